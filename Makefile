@@ -1,0 +1,46 @@
+# Developer entry points. Everything runs inside a virtual environment in .venv.
+
+PYTHON    ?= python3
+VENV      := .venv
+VENV_PY   := $(VENV)/bin/python
+BUILD_DIR := build
+JOBS      ?= 2
+PIP_FLAGS := --disable-pip-version-check -q
+
+.PHONY: all venv build test demo bench format clean
+
+all: build
+
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp: requirements-dev.txt
+	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install $(PIP_FLAGS) -r requirements-dev.txt
+	touch $@
+
+build: venv
+	test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja \
+		-DPython_EXECUTABLE=$(CURDIR)/$(VENV_PY) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
+
+demo: build
+	PYTHONPATH=python $(VENV_PY) examples/quickstart.py
+
+bench: build
+	@set -e; for f in bench/bench_*.py; do \
+		[ -e "$$f" ] || continue; \
+		echo "== $$f"; \
+		PYTHONPATH=python $(VENV_PY) "$$f"; \
+	done
+
+format:
+	find include src tests/cpp -type f \( -name '*.h' -o -name '*.cc' \) 2>/dev/null \
+		| xargs -r clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)
+	rm -f python/tessera/_core*.so

@@ -1,0 +1,70 @@
+// DataType: scalar or vector element type of an expression (code, bits, lanes).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tessera {
+
+/*! \brief A scalar or vector value type, e.g. int32, float16x16, boolx8, handle, void. */
+class DataType {
+ public:
+  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kBFloat = 3, kBool = 4, kHandle = 5, kVoid = 6 };
+
+  constexpr DataType() : code_(kVoid), bits_(0), lanes_(1) {}
+  constexpr DataType(Code code, int bits, int lanes = 1)
+      : code_(code), bits_(static_cast<uint8_t>(bits)), lanes_(static_cast<uint16_t>(lanes)) {}
+
+  static constexpr DataType Int(int bits, int lanes = 1) { return {kInt, bits, lanes}; }
+  static constexpr DataType UInt(int bits, int lanes = 1) { return {kUInt, bits, lanes}; }
+  static constexpr DataType Float(int bits, int lanes = 1) { return {kFloat, bits, lanes}; }
+  static constexpr DataType BFloat16(int lanes = 1) { return {kBFloat, 16, lanes}; }
+  static constexpr DataType Bool(int lanes = 1) { return {kBool, 1, lanes}; }
+  static constexpr DataType Handle() { return {kHandle, 64, 1}; }
+  static constexpr DataType Void() { return {kVoid, 0, 1}; }
+
+  /*! \brief Parse "int32", "int32x8", "i32", "u8", "fp16x16", "bf16", "bool", "handle", "void".
+   *  Throws tessera::Error (kType) on an unknown name. */
+  static DataType Parse(const std::string& name);
+  /*! \brief Canonical long name: "int32x8", "float16", "bfloat16x16", "boolx8". */
+  std::string ToString() const;
+
+  Code code() const { return static_cast<Code>(code_); }
+  int bits() const { return bits_; }
+  int lanes() const { return lanes_; }
+  int bytes() const { return (bits_ * lanes_ + 7) / 8; }
+
+  bool is_int() const { return code_ == kInt; }
+  bool is_uint() const { return code_ == kUInt; }
+  bool is_integer() const { return code_ == kInt || code_ == kUInt; }
+  bool is_float() const { return code_ == kFloat || code_ == kBFloat; }
+  bool is_bfloat16() const { return code_ == kBFloat; }
+  bool is_bool() const { return code_ == kBool; }
+  bool is_handle() const { return code_ == kHandle; }
+  bool is_void() const { return code_ == kVoid; }
+  bool is_scalar() const { return lanes_ == 1; }
+  bool is_vector() const { return lanes_ > 1; }
+  /*! \brief Integers and bools: the types with exact arithmetic. */
+  bool is_int_or_bool() const { return is_integer() || is_bool(); }
+
+  DataType element_of() const { return DataType(code(), bits_, 1); }
+  DataType with_lanes(int lanes) const { return DataType(code(), bits_, lanes); }
+  DataType with_bits(int bits) const { return DataType(code(), bits, lanes_); }
+  DataType with_code(Code code) const { return DataType(code, bits_, lanes_); }
+
+  bool operator==(const DataType& o) const {
+    return code_ == o.code_ && bits_ == o.bits_ && lanes_ == o.lanes_;
+  }
+  bool operator!=(const DataType& o) const { return !(*this == o); }
+  size_t Hash() const { return (size_t(code_) << 24) ^ (size_t(bits_) << 16) ^ lanes_; }
+
+ private:
+  uint8_t code_;
+  uint8_t bits_;
+  uint16_t lanes_;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const DataType& t) { return os << t.ToString(); }
+
+}  // namespace tessera

@@ -1,0 +1,180 @@
+// Statement nodes: bindings, stores, allocation, loops, branches and sequences.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/expr.h"
+
+namespace tessera {
+
+struct StmtNode;
+using Stmt = Ref<StmtNode>;
+/*! \brief Annotations and attributes: sorted by key so printing and hashing are stable. */
+using AttrMap = std::map<std::string, ObjectRef>;
+
+/*! \brief Base of statements. */
+struct StmtNode : Object {
+  Span span;
+  StmtNode(NodeKind k, Span s) : Object(k), span(std::move(s)) {}
+  static bool CoversKind(NodeKind k) { return IsStmtKind(k); }
+};
+
+/*! \brief Kinds of iteration variables (loops bound to threads, block iterators). */
+enum class IterVarType : uint8_t { kDataPar = 0, kThreadIndex = 1, kCommReduce = 2, kOrdered = 3, kOpaque = 4 };
+
+/*! \brief An iteration variable with its domain; thread-bound ones carry a thread tag. */
+struct IterVarNode : Object {
+  TESSERA_NODE_KIND(IterVar)
+  Range dom;  // may be null for thread bindings whose extent the loop gives
+  Var var;
+  IterVarType iter_type;
+  std::string thread_tag;
+  Span span;
+  IterVarNode(Range d, Var v, IterVarType t, std::string tag, Span s)
+      : Object(kKind), dom(std::move(d)), var(std::move(v)), iter_type(t),
+        thread_tag(std::move(tag)), span(std::move(s)) {}
+  static Ref<IterVarNode> Make(Range dom, Var var, IterVarType type, std::string thread_tag = "",
+                               Span span = {});
+};
+using IterVar = Ref<IterVarNode>;
+
+/*! \brief `var = value` in scope for `body`. */
+struct LetStmtNode : StmtNode {
+  TESSERA_NODE_KIND(LetStmt)
+  Var var;
+  Expr value;
+  Stmt body;
+  LetStmtNode(Var v, Expr val, Stmt b, Span s)
+      : StmtNode(kKind, std::move(s)), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  static Ref<LetStmtNode> Make(Var var, Expr value, Stmt body, Span span = {});
+};
+
+/*! \brief An attribute `attr_key = value` on `node`, in scope for `body`. */
+struct AttrStmtNode : StmtNode {
+  TESSERA_NODE_KIND(AttrStmt)
+  ObjectRef node;  // may be null
+  std::string attr_key;
+  Expr value;
+  Stmt body;
+  AttrStmtNode(ObjectRef n, std::string k, Expr v, Stmt b, Span s)
+      : StmtNode(kKind, std::move(s)), node(std::move(n)), attr_key(std::move(k)),
+        value(std::move(v)), body(std::move(b)) {}
+  static Ref<AttrStmtNode> Make(ObjectRef node, std::string attr_key, Expr value, Stmt body,
+                                Span span = {});
+};
+
+/*! \brief Check `condition` at run time, failing with `message`; then run `body`. */
+struct AssertStmtNode : StmtNode {
+  TESSERA_NODE_KIND(AssertStmt)
+  Expr condition, message;
+  Stmt body;
+  AssertStmtNode(Expr c, Expr m, Stmt b, Span s)
+      : StmtNode(kKind, std::move(s)), condition(std::move(c)), message(std::move(m)), body(std::move(b)) {}
+  static Ref<AssertStmtNode> Make(Expr condition, Expr message, Stmt body, Span span = {});
+};
+
+/*! \brief `buffer[indices] = value`; a vector index stores a vector, under an optional mask. */
+struct BufferStoreNode : StmtNode {
+  TESSERA_NODE_KIND(BufferStore)
+  Buffer buffer;
+  Expr value;
+  std::vector<Expr> indices;
+  Expr predicate;  // may be null
+  BufferStoreNode(Buffer b, Expr v, std::vector<Expr> i, Expr p, Span s)
+      : StmtNode(kKind, std::move(s)), buffer(std::move(b)), value(std::move(v)),
+        indices(std::move(i)), predicate(std::move(p)) {}
+  /*! \brief Checks that the value's type matches the buffer element widened by the index lanes. */
+  static Ref<BufferStoreNode> Make(Buffer buffer, Expr value, std::vector<Expr> indices,
+                                   Expr predicate = nullptr, Span span = {});
+};
+
+/*! \brief Storage of `dtype` x prod(extents) bound to the pointer `buffer_var` for `body`. */
+struct AllocateNode : StmtNode {
+  TESSERA_NODE_KIND(Allocate)
+  Var buffer_var;
+  DataType dtype;
+  std::vector<Expr> extents;
+  Expr condition;
+  Stmt body;
+  AttrMap annotations;
+  AllocateNode(Var v, DataType t, std::vector<Expr> e, Expr c, Stmt b, AttrMap a, Span s)
+      : StmtNode(kKind, std::move(s)), buffer_var(std::move(v)), dtype(t), extents(std::move(e)),
+        condition(std::move(c)), body(std::move(b)), annotations(std::move(a)) {}
+  static Ref<AllocateNode> Make(Var buffer_var, DataType dtype, std::vector<Expr> extents,
+                                Expr condition, Stmt body, AttrMap annotations = {},
+                                Span span = {});
+};
+
+/*! \brief Declares `buffer` (a view of existing storage) for `body`. */
+struct DeclBufferNode : StmtNode {
+  TESSERA_NODE_KIND(DeclBuffer)
+  Buffer buffer;
+  Stmt body;
+  DeclBufferNode(Buffer b, Stmt bd, Span s)
+      : StmtNode(kKind, std::move(s)), buffer(std::move(b)), body(std::move(bd)) {}
+  static Ref<DeclBufferNode> Make(Buffer buffer, Stmt body, Span span = {});
+};
+
+enum class ForKind : uint8_t { kSerial = 0, kParallel = 1, kVectorized = 2, kUnrolled = 3, kThreadBinding = 4 };
+const char* ForKindName(ForKind kind);
+
+/*! \brief `for loop_var in [min, min + extent)`; thread-bound loops carry their IterVar. */
+struct ForNode : StmtNode {
+  TESSERA_NODE_KIND(For)
+  Var loop_var;
+  Expr min, extent;
+  ForKind for_kind;
+  Stmt body;
+  IterVar thread_binding;  // set iff for_kind == kThreadBinding
+  AttrMap annotations;
+  ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s)
+      : StmtNode(kKind, std::move(s)), loop_var(std::move(v)), min(std::move(m)),
+        extent(std::move(e)), for_kind(k), body(std::move(b)), thread_binding(std::move(t)),
+        annotations(std::move(a)) {}
+  static Ref<ForNode> Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
+                           IterVar thread_binding = nullptr, AttrMap annotations = {},
+                           Span span = {});
+};
+using For = Ref<ForNode>;
+
+/*! \brief `while condition: body`. */
+struct WhileNode : StmtNode {
+  TESSERA_NODE_KIND(While)
+  Expr condition;
+  Stmt body;
+  WhileNode(Expr c, Stmt b, Span s) : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
+  static Ref<WhileNode> Make(Expr condition, Stmt body, Span span = {});
+};
+
+/*! \brief `if condition: then_case else: else_case` (else_case may be null). */
+struct IfThenElseNode : StmtNode {
+  TESSERA_NODE_KIND(IfThenElse)
+  Expr condition;
+  Stmt then_case, else_case;
+  IfThenElseNode(Expr c, Stmt t, Stmt e, Span s)
+      : StmtNode(kKind, std::move(s)), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  static Ref<IfThenElseNode> Make(Expr condition, Stmt then_case, Stmt else_case = nullptr,
+                                  Span span = {});
+};
+
+/*! \brief Statements run in order. */
+struct SeqStmtNode : StmtNode {
+  TESSERA_NODE_KIND(SeqStmt)
+  std::vector<Stmt> seq;
+  SeqStmtNode(std::vector<Stmt> v, Span s) : StmtNode(kKind, std::move(s)), seq(std::move(v)) {}
+  static Ref<SeqStmtNode> Make(std::vector<Stmt> seq, Span span = {});
+  /*! \brief Flattens nested sequences; one statement stays itself, none gives Evaluate(0). */
+  static Stmt Flatten(const std::vector<Stmt>& seq, Span span = {});
+};
+
+/*! \brief Evaluate an expression for its effect (a call). */
+struct EvaluateNode : StmtNode {
+  TESSERA_NODE_KIND(Evaluate)
+  Expr value;
+  EvaluateNode(Expr v, Span s) : StmtNode(kKind, std::move(s)), value(std::move(v)) {}
+  static Ref<EvaluateNode> Make(Expr value, Span span = {});
+};
+
+}  // namespace tessera

@@ -1,0 +1,60 @@
+// Registration of the target-independent intrinsics ("tir.*"): math, casts, memory, externs.
+#include "tessera/ir/op.h"
+
+namespace tessera {
+namespace {
+
+// Unary float math, lowered for C to the libm function of the operand width.
+#define TESSERA_REGISTER_MATH(name, cname)                            \
+  TESSERA_REGISTER_OP("tir." #name)                                   \
+      .set_num_inputs(1)                                              \
+      .set_effect(CallEffect::kPure)                                  \
+      .set_attr("c.name", cname)                                      \
+      .describe("Lane-wise " #name " of a floating-point value.")
+
+TESSERA_REGISTER_MATH(exp, "exp");
+TESSERA_REGISTER_MATH(exp2, "exp2");
+TESSERA_REGISTER_MATH(log, "log");
+TESSERA_REGISTER_MATH(log2, "log2");
+TESSERA_REGISTER_MATH(sqrt, "sqrt");
+TESSERA_REGISTER_MATH(rsqrt, "");
+TESSERA_REGISTER_MATH(tanh, "tanh");
+TESSERA_REGISTER_MATH(sigmoid, "");
+TESSERA_REGISTER_MATH(erf, "erf");
+TESSERA_REGISTER_MATH(sin, "sin");
+TESSERA_REGISTER_MATH(cos, "cos");
+TESSERA_REGISTER_MATH(floor, "floor");
+TESSERA_REGISTER_MATH(ceil, "ceil");
+TESSERA_REGISTER_MATH(round, "nearbyint");
+TESSERA_REGISTER_MATH(trunc, "trunc");
+TESSERA_REGISTER_MATH(fabs, "fabs");
+#undef TESSERA_REGISTER_MATH
+
+TESSERA_REGISTER_OP("tir.pow").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "pow");
+TESSERA_REGISTER_OP("tir.abs").set_num_inputs(1).set_effect(CallEffect::kPure)
+    .describe("Absolute value of an integer or float.");
+TESSERA_REGISTER_OP("tir.isnan").set_num_inputs(1).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.isinf").set_num_inputs(1).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.isfinite").set_num_inputs(1).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.reinterpret").set_num_inputs(1).set_effect(CallEffect::kPure)
+    .describe("Bit cast to the call's dtype.");
+TESSERA_REGISTER_OP("tir.if_then_else").set_num_inputs(3).set_effect(CallEffect::kPure)
+    .describe("cond ? a : b evaluating only the chosen side.");
+TESSERA_REGISTER_OP("tir.likely").set_num_inputs(1).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.address_of").set_num_inputs(1).set_effect(CallEffect::kPure)
+    .describe("Address of a BufferLoad's element.");
+TESSERA_REGISTER_OP("tir.call_extern").set_effect(CallEffect::kOpaque)
+    .describe("Call of an external C function; args[0] is its name.");
+TESSERA_REGISTER_OP("tir.call_pure_extern").set_effect(CallEffect::kPure)
+    .describe("Call of a pure external C function; args[0] is its name.");
+TESSERA_REGISTER_OP("tir.ret").set_num_inputs(1).set_effect(CallEffect::kOpaque)
+    .describe("Return a value from the enclosing function.");
+TESSERA_REGISTER_OP("tir.shift_left").set_num_inputs(2).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.shift_right").set_num_inputs(2).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.bitwise_and").set_num_inputs(2).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.bitwise_or").set_num_inputs(2).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.bitwise_xor").set_num_inputs(2).set_effect(CallEffect::kPure);
+TESSERA_REGISTER_OP("tir.bitwise_not").set_num_inputs(1).set_effect(CallEffect::kPure);
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,255 @@
+// Constructors of expression nodes with their type checks.
+#include "tessera/ir/expr.h"
+
+#include <cmath>
+#include <limits>
+
+#include "tessera/ir/buffer.h"
+#include "tessera/ir/function.h"
+#include "tessera/ir/op.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace {
+
+[[noreturn]] void TypeError(const Span& span, const std::string& msg) {
+  TESSERA_THROW_KIND(span, ErrorKind::kType) << msg;
+}
+
+void CheckNotNull(const Expr& e, const char* what, const Span& span) {
+  if (!e) TESSERA_THROW_KIND(span, ErrorKind::kValue) << what << " must not be null";
+}
+
+bool FitsInt(DataType t, int64_t v) {
+  if (t.is_bool()) return v == 0 || v == 1;
+  if (t.bits() >= 64) return true;
+  if (t.is_uint()) return v >= 0 && (t.bits() == 64 || v < (int64_t(1) << t.bits()));
+  int64_t lo = -(int64_t(1) << (t.bits() - 1)), hi = (int64_t(1) << (t.bits() - 1)) - 1;
+  return v >= lo && v <= hi;
+}
+
+}  // namespace
+
+Ref<IntImmNode> IntImmNode::Make(DataType t, int64_t value, Span span) {
+  if (!t.is_scalar() || !t.is_int_or_bool()) {
+    TypeError(span, "IntImm needs a scalar integer or bool type, got " + t.ToString());
+  }
+  if (!FitsInt(t, value)) {
+    TypeError(span, "value " + std::to_string(value) + " is out of range for " + t.ToString());
+  }
+  return std::make_shared<IntImmNode>(t, value, std::move(span));
+}
+
+Ref<FloatImmNode> FloatImmNode::Make(DataType t, double value, Span span) {
+  if (!t.is_scalar() || !t.is_float()) {
+    TypeError(span, "FloatImm needs a scalar float type, got " + t.ToString());
+  }
+  return std::make_shared<FloatImmNode>(t, value, std::move(span));
+}
+
+Ref<StringImmNode> StringImmNode::Make(std::string value, Span span) {
+  return std::make_shared<StringImmNode>(std::move(value), std::move(span));
+}
+
+Var VarNode::Make(std::string name, DataType dtype, Span span) {
+  return std::make_shared<VarNode>(NodeKind::kVar, std::move(name), dtype, std::nullopt,
+                                   std::move(span));
+}
+
+Var VarNode::MakePointer(std::string name, DataType element, std::string scope, Span span) {
+  return std::make_shared<VarNode>(NodeKind::kVar, std::move(name), DataType::Handle(),
+                                   PointerType{element, std::move(scope)}, std::move(span));
+}
+
+Ref<SizeVarNode> SizeVarNode::Make(std::string name, DataType dtype, Span span) {
+  if (!dtype.is_integer() || !dtype.is_scalar()) {
+    TypeError(span, "SizeVar needs a scalar integer type, got " + dtype.ToString());
+  }
+  return std::make_shared<SizeVarNode>(std::move(name), dtype, std::move(span));
+}
+
+Ref<CastNode> CastNode::Make(DataType dtype, Expr value, Span span) {
+  CheckNotNull(value, "Cast value", span);
+  if (dtype.lanes() != value->dtype.lanes()) {
+    TypeError(span, "Cast cannot change the lane count: " + value->dtype.ToString() + " to " +
+                        dtype.ToString());
+  }
+  return std::make_shared<CastNode>(dtype, std::move(value), std::move(span));
+}
+
+template <NodeKind K>
+Ref<BinaryOpNode<K>> BinaryOpNode<K>::Make(Expr a, Expr b, Span span) {
+  CheckNotNull(a, "left operand", span);
+  CheckNotNull(b, "right operand", span);
+  if (a->dtype != b->dtype) {
+    TypeError(span, std::string("operand types of ") + NodeKindName(K) + " differ: " +
+                        a->dtype.ToString() + " vs. " + b->dtype.ToString());
+  }
+  DataType t = a->dtype;
+  if (K == NodeKind::kAnd || K == NodeKind::kOr) {
+    if (!t.is_bool()) {
+      TypeError(span, std::string(NodeKindName(K)) + " needs bool operands, got " + t.ToString());
+    }
+  } else if (K >= NodeKind::kEQ && K <= NodeKind::kGE) {
+    t = DataType::Bool(t.lanes());
+  } else if (t.is_handle() || t.is_void()) {
+    TypeError(span, std::string(NodeKindName(K)) + " is not defined on " + t.ToString());
+  }
+  return std::make_shared<BinaryOpNode<K>>(t, std::move(a), std::move(b), std::move(span));
+}
+
+#define TESSERA_INSTANTIATE_BINARY(name) template struct BinaryOpNode<NodeKind::k##name>;
+TESSERA_BINARY_NODES(TESSERA_INSTANTIATE_BINARY)
+#undef TESSERA_INSTANTIATE_BINARY
+
+Ref<NotNode> NotNode::Make(Expr a, Span span) {
+  CheckNotNull(a, "operand", span);
+  if (!a->dtype.is_bool()) TypeError(span, "Not needs a bool operand, got " + a->dtype.ToString());
+  return std::make_shared<NotNode>(std::move(a), std::move(span));
+}
+
+Ref<SelectNode> SelectNode::Make(Expr c, Expr t, Expr f, Span span) {
+  CheckNotNull(c, "Select condition", span);
+  CheckNotNull(t, "Select true value", span);
+  CheckNotNull(f, "Select false value", span);
+  if (!c->dtype.is_bool()) TypeError(span, "Select condition must be bool, got " + c->dtype.ToString());
+  if (t->dtype != f->dtype) {
+    TypeError(span, "Select branches differ in type: " + t->dtype.ToString() + " vs. " +
+                        f->dtype.ToString());
+  }
+  if (c->dtype.lanes() != 1 && c->dtype.lanes() != t->dtype.lanes()) {
+    TypeError(span, "Select condition lanes do not match the values");
+  }
+  return std::make_shared<SelectNode>(std::move(c), std::move(t), std::move(f), std::move(span));
+}
+
+Ref<RampNode> RampNode::Make(Expr base, Expr stride, int lanes, Span span) {
+  CheckNotNull(base, "Ramp base", span);
+  CheckNotNull(stride, "Ramp stride", span);
+  if (!base->dtype.is_scalar() || !base->dtype.is_integer() || base->dtype != stride->dtype) {
+    TypeError(span, "Ramp needs scalar integer base and stride of one type, got " +
+                        base->dtype.ToString() + " and " + stride->dtype.ToString());
+  }
+  if (lanes < 2) TypeError(span, "Ramp needs at least 2 lanes");
+  return std::make_shared<RampNode>(std::move(base), std::move(stride), lanes, std::move(span));
+}
+
+Ref<BroadcastNode> BroadcastNode::Make(Expr value, int lanes, Span span) {
+  CheckNotNull(value, "Broadcast value", span);
+  if (!value->dtype.is_scalar()) TypeError(span, "Broadcast needs a scalar, got " + value->dtype.ToString());
+  if (lanes < 2) TypeError(span, "Broadcast needs at least 2 lanes");
+  return std::make_shared<BroadcastNode>(std::move(value), lanes, std::move(span));
+}
+
+Ref<ShuffleNode> ShuffleNode::Make(std::vector<Expr> vectors, std::vector<Expr> indices,
+                                   Span span) {
+  if (vectors.empty()) TypeError(span, "Shuffle needs at least one vector");
+  DataType elem = vectors[0]->dtype.element_of();
+  int total = 0;
+  for (const Expr& v : vectors) {
+    CheckNotNull(v, "Shuffle vector", span);
+    if (v->dtype.element_of() != elem) TypeError(span, "Shuffle vectors differ in element type");
+    total += v->dtype.lanes();
+  }
+  for (const Expr& i : indices) {
+    auto c = AsConstInt(i);
+    if (!c || *c < 0 || *c >= total) TypeError(span, "Shuffle indices must be constants in range");
+  }
+  DataType t = elem.with_lanes(static_cast<int>(indices.size()));
+  return std::make_shared<ShuffleNode>(t, std::move(vectors), std::move(indices), std::move(span));
+}
+
+Ref<LetNode> LetNode::Make(Var var, Expr value, Expr body, Span span) {
+  if (!var) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "Let variable must not be null";
+  CheckNotNull(value, "Let value", span);
+  CheckNotNull(body, "Let body", span);
+  if (var->dtype != value->dtype) {
+    TypeError(span, "Let value type " + value->dtype.ToString() + " differs from variable type " +
+                        var->dtype.ToString());
+  }
+  return std::make_shared<LetNode>(std::move(var), std::move(value), std::move(body),
+                                   std::move(span));
+}
+
+Ref<CallNode> CallNode::Make(DataType dtype, ObjectRef op, std::vector<Expr> args, Span span) {
+  if (auto* o = AsPtr<OpNode>(op)) {
+    if (o->num_inputs >= 0 && static_cast<int>(args.size()) != o->num_inputs) {
+      TypeError(span, o->name + " takes " + std::to_string(o->num_inputs) + " arguments, got " +
+                          std::to_string(args.size()));
+    }
+  } else if (!IsInstance<GlobalVarNode>(op.get())) {
+    TypeError(span, "Call needs an Op or a GlobalVar");
+  }
+  for (const Expr& a : args) CheckNotNull(a, "Call argument", span);
+  return std::make_shared<CallNode>(dtype, std::move(op), std::move(args), std::move(span));
+}
+
+const std::string& CallNode::op_name() const {
+  if (auto* o = AsPtr<OpNode>(op)) return o->name;
+  return AsPtr<GlobalVarNode>(op)->name_hint;
+}
+
+bool CallNode::is_op(const std::string& name) const {
+  auto* o = AsPtr<OpNode>(op);
+  return o != nullptr && o->name == name;
+}
+
+Ref<BufferLoadNode> BufferLoadNode::Make(Buffer buffer, std::vector<Expr> indices, Expr predicate,
+                                         Span span) {
+  if (!buffer) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "BufferLoad buffer must not be null";
+  if (indices.size() != buffer->shape.size()) {
+    TypeError(span, "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
+                        " dimensions but is indexed with " + std::to_string(indices.size()));
+  }
+  int lanes = 1;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    CheckNotNull(indices[i], "index", span);
+    if (!indices[i]->dtype.is_integer()) {
+      TypeError(span, "buffer index must be an integer, got " + indices[i]->dtype.ToString());
+    }
+    if (indices[i]->dtype.lanes() > 1) {
+      if (i + 1 != indices.size()) TypeError(span, "only the last index may be a vector");
+      lanes = indices[i]->dtype.lanes();
+    }
+  }
+  DataType t = buffer->dtype.with_lanes(buffer->dtype.lanes() * lanes);
+  if (predicate && predicate->dtype != DataType::Bool(t.lanes())) {
+    TypeError(span, "load predicate must be " + DataType::Bool(t.lanes()).ToString() + ", got " +
+                        predicate->dtype.ToString());
+  }
+  return std::make_shared<BufferLoadNode>(t, std::move(buffer), std::move(indices),
+                                          std::move(predicate), std::move(span));
+}
+
+Ref<RangeNode> RangeNode::Make(Expr min, Expr extent, Span span) {
+  CheckNotNull(min, "Range min", span);
+  CheckNotNull(extent, "Range extent", span);
+  return std::make_shared<RangeNode>(std::move(min), std::move(extent), std::move(span));
+}
+
+Expr MakeConst(DataType t, int64_t value, Span span) {
+  DataType elem = t.element_of();
+  Expr scalar = elem.is_float() ? Expr(FloatImmNode::Make(elem, static_cast<double>(value), span))
+                                : Expr(IntImmNode::Make(elem, value, span));
+  return t.lanes() > 1 ? Expr(BroadcastNode::Make(scalar, t.lanes(), span)) : scalar;
+}
+
+Expr MakeConst(DataType t, double value, Span span) {
+  DataType elem = t.element_of();
+  Expr scalar = elem.is_float() ? Expr(FloatImmNode::Make(elem, value, span))
+                                : Expr(IntImmNode::Make(elem, static_cast<int64_t>(value), span));
+  return t.lanes() > 1 ? Expr(BroadcastNode::Make(scalar, t.lanes(), span)) : scalar;
+}
+
+std::optional<int64_t> AsConstInt(const Expr& e) {
+  if (auto* imm = AsPtr<IntImmNode>(e)) return imm->value;
+  return std::nullopt;
+}
+
+bool IsConstInt(const Expr& e, int64_t v) {
+  if (auto* imm = AsPtr<IntImmNode>(e)) return imm->value == v;
+  if (auto* b = AsPtr<BroadcastNode>(e)) return IsConstInt(b->value, v);
+  return false;
+}
+
+}  // namespace tessera

@@ -1,0 +1,187 @@
+// Constructors of statement nodes with their type checks.
+#include "tessera/ir/stmt.h"
+
+#include "tessera/ir/buffer.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace {
+
+void Need(bool ok, const Span& span, const std::string& msg) {
+  if (!ok) TESSERA_THROW_KIND(span, ErrorKind::kType) << msg;
+}
+
+void NeedStmt(const Stmt& s, const char* what, const Span& span) {
+  if (!s) TESSERA_THROW_KIND(span, ErrorKind::kValue) << what << " must not be null";
+}
+
+void NeedExpr(const Expr& e, const char* what, const Span& span) {
+  if (!e) TESSERA_THROW_KIND(span, ErrorKind::kValue) << what << " must not be null";
+}
+
+void NeedBoolCondition(const Expr& c, const Span& span) {
+  NeedExpr(c, "condition", span);
+  Need(c->dtype == DataType::Bool(), span, "condition must be a scalar bool, got " + c->dtype.ToString());
+}
+
+}  // namespace
+
+const char* ForKindName(ForKind kind) {
+  switch (kind) {
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unroll";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
+  }
+  return "<invalid>";
+}
+
+Ref<IterVarNode> IterVarNode::Make(Range dom, Var var, IterVarType type, std::string thread_tag,
+                                   Span span) {
+  if (!var) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "IterVar variable must not be null";
+  return std::make_shared<IterVarNode>(std::move(dom), std::move(var), type, std::move(thread_tag),
+                                       std::move(span));
+}
+
+Ref<LetStmtNode> LetStmtNode::Make(Var var, Expr value, Stmt body, Span span) {
+  Need(var != nullptr, span, "LetStmt variable must not be null");
+  NeedExpr(value, "LetStmt value", span);
+  NeedStmt(body, "LetStmt body", span);
+  Need(var->dtype == value->dtype, span,
+       "value of type " + value->dtype.ToString() + " bound to variable '" + var->name +
+           "' of type " + var->dtype.ToString());
+  return std::make_shared<LetStmtNode>(std::move(var), std::move(value), std::move(body),
+                                       std::move(span));
+}
+
+Ref<AttrStmtNode> AttrStmtNode::Make(ObjectRef node, std::string key, Expr value, Stmt body,
+                                     Span span) {
+  NeedExpr(value, "AttrStmt value", span);
+  NeedStmt(body, "AttrStmt body", span);
+  return std::make_shared<AttrStmtNode>(std::move(node), std::move(key), std::move(value),
+                                        std::move(body), std::move(span));
+}
+
+Ref<AssertStmtNode> AssertStmtNode::Make(Expr condition, Expr message, Stmt body, Span span) {
+  NeedBoolCondition(condition, span);
+  NeedExpr(message, "AssertStmt message", span);
+  NeedStmt(body, "AssertStmt body", span);
+  return std::make_shared<AssertStmtNode>(std::move(condition), std::move(message), std::move(body),
+                                          std::move(span));
+}
+
+Ref<BufferStoreNode> BufferStoreNode::Make(Buffer buffer, Expr value, std::vector<Expr> indices,
+                                           Expr predicate, Span span) {
+  Need(buffer != nullptr, span, "BufferStore buffer must not be null");
+  NeedExpr(value, "stored value", span);
+  Need(indices.size() == buffer->shape.size(), span,
+       "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
+           " dimensions but is indexed with " + std::to_string(indices.size()));
+  int lanes = 1;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    NeedExpr(indices[i], "index", span);
+    Need(indices[i]->dtype.is_integer(), span,
+         "buffer index must be an integer, got " + indices[i]->dtype.ToString());
+    if (indices[i]->dtype.lanes() > 1) {
+      Need(i + 1 == indices.size(), span, "only the last index may be a vector");
+      lanes = indices[i]->dtype.lanes();
+    }
+  }
+  DataType expect = buffer->dtype.with_lanes(buffer->dtype.lanes() * lanes);
+  Need(value->dtype == expect, span,
+       "cannot store " + value->dtype.ToString() + " into buffer " + buffer->name + " of " +
+           buffer->dtype.ToString() + (lanes > 1 ? " at " + std::to_string(lanes) + " lanes" : ""));
+  if (predicate) {
+    Need(predicate->dtype == DataType::Bool(expect.lanes()), span,
+         "store predicate must be " + DataType::Bool(expect.lanes()).ToString() + ", got " +
+             predicate->dtype.ToString());
+  }
+  return std::make_shared<BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices),
+                                           std::move(predicate), std::move(span));
+}
+
+Ref<AllocateNode> AllocateNode::Make(Var buffer_var, DataType dtype, std::vector<Expr> extents,
+                                     Expr condition, Stmt body, AttrMap annotations, Span span) {
+  Need(buffer_var != nullptr && buffer_var->pointer.has_value(), span,
+       "Allocate needs a pointer variable");
+  NeedStmt(body, "Allocate body", span);
+  for (const Expr& e : extents) {
+    NeedExpr(e, "extent", span);
+    Need(e->dtype.is_integer() && e->dtype.is_scalar(), span, "extents must be scalar integers");
+  }
+  if (!condition) condition = Bool(true);
+  return std::make_shared<AllocateNode>(std::move(buffer_var), dtype, std::move(extents),
+                                        std::move(condition), std::move(body),
+                                        std::move(annotations), std::move(span));
+}
+
+Ref<DeclBufferNode> DeclBufferNode::Make(Buffer buffer, Stmt body, Span span) {
+  Need(buffer != nullptr, span, "DeclBuffer buffer must not be null");
+  NeedStmt(body, "DeclBuffer body", span);
+  return std::make_shared<DeclBufferNode>(std::move(buffer), std::move(body), std::move(span));
+}
+
+Ref<ForNode> ForNode::Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
+                           IterVar thread_binding, AttrMap annotations, Span span) {
+  Need(loop_var != nullptr, span, "loop variable must not be null");
+  NeedExpr(min, "loop min", span);
+  NeedExpr(extent, "loop extent", span);
+  NeedStmt(body, "loop body", span);
+  Need(loop_var->dtype.is_integer() && loop_var->dtype.is_scalar(), span,
+       "loop variable must be a scalar integer, got " + loop_var->dtype.ToString());
+  Need(min->dtype == loop_var->dtype && extent->dtype == loop_var->dtype, span,
+       "loop bounds must have the loop variable's type " + loop_var->dtype.ToString() +
+           ", got " + min->dtype.ToString() + " and " + extent->dtype.ToString());
+  Need((kind == ForKind::kThreadBinding) == (thread_binding != nullptr), span,
+       "a thread-binding loop needs a thread IterVar (and only it)");
+  return std::make_shared<ForNode>(std::move(loop_var), std::move(min), std::move(extent), kind,
+                                   std::move(body), std::move(thread_binding),
+                                   std::move(annotations), std::move(span));
+}
+
+Ref<WhileNode> WhileNode::Make(Expr condition, Stmt body, Span span) {
+  NeedBoolCondition(condition, span);
+  NeedStmt(body, "while body", span);
+  return std::make_shared<WhileNode>(std::move(condition), std::move(body), std::move(span));
+}
+
+Ref<IfThenElseNode> IfThenElseNode::Make(Expr condition, Stmt then_case, Stmt else_case,
+                                         Span span) {
+  NeedBoolCondition(condition, span);
+  NeedStmt(then_case, "then branch", span);
+  return std::make_shared<IfThenElseNode>(std::move(condition), std::move(then_case),
+                                          std::move(else_case), std::move(span));
+}
+
+Ref<SeqStmtNode> SeqStmtNode::Make(std::vector<Stmt> seq, Span span) {
+  for (const Stmt& s : seq) NeedStmt(s, "sequence element", span);
+  return std::make_shared<SeqStmtNode>(std::move(seq), std::move(span));
+}
+
+Stmt SeqStmtNode::Flatten(const std::vector<Stmt>& seq, Span span) {
+  std::vector<Stmt> flat;
+  for (const Stmt& s : seq) {
+    if (!s) continue;
+    if (auto* inner = AsPtr<SeqStmtNode>(s)) {
+      for (const Stmt& t : inner->seq) flat.push_back(t);
+    } else {
+      flat.push_back(s);
+    }
+  }
+  if (flat.empty()) return EvaluateNode::Make(Int32(0), span);
+  if (flat.size() == 1) return flat[0];
+  return Make(std::move(flat), std::move(span));
+}
+
+Ref<EvaluateNode> EvaluateNode::Make(Expr value, Span span) {
+  NeedExpr(value, "evaluated expression", span);
+  return std::make_shared<EvaluateNode>(std::move(value), std::move(span));
+}
+
+}  // namespace tessera
