@@ -1,5 +1,19 @@
-"""tessera: a tensor-kernel compiler."""
+"""tessera: a tensor-kernel compiler with a C++ core and Python front ends.
+
+Submodules load on first use so that ``import tessera`` stays fast.
+"""
+
+import importlib as _importlib
 
 from . import _core
+from . import error
 
 __version__ = _core.__version__
+
+_SUBMODULES = ("ir", "tir", "transform", "script", "dsl", "lower")
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module 'tessera' has no attribute '{name}'")

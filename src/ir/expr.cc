@@ -22,6 +22,7 @@ void CheckNotNull(const Expr& e, const char* what, const Span& span) {
 
 bool FitsInt(DataType t, int64_t v) {
   if (t.is_bool()) return v == 0 || v == 1;
+  if (t.is_uint() && v < 0) return false;
   if (t.bits() >= 64) return true;
   if (t.is_uint()) return v >= 0 && (t.bits() == 64 || v < (int64_t(1) << t.bits()));
   int64_t lo = -(int64_t(1) << (t.bits() - 1)), hi = (int64_t(1) << (t.bits() - 1)) - 1;
@@ -144,10 +145,10 @@ Ref<BroadcastNode> BroadcastNode::Make(Expr value, int lanes, Span span) {
 Ref<ShuffleNode> ShuffleNode::Make(std::vector<Expr> vectors, std::vector<Expr> indices,
                                    Span span) {
   if (vectors.empty()) TypeError(span, "Shuffle needs at least one vector");
+  for (const Expr& v : vectors) CheckNotNull(v, "Shuffle vector", span);
   DataType elem = vectors[0]->dtype.element_of();
   int total = 0;
   for (const Expr& v : vectors) {
-    CheckNotNull(v, "Shuffle vector", span);
     if (v->dtype.element_of() != elem) TypeError(span, "Shuffle vectors differ in element type");
     total += v->dtype.lanes();
   }

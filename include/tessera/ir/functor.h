@@ -1,6 +1,7 @@
 // Visitors and mutators over expressions and statements, dispatched by node kind.
 #pragma once
 
+#include <functional>
 #include <utility>
 
 #include "tessera/ir/buffer.h"

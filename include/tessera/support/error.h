@@ -66,7 +66,8 @@ class Thrower {
 #define TESSERA_THROW_KIND(span, kind) ::tessera::detail::Thrower<::tessera::Error>(span, kind)
 /*! \brief Check an internal invariant; failure throws InternalError naming the condition. */
 #define TESSERA_ICHECK(cond)                                                   \
-  if (!(cond))                                                                 \
-  ::tessera::detail::Thrower<::tessera::InternalError>()                       \
+  if (cond) {                                                                  \
+  } else                                                                       \
+    ::tessera::detail::Thrower<::tessera::InternalError>()                       \
       << "InternalError: " << __FILE__ << ":" << __LINE__ << ": check failed: " \
       << #cond << ": "

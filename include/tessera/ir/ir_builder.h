@@ -1,0 +1,89 @@
+// IRBuilder: builds statements and functions from a parser's sequence of calls, with a frame
+// stack (function, loop, if/then/else, while) where binders scope over the rest of the frame.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/function.h"
+
+namespace tessera {
+
+class IRBuilder {
+ public:
+  /*! \brief Wraps the rest of the enclosing frame's statements (LetStmt, DeclBuffer, ...). */
+  using Binder = std::function<Stmt(Stmt body)>;
+
+  // ---- functions ----
+  void BeginFunction(std::string name, Span span = {});
+  void AddParam(Var param);
+  void BindParamBuffer(Var param, Buffer buffer);
+  void SetReturnType(DataType type);
+  void SetFunctionAttr(const std::string& key, ObjectRef value);
+  PrimFunc EndFunction();
+
+  // ---- statements ----
+  void Emit(Stmt stmt);
+  /*! \brief Scope `binder` over the statements that follow in the current frame. */
+  void EmitBinder(Binder binder);
+  void EmitLet(Var var, Expr value, Span span = {});
+  void EmitDeclBuffer(Buffer buffer, Span span = {});
+  void EmitAllocate(Var buffer_var, DataType dtype, std::vector<Expr> extents,
+                    AttrMap annotations = {}, Span span = {});
+
+  // ---- nested frames ----
+  void BeginFor(Var loop_var, Expr min, Expr extent, ForKind kind, IterVar thread_binding = nullptr,
+                AttrMap annotations = {}, Span span = {});
+  void EndFor();
+  void BeginWhile(Expr condition, Span span = {});
+  void EndWhile();
+  void BeginIf(Expr condition, Span span = {});
+  void BeginThen();
+  void EndThen();
+  void BeginElse();
+  void EndElse();
+  void EndIf();
+  /*! \brief A plain nested block scope (e.g. `with` bodies); its statements are spliced. */
+  void BeginScope();
+  void EndScope();
+
+  /*! \brief Number of open frames (0 when idle). */
+  size_t depth() const { return frames_.size(); }
+
+ private:
+  enum class FrameKind { kFunction, kFor, kWhile, kIf, kThen, kElse, kScope };
+  struct Item {
+    Stmt stmt;      // a statement, or
+    Binder binder;  // a binder over the items after it
+    Span span;
+  };
+  struct Frame {
+    FrameKind kind;
+    std::vector<Item> items;
+    Span span;
+    // function
+    std::string name;
+    std::vector<Var> params;
+    std::vector<std::pair<Var, Buffer>> buffer_map;
+    DataType ret_type = DataType::Void();
+    AttrMap attrs;
+    // for
+    Var loop_var;
+    Expr min, extent;
+    ForKind for_kind = ForKind::kSerial;
+    IterVar thread_binding;
+    AttrMap annotations;
+    // if / while
+    Expr condition;
+    Stmt then_case, else_case;
+  };
+
+  Frame& Top(FrameKind kind, const char* what);
+  Frame Pop(FrameKind kind, const char* what);
+  static Stmt Fold(const std::vector<Item>& items, Span span);
+
+  std::vector<Frame> frames_;
+};
+
+}  // namespace tessera

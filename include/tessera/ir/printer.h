@@ -1,0 +1,36 @@
+// TVMScript printer: IR modules, functions, statements and expressions as parseable Python text.
+#pragma once
+
+#include <string>
+
+#include "tessera/ir/node.h"
+
+namespace tessera {
+
+/*! \brief Options of the printer (the keywords of `mod.script(...)`). */
+struct PrinterConfig {
+  /*! \brief Alias of `tessera.script.ir` in the text (`@I.ir_module`). */
+  std::string ir_prefix = "I";
+  /*! \brief Alias of `tessera.script.tir` in the text (`T.Buffer`, `T.grid`). */
+  std::string tir_prefix = "T";
+  /*! \brief Print loop nests as `T.grid(...)` and unit-stride vector indices as `A[a:b]`. */
+  bool syntax_sugar = true;
+  /*! \brief Accepted for compatibility: every node has a literal form, so there is no metadata. */
+  bool show_meta = false;
+  /*! \brief Prefix each line with its 1-based number. */
+  bool print_line_numbers = false;
+  int indent_spaces = 4;
+};
+
+/*!
+ * \brief The TVMScript text of `node`: an IRModule or PrimFunc (with the import header), a
+ *  statement (preceded by declarations of the variables and buffers it uses but does not
+ *  define), an expression, or another IR object (Buffer, Range, Array, ...).
+ *
+ * The text of a module or function parses back to a structurally equal one. Variables and
+ * buffers print by name; distinct ones sharing a name within a function get `_1`, `_2`, ...
+ * suffixes. The output is deterministic.
+ */
+std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg = {});
+
+}  // namespace tessera

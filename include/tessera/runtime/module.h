@@ -1,0 +1,27 @@
+// The runtime module a build produces: generated source, the compiled library and its loader.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "tessera/ir/function.h"
+
+namespace tessera {
+class DSOModule;
+namespace runtime {
+
+/*! \brief A built artifact: the generated source, the shared object and the lowered IR. */
+struct ModuleNode {
+  std::string target;     // "dsl", "c", "cuda"
+  std::string entry;      // name of the entry function
+  std::string source;     // generated source (OpenCL-C for the DSL, C for the host)
+  std::string lib_path;   // compiled shared object in the build cache
+  IRModule ir;            // the module that was compiled
+  std::shared_ptr<DSOModule> library;  // loaded at the "end" stage
+  std::map<std::string, std::string> info;
+};
+using Module = std::shared_ptr<ModuleNode>;
+
+}  // namespace runtime
+}  // namespace tessera

@@ -1,0 +1,29 @@
+// A 128-bit content hash for cache keys: two independently mixed 64-bit lanes, printed as hex.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+/*! \brief Streaming 128-bit hash. Not cryptographic: it names build artefacts by content, where
+ *  an accidental collision is the only concern. */
+class Hasher128 {
+ public:
+  Hasher128();
+  /*! \brief Feed raw bytes. */
+  Hasher128& Update(std::string_view bytes);
+  /*! \brief Feed one field of a composite key, length first, so ("ab","c") != ("a","bc"). */
+  Hasher128& UpdateField(std::string_view field);
+  /*! \brief The 32 lowercase hex digits of the hash of everything fed so far. */
+  std::string HexDigest() const;
+
+ private:
+  uint64_t lo_, hi_, length_;
+};
+
+/*! \brief The 32-hex-digit Hasher128 digest of `bytes`. */
+std::string Hash128Hex(std::string_view bytes);
+
+}  // namespace tessera

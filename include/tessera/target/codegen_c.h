@@ -1,0 +1,165 @@
+// CodeGenC: the shared C source printer that the DSL, host-C and CUDA backends specialise.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tessera/ir/function.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+
+namespace tessera {
+namespace codegen {
+
+/*! \brief Prints PrimFuncs as C. Expressions come back as strings with every binary operation
+ *  parenthesised (`(a + b)`), so no precedence reasoning is needed; statements go to an
+ *  indentation-aware stream. Target dialects override the virtual hooks (type names, address
+ *  spaces, signatures, vectors, op calls). Variable names are unique per function. */
+class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
+ public:
+  explicit CodeGenC(std::string target_name = "C");
+  ~CodeGenC() override = default;
+
+  /*! \brief Reserve a file-level name (a function, a helper) so no local variable takes it. */
+  void ReserveGlobalName(const std::string& name);
+  /*! \brief The prototype of `func` printed under `name`, with the trailing ';'. */
+  std::string PrintPrototype(const std::string& name, const PrimFunc& func);
+  /*! \brief Append the definition of `func`, printed under `name`, to the output. */
+  void AddFunction(const std::string& name, const PrimFunc& func);
+  /*! \brief Append raw text to the output. */
+  void Emit(const std::string& text) { stream_ << text; }
+  /*! \brief Everything emitted so far. */
+  std::string Finish() const { return stream_.str(); }
+
+  /*! \brief The C text of an expression. */
+  std::string PrintExpr(const Expr& e) { return VisitExpr(e); }
+  /*! \brief Emit the C statements of `s` at the current indentation. */
+  void PrintStmt(const Stmt& s) { VisitStmt(s); }
+
+  /*! \brief `name` made a valid C identifier (invalid characters become '_'). */
+  static std::string SanitizeName(const std::string& name);
+  /*! \brief `text` without one pair of parentheses that encloses all of it, if there is one. */
+  static std::string StripOuterParens(const std::string& text);
+
+ protected:
+  // ---- Hooks for dialects ----
+  /*! \brief The C name of a value type ("int", "float"). Vectors are dialect-specific. */
+  virtual std::string TypeName(DataType t, const Span& span);
+  /*! \brief The qualifier of a memory scope ("__global"), or "" for none. */
+  virtual std::string ScopeQualifier(const std::string& scope) { return ""; }
+  /*! \brief The C type of a pointer variable ("__global int*"). */
+  virtual std::string PointerTypeName(const PointerType& ptr, const Span& span);
+  /*! \brief The C type a variable is declared with (pointer-aware). */
+  virtual std::string VarTypeName(const VarNode* v);
+  /*! \brief Text before the return type: "__kernel ", "inline ", "static ". */
+  virtual std::string FunctionPrefix(const PrimFunc& func, bool prototype) { return ""; }
+  /*! \brief Emitted after the body of `func`, inside its braces (the DSL entry's barrier). */
+  virtual void PrintFunctionEpilogue(const PrimFunc& func) {}
+  /*! \brief The declaration of a parameter: `__global int* a`, `int n`. */
+  virtual std::string PrintParam(const Var& param);
+  /*! \brief Text before a local array's element type ("__lsram ", "__shared__ "). */
+  virtual std::string AllocationPrefix(const std::string& scope) { return ""; }
+
+  virtual std::string PrintIntImm(const IntImmNode* op);
+  virtual std::string PrintFloatImm(const FloatImmNode* op);
+  /*! \brief A scalar binary operation; vectors go to PrintVectorBinary. */
+  virtual std::string PrintScalarBinary(const BinaryNode* op);
+  virtual std::string PrintVectorBinary(const BinaryNode* op);
+  virtual std::string PrintVectorNot(const NotNode* op);
+  virtual std::string PrintVectorSelect(const SelectNode* op);
+  virtual std::string PrintVectorCast(const CastNode* op);
+  /*! \brief A call of an Op that the base does not handle itself. */
+  virtual std::string PrintCallOp(const CallNode* op, const OpNode* callee);
+  /*! \brief A call of another function of the module. */
+  virtual std::string PrintCallFunction(const CallNode* op, const GlobalVarNode* callee);
+  /*! \brief The C name a call of a module function uses (the callee's symbol). */
+  virtual std::string CalleeName(const GlobalVarNode* callee) { return callee->name_hint; }
+  /*! \brief A load whose last index is a vector (Ramp, gather). */
+  virtual std::string PrintVectorLoad(const BufferLoadNode* op);
+  /*! \brief A store whose last index is a vector; emits the statement. */
+  virtual void PrintVectorStore(const BufferStoreNode* op);
+  /*! \brief `tir.ret` inside Evaluate. */
+  virtual void PrintReturn(const CallNode* ret);
+
+  // ---- Helpers for dialects ----
+  /*! \brief Throw tessera::Error (kBuild) "codegen for <what> is not supported on the <target>
+   *  target". */
+  [[noreturn]] void Unsupported(const std::string& what, const Span& span) const;
+  /*! \brief Emit the current indentation. */
+  void PrintIndent();
+  /*! \brief Open a nested block; pass the result to EndScope. */
+  int BeginScope();
+  void EndScope(int scope_id);
+  /*! \brief Give `v` a C name unique in the current function and return it. */
+  std::string AllocVarName(const VarNode* v);
+  /*! \brief The name given to `v`; InternalError if it has none. */
+  std::string GetVarName(const VarNode* v) const;
+  bool HasVarName(const VarNode* v) const { return var_names_.count(v) != 0; }
+  /*! \brief The C expression of `buffer`'s base pointer, cast when the buffer's element type
+   *  differs from the pointer's. */
+  std::string BufferPointer(const BufferNode* buffer, const Span& span);
+  /*! \brief The flat element index of an access: the single index plus the buffer's offset. */
+  Expr FlatIndex(const BufferNode* buffer, const std::vector<Expr>& indices, const Span& span);
+  /*! \brief `ptr` advanced by `offset` elements: `ptr` when the offset is 0, else `(ptr + i)`. */
+  std::string OffsetPointer(const std::string& ptr, const Expr& offset);
+  /*! \brief Whether `buffer` is a mutable scalar local (a `tessera.local_var` allocation). */
+  bool IsLocalVarBuffer(const BufferNode* buffer) const {
+    return local_vars_.count(buffer->data.get()) != 0;
+  }
+  /*! \brief Forget every per-function name and binding. */
+  void ResetFunctionState();
+
+  // ---- Expressions ----
+  std::string VisitExpr_(const IntImmNode* op) override;
+  std::string VisitExpr_(const FloatImmNode* op) override;
+  std::string VisitExpr_(const StringImmNode* op) override;
+  std::string VisitExpr_(const VarNode* op) override;
+  std::string VisitExpr_(const SizeVarNode* op) override;
+  std::string VisitExpr_(const CastNode* op) override;
+#define TESSERA_CODEGEN_BINARY_DECL(name) std::string VisitExpr_(const name##Node* op) override;
+  TESSERA_BINARY_NODES(TESSERA_CODEGEN_BINARY_DECL)
+#undef TESSERA_CODEGEN_BINARY_DECL
+  std::string VisitExpr_(const NotNode* op) override;
+  std::string VisitExpr_(const SelectNode* op) override;
+  std::string VisitExpr_(const RampNode* op) override;
+  std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const ShuffleNode* op) override;
+  std::string VisitExpr_(const LetNode* op) override;
+  std::string VisitExpr_(const CallNode* op) override;
+  std::string VisitExpr_(const BufferLoadNode* op) override;
+
+  // ---- Statements ----
+  void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const AttrStmtNode* op) override;
+  void VisitStmt_(const AssertStmtNode* op) override;
+  void VisitStmt_(const BufferStoreNode* op) override;
+  void VisitStmt_(const AllocateNode* op) override;
+  void VisitStmt_(const DeclBufferNode* op) override;
+  void VisitStmt_(const ForNode* op) override;
+  void VisitStmt_(const WhileNode* op) override;
+  void VisitStmt_(const IfThenElseNode* op) override;
+  void VisitStmt_(const SeqStmtNode* op) override;
+  void VisitStmt_(const EvaluateNode* op) override;
+
+  /*! \brief Name of the target in error messages ("DSL", "C", "CUDA"). */
+  std::string target_name_;
+  std::ostringstream stream_;
+  int indent_ = 0;
+  /*! \brief The function being printed (for its return type). */
+  PrimFunc current_func_;
+
+ private:
+  std::string PrintSignature(const std::string& name, const PrimFunc& func, bool prototype);
+
+  std::unordered_set<std::string> global_names_;
+  std::unordered_set<std::string> used_names_;
+  std::unordered_map<const VarNode*, std::string> var_names_;
+  /*! \brief Pointer variables of `tessera.local_var` allocations: accesses print the name. */
+  std::unordered_set<const VarNode*> local_vars_;
+};
+
+}  // namespace codegen
+}  // namespace tessera

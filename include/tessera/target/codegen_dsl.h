@@ -1,0 +1,80 @@
+// CodeGenDSL: the vector DSL's OpenCL-C-style source and its host launcher.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/target/codegen_c.h"
+
+namespace tessera {
+namespace codegen {
+
+/*! \brief Prints a DSL module as OpenCL-C-style source for `tessera/dsl.h`: address-space
+ *  qualifiers, OpenCL vector names (`int8`, `half16`), 32-bit mask predicates (`bool8`) and
+ *  `__v*` intrinsic calls. Expects native 256-bit vectors (after the legalize stage). */
+class CodeGenDSL : public CodeGenC {
+ public:
+  CodeGenDSL();
+
+  /*! \brief The whole source: the include, every prototype, then every definition. The entry
+   *  is the function named `entry` (GlobalVar name or global_symbol); empty picks the one
+   *  marked "tessera.is_entry", or the only function. */
+  std::string Generate(const IRModule& mod, const std::string& entry);
+  /*! \brief The host launcher `__tessera_launch`, to append to the source of `Generate`. */
+  std::string GenerateLauncher(const IRModule& mod, const std::string& entry);
+
+  /*! \brief The C symbol of a function: its "global_symbol", else its GlobalVar name. */
+  static std::string SymbolOf(const GlobalVar& gv, const PrimFunc& func);
+
+ protected:
+  std::string TypeName(DataType t, const Span& span) override;
+  std::string ScopeQualifier(const std::string& scope) override;
+  std::string FunctionPrefix(const PrimFunc& func, bool prototype) override;
+  void PrintFunctionEpilogue(const PrimFunc& func) override;
+  std::string AllocationPrefix(const std::string& scope) override;
+
+  std::string PrintFloatImm(const FloatImmNode* op) override;
+  std::string PrintScalarBinary(const BinaryNode* op) override;
+  std::string PrintVectorBinary(const BinaryNode* op) override;
+  std::string PrintVectorNot(const NotNode* op) override;
+  std::string PrintVectorSelect(const SelectNode* op) override;
+  std::string PrintCallOp(const CallNode* op, const OpNode* callee) override;
+  std::string CalleeName(const GlobalVarNode* callee) override;
+  std::string PrintVectorLoad(const BufferLoadNode* op) override;
+  void PrintVectorStore(const BufferStoreNode* op) override;
+
+  std::string VisitExpr_(const CastNode* op) override;
+  std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const ShuffleNode* op) override;
+  using CodeGenC::VisitExpr_;
+
+ private:
+  /*! \brief `ALL_TRUE_w` / `_h` / `_b` for a vector of `lanes` lanes. */
+  std::string AllTrue(int lanes, const Span& span) const;
+  /*! \brief The mask argument of a vector operation: the predicate, or all lanes. */
+  std::string MaskArg(const Expr& predicate, int lanes, const Span& span);
+  /*! \brief `(__global int8*)(a + base)`: the address of a vector access, typed for dispatch. */
+  std::string VectorAddress(const BufferNode* buffer, const Expr& base, DataType vtype,
+                            const Span& span);
+  /*! \brief Entry first, then callees depth-first in call order; rejects recursion. */
+  std::vector<std::pair<GlobalVar, PrimFunc>> CollectFunctions(const IRModule& mod,
+                                                               const std::string& entry);
+
+  PrimFunc entry_;
+  /*! \brief GlobalVar name -> C symbol, for calls. */
+  std::unordered_map<std::string, std::string> symbols_;
+};
+
+}  // namespace codegen
+
+/*! \brief The OpenCL-C-style source of `mod` with `entry` as the `__kernel` (the Executor's
+ *  `.c_code`). Throws tessera::Error (kBuild) for IR the DSL target cannot print. */
+std::string CodeGenDSL(const IRModule& mod, const std::string& entry);
+
+/*! \brief Host-only C to append to CodeGenDSL's source: the exported
+ *  `int32_t __tessera_launch(void** args, int32_t num_args, char* err, int32_t err_len)`, which
+ *  unpacks the argument slots (args[i] points at a `void*` for pointer parameters and at the
+ *  value in its C type for scalars) and runs the kernel on the 4 TECs. */
+std::string CodeGenDSLLauncher(const IRModule& mod, const std::string& entry);
+
+}  // namespace tessera

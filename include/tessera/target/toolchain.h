@@ -1,0 +1,34 @@
+// Host C toolchain: compiler discovery, argv-only invocation and the content-addressed cache.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+/*! \brief The host C compiler: $CC when set (a path or a name looked up on PATH), else the first
+ *  of cc, gcc, clang on PATH. Throws tessera::Error (kBuild) when there is none. */
+std::string FindHostCompiler();
+
+/*! \brief $TESSERA_CACHE_DIR, else $HOME/.cache/tessera. Callers add a subdirectory ("dsl"). */
+std::string DefaultCacheDir();
+
+/*! \brief The flags the DSL host build uses, with `include_dir` (the package's include folder,
+ *  holding tessera/dsl.h) on the include path. */
+std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir);
+
+/*! \brief Compile C `source` into a shared object and return its path. The object is cached in
+ *  `cache_dir` (created if missing) under a hash of the source, the compiler's path and
+ *  version, `flags`, `extra_key` (e.g. the text of headers the source includes) and the
+ *  tessera version, so an identical request returns the cached path without compiling.
+ *  `-shared -fPIC` are always passed. The compiler runs from an argument vector (no shell) into
+ *  a temporary file that is renamed into place, so concurrent builds never see partial files.
+ *  Failure throws tessera::Error (kBuild) with the command line and the compiler's output. */
+std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
+                                 const std::string& cache_dir, const std::string& extra_key = "");
+
+/*! \brief How many times this process has run a compiler to build a library (for cache tests). */
+int64_t CompilerInvocationCount();
+
+}  // namespace tessera

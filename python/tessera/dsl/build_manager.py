@@ -1,0 +1,100 @@
+"""BuildManager: lowers DSL kernels through the "dsl" stage pipeline and builds executors."""
+
+import os
+
+from .. import _core
+from ..error import DiagnosticError
+from ..transform import PassContext
+from .executor import Executor
+from .function import PrimFuncObject
+
+_INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+
+
+def cache_dir():
+    """Where compiled kernels are cached: $TESSERA_CACHE_DIR or ~/.cache/tessera."""
+    root = os.environ.get("TESSERA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tessera")
+    return os.path.join(root, "dsl")
+
+
+def collect_module(entry, name=None):
+    """The IRModule of ``entry`` and every function it reaches; recursion is an error."""
+    funcs, order, state = {}, [], {}
+
+    def visit(pf, call_site):
+        if state.get(pf) == "active":
+            raise DiagnosticError(
+                f"recursive call of {pf.name}(): recursion is not supported" if call_site is None else
+                call_site.error(call_site.node, f"recursive call of {pf.name}(): recursion is not supported").args[0])
+        if pf in state:
+            return
+        state[pf] = "active"
+        func, callees = pf.parse()
+        for callee in callees:
+            visit(callee, None)
+        state[pf] = "done"
+        funcs[pf] = func
+        order.append(pf)
+
+    visit(entry, None)
+    names = {}
+    for pf in order:
+        if pf.name in names and names[pf.name] is not pf:
+            raise DiagnosticError(f"two different functions are named '{pf.name}'")
+        names[pf.name] = pf
+    entry_name = name or entry.name
+    items = []
+    for pf in [entry] + [p for p in order if p is not entry]:
+        f = funcs[pf]
+        if pf is entry:
+            f = f.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
+            f = f.with_attr("global_symbol", _core.StringImm(entry_name))
+        items.append((_core.GlobalVar(entry_name if pf is entry else pf.name), f))
+    return _core.IRModule(items), entry_name
+
+
+class BuildManager:
+    """Builds vector DSL kernels for a target.
+
+    >>> ex = BuildManager(target="X2_1204").build(kernel)
+    >>> print(ex.c_code); ex(a, out)
+    """
+
+    def __init__(self, target="X2_1204", output_dir=None, cc_options="", disabled_pass=None):
+        self.target = _core.get_dsl_target(target)
+        self.output_dir = output_dir
+        self.cc_options = cc_options
+        self.disabled_pass = list(disabled_pass or [])
+
+    def _lowerer(self, inp, name):
+        if not isinstance(inp, PrimFuncObject):
+            raise TypeError(f"BuildManager expects an @S.prim_func, got {type(inp).__name__}")
+        mod, entry = collect_module(inp, name)
+        outer = PassContext.current()
+        config = dict(outer.config)
+        if self.cc_options:
+            config["tessera.cc_options"] = self.cc_options
+        ctx = PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
+                          disabled_pass=outer.disabled_pass + self.disabled_pass, config=config)
+        with ctx:
+            lw = _core.StageLowerer(mod, "dsl", self.target.name, entry, _INCLUDE_DIR, cache_dir())
+        return lw, ctx, entry
+
+    def lower(self, inp, name=None):
+        """The IRModule after the target-independent passes (up to the "cleanup" stage)."""
+        lw, ctx, _ = self._lowerer(inp, name)
+        with ctx:
+            lw.run_to("cleanup")
+        return lw.mod
+
+    def build(self, inp, name=None):
+        """Compile ``inp`` for the host CPU and return an :class:`Executor`."""
+        lw, ctx, entry = self._lowerer(inp, name)
+        with ctx:
+            lw.run_to("end")
+        result = lw.result
+        if self.output_dir:
+            os.makedirs(self.output_dir, exist_ok=True)
+            with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
+                f.write(result.source)
+        return Executor(result, inp, entry)

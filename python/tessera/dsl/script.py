@@ -1,0 +1,43 @@
+"""The ``S`` namespace of the vector DSL: decorators, types and intrinsics.
+
+>>> from tessera.dsl import script as S
+>>> @S.prim_func
+... def add_one(a: S.ptr("int32", "global"), b: S.ptr("int32", "global")):
+...     S.vstore(S.vadd(S.vload(a), 1), b)
+"""
+
+from . import intrinsics as _intrinsics
+from .function import PrimFuncObject, MacroObject
+from .types import DType, PtrType, ptr, all_types
+
+globals().update(all_types())
+
+
+def prim_func(func=None, *, is_entry=False, is_inline=None):
+    """Decorate a kernel or subroutine written in the DSL.
+
+    ``@S.prim_func``, ``@S.prim_func(is_entry=True)``, ``@S.prim_func(is_inline=True)``.
+    """
+
+    def wrap(f):
+        return PrimFuncObject(f, is_entry=is_entry, is_inline=is_inline)
+
+    return wrap(func) if func is not None else wrap
+
+
+def macro(func=None, *, hygienic=True):
+    """Decorate a macro: its body is substituted at each call; no function is emitted.
+
+    With ``hygienic=True`` (default) free names resolve where the macro is defined, with the
+    values they have when the decorator runs.
+    """
+
+    def wrap(f):
+        return MacroObject(f, hygienic=hygienic)
+
+    return wrap(func) if func is not None else wrap
+
+
+for _name, _fn in _intrinsics.REGISTRY.items():
+    globals()[_name] = _fn
+del _name, _fn

@@ -1,0 +1,5 @@
+"""The parser core: source and spans, diagnostics, scoped variable tables, node dispatch."""
+
+from .core import Parser, Source, VarTable
+
+__all__ = ["Parser", "Source", "VarTable"]

@@ -1,0 +1,174 @@
+"""Parser core shared by the script dialects.
+
+A dialect subclasses :class:`Parser` and defines ``visit_<AstNode>`` methods; the core provides
+the function's source with exact spans, diagnostics rendered with a caret, a C-like scoped
+variable table and evaluation of plain Python (closures, globals, compile-time helpers).
+"""
+
+import ast
+import builtins
+import contextlib
+import inspect
+import linecache
+import textwrap
+
+from ... import _core
+from ...error import DiagnosticError, TesseraError
+
+
+class Source:
+    """The source of a Python function, parsed, with the offsets that map AST positions back to
+    the file."""
+
+    def __init__(self, func):
+        try:
+            lines, start = inspect.getsourcelines(func)
+        except (OSError, TypeError) as err:
+            raise DiagnosticError(f"cannot read the source of {func!r}: {err}") from None
+        self.file = inspect.getsourcefile(func) or inspect.getfile(func)
+        self.start_line = start
+        raw = "".join(lines)
+        dedented = textwrap.dedent(raw)
+        first_raw = lines[0]
+        first_dedented = dedented.splitlines(keepends=True)[0]
+        self.col_offset = len(first_raw) - len(first_dedented)
+        self.tree = ast.parse(dedented)
+        full = linecache.getlines(self.file)
+        _core.register_source(self.file, "".join(full) if full else raw)
+        self.func_def = next(n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+
+    def span(self, node):
+        """The Span of an AST node in file coordinates."""
+        if node is None or not hasattr(node, "lineno"):
+            return _core.Span(self.file, self.start_line, 0)
+        line = self.start_line + node.lineno - 1
+        end_line = self.start_line + (node.end_lineno or node.lineno) - 1
+        col = node.col_offset + self.col_offset
+        end_col = (node.end_col_offset if node.end_col_offset is not None else node.col_offset + 1) + self.col_offset
+        return _core.Span(self.file, line, col, end_line, end_col)
+
+
+class VarTable:
+    """Names visible at each point: a stack of C-like block scopes."""
+
+    def __init__(self):
+        self.frames = [{}]
+
+    @contextlib.contextmanager
+    def scope(self):
+        self.frames.append({})
+        try:
+            yield
+        finally:
+            self.frames.pop()
+
+    def define(self, name, value):
+        self.frames[-1][name] = value
+
+    def lookup(self, name):
+        for frame in reversed(self.frames):
+            if name in frame:
+                return True, frame[name]
+        return False, None
+
+    def set(self, name, value):
+        """Rebind an existing name in the frame that defines it."""
+        for frame in reversed(self.frames):
+            if name in frame:
+                frame[name] = value
+                return
+        self.frames[-1][name] = value
+
+    def all_values(self):
+        merged = {}
+        for frame in self.frames:
+            merged.update(frame)
+        return merged
+
+
+def function_env(func):
+    """Globals and closure values of a Python function, as they are now."""
+    env = dict(func.__globals__)
+    if func.__closure__:
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
+            try:
+                env[name] = cell.cell_contents
+            except ValueError:
+                pass
+    return env
+
+
+class Parser:
+    """Walks a function's AST; a dialect supplies ``visit_<Node>`` methods."""
+
+    def __init__(self, source, env):
+        self.source = source
+        self.env = env
+        self.vars = VarTable()
+
+    # ---- diagnostics ----
+    def error(self, node, message):
+        """An exception pointing at ``node``; raise it."""
+        span = self.source.span(node)
+        return DiagnosticError(_core.render_diagnostic(span, message), message, span.file, span.line, span.column)
+
+    @contextlib.contextmanager
+    def at(self, node):
+        """Report errors from IR construction that carry no location at ``node``."""
+        try:
+            yield
+        except DiagnosticError:
+            raise
+        except TesseraError as err:
+            if err.file:
+                raise
+            raise self.error(node, err.message) from None
+
+    @contextlib.contextmanager
+    def with_source(self, source, env, vars=None):
+        """Parse a nested body (a macro) from another function's source and environment."""
+        saved = (self.source, self.env, self.vars)
+        self.source, self.env = source, env
+        if vars is not None:
+            self.vars = vars
+        try:
+            yield
+        finally:
+            self.source, self.env, self.vars = saved
+
+    # ---- dispatch ----
+    def visit(self, node):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported syntax: {type(node).__name__}")
+        return method(node)
+
+    def visit_body(self, stmts):
+        for stmt in stmts:
+            self.visit(stmt)
+
+    # ---- Python evaluation ----
+    def lookup_name(self, node, name):
+        """A script variable, else a Python value from the environment, else a NameError."""
+        found, value = self.vars.lookup(name)
+        if found:
+            return value
+        if name in self.env:
+            return self.env[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self.error(node, f"name '{name}' is not defined")
+
+    def eval_python(self, node, extra=None):
+        """Evaluate an expression node as Python, seeing script variables as their values."""
+        env = dict(self.env)
+        env.update(self.vars.all_values())
+        if extra:
+            env.update(extra)
+        code = compile(ast.Expression(body=node), self.source.file, "eval")
+        try:
+            return eval(code, env)
+        except TesseraError:
+            raise
+        except Exception as err:
+            raise self.error(node, f"{type(err).__name__}: {err}") from None

@@ -1,0 +1,35 @@
+"""TIR node classes (handles to C++ nodes) and expression helpers."""
+
+from .. import _core
+
+PrimExpr = _core.PrimExpr
+IntImm, FloatImm, StringImm = _core.IntImm, _core.FloatImm, _core.StringImm
+Var, SizeVar, Cast = _core.Var, _core.SizeVar, _core.Cast
+Add, Sub, Mul, Div, Mod = _core.Add, _core.Sub, _core.Mul, _core.Div, _core.Mod
+FloorDiv, FloorMod, Min, Max = _core.FloorDiv, _core.FloorMod, _core.Min, _core.Max
+EQ, NE, LT, LE, GT, GE = _core.EQ, _core.NE, _core.LT, _core.LE, _core.GT, _core.GE
+And, Or, Not, Select = _core.And, _core.Or, _core.Not, _core.Select
+Ramp, Broadcast, Shuffle, Let, Call, BufferLoad = (
+    _core.Ramp, _core.Broadcast, _core.Shuffle, _core.Let, _core.Call, _core.BufferLoad)
+Stmt, LetStmt, AttrStmt, AssertStmt = _core.Stmt, _core.LetStmt, _core.AttrStmt, _core.AssertStmt
+BufferStore, Allocate, DeclBuffer, For, While = (
+    _core.BufferStore, _core.Allocate, _core.DeclBuffer, _core.For, _core.While)
+IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
+Buffer, PrimFunc, Range, IterVar = _core.Buffer, _core.PrimFunc, _core.Range, _core.IterVar
+ForKind, IterVarType = _core.ForKind, _core.IterVarType
+Op = _core.Op
+
+
+def const(value, dtype=None):
+    """A constant: ``const(1)`` is int32, ``const(1.0)`` float32, ``const(1, "int8")`` int8."""
+    if dtype is None:
+        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+    dtype = _core.canonical_dtype(dtype)
+    if dtype.startswith(("float", "bfloat")):
+        return FloatImm(dtype, float(value))
+    return IntImm(dtype, int(value))
+
+
+def op(name):
+    """The registered intrinsic ``name`` (``op("tir.exp")``)."""
+    return Op.get(name)

@@ -1,0 +1,42 @@
+// Bindings of the IRBuilder used by the Python parsers.
+#include "common.h"
+#include "tessera/ir/ir_builder.h"
+
+namespace tessera {
+namespace bindings {
+
+void BindBuilder(nb::module_& m) {
+  nb::class_<IRBuilder>(m, "IRBuilder")
+      .def(nb::init<>())
+      .def("begin_function", &IRBuilder::BeginFunction, "name"_a, "span"_a = Span())
+      .def("add_param", &IRBuilder::AddParam)
+      .def("bind_param_buffer", &IRBuilder::BindParamBuffer)
+      .def("set_return_type",
+           [](IRBuilder& b, const std::string& t) { b.SetReturnType(DataType::Parse(t)); })
+      .def("set_function_attr", &IRBuilder::SetFunctionAttr)
+      .def("end_function", &IRBuilder::EndFunction)
+      .def("emit", &IRBuilder::Emit)
+      .def("emit_let", &IRBuilder::EmitLet, "var"_a, "value"_a, "span"_a = Span())
+      .def("emit_decl_buffer", &IRBuilder::EmitDeclBuffer, "buffer"_a, "span"_a = Span())
+      .def("emit_allocate",
+           [](IRBuilder& b, Var v, const std::string& t, std::vector<Expr> ext, AttrMap ann,
+              const Span& s) { b.EmitAllocate(v, DataType::Parse(t), ext, ann, s); },
+           "buffer_var"_a, "dtype"_a, "extents"_a, "annotations"_a = AttrMap(), "span"_a = Span())
+      .def("begin_for", &IRBuilder::BeginFor, "loop_var"_a, "min"_a, "extent"_a, "kind"_a,
+           "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(), "span"_a = Span())
+      .def("end_for", &IRBuilder::EndFor)
+      .def("begin_while", &IRBuilder::BeginWhile, "condition"_a, "span"_a = Span())
+      .def("end_while", &IRBuilder::EndWhile)
+      .def("begin_if", &IRBuilder::BeginIf, "condition"_a, "span"_a = Span())
+      .def("begin_then", &IRBuilder::BeginThen)
+      .def("end_then", &IRBuilder::EndThen)
+      .def("begin_else", &IRBuilder::BeginElse)
+      .def("end_else", &IRBuilder::EndElse)
+      .def("end_if", &IRBuilder::EndIf)
+      .def("begin_scope", &IRBuilder::BeginScope)
+      .def("end_scope", &IRBuilder::EndScope)
+      .def_prop_ro("depth", &IRBuilder::depth);
+}
+
+}  // namespace bindings
+}  // namespace tessera

@@ -1,0 +1,402 @@
+// Bindings of the IR: DataType, Span, expression and statement nodes, buffers, functions, ops.
+#include "common.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/printer.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/ir/structural_hash.h"
+
+namespace tessera {
+namespace bindings {
+namespace {
+
+DataType DT(const std::string& s) { return DataType::Parse(s); }
+
+std::string Script(const ObjectRef& node, const std::string& ir_prefix, const std::string& tir_prefix,
+                   bool syntax_sugar, bool show_meta, bool print_line_numbers) {
+  PrinterConfig cfg;
+  cfg.ir_prefix = ir_prefix;
+  cfg.tir_prefix = tir_prefix;
+  cfg.syntax_sugar = syntax_sugar;
+  cfg.show_meta = show_meta;
+  cfg.print_line_numbers = print_line_numbers;
+  return AsScript(node, cfg);
+}
+
+template <NodeKind K>
+void BindBinary(nb::module_& m, const char* name) {
+  using N = BinaryOpNode<K>;
+  nb::class_<N, BinaryNode>(m, name).def(
+      nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
+      "a"_a, "b"_a, "span"_a = nb::none());
+}
+
+}  // namespace
+
+void BindIR(nb::module_& m) {
+  nb::class_<Span>(m, "Span")
+      .def(nb::init<std::string, int, int, int, int>(), "file"_a, "line"_a, "column"_a,
+           "end_line"_a = 0, "end_column"_a = 0)
+      .def_prop_ro("file", [](const Span& s) { return s.file_name(); })
+      .def_ro("line", &Span::line)
+      .def_ro("column", &Span::column)
+      .def_ro("end_line", &Span::end_line)
+      .def_ro("end_column", &Span::end_column)
+      .def("__repr__", &Span::ToString);
+
+  nb::class_<DataType>(m, "DataType")
+      .def(nb::new_([](const std::string& s) { return DataType::Parse(s); }), "name"_a)
+      .def_prop_ro("bits", &DataType::bits)
+      .def_prop_ro("lanes", &DataType::lanes)
+      .def_prop_ro("type_code", [](const DataType& t) { return static_cast<int>(t.code()); })
+      .def("with_lanes", &DataType::with_lanes)
+      .def("__str__", &DataType::ToString)
+      .def("__repr__", [](const DataType& t) { return "DataType(\"" + t.ToString() + "\")"; })
+      .def("__eq__", [](const DataType& a, const DataType& b) { return a == b; })
+      .def("__hash__", &DataType::Hash);
+  m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
+        "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
+
+  nb::class_<Object>(m, "Object")
+      .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
+      .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
+      .def("script",
+           [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
+              bool sugar, bool show_meta, bool line_numbers) {
+             return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers);
+           },
+           "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
+           "show_meta"_a = false, "print_line_numbers"_a = false)
+      .def("__str__", [](const Object& o) { return AsScript(GetRef(&o)); });
+
+  // ---- expressions ----
+  nb::class_<ExprNode, Object>(m, "PrimExpr")
+      .def_prop_ro("dtype", [](const ExprNode& e) { return e.dtype.ToString(); })
+      .def_ro("span", &ExprNode::span);
+  nb::class_<IntImmNode, ExprNode>(m, "IntImm")
+      .def(nb::new_([](const std::string& t, int64_t v, std::optional<Span> s) {
+             return IntImmNode::Make(DT(t), v, OrEmpty(s));
+           }),
+           "dtype"_a, "value"_a, "span"_a = nb::none())
+      .def_ro("value", &IntImmNode::value);
+  nb::class_<FloatImmNode, ExprNode>(m, "FloatImm")
+      .def(nb::new_([](const std::string& t, double v, std::optional<Span> s) {
+             return FloatImmNode::Make(DT(t), v, OrEmpty(s));
+           }),
+           "dtype"_a, "value"_a, "span"_a = nb::none())
+      .def_ro("value", &FloatImmNode::value);
+  nb::class_<StringImmNode, ExprNode>(m, "StringImm")
+      .def(nb::new_([](const std::string& v, std::optional<Span> s) {
+             return StringImmNode::Make(v, OrEmpty(s));
+           }),
+           "value"_a, "span"_a = nb::none())
+      .def_ro("value", &StringImmNode::value);
+  nb::class_<VarNode, ExprNode>(m, "Var")
+      .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
+             return VarNode::Make(name, DT(t), OrEmpty(s));
+           }),
+           "name"_a, "dtype"_a, "span"_a = nb::none())
+      .def_static("pointer",
+                  [](const std::string& name, const std::string& elem, const std::string& scope,
+                     std::optional<Span> s) {
+                    return VarNode::MakePointer(name, DT(elem), scope, OrEmpty(s));
+                  },
+                  "name"_a, "element"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def_ro("name", &VarNode::name)
+      .def_prop_ro("pointer_element",
+                   [](const VarNode& v) -> std::optional<std::string> {
+                     if (!v.pointer) return std::nullopt;
+                     return v.pointer->element.ToString();
+                   })
+      .def_prop_ro("scope", [](const VarNode& v) -> std::optional<std::string> {
+        if (!v.pointer) return std::nullopt;
+        return v.pointer->scope;
+      });
+  nb::class_<SizeVarNode, VarNode>(m, "SizeVar")
+      .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
+             return SizeVarNode::Make(name, DT(t), OrEmpty(s));
+           }),
+           "name"_a, "dtype"_a = "int32", "span"_a = nb::none());
+  nb::class_<CastNode, ExprNode>(m, "Cast")
+      .def(nb::new_([](const std::string& t, Expr v, std::optional<Span> s) {
+             return CastNode::Make(DT(t), v, OrEmpty(s));
+           }),
+           "dtype"_a, "value"_a, "span"_a = nb::none())
+      .def_ro("value", &CastNode::value);
+  nb::class_<BinaryNode, ExprNode>(m, "BinaryOp").def_ro("a", &BinaryNode::a).def_ro("b", &BinaryNode::b);
+#define TESSERA_BIND_BINARY(name) BindBinary<NodeKind::k##name>(m, #name);
+  TESSERA_BINARY_NODES(TESSERA_BIND_BINARY)
+#undef TESSERA_BIND_BINARY
+  nb::class_<NotNode, ExprNode>(m, "Not")
+      .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
+           "a"_a, "span"_a = nb::none())
+      .def_ro("a", &NotNode::a);
+  nb::class_<SelectNode, ExprNode>(m, "Select")
+      .def(nb::new_([](Expr c, Expr t, Expr f, std::optional<Span> s) {
+             return SelectNode::Make(c, t, f, OrEmpty(s));
+           }),
+           "condition"_a, "true_value"_a, "false_value"_a, "span"_a = nb::none())
+      .def_ro("condition", &SelectNode::condition)
+      .def_ro("true_value", &SelectNode::true_value)
+      .def_ro("false_value", &SelectNode::false_value);
+  nb::class_<RampNode, ExprNode>(m, "Ramp")
+      .def(nb::new_([](Expr b, Expr st, int lanes, std::optional<Span> s) {
+             return RampNode::Make(b, st, lanes, OrEmpty(s));
+           }),
+           "base"_a, "stride"_a, "lanes"_a, "span"_a = nb::none())
+      .def_ro("base", &RampNode::base)
+      .def_ro("stride", &RampNode::stride)
+      .def_ro("lanes", &RampNode::lanes);
+  nb::class_<BroadcastNode, ExprNode>(m, "Broadcast")
+      .def(nb::new_([](Expr v, int lanes, std::optional<Span> s) {
+             return BroadcastNode::Make(v, lanes, OrEmpty(s));
+           }),
+           "value"_a, "lanes"_a, "span"_a = nb::none())
+      .def_ro("value", &BroadcastNode::value)
+      .def_ro("lanes", &BroadcastNode::lanes);
+  nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
+      .def(nb::new_([](std::vector<Expr> v, std::vector<Expr> i, std::optional<Span> s) {
+             return ShuffleNode::Make(v, i, OrEmpty(s));
+           }),
+           "vectors"_a, "indices"_a, "span"_a = nb::none())
+      .def_ro("vectors", &ShuffleNode::vectors)
+      .def_ro("indices", &ShuffleNode::indices);
+  nb::class_<LetNode, ExprNode>(m, "Let")
+      .def(nb::new_([](Var v, Expr val, Expr body, std::optional<Span> s) {
+             return LetNode::Make(v, val, body, OrEmpty(s));
+           }),
+           "var"_a, "value"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("var", &LetNode::var)
+      .def_ro("value", &LetNode::value)
+      .def_ro("body", &LetNode::body);
+  nb::class_<CallNode, ExprNode>(m, "Call")
+      .def(nb::new_([](const std::string& t, ObjectRef op, std::vector<Expr> args,
+                       std::optional<Span> s) { return CallNode::Make(DT(t), op, args, OrEmpty(s)); }),
+           "dtype"_a, "op"_a, "args"_a, "span"_a = nb::none())
+      .def_ro("op", &CallNode::op)
+      .def_ro("args", &CallNode::args)
+      .def_prop_ro("op_name", &CallNode::op_name);
+  nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad")
+      .def(nb::new_([](Buffer b, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
+             return BufferLoadNode::Make(b, idx, pred, OrEmpty(s));
+           }),
+           "buffer"_a, "indices"_a, "predicate"_a.none() = nb::none(), "span"_a = nb::none())
+      .def_ro("buffer", &BufferLoadNode::buffer)
+      .def_ro("indices", &BufferLoadNode::indices)
+      .def_ro("predicate", &BufferLoadNode::predicate);
+
+  nb::class_<RangeNode, Object>(m, "Range")
+      .def(nb::new_([](Expr min, Expr extent, std::optional<Span> s) {
+             return RangeNode::Make(min, extent, OrEmpty(s));
+           }),
+           "min"_a, "extent"_a, "span"_a = nb::none())
+      .def_ro("min", &RangeNode::min)
+      .def_ro("extent", &RangeNode::extent);
+  nb::class_<ArrayNode, Object>(m, "Array")
+      .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
+      .def_ro("items", &ArrayNode::items)
+      .def("__len__", [](const ArrayNode& a) { return a.items.size(); });
+
+  // ---- buffers ----
+  nb::class_<BufferNode, Object>(m, "Buffer")
+      .def(nb::new_([](Var data, const std::string& t, std::vector<Expr> shape,
+                       std::vector<Expr> strides, Expr elem_offset, const std::string& name,
+                       int align, int offset_factor, std::optional<Span> s) {
+             return BufferNode::Make(data, DT(t), shape, strides, elem_offset, name, align,
+                                     offset_factor, OrEmpty(s));
+           }),
+           "data"_a, "dtype"_a, "shape"_a, "strides"_a = std::vector<Expr>(),
+           "elem_offset"_a.none() = nb::none(), "name"_a = "", "data_alignment"_a = 64,
+           "offset_factor"_a = 1, "span"_a = nb::none())
+      .def_static("decl",
+                  [](const std::string& name, const std::string& t, std::vector<Expr> shape,
+                     const std::string& scope, std::optional<Span> s) {
+                    return BufferNode::Decl(name, DT(t), shape, scope, OrEmpty(s));
+                  },
+                  "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def_ro("data", &BufferNode::data)
+      .def_prop_ro("dtype", [](const BufferNode& b) { return b.dtype.ToString(); })
+      .def_ro("shape", &BufferNode::shape)
+      .def_ro("strides", &BufferNode::strides)
+      .def_ro("elem_offset", &BufferNode::elem_offset)
+      .def_ro("name", &BufferNode::name)
+      .def_ro("data_alignment", &BufferNode::data_alignment)
+      .def_ro("offset_factor", &BufferNode::offset_factor)
+      .def("scope", &BufferNode::scope);
+
+  // ---- statements ----
+  nb::class_<StmtNode, Object>(m, "Stmt").def_ro("span", &StmtNode::span);
+  nb::enum_<ForKind>(m, "ForKind")
+      .value("SERIAL", ForKind::kSerial)
+      .value("PARALLEL", ForKind::kParallel)
+      .value("VECTORIZED", ForKind::kVectorized)
+      .value("UNROLLED", ForKind::kUnrolled)
+      .value("THREAD_BINDING", ForKind::kThreadBinding);
+  nb::enum_<IterVarType>(m, "IterVarType")
+      .value("DataPar", IterVarType::kDataPar)
+      .value("ThreadIndex", IterVarType::kThreadIndex)
+      .value("CommReduce", IterVarType::kCommReduce)
+      .value("Ordered", IterVarType::kOrdered)
+      .value("Opaque", IterVarType::kOpaque);
+  nb::class_<IterVarNode, Object>(m, "IterVar")
+      .def(nb::new_([](Range dom, Var v, IterVarType t, const std::string& tag, std::optional<Span> s) {
+             return IterVarNode::Make(dom, v, t, tag, OrEmpty(s));
+           }),
+           "dom"_a.none(), "var"_a, "iter_type"_a, "thread_tag"_a = "", "span"_a = nb::none())
+      .def_ro("dom", &IterVarNode::dom)
+      .def_ro("var", &IterVarNode::var)
+      .def_ro("iter_type", &IterVarNode::iter_type)
+      .def_ro("thread_tag", &IterVarNode::thread_tag);
+  nb::class_<LetStmtNode, StmtNode>(m, "LetStmt")
+      .def(nb::new_([](Var v, Expr val, Stmt body, std::optional<Span> s) {
+             return LetStmtNode::Make(v, val, body, OrEmpty(s));
+           }),
+           "var"_a, "value"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("var", &LetStmtNode::var)
+      .def_ro("value", &LetStmtNode::value)
+      .def_ro("body", &LetStmtNode::body);
+  nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt")
+      .def(nb::new_([](ObjectRef node, const std::string& key, Expr v, Stmt body, std::optional<Span> s) {
+             return AttrStmtNode::Make(node, key, v, body, OrEmpty(s));
+           }),
+           "node"_a.none(), "attr_key"_a, "value"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("node", &AttrStmtNode::node)
+      .def_ro("attr_key", &AttrStmtNode::attr_key)
+      .def_ro("value", &AttrStmtNode::value)
+      .def_ro("body", &AttrStmtNode::body);
+  nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
+      .def(nb::new_([](Expr c, Expr msg, Stmt body, std::optional<Span> s) {
+             return AssertStmtNode::Make(c, msg, body, OrEmpty(s));
+           }),
+           "condition"_a, "message"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("condition", &AssertStmtNode::condition)
+      .def_ro("message", &AssertStmtNode::message)
+      .def_ro("body", &AssertStmtNode::body);
+  nb::class_<BufferStoreNode, StmtNode>(m, "BufferStore")
+      .def(nb::new_([](Buffer b, Expr v, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
+             return BufferStoreNode::Make(b, v, idx, pred, OrEmpty(s));
+           }),
+           "buffer"_a, "value"_a, "indices"_a, "predicate"_a.none() = nb::none(), "span"_a = nb::none())
+      .def_ro("buffer", &BufferStoreNode::buffer)
+      .def_ro("value", &BufferStoreNode::value)
+      .def_ro("indices", &BufferStoreNode::indices)
+      .def_ro("predicate", &BufferStoreNode::predicate);
+  nb::class_<AllocateNode, StmtNode>(m, "Allocate")
+      .def(nb::new_([](Var v, const std::string& t, std::vector<Expr> ext, Expr cond, Stmt body,
+                       AttrMap ann, std::optional<Span> s) {
+             return AllocateNode::Make(v, DT(t), ext, cond, body, ann, OrEmpty(s));
+           }),
+           "buffer_var"_a, "dtype"_a, "extents"_a, "condition"_a.none(), "body"_a,
+           "annotations"_a = AttrMap(), "span"_a = nb::none())
+      .def_ro("buffer_var", &AllocateNode::buffer_var)
+      .def_prop_ro("dtype", [](const AllocateNode& a) { return a.dtype.ToString(); })
+      .def_ro("extents", &AllocateNode::extents)
+      .def_ro("condition", &AllocateNode::condition)
+      .def_ro("body", &AllocateNode::body)
+      .def_ro("annotations", &AllocateNode::annotations);
+  nb::class_<DeclBufferNode, StmtNode>(m, "DeclBuffer")
+      .def(nb::new_([](Buffer b, Stmt body, std::optional<Span> s) {
+             return DeclBufferNode::Make(b, body, OrEmpty(s));
+           }),
+           "buffer"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("buffer", &DeclBufferNode::buffer)
+      .def_ro("body", &DeclBufferNode::body);
+  nb::class_<ForNode, StmtNode>(m, "For")
+      .def(nb::new_([](Var v, Expr min, Expr ext, ForKind k, Stmt body, IterVar tb, AttrMap ann,
+                       std::optional<Span> s) {
+             return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s));
+           }),
+           "loop_var"_a, "min"_a, "extent"_a, "kind"_a, "body"_a, "thread_binding"_a.none() = nb::none(),
+           "annotations"_a = AttrMap(), "span"_a = nb::none())
+      .def_ro("loop_var", &ForNode::loop_var)
+      .def_ro("min", &ForNode::min)
+      .def_ro("extent", &ForNode::extent)
+      .def_ro("kind", &ForNode::for_kind)
+      .def_ro("body", &ForNode::body)
+      .def_ro("thread_binding", &ForNode::thread_binding)
+      .def_ro("annotations", &ForNode::annotations);
+  nb::class_<WhileNode, StmtNode>(m, "While")
+      .def(nb::new_([](Expr c, Stmt body, std::optional<Span> s) {
+             return WhileNode::Make(c, body, OrEmpty(s));
+           }),
+           "condition"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("condition", &WhileNode::condition)
+      .def_ro("body", &WhileNode::body);
+  nb::class_<IfThenElseNode, StmtNode>(m, "IfThenElse")
+      .def(nb::new_([](Expr c, Stmt t, Stmt e, std::optional<Span> s) {
+             return IfThenElseNode::Make(c, t, e, OrEmpty(s));
+           }),
+           "condition"_a, "then_case"_a, "else_case"_a.none() = nb::none(), "span"_a = nb::none())
+      .def_ro("condition", &IfThenElseNode::condition)
+      .def_ro("then_case", &IfThenElseNode::then_case)
+      .def_ro("else_case", &IfThenElseNode::else_case);
+  nb::class_<SeqStmtNode, StmtNode>(m, "SeqStmt")
+      .def(nb::new_([](std::vector<Stmt> seq, std::optional<Span> s) {
+             return SeqStmtNode::Make(seq, OrEmpty(s));
+           }),
+           "seq"_a, "span"_a = nb::none())
+      .def_ro("seq", &SeqStmtNode::seq)
+      .def("__len__", [](const SeqStmtNode& s) { return s.seq.size(); });
+  nb::class_<EvaluateNode, StmtNode>(m, "Evaluate")
+      .def(nb::new_([](Expr v, std::optional<Span> s) { return EvaluateNode::Make(v, OrEmpty(s)); }),
+           "value"_a, "span"_a = nb::none())
+      .def_ro("value", &EvaluateNode::value);
+
+  // ---- functions and modules ----
+  nb::class_<GlobalVarNode, Object>(m, "GlobalVar")
+      .def(nb::new_([](const std::string& n) { return GlobalVarNode::Make(n); }), "name_hint"_a)
+      .def_ro("name_hint", &GlobalVarNode::name_hint);
+  nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
+      .def(nb::new_([](std::vector<Var> params, Stmt body, const std::string& ret,
+                       std::vector<std::pair<Var, Buffer>> bmap, AttrMap attrs, std::optional<Span> s) {
+             return PrimFuncNode::Make(params, bmap, body, DT(ret), attrs, OrEmpty(s));
+           }),
+           "params"_a, "body"_a, "ret_type"_a = "void",
+           "buffer_map"_a = std::vector<std::pair<Var, Buffer>>(), "attrs"_a = AttrMap(),
+           "span"_a = nb::none())
+      .def_ro("params", &PrimFuncNode::params)
+      .def_ro("buffer_map", &PrimFuncNode::buffer_map)
+      .def_ro("body", &PrimFuncNode::body)
+      .def_prop_ro("ret_type", [](const PrimFuncNode& f) { return f.ret_type.ToString(); })
+      .def_ro("attrs", &PrimFuncNode::attrs)
+      .def_ro("span", &PrimFuncNode::span)
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, ObjectRef v) {
+        return f.WithAttr(k, v);
+      })
+      .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
+  nb::class_<IRModuleNode, Object>(m, "IRModule")
+      .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {
+             return IRModuleNode::Make(fns, attrs);
+           }),
+           "functions"_a = std::vector<std::pair<GlobalVar, PrimFunc>>(), "attrs"_a = AttrMap())
+      .def_static("from_func", &IRModuleNode::FromFunc, "func"_a, "name"_a = "main")
+      .def_ro("functions", &IRModuleNode::functions)
+      .def_ro("attrs", &IRModuleNode::attrs)
+      .def("get_global_var", &IRModuleNode::GetGlobalVar)
+      .def("lookup", [](const IRModuleNode& m, const std::string& n) { return m.Lookup(n); })
+      .def("with_function", &IRModuleNode::WithFunction)
+      .def("__len__", [](const IRModuleNode& m) { return m.functions.size(); });
+
+  nb::class_<OpNode, Object>(m, "Op")
+      .def_static("get", &OpNode::Get, "name"_a)
+      .def_static("exists", &OpNode::Exists, "name"_a)
+      .def_static("list_names", &OpNode::ListNames)
+      .def_ro("name", &OpNode::name)
+      .def_ro("num_inputs", &OpNode::num_inputs)
+      .def_ro("description", &OpNode::description)
+      .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
+
+  m.def("structural_equal",
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) { return StructuralEqual(a, b, map_free_vars); },
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def("structural_equal_failure",
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+          return StructuralEqualFailure(a, b, map_free_vars);
+        },
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def("structural_hash", [](ObjectRef a, bool m) { return StructuralHash(a, m); }, "node"_a,
+        "map_free_vars"_a = false);
+}
+
+}  // namespace bindings
+}  // namespace tessera

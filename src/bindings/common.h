@@ -1,0 +1,33 @@
+// Shared includes and helpers of the nanobind layer.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+#include "tessera/ir/function.h"
+#include "tessera/support/span.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace tessera {
+namespace bindings {
+
+inline Span OrEmpty(const std::optional<Span>& s) { return s ? *s : Span(); }
+
+void BindIR(nb::module_& m);
+void BindBuilder(nb::module_& m);
+void BindTransform(nb::module_& m);
+void BindRuntime(nb::module_& m);
+
+}  // namespace bindings
+}  // namespace tessera

@@ -1,0 +1,191 @@
+// IRBuilder implementation: frames collect items; closing a frame folds them into one Stmt.
+#include "tessera/ir/ir_builder.h"
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+
+IRBuilder::Frame& IRBuilder::Top(FrameKind kind, const char* what) {
+  if (frames_.empty() || frames_.back().kind != kind) {
+    throw InternalError(std::string("IRBuilder: ") + what + " does not match the open frame");
+  }
+  return frames_.back();
+}
+
+IRBuilder::Frame IRBuilder::Pop(FrameKind kind, const char* what) {
+  Frame f = std::move(Top(kind, what));
+  frames_.pop_back();
+  return f;
+}
+
+Stmt IRBuilder::Fold(const std::vector<Item>& items, Span span) {
+  // Walk backwards: statements accumulate into a tail; a binder wraps the tail after it.
+  std::vector<Stmt> tail;
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    if (it->stmt) {
+      tail.insert(tail.begin(), it->stmt);
+    } else {
+      Stmt body = SeqStmtNode::Flatten(tail, it->span);
+      tail.assign(1, it->binder(body));
+    }
+  }
+  return SeqStmtNode::Flatten(tail, span);
+}
+
+void IRBuilder::BeginFunction(std::string name, Span span) {
+  if (!frames_.empty()) throw InternalError("IRBuilder: functions cannot nest");
+  Frame f;
+  f.kind = FrameKind::kFunction;
+  f.name = std::move(name);
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::AddParam(Var param) {
+  if (frames_.size() != 1) throw InternalError("IRBuilder: parameters belong to the function frame");
+  Top(FrameKind::kFunction, "AddParam").params.push_back(std::move(param));
+}
+
+void IRBuilder::BindParamBuffer(Var param, Buffer buffer) {
+  if (frames_.size() != 1) throw InternalError("IRBuilder: buffer_map belongs to the function frame");
+  Top(FrameKind::kFunction, "BindParamBuffer").buffer_map.emplace_back(std::move(param), std::move(buffer));
+}
+
+void IRBuilder::SetReturnType(DataType type) {
+  if (frames_.empty()) throw InternalError("IRBuilder: no open function");
+  frames_.front().ret_type = type;
+}
+
+void IRBuilder::SetFunctionAttr(const std::string& key, ObjectRef value) {
+  if (frames_.empty()) throw InternalError("IRBuilder: no open function");
+  frames_.front().attrs[key] = std::move(value);
+}
+
+PrimFunc IRBuilder::EndFunction() {
+  if (frames_.size() != 1) throw InternalError("IRBuilder: unclosed frames at the end of a function");
+  Frame f = Pop(FrameKind::kFunction, "EndFunction");
+  Stmt body = Fold(f.items, f.span);
+  AttrMap attrs = f.attrs;
+  if (!attrs.count("global_symbol")) attrs["global_symbol"] = StringImmNode::Make(f.name);
+  return PrimFuncNode::Make(f.params, f.buffer_map, body, f.ret_type, attrs, f.span);
+}
+
+void IRBuilder::Emit(Stmt stmt) {
+  if (frames_.empty()) throw InternalError("IRBuilder: statement outside a function");
+  if (!stmt) throw InternalError("IRBuilder: null statement");
+  Span span = stmt->span;
+  frames_.back().items.push_back({std::move(stmt), nullptr, span});
+}
+
+void IRBuilder::EmitBinder(Binder binder) {
+  if (frames_.empty()) throw InternalError("IRBuilder: binding outside a function");
+  frames_.back().items.push_back({nullptr, std::move(binder), {}});
+}
+
+void IRBuilder::EmitLet(Var var, Expr value, Span span) {
+  // Build once now so type errors surface at the assignment, not at the end of the frame.
+  LetStmtNode::Make(var, value, EvaluateNode::Make(Int32(0)), span);
+  EmitBinder([var, value, span](Stmt body) { return LetStmtNode::Make(var, value, body, span); });
+}
+
+void IRBuilder::EmitDeclBuffer(Buffer buffer, Span span) {
+  EmitBinder([buffer, span](Stmt body) { return DeclBufferNode::Make(buffer, body, span); });
+}
+
+void IRBuilder::EmitAllocate(Var buffer_var, DataType dtype, std::vector<Expr> extents,
+                             AttrMap annotations, Span span) {
+  AllocateNode::Make(buffer_var, dtype, extents, nullptr, EvaluateNode::Make(Int32(0)), annotations, span);
+  EmitBinder([=](Stmt body) {
+    return AllocateNode::Make(buffer_var, dtype, extents, nullptr, body, annotations, span);
+  });
+}
+
+void IRBuilder::BeginFor(Var loop_var, Expr min, Expr extent, ForKind kind, IterVar thread_binding,
+                         AttrMap annotations, Span span) {
+  if (frames_.empty()) throw InternalError("IRBuilder: loop outside a function");
+  Frame f;
+  f.kind = FrameKind::kFor;
+  f.loop_var = std::move(loop_var);
+  f.min = std::move(min);
+  f.extent = std::move(extent);
+  f.for_kind = kind;
+  f.thread_binding = std::move(thread_binding);
+  f.annotations = std::move(annotations);
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndFor() {
+  Frame f = Pop(FrameKind::kFor, "EndFor");
+  Emit(ForNode::Make(f.loop_var, f.min, f.extent, f.for_kind, Fold(f.items, f.span), f.thread_binding,
+                     f.annotations, f.span));
+}
+
+void IRBuilder::BeginWhile(Expr condition, Span span) {
+  if (frames_.empty()) throw InternalError("IRBuilder: while outside a function");
+  Frame f;
+  f.kind = FrameKind::kWhile;
+  f.condition = std::move(condition);
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndWhile() {
+  Frame f = Pop(FrameKind::kWhile, "EndWhile");
+  Emit(WhileNode::Make(f.condition, Fold(f.items, f.span), f.span));
+}
+
+void IRBuilder::BeginIf(Expr condition, Span span) {
+  if (frames_.empty()) throw InternalError("IRBuilder: if outside a function");
+  Frame f;
+  f.kind = FrameKind::kIf;
+  f.condition = std::move(condition);
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::BeginThen() {
+  Top(FrameKind::kIf, "BeginThen");
+  Frame f;
+  f.kind = FrameKind::kThen;
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndThen() {
+  Frame f = Pop(FrameKind::kThen, "EndThen");
+  Top(FrameKind::kIf, "EndThen").then_case = Fold(f.items, f.span);
+}
+
+void IRBuilder::BeginElse() {
+  Top(FrameKind::kIf, "BeginElse");
+  Frame f;
+  f.kind = FrameKind::kElse;
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndElse() {
+  Frame f = Pop(FrameKind::kElse, "EndElse");
+  Top(FrameKind::kIf, "EndElse").else_case = Fold(f.items, f.span);
+}
+
+void IRBuilder::EndIf() {
+  Frame f = Pop(FrameKind::kIf, "EndIf");
+  if (!f.then_case) throw InternalError("IRBuilder: if without a then branch");
+  Emit(IfThenElseNode::Make(f.condition, f.then_case, f.else_case, f.span));
+}
+
+void IRBuilder::BeginScope() {
+  if (frames_.empty()) throw InternalError("IRBuilder: scope outside a function");
+  Frame f;
+  f.kind = FrameKind::kScope;
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndScope() {
+  Frame f = Pop(FrameKind::kScope, "EndScope");
+  Stmt s = Fold(f.items, f.span);
+  if (auto* e = AsPtr<EvaluateNode>(s); e && IsConstInt(e->value, 0)) return;
+  Emit(s);
+}
+
+}  // namespace tessera

@@ -1,0 +1,810 @@
+// TVMScript printer: renders IR as Python text that the tessera.script parser reads back.
+#include "tessera/ir/printer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+
+namespace tessera {
+namespace {
+
+// Python operator precedence, loosest first. An operand that binds looser than its context
+// is parenthesised.
+enum Prec : int { kOr = 1, kAnd, kNot, kCompare, kAdditive, kMultiplicative, kUnary, kAtom };
+
+/*! \brief A printed expression. `literal` marks a bare Python int: the parser evaluates an
+ *  operator between two literals in Python, so `1 + 2` would read back as 3, not as an Add. */
+struct Doc {
+  std::string text;
+  int prec = kAtom;
+  bool literal = false;
+};
+
+std::string Join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+std::string Paren(const Doc& d, int min_prec) {
+  return d.prec < min_prec ? "(" + d.text + ")" : d.text;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '\\' || c == '"') {
+      out += {'\\', static_cast<char>(c)};
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// The shortest decimal that reads back as the same double, spelled as Python's repr spells it.
+std::string FloatRepr(double v) {
+  char buf[64];
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*e", digits - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::snprintf(buf, sizeof(buf), "%.*e", digits - 1, v);
+  int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exponent >= -4 && exponent < 16) {
+    std::snprintf(buf, sizeof(buf), "%.*g", std::max(digits, exponent + 1), v);
+  }
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string IntDigits(DataType t, int64_t v) {
+  return t.is_uint() ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
+}
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// A valid Python identifier made from a name hint ("i.outer" -> "i_outer", "" -> "v").
+std::string Sanitize(const std::string& hint) {
+  std::string s;
+  for (unsigned char c : hint) s += (std::isalnum(c) || c == '_') && c < 0x80 ? c : '_';
+  if (s.empty()) return "v";
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
+  return s;
+}
+
+bool IsPythonKeyword(const std::string& s) {
+  static const std::unordered_set<std::string> kWords = {
+      "False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
+      "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
+      "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
+      "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
+      "while",   "with",     "yield",    "range",  "cls"};
+  return kWords.count(s) != 0;
+}
+
+// Intrinsics whose result type cannot be inferred from the arguments: dtype is argument 0.
+bool TakesDtypeFirst(const std::string& short_name) {
+  return short_name == "reinterpret" || short_name == "call_extern" ||
+         short_name == "call_pure_extern" || short_name == "call_intrin";
+}
+
+const char* IterVarTypeName(IterVarType t) {
+  static const char* const kNames[] = {"DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque"};
+  return kNames[static_cast<int>(t)];
+}
+
+void CollectVars(const Expr& e, std::vector<const VarNode*>* out) {
+  if (!e) return;
+  PostOrderVisit(e, [out](const ObjectRef& n) {
+    if (auto* v = AsPtr<VarNode>(n)) out->push_back(v);
+  });
+}
+
+// Variables in a buffer's shape, strides and element offset.
+std::vector<const VarNode*> BufferFieldVars(const BufferNode* b) {
+  std::vector<const VarNode*> vars;
+  for (const Expr& e : b->shape) CollectVars(e, &vars);
+  for (const Expr& e : b->strides) CollectVars(e, &vars);
+  CollectVars(b->elem_offset, &vars);
+  return vars;
+}
+
+// Every variable a function body refers to, directly or through the buffers it uses.
+std::unordered_set<const VarNode*> VarsUsedIn(const Stmt& body) {
+  std::unordered_set<const VarNode*> used;
+  auto add_buffer = [&used](const Buffer& b) {
+    used.insert(b->data.get());
+    for (const VarNode* v : BufferFieldVars(b.get())) used.insert(v);
+  };
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    if (auto* v = AsPtr<VarNode>(n)) used.insert(v);
+    if (auto* load = AsPtr<BufferLoadNode>(n)) add_buffer(load->buffer);
+    if (auto* store = AsPtr<BufferStoreNode>(n)) add_buffer(store->buffer);
+    if (auto* decl = AsPtr<DeclBufferNode>(n)) add_buffer(decl->buffer);
+    if (auto* attr = AsPtr<AttrStmtNode>(n)) {
+      if (auto* v = AsPtr<VarNode>(attr->node)) used.insert(v);
+      if (auto* iv = AsPtr<IterVarNode>(attr->node)) used.insert(iv->var.get());
+      if (auto* b = AsPtr<BufferNode>(attr->node)) add_buffer(GetRef(b));
+    }
+  });
+  return used;
+}
+
+bool UsesAny(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  std::vector<const VarNode*> used;
+  CollectVars(e, &used);
+  return std::any_of(used.begin(), used.end(), [&](const VarNode* v) { return vars.count(v); });
+}
+
+// A loop that `range(n)` and `T.grid` can express.
+bool IsPlainSerial(const ForNode* op) {
+  return op->for_kind == ForKind::kSerial && op->annotations.empty() && IsConstInt(op->min, 0);
+}
+
+class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
+ public:
+  explicit ScriptPrinter(const PrinterConfig& cfg) : cfg_(cfg) {}
+
+  std::string Print(const ObjectRef& node) {
+    if (!node) {
+      Emit("None");
+    } else if (auto* mod = AsPtr<IRModuleNode>(node)) {
+      PrintHeader();
+      PrintModule(mod);
+    } else if (auto* func = AsPtr<PrimFuncNode>(node)) {
+      PrintHeader();
+      PrintPrimFunc(Sanitize(func->GetStrAttr("global_symbol", "main")), func);
+    } else if (IsStmtKind(node->kind)) {
+      BeginScope();
+      VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    } else if (auto* buf = AsPtr<BufferNode>(node)) {
+      Emit(T("Buffer") + "(" + BufferArgs(buf, /*with_data=*/false) + ")");
+    } else {
+      Emit(ObjectText(node));
+    }
+    return Render();
+  }
+
+ private:
+  // ---- output: lines with indentation, plus anchors where declarations are inserted ----
+  struct Line {
+    int indent;
+    std::string text;
+    bool is_anchor;  // prints nothing itself; holds inserted declarations
+    std::vector<std::pair<int, std::string>> inserted;
+  };
+  /*! \brief Where declarations that depend on a binder go: after `line`, at `indent`. */
+  struct Anchor {
+    size_t line = 0;
+    int indent = 0;
+  };
+
+  std::string T(const std::string& name) const { return cfg_.tir_prefix + "." + name; }
+  std::string I(const std::string& name) const { return cfg_.ir_prefix + "." + name; }
+
+  size_t Emit(const std::string& text) {
+    lines_.push_back({indent_, text, false, {}});
+    return lines_.size() - 1;
+  }
+  Anchor EmitAnchor() {
+    lines_.push_back({indent_, "", true, {}});
+    return {lines_.size() - 1, indent_};
+  }
+  void Insert(const Anchor& at, const std::string& text) {
+    if (scoped_) lines_[at.line].inserted.emplace_back(at.indent, text);
+  }
+
+  std::string Render() const {
+    std::vector<std::pair<int, const std::string*>> out;
+    for (const Line& line : lines_) {
+      if (!line.is_anchor) out.emplace_back(line.indent, &line.text);
+      for (const auto& [indent, text] : line.inserted) out.emplace_back(indent, &text);
+    }
+    std::string result;
+    int width = static_cast<int>(std::to_string(out.size()).size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::string text = out[i].second->empty()
+                             ? ""
+                             : std::string(out[i].first * cfg_.indent_spaces, ' ') + *out[i].second;
+      if (cfg_.print_line_numbers) {
+        std::string number = std::to_string(i + 1);
+        text = std::string(width - number.size(), ' ') + number + (text.empty() ? "" : " ") + text;
+      }
+      result += (i ? "\n" : "") + text;
+    }
+    return result;
+  }
+
+  // Opens a function or statement scope: free variables, then free buffers, are declared at
+  // its top.
+  void BeginScope() {
+    names_.clear();
+    used_names_.clear();
+    var_anchor_.clear();
+    scoped_ = true;
+    tail_ = true;
+    top_vars_ = EmitAnchor();
+    top_buffers_ = EmitAnchor();
+  }
+
+  // ---- names ----
+  std::string Fresh(const std::string& hint) {
+    std::string base = Sanitize(hint), name = base;
+    for (int k = 1; used_names_.count(name) || IsReserved(name); ++k) {
+      name = base + "_" + std::to_string(k);
+    }
+    used_names_.insert(name);
+    return name;
+  }
+  bool IsReserved(const std::string& name) const {
+    return IsPythonKeyword(name) || name == cfg_.tir_prefix || name == cfg_.ir_prefix;
+  }
+
+  /*! \brief Names a variable at its binding site (a rebinding of one Var reuses its name). */
+  std::string DefineVar(const VarNode* v) {
+    auto it = names_.find(v);
+    return it != names_.end() ? it->second : (names_[v] = Fresh(v->name));
+  }
+  void BindAt(const VarNode* v, size_t line, int indent) { var_anchor_[v] = {line, indent}; }
+
+  /*! \brief A variable used without a binder in sight is declared at the top of the scope. */
+  std::string VarRef(const VarNode* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    std::string name = names_[v] = Fresh(v->name);
+    Insert(top_vars_, name + " = " + VarConstructor(v));
+    return name;
+  }
+
+  std::string DefineBuffer(const BufferNode* b) {
+    auto it = names_.find(b);
+    return it != names_.end() ? it->second : (names_[b] = Fresh(b->name));
+  }
+  /*! \brief A buffer declared with a fresh data pointer: the pointer prints as `A.data`. */
+  void OwnData(const BufferNode* b, const std::string& name) {
+    if (!names_.count(b->data.get())) names_[b->data.get()] = name + ".data";
+  }
+
+  /*! \brief A buffer used without a definition gets `A = T.Buffer(...)` right after the
+   *  innermost binder of the variables it depends on (or at the top of the scope). */
+  std::string BufferRef(const BufferNode* b) {
+    auto it = names_.find(b);
+    if (it != names_.end()) return it->second;
+    bool owns_data = !names_.count(b->data.get());
+    std::string args = BufferArgs(b, /*with_data=*/!owns_data);
+    std::vector<const VarNode*> deps = BufferFieldVars(b);
+    if (!owns_data) deps.push_back(b->data.get());
+    Anchor at = top_buffers_;
+    for (const VarNode* v : deps) {
+      auto a = var_anchor_.find(v);
+      if (a != var_anchor_.end() && a->second.line > at.line) at = a->second;
+    }
+    std::string name = DefineBuffer(b);
+    if (owns_data) OwnData(b, name);
+    Insert(at, name + " = " + T("Buffer") + "(" + args + ")");
+    return name;
+  }
+
+  // ---- types ----
+  std::string TypeText(DataType t) const { return T(t.is_void() ? "void" : t.ToString()); }
+  std::string PointerText(const PointerType& p) const {
+    return T("handle") + "(" + Quote(p.element.ToString()) + ", " + Quote(p.scope) + ")";
+  }
+  /*! \brief The annotation of a parameter or LetStmt variable. */
+  std::string VarType(const VarNode* v) const {
+    return v->pointer ? PointerText(*v->pointer) : TypeText(v->dtype);
+  }
+  /*! \brief The call that creates a free variable: `T.int32()`, `T.handle("float32", "shared")`. */
+  std::string VarConstructor(const VarNode* v) const {
+    if (v->pointer) return PointerText(*v->pointer);
+    if (v->kind == NodeKind::kSizeVar) return TypeText(v->dtype) + "(is_size_var=True)";
+    return TypeText(v->dtype) + "()";
+  }
+
+  // ---- buffers, attributes and other objects ----
+  std::string Tuple(const std::vector<Expr>& items) {
+    std::vector<std::string> parts;
+    for (const Expr& e : items) parts.push_back(ExprText(e));
+    return "(" + Join(parts) + (parts.size() == 1 ? ",)" : ")");
+  }
+
+  /*! \brief Arguments of T.Buffer / T.decl_buffer / T.match_buffer; keywords only when not the
+   *  default. With `with_data` the scope comes from the data pointer, else it is spelled. */
+  std::string BufferArgs(const BufferNode* b, bool with_data) {
+    std::vector<std::string> args = {Tuple(b->shape), Quote(b->dtype.ToString())};
+    if (with_data) args.push_back("data=" + VarRef(b->data.get()));
+    if (!b->strides.empty()) args.push_back("strides=" + Tuple(b->strides));
+    if (b->elem_offset && !IsConstInt(b->elem_offset, 0)) {
+      args.push_back("elem_offset=" + ExprText(b->elem_offset));
+    }
+    std::string scope = b->data->pointer ? b->data->pointer->scope : "global";
+    if (!with_data && scope != "global") args.push_back("scope=" + Quote(scope));
+    if (b->data_alignment != 64) args.push_back("align=" + std::to_string(b->data_alignment));
+    if (b->offset_factor != 1) args.push_back("offset_factor=" + std::to_string(b->offset_factor));
+    return Join(args);
+  }
+
+  /*! \brief An attribute or annotation value as a Python literal where it has one. */
+  std::string AttrValue(const ObjectRef& v) {
+    if (auto* i = AsPtr<IntImmNode>(v)) {
+      if (i->dtype.is_bool()) return i->value ? "True" : "False";
+      return IntDigits(i->dtype, i->value);
+    }
+    if (auto* f = AsPtr<FloatImmNode>(v)) {
+      if (std::isfinite(f->value)) return FloatRepr(f->value);
+    }
+    if (auto* s = AsPtr<StringImmNode>(v)) return Quote(s->value);
+    if (auto* a = AsPtr<ArrayNode>(v)) {
+      std::vector<std::string> items;
+      for (const ObjectRef& item : a->items) items.push_back(AttrValue(item));
+      return "[" + Join(items) + "]";
+    }
+    return ObjectText(v);
+  }
+
+  std::string AttrDict(const AttrMap& attrs) {
+    std::vector<std::string> items;
+    for (const auto& [key, value] : attrs) items.push_back(Quote(key) + ": " + AttrValue(value));
+    return "{" + Join(items) + "}";
+  }
+
+  /*! \brief A thread IterVar is the variable declared by `T.env_thread`; others print whole. */
+  std::string IterVarText(const IterVarNode* iv) {
+    const VarNode* v = iv->var.get();
+    if (!iv->thread_tag.empty()) {
+      auto it = names_.find(v);
+      if (it != names_.end()) return it->second;
+      std::string name = names_[v] = Fresh(v->name);
+      Insert(top_vars_, name + " = " + T("env_thread") + "(" + Quote(iv->thread_tag) + ")");
+      return name;
+    }
+    std::string dom = iv->dom ? ObjectText(iv->dom) : "None";
+    return T("iter_var") + "(" + VarRef(v) + ", " + dom + ", " +
+           Quote(IterVarTypeName(iv->iter_type)) + ", " + Quote(iv->thread_tag) + ")";
+  }
+
+  std::string ObjectText(const ObjectRef& obj) {
+    if (!obj) return "None";
+    if (IsExprKind(obj->kind)) return ExprText(std::static_pointer_cast<ExprNode>(obj));
+    switch (obj->kind) {
+      case NodeKind::kBuffer:
+        return BufferRef(static_cast<const BufferNode*>(obj.get()));
+      case NodeKind::kIterVar:
+        return IterVarText(static_cast<const IterVarNode*>(obj.get()));
+      case NodeKind::kRange: {
+        auto* r = static_cast<const RangeNode*>(obj.get());
+        return T("Range") + "(" + ExprText(r->min) + ", " + StopText(r->min, r->extent) + ")";
+      }
+      case NodeKind::kArray:
+        return AttrValue(obj);
+      case NodeKind::kGlobalVar:
+        return CalleeName(static_cast<const GlobalVarNode*>(obj.get()));
+      case NodeKind::kOp:
+        return Quote(static_cast<const OpNode*>(obj.get())->name);
+      default:
+        return Quote(std::string("<") + NodeKindName(obj->kind) + ">");
+    }
+  }
+
+  std::string CalleeName(const GlobalVarNode* gv) const {
+    return (in_module_ ? "cls." : "") + Sanitize(gv->name_hint);
+  }
+
+  // ---- modules and functions ----
+  void PrintHeader() {
+    Emit("# from tessera.script import ir as " + cfg_.ir_prefix);
+    Emit("# from tessera.script import tir as " + cfg_.tir_prefix);
+    Emit("");
+  }
+
+  void PrintModule(const IRModuleNode* mod) {
+    Emit("@" + I("ir_module"));
+    Emit("class Module:");
+    ++indent_;
+    in_module_ = true;
+    if (!mod->attrs.empty()) Emit(I("module_attrs") + "(" + AttrDict(mod->attrs) + ")");
+    for (size_t i = 0; i < mod->functions.size(); ++i) {
+      if (i > 0 || !mod->attrs.empty()) Emit("");
+      const auto& [gv, func] = mod->functions[i];
+      PrintPrimFunc(Sanitize(gv->name_hint), func.get());
+    }
+    if (mod->functions.empty() && mod->attrs.empty()) Emit("pass");
+    in_module_ = false;
+    --indent_;
+  }
+
+  void PrintPrimFunc(const std::string& name, const PrimFuncNode* func) {
+    auto symbol = func->attrs.find("global_symbol");
+    bool is_private = symbol == func->attrs.end() || func->GetIntAttr("tir.private", 0) != 0;
+    AttrMap attrs = func->attrs;
+    if (!is_private && func->GetStrAttr("global_symbol") == name) attrs.erase("global_symbol");
+    Emit("@" + T("prim_func") + (is_private ? "(private=True)" : ""));
+
+    // Names are per function; the signature is built before the scope's anchors exist, so it
+    // may refer only to earlier parameters.
+    names_.clear();
+    used_names_.clear();
+    var_anchor_.clear();
+    scoped_ = false;
+    std::unordered_set<const VarNode*> body_vars = VarsUsedIn(func->body);
+    std::vector<std::string> params;
+    std::vector<std::pair<std::string, const BufferNode*>> matched;
+    for (const Var& param : func->params) {
+      Buffer buf = func->GetBuffer(param);
+      if (buf && CanAnnotate(buf.get(), param.get(), body_vars)) {
+        std::string args = BufferArgs(buf.get(), /*with_data=*/false);
+        std::string buffer_name = DefineBuffer(buf.get());
+        OwnData(buf.get(), buffer_name);
+        params.push_back(buffer_name + ": " + T("Buffer") + "(" + args + ")");
+      } else {
+        std::string param_name = DefineVar(param.get());
+        params.push_back(param_name + ": " + VarType(param.get()));
+        if (buf) matched.emplace_back(param_name, buf.get());
+      }
+    }
+    std::string ret = func->ret_type.is_void() ? "" : " -> " + TypeText(func->ret_type);
+    Emit("def " + name + "(" + Join(params) + ")" + ret + ":");
+    ++indent_;
+    if (!attrs.empty()) Emit(T("func_attr") + "(" + AttrDict(attrs) + ")");
+    scoped_ = true;
+    tail_ = true;
+    top_vars_ = EmitAnchor();
+    for (const auto& [handle, buf] : matched) {
+      std::string args = BufferArgs(buf, /*with_data=*/false);
+      std::string buffer_name = DefineBuffer(buf);
+      OwnData(buf, buffer_name);
+      Emit(buffer_name + " = " + T("match_buffer") + "(" + handle + ", " + args + ")");
+    }
+    top_buffers_ = EmitAnchor();
+    VisitStmt(func->body);
+    scoped_ = false;
+    --indent_;
+  }
+
+  /*! \brief Whether a parameter's buffer can be written as its annotation: the handle itself is
+   *  not used elsewhere and the buffer's shape refers only to earlier parameters. */
+  bool CanAnnotate(const BufferNode* buf, const VarNode* param,
+                   const std::unordered_set<const VarNode*>& body_vars) const {
+    if (body_vars.count(param) || names_.count(buf->data.get())) return false;
+    for (const VarNode* v : BufferFieldVars(buf)) {
+      if (!names_.count(v)) return false;
+    }
+    return true;
+  }
+
+  // ---- statements ----
+  // `tail_` says whether the statement being printed is the last of its block. A binder
+  // (LetStmt, Allocate, DeclBuffer, AssertStmt) scopes over the rest of the block, so only in
+  // tail position may it print as a plain line followed by its body; elsewhere it uses `with`.
+
+  void PrintBody(const Stmt& body) {
+    ++indent_;
+    tail_ = true;
+    VisitStmt(body);
+    --indent_;
+  }
+
+  /*! \brief Prints a binder as `concise` then its body, or as `with scoped:` around it, and
+   *  records where declarations that depend on the bound variable go. */
+  void PrintBinder(const std::string& concise, const std::string& scoped, const Stmt& body,
+                   const VarNode* bound) {
+    bool is_tail = tail_;
+    size_t line = Emit(is_tail ? concise : "with " + scoped + ":");
+    Anchor at{line, is_tail ? indent_ : indent_ + 1};
+    if (bound) var_anchor_[bound] = at;
+    if (is_tail) {
+      tail_ = true;
+      VisitStmt(body);
+    } else {
+      PrintBody(body);
+    }
+  }
+
+  void VisitStmt_(const LetStmtNode* op) override {
+    std::string value = ExprText(op->value);
+    std::string var = DefineVar(op->var.get());
+    std::string annotation = op->var->pointer ? ", type_annotation=" + VarType(op->var.get()) : "";
+    PrintBinder(var + ": " + VarType(op->var.get()) + " = " + value,
+                T("LetStmt") + "(" + value + annotation + ") as " + var, op->body, op->var.get());
+  }
+
+  void VisitStmt_(const AttrStmtNode* op) override {
+    auto* iv = AsPtr<IterVarNode>(op->node);
+    bool launch = iv && !iv->thread_tag.empty() &&
+                  (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread");
+    std::string node = ObjectText(op->node);
+    std::string value = ExprText(op->value);
+    if (launch) {
+      Emit("with " + T("launch_thread") + "(" + node + ", " + value + "):");
+    } else {
+      Emit("with " + T("attr") + "(" + node + ", " + Quote(op->attr_key) + ", " + value + "):");
+    }
+    PrintBody(op->body);
+  }
+
+  void VisitStmt_(const AssertStmtNode* op) override {
+    std::string cond = ExprText(op->condition), message = ExprText(op->message);
+    PrintBinder("assert " + cond + ", " + message, T("Assert") + "(" + cond + ", " + message + ")",
+                op->body, nullptr);
+  }
+
+  void VisitStmt_(const BufferStoreNode* op) override {
+    std::string buf = BufferRef(op->buffer.get());
+    if (op->predicate) {
+      std::string indices = Indices(op->indices, /*allow_slice=*/false);
+      std::string value = ExprText(op->value);
+      Emit(buf + ".vstore([" + indices + "], " + value + ", predicate=" + ExprText(op->predicate) +
+           ")");
+    } else {
+      std::string indices = Indices(op->indices, cfg_.syntax_sugar);
+      Emit(buf + "[" + indices + "] = " + ExprText(op->value));
+    }
+  }
+
+  void VisitStmt_(const AllocateNode* op) override {
+    std::vector<std::string> extents;
+    for (const Expr& e : op->extents) extents.push_back(ExprText(e));
+    const auto& pointer = op->buffer_var->pointer;
+    std::vector<std::string> args = {"[" + Join(extents) + "]", Quote(op->dtype.ToString()),
+                                     Quote(pointer ? pointer->scope : "global")};
+    if (op->condition && !IsConstInt(op->condition, 1)) {
+      args.push_back("condition=" + ExprText(op->condition));
+    }
+    if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
+    std::string call = T("allocate") + "(" + Join(args) + ")";
+    std::string var = DefineVar(op->buffer_var.get());
+    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get());
+  }
+
+  void VisitStmt_(const DeclBufferNode* op) override {
+    std::string call = T("decl_buffer") + "(" + BufferArgs(op->buffer.get(), true) + ")";
+    std::string name = DefineBuffer(op->buffer.get());
+    PrintBinder(name + " = " + call, call + " as " + name, op->body, nullptr);
+  }
+
+  void VisitStmt_(const ForNode* op) override {
+    // A chain of plain loops, each the only child of the previous, is one T.grid (unless an
+    // extent depends on an outer loop of the chain: T.grid evaluates all extents first).
+    std::vector<const ForNode*> loops = {op};
+    if (cfg_.syntax_sugar && IsPlainSerial(op)) {
+      std::unordered_set<const VarNode*> bound = {op->loop_var.get()};
+      while (auto* inner = AsPtr<ForNode>(loops.back()->body)) {
+        if (!IsPlainSerial(inner) || UsesAny(inner->extent, bound)) break;
+        loops.push_back(inner);
+        bound.insert(inner->loop_var.get());
+      }
+    }
+    std::string head;
+    if (loops.size() > 1) {
+      std::vector<std::string> extents;
+      for (const ForNode* loop : loops) extents.push_back(ExprText(loop->extent));
+      head = T("grid") + "(" + Join(extents) + ")";
+    } else if (IsPlainSerial(op)) {
+      head = "range(" + ExprText(op->extent) + ")";
+    } else if (op->for_kind == ForKind::kSerial && op->annotations.empty()) {
+      head = "range(" + ExprText(op->min) + ", " + StopText(op->min, op->extent) + ")";
+    } else {
+      std::vector<std::string> args = {ExprText(op->min), StopText(op->min, op->extent)};
+      if (op->thread_binding) args.push_back("thread=" + Quote(op->thread_binding->thread_tag));
+      if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
+      head = T(ForKindName(op->for_kind)) + "(" + Join(args) + ")";
+    }
+    std::vector<std::string> vars;
+    for (const ForNode* loop : loops) vars.push_back(DefineVar(loop->loop_var.get()));
+    size_t line = Emit("for " + Join(vars) + " in " + head + ":");
+    for (const ForNode* loop : loops) BindAt(loop->loop_var.get(), line, indent_ + 1);
+    PrintBody(loops.back()->body);
+  }
+
+  void VisitStmt_(const WhileNode* op) override {
+    Emit("while " + ExprText(op->condition) + ":");
+    PrintBody(op->body);
+  }
+
+  void VisitStmt_(const IfThenElseNode* op) override {
+    Emit("if " + ExprText(op->condition) + ":");
+    PrintBody(op->then_case);
+    if (op->else_case) {
+      Emit("else:");
+      PrintBody(op->else_case);
+    }
+  }
+
+  void VisitStmt_(const SeqStmtNode* op) override {
+    if (op->seq.empty()) {
+      Emit(T("evaluate") + "(0)");
+      return;
+    }
+    bool is_tail = tail_;
+    for (size_t i = 0; i < op->seq.size(); ++i) {
+      tail_ = is_tail && i + 1 == op->seq.size();
+      VisitStmt(op->seq[i]);
+    }
+  }
+
+  void VisitStmt_(const EvaluateNode* op) override {
+    Emit(T("evaluate") + "(" + ExprText(op->value) + ")");
+  }
+
+  // ---- expressions ----
+  std::string ExprText(const Expr& e) { return VisitExpr(e).text; }
+  std::string Operand(const Expr& e, int min_prec) { return Paren(VisitExpr(e), min_prec); }
+
+  Doc IntDoc(DataType t, int64_t v) const {
+    if (t.is_bool()) return {T("bool") + (v ? "(True)" : "(False)")};
+    if (t == DataType::Int(32)) return {std::to_string(v), v < 0 ? kUnary : kAtom, true};
+    return {TypeText(t) + "(" + IntDigits(t, v) + ")"};
+  }
+
+  /*! \brief `min + extent`, folded when both are constants. */
+  std::string StopText(const Expr& min, const Expr& extent) {
+    auto lo = AsConstInt(min), n = AsConstInt(extent);
+    if (lo && n && min->dtype == extent->dtype) return IntDoc(min->dtype, *lo + *n).text;
+    if (lo && *lo == 0) return ExprText(extent);
+    return Operand(min, kAdditive) + " + " + Operand(extent, kAdditive + 1);
+  }
+
+  /*! \brief Subscript text; a unit-stride Ramp prints as the slice `base:base + lanes`. */
+  std::string Indices(const std::vector<Expr>& indices, bool allow_slice) {
+    if (indices.empty()) return allow_slice ? "()" : "";
+    std::vector<std::string> parts;
+    for (const Expr& index : indices) {
+      auto* ramp = AsPtr<RampNode>(index);
+      if (allow_slice && ramp && IsConstInt(ramp->stride, 1)) {
+        Expr lanes = IntImmNode::Make(ramp->base->dtype, ramp->lanes);
+        parts.push_back(ExprText(ramp->base) + ":" + StopText(ramp->base, lanes));
+      } else {
+        parts.push_back(ExprText(index));
+      }
+    }
+    return Join(parts);
+  }
+
+  Doc CallDoc(const std::string& fn, const std::vector<std::string>& args) {
+    return {fn + "(" + Join(args) + ")"};
+  }
+  Doc CallDoc(const std::string& fn, const std::vector<Expr>& args) {
+    std::vector<std::string> texts;
+    for (const Expr& a : args) texts.push_back(ExprText(a));
+    return CallDoc(fn, texts);
+  }
+
+  Doc Infix(const BinaryNode* op, const char* symbol, int prec) {
+    Doc a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (a.literal && b.literal) a = {T("int32") + "(" + a.text + ")"};
+    // Comparisons chain in Python (`a < b < c`), so a comparison operand is parenthesised.
+    int left_min = prec == kCompare ? prec + 1 : prec;
+    return {Paren(a, left_min) + " " + symbol + " " + Paren(b, prec + 1), prec};
+  }
+
+  Doc VisitExpr_(const IntImmNode* op) override { return IntDoc(op->dtype, op->value); }
+  Doc VisitExpr_(const FloatImmNode* op) override {
+    double v = op->value;
+    std::string text = std::isnan(v)   ? "\"nan\""
+                       : std::isinf(v) ? (v > 0 ? "\"inf\"" : "\"-inf\"")
+                                       : FloatRepr(v);
+    return {TypeText(op->dtype) + "(" + text + ")"};
+  }
+  Doc VisitExpr_(const StringImmNode* op) override { return {Quote(op->value)}; }
+  Doc VisitExpr_(const VarNode* op) override { return {VarRef(op)}; }
+  Doc VisitExpr_(const SizeVarNode* op) override { return {VarRef(op)}; }
+  Doc VisitExpr_(const CastNode* op) override {
+    return CallDoc(T("Cast"), {Quote(op->dtype.ToString()), ExprText(op->value)});
+  }
+  Doc VisitExpr_(const AddNode* op) override { return Infix(op, "+", kAdditive); }
+  Doc VisitExpr_(const SubNode* op) override { return Infix(op, "-", kAdditive); }
+  Doc VisitExpr_(const MulNode* op) override { return Infix(op, "*", kMultiplicative); }
+  Doc VisitExpr_(const DivNode* op) override {
+    // `/` on integers reads as true division to a Python eye; spell integer Div out.
+    if (op->dtype.is_float()) return Infix(op, "/", kMultiplicative);
+    return CallDoc(T("Div"), std::vector<Expr>{op->a, op->b});
+  }
+  Doc VisitExpr_(const ModNode* op) override {
+    return CallDoc(T("truncmod"), std::vector<Expr>{op->a, op->b});
+  }
+  Doc VisitExpr_(const FloorDivNode* op) override { return Infix(op, "//", kMultiplicative); }
+  Doc VisitExpr_(const FloorModNode* op) override { return Infix(op, "%", kMultiplicative); }
+  Doc VisitExpr_(const MinNode* op) override {
+    return CallDoc(T("min"), std::vector<Expr>{op->a, op->b});
+  }
+  Doc VisitExpr_(const MaxNode* op) override {
+    return CallDoc(T("max"), std::vector<Expr>{op->a, op->b});
+  }
+  Doc VisitExpr_(const EQNode* op) override { return Infix(op, "==", kCompare); }
+  Doc VisitExpr_(const NENode* op) override { return Infix(op, "!=", kCompare); }
+  Doc VisitExpr_(const LTNode* op) override { return Infix(op, "<", kCompare); }
+  Doc VisitExpr_(const LENode* op) override { return Infix(op, "<=", kCompare); }
+  Doc VisitExpr_(const GTNode* op) override { return Infix(op, ">", kCompare); }
+  Doc VisitExpr_(const GENode* op) override { return Infix(op, ">=", kCompare); }
+  Doc VisitExpr_(const AndNode* op) override { return Infix(op, "and", kAnd); }
+  Doc VisitExpr_(const OrNode* op) override { return Infix(op, "or", kOr); }
+  Doc VisitExpr_(const NotNode* op) override { return {"not " + Operand(op->a, kNot), kNot}; }
+  Doc VisitExpr_(const SelectNode* op) override {
+    return CallDoc(T("Select"), std::vector<Expr>{op->condition, op->true_value, op->false_value});
+  }
+  Doc VisitExpr_(const RampNode* op) override {
+    return CallDoc(T("Ramp"),
+                   {ExprText(op->base), ExprText(op->stride), std::to_string(op->lanes)});
+  }
+  Doc VisitExpr_(const BroadcastNode* op) override {
+    return CallDoc(T("Broadcast"), {ExprText(op->value), std::to_string(op->lanes)});
+  }
+  Doc VisitExpr_(const ShuffleNode* op) override {
+    std::vector<std::string> vectors, indices;
+    for (const Expr& v : op->vectors) vectors.push_back(ExprText(v));
+    for (const Expr& i : op->indices) indices.push_back(ExprText(i));
+    return CallDoc(T("Shuffle"), {"[" + Join(vectors) + "]", "[" + Join(indices) + "]"});
+  }
+  Doc VisitExpr_(const LetNode* op) override {
+    std::string var = VarRef(op->var.get());
+    return CallDoc(T("let"), {var, ExprText(op->value), ExprText(op->body)});
+  }
+  Doc VisitExpr_(const CallNode* op) override {
+    std::vector<std::string> args;
+    for (const Expr& a : op->args) args.push_back(ExprText(a));
+    if (auto* gv = AsPtr<GlobalVarNode>(op->op)) return CallDoc(CalleeName(gv), args);
+    const std::string& name = static_cast<const OpNode*>(op->op.get())->name;
+    std::string short_name = name.compare(0, 4, "tir.") == 0 ? name.substr(4) : "";
+    if (IsIdentifier(short_name) && !IsPythonKeyword(short_name)) {
+      if (TakesDtypeFirst(short_name)) args.insert(args.begin(), Quote(op->dtype.ToString()));
+      return CallDoc(T(short_name), args);
+    }
+    args.insert(args.begin(), {Quote(op->dtype.ToString()), Quote(name)});
+    return CallDoc(T("call_intrin"), args);
+  }
+  Doc VisitExpr_(const BufferLoadNode* op) override {
+    std::string buf = BufferRef(op->buffer.get());
+    if (op->predicate) {
+      std::string indices = Indices(op->indices, /*allow_slice=*/false);
+      return {buf + ".vload([" + indices + "], predicate=" + ExprText(op->predicate) + ")"};
+    }
+    return {buf + "[" + Indices(op->indices, cfg_.syntax_sugar) + "]"};
+  }
+
+  PrinterConfig cfg_;
+  std::vector<Line> lines_;
+  int indent_ = 0;
+  bool tail_ = true;
+  bool in_module_ = false;
+  /*! \brief Inside a function or statement scope, where free names get declarations. */
+  bool scoped_ = false;
+  Anchor top_vars_, top_buffers_;
+  /*! \brief Printed names of vars and buffers (one namespace: Python has one per function). */
+  std::unordered_map<const Object*, std::string> names_;
+  std::unordered_set<std::string> used_names_;
+  /*! \brief Where the declarations depending on a statement-bound variable go. */
+  std::unordered_map<const VarNode*, Anchor> var_anchor_;
+};
+
+}  // namespace
+
+std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg) {
+  return ScriptPrinter(cfg).Print(node);
+}
+
+}  // namespace tessera

@@ -1,0 +1,587 @@
+// Structural equality: a paired walk of two IR trees with scoped variable and buffer pairings.
+#include "tessera/ir/structural_equal.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tessera/ir/buffer.h"
+#include "tessera/ir/expr.h"
+#include "tessera/ir/function.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/stmt.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace {
+
+using PairMap = std::unordered_map<const Object*, const Object*>;
+
+// One step from the root to the node under comparison: a field, maybe with an index or a key.
+struct PathStep {
+  const char* field;
+  int64_t index;
+  const std::string* key;
+};
+
+// The shortest decimal form that reads back as `v`, so 0.1 prints as "0.1".
+std::string FormatDouble(double v) {
+  char buf[32];
+  for (int precision = 6; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) return buf;
+  }
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+std::string PointerTypeString(const std::optional<PointerType>& p) {
+  if (!p) return "no pointer type";
+  return "pointer to " + p->element.ToString() + " in '" + p->scope + "'";
+}
+
+// A short description of a node for failure messages (there is no printer at this layer).
+std::string Describe(const Object* n) {
+  if (n == nullptr) return "null";
+  std::string kind = NodeKindName(n->kind);
+  switch (n->kind) {
+    case NodeKind::kIntImm:
+      return kind + " " + std::to_string(static_cast<const IntImmNode*>(n)->value);
+    case NodeKind::kFloatImm:
+      return kind + " " + FormatDouble(static_cast<const FloatImmNode*>(n)->value);
+    case NodeKind::kStringImm:
+      return kind + " \"" + static_cast<const StringImmNode*>(n)->value + "\"";
+    case NodeKind::kVar:
+    case NodeKind::kSizeVar:
+      return kind + " " + static_cast<const VarNode*>(n)->name;
+    case NodeKind::kBuffer:
+      return kind + " " + static_cast<const BufferNode*>(n)->name;
+    case NodeKind::kGlobalVar:
+      return kind + " " + static_cast<const GlobalVarNode*>(n)->name_hint;
+    case NodeKind::kOp:
+      return kind + " " + static_cast<const OpNode*>(n)->name;
+    default:
+      return kind;
+  }
+}
+
+std::string DescribePair(const Object* a, const Object* b) {
+  return Describe(a) + " vs " + Describe(b);
+}
+
+class EqualChecker {
+ public:
+  EqualChecker(bool map_free_vars, bool explain)
+      : map_free_vars_(map_free_vars), explain_(explain) {}
+
+  bool Run(const ObjectRef& a, const ObjectRef& b) { return Node(a, b); }
+  const std::string& failure() const { return failure_; }
+
+ private:
+  // ---- Paths and failures ----
+
+  class Step {
+   public:
+    Step(EqualChecker* c, const char* field, int64_t index = -1, const std::string* key = nullptr)
+        : c_(c) {
+      c_->path_.push_back({field, index, key});
+    }
+    ~Step() { c_->path_.pop_back(); }
+    Step(const Step&) = delete;
+    Step& operator=(const Step&) = delete;
+
+   private:
+    EqualChecker* c_;
+  };
+
+  std::string PathString() const {
+    std::string s = "root";
+    for (const PathStep& p : path_) {
+      s += ".";
+      s += p.field;
+      if (p.index >= 0) s += "[" + std::to_string(p.index) + "]";
+      if (p.key != nullptr) s += "[\"" + *p.key + "\"]";
+    }
+    return s;
+  }
+
+  // Records the first mismatch; `describe` runs only when a message was asked for.
+  template <class F>
+  bool Fail(F describe) {
+    if (explain_ && failure_.empty()) failure_ = PathString() + ": " + describe();
+    return false;
+  }
+
+  // ---- Scopes: pairings made inside are undone on exit, so shadowing and reuse work ----
+
+  struct Undo {
+    PairMap* map;
+    const Object* key;
+    const Object* old;  // null: the key was absent
+  };
+
+  class Scope {
+   public:
+    explicit Scope(EqualChecker* c) : c_(c), mark_(c->undo_.size()) {}
+    ~Scope() {
+      while (c_->undo_.size() > mark_) {
+        Undo u = c_->undo_.back();
+        c_->undo_.pop_back();
+        if (u.old == nullptr) {
+          u.map->erase(u.key);
+        } else {
+          (*u.map)[u.key] = u.old;
+        }
+      }
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    EqualChecker* c_;
+    size_t mark_;
+  };
+
+  void SetScoped(PairMap* map, const Object* key, const Object* value) {
+    auto it = map->find(key);
+    undo_.push_back({map, key, it == map->end() ? nullptr : it->second});
+    (*map)[key] = value;
+  }
+
+  void PairScoped(PairMap* forward, PairMap* backward, const Object* a, const Object* b) {
+    SetScoped(forward, a, b);
+    SetScoped(backward, b, a);
+  }
+
+  // ---- Fields ----
+
+  bool Field(const char* name, const ObjectRef& a, const ObjectRef& b) {
+    Step step(this, name);
+    return Node(a, b);
+  }
+
+  template <class T>
+  bool ListField(const char* name, const std::vector<Ref<T>>& a, const std::vector<Ref<T>>& b) {
+    if (a.size() != b.size()) {
+      Step step(this, name);
+      return Fail([&] {
+        return std::to_string(a.size()) + " elements vs " + std::to_string(b.size()) + " elements";
+      });
+    }
+    for (size_t i = 0; i < a.size(); ++i) {
+      Step step(this, name, static_cast<int64_t>(i));
+      if (!Node(a[i], b[i])) return false;
+    }
+    return true;
+  }
+
+  template <class T, class ToString>
+  bool ValueField(const char* name, const T& a, const T& b, ToString to_string) {
+    if (a == b) return true;
+    Step step(this, name);
+    return Fail([&] { return to_string(a) + " vs " + to_string(b); });
+  }
+
+  bool IntField(const char* name, int64_t a, int64_t b) {
+    return ValueField(name, a, b, [](int64_t v) { return std::to_string(v); });
+  }
+
+  bool StringField(const char* name, const std::string& a, const std::string& b) {
+    return ValueField(name, a, b, [](const std::string& v) { return "\"" + v + "\""; });
+  }
+
+  bool DTypeField(const char* name, DataType a, DataType b) {
+    return ValueField(name, a, b, [](DataType t) { return "dtype " + t.ToString(); });
+  }
+
+  bool AttrMapField(const char* name, const AttrMap& a, const AttrMap& b) {
+    auto ia = a.begin(), ib = b.begin();
+    for (; ia != a.end() && ib != b.end(); ++ia, ++ib) {
+      if (ia->first != ib->first) {
+        Step step(this, name);
+        return Fail([&] { return "key \"" + ia->first + "\" vs key \"" + ib->first + "\""; });
+      }
+      Step step(this, name, -1, &ia->first);
+      if (!Node(ia->second, ib->second)) return false;
+    }
+    if (ia != a.end() || ib != b.end()) {
+      Step step(this, name);
+      const std::string& extra = ia != a.end() ? ia->first : ib->first;
+      return Fail([&] {
+        return "key \"" + extra + "\" only in the " + (ia != a.end() ? "first" : "second");
+      });
+    }
+    return true;
+  }
+
+  // ---- Variables ----
+
+  bool SameVarType(const VarNode* a, const VarNode* b) {
+    if (a->kind != b->kind || a->dtype != b->dtype) {
+      return Fail([&] {
+        return std::string(NodeKindName(a->kind)) + " " + a->name + " of dtype " +
+               a->dtype.ToString() + " vs " + NodeKindName(b->kind) + " " + b->name + " of dtype " +
+               b->dtype.ToString();
+      });
+    }
+    if (a->pointer != b->pointer) {
+      return Fail([&] {
+        return "Var " + a->name + " is a " + PointerTypeString(a->pointer) + ", Var " + b->name +
+               " is a " + PointerTypeString(b->pointer);
+      });
+    }
+    return true;
+  }
+
+  // A binding site: pairs `a` with `b` until the enclosing Scope ends.
+  bool DefineVar(const char* name, const Var& a, const Var& b) {
+    Step step(this, name);
+    if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
+    if (!SameVarType(a.get(), b.get())) return false;
+    PairScoped(&var_map_, &var_rmap_, a.get(), b.get());
+    return true;
+  }
+
+  bool IsKnownVar(const VarNode* a, const VarNode* b) const {
+    return var_map_.count(a) != 0 || var_rmap_.count(b) != 0;
+  }
+
+  // Buffer shapes may introduce symbolic sizes: a bare Var there binds unless already known.
+  bool DefineOrUse(const Expr& a, const Expr& b) {
+    auto* va = AsPtr<VarNode>(a);
+    auto* vb = AsPtr<VarNode>(b);
+    if (va == nullptr || vb == nullptr || IsKnownVar(va, vb)) return Node(a, b);
+    if (!SameVarType(va, vb)) return false;
+    PairScoped(&var_map_, &var_rmap_, va, vb);
+    return true;
+  }
+
+  bool DefineOrUseField(const char* name, const Expr& a, const Expr& b) {
+    Step step(this, name);
+    return DefineOrUse(a, b);
+  }
+
+  bool DefineOrUseList(const char* name, const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    if (a.size() != b.size()) return ListField(name, a, b);
+    for (size_t i = 0; i < a.size(); ++i) {
+      Step step(this, name, static_cast<int64_t>(i));
+      if (!DefineOrUse(a[i], b[i])) return false;
+    }
+    return true;
+  }
+
+  bool UseVar(const VarNode* a, const VarNode* b) {
+    auto it = var_map_.find(a);
+    if (it != var_map_.end()) {
+      if (it->second == b) return true;
+      return Fail([&] {
+        return "Var " + a->name + " is bound to Var " +
+               static_cast<const VarNode*>(it->second)->name + ", got Var " + b->name;
+      });
+    }
+    if (var_rmap_.count(b) != 0) {
+      return Fail([&] { return "free Var " + a->name + " vs bound Var " + b->name; });
+    }
+    if (map_free_vars_) {
+      if (!SameVarType(a, b)) return false;
+      // Free pairings last for the whole comparison, like the free variables themselves.
+      var_map_[a] = b;
+      var_rmap_[b] = a;
+      return true;
+    }
+    if (a == b) return true;
+    return Fail([&] {
+      return "free Var " + a->name + " vs free Var " + b->name +
+             " (different variables; map_free_vars is off)";
+    });
+  }
+
+  // ---- Buffers ----
+
+  // `define`: the buffer is being declared, so its data pointer and symbolic shape bind.
+  bool BufferFields(const BufferNode* a, const BufferNode* b, bool define) {
+    if (!DTypeField("dtype", a->dtype, b->dtype)) return false;
+    if (define) {
+      if (!DefineOrUseField("data", a->data, b->data)) return false;
+      if (!DefineOrUseList("shape", a->shape, b->shape)) return false;
+      if (!DefineOrUseList("strides", a->strides, b->strides)) return false;
+      if (!DefineOrUseField("elem_offset", a->elem_offset, b->elem_offset)) return false;
+    } else {
+      if (!Field("data", a->data, b->data)) return false;
+      if (!ListField("shape", a->shape, b->shape)) return false;
+      if (!ListField("strides", a->strides, b->strides)) return false;
+      if (!Field("elem_offset", a->elem_offset, b->elem_offset)) return false;
+    }
+    return IntField("data_alignment", a->data_alignment, b->data_alignment) &&
+           IntField("offset_factor", a->offset_factor, b->offset_factor);
+  }
+
+  bool DefineBuffer(const char* name, const Buffer& a, const Buffer& b) {
+    Step step(this, name);
+    if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
+    if (!BufferFields(a.get(), b.get(), /*define=*/true)) return false;
+    PairScoped(&buf_map_, &buf_rmap_, a.get(), b.get());
+    return true;
+  }
+
+  bool UseBuffer(const BufferNode* a, const BufferNode* b) {
+    auto it = buf_map_.find(a);
+    if (it != buf_map_.end()) {
+      if (it->second == b) return true;
+      return Fail([&] {
+        return "Buffer " + a->name + " is paired with Buffer " +
+               static_cast<const BufferNode*>(it->second)->name + ", got Buffer " + b->name;
+      });
+    }
+    if (buf_rmap_.count(b) != 0) {
+      return Fail([&] {
+        return "Buffer " + a->name + " vs Buffer " + b->name + ", which is paired with another";
+      });
+    }
+    // Buffers used without a declaration (e.g. over an Allocate) pair at first use.
+    if (!BufferFields(a, b, /*define=*/false)) return false;
+    buf_map_[a] = b;
+    buf_rmap_[b] = a;
+    return true;
+  }
+
+  // ---- Dispatch ----
+
+  bool Node(const ObjectRef& a, const ObjectRef& b) {
+    if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
+    if (a->kind != b->kind) return Fail([&] { return DescribePair(a.get(), b.get()); });
+    if (IsExprKind(a->kind)) {
+      DataType ta = static_cast<const ExprNode*>(a.get())->dtype;
+      DataType tb = static_cast<const ExprNode*>(b.get())->dtype;
+      if (ta != tb) {
+        return Fail([&] {
+          return DescribePair(a.get(), b.get()) + ": dtype " + ta.ToString() + " vs " +
+                 tb.ToString();
+        });
+      }
+    }
+    switch (a->kind) {
+#define TESSERA_EQUAL_DISPATCH(name) \
+  case NodeKind::k##name:            \
+    return Visit(static_cast<const name##Node*>(a.get()), static_cast<const name##Node*>(b.get()));
+      TESSERA_EXPR_NODES(TESSERA_EQUAL_DISPATCH)
+      TESSERA_STMT_NODES(TESSERA_EQUAL_DISPATCH)
+      TESSERA_OTHER_NODES(TESSERA_EQUAL_DISPATCH)
+#undef TESSERA_EQUAL_DISPATCH
+      case NodeKind::kExprEnd:
+      case NodeKind::kStmtEnd:
+        break;
+    }
+    throw InternalError("StructuralEqual: node with an invalid kind");
+  }
+
+  // ---- Expressions ----
+
+  bool Visit(const IntImmNode* a, const IntImmNode* b) {
+    return a->value == b->value || Fail([&] { return DescribePair(a, b); });
+  }
+  bool Visit(const FloatImmNode* a, const FloatImmNode* b) {
+    if (a->value == b->value || (std::isnan(a->value) && std::isnan(b->value))) return true;
+    return Fail([&] { return DescribePair(a, b); });
+  }
+  bool Visit(const StringImmNode* a, const StringImmNode* b) {
+    return a->value == b->value || Fail([&] { return DescribePair(a, b); });
+  }
+  bool Visit(const VarNode* a, const VarNode* b) { return UseVar(a, b); }
+  bool Visit(const CastNode* a, const CastNode* b) { return Field("value", a->value, b->value); }
+  bool Visit(const BinaryNode* a, const BinaryNode* b) {
+    return Field("a", a->a, b->a) && Field("b", a->b, b->b);
+  }
+  bool Visit(const NotNode* a, const NotNode* b) { return Field("a", a->a, b->a); }
+  bool Visit(const SelectNode* a, const SelectNode* b) {
+    return Field("condition", a->condition, b->condition) &&
+           Field("true_value", a->true_value, b->true_value) &&
+           Field("false_value", a->false_value, b->false_value);
+  }
+  bool Visit(const RampNode* a, const RampNode* b) {
+    return IntField("lanes", a->lanes, b->lanes) && Field("base", a->base, b->base) &&
+           Field("stride", a->stride, b->stride);
+  }
+  bool Visit(const BroadcastNode* a, const BroadcastNode* b) {
+    return IntField("lanes", a->lanes, b->lanes) && Field("value", a->value, b->value);
+  }
+  bool Visit(const ShuffleNode* a, const ShuffleNode* b) {
+    return ListField("vectors", a->vectors, b->vectors) &&
+           ListField("indices", a->indices, b->indices);
+  }
+  bool Visit(const LetNode* a, const LetNode* b) {
+    if (!Field("value", a->value, b->value)) return false;
+    Scope scope(this);
+    return DefineVar("var", a->var, b->var) && Field("body", a->body, b->body);
+  }
+  bool Visit(const CallNode* a, const CallNode* b) {
+    return Field("op", a->op, b->op) && ListField("args", a->args, b->args);
+  }
+  bool Visit(const BufferLoadNode* a, const BufferLoadNode* b) {
+    return Field("buffer", a->buffer, b->buffer) && ListField("indices", a->indices, b->indices) &&
+           Field("predicate", a->predicate, b->predicate);
+  }
+
+  // ---- Statements ----
+
+  bool Visit(const LetStmtNode* a, const LetStmtNode* b) {
+    if (!Field("value", a->value, b->value)) return false;
+    Scope scope(this);
+    return DefineVar("var", a->var, b->var) && Field("body", a->body, b->body);
+  }
+  bool Visit(const AttrStmtNode* a, const AttrStmtNode* b) {
+    if (!StringField("attr_key", a->attr_key, b->attr_key)) return false;
+    // An IterVar here (thread_extent) binds its variable for the value and the body.
+    Scope scope(this);
+    return Field("node", a->node, b->node) && Field("value", a->value, b->value) &&
+           Field("body", a->body, b->body);
+  }
+  bool Visit(const AssertStmtNode* a, const AssertStmtNode* b) {
+    return Field("condition", a->condition, b->condition) &&
+           Field("message", a->message, b->message) && Field("body", a->body, b->body);
+  }
+  bool Visit(const BufferStoreNode* a, const BufferStoreNode* b) {
+    return Field("buffer", a->buffer, b->buffer) && Field("value", a->value, b->value) &&
+           ListField("indices", a->indices, b->indices) &&
+           Field("predicate", a->predicate, b->predicate);
+  }
+  bool Visit(const AllocateNode* a, const AllocateNode* b) {
+    if (!DTypeField("dtype", a->dtype, b->dtype) || !ListField("extents", a->extents, b->extents) ||
+        !Field("condition", a->condition, b->condition) ||
+        !AttrMapField("annotations", a->annotations, b->annotations)) {
+      return false;
+    }
+    Scope scope(this);
+    return DefineVar("buffer_var", a->buffer_var, b->buffer_var) && Field("body", a->body, b->body);
+  }
+  bool Visit(const DeclBufferNode* a, const DeclBufferNode* b) {
+    Scope scope(this);
+    return DefineBuffer("buffer", a->buffer, b->buffer) && Field("body", a->body, b->body);
+  }
+  bool Visit(const ForNode* a, const ForNode* b) {
+    if (!ValueField("for_kind", a->for_kind, b->for_kind,
+                    [](ForKind k) { return std::string(ForKindName(k)); }) ||
+        !Field("min", a->min, b->min) || !Field("extent", a->extent, b->extent) ||
+        !AttrMapField("annotations", a->annotations, b->annotations)) {
+      return false;
+    }
+    Scope scope(this);
+    return DefineVar("loop_var", a->loop_var, b->loop_var) &&
+           Field("thread_binding", a->thread_binding, b->thread_binding) &&
+           Field("body", a->body, b->body);
+  }
+  bool Visit(const WhileNode* a, const WhileNode* b) {
+    return Field("condition", a->condition, b->condition) && Field("body", a->body, b->body);
+  }
+  bool Visit(const IfThenElseNode* a, const IfThenElseNode* b) {
+    return Field("condition", a->condition, b->condition) &&
+           Field("then_case", a->then_case, b->then_case) &&
+           Field("else_case", a->else_case, b->else_case);
+  }
+  bool Visit(const SeqStmtNode* a, const SeqStmtNode* b) {
+    return ListField("seq", a->seq, b->seq);
+  }
+  bool Visit(const EvaluateNode* a, const EvaluateNode* b) {
+    return Field("value", a->value, b->value);
+  }
+
+  // ---- Other nodes ----
+
+  bool Visit(const RangeNode* a, const RangeNode* b) {
+    return Field("min", a->min, b->min) && Field("extent", a->extent, b->extent);
+  }
+  bool Visit(const IterVarNode* a, const IterVarNode* b) {
+    return ValueField("iter_type", a->iter_type, b->iter_type,
+                      [](IterVarType t) { return std::to_string(static_cast<int>(t)); }) &&
+           StringField("thread_tag", a->thread_tag, b->thread_tag) &&
+           Field("dom", a->dom, b->dom) && DefineOrUseField("var", a->var, b->var);
+  }
+  bool Visit(const BufferNode* a, const BufferNode* b) { return UseBuffer(a, b); }
+  bool Visit(const PrimFuncNode* a, const PrimFuncNode* b) {
+    Scope scope(this);
+    if (a->params.size() != b->params.size()) return ListField("params", a->params, b->params);
+    for (size_t i = 0; i < a->params.size(); ++i) {
+      Step step(this, "params", static_cast<int64_t>(i));
+      if (!DefineVar("var", a->params[i], b->params[i])) return false;
+    }
+    if (a->buffer_map.size() != b->buffer_map.size()) {
+      Step step(this, "buffer_map");
+      return Fail([&] {
+        return std::to_string(a->buffer_map.size()) + " entries vs " +
+               std::to_string(b->buffer_map.size()) + " entries";
+      });
+    }
+    for (size_t i = 0; i < a->buffer_map.size(); ++i) {
+      Step step(this, "buffer_map", static_cast<int64_t>(i));
+      if (!Field("param", a->buffer_map[i].first, b->buffer_map[i].first) ||
+          !DefineBuffer("buffer", a->buffer_map[i].second, b->buffer_map[i].second)) {
+        return false;
+      }
+    }
+    return DTypeField("ret_type", a->ret_type, b->ret_type) &&
+           AttrMapField("attrs", a->attrs, b->attrs) && Field("body", a->body, b->body);
+  }
+  bool Visit(const GlobalVarNode* a, const GlobalVarNode* b) {
+    return a->name_hint == b->name_hint || Fail([&] { return DescribePair(a, b); });
+  }
+  bool Visit(const IRModuleNode* a, const IRModuleNode* b) {
+    // Functions pair by name: the order of insertion is not part of the program.
+    std::map<std::string, const PrimFunc*> fa, fb;
+    for (const auto& [gv, f] : a->functions) fa[gv->name_hint] = &f;
+    for (const auto& [gv, f] : b->functions) fb[gv->name_hint] = &f;
+    auto only_in = [&](const std::string& name, const char* which) {
+      Step step(this, "functions");
+      return Fail([&] { return "function '" + name + "' only in the " + which + " module"; });
+    };
+    for (const auto& entry : fa) {
+      if (fb.count(entry.first) == 0) return only_in(entry.first, "first");
+    }
+    for (const auto& entry : fb) {
+      if (fa.count(entry.first) == 0) return only_in(entry.first, "second");
+    }
+    for (const auto& [name, f] : fa) {
+      Step step(this, "functions", -1, &name);
+      if (!Node(*f, *fb[name])) return false;
+    }
+    return AttrMapField("attrs", a->attrs, b->attrs);
+  }
+  bool Visit(const OpNode* a, const OpNode* b) {
+    return a == b || Fail([&] { return DescribePair(a, b); });
+  }
+  bool Visit(const ArrayNode* a, const ArrayNode* b) {
+    return ListField("items", a->items, b->items);
+  }
+
+  bool map_free_vars_;
+  bool explain_;
+  std::string failure_;
+  std::vector<PathStep> path_;
+  std::vector<Undo> undo_;
+  PairMap var_map_, var_rmap_;  // a -> b and b -> a, for bound and (mapped) free vars
+  PairMap buf_map_, buf_rmap_;
+};
+
+}  // namespace
+
+bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {
+  return EqualChecker(map_free_vars, /*explain=*/false).Run(a, b);
+}
+
+std::string StructuralEqualFailure(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {
+  EqualChecker checker(map_free_vars, /*explain=*/true);
+  if (checker.Run(a, b)) return "";
+  return checker.failure();
+}
+
+void AssertStructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {
+  std::string failure = StructuralEqualFailure(a, b, map_free_vars);
+  if (!failure.empty()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "structural mismatch at " << failure;
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,643 @@
+// CodeGenC: scalar C printing of expressions and statements shared by every C-like backend.
+#include "tessera/target/codegen_c.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+// Words a variable must not be named after: C keywords and names every C prelude defines.
+const std::unordered_set<std::string>& CReservedWords() {
+  static const auto* words = new std::unordered_set<std::string>{
+      "auto",     "break",    "case",     "char",   "const",    "continue", "default",
+      "do",       "double",   "else",     "enum",   "extern",   "float",    "for",
+      "goto",     "if",       "inline",   "int",    "long",     "register", "restrict",
+      "return",   "short",    "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef",  "union",    "unsigned", "void",   "volatile", "while",    "_Bool",
+      "_Complex", "_Generic", "bool",     "true",   "false",    "NULL",     "main"};
+  return *words;
+}
+
+const char* ScalarOperator(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kAdd:
+      return "+";
+    case NodeKind::kSub:
+      return "-";
+    case NodeKind::kMul:
+      return "*";
+    case NodeKind::kDiv:
+      return "/";
+    case NodeKind::kMod:
+      return "%";
+    case NodeKind::kEQ:
+      return "==";
+    case NodeKind::kNE:
+      return "!=";
+    case NodeKind::kLT:
+      return "<";
+    case NodeKind::kLE:
+      return "<=";
+    case NodeKind::kGT:
+      return ">";
+    case NodeKind::kGE:
+      return ">=";
+    case NodeKind::kAnd:
+      return "&&";
+    case NodeKind::kOr:
+      return "||";
+    default:
+      return nullptr;
+  }
+}
+
+std::string EscapeString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\%03o", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+CodeGenC::CodeGenC(std::string target_name) : target_name_(std::move(target_name)) {}
+
+void CodeGenC::ReserveGlobalName(const std::string& name) { global_names_.insert(name); }
+
+void CodeGenC::Unsupported(const std::string& what, const Span& span) const {
+  TESSERA_THROW_KIND(span, ErrorKind::kBuild)
+      << "codegen for " << what << " is not supported on the " << target_name_ << " target";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names and layout
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenC::SanitizeName(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    out += ok ? c : '_';
+  }
+  if (out.empty()) return "v";
+  if (out[0] >= '0' && out[0] <= '9') out = "v_" + out;
+  return out;
+}
+
+std::string CodeGenC::StripOuterParens(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0 && i + 1 != text.size()) {
+      return text;  // the first '(' closes early: "(a) + (b)"
+    }
+  }
+  return text.substr(1, text.size() - 2);
+}
+
+void CodeGenC::PrintIndent() { stream_ << std::string(indent_, ' '); }
+
+int CodeGenC::BeginScope() {
+  indent_ += 2;
+  return indent_;
+}
+
+void CodeGenC::EndScope(int scope_id) {
+  TESSERA_ICHECK(scope_id == indent_) << "unbalanced codegen scopes";
+  indent_ -= 2;
+}
+
+std::string CodeGenC::AllocVarName(const VarNode* v) {
+  TESSERA_ICHECK(!var_names_.count(v)) << "variable '" << v->name << "' is defined twice";
+  std::string base = SanitizeName(v->name);
+  std::string name = base;
+  for (int n = 1;
+       CReservedWords().count(name) || global_names_.count(name) || used_names_.count(name); ++n) {
+    name = base + "_" + std::to_string(n);
+  }
+  used_names_.insert(name);
+  var_names_[v] = name;
+  return name;
+}
+
+std::string CodeGenC::GetVarName(const VarNode* v) const {
+  auto it = var_names_.find(v);
+  TESSERA_ICHECK(it != var_names_.end())
+      << "variable '" << v->name << "' is used outside its scope";
+  return it->second;
+}
+
+void CodeGenC::ResetFunctionState() {
+  used_names_.clear();
+  var_names_.clear();
+  local_vars_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types and functions
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenC::TypeName(DataType t, const Span& span) {
+  if (t.is_void()) return "void";
+  if (t.is_handle()) return "void*";
+  if (t.is_vector()) Unsupported("vector type " + t.ToString(), span);
+  if (t.is_bool()) return "bool";
+  if (t.is_float() && !t.is_bfloat16()) {
+    if (t.bits() == 16) return "_Float16";
+    if (t.bits() == 32) return "float";
+    if (t.bits() == 64) return "double";
+  }
+  if (t.is_integer() && (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64)) {
+    return std::string(t.is_uint() ? "uint" : "int") + std::to_string(t.bits()) + "_t";
+  }
+  Unsupported("type " + t.ToString(), span);
+}
+
+std::string CodeGenC::PointerTypeName(const PointerType& ptr, const Span& span) {
+  std::string qual = ScopeQualifier(ptr.scope);
+  return (qual.empty() ? "" : qual + " ") + TypeName(ptr.element, span) + "*";
+}
+
+std::string CodeGenC::VarTypeName(const VarNode* v) {
+  if (v->pointer) return PointerTypeName(*v->pointer, v->span);
+  return TypeName(v->dtype, v->span);
+}
+
+std::string CodeGenC::PrintParam(const Var& param) {
+  return VarTypeName(param.get()) + " " + GetVarName(param.get());
+}
+
+std::string CodeGenC::PrintSignature(const std::string& name, const PrimFunc& func,
+                                     bool prototype) {
+  ResetFunctionState();
+  current_func_ = func;
+  for (const Var& p : func->params) AllocVarName(p.get());
+  std::string s =
+      FunctionPrefix(func, prototype) + TypeName(func->ret_type, func->span) + " " + name + "(";
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    if (i) s += ", ";
+    s += PrintParam(func->params[i]);
+  }
+  return s + ")";
+}
+
+std::string CodeGenC::PrintPrototype(const std::string& name, const PrimFunc& func) {
+  return PrintSignature(name, func, /*prototype=*/true) + ";";
+}
+
+void CodeGenC::AddFunction(const std::string& name, const PrimFunc& func) {
+  stream_ << PrintSignature(name, func, /*prototype=*/false) << " {\n";
+  // A buffer_map buffer with its own data variable reads through the parameter.
+  for (const auto& [param, buffer] : func->buffer_map) {
+    const VarNode* data = buffer->data.get();
+    if (!HasVarName(data)) var_names_[data] = GetVarName(param.get());
+  }
+  int scope = BeginScope();
+  PrintStmt(func->body);
+  PrintFunctionEpilogue(func);
+  EndScope(scope);
+  stream_ << "}\n";
+  current_func_ = nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenC::PrintIntImm(const IntImmNode* op) {
+  DataType t = op->dtype;
+  if (t.is_bool()) return op->value ? "true" : "false";
+  if (t == DataType::Int(32)) {
+    // -2147483648 would be the negation of a 64-bit literal.
+    if (op->value == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
+    return std::to_string(op->value);
+  }
+  if (t == DataType::UInt(32)) return std::to_string(op->value) + "u";
+  if (t == DataType::Int(64)) {
+    if (op->value == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
+    return std::to_string(op->value) + "LL";
+  }
+  if (t == DataType::UInt(64)) return std::to_string(static_cast<uint64_t>(op->value)) + "ULL";
+  return "((" + TypeName(t, op->span) + ")" + std::to_string(op->value) + ")";
+}
+
+std::string CodeGenC::PrintFloatImm(const FloatImmNode* op) {
+  DataType t = op->dtype;
+  double v = op->value;
+  std::string text;
+  if (std::isnan(v)) {
+    text = "NAN";
+  } else if (std::isinf(v)) {
+    text = v < 0 ? "(-INFINITY)" : "INFINITY";
+  } else {
+    // Enough digits to read back the same value of the constant's own width.
+    char buf[64];
+    if (t.bits() == 64) {
+      std::snprintf(buf, sizeof(buf), "%.17g", v);
+    } else {
+      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(static_cast<float>(v)));
+    }
+    text = buf;
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    if (t.bits() == 64) return text;
+    text += "f";
+  }
+  if (t.bits() == 32) return text;
+  return "((" + TypeName(t, op->span) + ")" + text + ")";
+}
+
+std::string CodeGenC::VisitExpr_(const IntImmNode* op) { return PrintIntImm(op); }
+std::string CodeGenC::VisitExpr_(const FloatImmNode* op) { return PrintFloatImm(op); }
+std::string CodeGenC::VisitExpr_(const StringImmNode* op) { return EscapeString(op->value); }
+std::string CodeGenC::VisitExpr_(const VarNode* op) { return GetVarName(op); }
+std::string CodeGenC::VisitExpr_(const SizeVarNode* op) { return GetVarName(op); }
+
+std::string CodeGenC::VisitExpr_(const CastNode* op) {
+  if (op->dtype.is_vector()) return PrintVectorCast(op);
+  return "((" + TypeName(op->dtype, op->span) + ")" + PrintExpr(op->value) + ")";
+}
+
+std::string CodeGenC::PrintVectorCast(const CastNode* op) {
+  Unsupported("vector cast from " + op->value->dtype.ToString() + " to " + op->dtype.ToString(),
+              op->span);
+}
+
+std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
+  std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
+  DataType t = op->a->dtype;
+  switch (op->kind) {
+    case NodeKind::kMin:
+      return "min(" + a + ", " + b + ")";
+    case NodeKind::kMax:
+      return "max(" + a + ", " + b + ")";
+    case NodeKind::kFloorDiv:
+      return "__floordiv(" + a + ", " + b + ")";
+    case NodeKind::kFloorMod:
+      return "__floormod(" + a + ", " + b + ")";
+    case NodeKind::kMod:
+      if (t.is_float()) {
+        if (t.bits() == 64) return "fmod(" + a + ", " + b + ")";
+        if (t.bits() == 32) return "fmodf(" + a + ", " + b + ")";
+        return "((" + TypeName(t, op->span) + ")fmodf((float)" + a + ", (float)" + b + "))";
+      }
+      break;
+    default:
+      break;
+  }
+  const char* sym = ScalarOperator(op->kind);
+  TESSERA_ICHECK(sym != nullptr) << "no C operator for " << NodeKindName(op->kind);
+  return "(" + a + " " + sym + " " + b + ")";
+}
+
+std::string CodeGenC::PrintVectorBinary(const BinaryNode* op) {
+  Unsupported(std::string("vector ") + NodeKindName(op->kind) + " on " + op->a->dtype.ToString(),
+              op->span);
+}
+
+#define TESSERA_CODEGEN_BINARY_DEF(name)                                             \
+  std::string CodeGenC::VisitExpr_(const name##Node* op) {                           \
+    return op->a->dtype.is_vector() ? PrintVectorBinary(op) : PrintScalarBinary(op); \
+  }
+TESSERA_BINARY_NODES(TESSERA_CODEGEN_BINARY_DEF)
+#undef TESSERA_CODEGEN_BINARY_DEF
+
+std::string CodeGenC::VisitExpr_(const NotNode* op) {
+  if (op->dtype.is_vector()) return PrintVectorNot(op);
+  return "(!" + PrintExpr(op->a) + ")";
+}
+
+std::string CodeGenC::PrintVectorNot(const NotNode* op) {
+  Unsupported("vector Not on " + op->dtype.ToString(), op->span);
+}
+
+std::string CodeGenC::VisitExpr_(const SelectNode* op) {
+  if (op->condition->dtype.is_vector()) return PrintVectorSelect(op);
+  return "(" + PrintExpr(op->condition) + " ? " + PrintExpr(op->true_value) + " : " +
+         PrintExpr(op->false_value) + ")";
+}
+
+std::string CodeGenC::PrintVectorSelect(const SelectNode* op) {
+  Unsupported("vector Select on " + op->dtype.ToString(), op->span);
+}
+
+std::string CodeGenC::VisitExpr_(const RampNode* op) {
+  Unsupported("Ramp " + op->dtype.ToString() + " used as a value", op->span);
+}
+
+std::string CodeGenC::VisitExpr_(const BroadcastNode* op) {
+  Unsupported("Broadcast to " + op->dtype.ToString(), op->span);
+}
+
+std::string CodeGenC::VisitExpr_(const ShuffleNode* op) {
+  Unsupported("Shuffle " + op->dtype.ToString(), op->span);
+}
+
+std::string CodeGenC::VisitExpr_(const LetNode* op) {
+  // C has no let-expression: bind the variable in a declaration just before the statement.
+  if (!HasVarName(op->var.get())) {
+    std::string value = PrintExpr(op->value);
+    std::string name = AllocVarName(op->var.get());
+    PrintIndent();
+    stream_ << VarTypeName(op->var.get()) << " " << name << " = " << value << ";\n";
+  }
+  return PrintExpr(op->body);
+}
+
+std::string CodeGenC::VisitExpr_(const CallNode* op) {
+  if (auto* gv = AsPtr<GlobalVarNode>(op->op)) return PrintCallFunction(op, gv);
+  const auto* callee = AsPtr<OpNode>(op->op);
+  TESSERA_ICHECK(callee != nullptr) << "call of neither an Op nor a GlobalVar";
+  const std::string& name = callee->name;
+  auto args = [&](size_t first) {
+    std::string s;
+    for (size_t i = first; i < op->args.size(); ++i) {
+      if (i > first) s += ", ";
+      s += PrintExpr(op->args[i]);
+    }
+    return s;
+  };
+  bool scalar = op->dtype.is_scalar();
+  if (name == "tir.address_of") {
+    const auto* load = AsPtr<BufferLoadNode>(op->args[0]);
+    if (load == nullptr) Unsupported("address_of of a non-BufferLoad", op->span);
+    if (IsLocalVarBuffer(load->buffer.get()))
+      return "(&" + GetVarName(load->buffer->data.get()) + ")";
+    Expr index = FlatIndex(load->buffer.get(), load->indices, op->span);
+    if (index->dtype.is_vector()) Unsupported("address_of a vector access", op->span);
+    return OffsetPointer(BufferPointer(load->buffer.get(), op->span), index);
+  }
+  if (name == "tir.call_extern" || name == "tir.call_pure_extern") {
+    const auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
+    if (fname == nullptr) Unsupported(name + " without a function name", op->span);
+    return fname->value + "(" + args(1) + ")";
+  }
+  if (name == "tir.likely") return PrintExpr(op->args[0]);
+  if (name == "tir.if_then_else" && op->args[0]->dtype.is_scalar()) {
+    return "(" + PrintExpr(op->args[0]) + " ? " + PrintExpr(op->args[1]) + " : " +
+           PrintExpr(op->args[2]) + ")";
+  }
+  if (scalar) {
+    static const std::unordered_map<std::string, std::string> kBitwise = {
+        {"tir.bitwise_and", "&"},
+        {"tir.bitwise_or", "|"},
+        {"tir.bitwise_xor", "^"},
+        {"tir.shift_left", "<<"},
+        {"tir.shift_right", ">>"}};
+    auto it = kBitwise.find(name);
+    if (it != kBitwise.end()) {
+      return "(" + PrintExpr(op->args[0]) + " " + it->second + " " + PrintExpr(op->args[1]) + ")";
+    }
+    if (name == "tir.bitwise_not") return "(~" + PrintExpr(op->args[0]) + ")";
+  }
+  if (name == "tir.ret") Unsupported("tir.ret outside a statement", op->span);
+  return PrintCallOp(op, callee);
+}
+
+std::string CodeGenC::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  Unsupported("op " + callee->name, op->span);
+}
+
+std::string CodeGenC::PrintCallFunction(const CallNode* op, const GlobalVarNode* callee) {
+  std::string s = CalleeName(callee) + "(";
+  for (size_t i = 0; i < op->args.size(); ++i) {
+    if (i) s += ", ";
+    s += PrintExpr(op->args[i]);
+  }
+  return s + ")";
+}
+
+std::string CodeGenC::BufferPointer(const BufferNode* buffer, const Span& span) {
+  const VarNode* data = buffer->data.get();
+  std::string name = GetVarName(data);
+  if (data->pointer && data->pointer->element == buffer->dtype) return name;
+  // A view with another element type (as_ptr, reinterpretation): cast the base pointer.
+  std::string scope = data->pointer ? data->pointer->scope : "";
+  return "((" + PointerTypeName(PointerType{buffer->dtype, scope}, span) + ")" + name + ")";
+}
+
+Expr CodeGenC::FlatIndex(const BufferNode* buffer, const std::vector<Expr>& indices,
+                         const Span& span) {
+  if (indices.size() != 1) {
+    Unsupported("access to the " + std::to_string(indices.size()) + "-d buffer " + buffer->name +
+                    " (buffers must be flattened before codegen)",
+                span);
+  }
+  Expr index = indices[0];
+  if (!buffer->elem_offset || IsConstInt(buffer->elem_offset, 0)) return index;
+  Expr offset = buffer->elem_offset;
+  DataType scalar = index->dtype.element_of();
+  if (offset->dtype != scalar) offset = CastNode::Make(scalar, offset);
+  if (auto* ramp = AsPtr<RampNode>(index)) {
+    return RampNode::Make(AddNode::Make(offset, ramp->base), ramp->stride, ramp->lanes);
+  }
+  if (index->dtype.is_vector()) offset = BroadcastNode::Make(offset, index->dtype.lanes());
+  return AddNode::Make(offset, index);
+}
+
+std::string CodeGenC::OffsetPointer(const std::string& ptr, const Expr& offset) {
+  if (IsConstInt(offset, 0)) return ptr;
+  return "(" + ptr + " + " + PrintExpr(offset) + ")";
+}
+
+std::string CodeGenC::VisitExpr_(const BufferLoadNode* op) {
+  const BufferNode* buffer = op->buffer.get();
+  if (IsLocalVarBuffer(buffer)) return GetVarName(buffer->data.get());
+  Expr index = FlatIndex(buffer, op->indices, op->span);
+  if (index->dtype.is_vector()) return PrintVectorLoad(op);
+  return BufferPointer(buffer, op->span) + "[" + PrintExpr(index) + "]";
+}
+
+std::string CodeGenC::PrintVectorLoad(const BufferLoadNode* op) {
+  Unsupported("vector load of " + op->dtype.ToString(), op->span);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------------
+
+void CodeGenC::VisitStmt_(const LetStmtNode* op) {
+  std::string value = PrintExpr(op->value);
+  std::string name = AllocVarName(op->var.get());
+  PrintIndent();
+  stream_ << VarTypeName(op->var.get()) << " " << name << " = " << value << ";\n";
+  PrintStmt(op->body);
+}
+
+void CodeGenC::VisitStmt_(const AttrStmtNode* op) { PrintStmt(op->body); }
+
+void CodeGenC::VisitStmt_(const AssertStmtNode* op) { PrintStmt(op->body); }
+
+void CodeGenC::VisitStmt_(const BufferStoreNode* op) {
+  const BufferNode* buffer = op->buffer.get();
+  if (IsLocalVarBuffer(buffer)) {
+    std::string value = PrintExpr(op->value);
+    PrintIndent();
+    stream_ << GetVarName(buffer->data.get()) << " = " << value << ";\n";
+    return;
+  }
+  Expr index = FlatIndex(buffer, op->indices, op->span);
+  if (index->dtype.is_vector()) {
+    PrintVectorStore(op);
+    return;
+  }
+  std::string target = BufferPointer(buffer, op->span) + "[" + PrintExpr(index) + "]";
+  std::string value = PrintExpr(op->value);
+  PrintIndent();
+  stream_ << target << " = " << value << ";\n";
+}
+
+void CodeGenC::PrintVectorStore(const BufferStoreNode* op) {
+  Unsupported("vector store of " + op->value->dtype.ToString(), op->span);
+}
+
+void CodeGenC::VisitStmt_(const AllocateNode* op) {
+  const VarNode* var = op->buffer_var.get();
+  std::string type = TypeName(op->dtype, op->span);
+  if (op->annotations.count("tessera.local_var")) {
+    std::string name = AllocVarName(var);
+    local_vars_.insert(var);
+    PrintIndent();
+    stream_ << type << " " << name << ";\n";
+    PrintStmt(op->body);
+    return;
+  }
+  int64_t count = 1;
+  for (const Expr& e : op->extents) {
+    auto c = AsConstInt(e);
+    if (!c)
+      Unsupported("allocation of " + var->name + " with a size known only at run time", op->span);
+    count *= *c;
+  }
+  std::string name = AllocVarName(var);
+  PrintIndent();
+  stream_ << AllocationPrefix(var->pointer->scope) << type << " " << name << "[" << count << "];\n";
+  PrintStmt(op->body);
+}
+
+void CodeGenC::VisitStmt_(const DeclBufferNode* op) { PrintStmt(op->body); }
+
+void CodeGenC::VisitStmt_(const ForNode* op) {
+  if (op->for_kind == ForKind::kThreadBinding) {
+    Unsupported("thread-bound loop over " + op->loop_var->name, op->span);
+  }
+  std::string begin = PrintExpr(op->min);
+  std::string end;
+  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+  if (min && *min == 0) {
+    end = PrintExpr(op->extent);
+  } else if (min && extent) {
+    end = PrintExpr(MakeConst(op->loop_var->dtype, *min + *extent));
+  } else {
+    end = PrintExpr(AddNode::Make(op->min, op->extent));
+  }
+  std::string type = TypeName(op->loop_var->dtype, op->span);
+  std::string name = AllocVarName(op->loop_var.get());
+  PrintIndent();
+  stream_ << "for (" << type << " " << name << " = " << begin << "; " << name << " < " << end
+          << "; ++" << name << ") {\n";
+  int scope = BeginScope();
+  PrintStmt(op->body);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+}
+
+void CodeGenC::VisitStmt_(const WhileNode* op) {
+  std::string cond = StripOuterParens(PrintExpr(op->condition));
+  PrintIndent();
+  stream_ << "while (" << cond << ") {\n";
+  int scope = BeginScope();
+  PrintStmt(op->body);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+}
+
+void CodeGenC::VisitStmt_(const IfThenElseNode* op) {
+  std::string cond = StripOuterParens(PrintExpr(op->condition));
+  PrintIndent();
+  stream_ << "if (" << cond << ") {\n";
+  int scope = BeginScope();
+  PrintStmt(op->then_case);
+  EndScope(scope);
+  if (op->else_case) {
+    PrintIndent();
+    stream_ << "} else {\n";
+    scope = BeginScope();
+    PrintStmt(op->else_case);
+    EndScope(scope);
+  }
+  PrintIndent();
+  stream_ << "}\n";
+}
+
+void CodeGenC::VisitStmt_(const SeqStmtNode* op) {
+  for (const Stmt& s : op->seq) PrintStmt(s);
+}
+
+void CodeGenC::VisitStmt_(const EvaluateNode* op) {
+  if (IsInstance<IntImmNode>(op->value.get())) return;
+  if (auto* call = AsPtr<CallNode>(op->value)) {
+    if (call->is_op("tir.ret")) {
+      PrintReturn(call);
+      return;
+    }
+  }
+  std::string value = PrintExpr(op->value);
+  PrintIndent();
+  stream_ << value << ";\n";
+}
+
+void CodeGenC::PrintReturn(const CallNode* ret) {
+  if (current_func_ == nullptr || current_func_->ret_type.is_void()) {
+    PrintIndent();
+    stream_ << "return;\n";
+    return;
+  }
+  std::string value = PrintExpr(ret->args[0]);
+  PrintIndent();
+  stream_ << "return " << value << ";\n";
+}
+
+}  // namespace codegen
+}  // namespace tessera

@@ -1,0 +1,472 @@
+// CodeGenDSL: OpenCL-C-style printing of vector DSL modules, and the host launcher.
+#include "tessera/target/codegen_dsl.h"
+
+#include <functional>
+#include <sstream>
+#include <unordered_set>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+// Names that tessera/dsl.h defines; a kernel variable must not shadow them.
+constexpr const char kPreludeNames[] =
+    "uchar ushort uint ulong half bfloat16 char32 uchar32 short16 ushort16 int8 uint8 half16 "
+    "float8 bfloat16x16 bool8 bool16 bool32 min max barrier get_local_id get_local_size "
+    "CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE ALL_TRUE_b ALL_TRUE_h ALL_TRUE_w INFINITY NAN fmodf "
+    "printf";
+
+const char* VectorIntrinsic(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kAdd:
+      return "__vadd";
+    case NodeKind::kSub:
+      return "__vsub";
+    case NodeKind::kMul:
+      return "__vmul";
+    case NodeKind::kDiv:
+      return "__vdiv";
+    case NodeKind::kMod:
+      return "__vmod";
+    case NodeKind::kMin:
+      return "__vmin";
+    case NodeKind::kMax:
+      return "__vmax";
+    case NodeKind::kEQ:
+      return "__vceq";
+    case NodeKind::kNE:
+      return "__vcneq";
+    case NodeKind::kLT:
+      return "__vclt";
+    case NodeKind::kLE:
+      return "__vcle";
+    case NodeKind::kGT:
+      return "__vcgt";
+    case NodeKind::kGE:
+      return "__vcge";
+    case NodeKind::kAnd:
+      return "__vand";
+    case NodeKind::kOr:
+      return "__vor";
+    default:
+      return nullptr;
+  }
+}
+
+// The OpenCL name of a scalar element type, or null.
+const char* ScalarName(DataType t) {
+  switch (t.code()) {
+    case DataType::kInt:
+    case DataType::kUInt: {
+      bool u = t.is_uint();
+      switch (t.bits()) {
+        case 8:
+          return u ? "uchar" : "char";
+        case 16:
+          return u ? "ushort" : "short";
+        case 32:
+          return u ? "uint" : "int";
+        case 64:
+          return u ? "ulong" : "long";
+      }
+      return nullptr;
+    }
+    case DataType::kFloat:
+      if (t.bits() == 16) return "half";
+      if (t.bits() == 32) return "float";
+      return t.bits() == 64 ? "double" : nullptr;
+    case DataType::kBFloat:
+      return "bfloat16";
+    case DataType::kBool:
+      return "bool";
+    default:
+      return nullptr;
+  }
+}
+
+// Collects the module functions a body calls, in the order the calls appear in the text.
+class CalleeCollector : public StmtExprVisitor {
+ public:
+  std::vector<const CallNode*> calls;
+  void VisitExpr_(const CallNode* op) override {
+    if (IsInstance<GlobalVarNode>(op->op.get())) calls.push_back(op);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+};
+
+const std::unordered_set<std::string>& PreludeNames() {
+  static const auto* names = [] {
+    auto* set = new std::unordered_set<std::string>();
+    std::istringstream words(kPreludeNames);
+    for (std::string w; words >> w;) set->insert(w);
+    return set;
+  }();
+  return *names;
+}
+
+}  // namespace
+
+CodeGenDSL::CodeGenDSL() : CodeGenC("DSL") {
+  for (const std::string& name : PreludeNames()) ReserveGlobalName(name);
+}
+
+std::string CodeGenDSL::SymbolOf(const GlobalVar& gv, const PrimFunc& func) {
+  return func->GetStrAttr("global_symbol", gv->name_hint);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module layout
+// ---------------------------------------------------------------------------------------------
+
+std::vector<std::pair<GlobalVar, PrimFunc>> CodeGenDSL::CollectFunctions(const IRModule& mod,
+                                                                         const std::string& entry) {
+  GlobalVar entry_gv;
+  if (!entry.empty()) {
+    entry_gv = mod->GetGlobalVar(entry);
+    for (const auto& [gv, f] : mod->functions) {
+      if (!entry_gv && SymbolOf(gv, f) == entry) entry_gv = gv;
+    }
+  } else {
+    for (const auto& [gv, f] : mod->functions) {
+      if (f->GetIntAttr("tessera.is_entry", 0) == 1) entry_gv = gv;
+    }
+    if (!entry_gv && mod->functions.size() == 1) entry_gv = mod->functions[0].first;
+  }
+  if (!entry_gv) {
+    std::string names;
+    for (const auto& [gv, f] : mod->functions) names += (names.empty() ? "" : ", ") + gv->name_hint;
+    TESSERA_THROW_KIND(Span(), ErrorKind::kBuild) << "cannot find the entry function '" << entry
+                                                  << "' in the module (it has: " << names << ")";
+  }
+
+  std::vector<std::pair<GlobalVar, PrimFunc>> order;
+  std::unordered_set<std::string> done;
+  std::vector<std::string> stack;
+  std::function<void(const GlobalVar&, const Span&)> visit = [&](const GlobalVar& gv,
+                                                                 const Span& call_span) {
+    const std::string& name = gv->name_hint;
+    for (size_t i = 0; i < stack.size(); ++i) {
+      if (stack[i] != name) continue;
+      std::string cycle;
+      for (size_t j = i; j < stack.size(); ++j) cycle += stack[j] + " -> ";
+      TESSERA_THROW_KIND(call_span, ErrorKind::kBuild)
+          << "recursive calls are not supported on the DSL target: " << cycle << name;
+    }
+    if (done.count(name)) return;
+    PrimFunc func = mod->Lookup(name);
+    if (!func) {
+      TESSERA_THROW_KIND(call_span, ErrorKind::kBuild)
+          << "call of '" << name << "', which is not a function of the module";
+    }
+    done.insert(name);
+    order.emplace_back(mod->GetGlobalVar(name), func);
+    stack.push_back(name);
+    CalleeCollector collector;
+    collector.VisitStmt(func->body);
+    for (const CallNode* call : collector.calls) {
+      visit(std::static_pointer_cast<GlobalVarNode>(call->op), call->span);
+    }
+    stack.pop_back();
+  };
+  visit(entry_gv, Span());
+  return order;
+}
+
+std::string CodeGenDSL::Generate(const IRModule& mod, const std::string& entry) {
+  auto funcs = CollectFunctions(mod, entry);
+  entry_ = funcs[0].second;
+  if (!entry_->ret_type.is_void()) {
+    TESSERA_THROW_KIND(entry_->span, ErrorKind::kBuild)
+        << "the entry function '" << SymbolOf(funcs[0].first, entry_)
+        << "' is a kernel and cannot return a value";
+  }
+  for (const auto& [gv, f] : mod->functions) symbols_[gv->name_hint] = SymbolOf(gv, f);
+  for (const auto& [gv, f] : funcs) {
+    std::string symbol = SymbolOf(gv, f);
+    if (PreludeNames().count(symbol) || CodeGenC::SanitizeName(symbol) != symbol) {
+      TESSERA_THROW_KIND(f->span, ErrorKind::kBuild)
+          << "function name '" << symbol
+          << "' cannot be used on the DSL target (it is not a C identifier or tessera/dsl.h "
+             "defines it); rename the function";
+    }
+    ReserveGlobalName(symbol);
+  }
+
+  stream_.str("");
+  Emit("#include <tessera/dsl.h>\n\n");
+  for (const auto& [gv, f] : funcs) Emit(PrintPrototype(SymbolOf(gv, f), f) + "\n");
+  for (const auto& [gv, f] : funcs) {
+    Emit("\n");
+    AddFunction(SymbolOf(gv, f), f);
+  }
+  return Finish();
+}
+
+std::string CodeGenDSL::GenerateLauncher(const IRModule& mod, const std::string& entry) {
+  auto funcs = CollectFunctions(mod, entry);
+  const PrimFunc& func = funcs[0].second;
+  std::string symbol = SymbolOf(funcs[0].first, func);
+  size_t n = func->params.size();
+
+  std::string call = symbol + "(";
+  for (size_t i = 0; i < n; ++i) {
+    const VarNode* p = func->params[i].get();
+    std::string slot = "args[" + std::to_string(i) + "]";
+    if (i) call += ", ";
+    if (p->pointer) {
+      call += "(" + PointerTypeName(*p->pointer, p->span) + ")*(void**)" + slot;
+    } else {
+      call += "*(" + TypeName(p->dtype, p->span) + "*)" + slot;
+    }
+  }
+  call += ")";
+
+  std::ostringstream os;
+  os << "\n/* Host launcher: unpacks the argument slots and runs " << symbol
+     << " on every TEC. */\n"
+     << "static void __tessera_tec_main(void* data) {\n"
+     << "  void** args = (void**)data;\n"
+     << (n == 0 ? "  (void)args;\n" : "") << "  " << call << ";\n"
+     << "}\n\n"
+     << "__attribute__((visibility(\"default\")))\n"
+     << "int32_t __tessera_launch(void** args, int32_t num_args, char* err, int32_t err_len) {\n"
+     << "  if (num_args != " << n << ") {\n"
+     << "    __tessera_set_error(err, err_len, \"" << symbol << " takes " << n << " argument"
+     << (n == 1 ? "" : "s") << ", got %d\", (int)num_args);\n"
+     << "    return 1;\n"
+     << "  }\n"
+     << "  for (int32_t i = 0; i < num_args; ++i) {\n"
+     << "    if (args[i] == NULL) {\n"
+     << "      __tessera_set_error(err, err_len, \"" << symbol
+     << ": argument %d has no value slot\", (int)i);\n"
+     << "      return 1;\n"
+     << "    }\n"
+     << "  }\n"
+     << "  return __tessera_run_tecs(__tessera_tec_main, args, err, err_len);\n"
+     << "}\n";
+  return os.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types, scopes, signatures
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenDSL::TypeName(DataType t, const Span& span) {
+  if (t.is_void()) return "void";
+  if (t.is_handle()) return "void*";
+  const char* scalar = ScalarName(t.element_of());
+  if (scalar == nullptr) Unsupported("type " + t.ToString(), span);
+  if (t.is_scalar()) return scalar;
+  if (t.is_bool()) {
+    if (t.lanes() == 8 || t.lanes() == 16 || t.lanes() == 32)
+      return "bool" + std::to_string(t.lanes());
+  } else if (t.bits() * t.lanes() == 256 && t.bits() <= 32) {
+    return std::string(scalar) + (t.is_bfloat16() ? "x" : "") + std::to_string(t.lanes());
+  }
+  Unsupported("vector type " + t.ToString() +
+                  " (only native 256-bit vectors and their masks reach code generation)",
+              span);
+}
+
+std::string CodeGenDSL::ScopeQualifier(const std::string& scope) {
+  if (scope == "global" || scope.rfind("global.", 0) == 0) return "__global";
+  if (scope == "constant") return "__constant";
+  if (scope == "shared" || scope == "shared.dyn") return "__local";
+  if (scope == "lsram") return "__lsram";
+  if (scope.empty() || scope == "private" || scope == "local") return "";
+  Unsupported("memory scope \"" + scope + "\"", Span());
+}
+
+std::string CodeGenDSL::AllocationPrefix(const std::string& scope) {
+  std::string qual = ScopeQualifier(scope);
+  // One shared block per core: on the host a static array, which every TEC thread sees.
+  if (qual == "__local") return "static __local ";
+  return qual.empty() ? "" : qual + " ";
+}
+
+std::string CodeGenDSL::FunctionPrefix(const PrimFunc& func, bool prototype) {
+  if (func == entry_) return "__kernel ";
+  auto it = func->attrs.find("tessera.inline");
+  if (it == func->attrs.end()) return "";
+  auto* flag = AsPtr<IntImmNode>(it->second);
+  if (flag && flag->value == 0) return "__attribute__((noinline)) ";
+  // `inline` only on the definition: with a plain prototype in the same file, C99 makes the
+  // definition external, so a call the compiler does not inline still links.
+  return prototype ? "" : "inline ";
+}
+
+void CodeGenDSL::PrintFunctionEpilogue(const PrimFunc& func) {
+  if (func != entry_) return;
+  PrintIndent();
+  Emit("barrier(CLK_LOCAL_MEM_FENCE);\n");
+}
+
+std::string CodeGenDSL::CalleeName(const GlobalVarNode* callee) {
+  auto it = symbols_.find(callee->name_hint);
+  return it == symbols_.end() ? callee->name_hint : it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenDSL::AllTrue(int lanes, const Span& span) const {
+  switch (lanes) {
+    case 8:
+      return "ALL_TRUE_w";
+    case 16:
+      return "ALL_TRUE_h";
+    case 32:
+      return "ALL_TRUE_b";
+  }
+  Unsupported("a mask of " + std::to_string(lanes) + " lanes", span);
+}
+
+std::string CodeGenDSL::MaskArg(const Expr& predicate, int lanes, const Span& span) {
+  return predicate ? PrintExpr(predicate) : AllTrue(lanes, span);
+}
+
+std::string CodeGenDSL::PrintFloatImm(const FloatImmNode* op) {
+  if (!op->dtype.is_bfloat16()) return CodeGenC::PrintFloatImm(op);
+  auto as_float = FloatImmNode::Make(DataType::Float(32), op->value, op->span);
+  return "__bfloat16_from_float(" + CodeGenC::PrintFloatImm(as_float.get()) + ")";
+}
+
+std::string CodeGenDSL::VisitExpr_(const CastNode* op) {
+  DataType to = op->dtype, from = op->value->dtype;
+  if (to.is_vector()) return PrintVectorCast(op);
+  if (to.is_bfloat16() && from.is_bfloat16()) return PrintExpr(op->value);
+  if (to.is_bfloat16()) {
+    std::string v = PrintExpr(op->value);
+    return "__bfloat16_from_float(" + (from == DataType::Float(32) ? v : "(float)" + v) + ")";
+  }
+  if (from.is_bfloat16()) {
+    std::string v = "__bfloat16_to_float(" + PrintExpr(op->value) + ")";
+    return to == DataType::Float(32) ? v : "((" + TypeName(to, op->span) + ")" + v + ")";
+  }
+  return CodeGenC::VisitExpr_(op);
+}
+
+std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
+  if (op->a->dtype.is_bfloat16()) {
+    Unsupported(
+        std::string("scalar bfloat16 ") + NodeKindName(op->kind) + " (convert to float32 first)",
+        op->span);
+  }
+  return CodeGenC::PrintScalarBinary(op);
+}
+
+std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) {
+  const char* name = VectorIntrinsic(op->kind);
+  DataType t = op->a->dtype;
+  if (name == nullptr || (t.is_bool() && op->kind != NodeKind::kAnd && op->kind != NodeKind::kOr)) {
+    Unsupported(std::string("vector ") + NodeKindName(op->kind) + " on " + t.ToString(), op->span);
+  }
+  return std::string(name) + "(" + PrintExpr(op->a) + ", " + PrintExpr(op->b) + ", " +
+         AllTrue(t.lanes(), op->span) + ")";
+}
+
+std::string CodeGenDSL::PrintVectorNot(const NotNode* op) {
+  return "__vinv(" + PrintExpr(op->a) + ", " + AllTrue(op->dtype.lanes(), op->span) + ")";
+}
+
+std::string CodeGenDSL::PrintVectorSelect(const SelectNode* op) {
+  // __vsel(x, y, mask): active lanes from x, the others from y.
+  return "__vsel(" + PrintExpr(op->true_value) + ", " + PrintExpr(op->false_value) + ", " +
+         PrintExpr(op->condition) + ")";
+}
+
+std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
+  DataType elem = op->value->dtype;
+  if (elem.is_bool()) {
+    std::string all = AllTrue(op->lanes, op->span);
+    std::string none = "__vmov_" + all.substr(all.size() - 1) + "(0x00000000)";
+    if (auto c = AsConstInt(op->value)) return *c ? all : none;
+    return "(" + PrintExpr(op->value) + " ? " + all + " : " + none + ")";
+  }
+  TypeName(op->dtype, op->span);  // rejects non-native widths
+  std::string value = PrintExpr(op->value);
+  // __vbcast picks the vector type from the scalar's C type, so the scalar must have exactly
+  // the element type; C promotes char/short arithmetic to int, hence the cast.
+  bool typed = elem == DataType::Int(32) || elem == DataType::Float(32) ||
+               IsInstance<IntImmNode>(op->value.get()) ||
+               IsInstance<FloatImmNode>(op->value.get()) || IsInstance<VarNode>(op->value.get()) ||
+               IsInstance<BufferLoadNode>(op->value.get());
+  if (!typed) value = "(" + TypeName(elem, op->span) + ")" + value;
+  return "__vbcast(" + value + ")";
+}
+
+std::string CodeGenDSL::VisitExpr_(const ShuffleNode* op) {
+  // A single lane read from one data vector: `v[i]`.
+  if (op->vectors.size() == 1 && op->indices.size() == 1 && !op->vectors[0]->dtype.is_bool() &&
+      !op->vectors[0]->dtype.is_bfloat16()) {
+    return PrintExpr(op->vectors[0]) + "[" + PrintExpr(op->indices[0]) + "]";
+  }
+  return CodeGenC::VisitExpr_(op);
+}
+
+std::string CodeGenDSL::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  std::string name = callee->GetStrAttr("dsl.name");
+  if (name.empty()) Unsupported("op " + callee->name, op->span);
+  std::string s = name + "(";
+  for (size_t i = 0; i < op->args.size(); ++i) {
+    if (i) s += ", ";
+    s += PrintExpr(op->args[i]);
+  }
+  return s + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector memory access
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenDSL::VectorAddress(const BufferNode* buffer, const Expr& base, DataType vtype,
+                                      const Span& span) {
+  std::string qual = ScopeQualifier(buffer->data->pointer->scope);
+  std::string ptr = OffsetPointer(BufferPointer(buffer, span), base);
+  return "(" + (qual.empty() ? "" : qual + " ") + TypeName(vtype, span) + "*)" + ptr;
+}
+
+std::string CodeGenDSL::PrintVectorLoad(const BufferLoadNode* op) {
+  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  const auto* ramp = AsPtr<RampNode>(index);
+  if (ramp == nullptr || op->buffer->dtype.is_vector()) {
+    Unsupported("a gather load from " + op->buffer->name + " (use S.vload_gather)", op->span);
+  }
+  std::string addr = VectorAddress(op->buffer.get(), ramp->base, op->dtype, op->span);
+  std::string mask = MaskArg(op->predicate, op->dtype.lanes(), op->span);
+  if (IsConstInt(ramp->stride, 1)) return "__vload(" + addr + ", " + mask + ")";
+  return "__vload_stride(" + addr + ", " + PrintExpr(ramp->stride) + ", " + mask + ")";
+}
+
+void CodeGenDSL::PrintVectorStore(const BufferStoreNode* op) {
+  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  const auto* ramp = AsPtr<RampNode>(index);
+  if (ramp == nullptr || op->buffer->dtype.is_vector()) {
+    Unsupported("a scatter store to " + op->buffer->name + " (use S.vstore_scatter)", op->span);
+  }
+  DataType vtype = op->value->dtype;
+  std::string value = PrintExpr(op->value);
+  std::string addr = VectorAddress(op->buffer.get(), ramp->base, vtype, op->span);
+  std::string mask = MaskArg(op->predicate, vtype.lanes(), op->span);
+  std::string text = IsConstInt(ramp->stride, 1)
+                         ? "__vstore(" + value + ", " + addr + ", " + mask + ");\n"
+                         : "__vstore_stride(" + value + ", " + addr + ", " +
+                               PrintExpr(ramp->stride) + ", " + mask + ");\n";
+  PrintIndent();
+  Emit(text);
+}
+
+}  // namespace codegen
+
+std::string CodeGenDSL(const IRModule& mod, const std::string& entry) {
+  return codegen::CodeGenDSL().Generate(mod, entry);
+}
+
+std::string CodeGenDSLLauncher(const IRModule& mod, const std::string& entry) {
+  return codegen::CodeGenDSL().GenerateLauncher(mod, entry);
+}
+
+}  // namespace tessera

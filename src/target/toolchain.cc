@@ -1,0 +1,270 @@
+// Host C compiler discovery, process spawning without a shell, and the shared-object cache.
+#include "tessera/target/toolchain.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "tessera/support/error.h"
+#include "tessera/support/hash.h"
+
+#ifndef TESSERA_VERSION
+#define TESSERA_VERSION "unknown"
+#endif
+
+extern char** environ;
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<int64_t> g_compiler_runs{0};
+
+[[noreturn]] void BuildError(const std::string& message) {
+  TESSERA_THROW_KIND(Span(), ErrorKind::kBuild) << message;
+}
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// `name` as execvp would find it: a path is taken as is, a bare name is searched on PATH.
+std::string SearchPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return IsExecutableFile(name) ? name : "";
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (IsExecutableFile(candidate)) return candidate;
+  }
+  return "";
+}
+
+std::string QuoteArg(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_./=+:,@") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const std::string& a : argv) s += (s.empty() ? "" : " ") + QuoteArg(a);
+  return s;
+}
+
+std::string RandomSuffix() {
+  static std::mutex mu;
+  static std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(getpid()));
+  std::lock_guard<std::mutex> lock(mu);
+  std::ostringstream os;
+  os << std::hex << rng();
+  return os.str();
+}
+
+struct ProcessResult {
+  int status = 0;      // exit status, or 128 + signal
+  std::string output;  // stdout and stderr, interleaved
+};
+
+// Runs argv[0] with argv (never a shell). Output goes to a temporary file in `scratch_dir`
+// rather than a pipe, which would need a concurrent reader to avoid filling up.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& scratch_dir) {
+  std::string out_path = scratch_dir + "/.tessera-output-XXXXXX";
+  std::vector<char> templ(out_path.begin(), out_path.end());
+  templ.push_back('\0');
+  int fd = mkstemp(templ.data());
+  if (fd < 0)
+    BuildError("cannot create a temporary file in " + scratch_dir + ": " + std::strerror(errno));
+  out_path = templ.data();
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, fd, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    close(fd);
+    unlink(out_path.c_str());
+    BuildError("cannot run " + CommandLine(argv) + ": " + std::strerror(rc));
+  }
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  close(fd);
+  ProcessResult result;
+  result.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  std::ifstream in(out_path, std::ios::binary);
+  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  unlink(out_path.c_str());
+  return result;
+}
+
+// The first line of `cc --version`, remembered per compiler binary and its modification time.
+std::string CompilerVersion(const std::string& cc) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
+  struct stat st;
+  std::string id = cc;
+  if (stat(cc.c_str(), &st) == 0) id += "@" + std::to_string(st.st_mtime);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(id);
+    if (it != cache.end()) return it->second;
+  }
+  ProcessResult r = RunProcess({cc, "--version"}, fs::temp_directory_path().string());
+  std::string line = r.output.substr(0, r.output.find('\n'));
+  if (r.status != 0) line = "unknown (exit status " + std::to_string(r.status) + ")";
+  std::lock_guard<std::mutex> lock(mu);
+  cache[id] = line;
+  return line;
+}
+
+// With -march=native the object depends on the CPU, and a cache in $HOME may be shared by
+// machines with different ones.
+std::string HostCpuSignature() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, sig;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0 || line.rfind("flags", 0) == 0 ||
+        line.rfind("Features", 0) == 0 || line.rfind("CPU part", 0) == 0) {
+      sig += line + "\n";
+    }
+    if (line.empty() && !sig.empty()) break;  // the first processor is enough
+  }
+  return sig;
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.good()) BuildError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    BuildError("cannot write " + path + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+std::string FindHostCompiler() {
+  const char* cc = std::getenv("CC");
+  if (cc != nullptr && *cc != '\0') {
+    std::string found = SearchPath(cc);
+    if (found.empty()) {
+      BuildError(std::string("no C compiler found: CC=") + cc +
+                 " is not an executable; install gcc or clang (e.g. apt-get install gcc) or set "
+                 "CC to a C compiler");
+    }
+    return found;
+  }
+  for (const char* name : {"cc", "gcc", "clang"}) {
+    std::string found = SearchPath(name);
+    if (!found.empty()) return found;
+  }
+  BuildError("no C compiler found: install gcc or clang (e.g. apt-get install gcc) or set CC");
+}
+
+std::string DefaultCacheDir() {
+  const char* dir = std::getenv("TESSERA_CACHE_DIR");
+  if (dir != nullptr && *dir != '\0') return dir;
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    const passwd* pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : nullptr;
+  }
+  if (home != nullptr && *home != '\0') return std::string(home) + "/.cache/tessera";
+  return (fs::temp_directory_path() / ("tessera-cache-" + std::to_string(getuid()))).string();
+}
+
+std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir) {
+  // -fwrapv: DSL integers wrap; -fsigned-char: the DSL's char is int8 on every host;
+  // -fno-strict-aliasing: kernels reinterpret pointers (as_ptr); hidden symbols keep kernels of
+  // different libraries apart, and the launcher exports itself explicitly.
+  return {"-std=gnu11",          "-O2",      "-march=native",
+          "-fsigned-char",       "-fwrapv",  "-fno-strict-aliasing",
+          "-fvisibility=hidden", "-pthread", "-I" + include_dir};
+}
+
+std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
+                                 const std::string& cache_dir, const std::string& extra_key) {
+  std::string cc = FindHostCompiler();
+  Hasher128 hasher;
+  hasher.UpdateField("tessera.CompileSharedLibrary.v1").UpdateField(source).UpdateField(cc);
+  hasher.UpdateField(CompilerVersion(cc)).UpdateField(std::to_string(flags.size()));
+  bool native = false;
+  for (const std::string& f : flags) {
+    hasher.UpdateField(f);
+    native = native || f == "-march=native" || f == "-mcpu=native" || f == "-mtune=native";
+  }
+  hasher.UpdateField(native ? HostCpuSignature() : "").UpdateField(extra_key);
+  hasher.UpdateField(TESSERA_VERSION);
+  std::string key = hasher.HexDigest();
+
+  std::error_code ec;
+  fs::path dir = fs::absolute(cache_dir, ec);
+  if (ec) dir = cache_dir;
+  fs::create_directories(dir, ec);
+  if (ec)
+    BuildError("cannot create the build cache directory " + dir.string() + ": " + ec.message());
+  std::string so_path = (dir / (key + ".so")).string();
+  if (fs::is_regular_file(so_path, ec)) return so_path;
+
+  std::string src_path = (dir / (key + ".c")).string();
+  WriteFileAtomically(src_path, source);
+  std::string tmp_path = so_path + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
+  std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  // Libraries after the source, where linkers that drop unneeded ones still see the need.
+  argv.insert(argv.end(), {"-o", tmp_path, src_path, "-lm"});
+  ++g_compiler_runs;
+  ProcessResult r = RunProcess(argv, dir.string());
+  if (r.status != 0 || !fs::is_regular_file(tmp_path, ec)) {
+    fs::remove(tmp_path, ec);
+    BuildError("C compilation failed (exit status " + std::to_string(r.status) +
+               ")\ncommand: " + CommandLine(argv) + "\n" + r.output);
+  }
+  fs::rename(tmp_path, so_path, ec);
+  if (ec) {
+    fs::remove(tmp_path, ec);
+    BuildError("cannot move the compiled library into the cache at " + so_path + ": " +
+               ec.message());
+  }
+  return so_path;
+}
+
+int64_t CompilerInvocationCount() { return g_compiler_runs.load(); }
+
+}  // namespace tessera

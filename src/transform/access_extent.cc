@@ -1,0 +1,118 @@
+// PointerAccessExtents: how far into each pointer argument a kernel provably reaches.
+#include <map>
+
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/transform/analysis.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+constexpr int64_t kUnknown = -1;
+
+int64_t Merge(int64_t a, int64_t b) { return (a == kUnknown || b == kUnknown) ? kUnknown : std::max(a, b); }
+
+class ExtentCollector : public StmtExprVisitor {
+ public:
+  ExtentCollector(const IRModule& mod, const PrimFunc& func,
+                  std::map<const PrimFuncNode*, std::vector<int64_t>>* memo)
+      : mod_(mod), func_(func), memo_(memo) {
+    for (size_t i = 0; i < func->params.size(); ++i) index_[func->params[i].get()] = i;
+    extents_.assign(func->params.size(), 0);
+  }
+  std::vector<int64_t> Run() {
+    VisitStmt(func_->body);
+    return extents_;
+  }
+
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+
+  void VisitExpr_(const BufferLoadNode* op) override {
+    Record(op->buffer, op->indices);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    Record(op->buffer, op->indices);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitExpr_(const CallNode* op) override {
+    if (auto* gv = AsPtr<GlobalVarNode>(op->op)) {
+      PrimFunc callee = mod_->Lookup(gv->name_hint);
+      if (callee) {
+        std::vector<int64_t> inner = Of(mod_, callee, memo_);
+        for (size_t i = 0; i < op->args.size() && i < inner.size(); ++i) Forward(op->args[i], inner[i]);
+      }
+      for (const Expr& a : op->args) {
+        if (!IsInstance<VarNode>(a.get())) VisitExpr(a);
+      }
+      return;
+    }
+    StmtExprVisitor::VisitExpr_(op);
+  }
+
+  static std::vector<int64_t> Of(const IRModule& mod, const PrimFunc& f,
+                                 std::map<const PrimFuncNode*, std::vector<int64_t>>* memo) {
+    auto it = memo->find(f.get());
+    if (it != memo->end()) return it->second;
+    (*memo)[f.get()] = std::vector<int64_t>(f->params.size(), kUnknown);  // guards cycles
+    std::vector<int64_t> r = ExtentCollector(mod, f, memo).Run();
+    (*memo)[f.get()] = r;
+    return r;
+  }
+
+ private:
+  // An argument reaching a callee parameter accessed `inner` elements deep.
+  void Forward(const Expr& arg, int64_t inner) {
+    if (inner == 0) return;
+    if (auto* v = AsPtr<VarNode>(arg)) {
+      Add(v, inner);
+      return;
+    }
+    auto* call = AsPtr<CallNode>(arg);
+    if (call && call->is_op("tir.address_of")) {
+      if (auto* load = AsPtr<BufferLoadNode>(call->args[0])) {
+        auto c = AsConstInt(SimplifyExpr(load->indices.back()));
+        Add(load->buffer->data.get(), (c && inner != kUnknown) ? *c + inner : kUnknown);
+      }
+    }
+  }
+
+  void Record(const Buffer& buf, const std::vector<Expr>& indices) {
+    if (indices.size() != 1) return Add(buf->data.get(), kUnknown);
+    Expr idx = SimplifyExpr(indices[0]);
+    if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1);
+    if (auto* ramp = AsPtr<RampNode>(idx)) {
+      auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
+      if (base && stride) {
+        return Add(buf->data.get(), std::max(*base, *base + (ramp->lanes - 1) * *stride) + 1);
+      }
+    }
+    Add(buf->data.get(), kUnknown);
+  }
+
+  void Add(const Object* var, int64_t extent) {
+    auto it = index_.find(var);
+    if (it != index_.end()) extents_[it->second] = Merge(extents_[it->second], extent);
+  }
+
+  const IRModule& mod_;
+  PrimFunc func_;
+  std::map<const PrimFuncNode*, std::vector<int64_t>>* memo_;
+  std::map<const Object*, size_t> index_;
+  std::vector<int64_t> extents_;
+};
+
+}  // namespace
+
+std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry) {
+  PrimFunc f = mod->Lookup(entry);
+  if (!f) return {};
+  std::map<const PrimFuncNode*, std::vector<int64_t>> memo;
+  return ExtentCollector::Of(mod, f, &memo);
+}
+
+}  // namespace transform
+}  // namespace tessera

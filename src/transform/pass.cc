@@ -1,0 +1,227 @@
+// Pass construction, the pass registry, config options and the PassContext stack.
+#include "tessera/transform/pass.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::function<Pass()>> passes;
+  std::map<std::string, ConfigType> configs;
+};
+
+Registry& Global() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+const char* ConfigTypeName(ConfigType t) {
+  switch (t) {
+    case ConfigType::kBool:
+      return "bool";
+    case ConfigType::kInt:
+      return "int";
+    case ConfigType::kFloat:
+      return "float";
+    case ConfigType::kString:
+      return "str";
+    case ConfigType::kDict:
+      return "dict";
+  }
+  return "?";
+}
+
+thread_local std::vector<PassContext> context_stack;
+
+// The keys every build understands (tensorir.md §8, lowering-stages.md §4.3).
+const bool kBuiltinConfigs = [] {
+  for (const char* k : {"tir.noalias", "tir.disable_vectorize", "tir.disable_assert",
+                        "tir.disable_storage_rewrite", "tir.disable_cse_tir",
+                        "tir.instrument_bound_checkers", "tir.use_async_copy", "tir.ptx_ldg32",
+                        "tir.enable_debug", "tessera.dump_ir_unchanged", "tessera.time_passes",
+                        "tessera.verify_each_pass", "tessera.verify_between_stages"}) {
+    RegisterConfigOption(k, ConfigType::kBool);
+  }
+  for (const char* k : {"tir.UnrollLoop", "tir.Simplify", "tir.LoopPartition",
+                        "tir.HoistIfThenElse", "tir.RemoveNoOp", "tir.InjectDoubleBuffer"}) {
+    RegisterConfigOption(k, ConfigType::kDict);
+  }
+  RegisterConfigOption("tessera.dump_ir", ConfigType::kString);
+  RegisterConfigOption("tessera.cc_options", ConfigType::kString);
+  return true;
+}();
+
+}  // namespace
+
+std::string ConfigValue::TypeName() const {
+  switch (value.index()) {
+    case 0:
+      return "bool";
+    case 1:
+      return "int";
+    case 2:
+      return "float";
+    case 3:
+      return "str";
+    default:
+      return "dict";
+  }
+}
+
+Pass CreateModulePass(std::function<IRModule(IRModule, const PassContext&)> fn, int opt_level,
+                      std::string name) {
+  auto p = std::make_shared<PassNode>();
+  p->name = std::move(name);
+  p->opt_level = opt_level;
+  p->fn = std::move(fn);
+  return p;
+}
+
+Pass CreatePrimFuncPass(std::function<PrimFunc(PrimFunc, IRModule, const PassContext&)> fn,
+                        int opt_level, std::string name) {
+  return CreateModulePass(
+      [fn](IRModule mod, const PassContext& ctx) {
+        std::vector<std::pair<GlobalVar, PrimFunc>> fns;
+        bool changed = false;
+        for (const auto& [gv, f] : mod->functions) {
+          PrimFunc g = fn(f, mod, ctx);
+          changed = changed || g != f;
+          fns.emplace_back(gv, g);
+        }
+        if (!changed) return mod;
+        return IRModuleNode::Make(std::move(fns), mod->attrs);
+      },
+      opt_level, std::move(name));
+}
+
+Pass Sequential(std::vector<Pass> passes, std::string name) {
+  return CreateModulePass(
+      [passes](IRModule mod, const PassContext& ctx) {
+        for (const Pass& p : passes) {
+          if (ctx.PassEnabled(p->name, p->opt_level)) mod = p->fn(mod, ctx);
+        }
+        return mod;
+      },
+      0, std::move(name));
+}
+
+void PassRegistry::Register(const std::string& name, std::function<Pass()> factory) {
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.passes.emplace(name, std::move(factory)).second) {
+    throw InternalError("pass '" + name + "' registered twice");
+  }
+}
+
+Pass PassRegistry::Get(const std::string& name) {
+  auto& r = Global();
+  std::function<Pass()> factory;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.passes.find(name);
+    if (it != r.passes.end()) factory = it->second;
+  }
+  if (!factory) {
+    auto t = TESSERA_THROW_KIND(Span(), ErrorKind::kValue);
+    t << "unknown pass '" << name << "'; known passes:";
+    for (const auto& n : List()) t << " " << n;
+  }
+  return factory();
+}
+
+bool PassRegistry::Exists(const std::string& name) {
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.passes.count(name) != 0;
+}
+
+std::vector<std::string> PassRegistry::List() {
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> names;
+  for (const auto& [n, f] : r.passes) names.push_back(n);
+  return names;
+}
+
+void RegisterConfigOption(const std::string& key, ConfigType type) {
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.configs[key] = type;
+}
+
+std::map<std::string, std::string> ListConfigOptions() {
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::map<std::string, std::string> out;
+  for (const auto& [k, t] : r.configs) out[k] = ConfigTypeName(t);
+  return out;
+}
+
+void PassContext::SetConfig(const std::string& key, ConfigValue value) {
+  auto options = ListConfigOptions();
+  auto it = options.find(key);
+  if (it == options.end()) {
+    auto t = TESSERA_THROW_KIND(Span(), ErrorKind::kAttribute);
+    t << "Invalid config option '" << key << "'; valid options are:";
+    for (const auto& [k, ty] : options) t << " " << k;
+  }
+  std::string got = value.TypeName();
+  bool ok = got == it->second || (it->second == "float" && got == "int") ||
+            (it->second == "int" && got == "bool");
+  if (!ok) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+        << "config option '" << key << "' expects a " << it->second << ", got a " << got;
+  }
+  config[key] = std::move(value);
+}
+
+bool PassContext::GetBool(const std::string& key, bool fallback) const {
+  auto it = config.find(key);
+  if (it == config.end()) return fallback;
+  if (auto* b = std::get_if<bool>(&it->second.value)) return *b;
+  if (auto* i = std::get_if<int64_t>(&it->second.value)) return *i != 0;
+  return fallback;
+}
+
+int64_t PassContext::GetInt(const std::string& key, int64_t fallback) const {
+  auto it = config.find(key);
+  if (it == config.end()) return fallback;
+  if (auto* i = std::get_if<int64_t>(&it->second.value)) return *i;
+  if (auto* b = std::get_if<bool>(&it->second.value)) return *b;
+  return fallback;
+}
+
+std::string PassContext::GetString(const std::string& key, const std::string& fallback) const {
+  auto it = config.find(key);
+  if (it == config.end()) return fallback;
+  if (auto* s = std::get_if<std::string>(&it->second.value)) return *s;
+  return fallback;
+}
+
+bool PassContext::PassEnabled(const std::string& name, int pass_opt_level) const {
+  if (std::find(required_pass.begin(), required_pass.end(), name) != required_pass.end()) return true;
+  if (std::find(disabled_pass.begin(), disabled_pass.end(), name) != disabled_pass.end()) return false;
+  return pass_opt_level <= opt_level;
+}
+
+PassContext PassContext::Current() {
+  (void)kBuiltinConfigs;
+  if (context_stack.empty()) return PassContext();
+  return context_stack.back();
+}
+
+void PassContext::EnterWithScope(PassContext ctx) { context_stack.push_back(std::move(ctx)); }
+
+void PassContext::ExitWithScope() {
+  if (context_stack.empty()) throw InternalError("PassContext: exit without enter");
+  context_stack.pop_back();
+}
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,68 @@
+// The vector DSL's stage table ("dsl"): the order of its passes, in one place.
+#include "tessera/runtime/dso_module.h"
+#include "tessera/target/codegen_dsl.h"
+#include "tessera/target/toolchain.h"
+#include "tessera/transform/passes.h"
+#include "tessera/transform/stage.h"
+
+namespace tessera {
+namespace lower {
+namespace {
+
+StageResult DslBegin(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kBegin);
+  mod = run(mod, transform::BindTarget(ctx.dsl_target ? ctx.dsl_target->name : "dsl"));
+  return {mod, false, nullptr};
+}
+
+StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kCleanup);
+  mod = run(mod, "tir.Simplify");
+  mod = run(mod, "tir.RemoveNoOp");
+  return {mod, false, nullptr};
+}
+
+StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
+  auto built = std::make_shared<runtime::ModuleNode>();
+  built->target = "dsl";
+  built->entry = ctx.entry;
+  built->ir = mod;
+  built->source = CodeGenDSL(mod, ctx.entry);
+  DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.cl", built->source);
+  std::vector<std::string> flags = {"-std=gnu11", "-O2", "-march=native", "-fPIC", "-shared",
+                                    "-pthread", "-I" + ctx.include_dir};
+  std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
+  for (size_t i = 0; i < extra.size();) {
+    size_t j = extra.find(' ', i);
+    if (j == std::string::npos) j = extra.size();
+    if (j > i) flags.push_back(extra.substr(i, j - i));
+    i = j + 1;
+  }
+  std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
+  built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir);
+  return {mod, false, built};
+}
+
+StageResult DslEnd(IRModule mod, LowerContext& ctx) {
+  if (ctx.built) ctx.built->library = std::make_shared<DSOModule>(ctx.built->lib_path);
+  return {mod, true, ctx.built};
+}
+
+StageResult Nothing(IRModule mod, LowerContext&) { return {mod, false, nullptr}; }
+
+/*! \brief Stages of the vector DSL target, in execution order. */
+StageTable DslStages() {
+  return {
+      {Stage::kBegin, "begin", DslBegin},         {Stage::kNormalize, "normalize", Nothing},
+      {Stage::kFlatten, "flatten", Nothing},      {Stage::kLoop, "loop", Nothing},
+      {Stage::kCleanup, "cleanup", DslCleanup},   {Stage::kLegalize, "legalize", Nothing},
+      {Stage::kCodegen, "codegen", DslCodegen},   {Stage::kEnd, "end", DslEnd},
+  };
+}
+
+}  // namespace
+
+TESSERA_REGISTER_STAGES("dsl", DslStages);
+
+}  // namespace lower
+}  // namespace tessera

@@ -1,0 +1,318 @@
+// Host toolchain tests: compile DSL kernels against tessera/dsl.h, cache them, load and run them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/function.h"
+#include "tessera/runtime/dso_module.h"
+#include "tessera/support/error.h"
+#include "tessera/support/hash.h"
+#include "tessera/target/codegen_dsl.h"
+#include "tessera/target/toolchain.h"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+Expr I32(int64_t v) { return IntImmNode::Make(DataType::Int(32), v); }
+
+Buffer FlatBuffer(const Var& ptr) {
+  return BufferNode::Make(ptr, ptr->pointer->element, {I32(2147483647)}, {}, nullptr, ptr->name);
+}
+
+// A kernel module as the front end builds it; `body` gets the parameters' buffers.
+IRModule KernelModule(const std::string& name, std::vector<Var> params,
+                      const std::function<Stmt(const std::vector<Buffer>&)>& body) {
+  std::vector<Buffer> bufs;
+  for (const Var& p : params) bufs.push_back(p->pointer ? FlatBuffer(p) : nullptr);
+  Stmt s = body(bufs);
+  for (size_t i = bufs.size(); i-- > 0;) {
+    if (bufs[i]) s = DeclBufferNode::Make(bufs[i], s);
+  }
+  AttrMap attrs;
+  attrs["global_symbol"] = StringImmNode::Make(name);
+  attrs["tessera.is_entry"] = I32(1);
+  PrimFunc f = PrimFuncNode::Make(std::move(params), {}, s, DataType::Void(), attrs);
+  return IRModuleNode::FromFunc(f, name);
+}
+
+// Example 1 of the codegen tests: b[0:8] = a[0:8] + 1.
+IRModule AddOneModule() {
+  Var a = VarNode::MakePointer("a", DataType::Int(32), "global");
+  Var b = VarNode::MakePointer("b", DataType::Int(32), "global");
+  return KernelModule("func", {a, b}, [](const std::vector<Buffer>& buf) {
+    Var va = VarNode::Make("va", DataType::Int(32, 8)),
+        vb = VarNode::Make("vb", DataType::Int(32, 8));
+    Expr ramp = RampNode::Make(I32(0), I32(1), 8);
+    Stmt store = BufferStoreNode::Make(buf[1], vb, {ramp});
+    return LetStmtNode::Make(
+        va, BufferLoadNode::Make(buf[0], {ramp}),
+        LetStmtNode::Make(vb, AddNode::Make(va, BroadcastNode::Make(I32(1), 8)), store));
+  });
+}
+
+// The spec's `inc`: for i in range(n): b[i] = a[i] + 1.
+IRModule IncModule() {
+  Var a = VarNode::MakePointer("a", DataType::Int(32), "global");
+  Var b = VarNode::MakePointer("b", DataType::Int(32), "global");
+  Var n = VarNode::Make("n", DataType::Int(32));
+  return KernelModule("inc", {a, b, n}, [&](const std::vector<Buffer>& buf) {
+    Var i = VarNode::Make("i", DataType::Int(32));
+    Stmt store = BufferStoreNode::Make(
+        buf[1], AddNode::Make(BufferLoadNode::Make(buf[0], {i}), I32(1)), {i});
+    return ForNode::Make(i, I32(0), n, ForKind::kSerial, store);
+  });
+}
+
+// The package's include folder, found from the working directory (the repository root when
+// ctest runs the tests) or its parents.
+std::string FindIncludeDir() {
+  std::error_code ec;
+  for (fs::path dir = fs::current_path(ec); !dir.empty(); dir = dir.parent_path()) {
+    fs::path inc = dir / "python" / "tessera" / "include";
+    if (fs::exists(inc / "tessera" / "dsl.h", ec)) return inc.string();
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
+}
+
+class Toolchain : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    include_dir_ = FindIncludeDir();
+    if (include_dir_.empty()) GTEST_SKIP() << "python/tessera/include not found from the cwd";
+    try {
+      FindHostCompiler();
+    } catch (const Error& e) {
+      GTEST_SKIP() << e.what();
+    }
+    char templ[] = "/tmp/tessera-toolchain-test-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    cache_dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!cache_dir_.empty()) fs::remove_all(cache_dir_, ec);
+  }
+
+  std::string Build(const std::string& source) {
+    return CompileSharedLibrary(source, DefaultDSLCompileFlags(include_dir_), cache_dir_);
+  }
+  std::string BuildModule(const IRModule& mod, const std::string& entry) {
+    return Build(CodeGenDSL(mod, entry) + CodeGenDSLLauncher(mod, entry));
+  }
+
+  std::string include_dir_, cache_dir_;
+};
+
+TEST_F(Toolchain, CompilesLoadsAndRunsTheKernel) {
+  std::string path = BuildModule(AddOneModule(), "func");
+  EXPECT_EQ(fs::path(path).parent_path(), fs::path(cache_dir_));
+  DSOModule lib(path);
+  void* launch = lib.GetFunction("__tessera_launch");
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(lib.GetFunction("no_such_symbol"), nullptr);
+
+  int a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
+  void* pa = a;
+  void* pb = b;
+  CallDSLLauncher(launch, {&pa, &pb});
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(b[i], i + 1) << "lane " << i;
+
+  try {
+    CallDSLLauncher(launch, {&pa});
+    ADD_FAILURE() << "a missing argument was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
+    EXPECT_NE(std::string(e.what()).find("func takes 2 arguments, got 1"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(Toolchain, ScalarArgumentsAndLoops) {
+  DSOModule lib(BuildModule(IncModule(), "inc"));
+  int a[10], b[11];
+  for (int i = 0; i < 10; ++i) a[i] = 10 * i;
+  for (int& x : b) x = -1;
+  void* pa = a;
+  void* pb = b;
+  int n = 10;
+  CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&pa, &pb, &n});
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(b[i], 10 * i + 1);
+  EXPECT_EQ(b[10], -1);
+}
+
+TEST_F(Toolchain, SecondCompileHitsTheCache) {
+  std::string source =
+      CodeGenDSL(AddOneModule(), "func") + CodeGenDSLLauncher(AddOneModule(), "func");
+  std::string first = Build(source);
+  int64_t runs = CompilerInvocationCount();
+  auto stamp = fs::last_write_time(first);
+  EXPECT_EQ(Build(source), first);
+  EXPECT_EQ(CompilerInvocationCount(), runs);
+  EXPECT_EQ(fs::last_write_time(first), stamp);
+  // Different flags are a different library.
+  std::vector<std::string> flags = DefaultDSLCompileFlags(include_dir_);
+  flags.push_back("-O1");
+  EXPECT_NE(CompileSharedLibrary(source, flags, cache_dir_), first);
+  EXPECT_EQ(CompilerInvocationCount(), runs + 1);
+  // No temporary files are left behind.
+  for (const auto& entry : fs::directory_iterator(cache_dir_)) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(Toolchain, CompilerErrorsCarryTheCompilerOutput) {
+  try {
+    Build("#include <tessera/dsl.h>\nint broken( {\n");
+    ADD_FAILURE() << "a syntax error compiled";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::kBuild);
+    EXPECT_NE(what.find("C compilation failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("command: "), std::string::npos) << what;
+    EXPECT_NE(what.find("error"), std::string::npos) << what;
+    EXPECT_NE(what.find(".c:2"), std::string::npos) << what;  // the compiler's own location
+  }
+}
+
+TEST_F(Toolchain, MissingCompiler) {
+  const char* old = std::getenv("CC");
+  std::string saved = old ? old : "";
+  setenv("CC", "/nonexistent", 1);
+  try {
+    Build("int f(void) { return 0; }\n");
+    ADD_FAILURE() << "built without a compiler";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBuild);
+    EXPECT_NE(std::string(e.what()).find("no C compiler found"), std::string::npos) << e.what();
+  }
+  if (old) {
+    setenv("CC", saved.c_str(), 1);
+  } else {
+    unsetenv("CC");
+  }
+}
+
+TEST(DSOModuleTest, LoadFailureIsARuntimeError) {
+  try {
+    DSOModule lib("/nonexistent/libnothing.so");
+    ADD_FAILURE() << "loaded a missing library";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libnothing.so"), std::string::npos);
+  }
+}
+
+// The launcher of a kernel with one int pointer parameter, around hand-written kernel code.
+std::string WithLauncher(const std::string& kernel) {
+  Var out = VarNode::MakePointer("out", DataType::Int(32), "global");
+  IRModule sig = KernelModule(
+      "k", {out}, [](const std::vector<Buffer>&) { return EvaluateNode::Make(I32(0)); });
+  return "#include <tessera/dsl.h>\n" + kernel + CodeGenDSLLauncher(sig, "k");
+}
+
+TEST_F(Toolchain, TecsShareLocalMemoryAndSurviveEarlyReturn) {
+  std::string path = Build(WithLauncher(R"(
+__kernel void k(__global int* out) {
+  static __local int slots[4];
+  int t = get_local_id(0);
+  slots[t] = 10 * (t + 1);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[t] = slots[(t + 1) % 4];  /* written by another TEC before the barrier */
+  if (t == 2) return;           /* must not leave the others at the final barrier */
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[4 + t] = get_local_size(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+)"));
+  DSOModule lib(path);
+  for (int round = 0; round < 20; ++round) {
+    int out[8];
+    for (int& x : out) x = -1;
+    void* p = out;
+    CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+    EXPECT_EQ(std::vector<int>(out, out + 8), (std::vector<int>{20, 30, 40, 10, 4, 4, -1, 4}));
+  }
+}
+
+TEST_F(Toolchain, MaskedVectorSemantics) {
+  std::string path = Build(WithLauncher(R"(
+__kernel void k(__global int* out) {
+  if (get_local_id(0) != 0) return;
+  int src[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  /* Lanes 0-2 active: the rest read as zero; the store writes lanes 0-3 only. */
+  int8 v = __vload((int8*)src, __vmov_w(0x00000FFF));
+  __vstore(v, (__global int8*)out, __vmov_w(0x0000FFFF));
+  /* Strided load of every other element. */
+  __vstore(__vload_stride((int8*)(src + 1), 2, ALL_TRUE_w), (__global int8*)(out + 8), ALL_TRUE_w);
+  /* Division by zero gives 0 and INT_MIN / -1 saturates. */
+  int8 num = __vbcast((-2147483647 - 1));
+  int8 den = __vload((int8*)src, ALL_TRUE_w);
+  den[0] = 0;
+  den[1] = -1;
+  int8 q = __vdiv(num, den, ALL_TRUE_w);
+  out[16] = q[0];
+  out[17] = q[1];
+  out[18] = q[2];
+  /* Comparison masks and selection. */
+  bool8 gt = __vcgt(den, __vbcast(4), ALL_TRUE_w);
+  int8 sel = __vsel(den, __vbcast(0), gt);
+  out[19] = sel[3] + sel[4] + sel[7];
+  out[20] = (int)__vand(gt, __vinv(gt, ALL_TRUE_w), ALL_TRUE_w);
+  /* Wrapping vector arithmetic and 16-bit lanes. */
+  int8 w = __vadd(__vbcast(2147483647), __vbcast(1), ALL_TRUE_w);
+  out[21] = w[5];
+  short16 s = __vmul(__vbcast((short)300), __vbcast((short)3), ALL_TRUE_h);
+  out[22] = s[15];
+  out[23] = __floordiv(-7, 2) * 100 + __floormod(-7, 2) * 10 + min(3, max(-1, 2));
+  /* half and bfloat16 lanes. */
+#if defined(__FLT16_MAX__)
+  half16 h = __vadd(__vbcast((half)1.5f), __vbcast((half)2.25f), ALL_TRUE_h);
+  out[24] = (int)(h[7] * 4);
+#else
+  out[24] = 15; /* this compiler has no _Float16 */
+#endif
+  bfloat16 three = __bfloat16_from_float(3.0f), minus_half = __bfloat16_from_float(-0.5f);
+  bfloat16x16 bf = __vmul(__vbcast(three), __vbcast(minus_half), ALL_TRUE_h);
+  out[25] = (int)(__bfloat16_to_float((bfloat16){bf.bits[2]}) * 10);
+  out[26] = (int)__vcge(bf, __vbcast(__bfloat16_from_float(-1.5f)), __vmov_h(0x0000000F));
+}
+)"));
+  DSOModule lib(path);
+  int out[27];
+  for (int& x : out) x = -1;
+  void* p = out;
+  CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+  EXPECT_EQ(std::vector<int>(out, out + 8), (std::vector<int>{1, 2, 3, 0, -1, -1, -1, -1}));
+  EXPECT_EQ(std::vector<int>(out + 8, out + 16), (std::vector<int>{2, 4, 6, 8, 10, 12, 14, 16}));
+  EXPECT_EQ(out[16], 0);
+  EXPECT_EQ(out[17], 2147483647);
+  EXPECT_EQ(out[18], (-2147483647 - 1) / 3);
+  EXPECT_EQ(out[19], 0 + 5 + 8);
+  EXPECT_EQ(out[20], 0);
+  EXPECT_EQ(out[21], -2147483647 - 1);
+  EXPECT_EQ(out[22], 900);
+  EXPECT_EQ(out[23], -4 * 100 + 1 * 10 + 2);
+  EXPECT_EQ(out[24], 15);
+  EXPECT_EQ(out[25], -15);
+  EXPECT_EQ(out[26], 0xF);  // lanes 0 and 1 (two predicate bits each) are active and true
+}
+
+TEST(Hash128, StableAndFieldSeparated) {
+  EXPECT_EQ(Hash128Hex("tessera").size(), 32u);
+  EXPECT_EQ(Hash128Hex("tessera"), Hash128Hex("tessera"));
+  EXPECT_NE(Hash128Hex("tessera"), Hash128Hex("tesserb"));
+  EXPECT_NE(Hash128Hex(""), Hash128Hex(std::string(1, '\0')));
+  EXPECT_NE(Hasher128().UpdateField("ab").UpdateField("c").HexDigest(),
+            Hasher128().UpdateField("a").UpdateField("bc").HexDigest());
+  EXPECT_EQ(Hasher128().Update("ab").Update("c").HexDigest(), Hash128Hex("abc"));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,193 @@
+"""Errors: each a DiagnosticError (or TypeError/ValueError for calls) with the source location."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager, script as S
+from tessera.error import DiagnosticError
+
+
+def line_of(func, text):
+    """The file line of the first source line of ``func`` containing ``text``."""
+    lines, start = inspect.getsourcelines(func.func if hasattr(func, "func") else func)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i
+    raise AssertionError(text)
+
+
+def expect_diag(func, text, message):
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(func)
+    err = info.value
+    assert message in err.message, err.message
+    assert err.line == line_of(func, text), str(err)
+    rendered = str(err)
+    assert f"{__file__}:{err.line}:" in rendered
+    assert text in rendered  # the source line is quoted
+    assert "^" in rendered  # with a caret
+    return err
+
+
+def test_unknown_intrinsic():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        S.vload(a)
+        S.vaddd(a, 1)
+
+    expect_diag(f, "S.vaddd(a, 1)", "has no attribute 'vaddd'")
+
+
+def test_undefined_name():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        a[0] = undefined_thing + 1  # noqa: F821
+
+    expect_diag(f, "undefined_thing + 1", "name 'undefined_thing' is not defined")
+
+
+def test_wrong_argument_type_to_intrinsic():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global"), n: S.i32):
+        v = S.vload(n)
+        S.vstore(v, a)
+
+    expect_diag(f, "S.vload(n)", "S.vload expects a pointer, got a int32 expression")
+
+
+def test_argument_type_mismatch():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global"), b: S.ptr("float32", "global")):
+        S.vstore(S.vadd(S.vload(a), S.vload(b)), a)
+
+    expect_diag(f, "S.vadd(S.vload(a), S.vload(b))", 'Argument type mismatch: "int32x8" vs. "float32x8"')
+
+
+def test_type_changing_reassignment():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        x = 1
+        x = 3.14
+        a[0] = x
+
+    expect_diag(f, "x = 3.14", 'Type mismatch assignment: "int32" vs. "float32"')
+
+
+def test_missing_annotation():
+    @S.prim_func
+    def f(a):
+        a[0] = 1
+
+    with pytest.raises(DiagnosticError, match="parameter 'a' needs a type annotation"):
+        BuildManager().build(f)
+
+
+def test_unsupported_syntax():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        a[0] = [x for x in range(3)][0]
+
+    expect_diag(f, "[x for x in range(3)]", "unsupported expression: ListComp")
+
+
+def test_builtin_max_rejected():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        a[0] = max(a[0], a[1])
+
+    expect_diag(f, "max(a[0], a[1])", "please use S.max")
+
+
+def test_block_scoping_is_c_like():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global"), n: S.i32):
+        if n > 0:
+            y = 1
+        a[0] = y
+
+    expect_diag(f, "a[0] = y", "name 'y' is not defined")
+
+
+def test_subroutine_argument_checks():
+    @S.prim_func
+    def sub(p: S.ptr("int32", "global"), k: S.i32):
+        p[0] = k
+
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        sub(a, 1.5)
+
+    expect_diag(f, "sub(a, 1.5)", "cannot use the float 1.5 where int32 is expected")
+
+
+def test_recursion_is_rejected():
+    @S.prim_func
+    def rec(a: S.ptr("int32", "global")):
+        rec(a)
+
+    with pytest.raises(DiagnosticError, match="recursion is not supported"):
+        BuildManager().build(rec)
+
+
+def test_literal_out_of_range():
+    @S.prim_func
+    def f(a: S.ptr("int8", "global")):
+        a[0] = 300
+
+    expect_diag(f, "a[0] = 300", "Can't broadcast \"300\"")
+
+
+def test_unknown_and_x1_targets():
+    with pytest.raises(ValueError, match="unknown target \"X9\"; known targets: X2_1204"):
+        BuildManager(target="X9")
+    with pytest.raises(ValueError, match="does not support X1"):
+        BuildManager(target="X1_1204")
+    assert BuildManager(target="X3P_1304MP2").target.cores == 2
+
+
+@S.prim_func
+def add_one(a: S.ptr("int32", "global"), b: S.ptr("int32", "global")):
+    S.vstore(S.vadd(S.vload(a), 1), b)
+
+
+@S.prim_func
+def with_scalar(a: S.ptr("int32", "global"), n: S.i32):
+    a[0] = n
+
+
+def test_executor_argument_checks():
+    ex = BuildManager().build(add_one)
+    a, b = np.zeros(8, "int32"), np.zeros(8, "int32")
+    with pytest.raises(TypeError, match=r"add_one\(\) takes 2 arguments \(a, b\) but 1 were given"):
+        ex(a)
+    with pytest.raises(TypeError, match="argument 'b' of add_one\\(\\) must have dtype int32, got float32"):
+        ex(a, np.zeros(8, "float32"))
+    with pytest.raises(TypeError, match="argument 'a' of add_one\\(\\) must be a numpy array, got list"):
+        ex([0] * 8, b)
+    with pytest.raises(ValueError, match="argument 'b' of add_one\\(\\) has 4 elements but the kernel accesses 8"):
+        ex(a, np.zeros(4, "int32"))
+    with pytest.raises(ValueError, match="argument 'a' of add_one\\(\\) must be a C-contiguous array"):
+        ex(np.zeros(16, "int32")[::2], b)
+    ex2 = BuildManager().build(with_scalar)
+    with pytest.raises(TypeError, match="argument 'n' of with_scalar\\(\\) must be an integer"):
+        ex2(a, 1.5)
+    with pytest.raises(ValueError, match="out of range for int32"):
+        ex2(a, 2**40)
+    ex2(a, np.int32(7))
+    assert a[0] == 7
+
+
+def test_missing_c_compiler(monkeypatch, tmp_path):
+    from tessera.error import BuildError
+
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
+
+    @S.prim_func
+    def fresh(a: S.ptr("int32", "global")):
+        a[0] = 12345
+
+    with pytest.raises(BuildError, match="no C compiler found"):
+        BuildManager().build(fresh)

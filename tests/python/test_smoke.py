@@ -1,5 +1,0 @@
-import tessera
-
-
-def test_version():
-    assert tessera.__version__ == "0.1.0"
