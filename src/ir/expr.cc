@@ -22,8 +22,9 @@ void CheckNotNull(const Expr& e, const char* what, const Span& span) {
 
 bool FitsInt(DataType t, int64_t v) {
   if (t.is_bool()) return v == 0 || v == 1;
-  if (t.is_uint() && v < 0) return false;
+  // 64-bit values are stored as their bit pattern (uint64 max is -1 here).
   if (t.bits() >= 64) return true;
+  if (t.is_uint() && v < 0) return false;
   if (t.is_uint()) return v >= 0 && (t.bits() == 64 || v < (int64_t(1) << t.bits()));
   int64_t lo = -(int64_t(1) << (t.bits() - 1)), hi = (int64_t(1) << (t.bits() - 1)) - 1;
   return v >= lo && v <= hi;

@@ -1,4 +1,7 @@
 // The vector DSL's stage table ("dsl"): the order of its passes, in one place.
+#include <fstream>
+#include <sstream>
+
 #include "tessera/runtime/dso_module.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/target/toolchain.h"
@@ -29,8 +32,7 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   built->ir = mod;
   built->source = CodeGenDSL(mod, ctx.entry);
   DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.cl", built->source);
-  std::vector<std::string> flags = {"-std=gnu11", "-O2", "-march=native", "-fPIC", "-shared",
-                                    "-pthread", "-I" + ctx.include_dir};
+  std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
   std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
   for (size_t i = 0; i < extra.size();) {
     size_t j = extra.find(' ', i);
@@ -39,7 +41,11 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
     i = j + 1;
   }
   std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
-  built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir);
+  // The header is part of what gets compiled, so it is part of the cache key.
+  std::ifstream header(ctx.include_dir + "/tessera/dsl.h");
+  std::stringstream header_text;
+  header_text << header.rdbuf();
+  built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, header_text.str());
   return {mod, false, built};
 }
 
