@@ -28,6 +28,7 @@ void BindIR(nb::module_& m);
 void BindBuilder(nb::module_& m);
 void BindTransform(nb::module_& m);
 void BindRuntime(nb::module_& m);
+void BindHostRuntime(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

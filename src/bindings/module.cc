@@ -83,4 +83,5 @@ NB_MODULE(_core, m) {
   BindBuilder(m);
   BindTransform(m);
   BindRuntime(m);
+  BindHostRuntime(m);
 }

@@ -101,6 +101,17 @@ class PackedEntryBuilder {
     AttrMap attrs = func_->attrs;
     attrs["calling_conv"] = StringImmNode::Make("packed");
     attrs["tessera.ret_type"] = StringImmNode::Make(func_->ret_type.ToString());
+    // What the runtime needs to name parameters in its own errors: "kind:dtype:name".
+    std::vector<ObjectRef> params;
+    for (const Var& p : func_->params) {
+      Buffer b = func_->GetBuffer(p);
+      std::string kind = b ? "buffer" : p->dtype.is_handle() ? "handle"
+                                    : p->dtype.is_float() ? "float"
+                                    : p->dtype.is_bool() ? "bool" : "int";
+      std::string dtype = b ? b->dtype.ToString() : p->dtype.ToString();
+      params.push_back(StringImmNode::Make(kind + ":" + dtype + ":" + p->name));
+    }
+    attrs["tessera.params"] = ArrayNode::Make(std::move(params));
     return PrimFuncNode::Make({args, type_codes, num_args, ret_value_, ret_code_}, {}, body,
                               DataType::Int(32), attrs, func_->span);
   }

@@ -29,6 +29,16 @@ __attribute__((format(printf, 1, 2))) static void tessera_set_error(const char* 
   va_end(ap);
 }
 
+/* An assert that fails in a private function cannot return an error code through its caller's
+ * expressions: it records the error here, returns, and the packed entry reports it at its end. */
+static __thread int tessera_error_pending;
+
+static inline int32_t tessera_status(void) {
+  if (!tessera_error_pending) return 0;
+  tessera_error_pending = 0;
+  return -1;
+}
+
 /* ---- Argument access ---- */
 
 #define TESSERA_DLT(h) ((TesseraDLTensor*)(h))
