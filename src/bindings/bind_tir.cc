@@ -1,5 +1,6 @@
 // Bindings of the TensorIR nodes: buffer regions, matched buffers, blocks and their realizes.
 #include "common.h"
+#include "tessera/ir/block_access.h"
 #include "tessera/ir/stmt.h"
 
 namespace tessera {
@@ -57,6 +58,9 @@ void BindTIR(nb::module_& m) {
       .def_ro("iter_values", &BlockRealizeNode::iter_values)
       .def_ro("predicate", &BlockRealizeNode::predicate)
       .def_ro("block", &BlockRealizeNode::block);
+  m.def("infer_block_access_regions",
+        [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
+        "The (reads, writes) regions of a block, inferred from its accesses.");
 }
 
 }  // namespace bindings

@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "tessera/ir/block_access.h"
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/function.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_builder.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/ir/structural_equal.h"
@@ -207,6 +209,74 @@ TEST(Block, PrinterExplicitAxesWhereAttrsAllocAndMatch) {
             "        S = T.alloc_buffer((16,), \"float32\", scope=\"shared\")\n"
             "        V = T.match_buffer(A[v * 16:v * 16 + 16], (16,), \"float32\")\n"
             "        T.evaluate(0)");
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(BlockBuilder, InfersRegionsAndWrapsTheRootBlock) {
+  Buffer a = BufferNode::Decl("A", kF32, {C(16), C(16)});
+  Buffer b = BufferNode::Decl("B", kF32, {C(16)});
+  Var pa = VarNode::Make("A", DataType::Handle()), pb = VarNode::Make("B", DataType::Handle());
+  Var i = VarNode::Make("i", kI32), k = VarNode::Make("k", kI32), vi = VarNode::Make("vi", kI32);
+  Buffer tmp = BufferNode::Decl("T", kF32, {C(16)});
+  IRBuilder builder;
+  builder.BeginFunction("rowsum");
+  builder.AddParam(pa);
+  builder.AddParam(pb);
+  builder.BindParamBuffer(pa, a);
+  builder.BindParamBuffer(pb, b);
+  builder.AllocBuffer(tmp);
+  builder.BeginFor(i, C(0), C(16), ForKind::kSerial);
+  builder.BeginBlock("sum");
+  builder.AddBlockIter(IterVarNode::Make(R(16), vi, IterVarType::kDataPar), i);
+  builder.BeginInit();
+  builder.Emit(Store(b, FloatImmNode::Make(kF32, 0), {vi}));
+  builder.EndInit();
+  builder.BeginFor(k, C(0), C(16), ForKind::kSerial);
+  builder.Emit(Store(b, AddNode::Make(Load(b, {vi}), Load(a, {vi, k})), {vi}));
+  builder.EndFor();
+  Stmt realize = builder.EndBlock();
+  builder.EndFor();
+  PrimFunc func = builder.EndFunction();
+
+  auto* root = AsPtr<BlockRealizeNode>(func->body);
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->block->name_hint, "root");
+  ASSERT_EQ(root->block->alloc_buffers.size(), 1u);
+  const BlockNode* block = AsPtr<BlockRealizeNode>(realize)->block.get();
+  ASSERT_EQ(block->reads.size(), 2u);  // B (the update reads it), then A
+  EXPECT_EQ(block->reads[0]->buffer, b);
+  EXPECT_EQ(block->reads[1]->buffer, a);
+  EXPECT_TRUE(IsConstInt(block->reads[1]->region[1]->min, 0));
+  EXPECT_TRUE(IsConstInt(block->reads[1]->region[1]->extent, 16));
+  EXPECT_EQ(block->reads[1]->region[0]->min, vi);
+  ASSERT_EQ(block->writes.size(), 1u);
+  EXPECT_TRUE(IsConstInt(block->writes[0]->region[0]->extent, 1));
+}
+
+TEST(BlockBuilder, BlockStatementsOutsideABlockAreErrors) {
+  IRBuilder builder;
+  builder.BeginFunction("f");
+  EXPECT_THROW(builder.SetBlockReads({}), Error);
+  EXPECT_THROW(builder.BeginInit(), Error);
+}
+
+TEST(BlockAccess, TiledAccessGivesAConstantExtent) {
+  Buffer a = BufferNode::Decl("A", kF32, {C(64)});
+  Var v = VarNode::Make("v", kI32), k = VarNode::Make("k", kI32);
+  Expr index = AddNode::Make(MulNode::Make(v, C(16)), k);
+  Stmt body = Loop(k, 16, EvaluateNode::Make(Load(a, {index})));
+  Block block = BlockNode::Make({IterVarNode::Make(R(4), v, IterVarType::kDataPar)}, {}, {}, "b",
+                                body);
+  auto [reads, writes] = InferBlockAccessRegions(block.get());
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_TRUE(writes.empty());
+  EXPECT_TRUE(IsConstInt(reads[0]->region[0]->extent, 16));
+  EXPECT_TRUE(StructuralEqual(reads[0]->region[0]->min, MulNode::Make(v, C(16))));
 }
 
 }  // namespace
