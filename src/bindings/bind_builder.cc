@@ -16,6 +16,7 @@ void BindBuilder(nb::module_& m) {
       .def("set_function_attr", &IRBuilder::SetFunctionAttr)
       .def("end_function", &IRBuilder::EndFunction)
       .def("emit", &IRBuilder::Emit)
+      .def("emit_binder", &IRBuilder::EmitBinder, "binder"_a)
       .def("emit_let", &IRBuilder::EmitLet, "var"_a, "value"_a, "span"_a = Span())
       .def("emit_decl_buffer", &IRBuilder::EmitDeclBuffer, "buffer"_a, "span"_a = Span())
       .def("emit_allocate",

@@ -1,6 +1,8 @@
 // IRBuilder implementation: frames collect items; closing a frame folds them into one Stmt.
 #include "tessera/ir/ir_builder.h"
 
+#include <algorithm>
+
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
@@ -89,6 +91,13 @@ PrimFunc IRBuilder::EndFunction() {
                                  f.span);
     body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
   }
+  // The buffer map follows the parameter order, whatever order the match_buffers came in.
+  std::stable_sort(f.buffer_map.begin(), f.buffer_map.end(), [&](const auto& x, const auto& y) {
+    auto index = [&](const Var& v) {
+      return std::find(f.params.begin(), f.params.end(), v) - f.params.begin();
+    };
+    return index(x.first) < index(y.first);
+  });
   AttrMap attrs = f.attrs;
   if (!attrs.count("global_symbol")) attrs["global_symbol"] = StringImmNode::Make(f.name);
   return PrimFuncNode::Make(f.params, f.buffer_map, body, f.ret_type, attrs, f.span);

@@ -281,6 +281,12 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return it != names_.end() ? it->second : (names_[v] = Fresh(v->name));
   }
   void BindAt(const VarNode* v, size_t line, int indent) { var_anchor_[v] = {line, indent}; }
+  /*! \brief Frees the name of a loop variable or block iterator at the end of its scope, so
+   *  sibling loops and blocks print as `i` and `vi` again (the parser scopes them). */
+  void ReleaseName(const VarNode* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) used_names_.erase(it->second);
+  }
 
   /*! \brief A variable used without a binder in sight is declared at the top of the scope. */
   std::string VarRef(const VarNode* v) {
@@ -642,7 +648,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       loops_[loop->loop_var.get()] = loop;
     }
     PrintBody(loops.back()->body);
-    for (const ForNode* loop : loops) loops_.erase(loop->loop_var.get());
+    for (const ForNode* loop : loops) {
+      loops_.erase(loop->loop_var.get());
+      ReleaseName(loop->loop_var.get());
+    }
   }
 
   void VisitStmt_(const WhileNode* op) override {
@@ -820,6 +829,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     ++indent_;
     PrintBlockContents(op);
     --indent_;
+    for (const IterVar& iv : op->block->iter_vars) ReleaseName(iv->var.get());
   }
 
   void VisitStmt_(const BlockNode* op) override {
