@@ -13,13 +13,17 @@ namespace {
 DataType DT(const std::string& s) { return DataType::Parse(s); }
 
 std::string Script(const ObjectRef& node, const std::string& ir_prefix, const std::string& tir_prefix,
-                   bool syntax_sugar, bool show_meta, bool print_line_numbers) {
+                   bool syntax_sugar, bool show_meta, bool print_line_numbers,
+                   const std::vector<ObjectRef>& underline = {},
+                   const std::vector<std::pair<ObjectRef, std::string>>& annotate = {}) {
   PrinterConfig cfg;
   cfg.ir_prefix = ir_prefix;
   cfg.tir_prefix = tir_prefix;
   cfg.syntax_sugar = syntax_sugar;
   cfg.show_meta = show_meta;
   cfg.print_line_numbers = print_line_numbers;
+  for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
+  for (const auto& [obj, tag] : annotate) cfg.marks[obj.get()] = tag;
   return AsScript(node, cfg);
 }
 
@@ -62,11 +66,18 @@ void BindIR(nb::module_& m) {
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
       .def("script",
            [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
-              bool sugar, bool show_meta, bool line_numbers) {
-             return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers);
+              bool sugar, bool show_meta, bool line_numbers,
+              std::optional<std::vector<ObjectRef>> underline,
+              std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
+             return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
+                           underline.value_or(std::vector<ObjectRef>{}),
+                           annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
            },
            "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
-           "show_meta"_a = false, "print_line_numbers"_a = false)
+           "show_meta"_a = false, "print_line_numbers"_a = false,
+           "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
+           "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
+           "tag) pairs) mark nodes for diagnostics.")
       .def("__str__", [](const Object& o) { return AsScript(GetRef(&o)); });
 
   // ---- expressions ----

@@ -207,12 +207,31 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     std::string text;
     bool is_anchor;  // prints nothing itself; holds inserted declarations
     std::vector<std::pair<int, std::string>> inserted;
+    const std::string* mark = nullptr;  // the tag of a marked line (underlined in the output)
   };
   /*! \brief Where declarations that depend on a binder go: after `line`, at `indent`. */
   struct Anchor {
     size_t line = 0;
     int indent = 0;
   };
+
+  // Marks the first line a statement prints when the configuration asks for it.
+  void VisitStmt(const Stmt& s) override {
+    size_t first = lines_.size();
+    StmtFunctor<void>::VisitStmt(s);
+    MarkFirstLine(s.get(), first);
+  }
+  void MarkFirstLine(const Object* node, size_t from) {
+    auto it = cfg_.marks.find(node);
+    if (it == cfg_.marks.end()) return;
+    for (size_t i = from; i < lines_.size(); ++i) {
+      if (!lines_[i].is_anchor) {
+        if (!lines_[i].mark) lines_[i].mark = &it->second;
+        return;
+      }
+    }
+  }
+  bool IsMarked(const Object* node) const { return cfg_.marks.count(node) != 0; }
 
   std::string T(const std::string& name) const { return cfg_.tir_prefix + "." + name; }
   std::string I(const std::string& name) const { return cfg_.ir_prefix + "." + name; }
@@ -229,10 +248,19 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (scoped_) lines_[at.line].inserted.emplace_back(at.indent, text);
   }
 
-  std::string Render() const {
+  std::string Render() {
     std::vector<std::pair<int, const std::string*>> out;
+    std::vector<std::string> marked;  // text of marked lines and their underlines
+    marked.reserve(2 * lines_.size());
     for (const Line& line : lines_) {
-      if (!line.is_anchor) out.emplace_back(line.indent, &line.text);
+      if (line.mark) {
+        marked.push_back(line.text + (line.mark->empty() ? "" : "  # " + *line.mark));
+        out.emplace_back(line.indent, &marked.back());
+        marked.push_back(std::string(line.text.size(), '^'));
+        out.emplace_back(line.indent, &marked.back());
+      } else if (!line.is_anchor) {
+        out.emplace_back(line.indent, &line.text);
+      }
       for (const auto& [indent, text] : line.inserted) out.emplace_back(indent, &text);
     }
     std::string result;
@@ -502,7 +530,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (IsImplicitRoot(func->body)) {
       // The implicit root block: its allocations are function-level T.alloc_buffer calls.
       const BlockNode* root = static_cast<const BlockRealizeNode*>(func->body.get())->block.get();
-      Emit("# with " + T("block") + "(\"root\"):");
+      MarkFirstLine(root, Emit("# with " + T("block") + "(\"root\"):"));
       PrintAllocBuffers(root);
       VisitStmt(root->body);
     } else {
@@ -620,7 +648,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (cfg_.syntax_sugar && IsPlainSerial(op)) {
       std::unordered_set<const VarNode*> bound = {op->loop_var.get()};
       while (auto* inner = AsPtr<ForNode>(loops.back()->body)) {
-        if (!IsPlainSerial(inner) || UsesAny(inner->extent, bound)) break;
+        if (!IsPlainSerial(inner) || UsesAny(inner->extent, bound) || IsMarked(inner)) break;
         loops.push_back(inner);
         bound.insert(inner->loop_var.get());
       }
@@ -825,7 +853,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   void VisitStmt_(const BlockRealizeNode* op) override {
-    Emit("with " + T("block") + "(" + Quote(op->block->name_hint) + "):");
+    size_t line = Emit("with " + T("block") + "(" + Quote(op->block->name_hint) + "):");
+    MarkFirstLine(op->block.get(), line);
     ++indent_;
     PrintBlockContents(op);
     --indent_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "tessera/ir/node.h"
 
@@ -20,6 +21,12 @@ struct PrinterConfig {
   /*! \brief Prefix each line with its 1-based number. */
   bool print_line_numbers = false;
   int indent_spaces = 4;
+  /*!
+   * \brief Statements to mark for a diagnostic (a schedule error): the first line of each is
+   *  underlined with `^` on the next line and, when its tag is not empty, ends with the comment
+   *  `# tag`. A marked loop is not merged into a `T.grid`. Marked text does not parse back.
+   */
+  std::unordered_map<const Object*, std::string> marks;
 };
 
 /*!
