@@ -420,8 +420,6 @@ class TIRParser(Parser):
                 if it.keywords or not 1 <= len(it.args) <= 3:
                     raise self.error(it, "range() takes 1 to 3 positional arguments")
                 args = [self.expr(a) for a in it.args]
-                if not any(_is_ir(a) for a in args):
-                    return builtins.range(*args)
                 if len(args) == 3 and not (isinstance(args[2], int) and args[2] == 1):
                     raise self.error(it, "range() over expressions supports only step 1")
                 start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
