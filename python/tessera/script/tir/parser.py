@@ -762,14 +762,19 @@ class TIRParser(Parser):
     def expr_Call(self, node):
 
         """A call: T.* builtins, macros, module functions (``cls.f``) or Python callables."""
-        func = self.expr(node.func)
-        args = self._elements(node.args)
-        kwargs = {}
-        for k in node.keywords:
-            if k.arg is None:
-                kwargs.update(self.expr(k.value))
-            else:
-                kwargs[k.arg] = self.expr(k.value)
+        # Only the outermost call of an assignment's value takes the target names.
+        names, self._names = self._names, None
+        try:
+            func = self.expr(node.func)
+            args = self._elements(node.args)
+            kwargs = {}
+            for k in node.keywords:
+                if k.arg is None:
+                    kwargs.update(self.expr(k.value))
+                else:
+                    kwargs[k.arg] = self.expr(k.value)
+        finally:
+            self._names = names
         from .entry import MacroObject
 
         if isinstance(func, MacroObject):
