@@ -322,3 +322,31 @@ TEST(PrinterRoundTrip, ParameterBuffersSharingOneDataPointer) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(PrinterRoot, AllocationsPrintAtFunctionLevelAndOtherRootsExplicitly) {
+  Buffer a = BufferNode::Decl("A", kF32, {C(4)});
+  Buffer y = BufferNode::Decl("Y", kF32, {C(4)});
+  Var pa = VarNode::Make("A", DataType::Handle());
+  Var i = VarNode::Make("i", kI32);
+  Stmt body = Loop(i, 4, Store(a, Load(y, {i}), {i}));
+  auto func = [&](Block root) {
+    return PrimFuncNode::Make({pa}, {{pa, a}}, BlockRealizeNode::Make({}, Bool(true), root),
+                              DataType::Void(), {{"global_symbol", StringImmNode::Make("f")}});
+  };
+  std::string implicit = AsScript(func(BlockNode::Make({}, {}, {}, "root", body, nullptr, {y})));
+  EXPECT_NE(implicit.find("    # with T.block(\"root\"):\n    Y = T.alloc_buffer((4,), \"float32\")\n"
+                          "    for i in range(4):"),
+            std::string::npos)
+      << implicit;
+  // Without allocations or inner blocks the parser would not recreate it: printed explicitly.
+  std::string explicit_root = AsScript(func(BlockNode::Make({}, {}, {}, "root", body)));
+  EXPECT_NE(explicit_root.find("    with T.block(\"root\"):\n        T.reads()\n        T.writes()\n"),
+            std::string::npos)
+      << explicit_root;
+}
+
+}  // namespace
+}  // namespace tessera
