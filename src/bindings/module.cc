@@ -85,4 +85,5 @@ NB_MODULE(_core, m) {
   BindTransform(m);
   BindRuntime(m);
   BindHostRuntime(m);
+  BindSchedule(m);
 }

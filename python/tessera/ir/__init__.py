@@ -36,11 +36,21 @@ _script = _core.Object.script
 
 
 def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", syntax_sugar=True,
-                   verbose_expr=False, print_line_numbers=False, path_to_underline=None):
-    """TVMScript text of this IR object (``verbose_expr`` and ``path_to_underline`` are accepted
-    for TVM compatibility; every node has a literal form, so there is no metadata section)."""
+                   verbose_expr=False, print_line_numbers=False, path_to_underline=None,
+                   obj_to_annotate=None):
+    """TVMScript text of this IR object (``verbose_expr`` is accepted for TVM compatibility;
+    every node has a literal form, so there is no metadata section).
+
+    ``path_to_underline`` (a statement or a list of them) and ``obj_to_annotate`` (a dict from
+    statement to tag) mark statements for diagnostics: the first line of each is underlined
+    with ``^`` and tagged ``# tag``; marked text does not parse back.
+    """
+    if path_to_underline is not None and not isinstance(path_to_underline, (list, tuple)):
+        path_to_underline = [path_to_underline]
+    annotate = list(obj_to_annotate.items()) if obj_to_annotate else None
     return _script(self, ir_prefix=ir_prefix, tir_prefix=tir_prefix, syntax_sugar=syntax_sugar,
-                   show_meta=show_meta, print_line_numbers=print_line_numbers)
+                   show_meta=show_meta, print_line_numbers=print_line_numbers,
+                   path_to_underline=path_to_underline, obj_to_annotate=annotate)
 
 
 def _object_show(self, **kwargs):

@@ -38,3 +38,13 @@ def op(name):
 
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401
+
+
+def __getattr__(name):
+    """The schedule names load on first use: ``tir.Schedule``, ``tir.ScheduleError``, ..."""
+    if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule"):
+        import importlib
+
+        schedule = importlib.import_module(".schedule", __name__)
+        return schedule if name == "schedule" else getattr(schedule, name)
+    raise AttributeError(f"module 'tessera.tir' has no attribute '{name}'")

@@ -1,0 +1,92 @@
+// The schedule primitives over a ScheduleState, one source file each under src/schedule/primitive.
+// Each checks its preconditions first and throws ScheduleError without touching the state.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/schedule/index_map.h"
+#include "tessera/schedule/state.h"
+
+namespace tessera {
+namespace schedule {
+
+// ---- lookup (get_block.cc) ----
+/*! \brief The block named `name` in `func_name`; fails on none or several. */
+StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
+                  const std::string& func_name);
+/*! \brief The loops above a block up to its scope root, outermost first. */
+std::vector<StmtSRef> GetLoops(const ScheduleState& state, const StmtSRef& block);
+/*! \brief The blocks directly under a block or loop. */
+std::vector<StmtSRef> GetChildBlocks(const ScheduleState& state, const StmtSRef& parent);
+/*! \brief The blocks of the same scope that write what `block` reads (read what it writes). */
+std::vector<StmtSRef> GetProducers(const ScheduleState& state, const StmtSRef& block);
+std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& block);
+/*! \brief The child blocks of `scope_block` that write a buffer allocated outside it. */
+std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block);
+
+// ---- loops ----
+/*! \brief split.cc: `factors` has at most one null (inferred). Returns the new loops. */
+std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,
+                            const std::vector<Expr>& factors, bool preserve_unit_iters,
+                            bool disable_predication);
+/*! \brief fuse.cc: fuse a chain of loops (outermost first) into one. */
+StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loops, bool preserve_unit_iters);
+/*! \brief reorder.cc */
+void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loops);
+/*! \brief add_unit_loop.cc: a loop of extent 1 above a block or loop. */
+StmtSRef AddUnitLoop(ScheduleState& state, const StmtSRef& block_or_loop);
+/*! \brief for_kind.cc */
+void Parallel(ScheduleState& state, const StmtSRef& loop);
+void Vectorize(ScheduleState& state, const StmtSRef& loop);
+void Unroll(ScheduleState& state, const StmtSRef& loop);
+void Bind(ScheduleState& state, const StmtSRef& loop, const std::string& thread_axis);
+
+// ---- caches (cache_read_write.cc) ----
+StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block, int read_buffer_index,
+                   const std::string& storage_scope, const std::vector<StmtSRef>& consumers);
+StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block, int write_buffer_index,
+                    const std::string& storage_scope, const std::vector<StmtSRef>& consumers);
+
+// ---- compute location ----
+/*! \brief compute_at.cc; `index` -1 is the last valid insertion point, -2 the first. */
+void ComputeAt(ScheduleState& state, const StmtSRef& block, const StmtSRef& loop,
+               bool preserve_unit_loops, int index);
+void ReverseComputeAt(ScheduleState& state, const StmtSRef& block, const StmtSRef& loop,
+                      bool preserve_unit_loops, int index);
+/*! \brief compute_inline.cc */
+void ComputeInline(ScheduleState& state, const StmtSRef& block);
+void ReverseComputeInline(ScheduleState& state, const StmtSRef& block);
+
+// ---- reductions ----
+/*! \brief decompose_reduction.cc: returns the init block. */
+StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block, const StmtSRef& loop);
+/*! \brief rfactor.cc: returns the rfactor block. */
+StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop, int factor_axis);
+
+// ---- buffers ----
+/*! \brief storage_align.cc */
+void StorageAlign(ScheduleState& state, const StmtSRef& block, int buffer_index, int axis,
+                  int factor, int offset);
+/*! \brief set_scope.cc */
+void SetScope(ScheduleState& state, const StmtSRef& block, int buffer_index,
+              const std::string& storage_scope);
+/*! \brief transform_layout.cc: the buffer is the block's read or write buffer `buffer_index`. */
+void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index,
+                     bool is_write, const IndexMap& index_map, const Expr& pad_value);
+
+// ---- annotations (annotate.cc) ----
+void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
+              const ObjectRef& value);
+void Unannotate(ScheduleState& state, const StmtSRef& sref, const std::string& key);
+
+// ---- blockize.cc ----
+/*! \brief Wrap the subtree of `loop` in a new outer block; returns it. */
+StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop, bool preserve_unit_iters);
+/*! \brief Wrap consecutive sibling blocks in a new block without iterators; returns it. */
+StmtSRef BlockizeBlocks(ScheduleState& state, const std::vector<StmtSRef>& blocks,
+                        bool preserve_unit_iters);
+
+}  // namespace schedule
+}  // namespace tessera

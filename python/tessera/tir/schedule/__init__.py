@@ -1,0 +1,12 @@
+"""TensorIR schedules: ``tir.Schedule``, its handles, traces and the ScheduleError.
+
+>>> sch = tir.Schedule(Module)
+>>> (i,) = sch.get_loops(sch.get_block("B"))
+>>> i0, i1 = sch.split(i, factors=[None, 4])
+"""
+
+from ...error import ScheduleError
+from .schedule import BlockRV, ExprRV, IndexMap, LoopRV, Schedule
+from .trace import Trace
+
+__all__ = ["BlockRV", "ExprRV", "IndexMap", "LoopRV", "Schedule", "ScheduleError", "Trace"]

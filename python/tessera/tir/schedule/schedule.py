@@ -1,0 +1,297 @@
+"""``tir.Schedule``: TensorIR schedule primitives over an IRModule (a thin layer over C++)."""
+
+import inspect
+
+from ... import _core
+from ...error import TesseraTypeError, TesseraValueError
+from .trace import Trace
+
+BlockRV = _core.BlockRV
+LoopRV = _core.LoopRV
+ExprRV = _core.ExprRV
+IndexMap = _core.IndexMap
+
+_DEBUG_MASKS = {"none": 0, "all": -1}
+
+
+def _as_module(mod):
+    if isinstance(mod, _core.IRModule):
+        return mod
+    if isinstance(mod, _core.PrimFunc):
+        return _core.IRModule.from_func(mod, "main")
+    raise TesseraTypeError(f"tir.Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
+
+
+def _flatten(items):
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        return list(items[0])
+    return list(items)
+
+
+def _const(value, dtype):
+    from ...tir.expr_ops import convert
+
+    if isinstance(value, _core.PrimExpr):
+        return value
+    return convert(value, dtype)
+
+
+class Schedule:
+    """A schedule of an IRModule (or a PrimFunc, scheduled as ``"main"``).
+
+    >>> sch = tir.Schedule(Module)
+    >>> b = sch.get_block("B")
+    >>> (i,) = sch.get_loops(b)
+    >>> i0, i1, i2 = sch.split(i, factors=[2, 2, 2])
+    >>> sch.reorder(i0, i2, i1)
+    >>> sch.mod.show()
+
+    Primitives raise :class:`tessera.tir.ScheduleError` when their preconditions do not hold;
+    the schedule is then left unchanged. Every successful call is recorded in :attr:`trace`.
+    ``error_render_level`` is ``"detail"`` (the program with the culprits marked), ``"fast"``
+    (the message alone) or ``"none"``; ``debug_mask="all"`` verifies the schedule's internal
+    state after each primitive; ``enable_check=False`` skips the dataflow checks.
+    """
+
+    def __init__(self, mod, *, seed=None, debug_mask="none", error_render_level="detail",
+                 enable_check=True):
+        if isinstance(debug_mask, str):
+            if debug_mask not in _DEBUG_MASKS:
+                raise TesseraValueError(f"debug_mask must be 'none', 'all' or an int, not {debug_mask!r}")
+            debug_mask = _DEBUG_MASKS[debug_mask]
+        self._sch = _core.Schedule(_as_module(mod), int(debug_mask), error_render_level, enable_check)
+        self._seed = seed
+
+    @classmethod
+    def _wrap(cls, core_sch):
+        sch = cls.__new__(cls)
+        sch._sch = core_sch
+        sch._seed = None
+        return sch
+
+    # ---- utilities ----
+
+    @property
+    def mod(self):
+        """The scheduled IRModule as it is now."""
+        return self._sch.mod
+
+    @property
+    def trace(self):
+        """The instructions recorded so far (a snapshot)."""
+        return Trace(self._sch.trace)
+
+    @property
+    def func_working_on(self):
+        """The function ``get_block`` searches when no ``func_name`` is given."""
+        return self._sch.func_working_on or None
+
+    def work_on(self, func_name):
+        """Make ``get_block`` search ``func_name`` by default."""
+        self._sch.work_on(func_name)
+
+    def copy(self):
+        """An independent copy; the handles of this schedule also work in the copy."""
+        return Schedule._wrap(self._sch.copy())
+
+    def get(self, rv):
+        """The IR node behind a handle: a Block, a For, or an expression."""
+        return self._sch.get(rv)
+
+    def show(self, *args, **kwargs):
+        """Print the scheduled module as TVMScript."""
+        print(self.mod.script(*args, **kwargs))
+
+    def seed(self, seed):
+        """Accepted for compatibility: tessera has no sampling primitives."""
+        self._seed = seed
+
+    # ---- lookup ----
+
+    def get_block(self, name, func_name=None):
+        """The block named ``name`` (in ``func_name``, or the function worked on)."""
+        return self._sch.get_block(name, func_name)
+
+    def get_loops(self, block):
+        """The loops above ``block`` up to its enclosing block, outermost first."""
+        return self._sch.get_loops(block)
+
+    def get_child_blocks(self, block_or_loop):
+        """The blocks directly under a block or loop."""
+        return self._sch.get_child_blocks(block_or_loop)
+
+    def get_producers(self, block):
+        """The blocks of the same scope whose output ``block`` reads."""
+        return self._sch.get_producers(block)
+
+    def get_consumers(self, block):
+        """The blocks of the same scope that read ``block``'s output."""
+        return self._sch.get_consumers(block)
+
+    def get_output_blocks(self, scope_block):
+        """The blocks under ``scope_block`` that write buffers allocated outside it."""
+        return self._sch.get_output_blocks(scope_block)
+
+    # ---- loops ----
+
+    def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
+        """Split ``loop`` into ``len(factors)`` nested loops; one factor may be ``None``.
+
+        >>> i0, i1 = sch.split(i, factors=[None, 8])
+        """
+        if not isinstance(factors, (list, tuple)):
+            raise TesseraTypeError("split: factors must be a list")
+        return self._sch.split(loop, list(factors), preserve_unit_iters, disable_predication)
+
+    def fuse(self, *loops, preserve_unit_iters=True):
+        """Fuse a chain of nested loops (outermost first) into one."""
+        return self._sch.fuse(_flatten(loops), preserve_unit_iters)
+
+    def reorder(self, *ordered_loops):
+        """Put the given loops of one chain in the given order."""
+        self._sch.reorder(_flatten(ordered_loops))
+
+    def add_unit_loop(self, block_or_loop):
+        """Add a loop of extent 1 above a block or loop; returns it."""
+        return self._sch.add_unit_loop(block_or_loop)
+
+    def parallel(self, loop):
+        """Make ``loop`` a parallel loop."""
+        self._sch.parallel(loop)
+
+    def vectorize(self, loop):
+        """Make ``loop`` a vectorized loop."""
+        self._sch.vectorize(loop)
+
+    def unroll(self, loop):
+        """Make ``loop`` an unrolled loop."""
+        self._sch.unroll(loop)
+
+    def bind(self, loop, thread_axis):
+        """Bind ``loop`` to a thread axis (``"threadIdx.x"``, ``"blockIdx.y"``, ...)."""
+        self._sch.bind(loop, thread_axis)
+
+    # ---- caches ----
+
+    def _buffer_index(self, block, buffer, kind):
+        if isinstance(buffer, int):
+            return buffer
+        regions = self.get(block).reads if kind == "read" else self.get(block).writes
+        for i, region in enumerate(regions):
+            b = region.buffer
+            if (isinstance(buffer, str) and b.name == buffer) or (
+                    isinstance(buffer, _core.Buffer) and b.same_as(buffer)):
+                return i
+        raise TesseraValueError(f"the block does not {kind} the buffer {buffer!r}")
+
+    def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
+        """Read a buffer through a copy in ``storage_scope``; returns the copy block."""
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return self._sch.cache_read(block, index, storage_scope, list(consumer_blocks or []))
+
+    def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
+        """Write a buffer through a copy in ``storage_scope``; returns the copy block."""
+        index = self._buffer_index(block, write_buffer_index, "write")
+        return self._sch.cache_write(block, index, storage_scope, list(consumer_blocks or []))
+
+    # ---- compute location ----
+
+    def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Move a producer under ``loop``, computing just what the consumers there need."""
+        self._sch.compute_at(block, loop, preserve_unit_loops, index)
+
+    def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Move a consumer under ``loop``, consuming just what the producers there give."""
+        self._sch.reverse_compute_at(block, loop, preserve_unit_loops, index)
+
+    def compute_inline(self, block):
+        """Substitute a block's value into its consumers and remove it."""
+        self._sch.compute_inline(block)
+
+    def reverse_compute_inline(self, block):
+        """Substitute a consumer into its producer and remove it."""
+        self._sch.reverse_compute_inline(block)
+
+    # ---- reductions ----
+
+    def decompose_reduction(self, block, loop):
+        """Move the init of a reduction into a block placed before ``loop``; returns it."""
+        return self._sch.decompose_reduction(block, loop)
+
+    def rfactor(self, loop, factor_axis):
+        """Factorize a reduction over ``loop``; returns the rfactor block."""
+        return self._sch.rfactor(loop, factor_axis)
+
+    # ---- buffers ----
+
+    def storage_align(self, block, buffer_index, axis, factor, offset):
+        """Pad a written buffer so that ``stride[axis] % factor == offset``."""
+        index = self._buffer_index(block, buffer_index, "write")
+        self._sch.storage_align(block, index, axis, factor, offset)
+
+    def set_scope(self, block, buffer_index, storage_scope):
+        """Set the storage scope of a buffer the block writes."""
+        index = self._buffer_index(block, buffer_index, "write")
+        self._sch.set_scope(block, index, storage_scope)
+
+    def transform_layout(self, block, buffer, index_map, pad_value=None, *,
+                         assume_injective_transform=False):
+        """Rewrite a buffer's layout with a bijective affine map.
+
+        >>> sch.transform_layout(b, ("write", 0), lambda i, j: (j, i))
+        """
+        if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+            kind, index = buffer[0], self._buffer_index(block, buffer[1], buffer[0])
+        else:
+            kind, index = self._find_buffer(block, buffer)
+        region = (self.get(block).reads if kind == "read" else self.get(block).writes)
+        if not 0 <= index < len(region):
+            raise TesseraValueError(f"transform_layout: the block has no {kind} buffer {index}")
+        target = region[index].buffer
+        if not isinstance(index_map, IndexMap):
+            index_map = _index_map_of(index_map, target)
+        if pad_value is not None:
+            pad_value = _const(pad_value, target.dtype)
+        self._sch.transform_layout(block, kind, index, index_map, pad_value)
+
+    def _find_buffer(self, block, buffer):
+        for kind in ("write", "read"):
+            try:
+                return kind, self._buffer_index(block, buffer, kind)
+            except TesseraValueError:
+                continue
+        raise TesseraValueError(f"the block does not access the buffer {buffer!r}")
+
+    # ---- annotations ----
+
+    def annotate(self, block_or_loop, ann_key, ann_val):
+        """Set the annotation ``ann_key`` of a block or loop."""
+        self._sch.annotate(block_or_loop, ann_key, ann_val)
+
+    def unannotate(self, block_or_loop, ann_key):
+        """Remove the annotation ``ann_key`` of a block or loop."""
+        self._sch.unannotate(block_or_loop, ann_key)
+
+    # ---- blockize ----
+
+    def blockize(self, target, preserve_unit_iters=True):
+        """Wrap the subtree of a loop (or consecutive sibling blocks) in a new block."""
+        if isinstance(target, (list, tuple)):
+            return self._sch.blockize_blocks(list(target), preserve_unit_iters)
+        return self._sch.blockize(target, preserve_unit_iters)
+
+
+def _index_map_of(func, buffer):
+    """An IndexMap from a lambda over the buffer's indices."""
+    if not callable(func):
+        raise TesseraTypeError("index_map must be an IndexMap or a function of the indices")
+    names = list(inspect.signature(func).parameters)
+    if len(names) != len(buffer.shape):
+        raise TesseraValueError(
+            f"index_map takes {len(names)} indices but the buffer has {len(buffer.shape)} dimensions")
+    variables = [_core.Var(name, shape.dtype) for name, shape in zip(names, buffer.shape)]
+    result = func(*variables)
+    if not isinstance(result, (list, tuple)):
+        result = [result]
+    final = [_const(e, "int32") for e in result]
+    return IndexMap(variables, final)

@@ -1,0 +1,144 @@
+// Bindings of tir.Schedule: handles, index maps, the trace and the schedule's primitives.
+#include "common.h"
+#include "tessera/schedule/schedule.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace bindings {
+namespace {
+
+using namespace tessera::schedule;
+
+// A Python argument as an instruction value: None, bool, int, float, str, lists, PrimExprs
+// and handles.
+TraceValue ToTraceValue(nb::handle h) {
+  if (h.is_none()) return TraceValue::None();
+  if (nb::isinstance<nb::bool_>(h)) return TraceValue::Bool(nb::cast<bool>(h));
+  if (nb::isinstance<nb::int_>(h)) return TraceValue::Int(nb::cast<int64_t>(h));
+  if (nb::isinstance<nb::float_>(h)) return TraceValue::Float(nb::cast<double>(h));
+  if (nb::isinstance<nb::str>(h)) return TraceValue::Str(nb::cast<std::string>(h));
+  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
+    std::vector<TraceValue> items;
+    for (nb::handle item : h) items.push_back(ToTraceValue(item));
+    return TraceValue::List(std::move(items));
+  }
+  if (nb::isinstance<RVNode>(h)) return TraceValue::Of(nb::cast<RV>(h));
+  if (nb::isinstance<ExprNode>(h)) return TraceValue::Of(nb::cast<Expr>(h));
+  if (nb::isinstance<Object>(h)) return TraceValue::FromObject(nb::cast<ObjectRef>(h));
+  TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+      << "cannot use a " << nb::cast<std::string>(nb::str(h.type())) << " as a schedule argument";
+}
+
+ErrorRenderLevel ParseLevel(const std::string& level) {
+  if (level == "detail") return ErrorRenderLevel::kDetail;
+  if (level == "fast") return ErrorRenderLevel::kFast;
+  if (level == "none") return ErrorRenderLevel::kNone;
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+      << "error_render_level must be \"detail\", \"fast\" or \"none\", not \"" << level << "\"";
+}
+
+}  // namespace
+
+void BindSchedule(nb::module_& m) {
+  nb::class_<RVNode>(m, "ScheduleRV")
+      .def("same_as", [](const RVNode& a, const RVNode& b) { return &a == &b; })
+      .def("__hash__", [](const RVNode& a) { return reinterpret_cast<size_t>(&a); })
+      .def("__eq__", [](const RVNode& a, nb::handle b) {
+        return nb::isinstance<RVNode>(b) && &a == &nb::cast<const RVNode&>(b);
+      });
+  nb::class_<BlockRVNode, RVNode>(m, "BlockRV").def(nb::new_([] { return std::make_shared<BlockRVNode>(); }));
+  nb::class_<LoopRVNode, RVNode>(m, "LoopRV").def(nb::new_([] { return std::make_shared<LoopRVNode>(); }));
+  nb::class_<ExprRVNode, RVNode>(m, "ExprRV").def(nb::new_([] { return std::make_shared<ExprRVNode>(); }));
+
+  nb::class_<IndexMap>(m, "IndexMap")
+      .def(nb::init<>())
+      .def("__init__",
+           [](IndexMap* self, std::vector<Var> initial, std::vector<Expr> final_indices) {
+             new (self) IndexMap{std::move(initial), std::move(final_indices)};
+           },
+           "initial_indices"_a, "final_indices"_a)
+      .def_rw("initial_indices", &IndexMap::initial_indices)
+      .def_rw("final_indices", &IndexMap::final_indices)
+      .def("map_indices", &IndexMap::Apply, "indices"_a)
+      .def("as_python", &IndexMap::AsPython);
+
+  nb::class_<Trace>(m, "Trace")
+      .def("as_python", &Trace::AsPython)
+      .def("as_json", &Trace::AsJSON)
+      .def("apply_to_schedule", [](const Trace& t, Schedule& sch, bool remove_postproc) {
+             t.ApplyToSchedule(&sch, remove_postproc);
+           },
+           "sch"_a, "remove_postproc"_a = false)
+      .def_static("apply_json_to_schedule",
+                  [](const std::string& json, Schedule& sch) { Trace::ApplyJSONToSchedule(json, &sch); },
+                  "json_obj"_a, "sch"_a)
+      .def("__len__", [](const Trace& t) { return t.insts.size(); })
+      .def_prop_ro("kinds", [](const Trace& t) {
+        std::vector<std::string> kinds;
+        for (const Instruction& i : t.insts) kinds.push_back(i.kind);
+        return kinds;
+      })
+      .def("__str__", &Trace::AsPython);
+
+  nb::class_<Schedule>(m, "Schedule")
+      .def("__init__",
+           [](Schedule* self, IRModule mod, int debug_mask, const std::string& level, bool enable_check) {
+             new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check);
+           },
+           "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true)
+      .def_prop_ro("mod", &Schedule::mod)
+      .def_prop_ro("trace", [](const Schedule& s) { return s.trace(); })
+      .def_prop_ro("func_working_on", &Schedule::func_working_on)
+      .def("work_on", &Schedule::WorkOn, "func_name"_a)
+      .def("copy", &Schedule::Copy)
+      .def("get", &Schedule::Get, "rv"_a)
+      .def("is_valid", &Schedule::IsValid, "rv"_a)
+      .def("get_block", &Schedule::GetBlock, "name"_a, "func_name"_a = nb::none())
+      .def("get_loops", &Schedule::GetLoops, "block"_a)
+      .def("get_child_blocks", &Schedule::GetChildBlocks, "block_or_loop"_a)
+      .def("get_producers", &Schedule::GetProducers, "block"_a)
+      .def("get_consumers", &Schedule::GetConsumers, "block"_a)
+      .def("get_output_blocks", &Schedule::GetOutputBlocks, "scope_block"_a)
+      .def("split",
+           [](Schedule& s, const LoopRV& loop, nb::list factors, bool preserve, bool disable) {
+             std::vector<TraceValue> fs;
+             for (nb::handle f : factors) fs.push_back(ToTraceValue(f));
+             return s.Split(loop, fs, preserve, disable);
+           },
+           "loop"_a, "factors"_a, "preserve_unit_iters"_a = true, "disable_predication"_a = false)
+      .def("fuse", &Schedule::Fuse, "loops"_a, "preserve_unit_iters"_a = true)
+      .def("reorder", &Schedule::Reorder, "ordered_loops"_a)
+      .def("add_unit_loop", &Schedule::AddUnitLoop, "block_or_loop"_a)
+      .def("parallel", &Schedule::Parallel, "loop"_a)
+      .def("vectorize", &Schedule::Vectorize, "loop"_a)
+      .def("unroll", &Schedule::Unroll, "loop"_a)
+      .def("bind", &Schedule::Bind, "loop"_a, "thread_axis"_a)
+      .def("cache_read", &Schedule::CacheRead, "block"_a, "read_buffer_index"_a, "storage_scope"_a,
+           "consumer_blocks"_a)
+      .def("cache_write", &Schedule::CacheWrite, "block"_a, "write_buffer_index"_a,
+           "storage_scope"_a, "consumer_blocks"_a)
+      .def("compute_at", &Schedule::ComputeAt, "block"_a, "loop"_a, "preserve_unit_loops"_a,
+           "index"_a)
+      .def("reverse_compute_at", &Schedule::ReverseComputeAt, "block"_a, "loop"_a,
+           "preserve_unit_loops"_a, "index"_a)
+      .def("compute_inline", &Schedule::ComputeInline, "block"_a)
+      .def("reverse_compute_inline", &Schedule::ReverseComputeInline, "block"_a)
+      .def("decompose_reduction", &Schedule::DecomposeReduction, "block"_a, "loop"_a)
+      .def("rfactor", &Schedule::RFactor, "loop"_a, "factor_axis"_a)
+      .def("storage_align", &Schedule::StorageAlign, "block"_a, "buffer_index"_a, "axis"_a,
+           "factor"_a, "offset"_a)
+      .def("set_scope", &Schedule::SetScope, "block"_a, "buffer_index"_a, "storage_scope"_a)
+      .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
+           "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
+      .def("annotate",
+           [](Schedule& s, const RV& rv, const std::string& key, nb::handle value) {
+             s.Annotate(rv, key, ToTraceValue(value));
+           },
+           "block_or_loop"_a, "ann_key"_a, "ann_val"_a)
+      .def("unannotate", &Schedule::Unannotate, "block_or_loop"_a, "ann_key"_a)
+      .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)
+      .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a);
+}
+
+}  // namespace bindings
+}  // namespace tessera

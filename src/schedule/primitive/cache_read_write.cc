@@ -1,0 +1,193 @@
+// cache_read, cache_write: route a buffer's reads (writes) through a copy in another scope.
+#include "../utils.h"
+#include "tessera/schedule/primitive.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+/*! \brief Loops ax0, ax1, ... over `region` around a block `name` copying `src` to `dst`. */
+std::pair<Stmt, Block> MakeCacheStage(const BufferRegion& region, const Buffer& src,
+                                      const Buffer& dst, const std::string& name) {
+  std::vector<For> loops;
+  std::vector<IterVar> iters;
+  std::vector<Expr> values, indices;
+  std::vector<Range> point;
+  for (size_t d = 0; d < region->region.size(); ++d) {
+    const Range& r = region->region[d];
+    DataType t = r->extent->dtype;
+    Var ax = NewVar("ax" + std::to_string(d), t);
+    loops.push_back(ForNode::Make(ax, IntConst(t, 0), r->extent, ForKind::kSerial, Evaluate0()));
+    Var v = NewVar("v" + std::to_string(d), t);
+    const Expr& extent = src->shape[d];
+    iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(extent->dtype, 0), extent), v,
+                                      IterVarType::kDataPar));
+    values.push_back(Simplify(AddE(r->min, ax)));
+    indices.push_back(v);
+    point.push_back(RangeNode::Make(v, IntConst(t, 1)));
+  }
+  Stmt body = BufferStoreNode::Make(dst, BufferLoadNode::Make(src, indices), indices);
+  Block block = BlockNode::Make(iters, {BufferRegionNode::Make(src, point)},
+                                {BufferRegionNode::Make(dst, point)}, name, body);
+  return {MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), block)), block};
+}
+
+void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, const char* kind,
+                        const std::string& scope) {
+  if (index < 0 || static_cast<size_t>(index) >= count) {
+    Fail(std::string("The ") + kind + " buffer index is out of range",
+         std::string("The ") + kind + " buffer index " + std::to_string(index) + " is out of range: "
+         "the block {0} has " + std::to_string(count) + " " + kind + " buffers",
+         {block_sref->stmt});
+  }
+  if (!IsValidScope(scope)) {
+    Fail("Invalid storage scope '" + scope + "'",
+         "Invalid storage scope '" + scope + "': expected \"global\", \"shared\", \"shared.dyn\", "
+         "\"local\" or \"warp\"");
+  }
+}
+
+StmtSRef CheckSingleWriter(const ScheduleState& state, const BlockScope& scope,
+                           const BufferNode* buffer, const StmtSRef& scope_root) {
+  auto it = scope.writers.find(buffer);
+  if (it == scope.writers.end() || it->second.empty()) return nullptr;
+  if (it->second.size() > 1 && state.enable_check()) {
+    Fail("The buffer has more than one writer",
+         "The buffer " + buffer->name + " is written by more than one block of the scope {0}: {1} "
+         "and {2}",
+         {scope_root->stmt, it->second[0]->stmt, it->second[1]->stmt});
+  }
+  return it->second[0];
+}
+
+/*! \brief Replace `buffer` by `cache` in the read accesses of `consumers`. */
+void RedirectReads(const ScheduleState& state, const std::vector<StmtSRef>& consumers,
+                   const Buffer& buffer, const Buffer& cache, StmtEditor* editor) {
+  for (const StmtSRef& c : consumers) {
+    BlockRealize realize = GetBlockRealize(state, c.get());
+    BlockReuse reuse;
+    Stmt replaced = ReplaceBuffers(realize, {{buffer.get(), cache}}, &reuse);
+    editor->replace[realize.get()] = replaced;
+    for (const auto& [old_block, new_block] : reuse) editor->reuse[old_block] = new_block;
+  }
+}
+
+StmtSRef Finish(ScheduleState& state, const StmtSRef& scope_root, StmtEditor* editor,
+                const Buffer& cache, const Block& cache_block) {
+  const BlockNode* root = scope_root->block();
+  Block result = As<BlockNode>(editor->VisitStmt(scope_root->stmt));
+  result = CopyBlock(result.get());
+  result->alloc_buffers.push_back(cache);
+  BlockReuse reuse = editor->reuse;
+  reuse[root] = result;
+  state.Replace(scope_root.get(), root, result, reuse);
+  return state.GetSRef(cache_block.get());
+}
+
+std::vector<StmtSRef> CheckConsumers(const ScheduleState& state, const std::vector<StmtSRef>& given,
+                                     const BlockScope& scope, const BufferNode* buffer,
+                                     const StmtSRef& exclude) {
+  std::vector<StmtSRef> out;
+  auto reads = [&](const StmtSRef& b) {
+    for (const BufferRegion& r : b->block()->reads) {
+      if (r->buffer.get() == buffer) return true;
+    }
+    return false;
+  };
+  if (!given.empty()) {
+    for (const StmtSRef& b : given) {
+      if (std::find(scope.blocks.begin(), scope.blocks.end(), b) == scope.blocks.end() || !reads(b)) {
+        Fail("A consumer block does not read the buffer in the scope",
+             "The block {0} given as a consumer does not read " + buffer->name + " in this scope",
+             {b->stmt});
+      }
+      out.push_back(b);
+    }
+    return out;
+  }
+  for (const StmtSRef& b : scope.blocks) {
+    if (b != exclude && reads(b)) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
+                   const std::string& storage_scope, const std::vector<StmtSRef>& consumer_srefs) {
+  const BlockNode* block = BlockOf(block_sref);
+  CheckIndexAndScope(block_sref, index, block->reads.size(), "read", storage_scope);
+  StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
+  if (!scope_root) Fail("The root block has no scope to cache in", "", {block_sref->stmt});
+  Buffer buffer = block->reads[index]->buffer;
+  BlockScope scope = ComputeBlockScope(state, scope_root.get());
+  StmtSRef writer = CheckSingleWriter(state, scope, buffer.get(), scope_root);
+  std::vector<StmtSRef> consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
+  if (consumers.empty()) consumers.push_back(block_sref);
+  Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
+  BufferRegion region;
+  int64_t position = 0;
+  if (writer) {
+    for (const BufferRegion& w : writer->block()->writes) {
+      if (w->buffer == buffer) {
+        region = RelaxRegion(RegionInLoops(state, writer.get(), w),
+                             LoopDomainsBetween(scope_root.get(), writer.get()));
+      }
+    }
+    position = ChildIndex(scope_root.get(), writer.get()) + 1;
+    for (const StmtSRef& c : consumers) {
+      if (ChildIndex(scope_root.get(), c.get()) < position) {
+        Fail("Cannot find a place for the cache between the writer and a consumer",
+             "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
+             "with the writer {0}",
+             {writer->stmt, c->stmt});
+      }
+    }
+  } else {
+    region = BufferRegionNode::FullRegion(buffer);
+  }
+  auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name);
+  StmtEditor editor;
+  RedirectReads(state, consumers, buffer, cache, &editor);
+  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
+  return Finish(state, scope_root, &editor, cache, cache_block);
+}
+
+StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
+                    const std::string& storage_scope, const std::vector<StmtSRef>& consumer_srefs) {
+  const BlockNode* block = BlockOf(block_sref);
+  CheckIndexAndScope(block_sref, index, block->writes.size(), "write", storage_scope);
+  StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
+  if (!scope_root) Fail("The root block has no scope to cache in", "", {block_sref->stmt});
+  Buffer buffer = block->writes[index]->buffer;
+  BlockScope scope = ComputeBlockScope(state, scope_root.get());
+  CheckSingleWriter(state, scope, buffer.get(), scope_root);
+  std::vector<StmtSRef> consumers;
+  if (!consumer_srefs.empty()) consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
+  Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
+  BufferRegion region =
+      RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
+                  LoopDomainsBetween(scope_root.get(), block_sref.get()));
+  int64_t position = ChildIndex(scope_root.get(), block_sref.get()) + 1;
+  for (const StmtSRef& c : consumers) {
+    if (ChildIndex(scope_root.get(), c.get()) < position) {
+      Fail("Cannot find a place for the cache between the writer and a consumer",
+           "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
+           "with the writer {0}",
+           {block_sref->stmt, c->stmt});
+    }
+  }
+  auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name);
+  StmtEditor editor;
+  // The writer writes (and reads, for a reduction) the cache.
+  BlockRealize realize = GetBlockRealize(state, block_sref.get());
+  BlockReuse reuse;
+  editor.replace[realize.get()] = ReplaceBuffers(realize, {{buffer.get(), cache}}, &reuse);
+  for (const auto& [old_block, new_block] : reuse) editor.reuse[old_block] = new_block;
+  RedirectReads(state, consumers, buffer, cache, &editor);
+  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
+  return Finish(state, scope_root, &editor, cache, cache_block);
+}
+
+}  // namespace schedule
+}  // namespace tessera

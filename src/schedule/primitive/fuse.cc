@@ -1,0 +1,92 @@
+// fuse: a chain of nested loops becomes one loop over the product of their extents.
+#include "../utils.h"
+#include "tessera/schedule/primitive.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+class BindingSimplifier : public StmtMutator {
+ public:
+  explicit BindingSimplifier(const VarMap& unit_vars) : unit_vars_(unit_vars) {}
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    std::vector<Expr> values;
+    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
+    return BlockRealizeNode::Make(values, Simplify(Substitute(op->predicate, unit_vars_)), op->block,
+                                  op->span);
+  }
+
+ private:
+  const VarMap& unit_vars_;
+};
+
+}  // namespace
+
+StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
+              bool preserve_unit_iters) {
+  if (loop_srefs.empty()) Fail("fuse needs at least one loop");
+  std::vector<const ForNode*> loops;
+  std::unordered_set<const VarNode*> vars;
+  for (size_t i = 0; i < loop_srefs.size(); ++i) {
+    const ForNode* loop = LoopOf(loop_srefs[i]);
+    if (!IsConstInt(loop->min, 0)) {
+      Fail("The primitive only supports loop starting with 0",
+           "The primitive only supports loop starting with 0, but {0} starts at a non-zero value",
+           {loop_srefs[i]->stmt});
+    }
+    if (loop->thread_binding || !loop->annotations.empty() || loop->for_kind != ForKind::kSerial) {
+      Fail("Only serial loops without annotations can be fused",
+           "Only serial loops without annotations or thread bindings can be fused, but {0} is not one",
+           {loop_srefs[i]->stmt});
+    }
+    if (i > 0) {
+      const ForNode* outer = loops.back();
+      if (outer->body.get() != loop) {
+        Fail("The loops are not a chain in which each is the only child of the previous",
+             "The loops can't be fused because the inner loop {1} is not the only child of the "
+             "outer loop {0}",
+             {loop_srefs[i - 1]->stmt, loop_srefs[i]->stmt});
+      }
+    }
+    loops.push_back(loop);
+    vars.insert(loop->loop_var.get());
+  }
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (UsesVars(loops[i]->extent, vars)) {
+      Fail("A loop extent depends on another fused loop",
+           "The extent of {0} depends on another of the loops being fused", {loop_srefs[i]->stmt});
+    }
+  }
+  DataType t = loops[0]->loop_var->dtype;
+  for (const ForNode* l : loops) {
+    if (l->loop_var->dtype.bits() > t.bits()) t = l->loop_var->dtype;
+  }
+  std::string name;
+  Expr extent = IntConst(t, 1);
+  for (const ForNode* l : loops) {
+    name += l->loop_var->name + "_";
+    extent = Simplify(MulE(extent, l->extent));
+  }
+  Var fused = NewVar(name + "fused", t);
+  // Innermost first: l_k = floormod(floordiv(fused, inner product), extent_k).
+  VarMap vmap, unit_vars;
+  Expr inner = IntConst(t, 1);
+  for (size_t i = loops.size(); i-- > 0;) {
+    const ForNode* l = loops[i];
+    Expr v = i + 1 == loops.size() ? Expr(fused) : FloorDivE(fused, inner);
+    if (i > 0) v = FloorModE(v, l->extent);
+    v = Simplify(v);
+    if (IsConstInt(l->extent, 1) && !preserve_unit_iters) v = IntConst(t, 0);
+    vmap[l->loop_var.get()] = CastTo(l->loop_var->dtype, v);
+    inner = Simplify(MulE(inner, l->extent));
+  }
+  Stmt body = Substitute(loops.back()->body, vmap);
+  body = BindingSimplifier(unit_vars).VisitStmt(body);
+  For result = ForNode::Make(fused, IntConst(t, 0), extent, ForKind::kSerial, body, nullptr, {},
+                             loops[0]->span);
+  state.Replace(loop_srefs[0].get(), loops[0], result);
+  return state.GetSRef(result.get());
+}
+
+}  // namespace schedule
+}  // namespace tessera

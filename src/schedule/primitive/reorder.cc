@@ -1,0 +1,96 @@
+// reorder: permute loops of one single-branch chain; unlisted loops keep their places.
+#include <algorithm>
+
+#include "../utils.h"
+#include "tessera/schedule/primitive.h"
+
+namespace tessera {
+namespace schedule {
+
+void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
+  if (loop_srefs.empty()) return;
+  std::unordered_set<const StmtSRefNode*> listed;
+  for (const StmtSRef& s : loop_srefs) {
+    LoopOf(s);
+    if (!listed.insert(s.get()).second) {
+      Fail("A loop appears more than once in reorder",
+           "The loop {0} appears more than once in the loops to reorder", {s->stmt});
+    }
+  }
+  // The outermost and innermost listed loops; every pair must be ancestor and descendant.
+  StmtSRef top = loop_srefs[0], bottom = loop_srefs[0];
+  for (const StmtSRef& s : loop_srefs) {
+    if (IsAncestor(s.get(), top.get())) top = s;
+    if (IsAncestor(bottom.get(), s.get())) bottom = s;
+  }
+  for (const StmtSRef& s : loop_srefs) {
+    if (s != top && !IsAncestor(top.get(), s.get())) {
+      Fail("The loops are not in a single chain",
+           "The loops {0} and {1} are not ancestor and descendant of each other", {top->stmt, s->stmt});
+    }
+    if (s != bottom && !IsAncestor(s.get(), bottom.get())) {
+      Fail("The loops are not in a single chain",
+           "The loops {0} and {1} are not ancestor and descendant of each other", {s->stmt, bottom->stmt});
+    }
+  }
+  // The chain from top to bottom must be single-branch.
+  std::vector<const StmtSRefNode*> chain;
+  for (const StmtSRefNode* p = bottom.get(); p != top->parent; p = p->parent) {
+    if (!p->loop()) {
+      Fail("A block lies between the loops to reorder",
+           "The block {0} lies between the loops to reorder", {p->stmt});
+    }
+    chain.push_back(p);
+  }
+  std::reverse(chain.begin(), chain.end());
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    if (chain[i]->loop()->body.get() != chain[i + 1]->stmt.get()) {
+      Fail("The loops are not in a single-branch chain",
+           "The loops to reorder must form a single-branch chain, but {0} has more than one child "
+           "or a non-loop child",
+           {chain[i]->stmt});
+    }
+  }
+  std::unordered_set<const VarNode*> vars;
+  for (const StmtSRefNode* s : chain) vars.insert(s->loop()->loop_var.get());
+  for (const StmtSRefNode* s : chain) {
+    if (UsesVars(s->loop()->extent, vars)) {
+      Fail("A loop extent depends on another loop being reordered",
+           "The extent of {0} depends on another loop of the chain", {s->stmt});
+    }
+  }
+  for (const StmtSRef& b : GetChildBlocks(state, bottom.get())) {
+    const BlockNode* block = b->block();
+    for (const IterVar& iv : block->iter_vars) {
+      if (iv->iter_type != IterVarType::kDataPar && iv->iter_type != IterVarType::kCommReduce) {
+        Fail("A block under the loops has an iterator that is neither spatial nor reduction",
+             "The block {0} has an iterator that is neither spatial nor reduction", {b->stmt});
+      }
+    }
+    if (!IsAffineBinding(state, b.get())) {
+      Fail("A block under the loops does not have affine bindings",
+           "The block {0} under the loops does not have affine bindings", {b->stmt});
+    }
+    if (!IsConstInt(GetBlockRealize(state, b.get())->predicate, 1)) {
+      Fail("A block under the loops has a predicate",
+           "The block {0} under the loops has a predicate (T.where), which reorder does not allow",
+           {b->stmt});
+    }
+  }
+  // Listed positions take the listed loops in the given order.
+  std::vector<const ForNode*> order;
+  size_t next = 0;
+  for (const StmtSRefNode* s : chain) {
+    order.push_back(listed.count(s) ? loop_srefs[next++]->loop() : s->loop());
+  }
+  Stmt body = chain.back()->loop()->body;
+  for (size_t i = order.size(); i-- > 0;) {
+    const ForNode* l = order[i];
+    body = ForNode::Make(l->loop_var, l->min, l->extent, l->for_kind, body, l->thread_binding,
+                         l->annotations, l->span);
+  }
+  state.Replace(top.get(), top->stmt.get(), body);
+}
+
+}  // namespace schedule
+}  // namespace tessera

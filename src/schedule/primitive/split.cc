@@ -1,0 +1,123 @@
+// split: one loop becomes nested loops whose extents are the factors.
+#include "../utils.h"
+#include "tessera/schedule/primitive.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+// After the loop variable was substituted: simplify the bindings of the blocks under the new
+// loops and guard the outermost ones with the predicate.
+class BindingRewriter : public StmtMutator {
+ public:
+  BindingRewriter(const VarMap& unit_vars, Expr predicate)
+      : unit_vars_(unit_vars), predicate_(std::move(predicate)) {}
+
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    std::vector<Expr> values;
+    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
+    Expr predicate = op->predicate;
+    if (predicate_) predicate = Simplify(AndE(predicate, predicate_));
+    return BlockRealizeNode::Make(values, predicate, op->block, op->span);
+  }
+
+ private:
+  const VarMap& unit_vars_;
+  Expr predicate_;
+};
+
+void CheckPlainLoop(const StmtSRef& loop_sref) {
+  const ForNode* loop = LoopOf(loop_sref);
+  if (!IsConstInt(loop->min, 0)) {
+    Fail("The primitive only supports loop starting with 0",
+         "The primitive only supports loop starting with 0, but {0} starts at a non-zero value",
+         {loop_sref->stmt});
+  }
+  if (loop->thread_binding || loop->for_kind == ForKind::kThreadBinding) {
+    Fail("The loop is bound to a thread", "The loop {0} is bound to a thread axis and cannot be changed",
+         {loop_sref->stmt});
+  }
+  if (!loop->annotations.empty()) {
+    Fail("The loop has annotations", "The loop {0} has annotations and cannot be changed",
+         {loop_sref->stmt});
+  }
+}
+
+}  // namespace
+
+std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
+                            const std::vector<Expr>& factors, bool preserve_unit_iters,
+                            bool disable_predication) {
+  const ForNode* loop = LoopOf(loop_sref);
+  CheckPlainLoop(loop_sref);
+  if (factors.size() < 2) {
+    Fail("The split needs at least two factors, but got " + std::to_string(factors.size()));
+  }
+  DataType t = loop->loop_var->dtype;
+  int infer = -1;
+  Expr known = IntConst(t, 1);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i]) {
+      if (infer >= 0) {
+        Fail("At most one factor can be None (or -1)",
+             "At most one factor of the split of {0} can be None (or -1)", {loop_sref->stmt});
+      }
+      infer = static_cast<int>(i);
+      continue;
+    }
+    auto c = AsConstInt(factors[i]);
+    if (c && *c <= 0) {
+      Fail("The split factor must be positive, but got " + std::to_string(*c),
+           "The split factor must be positive, but factor " + std::to_string(i) + " of {0} is " +
+               std::to_string(*c),
+           {loop_sref->stmt});
+    }
+    known = Simplify(MulE(known, factors[i]));
+  }
+  std::vector<Expr> extents = factors;
+  arith::Analyzer ana;
+  if (infer >= 0) {
+    extents[infer] = Simplify(FloorDivE(AddE(loop->extent, SubE(known, IntConst(t, 1))), known));
+  } else if (!ana.CanProve(GENode::Make(known, CastTo(t, loop->extent)))) {
+    Fail("The product of the factors is smaller than the loop extent",
+         "The product of the split factors (" + AsScript(known) + ") cannot be proven to cover the "
+         "extent of {0} (" + AsScript(loop->extent) + ")",
+         {loop_sref->stmt});
+  }
+  Expr product = IntConst(t, 1);
+  for (const Expr& e : extents) product = Simplify(MulE(product, e));
+
+  // New loop variables l_0, l_1, ...; the old variable is ((l_0 * f_1 + l_1) * f_2 + l_2)...
+  std::vector<Var> vars;
+  Expr value;
+  VarMap unit_vars;
+  for (size_t i = 0; i < extents.size(); ++i) {
+    vars.push_back(NewVar(loop->loop_var->name + "_" + std::to_string(i), t));
+    value = value ? AddE(MulE(value, extents[i]), vars[i]) : Expr(vars[i]);
+    if (!preserve_unit_iters && IsConstInt(extents[i], 1)) unit_vars[vars[i].get()] = IntConst(t, 0);
+  }
+  Expr predicate;
+  if (!disable_predication && !ana.CanProveEqual(product, CastTo(t, loop->extent))) {
+    predicate = LTNode::Make(Simplify(Substitute(value, unit_vars)), CastTo(t, loop->extent));
+  }
+  Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), value}});
+  body = BindingRewriter(unit_vars, predicate).VisitStmt(body);
+  for (size_t i = extents.size(); i-- > 0;) {
+    body = ForNode::Make(vars[i], IntConst(t, 0), extents[i], ForKind::kSerial, body, nullptr, {},
+                         loop->span);
+  }
+  state.Replace(loop_sref.get(), loop, body);
+  std::vector<StmtSRef> out;
+  for (const Var& v : vars) {
+    const Stmt* s = &body;
+    while (auto* f = AsPtr<ForNode>(*s)) {
+      if (f->loop_var == v) break;
+      s = &f->body;
+    }
+    out.push_back(state.GetSRef(s->get()));
+  }
+  return out;
+}
+
+}  // namespace schedule
+}  // namespace tessera

@@ -1,0 +1,273 @@
+// ScheduleState: Replace rebuilds the changed function and keeps srefs of surviving nodes.
+#include "tessera/schedule/state.h"
+
+#include <unordered_set>
+
+#include "tessera/ir/functor.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+// Replaces the statement `src` by `tgt`; blocks rebuilt on the way up are recorded as reused.
+class ReplaceMutator : public StmtMutator {
+ public:
+  ReplaceMutator(const StmtNode* src, Stmt tgt, BlockReuse* path) : src_(src), tgt_(std::move(tgt)), path_(path) {}
+  bool found = false;
+
+  Stmt VisitStmt(const Stmt& s) override {
+    if (s.get() == src_) {
+      found = true;
+      return tgt_;
+    }
+    if (found) return s;
+    return StmtMutator::VisitStmt(s);
+  }
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Stmt result = StmtMutator::VisitStmt_(op);
+    if (result.get() != op) (*path_)[op] = As<BlockNode>(result);
+    return result;
+  }
+
+ private:
+  const StmtNode* src_;
+  Stmt tgt_;
+  BlockReuse* path_;
+};
+
+// Walks a function body and gives every loop and block an sref, reusing old ones when possible.
+class SRefBuilder : public StmtVisitor {
+ public:
+  SRefBuilder(const std::vector<StmtSRef>& old, const BlockReuse& reuse) {
+    for (const StmtSRef& s : old) {
+      if (!s->stmt) continue;
+      by_stmt_[s->stmt.get()] = s;
+      if (auto* loop = s->loop()) by_loop_var_[loop->loop_var.get()] = s;
+    }
+    for (const auto& [old_block, new_block] : reuse) {
+      auto it = by_stmt_.find(old_block);
+      if (it != by_stmt_.end() && new_block) by_new_block_[new_block.get()] = it->second;
+    }
+  }
+
+  std::vector<StmtSRef> srefs;
+  std::vector<StmtSRefNode> fields;  // the fields each sref gets, applied once all are known
+
+  void VisitStmt(const Stmt& s) override {
+    index_ = pending_;
+    pending_ = -1;
+    StmtVisitor::VisitStmt(s);
+  }
+  void VisitStmt_(const SeqStmtNode* op) override {
+    for (size_t i = 0; i < op->seq.size(); ++i) {
+      pending_ = static_cast<int64_t>(i);
+      VisitStmt(op->seq[i]);
+    }
+  }
+  void VisitStmt_(const ForNode* op) override {
+    StmtSRef sref = Take(op, by_loop_var_, op->loop_var.get());
+    Add(sref, GetRef(op));
+    StmtSRefNode* saved = parent_;
+    parent_ = sref.get();
+    VisitStmt(op->body);
+    parent_ = saved;
+  }
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    const BlockNode* block = op->block.get();
+    StmtSRef sref = Take(block, by_new_block_, block);
+    Add(sref, op->block);
+    StmtSRefNode* saved = parent_;
+    parent_ = sref.get();
+    VisitStmt(block->body);
+    parent_ = saved;
+  }
+  void VisitStmt_(const BlockNode* op) override {
+    // A block outside a BlockRealize (not produced by the front ends): treat it alike.
+    StmtSRef sref = Take(op, by_new_block_, op);
+    Add(sref, GetRef(op));
+    StmtSRefNode* saved = parent_;
+    parent_ = sref.get();
+    VisitStmt(op->body);
+    parent_ = saved;
+  }
+
+ private:
+  template <class Map, class Key>
+  StmtSRef Take(const StmtNode* node, Map& fallback, const Key* key) {
+    auto try_take = [&](StmtSRef s) -> StmtSRef {
+      if (!s || used_.count(s.get())) return nullptr;
+      used_.insert(s.get());
+      return s;
+    };
+    auto it = by_stmt_.find(node);
+    if (it != by_stmt_.end()) {
+      if (StmtSRef s = try_take(it->second)) return s;
+    }
+    auto f = fallback.find(key);
+    if (f != fallback.end()) {
+      if (StmtSRef s = try_take(f->second)) return s;
+    }
+    auto fresh = std::make_shared<StmtSRefNode>();
+    used_.insert(fresh.get());
+    return fresh;
+  }
+  void Add(const StmtSRef& sref, Stmt stmt) {
+    srefs.push_back(sref);
+    StmtSRefNode f;
+    f.stmt = std::move(stmt);
+    f.parent = parent_;
+    f.seq_index = index_;
+    fields.push_back(std::move(f));
+  }
+
+  std::unordered_map<const StmtNode*, StmtSRef> by_stmt_;
+  std::unordered_map<const VarNode*, StmtSRef> by_loop_var_;
+  std::unordered_map<const BlockNode*, StmtSRef> by_new_block_;
+  std::unordered_set<const StmtSRefNode*> used_;
+  StmtSRefNode* parent_ = nullptr;
+  int64_t pending_ = -1, index_ = -1;
+};
+
+}  // namespace
+
+ScheduleState::ScheduleState(IRModule mod, int debug_mask, bool enable_check)
+    : mod_(std::move(mod)), debug_mask_(debug_mask), enable_check_(enable_check) {
+  for (const auto& [gv, func] : mod_->functions) RebuildFunc(gv->name_hint, {});
+}
+
+StmtSRef ScheduleState::FindSRef(const StmtNode* stmt) const {
+  auto it = stmt2ref_.find(stmt);
+  return it == stmt2ref_.end() ? nullptr : it->second;
+}
+
+StmtSRef ScheduleState::GetSRef(const StmtNode* stmt) const {
+  StmtSRef sref = FindSRef(stmt);
+  TESSERA_ICHECK(sref) << "the statement has no sref: it is not in the scheduled IR";
+  return sref;
+}
+
+StmtSRef ScheduleState::RootSRef(const std::string& func_name) const {
+  auto it = func_srefs_.find(func_name);
+  if (it == func_srefs_.end() || it->second.empty()) return nullptr;
+  const StmtSRef& first = it->second.front();
+  PrimFunc func = mod_->Lookup(func_name);
+  auto* realize = AsPtr<BlockRealizeNode>(func->body);
+  if (!realize || first->stmt != realize->block) return nullptr;
+  return first;
+}
+
+std::string ScheduleState::FuncNameOf(const StmtSRefNode* sref) const {
+  while (sref->parent) sref = sref->parent;
+  for (const auto& [name, srefs] : func_srefs_) {
+    for (const StmtSRef& s : srefs) {
+      if (s.get() == sref) return name;
+    }
+  }
+  throw InternalError("FuncNameOf: the sref belongs to no function");
+}
+
+PrimFunc ScheduleState::FuncOf(const StmtSRefNode* sref) const {
+  return mod_->Lookup(FuncNameOf(sref));
+}
+
+void ScheduleState::Replace(const StmtSRefNode* anchor, const StmtNode* src, const Stmt& tgt,
+                            const BlockReuse& block_reuse) {
+  TESSERA_ICHECK(anchor && anchor->stmt) << "Replace: the anchor sref is not in the IR";
+  std::string name = FuncNameOf(anchor);
+  PrimFunc func = mod_->Lookup(name);
+  BlockReuse reuse = block_reuse;
+  if (src->kind == NodeKind::kBlock && tgt && tgt->kind == NodeKind::kBlock && !reuse.count(static_cast<const BlockNode*>(src))) {
+    reuse[static_cast<const BlockNode*>(src)] = std::static_pointer_cast<BlockNode>(tgt);
+  }
+  ReplaceMutator mutator(src, tgt, &reuse);
+  Stmt body = mutator.VisitStmt(func->body);
+  TESSERA_ICHECK(mutator.found) << "Replace: the statement to replace is not in the function";
+  ReplaceFunc(name, func->WithBody(body), reuse);
+}
+
+void ScheduleState::ReplaceFunc(const std::string& func_name, const PrimFunc& func,
+                                const BlockReuse& block_reuse) {
+  GlobalVar gv = mod_->GetGlobalVar(func_name);
+  TESSERA_ICHECK(gv) << "ReplaceFunc: no function " << func_name;
+  mod_ = mod_->WithFunction(gv, func);
+  RebuildFunc(func_name, block_reuse);
+}
+
+void ScheduleState::RebuildFunc(const std::string& func_name, const BlockReuse& block_reuse) {
+  std::vector<StmtSRef>& old = func_srefs_[func_name];
+  SRefBuilder builder(old, block_reuse);
+  builder.VisitStmt(mod_->Lookup(func_name)->body);
+  for (const StmtSRef& s : old) {
+    if (s->stmt) {
+      auto it = stmt2ref_.find(s->stmt.get());
+      if (it != stmt2ref_.end() && it->second == s) stmt2ref_.erase(it);
+    }
+    s->stmt = nullptr;
+    s->parent = nullptr;
+    s->seq_index = -1;
+  }
+  for (size_t i = 0; i < builder.srefs.size(); ++i) {
+    StmtSRefNode& s = *builder.srefs[i];
+    s.stmt = builder.fields[i].stmt;
+    s.parent = builder.fields[i].parent;
+    s.seq_index = builder.fields[i].seq_index;
+    stmt2ref_[s.stmt.get()] = builder.srefs[i];
+  }
+  old = std::move(builder.srefs);
+}
+
+void ScheduleState::VerifySRefTree() const {
+  ScheduleState fresh(mod_, 0, enable_check_);
+  size_t live = 0;
+  for (const auto& [name, srefs] : func_srefs_) {
+    for (const StmtSRef& s : srefs) {
+      TESSERA_ICHECK(s->stmt) << "VerifySRefTree: a listed sref is dead";
+      ++live;
+      StmtSRef f = fresh.FindSRef(s->stmt.get());
+      TESSERA_ICHECK(f) << "VerifySRefTree: an sref points to a node outside the IR";
+      const StmtNode* parent = s->parent ? s->parent->stmt.get() : nullptr;
+      const StmtNode* fresh_parent = f->parent ? f->parent->stmt.get() : nullptr;
+      TESSERA_ICHECK(parent == fresh_parent) << "VerifySRefTree: wrong parent";
+      TESSERA_ICHECK(s->seq_index == f->seq_index) << "VerifySRefTree: wrong seq_index";
+      TESSERA_ICHECK(GetSRef(s->stmt.get()) == s) << "VerifySRefTree: stale stmt2ref entry";
+    }
+  }
+  TESSERA_ICHECK(live == fresh.stmt2ref_.size() && live == stmt2ref_.size())
+      << "VerifySRefTree: the number of srefs differs from the IR";
+}
+
+ScheduleState ScheduleState::Copy(
+    std::unordered_map<const StmtSRefNode*, StmtSRef>* sref_map) const {
+  ScheduleState copy(mod_, debug_mask_, enable_check_);
+  for (const auto& [stmt, sref] : stmt2ref_) (*sref_map)[sref.get()] = copy.GetSRef(stmt);
+  return copy;
+}
+
+ScheduleState::Snapshot ScheduleState::Save() const {
+  Snapshot snap;
+  snap.mod = mod_;
+  for (const auto& [name, srefs] : func_srefs_) {
+    for (const StmtSRef& s : srefs) snap.srefs.emplace_back(s, StmtSRefNode{s->stmt, s->parent, s->seq_index});
+  }
+  snap.stmt2ref = stmt2ref_;
+  snap.func_srefs = func_srefs_;
+  return snap;
+}
+
+void ScheduleState::Restore(Snapshot snapshot) {
+  // Srefs created since the snapshot die; the saved ones get their fields back.
+  for (auto& [name, srefs] : func_srefs_) {
+    for (const StmtSRef& s : srefs) {
+      s->stmt = nullptr;
+      s->parent = nullptr;
+      s->seq_index = -1;
+    }
+  }
+  mod_ = std::move(snapshot.mod);
+  for (auto& [sref, fields] : snapshot.srefs) *sref = std::move(fields);
+  stmt2ref_ = std::move(snapshot.stmt2ref);
+  func_srefs_ = std::move(snapshot.func_srefs);
+}
+
+}  // namespace schedule
+}  // namespace tessera

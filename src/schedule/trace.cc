@@ -1,0 +1,596 @@
+// Trace: instruction values, printing as Python, JSON round trip and replay on a schedule.
+#include "tessera/schedule/trace.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <unordered_map>
+
+#include "tessera/ir/printer.h"
+#include "tessera/schedule/schedule.h"
+#include "tessera/support/error.h"
+#include "tessera/support/json.h"
+#include "utils.h"
+
+namespace tessera {
+namespace schedule {
+
+// ---- values ----
+
+TraceValue TraceValue::Bool(bool v) {
+  TraceValue t;
+  t.kind = kBool;
+  t.boolean = v;
+  return t;
+}
+TraceValue TraceValue::Int(int64_t v) {
+  TraceValue t;
+  t.kind = kInt;
+  t.integer = v;
+  return t;
+}
+TraceValue TraceValue::Float(double v) {
+  TraceValue t;
+  t.kind = kFloat;
+  t.number = v;
+  return t;
+}
+TraceValue TraceValue::Str(std::string v) {
+  TraceValue t;
+  t.kind = kString;
+  t.string = std::move(v);
+  return t;
+}
+TraceValue TraceValue::Of(Expr e) {
+  TraceValue t;
+  t.kind = kExpr;
+  t.expr = std::move(e);
+  return t;
+}
+TraceValue TraceValue::Of(RV rv) {
+  TraceValue t;
+  t.kind = kRV;
+  t.rv = std::move(rv);
+  return t;
+}
+TraceValue TraceValue::List(std::vector<TraceValue> items) {
+  TraceValue t;
+  t.kind = kList;
+  t.list = std::move(items);
+  return t;
+}
+TraceValue TraceValue::Map(IndexMap map) {
+  TraceValue t;
+  t.kind = kIndexMap;
+  t.index_map = std::make_shared<IndexMap>(std::move(map));
+  return t;
+}
+
+TraceValue TraceValue::FromObject(const ObjectRef& obj) {
+  if (!obj) return None();
+  if (auto* i = AsPtr<IntImmNode>(obj)) {
+    if (i->dtype.is_bool()) return Bool(i->value != 0);
+    if (i->dtype == DataType::Int(32)) return Int(i->value);
+  }
+  if (auto* f = AsPtr<FloatImmNode>(obj)) {
+    if (f->dtype == DataType::Float(32)) return Float(f->value);
+  }
+  if (auto* s = AsPtr<StringImmNode>(obj)) return Str(s->value);
+  if (auto* a = AsPtr<ArrayNode>(obj)) {
+    std::vector<TraceValue> items;
+    for (const ObjectRef& item : a->items) items.push_back(FromObject(item));
+    return List(std::move(items));
+  }
+  if (IsExprKind(obj->kind)) return Of(std::static_pointer_cast<ExprNode>(obj));
+  TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+      << "cannot record a " << NodeKindName(obj->kind) << " as an instruction argument";
+}
+
+ObjectRef TraceValue::ToObject() const {
+  switch (kind) {
+    case kNone:
+      return nullptr;
+    case kBool:
+      return IntImmNode::Make(DataType::Bool(), boolean ? 1 : 0);
+    case kInt:
+      return IntImmNode::Make(integer >= INT32_MIN && integer <= INT32_MAX ? DataType::Int(32)
+                                                                          : DataType::Int(64),
+                              integer);
+    case kFloat:
+      return FloatImmNode::Make(DataType::Float(32), number);
+    case kString:
+      return StringImmNode::Make(string);
+    case kExpr:
+      return expr;
+    case kList: {
+      std::vector<ObjectRef> items;
+      for (const TraceValue& v : list) items.push_back(v.ToObject());
+      return ArrayNode::Make(std::move(items));
+    }
+    default:
+      TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "this argument has no IR form";
+  }
+}
+
+const TraceValue& Instruction::Arg(const std::string& name) const {
+  for (const auto& [key, value] : args) {
+    if (key == name) return value;
+  }
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "instruction " << kind << " has no argument " << name;
+}
+
+// ---- index maps ----
+
+std::vector<Expr> IndexMap::Apply(const std::vector<Expr>& indices) const {
+  VarMap vmap;
+  for (size_t i = 0; i < initial_indices.size() && i < indices.size(); ++i) {
+    vmap[initial_indices[i].get()] = CastTo(initial_indices[i]->dtype, indices[i]);
+  }
+  std::vector<Expr> out;
+  for (const Expr& e : final_indices) out.push_back(Simplify(Substitute(e, vmap)));
+  return out;
+}
+
+std::string IndexMap::AsPython() const {
+  std::string text = "lambda ";
+  for (size_t i = 0; i < initial_indices.size(); ++i) text += (i ? ", " : "") + initial_indices[i]->name;
+  text += ": (";
+  for (size_t i = 0; i < final_indices.size(); ++i) text += (i ? ", " : "") + AsScript(final_indices[i]);
+  return text + (final_indices.size() == 1 ? ",)" : ")");
+}
+
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string FloatText(double v) {
+  char buf[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+
+// ---- Python ----
+
+class PythonPrinter {
+ public:
+  std::string Name(const RV& rv) {
+    auto it = names_.find(rv.get());
+    if (it != names_.end()) return it->second;
+    const char* prefix = rv->kind == RVNode::kBlock ? "b" : rv->kind == RVNode::kLoop ? "l" : "v";
+    return names_[rv.get()] = prefix + std::to_string(counter_++);
+  }
+
+  std::string Value(const TraceValue& v) {
+    switch (v.kind) {
+      case TraceValue::kNone:
+        return "None";
+      case TraceValue::kBool:
+        return v.boolean ? "True" : "False";
+      case TraceValue::kInt:
+        return std::to_string(v.integer);
+      case TraceValue::kFloat:
+        return FloatText(v.number);
+      case TraceValue::kString:
+        return Quote(v.string);
+      case TraceValue::kExpr:
+        return AsScript(v.expr);
+      case TraceValue::kRV:
+        return Name(v.rv);
+      case TraceValue::kList: {
+        std::string out = "[";
+        for (size_t i = 0; i < v.list.size(); ++i) out += (i ? ", " : "") + Value(v.list[i]);
+        return out + "]";
+      }
+      case TraceValue::kIndexMap:
+        return v.index_map->AsPython();
+    }
+    return "None";
+  }
+
+  std::string Line(const Instruction& inst) {
+    std::string call = "sch." + inst.kind + "(";
+    for (size_t i = 0; i < inst.args.size(); ++i) {
+      const auto& [key, value] = inst.args[i];
+      // A (kind, index) buffer argument reads better as a tuple.
+      std::string text = Value(value);
+      bool varargs = (inst.kind == "fuse" && key == "loops") ||
+                     (inst.kind == "reorder" && key == "ordered_loops");
+      if (varargs || (key == "buffer" && value.kind == TraceValue::kList)) {
+        text = text.substr(1, text.size() - 2);
+        if (!varargs) text = "(" + text + ")";
+      }
+      call += (i ? ", " : "") + (varargs ? text : key + "=" + text);
+    }
+    call += ")";
+    if (inst.outputs.empty()) return inst.returns_list ? "_ = " + call : call;
+    std::string lhs;
+    for (size_t i = 0; i < inst.outputs.size(); ++i) lhs += (i ? ", " : "") + Name(inst.outputs[i]);
+    if (inst.returns_list && inst.outputs.size() == 1) lhs = "(" + lhs + ",)";
+    return lhs + " = " + call;
+  }
+
+ private:
+  std::unordered_map<const RVNode*, std::string> names_;
+  int counter_ = 0;
+};
+
+// ---- JSON ----
+
+const char* ExprKindName(NodeKind k) { return NodeKindName(k); }
+
+std::string ExprToJSON(const Expr& e, std::unordered_map<const VarNode*, int>* vars) {
+  if (auto* i = AsPtr<IntImmNode>(e)) {
+    return "[\"IntImm\", " + Quote(i->dtype.ToString()) + ", " + std::to_string(i->value) + "]";
+  }
+  if (auto* f = AsPtr<FloatImmNode>(e)) {
+    return "[\"FloatImm\", " + Quote(f->dtype.ToString()) + ", " + FloatText(f->value) + "]";
+  }
+  if (auto* v = AsPtr<VarNode>(e)) {
+    auto it = vars->find(v);
+    if (it == vars->end()) {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+          << "cannot write the trace as JSON: it refers to the variable '" << v->name
+          << "' of the program";
+    }
+    return "[\"Var\", " + std::to_string(it->second) + "]";
+  }
+  if (auto* c = AsPtr<CastNode>(e)) {
+    return "[\"Cast\", " + Quote(c->dtype.ToString()) + ", " + ExprToJSON(c->value, vars) + "]";
+  }
+  if (auto* b = AsPtr<BinaryNode>(e)) {
+    return "[\"" + std::string(ExprKindName(e->kind)) + "\", " + ExprToJSON(b->a, vars) + ", " +
+           ExprToJSON(b->b, vars) + "]";
+  }
+  if (auto* n = AsPtr<NotNode>(e)) return "[\"Not\", " + ExprToJSON(n->a, vars) + "]";
+  if (auto* s = AsPtr<SelectNode>(e)) {
+    return "[\"Select\", " + ExprToJSON(s->condition, vars) + ", " + ExprToJSON(s->true_value, vars) +
+           ", " + ExprToJSON(s->false_value, vars) + "]";
+  }
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+      << "cannot write a " << NodeKindName(e->kind) << " expression in a trace as JSON";
+}
+
+Expr ExprFromJSON(const JsonValue& j, const std::vector<Var>& vars) {
+  auto bad = [] { TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "malformed expression in trace JSON"; };
+  if (j.kind != JsonValue::kArray || j.array.empty() || j.array[0].kind != JsonValue::kString) bad();
+  const std::string& k = j.array[0].string;
+  const auto& a = j.array;
+  if (k == "IntImm") return IntImmNode::Make(DataType::Parse(a.at(1).string), static_cast<int64_t>(a.at(2).number));
+  if (k == "FloatImm") return FloatImmNode::Make(DataType::Parse(a.at(1).string), a.at(2).number);
+  if (k == "Var") {
+    size_t i = static_cast<size_t>(a.at(1).number);
+    if (i >= vars.size()) bad();
+    return vars[i];
+  }
+  if (k == "Cast") return CastNode::Make(DataType::Parse(a.at(1).string), ExprFromJSON(a.at(2), vars));
+  if (k == "Not") return NotNode::Make(ExprFromJSON(a.at(1), vars));
+  if (k == "Select") {
+    return SelectNode::Make(ExprFromJSON(a.at(1), vars), ExprFromJSON(a.at(2), vars),
+                            ExprFromJSON(a.at(3), vars));
+  }
+  if (a.size() != 3) bad();
+  Expr x = ExprFromJSON(a[1], vars), y = ExprFromJSON(a[2], vars);
+#define TESSERA_FROM_JSON(name) \
+  if (k == #name) return name##Node::Make(x, y);
+  TESSERA_BINARY_NODES(TESSERA_FROM_JSON)
+#undef TESSERA_FROM_JSON
+  bad();
+  return nullptr;
+}
+
+class JSONWriter {
+ public:
+  std::string Name(const RV& rv) { return printer_.Name(rv); }
+
+  std::string Value(const TraceValue& v) {
+    switch (v.kind) {
+      case TraceValue::kNone:
+        return "null";
+      case TraceValue::kBool:
+        return v.boolean ? "true" : "false";
+      case TraceValue::kInt:
+        return std::to_string(v.integer);
+      case TraceValue::kFloat:
+        return "{\"float\": " + FloatText(v.number) + "}";
+      case TraceValue::kString:
+        return Quote(v.string);
+      case TraceValue::kExpr: {
+        std::unordered_map<const VarNode*, int> vars;
+        return "{\"expr\": " + ExprToJSON(v.expr, &vars) + "}";
+      }
+      case TraceValue::kRV:
+        return "{\"rv\": " + Quote(Name(v.rv)) + "}";
+      case TraceValue::kList: {
+        std::string out = "[";
+        for (size_t i = 0; i < v.list.size(); ++i) out += (i ? ", " : "") + Value(v.list[i]);
+        return out + "]";
+      }
+      case TraceValue::kIndexMap: {
+        std::unordered_map<const VarNode*, int> vars;
+        std::string names, exprs;
+        const IndexMap& m = *v.index_map;
+        for (size_t i = 0; i < m.initial_indices.size(); ++i) {
+          vars[m.initial_indices[i].get()] = static_cast<int>(i);
+          names += (i ? ", " : "") + std::string("[") + Quote(m.initial_indices[i]->name) + ", " +
+                   Quote(m.initial_indices[i]->dtype.ToString()) + "]";
+        }
+        for (size_t i = 0; i < m.final_indices.size(); ++i) {
+          exprs += (i ? ", " : "") + ExprToJSON(m.final_indices[i], &vars);
+        }
+        return "{\"index_map\": {\"vars\": [" + names + "], \"exprs\": [" + exprs + "]}}";
+      }
+    }
+    return "null";
+  }
+
+ private:
+  PythonPrinter printer_;
+};
+
+TraceValue ValueFromJSON(const JsonValue& j) {
+  switch (j.kind) {
+    case JsonValue::kNull:
+      return TraceValue::None();
+    case JsonValue::kBool:
+      return TraceValue::Bool(j.boolean);
+    case JsonValue::kNumber:
+      return TraceValue::Int(static_cast<int64_t>(j.number));
+    case JsonValue::kString:
+      return TraceValue::Str(j.string);
+    case JsonValue::kArray: {
+      std::vector<TraceValue> items;
+      for (const JsonValue& item : j.array) items.push_back(ValueFromJSON(item));
+      return TraceValue::List(std::move(items));
+    }
+    case JsonValue::kObject: {
+      if (j.object.count("float")) return TraceValue::Float(j["float"].number);
+      if (j.object.count("expr")) return TraceValue::Of(ExprFromJSON(j["expr"], {}));
+      if (j.object.count("rv")) {
+        // A placeholder RV carrying its name; Replay maps it.
+        TraceValue t = TraceValue::Str(j["rv"].string);
+        t.kind = TraceValue::kRV;
+        return t;
+      }
+      if (j.object.count("index_map")) {
+        IndexMap m;
+        for (const JsonValue& v : j["index_map"]["vars"].array) {
+          m.initial_indices.push_back(VarNode::Make(v.array.at(0).string, DataType::Parse(v.array.at(1).string)));
+        }
+        for (const JsonValue& e : j["index_map"]["exprs"].array) {
+          m.final_indices.push_back(ExprFromJSON(e, m.initial_indices));
+        }
+        return TraceValue::Map(std::move(m));
+      }
+      break;
+    }
+  }
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "malformed value in trace JSON";
+}
+
+// ---- replay ----
+
+/*! \brief Calls the schedule method of one instruction; `rv` maps recorded handles. */
+class Replayer {
+ public:
+  explicit Replayer(Schedule* sch) : sch_(sch) {}
+
+  // Recorded handles are keys: RV objects (direct replay) or names (JSON replay).
+  std::unordered_map<const RVNode*, RV> by_object;
+  std::unordered_map<std::string, RV> by_name;
+
+  RV Lookup(const TraceValue& v) {
+    if (v.kind != TraceValue::kRV) Bad("a handle was expected");
+    if (v.rv) {
+      auto it = by_object.find(v.rv.get());
+      if (it == by_object.end()) Bad("a handle is used before it is defined");
+      return it->second;
+    }
+    auto it = by_name.find(v.string);
+    if (it == by_name.end()) Bad("the handle " + v.string + " is used before it is defined");
+    return it->second;
+  }
+  template <class T>
+  std::shared_ptr<T> As(const TraceValue& v) {
+    RV rv = Lookup(v);
+    auto cast = std::dynamic_pointer_cast<T>(rv);
+    if (!cast) Bad("a handle of the wrong kind");
+    return cast;
+  }
+  template <class T>
+  std::vector<std::shared_ptr<T>> AsList(const TraceValue& v) {
+    std::vector<std::shared_ptr<T>> out;
+    for (const TraceValue& item : v.list) out.push_back(As<T>(item));
+    return out;
+  }
+  static int64_t Int(const TraceValue& v) {
+    if (v.kind != TraceValue::kInt) Bad("an int was expected");
+    return v.integer;
+  }
+  static bool Bool(const TraceValue& v) {
+    if (v.kind != TraceValue::kBool) Bad("a bool was expected");
+    return v.boolean;
+  }
+  static const std::string& Str(const TraceValue& v) {
+    if (v.kind != TraceValue::kString) Bad("a string was expected");
+    return v.string;
+  }
+  [[noreturn]] static void Bad(const std::string& what) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "cannot replay the trace: " << what;
+  }
+
+  /*! \brief Run `inst`; `outputs` are its recorded outputs as keys (objects or names). */
+  std::vector<RV> Apply(const Instruction& inst) {
+    const std::string& k = inst.kind;
+    auto arg = [&](const char* name) -> const TraceValue& { return inst.Arg(name); };
+    auto block = [&](const char* name) { return As<BlockRVNode>(arg(name)); };
+    auto loop = [&](const char* name) { return As<LoopRVNode>(arg(name)); };
+    auto any = [&](const char* name) { return Lookup(arg(name)); };
+    auto list = [](const auto& v) { return std::vector<RV>(v.begin(), v.end()); };
+    if (k == "get_block") {
+      const TraceValue& f = arg("func_name");
+      return {sch_->GetBlock(Str(arg("name")), f.kind == TraceValue::kNone ? std::nullopt
+                                                                            : std::optional<std::string>(Str(f)))};
+    }
+    if (k == "get_loops") return list(sch_->GetLoops(block("block")));
+    if (k == "get_child_blocks") return list(sch_->GetChildBlocks(any("block_or_loop")));
+    if (k == "get_producers") return list(sch_->GetProducers(block("block")));
+    if (k == "get_consumers") return list(sch_->GetConsumers(block("block")));
+    if (k == "get_output_blocks") return list(sch_->GetOutputBlocks(block("scope_block")));
+    if (k == "split") {
+      std::vector<TraceValue> factors = arg("factors").list;
+      for (TraceValue& f : factors) {
+        if (f.kind == TraceValue::kRV) f = TraceValue::Of(Lookup(f));
+      }
+      return list(sch_->Split(loop("loop"), factors, Bool(arg("preserve_unit_iters")),
+                              Bool(arg("disable_predication"))));
+    }
+    if (k == "fuse") return {sch_->Fuse(AsList<LoopRVNode>(arg("loops")), Bool(arg("preserve_unit_iters")))};
+    if (k == "reorder") {
+      sch_->Reorder(AsList<LoopRVNode>(arg("ordered_loops")));
+      return {};
+    }
+    if (k == "add_unit_loop") return {sch_->AddUnitLoop(any("block_or_loop"))};
+    if (k == "parallel") return sch_->Parallel(loop("loop")), std::vector<RV>{};
+    if (k == "vectorize") return sch_->Vectorize(loop("loop")), std::vector<RV>{};
+    if (k == "unroll") return sch_->Unroll(loop("loop")), std::vector<RV>{};
+    if (k == "bind") return sch_->Bind(loop("loop"), Str(arg("thread_axis"))), std::vector<RV>{};
+    if (k == "cache_read") {
+      return {sch_->CacheRead(block("block"), Int(arg("read_buffer_index")), Str(arg("storage_scope")),
+                              AsList<BlockRVNode>(arg("consumer_blocks")))};
+    }
+    if (k == "cache_write") {
+      return {sch_->CacheWrite(block("block"), Int(arg("write_buffer_index")), Str(arg("storage_scope")),
+                               AsList<BlockRVNode>(arg("consumer_blocks")))};
+    }
+    if (k == "compute_at" || k == "reverse_compute_at") {
+      auto f = k == "compute_at" ? &Schedule::ComputeAt : &Schedule::ReverseComputeAt;
+      (sch_->*f)(block("block"), loop("loop"), Bool(arg("preserve_unit_loops")), Int(arg("index")));
+      return {};
+    }
+    if (k == "compute_inline") return sch_->ComputeInline(block("block")), std::vector<RV>{};
+    if (k == "reverse_compute_inline") return sch_->ReverseComputeInline(block("block")), std::vector<RV>{};
+    if (k == "decompose_reduction") return {sch_->DecomposeReduction(block("block"), loop("loop"))};
+    if (k == "rfactor") return {sch_->RFactor(loop("loop"), Int(arg("factor_axis")))};
+    if (k == "storage_align") {
+      sch_->StorageAlign(block("block"), Int(arg("buffer_index")), Int(arg("axis")), Int(arg("factor")),
+                         Int(arg("offset")));
+      return {};
+    }
+    if (k == "set_scope") {
+      sch_->SetScope(block("block"), Int(arg("buffer_index")), Str(arg("storage_scope")));
+      return {};
+    }
+    if (k == "transform_layout") {
+      const TraceValue& buf = arg("buffer");
+      if (buf.kind != TraceValue::kList || buf.list.size() != 2) Bad("transform_layout: bad buffer");
+      const TraceValue& m = arg("index_map");
+      if (m.kind != TraceValue::kIndexMap) Bad("transform_layout: bad index_map");
+      const TraceValue& pad = arg("pad_value");
+      sch_->TransformLayout(block("block"), Str(buf.list[0]), Int(buf.list[1]), *m.index_map,
+                            pad.kind == TraceValue::kNone ? nullptr : std::static_pointer_cast<ExprNode>(pad.ToObject()));
+      return {};
+    }
+    if (k == "annotate") {
+      sch_->Annotate(any("block_or_loop"), Str(arg("ann_key")), arg("ann_val"));
+      return {};
+    }
+    if (k == "unannotate") {
+      sch_->Unannotate(any("block_or_loop"), Str(arg("ann_key")));
+      return {};
+    }
+    if (k == "blockize") {
+      const TraceValue& target = arg("target");
+      bool preserve = Bool(arg("preserve_unit_iters"));
+      if (target.kind == TraceValue::kList) return {sch_->BlockizeBlocks(AsList<BlockRVNode>(target), preserve)};
+      return {sch_->Blockize(loop("target"), preserve)};
+    }
+    Bad("unknown instruction '" + k + "'");
+  }
+
+ private:
+  Schedule* sch_;
+};
+
+}  // namespace
+
+std::string Trace::AsPython() const {
+  PythonPrinter printer;
+  std::string out;
+  for (const Instruction& inst : insts) out += printer.Line(inst) + "\n";
+  return out;
+}
+
+std::string Trace::AsJSON() const {
+  JSONWriter writer;
+  std::string out = "{\"insts\": [";
+  for (size_t i = 0; i < insts.size(); ++i) {
+    const Instruction& inst = insts[i];
+    std::string args;
+    for (size_t a = 0; a < inst.args.size(); ++a) {
+      args += (a ? ", " : "") + std::string("[") + Quote(inst.args[a].first) + ", " +
+              writer.Value(inst.args[a].second) + "]";
+    }
+    std::string outputs;
+    for (size_t o = 0; o < inst.outputs.size(); ++o) outputs += (o ? ", " : "") + Quote(writer.Name(inst.outputs[o]));
+    out += (i ? ", " : "") + std::string("[") + Quote(inst.kind) + ", [" + args + "], [" + outputs + "]]";
+  }
+  return out + "], \"decisions\": []}";
+}
+
+void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc) const {
+  Replayer replayer(sch);
+  for (const Instruction& inst : insts) {
+    std::vector<RV> results = replayer.Apply(inst);
+    if (results.size() != inst.outputs.size()) {
+      Replayer::Bad("instruction " + inst.kind + " gave " + std::to_string(results.size()) +
+                    " results where the trace recorded " + std::to_string(inst.outputs.size()));
+    }
+    for (size_t i = 0; i < results.size(); ++i) replayer.by_object[inst.outputs[i].get()] = results[i];
+  }
+}
+
+void Trace::ApplyJSONToSchedule(const std::string& json, Schedule* sch) {
+  JsonValue doc = ParseJson(json);
+  Replayer replayer(sch);
+  for (const JsonValue& j : doc["insts"].array) {
+    if (j.kind != JsonValue::kArray || j.array.size() != 3) Replayer::Bad("malformed instruction");
+    Instruction inst;
+    inst.kind = j.array[0].string;
+    for (const JsonValue& a : j.array[1].array) {
+      inst.args.emplace_back(a.array.at(0).string, ValueFromJSON(a.array.at(1)));
+    }
+    std::vector<RV> results = replayer.Apply(inst);
+    const auto& outputs = j.array[2].array;
+    if (results.size() != outputs.size()) {
+      Replayer::Bad("instruction " + inst.kind + " gave " + std::to_string(results.size()) +
+                    " results where the trace recorded " + std::to_string(outputs.size()));
+    }
+    for (size_t i = 0; i < results.size(); ++i) replayer.by_name[outputs[i].string] = results[i];
+  }
+}
+
+}  // namespace schedule
+}  // namespace tessera
