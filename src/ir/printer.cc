@@ -652,7 +652,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     // A chain of plain loops, each the only child of the previous, is one T.grid (unless an
     // extent depends on an outer loop of the chain: T.grid evaluates all extents first).
     std::vector<const ForNode*> loops = {op};
-    if (cfg_.syntax_sugar && IsPlainSerial(op)) {
+    if (cfg_.syntax_sugar && IsPlainSerial(op) && !IsMarked(op)) {
       std::unordered_set<const VarNode*> bound = {op->loop_var.get()};
       while (auto* inner = AsPtr<ForNode>(loops.back()->body)) {
         if (!IsPlainSerial(inner) || UsesAny(inner->extent, bound) || IsMarked(inner)) break;
