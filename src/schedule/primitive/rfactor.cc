@@ -1,0 +1,272 @@
+// rfactor: split a reduction over a loop into a partial reduction into a buffer with one more
+// dimension (the rfactor block) and a final reduction of that dimension (the write-back block).
+#include <cfloat>
+#include <climits>
+
+#include "../utils.h"
+#include "tessera/schedule/primitive.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+/*! \brief A reduction update `buf[idx] = combine(buf[idx], rhs)` (or `combine(rhs, buf[idx])`). */
+struct Reducer {
+  NodeKind kind;      // kAdd, kMul, kMin or kMax
+  bool load_first;    // buf[idx] is the left operand
+  Expr rhs;
+  Expr identity;
+  Expr Combine(const Expr& acc, const Expr& value) const {
+    Expr a = load_first ? acc : value, b = load_first ? value : acc;
+    switch (kind) {
+      case NodeKind::kAdd:
+        return AddNode::Make(a, b);
+      case NodeKind::kMul:
+        return MulNode::Make(a, b);
+      case NodeKind::kMin:
+        return MinNode::Make(a, b);
+      default:
+        return MaxNode::Make(a, b);
+    }
+  }
+};
+
+Expr LowestValue(DataType t) {
+  if (t.is_float()) {
+    double v = t.bits() == 64 ? -DBL_MAX : t.bits() == 16 ? -65504.0 : -FLT_MAX;
+    return FloatImmNode::Make(t, v);
+  }
+  if (t.is_uint() || t.is_bool()) return IntImmNode::Make(t, 0);
+  return IntImmNode::Make(t, t.bits() >= 64 ? INT64_MIN : -(int64_t{1} << (t.bits() - 1)));
+}
+
+Expr HighestValue(DataType t) {
+  if (t.is_float()) {
+    double v = t.bits() == 64 ? DBL_MAX : t.bits() == 16 ? 65504.0 : FLT_MAX;
+    return FloatImmNode::Make(t, v);
+  }
+  if (t.is_bool()) return IntImmNode::Make(t, 1);
+  if (t.is_uint()) return IntImmNode::Make(t, t.bits() >= 64 ? -1 : (int64_t{1} << t.bits()) - 1);
+  return IntImmNode::Make(t, t.bits() >= 64 ? INT64_MAX : (int64_t{1} << (t.bits() - 1)) - 1);
+}
+
+std::optional<Reducer> MatchReducer(const BufferStoreNode* store) {
+  auto* bin = AsPtr<BinaryNode>(store->value);
+  if (!bin) return std::nullopt;
+  NodeKind k = bin->kind;
+  if (k != NodeKind::kAdd && k != NodeKind::kMul && k != NodeKind::kMin && k != NodeKind::kMax) {
+    return std::nullopt;
+  }
+  auto is_acc = [&](const Expr& e) {
+    auto* load = AsPtr<BufferLoadNode>(e);
+    if (!load || load->buffer != store->buffer || load->indices.size() != store->indices.size()) return false;
+    for (size_t i = 0; i < load->indices.size(); ++i) {
+      if (!StructuralEqual(load->indices[i], store->indices[i])) return false;
+    }
+    return true;
+  };
+  Reducer r;
+  r.kind = k;
+  if (is_acc(bin->a)) {
+    r.load_first = true;
+    r.rhs = bin->b;
+  } else if (is_acc(bin->b)) {
+    r.load_first = false;
+    r.rhs = bin->a;
+  } else {
+    return std::nullopt;
+  }
+  DataType t = store->value->dtype;
+  switch (k) {
+    case NodeKind::kAdd:
+      r.identity = t.is_float() ? Expr(FloatImmNode::Make(t, 0.0)) : IntImmNode::Make(t, 0);
+      break;
+    case NodeKind::kMul:
+      r.identity = t.is_float() ? Expr(FloatImmNode::Make(t, 1.0)) : IntImmNode::Make(t, 1);
+      break;
+    case NodeKind::kMin:
+      r.identity = HighestValue(t);
+      break;
+    default:
+      r.identity = LowestValue(t);
+  }
+  return r;
+}
+
+std::vector<Expr> InsertAt(std::vector<Expr> v, size_t at, Expr e) {
+  v.insert(v.begin() + static_cast<long>(at), std::move(e));
+  return v;
+}
+
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* a = AsPtr<AndNode>(e)) {
+    SplitConjuncts(a->a, out);
+    SplitConjuncts(a->b, out);
+  } else if (!IsConstInt(e, 1)) {
+    out->push_back(e);
+  }
+}
+
+}  // namespace
+
+StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axis) {
+  const ForNode* loop = LoopOf(loop_sref);
+  if (loop->for_kind != ForKind::kSerial || loop->thread_binding) {
+    Fail("The loop must be serial", "rfactor needs a serial loop, but {0} is " +
+         std::string(ForKindName(loop->for_kind)), {loop_sref->stmt});
+  }
+  std::vector<StmtSRef> children = GetChildBlocks(state, loop_sref.get());
+  if (children.size() != 1) {
+    Fail("rfactor expects exactly one block under the loop",
+         "rfactor expects exactly one block under the loop {0}, but there are " +
+             std::to_string(children.size()),
+         {loop_sref->stmt});
+  }
+  const StmtSRef& block_sref = children[0];
+  const BlockNode* block = block_sref->block();
+  StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
+  BlockScope scope = ComputeBlockScope(state, scope_root.get());
+  std::string why = WhyNotReduction(state, block_sref.get(), scope);
+  if (!why.empty()) {
+    Fail("The block is not a reduction block",
+         "The block {0} under the loop is not a reduction block: " + why, {block_sref->stmt});
+  }
+  BlockRealize realize = GetBlockRealize(state, block_sref.get());
+  const VarNode* lv = loop->loop_var.get();
+  bool bound_to_reduce = false;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (!UsesVars(realize->iter_values[i], {lv})) continue;
+    if (block->iter_vars[i]->iter_type == IterVarType::kCommReduce) {
+      bound_to_reduce = true;
+    } else {
+      Fail("The loop is bound to a spatial iterator",
+           "The loop {0} is bound to the spatial iterator '" + block->iter_vars[i]->var->name +
+               "' of {1}; rfactor needs a loop bound only to reduction iterators",
+           {loop_sref->stmt, block_sref->stmt});
+    }
+  }
+  if (!bound_to_reduce) {
+    Fail("The loop is not bound to a reduction iterator",
+         "The loop {0} is not bound to any reduction iterator of {1}",
+         {loop_sref->stmt, block_sref->stmt});
+  }
+  auto* store = AsPtr<BufferStoreNode>(block->body);
+  auto* init = AsPtr<BufferStoreNode>(block->init);
+  std::optional<Reducer> reducer = store ? MatchReducer(store) : std::nullopt;
+  if (!reducer || !init || init->buffer != store->buffer) {
+    Fail("The reduction update is not a known reducer",
+         "The update of {0} is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
+         "T.max) with an init storing to the same buffer",
+         {block_sref->stmt});
+  }
+  const Buffer& buffer = store->buffer;
+  int ndim = static_cast<int>(buffer->shape.size());
+  if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
+    Fail("The factor_axis is out of range",
+         "The factor_axis " + std::to_string(factor_axis) + " is out of range [" +
+             std::to_string(-(ndim + 1)) + ", " + std::to_string(ndim) + "] for the " +
+             std::to_string(ndim) + "-dimensional buffer " + buffer->name,
+         {block_sref->stmt});
+  }
+  size_t axis = static_cast<size_t>(factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis);
+  DataType t = loop->loop_var->dtype;
+
+  // The rfactor buffer and block.
+  std::vector<Expr> rf_shape = InsertAt(buffer->shape, axis, loop->extent);
+  Buffer rf_buffer = BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
+  Var rf_var = NewVar("v" + loop->loop_var->name, t);
+  IterVar rf_iter = IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent), rf_var,
+                                      IterVarType::kDataPar);
+  std::vector<IterVar> rf_iters = {rf_iter};
+  std::vector<Expr> rf_values = {loop->loop_var};
+  VarMap rf_map;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const IterVar& iv = block->iter_vars[i];
+    if (iv->iter_type == IterVarType::kCommReduce && realize->iter_values[i].get() == lv) {
+      rf_map[iv->var.get()] = rf_var;  // the rfactor iterator takes its place
+      continue;
+    }
+    rf_iters.push_back(iv);
+    rf_values.push_back(realize->iter_values[i]);
+  }
+  std::vector<Expr> rf_indices = InsertAt(store->indices, axis, rf_var);
+  Expr rf_acc = BufferLoadNode::Make(rf_buffer, rf_indices);
+  Stmt rf_body = BufferStoreNode::Make(rf_buffer, reducer->Combine(rf_acc, Substitute(reducer->rhs, rf_map)),
+                                       rf_indices);
+  Stmt rf_init = BufferStoreNode::Make(rf_buffer, reducer->identity, rf_indices);
+  Block rf_block = BlockNode::Make(rf_iters, {}, {}, block->name_hint + "_rf", rf_body, rf_init,
+                                   {}, {}, block->annotations);
+  rf_block = WithInferredRegions(rf_block);
+  Stmt rf_realize = BlockRealizeNode::Make(rf_values, realize->predicate, rf_block, realize->span);
+
+  // The write-back block over copies of the spatial loops and the rfactor loop.
+  std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
+  std::unordered_set<const VarNode*> spatial_loops;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (block->iter_vars[i]->iter_type != IterVarType::kDataPar) continue;
+    for (const StmtSRef& l : loops) {
+      if (UsesVars(realize->iter_values[i], {l->loop()->loop_var.get()})) spatial_loops.insert(l->loop()->loop_var.get());
+    }
+  }
+  VarMap loop_map;
+  std::vector<For> wb_loops;
+  for (const StmtSRef& l : loops) {
+    const ForNode* f = l->loop();
+    if (f != loop && !spatial_loops.count(f->loop_var.get())) continue;
+    Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
+    loop_map[f->loop_var.get()] = v;
+    wb_loops.push_back(ForNode::Make(v, f->min, f->extent, f->for_kind, Evaluate0(), f->thread_binding,
+                                     f->annotations, f->span));
+  }
+  Var wb_rf_var = NewVar("v" + loop->loop_var->name, t);
+  std::vector<IterVar> wb_iters = {IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent),
+                                                     wb_rf_var, IterVarType::kCommReduce)};
+  std::vector<Expr> wb_values = {loop_map.at(lv)};
+  VarMap wb_map;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const IterVar& iv = block->iter_vars[i];
+    if (iv->iter_type != IterVarType::kDataPar) continue;
+    Var v = NewVar(iv->var->name, iv->var->dtype);
+    wb_map[iv->var.get()] = v;
+    wb_iters.push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
+    wb_values.push_back(Substitute(realize->iter_values[i], loop_map));
+  }
+  std::vector<Expr> wb_indices;
+  for (const Expr& e : store->indices) wb_indices.push_back(Substitute(e, wb_map));
+  Expr wb_acc = BufferLoadNode::Make(buffer, wb_indices);
+  Expr partial = BufferLoadNode::Make(rf_buffer, InsertAt(wb_indices, axis, wb_rf_var));
+  Stmt wb_body = BufferStoreNode::Make(buffer, reducer->Combine(wb_acc, partial), wb_indices);
+  Stmt wb_init = BufferStoreNode::Make(buffer, Substitute(init->value, wb_map), wb_indices);
+  Block wb_block = BlockNode::Make(wb_iters, {}, {}, block->name_hint, wb_body, wb_init, {}, {},
+                                   block->annotations);
+  wb_block = WithInferredRegions(wb_block);
+  std::vector<Expr> conjuncts;
+  SplitConjuncts(realize->predicate, &conjuncts);
+  Expr wb_predicate;
+  for (const Expr& c : conjuncts) {
+    bool kept = true;
+    for (const StmtSRef& l : loops) {
+      const VarNode* v = l->loop()->loop_var.get();
+      if (!loop_map.count(v) && UsesVars(c, {v})) kept = false;
+    }
+    if (kept) wb_predicate = AndE(wb_predicate, Substitute(c, loop_map));
+  }
+  Stmt wb_nest = MakeLoopNest(
+      wb_loops, BlockRealizeNode::Make(wb_values, wb_predicate ? wb_predicate : Bool(true), wb_block));
+
+  StmtEditor editor;
+  editor.replace[realize.get()] = rf_realize;
+  editor.insert[scope_root->stmt.get()].emplace_back(ChildIndex(scope_root.get(), block_sref.get()) + 1,
+                                                     wb_nest);
+  const BlockNode* root = scope_root->block();
+  Block result = CopyBlock(As<BlockNode>(editor.VisitStmt(scope_root->stmt)).get());
+  result->alloc_buffers.push_back(rf_buffer);
+  BlockReuse reuse = editor.reuse;
+  reuse[root] = result;
+  reuse[block] = wb_block;  // handles of the reduction now refer to the write-back block
+  state.Replace(scope_root.get(), root, result, reuse);
+  return state.GetSRef(rf_block.get());
+}
+
+}  // namespace schedule
+}  // namespace tessera
