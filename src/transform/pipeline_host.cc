@@ -2,7 +2,8 @@
 // place (lowering-stages.md §5.1 without the (G) passes).
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
-// InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
+// PlanAndUpdateBufferAllocationLocation, CompactBufferAllocation, InjectSoftwarePipeline and
+// AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
 // NarrowDataType; in loop LoopPartition, InjectDoubleBuffer, LowerAsyncDMA and HoistIfThenElse;
 // in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
 // CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
@@ -24,12 +25,6 @@ namespace tessera {
 namespace lower {
 namespace {
 
-// Blocks (LowerInitBlock ... LowerOpaqueBlock) are lowered once TensorIR's block nodes exist;
-// a pass is listed here as soon as it is registered.
-IRModule RunIfRegistered(PassRunner& run, IRModule mod, const std::string& name) {
-  return transform::PassRegistry::Exists(name) ? run(std::move(mod), name) : mod;
-}
-
 StageResult HostBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
   mod = run(mod, transform::BindTarget(ctx.target));
@@ -39,18 +34,16 @@ StageResult HostBegin(IRModule mod, LowerContext& ctx) {
 StageResult HostNormalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
   mod = run(mod, "tir.CanonicalizeLoop");
-  mod = RunIfRegistered(run, mod, "tir.LowerInitBlock");
-  mod = RunIfRegistered(run, mod, "tir.PlanAndUpdateBufferAllocationLocation");
-  mod = RunIfRegistered(run, mod, "tir.ConvertBlocksToOpaque");
-  mod = RunIfRegistered(run, mod, "tir.CompactBufferAllocation");
-  mod = RunIfRegistered(run, mod, "tir.LowerMatchBuffer");
+  mod = run(mod, "tir.LowerInitBlock");
+  mod = run(mod, "tir.ConvertBlocksToOpaque");
+  mod = run(mod, "tir.LowerMatchBuffer");
   mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};
 }
 
 StageResult HostFlatten(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFlatten);
-  mod = RunIfRegistered(run, mod, "tir.LowerOpaqueBlock");
+  mod = run(mod, "tir.LowerOpaqueBlock");
   mod = run(mod, "tir.FlattenBuffer");
   return {mod, false, nullptr};
 }

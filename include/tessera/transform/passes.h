@@ -17,6 +17,16 @@ Pass BindTarget(const std::string& target);
 
 /*! \brief Make every loop start at 0 (the old minimum is added to the loop variable's uses). */
 Pass CanonicalizeLoop();
+/*! \brief Turn each block's T.init() into an `if` on the reduction iterators being at their
+ *  minimum, placed before the block body. */
+Pass LowerInitBlock();
+/*! \brief Replace block iterators by their bindings; every block becomes opaque. */
+Pass ConvertBlocksToOpaque();
+/*! \brief Rewrite accesses to T.match_buffer views as accesses to their source buffers, after
+ *  checking that each view fits its region. */
+Pass LowerMatchBuffer();
+/*! \brief Remove blocks: allocations become Allocate + DeclBuffer, predicates become `if`. */
+Pass LowerOpaqueBlock();
 /*! \brief Turn multi-dimensional buffer accesses into 1-D ones (row-major or by strides). */
 Pass FlattenBuffer();
 /*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
