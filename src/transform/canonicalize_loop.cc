@@ -21,7 +21,7 @@ class LoopCanonicalizer : public StmtMutator {
     // for i in [m, m + e): body(i)  ==>  for i in [0, e): body(i + m)
     Expr shifted = SimplifyExpr(AddNode::Make(op->loop_var, op->min));
     body = Substitute(body, {{op->loop_var.get(), shifted}});
-    return ForNode::Make(op->loop_var, MakeConst(op->min->dtype, int64_t(0)), op->extent,
+    return ForNode::Make(op->loop_var, MakeConst(op->min->dtype, int64_t(0)), SimplifyExpr(op->extent),
                          op->for_kind, body, op->thread_binding, op->annotations, op->span);
   }
 };
