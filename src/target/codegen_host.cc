@@ -112,7 +112,8 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
   for (const std::string& n : names) {
     if (n == "main") entry = n;
   }
-  os << "{\"entry\": " << JsonString(entry) << ", \"functions\": [";
+  os << "{\"entry\": " << JsonString(entry) << ", \"openmp\": " << (uses_openmp_ ? "true" : "false")
+     << ", \"functions\": [";
   bool first = true;
   for (const auto& [gv, f] : mod->functions) {
     if (!IsPacked(f)) continue;

@@ -213,6 +213,9 @@ class PackedEntryBuilder {
       std::string dim = "[" + std::to_string(k) + "]";
       BindOrCheck(buf->shape[k], shape[k], arg + ".shape" + dim, param->name + ".shape" + dim);
     }
+    // An array with a 0 dimension has no elements: its strides and data pointer do not matter.
+    Expr empty;
+    for (size_t k = 0; k < ndim; ++k) empty = Or(empty, EQNode::Make(shape[k], I64(0)));
     // Strides: none declared means compact row-major; size-1 dimensions may have any stride.
     Expr strides_null = Intrin(DataType::Bool(), "tessera.isnullptr",
                                {get(DataType::Handle(), TESSERA_DLT_STRIDES)});
@@ -228,7 +231,11 @@ class PackedEntryBuilder {
         Expr stride = Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)});
         ok = And(ok, OrNode::Make(EQNode::Make(shape[k], I64(1)), EQNode::Make(stride, compact[k])));
       }
-      if (ok) Check(OrNode::Make(strides_null, ok), arg + ".strides: expected to be compact array");
+      if (ok) {
+        Expr cond = OrNode::Make(strides_null, ok);
+        if (empty) cond = OrNode::Make(empty, cond);
+        Check(cond, arg + ".strides: expected to be compact array");
+      }
     } else {
       for (size_t k = 0; k < ndim; ++k) {
         Expr stride = Intrin(DataType::Int(64), "tir.if_then_else",
@@ -254,8 +261,6 @@ class PackedEntryBuilder {
                     std::to_string(TESSERA_DEVICE_CPU) + " == " + param->name +
                     ".device_type (got %lld)",
                 {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
-    Expr empty;
-    for (size_t k = 0; k < ndim; ++k) empty = Or(empty, EQNode::Make(shape[k], I64(0)));
     Expr has_data = NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr",
                                          {get(DataType::Handle(), TESSERA_DLT_RAW_DATA)}));
     Check(empty ? Expr(OrNode::Make(has_data, empty)) : has_data,
