@@ -11,6 +11,7 @@
 // (the host code generator prints the packed-call builtins itself),
 // LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
 // not run yet.
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -90,7 +91,9 @@ StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
   built->ir = mod;
   built->source = src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
   runtime::ParseModuleInfo(src.metadata, built.get());
-  DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.c", src.code);
+  char dump_name[32];
+  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
+  DumpText(ctx, dump_name, src.code);
   std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
   std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
   for (size_t i = 0; i < extra.size();) {
