@@ -60,7 +60,7 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
     in_packed_ = IsPacked(f);
     noalias_ = f->GetIntAttr("tir.noalias", 0) != 0;
     restrict_vars_.clear();
-    if (noalias_) {
+    if (noalias_ && !in_packed_) {
       for (const Var& p : f->params) {
         if (p->pointer) restrict_vars_.insert(p.get());
       }
@@ -399,6 +399,17 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
     if (t.is_float()) return "tessera_set_return_float(" + arg(0) + ", " + arg(1) + ", (double)" + v + ")";
     std::string code = t.is_bool() ? "TESSERA_ARG_BOOL" : "TESSERA_ARG_INT";
     return "tessera_set_return_int(" + arg(0) + ", " + arg(1) + ", (int64_t)" + v + ", " + code + ")";
+  }
+  if (name == "tir.break") return "break";
+  if (name == "tir.continue") return "continue";
+  if (name == "tir.assume") return "((void)0)";
+  if ((name == "tir.popcount" || name == "tir.clz") && op->dtype.is_scalar()) {
+    int bits = op->args[0]->dtype.bits();
+    std::string x = "(unsigned long long)(uint" + std::to_string(bits) + "_t)" + arg(0);
+    std::string t = TypeName(op->dtype, op->span);
+    if (name == "tir.popcount") return "((" + t + ")__builtin_popcountll(" + x + "))";
+    return "((" + t + ")(" + x + " == 0 ? " + std::to_string(bits) + " : __builtin_clzll(" + x +
+           ") - " + std::to_string(64 - bits) + "))";
   }
   if (name == "tir.reinterpret" && op->dtype.is_scalar()) {
     std::string t = TypeName(op->dtype, op->span);

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
 #include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
@@ -106,7 +107,14 @@ class Vectorizer : public StmtExprMutator {
     if (value == op->value && body == op->body) return GetRef(op);
     return LetStmtNode::Make(op->var, value, body, op->span);
   }
-  Stmt VisitStmt_(const EvaluateNode* op) override { return Fallback(op); }
+  Stmt VisitStmt_(const EvaluateNode* op) override {
+    // break, continue and other calls with effects act once per iteration, not per lane.
+    if (auto* call = AsPtr<CallNode>(op->value)) {
+      auto* callee = AsPtr<OpNode>(call->op);
+      if (!callee || callee->effect != CallEffect::kPure) throw NotVectorizable();
+    }
+    return Fallback(op);
+  }
   Stmt VisitStmt_(const ForNode* op) override { return Fallback(op); }
   Stmt VisitStmt_(const WhileNode* op) override { return Fallback(op); }
   Stmt VisitStmt_(const IfThenElseNode* op) override { return Fallback(op); }
