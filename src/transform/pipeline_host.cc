@@ -2,7 +2,7 @@
 // place (lowering-stages.md §5.1 without the (G) passes).
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
-// PlanAndUpdateBufferAllocationLocation, CompactBufferAllocation, InjectSoftwarePipeline and
+// PlanAndUpdateBufferAllocationLocation, InjectSoftwarePipeline and
 // AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
 // NarrowDataType; in loop LoopPartition, InjectDoubleBuffer, LowerAsyncDMA and HoistIfThenElse;
 // in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
@@ -37,6 +37,7 @@ StageResult HostNormalize(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run(mod, "tir.LowerInitBlock");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
+  mod = run(mod, "tir.CompactBufferAllocation");
   mod = run(mod, "tir.LowerMatchBuffer");
   mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};

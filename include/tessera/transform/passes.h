@@ -22,6 +22,9 @@ Pass CanonicalizeLoop();
 Pass LowerInitBlock();
 /*! \brief Replace block iterators by their bindings; every block becomes opaque. */
 Pass ConvertBlocksToOpaque();
+/*! \brief Shrink each block allocation to the region its body accesses (loops inside the block
+ *  relaxed over their ranges) and shift the accesses accordingly. */
+Pass CompactBufferAllocation();
 /*! \brief Rewrite accesses to T.match_buffer views as accesses to their source buffers, after
  *  checking that each view fits its region. */
 Pass LowerMatchBuffer();
