@@ -283,6 +283,28 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
   return name + "(" + PrintExpr(op->value) + ")";
 }
 
+std::string CodeGenHost::VisitExpr_(const CallNode* op) {
+  // A C library function applied to vectors: once per lane.
+  if (op->dtype.is_vector() && (op->is_op("tir.call_pure_extern") || op->is_op("tir.call_extern"))) {
+    auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
+    if (fname == nullptr) Unsupported("an extern call without a function name", op->span);
+    std::vector<DataType> types;
+    std::string lane = fname->value + "(", call;
+    for (size_t i = 1; i < op->args.size(); ++i) {
+      DataType t = op->args[i]->dtype;
+      types.push_back(t);
+      lane += (i > 1 ? ", a" : "a") + std::to_string(i - 1) + (t.is_vector() ? "[i]" : "");
+      call += (i > 1 ? ", " : "") + PrintExpr(op->args[i]);
+    }
+    lane += ")";
+    std::string vt = TypeName(op->dtype, op->span);
+    std::string name = LaneLoopHelper("tessera_" + SanitizeName(fname->value) + "_" + vt.substr(8),
+                                      op->dtype, types, lane, op->span);
+    return name + "(" + call + ")";
+  }
+  return CodeGenC::VisitExpr_(op);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Vector memory access
 // ---------------------------------------------------------------------------------------------

@@ -25,6 +25,15 @@ class Vectorizer : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
+  // Math intrinsics that tir.LowerIntrin lowers lane by lane.
+  static bool IsLaneWiseMath(const CallNode* op) {
+    auto* callee = AsPtr<OpNode>(op->op);
+    if (!callee || callee->effect != CallEffect::kPure || !op->dtype.is_float()) return false;
+    const std::string& n = callee->name;
+    return !callee->GetStrAttr("c.name").empty() || n == "tir.rsqrt" || n == "tir.sigmoid" ||
+           n == "tir.abs";
+  }
+
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
 
@@ -68,7 +77,21 @@ class Vectorizer : public StmtExprMutator {
     if (!changed) return GetRef(op);
     return BufferLoadNode::Make(op->buffer, std::move(idx), nullptr, op->span);
   }
-  Expr VisitExpr_(const CallNode* op) override { return Invariant(GetRef(op)); }
+  Expr VisitExpr_(const CallNode* op) override {
+    if (!IsLaneWiseMath(op)) return Invariant(GetRef(op));
+    std::vector<Expr> args;
+    bool changed = false, vector = false;
+    for (const Expr& a : op->args) {
+      args.push_back(VisitExpr(a));
+      changed = changed || args.back() != a;
+      vector = vector || args.back()->dtype.is_vector();
+    }
+    if (!changed) return GetRef(op);
+    if (vector) {
+      for (Expr& a : args) a = Broadcast(a);
+    }
+    return CallNode::Make(op->dtype.with_lanes(vector ? lanes_ : 1), op->op, args, op->span);
+  }
   Expr VisitExpr_(const LetNode* op) override { return Invariant(GetRef(op)); }
   Expr VisitExpr_(const RampNode* op) override { return Invariant(GetRef(op)); }
   Expr VisitExpr_(const BroadcastNode* op) override { return Invariant(GetRef(op)); }

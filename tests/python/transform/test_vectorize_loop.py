@@ -89,3 +89,16 @@ def test_disable_vectorize_keeps_serial_loops(golden):
 
     with ts.transform.PassContext(config={"tir.disable_vectorize": True}):
         golden("VectorizeLoop", before, expected)
+
+
+def test_math_intrinsics_are_vectorized_lane_wise(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in T.vectorized(8):
+            B[i] = T.exp(A[i]) + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        B[T.Ramp(0, 1, 8)] = T.exp(A[T.Ramp(0, 1, 8)]) + T.Broadcast(T.float32(1), 8)
+
+    golden("VectorizeLoop", before, expected)
