@@ -2,8 +2,7 @@
 // place (lowering-stages.md §5.1 without the (G) passes).
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
-// PlanAndUpdateBufferAllocationLocation, InjectSoftwarePipeline and
-// AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
+// InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
 // NarrowDataType; in loop LoopPartition, InjectDoubleBuffer, LowerAsyncDMA and HoistIfThenElse;
 // in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
 // CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
@@ -36,6 +35,7 @@ StageResult HostNormalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run(mod, "tir.LowerInitBlock");
+  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
   mod = run(mod, "tir.CompactBufferAllocation");
   mod = run(mod, "tir.LowerMatchBuffer");
