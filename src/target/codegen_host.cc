@@ -71,23 +71,21 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
     prepare(f);
     Emit(PrintPrototype(name, f) + "\n");
   }
-  for (const auto& [name, f] : internal) {
-    prepare(f);
-    Emit("\n");
-    AddFunction(name, f);
-  }
-  for (const auto& [name, f] : packed) {
-    prepare(f);
-    Emit("\n");
-    AddFunction(name, f);
+  bool first = internal.empty();
+  for (const auto& list : {internal, packed}) {
+    for (const auto& [name, f] : list) {
+      prepare(f);
+      if (!first) Emit("\n");
+      first = false;
+      AddFunction(name, f);
+    }
   }
   std::string functions = Finish();
 
   std::ostringstream os;
-  os << "#include <tessera/runtime.h>\n";
-  if (!typedefs_.empty()) os << "\n";
+  os << "#include <tessera/runtime.h>\n\n";
   for (const std::string& t : typedefs_) os << t << "\n";
-  for (const std::string& h : helpers_) os << "\n" << h;
+  for (const std::string& h : helpers_) os << h << "\n";
   os << functions;
   HostSource out;
   out.code = os.str();
