@@ -42,15 +42,17 @@ void LoadHostLibrary(ModuleNode* mod) {
   // OpenMP's worker threads outlive a call; unloading the library could unload the OpenMP
   // runtime under them, so such libraries stay loaded for the life of the process.
   if (mod->info["openmp"] == "1") {
-    if (void* pin = dlopen(mod->lib_path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) dlclose(pin);
+    if (void* pin = dlopen(mod->lib_path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+      dlclose(pin);
   }
-  mod->last_error = reinterpret_cast<const char* (*)()>(
-      mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
+  mod->last_error =
+      reinterpret_cast<const char* (*)()>(mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
   for (PackedFunctionInfo& f : mod->functions) {
     f.address = mod->library->GetFunction(f.symbol);
     if (f.address == nullptr) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
-          << "function " << f.name << " (symbol " << f.symbol << ") is missing from " << mod->lib_path;
+          << "function " << f.name << " (symbol " << f.symbol << ") is missing from "
+          << mod->lib_path;
     }
   }
 }
@@ -66,7 +68,8 @@ Module LoadModule(const std::string& path) {
         << TESSERA_MODULE_INFO_SYMBOL << ")";
   }
   ParseModuleInfo(info, mod.get());
-  if (auto* src = static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_SOURCE_SYMBOL))) {
+  if (auto* src =
+          static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_SOURCE_SYMBOL))) {
     mod->source = src;
   }
   mod->target = "c";

@@ -29,9 +29,11 @@ class IntervalEvaluator {
     if (!Relaxed(e)) return {e, e};
     if (auto* v = AsPtr<VarNode>(e)) {
       auto it = loops_.find(v);
-      if (it == loops_.end() || Relaxed(it->second->min) || Relaxed(it->second->extent)) return Fail();
+      if (it == loops_.end() || Relaxed(it->second->min) || Relaxed(it->second->extent))
+        return Fail();
       Expr min = Cast(it->second->min, e->dtype);
-      return {min, AddNode::Make(min, SubNode::Make(Cast(it->second->extent, e->dtype), MakeConst(e->dtype, int64_t(1))))};
+      return {min, AddNode::Make(min, SubNode::Make(Cast(it->second->extent, e->dtype),
+                                                    MakeConst(e->dtype, int64_t(1))))};
     }
     if (auto* op = AsPtr<AddNode>(e)) {
       Interval a = Eval(op->a), b = Eval(op->b);
@@ -90,7 +92,8 @@ class IntervalEvaluator {
 // constant extent, or nothing when the dimension stays whole.
 class RegionCollector : public StmtExprVisitor {
  public:
-  explicit RegionCollector(const std::unordered_set<const BufferNode*>& buffers) : buffers_(buffers) {}
+  explicit RegionCollector(const std::unordered_set<const BufferNode*>& buffers)
+      : buffers_(buffers) {}
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
 
@@ -121,14 +124,15 @@ class RegionCollector : public StmtExprVisitor {
   }
 
   struct Dim {
-    Expr lo, hi;   // symbolic base bounds of the first access
+    Expr lo, hi;                     // symbolic base bounds of the first access
     int64_t lo_off = 0, hi_off = 0;  // constant widening from the other accesses
     bool whole = false;
   };
   std::unordered_map<const BufferNode*, std::vector<Dim>> dims;
 
  private:
-  void Touch(const BufferNode* buf, const std::vector<Expr>& mins, const std::vector<Expr>& extents) {
+  void Touch(const BufferNode* buf, const std::vector<Expr>& mins,
+             const std::vector<Expr>& extents) {
     if (!buffers_.count(buf)) return;
     auto& ds = dims[buf];
     if (ds.empty()) ds.resize(buf->shape.size());
@@ -156,7 +160,8 @@ class RegionCollector : public StmtExprVisitor {
       Expr lo = SimplifyExpr(lo_iv.lo);
       Expr hi = SimplifyExpr(hi_iv.hi);
       if (!extents.empty()) {
-        hi = SimplifyExpr(AddNode::Make(hi, SubNode::Make(Cast(extents[d], hi->dtype), MakeConst(hi->dtype, int64_t(1)))));
+        hi = SimplifyExpr(AddNode::Make(
+            hi, SubNode::Make(Cast(extents[d], hi->dtype), MakeConst(hi->dtype, int64_t(1)))));
       }
       if (!dim.lo) {
         dim.lo = lo;
@@ -194,7 +199,8 @@ class AccessShifter : public StmtExprMutator {
     auto* load = AsPtr<BufferLoadNode>(e);
     auto it = map_.find(load->buffer.get());
     if (it == map_.end()) return e;
-    return BufferLoadNode::Make(it->second.buffer, Shift(it->second, load->indices), load->predicate, load->span);
+    return BufferLoadNode::Make(it->second.buffer, Shift(it->second, load->indices),
+                                load->predicate, load->span);
   }
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
@@ -219,7 +225,8 @@ class AccessShifter : public StmtExprMutator {
         for (const Range& range : r->region) mins.push_back(range->min);
         mins = Shift(it->second, mins);
         std::vector<Range> region;
-        for (size_t d = 0; d < mins.size(); ++d) region.push_back(RangeNode::Make(mins[d], r->region[d]->extent));
+        for (size_t d = 0; d < mins.size(); ++d)
+          region.push_back(RangeNode::Make(mins[d], r->region[d]->extent));
         out.push_back(BufferRegionNode::Make(it->second.buffer, region, r->span));
       }
       return out;
@@ -284,7 +291,8 @@ class BufferCompactor : public StmtMutator {
           if (n < *full && n > 0) {
             smaller = true;
             shape.push_back(MakeConst(buf->shape[d]->dtype, n));
-            base.push_back(SimplifyExpr(AddNode::Make(dim.lo, MakeConst(dim.lo->dtype, dim.lo_off))));
+            base.push_back(
+                SimplifyExpr(AddNode::Make(dim.lo, MakeConst(dim.lo->dtype, dim.lo_off))));
             continue;
           }
         }

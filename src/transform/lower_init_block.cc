@@ -20,7 +20,8 @@ class InitBlockLowerer : public StmtMutator {
       Expr at_min = EQNode::Make(iv->var, iv->dom->min);
       first = first ? Expr(AndNode::Make(first, at_min)) : at_min;
     }
-    Stmt init = first ? Stmt(IfThenElseNode::Make(first, b->init, nullptr, b->init->span)) : b->init;
+    Stmt init =
+        first ? Stmt(IfThenElseNode::Make(first, b->init, nullptr, b->init->span)) : b->init;
     Stmt body = SeqStmtNode::Flatten({init, b->body}, b->span);
     return BlockNode::Make(b->iter_vars, b->reads, b->writes, b->name_hint, body, nullptr,
                            b->alloc_buffers, b->match_buffers, b->annotations, b->span);

@@ -68,7 +68,8 @@ class MatchBufferLowerer : public StmtExprMutator {
     BufferRegion src = m->source;
     // The source may itself be a view of an outer block.
     std::vector<Range> region;
-    for (const Range& r : src->region) region.push_back(RangeNode::Make(VisitExpr(r->min), VisitExpr(r->extent)));
+    for (const Range& r : src->region)
+      region.push_back(RangeNode::Make(VisitExpr(r->min), VisitExpr(r->extent)));
     Buffer source = src->buffer;
     auto outer = views_.find(source.get());
     if (outer != views_.end()) {
@@ -117,12 +118,14 @@ class MatchBufferLowerer : public StmtExprMutator {
     if (auto* off = AsPtr<VarNode>(view->elem_offset)) {
       Expr offset = Cast(source->elem_offset, off->dtype);
       for (size_t k = 0; k < ns; ++k) {
-        offset = AddNode::Make(offset, MulNode::Make(Cast(v.mins[k], off->dtype), Cast(strides[k], off->dtype)));
+        offset = AddNode::Make(
+            offset, MulNode::Make(Cast(v.mins[k], off->dtype), Cast(strides[k], off->dtype)));
       }
       vmap_[off] = SimplifyExpr(offset);
     }
     for (size_t k = 0; k < view->strides.size(); ++k) {
-      if (auto* s = AsPtr<VarNode>(view->strides[k])) vmap_[s] = Cast(strides[k + v.lead], s->dtype);
+      if (auto* s = AsPtr<VarNode>(view->strides[k]))
+        vmap_[s] = Cast(strides[k + v.lead], s->dtype);
     }
     views_[view.get()] = v;
     keep_.push_back(view);
@@ -149,7 +152,8 @@ class MatchBufferLowerer : public StmtExprMutator {
       const Expr& i = indices[k - v.lead];
       Expr min = v.mins[k];
       if (i->dtype.is_vector()) {
-        out.push_back(SimplifyExpr(AddNode::Make(BroadcastNode::Make(Cast(min, i->dtype.element_of()), i->dtype.lanes()), i)));
+        out.push_back(SimplifyExpr(AddNode::Make(
+            BroadcastNode::Make(Cast(min, i->dtype.element_of()), i->dtype.lanes()), i)));
       } else {
         DataType t = i->dtype.bits() >= min->dtype.bits() ? i->dtype : min->dtype;
         out.push_back(SimplifyExpr(AddNode::Make(Cast(min, t), Cast(i, t))));
@@ -186,7 +190,9 @@ PrimFunc LowerMatchBufferFunc(PrimFunc f, IRModule, const PassContext&) {
 
 }  // namespace
 
-Pass LowerMatchBuffer() { return CreatePrimFuncPass(LowerMatchBufferFunc, 0, "tir.LowerMatchBuffer"); }
+Pass LowerMatchBuffer() {
+  return CreatePrimFuncPass(LowerMatchBufferFunc, 0, "tir.LowerMatchBuffer");
+}
 TESSERA_REGISTER_PASS("tir.LowerMatchBuffer", LowerMatchBuffer);
 
 }  // namespace transform

@@ -27,7 +27,8 @@ class OpaqueBlockLowerer : public StmtExprMutator {
     }
     if (!b->match_buffers.empty()) {
       TESSERA_THROW_KIND(b->span, ErrorKind::kValue)
-          << "block " << b->name_hint << " still has match_buffer views: run tir.LowerMatchBuffer first";
+          << "block " << b->name_hint
+          << " still has match_buffer views: run tir.LowerMatchBuffer first";
     }
     Stmt body = VisitStmt(b->body);
     if (b->init) body = SeqStmtNode::Flatten({VisitStmt(b->init), body}, b->span);
@@ -57,7 +58,9 @@ PrimFunc LowerOpaqueBlockFunc(PrimFunc f, IRModule, const PassContext&) {
 
 }  // namespace
 
-Pass LowerOpaqueBlock() { return CreatePrimFuncPass(LowerOpaqueBlockFunc, 0, "tir.LowerOpaqueBlock"); }
+Pass LowerOpaqueBlock() {
+  return CreatePrimFuncPass(LowerOpaqueBlockFunc, 0, "tir.LowerOpaqueBlock");
+}
 TESSERA_REGISTER_PASS("tir.LowerOpaqueBlock", LowerOpaqueBlock);
 
 }  // namespace transform

@@ -90,7 +90,8 @@ StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
   auto built = std::make_shared<runtime::ModuleNode>();
   built->target = ctx.target;
   built->ir = mod;
-  built->source = src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
+  built->source =
+      src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
   runtime::ParseModuleInfo(src.metadata, built.get());
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
@@ -118,10 +119,14 @@ StageResult HostEnd(IRModule mod, LowerContext& ctx) {
 /*! \brief Stages of the host C target, in execution order. */
 StageTable HostCStages() {
   return {
-      {Stage::kBegin, "begin", HostBegin},          {Stage::kNormalize, "normalize", HostNormalize},
-      {Stage::kFlatten, "flatten", HostFlatten},    {Stage::kLoop, "loop", HostLoop},
-      {Stage::kCleanup, "cleanup", HostCleanup},    {Stage::kSplit, "split", HostSplit},
-      {Stage::kFinalize, "finalize", HostFinalize}, {Stage::kCodegen, "codegen", HostCodegen},
+      {Stage::kBegin, "begin", HostBegin},
+      {Stage::kNormalize, "normalize", HostNormalize},
+      {Stage::kFlatten, "flatten", HostFlatten},
+      {Stage::kLoop, "loop", HostLoop},
+      {Stage::kCleanup, "cleanup", HostCleanup},
+      {Stage::kSplit, "split", HostSplit},
+      {Stage::kFinalize, "finalize", HostFinalize},
+      {Stage::kCodegen, "codegen", HostCodegen},
       {Stage::kEnd, "end", HostEnd},
   };
 }

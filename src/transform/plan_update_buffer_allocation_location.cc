@@ -78,7 +78,8 @@ class AccessPathCollector : public StmtExprVisitor {
 
 // lo/hi of `e` over the loops in `relaxed` (interval arithmetic on sums, constant products and
 // floor division by constants); null when the form is not covered.
-std::pair<Expr, Expr> Bounds(const Expr& e, const std::unordered_map<const VarNode*, Ref<RangeNode>>& relaxed) {
+std::pair<Expr, Expr> Bounds(const Expr& e,
+                             const std::unordered_map<const VarNode*, Ref<RangeNode>>& relaxed) {
   auto uses = [&](const Expr& x) {
     return UsesVar(x, [&](const VarNode* v) { return relaxed.count(v) != 0; });
   };
@@ -87,7 +88,8 @@ std::pair<Expr, Expr> Bounds(const Expr& e, const std::unordered_map<const VarNo
     const Ref<RangeNode>& r = relaxed.at(v);
     if (uses(r->min) || uses(r->extent)) return {nullptr, nullptr};
     Expr min = Cast(r->min, e->dtype);
-    return {min, AddNode::Make(min, SubNode::Make(Cast(r->extent, e->dtype), MakeConst(e->dtype, int64_t(1))))};
+    return {min, AddNode::Make(min, SubNode::Make(Cast(r->extent, e->dtype),
+                                                  MakeConst(e->dtype, int64_t(1))))};
   }
   auto* bin = AsPtr<BinaryNode>(e);
   if (!bin) return {nullptr, nullptr};
@@ -114,7 +116,8 @@ std::pair<Expr, Expr> Bounds(const Expr& e, const std::unordered_map<const VarNo
 
 // Whether the accesses of one iteration of `loop` touch a part of the buffer that no other
 // iteration touches, so the buffer may live inside the loop body.
-bool IterationsAreDisjoint(const ForNode* loop, const std::vector<AccessPathCollector::Access>& accesses,
+bool IterationsAreDisjoint(const ForNode* loop,
+                           const std::vector<AccessPathCollector::Access>& accesses,
                            const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops) {
   size_t ndim = accesses.front().indices.size();
   for (size_t d = 0; d < ndim; ++d) {
@@ -129,7 +132,8 @@ bool IterationsAreDisjoint(const ForNode* loop, const std::vector<AccessPathColl
           below = true;
           continue;
         }
-        if (auto* f = AsFor(n); f && below) relaxed[f->loop_var.get()] = loops.at(f->loop_var.get());
+        if (auto* f = AsFor(n); f && below)
+          relaxed[f->loop_var.get()] = loops.at(f->loop_var.get());
       }
       Expr index = a.indices[d];
       if (index->dtype.is_vector()) {
@@ -266,7 +270,8 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
 Pass PlanAndUpdateBufferAllocationLocation() {
   return CreatePrimFuncPass(PlanFunc, 0, "tir.PlanAndUpdateBufferAllocationLocation");
 }
-TESSERA_REGISTER_PASS("tir.PlanAndUpdateBufferAllocationLocation", PlanAndUpdateBufferAllocationLocation);
+TESSERA_REGISTER_PASS("tir.PlanAndUpdateBufferAllocationLocation",
+                      PlanAndUpdateBufferAllocationLocation);
 
 }  // namespace transform
 }  // namespace tessera

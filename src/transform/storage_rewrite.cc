@@ -46,8 +46,8 @@ class DataRemapper : public StmtExprMutator {
     if (it == vars_.end()) return b;
     auto c = buffers_.find(b.get());
     if (c != buffers_.end()) return c->second;
-    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
-                                 b->data_alignment, b->offset_factor, b->span);
+    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset,
+                                 b->name, b->data_alignment, b->offset_factor, b->span);
     buffers_[b.get()] = nb;
     keep_.push_back(b);
     return nb;

@@ -57,9 +57,10 @@ class LoopUnroller : public StmtExprMutator {
     } else {
       steps_ = outer_steps + body_steps;
       depth_ = std::max(outer_depth, body_depth + 1);
-      result = body == op->body ? Stmt(GetRef(op))
-                                : ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind,
-                                                body, op->thread_binding, op->annotations, op->span);
+      result = body == op->body
+                   ? Stmt(GetRef(op))
+                   : ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
+                                   op->thread_binding, op->annotations, op->span);
     }
     return result;
   }

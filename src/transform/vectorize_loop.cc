@@ -37,12 +37,12 @@ class Vectorizer : public StmtExprMutator {
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
 
-#define TESSERA_VECTORIZE_BINARY(name)                         \
-  Expr VisitExpr_(const name##Node* op) override {            \
-    Expr a = VisitExpr(op->a), b = VisitExpr(op->b);          \
-    if (a == op->a && b == op->b) return GetRef(op);          \
-    Widen(&a, &b);                                            \
-    return name##Node::Make(a, b, op->span);                  \
+#define TESSERA_VECTORIZE_BINARY(name)               \
+  Expr VisitExpr_(const name##Node* op) override {   \
+    Expr a = VisitExpr(op->a), b = VisitExpr(op->b); \
+    if (a == op->a && b == op->b) return GetRef(op); \
+    Widen(&a, &b);                                   \
+    return name##Node::Make(a, b, op->span);         \
   }
   TESSERA_BINARY_NODES(TESSERA_VECTORIZE_BINARY)
 #undef TESSERA_VECTORIZE_BINARY
@@ -53,7 +53,8 @@ class Vectorizer : public StmtExprMutator {
     return CastNode::Make(op->dtype.with_lanes(v->dtype.lanes()), v, op->span);
   }
   Expr VisitExpr_(const SelectNode* op) override {
-    Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
+    Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value),
+         f = VisitExpr(op->false_value);
     if (c == op->condition && t == op->true_value && f == op->false_value) return GetRef(op);
     Widen(&t, &f);
     if (c->dtype.is_vector()) {
@@ -216,12 +217,14 @@ class LoopVectorizer : public StmtMutator {
     Expr base = loop->min;
     if (lanes < extent) {
       outer = VarNode::Make(loop->loop_var->name + "_outer", t, loop->loop_var->span);
-      base = SimplifyExpr(AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes)))));
+      base = SimplifyExpr(
+          AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes)))));
     }
     Stmt body;
     try {
-      body = Vectorizer(loop->loop_var, RampNode::Make(base, MakeConst(t, int64_t(1)), lanes), lanes)
-                 .VisitStmt(loop->body);
+      body =
+          Vectorizer(loop->loop_var, RampNode::Make(base, MakeConst(t, int64_t(1)), lanes), lanes)
+              .VisitStmt(loop->body);
     } catch (const NotVectorizable&) {
       return nullptr;
     }

@@ -35,9 +35,9 @@ IRModule ScaleModule() {
   auto [x, X] = Param("x", {n, I32(16)});
   auto [out, Out] = Param("out", {n, I32(16)});
   Var i = VarNode::Make("i", DataType::Int(32)), j = VarNode::Make("j", DataType::Int(32));
-  Expr value = MulNode::Make(
-      CallNode::Make(DataType::Float(32), OpNode::Get("tir.exp"), {BufferLoadNode::Make(X, {i, j})}),
-      FloatImmNode::Make(DataType::Float(32), 2.0));
+  Expr value = MulNode::Make(CallNode::Make(DataType::Float(32), OpNode::Get("tir.exp"),
+                                            {BufferLoadNode::Make(X, {i, j})}),
+                             FloatImmNode::Make(DataType::Float(32), 2.0));
   Stmt inner = ForNode::Make(j, I32(0), I32(16), ForKind::kVectorized,
                              BufferStoreNode::Make(Out, value, {i, j}));
   Stmt body = ForNode::Make(i, I32(0), n, ForKind::kParallel, inner);
@@ -50,7 +50,8 @@ IRModule ScaleModule() {
 class HostBuildTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cache_ = (fs::temp_directory_path() / ("tessera-host-test-" + std::to_string(getpid()))).string();
+    cache_ =
+        (fs::temp_directory_path() / ("tessera-host-test-" + std::to_string(getpid()))).string();
   }
   void TearDown() override { fs::remove_all(cache_); }
 
@@ -98,8 +99,9 @@ TEST_F(HostBuildTest, VectorizedParallelKernelRunsAndChecksArguments) {
     runtime::CallPacked(*lib, f, mismatch);
     FAIL() << "expected a shape error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.message(),
-              "Argument scale.out.shape[0] has an unsatisfied constraint: n == out.shape[0] (got 4)");
+    EXPECT_EQ(
+        e.message(),
+        "Argument scale.out.shape[0] has an unsatisfied constraint: n == out.shape[0] (got 4)");
     EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
   }
   runtime::PackedArgs few;

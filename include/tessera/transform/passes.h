@@ -6,7 +6,9 @@
 namespace tessera {
 namespace transform {
 
-/*! \brief Fold constants, canonicalise comparisons (a > b -> b < a) and drop identities. */
+/*! \brief Fold constants, canonicalise comparisons (a > b -> b < a), put int32/int64 index
+ *  arithmetic in canonical form with the arith::Analyzer (loop ranges and let values known), and
+ *  remove branches and asserts whose conditions it decides. */
 Pass Simplify();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
@@ -51,7 +53,7 @@ Pass MakePackedAPI();
 /*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
 Pass LowerIntrin(const std::string& target);
 
-/*! \brief Simplify one expression (used by passes and tests). */
+/*! \brief Simplify one expression with no variable bound (used by passes and tests). */
 Expr SimplifyExpr(const Expr& e);
 
 }  // namespace transform
