@@ -55,8 +55,9 @@ struct Sum {
     base += o.base * scale;
   }
   void Compact() {
-    terms.erase(std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return t.coeff == 0; }),
-                terms.end());
+    terms.erase(
+        std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return t.coeff == 0; }),
+        terms.end());
   }
 };
 
@@ -298,7 +299,8 @@ class Simplifier : public ExprMutator {
       return AtomSum(Const(t, r));
     }
     // Truncating and floor division agree on a non-negative numerator and positive divisor.
-    if (c && *c > 0 && truncating && ana_.GetConstIntBound(FromSum(num, t)).min_value < 0) c.reset();
+    if (c && *c > 0 && truncating && ana_.GetConstIntBound(FromSum(num, t)).min_value < 0)
+      c.reset();
     if (!c || *c <= 0) {
       Expr a = FromSum(num, t);
       switch (op->kind) {
@@ -475,16 +477,35 @@ class Simplifier : public ExprMutator {
       if (!(div && y == 0)) {
         int64_t r = 0;
         switch (k) {
-          case NodeKind::kAdd: r = x + y; break;
-          case NodeKind::kSub: r = x - y; break;
-          case NodeKind::kMul: r = x * y; break;
-          case NodeKind::kDiv: r = x / y; break;
-          case NodeKind::kMod: r = x % y; break;
-          case NodeKind::kFloorDiv: r = FloorDiv(x, y); break;
-          case NodeKind::kFloorMod: r = FloorMod(x, y); break;
-          case NodeKind::kMin: r = std::min(x, y); break;
-          case NodeKind::kMax: r = std::max(x, y); break;
-          default: break;
+          case NodeKind::kAdd:
+            r = x + y;
+            break;
+          case NodeKind::kSub:
+            r = x - y;
+            break;
+          case NodeKind::kMul:
+            r = x * y;
+            break;
+          case NodeKind::kDiv:
+            r = x / y;
+            break;
+          case NodeKind::kMod:
+            r = x % y;
+            break;
+          case NodeKind::kFloorDiv:
+            r = FloorDiv(x, y);
+            break;
+          case NodeKind::kFloorMod:
+            r = FloorMod(x, y);
+            break;
+          case NodeKind::kMin:
+            r = std::min(x, y);
+            break;
+          case NodeKind::kMax:
+            r = std::max(x, y);
+            break;
+          default:
+            break;
         }
         return IntImmNode::Make(t, WrapToType(t, r), op->span);
       }
@@ -494,13 +515,26 @@ class Simplifier : public ExprMutator {
     if (fa && fb) {
       double x = fa->value, y = fb->value, r;
       switch (k) {
-        case NodeKind::kAdd: r = x + y; break;
-        case NodeKind::kSub: r = x - y; break;
-        case NodeKind::kMul: r = x * y; break;
-        case NodeKind::kDiv: r = x / y; break;
-        case NodeKind::kMin: r = std::min(x, y); break;
-        case NodeKind::kMax: r = std::max(x, y); break;
-        default: goto identities;
+        case NodeKind::kAdd:
+          r = x + y;
+          break;
+        case NodeKind::kSub:
+          r = x - y;
+          break;
+        case NodeKind::kMul:
+          r = x * y;
+          break;
+        case NodeKind::kDiv:
+          r = x / y;
+          break;
+        case NodeKind::kMin:
+          r = std::min(x, y);
+          break;
+        case NodeKind::kMax:
+          r = std::max(x, y);
+          break;
+        default:
+          goto identities;
       }
       if (t.bits() == 32) r = static_cast<float>(r);
       return FloatImmNode::Make(t, r, op->span);
@@ -529,16 +563,26 @@ class Simplifier : public ExprMutator {
     int lanes = t.lanes();
     auto bin = [&](NodeKind kind, const Expr& x, const Expr& y) -> Expr {
       switch (kind) {
-        case NodeKind::kAdd: return AddNode::Make(x, y);
-        case NodeKind::kSub: return SubNode::Make(x, y);
-        case NodeKind::kMul: return MulNode::Make(x, y);
-        case NodeKind::kDiv: return DivNode::Make(x, y);
-        case NodeKind::kMod: return ModNode::Make(x, y);
-        case NodeKind::kFloorDiv: return FloorDivNode::Make(x, y);
-        case NodeKind::kFloorMod: return FloorModNode::Make(x, y);
-        case NodeKind::kMin: return MinNode::Make(x, y);
-        case NodeKind::kMax: return MaxNode::Make(x, y);
-        default: return nullptr;
+        case NodeKind::kAdd:
+          return AddNode::Make(x, y);
+        case NodeKind::kSub:
+          return SubNode::Make(x, y);
+        case NodeKind::kMul:
+          return MulNode::Make(x, y);
+        case NodeKind::kDiv:
+          return DivNode::Make(x, y);
+        case NodeKind::kMod:
+          return ModNode::Make(x, y);
+        case NodeKind::kFloorDiv:
+          return FloorDivNode::Make(x, y);
+        case NodeKind::kFloorMod:
+          return FloorModNode::Make(x, y);
+        case NodeKind::kMin:
+          return MinNode::Make(x, y);
+        case NodeKind::kMax:
+          return MaxNode::Make(x, y);
+        default:
+          return nullptr;
       }
     };
     auto ramp = [&](const Expr& base, const Expr& stride) -> Expr {
@@ -555,13 +599,16 @@ class Simplifier : public ExprMutator {
       if (ra && rb) return ramp(bin(k, ra->base, rb->base), bin(k, ra->stride, rb->stride));
       if (ra && bb) return ramp(bin(k, ra->base, bb->value), ra->stride);
       if (ba && rb) {
-        Expr stride = k == NodeKind::kAdd ? rb->stride : SubNode::Make(Const(rb->stride->dtype, 0), rb->stride);
+        Expr stride = k == NodeKind::kAdd ? rb->stride
+                                          : SubNode::Make(Const(rb->stride->dtype, 0), rb->stride);
         return ramp(bin(k, ba->value, rb->base), stride);
       }
     }
     if (k == NodeKind::kMul) {
-      if (ra && bb) return ramp(MulNode::Make(ra->base, bb->value), MulNode::Make(ra->stride, bb->value));
-      if (ba && rb) return ramp(MulNode::Make(ba->value, rb->base), MulNode::Make(ba->value, rb->stride));
+      if (ra && bb)
+        return ramp(MulNode::Make(ra->base, bb->value), MulNode::Make(ra->stride, bb->value));
+      if (ba && rb)
+        return ramp(MulNode::Make(ba->value, rb->base), MulNode::Make(ba->value, rb->stride));
     }
     // floordiv/floormod of a ramp that stays inside one period of the divisor.
     if ((k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod) && ra && bb) {
@@ -620,19 +667,27 @@ class Simplifier : public ExprMutator {
     bool same = (orig->kind == k) && a == orig->a && b == orig->b;
     if (same) return GetRef(orig);
     switch (k) {
-      case NodeKind::kLT: return LTNode::Make(a, b, orig->span);
-      case NodeKind::kLE: return LENode::Make(a, b, orig->span);
-      case NodeKind::kEQ: return EQNode::Make(a, b, orig->span);
-      default: return NENode::Make(a, b, orig->span);
+      case NodeKind::kLT:
+        return LTNode::Make(a, b, orig->span);
+      case NodeKind::kLE:
+        return LENode::Make(a, b, orig->span);
+      case NodeKind::kEQ:
+        return EQNode::Make(a, b, orig->span);
+      default:
+        return NENode::Make(a, b, orig->span);
     }
   }
 
   static bool Decide(NodeKind k, int sign) {
     switch (k) {
-      case NodeKind::kLT: return sign < 0;
-      case NodeKind::kLE: return sign <= 0;
-      case NodeKind::kEQ: return sign == 0;
-      default: return sign != 0;
+      case NodeKind::kLT:
+        return sign < 0;
+      case NodeKind::kLE:
+        return sign <= 0;
+      case NodeKind::kEQ:
+        return sign == 0;
+      default:
+        return sign != 0;
     }
   }
 

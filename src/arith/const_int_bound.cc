@@ -39,8 +39,12 @@ int64_t SatDiv(int64_t a, int64_t b, bool floor) {
   return floor ? FloorDiv(a, b) : a / b;
 }
 
-B Union(B a, B b) { return {std::min(a.min_value, b.min_value), std::max(a.max_value, b.max_value)}; }
-B Intersect(B a, B b) { return {std::max(a.min_value, b.min_value), std::min(a.max_value, b.max_value)}; }
+B Union(B a, B b) {
+  return {std::min(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
+}
+B Intersect(B a, B b) {
+  return {std::max(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};
+}
 
 // Bound of a / b by the four corners, for a divisor interval that excludes 0.
 B DivideBounds(B a, B b, bool floor) {
@@ -64,9 +68,7 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const FloatImmNode* op) override { return B::Everything(); }
   B VisitExpr_(const StringImmNode* op) override { return B::Everything(); }
   B VisitExpr_(const VarNode* op) override { return VarBound(op); }
-  B VisitExpr_(const SizeVarNode* op) override {
-    return Intersect(VarBound(op), B{0, kPos});
-  }
+  B VisitExpr_(const SizeVarNode* op) override { return Intersect(VarBound(op), B{0, kPos}); }
   B VisitExpr_(const CastNode* op) override {
     if (!op->dtype.is_int_or_bool()) return B::Everything();
     B target = B::OfType(op->dtype.element_of());
@@ -189,9 +191,12 @@ class BoundAnalyzer : public ExprFunctor<B> {
     if (b.min_value <= 0 && b.max_value >= 0) {
       // Only the sign of the divisor is known for a divisor that may be 0 (a program error);
       // keep the analysis useful for the common `x // n` with n >= 1 guarded elsewhere.
-      if (b.min_value == 0 && b.max_value > 0) b.min_value = 1;
-      else if (b.max_value == 0 && b.min_value < 0) b.max_value = -1;
-      else return B::OfType(op->dtype);
+      if (b.min_value == 0 && b.max_value > 0)
+        b.min_value = 1;
+      else if (b.max_value == 0 && b.min_value < 0)
+        b.max_value = -1;
+      else
+        return B::OfType(op->dtype);
     }
     return DivideBounds(a, b, floor);
   }
@@ -227,7 +232,9 @@ int64_t WrapToType(DataType t, int64_t v) {
   return static_cast<int64_t>(u);
 }
 
-ConstIntBound Analyzer::GetConstIntBound(const Expr& e) { return BoundAnalyzer(*this).VisitExpr(e); }
+ConstIntBound Analyzer::GetConstIntBound(const Expr& e) {
+  return BoundAnalyzer(*this).VisitExpr(e);
+}
 
 }  // namespace arith
 }  // namespace tessera

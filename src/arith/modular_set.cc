@@ -39,7 +39,8 @@ class ModularAnalyzer : public ExprFunctor<M> {
   }
 
   M VisitExpr_(const IntImmNode* op) override {
-    if (op->value > kMaxCoeff * kMaxCoeff || op->value < -kMaxCoeff * kMaxCoeff) return M::Everything();
+    if (op->value > kMaxCoeff * kMaxCoeff || op->value < -kMaxCoeff * kMaxCoeff)
+      return M::Everything();
     return {0, op->value};
   }
   M VisitExpr_(const FloatImmNode*) override { return M::Everything(); }
@@ -108,7 +109,9 @@ class ModularAnalyzer : public ExprFunctor<M> {
   M VisitExpr_(const BufferLoadNode*) override { return M::Everything(); }
 
  private:
-  ConstIntBound parent_bound(const Expr& e) { return const_cast<Analyzer&>(parent_).GetConstIntBound(e); }
+  ConstIntBound parent_bound(const Expr& e) {
+    return const_cast<Analyzer&>(parent_).GetConstIntBound(e);
+  }
   M VarSet(const VarNode* v) {
     auto it = let_sets_.find(v);
     if (it != let_sets_.end()) return it->second;

@@ -47,8 +47,9 @@ void AddNumber(ArgStorage& s, nb::handle h, const std::string& label) {
     if (!index.is_valid()) throw nb::python_error();
     long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (overflow) {
-      throw nb::value_error((label + " = " + nb::cast<std::string>(nb::str(h)) +
-                             " does not fit a 64-bit integer").c_str());
+      throw nb::value_error(
+          (label + " = " + nb::cast<std::string>(nb::str(h)) + " does not fit a 64-bit integer")
+              .c_str());
     }
     s.args.AddInt(v);
   } else {
@@ -69,11 +70,15 @@ void AddArray(ArgStorage& s, nb::handle h, const std::string& label) {
   if (!nb::try_cast(h, arr, false)) {
     nb::ndarray<nb::ro> ro;
     if (nb::try_cast(h, ro, false)) {
-      throw nb::type_error((label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
+      throw nb::type_error(
+          (label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
     }
     std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
-    throw nb::type_error((label + " must be an array (ts.nd.array, numpy or another DLPack "
-                                  "array), got " + type).c_str());
+    throw nb::type_error((label +
+                          " must be an array (ts.nd.array, numpy or another DLPack "
+                          "array), got " +
+                          type)
+                             .c_str());
   }
   TesseraDLTensor t{};
   t.data = arr.data();
@@ -98,13 +103,15 @@ void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::sequence valu
     std::string label = ParamLabel(f, i);
     if (h.is_none()) {
       s.args.AddNull();
-    } else if (nb::isinstance<NDArray>(h) || (!IsNumber(h) && kind != "int" && kind != "float" && kind != "bool")) {
+    } else if (nb::isinstance<NDArray>(h) ||
+               (!IsNumber(h) && kind != "int" && kind != "float" && kind != "bool")) {
       AddArray(s, h, label);
     } else if (IsNumber(h)) {
       AddNumber(s, h, label);
     } else {
       std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
-      throw nb::type_error((label + " must be a number (" + f.params[i].dtype + "), got " + type).c_str());
+      throw nb::type_error(
+          (label + " must be a number (" + f.params[i].dtype + "), got " + type).c_str());
     }
   }
   size_t t = 0;
@@ -132,7 +139,8 @@ void BindHostRuntime(nb::module_& m) {
       .def_prop_ro("device_type", [](const NDArray& a) { return a.device().device_type; })
       .def_prop_ro("device_id", [](const NDArray& a) { return a.device().device_id; })
       .def_prop_ro("nbytes", &NDArray::nbytes)
-      .def_prop_ro("data_ptr", [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
+      .def_prop_ro("data_ptr",
+                   [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
       .def("copy_from_ptr",
            [](NDArray& a, uintptr_t ptr, int64_t nbytes) {
              if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
@@ -142,11 +150,12 @@ void BindHostRuntime(nb::module_& m) {
         if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
         if (nbytes) std::memcpy(reinterpret_cast<void*>(ptr), a.data(), nbytes);
       });
-  m.def("nd_empty",
-        [](std::vector<int64_t> shape, const std::string& dtype, int device_type, int device_id) {
-          return NDArray::Empty(std::move(shape), DataType::Parse(dtype), {device_type, device_id});
-        },
-        "shape"_a, "dtype"_a, "device_type"_a = 1, "device_id"_a = 0);
+  m.def(
+      "nd_empty",
+      [](std::vector<int64_t> shape, const std::string& dtype, int device_type, int device_id) {
+        return NDArray::Empty(std::move(shape), DataType::Parse(dtype), {device_type, device_id});
+      },
+      "shape"_a, "dtype"_a, "device_type"_a = 1, "device_id"_a = 0);
 
   m.def("host_entry", [](const ModuleNode& mod) { return mod.entry; });
   m.def("host_functions", [](const ModuleNode& mod) {

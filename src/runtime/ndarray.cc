@@ -11,11 +11,21 @@ namespace runtime {
 TesseraDLDataType ToDLDataType(DataType t) {
   TesseraDLDataType d;
   switch (t.code()) {
-    case DataType::kInt: d.code = TESSERA_DL_INT; break;
-    case DataType::kUInt: d.code = TESSERA_DL_UINT; break;
-    case DataType::kFloat: d.code = TESSERA_DL_FLOAT; break;
-    case DataType::kBFloat: d.code = TESSERA_DL_BFLOAT; break;
-    case DataType::kBool: d.code = TESSERA_DL_BOOL; break;
+    case DataType::kInt:
+      d.code = TESSERA_DL_INT;
+      break;
+    case DataType::kUInt:
+      d.code = TESSERA_DL_UINT;
+      break;
+    case DataType::kFloat:
+      d.code = TESSERA_DL_FLOAT;
+      break;
+    case DataType::kBFloat:
+      d.code = TESSERA_DL_BFLOAT;
+      break;
+    case DataType::kBool:
+      d.code = TESSERA_DL_BOOL;
+      break;
     default:
       TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "arrays of " << t << " are not supported";
   }
@@ -36,9 +46,8 @@ int64_t NDArray::size() const {
 
 NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device) {
   if (device.device_type != TESSERA_DEVICE_CPU) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-        << "arrays on device type " << device.device_type
-        << " are not supported yet; use ts.cpu(0)";
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "arrays on device type " << device.device_type
+                                                  << " are not supported yet; use ts.cpu(0)";
   }
   for (int64_t d : shape) {
     if (d < 0) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "array dimensions must be >= 0";
@@ -53,7 +62,8 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   size_t padded = (bytes + 63) / 64 * 64;
   a.c_->data = std::aligned_alloc(64, padded == 0 ? 64 : padded);
   if (a.c_->data == nullptr) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "out of memory allocating " << bytes << " bytes";
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+        << "out of memory allocating " << bytes << " bytes";
   }
   TesseraDLTensor& t = a.c_->tensor;
   t.data = a.c_->data;

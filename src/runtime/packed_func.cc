@@ -1,6 +1,8 @@
 // Host libraries at run time: metadata, loading, packed calls and the time evaluator.
 #include "tessera/runtime/packed_func.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -32,17 +34,25 @@ void ParseModuleInfo(const std::string& json, ModuleNode* mod) {
     mod->functions.push_back(std::move(fi));
   }
   mod->info["metadata"] = json;
+  mod->info["openmp"] = info["openmp"].boolean ? "1" : "0";
 }
 
 void LoadHostLibrary(ModuleNode* mod) {
   if (!mod->library) mod->library = std::make_shared<DSOModule>(mod->lib_path);
-  mod->last_error = reinterpret_cast<const char* (*)()>(
-      mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
+  // OpenMP's worker threads outlive a call; unloading the library could unload the OpenMP
+  // runtime under them, so such libraries stay loaded for the life of the process.
+  if (mod->info["openmp"] == "1") {
+    if (void* pin = dlopen(mod->lib_path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+      dlclose(pin);
+  }
+  mod->last_error =
+      reinterpret_cast<const char* (*)()>(mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
   for (PackedFunctionInfo& f : mod->functions) {
     f.address = mod->library->GetFunction(f.symbol);
     if (f.address == nullptr) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
-          << "function " << f.name << " (symbol " << f.symbol << ") is missing from " << mod->lib_path;
+          << "function " << f.name << " (symbol " << f.symbol << ") is missing from "
+          << mod->lib_path;
     }
   }
 }
@@ -58,7 +68,8 @@ Module LoadModule(const std::string& path) {
         << TESSERA_MODULE_INFO_SYMBOL << ")";
   }
   ParseModuleInfo(info, mod.get());
-  if (auto* src = static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_SOURCE_SYMBOL))) {
+  if (auto* src =
+          static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_SOURCE_SYMBOL))) {
     mod->source = src;
   }
   mod->target = "c";

@@ -21,10 +21,12 @@ class Reader {
 
  private:
   [[noreturn]] void Fail(const std::string& what) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "malformed JSON at offset " << i_ << ": " << what;
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "malformed JSON at offset " << i_ << ": " << what;
   }
   void Space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
+      ++i_;
   }
   bool Eat(char c) {
     Space();
@@ -94,11 +96,21 @@ class Reader {
       if (i_ >= s_.size()) Fail("unterminated escape");
       char e = s_[i_++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           if (i_ + 4 > s_.size()) Fail("short \\u escape");
           unsigned code = std::strtoul(s_.substr(i_, 4).c_str(), nullptr, 16);
@@ -115,7 +127,8 @@ class Reader {
           }
           break;
         }
-        default: out += e;
+        default:
+          out += e;
       }
     }
     if (i_ >= s_.size()) Fail("unterminated string");

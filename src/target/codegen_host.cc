@@ -14,9 +14,10 @@ namespace {
 // Names a static function must not take: C library functions the prelude declares.
 const std::unordered_set<std::string>& LibraryNames() {
   static const auto* names = new std::unordered_set<std::string>{
-      "exp",  "exp2",  "log",   "log2", "sqrt", "tanh", "erf",   "sin",  "cos",   "floor",
-      "ceil", "round", "trunc", "fabs", "abs",  "pow",  "fmod",  "min",  "max",   "free",
-      "exit", "abort", "malloc", "memcpy", "memset", "printf", "isnan", "isinf", "nearbyint"};
+      "exp",    "exp2",   "log",   "log2",  "sqrt",     "tanh",  "erf",    "sin",
+      "cos",    "floor",  "ceil",  "round", "trunc",    "fabs",  "abs",    "pow",
+      "fmod",   "min",    "max",   "free",  "exit",     "abort", "malloc", "memcpy",
+      "memset", "printf", "isnan", "isinf", "nearbyint"};
   return *names;
 }
 
@@ -60,7 +61,7 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
     in_packed_ = IsPacked(f);
     noalias_ = f->GetIntAttr("tir.noalias", 0) != 0;
     restrict_vars_.clear();
-    if (noalias_) {
+    if (noalias_ && !in_packed_) {
       for (const Var& p : f->params) {
         if (p->pointer) restrict_vars_.insert(p.get());
       }
@@ -71,23 +72,21 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
     prepare(f);
     Emit(PrintPrototype(name, f) + "\n");
   }
-  for (const auto& [name, f] : internal) {
-    prepare(f);
-    Emit("\n");
-    AddFunction(name, f);
-  }
-  for (const auto& [name, f] : packed) {
-    prepare(f);
-    Emit("\n");
-    AddFunction(name, f);
+  bool first = internal.empty();
+  for (const auto& list : {internal, packed}) {
+    for (const auto& [name, f] : list) {
+      prepare(f);
+      if (!first) Emit("\n");
+      first = false;
+      AddFunction(name, f);
+    }
   }
   std::string functions = Finish();
 
   std::ostringstream os;
-  os << "#include <tessera/runtime.h>\n";
-  if (!typedefs_.empty()) os << "\n";
+  os << "#include <tessera/runtime.h>\n\n";
   for (const std::string& t : typedefs_) os << t << "\n";
-  for (const std::string& h : helpers_) os << "\n" << h;
+  for (const std::string& h : helpers_) os << h << "\n";
   os << functions;
   HostSource out;
   out.code = os.str();
@@ -97,7 +96,8 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
   out.code += "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
               PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
   std::string source_literal = PrintExpr(StringImmNode::Make(os.str()));
-  out.code += "TESSERA_EXPORT const char " TESSERA_MODULE_SOURCE_SYMBOL "[] = " + source_literal + ";\n";
+  out.code +=
+      "TESSERA_EXPORT const char " TESSERA_MODULE_SOURCE_SYMBOL "[] = " + source_literal + ";\n";
   return out;
 }
 
@@ -112,14 +112,16 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
   for (const std::string& n : names) {
     if (n == "main") entry = n;
   }
-  os << "{\"entry\": " << JsonString(entry) << ", \"functions\": [";
+  os << "{\"entry\": " << JsonString(entry) << ", \"openmp\": " << (uses_openmp_ ? "true" : "false")
+     << ", \"functions\": [";
   bool first = true;
   for (const auto& [gv, f] : mod->functions) {
     if (!IsPacked(f)) continue;
-    os << (first ? "" : ", ") << "{\"name\": "
-       << JsonString(f->GetStrAttr("global_symbol", gv->name_hint))
+    os << (first ? "" : ", ")
+       << "{\"name\": " << JsonString(f->GetStrAttr("global_symbol", gv->name_hint))
        << ", \"symbol\": " << JsonString(symbols_[gv->name_hint])
-       << ", \"ret\": " << JsonString(f->GetStrAttr("tessera.ret_type", "void")) << ", \"params\": [";
+       << ", \"ret\": " << JsonString(f->GetStrAttr("tessera.ret_type", "void"))
+       << ", \"params\": [";
     first = false;
     auto it = f->attrs.find("tessera.params");
     if (it != f->attrs.end()) {
@@ -143,7 +145,8 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
 std::string CodeGenHost::VectorType(DataType t, const Span& span) {
   DataType elem = t.is_bool() ? DataType::Int(32) : t.element_of();
   int lanes = t.lanes();
-  if (lanes & (lanes - 1)) Unsupported("vector type " + t.ToString() + " (lanes must be a power of two)", span);
+  if (lanes & (lanes - 1))
+    Unsupported("vector type " + t.ToString() + " (lanes must be a power of two)", span);
   std::string scalar = CodeGenC::TypeName(elem, span);
   std::string name = "tessera_" + elem.ToString() + "x" + std::to_string(lanes);
   if (typedef_names_.insert(name).second) {
@@ -200,7 +203,8 @@ std::string CodeGenHost::LaneLoopHelper(const std::string& name, DataType result
 
 std::string CodeGenHost::ToMask32(const std::string& value, int bits, int lanes, const Span& span) {
   if (bits == 32) return value;
-  return "__builtin_convertvector(" + value + ", " + VectorType(DataType::Int(32, lanes), span) + ")";
+  return "__builtin_convertvector(" + value + ", " + VectorType(DataType::Int(32, lanes), span) +
+         ")";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,24 +216,37 @@ std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   std::string vt = TypeName(t, op->span);
   auto lanewise = [&](const std::string& fname, const std::string& expr) {
-    std::string name = LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8), t, {t, t}, expr, op->span);
+    std::string name =
+        LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8), t, {t, t}, expr, op->span);
     return name + "(" + a + ", " + b + ")";
   };
   switch (op->kind) {
-    case NodeKind::kAdd: return "(" + a + " + " + b + ")";
-    case NodeKind::kSub: return "(" + a + " - " + b + ")";
-    case NodeKind::kMul: return "(" + a + " * " + b + ")";
-    case NodeKind::kDiv: return "(" + a + " / " + b + ")";
+    case NodeKind::kAdd:
+      return "(" + a + " + " + b + ")";
+    case NodeKind::kSub:
+      return "(" + a + " - " + b + ")";
+    case NodeKind::kMul:
+      return "(" + a + " * " + b + ")";
+    case NodeKind::kDiv:
+      return "(" + a + " / " + b + ")";
     case NodeKind::kMod:
-      if (t.is_float()) return lanewise("fmod", t.bits() == 32 ? "fmodf(a0[i], a1[i])" : "fmod(a0[i], a1[i])");
+      if (t.is_float())
+        return lanewise("fmod", t.bits() == 32 ? "fmodf(a0[i], a1[i])" : "fmod(a0[i], a1[i])");
       return "(" + a + " % " + b + ")";
-    case NodeKind::kFloorDiv: return lanewise("floordiv", "__floordiv(a0[i], a1[i])");
-    case NodeKind::kFloorMod: return lanewise("floormod", "__floormod(a0[i], a1[i])");
-    case NodeKind::kMin: return lanewise("min", "(a0[i] < a1[i] ? a0[i] : a1[i])");
-    case NodeKind::kMax: return lanewise("max", "(a0[i] > a1[i] ? a0[i] : a1[i])");
-    case NodeKind::kAnd: return "(" + a + " & " + b + ")";
-    case NodeKind::kOr: return "(" + a + " | " + b + ")";
-    default: break;
+    case NodeKind::kFloorDiv:
+      return lanewise("floordiv", "__floordiv(a0[i], a1[i])");
+    case NodeKind::kFloorMod:
+      return lanewise("floormod", "__floormod(a0[i], a1[i])");
+    case NodeKind::kMin:
+      return lanewise("min", "(a0[i] < a1[i] ? a0[i] : a1[i])");
+    case NodeKind::kMax:
+      return lanewise("max", "(a0[i] > a1[i] ? a0[i] : a1[i])");
+    case NodeKind::kAnd:
+      return "(" + a + " & " + b + ")";
+    case NodeKind::kOr:
+      return "(" + a + " | " + b + ")";
+    default:
+      break;
   }
   static const std::map<NodeKind, const char*> kCompare = {
       {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
@@ -245,9 +262,9 @@ std::string CodeGenHost::PrintVectorNot(const NotNode* op) { return "(~" + Print
 std::string CodeGenHost::PrintVectorSelect(const SelectNode* op) {
   DataType t = op->dtype;
   std::string vt = TypeName(t, op->span);
-  std::string name = LaneLoopHelper("tessera_select_" + vt.substr(8), t,
-                                    {DataType::Bool(t.lanes()), t, t}, "(a0[i] ? a1[i] : a2[i])",
-                                    op->span);
+  std::string name =
+      LaneLoopHelper("tessera_select_" + vt.substr(8), t, {DataType::Bool(t.lanes()), t, t},
+                     "(a0[i] ? a1[i] : a2[i])", op->span);
   return name + "(" + PrintExpr(op->condition) + ", " + PrintExpr(op->true_value) + ", " +
          PrintExpr(op->false_value) + ")";
 }
@@ -276,10 +293,33 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
   DataType t = op->dtype;
   std::string vt = TypeName(t, op->span);
   std::string lane = t.is_bool() ? "(a0 ? -1 : 0)" : "a0";
-  std::string name = LaneLoopHelper("tessera_broadcast_" + std::string(t.is_bool() ? "mask" : "") +
-                                        vt.substr(8),
-                                    t, {t.element_of()}, lane, op->span);
+  std::string name =
+      LaneLoopHelper("tessera_broadcast_" + std::string(t.is_bool() ? "mask" : "") + vt.substr(8),
+                     t, {t.element_of()}, lane, op->span);
   return name + "(" + PrintExpr(op->value) + ")";
+}
+
+std::string CodeGenHost::VisitExpr_(const CallNode* op) {
+  // A C library function applied to vectors: once per lane.
+  if (op->dtype.is_vector() &&
+      (op->is_op("tir.call_pure_extern") || op->is_op("tir.call_extern"))) {
+    auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
+    if (fname == nullptr) Unsupported("an extern call without a function name", op->span);
+    std::vector<DataType> types;
+    std::string lane = fname->value + "(", call;
+    for (size_t i = 1; i < op->args.size(); ++i) {
+      DataType t = op->args[i]->dtype;
+      types.push_back(t);
+      lane += (i > 1 ? ", a" : "a") + std::to_string(i - 1) + (t.is_vector() ? "[i]" : "");
+      call += (i > 1 ? ", " : "") + PrintExpr(op->args[i]);
+    }
+    lane += ")";
+    std::string vt = TypeName(op->dtype, op->span);
+    std::string name = LaneLoopHelper("tessera_" + SanitizeName(fname->value) + "_" + vt.substr(8),
+                                      op->dtype, types, lane, op->span);
+    return name + "(" + call + ")";
+  }
+  return CodeGenC::VisitExpr_(op);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,7 +330,8 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (op->predicate) Unsupported("a predicated vector load from " + op->buffer->name, op->span);
   DataType t = op->dtype;
   DataType elem = op->buffer->dtype;
-  if (elem.is_vector()) Unsupported("a vector load from the vector buffer " + op->buffer->name, op->span);
+  if (elem.is_vector())
+    Unsupported("a vector load from the vector buffer " + op->buffer->name, op->span);
   Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
   std::string vt = TypeName(t, op->span);
   std::string st = CodeGenC::TypeName(elem, op->span);
@@ -310,8 +351,8 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
       return Helper(name, def.str()) + "(" + base + ")";
     }
     std::string name = "tessera_load_stride_" + vt.substr(8);
-    def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s) {\n  "
-        << vt << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s")
+    def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s) {\n  " << vt
+        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s")
         << ";\n  return r;\n}\n";
     return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ")";
   }
@@ -327,7 +368,8 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   if (op->predicate) Unsupported("a predicated vector store to " + op->buffer->name, op->span);
   DataType t = op->value->dtype;
   DataType elem = op->buffer->dtype;
-  if (elem.is_vector()) Unsupported("a vector store to the vector buffer " + op->buffer->name, op->span);
+  if (elem.is_vector())
+    Unsupported("a vector store to the vector buffer " + op->buffer->name, op->span);
   Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
   std::string vt = TypeName(t, op->span);
   std::string st = CodeGenC::TypeName(elem, op->span);
@@ -346,14 +388,17 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
     } else {
       std::string name = "tessera_store_stride_" + vt.substr(8);
       def << "static inline void " << name << "(" << st << "* p, int64_t s, " << vt
-          << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[i * s] = " << lane << ";\n}\n";
-      call = Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " + value + ")";
+          << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[i * s] = " << lane
+          << ";\n}\n";
+      call = Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " + value +
+             ")";
     }
   } else {
     std::string it = TypeName(index->dtype, op->span);
     std::string name = "tessera_scatter_" + vt.substr(8) + "_" + it.substr(8);
     def << "static inline void " << name << "(" << st << "* p, " << it << " idx, " << vt
-        << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[idx[i]] = " << lane << ";\n}\n";
+        << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[idx[i]] = " << lane
+        << ";\n}\n";
     call = Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ", " + value + ")";
   }
   PrintIndent();
@@ -368,44 +413,72 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   const std::string& name = callee->name;
   auto arg = [&](size_t i) { return PrintExpr(op->args[i]); };
   if (name == "tessera.packed_arg") {
-    const char* field = op->dtype.is_float() ? "v_float64" : op->dtype.is_handle() ? "v_handle" : "v_int64";
+    const char* field = op->dtype.is_float()    ? "v_float64"
+                        : op->dtype.is_handle() ? "v_handle"
+                                                : "v_int64";
     return "((TesseraValue*)" + arg(0) + ")[" + arg(1) + "]." + field;
   }
   if (name == "tessera.packed_type_code") return arg(0) + "[" + arg(1) + "]";
   if (name == "tessera.dltensor_shape") return "TESSERA_DLT_SHAPE(" + arg(0) + ", " + arg(1) + ")";
-  if (name == "tessera.dltensor_stride") return "TESSERA_DLT_STRIDE(" + arg(0) + ", " + arg(1) + ")";
+  if (name == "tessera.dltensor_stride")
+    return "TESSERA_DLT_STRIDE(" + arg(0) + ", " + arg(1) + ")";
   if (name == "tessera.isnullptr") return "(" + arg(0) + " == NULL)";
   if (name == "tessera.dltensor_get") {
     auto field = AsConstInt(op->args[1]);
     std::string h = "TESSERA_DLT(" + arg(0) + ")";
     switch (field ? *field : -1) {
-      case TESSERA_DLT_DATA: return "((void*)((char*)" + h + "->data + " + h + "->byte_offset))";
-      case TESSERA_DLT_RAW_DATA: return h + "->data";
-      case TESSERA_DLT_NDIM: return h + "->ndim";
-      case TESSERA_DLT_DTYPE_CODE: return "((int32_t)" + h + "->dtype.code)";
-      case TESSERA_DLT_DTYPE_BITS: return "((int32_t)" + h + "->dtype.bits)";
-      case TESSERA_DLT_DTYPE_LANES: return "((int32_t)" + h + "->dtype.lanes)";
-      case TESSERA_DLT_DEVICE_TYPE: return h + "->device.device_type";
-      case TESSERA_DLT_DEVICE_ID: return h + "->device.device_id";
-      case TESSERA_DLT_BYTE_OFFSET: return h + "->byte_offset";
-      case TESSERA_DLT_STRIDES: return "((void*)" + h + "->strides)";
-      default: Unsupported("tessera.dltensor_get of an unknown field", op->span);
+      case TESSERA_DLT_DATA:
+        return "((void*)((char*)" + h + "->data + " + h + "->byte_offset))";
+      case TESSERA_DLT_RAW_DATA:
+        return h + "->data";
+      case TESSERA_DLT_NDIM:
+        return h + "->ndim";
+      case TESSERA_DLT_DTYPE_CODE:
+        return "((int32_t)" + h + "->dtype.code)";
+      case TESSERA_DLT_DTYPE_BITS:
+        return "((int32_t)" + h + "->dtype.bits)";
+      case TESSERA_DLT_DTYPE_LANES:
+        return "((int32_t)" + h + "->dtype.lanes)";
+      case TESSERA_DLT_DEVICE_TYPE:
+        return h + "->device.device_type";
+      case TESSERA_DLT_DEVICE_ID:
+        return h + "->device.device_id";
+      case TESSERA_DLT_BYTE_OFFSET:
+        return h + "->byte_offset";
+      case TESSERA_DLT_STRIDES:
+        return "((void*)" + h + "->strides)";
+      default:
+        Unsupported("tessera.dltensor_get of an unknown field", op->span);
     }
   }
   if (name == "tessera.set_return") {
     DataType t = op->args[2]->dtype;
     std::string v = arg(2);
-    if (t.is_float()) return "tessera_set_return_float(" + arg(0) + ", " + arg(1) + ", (double)" + v + ")";
+    if (t.is_float())
+      return "tessera_set_return_float(" + arg(0) + ", " + arg(1) + ", (double)" + v + ")";
     std::string code = t.is_bool() ? "TESSERA_ARG_BOOL" : "TESSERA_ARG_INT";
-    return "tessera_set_return_int(" + arg(0) + ", " + arg(1) + ", (int64_t)" + v + ", " + code + ")";
+    return "tessera_set_return_int(" + arg(0) + ", " + arg(1) + ", (int64_t)" + v + ", " + code +
+           ")";
+  }
+  if (name == "tir.break") return "break";
+  if (name == "tir.continue") return "continue";
+  if (name == "tir.assume") return "((void)0)";
+  if ((name == "tir.popcount" || name == "tir.clz") && op->dtype.is_scalar()) {
+    int bits = op->args[0]->dtype.bits();
+    std::string x = "(unsigned long long)(uint" + std::to_string(bits) + "_t)" + arg(0);
+    std::string t = TypeName(op->dtype, op->span);
+    if (name == "tir.popcount") return "((" + t + ")__builtin_popcountll(" + x + "))";
+    return "((" + t + ")(" + x + " == 0 ? " + std::to_string(bits) + " : __builtin_clzll(" + x +
+           ") - " + std::to_string(64 - bits) + "))";
   }
   if (name == "tir.reinterpret" && op->dtype.is_scalar()) {
     std::string t = TypeName(op->dtype, op->span);
     return "({ __auto_type tessera_v_ = " + arg(0) + "; " + t +
            " tessera_r_; memcpy(&tessera_r_, &tessera_v_, sizeof(tessera_r_)); tessera_r_; })";
   }
-  Unsupported("op " + name + (name.rfind("tir.", 0) == 0 ? " (tir.LowerIntrin lowers math ops first)" : ""),
-              op->span);
+  Unsupported(
+      "op " + name + (name.rfind("tir.", 0) == 0 ? " (tir.LowerIntrin lowers math ops first)" : ""),
+      op->span);
 }
 
 void CodeGenHost::PrintReturn(const CallNode* ret) {
@@ -437,7 +510,8 @@ void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   std::string args;
   if (auto* call = AsPtr<CallNode>(op->message); call && call->is_op("tessera.format")) {
     args = PrintExpr(call->args[0]);
-    for (size_t i = 1; i < call->args.size(); ++i) args += ", (long long)" + PrintExpr(call->args[i]);
+    for (size_t i = 1; i < call->args.size(); ++i)
+      args += ", (long long)" + PrintExpr(call->args[i]);
   } else {
     args = "\"%s\", " + PrintExpr(op->message);
   }
@@ -534,7 +608,8 @@ HostSource CodeGenHost(const IRModule& mod) { return codegen::CodeGenHost().Gene
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp) {
   // -fwrapv: integer arithmetic wraps as the IR's does; -fno-strict-aliasing: buffers may be
   // reinterpreted; hidden symbols keep libraries apart, and entry points export themselves.
-  std::vector<std::string> flags = {"-std=gnu11", "-O2", "-march=native", "-fwrapv",
+  std::vector<std::string> flags = {"-std=gnu11",           "-O2",
+                                    "-march=native",        "-fwrapv",
                                     "-fno-strict-aliasing", "-fvisibility=hidden",
                                     "-I" + include_dir};
   if (openmp) flags.push_back("-fopenmp");

@@ -21,8 +21,9 @@ class LoopCanonicalizer : public StmtMutator {
     // for i in [m, m + e): body(i)  ==>  for i in [0, e): body(i + m)
     Expr shifted = SimplifyExpr(AddNode::Make(op->loop_var, op->min));
     body = Substitute(body, {{op->loop_var.get(), shifted}});
-    return ForNode::Make(op->loop_var, MakeConst(op->min->dtype, int64_t(0)), op->extent,
-                         op->for_kind, body, op->thread_binding, op->annotations, op->span);
+    return ForNode::Make(op->loop_var, MakeConst(op->min->dtype, int64_t(0)),
+                         SimplifyExpr(op->extent), op->for_kind, body, op->thread_binding,
+                         op->annotations, op->span);
   }
 };
 
@@ -33,7 +34,9 @@ PrimFunc CanonicalizeLoopFunc(PrimFunc f, IRModule, const PassContext&) {
 
 }  // namespace
 
-Pass CanonicalizeLoop() { return CreatePrimFuncPass(CanonicalizeLoopFunc, 0, "tir.CanonicalizeLoop"); }
+Pass CanonicalizeLoop() {
+  return CreatePrimFuncPass(CanonicalizeLoopFunc, 0, "tir.CanonicalizeLoop");
+}
 TESSERA_REGISTER_PASS("tir.CanonicalizeLoop", CanonicalizeLoop);
 
 }  // namespace transform

@@ -19,7 +19,8 @@ Expr AddIndex(const Expr& a, const Expr& b) {
   return AddNode::Make(x, y);
 }
 Expr MulIndex(const Expr& a, const Expr& scalar) {
-  Expr s = scalar->dtype == a->dtype.element_of() ? scalar : CastNode::Make(a->dtype.element_of(), scalar);
+  Expr s = scalar->dtype == a->dtype.element_of() ? scalar
+                                                  : CastNode::Make(a->dtype.element_of(), scalar);
   if (a->dtype.is_vector()) s = BroadcastNode::Make(s, a->dtype.lanes());
   return MulNode::Make(a, s);
 }
@@ -96,14 +97,15 @@ class BufferFlattener : public StmtExprMutator {
     }
     std::vector<Expr> idx;
     for (const Expr& i : indices) {
-      idx.push_back(i->dtype.element_of() == elem ? i
-                                                  : CastNode::Make(elem.with_lanes(i->dtype.lanes()), i));
+      idx.push_back(
+          i->dtype.element_of() == elem ? i : CastNode::Make(elem.with_lanes(i->dtype.lanes()), i));
     }
     Expr index;
     if (b->strides.empty()) {
       // ((i0 * s1 + i1) * s2 + i2) ...
       index = idx[0];
-      for (size_t i = 1; i < idx.size(); ++i) index = AddIndex(MulIndex(index, b->shape[i]), idx[i]);
+      for (size_t i = 1; i < idx.size(); ++i)
+        index = AddIndex(MulIndex(index, b->shape[i]), idx[i]);
     } else {
       for (size_t i = 0; i < idx.size(); ++i) {
         Expr term = MulIndex(idx[i], b->strides[i]);

@@ -13,7 +13,7 @@ Expr Extern(DataType t, const std::string& name, std::vector<Expr> args) {
   return CallNode::Make(t, OpNode::Get("tir.call_pure_extern"), std::move(args));
 }
 
-Expr FloatConst(DataType t, double v) { return FloatImmNode::Make(t, v); }
+Expr FloatConst(DataType t, double v) { return MakeConst(t, v); }
 
 class IntrinLowerer : public ExprMutator {
  public:
@@ -23,7 +23,7 @@ class IntrinLowerer : public ExprMutator {
     Expr e = ExprMutator::VisitExpr_(op);
     auto* call = AsPtr<CallNode>(e);
     auto* callee = call ? AsPtr<OpNode>(call->op) : nullptr;
-    if (!callee || !call->dtype.is_scalar()) return e;
+    if (!callee) return e;
     auto rule = callee->lowering.find(target_);
     if (rule != callee->lowering.end()) return rule->second(*call);
     return Lower(call, callee);
@@ -50,6 +50,7 @@ class IntrinLowerer : public ExprMutator {
       return DivNode::Make(FloatConst(t, 1.0), AddNode::Make(FloatConst(t, 1.0), e));
     }
     if (name == "tir.isnan" || name == "tir.isinf" || name == "tir.isfinite") {
+      if (t.is_vector()) return GetRef(call);
       // The C classification macros, whose int result is compared to 0.
       Expr c = Extern(DataType::Int(32), name.substr(4), {args[0]});
       return NENode::Make(c, Int32(0));
@@ -64,7 +65,7 @@ class IntrinLowerer : public ExprMutator {
   Expr Math(DataType t, const std::string& name, const std::vector<Expr>& args) {
     if (t.bits() == 64) return Extern(t, name, args);
     if (t.bits() == 32) return Extern(t, name + "f", args);
-    DataType f32 = DataType::Float(32);
+    DataType f32 = DataType::Float(32, t.lanes());
     std::vector<Expr> wide;
     for (const Expr& a : args) wide.push_back(CastNode::Make(f32, a));
     return CastNode::Make(t, Extern(f32, name + "f", wide));

@@ -19,7 +19,9 @@ Expr Intrin(DataType t, const char* name, std::vector<Expr> args) {
 }
 Expr I64(int64_t v) { return IntImmNode::Make(DataType::Int(64), v); }
 Expr I32(int64_t v) { return Int32(v); }
-Expr AsI64(const Expr& e) { return e->dtype == DataType::Int(64) ? e : Expr(CastNode::Make(DataType::Int(64), e)); }
+Expr AsI64(const Expr& e) {
+  return e->dtype == DataType::Int(64) ? e : Expr(CastNode::Make(DataType::Int(64), e));
+}
 Expr And(const Expr& a, const Expr& b) { return a ? Expr(AndNode::Make(a, b)) : b; }
 Expr Or(const Expr& a, const Expr& b) { return a ? Expr(OrNode::Make(a, b)) : b; }
 
@@ -32,19 +34,26 @@ std::string EscapeFormat(const std::string& s) {
 // The DLPack type code of a buffer element type.
 int DLCode(DataType t) {
   switch (t.code()) {
-    case DataType::kInt: return TESSERA_DL_INT;
-    case DataType::kUInt: return TESSERA_DL_UINT;
-    case DataType::kFloat: return TESSERA_DL_FLOAT;
-    case DataType::kBFloat: return TESSERA_DL_BFLOAT;
-    case DataType::kBool: return TESSERA_DL_BOOL;
-    default: return -1;
+    case DataType::kInt:
+      return TESSERA_DL_INT;
+    case DataType::kUInt:
+      return TESSERA_DL_UINT;
+    case DataType::kFloat:
+      return TESSERA_DL_FLOAT;
+    case DataType::kBFloat:
+      return TESSERA_DL_BFLOAT;
+    case DataType::kBool:
+      return TESSERA_DL_BOOL;
+    default:
+      return -1;
   }
 }
 
 // Builds a packed entry: a list of checks and bindings wrapped around the original body.
 class PackedEntryBuilder {
  public:
-  PackedEntryBuilder(std::string name, PrimFunc func) : name_(std::move(name)), func_(std::move(func)) {}
+  PackedEntryBuilder(std::string name, PrimFunc func)
+      : name_(std::move(name)), func_(std::move(func)) {}
 
   PrimFunc Build() {
     Var args = VarNode::Make("args", DataType::Handle());
@@ -62,14 +71,15 @@ class PackedEntryBuilder {
       auto code_is = [&](int c) { return Expr(EQNode::Make(code, I32(c))); };
       std::string arg = name_ + ": Expect arg[" + std::to_string(i) + "] to be ";
       if (func_->GetBuffer(p) || p->dtype.is_handle()) {
-        Check(Or(code_is(TESSERA_ARG_DLTENSOR), Or(code_is(TESSERA_ARG_NULL), code_is(TESSERA_ARG_HANDLE))),
+        Check(Or(code_is(TESSERA_ARG_DLTENSOR),
+                 Or(code_is(TESSERA_ARG_NULL), code_is(TESSERA_ARG_HANDLE))),
               arg + "pointer");
         Bind(p, Intrin(DataType::Handle(), "tessera.packed_arg", {args, I32(i)}));
       } else if (p->dtype.is_float()) {
         Check(Or(code_is(TESSERA_ARG_FLOAT), code_is(TESSERA_ARG_INT)), arg + "float");
         Expr as_float = Intrin(DataType::Float(64), "tessera.packed_arg", {args, I32(i)});
-        Expr as_int = CastNode::Make(DataType::Float(64),
-                                     Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)}));
+        Expr as_int = CastNode::Make(
+            DataType::Float(64), Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)}));
         Expr v = Intrin(DataType::Float(64), "tir.if_then_else",
                         {code_is(TESSERA_ARG_FLOAT), as_float, as_int});
         Bind(p, p->dtype == DataType::Float(64) ? v : Expr(CastNode::Make(p->dtype, v)));
@@ -92,7 +102,8 @@ class PackedEntryBuilder {
     }
 
     Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
-    body = SeqStmtNode::Flatten({body, EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}))});
+    body = SeqStmtNode::Flatten(
+        {body, EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}))});
     for (size_t i = items_.size(); i-- > 0;) {
       const Item& it = items_[i];
       body = it.var ? Stmt(LetStmtNode::Make(it.var, it.value, body))
@@ -105,9 +116,11 @@ class PackedEntryBuilder {
     std::vector<ObjectRef> params;
     for (const Var& p : func_->params) {
       Buffer b = func_->GetBuffer(p);
-      std::string kind = b ? "buffer" : p->dtype.is_handle() ? "handle"
-                                    : p->dtype.is_float() ? "float"
-                                    : p->dtype.is_bool() ? "bool" : "int";
+      std::string kind = b                      ? "buffer"
+                         : p->dtype.is_handle() ? "handle"
+                         : p->dtype.is_float()  ? "float"
+                         : p->dtype.is_bool()   ? "bool"
+                                                : "int";
       std::string dtype = b ? b->dtype.ToString() : p->dtype.ToString();
       params.push_back(StringImmNode::Make(kind + ":" + dtype + ":" + p->name));
     }
@@ -133,7 +146,8 @@ class PackedEntryBuilder {
       if (!call || !call->is_op("tir.ret")) return GetRef(op);
       Stmt ret = EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}), op->span);
       Stmt set = EvaluateNode::Make(
-          Intrin(DataType::Int(32), "tessera.set_return", {value_, code_, call->args[0]}), op->span);
+          Intrin(DataType::Int(32), "tessera.set_return", {value_, code_, call->args[0]}),
+          op->span);
       return SeqStmtNode::Make({set, ret}, op->span);
     }
 
@@ -196,11 +210,13 @@ class PackedEntryBuilder {
     Expr dtype_ok;
     if (t.is_bool()) {
       // numpy's bool and 8-bit integers share the one-byte layout.
-      Expr c = Or(EQNode::Make(code, I32(TESSERA_DL_BOOL)),
-                  Or(EQNode::Make(code, I32(TESSERA_DL_INT)), EQNode::Make(code, I32(TESSERA_DL_UINT))));
+      Expr c =
+          Or(EQNode::Make(code, I32(TESSERA_DL_BOOL)),
+             Or(EQNode::Make(code, I32(TESSERA_DL_INT)), EQNode::Make(code, I32(TESSERA_DL_UINT))));
       dtype_ok = AndNode::Make(c, EQNode::Make(bits, I32(8)));
     } else {
-      dtype_ok = AndNode::Make(EQNode::Make(code, I32(DLCode(t))), EQNode::Make(bits, I32(t.bits())));
+      dtype_ok =
+          AndNode::Make(EQNode::Make(code, I32(DLCode(t))), EQNode::Make(bits, I32(t.bits())));
     }
     dtype_ok = AndNode::Make(dtype_ok, EQNode::Make(lanes, I32(t.lanes())));
     Check(dtype_ok, arg + ".dtype is expected to be " + t.ToString());
@@ -213,6 +229,9 @@ class PackedEntryBuilder {
       std::string dim = "[" + std::to_string(k) + "]";
       BindOrCheck(buf->shape[k], shape[k], arg + ".shape" + dim, param->name + ".shape" + dim);
     }
+    // An array with a 0 dimension has no elements: its strides and data pointer do not matter.
+    Expr empty;
+    for (size_t k = 0; k < ndim; ++k) empty = Or(empty, EQNode::Make(shape[k], I64(0)));
     // Strides: none declared means compact row-major; size-1 dimensions may have any stride.
     Expr strides_null = Intrin(DataType::Bool(), "tessera.isnullptr",
                                {get(DataType::Handle(), TESSERA_DLT_STRIDES)});
@@ -226,36 +245,42 @@ class PackedEntryBuilder {
       Expr ok;
       for (size_t k = 0; k < ndim; ++k) {
         Expr stride = Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)});
-        ok = And(ok, OrNode::Make(EQNode::Make(shape[k], I64(1)), EQNode::Make(stride, compact[k])));
+        ok =
+            And(ok, OrNode::Make(EQNode::Make(shape[k], I64(1)), EQNode::Make(stride, compact[k])));
       }
-      if (ok) Check(OrNode::Make(strides_null, ok), arg + ".strides: expected to be compact array");
+      if (ok) {
+        Expr cond = OrNode::Make(strides_null, ok);
+        if (empty) cond = OrNode::Make(empty, cond);
+        Check(cond, arg + ".strides: expected to be compact array");
+      }
     } else {
       for (size_t k = 0; k < ndim; ++k) {
-        Expr stride = Intrin(DataType::Int(64), "tir.if_then_else",
-                             {strides_null, compact[k],
-                              Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)})});
+        Expr stride =
+            Intrin(DataType::Int(64), "tir.if_then_else",
+                   {strides_null, compact[k],
+                    Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)})});
         std::string dim = "[" + std::to_string(k) + "]";
-        BindOrCheck(buf->strides[k], stride, arg + ".strides" + dim, param->name + ".strides" + dim);
+        BindOrCheck(buf->strides[k], stride, arg + ".strides" + dim,
+                    param->name + ".strides" + dim);
       }
     }
     // The element offset: 0 means the data starts at byte_offset; a variable is bound to it.
-    Expr byte_offset = CastNode::Make(DataType::Int(64), get(DataType::UInt(64), TESSERA_DLT_BYTE_OFFSET));
+    Expr byte_offset =
+        CastNode::Make(DataType::Int(64), get(DataType::UInt(64), TESSERA_DLT_BYTE_OFFSET));
     Expr data = get(DataType::Handle(), TESSERA_DLT_DATA);
     if (!IsConstInt(buf->elem_offset, 0)) {
       int64_t bytes = std::max(1, t.bytes());
       Check(EQNode::Make(FloorModNode::Make(byte_offset, I64(bytes)), I64(0)),
             arg + ".byte_offset is expected to be a multiple of the element size");
-      BindOrCheck(buf->elem_offset, FloorDivNode::Make(byte_offset, I64(bytes)), arg + ".elem_offset",
-                  param->name + ".elem_offset");
+      BindOrCheck(buf->elem_offset, FloorDivNode::Make(byte_offset, I64(bytes)),
+                  arg + ".elem_offset", param->name + ".elem_offset");
       data = get(DataType::Handle(), TESSERA_DLT_RAW_DATA);
     }
-    CheckFormat(EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(TESSERA_DEVICE_CPU)),
-                "Argument " + arg + ".device_type has an unsatisfied constraint: " +
-                    std::to_string(TESSERA_DEVICE_CPU) + " == " + param->name +
-                    ".device_type (got %lld)",
-                {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
-    Expr empty;
-    for (size_t k = 0; k < ndim; ++k) empty = Or(empty, EQNode::Make(shape[k], I64(0)));
+    CheckFormat(
+        EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(TESSERA_DEVICE_CPU)),
+        "Argument " + arg + ".device_type has an unsatisfied constraint: " +
+            std::to_string(TESSERA_DEVICE_CPU) + " == " + param->name + ".device_type (got %lld)",
+        {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
     Expr has_data = NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr",
                                          {get(DataType::Handle(), TESSERA_DLT_RAW_DATA)}));
     Check(empty ? Expr(OrNode::Make(has_data, empty)) : has_data,
@@ -328,7 +353,8 @@ IRModule MakePackedAPIModule(IRModule mod, const PassContext&) {
       if (called.count(gv->name_hint)) {
         AttrMap attrs = g->attrs;
         attrs.erase("global_symbol");
-        PrimFunc impl = PrimFuncNode::Make(g->params, g->buffer_map, g->body, g->ret_type, attrs, g->span);
+        PrimFunc impl =
+            PrimFuncNode::Make(g->params, g->buffer_map, g->body, g->ret_type, attrs, g->span);
         out.emplace_back(GlobalVarNode::Make(gv->name_hint + "_impl"), Unpack(impl));
       }
       out.emplace_back(gv, PackedEntryBuilder(SymbolName(gv, g), g).Build());

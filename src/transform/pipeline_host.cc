@@ -10,6 +10,7 @@
 // (the host code generator prints the packed-call builtins itself),
 // LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
 // not run yet.
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -24,12 +25,6 @@ namespace tessera {
 namespace lower {
 namespace {
 
-// Blocks (LowerInitBlock ... LowerOpaqueBlock) are lowered once TensorIR's block nodes exist;
-// a pass is listed here as soon as it is registered.
-IRModule RunIfRegistered(PassRunner& run, IRModule mod, const std::string& name) {
-  return transform::PassRegistry::Exists(name) ? run(std::move(mod), name) : mod;
-}
-
 StageResult HostBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
   mod = run(mod, transform::BindTarget(ctx.target));
@@ -39,18 +34,18 @@ StageResult HostBegin(IRModule mod, LowerContext& ctx) {
 StageResult HostNormalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
   mod = run(mod, "tir.CanonicalizeLoop");
-  mod = RunIfRegistered(run, mod, "tir.LowerInitBlock");
-  mod = RunIfRegistered(run, mod, "tir.PlanAndUpdateBufferAllocationLocation");
-  mod = RunIfRegistered(run, mod, "tir.ConvertBlocksToOpaque");
-  mod = RunIfRegistered(run, mod, "tir.CompactBufferAllocation");
-  mod = RunIfRegistered(run, mod, "tir.LowerMatchBuffer");
+  mod = run(mod, "tir.LowerInitBlock");
+  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
+  mod = run(mod, "tir.ConvertBlocksToOpaque");
+  mod = run(mod, "tir.CompactBufferAllocation");
+  mod = run(mod, "tir.LowerMatchBuffer");
   mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};
 }
 
 StageResult HostFlatten(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFlatten);
-  mod = RunIfRegistered(run, mod, "tir.LowerOpaqueBlock");
+  mod = run(mod, "tir.LowerOpaqueBlock");
   mod = run(mod, "tir.FlattenBuffer");
   return {mod, false, nullptr};
 }
@@ -95,9 +90,12 @@ StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
   auto built = std::make_shared<runtime::ModuleNode>();
   built->target = ctx.target;
   built->ir = mod;
-  built->source = src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
+  built->source =
+      src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
   runtime::ParseModuleInfo(src.metadata, built.get());
-  DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.c", src.code);
+  char dump_name[32];
+  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
+  DumpText(ctx, dump_name, src.code);
   std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
   std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
   for (size_t i = 0; i < extra.size();) {
@@ -121,10 +119,14 @@ StageResult HostEnd(IRModule mod, LowerContext& ctx) {
 /*! \brief Stages of the host C target, in execution order. */
 StageTable HostCStages() {
   return {
-      {Stage::kBegin, "begin", HostBegin},          {Stage::kNormalize, "normalize", HostNormalize},
-      {Stage::kFlatten, "flatten", HostFlatten},    {Stage::kLoop, "loop", HostLoop},
-      {Stage::kCleanup, "cleanup", HostCleanup},    {Stage::kSplit, "split", HostSplit},
-      {Stage::kFinalize, "finalize", HostFinalize}, {Stage::kCodegen, "codegen", HostCodegen},
+      {Stage::kBegin, "begin", HostBegin},
+      {Stage::kNormalize, "normalize", HostNormalize},
+      {Stage::kFlatten, "flatten", HostFlatten},
+      {Stage::kLoop, "loop", HostLoop},
+      {Stage::kCleanup, "cleanup", HostCleanup},
+      {Stage::kSplit, "split", HostSplit},
+      {Stage::kFinalize, "finalize", HostFinalize},
+      {Stage::kCodegen, "codegen", HostCodegen},
       {Stage::kEnd, "end", HostEnd},
   };
 }

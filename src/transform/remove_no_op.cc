@@ -101,7 +101,8 @@ class NoOpRemover : public StmtMutator {
   }
   Stmt VisitStmt_(const EvaluateNode* op) override {
     // A value computed for nothing: a pure expression without calls of effect.
-    if (!IsNoOp(GetRef(op)) && !HasSideEffect(op->value) && !IsInstance<CallNode>(op->value.get())) {
+    if (!IsNoOp(GetRef(op)) && !HasSideEffect(op->value) &&
+        !IsInstance<CallNode>(op->value.get())) {
       return NoOp(op->span);
     }
     if (auto* call = AsPtr<CallNode>(op->value)) {

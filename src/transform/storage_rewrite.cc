@@ -12,7 +12,7 @@ namespace {
 // Points accesses to the storage of another variable of the same element type.
 class DataRemapper : public StmtExprMutator {
  public:
-  explicit DataRemapper(const std::unordered_map<const VarNode*, Var>& vars) : vars_(vars) {}
+  explicit DataRemapper(std::unordered_map<const VarNode*, Var> vars) : vars_(std::move(vars)) {}
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
@@ -46,15 +46,15 @@ class DataRemapper : public StmtExprMutator {
     if (it == vars_.end()) return b;
     auto c = buffers_.find(b.get());
     if (c != buffers_.end()) return c->second;
-    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
-                                 b->data_alignment, b->offset_factor, b->span);
+    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset,
+                                 b->name, b->data_alignment, b->offset_factor, b->span);
     buffers_[b.get()] = nb;
     keep_.push_back(b);
     return nb;
   }
 
  private:
-  const std::unordered_map<const VarNode*, Var>& vars_;
+  std::unordered_map<const VarNode*, Var> vars_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
   std::vector<Buffer> keep_;
 };
@@ -152,23 +152,22 @@ class StorageRewriter : public StmtMutator {
       }
     }
     if (remap.empty()) return Rebuild(chain, body, {});
-    return Rebuild(chain, DataRemapper(remap).VisitStmt(body), slots, &remap);
+    // One remapper for the body and the declarations, so both name the same new buffers.
+    DataRemapper remapper(remap);
+    body = remapper.VisitStmt(body);
+    return Rebuild(chain, body, slots, &remap, &remapper);
   }
 
   // Re-wraps `body` in the chain; with `slots`, only the slots' allocations remain, sized for
   // their largest user, and declared buffers of merged allocations point at their slot.
   Stmt Rebuild(const std::vector<Stmt>& chain, Stmt body, const std::vector<Slot>& slots,
-               const std::unordered_map<const VarNode*, Var>* remap = nullptr) {
+               const std::unordered_map<const VarNode*, Var>* remap = nullptr,
+               DataRemapper* remapper = nullptr) {
     std::unordered_map<const AllocateNode*, int64_t> sizes;
     for (const Slot& s : slots) sizes[s.node] = s.size;
-    DataRemapper decls(remap ? *remap : std::unordered_map<const VarNode*, Var>{});
-    bool changed = false;
     for (size_t i = chain.size(); i-- > 0;) {
       if (auto* a = AsPtr<AllocateNode>(chain[i])) {
-        if (remap && remap->count(a->buffer_var.get())) {
-          changed = true;
-          continue;  // merged into a slot
-        }
+        if (remap && remap->count(a->buffer_var.get())) continue;  // merged into a slot
         std::vector<Expr> extents = a->extents;
         auto it = sizes.find(a);
         if (it != sizes.end()) {
@@ -180,21 +179,18 @@ class StorageRewriter : public StmtMutator {
           body = chain[i];
           continue;
         }
-        changed = true;
         body = AllocateNode::Make(a->buffer_var, a->dtype, extents, a->condition, body,
                                   a->annotations, a->span);
       } else {
         auto* d = AsPtr<DeclBufferNode>(chain[i]);
-        Buffer b = decls.Remap(d->buffer);
+        Buffer b = remapper ? remapper->Remap(d->buffer) : d->buffer;
         if (body == d->body && b == d->buffer) {
           body = chain[i];
           continue;
         }
-        changed = true;
         body = DeclBufferNode::Make(b, body, d->span);
       }
     }
-    (void)changed;
     return body;
   }
 };

@@ -47,6 +47,8 @@ class LoopUnroller : public StmtExprMutator {
                  (inner.unroll_local_access && AccessesLocal(op->body));
       }
     }
+    // A break or continue belongs to a loop: the unrolled copies would have none.
+    if (unroll && HasLoopControl(body)) unroll = false;
     Stmt result;
     if (unroll) {
       result = Unroll(op, body, *extent);
@@ -55,9 +57,10 @@ class LoopUnroller : public StmtExprMutator {
     } else {
       steps_ = outer_steps + body_steps;
       depth_ = std::max(outer_depth, body_depth + 1);
-      result = body == op->body ? Stmt(GetRef(op))
-                                : ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind,
-                                                body, op->thread_binding, op->annotations, op->span);
+      result = body == op->body
+                   ? Stmt(GetRef(op))
+                   : ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
+                                   op->thread_binding, op->annotations, op->span);
     }
     return result;
   }
@@ -77,6 +80,15 @@ class LoopUnroller : public StmtExprMutator {
     if (it == op->annotations.end()) return std::nullopt;
     if (auto* imm = AsPtr<IntImmNode>(it->second)) return imm->value;
     return std::nullopt;
+  }
+
+  static bool HasLoopControl(const Stmt& s) {
+    bool found = false;
+    PostOrderVisit(s, [&found](const ObjectRef& n) {
+      auto* call = AsPtr<CallNode>(n);
+      found = found || (call && (call->is_op("tir.break") || call->is_op("tir.continue")));
+    });
+    return found;
   }
 
   static bool AccessesLocal(const Stmt& s) {

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
 #include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
@@ -24,15 +25,24 @@ class Vectorizer : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
+  // Math intrinsics that tir.LowerIntrin lowers lane by lane.
+  static bool IsLaneWiseMath(const CallNode* op) {
+    auto* callee = AsPtr<OpNode>(op->op);
+    if (!callee || callee->effect != CallEffect::kPure || !op->dtype.is_float()) return false;
+    const std::string& n = callee->name;
+    return !callee->GetStrAttr("c.name").empty() || n == "tir.rsqrt" || n == "tir.sigmoid" ||
+           n == "tir.abs";
+  }
+
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
 
-#define TESSERA_VECTORIZE_BINARY(name)                         \
-  Expr VisitExpr_(const name##Node* op) override {            \
-    Expr a = VisitExpr(op->a), b = VisitExpr(op->b);          \
-    if (a == op->a && b == op->b) return GetRef(op);          \
-    Widen(&a, &b);                                            \
-    return name##Node::Make(a, b, op->span);                  \
+#define TESSERA_VECTORIZE_BINARY(name)               \
+  Expr VisitExpr_(const name##Node* op) override {   \
+    Expr a = VisitExpr(op->a), b = VisitExpr(op->b); \
+    if (a == op->a && b == op->b) return GetRef(op); \
+    Widen(&a, &b);                                   \
+    return name##Node::Make(a, b, op->span);         \
   }
   TESSERA_BINARY_NODES(TESSERA_VECTORIZE_BINARY)
 #undef TESSERA_VECTORIZE_BINARY
@@ -43,7 +53,8 @@ class Vectorizer : public StmtExprMutator {
     return CastNode::Make(op->dtype.with_lanes(v->dtype.lanes()), v, op->span);
   }
   Expr VisitExpr_(const SelectNode* op) override {
-    Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
+    Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value),
+         f = VisitExpr(op->false_value);
     if (c == op->condition && t == op->true_value && f == op->false_value) return GetRef(op);
     Widen(&t, &f);
     if (c->dtype.is_vector()) {
@@ -67,7 +78,21 @@ class Vectorizer : public StmtExprMutator {
     if (!changed) return GetRef(op);
     return BufferLoadNode::Make(op->buffer, std::move(idx), nullptr, op->span);
   }
-  Expr VisitExpr_(const CallNode* op) override { return Invariant(GetRef(op)); }
+  Expr VisitExpr_(const CallNode* op) override {
+    if (!IsLaneWiseMath(op)) return Invariant(GetRef(op));
+    std::vector<Expr> args;
+    bool changed = false, vector = false;
+    for (const Expr& a : op->args) {
+      args.push_back(VisitExpr(a));
+      changed = changed || args.back() != a;
+      vector = vector || args.back()->dtype.is_vector();
+    }
+    if (!changed) return GetRef(op);
+    if (vector) {
+      for (Expr& a : args) a = Broadcast(a);
+    }
+    return CallNode::Make(op->dtype.with_lanes(vector ? lanes_ : 1), op->op, args, op->span);
+  }
   Expr VisitExpr_(const LetNode* op) override { return Invariant(GetRef(op)); }
   Expr VisitExpr_(const RampNode* op) override { return Invariant(GetRef(op)); }
   Expr VisitExpr_(const BroadcastNode* op) override { return Invariant(GetRef(op)); }
@@ -106,7 +131,14 @@ class Vectorizer : public StmtExprMutator {
     if (value == op->value && body == op->body) return GetRef(op);
     return LetStmtNode::Make(op->var, value, body, op->span);
   }
-  Stmt VisitStmt_(const EvaluateNode* op) override { return Fallback(op); }
+  Stmt VisitStmt_(const EvaluateNode* op) override {
+    // break, continue and other calls with effects act once per iteration, not per lane.
+    if (auto* call = AsPtr<CallNode>(op->value)) {
+      auto* callee = AsPtr<OpNode>(call->op);
+      if (!callee || callee->effect != CallEffect::kPure) throw NotVectorizable();
+    }
+    return Fallback(op);
+  }
   Stmt VisitStmt_(const ForNode* op) override { return Fallback(op); }
   Stmt VisitStmt_(const WhileNode* op) override { return Fallback(op); }
   Stmt VisitStmt_(const IfThenElseNode* op) override { return Fallback(op); }
@@ -185,12 +217,14 @@ class LoopVectorizer : public StmtMutator {
     Expr base = loop->min;
     if (lanes < extent) {
       outer = VarNode::Make(loop->loop_var->name + "_outer", t, loop->loop_var->span);
-      base = SimplifyExpr(AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes)))));
+      base = SimplifyExpr(
+          AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes)))));
     }
     Stmt body;
     try {
-      body = Vectorizer(loop->loop_var, RampNode::Make(base, MakeConst(t, int64_t(1)), lanes), lanes)
-                 .VisitStmt(loop->body);
+      body =
+          Vectorizer(loop->loop_var, RampNode::Make(base, MakeConst(t, int64_t(1)), lanes), lanes)
+              .VisitStmt(loop->body);
     } catch (const NotVectorizable&) {
       return nullptr;
     }

@@ -173,8 +173,8 @@ TEST_F(ArithTest, SmallIntegersWrapAsBefore) {
 
 TEST_F(ArithTest, VectorRampArithmetic) {
   Expr r = RampNode::Make(x, Int32(1), 4);
-  Expr e = AddNode::Make(MulNode::Make(r, BroadcastNode::Make(Int32(2), 4)),
-                         BroadcastNode::Make(y, 4));
+  Expr e =
+      AddNode::Make(MulNode::Make(r, BroadcastNode::Make(Int32(2), 4)), BroadcastNode::Make(y, 4));
   Expr expected = RampNode::Make((E(x) * 2 + y).e, Int32(2), 4);
   Expr got = ana.Simplify(e);
   EXPECT_TRUE(StructuralEqual(got, expected)) << AsScript(got);

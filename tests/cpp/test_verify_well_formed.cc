@@ -24,9 +24,9 @@ PrimFunc Func(Stmt body, Buffer a) {
 
 // for i: with T.block("B"): vi = T.axis.spatial(8, i); A[<index(i, vi)>] = 0
 Stmt BlockInLoop(Var i, Var vi, Buffer a, Expr index) {
-  Block block = BlockNode::Make(
-      {IterVarNode::Make(RangeNode::Make(C(0), C(8)), vi, IterVarType::kDataPar)}, {}, {}, "B",
-      BufferStoreNode::Make(a, C(0), {index}));
+  Block block =
+      BlockNode::Make({IterVarNode::Make(RangeNode::Make(C(0), C(8)), vi, IterVarType::kDataPar)},
+                      {}, {}, "B", BufferStoreNode::Make(a, C(0), {index}));
   return Loop(i, BlockRealizeNode::Make({i}, Bool(true), block));
 }
 

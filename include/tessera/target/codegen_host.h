@@ -53,6 +53,7 @@ class CodeGenHost : public CodeGenC {
   using CodeGenC::VisitStmt_;
   std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const CallNode* op) override;
   void VisitStmt_(const LetStmtNode* op) override;
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;

@@ -6,7 +6,9 @@
 namespace tessera {
 namespace transform {
 
-/*! \brief Fold constants, canonicalise comparisons (a > b -> b < a) and drop identities. */
+/*! \brief Fold constants, canonicalise comparisons (a > b -> b < a), put int32/int64 index
+ *  arithmetic in canonical form with the arith::Analyzer (loop ranges and let values known), and
+ *  remove branches and asserts whose conditions it decides. */
 Pass Simplify();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
@@ -17,6 +19,22 @@ Pass BindTarget(const std::string& target);
 
 /*! \brief Make every loop start at 0 (the old minimum is added to the loop variable's uses). */
 Pass CanonicalizeLoop();
+/*! \brief Turn each block's T.init() into an `if` on the reduction iterators being at their
+ *  minimum, placed before the block body. */
+Pass LowerInitBlock();
+/*! \brief Move each block allocation down to the lowest loop or block enclosing its accesses,
+ *  entering a loop only when its iterations touch disjoint parts of the buffer. */
+Pass PlanAndUpdateBufferAllocationLocation();
+/*! \brief Replace block iterators by their bindings; every block becomes opaque. */
+Pass ConvertBlocksToOpaque();
+/*! \brief Shrink each block allocation to the region its body accesses (loops inside the block
+ *  relaxed over their ranges) and shift the accesses accordingly. */
+Pass CompactBufferAllocation();
+/*! \brief Rewrite accesses to T.match_buffer views as accesses to their source buffers, after
+ *  checking that each view fits its region. */
+Pass LowerMatchBuffer();
+/*! \brief Remove blocks: allocations become Allocate + DeclBuffer, predicates become `if`. */
+Pass LowerOpaqueBlock();
 /*! \brief Turn multi-dimensional buffer accesses into 1-D ones (row-major or by strides). */
 Pass FlattenBuffer();
 /*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
@@ -35,7 +53,7 @@ Pass MakePackedAPI();
 /*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
 Pass LowerIntrin(const std::string& target);
 
-/*! \brief Simplify one expression (used by passes and tests). */
+/*! \brief Simplify one expression with no variable bound (used by passes and tests). */
 Expr SimplifyExpr(const Expr& e);
 
 }  // namespace transform

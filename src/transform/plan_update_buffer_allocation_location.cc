@@ -1,0 +1,277 @@
+// tir.PlanAndUpdateBufferAllocationLocation: each block allocation moves down to the lowest
+// loop or block that encloses all its accesses, as long as no value crosses iterations of the
+// loops it moves into.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tessera/ir/block_access.h"
+#include "tessera/ir/functor.h"
+#include "tessera/transform/ir_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+Expr Cast(const Expr& e, DataType t) { return e->dtype == t ? e : Expr(CastNode::Make(t, e)); }
+
+const ForNode* AsFor(const StmtNode* n) {
+  return n->kind == NodeKind::kFor ? static_cast<const ForNode*>(n) : nullptr;
+}
+
+// Where each allocated buffer is accessed: the chain of enclosing For and Block nodes of every
+// access, plus the loop ranges seen on the way.
+class AccessPathCollector : public StmtExprVisitor {
+ public:
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+
+  struct Access {
+    std::vector<const StmtNode*> path;
+    std::vector<Expr> indices;
+  };
+  std::unordered_map<const BufferNode*, std::vector<Access>> accesses;
+  std::unordered_map<const BufferNode*, const BlockNode*> owner;
+  std::unordered_map<const BufferNode*, std::vector<const StmtNode*>> owner_path;
+  std::unordered_map<const VarNode*, Ref<RangeNode>> loops;
+
+  void VisitStmt_(const ForNode* op) override {
+    loops[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    path_.push_back(op);
+    StmtExprVisitor::VisitStmt_(op);
+    path_.pop_back();
+  }
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    // Accesses read block iterators as the loop expressions they are bound to.
+    for (size_t i = 0; i < op->iter_values.size(); ++i) {
+      bindings_[op->block->iter_vars[i]->var.get()] = Substitute(op->iter_values[i], bindings_);
+    }
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const BlockNode* op) override {
+    path_.push_back(op);
+    for (const Buffer& b : op->alloc_buffers) {
+      owner[b.get()] = op;
+      owner_path[b.get()] = path_;
+    }
+    StmtExprVisitor::VisitStmt_(op);
+    path_.pop_back();
+  }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    Record(op->buffer.get(), op->indices);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    Record(op->buffer.get(), op->indices);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+
+ private:
+  void Record(const BufferNode* b, const std::vector<Expr>& indices) {
+    std::vector<Expr> bound;
+    for (const Expr& i : indices) bound.push_back(Substitute(i, bindings_));
+    accesses[b].push_back({path_, bound});
+  }
+  std::vector<const StmtNode*> path_;
+  VarMap bindings_;
+};
+
+// lo/hi of `e` over the loops in `relaxed` (interval arithmetic on sums, constant products and
+// floor division by constants); null when the form is not covered.
+std::pair<Expr, Expr> Bounds(const Expr& e,
+                             const std::unordered_map<const VarNode*, Ref<RangeNode>>& relaxed) {
+  auto uses = [&](const Expr& x) {
+    return UsesVar(x, [&](const VarNode* v) { return relaxed.count(v) != 0; });
+  };
+  if (!uses(e)) return {e, e};
+  if (auto* v = AsPtr<VarNode>(e)) {
+    const Ref<RangeNode>& r = relaxed.at(v);
+    if (uses(r->min) || uses(r->extent)) return {nullptr, nullptr};
+    Expr min = Cast(r->min, e->dtype);
+    return {min, AddNode::Make(min, SubNode::Make(Cast(r->extent, e->dtype),
+                                                  MakeConst(e->dtype, int64_t(1))))};
+  }
+  auto* bin = AsPtr<BinaryNode>(e);
+  if (!bin) return {nullptr, nullptr};
+  auto [alo, ahi] = Bounds(bin->a, relaxed);
+  if (e->kind == NodeKind::kAdd || e->kind == NodeKind::kSub) {
+    auto [blo, bhi] = Bounds(bin->b, relaxed);
+    if (!alo || !blo) return {nullptr, nullptr};
+    if (e->kind == NodeKind::kAdd) return {AddNode::Make(alo, blo), AddNode::Make(ahi, bhi)};
+    return {SubNode::Make(alo, bhi), SubNode::Make(ahi, blo)};
+  }
+  if (e->kind == NodeKind::kMul) {
+    auto c = AsConstInt(bin->b);
+    if (!c || !alo) return {nullptr, nullptr};
+    if (*c >= 0) return {MulNode::Make(alo, bin->b), MulNode::Make(ahi, bin->b)};
+    return {MulNode::Make(ahi, bin->b), MulNode::Make(alo, bin->b)};
+  }
+  if (e->kind == NodeKind::kFloorDiv) {
+    auto c = AsConstInt(bin->b);
+    if (!c || *c <= 0 || !alo) return {nullptr, nullptr};
+    return {FloorDivNode::Make(alo, bin->b), FloorDivNode::Make(ahi, bin->b)};
+  }
+  return {nullptr, nullptr};
+}
+
+// Whether the accesses of one iteration of `loop` touch a part of the buffer that no other
+// iteration touches, so the buffer may live inside the loop body.
+bool IterationsAreDisjoint(const ForNode* loop,
+                           const std::vector<AccessPathCollector::Access>& accesses,
+                           const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops) {
+  size_t ndim = accesses.front().indices.size();
+  for (size_t d = 0; d < ndim; ++d) {
+    Expr lo, hi;
+    bool ok = true;
+    for (const auto& a : accesses) {
+      // Relax the loops below `loop` on this access's path.
+      std::unordered_map<const VarNode*, Ref<RangeNode>> relaxed;
+      bool below = false;
+      for (const StmtNode* n : a.path) {
+        if (n == loop) {
+          below = true;
+          continue;
+        }
+        if (auto* f = AsFor(n); f && below)
+          relaxed[f->loop_var.get()] = loops.at(f->loop_var.get());
+      }
+      Expr index = a.indices[d];
+      if (index->dtype.is_vector()) {
+        ok = false;
+        break;
+      }
+      auto [l, h] = Bounds(index, relaxed);
+      if (!l) {
+        ok = false;
+        break;
+      }
+      l = SimplifyExpr(l);
+      h = SimplifyExpr(h);
+      if (!lo) {
+        lo = l;
+        hi = h;
+        continue;
+      }
+      // Keep a common symbolic base; widen by constant offsets only.
+      auto dl = AsConstInt(SimplifyExpr(SubNode::Make(l, Cast(lo, l->dtype))));
+      auto dh = AsConstInt(SimplifyExpr(SubNode::Make(h, Cast(hi, h->dtype))));
+      if (!dl || !dh) {
+        ok = false;
+        break;
+      }
+      if (*dl < 0) lo = l;
+      if (*dh > 0) hi = h;
+    }
+    if (!ok || !lo) continue;
+    // Iteration v touches [lo(v), hi(v)]; the next one starts after it ends.
+    const Var& v = loop->loop_var;
+    VarMap next{{v.get(), AddNode::Make(v, MakeConst(v->dtype, int64_t(1)))}};
+    Expr next_lo = Substitute(lo, next);
+    auto gap = AsConstInt(SimplifyExpr(SubNode::Make(next_lo, Cast(hi, next_lo->dtype))));
+    if (gap && *gap > 0) return true;
+    Expr next_hi = Substitute(hi, next);
+    auto back = AsConstInt(SimplifyExpr(SubNode::Make(lo, Cast(next_hi, lo->dtype))));
+    if (back && *back > 0) return true;
+  }
+  return false;
+}
+
+class AllocationMover : public StmtMutator {
+ public:
+  AllocationMover(std::unordered_map<const StmtNode*, std::vector<Buffer>> into,
+                  std::unordered_set<const BufferNode*> moved)
+      : into_(std::move(into)), moved_(std::move(moved)) {}
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtMutator::VisitStmt_(op);
+    auto it = into_.find(op);
+    if (it == into_.end()) return s;
+    auto* f = AsPtr<ForNode>(s);
+    // A new opaque block in the loop body holds the allocations.
+    Block holder = BlockNode::Make({}, {}, {}, "", f->body, nullptr, it->second);
+    auto [reads, writes] = InferBlockAccessRegions(holder.get());
+    holder = BlockNode::Make({}, reads, writes, "", f->body, nullptr, it->second);
+    Stmt body = BlockRealizeNode::Make({}, Bool(true), holder);
+    return ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, body, f->thread_binding,
+                         f->annotations, f->span);
+  }
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Stmt s = StmtMutator::VisitStmt_(op);
+    auto* b = AsPtr<BlockNode>(s);
+    std::vector<Buffer> allocs;
+    bool changed = false;
+    for (const Buffer& buf : b->alloc_buffers) {
+      if (moved_.count(buf.get())) {
+        changed = true;
+      } else {
+        allocs.push_back(buf);
+      }
+    }
+    auto it = into_.find(op);
+    if (it != into_.end()) {
+      allocs.insert(allocs.end(), it->second.begin(), it->second.end());
+      changed = true;
+    }
+    if (!changed) return s;
+    return BlockNode::Make(b->iter_vars, b->reads, b->writes, b->name_hint, b->body, b->init,
+                           allocs, b->match_buffers, b->annotations, b->span);
+  }
+
+ private:
+  std::unordered_map<const StmtNode*, std::vector<Buffer>> into_;
+  std::unordered_set<const BufferNode*> moved_;
+};
+
+PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
+  AccessPathCollector collect;
+  collect.VisitStmt(f->body);
+  std::unordered_map<const StmtNode*, std::vector<Buffer>> into;
+  std::unordered_set<const BufferNode*> moved;
+  // Visit allocations in program order so that several moved to one place keep their order.
+  std::vector<std::pair<const BlockNode*, Buffer>> allocations;
+  PostOrderVisit(f->body, [&](const ObjectRef& n) {
+    if (auto* b = AsPtr<BlockNode>(n)) {
+      for (const Buffer& buf : b->alloc_buffers) allocations.emplace_back(b, buf);
+    }
+  });
+  for (const auto& [block, buf] : allocations) {
+    auto acc = collect.accesses.find(buf.get());
+    if (acc == collect.accesses.end() || acc->second.empty()) continue;
+    // The common prefix of every access path: the lowest common ancestor.
+    std::vector<const StmtNode*> lca = acc->second.front().path;
+    for (const auto& a : acc->second) {
+      size_t k = 0;
+      while (k < lca.size() && k < a.path.size() && lca[k] == a.path[k]) ++k;
+      lca.resize(k);
+    }
+    const auto& start = collect.owner_path[buf.get()];
+    if (lca.size() <= start.size()) continue;
+    // Go down from the owner while every loop entered keeps its iterations apart.
+    const StmtNode* target = nullptr;
+    for (size_t k = start.size(); k < lca.size(); ++k) {
+      if (auto* loop = AsFor(lca[k])) {
+        if (!IterationsAreDisjoint(loop, acc->second, collect.loops)) break;
+      }
+      target = lca[k];
+    }
+    if (!target) continue;
+    into[target].push_back(buf);
+    moved.insert(buf.get());
+  }
+  if (moved.empty()) return f;
+  Stmt body = AllocationMover(std::move(into), std::move(moved)).VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+}  // namespace
+
+Pass PlanAndUpdateBufferAllocationLocation() {
+  return CreatePrimFuncPass(PlanFunc, 0, "tir.PlanAndUpdateBufferAllocationLocation");
+}
+TESSERA_REGISTER_PASS("tir.PlanAndUpdateBufferAllocationLocation",
+                      PlanAndUpdateBufferAllocationLocation);
+
+}  // namespace transform
+}  // namespace tessera

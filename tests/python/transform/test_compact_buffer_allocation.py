@@ -1,0 +1,86 @@
+"""tir.CompactBufferAllocation: block allocations shrink to the region their body touches."""
+
+from tessera.script import tir as T
+
+
+def test_tile_buffer_shrinks_to_the_tile(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        for io in T.serial(4):
+            with T.block("tile"):
+                T.reads(A[io * 16:io * 16 + 16, 0:64])
+                T.writes(C[io * 16:io * 16 + 16, 0:64])
+                Y = T.alloc_buffer((64, 64))
+                for ii, j in T.grid(16, 64):
+                    with T.block("Y"):
+                        T.reads(A[io * 16 + ii, j])
+                        T.writes(Y[io * 16 + ii, j])
+                        Y[io * 16 + ii, j] = A[io * 16 + ii, j] + T.float32(1)
+                for ii, j in T.grid(16, 64):
+                    with T.block("C"):
+                        T.reads(Y[io * 16 + ii, j])
+                        T.writes(C[io * 16 + ii, j])
+                        C[io * 16 + ii, j] = Y[io * 16 + ii, j] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        for io in T.serial(4):
+            with T.block("tile"):
+                T.reads(A[io * 16:io * 16 + 16, 0:64])
+                T.writes(C[io * 16:io * 16 + 16, 0:64])
+                Y = T.alloc_buffer((16, 64))
+                for ii, j in T.grid(16, 64):
+                    with T.block("Y"):
+                        T.reads(A[io * 16 + ii, j])
+                        T.writes(Y[ii, j])
+                        Y[ii, j] = A[io * 16 + ii, j] + T.float32(1)
+                for ii, j in T.grid(16, 64):
+                    with T.block("C"):
+                        T.reads(Y[ii, j])
+                        T.writes(C[io * 16 + ii, j])
+                        C[io * 16 + ii, j] = Y[ii, j] * T.float32(2)
+
+    golden("CompactBufferAllocation", before, expected)
+
+
+def test_stencil_window_includes_every_offset(golden):
+    @T.prim_func
+    def before(A: T.Buffer((32,), "float32"), B: T.Buffer((30,), "float32")):
+        for io in T.serial(3):
+            with T.block("tile"):
+                T.reads(A[io * 10:io * 10 + 12])
+                T.writes(B[io * 10:io * 10 + 10])
+                W = T.alloc_buffer((32,))
+                for ii in T.serial(12):
+                    W[io * 10 + ii] = A[io * 10 + ii]
+                for ii in T.serial(10):
+                    B[io * 10 + ii] = W[io * 10 + ii] + W[io * 10 + ii + 2]
+
+    @T.prim_func
+    def expected(A: T.Buffer((32,), "float32"), B: T.Buffer((30,), "float32")):
+        for io in T.serial(3):
+            with T.block("tile"):
+                T.reads(A[io * 10:io * 10 + 12])
+                T.writes(B[io * 10:io * 10 + 10])
+                W = T.alloc_buffer((12,))
+                for ii in T.serial(12):
+                    W[ii] = A[io * 10 + ii]
+                for ii in T.serial(10):
+                    B[io * 10 + ii] = W[ii] + W[ii + 2]
+
+    golden("CompactBufferAllocation", before, expected)
+
+
+def test_whole_buffer_use_is_unchanged(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32")):
+        with T.block("root"):
+            T.reads(A[0:16])
+            T.writes(A[0:16])
+            Y = T.alloc_buffer((16,))
+            for i in T.serial(16):
+                Y[i] = A[i]
+            for i in T.serial(16):
+                A[i] = Y[15 - i]
+
+    unchanged("CompactBufferAllocation", func)

@@ -1,0 +1,67 @@
+"""tir.LowerMatchBuffer: views declared with T.match_buffer become offset source accesses."""
+
+import pytest
+
+from tessera.error import TesseraError
+from tessera.script import tir as T
+
+
+def test_tile_view_reads_the_source_at_the_offset(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+        for io, jo in T.grid(4, 4):
+            with T.block("tile"):
+                T.reads(A[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16])
+                T.writes(B[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16])
+                At = T.match_buffer(A[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16], (16, 16))
+                Bt = T.match_buffer(B[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16], (16, 16))
+                for i, j in T.grid(16, 16):
+                    Bt[i, j] = At[i, j] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+        for io, jo in T.grid(4, 4):
+            with T.block("tile"):
+                T.reads(A[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16])
+                T.writes(B[io * 16:io * 16 + 16, jo * 16:jo * 16 + 16])
+                for i, j in T.grid(16, 16):
+                    B[io * 16 + i, jo * 16 + j] = A[io * 16 + i, jo * 16 + j] * T.float32(2)
+
+    golden("LowerMatchBuffer", before, expected)
+
+
+def test_lower_rank_view_fixes_the_leading_dimension(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8, 32), "float32")):
+        for r in T.serial(8):
+            with T.block("row"):
+                T.reads(A[r, 0:32])
+                T.writes(A[r, 0:32])
+                Ar = T.match_buffer(A[r, 0:32], (32,))
+                for j in T.serial(32):
+                    Ar[j] = Ar[j] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 32), "float32")):
+        for r in T.serial(8):
+            with T.block("row"):
+                T.reads(A[r, 0:32])
+                T.writes(A[r, 0:32])
+                for j in T.serial(32):
+                    A[r, j] = A[r, j] + T.float32(1)
+
+    golden("LowerMatchBuffer", before, expected)
+
+
+def test_view_that_does_not_fit_its_region_is_rejected(apply):
+    @T.prim_func
+    def bad(A: T.Buffer((64,), "float32")):
+        with T.block("view"):
+            T.reads(A[0:16])
+            T.writes(A[0:16])
+            Av = T.match_buffer(A[0:16], (32,))
+            for i in T.serial(16):
+                Av[i] = T.float32(0)
+
+    with pytest.raises(TesseraError, match="shape\\[0\\] is 32 but the region's extent is 16"):
+        apply("LowerMatchBuffer", bad)

@@ -1,0 +1,81 @@
+"""tir.PlanAndUpdateBufferAllocationLocation: allocations move to the lowest common ancestor of
+their accesses, never into a loop whose iterations share values through the buffer."""
+
+from tessera.script import tir as T
+
+
+def test_tile_temporary_moves_into_the_tile_loop(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64, 8), "float32"), C: T.Buffer((64, 8), "float32")):
+        Y = T.alloc_buffer((64, 8))
+        for io in T.serial(4):
+            for ii, j in T.grid(16, 8):
+                with T.block("Y"):
+                    vi = T.axis.spatial(64, io * 16 + ii)
+                    vj = T.axis.spatial(8, j)
+                    Y[vi, vj] = A[vi, vj] + T.float32(1)
+            for ii, j in T.grid(16, 8):
+                with T.block("C"):
+                    vi = T.axis.spatial(64, io * 16 + ii)
+                    vj = T.axis.spatial(8, j)
+                    C[vi, vj] = Y[vi, vj] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 8), "float32"), C: T.Buffer((64, 8), "float32")):
+        for io in T.serial(4):
+            with T.block(""):
+                T.reads(A[io * 16:io * 16 + 16, 0:8])
+                T.writes(C[io * 16:io * 16 + 16, 0:8])
+                Y = T.alloc_buffer((64, 8))
+                for ii, j in T.grid(16, 8):
+                    with T.block("Y"):
+                        vi = T.axis.spatial(64, io * 16 + ii)
+                        vj = T.axis.spatial(8, j)
+                        Y[vi, vj] = A[vi, vj] + T.float32(1)
+                for ii, j in T.grid(16, 8):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, io * 16 + ii)
+                        vj = T.axis.spatial(8, j)
+                        C[vi, vj] = Y[vi, vj] * T.float32(2)
+
+    golden("PlanAndUpdateBufferAllocationLocation", before, expected)
+
+
+def test_accumulator_stays_outside_its_reduction_loop():
+    @T.prim_func
+    def func(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+        acc = T.alloc_buffer((8,))
+        for i in T.serial(8):
+            for k in T.serial(8):
+                with T.block("acc"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        acc[vi] = T.float32(0)
+                    acc[vi] = acc[vi] + A[vi, vk]
+            for j in T.serial(1):
+                with T.block("B"):
+                    vi = T.axis.spatial(8, i)
+                    B[vi] = acc[vi]
+
+    # `i` keeps the iterations apart, so acc could move into it; it is the k loop that must not
+    # own it. Here the common ancestor is `i` itself.
+    from conftest import run_pass
+    after = run_pass("PlanAndUpdateBufferAllocationLocation", func)
+    text = after.script()
+    assert text.index("for i in") < text.index("T.alloc_buffer") < text.index("for k in")
+
+
+def test_shared_across_loop_nests_stays_at_the_root(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        Y = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("Y"):
+                vi = T.axis.remap("S", [i])
+                Y[vi] = A[vi]
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = Y[15 - vi]
+
+    unchanged("PlanAndUpdateBufferAllocationLocation", func)

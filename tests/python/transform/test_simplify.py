@@ -1,0 +1,55 @@
+"""tir.Simplify: canonical index arithmetic with loop ranges known to the analyzer."""
+
+from tessera.script import tir as T
+
+
+def test_split_indices_recombine_and_provable_branches_fold(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32")):
+        for io, ii in T.grid(4, 16):
+            if io * 16 + ii < 64:
+                A[(io * 16 + ii) // 16 * 16 + (io * 16 + ii) % 16] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32")):
+        for io, ii in T.grid(4, 16):
+            A[io * 16 + ii] = T.float32(1)
+
+    golden("Simplify", before, expected)
+
+
+def test_like_terms_constants_and_comparisons(golden):
+    @T.prim_func
+    def before(A: T.Buffer((32,), "int32"), n: T.int32):
+        for i in T.serial(8):
+            A[i * 2 + i * 2 + 3 - 3] = T.Select(n > i, n + 1 - 1, i * 0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((32,), "int32"), n: T.int32):
+        for i in T.serial(8):
+            A[i * 4] = T.Select(i < n, n, 0)
+
+    golden("Simplify", before, expected)
+
+
+def test_floordiv_of_bounded_remainder(golden):
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32"), B: T.Buffer((32,), "float32")):
+        for i, j in T.grid(32, 4):
+            B[(i * 4 + j) // 4] = A[(i * 4 + j) % 4 + i * 4]
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((32,), "float32")):
+        for i, j in T.grid(32, 4):
+            B[i] = A[j + i * 4]
+
+    golden("Simplify", before, expected)
+
+
+def test_simplified_function_is_unchanged(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32")):
+        for i, j in T.grid(8, 8):
+            A[i * 8 + j] = T.float32(0)
+
+    unchanged("Simplify", func)

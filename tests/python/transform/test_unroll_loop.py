@@ -1,0 +1,72 @@
+"""tir.UnrollLoop: T.unroll loops and small loops picked by the "tir.UnrollLoop" options."""
+
+import tessera as ts
+from tessera.script import tir as T
+
+
+def test_explicit_unroll(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32")):
+        for i in T.unroll(4):
+            A[i] = T.float32(0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(0)
+        A[1] = T.float32(0)
+        A[2] = T.float32(0)
+        A[3] = T.float32(0)
+
+    golden("UnrollLoop", before, expected)
+
+
+def test_explicit_unroll_off_keeps_the_loop(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((4,), "float32")):
+        for i in T.unroll(4):
+            A[i] = T.float32(0)
+
+    with ts.transform.PassContext(config={"tir.UnrollLoop": {"explicit_unroll": False}}):
+        unchanged("UnrollLoop", func)
+
+
+def test_serial_loops_are_kept_by_default(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((2,), "float32")):
+        for i in T.serial(2):
+            A[i] = T.float32(0)
+
+    unchanged("UnrollLoop", func)
+
+
+def test_auto_max_step_unrolls_small_inner_loops(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8, 2), "float32")):
+        for i in T.serial(8):
+            for j in T.serial(2):
+                A[i, j] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 2), "float32")):
+        for i in T.serial(8):
+            A[i, 0] = T.float32(1)
+            A[i, 1] = T.float32(1)
+
+    with ts.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 4}}):
+        golden("UnrollLoop", before, expected)
+
+
+def test_auto_max_extent(golden):
+    @T.prim_func
+    def before(A: T.Buffer((3,), "int32")):
+        for i in T.serial(3):
+            A[i] = i
+
+    @T.prim_func
+    def expected(A: T.Buffer((3,), "int32")):
+        A[0] = 0
+        A[1] = 1
+        A[2] = 2
+
+    with ts.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_extent": 3}}):
+        golden("UnrollLoop", before, expected)
