@@ -7,6 +7,7 @@ from .runtime.module import Module
 
 _INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 _HOST_TARGETS = ("c", "llvm")
+_TARGETS = _HOST_TARGETS + ("cuda",)
 
 
 def _cache_dir():
@@ -37,11 +38,18 @@ def _as_module(mod):
     return mod
 
 
+def _target_string(target):
+    """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
+    if target is None:
+        return "c"
+    return " ".join(str(getattr(target, "kind", target)).split()) or "c"
+
+
 def _lowerer(mod, target):
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
-    return _core.StageLowerer(mod, _target_name(target), "", entry, _INCLUDE_DIR, _cache_dir())
+    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir())
 
 
 def lower(mod, target="c", stage="cleanup"):
@@ -62,14 +70,21 @@ def build(mod, target="c", pipeline="default", name=None):
 
     >>> lib = ts.build(Module, target="c")
     >>> lib(a, b, c)
+
+    ``"cuda"`` (or ``"cuda -arch=sm_80"``) compiles the loops bound to blockIdx/threadIdx into
+    CUDA kernels with NVRTC (no GPU needed to build) and a host launcher; calling it needs a GPU
+    and arrays on it (``ts.nd.array(x, device=ts.cuda(0))``, torch or cupy tensors):
+
+    >>> lib = ts.build(Module, target="cuda")
+    >>> print(lib.imported_modules[0].get_source())
     """
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
     tname = _target_name(target)
-    if tname not in _HOST_TARGETS:
-        raise ValueError(f"ts.build does not support target '{tname}' yet; use 'c' or 'llvm'")
+    if tname not in _TARGETS:
+        raise ValueError(f"ts.build does not support target '{tname}'; use 'c', 'llvm' or 'cuda'")
     if pipeline not in ("default", None):
         raise ValueError(f"unknown pipeline '{pipeline}'; tessera has the 'default' pipeline")
-    lw = _lowerer(mod, tname)
+    lw = _lowerer(mod, target if tname == "cuda" else tname)
     lw.run_to("end")
     return Module(lw.result)

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
@@ -144,12 +145,53 @@ void BindHostRuntime(nb::module_& m) {
       .def("copy_from_ptr",
            [](NDArray& a, uintptr_t ptr, int64_t nbytes) {
              if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
-             if (nbytes) std::memcpy(a.data(), reinterpret_cast<const void*>(ptr), nbytes);
+             a.CopyFromHost(reinterpret_cast<const void*>(ptr), nbytes);
            })
       .def("copy_to_ptr", [](const NDArray& a, uintptr_t ptr, int64_t nbytes) {
         if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
-        if (nbytes) std::memcpy(reinterpret_cast<void*>(ptr), a.data(), nbytes);
+        a.CopyToHost(reinterpret_cast<void*>(ptr), nbytes);
       });
+  // DLPack out: a view that keeps the array alive (torch.from_dlpack, cupy.from_dlpack, numpy).
+  m.def("nd_to_dlpack", [](const NDArray& a) {
+    auto* keep = new NDArray(a);
+    nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<NDArray*>(p); });
+    std::vector<size_t> shape(a.shape().begin(), a.shape().end());
+    TesseraDLDataType t = runtime::ToDLDataType(a.dtype());
+    return nb::ndarray<>(a.data(), shape.size(), shape.data(), owner, nullptr,
+                         nb::dlpack::dtype{t.code, t.bits, t.lanes}, a.device().device_type,
+                         a.device().device_id);
+  });
+  // DLPack in: a compact copy on the array's own device.
+  m.def("nd_from_dlpack", [](nb::handle h) {
+    nb::ndarray<> arr;
+    if (!nb::try_cast(h, arr, false)) throw nb::type_error("expected a DLPack-capable array");
+    DataType dtype;
+    auto dt = arr.dtype();
+    switch (dt.code) {
+      case TESSERA_DL_INT: dtype = DataType::Int(dt.bits); break;
+      case TESSERA_DL_UINT: dtype = DataType::UInt(dt.bits); break;
+      case TESSERA_DL_FLOAT: dtype = DataType::Float(dt.bits); break;
+      case TESSERA_DL_BFLOAT: dtype = DataType::BFloat16(); break;
+      case TESSERA_DL_BOOL: dtype = DataType::Bool(); break;
+      default: throw nb::type_error("unsupported DLPack dtype");
+    }
+    std::vector<int64_t> shape;
+    int64_t expect = 1;
+    bool compact = true;
+    for (size_t k = arr.ndim(); k-- > 0;) {
+      if (arr.shape(k) != 1 && arr.stride(k) != expect) compact = false;
+      expect *= int64_t(arr.shape(k));
+    }
+    for (size_t k = 0; k < arr.ndim(); ++k) shape.push_back(int64_t(arr.shape(k)));
+    if (!compact) throw nb::value_error("from_dlpack needs a compact (C-contiguous) array");
+    NDArray out = NDArray::Empty(shape, dtype, {arr.device_type(), arr.device_id()});
+    if (arr.device_type() == TESSERA_DEVICE_CUDA) {
+      runtime::cuda::CopyDeviceToDevice(arr.device_id(), out.data(), arr.data(), size_t(out.nbytes()));
+    } else {
+      out.CopyFromHost(arr.data(), out.nbytes());
+    }
+    return out;
+  });
   m.def(
       "nd_empty",
       [](std::vector<int64_t> shape, const std::string& dtype, int device_type, int device_id) {

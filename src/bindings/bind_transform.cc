@@ -102,7 +102,11 @@ void BindTransform(nb::module_& m) {
       .def_ro("entry", &runtime::ModuleNode::entry)
       .def_ro("source", &runtime::ModuleNode::source)
       .def_ro("lib_path", &runtime::ModuleNode::lib_path)
-      .def_ro("ir", &runtime::ModuleNode::ir);
+      .def_ro("ir", &runtime::ModuleNode::ir)
+      .def_ro("device_source", &runtime::ModuleNode::device_source)
+      .def_prop_ro("device_binary",
+                   [](const runtime::ModuleNode& m) { return nb::bytes(m.device_binary.data(), m.device_binary.size()); })
+      .def_ro("device_format", &runtime::ModuleNode::device_format);
 
   nb::class_<lower::StageLowerer>(m, "StageLowerer")
       .def("__init__",
@@ -110,7 +114,10 @@ void BindTransform(nb::module_& m) {
               const std::string& dsl_target, const std::string& entry,
               const std::string& include_dir, const std::string& cache_dir) {
              lower::LowerContext ctx;
-             ctx.target = target;
+             // "cuda -arch=sm_80": the kind names the stage table, the rest are its options.
+             size_t space = target.find(' ');
+             ctx.target = target.substr(0, space);
+             if (space != std::string::npos) ctx.target_options = target.substr(space + 1);
              ctx.pass_ctx = PassContext::Current();
              if (!dsl_target.empty()) ctx.dsl_target = &GetDSLTarget(dsl_target);
              ctx.entry = entry;

@@ -85,5 +85,6 @@ NB_MODULE(_core, m) {
   BindTransform(m);
   BindRuntime(m);
   BindHostRuntime(m);
+  BindCUDA(m);
   BindSchedule(m);
 }

@@ -2,6 +2,9 @@
 #include "tessera/runtime/ndarray.h"
 
 #include <cstdlib>
+#include <cstring>
+
+#include "tessera/runtime/cuda/cuda_driver.h"
 
 #include "tessera/support/error.h"
 
@@ -36,7 +39,37 @@ TesseraDLDataType ToDLDataType(DataType t) {
 
 int64_t StorageBytes(DataType t) { return t.is_bool() ? t.lanes() : t.bytes(); }
 
-NDArray::Container::~Container() { std::free(data); }
+NDArray::Container::~Container() {
+  if (device.device_type == TESSERA_DEVICE_CUDA) {
+    cuda::DeviceFree(device.device_id, data);
+  } else {
+    std::free(data);
+  }
+}
+
+void NDArray::CopyFromHost(const void* src, int64_t nbytes) {
+  if (nbytes != this->nbytes()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "copy size does not match the array";
+  }
+  if (nbytes == 0) return;
+  if (device().device_type == TESSERA_DEVICE_CUDA) {
+    cuda::CopyHostToDevice(device().device_id, data(), src, size_t(nbytes));
+  } else {
+    std::memcpy(data(), src, size_t(nbytes));
+  }
+}
+
+void NDArray::CopyToHost(void* dst, int64_t nbytes) const {
+  if (nbytes != this->nbytes()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "copy size does not match the array";
+  }
+  if (nbytes == 0) return;
+  if (device().device_type == TESSERA_DEVICE_CUDA) {
+    cuda::CopyDeviceToHost(device().device_id, dst, data(), size_t(nbytes));
+  } else {
+    std::memcpy(dst, data(), size_t(nbytes));
+  }
+}
 
 int64_t NDArray::size() const {
   int64_t n = 1;
@@ -45,9 +78,10 @@ int64_t NDArray::size() const {
 }
 
 NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device) {
-  if (device.device_type != TESSERA_DEVICE_CPU) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "arrays on device type " << device.device_type
-                                                  << " are not supported yet; use ts.cpu(0)";
+  if (device.device_type != TESSERA_DEVICE_CPU && device.device_type != TESSERA_DEVICE_CUDA) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "arrays on device type " << device.device_type
+        << " are not supported; use ts.cpu(0) or ts.cuda(0)";
   }
   for (int64_t d : shape) {
     if (d < 0) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "array dimensions must be >= 0";
@@ -58,9 +92,13 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   a.c_->dtype = dtype;
   a.c_->device = device;
   size_t bytes = static_cast<size_t>(a.nbytes());
-  // Round up: aligned_alloc wants a multiple of the alignment.
-  size_t padded = (bytes + 63) / 64 * 64;
-  a.c_->data = std::aligned_alloc(64, padded == 0 ? 64 : padded);
+  if (device.device_type == TESSERA_DEVICE_CUDA) {
+    a.c_->data = cuda::DeviceAlloc(device.device_id, bytes);
+  } else {
+    // Round up: aligned_alloc wants a multiple of the alignment.
+    size_t padded = (bytes + 63) / 64 * 64;
+    a.c_->data = std::aligned_alloc(64, padded == 0 ? 64 : padded);
+  }
   if (a.c_->data == nullptr) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
         << "out of memory allocating " << bytes << " bytes";

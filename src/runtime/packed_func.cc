@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/dso_module.h"
 #include "tessera/support/error.h"
 #include "tessera/support/json.h"
@@ -47,6 +48,20 @@ void LoadHostLibrary(ModuleNode* mod) {
   }
   mod->last_error =
       reinterpret_cast<const char* (*)()>(mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
+  // A "cuda" build's library embeds its kernels and asks for the runtime's launcher.
+  if (auto* launcher = static_cast<void**>(mod->library->GetFunction("__tessera_cuda_launcher"))) {
+    auto* ptx = static_cast<const char*>(mod->library->GetFunction("__tessera_cuda_ptx"));
+    auto* src = static_cast<const char*>(mod->library->GetFunction("__tessera_cuda_source"));
+    auto* slot = static_cast<void**>(mod->library->GetFunction("__tessera_cuda_module"));
+    mod->target = "cuda";
+    mod->device_source = src ? src : "";
+    mod->device_binary = ptx ? ptx : "";
+    mod->device_format = "ptx";
+    auto kernels = std::make_shared<cuda::KernelModule>(mod->device_binary);
+    mod->device_module = kernels;
+    if (slot) *slot = kernels.get();
+    *launcher = reinterpret_cast<void*>(&cuda::LaunchKernel);
+  }
   for (PackedFunctionInfo& f : mod->functions) {
     f.address = mod->library->GetFunction(f.symbol);
     if (f.address == nullptr) {
@@ -73,7 +88,7 @@ Module LoadModule(const std::string& path) {
     mod->source = src;
   }
   mod->target = "c";
-  LoadHostLibrary(mod.get());
+  LoadHostLibrary(mod.get());  // "cuda" when the library holds kernels
   return mod;
 }
 
@@ -137,11 +152,29 @@ void Check(const ModuleNode& mod, const PackedFunctionInfo& func, int32_t rc) {
 
 }  // namespace
 
+// A "cuda" module launches on the GPU of its first CUDA array argument; returns that GPU, or
+// -1 for host modules.
+static int SelectDevice(const ModuleNode& mod, const PackedArgs& args) {
+  if (mod.target != "cuda") return -1;
+  int device = 0;
+  for (size_t i = 0; i < args.codes.size(); ++i) {
+    if (args.codes[i] != TESSERA_ARG_DLTENSOR) continue;
+    auto* t = static_cast<const TesseraDLTensor*>(args.values[i].v_handle);
+    if (t != nullptr && t->device.device_type == TESSERA_DEVICE_CUDA) {
+      device = t->device.device_id;
+      break;
+    }
+  }
+  cuda::SetCurrentDevice(device);
+  return device;
+}
+
 PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func, PackedArgs& args) {
   if (func.address == nullptr) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "function " << func.name << " is not loaded";
   }
   PackedResult result;
+  SelectDevice(mod, args);
   Check(mod, func, Invoke(func, args, &result));
   return result;
 }
@@ -150,7 +183,13 @@ std::vector<double> TimeEvaluate(const ModuleNode& mod, const PackedFunctionInfo
                                  PackedArgs& args, const TimeEvaluatorOptions& options) {
   using Clock = std::chrono::steady_clock;
   PackedResult result;
+  int device = SelectDevice(mod, args);
   Check(mod, func, Invoke(func, args, &result));  // warm-up, discarded
+  // GPU kernels run asynchronously: the clock stops once the device is idle.
+  auto sync = [&] {
+    if (device >= 0) cuda::Synchronize(device);
+  };
+  sync();
   std::vector<char> flush(static_cast<size_t>(std::max<int64_t>(options.cache_flush_bytes, 0)));
   std::vector<double> seconds;
   int number = std::max(options.number, 1);
@@ -161,6 +200,7 @@ std::vector<double> TimeEvaluate(const ModuleNode& mod, const PackedFunctionInfo
     while (true) {
       auto start = Clock::now();
       for (int i = 0; i < number; ++i) Check(mod, func, Invoke(func, args, &result));
+      sync();
       elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       if (elapsed * 1e3 >= options.min_repeat_ms) break;
       if (elapsed <= 0 && ++zero_time_rounds >= options.limit_zero_time_iterations) break;

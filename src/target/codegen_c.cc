@@ -233,6 +233,7 @@ void CodeGenC::AddFunction(const std::string& name, const PrimFunc& func) {
     if (!HasVarName(data)) var_names_[data] = GetVarName(param.get());
   }
   int scope = BeginScope();
+  PrintFunctionPrologue(func);
   PrintStmt(func->body);
   PrintFunctionEpilogue(func);
   EndScope(scope);

@@ -1,5 +1,7 @@
 // tir.LowerIntrin: math intrinsics become calls of the C library function for their type
 // (tir.exp on float32 -> expf), following each Op's "c.name" attribute or registered lowering.
+#include <unordered_map>
+
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/transform/passes.h"
@@ -44,6 +46,9 @@ class IntrinLowerer : public ExprMutator {
     if (!t.is_float() && name != "tir.isnan" && name != "tir.isinf" && name != "tir.isfinite") {
       return GetRef(call);
     }
+    if (target_ == "cuda") {
+      if (Expr e = LowerCUDA(name, t, args)) return e;
+    }
     if (name == "tir.rsqrt") return DivNode::Make(FloatConst(t, 1.0), Math(t, "sqrt", {args[0]}));
     if (name == "tir.sigmoid") {
       Expr e = Math(t, "exp", {SubNode::Make(FloatConst(t, 0.0), args[0])});
@@ -58,6 +63,24 @@ class IntrinLowerer : public ExprMutator {
     std::string cname = callee->GetStrAttr("c.name");
     if (cname.empty()) return GetRef(call);
     return Math(t, cname, args);
+  }
+
+  // CUDA's own math functions: half-precision ones (cuda_fp16.h, cuda_bf16.h) and the
+  // reciprocal square root and exp10 that C lacks.
+  Expr LowerCUDA(const std::string& name, DataType t, const std::vector<Expr>& args) {
+    static const std::unordered_map<std::string, std::string> kHalf = {
+        {"tir.exp", "hexp"},     {"tir.exp2", "hexp2"},   {"tir.exp10", "hexp10"},
+        {"tir.log", "hlog"},     {"tir.log2", "hlog2"},   {"tir.log10", "hlog10"},
+        {"tir.sqrt", "hsqrt"},   {"tir.rsqrt", "hrsqrt"}, {"tir.sin", "hsin"},
+        {"tir.cos", "hcos"},     {"tir.floor", "hfloor"}, {"tir.ceil", "hceil"},
+        {"tir.trunc", "htrunc"}, {"tir.round", "hrint"},  {"tir.nearbyint", "hrint"}};
+    if (t.bits() == 16 && t.is_scalar()) {
+      auto it = kHalf.find(name);
+      if (it != kHalf.end()) return Extern(t, it->second, args);
+      return nullptr;
+    }
+    if (name == "tir.rsqrt" || name == "tir.exp10") return Math(t, name.substr(4), args);
+    return nullptr;
   }
 
   // name(args) in the precision of `t`: the f-suffixed float version for float32; float16
@@ -88,6 +111,8 @@ class StmtIntrinLowerer : public StmtExprMutator {
 Pass LowerIntrin(const std::string& target) {
   return CreatePrimFuncPass(
       [target](PrimFunc f, IRModule, const PassContext&) {
+        // A module of a GPU build holds host and device functions; each has its own rules.
+        if ((f->GetStrAttr("target") == "cuda") != (target == "cuda")) return f;
         Stmt body = StmtIntrinLowerer(target).VisitStmt(f->body);
         return body == f->body ? f : f->WithBody(body);
       },

@@ -276,10 +276,12 @@ class PackedEntryBuilder {
                   arg + ".elem_offset", param->name + ".elem_offset");
       data = get(DataType::Handle(), TESSERA_DLT_RAW_DATA);
     }
+    // Host targets take CPU arrays; the host part of a GPU build takes arrays on its device.
+    int64_t device_type = func_->GetIntAttr("tessera.device_type", TESSERA_DEVICE_CPU);
     CheckFormat(
-        EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(TESSERA_DEVICE_CPU)),
+        EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(device_type)),
         "Argument " + arg + ".device_type has an unsatisfied constraint: " +
-            std::to_string(TESSERA_DEVICE_CPU) + " == " + param->name + ".device_type (got %lld)",
+            std::to_string(device_type) + " == " + param->name + ".device_type (got %lld)",
         {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
     Expr has_data = NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr",
                                          {get(DataType::Handle(), TESSERA_DLT_RAW_DATA)}));

@@ -248,11 +248,22 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
     }
     const auto& start = collect.owner_path[buf.get()];
     if (lca.size() <= start.size()) continue;
-    // Go down from the owner while every loop entered keeps its iterations apart.
+    // Go down from the owner while every loop entered keeps its iterations apart. On a GPU,
+    // every iteration of a loop bound to blockIdx (for "shared" memory) or to any thread index
+    // (for "local" memory) has its own copy of the buffer, so such loops are always entered.
+    const std::string scope = buf->data->pointer ? buf->data->pointer->scope : "";
+    auto private_per_iteration = [&](const ForNode* loop) {
+      if (loop->for_kind != ForKind::kThreadBinding || !loop->thread_binding) return false;
+      const std::string& tag = loop->thread_binding->thread_tag;
+      if (scope == "local") return true;
+      return (scope == "shared" || scope == "shared.dyn") && tag.rfind("blockIdx.", 0) == 0;
+    };
     const StmtNode* target = nullptr;
     for (size_t k = start.size(); k < lca.size(); ++k) {
       if (auto* loop = AsFor(lca[k])) {
-        if (!IterationsAreDisjoint(loop, acc->second, collect.loops)) break;
+        if (!private_per_iteration(loop) &&
+            !IterationsAreDisjoint(loop, acc->second, collect.loops))
+          break;
       }
       target = lca[k];
     }

@@ -38,6 +38,10 @@ struct ModuleNode {
   /*! \brief Host targets: the packed functions of the library and its error-message getter. */
   std::vector<PackedFunctionInfo> functions;
   const char* (*last_error)() = nullptr;
+  /*! \brief GPU targets: the device code's source (CUDA C), its compiled form and format
+   *  ("ptx"), and the loaded kernels (a cuda::KernelModule). */
+  std::string device_source, device_binary, device_format;
+  std::shared_ptr<void> device_module;
 };
 using Module = std::shared_ptr<ModuleNode>;
 

@@ -24,7 +24,7 @@ int64_t StorageBytes(DataType t);
 /*! \brief A tensor that owns 64-byte-aligned memory. Copies share the storage. */
 class NDArray {
  public:
-  /*! \brief Uninitialised storage; only CPU devices are supported. Throws tessera::Error. */
+  /*! \brief Uninitialised storage on the CPU or a CUDA GPU. Throws tessera::Error. */
   static NDArray Empty(std::vector<int64_t> shape, DataType dtype, Device device);
 
   const std::vector<int64_t>& shape() const { return c_->shape; }
@@ -33,6 +33,10 @@ class NDArray {
   void* data() const { return c_->data; }
   int64_t size() const;
   int64_t nbytes() const { return size() * StorageBytes(c_->dtype); }
+  /*! \brief Copy `nbytes` (the array's size) from host memory in, or out to host memory;
+   *  CUDA arrays copy through the driver. Throws tessera::Error. */
+  void CopyFromHost(const void* src, int64_t nbytes);
+  void CopyToHost(void* dst, int64_t nbytes) const;
   /*! \brief The descriptor passed to packed functions (valid while this array lives). */
   TesseraDLTensor* dltensor() const { return &c_->tensor; }
 

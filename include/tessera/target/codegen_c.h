@@ -56,6 +56,8 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   virtual std::string VarTypeName(const VarNode* v);
   /*! \brief Text before the return type: "__kernel ", "inline ", "static ". */
   virtual std::string FunctionPrefix(const PrimFunc& func, bool prototype) { return ""; }
+  /*! \brief Emitted before the body of `func`, inside its braces (CUDA's thread indices). */
+  virtual void PrintFunctionPrologue(const PrimFunc& func) {}
   /*! \brief Emitted after the body of `func`, inside its braces (the DSL entry's barrier). */
   virtual void PrintFunctionEpilogue(const PrimFunc& func) {}
   /*! \brief The declaration of a parameter: `__global int* a`, `int n`. */

@@ -53,6 +53,22 @@ Pass MakePackedAPI();
 /*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
 Pass LowerIntrin(const std::string& target);
 
+// ---- GPU passes (the "cuda" stages) ----
+
+/*! \brief Give all loops bound to one thread tag ("threadIdx.x") one shared variable. */
+Pass UnifyThreadBinding();
+/*! \brief Reject host code that reads or writes a buffer of a "cuda" function outside every
+ *  thread-bound loop ("Did you forget to bind?"). */
+Pass VerifyMemory();
+/*! \brief Insert barriers (tir.tvm_storage_sync) between conflicting accesses to memory of
+ *  `scope` ("shared") by different threads. */
+Pass ThreadSync(const std::string& scope);
+/*! \brief Outline each outermost thread-bound loop of a "cuda" function into a device kernel
+ *  called by the host function. */
+Pass SplitHostDevice();
+/*! \brief Turn host calls of device kernels into tessera.launch_kernel with launch extents. */
+Pass LowerDeviceKernelLaunch();
+
 /*! \brief Simplify one expression with no variable bound (used by passes and tests). */
 Expr SimplifyExpr(const Expr& e);
 

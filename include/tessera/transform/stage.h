@@ -40,6 +40,7 @@ struct PassTiming {
 /*! \brief What stages and passes see: target, pass context, DSL target, timings, dump state. */
 struct LowerContext {
   std::string target;          // "dsl", "c", "llvm", "cuda"
+  std::string target_options;  // the rest of the target string: "-arch=sm_80"
   transform::PassContext pass_ctx;
   const DSLTargetDesc* dsl_target = nullptr;
   std::string entry;           // name of the entry function

@@ -17,6 +17,20 @@ class Device:
 
     def sync(self):
         """Wait for the device's work to finish (host work is synchronous)."""
+        if self.device_type == 2:
+            from .. import _core
+
+            _core.cuda_sync(self.device_id)
+
+    @property
+    def exist(self):
+        """Whether the device is present (a CUDA device needs a GPU and its driver)."""
+        if self.device_type != 2:
+            return True
+        from .. import _core
+
+        ok, _ = _core.cuda_driver_status()
+        return ok
 
     def __eq__(self, other):
         return (isinstance(other, Device) and self.device_type == other.device_type

@@ -45,6 +45,29 @@ class Function:
         return f"<tessera.runtime.Function {self.name}>"
 
 
+class DeviceModule:
+    """The device kernels of a "cuda" build: ``get_source()`` is the CUDA C, ``get_source("ptx")``
+    the PTX that NVRTC produced."""
+
+    def __init__(self, mod):
+        self._mod = mod
+
+    @property
+    def type_key(self):
+        return "cuda"
+
+    def get_source(self, fmt=""):
+        """The CUDA C source (``fmt`` "" or "cu"), or the compiled PTX (``fmt="ptx"``)."""
+        if fmt in ("", "cu", "cuda"):
+            return self._mod.device_source
+        if fmt == "ptx":
+            return self._mod.device_binary.decode()
+        raise ValueError(f"unknown source format '{fmt}'; use '', 'cu' or 'ptx'")
+
+    def __repr__(self):
+        return "<tessera.runtime.DeviceModule cuda>"
+
+
 class Module:
     """A host library built by ``ts.build`` or loaded by ``load_module``.
 
@@ -70,7 +93,9 @@ class Module:
 
     @property
     def imported_modules(self):
-        """Device modules imported by the host module (none for CPU targets)."""
+        """Device modules imported by the host module: the CUDA kernels of a "cuda" build."""
+        if self._mod.target == "cuda":
+            return [DeviceModule(self._mod)]
         return []
 
     @property

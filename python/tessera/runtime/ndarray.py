@@ -72,12 +72,24 @@ class NDArray:
             return target.copyfrom(self)
         return array(self.numpy(), device=target)
 
+    def __dlpack__(self, stream=None, **kwargs):
+        """DLPack export without a copy (``torch.from_dlpack(a)``, ``cupy.from_dlpack(a)``)."""
+        return _core.nd_to_dlpack(self._handle).__dlpack__()
+
+    def __dlpack_device__(self):
+        return (self._handle.device_type, self._handle.device_id)
+
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
     def __repr__(self):
         return f"<tessera.nd.NDArray shape={self.shape}, dtype={self.dtype}, {self.device}>\n{self.numpy()!r}"
+
+
+def from_dlpack(tensor):
+    """A copy of a DLPack-capable tensor (numpy, torch, cupy) on the tensor's own device."""
+    return NDArray(_core.nd_from_dlpack(tensor))
 
 
 def empty(shape, dtype="float32", device=None):

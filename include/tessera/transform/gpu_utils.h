@@ -1,0 +1,23 @@
+// Helpers of the GPU passes: thread-bound loops and memory scopes.
+#pragma once
+
+#include <string>
+
+#include "tessera/ir/stmt.h"
+
+namespace tessera {
+namespace transform {
+
+/*! \brief The thread tag of a loop bound to blockIdx/threadIdx/vthread, or "" for other loops. */
+inline std::string ThreadTag(const ForNode* op) {
+  if (op->for_kind != ForKind::kThreadBinding || !op->thread_binding) return "";
+  return op->thread_binding->thread_tag;
+}
+
+/*! \brief Whether a pointer variable points into memory shared by a thread block. */
+inline bool IsSharedScope(const std::string& scope) {
+  return scope == "shared" || scope == "shared.dyn";
+}
+
+}  // namespace transform
+}  // namespace tessera

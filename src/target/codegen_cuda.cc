@@ -1,0 +1,314 @@
+// CodeGenCUDA: CUDA C kernels for NVRTC, and the host C that launches them.
+#include "tessera/target/codegen_cuda.h"
+
+#include <sstream>
+
+#include "tessera/runtime_abi.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+// NVRTC compiles without the C library: the prelude gives what the generated code uses.
+const char* kCUDAPrelude = R"(typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+template <typename T>
+static __device__ __forceinline__ T __floordiv(T a, T b) {
+  T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <typename T>
+static __device__ __forceinline__ T __floormod(T a, T b) {
+  T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+)";
+
+const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                             "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+
+}  // namespace
+
+CodeGenCUDA::CodeGenCUDA() : CodeGenC("CUDA") {
+  for (const char* n : {"min", "max", "half", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim",
+                        "gridDim", "warpSize", "__floordiv", "__floormod"}) {
+    ReserveGlobalName(n);
+  }
+}
+
+std::string CodeGenCUDA::Generate(const IRModule& mod) {
+  std::ostringstream kernels;
+  bool first = true;
+  for (const auto& [gv, f] : mod->functions) {
+    if (!IsDeviceKernel(f)) continue;
+    launch_extents_.clear();
+    auto it = f->attrs.find("tessera.thread_extents");
+    if (it != f->attrs.end()) {
+      if (auto* arr = AsPtr<ArrayNode>(it->second)) {
+        for (size_t i = 0; i + 1 < arr->items.size(); i += 2) {
+          launch_extents_[AsPtr<StringImmNode>(arr->items[i])->value] =
+              std::static_pointer_cast<ExprNode>(arr->items[i + 1]);
+        }
+      }
+    }
+    if (!first) Emit("\n");
+    first = false;
+    AddFunction(SanitizeName(f->GetStrAttr("tessera.kernel_name", gv->name_hint)), f);
+  }
+  std::ostringstream os;
+  if (uses_fp16_) os << "#include <cuda_fp16.h>\n";
+  if (uses_bf16_) os << "#include <cuda_bf16.h>\n";
+  os << kCUDAPrelude << "\n" << Finish();
+  return os.str();
+}
+
+std::string CodeGenCUDA::TypeName(DataType t, const Span& span) {
+  if (t.is_vector()) Unsupported("vector type " + t.ToString() + " (vectorize for CUDA)", span);
+  if (t.is_bfloat16()) {
+    uses_bf16_ = true;
+    return "nv_bfloat16";
+  }
+  if (t.is_float() && t.bits() == 16) {
+    uses_fp16_ = true;
+    return "half";
+  }
+  return CodeGenC::TypeName(t, span);
+}
+
+std::string CodeGenCUDA::FunctionPrefix(const PrimFunc& func, bool prototype) {
+  // The block size is known when every threadIdx extent is a constant.
+  int64_t threads = 1;
+  for (const char* tag : {"threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
+    auto it = launch_extents_.find(tag);
+    if (it == launch_extents_.end()) continue;
+    auto n = AsConstInt(it->second);
+    threads = n ? threads * *n : -1;
+    if (threads < 0) break;
+  }
+  std::string bounds =
+      threads > 0 ? "__launch_bounds__(" + std::to_string(threads) + ") " : std::string();
+  return "extern \"C\" __global__ " + bounds;
+}
+
+void CodeGenCUDA::PrintFunctionPrologue(const PrimFunc& func) {
+  // After tir.UnifyThreadBinding each thread tag has one variable; declare them all up front so
+  // that sibling loops bound to the same tag share the declaration.
+  std::map<std::string, const VarNode*> vars;
+  PostOrderVisit(func->body, [&](const ObjectRef& n) {
+    auto* loop = AsPtr<ForNode>(n);
+    if (loop && loop->for_kind == ForKind::kThreadBinding && loop->thread_binding) {
+      vars.emplace(loop->thread_binding->thread_tag, loop->loop_var.get());
+    }
+  });
+  for (const char* tag : kThreadTags) {
+    auto it = vars.find(tag);
+    if (it == vars.end() || HasVarName(it->second)) continue;
+    std::string name = AllocVarName(it->second);
+    PrintIndent();
+    stream_ << TypeName(it->second->dtype, it->second->span) << " " << name << " = ("
+            << TypeName(it->second->dtype, it->second->span) << ")" << tag << ";\n";
+  }
+}
+
+std::string CodeGenCUDA::PrintParam(const Var& param) {
+  if (param->pointer) {
+    return TypeName(param->pointer->element, param->span) + "* __restrict__ " +
+           GetVarName(param.get());
+  }
+  return CodeGenC::PrintParam(param);
+}
+
+std::string CodeGenCUDA::AllocationPrefix(const std::string& scope) {
+  if (scope == "shared" || scope == "shared.dyn") return "__shared__ ";
+  return "";
+}
+
+std::string CodeGenCUDA::PrintFloatImm(const FloatImmNode* op) {
+  if (op->dtype.bits() == 16) {
+    // Through float: half and nv_bfloat16 convert from it.
+    auto f32 = FloatImmNode::Make(DataType::Float(32), op->value);
+    return "((" + TypeName(op->dtype, op->span) + ")" + CodeGenC::PrintFloatImm(f32.get()) + ")";
+  }
+  return CodeGenC::PrintFloatImm(op);
+}
+
+std::string CodeGenCUDA::PrintScalarBinary(const BinaryNode* op) {
+  DataType t = op->a->dtype;
+  if (t.is_float() && t.bits() == 16 &&
+      (op->kind == NodeKind::kMin || op->kind == NodeKind::kMax)) {
+    std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
+    return std::string(op->kind == NodeKind::kMin ? "__hmin(" : "__hmax(") + a + ", " + b + ")";
+  }
+  if (t.is_float() && t.bits() == 32 &&
+      (op->kind == NodeKind::kMin || op->kind == NodeKind::kMax)) {
+    std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
+    return std::string(op->kind == NodeKind::kMin ? "fminf(" : "fmaxf(") + a + ", " + b + ")";
+  }
+  return CodeGenC::PrintScalarBinary(op);
+}
+
+std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  const std::string& name = callee->name;
+  if (name == "tir.tvm_storage_sync") {
+    auto* scope = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
+    if (scope && scope->value == "warp") return "__syncwarp()";
+    return "__syncthreads()";
+  }
+  if (name == "tir.assume") return "((void)0)";
+  if (name == "tir.break") return "break";
+  if (name == "tir.continue") return "continue";
+  Unsupported(
+      "op " + name + (name.rfind("tir.", 0) == 0 ? " (tir.LowerIntrin lowers math ops first)" : ""),
+      op->span);
+}
+
+void CodeGenCUDA::VisitStmt_(const ForNode* op) {
+  if (op->for_kind != ForKind::kThreadBinding) {
+    if (op->for_kind == ForKind::kUnrolled) {
+      PrintIndent();
+      stream_ << "#pragma unroll\n";
+    }
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  const std::string& tag = op->thread_binding->thread_tag;
+  if (tag.rfind("blockIdx.", 0) != 0 && tag.rfind("threadIdx.", 0) != 0) {
+    Unsupported("a loop bound to '" + tag + "'", op->span);
+  }
+  if (!IsConstInt(op->min, 0)) Unsupported("a thread-bound loop that does not start at 0", op->span);
+  // The variable is declared in the prologue; a loop shorter than the launch is guarded.
+  auto it = launch_extents_.find(tag);
+  bool guard = it == launch_extents_.end() || !(it->second == op->extent ||
+                                                (AsConstInt(it->second) && AsConstInt(op->extent) &&
+                                                 *AsConstInt(it->second) == *AsConstInt(op->extent)));
+  if (!guard) {
+    PrintStmt(op->body);
+    return;
+  }
+  PrintIndent();
+  stream_ << "if (" << GetVarName(op->loop_var.get()) << " < " << StripOuterParens(PrintExpr(op->extent))
+          << ") {\n";
+  int scope = BeginScope();
+  PrintStmt(op->body);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenCUDAHost::TypeName(DataType t, const Span& span) {
+  // The host only passes device pointers on; bfloat16 data is opaque 16-bit words to it.
+  if (t.is_bfloat16() && t.is_scalar()) return "uint16_t";
+  return CodeGenHost::TypeName(t, span);
+}
+
+std::string CodeGenCUDAHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  if (callee->name != "tessera.launch_kernel") return CodeGenHost::PrintCallOp(op, callee);
+  // name, grid x/y/z, block x/y/z, dynamic shared bytes, then the kernel's arguments.
+  std::string s = "if (tessera_cuda_launch(" + PrintExpr(op->args[0]);
+  for (size_t i = 1; i < 8; ++i) s += ", " + PrintExpr(op->args[i]);
+  size_t n = op->args.size() - 8;
+  if (n == 0) {
+    s += ", NULL, 0";
+  } else {
+    s += ", (void*[]){";
+    for (size_t i = 8; i < op->args.size(); ++i) {
+      auto* var = AsPtr<VarNode>(op->args[i]);
+      if (var == nullptr) Unsupported("a kernel argument that is not a variable", op->span);
+      s += std::string(i > 8 ? ", " : "") + "(void*)&" + GetVarName(var);
+    }
+    s += "}, " + std::to_string(n);
+  }
+  return s + ") != 0) return -1";
+}
+
+}  // namespace codegen
+
+bool IsDeviceKernel(const PrimFunc& func) {
+  return func->GetStrAttr("calling_conv") == "device_kernel";
+}
+
+std::string CodeGenCUDA(const IRModule& mod) { return codegen::CodeGenCUDA().Generate(mod); }
+
+namespace {
+
+// The launcher the runtime installs when it loads the library (tessera/runtime/cuda).
+const char* kLaunchPrelude = R"(
+/* ---- CUDA kernels: the runtime installs the launcher when it loads this library ---- */
+typedef int32_t (*TesseraCudaLauncher)(void* module, const char* kernel, const int64_t* dims,
+                                      void** args, int32_t num_args, char* err, int32_t err_len);
+TESSERA_EXPORT TesseraCudaLauncher __tessera_cuda_launcher = NULL;
+TESSERA_EXPORT void* __tessera_cuda_module = NULL;
+
+static int32_t tessera_cuda_launch(const char* kernel, int64_t gx, int64_t gy, int64_t gz,
+                                   int64_t bx, int64_t by, int64_t bz, int64_t shared_bytes,
+                                   void** args, int32_t num_args) {
+  if (__tessera_cuda_launcher == NULL) {
+    tessera_set_error("cannot launch the CUDA kernel %s: the library was loaded without "
+                      "tessera's CUDA runtime", kernel);
+    return -1;
+  }
+  int64_t dims[7] = {gx, gy, gz, bx, by, bz, shared_bytes};
+  char err[1024];
+  err[0] = 0;
+  int32_t rc = __tessera_cuda_launcher(__tessera_cuda_module, kernel, dims, args, num_args, err,
+                                       (int32_t)sizeof(err));
+  if (rc != 0) tessera_set_error("%s", err[0] ? err : "the CUDA kernel launch failed");
+  return rc;
+}
+)";
+
+}  // namespace
+
+HostSource CodeGenCUDAHost(const IRModule& mod, const std::string& cuda_source,
+                           const std::string& ptx) {
+  std::vector<std::pair<GlobalVar, PrimFunc>> host;
+  for (const auto& [gv, f] : mod->functions) {
+    if (!IsDeviceKernel(f)) host.emplace_back(gv, f);
+  }
+  codegen::CodeGenCUDAHost cg;
+  HostSource out = cg.Generate(IRModuleNode::Make(host, mod->attrs));
+  const std::string include = "#include <tessera/runtime.h>\n";
+  size_t at = out.code.find(include);
+  TESSERA_ICHECK(at != std::string::npos) << "host C without the runtime include";
+  out.code.insert(at + include.size(), kLaunchPrelude);
+  auto literal = [&](const std::string& text) {
+    std::string s = "\"";
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\') {
+        s += '\\';
+        s += static_cast<char>(c);
+      } else if (c == '\n') {
+        s += "\\n\"\n\"";
+      } else if (c < 0x20 || c >= 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\%03o", c);
+        s += buf;
+      } else {
+        s += static_cast<char>(c);
+      }
+    }
+    return s + "\"";
+  };
+  out.code += "TESSERA_EXPORT const char __tessera_cuda_source[] = " + literal(cuda_source) + ";\n";
+  out.code += "TESSERA_EXPORT const char __tessera_cuda_ptx[] = " + literal(ptx) + ";\n";
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,144 @@
+// tir.SplitHostDevice: on a GPU target, every outermost loop bound to blockIdx/threadIdx is
+// outlined into a device kernel (a PrimFunc with calling_conv "device_kernel" whose parameters
+// are the variables the region uses but does not define); the host function calls the kernel.
+// The kernel records its launch extents per thread tag in "tessera.thread_extents".
+#include <cctype>
+#include <map>
+#include <unordered_set>
+
+#include "tessera/ir/functor.h"
+#include "tessera/transform/gpu_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+// The variables a region uses but does not define, in order of first use.
+class FreeVarCollector : public StmtExprVisitor {
+ public:
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+  std::vector<Var> free;
+  std::map<std::string, Expr> extents;  // thread tag -> launch extent
+
+  void VisitExpr_(const VarNode* op) override { Use(op); }
+  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
+  void VisitExpr_(const LetNode* op) override {
+    defined_.insert(op->var.get());
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    UseBuffer(op->buffer.get());
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    UseBuffer(op->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ForNode* op) override {
+    defined_.insert(op->loop_var.get());
+    std::string tag = ThreadTag(op);
+    if (!tag.empty()) {
+      auto it = extents.find(tag);
+      if (it == extents.end()) {
+        extents[tag] = op->extent;
+      } else {
+        auto a = AsConstInt(it->second), b = AsConstInt(op->extent);
+        if (a && b && *b > *a) it->second = op->extent;
+      }
+    }
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const LetStmtNode* op) override {
+    defined_.insert(op->var.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const AllocateNode* op) override {
+    defined_.insert(op->buffer_var.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const DeclBufferNode* op) override {
+    UseBuffer(op->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+
+ private:
+  void Use(const VarNode* v) {
+    if (defined_.count(v) || !seen_.insert(v).second) return;
+    free.push_back(GetRef(v));
+  }
+  void UseBuffer(const BufferNode* b) {
+    Use(b->data.get());
+    if (b->elem_offset) VisitExpr(b->elem_offset);
+  }
+  std::unordered_set<const VarNode*> defined_, seen_;
+};
+
+class KernelOutliner : public StmtMutator {
+ public:
+  KernelOutliner(std::string prefix, std::vector<std::pair<GlobalVar, PrimFunc>>* kernels)
+      : prefix_(std::move(prefix)), kernels_(kernels) {}
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    if (ThreadTag(op).empty()) return StmtMutator::VisitStmt_(op);
+    FreeVarCollector c;
+    c.VisitStmt(GetRef(op));
+    std::string name = prefix_ + "_kernel" + (count_ ? std::to_string(count_) : "");
+    ++count_;
+    std::vector<ObjectRef> extents;
+    for (const auto& [tag, extent] : c.extents) {
+      extents.push_back(StringImmNode::Make(tag));
+      extents.push_back(extent);
+    }
+    AttrMap attrs;
+    attrs["calling_conv"] = StringImmNode::Make("device_kernel");
+    attrs["target"] = StringImmNode::Make("cuda");
+    attrs["tessera.kernel_name"] = StringImmNode::Make(name);
+    attrs["tessera.thread_extents"] = ArrayNode::Make(extents);
+    GlobalVar gv = GlobalVarNode::Make(name);
+    kernels_->emplace_back(
+        gv, PrimFuncNode::Make(c.free, {}, GetRef(op), DataType::Void(), attrs, op->span));
+    std::vector<Expr> args(c.free.begin(), c.free.end());
+    return EvaluateNode::Make(CallNode::Make(DataType::Int(32), gv, args, op->span), op->span);
+  }
+
+ private:
+  std::string prefix_;
+  std::vector<std::pair<GlobalVar, PrimFunc>>* kernels_;
+  int count_ = 0;
+};
+
+IRModule SplitHostDeviceModule(IRModule mod, const PassContext&) {
+  std::vector<std::pair<GlobalVar, PrimFunc>> out;
+  bool changed = false;
+  for (const auto& [gv, f] : mod->functions) {
+    if (f->GetStrAttr("target") != "cuda" || f->GetStrAttr("calling_conv") == "device_kernel") {
+      out.emplace_back(gv, f);
+      continue;
+    }
+    std::vector<std::pair<GlobalVar, PrimFunc>> kernels;
+    std::string prefix = f->GetStrAttr("global_symbol", gv->name_hint);
+    for (char& ch : prefix) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    Stmt body = KernelOutliner(prefix, &kernels).VisitStmt(f->body);
+    // The host part runs on the CPU and takes arrays in CUDA memory.
+    PrimFunc host = f->WithBody(body)
+                        ->WithAttr("target", StringImmNode::Make("c"))
+                        ->WithAttr("tessera.device_type", IntImmNode::Make(DataType::Int(32), 2));
+    out.emplace_back(gv, host);
+    out.insert(out.end(), kernels.begin(), kernels.end());
+    changed = true;
+  }
+  return changed ? IRModuleNode::Make(std::move(out), mod->attrs) : mod;
+}
+
+}  // namespace
+
+Pass SplitHostDevice() { return CreateModulePass(SplitHostDeviceModule, 0, "tir.SplitHostDevice"); }
+TESSERA_REGISTER_PASS("tir.SplitHostDevice", SplitHostDevice);
+
+}  // namespace transform
+}  // namespace tessera
