@@ -59,11 +59,13 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   Stmt VisitStmt_(const SeqStmtNode* op) override {
     std::vector<Stmt> seq;
     Accesses pending, head;
-    bool synced = false;
+    bool synced = false, changed = false;
     for (const Stmt& child : op->seq) {
       Summary s;
       Stmt c = Plan(child, &s);
+      changed = changed || c != child;
       if (sync_ok_ && pending.Conflicts(s.head)) {
+        changed = true;
         seq.push_back(Barrier());
         if (!synced) head = pending;
         synced = true;
@@ -84,7 +86,7 @@ class SyncPlanner : public StmtFunctor<Stmt> {
     current_.synced = synced;
     current_.head = synced ? head : pending;
     current_.tail = pending;
-    return SeqStmtNode::Make(seq, op->span);
+    return changed ? Stmt(SeqStmtNode::Make(seq, op->span)) : Stmt(GetRef(op));
   }
 
   Stmt VisitStmt_(const ForNode* op) override {

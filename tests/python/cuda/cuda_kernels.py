@@ -145,3 +145,19 @@ def schedule_tiled_matmul(n, tile=16, dtype="float32", acc="float32"):
         sch.bind(y, "threadIdx.y")
         sch.bind(x, "threadIdx.x")
     return sch.mod
+
+
+@T.prim_func
+def block_sum(A: T.Buffer((256,), "float32"), B: T.Buffer((2,), "float32")):
+    # A tree reduction in shared memory, one block per 128 elements, written without blocks.
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        ptr = T.allocate([128], "float32", "shared")
+        S = T.decl_buffer((128,), "float32", data=ptr, scope="shared")
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            S[tx] = A[bx * 128 + tx]
+        for s in range(7):
+            for tx in T.thread_binding(128, thread="threadIdx.x"):
+                if tx < (64 >> s):
+                    S[tx] = S[tx] + S[tx + (64 >> s)]
+        for tx in T.thread_binding(1, thread="threadIdx.x"):
+            B[bx] = S[0]

@@ -58,6 +58,16 @@ def test_tiled_matmul_uses_shared_memory_with_barriers_around_the_compute():
     assert ".shared" in lib.imported_modules[0].get_source("ptx")
 
 
+def test_shared_memory_tree_reduction_has_barriers_between_steps():
+    src = cuda_source(ts.build(kernels.block_sum, target="cuda"))
+    assert "__shared__ float" in src
+    steps = src[src.index("for (int32_t s"):]
+    # A barrier at the top of each step, and one before thread 0 reads the result.
+    assert steps.splitlines()[1].strip() == "__syncthreads();"
+    assert src.count("__syncthreads();") == 3
+    assert "if (threadIdx_x < 1) {" in src
+
+
 def test_reduction_and_softmax_compile():
     lib = ts.build(kernels.schedule_row_sum(), target="cuda")
     assert "B[" in cuda_source(lib)

@@ -57,6 +57,14 @@ def test_reduction_and_softmax():
     np.testing.assert_allclose(out.numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-5)
 
 
+def test_shared_memory_tree_reduction():
+    lib = ts.build(kernels.block_sum, target="cuda")
+    x = np.random.rand(256).astype("float32")
+    out = ts.nd.empty((2,), "float32", ts.cuda(0))
+    lib(dev_array(x), out)
+    np.testing.assert_allclose(out.numpy(), x.reshape(2, 128).sum(axis=1), rtol=1e-5)
+
+
 def test_fp16_vector_add():
     lib = ts.build(kernels.bind_1d(kernels.vector_add_fp16), target="cuda")
     a, b = np.random.rand(1024).astype("float16"), np.random.rand(1024).astype("float16")
@@ -70,7 +78,7 @@ def test_export_and_load(tmp_path):
     path = lib.export_library(tmp_path / "add.so")
     loaded = ts.runtime.load_module(path)
     assert loaded.type_key == "cuda"
-    assert "main_kernel" in loaded.imported_modules[0].get_source()
+    assert "vector_add_kernel" in loaded.imported_modules[0].get_source()
     a = np.random.rand(1024).astype("float32")
     c = ts.nd.empty((1024,), "float32", ts.cuda(0))
     loaded(dev_array(a), dev_array(a), c)
@@ -81,7 +89,7 @@ def test_time_evaluator_synchronises():
     lib = ts.build(kernels.bind_1d(kernels.vector_add), target="cuda")
     a = dev_array(np.ones(1024, "float32"))
     c = ts.nd.empty((1024,), "float32", ts.cuda(0))
-    result = lib.time_evaluator("main", ts.cuda(0), number=5)(a, a, c)
+    result = lib.time_evaluator("vector_add", ts.cuda(0), number=5)(a, a, c)
     assert result.mean > 0
 
 

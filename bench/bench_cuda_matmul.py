@@ -1,0 +1,88 @@
+"""fp32 and fp16 matmul on the GPU: tessera's shared-memory tiled kernel beside cuBLAS (through
+torch or cupy), measured in the same run. Prints that it skipped when there is no GPU."""
+
+import os
+import sys
+
+import numpy as np
+
+import tessera as ts
+from tessera import _core
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python", "cuda"))
+import cuda_kernels  # noqa: E402
+
+SIZES = (1024, 2048, 4096)
+
+
+def cublas_timer():
+    """A function (n, dtype) -> seconds per matmul through cuBLAS, and the library's name."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            def run(n, dtype):
+                a = torch.rand(n, n, device="cuda", dtype=getattr(torch, dtype))
+                b = torch.rand(n, n, device="cuda", dtype=getattr(torch, dtype))
+                for _ in range(3):
+                    a @ b
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(10):
+                    a @ b
+                end.record()
+                torch.cuda.synchronize()
+                return start.elapsed_time(end) / 10 / 1e3
+
+            return run, "torch (cuBLAS)"
+    except ImportError:
+        pass
+    try:
+        import cupy
+
+        def run(n, dtype):
+            a = cupy.random.rand(n, n).astype(dtype)
+            b = cupy.random.rand(n, n).astype(dtype)
+            for _ in range(3):
+                a @ b
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            for _ in range(10):
+                a @ b
+            end.record()
+            end.synchronize()
+            return cupy.cuda.get_elapsed_time(start, end) / 10 / 1e3
+
+        return run, "cupy (cuBLAS)"
+    except ImportError:
+        return None, None
+
+
+def main():
+    ok, why = _core.cuda_driver_status()
+    if not ok:
+        print(f"bench_cuda_matmul: skipped, no CUDA GPU/driver available ({why})")
+        return
+    nvrtc_ok, why = _core.nvrtc_status()
+    if not nvrtc_ok:
+        print(f"bench_cuda_matmul: skipped, NVRTC not available ({why})")
+        return
+    cublas, cublas_name = cublas_timer()
+    dev = ts.cuda(0)
+    print(f"{'n':>6} {'dtype':>8} {'tessera TFLOP/s':>16} {(cublas_name or 'cuBLAS') + ' TFLOP/s':>24}")
+    for dtype in ("float32", "float16"):
+        for n in SIZES:
+            mod = cuda_kernels.schedule_tiled_matmul(n, dtype=dtype, acc=dtype)
+            lib = ts.build(mod, target="cuda")
+            a = ts.nd.array(np.random.rand(n, n).astype(dtype), device=dev)
+            b = ts.nd.array(np.random.rand(n, n).astype(dtype), device=dev)
+            c = ts.nd.empty((n, n), dtype, dev)
+            seconds = lib.time_evaluator(lib.entry_name, dev, number=5, repeat=3)(a, b, c).median
+            flops = 2.0 * n**3
+            ours = flops / seconds / 1e12
+            theirs = f"{flops / cublas(n, dtype) / 1e12:24.2f}" if cublas else f"{'n/a (no torch/cupy)':>24}"
+            print(f"{n:>6} {dtype:>8} {ours:16.2f} {theirs}")
+
+
+if __name__ == "__main__":
+    main()
