@@ -10,10 +10,20 @@ from . import error
 
 __version__ = _core.__version__
 
-_SUBMODULES = ("ir", "tir", "transform", "script", "dsl", "lower")
+_SUBMODULES = ("ir", "tir", "transform", "script", "dsl", "lower", "runtime", "nd", "driver")
+# Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
+_ATTRIBUTES = {
+    "build": "driver",
+    "cpu": "runtime",
+    "cuda": "runtime",
+    "device": "runtime",
+    "Device": "runtime",
+}
 
 
 def __getattr__(name):
     if name in _SUBMODULES:
         return _importlib.import_module("." + name, __name__)
+    if name in _ATTRIBUTES:
+        return getattr(_importlib.import_module("." + _ATTRIBUTES[name], __name__), name)
     raise AttributeError(f"module 'tessera' has no attribute '{name}'")

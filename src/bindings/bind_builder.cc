@@ -16,6 +16,7 @@ void BindBuilder(nb::module_& m) {
       .def("set_function_attr", &IRBuilder::SetFunctionAttr)
       .def("end_function", &IRBuilder::EndFunction)
       .def("emit", &IRBuilder::Emit)
+      .def("emit_binder", &IRBuilder::EmitBinder, "binder"_a)
       .def("emit_let", &IRBuilder::EmitLet, "var"_a, "value"_a, "span"_a = Span())
       .def("emit_decl_buffer", &IRBuilder::EmitDeclBuffer, "buffer"_a, "span"_a = Span())
       .def("emit_allocate",
@@ -35,6 +36,19 @@ void BindBuilder(nb::module_& m) {
       .def("end_if", &IRBuilder::EndIf)
       .def("begin_scope", &IRBuilder::BeginScope)
       .def("end_scope", &IRBuilder::EndScope)
+      .def("begin_block", &IRBuilder::BeginBlock, "name"_a, "no_realize"_a = false,
+           "span"_a = Span())
+      .def("add_block_iter", &IRBuilder::AddBlockIter, "iter_var"_a, "value"_a)
+      .def("set_block_reads", &IRBuilder::SetBlockReads, "regions"_a)
+      .def("set_block_writes", &IRBuilder::SetBlockWrites, "regions"_a)
+      .def("set_block_predicate", &IRBuilder::SetBlockPredicate, "predicate"_a)
+      .def("set_block_attrs", &IRBuilder::SetBlockAttrs, "attrs"_a)
+      .def("alloc_buffer", &IRBuilder::AllocBuffer, "buffer"_a)
+      .def("add_match_buffer", &IRBuilder::AddMatchBuffer, "match"_a)
+      .def("begin_init", &IRBuilder::BeginInit, "span"_a = Span())
+      .def("end_init", &IRBuilder::EndInit)
+      .def("end_block", &IRBuilder::EndBlock)
+      .def_prop_ro("in_block", &IRBuilder::InBlock)
       .def_prop_ro("depth", &IRBuilder::depth);
 }
 

@@ -26,8 +26,10 @@ inline Span OrEmpty(const std::optional<Span>& s) { return s ? *s : Span(); }
 
 void BindIR(nb::module_& m);
 void BindBuilder(nb::module_& m);
+void BindTIR(nb::module_& m);
 void BindTransform(nb::module_& m);
 void BindRuntime(nb::module_& m);
+void BindHostRuntime(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

@@ -80,7 +80,9 @@ NB_MODULE(_core, m) {
         [](const Span& span, const std::string& msg) { return RenderDiagnostic(span, msg); },
         "span"_a, "message"_a);
   BindIR(m);
+  BindTIR(m);
   BindBuilder(m);
   BindTransform(m);
   BindRuntime(m);
+  BindHostRuntime(m);
 }

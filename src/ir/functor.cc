@@ -19,6 +19,35 @@ bool MutateVector(const std::vector<T>& in, std::vector<T>* out, F f) {
 
 }  // namespace
 
+// ---- Block parts shared by the statement visitor and mutator ----
+namespace {
+
+template <class F>
+void VisitRegion(const BufferRegion& r, F visit_expr) {
+  for (const Range& range : r->region) {
+    visit_expr(range->min);
+    visit_expr(range->extent);
+  }
+}
+
+template <class F>
+Range MutateRange(const Range& r, F mutate_expr) {
+  Expr m = mutate_expr(r->min), e = mutate_expr(r->extent);
+  if (m == r->min && e == r->extent) return r;
+  return RangeNode::Make(m, e, r->span);
+}
+
+template <class F>
+BufferRegion MutateRegion(const BufferRegion& r, F mutate_expr) {
+  std::vector<Range> region;
+  if (!MutateVector(r->region, &region, [&](const Range& x) { return MutateRange(x, mutate_expr); })) {
+    return r;
+  }
+  return BufferRegionNode::Make(r->buffer, std::move(region), r->span);
+}
+
+}  // namespace
+
 // ---- ExprVisitor ----
 void ExprVisitor::VisitExpr_(const IntImmNode*) {}
 void ExprVisitor::VisitExpr_(const FloatImmNode*) {}
@@ -171,6 +200,23 @@ void StmtVisitor::VisitStmt_(const SeqStmtNode* op) {
   for (const Stmt& s : op->seq) VisitStmt(s);
 }
 void StmtVisitor::VisitStmt_(const EvaluateNode* op) { VisitExpr(op->value); }
+void StmtVisitor::VisitStmt_(const BlockNode* op) {
+  auto visit_expr = [this](const Expr& e) { VisitExpr(e); };
+  for (const IterVar& iv : op->iter_vars) {
+    VisitExpr(iv->dom->min);
+    VisitExpr(iv->dom->extent);
+  }
+  for (const BufferRegion& r : op->reads) VisitRegion(r, visit_expr);
+  for (const BufferRegion& r : op->writes) VisitRegion(r, visit_expr);
+  for (const MatchBufferRegion& m : op->match_buffers) VisitRegion(m->source, visit_expr);
+  if (op->init) VisitStmt(op->init);
+  VisitStmt(op->body);
+}
+void StmtVisitor::VisitStmt_(const BlockRealizeNode* op) {
+  for (const Expr& v : op->iter_values) VisitExpr(v);
+  VisitExpr(op->predicate);
+  VisitStmt(op->block);
+}
 
 // ---- StmtMutator ----
 Stmt StmtMutator::VisitStmt_(const LetStmtNode* op) {
@@ -244,6 +290,41 @@ Stmt StmtMutator::VisitStmt_(const EvaluateNode* op) {
   Expr v = VisitExpr(op->value);
   if (v == op->value) return GetRef(op);
   return EvaluateNode::Make(v, op->span);
+}
+Stmt StmtMutator::VisitStmt_(const BlockNode* op) {
+  auto mutate_expr = [this](const Expr& e) { return VisitExpr(e); };
+  std::vector<IterVar> iter_vars;
+  bool changed = MutateVector(op->iter_vars, &iter_vars, [&](const IterVar& iv) {
+    Range dom = MutateRange(iv->dom, mutate_expr);
+    if (dom == iv->dom) return iv;
+    return IterVarNode::Make(dom, iv->var, iv->iter_type, iv->thread_tag, iv->span);
+  });
+  std::vector<BufferRegion> reads, writes;
+  auto mutate_region = [&](const BufferRegion& r) { return MutateRegion(r, mutate_expr); };
+  changed = MutateVector(op->reads, &reads, mutate_region) || changed;
+  changed = MutateVector(op->writes, &writes, mutate_region) || changed;
+  std::vector<MatchBufferRegion> match_buffers;
+  changed = MutateVector(op->match_buffers, &match_buffers, [&](const MatchBufferRegion& m) {
+    BufferRegion source = MutateRegion(m->source, mutate_expr);
+    if (source == m->source) return m;
+    return MatchBufferRegionNode::Make(m->buffer, source, m->span);
+  }) || changed;
+  Stmt init = op->init ? VisitStmt(op->init) : nullptr;
+  Stmt body = VisitStmt(op->body);
+  if (!changed && init == op->init && body == op->body) return GetRef(op);
+  return BlockNode::Make(std::move(iter_vars), std::move(reads), std::move(writes), op->name_hint,
+                         body, init, op->alloc_buffers, std::move(match_buffers), op->annotations,
+                         op->span);
+}
+Stmt StmtMutator::VisitStmt_(const BlockRealizeNode* op) {
+  std::vector<Expr> values;
+  bool changed = MutateVector(op->iter_values, &values, [this](const Expr& e) { return VisitExpr(e); });
+  Expr predicate = VisitExpr(op->predicate);
+  Stmt block = VisitStmt(op->block);
+  if (!changed && predicate == op->predicate && block == op->block) return GetRef(op);
+  Block new_block = As<BlockNode>(block);
+  if (!new_block) throw InternalError("StmtMutator: a block was mutated into a non-block");
+  return BlockRealizeNode::Make(std::move(values), predicate, new_block, op->span);
 }
 
 // ---- PostOrderVisit ----

@@ -1,6 +1,10 @@
 // IRBuilder implementation: frames collect items; closing a frame folds them into one Stmt.
 #include "tessera/ir/ir_builder.h"
 
+#include <algorithm>
+
+#include "tessera/ir/block_access.h"
+#include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -61,10 +65,39 @@ void IRBuilder::SetFunctionAttr(const std::string& key, ObjectRef value) {
   frames_.front().attrs[key] = std::move(value);
 }
 
+namespace {
+
+bool ContainsBlock(const Stmt& s) {
+  bool found = false;
+  PostOrderVisit(s, [&](const ObjectRef& n) { found = found || n->kind == NodeKind::kBlockRealize; });
+  return found;
+}
+
+// A body written as one explicit `with T.block("root"):`.
+bool IsExplicitRoot(const Stmt& s) {
+  auto* realize = AsPtr<BlockRealizeNode>(s);
+  return realize && realize->block->name_hint == "root" && realize->block->iter_vars.empty();
+}
+
+}  // namespace
+
 PrimFunc IRBuilder::EndFunction() {
   if (frames_.size() != 1) throw InternalError("IRBuilder: unclosed frames at the end of a function");
   Frame f = Pop(FrameKind::kFunction, "EndFunction");
   Stmt body = Fold(f.items, f.span);
+  // Every function with blocks or function-level allocations has an implicit root block.
+  if (!f.alloc_buffers.empty() || (ContainsBlock(body) && !IsExplicitRoot(body))) {
+    Block root = BlockNode::Make({}, {}, {}, "root", body, nullptr, f.alloc_buffers, {}, {},
+                                 f.span);
+    body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
+  }
+  // The buffer map follows the parameter order, whatever order the match_buffers came in.
+  std::stable_sort(f.buffer_map.begin(), f.buffer_map.end(), [&](const auto& x, const auto& y) {
+    auto index = [&](const Var& v) {
+      return std::find(f.params.begin(), f.params.end(), v) - f.params.begin();
+    };
+    return index(x.first) < index(y.first);
+  });
   AttrMap attrs = f.attrs;
   if (!attrs.count("global_symbol")) attrs["global_symbol"] = StringImmNode::Make(f.name);
   return PrimFuncNode::Make(f.params, f.buffer_map, body, f.ret_type, attrs, f.span);
@@ -186,6 +219,124 @@ void IRBuilder::EndScope() {
   Stmt s = Fold(f.items, f.span);
   if (auto* e = AsPtr<EvaluateNode>(s); e && IsConstInt(e->value, 0)) return;
   Emit(s);
+}
+
+// ---- blocks ----
+
+IRBuilder::Frame& IRBuilder::TopBlock(const char* what) {
+  if (frames_.empty() || frames_.back().kind != FrameKind::kBlock) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << what << " must be written directly inside a T.block";
+  }
+  return frames_.back();
+}
+
+bool IRBuilder::InBlock() const {
+  return !frames_.empty() && frames_.back().kind == FrameKind::kBlock;
+}
+
+void IRBuilder::BeginBlock(std::string name, bool no_realize, Span span) {
+  if (frames_.empty()) throw InternalError("IRBuilder: block outside a function");
+  Frame f;
+  f.kind = FrameKind::kBlock;
+  f.name = std::move(name);
+  f.no_realize = no_realize;
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::AddBlockIter(IterVar iter, Expr value) {
+  Frame& f = TopBlock("T.axis");
+  if (!iter || !value) throw InternalError("IRBuilder: null block iterator or binding");
+  if (!f.items.empty() || f.init) {
+    TESSERA_THROW_KIND(iter->span, ErrorKind::kValue)
+        << "block iterators must be defined before the block's statements";
+  }
+  if (iter->var->dtype != value->dtype) {
+    TESSERA_THROW_KIND(iter->span, ErrorKind::kType)
+        << "iterator " << iter->var->name << " of type " << iter->var->dtype.ToString()
+        << " bound to a value of type " << value->dtype.ToString();
+  }
+  f.iter_vars.push_back(std::move(iter));
+  f.iter_values.push_back(std::move(value));
+}
+
+void IRBuilder::SetBlockReads(std::vector<BufferRegion> regions) {
+  Frame& f = TopBlock("T.reads");
+  if (f.has_reads) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "T.reads is given twice";
+  f.has_reads = true;
+  f.reads = std::move(regions);
+}
+
+void IRBuilder::SetBlockWrites(std::vector<BufferRegion> regions) {
+  Frame& f = TopBlock("T.writes");
+  if (f.has_writes) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "T.writes is given twice";
+  f.has_writes = true;
+  f.writes = std::move(regions);
+}
+
+void IRBuilder::SetBlockPredicate(Expr predicate) {
+  Frame& f = TopBlock("T.where");
+  if (f.condition) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "T.where is given twice";
+  if (!predicate || predicate->dtype != DataType::Bool()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "T.where needs a bool condition";
+  }
+  f.condition = std::move(predicate);
+}
+
+void IRBuilder::SetBlockAttrs(AttrMap attrs) {
+  Frame& f = TopBlock("T.block_attr");
+  for (auto& [key, value] : attrs) f.annotations[key] = std::move(value);
+}
+
+void IRBuilder::AllocBuffer(Buffer buffer) {
+  if (frames_.empty()) throw InternalError("IRBuilder: allocation outside a function");
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    if (it->kind == FrameKind::kBlock || it->kind == FrameKind::kFunction) {
+      it->alloc_buffers.push_back(std::move(buffer));
+      return;
+    }
+  }
+}
+
+void IRBuilder::AddMatchBuffer(MatchBufferRegion match) {
+  TopBlock("T.match_buffer of a region").match_buffers.push_back(std::move(match));
+}
+
+void IRBuilder::BeginInit(Span span) {
+  Frame& block = TopBlock("T.init");
+  if (block.init) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "a block has one T.init";
+  Frame f;
+  f.kind = FrameKind::kInit;
+  f.span = std::move(span);
+  frames_.push_back(std::move(f));
+}
+
+void IRBuilder::EndInit() {
+  Frame f = Pop(FrameKind::kInit, "EndInit");
+  Top(FrameKind::kBlock, "EndInit").init = Fold(f.items, f.span);
+}
+
+Stmt IRBuilder::EndBlock() {
+  Frame f = Pop(FrameKind::kBlock, "EndBlock");
+  Stmt body = Fold(f.items, f.span);
+  Block block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init,
+                                f.alloc_buffers, f.match_buffers, f.annotations, f.span);
+  if (!f.has_reads || !f.has_writes) {
+    auto [reads, writes] = InferBlockAccessRegions(block.get());
+    block = BlockNode::Make(f.iter_vars, f.has_reads ? f.reads : reads,
+                            f.has_writes ? f.writes : writes, f.name, body, f.init,
+                            f.alloc_buffers, f.match_buffers, f.annotations, f.span);
+  }
+  Stmt result = block;
+  if (!f.no_realize) {
+    result = BlockRealizeNode::Make(f.iter_values, f.condition, block, f.span);
+  } else if (!f.iter_vars.empty() || f.condition) {
+    TESSERA_THROW_KIND(f.span, ErrorKind::kValue)
+        << "a block with no_realize=True cannot have iterators or T.where";
+  }
+  Emit(result);
+  return result;
 }
 
 }  // namespace tessera

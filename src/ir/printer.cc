@@ -14,6 +14,7 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace {
@@ -146,6 +147,15 @@ std::unordered_set<const VarNode*> VarsUsedIn(const Stmt& body) {
     if (auto* load = AsPtr<BufferLoadNode>(n)) add_buffer(load->buffer);
     if (auto* store = AsPtr<BufferStoreNode>(n)) add_buffer(store->buffer);
     if (auto* decl = AsPtr<DeclBufferNode>(n)) add_buffer(decl->buffer);
+    if (auto* block = AsPtr<BlockNode>(n)) {
+      for (const BufferRegion& r : block->reads) add_buffer(r->buffer);
+      for (const BufferRegion& r : block->writes) add_buffer(r->buffer);
+      for (const Buffer& b : block->alloc_buffers) add_buffer(b);
+      for (const MatchBufferRegion& m : block->match_buffers) {
+        add_buffer(m->buffer);
+        add_buffer(m->source->buffer);
+      }
+    }
     if (auto* attr = AsPtr<AttrStmtNode>(n)) {
       if (auto* v = AsPtr<VarNode>(attr->node)) used.insert(v);
       if (auto* iv = AsPtr<IterVarNode>(attr->node)) used.insert(iv->var.get());
@@ -271,6 +281,12 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return it != names_.end() ? it->second : (names_[v] = Fresh(v->name));
   }
   void BindAt(const VarNode* v, size_t line, int indent) { var_anchor_[v] = {line, indent}; }
+  /*! \brief Frees the name of a loop variable or block iterator at the end of its scope, so
+   *  sibling loops and blocks print as `i` and `vi` again (the parser scopes them). */
+  void ReleaseName(const VarNode* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) used_names_.erase(it->second);
+  }
 
   /*! \brief A variable used without a binder in sight is declared at the top of the scope. */
   std::string VarRef(const VarNode* v) {
@@ -402,6 +418,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       }
       case NodeKind::kArray:
         return AttrValue(obj);
+      case NodeKind::kBufferRegion:
+        return RegionText(static_cast<const BufferRegionNode*>(obj.get()));
       case NodeKind::kGlobalVar:
         return CalleeName(static_cast<const GlobalVarNode*>(obj.get()));
       case NodeKind::kOp:
@@ -481,7 +499,15 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       Emit(buffer_name + " = " + T("match_buffer") + "(" + handle + ", " + args + ")");
     }
     top_buffers_ = EmitAnchor();
-    VisitStmt(func->body);
+    if (IsImplicitRoot(func->body)) {
+      // The implicit root block: its allocations are function-level T.alloc_buffer calls.
+      const BlockNode* root = static_cast<const BlockRealizeNode*>(func->body.get())->block.get();
+      Emit("# with " + T("block") + "(\"root\"):");
+      PrintAllocBuffers(root);
+      VisitStmt(root->body);
+    } else {
+      VisitStmt(func->body);
+    }
     scoped_ = false;
     --indent_;
   }
@@ -617,8 +643,15 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     std::vector<std::string> vars;
     for (const ForNode* loop : loops) vars.push_back(DefineVar(loop->loop_var.get()));
     size_t line = Emit("for " + Join(vars) + " in " + head + ":");
-    for (const ForNode* loop : loops) BindAt(loop->loop_var.get(), line, indent_ + 1);
+    for (const ForNode* loop : loops) {
+      BindAt(loop->loop_var.get(), line, indent_ + 1);
+      loops_[loop->loop_var.get()] = loop;
+    }
     PrintBody(loops.back()->body);
+    for (const ForNode* loop : loops) {
+      loops_.erase(loop->loop_var.get());
+      ReleaseName(loop->loop_var.get());
+    }
   }
 
   void VisitStmt_(const WhileNode* op) override {
@@ -645,6 +678,173 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       tail_ = is_tail && i + 1 == op->seq.size();
       VisitStmt(op->seq[i]);
     }
+  }
+
+  // ---- blocks ----
+
+  /*! \brief Whether a function body is a root block the parser recreates from a plain body:
+   *  named "root", nothing but allocations and a body that holds blocks or is allocated for. */
+  static bool IsImplicitRoot(const Stmt& body) {
+    auto* realize = AsPtr<BlockRealizeNode>(body);
+    if (!realize || !realize->iter_values.empty() || !IsConstInt(realize->predicate, 1)) {
+      return false;
+    }
+    const BlockNode* root = realize->block.get();
+    if (root->name_hint != "root" || !root->iter_vars.empty() || !root->reads.empty() ||
+        !root->writes.empty() || root->init || !root->match_buffers.empty() ||
+        !root->annotations.empty()) {
+      return false;
+    }
+    if (!root->alloc_buffers.empty()) return true;
+    bool has_block = false;
+    PostOrderVisit(root->body, [&](const ObjectRef& n) {
+      has_block = has_block || n->kind == NodeKind::kBlockRealize;
+    });
+    return has_block;
+  }
+
+  void PrintAllocBuffers(const BlockNode* block) {
+    for (const Buffer& buf : block->alloc_buffers) {
+      std::string args = BufferArgs(buf.get(), /*with_data=*/false);
+      std::string name = DefineBuffer(buf.get());
+      OwnData(buf.get(), name);
+      Emit(name + " = " + T("alloc_buffer") + "(" + args + ")");
+    }
+  }
+
+  /*! \brief `A[vi, 0:16]`: a point where the extent is 1, else a slice. */
+  std::string RegionText(const BufferRegionNode* r) {
+    std::string buf = BufferRef(r->buffer.get());
+    if (r->region.empty()) return buf + "[()]";
+    std::vector<std::string> parts;
+    for (const Range& range : r->region) {
+      if (IsConstInt(range->extent, 1)) {
+        parts.push_back(ExprText(range->min));
+      } else {
+        parts.push_back(ExprText(range->min) + ":" + StopText(range->min, range->extent));
+      }
+    }
+    return buf + "[" + Join(parts) + "]";
+  }
+
+  std::string RegionList(const std::vector<BufferRegion>& regions) {
+    std::vector<std::string> parts;
+    for (const BufferRegion& r : regions) parts.push_back(RegionText(r.get()));
+    return Join(parts);
+  }
+
+  /*! \brief Whether iterator `i` may print in `T.axis.remap`: a spatial or reduction iterator
+   *  bound to an enclosing loop's variable over exactly that loop's range. */
+  bool IsRemappable(const IterVarNode* iv, const Expr& value) const {
+    if (!cfg_.syntax_sugar) return false;
+    if (iv->iter_type != IterVarType::kDataPar && iv->iter_type != IterVarType::kCommReduce) {
+      return false;
+    }
+    auto* var = AsPtr<VarNode>(value);
+    if (!var) return false;
+    auto loop = loops_.find(var);
+    if (loop == loops_.end()) return false;
+    return StructuralEqual(iv->dom->min, loop->second->min) &&
+           StructuralEqual(iv->dom->extent, loop->second->extent);
+  }
+
+  static const char* AxisKindName(IterVarType t) {
+    switch (t) {
+      case IterVarType::kDataPar:
+        return "spatial";
+      case IterVarType::kCommReduce:
+        return "reduce";
+      case IterVarType::kOrdered:
+        return "scan";
+      default:
+        return "opaque";
+    }
+  }
+
+  /*! \brief Iterator definitions in order: runs of remappable ones as one `T.axis.remap`. */
+  void PrintBlockIters(const BlockRealizeNode* realize) {
+    const BlockNode* block = realize->block.get();
+    size_t n = block->iter_vars.size();
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      while (j < n && IsRemappable(block->iter_vars[j].get(), realize->iter_values[j])) ++j;
+      if (j - i >= 2) {
+        std::string kinds;
+        std::vector<std::string> vars, values;
+        for (size_t k = i; k < j; ++k) {
+          const IterVarNode* iv = block->iter_vars[k].get();
+          kinds += iv->iter_type == IterVarType::kDataPar ? 'S' : 'R';
+          values.push_back(ExprText(realize->iter_values[k]));
+          vars.push_back(DefineVar(iv->var.get()));
+        }
+        size_t line = Emit(Join(vars) + " = " + T("axis.remap") + "(" + Quote(kinds) + ", [" +
+                           Join(values) + "])");
+        for (size_t k = i; k < j; ++k) BindAt(block->iter_vars[k]->var.get(), line, indent_);
+        i = j;
+        continue;
+      }
+      const IterVarNode* iv = block->iter_vars[i].get();
+      std::string dom = IsConstInt(iv->dom->min, 0)
+                            ? ExprText(iv->dom->extent)
+                            : "(" + ExprText(iv->dom->min) + ", " +
+                                  StopText(iv->dom->min, iv->dom->extent) + ")";
+      std::string value = ExprText(realize->iter_values[i]);
+      std::string var = DefineVar(iv->var.get());
+      size_t line = Emit(var + " = " + T(std::string("axis.") + AxisKindName(iv->iter_type)) +
+                         "(" + dom + ", " + value + ")");
+      BindAt(iv->var.get(), line, indent_);
+      ++i;
+    }
+  }
+
+  void PrintBlockContents(const BlockRealizeNode* realize) {
+    const BlockNode* block = realize->block.get();
+    PrintBlockIters(realize);
+    if (!IsConstInt(realize->predicate, 1)) {
+      Emit(T("where") + "(" + ExprText(realize->predicate) + ")");
+    }
+    Emit(T("reads") + "(" + RegionList(block->reads) + ")");
+    Emit(T("writes") + "(" + RegionList(block->writes) + ")");
+    if (!block->annotations.empty()) {
+      Emit(T("block_attr") + "(" + AttrDict(block->annotations) + ")");
+    }
+    PrintAllocBuffers(block);
+    for (const MatchBufferRegion& m : block->match_buffers) {
+      std::string source = RegionText(m->source.get());
+      std::string args = BufferArgs(m->buffer.get(), /*with_data=*/false);
+      std::string name = DefineBuffer(m->buffer.get());
+      OwnData(m->buffer.get(), name);
+      Emit(name + " = " + T("match_buffer") + "(" + source + ", " + args + ")");
+    }
+    if (block->init) {
+      Emit("with " + T("init") + "():");
+      PrintBody(block->init);
+    }
+    tail_ = true;
+    VisitStmt(block->body);
+  }
+
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    Emit("with " + T("block") + "(" + Quote(op->block->name_hint) + "):");
+    ++indent_;
+    PrintBlockContents(op);
+    --indent_;
+    for (const IterVar& iv : op->block->iter_vars) ReleaseName(iv->var.get());
+  }
+
+  void VisitStmt_(const BlockNode* op) override {
+    // A block outside a BlockRealize has no bindings; print it realized with none.
+    Emit("with " + T("block") + "(" + Quote(op->name_hint) + ", no_realize=True):");
+    ++indent_;
+    auto realize = BlockRealizeNode::Make({}, Bool(true), GetRef(op));
+    if (op->iter_vars.empty()) {
+      PrintBlockContents(realize.get());
+    } else {
+      Emit("# a block with iterators needs a BlockRealize");
+      tail_ = true;
+      VisitStmt(op->body);
+    }
+    --indent_;
   }
 
   void VisitStmt_(const EvaluateNode* op) override {
@@ -799,6 +999,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::unordered_set<std::string> used_names_;
   /*! \brief Where the declarations depending on a statement-bound variable go. */
   std::unordered_map<const VarNode*, Anchor> var_anchor_;
+  /*! \brief Enclosing loops by variable, for `T.axis.remap`. */
+  std::unordered_map<const VarNode*, const ForNode*> loops_;
 };
 
 }  // namespace

@@ -184,4 +184,89 @@ Ref<EvaluateNode> EvaluateNode::Make(Expr value, Span span) {
   return std::make_shared<EvaluateNode>(std::move(value), std::move(span));
 }
 
+Ref<BufferRegionNode> BufferRegionNode::Make(Buffer buffer, std::vector<Range> region, Span span) {
+  Need(buffer != nullptr, span, "BufferRegion buffer must not be null");
+  Need(region.size() == buffer->shape.size(), span,
+       "region of buffer " + buffer->name + " has " + std::to_string(region.size()) +
+           " ranges for " + std::to_string(buffer->shape.size()) + " dimensions");
+  for (const Range& r : region) {
+    Need(r != nullptr, span, "BufferRegion range must not be null");
+    Need(r->min->dtype.is_integer() && r->min->dtype.is_scalar() &&
+             r->extent->dtype.is_integer() && r->extent->dtype.is_scalar(),
+         span, "region bounds of buffer " + buffer->name + " must be scalar integers");
+  }
+  return std::make_shared<BufferRegionNode>(std::move(buffer), std::move(region), std::move(span));
+}
+
+Ref<BufferRegionNode> BufferRegionNode::FullRegion(Buffer buffer, Span span) {
+  Need(buffer != nullptr, span, "BufferRegion buffer must not be null");
+  std::vector<Range> region;
+  for (const Expr& extent : buffer->shape) {
+    region.push_back(RangeNode::Make(MakeConst(extent->dtype, int64_t{0}), extent));
+  }
+  return Make(std::move(buffer), std::move(region), std::move(span));
+}
+
+Ref<MatchBufferRegionNode> MatchBufferRegionNode::Make(Buffer buffer, BufferRegion source,
+                                                       Span span) {
+  Need(buffer != nullptr && source != nullptr, span,
+       "MatchBufferRegion needs a buffer and a source region");
+  Need(buffer->dtype == source->buffer->dtype, span,
+       "match_buffer " + buffer->name + " of " + buffer->dtype.ToString() + " cannot view " +
+           source->buffer->name + " of " + source->buffer->dtype.ToString());
+  Need(buffer->shape.size() <= source->region.size(), span,
+       "match_buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
+           " dimensions, more than its source region's " +
+           std::to_string(source->region.size()));
+  return std::make_shared<MatchBufferRegionNode>(std::move(buffer), std::move(source),
+                                                 std::move(span));
+}
+
+Ref<BlockNode> BlockNode::Make(std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
+                               std::vector<BufferRegion> writes, std::string name_hint, Stmt body,
+                               Stmt init, std::vector<Buffer> alloc_buffers,
+                               std::vector<MatchBufferRegion> match_buffers, AttrMap annotations,
+                               Span span) {
+  NeedStmt(body, "block body", span);
+  for (const IterVar& iv : iter_vars) {
+    Need(iv != nullptr, span, "block iterator must not be null");
+    Need(iv->dom != nullptr, span, "block iterator " + iv->var->name + " needs a domain");
+    Need(iv->var->dtype.is_integer() && iv->var->dtype.is_scalar(), span,
+         "block iterator " + iv->var->name + " must be a scalar integer");
+    Need(iv->iter_type == IterVarType::kDataPar || iv->iter_type == IterVarType::kCommReduce ||
+             iv->iter_type == IterVarType::kOrdered || iv->iter_type == IterVarType::kOpaque,
+         span, "block iterator " + iv->var->name + " cannot be a thread index");
+  }
+  for (const BufferRegion& r : reads) Need(r != nullptr, span, "block read region is null");
+  for (const BufferRegion& r : writes) Need(r != nullptr, span, "block write region is null");
+  for (const Buffer& b : alloc_buffers) Need(b != nullptr, span, "block allocation is null");
+  for (const MatchBufferRegion& m : match_buffers) {
+    Need(m != nullptr, span, "block match_buffer is null");
+  }
+  return std::make_shared<BlockNode>(std::move(iter_vars), std::move(reads), std::move(writes),
+                                     std::move(name_hint), std::move(body), std::move(init),
+                                     std::move(alloc_buffers), std::move(match_buffers),
+                                     std::move(annotations), std::move(span));
+}
+
+Ref<BlockRealizeNode> BlockRealizeNode::Make(std::vector<Expr> iter_values, Expr predicate,
+                                             Block block, Span span) {
+  Need(block != nullptr, span, "BlockRealize block must not be null");
+  Need(iter_values.size() == block->iter_vars.size(), span,
+       "block " + block->name_hint + " has " + std::to_string(block->iter_vars.size()) +
+           " iterators but is realized with " + std::to_string(iter_values.size()) + " values");
+  for (size_t i = 0; i < iter_values.size(); ++i) {
+    NeedExpr(iter_values[i], "iterator value", span);
+    const Var& var = block->iter_vars[i]->var;
+    Need(iter_values[i]->dtype == var->dtype, span,
+         "block " + block->name_hint + ": iterator " + var->name + " of type " +
+             var->dtype.ToString() + " bound to a value of type " +
+             iter_values[i]->dtype.ToString());
+  }
+  if (!predicate) predicate = Bool(true);
+  NeedBoolCondition(predicate, span);
+  return std::make_shared<BlockRealizeNode>(std::move(iter_values), std::move(predicate),
+                                            std::move(block), std::move(span));
+}
+
 }  // namespace tessera

@@ -488,6 +488,45 @@ class EqualChecker {
   bool Visit(const EvaluateNode* a, const EvaluateNode* b) {
     return Field("value", a->value, b->value);
   }
+  bool Visit(const BlockNode* a, const BlockNode* b) {
+    // Names are hints (spec: ignored). Iterators, allocations and matched buffers are
+    // definitions scoped to the block.
+    Scope scope(this);
+    if (a->iter_vars.size() != b->iter_vars.size()) {
+      return ListField("iter_vars", a->iter_vars, b->iter_vars);
+    }
+    for (size_t i = 0; i < a->iter_vars.size(); ++i) {
+      Step step(this, "iter_vars", static_cast<int64_t>(i));
+      const IterVarNode* x = a->iter_vars[i].get();
+      const IterVarNode* y = b->iter_vars[i].get();
+      if (!ValueField("iter_type", x->iter_type, y->iter_type,
+                      [](IterVarType t) { return std::to_string(static_cast<int>(t)); }) ||
+          !Field("dom", x->dom, y->dom) || !DefineVar("var", x->var, y->var)) {
+        return false;
+      }
+    }
+    if (a->alloc_buffers.size() != b->alloc_buffers.size()) {
+      return ListField("alloc_buffers", a->alloc_buffers, b->alloc_buffers);
+    }
+    for (size_t i = 0; i < a->alloc_buffers.size(); ++i) {
+      Step step(this, "alloc_buffers", static_cast<int64_t>(i));
+      if (!DefineBuffer("buffer", a->alloc_buffers[i], b->alloc_buffers[i])) return false;
+    }
+    if (a->match_buffers.size() != b->match_buffers.size()) {
+      return ListField("match_buffers", a->match_buffers, b->match_buffers);
+    }
+    for (size_t i = 0; i < a->match_buffers.size(); ++i) {
+      Step step(this, "match_buffers", static_cast<int64_t>(i));
+      if (!MatchBuffer(a->match_buffers[i].get(), b->match_buffers[i].get())) return false;
+    }
+    return ListField("reads", a->reads, b->reads) && ListField("writes", a->writes, b->writes) &&
+           AttrMapField("annotations", a->annotations, b->annotations) &&
+           Field("init", a->init, b->init) && Field("body", a->body, b->body);
+  }
+  bool Visit(const BlockRealizeNode* a, const BlockRealizeNode* b) {
+    return ListField("iter_values", a->iter_values, b->iter_values) &&
+           Field("predicate", a->predicate, b->predicate) && Field("block", a->block, b->block);
+  }
 
   // ---- Other nodes ----
 
@@ -554,6 +593,17 @@ class EqualChecker {
   }
   bool Visit(const ArrayNode* a, const ArrayNode* b) {
     return ListField("items", a->items, b->items);
+  }
+  bool Visit(const BufferRegionNode* a, const BufferRegionNode* b) {
+    return Field("buffer", a->buffer, b->buffer) && ListField("region", a->region, b->region);
+  }
+  // The source region is read outside; the view buffer is a definition (in the caller's scope).
+  bool MatchBuffer(const MatchBufferRegionNode* a, const MatchBufferRegionNode* b) {
+    return Field("source", a->source, b->source) && DefineBuffer("buffer", a->buffer, b->buffer);
+  }
+  bool Visit(const MatchBufferRegionNode* a, const MatchBufferRegionNode* b) {
+    Scope scope(this);
+    return MatchBuffer(a, b);
   }
 
   bool map_free_vars_;

@@ -291,6 +291,26 @@ class Hasher {
   }
   uint64_t Visit(const SeqStmtNode* n) { return List(n->seq); }
   uint64_t Visit(const EvaluateNode* n) { return Node(n->value); }
+  uint64_t Visit(const BlockNode* n) {
+    // Like StructuralEqual: the name is ignored; iterators and buffers are scoped definitions.
+    Scope scope(this);
+    uint64_t h = Combine(kTagList, n->iter_vars.size());
+    for (const IterVar& iv : n->iter_vars) {
+      h = Combine(Combine(h, static_cast<uint64_t>(iv->iter_type)), Node(iv->dom));
+      h = Combine(h, DefineVar(iv->var));
+    }
+    h = Combine(h, n->alloc_buffers.size());
+    for (const Buffer& b : n->alloc_buffers) h = Combine(h, DefineBuffer(b));
+    h = Combine(h, n->match_buffers.size());
+    for (const MatchBufferRegion& m : n->match_buffers) h = Combine(h, MatchBuffer(m.get()));
+    h = Combine(Combine(h, List(n->reads)), List(n->writes));
+    h = Combine(h, Attrs(n->annotations));
+    return Combine(Combine(h, Node(n->init)), Node(n->body));
+  }
+  uint64_t Visit(const BlockRealizeNode* n) {
+    uint64_t h = Combine(List(n->iter_values), Node(n->predicate));
+    return Combine(h, Node(n->block));
+  }
 
   // ---- Other nodes ----
 
@@ -323,6 +343,14 @@ class Hasher {
   }
   uint64_t Visit(const OpNode* n) { return HashString(n->name); }
   uint64_t Visit(const ArrayNode* n) { return List(n->items); }
+  uint64_t Visit(const BufferRegionNode* n) { return Combine(Node(n->buffer), List(n->region)); }
+  uint64_t MatchBuffer(const MatchBufferRegionNode* n) {
+    return Combine(Node(n->source), DefineBuffer(n->buffer));
+  }
+  uint64_t Visit(const MatchBufferRegionNode* n) {
+    Scope scope(this);
+    return MatchBuffer(n);
+  }
 
   bool map_free_vars_;
   uint64_t next_definition_ = 0;

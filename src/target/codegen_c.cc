@@ -556,6 +556,12 @@ void CodeGenC::VisitStmt_(const AllocateNode* op) {
 
 void CodeGenC::VisitStmt_(const DeclBufferNode* op) { PrintStmt(op->body); }
 
+// Blocks are removed by lowering (LowerOpaqueBlock) before code generation.
+void CodeGenC::VisitStmt_(const BlockNode* op) { Unsupported("block " + op->name_hint, op->span); }
+void CodeGenC::VisitStmt_(const BlockRealizeNode* op) {
+  Unsupported("block " + op->block->name_hint + " (lower it first)", op->span);
+}
+
 void CodeGenC::VisitStmt_(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) {
     Unsupported("thread-bound loop over " + op->loop_var->name, op->span);

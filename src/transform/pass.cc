@@ -14,6 +14,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, std::function<Pass()>> passes;
   std::map<std::string, ConfigType> configs;
+  std::map<std::string, std::map<std::string, ConfigType>> record_fields;
 };
 
 Registry& Global() {
@@ -48,10 +49,25 @@ const bool kBuiltinConfigs = [] {
                         "tessera.verify_each_pass", "tessera.verify_between_stages"}) {
     RegisterConfigOption(k, ConfigType::kBool);
   }
-  for (const char* k : {"tir.UnrollLoop", "tir.Simplify", "tir.LoopPartition",
-                        "tir.HoistIfThenElse", "tir.RemoveNoOp", "tir.InjectDoubleBuffer"}) {
-    RegisterConfigOption(k, ConfigType::kDict);
-  }
+  // Per-pass option records (tensorir.md §8), with the fields each one accepts.
+  const ConfigType kB = ConfigType::kBool, kI = ConfigType::kInt;
+  RegisterConfigRecord("tir.UnrollLoop", {{"auto_max_step", kI},
+                                          {"auto_max_depth", kI},
+                                          {"auto_max_extent", kI},
+                                          {"explicit_unroll", kB},
+                                          {"unroll_local_access", kB}});
+  RegisterConfigRecord("tir.Simplify", {{"transitively_prove_inequalities", kB},
+                                        {"propagate_knowns_to_prove_conditional", kB},
+                                        {"propagate_knowns_to_simplify_expressions", kB},
+                                        {"convert_boolean_to_and_of_ors", kB},
+                                        {"apply_constraints_to_boolean_branches", kB}});
+  RegisterConfigRecord("tir.LoopPartition", {{"partition_const_loop", kB},
+                                             {"no_unroll_loop_with_extent_one", kB},
+                                             {"unroll_loop_with_partition_hint_no_interval", kB}});
+  RegisterConfigRecord("tir.HoistIfThenElse", {{"support_block_scope_hosting", kB}});
+  RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
+                                          {"max_simplification_steps", kI}});
+  RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});
   RegisterConfigOption("tessera.dump_ir", ConfigType::kString);
   RegisterConfigOption("tessera.cc_options", ConfigType::kString);
   return true;
@@ -155,6 +171,15 @@ void RegisterConfigOption(const std::string& key, ConfigType type) {
   r.configs[key] = type;
 }
 
+void RegisterConfigRecord(const std::string& key,
+                          const std::vector<std::pair<std::string, ConfigType>>& fields) {
+  RegisterConfigOption(key, ConfigType::kDict);
+  auto& r = Global();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto& schema = r.record_fields[key];
+  for (const auto& [name, type] : fields) schema[name] = type;
+}
+
 std::map<std::string, std::string> ListConfigOptions() {
   auto& r = Global();
   std::lock_guard<std::mutex> lock(r.mu);
@@ -177,6 +202,29 @@ void PassContext::SetConfig(const std::string& key, ConfigValue value) {
   if (!ok) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kType)
         << "config option '" << key << "' expects a " << it->second << ", got a " << got;
+  }
+  if (auto* dict = std::get_if<std::shared_ptr<ConfigDict>>(&value.value)) {
+    std::map<std::string, ConfigType> schema;
+    {
+      auto& r = Global();
+      std::lock_guard<std::mutex> lock(r.mu);
+      auto s = r.record_fields.find(key);
+      if (s != r.record_fields.end()) schema = s->second;
+    }
+    for (const auto& [field, v] : **dict) {
+      auto f = schema.find(field);
+      if (f == schema.end()) {
+        auto t = TESSERA_THROW_KIND(Span(), ErrorKind::kAttribute);
+        t << "Invalid field '" << field << "' of config option '" << key << "'; valid fields are:";
+        for (const auto& [name, ty] : schema) t << " " << name;
+      }
+      std::string want = ConfigTypeName(f->second), have = v.TypeName();
+      if (want != have && !(want == "int" && have == "bool") && !(want == "float" && have == "int")) {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "field '" << field << "' of config option '"
+                                                     << key << "' expects a " << want
+                                                     << ", got a " << have;
+      }
+    }
   }
   config[key] = std::move(value);
 }
@@ -201,6 +249,36 @@ std::string PassContext::GetString(const std::string& key, const std::string& fa
   auto it = config.find(key);
   if (it == config.end()) return fallback;
   if (auto* s = std::get_if<std::string>(&it->second.value)) return *s;
+  return fallback;
+}
+
+namespace {
+const ConfigValue* RecordField(const PassContext& ctx, const std::string& key,
+                               const std::string& field) {
+  auto it = ctx.config.find(key);
+  if (it == ctx.config.end()) return nullptr;
+  auto* dict = std::get_if<std::shared_ptr<ConfigDict>>(&it->second.value);
+  if (!dict || !*dict) return nullptr;
+  auto f = (*dict)->find(field);
+  return f == (*dict)->end() ? nullptr : &f->second;
+}
+}  // namespace
+
+int64_t PassContext::GetRecordInt(const std::string& key, const std::string& field,
+                                  int64_t fallback) const {
+  const ConfigValue* v = RecordField(*this, key, field);
+  if (!v) return fallback;
+  if (auto* i = std::get_if<int64_t>(&v->value)) return *i;
+  if (auto* b = std::get_if<bool>(&v->value)) return *b;
+  return fallback;
+}
+
+bool PassContext::GetRecordBool(const std::string& key, const std::string& field,
+                                bool fallback) const {
+  const ConfigValue* v = RecordField(*this, key, field);
+  if (!v) return fallback;
+  if (auto* b = std::get_if<bool>(&v->value)) return *b;
+  if (auto* i = std::get_if<int64_t>(&v->value)) return *i != 0;
   return fallback;
 }
 

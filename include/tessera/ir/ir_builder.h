@@ -1,5 +1,6 @@
 // IRBuilder: builds statements and functions from a parser's sequence of calls, with a frame
-// stack (function, loop, if/then/else, while) where binders scope over the rest of the frame.
+// stack (function, loop, if/then/else, while, block, init) where binders scope over the rest of
+// the frame.
 #pragma once
 
 #include <functional>
@@ -48,11 +49,37 @@ class IRBuilder {
   void BeginScope();
   void EndScope();
 
+  // ---- TensorIR blocks ----
+  /*! \brief Opens `with T.block(name)`; closing it emits a BlockRealize (or, with `no_realize`,
+   *  the bare Block). */
+  void BeginBlock(std::string name, bool no_realize = false, Span span = {});
+  /*! \brief Defines a block iterator bound to `value` (`T.axis.spatial(dom, value)`). */
+  void AddBlockIter(IterVar iter, Expr value);
+  /*! \brief `T.reads(...)` / `T.writes(...)`; when never called they are inferred at EndBlock. */
+  void SetBlockReads(std::vector<BufferRegion> regions);
+  void SetBlockWrites(std::vector<BufferRegion> regions);
+  /*! \brief `T.where(predicate)`. */
+  void SetBlockPredicate(Expr predicate);
+  /*! \brief `T.block_attr({...})`: merged into the block's annotations. */
+  void SetBlockAttrs(AttrMap attrs);
+  /*! \brief `T.alloc_buffer`: allocated by the innermost block, or by the implicit root block
+   *  when outside any block. */
+  void AllocBuffer(Buffer buffer);
+  /*! \brief `T.match_buffer(A[...], ...)` inside a block. */
+  void AddMatchBuffer(MatchBufferRegion match);
+  /*! \brief `with T.init():` of the innermost block. */
+  void BeginInit(Span span = {});
+  void EndInit();
+  /*! \brief Closes the block; returns the BlockRealize (or Block) it emitted. */
+  Stmt EndBlock();
+  /*! \brief Whether the innermost open frame is a block (where T.reads etc. belong). */
+  bool InBlock() const;
+
   /*! \brief Number of open frames (0 when idle). */
   size_t depth() const { return frames_.size(); }
 
  private:
-  enum class FrameKind { kFunction, kFor, kWhile, kIf, kThen, kElse, kScope };
+  enum class FrameKind { kFunction, kFor, kWhile, kIf, kThen, kElse, kScope, kBlock, kInit };
   struct Item {
     Stmt stmt;      // a statement, or
     Binder binder;  // a binder over the items after it
@@ -77,9 +104,19 @@ class IRBuilder {
     // if / while
     Expr condition;
     Stmt then_case, else_case;
+    // block (and the function's implicit root block: alloc_buffers)
+    std::vector<IterVar> iter_vars;
+    std::vector<Expr> iter_values;
+    bool has_reads = false, has_writes = false, no_realize = false;
+    std::vector<BufferRegion> reads, writes;
+    std::vector<Buffer> alloc_buffers;
+    std::vector<MatchBufferRegion> match_buffers;
+    Stmt init;
   };
 
   Frame& Top(FrameKind kind, const char* what);
+  /*! \brief The innermost block frame, for statements written directly in it. */
+  Frame& TopBlock(const char* what);
   Frame Pop(FrameKind kind, const char* what);
   static Stmt Fold(const std::vector<Item>& items, Span span);
 

@@ -17,13 +17,13 @@ namespace tessera {
   X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) \
   X(Or) X(Not) X(Select) X(Ramp) X(Broadcast) X(Shuffle) X(Let) X(Call) X(BufferLoad)
 
-// TensorIR's Block and BlockRealize join this list (before SeqStmt's neighbours is fine).
 #define TESSERA_STMT_NODES(X)                                                                \
   X(LetStmt) X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(DeclBuffer) X(For)     \
-  X(While) X(IfThenElse) X(SeqStmt) X(Evaluate)
+  X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize)
 
-#define TESSERA_OTHER_NODES(X) \
-  X(Range) X(IterVar) X(Buffer) X(PrimFunc) X(GlobalVar) X(IRModule) X(Op) X(Array)
+#define TESSERA_OTHER_NODES(X)                                                               \
+  X(Range) X(IterVar) X(Buffer) X(PrimFunc) X(GlobalVar) X(IRModule) X(Op) X(Array)        \
+  X(BufferRegion) X(MatchBufferRegion)
 
 enum class NodeKind : uint8_t {
 #define TESSERA_KIND_ENUM(name) k##name,

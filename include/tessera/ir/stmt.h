@@ -177,4 +177,86 @@ struct EvaluateNode : StmtNode {
   static Ref<EvaluateNode> Make(Expr value, Span span = {});
 };
 
+// ---- TensorIR blocks ----
+
+/*! \brief A rectangular region of a buffer: one Range per dimension. */
+struct BufferRegionNode : Object {
+  TESSERA_NODE_KIND(BufferRegion)
+  Buffer buffer;
+  std::vector<Range> region;
+  Span span;
+  BufferRegionNode(Buffer b, std::vector<Range> r, Span s)
+      : Object(kKind), buffer(std::move(b)), region(std::move(r)), span(std::move(s)) {}
+  /*! \brief Checks one integer Range per buffer dimension. */
+  static Ref<BufferRegionNode> Make(Buffer buffer, std::vector<Range> region, Span span = {});
+  /*! \brief The whole buffer: [0, shape[d]) in every dimension. */
+  static Ref<BufferRegionNode> FullRegion(Buffer buffer, Span span = {});
+};
+using BufferRegion = Ref<BufferRegionNode>;
+
+/*! \brief `buffer` declared as a view of the region `source` (`T.match_buffer(A[...], ...)`). */
+struct MatchBufferRegionNode : Object {
+  TESSERA_NODE_KIND(MatchBufferRegion)
+  Buffer buffer;
+  BufferRegion source;
+  Span span;
+  MatchBufferRegionNode(Buffer b, BufferRegion src, Span s)
+      : Object(kKind), buffer(std::move(b)), source(std::move(src)), span(std::move(s)) {}
+  /*! \brief Checks equal element types and that the view has no more dimensions than the
+   *  source region. */
+  static Ref<MatchBufferRegionNode> Make(Buffer buffer, BufferRegion source, Span span = {});
+};
+using MatchBufferRegion = Ref<MatchBufferRegionNode>;
+
+/*!
+ * \brief A TensorIR block: an isolated unit of computation over its own iterators.
+ *
+ * `iter_vars` are the block iterators (kDataPar spatial, kCommReduce reduction, kOpaque), each
+ * with its domain; `reads`/`writes` are the regions the block accesses, over the iterators;
+ * `init` (may be null) runs before the first reduction step; `alloc_buffers` are allocated for
+ * the block's lifetime; `match_buffers` declare views of outer regions. The block's name is a
+ * hint for schedules and printing and is not part of structural equality.
+ */
+struct BlockNode : StmtNode {
+  TESSERA_NODE_KIND(Block)
+  std::vector<IterVar> iter_vars;
+  std::vector<BufferRegion> reads, writes;
+  std::string name_hint;
+  Stmt body;
+  Stmt init;  // may be null
+  std::vector<Buffer> alloc_buffers;
+  std::vector<MatchBufferRegion> match_buffers;
+  AttrMap annotations;
+  BlockNode(std::vector<IterVar> iv, std::vector<BufferRegion> r, std::vector<BufferRegion> w,
+            std::string n, Stmt b, Stmt i, std::vector<Buffer> ab,
+            std::vector<MatchBufferRegion> mb, AttrMap a, Span s)
+      : StmtNode(kKind, std::move(s)), iter_vars(std::move(iv)), reads(std::move(r)),
+        writes(std::move(w)), name_hint(std::move(n)), body(std::move(b)), init(std::move(i)),
+        alloc_buffers(std::move(ab)), match_buffers(std::move(mb)), annotations(std::move(a)) {}
+  /*! \brief Checks that iterators have a domain and a scalar integer variable of its type and a
+   *  block kind (DataPar, CommReduce or Opaque), and that no list holds a null. */
+  static Ref<BlockNode> Make(std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
+                             std::vector<BufferRegion> writes, std::string name_hint, Stmt body,
+                             Stmt init = nullptr, std::vector<Buffer> alloc_buffers = {},
+                             std::vector<MatchBufferRegion> match_buffers = {},
+                             AttrMap annotations = {}, Span span = {});
+};
+using Block = Ref<BlockNode>;
+
+/*! \brief Executes `block` with its iterators bound to `iter_values`, when `predicate` holds. */
+struct BlockRealizeNode : StmtNode {
+  TESSERA_NODE_KIND(BlockRealize)
+  std::vector<Expr> iter_values;
+  Expr predicate;
+  Block block;
+  BlockRealizeNode(std::vector<Expr> v, Expr p, Block b, Span s)
+      : StmtNode(kKind, std::move(s)), iter_values(std::move(v)), predicate(std::move(p)),
+        block(std::move(b)) {}
+  /*! \brief Checks one value per iterator, of the iterator's type, and a bool predicate
+   *  (default true). */
+  static Ref<BlockRealizeNode> Make(std::vector<Expr> iter_values, Expr predicate, Block block,
+                                    Span span = {});
+};
+using BlockRealize = Ref<BlockRealizeNode>;
+
 }  // namespace tessera

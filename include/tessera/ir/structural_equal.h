@@ -12,13 +12,14 @@ namespace tessera {
  *
  * Nodes must have the same kind, dtype and fields; spans and names (of vars and buffers) are
  * ignored. A variable bound in `a` (Let, LetStmt, For, Allocate, PrimFunc params, the IterVar of
- * an AttrStmt or a thread-bound For) matches the variable bound at the same place in `b`, one to
- * one. Defining a buffer (PrimFunc buffer_map, DeclBuffer) compares its fields and binds its data
+ * an AttrStmt or a thread-bound For, block iterators) matches the variable bound at the same
+ * place in `b`, one to one. Defining a buffer (PrimFunc buffer_map, DeclBuffer, a block's
+ * alloc_buffers and match_buffers) compares its fields and binds its data
  * pointer and any bare-Var shape, stride or offset, so symbolic shapes match by position. Free
  * variables must be the same object unless `map_free_vars`, which pairs them at first use.
  * A buffer used without a definition in scope is compared field by field at its first use and
  * paired, one to one, with its counterpart (with or without `map_free_vars`).
- * GlobalVars compare by name, Ops by identity, floats exactly (NaN equals NaN) and IRModules by
+ * Block names are hints and are ignored. GlobalVars compare by name, Ops by identity, floats exactly (NaN equals NaN) and IRModules by
  * function name regardless of order. Any ObjectRef converts: Expr, Stmt, PrimFunc, IRModule, ...
  */
 bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars = false);

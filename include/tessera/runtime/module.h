@@ -4,12 +4,27 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tessera/ir/function.h"
 
 namespace tessera {
 class DSOModule;
 namespace runtime {
+
+/*! \brief A parameter of a packed function: kind ("buffer", "int", "float", "bool", "handle"),
+ *  dtype and name. */
+struct ParamInfo {
+  std::string kind, dtype, name;
+};
+
+/*! \brief A public function of a host library: its name, exported symbol, return type and
+ *  parameters, as the library's metadata lists them. */
+struct PackedFunctionInfo {
+  std::string name, symbol, ret;
+  std::vector<ParamInfo> params;
+  void* address = nullptr;  // resolved when the library is loaded
+};
 
 /*! \brief A built artifact: the generated source, the shared object and the lowered IR. */
 struct ModuleNode {
@@ -20,6 +35,9 @@ struct ModuleNode {
   IRModule ir;            // the module that was compiled
   std::shared_ptr<DSOModule> library;  // loaded at the "end" stage
   std::map<std::string, std::string> info;
+  /*! \brief Host targets: the packed functions of the library and its error-message getter. */
+  std::vector<PackedFunctionInfo> functions;
+  const char* (*last_error)() = nullptr;
 };
 using Module = std::shared_ptr<ModuleNode>;
 

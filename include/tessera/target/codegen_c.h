@@ -143,6 +143,8 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   void VisitStmt_(const IfThenElseNode* op) override;
   void VisitStmt_(const SeqStmtNode* op) override;
   void VisitStmt_(const EvaluateNode* op) override;
+  void VisitStmt_(const BlockNode* op) override;
+  void VisitStmt_(const BlockRealizeNode* op) override;
 
   /*! \brief Name of the target in error messages ("DSL", "C", "CUDA"). */
   std::string target_name_;

@@ -14,5 +14,19 @@ namespace transform {
  *  accessed or not a pointer, -1 when an access index is not a constant. */
 std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry);
 
+/*! \brief A well-formedness violation and where it was found (the use site when known). */
+struct WellFormedError {
+  std::string message;
+  Span span;
+};
+
+/*!
+ * \brief The well-formedness violations of `func`, in program order: a variable defined twice,
+ *  a variable used outside the scope of its definition (block iterators outside their block
+ *  included), and, inside a block with iterators, a loop variable of an enclosing loop used
+ *  instead of the block's iterators. Variables with no definition are free (symbolic) and allowed.
+ */
+std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
+
 }  // namespace transform
 }  // namespace tessera

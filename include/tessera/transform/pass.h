@@ -59,6 +59,10 @@ struct ConfigValue {
 enum class ConfigType { kBool, kInt, kFloat, kString, kDict };
 /*! \brief Register a config key with its type; PassContext rejects unregistered keys. */
 void RegisterConfigOption(const std::string& key, ConfigType type);
+/*! \brief Register a per-pass option record (a dict config) and the type of each of its fields;
+ *  PassContext rejects unknown fields and values of the wrong type. */
+void RegisterConfigRecord(const std::string& key,
+                          const std::vector<std::pair<std::string, ConfigType>>& fields);
 std::map<std::string, std::string> ListConfigOptions();  // key -> type name
 
 /*! \brief Settings for a compilation: opt level, required and disabled passes, config. */
@@ -74,6 +78,9 @@ class PassContext {
   bool GetBool(const std::string& key, bool fallback) const;
   int64_t GetInt(const std::string& key, int64_t fallback) const;
   std::string GetString(const std::string& key, const std::string& fallback) const;
+  /*! \brief A field of an option record ("tir.UnrollLoop", "auto_max_step"), or `fallback`. */
+  int64_t GetRecordInt(const std::string& key, const std::string& field, int64_t fallback) const;
+  bool GetRecordBool(const std::string& key, const std::string& field, bool fallback) const;
   /*! \brief Whether a pass with this name and level runs under this context. */
   bool PassEnabled(const std::string& name, int pass_opt_level) const;
 

@@ -13,6 +13,28 @@ Pass RemoveNoOp();
 /*! \brief Record the target name in each function's "target" attribute. */
 Pass BindTarget(const std::string& target);
 
+// ---- TensorIR lowering for the host CPU (tensorir.md §7), in pipeline order ----
+
+/*! \brief Make every loop start at 0 (the old minimum is added to the loop variable's uses). */
+Pass CanonicalizeLoop();
+/*! \brief Turn multi-dimensional buffer accesses into 1-D ones (row-major or by strides). */
+Pass FlattenBuffer();
+/*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
+ *  cannot be vectorized or "tir.disable_vectorize" is set. */
+Pass VectorizeLoop();
+/*! \brief Share storage between allocations whose lifetimes do not overlap (unless
+ *  "tir.disable_storage_rewrite"). */
+Pass StorageRewrite();
+/*! \brief Unroll T.unroll loops and small loops chosen by the "tir.UnrollLoop" options. */
+Pass UnrollLoop();
+/*! \brief Remove user T.Assert statements when "tir.disable_assert" is set. */
+Pass SkipAssert();
+/*! \brief Give each public function the packed calling convention, with the argument checks of
+ *  tensorir.md §10; private functions take raw data pointers. */
+Pass MakePackedAPI();
+/*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
+Pass LowerIntrin(const std::string& target);
+
 /*! \brief Simplify one expression (used by passes and tests). */
 Expr SimplifyExpr(const Expr& e);
 

@@ -17,6 +17,8 @@ BufferStore, Allocate, DeclBuffer, For, While = (
 IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
 Buffer, PrimFunc, Range, IterVar = _core.Buffer, _core.PrimFunc, _core.Range, _core.IterVar
 ForKind, IterVarType = _core.ForKind, _core.IterVarType
+Block, BlockRealize = _core.Block, _core.BlockRealize
+BufferRegion, MatchBufferRegion = _core.BufferRegion, _core.MatchBufferRegion
 Op = _core.Op
 
 

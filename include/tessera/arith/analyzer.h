@@ -1,0 +1,100 @@
+// The arithmetic analyzer: constant bounds, modular sets and canonical simplification of
+// integer index expressions, with variables bound to ranges or values.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+#include "tessera/ir/expr.h"
+
+namespace tessera {
+namespace arith {
+
+/*! \brief Every value of an expression lies in [min_value, max_value]; the ends may be infinite. */
+struct ConstIntBound {
+  static constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
+  static constexpr int64_t kNegInf = -kPosInf;
+  int64_t min_value = kNegInf;
+  int64_t max_value = kPosInf;
+
+  static ConstIntBound Everything() { return {kNegInf, kPosInf}; }
+  static ConstIntBound Single(int64_t v) { return {v, v}; }
+  /*! \brief The range of values of a scalar type (int64 and wider are infinite). */
+  static ConstIntBound OfType(DataType t);
+  bool is_const() const { return min_value == max_value; }
+  bool operator==(const ConstIntBound& o) const {
+    return min_value == o.min_value && max_value == o.max_value;
+  }
+};
+
+/*! \brief The set { coeff * k + base | k integer }: coeff 0 is the constant `base`, (1, 0) is
+ *  every integer. Normalised: coeff >= 0 and 0 <= base < coeff when coeff > 0. */
+struct ModularSet {
+  int64_t coeff = 1;
+  int64_t base = 0;
+  static ModularSet Everything() { return {1, 0}; }
+  bool operator==(const ModularSet& o) const { return coeff == o.coeff && base == o.base; }
+};
+
+/*! \brief Floor division and modulo of integers (b != 0). */
+int64_t FloorDiv(int64_t a, int64_t b);
+int64_t FloorMod(int64_t a, int64_t b);
+/*! \brief `v` wrapped to the width of the integer type `t`, as the generated code computes it. */
+int64_t WrapToType(DataType t, int64_t v);
+
+/*!
+ * \brief Arithmetic facts about integer expressions under bound variables.
+ *
+ * Variables are bound to loop ranges (`Bind(i, Range(0, 16))`) or to values (`Bind(x, e)`);
+ * the analyzer then answers bounds (`GetConstIntBound`), divisibility (`GetModularSet`) and
+ * comparisons (`CanProve`), and rewrites int32/int64 index expressions into a canonical
+ * sum of products (`Simplify`): like terms combined, constants folded, and floordiv/floormod
+ * reduced using bounds and divisibility.
+ *
+ * \code
+ *   Analyzer ana;
+ *   ana.Bind(j, RangeNode::Make(Int32(0), Int32(16)));
+ *   ana.Simplify(FloorDivNode::Make(i * 16 + j, 16));   // i
+ *   ana.CanProve(LTNode::Make(j, Int32(16)));           // true
+ * \endcode
+ */
+class Analyzer {
+ public:
+  /*! \brief `var` takes values in [range->min, range->min + range->extent). */
+  void Bind(const Var& var, const Ref<RangeNode>& range);
+  /*! \brief `var` equals `value` (bounds and divisibility are taken from it). */
+  void Bind(const Var& var, const Expr& value);
+  /*! \brief `var` lies in `bound`. */
+  void Bind(const Var& var, ConstIntBound bound);
+  /*! \brief Forget what is known about `var` (leaving its scope). */
+  void Unbind(const Var& var);
+
+  ConstIntBound GetConstIntBound(const Expr& e);
+  ModularSet GetModularSet(const Expr& e);
+  /*! \brief Canonical simplification of integer expressions plus constant folding everywhere. */
+  Expr Simplify(const Expr& e);
+  /*! \brief Whether the bool expression `cond` is true for every value of the bound variables. */
+  bool CanProve(const Expr& cond);
+  /*! \brief Whether e >= v (e < v) for every value of the bound variables. */
+  bool CanProveGreaterEqual(const Expr& e, int64_t v);
+  bool CanProveLess(const Expr& e, int64_t v);
+  /*! \brief Whether a == b always. */
+  bool CanProveEqual(const Expr& a, const Expr& b);
+
+  /*! \brief The bound recorded for `var`, if any. */
+  const ConstIntBound* VarBound(const VarNode* var) const;
+  const ModularSet* VarModular(const VarNode* var) const;
+
+ private:
+  struct VarInfo {
+    Var var;  // keeps the key alive
+    ConstIntBound bound;
+    ModularSet modular;
+  };
+  std::unordered_map<const VarNode*, VarInfo> vars_;
+};
+
+}  // namespace arith
+}  // namespace tessera

@@ -1,0 +1,93 @@
+// CodeGenHost: C for the host CPU (targets "c" and "llvm"), with SIMD vectors, OpenMP loops and
+// packed entry points.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessera/target/codegen_c.h"
+
+namespace tessera {
+
+/*! \brief What CodeGenHost produces: the C source, the module metadata it embeds and whether
+ *  it needs OpenMP. */
+struct HostSource {
+  std::string code;
+  /*! \brief JSON: {"entry": ..., "functions": [{"name", "symbol", "ret", "params": [...]}]}. */
+  std::string metadata;
+  bool uses_openmp = false;
+};
+
+namespace codegen {
+
+/*! \brief Prints a lowered host module (after MakePackedAPI and LowerIntrin) as one C file for
+ *  `tessera/runtime.h`. Packed functions (attr "calling_conv" = "packed") are exported as
+ *  `__tessera_packed_<symbol>`; other functions are static. Vectors use GCC vector extensions
+ *  (typedefs and per-type helpers are emitted on demand), `T.parallel` loops become
+ *  `#pragma omp parallel for`, and pointer parameters of `tir.noalias` functions are
+ *  `restrict`. The file embeds its metadata (`__tessera_module_info`) and its own text
+ *  (`__tessera_module_source`) so that an exported library loads back alone. */
+class CodeGenHost : public CodeGenC {
+ public:
+  CodeGenHost();
+  HostSource Generate(const IRModule& mod);
+
+ protected:
+  std::string TypeName(DataType t, const Span& span) override;
+  std::string VarTypeName(const VarNode* v) override;
+  std::string FunctionPrefix(const PrimFunc& func, bool prototype) override;
+  std::string CalleeName(const GlobalVarNode* callee) override;
+
+  std::string PrintVectorBinary(const BinaryNode* op) override;
+  std::string PrintVectorNot(const NotNode* op) override;
+  std::string PrintVectorSelect(const SelectNode* op) override;
+  std::string PrintVectorCast(const CastNode* op) override;
+  std::string PrintCallOp(const CallNode* op, const OpNode* callee) override;
+  std::string PrintVectorLoad(const BufferLoadNode* op) override;
+  void PrintVectorStore(const BufferStoreNode* op) override;
+  void PrintReturn(const CallNode* ret) override;
+
+  using CodeGenC::VisitExpr_;
+  using CodeGenC::VisitStmt_;
+  std::string VisitExpr_(const RampNode* op) override;
+  std::string VisitExpr_(const BroadcastNode* op) override;
+  void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const AssertStmtNode* op) override;
+  void VisitStmt_(const AllocateNode* op) override;
+  void VisitStmt_(const ForNode* op) override;
+
+ private:
+  /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
+  std::string VectorType(DataType t, const Span& span);
+  /*! \brief Define a helper function once; returns its name. */
+  std::string Helper(const std::string& name, const std::string& definition);
+  std::string LaneLoopHelper(const std::string& name, DataType result,
+                             const std::vector<DataType>& args, const std::string& lane_expr,
+                             const Span& span);
+  /*! \brief A mask of int32 lanes from a comparison result of `bits`-wide lanes. */
+  std::string ToMask32(const std::string& value, int bits, int lanes, const Span& span);
+  std::string Metadata(const IRModule& mod);
+
+  bool in_packed_ = false;
+  bool noalias_ = false;
+  int parallel_depth_ = 0;
+  bool uses_openmp_ = false;
+  std::set<const VarNode*> restrict_vars_;
+  std::map<std::string, std::string> symbols_;  // GlobalVar name -> C name
+  std::vector<std::string> typedefs_;
+  std::set<std::string> typedef_names_;
+  std::vector<std::string> helpers_;
+  std::set<std::string> helper_names_;
+};
+
+}  // namespace codegen
+
+/*! \brief The host C of a module lowered through the "c" stages up to "finalize". */
+HostSource CodeGenHost(const IRModule& mod);
+
+/*! \brief The flags the host C build uses: `include_dir` holds tessera/runtime.h. */
+std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp);
+
+}  // namespace tessera

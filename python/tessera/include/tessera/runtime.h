@@ -1,0 +1,132 @@
+/* tessera/runtime.h: the prelude of generated host C (targets "c" and "llvm"). Each generated
+ * library is one translation unit that includes this header, so everything here is static. */
+#ifndef TESSERA_RUNTIME_H_
+#define TESSERA_RUNTIME_H_
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/runtime_abi.h"
+
+#define TESSERA_EXPORT __attribute__((visibility("default")))
+
+/* ---- Errors: a message per thread, read by the runtime after a call returns non-zero ---- */
+
+static __thread char tessera_last_error[1024];
+
+TESSERA_EXPORT const char* __tessera_get_last_error(void) { return tessera_last_error; }
+
+__attribute__((format(printf, 1, 2))) static void tessera_set_error(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tessera_last_error, sizeof(tessera_last_error), fmt, ap);
+  va_end(ap);
+}
+
+/* An assert that fails in a private function cannot return an error code through its caller's
+ * expressions: it records the error here, returns, and the packed entry reports it at its end. */
+static __thread int tessera_error_pending;
+
+static inline int32_t tessera_status(void) {
+  if (!tessera_error_pending) return 0;
+  tessera_error_pending = 0;
+  return -1;
+}
+
+/* ---- Argument access ---- */
+
+#define TESSERA_DLT(h) ((TesseraDLTensor*)(h))
+#define TESSERA_DLT_SHAPE(h, i) (TESSERA_DLT(h)->shape[i])
+#define TESSERA_DLT_STRIDE(h, i) (TESSERA_DLT(h)->strides[i])
+
+static inline void tessera_set_return_int(TesseraValue* ret, int32_t* code, int64_t v, int32_t c) {
+  ret->v_int64 = v;
+  *code = c;
+}
+static inline void tessera_set_return_float(TesseraValue* ret, int32_t* code, double v) {
+  ret->v_float64 = v;
+  *code = TESSERA_ARG_FLOAT;
+}
+
+/* ---- Workspace: heap allocations freed when their variable leaves scope ---- */
+
+static inline void* tessera_alloc_workspace(size_t bytes) {
+  void* p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) return NULL;
+  return p;
+}
+static inline void tessera_free_workspace(void* slot) { free(*(void**)slot); }
+#define TESSERA_WORKSPACE __attribute__((cleanup(tessera_free_workspace)))
+
+/* ---- Scalar helpers chosen by the type of a + b (after C's usual conversions) ---- */
+
+#define TESSERA_SCALAR_OPS(T, name)                                                  \
+  static inline T tessera_min_##name(T a, T b) { return a < b ? a : b; }             \
+  static inline T tessera_max_##name(T a, T b) { return a > b ? a : b; }
+#define TESSERA_INT_FLOOR_OPS(T, name)                                               \
+  static inline T tessera_floordiv_##name(T a, T b) {                                \
+    T q = a / b;                                                                     \
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;                         \
+  }                                                                                  \
+  static inline T tessera_floormod_##name(T a, T b) {                                \
+    T r = a % b;                                                                     \
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;                             \
+  }
+#define TESSERA_UINT_FLOOR_OPS(T, name)                                              \
+  static inline T tessera_floordiv_##name(T a, T b) { return a / b; }                \
+  static inline T tessera_floormod_##name(T a, T b) { return a % b; }
+#define TESSERA_FLOAT_FLOOR_OPS(T, name, FLOOR)                                      \
+  static inline T tessera_floordiv_##name(T a, T b) { return FLOOR(a / b); }         \
+  static inline T tessera_floormod_##name(T a, T b) { return a - FLOOR(a / b) * b; }
+
+#if defined(__FLT16_MAX__)
+#define TESSERA_IF_HALF(...) __VA_ARGS__
+#else
+#define TESSERA_IF_HALF(...)
+#endif
+
+TESSERA_IF_HALF(TESSERA_SCALAR_OPS(_Float16, half))
+TESSERA_IF_HALF(TESSERA_FLOAT_FLOOR_OPS(_Float16, half, (_Float16)floorf))
+TESSERA_SCALAR_OPS(int, int)
+TESSERA_SCALAR_OPS(unsigned, uint)
+TESSERA_SCALAR_OPS(long, long)
+TESSERA_SCALAR_OPS(unsigned long, ulong)
+TESSERA_SCALAR_OPS(long long, llong)
+TESSERA_SCALAR_OPS(unsigned long long, ullong)
+TESSERA_SCALAR_OPS(float, float)
+TESSERA_SCALAR_OPS(double, double)
+TESSERA_INT_FLOOR_OPS(int, int)
+TESSERA_INT_FLOOR_OPS(long, long)
+TESSERA_INT_FLOOR_OPS(long long, llong)
+TESSERA_UINT_FLOOR_OPS(unsigned, uint)
+TESSERA_UINT_FLOOR_OPS(unsigned long, ulong)
+TESSERA_UINT_FLOOR_OPS(unsigned long long, ullong)
+TESSERA_FLOAT_FLOOR_OPS(float, float, floorf)
+TESSERA_FLOAT_FLOOR_OPS(double, double, floor)
+
+#define TESSERA_SCALAR_CALL(f, a, b)                                                     \
+  ({                                                                                    \
+    __auto_type tessera_a_ = (a);                                                       \
+    __auto_type tessera_b_ = (b);                                                       \
+    _Generic(tessera_a_ + tessera_b_, int: f##_int, unsigned: f##_uint, long: f##_long, \
+             unsigned long: f##_ulong, long long: f##_llong,                            \
+             unsigned long long: f##_ullong, float: f##_float,                          \
+             double: f##_double TESSERA_IF_HALF(, _Float16: f##_half))(tessera_a_,      \
+                                                                       tessera_b_);     \
+  })
+
+#define min(a, b) TESSERA_SCALAR_CALL(tessera_min, a, b)
+#define max(a, b) TESSERA_SCALAR_CALL(tessera_max, a, b)
+#define __floordiv(a, b) TESSERA_SCALAR_CALL(tessera_floordiv, a, b)
+#define __floormod(a, b) TESSERA_SCALAR_CALL(tessera_floormod, a, b)
+
+/* Vector types, their helpers and the packed entry points follow in the generated file. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#endif /* TESSERA_RUNTIME_H_ */

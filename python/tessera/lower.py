@@ -1,0 +1,64 @@
+"""Staged lowering (lowering-stages.md §3): run to a stage, inspect or replace the module, resume.
+
+>>> from tessera import lower
+>>> lw = lower.StageLowerer(mod, target="c")
+>>> lw.run_to("flatten"); print(lw.mod.script())
+>>> lib = lw.run_to("end")            # the runtime module
+
+The module is also callable: ``ts.lower(mod, target="c", stage="cleanup")`` returns the IRModule
+after ``stage``.
+"""
+
+import sys
+import types
+
+from . import driver
+from .runtime.module import Module
+
+
+class StageLowerer:
+    """Lowers one module stage by stage for a target ("c", "llvm")."""
+
+    def __init__(self, mod, target="c"):
+        self._lw = driver._lowerer(mod, target)
+        self._target = driver._target_name(target)
+
+    def run_to(self, stage):
+        """Run the stages after the current one through ``stage``; at "end", the built Module."""
+        self._lw.run_to(stage)
+        if self._lw.current_stage == "end" and self._lw.result is not None:
+            return Module(self._lw.result)
+        return None
+
+    @property
+    def mod(self):
+        return self._lw.mod
+
+    @mod.setter
+    def mod(self, value):
+        self._lw.mod = value
+
+    @property
+    def current_stage(self):
+        return self._lw.current_stage
+
+    @property
+    def timings(self):
+        """(stage, pass, seconds, changed, skipped) for every pass run so far."""
+        return list(self._lw.timings)
+
+    def timing_report(self):
+        return self._lw.timing_report()
+
+
+def lower(mod, target="c", stage="cleanup"):
+    """The IRModule after lowering ``mod`` for ``target`` through ``stage``."""
+    return driver.lower(mod, target, stage)
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, mod, target="c", stage="cleanup"):
+        return lower(mod, target, stage)
+
+
+sys.modules[__name__].__class__ = _CallableModule

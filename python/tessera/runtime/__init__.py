@@ -1,0 +1,14 @@
+"""Running built modules: devices, arrays, host library modules, timing.
+
+>>> lib = ts.build(mod, target="c")
+>>> a = ts.nd.array(np.ones(16, "float32")); b = ts.nd.empty((16,), "float32")
+>>> lib(a, b)
+>>> ts.runtime.load_module("f.so")  # after lib.export_library("f.so")
+"""
+
+from .device import Device, cpu, cuda, device
+from .module import BenchmarkResult, Module, load_module
+from .ndarray import NDArray, array, empty
+
+__all__ = ["BenchmarkResult", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
+           "empty", "load_module"]

@@ -1,0 +1,140 @@
+"""Module: a built (or loaded) host library whose public functions are called from Python."""
+
+import os
+import shutil
+import statistics
+import tempfile
+
+from .. import _core
+from .ndarray import NDArray
+
+
+def _handles(args):
+    return [a._handle if isinstance(a, NDArray) else a for a in args]
+
+
+class BenchmarkResult:
+    """Seconds per call of each repeat, with summary statistics."""
+
+    def __init__(self, results):
+        self.results = tuple(results)
+        self.mean = statistics.fmean(self.results)
+        self.median = statistics.median(self.results)
+        self.std = statistics.pstdev(self.results)
+        self.min = min(self.results)
+        self.max = max(self.results)
+
+    def __repr__(self):
+        ms = lambda s: f"{s * 1e3:.4f}"  # noqa: E731
+        return (f"BenchmarkResult(mean={ms(self.mean)} ms, median={ms(self.median)} ms, "
+                f"std={ms(self.std)} ms, min={ms(self.min)} ms, max={ms(self.max)} ms, "
+                f"repeats={len(self.results)})")
+
+
+class Function:
+    """One public function of a module: ``lib["add"](a, b, c)``."""
+
+    def __init__(self, module, name):
+        self.module = module
+        self.name = name
+
+    def __call__(self, *args):
+        return _core.host_call(self.module._mod, self.name, _handles(args))
+
+    def __repr__(self):
+        return f"<tessera.runtime.Function {self.name}>"
+
+
+class Module:
+    """A host library built by ``ts.build`` or loaded by ``load_module``.
+
+    >>> lib(a, b, c)              # the entry: "main", or the only public function
+    >>> lib["add"](a, b, c)       # any public function
+    >>> lib.time_evaluator("main", ts.cpu(0), number=10)(a, b, c).mean
+    """
+
+    def __init__(self, mod):
+        self._mod = mod
+
+    @property
+    def entry_name(self):
+        return _core.host_entry(self._mod)
+
+    @property
+    def function_names(self):
+        return [f[0] for f in _core.host_functions(self._mod)]
+
+    @property
+    def lib_path(self):
+        return self._mod.lib_path
+
+    @property
+    def imported_modules(self):
+        """Device modules imported by the host module (none for CPU targets)."""
+        return []
+
+    @property
+    def type_key(self):
+        return self._mod.target
+
+    def __call__(self, *args):
+        return _core.host_call(self._mod, "", _handles(args))
+
+    def __getitem__(self, name):
+        return self.get_function(name)
+
+    def __contains__(self, name):
+        return name in self.function_names
+
+    def get_function(self, name):
+        """The public function ``name``; AttributeError lists the functions when there is none."""
+        if name not in self.function_names:
+            raise AttributeError(f"the module has no function '{name}'; functions: " + ", ".join(self.function_names))
+        return Function(self, name)
+
+    def get_source(self, fmt=""):
+        """The generated host C."""
+        return self._mod.source
+
+    def export_library(self, file_name):
+        """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``)."""
+        file_name = os.fspath(file_name)
+        directory = os.path.dirname(os.path.abspath(file_name))
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tessera-export-")
+        os.close(fd)
+        try:
+            shutil.copyfile(self._mod.lib_path, tmp)
+            os.replace(tmp, file_name)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        return file_name
+
+    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0,
+                       limit_zero_time_iterations=100, cooldown_interval_ms=0, repeats_to_cooldown=1,
+                       cache_flush_bytes=0, f_preproc=""):
+        """A timer: ``timer(*args)`` returns a :class:`BenchmarkResult` (seconds per call).
+
+        The function runs ``1 + number * repeat`` times; the first call is discarded; each repeat
+        averages ``number`` calls, raised until a repeat takes at least ``min_repeat_ms``.
+        """
+        if func_name not in self.function_names:
+            raise AttributeError(f"the module has no function '{func_name}'; functions: " + ", ".join(self.function_names))
+
+        def evaluator(*args):
+            results = _core.host_time(self._mod, func_name, _handles(args), int(number), int(repeat),
+                                      int(min_repeat_ms), int(limit_zero_time_iterations),
+                                      int(cooldown_interval_ms), int(repeats_to_cooldown), int(cache_flush_bytes))
+            dev.sync()
+            return BenchmarkResult(results)
+
+        return evaluator
+
+    def __repr__(self):
+        return f"<tessera.runtime.Module {self.type_key} functions={self.function_names}>"
+
+
+def load_module(path):
+    """Load a library written by ``Module.export_library``; it is called like the original."""
+    return Module(_core.load_module(os.fspath(path)))

@@ -1,0 +1,41 @@
+"""The I dialect: ``@I.ir_module`` classes whose ``@T.prim_func`` methods form an IRModule."""
+
+import sys
+
+from .. import _core
+from .tir.frames import to_attrs
+
+_ATTRS_KEY = "__tessera_module_attrs__"
+
+
+def ir_module(cls):
+    """Decorator: the IRModule of a class's ``@T.prim_func`` functions.
+
+    >>> @I.ir_module
+    ... class Module:
+    ...     @T.prim_func
+    ...     def main(A: T.Buffer((4,), "int32")):
+    ...         A[0] = cls.helper(1)
+    ...     @T.prim_func(private=True)
+    ...     def helper(x: T.int32) -> T.int32:
+    ...         return x + 1
+
+    Functions call each other as ``cls.name(...)``; ``I.module_attrs({...})`` in the class
+    body sets module attributes.
+    """
+    from .tir.entry import module_functions
+
+    funcs = module_functions(cls)
+    attrs = cls.__dict__.get(_ATTRS_KEY, {})
+    return _core.IRModule(funcs, attrs)
+
+
+def module_attrs(attrs):
+    """``I.module_attrs({"key": value})`` in an ``@I.ir_module`` class body: module attributes."""
+    frame = sys._getframe(1)
+    frame.f_locals[_ATTRS_KEY] = to_attrs(attrs)
+
+
+def module_global_infos(infos):
+    """Accepted for compatibility with TVMScript; tessera modules keep no global infos."""
+    return None

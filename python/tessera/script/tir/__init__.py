@@ -1,0 +1,75 @@
+"""The T dialect of TVMScript: ``from tessera.script import tir as T``.
+
+Functions decorated with ``@T.prim_func`` are parsed into tessera PrimFuncs; the names of this
+module (types, ``T.Buffer``, ``T.block``, ``T.axis``, ``T.grid``, intrinsics, ...) are the
+vocabulary of those functions. See ``spec/tensorir.md`` for the language.
+"""
+
+from ... import _core
+from ...tir import expr_ops as _expr_ops
+from . import _state
+from .entry import check_well_formed, macro, prim_func
+from .frames import (Assert, Buffer, LetStmt, alloc_buffer, allocate, attr, axis, block, block_attr,
+                     decl_buffer, env_thread, evaluate, func_attr, grid, init, launch_thread,
+                     match_buffer, parallel, reads, serial, thread_binding, unroll, vectorized,
+                     where, writes)
+from .ops import (MATH, TYPES, Add, And, Broadcast, Cast, Div, FloorDiv, FloorMod, Let, Max, Min,
+                  Mod, Mul, Not, Or, Ramp, Range, Select, Shuffle, Sub, address_of, bitwise_and,
+                  bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
+                  call_pure_extern, cast, ceildiv, dtype_of, floordiv, floormod, handle,
+                  if_then_else, infinity, iter_var, let, max, max_value, meta_var, min,
+                  min_value, reinterpret, ret, shift_left, shift_right, truncdiv, truncmod)
+
+globals().update(TYPES)
+globals().update(MATH)
+buffer_var = handle
+Ptr = handle
+PrimExpr = _core.PrimExpr
+
+
+def _vload(self, indices, dtype=None, predicate=None):
+    """``A.vload([i, j], predicate=mask)``: a (masked) load; a Ramp index loads a vector."""
+    indices = [_expr_ops.convert(i) if not isinstance(i, int) else _expr_ops.const(i) for i in indices]
+    pred = None if predicate is None else _expr_ops.convert(predicate)
+    return _core.BufferLoad(self, indices, pred)
+
+
+def _vstore(self, indices, value, predicate=None):
+    """``A.vstore([i], value, predicate=mask)``: a (masked) store, inside a prim_func."""
+    parser = _state.require("Buffer.vstore")
+    indices = [_expr_ops.convert(i) if not isinstance(i, int) else _expr_ops.const(i) for i in indices]
+    pred = None if predicate is None else _expr_ops.convert(predicate)
+    value = _expr_ops.convert(value, self.dtype)
+    parser.builder.emit(_core.BufferStore(self, value, indices, pred, parser.current_span()))
+
+
+_core.Buffer.vload = _vload
+_core.Buffer.vstore = _vstore
+
+
+def __getattr__(name):
+    """Vector types on demand (``T.float32x4``) and any registered ``tir.*`` intrinsic."""
+    try:
+        canonical = _core.canonical_dtype(name)
+    except Exception:
+        canonical = None
+    if canonical is not None and name[0].isalpha() and any(c.isdigit() for c in name):
+        return dtype_of(name)
+    if _core.Op.exists("tir." + name):
+        op_name = "tir." + name
+
+        def intrinsic(*args):
+            return ops_call(op_name, args)
+
+        intrinsic.__name__ = name
+        intrinsic.__doc__ = f"``T.{name}``: the ``{op_name}`` intrinsic."
+        intrinsic._tessera_builtin = True
+        return intrinsic
+    raise AttributeError(f"module 'tessera.script.tir' has no attribute '{name}'")
+
+
+def ops_call(op_name, args):
+    """A Call of a registered op, the dtype following the first argument."""
+    from .ops import call_op
+
+    return call_op(op_name, args)

@@ -1,0 +1,144 @@
+"""``@T.prim_func`` and ``@T.macro``: parse decorated Python functions into TIR."""
+
+import functools
+import inspect
+
+from ... import _core
+from ...error import DiagnosticError, TesseraValueError
+from ..parser.core import Source, function_env
+from .ops import DType
+from .parser import ModuleNamespace, TIRParser, _Callee
+
+WELL_FORMED_HINT = (
+    "This may be a bug in the script or in how the IR was built; if the program is intended, "
+    "consider setting check_well_formed=False")
+
+
+def check_well_formed(func):
+    """Raise DiagnosticError at the first well-formedness violation of a PrimFunc."""
+    errors = _core.verify_well_formed(func)
+    if not errors:
+        return
+    message, span = errors[0]
+    text = f"{message}. {WELL_FORMED_HINT}"
+    if span is not None and span.line > 0:
+        raise DiagnosticError(_core.render_diagnostic(span, text), text, span.file, span.line, span.column)
+    raise DiagnosticError(text, text)
+
+
+class DeferredPrimFunc:
+    """A ``@T.prim_func`` written in a class body: parsed by ``@I.ir_module`` with ``cls``."""
+
+    def __init__(self, func, private, check):
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.private = private
+        self.check = check
+
+    def return_dtype(self):
+        """The dtype of the return annotation ("void" without one)."""
+        ret = inspect.signature(self.func).return_annotation
+        if ret is inspect.Signature.empty:
+            return "void"
+        if isinstance(ret, str):
+            ret = eval(ret, function_env(self.func))
+        return ret.name if isinstance(ret, DType) else "void"
+
+    def parse(self, name, callees):
+        """The PrimFunc, with ``cls.f`` resolving to calls of the module's functions."""
+        env = function_env(self.func)
+        env["cls"] = ModuleNamespace(callees)
+        return parse(self.func, name, env, self.private, self.check)
+
+    def __repr__(self):
+        return f"<T.prim_func {self.func.__name__} (in a module)>"
+
+
+def _in_class_body(func):
+    parts = func.__qualname__.split(".")
+    return len(parts) >= 2 and parts[-2] != "<locals>"
+
+
+def parse(func, name=None, env=None, private=False, check=True):
+    """Parse a Python function written in the T dialect into a PrimFunc."""
+    source = Source(func)
+    parser = TIRParser(source, env if env is not None else function_env(func), name or func.__name__)
+    prim = parser.parse_function(private=private)
+    if check:
+        check_well_formed(prim)
+    return prim
+
+
+def prim_func(func=None, *, private=False, check_well_formed=True):
+    """Decorator: parse a function into a tessera PrimFunc.
+
+    >>> @T.prim_func
+    ... def add_one(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    ...     for i in range(16):
+    ...         B[i] = A[i] + T.float32(1)
+
+    ``private=True`` leaves out the ``global_symbol`` attribute; ``check_well_formed=False``
+    skips the well-formedness check. Inside an ``@I.ir_module`` class the function is parsed
+    with the module, where ``cls.f(...)`` calls its other functions.
+    """
+
+    def wrap(f):
+        if _in_class_body(f):
+            return DeferredPrimFunc(f, private, check_well_formed)
+        return parse(f, private=private, check=check_well_formed)
+
+    return wrap if func is None else wrap(func)
+
+
+class MacroObject:
+    """A ``@T.macro``: its body is parsed into the calling function at each use."""
+
+    def __init__(self, func, hygienic):
+        functools.update_wrapper(self, func)
+        self.func = func
+        self.name = func.__name__
+        self.hygienic = hygienic
+        # Hygienic macros see the names of their definition site, as they are now.
+        self.env = dict(function_env(func))
+        self.source = Source(func)
+
+    def env_now(self):
+        """The macro's globals and closure as they are at the time of use."""
+        return function_env(self.func)
+
+    def __call__(self, *args, **kwargs):
+        raise TesseraValueError(f"macro {self.name}() can only be used inside a @T.prim_func")
+
+    def __repr__(self):
+        return f"<T.macro {self.name}>"
+
+
+def macro(func=None, *, hygienic=True):
+    """Decorator: a macro whose body is inlined at each use inside a prim_func.
+
+    A hygienic macro (the default) resolves free names where it is defined; with
+    ``hygienic=False`` its body also sees the variables of the function it is used in.
+    Blocks of repeated expansions get ``_1``, ``_2``, ... name suffixes.
+
+    >>> @T.macro
+    ... def scale(B, i, factor):
+    ...     B[i] = B[i] * factor
+    """
+
+    def wrap(f):
+        return MacroObject(f, hygienic)
+
+    return wrap if func is None else wrap(func)
+
+
+def module_functions(cls):
+    """The prim_funcs of an ``@I.ir_module`` class, parsed with their calls resolved."""
+    deferred = [(name, value) for name, value in cls.__dict__.items() if isinstance(value, DeferredPrimFunc)]
+    callees = {name: _Callee(name, d.return_dtype()) for name, d in deferred}
+    funcs = []
+    for name, d in deferred:
+        funcs.append((_core.GlobalVar(name), d.parse(name, callees)))
+    for name, value in cls.__dict__.items():
+        if isinstance(value, _core.PrimFunc):
+            funcs.append((_core.GlobalVar(name), value))
+    return funcs

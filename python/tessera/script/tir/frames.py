@@ -1,0 +1,520 @@
+"""Statement builtins of the T dialect: buffers, blocks, loops and scoped statements.
+
+Each call acts on the IR builder of the script being parsed. Scoped statements are frames:
+objects that the parser enters for the body of a ``with`` (``with T.block("B"):``) or, for
+binders written as assignments (``p = T.allocate(...)``), binds over the rest of the body.
+"""
+
+from ... import _core
+from ...error import TesseraTypeError, TesseraValueError
+from ...tir import expr_ops
+from ...tir.expr_ops import convert
+from . import _state
+from .ops import DType, builtin, dtype_name
+
+# ---- values ----
+
+
+def to_attr(value):
+    """A Python value as an IR attribute value (IntImm, FloatImm, StringImm, Array, ...)."""
+    if isinstance(value, _core.Object):
+        return value
+    if isinstance(value, bool):
+        return _core.IntImm("bool", int(value))
+    if isinstance(value, int):
+        return _core.IntImm("int32" if -(2**31) <= value < 2**31 else "int64", value)
+    if isinstance(value, float):
+        return _core.FloatImm("float32", value)
+    if isinstance(value, str):
+        return _core.StringImm(value)
+    if isinstance(value, (list, tuple)):
+        return _core.Array([to_attr(v) for v in value])
+    if isinstance(value, DType):
+        return _core.StringImm(value.name)
+    if hasattr(value, "as_expr"):
+        return value.as_expr()
+    raise TesseraTypeError(f"cannot use {value!r} as an attribute value")
+
+
+def to_attrs(mapping):
+    """A dict of attribute values, keys as strings."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, dict):
+        raise TesseraTypeError(f"expected a dict of attributes, got {mapping!r}")
+    return {str(k): to_attr(v) for k, v in mapping.items()}
+
+
+def _shape(shape):
+    if isinstance(shape, (int, _core.PrimExpr)):
+        shape = (shape,)
+    return [expr_ops.convert(s, "int32") if isinstance(s, int) else convert(s) for s in shape]
+
+
+def _align(align):
+    return 64 if align is None or align == -1 else int(align)
+
+
+def _factor(offset_factor):
+    return 1 if offset_factor is None or offset_factor == 0 else int(offset_factor)
+
+
+def make_buffer(name, shape, dtype="float32", data=None, strides=None, elem_offset=None,
+                scope="global", align=-1, offset_factor=0, span=None):
+    """A Buffer with a fresh data pointer (or over ``data``)."""
+    dtype = dtype_name(dtype)
+    shape = _shape(shape)
+    if data is None:
+        data = _core.Var.pointer(name, dtype, scope, span)
+    elif not isinstance(data, _core.Var) or data.pointer_element is None:
+        raise TesseraTypeError(f"data= of buffer {name} must be a pointer variable, got {data!r}")
+    strides = [] if strides is None else _shape(strides)
+    if elem_offset is not None:
+        elem_offset = convert(elem_offset, "int32")
+    return _core.Buffer(data, dtype, shape, strides, elem_offset, name, _align(align), _factor(offset_factor), span)
+
+
+@builtin
+def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None, name=None):
+    """``T.Buffer((M, N), "float32")``: a buffer parameter annotation, or a view of existing
+    storage with ``data=ptr``."""
+    name = name or _state.take_name("buffer")
+    return _state.declared(make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor))
+
+
+@builtin
+def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
+                 align=-1, offset_factor=0, buffer_type="default", axis_separators=None):
+    """``T.alloc_buffer((128, 128), "float32", scope="global")``: a buffer allocated by the
+    enclosing block (the root block at function level)."""
+    parser = _state.require("T.alloc_buffer")
+    name = parser.take_name("buffer")
+    if data is not None:
+        raise TesseraValueError("T.alloc_buffer allocates its own storage: data= is not accepted")
+    buf = make_buffer(name, shape, dtype, None, strides, elem_offset, scope, align, offset_factor)
+    parser.builder.alloc_buffer(buf)
+    return _state.declared(buf)
+
+
+@builtin
+def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
+                 scope="global", align=-1, offset_factor=0, buffer_type="default",
+                 axis_separators=None):
+    """``A = T.match_buffer(a, (M, N), "float32")`` binds a buffer to the handle parameter ``a``;
+    inside a block, ``T.match_buffer(A[i, 0:16], (16,))`` declares a view of a region."""
+    parser = _state.require("T.match_buffer")
+    name = parser.take_name("buffer")
+    if isinstance(param, _core.Var):
+        if not parser.is_param(param):
+            raise TesseraValueError(
+                f"T.match_buffer expects a handle parameter of the function or a buffer region, got the variable {param.name}")
+        if param.dtype != "handle":
+            raise TesseraValueError(f"T.match_buffer needs a handle parameter, but {param.name} is {param.dtype}")
+        if parser.builder.depth != 1:
+            raise TesseraValueError("T.match_buffer of a parameter must be at the top of the function")
+        if shape is None:
+            raise TesseraValueError("T.match_buffer of a parameter needs a shape")
+        if parser.param_matched(param):
+            raise TesseraValueError(f"parameter {param.name} is already matched to a buffer")
+        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor)
+        parser.builder.bind_param_buffer(param, buf)
+        parser.set_param_matched(param)
+        return _state.declared(buf)
+    if isinstance(param, (expr_ops.BufferSlice, _core.BufferLoad, _core.BufferRegion, _core.Buffer)):
+        region = expr_ops.to_region(param)
+        if not parser.builder.in_block:
+            raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
+        if shape is None:
+            shape = [r.extent for r in region.region]
+        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor)
+        parser.builder.add_match_buffer(_core.MatchBufferRegion(buf, region))
+        return _state.declared(buf)
+    raise TesseraValueError(f"T.match_buffer expects a handle parameter or a buffer region such as A[0:16], got {param!r}")
+
+
+# ---- function and block statements ----
+
+
+@builtin
+def func_attr(attrs):
+    """``T.func_attr({"global_symbol": "f", "tir.noalias": True})``: function attributes."""
+    parser = _state.require("T.func_attr")
+    for key, value in to_attrs(attrs).items():
+        parser.builder.set_function_attr(key, value)
+
+
+@builtin
+def evaluate(value):
+    """``T.evaluate(expr)``: evaluate an expression for its effect."""
+    parser = _state.require("T.evaluate")
+    parser.builder.emit(_core.Evaluate(convert(value), parser.current_span()))
+
+
+def _regions(args):
+    regions = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            regions.extend(_regions(a))
+        else:
+            regions.append(expr_ops.to_region(a))
+    return regions
+
+
+@builtin
+def reads(*regions):
+    """``T.reads(A[vi, 0:16], B[vi])``: the regions a block reads (``T.reads()`` for none)."""
+    _state.require("T.reads").builder.set_block_reads(_regions(regions))
+
+
+@builtin
+def writes(*regions):
+    """``T.writes(C[vi, vj])``: the regions a block writes (``T.writes()`` for none)."""
+    _state.require("T.writes").builder.set_block_writes(_regions(regions))
+
+
+@builtin
+def where(predicate):
+    """``T.where(i * 4 + j < 10)``: the block runs only where the predicate holds."""
+    _state.require("T.where").builder.set_block_predicate(convert(predicate, "bool"))
+
+
+@builtin
+def block_attr(attrs):
+    """``T.block_attr({"meta_schedule.auto_tensorize": "x"})``: block annotations."""
+    _state.require("T.block_attr").builder.set_block_attrs(to_attrs(attrs))
+
+
+class Frame:
+    """A scoped statement: ``enter`` before the ``with`` body, ``exit`` after it."""
+
+    def enter(self, parser, node, name):
+        raise NotImplementedError
+
+    def exit(self, parser):
+        raise NotImplementedError
+
+    def assign(self, parser, node, name):
+        """Bind over the rest of the enclosing body (``p = T.allocate(...)``)."""
+        raise TesseraValueError(f"{type(self).__name__} cannot be assigned; use it in a 'with'")
+
+
+class BlockFrame(Frame):
+    """``with T.block("name"):``."""
+
+    def __init__(self, name, no_realize):
+        self.name = name
+        self.no_realize = no_realize
+
+    def enter(self, parser, node, name):
+        parser.begin_block(self.name, self.no_realize, node)
+
+    def exit(self, parser):
+        parser.end_block()
+
+
+@builtin
+def block(name_hint="", no_realize=False):
+    """``with T.block("C"):``: a block; its iterators come from ``T.axis``."""
+    return BlockFrame(name_hint, no_realize)
+
+
+class InitFrame(Frame):
+    """``with T.init():`` inside a block."""
+
+    def enter(self, parser, node, name):
+        parser.builder.begin_init(parser.span(node))
+
+    def exit(self, parser):
+        parser.builder.end_init()
+
+
+@builtin
+def init():
+    """``with T.init():``: the block's reduction initialisation."""
+    return InitFrame()
+
+
+class _BinderFrame(Frame):
+    """A binder over the with-body (``with``) or over the rest of the body (assignment)."""
+
+    def make_binder(self, parser, node, name):
+        """(value bound to the name, binder function)."""
+        raise NotImplementedError
+
+    def enter(self, parser, node, name):
+        value, binders = self.make_binder(parser, node, name)
+        parser.builder.begin_scope()
+        for b in binders:
+            parser.builder.emit_binder(b)
+        return value
+
+    def exit(self, parser):
+        parser.builder.end_scope()
+
+    def assign(self, parser, node, name):
+        value, binders = self.make_binder(parser, node, name)
+        for b in binders:
+            parser.builder.emit_binder(b)
+        return value
+
+
+class LetFrame(_BinderFrame):
+    """``with T.LetStmt(value) as x:``."""
+
+    def __init__(self, value, type_annotation, var):
+        self.value = value
+        self.type_annotation = type_annotation
+        self.var = var
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        value = convert(self.value)
+        var = self.var
+        if var is None:
+            ann = self.type_annotation
+            if isinstance(ann, _core.Var) and ann.pointer_element is not None:
+                var = _core.Var.pointer(name or "v", ann.pointer_element, ann.scope, span)
+            else:
+                var = _core.Var(name or "v", value.dtype if ann is None else dtype_name(ann), span)
+        return var, [lambda body: _core.LetStmt(var, value, body, span)]
+
+
+@builtin
+def LetStmt(value, type_annotation=None, *, var=None):
+    """``with T.LetStmt(value) as x:``: bind ``x`` to ``value`` for the body."""
+    return LetFrame(value, type_annotation, var)
+
+
+class AllocateFrame(_BinderFrame):
+    """``with T.allocate([n], "float32", "global") as p:`` or ``p = T.allocate(...)``."""
+
+    def __init__(self, extents, dtype, scope, condition, annotations):
+        self.extents = extents
+        self.dtype = dtype_name(dtype)
+        self.scope = scope
+        self.condition = condition
+        self.annotations = annotations
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        var = _core.Var.pointer(name or "ptr", self.dtype, self.scope, span)
+        extents = _shape(self.extents)
+        condition = None if self.condition is None else convert(self.condition, "bool")
+        attrs = to_attrs(self.annotations)
+        dtype = self.dtype
+        return var, [lambda body: _core.Allocate(var, dtype, extents, condition, body, attrs, span)]
+
+
+@builtin
+def allocate(extents, dtype, scope="global", condition=None, annotations=None):
+    """``p = T.allocate([128], "float32", "shared")``: low-level storage behind pointer ``p``."""
+    return AllocateFrame(extents, dtype, scope, condition, annotations)
+
+
+class DeclBufferFrame(_BinderFrame):
+    """``A = T.decl_buffer((16,), "float32", data=p)``; without ``data`` it also allocates."""
+
+    def __init__(self, kwargs):
+        self.kwargs = kwargs
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        kw = dict(self.kwargs)
+        buf = make_buffer(name or "buffer", kw.pop("shape"), span=span, **kw)
+        binders = []
+        if self.kwargs.get("data") is None:
+            data = buf.data
+            extents = list(buf.shape) if buf.shape else [expr_ops.const(1, "int32")]
+            binders.append(lambda body: _core.Allocate(data, buf.dtype, extents, None, body, {}, span))
+        binders.append(lambda body: _core.DeclBuffer(buf, body, span))
+        return buf, binders
+
+
+@builtin
+def decl_buffer(shape, dtype="float32", scope="global", data=None, strides=None, elem_offset=None,
+                align=-1, offset_factor=0, buffer_type="default", axis_separators=None):
+    """``A = T.decl_buffer((16,), "float32", data=p)``: declare a buffer over ``data`` (or over
+    fresh storage) for the rest of the body; also usable as ``with T.decl_buffer(...) as A:``."""
+    return DeclBufferFrame(dict(shape=shape, dtype=dtype, scope=scope, data=data, strides=strides,
+                                elem_offset=elem_offset, align=align, offset_factor=offset_factor))
+
+
+class AssertFrame(_BinderFrame):
+    """``with T.Assert(cond, "message"):``."""
+
+    def __init__(self, condition, message):
+        self.condition = condition
+        self.message = message
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        cond = convert(self.condition, "bool")
+        msg = _core.StringImm(self.message) if isinstance(self.message, str) else convert(self.message)
+        return None, [lambda body: _core.AssertStmt(cond, msg, body, span)]
+
+
+@builtin
+def Assert(condition, message):
+    """``with T.Assert(n > 0, "n must be positive"):``: check at run time, then run the body."""
+    return AssertFrame(condition, message)
+
+
+class AttrFrame(_BinderFrame):
+    """``with T.attr(node, "key", value):``."""
+
+    def __init__(self, node, key, value):
+        self.node = node
+        self.key = key
+        self.value = value
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        target = self.node
+        if target is not None and not isinstance(target, _core.Object):
+            target = to_attr(target)
+        value = _core.StringImm(self.value) if isinstance(self.value, str) else convert(self.value)
+        key = self.key
+        return None, [lambda body: _core.AttrStmt(target, key, value, body, span)]
+
+
+@builtin
+def attr(node, attr_key, value):
+    """``with T.attr(node, "pragma_x", 1):``: an attribute on ``node`` for the body."""
+    return AttrFrame(node, attr_key, value)
+
+
+@builtin
+def env_thread(thread_tag, dtype="int32"):
+    """``tx = T.env_thread("threadIdx.x")``: a thread index, launched with T.launch_thread."""
+    name = _state.take_name(thread_tag.replace(".", "_"))
+    var = _core.Var(name, dtype_name(dtype))
+    return _state.declared(_core.IterVar(None, var, _core.IterVarType.ThreadIndex, thread_tag))
+
+
+@builtin
+def launch_thread(thread, extent):
+    """``with T.launch_thread(tx, 128):``: run the body on ``extent`` threads of ``tx``."""
+    if isinstance(thread, str):
+        thread = env_thread(thread)
+    if not isinstance(thread, _core.IterVar):
+        raise TesseraTypeError(f"T.launch_thread takes a thread from T.env_thread, got {thread!r}")
+    return AttrFrame(thread, "thread_extent", convert(extent, thread.var.dtype))
+
+
+# ---- block iterators ----
+
+
+def _dom(dom, dtype):
+    if isinstance(dom, _core.Range):
+        return dom
+    if isinstance(dom, (tuple, list)):
+        if len(dom) != 2:
+            raise TesseraValueError(f"an iterator domain is an extent or (begin, end), got {dom!r}")
+        begin, end = dom
+        begin = convert(begin, dtype)
+        extent = convert(expr_ops.extent_between(begin, end), dtype)
+        return _core.Range(begin, extent)
+    extent = convert(dom, dtype)
+    return _core.Range(expr_ops.const(0, extent.dtype), extent)
+
+
+def _axis(kind, what):
+    def define(dom, binding, dtype="int32"):
+        parser = _state.require(what)
+        value = convert(binding, dtype_name(dtype))
+        name = parser.take_name("v")
+        return parser.define_block_iter(name, _dom(dom, value.dtype), value, kind)
+
+    define.__name__ = what.split(".")[-1]
+    define.__doc__ = f"``v = {what}(dom, binding)``: a block iterator over ``dom`` bound to ``binding``."
+    return builtin(define)
+
+
+class _Axis:
+    """``T.axis``: block iterator definitions."""
+
+    spatial = staticmethod(_axis(_core.IterVarType.DataPar, "T.axis.spatial"))
+    reduce = staticmethod(_axis(_core.IterVarType.CommReduce, "T.axis.reduce"))
+    scan = staticmethod(_axis(_core.IterVarType.Ordered, "T.axis.scan"))
+    opaque = staticmethod(_axis(_core.IterVarType.Opaque, "T.axis.opaque"))
+    S = spatial
+    R = reduce
+
+    @staticmethod
+    @builtin
+    def remap(kinds, bindings, dtype="int32"):
+        """``vi, vj, vk = T.axis.remap("SSR", [i, j, k])``: iterators over the loops' ranges."""
+        parser = _state.require("T.axis.remap")
+        if not isinstance(kinds, str) or any(k not in "SR" for k in kinds):
+            raise TesseraValueError(
+                f"T.axis.remap kinds must be a string of 'S' (spatial) and 'R' (reduce), got {kinds!r}")
+        bindings = list(bindings) if isinstance(bindings, (list, tuple)) else [bindings]
+        if len(kinds) != len(bindings):
+            raise TesseraValueError(
+                f"T.axis.remap has {len(kinds)} kinds ({kinds!r}) but {len(bindings)} bindings")
+        out = []
+        for kind, value in zip(kinds, bindings):
+            loop = parser.loop_range(value)
+            if loop is None:
+                raise TesseraValueError(
+                    f"T.axis.remap binds iterators to loop variables; {value} is not one")
+            name = parser.take_name("v")
+            iter_type = _core.IterVarType.DataPar if kind == "S" else _core.IterVarType.CommReduce
+            out.append(parser.define_block_iter(name, _core.Range(*loop), value, iter_type))
+        return out[0] if len(out) == 1 else out
+
+
+axis = _Axis()
+
+
+# ---- loops ----
+
+
+class LoopSpec:
+    """What ``for ... in`` iterates over: one or more nested loops of one kind."""
+
+    def __init__(self, kind, ranges, thread=None, annotations=None):
+        self.kind = kind
+        self.ranges = ranges  # [(start, stop)]
+        self.thread = thread
+        self.annotations = annotations
+
+
+def _loop(kind, name):
+    def make(start, stop=None, step=None, *, annotations=None):
+        if stop is None:
+            start, stop = 0, start
+        if step is not None and not (isinstance(step, int) and step == 1):
+            raise TesseraValueError(f"T.{name} supports only step=1")
+        return LoopSpec(kind, [(start, stop)], annotations=annotations)
+
+    make.__name__ = name
+    make.__doc__ = f"``for i in T.{name}(start, stop):``: a loop of kind {name}."
+    return builtin(make)
+
+
+serial = _loop(_core.ForKind.SERIAL, "serial")
+parallel = _loop(_core.ForKind.PARALLEL, "parallel")
+vectorized = _loop(_core.ForKind.VECTORIZED, "vectorized")
+unroll = _loop(_core.ForKind.UNROLLED, "unroll")
+
+
+@builtin
+def thread_binding(start, stop=None, thread=None, *, annotations=None):
+    """``for tx in T.thread_binding(128, thread="threadIdx.x"):``: a loop bound to a thread."""
+    if stop is None:
+        start, stop = 0, start
+    if isinstance(stop, str) and thread is None:
+        start, stop, thread = 0, start, stop
+    if not isinstance(thread, str):
+        raise TesseraValueError("T.thread_binding needs thread=\"threadIdx.x\" (or another tag)")
+    return LoopSpec(_core.ForKind.THREAD_BINDING, [(start, stop)], thread=thread, annotations=annotations)
+
+
+@builtin
+def grid(*extents):
+    """``for i, j, k in T.grid(4, 8, 16):``: nested serial loops from 0."""
+    if not extents:
+        raise TesseraValueError("T.grid needs at least one extent")
+    return LoopSpec(_core.ForKind.SERIAL, [(0, e) for e in extents])

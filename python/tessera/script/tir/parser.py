@@ -1,0 +1,814 @@
+"""The TVMScript TIR dialect: walks a ``@T.prim_func`` body and builds IR with the C++ IRBuilder.
+
+Statements are handled here; ``T.*`` calls are ordinary Python functions (``ops``, ``frames``)
+that act on the parser found through ``_state``. Everything that is not a script variable or a
+``T.*`` call is evaluated as Python, so closures, module constants and helper functions work.
+"""
+
+import ast
+import builtins
+import inspect
+
+from ... import _core
+from ...error import TesseraError, TesseraValueError
+from ...tir import expr_ops
+from ...tir.expr_ops import BufferSlice, convert
+from ..parser.core import Parser, VarTable
+from . import _state
+from .frames import Frame, LoopSpec, to_attrs
+from .ops import DType, MetaVar
+
+_BINOPS = {
+    ast.Add: expr_ops.add, ast.Sub: expr_ops.sub, ast.Mult: expr_ops.mul, ast.Div: expr_ops.div,
+    ast.FloorDiv: expr_ops.floordiv, ast.Mod: expr_ops.floormod, ast.Pow: expr_ops.power,
+    ast.BitAnd: expr_ops.bitwise_and, ast.BitOr: expr_ops.bitwise_or, ast.BitXor: expr_ops.bitwise_xor,
+    ast.LShift: expr_ops.shift_left, ast.RShift: expr_ops.shift_right,
+}
+_PY_BINOPS = {
+    ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
+    ast.Div: lambda x, y: x / y, ast.FloorDiv: lambda x, y: x // y, ast.Mod: lambda x, y: x % y,
+    ast.Pow: lambda x, y: x ** y, ast.BitAnd: lambda x, y: x & y, ast.BitOr: lambda x, y: x | y,
+    ast.BitXor: lambda x, y: x ^ y, ast.LShift: lambda x, y: x << y, ast.RShift: lambda x, y: x >> y,
+    ast.MatMult: lambda x, y: x @ y,
+}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_PY_CMPOPS = {
+    ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y, ast.Gt: lambda x, y: x > y,
+    ast.GtE: lambda x, y: x >= y, ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y,
+    ast.Is: lambda x, y: x is y, ast.IsNot: lambda x, y: x is not y, ast.In: lambda x, y: x in y,
+    ast.NotIn: lambda x, y: x not in y,
+}
+
+
+def _is_ir(value):
+    return isinstance(value, (_core.PrimExpr, _core.IterVar, BufferSlice))
+
+
+class _MacroReturn(Exception):
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+class LoopVar:
+    """Bookkeeping of an open loop: its variable and range (for ``T.axis.remap``)."""
+
+    def __init__(self, var, start, extent):
+        self.var = var
+        self.start = start
+        self.extent = extent
+
+
+class TIRParser(Parser):
+    """Parses one function of the T dialect into a PrimFunc."""
+
+    def __init__(self, source, env, name, callees=None):
+        super().__init__(source, env)
+        self.name = name
+        self.builder = _core.IRBuilder()
+        self.callees = callees or {}
+        self.ret_dtype = None
+        self.params = {}  # id(var) -> var
+        self.matched = set()
+        self.loops = {}  # id(var) -> LoopVar
+        self.block_iters = []  # names of the iterators of each open block
+        self.block_names = {}
+        self.macro_depth = 0
+        self._names = None
+        self._name_index = 0
+        self._declared = set()
+        self._node = None
+
+    # ---- services for the builtins ----
+    def span(self, node):
+        """The Span of an AST node."""
+        return self.source.span(node)
+
+    def current_span(self):
+        """The span of the statement being parsed."""
+        return self.span(self._node) if self._node is not None else None
+
+    def take_name(self, default):
+        """The next name of the assignment target being bound, else ``default``."""
+        if self._names is None or self._name_index >= len(self._names):
+            return default
+        name = self._names[self._name_index]
+        self._name_index += 1
+        return name
+
+    def mark_declared(self, value):
+        """Records that ``value`` was created by a declaration (``M = T.int32()``)."""
+        self._declared.add(id(value))
+
+    def is_param(self, var):
+        """Whether ``var`` is a parameter of the function being parsed."""
+        return id(var) in self.params
+
+    def param_matched(self, var):
+        """Whether a buffer is already bound to the parameter ``var``."""
+        return id(var) in self.matched
+
+    def set_param_matched(self, var):
+        """Marks ``var`` as bound to a buffer."""
+        self.matched.add(id(var))
+
+    def loop_range(self, value):
+        """(start, extent) of the open loop whose variable is ``value``, else None."""
+        loop = self.loops.get(id(value))
+        if loop is None or not loop.var.same_as(value):
+            return None
+        return loop.start, loop.extent
+
+    def begin_block(self, name, no_realize, node):
+        """Opens a block, suffixing the name when a macro repeats it."""
+        if name in self.block_names and self.macro_depth > 0:
+            k = self.block_names[name]
+            while f"{name}_{k}" in self.block_names:
+                k += 1
+            self.block_names[name] = k + 1
+            name = f"{name}_{k}"
+        self.block_names.setdefault(name, 1)
+        self.builder.begin_block(name, bool(no_realize), self.span(node))
+        self.block_iters.append((name, set()))
+
+    def end_block(self):
+        """Closes the innermost block."""
+        self.block_iters.pop()
+        self.builder.end_block()
+
+    def define_block_iter(self, name, dom, value, iter_type):
+        """Defines a block iterator named ``name`` bound to ``value``; returns its variable."""
+        if not self.block_iters or not self.builder.in_block:
+            raise TesseraValueError("block iterators (T.axis.*) must be defined directly inside a T.block")
+        block_name, names = self.block_iters[-1]
+        if name in names:
+            raise TesseraValueError(f"iterator '{name}' is defined twice in block \"{block_name}\"")
+        names.add(name)
+        var = _core.Var(name, value.dtype, self.current_span())
+        self.builder.add_block_iter(_core.IterVar(dom, var, iter_type, "", self.current_span()), value)
+        self.mark_declared(var)
+        return var
+
+    # ---- the function ----
+    def parse_function(self, private=False):
+        """Parses the function; returns the PrimFunc."""
+        fdef = self.source.func_def
+        if not isinstance(fdef, ast.FunctionDef):
+            raise self.error(fdef, "@T.prim_func decorates a function")
+        with _state.active(self):
+            return self._parse_function(fdef, private)
+
+    def _parse_function(self, fdef, private):
+        b = self.builder
+        span = self.span(fdef)
+        b.begin_function(self.name, span)
+        args = fdef.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise self.error(fdef, "a prim_func takes plain positional parameters only")
+        for arg in args.args:
+            self._param(arg)
+        if fdef.returns is not None:
+            ret = self._annotation(fdef.returns, None)
+            if not isinstance(ret, DType):
+                raise self.error(fdef.returns, f"the return annotation must be a type such as T.int32, got {ret!r}")
+            if ret.name != "void":
+                self.ret_dtype = ret.name
+                b.set_return_type(ret.name)
+        self.visit_body(fdef.body)
+        with self.at(fdef):
+            func = b.end_function()
+        if private:
+            attrs = {k: v for k, v in func.attrs.items() if k != "global_symbol"}
+            func = _core.PrimFunc(func.params, func.body, func.ret_type, func.buffer_map, attrs, func.span)
+        return func
+
+    def _annotation(self, node, name):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node = ast.parse(node.value, mode="eval").body
+        saved = (self._names, self._name_index)
+        self._names, self._name_index = ([name] if name else None), 0
+        try:
+            return self.expr(node)
+        finally:
+            self._names, self._name_index = saved
+
+    def _param(self, arg):
+        name = arg.arg
+        if arg.annotation is None:
+            raise self.error(arg, f"parameter '{name}' needs a type annotation (T.Buffer(...), T.handle, T.int32, ...)")
+        ann = self._annotation(arg.annotation, name)
+        span = self.span(arg)
+        b = self.builder
+        if isinstance(ann, _core.Buffer):
+            var = _core.Var(name, "handle", span)
+            b.add_param(var)
+            b.bind_param_buffer(var, ann)
+            self.matched.add(id(var))
+            self.vars.define(name, ann)
+        elif isinstance(ann, _core.Var):  # T.handle("float32", "global"): a typed pointer
+            var = ann
+            b.add_param(var)
+            self.vars.define(name, var)
+        elif isinstance(ann, DType):
+            if ann.name == "void":
+                raise self.error(arg, f"parameter '{name}' cannot be void")
+            var = _core.Var(name, ann.name, span)
+            b.add_param(var)
+            self.vars.define(name, var)
+        else:
+            raise self.error(arg.annotation, f"unsupported annotation of parameter '{name}': {ann!r}")
+        self.params[id(var)] = var
+
+    # ---- statements ----
+    def visit(self, node):
+        saved = self._node
+        if isinstance(node, ast.stmt):
+            self._node = node
+        try:
+            return super().visit(node)
+        finally:
+            self._node = saved
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        value = self.expr(node.value)
+        if isinstance(value, (_core.PrimExpr, BufferSlice)):
+            with self.at(node):
+                self.builder.emit(_core.Evaluate(convert(value), self.span(node)))
+        elif isinstance(value, Frame):
+            raise self.error(node, "this T.* statement is used with 'with' (or assigned to a name)")
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_FunctionDef(self, node):
+        raise self.error(node, "functions cannot be defined inside a prim_func; define them outside (or use @T.macro)")
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.error(node, "chained assignment (a = b = c) is not supported")
+        target = node.targets[0]
+        value = self.rhs(node.value, target)
+        self.assign(target, value, node)
+
+    def rhs(self, value_node, target):
+        """Evaluates an assignment's value with the target names available to declarations."""
+        names = self._target_names(target)
+        saved = (self._names, self._name_index, self._declared)
+        self._names, self._name_index, self._declared = names, 0, set()
+        try:
+            value = self.expr(value_node)
+            declared = self._declared
+        finally:
+            self._names, self._name_index, self._declared = saved
+        self._fresh = declared
+        return value
+
+    @staticmethod
+    def _target_names(target):
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return [e.id if isinstance(e, ast.Name) else "v" for e in target.elts]
+        return None
+
+    def assign(self, target, value, node):
+        if isinstance(target, ast.Subscript):
+            return self.store(target, value, node)
+        if isinstance(target, ast.Name):
+            return self.bind(target, value, node)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, (tuple, list)):
+                if len(target.elts) == 1:
+                    value = [value]
+                else:
+                    try:
+                        value = list(value)
+                    except TypeError:
+                        raise self.error(node, f"cannot unpack {value!r} into {len(target.elts)} names") from None
+            if len(value) != len(target.elts):
+                raise self.error(node, f"cannot unpack {len(value)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, node)
+            return
+        raise self.error(target, "unsupported assignment target")
+
+    def bind(self, target, value, node):
+        name = target.id
+        self._check_rebind(target)
+        if isinstance(value, MetaVar):
+            self.vars.define(name, value.value)
+            return
+        if isinstance(value, Frame):
+            with self.at(node):
+                self.vars.define(name, value.assign(self, node, name))
+            return
+        if isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ()):
+            self.vars.define(name, value)
+            return
+        if isinstance(value, (_core.PrimExpr, BufferSlice)):
+            value = convert(value)
+            span = self.span(target)
+            if value.dtype == "handle" and isinstance(value, _core.Var) and value.pointer_element is not None:
+                var = _core.Var.pointer(name, value.pointer_element, value.scope, span)
+            else:
+                var = _core.Var(name, value.dtype, span)
+            with self.at(node):
+                self.builder.emit_let(var, value, span)
+            self.vars.define(name, var)
+            return
+        self.vars.define(name, value)
+
+    def _check_rebind(self, target):
+        found, current = self.vars.lookup(target.id)
+        if not found or not isinstance(current, _core.Var):
+            return
+        if id(current) in self.loops:
+            raise self.error(target, f"'{target.id}' is a loop variable and cannot be redefined inside its loop")
+        if self.block_iters and any(target.id in names for _, names in self.block_iters):
+            raise self.error(target, f"'{target.id}' is a block iterator and cannot be redefined in its block")
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            raise self.error(node, "a declaration needs a value: x: T.int32 = ...")
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node.target, "an annotated assignment binds a single name")
+        ann = self._annotation(node.annotation, None)
+        value = self.rhs(node.value, node.target)
+        name = node.target.id
+        span = self.span(node.target)
+        self._check_rebind(node.target)
+        if isinstance(ann, _core.Var) and ann.pointer_element is not None:
+            var = _core.Var.pointer(name, ann.pointer_element, ann.scope, span)
+            value = convert(value)
+        elif isinstance(ann, DType):
+            value = convert(value, ann.name, self.span(node.value))
+            if value.dtype != ann.name:
+                raise self.error(node, f'type mismatch: "{name}: {ann.name}" bound to a {value.dtype} value')
+            var = _core.Var(name, ann.name, span)
+        else:
+            raise self.error(node.annotation, f"unsupported annotation {ann!r}")
+        with self.at(node):
+            self.builder.emit_let(var, value, span)
+        self.vars.define(name, var)
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Subscript):
+            raise self.error(node.target, "only buffer elements can be updated in place (A[i] += x)")
+        current = self.expr(node.target)
+        value = self.binop(node, node.op, current, self.expr(node.value))
+        self.store(node.target, value, node)
+
+    def store(self, target, value, node):
+        buf = self.expr(target.value)
+        if not isinstance(buf, _core.Buffer):
+            raise self.error(target.value, f"cannot assign to an element of {self.describe(buf)}")
+        key = self.subscript_key(target.slice)
+        with self.at(target):
+            access = expr_ops.buffer_access(buf, key, self.span(target))
+            indices = access.indices_as_exprs() if isinstance(access, BufferSlice) else list(access.indices)
+        lanes = 1
+        for index in indices:
+            lanes *= expr_ops.lanes_of(index.dtype)
+        dtype = buf.dtype if lanes == 1 else str(_core.DataType(buf.dtype).with_lanes(lanes))
+        vspan = self.span(node.value) if hasattr(node, "value") and node.value is not None else self.span(node)
+        with self.at(node):
+            value = convert(value, buf.dtype, vspan)
+            if lanes > 1 and expr_ops.lanes_of(value.dtype) == 1:
+                value = _core.Broadcast(value, lanes, vspan)
+            if value.dtype != dtype:
+                raise self.error(node, f'cannot store a {value.dtype} value into buffer {buf.name} of {dtype}')
+            self.builder.emit(_core.BufferStore(buf, value, indices, None, self.span(node)))
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.error(node, "for ... else is not supported")
+        spec = self.loop_spec(node.iter)
+        if not isinstance(spec, LoopSpec):
+            return self.unrolled_for(node, spec)
+        targets = node.target.elts if isinstance(node.target, (ast.Tuple, ast.List)) else [node.target]
+        if any(not isinstance(t, ast.Name) for t in targets):
+            raise self.error(node.target, "loop variables must be names")
+        if len(targets) != len(spec.ranges):
+            raise self.error(node.target, f"{len(spec.ranges)} loops but {len(targets)} loop variables")
+        opened = []
+        with self.vars.scope():
+            for target, (start, stop) in zip(targets, spec.ranges):
+                with self.at(node.iter):
+                    dtype = next((v.dtype for v in (start, stop) if isinstance(v, _core.PrimExpr)), "int32")
+                    start_e = convert(start, dtype)
+                    extent = convert(expr_ops.extent_between(start_e, stop), dtype)
+                    var = _core.Var(target.id, dtype, self.span(target))
+                    thread = None
+                    if spec.thread is not None:
+                        thread = _core.IterVar(_core.Range(start_e, extent), _core.Var(spec.thread, dtype),
+                                               _core.IterVarType.ThreadIndex, spec.thread)
+                    self.builder.begin_for(var, start_e, extent, spec.kind, thread,
+                                           to_attrs(spec.annotations), self.span(node))
+                self.vars.define(target.id, var)
+                self.loops[id(var)] = LoopVar(var, start_e, extent)
+                opened.append(var)
+            self.visit_body(node.body)
+        for var in reversed(opened):
+            del self.loops[id(var)]
+            self.builder.end_for()
+
+    def loop_spec(self, it):
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            if self.lookup_name(it.func, "range") is builtins.range:
+                if it.keywords or not 1 <= len(it.args) <= 3:
+                    raise self.error(it, "range() takes 1 to 3 positional arguments")
+                args = [self.expr(a) for a in it.args]
+                if not any(_is_ir(a) for a in args):
+                    return builtins.range(*args)
+                if len(args) == 3 and not (isinstance(args[2], int) and args[2] == 1):
+                    raise self.error(it, "range() over expressions supports only step 1")
+                start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
+                return LoopSpec(_core.ForKind.SERIAL, [(start, stop)])
+        return self.expr(it)
+
+    def unrolled_for(self, node, values):
+        """``for x in <Python iterable>``: the body is parsed once per element."""
+        try:
+            items = list(values)
+        except TypeError:
+            raise self.error(node.iter, f"cannot loop over {values!r}") from None
+        for item in items:
+            with self.vars.scope():
+                self.assign(node.target, item, node)
+                self.visit_body(node.body)
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self.error(node, "while ... else is not supported")
+        cond = self.condition(node.test)
+        self.builder.begin_while(cond, self.span(node))
+        with self.vars.scope():
+            self.visit_body(node.body)
+        self.builder.end_while()
+
+    def visit_Break(self, node):
+        self.builder.emit(_core.Evaluate(_core.Call("int32", _core.Op.get("tir.break"), [], self.span(node)), self.span(node)))
+
+    def visit_Continue(self, node):
+        self.builder.emit(_core.Evaluate(_core.Call("int32", _core.Op.get("tir.continue"), [], self.span(node)), self.span(node)))
+
+    def visit_If(self, node):
+        cond = self.expr(node.test)
+        if not _is_ir(cond):
+            with self.vars.scope():
+                self.visit_body(node.body if cond else node.orelse)
+            return
+        cond = self.condition(node.test, cond)
+        b = self.builder
+        b.begin_if(cond, self.span(node))
+        b.begin_then()
+        with self.vars.scope():
+            self.visit_body(node.body)
+        b.end_then()
+        if node.orelse:
+            b.begin_else()
+            with self.vars.scope():
+                self.visit_body(node.orelse)
+            b.end_else()
+        b.end_if()
+
+    def condition(self, node, value=None):
+        value = self.expr(node) if value is None else value
+        if isinstance(value, bool):
+            value = expr_ops.const(value)
+        if not _is_ir(value):
+            raise self.error(node, f"a condition must be a bool expression, got {self.describe(value)}")
+        value = convert(value)
+        if value.dtype != "bool":
+            raise self.error(node, f"a condition must be a bool expression, got a {value.dtype} expression")
+        return value
+
+    def visit_With(self, node):
+        self._with_items(node, list(node.items))
+
+    def _with_items(self, node, items):
+        if not items:
+            with self.vars.scope():
+                self.visit_body(node.body)
+            return
+        item = items[0]
+        frame = self.expr(item.context_expr)
+        if not isinstance(frame, Frame):
+            raise self.error(item.context_expr, f"'with' needs a T.* scope (T.block, T.init, ...), got {self.describe(frame)}")
+        var = item.optional_vars
+        if var is not None and not isinstance(var, ast.Name):
+            raise self.error(var, "'as' binds a single name")
+        with self.at(item.context_expr):
+            value = frame.enter(self, item.context_expr, var.id if var is not None else None)
+        with self.vars.scope():
+            if var is not None:
+                self.vars.define(var.id, value)
+            self._with_items(node, items[1:])
+        with self.at(node):
+            frame.exit(self)
+
+    def visit_Assert(self, node):
+        cond = self.condition(node.test)
+        msg = self.expr(node.msg) if node.msg is not None else "assertion failed"
+        msg = _core.StringImm(msg) if isinstance(msg, str) else convert(msg)
+        span = self.span(node)
+        self.builder.emit_binder(lambda body: _core.AssertStmt(cond, msg, body, span))
+
+    def visit_Return(self, node):
+        value = None if node.value is None else self.expr(node.value)
+        if self.macro_depth > 0:
+            raise _MacroReturn(value)
+        if self.ret_dtype is None:
+            if value is None:
+                return
+            raise self.error(node, "returning a value needs a return annotation (-> T.int32)")
+        if value is None:
+            raise self.error(node, f"this function must return a {self.ret_dtype}")
+        with self.at(node):
+            value = convert(value, self.ret_dtype)
+        if value.dtype != self.ret_dtype:
+            raise self.error(node, f'return type mismatch: "{self.ret_dtype}" vs. "{value.dtype}"')
+        call = _core.Call(self.ret_dtype, _core.Op.get("tir.ret"), [value], self.span(node))
+        self.builder.emit(_core.Evaluate(call, self.span(node)))
+
+    # ---- expressions ----
+    def describe(self, value):
+        """A short description of a value for messages."""
+        if isinstance(value, _core.PrimExpr):
+            return f"a {value.dtype} expression"
+        if isinstance(value, _core.Buffer):
+            return f"the buffer {value.name}"
+        return f"the Python value {value!r}"
+
+    def expr(self, node):
+        """Evaluates an expression node to IR or a Python value."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            return self.eval_python(node)
+        return method(node)
+
+    def expr_Constant(self, node):
+        return node.value
+
+    def expr_Name(self, node):
+        return self.lookup_name(node, node.id)
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(node, f"{self.describe(base)} has no attribute '{node.attr}'") from None
+
+    def expr_Tuple(self, node):
+        return tuple(self._elements(node.elts))
+
+    def expr_List(self, node):
+        return list(self._elements(node.elts))
+
+    def _elements(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.expr(e.value))
+            else:
+                out.append(self.expr(e))
+        return out
+
+    def expr_Dict(self, node):
+        if any(k is None for k in node.keys):
+            return self.eval_python(node)
+        return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
+
+    def expr_BinOp(self, node):
+        return self.binop(node, node.op, self.expr(node.left), self.expr(node.right))
+
+    def binop(self, node, op, left, right):
+        if not _is_ir(left) and not _is_ir(right):
+            try:
+                return _PY_BINOPS[type(op)](left, right)
+            except Exception as err:
+                raise self.error(node, f"{type(err).__name__}: {err}") from None
+        fn = _BINOPS.get(type(op))
+        if fn is None:
+            raise self.error(node, f"unsupported operator {type(op).__name__} on expressions")
+        with self.at(node):
+            try:
+                return fn(left, right, self.span(node))
+            except TesseraError:
+                raise
+            except (TypeError, ValueError) as err:
+                raise self.error(node, str(err)) from None
+
+    def expr_UnaryOp(self, node):
+        v = self.expr(node.operand)
+        if not _is_ir(v):
+            ops = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}
+            return ops[type(node.op)](v)
+        span = self.span(node)
+        with self.at(node):
+            if isinstance(node.op, ast.UAdd):
+                return convert(v)
+            if isinstance(node.op, ast.USub):
+                return expr_ops.negate(v, span)
+            if isinstance(node.op, ast.Not):
+                return expr_ops.logical_not(v, span)
+            return expr_ops.bitwise_not(v, span)
+
+    def expr_Compare(self, node):
+        result = None
+        left = self.expr(node.left)
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.expr(comp)
+            if not _is_ir(left) and not _is_ir(right):
+                try:
+                    cmp = _PY_CMPOPS[type(op)](left, right)
+                except Exception as err:
+                    raise self.error(node, f"{type(err).__name__}: {err}") from None
+            elif type(op) in _CMPOPS:
+                with self.at(node):
+                    cmp = expr_ops.compare(_CMPOPS[type(op)], left, right, self.span(node))
+            else:
+                raise self.error(node, f"unsupported comparison {type(op).__name__} on expressions")
+            if result is None:
+                result = cmp
+            else:
+                result = self.logical(node, ast.And(), result, cmp)
+            left = right
+        return result
+
+    def logical(self, node, op, a, b):
+        if not _is_ir(a) and not _is_ir(b):
+            return (a and b) if isinstance(op, ast.And) else (a or b)
+        with self.at(node):
+            fn = expr_ops.logical_and if isinstance(op, ast.And) else expr_ops.logical_or
+            return fn(a, b, self.span(node))
+
+    def expr_BoolOp(self, node):
+        value = self.expr(node.values[0])
+        for v in node.values[1:]:
+            if not _is_ir(value):
+                # Python short-circuit on Python values: `flag and x` is x when flag holds.
+                if isinstance(node.op, ast.And) and not value:
+                    return value
+                if isinstance(node.op, ast.Or) and value:
+                    return value
+                value = self.expr(v)
+                continue
+            value = self.logical(node, node.op, value, self.expr(v))
+        return value
+
+    def expr_IfExp(self, node):
+        cond = self.expr(node.test)
+        if not _is_ir(cond):
+            return self.expr(node.body if cond else node.orelse)
+        cond = self.condition(node.test, cond)
+        with self.at(node):
+            t, f = expr_ops.match_types(self.expr(node.body), self.expr(node.orelse), self.span(node))
+            return _core.Select(cond, t, f, self.span(node))
+
+    def subscript_key(self, node):
+        def one(n):
+            if isinstance(n, ast.Slice):
+                return slice(None if n.lower is None else self.expr(n.lower),
+                             None if n.upper is None else self.expr(n.upper),
+                             None if n.step is None else self.expr(n.step))
+            return self.expr(n)
+
+        if isinstance(node, ast.Tuple):
+            return tuple(one(e) for e in node.elts)
+        return one(node)
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        key = self.subscript_key(node.slice)
+        if isinstance(base, _core.Buffer):
+            with self.at(node):
+                return expr_ops.buffer_access(base, key, self.span(node))
+        if isinstance(base, _core.PrimExpr):
+            raise self.error(node, "lane access v[i] of a vector expression is not supported")
+        try:
+            return base[key]
+        except Exception as err:
+            raise self.error(node, f"{type(err).__name__}: {err}") from None
+
+    def expr_Call(self, node):
+        func = self.expr(node.func)
+        args = self._elements(node.args)
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                kwargs.update(self.expr(k.value))
+            else:
+                kwargs[k.arg] = self.expr(k.value)
+        from .entry import MacroObject
+
+        if isinstance(func, MacroObject):
+            return self.expand_macro(node, func, args, kwargs)
+        if isinstance(func, _Callee):
+            return func.call(self, node, args, kwargs)
+        if getattr(func, "_tessera_builtin", False):
+            return self.call_builtin(node, func, args, kwargs)
+        if isinstance(func, (_core.PrimFunc,)):
+            raise self.error(node, "a prim_func is called from another one inside an @I.ir_module as cls.name(...)")
+        if not callable(func):
+            raise self.error(node.func, f"{self.describe(func)} is not callable")
+        with self.at(node):
+            try:
+                return func(*args, **kwargs)
+            except (TesseraError, _MacroReturn):
+                raise
+            except Exception as err:
+                raise self.error(node, f"{type(err).__name__}: {err}") from None
+
+    def call_builtin(self, node, func, args, kwargs):
+        """Calls a T.* builtin, reporting a wrong call at the call's position."""
+        name = self._builtin_name(node.func)
+        target = func.__call__ if isinstance(func, DType) else func
+        try:
+            inspect.signature(target).bind(*args, **kwargs)
+        except TypeError as err:
+            raise self.error(node, f"wrong arguments to {name}: {err}") from None
+        except ValueError:
+            pass
+        with self.at(node):
+            try:
+                return func(*args, **kwargs)
+            except TesseraError:
+                raise
+            except (TypeError, ValueError, AttributeError) as err:
+                raise self.error(node, f"{name}: {err}") from None
+
+    @staticmethod
+    def _builtin_name(func_node):
+        parts = []
+        n = func_node
+        while isinstance(n, ast.Attribute):
+            parts.append(n.attr)
+            n = n.value
+        if isinstance(n, ast.Name):
+            parts.append(n.id)
+        return ".".join(reversed(parts)) or "builtin"
+
+    def expand_macro(self, node, macro, args, kwargs):
+        """Parses a macro's body in place of its call; returns what the macro returns."""
+        sig = inspect.signature(macro.func)
+        try:
+            binding = sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise self.error(node, f"{macro.name}(): {err}") from None
+        binding.apply_defaults()
+        if macro.hygienic:
+            table, env = VarTable(), macro.env
+        else:
+            table, env = self.vars, dict(self.env)
+            env.update(macro.env_now())
+        self.macro_depth += 1
+        try:
+            with self.with_source(macro.source, env, table):
+                with table.scope():
+                    for name, value in binding.arguments.items():
+                        table.define(name, value)
+                    try:
+                        self.visit_body(macro.source.func_def.body)
+                    except _MacroReturn as ret:
+                        return ret.value
+        finally:
+            self.macro_depth -= 1
+        return None
+
+
+class _Callee:
+    """``cls.f`` inside an ``@I.ir_module``: calling it builds a Call of the function ``f``."""
+
+    def __init__(self, name, ret_dtype):
+        self.name = name
+        self.ret_dtype = ret_dtype
+
+    def call(self, parser, node, args, kwargs):
+        if kwargs:
+            raise parser.error(node, f"{self.name}() takes positional arguments only")
+        exprs = []
+        for a in args:
+            if isinstance(a, _core.Buffer):
+                exprs.append(a.data)
+            else:
+                with parser.at(node):
+                    exprs.append(convert(a))
+        with parser.at(node):
+            return _core.Call(self.ret_dtype, _core.GlobalVar(self.name), exprs, parser.span(node))
+
+
+class ModuleNamespace:
+    """The ``cls`` seen by the functions of an ``@I.ir_module`` class."""
+
+    def __init__(self, callees):
+        self._callees = callees
+
+    def __getattr__(self, name):
+        try:
+            return self._callees[name]
+        except KeyError:
+            raise AttributeError(f"the module has no function '{name}'") from None

@@ -1,0 +1,477 @@
+"""Python operators on PrimExpr and indexing of Buffers, as TensorIR defines them.
+
+Importing this module installs ``+ - * / // % ** < <= > >= == != & | ^ << >> ~ -`` on
+:class:`PrimExpr`, ``A[i, j]`` / ``A[i, 0:16]`` on :class:`Buffer` and ``x.astype(dtype)``, so that
+ordinary Python helpers and closures can compute with expressions::
+
+    def tile(i, j):
+        return i * 16 + j          # an Add of a Mul when i, j are PrimExprs
+
+A Python number takes the other operand's dtype; ``/`` builds ``Div`` (C truncation on
+integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. ``==`` builds an ``EQ`` node; used as a
+Python bool it tells whether both sides are the same object (so ``x in list`` still works).
+"""
+
+from .. import _core
+from ..error import TesseraTypeError
+
+PrimExpr = _core.PrimExpr
+
+_FLOAT_PREFIXES = ("float", "bfloat")
+
+
+def is_float(dtype):
+    """Whether a dtype string names a floating-point type (scalar or vector)."""
+    return dtype.startswith(_FLOAT_PREFIXES)
+
+
+def is_int(dtype):
+    """Whether a dtype string names a signed or unsigned integer type (scalar or vector)."""
+    return dtype.startswith(("int", "uint"))
+
+
+def lanes_of(dtype):
+    """The lane count of a dtype string (1 for scalars)."""
+    return _core.DataType(dtype).lanes
+
+
+def element_of(dtype):
+    """The scalar element type of a dtype string (``"float32x4"`` -> ``"float32"``)."""
+    return str(_core.DataType(dtype).with_lanes(1))
+
+
+def const(value, dtype=None, span=None):
+    """A constant of ``dtype``; the dtype defaults to bool, int32 or float32 after the value.
+
+    >>> const(1.5).dtype
+    'float32'
+    """
+    if dtype is None:
+        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+    dtype = _core.canonical_dtype(dtype)
+    lanes = lanes_of(dtype)
+    elem = element_of(dtype) if lanes > 1 else dtype
+    if is_float(elem):
+        c = _core.FloatImm(elem, float(value), span)
+    else:
+        if isinstance(value, float) and not float(value).is_integer():
+            raise TesseraTypeError(f"cannot use the float {value!r} as a constant of type {elem}")
+        c = _core.IntImm(elem, int(value), span)
+    return _core.Broadcast(c, lanes, span) if lanes > 1 else c
+
+
+def convert(value, dtype=None, span=None):
+    """``value`` as a PrimExpr: expressions pass through, numbers become constants (of ``dtype``
+    when given), iteration variables their variable, buffer slices vector loads."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, _core.IterVar):
+        return value.var
+    to_expr = getattr(value, "as_expr", None)
+    if to_expr is not None:
+        return to_expr()
+    if isinstance(value, (bool, int, float)):
+        if dtype is not None and isinstance(value, float) and is_int(dtype):
+            dtype = None  # 2.5 next to an integer stays a float; the types then match below
+        if dtype is not None and isinstance(value, bool) != (element_of(dtype) == "bool"):
+            dtype = None if isinstance(value, bool) else dtype
+        return const(value, dtype, span)
+    if hasattr(value, "dtype") and hasattr(value, "item"):  # numpy scalar
+        return convert(value.item(), dtype if dtype is not None else str(value.dtype), span)
+    raise TesseraTypeError(f"expected a number or an expression, got {value!r}")
+
+
+def _bits(dtype):
+    return _core.DataType(dtype).bits
+
+
+def match_types(a, b, span=None):
+    """Two operands as PrimExprs of one dtype: numbers take the other side's type, a scalar is
+    broadcast to the other side's lanes, an integer meets a float as that float, and a narrower
+    integer is widened."""
+    ea, eb = isinstance(a, PrimExpr) or isinstance(a, _core.IterVar), isinstance(b, PrimExpr) or isinstance(b, _core.IterVar)
+    if hasattr(a, "as_expr"):
+        a, ea = a.as_expr(), True
+    if hasattr(b, "as_expr"):
+        b, eb = b.as_expr(), True
+    if ea and not eb:
+        a = convert(a)
+        b = convert(b, element_of(a.dtype), span)
+    elif eb and not ea:
+        b = convert(b)
+        a = convert(a, element_of(b.dtype), span)
+    else:
+        a, b = convert(a, None, span), convert(b, None, span)
+    if a.dtype == b.dtype:
+        return a, b
+    la, lb = lanes_of(a.dtype), lanes_of(b.dtype)
+    if la != lb and (la == 1 or lb == 1):
+        if la == 1:
+            a = _core.Broadcast(a, lb, span)
+        else:
+            b = _core.Broadcast(b, la, span)
+        if a.dtype == b.dtype:
+            return a, b
+    ta, tb = element_of(a.dtype), element_of(b.dtype)
+    if is_float(ta) != is_float(tb):
+        if is_float(ta):
+            b = _core.Cast(a.dtype, b, span)
+        else:
+            a = _core.Cast(b.dtype, a, span)
+        return a, b
+    if is_int(ta) and is_int(tb) and ta[0] == tb[0]:
+        if _bits(ta) < _bits(tb):
+            a = _core.Cast(b.dtype, a, span)
+        else:
+            b = _core.Cast(a.dtype, b, span)
+        return a, b
+    if is_float(ta) and is_float(tb) and ta.startswith("float") and tb.startswith("float"):
+        if _bits(ta) < _bits(tb):
+            a = _core.Cast(b.dtype, a, span)
+        else:
+            b = _core.Cast(a.dtype, b, span)
+        return a, b
+    raise TesseraTypeError(f'operand type mismatch: "{a.dtype}" vs. "{b.dtype}"')
+
+
+def _call(dtype, name, args, span=None):
+    return _core.Call(dtype, _core.Op.get(name), list(args), span)
+
+
+def _logical(a, b, node, span):
+    a, b = match_types(a, b, span)
+    if element_of(a.dtype) != "bool":
+        return None
+    return node(a, b, span)
+
+
+def add(a, b, span=None):
+    """``a + b``."""
+    return _core.Add(*match_types(a, b, span), span)
+
+
+def sub(a, b, span=None):
+    """``a - b``."""
+    return _core.Sub(*match_types(a, b, span), span)
+
+
+def mul(a, b, span=None):
+    """``a * b``."""
+    return _core.Mul(*match_types(a, b, span), span)
+
+
+def div(a, b, span=None):
+    """``a / b``: true division on floats, C truncating division (``Div``) on integers."""
+    return _core.Div(*match_types(a, b, span), span)
+
+
+def floordiv(a, b, span=None):
+    """``a // b``: ``FloorDiv`` on integers, ``floor(a / b)`` on floats."""
+    a, b = match_types(a, b, span)
+    if is_float(a.dtype):
+        return _call(a.dtype, "tir.floor", [_core.Div(a, b, span)], span)
+    return _core.FloorDiv(a, b, span)
+
+
+def floormod(a, b, span=None):
+    """``a % b``: ``FloorMod`` (the result has the divisor's sign)."""
+    a, b = match_types(a, b, span)
+    if is_float(a.dtype):
+        return _core.Sub(a, _core.Mul(floordiv(a, b, span), b, span), span)
+    return _core.FloorMod(a, b, span)
+
+
+def truncdiv(a, b, span=None):
+    """C division rounding toward zero (``Div``)."""
+    return _core.Div(*match_types(a, b, span), span)
+
+
+def truncmod(a, b, span=None):
+    """C remainder with the dividend's sign (``Mod``)."""
+    return _core.Mod(*match_types(a, b, span), span)
+
+
+def ceildiv(a, b, span=None):
+    """``(a + b - 1) // b``, the number of ``b``-sized tiles covering ``a``."""
+    a, b = match_types(a, b, span)
+    one = const(1, a.dtype, span)
+    return _core.FloorDiv(_core.Sub(_core.Add(a, b, span), one, span), b, span)
+
+
+def minimum(a, b, span=None):
+    """``Min(a, b)``."""
+    return _core.Min(*match_types(a, b, span), span)
+
+
+def maximum(a, b, span=None):
+    """``Max(a, b)``."""
+    return _core.Max(*match_types(a, b, span), span)
+
+
+def power(a, b, span=None):
+    """``a ** b`` as the ``tir.pow`` intrinsic."""
+    a, b = match_types(a, b, span)
+    return _call(a.dtype, "tir.pow", [a, b], span)
+
+
+_COMPARE = {"<": _core.LT, "<=": _core.LE, ">": _core.GT, ">=": _core.GE, "==": _core.EQ, "!=": _core.NE}
+
+
+def compare(op, a, b, span=None):
+    """A comparison node; ``op`` is one of ``< <= > >= == !=``."""
+    return _COMPARE[op](*match_types(a, b, span), span)
+
+
+def logical_and(a, b, span=None):
+    """``a and b`` on bool expressions."""
+    return _core.And(*_bools(a, b, span), span)
+
+
+def logical_or(a, b, span=None):
+    """``a or b`` on bool expressions."""
+    return _core.Or(*_bools(a, b, span), span)
+
+
+def logical_not(a, span=None):
+    """``not a`` on a bool expression."""
+    a = convert(a, "bool", span)
+    if element_of(a.dtype) != "bool":
+        raise TesseraTypeError(f"'not' needs a bool, got {a.dtype}")
+    return _core.Not(a, span)
+
+
+def _bools(a, b, span):
+    a, b = match_types(a, b, span)
+    if element_of(a.dtype) != "bool":
+        raise TesseraTypeError(f"'and'/'or' need bools, got {a.dtype}")
+    return a, b
+
+
+def _bitwise(name, logical):
+    def op(a, b, span=None):
+        a, b = match_types(a, b, span)
+        if element_of(a.dtype) == "bool" and logical is not None:
+            return logical(a, b, span)
+        if not is_int(a.dtype):
+            raise TesseraTypeError(f"bitwise operators need integers, got {a.dtype}")
+        return _call(a.dtype, name, [a, b], span)
+
+    return op
+
+
+bitwise_and = _bitwise("tir.bitwise_and", _core.And)
+bitwise_or = _bitwise("tir.bitwise_or", _core.Or)
+bitwise_xor = _bitwise("tir.bitwise_xor", _core.NE)
+shift_left = _bitwise("tir.shift_left", None)
+shift_right = _bitwise("tir.shift_right", None)
+bitwise_and.__doc__ = "``a & b``: bitwise on integers, logical on bools."
+bitwise_or.__doc__ = "``a | b``: bitwise on integers, logical on bools."
+bitwise_xor.__doc__ = "``a ^ b``: bitwise on integers, inequality on bools."
+shift_left.__doc__ = "``a << b`` on integers."
+shift_right.__doc__ = "``a >> b`` on integers."
+
+
+def bitwise_not(a, span=None):
+    """``~a``: bitwise complement of an integer, negation of a bool."""
+    a = convert(a)
+    if element_of(a.dtype) == "bool":
+        return _core.Not(a, span)
+    return _call(a.dtype, "tir.bitwise_not", [a], span)
+
+
+def negate(a, span=None):
+    """``-a`` as ``0 - a``."""
+    a = convert(a)
+    return _core.Sub(const(0, a.dtype, span), a, span)
+
+
+def cast(value, dtype, span=None):
+    """``value`` converted to ``dtype`` (a Cast node unless it already has that type)."""
+    dtype = _core.canonical_dtype(str(dtype))
+    if not isinstance(value, PrimExpr) and not hasattr(value, "as_expr") and not isinstance(value, _core.IterVar):
+        return convert(value, dtype, span)
+    value = convert(value)
+    if value.dtype == dtype:
+        return value
+    return _core.Cast(dtype, value, span)
+
+
+# ---- buffer indexing ----
+
+
+def _index(value, span=None):
+    if isinstance(value, (bool, int)) or (hasattr(value, "dtype") and hasattr(value, "item")):
+        return const(int(value), "int32", span)
+    return convert(value)
+
+
+def extent_between(start, stop, span=None):
+    """``stop - start``, folded when constant or when ``stop`` is written ``start + n``."""
+    if isinstance(start, int) and isinstance(stop, int):
+        return stop - start
+    if isinstance(start, int) and start == 0:
+        return stop
+    if isinstance(start, _core.IntImm) and start.value == 0:
+        return stop
+    if isinstance(start, _core.IntImm) and isinstance(stop, _core.IntImm):
+        return const(stop.value - start.value, stop.dtype, span)
+    if isinstance(stop, _core.Add) and isinstance(start, PrimExpr) and _core.structural_equal(stop.a, start):
+        return stop.b
+    if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr) and _core.structural_equal(start, stop):
+        return const(0, start.dtype, span)
+    return sub(stop, start, span)
+
+
+class BufferSlice:
+    """``A[i, a:b]``: a buffer access with slices. It becomes a region (``T.reads``,
+    ``T.match_buffer``) or a vector load with Ramp indices when used as a value."""
+
+    def __init__(self, buffer, indices, span=None):
+        self.buffer = buffer
+        self.indices = indices  # PrimExpr or slice per dimension
+        self.span = span
+
+    def region(self):
+        """The accessed region as a BufferRegion."""
+        ranges = []
+        for d, index in enumerate(self.indices):
+            if isinstance(index, slice):
+                if index.step not in (None, 1):
+                    raise TesseraTypeError("a region cannot have a step")
+                start = 0 if index.start is None else index.start
+                stop = self.buffer.shape[d] if index.stop is None else index.stop
+                if isinstance(start, int) and isinstance(stop, PrimExpr):
+                    start = const(start, stop.dtype, self.span)
+                start = _index(start, self.span)
+                extent = extent_between(start, stop, self.span)
+                extent = convert(extent, start.dtype, self.span)
+                ranges.append(_core.Range(start, extent, self.span))
+            else:
+                index = _index(index, self.span)
+                ranges.append(_core.Range(index, const(1, index.dtype, self.span), self.span))
+        return _core.BufferRegion(self.buffer, ranges, self.span)
+
+    def indices_as_exprs(self):
+        """The indices with slices as unit- or constant-stride Ramps."""
+        out = []
+        for d, index in enumerate(self.indices):
+            if not isinstance(index, slice):
+                out.append(_index(index, self.span))
+                continue
+            start = 0 if index.start is None else index.start
+            stop = self.buffer.shape[d] if index.stop is None else index.stop
+            step = 1 if index.step is None else index.step
+            extent = extent_between(start, stop, self.span)
+            if isinstance(extent, _core.IntImm):
+                extent = extent.value
+            if not isinstance(extent, int):
+                raise TesseraTypeError(f"a vector access needs a constant length, got {extent}")
+            step_value = step.value if isinstance(step, _core.IntImm) else step
+            if not isinstance(step_value, int) or step_value <= 0:
+                raise TesseraTypeError("a vector access needs a constant positive step")
+            lanes = (extent + step_value - 1) // step_value
+            base = _index(start, self.span)
+            out.append(_core.Ramp(base, const(step_value, base.dtype, self.span), lanes, self.span))
+        return out
+
+    def as_expr(self):
+        """The vector load this slice denotes."""
+        return _core.BufferLoad(self.buffer, self.indices_as_exprs(), None, self.span)
+
+    def __repr__(self):
+        return f"BufferSlice({self.buffer.name}, {self.indices})"
+
+
+def buffer_access(buffer, key, span=None):
+    """``buffer[key]``: a BufferLoad, or a BufferSlice when an index is a slice."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if len(key) != len(buffer.shape):
+        raise TesseraTypeError(
+            f"buffer {buffer.name} has {len(buffer.shape)} dimensions but is indexed with {len(key)}")
+    if any(isinstance(k, slice) for k in key):
+        return BufferSlice(buffer, list(key), span)
+    return _core.BufferLoad(buffer, [_index(k, span) for k in key], None, span)
+
+
+def to_region(value, span=None):
+    """A BufferRegion from ``A[...]`` (point or slices), a BufferRegion, or a whole Buffer."""
+    if isinstance(value, _core.BufferRegion):
+        return value
+    if isinstance(value, BufferSlice):
+        return value.region()
+    if isinstance(value, _core.BufferLoad):
+        ranges = []
+        for index in value.indices:
+            if isinstance(index, _core.Ramp) and isinstance(index.stride, _core.IntImm) and index.stride.value == 1:
+                ranges.append(_core.Range(index.base, const(index.lanes, index.base.dtype), span))
+            else:
+                ranges.append(_core.Range(index, const(1, index.dtype), span))
+        return _core.BufferRegion(value.buffer, ranges, span)
+    if isinstance(value, _core.Buffer):
+        return _core.BufferRegion.full_region(value, span)
+    raise TesseraTypeError(f"expected a buffer region such as A[i, 0:16], got {value!r}")
+
+
+# ---- installation ----
+
+
+def _binary(fn, reflected=False):
+    def method(self, other):
+        if not isinstance(other, (PrimExpr, bool, int, float, _core.IterVar, BufferSlice)) and not (
+                hasattr(other, "dtype") and hasattr(other, "item")):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    return method
+
+
+def _compare_method(op):
+    def method(self, other):
+        if not isinstance(other, (PrimExpr, bool, int, float, _core.IterVar, BufferSlice)):
+            return NotImplemented
+        return compare(op, self, other)
+
+    return method
+
+
+def _bool(self):
+    if isinstance(self, _core.IntImm):
+        return self.value != 0
+    if isinstance(self, _core.EQ):
+        return self.a.same_as(self.b)
+    if isinstance(self, _core.NE):
+        return not self.a.same_as(self.b)
+    raise TesseraTypeError(
+        f"the expression {self} has no Python truth value: use it as a condition inside the "
+        "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
+
+
+def _install():
+    P = PrimExpr
+    P.__add__, P.__radd__ = _binary(add), _binary(add, True)
+    P.__sub__, P.__rsub__ = _binary(sub), _binary(sub, True)
+    P.__mul__, P.__rmul__ = _binary(mul), _binary(mul, True)
+    P.__truediv__, P.__rtruediv__ = _binary(div), _binary(div, True)
+    P.__floordiv__, P.__rfloordiv__ = _binary(floordiv), _binary(floordiv, True)
+    P.__mod__, P.__rmod__ = _binary(floormod), _binary(floormod, True)
+    P.__pow__, P.__rpow__ = _binary(power), _binary(power, True)
+    P.__and__, P.__rand__ = _binary(bitwise_and), _binary(bitwise_and, True)
+    P.__or__, P.__ror__ = _binary(bitwise_or), _binary(bitwise_or, True)
+    P.__xor__, P.__rxor__ = _binary(bitwise_xor), _binary(bitwise_xor, True)
+    P.__lshift__, P.__rlshift__ = _binary(shift_left), _binary(shift_left, True)
+    P.__rshift__, P.__rrshift__ = _binary(shift_right), _binary(shift_right, True)
+    for op, name in (("<", "__lt__"), ("<=", "__le__"), (">", "__gt__"), (">=", "__ge__"),
+                     ("==", "__eq__"), ("!=", "__ne__")):
+        setattr(P, name, _compare_method(op))
+    P.__hash__ = lambda self: id(self)
+    P.__neg__ = lambda self: negate(self)
+    P.__pos__ = lambda self: self
+    P.__invert__ = lambda self: bitwise_not(self)
+    P.__bool__ = _bool
+    P.astype = lambda self, dtype, span=None: cast(self, dtype, span)
+    _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
+    _core.IterVar.__hash__ = lambda self: id(self)
+
+
+_install()

@@ -1,0 +1,233 @@
+// Constant integer bounds: intervals propagated through arithmetic, with saturation at infinity.
+#include <algorithm>
+
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/functor.h"
+
+namespace tessera {
+namespace arith {
+namespace {
+
+using B = ConstIntBound;
+constexpr int64_t kPos = ConstIntBound::kPosInf;
+constexpr int64_t kNeg = ConstIntBound::kNegInf;
+
+int64_t Clamp(__int128 v) {
+  if (v >= kPos) return kPos;
+  if (v <= kNeg) return kNeg;
+  return static_cast<int64_t>(v);
+}
+bool IsInf(int64_t v) { return v == kPos || v == kNeg; }
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  if (IsInf(a)) return a;  // inf + (-inf) does not arise from valid intervals' matching ends
+  if (IsInf(b)) return b;
+  return Clamp(static_cast<__int128>(a) + b);
+}
+int64_t SatMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (IsInf(a) || IsInf(b)) return ((a < 0) != (b < 0)) ? kNeg : kPos;
+  return Clamp(static_cast<__int128>(a) * b);
+}
+int64_t Neg(int64_t a) { return a == kNeg ? kPos : (a == kPos ? kNeg : -a); }
+
+// Division of interval ends; `floor` picks floor or truncating division. Infinite numerators
+// stay infinite with the quotient's sign.
+int64_t SatDiv(int64_t a, int64_t b, bool floor) {
+  if (IsInf(a)) return ((a < 0) != (b < 0)) ? kNeg : kPos;
+  if (IsInf(b)) return 0;
+  return floor ? FloorDiv(a, b) : a / b;
+}
+
+B Union(B a, B b) { return {std::min(a.min_value, b.min_value), std::max(a.max_value, b.max_value)}; }
+B Intersect(B a, B b) { return {std::max(a.min_value, b.min_value), std::min(a.max_value, b.max_value)}; }
+
+// Bound of a / b by the four corners, for a divisor interval that excludes 0.
+B DivideBounds(B a, B b, bool floor) {
+  int64_t c[4] = {SatDiv(a.min_value, b.min_value, floor), SatDiv(a.min_value, b.max_value, floor),
+                  SatDiv(a.max_value, b.min_value, floor), SatDiv(a.max_value, b.max_value, floor)};
+  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+}
+
+class BoundAnalyzer : public ExprFunctor<B> {
+ public:
+  explicit BoundAnalyzer(const Analyzer& parent) : parent_(parent) {}
+
+  B VisitExpr(const Expr& e) override {
+    B b = ExprFunctor<B>::VisitExpr(e);
+    // Values of a type never leave its range (wrap-around aside, which index math avoids).
+    if (e->dtype.is_int_or_bool()) b = Intersect(b, B::OfType(e->dtype.element_of()));
+    return b;
+  }
+
+  B VisitExpr_(const IntImmNode* op) override { return B::Single(op->value); }
+  B VisitExpr_(const FloatImmNode* op) override { return B::Everything(); }
+  B VisitExpr_(const StringImmNode* op) override { return B::Everything(); }
+  B VisitExpr_(const VarNode* op) override { return VarBound(op); }
+  B VisitExpr_(const SizeVarNode* op) override {
+    return Intersect(VarBound(op), B{0, kPos});
+  }
+  B VisitExpr_(const CastNode* op) override {
+    if (!op->dtype.is_int_or_bool()) return B::Everything();
+    B target = B::OfType(op->dtype.element_of());
+    if (!op->value->dtype.is_int_or_bool()) return target;
+    B v = VisitExpr(op->value);
+    // A value that fits the target type is unchanged; otherwise it wraps anywhere in it.
+    if (v.min_value >= target.min_value && v.max_value <= target.max_value) return v;
+    return target;
+  }
+  B VisitExpr_(const AddNode* op) override {
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    return {SatAdd(a.min_value, b.min_value), SatAdd(a.max_value, b.max_value)};
+  }
+  B VisitExpr_(const SubNode* op) override {
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    return {SatAdd(a.min_value, Neg(b.max_value)), SatAdd(a.max_value, Neg(b.min_value))};
+  }
+  B VisitExpr_(const MulNode* op) override {
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    int64_t c[4] = {SatMul(a.min_value, b.min_value), SatMul(a.min_value, b.max_value),
+                    SatMul(a.max_value, b.min_value), SatMul(a.max_value, b.max_value)};
+    return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+  }
+  B VisitExpr_(const DivNode* op) override { return Divide(op, /*floor=*/false); }
+  B VisitExpr_(const FloorDivNode* op) override { return Divide(op, /*floor=*/true); }
+  B VisitExpr_(const ModNode* op) override {
+    if (!op->dtype.is_integer()) return B::Everything();
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (b.min_value <= 0 && b.max_value >= 0) return B::OfType(op->dtype);
+    // |a % b| < |b|, with the sign of a.
+    int64_t m = std::max(Neg(b.min_value) == kPos ? kPos : std::abs(b.min_value),
+                         b.max_value == kPos ? kPos : std::abs(b.max_value));
+    int64_t lim = m == kPos ? kPos : m - 1;
+    B r{a.min_value >= 0 ? 0 : Neg(lim), a.max_value <= 0 ? 0 : lim};
+    if (a.min_value >= 0) r.max_value = std::min(r.max_value, a.max_value);
+    if (a.max_value <= 0) r.min_value = std::max(r.min_value, a.min_value);
+    return r;
+  }
+  B VisitExpr_(const FloorModNode* op) override {
+    if (!op->dtype.is_integer()) return B::Everything();
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (b.min_value > 0) {
+      int64_t lim = b.max_value == kPos ? kPos : b.max_value - 1;
+      if (a.min_value >= 0) return {0, std::min(a.max_value, lim)};
+      return {0, lim};
+    }
+    if (b.max_value < 0) {
+      int64_t lim = b.min_value == kNeg ? kNeg : b.min_value + 1;
+      if (a.max_value <= 0) return {std::max(a.min_value, lim), 0};
+      return {lim, 0};
+    }
+    return B::OfType(op->dtype);
+  }
+  B VisitExpr_(const MinNode* op) override {
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    return {std::min(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};
+  }
+  B VisitExpr_(const MaxNode* op) override {
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    return {std::max(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
+  }
+  B VisitExpr_(const EQNode*) override { return {0, 1}; }
+  B VisitExpr_(const NENode*) override { return {0, 1}; }
+  B VisitExpr_(const LTNode*) override { return {0, 1}; }
+  B VisitExpr_(const LENode*) override { return {0, 1}; }
+  B VisitExpr_(const GTNode*) override { return {0, 1}; }
+  B VisitExpr_(const GENode*) override { return {0, 1}; }
+  B VisitExpr_(const AndNode*) override { return {0, 1}; }
+  B VisitExpr_(const OrNode*) override { return {0, 1}; }
+  B VisitExpr_(const NotNode*) override { return {0, 1}; }
+  B VisitExpr_(const SelectNode* op) override {
+    return Union(VisitExpr(op->true_value), VisitExpr(op->false_value));
+  }
+  B VisitExpr_(const RampNode* op) override {
+    B base = VisitExpr(op->base), stride = VisitExpr(op->stride);
+    B last{SatAdd(base.min_value, SatMul(stride.min_value, op->lanes - 1)),
+           SatAdd(base.max_value, SatMul(stride.max_value, op->lanes - 1))};
+    return Union(base, last);
+  }
+  B VisitExpr_(const BroadcastNode* op) override { return VisitExpr(op->value); }
+  B VisitExpr_(const ShuffleNode* op) override {
+    B r{kPos, kNeg};
+    for (const Expr& v : op->vectors) r = Union(r, VisitExpr(v));
+    return r;
+  }
+  B VisitExpr_(const LetNode* op) override {
+    B v = VisitExpr(op->value);
+    auto saved = let_bounds_.find(op->var.get());
+    bool had = saved != let_bounds_.end();
+    B old = had ? saved->second : B();
+    let_bounds_[op->var.get()] = v;
+    B r = VisitExpr(op->body);
+    if (had) {
+      let_bounds_[op->var.get()] = old;
+    } else {
+      let_bounds_.erase(op->var.get());
+    }
+    return r;
+  }
+  B VisitExpr_(const CallNode* op) override {
+    if (op->is_op("tir.if_then_else")) return Union(VisitExpr(op->args[1]), VisitExpr(op->args[2]));
+    if (op->is_op("tir.likely")) return VisitExpr(op->args[0]);
+    return TypeBound(op->dtype);
+  }
+  B VisitExpr_(const BufferLoadNode* op) override { return TypeBound(op->dtype); }
+
+ private:
+  static B TypeBound(DataType t) {
+    return t.is_int_or_bool() ? B::OfType(t.element_of()) : B::Everything();
+  }
+  B VarBound(const VarNode* v) {
+    auto it = let_bounds_.find(v);
+    if (it != let_bounds_.end()) return it->second;
+    if (const B* b = parent_.VarBound(v)) return *b;
+    return TypeBound(v->dtype);
+  }
+  B Divide(const BinaryNode* op, bool floor) {
+    if (!op->dtype.is_integer()) return B::Everything();
+    B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (b.min_value <= 0 && b.max_value >= 0) {
+      // Only the sign of the divisor is known for a divisor that may be 0 (a program error);
+      // keep the analysis useful for the common `x // n` with n >= 1 guarded elsewhere.
+      if (b.min_value == 0 && b.max_value > 0) b.min_value = 1;
+      else if (b.max_value == 0 && b.min_value < 0) b.max_value = -1;
+      else return B::OfType(op->dtype);
+    }
+    return DivideBounds(a, b, floor);
+  }
+
+  const Analyzer& parent_;
+  std::unordered_map<const VarNode*, B> let_bounds_;
+};
+
+}  // namespace
+
+ConstIntBound ConstIntBound::OfType(DataType t) {
+  if (t.is_bool()) return {0, 1};
+  if (!t.is_integer() || t.bits() >= 64) {
+    return t.is_uint() ? ConstIntBound{0, kPosInf} : Everything();
+  }
+  if (t.is_uint()) return {0, (int64_t(1) << t.bits()) - 1};
+  return {-(int64_t(1) << (t.bits() - 1)), (int64_t(1) << (t.bits() - 1)) - 1};
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+int64_t WrapToType(DataType t, int64_t v) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits() >= 64) return v;
+  uint64_t mask = (uint64_t(1) << t.bits()) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_int() && (u >> (t.bits() - 1))) return static_cast<int64_t>(u | ~mask);
+  return static_cast<int64_t>(u);
+}
+
+ConstIntBound Analyzer::GetConstIntBound(const Expr& e) { return BoundAnalyzer(*this).VisitExpr(e); }
+
+}  // namespace arith
+}  // namespace tessera

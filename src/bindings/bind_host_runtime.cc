@@ -1,0 +1,202 @@
+// Bindings of host libraries: NDArray, packed calls with Python arguments, time evaluation and
+// loading exported libraries.
+#include <nanobind/ndarray.h>
+
+#include <cstring>
+
+#include "common.h"
+#include "tessera/runtime/ndarray.h"
+#include "tessera/runtime/packed_func.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace bindings {
+namespace {
+
+using runtime::ModuleNode;
+using runtime::NDArray;
+using runtime::PackedArgs;
+using runtime::PackedFunctionInfo;
+
+// Everything a packed call's arguments point into, alive until the call returns.
+struct ArgStorage {
+  PackedArgs args;
+  std::vector<TesseraDLTensor> tensors;
+  std::vector<nb::ndarray<>> arrays;
+};
+
+std::string ParamLabel(const PackedFunctionInfo& f, size_t i) {
+  if (i < f.params.size()) return f.name + "." + f.params[i].name;
+  return f.name + ": argument " + std::to_string(i);
+}
+
+// Python numbers and numpy scalars; arrays (which also define __index__ and __float__ for
+// their 0-d case) have a length.
+bool IsNumber(nb::handle h) {
+  if (PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr())) return true;
+  if (nb::hasattr(h, "__len__")) return false;
+  return PyIndex_Check(h.ptr()) || nb::hasattr(h, "__float__");
+}
+
+void AddNumber(ArgStorage& s, nb::handle h, const std::string& label) {
+  if (PyBool_Check(h.ptr())) {
+    s.args.AddInt(h.ptr() == Py_True ? 1 : 0);
+  } else if (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())) {
+    int overflow = 0;
+    nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+    if (!index.is_valid()) throw nb::python_error();
+    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow) {
+      throw nb::value_error((label + " = " + nb::cast<std::string>(nb::str(h)) +
+                             " does not fit a 64-bit integer").c_str());
+    }
+    s.args.AddInt(v);
+  } else {
+    // A float for an int parameter is passed as it is: the library reports the mismatch in
+    // its own words ("Expect arg[i] to be int").
+    double v = PyFloat_AsDouble(h.ptr());
+    if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    s.args.AddFloat(v);
+  }
+}
+
+void AddArray(ArgStorage& s, nb::handle h, const std::string& label) {
+  if (nb::isinstance<NDArray>(h)) {
+    s.args.AddTensor(nb::cast<const NDArray&>(h).dltensor());
+    return;
+  }
+  nb::ndarray<> arr;
+  if (!nb::try_cast(h, arr, false)) {
+    nb::ndarray<nb::ro> ro;
+    if (nb::try_cast(h, ro, false)) {
+      throw nb::type_error((label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
+    }
+    std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
+    throw nb::type_error((label + " must be an array (ts.nd.array, numpy or another DLPack "
+                                  "array), got " + type).c_str());
+  }
+  TesseraDLTensor t{};
+  t.data = arr.data();
+  t.device = {arr.device_type(), arr.device_id()};
+  t.ndim = static_cast<int32_t>(arr.ndim());
+  t.dtype = {arr.dtype().code, arr.dtype().bits, arr.dtype().lanes};
+  t.shape = const_cast<int64_t*>(arr.shape_ptr());
+  t.strides = const_cast<int64_t*>(arr.stride_ptr());
+  s.tensors.push_back(t);
+  s.arrays.push_back(std::move(arr));
+  s.args.AddTensor(nullptr);  // pointed at the stable storage below
+}
+
+// Converts Python arguments by the kinds the library's metadata gives; anything the library
+// checks itself (count, kinds, shapes) is passed on for it to report.
+void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::sequence values) {
+  size_t n = nb::len(values);
+  s.tensors.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle h = values[i];
+    std::string kind = i < f.params.size() ? f.params[i].kind : "";
+    std::string label = ParamLabel(f, i);
+    if (h.is_none()) {
+      s.args.AddNull();
+    } else if (nb::isinstance<NDArray>(h) || (!IsNumber(h) && kind != "int" && kind != "float" && kind != "bool")) {
+      AddArray(s, h, label);
+    } else if (IsNumber(h)) {
+      AddNumber(s, h, label);
+    } else {
+      std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
+      throw nb::type_error((label + " must be a number (" + f.params[i].dtype + "), got " + type).c_str());
+    }
+  }
+  size_t t = 0;
+  for (size_t i = 0; i < s.args.codes.size(); ++i) {
+    if (s.args.codes[i] == TESSERA_ARG_DLTENSOR && s.args.values[i].v_handle == nullptr) {
+      s.args.values[i].v_handle = &s.tensors[t++];
+    }
+  }
+}
+
+nb::object ReturnValue(const PackedFunctionInfo& f, const runtime::PackedResult& r) {
+  if (f.ret == "void" || r.code == TESSERA_ARG_NULL) return nb::none();
+  if (r.code == TESSERA_ARG_BOOL) return nb::bool_(r.value.v_int64 != 0);
+  if (r.code == TESSERA_ARG_FLOAT) return nb::float_(r.value.v_float64);
+  if (f.ret.rfind("uint64", 0) == 0) return nb::int_(static_cast<uint64_t>(r.value.v_int64));
+  return nb::int_(r.value.v_int64);
+}
+
+}  // namespace
+
+void BindHostRuntime(nb::module_& m) {
+  nb::class_<NDArray>(m, "NDArrayHandle")
+      .def_prop_ro("shape", [](const NDArray& a) { return a.shape(); })
+      .def_prop_ro("dtype", [](const NDArray& a) { return a.dtype().ToString(); })
+      .def_prop_ro("device_type", [](const NDArray& a) { return a.device().device_type; })
+      .def_prop_ro("device_id", [](const NDArray& a) { return a.device().device_id; })
+      .def_prop_ro("nbytes", &NDArray::nbytes)
+      .def_prop_ro("data_ptr", [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
+      .def("copy_from_ptr",
+           [](NDArray& a, uintptr_t ptr, int64_t nbytes) {
+             if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
+             if (nbytes) std::memcpy(a.data(), reinterpret_cast<const void*>(ptr), nbytes);
+           })
+      .def("copy_to_ptr", [](const NDArray& a, uintptr_t ptr, int64_t nbytes) {
+        if (nbytes != a.nbytes()) throw nb::value_error("copy size does not match the array");
+        if (nbytes) std::memcpy(reinterpret_cast<void*>(ptr), a.data(), nbytes);
+      });
+  m.def("nd_empty",
+        [](std::vector<int64_t> shape, const std::string& dtype, int device_type, int device_id) {
+          return NDArray::Empty(std::move(shape), DataType::Parse(dtype), {device_type, device_id});
+        },
+        "shape"_a, "dtype"_a, "device_type"_a = 1, "device_id"_a = 0);
+
+  m.def("host_entry", [](const ModuleNode& mod) { return mod.entry; });
+  m.def("host_functions", [](const ModuleNode& mod) {
+    nb::list out;
+    for (const PackedFunctionInfo& f : mod.functions) {
+      nb::list params;
+      for (const auto& p : f.params) params.append(nb::make_tuple(p.kind, p.dtype, p.name));
+      out.append(nb::make_tuple(f.name, f.ret, params));
+    }
+    return out;
+  });
+  m.def(
+      "host_call",
+      [](const ModuleNode& mod, const std::string& name, nb::sequence values) {
+        const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
+        ArgStorage s;
+        PackArguments(s, f, values);
+        runtime::PackedResult r;
+        {
+          nb::gil_scoped_release release;
+          r = runtime::CallPacked(mod, f, s.args);
+        }
+        return ReturnValue(f, r);
+      },
+      "module"_a, "name"_a, "args"_a, "Call a function of a host library (\"\" is the entry).");
+  m.def(
+      "host_time",
+      [](const ModuleNode& mod, const std::string& name, nb::sequence values, int number,
+         int repeat, int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
+         int repeats_to_cooldown, int64_t cache_flush_bytes) {
+        const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
+        ArgStorage s;
+        PackArguments(s, f, values);
+        runtime::TimeEvaluatorOptions o;
+        o.number = number;
+        o.repeat = repeat;
+        o.min_repeat_ms = min_repeat_ms;
+        o.limit_zero_time_iterations = limit_zero_time_iterations;
+        o.cooldown_interval_ms = cooldown_interval_ms;
+        o.repeats_to_cooldown = repeats_to_cooldown;
+        o.cache_flush_bytes = cache_flush_bytes;
+        nb::gil_scoped_release release;
+        return runtime::TimeEvaluate(mod, f, s.args, o);
+      },
+      "module"_a, "name"_a, "args"_a, "number"_a, "repeat"_a, "min_repeat_ms"_a,
+      "limit_zero_time_iterations"_a, "cooldown_interval_ms"_a, "repeats_to_cooldown"_a,
+      "cache_flush_bytes"_a);
+  m.def("load_module", &runtime::LoadModule, "path"_a,
+        "Load a library that a host build produced or exported.");
+}
+
+}  // namespace bindings
+}  // namespace tessera

@@ -1,0 +1,67 @@
+// Bindings of the TensorIR nodes: buffer regions, matched buffers, blocks and their realizes.
+#include "common.h"
+#include "tessera/ir/block_access.h"
+#include "tessera/ir/stmt.h"
+
+namespace tessera {
+namespace bindings {
+
+void BindTIR(nb::module_& m) {
+  nb::class_<BufferRegionNode, Object>(m, "BufferRegion")
+      .def(nb::new_([](Buffer b, std::vector<Range> region, std::optional<Span> s) {
+             return BufferRegionNode::Make(b, region, OrEmpty(s));
+           }),
+           "buffer"_a, "region"_a, "span"_a = nb::none())
+      .def_static("full_region",
+                  [](Buffer b, std::optional<Span> s) {
+                    return BufferRegionNode::FullRegion(b, OrEmpty(s));
+                  },
+                  "buffer"_a, "span"_a = nb::none())
+      .def_ro("buffer", &BufferRegionNode::buffer)
+      .def_ro("region", &BufferRegionNode::region)
+      .def_ro("span", &BufferRegionNode::span);
+  nb::class_<MatchBufferRegionNode, Object>(m, "MatchBufferRegion")
+      .def(nb::new_([](Buffer b, BufferRegion source, std::optional<Span> s) {
+             return MatchBufferRegionNode::Make(b, source, OrEmpty(s));
+           }),
+           "buffer"_a, "source"_a, "span"_a = nb::none())
+      .def_ro("buffer", &MatchBufferRegionNode::buffer)
+      .def_ro("source", &MatchBufferRegionNode::source);
+  nb::class_<BlockNode, StmtNode>(m, "Block")
+      .def(nb::new_([](std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
+                       std::vector<BufferRegion> writes, const std::string& name_hint, Stmt body,
+                       Stmt init, std::vector<Buffer> alloc_buffers,
+                       std::vector<MatchBufferRegion> match_buffers, AttrMap annotations,
+                       std::optional<Span> s) {
+             return BlockNode::Make(iter_vars, reads, writes, name_hint, body, init,
+                                    alloc_buffers, match_buffers, annotations, OrEmpty(s));
+           }),
+           "iter_vars"_a, "reads"_a, "writes"_a, "name_hint"_a, "body"_a,
+           "init"_a.none() = nb::none(), "alloc_buffers"_a = std::vector<Buffer>(),
+           "match_buffers"_a = std::vector<MatchBufferRegion>(), "annotations"_a = AttrMap(),
+           "span"_a = nb::none())
+      .def_ro("iter_vars", &BlockNode::iter_vars)
+      .def_ro("reads", &BlockNode::reads)
+      .def_ro("writes", &BlockNode::writes)
+      .def_ro("name_hint", &BlockNode::name_hint)
+      .def_ro("body", &BlockNode::body)
+      .def_ro("init", &BlockNode::init)
+      .def_ro("alloc_buffers", &BlockNode::alloc_buffers)
+      .def_ro("match_buffers", &BlockNode::match_buffers)
+      .def_ro("annotations", &BlockNode::annotations);
+  nb::class_<BlockRealizeNode, StmtNode>(m, "BlockRealize")
+      .def(nb::new_([](std::vector<Expr> values, Expr predicate, Block block,
+                       std::optional<Span> s) {
+             return BlockRealizeNode::Make(values, predicate, block, OrEmpty(s));
+           }),
+           "iter_values"_a, "predicate"_a.none(), "block"_a, "span"_a = nb::none())
+      .def_ro("iter_values", &BlockRealizeNode::iter_values)
+      .def_ro("predicate", &BlockRealizeNode::predicate)
+      .def_ro("block", &BlockRealizeNode::block);
+  m.def("infer_block_access_regions",
+        [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
+        "The (reads, writes) regions of a block, inferred from its accesses.");
+}
+
+}  // namespace bindings
+}  // namespace tessera

@@ -1,0 +1,299 @@
+// Inference of a block's read and write regions from the buffer accesses in its body.
+#include "tessera/ir/block_access.h"
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tessera/ir/buffer.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/structural_equal.h"
+
+namespace tessera {
+namespace {
+
+// An index bound as a symbolic part plus a constant: `sym + c` (sym null means 0), so bounds
+// like `vi * 16` and `vi * 16 + 15` give the constant extent 16 without a simplifier.
+struct Affine {
+  Expr sym;
+  int64_t c = 0;
+};
+
+bool SameSym(const Expr& a, const Expr& b) {
+  if (!a || !b) return a == b;
+  return a == b || StructuralEqual(a, b);
+}
+
+Expr ToExpr(const Affine& t, DataType dtype) {
+  if (!t.sym) return MakeConst(dtype, t.c);
+  if (t.c == 0) return t.sym;
+  if (t.c > 0) return AddNode::Make(t.sym, MakeConst(dtype, t.c));
+  return SubNode::Make(t.sym, MakeConst(dtype, -t.c));
+}
+
+Affine Plus(const Affine& a, const Affine& b) {
+  if (!a.sym) return {b.sym, a.c + b.c};
+  if (!b.sym) return {a.sym, a.c + b.c};
+  return {AddNode::Make(a.sym, b.sym), a.c + b.c};
+}
+
+Affine Minus(const Affine& a, const Affine& b) {
+  if (SameSym(a.sym, b.sym)) return {nullptr, a.c - b.c};
+  if (!b.sym) return {a.sym, a.c - b.c};
+  if (!a.sym) return {SubNode::Make(MakeConst(b.sym->dtype, int64_t{0}), b.sym), a.c - b.c};
+  return {SubNode::Make(a.sym, b.sym), a.c - b.c};
+}
+
+Affine Times(const Affine& a, int64_t k) {
+  if (!a.sym) return {nullptr, a.c * k};
+  if (k == 0) return {nullptr, 0};
+  Expr sym = k == 1 ? a.sym : MulNode::Make(a.sym, MakeConst(a.sym->dtype, k));
+  return {sym, a.c * k};
+}
+
+int64_t FloorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+struct Interval {
+  Affine lo, hi;  // inclusive
+  DataType dtype;
+};
+
+class AccessCollector : public StmtExprVisitor {
+ public:
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+
+  explicit AccessCollector(const BlockNode* block) {
+    for (const Buffer& b : block->alloc_buffers) local_.insert(b.get());
+    for (const MatchBufferRegion& m : block->match_buffers) matched_[m->buffer.get()] = m->source;
+  }
+
+  std::vector<BufferRegion> Regions(bool writes) const {
+    const auto& order = writes ? write_order_ : read_order_;
+    const auto& acc = writes ? write_acc_ : read_acc_;
+    std::vector<BufferRegion> out;
+    for (const BufferNode* b : order) {
+      const auto& dims = acc.at(b);
+      std::vector<Range> region;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const Expr& extent = b->shape[d];
+        if (!dims[d]) {
+          region.push_back(RangeNode::Make(MakeConst(extent->dtype, int64_t{0}), extent));
+          continue;
+        }
+        DataType t = dims[d]->dtype;
+        Affine size = Minus(dims[d]->hi, dims[d]->lo);
+        size.c += 1;
+        region.push_back(RangeNode::Make(ToExpr(dims[d]->lo, t), ToExpr(size, t)));
+      }
+      out.push_back(BufferRegionNode::Make(GetRef(b), region));
+    }
+    return out;
+  }
+
+  void VisitExpr_(const BufferLoadNode* op) override {
+    StmtExprVisitor::VisitExpr_(op);
+    Access(op->buffer.get(), op->indices, /*write=*/false);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    StmtExprVisitor::VisitStmt_(op);
+    Access(op->buffer.get(), op->indices, /*write=*/true);
+  }
+  void VisitStmt_(const ForNode* op) override {
+    VisitExpr(op->min);
+    VisitExpr(op->extent);
+    relaxed_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    VisitStmt(op->body);
+    relaxed_.erase(op->loop_var.get());
+  }
+  void VisitStmt_(const DeclBufferNode* op) override {
+    local_.insert(op->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    // An inner block accesses what it declares, with its iterators replaced by their values.
+    VisitExpr(op->predicate);
+    for (const Expr& v : op->iter_values) VisitExpr(v);
+    const BlockNode* inner = op->block.get();
+    for (size_t i = 0; i < inner->iter_vars.size(); ++i) {
+      substitute_[inner->iter_vars[i]->var.get()] = op->iter_values[i];
+    }
+    for (const BufferRegion& r : inner->reads) Region(r, /*write=*/false);
+    for (const BufferRegion& r : inner->writes) Region(r, /*write=*/true);
+    for (size_t i = 0; i < inner->iter_vars.size(); ++i) {
+      substitute_.erase(inner->iter_vars[i]->var.get());
+    }
+  }
+
+ private:
+  using Dims = std::vector<std::optional<Interval>>;
+
+  void Region(const BufferRegion& r, bool write) {
+    if (local_.count(r->buffer.get())) return;
+    Dims dims;
+    for (const Range& range : r->region) {
+      auto lo = Bound(range->min);
+      Expr last = SubNode::Make(AddNode::Make(range->min, range->extent),
+                                MakeConst(range->min->dtype, int64_t{1}));
+      auto hi = Bound(last);
+      if (lo && hi) {
+        dims.push_back(Interval{lo->lo, hi->hi, range->min->dtype});
+      } else {
+        dims.push_back(std::nullopt);
+      }
+    }
+    Record(r->buffer.get(), std::move(dims), write);
+  }
+
+  void Access(const BufferNode* buffer, const std::vector<Expr>& indices, bool write) {
+    auto m = matched_.find(buffer);
+    if (m != matched_.end()) {
+      Region(m->second, write);
+      return;
+    }
+    if (local_.count(buffer)) return;
+    Dims dims;
+    for (const Expr& index : indices) {
+      if (auto* ramp = AsPtr<RampNode>(index)) {
+        // A vector access covers base .. base + (lanes - 1) * stride.
+        Expr last = AddNode::Make(ramp->base, MulNode::Make(ramp->stride,
+                                                            MakeConst(ramp->base->dtype,
+                                                                      int64_t{ramp->lanes - 1})));
+        auto lo = Bound(ramp->base), hi = Bound(last);
+        if (lo && hi && IsConstInt(ramp->stride, 1)) {
+          dims.push_back(Interval{lo->lo, hi->hi, ramp->base->dtype});
+        } else {
+          dims.push_back(std::nullopt);
+        }
+        continue;
+      }
+      if (index->dtype.is_vector()) {
+        dims.push_back(std::nullopt);
+        continue;
+      }
+      dims.push_back(Bound(index));
+    }
+    Record(buffer, std::move(dims), write);
+  }
+
+  void Record(const BufferNode* buffer, Dims dims, bool write) {
+    auto& acc = write ? write_acc_ : read_acc_;
+    auto& order = write ? write_order_ : read_order_;
+    auto it = acc.find(buffer);
+    if (it == acc.end()) {
+      order.push_back(buffer);
+      acc.emplace(buffer, std::move(dims));
+      return;
+    }
+    Dims& old = it->second;
+    for (size_t d = 0; d < old.size() && d < dims.size(); ++d) {
+      if (!old[d] || !dims[d]) {
+        old[d].reset();
+        continue;
+      }
+      if (!SameSym(old[d]->lo.sym, dims[d]->lo.sym) || !SameSym(old[d]->hi.sym, dims[d]->hi.sym)) {
+        old[d].reset();
+        continue;
+      }
+      old[d]->lo.c = std::min(old[d]->lo.c, dims[d]->lo.c);
+      old[d]->hi.c = std::max(old[d]->hi.c, dims[d]->hi.c);
+    }
+  }
+
+  // Bounds of an index over the relaxed (inner loop) variables; none when not affine enough.
+  std::optional<Interval> Bound(const Expr& e) {
+    DataType t = e->dtype;
+    if (auto c = AsConstInt(e)) return Interval{{nullptr, *c}, {nullptr, *c}, t};
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto sub = substitute_.find(v);
+      if (sub != substitute_.end()) return Bound(sub->second);
+      auto r = relaxed_.find(v);
+      if (r == relaxed_.end()) return Interval{{e, 0}, {e, 0}, t};
+      auto lo = Bound(r->second->min);
+      Expr last = SubNode::Make(AddNode::Make(r->second->min, r->second->extent),
+                                MakeConst(t, int64_t{1}));
+      auto hi = Bound(last);
+      if (!lo || !hi) return std::nullopt;
+      return Interval{lo->lo, hi->hi, t};
+    }
+    if (auto* add = AsPtr<AddNode>(e)) {
+      auto a = Bound(add->a), b = Bound(add->b);
+      if (!a || !b) return std::nullopt;
+      return Interval{Plus(a->lo, b->lo), Plus(a->hi, b->hi), t};
+    }
+    if (auto* sub = AsPtr<SubNode>(e)) {
+      auto a = Bound(sub->a), b = Bound(sub->b);
+      if (!a || !b) return std::nullopt;
+      return Interval{Minus(a->lo, b->hi), Minus(a->hi, b->lo), t};
+    }
+    if (auto* mul = AsPtr<MulNode>(e)) {
+      Expr x = mul->a;
+      auto k = AsConstInt(mul->b);
+      if (!k) {
+        k = AsConstInt(mul->a);
+        x = mul->b;
+      }
+      if (!k) return Point(e);
+      auto a = Bound(x);
+      if (!a) return std::nullopt;
+      if (*k >= 0) return Interval{Times(a->lo, *k), Times(a->hi, *k), t};
+      return Interval{Times(a->hi, *k), Times(a->lo, *k), t};
+    }
+    if (auto* div = AsPtr<FloorDivNode>(e)) {
+      auto k = AsConstInt(div->b);
+      auto a = Bound(div->a);
+      if (!k || *k <= 0 || !a) return Point(e);
+      if (!a->lo.sym && !a->hi.sym) {
+        return Interval{{nullptr, FloorDivInt(a->lo.c, *k)}, {nullptr, FloorDivInt(a->hi.c, *k)}, t};
+      }
+      if (IsPoint(*a)) return Interval{{e, 0}, {e, 0}, t};
+      auto lo = FloorDivNode::Make(ToExpr(a->lo, t), div->b);
+      auto hi = FloorDivNode::Make(ToExpr(a->hi, t), div->b);
+      return Interval{{lo, 0}, {hi, 0}, t};
+    }
+    if (auto* mod = AsPtr<FloorModNode>(e)) {
+      auto k = AsConstInt(mod->b);
+      auto a = Bound(mod->a);
+      if (!k || *k <= 0 || !a) return Point(e);
+      if (IsPoint(*a)) return Interval{{e, 0}, {e, 0}, t};
+      return Interval{{nullptr, 0}, {nullptr, *k - 1}, t};
+    }
+    return Point(e);
+  }
+
+  static bool IsPoint(const Interval& iv) {
+    return iv.lo.c == iv.hi.c && SameSym(iv.lo.sym, iv.hi.sym);
+  }
+
+  // An expression that does not involve relaxed variables is its own bound.
+  std::optional<Interval> Point(const Expr& e) {
+    bool relaxed = false;
+    PostOrderVisit(e, [&](const ObjectRef& n) {
+      if (auto* v = AsPtr<VarNode>(n)) relaxed = relaxed || relaxed_.count(v) || substitute_.count(v);
+    });
+    if (relaxed) return std::nullopt;
+    return Interval{{e, 0}, {e, 0}, e->dtype};
+  }
+
+  std::unordered_set<const BufferNode*> local_;
+  std::unordered_map<const BufferNode*, BufferRegion> matched_;
+  std::unordered_map<const VarNode*, Range> relaxed_;
+  std::unordered_map<const VarNode*, Expr> substitute_;
+  std::vector<const BufferNode*> read_order_, write_order_;
+  std::unordered_map<const BufferNode*, Dims> read_acc_, write_acc_;
+};
+
+}  // namespace
+
+std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccessRegions(
+    const BlockNode* block) {
+  AccessCollector collector(block);
+  if (block->init) collector.VisitStmt(block->init);
+  collector.VisitStmt(block->body);
+  return {collector.Regions(/*writes=*/false), collector.Regions(/*writes=*/true)};
+}
+
+}  // namespace tessera

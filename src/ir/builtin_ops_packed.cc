@@ -1,0 +1,29 @@
+// Intrinsics of the packed calling convention ("tessera.*"), used by MakePackedAPI and printed
+// by the host code generator against tessera/runtime.h.
+#include "tessera/ir/op.h"
+
+namespace tessera {
+namespace {
+
+TESSERA_REGISTER_OP("tessera.packed_arg").set_num_inputs(2).set_effect(CallEffect::kReadState)
+    .describe("Argument `index` of a packed call (args, index); the call's dtype picks the field.");
+TESSERA_REGISTER_OP("tessera.packed_type_code").set_num_inputs(2)
+    .set_effect(CallEffect::kReadState)
+    .describe("The type code of argument `index` (type_codes, index), as int32.");
+TESSERA_REGISTER_OP("tessera.dltensor_get").set_num_inputs(2).set_effect(CallEffect::kReadState)
+    .describe("A field of a DLTensor argument (handle, TESSERA_DLT_* field).");
+TESSERA_REGISTER_OP("tessera.dltensor_shape").set_num_inputs(2)
+    .set_effect(CallEffect::kReadState)
+    .describe("shape[dim] of a DLTensor argument, as int64.");
+TESSERA_REGISTER_OP("tessera.dltensor_stride").set_num_inputs(2)
+    .set_effect(CallEffect::kReadState)
+    .describe("strides[dim] of a DLTensor argument whose strides are not NULL, as int64.");
+TESSERA_REGISTER_OP("tessera.isnullptr").set_num_inputs(1).set_effect(CallEffect::kPure)
+    .describe("Whether a handle is NULL.");
+TESSERA_REGISTER_OP("tessera.set_return").set_num_inputs(3).set_effect(CallEffect::kUpdateState)
+    .describe("Store the return value of a packed call (ret_value, ret_tcode, value).");
+TESSERA_REGISTER_OP("tessera.format").set_effect(CallEffect::kPure)
+    .describe("An assert message: a printf format (StringImm) and int64 values.");
+
+}  // namespace
+}  // namespace tessera

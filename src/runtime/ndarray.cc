@@ -1,0 +1,70 @@
+// NDArray storage and the DLPack view of tessera dtypes.
+#include "tessera/runtime/ndarray.h"
+
+#include <cstdlib>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace runtime {
+
+TesseraDLDataType ToDLDataType(DataType t) {
+  TesseraDLDataType d;
+  switch (t.code()) {
+    case DataType::kInt: d.code = TESSERA_DL_INT; break;
+    case DataType::kUInt: d.code = TESSERA_DL_UINT; break;
+    case DataType::kFloat: d.code = TESSERA_DL_FLOAT; break;
+    case DataType::kBFloat: d.code = TESSERA_DL_BFLOAT; break;
+    case DataType::kBool: d.code = TESSERA_DL_BOOL; break;
+    default:
+      TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "arrays of " << t << " are not supported";
+  }
+  d.bits = static_cast<uint8_t>(t.is_bool() ? 8 : t.bits());
+  d.lanes = static_cast<uint16_t>(t.lanes());
+  return d;
+}
+
+int64_t StorageBytes(DataType t) { return t.is_bool() ? t.lanes() : t.bytes(); }
+
+NDArray::Container::~Container() { std::free(data); }
+
+int64_t NDArray::size() const {
+  int64_t n = 1;
+  for (int64_t d : c_->shape) n *= d;
+  return n;
+}
+
+NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device) {
+  if (device.device_type != TESSERA_DEVICE_CPU) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "arrays on device type " << device.device_type
+        << " are not supported yet; use ts.cpu(0)";
+  }
+  for (int64_t d : shape) {
+    if (d < 0) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "array dimensions must be >= 0";
+  }
+  NDArray a;
+  a.c_ = std::make_shared<Container>();
+  a.c_->shape = std::move(shape);
+  a.c_->dtype = dtype;
+  a.c_->device = device;
+  size_t bytes = static_cast<size_t>(a.nbytes());
+  // Round up: aligned_alloc wants a multiple of the alignment.
+  size_t padded = (bytes + 63) / 64 * 64;
+  a.c_->data = std::aligned_alloc(64, padded == 0 ? 64 : padded);
+  if (a.c_->data == nullptr) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "out of memory allocating " << bytes << " bytes";
+  }
+  TesseraDLTensor& t = a.c_->tensor;
+  t.data = a.c_->data;
+  t.device = {device.device_type, device.device_id};
+  t.ndim = static_cast<int32_t>(a.c_->shape.size());
+  t.dtype = ToDLDataType(dtype);
+  t.shape = a.c_->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  return a;
+}
+
+}  // namespace runtime
+}  // namespace tessera

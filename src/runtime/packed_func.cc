@@ -1,0 +1,171 @@
+// Host libraries at run time: metadata, loading, packed calls and the time evaluator.
+#include "tessera/runtime/packed_func.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "tessera/runtime/dso_module.h"
+#include "tessera/support/error.h"
+#include "tessera/support/json.h"
+
+namespace tessera {
+namespace runtime {
+
+void ParseModuleInfo(const std::string& json, ModuleNode* mod) {
+  JsonValue info = ParseJson(json);
+  mod->entry = info["entry"].string;
+  mod->functions.clear();
+  for (const JsonValue& f : info["functions"].array) {
+    PackedFunctionInfo fi;
+    fi.name = f["name"].string;
+    fi.symbol = f["symbol"].string;
+    fi.ret = f["ret"].string;
+    for (const JsonValue& p : f["params"].array) {
+      // "kind:dtype:name"
+      const std::string& s = p.string;
+      size_t a = s.find(':'), b = s.find(':', a + 1);
+      if (a == std::string::npos || b == std::string::npos) continue;
+      fi.params.push_back({s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)});
+    }
+    mod->functions.push_back(std::move(fi));
+  }
+  mod->info["metadata"] = json;
+}
+
+void LoadHostLibrary(ModuleNode* mod) {
+  if (!mod->library) mod->library = std::make_shared<DSOModule>(mod->lib_path);
+  mod->last_error = reinterpret_cast<const char* (*)()>(
+      mod->library->GetFunction(TESSERA_LAST_ERROR_SYMBOL));
+  for (PackedFunctionInfo& f : mod->functions) {
+    f.address = mod->library->GetFunction(f.symbol);
+    if (f.address == nullptr) {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+          << "function " << f.name << " (symbol " << f.symbol << ") is missing from " << mod->lib_path;
+    }
+  }
+}
+
+Module LoadModule(const std::string& path) {
+  auto mod = std::make_shared<ModuleNode>();
+  mod->lib_path = path;
+  mod->library = std::make_shared<DSOModule>(path);
+  auto* info = static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_INFO_SYMBOL));
+  if (info == nullptr) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+        << path << " is not a library built by tessera for a host target (it has no "
+        << TESSERA_MODULE_INFO_SYMBOL << ")";
+  }
+  ParseModuleInfo(info, mod.get());
+  if (auto* src = static_cast<const char*>(mod->library->GetFunction(TESSERA_MODULE_SOURCE_SYMBOL))) {
+    mod->source = src;
+  }
+  mod->target = "c";
+  LoadHostLibrary(mod.get());
+  return mod;
+}
+
+const PackedFunctionInfo& GetFunction(const ModuleNode& mod, const std::string& name) {
+  const std::string& want = name.empty() ? mod.entry : name;
+  for (const PackedFunctionInfo& f : mod.functions) {
+    if (f.name == want && !want.empty()) return f;
+  }
+  auto t = TESSERA_THROW_KIND(Span(), ErrorKind::kAttribute);
+  if (name.empty()) {
+    t << "the module has no entry function (no function is named 'main' and there is not exactly "
+         "one public function); call one by name with lib[\"name\"]. Functions:";
+  } else {
+    t << "the module has no function '" << name << "'; functions:";
+  }
+  for (const PackedFunctionInfo& f : mod.functions) t << " " << f.name;
+}
+
+void PackedArgs::AddInt(int64_t v) {
+  TesseraValue x;
+  x.v_int64 = v;
+  values.push_back(x);
+  codes.push_back(TESSERA_ARG_INT);
+}
+
+void PackedArgs::AddFloat(double v) {
+  TesseraValue x;
+  x.v_float64 = v;
+  values.push_back(x);
+  codes.push_back(TESSERA_ARG_FLOAT);
+}
+
+void PackedArgs::AddNull() {
+  TesseraValue x;
+  x.v_handle = nullptr;
+  values.push_back(x);
+  codes.push_back(TESSERA_ARG_NULL);
+}
+
+void PackedArgs::AddTensor(TesseraDLTensor* t) {
+  TesseraValue x;
+  x.v_handle = t;
+  values.push_back(x);
+  codes.push_back(TESSERA_ARG_DLTENSOR);
+}
+
+namespace {
+
+int32_t Invoke(const PackedFunctionInfo& func, PackedArgs& args, PackedResult* result) {
+  auto fn = reinterpret_cast<TesseraPackedFunc>(func.address);
+  return fn(args.values.data(), args.codes.data(), static_cast<int32_t>(args.values.size()),
+            &result->value, &result->code);
+}
+
+void Check(const ModuleNode& mod, const PackedFunctionInfo& func, int32_t rc) {
+  if (rc == 0) return;
+  std::string message = mod.last_error ? mod.last_error() : "";
+  if (message.empty()) message = func.name + " failed with code " + std::to_string(rc);
+  TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << message;
+}
+
+}  // namespace
+
+PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func, PackedArgs& args) {
+  if (func.address == nullptr) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "function " << func.name << " is not loaded";
+  }
+  PackedResult result;
+  Check(mod, func, Invoke(func, args, &result));
+  return result;
+}
+
+std::vector<double> TimeEvaluate(const ModuleNode& mod, const PackedFunctionInfo& func,
+                                 PackedArgs& args, const TimeEvaluatorOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  PackedResult result;
+  Check(mod, func, Invoke(func, args, &result));  // warm-up, discarded
+  std::vector<char> flush(static_cast<size_t>(std::max<int64_t>(options.cache_flush_bytes, 0)));
+  std::vector<double> seconds;
+  int number = std::max(options.number, 1);
+  for (int r = 0; r < std::max(options.repeat, 1); ++r) {
+    if (!flush.empty()) std::memset(flush.data(), r, flush.size());
+    double elapsed = 0;
+    int zero_time_rounds = 0;
+    while (true) {
+      auto start = Clock::now();
+      for (int i = 0; i < number; ++i) Check(mod, func, Invoke(func, args, &result));
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (elapsed * 1e3 >= options.min_repeat_ms) break;
+      if (elapsed <= 0 && ++zero_time_rounds >= options.limit_zero_time_iterations) break;
+      // Too short: scale the call count to reach min_repeat_ms (at least x1.618).
+      double per_call = elapsed > 0 ? elapsed / number : 1e-9;
+      int want = static_cast<int>(options.min_repeat_ms / 1e3 / per_call) + 1;
+      number = std::max(want, static_cast<int>(number * 1.618) + 1);
+    }
+    seconds.push_back(elapsed / number);
+    if (options.cooldown_interval_ms > 0 && options.repeats_to_cooldown > 0 &&
+        (r + 1) % options.repeats_to_cooldown == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.cooldown_interval_ms));
+    }
+  }
+  return seconds;
+}
+
+}  // namespace runtime
+}  // namespace tessera

@@ -1,0 +1,544 @@
+// CodeGenHost: host C with GCC vector extensions, OpenMP and packed entry points.
+#include "tessera/target/codegen_host.h"
+
+#include <sstream>
+#include <unordered_set>
+
+#include "tessera/runtime_abi.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+// Names a static function must not take: C library functions the prelude declares.
+const std::unordered_set<std::string>& LibraryNames() {
+  static const auto* names = new std::unordered_set<std::string>{
+      "exp",  "exp2",  "log",   "log2", "sqrt", "tanh", "erf",   "sin",  "cos",   "floor",
+      "ceil", "round", "trunc", "fabs", "abs",  "pow",  "fmod",  "min",  "max",   "free",
+      "exit", "abort", "malloc", "memcpy", "memset", "printf", "isnan", "isinf", "nearbyint"};
+  return *names;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+bool IsPacked(const PrimFunc& f) { return f->GetStrAttr("calling_conv") == "packed"; }
+
+}  // namespace
+
+CodeGenHost::CodeGenHost() : CodeGenC("C") {
+  for (const std::string& n : LibraryNames()) ReserveGlobalName(n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module layout
+// ---------------------------------------------------------------------------------------------
+
+HostSource CodeGenHost::Generate(const IRModule& mod) {
+  std::vector<std::pair<std::string, PrimFunc>> internal, packed;
+  for (const auto& [gv, f] : mod->functions) {
+    std::string name;
+    if (IsPacked(f)) {
+      name = TESSERA_PACKED_PREFIX + SanitizeName(f->GetStrAttr("global_symbol", gv->name_hint));
+      packed.emplace_back(name, f);
+    } else {
+      name = SanitizeName(gv->name_hint);
+      if (LibraryNames().count(name)) name += "_";
+      internal.emplace_back(name, f);
+    }
+    symbols_[gv->name_hint] = name;
+    ReserveGlobalName(name);
+  }
+  auto prepare = [this](const PrimFunc& f) {
+    in_packed_ = IsPacked(f);
+    noalias_ = f->GetIntAttr("tir.noalias", 0) != 0;
+    restrict_vars_.clear();
+    if (noalias_) {
+      for (const Var& p : f->params) {
+        if (p->pointer) restrict_vars_.insert(p.get());
+      }
+    }
+  };
+  stream_.str("");
+  for (const auto& [name, f] : internal) {
+    prepare(f);
+    Emit(PrintPrototype(name, f) + "\n");
+  }
+  for (const auto& [name, f] : internal) {
+    prepare(f);
+    Emit("\n");
+    AddFunction(name, f);
+  }
+  for (const auto& [name, f] : packed) {
+    prepare(f);
+    Emit("\n");
+    AddFunction(name, f);
+  }
+  std::string functions = Finish();
+
+  std::ostringstream os;
+  os << "#include <tessera/runtime.h>\n";
+  if (!typedefs_.empty()) os << "\n";
+  for (const std::string& t : typedefs_) os << t << "\n";
+  for (const std::string& h : helpers_) os << "\n" << h;
+  os << functions;
+  HostSource out;
+  out.code = os.str();
+  out.metadata = Metadata(mod);
+  out.uses_openmp = uses_openmp_;
+  // The library describes itself, so that an exported copy loads back on its own.
+  out.code += "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
+              PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
+  std::string source_literal = PrintExpr(StringImmNode::Make(os.str()));
+  out.code += "TESSERA_EXPORT const char " TESSERA_MODULE_SOURCE_SYMBOL "[] = " + source_literal + ";\n";
+  return out;
+}
+
+std::string CodeGenHost::Metadata(const IRModule& mod) {
+  std::ostringstream os;
+  // The entry of `lib(...)`: "main", else the only public function.
+  std::vector<std::string> names;
+  for (const auto& [gv, f] : mod->functions) {
+    if (IsPacked(f)) names.push_back(f->GetStrAttr("global_symbol", gv->name_hint));
+  }
+  std::string entry = names.size() == 1 ? names[0] : "";
+  for (const std::string& n : names) {
+    if (n == "main") entry = n;
+  }
+  os << "{\"entry\": " << JsonString(entry) << ", \"functions\": [";
+  bool first = true;
+  for (const auto& [gv, f] : mod->functions) {
+    if (!IsPacked(f)) continue;
+    os << (first ? "" : ", ") << "{\"name\": "
+       << JsonString(f->GetStrAttr("global_symbol", gv->name_hint))
+       << ", \"symbol\": " << JsonString(symbols_[gv->name_hint])
+       << ", \"ret\": " << JsonString(f->GetStrAttr("tessera.ret_type", "void")) << ", \"params\": [";
+    first = false;
+    auto it = f->attrs.find("tessera.params");
+    if (it != f->attrs.end()) {
+      if (auto* arr = AsPtr<ArrayNode>(it->second)) {
+        for (size_t i = 0; i < arr->items.size(); ++i) {
+          auto* s = AsPtr<StringImmNode>(arr->items[i]);
+          os << (i ? ", " : "") << JsonString(s ? s->value : "");
+        }
+      }
+    }
+    os << "]}";
+  }
+  os << "]}";
+  return os.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types, names, signatures
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenHost::VectorType(DataType t, const Span& span) {
+  DataType elem = t.is_bool() ? DataType::Int(32) : t.element_of();
+  int lanes = t.lanes();
+  if (lanes & (lanes - 1)) Unsupported("vector type " + t.ToString() + " (lanes must be a power of two)", span);
+  std::string scalar = CodeGenC::TypeName(elem, span);
+  std::string name = "tessera_" + elem.ToString() + "x" + std::to_string(lanes);
+  if (typedef_names_.insert(name).second) {
+    typedefs_.push_back("typedef " + scalar + " " + name + " __attribute__((vector_size(" +
+                        std::to_string(elem.bytes() * lanes) + ")));");
+  }
+  return name;
+}
+
+std::string CodeGenHost::TypeName(DataType t, const Span& span) {
+  if (t.is_vector()) return VectorType(t, span);
+  return CodeGenC::TypeName(t, span);
+}
+
+std::string CodeGenHost::VarTypeName(const VarNode* v) {
+  std::string t = CodeGenC::VarTypeName(v);
+  return restrict_vars_.count(v) ? t + " restrict" : t;
+}
+
+std::string CodeGenHost::FunctionPrefix(const PrimFunc& func, bool prototype) {
+  return IsPacked(func) ? "TESSERA_EXPORT " : "static ";
+}
+
+std::string CodeGenHost::CalleeName(const GlobalVarNode* callee) {
+  auto it = symbols_.find(callee->name_hint);
+  return it == symbols_.end() ? callee->name_hint : it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenHost::Helper(const std::string& name, const std::string& definition) {
+  if (helper_names_.insert(name).second) helpers_.push_back(definition);
+  return name;
+}
+
+// static inline R name(A0 a0, A1 a1, ...) { R r; for (i) r[i] = lane_expr; return r; }
+// `lane_expr` reads lanes as a0[i] (vector arguments) or a0 (scalar ones).
+std::string CodeGenHost::LaneLoopHelper(const std::string& name, DataType result,
+                                        const std::vector<DataType>& args,
+                                        const std::string& lane_expr, const Span& span) {
+  if (helper_names_.count(name)) return name;
+  std::ostringstream os;
+  std::string rt = TypeName(result, span);
+  os << "static inline " << rt << " " << name << "(";
+  for (size_t i = 0; i < args.size(); ++i) {
+    os << (i ? ", " : "") << TypeName(args[i], span) << " a" << i;
+  }
+  os << ") {\n  " << rt << " r;\n  for (int i = 0; i < " << result.lanes()
+     << "; ++i) r[i] = " << lane_expr << ";\n  return r;\n}\n";
+  return Helper(name, os.str());
+}
+
+std::string CodeGenHost::ToMask32(const std::string& value, int bits, int lanes, const Span& span) {
+  if (bits == 32) return value;
+  return "__builtin_convertvector(" + value + ", " + VectorType(DataType::Int(32, lanes), span) + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector expressions
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
+  DataType t = op->a->dtype;
+  std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
+  std::string vt = TypeName(t, op->span);
+  auto lanewise = [&](const std::string& fname, const std::string& expr) {
+    std::string name = LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8), t, {t, t}, expr, op->span);
+    return name + "(" + a + ", " + b + ")";
+  };
+  switch (op->kind) {
+    case NodeKind::kAdd: return "(" + a + " + " + b + ")";
+    case NodeKind::kSub: return "(" + a + " - " + b + ")";
+    case NodeKind::kMul: return "(" + a + " * " + b + ")";
+    case NodeKind::kDiv: return "(" + a + " / " + b + ")";
+    case NodeKind::kMod:
+      if (t.is_float()) return lanewise("fmod", t.bits() == 32 ? "fmodf(a0[i], a1[i])" : "fmod(a0[i], a1[i])");
+      return "(" + a + " % " + b + ")";
+    case NodeKind::kFloorDiv: return lanewise("floordiv", "__floordiv(a0[i], a1[i])");
+    case NodeKind::kFloorMod: return lanewise("floormod", "__floormod(a0[i], a1[i])");
+    case NodeKind::kMin: return lanewise("min", "(a0[i] < a1[i] ? a0[i] : a1[i])");
+    case NodeKind::kMax: return lanewise("max", "(a0[i] > a1[i] ? a0[i] : a1[i])");
+    case NodeKind::kAnd: return "(" + a + " & " + b + ")";
+    case NodeKind::kOr: return "(" + a + " | " + b + ")";
+    default: break;
+  }
+  static const std::map<NodeKind, const char*> kCompare = {
+      {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
+      {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
+  auto it = kCompare.find(op->kind);
+  TESSERA_ICHECK(it != kCompare.end()) << "no vector operator for " << NodeKindName(op->kind);
+  int bits = t.is_bool() ? 32 : t.bits();
+  return ToMask32("(" + a + " " + it->second + " " + b + ")", bits, t.lanes(), op->span);
+}
+
+std::string CodeGenHost::PrintVectorNot(const NotNode* op) { return "(~" + PrintExpr(op->a) + ")"; }
+
+std::string CodeGenHost::PrintVectorSelect(const SelectNode* op) {
+  DataType t = op->dtype;
+  std::string vt = TypeName(t, op->span);
+  std::string name = LaneLoopHelper("tessera_select_" + vt.substr(8), t,
+                                    {DataType::Bool(t.lanes()), t, t}, "(a0[i] ? a1[i] : a2[i])",
+                                    op->span);
+  return name + "(" + PrintExpr(op->condition) + ", " + PrintExpr(op->true_value) + ", " +
+         PrintExpr(op->false_value) + ")";
+}
+
+std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
+  DataType to = op->dtype, from = op->value->dtype;
+  std::string v = PrintExpr(op->value);
+  if (to.is_bool() && from.is_bool()) return v;
+  if (to.is_bool()) {
+    std::string zero = "(" + TypeName(from, op->span) + "){0}";
+    return ToMask32("(" + v + " != " + zero + ")", from.bits(), from.lanes(), op->span);
+  }
+  if (from.is_bool()) v = "(-" + v + ")";  // lane masks are -1/0
+  return "__builtin_convertvector(" + v + ", " + TypeName(to, op->span) + ")";
+}
+
+std::string CodeGenHost::VisitExpr_(const RampNode* op) {
+  DataType t = op->dtype;
+  std::string vt = TypeName(t, op->span);
+  std::string name = LaneLoopHelper("tessera_ramp_" + vt.substr(8), t,
+                                    {t.element_of(), t.element_of()}, "a0 + i * a1", op->span);
+  return name + "(" + PrintExpr(op->base) + ", " + PrintExpr(op->stride) + ")";
+}
+
+std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
+  DataType t = op->dtype;
+  std::string vt = TypeName(t, op->span);
+  std::string lane = t.is_bool() ? "(a0 ? -1 : 0)" : "a0";
+  std::string name = LaneLoopHelper("tessera_broadcast_" + std::string(t.is_bool() ? "mask" : "") +
+                                        vt.substr(8),
+                                    t, {t.element_of()}, lane, op->span);
+  return name + "(" + PrintExpr(op->value) + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector memory access
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
+  if (op->predicate) Unsupported("a predicated vector load from " + op->buffer->name, op->span);
+  DataType t = op->dtype;
+  DataType elem = op->buffer->dtype;
+  if (elem.is_vector()) Unsupported("a vector load from the vector buffer " + op->buffer->name, op->span);
+  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  std::string vt = TypeName(t, op->span);
+  std::string st = CodeGenC::TypeName(elem, op->span);
+  std::string lane = elem.is_bool() ? "(p[%] ? -1 : 0)" : "p[%]";
+  auto lane_at = [&](const std::string& i) {
+    std::string s = lane;
+    return s.replace(s.find('%'), 1, i);
+  };
+  std::string ptr = BufferPointer(op->buffer.get(), op->span);
+  std::ostringstream def;
+  if (auto* ramp = AsPtr<RampNode>(index)) {
+    std::string base = OffsetPointer(ptr, ramp->base);
+    if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
+      std::string name = "tessera_load_" + vt.substr(8);
+      def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
+          << " r;\n  memcpy(&r, p, sizeof(r));\n  return r;\n}\n";
+      return Helper(name, def.str()) + "(" + base + ")";
+    }
+    std::string name = "tessera_load_stride_" + vt.substr(8);
+    def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s) {\n  "
+        << vt << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s")
+        << ";\n  return r;\n}\n";
+    return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ")";
+  }
+  std::string it = TypeName(index->dtype, op->span);
+  std::string name = "tessera_gather_" + vt.substr(8) + "_" + it.substr(8);
+  def << "static inline " << vt << " " << name << "(const " << st << "* p, " << it << " idx) {\n  "
+      << vt << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("idx[i]")
+      << ";\n  return r;\n}\n";
+  return Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ")";
+}
+
+void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
+  if (op->predicate) Unsupported("a predicated vector store to " + op->buffer->name, op->span);
+  DataType t = op->value->dtype;
+  DataType elem = op->buffer->dtype;
+  if (elem.is_vector()) Unsupported("a vector store to the vector buffer " + op->buffer->name, op->span);
+  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  std::string vt = TypeName(t, op->span);
+  std::string st = CodeGenC::TypeName(elem, op->span);
+  std::string lane = elem.is_bool() ? "(v[i] != 0)" : "v[i]";
+  std::string ptr = BufferPointer(op->buffer.get(), op->span);
+  std::string value = PrintExpr(op->value);
+  std::ostringstream def;
+  std::string call;
+  if (auto* ramp = AsPtr<RampNode>(index)) {
+    std::string base = OffsetPointer(ptr, ramp->base);
+    if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
+      std::string name = "tessera_store_" + vt.substr(8);
+      def << "static inline void " << name << "(" << st << "* p, " << vt
+          << " v) {\n  memcpy(p, &v, sizeof(v));\n}\n";
+      call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
+    } else {
+      std::string name = "tessera_store_stride_" + vt.substr(8);
+      def << "static inline void " << name << "(" << st << "* p, int64_t s, " << vt
+          << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[i * s] = " << lane << ";\n}\n";
+      call = Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " + value + ")";
+    }
+  } else {
+    std::string it = TypeName(index->dtype, op->span);
+    std::string name = "tessera_scatter_" + vt.substr(8) + "_" + it.substr(8);
+    def << "static inline void " << name << "(" << st << "* p, " << it << " idx, " << vt
+        << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[idx[i]] = " << lane << ";\n}\n";
+    call = Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ", " + value + ")";
+  }
+  PrintIndent();
+  stream_ << call << ";\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+// ---------------------------------------------------------------------------------------------
+
+std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  const std::string& name = callee->name;
+  auto arg = [&](size_t i) { return PrintExpr(op->args[i]); };
+  if (name == "tessera.packed_arg") {
+    const char* field = op->dtype.is_float() ? "v_float64" : op->dtype.is_handle() ? "v_handle" : "v_int64";
+    return "((TesseraValue*)" + arg(0) + ")[" + arg(1) + "]." + field;
+  }
+  if (name == "tessera.packed_type_code") return arg(0) + "[" + arg(1) + "]";
+  if (name == "tessera.dltensor_shape") return "TESSERA_DLT_SHAPE(" + arg(0) + ", " + arg(1) + ")";
+  if (name == "tessera.dltensor_stride") return "TESSERA_DLT_STRIDE(" + arg(0) + ", " + arg(1) + ")";
+  if (name == "tessera.isnullptr") return "(" + arg(0) + " == NULL)";
+  if (name == "tessera.dltensor_get") {
+    auto field = AsConstInt(op->args[1]);
+    std::string h = "TESSERA_DLT(" + arg(0) + ")";
+    switch (field ? *field : -1) {
+      case TESSERA_DLT_DATA: return "((void*)((char*)" + h + "->data + " + h + "->byte_offset))";
+      case TESSERA_DLT_RAW_DATA: return h + "->data";
+      case TESSERA_DLT_NDIM: return h + "->ndim";
+      case TESSERA_DLT_DTYPE_CODE: return "((int32_t)" + h + "->dtype.code)";
+      case TESSERA_DLT_DTYPE_BITS: return "((int32_t)" + h + "->dtype.bits)";
+      case TESSERA_DLT_DTYPE_LANES: return "((int32_t)" + h + "->dtype.lanes)";
+      case TESSERA_DLT_DEVICE_TYPE: return h + "->device.device_type";
+      case TESSERA_DLT_DEVICE_ID: return h + "->device.device_id";
+      case TESSERA_DLT_BYTE_OFFSET: return h + "->byte_offset";
+      case TESSERA_DLT_STRIDES: return "((void*)" + h + "->strides)";
+      default: Unsupported("tessera.dltensor_get of an unknown field", op->span);
+    }
+  }
+  if (name == "tessera.set_return") {
+    DataType t = op->args[2]->dtype;
+    std::string v = arg(2);
+    if (t.is_float()) return "tessera_set_return_float(" + arg(0) + ", " + arg(1) + ", (double)" + v + ")";
+    std::string code = t.is_bool() ? "TESSERA_ARG_BOOL" : "TESSERA_ARG_INT";
+    return "tessera_set_return_int(" + arg(0) + ", " + arg(1) + ", (int64_t)" + v + ", " + code + ")";
+  }
+  if (name == "tir.reinterpret" && op->dtype.is_scalar()) {
+    std::string t = TypeName(op->dtype, op->span);
+    return "({ __auto_type tessera_v_ = " + arg(0) + "; " + t +
+           " tessera_r_; memcpy(&tessera_r_, &tessera_v_, sizeof(tessera_r_)); tessera_r_; })";
+  }
+  Unsupported("op " + name + (name.rfind("tir.", 0) == 0 ? " (tir.LowerIntrin lowers math ops first)" : ""),
+              op->span);
+}
+
+void CodeGenHost::PrintReturn(const CallNode* ret) {
+  if (parallel_depth_ > 0) Unsupported("return inside a parallel loop", ret->span);
+  if (!in_packed_) {
+    CodeGenC::PrintReturn(ret);
+    return;
+  }
+  PrintIndent();
+  stream_ << "return tessera_status();\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------------
+
+void CodeGenHost::VisitStmt_(const LetStmtNode* op) {
+  // Data pointers of a noalias function's buffers are restrict.
+  auto* call = AsPtr<CallNode>(op->value);
+  if (in_packed_ && noalias_ && op->var->pointer && call && call->is_op("tessera.dltensor_get")) {
+    restrict_vars_.insert(op->var.get());
+  }
+  CodeGenC::VisitStmt_(op);
+}
+
+void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
+  if (parallel_depth_ > 0) Unsupported("T.Assert inside a parallel loop", op->span);
+  std::string cond = StripOuterParens(PrintExpr(op->condition));
+  std::string args;
+  if (auto* call = AsPtr<CallNode>(op->message); call && call->is_op("tessera.format")) {
+    args = PrintExpr(call->args[0]);
+    for (size_t i = 1; i < call->args.size(); ++i) args += ", (long long)" + PrintExpr(call->args[i]);
+  } else {
+    args = "\"%s\", " + PrintExpr(op->message);
+  }
+  PrintIndent();
+  stream_ << "if (!(" << cond << ")) {\n";
+  int scope = BeginScope();
+  PrintIndent();
+  stream_ << "tessera_set_error(" << args << ");\n";
+  PrintIndent();
+  if (in_packed_) {
+    stream_ << "return -1;\n";
+  } else {
+    DataType rt = current_func_ ? current_func_->ret_type : DataType::Void();
+    stream_ << "tessera_error_pending = 1;\n";
+    PrintIndent();
+    stream_ << (rt.is_void() ? "return;\n" : "return (" + TypeName(rt, op->span) + ")0;\n");
+  }
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+  PrintStmt(op->body);
+}
+
+void CodeGenHost::VisitStmt_(const AllocateNode* op) {
+  if (op->annotations.count("tessera.local_var")) {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  // Small constant allocations live on the stack; the rest on the heap, freed when the
+  // variable goes out of scope (also on an early return).
+  int64_t count = 1;
+  bool constant = true;
+  for (const Expr& e : op->extents) {
+    auto c = AsConstInt(e);
+    constant = constant && c.has_value();
+    if (c) count *= *c;
+  }
+  if (constant && count * op->dtype.bytes() <= 4096) {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  std::string size = "(size_t)1";
+  for (const Expr& e : op->extents) size += " * (size_t)" + PrintExpr(e);
+  std::string type = TypeName(op->dtype, op->span);
+  std::string name = AllocVarName(op->buffer_var.get());
+  PrintIndent();
+  stream_ << type << "* TESSERA_WORKSPACE " << name << " = (" << type
+          << "*)tessera_alloc_workspace(" << size << " * sizeof(" << type << "));\n";
+  if (parallel_depth_ == 0) {
+    PrintIndent();
+    stream_ << "if (" << name << " == NULL) {\n";
+    int scope = BeginScope();
+    PrintIndent();
+    stream_ << "tessera_set_error(\"out of memory allocating " << op->buffer_var->name << "\");\n";
+    PrintIndent();
+    DataType rt = current_func_ ? current_func_->ret_type : DataType::Void();
+    if (in_packed_) {
+      stream_ << "return -1;\n";
+    } else {
+      stream_ << "tessera_error_pending = 1;\n";
+      PrintIndent();
+      stream_ << (rt.is_void() ? "return;\n" : "return (" + TypeName(rt, op->span) + ")0;\n");
+    }
+    EndScope(scope);
+    PrintIndent();
+    stream_ << "}\n";
+  }
+  PrintStmt(op->body);
+}
+
+void CodeGenHost::VisitStmt_(const ForNode* op) {
+  if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0) {
+    PrintIndent();
+    stream_ << "#pragma omp parallel for\n";
+    uses_openmp_ = true;
+    ++parallel_depth_;
+    CodeGenC::VisitStmt_(op);
+    --parallel_depth_;
+    return;
+  }
+  if (op->for_kind == ForKind::kUnrolled) {
+    if (auto n = AsConstInt(op->extent)) {
+      PrintIndent();
+      stream_ << "#pragma GCC unroll " << std::max<int64_t>(*n, 1) << "\n";
+    }
+  }
+  CodeGenC::VisitStmt_(op);
+}
+
+}  // namespace codegen
+
+HostSource CodeGenHost(const IRModule& mod) { return codegen::CodeGenHost().Generate(mod); }
+
+std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp) {
+  // -fwrapv: integer arithmetic wraps as the IR's does; -fno-strict-aliasing: buffers may be
+  // reinterpreted; hidden symbols keep libraries apart, and entry points export themselves.
+  std::vector<std::string> flags = {"-std=gnu11", "-O2", "-march=native", "-fwrapv",
+                                    "-fno-strict-aliasing", "-fvisibility=hidden",
+                                    "-I" + include_dir};
+  if (openmp) flags.push_back("-fopenmp");
+  return flags;
+}
+
+}  // namespace tessera

@@ -1,0 +1,352 @@
+// tir.MakePackedAPI: each public function becomes a packed entry point that checks every
+// argument (tensorir.md §10) before running the body; private functions take raw pointers.
+#include <unordered_set>
+
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/printer.h"
+#include "tessera/runtime_abi.h"
+#include "tessera/support/error.h"
+#include "tessera/transform/ir_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+Expr Intrin(DataType t, const char* name, std::vector<Expr> args) {
+  return CallNode::Make(t, OpNode::Get(name), std::move(args));
+}
+Expr I64(int64_t v) { return IntImmNode::Make(DataType::Int(64), v); }
+Expr I32(int64_t v) { return Int32(v); }
+Expr AsI64(const Expr& e) { return e->dtype == DataType::Int(64) ? e : Expr(CastNode::Make(DataType::Int(64), e)); }
+Expr And(const Expr& a, const Expr& b) { return a ? Expr(AndNode::Make(a, b)) : b; }
+Expr Or(const Expr& a, const Expr& b) { return a ? Expr(OrNode::Make(a, b)) : b; }
+
+std::string EscapeFormat(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
+// The DLPack type code of a buffer element type.
+int DLCode(DataType t) {
+  switch (t.code()) {
+    case DataType::kInt: return TESSERA_DL_INT;
+    case DataType::kUInt: return TESSERA_DL_UINT;
+    case DataType::kFloat: return TESSERA_DL_FLOAT;
+    case DataType::kBFloat: return TESSERA_DL_BFLOAT;
+    case DataType::kBool: return TESSERA_DL_BOOL;
+    default: return -1;
+  }
+}
+
+// Builds a packed entry: a list of checks and bindings wrapped around the original body.
+class PackedEntryBuilder {
+ public:
+  PackedEntryBuilder(std::string name, PrimFunc func) : name_(std::move(name)), func_(std::move(func)) {}
+
+  PrimFunc Build() {
+    Var args = VarNode::Make("args", DataType::Handle());
+    Var type_codes = VarNode::MakePointer("arg_type_ids", DataType::Int(32), "global");
+    Var num_args = VarNode::Make("num_args", DataType::Int(32));
+    ret_value_ = VarNode::Make("out_ret_value", DataType::Handle());
+    ret_code_ = VarNode::MakePointer("out_ret_tcode", DataType::Int(32), "global");
+
+    size_t n = func_->params.size();
+    Check(EQNode::Make(num_args, I32(n)), name_ + ": num_args should be " + std::to_string(n));
+    // Scalars first, so that buffers whose shapes use them are checked against their values.
+    for (size_t i = 0; i < n; ++i) {
+      const Var& p = func_->params[i];
+      Expr code = Intrin(DataType::Int(32), "tessera.packed_type_code", {type_codes, I32(i)});
+      auto code_is = [&](int c) { return Expr(EQNode::Make(code, I32(c))); };
+      std::string arg = name_ + ": Expect arg[" + std::to_string(i) + "] to be ";
+      if (func_->GetBuffer(p) || p->dtype.is_handle()) {
+        Check(Or(code_is(TESSERA_ARG_DLTENSOR), Or(code_is(TESSERA_ARG_NULL), code_is(TESSERA_ARG_HANDLE))),
+              arg + "pointer");
+        Bind(p, Intrin(DataType::Handle(), "tessera.packed_arg", {args, I32(i)}));
+      } else if (p->dtype.is_float()) {
+        Check(Or(code_is(TESSERA_ARG_FLOAT), code_is(TESSERA_ARG_INT)), arg + "float");
+        Expr as_float = Intrin(DataType::Float(64), "tessera.packed_arg", {args, I32(i)});
+        Expr as_int = CastNode::Make(DataType::Float(64),
+                                     Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)}));
+        Expr v = Intrin(DataType::Float(64), "tir.if_then_else",
+                        {code_is(TESSERA_ARG_FLOAT), as_float, as_int});
+        Bind(p, p->dtype == DataType::Float(64) ? v : Expr(CastNode::Make(p->dtype, v)));
+      } else if (p->dtype.is_int_or_bool()) {
+        Check(Or(code_is(TESSERA_ARG_INT), code_is(TESSERA_ARG_UINT)), arg + "int");
+        Expr v = Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)});
+        if (p->dtype.is_bool()) {
+          Bind(p, NENode::Make(v, I64(0)));
+        } else {
+          Bind(p, p->dtype == DataType::Int(64) ? v : Expr(CastNode::Make(p->dtype, v)));
+        }
+      } else {
+        TESSERA_THROW_KIND(p->span, ErrorKind::kBuild)
+            << "parameter " << p->name << " of " << name_ << " has type " << p->dtype
+            << ", which a packed call cannot pass";
+      }
+    }
+    for (const Var& p : func_->params) {
+      if (Buffer b = func_->GetBuffer(p)) BindBuffer(p, b);
+    }
+
+    Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
+    body = SeqStmtNode::Flatten({body, EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}))});
+    for (size_t i = items_.size(); i-- > 0;) {
+      const Item& it = items_[i];
+      body = it.var ? Stmt(LetStmtNode::Make(it.var, it.value, body))
+                    : Stmt(AssertStmtNode::Make(it.cond, it.message, body));
+    }
+    AttrMap attrs = func_->attrs;
+    attrs["calling_conv"] = StringImmNode::Make("packed");
+    attrs["tessera.ret_type"] = StringImmNode::Make(func_->ret_type.ToString());
+    // What the runtime needs to name parameters in its own errors: "kind:dtype:name".
+    std::vector<ObjectRef> params;
+    for (const Var& p : func_->params) {
+      Buffer b = func_->GetBuffer(p);
+      std::string kind = b ? "buffer" : p->dtype.is_handle() ? "handle"
+                                    : p->dtype.is_float() ? "float"
+                                    : p->dtype.is_bool() ? "bool" : "int";
+      std::string dtype = b ? b->dtype.ToString() : p->dtype.ToString();
+      params.push_back(StringImmNode::Make(kind + ":" + dtype + ":" + p->name));
+    }
+    attrs["tessera.params"] = ArrayNode::Make(std::move(params));
+    return PrimFuncNode::Make({args, type_codes, num_args, ret_value_, ret_code_}, {}, body,
+                              DataType::Int(32), attrs, func_->span);
+  }
+
+ private:
+  struct Item {
+    Var var;
+    Expr value;
+    Expr cond, message;
+  };
+
+  // `return x` stores x in the packed return slot and returns 0 (success).
+  class ReturnRewriter : public StmtMutator {
+   public:
+    ReturnRewriter(Var value, Var code) : value_(std::move(value)), code_(std::move(code)) {}
+    using StmtMutator::VisitStmt_;
+    Stmt VisitStmt_(const EvaluateNode* op) override {
+      auto* call = AsPtr<CallNode>(op->value);
+      if (!call || !call->is_op("tir.ret")) return GetRef(op);
+      Stmt ret = EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}), op->span);
+      Stmt set = EvaluateNode::Make(
+          Intrin(DataType::Int(32), "tessera.set_return", {value_, code_, call->args[0]}), op->span);
+      return SeqStmtNode::Make({set, ret}, op->span);
+    }
+
+   private:
+    Var value_, code_;
+  };
+
+  void Check(Expr cond, const std::string& message) {
+    items_.push_back({nullptr, nullptr, std::move(cond), StringImmNode::Make(message)});
+  }
+  void CheckFormat(Expr cond, const std::string& format, std::vector<Expr> values) {
+    values.insert(values.begin(), StringImmNode::Make(format));
+    items_.push_back({nullptr, nullptr, std::move(cond),
+                      Intrin(DataType::Handle(), "tessera.format", std::move(values))});
+  }
+  void Bind(const Var& v, Expr value) {
+    defined_.insert(v.get());
+    items_.push_back({v, std::move(value), nullptr, nullptr});
+  }
+  bool Defined(const Expr& e) {
+    return !UsesVar(e, [this](const VarNode* v) { return defined_.count(v) == 0; });
+  }
+
+  // `expected` (a buffer field) against `actual` (the int64 value passed): a variable not yet
+  // seen is bound to it; anything else is checked.
+  void BindOrCheck(const Expr& expected, const Expr& actual, const std::string& where,
+                   const std::string& what) {
+    auto* var = AsPtr<VarNode>(expected);
+    if (var && !defined_.count(var)) {
+      Var v = GetRef(var);
+      Bind(v, v->dtype == DataType::Int(64) ? actual : Expr(CastNode::Make(v->dtype, actual)));
+      return;
+    }
+    if (!Defined(expected)) {
+      TESSERA_THROW_KIND(func_->span, ErrorKind::kBuild)
+          << where << " is " << AsScript(expected)
+          << ", whose variables no earlier parameter defines; bind them through a scalar "
+             "parameter or an earlier buffer dimension";
+    }
+    CheckFormat(EQNode::Make(AsI64(expected), actual),
+                "Argument " + EscapeFormat(where) + " has an unsatisfied constraint: " +
+                    EscapeFormat(AsScript(expected)) + " == " + EscapeFormat(what) + " (got %lld)",
+                {actual});
+  }
+
+  void BindBuffer(const Var& param, const Buffer& buf) {
+    std::string arg = name_ + "." + param->name;
+    auto get = [&](DataType t, int field) {
+      return Intrin(t, "tessera.dltensor_get", {param, I32(field)});
+    };
+    Check(NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr", {param})),
+          arg + " is expected to have non-NULL DLTensor* pointer");
+    size_t ndim = buf->shape.size();
+    Check(EQNode::Make(get(DataType::Int(32), TESSERA_DLT_NDIM), I32(ndim)),
+          arg + ".ndim is expected to equal " + std::to_string(ndim));
+    DataType t = buf->dtype;
+    Expr code = get(DataType::Int(32), TESSERA_DLT_DTYPE_CODE);
+    Expr bits = get(DataType::Int(32), TESSERA_DLT_DTYPE_BITS);
+    Expr lanes = get(DataType::Int(32), TESSERA_DLT_DTYPE_LANES);
+    Expr dtype_ok;
+    if (t.is_bool()) {
+      // numpy's bool and 8-bit integers share the one-byte layout.
+      Expr c = Or(EQNode::Make(code, I32(TESSERA_DL_BOOL)),
+                  Or(EQNode::Make(code, I32(TESSERA_DL_INT)), EQNode::Make(code, I32(TESSERA_DL_UINT))));
+      dtype_ok = AndNode::Make(c, EQNode::Make(bits, I32(8)));
+    } else {
+      dtype_ok = AndNode::Make(EQNode::Make(code, I32(DLCode(t))), EQNode::Make(bits, I32(t.bits())));
+    }
+    dtype_ok = AndNode::Make(dtype_ok, EQNode::Make(lanes, I32(t.lanes())));
+    Check(dtype_ok, arg + ".dtype is expected to be " + t.ToString());
+
+    std::vector<Expr> shape;
+    for (size_t k = 0; k < ndim; ++k) {
+      shape.push_back(Intrin(DataType::Int(64), "tessera.dltensor_shape", {param, I32(k)}));
+    }
+    for (size_t k = 0; k < ndim; ++k) {
+      std::string dim = "[" + std::to_string(k) + "]";
+      BindOrCheck(buf->shape[k], shape[k], arg + ".shape" + dim, param->name + ".shape" + dim);
+    }
+    // Strides: none declared means compact row-major; size-1 dimensions may have any stride.
+    Expr strides_null = Intrin(DataType::Bool(), "tessera.isnullptr",
+                               {get(DataType::Handle(), TESSERA_DLT_STRIDES)});
+    std::vector<Expr> compact(ndim);
+    Expr expect = I64(1);
+    for (size_t k = ndim; k-- > 0;) {
+      compact[k] = expect;
+      expect = MulNode::Make(expect, shape[k]);
+    }
+    if (buf->strides.empty()) {
+      Expr ok;
+      for (size_t k = 0; k < ndim; ++k) {
+        Expr stride = Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)});
+        ok = And(ok, OrNode::Make(EQNode::Make(shape[k], I64(1)), EQNode::Make(stride, compact[k])));
+      }
+      if (ok) Check(OrNode::Make(strides_null, ok), arg + ".strides: expected to be compact array");
+    } else {
+      for (size_t k = 0; k < ndim; ++k) {
+        Expr stride = Intrin(DataType::Int(64), "tir.if_then_else",
+                             {strides_null, compact[k],
+                              Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)})});
+        std::string dim = "[" + std::to_string(k) + "]";
+        BindOrCheck(buf->strides[k], stride, arg + ".strides" + dim, param->name + ".strides" + dim);
+      }
+    }
+    // The element offset: 0 means the data starts at byte_offset; a variable is bound to it.
+    Expr byte_offset = CastNode::Make(DataType::Int(64), get(DataType::UInt(64), TESSERA_DLT_BYTE_OFFSET));
+    Expr data = get(DataType::Handle(), TESSERA_DLT_DATA);
+    if (!IsConstInt(buf->elem_offset, 0)) {
+      int64_t bytes = std::max(1, t.bytes());
+      Check(EQNode::Make(FloorModNode::Make(byte_offset, I64(bytes)), I64(0)),
+            arg + ".byte_offset is expected to be a multiple of the element size");
+      BindOrCheck(buf->elem_offset, FloorDivNode::Make(byte_offset, I64(bytes)), arg + ".elem_offset",
+                  param->name + ".elem_offset");
+      data = get(DataType::Handle(), TESSERA_DLT_RAW_DATA);
+    }
+    CheckFormat(EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(TESSERA_DEVICE_CPU)),
+                "Argument " + arg + ".device_type has an unsatisfied constraint: " +
+                    std::to_string(TESSERA_DEVICE_CPU) + " == " + param->name +
+                    ".device_type (got %lld)",
+                {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
+    Expr empty;
+    for (size_t k = 0; k < ndim; ++k) empty = Or(empty, EQNode::Make(shape[k], I64(0)));
+    Expr has_data = NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr",
+                                         {get(DataType::Handle(), TESSERA_DLT_RAW_DATA)}));
+    Check(empty ? Expr(OrNode::Make(has_data, empty)) : has_data,
+          arg + " is expected to have non-NULL data pointer");
+    if (!defined_.count(buf->data.get())) Bind(buf->data, data);
+  }
+
+  std::string name_;
+  PrimFunc func_;
+  Var ret_value_, ret_code_;
+  std::vector<Item> items_;
+  std::unordered_set<const VarNode*> defined_;
+};
+
+// Private functions take the data pointer of each buffer parameter instead of the buffer.
+PrimFunc Unpack(const PrimFunc& f) {
+  if (f->buffer_map.empty()) return f;
+  std::vector<Var> params;
+  for (const Var& p : f->params) {
+    Buffer b = f->GetBuffer(p);
+    params.push_back(b ? b->data : p);
+  }
+  return PrimFuncNode::Make(params, {}, f->body, f->ret_type, f->attrs, f->span);
+}
+
+class CallRedirector : public StmtExprMutator {
+ public:
+  explicit CallRedirector(const std::unordered_set<std::string>& names) : names_(names) {}
+  using StmtExprMutator::VisitExpr_;
+  Expr VisitExpr_(const CallNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* call = AsPtr<CallNode>(e);
+    auto* gv = AsPtr<GlobalVarNode>(call->op);
+    if (!gv || !names_.count(gv->name_hint)) return e;
+    return CallNode::Make(call->dtype, GlobalVarNode::Make(gv->name_hint + "_impl"), call->args,
+                          call->span);
+  }
+
+ private:
+  const std::unordered_set<std::string>& names_;
+};
+
+bool IsPacked(const PrimFunc& f) { return f->GetStrAttr("calling_conv") == "packed"; }
+
+IRModule MakePackedAPIModule(IRModule mod, const PassContext&) {
+  // Public functions that other functions call keep an unpacked copy for those calls.
+  std::unordered_set<std::string> called;
+  for (const auto& [gv, f] : mod->functions) {
+    PostOrderVisit(f->body, [&](const ObjectRef& n) {
+      auto* call = AsPtr<CallNode>(n);
+      auto* callee = call ? AsPtr<GlobalVarNode>(call->op) : nullptr;
+      if (!callee) return;
+      PrimFunc target = mod->Lookup(callee->name_hint);
+      if (target && IsPublic(target) && !IsPacked(target)) called.insert(callee->name_hint);
+    });
+  }
+  std::vector<std::pair<GlobalVar, PrimFunc>> out;
+  bool changed = false;
+  for (const auto& [gv, f] : mod->functions) {
+    if (IsPacked(f)) {
+      out.emplace_back(gv, f);
+      continue;
+    }
+    PrimFunc g = f;
+    if (!called.empty()) {
+      Stmt body = CallRedirector(called).VisitStmt(f->body);
+      if (body != f->body) g = f->WithBody(body);
+    }
+    if (IsPublic(g)) {
+      if (called.count(gv->name_hint)) {
+        AttrMap attrs = g->attrs;
+        attrs.erase("global_symbol");
+        PrimFunc impl = PrimFuncNode::Make(g->params, g->buffer_map, g->body, g->ret_type, attrs, g->span);
+        out.emplace_back(GlobalVarNode::Make(gv->name_hint + "_impl"), Unpack(impl));
+      }
+      out.emplace_back(gv, PackedEntryBuilder(SymbolName(gv, g), g).Build());
+      changed = true;
+    } else {
+      PrimFunc u = Unpack(g);
+      changed = changed || u != f;
+      out.emplace_back(gv, u);
+    }
+  }
+  if (!changed) return mod;
+  return IRModuleNode::Make(std::move(out), mod->attrs);
+}
+
+}  // namespace
+
+Pass MakePackedAPI() { return CreateModulePass(MakePackedAPIModule, 0, "tir.MakePackedAPI"); }
+TESSERA_REGISTER_PASS("tir.MakePackedAPI", MakePackedAPI);
+
+}  // namespace transform
+}  // namespace tessera

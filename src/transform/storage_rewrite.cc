@@ -1,0 +1,214 @@
+// tir.StorageRewrite: allocations of one scope whose lifetimes do not overlap share storage.
+#include <unordered_map>
+
+#include "tessera/ir/functor.h"
+#include "tessera/transform/ir_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+// Points accesses to the storage of another variable of the same element type.
+class DataRemapper : public StmtExprMutator {
+ public:
+  explicit DataRemapper(const std::unordered_map<const VarNode*, Var>& vars) : vars_(vars) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = vars_.find(op);
+    return it == vars_.end() ? GetRef(op) : it->second;
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    Buffer b = Remap(load->buffer);
+    if (b == load->buffer) return e;
+    return BufferLoadNode::Make(b, load->indices, load->predicate, load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    Buffer b = Remap(store->buffer);
+    if (b == store->buffer) return s;
+    return BufferStoreNode::Make(b, store->value, store->indices, store->predicate, store->span);
+  }
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    Stmt body = VisitStmt(op->body);
+    Buffer b = Remap(op->buffer);
+    if (b == op->buffer && body == op->body) return GetRef(op);
+    return DeclBufferNode::Make(b, body, op->span);
+  }
+
+  Buffer Remap(const Buffer& b) {
+    auto it = vars_.find(b->data.get());
+    if (it == vars_.end()) return b;
+    auto c = buffers_.find(b.get());
+    if (c != buffers_.end()) return c->second;
+    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
+                                 b->data_alignment, b->offset_factor, b->span);
+    buffers_[b.get()] = nb;
+    keep_.push_back(b);
+    return nb;
+  }
+
+ private:
+  const std::unordered_map<const VarNode*, Var>& vars_;
+  std::unordered_map<const BufferNode*, Buffer> buffers_;
+  std::vector<Buffer> keep_;
+};
+
+class StorageRewriter : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const AllocateNode* op) override { return RewriteChain(GetRef(op)); }
+
+ private:
+  struct Alloc {
+    const AllocateNode* node;
+    int64_t size;
+    int first = -1, last = -1;
+  };
+  struct Slot {
+    Var var;
+    DataType dtype;
+    std::string scope;
+    int64_t size;
+    int last;
+    const AllocateNode* node;
+  };
+
+  // A run of Allocate / DeclBuffer statements ending in a sequence: the sequence's statements
+  // are the time steps of the allocations' lifetimes.
+  Stmt RewriteChain(const Stmt& head) {
+    std::vector<Stmt> chain;
+    Stmt cur = head;
+    while (true) {
+      if (auto* a = AsPtr<AllocateNode>(cur)) {
+        chain.push_back(cur);
+        cur = a->body;
+      } else if (auto* d = AsPtr<DeclBufferNode>(cur)) {
+        chain.push_back(cur);
+        cur = d->body;
+      } else {
+        break;
+      }
+    }
+    Stmt body = VisitStmt(cur);
+    auto* seq = AsPtr<SeqStmtNode>(body);
+    std::vector<Alloc> allocs;
+    for (const Stmt& s : chain) {
+      auto* a = AsPtr<AllocateNode>(s);
+      if (!a) continue;
+      int64_t size = 1;
+      bool ok = a->annotations.empty() && a->buffer_var->pointer && seq != nullptr;
+      for (const Expr& e : a->extents) {
+        auto c = AsConstInt(e);
+        if (!c) ok = false;
+        size *= c ? *c : 1;
+      }
+      if (!ok) {
+        allocs.clear();
+        break;  // only plain constant-size chains are rewritten
+      }
+      allocs.push_back({a, size});
+    }
+    if (allocs.size() < 2) return Rebuild(chain, body, {});
+
+    for (Alloc& a : allocs) {
+      const VarNode* v = a.node->buffer_var.get();
+      for (int i = 0; i < static_cast<int>(seq->seq.size()); ++i) {
+        if (!UsesVar(seq->seq[i], [v](const VarNode* u) { return u == v; })) continue;
+        if (a.first < 0) a.first = i;
+        a.last = i;
+      }
+    }
+    // Greedy: in order of first use, take a slot of the same type and scope that is free.
+    std::vector<const Alloc*> order;
+    for (const Alloc& a : allocs) order.push_back(&a);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Alloc* x, const Alloc* y) { return x->first < y->first; });
+    std::vector<Slot> slots;
+    std::unordered_map<const VarNode*, Var> remap;
+    for (const Alloc* a : order) {
+      const Var& v = a->node->buffer_var;
+      Slot* reuse = nullptr;
+      if (a->first >= 0) {
+        for (Slot& s : slots) {
+          if (s.dtype == a->node->dtype && s.scope == v->pointer->scope && s.last < a->first) {
+            reuse = &s;
+            break;
+          }
+        }
+      }
+      if (reuse) {
+        reuse->size = std::max(reuse->size, a->size);
+        reuse->last = a->last;
+        remap[v.get()] = reuse->var;
+      } else {
+        slots.push_back({v, a->node->dtype, v->pointer->scope, a->size, a->last, a->node});
+      }
+    }
+    if (remap.empty()) return Rebuild(chain, body, {});
+    return Rebuild(chain, DataRemapper(remap).VisitStmt(body), slots, &remap);
+  }
+
+  // Re-wraps `body` in the chain; with `slots`, only the slots' allocations remain, sized for
+  // their largest user, and declared buffers of merged allocations point at their slot.
+  Stmt Rebuild(const std::vector<Stmt>& chain, Stmt body, const std::vector<Slot>& slots,
+               const std::unordered_map<const VarNode*, Var>* remap = nullptr) {
+    std::unordered_map<const AllocateNode*, int64_t> sizes;
+    for (const Slot& s : slots) sizes[s.node] = s.size;
+    DataRemapper decls(remap ? *remap : std::unordered_map<const VarNode*, Var>{});
+    bool changed = false;
+    for (size_t i = chain.size(); i-- > 0;) {
+      if (auto* a = AsPtr<AllocateNode>(chain[i])) {
+        if (remap && remap->count(a->buffer_var.get())) {
+          changed = true;
+          continue;  // merged into a slot
+        }
+        std::vector<Expr> extents = a->extents;
+        auto it = sizes.find(a);
+        if (it != sizes.end()) {
+          int64_t old = 1;
+          for (const Expr& e : a->extents) old *= *AsConstInt(e);
+          if (old != it->second) extents = {MakeConst(a->extents[0]->dtype, it->second)};
+        }
+        if (body == a->body && extents == a->extents) {
+          body = chain[i];
+          continue;
+        }
+        changed = true;
+        body = AllocateNode::Make(a->buffer_var, a->dtype, extents, a->condition, body,
+                                  a->annotations, a->span);
+      } else {
+        auto* d = AsPtr<DeclBufferNode>(chain[i]);
+        Buffer b = decls.Remap(d->buffer);
+        if (body == d->body && b == d->buffer) {
+          body = chain[i];
+          continue;
+        }
+        changed = true;
+        body = DeclBufferNode::Make(b, body, d->span);
+      }
+    }
+    (void)changed;
+    return body;
+  }
+};
+
+PrimFunc StorageRewriteFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  if (ctx.GetBool("tir.disable_storage_rewrite", false)) return f;
+  Stmt body = StorageRewriter().VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+}  // namespace
+
+Pass StorageRewrite() { return CreatePrimFuncPass(StorageRewriteFunc, 0, "tir.StorageRewrite"); }
+TESSERA_REGISTER_PASS("tir.StorageRewrite", StorageRewrite);
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,184 @@
+// Tests of the arithmetic analyzer: canonical simplification, constant bounds, modular sets and
+// proofs, each with a closed-form expectation.
+#include <gtest/gtest.h>
+
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/printer.h"
+#include "tessera/ir/structural_equal.h"
+
+namespace tessera {
+namespace {
+
+using arith::Analyzer;
+using arith::ConstIntBound;
+using arith::ModularSet;
+
+// Small expression algebra over int32 so expectations read like the math.
+struct E {
+  Expr e;
+  template <class T>
+  E(const Ref<T>& x) : e(x) {}  // NOLINT
+  E(int v) : e(Int32(v)) {}     // NOLINT
+  operator Expr() const { return e; }
+};
+E operator+(E a, E b) { return Expr(AddNode::Make(a.e, b.e)); }
+E operator-(E a, E b) { return Expr(SubNode::Make(a.e, b.e)); }
+E operator*(E a, E b) { return Expr(MulNode::Make(a.e, b.e)); }
+E operator<(E a, E b) { return Expr(LTNode::Make(a.e, b.e)); }
+E operator<=(E a, E b) { return Expr(LENode::Make(a.e, b.e)); }
+E operator>(E a, E b) { return Expr(GTNode::Make(a.e, b.e)); }
+E operator==(E a, E b) { return Expr(EQNode::Make(a.e, b.e)); }
+E fdiv(E a, E b) { return Expr(FloorDivNode::Make(a.e, b.e)); }
+E fmod(E a, E b) { return Expr(FloorModNode::Make(a.e, b.e)); }
+E tdiv(E a, E b) { return Expr(DivNode::Make(a.e, b.e)); }
+E tmod(E a, E b) { return Expr(ModNode::Make(a.e, b.e)); }
+E min(E a, E b) { return Expr(MinNode::Make(a.e, b.e)); }
+E max(E a, E b) { return Expr(MaxNode::Make(a.e, b.e)); }
+
+class ArithTest : public ::testing::Test {
+ protected:
+  Var x = VarNode::Make("x", DataType::Int(32));
+  Var y = VarNode::Make("y", DataType::Int(32));
+  Var i = VarNode::Make("i", DataType::Int(32));
+  Var j = VarNode::Make("j", DataType::Int(32));
+  Analyzer ana;
+
+  void SetUp() override {
+    ana.Bind(i, RangeNode::Make(Int32(0), Int32(16)));
+    ana.Bind(j, RangeNode::Make(Int32(0), Int32(16)));
+  }
+
+  void ExpectSimplify(E input, E expected) {
+    Expr got = ana.Simplify(input);
+    EXPECT_TRUE(StructuralEqual(got, expected.e))
+        << "input:    " << AsScript(input.e) << "\ngot:      " << AsScript(got)
+        << "\nexpected: " << AsScript(expected.e);
+  }
+};
+
+TEST_F(ArithTest, CombinesLikeTermsAndFoldsConstants) {
+  ExpectSimplify(E(x) + y - x, y);
+  ExpectSimplify((E(x) + 1) * 2 - x, E(x) + 2);
+  ExpectSimplify(E(x) * 2 + E(x) * 3, E(x) * 5);
+  ExpectSimplify(E(x) * y - E(y) * x, 0);
+  ExpectSimplify(E(3) + 4 * E(2), 11);
+  ExpectSimplify(E(x) - y * 2 + 1, E(x) - E(y) * 2 + 1);
+  ExpectSimplify(E(0) - x, E(x) * -1);
+  ExpectSimplify(E(x) - 3, E(x) - 3);
+}
+
+TEST_F(ArithTest, UnchangedExpressionIsTheSameNode) {
+  Expr e = (E(x) * 16 + y).e;
+  EXPECT_EQ(ana.Simplify(e), e);
+}
+
+TEST_F(ArithTest, FloorDivModOfSplitIndex) {
+  ExpectSimplify(fdiv(E(i) * 16 + j, 16), i);
+  ExpectSimplify(fmod(E(i) * 16 + j, 16), j);
+  ExpectSimplify(fdiv(E(x) * 16 + j, 16), x);
+  ExpectSimplify(fmod(E(x) * 16 + j + 32, 16), j);
+  // Only the part divisible by the divisor leaves the division.
+  ExpectSimplify(fdiv(E(x) * 8 + y, 4), E(x) * 2 + fdiv(y, 4));
+  ExpectSimplify(fmod(E(x) * 8 + y, 4), fmod(y, 4));
+  // Common factors: floordiv(4y, 8) = floordiv(y, 2); floormod(4y, 8) = floormod(y, 2) * 4.
+  ExpectSimplify(fdiv(E(y) * 4, 8), fdiv(y, 2));
+  ExpectSimplify(fmod(E(y) * 4, 8), fmod(y, 2) * 4);
+  ExpectSimplify(fdiv(fdiv(x, 4), 8), fdiv(x, 32));
+  ExpectSimplify(fmod(fmod(x, 16), 4), fmod(x, 4));
+  ExpectSimplify(fmod(E(x) * 6 + 4, 3), 1);
+  ExpectSimplify(fdiv(j, 16), 0);
+  ExpectSimplify(fdiv(E(j) + 16, 16), 1);
+}
+
+TEST_F(ArithTest, RecombinesFusedIndex) {
+  ExpectSimplify(fdiv(x, 8) * 8 + fmod(x, 8), x);
+  ExpectSimplify((fdiv(x, 8) * 8 + fmod(x, 8)) * 2 + 1, E(x) * 2 + 1);
+}
+
+TEST_F(ArithTest, TruncatingDivisionOfNonNegativeValues) {
+  ExpectSimplify(tdiv(E(i) + 16, 4), fdiv(i, 4) + 4);
+  ExpectSimplify(tmod(E(i) * 4 + 3, 4), 3);
+  // Possibly negative numerators keep C's truncation.
+  ExpectSimplify(tdiv(x, 4), tdiv(x, 4));
+  ExpectSimplify(tdiv(-7, 2), -3);
+  ExpectSimplify(tmod(-7, 2), -1);
+  ExpectSimplify(fdiv(-7, 2), -4);
+  ExpectSimplify(fmod(-7, 2), 1);
+}
+
+TEST_F(ArithTest, MinMaxByBounds) {
+  ExpectSimplify(min(i, 16), i);
+  ExpectSimplify(max(i, 0), i);
+  ExpectSimplify(min(x, x), x);
+  ExpectSimplify(min(E(x) + 1, E(x) + 5), E(x) + 1);
+  ExpectSimplify(max(E(x) + 1, E(x) + 5) - x, 5);
+  ExpectSimplify(min(x, y), min(x, y));
+}
+
+TEST_F(ArithTest, ComparisonsFoldOrCanonicalize) {
+  ExpectSimplify(E(i) < 16, Bool(true));
+  ExpectSimplify(E(i) < 15, E(i) < 15);
+  ExpectSimplify(E(i) * 4 + 3 <= 63, Bool(true));
+  ExpectSimplify(E(x) > y, E(y) < x);
+  ExpectSimplify(E(x) * 2 + 1 == 0, Bool(false));
+  ExpectSimplify(E(x) + 1 == E(x) + 1, Bool(true));
+  ExpectSimplify(E(16) <= i, Bool(false));
+}
+
+TEST_F(ArithTest, ConstIntBounds) {
+  EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
+  EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));
+  EXPECT_EQ(ana.GetConstIntBound(fdiv(i, 4)), (ConstIntBound{0, 3}));
+  EXPECT_EQ(ana.GetConstIntBound(E(i) - j), (ConstIntBound{-15, 15}));
+  EXPECT_EQ(ana.GetConstIntBound(min(i, 4)), (ConstIntBound{0, 4}));
+  EXPECT_EQ(ana.GetConstIntBound(max(i, 4)), (ConstIntBound{4, 15}));
+  EXPECT_EQ(ana.GetConstIntBound(tmod(x, 5)), (ConstIntBound{-4, 4}));
+  EXPECT_EQ(ana.GetConstIntBound(x), ConstIntBound::OfType(DataType::Int(32)));
+  Var n = SizeVarNode::Make("n", DataType::Int(64));
+  EXPECT_EQ(ana.GetConstIntBound(n).min_value, 0);
+  EXPECT_EQ(ana.GetConstIntBound(n).max_value, ConstIntBound::kPosInf);
+}
+
+TEST_F(ArithTest, ModularSets) {
+  EXPECT_EQ(ana.GetModularSet(E(x) * 8 + 4), (ModularSet{8, 4}));
+  EXPECT_EQ(ana.GetModularSet(E(x) * 8 + E(y) * 12 + 2), (ModularSet{4, 2}));
+  EXPECT_EQ(ana.GetModularSet(fmod(E(x) * 6 + 4, 3)), (ModularSet{0, 1}));
+  EXPECT_EQ(ana.GetModularSet(fdiv(E(x) * 8 + 4, 4)), (ModularSet{2, 1}));
+  EXPECT_EQ(ana.GetModularSet(E(x) - 3), (ModularSet{1, 0}));
+  Var k = VarNode::Make("k", DataType::Int(32));
+  ana.Bind(k, (E(x) * 4).e);
+  EXPECT_EQ(ana.GetModularSet(E(k) + 2), (ModularSet{4, 2}));
+  EXPECT_TRUE(ana.CanProve(fmod(k, 2) == 0));
+}
+
+TEST_F(ArithTest, CanProve) {
+  EXPECT_TRUE(ana.CanProve(E(i) < 16));
+  EXPECT_FALSE(ana.CanProve(E(i) < 15));
+  EXPECT_TRUE(ana.CanProve(E(i) * 16 + j < 256));
+  EXPECT_TRUE(ana.CanProveGreaterEqual(E(i) * 16 + j, 0));
+  EXPECT_TRUE(ana.CanProveLess(fmod(x, 8), 8));
+  EXPECT_TRUE(ana.CanProveEqual(fdiv(E(i) * 16 + j, 16), i));
+  EXPECT_FALSE(ana.CanProveEqual(x, y));
+  EXPECT_TRUE(ana.CanProve(AndNode::Make((E(i) < 16).e, (E(0) <= j).e)));
+}
+
+TEST_F(ArithTest, SmallIntegersWrapAsBefore) {
+  Expr a = IntImmNode::Make(DataType::Int(8), 100);
+  Expr sum = ana.Simplify(AddNode::Make(a, a));
+  ASSERT_TRUE(AsConstInt(sum));
+  EXPECT_EQ(*AsConstInt(sum), -56);
+  Expr big = AddNode::Make(Int32(2147483647), Int32(1));
+  EXPECT_EQ(*AsConstInt(ana.Simplify(big)), -2147483647 - 1);
+}
+
+TEST_F(ArithTest, VectorRampArithmetic) {
+  Expr r = RampNode::Make(x, Int32(1), 4);
+  Expr e = AddNode::Make(MulNode::Make(r, BroadcastNode::Make(Int32(2), 4)),
+                         BroadcastNode::Make(y, 4));
+  Expr expected = RampNode::Make((E(x) * 2 + y).e, Int32(2), 4);
+  Expr got = ana.Simplify(e);
+  EXPECT_TRUE(StructuralEqual(got, expected)) << AsScript(got);
+}
+
+}  // namespace
+}  // namespace tessera
