@@ -10,7 +10,7 @@ from . import error
 
 __version__ = _core.__version__
 
-_SUBMODULES = ("ir", "tir", "transform", "script", "dsl", "lower")
+_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower")
 
 
 def __getattr__(name):

@@ -29,6 +29,7 @@ void BindBuilder(nb::module_& m);
 void BindTIR(nb::module_& m);
 void BindTransform(nb::module_& m);
 void BindRuntime(nb::module_& m);
+void BindTE(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera
