@@ -159,7 +159,25 @@ def _operation_repr(self):
     return f"{type(self).__name__}(name={self.name})"
 
 
+_ITERVAR_OPERATORS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "astype")
+
+
+def _itervar_operator(name):
+    def method(self, *args):
+        return getattr(self.var, name)(*args)
+
+    method.__name__ = name
+    return method
+
+
 def _install():
+    # te axes are IterVars; as in TVM they compute like their variable (`k < i`, `k + 1`).
+    for name in _ITERVAR_OPERATORS:
+        setattr(_core.IterVar, name, _itervar_operator(name))
+    _core.IterVar.dtype = property(lambda self: self.var.dtype)
     Tensor.__getitem__ = _tensor_getitem
     Tensor.__repr__ = _tensor_repr
     Tensor.__str__ = _tensor_repr

@@ -315,6 +315,8 @@ def extent_between(start, stop, span=None):
         return stop
     if isinstance(start, _core.IntImm) and isinstance(stop, _core.IntImm):
         return const(stop.value - start.value, stop.dtype, span)
+    if isinstance(start, _core.IntImm) and isinstance(stop, int):  # T.axis.reduce((4, 64), ...)
+        return const(stop - start.value, start.dtype, span)
     if isinstance(stop, _core.Add) and isinstance(start, PrimExpr) and _core.structural_equal(stop.a, start):
         return stop.b
     if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr) and _core.structural_equal(start, stop):
