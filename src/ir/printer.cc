@@ -848,6 +848,18 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   void VisitStmt_(const EvaluateNode* op) override {
+    // Statements the parser reads back from Python syntax: return, break, continue.
+    if (auto* call = AsPtr<CallNode>(op->value)) {
+      if (call->is_op("tir.ret") && call->args.size() == 1) {
+        Emit("return " + ExprText(call->args[0]));
+        return;
+      }
+      if ((call->is_op("tir.break") || call->is_op("tir.continue")) && call->args.empty() &&
+          call->dtype == DataType::Int(32)) {
+        Emit(call->is_op("tir.break") ? "break" : "continue");
+        return;
+      }
+    }
     Emit(T("evaluate") + "(" + ExprText(op->value) + ")");
   }
 

@@ -420,10 +420,6 @@ class TIRParser(Parser):
                 if it.keywords or not 1 <= len(it.args) <= 3:
                     raise self.error(it, "range() takes 1 to 3 positional arguments")
                 args = [self.expr(a) for a in it.args]
-                # range(n) is a serial loop (as the printer writes one); only a range with a step
-                # over Python ints is unrolled at parse time.
-                if not any(_is_ir(a) for a in args) and len(args) == 3 and args[2] != 1:
-                    return builtins.range(*args)
                 if len(args) == 3 and not (isinstance(args[2], int) and args[2] == 1):
                     raise self.error(it, "range() over expressions supports only step 1")
                 start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
