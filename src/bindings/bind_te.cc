@@ -22,8 +22,9 @@ void BindTE(nb::module_& parent) {
       .def_ro("op", &TensorNode::op)
       .def_ro("value_index", &TensorNode::value_index)
       .def_prop_ro("ndim", [](const TensorNode& t) { return t.shape.size(); })
-      .def("load", [](const TensorNode& t, std::vector<Expr> indices) { return t(indices); },
-           "indices"_a, "A read of the tensor at `indices` (a BufferLoad).");
+      .def(
+          "load", [](const TensorNode& t, std::vector<Expr> indices) { return t(indices); },
+          "indices"_a, "A read of the tensor at `indices` (a BufferLoad).");
 
   nb::enum_<OpKind>(m, "OpKind")
       .value("PLACEHOLDER", OpKind::kPlaceholder)
@@ -58,10 +59,9 @@ void BindTE(nb::module_& parent) {
       .def_ro("identity", &CommReducerNode::identity)
       .def("combine", &CommReducerNode::Combine, "a"_a, "b"_a);
   nb::class_<ReduceNode>(m, "Reduce")
-      .def(nb::new_([](CommReducer combiner, Expr source, std::vector<IterVar> axis,
-                       Expr condition, Expr init) {
-             return ReduceNode::Make(combiner, source, axis, condition, init);
-           }),
+      .def(nb::new_(
+               [](CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
+                  Expr init) { return ReduceNode::Make(combiner, source, axis, condition, init); }),
            "combiner"_a, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
            "init"_a.none() = nb::none())
       .def_ro("combiner", &ReduceNode::combiner)
@@ -72,13 +72,13 @@ void BindTE(nb::module_& parent) {
       .def_prop_ro("dtype", [](const ReduceNode& r) { return r.dtype().ToString(); })
       .def("__repr__", &ReduceNode::ToString);
 
-  m.def("placeholder",
-        [](std::vector<Expr> shape, const std::string& dtype, const std::string& name) {
-          return Placeholder(shape, DT(dtype), name);
-        },
-        "shape"_a, "dtype"_a, "name"_a);
-  m.def("compute", &Compute, "shape"_a, "fcompute"_a, "name"_a, "tag"_a, "attrs"_a,
-        "axis_names"_a);
+  m.def(
+      "placeholder",
+      [](std::vector<Expr> shape, const std::string& dtype, const std::string& name) {
+        return Placeholder(shape, DT(dtype), name);
+      },
+      "shape"_a, "dtype"_a, "name"_a);
+  m.def("compute", &Compute, "shape"_a, "fcompute"_a, "name"_a, "tag"_a, "attrs"_a, "axis_names"_a);
   m.def("reduce_axis", &ReduceAxis, "dom"_a, "name"_a);
   m.def("sum", &Sum, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
         "init"_a.none() = nb::none());
@@ -86,15 +86,18 @@ void BindTE(nb::module_& parent) {
         "init"_a.none() = nb::none());
   m.def("min", &Min, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
         "init"_a.none() = nb::none());
-  m.def("min_value", [](const std::string& t) { return MinValue(DT(t)); }, "dtype"_a);
-  m.def("max_value", [](const std::string& t) { return MaxValue(DT(t)); }, "dtype"_a);
-  m.def("create_prim_func",
-        [](const std::vector<PrimFuncArg>& args, std::optional<std::string> index_dtype) {
-          std::optional<DataType> t;
-          if (index_dtype) t = DT(*index_dtype);
-          return CreatePrimFunc(args, t);
-        },
-        "args"_a, "index_dtype_override"_a.none() = nb::none());
+  m.def(
+      "min_value", [](const std::string& t) { return MinValue(DT(t)); }, "dtype"_a);
+  m.def(
+      "max_value", [](const std::string& t) { return MaxValue(DT(t)); }, "dtype"_a);
+  m.def(
+      "create_prim_func",
+      [](const std::vector<PrimFuncArg>& args, std::optional<std::string> index_dtype) {
+        std::optional<DataType> t;
+        if (index_dtype) t = DT(*index_dtype);
+        return CreatePrimFunc(args, t);
+      },
+      "args"_a, "index_dtype_override"_a.none() = nb::none());
 }
 
 }  // namespace bindings

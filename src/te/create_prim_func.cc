@@ -33,12 +33,12 @@ Expr ToIndexType(const Expr& e, DataType t) {
 #define TESSERA_REBUILD(name) \
   case NodeKind::k##name:     \
     return name##Node::Make(a, b, e->span);
-      TESSERA_REBUILD(Add) TESSERA_REBUILD(Sub) TESSERA_REBUILD(Mul) TESSERA_REBUILD(Div)
-      TESSERA_REBUILD(Mod) TESSERA_REBUILD(FloorDiv) TESSERA_REBUILD(FloorMod)
-      TESSERA_REBUILD(Min) TESSERA_REBUILD(Max)
+      TESSERA_REBUILD(Add)
+      TESSERA_REBUILD(Sub) TESSERA_REBUILD(Mul) TESSERA_REBUILD(Div) TESSERA_REBUILD(Mod)
+          TESSERA_REBUILD(FloorDiv) TESSERA_REBUILD(FloorMod) TESSERA_REBUILD(Min)
+              TESSERA_REBUILD(Max)
 #undef TESSERA_REBUILD
-      default:
-        break;
+                  default : break;
     }
   }
   if (auto* sel = AsPtr<SelectNode>(e)) {
@@ -215,8 +215,8 @@ class PrimFuncCreator {
       Var loop_var = VarNode::Make(axis->var->name, t);
       Var iter_var = VarNode::Make("v_" + axis->var->name, t);
       Expr binding = IsConstInt(min, 0) ? Expr(loop_var) : Expr(AddNode::Make(loop_var, min));
-      loops.push_back({loop_var, IterVarNode::Make(RangeNode::Make(min, extent), iter_var, type),
-                       binding});
+      loops.push_back(
+          {loop_var, IterVarNode::Make(RangeNode::Make(min, extent), iter_var, type), binding});
       iters[axis->var.get()] = iter_var;
       bound_.insert(iter_var.get());
       NoteUses({min, extent}, op->name);

@@ -5,10 +5,10 @@
 #include <limits>
 #include <sstream>
 
+#include "substitute.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
 #include "tessera/te/tensor.h"
-#include "substitute.h"
 
 namespace tessera {
 namespace te {
@@ -29,7 +29,8 @@ CommReducer MakeBinaryReducer(const std::string& name, DataType dtype, Expr iden
 }
 
 // The reduce axes used in `e` that are not in `allowed`.
-std::vector<const AxisVarNode*> StrayReduceAxes(const Expr& e, const std::vector<IterVar>& allowed) {
+std::vector<const AxisVarNode*> StrayReduceAxes(const Expr& e,
+                                                const std::vector<IterVar>& allowed) {
   std::vector<const AxisVarNode*> out;
   if (!e) return out;
   PostOrderVisit(e, [&](const ObjectRef& n) {
@@ -76,8 +77,8 @@ Expr MinValue(DataType t) {
   if (t.is_bool()) return Bool(false);
   if (t.is_uint()) return MakeConst(t, int64_t{0});
   if (t.is_int()) {
-    return MakeConst(t, t.bits() >= 64 ? std::numeric_limits<int64_t>::min()
-                                      : -(int64_t{1} << (t.bits() - 1)));
+    return MakeConst(
+        t, t.bits() >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (t.bits() - 1)));
   }
   if (t.is_float()) {
     Expr max = MaxValue(t);
@@ -94,7 +95,7 @@ Expr MaxValue(DataType t) {
   }
   if (t.is_int()) {
     return MakeConst(t, t.bits() >= 64 ? std::numeric_limits<int64_t>::max()
-                                      : (int64_t{1} << (t.bits() - 1)) - 1);
+                                       : (int64_t{1} << (t.bits() - 1)) - 1);
   }
   if (t.is_bfloat16()) return MakeConst(t, 3.3895313892515355e38);
   if (t.is_float() && t.bits() == 16) return MakeConst(t, 65504.0);
@@ -128,11 +129,13 @@ Reduce ReduceNode::Make(CommReducer combiner, Expr source, std::vector<IterVar> 
     TypeError("te." + name + ": the reducer combines " + combiner->dtype().ToString() +
               " values but the value reduced is " + source->dtype.ToString());
   }
-  if (axis.empty()) ValueError("te." + name + ": reduces over no axis; give axis=te.reduce_axis(...)");
+  if (axis.empty())
+    ValueError("te." + name + ": reduces over no axis; give axis=te.reduce_axis(...)");
   for (size_t i = 0; i < axis.size(); ++i) {
     const IterVar& iv = axis[i];
     const AxisVarNode* v = iv ? AsAxisVar(iv->var.get()) : nullptr;
-    if (!v || iv->iter_type != IterVarType::kCommReduce || v->iter_type != IterVarType::kCommReduce) {
+    if (!v || iv->iter_type != IterVarType::kCommReduce ||
+        v->iter_type != IterVarType::kCommReduce) {
       ValueError("te." + name + ": axis " + (iv ? "'" + iv->var->name + "' " : std::string()) +
                  "is not a reduce axis; make reduction axes with te.reduce_axis");
     }

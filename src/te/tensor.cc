@@ -31,7 +31,8 @@ void CheckShape(const std::vector<Expr>& shape, const std::string& what) {
 }
 
 bool Contains(const std::vector<IterVar>& axes, const VarNode* v) {
-  return std::any_of(axes.begin(), axes.end(), [&](const IterVar& iv) { return iv->var.get() == v; });
+  return std::any_of(axes.begin(), axes.end(),
+                     [&](const IterVar& iv) { return iv->var.get() == v; });
 }
 
 // Checks where the axes and tensors of one part of a compute body are used; collects inputs.
@@ -56,7 +57,8 @@ class BodyChecker : public ExprVisitor {
       if (Contains(*reduce_axis_, op)) return;
       ValueError("te.compute '" + op_name_ + "': reduce axis '" + op->name +
                  "' is used outside a reducer; reduce over it with te.sum/te.max/te.min or a "
-                 "te.comm_reducer (axis=" + op->name + ")");
+                 "te.comm_reducer (axis=" +
+                 op->name + ")");
     }
     if (!Contains(axis_, op)) {
       ValueError("te.compute '" + op_name_ + "': index variable '" + op->name +
@@ -112,8 +114,8 @@ Expr TensorNode::operator()(std::vector<Expr> indices, Span span) const {
           << (i ? ", got " + i->dtype.ToString() : std::string());
     }
   }
-  Buffer self = std::static_pointer_cast<BufferNode>(
-      const_cast<TensorNode*>(this)->shared_from_this());
+  Buffer self =
+      std::static_pointer_cast<BufferNode>(const_cast<TensorNode*>(this)->shared_from_this());
   return BufferLoadNode::Make(self, std::move(indices), nullptr, std::move(span));
 }
 

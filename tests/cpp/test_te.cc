@@ -55,11 +55,11 @@ struct MatmulRelu {
   te::Tensor y, c;
 
   MatmulRelu() {
-    y = te::Compute({C(16), C(16)}, Body([&](const std::vector<Var>& v) {
-                      return te::Sum(MulNode::Make((*a)({v[0], k->var}), (*b)({k->var, v[1]})),
-                                     {k});
-                    }),
-                    "Y");
+    y = te::Compute(
+        {C(16), C(16)}, Body([&](const std::vector<Var>& v) {
+          return te::Sum(MulNode::Make((*a)({v[0], k->var}), (*b)({k->var, v[1]})), {k});
+        }),
+        "Y");
     c = te::Compute({C(16), C(16)}, Body([&](const std::vector<Var>& v) -> Expr {
                       return MaxNode::Make((*y)({v[0], v[1]}), F(0));
                     }),
@@ -109,8 +109,8 @@ PrimFunc ExpectedMatmulRelu() {
     Var vi = VarNode::Make("vi", kI32), vj = VarNode::Make("vj", kI32);
     ib.AddBlockIter(IterVarNode::Make(range, vi, IterVarType::kDataPar), i);
     ib.AddBlockIter(IterVarNode::Make(range, vj, IterVarType::kDataPar), j);
-    ib.Emit(BufferStoreNode::Make(
-        params[2], MaxNode::Make(BufferLoadNode::Make(y, {vi, vj}), F(0)), {vi, vj}));
+    ib.Emit(BufferStoreNode::Make(params[2], MaxNode::Make(BufferLoadNode::Make(y, {vi, vj}), F(0)),
+                                  {vi, vj}));
     ib.EndBlock();
     for (int n = 0; n < 2; ++n) ib.EndFor();
   }
@@ -174,7 +174,9 @@ TEST(TE, ReduceAxisOutsideAReducerIsRejected) {
   te::Tensor a = te::Placeholder({C(4), C(8)}, kF32, "A");
   IterVar k = te::ReduceAxis(RangeNode::Make(C(0), C(8)), "k");
   std::string msg = ErrorOf([&] {
-    te::Compute({C(4)}, Body([&](const std::vector<Var>& v) -> Expr { return (*a)({v[0], k->var}); }),
+    te::Compute({C(4)}, Body([&](const std::vector<Var>& v) -> Expr {
+                  return (*a)({v[0], k->var});
+                }),
                 "B");
   });
   EXPECT_NE(msg.find("reduce axis 'k' is used outside a reducer"), std::string::npos) << msg;
@@ -201,13 +203,12 @@ TEST(TE, UnlistedPlaceholderAndUndefinedSizesAreRejected) {
 
   Var n = VarNode::Make("n", kI32);
   te::Tensor a = te::Placeholder({C(8)}, kF32, "A");
-  te::Tensor b = te::Compute(
-      {n}, Body([&](const std::vector<Var>& v) -> Expr { return (*a)({v[0]}); }), "B");
-  te::Tensor scaled = te::Compute(
-      {C(8)}, Body([&](const std::vector<Var>& v) -> Expr {
-        return MulNode::Make((*a)({v[0]}), CastNode::Make(kF32, n));
-      }),
-      "S");
+  te::Tensor b =
+      te::Compute({n}, Body([&](const std::vector<Var>& v) -> Expr { return (*a)({v[0]}); }), "B");
+  te::Tensor scaled = te::Compute({C(8)}, Body([&](const std::vector<Var>& v) -> Expr {
+                                    return MulNode::Make((*a)({v[0]}), CastNode::Make(kF32, n));
+                                  }),
+                                  "S");
   msg = ErrorOf([&] { te::CreatePrimFunc({a, scaled}); });
   EXPECT_NE(msg.find("variable 'n' (used by 'S') is not defined"), std::string::npos) << msg;
   EXPECT_EQ(te::CreatePrimFunc({a, scaled, n})->params.size(), 3u);
@@ -231,16 +232,16 @@ TEST(TE, RepeatedNamesSymbolicShapesAndIndexType) {
   for (const auto& [param, buffer] : func->buffer_map) EXPECT_EQ(buffer->shape[0], n);
 
   te::Tensor c = te::Placeholder({C(8)}, kF32, "C");
-  te::Tensor d = te::Compute(
-      {C(4)}, Body([&](const std::vector<Var>& v) -> Expr {
-        return (*c)({AddNode::Make(MulNode::Make(v[0], C(2)), C(1))});
-      }),
-      "D");
+  te::Tensor d = te::Compute({C(4)}, Body([&](const std::vector<Var>& v) -> Expr {
+                               return (*c)({AddNode::Make(MulNode::Make(v[0], C(2)), C(1))});
+                             }),
+                             "D");
   PrimFunc wide = te::CreatePrimFunc({c, d}, DataType::Int(64));
   EXPECT_EQ(wide->buffer_map[0].second->shape[0]->dtype, DataType::Int(64));
   bool all_int64 = true;
   PostOrderVisit(wide->body, [&](const ObjectRef& node) {
-    if (auto* loop = AsPtr<ForNode>(node)) all_int64 = all_int64 && loop->loop_var->dtype.bits() == 64;
+    if (auto* loop = AsPtr<ForNode>(node))
+      all_int64 = all_int64 && loop->loop_var->dtype.bits() == 64;
     if (auto* load = AsPtr<BufferLoadNode>(node)) {
       for (const Expr& i : load->indices) all_int64 = all_int64 && i->dtype == DataType::Int(64);
     }

@@ -27,7 +27,10 @@ struct CommReducerNode {
   Expr result;
   Expr identity;
   CommReducerNode(std::string n, Var l, Var r, Expr res, Expr id)
-      : name(std::move(n)), lhs(std::move(l)), rhs(std::move(r)), result(std::move(res)),
+      : name(std::move(n)),
+        lhs(std::move(l)),
+        rhs(std::move(r)),
+        result(std::move(res)),
         identity(std::move(id)) {}
   /*! \brief Checks that lhs, rhs, result and identity are scalars of one type. */
   static CommReducer Make(std::string name, Var lhs, Var rhs, Expr result, Expr identity);
@@ -58,8 +61,11 @@ struct ReduceNode {
   Expr condition;  // may be null (always true)
   Expr init;       // may be null (the identity)
   ReduceNode(CommReducer c, Expr s, std::vector<IterVar> a, Expr cond, Expr i)
-      : combiner(std::move(c)), source(std::move(s)), axis(std::move(a)),
-        condition(std::move(cond)), init(std::move(i)) {}
+      : combiner(std::move(c)),
+        source(std::move(s)),
+        axis(std::move(a)),
+        condition(std::move(cond)),
+        init(std::move(i)) {}
   /*! \brief Checks the types, that `axis` holds distinct reduce axes (from ReduceAxis), and
    *  that `source`, `condition` and `init` use no other reduce axis. */
   static Reduce Make(CommReducer combiner, Expr source, std::vector<IterVar> axis,

@@ -114,9 +114,8 @@ struct ComputeOpNode : OperationNode {
 
   /*! \brief Checks that the body reads only te tensors and uses its own axes (reduce axes only
    *  inside their reducer). */
-  static std::shared_ptr<const ComputeOpNode> Make(std::string name, std::string tag,
-                                                   AttrMap attrs, std::vector<IterVar> axis,
-                                                   ComputeBody body);
+  static std::shared_ptr<const ComputeOpNode> Make(std::string name, std::string tag, AttrMap attrs,
+                                                   std::vector<IterVar> axis, ComputeBody body);
 };
 
 /*! \brief `te.placeholder`: an input tensor. */
