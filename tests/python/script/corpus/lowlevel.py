@@ -149,3 +149,29 @@ def shared_memory(A: T.Buffer((64,), "float32")):
         with T.block("A"):
             vi = T.axis.spatial(64, i)
             A[vi] = S[63 - vi]
+
+
+@T.prim_func
+def launch_thread_by_tag(A: T.Buffer((64,), "float32")):
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 16)
+    A[bx * 16 + tx] = T.float32(0)
+
+
+@T.prim_func
+def scoped_decl_buffer(A: T.Buffer((8,), "float32")):
+    with T.decl_buffer((8,), "float32", data=A.data) as V:
+        V[0] = T.float32(1)
+    A[1] = T.float32(2)
+
+
+@T.prim_func
+def axis_aliases_and_range_attrs(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 8):
+        with T.block("B"):
+            vi = T.axis.S(8, i)
+            vk = T.axis.R(8, k)
+            T.block_attr({"range": T.Range(0, 8)})
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]

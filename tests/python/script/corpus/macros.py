@@ -107,3 +107,20 @@ def comprehension_and_lambda(A: T.Buffer((4, 4), "float32")):
     scale = lambda x: x * 2.0  # noqa: E731 - closures run on expressions
     for i in range(4):
         A[i, 0] = scale(A[i, 1]) + weights[3]
+
+
+@T.macro
+def store_twice(buf, i):
+    store_once(buf, i)  # a macro defined further down: resolved when used
+    store_once(buf, i + 1)
+
+
+@T.macro
+def store_once(buf, i):
+    buf[i] = buf[i] + T.float32(1)
+
+
+@T.prim_func
+def macro_calling_a_later_macro(A: T.Buffer((8,), "float32")):
+    for i in range(4):
+        store_twice(A, i * 2)

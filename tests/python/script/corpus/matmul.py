@@ -99,3 +99,17 @@ def matvec_with_local_accumulator(A: T.Buffer((32, 32), "float32"), x: T.Buffer(
         with T.block("y"):
             vi = T.axis.spatial(32, i)
             y[vi] = acc[vi]
+
+
+@T.prim_func
+def tvm_style_handles(a: T.handle, b: T.handle, c: T.handle) -> None:
+    # The spelling of many TVM tests: handles, list shapes, `-> None` and float literals.
+    A = T.match_buffer(a, [128, 128])
+    B = T.match_buffer(b, [128, 128])
+    C = T.match_buffer(c, [128, 128])
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("update"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = 0.0
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
