@@ -301,6 +301,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     auto it = names_.find(b);
     return it != names_.end() ? it->second : (names_[b] = Fresh(b->name));
   }
+  /*! \brief Whether the buffer's data pointer is the one its declaration would create: a
+   *  pointer to the buffer's element type. */
+  static bool DataMatches(const BufferNode* b) {
+    return b->data->pointer && b->data->pointer->element == b->dtype;
+  }
   /*! \brief A buffer declared with a fresh data pointer: the pointer prints as `A.data`. */
   void OwnData(const BufferNode* b, const std::string& name) {
     if (!names_.count(b->data.get())) names_[b->data.get()] = name + ".data";
@@ -311,7 +316,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::string BufferRef(const BufferNode* b) {
     auto it = names_.find(b);
     if (it != names_.end()) return it->second;
-    bool owns_data = !names_.count(b->data.get());
+    bool owns_data = !names_.count(b->data.get()) && DataMatches(b);
     std::string args = BufferArgs(b, /*with_data=*/!owns_data);
     std::vector<const VarNode*> deps = BufferFieldVars(b);
     if (!owns_data) deps.push_back(b->data.get());
@@ -493,9 +498,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     tail_ = true;
     top_vars_ = EmitAnchor();
     for (const auto& [handle, buf] : matched) {
-      std::string args = BufferArgs(buf, /*with_data=*/false);
+      // A data pointer shared with another buffer, or of another element type, is spelled.
+      bool with_data = names_.count(buf->data.get()) || !DataMatches(buf);
+      std::string args = BufferArgs(buf, with_data);
       std::string buffer_name = DefineBuffer(buf);
-      OwnData(buf, buffer_name);
+      if (!with_data) OwnData(buf, buffer_name);
       Emit(buffer_name + " = " + T("match_buffer") + "(" + handle + ", " + args + ")");
     }
     top_buffers_ = EmitAnchor();
@@ -516,7 +523,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
    *  not used elsewhere and the buffer's shape refers only to earlier parameters. */
   bool CanAnnotate(const BufferNode* buf, const VarNode* param,
                    const std::unordered_set<const VarNode*>& body_vars) const {
-    if (body_vars.count(param) || names_.count(buf->data.get())) return false;
+    if (body_vars.count(param) || names_.count(buf->data.get()) || !DataMatches(buf)) return false;
     for (const VarNode* v : BufferFieldVars(buf)) {
       if (!names_.count(v)) return false;
     }
@@ -848,6 +855,18 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   void VisitStmt_(const EvaluateNode* op) override {
+    // Statements the parser reads back from Python syntax: return, break, continue.
+    if (auto* call = AsPtr<CallNode>(op->value)) {
+      if (call->is_op("tir.ret") && call->args.size() == 1) {
+        Emit("return " + ExprText(call->args[0]));
+        return;
+      }
+      if ((call->is_op("tir.break") || call->is_op("tir.continue")) && call->args.empty() &&
+          call->dtype == DataType::Int(32)) {
+        Emit(call->is_op("tir.break") ? "break" : "continue");
+        return;
+      }
+    }
     Emit(T("evaluate") + "(" + ExprText(op->value) + ")");
   }
 

@@ -19,6 +19,21 @@
 namespace tessera {
 namespace {
 
+void FlattenInto(const Stmt& s, std::vector<Stmt>* out) {
+  if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+    for (const Stmt& x : seq->seq) FlattenInto(x, out);
+  } else {
+    out->push_back(s);
+  }
+}
+
+// The statements of a (nested) sequence in order; a statement alone is a sequence of one.
+std::vector<Stmt> FlattenSeq(const ObjectRef& s) {
+  std::vector<Stmt> out;
+  FlattenInto(std::static_pointer_cast<StmtNode>(s), &out);
+  return out;
+}
+
 using PairMap = std::unordered_map<const Object*, const Object*>;
 
 // One step from the root to the node under comparison: a field, maybe with an index or a key.
@@ -353,6 +368,10 @@ class EqualChecker {
 
   bool Node(const ObjectRef& a, const ObjectRef& b) {
     if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
+    if ((a->kind == NodeKind::kSeqStmt || b->kind == NodeKind::kSeqStmt) && IsStmtKind(a->kind) &&
+        IsStmtKind(b->kind)) {
+      return Sequence(a, b);
+    }
     if (a->kind != b->kind) return Fail([&] { return DescribePair(a.get(), b.get()); });
     if (IsExprKind(a->kind)) {
       DataType ta = static_cast<const ExprNode*>(a.get())->dtype;
@@ -484,6 +503,12 @@ class EqualChecker {
   }
   bool Visit(const SeqStmtNode* a, const SeqStmtNode* b) {
     return ListField("seq", a->seq, b->seq);
+  }
+  // Sequences compare flattened: nesting and one-statement sequences do not change a program.
+  bool Sequence(const ObjectRef& a, const ObjectRef& b) {
+    std::vector<Stmt> fa = FlattenSeq(a), fb = FlattenSeq(b);
+    if (fa.size() == 1 && fb.size() == 1) return Node(fa[0], fb[0]);
+    return ListField("seq", fa, fb);
   }
   bool Visit(const EvaluateNode* a, const EvaluateNode* b) {
     return Field("value", a->value, b->value);

@@ -19,6 +19,14 @@
 namespace tessera {
 namespace {
 
+void FlattenInto(const Stmt& s, std::vector<Stmt>* out) {
+  if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+    for (const Stmt& x : seq->seq) FlattenInto(x, out);
+  } else {
+    out->push_back(s);
+  }
+}
+
 // Finalizer of splitmix64: spreads small integers (kinds, indices) over all bits.
 uint64_t Mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -62,6 +70,13 @@ class Hasher {
 
   uint64_t Node(const ObjectRef& n) {
     if (!n) return kTagNull;
+    if (n->kind == NodeKind::kSeqStmt) {
+      // As StructuralEqual: a sequence hashes as its flattened statements, one alone as itself.
+      std::vector<Stmt> flat;
+      FlattenInto(std::static_pointer_cast<StmtNode>(n), &flat);
+      if (flat.size() == 1) return Node(flat[0]);
+      return Combine(Mix(static_cast<uint64_t>(n->kind)), List(flat));
+    }
     uint64_t h = Mix(static_cast<uint64_t>(n->kind));
     if (IsExprKind(n->kind)) h = Combine(h, static_cast<const ExprNode*>(n.get())->dtype.Hash());
     switch (n->kind) {

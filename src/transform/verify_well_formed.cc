@@ -77,7 +77,8 @@ class Checker : public StmtExprVisitor {
   }
   void VisitExpr(const Expr& e) override {
     Span saved = span_;
-    if (e->span.defined()) span_ = e->span;
+    // A variable's span is where it is defined, not where it is used.
+    if (e->span.defined() && !IsInstance<VarNode>(e.get())) span_ = e->span;
     StmtExprVisitor::VisitExpr(e);
     span_ = saved;
   }
@@ -139,7 +140,18 @@ class Checker : public StmtExprVisitor {
       }
     }
     blocks_.push_back({op, std::move(outer_loops)});
-    StmtExprVisitor::VisitStmt_(op);
+    // The body first: a bad use there has the most precise location.
+    if (op->init) VisitStmt(op->init);
+    VisitStmt(op->body);
+    auto visit_region = [this](const BufferRegion& r) {
+      for (const Range& range : r->region) {
+        VisitExpr(range->min);
+        VisitExpr(range->extent);
+      }
+    };
+    for (const BufferRegion& r : op->reads) visit_region(r);
+    for (const BufferRegion& r : op->writes) visit_region(r);
+    for (const MatchBufferRegion& m : op->match_buffers) visit_region(m->source);
     blocks_.pop_back();
     for (const IterVar& iv : op->iter_vars) Undefine(iv->var.get());
   }

@@ -281,3 +281,44 @@ TEST(BlockAccess, TiledAccessGivesAConstantExtent) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(StructuralEqualSeq, NestedAndSingletonSequencesCompareFlattened) {
+  Buffer a = BufferNode::Decl("A", kI32, {C(4)});
+  Stmt s1 = Store(a, C(1), {C(0)}), s2 = Store(a, C(2), {C(1)}), s3 = Store(a, C(3), {C(2)});
+  Stmt nested = SeqStmtNode::Make({SeqStmtNode::Make({s1, s2}), s3});
+  Stmt flat = SeqStmtNode::Make({s1, s2, s3});
+  EXPECT_TRUE(StructuralEqual(nested, flat)) << StructuralEqualFailure(nested, flat);
+  EXPECT_EQ(StructuralHash(nested), StructuralHash(flat));
+  Stmt one = SeqStmtNode::Make({s1});
+  EXPECT_TRUE(StructuralEqual(one, s1));
+  EXPECT_EQ(StructuralHash(one), StructuralHash(s1));
+  EXPECT_FALSE(StructuralEqual(nested, SeqStmtNode::Make({s1, s3, s2})));
+  EXPECT_FALSE(StructuralEqual(SeqStmtNode::Make({s1, s2}), s1));
+}
+
+TEST(PrinterRoundTrip, BufferOverAPointerOfAnotherType) {
+  Var p = VarNode::MakePointer("p", DataType::Int(8), "global");
+  Buffer b = BufferNode::Make(p, kF32, {C(4)}, {}, nullptr, "B");
+  EXPECT_EQ(AsScript(Store(b, FloatImmNode::Make(kF32, 1), {C(0)})),
+            "p = T.handle(\"int8\", \"global\")\n"
+            "B = T.Buffer((4,), \"float32\", data=p)\n"
+            "B[0] = T.float32(1.0)");
+}
+
+TEST(PrinterRoundTrip, ParameterBuffersSharingOneDataPointer) {
+  Buffer a = BufferNode::Decl("A", kI32, {C(4)});
+  Buffer b = BufferNode::Make(a->data, kI32, {C(4)}, {}, nullptr, "B");
+  Var pa = VarNode::Make("A", DataType::Handle()), pb = VarNode::Make("B", DataType::Handle());
+  PrimFunc f = PrimFuncNode::Make({pa, pb}, {{pa, a}, {pb, b}}, Store(b, Load(a, {C(0)}), {C(1)}),
+                                  DataType::Void(), {{"global_symbol", StringImmNode::Make("f")}});
+  std::string text = AsScript(f);
+  EXPECT_NE(text.find("def f(A: T.Buffer((4,), \"int32\"), B: T.handle):"), std::string::npos) << text;
+  EXPECT_NE(text.find("B_1 = T.match_buffer(B, (4,), \"int32\", data=A.data)"), std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace tessera

@@ -146,7 +146,7 @@ std::vector<Golden> PointerModuleGoldens() {
                           "\n"
                           "    @T.prim_func\n"
                           "    def add_one(x: T.int32) -> T.int32:\n"
-                          "        T.evaluate(T.ret(x + 1))"},
+                          "        return x + 1"},
           {anon, kHeader + "@T.prim_func(private=True)\n"
                            "def main(n: T.int32):\n"
                            "    T.evaluate(add_one(n))"}};

@@ -30,3 +30,34 @@ def assert_structural_equal(a, b, map_free_vars=False):
         raise TesseraValueError(
             "StructuralEqual check failed: " + why + "\n--- lhs ---\n" + str(a) + "\n--- rhs ---\n" + str(b)
         )
+
+
+_script = _core.Object.script
+
+
+def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", syntax_sugar=True,
+                   verbose_expr=False, print_line_numbers=False, path_to_underline=None):
+    """TVMScript text of this IR object (``verbose_expr`` and ``path_to_underline`` are accepted
+    for TVM compatibility; every node has a literal form, so there is no metadata section)."""
+    return _script(self, ir_prefix=ir_prefix, tir_prefix=tir_prefix, syntax_sugar=syntax_sugar,
+                   show_meta=show_meta, print_line_numbers=print_line_numbers)
+
+
+def _object_show(self, **kwargs):
+    """Print the TVMScript text of this IR object (``mod.show()``)."""
+    print(_object_script(self, **kwargs))
+
+
+def _module_getitem(self, name):
+    """``mod["main"]``: the function named ``name``."""
+    func = self.lookup(name if isinstance(name, str) else name.name_hint)
+    if func is None:
+        raise KeyError(name)
+    return func
+
+
+if not getattr(_core.Object.script, "_tessera_wrapped", False):
+    _object_script._tessera_wrapped = True
+    _core.Object.script = _object_script
+    _core.Object.show = _object_show
+    _core.IRModule.__getitem__ = _module_getitem

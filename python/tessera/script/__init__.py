@@ -1,6 +1,7 @@
 """Script front ends: the parser core shared by the vector DSL and the TVMScript dialects
 (``from tessera.script import tir as T, ir as I``), and ``from_source`` for printed scripts."""
 
+import __future__
 import importlib
 import itertools
 import linecache
@@ -28,7 +29,9 @@ def from_source(text, check_well_formed=True):
     linecache.cache[filename] = (len(text), None, lines, filename)
     namespace = {"T": tir_dialect, "I": ir_dialect, "tessera": importlib.import_module("tessera"),
                  "__name__": "__tessera_script__"}
-    code = compile(text, filename, "exec")
+    # Annotations may name earlier parameters (`n: T.int32, A: T.Buffer((n,))`): the parser
+    # reads them from the source, so Python must not evaluate them when defining the function.
+    code = compile(text, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     if not check_well_formed:
         namespace["T"] = _UncheckedT(tir_dialect)
     exec(code, namespace)

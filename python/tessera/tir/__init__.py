@@ -35,3 +35,6 @@ def const(value, dtype=None):
 def op(name):
     """The registered intrinsic ``name`` (``op("tir.exp")``)."""
     return Op.get(name)
+
+# Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
+from . import expr_ops  # noqa: E402,F401

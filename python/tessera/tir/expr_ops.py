@@ -315,6 +315,8 @@ def extent_between(start, stop, span=None):
         return stop
     if isinstance(start, _core.IntImm) and isinstance(stop, _core.IntImm):
         return const(stop.value - start.value, stop.dtype, span)
+    if isinstance(start, _core.IntImm) and isinstance(stop, int):  # T.axis.reduce((4, 64), ...)
+        return const(stop - start.value, start.dtype, span)
     if isinstance(stop, _core.Add) and isinstance(start, PrimExpr) and _core.structural_equal(stop.a, start):
         return stop.b
     if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr) and _core.structural_equal(start, stop):
@@ -447,6 +449,11 @@ def _bool(self):
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
 
 
+def _astype(self, dtype, span=None):
+    """``x.astype("float32")``: ``x`` converted to ``dtype``."""
+    return cast(self, dtype, span)
+
+
 def _install():
     P = PrimExpr
     P.__add__, P.__radd__ = _binary(add), _binary(add, True)
@@ -469,7 +476,7 @@ def _install():
     P.__pos__ = lambda self: self
     P.__invert__ = lambda self: bitwise_not(self)
     P.__bool__ = _bool
-    P.astype = lambda self, dtype, span=None: cast(self, dtype, span)
+    P.astype = _astype
     _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
     _core.IterVar.__hash__ = lambda self: id(self)
 

@@ -6,6 +6,7 @@ vocabulary of those functions. See ``spec/tensorir.md`` for the language.
 """
 
 from ... import _core
+from ... import ir as _ir  # noqa: F401 - installs script(...)/show() on IR objects
 from ...tir import expr_ops as _expr_ops
 from . import _state
 from .entry import check_well_formed, macro, prim_func

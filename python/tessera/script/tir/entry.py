@@ -98,12 +98,11 @@ class MacroObject:
         self.func = func
         self.name = func.__name__
         self.hygienic = hygienic
-        # Hygienic macros see the names of their definition site, as they are now.
-        self.env = dict(function_env(func))
         self.source = Source(func)
 
     def env_now(self):
-        """The macro's globals and closure as they are at the time of use."""
+        """The macro's globals and closure as they are at the time of use (so a macro may use
+        another one defined after it)."""
         return function_env(self.func)
 
     def __call__(self, *args, **kwargs):

@@ -375,7 +375,9 @@ class AttrFrame(_BinderFrame):
             target = to_attr(target)
         value = _core.StringImm(self.value) if isinstance(self.value, str) else convert(self.value)
         key = self.key
-        return None, [lambda body: _core.AttrStmt(target, key, value, body, span)]
+        # `bx = T.launch_thread("blockIdx.x", 4)` binds the thread's variable.
+        bound = target.var if isinstance(target, _core.IterVar) else None
+        return bound, [lambda body: _core.AttrStmt(target, key, value, body, span)]
 
 
 @builtin

@@ -35,7 +35,7 @@ class DType:
     def __init__(self, name):
         self.name = name
 
-    def __call__(self, value=None, is_size_var=False, span=None):
+    def __call__(self, value=None, is_size_var=False, *, span=None):
         if value is None:
             name = _state.take_name("v")
             if is_size_var:
@@ -64,7 +64,7 @@ class HandleType(DType):
     def __init__(self):
         super().__init__("handle")
 
-    def __call__(self, dtype=None, scope="global", is_size_var=False, span=None):
+    def __call__(self, dtype=None, scope="global", is_size_var=False, *, span=None):
         name = _state.take_name("v")
         if dtype is None:
             return _state.declared(_core.Var(name, "handle", span))
@@ -104,32 +104,32 @@ def dtype_name(value):
 
 
 @builtin
-def Cast(dtype, value, span=None):
+def Cast(dtype, value, *, span=None):
     """``T.Cast("float32", x)``: a Cast node (kept even when the type already matches)."""
     return _core.Cast(dtype_name(dtype), convert(value), span)
 
 
 @builtin
-def cast(value, dtype, span=None):
+def cast(value, dtype, *, span=None):
     """``T.cast(x, "float32")``: ``x`` converted to ``dtype`` (no node when it already is)."""
     return expr_ops.cast(value, dtype_name(dtype), span)
 
 
 @builtin
-def reinterpret(dtype, value, span=None):
+def reinterpret(dtype, value, *, span=None):
     """``T.reinterpret("int32", x)``: the bits of ``x`` read as ``dtype``."""
     return _core.Call(dtype_name(dtype), _core.Op.get("tir.reinterpret"), [convert(value)], span)
 
 
 @builtin
-def Select(condition, true_value, false_value, span=None):
+def Select(condition, true_value, false_value, *, span=None):
     """``T.Select(c, a, b)``: ``c ? a : b`` with both sides evaluated."""
     a, b = expr_ops.match_types(true_value, false_value, span)
     return _core.Select(convert(condition, "bool"), a, b, span)
 
 
 @builtin
-def if_then_else(condition, true_value, false_value, span=None):
+def if_then_else(condition, true_value, false_value, *, span=None):
     """``T.if_then_else(c, a, b)``: ``c ? a : b`` evaluating only the chosen side."""
     a, b = expr_ops.match_types(true_value, false_value, span)
     return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [convert(condition, "bool"), a, b], span)
@@ -139,151 +139,151 @@ def if_then_else(condition, true_value, false_value, span=None):
 
 
 @builtin
-def min(a, b, span=None):  # noqa: A001 - the T.min of TVMScript
+def min(a, b, *, span=None):  # noqa: A001 - the T.min of TVMScript
     """``T.min(a, b)``."""
     return expr_ops.minimum(a, b, span)
 
 
 @builtin
-def max(a, b, span=None):  # noqa: A001
+def max(a, b, *, span=None):  # noqa: A001
     """``T.max(a, b)``."""
     return expr_ops.maximum(a, b, span)
 
 
 @builtin
-def floordiv(a, b, span=None):
+def floordiv(a, b, *, span=None):
     """``T.floordiv(a, b)``: division rounding toward negative infinity."""
     return expr_ops.floordiv(a, b, span)
 
 
 @builtin
-def floormod(a, b, span=None):
+def floormod(a, b, *, span=None):
     """``T.floormod(a, b)``: remainder with the divisor's sign."""
     return expr_ops.floormod(a, b, span)
 
 
 @builtin
-def truncdiv(a, b, span=None):
+def truncdiv(a, b, *, span=None):
     """``T.truncdiv(a, b)``: C division rounding toward zero."""
     return expr_ops.truncdiv(a, b, span)
 
 
 @builtin
-def truncmod(a, b, span=None):
+def truncmod(a, b, *, span=None):
     """``T.truncmod(a, b)``: C remainder."""
     return expr_ops.truncmod(a, b, span)
 
 
 @builtin
-def ceildiv(a, b, span=None):
+def ceildiv(a, b, *, span=None):
     """``T.ceildiv(a, b)``: ``(a + b - 1) // b``."""
     return expr_ops.ceildiv(a, b, span)
 
 
 @builtin
-def Div(a, b, span=None):
+def Div(a, b, *, span=None):
     """``T.Div(a, b)``: the Div node (truncating on integers)."""
     return expr_ops.div(a, b, span)
 
 
 @builtin
-def Mod(a, b, span=None):
+def Mod(a, b, *, span=None):
     """``T.Mod(a, b)``: the Mod node (C remainder)."""
     return expr_ops.truncmod(a, b, span)
 
 
 @builtin
-def FloorDiv(a, b, span=None):
+def FloorDiv(a, b, *, span=None):
     """``T.FloorDiv(a, b)``."""
     return _core.FloorDiv(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
-def FloorMod(a, b, span=None):
+def FloorMod(a, b, *, span=None):
     """``T.FloorMod(a, b)``."""
     return _core.FloorMod(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
-def Add(a, b, span=None):
+def Add(a, b, *, span=None):
     """``T.Add(a, b)``."""
     return expr_ops.add(a, b, span)
 
 
 @builtin
-def Sub(a, b, span=None):
+def Sub(a, b, *, span=None):
     """``T.Sub(a, b)``."""
     return expr_ops.sub(a, b, span)
 
 
 @builtin
-def Mul(a, b, span=None):
+def Mul(a, b, *, span=None):
     """``T.Mul(a, b)``."""
     return expr_ops.mul(a, b, span)
 
 
 @builtin
-def Min(a, b, span=None):
+def Min(a, b, *, span=None):
     """``T.Min(a, b)``."""
     return expr_ops.minimum(a, b, span)
 
 
 @builtin
-def Max(a, b, span=None):
+def Max(a, b, *, span=None):
     """``T.Max(a, b)``."""
     return expr_ops.maximum(a, b, span)
 
 
 @builtin
-def Not(a, span=None):
+def Not(a, *, span=None):
     """``T.Not(a)``: logical negation."""
     return expr_ops.logical_not(a, span)
 
 
 @builtin
-def And(a, b, span=None):
+def And(a, b, *, span=None):
     """``T.And(a, b)``: logical and."""
     return expr_ops.logical_and(a, b, span)
 
 
 @builtin
-def Or(a, b, span=None):
+def Or(a, b, *, span=None):
     """``T.Or(a, b)``: logical or."""
     return expr_ops.logical_or(a, b, span)
 
 
 @builtin
-def bitwise_and(a, b, span=None):
+def bitwise_and(a, b, *, span=None):
     """``T.bitwise_and(a, b)``."""
     return expr_ops.bitwise_and(a, b, span)
 
 
 @builtin
-def bitwise_or(a, b, span=None):
+def bitwise_or(a, b, *, span=None):
     """``T.bitwise_or(a, b)``."""
     return expr_ops.bitwise_or(a, b, span)
 
 
 @builtin
-def bitwise_xor(a, b, span=None):
+def bitwise_xor(a, b, *, span=None):
     """``T.bitwise_xor(a, b)``."""
     return expr_ops.bitwise_xor(a, b, span)
 
 
 @builtin
-def bitwise_not(a, span=None):
+def bitwise_not(a, *, span=None):
     """``T.bitwise_not(a)``."""
     return expr_ops.bitwise_not(a, span)
 
 
 @builtin
-def shift_left(a, b, span=None):
+def shift_left(a, b, *, span=None):
     """``T.shift_left(a, b)``: ``a << b``."""
     return expr_ops.shift_left(a, b, span)
 
 
 @builtin
-def shift_right(a, b, span=None):
+def shift_right(a, b, *, span=None):
     """``T.shift_right(a, b)``: ``a >> b``."""
     return expr_ops.shift_right(a, b, span)
 
@@ -294,7 +294,7 @@ _BOOL_RESULT = {"tir.isnan", "tir.isinf", "tir.isfinite", "tir.likely", "tir.ass
 _HANDLE_RESULT = {"tir.address_of"}
 
 
-def call_op(name, args, dtype=None, span=None):
+def call_op(name, args, dtype=None, *, span=None):
     """A Call of the registered op ``name``; the dtype follows the first argument unless given."""
     if not _core.Op.exists(name):
         raise TesseraValueError(f"unknown intrinsic '{name}'")
@@ -315,10 +315,10 @@ def _math(name, arity=1):
     op = "tir." + name
 
     if arity == 1:
-        def fn(x, span=None):
+        def fn(x, *, span=None):
             return call_op(op, [x], span=span)
     else:
-        def fn(x, y, span=None):
+        def fn(x, y, *, span=None):
             return call_op(op, list(expr_ops.match_types(x, y, span)), span=span)
 
     fn.__name__ = name
@@ -337,7 +337,7 @@ MATH.update({name: _math(name, 2) for name in _BINARY_MATH})
 
 
 @builtin
-def ret(value, span=None):
+def ret(value, *, span=None):
     """``T.ret(x)``: the value returned by the function (``return x`` in a script)."""
     return call_op("tir.ret", [value], span=span)
 
@@ -363,7 +363,7 @@ def call_intrin(dtype, op_name, *args, span=None):
 
 
 @builtin
-def address_of(load, span=None):
+def address_of(load, *, span=None):
     """``T.address_of(A[i])``: the address of a buffer element."""
     load = convert(load)
     if not isinstance(load, _core.BufferLoad):
@@ -375,39 +375,39 @@ def address_of(load, span=None):
 
 
 @builtin
-def Ramp(base, stride, lanes, span=None):
+def Ramp(base, stride, lanes, *, span=None):
     """``T.Ramp(base, stride, lanes)``: ``[base, base + stride, ...]``."""
     base = convert(base)
     return _core.Ramp(base, convert(stride, base.dtype), int(lanes), span)
 
 
 @builtin
-def Broadcast(value, lanes, span=None):
+def Broadcast(value, lanes, *, span=None):
     """``T.Broadcast(v, lanes)``: ``v`` in every lane."""
     return _core.Broadcast(convert(value), int(lanes), span)
 
 
 @builtin
-def Shuffle(vectors, indices, span=None):
+def Shuffle(vectors, indices, *, span=None):
     """``T.Shuffle([a, b], [0, 5])``: lanes picked from the concatenated vectors."""
     return _core.Shuffle([convert(v) for v in vectors], [convert(i) for i in indices], span)
 
 
 @builtin
-def let(var, value, body, span=None):
+def let(var, value, body, *, span=None):
     """``T.let(v, value, body)``: the Let expression."""
     value = convert(value)
     return _core.Let(var, value, convert(body), span)
 
 
 @builtin
-def Let(var, value, body, span=None):
+def Let(var, value, body, *, span=None):
     """``T.Let(v, value, body)``: the Let expression."""
     return let(var, value, body, span)
 
 
 @builtin
-def Range(begin, end=None, span=None):
+def Range(begin, end=None, *, span=None):
     """``T.Range(begin, end)``: the half-open range [begin, end)."""
     if end is None:
         begin, end = 0, begin
@@ -419,7 +419,7 @@ def Range(begin, end=None, span=None):
 
 
 @builtin
-def iter_var(var, dom, iter_type, thread_tag="", span=None):
+def iter_var(var, dom, iter_type, thread_tag="", *, span=None):
     """``T.iter_var(v, T.Range(0, 4), "DataPar", "")``: an IterVar object."""
     if isinstance(dom, (tuple, list)):
         dom = Range(*dom)
@@ -428,13 +428,13 @@ def iter_var(var, dom, iter_type, thread_tag="", span=None):
 
 
 @builtin
-def infinity(dtype, span=None):
+def infinity(dtype, *, span=None):
     """``T.infinity("float32")``: +inf of a float type."""
     return expr_ops.const(math.inf, dtype_name(dtype), span)
 
 
 @builtin
-def max_value(dtype, span=None):
+def max_value(dtype, *, span=None):
     """The largest value of ``dtype``."""
     name = dtype_name(dtype)
     t = _core.DataType(name)
@@ -446,7 +446,7 @@ def max_value(dtype, span=None):
 
 
 @builtin
-def min_value(dtype, span=None):
+def min_value(dtype, *, span=None):
     """The smallest value of ``dtype``."""
     name = dtype_name(dtype)
     t = _core.DataType(name)

@@ -167,7 +167,8 @@ class TIRParser(Parser):
             raise self.error(fdef, "a prim_func takes plain positional parameters only")
         for arg in args.args:
             self._param(arg)
-        if fdef.returns is not None:
+        is_none = isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None
+        if fdef.returns is not None and not is_none:  # `-> None` is no return value
             ret = self._annotation(fdef.returns, None)
             if not isinstance(ret, DType):
                 raise self.error(fdef.returns, f"the return annotation must be a type such as T.int32, got {ret!r}")
@@ -230,6 +231,8 @@ class TIRParser(Parser):
             self._node = saved
 
     def visit_Expr(self, node):
+
+        """An expression statement: a call evaluated for its effect (docstrings are skipped)."""
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
         value = self.expr(node.value)
@@ -240,12 +243,18 @@ class TIRParser(Parser):
             raise self.error(node, "this T.* statement is used with 'with' (or assigned to a name)")
 
     def visit_Pass(self, node):
+
+        """``pass``: nothing."""
         pass
 
     def visit_FunctionDef(self, node):
+
+        """Nested functions are not part of the language."""
         raise self.error(node, "functions cannot be defined inside a prim_func; define them outside (or use @T.macro)")
 
     def visit_Assign(self, node):
+
+        """``x = value``, ``A[i] = value`` or a tuple unpacking."""
         if len(node.targets) != 1:
             raise self.error(node, "chained assignment (a = b = c) is not supported")
         target = node.targets[0]
@@ -295,6 +304,8 @@ class TIRParser(Parser):
         raise self.error(target, "unsupported assignment target")
 
     def bind(self, target, value, node):
+
+        """Binds a name: a declaration as itself, an expression through a LetStmt, a Python value as is."""
         name = target.id
         self._check_rebind(target)
         if isinstance(value, MetaVar):
@@ -330,6 +341,8 @@ class TIRParser(Parser):
             raise self.error(target, f"'{target.id}' is a block iterator and cannot be redefined in its block")
 
     def visit_AnnAssign(self, node):
+
+        """``x: T.int32 = value``: a LetStmt of the annotated type."""
         if node.value is None:
             raise self.error(node, "a declaration needs a value: x: T.int32 = ...")
         if not isinstance(node.target, ast.Name):
@@ -354,6 +367,8 @@ class TIRParser(Parser):
         self.vars.define(name, var)
 
     def visit_AugAssign(self, node):
+
+        """``A[i] += value``: a load, the operator and a store."""
         if not isinstance(node.target, ast.Subscript):
             raise self.error(node.target, "only buffer elements can be updated in place (A[i] += x)")
         current = self.expr(node.target)
@@ -361,6 +376,8 @@ class TIRParser(Parser):
         self.store(node.target, value, node)
 
     def store(self, target, value, node):
+
+        """``A[i, j] = value`` as a BufferStore (a slice index stores a vector)."""
         buf = self.expr(target.value)
         if not isinstance(buf, _core.Buffer):
             raise self.error(target.value, f"cannot assign to an element of {self.describe(buf)}")
@@ -382,6 +399,8 @@ class TIRParser(Parser):
             self.builder.emit(_core.BufferStore(buf, value, indices, None, self.span(node)))
 
     def visit_For(self, node):
+
+        """``for i in range(...)``/``T.serial``/``T.grid``/...: loops; a Python iterable unrolls."""
         if node.orelse:
             raise self.error(node, "for ... else is not supported")
         spec = self.loop_spec(node.iter)
@@ -415,13 +434,13 @@ class TIRParser(Parser):
             self.builder.end_for()
 
     def loop_spec(self, it):
+
+        """What a ``for`` iterates over: a LoopSpec, or a Python iterable."""
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
             if self.lookup_name(it.func, "range") is builtins.range:
                 if it.keywords or not 1 <= len(it.args) <= 3:
                     raise self.error(it, "range() takes 1 to 3 positional arguments")
                 args = [self.expr(a) for a in it.args]
-                if not any(_is_ir(a) for a in args):
-                    return builtins.range(*args)
                 if len(args) == 3 and not (isinstance(args[2], int) and args[2] == 1):
                     raise self.error(it, "range() over expressions supports only step 1")
                 start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
@@ -440,6 +459,8 @@ class TIRParser(Parser):
                 self.visit_body(node.body)
 
     def visit_While(self, node):
+
+        """``while cond:`` on a bool expression."""
         if node.orelse:
             raise self.error(node, "while ... else is not supported")
         cond = self.condition(node.test)
@@ -449,12 +470,18 @@ class TIRParser(Parser):
         self.builder.end_while()
 
     def visit_Break(self, node):
+
+        """``break`` as the ``tir.break`` intrinsic."""
         self.builder.emit(_core.Evaluate(_core.Call("int32", _core.Op.get("tir.break"), [], self.span(node)), self.span(node)))
 
     def visit_Continue(self, node):
+
+        """``continue`` as the ``tir.continue`` intrinsic."""
         self.builder.emit(_core.Evaluate(_core.Call("int32", _core.Op.get("tir.continue"), [], self.span(node)), self.span(node)))
 
     def visit_If(self, node):
+
+        """``if``: decided while parsing on a Python value, an IfThenElse on an expression."""
         cond = self.expr(node.test)
         if not _is_ir(cond):
             with self.vars.scope():
@@ -475,6 +502,8 @@ class TIRParser(Parser):
         b.end_if()
 
     def condition(self, node, value=None):
+
+        """A bool expression for ``if``/``while``/``assert``, or a diagnostic."""
         value = self.expr(node) if value is None else value
         if isinstance(value, bool):
             value = expr_ops.const(value)
@@ -486,6 +515,8 @@ class TIRParser(Parser):
         return value
 
     def visit_With(self, node):
+
+        """``with <frame>:``: enter each T.* frame, parse the body, exit in reverse."""
         self._with_items(node, list(node.items))
 
     def _with_items(self, node, items):
@@ -510,6 +541,8 @@ class TIRParser(Parser):
             frame.exit(self)
 
     def visit_Assert(self, node):
+
+        """``assert cond, msg``: an AssertStmt over the rest of the body."""
         cond = self.condition(node.test)
         msg = self.expr(node.msg) if node.msg is not None else "assertion failed"
         msg = _core.StringImm(msg) if isinstance(msg, str) else convert(msg)
@@ -517,6 +550,8 @@ class TIRParser(Parser):
         self.builder.emit_binder(lambda body: _core.AssertStmt(cond, msg, body, span))
 
     def visit_Return(self, node):
+
+        """``return x``: the ``tir.ret`` of the function's value (a macro's result in a macro)."""
         value = None if node.value is None else self.expr(node.value)
         if self.macro_depth > 0:
             raise _MacroReturn(value)
@@ -550,12 +585,18 @@ class TIRParser(Parser):
         return method(node)
 
     def expr_Constant(self, node):
+
+        """A literal: the Python value."""
         return node.value
 
     def expr_Name(self, node):
+
+        """A script variable, else a Python value of the environment."""
         return self.lookup_name(node, node.id)
 
     def expr_Attribute(self, node):
+
+        """``base.attr`` on IR objects and Python values alike."""
         base = self.expr(node.value)
         try:
             return getattr(base, node.attr)
@@ -563,9 +604,13 @@ class TIRParser(Parser):
             raise self.error(node, f"{self.describe(base)} has no attribute '{node.attr}'") from None
 
     def expr_Tuple(self, node):
+
+        """A tuple of evaluated elements (``*args`` spliced)."""
         return tuple(self._elements(node.elts))
 
     def expr_List(self, node):
+
+        """A list of evaluated elements (``*args`` spliced)."""
         return list(self._elements(node.elts))
 
     def _elements(self, elts):
@@ -578,14 +623,20 @@ class TIRParser(Parser):
         return out
 
     def expr_Dict(self, node):
+
+        """A dict of evaluated keys and values."""
         if any(k is None for k in node.keys):
             return self.eval_python(node)
         return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
 
     def expr_BinOp(self, node):
+
+        """An arithmetic or bitwise operator."""
         return self.binop(node, node.op, self.expr(node.left), self.expr(node.right))
 
     def binop(self, node, op, left, right):
+
+        """``left op right``: Python on Python values, IR when an operand is an expression."""
         if not _is_ir(left) and not _is_ir(right):
             try:
                 return _PY_BINOPS[type(op)](left, right)
@@ -603,6 +654,8 @@ class TIRParser(Parser):
                 raise self.error(node, str(err)) from None
 
     def expr_UnaryOp(self, node):
+
+        """``-x``, ``+x``, ``not x``, ``~x``."""
         v = self.expr(node.operand)
         if not _is_ir(v):
             ops = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}
@@ -618,6 +671,8 @@ class TIRParser(Parser):
             return expr_ops.bitwise_not(v, span)
 
     def expr_Compare(self, node):
+
+        """Comparisons; a chain ``a < b < c`` is a conjunction."""
         result = None
         left = self.expr(node.left)
         for op, comp in zip(node.ops, node.comparators):
@@ -640,6 +695,8 @@ class TIRParser(Parser):
         return result
 
     def logical(self, node, op, a, b):
+
+        """``a and b`` / ``a or b`` on expressions (Python semantics on Python values)."""
         if not _is_ir(a) and not _is_ir(b):
             return (a and b) if isinstance(op, ast.And) else (a or b)
         with self.at(node):
@@ -647,6 +704,8 @@ class TIRParser(Parser):
             return fn(a, b, self.span(node))
 
     def expr_BoolOp(self, node):
+
+        """``and``/``or`` chains."""
         value = self.expr(node.values[0])
         for v in node.values[1:]:
             if not _is_ir(value):
@@ -661,6 +720,8 @@ class TIRParser(Parser):
         return value
 
     def expr_IfExp(self, node):
+
+        """``a if c else b``: chosen while parsing, or a Select on an expression."""
         cond = self.expr(node.test)
         if not _is_ir(cond):
             return self.expr(node.body if cond else node.orelse)
@@ -670,6 +731,8 @@ class TIRParser(Parser):
             return _core.Select(cond, t, f, self.span(node))
 
     def subscript_key(self, node):
+
+        """The evaluated index of a subscript, slices as Python slices."""
         def one(n):
             if isinstance(n, ast.Slice):
                 return slice(None if n.lower is None else self.expr(n.lower),
@@ -682,6 +745,8 @@ class TIRParser(Parser):
         return one(node)
 
     def expr_Subscript(self, node):
+
+        """``A[i, j]`` on a buffer (a load or a slice), ``x[k]`` on Python values."""
         base = self.expr(node.value)
         key = self.subscript_key(node.slice)
         if isinstance(base, _core.Buffer):
@@ -695,6 +760,8 @@ class TIRParser(Parser):
             raise self.error(node, f"{type(err).__name__}: {err}") from None
 
     def expr_Call(self, node):
+
+        """A call: T.* builtins, macros, module functions (``cls.f``) or Python callables."""
         func = self.expr(node.func)
         args = self._elements(node.args)
         kwargs = {}
@@ -761,7 +828,7 @@ class TIRParser(Parser):
             raise self.error(node, f"{macro.name}(): {err}") from None
         binding.apply_defaults()
         if macro.hygienic:
-            table, env = VarTable(), macro.env
+            table, env = VarTable(), macro.env_now()
         else:
             table, env = self.vars, dict(self.env)
             env.update(macro.env_now())
@@ -788,6 +855,8 @@ class _Callee:
         self.ret_dtype = ret_dtype
 
     def call(self, parser, node, args, kwargs):
+
+        """The Call node of the module function with the given arguments."""
         if kwargs:
             raise parser.error(node, f"{self.name}() takes positional arguments only")
         exprs = []

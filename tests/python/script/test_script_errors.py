@@ -1,0 +1,223 @@
+"""Parse and well-formedness errors: one DiagnosticError at the offending line and column."""
+
+import inspect
+
+import pytest
+
+from tessera.script import DiagnosticError
+from tessera.script import tir as T
+
+LINES = inspect.getsource(inspect.getmodule(inspect.currentframe())).splitlines()
+
+
+def line_of(marker):
+    """The 1-based line of this file holding `# <marker>`."""
+    hits = [k + 1 for k, text in enumerate(LINES) if text.rstrip().endswith(f"# {marker}")]
+    assert len(hits) == 1, marker
+    return hits[0]
+
+
+def check(err, marker, *fragments):
+    assert err.value.line == line_of(marker), str(err.value)
+    for fragment in fragments:
+        assert fragment in err.value.message, err.value.message
+    assert "^" in str(err.value)  # rendered with a caret under the source
+
+
+def test_remap_with_wrong_arity():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((4, 4), "float32")):
+            for i, j in T.grid(4, 4):
+                with T.block("A"):
+                    vi, vj = T.axis.remap("SS", [i])  # remap-arity
+                    A[vi, vj] = T.float32(0)
+    check(err, "remap-arity", "2 kinds", "1 bindings")
+
+
+def test_remap_with_unknown_kind_letter():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((4, 4), "float32")):
+            for i, j in T.grid(4, 4):
+                with T.block("A"):
+                    vi, vj = T.axis.remap("SX", [i, j])  # remap-kind
+                    A[vi, vj] = T.float32(0)
+    check(err, "remap-kind", "'S' (spatial) and 'R' (reduce)")
+
+
+def test_remap_of_an_expression():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            for i in range(4):
+                with T.block("A"):
+                    vi = T.axis.remap("S", [i + 1])  # remap-binding
+                    A[vi] = T.float32(0)
+    check(err, "remap-binding", "loop variables", "i + 1")
+
+
+def test_iterator_defined_twice():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("A"):
+                    vi = T.axis.spatial(8, i)
+                    vi = T.axis.spatial(8, i)  # iter-twice
+                    A[vi] = T.float32(0)
+    check(err, "iter-twice", "'vi'", "defined twice", "\"A\"")
+
+
+def test_loop_variable_redefined():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32")):
+            for i in range(8):
+                i = 3  # loop-redefined
+                A[i] = 0
+    check(err, "loop-redefined", "'i' is a loop variable")
+
+
+def test_missing_parameter_annotation():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32"), n):  # missing-annotation
+            A[0] = 0
+    check(err, "missing-annotation", "parameter 'n' needs a type annotation")
+
+
+def test_match_buffer_of_a_constant():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(a: T.handle):
+            A = T.match_buffer(5, (4,), "float32")  # match-constant
+            A[0] = T.float32(0)
+    check(err, "match-constant", "T.match_buffer expects a handle parameter or a buffer region")
+
+
+def test_match_buffer_of_a_scalar_parameter():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(n: T.int32):
+            A = T.match_buffer(n, (4,), "float32")  # match-scalar
+            A[0] = T.float32(0)
+    check(err, "match-scalar", "needs a handle parameter")
+
+
+def test_match_buffer_of_a_region_outside_a_block():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((16,), "float32")):
+            S = T.match_buffer(A[0:4], (4,))  # match-outside
+            S[0] = T.float32(0)
+    check(err, "match-outside", "directly inside a T.block")
+
+
+def test_wrong_number_of_arguments_to_a_T_call():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32")):
+            A[0] = T.min(A[1])  # min-arity
+    check(err, "min-arity", "wrong arguments to T.min", "missing")
+
+
+def test_too_many_arguments_to_an_intrinsic():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            A[0] = T.exp(A[1], A[2])  # exp-arity
+    check(err, "exp-arity", "wrong arguments to T.exp")
+
+
+def test_axis_without_binding():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("A"):
+                    vi = T.axis.spatial(8)  # axis-arity
+                    A[vi] = T.float32(0)
+    check(err, "axis-arity", "wrong arguments to T.axis.spatial")
+
+
+def test_undefined_name():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            A[0] = not_defined_anywhere  # undefined  # noqa: F821
+    check(err, "undefined  # noqa: F821", "name 'not_defined_anywhere' is not defined")
+
+
+def test_store_of_the_wrong_type():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32"), n: T.int32):
+            A[0] = n  # store-type
+    check(err, "store-type", "int32", "float32")
+
+
+def test_block_statements_outside_a_block():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            T.reads(A[0])  # reads-outside
+    check(err, "reads-outside", "T.reads must be written directly inside a T.block")
+
+
+def test_condition_must_be_bool():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32")):
+            for i in range(8):
+                if i:  # int-condition
+                    A[i] = 0
+    check(err, "int-condition", "bool")
+
+
+def test_loop_variable_used_inside_a_block():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("A"):
+                    vi = T.axis.spatial(8, i)
+                    A[i] = T.float32(0)  # loop-in-block
+    check(err, "loop-in-block", "Variable i is a loop variable", "block \"A\"",
+          "consider setting check_well_formed=False")
+    assert err.value.message.endswith("consider setting check_well_formed=False")
+
+
+def test_check_well_formed_false_accepts_it():
+    @T.prim_func(check_well_formed=False)
+    def f(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("A"):
+                vi = T.axis.spatial(8, i)
+                A[i] = T.float32(0)
+
+    assert "A[i] = T.float32(0.0)" in f.script()
+
+
+def test_block_iterator_used_outside_its_block():
+    leak = []
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32")):
+            for i in range(8):
+                with T.block("A"):
+                    vi = T.axis.spatial(8, i)
+                    leak.append(vi)
+                    A[vi] = 0
+            A[0] = leak[0]  # iter-leak
+    check(err, "iter-leak", "Block iterator vi of block \"A\" is used outside its block",
+          "consider setting check_well_formed=False")
+
+
+def test_variable_defined_twice():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "int32")):
+            x = T.int32()
+            A[0] = T.let(x, 1, x) + T.let(x, 2, x)  # let-twice
+    check(err, "let-twice", "Variable x is defined more than once")
