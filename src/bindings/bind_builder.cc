@@ -19,10 +19,11 @@ void BindBuilder(nb::module_& m) {
       .def("emit_binder", &IRBuilder::EmitBinder, "binder"_a)
       .def("emit_let", &IRBuilder::EmitLet, "var"_a, "value"_a, "span"_a = Span())
       .def("emit_decl_buffer", &IRBuilder::EmitDeclBuffer, "buffer"_a, "span"_a = Span())
-      .def("emit_allocate",
-           [](IRBuilder& b, Var v, const std::string& t, std::vector<Expr> ext, AttrMap ann,
-              const Span& s) { b.EmitAllocate(v, DataType::Parse(t), ext, ann, s); },
-           "buffer_var"_a, "dtype"_a, "extents"_a, "annotations"_a = AttrMap(), "span"_a = Span())
+      .def(
+          "emit_allocate",
+          [](IRBuilder& b, Var v, const std::string& t, std::vector<Expr> ext, AttrMap ann,
+             const Span& s) { b.EmitAllocate(v, DataType::Parse(t), ext, ann, s); },
+          "buffer_var"_a, "dtype"_a, "extents"_a, "annotations"_a = AttrMap(), "span"_a = Span())
       .def("begin_for", &IRBuilder::BeginFor, "loop_var"_a, "min"_a, "extent"_a, "kind"_a,
            "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(), "span"_a = Span())
       .def("end_for", &IRBuilder::EndFor)

@@ -12,11 +12,12 @@ void BindTIR(nb::module_& m) {
              return BufferRegionNode::Make(b, region, OrEmpty(s));
            }),
            "buffer"_a, "region"_a, "span"_a = nb::none())
-      .def_static("full_region",
-                  [](Buffer b, std::optional<Span> s) {
-                    return BufferRegionNode::FullRegion(b, OrEmpty(s));
-                  },
-                  "buffer"_a, "span"_a = nb::none())
+      .def_static(
+          "full_region",
+          [](Buffer b, std::optional<Span> s) {
+            return BufferRegionNode::FullRegion(b, OrEmpty(s));
+          },
+          "buffer"_a, "span"_a = nb::none())
       .def_ro("buffer", &BufferRegionNode::buffer)
       .def_ro("region", &BufferRegionNode::region)
       .def_ro("span", &BufferRegionNode::span);
@@ -33,8 +34,8 @@ void BindTIR(nb::module_& m) {
                        Stmt init, std::vector<Buffer> alloc_buffers,
                        std::vector<MatchBufferRegion> match_buffers, AttrMap annotations,
                        std::optional<Span> s) {
-             return BlockNode::Make(iter_vars, reads, writes, name_hint, body, init,
-                                    alloc_buffers, match_buffers, annotations, OrEmpty(s));
+             return BlockNode::Make(iter_vars, reads, writes, name_hint, body, init, alloc_buffers,
+                                    match_buffers, annotations, OrEmpty(s));
            }),
            "iter_vars"_a, "reads"_a, "writes"_a, "name_hint"_a, "body"_a,
            "init"_a.none() = nb::none(), "alloc_buffers"_a = std::vector<Buffer>(),
@@ -50,17 +51,18 @@ void BindTIR(nb::module_& m) {
       .def_ro("match_buffers", &BlockNode::match_buffers)
       .def_ro("annotations", &BlockNode::annotations);
   nb::class_<BlockRealizeNode, StmtNode>(m, "BlockRealize")
-      .def(nb::new_([](std::vector<Expr> values, Expr predicate, Block block,
-                       std::optional<Span> s) {
-             return BlockRealizeNode::Make(values, predicate, block, OrEmpty(s));
-           }),
+      .def(nb::new_(
+               [](std::vector<Expr> values, Expr predicate, Block block, std::optional<Span> s) {
+                 return BlockRealizeNode::Make(values, predicate, block, OrEmpty(s));
+               }),
            "iter_values"_a, "predicate"_a.none(), "block"_a, "span"_a = nb::none())
       .def_ro("iter_values", &BlockRealizeNode::iter_values)
       .def_ro("predicate", &BlockRealizeNode::predicate)
       .def_ro("block", &BlockRealizeNode::block);
-  m.def("infer_block_access_regions",
-        [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
-        "The (reads, writes) regions of a block, inferred from its accesses.");
+  m.def(
+      "infer_block_access_regions",
+      [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
+      "The (reads, writes) regions of a block, inferred from its accesses.");
 }
 
 }  // namespace bindings

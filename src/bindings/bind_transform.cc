@@ -78,13 +78,14 @@ void BindTransform(nb::module_& m) {
   }, "name"_a, "mod"_a, "Run one registered pass on a module under the current PassContext.");
   m.def("simplify_expr", &transform::SimplifyExpr);
   m.def("pointer_access_extents", &transform::PointerAccessExtents, "mod"_a, "entry"_a);
-  m.def("verify_well_formed",
-        [](PrimFunc f) {
-          std::vector<std::pair<std::string, Span>> out;
-          for (const auto& e : transform::VerifyWellFormed(f)) out.emplace_back(e.message, e.span);
-          return out;
-        },
-        "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
+  m.def(
+      "verify_well_formed",
+      [](PrimFunc f) {
+        std::vector<std::pair<std::string, Span>> out;
+        for (const auto& e : transform::VerifyWellFormed(f)) out.emplace_back(e.message, e.span);
+        return out;
+      },
+      "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
 
   nb::class_<DSLTargetDesc>(m, "DSLTarget")
       .def_ro("name", &DSLTargetDesc::name)

@@ -159,9 +159,9 @@ class AccessCollector : public StmtExprVisitor {
     for (const Expr& index : indices) {
       if (auto* ramp = AsPtr<RampNode>(index)) {
         // A vector access covers base .. base + (lanes - 1) * stride.
-        Expr last = AddNode::Make(ramp->base, MulNode::Make(ramp->stride,
-                                                            MakeConst(ramp->base->dtype,
-                                                                      int64_t{ramp->lanes - 1})));
+        Expr last = AddNode::Make(
+            ramp->base,
+            MulNode::Make(ramp->stride, MakeConst(ramp->base->dtype, int64_t{ramp->lanes - 1})));
         auto lo = Bound(ramp->base), hi = Bound(last);
         if (lo && hi && IsConstInt(ramp->stride, 1)) {
           dims.push_back(Interval{lo->lo, hi->hi, ramp->base->dtype});
@@ -213,8 +213,8 @@ class AccessCollector : public StmtExprVisitor {
       auto r = relaxed_.find(v);
       if (r == relaxed_.end()) return Interval{{e, 0}, {e, 0}, t};
       auto lo = Bound(r->second->min);
-      Expr last = SubNode::Make(AddNode::Make(r->second->min, r->second->extent),
-                                MakeConst(t, int64_t{1}));
+      Expr last =
+          SubNode::Make(AddNode::Make(r->second->min, r->second->extent), MakeConst(t, int64_t{1}));
       auto hi = Bound(last);
       if (!lo || !hi) return std::nullopt;
       return Interval{lo->lo, hi->hi, t};
@@ -247,7 +247,8 @@ class AccessCollector : public StmtExprVisitor {
       auto a = Bound(div->a);
       if (!k || *k <= 0 || !a) return Point(e);
       if (!a->lo.sym && !a->hi.sym) {
-        return Interval{{nullptr, FloorDivInt(a->lo.c, *k)}, {nullptr, FloorDivInt(a->hi.c, *k)}, t};
+        return Interval{
+            {nullptr, FloorDivInt(a->lo.c, *k)}, {nullptr, FloorDivInt(a->hi.c, *k)}, t};
       }
       if (IsPoint(*a)) return Interval{{e, 0}, {e, 0}, t};
       auto lo = FloorDivNode::Make(ToExpr(a->lo, t), div->b);
@@ -272,7 +273,8 @@ class AccessCollector : public StmtExprVisitor {
   std::optional<Interval> Point(const Expr& e) {
     bool relaxed = false;
     PostOrderVisit(e, [&](const ObjectRef& n) {
-      if (auto* v = AsPtr<VarNode>(n)) relaxed = relaxed || relaxed_.count(v) || substitute_.count(v);
+      if (auto* v = AsPtr<VarNode>(n))
+        relaxed = relaxed || relaxed_.count(v) || substitute_.count(v);
     });
     if (relaxed) return std::nullopt;
     return Interval{{e, 0}, {e, 0}, e->dtype};

@@ -63,21 +63,49 @@ TESSERA_REGISTER_OP("tir.call_pure_extern").set_effect(CallEffect::kPure)
     .describe("Call of a pure external C function; args[0] is its name.");
 TESSERA_REGISTER_OP("tir.ret").set_num_inputs(1).set_effect(CallEffect::kOpaque)
     .describe("Return a value from the enclosing function.");
-TESSERA_REGISTER_OP("tir.atan2").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "atan2");
-TESSERA_REGISTER_OP("tir.fmod").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "fmod");
-TESSERA_REGISTER_OP("tir.hypot").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "hypot");
-TESSERA_REGISTER_OP("tir.copysign").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "copysign");
-TESSERA_REGISTER_OP("tir.nextafter").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "nextafter");
-TESSERA_REGISTER_OP("tir.ldexp").set_num_inputs(2).set_effect(CallEffect::kPure).set_attr("c.name", "ldexp");
-TESSERA_REGISTER_OP("tir.popcount").set_num_inputs(1).set_effect(CallEffect::kPure)
+TESSERA_REGISTER_OP("tir.atan2")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "atan2");
+TESSERA_REGISTER_OP("tir.fmod")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "fmod");
+TESSERA_REGISTER_OP("tir.hypot")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "hypot");
+TESSERA_REGISTER_OP("tir.copysign")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "copysign");
+TESSERA_REGISTER_OP("tir.nextafter")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "nextafter");
+TESSERA_REGISTER_OP("tir.ldexp")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("c.name", "ldexp");
+TESSERA_REGISTER_OP("tir.popcount")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
     .describe("Number of set bits of an integer.");
-TESSERA_REGISTER_OP("tir.clz").set_num_inputs(1).set_effect(CallEffect::kPure)
+TESSERA_REGISTER_OP("tir.clz")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
     .describe("Number of leading zero bits of an integer.");
-TESSERA_REGISTER_OP("tir.assume").set_num_inputs(1).set_effect(CallEffect::kPure)
+TESSERA_REGISTER_OP("tir.assume")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
     .describe("A condition the compiler may assume to hold.");
-TESSERA_REGISTER_OP("tir.break").set_num_inputs(0).set_effect(CallEffect::kOpaque)
+TESSERA_REGISTER_OP("tir.break")
+    .set_num_inputs(0)
+    .set_effect(CallEffect::kOpaque)
     .describe("Leave the innermost loop (`break`).");
-TESSERA_REGISTER_OP("tir.continue").set_num_inputs(0).set_effect(CallEffect::kOpaque)
+TESSERA_REGISTER_OP("tir.continue")
+    .set_num_inputs(0)
+    .set_effect(CallEffect::kOpaque)
     .describe("Go to the next iteration of the innermost loop (`continue`).");
 TESSERA_REGISTER_OP("tir.shift_left").set_num_inputs(2).set_effect(CallEffect::kPure);
 TESSERA_REGISTER_OP("tir.shift_right").set_num_inputs(2).set_effect(CallEffect::kPure);

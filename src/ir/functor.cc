@@ -40,7 +40,8 @@ Range MutateRange(const Range& r, F mutate_expr) {
 template <class F>
 BufferRegion MutateRegion(const BufferRegion& r, F mutate_expr) {
   std::vector<Range> region;
-  if (!MutateVector(r->region, &region, [&](const Range& x) { return MutateRange(x, mutate_expr); })) {
+  if (!MutateVector(r->region, &region,
+                    [&](const Range& x) { return MutateRange(x, mutate_expr); })) {
     return r;
   }
   return BufferRegionNode::Make(r->buffer, std::move(region), r->span);
@@ -304,11 +305,13 @@ Stmt StmtMutator::VisitStmt_(const BlockNode* op) {
   changed = MutateVector(op->reads, &reads, mutate_region) || changed;
   changed = MutateVector(op->writes, &writes, mutate_region) || changed;
   std::vector<MatchBufferRegion> match_buffers;
-  changed = MutateVector(op->match_buffers, &match_buffers, [&](const MatchBufferRegion& m) {
-    BufferRegion source = MutateRegion(m->source, mutate_expr);
-    if (source == m->source) return m;
-    return MatchBufferRegionNode::Make(m->buffer, source, m->span);
-  }) || changed;
+  changed = MutateVector(op->match_buffers, &match_buffers,
+                         [&](const MatchBufferRegion& m) {
+                           BufferRegion source = MutateRegion(m->source, mutate_expr);
+                           if (source == m->source) return m;
+                           return MatchBufferRegionNode::Make(m->buffer, source, m->span);
+                         }) ||
+            changed;
   Stmt init = op->init ? VisitStmt(op->init) : nullptr;
   Stmt body = VisitStmt(op->body);
   if (!changed && init == op->init && body == op->body) return GetRef(op);
@@ -318,7 +321,8 @@ Stmt StmtMutator::VisitStmt_(const BlockNode* op) {
 }
 Stmt StmtMutator::VisitStmt_(const BlockRealizeNode* op) {
   std::vector<Expr> values;
-  bool changed = MutateVector(op->iter_values, &values, [this](const Expr& e) { return VisitExpr(e); });
+  bool changed =
+      MutateVector(op->iter_values, &values, [this](const Expr& e) { return VisitExpr(e); });
   Expr predicate = VisitExpr(op->predicate);
   Stmt block = VisitStmt(op->block);
   if (!changed && predicate == op->predicate && block == op->block) return GetRef(op);

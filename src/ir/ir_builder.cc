@@ -69,7 +69,8 @@ namespace {
 
 bool ContainsBlock(const Stmt& s) {
   bool found = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) { found = found || n->kind == NodeKind::kBlockRealize; });
+  PostOrderVisit(s,
+                 [&](const ObjectRef& n) { found = found || n->kind == NodeKind::kBlockRealize; });
   return found;
 }
 
@@ -87,8 +88,8 @@ PrimFunc IRBuilder::EndFunction() {
   Stmt body = Fold(f.items, f.span);
   // Every function with blocks or function-level allocations has an implicit root block.
   if (!f.alloc_buffers.empty() || (ContainsBlock(body) && !IsExplicitRoot(body))) {
-    Block root = BlockNode::Make({}, {}, {}, "root", body, nullptr, f.alloc_buffers, {}, {},
-                                 f.span);
+    Block root =
+        BlockNode::Make({}, {}, {}, "root", body, nullptr, f.alloc_buffers, {}, {}, f.span);
     body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
   }
   // The buffer map follows the parameter order, whatever order the match_buffers came in.
@@ -325,8 +326,8 @@ Stmt IRBuilder::EndBlock() {
   if (!f.has_reads || !f.has_writes) {
     auto [reads, writes] = InferBlockAccessRegions(block.get());
     block = BlockNode::Make(f.iter_vars, f.has_reads ? f.reads : reads,
-                            f.has_writes ? f.writes : writes, f.name, body, f.init,
-                            f.alloc_buffers, f.match_buffers, f.annotations, f.span);
+                            f.has_writes ? f.writes : writes, f.name, body, f.init, f.alloc_buffers,
+                            f.match_buffers, f.annotations, f.span);
   }
   Stmt result = block;
   if (!f.no_realize) {

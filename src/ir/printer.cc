@@ -791,14 +791,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
         continue;
       }
       const IterVarNode* iv = block->iter_vars[i].get();
-      std::string dom = IsConstInt(iv->dom->min, 0)
-                            ? ExprText(iv->dom->extent)
-                            : "(" + ExprText(iv->dom->min) + ", " +
-                                  StopText(iv->dom->min, iv->dom->extent) + ")";
+      std::string dom =
+          IsConstInt(iv->dom->min, 0)
+              ? ExprText(iv->dom->extent)
+              : "(" + ExprText(iv->dom->min) + ", " + StopText(iv->dom->min, iv->dom->extent) + ")";
       std::string value = ExprText(realize->iter_values[i]);
       std::string var = DefineVar(iv->var.get());
-      size_t line = Emit(var + " = " + T(std::string("axis.") + AxisKindName(iv->iter_type)) +
-                         "(" + dom + ", " + value + ")");
+      size_t line = Emit(var + " = " + T(std::string("axis.") + AxisKindName(iv->iter_type)) + "(" +
+                         dom + ", " + value + ")");
       BindAt(iv->var.get(), line, indent_);
       ++i;
     }

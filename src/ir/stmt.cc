@@ -191,8 +191,8 @@ Ref<BufferRegionNode> BufferRegionNode::Make(Buffer buffer, std::vector<Range> r
            " ranges for " + std::to_string(buffer->shape.size()) + " dimensions");
   for (const Range& r : region) {
     Need(r != nullptr, span, "BufferRegion range must not be null");
-    Need(r->min->dtype.is_integer() && r->min->dtype.is_scalar() &&
-             r->extent->dtype.is_integer() && r->extent->dtype.is_scalar(),
+    Need(r->min->dtype.is_integer() && r->min->dtype.is_scalar() && r->extent->dtype.is_integer() &&
+             r->extent->dtype.is_scalar(),
          span, "region bounds of buffer " + buffer->name + " must be scalar integers");
   }
   return std::make_shared<BufferRegionNode>(std::move(buffer), std::move(region), std::move(span));
@@ -216,8 +216,7 @@ Ref<MatchBufferRegionNode> MatchBufferRegionNode::Make(Buffer buffer, BufferRegi
            source->buffer->name + " of " + source->buffer->dtype.ToString());
   Need(buffer->shape.size() <= source->region.size(), span,
        "match_buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
-           " dimensions, more than its source region's " +
-           std::to_string(source->region.size()));
+           " dimensions, more than its source region's " + std::to_string(source->region.size()));
   return std::make_shared<MatchBufferRegionNode>(std::move(buffer), std::move(source),
                                                  std::move(span));
 }

@@ -162,9 +162,7 @@ class Checker : public StmtExprVisitor {
     std::unordered_set<const VarNode*> outer_loops;
   };
 
-  void Error(const std::string& message) {
-    errors.push_back({message, span_});
-  }
+  void Error(const std::string& message) { errors.push_back({message, span_}); }
 
   void Define(const VarNode* v, const Span& span) {
     if (!defined_once_.insert(v).second) {
@@ -177,7 +175,8 @@ class Checker : public StmtExprVisitor {
 
   void Use(const VarNode* v) {
     if (!blocks_.empty() && blocks_.back().outer_loops.count(v)) {
-      Error("Variable " + v->name + " is a loop variable of an enclosing loop and is used inside block \"" +
+      Error("Variable " + v->name +
+            " is a loop variable of an enclosing loop and is used inside block \"" +
             blocks_.back().block->name_hint + "\", which must use its own iterators instead");
       return;
     }

@@ -50,12 +50,13 @@ struct Matmul {
     std::vector<IterVar> iters = {IterVarNode::Make(R(16), vi, IterVarType::kDataPar),
                                   IterVarNode::Make(R(16), vj, IterVarType::kDataPar),
                                   IterVarNode::Make(R(16), vk, IterVarType::kCommReduce)};
-    Stmt update = Store(c, AddNode::Make(Load(c, {vi, vj}),
-                                         MulNode::Make(Load(a, {vi, vk}), Load(b, {vk, vj}))),
-                        {vi, vj});
+    Stmt update = Store(
+        c, AddNode::Make(Load(c, {vi, vj}), MulNode::Make(Load(a, {vi, vk}), Load(b, {vk, vj}))),
+        {vi, vj});
     Stmt init = Store(c, FloatImmNode::Make(kF32, 0), {vi, vj});
-    Block block = BlockNode::Make(iters, {Point(c, {vi, vj}), Point(a, {vi, vk}), Point(b, {vk, vj})},
-                                  {Point(c, {vi, vj})}, "C", update, init);
+    Block block =
+        BlockNode::Make(iters, {Point(c, {vi, vj}), Point(a, {vi, vk}), Point(b, {vk, vj})},
+                        {Point(c, {vi, vj})}, "C", update, init);
     Stmt realize = BlockRealizeNode::Make({i, j, k}, Bool(true), block);
     Stmt loops = Loop(i, 16, Loop(j, 16, Loop(k, 16, realize)));
     Block root = BlockNode::Make({}, {}, {}, "root", loops);
@@ -82,13 +83,13 @@ TEST(Block, ConstructionChecks) {
                                 EvaluateNode::Make(C(0)));
   EXPECT_THROW(BlockRealizeNode::Make({}, Bool(true), block), Error);  // missing binding
   EXPECT_THROW(BlockRealizeNode::Make({IntImmNode::Make(DataType::Int(64), 0)}, Bool(true), block),
-               Error);  // binding of the wrong type
+               Error);                                               // binding of the wrong type
   EXPECT_THROW(BlockRealizeNode::Make({C(0)}, C(1), block), Error);  // predicate not bool
   EXPECT_THROW(BlockNode::Make({IterVarNode::Make(nullptr, v, IterVarType::kDataPar)}, {}, {}, "b",
                                EvaluateNode::Make(C(0))),
                Error);  // iterator without a domain
-  EXPECT_THROW(BlockNode::Make({IterVarNode::Make(R(4), v, IterVarType::kThreadIndex)}, {}, {},
-                               "b", EvaluateNode::Make(C(0))),
+  EXPECT_THROW(BlockNode::Make({IterVarNode::Make(R(4), v, IterVarType::kThreadIndex)}, {}, {}, "b",
+                               EvaluateNode::Make(C(0))),
                Error);
   auto realize = BlockRealizeNode::Make({C(1)}, nullptr, block);
   EXPECT_TRUE(IsConstInt(realize->predicate, 1));
@@ -189,12 +190,12 @@ TEST(Block, PrinterExplicitAxesWhereAttrsAllocAndMatch) {
   Var i = VarNode::Make("i", kI32), v = VarNode::Make("v", kI32);
   Buffer scratch = BufferNode::Decl("S", kF32, {C(16)}, "shared");
   Buffer view = BufferNode::Decl("V", kF32, {C(16)});
-  BufferRegion source = BufferRegionNode::Make(a, {RangeNode::Make(MulNode::Make(v, C(16)), C(16))});
-  Block block = BlockNode::Make({IterVarNode::Make(RangeNode::Make(C(1), C(4)), v,
-                                                   IterVarType::kDataPar)},
-                                {source}, {}, "b", EvaluateNode::Make(C(0)), nullptr, {scratch},
-                                {MatchBufferRegionNode::Make(view, source)},
-                                {{"k", Int32(1)}});
+  BufferRegion source =
+      BufferRegionNode::Make(a, {RangeNode::Make(MulNode::Make(v, C(16)), C(16))});
+  Block block =
+      BlockNode::Make({IterVarNode::Make(RangeNode::Make(C(1), C(4)), v, IterVarType::kDataPar)},
+                      {source}, {}, "b", EvaluateNode::Make(C(0)), nullptr, {scratch},
+                      {MatchBufferRegionNode::Make(view, source)}, {{"k", Int32(1)}});
   Stmt realize = BlockRealizeNode::Make({AddNode::Make(i, C(1))}, LTNode::Make(i, C(3)), block);
   std::string text = AsScript(Loop(i, 4, realize));
   EXPECT_EQ(text,
@@ -270,8 +271,8 @@ TEST(BlockAccess, TiledAccessGivesAConstantExtent) {
   Var v = VarNode::Make("v", kI32), k = VarNode::Make("k", kI32);
   Expr index = AddNode::Make(MulNode::Make(v, C(16)), k);
   Stmt body = Loop(k, 16, EvaluateNode::Make(Load(a, {index})));
-  Block block = BlockNode::Make({IterVarNode::Make(R(4), v, IterVarType::kDataPar)}, {}, {}, "b",
-                                body);
+  Block block =
+      BlockNode::Make({IterVarNode::Make(R(4), v, IterVarType::kDataPar)}, {}, {}, "b", body);
   auto [reads, writes] = InferBlockAccessRegions(block.get());
   ASSERT_EQ(reads.size(), 1u);
   EXPECT_TRUE(writes.empty());
@@ -315,9 +316,40 @@ TEST(PrinterRoundTrip, ParameterBuffersSharingOneDataPointer) {
   PrimFunc f = PrimFuncNode::Make({pa, pb}, {{pa, a}, {pb, b}}, Store(b, Load(a, {C(0)}), {C(1)}),
                                   DataType::Void(), {{"global_symbol", StringImmNode::Make("f")}});
   std::string text = AsScript(f);
-  EXPECT_NE(text.find("def f(A: T.Buffer((4,), \"int32\"), B: T.handle):"), std::string::npos) << text;
+  EXPECT_NE(text.find("def f(A: T.Buffer((4,), \"int32\"), B: T.handle):"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("B_1 = T.match_buffer(B, (4,), \"int32\", data=A.data)"), std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(PrinterRoot, AllocationsPrintAtFunctionLevelAndOtherRootsExplicitly) {
+  Buffer a = BufferNode::Decl("A", kF32, {C(4)});
+  Buffer y = BufferNode::Decl("Y", kF32, {C(4)});
+  Var pa = VarNode::Make("A", DataType::Handle());
+  Var i = VarNode::Make("i", kI32);
+  Stmt body = Loop(i, 4, Store(a, Load(y, {i}), {i}));
+  auto func = [&](Block root) {
+    return PrimFuncNode::Make({pa}, {{pa, a}}, BlockRealizeNode::Make({}, Bool(true), root),
+                              DataType::Void(), {{"global_symbol", StringImmNode::Make("f")}});
+  };
+  std::string implicit = AsScript(func(BlockNode::Make({}, {}, {}, "root", body, nullptr, {y})));
+  EXPECT_NE(
+      implicit.find("    # with T.block(\"root\"):\n    Y = T.alloc_buffer((4,), \"float32\")\n"
+                    "    for i in range(4):"),
+      std::string::npos)
+      << implicit;
+  // Without allocations or inner blocks the parser would not recreate it: printed explicitly.
+  std::string explicit_root = AsScript(func(BlockNode::Make({}, {}, {}, "root", body)));
+  EXPECT_NE(
+      explicit_root.find("    with T.block(\"root\"):\n        T.reads()\n        T.writes()\n"),
+      std::string::npos)
+      << explicit_root;
 }
 
 }  // namespace

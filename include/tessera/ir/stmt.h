@@ -230,9 +230,16 @@ struct BlockNode : StmtNode {
   BlockNode(std::vector<IterVar> iv, std::vector<BufferRegion> r, std::vector<BufferRegion> w,
             std::string n, Stmt b, Stmt i, std::vector<Buffer> ab,
             std::vector<MatchBufferRegion> mb, AttrMap a, Span s)
-      : StmtNode(kKind, std::move(s)), iter_vars(std::move(iv)), reads(std::move(r)),
-        writes(std::move(w)), name_hint(std::move(n)), body(std::move(b)), init(std::move(i)),
-        alloc_buffers(std::move(ab)), match_buffers(std::move(mb)), annotations(std::move(a)) {}
+      : StmtNode(kKind, std::move(s)),
+        iter_vars(std::move(iv)),
+        reads(std::move(r)),
+        writes(std::move(w)),
+        name_hint(std::move(n)),
+        body(std::move(b)),
+        init(std::move(i)),
+        alloc_buffers(std::move(ab)),
+        match_buffers(std::move(mb)),
+        annotations(std::move(a)) {}
   /*! \brief Checks that iterators have a domain and a scalar integer variable of its type and a
    *  block kind (DataPar, CommReduce or Opaque), and that no list holds a null. */
   static Ref<BlockNode> Make(std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
@@ -250,7 +257,9 @@ struct BlockRealizeNode : StmtNode {
   Expr predicate;
   Block block;
   BlockRealizeNode(std::vector<Expr> v, Expr p, Block b, Span s)
-      : StmtNode(kKind, std::move(s)), iter_values(std::move(v)), predicate(std::move(p)),
+      : StmtNode(kKind, std::move(s)),
+        iter_values(std::move(v)),
+        predicate(std::move(p)),
         block(std::move(b)) {}
   /*! \brief Checks one value per iterator, of the iterator's type, and a bool predicate
    *  (default true). */

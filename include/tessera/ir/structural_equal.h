@@ -20,8 +20,9 @@ namespace tessera {
  * A buffer used without a definition in scope is compared field by field at its first use and
  * paired, one to one, with its counterpart (with or without `map_free_vars`).
  * Block names are hints and are ignored. Statement sequences compare flattened (a nested SeqStmt
- * or a SeqStmt of one statement is the same program as its statements). GlobalVars compare by name, Ops by identity, floats exactly (NaN equals NaN) and IRModules by
- * function name regardless of order. Any ObjectRef converts: Expr, Stmt, PrimFunc, IRModule, ...
+ * or a SeqStmt of one statement is the same program as its statements). GlobalVars compare by name,
+ * Ops by identity, floats exactly (NaN equals NaN) and IRModules by function name regardless of
+ * order. Any ObjectRef converts: Expr, Stmt, PrimFunc, IRModule, ...
  */
 bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars = false);
 

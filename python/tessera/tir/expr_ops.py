@@ -305,18 +305,27 @@ def _index(value, span=None):
     return convert(value)
 
 
+def _const_value(x):
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, _core.IntImm) and x.dtype != "bool":
+        return x.value
+    return None
+
+
 def extent_between(start, stop, span=None):
     """``stop - start``, folded when constant or when ``stop`` is written ``start + n``."""
-    if isinstance(start, int) and isinstance(stop, int):
-        return stop - start
-    if isinstance(start, int) and start == 0:
+    lo, hi = _const_value(start), _const_value(stop)
+    if lo is not None and hi is not None:
+        if isinstance(stop, _core.IntImm):
+            return const(hi - lo, stop.dtype, span)
+        if isinstance(start, _core.IntImm):
+            return const(hi - lo, start.dtype, span)
+        return hi - lo
+    if lo == 0:
         return stop
-    if isinstance(start, _core.IntImm) and start.value == 0:
-        return stop
-    if isinstance(start, _core.IntImm) and isinstance(stop, _core.IntImm):
-        return const(stop.value - start.value, stop.dtype, span)
-    if isinstance(start, _core.IntImm) and isinstance(stop, int):  # T.axis.reduce((4, 64), ...)
-        return const(stop - start.value, start.dtype, span)
     if isinstance(stop, _core.Add) and isinstance(start, PrimExpr) and _core.structural_equal(stop.a, start):
         return stop.b
     if isinstance(start, PrimExpr) and isinstance(stop, PrimExpr) and _core.structural_equal(start, stop):

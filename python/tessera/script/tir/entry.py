@@ -7,7 +7,8 @@ from ... import _core
 from ...error import DiagnosticError, TesseraValueError
 from ..parser.core import Source, function_env
 from .ops import DType
-from .parser import ModuleNamespace, TIRParser, _Callee
+from .expr_parser import Callee
+from .parser import ModuleNamespace, TIRParser
 
 WELL_FORMED_HINT = (
     "This may be a bug in the script or in how the IR was built; if the program is intended, "
@@ -133,7 +134,7 @@ def macro(func=None, *, hygienic=True):
 def module_functions(cls):
     """The prim_funcs of an ``@I.ir_module`` class, parsed with their calls resolved."""
     deferred = [(name, value) for name, value in cls.__dict__.items() if isinstance(value, DeferredPrimFunc)]
-    callees = {name: _Callee(name, d.return_dtype()) for name, d in deferred}
+    callees = {name: Callee(name, d.return_dtype()) for name, d in deferred}
     funcs = []
     for name, d in deferred:
         funcs.append((_core.GlobalVar(name), d.parse(name, callees)))
