@@ -88,7 +88,7 @@ class VectorWidthAligner : public StmtExprMutator {
     if (auto* load = AsPtr<BufferLoadNode>(e)) return Load(load);
     if (auto* b = AsPtr<BroadcastNode>(e)) {
       Expr value = VisitExpr(b->value);
-      if (k == 1 && value == b->value) return {e};
+      if (k == 1 && t.lanes() == n && value == b->value) return {e};
       return Parts(k, BroadcastNode::Make(value, n, span));
     }
     if (auto* bin = AsPtr<BinaryNode>(e)) {
@@ -275,7 +275,7 @@ class VectorWidthAligner : public StmtExprMutator {
       changed = changed || p[0] != a || p.size() != 1;
       args.push_back(std::move(p));
     }
-    if (k == 1 && !changed) return {GetRef(op)};
+    if (k == 1 && t.lanes() == n && !changed) return {GetRef(op)};
     Parts out;
     for (int j = 0; j < k; ++j) {
       std::vector<Expr> part_args;
