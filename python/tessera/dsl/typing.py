@@ -125,6 +125,7 @@ def wider(a, b):
 
 def unify(p, node, x, y, arithmetic=True):
     """Two operands as expressions of one type."""
+    x, y = p.load(x), p.load(y)
     xe, ye = is_expr(x), is_expr(y)
     if xe and not ye:
         lit = literal_for(p, node, y, x.dtype)
