@@ -502,10 +502,10 @@ class ExpressionParser(Parser):
         if isinstance(start, int) and isinstance(sl.stop, int):
             lanes = len(range(start, sl.stop, step))
         else:
-            diff = _core.simplify_expr(_core.Sub(self.to_index(node, sl.stop), self.to_index(node, start)))
-            if not isinstance(diff, _core.IntImm):
+            diff = _constant_difference(self.to_index(node, sl.stop), self.to_index(node, start))
+            if diff is None:
                 raise self.error(node, "the length of a slice must be known at compile time (p[i:i + 8])")
-            lanes = len(range(0, diff.value, step))
+            lanes = len(range(0, diff, step))
         if lanes < 2:
             raise self.error(node, f"a slice of {lanes} element(s) is not a vector; use p[i]")
         base = self.offset_index(node, ptr, start)
@@ -678,6 +678,44 @@ class ExpressionParser(Parser):
         if isinstance(value, (bool, int, float, np.generic)):
             return TY.as_type(self, node, value, name)
         raise self.error(node, f"{dtype!r}() of {self.describe(value)}")
+
+
+def _linear(e):
+    """An integer expression as ({variable or opaque term: coefficient}, constant), or None."""
+    if isinstance(e, _core.IntImm):
+        return {}, e.value
+    if isinstance(e, (_core.Add, _core.Sub)):
+        a, b = _linear(e.a), _linear(e.b)
+        if a is None or b is None:
+            return None
+        sign = 1 if isinstance(e, _core.Add) else -1
+        terms = dict(a[0])
+        for k, v in b[0].items():
+            terms[k] = terms.get(k, 0) + sign * v
+        return terms, a[1] + sign * b[1]
+    if isinstance(e, _core.Mul):
+        a, b = _linear(e.a), _linear(e.b)
+        if a is None or b is None:
+            return None
+        if not a[0]:
+            a, b = b, a
+        if b[0]:
+            return {_core.structural_hash(e): 1}, 0
+        return {k: v * b[1] for k, v in a[0].items()}, a[1] * b[1]
+    if isinstance(e, _core.Cast) and e.dtype == e.value.dtype:
+        return _linear(e.value)
+    return {_core.structural_hash(e, True): 1}, 0
+
+
+def _constant_difference(a, b):
+    """a - b when it is a compile-time constant (``(i + 16) - i``), else None."""
+    la, lb = _linear(a), _linear(b)
+    if la is None or lb is None:
+        return None
+    keys = set(la[0]) | set(lb[0])
+    if any(la[0].get(k, 0) != lb[0].get(k, 0) for k in keys):
+        return None
+    return la[1] - lb[1]
 
 
 def _astype(p, node, value, dtype):
