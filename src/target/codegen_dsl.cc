@@ -19,7 +19,11 @@ constexpr const char kPreludeNames[] =
     "uchar ushort uint ulong half bfloat16 char32 uchar32 short16 ushort16 int8 uint8 half16 "
     "float8 bfloat16x16 bool8 bool16 bool32 min max barrier get_local_id get_local_size "
     "CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE ALL_TRUE_b ALL_TRUE_h ALL_TRUE_w INFINITY NAN fmodf "
-    "floorf printf DMA1D NULL";
+    "floorf printf DMA1D NULL "
+    // C keywords: a function cannot take these names either.
+    "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef "
+    "union unsigned void volatile while bool true false main";
 
 const char* VectorIntrinsic(NodeKind kind) {
   switch (kind) {
