@@ -301,8 +301,8 @@ class VectorWidthAligner : public StmtExprMutator {
     for (size_t j = 0; j < parts.size(); ++j) {
       Expr lo = I32(j * n), hi = I32((j + 1) * n);
       Expr inside = AndNode::Make(LENode::Make(lo, index), LTNode::Make(index, hi));
-      Expr set = Op("dsl.set_lane", part_type, {parts[j], SubNode::Make(index, lo), value},
-                    op->span);
+      Expr at = j == 0 ? index : Expr(SubNode::Make(index, lo));
+      Expr set = Op("dsl.set_lane", part_type, {parts[j], at, value}, op->span);
       parts[j] = Op("tir.if_then_else", part_type, {inside, set, parts[j]}, op->span);
     }
     return parts;
@@ -456,7 +456,8 @@ class VectorWidthAligner : public StmtExprMutator {
     int last = static_cast<int>(parts.size()) - 1;
     Expr r = Op("dsl.get_lane", t, {parts[last], SubNode::Make(index, I32(last * n))}, op->span);
     for (int j = last - 1; j >= 0; --j) {
-      Expr lane = Op("dsl.get_lane", t, {parts[j], SubNode::Make(index, I32(j * n))}, op->span);
+      Expr at = j == 0 ? index : Expr(SubNode::Make(index, I32(j * n)));
+      Expr lane = Op("dsl.get_lane", t, {parts[j], at}, op->span);
       r = Op("tir.if_then_else", t, {LTNode::Make(index, I32((j + 1) * n)), lane, r}, op->span);
     }
     return r;
