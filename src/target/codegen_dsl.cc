@@ -1,9 +1,9 @@
 // CodeGenDSL: OpenCL-C-style printing of vector DSL modules, and the host launcher.
 #include "tessera/target/codegen_dsl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <functional>
 #include <sstream>
 #include <unordered_set>
@@ -486,8 +486,8 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
   const auto* callee = AsPtr<OpNode>(op->op);
   if (callee == nullptr) return CodeGenC::VisitExpr_(op);
   const std::string& name = callee->name;
-  bool bitwise = name.rfind("tir.bitwise_", 0) == 0 || name == "tir.shift_left" ||
-                 name == "tir.shift_right";
+  bool bitwise =
+      name.rfind("tir.bitwise_", 0) == 0 || name == "tir.shift_left" || name == "tir.shift_right";
   if (bitwise && op->dtype.is_vector()) return PrintVectorBitwise(op);
   if (bitwise && IsIntegerOfBits(op->dtype, 16) &&
       (name == "tir.shift_left" || name == "tir.bitwise_not")) {
@@ -495,8 +495,7 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
     return "((" + TypeName(op->dtype, op->span) + ")" + CodeGenC::VisitExpr_(op) + ")";
   }
   if (name == "tir.reinterpret") {
-    return "__vreinterpret(" + PrintExpr(op->args[0]) + ", " + TypeName(op->dtype, op->span) +
-           ")";
+    return "__vreinterpret(" + PrintExpr(op->args[0]) + ", " + TypeName(op->dtype, op->span) + ")";
   }
   if (name == "tir.floor") {
     std::string x = PrintExpr(op->args[0]);
@@ -511,9 +510,8 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
 
 std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op) {
   static const std::unordered_map<std::string, std::string> kNames = {
-      {"tir.bitwise_and", "__vand"}, {"tir.bitwise_or", "__vor"},
-      {"tir.bitwise_xor", "__vxor"}, {"tir.bitwise_not", "__vinv"},
-      {"tir.shift_left", "__vsl"},   {"tir.shift_right", "__vsr"}};
+      {"tir.bitwise_and", "__vand"}, {"tir.bitwise_or", "__vor"}, {"tir.bitwise_xor", "__vxor"},
+      {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vsl"}, {"tir.shift_right", "__vsr"}};
   const std::string& name = kNames.at(op->op_name());
   std::string mask = AllTrue(op->dtype.lanes(), op->span);
   if (op->args.size() == 1) return name + "(" + PrintExpr(op->args[0]) + ", " + mask + ")";
@@ -561,7 +559,8 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     if (on.size() == op->args.size()) return ConstMask(on, op->span);
     return "__vmask_from_bools(" + n + ", (const bool[]){" + args_from(0) + "})";
   }
-  if (name == "dsl.tail_mask") return (TypeName(t, op->span), "__vtail_mask(" + arg(0) + ", " + n + ")");
+  if (name == "dsl.tail_mask")
+    return (TypeName(t, op->span), "__vtail_mask(" + arg(0) + ", " + n + ")");
   if (name == "dsl.mask_repack") {
     TypeName(t, op->span);
     return "__vmask_repack(" + n + ", " + arg(1) + ", " + arg(0) + ", (const uint32_t[]){" +
@@ -580,13 +579,15 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     bool get = name == "dsl.get_lane";
     if (v.is_bool()) {
       return get ? "__vmask_get(" + arg(0) + ", " + arg(1) + ", " + lanes_of_v + ")"
-                 : "__vmask_set(" + arg(0) + ", " + arg(1) + ", " + lanes_of_v + ", " + arg(2) + ")";
+                 : "__vmask_set(" + arg(0) + ", " + arg(1) + ", " + lanes_of_v + ", " + arg(2) +
+                       ")";
     }
     if (v.is_bfloat16()) {
       return get ? "__vget_lane_bf16(" + arg(0) + ", " + arg(1) + ")"
                  : "__vset_lane_bf16(" + args_from(0) + ")";
     }
-    return get ? "__vget_lane(" + arg(0) + ", " + arg(1) + ")" : "__vset_lane(" + args_from(0) + ")";
+    return get ? "__vget_lane(" + arg(0) + ", " + arg(1) + ")"
+               : "__vset_lane(" + args_from(0) + ")";
   }
   if (name == "dsl.vall" || name == "dsl.vany") {
     return callee->GetStrAttr("dsl.name") + "(" + arg(0) + ", " +

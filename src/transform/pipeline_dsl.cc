@@ -88,10 +88,10 @@ StageResult Nothing(IRModule mod, LowerContext&) { return {mod, false, nullptr};
 /*! \brief Stages of the vector DSL target, in execution order. */
 StageTable DslStages() {
   return {
-      {Stage::kBegin, "begin", DslBegin},         {Stage::kNormalize, "normalize", Nothing},
-      {Stage::kFlatten, "flatten", Nothing},      {Stage::kLoop, "loop", Nothing},
-      {Stage::kCleanup, "cleanup", DslCleanup},   {Stage::kLegalize, "legalize", DslLegalize},
-      {Stage::kCodegen, "codegen", DslCodegen},   {Stage::kEnd, "end", DslEnd},
+      {Stage::kBegin, "begin", DslBegin},       {Stage::kNormalize, "normalize", Nothing},
+      {Stage::kFlatten, "flatten", Nothing},    {Stage::kLoop, "loop", Nothing},
+      {Stage::kCleanup, "cleanup", DslCleanup}, {Stage::kLegalize, "legalize", DslLegalize},
+      {Stage::kCodegen, "codegen", DslCodegen}, {Stage::kEnd, "end", DslEnd},
   };
 }
 

@@ -62,11 +62,12 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
     Expr sum = AddNode::Make(load, BroadcastNode::Make(I32(1), 12));
     return BufferStoreNode::Make(b[1], sum, {Ramp(I32(0), 12)});
   });
-  EXPECT_EQ(Aligned(mod),
-            "  __vstore(__vadd(__vload((__global int8*)a, ALL_TRUE_w), __vbcast(1), ALL_TRUE_w), "
-            "(__global int8*)out, ALL_TRUE_w);\n"
-            "  __vstore(__vadd(__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)), __vbcast(1), "
-            "ALL_TRUE_w), (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+  EXPECT_EQ(
+      Aligned(mod),
+      "  __vstore(__vadd(__vload((__global int8*)a, ALL_TRUE_w), __vbcast(1), ALL_TRUE_w), "
+      "(__global int8*)out, ALL_TRUE_w);\n"
+      "  __vstore(__vadd(__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)), __vbcast(1), "
+      "ALL_TRUE_w), (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
 }
 
 TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
@@ -78,28 +79,31 @@ TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
     Expr hv = BufferLoadNode::Make(b[2], {Ramp(I32(0), 16)});
     Expr zero = BroadcastNode::Make(IntImmNode::Make(DataType::Int(16), 0), 16);
     Stmt store = BufferStoreNode::Make(b[1], v, {Ramp(I32(0), 16)}, m);
-    Stmt narrow = BufferStoreNode::Make(b[2], CastNode::Make(T("int16x16"), v), {Ramp(I32(16), 16)});
+    Stmt narrow =
+        BufferStoreNode::Make(b[2], CastNode::Make(T("int16x16"), v), {Ramp(I32(16), 16)});
     return LetStmtNode::Make(
         v, BufferLoadNode::Make(b[0], {Ramp(I32(0), 16)}),
         LetStmtNode::Make(m, GTNode::Make(hv, zero), SeqStmtNode::Make({store, narrow})));
   });
-  EXPECT_EQ(Aligned(mod),
-            "  int8 v_0 = __vload((__global int8*)a, ALL_TRUE_w);\n"
-            "  int8 v_1 = __vload((__global int8*)(a + 8), ALL_TRUE_w);\n"
-            "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast(((short)0)), "
-            "ALL_TRUE_h);\n"
-            "  __vstore(v_0, (__global int8*)out, __vmask_repack(8, 16, 0, (const uint32_t[]){m}, "
-            "1));\n"
-            "  __vstore(v_1, (__global int8*)(out + 8), __vmask_repack(8, 16, 8, (const "
-            "uint32_t[]){m}, 1));\n"
-            "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast(((short)0)), v_0, 0), v_1, "
-            "8), (__global short16*)(h + 16), ALL_TRUE_h);\n");
+  EXPECT_EQ(
+      Aligned(mod),
+      "  int8 v_0 = __vload((__global int8*)a, ALL_TRUE_w);\n"
+      "  int8 v_1 = __vload((__global int8*)(a + 8), ALL_TRUE_w);\n"
+      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast(((short)0)), "
+      "ALL_TRUE_h);\n"
+      "  __vstore(v_0, (__global int8*)out, __vmask_repack(8, 16, 0, (const uint32_t[]){m}, "
+      "1));\n"
+      "  __vstore(v_1, (__global int8*)(out + 8), __vmask_repack(8, 16, 8, (const "
+      "uint32_t[]){m}, 1));\n"
+      "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast(((short)0)), v_0, 0), v_1, "
+      "8), (__global short16*)(h + 16), ALL_TRUE_h);\n");
 }
 
 TEST(AlignVectorWidth, LeavesNativeCodeAlone) {
   IRModule mod = Kernel({Ptr("a")}, [](const std::vector<Buffer>& b) {
     Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)});
-    return BufferStoreNode::Make(b[0], load, {Ramp(I32(8), 8)}, Call("boolx8", "dsl.tail_mask", {I32(3)}));
+    return BufferStoreNode::Make(b[0], load, {Ramp(I32(8), 8)},
+                                 Call("boolx8", "dsl.tail_mask", {I32(3)}));
   });
   IRModule out = transform::AlignVectorWidth()->fn(mod, transform::PassContext());
   EXPECT_EQ(out, mod);  // the same object: the runner sees no change
@@ -132,10 +136,9 @@ TEST(AlignVectorWidth, TailMasksAndLanesOfVirtualVectors) {
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
   Var tile = Ptr("tile", "int32", "lsram"), big = Ptr("big", "float32", "shared");
   Span span("kernel.py", 12, 4);
-  Stmt body = AllocateNode::Make(
-      tile, DataType::Int(32), {I32(4096)}, nullptr,
-      AllocateNode::Make(big, DataType::Float(32), {I32(40000)}, nullptr,
-                         EvaluateNode::Make(I32(0)), {}, span));
+  Stmt body = AllocateNode::Make(tile, DataType::Int(32), {I32(4096)}, nullptr,
+                                 AllocateNode::Make(big, DataType::Float(32), {I32(40000)}, nullptr,
+                                                    EvaluateNode::Make(I32(0)), {}, span));
   IRModule mod = Kernel({Ptr("a")}, [&](const std::vector<Buffer>&) { return body; });
   // X2: 32 KB lsram per TEC (the tile fits exactly), 256 KB shared (160000 bytes fit).
   IRModule same = transform::VerifyLocalMemory(GetDSLTarget("X2_1204"))->fn(mod, {});
@@ -165,17 +168,19 @@ TEST(CodeGenDSLForms, ConversionsLanesAndDma) {
                                         {Ramp(I32(8), 8)}));
     // A lane replaced, a vector from lanes, a constant mask, an all-true one.
     Expr set = Call("float32x8", "dsl.set_lane", {fv, I32(2), x});
-    seq.push_back(BufferStoreNode::Make(b[0], set, {Ramp(I32(16), 8)},
-                                        Call("boolx8", "dsl.const_mask",
-                                             {Bool(true), Bool(false), Bool(true), Bool(false),
-                                              Bool(false), Bool(false), Bool(false), Bool(false)})));
+    seq.push_back(
+        BufferStoreNode::Make(b[0], set, {Ramp(I32(16), 8)},
+                              Call("boolx8", "dsl.const_mask",
+                                   {Bool(true), Bool(false), Bool(true), Bool(false), Bool(false),
+                                    Bool(false), Bool(false), Bool(false)})));
     std::vector<Expr> lanes;
     for (int i = 0; i < 8; ++i) lanes.push_back(FloatImmNode::Make(DataType::Float(32), i));
-    seq.push_back(BufferStoreNode::Make(b[0], Call("float32x8", "dsl.vmake", lanes), {Ramp(I32(24), 8)}));
+    seq.push_back(
+        BufferStoreNode::Make(b[0], Call("float32x8", "dsl.vmake", lanes), {Ramp(I32(24), 8)}));
     // DMA into SRAM and an event.
-    seq.push_back(AllocateNode::Make(
-        s, DataType::Int(8), {I32(64)}, nullptr,
-        EvaluateNode::Make(Call("void", "dsl.dma1d", {c, s, I32(64), I32(1)}))));
+    seq.push_back(
+        AllocateNode::Make(s, DataType::Int(8), {I32(64)}, nullptr,
+                           EvaluateNode::Make(Call("void", "dsl.dma1d", {c, s, I32(64), I32(1)}))));
     return SeqStmtNode::Make(seq);
   });
   EXPECT_EQ(Body(CodeGenDSL(mod, "k")),
@@ -202,14 +207,14 @@ TEST(CodeGenDSLForms, ConstantTablesAndPointerBindings) {
                                {BufferLoadNode::Make(b[0], {I32(1)})});
     Stmt use = LetStmtNode::Make(
         q, addr,
-        BufferStoreNode::Make(b[0],
-                              CastNode::Make(DataType::Int(32), BufferLoadNode::Make(lb, {I32(1)})),
-                              {I32(0)}));
+        BufferStoreNode::Make(
+            b[0], CastNode::Make(DataType::Int(32), BufferLoadNode::Make(lb, {I32(1)})), {I32(0)}));
     return AllocateNode::Make(lut, T("bfloat16"), {I32(2)}, nullptr, DeclBufferNode::Make(lb, use),
                               ann);
   });
   std::string code = CodeGenDSL(mod, "k");
-  EXPECT_NE(code.find("\n__constant bfloat16 k_lut[2] = {{0x3F80}, {0xC020}};\n"), std::string::npos)
+  EXPECT_NE(code.find("\n__constant bfloat16 k_lut[2] = {{0x3F80}, {0xC020}};\n"),
+            std::string::npos)
       << code;
   EXPECT_EQ(Body(code),
             "  __constant bfloat16* lut = k_lut;\n"

@@ -102,8 +102,8 @@ class VectorWidthAligner : public StmtExprMutator {
     if (auto* cast = AsPtr<CastNode>(e)) return Cast(cast);
     if (auto* shuffle = AsPtr<ShuffleNode>(e)) return Shuffle(shuffle);
     if (auto* call = AsPtr<CallNode>(e)) return CallParts(call, n, k, part_type);
-    TESSERA_THROW(span) << "dsl.AlignVectorWidth: cannot split " << NodeKindName(e->kind)
-                        << " of " << t;
+    TESSERA_THROW(span) << "dsl.AlignVectorWidth: cannot split " << NodeKindName(e->kind) << " of "
+                        << t;
   }
 
   Parts Load(const BufferLoadNode* op) {
@@ -159,8 +159,8 @@ class VectorWidthAligner : public StmtExprMutator {
   Parts Cast(const CastNode* op) {
     DataType to = op->dtype, from = op->value->dtype;
     if (to.is_bool() || from.is_bool()) {
-      TESSERA_THROW(op->span) << "cannot convert between masks and data vectors ("
-                              << from << " to " << to << ")";
+      TESSERA_THROW(op->span) << "cannot convert between masks and data vectors (" << from << " to "
+                              << to << ")";
     }
     int n_to = NativeLanes(to), n_from = NativeLanes(from), lanes = to.lanes();
     Parts src = Data(op->value);
@@ -175,8 +175,8 @@ class VectorWidthAligner : public StmtExprMutator {
     for (int j = 0; j < k; ++j) {
       int first = j * n_to;
       if (n_to < n_from) {  // widening: one source part holds the whole destination part
-        out.push_back(Op("dsl.vcvt", part_type,
-                         {src[first / n_from], I32(first % n_from), I32(1)}, op->span));
+        out.push_back(Op("dsl.vcvt", part_type, {src[first / n_from], I32(first % n_from), I32(1)},
+                         op->span));
         continue;
       }
       // Narrowing: several source parts fill one destination part.
@@ -252,8 +252,8 @@ class VectorWidthAligner : public StmtExprMutator {
       }
       return out;
     }
-    if (op->is_op("dsl.set_lane")) return SetLane(op, t.is_bool() ? Mask(op->args[0], n)
-                                                                   : Data(op->args[0]), n);
+    if (op->is_op("dsl.set_lane"))
+      return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -444,8 +444,8 @@ class VectorWidthAligner : public StmtExprMutator {
   Expr GetLane(const CallNode* op) {
     const Expr& v = op->args[0];
     int lanes = v->dtype.lanes();
-    int n = v->dtype.is_bool() ? Natural(v).value_or(DefaultMaskLanes(lanes))
-                               : NativeLanes(v->dtype);
+    int n =
+        v->dtype.is_bool() ? Natural(v).value_or(DefaultMaskLanes(lanes)) : NativeLanes(v->dtype);
     Parts parts = v->dtype.is_bool() ? Mask(v, n) : Data(v);
     Expr index = VisitExpr(op->args[1]);
     if (SameParts(parts, v) && index == op->args[1]) return GetRef(op);
@@ -487,9 +487,8 @@ class VectorWidthAligner : public StmtExprMutator {
   Stmt VisitStmt_(const LetStmtNode* op) override {
     DataType t = op->var->dtype;
     if (!t.is_vector()) return StmtExprMutator::VisitStmt_(op);
-    int n = t.is_bool() ? Natural(op->value).value_or(IsMaskLanes(t.lanes())
-                                                          ? t.lanes()
-                                                          : DefaultMaskLanes(t.lanes()))
+    int n = t.is_bool() ? Natural(op->value).value_or(
+                              IsMaskLanes(t.lanes()) ? t.lanes() : DefaultMaskLanes(t.lanes()))
                         : NativeLanes(t);
     Parts values = t.is_bool() ? Mask(op->value, n) : Data(op->value);
     if (values.size() == 1 && t.lanes() == n) {
@@ -500,15 +499,15 @@ class VectorWidthAligner : public StmtExprMutator {
     }
     Parts vars;
     for (size_t j = 0; j < values.size(); ++j) {
-      vars.push_back(VarNode::Make(op->var->name + "_" + std::to_string(j), values[j]->dtype,
-                                   op->var->span));
+      vars.push_back(
+          VarNode::Make(op->var->name + "_" + std::to_string(j), values[j]->dtype, op->var->span));
     }
     var_parts_[op->var.get()] = vars;
     if (t.is_bool()) mask_lanes_[op->var.get()] = n;
     Stmt body = VisitStmt(op->body);
     for (size_t j = values.size(); j-- > 0;) {
-      body = LetStmtNode::Make(std::static_pointer_cast<VarNode>(vars[j]), values[j], body,
-                               op->span);
+      body =
+          LetStmtNode::Make(std::static_pointer_cast<VarNode>(vars[j]), values[j], body, op->span);
     }
     return body;
   }
@@ -538,8 +537,8 @@ class VectorWidthAligner : public StmtExprMutator {
     Stmt body = VisitStmt(op->body);
     for (size_t j = vars.size(); j-- > 0;) {
       body = DeclBufferNode::Make(parts.buffers[j], body, op->span);
-      body = AllocateNode::Make(vars[j], part_type, {I32(1)}, op->condition, body,
-                                op->annotations, op->span);
+      body = AllocateNode::Make(vars[j], part_type, {I32(1)}, op->condition, body, op->annotations,
+                                op->span);
     }
     return body;
   }
@@ -558,8 +557,8 @@ class VectorWidthAligner : public StmtExprMutator {
       Parts values = t.is_bool() ? Mask(op->value, lp.lanes) : Data(op->value);
       std::vector<Stmt> stores;
       for (size_t j = 0; j < values.size(); ++j) {
-        stores.push_back(BufferStoreNode::Make(lp.buffers[j], values[j], {I32(0)}, nullptr,
-                                               op->span));
+        stores.push_back(
+            BufferStoreNode::Make(lp.buffers[j], values[j], {I32(0)}, nullptr, op->span));
       }
       return SeqStmtNode::Flatten(stores, op->span);
     }
