@@ -325,7 +325,10 @@ class VectorWidthAligner : public StmtExprMutator {
     if (auto* load = AsPtr<BufferLoadNode>(e)) {
       auto it = local_parts_.find(load->buffer->data.get());
       if (it != local_parts_.end()) return it->second.lanes;
-      return e->dtype.lanes();
+      auto native = local_mask_lanes_.find(load->buffer->data.get());
+      if (native != local_mask_lanes_.end()) return native->second;
+      int lanes = e->dtype.lanes();
+      return IsMaskLanes(lanes) ? std::optional<int>(lanes) : std::nullopt;
     }
     if (auto* no = AsPtr<NotNode>(e)) return Natural(no->a);
     if (auto* sel = AsPtr<SelectNode>(e)) {

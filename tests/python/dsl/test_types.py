@@ -158,3 +158,33 @@ def test_lowered_module_keeps_virtual_types_until_legalize():
     code = BuildManager().build(k).c_code
     assert "int32x30" not in code and code.count("__vstore(") == 4
     assert "__vmov_w(0x00FFFFFF)" in code  # the padding lanes of the last part are masked off
+
+
+def test_virtual_width_variables_lanes_and_masks():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), n: S.i32, j: S.i32):
+        for t in S.tec_range(1):
+            acc = S.i32x30(0)                       # a mutable int32x30: four int32x8 parts
+            for i in range(n):
+                acc = acc + a[i * 30:i * 30 + 30]
+            acc[j] = -5                             # a runtime lane of a virtual vector
+            out[0:30] = acc
+            m = acc > 10                            # a boolx30 mask
+            m[3] = False
+            out[30] = 1 if m[j + 1] else 0
+            out[31] = 1 if S.vall(m) else 0
+            out[32] = 1 if S.vany(m) else 0
+            h = S.i16x20(7)
+            out[33] = S.i32(h[19])
+            mm = S.tail_mask(j, 30)
+            mm[1] = False
+            out[34:64] = S.vload(a, lanes=30, mask=mm)
+
+    a = np.arange(1, 91, dtype="int32")
+    out = np.zeros(64, "int32")
+    build(k)(a, out, 3, 12)
+    acc = a[0:30] + a[30:60] + a[60:90]
+    acc[12] = -5
+    np.testing.assert_array_equal(out[:30], acc)
+    assert out[30:34].tolist() == [int(acc[13] > 10), 0, 1, 7]
+    np.testing.assert_array_equal(out[34:], np.where((np.arange(30) < 12) & (np.arange(30) != 1), a[:30], 0))
