@@ -57,6 +57,25 @@ def test_async_copy_waited_on_through_events():
     np.testing.assert_array_equal(out, (a.astype(int) - 7).astype("int16"))
 
 
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_copies_of_every_dtype(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        tid = S.get_local_id()
+        sram = S.alloc_buffer(40, dtype, scope="lsram")
+        S.dma_copy(sram, a + tid * 40, 40)
+        S.dma_copy(out + tid * 40, sram, 10, src_stride=20, times=2, dst_stride=10)
+
+    a = rand(160, dtype, seed=63)
+    out = np.zeros(160, np_dtype(dtype))
+    build(k)(a, out)
+    want = np.zeros(160, np_dtype(dtype))
+    for t in range(4):
+        block = a[t * 40:(t + 1) * 40]
+        want[t * 40:t * 40 + 20] = np.concatenate([block[0:10], block[20:30]])
+    np.testing.assert_array_equal(out.astype("float64"), want.astype("float64"))
+
+
 def test_strided_and_2d_copies():
     @S.prim_func
     def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), out2: S.ptr("int32", "global")):

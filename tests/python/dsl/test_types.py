@@ -74,10 +74,15 @@ def test_vector_constructors_broadcast_and_lane_lists(dtype):
         S.vstore(V(x), out + 2 * n)
         v = V(values)
         out[3 * n] = v[n - 1]
+        v[1] = x                                  # lane set
+        S.vstore(v, out + 3 * n + 1)
 
-    out = np.zeros(3 * n + 1, np_dtype(dtype))
+    out = np.zeros(4 * n + 1, np_dtype(dtype))
     build(k)(out, 9)
-    ref = np.concatenate([np.full(n, 7), values, np.full(n, 9), [values[-1]]]).astype(np_dtype(dtype))
+    lane_set = list(values)
+    lane_set[1] = 9
+    ref = np.concatenate([np.full(n, 7), values, np.full(n, 9), [values[-1]], lane_set]).astype(
+        np_dtype(dtype))
     np.testing.assert_array_equal(out, ref)
 
 
