@@ -1,5 +1,6 @@
 // The vector DSL's stage table ("dsl"): the order of its passes, in one place.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -64,7 +65,9 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   built->entry = ctx.entry;
   built->ir = mod;
   built->source = CodeGenDSL(mod, ctx.entry);
-  DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.cl", built->source);
+  char dump_name[32];
+  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
+  DumpText(ctx, dump_name, built->source);
   std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
   std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
   for (size_t i = 0; i < extra.size();) {
