@@ -236,6 +236,8 @@ class ExpressionParser(PointerParser):
                 count = _core.Broadcast(count, T.lanes_of(t), self.span(node))
         else:
             c = int(count)
+            if T.lanes_of(t) == 1 and not 0 <= c < T.bits_of(t):
+                raise self.error(node, f"a scalar shift count must be in [0, {T.bits_of(t)}), got {c}")
             lo, hi = TY.int_range(t)
             count = TY.constant(self, node, c if lo <= c <= hi else c % (hi - lo + 1), t)
         with self.at(node):

@@ -250,3 +250,11 @@ def test_scope_overflow():
 
     expect_diag(f, 'tile = S.alloc_buffer((64, 129), "int32", scope="lsram")',
                 'lsram allocation "tile" (33024 bytes) exceeds the local SRAM of X2_1204')
+
+
+def test_scalar_shift_count_out_of_range():
+    @S.prim_func
+    def f(a: S.ptr("int16", "global")):
+        a[0] = a[1] << 16
+
+    expect_diag(f, "a[0] = a[1] << 16", "a scalar shift count must be in [0, 16), got 16")
