@@ -30,6 +30,7 @@ void BindTIR(nb::module_& m);
 void BindTransform(nb::module_& m);
 void BindRuntime(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
+void BindTE(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera
