@@ -32,6 +32,7 @@ void BindRuntime(nb::module_& m);
 void BindSchedule(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
 void BindCUDA(nb::module_& m);
+void BindTE(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

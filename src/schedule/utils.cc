@@ -52,6 +52,42 @@ Expr Simplify(const Expr& e) {
   return ana.Simplify(e);
 }
 
+void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive) {
+  for (const StmtSRefNode* p = inclusive ? sref : sref->parent; p; p = p->parent) {
+    if (auto* loop = p->loop()) ana->Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  }
+}
+
+namespace {
+class BindingSimplifier : public StmtMutator {
+ public:
+  BindingSimplifier(arith::Analyzer* ana, const VarMap& unit_vars, Expr predicate)
+      : ana_(ana), unit_vars_(unit_vars), predicate_(std::move(predicate)) {}
+  Stmt VisitStmt_(const ForNode* op) override {
+    ana_->Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
+    return StmtMutator::VisitStmt_(op);
+  }
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    std::vector<Expr> values;
+    for (const Expr& v : op->iter_values) values.push_back(ana_->Simplify(Substitute(v, unit_vars_)));
+    Expr predicate = Substitute(op->predicate, unit_vars_);
+    if (predicate_) predicate = AndE(predicate, predicate_);
+    predicate = ana_->Simplify(predicate);
+    return BlockRealizeNode::Make(values, predicate, op->block, op->span);
+  }
+
+ private:
+  arith::Analyzer* ana_;
+  const VarMap& unit_vars_;
+  Expr predicate_;
+};
+}  // namespace
+
+Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars,
+                      const Expr& extra_predicate) {
+  return BindingSimplifier(ana, unit_vars, extra_predicate).VisitStmt(s);
+}
+
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
   if (!e) return false;
   bool found = false;
@@ -299,11 +335,14 @@ BlockScope ComputeBlockScope(const ScheduleState& state, const StmtSRefNode* sco
 }
 
 std::vector<StmtSRef> BlockScope::Producers(const StmtSRefNode* block) const {
+  // In program order.
   std::vector<StmtSRef> out;
-  for (const Dependency& d : deps) {
-    if (d.kind == DepKind::kRAW && d.dst.get() == block &&
-        std::find(out.begin(), out.end(), d.src) == out.end()) {
-      out.push_back(d.src);
+  for (const StmtSRef& b : blocks) {
+    for (const Dependency& d : deps) {
+      if (d.kind == DepKind::kRAW && d.dst.get() == block && d.src == b) {
+        out.push_back(b);
+        break;
+      }
     }
   }
   return out;
@@ -311,10 +350,12 @@ std::vector<StmtSRef> BlockScope::Producers(const StmtSRefNode* block) const {
 
 std::vector<StmtSRef> BlockScope::Consumers(const StmtSRefNode* block) const {
   std::vector<StmtSRef> out;
-  for (const Dependency& d : deps) {
-    if (d.kind == DepKind::kRAW && d.src.get() == block &&
-        std::find(out.begin(), out.end(), d.dst) == out.end()) {
-      out.push_back(d.dst);
+  for (const StmtSRef& b : blocks) {
+    for (const Dependency& d : deps) {
+      if (d.kind == DepKind::kRAW && d.src.get() == block && d.dst == b) {
+        out.push_back(b);
+        break;
+      }
     }
   }
   return out;

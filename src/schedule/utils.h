@@ -41,6 +41,15 @@ Expr FloorModE(const Expr& a, const Expr& b);
 Expr AndE(const Expr& a, const Expr& b);  // null or `true` operands drop out
 /*! \brief Canonical simplification without variable bounds. */
 Expr Simplify(const Expr& e);
+/*! \brief Bind the ranges of the loops above `sref` (and of `sref` itself if a loop). */
+void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive);
+/*!
+ * \brief Simplifies the bindings and predicates of the blocks under a statement, knowing the
+ *  ranges bound in `ana` and of the loops it passes; `extra_predicate` is conjoined to the
+ *  predicates of the outermost blocks; `unit_vars` are replaced first.
+ */
+Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars = {},
+                      const Expr& extra_predicate = nullptr);
 /*! \brief `e` converted to `t` (integer constants are rebuilt, others cast). */
 Expr CastTo(DataType t, const Expr& e);
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);

@@ -4,24 +4,6 @@
 
 namespace tessera {
 namespace schedule {
-namespace {
-
-class BindingSimplifier : public StmtMutator {
- public:
-  explicit BindingSimplifier(const VarMap& unit_vars) : unit_vars_(unit_vars) {}
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    std::vector<Expr> values;
-    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
-    return BlockRealizeNode::Make(values, Simplify(Substitute(op->predicate, unit_vars_)), op->block,
-                                  op->span);
-  }
-
- private:
-  const VarMap& unit_vars_;
-};
-
-}  // namespace
-
 StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
               bool preserve_unit_iters) {
   if (loop_srefs.empty()) Fail("fuse needs at least one loop");
@@ -81,7 +63,10 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     inner = Simplify(MulE(inner, l->extent));
   }
   Stmt body = Substitute(loops.back()->body, vmap);
-  body = BindingSimplifier(unit_vars).VisitStmt(body);
+  arith::Analyzer ana;
+  BindLoops(&ana, loop_srefs[0].get(), /*inclusive=*/false);
+  ana.Bind(fused, RangeNode::Make(IntConst(t, 0), extent));
+  body = SimplifyBindings(body, &ana, unit_vars);
   For result = ForNode::Make(fused, IntConst(t, 0), extent, ForKind::kSerial, body, nullptr, {},
                              loops[0]->span);
   state.Replace(loop_srefs[0].get(), loops[0], result);

@@ -6,26 +6,6 @@ namespace tessera {
 namespace schedule {
 namespace {
 
-// After the loop variable was substituted: simplify the bindings of the blocks under the new
-// loops and guard the outermost ones with the predicate.
-class BindingRewriter : public StmtMutator {
- public:
-  BindingRewriter(const VarMap& unit_vars, Expr predicate)
-      : unit_vars_(unit_vars), predicate_(std::move(predicate)) {}
-
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    std::vector<Expr> values;
-    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
-    Expr predicate = op->predicate;
-    if (predicate_) predicate = Simplify(AndE(predicate, predicate_));
-    return BlockRealizeNode::Make(values, predicate, op->block, op->span);
-  }
-
- private:
-  const VarMap& unit_vars_;
-  Expr predicate_;
-};
-
 void CheckPlainLoop(const StmtSRef& loop_sref) {
   const ForNode* loop = LoopOf(loop_sref);
   if (!IsConstInt(loop->min, 0)) {
@@ -101,7 +81,12 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
     predicate = LTNode::Make(Simplify(Substitute(value, unit_vars)), CastTo(t, loop->extent));
   }
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), value}});
-  body = BindingRewriter(unit_vars, predicate).VisitStmt(body);
+  arith::Analyzer binding_ana;
+  BindLoops(&binding_ana, loop_sref.get(), /*inclusive=*/false);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    binding_ana.Bind(vars[i], RangeNode::Make(IntConst(t, 0), extents[i]));
+  }
+  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate);
   for (size_t i = extents.size(); i-- > 0;) {
     body = ForNode::Make(vars[i], IntConst(t, 0), extents[i], ForKind::kSerial, body, nullptr, {},
                          loop->span);

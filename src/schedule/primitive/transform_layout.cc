@@ -206,9 +206,9 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
       Fail(pad_value ? "transform_layout with padding is not supported"
                      : "The index map is not bijective: it needs padding, which requires pad_value",
            std::string("The index map maps the ") + std::to_string(old_size) + " elements of " +
-               buffer->name + " into " + std::to_string(new_size) + " (padding)" +
-               (pad_value ? "; transform_layout with pad_value is not supported yet"
-                          : "; the map must be bijective, or pad_value given"));
+               buffer->name + " into " + std::to_string(new_size) +
+               (pad_value ? ": transform_layout with padding (pad_value) is not supported yet"
+                          : ": it needs padding, which requires pad_value"));
     }
     std::vector<bool> seen(static_cast<size_t>(new_size), false);
     std::vector<int64_t> index(ndim, 0);

@@ -1,0 +1,202 @@
+"""cache_read, cache_write: reads (writes) of a buffer go through a copy in another scope."""
+
+from tessera.script import tir as T
+
+
+@T.prim_func
+def elementwise(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    B = T.alloc_buffer((128, 128))
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(128, 128):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+@T.prim_func
+def matmul(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+           C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_cache_read_of_an_input(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        A_shared = T.alloc_buffer((64, 64), scope="shared")
+        for ax0, ax1 in T.grid(64, 64):
+            with T.block("A_shared"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                A_shared[v0, v1] = A[v0, v1]
+        for i, j, k in T.grid(64, 64, 64):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A_shared[vi, vk] * B[vk, vj]
+
+    def apply(sch):
+        cache = sch.cache_read(sch.get_block("C"), 1, "shared")
+        assert sch.get(cache).name_hint == "A_shared"
+
+    golden(matmul, expected, apply)
+    # The buffer may be named instead of indexed.
+    golden(matmul, expected, lambda sch: sch.cache_read(sch.get_block("C"), "A", "shared"))
+
+
+def test_cache_read_of_an_intermediate(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        B_local = T.alloc_buffer((128, 128), scope="local")
+        for i, j in T.grid(128, 128):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for ax0, ax1 in T.grid(128, 128):
+            with T.block("B_local"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                B_local[v0, v1] = B[v0, v1]
+        for i, j in T.grid(128, 128):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B_local[vi, vj] + T.float32(1)
+
+    golden(elementwise, expected, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"))
+
+
+def test_cache_write(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        C_local = T.alloc_buffer((64, 64), scope="local")
+        for i, j, k in T.grid(64, 64, 64):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C_local[vi, vj] = T.float32(0)
+                C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B[vk, vj]
+        for ax0, ax1 in T.grid(64, 64):
+            with T.block("C_local"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                C[v0, v1] = C_local[v0, v1]
+
+    golden(matmul, expected, lambda sch: sch.cache_write(sch.get_block("C"), 0, "local"))
+
+
+def test_cache_write_with_consumers_reading_the_cache(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        B_shared = T.alloc_buffer((128, 128), scope="shared")
+        for i, j in T.grid(128, 128):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B_shared[vi, vj] = A[vi, vj] * T.float32(2)
+        for ax0, ax1 in T.grid(128, 128):
+            with T.block("B_shared"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                B[v0, v1] = B_shared[v0, v1]
+        for i, j in T.grid(128, 128):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B_shared[vi, vj] + T.float32(1)
+
+    golden(elementwise, expected,
+           lambda sch: sch.cache_write(sch.get_block("B"), 0, "shared", consumer_blocks=[sch.get_block("C")]))
+
+
+def test_cache_read_then_compute_at(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        A_shared = T.alloc_buffer((64, 64), scope="shared")
+        for i in T.serial(64):
+            for ax0 in T.serial(64):
+                with T.block("A_shared"):
+                    v0, v1 = T.axis.remap("SS", [i, ax0])
+                    A_shared[v0, v1] = A[v0, v1]
+            for j, k in T.grid(64, 64):
+                with T.block("C"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    with T.init():
+                        C[vi, vj] = T.float32(0)
+                    C[vi, vj] = C[vi, vj] + A_shared[vi, vk] * B[vk, vj]
+
+    def apply(sch):
+        c = sch.get_block("C")
+        cache = sch.cache_read(c, 1, "shared")
+        sch.compute_at(cache, sch.get_loops(c)[0])
+
+    golden(matmul, expected, apply)
+
+
+# ---- checks ----
+
+
+def test_cache_read_index_out_of_range(schedule_error):
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 3, "shared"), "cache_read",
+                   "The read buffer index 3 is out of range: the block tir.Block#0 has 3 read buffers")
+
+
+def test_cache_write_index_out_of_range(schedule_error):
+    schedule_error(matmul, lambda sch: sch.cache_write(sch.get_block("C"), 1, "local"), "cache_write",
+                   "The write buffer index 1 is out of range")
+
+
+def test_cache_invalid_scope(schedule_error):
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 1, "texture"), "cache_read",
+                   "Invalid storage scope 'texture'")
+    schedule_error(matmul, lambda sch: sch.cache_write(sch.get_block("C"), 0, "l2"), "cache_write",
+                   "Invalid storage scope 'l2'")
+
+
+@T.prim_func
+def two_writers(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in T.serial(16):
+        with T.block("B0"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+    for i in T.serial(16):
+        with T.block("B1"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = B[vi] * T.float32(2)
+    for i in T.serial(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi]
+
+
+def test_cache_read_buffer_with_several_writers(schedule_error):
+    schedule_error(two_writers, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
+                   "is written by more than one block of the scope")
+
+
+def test_cache_write_buffer_with_several_writers(schedule_error):
+    schedule_error(two_writers, lambda sch: sch.cache_write(sch.get_block("B0"), 0, "local"),
+                   "cache_write", "is written by more than one block of the scope")
+
+
+def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
+    @T.prim_func
+    def fused(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    schedule_error(fused, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
+                   "shares its loop nest with the writer")
