@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "tessera/runtime/cuda/cuda_driver.h"
@@ -57,7 +60,16 @@ void LoadHostLibrary(ModuleNode* mod) {
     mod->device_source = src ? src : "";
     mod->device_binary = ptx ? ptx : "";
     mod->device_format = "ptx";
-    auto kernels = std::make_shared<cuda::KernelModule>(mod->device_binary);
+    // Loading a cached library twice gives the same dlopen handle and the same globals, so
+    // every module loaded from it shares one KernelModule.
+    static std::mutex mu;
+    static std::map<void**, std::weak_ptr<cuda::KernelModule>> loaded;
+    std::lock_guard<std::mutex> lock(mu);
+    std::shared_ptr<cuda::KernelModule> kernels = loaded[launcher].lock();
+    if (!kernels || *launcher == nullptr) {
+      kernels = std::make_shared<cuda::KernelModule>(mod->device_binary);
+      loaded[launcher] = kernels;
+    }
     mod->device_module = kernels;
     if (slot) *slot = kernels.get();
     *launcher = reinterpret_cast<void*>(&cuda::LaunchKernel);
