@@ -161,3 +161,14 @@ def block_sum(A: T.Buffer((256,), "float32"), B: T.Buffer((2,), "float32")):
                     S[tx] = S[tx] + S[tx + (64 >> s)]
         for tx in T.thread_binding(1, thread="threadIdx.x"):
             B[bx] = S[0]
+
+
+@T.prim_func
+def scale_dynamic(a: T.handle, b: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for i in range(n):
+        with T.block("B"):
+            vi = T.axis.spatial(n, i)
+            B[vi] = A[vi] * T.float32(2)

@@ -68,6 +68,14 @@ def test_shared_memory_tree_reduction_has_barriers_between_steps():
     assert "if (threadIdx_x < 1) {" in src
 
 
+def test_symbolic_sizes_give_a_computed_grid_and_a_guard():
+    lib = ts.build(kernels.bind_1d(kernels.scale_dynamic, "B", 64), target="cuda")
+    src = cuda_source(lib)
+    assert "(int32_t n, float* __restrict__ B, float* __restrict__ A)" in src
+    assert "if (((blockIdx_x * 64) + threadIdx_x) < n) {" in src
+    assert 'tessera_cuda_launch("scale_dynamic_kernel", ((int64_t)__floordiv((n + 63), 64)), 1LL' in lib.get_source()
+
+
 def test_reduction_and_softmax_compile():
     lib = ts.build(kernels.schedule_row_sum(), target="cuda")
     assert "B[" in cuda_source(lib)

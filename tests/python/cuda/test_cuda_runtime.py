@@ -65,6 +65,15 @@ def test_shared_memory_tree_reduction():
     np.testing.assert_allclose(out.numpy(), x.reshape(2, 128).sum(axis=1), rtol=1e-5)
 
 
+def test_symbolic_sizes():
+    lib = ts.build(kernels.bind_1d(kernels.scale_dynamic, "B", 64), target="cuda")
+    for n in (1, 100, 1000):
+        x = np.random.rand(n).astype("float32")
+        out = ts.nd.empty((n,), "float32", ts.cuda(0))
+        lib(dev_array(x), out)
+        np.testing.assert_allclose(out.numpy(), 2 * x, rtol=1e-6)
+
+
 def test_fp16_vector_add():
     lib = ts.build(kernels.bind_1d(kernels.vector_add_fp16), target="cuda")
     a, b = np.random.rand(1024).astype("float16"), np.random.rand(1024).astype("float16")
