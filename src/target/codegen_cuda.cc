@@ -106,20 +106,26 @@ std::string CodeGenCUDA::FunctionPrefix(const PrimFunc& func, bool prototype) {
 void CodeGenCUDA::PrintFunctionPrologue(const PrimFunc& func) {
   // After tir.UnifyThreadBinding each thread tag has one variable; declare them all up front so
   // that sibling loops bound to the same tag share the declaration.
-  std::map<std::string, const VarNode*> vars;
+  // Loops bound to threads and T.launch_thread both name a thread variable.
+  std::multimap<std::string, const VarNode*> vars;
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     auto* loop = AsPtr<ForNode>(n);
     if (loop && loop->for_kind == ForKind::kThreadBinding && loop->thread_binding) {
       vars.emplace(loop->thread_binding->thread_tag, loop->loop_var.get());
     }
+    auto* attr = AsPtr<AttrStmtNode>(n);
+    auto* iv = attr && attr->attr_key == "thread_extent" ? AsPtr<IterVarNode>(attr->node) : nullptr;
+    if (iv) vars.emplace(iv->thread_tag, iv->var.get());
   });
   for (const char* tag : kThreadTags) {
-    auto it = vars.find(tag);
-    if (it == vars.end() || HasVarName(it->second)) continue;
-    std::string name = AllocVarName(it->second);
-    PrintIndent();
-    stream_ << TypeName(it->second->dtype, it->second->span) << " " << name << " = ("
-            << TypeName(it->second->dtype, it->second->span) << ")" << tag << ";\n";
+    auto [begin, end] = vars.equal_range(tag);
+    for (auto it = begin; it != end; ++it) {
+      if (HasVarName(it->second)) continue;
+      std::string type = TypeName(it->second->dtype, it->second->span);
+      std::string name = AllocVarName(it->second);
+      PrintIndent();
+      stream_ << type << " " << name << " = (" << type << ")" << tag << ";\n";
+    }
   }
 }
 
@@ -184,25 +190,38 @@ void CodeGenCUDA::VisitStmt_(const ForNode* op) {
     CodeGenC::VisitStmt_(op);
     return;
   }
-  const std::string& tag = op->thread_binding->thread_tag;
-  if (tag.rfind("blockIdx.", 0) != 0 && tag.rfind("threadIdx.", 0) != 0) {
-    Unsupported("a loop bound to '" + tag + "'", op->span);
-  }
   if (!IsConstInt(op->min, 0)) Unsupported("a thread-bound loop that does not start at 0", op->span);
-  // The variable is declared in the prologue; a loop shorter than the launch is guarded.
+  PrintThreadRegion(op->thread_binding->thread_tag, op->loop_var.get(), op->extent, op->body,
+                    op->span);
+}
+
+void CodeGenCUDA::VisitStmt_(const AttrStmtNode* op) {
+  auto* iv = op->attr_key == "thread_extent" ? AsPtr<IterVarNode>(op->node) : nullptr;
+  if (iv == nullptr) {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  PrintThreadRegion(iv->thread_tag, iv->var.get(), op->value, op->body, op->span);
+}
+
+void CodeGenCUDA::PrintThreadRegion(const std::string& tag, const VarNode* var,
+                                    const Expr& extent, const Stmt& body, const Span& span) {
+  if (tag.rfind("blockIdx.", 0) != 0 && tag.rfind("threadIdx.", 0) != 0) {
+    Unsupported("a loop bound to '" + tag + "'", span);
+  }
+  // The variable is declared in the prologue; a region shorter than the launch is guarded.
   auto it = launch_extents_.find(tag);
-  bool guard = it == launch_extents_.end() || !(it->second == op->extent ||
-                                                (AsConstInt(it->second) && AsConstInt(op->extent) &&
-                                                 *AsConstInt(it->second) == *AsConstInt(op->extent)));
+  bool guard = it == launch_extents_.end() ||
+               !(it->second == extent || (AsConstInt(it->second) && AsConstInt(extent) &&
+                                          *AsConstInt(it->second) == *AsConstInt(extent)));
   if (!guard) {
-    PrintStmt(op->body);
+    PrintStmt(body);
     return;
   }
   PrintIndent();
-  stream_ << "if (" << GetVarName(op->loop_var.get()) << " < " << StripOuterParens(PrintExpr(op->extent))
-          << ") {\n";
+  stream_ << "if (" << GetVarName(var) << " < " << StripOuterParens(PrintExpr(extent)) << ") {\n";
   int scope = BeginScope();
-  PrintStmt(op->body);
+  PrintStmt(body);
   EndScope(scope);
   PrintIndent();
   stream_ << "}\n";

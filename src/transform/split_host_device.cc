@@ -39,19 +39,18 @@ class FreeVarCollector : public StmtExprVisitor {
   void VisitStmt_(const ForNode* op) override {
     defined_.insert(op->loop_var.get());
     std::string tag = ThreadTag(op);
-    if (!tag.empty()) {
-      auto it = extents.find(tag);
-      if (it == extents.end()) {
-        extents[tag] = op->extent;
-      } else {
-        auto a = AsConstInt(it->second), b = AsConstInt(op->extent);
-        if (a && b && *b > *a) it->second = op->extent;
-      }
-    }
+    if (!tag.empty()) Extent(tag, op->extent);
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitStmt_(const LetStmtNode* op) override {
     defined_.insert(op->var.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const AttrStmtNode* op) override {
+    if (const IterVarNode* iv = LaunchedThread(op)) {
+      defined_.insert(iv->var.get());
+      Extent(iv->thread_tag, op->value);
+    }
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitStmt_(const AllocateNode* op) override {
@@ -64,6 +63,16 @@ class FreeVarCollector : public StmtExprVisitor {
   }
 
  private:
+  // The launch extent of a tag is the largest of its loops' extents.
+  void Extent(const std::string& tag, const Expr& extent) {
+    auto it = extents.find(tag);
+    if (it == extents.end()) {
+      extents[tag] = extent;
+    } else {
+      auto a = AsConstInt(it->second), b = AsConstInt(extent);
+      if (a && b && *b > *a) it->second = extent;
+    }
+  }
   void Use(const VarNode* v) {
     if (defined_.count(v) || !seen_.insert(v).second) return;
     free.push_back(GetRef(v));
@@ -83,8 +92,18 @@ class KernelOutliner : public StmtMutator {
 
   Stmt VisitStmt_(const ForNode* op) override {
     if (ThreadTag(op).empty()) return StmtMutator::VisitStmt_(op);
+    return Outline(GetRef(op));
+  }
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (!LaunchedThread(op)) return StmtMutator::VisitStmt_(op);
+    return Outline(GetRef(op));
+  }
+
+ private:
+  Stmt Outline(const Stmt& region) {
+    const Span& span = region->span;
     FreeVarCollector c;
-    c.VisitStmt(GetRef(op));
+    c.VisitStmt(region);
     std::string name = prefix_ + "_kernel" + (count_ ? std::to_string(count_) : "");
     ++count_;
     std::vector<ObjectRef> extents;
@@ -99,12 +118,11 @@ class KernelOutliner : public StmtMutator {
     attrs["tessera.thread_extents"] = ArrayNode::Make(extents);
     GlobalVar gv = GlobalVarNode::Make(name);
     kernels_->emplace_back(
-        gv, PrimFuncNode::Make(c.free, {}, GetRef(op), DataType::Void(), attrs, op->span));
+        gv, PrimFuncNode::Make(c.free, {}, region, DataType::Void(), attrs, span));
     std::vector<Expr> args(c.free.begin(), c.free.end());
-    return EvaluateNode::Make(CallNode::Make(DataType::Int(32), gv, args, op->span), op->span);
+    return EvaluateNode::Make(CallNode::Make(DataType::Int(32), gv, args, span), span);
   }
 
- private:
   std::string prefix_;
   std::vector<std::pair<GlobalVar, PrimFunc>>* kernels_;
   int count_ = 0;

@@ -145,8 +145,11 @@ class SyncPlanner : public StmtFunctor<Stmt> {
     return body == op->body ? Stmt(GetRef(op)) : DeclBufferNode::Make(op->buffer, body, op->span);
   }
   Stmt VisitStmt_(const AttrStmtNode* op) override {
+    bool saved = sync_ok_;
+    if (LaunchedThread(op)) sync_ok_ = true;
     Summary s;
     Stmt body = Plan(op->body, &s);
+    sync_ok_ = saved;
     current_ = s;
     if (body == op->body) return GetRef(op);
     return AttrStmtNode::Make(op->node, op->attr_key, op->value, body, op->span);

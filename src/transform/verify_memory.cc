@@ -24,6 +24,12 @@ class HostAccessFinder : public StmtExprVisitor {
     StmtExprVisitor::VisitStmt_(op);
     depth_ -= bound;
   }
+  void VisitStmt_(const AttrStmtNode* op) override {
+    bool bound = LaunchedThread(op) != nullptr;
+    depth_ += bound;
+    StmtExprVisitor::VisitStmt_(op);
+    depth_ -= bound;
+  }
   void VisitExpr_(const BufferLoadNode* op) override {
     Check(op->buffer.get(), op->span, "reads");
     StmtExprVisitor::VisitExpr_(op);

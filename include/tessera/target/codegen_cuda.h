@@ -35,8 +35,13 @@ class CodeGenCUDA : public CodeGenC {
 
   using CodeGenC::VisitStmt_;
   void VisitStmt_(const ForNode* op) override;
+  void VisitStmt_(const AttrStmtNode* op) override;
 
  private:
+  /*! \brief A loop bound to `tag` or a T.launch_thread region: its body, guarded when its
+   *  extent is below the launch extent. */
+  void PrintThreadRegion(const std::string& tag, const VarNode* var, const Expr& extent,
+                         const Stmt& body, const Span& span);
   bool uses_fp16_ = false, uses_bf16_ = false;
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
 };

@@ -14,6 +14,13 @@ inline std::string ThreadTag(const ForNode* op) {
   return op->thread_binding->thread_tag;
 }
 
+/*! \brief The thread variable of `T.launch_thread` (an AttrStmt "thread_extent" on an IterVar),
+ *  or null for other attributes. */
+inline const IterVarNode* LaunchedThread(const AttrStmtNode* op) {
+  if (op->attr_key != "thread_extent") return nullptr;
+  return AsPtr<IterVarNode>(op->node);
+}
+
 /*! \brief Whether a pointer variable points into memory shared by a thread block. */
 inline bool IsSharedScope(const std::string& scope) {
   return scope == "shared" || scope == "shared.dyn";

@@ -172,3 +172,13 @@ def scale_dynamic(a: T.handle, b: T.handle):
         with T.block("B"):
             vi = T.axis.spatial(n, i)
             B[vi] = A[vi] * T.float32(2)
+
+
+@T.prim_func
+def launch_threads(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    # TVM's low-level spelling: T.env_thread + T.launch_thread instead of bound loops.
+    bx = T.env_thread("blockIdx.x")
+    tx = T.env_thread("threadIdx.x")
+    with T.launch_thread(bx, 4):
+        with T.launch_thread(tx, 64):
+            B[bx * 64 + tx] = A[bx * 64 + tx] + T.float32(1)

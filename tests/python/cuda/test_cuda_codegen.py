@@ -76,6 +76,14 @@ def test_symbolic_sizes_give_a_computed_grid_and_a_guard():
     assert 'tessera_cuda_launch("scale_dynamic_kernel", ((int64_t)__floordiv((n + 63), 64)), 1LL' in lib.get_source()
 
 
+def test_launch_thread_regions_become_a_kernel():
+    lib = ts.build(kernels.launch_threads, target="cuda")
+    src = cuda_source(lib)
+    assert "__launch_bounds__(64) void launch_threads_kernel(" in src
+    assert "int32_t bx = (int32_t)blockIdx.x;" in src and "int32_t tx = (int32_t)threadIdx.x;" in src
+    assert 'tessera_cuda_launch("launch_threads_kernel", 4LL, 1LL, 1LL, 64LL' in lib.get_source()
+
+
 def test_reduction_and_softmax_compile():
     lib = ts.build(kernels.schedule_row_sum(), target="cuda")
     assert "B[" in cuda_source(lib)
