@@ -168,12 +168,23 @@ void BindHostRuntime(nb::module_& m) {
     DataType dtype;
     auto dt = arr.dtype();
     switch (dt.code) {
-      case TESSERA_DL_INT: dtype = DataType::Int(dt.bits); break;
-      case TESSERA_DL_UINT: dtype = DataType::UInt(dt.bits); break;
-      case TESSERA_DL_FLOAT: dtype = DataType::Float(dt.bits); break;
-      case TESSERA_DL_BFLOAT: dtype = DataType::BFloat16(); break;
-      case TESSERA_DL_BOOL: dtype = DataType::Bool(); break;
-      default: throw nb::type_error("unsupported DLPack dtype");
+      case TESSERA_DL_INT:
+        dtype = DataType::Int(dt.bits);
+        break;
+      case TESSERA_DL_UINT:
+        dtype = DataType::UInt(dt.bits);
+        break;
+      case TESSERA_DL_FLOAT:
+        dtype = DataType::Float(dt.bits);
+        break;
+      case TESSERA_DL_BFLOAT:
+        dtype = DataType::BFloat16();
+        break;
+      case TESSERA_DL_BOOL:
+        dtype = DataType::Bool();
+        break;
+      default:
+        throw nb::type_error("unsupported DLPack dtype");
     }
     std::vector<int64_t> shape;
     int64_t expect = 1;
@@ -186,7 +197,8 @@ void BindHostRuntime(nb::module_& m) {
     if (!compact) throw nb::value_error("from_dlpack needs a compact (C-contiguous) array");
     NDArray out = NDArray::Empty(shape, dtype, {arr.device_type(), arr.device_id()});
     if (arr.device_type() == TESSERA_DEVICE_CUDA) {
-      runtime::cuda::CopyDeviceToDevice(arr.device_id(), out.data(), arr.data(), size_t(out.nbytes()));
+      runtime::cuda::CopyDeviceToDevice(arr.device_id(), out.data(), arr.data(),
+                                        size_t(out.nbytes()));
     } else {
       out.CopyFromHost(arr.data(), out.nbytes());
     }

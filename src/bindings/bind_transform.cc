@@ -105,7 +105,9 @@ void BindTransform(nb::module_& m) {
       .def_ro("ir", &runtime::ModuleNode::ir)
       .def_ro("device_source", &runtime::ModuleNode::device_source)
       .def_prop_ro("device_binary",
-                   [](const runtime::ModuleNode& m) { return nb::bytes(m.device_binary.data(), m.device_binary.size()); })
+                   [](const runtime::ModuleNode& m) {
+                     return nb::bytes(m.device_binary.data(), m.device_binary.size());
+                   })
       .def_ro("device_format", &runtime::ModuleNode::device_format);
 
   nb::class_<lower::StageLowerer>(m, "StageLowerer")

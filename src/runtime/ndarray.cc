@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "tessera/runtime/cuda/cuda_driver.h"
-
 #include "tessera/support/error.h"
 
 namespace tessera {

@@ -190,7 +190,8 @@ void CodeGenCUDA::VisitStmt_(const ForNode* op) {
     CodeGenC::VisitStmt_(op);
     return;
   }
-  if (!IsConstInt(op->min, 0)) Unsupported("a thread-bound loop that does not start at 0", op->span);
+  if (!IsConstInt(op->min, 0))
+    Unsupported("a thread-bound loop that does not start at 0", op->span);
   PrintThreadRegion(op->thread_binding->thread_tag, op->loop_var.get(), op->extent, op->body,
                     op->span);
 }
@@ -204,8 +205,8 @@ void CodeGenCUDA::VisitStmt_(const AttrStmtNode* op) {
   PrintThreadRegion(iv->thread_tag, iv->var.get(), op->value, op->body, op->span);
 }
 
-void CodeGenCUDA::PrintThreadRegion(const std::string& tag, const VarNode* var,
-                                    const Expr& extent, const Stmt& body, const Span& span) {
+void CodeGenCUDA::PrintThreadRegion(const std::string& tag, const VarNode* var, const Expr& extent,
+                                    const Stmt& body, const Span& span) {
   if (tag.rfind("blockIdx.", 0) != 0 && tag.rfind("threadIdx.", 0) != 0) {
     Unsupported("a loop bound to '" + tag + "'", span);
   }

@@ -10,8 +10,9 @@
 
 namespace tessera {
 TESSERA_REGISTER_OP("tessera.launch_kernel")
-    .describe("Launch a device kernel: name, grid x/y/z, block x/y/z, dynamic shared bytes, "
-              "arguments.");
+    .describe(
+        "Launch a device kernel: name, grid x/y/z, block x/y/z, dynamic shared bytes, "
+        "arguments.");
 
 namespace transform {
 namespace {
@@ -34,12 +35,13 @@ class LaunchLowerer : public StmtExprMutator {
     if (auto* arr = AsPtr<ArrayNode>(kernel->attrs.at("tessera.thread_extents"))) {
       for (size_t i = 0; i + 1 < arr->items.size(); i += 2) {
         auto* tag = AsPtr<StringImmNode>(arr->items[i]);
-        extents[tag->value] = Substitute(std::static_pointer_cast<ExprNode>(arr->items[i + 1]), bind);
+        extents[tag->value] =
+            Substitute(std::static_pointer_cast<ExprNode>(arr->items[i + 1]), bind);
       }
     }
     std::vector<Expr> args = {StringImmNode::Make(kernel->GetStrAttr("tessera.kernel_name"))};
-    for (const char* tag : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x",
-                            "threadIdx.y", "threadIdx.z"}) {
+    for (const char* tag :
+         {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
       auto it = extents.find(tag);
       Expr x = it == extents.end() ? Expr(IntImmNode::Make(DataType::Int(64), 1)) : it->second;
       args.push_back(x->dtype == DataType::Int(64) ? x : CastNode::Make(DataType::Int(64), x));

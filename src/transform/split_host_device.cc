@@ -117,8 +117,8 @@ class KernelOutliner : public StmtMutator {
     attrs["tessera.kernel_name"] = StringImmNode::Make(name);
     attrs["tessera.thread_extents"] = ArrayNode::Make(extents);
     GlobalVar gv = GlobalVarNode::Make(name);
-    kernels_->emplace_back(
-        gv, PrimFuncNode::Make(c.free, {}, region, DataType::Void(), attrs, span));
+    kernels_->emplace_back(gv,
+                           PrimFuncNode::Make(c.free, {}, region, DataType::Void(), attrs, span));
     std::vector<Expr> args(c.free.begin(), c.free.end());
     return EvaluateNode::Make(CallNode::Make(DataType::Int(32), gv, args, span), span);
   }

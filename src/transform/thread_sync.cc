@@ -103,8 +103,8 @@ class SyncPlanner : public StmtFunctor<Stmt> {
     sync_ok_ = saved;
     current_ = s;
     if (body == op->body) return GetRef(op);
-    return ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
-                         op->thread_binding, op->annotations, op->span);
+    return ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_binding,
+                         op->annotations, op->span);
   }
 
   Stmt VisitStmt_(const IfThenElseNode* op) override {
@@ -128,7 +128,8 @@ class SyncPlanner : public StmtFunctor<Stmt> {
     Stmt body = Plan(op->body, &s);
     Collect(op->value, &s.head);
     current_ = s;
-    return body == op->body ? Stmt(GetRef(op)) : LetStmtNode::Make(op->var, op->value, body, op->span);
+    return body == op->body ? Stmt(GetRef(op))
+                            : LetStmtNode::Make(op->var, op->value, body, op->span);
   }
   Stmt VisitStmt_(const AllocateNode* op) override {
     Summary s;

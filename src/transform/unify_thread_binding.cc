@@ -28,8 +28,8 @@ class ThreadBindingUnifier : public StmtMutator {
     if (var != op->loop_var) body = Substitute(body, VarMap{{op->loop_var.get(), var}});
     body = VisitStmt(body);
     if (var == op->loop_var && body == op->body) return GetRef(op);
-    IterVar iv = IterVarNode::Make(op->thread_binding->dom, var, op->thread_binding->iter_type,
-                                   tag, op->thread_binding->span);
+    IterVar iv = IterVarNode::Make(op->thread_binding->dom, var, op->thread_binding->iter_type, tag,
+                                   op->thread_binding->span);
     return ForNode::Make(var, op->min, op->extent, op->for_kind, body, iv, op->annotations,
                          op->span);
   }

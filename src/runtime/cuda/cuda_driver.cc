@@ -62,9 +62,9 @@ Driver* Load(std::string* why) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_driver != nullptr) return g_driver;
   const char* forced = std::getenv("TESSERA_CUDA_DRIVER_PATH");
-  std::vector<std::string> names =
-      forced && *forced ? std::vector<std::string>{forced}
-                        : std::vector<std::string>{"libcuda.so.1", "libcuda.so"};
+  std::vector<std::string> names = forced && *forced
+                                       ? std::vector<std::string>{forced}
+                                       : std::vector<std::string>{"libcuda.so.1", "libcuda.so"};
   void* h = nullptr;
   std::string tried;
   for (const std::string& n : names) {
@@ -187,8 +187,9 @@ int ComputeCapability(int device) {
 void* DeviceAlloc(int device, size_t bytes) {
   Driver& d = Enter(device);
   CUdeviceptr p = 0;
-  Check(d, d.MemAlloc(&p, bytes ? bytes : 1),
-        "cuMemAlloc of " + std::to_string(bytes) + " bytes on cuda(" + std::to_string(device) + ")");
+  Check(
+      d, d.MemAlloc(&p, bytes ? bytes : 1),
+      "cuMemAlloc of " + std::to_string(bytes) + " bytes on cuda(" + std::to_string(device) + ")");
   return reinterpret_cast<void*>(p);
 }
 
@@ -224,7 +225,7 @@ void SetCurrentDevice(int device) { g_current_device = device; }
 
 struct KernelModule::Impl {
   std::mutex mu;
-  std::map<int, CUmodule> modules;                      // per device
+  std::map<int, CUmodule> modules;  // per device
   std::map<std::pair<int, std::string>, CUfunction> functions;
 };
 

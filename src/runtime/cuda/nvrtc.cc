@@ -143,7 +143,8 @@ void WriteAtomically(const std::string& path, const std::string& text) {
   fs::rename(tmp, path, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    TESSERA_THROW_KIND(Span(), ErrorKind::kBuild) << "cannot write " << path << ": " << ec.message();
+    TESSERA_THROW_KIND(Span(), ErrorKind::kBuild)
+        << "cannot write " << path << ": " << ec.message();
   }
 }
 

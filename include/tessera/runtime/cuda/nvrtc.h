@@ -22,8 +22,7 @@ std::string NVRTCVersion();
  *  Throws tessera::Error (kBuild) with NVRTC's log when compilation fails, or saying that NVRTC
  *  was not found. */
 std::string CompileCUDA(const std::string& source, const std::string& arch,
-                        const std::string& cache_dir,
-                        const std::vector<std::string>& options = {});
+                        const std::string& cache_dir, const std::vector<std::string>& options = {});
 
 /*! \brief How many times this process has run NVRTC (for cache tests). */
 int64_t NVRTCInvocationCount();
