@@ -182,15 +182,31 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
                                       IterVarType::kDataPar);
   std::vector<IterVar> rf_iters = {rf_iter};
   std::vector<Expr> rf_values = {loop->loop_var};
-  VarMap rf_map;
+  // A reduction iterator bound to the rfactor loop is rewritten over the rfactor iterator and
+  // new reduction iterators, one per other loop of its binding: the reduction of the rfactor
+  // block must not run over the rfactor loop, or its init would be placed wrongly.
+  std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
+  VarMap rf_map, loop_iters;
+  loop_iters[lv] = rf_var;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
-    if (iv->iter_type == IterVarType::kCommReduce && realize->iter_values[i].get() == lv) {
-      rf_map[iv->var.get()] = rf_var;  // the rfactor iterator takes its place
+    const Expr& binding = realize->iter_values[i];
+    if (iv->iter_type != IterVarType::kCommReduce || !UsesVars(binding, {lv})) {
+      rf_iters.push_back(iv);
+      rf_values.push_back(binding);
       continue;
     }
-    rf_iters.push_back(iv);
-    rf_values.push_back(realize->iter_values[i]);
+    for (const StmtSRef& l : loops) {
+      const ForNode* f = l->loop();
+      const VarNode* v = f->loop_var.get();
+      if (loop_iters.count(v) || !UsesVars(binding, {v})) continue;
+      Var nv = NewVar("v" + f->loop_var->name, f->loop_var->dtype);
+      loop_iters[v] = nv;
+      rf_iters.push_back(IterVarNode::Make(RangeNode::Make(f->min, f->extent), nv,
+                                           IterVarType::kCommReduce));
+      rf_values.push_back(f->loop_var);
+    }
+    rf_map[iv->var.get()] = Simplify(Substitute(binding, loop_iters));
   }
   std::vector<Expr> rf_indices = InsertAt(store->indices, axis, rf_var);
   Expr rf_acc = BufferLoadNode::Make(rf_buffer, rf_indices);
@@ -203,7 +219,6 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   Stmt rf_realize = BlockRealizeNode::Make(rf_values, realize->predicate, rf_block, realize->span);
 
   // The write-back block over copies of the spatial loops and the rfactor loop.
-  std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
   std::unordered_set<const VarNode*> spatial_loops;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i]->iter_type != IterVarType::kDataPar) continue;
