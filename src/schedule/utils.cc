@@ -29,10 +29,10 @@ Expr CastTo(DataType t, const Expr& e) {
   return CastNode::Make(t, e);
 }
 
-#define TESSERA_SCHEDULE_BINARY(Fn, Node)                   \
-  Expr Fn(const Expr& a, const Expr& b) {                   \
-    DataType t = Wider(a, b);                               \
-    return Node::Make(CastTo(t, a), CastTo(t, b));          \
+#define TESSERA_SCHEDULE_BINARY(Fn, Node)          \
+  Expr Fn(const Expr& a, const Expr& b) {          \
+    DataType t = Wider(a, b);                      \
+    return Node::Make(CastTo(t, a), CastTo(t, b)); \
   }
 TESSERA_SCHEDULE_BINARY(AddE, AddNode)
 TESSERA_SCHEDULE_BINARY(SubE, SubNode)
@@ -69,7 +69,8 @@ class BindingSimplifier : public StmtMutator {
   }
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     std::vector<Expr> values;
-    for (const Expr& v : op->iter_values) values.push_back(ana_->Simplify(Substitute(v, unit_vars_)));
+    for (const Expr& v : op->iter_values)
+      values.push_back(ana_->Simplify(Substitute(v, unit_vars_)));
     Expr predicate = Substitute(op->predicate, unit_vars_);
     if (predicate_) predicate = AndE(predicate, predicate_);
     predicate = ana_->Simplify(predicate);
@@ -165,7 +166,8 @@ const ForNode* LoopOf(const StmtSRef& sref) {
 const BlockNode* BlockOf(const StmtSRef& sref) {
   if (!sref || !sref->stmt) Fail("The block no longer exists in the IR");
   const BlockNode* block = sref->block();
-  if (!block) Fail("Expected a block, but got a loop", "Expected a block, but got {0}", {sref->stmt});
+  if (!block)
+    Fail("Expected a block, but got a loop", "Expected a block, but got {0}", {sref->stmt});
   return block;
 }
 
@@ -261,7 +263,8 @@ int64_t ChildIndex(const StmtSRefNode* parent, const StmtSRefNode* node) {
   std::vector<Stmt> items = BodyItems(BodyOf(parent));
   for (size_t i = 0; i < items.size(); ++i) {
     bool holds = false;
-    PostOrderVisit(items[i], [&](const ObjectRef& n) { holds = holds || n.get() == child->stmt.get(); });
+    PostOrderVisit(items[i],
+                   [&](const ObjectRef& n) { holds = holds || n.get() == child->stmt.get(); });
     if (holds) return static_cast<int64_t>(i);
   }
   throw InternalError("ChildIndex: the node is not under its parent's body");
@@ -367,8 +370,10 @@ namespace {
 bool IsQuasiAffine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars) {
   if (AsConstInt(e)) return true;
   if (auto* v = AsPtr<VarNode>(e)) return loop_vars.count(v) != 0;
-  if (auto* add = AsPtr<AddNode>(e)) return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
-  if (auto* sub = AsPtr<SubNode>(e)) return IsQuasiAffine(sub->a, loop_vars) && IsQuasiAffine(sub->b, loop_vars);
+  if (auto* add = AsPtr<AddNode>(e))
+    return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
+  if (auto* sub = AsPtr<SubNode>(e))
+    return IsQuasiAffine(sub->a, loop_vars) && IsQuasiAffine(sub->b, loop_vars);
   if (auto* mul = AsPtr<MulNode>(e)) {
     if (AsConstInt(mul->b)) return IsQuasiAffine(mul->a, loop_vars);
     if (AsConstInt(mul->a)) return IsQuasiAffine(mul->b, loop_vars);
@@ -397,7 +402,8 @@ bool IsAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref)
   if (!block_sref->parent) return true;
   BlockRealize realize = GetBlockRealize(state, block_sref);
   std::unordered_set<const VarNode*> loop_vars;
-  for (const StmtSRef& l : GetLoopsAbove(state, block_sref)) loop_vars.insert(l->loop()->loop_var.get());
+  for (const StmtSRef& l : GetLoopsAbove(state, block_sref))
+    loop_vars.insert(l->loop()->loop_var.get());
   for (const Expr& v : realize->iter_values) {
     if (!IsQuasiAffine(v, loop_vars)) return false;
   }
@@ -481,7 +487,8 @@ void CheckSubtreeCompactDataflow(const ScheduleState& state, const StmtSRef& sub
     if (reduction.empty()) continue;
     Fail("The subtree does not have compact dataflow",
          "The subtree {0} does not have compact dataflow: its block {1} is not a complete block "
-         "(" + complete + ") nor a reduction block (" + reduction + ")",
+         "(" +
+             complete + ") nor a reduction block (" + reduction + ")",
          {subtree->stmt, b->stmt});
   }
 }
@@ -736,7 +743,8 @@ std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom
         // Both symbolic: fine when neither side varies.
         Bounds a = eval(mul->a), b = eval(mul->b);
         if (a && b && a->first == a->second && b->first == b->second) return std::make_pair(x, x);
-        if (a && b && StructuralEqual(a->first, a->second) && StructuralEqual(b->first, b->second)) {
+        if (a && b && StructuralEqual(a->first, a->second) &&
+            StructuralEqual(b->first, b->second)) {
           return std::make_pair(MulE(a->first, b->first), MulE(a->first, b->first));
         }
         return std::nullopt;
@@ -778,7 +786,8 @@ std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom
                             Expr(MaxNode::Make(a->second, b->second)));
     }
     // Anything not using a relaxed variable is a point.
-    if (!UsesVar(x, [&](const VarNode* v) { return dom.count(v) != 0; })) return std::make_pair(x, x);
+    if (!UsesVar(x, [&](const VarNode* v) { return dom.count(v) != 0; }))
+      return std::make_pair(x, x);
     return std::nullopt;
   };
   Bounds b = eval(e);
@@ -849,7 +858,8 @@ BufferRegion RegionInLoops(const ScheduleState& state, const StmtSRefNode* block
 DomMap LoopDomainsBetween(const StmtSRefNode* top, const StmtSRefNode* sref) {
   DomMap dom;
   for (const StmtSRefNode* p = sref->parent; p && p != top; p = p->parent) {
-    if (auto* loop = p->loop()) dom[loop->loop_var.get()] = RangeNode::Make(loop->min, loop->extent);
+    if (auto* loop = p->loop())
+      dom[loop->loop_var.get()] = RangeNode::Make(loop->min, loop->extent);
   }
   return dom;
 }

@@ -36,14 +36,17 @@ void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, con
                         const std::string& scope) {
   if (index < 0 || static_cast<size_t>(index) >= count) {
     Fail(std::string("The ") + kind + " buffer index is out of range",
-         std::string("The ") + kind + " buffer index " + std::to_string(index) + " is out of range: "
-         "the block {0} has " + std::to_string(count) + " " + kind + " buffers",
+         std::string("The ") + kind + " buffer index " + std::to_string(index) +
+             " is out of range: "
+             "the block {0} has " +
+             std::to_string(count) + " " + kind + " buffers",
          {block_sref->stmt});
   }
   if (!IsValidScope(scope)) {
     Fail("Invalid storage scope '" + scope + "'",
-         "Invalid storage scope '" + scope + "': expected \"global\", \"shared\", \"shared.dyn\", "
-         "\"local\" or \"warp\"");
+         "Invalid storage scope '" + scope +
+             "': expected \"global\", \"shared\", \"shared.dyn\", "
+             "\"local\" or \"warp\"");
   }
 }
 
@@ -53,8 +56,9 @@ StmtSRef CheckSingleWriter(const ScheduleState& state, const BlockScope& scope,
   if (it == scope.writers.end() || it->second.empty()) return nullptr;
   if (it->second.size() > 1 && state.enable_check()) {
     Fail("The buffer has more than one writer",
-         "The buffer " + buffer->name + " is written by more than one block of the scope {0}: {1} "
-         "and {2}",
+         "The buffer " + buffer->name +
+             " is written by more than one block of the scope {0}: {1} "
+             "and {2}",
          {scope_root->stmt, it->second[0]->stmt, it->second[1]->stmt});
   }
   return it->second[0];
@@ -96,7 +100,8 @@ std::vector<StmtSRef> CheckConsumers(const ScheduleState& state, const std::vect
   };
   if (!given.empty()) {
     for (const StmtSRef& b : given) {
-      if (std::find(scope.blocks.begin(), scope.blocks.end(), b) == scope.blocks.end() || !reads(b)) {
+      if (std::find(scope.blocks.begin(), scope.blocks.end(), b) == scope.blocks.end() ||
+          !reads(b)) {
         Fail("A consumer block does not read the buffer in the scope",
              "The block {0} given as a consumer does not read " + buffer->name + " in this scope",
              {b->stmt});
@@ -122,7 +127,8 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
   Buffer buffer = block->reads[index]->buffer;
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   StmtSRef writer = CheckSingleWriter(state, scope, buffer.get(), scope_root);
-  std::vector<StmtSRef> consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
+  std::vector<StmtSRef> consumers =
+      CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
   if (consumers.empty()) consumers.push_back(block_sref);
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
   BufferRegion region;
@@ -138,8 +144,9 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
     for (const StmtSRef& c : consumers) {
       if (ChildIndex(scope_root.get(), c.get()) < position) {
         Fail("Cannot find a place for the cache between the writer and a consumer",
-             "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
-             "with the writer {0}",
+             "Cannot place the cache of " + buffer->name +
+                 ": the consumer {1} shares its loop nest "
+                 "with the writer {0}",
              {writer->stmt, c->stmt});
       }
     }
@@ -163,17 +170,18 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   CheckSingleWriter(state, scope, buffer.get(), scope_root);
   std::vector<StmtSRef> consumers;
-  if (!consumer_srefs.empty()) consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
+  if (!consumer_srefs.empty())
+    consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
-  BufferRegion region =
-      RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
-                  LoopDomainsBetween(scope_root.get(), block_sref.get()));
+  BufferRegion region = RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
+                                    LoopDomainsBetween(scope_root.get(), block_sref.get()));
   int64_t position = ChildIndex(scope_root.get(), block_sref.get()) + 1;
   for (const StmtSRef& c : consumers) {
     if (ChildIndex(scope_root.get(), c.get()) < position) {
       Fail("Cannot find a place for the cache between the writer and a consumer",
-           "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
-           "with the writer {0}",
+           "Cannot place the cache of " + buffer->name +
+               ": the consumer {1} shares its loop nest "
+               "with the writer {0}",
            {block_sref->stmt, c->stmt});
     }
   }

@@ -18,7 +18,8 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     }
     if (loop->thread_binding || !loop->annotations.empty() || loop->for_kind != ForKind::kSerial) {
       Fail("Only serial loops without annotations can be fused",
-           "Only serial loops without annotations or thread bindings can be fused, but {0} is not one",
+           "Only serial loops without annotations or thread bindings can be fused, but {0} is not "
+           "one",
            {loop_srefs[i]->stmt});
     }
     if (i > 0) {

@@ -14,8 +14,8 @@ void CheckPlainLoop(const StmtSRef& loop_sref) {
          {loop_sref->stmt});
   }
   if (loop->thread_binding || loop->for_kind == ForKind::kThreadBinding) {
-    Fail("The loop is bound to a thread", "The loop {0} is bound to a thread axis and cannot be changed",
-         {loop_sref->stmt});
+    Fail("The loop is bound to a thread",
+         "The loop {0} is bound to a thread axis and cannot be changed", {loop_sref->stmt});
   }
   if (!loop->annotations.empty()) {
     Fail("The loop has annotations", "The loop {0} has annotations and cannot be changed",
@@ -60,8 +60,10 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
     extents[infer] = Simplify(FloorDivE(AddE(loop->extent, SubE(known, IntConst(t, 1))), known));
   } else if (!ana.CanProve(GENode::Make(known, CastTo(t, loop->extent)))) {
     Fail("The product of the factors is smaller than the loop extent",
-         "The product of the split factors (" + AsScript(known) + ") cannot be proven to cover the "
-         "extent of {0} (" + AsScript(loop->extent) + ")",
+         "The product of the split factors (" + AsScript(known) +
+             ") cannot be proven to cover the "
+             "extent of {0} (" +
+             AsScript(loop->extent) + ")",
          {loop_sref->stmt});
   }
   Expr product = IntConst(t, 1);
@@ -74,7 +76,8 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   for (size_t i = 0; i < extents.size(); ++i) {
     vars.push_back(NewVar(loop->loop_var->name + "_" + std::to_string(i), t));
     value = value ? AddE(MulE(value, extents[i]), vars[i]) : Expr(vars[i]);
-    if (!preserve_unit_iters && IsConstInt(extents[i], 1)) unit_vars[vars[i].get()] = IntConst(t, 0);
+    if (!preserve_unit_iters && IsConstInt(extents[i], 1))
+      unit_vars[vars[i].get()] = IntConst(t, 0);
   }
   Expr predicate;
   if (!disable_predication && !ana.CanProveEqual(product, CastTo(t, loop->extent))) {

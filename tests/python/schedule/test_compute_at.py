@@ -332,3 +332,23 @@ def test_compute_at_consumer_outside_the_loop(schedule_error):
     schedule_error(two_uses,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
                    "compute_at", "The consumer tir.Block#1 of tir.Block#0 is not under the loop")
+
+
+def test_compute_at_block_neither_complete_nor_reduction(schedule_error):
+    @T.prim_func
+    def no_init(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i, k in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                B[vi] = B[vi] + A[vi, vk]
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    schedule_error(no_init,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
+                   "compute_at", "Not a complete or reduction block: tir.Block#0 is not complete because "
+                   "it has a non-spatial block iterator, and not a reduction block because it has no "
+                   "init statement")

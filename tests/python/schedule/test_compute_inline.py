@@ -247,3 +247,23 @@ def test_reverse_compute_inline_of_an_input_producer(schedule_error):
 
     schedule_error(copy_out, lambda sch: sch.reverse_compute_inline(sch.get_block("C")),
                    "reverse_compute_inline", "Cannot operate on an output block")
+
+
+def test_compute_inline_block_declaring_two_written_buffers(schedule_error):
+    @T.prim_func
+    def declared(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        D = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.reads(A[vi])
+                T.writes(B[vi], D[vi])
+                B[vi] = A[vi]
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    schedule_error(declared, lambda sch: sch.compute_inline(sch.get_block("B")), "compute_inline",
+                   "The block tir.Block#0 writes 2 buffers; an inlined block should write exactly one")

@@ -101,11 +101,11 @@ def test_rfactor(golden):
         B_rf = T.alloc_buffer((4, 16))
         for i, k_0, k_1 in T.grid(16, 32, 4):
             with T.block("B_rf"):
-                vk_1, vi = T.axis.remap("SS", [k_1, i])
-                vk = T.axis.reduce(128, k_0 * 4 + k_1)
+                # The reduction over k_0 * 4 + k_1 is rewritten over k_0 alone.
+                vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
                 with T.init():
                     B_rf[vk_1, vi] = T.float32(0)
-                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk]
+                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
         for i, k_1 in T.grid(16, 4):
             with T.block("B"):
                 vk_1, vi = T.axis.remap("RS", [k_1, i])
