@@ -242,6 +242,19 @@ BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* blo
   return finder.found;
 }
 
+const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes) {
+  TESSERA_ICHECK(!nodes.empty()) << "LowestCommonAncestor of nothing";
+  std::vector<const StmtSRefNode*> chain;
+  for (const StmtSRefNode* p = nodes[0]->parent; p; p = p->parent) chain.push_back(p);
+  size_t best = 0;  // index into chain of the deepest ancestor common to all
+  for (const StmtSRefNode* n : nodes) {
+    std::unordered_set<const StmtSRefNode*> ancestors;
+    for (const StmtSRefNode* p = n->parent; p; p = p->parent) ancestors.insert(p);
+    while (best < chain.size() && !ancestors.count(chain[best])) ++best;
+  }
+  return best < chain.size() ? chain[best] : nullptr;
+}
+
 bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node) {
   for (const StmtSRefNode* p = node->parent; p; p = p->parent) {
     if (p == anc) return true;
@@ -720,7 +733,12 @@ std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom
       if (it == dom.end()) return std::make_pair(x, x);
       const Range& r = it->second;
       Expr hi = SubE(AddE(r->min, r->extent), IntConst(r->extent->dtype, 1));
-      return std::make_pair(CastTo(x->dtype, r->min), CastTo(x->dtype, hi));
+      // A range over other relaxed variables (an inner loop whose extent depends on an outer
+      // one) is relaxed in turn.
+      Bounds lo_bounds = eval(r->min), hi_bounds = eval(hi);
+      if (!lo_bounds || !hi_bounds) return std::nullopt;
+      return std::make_pair(CastTo(x->dtype, lo_bounds->first),
+                            CastTo(x->dtype, hi_bounds->second));
     }
     if (auto* add = AsPtr<AddNode>(x)) {
       Bounds a = eval(add->a), b = eval(add->b);

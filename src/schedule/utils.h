@@ -73,6 +73,8 @@ std::vector<StmtSRef> GetLoopsAbove(const ScheduleState& state, const StmtSRefNo
 std::vector<StmtSRef> GetChildBlocks(const ScheduleState& state, const StmtSRefNode* parent);
 /*! \brief The BlockRealize holding the block of `block_sref`. */
 BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* block_sref);
+/*! \brief The deepest loop or block strictly above every one of `nodes`. */
+const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes);
 /*! \brief Whether `anc` is a strict ancestor of `node` in the sref tree. */
 bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node);
 /*! \brief The statements of a body: the items of a SeqStmt, else the body alone. */

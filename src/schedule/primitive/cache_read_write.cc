@@ -1,4 +1,6 @@
 // cache_read, cache_write: route a buffer's reads (writes) through a copy in another scope.
+#include <tuple>
+
 #include "../utils.h"
 #include "tessera/schedule/primitive.h"
 
@@ -116,6 +118,46 @@ std::vector<StmtSRef> CheckConsumers(const ScheduleState& state, const std::vect
   return out;
 }
 
+/*! \brief The readers of `buffer` among the blocks of the scope, but `writer`. */
+std::vector<StmtSRef> ReadersOf(const BlockScope& scope, const BufferNode* buffer,
+                                const StmtSRef& writer) {
+  std::vector<StmtSRef> out;
+  for (const StmtSRef& b : scope.blocks) {
+    if (b == writer) continue;
+    for (const BufferRegion& r : b->block()->reads) {
+      if (r->buffer.get() == buffer) {
+        out.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/*! \brief Where a copy of what `writer` wrote goes: right after the writer, in the deepest loop
+ *  (or the scope root) that holds the writer and every reader, which must all come later there. */
+std::pair<const StmtSRefNode*, int64_t> PlaceAfterWriter(const StmtSRef& scope_root,
+                                                         const StmtSRef& writer,
+                                                         const std::vector<StmtSRef>& readers,
+                                                         const BufferNode* buffer) {
+  const StmtSRefNode* parent = scope_root.get();
+  if (!readers.empty()) {
+    std::vector<const StmtSRefNode*> nodes = {writer.get()};
+    for (const StmtSRef& r : readers) nodes.push_back(r.get());
+    parent = LowestCommonAncestor(nodes);
+  }
+  int64_t position = ChildIndex(parent, writer.get()) + 1;
+  for (const StmtSRef& r : readers) {
+    if (ChildIndex(parent, r.get()) < position) {
+      Fail("Cannot find a place for the cache between the writer and a consumer",
+           "Cannot place the cache of " + buffer->name +
+               ": the consumer {1} shares its loop nest with the writer {0}",
+           {writer->stmt, r->stmt});
+    }
+  }
+  return {parent, position};
+}
+
 }  // namespace
 
 StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
@@ -131,32 +173,23 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
       CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
   if (consumers.empty()) consumers.push_back(block_sref);
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
-  BufferRegion region;
+  BufferRegion region = BufferRegionNode::FullRegion(buffer);
+  const StmtSRefNode* parent = scope_root.get();
   int64_t position = 0;
   if (writer) {
+    std::tie(parent, position) =
+        PlaceAfterWriter(scope_root, writer, ReadersOf(scope, buffer.get(), writer), buffer.get());
     for (const BufferRegion& w : writer->block()->writes) {
       if (w->buffer == buffer) {
         region = RelaxRegion(RegionInLoops(state, writer.get(), w),
-                             LoopDomainsBetween(scope_root.get(), writer.get()));
+                             LoopDomainsBetween(parent, writer.get()));
       }
     }
-    position = ChildIndex(scope_root.get(), writer.get()) + 1;
-    for (const StmtSRef& c : consumers) {
-      if (ChildIndex(scope_root.get(), c.get()) < position) {
-        Fail("Cannot find a place for the cache between the writer and a consumer",
-             "Cannot place the cache of " + buffer->name +
-                 ": the consumer {1} shares its loop nest "
-                 "with the writer {0}",
-             {writer->stmt, c->stmt});
-      }
-    }
-  } else {
-    region = BufferRegionNode::FullRegion(buffer);
   }
   auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name);
   StmtEditor editor;
   RedirectReads(state, consumers, buffer, cache, &editor);
-  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
+  editor.insert[parent->stmt.get()].emplace_back(position, nest);
   return Finish(state, scope_root, &editor, cache, cache_block);
 }
 
@@ -173,18 +206,10 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   if (!consumer_srefs.empty())
     consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
+  auto [parent, position] = PlaceAfterWriter(
+      scope_root, block_sref, ReadersOf(scope, buffer.get(), block_sref), buffer.get());
   BufferRegion region = RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
-                                    LoopDomainsBetween(scope_root.get(), block_sref.get()));
-  int64_t position = ChildIndex(scope_root.get(), block_sref.get()) + 1;
-  for (const StmtSRef& c : consumers) {
-    if (ChildIndex(scope_root.get(), c.get()) < position) {
-      Fail("Cannot find a place for the cache between the writer and a consumer",
-           "Cannot place the cache of " + buffer->name +
-               ": the consumer {1} shares its loop nest "
-               "with the writer {0}",
-           {block_sref->stmt, c->stmt});
-    }
-  }
+                                    LoopDomainsBetween(parent, block_sref.get()));
   auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name);
   StmtEditor editor;
   // The writer writes (and reads, for a reduction) the cache.
@@ -193,7 +218,7 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   editor.replace[realize.get()] = ReplaceBuffers(realize, {{buffer.get(), cache}}, &reuse);
   for (const auto& [old_block, new_block] : reuse) editor.reuse[old_block] = new_block;
   RedirectReads(state, consumers, buffer, cache, &editor);
-  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
+  editor.insert[parent->stmt.get()].emplace_back(position, nest);
   return Finish(state, scope_root, &editor, cache, cache_block);
 }
 
