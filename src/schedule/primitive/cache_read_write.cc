@@ -172,6 +172,16 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
   std::vector<StmtSRef> consumers =
       CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
   if (consumers.empty()) consumers.push_back(block_sref);
+  for (const StmtSRef& c : consumers) {
+    for (const BufferRegion& w : c->block()->writes) {
+      if (w->buffer == buffer) {
+        Fail("The consumer block also writes the buffer",
+             "The block {0} reads and writes " + buffer->name +
+                 "; cache_read redirects the reads of blocks that only read the buffer",
+             {c->stmt});
+      }
+    }
+  }
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
   BufferRegion region = BufferRegionNode::FullRegion(buffer);
   const StmtSRefNode* parent = scope_root.get();

@@ -238,3 +238,8 @@ def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
                    "the consumer tir.Block#1 shares its loop nest with the writer tir.Block#0")
     schedule_error(split_uses, lambda sch: sch.cache_write(sch.get_block("B"), 0, "local"), "cache_write",
                    "shares its loop nest with the writer")
+
+
+def test_cache_read_of_a_buffer_the_block_also_writes(schedule_error):
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
+                   "The block tir.Block#0 reads and writes C")
