@@ -827,8 +827,14 @@ BufferRegion RelaxRegion(const BufferRegion& region, const DomMap& dom) {
       changed = true;
       continue;
     }
-    Expr extent = Simplify(AddE(SubE(hi->second, lo->first), IntConst(r->extent->dtype, 1)));
-    Range nr = RangeNode::Make(lo->first, extent);
+    // Accesses stay inside the buffer (predicates guard the others): clip constant bounds.
+    Expr lo_e = lo->first, hi_e = hi->second;
+    auto lo_c = AsConstInt(lo_e), hi_c = AsConstInt(hi_e);
+    auto size = AsConstInt(region->buffer->shape[d]);
+    if (lo_c && *lo_c < 0) lo_e = IntConst(lo_e->dtype, 0);
+    if (hi_c && size && *hi_c > *size - 1) hi_e = IntConst(hi_e->dtype, *size - 1);
+    Expr extent = Simplify(AddE(SubE(hi_e, lo_e), IntConst(r->extent->dtype, 1)));
+    Range nr = RangeNode::Make(lo_e, extent);
     changed = changed || !StructuralEqual(nr, r);
     out.push_back(StructuralEqual(nr, r) ? r : nr);
   }

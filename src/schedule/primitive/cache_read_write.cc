@@ -9,29 +9,45 @@ namespace schedule {
 namespace {
 
 /*! \brief Loops ax0, ax1, ... over `region` around a block `name` copying `src` to `dst`. */
+/*! \brief Loops ax0, ax1, ... over `region` around a block `name` copying `src` to `dst`,
+ *  placed under `parent`; where the region may leave the buffer (a relaxed access guarded by a
+ *  predicate), the copy gets the predicate that keeps it inside. */
 std::pair<Stmt, Block> MakeCacheStage(const BufferRegion& region, const Buffer& src,
-                                      const Buffer& dst, const std::string& name) {
+                                      const Buffer& dst, const std::string& name,
+                                      const StmtSRefNode* parent) {
+  arith::Analyzer ana;
+  BindLoops(&ana, parent, /*inclusive=*/true);
   std::vector<For> loops;
   std::vector<IterVar> iters;
   std::vector<Expr> values, indices;
   std::vector<Range> point;
+  Expr predicate;
   for (size_t d = 0; d < region->region.size(); ++d) {
     const Range& r = region->region[d];
     DataType t = r->extent->dtype;
     Var ax = NewVar("ax" + std::to_string(d), t);
     loops.push_back(ForNode::Make(ax, IntConst(t, 0), r->extent, ForKind::kSerial, Evaluate0()));
+    ana.Bind(ax, RangeNode::Make(IntConst(t, 0), r->extent));
     Var v = NewVar("v" + std::to_string(d), t);
     const Expr& extent = src->shape[d];
     iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(extent->dtype, 0), extent), v,
                                       IterVarType::kDataPar));
-    values.push_back(Simplify(AddE(r->min, ax)));
+    Expr value = Simplify(AddE(r->min, ax));
+    values.push_back(value);
+    if (!ana.CanProve(GENode::Make(value, IntConst(t, 0)))) {
+      predicate = AndE(predicate, GENode::Make(value, IntConst(t, 0)));
+    }
+    if (!ana.CanProve(LTNode::Make(value, CastTo(t, extent)))) {
+      predicate = AndE(predicate, LTNode::Make(value, CastTo(t, extent)));
+    }
     indices.push_back(v);
     point.push_back(RangeNode::Make(v, IntConst(t, 1)));
   }
   Stmt body = BufferStoreNode::Make(dst, BufferLoadNode::Make(src, indices), indices);
   Block block = BlockNode::Make(iters, {BufferRegionNode::Make(src, point)},
                                 {BufferRegionNode::Make(dst, point)}, name, body);
-  return {MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), block)), block};
+  Expr guard = predicate ? predicate : Bool(true);
+  return {MakeLoopNest(loops, BlockRealizeNode::Make(values, guard, block)), block};
 }
 
 void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, const char* kind,
@@ -196,7 +212,7 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
       }
     }
   }
-  auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name);
+  auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name, parent);
   StmtEditor editor;
   RedirectReads(state, consumers, buffer, cache, &editor);
   editor.insert[parent->stmt.get()].emplace_back(position, nest);
@@ -220,7 +236,7 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
       scope_root, block_sref, ReadersOf(scope, buffer.get(), block_sref), buffer.get());
   BufferRegion region = RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
                                     LoopDomainsBetween(parent, block_sref.get()));
-  auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name);
+  auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name, parent);
   StmtEditor editor;
   // The writer writes (and reads, for a reduction) the cache.
   BlockRealize realize = GetBlockRealize(state, block_sref.get());

@@ -243,3 +243,62 @@ def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
 def test_cache_read_of_a_buffer_the_block_also_writes(schedule_error):
     schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
                    "The block tir.Block#0 reads and writes C")
+
+
+@T.prim_func
+def ragged(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+    B = T.alloc_buffer((10,))
+    for i_0, i_1 in T.grid(4, 3):
+        with T.block("B"):
+            vi = T.axis.spatial(10, i_0 * 3 + i_1)
+            T.where(i_0 * 3 + i_1 < 10)
+            B[vi] = A[vi] * T.float32(3)
+        with T.block("C"):
+            vi = T.axis.spatial(10, i_0 * 3 + i_1)
+            T.where(i_0 * 3 + i_1 < 10)
+            C[vi] = B[vi] - T.float32(1)
+
+
+def test_cache_read_under_a_predicate_keeps_the_copy_inside_the_buffer(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+        B = T.alloc_buffer((10,))
+        B_local = T.alloc_buffer((10,), scope="local")
+        for i_0, i_1 in T.grid(4, 3):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                B[vi] = A[vi] * T.float32(3)
+            for ax0 in T.serial(1):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(10, i_0 * 3 + i_1 + ax0)
+                    T.where(i_0 * 3 + i_1 + ax0 < 10)
+                    B_local[v0] = B[v0]
+            with T.block("C"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                C[vi] = B_local[vi] - T.float32(1)
+
+    golden(ragged, expected, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"))
+
+
+def test_cache_write_of_a_predicated_block_copies_the_buffer_only(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+        B = T.alloc_buffer((10,))
+        C_global = T.alloc_buffer((10,))
+        for i_0, i_1 in T.grid(4, 3):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                B[vi] = A[vi] * T.float32(3)
+            with T.block("C"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                C_global[vi] = B[vi] - T.float32(1)
+        for ax0 in T.serial(10):
+            with T.block("C_global"):
+                v0 = T.axis.spatial(10, ax0)
+                C[v0] = C_global[v0]
+
+    golden(ragged, expected, lambda sch: sch.cache_write(sch.get_block("C"), 0, "global"))
