@@ -581,6 +581,26 @@ Stmt StmtEditor::VisitStmt_(const BlockNode* op) {
   return copy;
 }
 
+StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
+                        const BufferNode* buffer) {
+  if (StmtSRef site = FindAllocatingBlock(state, sref, buffer)) return site;
+  const StmtSRefNode* top = sref;
+  while (top->parent) top = top->parent;
+  TESSERA_ICHECK(top->block()) << "AllocationSite: the function has no root block";
+  return state.GetSRef(top->stmt.get());
+}
+
+void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
+                     const Buffer& alloc, const BlockReuse& extra_reuse) {
+  const BlockNode* old_site = site->block();
+  Block result = CopyBlock(As<BlockNode>(editor->VisitStmt(site->stmt)).get());
+  result->alloc_buffers.push_back(alloc);
+  BlockReuse reuse = editor->reuse;
+  for (const auto& [old_block, new_block] : extra_reuse) reuse[old_block] = new_block;
+  reuse[old_site] = result;
+  state.Replace(site.get(), old_site, result, reuse);
+}
+
 Block CopyBlock(const BlockNode* b) {
   return std::make_shared<BlockNode>(b->iter_vars, b->reads, b->writes, b->name_hint, b->body,
                                      b->init, b->alloc_buffers, b->match_buffers, b->annotations,

@@ -167,6 +167,17 @@ class StmtEditor : public BlockRecordingMutator {
   Stmt EditBody(const StmtNode* owner, const Stmt& body);
 };
 
+/*!
+ * \brief Where a buffer derived from `buffer` (a cache, an rfactor buffer) is allocated: the
+ *  block allocating `buffer` (an ancestor of `sref`), or the function's root block for a
+ *  parameter, so that the new buffer lives as long as the original.
+ */
+StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
+                        const BufferNode* buffer);
+/*! \brief Apply `editor` to the block `site`, add `alloc` to its allocations and replace it. */
+void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
+                     const Buffer& alloc, const BlockReuse& extra_reuse = {});
+
 /*! \brief Where a block and the loops left empty without it are removed: the statement to
  *  delete from its SeqStmt. Fails when the block is its scope's only statement. */
 const StmtNode* LeafToRemove(const ScheduleState& state, const StmtSRef& block_sref);

@@ -94,15 +94,9 @@ void RedirectReads(const ScheduleState& state, const std::vector<StmtSRef>& cons
   }
 }
 
-StmtSRef Finish(ScheduleState& state, const StmtSRef& scope_root, StmtEditor* editor,
-                const Buffer& cache, const Block& cache_block) {
-  const BlockNode* root = scope_root->block();
-  Block result = As<BlockNode>(editor->VisitStmt(scope_root->stmt));
-  result = CopyBlock(result.get());
-  result->alloc_buffers.push_back(cache);
-  BlockReuse reuse = editor->reuse;
-  reuse[root] = result;
-  state.Replace(scope_root.get(), root, result, reuse);
+StmtSRef Finish(ScheduleState& state, const StmtSRef& block_sref, const Buffer& buffer,
+                StmtEditor* editor, const Buffer& cache, const Block& cache_block) {
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), editor, cache);
   return state.GetSRef(cache_block.get());
 }
 
@@ -216,7 +210,7 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
   StmtEditor editor;
   RedirectReads(state, consumers, buffer, cache, &editor);
   editor.insert[parent->stmt.get()].emplace_back(position, nest);
-  return Finish(state, scope_root, &editor, cache, cache_block);
+  return Finish(state, block_sref, buffer, &editor, cache, cache_block);
 }
 
 StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
@@ -245,7 +239,7 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   for (const auto& [old_block, new_block] : reuse) editor.reuse[old_block] = new_block;
   RedirectReads(state, consumers, buffer, cache, &editor);
   editor.insert[parent->stmt.get()].emplace_back(position, nest);
-  return Finish(state, scope_root, &editor, cache, cache_block);
+  return Finish(state, block_sref, buffer, &editor, cache, cache_block);
 }
 
 }  // namespace schedule

@@ -303,13 +303,9 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   StmtEditor editor;
   editor.replace[realize.get()] = rf_realize;
   editor.insert[parent->stmt.get()].emplace_back(wb_position, wb_nest);
-  const BlockNode* root = scope_root->block();
-  Block result = CopyBlock(As<BlockNode>(editor.VisitStmt(scope_root->stmt)).get());
-  result->alloc_buffers.push_back(rf_buffer);
-  BlockReuse reuse = editor.reuse;
-  reuse[root] = result;
-  reuse[block] = wb_block;  // handles of the reduction now refer to the write-back block
-  state.Replace(scope_root.get(), root, result, reuse);
+  // Handles of the reduction now refer to the write-back block.
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), &editor, rf_buffer,
+                  {{block, wb_block}});
   return state.GetSRef(rf_block.get());
 }
 
