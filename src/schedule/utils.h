@@ -1,6 +1,6 @@
 // Helpers shared by the schedule primitives (utils.cc, analysis.cc, ir_edit.cc): errors, sref
-// navigation, block scopes and
-// dependencies, block properties, IR editing and interval arithmetic over loop domains.
+// navigation, block scopes and dependencies, block properties, IR editing and interval
+// arithmetic over loop domains.
 #pragma once
 
 #include <functional>
