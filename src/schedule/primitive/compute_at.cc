@@ -165,22 +165,41 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
     ana.Bind(GetRef(var), range);
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  // A required range that may leave the iterator's domain (around a split that does not
+  // divide) keeps its constant extent, and the block a predicate; a symbolic one is clipped.
   std::vector<For> loops;
   std::vector<Expr> values;
+  Expr predicate;
   for (const IterVar& iv : block->iter_vars) {
     auto it = ranges.find(iv->var.get());
-    Range r = it == ranges.end() ? iv->dom : ClipToDomain(it->second, iv->dom, ana);
     DataType t = iv->var->dtype;
-    if (IsConstInt(r->extent, 1) && !preserve_unit_loops) {
-      values.push_back(CastTo(t, r->min));
-      continue;
+    Range r = iv->dom;
+    Expr dom_hi = Simplify(AddE(iv->dom->min, iv->dom->extent));
+    bool guard_low = false, guard_high = false;
+    if (it != ranges.end()) {
+      r = RangeNode::Make(CastTo(t, it->second->min), CastTo(t, it->second->extent));
+      guard_low = !ana.CanProve(GENode::Make(r->min, iv->dom->min));
+      guard_high = !ana.CanProve(LENode::Make(Simplify(AddE(r->min, r->extent)), dom_hi));
+      if (!AsConstInt(r->extent) && (guard_low || guard_high)) {
+        r = ClipToDomain(r, iv->dom, ana);
+        guard_low = guard_high = false;
+      }
     }
-    Var ax = NewVar("ax" + std::to_string(loops.size()), t);
-    loops.push_back(
-        ForNode::Make(ax, IntConst(t, 0), CastTo(t, r->extent), ForKind::kSerial, Evaluate0()));
-    values.push_back(Simplify(AddE(CastTo(t, r->min), ax)));
+    Expr value;
+    if (IsConstInt(r->extent, 1) && !preserve_unit_loops) {
+      value = CastTo(t, r->min);
+    } else {
+      Var ax = NewVar("ax" + std::to_string(loops.size()), t);
+      loops.push_back(
+          ForNode::Make(ax, IntConst(t, 0), CastTo(t, r->extent), ForKind::kSerial, Evaluate0()));
+      value = Simplify(AddE(CastTo(t, r->min), ax));
+    }
+    values.push_back(value);
+    if (guard_low) predicate = AndE(predicate, GENode::Make(value, iv->dom->min));
+    if (guard_high) predicate = AndE(predicate, LTNode::Make(value, dom_hi));
   }
-  Stmt nest = MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), GetRef(block)));
+  Stmt nest = MakeLoopNest(
+      loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), GetRef(block)));
 
   StmtEditor editor;
   editor.replace[LeafToRemove(state, block_sref)] = nullptr;

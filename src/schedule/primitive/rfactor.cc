@@ -202,8 +202,8 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
       if (loop_iters.count(v) || !UsesVars(binding, {v})) continue;
       Var nv = NewVar("v" + f->loop_var->name, f->loop_var->dtype);
       loop_iters[v] = nv;
-      rf_iters.push_back(IterVarNode::Make(RangeNode::Make(f->min, f->extent), nv,
-                                           IterVarType::kCommReduce));
+      rf_iters.push_back(
+          IterVarNode::Make(RangeNode::Make(f->min, f->extent), nv, IterVarType::kCommReduce));
       rf_values.push_back(f->loop_var);
     }
     rf_map[iv->var.get()] = Simplify(Substitute(binding, loop_iters));
@@ -227,10 +227,36 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
         spatial_loops.insert(l->loop()->loop_var.get());
     }
   }
+  // It goes right after the reduction, in the deepest loop holding the reduction and every
+  // reader of its buffer; loops above that point are shared, the ones below are copied.
+  std::vector<const StmtSRefNode*> users = {block_sref.get()};
+  for (const StmtSRef& b : scope.blocks) {
+    if (b == block_sref) continue;
+    for (const BufferRegion& r : b->block()->reads) {
+      if (r->buffer == buffer) users.push_back(b.get());
+    }
+  }
+  const StmtSRefNode* parent = users.size() > 1 ? LowestCommonAncestor(users) : scope_root.get();
+  for (size_t u = 1; u < users.size(); ++u) {
+    if (IsAncestor(loop_sref.get(), users[u])) {
+      Fail("A reader of the reduction's result is inside the rfactor loop",
+           "The block {1} reads the result of {0} inside the rfactor loop {2}",
+           {block_sref->stmt, users[u]->stmt, loop_sref->stmt});
+    }
+  }
+  int64_t wb_position = ChildIndex(parent, block_sref.get()) + 1;
+  for (size_t u = 1; u < users.size(); ++u) {
+    if (ChildIndex(parent, users[u]) < wb_position) {
+      Fail("A reader of the reduction's result shares its loop nest",
+           "The block {1} reads the result of {0} in the loop nest of the reduction",
+           {block_sref->stmt, users[u]->stmt});
+    }
+  }
   VarMap loop_map;
   std::vector<For> wb_loops;
   for (const StmtSRef& l : loops) {
     const ForNode* f = l->loop();
+    if (!IsAncestor(parent, l.get())) continue;  // shared with the write-back block
     if (f != loop && !spatial_loops.count(f->loop_var.get())) continue;
     Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
     loop_map[f->loop_var.get()] = v;
@@ -266,7 +292,7 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     bool kept = true;
     for (const StmtSRef& l : loops) {
       const VarNode* v = l->loop()->loop_var.get();
-      if (!loop_map.count(v) && UsesVars(c, {v})) kept = false;
+      if (IsAncestor(parent, l.get()) && !loop_map.count(v) && UsesVars(c, {v})) kept = false;
     }
     if (kept) wb_predicate = AndE(wb_predicate, Substitute(c, loop_map));
   }
@@ -276,15 +302,10 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
 
   StmtEditor editor;
   editor.replace[realize.get()] = rf_realize;
-  editor.insert[scope_root->stmt.get()].emplace_back(
-      ChildIndex(scope_root.get(), block_sref.get()) + 1, wb_nest);
-  const BlockNode* root = scope_root->block();
-  Block result = CopyBlock(As<BlockNode>(editor.VisitStmt(scope_root->stmt)).get());
-  result->alloc_buffers.push_back(rf_buffer);
-  BlockReuse reuse = editor.reuse;
-  reuse[root] = result;
-  reuse[block] = wb_block;  // handles of the reduction now refer to the write-back block
-  state.Replace(scope_root.get(), root, result, reuse);
+  editor.insert[parent->stmt.get()].emplace_back(wb_position, wb_nest);
+  // Handles of the reduction now refer to the write-back block.
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), &editor, rf_buffer,
+                  {{block, wb_block}});
   return state.GetSRef(rf_block.get());
 }
 

@@ -84,6 +84,18 @@ def s_layout_inline(sch):
     sch.storage_align(sch.get_block("Y"), 0, 1, 16, 1)
 
 
+def s_nested_scope_cache_write(sch):
+    # The reduction's scope block runs once per k: the cache must outlive it.
+    sch.blockize([sch.get_block("Y")])
+    sch.cache_write(sch.get_block("Y"), 0, "global")
+    sch.cache_read(sch.get_block("Y"), 1, "global")
+
+
+def s_rfactor_in_nest(sch):
+    sch.reverse_compute_at(sch.get_block("C"), loops(sch, "Y")[1])
+    sch.rfactor(loops(sch, "Y")[2], 0)
+
+
 def s_unroll_fuse(sch):
     c = sch.get_block("C")
     fused = sch.fuse(*sch.get_loops(c))
@@ -93,7 +105,8 @@ def s_unroll_fuse(sch):
 
 
 @pytest.mark.parametrize("schedule", [s_compute_at_reduction, s_cache_read_tile, s_cache_write,
-                                      s_rfactor, s_blockize_decompose, s_layout_inline, s_unroll_fuse],
+                                      s_rfactor, s_blockize_decompose, s_layout_inline, s_unroll_fuse,
+                                      s_nested_scope_cache_write, s_rfactor_in_nest],
                          ids=lambda f: f.__name__[2:])
 def test_scheduled_matmul_relu(schedule):
     sch = tir.Schedule(mm_relu, debug_mask="all")

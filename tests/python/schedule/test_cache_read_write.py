@@ -186,7 +186,7 @@ def test_cache_write_buffer_with_several_writers(schedule_error):
                    "cache_write", "is written by more than one block of the scope")
 
 
-def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
+def test_cache_read_inside_the_loop_of_writer_and_consumer(golden):
     @T.prim_func
     def fused(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
         B = T.alloc_buffer((16,))
@@ -198,5 +198,107 @@ def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
                 vi = T.axis.spatial(16, i)
                 C[vi] = B[vi]
 
-    schedule_error(fused, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        B_local = T.alloc_buffer((16,), scope="local")
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+            for ax0 in T.serial(1):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(16, i + ax0)
+                    B_local[v0] = B[v0]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B_local[vi]
+
+    golden(fused, expected, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"))
+
+
+def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
+    @T.prim_func
+    def split_uses(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+                   D: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+        for i in T.serial(16):
+            with T.block("D"):
+                vi = T.axis.spatial(16, i)
+                D[vi] = B[vi]
+
+    schedule_error(split_uses, lambda sch: sch.cache_read(sch.get_block("D"), 0, "local"), "cache_read",
+                   "the consumer tir.Block#1 shares its loop nest with the writer tir.Block#0")
+    schedule_error(split_uses, lambda sch: sch.cache_write(sch.get_block("B"), 0, "local"), "cache_write",
                    "shares its loop nest with the writer")
+
+
+def test_cache_read_of_a_buffer_the_block_also_writes(schedule_error):
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
+                   "The block tir.Block#0 reads and writes C")
+
+
+@T.prim_func
+def ragged(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+    B = T.alloc_buffer((10,))
+    for i_0, i_1 in T.grid(4, 3):
+        with T.block("B"):
+            vi = T.axis.spatial(10, i_0 * 3 + i_1)
+            T.where(i_0 * 3 + i_1 < 10)
+            B[vi] = A[vi] * T.float32(3)
+        with T.block("C"):
+            vi = T.axis.spatial(10, i_0 * 3 + i_1)
+            T.where(i_0 * 3 + i_1 < 10)
+            C[vi] = B[vi] - T.float32(1)
+
+
+def test_cache_read_under_a_predicate_keeps_the_copy_inside_the_buffer(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+        B = T.alloc_buffer((10,))
+        B_local = T.alloc_buffer((10,), scope="local")
+        for i_0, i_1 in T.grid(4, 3):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                B[vi] = A[vi] * T.float32(3)
+            for ax0 in T.serial(1):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(10, i_0 * 3 + i_1 + ax0)
+                    T.where(i_0 * 3 + i_1 + ax0 < 10)
+                    B_local[v0] = B[v0]
+            with T.block("C"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                C[vi] = B_local[vi] - T.float32(1)
+
+    golden(ragged, expected, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"))
+
+
+def test_cache_write_of_a_predicated_block_copies_the_buffer_only(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), C: T.Buffer((10,), "float32")):
+        B = T.alloc_buffer((10,))
+        C_global = T.alloc_buffer((10,))
+        for i_0, i_1 in T.grid(4, 3):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                B[vi] = A[vi] * T.float32(3)
+            with T.block("C"):
+                vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                T.where(i_0 * 3 + i_1 < 10)
+                C_global[vi] = B[vi] - T.float32(1)
+        for ax0 in T.serial(10):
+            with T.block("C_global"):
+                v0 = T.axis.spatial(10, ax0)
+                C[v0] = C_global[v0]
+
+    golden(ragged, expected, lambda sch: sch.cache_write(sch.get_block("C"), 0, "global"))

@@ -352,3 +352,39 @@ def test_compute_at_block_neither_complete_nor_reduction(schedule_error):
                    "compute_at", "Not a complete or reduction block: tir.Block#0 is not complete because "
                    "it has a non-spatial block iterator, and not a reduction block because it has no "
                    "init statement")
+
+
+def test_compute_at_under_a_split_that_does_not_divide(golden):
+    @T.prim_func
+    def ragged(A: T.Buffer((37,), "float32"), C: T.Buffer((37,), "float32")):
+        B = T.alloc_buffer((37,))
+        for j in T.serial(37):
+            with T.block("B"):
+                vj = T.axis.spatial(37, j)
+                B[vj] = A[vj] * T.float32(3)
+        for j in T.serial(37):
+            with T.block("C"):
+                vj = T.axis.spatial(37, j)
+                C[vj] = B[vj] - T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((37,), "float32"), C: T.Buffer((37,), "float32")):
+        B = T.alloc_buffer((37,))
+        for j_0 in T.serial(5):
+            for ax0 in T.serial(8):
+                with T.block("B"):
+                    vj = T.axis.spatial(37, j_0 * 8 + ax0)
+                    T.where(j_0 * 8 + ax0 < 37)
+                    B[vj] = A[vj] * T.float32(3)
+            for j_1 in T.serial(8):
+                with T.block("C"):
+                    vj = T.axis.spatial(37, j_0 * 8 + j_1)
+                    T.where(j_0 * 8 + j_1 < 37)
+                    C[vj] = B[vj] - T.float32(1)
+
+    def apply(sch):
+        (j,) = sch.get_loops(sch.get_block("C"))
+        j0, _ = sch.split(j, factors=[None, 8])
+        sch.compute_at(sch.get_block("B"), j0)
+
+    golden(ragged, expected, apply)

@@ -243,3 +243,42 @@ def test_rfactor_of_a_block_that_is_not_a_reduction(schedule_error):
 
     schedule_error(no_init, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0), "rfactor",
                    "is not a reduction block: it has no init statement")
+
+
+def test_rfactor_write_back_goes_before_a_consumer_in_the_same_nest(golden):
+    @T.prim_func
+    def fused(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            for k in T.serial(8):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        B_rf = T.alloc_buffer((8, 16))
+        for i in T.serial(16):
+            for k in T.serial(8):
+                with T.block("B_rf"):
+                    vk, vi = T.axis.remap("SS", [k, i])
+                    with T.init():
+                        B_rf[vk, vi] = T.float32(0)
+                    B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk]
+            for k in T.serial(8):
+                with T.block("B"):
+                    vk, vi = T.axis.remap("RS", [k, i])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + B_rf[vk, vi]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi] * T.float32(2)
+
+    golden(fused, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0))
