@@ -8,6 +8,41 @@ namespace tessera {
 namespace transform {
 namespace {
 
+// A copy of an unrolled body in which the loops and lets it defines bind fresh variables, so
+// that the copies side by side still define each variable once.
+class FreshDefs : public StmtExprMutator {
+ public:
+  explicit FreshDefs(VarMap vmap) : vmap_(std::move(vmap)) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = vmap_.find(op);
+    return it == vmap_.end() ? GetRef(op) : it->second;
+  }
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Var v = Renew(op->loop_var);
+    return ForNode::Make(v, VisitExpr(op->min), VisitExpr(op->extent), op->for_kind,
+                         VisitStmt(op->body), op->thread_binding, op->annotations, op->span);
+  }
+
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    Expr value = VisitExpr(op->value);
+    Var v = Renew(op->var);
+    return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
+  }
+
+ private:
+  Var Renew(const Var& v) {
+    if (v->pointer) return v;
+    Var fresh = VarNode::Make(v->name, v->dtype, v->span);
+    vmap_[v.get()] = fresh;
+    return fresh;
+  }
+  VarMap vmap_;
+};
+
 struct UnrollConfig {
   int64_t auto_max_step = 0;
   int64_t auto_max_depth = 8;
@@ -100,7 +135,9 @@ class LoopUnroller : public StmtExprMutator {
     std::vector<Stmt> seq;
     for (int64_t i = 0; i < extent; ++i) {
       Expr value = SimplifyExpr(AddNode::Make(op->min, MakeConst(op->min->dtype, i)));
-      seq.push_back(Substitute(body, {{op->loop_var.get(), value}}));
+      // The first copy keeps the body's own definitions; the others get fresh ones.
+      seq.push_back(i == 0 ? Substitute(body, {{op->loop_var.get(), value}})
+                           : FreshDefs({{op->loop_var.get(), value}}).VisitStmt(body));
     }
     return SeqStmtNode::Flatten(seq, op->span);
   }
