@@ -43,6 +43,20 @@ def tessera_time(lib, args, repeat=5, number=1):
     return min(timer(*args).results)
 
 
+def aligned(shape, dtype="float32", align=64, fill=None):
+    """A numpy array whose data starts on an ``align``-byte boundary (as ts.nd arrays do)."""
+    import numpy as np
+
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape))
+    raw = np.empty(n * dt.itemsize + align, np.uint8)
+    off = (-raw.ctypes.data) % align
+    arr = raw[off:off + n * dt.itemsize].view(dt).reshape(shape)
+    if fill is not None:
+        arr[...] = fill
+    return arr
+
+
 def row(name, threads, value, unit, ref_name, ref_value, higher_is_better=True):
     ratio = value / ref_value if higher_is_better else ref_value / value
     return {"name": name, "threads": threads, "value": value, "unit": unit, "ref": ref_name,
@@ -100,8 +114,8 @@ def bench_fma(threads, quick):
 
     n = (1 << 22) if quick else (1 << 24)
     rng = np.random.default_rng(0)
-    a, b, c = (rng.random(n, dtype="float32") for _ in range(3))
-    d = np.empty(n, "float32")
+    a, b, c = (aligned(n, fill=rng.random(n, dtype="float32")) for _ in range(3))
+    d = aligned(n)
     lib = ts.build(K.schedule_fma(n, parallel=threads > 1), target="c")
     lib(a, b, c, d)
     np.testing.assert_allclose(d, a * b + c, rtol=1e-6)
@@ -110,7 +124,7 @@ def bench_fma(threads, quick):
     ref = best(lambda: np.add(np.multiply(a, b, out=d), c, out=d), repeat=7)
     ref_expr = best(lambda: a * b + c, repeat=7)
     # memcpy bandwidth: bytes read + written per second by a 64 MiB copy.
-    src, dst = np.ones(n, "float32"), np.empty(n, "float32")
+    src, dst = aligned(n, fill=1.0), aligned(n)
     copy = best(lambda: np.copyto(dst, src), repeat=7)
     moved = 16.0 * n  # three arrays read, one written
     gbs = moved / t / 1e9

@@ -96,7 +96,9 @@ def fma_func(n):
     return fma
 
 
-def schedule_fma(n, parallel=True, chunk=4096):
+def schedule_fma(n, parallel=True, chunk=4096, nontemporal=True):
+    """Chunks of ``chunk`` elements across threads, native vectors inside; the result streams
+    to memory past the caches (``pragma_nontemporal``) since nothing reads it back soon."""
     sch = Schedule(fma_func(n))
     block = sch.get_block("D")
     (i,) = sch.get_loops(block)
@@ -104,6 +106,8 @@ def schedule_fma(n, parallel=True, chunk=4096):
     if parallel:
         sch.parallel(io)
     sch.vectorize(iv)
+    if nontemporal:
+        sch.annotate(ii, "pragma_nontemporal", 1)
     return sch.mod
 
 

@@ -380,7 +380,24 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   std::string call;
   if (auto* ramp = AsPtr<RampNode>(index)) {
     std::string base = OffsetPointer(ptr, ramp->base);
-    if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
+    int bytes = t.bits() * t.lanes() / 8;
+    if (IsConstInt(ramp->stride, 1) && !elem.is_bool() && nontemporal_depth_ > 0 &&
+        (bytes == 16 || bytes == 32 || bytes == 64)) {
+      // A streaming store (bypassing the caches) where the vector is aligned to its size; an
+      // ordinary store otherwise. The annotated loop ends with a store fence.
+      static const std::map<int, std::pair<const char*, const char*>> kStream = {
+          {16, {"__SSE2__", "_mm_stream_si128((__m128i*)p, (__m128i)v)"}},
+          {32, {"__AVX__", "_mm256_stream_si256((__m256i*)p, (__m256i)v)"}},
+          {64, {"__AVX512F__", "_mm512_stream_si512((__m512i*)p, (__m512i)v)"}}};
+      const auto& [macro, intrinsic] = kStream.at(bytes);
+      std::string name = "tessera_stream_" + vt.substr(8);
+      def << "#if defined(" << macro << ")\n#include <immintrin.h>\n#endif\n"
+          << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
+          << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << bytes - 1
+          << ") == 0) {\n    " << intrinsic << ";\n    return;\n  }\n#endif\n"
+          << "  memcpy(p, &v, sizeof(v));\n}\n";
+      call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
+    } else if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
       std::string name = "tessera_store_" + vt.substr(8);
       def << "static inline void " << name << "(" << st << "* p, " << vt
           << " v) {\n  memcpy(p, &v, sizeof(v));\n}\n";
@@ -583,6 +600,26 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
 }
 
 void CodeGenHost::VisitStmt_(const ForNode* op) {
+  // sch.annotate(loop, "pragma_nontemporal", 1): the contiguous vector stores inside stream past
+  // the caches (output written once, not read back soon); a fence after the loop orders them.
+  auto nt = op->annotations.find("pragma_nontemporal");
+  auto* nt_imm = nt == op->annotations.end() ? nullptr : AsPtr<IntImmNode>(nt->second);
+  if (nt_imm && nt_imm->value != 0 && nontemporal_depth_ == 0) {
+    AttrMap rest = op->annotations;
+    rest.erase("pragma_nontemporal");
+    For inner = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, op->body,
+                              op->thread_binding, rest, op->span);
+    ++nontemporal_depth_;
+    VisitStmt_(inner.get());
+    --nontemporal_depth_;
+    PrintIndent();
+    stream_ << Helper("tessera_store_fence",
+                      "#if defined(__SSE2__)\n#include <immintrin.h>\n#endif\n"
+                      "static inline void tessera_store_fence(void) {\n#if defined(__SSE2__)\n"
+                      "  _mm_sfence();\n#endif\n}\n")
+            << "();\n";
+    return;
+  }
   if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0) {
     PrintIndent();
     stream_ << "#pragma omp parallel for\n";
