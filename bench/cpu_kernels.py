@@ -45,13 +45,24 @@ def _register_tile(sch, block, i, j, k, parallel_loop=None):
     return cc, jo, io
 
 
-def schedule_matmul(n, parallel=True):
+def schedule_matmul(n, parallel=True, pack=True):
     sch = Schedule(matmul_func(n))
     block = sch.get_block("C")
+    if pack:
+        # B packed into NR-wide column panels, each contiguous along k: B_p[j // NR, k, j % NR].
+        packed = sch.cache_read(block, 2, "global")
+        sch.transform_layout(packed, ("write", 0), lambda k, j: (j // NR, k, j % NR))
     i, j, k = sch.get_loops(block)
     _, jo, io = _register_tile(sch, block, i, j, k)
     if parallel:
         sch.parallel(jo)
+    if pack:
+        pk, pj = sch.get_loops(packed)
+        pjo, pji = sch.split(pj, [None, NR])
+        sch.reorder(pjo, pk, pji)
+        if parallel:
+            sch.parallel(pjo)
+        sch.vectorize(pji)
     sch.decompose_reduction(block, sch.get_loops(block)[2])
     return sch.mod
 
@@ -77,10 +88,12 @@ def schedule_batch_matmul(shape_a, shape_b, parallel=True):
     block = sch.get_block("C")
     p, q, i, j, r = sch.get_loops(block)
     _register_tile(sch, block, i, j, r)
-    pq = sch.fuse(p, q)
+    # The batch loop alone is parallel: with p and q fused, the allocation planner cannot tell
+    # the register tiles of different fused iterations apart (p_q // 12, p_q % 12) and keeps
+    # C_local whole at the root.
     if parallel:
-        sch.parallel(pq)
-    sch.decompose_reduction(block, sch.get_loops(block)[3])
+        sch.parallel(p)
+    sch.decompose_reduction(block, sch.get_loops(block)[4])
     return sch.mod
 
 
