@@ -40,6 +40,8 @@ Pass FlattenBuffer();
 /*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
  *  cannot be vectorized or "tir.disable_vectorize" is set. */
 Pass VectorizeLoop();
+/*! \brief The widest SIMD vector of the host CPU in bits: 512 (AVX-512), 256 (AVX2/AVX) or 128. */
+int HostVectorBits();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();
