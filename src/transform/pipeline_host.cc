@@ -55,6 +55,7 @@ StageResult HostLoop(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.VectorizeLoop");
   mod = run(mod, "tir.StorageRewrite");
   mod = run(mod, "tir.UnrollLoop");
+  mod = run(mod, "tir.InjectPrefetch");
   return {mod, false, nullptr};
 }
 

@@ -42,6 +42,9 @@ Pass FlattenBuffer();
 Pass VectorizeLoop();
 /*! \brief The widest SIMD vector of the host CPU in bits: 512 (AVX-512), 256 (AVX2/AVX) or 128. */
 int HostVectorBits();
+/*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d
+ *  iterations ahead (__builtin_prefetch). */
+Pass InjectPrefetch();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();
