@@ -6,8 +6,7 @@
 // Only reads whose index depends on the loop variable and on no variable defined inside the loop
 // are prefetched (a vector read's Ramp base stands for the vector); reads of the same buffer
 // whose indices differ only by a constant in the same 64-byte bucket of offsets are prefetched
-// once. A prefetch past the end
-// of the buffer is harmless (it never faults).
+// once. A prefetch past the end of the buffer is harmless (it never faults).
 #include <set>
 
 #include "tessera/ir/functor.h"

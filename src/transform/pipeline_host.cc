@@ -9,7 +9,7 @@
 // SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
 // (the host code generator prints the packed-call builtins itself),
 // LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
-// not run yet.
+// not run yet. tessera's own tir.InjectPrefetch (pragma_prefetch loops) ends the loop stage.
 #include <cstdio>
 #include <fstream>
 #include <sstream>

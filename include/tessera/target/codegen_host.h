@@ -58,6 +58,8 @@ class CodeGenHost : public CodeGenC {
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   void VisitStmt_(const ForNode* op) override;
+  /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
+  std::string AllocationPrefix(const std::string& scope) override;
 
  private:
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */

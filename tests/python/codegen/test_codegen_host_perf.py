@@ -72,3 +72,31 @@ def test_register_tiled_gemm_is_correct():
         lib = ts.build(K.schedule_matmul(n, parallel=parallel), target="c")
         lib(a, b, c)
         np.testing.assert_allclose(c, a @ b, rtol=1e-4)
+
+
+def test_allocations_are_aligned():
+    @T.prim_func
+    def func(A: T.Buffer((4096,), "float32"), B: T.Buffer((4096,), "float32")):
+        small = T.alloc_buffer((16,), "float32")
+        big = T.alloc_buffer((4096,), "float32")
+        for i in range(4096):
+            with T.block("big"):
+                vi = T.axis.spatial(4096, i)
+                big[vi] = A[vi] * T.float32(2)
+        for i in range(16):
+            with T.block("small"):
+                vi = T.axis.spatial(16, i)
+                small[vi] = A[vi]
+        for i in range(4096):
+            with T.block("B"):
+                vi = T.axis.spatial(4096, i)
+                B[vi] = big[vi] + small[vi % 16]
+
+    lib = ts.build(func, target="c")
+    src = lib.get_source()
+    assert "__attribute__((aligned(64))) float small[16];" in src
+    assert "__builtin_assume_aligned(tessera_alloc_workspace(" in src
+    a = np.arange(4096, dtype="float32")
+    b = np.empty_like(a)
+    lib(a, b)
+    np.testing.assert_array_equal(b, a * 2 + a[np.arange(4096) % 16])
