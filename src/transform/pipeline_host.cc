@@ -3,7 +3,7 @@
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
 // InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
-// NarrowDataType; in loop LoopPartition, InjectDoubleBuffer, LowerAsyncDMA and HoistIfThenElse;
+// NarrowDataType; in loop LoopPartition, InjectDoubleBuffer and LowerAsyncDMA;
 // in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
 // CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
 // SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
@@ -55,6 +55,7 @@ StageResult HostLoop(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.VectorizeLoop");
   mod = run(mod, "tir.StorageRewrite");
   mod = run(mod, "tir.UnrollLoop");
+  mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.InjectPrefetch");
   return {mod, false, nullptr};
 }

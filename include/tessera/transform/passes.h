@@ -45,6 +45,8 @@ int HostVectorBits();
 /*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d
  *  iterations ahead (__builtin_prefetch). */
 Pass InjectPrefetch();
+/*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
+Pass HoistIfThenElse();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();
