@@ -3,7 +3,7 @@
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
 // InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
-// NarrowDataType; in loop LoopPartition, InjectDoubleBuffer and LowerAsyncDMA;
+// NarrowDataType; in loop InjectDoubleBuffer and LowerAsyncDMA;
 // in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
 // CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
 // SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
@@ -52,10 +52,11 @@ StageResult HostFlatten(IRModule mod, LowerContext& ctx) {
 
 StageResult HostLoop(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLoop);
+  mod = run(mod, "tir.LoopPartition");
   mod = run(mod, "tir.VectorizeLoop");
   mod = run(mod, "tir.StorageRewrite");
-  mod = run(mod, "tir.UnrollLoop");
   mod = run(mod, "tir.HoistIfThenElse");
+  mod = run(mod, "tir.UnrollLoop");
   mod = run(mod, "tir.InjectPrefetch");
   return {mod, false, nullptr};
 }

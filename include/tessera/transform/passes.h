@@ -47,6 +47,8 @@ int HostVectorBits();
 Pass InjectPrefetch();
 /*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
 Pass HoistIfThenElse();
+/*! \brief Split constant loops where an inner `if` stops being provably true (tails). */
+Pass LoopPartition();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();
