@@ -3,10 +3,9 @@
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
 // InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
-// NarrowDataType; in loop InjectDoubleBuffer and LowerAsyncDMA;
-// in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
-// CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
-// SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
+// NarrowDataType; in loop InjectDoubleBuffer and LowerAsyncDMA; in cleanup
+// RenormalizeSplitPattern, RewriteUnsafeSelect and InstrumentBoundCheckers; in split
+// VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions, SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
 // (the host code generator prints the packed-call builtins itself),
 // LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
 // not run yet. tessera's own tir.InjectPrefetch (pragma_prefetch loops) ends the loop stage.
@@ -65,6 +64,7 @@ StageResult HostCleanup(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  mod = run(mod, "tir.CommonSubexprElimTIR");
   return {mod, false, nullptr};
 }
 

@@ -49,6 +49,9 @@ Pass InjectPrefetch();
 Pass HoistIfThenElse();
 /*! \brief Split constant loops where an inner `if` stops being provably true (tails). */
 Pass LoopPartition();
+/*! \brief Bind subexpressions repeated within one statement to a LetStmt (unless
+ *  "tir.disable_cse_tir"). */
+Pass CommonSubexprElimTIR();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();

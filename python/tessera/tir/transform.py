@@ -42,7 +42,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "MakePackedAPI", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
-          "LoopPartition")
+          "LoopPartition", "CommonSubexprElimTIR")
 
 for _short in _NAMES:
     globals()[_short] = _factory(_short)
