@@ -385,16 +385,18 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
         (bytes == 16 || bytes == 32 || bytes == 64)) {
       // A streaming store (bypassing the caches) where the vector is aligned to its size; an
       // ordinary store otherwise. The annotated loop ends with a store fence.
+      // Inline assembly rather than <immintrin.h>, whose parsing alone costs a small kernel's
+      // build more than 100 ms.
       static const std::map<int, std::pair<const char*, const char*>> kStream = {
-          {16, {"__SSE2__", "_mm_stream_si128((__m128i*)p, (__m128i)v)"}},
-          {32, {"__AVX__", "_mm256_stream_si256((__m256i*)p, (__m256i)v)"}},
-          {64, {"__AVX512F__", "_mm512_stream_si512((__m512i*)p, (__m512i)v)"}}};
-      const auto& [macro, intrinsic] = kStream.at(bytes);
+          {16, {"__AVX__", "vmovntps %1, (%0)"}},
+          {32, {"__AVX__", "vmovntps %1, (%0)"}},
+          {64, {"__AVX512F__", "vmovntps %1, (%0)"}}};
+      const auto& [macro, insn] = kStream.at(bytes);
       std::string name = "tessera_stream_" + vt.substr(8);
-      def << "#if defined(" << macro << ")\n#include <immintrin.h>\n#endif\n"
-          << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
+      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
           << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << bytes - 1
-          << ") == 0) {\n    " << intrinsic << ";\n    return;\n  }\n#endif\n"
+          << ") == 0) {\n    __asm__ volatile(\"" << insn
+          << "\" : : \"r\"(p), \"v\"(v) : \"memory\");\n    return;\n  }\n#endif\n"
           << "  memcpy(p, &v, sizeof(v));\n}\n";
       call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
     } else if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
@@ -621,9 +623,9 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     --nontemporal_depth_;
     PrintIndent();
     stream_ << Helper("tessera_store_fence",
-                      "#if defined(__SSE2__)\n#include <immintrin.h>\n#endif\n"
-                      "static inline void tessera_store_fence(void) {\n#if defined(__SSE2__)\n"
-                      "  _mm_sfence();\n#endif\n}\n")
+                      "static inline void tessera_store_fence(void) {\n"
+                      "#if defined(__x86_64__) || defined(__i386__)\n"
+                      "  __asm__ volatile(\"sfence\" : : : \"memory\");\n#endif\n}\n")
             << "();\n";
     return;
   }
