@@ -8,7 +8,8 @@ The thread count of a run is fixed when OpenMP and OpenBLAS start, so the comput
 in child processes, one per thread count, with OMP_NUM_THREADS and OPENBLAS_NUM_THREADS set
 (numpy's BLAS and tessera's OpenMP loops then use the same number of threads). Each figure is
 the best of several repeats; the load average is printed with the table because the machine may
-be shared. The plot needs matplotlib and is skipped without it.
+be shared. OpenMP threads wait passively (OMP_WAIT_POLICY=passive unless set). The plot needs
+matplotlib (pip install -r bench/requirements.txt) and is skipped without it.
 """
 
 import argparse
@@ -251,6 +252,9 @@ def child(names, threads, quick):
 def run_child(names, threads, quick):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads), PYTHONPATH=os.path.join(ROOT, "python"))
+    # libgomp's idle threads spin by default; on a shared (oversubscribed) machine the spinning
+    # takes the cores from the threads that work (measured: conv2d 2 threads 21 -> 83 GFLOP/s).
+    env.setdefault("OMP_WAIT_POLICY", "passive")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names),
            "--threads", str(threads)] + (["--quick"] if quick else [])
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout

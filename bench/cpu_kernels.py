@@ -200,12 +200,16 @@ def schedule_conv2d_nchwc(shape, parallel=True, xt=8):
     cc = sch.cache_write(block, 0, "local")
     b, oco, y, x, oci, ico, ky, kx, ici = sch.get_loops(block)
     xo, xi = sch.split(x, [None, xt])
-    sch.reorder(b, oco, y, xo, ico, ky, kx, ici, xi, oci)
+    # y outermost: the parallel loop encloses b and oco, whose values the C compiler then knows
+    # inside the OpenMP region (the register tile's offsets stay constants).
+    sch.reorder(y, b, oco, xo, ico, ky, kx, ici, xi, oci)
     sch.reverse_compute_at(cc, xo)
     sch.vectorize(oci)
     sch.unroll(xi)
     sch.vectorize(sch.get_loops(cc)[-1])
+    # The output rows are parallel; fusing b, oco and y instead would keep Y_local whole at the
+    # root (the allocation planner does not see through the fused loop's div/mod).
     if parallel:
-        sch.parallel(sch.fuse(b, oco, y))
+        sch.parallel(y)
     sch.decompose_reduction(block, ico)
     return sch.mod
