@@ -20,7 +20,7 @@ _THREADS = "--threads" in sys.argv
 if not _THREADS:  # before numpy and OpenMP start
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # idle OpenMP threads do not spin"
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # idle OpenMP threads do not spin
 
 import numpy as np  # noqa: E402
 

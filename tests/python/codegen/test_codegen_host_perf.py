@@ -100,3 +100,13 @@ def test_allocations_are_aligned():
     b = np.empty_like(a)
     lib(a, b)
     np.testing.assert_array_equal(b, a * 2 + a[np.arange(4096) % 16])
+
+
+def test_gemm_schedule_example_runs():
+    import subprocess
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", "gemm_schedule.py"),
+                          "--n", "64"], env=env, check=True, capture_output=True, text=True).stdout
+    assert "decompose_reduction at k" in out and "pack B" in out
