@@ -10,7 +10,7 @@ from . import error
 
 __version__ = _core.__version__
 
-_SUBMODULES = ("ir", "tir", "transform", "script", "dsl", "lower", "runtime", "nd", "driver")
+_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
 _ATTRIBUTES = {
     "build": "driver",

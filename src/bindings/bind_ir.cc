@@ -374,6 +374,16 @@ void BindIR(nb::module_& m) {
       .def("with_attr", [](const PrimFuncNode& f, const std::string& k, ObjectRef v) {
         return f.WithAttr(k, v);
       })
+      // Plain Python values as attributes: func.with_attr("global_symbol", "name").
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, const std::string& v) {
+        return f.WithAttr(k, StringImmNode::Make(v));
+      })
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, bool v) {
+        return f.WithAttr(k, Bool(v));
+      })
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, int64_t v) {
+        return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
+      })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
   nb::class_<IRModuleNode, Object>(m, "IRModule")
       .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {

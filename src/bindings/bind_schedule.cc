@@ -46,17 +46,24 @@ void BindSchedule(nb::module_& m) {
       .def("__eq__", [](const RVNode& a, nb::handle b) {
         return nb::isinstance<RVNode>(b) && &a == &nb::cast<const RVNode&>(b);
       });
-  nb::class_<BlockRVNode, RVNode>(m, "BlockRV").def(nb::new_([] { return std::make_shared<BlockRVNode>(); }));
-  nb::class_<LoopRVNode, RVNode>(m, "LoopRV").def(nb::new_([] { return std::make_shared<LoopRVNode>(); }));
-  nb::class_<ExprRVNode, RVNode>(m, "ExprRV").def(nb::new_([] { return std::make_shared<ExprRVNode>(); }));
+  nb::class_<BlockRVNode, RVNode>(m, "BlockRV").def(nb::new_([] {
+    return std::make_shared<BlockRVNode>();
+  }));
+  nb::class_<LoopRVNode, RVNode>(m, "LoopRV").def(nb::new_([] {
+    return std::make_shared<LoopRVNode>();
+  }));
+  nb::class_<ExprRVNode, RVNode>(m, "ExprRV").def(nb::new_([] {
+    return std::make_shared<ExprRVNode>();
+  }));
 
   nb::class_<IndexMap>(m, "IndexMap")
       .def(nb::init<>())
-      .def("__init__",
-           [](IndexMap* self, std::vector<Var> initial, std::vector<Expr> final_indices) {
-             new (self) IndexMap{std::move(initial), std::move(final_indices)};
-           },
-           "initial_indices"_a, "final_indices"_a)
+      .def(
+          "__init__",
+          [](IndexMap* self, std::vector<Var> initial, std::vector<Expr> final_indices) {
+            new (self) IndexMap{std::move(initial), std::move(final_indices)};
+          },
+          "initial_indices"_a, "final_indices"_a)
       .def_rw("initial_indices", &IndexMap::initial_indices)
       .def_rw("final_indices", &IndexMap::final_indices)
       .def("map_indices", &IndexMap::Apply, "indices"_a)
@@ -65,27 +72,33 @@ void BindSchedule(nb::module_& m) {
   nb::class_<Trace>(m, "Trace")
       .def("as_python", &Trace::AsPython)
       .def("as_json", &Trace::AsJSON)
-      .def("apply_to_schedule", [](const Trace& t, Schedule& sch, bool remove_postproc) {
-             t.ApplyToSchedule(&sch, remove_postproc);
-           },
-           "sch"_a, "remove_postproc"_a = false)
-      .def_static("apply_json_to_schedule",
-                  [](const std::string& json, Schedule& sch) { Trace::ApplyJSONToSchedule(json, &sch); },
-                  "json_obj"_a, "sch"_a)
+      .def(
+          "apply_to_schedule",
+          [](const Trace& t, Schedule& sch, bool remove_postproc) {
+            t.ApplyToSchedule(&sch, remove_postproc);
+          },
+          "sch"_a, "remove_postproc"_a = false)
+      .def_static(
+          "apply_json_to_schedule",
+          [](const std::string& json, Schedule& sch) { Trace::ApplyJSONToSchedule(json, &sch); },
+          "json_obj"_a, "sch"_a)
       .def("__len__", [](const Trace& t) { return t.insts.size(); })
-      .def_prop_ro("kinds", [](const Trace& t) {
-        std::vector<std::string> kinds;
-        for (const Instruction& i : t.insts) kinds.push_back(i.kind);
-        return kinds;
-      })
+      .def_prop_ro("kinds",
+                   [](const Trace& t) {
+                     std::vector<std::string> kinds;
+                     for (const Instruction& i : t.insts) kinds.push_back(i.kind);
+                     return kinds;
+                   })
       .def("__str__", &Trace::AsPython);
 
   nb::class_<Schedule>(m, "Schedule")
-      .def("__init__",
-           [](Schedule* self, IRModule mod, int debug_mask, const std::string& level, bool enable_check) {
-             new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check);
-           },
-           "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true)
+      .def(
+          "__init__",
+          [](Schedule* self, IRModule mod, int debug_mask, const std::string& level,
+             bool enable_check) {
+            new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check);
+          },
+          "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true)
       .def_prop_ro("mod", &Schedule::mod)
       .def_prop_ro("trace", [](const Schedule& s) { return s.trace(); })
       .def_prop_ro("func_working_on", &Schedule::func_working_on)
@@ -99,13 +112,14 @@ void BindSchedule(nb::module_& m) {
       .def("get_producers", &Schedule::GetProducers, "block"_a)
       .def("get_consumers", &Schedule::GetConsumers, "block"_a)
       .def("get_output_blocks", &Schedule::GetOutputBlocks, "scope_block"_a)
-      .def("split",
-           [](Schedule& s, const LoopRV& loop, nb::list factors, bool preserve, bool disable) {
-             std::vector<TraceValue> fs;
-             for (nb::handle f : factors) fs.push_back(ToTraceValue(f));
-             return s.Split(loop, fs, preserve, disable);
-           },
-           "loop"_a, "factors"_a, "preserve_unit_iters"_a = true, "disable_predication"_a = false)
+      .def(
+          "split",
+          [](Schedule& s, const LoopRV& loop, nb::list factors, bool preserve, bool disable) {
+            std::vector<TraceValue> fs;
+            for (nb::handle f : factors) fs.push_back(ToTraceValue(f));
+            return s.Split(loop, fs, preserve, disable);
+          },
+          "loop"_a, "factors"_a, "preserve_unit_iters"_a = true, "disable_predication"_a = false)
       .def("fuse", &Schedule::Fuse, "loops"_a, "preserve_unit_iters"_a = true)
       .def("reorder", &Schedule::Reorder, "ordered_loops"_a)
       .def("add_unit_loop", &Schedule::AddUnitLoop, "block_or_loop"_a)
@@ -130,11 +144,12 @@ void BindSchedule(nb::module_& m) {
       .def("set_scope", &Schedule::SetScope, "block"_a, "buffer_index"_a, "storage_scope"_a)
       .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
            "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
-      .def("annotate",
-           [](Schedule& s, const RV& rv, const std::string& key, nb::handle value) {
-             s.Annotate(rv, key, ToTraceValue(value));
-           },
-           "block_or_loop"_a, "ann_key"_a, "ann_val"_a)
+      .def(
+          "annotate",
+          [](Schedule& s, const RV& rv, const std::string& key, nb::handle value) {
+            s.Annotate(rv, key, ToTraceValue(value));
+          },
+          "block_or_loop"_a, "ann_key"_a, "ann_val"_a)
       .def("unannotate", &Schedule::Unannotate, "block_or_loop"_a, "ann_key"_a)
       .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)
       .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a);

@@ -31,6 +31,7 @@ void BindTransform(nb::module_& m);
 void BindRuntime(nb::module_& m);
 void BindSchedule(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
+void BindTE(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

@@ -82,6 +82,7 @@ NB_MODULE(_core, m) {
   BindIR(m);
   BindTIR(m);
   BindBuilder(m);
+  BindTE(m);
   BindTransform(m);
   BindRuntime(m);
   BindHostRuntime(m);

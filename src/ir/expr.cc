@@ -94,7 +94,8 @@ Ref<BinaryOpNode<K>> BinaryOpNode<K>::Make(Expr a, Expr b, Span span) {
     }
   } else if (K >= NodeKind::kEQ && K <= NodeKind::kGE) {
     t = DataType::Bool(t.lanes());
-  } else if (t.is_handle() || t.is_void()) {
+  } else if (t.is_handle() || t.is_void() || t.is_bool()) {
+    // Arithmetic needs numbers: bools combine with And/Or, pointers through address_of.
     TypeError(span, std::string(NodeKindName(K)) + " is not defined on " + t.ToString());
   }
   return std::make_shared<BinaryOpNode<K>>(t, std::move(a), std::move(b), std::move(span));

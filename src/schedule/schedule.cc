@@ -11,12 +11,14 @@ namespace schedule {
 Schedule::Schedule(IRModule mod, int debug_mask, ErrorRenderLevel error_render_level,
                    bool enable_check)
     : state_(std::move(mod), debug_mask, enable_check), error_render_level_(error_render_level) {
-  if (state_.mod()->functions.size() == 1) func_working_on_ = state_.mod()->functions[0].first->name_hint;
+  if (state_.mod()->functions.size() == 1)
+    func_working_on_ = state_.mod()->functions[0].first->name_hint;
 }
 
 void Schedule::WorkOn(const std::string& func_name) {
   if (!state_.mod()->Lookup(func_name)) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "work_on: the module has no function '" << func_name << "'";
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "work_on: the module has no function '" << func_name << "'";
   }
   func_working_on_ = func_name;
 }
@@ -103,7 +105,8 @@ ObjectRef Schedule::Get(const RV& rv) const {
   if (rv && rv->kind == RVNode::kExpr) {
     auto it = expr_symbols_.find(rv.get());
     if (it == expr_symbols_.end()) {
-      TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "The handle does not belong to this schedule";
+      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+          << "The handle does not belong to this schedule";
     }
     return it->second.second;
   }
@@ -138,12 +141,15 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
   return Run("get_block", [&] {
     std::string func = func_name.value_or(func_working_on_);
     if (func.empty()) {
-      Fail("get_block: func_name is not given and the schedule works on no function (the module "
-           "has several; call work_on)");
+      Fail(
+          "get_block: func_name is not given and the schedule works on no function (the module "
+          "has several; call work_on)");
     }
     if (!state_.mod()->Lookup(func)) Fail("get_block: the module has no function '" + func + "'");
     BlockRV rv = NewRV<BlockRVNode>(schedule::GetBlock(state_, name, func));
-    Record({"get_block", {{"name", TraceValue::Str(name)}, {"func_name", TraceValue::Str(func)}}, {rv}});
+    Record({"get_block",
+            {{"name", TraceValue::Str(name)}, {"func_name", TraceValue::Str(func)}},
+            {rv}});
     return rv;
   });
 }
@@ -151,7 +157,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
 std::vector<LoopRV> Schedule::GetLoops(const BlockRV& block) {
   return Run("get_loops", [&] {
     std::vector<LoopRV> out;
-    for (const StmtSRef& s : schedule::GetLoops(state_, BlockSRef(block))) out.push_back(NewRV<LoopRVNode>(s));
+    for (const StmtSRef& s : schedule::GetLoops(state_, BlockSRef(block)))
+      out.push_back(NewRV<LoopRVNode>(s));
     Record({"get_loops", {{"block", TraceValue::Of(RV(block))}}, Outputs(out), true});
     return out;
   });
@@ -163,7 +170,10 @@ std::vector<BlockRV> Schedule::GetChildBlocks(const RV& block_or_loop) {
     for (const StmtSRef& s : schedule::GetChildBlocks(state_, GetSRef(block_or_loop))) {
       out.push_back(NewRV<BlockRVNode>(s));
     }
-    Record({"get_child_blocks", {{"block_or_loop", TraceValue::Of(block_or_loop)}}, Outputs(out), true});
+    Record({"get_child_blocks",
+            {{"block_or_loop", TraceValue::Of(block_or_loop)}},
+            Outputs(out),
+            true});
     return out;
   });
 }
@@ -171,7 +181,8 @@ std::vector<BlockRV> Schedule::GetChildBlocks(const RV& block_or_loop) {
 std::vector<BlockRV> Schedule::GetProducers(const BlockRV& block) {
   return Run("get_producers", [&] {
     std::vector<BlockRV> out;
-    for (const StmtSRef& s : schedule::GetProducers(state_, BlockSRef(block))) out.push_back(NewRV<BlockRVNode>(s));
+    for (const StmtSRef& s : schedule::GetProducers(state_, BlockSRef(block)))
+      out.push_back(NewRV<BlockRVNode>(s));
     Record({"get_producers", {{"block", TraceValue::Of(RV(block))}}, Outputs(out), true});
     return out;
   });
@@ -180,7 +191,8 @@ std::vector<BlockRV> Schedule::GetProducers(const BlockRV& block) {
 std::vector<BlockRV> Schedule::GetConsumers(const BlockRV& block) {
   return Run("get_consumers", [&] {
     std::vector<BlockRV> out;
-    for (const StmtSRef& s : schedule::GetConsumers(state_, BlockSRef(block))) out.push_back(NewRV<BlockRVNode>(s));
+    for (const StmtSRef& s : schedule::GetConsumers(state_, BlockSRef(block)))
+      out.push_back(NewRV<BlockRVNode>(s));
     Record({"get_consumers", {{"block", TraceValue::Of(RV(block))}}, Outputs(out), true});
     return out;
   });
@@ -192,7 +204,10 @@ std::vector<BlockRV> Schedule::GetOutputBlocks(const BlockRV& scope_block) {
     for (const StmtSRef& s : schedule::GetOutputBlocks(state_, BlockSRef(scope_block))) {
       out.push_back(NewRV<BlockRVNode>(s));
     }
-    Record({"get_output_blocks", {{"scope_block", TraceValue::Of(RV(scope_block))}}, Outputs(out), true});
+    Record({"get_output_blocks",
+            {{"scope_block", TraceValue::Of(RV(scope_block))}},
+            Outputs(out),
+            true});
     return out;
   });
 }
@@ -218,7 +233,8 @@ std::vector<LoopRV> Schedule::Split(const LoopRV& loop, const std::vector<TraceV
           break;
         case TraceValue::kRV: {
           auto it = expr_symbols_.find(f.rv.get());
-          if (it == expr_symbols_.end()) Fail("split: a factor handle does not belong to this schedule");
+          if (it == expr_symbols_.end())
+            Fail("split: a factor handle does not belong to this schedule");
           exprs.push_back(CastTo(t, it->second.second));
           break;
         }
@@ -227,7 +243,8 @@ std::vector<LoopRV> Schedule::Split(const LoopRV& loop, const std::vector<TraceV
       }
     }
     std::vector<LoopRV> out;
-    for (const StmtSRef& s : schedule::Split(state_, sref, exprs, preserve_unit_iters, disable_predication)) {
+    for (const StmtSRef& s :
+         schedule::Split(state_, sref, exprs, preserve_unit_iters, disable_predication)) {
       out.push_back(NewRV<LoopRVNode>(s));
     }
     Record({"split",
@@ -246,9 +263,10 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loops, bool preserve_unit_iters
     std::vector<StmtSRef> srefs;
     for (const LoopRV& l : loops) srefs.push_back(LoopSRef(l));
     LoopRV rv = NewRV<LoopRVNode>(schedule::Fuse(state_, srefs, preserve_unit_iters));
-    Record({"fuse",
-            {{"loops", RVList(loops)}, {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
-            {rv}});
+    Record(
+        {"fuse",
+         {{"loops", RVList(loops)}, {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
+         {rv}});
     return rv;
   });
 }
@@ -294,7 +312,9 @@ void Schedule::Unroll(const LoopRV& loop) {
 void Schedule::Bind(const LoopRV& loop, const std::string& thread_axis) {
   Run("bind", [&] {
     schedule::Bind(state_, LoopSRef(loop), thread_axis);
-    Record({"bind", {{"loop", TraceValue::Of(RV(loop))}, {"thread_axis", TraceValue::Str(thread_axis)}}, {}});
+    Record({"bind",
+            {{"loop", TraceValue::Of(RV(loop))}, {"thread_axis", TraceValue::Str(thread_axis)}},
+            {}});
   });
 }
 
@@ -324,8 +344,8 @@ BlockRV Schedule::CacheWrite(const BlockRV& block, int write_buffer_index,
   return Run("cache_write", [&] {
     std::vector<StmtSRef> consumers;
     for (const BlockRV& b : consumer_blocks) consumers.push_back(BlockSRef(b));
-    BlockRV rv = NewRV<BlockRVNode>(
-        schedule::CacheWrite(state_, BlockSRef(block), write_buffer_index, storage_scope, consumers));
+    BlockRV rv = NewRV<BlockRVNode>(schedule::CacheWrite(
+        state_, BlockSRef(block), write_buffer_index, storage_scope, consumers));
     Record({"cache_write",
             {{"block", TraceValue::Of(RV(block))},
              {"write_buffer_index", TraceValue::Int(write_buffer_index)},
@@ -351,10 +371,11 @@ void Schedule::ComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve
   });
 }
 
-void Schedule::ReverseComputeAt(const BlockRV& block, const LoopRV& loop,
-                                bool preserve_unit_loops, int index) {
+void Schedule::ReverseComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops,
+                                int index) {
   Run("reverse_compute_at", [&] {
-    schedule::ReverseComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops, index);
+    schedule::ReverseComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops,
+                               index);
     Record({"reverse_compute_at",
             {{"block", TraceValue::Of(RV(block))},
              {"loop", TraceValue::Of(RV(loop))},
@@ -382,7 +403,8 @@ void Schedule::ReverseComputeInline(const BlockRV& block) {
 
 BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) {
   return Run("decompose_reduction", [&] {
-    BlockRV rv = NewRV<BlockRVNode>(schedule::DecomposeReduction(state_, BlockSRef(block), LoopSRef(loop)));
+    BlockRV rv =
+        NewRV<BlockRVNode>(schedule::DecomposeReduction(state_, BlockSRef(block), LoopSRef(loop)));
     Record({"decompose_reduction",
             {{"block", TraceValue::Of(RV(block))}, {"loop", TraceValue::Of(RV(loop))}},
             {rv}});
@@ -393,7 +415,9 @@ BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) {
 BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) {
   return Run("rfactor", [&] {
     BlockRV rv = NewRV<BlockRVNode>(schedule::RFactor(state_, LoopSRef(loop), factor_axis));
-    Record({"rfactor", {{"loop", TraceValue::Of(RV(loop))}, {"factor_axis", TraceValue::Int(factor_axis)}}, {rv}});
+    Record({"rfactor",
+            {{"loop", TraceValue::Of(RV(loop))}, {"factor_axis", TraceValue::Int(factor_axis)}},
+            {rv}});
     return rv;
   });
 }
@@ -426,8 +450,7 @@ void Schedule::SetScope(const BlockRV& block, int buffer_index, const std::strin
 }
 
 void Schedule::TransformLayout(const BlockRV& block, const std::string& buffer_kind,
-                               int buffer_index, const IndexMap& index_map,
-                               const Expr& pad_value) {
+                               int buffer_index, const IndexMap& index_map, const Expr& pad_value) {
   Run("transform_layout", [&] {
     if (buffer_kind != "read" && buffer_kind != "write") {
       Fail("transform_layout: the buffer must be (\"read\", index) or (\"write\", index), not (\"" +
@@ -437,7 +460,8 @@ void Schedule::TransformLayout(const BlockRV& block, const std::string& buffer_k
                               index_map, pad_value);
     Record({"transform_layout",
             {{"block", TraceValue::Of(RV(block))},
-             {"buffer", TraceValue::List({TraceValue::Str(buffer_kind), TraceValue::Int(buffer_index)})},
+             {"buffer",
+              TraceValue::List({TraceValue::Str(buffer_kind), TraceValue::Int(buffer_index)})},
              {"index_map", TraceValue::Map(index_map)},
              {"pad_value", pad_value ? TraceValue::Of(pad_value) : TraceValue::None()}},
             {}});
@@ -461,9 +485,10 @@ void Schedule::Annotate(const RV& block_or_loop, const std::string& ann_key,
 void Schedule::Unannotate(const RV& block_or_loop, const std::string& ann_key) {
   Run("unannotate", [&] {
     schedule::Unannotate(state_, GetSRef(block_or_loop), ann_key);
-    Record({"unannotate",
-            {{"block_or_loop", TraceValue::Of(block_or_loop)}, {"ann_key", TraceValue::Str(ann_key)}},
-            {}});
+    Record(
+        {"unannotate",
+         {{"block_or_loop", TraceValue::Of(block_or_loop)}, {"ann_key", TraceValue::Str(ann_key)}},
+         {}});
   });
 }
 
@@ -471,9 +496,11 @@ void Schedule::Unannotate(const RV& block_or_loop, const std::string& ann_key) {
 
 BlockRV Schedule::Blockize(const LoopRV& loop, bool preserve_unit_iters) {
   return Run("blockize", [&] {
-    BlockRV rv = NewRV<BlockRVNode>(schedule::Blockize(state_, LoopSRef(loop), preserve_unit_iters));
+    BlockRV rv =
+        NewRV<BlockRVNode>(schedule::Blockize(state_, LoopSRef(loop), preserve_unit_iters));
     Record({"blockize",
-            {{"target", TraceValue::Of(RV(loop))}, {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
+            {{"target", TraceValue::Of(RV(loop))},
+             {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
             {rv}});
     return rv;
   });
@@ -485,7 +512,8 @@ BlockRV Schedule::BlockizeBlocks(const std::vector<BlockRV>& blocks, bool preser
     for (const BlockRV& b : blocks) srefs.push_back(BlockSRef(b));
     BlockRV rv = NewRV<BlockRVNode>(schedule::BlockizeBlocks(state_, srefs, preserve_unit_iters));
     Record({"blockize",
-            {{"target", RVList(blocks)}, {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
+            {{"target", RVList(blocks)},
+             {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
             {rv}});
     return rv;
   });

@@ -12,7 +12,8 @@ namespace {
 // Replaces the statement `src` by `tgt`; blocks rebuilt on the way up are recorded as reused.
 class ReplaceMutator : public StmtMutator {
  public:
-  ReplaceMutator(const StmtNode* src, Stmt tgt, BlockReuse* path) : src_(src), tgt_(std::move(tgt)), path_(path) {}
+  ReplaceMutator(const StmtNode* src, Stmt tgt, BlockReuse* path)
+      : src_(src), tgt_(std::move(tgt)), path_(path) {}
   bool found = false;
 
   Stmt VisitStmt(const Stmt& s) override {
@@ -176,7 +177,8 @@ void ScheduleState::Replace(const StmtSRefNode* anchor, const StmtNode* src, con
   std::string name = FuncNameOf(anchor);
   PrimFunc func = mod_->Lookup(name);
   BlockReuse reuse = block_reuse;
-  if (src->kind == NodeKind::kBlock && tgt && tgt->kind == NodeKind::kBlock && !reuse.count(static_cast<const BlockNode*>(src))) {
+  if (src->kind == NodeKind::kBlock && tgt && tgt->kind == NodeKind::kBlock &&
+      !reuse.count(static_cast<const BlockNode*>(src))) {
     reuse[static_cast<const BlockNode*>(src)] = std::static_pointer_cast<BlockNode>(tgt);
   }
   ReplaceMutator mutator(src, tgt, &reuse);
@@ -247,7 +249,8 @@ ScheduleState::Snapshot ScheduleState::Save() const {
   Snapshot snap;
   snap.mod = mod_;
   for (const auto& [name, srefs] : func_srefs_) {
-    for (const StmtSRef& s : srefs) snap.srefs.emplace_back(s, StmtSRefNode{s->stmt, s->parent, s->seq_index});
+    for (const StmtSRef& s : srefs)
+      snap.srefs.emplace_back(s, StmtSRefNode{s->stmt, s->parent, s->seq_index});
   }
   snap.stmt2ref = stmt2ref_;
   snap.func_srefs = func_srefs_;

@@ -94,9 +94,9 @@ ObjectRef TraceValue::ToObject() const {
     case kBool:
       return IntImmNode::Make(DataType::Bool(), boolean ? 1 : 0);
     case kInt:
-      return IntImmNode::Make(integer >= INT32_MIN && integer <= INT32_MAX ? DataType::Int(32)
-                                                                          : DataType::Int(64),
-                              integer);
+      return IntImmNode::Make(
+          integer >= INT32_MIN && integer <= INT32_MAX ? DataType::Int(32) : DataType::Int(64),
+          integer);
     case kFloat:
       return FloatImmNode::Make(DataType::Float(32), number);
     case kString:
@@ -117,7 +117,8 @@ const TraceValue& Instruction::Arg(const std::string& name) const {
   for (const auto& [key, value] : args) {
     if (key == name) return value;
   }
-  TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "instruction " << kind << " has no argument " << name;
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+      << "instruction " << kind << " has no argument " << name;
 }
 
 // ---- index maps ----
@@ -134,9 +135,11 @@ std::vector<Expr> IndexMap::Apply(const std::vector<Expr>& indices) const {
 
 std::string IndexMap::AsPython() const {
   std::string text = "lambda ";
-  for (size_t i = 0; i < initial_indices.size(); ++i) text += (i ? ", " : "") + initial_indices[i]->name;
+  for (size_t i = 0; i < initial_indices.size(); ++i)
+    text += (i ? ", " : "") + initial_indices[i]->name;
   text += ": (";
-  for (size_t i = 0; i < final_indices.size(); ++i) text += (i ? ", " : "") + AsScript(final_indices[i]);
+  for (size_t i = 0; i < final_indices.size(); ++i)
+    text += (i ? ", " : "") + AsScript(final_indices[i]);
   return text + (final_indices.size() == 1 ? ",)" : ")");
 }
 
@@ -266,26 +269,31 @@ std::string ExprToJSON(const Expr& e, std::unordered_map<const VarNode*, int>* v
   }
   if (auto* n = AsPtr<NotNode>(e)) return "[\"Not\", " + ExprToJSON(n->a, vars) + "]";
   if (auto* s = AsPtr<SelectNode>(e)) {
-    return "[\"Select\", " + ExprToJSON(s->condition, vars) + ", " + ExprToJSON(s->true_value, vars) +
-           ", " + ExprToJSON(s->false_value, vars) + "]";
+    return "[\"Select\", " + ExprToJSON(s->condition, vars) + ", " +
+           ExprToJSON(s->true_value, vars) + ", " + ExprToJSON(s->false_value, vars) + "]";
   }
   TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
       << "cannot write a " << NodeKindName(e->kind) << " expression in a trace as JSON";
 }
 
 Expr ExprFromJSON(const JsonValue& j, const std::vector<Var>& vars) {
-  auto bad = [] { TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "malformed expression in trace JSON"; };
-  if (j.kind != JsonValue::kArray || j.array.empty() || j.array[0].kind != JsonValue::kString) bad();
+  auto bad = [] {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "malformed expression in trace JSON";
+  };
+  if (j.kind != JsonValue::kArray || j.array.empty() || j.array[0].kind != JsonValue::kString)
+    bad();
   const std::string& k = j.array[0].string;
   const auto& a = j.array;
-  if (k == "IntImm") return IntImmNode::Make(DataType::Parse(a.at(1).string), static_cast<int64_t>(a.at(2).number));
+  if (k == "IntImm")
+    return IntImmNode::Make(DataType::Parse(a.at(1).string), static_cast<int64_t>(a.at(2).number));
   if (k == "FloatImm") return FloatImmNode::Make(DataType::Parse(a.at(1).string), a.at(2).number);
   if (k == "Var") {
     size_t i = static_cast<size_t>(a.at(1).number);
     if (i >= vars.size()) bad();
     return vars[i];
   }
-  if (k == "Cast") return CastNode::Make(DataType::Parse(a.at(1).string), ExprFromJSON(a.at(2), vars));
+  if (k == "Cast")
+    return CastNode::Make(DataType::Parse(a.at(1).string), ExprFromJSON(a.at(2), vars));
   if (k == "Not") return NotNode::Make(ExprFromJSON(a.at(1), vars));
   if (k == "Select") {
     return SelectNode::Make(ExprFromJSON(a.at(1), vars), ExprFromJSON(a.at(2), vars),
@@ -377,7 +385,8 @@ TraceValue ValueFromJSON(const JsonValue& j) {
       if (j.object.count("index_map")) {
         IndexMap m;
         for (const JsonValue& v : j["index_map"]["vars"].array) {
-          m.initial_indices.push_back(VarNode::Make(v.array.at(0).string, DataType::Parse(v.array.at(1).string)));
+          m.initial_indices.push_back(
+              VarNode::Make(v.array.at(0).string, DataType::Parse(v.array.at(1).string)));
         }
         for (const JsonValue& e : j["index_map"]["exprs"].array) {
           m.final_indices.push_back(ExprFromJSON(e, m.initial_indices));
@@ -451,8 +460,9 @@ class Replayer {
     auto list = [](const auto& v) { return std::vector<RV>(v.begin(), v.end()); };
     if (k == "get_block") {
       const TraceValue& f = arg("func_name");
-      return {sch_->GetBlock(Str(arg("name")), f.kind == TraceValue::kNone ? std::nullopt
-                                                                            : std::optional<std::string>(Str(f)))};
+      return {sch_->GetBlock(Str(arg("name")), f.kind == TraceValue::kNone
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(Str(f)))};
     }
     if (k == "get_loops") return list(sch_->GetLoops(block("block")));
     if (k == "get_child_blocks") return list(sch_->GetChildBlocks(any("block_or_loop")));
@@ -467,7 +477,8 @@ class Replayer {
       return list(sch_->Split(loop("loop"), factors, Bool(arg("preserve_unit_iters")),
                               Bool(arg("disable_predication"))));
     }
-    if (k == "fuse") return {sch_->Fuse(AsList<LoopRVNode>(arg("loops")), Bool(arg("preserve_unit_iters")))};
+    if (k == "fuse")
+      return {sch_->Fuse(AsList<LoopRVNode>(arg("loops")), Bool(arg("preserve_unit_iters")))};
     if (k == "reorder") {
       sch_->Reorder(AsList<LoopRVNode>(arg("ordered_loops")));
       return {};
@@ -478,11 +489,13 @@ class Replayer {
     if (k == "unroll") return sch_->Unroll(loop("loop")), std::vector<RV>{};
     if (k == "bind") return sch_->Bind(loop("loop"), Str(arg("thread_axis"))), std::vector<RV>{};
     if (k == "cache_read") {
-      return {sch_->CacheRead(block("block"), Int(arg("read_buffer_index")), Str(arg("storage_scope")),
+      return {sch_->CacheRead(block("block"), Int(arg("read_buffer_index")),
+                              Str(arg("storage_scope")),
                               AsList<BlockRVNode>(arg("consumer_blocks")))};
     }
     if (k == "cache_write") {
-      return {sch_->CacheWrite(block("block"), Int(arg("write_buffer_index")), Str(arg("storage_scope")),
+      return {sch_->CacheWrite(block("block"), Int(arg("write_buffer_index")),
+                               Str(arg("storage_scope")),
                                AsList<BlockRVNode>(arg("consumer_blocks")))};
     }
     if (k == "compute_at" || k == "reverse_compute_at") {
@@ -491,12 +504,13 @@ class Replayer {
       return {};
     }
     if (k == "compute_inline") return sch_->ComputeInline(block("block")), std::vector<RV>{};
-    if (k == "reverse_compute_inline") return sch_->ReverseComputeInline(block("block")), std::vector<RV>{};
+    if (k == "reverse_compute_inline")
+      return sch_->ReverseComputeInline(block("block")), std::vector<RV>{};
     if (k == "decompose_reduction") return {sch_->DecomposeReduction(block("block"), loop("loop"))};
     if (k == "rfactor") return {sch_->RFactor(loop("loop"), Int(arg("factor_axis")))};
     if (k == "storage_align") {
-      sch_->StorageAlign(block("block"), Int(arg("buffer_index")), Int(arg("axis")), Int(arg("factor")),
-                         Int(arg("offset")));
+      sch_->StorageAlign(block("block"), Int(arg("buffer_index")), Int(arg("axis")),
+                         Int(arg("factor")), Int(arg("offset")));
       return {};
     }
     if (k == "set_scope") {
@@ -505,12 +519,15 @@ class Replayer {
     }
     if (k == "transform_layout") {
       const TraceValue& buf = arg("buffer");
-      if (buf.kind != TraceValue::kList || buf.list.size() != 2) Bad("transform_layout: bad buffer");
+      if (buf.kind != TraceValue::kList || buf.list.size() != 2)
+        Bad("transform_layout: bad buffer");
       const TraceValue& m = arg("index_map");
       if (m.kind != TraceValue::kIndexMap) Bad("transform_layout: bad index_map");
       const TraceValue& pad = arg("pad_value");
       sch_->TransformLayout(block("block"), Str(buf.list[0]), Int(buf.list[1]), *m.index_map,
-                            pad.kind == TraceValue::kNone ? nullptr : std::static_pointer_cast<ExprNode>(pad.ToObject()));
+                            pad.kind == TraceValue::kNone
+                                ? nullptr
+                                : std::static_pointer_cast<ExprNode>(pad.ToObject()));
       return {};
     }
     if (k == "annotate") {
@@ -524,7 +541,8 @@ class Replayer {
     if (k == "blockize") {
       const TraceValue& target = arg("target");
       bool preserve = Bool(arg("preserve_unit_iters"));
-      if (target.kind == TraceValue::kList) return {sch_->BlockizeBlocks(AsList<BlockRVNode>(target), preserve)};
+      if (target.kind == TraceValue::kList)
+        return {sch_->BlockizeBlocks(AsList<BlockRVNode>(target), preserve)};
       return {sch_->Blockize(loop("target"), preserve)};
     }
     Bad("unknown instruction '" + k + "'");
@@ -554,8 +572,10 @@ std::string Trace::AsJSON() const {
               writer.Value(inst.args[a].second) + "]";
     }
     std::string outputs;
-    for (size_t o = 0; o < inst.outputs.size(); ++o) outputs += (o ? ", " : "") + Quote(writer.Name(inst.outputs[o]));
-    out += (i ? ", " : "") + std::string("[") + Quote(inst.kind) + ", [" + args + "], [" + outputs + "]]";
+    for (size_t o = 0; o < inst.outputs.size(); ++o)
+      outputs += (o ? ", " : "") + Quote(writer.Name(inst.outputs[o]));
+    out += (i ? ", " : "") + std::string("[") + Quote(inst.kind) + ", [" + args + "], [" + outputs +
+           "]]";
   }
   return out + "], \"decisions\": []}";
 }
@@ -568,7 +588,8 @@ void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc) const {
       Replayer::Bad("instruction " + inst.kind + " gave " + std::to_string(results.size()) +
                     " results where the trace recorded " + std::to_string(inst.outputs.size()));
     }
-    for (size_t i = 0; i < results.size(); ++i) replayer.by_object[inst.outputs[i].get()] = results[i];
+    for (size_t i = 0; i < results.size(); ++i)
+      replayer.by_object[inst.outputs[i].get()] = results[i];
   }
 }
 

@@ -1,5 +1,6 @@
-// Helpers shared by the schedule primitives: errors, sref navigation, block scopes and
-// dependencies, block properties, IR editing and interval arithmetic over loop domains.
+// Helpers shared by the schedule primitives (utils.cc, analysis.cc, ir_edit.cc): errors, sref
+// navigation, block scopes and dependencies, block properties, IR editing and interval
+// arithmetic over loop domains.
 #pragma once
 
 #include <functional>
@@ -41,6 +42,15 @@ Expr FloorModE(const Expr& a, const Expr& b);
 Expr AndE(const Expr& a, const Expr& b);  // null or `true` operands drop out
 /*! \brief Canonical simplification without variable bounds. */
 Expr Simplify(const Expr& e);
+/*! \brief Bind the ranges of the loops above `sref` (and of `sref` itself if a loop). */
+void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive);
+/*!
+ * \brief Simplifies the bindings and predicates of the blocks under a statement, knowing the
+ *  ranges bound in `ana` and of the loops it passes; `extra_predicate` is conjoined to the
+ *  predicates of the outermost blocks; `unit_vars` are replaced first.
+ */
+Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars = {},
+                      const Expr& extra_predicate = nullptr);
 /*! \brief `e` converted to `t` (integer constants are rebuilt, others cast). */
 Expr CastTo(DataType t, const Expr& e);
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
@@ -64,6 +74,8 @@ std::vector<StmtSRef> GetLoopsAbove(const ScheduleState& state, const StmtSRefNo
 std::vector<StmtSRef> GetChildBlocks(const ScheduleState& state, const StmtSRefNode* parent);
 /*! \brief The BlockRealize holding the block of `block_sref`. */
 BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* block_sref);
+/*! \brief The deepest loop or block strictly above every one of `nodes`. */
+const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes);
 /*! \brief Whether `anc` is a strict ancestor of `node` in the sref tree. */
 bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node);
 /*! \brief The statements of a body: the items of a SeqStmt, else the body alone. */
@@ -155,6 +167,17 @@ class StmtEditor : public BlockRecordingMutator {
  private:
   Stmt EditBody(const StmtNode* owner, const Stmt& body);
 };
+
+/*!
+ * \brief Where a buffer derived from `buffer` (a cache, an rfactor buffer) is allocated: the
+ *  block allocating `buffer` (an ancestor of `sref`), or the function's root block for a
+ *  parameter, so that the new buffer lives as long as the original.
+ */
+StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
+                        const BufferNode* buffer);
+/*! \brief Apply `editor` to the block `site`, add `alloc` to its allocations and replace it. */
+void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
+                     const Buffer& alloc, const BlockReuse& extra_reuse = {});
 
 /*! \brief Where a block and the loops left empty without it are removed: the statement to
  *  delete from its SeqStmt. Fails when the block is its scope's only statement. */

@@ -1,6 +1,9 @@
 // CodeGenDSL: OpenCL-C-style printing of vector DSL modules, and the host launcher.
 #include "tessera/target/codegen_dsl.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <sstream>
 #include <unordered_set>
@@ -16,7 +19,11 @@ constexpr const char kPreludeNames[] =
     "uchar ushort uint ulong half bfloat16 char32 uchar32 short16 ushort16 int8 uint8 half16 "
     "float8 bfloat16x16 bool8 bool16 bool32 min max barrier get_local_id get_local_size "
     "CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE ALL_TRUE_b ALL_TRUE_h ALL_TRUE_w INFINITY NAN fmodf "
-    "printf";
+    "floorf printf DMA1D NULL "
+    // C keywords: a function cannot take these names either.
+    "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef "
+    "union unsigned void volatile while bool true false main";
 
 const char* VectorIntrinsic(NodeKind kind) {
   switch (kind) {
@@ -85,6 +92,30 @@ const char* ScalarName(DataType t) {
       return nullptr;
   }
 }
+
+// The C name of a scalar type for the conversion helpers (`__tessera_conv_<to>_<from>`).
+std::string ConvName(DataType t) {
+  const char* name = ScalarName(t.element_of());
+  return name ? name : t.ToString();
+}
+
+// Whether a scalar conversion needs the DSL's helper rather than a C cast: float to integer
+// saturates, and bfloat16 has no C arithmetic type.
+bool NeedsConvHelper(DataType to, DataType from) {
+  if (to.is_bfloat16() || from.is_bfloat16()) return true;
+  return from.is_float() && to.is_integer();
+}
+
+// Round-to-nearest-even bits of a float as bfloat16 (the value of a constant table entry).
+uint16_t BFloat16Bits(double value) {
+  float f = static_cast<float>(value);
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x0040u);
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+bool IsIntegerOfBits(DataType t, int max_bits) { return t.is_integer() && t.bits() <= max_bits; }
 
 // Collects the module functions a body calls, in the order the calls appear in the text.
 class CalleeCollector : public StmtExprVisitor {
@@ -197,6 +228,7 @@ std::string CodeGenDSL::Generate(const IRModule& mod, const std::string& entry) 
   stream_.str("");
   Emit("#include <tessera/dsl.h>\n\n");
   for (const auto& [gv, f] : funcs) Emit(PrintPrototype(SymbolOf(gv, f), f) + "\n");
+  EmitConstantTables(funcs);
   for (const auto& [gv, f] : funcs) {
     Emit("\n");
     AddFunction(SymbolOf(gv, f), f);
@@ -336,26 +368,66 @@ std::string CodeGenDSL::PrintFloatImm(const FloatImmNode* op) {
 
 std::string CodeGenDSL::VisitExpr_(const CastNode* op) {
   DataType to = op->dtype, from = op->value->dtype;
-  if (to.is_vector()) return PrintVectorCast(op);
-  if (to.is_bfloat16() && from.is_bfloat16()) return PrintExpr(op->value);
-  if (to.is_bfloat16()) {
-    std::string v = PrintExpr(op->value);
-    return "__bfloat16_from_float(" + (from == DataType::Float(32) ? v : "(float)" + v) + ")";
+  if (to == from) return PrintExpr(op->value);
+  if (to.is_vector()) {
+    // Lanes are equal and both types native, so only same-width conversions reach here;
+    // the others became dsl.vcvt calls in dsl.AlignVectorWidth.
+    if (to.is_bool() || from.is_bool()) {
+      Unsupported("cast from " + from.ToString() + " to " + to.ToString(), op->span);
+    }
+    TypeName(from, op->span);
+    return "__vcvt_" + TypeName(to, op->span) + "(" + PrintExpr(op->value) + ", 0, 1)";
   }
-  if (from.is_bfloat16()) {
-    std::string v = "__bfloat16_to_float(" + PrintExpr(op->value) + ")";
-    return to == DataType::Float(32) ? v : "((" + TypeName(to, op->span) + ")" + v + ")";
+  if (NeedsConvHelper(to, from) && !to.is_bool() && !from.is_bool()) {
+    return "__tessera_conv_" + ConvName(to) + "_" + ConvName(from) + "(" + PrintExpr(op->value) +
+           ")";
   }
   return CodeGenC::VisitExpr_(op);
 }
 
 std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
-  if (op->a->dtype.is_bfloat16()) {
-    Unsupported(
-        std::string("scalar bfloat16 ") + NodeKindName(op->kind) + " (convert to float32 first)",
-        op->span);
+  static const std::unordered_map<int, const char*> kSymbols = {
+      {static_cast<int>(NodeKind::kAdd), "+"}, {static_cast<int>(NodeKind::kSub), "-"},
+      {static_cast<int>(NodeKind::kMul), "*"}, {static_cast<int>(NodeKind::kDiv), "/"},
+      {static_cast<int>(NodeKind::kEQ), "=="}, {static_cast<int>(NodeKind::kNE), "!="},
+      {static_cast<int>(NodeKind::kLT), "<"},  {static_cast<int>(NodeKind::kLE), "<="},
+      {static_cast<int>(NodeKind::kGT), ">"},  {static_cast<int>(NodeKind::kGE), ">="}};
+  DataType t = op->a->dtype;
+  auto sym = kSymbols.find(static_cast<int>(op->kind));
+  if (t.is_handle()) {
+    if (!op->is_comparison()) Unsupported("pointer arithmetic in an expression", op->span);
+    return "((void*)" + PrintExpr(op->a) + " " + sym->second + " (void*)" + PrintExpr(op->b) + ")";
   }
-  return CodeGenC::PrintScalarBinary(op);
+  if (t.is_bfloat16()) {
+    // No C arithmetic type: compute in float, round once.
+    std::string a = "__bfloat16_to_float(" + PrintExpr(op->a) + ")";
+    std::string b = "__bfloat16_to_float(" + PrintExpr(op->b) + ")";
+    if (op->is_comparison()) return "(" + a + " " + sym->second + " " + b + ")";
+    std::string value;
+    switch (op->kind) {
+      case NodeKind::kMod:
+        value = "fmodf(" + a + ", " + b + ")";
+        break;
+      case NodeKind::kMin:
+        value = "min(" + a + ", " + b + ")";
+        break;
+      case NodeKind::kMax:
+        value = "max(" + a + ", " + b + ")";
+        break;
+      default:
+        if (sym == kSymbols.end()) {
+          Unsupported(std::string("scalar bfloat16 ") + NodeKindName(op->kind), op->span);
+        }
+        value = "(" + a + " " + sym->second + " " + b + ")";
+    }
+    return "__bfloat16_from_float(" + value + ")";
+  }
+  std::string text = CodeGenC::PrintScalarBinary(op);
+  // C computes char and short arithmetic in int; the DSL wraps to the operand width.
+  if (IsIntegerOfBits(t, 16) && !op->is_comparison()) {
+    return "((" + TypeName(t, op->span) + ")" + text + ")";
+  }
+  return text;
 }
 
 std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) {
@@ -394,7 +466,10 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
                IsInstance<IntImmNode>(op->value.get()) ||
                IsInstance<FloatImmNode>(op->value.get()) || IsInstance<VarNode>(op->value.get()) ||
                IsInstance<BufferLoadNode>(op->value.get());
-  if (!typed) value = "(" + TypeName(elem, op->span) + ")" + value;
+  std::string cast = "(" + TypeName(elem, op->span) + ")";
+  // Narrow integer arithmetic already prints as `((short)(...))`.
+  typed = typed || value.rfind("(" + cast, 0) == 0;
+  if (!typed) value = cast + value;
   return "__vbcast(" + value + ")";
 }
 
@@ -407,7 +482,126 @@ std::string CodeGenDSL::VisitExpr_(const ShuffleNode* op) {
   return CodeGenC::VisitExpr_(op);
 }
 
+std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
+  const auto* callee = AsPtr<OpNode>(op->op);
+  if (callee == nullptr) return CodeGenC::VisitExpr_(op);
+  const std::string& name = callee->name;
+  bool bitwise =
+      name.rfind("tir.bitwise_", 0) == 0 || name == "tir.shift_left" || name == "tir.shift_right";
+  if (bitwise && op->dtype.is_vector()) return PrintVectorBitwise(op);
+  if (bitwise && IsIntegerOfBits(op->dtype, 16) &&
+      (name == "tir.shift_left" || name == "tir.bitwise_not")) {
+    // Promoted to int by C: wrap back to the operand width.
+    return "((" + TypeName(op->dtype, op->span) + ")" + CodeGenC::VisitExpr_(op) + ")";
+  }
+  if (name == "tir.reinterpret") {
+    return "__vreinterpret(" + PrintExpr(op->args[0]) + ", " + TypeName(op->dtype, op->span) + ")";
+  }
+  if (name == "tir.floor") {
+    std::string x = PrintExpr(op->args[0]);
+    DataType t = op->dtype;
+    if (t.is_vector()) return (TypeName(t, op->span), "__vfloor(" + x + ")");
+    if (t.is_bfloat16()) return "__bfloat16_from_float(floorf(__bfloat16_to_float(" + x + ")))";
+    if (t.bits() == 16) return "((half)floorf(" + x + "))";
+    return "floorf(" + x + ")";
+  }
+  return CodeGenC::VisitExpr_(op);
+}
+
+std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op) {
+  static const std::unordered_map<std::string, std::string> kNames = {
+      {"tir.bitwise_and", "__vand"}, {"tir.bitwise_or", "__vor"}, {"tir.bitwise_xor", "__vxor"},
+      {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vsl"}, {"tir.shift_right", "__vsr"}};
+  const std::string& name = kNames.at(op->op_name());
+  std::string mask = AllTrue(op->dtype.lanes(), op->span);
+  if (op->args.size() == 1) return name + "(" + PrintExpr(op->args[0]) + ", " + mask + ")";
+  return name + "(" + PrintExpr(op->args[0]) + ", " + PrintExpr(op->args[1]) + ", " + mask + ")";
+}
+
+std::string CodeGenDSL::ConstMask(const std::vector<bool>& lanes, const Span& span) const {
+  int n = static_cast<int>(lanes.size());
+  std::string all = AllTrue(n, span);
+  uint32_t bits = 0;
+  int width = 32 / n;
+  for (int i = 0; i < n; ++i) {
+    if (lanes[i]) bits |= static_cast<uint32_t>((uint64_t(1) << width) - 1) << (i * width);
+  }
+  if (bits == 0xFFFFFFFFu) return all;
+  char text[32];
+  std::snprintf(text, sizeof(text), "(0x%08X)", bits);
+  return "__vmov_" + all.substr(all.size() - 1) + text;
+}
+
+std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
+  const std::string& name = callee->name;
+  auto arg = [&](size_t i) { return PrintExpr(op->args[i]); };
+  auto args_from = [&](size_t first) {
+    std::string s;
+    for (size_t i = first; i < op->args.size(); ++i) s += (i > first ? ", " : "") + arg(i);
+    return s;
+  };
+  DataType t = op->dtype;
+  int lanes = t.lanes();
+  std::string n = std::to_string(lanes);
+  if (name == "dsl.get_local_id" || name == "dsl.get_local_size") {
+    return callee->GetStrAttr("dsl.name") + "(0)";
+  }
+  if (name == "dsl.barrier") return "barrier(CLK_LOCAL_MEM_FENCE)";
+  if (name == "dsl.nullptr") return "NULL";
+  if (name == "dsl.const_mask" || (name == "dsl.vmake" && t.is_bool())) {
+    std::vector<bool> on;
+    for (const Expr& e : op->args) {
+      auto c = AsConstInt(e);
+      if (!c) break;
+      on.push_back(*c != 0);
+    }
+    TypeName(t, op->span);
+    if (on.size() == op->args.size()) return ConstMask(on, op->span);
+    return "__vmask_from_bools(" + n + ", (const bool[]){" + args_from(0) + "})";
+  }
+  if (name == "dsl.tail_mask")
+    return (TypeName(t, op->span), "__vtail_mask(" + arg(0) + ", " + n + ")");
+  if (name == "dsl.mask_repack") {
+    TypeName(t, op->span);
+    return "__vmask_repack(" + n + ", " + arg(1) + ", " + arg(0) + ", (const uint32_t[]){" +
+           args_from(2) + "}, " + std::to_string(op->args.size() - 2) + ")";
+  }
+  if (name == "dsl.vmake") {
+    std::string type = TypeName(t, op->span);
+    if (!t.is_bfloat16()) return "((" + type + "){" + args_from(0) + "})";
+    std::string s;
+    for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + ("(" + arg(i) + ").bits");
+    return "((" + type + "){{" + s + "}})";
+  }
+  if (name == "dsl.get_lane" || name == "dsl.set_lane") {
+    DataType v = op->args[0]->dtype;
+    std::string lanes_of_v = std::to_string(v.lanes());
+    bool get = name == "dsl.get_lane";
+    if (v.is_bool()) {
+      return get ? "__vmask_get(" + arg(0) + ", " + arg(1) + ", " + lanes_of_v + ")"
+                 : "__vmask_set(" + arg(0) + ", " + arg(1) + ", " + lanes_of_v + ", " + arg(2) +
+                       ")";
+    }
+    if (v.is_bfloat16()) {
+      return get ? "__vget_lane_bf16(" + arg(0) + ", " + arg(1) + ")"
+                 : "__vset_lane_bf16(" + args_from(0) + ")";
+    }
+    return get ? "__vget_lane(" + arg(0) + ", " + arg(1) + ")"
+               : "__vset_lane(" + args_from(0) + ")";
+  }
+  if (name == "dsl.vall" || name == "dsl.vany") {
+    return callee->GetStrAttr("dsl.name") + "(" + arg(0) + ", " +
+           std::to_string(op->args[0]->dtype.lanes()) + ")";
+  }
+  if (name == "dsl.vcvt" || name == "dsl.vcvt_into") {
+    return callee->GetStrAttr("dsl.name") + "_" + TypeName(t, op->span) + "(" + args_from(0) + ")";
+  }
+  return "";
+}
+
 std::string CodeGenDSL::PrintCallOp(const CallNode* op, const OpNode* callee) {
+  std::string special = PrintDslCall(op, callee);
+  if (!special.empty()) return special;
   std::string name = callee->GetStrAttr("dsl.name");
   if (name.empty()) Unsupported("op " + callee->name, op->span);
   std::string s = name + "(";
@@ -416,6 +610,78 @@ std::string CodeGenDSL::PrintCallOp(const CallNode* op, const OpNode* callee) {
     s += PrintExpr(op->args[i]);
   }
   return s + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements: typed pointer bindings, constant tables
+// ---------------------------------------------------------------------------------------------
+
+void CodeGenDSL::VisitStmt_(const LetStmtNode* op) {
+  if (!op->var->pointer) return CodeGenC::VisitStmt_(op);
+  // A pointer bound to another pointer's address (as_ptr, a returned pointer): cast, since C
+  // does not convert between pointers to different types implicitly.
+  std::string value = PrintExpr(op->value);
+  std::string type = VarTypeName(op->var.get());
+  std::string name = AllocVarName(op->var.get());
+  PrintIndent();
+  Emit(type + " " + name + " = (" + type + ")" + value + ";\n");
+  PrintStmt(op->body);
+}
+
+void CodeGenDSL::EmitConstantTables(const std::vector<std::pair<GlobalVar, PrimFunc>>& funcs) {
+  constant_tables_.clear();
+  std::vector<std::string> tables;
+  for (const auto& [gv, f] : funcs) {
+    std::string symbol = SymbolOf(gv, f);
+    PostOrderVisit(f->body, [&](const ObjectRef& node) {
+      const auto* alloc = AsPtr<AllocateNode>(node);
+      if (alloc == nullptr) return;
+      auto it = alloc->annotations.find("tessera.const_data");
+      if (it == alloc->annotations.end()) return;
+      const auto* data = AsPtr<ArrayNode>(it->second);
+      if (data == nullptr || alloc->dtype.is_vector()) {
+        Unsupported("constant table " + alloc->buffer_var->name + " of " + alloc->dtype.ToString(),
+                    alloc->span);
+      }
+      std::string base = symbol + "_" + SanitizeName(alloc->buffer_var->name);
+      std::string name = base;
+      for (int k = 1; PreludeNames().count(name) || symbols_.count(name) ||
+                      std::any_of(constant_tables_.begin(), constant_tables_.end(),
+                                  [&](const auto& e) { return e.second == name; });
+           ++k) {
+        name = base + "_" + std::to_string(k);
+      }
+      ReserveGlobalName(name);
+      constant_tables_[alloc->buffer_var.get()] = name;
+      std::string text = "__constant " + TypeName(alloc->dtype, alloc->span) + " " + name + "[" +
+                         std::to_string(data->items.size()) + "] = {";
+      for (size_t i = 0; i < data->items.size(); ++i) {
+        if (i) text += ", ";
+        const auto* f_imm = AsPtr<FloatImmNode>(data->items[i]);
+        if (alloc->dtype.is_bfloat16() && f_imm) {
+          char buf[16];
+          std::snprintf(buf, sizeof(buf), "{0x%04X}", BFloat16Bits(f_imm->value));
+          text += buf;
+        } else {
+          text += PrintExpr(std::static_pointer_cast<ExprNode>(data->items[i]));
+        }
+      }
+      tables.push_back(text + "};\n");
+    });
+  }
+  if (tables.empty()) return;
+  Emit("\n");
+  for (const std::string& t : tables) Emit(t);
+}
+
+void CodeGenDSL::VisitStmt_(const AllocateNode* op) {
+  auto it = constant_tables_.find(op->buffer_var.get());
+  if (it == constant_tables_.end()) return CodeGenC::VisitStmt_(op);
+  std::string type = VarTypeName(op->buffer_var.get());
+  std::string name = AllocVarName(op->buffer_var.get());
+  PrintIndent();
+  Emit(type + " " + name + " = " + it->second + ";\n");
+  PrintStmt(op->body);
 }
 
 // ---------------------------------------------------------------------------------------------

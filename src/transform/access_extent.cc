@@ -31,11 +31,11 @@ class ExtentCollector : public StmtExprVisitor {
   using StmtExprVisitor::VisitStmt_;
 
   void VisitExpr_(const BufferLoadNode* op) override {
-    Record(op->buffer, op->indices);
+    Record(op->buffer, op->indices, op->predicate);
     StmtExprVisitor::VisitExpr_(op);
   }
   void VisitStmt_(const BufferStoreNode* op) override {
-    Record(op->buffer, op->indices);
+    Record(op->buffer, op->indices, op->predicate);
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitExpr_(const CallNode* op) override {
@@ -80,14 +80,35 @@ class ExtentCollector : public StmtExprVisitor {
     }
   }
 
-  void Record(const Buffer& buf, const std::vector<Expr>& indices) {
+  // Lanes past the last one a constant predicate enables are not accessed (the padding of a
+  // vector split to native width); -1 when no lane is, the lane count when unknown.
+  static int LastActiveLane(const Expr& pred, int lanes) {
+    if (!pred) return lanes - 1;
+    if (auto* call = AsPtr<CallNode>(pred)) {
+      if (call->is_op("dsl.const_mask")) {
+        int last = -1;
+        for (size_t i = 0; i < call->args.size(); ++i) {
+          if (!IsConstInt(call->args[i], 0)) last = static_cast<int>(i);
+        }
+        return last;
+      }
+    }
+    if (auto* both = AsPtr<AndNode>(pred)) {
+      return std::min(LastActiveLane(both->a, lanes), LastActiveLane(both->b, lanes));
+    }
+    return lanes - 1;
+  }
+
+  void Record(const Buffer& buf, const std::vector<Expr>& indices, const Expr& pred = nullptr) {
     if (indices.size() != 1) return Add(buf->data.get(), kUnknown);
     Expr idx = SimplifyExpr(indices[0]);
     if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1);
     if (auto* ramp = AsPtr<RampNode>(idx)) {
       auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
+      int last = LastActiveLane(pred, ramp->lanes);
+      if (last < 0) return;
       if (base && stride) {
-        return Add(buf->data.get(), std::max(*base, *base + (ramp->lanes - 1) * *stride) + 1);
+        return Add(buf->data.get(), std::max(*base, *base + last * *stride) + 1);
       }
     }
     Add(buf->data.get(), kUnknown);

@@ -1,16 +1,42 @@
 // The vector DSL's stage table ("dsl"): the order of its passes, in one place.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "tessera/runtime/dso_module.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/target/toolchain.h"
+#include "tessera/transform/dsl_passes.h"
 #include "tessera/transform/passes.h"
 #include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace lower {
 namespace {
+
+// The headers are part of what gets compiled, so they are part of the cache key: tessera/dsl.h
+// and the files of tessera/dsl/, in name order.
+std::string HeaderText(const std::string& include_dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files = {fs::path(include_dir) / "tessera" / "dsl.h"};
+  std::vector<fs::path> parts;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(include_dir) / "tessera" / "dsl", ec)) {
+    if (entry.path().extension() == ".h") parts.push_back(entry.path());
+  }
+  std::sort(parts.begin(), parts.end());
+  files.insert(files.end(), parts.begin(), parts.end());
+  std::string text;
+  for (const fs::path& f : files) {
+    std::ifstream in(f);
+    std::stringstream content;
+    content << in.rdbuf();
+    text += f.filename().string() + "\n" + content.str();
+  }
+  return text;
+}
 
 StageResult DslBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
@@ -22,6 +48,14 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  if (ctx.dsl_target) mod = run(mod, transform::VerifyLocalMemory(*ctx.dsl_target));
+  return {mod, false, nullptr};
+}
+
+StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kLegalize);
+  mod = run(mod, "dsl.AlignVectorWidth");
+  mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};
 }
 
@@ -31,7 +65,9 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   built->entry = ctx.entry;
   built->ir = mod;
   built->source = CodeGenDSL(mod, ctx.entry);
-  DumpText(ctx, std::to_string(++ctx.pass_counter) + "_codegen.cl", built->source);
+  char dump_name[32];
+  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
+  DumpText(ctx, dump_name, built->source);
   std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
   std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
   for (size_t i = 0; i < extra.size();) {
@@ -41,11 +77,7 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
     i = j + 1;
   }
   std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
-  // The header is part of what gets compiled, so it is part of the cache key.
-  std::ifstream header(ctx.include_dir + "/tessera/dsl.h");
-  std::stringstream header_text;
-  header_text << header.rdbuf();
-  built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, header_text.str());
+  built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, HeaderText(ctx.include_dir));
   return {mod, false, built};
 }
 
@@ -59,10 +91,10 @@ StageResult Nothing(IRModule mod, LowerContext&) { return {mod, false, nullptr};
 /*! \brief Stages of the vector DSL target, in execution order. */
 StageTable DslStages() {
   return {
-      {Stage::kBegin, "begin", DslBegin},         {Stage::kNormalize, "normalize", Nothing},
-      {Stage::kFlatten, "flatten", Nothing},      {Stage::kLoop, "loop", Nothing},
-      {Stage::kCleanup, "cleanup", DslCleanup},   {Stage::kLegalize, "legalize", Nothing},
-      {Stage::kCodegen, "codegen", DslCodegen},   {Stage::kEnd, "end", DslEnd},
+      {Stage::kBegin, "begin", DslBegin},       {Stage::kNormalize, "normalize", Nothing},
+      {Stage::kFlatten, "flatten", Nothing},    {Stage::kLoop, "loop", Nothing},
+      {Stage::kCleanup, "cleanup", DslCleanup}, {Stage::kLegalize, "legalize", DslLegalize},
+      {Stage::kCodegen, "codegen", DslCodegen}, {Stage::kEnd, "end", DslEnd},
   };
 }
 

@@ -283,7 +283,7 @@ TEST(CodeGenDSL, LocalsAllocationsAndScalarForms) {
             "    x = (x + __floordiv(i, 3));\n"
             "  }\n"
             "  for (int i_1 = 0; i_1 < 4; ++i_1) {\n"
-            "    __vstore(__vbcast((short)(n + a[i_1])), (__lsram short16*)(tile + (i_1 * 16)), "
+            "    __vstore(__vbcast(((short)(n + a[i_1]))), (__lsram short16*)(tile + (i_1 * 16)), "
             "ALL_TRUE_h);\n"
             "  }\n"
             "  int max_1 = max(x, min((-2147483647 - 1), 7));\n"

@@ -241,6 +241,25 @@ __kernel void k(__global int* out) {
   }
 }
 
+TEST_F(Toolchain, TecPoolIsReusedAndStoppedBeforeUnload) {
+  // Each TEC counts its launches in a shared slot; the workers of the pool persist between
+  // launches, and closing the library joins them (a parked worker in unmapped code would crash).
+  std::string path = Build(WithLauncher(R"(
+__kernel void k(__global int* out) {
+  out[get_local_id(0)] += 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) out[4] = out[0] + out[1] + out[2] + out[3];
+}
+)"));
+  for (int reload = 0; reload < 5; ++reload) {
+    DSOModule lib(path);
+    int out[5] = {0, 0, 0, 0, 0};
+    void* p = out;
+    for (int i = 0; i < 50; ++i) CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+    EXPECT_EQ(std::vector<int>(out, out + 5), (std::vector<int>{50, 50, 50, 50, 200}));
+  }
+}
+
 TEST_F(Toolchain, MaskedVectorSemantics) {
   std::string path = Build(WithLauncher(R"(
 __kernel void k(__global int* out) {

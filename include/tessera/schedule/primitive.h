@@ -73,8 +73,8 @@ void StorageAlign(ScheduleState& state, const StmtSRef& block, int buffer_index,
 void SetScope(ScheduleState& state, const StmtSRef& block, int buffer_index,
               const std::string& storage_scope);
 /*! \brief transform_layout.cc: the buffer is the block's read or write buffer `buffer_index`. */
-void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index,
-                     bool is_write, const IndexMap& index_map, const Expr& pad_value);
+void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index, bool is_write,
+                     const IndexMap& index_map, const Expr& pad_value);
 
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,

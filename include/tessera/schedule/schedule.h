@@ -66,8 +66,8 @@ class Schedule {
   // ---- caches ----
   BlockRV CacheRead(const BlockRV& block, int read_buffer_index, const std::string& storage_scope,
                     const std::vector<BlockRV>& consumer_blocks);
-  BlockRV CacheWrite(const BlockRV& block, int write_buffer_index,
-                     const std::string& storage_scope, const std::vector<BlockRV>& consumer_blocks);
+  BlockRV CacheWrite(const BlockRV& block, int write_buffer_index, const std::string& storage_scope,
+                     const std::vector<BlockRV>& consumer_blocks);
   // ---- compute location ----
   void ComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index);
   void ReverseComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops,

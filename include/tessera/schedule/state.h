@@ -19,9 +19,9 @@ namespace schedule {
  * variable) or a block the primitive declares as the same. `stmt` is null once the node is gone.
  */
 struct StmtSRefNode {
-  Stmt stmt;                        // a For or a Block; null once removed
-  StmtSRefNode* parent = nullptr;   // the enclosing loop or block; null at a function's top
-  int64_t seq_index = -1;           // position in the parent's SeqStmt, -1 when not in one
+  Stmt stmt;                       // a For or a Block; null once removed
+  StmtSRefNode* parent = nullptr;  // the enclosing loop or block; null at a function's top
+  int64_t seq_index = -1;          // position in the parent's SeqStmt, -1 when not in one
   const ForNode* loop() const { return AsPtr<ForNode>(stmt); }
   const BlockNode* block() const { return AsPtr<BlockNode>(stmt); }
 };

@@ -46,7 +46,11 @@ class CodeGenDSL : public CodeGenC {
   std::string VisitExpr_(const CastNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
   std::string VisitExpr_(const ShuffleNode* op) override;
+  std::string VisitExpr_(const CallNode* op) override;
   using CodeGenC::VisitExpr_;
+  void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const AllocateNode* op) override;
+  using CodeGenC::VisitStmt_;
 
  private:
   /*! \brief `ALL_TRUE_w` / `_h` / `_b` for a vector of `lanes` lanes. */
@@ -56,11 +60,21 @@ class CodeGenDSL : public CodeGenC {
   /*! \brief `(__global int8*)(a + base)`: the address of a vector access, typed for dispatch. */
   std::string VectorAddress(const BufferNode* buffer, const Expr& base, DataType vtype,
                             const Span& span);
+  /*! \brief `__vmov_w(0x...)` or `ALL_TRUE_w`: the predicate of constant lanes. */
+  std::string ConstMask(const std::vector<bool>& lanes, const Span& span) const;
+  /*! \brief A call of a "dsl.*" op whose C form is not `name(args)`; empty for the others. */
+  std::string PrintDslCall(const CallNode* op, const OpNode* callee);
+  /*! \brief Bitwise and shift calls ("tir.bitwise_*", "tir.shift_*") on vectors and masks. */
+  std::string PrintVectorBitwise(const CallNode* op);
+  /*! \brief File-scope `__constant` tables of S.alloc_const, emitted before the functions. */
+  void EmitConstantTables(const std::vector<std::pair<GlobalVar, PrimFunc>>& funcs);
   /*! \brief Entry first, then callees depth-first in call order; rejects recursion. */
   std::vector<std::pair<GlobalVar, PrimFunc>> CollectFunctions(const IRModule& mod,
                                                                const std::string& entry);
 
   PrimFunc entry_;
+  /*! \brief Constant allocations -> the file-scope array holding their data. */
+  std::unordered_map<const VarNode*, std::string> constant_tables_;
   /*! \brief GlobalVar name -> C symbol, for calls. */
   std::unordered_map<std::string, std::string> symbols_;
 };

@@ -3,5 +3,6 @@
 from . import script
 from .build_manager import BuildManager
 from .executor import Executor
+from .types import hw_native_vdtype
 
-__all__ = ["BuildManager", "Executor", "script"]
+__all__ = ["BuildManager", "Executor", "hw_native_vdtype", "script"]

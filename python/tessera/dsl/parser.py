@@ -1,59 +1,31 @@
 """The DSL dialect: turns an ``@S.prim_func`` body into IR through the C++ IRBuilder.
 
-Typing follows the DSL reference: literals default to int32/float32 and take the type of the
-other operand, scalars broadcast into vectors, integer ``/`` and ``//`` truncate, ``%`` keeps the
-dividend's sign, and a reassignment must keep the variable's type.
+Statements live here; expressions, operators and pointers in :mod:`.expressions`, the typing
+rules in :mod:`.typing`, masks in :mod:`.masks` and the intrinsics in :mod:`.intrinsics`.
+Variables follow C: a name first bound in a block is not visible after it, and a reassignment
+must keep the variable's type. A name assigned more than once becomes mutable storage
+(``tessera.local_var``); a name assigned once is a ``let``.
 """
 
 import ast
 import collections
+import inspect
+import itertools
 
 from .. import _core
-from ..script.parser.core import Parser, VarTable, function_env
-from .function import MacroObject, PrimFuncObject
-from .intrinsics import Intrinsic
+from ..script.parser.core import VarTable, function_env
+from . import types as T
+from . import typing as TY
+from .expressions import ExpressionParser
 from .types import DType, PtrType
-
-UNBOUNDED = 2147483647  # extent of the flat buffer behind a pointer parameter
-
-_BINOPS = {
-    ast.Add: _core.Add, ast.Sub: _core.Sub, ast.Mult: _core.Mul,
-    ast.Div: _core.Div, ast.FloorDiv: _core.Div, ast.Mod: _core.Mod,
-}
-_BITOPS = {
-    ast.BitAnd: "tir.bitwise_and", ast.BitOr: "tir.bitwise_or", ast.BitXor: "tir.bitwise_xor",
-    ast.LShift: "tir.shift_left", ast.RShift: "tir.shift_right",
-}
-_CMPOPS = {
-    ast.Lt: _core.LT, ast.LtE: _core.LE, ast.Gt: _core.GT, ast.GtE: _core.GE,
-    ast.Eq: _core.EQ, ast.NotEq: _core.NE,
-}
+from .values import UNBOUNDED, BufferView, LocalVar, Pointer, PointerVar, is_expr
 
 
-class Pointer:
-    """A pointer value at parse time: the flat buffer it points into and an element offset."""
-
-    def __init__(self, buffer, element, scope, offset=0):
-        self.buffer = buffer
-        self.element = element
-        self.scope = scope
-        self.offset = offset
-
-    def __repr__(self):
-        return f"Pointer({self.element}, {self.scope})"
-
-
-class LocalVar:
-    """A mutable local variable: one element of private storage."""
-
-    def __init__(self, buffer, dtype):
-        self.buffer = buffer
-        self.dtype = dtype
-
-
-def _assigned_names(func_def):
-    """How often each name is assigned in a function body (loops count twice)."""
+def _assigned_names(body):
+    """How often each name is assigned in a function body (loops count twice), and the names
+    whose lanes or elements are assigned (``v[i] = x``)."""
     counts = collections.Counter()
+    subscripted = set()
 
     def targets(t, weight):
         if isinstance(t, ast.Name):
@@ -61,14 +33,18 @@ def _assigned_names(func_def):
         elif isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:
                 targets(e, weight)
+        elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+            subscripted.add(t.value.id)
 
     def walk(stmts, weight):
         for s in stmts:
             if isinstance(s, ast.Assign):
                 for t in s.targets:
                     targets(t, weight)
-            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
-                targets(s.target, weight if isinstance(s, ast.AnnAssign) else 2)
+            elif isinstance(s, ast.AugAssign):
+                targets(s.target, 2)
+            elif isinstance(s, ast.AnnAssign):
+                targets(s.target, weight)
             elif isinstance(s, (ast.For, ast.While)):
                 walk(s.body, 2)
                 walk(s.orelse, 2)
@@ -78,11 +54,11 @@ def _assigned_names(func_def):
             elif isinstance(s, ast.With):
                 walk(s.body, weight)
 
-    walk(func_def.body, 1)
-    return counts
+    walk(body, 1)
+    return counts, subscripted
 
 
-class DSLParser(Parser):
+class DSLParser(ExpressionParser):
     """Parses one PrimFuncObject into a PrimFunc."""
 
     def __init__(self, pfunc):
@@ -90,90 +66,13 @@ class DSLParser(Parser):
         self.pfunc = pfunc
         self.builder = _core.IRBuilder()
         self.callees = []
-        self.ret_dtype = None
-        self.mutable = _assigned_names(self.source.func_def)
+        self.ret = None  # the return annotation: DType, PtrType or None
+        self.mutable, self.subscripted = _assigned_names(self.source.func_def.body)
+        self.name_hint = None  # the name being assigned, for allocations
+        self._temps = itertools.count()
 
-    # ---- helpers used by intrinsics ----
-    def span(self, node):
-        return self.source.span(node)
+    # ---- the function --------------------------------------------------------------------------
 
-    def describe(self, value):
-        if isinstance(value, _core.PrimExpr):
-            return f"a {value.dtype} expression"
-        if isinstance(value, Pointer):
-            return f"a pointer to {value.element}"
-        return f"the Python value {value!r}"
-
-    def static_int(self, node, value, what):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, _core.IntImm):
-                return value.value
-            raise self.error(node, f"{what} must be a compile-time integer, got {self.describe(value)}")
-        return value
-
-    def to_index(self, node, value):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _core.IntImm("int32", value, self.span(node))
-        value = self.load(value)
-        if not isinstance(value, _core.PrimExpr) or not value.dtype.startswith(("int", "uint")):
-            raise self.error(node, f"an index must be an integer, got {self.describe(value)}")
-        if value.dtype != "int32":
-            value = _core.Cast("int32", value, self.span(node))
-        return value
-
-    def load(self, value):
-        if isinstance(value, LocalVar):
-            return _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)])
-        return value
-
-    def const(self, node, value, dtype):
-        """A Python number as a constant of ``dtype`` (broadcast for vector types)."""
-        t = _core.DataType(dtype)
-        elem = str(t.with_lanes(1))
-        span = self.span(node)
-        if elem.startswith(("float", "bfloat")):
-            c = _core.FloatImm(elem, float(value), span)
-        elif isinstance(value, float):
-            raise self.error(node, f"cannot use the float {value!r} where {elem} is expected")
-        else:
-            try:
-                c = _core.IntImm(elem, int(value), span)
-            except Exception:
-                raise self.error(node, f'Can\'t broadcast "{value}" to "{dtype}": out of range') from None
-        return _core.Broadcast(c, t.lanes, span) if t.lanes > 1 else c
-
-    def to_expr(self, node, value, dtype=None):
-        value = self.load(value)
-        if isinstance(value, _core.PrimExpr):
-            return value
-        if isinstance(value, (bool, int, float)):
-            if dtype is None:
-                dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
-            return self.const(node, value, dtype)
-        raise self.error(node, f"expected a number or an expression, got {self.describe(value)}")
-
-    def coerce(self, node, x, y):
-        """Two operands as IR of one type: literals take the other side's type, scalars broadcast."""
-        x, y = self.load(x), self.load(y)
-        xi, yi = isinstance(x, _core.PrimExpr), isinstance(y, _core.PrimExpr)
-        if xi and not yi:
-            y = self.to_expr(node, y, x.dtype)
-        elif yi and not xi:
-            x = self.to_expr(node, x, y.dtype)
-        elif not xi and not yi:
-            x = self.to_expr(node, x)
-            y = self.to_expr(node, y, x.dtype if isinstance(y, int) and x.dtype.startswith("float") else None)
-        tx, ty = _core.DataType(x.dtype), _core.DataType(y.dtype)
-        if tx.lanes != ty.lanes and (tx.lanes == 1 or ty.lanes == 1):
-            if tx.lanes == 1 and str(tx) == str(ty.with_lanes(1)):
-                x = _core.Broadcast(x, ty.lanes, self.span(node))
-            elif ty.lanes == 1 and str(ty) == str(tx.with_lanes(1)):
-                y = _core.Broadcast(y, tx.lanes, self.span(node))
-        if x.dtype != y.dtype:
-            raise self.error(node, f'Argument type mismatch: "{x.dtype}" vs. "{y.dtype}"')
-        return x, y
-
-    # ---- the function ----
     def parse(self):
         fdef = self.source.func_def
         if not isinstance(fdef, ast.FunctionDef):
@@ -182,43 +81,60 @@ class DSLParser(Parser):
         params, ret = self.pfunc.signature()
         b = self.builder
         b.begin_function(self.pfunc.name, span)
-        decls = []
+        bindings = []
         for (name, ann, _default), arg in zip(params, fdef.args.args):
             if ann is None:
                 raise self.error(arg, f"parameter '{name}' needs a type annotation (S.ptr(...), S.i32, ...)")
             aspan = self.span(arg)
             if isinstance(ann, PtrType):
-                var = _core.Var.pointer(name, ann.element, ann.scope, aspan)
-                elem = "int8" if ann.element == "void" else ann.element
-                buf = _core.Buffer(var, elem, [_core.IntImm("int32", UNBOUNDED)], name=name, span=aspan)
-                decls.append(buf)
-                self.vars.define(name, Pointer(buf, ann.element, ann.scope))
+                var = _core.Var.pointer(name, "int8" if ann.element == "void" else ann.element,
+                                        ann.scope, aspan)
+                storage = "int8" if ann.element == "void" else ann.element
+                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=aspan)
+                bindings.append((arg, name, Pointer(buf, ann.element, ann.scope), buf))
             elif isinstance(ann, DType):
+                if not T.is_native(ann.name):
+                    raise self.error(arg, f'parameter \'{name}\' has the virtual vector type "{ann.name}": '
+                                          f'this API expects hardware native vector types')
                 var = _core.Var(name, ann.name, aspan)
-                self.vars.define(name, var)
+                bindings.append((arg, name, var, None))
             else:
                 raise self.error(arg, f"annotation of '{name}' must be S.ptr(...) or a type such as S.i32, got {ann!r}")
             b.add_param(var)
         if ret is not None:
-            if not isinstance(ret, DType):
+            if isinstance(ret, PtrType):
+                b.set_return_type("handle")
+            elif isinstance(ret, DType):
+                if not T.is_native(ret.name):
+                    raise self.error(fdef, f'the return type "{ret.name}" is a virtual vector type: '
+                                           f'this API expects hardware native vector types')
+                b.set_return_type(ret.name)
+            else:
                 raise self.error(fdef, f"return annotation must be a type such as S.i32, got {ret!r}")
-            self.ret_dtype = ret.name
-            b.set_return_type(ret.name)
+            self.ret = ret
         if self.pfunc.is_inline is not None:
             b.set_function_attr("tessera.inline", _core.IntImm("int32", 1 if self.pfunc.is_inline else 0))
-        for buf in decls:
-            b.emit_decl_buffer(buf, span)
+        for _arg, _name, _value, buf in bindings:
+            if buf is not None:
+                b.emit_decl_buffer(buf, span)
+        for arg, name, value, _buf in bindings:
+            # A parameter that the body reassigns is copied into mutable storage first.
+            if self.mutable[name] > 0:
+                self.bind_new(arg, name, value, arg, force_mutable=True)
+            else:
+                self.vars.define(name, value)
         self.visit_body(fdef.body)
         with self.at(fdef):
             func = b.end_function()
         return func, list(self.callees)
 
-    # ---- statements ----
+    # ---- statements ----------------------------------------------------------------------------
+
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # docstring
-        value = self.expr(node.value)
-        if isinstance(value, _core.PrimExpr):
+        value = self.load(self.expr(node.value))
+        if is_expr(value):
             with self.at(node):
                 self.builder.emit(_core.Evaluate(value, self.span(node)))
 
@@ -228,7 +144,15 @@ class DSLParser(Parser):
     def visit_Assign(self, node):
         if len(node.targets) != 1:
             raise self.error(node, "chained assignment (a = b = c) is not supported")
-        self.assign(node.targets[0], self.expr(node.value), node)
+        target = node.targets[0]
+        self.name_hint = target.id if isinstance(target, ast.Name) else None
+        try:
+            value = self.expr(node.value)
+        finally:
+            self.name_hint = None
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self.assign_tuple(target, value, node)
+        self.assign(target, value, node)
 
     def visit_AnnAssign(self, node):
         if node.value is None:
@@ -236,15 +160,45 @@ class DSLParser(Parser):
         ann = self.eval_python(node.annotation)
         value = self.expr(node.value)
         if isinstance(ann, DType):
-            value = self.to_expr(node.value, value, ann.name)
-            if value.dtype != ann.name:
+            value = self.load(value)
+            if is_expr(value) and value.dtype != ann.name:
                 raise self.error(node, f'Type mismatch assignment: "{ann.name}" vs. "{value.dtype}"')
+            value = TY.as_type(self, node.value, value, ann.name)
         self.assign(node.target, value, node)
 
     def visit_AugAssign(self, node):
         current = self.expr(node.target)
         value = self.binop(node, node.op, current, self.expr(node.value))
         self.assign(node.target, value, node)
+
+    def assign_tuple(self, target, value, node):
+        """``a, b = b, a``: the right side is evaluated first."""
+        names = [e.id for e in ast.walk(target) if isinstance(e, ast.Name)]
+        dup = next((n for n in names if names.count(n) > 1), None)
+        if dup is not None:
+            raise self.error(target, f"the name '{dup}' is assigned twice in one assignment")
+        value = self.load(value)
+        if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
+            count = len(value) if isinstance(value, (tuple, list)) else 1
+            raise self.error(node, f"cannot unpack {count} value(s) into {len(target.elts)} names")
+        # Freeze the values: later stores of this statement must not change earlier reads.
+        frozen = [self.freeze(node, v) for v in value]
+        for t, v in zip(target.elts, frozen):
+            if isinstance(t, (ast.Tuple, ast.List)):
+                self.assign_tuple(t, v, node)
+            else:
+                self.assign(t, v, node)
+
+    def freeze(self, node, value):
+        value = self.load(value)
+        if is_expr(value) and not isinstance(value, (_core.IntImm, _core.FloatImm)):
+            var = _core.Var(f"tmp{next(self._temps)}", value.dtype, self.span(node))
+            with self.at(node):
+                self.builder.emit_let(var, value, self.span(node))
+            return var
+        if isinstance(value, Pointer) and is_expr(value.offset):
+            return value.moved(self.freeze(node, value.offset))
+        return value
 
     def assign(self, target, value, node):
         if isinstance(target, ast.Name):
@@ -256,84 +210,198 @@ class DSLParser(Parser):
     def assign_name(self, target, value, node):
         name = target.id
         found, current = self.vars.lookup(name)
+        value = self.load(value)
         if found and isinstance(current, LocalVar):
-            value = self.to_expr(node, value)
+            value = self.to_expr(node, value) if is_expr(value) or T.lanes_of(current.dtype) > 1 \
+                else self.typed_literal(node, value, current.dtype)
             if value.dtype != current.dtype:
                 raise self.error(node, f'Type mismatch assignment: "{current.dtype}" vs. "{value.dtype}"')
             with self.at(node):
-                self.builder.emit(_core.BufferStore(current.buffer, value, [_core.IntImm("int32", 0)], None, self.span(node)))
+                self.builder.emit(_core.BufferStore(current.buffer, value, [_core.IntImm("int32", 0)],
+                                                    None, self.span(node)))
             return
-        if found and isinstance(current, _core.PrimExpr):
-            raise self.error(target, f"'{name}' is already bound in this scope")
-        if not isinstance(value, (_core.PrimExpr, bool, int, float, LocalVar)):
-            self.vars.define(name, value)  # compile-time value (pointer, list, ...)
+        if found and isinstance(current, PointerVar):
+            if not isinstance(value, Pointer) or not value.buffer.data.same_as(current.base.buffer.data) \
+                    or value.element != current.base.element:
+                raise self.error(node, f"the pointer variable '{name}' must keep pointing into the same "
+                                       f"buffer with the same type, got {self.describe(value)}")
+            offset = self.to_index(node, value.offset)
+            with self.at(node):
+                self.builder.emit(_core.BufferStore(current.offset_var.buffer, offset,
+                                                    [_core.IntImm("int32", 0)], None, self.span(node)))
+            return
+        if found and is_expr(current):
+            raise self.error(target, f"'{name}' cannot be reassigned here (it is a loop variable or "
+                                     f"bound once)")
+        self.bind_new(target, name, value, node)
+
+    def typed_literal(self, node, value, dtype):
+        """A literal assigned to a scalar variable of ``dtype``."""
+        if isinstance(value, float) and T.is_int(dtype):
+            return TY.default_expr(self, node, value)  # float32: a type mismatch
+        return TY.as_type(self, node, value, dtype)
+
+    def bind_new(self, target, name, value, node, force_mutable=False):
+        """Bind a name first assigned here: a let, mutable storage or a compile-time value."""
+        mutable = force_mutable or self.mutable[name] > 1
+        span = self.span(target)
+        if isinstance(value, Pointer):
+            if not mutable:
+                self.vars.define(name, value)
+                return
+            offset = LocalVar(*self.new_local(node, f"{name}_offset", self.to_index(node, value.offset)))
+            self.vars.define(name, PointerVar(value.moved(0), offset))
+            return
+        if not is_expr(value) and not isinstance(value, (bool, int, float)):
+            self.vars.define(name, value)  # compile-time value (list, buffer view, event, ...)
             return
         value = self.to_expr(node, value)
-        span = self.span(target)
-        if self.mutable[name] > 1:
-            var = _core.Var.pointer(name, value.dtype, "private", span)
-            buf = _core.Buffer(var, value.dtype, [_core.IntImm("int32", 1)], name=name, span=span)
-            with self.at(node):
-                self.builder.emit_allocate(var, value.dtype, [_core.IntImm("int32", 1)],
-                                           {"tessera.local_var": _core.IntImm("int32", 1)}, span)
-                self.builder.emit_decl_buffer(buf, span)
-                self.builder.emit(_core.BufferStore(buf, value, [_core.IntImm("int32", 0)], None, span))
-            self.vars.define(name, LocalVar(buf, value.dtype))
+        vector_lane_set = name in self.subscripted and T.lanes_of(value.dtype) > 1
+        if mutable or vector_lane_set:
+            self.vars.define(name, LocalVar(*self.new_local(node, name, value, span)))
         else:
             var = _core.Var(name, value.dtype, span)
             with self.at(node):
                 self.builder.emit_let(var, value, span)
             self.vars.define(name, var)
 
+    def new_local(self, node, name, value, span=None):
+        """Mutable storage for one value, initialised: (buffer, dtype)."""
+        span = span or self.span(node)
+        dtype = value.dtype
+        var = _core.Var.pointer(name, dtype, "private", span)
+        buf = _core.Buffer(var, dtype, [_core.IntImm("int32", 1)], name=name, span=span)
+        with self.at(node):
+            self.builder.emit_allocate(var, dtype, [_core.IntImm("int32", 1)],
+                                       {"tessera.local_var": _core.IntImm("int32", 1)}, span)
+            self.builder.emit_decl_buffer(buf, span)
+            self.builder.emit(_core.BufferStore(buf, value, [_core.IntImm("int32", 0)], None, span))
+        return buf, dtype
+
     def assign_subscript(self, target, value, node):
-        base = self.expr(target.value)
+        raw = self.expr(target.value)
+        base = self.load(raw)
+        index = self.index_value(target.slice)
+        value = self.load(value)
+        value_node = node.value if hasattr(node, "value") and node.value is not None else node
+        if isinstance(raw, LocalVar) and T.lanes_of(raw.dtype) > 1:
+            return self.set_lane(target, raw, index, value, value_node)
+        if is_expr(base):
+            raise self.error(target.value, "only a vector variable can have its lanes assigned")
+        if isinstance(base, BufferView):
+            base, index = self.flatten(target, base, index)
         if not isinstance(base, Pointer):
             raise self.error(target.value, f"cannot assign to an element of {self.describe(base)}")
-        if isinstance(target.slice, ast.Slice):
-            raise self.error(target.slice, "slice stores are not supported by this version of tessera yet")
-        index = self.expr(target.slice)
-        elem = base.buffer.dtype
-        value = self.to_expr(node.value if hasattr(node, "value") else node, value, elem)
-        if value.dtype != elem:
-            raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into a pointer to "{elem}"')
+        if base.element == "void":
+            raise self.error(target, 'cannot access a "void" pointer; use p.as_ptr(dtype) first')
+        if base.scope == "constant":
+            raise self.error(target, "cannot store through a pointer to constant memory")
+        span = self.span(node)
+        if isinstance(index, slice):
+            idx, lanes = self.slice_ramp(target, base, index)
+            dtype = T.with_lanes(base.element, lanes)
+            value = self.stored_value(value_node, value, dtype)
+            with self.at(node):
+                self.builder.emit(_core.BufferStore(base.buffer, value, [idx], None, span))
+            return
+        value = self.stored_value(value_node, value, base.buffer.dtype)
         idx = self.offset_index(target, base, index)
         with self.at(node):
-            self.builder.emit(_core.BufferStore(base.buffer, value, [idx], None, self.span(node)))
+            self.builder.emit(_core.BufferStore(base.buffer, value, [idx], None, span))
 
-    def offset_index(self, node, ptr, index):
-        if isinstance(ptr.offset, int) and isinstance(index, int):
-            return self.to_index(node, ptr.offset + index)
-        if isinstance(ptr.offset, int) and ptr.offset == 0:
-            return self.to_index(node, index)
-        return _core.Add(self.to_index(node, ptr.offset), self.to_index(node, index), self.span(node))
+    def stored_value(self, node, value, dtype):
+        if is_expr(value) and value.dtype != dtype:
+            if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) > 1:
+                return TY.as_type(self, node, value, dtype)
+            raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into '
+                                   f'"{dtype}" elements')
+        return TY.as_type(self, node, value, dtype)
+
+    def set_lane(self, target, var, index, value, value_node):
+        lanes = T.lanes_of(var.dtype)
+        if isinstance(index, int) and not 0 <= index < lanes:
+            raise self.error(target, f"lane {index} is out of range for {var.dtype} (lanes 0-{lanes - 1})")
+        elem = T.element_of(var.dtype)
+        value = TY.as_type(self, value_node, value, elem)
+        new = self.call_op(target, var.dtype, "dsl.set_lane",
+                           [self.load(var), self.to_index(target, index), value])
+        with self.at(target):
+            self.builder.emit(_core.BufferStore(var.buffer, new, [_core.IntImm("int32", 0)], None,
+                                                self.span(target)))
+
+    # ---- control flow -------------------------------------------------------------------------
 
     def visit_For(self, node):
+        from .intrinsics import REGISTRY
+
         if node.orelse:
             raise self.error(node, "for ... else is not supported")
-        it = node.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                and self.lookup_name(it.func, "range") is range):
-            raise self.error(it, "loops must iterate over range(...)")
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.error(it, "range() takes 1 to 3 positional arguments")
         if not isinstance(node.target, ast.Name):
             raise self.error(node.target, "the loop variable must be a single name")
-        args = [self.expr(a) for a in it.args]
+        it = node.iter
+        func = self.expr(it.func) if isinstance(it, ast.Call) else None
+        if func is REGISTRY.get("tec_range"):
+            return self.tec_loop(node, it)
+        if func is not range:
+            raise self.error(it, "loops must iterate over range(...) or S.tec_range(...)")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.error(it, "range() takes 1 to 3 positional arguments")
+        args = [self.load(self.expr(a)) for a in it.args]
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
-        if step != 1:
-            raise self.error(it, "range() with a step other than 1 is not supported yet")
-        start = self.to_expr(it, start, "int32")
-        stop = self.to_expr(it, stop, "int32")
-        if start.dtype != "int32" or stop.dtype != "int32":
-            raise self.error(it, f"range() bounds must be int32, got {start.dtype} and {stop.dtype}")
-        extent = _core.simplify_expr(_core.Sub(stop, start))
-        var = _core.Var(node.target.id, "int32", self.span(node.target))
-        with self.at(node):
-            self.builder.begin_for(var, start, extent, _core.ForKind.SERIAL, None, {}, self.span(node))
+        step = self.static_int(it, step, "the step of range()")
+        if step == 0:
+            raise self.error(it, "range() step must not be zero")
+        start = self.to_index(it, start)
+        stop = self.to_index(it, stop)
+        span = self.span(node)
+        name = node.target.id
+        if step == 1:
+            extent = _core.simplify_expr(_core.Sub(stop, start))
+            var = _core.Var(name, "int32", self.span(node.target))
+            with self.at(node):
+                self.builder.begin_for(var, start, extent, _core.ForKind.SERIAL, None, {}, span)
+            loop_value = var
+        else:
+            # for i in range(a, b, s): iterate a counter j and bind i = a + j * s.
+            size = _core.Sub(stop, start) if step > 0 else _core.Sub(start, stop)
+            count = _core.simplify_expr(_core.Div(_core.Add(size, _core.IntImm("int32", abs(step) - 1)),
+                                                  _core.IntImm("int32", abs(step))))
+            counter = _core.Var(f"{name}_iter", "int32", self.span(node.target))
+            with self.at(node):
+                self.builder.begin_for(counter, _core.IntImm("int32", 0), count, _core.ForKind.SERIAL,
+                                       None, {}, span)
+            var = _core.Var(name, "int32", self.span(node.target))
+            self.builder.emit_let(var, _core.simplify_expr(
+                _core.Add(start, _core.Mul(counter, _core.IntImm("int32", step)))), span)
+            loop_value = var
         with self.vars.scope():
-            self.vars.define(node.target.id, var)
+            self.vars.define(name, loop_value)
             self.visit_body(node.body)
         self.builder.end_for()
+
+    def tec_loop(self, node, it):
+        """``for t in S.tec_range(start, stop)``: each TEC runs the body once as ``t`` equal to
+        its index when the index lies in [start, stop)."""
+        args = [self.load(self.expr(a)) for a in it.args]
+        kwargs = {k.arg: self.load(self.expr(k.value)) for k in it.keywords}
+        bound = inspect.signature(lambda start, stop=None: None).bind(*args, **kwargs)
+        start, stop = bound.arguments.get("start"), bound.arguments.get("stop")
+        if stop is None:
+            start, stop = 0, start
+        span = self.span(node)
+        tid = _core.Var(node.target.id, "int32", self.span(node.target))
+        with self.at(node):
+            self.builder.emit_let(tid, self.call_op(it, "int32", "dsl.get_local_id", []), span)
+            inside = self.logical(it, ast.And(), self.compare(it, ast.LtE(), start, tid),
+                                  self.compare(it, ast.Lt(), tid, stop))
+        inside = _core.simplify_expr(inside)
+        self.builder.begin_if(inside, span)
+        self.builder.begin_then()
+        with self.vars.scope():
+            self.vars.define(node.target.id, tid)
+            self.visit_body(node.body)
+        self.builder.end_then()
+        self.builder.end_if()
 
     def visit_While(self, node):
         if node.orelse:
@@ -345,8 +413,8 @@ class DSLParser(Parser):
         self.builder.end_while()
 
     def visit_If(self, node):
-        cond = self.expr(node.test)
-        if not isinstance(cond, (_core.PrimExpr, LocalVar)):
+        cond = self.load(self.expr(node.test))
+        if not is_expr(cond):
             # A Python value: decide now and parse only the branch taken.
             with self.vars.scope():
                 self.visit_body(node.body if cond else node.orelse)
@@ -365,215 +433,36 @@ class DSLParser(Parser):
             b.end_else()
         b.end_if()
 
-    def condition(self, node, value=None):
-        value = self.load(self.expr(node) if value is None else value)
-        if isinstance(value, bool):
-            value = self.to_expr(node, value)
-        if not isinstance(value, _core.PrimExpr) or value.dtype != "bool":
-            raise self.error(node, f"a condition must be a scalar bool, got {self.describe(value)}")
-        return value
-
     def visit_Return(self, node):
-        if self.ret_dtype is None:
+        span = self.span(node)
+        if self.ret is None:
             if node.value is not None:
                 raise self.error(node, "returning a value needs a return annotation (-> S.i32)")
-            raise self.error(node, "a bare return is not supported by this version of tessera yet")
+            # A bare return; in the entry it ends this TEC only.
+            call = _core.Call("int32", _core.Op.get("tir.ret"), [_core.IntImm("int32", 0)], span)
+            self.builder.emit(_core.Evaluate(call, span))
+            return
         if node.value is None:
-            raise self.error(node, f"this function must return a {self.ret_dtype}")
-        value = self.to_expr(node.value, self.expr(node.value), self.ret_dtype)
-        if value.dtype != self.ret_dtype:
-            raise self.error(node, f'return type mismatch: "{self.ret_dtype}" vs. "{value.dtype}"')
-        call = _core.Call(self.ret_dtype, _core.Op.get("tir.ret"), [value], self.span(node))
-        self.builder.emit(_core.Evaluate(call, self.span(node)))
-
-    # ---- expressions ----
-    def expr(self, node):
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        if method is None:
-            raise self.error(node, f"unsupported expression: {type(node).__name__}")
-        return method(node)
-
-    def expr_Constant(self, node):
-        return node.value
-
-    def expr_Name(self, node):
-        return self.lookup_name(node, node.id)
-
-    def expr_Attribute(self, node):
-        base = self.expr(node.value)
-        if isinstance(base, (_core.PrimExpr, Pointer, LocalVar)):
-            raise self.error(node, f"unsupported attribute '{node.attr}' of {self.describe(base)}")
-        try:
-            return getattr(base, node.attr)
-        except AttributeError:
-            raise self.error(node, f"{base!r} has no attribute '{node.attr}'") from None
-
-    def expr_Tuple(self, node):
-        return tuple(self.expr(e) for e in node.elts)
-
-    def expr_List(self, node):
-        return [self.expr(e) for e in node.elts]
-
-    def expr_BinOp(self, node):
-        return self.binop(node, node.op, self.expr(node.left), self.expr(node.right))
-
-    def binop(self, node, op, left, right):
-        left, right = self.load(left), self.load(right)
-        if isinstance(left, Pointer) and isinstance(op, (ast.Add, ast.Sub)):
-            return self.pointer_offset(node, left, right, negate=isinstance(op, ast.Sub))
-        if not isinstance(left, _core.PrimExpr) and not isinstance(right, _core.PrimExpr):
-            return self.python_binop(node, op, left, right)
-        a, b = self.coerce(node, left, right)
-        span = self.span(node)
-        with self.at(node):
-            if type(op) in _BINOPS:
-                if isinstance(op, ast.FloorDiv) and a.dtype.startswith(("float", "bfloat")):
-                    return _core.Call(a.dtype, _core.Op.get("tir.floor"), [_core.Div(a, b, span)], span)
-                return _BINOPS[type(op)](a, b, span)
-            if type(op) in _BITOPS:
-                if not a.dtype.startswith(("int", "uint")):
-                    raise self.error(node, f"bitwise operators need integers, got {a.dtype}")
-                return _core.Call(a.dtype, _core.Op.get(_BITOPS[type(op)]), [a, b], span)
-        raise self.error(node, f"unsupported operator {type(op).__name__}")
-
-    def python_binop(self, node, op, left, right):
-        ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
-               ast.Div: lambda x, y: x / y, ast.FloorDiv: lambda x, y: x // y, ast.Mod: lambda x, y: x % y,
-               ast.Pow: lambda x, y: x ** y, ast.BitAnd: lambda x, y: x & y, ast.BitOr: lambda x, y: x | y,
-               ast.BitXor: lambda x, y: x ^ y, ast.LShift: lambda x, y: x << y, ast.RShift: lambda x, y: x >> y}
-        try:
-            return ops[type(op)](left, right)
-        except Exception as err:
-            raise self.error(node, f"{type(err).__name__}: {err}") from None
-
-    def pointer_offset(self, node, ptr, delta, negate):
-        if isinstance(delta, int) and isinstance(ptr.offset, int):
-            offset = ptr.offset - delta if negate else ptr.offset + delta
+            raise self.error(node, f"this function must return a {self.ret}")
+        value = self.load(self.expr(node.value))
+        if isinstance(self.ret, PtrType):
+            ptr = self.pointer_of(node.value, value, "the returned value")
+            if ptr.element != self.ret.element and self.ret.element != "void":
+                raise self.error(node, f'return type mismatch: "{self.ret.element}*" vs. "{ptr.element}*"')
+            value = self.pointer_expr(node.value, ptr)
+            dtype = "handle"
         else:
-            d = self.to_index(node, delta)
-            base = self.to_index(node, ptr.offset)
-            offset = _core.Sub(base, d) if negate else _core.Add(base, d)
-        return Pointer(ptr.buffer, ptr.element, ptr.scope, offset)
+            dtype = self.ret.name
+            if is_expr(value) and value.dtype != dtype:
+                raise self.error(node, f'return type mismatch: "{dtype}" vs. "{value.dtype}"')
+            value = TY.as_type(self, node.value, value, dtype)
+        call = _core.Call(dtype, _core.Op.get("tir.ret"), [value], span)
+        self.builder.emit(_core.Evaluate(call, span))
 
-    def expr_UnaryOp(self, node):
-        v = self.load(self.expr(node.operand))
-        if not isinstance(v, _core.PrimExpr):
-            ops = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x, ast.Invert: lambda x: ~x}
-            return ops[type(node.op)](v)
-        span = self.span(node)
-        with self.at(node):
-            if isinstance(node.op, ast.UAdd):
-                return v
-            if isinstance(node.op, ast.USub):
-                return _core.Sub(self.const(node, 0, v.dtype), v, span)
-            if isinstance(node.op, ast.Not):
-                return _core.Not(self.condition(node.operand, v), span)
-            if isinstance(node.op, ast.Invert):
-                return _core.Call(v.dtype, _core.Op.get("tir.bitwise_not"), [v], span)
-        raise self.error(node, "unsupported unary operator")
+    def visit_With(self, node):
+        raise self.error(node, "with blocks are not supported by this version of tessera yet")
 
-    def expr_Compare(self, node):
-        result = None
-        left = self.expr(node.left)
-        for op, comp in zip(node.ops, node.comparators):
-            right = self.expr(comp)
-            if type(op) not in _CMPOPS:
-                raise self.error(node, f"unsupported comparison {type(op).__name__}")
-            if not isinstance(self.load(left), _core.PrimExpr) and not isinstance(self.load(right), _core.PrimExpr):
-                cmp = self.python_compare(node, op, left, right)
-            else:
-                a, b = self.coerce(node, left, right)
-                with self.at(node):
-                    cmp = _CMPOPS[type(op)](a, b, self.span(node))
-            result = cmp if result is None else self.logical(node, ast.And(), result, cmp)
-            left = right
-        return result
-
-    def python_compare(self, node, op, left, right):
-        ops = {ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y, ast.Gt: lambda x, y: x > y,
-               ast.GtE: lambda x, y: x >= y, ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y}
-        try:
-            return ops[type(op)](left, right)
-        except Exception as err:
-            raise self.error(node, f"{type(err).__name__}: {err}") from None
-
-    def logical(self, node, op, a, b):
-        if not isinstance(a, _core.PrimExpr) and not isinstance(b, _core.PrimExpr):
-            return (a and b) if isinstance(op, ast.And) else (a or b)
-        a = self.condition(node, a)
-        b = self.condition(node, b)
-        return (_core.And if isinstance(op, ast.And) else _core.Or)(a, b, self.span(node))
-
-    def expr_BoolOp(self, node):
-        value = self.expr(node.values[0])
-        for v in node.values[1:]:
-            value = self.logical(node, node.op, self.load(value), self.load(self.expr(v)))
-        return value
-
-    def expr_IfExp(self, node):
-        cond = self.load(self.expr(node.test))
-        if not isinstance(cond, _core.PrimExpr):
-            return self.expr(node.body if cond else node.orelse)
-        cond = self.condition(node.test, cond)
-        t, f = self.coerce(node, self.expr(node.body), self.expr(node.orelse))
-        with self.at(node):
-            return _core.Select(cond, t, f, self.span(node))
-
-    def expr_Subscript(self, node):
-        base = self.load(self.expr(node.value))
-        if isinstance(base, Pointer):
-            if isinstance(node.slice, ast.Slice):
-                raise self.error(node.slice, "slice loads are not supported by this version of tessera yet")
-            idx = self.offset_index(node, base, self.expr(node.slice))
-            with self.at(node):
-                return _core.BufferLoad(base.buffer, [idx], None, self.span(node))
-        if isinstance(base, _core.PrimExpr):
-            raise self.error(node, "lane access v[i] is not supported by this version of tessera yet")
-        return self.eval_python(node)
-
-    def expr_Call(self, node):
-        func = self.expr(node.func)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.error(node, "*args in calls is not supported")
-        if isinstance(func, Intrinsic):
-            args = [self.expr(a) for a in node.args]
-            kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
-            try:
-                return func.impl(self, node, *args, **kwargs)
-            except TypeError as err:
-                if "impl" in str(err) or "argument" in str(err):
-                    raise self.error(node, f"S.{func.name}: {err}".replace(f"{func.impl.__name__}()", "")) from None
-                raise
-        if isinstance(func, PrimFuncObject):
-            return self.call_subroutine(node, func)
-        if isinstance(func, MacroObject):
-            return self.expand_macro(node, func)
-        if isinstance(func, DType):
-            args = [self.expr(a) for a in node.args]
-            if len(args) != 1 or node.keywords:
-                raise self.error(node, f"{func!r}() takes exactly one argument")
-            return self.convert(node, args[0], func.name)
-        if func in (max, min):
-            raise self.error(node, f"the builtin {func.__name__}() cannot be used on kernel values; please use S.{func.__name__}")
-        args = [self.load(self.expr(a)) for a in node.args]
-        kwargs = {k.arg: self.load(self.expr(k.value)) for k in node.keywords}
-        if any(isinstance(v, (_core.PrimExpr, Pointer)) for v in list(args) + list(kwargs.values())):
-            raise self.error(node, f"{getattr(func, '__name__', func)!r} is not a kernel function: decorate it with @S.prim_func or @S.macro")
-        if not callable(func):
-            raise self.error(node.func, f"{func!r} is not callable")
-        try:
-            return func(*args, **kwargs)
-        except Exception as err:
-            raise self.error(node, f"{type(err).__name__}: {err}") from None
-
-    def convert(self, node, value, dtype):
-        value = self.load(value)
-        if not isinstance(value, _core.PrimExpr):
-            return self.const(node, value, dtype)
-        if value.dtype == dtype:
-            return value
-        with self.at(node):
-            return _core.Cast(dtype, value, self.span(node))
+    # ---- calls of other kernels and macros ---------------------------------------------------
 
     def call_subroutine(self, node, callee):
         params, ret = callee.signature()
@@ -592,38 +481,47 @@ class DSLParser(Parser):
         args = []
         for name, ann, default in params:
             if name not in bound:
-                if default is __import__("inspect").Parameter.empty:
+                if default is inspect.Parameter.empty:
                     raise self.error(node, f"{callee.name}() is missing the argument '{name}'")
                 bound[name] = (node, default)
             arg_node, value = bound[name]
             value = self.load(value)
             if isinstance(ann, PtrType):
+                if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == 0):
+                    args.append(self.call_op(arg_node, "handle", "dsl.nullptr", []))
+                    continue
+                if isinstance(value, BufferView):
+                    value = value.pointer
                 if not isinstance(value, Pointer):
                     raise self.error(arg_node, f"argument '{name}' of {callee.name}() must be a pointer, got {self.describe(value)}")
                 if value.element != ann.element and ann.element != "void":
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
+            elif isinstance(ann, DType):
+                if is_expr(value) and value.dtype != ann.name:
+                    raise self.error(arg_node, f'Argument type mismatch: \'{name}\' expects "{ann.name}", got "{value.dtype}"')
+                args.append(TY.as_type(self, arg_node, value, ann.name))
             else:
-                e = self.to_expr(arg_node, value, ann.name)
-                if e.dtype != ann.name:
-                    raise self.error(arg_node, f'Argument type mismatch: \'{name}\' expects "{ann.name}", got "{e.dtype}"')
-                args.append(e)
+                raise self.error(arg_node, f"parameter '{name}' of {callee.name}() has no type annotation")
         if callee not in self.callees:
             self.callees.append(callee)
+        span = self.span(node)
+        if isinstance(ret, PtrType):
+            with self.at(node):
+                call = _core.Call("handle", _core.GlobalVar(callee.name), args, span)
+                var = _core.Var.pointer(f"{callee.name}_ret", "int8" if ret.element == "void" else ret.element,
+                                        ret.scope, span)
+                self.builder.emit_let(var, call, span)
+                storage = "int8" if ret.element == "void" else ret.element
+                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=var.name, span=span)
+                self.builder.emit_decl_buffer(buf, span)
+            return Pointer(buf, ret.element, ret.scope)
         ret_dtype = ret.name if isinstance(ret, DType) else "void"
         with self.at(node):
-            return _core.Call(ret_dtype, _core.GlobalVar(callee.name), args, self.span(node))
-
-    def pointer_expr(self, node, ptr):
-        if isinstance(ptr.offset, int) and ptr.offset == 0:
-            return ptr.buffer.data
-        load = _core.BufferLoad(ptr.buffer, [self.to_index(node, ptr.offset)])
-        return _core.Call("handle", _core.Op.get("tir.address_of"), [load], self.span(node))
+            return _core.Call(ret_dtype, _core.GlobalVar(callee.name), args, span)
 
     def expand_macro(self, node, macro):
         fdef = macro.source.func_def
-        import inspect
-
         sig = inspect.signature(macro.func)
         args = [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
@@ -642,10 +540,10 @@ class DSLParser(Parser):
             with table.scope():
                 for name, value in binding.arguments.items():
                     table.define(name, value)
-                saved = self.mutable
-                self.mutable = _assigned_names(fdef)
+                saved = self.mutable, self.subscripted
+                self.mutable, self.subscripted = _assigned_names(fdef.body)
                 try:
                     self.visit_body(fdef.body)
                 finally:
-                    self.mutable = saved
+                    self.mutable, self.subscripted = saved
         return None

@@ -4,11 +4,14 @@
 >>> @S.prim_func
 ... def add_one(a: S.ptr("int32", "global"), b: S.ptr("int32", "global")):
 ...     S.vstore(S.vadd(S.vload(a), 1), b)
+
+Besides the named types (``S.int8`` ... ``S.bfloat16x16``, ``S.boolx8``), any flexible- or
+multiple-width vector type is an attribute: ``S.i32x30``, ``S.fp16x48``.
 """
 
 from . import intrinsics as _intrinsics
-from .function import PrimFuncObject, MacroObject
-from .types import DType, PtrType, ptr, all_types
+from .function import MacroObject, PrimFuncObject
+from .types import DType, PtrType, all_types, ptr, virtual_type
 
 globals().update(all_types())
 
@@ -41,3 +44,10 @@ def macro(func=None, *, hygienic=True):
 for _name, _fn in _intrinsics.REGISTRY.items():
     globals()[_name] = _fn
 del _name, _fn
+
+
+def __getattr__(name):
+    t = virtual_type(name)
+    if t is None:
+        raise AttributeError(f"module 'tessera.dsl.script' has no attribute '{name}'")
+    return t

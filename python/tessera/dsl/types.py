@@ -1,11 +1,18 @@
-"""DSL type objects: scalar and vector dtypes (annotations and constructors) and pointer types."""
+"""DSL type objects: scalar, vector and mask dtypes (annotations and constructors), pointer types.
+
+Native vectors are 256 bits wide (``int8x32`` ... ``float32x8``, ``bfloat16x16``); masks are
+``boolx8/16/32``. Any ``(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)x<N>`` name is a virtual
+(flexible- or multiple-width) vector type: ``S.i32x30``, ``S.fp16x48``.
+"""
 
 import re
 
 from .. import _core
 
-_C_SCOPES = ("global", "global.1", "global.2", "global.3", "private", "lsram", "shared", "constant")
-_VECTOR_RE = re.compile(r"^(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)?x(\d+)$")
+SCOPES = ("global", "global.1", "global.2", "global.3", "private", "lsram", "shared", "constant")
+_VIRTUAL_RE = re.compile(r"^(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)?x(\d+)$")
+_SCALAR_NAMES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "float32",
+                 "bfloat16", "bool")
 
 
 def canonical(dtype):
@@ -14,15 +21,80 @@ def canonical(dtype):
         return dtype.name
     if not isinstance(dtype, str):
         raise TypeError(f"expected a dtype name, got {dtype!r}")
-    return _core.canonical_dtype(dtype)
+    if dtype == "void":
+        return "void"
+    name = _core.canonical_dtype(dtype)
+    if str(_core.DataType(name).with_lanes(1)) not in _SCALAR_NAMES:
+        raise TypeError(f'unknown DSL data type "{dtype}"; the DSL has no 64-bit or sub-byte types')
+    return name
+
+
+def element_of(dtype):
+    """``"int32x8"`` -> ``"int32"``."""
+    return str(_core.DataType(canonical(dtype)).with_lanes(1))
+
+
+def lanes_of(dtype):
+    return _core.DataType(canonical(dtype)).lanes
+
+
+def with_lanes(dtype, lanes):
+    return str(_core.DataType(canonical(dtype)).with_lanes(lanes))
+
+
+def bits_of(dtype):
+    return _core.DataType(canonical(dtype)).bits
+
+
+def native_lanes(dtype):
+    """Lanes of the 256-bit native vector of a scalar dtype (``int32`` -> 8)."""
+    return 256 // _core.DataType(element_of(dtype)).bits
+
+
+def hw_native_vdtype(dtype):
+    """The native vector type of a scalar type: ``hw_native_vdtype("int16")`` is ``"int16x16"``."""
+    return with_lanes(dtype, native_lanes(dtype))
+
+
+def is_native(dtype):
+    """Whether a vector or mask type has a hardware register: 256 bits, or 8/16/32 mask lanes."""
+    t = _core.DataType(canonical(dtype))
+    if t.lanes == 1:
+        return True
+    if element_of(dtype) == "bool":
+        return t.lanes in (8, 16, 32)
+    return t.bits * t.lanes == 256
+
+
+def is_float(dtype):
+    return element_of(dtype).startswith(("float", "bfloat"))
+
+
+def is_int(dtype):
+    return element_of(dtype).startswith(("int", "uint"))
+
+
+def is_signed(dtype):
+    return element_of(dtype).startswith("int")
+
+
+def is_bool(dtype):
+    return element_of(dtype) == "bool"
+
+
+def with_sign(dtype, signed):
+    """The integer type of the same width and lanes with the given signedness."""
+    elem = element_of(dtype)
+    base = elem.lstrip("u") if signed else ("u" + elem if elem.startswith("int") else elem)
+    return with_lanes(base, lanes_of(dtype))
 
 
 class DType:
-    """A scalar or vector type, used as an annotation (``n: S.i32``) and as a constructor
-    (``S.int8(100)``, ``S.int32x8(1)``)."""
+    """A scalar, vector or mask type, used as an annotation (``n: S.i32``) and as a constructor
+    (``S.int8(100)``, ``S.int32x8(1)``, ``S.int32x8([1, 2, 3, 4, 5, 6, 7, 8])``)."""
 
     def __init__(self, name):
-        self.name = _core.canonical_dtype(name)
+        self.name = canonical(name)
         t = _core.DataType(self.name)
         self.lanes = t.lanes
         self.bits = t.bits
@@ -31,26 +103,43 @@ class DType:
     def is_vector(self):
         return self.lanes > 1
 
+    @property
+    def element(self):
+        return element_of(self.name)
+
     def __repr__(self):
         return f"S.{self.name}"
 
+    def __str__(self):
+        return self.name
+
     def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                return canonical(other) == self.name
+            except TypeError:
+                return False
         return isinstance(other, DType) and other.name == self.name
 
     def __hash__(self):
         return hash(self.name)
 
     def __call__(self, *args):
-        raise TypeError(f"{self!r}(...) can only be used inside a @S.prim_func")
+        from .intrinsics import call_outside_kernel
+
+        return call_outside_kernel(repr(self), self, args, {})
 
 
 class PtrType:
-    """``S.ptr(dtype, scope)``: a pointer parameter annotation."""
+    """``S.ptr(dtype, scope)``: a pointer parameter annotation. ``dtype`` is a scalar type, a
+    native vector type or ``"void"``."""
 
     def __init__(self, dtype, scope="private"):
-        self.element = "void" if dtype == "void" else canonical(dtype)
-        if scope not in _C_SCOPES:
-            raise ValueError(f"unknown memory scope '{scope}'; scopes are: {', '.join(_C_SCOPES)}")
+        self.element = canonical(dtype)
+        if self.element != "void" and not is_native(self.element):
+            raise TypeError(f'a pointer cannot point to the virtual vector type "{self.element}"')
+        if scope not in SCOPES:
+            raise ValueError(f"unknown memory scope '{scope}'; scopes are: {', '.join(SCOPES)}")
         self.scope = scope
 
     def __repr__(self):
@@ -88,3 +177,16 @@ def all_types():
         if short:
             out[short] = t
     return out
+
+
+def virtual_type(name):
+    """The DType named like ``i32x30`` or ``fp16x48``, or None when the name is not one."""
+    m = _VIRTUAL_RE.match(name)
+    if not m or int(m.group(3)) < 1:
+        return None
+    if m.group(2) is None and m.group(1) != "bool":
+        return None
+    try:
+        return DType(name)
+    except (TypeError, ValueError, Exception):
+        return None

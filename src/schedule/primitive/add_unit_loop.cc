@@ -11,7 +11,8 @@ StmtSRef AddUnitLoop(ScheduleState& state, const StmtSRef& sref) {
     Fail("Cannot add a loop above the root block", "Cannot add a loop above the root block {0}",
          {sref->stmt});
   }
-  const StmtNode* target = sref->loop() ? sref->stmt.get() : GetBlockRealize(state, sref.get()).get();
+  const StmtNode* target =
+      sref->loop() ? sref->stmt.get() : GetBlockRealize(state, sref.get()).get();
   Var u = NewVar("u", DataType::Int(32));
   For loop = ForNode::Make(u, IntConst(DataType::Int(32), 0), IntConst(DataType::Int(32), 1),
                            ForKind::kSerial, GetRef(target));

@@ -71,8 +71,9 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     Expr outer_part, inner_part;
     auto not_expressible = [&]() {
       Fail("The binding cannot be expressed over the outer iterators",
-           "The binding of '" + iv->var->name + "' in {0} cannot be split into a part over the loops "
-           "outside {1} and a part over the loops inside it",
+           "The binding of '" + iv->var->name +
+               "' in {0} cannot be split into a part over the loops "
+               "outside {1} and a part over the loops inside it",
            {block_sref->stmt, loop_sref->stmt});
     };
     if (!SplitTerms(binding, inner_vars, &outer_part, &inner_part)) not_expressible();
@@ -87,8 +88,8 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
       inner_part = Simplify(SubE(inner_part, IntConst(t, *lo)));
     }
     int64_t extent = *hi - *lo + 1;
-    bool has_inner = UsesVars(inner_part, inner_vars) || (preserve_unit_iters && extent == 1 &&
-                                                           UsesVars(binding, inner_vars));
+    bool has_inner = UsesVars(inner_part, inner_vars) ||
+                     (preserve_unit_iters && extent == 1 && UsesVars(binding, inner_vars));
     bool has_outer = !IsConstInt(outer_part, 0) || !has_inner;
     Var vo, vi;
     if (has_outer) {
@@ -110,11 +111,11 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     }
     if (has_inner) {
       vi = NewVar(iv->var->name + (has_outer ? "_i" : ""), t);
-      inner_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), IntConst(t, extent)), vi,
-                                              iv->iter_type));
+      inner_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), IntConst(t, extent)),
+                                              vi, iv->iter_type));
       inner_values.push_back(inner_part);
     }
-    Expr value = !has_inner ? Expr(vo)
+    Expr value = !has_inner   ? Expr(vo)
                  : !has_outer ? Expr(vi)
                               : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
     body_map[iv->var.get()] = value;
@@ -140,7 +141,8 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
       if (iv->iter_type != IterVarType::kDataPar) continue;
       Var v = NewVar(iv->var->name + "_init", iv->var->dtype);
       init_map[iv->var.get()] = v;
-      init_loops.push_back(ForNode::Make(v, iv->dom->min, iv->dom->extent, ForKind::kSerial, Evaluate0()));
+      init_loops.push_back(
+          ForNode::Make(v, iv->dom->min, iv->dom->extent, ForKind::kSerial, Evaluate0()));
     }
     for (const IterVar& iv : inner_iters) {
       if (iv->iter_type != IterVarType::kDataPar) init_map[iv->var.get()] = iv->dom->min;
@@ -148,7 +150,8 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     outer_init = MakeLoopNest(init_loops, Substitute(inner->init, init_map));
     inner->init = nullptr;
   }
-  Stmt inner_realize = BlockRealizeNode::Make(inner_values, realize->predicate, inner, realize->span);
+  Stmt inner_realize =
+      BlockRealizeNode::Make(inner_values, realize->predicate, inner, realize->span);
   StmtEditor editor;
   editor.replace[realize.get()] = inner_realize;
   Stmt subtree = editor.VisitStmt(loop_sref->stmt);
@@ -185,7 +188,8 @@ StmtSRef BlockizeBlocks(ScheduleState& state, const std::vector<StmtSRef>& block
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i] != sorted[i - 1] + 1) {
-      Fail("The blocks are not consecutive", "The blocks to blockize must be consecutive statements");
+      Fail("The blocks are not consecutive",
+           "The blocks to blockize must be consecutive statements");
     }
   }
   std::vector<Stmt> group(items.begin() + sorted.front(), items.begin() + sorted.back() + 1);

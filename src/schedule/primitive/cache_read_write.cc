@@ -1,4 +1,6 @@
 // cache_read, cache_write: route a buffer's reads (writes) through a copy in another scope.
+#include <tuple>
+
 #include "../utils.h"
 #include "tessera/schedule/primitive.h"
 
@@ -7,43 +9,62 @@ namespace schedule {
 namespace {
 
 /*! \brief Loops ax0, ax1, ... over `region` around a block `name` copying `src` to `dst`. */
+/*! \brief Loops ax0, ax1, ... over `region` around a block `name` copying `src` to `dst`,
+ *  placed under `parent`; where the region may leave the buffer (a relaxed access guarded by a
+ *  predicate), the copy gets the predicate that keeps it inside. */
 std::pair<Stmt, Block> MakeCacheStage(const BufferRegion& region, const Buffer& src,
-                                      const Buffer& dst, const std::string& name) {
+                                      const Buffer& dst, const std::string& name,
+                                      const StmtSRefNode* parent) {
+  arith::Analyzer ana;
+  BindLoops(&ana, parent, /*inclusive=*/true);
   std::vector<For> loops;
   std::vector<IterVar> iters;
   std::vector<Expr> values, indices;
   std::vector<Range> point;
+  Expr predicate;
   for (size_t d = 0; d < region->region.size(); ++d) {
     const Range& r = region->region[d];
     DataType t = r->extent->dtype;
     Var ax = NewVar("ax" + std::to_string(d), t);
     loops.push_back(ForNode::Make(ax, IntConst(t, 0), r->extent, ForKind::kSerial, Evaluate0()));
+    ana.Bind(ax, RangeNode::Make(IntConst(t, 0), r->extent));
     Var v = NewVar("v" + std::to_string(d), t);
     const Expr& extent = src->shape[d];
     iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(extent->dtype, 0), extent), v,
                                       IterVarType::kDataPar));
-    values.push_back(Simplify(AddE(r->min, ax)));
+    Expr value = Simplify(AddE(r->min, ax));
+    values.push_back(value);
+    if (!ana.CanProve(GENode::Make(value, IntConst(t, 0)))) {
+      predicate = AndE(predicate, GENode::Make(value, IntConst(t, 0)));
+    }
+    if (!ana.CanProve(LTNode::Make(value, CastTo(t, extent)))) {
+      predicate = AndE(predicate, LTNode::Make(value, CastTo(t, extent)));
+    }
     indices.push_back(v);
     point.push_back(RangeNode::Make(v, IntConst(t, 1)));
   }
   Stmt body = BufferStoreNode::Make(dst, BufferLoadNode::Make(src, indices), indices);
   Block block = BlockNode::Make(iters, {BufferRegionNode::Make(src, point)},
                                 {BufferRegionNode::Make(dst, point)}, name, body);
-  return {MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), block)), block};
+  Expr guard = predicate ? predicate : Bool(true);
+  return {MakeLoopNest(loops, BlockRealizeNode::Make(values, guard, block)), block};
 }
 
 void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, const char* kind,
                         const std::string& scope) {
   if (index < 0 || static_cast<size_t>(index) >= count) {
     Fail(std::string("The ") + kind + " buffer index is out of range",
-         std::string("The ") + kind + " buffer index " + std::to_string(index) + " is out of range: "
-         "the block {0} has " + std::to_string(count) + " " + kind + " buffers",
+         std::string("The ") + kind + " buffer index " + std::to_string(index) +
+             " is out of range: "
+             "the block {0} has " +
+             std::to_string(count) + " " + kind + " buffers",
          {block_sref->stmt});
   }
   if (!IsValidScope(scope)) {
     Fail("Invalid storage scope '" + scope + "'",
-         "Invalid storage scope '" + scope + "': expected \"global\", \"shared\", \"shared.dyn\", "
-         "\"local\" or \"warp\"");
+         "Invalid storage scope '" + scope +
+             "': expected \"global\", \"shared\", \"shared.dyn\", "
+             "\"local\" or \"warp\"");
   }
 }
 
@@ -53,8 +74,9 @@ StmtSRef CheckSingleWriter(const ScheduleState& state, const BlockScope& scope,
   if (it == scope.writers.end() || it->second.empty()) return nullptr;
   if (it->second.size() > 1 && state.enable_check()) {
     Fail("The buffer has more than one writer",
-         "The buffer " + buffer->name + " is written by more than one block of the scope {0}: {1} "
-         "and {2}",
+         "The buffer " + buffer->name +
+             " is written by more than one block of the scope {0}: {1} "
+             "and {2}",
          {scope_root->stmt, it->second[0]->stmt, it->second[1]->stmt});
   }
   return it->second[0];
@@ -72,15 +94,9 @@ void RedirectReads(const ScheduleState& state, const std::vector<StmtSRef>& cons
   }
 }
 
-StmtSRef Finish(ScheduleState& state, const StmtSRef& scope_root, StmtEditor* editor,
-                const Buffer& cache, const Block& cache_block) {
-  const BlockNode* root = scope_root->block();
-  Block result = As<BlockNode>(editor->VisitStmt(scope_root->stmt));
-  result = CopyBlock(result.get());
-  result->alloc_buffers.push_back(cache);
-  BlockReuse reuse = editor->reuse;
-  reuse[root] = result;
-  state.Replace(scope_root.get(), root, result, reuse);
+StmtSRef Finish(ScheduleState& state, const StmtSRef& block_sref, const Buffer& buffer,
+                StmtEditor* editor, const Buffer& cache, const Block& cache_block) {
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), editor, cache);
   return state.GetSRef(cache_block.get());
 }
 
@@ -96,7 +112,8 @@ std::vector<StmtSRef> CheckConsumers(const ScheduleState& state, const std::vect
   };
   if (!given.empty()) {
     for (const StmtSRef& b : given) {
-      if (std::find(scope.blocks.begin(), scope.blocks.end(), b) == scope.blocks.end() || !reads(b)) {
+      if (std::find(scope.blocks.begin(), scope.blocks.end(), b) == scope.blocks.end() ||
+          !reads(b)) {
         Fail("A consumer block does not read the buffer in the scope",
              "The block {0} given as a consumer does not read " + buffer->name + " in this scope",
              {b->stmt});
@@ -111,6 +128,46 @@ std::vector<StmtSRef> CheckConsumers(const ScheduleState& state, const std::vect
   return out;
 }
 
+/*! \brief The readers of `buffer` among the blocks of the scope, but `writer`. */
+std::vector<StmtSRef> ReadersOf(const BlockScope& scope, const BufferNode* buffer,
+                                const StmtSRef& writer) {
+  std::vector<StmtSRef> out;
+  for (const StmtSRef& b : scope.blocks) {
+    if (b == writer) continue;
+    for (const BufferRegion& r : b->block()->reads) {
+      if (r->buffer.get() == buffer) {
+        out.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/*! \brief Where a copy of what `writer` wrote goes: right after the writer, in the deepest loop
+ *  (or the scope root) that holds the writer and every reader, which must all come later there. */
+std::pair<const StmtSRefNode*, int64_t> PlaceAfterWriter(const StmtSRef& scope_root,
+                                                         const StmtSRef& writer,
+                                                         const std::vector<StmtSRef>& readers,
+                                                         const BufferNode* buffer) {
+  const StmtSRefNode* parent = scope_root.get();
+  if (!readers.empty()) {
+    std::vector<const StmtSRefNode*> nodes = {writer.get()};
+    for (const StmtSRef& r : readers) nodes.push_back(r.get());
+    parent = LowestCommonAncestor(nodes);
+  }
+  int64_t position = ChildIndex(parent, writer.get()) + 1;
+  for (const StmtSRef& r : readers) {
+    if (ChildIndex(parent, r.get()) < position) {
+      Fail("Cannot find a place for the cache between the writer and a consumer",
+           "Cannot place the cache of " + buffer->name +
+               ": the consumer {1} shares its loop nest with the writer {0}",
+           {writer->stmt, r->stmt});
+    }
+  }
+  return {parent, position};
+}
+
 }  // namespace
 
 StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
@@ -122,35 +179,38 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block_sref, int index,
   Buffer buffer = block->reads[index]->buffer;
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   StmtSRef writer = CheckSingleWriter(state, scope, buffer.get(), scope_root);
-  std::vector<StmtSRef> consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
+  std::vector<StmtSRef> consumers =
+      CheckConsumers(state, consumer_srefs, scope, buffer.get(), writer);
   if (consumers.empty()) consumers.push_back(block_sref);
+  for (const StmtSRef& c : consumers) {
+    for (const BufferRegion& w : c->block()->writes) {
+      if (w->buffer == buffer) {
+        Fail("The consumer block also writes the buffer",
+             "The block {0} reads and writes " + buffer->name +
+                 "; cache_read redirects the reads of blocks that only read the buffer",
+             {c->stmt});
+      }
+    }
+  }
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
-  BufferRegion region;
+  BufferRegion region = BufferRegionNode::FullRegion(buffer);
+  const StmtSRefNode* parent = scope_root.get();
   int64_t position = 0;
   if (writer) {
+    std::tie(parent, position) =
+        PlaceAfterWriter(scope_root, writer, ReadersOf(scope, buffer.get(), writer), buffer.get());
     for (const BufferRegion& w : writer->block()->writes) {
       if (w->buffer == buffer) {
         region = RelaxRegion(RegionInLoops(state, writer.get(), w),
-                             LoopDomainsBetween(scope_root.get(), writer.get()));
+                             LoopDomainsBetween(parent, writer.get()));
       }
     }
-    position = ChildIndex(scope_root.get(), writer.get()) + 1;
-    for (const StmtSRef& c : consumers) {
-      if (ChildIndex(scope_root.get(), c.get()) < position) {
-        Fail("Cannot find a place for the cache between the writer and a consumer",
-             "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
-             "with the writer {0}",
-             {writer->stmt, c->stmt});
-      }
-    }
-  } else {
-    region = BufferRegionNode::FullRegion(buffer);
   }
-  auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name);
+  auto [nest, cache_block] = MakeCacheStage(region, buffer, cache, cache->name, parent);
   StmtEditor editor;
   RedirectReads(state, consumers, buffer, cache, &editor);
-  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
-  return Finish(state, scope_root, &editor, cache, cache_block);
+  editor.insert[parent->stmt.get()].emplace_back(position, nest);
+  return Finish(state, block_sref, buffer, &editor, cache, cache_block);
 }
 
 StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
@@ -163,21 +223,14 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   CheckSingleWriter(state, scope, buffer.get(), scope_root);
   std::vector<StmtSRef> consumers;
-  if (!consumer_srefs.empty()) consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
+  if (!consumer_srefs.empty())
+    consumers = CheckConsumers(state, consumer_srefs, scope, buffer.get(), block_sref);
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
-  BufferRegion region =
-      RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
-                  LoopDomainsBetween(scope_root.get(), block_sref.get()));
-  int64_t position = ChildIndex(scope_root.get(), block_sref.get()) + 1;
-  for (const StmtSRef& c : consumers) {
-    if (ChildIndex(scope_root.get(), c.get()) < position) {
-      Fail("Cannot find a place for the cache between the writer and a consumer",
-           "Cannot place the cache of " + buffer->name + ": the consumer {1} shares its loop nest "
-           "with the writer {0}",
-           {block_sref->stmt, c->stmt});
-    }
-  }
-  auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name);
+  auto [parent, position] = PlaceAfterWriter(
+      scope_root, block_sref, ReadersOf(scope, buffer.get(), block_sref), buffer.get());
+  BufferRegion region = RelaxRegion(RegionInLoops(state, block_sref.get(), block->writes[index]),
+                                    LoopDomainsBetween(parent, block_sref.get()));
+  auto [nest, cache_block] = MakeCacheStage(region, cache, buffer, cache->name, parent);
   StmtEditor editor;
   // The writer writes (and reads, for a reduction) the cache.
   BlockRealize realize = GetBlockRealize(state, block_sref.get());
@@ -185,8 +238,8 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   editor.replace[realize.get()] = ReplaceBuffers(realize, {{buffer.get(), cache}}, &reuse);
   for (const auto& [old_block, new_block] : reuse) editor.reuse[old_block] = new_block;
   RedirectReads(state, consumers, buffer, cache, &editor);
-  editor.insert[scope_root->stmt.get()].emplace_back(position, nest);
-  return Finish(state, scope_root, &editor, cache, cache_block);
+  editor.insert[parent->stmt.get()].emplace_back(position, nest);
+  return Finish(state, block_sref, buffer, &editor, cache, cache_block);
 }
 
 }  // namespace schedule

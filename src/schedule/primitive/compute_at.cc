@@ -53,8 +53,9 @@ IterRanges RequiredIterRanges(const StmtSRef& block_sref, const std::vector<Buff
       auto* v = AsPtr<VarNode>(own->min);
       if (!v || !iters.count(v) || !IsConstInt(own->extent, 1)) {
         Fail("The block accesses the buffer at indices that are not its iterators",
-             "The block {0} accesses " + r->buffer->name + " at indices that are not plain block "
-             "iterators; the primitive supports only such blocks",
+             "The block {0} accesses " + r->buffer->name +
+                 " at indices that are not plain block "
+                 "iterators; the primitive supports only such blocks",
              {block_sref->stmt});
       }
       const Range& need = it->second->region[d];
@@ -75,7 +76,8 @@ Range ClipToDomain(const Range& need, const Range& dom, arith::Analyzer& ana) {
   Expr lo = CastTo(t, need->min), hi = Simplify(AddE(need->min, need->extent));
   Expr dom_hi = Simplify(AddE(dom->min, dom->extent));
   if (!ana.CanProve(GENode::Make(lo, dom->min))) lo = Simplify(MaxNode::Make(lo, dom->min));
-  if (!ana.CanProve(LENode::Make(CastTo(t, hi), dom_hi))) hi = Simplify(MinNode::Make(CastTo(t, hi), dom_hi));
+  if (!ana.CanProve(LENode::Make(CastTo(t, hi), dom_hi)))
+    hi = Simplify(MinNode::Make(CastTo(t, hi), dom_hi));
   return RangeNode::Make(lo, Simplify(SubE(hi, lo)));
 }
 
@@ -87,7 +89,8 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   if (!scope_root) Fail("Cannot move the root block", "", {block_sref->stmt});
   if (GetScopeRoot(state, loop_sref.get()) != scope_root) {
     Fail("The block and the loop are not in the same scope",
-         "The block {0} and the loop {1} are not in the same scope", {block_sref->stmt, loop_sref->stmt});
+         "The block {0} and the loop {1} are not in the same scope",
+         {block_sref->stmt, loop_sref->stmt});
   }
   if (IsAncestor(loop_sref.get(), block_sref.get())) {
     Fail("The loop is an ancestor of the block",
@@ -107,25 +110,32 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   std::vector<StmtSRef> related_under;
   for (const StmtSRef& b : related) {
     if (!IsAncestor(loop_sref.get(), b.get())) {
-      Fail(reverse ? "A producer of the block is not under the loop" : "A consumer of the block is not under the loop",
-           std::string("The ") + (reverse ? "producer" : "consumer") + " {1} of {0} is not under the "
-           "loop {2}, so the loop cannot hold the region it " + (reverse ? "produces" : "needs"),
+      Fail(reverse ? "A producer of the block is not under the loop"
+                   : "A consumer of the block is not under the loop",
+           std::string("The ") + (reverse ? "producer" : "consumer") +
+               " {1} of {0} is not under the "
+               "loop {2}, so the loop cannot hold the region it " +
+               (reverse ? "produces" : "needs"),
            {block_sref->stmt, b->stmt, loop_sref->stmt});
     }
     related_under.push_back(b);
   }
   if (related_under.empty()) {
-    Fail(reverse ? "The block has no producer under the loop" : "The block has no consumer under the loop",
-         std::string("The block {0} has no ") + (reverse ? "producer" : "consumer") + " under the loop {1}",
+    Fail(reverse ? "The block has no producer under the loop"
+                 : "The block has no consumer under the loop",
+         std::string("The block {0} has no ") + (reverse ? "producer" : "consumer") +
+             " under the loop {1}",
          {block_sref->stmt, loop_sref->stmt});
   }
   int64_t items = static_cast<int64_t>(BodyItems(loop->body).size());
   int64_t lower = 0, upper = items;
   for (const StmtSRef& p : producers) {
-    if (IsAncestor(loop_sref.get(), p.get())) lower = std::max(lower, ChildIndex(loop_sref.get(), p.get()) + 1);
+    if (IsAncestor(loop_sref.get(), p.get()))
+      lower = std::max(lower, ChildIndex(loop_sref.get(), p.get()) + 1);
   }
   for (const StmtSRef& c : consumers) {
-    if (IsAncestor(loop_sref.get(), c.get())) upper = std::min(upper, ChildIndex(loop_sref.get(), c.get()));
+    if (IsAncestor(loop_sref.get(), c.get()))
+      upper = std::min(upper, ChildIndex(loop_sref.get(), c.get()));
   }
   if (lower > upper) {
     Fail("No valid position to insert the block",
@@ -135,37 +145,61 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   int64_t position = index == -1 ? upper : index == -2 ? lower : index;
   if (position < lower || position > upper) {
     Fail("The index is not a valid insertion point",
-         "The index " + std::to_string(index) + " is not a valid insertion point under {0}: valid "
-         "ones are " + std::to_string(lower) + " to " + std::to_string(upper),
+         "The index " + std::to_string(index) +
+             " is not a valid insertion point under {0}: valid "
+             "ones are " +
+             std::to_string(lower) + " to " + std::to_string(upper),
          {loop_sref->stmt});
   }
 
   // The region the related blocks under the loop use, as ranges of the block's iterators.
   std::unordered_set<const BufferNode*> buffers;
-  for (const BufferRegion& r : reverse ? block->reads : block->writes) buffers.insert(r->buffer.get());
+  for (const BufferRegion& r : reverse ? block->reads : block->writes)
+    buffers.insert(r->buffer.get());
   auto required = RegionsUnder(state, related_under, loop_sref, buffers, /*writes=*/reverse);
-  IterRanges ranges = RequiredIterRanges(block_sref, reverse ? block->reads : block->writes, required);
+  IterRanges ranges =
+      RequiredIterRanges(block_sref, reverse ? block->reads : block->writes, required);
 
   arith::Analyzer ana;
   for (const auto& [var, range] : LoopDomainsBetween(scope_root.get(), loop_sref.get())) {
     ana.Bind(GetRef(var), range);
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  // A required range that may leave the iterator's domain (around a split that does not
+  // divide) keeps its constant extent, and the block a predicate; a symbolic one is clipped.
   std::vector<For> loops;
   std::vector<Expr> values;
+  Expr predicate;
   for (const IterVar& iv : block->iter_vars) {
     auto it = ranges.find(iv->var.get());
-    Range r = it == ranges.end() ? iv->dom : ClipToDomain(it->second, iv->dom, ana);
     DataType t = iv->var->dtype;
-    if (IsConstInt(r->extent, 1) && !preserve_unit_loops) {
-      values.push_back(CastTo(t, r->min));
-      continue;
+    Range r = iv->dom;
+    Expr dom_hi = Simplify(AddE(iv->dom->min, iv->dom->extent));
+    bool guard_low = false, guard_high = false;
+    if (it != ranges.end()) {
+      r = RangeNode::Make(CastTo(t, it->second->min), CastTo(t, it->second->extent));
+      guard_low = !ana.CanProve(GENode::Make(r->min, iv->dom->min));
+      guard_high = !ana.CanProve(LENode::Make(Simplify(AddE(r->min, r->extent)), dom_hi));
+      if (!AsConstInt(r->extent) && (guard_low || guard_high)) {
+        r = ClipToDomain(r, iv->dom, ana);
+        guard_low = guard_high = false;
+      }
     }
-    Var ax = NewVar("ax" + std::to_string(loops.size()), t);
-    loops.push_back(ForNode::Make(ax, IntConst(t, 0), CastTo(t, r->extent), ForKind::kSerial, Evaluate0()));
-    values.push_back(Simplify(AddE(CastTo(t, r->min), ax)));
+    Expr value;
+    if (IsConstInt(r->extent, 1) && !preserve_unit_loops) {
+      value = CastTo(t, r->min);
+    } else {
+      Var ax = NewVar("ax" + std::to_string(loops.size()), t);
+      loops.push_back(
+          ForNode::Make(ax, IntConst(t, 0), CastTo(t, r->extent), ForKind::kSerial, Evaluate0()));
+      value = Simplify(AddE(CastTo(t, r->min), ax));
+    }
+    values.push_back(value);
+    if (guard_low) predicate = AndE(predicate, GENode::Make(value, iv->dom->min));
+    if (guard_high) predicate = AndE(predicate, LTNode::Make(value, dom_hi));
   }
-  Stmt nest = MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), GetRef(block)));
+  Stmt nest = MakeLoopNest(
+      loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), GetRef(block)));
 
   StmtEditor editor;
   editor.replace[LeafToRemove(state, block_sref)] = nullptr;

@@ -11,9 +11,11 @@ const BufferStoreNode* CheckSimpleStore(const StmtSRef& block_sref, const char* 
   const BlockNode* block = block_sref->block();
   auto* store = AsPtr<BufferStoreNode>(block->body);
   if (!store) {
-    Fail(std::string("The body of the ") + role + " block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)'",
-         std::string("The body of the ") + role + " block {0} should be in form of 'A[i, j, k, ...] = "
-         "f(i, j, k, ...)', where the indices on the left are distinct block iterators",
+    Fail(std::string("The body of the ") + role +
+             " block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)'",
+         std::string("The body of the ") + role +
+             " block {0} should be in form of 'A[i, j, k, ...] = "
+             "f(i, j, k, ...)', where the indices on the left are distinct block iterators",
          {block_sref->stmt});
   }
   return store;
@@ -32,7 +34,8 @@ bool IndicesAreDistinctIters(const std::vector<Expr>& indices, const BlockNode* 
 void CheckTrivialPredicate(const ScheduleState& state, const StmtSRef& block_sref) {
   if (!IsConstInt(GetBlockRealize(state, block_sref.get())->predicate, 1)) {
     Fail("The block has a non-trivial predicate",
-         "The block {0} has a non-trivial predicate (T.where) and cannot be inlined", {block_sref->stmt});
+         "The block {0} has a non-trivial predicate (T.where) and cannot be inlined",
+         {block_sref->stmt});
   }
 }
 
@@ -88,7 +91,8 @@ class LoadInliner : public StmtEditor {
     Stmt s = StmtEditor::VisitStmt_(op);
     if (op == scope_) return s;
     bool reads_buffer = false;
-    for (const BufferRegion& r : op->reads) reads_buffer = reads_buffer || r->buffer.get() == buffer_;
+    for (const BufferRegion& r : op->reads)
+      reads_buffer = reads_buffer || r->buffer.get() == buffer_;
     if (!reads_buffer) return s;
     Block refreshed = WithInferredRegions(As<BlockNode>(s), /*reads=*/true, /*writes=*/false);
     reuse[op] = refreshed;
@@ -120,7 +124,8 @@ void ReplaceScope(ScheduleState& state, const StmtSRef& scope_root, StmtEditor* 
                   const BufferNode* removed_buffer) {
   const BlockNode* root = scope_root->block();
   Block result = As<BlockNode>(editor->VisitStmt(scope_root->stmt));
-  if (IsAllocatedIn(result.get(), removed_buffer)) result = WithoutAllocation(result, removed_buffer);
+  if (IsAllocatedIn(result.get(), removed_buffer))
+    result = WithoutAllocation(result, removed_buffer);
   BlockReuse reuse = editor->reuse;
   reuse[root] = result;
   state.Replace(scope_root.get(), root, result, reuse);
@@ -151,14 +156,16 @@ void ComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
          {block_sref->stmt});
   }
   std::vector<Var> iters;
-  for (const Expr& index : store->indices) iters.push_back(std::static_pointer_cast<VarNode>(index));
+  for (const Expr& index : store->indices)
+    iters.push_back(std::static_pointer_cast<VarNode>(index));
   std::unordered_set<const VarNode*> stored(iters.size());
   for (const Var& v : iters) stored.insert(v.get());
   for (const IterVar& iv : block->iter_vars) {
     if (!stored.count(iv->var.get()) && UsesVars(store->value, {iv->var.get()})) {
       Fail("The value of the inlined block uses an iterator that does not index its output",
-           "The value stored by {0} uses the iterator '" + iv->var->name + "', which does not "
-           "index the buffer it writes",
+           "The value stored by {0} uses the iterator '" + iv->var->name +
+               "', which does not "
+               "index the buffer it writes",
            {block_sref->stmt});
     }
   }
@@ -220,8 +227,9 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
         !StructuralEqual(ArrayNode::Make({load->indices.begin(), load->indices.end()}),
                          ArrayNode::Make({loads[0]->indices.begin(), loads[0]->indices.end()}))) {
       Fail("The consumer must load the buffer at distinct block iterators, the same everywhere",
-           "The block {0} must load " + buffer->name + " at distinct block iterators, the same "
-           "indices at every load",
+           "The block {0} must load " + buffer->name +
+               " at distinct block iterators, the same "
+               "indices at every load",
            {block_sref->stmt});
     }
   }
@@ -275,8 +283,8 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   StmtEditor editor;
   editor.replace[LeafToRemove(state, block_sref)] = nullptr;
   BlockRealize prealize = GetBlockRealize(state, producer.get());
-  editor.replace[prealize.get()] =
-      BlockRealizeNode::Make(prealize->iter_values, prealize->predicate, new_producer, prealize->span);
+  editor.replace[prealize.get()] = BlockRealizeNode::Make(
+      prealize->iter_values, prealize->predicate, new_producer, prealize->span);
   editor.reuse[pblock] = new_producer;
   ReplaceScope(state, scope_root, &editor, buffer);
 }

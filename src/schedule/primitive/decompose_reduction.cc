@@ -41,7 +41,8 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
     bool spatial = block->iter_vars[i]->iter_type == IterVarType::kDataPar;
     for (const StmtSRef& l : loops) {
       const VarNode* v = l->loop()->loop_var.get();
-      if (UsesVars(realize->iter_values[i], {v})) (spatial ? spatial_loops : reduce_loops).insert(v);
+      if (UsesVars(realize->iter_values[i], {v}))
+        (spatial ? spatial_loops : reduce_loops).insert(v);
     }
   }
   for (size_t j = 0; j < k; ++j) {
@@ -61,8 +62,8 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
     if (!spatial_loops.count(l->loop_var.get())) continue;
     Var v = NewVar(l->loop_var->name + "_init", l->loop_var->dtype);
     loop_map[l->loop_var.get()] = v;
-    init_loops.push_back(ForNode::Make(v, l->min, l->extent, l->for_kind, Evaluate0(), l->thread_binding,
-                                       l->annotations, l->span));
+    init_loops.push_back(ForNode::Make(v, l->min, l->extent, l->for_kind, Evaluate0(),
+                                       l->thread_binding, l->annotations, l->span));
   }
   std::vector<IterVar> iters;
   std::vector<Expr> values;
@@ -86,8 +87,8 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
     }
     if (!drops) predicate = AndE(predicate, Substitute(c, loop_map));
   }
-  Block init_block = BlockNode::Make(iters, {}, {}, block->name_hint + "_init",
-                                     Substitute(block->init, iter_map));
+  Block init_block =
+      BlockNode::Make(iters, {}, {}, block->name_hint + "_init", Substitute(block->init, iter_map));
   init_block = WithInferredRegions(init_block);
   Stmt init_nest = MakeLoopNest(
       init_loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), init_block));

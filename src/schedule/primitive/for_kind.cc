@@ -30,9 +30,11 @@ void CheckParallelizable(const ScheduleState& state, const StmtSRef& loop_sref, 
   CheckSubtreeCompactDataflow(state, loop_sref, scope_root, scope);
   for (const StmtSRef& b : GetChildBlocks(state, loop_sref.get())) {
     if (!IsAffineBinding(state, b.get())) {
-      Fail(std::string("The loop cannot be ") + what + ": a block under it does not have affine bindings",
-           std::string("The loop {0} cannot be ") + what + " because the block {1} under it does not "
-           "have affine bindings",
+      Fail(std::string("The loop cannot be ") + what +
+               ": a block under it does not have affine bindings",
+           std::string("The loop {0} cannot be ") + what +
+               " because the block {1} under it does not "
+               "have affine bindings",
            {loop_sref->stmt, b->stmt});
     }
     BlockRealize realize = GetBlockRealize(state, b.get());
@@ -43,8 +45,9 @@ void CheckParallelizable(const ScheduleState& state, const StmtSRef& loop_sref, 
       if (iv->iter_type == IterVarType::kDataPar) continue;
       if (iv->iter_type == IterVarType::kCommReduce && allow_reduction) continue;
       Fail(std::string("The loop cannot be ") + what + ": it is bound to a reduction iterator",
-           std::string("The loop {0} cannot be ") + what + " because it is bound to the iterator '" +
-               iv->var->name + "' of block {1}, which is not a spatial iterator",
+           std::string("The loop {0} cannot be ") + what +
+               " because it is bound to the iterator '" + iv->var->name +
+               "' of block {1}, which is not a spatial iterator",
            {loop_sref->stmt, b->stmt});
     }
   }
@@ -80,11 +83,13 @@ void Bind(ScheduleState& state, const StmtSRef& loop_sref, const std::string& th
   const ForNode* loop = LoopOf(loop_sref);
   if (!IsValidThreadAxis(thread_axis)) {
     Fail("Invalid thread axis '" + thread_axis + "'",
-         "Invalid thread axis '" + thread_axis + "' for {0}: expected blockIdx.x/y/z, "
-         "threadIdx.x/y/z or vthread.x/y/z",
+         "Invalid thread axis '" + thread_axis +
+             "' for {0}: expected blockIdx.x/y/z, "
+             "threadIdx.x/y/z or vthread.x/y/z",
          {loop_sref->stmt});
   }
-  CheckParallelizable(state, loop_sref, "bound to a thread", thread_axis.rfind("threadIdx.", 0) == 0);
+  CheckParallelizable(state, loop_sref, "bound to a thread",
+                      thread_axis.rfind("threadIdx.", 0) == 0);
   IterVar thread = IterVarNode::Make(RangeNode::Make(loop->min, loop->extent),
                                      VarNode::Make(thread_axis, loop->loop_var->dtype),
                                      IterVarType::kThreadIndex, thread_axis);

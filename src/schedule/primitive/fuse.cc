@@ -4,24 +4,6 @@
 
 namespace tessera {
 namespace schedule {
-namespace {
-
-class BindingSimplifier : public StmtMutator {
- public:
-  explicit BindingSimplifier(const VarMap& unit_vars) : unit_vars_(unit_vars) {}
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    std::vector<Expr> values;
-    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
-    return BlockRealizeNode::Make(values, Simplify(Substitute(op->predicate, unit_vars_)), op->block,
-                                  op->span);
-  }
-
- private:
-  const VarMap& unit_vars_;
-};
-
-}  // namespace
-
 StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
               bool preserve_unit_iters) {
   if (loop_srefs.empty()) Fail("fuse needs at least one loop");
@@ -36,7 +18,8 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     }
     if (loop->thread_binding || !loop->annotations.empty() || loop->for_kind != ForKind::kSerial) {
       Fail("Only serial loops without annotations can be fused",
-           "Only serial loops without annotations or thread bindings can be fused, but {0} is not one",
+           "Only serial loops without annotations or thread bindings can be fused, but {0} is not "
+           "one",
            {loop_srefs[i]->stmt});
     }
     if (i > 0) {
@@ -81,7 +64,10 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     inner = Simplify(MulE(inner, l->extent));
   }
   Stmt body = Substitute(loops.back()->body, vmap);
-  body = BindingSimplifier(unit_vars).VisitStmt(body);
+  arith::Analyzer ana;
+  BindLoops(&ana, loop_srefs[0].get(), /*inclusive=*/false);
+  ana.Bind(fused, RangeNode::Make(IntConst(t, 0), extent));
+  body = SimplifyBindings(body, &ana, unit_vars);
   For result = ForNode::Make(fused, IntConst(t, 0), extent, ForKind::kSerial, body, nullptr, {},
                              loops[0]->span);
   state.Replace(loop_srefs[0].get(), loops[0], result);

@@ -14,8 +14,9 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
     }
   });
   if (found.empty()) {
-    Fail("Cannot find a block with the name: " + name,
-         "Cannot find a block with the name \"" + name + "\" in the function \"" + func_name + "\"");
+    Fail(
+        "Cannot find a block with the name: " + name,
+        "Cannot find a block with the name \"" + name + "\" in the function \"" + func_name + "\"");
   }
   if (found.size() > 1) {
     std::vector<ObjectRef> locs;

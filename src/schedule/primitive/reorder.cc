@@ -26,11 +26,13 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
   for (const StmtSRef& s : loop_srefs) {
     if (s != top && !IsAncestor(top.get(), s.get())) {
       Fail("The loops are not in a single chain",
-           "The loops {0} and {1} are not ancestor and descendant of each other", {top->stmt, s->stmt});
+           "The loops {0} and {1} are not ancestor and descendant of each other",
+           {top->stmt, s->stmt});
     }
     if (s != bottom && !IsAncestor(s.get(), bottom.get())) {
       Fail("The loops are not in a single chain",
-           "The loops {0} and {1} are not ancestor and descendant of each other", {s->stmt, bottom->stmt});
+           "The loops {0} and {1} are not ancestor and descendant of each other",
+           {s->stmt, bottom->stmt});
     }
   }
   // The chain from top to bottom must be single-branch.

@@ -12,8 +12,8 @@ namespace {
 
 /*! \brief A reduction update `buf[idx] = combine(buf[idx], rhs)` (or `combine(rhs, buf[idx])`). */
 struct Reducer {
-  NodeKind kind;      // kAdd, kMul, kMin or kMax
-  bool load_first;    // buf[idx] is the left operand
+  NodeKind kind;    // kAdd, kMul, kMin or kMax
+  bool load_first;  // buf[idx] is the left operand
   Expr rhs;
   Expr identity;
   Expr Combine(const Expr& acc, const Expr& value) const {
@@ -59,7 +59,8 @@ std::optional<Reducer> MatchReducer(const BufferStoreNode* store) {
   }
   auto is_acc = [&](const Expr& e) {
     auto* load = AsPtr<BufferLoadNode>(e);
-    if (!load || load->buffer != store->buffer || load->indices.size() != store->indices.size()) return false;
+    if (!load || load->buffer != store->buffer || load->indices.size() != store->indices.size())
+      return false;
     for (size_t i = 0; i < load->indices.size(); ++i) {
       if (!StructuralEqual(load->indices[i], store->indices[i])) return false;
     }
@@ -112,8 +113,9 @@ void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
 StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axis) {
   const ForNode* loop = LoopOf(loop_sref);
   if (loop->for_kind != ForKind::kSerial || loop->thread_binding) {
-    Fail("The loop must be serial", "rfactor needs a serial loop, but {0} is " +
-         std::string(ForKindName(loop->for_kind)), {loop_sref->stmt});
+    Fail("The loop must be serial",
+         "rfactor needs a serial loop, but {0} is " + std::string(ForKindName(loop->for_kind)),
+         {loop_sref->stmt});
   }
   std::vector<StmtSRef> children = GetChildBlocks(state, loop_sref.get());
   if (children.size() != 1) {
@@ -173,50 +175,93 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
 
   // The rfactor buffer and block.
   std::vector<Expr> rf_shape = InsertAt(buffer->shape, axis, loop->extent);
-  Buffer rf_buffer = BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
+  Buffer rf_buffer =
+      BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
   Var rf_var = NewVar("v" + loop->loop_var->name, t);
   IterVar rf_iter = IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent), rf_var,
                                       IterVarType::kDataPar);
   std::vector<IterVar> rf_iters = {rf_iter};
   std::vector<Expr> rf_values = {loop->loop_var};
-  VarMap rf_map;
+  // A reduction iterator bound to the rfactor loop is rewritten over the rfactor iterator and
+  // new reduction iterators, one per other loop of its binding: the reduction of the rfactor
+  // block must not run over the rfactor loop, or its init would be placed wrongly.
+  std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
+  VarMap rf_map, loop_iters;
+  loop_iters[lv] = rf_var;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
-    if (iv->iter_type == IterVarType::kCommReduce && realize->iter_values[i].get() == lv) {
-      rf_map[iv->var.get()] = rf_var;  // the rfactor iterator takes its place
+    const Expr& binding = realize->iter_values[i];
+    if (iv->iter_type != IterVarType::kCommReduce || !UsesVars(binding, {lv})) {
+      rf_iters.push_back(iv);
+      rf_values.push_back(binding);
       continue;
     }
-    rf_iters.push_back(iv);
-    rf_values.push_back(realize->iter_values[i]);
+    for (const StmtSRef& l : loops) {
+      const ForNode* f = l->loop();
+      const VarNode* v = f->loop_var.get();
+      if (loop_iters.count(v) || !UsesVars(binding, {v})) continue;
+      Var nv = NewVar("v" + f->loop_var->name, f->loop_var->dtype);
+      loop_iters[v] = nv;
+      rf_iters.push_back(
+          IterVarNode::Make(RangeNode::Make(f->min, f->extent), nv, IterVarType::kCommReduce));
+      rf_values.push_back(f->loop_var);
+    }
+    rf_map[iv->var.get()] = Simplify(Substitute(binding, loop_iters));
   }
   std::vector<Expr> rf_indices = InsertAt(store->indices, axis, rf_var);
   Expr rf_acc = BufferLoadNode::Make(rf_buffer, rf_indices);
-  Stmt rf_body = BufferStoreNode::Make(rf_buffer, reducer->Combine(rf_acc, Substitute(reducer->rhs, rf_map)),
-                                       rf_indices);
+  Stmt rf_body = BufferStoreNode::Make(
+      rf_buffer, reducer->Combine(rf_acc, Substitute(reducer->rhs, rf_map)), rf_indices);
   Stmt rf_init = BufferStoreNode::Make(rf_buffer, reducer->identity, rf_indices);
-  Block rf_block = BlockNode::Make(rf_iters, {}, {}, block->name_hint + "_rf", rf_body, rf_init,
-                                   {}, {}, block->annotations);
+  Block rf_block = BlockNode::Make(rf_iters, {}, {}, block->name_hint + "_rf", rf_body, rf_init, {},
+                                   {}, block->annotations);
   rf_block = WithInferredRegions(rf_block);
   Stmt rf_realize = BlockRealizeNode::Make(rf_values, realize->predicate, rf_block, realize->span);
 
   // The write-back block over copies of the spatial loops and the rfactor loop.
-  std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
   std::unordered_set<const VarNode*> spatial_loops;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i]->iter_type != IterVarType::kDataPar) continue;
     for (const StmtSRef& l : loops) {
-      if (UsesVars(realize->iter_values[i], {l->loop()->loop_var.get()})) spatial_loops.insert(l->loop()->loop_var.get());
+      if (UsesVars(realize->iter_values[i], {l->loop()->loop_var.get()}))
+        spatial_loops.insert(l->loop()->loop_var.get());
+    }
+  }
+  // It goes right after the reduction, in the deepest loop holding the reduction and every
+  // reader of its buffer; loops above that point are shared, the ones below are copied.
+  std::vector<const StmtSRefNode*> users = {block_sref.get()};
+  for (const StmtSRef& b : scope.blocks) {
+    if (b == block_sref) continue;
+    for (const BufferRegion& r : b->block()->reads) {
+      if (r->buffer == buffer) users.push_back(b.get());
+    }
+  }
+  const StmtSRefNode* parent = users.size() > 1 ? LowestCommonAncestor(users) : scope_root.get();
+  for (size_t u = 1; u < users.size(); ++u) {
+    if (IsAncestor(loop_sref.get(), users[u])) {
+      Fail("A reader of the reduction's result is inside the rfactor loop",
+           "The block {1} reads the result of {0} inside the rfactor loop {2}",
+           {block_sref->stmt, users[u]->stmt, loop_sref->stmt});
+    }
+  }
+  int64_t wb_position = ChildIndex(parent, block_sref.get()) + 1;
+  for (size_t u = 1; u < users.size(); ++u) {
+    if (ChildIndex(parent, users[u]) < wb_position) {
+      Fail("A reader of the reduction's result shares its loop nest",
+           "The block {1} reads the result of {0} in the loop nest of the reduction",
+           {block_sref->stmt, users[u]->stmt});
     }
   }
   VarMap loop_map;
   std::vector<For> wb_loops;
   for (const StmtSRef& l : loops) {
     const ForNode* f = l->loop();
+    if (!IsAncestor(parent, l.get())) continue;  // shared with the write-back block
     if (f != loop && !spatial_loops.count(f->loop_var.get())) continue;
     Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
     loop_map[f->loop_var.get()] = v;
-    wb_loops.push_back(ForNode::Make(v, f->min, f->extent, f->for_kind, Evaluate0(), f->thread_binding,
-                                     f->annotations, f->span));
+    wb_loops.push_back(ForNode::Make(v, f->min, f->extent, f->for_kind, Evaluate0(),
+                                     f->thread_binding, f->annotations, f->span));
   }
   Var wb_rf_var = NewVar("v" + loop->loop_var->name, t);
   std::vector<IterVar> wb_iters = {IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent),
@@ -247,24 +292,20 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     bool kept = true;
     for (const StmtSRef& l : loops) {
       const VarNode* v = l->loop()->loop_var.get();
-      if (!loop_map.count(v) && UsesVars(c, {v})) kept = false;
+      if (IsAncestor(parent, l.get()) && !loop_map.count(v) && UsesVars(c, {v})) kept = false;
     }
     if (kept) wb_predicate = AndE(wb_predicate, Substitute(c, loop_map));
   }
   Stmt wb_nest = MakeLoopNest(
-      wb_loops, BlockRealizeNode::Make(wb_values, wb_predicate ? wb_predicate : Bool(true), wb_block));
+      wb_loops,
+      BlockRealizeNode::Make(wb_values, wb_predicate ? wb_predicate : Bool(true), wb_block));
 
   StmtEditor editor;
   editor.replace[realize.get()] = rf_realize;
-  editor.insert[scope_root->stmt.get()].emplace_back(ChildIndex(scope_root.get(), block_sref.get()) + 1,
-                                                     wb_nest);
-  const BlockNode* root = scope_root->block();
-  Block result = CopyBlock(As<BlockNode>(editor.VisitStmt(scope_root->stmt)).get());
-  result->alloc_buffers.push_back(rf_buffer);
-  BlockReuse reuse = editor.reuse;
-  reuse[root] = result;
-  reuse[block] = wb_block;  // handles of the reduction now refer to the write-back block
-  state.Replace(scope_root.get(), root, result, reuse);
+  editor.insert[parent->stmt.get()].emplace_back(wb_position, wb_nest);
+  // Handles of the reduction now refer to the write-back block.
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), &editor, rf_buffer,
+                  {{block, wb_block}});
   return state.GetSRef(rf_block.get());
 }
 

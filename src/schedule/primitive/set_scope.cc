@@ -10,21 +10,25 @@ void SetScope(ScheduleState& state, const StmtSRef& block_sref, int buffer_index
   const BlockNode* block = BlockOf(block_sref);
   if (buffer_index < 0 || static_cast<size_t>(buffer_index) >= block->writes.size()) {
     Fail("The write buffer index is out of range",
-         "The write buffer index " + std::to_string(buffer_index) + " is out of range: the block {0} "
-         "has " + std::to_string(block->writes.size()) + " write buffers",
+         "The write buffer index " + std::to_string(buffer_index) +
+             " is out of range: the block {0} "
+             "has " +
+             std::to_string(block->writes.size()) + " write buffers",
          {block_sref->stmt});
   }
   if (!IsValidScope(storage_scope)) {
     Fail("Invalid storage scope '" + storage_scope + "'",
-         "Invalid storage scope '" + storage_scope + "': expected \"global\", \"shared\", "
-         "\"shared.dyn\", \"local\" or \"warp\"");
+         "Invalid storage scope '" + storage_scope +
+             "': expected \"global\", \"shared\", "
+             "\"shared.dyn\", \"local\" or \"warp\"");
   }
   const Buffer& buffer = block->writes[buffer_index]->buffer;
   StmtSRef alloc = FindAllocatingBlock(state, block_sref.get(), buffer.get());
   if (!alloc) {
     Fail("Cannot set the scope of a buffer of the function's parameters",
-         "The buffer " + buffer->name + " written by {0} is a function parameter; set_scope applies "
-         "to buffers allocated in the function",
+         "The buffer " + buffer->name +
+             " written by {0} is a function parameter; set_scope applies "
+             "to buffers allocated in the function",
          {block_sref->stmt});
   }
   if (buffer->scope() == storage_scope) return;

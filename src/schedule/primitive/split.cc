@@ -6,26 +6,6 @@ namespace tessera {
 namespace schedule {
 namespace {
 
-// After the loop variable was substituted: simplify the bindings of the blocks under the new
-// loops and guard the outermost ones with the predicate.
-class BindingRewriter : public StmtMutator {
- public:
-  BindingRewriter(const VarMap& unit_vars, Expr predicate)
-      : unit_vars_(unit_vars), predicate_(std::move(predicate)) {}
-
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    std::vector<Expr> values;
-    for (const Expr& v : op->iter_values) values.push_back(Simplify(Substitute(v, unit_vars_)));
-    Expr predicate = op->predicate;
-    if (predicate_) predicate = Simplify(AndE(predicate, predicate_));
-    return BlockRealizeNode::Make(values, predicate, op->block, op->span);
-  }
-
- private:
-  const VarMap& unit_vars_;
-  Expr predicate_;
-};
-
 void CheckPlainLoop(const StmtSRef& loop_sref) {
   const ForNode* loop = LoopOf(loop_sref);
   if (!IsConstInt(loop->min, 0)) {
@@ -34,8 +14,8 @@ void CheckPlainLoop(const StmtSRef& loop_sref) {
          {loop_sref->stmt});
   }
   if (loop->thread_binding || loop->for_kind == ForKind::kThreadBinding) {
-    Fail("The loop is bound to a thread", "The loop {0} is bound to a thread axis and cannot be changed",
-         {loop_sref->stmt});
+    Fail("The loop is bound to a thread",
+         "The loop {0} is bound to a thread axis and cannot be changed", {loop_sref->stmt});
   }
   if (!loop->annotations.empty()) {
     Fail("The loop has annotations", "The loop {0} has annotations and cannot be changed",
@@ -80,8 +60,10 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
     extents[infer] = Simplify(FloorDivE(AddE(loop->extent, SubE(known, IntConst(t, 1))), known));
   } else if (!ana.CanProve(GENode::Make(known, CastTo(t, loop->extent)))) {
     Fail("The product of the factors is smaller than the loop extent",
-         "The product of the split factors (" + AsScript(known) + ") cannot be proven to cover the "
-         "extent of {0} (" + AsScript(loop->extent) + ")",
+         "The product of the split factors (" + AsScript(known) +
+             ") cannot be proven to cover the "
+             "extent of {0} (" +
+             AsScript(loop->extent) + ")",
          {loop_sref->stmt});
   }
   Expr product = IntConst(t, 1);
@@ -94,14 +76,20 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   for (size_t i = 0; i < extents.size(); ++i) {
     vars.push_back(NewVar(loop->loop_var->name + "_" + std::to_string(i), t));
     value = value ? AddE(MulE(value, extents[i]), vars[i]) : Expr(vars[i]);
-    if (!preserve_unit_iters && IsConstInt(extents[i], 1)) unit_vars[vars[i].get()] = IntConst(t, 0);
+    if (!preserve_unit_iters && IsConstInt(extents[i], 1))
+      unit_vars[vars[i].get()] = IntConst(t, 0);
   }
   Expr predicate;
   if (!disable_predication && !ana.CanProveEqual(product, CastTo(t, loop->extent))) {
     predicate = LTNode::Make(Simplify(Substitute(value, unit_vars)), CastTo(t, loop->extent));
   }
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), value}});
-  body = BindingRewriter(unit_vars, predicate).VisitStmt(body);
+  arith::Analyzer binding_ana;
+  BindLoops(&binding_ana, loop_sref.get(), /*inclusive=*/false);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    binding_ana.Bind(vars[i], RangeNode::Make(IntConst(t, 0), extents[i]));
+  }
+  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate);
   for (size_t i = extents.size(); i-- > 0;) {
     body = ForNode::Make(vars[i], IntConst(t, 0), extents[i], ForKind::kSerial, body, nullptr, {},
                          loop->span);

@@ -10,8 +10,10 @@ void StorageAlign(ScheduleState& state, const StmtSRef& block_sref, int buffer_i
   const BlockNode* block = BlockOf(block_sref);
   if (buffer_index < 0 || static_cast<size_t>(buffer_index) >= block->writes.size()) {
     Fail("The write buffer index is out of range",
-         "The write buffer index " + std::to_string(buffer_index) + " is out of range: the block {0} "
-         "has " + std::to_string(block->writes.size()) + " write buffers",
+         "The write buffer index " + std::to_string(buffer_index) +
+             " is out of range: the block {0} "
+             "has " +
+             std::to_string(block->writes.size()) + " write buffers",
          {block_sref->stmt});
   }
   const Buffer& buffer = block->writes[buffer_index]->buffer;
@@ -33,8 +35,9 @@ void StorageAlign(ScheduleState& state, const StmtSRef& block_sref, int buffer_i
   }
   if (!FindAllocatingBlock(state, block_sref.get(), buffer.get())) {
     Fail("Cannot align a buffer of the function's parameters",
-         "The buffer " + buffer->name + " written by {0} is a function parameter; storage_align "
-         "applies to buffers allocated in the function",
+         "The buffer " + buffer->name +
+             " written by {0} is a function parameter; storage_align "
+             "applies to buffers allocated in the function",
          {block_sref->stmt});
   }
   auto entry = [](int a, int b, int c, int d) {

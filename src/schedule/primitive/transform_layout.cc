@@ -152,12 +152,15 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
   size_t ndim = buffer->shape.size();
   if (map.initial_indices.size() != ndim) {
     Fail("The index map does not match the buffer's dimensions",
-         "The index map takes " + std::to_string(map.initial_indices.size()) + " indices, but the "
-         "buffer " + buffer->name + " has " + std::to_string(ndim) + " dimensions");
+         "The index map takes " + std::to_string(map.initial_indices.size()) +
+             " indices, but the "
+             "buffer " +
+             buffer->name + " has " + std::to_string(ndim) + " dimensions");
   }
   if (!buffer->strides.empty()) {
-    Fail("The buffer has explicit strides", "The buffer " + buffer->name + " has explicit strides; "
-         "transform_layout supports compact buffers");
+    Fail("The buffer has explicit strides", "The buffer " + buffer->name +
+                                                " has explicit strides; "
+                                                "transform_layout supports compact buffers");
   }
   std::unordered_set<const VarNode*> vars;
   DomMap dom;
@@ -168,10 +171,12 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
   }
   for (const Expr& e : map.final_indices) {
     if (!IsQuasiAffineIn(e, vars)) {
-      Fail("The index map is not affine",
-           "The index map is not affine: the final index " + AsScript(e) + " is not a quasi-affine "
-           "expression (sums, products by constants, floordiv and floormod by constants) of the "
-           "buffer's indices");
+      Fail(
+          "The index map is not affine",
+          "The index map is not affine: the final index " + AsScript(e) +
+              " is not a quasi-affine "
+              "expression (sums, products by constants, floordiv and floormod by constants) of the "
+              "buffer's indices");
     }
   }
   // The shape of the image.
@@ -206,9 +211,9 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
       Fail(pad_value ? "transform_layout with padding is not supported"
                      : "The index map is not bijective: it needs padding, which requires pad_value",
            std::string("The index map maps the ") + std::to_string(old_size) + " elements of " +
-               buffer->name + " into " + std::to_string(new_size) + " (padding)" +
-               (pad_value ? "; transform_layout with pad_value is not supported yet"
-                          : "; the map must be bijective, or pad_value given"));
+               buffer->name + " into " + std::to_string(new_size) +
+               (pad_value ? ": transform_layout with padding (pad_value) is not supported yet"
+                          : ": it needs padding, which requires pad_value"));
     }
     std::vector<bool> seen(static_cast<size_t>(new_size), false);
     std::vector<int64_t> index(ndim, 0);
@@ -220,11 +225,12 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
         rest /= old_extents[d];
       }
       int64_t image = 0;
-      for (size_t d = 0; d < shape.size(); ++d) image = image * new_extents[d] + Eval(map.final_indices[d], env);
+      for (size_t d = 0; d < shape.size(); ++d)
+        image = image * new_extents[d] + Eval(map.final_indices[d], env);
       if (seen[static_cast<size_t>(image)]) {
-        Fail("The index map is not bijective",
-             "The index map is not bijective over the buffer " + buffer->name +
-                 ": two elements map to the same place");
+        Fail("The index map is not bijective", "The index map is not bijective over the buffer " +
+                                                   buffer->name +
+                                                   ": two elements map to the same place");
       }
       seen[static_cast<size_t>(image)] = true;
     }
@@ -239,9 +245,9 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
     }
     if (used.size() != ndim) Fail("The index map is not bijective");
   }
-  Buffer new_buffer = BufferNode::Make(buffer->data, buffer->dtype, shape, {}, buffer->elem_offset,
-                                       buffer->name, buffer->data_alignment, buffer->offset_factor,
-                                       buffer->span);
+  Buffer new_buffer =
+      BufferNode::Make(buffer->data, buffer->dtype, shape, {}, buffer->elem_offset, buffer->name,
+                       buffer->data_alignment, buffer->offset_factor, buffer->span);
   std::string func_name = state.FuncNameOf(block_sref.get());
   PrimFunc func = state.mod()->Lookup(func_name);
   LayoutRewriter rewriter(buffer, new_buffer, map);
@@ -250,7 +256,8 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
   for (auto& [param, buf] : buffer_map) {
     if (buf == buffer) buf = new_buffer;
   }
-  PrimFunc result = PrimFuncNode::Make(func->params, buffer_map, body, func->ret_type, func->attrs, func->span);
+  PrimFunc result =
+      PrimFuncNode::Make(func->params, buffer_map, body, func->ret_type, func->attrs, func->span);
   state.ReplaceFunc(func_name, result, rewriter.reuse);
 }
 

@@ -191,3 +191,70 @@ def test_missing_c_compiler(monkeypatch, tmp_path):
 
     with pytest.raises(BuildError, match="no C compiler found"):
         BuildManager().build(fresh)
+
+
+# ---- The errors the language reference names, each at its source line ------------------------
+
+
+def test_sign_mismatch_without_out_sign():
+    @S.prim_func
+    def f(a: S.ptr("int16", "global"), b: S.ptr("uint16", "global"), out: S.ptr("int16", "global")):
+        S.vstore(S.vadd(S.vload(a), S.vload(b)), out)
+
+    expect_diag(f, "S.vadd(S.vload(a), S.vload(b))", 'The sign of operands is different: "int16x16" vs. "uint16x16"')
+
+    @S.prim_func
+    def g(a: S.ptr("int16", "global"), b: S.ptr("uint16", "global"), out: S.ptr("int16", "global")):
+        S.vstore(S.vadd(S.vload(a), S.vload(b), out_sign="s"), out)
+
+    a = np.arange(16, dtype="int16") - 8
+    b = np.full(16, 65535, "uint16")
+    out = np.zeros(16, "int16")
+    BuildManager().build(g)(a, b, out)
+    np.testing.assert_array_equal(out, a - 1)
+
+
+def test_broadcast_of_an_immediate_that_fits_no_type():
+    @S.prim_func
+    def f(a: S.ptr("uint16", "global")):
+        S.vstore(S.vadd(S.vload(a), 70000), a)
+
+    expect_diag(f, "S.vadd(S.vload(a), 70000)", 'Can\'t broadcast "70000" to any of "(uint16x16, int16x16)"')
+
+
+def test_builtin_min_on_vectors():
+    @S.prim_func
+    def f(a: S.ptr("float32", "global")):
+        S.vstore(min(S.vload(a), 0.0), a)
+
+    expect_diag(f, "min(S.vload(a), 0.0)", "the builtin min() cannot be used on kernel values; please use S.min")
+
+
+def test_argument_type_mismatch_of_a_subroutine():
+    @S.prim_func
+    def sub(v: S.float32x8) -> S.float32x8:
+        return v
+
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        S.vstore(sub(S.vload(a)), a)
+
+    expect_diag(f, "S.vstore(sub(S.vload(a)), a)", "Argument type mismatch: 'v' expects \"float32x8\", got \"int32x8\"")
+
+
+def test_scope_overflow():
+    @S.prim_func
+    def f(out: S.ptr("int32", "global")):
+        tile = S.alloc_buffer((64, 129), "int32", scope="lsram")
+        out[0] = tile[0, 0]
+
+    expect_diag(f, 'tile = S.alloc_buffer((64, 129), "int32", scope="lsram")',
+                'lsram allocation "tile" (33024 bytes) exceeds the local SRAM of X2_1204')
+
+
+def test_scalar_shift_count_out_of_range():
+    @S.prim_func
+    def f(a: S.ptr("int16", "global")):
+        a[0] = a[1] << 16
+
+    expect_diag(f, "a[0] = a[1] << 16", "a scalar shift count must be in [0, 16), got 16")

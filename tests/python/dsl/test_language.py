@@ -250,3 +250,191 @@ def test_vector_loop_with_pointer_offsets():
     c = np.zeros(64, "int32")
     ex(a, b, c, 8)
     np.testing.assert_array_equal(c, a + 10)
+
+
+# ---- Language features of the full DSL ---------------------------------------------------------
+
+
+@S.prim_func
+def steps(out: S.ptr("int32", "global"), n: S.i32):
+    for t in S.tec_range(1):
+        k = 0
+        for i in range(1, n, 3):
+            out[k] = i
+            k += 1
+        for i in range(n, 0, -4):
+            out[k] = i
+            k += 1
+        out[k] = -1
+
+
+def test_range_with_steps():
+    out = np.zeros(16, "int32")
+    build(steps)(out, 10)
+    want = list(range(1, 10, 3)) + list(range(10, 0, -4)) + [-1]
+    assert out[:len(want)].tolist() == want
+
+
+@S.prim_func
+def swap_and_while(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    x, y = a[0], a[1]
+    x, y = y, x                       # the right side is evaluated first
+    out[0] = x
+    out[1] = y
+    p, (q, r) = 1, (2, 3)
+    out[2] = p * 100 + q * 10 + r
+    i = 0
+    total = 0
+    while i < 10 and total < 20:
+        total += i
+        i += 1
+    out[3] = total
+    out[4] = i
+
+
+def test_tuple_assignment_and_while():
+    out = np.zeros(5, "int32")
+    build(swap_and_while)(np.array([7, 9], "int32"), out)
+    assert out.tolist() == [9, 7, 123, 21, 7]
+
+
+@S.prim_func(is_inline=True)
+def clamp(v: S.i32, lo: S.i32 = 0, hi: S.i32 = 100) -> S.i32:
+    if v < lo:
+        return lo
+    return hi if v > hi else v
+
+
+@S.prim_func(is_inline=False)
+def twice(v: S.int32x8) -> S.int32x8:
+    return v + v
+
+
+@S.prim_func
+def positive(v: S.int32x8) -> S.boolx8:
+    return v > 0
+
+
+@S.prim_func(is_entry=True)
+def subroutines(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    out[0] = clamp(a[0])
+    out[1] = clamp(a[1], hi=5)
+    out[2] = clamp(a[2], -10, hi=10)
+    v = S.vload(a)
+    S.vstore(twice(v), out + 8, mask=positive(v))
+
+
+def test_subroutines_with_defaults_keywords_and_vector_returns():
+    a = np.array([-5, 50, -20, 3, 0, -1, 8, 2], "int32")
+    out = np.zeros(16, "int32")
+    ex = build(subroutines)
+    ex(a, out)
+    assert out[:3].tolist() == [0, 5, -10]
+    np.testing.assert_array_equal(out[8:], np.where(a > 0, 2 * a, 0))
+    code = ex.c_code
+    assert "__kernel void subroutines(" in code
+    assert "inline int clamp(int v, int lo, int hi) {" in code
+    assert "__attribute__((noinline)) int8 twice(int8 v) {" in code
+    assert "bool8 positive(int8 v);" in code
+
+
+SCALE = 3
+TABLE = np.array([1, 1, 2, 3, 5, 8, 13, 21], "int32")
+
+
+def axpy(x, y):
+    """A plain Python helper: runs at compile time on symbolic kernel values."""
+    return x * SCALE + y
+
+
+def masked_sum(v, w, n):
+    return S.vsel(v + w, v, S.tail_mask(n, 8))
+
+
+@S.prim_func
+def compile_time_helpers(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), n: S.i32):
+    out[0] = axpy(a[0], a[1])
+    S.vstore(axpy(S.vload(a), 1), out + 8)
+    S.vstore(masked_sum(S.vload(a), S.int32x8(100), n), out + 16)
+    out[1] = TABLE[5] + len(TABLE)     # Python values fold
+    if SCALE > 2:
+        out[2] = 1
+    else:
+        out[2] = 2
+
+
+def test_compile_time_evaluation_of_python_helpers():
+    a = np.arange(8, dtype="int32")
+    out = np.zeros(24, "int32")
+    ex = build(compile_time_helpers)
+    ex(a, out, 3)
+    assert out[:3].tolist() == [0 * 3 + 1, 8 + 8, 1]
+    np.testing.assert_array_equal(out[8:16], a * 3 + 1)
+    np.testing.assert_array_equal(out[16:24], np.where(np.arange(8) < 3, a + 100, a))
+
+
+def branching_helper(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_python_helper_cannot_branch_on_kernel_values():
+    from _util import expect_diag
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        a[0] = branching_helper(a[1])
+
+    expect_diag(k, "a[0] = branching_helper(a[1])", "a kernel value has no truth value at compile time")
+
+
+def test_c_like_scoping_in_loops():
+    from _util import expect_diag
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), n: S.i32):
+        for i in range(n):
+            last = a[i]
+        a[0] = last
+
+    expect_diag(k, "a[0] = last", "name 'last' is not defined")
+
+
+def test_duplicate_names_on_one_left_side():
+    from _util import expect_diag
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        b, b = 1, 2
+        a[0] = b
+
+    expect_diag(k, "b, b = 1, 2", "the name 'b' is assigned twice in one assignment")
+
+
+def test_vector_type_changing_reassignment():
+    from _util import expect_diag
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), f: S.ptr("float32", "global"), n: S.i32):
+        v = S.vload(a)
+        if n > 0:
+            v = S.vload(f)
+        S.vstore(v, a)
+
+    expect_diag(k, "v = S.vload(f)", 'Type mismatch assignment: "int32x8" vs. "float32x8"')
+
+
+def test_function_named_like_a_c_keyword():
+    from tessera.error import BuildError
+
+    @S.prim_func
+    def double(v: S.i32) -> S.i32:
+        return v * 2
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        a[0] = double(a[1])
+
+    with pytest.raises(BuildError, match="function name 'double' cannot be used on the DSL target"):
+        build(k)

@@ -314,6 +314,7 @@ __TESSERA_BF16_BINARY(__vadd, x + y)
 __TESSERA_BF16_BINARY(__vsub, x - y)
 __TESSERA_BF16_BINARY(__vmul, x * y)
 __TESSERA_BF16_BINARY(__vdiv, x / y)
+__TESSERA_BF16_BINARY(__vmod, fmodf(x, y))
 __TESSERA_BF16_BINARY(__vmin, x < y ? x : y)
 __TESSERA_BF16_BINARY(__vmax, x > y ? x : y)
 #undef __TESSERA_BF16_BINARY
@@ -389,7 +390,7 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
 #define __vsub(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vsub), a, (b), (mask))
 #define __vmul(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vmul), a, (b), (mask))
 #define __vdiv(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vdiv), a, (b), (mask))
-#define __vmod(a, b, mask) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vmod), a, (b), (mask))
+#define __vmod(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vmod), a, (b), (mask))
 #define __vmin(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vmin), a, (b), (mask))
 #define __vmax(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vmax), a, (b), (mask))
 #define __vceq(a, b, mask) __TESSERA_CALL(__TESSERA_ALL(__vceq), a, (b), (mask))
@@ -460,140 +461,11 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #define __floordiv(a, b) __TESSERA_SCALAR_CALL(__tessera_floordiv, a, b)
 #define __floormod(a, b) __TESSERA_SCALAR_CALL(__tessera_floormod, a, b)
 
-/* ---- TECs ---------------------------------------------------------------------------------------
- * A launch runs the kernel on TESSERA_NUM_TECS threads: the caller is TEC 0. The barrier counts
- * only TECs that are still running, because `return` in a kernel ends one TEC and must not leave
- * the others waiting at the kernel's final barrier. */
+/* ---- The rest, by concept ------------------------------------------------------------------- */
 
-#define TESSERA_NUM_TECS 4
-#define CLK_LOCAL_MEM_FENCE 1
-#define CLK_GLOBAL_MEM_FENCE 2
-
-typedef struct {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int running;          /* TECs that have not returned */
-  int arrived;          /* TECs waiting at the current barrier */
-  unsigned generation;  /* bumped when a barrier opens */
-  int start;            /* 0: wait, 1: run the kernel, -1: the launch failed, exit */
-} __tessera_launch_ctx;
-
-static __thread int __tessera_tec_id;
-static __thread __tessera_launch_ctx* __tessera_ctx;
-
-static inline int get_local_id(int dim) {
-  (void)dim;
-  return __tessera_tec_id;
-}
-
-static inline int get_local_size(int dim) {
-  (void)dim;
-  return TESSERA_NUM_TECS;
-}
-
-/* Called with ctx->mu held. */
-static inline void __tessera_open_barrier(__tessera_launch_ctx* ctx) {
-  ctx->arrived = 0;
-  ctx->generation++;
-  pthread_cond_broadcast(&ctx->cv);
-}
-
-/* The mutex hand-off orders every TEC's earlier writes before the others' later reads. */
-static inline void barrier(int flags) {
-  (void)flags;
-  __tessera_launch_ctx* ctx = __tessera_ctx;
-  if (ctx == NULL) return; /* called outside a launch: a single TEC */
-  pthread_mutex_lock(&ctx->mu);
-  unsigned generation = ctx->generation;
-  if (++ctx->arrived >= ctx->running) {
-    __tessera_open_barrier(ctx);
-  } else {
-    while (generation == ctx->generation) pthread_cond_wait(&ctx->cv, &ctx->mu);
-  }
-  pthread_mutex_unlock(&ctx->mu);
-}
-
-static inline void __tessera_tec_retire(__tessera_launch_ctx* ctx) {
-  pthread_mutex_lock(&ctx->mu);
-  ctx->running--;
-  if (ctx->arrived > 0 && ctx->arrived >= ctx->running) __tessera_open_barrier(ctx);
-  pthread_mutex_unlock(&ctx->mu);
-}
-
-typedef struct {
-  __tessera_launch_ctx* ctx;
-  int id;
-  void (*fn)(void*);
-  void* data;
-} __tessera_tec_args;
-
-static inline void* __tessera_tec_thread(void* p) {
-  __tessera_tec_args* a = (__tessera_tec_args*)p;
-  __tessera_launch_ctx* ctx = a->ctx;
-  pthread_mutex_lock(&ctx->mu);
-  while (ctx->start == 0) pthread_cond_wait(&ctx->cv, &ctx->mu);
-  int go = ctx->start > 0;
-  pthread_mutex_unlock(&ctx->mu);
-  if (go) {
-    __tessera_tec_id = a->id;
-    __tessera_ctx = ctx;
-    a->fn(a->data);
-    __tessera_tec_retire(ctx);
-  }
-  return NULL;
-}
-
-static inline void __tessera_set_error(char* err, int err_len, const char* fmt, ...) {
-  if (err == NULL || err_len <= 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, (size_t)err_len, fmt, ap);
-  va_end(ap);
-}
-
-/* One launch at a time per compiled kernel: shared (__local) arrays are static storage. */
-static pthread_mutex_t __tessera_launch_mu __attribute__((unused)) = PTHREAD_MUTEX_INITIALIZER;
-
-/* Runs fn(data) on every TEC and returns 0, or returns nonzero with a message in err when the
- * TEC threads cannot be started; then no TEC has run. */
-static inline int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, int err_len) {
-  pthread_mutex_lock(&__tessera_launch_mu);
-  __tessera_launch_ctx ctx;
-  pthread_mutex_init(&ctx.mu, NULL);
-  pthread_cond_init(&ctx.cv, NULL);
-  ctx.running = TESSERA_NUM_TECS;
-  ctx.arrived = 0;
-  ctx.generation = 0;
-  ctx.start = 0;
-  __tessera_tec_args args[TESSERA_NUM_TECS];
-  pthread_t threads[TESSERA_NUM_TECS];
-  int started = 1, rc = 0;
-  for (; started < TESSERA_NUM_TECS; ++started) {
-    args[started] = (__tessera_tec_args){&ctx, started, fn, data};
-    rc = pthread_create(&threads[started], NULL, __tessera_tec_thread, &args[started]);
-    if (rc != 0) break;
-  }
-  pthread_mutex_lock(&ctx.mu);
-  ctx.start = rc == 0 ? 1 : -1;
-  pthread_cond_broadcast(&ctx.cv);
-  pthread_mutex_unlock(&ctx.mu);
-  if (rc == 0) {
-    int saved_id = __tessera_tec_id;
-    __tessera_launch_ctx* saved_ctx = __tessera_ctx;
-    __tessera_tec_id = 0;
-    __tessera_ctx = &ctx;
-    fn(data);
-    __tessera_tec_retire(&ctx);
-    __tessera_tec_id = saved_id;
-    __tessera_ctx = saved_ctx;
-  } else {
-    __tessera_set_error(err, err_len, "cannot start TEC thread %d: %s", started, strerror(rc));
-  }
-  for (int i = 1; i < started; ++i) pthread_join(threads[i], NULL);
-  pthread_cond_destroy(&ctx.cv);
-  pthread_mutex_destroy(&ctx.mu);
-  pthread_mutex_unlock(&__tessera_launch_mu);
-  return rc == 0 ? 0 : 1;
-}
+#include "dsl/lanes.h"
+#include "dsl/convert.h"
+#include "dsl/tec.h"
+#include "dsl/dma.h"
 
 #endif /* TESSERA_DSL_H_ */

@@ -1,0 +1,19 @@
+// Passes of the vector DSL's pipeline ("dsl.*"); each also registers itself under its name.
+#pragma once
+
+#include "tessera/target/dsl_target.h"
+#include "tessera/transform/pass.h"
+
+namespace tessera {
+namespace transform {
+
+/*! \brief Split flexible- and multiple-width vectors into native 256-bit ones (the last part
+ *  padded with inactive lanes), and regroup masks into the parts of the data they control. */
+Pass AlignVectorWidth();
+
+/*! \brief Reject static `lsram` allocations beyond the target's local SRAM per TEC and `shared`
+ *  allocations beyond its shared SRAM per core, naming the allocation that overflows. */
+Pass VerifyLocalMemory(const DSLTargetDesc& target);
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,232 @@
+"""Conversions: S.cast (parts, saturation, narrowing from tuples), S.i, S.u, S.reinterpret,
+S.vxtl and S.vxth.
+
+A cast converts values: integers wrap (or clamp with ``saturate=True``), floats round to
+nearest, floats convert to int32 saturating (NaN is 0) and to narrower integers through int32.
+"""
+
+import numpy as np
+
+from ... import _core
+from .. import types as T
+from .. import typing as TY
+from ..values import Pointer, is_expr
+from . import intrinsic
+
+_HALVES = {"low": (0, 1), "high": (None, 1), "even": (0, 2), "odd": (1, 2)}
+_QUARTERS = {"ll": 0, "lh": 1, "hl": 2, "hh": 3}
+
+
+def _forbidden(src, dst):
+    """Why there is no direct conversion from src to dst, or None."""
+    s, d = T.element_of(src), T.element_of(dst)
+    pairs = {("uint32", "float32"), ("float32", "uint32"), ("uint32", "float16"), ("uint32", "bfloat16"),
+             ("bfloat16", "uint32")}
+    if (s, d) in pairs:
+        return True
+    half = ("float16", "bfloat16")
+    small = ("int8", "uint8", "int16", "uint16")
+    return (s in half and d in small) or (s in small and d in half)
+
+
+def _check_conversion(p, node, src, dst, saturate):
+    if T.is_bool(src) or T.is_bool(dst):
+        if T.element_of(src) != T.element_of(dst):
+            raise p.error(node, f'cannot convert "{src}" to "{dst}": masks and data do not convert')
+    if _forbidden(src, dst):
+        raise p.error(node, f'No direct conversion from "{T.element_of(src)}" to "{T.element_of(dst)}"; '
+                            f'cast twice (through int32 or float32)')
+    if saturate is not None and not (T.is_int(src) and T.is_int(dst)):
+        if T.is_float(src) and T.element_of(dst) == "int32" and saturate:
+            return  # float to int32 saturates anyway
+        raise p.error(node, 'the arg "saturate" is for integer to integer conversions; a float '
+                            'converts to int32 saturating and to narrower integers through int32')
+
+
+def _clamp(p, node, x, dst):
+    """``x`` clamped to the range of ``dst`` (in x's own type), for saturating int casts."""
+    src = x.dtype
+    slo, shi = TY.int_range(src)
+    dlo, dhi = TY.int_range(dst)
+    span = p.span(node)
+    if dlo > slo:
+        x = _core.Max(x, TY.constant(p, node, dlo, src), span)
+    if dhi < shi:
+        x = _core.Min(x, TY.constant(p, node, dhi, src), span)
+    return x
+
+
+def cast_value(p, node, x, dtype, saturate=None):
+    """``x`` (an expression) converted to ``dtype`` with the same lanes (part "all")."""
+    src = x.dtype
+    if T.lanes_of(dtype) == 1 and T.lanes_of(src) > 1:
+        dtype = T.with_lanes(dtype, T.lanes_of(src))
+    if T.lanes_of(src) == 1 and T.lanes_of(dtype) > 1:
+        return _core.Broadcast(cast_value(p, node, x, T.element_of(dtype), saturate),
+                               T.lanes_of(dtype), p.span(node))
+    if T.lanes_of(src) != T.lanes_of(dtype):
+        raise p.error(node, f'cannot convert "{src}" to "{dtype}": the lane counts differ')
+    if src == dtype:
+        return x
+    _check_conversion(p, node, src, dtype, saturate)
+    if saturate and T.is_int(src) and T.is_int(dtype):
+        x = _clamp(p, node, x, T.element_of(dtype))
+    with p.at(node):
+        return _core.Cast(dtype, x, p.span(node))
+
+
+def _concat(p, node, items):
+    """Vectors of one type as one vector (lanes in order)."""
+    items = [p.load(v) for v in items]
+    first = items[0]
+    if not is_expr(first) or T.lanes_of(first.dtype) == 1:
+        raise p.error(node, f"S.cast of a tuple needs vectors, got {p.describe(first)}")
+    for v in items[1:]:
+        if not is_expr(v) or v.dtype != first.dtype:
+            raise p.error(node, f'Argument type mismatch: "{first.dtype}" vs. '
+                                f'"{v.dtype if is_expr(v) else p.describe(v)}"')
+    total = sum(T.lanes_of(v.dtype) for v in items)
+    idx = [_core.IntImm("int32", i) for i in range(total)]
+    with p.at(node):
+        return _core.Shuffle(items, idx, p.span(node))
+
+
+def _part_cast(p, node, x, dst, part):
+    """Widening cast of the selected lanes of a native vector."""
+    src = x.dtype
+    lanes = T.lanes_of(src)
+    if not T.is_native(src):
+        raise p.error(node, f'S.cast with part="{part}" needs a hardware native vector, got "{src}": '
+                            f'this API expects hardware native vector types')
+    if part in _HALVES:
+        first, stride = _HALVES[part]
+        first = lanes // 2 if first is None else first
+        count = lanes // 2
+    elif part in _QUARTERS:
+        if T.bits_of(src) != 8 or T.bits_of(dst) != 32:
+            raise p.error(node, f'part="{part}" selects a quarter: it converts 8-bit to 32-bit lanes')
+        first, stride, count = _QUARTERS[part] * (lanes // 4), 1, lanes // 4
+    else:
+        raise p.error(node, f'the arg "part" must be one of "all", "low", "high", "even", "odd", '
+                            f'"ll", "lh", "hl", "hh", got "{part}"')
+    dst_elem = T.element_of(dst)
+    _check_conversion(p, node, src, dst_elem, None)
+    n = T.native_lanes(dst_elem)
+    parts = []
+    for j in range(0, count, n):
+        dtype = T.with_lanes(dst_elem, n)
+        args = [x, _core.IntImm("int32", first + j * stride), _core.IntImm("int32", stride)]
+        parts.append(p.call_op(node, dtype, "dsl.vcvt", args))
+    if len(parts) == 1 and count == n:
+        return parts[0]
+    whole = parts[0] if len(parts) == 1 else _concat(p, node, parts)
+    if T.lanes_of(whole.dtype) == count:
+        return whole
+    idx = [_core.IntImm("int32", i) for i in range(count)]
+    with p.at(node):
+        return _core.Shuffle([whole], idx, p.span(node))
+
+
+@intrinsic
+def cast(p, node, x, dtype, part="all", saturate=None):
+    """Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. A
+    scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast;
+    ``S.cast((lo, hi), "int8")`` narrows two vectors into one."""
+    dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
+    if saturate not in (None, True, False):
+        raise p.error(node, f'the arg "saturate" must be None, True or False, got {saturate!r}')
+    if isinstance(x, (tuple, list)):
+        x = _concat(p, node, x)
+    x = p.load(x)
+    if not is_expr(x):
+        if not isinstance(x, (bool, int, float, np.generic)):
+            raise p.error(node, f"S.cast of {p.describe(x)}")
+        if T.is_int(dtype) and isinstance(x, float):
+            x = int(x)
+        if T.is_int(dtype) and not TY.fits(int(x), dtype):
+            if not saturate:
+                lo, hi = TY.int_range(dtype)
+                x = (int(x) - lo) % (hi - lo + 1) + lo
+            else:
+                lo, hi = TY.int_range(dtype)
+                x = min(max(int(x), lo), hi)
+        return TY.constant(p, node, x, dtype)
+    if part not in ("all", None):
+        return _part_cast(p, node, x, dtype, part)
+    return cast_value(p, node, x, dtype, saturate)
+
+
+def _same_bits(p, node, x, signed):
+    x = p.load(x)
+    if not is_expr(x) or not T.is_int(x.dtype):
+        raise p.error(node, f"expects an integer value, got {p.describe(x)}")
+    dtype = T.with_sign(x.dtype, signed)
+    if dtype == x.dtype:
+        return x
+    return p.call_op(node, dtype, "tir.reinterpret", [x])
+
+
+@intrinsic(name="i")
+def signed(p, node, x):
+    """The same bits as a signed integer of the same width and lanes."""
+    return _same_bits(p, node, x, True)
+
+
+@intrinsic(name="u")
+def unsigned(p, node, x):
+    """The same bits as an unsigned integer of the same width and lanes."""
+    return _same_bits(p, node, x, False)
+
+
+@intrinsic
+def reinterpret(p, node, x, dtype):
+    """Bit cast of a value, literal or pointer: the total bits must match."""
+    dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
+    x = p.load(x)
+    if isinstance(x, Pointer):
+        return p.view(node, x, dtype)
+    if not is_expr(x):
+        if isinstance(x, float):
+            src = np.array([x], "float32")
+        else:
+            src = np.array([x], "int32" if TY.fits(int(x), "int32") else "uint32")
+        np_type = "float32" if dtype == "bfloat16" else dtype
+        if T.bits_of(dtype) * T.lanes_of(dtype) != 32:
+            raise p.error(node, f'S.reinterpret: a literal has 32 bits, "{dtype}" has '
+                                f'{T.bits_of(dtype) * T.lanes_of(dtype)}')
+        return TY.constant(p, node, src.view(np_type)[0].item(), dtype)
+    total = T.bits_of(x.dtype) * T.lanes_of(x.dtype)
+    if T.lanes_of(dtype) == 1 and total != T.bits_of(dtype):
+        dtype = T.with_lanes(dtype, total // T.bits_of(dtype))
+    if T.bits_of(dtype) * T.lanes_of(dtype) != total:
+        raise p.error(node, f'S.reinterpret: "{x.dtype}" has {total} bits but "{dtype}" has '
+                            f'{T.bits_of(dtype) * T.lanes_of(dtype)}')
+    if T.is_bool(x.dtype) or T.is_bool(dtype):
+        raise p.error(node, "S.reinterpret cannot convert masks")
+    if T.lanes_of(x.dtype) > 1 and not T.is_native(x.dtype):
+        raise p.error(node, f'S.reinterpret of "{x.dtype}": this API expects hardware native vector types')
+    if x.dtype == dtype:
+        return x
+    return p.call_op(node, dtype, "tir.reinterpret", [x])
+
+
+def _extend(p, node, x, part):
+    x = p.load(x)
+    if not is_expr(x) or T.lanes_of(x.dtype) == 1 or not T.is_int(x.dtype) or T.bits_of(x.dtype) > 16:
+        raise p.error(node, f"expects an 8- or 16-bit integer vector, got {p.describe(x)}")
+    if not T.is_native(x.dtype):
+        raise p.error(node, f'"{x.dtype}": this API expects hardware native vector types')
+    wide = ("int" if T.is_signed(x.dtype) else "uint") + str(2 * T.bits_of(x.dtype))
+    return _part_cast(p, node, x, wide, part)
+
+
+@intrinsic
+def vxtl(p, node, x):
+    """The low half of ``x`` extended to double width (sign- or zero-extended)."""
+    return _extend(p, node, x, "low")
+
+
+@intrinsic
+def vxth(p, node, x):
+    """The high half of ``x`` extended to double width (sign- or zero-extended)."""
+    return _extend(p, node, x, "high")

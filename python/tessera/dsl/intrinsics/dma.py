@@ -1,0 +1,164 @@
+"""DMA and events: S.dma_copy, S.async_dma_copy, S.alloc_events, S.wait_events, S.free_events,
+S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache.
+
+Destinations come first. Counts and strides are in elements of the pointers' scalar type.
+"""
+
+from ... import _core
+from .. import typing as TY
+from ..values import Event
+from . import intrinsic
+
+_SRAM = ("lsram", "shared")
+
+
+def _is_ddr(scope):
+    return scope.startswith("global") or scope == "constant"
+
+
+def _pointers(p, node, dst, src):
+    dst = p.scalar_view(node, p.pointer_of(node, dst, "the arg \"dst\""))
+    src = p.scalar_view(node, p.pointer_of(node, src, "the arg \"src\""))
+    if dst.element == "void" and src.element != "void":
+        dst = p.view(node, dst, src.element)
+    if src.element == "void" and dst.element != "void":
+        src = p.view(node, src, dst.element)
+    if dst.element != src.element:
+        raise p.error(node, f'The data type mismatch: "dst": "{dst.element}*" vs. "src": "{src.element}*"')
+    if dst.scope == "constant":
+        raise p.error(node, 'DMA cannot write to scope "constant"')
+    if dst.scope in _SRAM and src.scope in _SRAM:
+        raise p.error(node, f'Does not support copy data from scope "{src.scope}" to scope "{dst.scope}"')
+    return dst, src
+
+
+def _count(p, node, value, what):
+    if isinstance(value, int) and value < 0:
+        raise p.error(node, f'the arg "{what}" must be >= 0, got {value}')
+    return p.to_index(node, value)
+
+
+def _copy_args(p, node, dst, src, width, src_stride, times, dst_stride):
+    dst, src = _pointers(p, node, dst, src)
+    w = _count(p, node, width, "width")
+    args = [p.pointer_expr(node, dst), p.pointer_expr(node, src), w,
+            w if src_stride is None else _count(p, node, src_stride, "src_stride"),
+            _count(p, node, times, "times"),
+            w if dst_stride is None else _count(p, node, dst_stride, "dst_stride")]
+    return dst, src, args
+
+
+@intrinsic
+def dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None):
+    """Copy ``times`` rows of ``width`` elements; rows start every ``src_stride`` /
+    ``dst_stride`` elements (default ``width``)."""
+    dst, src, args = _copy_args(p, node, dst, src, width, src_stride, times, dst_stride)
+    plain = src_stride is None and dst_stride is None and isinstance(times, int) and times == 1
+    if plain and (dst.scope in _SRAM) != (src.scope in _SRAM):
+        into_sram = dst.scope in _SRAM
+        ddr, sram = (args[1], args[0]) if into_sram else (args[0], args[1])
+        p.emit_call(node, "dsl.dma1d", [ddr, sram, args[2], _core.IntImm("int32", int(into_sram))])
+        return
+    p.emit_call(node, "dsl.dma_copy", args)
+
+
+@intrinsic
+def async_dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None, event=None):
+    """As S.dma_copy, tied to ``event``: the data is valid after ``S.wait_events(event)``."""
+    if not isinstance(event, Event):
+        raise p.error(node, 'the arg "event" must be an event from S.alloc_events, '
+                            f'got {p.describe(event)}')
+    _, _, args = _copy_args(p, node, dst, src, width, src_stride, times, dst_stride)
+    p.emit_call(node, "dsl.async_dma_copy", args + [event.var])
+
+
+@intrinsic
+def alloc_events(p, node, count):
+    """``count`` DMA events: one event, or a tuple of them when ``count > 1``."""
+    count = p.static_int(node, count, "count")
+    if count < 1:
+        raise p.error(node, f'the arg "count" must be at least 1, got {count}')
+    events = []
+    for i in range(count):
+        var = _core.Var(f"{p.name_hint or 'ev'}{i if count > 1 else ''}", "int32", p.span(node))
+        with p.at(node):
+            p.builder.emit_let(var, p.call_op(node, "int32", "dsl.alloc_event", []), p.span(node))
+        events.append(Event(var))
+    return events[0] if count == 1 else tuple(events)
+
+
+def _events(p, node, events, what):
+    flat = []
+    for e in events:
+        if isinstance(e, (tuple, list)):
+            flat.extend(e)
+        else:
+            flat.append(e)
+    for e in flat:
+        if not isinstance(e, Event):
+            raise p.error(node, f"{what} expects events from S.alloc_events, got {p.describe(e)}")
+    return flat
+
+
+@intrinsic
+def wait_events(p, node, *events):
+    """Block until every listed event is idle."""
+    for e in _events(p, node, events, "S.wait_events"):
+        p.emit_call(node, "dsl.wait_event", [e.var])
+
+
+@intrinsic
+def free_events(p, node, *events):
+    """Wait for, then release, the events."""
+    for e in _events(p, node, events, "S.free_events"):
+        p.emit_call(node, "dsl.free_event", [e.var])
+
+
+@intrinsic
+def dma_memset(p, node, ptr, value, num):
+    """Set ``num`` scalar elements at ``ptr`` to ``value``."""
+    ptr = p.scalar_view(node, p.pointer_of(node, ptr, "the arg \"ptr\""))
+    if ptr.element == "void":
+        raise p.error(node, 'S.dma_memset of a "void" pointer; use p.as_ptr(dtype) first')
+    if ptr.scope == "constant":
+        raise p.error(node, 'DMA cannot write to scope "constant"')
+    value = TY.as_type(p, node, p.load(value), ptr.element)
+    p.emit_call(node, "dsl.dma_memset", [p.pointer_expr(node, ptr), value, _count(p, node, num, "num")])
+
+
+@intrinsic
+def dma_transpose2d(p, node, dst, src, row, col, dst_stride=None, src_stride=None):
+    """Transpose a ``row`` x ``col`` matrix; strides default to ``col`` (source) and ``row``
+    (destination)."""
+    dst, src = _pointers(p, node, dst, src)
+    r, c = _count(p, node, row, "row"), _count(p, node, col, "col")
+    args = [p.pointer_expr(node, dst), p.pointer_expr(node, src), r, c,
+            r if dst_stride is None else _count(p, node, dst_stride, "dst_stride"),
+            c if src_stride is None else _count(p, node, src_stride, "src_stride")]
+    p.emit_call(node, "dsl.dma_transpose2d", args)
+
+
+@intrinsic
+def dma_upsample(p, node, dst, src, h_scale, w_scale, c, w, src_c_stride=None, dst_c_stride=None,
+                 dst_w_stride=None):
+    """Replicate a ``w`` x ``c`` (WC) plane ``h_scale`` times in H and ``w_scale`` times in W
+    into HWC; only between DDR and SRAM."""
+    dst, src = _pointers(p, node, dst, src)
+    if not ((_is_ddr(src.scope) and dst.scope in _SRAM) or (src.scope in _SRAM and _is_ddr(dst.scope))):
+        raise p.error(node, "S.dma_upsample only copies between DDR (global) and SRAM (lsram, shared), "
+                            f'got "{src.scope}" to "{dst.scope}"')
+    hs, ws = _count(p, node, h_scale, "h_scale"), _count(p, node, w_scale, "w_scale")
+    cc, ww = _count(p, node, c, "c"), _count(p, node, w, "w")
+    with p.at(node):
+        default_w_stride = _core.simplify_expr(_core.Mul(ww, ws))
+    args = [p.pointer_expr(node, dst), p.pointer_expr(node, src), hs, ws, cc, ww,
+            cc if src_c_stride is None else _count(p, node, src_c_stride, "src_c_stride"),
+            cc if dst_c_stride is None else _count(p, node, dst_c_stride, "dst_c_stride"),
+            default_w_stride if dst_w_stride is None else _count(p, node, dst_w_stride, "dst_w_stride")]
+    p.emit_call(node, "dsl.dma_upsample", args)
+
+
+@intrinsic
+def flush_cache(p, node, invalidate=True):
+    """Write back the data cache (a no-op on tessera's host)."""
+    p.emit_call(node, "dsl.flush_cache", [_core.IntImm("int32", int(bool(invalidate)))])

@@ -1,0 +1,216 @@
+"""Typing rules of the DSL's operators: literals, broadcast and implicit promotion.
+
+- A literal takes the type of the other operand; into an integer vector it is broadcast to the
+  signed or unsigned type of the element width that holds it, else it is an error:
+  ``Can't broadcast "300" to any of "(int8x32, uint8x32)"``.
+- A scalar variable broadcast into a vector must have the element's width and kind.
+- Vector operands of equal lanes and different widths promote the narrower to the wider type
+  in arithmetic (``i8x8 + i32x8`` is ``i32x8``); scalars promote like C, integers to floats.
+- Integer operands of different signedness are an error; intrinsics accept ``out_sign``.
+"""
+
+import numpy as np
+
+from .. import _core
+from . import types as T
+from .values import is_expr
+
+_RANGES = {
+    "int8": (-(2**7), 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1), "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1),
+    "bool": (0, 1),
+}
+
+
+def int_range(dtype):
+    return _RANGES[T.element_of(dtype)]
+
+
+def fits(value, dtype):
+    lo, hi = int_range(dtype)
+    return lo <= value <= hi
+
+
+def sign_error(p, node, a, b):
+    return p.error(node, f'The sign of operands is different: "{a}" vs. "{b}"; convert one with '
+                         f'S.i/S.u, or use an intrinsic with out_sign="s" or "u"')
+
+
+def mismatch(p, node, a, b):
+    return p.error(node, f'Argument type mismatch: "{a}" vs. "{b}"')
+
+
+def constant(p, node, value, dtype):
+    """A Python number as a constant of exactly ``dtype`` (broadcast for vectors)."""
+    elem = T.element_of(dtype)
+    lanes = T.lanes_of(dtype)
+    span = p.span(node)
+    if elem.startswith(("float", "bfloat")):
+        c = _core.FloatImm(elem, float(value), span)
+    elif elem == "bool":
+        c = _core.IntImm("bool", int(bool(value)), span)
+    else:
+        c = _core.IntImm(elem, int(value), span)
+    return _core.Broadcast(c, lanes, span) if lanes > 1 else c
+
+
+def literal_for(p, node, value, dtype):
+    """A literal used with an operand of ``dtype``: its type follows the rules above."""
+    elem = T.element_of(dtype)
+    lanes = T.lanes_of(dtype)
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    candidates = [dtype] if elem in ("bool",) or T.is_float(elem) else [
+        dtype, T.with_sign(dtype, not T.is_signed(dtype))]
+
+    def refuse():
+        names = ", ".join(candidates)
+        return p.error(node, f'Can\'t broadcast "{value}" to any of "({names})"')
+
+    if elem == "bool":
+        if isinstance(value, bool) or value in (0, 1):
+            return constant(p, node, value, dtype)
+        raise refuse()
+    if T.is_float(elem):
+        if isinstance(value, bool):
+            raise refuse()
+        return constant(p, node, value, dtype)
+    if isinstance(value, float):
+        if lanes == 1:
+            return None  # a scalar integer meets a float literal: C promotes to float
+        raise refuse()
+    if isinstance(value, bool):
+        value = int(value)
+    for cand in candidates:
+        if fits(value, cand):
+            if lanes == 1 and cand != dtype:
+                # A scalar keeps its type; the literal wraps into it, as in C.
+                lo, hi = int_range(dtype)
+                return constant(p, node, (value - lo) % (hi - lo + 1) + lo, dtype)
+            return constant(p, node, value, cand)
+    raise refuse()
+
+
+def default_expr(p, node, value):
+    """A literal without context: int32, float32 or bool."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return constant(p, node, value, "bool")
+    if isinstance(value, int):
+        if not fits(value, "int32"):
+            if fits(value, "uint32"):
+                return constant(p, node, value, "uint32")
+            raise p.error(node, f'Can\'t broadcast "{value}" to any of "(int32, uint32)"')
+        return constant(p, node, value, "int32")
+    if isinstance(value, float):
+        return constant(p, node, value, "float32")
+    raise p.error(node, f"expected a number or a kernel value, got {p.describe(value)}")
+
+
+def convert(p, node, expr, dtype):
+    """An implicit conversion of ``expr`` to ``dtype`` (a Cast with the DSL's semantics)."""
+    if expr.dtype == dtype:
+        return expr
+    return _core.Cast(dtype, expr, p.span(node))
+
+
+def wider(a, b):
+    """The wider of two element types; for equal widths, None."""
+    ba, bb = T.bits_of(a), T.bits_of(b)
+    if ba == bb:
+        return None
+    return a if ba > bb else b
+
+
+def unify(p, node, x, y, arithmetic=True):
+    """Two operands as expressions of one type."""
+    x, y = p.load(x), p.load(y)
+    xe, ye = is_expr(x), is_expr(y)
+    if xe and not ye:
+        lit = literal_for(p, node, y, x.dtype)
+        if lit is None:  # int scalar with a float literal
+            return convert(p, node, x, "float32"), constant(p, node, y, "float32")
+        y = lit
+    elif ye and not xe:
+        lit = literal_for(p, node, x, y.dtype)
+        if lit is None:
+            return constant(p, node, x, "float32"), convert(p, node, y, "float32")
+        x = lit
+    elif not xe and not ye:
+        x = default_expr(p, node, x)
+        y = literal_for(p, node, y, x.dtype) or default_expr(p, node, y)
+    tx, ty = x.dtype, y.dtype
+    if tx == ty:
+        return x, y
+    lx, ly = T.lanes_of(tx), T.lanes_of(ty)
+    ex, ey = T.element_of(tx), T.element_of(ty)
+    if lx > 1 and ly > 1 and lx != ly:
+        raise mismatch(p, node, tx, ty)
+    if (ex == "bool") != (ey == "bool"):
+        raise mismatch(p, node, tx, ty)
+    if lx == 1 and ly > 1:
+        return broadcast_scalar(p, node, x, ty), y
+    if ly == 1 and lx > 1:
+        return x, broadcast_scalar(p, node, y, tx)
+    # Same lanes, different element types.
+    if T.is_int(ex) and T.is_int(ey):
+        if T.is_signed(ex) != T.is_signed(ey):
+            raise sign_error(p, node, tx, ty)
+        if lx > 1 and not arithmetic:
+            raise mismatch(p, node, tx, ty)
+        w = wider(ex, ey)
+        return convert(p, node, x, T.with_lanes(w, lx)), convert(p, node, y, T.with_lanes(w, lx))
+    if lx == 1:
+        # Scalars: integers convert to the float type; floats widen.
+        if T.is_int(ex):
+            return convert(p, node, x, ey), y
+        if T.is_int(ey):
+            return x, convert(p, node, y, ex)
+        w = wider(ex, ey)
+        if w is None:
+            w = "float32"  # float16 with bfloat16
+        return convert(p, node, x, w), convert(p, node, y, w)
+    w = wider(ex, ey)
+    if w is None or not arithmetic:
+        raise mismatch(p, node, tx, ty)
+    return convert(p, node, x, T.with_lanes(w, lx)), convert(p, node, y, T.with_lanes(w, lx))
+
+
+def broadcast_scalar(p, node, s, vtype):
+    """A scalar expression broadcast into a vector of ``vtype``."""
+    elem = T.element_of(vtype)
+    st = s.dtype
+    if st != elem:
+        if T.bits_of(st) != T.bits_of(elem) or T.is_float(st) != T.is_float(elem) or (
+                (st == "bool") != (elem == "bool")):
+            raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": a scalar '
+                                f'variable must have the vector\'s element type')
+        if T.is_int(st) and T.is_signed(st) != T.is_signed(elem):
+            raise sign_error(p, node, vtype, st)
+        raise mismatch(p, node, vtype, st)
+    return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
+
+
+def as_type(p, node, value, dtype, what="value"):
+    """``value`` (a literal or an expression) as exactly ``dtype``: literals follow the broadcast
+    rules; expressions must already have the type (scalars broadcast into vectors)."""
+    if not is_expr(value):
+        if T.lanes_of(dtype) > 1 and T.element_of(dtype) != "bool" and not T.is_float(dtype):
+            lit = literal_for(p, node, value, dtype)
+            if lit.dtype != dtype:
+                raise sign_error(p, node, dtype, lit.dtype)
+            return lit
+        if T.is_int(dtype) and isinstance(value, float):
+            raise p.error(node, f"cannot use the float {value!r} where {dtype} is expected")
+        if T.is_int(dtype) and not isinstance(value, bool) and not fits(int(value), dtype):
+            raise p.error(node, f'Can\'t broadcast "{value}" to "{dtype}": out of range')
+        return constant(p, node, value, dtype)
+    if value.dtype == dtype:
+        return value
+    if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) > 1:
+        return broadcast_scalar(p, node, value, dtype)
+    if T.is_int(value.dtype) and T.is_int(dtype) and T.bits_of(value.dtype) == T.bits_of(dtype) \
+            and T.lanes_of(value.dtype) == T.lanes_of(dtype):
+        raise sign_error(p, node, dtype, value.dtype)
+    raise mismatch(p, node, dtype, value.dtype)

@@ -1,0 +1,46 @@
+"""Tensor expressions: describe tensors by formulas and turn them into TensorIR functions.
+
+>>> from tessera import te
+>>> A = te.placeholder((128, 128), "float32", name="A")
+>>> B = te.placeholder((128, 128), "float32", name="B")
+>>> k = te.reduce_axis((0, 128), name="k")
+>>> C = te.compute((128, 128), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+>>> func = te.create_prim_func([A, B, C])
+
+The graph and the lowering live in C++ (``include/tessera/te``); this package holds handles.
+"""
+
+from .. import _core
+from ..error import TesseraTypeError
+from .reduction import CommReducer, comm_reducer, max, min, reduce_axis, sum  # noqa: A004
+from .tensor import (ComputeOp, Operation, PlaceholderOp, Reduce, Tensor, compute, const,
+                     placeholder, size_var, var)
+
+
+def create_prim_func(ops, index_dtype_override=None):
+    """The PrimFunc computing the listed tensors (see spec/tensorir.md §4).
+
+    Listed tensors become buffer parameters in order (listed ``te.var``s scalar parameters);
+    other computed tensors become ``T.alloc_buffer``s; each compute becomes one block named
+    after it. The function is named ``"main"``; rename it with
+    ``func.with_attr("global_symbol", "name")``.
+
+    >>> func = te.create_prim_func([A, B, C])
+    >>> print(func.script())
+    """
+    if isinstance(ops, (Tensor, _core.Var)):
+        ops = [ops]
+    args = []
+    for op in list(ops):
+        if not isinstance(op, (Tensor, _core.Var)):
+            raise TesseraTypeError(
+                "te.create_prim_func expects a list of te tensors (and te.var scalar parameters), "
+                f"got {op!r}")
+        args.append(op)
+    dtype = None if index_dtype_override is None else _core.canonical_dtype(str(index_dtype_override))
+    return _core.te.create_prim_func(args, dtype)
+
+
+__all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "Reduce", "CommReducer",
+           "placeholder", "compute", "reduce_axis", "sum", "max", "min", "comm_reducer", "var",
+           "size_var", "const", "create_prim_func"]

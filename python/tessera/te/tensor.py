@@ -1,0 +1,192 @@
+"""Tensors and the operations that make them: te.placeholder, te.compute, te.var, te.const."""
+
+import inspect
+
+from .. import _core
+from ..error import TesseraTypeError, TesseraValueError
+from ..tir import expr_ops
+
+_te = _core.te
+Tensor = _te.Tensor
+Operation = _te.Operation
+PlaceholderOp = _te.PlaceholderOp
+ComputeOp = _te.ComputeOp
+Reduce = _te.Reduce
+
+
+def var(name="tindex", dtype="int32"):
+    """A symbolic scalar, e.g. a dimension that is known only at run time.
+
+    >>> n = te.var("n")
+    >>> A = te.placeholder((n, 4), name="A")
+    """
+    return _core.Var(name, _core.canonical_dtype(str(dtype)))
+
+
+def size_var(name="size", dtype="int32"):
+    """A symbolic size: like :func:`var`, and known to be non-negative.
+
+    >>> n = te.size_var("n")
+    """
+    return _core.SizeVar(name, _core.canonical_dtype(str(dtype)))
+
+
+def const(value, dtype=None):
+    """A constant expression; the dtype defaults to int32 for ints and float32 for floats.
+
+    >>> te.const(0, "float32")
+    """
+    return expr_ops.const(value, None if dtype is None else str(dtype))
+
+
+def _shape(shape, what):
+    if isinstance(shape, (int, _core.PrimExpr)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TesseraTypeError(f"{what}: the shape must be a tuple of sizes, got {shape!r}")
+    out = []
+    for s in shape:
+        if isinstance(s, bool) or not isinstance(s, (int, _core.PrimExpr)) and not hasattr(s, "item"):
+            raise TesseraTypeError(f"{what}: shape entries must be ints or integer expressions, got {s!r}")
+        out.append(expr_ops.const(int(s), "int32") if not isinstance(s, _core.PrimExpr) else s)
+    return out
+
+
+def placeholder(shape, dtype="float32", name="placeholder"):
+    """An input tensor: a parameter of the function made by :func:`create_prim_func`.
+
+    >>> A = te.placeholder((128, 128), "float32", name="A")
+    """
+    return _te.placeholder(_shape(shape, f"te.placeholder '{name}'"), str(dtype), name)
+
+
+def _axis_names(fcompute, ndim, name):
+    try:
+        params = list(inspect.signature(fcompute).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return [f"i{d}" for d in range(ndim)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                  and p.default is p.empty]
+    if len(positional) != ndim:
+        raise TesseraValueError(
+            f"te.compute '{name}': the function takes {len(positional)} index argument"
+            f"{'' if len(positional) == 1 else 's'} but the shape has {ndim} dimension"
+            f"{'' if ndim == 1 else 's'}; give it one index per dimension")
+    return [p.name for p in positional]
+
+
+def _body(value, name):
+    if isinstance(value, (Reduce, _core.PrimExpr)):
+        return value
+    if isinstance(value, Tensor):
+        raise TesseraTypeError(
+            f"te.compute '{name}': the function returned the tensor {value.name}; return an element "
+            f"such as {value.name}[i, j]")
+    if isinstance(value, (tuple, list)):
+        raise TesseraTypeError(f"te.compute '{name}': returns one value per element; computes with "
+                               "several outputs are not supported")
+    try:
+        return expr_ops.convert(value)
+    except TesseraTypeError:
+        raise TesseraTypeError(
+            f"te.compute '{name}': the function must return an expression or a reduction, "
+            f"got {value!r}") from None
+
+
+def compute(shape, fcompute, name="compute", tag="", attrs=None):
+    """A tensor of ``shape`` whose element at ``(i, j, ...)`` is ``fcompute(i, j, ...)``.
+
+    ``fcompute`` receives one index variable per dimension, named after its parameters. It
+    returns an expression, or a reduction (``te.sum``, ``te.max``, ...) as its whole value.
+    ``attrs`` become annotations of the block :func:`create_prim_func` makes.
+
+    >>> B = te.compute((128,), lambda i: A[i] * 2.0, name="B")
+    """
+    shape = _shape(shape, f"te.compute '{name}'")
+    if not callable(fcompute):
+        raise TesseraTypeError(f"te.compute '{name}': fcompute must be a function, got {fcompute!r}")
+    names = _axis_names(fcompute, len(shape), name)
+    return _te.compute(shape, lambda indices: _body(fcompute(*indices), name), name, tag,
+                       _attrs(attrs, name), names)
+
+
+def _attr(value):
+    if isinstance(value, _core.Object):
+        return value
+    if isinstance(value, bool):
+        return _core.IntImm("bool", int(value))
+    if isinstance(value, int):
+        return _core.IntImm("int32" if -(2**31) <= value < 2**31 else "int64", value)
+    if isinstance(value, float):
+        return _core.FloatImm("float32", value)
+    if isinstance(value, str):
+        return _core.StringImm(value)
+    if isinstance(value, (list, tuple)):
+        return _core.Array([_attr(v) for v in value])
+    raise TesseraTypeError(f"cannot use {value!r} as an attribute value")
+
+
+def _attrs(attrs, name):
+    if attrs is None:
+        return {}
+    if not isinstance(attrs, dict):
+        raise TesseraTypeError(f"te.compute '{name}': attrs must be a dict, got {attrs!r}")
+    return {str(k): _attr(v) for k, v in attrs.items()}
+
+
+def _tensor_getitem(self, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(isinstance(k, slice) for k in key):
+        raise TesseraTypeError(f"tensor {self.name} is indexed one element at a time, not with slices")
+    return self.load([expr_ops._index(k) for k in key])
+
+
+def _tensor_repr(self):
+    shape = ", ".join(str(s) for s in self.shape)
+    return f"Tensor(shape=({shape}), dtype={self.dtype}, op={self.op.name})"
+
+
+def _reject_arithmetic(self, *args):
+    raise TesseraTypeError(
+        f"{self!r} is a reduction: it can only be the whole value of a te.compute. Compute it in "
+        "its own te.compute and use that tensor in further expressions")
+
+
+def _operation_repr(self):
+    return f"{type(self).__name__}(name={self.name})"
+
+
+_ITERVAR_OPERATORS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "astype")
+
+
+def _itervar_operator(name):
+    def method(self, *args):
+        return getattr(self.var, name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+def _install():
+    # te axes are IterVars; as in TVM they compute like their variable (`k < i`, `k + 1`).
+    for name in _ITERVAR_OPERATORS:
+        setattr(_core.IterVar, name, _itervar_operator(name))
+    _core.IterVar.dtype = property(lambda self: self.var.dtype)
+    Tensor.__getitem__ = _tensor_getitem
+    Tensor.__repr__ = _tensor_repr
+    Tensor.__str__ = _tensor_repr
+    Operation.__repr__ = _operation_repr
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+        setattr(Reduce, f"__{name}__", _reject_arithmetic)
+        setattr(Reduce, f"__r{name}__", _reject_arithmetic)
+    for name in ("neg", "lt", "le", "gt", "ge", "bool"):
+        setattr(Reduce, f"__{name}__", _reject_arithmetic)
+
+
+_install()

@@ -1,0 +1,104 @@
+// Bindings of the te layer (tessera._core.te): tensors, operations, reducers, create_prim_func.
+#include <nanobind/stl/variant.h>
+
+#include "common.h"
+#include "tessera/te/create_prim_func.h"
+#include "tessera/te/reduce.h"
+#include "tessera/te/tensor.h"
+
+namespace tessera {
+namespace bindings {
+namespace {
+
+DataType DT(const std::string& s) { return DataType::Parse(s); }
+
+}  // namespace
+
+void BindTE(nb::module_& parent) {
+  using namespace te;
+  nb::module_ m = parent.def_submodule("te", "Tensor expressions (the C++ te layer).");
+
+  nb::class_<TensorNode, BufferNode>(m, "Tensor")
+      .def_ro("op", &TensorNode::op)
+      .def_ro("value_index", &TensorNode::value_index)
+      .def_prop_ro("ndim", [](const TensorNode& t) { return t.shape.size(); })
+      .def(
+          "load", [](const TensorNode& t, std::vector<Expr> indices) { return t(indices); },
+          "indices"_a, "A read of the tensor at `indices` (a BufferLoad).");
+
+  nb::enum_<OpKind>(m, "OpKind")
+      .value("PLACEHOLDER", OpKind::kPlaceholder)
+      .value("COMPUTE", OpKind::kCompute);
+  nb::class_<OperationNode>(m, "Operation")
+      .def_ro("kind", &OperationNode::kind)
+      .def_ro("name", &OperationNode::name)
+      .def_ro("tag", &OperationNode::tag)
+      .def_ro("attrs", &OperationNode::attrs)
+      .def_prop_ro("num_outputs", [](const OperationNode&) { return 1; })
+      .def_prop_ro("input_tensors", &OperationNode::InputTensors)
+      .def("output", &OperationNode::output, "index"_a = 0);
+  nb::class_<PlaceholderOpNode, OperationNode>(m, "PlaceholderOp")
+      .def_ro("shape", &PlaceholderOpNode::shape)
+      .def_prop_ro("dtype", [](const PlaceholderOpNode& op) { return op.dtype.ToString(); });
+  nb::class_<ComputeOpNode, OperationNode>(m, "ComputeOp")
+      .def_ro("axis", &ComputeOpNode::axis)
+      .def_ro("reduce_axis", &ComputeOpNode::reduce_axis)
+      .def_ro("body", &ComputeOpNode::body)
+      .def_ro("reduce", &ComputeOpNode::reduce)
+      .def_ro("shape", &ComputeOpNode::shape);
+
+  nb::class_<CommReducerNode>(m, "CommReducer")
+      .def(nb::new_([](const std::string& name, Var lhs, Var rhs, Expr result, Expr identity) {
+             return CommReducerNode::Make(name, lhs, rhs, result, identity);
+           }),
+           "name"_a, "lhs"_a, "rhs"_a, "result"_a, "identity"_a)
+      .def_ro("name", &CommReducerNode::name)
+      .def_ro("lhs", &CommReducerNode::lhs)
+      .def_ro("rhs", &CommReducerNode::rhs)
+      .def_ro("result", &CommReducerNode::result)
+      .def_ro("identity", &CommReducerNode::identity)
+      .def("combine", &CommReducerNode::Combine, "a"_a, "b"_a);
+  nb::class_<ReduceNode>(m, "Reduce")
+      .def(nb::new_(
+               [](CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
+                  Expr init) { return ReduceNode::Make(combiner, source, axis, condition, init); }),
+           "combiner"_a, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
+           "init"_a.none() = nb::none())
+      .def_ro("combiner", &ReduceNode::combiner)
+      .def_ro("source", &ReduceNode::source)
+      .def_ro("axis", &ReduceNode::axis)
+      .def_ro("condition", &ReduceNode::condition)
+      .def_ro("init", &ReduceNode::init)
+      .def_prop_ro("dtype", [](const ReduceNode& r) { return r.dtype().ToString(); })
+      .def("__repr__", &ReduceNode::ToString);
+
+  m.def(
+      "placeholder",
+      [](std::vector<Expr> shape, const std::string& dtype, const std::string& name) {
+        return Placeholder(shape, DT(dtype), name);
+      },
+      "shape"_a, "dtype"_a, "name"_a);
+  m.def("compute", &Compute, "shape"_a, "fcompute"_a, "name"_a, "tag"_a, "attrs"_a, "axis_names"_a);
+  m.def("reduce_axis", &ReduceAxis, "dom"_a, "name"_a);
+  m.def("sum", &Sum, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
+        "init"_a.none() = nb::none());
+  m.def("max", &Max, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
+        "init"_a.none() = nb::none());
+  m.def("min", &Min, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
+        "init"_a.none() = nb::none());
+  m.def(
+      "min_value", [](const std::string& t) { return MinValue(DT(t)); }, "dtype"_a);
+  m.def(
+      "max_value", [](const std::string& t) { return MaxValue(DT(t)); }, "dtype"_a);
+  m.def(
+      "create_prim_func",
+      [](const std::vector<PrimFuncArg>& args, std::optional<std::string> index_dtype) {
+        std::optional<DataType> t;
+        if (index_dtype) t = DT(*index_dtype);
+        return CreatePrimFunc(args, t);
+      },
+      "args"_a, "index_dtype_override"_a.none() = nb::none());
+}
+
+}  // namespace bindings
+}  // namespace tessera

@@ -1,0 +1,373 @@
+// Queries shared by the primitives: sref navigation, block scopes and dependencies, block
+// properties and the checks built on them.
+#include <algorithm>
+
+#include "tessera/ir/block_access.h"
+#include "tessera/ir/structural_equal.h"
+#include "utils.h"
+
+namespace tessera {
+namespace schedule {
+
+// ---- sref navigation ----
+
+const ForNode* LoopOf(const StmtSRef& sref) {
+  if (!sref || !sref->stmt) Fail("The loop no longer exists in the IR");
+  const ForNode* loop = sref->loop();
+  if (!loop) Fail("Expected a loop, but got a block", "Expected a loop, but got {0}", {sref->stmt});
+  return loop;
+}
+
+const BlockNode* BlockOf(const StmtSRef& sref) {
+  if (!sref || !sref->stmt) Fail("The block no longer exists in the IR");
+  const BlockNode* block = sref->block();
+  if (!block)
+    Fail("Expected a block, but got a loop", "Expected a block, but got {0}", {sref->stmt});
+  return block;
+}
+
+StmtSRef GetScopeRoot(const ScheduleState& state, const StmtSRefNode* sref) {
+  for (const StmtSRefNode* p = sref->parent; p; p = p->parent) {
+    if (p->block()) return state.GetSRef(p->stmt.get());
+  }
+  return nullptr;
+}
+
+std::vector<StmtSRef> GetLoopsAbove(const ScheduleState& state, const StmtSRefNode* sref) {
+  std::vector<StmtSRef> loops;
+  for (const StmtSRefNode* p = sref->parent; p && p->loop(); p = p->parent) {
+    loops.push_back(state.GetSRef(p->stmt.get()));
+  }
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
+namespace {
+class ChildBlockCollector : public StmtVisitor {
+ public:
+  std::vector<const BlockNode*> blocks;
+  void VisitStmt_(const BlockRealizeNode* op) override { blocks.push_back(op->block.get()); }
+  void VisitStmt_(const BlockNode* op) override { blocks.push_back(op); }
+};
+}  // namespace
+
+std::vector<StmtSRef> GetChildBlocks(const ScheduleState& state, const StmtSRefNode* parent) {
+  ChildBlockCollector collector;
+  collector.VisitStmt(BodyOf(parent));
+  std::vector<StmtSRef> out;
+  for (const BlockNode* b : collector.blocks) out.push_back(state.GetSRef(b));
+  return out;
+}
+
+const Stmt& BodyOf(const StmtSRefNode* sref) {
+  if (auto* loop = sref->loop()) return loop->body;
+  return sref->block()->body;
+}
+
+namespace {
+class RealizeFinder : public StmtVisitor {
+ public:
+  explicit RealizeFinder(const BlockNode* block) : block_(block) {}
+  BlockRealize found;
+  void VisitStmt(const Stmt& s) override {
+    if (!found) StmtVisitor::VisitStmt(s);
+  }
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    if (op->block.get() == block_) found = GetRef(op);
+  }
+  void VisitStmt_(const ForNode* op) override {}  // loops hold their own srefs
+
+ private:
+  const BlockNode* block_;
+};
+}  // namespace
+
+BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* block_sref) {
+  const BlockNode* block = block_sref->block();
+  TESSERA_ICHECK(block) << "GetBlockRealize: not a block";
+  if (!block_sref->parent) {
+    PrimFunc func = state.FuncOf(block_sref);
+    auto realize = As<BlockRealizeNode>(func->body);
+    TESSERA_ICHECK(realize && realize->block.get() == block) << "GetBlockRealize: no realize";
+    return realize;
+  }
+  RealizeFinder finder(block);
+  finder.VisitStmt(BodyOf(block_sref->parent));
+  TESSERA_ICHECK(finder.found) << "GetBlockRealize: the block has no BlockRealize";
+  return finder.found;
+}
+
+const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes) {
+  TESSERA_ICHECK(!nodes.empty()) << "LowestCommonAncestor of nothing";
+  std::vector<const StmtSRefNode*> chain;
+  for (const StmtSRefNode* p = nodes[0]->parent; p; p = p->parent) chain.push_back(p);
+  size_t best = 0;  // index into chain of the deepest ancestor common to all
+  for (const StmtSRefNode* n : nodes) {
+    std::unordered_set<const StmtSRefNode*> ancestors;
+    for (const StmtSRefNode* p = n->parent; p; p = p->parent) ancestors.insert(p);
+    while (best < chain.size() && !ancestors.count(chain[best])) ++best;
+  }
+  return best < chain.size() ? chain[best] : nullptr;
+}
+
+bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node) {
+  for (const StmtSRefNode* p = node->parent; p; p = p->parent) {
+    if (p == anc) return true;
+  }
+  return false;
+}
+
+std::vector<Stmt> BodyItems(const Stmt& body) {
+  if (auto* seq = AsPtr<SeqStmtNode>(body)) return seq->seq;
+  return {body};
+}
+
+int64_t ChildIndex(const StmtSRefNode* parent, const StmtSRefNode* node) {
+  const StmtSRefNode* child = node;
+  while (child->parent != parent) {
+    child = child->parent;
+    TESSERA_ICHECK(child) << "ChildIndex: not a descendant";
+  }
+  std::vector<Stmt> items = BodyItems(BodyOf(parent));
+  for (size_t i = 0; i < items.size(); ++i) {
+    bool holds = false;
+    PostOrderVisit(items[i],
+                   [&](const ObjectRef& n) { holds = holds || n.get() == child->stmt.get(); });
+    if (holds) return static_cast<int64_t>(i);
+  }
+  throw InternalError("ChildIndex: the node is not under its parent's body");
+}
+
+bool IsAllocatedIn(const BlockNode* block, const BufferNode* buffer) {
+  for (const Buffer& b : block->alloc_buffers) {
+    if (b.get() == buffer) return true;
+  }
+  return false;
+}
+
+StmtSRef FindAllocatingBlock(const ScheduleState& state, const StmtSRefNode* sref,
+                             const BufferNode* buffer) {
+  for (const StmtSRefNode* p = sref; p; p = p->parent) {
+    if (auto* block = p->block()) {
+      if (IsAllocatedIn(block, buffer)) return state.GetSRef(block);
+    }
+  }
+  return nullptr;
+}
+
+bool IsParamBuffer(const PrimFunc& func, const BufferNode* buffer) {
+  for (const auto& [param, buf] : func->buffer_map) {
+    if (buf.get() == buffer) return true;
+  }
+  return false;
+}
+
+// ---- scopes and dependencies ----
+
+BlockScope ComputeBlockScope(const ScheduleState& state, const StmtSRefNode* scope_root) {
+  BlockScope scope;
+  scope.blocks = GetChildBlocks(state, scope_root);
+  std::unordered_map<const BufferNode*, std::vector<StmtSRef>> readers;
+  auto add_dep = [&](const StmtSRef& src, const StmtSRef& dst, DepKind kind) {
+    if (src == dst) return;
+    for (const Dependency& d : scope.deps) {
+      if (d.src == src && d.dst == dst && d.kind == kind) return;
+    }
+    scope.deps.push_back({src, dst, kind});
+  };
+  for (const StmtSRef& b : scope.blocks) {
+    const BlockNode* block = b->block();
+    for (const BufferRegion& r : block->reads) {
+      for (const StmtSRef& w : scope.writers[r->buffer.get()]) add_dep(w, b, DepKind::kRAW);
+    }
+    for (const BufferRegion& r : block->writes) {
+      const BufferNode* buf = r->buffer.get();
+      auto& ws = scope.writers[buf];
+      for (const StmtSRef& w : ws) {
+        if (w != b) {
+          add_dep(w, b, DepKind::kWAW);
+          scope.stage_pipeline = false;
+        }
+      }
+      for (const StmtSRef& rd : readers[buf]) {
+        if (rd != b) {
+          add_dep(rd, b, DepKind::kWAR);
+          scope.stage_pipeline = false;
+        }
+      }
+      if (std::find(ws.begin(), ws.end(), b) == ws.end()) ws.push_back(b);
+    }
+    for (const BufferRegion& r : block->reads) {
+      auto& rs = readers[r->buffer.get()];
+      if (std::find(rs.begin(), rs.end(), b) == rs.end()) rs.push_back(b);
+    }
+  }
+  return scope;
+}
+
+std::vector<StmtSRef> BlockScope::Producers(const StmtSRefNode* block) const {
+  // In program order.
+  std::vector<StmtSRef> out;
+  for (const StmtSRef& b : blocks) {
+    for (const Dependency& d : deps) {
+      if (d.kind == DepKind::kRAW && d.dst.get() == block && d.src == b) {
+        out.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<StmtSRef> BlockScope::Consumers(const StmtSRefNode* block) const {
+  std::vector<StmtSRef> out;
+  for (const StmtSRef& b : blocks) {
+    for (const Dependency& d : deps) {
+      if (d.kind == DepKind::kRAW && d.src.get() == block && d.dst == b) {
+        out.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// ---- block properties ----
+
+namespace {
+bool IsQuasiAffine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars) {
+  if (AsConstInt(e)) return true;
+  if (auto* v = AsPtr<VarNode>(e)) return loop_vars.count(v) != 0;
+  if (auto* add = AsPtr<AddNode>(e))
+    return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
+  if (auto* sub = AsPtr<SubNode>(e))
+    return IsQuasiAffine(sub->a, loop_vars) && IsQuasiAffine(sub->b, loop_vars);
+  if (auto* mul = AsPtr<MulNode>(e)) {
+    if (AsConstInt(mul->b)) return IsQuasiAffine(mul->a, loop_vars);
+    if (AsConstInt(mul->a)) return IsQuasiAffine(mul->b, loop_vars);
+    return false;
+  }
+  auto div_like = [&](const BinaryNode* op) {
+    auto c = AsConstInt(op->b);
+    return c && *c > 0 && IsQuasiAffine(op->a, loop_vars);
+  };
+  if (auto* d = AsPtr<FloorDivNode>(e)) return div_like(d);
+  if (auto* m = AsPtr<FloorModNode>(e)) return div_like(m);
+  return false;
+}
+
+bool IsDominant(const StmtSRefNode* block_sref, const BlockScope& scope) {
+  for (const BufferRegion& w : block_sref->block()->writes) {
+    auto it = scope.writers.find(w->buffer.get());
+    if (it == scope.writers.end()) continue;
+    if (it->second.size() != 1 || it->second[0].get() != block_sref) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool IsAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref) {
+  if (!block_sref->parent) return true;
+  BlockRealize realize = GetBlockRealize(state, block_sref);
+  std::unordered_set<const VarNode*> loop_vars;
+  for (const StmtSRef& l : GetLoopsAbove(state, block_sref))
+    loop_vars.insert(l->loop()->loop_var.get());
+  for (const Expr& v : realize->iter_values) {
+    if (!IsQuasiAffine(v, loop_vars)) return false;
+  }
+  return true;
+}
+
+std::string WhyNotComplete(const ScheduleState& state, const StmtSRefNode* block_sref,
+                           const BlockScope& scope) {
+  const BlockNode* block = block_sref->block();
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv->iter_type != IterVarType::kDataPar) return "it has a non-spatial block iterator";
+  }
+  if (!IsDominant(block_sref, scope)) return "it is not the only writer of its output buffers";
+  for (const BufferRegion& w : block->writes) {
+    for (const BufferRegion& r : block->reads) {
+      if (r->buffer == w->buffer) return "it reads the buffer it writes";
+    }
+  }
+  return "";
+}
+
+std::string WhyNotReduction(const ScheduleState& state, const StmtSRefNode* block_sref,
+                            const BlockScope& scope) {
+  const BlockNode* block = block_sref->block();
+  if (!block->init) return "it has no init statement";
+  if (!IsAffineBinding(state, block_sref)) return "its bindings are not affine";
+  std::unordered_set<const VarNode*> reduce_vars;
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv->iter_type == IterVarType::kCommReduce) {
+      reduce_vars.insert(iv->var.get());
+    } else if (iv->iter_type != IterVarType::kDataPar) {
+      return "it has a block iterator that is neither spatial nor reduction";
+    }
+  }
+  if (!IsDominant(block_sref, scope)) return "it is not the only writer of its output buffers";
+  for (const BufferRegion& w : block->writes) {
+    for (const Range& r : w->region) {
+      if (UsesVars(r->min, reduce_vars) || UsesVars(r->extent, reduce_vars)) {
+        return "a reduction iterator indexes its output buffer";
+      }
+    }
+  }
+  return "";
+}
+
+bool IsOutputBlock(const ScheduleState& state, const StmtSRefNode* block_sref) {
+  for (const BufferRegion& w : block_sref->block()->writes) {
+    if (!FindAllocatingBlock(state, block_sref->parent, w->buffer.get())) return true;
+  }
+  return false;
+}
+
+void CheckStagePipeline(const ScheduleState& state, const StmtSRef& scope_root,
+                        const BlockScope& scope) {
+  if (!state.enable_check() || scope.stage_pipeline) return;
+  Fail("The scope root is not a stage pipeline",
+       "The scope root is not a stage pipeline: a buffer in {0} has more than one writer, or is "
+       "read before it is written",
+       {scope_root->stmt});
+}
+
+void CheckCompleteOrReduction(const ScheduleState& state, const StmtSRef& block_sref,
+                              const StmtSRef& scope_root, const BlockScope& scope) {
+  std::string complete = WhyNotComplete(state, block_sref.get(), scope);
+  if (complete.empty()) return;
+  std::string reduction = WhyNotReduction(state, block_sref.get(), scope);
+  if (reduction.empty()) return;
+  Fail("Not a complete or reduction block",
+       "Not a complete or reduction block: {0} is not complete because " + complete +
+           ", and not a reduction block because " + reduction,
+       {block_sref->stmt});
+}
+
+void CheckSubtreeCompactDataflow(const ScheduleState& state, const StmtSRef& subtree,
+                                 const StmtSRef& scope_root, const BlockScope& scope) {
+  if (!state.enable_check()) return;
+  for (const StmtSRef& b : GetChildBlocks(state, subtree.get())) {
+    std::string complete = WhyNotComplete(state, b.get(), scope);
+    if (complete.empty()) continue;
+    std::string reduction = WhyNotReduction(state, b.get(), scope);
+    if (reduction.empty()) continue;
+    Fail("The subtree does not have compact dataflow",
+         "The subtree {0} does not have compact dataflow: its block {1} is not a complete block "
+         "(" +
+             complete + ") nor a reduction block (" + reduction + ")",
+         {subtree->stmt, b->stmt});
+  }
+}
+
+void CheckNotOutputBlock(const ScheduleState& state, const StmtSRef& block_sref) {
+  if (IsOutputBlock(state, block_sref.get())) {
+    Fail("Cannot operate on an output block",
+         "Cannot operate on an output block: {0} writes a buffer of the function's parameters",
+         {block_sref->stmt});
+  }
+}
+
+}  // namespace schedule
+}  // namespace tessera

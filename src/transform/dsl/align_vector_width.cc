@@ -1,0 +1,665 @@
+// dsl.AlignVectorWidth: flexible- and multiple-width vectors become native 256-bit vectors.
+//
+// A data vector of L lanes of an element with N native lanes becomes ceil(L / N) parts of N
+// lanes; the last part is padded, and its padding lanes are masked off in loads and stores. A
+// mask has no element width of its own: it is split into parts of the lane count of the data it
+// controls (requested by the user of the mask), and a mask computed for one width (a comparison
+// of int32 lanes: parts of 8) is regrouped with dsl.mask_repack when data of another width uses
+// it. Variables, mutable locals, loads, stores, arithmetic, selects, casts, shuffles and the
+// lane-wise calls are split; scalars that read lanes (v[i], vall) pick the right part.
+#include <optional>
+#include <unordered_map>
+
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/support/error.h"
+#include "tessera/transform/dsl_passes.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+using Parts = std::vector<Expr>;
+
+int NativeLanes(DataType t) { return 256 / t.bits(); }
+int NumParts(int lanes, int per_part) { return (lanes + per_part - 1) / per_part; }
+
+bool IsMaskLanes(int lanes) { return lanes == 8 || lanes == 16 || lanes == 32; }
+// The part size of a mask whose users do not ask for one: as few parts as possible.
+int DefaultMaskLanes(int lanes) { return lanes <= 8 ? 8 : lanes <= 16 ? 16 : 32; }
+
+bool SameParts(const Parts& parts, const Expr& original) {
+  return parts.size() == 1 && parts[0] == original;
+}
+
+Expr I32(int64_t v) { return IntImmNode::Make(DataType::Int(32), v); }
+
+Expr Op(const char* name, DataType t, std::vector<Expr> args, const Span& span) {
+  return CallNode::Make(t, OpNode::Get(name), std::move(args), span);
+}
+
+// A constant mask of `lanes` lanes with the first `active` on.
+Expr PrefixMask(int lanes, int active, const Span& span) {
+  std::vector<Expr> on;
+  for (int i = 0; i < lanes; ++i) on.push_back(Bool(i < active));
+  return Op("dsl.const_mask", DataType::Bool(lanes), std::move(on), span);
+}
+
+Expr AndMask(const Expr& a, const Expr& b, const Span& span) {
+  if (!a) return b;
+  if (!b) return a;
+  return AndNode::Make(a, b, span);
+}
+
+class VectorWidthAligner : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  // ---- entry points for expressions -------------------------------------------------------
+
+  // Scalars go through the mutator; a vector in a place that takes one native vector (a call
+  // argument, a returned value) must have one part.
+  Expr VisitExpr(const Expr& e) override {
+    if (!e->dtype.is_vector()) return StmtExprMutator::VisitExpr(e);
+    Parts parts = e->dtype.is_bool() ? Mask(e, e->dtype.lanes()) : Data(e);
+    if (parts.size() != 1) {
+      TESSERA_THROW(e->span) << "a " << e->dtype
+                             << " vector cannot be used here: this API expects hardware native "
+                                "vector types";
+    }
+    return parts[0];
+  }
+
+  // ---- data vectors ---------------------------------------------------------------------------
+
+  Parts Data(const Expr& e) {
+    DataType t = e->dtype;
+    int n = NativeLanes(t), k = NumParts(t.lanes(), n);
+    DataType part_type = t.with_lanes(n);
+    const Span& span = e->span;
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto it = var_parts_.find(v);
+      if (it != var_parts_.end()) return it->second;
+      CheckNative(e);
+      return {e};
+    }
+    if (auto* load = AsPtr<BufferLoadNode>(e)) return Load(load);
+    if (auto* b = AsPtr<BroadcastNode>(e)) {
+      Expr value = VisitExpr(b->value);
+      if (k == 1 && t.lanes() == n && value == b->value) return {e};
+      return Parts(k, BroadcastNode::Make(value, n, span));
+    }
+    if (auto* bin = AsPtr<BinaryNode>(e)) {
+      Parts a = Data(bin->a), bb = Data(bin->b);
+      if (k == 1 && a[0] == bin->a && bb[0] == bin->b) return {e};
+      Parts out;
+      for (int j = 0; j < k; ++j) out.push_back(MakeBinary(bin->kind, a[j], bb[j], span));
+      return out;
+    }
+    if (auto* sel = AsPtr<SelectNode>(e)) return Select(sel, n, k);
+    if (auto* cast = AsPtr<CastNode>(e)) return Cast(cast);
+    if (auto* shuffle = AsPtr<ShuffleNode>(e)) return Shuffle(shuffle);
+    if (auto* call = AsPtr<CallNode>(e)) return CallParts(call, n, k, part_type);
+    TESSERA_THROW(span) << "dsl.AlignVectorWidth: cannot split " << NodeKindName(e->kind) << " of "
+                        << t;
+  }
+
+  Parts Load(const BufferLoadNode* op) {
+    DataType t = op->dtype;
+    auto local = local_parts_.find(op->buffer->data.get());
+    if (local != local_parts_.end()) {
+      Parts out;
+      for (const Buffer& b : local->second.buffers) {
+        out.push_back(BufferLoadNode::Make(b, {I32(0)}, nullptr, op->span));
+      }
+      return out;
+    }
+    const auto* ramp = AsPtr<RampNode>(op->indices.back());
+    if (ramp == nullptr) {
+      // A vector element of a vector pointer, or a native gather: one part.
+      Expr e = StmtExprMutator::VisitExpr_(op);
+      CheckNative(e);
+      return {e};
+    }
+    int n = NativeLanes(t), k = NumParts(t.lanes(), n);
+    std::vector<Expr> indices(op->indices.begin(), op->indices.end() - 1);
+    for (Expr& i : indices) i = VisitExpr(i);
+    Expr base = VisitExpr(ramp->base), stride = VisitExpr(ramp->stride);
+    Parts preds = op->predicate ? Mask(op->predicate, n) : Parts(k, nullptr);
+    if (k == 1 && t.lanes() == n && base == ramp->base && stride == ramp->stride &&
+        (!op->predicate || preds[0] == op->predicate)) {
+      return {GetRef(op)};
+    }
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      std::vector<Expr> idx = indices;
+      idx.push_back(RampNode::Make(PartBase(base, stride, j * n), stride, n, ramp->span));
+      Expr pred = AndMask(preds[j], TailOf(t.lanes(), n, j, op->span), op->span);
+      out.push_back(BufferLoadNode::Make(op->buffer, idx, pred, op->span));
+    }
+    return out;
+  }
+
+  Parts Select(const SelectNode* op, int n, int k) {
+    bool mask = op->dtype.is_bool();
+    auto parts_of = [&](const Expr& e) { return mask ? Mask(e, n) : Data(e); };
+    Parts t = parts_of(op->true_value), f = parts_of(op->false_value);
+    Parts c = op->condition->dtype.is_vector() ? Mask(op->condition, n)
+                                               : Parts(k, VisitExpr(op->condition));
+    if (k == 1 && t[0] == op->true_value && f[0] == op->false_value && c[0] == op->condition) {
+      return {GetRef(op)};
+    }
+    Parts out;
+    for (int j = 0; j < k; ++j) out.push_back(SelectNode::Make(c[j], t[j], f[j], op->span));
+    return out;
+  }
+
+  Parts Cast(const CastNode* op) {
+    DataType to = op->dtype, from = op->value->dtype;
+    if (to.is_bool() || from.is_bool()) {
+      TESSERA_THROW(op->span) << "cannot convert between masks and data vectors (" << from << " to "
+                              << to << ")";
+    }
+    int n_to = NativeLanes(to), n_from = NativeLanes(from), lanes = to.lanes();
+    Parts src = Data(op->value);
+    int k = NumParts(lanes, n_to);
+    DataType part_type = to.with_lanes(n_to);
+    Parts out;
+    if (n_to == n_from) {
+      if (k == 1 && src[0] == op->value) return {GetRef(op)};
+      for (const Expr& s : src) out.push_back(CastNode::Make(part_type, s, op->span));
+      return out;
+    }
+    for (int j = 0; j < k; ++j) {
+      int first = j * n_to;
+      if (n_to < n_from) {  // widening: one source part holds the whole destination part
+        out.push_back(Op("dsl.vcvt", part_type, {src[first / n_from], I32(first % n_from), I32(1)},
+                         op->span));
+        continue;
+      }
+      // Narrowing: several source parts fill one destination part.
+      Expr acc = MakeConst(part_type, int64_t(0), op->span);
+      for (int i = first / n_from; i < static_cast<int>(src.size()) && i * n_from < first + n_to;
+           ++i) {
+        acc = Op("dsl.vcvt_into", part_type, {acc, src[i], I32(i * n_from - first)}, op->span);
+      }
+      out.push_back(acc);
+    }
+    return out;
+  }
+
+  // Lanes picked from the concatenated inputs: a destination part that is a whole source part
+  // is reused; any other is assembled lane by lane.
+  Parts Shuffle(const ShuffleNode* op) {
+    DataType t = op->dtype;
+    if (t.is_bool()) TESSERA_THROW(op->span) << "shuffles of masks are not supported";
+    int n = NativeLanes(t), k = NumParts(t.lanes(), n);
+    std::vector<std::pair<int, int>> lane_source;  // global lane -> (input part, lane in part)
+    std::vector<Expr> inputs;
+    bool changed = false;
+    for (const Expr& v : op->vectors) {
+      Parts p = Data(v);
+      changed = changed || !SameParts(p, v);
+      for (int lane = 0; lane < v->dtype.lanes(); ++lane) {
+        lane_source.emplace_back(static_cast<int>(inputs.size()) + lane / n, lane % n);
+      }
+      inputs.insert(inputs.end(), p.begin(), p.end());
+    }
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      int count = std::min(n, t.lanes() - j * n);
+      std::optional<int> whole;
+      for (int i = 0; i < count; ++i) {
+        auto idx = AsConstInt(op->indices[j * n + i]);
+        auto [part, lane] = lane_source[*idx];
+        if (lane != i || (whole && *whole != part)) {
+          whole.reset();
+          break;
+        }
+        whole = part;
+      }
+      if (whole) {
+        out.push_back(inputs[*whole]);
+        continue;
+      }
+      Expr acc = MakeConst(t.with_lanes(n), int64_t(0), op->span);
+      for (int i = 0; i < count; ++i) {
+        auto [part, lane] = lane_source[*AsConstInt(op->indices[j * n + i])];
+        Expr value = Op("dsl.get_lane", t.element_of(), {inputs[part], I32(lane)}, op->span);
+        acc = Op("dsl.set_lane", acc->dtype, {acc, I32(i), value}, op->span);
+      }
+      out.push_back(acc);
+    }
+    (void)changed;
+    return out;
+  }
+
+  Parts CallParts(const CallNode* op, int n, int k, DataType part_type) {
+    DataType t = op->dtype;
+    if (op->is_op("dsl.vmake")) {
+      if (k == 1 && t.lanes() == n) return {StmtExprMutator::VisitExpr_(op)};
+      Parts out;
+      for (int j = 0; j < k; ++j) {
+        std::vector<Expr> lanes;
+        for (int i = 0; i < n; ++i) {
+          size_t g = j * n + i;
+          lanes.push_back(g < op->args.size() ? VisitExpr(op->args[g])
+                                              : MakeConst(t.element_of(), int64_t(0)));
+        }
+        out.push_back(Op("dsl.vmake", part_type, std::move(lanes), op->span));
+      }
+      return out;
+    }
+    if (op->is_op("dsl.set_lane"))
+      return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
+    // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
+    // bitwise, math, if_then_else); scalar arguments are shared.
+    std::vector<Parts> args;
+    bool changed = false;
+    for (const Expr& a : op->args) {
+      Parts p;
+      if (!a->dtype.is_vector()) {
+        p = Parts(k, VisitExpr(a));
+      } else if (a->dtype.lanes() != t.lanes()) {
+        Expr single = VisitExpr(a);  // a native operand of another shape (dsl.vcvt's source)
+        p = Parts(k, single);
+        if (k != 1) {
+          TESSERA_THROW(op->span) << op->op_name() << " on " << t
+                                  << ": this API expects hardware native vector types";
+        }
+      } else {
+        p = a->dtype.is_bool() ? Mask(a, n) : Data(a);
+      }
+      changed = changed || p[0] != a || p.size() != 1;
+      args.push_back(std::move(p));
+    }
+    if (k == 1 && t.lanes() == n && !changed) return {GetRef(op)};
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      std::vector<Expr> part_args;
+      for (const Parts& p : args) part_args.push_back(p[j]);
+      out.push_back(CallNode::Make(part_type, op->op, std::move(part_args), op->span));
+    }
+    return out;
+  }
+
+  // v with lane i replaced: the part that holds lane i changes.
+  Parts SetLane(const CallNode* op, Parts parts, int n) {
+    Expr index = VisitExpr(op->args[1]), value = VisitExpr(op->args[2]);
+    if (parts.size() == 1 && parts[0] == op->args[0] && index == op->args[1] &&
+        value == op->args[2] && op->dtype.lanes() == n) {
+      return {GetRef(op)};
+    }
+    DataType part_type = parts[0]->dtype;
+    if (auto c = AsConstInt(index)) {
+      int j = static_cast<int>(*c / n);
+      parts[j] = Op("dsl.set_lane", part_type, {parts[j], I32(*c % n), value}, op->span);
+      return parts;
+    }
+    for (size_t j = 0; j < parts.size(); ++j) {
+      Expr lo = I32(j * n), hi = I32((j + 1) * n);
+      Expr inside = AndNode::Make(LENode::Make(lo, index), LTNode::Make(index, hi));
+      Expr at = j == 0 ? index : Expr(SubNode::Make(index, lo));
+      Expr set = Op("dsl.set_lane", part_type, {parts[j], at, value}, op->span);
+      parts[j] = Op("tir.if_then_else", part_type, {inside, set, parts[j]}, op->span);
+    }
+    return parts;
+  }
+
+  // ---- masks ------------------------------------------------------------------------------------
+
+  // The part size a mask has by itself (the lanes of the data compared), if it has one.
+  std::optional<int> Natural(const Expr& e) {
+    if (auto* bin = AsPtr<BinaryNode>(e)) {
+      if (bin->is_comparison()) return NativeLanes(bin->a->dtype);
+      if (auto n = Natural(bin->a)) return n;
+      return Natural(bin->b);
+    }
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto it = mask_lanes_.find(v);
+      if (it != mask_lanes_.end()) return it->second;
+      return IsMaskLanes(e->dtype.lanes()) ? std::optional<int>(e->dtype.lanes()) : std::nullopt;
+    }
+    if (auto* load = AsPtr<BufferLoadNode>(e)) {
+      auto it = local_parts_.find(load->buffer->data.get());
+      if (it != local_parts_.end()) return it->second.lanes;
+      auto native = local_mask_lanes_.find(load->buffer->data.get());
+      if (native != local_mask_lanes_.end()) return native->second;
+      int lanes = e->dtype.lanes();
+      return IsMaskLanes(lanes) ? std::optional<int>(lanes) : std::nullopt;
+    }
+    if (auto* no = AsPtr<NotNode>(e)) return Natural(no->a);
+    if (auto* sel = AsPtr<SelectNode>(e)) {
+      if (auto n = Natural(sel->true_value)) return n;
+      return Natural(sel->false_value);
+    }
+    if (auto* call = AsPtr<CallNode>(e)) {
+      if (call->is_op("tir.bitwise_xor") || call->is_op("tir.bitwise_and") ||
+          call->is_op("tir.bitwise_or") || call->is_op("tir.bitwise_not") ||
+          call->is_op("dsl.set_lane")) {
+        for (const Expr& a : call->args) {
+          if (a->dtype.is_bool() && a->dtype.is_vector()) {
+            if (auto n = Natural(a)) return n;
+          }
+        }
+      }
+      if (call->is_op("dsl.mask_repack")) return e->dtype.lanes();
+    }
+    return std::nullopt;
+  }
+
+  // The mask's lanes in parts of n lanes.
+  Parts Mask(const Expr& e, int n) {
+    DataType t = e->dtype;
+    int lanes = t.lanes(), k = NumParts(lanes, n);
+    DataType part_type = DataType::Bool(n);
+    const Span& span = e->span;
+    if (auto natural = Natural(e)) {
+      if (*natural != n) return Repack(Mask(e, *natural), *natural, lanes, n, span);
+    }
+    if (auto* bin = AsPtr<BinaryNode>(e)) {
+      Parts out;
+      if (bin->is_comparison()) {
+        Parts a = Data(bin->a), b = Data(bin->b);
+        if (k == 1 && a[0] == bin->a && b[0] == bin->b) return {e};
+        for (int j = 0; j < k; ++j) out.push_back(MakeBinary(bin->kind, a[j], b[j], span));
+        return out;
+      }
+      Parts a = Mask(bin->a, n), b = Mask(bin->b, n);
+      if (k == 1 && a[0] == bin->a && b[0] == bin->b) return {e};
+      for (int j = 0; j < k; ++j) out.push_back(MakeBinary(bin->kind, a[j], b[j], span));
+      return out;
+    }
+    if (auto* no = AsPtr<NotNode>(e)) {
+      Parts a = Mask(no->a, n);
+      if (k == 1 && a[0] == no->a) return {e};
+      Parts out;
+      for (const Expr& p : a) out.push_back(NotNode::Make(p, span));
+      return out;
+    }
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto it = var_parts_.find(v);
+      if (it != var_parts_.end()) return it->second;
+      CheckNative(e);
+      return {e};
+    }
+    if (auto* load = AsPtr<BufferLoadNode>(e)) return Load(load);
+    if (auto* b = AsPtr<BroadcastNode>(e)) {
+      Expr value = VisitExpr(b->value);
+      if (k == 1 && lanes == n && value == b->value) return {e};
+      return Parts(k, BroadcastNode::Make(value, n, span));
+    }
+    if (auto* sel = AsPtr<SelectNode>(e)) return Select(sel, n, k);
+    if (auto* call = AsPtr<CallNode>(e)) {
+      if (call->is_op("dsl.const_mask") || call->is_op("dsl.vmake")) {
+        if (k == 1 && lanes == n) return {StmtExprMutator::VisitExpr_(call)};
+        Parts out;
+        for (int j = 0; j < k; ++j) {
+          std::vector<Expr> on;
+          for (int i = 0; i < n; ++i) {
+            size_t g = j * n + i;
+            on.push_back(g < call->args.size() ? VisitExpr(call->args[g]) : Bool(false));
+          }
+          out.push_back(Op(call->op_name().c_str(), part_type, std::move(on), span));
+        }
+        return out;
+      }
+      if (call->is_op("dsl.tail_mask")) {
+        Expr count = VisitExpr(call->args[0]);
+        if (k == 1 && lanes == n && count == call->args[0]) return {e};
+        Parts out;
+        for (int j = 0; j < k; ++j) {
+          Expr rest = j == 0 ? count : SimplifyExpr(SubNode::Make(count, I32(j * n), span));
+          out.push_back(Op("dsl.tail_mask", part_type, {rest}, span));
+        }
+        return out;
+      }
+      if (call->is_op("dsl.set_lane")) return SetLane(call, Mask(call->args[0], n), n);
+      return CallParts(call, n, k, part_type);
+    }
+    TESSERA_THROW(span) << "dsl.AlignVectorWidth: cannot split the mask " << NodeKindName(e->kind)
+                        << " of " << t;
+  }
+
+  // Parts of `from` lanes regrouped into parts of `n` lanes.
+  Parts Repack(const Parts& src, int from, int lanes, int n, const Span& span) {
+    Parts out;
+    for (int j = 0; j < NumParts(lanes, n); ++j) {
+      int first = j * n, p0 = first / from;
+      int p1 = std::min(static_cast<int>(src.size()) - 1, (first + n - 1) / from);
+      std::vector<Expr> args = {I32(first - p0 * from), I32(from)};
+      for (int p = p0; p <= p1; ++p) args.push_back(src[p]);
+      out.push_back(Op("dsl.mask_repack", DataType::Bool(n), std::move(args), span));
+    }
+    return out;
+  }
+
+  // ---- scalars reading lanes --------------------------------------------------------------------
+
+  Expr VisitExpr_(const CallNode* op) override {
+    if ((op->is_op("dsl.get_lane")) && op->args[0]->dtype.is_vector()) return GetLane(op);
+    if (op->is_op("dsl.vall") || op->is_op("dsl.vany")) return AllAny(op);
+    return StmtExprMutator::VisitExpr_(op);
+  }
+
+  Expr GetLane(const CallNode* op) {
+    const Expr& v = op->args[0];
+    int lanes = v->dtype.lanes();
+    int n =
+        v->dtype.is_bool() ? Natural(v).value_or(DefaultMaskLanes(lanes)) : NativeLanes(v->dtype);
+    Parts parts = v->dtype.is_bool() ? Mask(v, n) : Data(v);
+    Expr index = VisitExpr(op->args[1]);
+    if (SameParts(parts, v) && index == op->args[1]) return GetRef(op);
+    DataType t = op->dtype;
+    if (auto c = AsConstInt(index)) {
+      return Op("dsl.get_lane", t, {parts[*c / n], I32(*c % n)}, op->span);
+    }
+    int last = static_cast<int>(parts.size()) - 1;
+    Expr r = Op("dsl.get_lane", t, {parts[last], SubNode::Make(index, I32(last * n))}, op->span);
+    for (int j = last - 1; j >= 0; --j) {
+      Expr at = j == 0 ? index : Expr(SubNode::Make(index, I32(j * n)));
+      Expr lane = Op("dsl.get_lane", t, {parts[j], at}, op->span);
+      r = Op("tir.if_then_else", t, {LTNode::Make(index, I32((j + 1) * n)), lane, r}, op->span);
+    }
+    return r;
+  }
+
+  // vall / vany over the parts; the padding lanes of the last part do not count.
+  Expr AllAny(const CallNode* op) {
+    const Expr& m = op->args[0];
+    int lanes = m->dtype.lanes();
+    int n = Natural(m).value_or(DefaultMaskLanes(lanes));
+    Parts parts = Mask(m, n);
+    if (SameParts(parts, m) && lanes == n) return GetRef(op);
+    bool all = op->is_op("dsl.vall");
+    Expr result;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      Expr p = parts[j];
+      Expr tail = TailOf(lanes, n, static_cast<int>(j), op->span);
+      if (tail) p = all ? Expr(OrNode::Make(p, NotNode::Make(tail))) : Expr(AndNode::Make(p, tail));
+      Expr r = CallNode::Make(DataType::Bool(), op->op, {p}, op->span);
+      result = !result ? r : all ? Expr(AndNode::Make(result, r)) : Expr(OrNode::Make(result, r));
+    }
+    return result;
+  }
+
+  // ---- statements -------------------------------------------------------------------------------
+
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    DataType t = op->var->dtype;
+    if (!t.is_vector()) return StmtExprMutator::VisitStmt_(op);
+    int n = t.is_bool() ? Natural(op->value).value_or(
+                              IsMaskLanes(t.lanes()) ? t.lanes() : DefaultMaskLanes(t.lanes()))
+                        : NativeLanes(t);
+    Parts values = t.is_bool() ? Mask(op->value, n) : Data(op->value);
+    if (values.size() == 1 && t.lanes() == n) {
+      if (t.is_bool()) mask_lanes_[op->var.get()] = n;
+      Stmt body = VisitStmt(op->body);
+      if (values[0] == op->value && body == op->body) return GetRef(op);
+      return LetStmtNode::Make(op->var, values[0], body, op->span);
+    }
+    Parts vars;
+    for (size_t j = 0; j < values.size(); ++j) {
+      vars.push_back(
+          VarNode::Make(op->var->name + "_" + std::to_string(j), values[j]->dtype, op->var->span));
+    }
+    var_parts_[op->var.get()] = vars;
+    if (t.is_bool()) mask_lanes_[op->var.get()] = n;
+    Stmt body = VisitStmt(op->body);
+    for (size_t j = values.size(); j-- > 0;) {
+      body =
+          LetStmtNode::Make(std::static_pointer_cast<VarNode>(vars[j]), values[j], body, op->span);
+    }
+    return body;
+  }
+
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    DataType t = op->dtype;
+    if (!t.is_vector() || !op->annotations.count("tessera.local_var")) {
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    int n = t.is_bool() ? StoredMaskLanes(op) : NativeLanes(t);
+    if (NumParts(t.lanes(), n) == 1 && t.lanes() == n) {
+      if (t.is_bool()) local_mask_lanes_[op->buffer_var.get()] = n;
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    LocalParts parts;
+    parts.lanes = n;
+    DataType part_type = t.with_lanes(n);
+    std::vector<Var> vars;
+    for (int j = 0; j < NumParts(t.lanes(), n); ++j) {
+      Var v = VarNode::MakePointer(op->buffer_var->name + "_" + std::to_string(j), part_type,
+                                   op->buffer_var->pointer->scope, op->buffer_var->span);
+      vars.push_back(v);
+      parts.buffers.push_back(
+          BufferNode::Make(v, part_type, {I32(1)}, {}, nullptr, v->name, 64, 1, op->span));
+    }
+    local_parts_[op->buffer_var.get()] = parts;
+    Stmt body = VisitStmt(op->body);
+    for (size_t j = vars.size(); j-- > 0;) {
+      body = DeclBufferNode::Make(parts.buffers[j], body, op->span);
+      body = AllocateNode::Make(vars[j], part_type, {I32(1)}, op->condition, body, op->annotations,
+                                op->span);
+    }
+    return body;
+  }
+
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    if (local_parts_.count(op->buffer->data.get())) return VisitStmt(op->body);
+    return StmtExprMutator::VisitStmt_(op);
+  }
+
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    DataType t = op->value->dtype;
+    if (!t.is_vector()) return StmtExprMutator::VisitStmt_(op);
+    auto local = local_parts_.find(op->buffer->data.get());
+    if (local != local_parts_.end()) {
+      const LocalParts& lp = local->second;
+      Parts values = t.is_bool() ? Mask(op->value, lp.lanes) : Data(op->value);
+      std::vector<Stmt> stores;
+      for (size_t j = 0; j < values.size(); ++j) {
+        stores.push_back(
+            BufferStoreNode::Make(lp.buffers[j], values[j], {I32(0)}, nullptr, op->span));
+      }
+      return SeqStmtNode::Flatten(stores, op->span);
+    }
+    auto mask_local = local_mask_lanes_.find(op->buffer->data.get());
+    if (mask_local != local_mask_lanes_.end()) {
+      Parts values = Mask(op->value, mask_local->second);
+      if (values[0] == op->value) return GetRef(op);
+      return BufferStoreNode::Make(op->buffer, values[0], op->indices, nullptr, op->span);
+    }
+    const auto* ramp = AsPtr<RampNode>(op->indices.back());
+    if (ramp == nullptr || t.is_bool()) return StmtExprMutator::VisitStmt_(op);
+    int n = NativeLanes(t), k = NumParts(t.lanes(), n);
+    Parts values = Data(op->value);
+    Parts preds = op->predicate ? Mask(op->predicate, n) : Parts(k, nullptr);
+    std::vector<Expr> indices(op->indices.begin(), op->indices.end() - 1);
+    for (Expr& i : indices) i = VisitExpr(i);
+    Expr base = VisitExpr(ramp->base), stride = VisitExpr(ramp->stride);
+    if (k == 1 && t.lanes() == n && values[0] == op->value && base == ramp->base &&
+        stride == ramp->stride && (!op->predicate || preds[0] == op->predicate)) {
+      return GetRef(op);
+    }
+    std::vector<Stmt> stores;
+    for (int j = 0; j < k; ++j) {
+      std::vector<Expr> idx = indices;
+      idx.push_back(RampNode::Make(PartBase(base, stride, j * n), stride, n, ramp->span));
+      Expr pred = AndMask(preds[j], TailOf(t.lanes(), n, j, op->span), op->span);
+      stores.push_back(BufferStoreNode::Make(op->buffer, values[j], idx, pred, op->span));
+    }
+    return SeqStmtNode::Flatten(stores, op->span);
+  }
+
+ private:
+  struct LocalParts {
+    int lanes = 0;
+    std::vector<Buffer> buffers;
+  };
+
+  static Expr MakeBinary(NodeKind kind, const Expr& a, const Expr& b, const Span& span) {
+    switch (kind) {
+#define TESSERA_ALIGN_BINARY(name) \
+  case NodeKind::k##name:          \
+    return name##Node::Make(a, b, span);
+      TESSERA_BINARY_NODES(TESSERA_ALIGN_BINARY)
+#undef TESSERA_ALIGN_BINARY
+      default:
+        throw InternalError("not a binary kind");
+    }
+  }
+
+  static Expr PartBase(const Expr& base, const Expr& stride, int offset) {
+    if (offset == 0) return base;
+    return SimplifyExpr(AddNode::Make(base, MulNode::Make(I32(offset), stride)));
+  }
+
+  // The padding of part j of a `lanes`-lane vector split into parts of n: null when full.
+  static Expr TailOf(int lanes, int n, int j, const Span& span) {
+    int active = std::min(n, lanes - j * n);
+    return active == n ? nullptr : PrefixMask(n, active, span);
+  }
+
+  static void CheckNative(const Expr& e) {
+    DataType t = e->dtype;
+    bool native = t.is_bool() ? IsMaskLanes(t.lanes()) : t.bits() * t.lanes() == 256;
+    if (!native) {
+      TESSERA_THROW(e->span) << "dsl.AlignVectorWidth: " << t
+                             << " value without parts (virtual vectors cannot cross functions)";
+    }
+  }
+
+  // The part size of a mask local: that of the first value stored into it with one.
+  int StoredMaskLanes(const AllocateNode* op) {
+    std::optional<int> found;
+    PostOrderVisit(op->body, [&](const ObjectRef& node) {
+      const auto* store = AsPtr<BufferStoreNode>(node);
+      if (found || !store || store->buffer->data != op->buffer_var) return;
+      found = Natural(store->value);
+    });
+    int lanes = op->dtype.lanes();
+    return found.value_or(IsMaskLanes(lanes) ? lanes : DefaultMaskLanes(lanes));
+  }
+
+  std::unordered_map<const Object*, Parts> var_parts_;
+  std::unordered_map<const Object*, int> mask_lanes_;
+  std::unordered_map<const Object*, LocalParts> local_parts_;
+  std::unordered_map<const Object*, int> local_mask_lanes_;
+};
+
+PrimFunc AlignVectorWidthFunc(PrimFunc f, IRModule, const PassContext&) {
+  Stmt body = VectorWidthAligner().VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+}  // namespace
+
+Pass AlignVectorWidth() {
+  return CreatePrimFuncPass(AlignVectorWidthFunc, 0, "dsl.AlignVectorWidth");
+}
+TESSERA_REGISTER_PASS("dsl.AlignVectorWidth", AlignVectorWidth);
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,226 @@
+// Golden tests of the DSL passes (dsl.AlignVectorWidth, dsl.VerifyLocalMemory) and of the C forms
+// CodeGenDSL gives the dsl.* ops, conversions, masks and constant tables.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tessera/ir/function.h"
+#include "tessera/ir/op.h"
+#include "tessera/support/error.h"
+#include "tessera/target/codegen_dsl.h"
+#include "tessera/transform/dsl_passes.h"
+#include "tessera/transform/pass.h"
+
+namespace tessera {
+namespace {
+
+DataType T(const char* name) { return DataType::Parse(name); }
+Expr I32(int64_t v) { return IntImmNode::Make(DataType::Int(32), v); }
+
+Var Ptr(const std::string& name, const char* elem = "int32", const char* scope = "global") {
+  return VarNode::MakePointer(name, T(elem), scope);
+}
+Buffer Flat(const Var& ptr) {
+  return BufferNode::Make(ptr, ptr->pointer->element, {I32(2147483647)}, {}, nullptr, ptr->name);
+}
+Expr Ramp(Expr base, int lanes) { return RampNode::Make(std::move(base), I32(1), lanes); }
+Expr Call(const char* dtype, const char* op, std::vector<Expr> args) {
+  return CallNode::Make(T(dtype), OpNode::Get(op), std::move(args));
+}
+
+// A kernel: a DeclBuffer per pointer parameter around `body(buffers)`.
+IRModule Kernel(std::vector<Var> params,
+                const std::function<Stmt(const std::vector<Buffer>&)>& body) {
+  std::vector<Buffer> bufs;
+  for (const Var& p : params) bufs.push_back(p->pointer ? Flat(p) : nullptr);
+  Stmt s = body(bufs);
+  for (size_t i = bufs.size(); i-- > 0;) {
+    if (bufs[i]) s = DeclBufferNode::Make(bufs[i], s);
+  }
+  AttrMap attrs;
+  attrs["global_symbol"] = StringImmNode::Make("k");
+  attrs["tessera.is_entry"] = I32(1);
+  return IRModuleNode::FromFunc(PrimFuncNode::Make(params, {}, s, DataType::Void(), attrs), "k");
+}
+
+std::string Body(const std::string& code) {
+  size_t open = code.find("{\n");
+  size_t close = code.rfind("  barrier(CLK_LOCAL_MEM_FENCE);");
+  return code.substr(open + 2, close - open - 2);
+}
+
+std::string Aligned(const IRModule& mod) {
+  IRModule out = transform::AlignVectorWidth()->fn(mod, transform::PassContext());
+  return Body(CodeGenDSL(out, "k"));
+}
+
+TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
+  // out[0:12] = a[0:12] + 1 on int32: one full part and one of 4 lanes.
+  IRModule mod = Kernel({Ptr("a"), Ptr("out")}, [](const std::vector<Buffer>& b) {
+    Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(0), 12)});
+    Expr sum = AddNode::Make(load, BroadcastNode::Make(I32(1), 12));
+    return BufferStoreNode::Make(b[1], sum, {Ramp(I32(0), 12)});
+  });
+  EXPECT_EQ(
+      Aligned(mod),
+      "  __vstore(__vadd(__vload((__global int8*)a, ALL_TRUE_w), __vbcast(1), ALL_TRUE_w), "
+      "(__global int8*)out, ALL_TRUE_w);\n"
+      "  __vstore(__vadd(__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)), __vbcast(1), "
+      "ALL_TRUE_w), (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+}
+
+TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
+  // v = a[0:16] (int32x16: two parts); m = h[0:16] > 0 (an int16 mask: one part of 16 lanes);
+  // out[0:16] = v where m, and a narrowing cast of v to int16 into h.
+  Var a = Ptr("a"), out = Ptr("out"), h = Ptr("h", "int16");
+  IRModule mod = Kernel({a, out, h}, [](const std::vector<Buffer>& b) {
+    Var v = VarNode::Make("v", T("int32x16")), m = VarNode::Make("m", T("boolx16"));
+    Expr hv = BufferLoadNode::Make(b[2], {Ramp(I32(0), 16)});
+    Expr zero = BroadcastNode::Make(IntImmNode::Make(DataType::Int(16), 0), 16);
+    Stmt store = BufferStoreNode::Make(b[1], v, {Ramp(I32(0), 16)}, m);
+    Stmt narrow =
+        BufferStoreNode::Make(b[2], CastNode::Make(T("int16x16"), v), {Ramp(I32(16), 16)});
+    return LetStmtNode::Make(
+        v, BufferLoadNode::Make(b[0], {Ramp(I32(0), 16)}),
+        LetStmtNode::Make(m, GTNode::Make(hv, zero), SeqStmtNode::Make({store, narrow})));
+  });
+  EXPECT_EQ(
+      Aligned(mod),
+      "  int8 v_0 = __vload((__global int8*)a, ALL_TRUE_w);\n"
+      "  int8 v_1 = __vload((__global int8*)(a + 8), ALL_TRUE_w);\n"
+      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast(((short)0)), "
+      "ALL_TRUE_h);\n"
+      "  __vstore(v_0, (__global int8*)out, __vmask_repack(8, 16, 0, (const uint32_t[]){m}, "
+      "1));\n"
+      "  __vstore(v_1, (__global int8*)(out + 8), __vmask_repack(8, 16, 8, (const "
+      "uint32_t[]){m}, 1));\n"
+      "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast(((short)0)), v_0, 0), v_1, "
+      "8), (__global short16*)(h + 16), ALL_TRUE_h);\n");
+}
+
+TEST(AlignVectorWidth, LeavesNativeCodeAlone) {
+  IRModule mod = Kernel({Ptr("a")}, [](const std::vector<Buffer>& b) {
+    Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)});
+    return BufferStoreNode::Make(b[0], load, {Ramp(I32(8), 8)},
+                                 Call("boolx8", "dsl.tail_mask", {I32(3)}));
+  });
+  IRModule out = transform::AlignVectorWidth()->fn(mod, transform::PassContext());
+  EXPECT_EQ(out, mod);  // the same object: the runner sees no change
+}
+
+TEST(AlignVectorWidth, TailMasksAndLanesOfVirtualVectors) {
+  // out[0:20] = a[0:20] where tail_mask(n, 20); out[20] = a[0:20][n] (a runtime lane).
+  Var a = Ptr("a"), out = Ptr("out"), n = VarNode::Make("n", DataType::Int(32));
+  IRModule mod = Kernel({a, out, n}, [&](const std::vector<Buffer>& b) {
+    Expr mask = Call("boolx20", "dsl.tail_mask", {n});
+    Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(0), 20)}, mask);
+    Stmt s1 = BufferStoreNode::Make(b[1], load, {Ramp(I32(0), 20)});
+    Expr lane = Call("int32", "dsl.get_lane", {BufferLoadNode::Make(b[0], {Ramp(I32(0), 20)}), n});
+    Stmt s2 = BufferStoreNode::Make(b[1], lane, {I32(20)});
+    return SeqStmtNode::Make({s1, s2});
+  });
+  EXPECT_EQ(Aligned(mod),
+            "  __vstore(__vload((__global int8*)a, __vtail_mask(n, 8)), (__global int8*)out, "
+            "ALL_TRUE_w);\n"
+            "  __vstore(__vload((__global int8*)(a + 8), __vtail_mask((n - 8), 8)), (__global "
+            "int8*)(out + 8), ALL_TRUE_w);\n"
+            "  __vstore(__vload((__global int8*)(a + 16), __vand(__vtail_mask((n - 16), 8), "
+            "__vmov_w(0x0000FFFF), ALL_TRUE_w)), (__global int8*)(out + 16), "
+            "__vmov_w(0x0000FFFF));\n"
+            "  out[20] = ((n < 8) ? __vget_lane(__vload((__global int8*)a, ALL_TRUE_w), n) : "
+            "((n < 16) ? __vget_lane(__vload((__global int8*)(a + 8), ALL_TRUE_w), (n - 8)) : "
+            "__vget_lane(__vload((__global int8*)(a + 16), __vmov_w(0x0000FFFF)), (n - 16))));\n");
+}
+
+TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
+  Var tile = Ptr("tile", "int32", "lsram"), big = Ptr("big", "float32", "shared");
+  Span span("kernel.py", 12, 4);
+  Stmt body = AllocateNode::Make(tile, DataType::Int(32), {I32(4096)}, nullptr,
+                                 AllocateNode::Make(big, DataType::Float(32), {I32(40000)}, nullptr,
+                                                    EvaluateNode::Make(I32(0)), {}, span));
+  IRModule mod = Kernel({Ptr("a")}, [&](const std::vector<Buffer>&) { return body; });
+  // X2: 32 KB lsram per TEC (the tile fits exactly), 256 KB shared (160000 bytes fit).
+  IRModule same = transform::VerifyLocalMemory(GetDSLTarget("X2_1204"))->fn(mod, {});
+  EXPECT_EQ(same, mod);
+  try {
+    transform::VerifyLocalMemory(GetDSLTarget("X3P_1304"))->fn(mod, {});
+    ADD_FAILURE() << "160000 bytes of shared memory fit the 128 KB of X3P";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "shared allocation \"big\" (160000 bytes) exceeds the shared SRAM of X3P_1304: "
+              "160000 of 131072 bytes per core would be in use");
+    EXPECT_EQ(e.span().line, 12);
+  }
+}
+
+TEST(CodeGenDSLForms, ConversionsLanesAndDma) {
+  Var a = Ptr("a", "float32"), c = Ptr("c", "int8"), s = Ptr("s", "int8", "lsram");
+  Var x = VarNode::Make("x", T("float32"));
+  IRModule mod = Kernel({a, c, x}, [&](const std::vector<Buffer>& b) {
+    Expr fv = BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)});
+    std::vector<Stmt> seq;
+    // Scalar float -> int8 saturates through int32; bfloat16 goes through float.
+    seq.push_back(BufferStoreNode::Make(b[1], CastNode::Make(DataType::Int(8), x), {I32(0)}));
+    // Lanes 8-15 of an int8x32 converted to float32x8.
+    Expr cv = BufferLoadNode::Make(b[1], {Ramp(I32(0), 32)});
+    seq.push_back(BufferStoreNode::Make(b[0], Call("float32x8", "dsl.vcvt", {cv, I32(8), I32(1)}),
+                                        {Ramp(I32(8), 8)}));
+    // A lane replaced, a vector from lanes, a constant mask, an all-true one.
+    Expr set = Call("float32x8", "dsl.set_lane", {fv, I32(2), x});
+    seq.push_back(
+        BufferStoreNode::Make(b[0], set, {Ramp(I32(16), 8)},
+                              Call("boolx8", "dsl.const_mask",
+                                   {Bool(true), Bool(false), Bool(true), Bool(false), Bool(false),
+                                    Bool(false), Bool(false), Bool(false)})));
+    std::vector<Expr> lanes;
+    for (int i = 0; i < 8; ++i) lanes.push_back(FloatImmNode::Make(DataType::Float(32), i));
+    seq.push_back(
+        BufferStoreNode::Make(b[0], Call("float32x8", "dsl.vmake", lanes), {Ramp(I32(24), 8)}));
+    // DMA into SRAM and an event.
+    seq.push_back(
+        AllocateNode::Make(s, DataType::Int(8), {I32(64)}, nullptr,
+                           EvaluateNode::Make(Call("void", "dsl.dma1d", {c, s, I32(64), I32(1)}))));
+    return SeqStmtNode::Make(seq);
+  });
+  EXPECT_EQ(Body(CodeGenDSL(mod, "k")),
+            "  c[0] = __tessera_conv_char_float(x);\n"
+            "  __vstore(__vcvt_float8(__vload((__global char32*)c, ALL_TRUE_b), 8, 1), (__global "
+            "float8*)(a + 8), ALL_TRUE_w);\n"
+            "  __vstore(__vset_lane(__vload((__global float8*)a, ALL_TRUE_w), 2, x), (__global "
+            "float8*)(a + 16), __vmov_w(0x00000F0F));\n"
+            "  __vstore(((float8){0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f}), (__global "
+            "float8*)(a + 24), ALL_TRUE_w);\n"
+            "  __lsram char s[64];\n"
+            "  DMA1D(c, s, 64, 1);\n");
+}
+
+TEST(CodeGenDSLForms, ConstantTablesAndPointerBindings) {
+  Var lut = Ptr("lut", "bfloat16", "constant"), a = Ptr("a", "int32");
+  Var q = VarNode::MakePointer("q", T("int8"), "global");
+  IRModule mod = Kernel({a}, [&](const std::vector<Buffer>& b) {
+    AttrMap ann;
+    ann["tessera.const_data"] = ArrayNode::Make(
+        {FloatImmNode::Make(T("bfloat16"), 1.0), FloatImmNode::Make(T("bfloat16"), -2.5)});
+    Buffer lb = Flat(lut);
+    Expr addr = CallNode::Make(DataType::Handle(), OpNode::Get("tir.address_of"),
+                               {BufferLoadNode::Make(b[0], {I32(1)})});
+    Stmt use = LetStmtNode::Make(
+        q, addr,
+        BufferStoreNode::Make(
+            b[0], CastNode::Make(DataType::Int(32), BufferLoadNode::Make(lb, {I32(1)})), {I32(0)}));
+    return AllocateNode::Make(lut, T("bfloat16"), {I32(2)}, nullptr, DeclBufferNode::Make(lb, use),
+                              ann);
+  });
+  std::string code = CodeGenDSL(mod, "k");
+  EXPECT_NE(code.find("\n__constant bfloat16 k_lut[2] = {{0x3F80}, {0xC020}};\n"),
+            std::string::npos)
+      << code;
+  EXPECT_EQ(Body(code),
+            "  __constant bfloat16* lut = k_lut;\n"
+            "  __global char* q = (__global char*)(a + 1);\n"
+            "  a[0] = __tessera_conv_int_bfloat16(lut[1]);\n");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,142 @@
+"""Argument checks of packed entry points (tensorir.md §10): a bad call raises with the
+specified message and runs nothing."""
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((10, 4), "float32"), B: T.Buffer((10,), "float32"), n: T.int32, s: T.float32):
+    for i in T.serial(10):
+        B[i] = A[i, 0] * s + T.Cast("float32", n)
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return ts.build(f, target="c")
+
+
+def args():
+    return [np.ones((10, 4), "float32"), np.zeros(10, "float32"), 1, 2.0]
+
+
+def call_with(lib, index, value):
+    a = args()
+    a[index] = value
+    return lib(*a)
+
+
+def test_good_call_runs(lib):
+    a = args()
+    lib(*a)
+    np.testing.assert_allclose(a[1], np.full(10, 3.0))
+
+
+def test_argument_count(lib):
+    with pytest.raises(RuntimeError, match="^f: num_args should be 4$"):
+        lib(*args()[:3])
+
+
+def test_number_for_an_array(lib):
+    with pytest.raises(RuntimeError, match=r"^f: Expect arg\[0\] to be pointer$"):
+        call_with(lib, 0, 3)
+
+
+def test_float_for_an_int(lib):
+    with pytest.raises(RuntimeError, match=r"^f: Expect arg\[2\] to be int$"):
+        call_with(lib, 2, 1.5)
+
+
+def test_array_for_a_float(lib):
+    with pytest.raises(TypeError, match=r"f\.s must be a number"):
+        call_with(lib, 3, "x")
+
+
+def test_not_an_array(lib):
+    with pytest.raises(TypeError, match=r"f\.A must be an array .* got list"):
+        call_with(lib, 0, [1.0, 2.0])
+
+
+def test_null_array(lib):
+    with pytest.raises(RuntimeError, match=r"^f\.A is expected to have non-NULL DLTensor\* pointer$"):
+        call_with(lib, 0, None)
+
+
+def test_rank(lib):
+    with pytest.raises(RuntimeError, match=r"^f\.A\.ndim is expected to equal 2$"):
+        call_with(lib, 0, np.ones(40, "float32"))
+
+
+def test_dtype(lib):
+    with pytest.raises(RuntimeError, match=r"^f\.A\.dtype is expected to be float32$"):
+        call_with(lib, 0, np.ones((10, 4), "float64"))
+
+
+def test_shape(lib):
+    with pytest.raises(RuntimeError, match=r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint: 4 == A\.shape\[1\] \(got 5\)$"):
+        call_with(lib, 0, np.ones((10, 5), "float32"))
+
+
+def test_strides(lib):
+    with pytest.raises(RuntimeError, match=r"^f\.A\.strides: expected to be compact array$"):
+        call_with(lib, 0, np.ones((10, 8), "float32")[:, ::2])
+
+
+def test_read_only_array(lib):
+    a = np.ones((10, 4), "float32")
+    a.flags.writeable = False
+    with pytest.raises(TypeError, match="read-only"):
+        call_with(lib, 0, a)
+
+
+def test_nothing_runs_on_a_bad_call(lib):
+    a = args()
+    a[0] = np.ones((10, 5), "float32")
+    with pytest.raises(RuntimeError):
+        lib(*a)
+    np.testing.assert_array_equal(a[1], np.zeros(10))
+
+
+def test_symbolic_dimension_is_bound_by_the_first_buffer():
+    @T.prim_func
+    def g(a: T.handle, b: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in T.serial(n):
+            B[i] = A[i]
+
+    lib = ts.build(g)
+    lib(np.ones(3, "float32"), np.zeros(3, "float32"))
+    with pytest.raises(RuntimeError, match=r"^Argument g\.b\.shape\[0\] has an unsatisfied constraint: n == b\.shape\[0\] \(got 4\)$"):
+        lib(np.ones(3, "float32"), np.zeros(4, "float32"))
+
+
+def test_empty_arrays_may_have_null_data():
+    @T.prim_func
+    def g(a: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,), "float32")
+        for i in T.serial(n):
+            A[i] = T.float32(1)
+
+    ts.build(g)(np.zeros(0, "float32"))
+
+
+def test_assert_raises_its_message():
+    @T.prim_func
+    def g(A: T.Buffer((4,), "int32"), n: T.int32):
+        assert n < 4, "n must be below 4"
+        A[n] = 1
+
+    lib = ts.build(g)
+    a = np.zeros(4, "int32")
+    lib(a, 2)
+    assert a[2] == 1
+    with pytest.raises(RuntimeError, match="^n must be below 4$"):
+        lib(a, 7)
+    with ts.transform.PassContext(config={"tir.disable_assert": True}):
+        assert "n must be below 4" not in ts.build(g).get_source()

@@ -1,0 +1,72 @@
+"""Shared helpers of the DSL tests: building, dtypes, random data with corner values, errors."""
+
+import inspect
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager
+from tessera.error import DiagnosticError
+
+INT_TYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32"]
+FLOAT_TYPES = ["float16", "float32", "bfloat16"]
+ALL_TYPES = INT_TYPES + FLOAT_TYPES
+
+
+def np_dtype(name):
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def lanes(name):
+    """Native lanes of a scalar type."""
+    return 256 // (np_dtype(name).itemsize * 8)
+
+
+def build(func, **kwargs):
+    return BuildManager(**kwargs).build(func)
+
+
+def rand(shape, dtype, seed=0, low=None, high=None):
+    """Random values of ``dtype`` with its minimum, maximum and zero planted at the front."""
+    rng = np.random.default_rng(seed)
+    dt = np_dtype(dtype)
+    n = int(np.prod(shape))
+    if dtype in INT_TYPES:
+        info = np.iinfo(dt)
+        lo = info.min if low is None else low
+        hi = info.max if high is None else high
+        out = rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64)
+        corners = [c for c in (info.min, info.max, 0) if lo <= c <= hi]
+    else:
+        lo = -100.0 if low is None else low
+        hi = 100.0 if high is None else high
+        out = rng.uniform(lo, hi, size=n)
+        corners = [0.0, lo, hi]
+    out[: min(len(corners), n)] = corners[: min(len(corners), n)]
+    return out.astype(dt).reshape(shape)
+
+
+def line_of(func, text):
+    """The file line of the first source line of ``func`` containing ``text``."""
+    lines, start = inspect.getsourcelines(func.func if hasattr(func, "func") else func)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i
+    raise AssertionError(text)
+
+
+def expect_diag(func, text, message, target="X2_1204", lower=False):
+    """Building ``func`` fails with a DiagnosticError quoting ``message`` at the line of
+    ``text``, rendered with the source line and a caret."""
+    with pytest.raises(DiagnosticError) as info:
+        bm = BuildManager(target=target)
+        bm.lower(func) if lower else bm.build(func)
+    err = info.value
+    assert message in err.message, err.message
+    assert err.line == line_of(func, text), str(err)
+    rendered = str(err)
+    assert f":{err.line}:" in rendered
+    assert text in rendered
+    assert "^" in rendered
+    return err

@@ -1,0 +1,63 @@
+"""annotate, unannotate: annotations of loops and blocks."""
+
+from tessera.script import tir as T
+
+
+@T.prim_func
+def elementwise(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in T.serial(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi] + T.float32(1)
+
+
+def test_annotate_loop_and_block(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.serial(16, annotations={"pragma_auto_unroll_max_step": 16, "note": "x"}):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.block_attr({"software_pipeline_stage": [0, 1], "scale": 0.5, "flag": True})
+                B[vi] = A[vi] + T.float32(1)
+
+    def apply(sch):
+        b = sch.get_block("B")
+        (i,) = sch.get_loops(b)
+        sch.annotate(i, "pragma_auto_unroll_max_step", 16)
+        sch.annotate(i, "note", "x")
+        sch.annotate(b, "software_pipeline_stage", [0, 1])
+        sch.annotate(b, "scale", 0.5)
+        sch.annotate(b, "flag", True)
+
+    sch = golden(elementwise, expected, apply)
+    assert sch.trace.as_python()[-3:] == [
+        'sch.annotate(block_or_loop=b0, ann_key="software_pipeline_stage", ann_val=[0, 1])',
+        'sch.annotate(block_or_loop=b0, ann_key="scale", ann_val=0.5)',
+        'sch.annotate(block_or_loop=b0, ann_key="flag", ann_val=True)',
+    ]
+
+
+def test_unannotate(golden):
+    @T.prim_func
+    def annotated(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.serial(16, annotations={"pragma": 1}):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.block_attr({"meta": "y", "keep": 2})
+                B[vi] = A[vi] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.block_attr({"keep": 2})
+                B[vi] = A[vi] + T.float32(1)
+
+    def apply(sch):
+        b = sch.get_block("B")
+        sch.unannotate(sch.get_loops(b)[0], "pragma")
+        sch.unannotate(b, "meta")
+        sch.unannotate(b, "absent")  # removing a missing key changes nothing
+
+    golden(annotated, expected, apply)

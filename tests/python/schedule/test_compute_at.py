@@ -1,0 +1,390 @@
+"""compute_at, reverse_compute_at: move a producer (consumer) under a loop of its consumer
+(producer), over just the region used there."""
+
+from tessera.script import tir as T
+
+
+@T.prim_func
+def elementwise(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    B = T.alloc_buffer((128, 128))
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(128, 128):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+@T.prim_func
+def tiled_consumer(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    B = T.alloc_buffer((128, 128))
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i_0, j_0, i_1, j_1 in T.grid(8, 8, 16, 16):
+        with T.block("C"):
+            vi = T.axis.spatial(128, i_0 * 16 + i_1)
+            vj = T.axis.spatial(128, j_0 * 16 + j_1)
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+def test_compute_at_row(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        for i in T.serial(128):
+            for ax0 in T.serial(128):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+            for j in T.serial(128):
+                with T.block("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    golden(elementwise, expected,
+           lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]))
+
+
+def test_compute_at_innermost_with_unit_loops(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        for i, j in T.grid(128, 128):
+            for ax0, ax1 in T.grid(1, 1):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i + ax0)
+                    vj = T.axis.spatial(128, j + ax1)
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    golden(elementwise, expected,
+           lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[1],
+                                      preserve_unit_loops=True))
+
+
+def test_compute_at_tile(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        for i_0, j_0 in T.grid(8, 8):
+            for ax0, ax1 in T.grid(16, 16):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i_0 * 16 + ax0)
+                    vj = T.axis.spatial(128, j_0 * 16 + ax1)
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+            for i_1, j_1 in T.grid(16, 16):
+                with T.block("C"):
+                    vi = T.axis.spatial(128, i_0 * 16 + i_1)
+                    vj = T.axis.spatial(128, j_0 * 16 + j_1)
+                    C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    golden(tiled_consumer, expected,
+           lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[1]))
+
+
+def test_reverse_compute_at_tile(golden):
+    @T.prim_func
+    def tiled_producer(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        for i_0, j_0, i_1, j_1 in T.grid(8, 8, 16, 16):
+            with T.block("B"):
+                vi = T.axis.spatial(128, i_0 * 16 + i_1)
+                vj = T.axis.spatial(128, j_0 * 16 + j_1)
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for i, j in T.grid(128, 128):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+        B = T.alloc_buffer((128, 128))
+        for i_0, j_0 in T.grid(8, 8):
+            for i_1, j_1 in T.grid(16, 16):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i_0 * 16 + i_1)
+                    vj = T.axis.spatial(128, j_0 * 16 + j_1)
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+            for ax0, ax1 in T.grid(16, 16):
+                with T.block("C"):
+                    vi = T.axis.spatial(128, i_0 * 16 + ax0)
+                    vj = T.axis.spatial(128, j_0 * 16 + ax1)
+                    C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    golden(tiled_producer, expected,
+           lambda sch: sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[1]))
+
+
+def test_reverse_compute_at_after_a_reduction(golden):
+    @T.prim_func
+    def mm_relu(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                C: T.Buffer((64, 64), "float32")):
+        Y = T.alloc_buffer((64, 64))
+        for i, j, k in T.grid(64, 64, 64):
+            with T.block("Y"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    Y[vi, vj] = T.float32(0)
+                Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
+        for i, j in T.grid(64, 64):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        Y = T.alloc_buffer((64, 64))
+        for i, j_0 in T.grid(64, 16):
+            for k, j_1 in T.grid(64, 4):
+                with T.block("Y"):
+                    vi = T.axis.spatial(64, i)
+                    vj = T.axis.spatial(64, j_0 * 4 + j_1)
+                    vk = T.axis.reduce(64, k)
+                    with T.init():
+                        Y[vi, vj] = T.float32(0)
+                    Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
+            for ax0 in T.serial(4):
+                with T.block("C"):
+                    vi = T.axis.spatial(64, i)
+                    vj = T.axis.spatial(64, j_0 * 4 + ax0)
+                    C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
+
+    def apply(sch):
+        y = sch.get_block("Y")
+        _, j, k = sch.get_loops(y)
+        j0, j1 = sch.split(j, factors=[None, 4])
+        sch.reorder(j0, k, j1)
+        sch.reverse_compute_at(sch.get_block("C"), j0)
+
+    golden(mm_relu, expected, apply)
+
+
+def test_compute_at_index_picks_the_position(golden):
+    @T.prim_func
+    def two_consumers(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32"),
+                      D: T.Buffer((16, 16), "float32")):
+        B = T.alloc_buffer((16, 16))
+        for i, j in T.grid(16, 16):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+        for i in T.serial(16):
+            for j in T.serial(16):
+                with T.block("D0"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    D[vi, vj] = A[vi, vj]
+            for j in T.serial(16):
+                with T.block("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B[vi, vj]
+
+    @T.prim_func
+    def first(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32"),
+              D: T.Buffer((16, 16), "float32")):
+        B = T.alloc_buffer((16, 16))
+        for i in T.serial(16):
+            for ax0 in T.serial(16):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, ax0])
+                    B[vi, vj] = A[vi, vj]
+            for j in T.serial(16):
+                with T.block("D0"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    D[vi, vj] = A[vi, vj]
+            for j in T.serial(16):
+                with T.block("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B[vi, vj]
+
+    def at(index):
+        return lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0],
+                                          index=index)
+
+    golden(two_consumers, first, at(-2))
+    golden(two_consumers, first, at(0))
+
+
+# ---- checks ----
+
+
+def test_compute_at_output_block(schedule_error):
+    schedule_error(elementwise,
+                   lambda sch: sch.compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0]),
+                   "compute_at", "Cannot operate on an output block")
+
+
+def test_compute_at_loop_of_another_scope(schedule_error):
+    @T.prim_func
+    def nested(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        with T.block("outer"):
+            for i in T.serial(16):
+                with T.block("C"):
+                    vi = T.axis.spatial(16, i)
+                    C[vi] = B[vi]
+
+    schedule_error(nested,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
+                   "compute_at", "are not in the same scope")
+
+
+def test_compute_at_ancestor_loop(schedule_error):
+    schedule_error(elementwise,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[0]),
+                   "compute_at", "is an ancestor of the block")
+
+
+@T.prim_func
+def not_pipeline(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in T.serial(16):
+        with T.block("B0"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+    for i in T.serial(16):
+        with T.block("B1"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi] * T.float32(2)
+    for i in T.serial(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi]
+
+
+def test_compute_at_needs_a_stage_pipeline(schedule_error):
+    schedule_error(not_pipeline,
+                   lambda sch: sch.compute_at(sch.get_block("B1"), sch.get_loops(sch.get_block("C"))[0]),
+                   "compute_at", "The scope root is not a stage pipeline")
+
+
+def test_compute_at_without_checks():
+    from tessera import tir
+
+    sch = tir.Schedule(not_pipeline, enable_check=False)
+    sch.compute_at(sch.get_block("B1"), sch.get_loops(sch.get_block("C"))[0])
+    assert len(sch.get_loops(sch.get_block("B1"))) == 1
+
+
+def test_compute_at_loop_without_consumers(schedule_error):
+    # Dependencies follow program order, so the consumers under the loop always come after the
+    # producers there; a loop holding no consumer has no insertion point.
+    @T.prim_func
+    def unrelated(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+                  D: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        for i in T.serial(16):
+            with T.block("D"):
+                vi = T.axis.spatial(16, i)
+                D[vi] = A[vi]
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    schedule_error(unrelated,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("D"))[0]),
+                   "compute_at", "The consumer tir.Block#1 of tir.Block#0 is not under the loop")
+    schedule_error(unrelated,
+                   lambda sch: sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("B"))[0]),
+                   "reverse_compute_at", "The block tir.Block#0 has no producer under the loop tir.For#1")
+
+
+def test_compute_at_invalid_index(schedule_error):
+    schedule_error(elementwise,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0],
+                                              index=2),
+                   "compute_at", "The index 2 is not a valid insertion point", "valid ones are 0 to 0")
+
+
+def test_compute_at_consumer_outside_the_loop(schedule_error):
+    @T.prim_func
+    def two_uses(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+                 D: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+        for i in T.serial(16):
+            with T.block("D"):
+                vi = T.axis.spatial(16, i)
+                D[vi] = B[vi]
+
+    schedule_error(two_uses,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
+                   "compute_at", "The consumer tir.Block#1 of tir.Block#0 is not under the loop")
+
+
+def test_compute_at_block_neither_complete_nor_reduction(schedule_error):
+    @T.prim_func
+    def no_init(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i, k in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                B[vi] = B[vi] + A[vi, vk]
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    schedule_error(no_init,
+                   lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
+                   "compute_at", "Not a complete or reduction block: tir.Block#0 is not complete because "
+                   "it has a non-spatial block iterator, and not a reduction block because it has no "
+                   "init statement")
+
+
+def test_compute_at_under_a_split_that_does_not_divide(golden):
+    @T.prim_func
+    def ragged(A: T.Buffer((37,), "float32"), C: T.Buffer((37,), "float32")):
+        B = T.alloc_buffer((37,))
+        for j in T.serial(37):
+            with T.block("B"):
+                vj = T.axis.spatial(37, j)
+                B[vj] = A[vj] * T.float32(3)
+        for j in T.serial(37):
+            with T.block("C"):
+                vj = T.axis.spatial(37, j)
+                C[vj] = B[vj] - T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((37,), "float32"), C: T.Buffer((37,), "float32")):
+        B = T.alloc_buffer((37,))
+        for j_0 in T.serial(5):
+            for ax0 in T.serial(8):
+                with T.block("B"):
+                    vj = T.axis.spatial(37, j_0 * 8 + ax0)
+                    T.where(j_0 * 8 + ax0 < 37)
+                    B[vj] = A[vj] * T.float32(3)
+            for j_1 in T.serial(8):
+                with T.block("C"):
+                    vj = T.axis.spatial(37, j_0 * 8 + j_1)
+                    T.where(j_0 * 8 + j_1 < 37)
+                    C[vj] = B[vj] - T.float32(1)
+
+    def apply(sch):
+        (j,) = sch.get_loops(sch.get_block("C"))
+        j0, _ = sch.split(j, factors=[None, 8])
+        sch.compute_at(sch.get_block("B"), j0)
+
+    golden(ragged, expected, apply)

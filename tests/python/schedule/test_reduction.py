@@ -1,0 +1,284 @@
+"""decompose_reduction and rfactor."""
+
+from tessera.script import tir as T
+
+
+@T.prim_func
+def matmul(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+           C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+@T.prim_func
+def rowsum(A: T.Buffer((16, 128), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 128):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+def test_decompose_reduction_at_the_spatial_loop(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        for i in T.serial(64):
+            for j_init in T.serial(64):
+                with T.block("C_init"):
+                    vi, vj = T.axis.remap("SS", [i, j_init])
+                    C[vi, vj] = T.float32(0)
+            for j, k in T.grid(64, 64):
+                with T.block("C_update"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    def apply(sch):
+        c = sch.get_block("C")
+        init = sch.decompose_reduction(c, sch.get_loops(c)[1])
+        assert sch.get(init).name_hint == "C_init"
+        assert sch.get(c).name_hint == "C_update"
+
+    golden(matmul, expected, apply)
+
+
+def test_decompose_reduction_at_the_reduction_loop(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        for i, j in T.grid(64, 64):
+            with T.block("C_init"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = T.float32(0)
+            for k in T.serial(64):
+                with T.block("C_update"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    golden(matmul, expected,
+           lambda sch: sch.decompose_reduction(sch.get_block("C"), sch.get_loops(sch.get_block("C"))[2]))
+
+
+def test_decompose_reduction_with_a_spatial_predicate(golden):
+    @T.prim_func
+    def before(A: T.Buffer((10, 8), "float32"), B: T.Buffer((10,), "float32")):
+        for i_0, i_1, k in T.grid(3, 4, 8):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                vk = T.axis.reduce(8, k)
+                T.where(i_0 * 4 + i_1 < 10)
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((10, 8), "float32"), B: T.Buffer((10,), "float32")):
+        for i_0 in T.serial(3):
+            for i_1_init in T.serial(4):
+                with T.block("B_init"):
+                    vi = T.axis.spatial(10, i_0 * 4 + i_1_init)
+                    T.where(i_0 * 4 + i_1_init < 10)
+                    B[vi] = T.float32(0)
+            for i_1, k in T.grid(4, 8):
+                with T.block("B_update"):
+                    vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                    vk = T.axis.reduce(8, k)
+                    T.where(i_0 * 4 + i_1 < 10)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    golden(before, expected,
+           lambda sch: sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[1]))
+
+
+def test_rfactor(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16, 128), "float32"), B: T.Buffer((16,), "float32")):
+        B_rf = T.alloc_buffer((4, 16))
+        for i, k_0, k_1 in T.grid(16, 32, 4):
+            with T.block("B_rf"):
+                # The reduction over k_0 * 4 + k_1 is rewritten over k_0 alone.
+                vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
+                with T.init():
+                    B_rf[vk_1, vi] = T.float32(0)
+                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
+        for i, k_1 in T.grid(16, 4):
+            with T.block("B"):
+                vk_1, vi = T.axis.remap("RS", [k_1, i])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + B_rf[vk_1, vi]
+
+    def apply(sch):
+        _, k = sch.get_loops(sch.get_block("B"))
+        _, k1 = sch.split(k, factors=[None, 4])
+        rf = sch.rfactor(k1, 0)
+        assert sch.get(rf).name_hint == "B_rf"
+
+    golden(rowsum, expected, apply)
+
+
+def test_rfactor_whole_reduction_loop_on_the_last_axis(golden):
+    @T.prim_func
+    def maximum(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16,), "float32")):
+        for i, k in T.grid(16, 8):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(-1e30)
+                B[vi] = T.max(B[vi], A[vi, vk])
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16,), "float32")):
+        B_rf = T.alloc_buffer((16, 8))
+        for i, k in T.grid(16, 8):
+            with T.block("B_rf"):
+                vk, vi = T.axis.remap("SS", [k, i])
+                with T.init():
+                    B_rf[vi, vk] = T.float32(-3.4028234663852886e38)
+                B_rf[vi, vk] = T.max(B_rf[vi, vk], A[vi, vk])
+        for i, k in T.grid(16, 8):
+            with T.block("B"):
+                vk, vi = T.axis.remap("RS", [k, i])
+                with T.init():
+                    B[vi] = T.float32(-1e30)
+                B[vi] = T.max(B[vi], B_rf[vi, vk])
+
+    golden(maximum, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], -1))
+
+
+# ---- checks ----
+
+
+def test_decompose_reduction_loop_below_a_reduction_loop(schedule_error):
+    @T.prim_func
+    def k_outside(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+        for k, i in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(k_outside,
+                   lambda sch: sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[1]),
+                   "decompose_reduction", "to be above every loop bound to a reduction iterator")
+
+
+def test_decompose_reduction_of_a_block_without_init(schedule_error):
+    @T.prim_func
+    def no_init(A: T.Buffer((16,), "float32")):
+        for i in T.serial(16):
+            with T.block("A"):
+                vi = T.axis.spatial(16, i)
+                A[vi] = T.float32(0)
+
+    schedule_error(no_init,
+                   lambda sch: sch.decompose_reduction(sch.get_block("A"), sch.get_loops(sch.get_block("A"))[0]),
+                   "decompose_reduction", "is not a reduction block: it has no init statement")
+
+
+def test_decompose_reduction_loop_not_above_the_block(schedule_error):
+    @T.prim_func
+    def two(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        for i in T.serial(16):
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = T.float32(0)
+        for i, k in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(two,
+                   lambda sch: sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
+                   "decompose_reduction", "to be an ancestor of the block")
+
+
+def test_rfactor_spatial_loop(schedule_error):
+    schedule_error(rowsum, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[0], 0), "rfactor",
+                   "is bound to the spatial iterator 'vi'")
+
+
+def test_rfactor_non_serial_loop(schedule_error):
+    def setup(sch):
+        sch.unroll(sch.get_loops(sch.get_block("B"))[1])
+
+    schedule_error(rowsum, lambda sch, _: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0), "rfactor",
+                   "rfactor needs a serial loop, but tir.For#0 is unroll", setup=setup)
+
+
+def test_rfactor_factor_axis_out_of_range(schedule_error):
+    schedule_error(rowsum, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 2), "rfactor",
+                   "The factor_axis 2 is out of range [-2, 1]")
+
+
+def test_rfactor_unknown_reducer(schedule_error):
+    @T.prim_func
+    def weird(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+        for i, k in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] * T.float32(0.5) + A[vi, vk]
+
+    schedule_error(weird, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0), "rfactor",
+                   "is not a known reducer")
+
+
+def test_rfactor_of_a_block_that_is_not_a_reduction(schedule_error):
+    @T.prim_func
+    def no_init(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+        for i, k in T.grid(16, 16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(no_init, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0), "rfactor",
+                   "is not a reduction block: it has no init statement")
+
+
+def test_rfactor_write_back_goes_before_a_consumer_in_the_same_nest(golden):
+    @T.prim_func
+    def fused(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            for k in T.serial(8):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        B_rf = T.alloc_buffer((8, 16))
+        for i in T.serial(16):
+            for k in T.serial(8):
+                with T.block("B_rf"):
+                    vk, vi = T.axis.remap("SS", [k, i])
+                    with T.init():
+                        B_rf[vk, vi] = T.float32(0)
+                    B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk]
+            for k in T.serial(8):
+                with T.block("B"):
+                    vk, vi = T.axis.remap("RS", [k, i])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + B_rf[vk, vi]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi] * T.float32(2)
+
+    golden(fused, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0))

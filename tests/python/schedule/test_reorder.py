@@ -1,0 +1,197 @@
+"""reorder: permute the loops of one single-branch chain."""
+
+from tessera.script import tir as T
+
+
+@T.prim_func
+def elementwise(A: T.Buffer((16, 32, 8), "float32"), B: T.Buffer((16, 32, 8), "float32")):
+    for i, j, k in T.grid(16, 32, 8):
+        with T.block("B"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+
+@T.prim_func
+def matmul(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+           C: T.Buffer((64, 64), "float32")):
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_reorder_reverses_loops(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16, 32, 8), "float32"), B: T.Buffer((16, 32, 8), "float32")):
+        for k, j, i in T.grid(8, 32, 16):
+            with T.block("B"):
+                vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+                B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+    def apply(sch):
+        i, j, k = sch.get_loops(sch.get_block("B"))
+        sch.reorder(k, j, i)
+
+    golden(elementwise, expected, apply)
+
+
+def test_reorder_keeps_unlisted_loops_in_place(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16, 32, 8), "float32"), B: T.Buffer((16, 32, 8), "float32")):
+        for k, j, i in T.grid(8, 32, 16):
+            with T.block("B"):
+                vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+                B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+    def apply(sch):
+        i, _, k = sch.get_loops(sch.get_block("B"))
+        sch.reorder(k, i)
+
+    golden(elementwise, expected, apply)
+
+
+def test_reorder_reduction_loop_outward(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        for i, k, j in T.grid(64, 64, 64):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    def apply(sch):
+        _, j, k = sch.get_loops(sch.get_block("C"))
+        sch.reorder(k, j)
+
+    golden(matmul, expected, apply)
+
+
+def test_reorder_after_split(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16, 32, 8), "float32"), B: T.Buffer((16, 32, 8), "float32")):
+        for i_0, j, i_1, k in T.grid(4, 32, 4, 8):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                vj, vk = T.axis.remap("SS", [j, k])
+                B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+    def apply(sch):
+        i, j, _ = sch.get_loops(sch.get_block("B"))
+        i0, i1 = sch.split(i, factors=[4, 4])
+        sch.reorder(i0, j, i1)
+
+    golden(elementwise, expected, apply)
+
+
+# ---- checks ----
+
+
+def test_reorder_loop_listed_twice(schedule_error):
+    def apply(sch):
+        i, j, _ = sch.get_loops(sch.get_block("B"))
+        sch.reorder(i, j, i)
+
+    schedule_error(elementwise, apply, "reorder", "appears more than once")
+
+
+@T.prim_func
+def two_branches(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in T.serial(16):
+        for j in T.serial(16):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(0)
+        for j in T.serial(16):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = T.float32(1)
+
+
+def test_reorder_loops_not_in_one_chain(schedule_error):
+    def apply(sch):
+        _, ja = sch.get_loops(sch.get_block("A"))
+        _, jb = sch.get_loops(sch.get_block("B"))
+        sch.reorder(jb, ja)
+
+    schedule_error(two_branches, apply, "reorder", "are not ancestor and descendant of each other")
+
+
+def test_reorder_chain_must_be_single_branch(schedule_error):
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        sch.reorder(j, i)
+
+    schedule_error(two_branches, apply, "reorder", "must form a single-branch chain")
+
+
+def test_reorder_block_with_opaque_iterator(schedule_error):
+    @T.prim_func
+    def opaque(A: T.Buffer((16, 16), "float32")):
+        for i, j in T.grid(16, 16):
+            with T.block("A"):
+                vi = T.axis.opaque(16, i)
+                vj = T.axis.spatial(16, j)
+                A[vi, vj] = T.float32(0)
+
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        sch.reorder(j, i)
+
+    schedule_error(opaque, apply, "reorder", "neither spatial nor reduction")
+
+
+def test_reorder_block_without_affine_bindings(schedule_error):
+    @T.prim_func
+    def squared(A: T.Buffer((256, 16), "float32")):
+        for i, j in T.grid(16, 16):
+            with T.block("A"):
+                vi = T.axis.spatial(256, i * i)
+                vj = T.axis.spatial(16, j)
+                A[vi, vj] = T.float32(0)
+
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        sch.reorder(j, i)
+
+    schedule_error(squared, apply, "reorder", "does not have affine bindings")
+
+
+def test_reorder_block_with_predicate(schedule_error):
+    @T.prim_func
+    def ragged(A: T.Buffer((10, 16), "float32")):
+        for i, j in T.grid(10, 16):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(0)
+
+    def setup(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        i0, i1 = sch.split(i, factors=[None, 4])
+        return i0, i1, j
+
+    def apply(sch, loops):
+        i0, i1, j = loops
+        sch.reorder(j, i0)
+
+    schedule_error(ragged, apply, "reorder", "has a predicate (T.where)", setup=setup)
+
+
+def test_reorder_extent_depending_on_a_listed_loop(schedule_error):
+    @T.prim_func
+    def triangle(A: T.Buffer((16, 16), "float32")):
+        for i in T.serial(16):
+            for j in T.serial(i + 1):
+                with T.block("A"):
+                    vi = T.axis.spatial(16, i)
+                    vj = T.axis.spatial(16, j)
+                    A[vi, vj] = T.float32(0)
+
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        sch.reorder(j, i)
+
+    schedule_error(triangle, apply, "reorder", "depends on another loop of the chain")

@@ -1,0 +1,31 @@
+"""The examples in examples/ run and print what their comments promise."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run_example(name):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize(
+    "name,expect",
+    [
+        ("quickstart.py", "[0 1 2 3 4 5 6 7] [1 2 3 4 5 6 7 8]"),
+        ("dsl_subroutine.py", "[41] [42]"),
+        ("dsl_macro.py", "[1 2] [9 0]"),
+    ],
+)
+def test_example_output(name, expect):
+    out = run_example(name)
+    assert out.strip().splitlines()[-1] == expect
+    assert "#include <tessera/dsl.h>" in out
