@@ -17,7 +17,7 @@
 // prefix, where every condition provable there is replaced by its then-branch, followed by the
 // tail loop (a fresh variable; a tail of one iteration is the body with the variable replaced).
 // The pieces are partitioned again, so the inner loop of a one-iteration tail is split too.
-// Vectorized and thread-bound loops are left alone.
+// Vectorized and thread-bound loops are left alone, and so are loops whose body allocates.
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
@@ -128,12 +128,22 @@ class LoopPartitioner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitStmt_;
 
+  // A body that allocates is not copied (the tail would define the buffer a second time).
+  static bool HasAllocation(const Stmt& body) {
+    bool found = false;
+    PostOrderVisit(body, [&found](const ObjectRef& n) {
+      found = found || AsPtr<AllocateNode>(n) != nullptr || AsPtr<DeclBufferNode>(n) != nullptr;
+    });
+    return found;
+  }
+
   Stmt VisitStmt_(const ForNode* op) override {
     auto lo = AsConstInt(op->min);
     auto extent = AsConstInt(op->extent);
     bool kind_ok = op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kUnrolled ||
                    op->for_kind == ForKind::kParallel;
-    if (!kind_ok || !lo || !extent || *extent < 2 || !ProvableOnPrefix(op, *lo, 1)) {
+    if (!kind_ok || !lo || !extent || *extent < 2 || HasAllocation(op->body) ||
+        !ProvableOnPrefix(op, *lo, 1)) {
       return StmtMutator::VisitStmt_(op);
     }
     // The longest provable prefix: ProvableOnPrefix(k) holds for k = 1; find the largest k.
