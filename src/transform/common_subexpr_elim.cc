@@ -164,9 +164,7 @@ PrimFunc CSEFunc(PrimFunc f, IRModule, const PassContext& ctx) {
 
 }  // namespace
 
-Pass CommonSubexprElimTIR() {
-  return CreatePrimFuncPass(CSEFunc, 0, "tir.CommonSubexprElimTIR");
-}
+Pass CommonSubexprElimTIR() { return CreatePrimFuncPass(CSEFunc, 0, "tir.CommonSubexprElimTIR"); }
 TESSERA_REGISTER_PASS("tir.CommonSubexprElimTIR", CommonSubexprElimTIR);
 
 }  // namespace transform

@@ -9,9 +9,9 @@
 //
 // A loop whose whole body is an IfThenElse whose condition neither uses the loop variable nor
 // reads memory is rewritten as above (no else: the loop runs only under the condition; with
-// one, the second loop binds a fresh variable). Applied bottom-up, so a condition rises through every loop it does not
-// depend on. Parallel and thread-bound loops are left alone (the condition may be tested per
-// thread on purpose), as are conditions with side effects or reading memory.
+// one, the second loop binds a fresh variable). Applied bottom-up, so a condition rises through
+// every loop it does not depend on. Parallel and thread-bound loops are left alone (the condition
+// may be tested per thread on purpose), as are conditions with side effects or reading memory.
 #include <set>
 
 #include "tessera/ir/functor.h"
@@ -73,9 +73,7 @@ PrimFunc HoistIfThenElseFunc(PrimFunc f, IRModule, const PassContext&) {
 
 }  // namespace
 
-Pass HoistIfThenElse() {
-  return CreatePrimFuncPass(HoistIfThenElseFunc, 0, "tir.HoistIfThenElse");
-}
+Pass HoistIfThenElse() { return CreatePrimFuncPass(HoistIfThenElseFunc, 0, "tir.HoistIfThenElse"); }
 TESSERA_REGISTER_PASS("tir.HoistIfThenElse", HoistIfThenElse);
 
 }  // namespace transform

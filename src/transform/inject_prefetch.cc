@@ -98,8 +98,8 @@ class PrefetchInjector : public StmtExprMutator {
                                  {BufferLoadNode::Make(c.buffer, {index})});
       seq.push_back(EvaluateNode::Make(CallNode::Make(
           DataType::Int(32), OpNode::Get("tir.call_extern"),
-          {StringImmNode::Make("__builtin_prefetch"), addr, MakeConst(DataType::Int(32), int64_t(0)),
-           MakeConst(DataType::Int(32), int64_t(3))})));
+          {StringImmNode::Make("__builtin_prefetch"), addr,
+           MakeConst(DataType::Int(32), int64_t(0)), MakeConst(DataType::Int(32), int64_t(3))})));
     }
     seq.push_back(loop->body);
     return SeqStmtNode::Flatten(seq, loop->body->span);

@@ -5,10 +5,11 @@
 // InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
 // NarrowDataType; in loop InjectDoubleBuffer and LowerAsyncDMA; in cleanup
 // RenormalizeSplitPattern, RewriteUnsafeSelect and InstrumentBoundCheckers; in split
-// VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions, SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
-// (the host code generator prints the packed-call builtins itself),
-// LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
-// not run yet. tessera's own tir.InjectPrefetch (pragma_prefetch loops) ends the loop stage.
+// VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions, SplitHostDevice, BF16StorageLegalize and
+// LowerDeviceKernelLaunch; in finalize LowerBuiltin (the host code generator prints the packed-call
+// builtins itself), LowerDeviceStorageAccessInfo and CombineContextCall. User phases
+// (tir.add_lower_pass) are not run yet. tessera's own tir.InjectPrefetch (pragma_prefetch loops)
+// ends the loop stage.
 #include <cstdio>
 #include <fstream>
 #include <sstream>

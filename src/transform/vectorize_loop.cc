@@ -203,8 +203,7 @@ class LoopVectorizer : public StmtMutator {
  public:
   // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
   // stores or loads; 0: at most kMaxLanes lanes whatever the type.
-  LoopVectorizer(bool disabled, int vector_bits)
-      : disabled_(disabled), vector_bits_(vector_bits) {}
+  LoopVectorizer(bool disabled, int vector_bits) : disabled_(disabled), vector_bits_(vector_bits) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -278,8 +277,7 @@ PrimFunc VectorizeLoopFunc(PrimFunc f, IRModule, const PassContext& ctx) {
                     target.rfind("llvm ", 0) == 0)) {
     bits = HostVectorBits();
   }
-  Stmt body =
-      LoopVectorizer(ctx.GetBool("tir.disable_vectorize", false), bits).VisitStmt(f->body);
+  Stmt body = LoopVectorizer(ctx.GetBool("tir.disable_vectorize", false), bits).VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 
