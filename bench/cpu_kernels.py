@@ -156,7 +156,7 @@ def softmax_func(rows, cols):
     return softmax
 
 
-def schedule_softmax(rows, cols, parallel=True):
+def schedule_softmax(rows, cols, parallel=True, fast_exp=True):
     """One row per iteration of the outer loop (parallel); the row's exponentials in a
     row-sized buffer; the elementwise passes vectorized (the reductions stay serial)."""
     sch = Schedule(softmax_func(rows, cols))
@@ -171,6 +171,9 @@ def schedule_softmax(rows, cols, parallel=True):
     ej = sch.get_loops(sch.get_block("exp"))[-1]
     ejo, eji = sch.split(ej, [None, VEC])
     sch.vectorize(eji)
+    if fast_exp:
+        # Vector exp by polynomial (CodeGenHost, "pragma_fast_math") instead of expf per lane.
+        sch.annotate(i, "pragma_fast_math", 1)
     return sch.mod
 
 

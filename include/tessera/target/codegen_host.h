@@ -77,6 +77,7 @@ class CodeGenHost : public CodeGenC {
   bool noalias_ = false;
   int parallel_depth_ = 0;
   int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"
+  int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
   std::map<std::string, std::string> symbols_;  // GlobalVar name -> C name

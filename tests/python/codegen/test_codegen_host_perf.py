@@ -110,3 +110,33 @@ def test_gemm_schedule_example_runs():
     out = subprocess.run([sys.executable, os.path.join(root, "examples", "gemm_schedule.py"),
                           "--n", "64"], env=env, check=True, capture_output=True, text=True).stdout
     assert "decompose_reduction at k" in out and "pack B" in out
+
+
+def test_fast_math_vector_exp():
+    n = 4096
+
+    @T.prim_func
+    def func(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32")):
+        for i in range(n):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = T.exp(A[vi])
+
+    def build(fast):
+        sch = Schedule(func)
+        (i,) = sch.get_loops(sch.get_block("B"))
+        io, ii = sch.split(i, [None, 16])
+        sch.vectorize(ii)
+        if fast:
+            sch.annotate(io, "pragma_fast_math", 1)
+        return ts.build(sch.mod, target="c")
+
+    fast, exact = build(True), build(False)
+    assert "tessera_fast_expf(" in fast.get_source()
+    assert "tessera_fast_expf" not in exact.get_source()
+    a = np.linspace(-87, 88, n, dtype="float32")
+    b = np.empty_like(a)
+    fast(a, b)
+    np.testing.assert_allclose(b, np.exp(a.astype("float64")), rtol=2e-6)
+    exact(a, b)
+    np.testing.assert_allclose(b, np.exp(a.astype("float64")), rtol=1e-6)
