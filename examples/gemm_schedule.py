@@ -121,7 +121,9 @@ def main():
         c[...] = 0
         lib(a, b, c)
         np.testing.assert_allclose(c, ref, rtol=1e-3)
-        # Slow steps run once; fast ones are repeated.
+        # Slow steps run once; fast ones are repeated. The pause lets numpy's BLAS threads (from
+        # the previous step's reference) stop spinning before tessera's run.
+        time.sleep(0.3)
         once = _timed(lambda: lib(a, b, c))
         repeat = 1 if once > 1.0 else 5
         t = min([once] + [_timed(lambda: lib(a, b, c)) for _ in range(repeat - 1)])

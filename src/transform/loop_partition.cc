@@ -45,6 +45,10 @@ class ProvenBranchRemover : public StmtExprMutator {
     if (op->condition->dtype.is_scalar() && ana_->CanProve(op->condition)) {
       return VisitStmt(op->then_case);
     }
+    if (op->condition->dtype.is_scalar() && ana_->CanProve(NotNode::Make(op->condition))) {
+      return op->else_case ? VisitStmt(op->else_case)
+                           : EvaluateNode::Make(MakeConst(DataType::Int(32), int64_t(0)));
+    }
     return StmtMutator::VisitStmt_(op);
   }
 
@@ -176,6 +180,16 @@ class LoopPartitioner : public StmtExprMutator {
       tail = ForNode::Make(fresh, MakeConst(t, *lo + good), MakeConst(t, tail_n), op->for_kind,
                            TailCopier(op->loop_var.get(), fresh).VisitStmt(op->body),
                            op->thread_binding, op->annotations, op->span);
+    }
+    // The tail: the tests decided on its whole range go too (a `k == 0` init test after a
+    // one-iteration main part is false there).
+    if (auto* tail_loop = AsPtr<ForNode>(tail)) {
+      arith::Analyzer tana;
+      tana.Bind(tail_loop->loop_var, RangeNode::Make(tail_loop->min, tail_loop->extent));
+      tail =
+          ForNode::Make(tail_loop->loop_var, tail_loop->min, tail_loop->extent, tail_loop->for_kind,
+                        ProvenBranchRemover(&tana).VisitStmt(tail_loop->body),
+                        tail_loop->thread_binding, tail_loop->annotations, tail_loop->span);
     }
     Stmt main_done = StmtMutator::VisitStmt_(AsPtr<ForNode>(main));
     return SeqStmtNode::Flatten({main_done, VisitStmt(tail)}, op->span);

@@ -23,8 +23,7 @@ def test_split_tail_is_peeled(golden):
         for ii in range(2):
             A[ii + 8] = T.float32(1)
         for ii in range(2, 4):
-            if ii + 8 < 10:
-                A[ii + 8] = T.float32(1)
+            T.evaluate(0)  # provably false on the tail: RemoveNoOp drops the loop later
 
     golden("LoopPartition", before, expected)
 
@@ -85,7 +84,7 @@ def test_uneven_split_builds_without_tests_in_the_main_loop():
     mod = ts.lower(sch.mod, target="c", stage="loop")
     text = mod.script()
     assert "for i_0 in range(62)" in text or "for i_0, i_1 in T.grid(62, 16)" in text
-    assert text.count("if ") == 1  # only the tail tests
+    assert "if " not in text  # main part proven, tail decided (an empty loop RemoveNoOp drops)
     lib = ts.build(sch.mod, target="c")
     a = np.arange(n, dtype="float32")
     b = np.zeros_like(a)
