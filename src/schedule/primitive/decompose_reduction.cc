@@ -22,7 +22,7 @@ void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
 StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
                             const StmtSRef& loop_sref) {
   const BlockNode* block = BlockOf(block_sref);
-  const ForNode* loop = LoopOf(loop_sref);
+  LoopOf(loop_sref);  // checks that the handle is a loop
   if (!block->init) {
     Fail("The block is not a reduction block: it has no init statement",
          "The block {0} is not a reduction block: it has no init statement", {block_sref->stmt});
