@@ -72,6 +72,7 @@ void BindTransform(nb::module_& m) {
       .def_static("list_configs", &transform::ListConfigOptions);
   m.def("list_passes", &transform::PassRegistry::List);
   m.def("pass_exists", &transform::PassRegistry::Exists);
+  m.def("host_vector_bits", &transform::HostVectorBits);
   m.def("apply_pass", [](const std::string& name, IRModule mod) {
     auto pass = transform::PassRegistry::Get(name);
     return pass->fn(mod, PassContext::Current());

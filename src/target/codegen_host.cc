@@ -305,6 +305,27 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
       (op->is_op("tir.call_pure_extern") || op->is_op("tir.call_extern"))) {
     auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
     if (fname == nullptr) Unsupported("an extern call without a function name", op->span);
+    if (fast_math_depth_ > 0 && fname->value == "expf" && op->args.size() == 2 &&
+        op->dtype.is_float() && op->dtype.bits() == 32) {
+      // exp(x) = 2^n * p(r), n = rint(x / ln 2), r = x - n ln 2 (two-part ln 2), p a degree-6
+      // polynomial: about 2 ulp on [-87, 88]; inputs outside are clamped to it (no infinities,
+      // no denormals). Branch-free lanes, so the C compiler vectorizes the lane loop.
+      Helper("tessera_fast_expf",
+             "static inline float tessera_fast_expf(float x) {\n"
+             "  x = x < 88.0f ? x : 88.0f;\n  x = x > -87.0f ? x : -87.0f;\n"
+             "  float n = __builtin_rintf(x * 1.44269504088896341f);\n"
+             "  float r = x - n * 0.693359375f;\n  r = r + n * 2.12194440e-4f;\n"
+             "  float p = 1.9875691500e-4f;\n  p = p * r + 1.3981999507e-3f;\n"
+             "  p = p * r + 8.3334519073e-3f;\n  p = p * r + 4.1665795894e-2f;\n"
+             "  p = p * r + 1.6666665459e-1f;\n  p = p * r + 5.0000001201e-1f;\n"
+             "  p = p * r * r + r + 1.0f;\n"
+             "  int32_t e = ((int32_t)n + 127) << 23;\n  float s;\n"
+             "  memcpy(&s, &e, sizeof(s));\n  return p * s;\n}\n");
+      std::string vt = TypeName(op->dtype, op->span);
+      std::string name = LaneLoopHelper("tessera_fast_expf_" + vt.substr(8), op->dtype,
+                                        {op->args[1]->dtype}, "tessera_fast_expf(a0[i])", op->span);
+      return name + "(" + PrintExpr(op->args[1]) + ")";
+    }
     std::vector<DataType> types;
     std::string lane = fname->value + "(", call;
     for (size_t i = 1; i < op->args.size(); ++i) {
@@ -380,7 +401,26 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   std::string call;
   if (auto* ramp = AsPtr<RampNode>(index)) {
     std::string base = OffsetPointer(ptr, ramp->base);
-    if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
+    int bytes = t.bits() * t.lanes() / 8;
+    if (IsConstInt(ramp->stride, 1) && !elem.is_bool() && nontemporal_depth_ > 0 &&
+        (bytes == 16 || bytes == 32 || bytes == 64)) {
+      // A streaming store (bypassing the caches) where the vector is aligned to its size; an
+      // ordinary store otherwise. The annotated loop ends with a store fence.
+      // Inline assembly rather than <immintrin.h>, whose parsing alone costs a small kernel's
+      // build more than 100 ms.
+      static const std::map<int, std::pair<const char*, const char*>> kStream = {
+          {16, {"__AVX__", "vmovntps %1, (%0)"}},
+          {32, {"__AVX__", "vmovntps %1, (%0)"}},
+          {64, {"__AVX512F__", "vmovntps %1, (%0)"}}};
+      const auto& [macro, insn] = kStream.at(bytes);
+      std::string name = "tessera_stream_" + vt.substr(8);
+      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
+          << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << bytes - 1
+          << ") == 0) {\n    __asm__ volatile(\"" << insn
+          << "\" : : \"r\"(p), \"v\"(v) : \"memory\");\n    return;\n  }\n#endif\n"
+          << "  memcpy(p, &v, sizeof(v));\n}\n";
+      call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
+    } else if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
       std::string name = "tessera_store_" + vt.substr(8);
       def << "static inline void " << name << "(" << st << "* p, " << vt
           << " v) {\n  memcpy(p, &v, sizeof(v));\n}\n";
@@ -535,6 +575,10 @@ void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   PrintStmt(op->body);
 }
 
+std::string CodeGenHost::AllocationPrefix(const std::string&) {
+  return "__attribute__((aligned(64))) ";
+}
+
 void CodeGenHost::VisitStmt_(const AllocateNode* op) {
   if (op->annotations.count("tessera.local_var")) {
     CodeGenC::VisitStmt_(op);
@@ -558,8 +602,11 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
   std::string type = TypeName(op->dtype, op->span);
   std::string name = AllocVarName(op->buffer_var.get());
   PrintIndent();
+  // tessera_alloc_workspace returns 64-byte-aligned memory; saying so lets the C compiler use
+  // aligned vector accesses.
   stream_ << type << "* TESSERA_WORKSPACE " << name << " = (" << type
-          << "*)tessera_alloc_workspace(" << size << " * sizeof(" << type << "));\n";
+          << "*)__builtin_assume_aligned(tessera_alloc_workspace(" << size << " * sizeof(" << type
+          << ")), 64);\n";
   if (parallel_depth_ == 0) {
     PrintIndent();
     stream_ << "if (" << name << " == NULL) {\n";
@@ -583,6 +630,39 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
 }
 
 void CodeGenHost::VisitStmt_(const ForNode* op) {
+  // sch.annotate(loop, "pragma_fast_math", 1): vector expf inside uses a polynomial (below).
+  auto fm = op->annotations.find("pragma_fast_math");
+  auto* fm_imm = fm == op->annotations.end() ? nullptr : AsPtr<IntImmNode>(fm->second);
+  if (fm_imm && fm_imm->value != 0) {
+    AttrMap rest = op->annotations;
+    rest.erase("pragma_fast_math");
+    For inner = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, op->body,
+                              op->thread_binding, rest, op->span);
+    ++fast_math_depth_;
+    VisitStmt_(inner.get());
+    --fast_math_depth_;
+    return;
+  }
+  // sch.annotate(loop, "pragma_nontemporal", 1): the contiguous vector stores inside stream past
+  // the caches (output written once, not read back soon); a fence after the loop orders them.
+  auto nt = op->annotations.find("pragma_nontemporal");
+  auto* nt_imm = nt == op->annotations.end() ? nullptr : AsPtr<IntImmNode>(nt->second);
+  if (nt_imm && nt_imm->value != 0 && nontemporal_depth_ == 0) {
+    AttrMap rest = op->annotations;
+    rest.erase("pragma_nontemporal");
+    For inner = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, op->body,
+                              op->thread_binding, rest, op->span);
+    ++nontemporal_depth_;
+    VisitStmt_(inner.get());
+    --nontemporal_depth_;
+    PrintIndent();
+    stream_ << Helper("tessera_store_fence",
+                      "static inline void tessera_store_fence(void) {\n"
+                      "#if defined(__x86_64__) || defined(__i386__)\n"
+                      "  __asm__ volatile(\"sfence\" : : : \"memory\");\n#endif\n}\n")
+            << "();\n";
+    return;
+  }
   if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0) {
     PrintIndent();
     stream_ << "#pragma omp parallel for\n";

@@ -64,6 +64,7 @@ const bool kBuiltinConfigs = [] {
   RegisterConfigRecord("tir.LoopPartition", {{"partition_const_loop", kB},
                                              {"no_unroll_loop_with_extent_one", kB},
                                              {"unroll_loop_with_partition_hint_no_interval", kB}});
+  RegisterConfigRecord("tir.VectorizeLoop", {{"max_vector_bits", kI}});
   RegisterConfigRecord("tir.HoistIfThenElse", {{"support_block_scope_hosting", kB}});
   RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
                                           {"max_simplification_steps", kI}});

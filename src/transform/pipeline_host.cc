@@ -3,13 +3,13 @@
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
 // InjectSoftwarePipeline and AnnotateIrregularLoop; in flatten BF16ComputeLegalize and
-// NarrowDataType; in loop LoopPartition, InjectDoubleBuffer, LowerAsyncDMA and HoistIfThenElse;
-// in cleanup RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and
-// CommonSubexprElimTIR; in split VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions,
-// SplitHostDevice, BF16StorageLegalize and LowerDeviceKernelLaunch; in finalize LowerBuiltin
-// (the host code generator prints the packed-call builtins itself),
-// LowerDeviceStorageAccessInfo and CombineContextCall. User phases (tir.add_lower_pass) are
-// not run yet.
+// NarrowDataType; in loop InjectDoubleBuffer and LowerAsyncDMA; in cleanup
+// RenormalizeSplitPattern, RewriteUnsafeSelect and InstrumentBoundCheckers; in split
+// VerifyMemory, AnnotateEntryFunc, AnnotateDeviceRegions, SplitHostDevice, BF16StorageLegalize and
+// LowerDeviceKernelLaunch; in finalize LowerBuiltin (the host code generator prints the packed-call
+// builtins itself), LowerDeviceStorageAccessInfo and CombineContextCall. User phases
+// (tir.add_lower_pass) are not run yet. tessera's own tir.InjectPrefetch (pragma_prefetch loops)
+// ends the loop stage.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -52,9 +52,12 @@ StageResult HostFlatten(IRModule mod, LowerContext& ctx) {
 
 StageResult HostLoop(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLoop);
+  mod = run(mod, "tir.LoopPartition");
   mod = run(mod, "tir.VectorizeLoop");
   mod = run(mod, "tir.StorageRewrite");
+  mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.UnrollLoop");
+  mod = run(mod, "tir.InjectPrefetch");
   return {mod, false, nullptr};
 }
 
@@ -62,6 +65,7 @@ StageResult HostCleanup(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  mod = run(mod, "tir.CommonSubexprElimTIR");
   return {mod, false, nullptr};
 }
 

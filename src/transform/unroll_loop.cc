@@ -8,6 +8,92 @@ namespace tessera {
 namespace transform {
 namespace {
 
+// A copy of an unrolled body in which the loops, lets and allocations it defines bind fresh
+// variables (an allocation's buffers are remapped to the fresh data pointer), so that the
+// copies side by side still define each variable once.
+class FreshDefs : public StmtExprMutator {
+ public:
+  explicit FreshDefs(VarMap vmap) : vmap_(std::move(vmap)) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = vmap_.find(op);
+    return it == vmap_.end() ? GetRef(op) : it->second;
+  }
+
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    Buffer b = Remap(load->buffer);
+    if (b == load->buffer) return e;
+    return BufferLoadNode::Make(b, load->indices, load->predicate, load->span);
+  }
+
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    Buffer b = Remap(store->buffer);
+    if (b == store->buffer) return s;
+    return BufferStoreNode::Make(b, store->value, store->indices, store->predicate, store->span);
+  }
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
+    Var v = Renew(op->loop_var);
+    return ForNode::Make(v, min, extent, op->for_kind, VisitStmt(op->body), op->thread_binding,
+                         op->annotations, op->span);
+  }
+
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    Expr value = VisitExpr(op->value);
+    Var v = Renew(op->var);
+    return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
+  }
+
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    std::vector<Expr> extents;
+    for (const Expr& e : op->extents) extents.push_back(VisitExpr(e));
+    Expr cond = op->condition ? VisitExpr(op->condition) : op->condition;
+    const Var& old = op->buffer_var;
+    Var fresh = old->pointer ? VarNode::MakePointer(old->name, old->pointer->element,
+                                                    old->pointer->scope, old->span)
+                             : VarNode::Make(old->name, old->dtype, old->span);
+    vmap_[old.get()] = fresh;
+    return AllocateNode::Make(fresh, op->dtype, extents, cond, VisitStmt(op->body), op->annotations,
+                              op->span);
+  }
+
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    Buffer b = Remap(op->buffer);
+    return DeclBufferNode::Make(b, VisitStmt(op->body), op->span);
+  }
+
+ private:
+  Var Renew(const Var& v) {
+    if (v->pointer) return v;
+    Var fresh = VarNode::Make(v->name, v->dtype, v->span);
+    vmap_[v.get()] = fresh;
+    return fresh;
+  }
+
+  // The buffer over a renewed data pointer (one new Buffer per old one).
+  Buffer Remap(const Buffer& b) {
+    auto it = vmap_.find(b->data.get());
+    if (it == vmap_.end()) return b;
+    auto done = buffers_.find(b.get());
+    if (done != buffers_.end()) return done->second;
+    Var data = std::static_pointer_cast<VarNode>(std::const_pointer_cast<ExprNode>(it->second));
+    Buffer nb = BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
+                                 b->data_alignment, b->offset_factor, b->span);
+    buffers_[b.get()] = nb;
+    return nb;
+  }
+
+  VarMap vmap_;
+  std::unordered_map<const BufferNode*, Buffer> buffers_;
+};
+
 struct UnrollConfig {
   int64_t auto_max_step = 0;
   int64_t auto_max_depth = 8;
@@ -100,7 +186,9 @@ class LoopUnroller : public StmtExprMutator {
     std::vector<Stmt> seq;
     for (int64_t i = 0; i < extent; ++i) {
       Expr value = SimplifyExpr(AddNode::Make(op->min, MakeConst(op->min->dtype, i)));
-      seq.push_back(Substitute(body, {{op->loop_var.get(), value}}));
+      // The first copy keeps the body's own definitions; the others get fresh ones.
+      seq.push_back(i == 0 ? Substitute(body, {{op->loop_var.get(), value}})
+                           : FreshDefs({{op->loop_var.get(), value}}).VisitStmt(body));
     }
     return SeqStmtNode::Flatten(seq, op->span);
   }

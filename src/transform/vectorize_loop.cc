@@ -11,8 +11,26 @@ namespace tessera {
 namespace transform {
 namespace {
 
-// The widest vector the host code generator is asked for; longer loops are split into chunks.
+// The most lanes of a vector; longer loops are split into chunks of the chosen width.
 constexpr int kMaxLanes = 16;
+
+}  // namespace
+
+int HostVectorBits() {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  static const int bits = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 512;
+    if (__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx")) return 256;
+    return 128;
+  }();
+  return bits;
+#else
+  return 128;  // NEON, or an unknown CPU: 128-bit vectors
+#endif
+}
+
+namespace {
 
 struct NotVectorizable {};
 
@@ -183,7 +201,9 @@ class Vectorizer : public StmtExprMutator {
 
 class LoopVectorizer : public StmtMutator {
  public:
-  explicit LoopVectorizer(bool disabled) : disabled_(disabled) {}
+  // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
+  // stores or loads; 0: at most kMaxLanes lanes whatever the type.
+  LoopVectorizer(bool disabled, int vector_bits) : disabled_(disabled), vector_bits_(vector_bits) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -199,15 +219,25 @@ class LoopVectorizer : public StmtMutator {
   }
 
  private:
-  static int ChooseLanes(int64_t extent) {
-    for (int lanes = kMaxLanes; lanes >= 2; lanes /= 2) {
+  int MaxLanes(const Stmt& body) const {
+    if (vector_bits_ <= 0) return kMaxLanes;
+    int bits = 8;
+    PostOrderVisit(body, [&bits](const ObjectRef& n) {
+      if (auto* st = AsPtr<BufferStoreNode>(n)) bits = std::max(bits, st->buffer->dtype.bits());
+      if (auto* ld = AsPtr<BufferLoadNode>(n)) bits = std::max(bits, ld->buffer->dtype.bits());
+    });
+    return std::max(2, std::min(kMaxLanes, vector_bits_ / bits));
+  }
+
+  static int ChooseLanes(int64_t extent, int max_lanes) {
+    for (int lanes = max_lanes; lanes >= 2; lanes /= 2) {
       if (extent % lanes == 0) return lanes;
     }
     return 0;
   }
 
   Stmt Vectorize(const ForNode* loop, int64_t extent) {
-    int lanes = ChooseLanes(extent);
+    int lanes = ChooseLanes(extent, MaxLanes(loop->body));
     if (lanes == 0) return nullptr;
     // A body that does not depend on the variable runs `extent` times: keep the loop.
     const VarNode* var = loop->loop_var.get();
@@ -234,10 +264,20 @@ class LoopVectorizer : public StmtMutator {
   }
 
   bool disabled_;
+  int vector_bits_;
 };
 
 PrimFunc VectorizeLoopFunc(PrimFunc f, IRModule, const PassContext& ctx) {
-  Stmt body = LoopVectorizer(ctx.GetBool("tir.disable_vectorize", false)).VisitStmt(f->body);
+  // The vector width: the "tir.VectorizeLoop" option max_vector_bits, else the host CPU's
+  // (AVX-512: 512, AVX2: 256, else 128) for functions bound to a host target, else up to
+  // kMaxLanes lanes (functions not bound to a target yet, as in unit tests).
+  int bits = static_cast<int>(ctx.GetRecordInt("tir.VectorizeLoop", "max_vector_bits", 0));
+  std::string target = f->GetStrAttr("target", "");
+  if (bits <= 0 && (target == "c" || target == "llvm" || target.rfind("c ", 0) == 0 ||
+                    target.rfind("llvm ", 0) == 0)) {
+    bits = HostVectorBits();
+  }
+  Stmt body = LoopVectorizer(ctx.GetBool("tir.disable_vectorize", false), bits).VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 

@@ -58,6 +58,8 @@ class CodeGenHost : public CodeGenC {
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   void VisitStmt_(const ForNode* op) override;
+  /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
+  std::string AllocationPrefix(const std::string& scope) override;
 
  private:
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
@@ -74,6 +76,8 @@ class CodeGenHost : public CodeGenC {
   bool in_packed_ = false;
   bool noalias_ = false;
   int parallel_depth_ = 0;
+  int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"
+  int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
   std::map<std::string, std::string> symbols_;  // GlobalVar name -> C name

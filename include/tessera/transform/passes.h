@@ -40,6 +40,18 @@ Pass FlattenBuffer();
 /*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
  *  cannot be vectorized or "tir.disable_vectorize" is set. */
 Pass VectorizeLoop();
+/*! \brief The widest SIMD vector of the host CPU in bits: 512 (AVX-512), 256 (AVX2/AVX) or 128. */
+int HostVectorBits();
+/*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d
+ *  iterations ahead (__builtin_prefetch). */
+Pass InjectPrefetch();
+/*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
+Pass HoistIfThenElse();
+/*! \brief Split constant loops where an inner `if` stops being provably true (tails). */
+Pass LoopPartition();
+/*! \brief Bind subexpressions repeated within one statement to a LetStmt (unless
+ *  "tir.disable_cse_tir"). */
+Pass CommonSubexprElimTIR();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();

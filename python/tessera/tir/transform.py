@@ -41,7 +41,8 @@ def _factory(short):
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
-          "SkipAssert", "MakePackedAPI", "LowerIntrin",
+          "SkipAssert", "MakePackedAPI", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "LoopPartition", "CommonSubexprElimTIR",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch")

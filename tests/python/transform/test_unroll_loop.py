@@ -70,3 +70,43 @@ def test_auto_max_extent(golden):
 
     with ts.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_extent": 3}}):
         golden("UnrollLoop", before, expected)
+
+
+def test_unrolled_copies_define_fresh_inner_loops():
+    # Each copy of the unrolled body defines its own inner loop variable, so the C code generator
+    # (which requires one definition per variable) accepts the result.
+    import numpy as np
+
+    @T.prim_func
+    def func(A: T.Buffer((4, 8), "float32")):
+        for i in T.unroll(4):
+            for j in T.serial(8):
+                A[i, j] = T.Cast("float32", i * 8 + j)
+
+    mod = ts.lower(func, stage="loop")
+    text = mod.script()
+    assert text.count("for j") == 4 and "T.unroll" not in text
+    lib = ts.build(func, target="c")
+    a = np.zeros((4, 8), "float32")
+    lib(a)
+    np.testing.assert_array_equal(a, np.arange(32, dtype="float32").reshape(4, 8))
+
+
+def test_unrolled_copies_allocate_their_own_buffers():
+    import numpy as np
+
+    @T.prim_func
+    def func(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+        for i in T.unroll(4):
+            with T.block(""):
+                tmp = T.alloc_buffer((8,), "float32")
+                for j in range(8):
+                    tmp[j] = A[i, j] * T.float32(2)
+                for j in range(8):
+                    B[i, j] = tmp[j] + T.float32(1)
+
+    lib = ts.build(func, target="c")
+    a = np.arange(32, dtype="float32").reshape(4, 8)
+    b = np.zeros_like(a)
+    lib(a, b)
+    np.testing.assert_array_equal(b, a * 2 + 1)

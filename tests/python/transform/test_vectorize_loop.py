@@ -102,3 +102,50 @@ def test_math_intrinsics_are_vectorized_lane_wise(golden):
         B[T.Ramp(0, 1, 8)] = T.exp(A[T.Ramp(0, 1, 8)]) + T.Broadcast(T.float32(1), 8)
 
     golden("VectorizeLoop", before, expected)
+
+
+def test_max_vector_bits_sets_the_chunk_width(golden):
+    @T.prim_func
+    def before(A: T.Buffer((32,), "float32")):
+        for i in T.vectorized(32):
+            A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((32,), "float32")):
+        for i_outer in T.serial(4):
+            A[T.Ramp(i_outer * 8, 1, 8)] = T.Broadcast(T.float32(1), 8)
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 256}}):
+        golden("VectorizeLoop", before, expected)
+
+
+def test_max_vector_bits_counts_the_widest_element(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float64"), B: T.Buffer((8,), "float32")):
+        for i in T.vectorized(8):
+            A[i] = T.Cast("float64", B[i])
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float64"), B: T.Buffer((8,), "float32")):
+        for i_outer in T.serial(2):
+            A[T.Ramp(i_outer * 4, 1, 4)] = T.Cast("float64x4", B[T.Ramp(i_outer * 4, 1, 4)])
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 256}}):
+        golden("VectorizeLoop", before, expected)
+
+
+def test_host_target_uses_the_native_width():
+    from tessera import _core
+
+    bits = _core.host_vector_bits()
+    assert bits in (128, 256, 512)
+
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32")):
+        for i in T.vectorized(64):
+            A[i] = T.float32(1)
+
+    text = ts.lower(func, target="c", stage="loop").script()
+    lanes = bits // 32
+    assert f"for i_outer in range({64 // lanes})" in text
+    assert f"T.Broadcast(T.float32(1.0), {lanes})" in text

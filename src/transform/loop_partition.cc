@@ -1,0 +1,211 @@
+// tir.LoopPartition: split a constant loop at the point where an `if` inside it stops being
+// provably true, so that the main part runs without the test and only the tail keeps it.
+//
+//   for io in range(3):                         for io in range(2):
+//     for ii in range(4):                         for ii in range(4):
+//       if io * 4 + ii < 10:          ->            body
+//         body                                  for ii in range(4):      # io = 2, the tail
+//                                                 if 8 + ii < 10:  ->  (ii's own partition)
+//                                                   body
+//
+// This is the shape a split with a factor that does not divide the extent leaves behind (the
+// block predicate, lowered to an `if`). For a serial, unrolled or parallel loop with constant
+// bounds, the pass looks for the longest prefix [min, min + K) of iterations on which some
+// `if` condition of the body that uses the loop variable is provable for every value of the
+// inner loops' variables (a binary search with the arith Analyzer: the condition is assumed to
+// hold on a prefix, as tails do). With 0 < K < extent, the loop becomes the main loop over the
+// prefix, where every condition provable there is replaced by its then-branch, followed by the
+// tail loop (a fresh variable; a tail of one iteration is the body with the variable replaced).
+// The pieces are partitioned again, so the inner loop of a one-iteration tail is split too.
+// Vectorized and thread-bound loops are left alone, and so are loops whose body allocates.
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/transform/ir_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+namespace {
+
+// Binds the loops of a statement in an analyzer while visiting it.
+class ProvenBranchRemover : public StmtExprMutator {
+ public:
+  explicit ProvenBranchRemover(arith::Analyzer* ana) : ana_(ana) {}
+  using StmtExprMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    ana_->Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
+    Stmt s = StmtMutator::VisitStmt_(op);
+    ana_->Unbind(op->loop_var);
+    return s;
+  }
+
+  Stmt VisitStmt_(const IfThenElseNode* op) override {
+    if (op->condition->dtype.is_scalar() && ana_->CanProve(op->condition)) {
+      return VisitStmt(op->then_case);
+    }
+    if (op->condition->dtype.is_scalar() && ana_->CanProve(NotNode::Make(op->condition))) {
+      return op->else_case ? VisitStmt(op->else_case)
+                           : EvaluateNode::Make(MakeConst(DataType::Int(32), int64_t(0)));
+    }
+    return StmtMutator::VisitStmt_(op);
+  }
+
+ private:
+  arith::Analyzer* ana_;
+};
+
+// Whether some `if` condition of `body` using `v` is provable with v in [lo, lo + k).
+bool ProvableOnPrefix(const ForNode* loop, int64_t lo, int64_t k) {
+  arith::Analyzer ana;
+  const Var& v = loop->loop_var;
+  ana.Bind(v, RangeNode::Make(MakeConst(v->dtype, lo), MakeConst(v->dtype, k)));
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (found || !s) return;
+    if (auto* f = AsPtr<ForNode>(s)) {
+      ana.Bind(f->loop_var, RangeNode::Make(f->min, f->extent));
+      walk(f->body);
+      ana.Unbind(f->loop_var);
+    } else if (auto* i = AsPtr<IfThenElseNode>(s)) {
+      const VarNode* vp = v.get();
+      if (i->condition->dtype.is_scalar() &&
+          UsesVar(i->condition, [vp](const VarNode* x) { return x == vp; }) &&
+          ana.CanProve(i->condition)) {
+        found = true;
+        return;
+      }
+      walk(i->then_case);
+      walk(i->else_case);
+    } else if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+      for (const Stmt& x : seq->seq) walk(x);
+    } else if (auto* let = AsPtr<LetStmtNode>(s)) {
+      walk(let->body);
+    } else if (auto* attr = AsPtr<AttrStmtNode>(s)) {
+      walk(attr->body);
+    } else if (auto* alloc = AsPtr<AllocateNode>(s)) {
+      walk(alloc->body);
+    } else if (auto* decl = AsPtr<DeclBufferNode>(s)) {
+      walk(decl->body);
+    }
+  };
+  walk(loop->body);
+  return found;
+}
+
+// The tail's copy of the body: the loop variable replaced (by a constant or a fresh variable),
+// the touched expressions simplified, and the loops and lets of the copy binding fresh
+// variables (the main loop keeps the originals; each variable is defined once).
+class TailCopier : public StmtExprMutator {
+ public:
+  TailCopier(const VarNode* var, Expr value) { vmap_[var] = std::move(value); }
+  using StmtExprMutator::VisitExpr;
+  using StmtExprMutator::VisitStmt_;
+  Expr VisitExpr(const Expr& e) override {
+    if (!UsesVar(e, [this](const VarNode* x) { return vmap_.count(x) != 0; })) return e;
+    return SimplifyExpr(Substitute(e, vmap_));
+  }
+  Stmt VisitStmt_(const ForNode* op) override {
+    Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
+    Var v = Renew(op->loop_var);
+    return ForNode::Make(v, min, extent, op->for_kind, VisitStmt(op->body), op->thread_binding,
+                         op->annotations, op->span);
+  }
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    Expr value = VisitExpr(op->value);
+    Var v = Renew(op->var);
+    return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
+  }
+
+ private:
+  Var Renew(const Var& v) {
+    if (v->pointer) return v;
+    Var fresh = VarNode::Make(v->name, v->dtype, v->span);
+    vmap_[v.get()] = fresh;
+    return fresh;
+  }
+  VarMap vmap_;
+};
+
+class LoopPartitioner : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitStmt_;
+
+  // A body that allocates is not copied (the tail would define the buffer a second time).
+  static bool HasAllocation(const Stmt& body) {
+    bool found = false;
+    PostOrderVisit(body, [&found](const ObjectRef& n) {
+      found = found || AsPtr<AllocateNode>(n) != nullptr || AsPtr<DeclBufferNode>(n) != nullptr;
+    });
+    return found;
+  }
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    auto lo = AsConstInt(op->min);
+    auto extent = AsConstInt(op->extent);
+    bool kind_ok = op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kUnrolled ||
+                   op->for_kind == ForKind::kParallel;
+    if (!kind_ok || !lo || !extent || *extent < 2 || HasAllocation(op->body) ||
+        !ProvableOnPrefix(op, *lo, 1)) {
+      return StmtMutator::VisitStmt_(op);
+    }
+    // The longest provable prefix: ProvableOnPrefix(k) holds for k = 1; find the largest k.
+    int64_t good = 1, bad = *extent + 1;
+    while (bad - good > 1) {
+      int64_t mid = good + (bad - good) / 2;
+      (ProvableOnPrefix(op, *lo, mid) ? good : bad) = mid;
+    }
+    if (good >= *extent) {
+      // True on the whole loop: only drop the tests (Simplify may not see through the loops).
+      arith::Analyzer ana;
+      ana.Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
+      Stmt body = ProvenBranchRemover(&ana).VisitStmt(op->body);
+      Stmt s = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
+                             op->thread_binding, op->annotations, op->span);
+      return StmtMutator::VisitStmt_(AsPtr<ForNode>(s));
+    }
+    DataType t = op->loop_var->dtype;
+    arith::Analyzer ana;
+    ana.Bind(op->loop_var, RangeNode::Make(op->min, MakeConst(t, good)));
+    Stmt main_body = ProvenBranchRemover(&ana).VisitStmt(op->body);
+    Stmt main = ForNode::Make(op->loop_var, op->min, MakeConst(t, good), op->for_kind, main_body,
+                              op->thread_binding, op->annotations, op->span);
+    int64_t tail_n = *extent - good;
+    Stmt tail;
+    if (tail_n == 1) {
+      tail = TailCopier(op->loop_var.get(), MakeConst(t, *lo + good)).VisitStmt(op->body);
+    } else {
+      Var fresh = VarNode::Make(op->loop_var->name, t, op->loop_var->span);
+      tail = ForNode::Make(fresh, MakeConst(t, *lo + good), MakeConst(t, tail_n), op->for_kind,
+                           TailCopier(op->loop_var.get(), fresh).VisitStmt(op->body),
+                           op->thread_binding, op->annotations, op->span);
+    }
+    // The tail: the tests decided on its whole range go too (a `k == 0` init test after a
+    // one-iteration main part is false there).
+    if (auto* tail_loop = AsPtr<ForNode>(tail)) {
+      arith::Analyzer tana;
+      tana.Bind(tail_loop->loop_var, RangeNode::Make(tail_loop->min, tail_loop->extent));
+      tail =
+          ForNode::Make(tail_loop->loop_var, tail_loop->min, tail_loop->extent, tail_loop->for_kind,
+                        ProvenBranchRemover(&tana).VisitStmt(tail_loop->body),
+                        tail_loop->thread_binding, tail_loop->annotations, tail_loop->span);
+    }
+    Stmt main_done = StmtMutator::VisitStmt_(AsPtr<ForNode>(main));
+    return SeqStmtNode::Flatten({main_done, VisitStmt(tail)}, op->span);
+  }
+};
+
+PrimFunc LoopPartitionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  if (!ctx.GetRecordBool("tir.LoopPartition", "partition_const_loop", true)) return f;
+  Stmt body = LoopPartitioner().VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+}  // namespace
+
+Pass LoopPartition() { return CreatePrimFuncPass(LoopPartitionFunc, 0, "tir.LoopPartition"); }
+TESSERA_REGISTER_PASS("tir.LoopPartition", LoopPartition);
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,56 @@
+"""tir.CommonSubexprElimTIR: repeated computations in one statement are bound once."""
+
+import numpy as np
+
+import tessera as ts
+from tessera.script import tir as T
+
+
+def test_repeated_subexpression_is_bound(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), x: T.float32):
+        for i in range(8):
+            B[i] = (A[i] * x + T.float32(1)) * (A[i] * x + T.float32(1))
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), x: T.float32):
+        for i in range(8):
+            cse_v1 = T.float32(A[i] * x + T.float32(1))
+            B[i] = cse_v1 * cse_v1
+
+    golden("CommonSubexprElimTIR", before, expected)
+
+
+def test_single_occurrences_and_trivial_terms_unchanged(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), x: T.float32):
+        for i in range(8):
+            B[i] = A[i] * x + x * x + T.float32(1)
+
+    unchanged("CommonSubexprElimTIR", func)
+
+
+def test_disabled_by_option(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), x: T.float32):
+        for i in range(8):
+            B[i] = (A[i] * x) * (A[i] * x)
+
+    with ts.transform.PassContext(config={"tir.disable_cse_tir": True}):
+        unchanged("CommonSubexprElimTIR", func)
+
+
+def test_builds_and_runs():
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = (A[vi] + T.float32(1)) * (A[vi] + T.float32(1)) - (A[vi] + T.float32(1))
+
+    lib = ts.build(func, target="c")
+    assert "cse_v1" in lib.get_source()
+    a = np.arange(64, dtype="float32")
+    b = np.empty_like(a)
+    lib(a, b)
+    np.testing.assert_allclose(b, (a + 1) * (a + 1) - (a + 1))

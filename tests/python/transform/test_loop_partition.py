@@ -1,0 +1,92 @@
+"""tir.LoopPartition: constant loops split where an inner `if` stops being provable (tails)."""
+
+import numpy as np
+
+import tessera as ts
+from tessera.script import tir as T
+from tessera.tir import Schedule
+
+
+def test_split_tail_is_peeled(golden):
+    @T.prim_func
+    def before(A: T.Buffer((10,), "float32")):
+        for io in range(3):
+            for ii in range(4):
+                if io * 4 + ii < 10:
+                    A[io * 4 + ii] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32")):
+        for io in range(2):
+            for ii in range(4):
+                A[io * 4 + ii] = T.float32(1)
+        for ii in range(2):
+            A[ii + 8] = T.float32(1)
+        for ii in range(2, 4):
+            T.evaluate(0)  # provably false on the tail: RemoveNoOp drops the loop later
+
+    golden("LoopPartition", before, expected)
+
+
+def test_condition_true_everywhere_is_dropped(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            if i < 100:
+                A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            A[i] = T.float32(1)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_suffix_conditions_and_vector_loops_stay(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            if i >= 5:
+                A[i] = T.float32(1)
+        for i in T.vectorized(8):
+            if i < 5:
+                A[i] = T.float32(2)
+
+    unchanged("LoopPartition", func)
+
+
+def test_option_off(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((10,), "float32")):
+        for io in range(3):
+            for ii in range(4):
+                if io * 4 + ii < 10:
+                    A[io * 4 + ii] = T.float32(1)
+
+    with ts.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": False}}):
+        unchanged("LoopPartition", func)
+
+
+def test_uneven_split_builds_without_tests_in_the_main_loop():
+    n = 1000
+
+    @T.prim_func
+    def func(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32")):
+        for i in range(n):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] * T.float32(3)
+
+    sch = Schedule(func)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    io, ii = sch.split(i, [None, 16])
+    mod = ts.lower(sch.mod, target="c", stage="loop")
+    text = mod.script()
+    assert "for i_0 in range(62)" in text or "for i_0, i_1 in T.grid(62, 16)" in text
+    assert "if " not in text  # main part proven, tail decided (an empty loop RemoveNoOp drops)
+    lib = ts.build(sch.mod, target="c")
+    a = np.arange(n, dtype="float32")
+    b = np.zeros_like(a)
+    lib(a, b)
+    np.testing.assert_array_equal(b, a * 3)
