@@ -51,9 +51,10 @@ class PrimFuncObject:
         return params, (None if ret is inspect.Signature.empty else ret)
 
     def __call__(self, *args, **kwargs):
-        raise DiagnosticError(
-            f"calling {self.name}() directly runs it under PySim, which this version of tessera "
-            "does not provide yet; build it with BuildManager().build() and call the executor")
+        """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim)."""
+        from . import pysim
+
+        return pysim.run(self, args, kwargs)
 
     def __repr__(self):
         return f"<S.prim_func {self.name}>"
