@@ -70,3 +70,35 @@ def expect_diag(func, text, message, target="X2_1204", lower=False):
     assert text in rendered
     assert "^" in rendered
     return err
+
+
+def run_both(func, *args):
+    """Run ``func`` compiled and under PySim on copies of ``args``; (compiled, pysim) args."""
+    ex = build(func)
+    compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    pysim = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    ex(*compiled)
+    func(*pysim)
+    return compiled, pysim
+
+
+def check_active(results, expected, active=None):
+    """Both results equal ``expected`` on the active lanes (ULP-aware for floats)."""
+    from tessera.dsl.testing import assert_allclose
+
+    expected = np.asarray(expected)
+    for got in results:
+        got = np.asarray(got).reshape(expected.shape)
+        if active is None:
+            assert_allclose(got, expected.astype(got.dtype))
+        else:
+            active = np.asarray(active, bool)
+            assert_allclose(got[active], expected.astype(got.dtype)[active])
+
+
+def mask_bits(text, lanes):
+    """A mask string's lanes as a bool array."""
+    from tessera.dsl.masks import parse_mask_string
+
+    v = parse_mask_string(text)
+    return np.array(v + [False] * (lanes - len(v)), bool)
