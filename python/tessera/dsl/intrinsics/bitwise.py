@@ -183,7 +183,10 @@ def clz(p, node, x, mask=None):
     x = p.load(x)
     if is_expr(x) and T.lanes_of(x.dtype) == 1:
         check_dtype(p, node, "clz", x.dtype, INTS)
-        return p.call_op(node, x.dtype, "tir.clz", [x])
+        # Through a one-lane use of the vector op: the host C has no portable scalar clz.
+        n = T.native_lanes(x.dtype)
+        v = call(p, node, T.with_lanes(x.dtype, n), "dsl.vclz", [_core.Broadcast(x, n, p.span(node))])
+        return p.call_op(node, x.dtype, "dsl.get_lane", [v, _core.IntImm("int32", 0)])
     return _unary_count(p, node, "vclz", x, mask)
 
 
