@@ -18,6 +18,7 @@ class PrimFuncObject:
         self.is_inline = is_inline
         self._parsed = None
         self._source = None
+        self.x3_only = []  # diagnostics of features only X3 targets have, raised by lower
 
     @property
     def source(self):
@@ -30,6 +31,7 @@ class PrimFuncObject:
         if self._parsed is None:
             from .parser import DSLParser
 
+            self.x3_only = []
             self._parsed = DSLParser(self).parse()
         return self._parsed
 

@@ -112,6 +112,8 @@ def _reduce(p, node, name, x, mask, return_idx):
     # Whether the target has return_idx is checked by BuildManager.lower (the parse is shared
     # by every target).
     return_idx = flag(p, node, name, return_idx, "return_idx")
+    if return_idx:
+        p.pfunc.x3_only.append(p.error(node, f"S.{name}(return_idx=True) needs an X3 target"))
     return call(p, node, x.dtype, f"dsl.{name}",
                 [x, mask_expr(p, node, mask, T.lanes_of(x.dtype)), imm(bool(return_idx))])
 
