@@ -38,6 +38,11 @@ def check_native(p, node, name, dtype):
 
 
 def check_multiple(p, node, name, dtype):
+    if T.is_bool(dtype):  # masks come in 8, 16 and 32 lanes
+        if T.lanes_of(dtype) % 8 != 0:
+            raise p.error(node, f'S.{name} on "{dtype}": this API expects a native or '
+                                f'multiple-width mask type')
+        return
     if T.lanes_of(dtype) % T.native_lanes(T.element_of(dtype)) != 0:
         raise p.error(node, f'S.{name} on "{dtype}": this API expects a native or multiple-width '
                             f'vector type')

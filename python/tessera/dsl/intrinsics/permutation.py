@@ -14,6 +14,13 @@ _HALF_PARTS = {"low": (0, 1, 2), "high": (1, 1, 2), "even": (0, 2, 1), "odd": (1
 
 
 def _shuffle(p, node, vectors, indices):
+    vectors, indices = list(vectors), list(indices)
+    if T.is_bool(vectors[0].dtype):
+        # Masks: lane by lane (the width pass splits lane lists of masks, not mask shuffles).
+        lanes = [(v, i) for v in vectors for i in range(T.lanes_of(v.dtype))]
+        items = [p.call_op(node, "bool", "dsl.get_lane", [lanes[k][0], imm(lanes[k][1])])
+                 for k in indices]
+        return p.call_op(node, f"boolx{len(items)}", "dsl.vmake", items)
     with p.at(node):
         return _core.Shuffle(list(vectors), [imm(i) for i in indices], p.span(node))
 
