@@ -11,7 +11,7 @@ from ..masks import to_mask
 from ..values import is_expr
 from . import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
-                    imm, mask_expr, select, value, vector)
+                    imm, mask_expr, scalar_via_vector, select, value, vector)
 
 
 def _signed_operands(p, node, x, y, out_sign):
@@ -284,7 +284,7 @@ def abs_(p, node, x, mask=None, saturate=False):
         if T.is_int(x.dtype) and not T.is_signed(x.dtype):
             return x
         if T.is_float(x.dtype):
-            return p.call_op(node, x.dtype, "tir.fabs", [x])
+            return scalar_via_vector(p, node, "dsl.vabs", [x], x.dtype, [imm(0)])
         neg = p.unary(node, ast.USub(), x)
         result = select(p, node, p.compare(node, ast.Lt(), x, 0), neg, x)
         if saturate:
@@ -302,7 +302,7 @@ def rint(p, node, x, mask=None):
     x = value(p, node, "rint", x)
     check_dtype(p, node, "rint", x.dtype, FLOATS)
     if T.lanes_of(x.dtype) == 1:
-        return p.call_op(node, x.dtype, "tir.nearbyint", [x])
+        return scalar_via_vector(p, node, "dsl.vrint", [x], x.dtype)
     to_mask(p, node, mask, T.lanes_of(x.dtype))
     return call(p, node, x.dtype, "dsl.vrint", [x])
 

@@ -9,7 +9,7 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from . import intrinsic
-from ._util import FLOATS, NUMBERS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import scalar_via_vector, FLOATS, NUMBERS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
 from .arith import _masked, _pairwise
 
 
@@ -47,9 +47,9 @@ def _classify(p, node, name, x, mask):
     check_dtype(p, node, name, x.dtype, FLOATS)
     lanes = T.lanes_of(x.dtype)
     if lanes == 1:
-        if x.dtype == "bfloat16":
-            x = _core.Cast("float32", x, p.span(node))
-        return p.call_op(node, "bool", f"tir.{name}", [x])
+        n = T.native_lanes(x.dtype)
+        all_on = mask_expr(p, node, None, n)
+        return scalar_via_vector(p, node, f"dsl.v{name}", [x], "bool", [all_on])
     return call(p, node, f"boolx{lanes}", f"dsl.v{name}", [x, mask_expr(p, node, mask, lanes)])
 
 

@@ -8,7 +8,7 @@ from .. import types as T
 from .. import typing as TY
 from ..values import is_expr
 from . import intrinsic
-from ._util import FLOATS, call, check_dtype
+from ._util import FLOATS, call, check_dtype, scalar_via_vector
 
 _SCALAR_FLOATS = ("float16", "float32")
 
@@ -30,14 +30,9 @@ def _unary(p, node, name, x):
     x = _math_arg(p, node, name, x)
     if T.lanes_of(x.dtype) > 1:
         return call(p, node, x.dtype, f"dsl.v{name}", [x])
-    if name == "rsqrt":
-        one = TY.constant(p, node, 1.0, x.dtype)
-        return p.binop(node, ast.Div(), one, p.call_op(node, x.dtype, "tir.sqrt", [x]))
     if name == "floor":
         return p.call_op(node, x.dtype, "tir.floor", [x])
-    wide = x if x.dtype == "float32" else _core.Cast("float32", x, p.span(node))
-    result = p.call_op(node, "float32", f"tir.{name}", [wide])
-    return result if x.dtype == "float32" else _core.Cast(x.dtype, result, p.span(node))
+    return scalar_via_vector(p, node, f"dsl.v{name}", [x], x.dtype)
 
 
 def _define(name, doc):
@@ -72,9 +67,7 @@ def pow(p, node, x, exponent):  # noqa: A001  (S.pow)
                              T.lanes_of(x.dtype), p.span(node))
     if T.lanes_of(x.dtype) > 1:
         return call(p, node, x.dtype, "dsl.vpow", [x, e])
-    wide = [v if v.dtype == "float32" else _core.Cast("float32", v, p.span(node)) for v in (x, e)]
-    result = p.call_op(node, "float32", "tir.pow", wide)
-    return result if x.dtype == "float32" else _core.Cast(x.dtype, result, p.span(node))
+    return scalar_via_vector(p, node, "dsl.vpow", [x, e], x.dtype)
 
 
 @intrinsic
