@@ -84,3 +84,18 @@ def test_single_thread_matches(monkeypatch):
     out = np.zeros(32, "int32")
     _per_tec(a, out)
     assert_allclose(out, a * 2 + np.repeat(np.arange(4, dtype="int32"), 8))
+
+
+@S.prim_func
+def _too_much_lsram(a: S.ptr("int32", "global")):
+    buf = S.alloc_buffer([16384], "int32", scope="lsram")
+    buf[0] = a[0]
+    a[1] = buf[0]
+
+
+def test_first_call_checks_like_lower():
+    from tessera.error import TesseraError
+
+    with pytest.raises(TesseraError) as info:
+        _too_much_lsram(np.zeros(2, "int32"))
+    assert "lsram" in str(info.value) or "SRAM" in str(info.value)

@@ -43,6 +43,14 @@ def run(pfunc, args, kwargs=None):
 
     if kwargs:
         raise TypeError(f"{pfunc.name}() takes its arguments by position under PySim")
+    if not getattr(pfunc, "_pysim_checked", False):
+        # The first call reports what lower would (memory limits, target features, widths).
+        from ..build_manager import BuildManager
+
+        # PySim models no particular target: X3 features are allowed, as on an X3 target.
+        pfunc.parse()
+        BuildManager(target="X3P_1304" if pfunc.x3_only else "X2_1204").lower(pfunc)
+        pfunc._pysim_checked = True
     mod, entry = collect_module(pfunc)
     funcs = {}
     for gv, f in mod.functions:
