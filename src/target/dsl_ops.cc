@@ -240,6 +240,12 @@ TESSERA_REGISTER_OP("dsl.vpow")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vpow")
     .describe("args: x, y: lane-wise x^y.");
+TESSERA_REGISTER_OP("dsl.undef_inactive")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vundef_inactive")
+    .describe(
+        "args: x, mask: x, whose inactive lanes the program must not read (the value itself on "
+        "the host; PySim fills them with a fixed pattern).");
 TESSERA_REGISTER_OP("dsl.vperm")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vperm")

@@ -99,3 +99,20 @@ def test_first_call_checks_like_lower():
     with pytest.raises(TesseraError) as info:
         _too_much_lsram(np.zeros(2, "int32"))
     assert "lsram" in str(info.value) or "SRAM" in str(info.value)
+
+
+@S.prim_func
+def _undefined_lanes(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    x = S.vload(a)
+    S.vstore(S.vadd(x, 1, mask="4T"), out)
+
+
+def test_undefined_lanes_get_a_pattern():
+    a = np.arange(8, dtype="int32")
+    out = np.zeros(8, "int32")
+    _undefined_lanes(a, out)
+    assert out[:4].tolist() == [1, 2, 3, 4]
+    assert out[4:].tolist() != [5, 6, 7, 8]  # the fixed pattern, not the sum
+    again = np.zeros(8, "int32")
+    _undefined_lanes(a, again)
+    assert (again == out).all()

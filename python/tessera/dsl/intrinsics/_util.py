@@ -95,3 +95,12 @@ def scalar_via_vector(p, node, op, args, dtype, extra=()):
     rtype = T.with_lanes(dtype, n)
     v = call(p, node, rtype, op, vec + list(extra))
     return p.call_op(node, dtype, "dsl.get_lane", [v, imm(0)])
+
+
+def undefined_inactive(p, node, value, mask):
+    """``value`` whose inactive lanes (under ``mask``) are undefined: PySim fills them with a
+    fixed pattern so that a program reading them sees wrong results."""
+    pred = to_mask(p, node, mask, T.lanes_of(value.dtype))
+    if pred is None:
+        return value
+    return call(p, node, value.dtype, "dsl.undef_inactive", [value, pred])

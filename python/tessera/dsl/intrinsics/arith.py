@@ -11,7 +11,8 @@ from ..masks import to_mask
 from ..values import is_expr
 from . import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
-                    imm, mask_expr, scalar_via_vector, select, value, vector)
+                    imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
+                    vector)
 
 
 def _signed_operands(p, node, x, y, out_sign):
@@ -35,8 +36,10 @@ def _masked(p, node, value, mask, r):
     """``value`` with inactive lanes taken from ``r`` (undefined without one)."""
     lanes = T.lanes_of(value.dtype)
     pred = to_mask(p, node, mask, lanes)
-    if r is None or pred is None:
+    if pred is None:
         return value
+    if r is None:
+        return undefined_inactive(p, node, value, pred)
     r = TY.as_type(p, node, p.load(r), value.dtype)
     with p.at(node):
         return _core.Select(pred, value, r, p.span(node))
@@ -81,8 +84,7 @@ def vdiv(p, node, x, y, mask=None):
         raise p.error(node, f"S.vdiv expects vector operands, got {a.dtype}")
     if T.is_float(a.dtype) and T.element_of(a.dtype) != "float32":
         raise p.error(node, f'S.vdiv supports integers and float32, got "{a.dtype}"')
-    to_mask(p, node, mask, T.lanes_of(a.dtype))
-    return p.binop(node, ast.Div(), a, b)
+    return undefined_inactive(p, node, p.binop(node, ast.Div(), a, b), mask)
 
 
 @intrinsic
@@ -91,8 +93,7 @@ def vmod(p, node, x, y, mask=None):
     a, b = TY.unify(p, node, p.load(x), p.load(y))
     if T.lanes_of(a.dtype) == 1 or not T.is_int(a.dtype):
         raise p.error(node, f'S.vmod expects integer vectors, got "{a.dtype}"')
-    to_mask(p, node, mask, T.lanes_of(a.dtype))
-    return p.binop(node, ast.Mod(), a, b)
+    return undefined_inactive(p, node, p.binop(node, ast.Mod(), a, b), mask)
 
 
 def _widening(p, node, name, x, y, mask, out_sign, r):
@@ -292,8 +293,7 @@ def abs_(p, node, x, mask=None, saturate=False):
             result = select(p, node, p.compare(node, ast.Eq(), x, lo),
                             TY.constant(p, node, hi, x.dtype), result)
         return result
-    to_mask(p, node, mask, T.lanes_of(x.dtype))
-    return call(p, node, x.dtype, "dsl.vabs", [x, imm(saturate)])
+    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vabs", [x, imm(saturate)]), mask)
 
 
 @intrinsic
@@ -303,8 +303,7 @@ def rint(p, node, x, mask=None):
     check_dtype(p, node, "rint", x.dtype, FLOATS)
     if T.lanes_of(x.dtype) == 1:
         return scalar_via_vector(p, node, "dsl.vrint", [x], x.dtype)
-    to_mask(p, node, mask, T.lanes_of(x.dtype))
-    return call(p, node, x.dtype, "dsl.vrint", [x])
+    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vrint", [x]), mask)
 
 
 @intrinsic

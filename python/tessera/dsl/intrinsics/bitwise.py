@@ -9,7 +9,8 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from . import intrinsic
-from ._util import INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select,
+                    undefined_inactive, vector)
 from .arith import _masked
 
 _LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
@@ -25,8 +26,8 @@ def _logic(p, node, name, x, y, mask):
     result = p.binop(node, _LOGIC[name](), a, b)
     pred = to_mask(p, node, mask, lanes)
     if pred is not None and T.is_bool(a.dtype):
-        result = select(p, node, pred, result, false_mask(p, node, lanes))
-    return result
+        return select(p, node, pred, result, false_mask(p, node, lanes))
+    return undefined_inactive(p, node, result, pred)
 
 
 @intrinsic
@@ -58,8 +59,8 @@ def vinv(p, node, x, mask=None):
     result = p.unary(node, ast.Invert(), x)
     pred = to_mask(p, node, mask, T.lanes_of(x.dtype))
     if pred is not None and T.is_bool(x.dtype):
-        result = select(p, node, pred, result, false_mask(p, node, T.lanes_of(x.dtype)))
-    return result
+        return select(p, node, pred, result, false_mask(p, node, T.lanes_of(x.dtype)))
+    return undefined_inactive(p, node, result, pred)
 
 
 def _count(p, node, name, x, shift):
@@ -155,15 +156,14 @@ def vror(p, node, x, shift, mask=None):
     """Rotate right by ``shift mod bits``."""
     x = vector(p, node, "vror", x)
     check_dtype(p, node, "vror", x.dtype, INTS)
-    to_mask(p, node, mask, T.lanes_of(x.dtype))
-    return call(p, node, x.dtype, "dsl.vror", [x, _count(p, node, "vror", x, shift)])
+    result = call(p, node, x.dtype, "dsl.vror", [x, _count(p, node, "vror", x, shift)])
+    return undefined_inactive(p, node, result, mask)
 
 
 def _unary_count(p, node, name, x, mask, out_sign=None, allowed=INTS):
     x = vector(p, node, name, x)
     check_dtype(p, node, name, x.dtype, allowed)
-    to_mask(p, node, mask, T.lanes_of(x.dtype))
-    result = call(p, node, x.dtype, f"dsl.{name}", [x])
+    result = undefined_inactive(p, node, call(p, node, x.dtype, f"dsl.{name}", [x]), mask)
     if out_sign not in (None, "s", "u"):
         raise p.error(node, f'the arg "out_sign" must be None, "s" or "u", got {out_sign!r}')
     if out_sign is not None and T.is_signed(x.dtype) != (out_sign == "s"):

@@ -360,6 +360,16 @@ def _abs(it, e, a):
     return _out(_wrap(r, e.dtype), e.dtype)
 
 
+_PATTERN = np.random.default_rng(0x7E55E8A).integers(0, 256, 64, dtype=np.uint8)
+
+
+@handler("dsl.undef_inactive")
+def _undef(it, e, a):
+    x, m = np.asarray(a[0]), np.asarray(a[1], bool)
+    fill = _PATTERN[:x.nbytes].view(x.dtype)[:x.size]
+    return np.where(m, x, fill).astype(x.dtype)
+
+
 @handler("dsl.vperm")
 def _perm(it, e, a):
     x, y = np.asarray(a[0]), np.asarray(a[1])

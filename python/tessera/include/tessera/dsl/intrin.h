@@ -628,6 +628,8 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16, ushort16)
            bfloat16*: __vload_gather_bfloat16x16                                              \
            __TESSERA_IF_HALF(, half*: __vload_gather_half16))((p), (idx), (m))
 #define __vstore_scatter(v, p, idx, m) __TESSERA_CALL(__TESSERA_ALL(__vstore_scatter), v, (p), (idx), (m))
+/* Inactive lanes of most intrinsics are undefined: the host keeps whatever was computed. */
+#define __vundef_inactive(x, m) ((void)(m), (x))
 #define __perf_tick_begin(cid) ((void)(cid))
 #define __perf_tick_end(cid) ((void)(cid))
 
