@@ -297,3 +297,27 @@ def test_out_sign_mixed():
     out = np.zeros(16, "uint16")
     (_, _, c), (_, _, s) = run_both(k, a, b, out)
     check_active([c, s], (a.astype(np.int64) + b).astype("uint16"))
+
+
+def test_flexible_width_lane_wise():
+    @S.prim_func
+    def k(a: S.ptr("int16", "global"), f: S.ptr("fp32", "global"), out: S.ptr("int16", "global"),
+          fout: S.ptr("fp32", "global")):
+        x = S.vload(a, lanes=20)
+        y = S.vload(f, lanes=12)
+        S.vstore(S.vadd(x, x, saturate=True), out)
+        S.vstore(S.vsr(x, 2, with_round=True), out + 20)
+        S.vstore(S.max(x, 0, mask=S.tail_mask(7, 20), r=x), out + 40)
+        S.vstore(S.exp(y), fout)
+        S.vstore(S.abs(y), fout + 12)
+
+    a = rand(20, "int16", seed=13)
+    f = rand(12, "float32", seed=14, low=-3.0, high=3.0)
+    out, fout = np.zeros(60, "int16"), np.zeros(24, "float32")
+    (_, _, c, fc), (_, _, s, fs) = run_both(k, a, f, out, fout)
+    x = a.astype(np.int64)
+    t = np.arange(20) < 7
+    rnd = (x >> 2) + (((x & 3) > 2) | (((x & 3) == 2) & (((x >> 2) & 1) == 1)))
+    expected = np.concatenate([np.clip(2 * x, -32768, 32767), rnd, np.where(t, np.maximum(x, 0), x)])
+    check_active([c, s], expected.astype("int16"))
+    check_active([fc, fs], np.concatenate([np.exp(f.astype(np.float64)), np.abs(f)]).astype("float32"))
