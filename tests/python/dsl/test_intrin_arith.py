@@ -321,3 +321,26 @@ def test_flexible_width_lane_wise():
     expected = np.concatenate([np.clip(2 * x, -32768, 32767), rnd, np.where(t, np.maximum(x, 0), x)])
     check_active([c, s], expected.astype("int16"))
     check_active([fc, fs], np.concatenate([np.exp(f.astype(np.float64)), np.abs(f)]).astype("float32"))
+
+
+def test_multiple_width_pairwise_and_dot():
+    @S.prim_func
+    def k(a: S.ptr("int16", "global"), b: S.ptr("int16", "global"), o: S.ptr("int16", "global"),
+          w: S.ptr("int32", "global")):
+        x = S.vload(a, lanes=32)
+        y = S.vload(b, lanes=32)
+        S.vstore(S.vaddh(x, y), o)
+        S.vstore(S.vmaxh(x, y), o + 32)
+        S.vstore(S.vdot(x, y, mask="30T"), w)
+
+    a, b = rand(32, "int16", seed=15), rand(32, "int16", seed=16)
+    o, w = np.zeros(64, "int16"), np.zeros(16, "int32")
+    (_, _, oc, wc), (_, _, os_, ws) = run_both(k, a, b, o, w)
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    pair = lambda v, fn: fn(v[0::2], v[1::2])  # noqa: E731
+    addh = np.clip(np.concatenate([pair(x, np.add), pair(y, np.add)]), -32768, 32767)
+    maxh = np.concatenate([pair(x, np.maximum), pair(y, np.maximum)])
+    check_active([oc, os_], np.concatenate([addh, maxh]).astype("int16"))
+    m = np.arange(32) < 30
+    dot = np.clip(np.where(m, x * y, 0).reshape(-1, 2).sum(1), -2**31, 2**31 - 1)
+    check_active([wc, ws], dot.astype("int32"))

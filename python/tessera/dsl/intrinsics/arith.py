@@ -137,14 +137,41 @@ def vmulh(p, node, x, y, mask=None, out_sign=None, r=None):
     return _widening(p, node, "vmulh", x, y, mask, out_sign, r)
 
 
+def _parts(p, node, x):
+    """The native parts of a native or multiple-width vector."""
+    n = T.native_lanes(T.element_of(x.dtype))
+    k = T.lanes_of(x.dtype) // n
+    if k == 1:
+        return [x]
+    with p.at(node):
+        return [_core.Shuffle([x], [imm(i) for i in range(j * n, (j + 1) * n)], p.span(node))
+                for j in range(k)]
+
+
+def _join(p, node, parts):
+    if len(parts) == 1:
+        return parts[0]
+    total = sum(T.lanes_of(v.dtype) for v in parts)
+    with p.at(node):
+        return _core.Shuffle(parts, [imm(i) for i in range(total)], p.span(node))
+
+
 def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     check_dtype(p, node, name, a.dtype, allowed)
     check_multiple(p, node, name, a.dtype)
-    check_native(p, node, name, a.dtype)
-    return call(p, node, a.dtype, f"dsl.{name}", [a, b])
+    xs, ys = _parts(p, node, a), _parts(p, node, b)
+    if len(xs) == 1:
+        return call(p, node, a.dtype, f"dsl.{name}", [a, b])
+    if len(xs) % 2:
+        raise p.error(node, f'S.{name} on "{a.dtype}": needs an even number of native vectors')
+    t = xs[0].dtype
+    # Pairs of consecutive native parts fill one native part of the result.
+    out = [call(p, node, t, f"dsl.{name}", [v[i], v[i + 1]]) for v in (xs, ys)
+           for i in range(0, len(xs), 2)]
+    return _join(p, node, out)
 
 
 @intrinsic
@@ -165,11 +192,20 @@ def _dot(p, node, name, x, y, mask, quad):
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     check_dtype(p, node, name, a.dtype, allowed)
-    check_native(p, node, name, a.dtype)
+    check_multiple(p, node, name, a.dtype)
     lanes, bits = T.lanes_of(a.dtype), T.bits_of(a.dtype)
     factor = 4 if quad else 2
-    rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), lanes // factor)
-    return call(p, node, rtype, f"dsl.{name}", [a, b, mask_expr(p, node, mask, lanes)])
+    m = mask_expr(p, node, mask, lanes)
+    n = T.native_lanes(T.element_of(a.dtype))
+    rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
+    xs, ys = _parts(p, node, a), _parts(p, node, b)
+    if len(xs) == 1:
+        return call(p, node, rtype, f"dsl.{name}", [a, b, m])
+    ms = [p.call_op(node, f"boolx{n}", "dsl.vmake",
+                    [p.call_op(node, "bool", "dsl.get_lane", [m, imm(j * n + i)]) for i in range(n)])
+          for j in range(len(xs))]
+    return _join(p, node, [call(p, node, rtype, f"dsl.{name}", [xv, yv, mv])
+                           for xv, yv, mv in zip(xs, ys, ms)])
 
 
 @intrinsic
