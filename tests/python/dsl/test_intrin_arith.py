@@ -344,3 +344,30 @@ def test_multiple_width_pairwise_and_dot():
     m = np.arange(32) < 30
     dot = np.clip(np.where(m, x * y, 0).reshape(-1, 2).sum(1), -2**31, 2**31 - 1)
     check_active([wc, ws], dot.astype("int32"))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_float_qdot(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), acc: S.ptr("fp32", "global"),
+          out: S.ptr("fp32", "global")):
+        x = S.vload(a)
+        y = S.vload(b)
+        S.vstore(S.vqdot(x, y, mask="14T"), out)
+        S.vstore(S.vqdpa(S.vload(acc), x, y), out + 8)
+
+    a, b = rand(16, dtype, seed=17, low=-4.0, high=4.0), rand(16, dtype, seed=18, low=-4.0, high=4.0)
+    acc = rand(8, "float32", seed=19, low=-1.0, high=1.0)
+    out = np.zeros(16, "float32")
+    (_, _, _, c), (_, _, _, s) = run_both(k, a, b, acc, out)
+    prod = a.astype(np.float64) * b.astype(np.float64)
+    m = np.arange(16) < 14
+    q = np.zeros(8)
+    q[0::2] = np.where(m, prod, 0).reshape(4, 4).sum(1)
+    full = np.zeros(8)
+    full[0::2] = prod.reshape(4, 4).sum(1)
+    even = np.zeros(16, bool)
+    even[0:8:2] = True
+    even[8:16] = True
+    for got in (c, s):
+        np.testing.assert_allclose(got[even], np.concatenate([q, acc + full])[even], rtol=1e-5, atol=1e-5)

@@ -188,7 +188,7 @@ def vsubh(p, node, x, y):
 
 def _dot(p, node, name, x, y, mask, quad):
     a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
-    allowed = ("int8", "uint8") if quad else ("int8", "uint8", "int16", "uint16")
+    allowed = ("int8", "uint8", "float16", "bfloat16") if quad else ("int8", "uint8", "int16", "uint16")
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     check_dtype(p, node, name, a.dtype, allowed)
@@ -197,7 +197,10 @@ def _dot(p, node, name, x, y, mask, quad):
     factor = 4 if quad else 2
     m = mask_expr(p, node, mask, lanes)
     n = T.native_lanes(T.element_of(a.dtype))
-    rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
+    if T.is_float(a.dtype):
+        rtype = "float32x8"  # sums in the even lanes
+    else:
+        rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
     xs, ys = _parts(p, node, a), _parts(p, node, b)
     if len(xs) == 1:
         return call(p, node, rtype, f"dsl.{name}", [a, b, m])

@@ -474,6 +474,17 @@ CALLS["dsl.vminh"] = _pairwise(np.minimum, False)
 
 def _dot(group, saturate):
     def impl(it, e, a):
+        if _is_float(str(np.asarray(a[0]).dtype)) or np.asarray(a[0]).dtype.name == "bfloat16":
+            x, y = np.asarray(a[0]).astype(np.float32), np.asarray(a[1]).astype(np.float32)
+            m = np.asarray(a[2], bool)
+            sums = np.where(m, x * y, 0).astype(np.float32).reshape(-1, group)
+            out = np.zeros(8, np.float32)
+            for i in range(sums.shape[0]):
+                acc = np.float32(0)
+                for v in sums[i]:
+                    acc = np.float32(acc + v)
+                out[2 * i] = acc
+            return out
         x, y, m = _i64(a[0]), _i64(a[1]), np.asarray(a[2], bool)
         p = np.where(m, x * y, 0).reshape(-1, group).sum(axis=1)
         return _clamp(p, e.dtype) if saturate else _out(_wrap(p, e.dtype), e.dtype)

@@ -468,6 +468,21 @@ __TESSERA_WIDEN32(uint8, uint, unsigned long long)
 __TESSERA_QDOT(char32, 32, int8, int)
 __TESSERA_QDOT(uchar32, 32, uint8, uint)
 
+/* fp16/bf16 4-lane dot products into float32: the sums in even lanes, odd lanes zero. */
+#define __TESSERA_QDOT_F(V, LANE)                                                             \
+  static inline float8 __vqdot_##V(V a, V b, uint32_t m) {                                    \
+    float8 r = {0};                                                                           \
+    for (int i = 0; i < 4; ++i) {                                                             \
+      float s = 0.0f;                                                                         \
+      for (int k = 4 * i; k < 4 * i + 4; ++k)                                                 \
+        if (__TESSERA_LANE_ON(m, k, 16)) s += (float)LANE(a, k) * (float)LANE(b, k);          \
+      r[2 * i] = s;                                                                           \
+    }                                                                                         \
+    return r;                                                                                 \
+  }
+__TESSERA_IF_HALF(__TESSERA_QDOT_F(half16, __TESSERA_PLAIN_LANE))
+__TESSERA_QDOT_F(bfloat16x16, __TESSERA_BF16_LANE)
+
 /* fp16/bf16: acc + even (odd) lane products, acc float32. */
 #define __TESSERA_FMAEO(V, LANE)                                                              \
   static inline float8 __vfmae_##V(float8 acc, V x, V y, uint32_t m) {                        \
@@ -599,7 +614,8 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16, ushort16)
 #define __vmulh(a, b) __TESSERA_CALL(__TESSERA_INT_ONLY(__vmulh), a, (b))
 #define __TESSERA_DOT_CASES(f) \
   char32: f##_char32, uchar32: f##_uchar32, short16: f##_short16, ushort16: f##_ushort16
-#define __TESSERA_BYTE_CASES(f) char32: f##_char32, uchar32: f##_uchar32
+#define __TESSERA_BYTE_CASES(f) \
+  char32: f##_char32, uchar32: f##_uchar32, bfloat16x16: f##_bfloat16x16 __TESSERA_IF_HALF(, half16: f##_half16)
 #define __vdot(a, b, m) __TESSERA_CALL(__TESSERA_DOT_CASES(__vdot), a, (b), (m))
 #define __vqdot(a, b, m) __TESSERA_CALL(__TESSERA_BYTE_CASES(__vqdot), a, (b), (m))
 #define __vfmae(acc, x, y, m)                                                                 \
