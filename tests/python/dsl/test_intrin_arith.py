@@ -371,3 +371,23 @@ def test_float_qdot(dtype):
     even[8:16] = True
     for got in (c, s):
         np.testing.assert_allclose(got[even], np.concatenate([q, acc + full])[even], rtol=1e-5, atol=1e-5)
+
+
+def test_misuse_immediates():
+    @S.prim_func
+    def bad_imm(a: S.ptr("int8", "global")):
+        S.vstore(S.vadd(S.vload(a), 300), a)
+
+    expect_diag(bad_imm, "S.vadd(", 'Can\'t broadcast "300"')
+
+    @S.prim_func
+    def bad_out_sign(a: S.ptr("int16", "global")):
+        S.vstore(S.vsub(S.vload(a), 1, out_sign="x"), a)
+
+    expect_diag(bad_out_sign, "S.vsub(", 'out_sign')
+
+    @S.prim_func
+    def bad_clip(a: S.ptr("uint8", "global")):
+        S.vstore(S.clip(S.vload(a), 0, 1000), a)
+
+    expect_diag(bad_clip, "S.clip(", "1000")

@@ -155,3 +155,17 @@ def test_misuse():
         S.vstore(S.vcls(S.vload(a)), a)
 
     expect_diag(bad_cls, "S.vcls(", "unsupported type")
+
+
+def test_misuse_immediates():
+    @S.prim_func
+    def bad_with_round(a: S.ptr("int16", "global")):
+        S.vstore(S.vsr(S.vload(a), 1, with_round=2), a)
+
+    expect_diag(bad_with_round, "S.vsr(", "with_round")
+
+    @S.prim_func
+    def bad_and(a: S.ptr("uint8", "global")):
+        S.vstore(S.vand(S.vload(a), 256), a)
+
+    expect_diag(bad_and, "S.vand(", 'Can\'t broadcast "256"')

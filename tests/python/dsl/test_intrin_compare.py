@@ -127,3 +127,17 @@ def test_misuse():
         S.vstore(S.vrpmax(S.vload(a, lanes=12)), a)
 
     expect_diag(bad_width, "S.vrpmax(", "hardware native")
+
+
+def test_misuse_immediates():
+    @S.prim_func
+    def bad_imm(a: S.ptr("int8", "global")):
+        S.vstore(S.max(S.vload(a), 1000), a)
+
+    expect_diag(bad_imm, "S.max(", 'Can\'t broadcast "1000"')
+
+    @S.prim_func
+    def bad_flag(a: S.ptr("int32", "global")):
+        S.vstore(S.vrpmin(S.vload(a), return_idx=5), a)
+
+    expect_diag(bad_flag, "S.vrpmin(", "return_idx")
