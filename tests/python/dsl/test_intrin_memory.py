@@ -50,14 +50,20 @@ def test_load_store_gather_scatter(dtype):
 
 def test_printf(capfd):
     @S.prim_func
-    def k(a: S.ptr("int32", "global")):
+    def k(a: S.ptr("int32", "global"), h: S.ptr("int16", "global"), f: S.ptr("fp32", "global")):
         for t in S.tec_range(1):
-            S.printf("value=%d\n", a[0])
+            S.printf("value=%d %x\n", a[0], a[1])
+            S.printf("v=%v8hlx|%v16hx|%v8hlf%%\n", S.vload(a), S.vload(h), S.vload(f))
 
-    a = np.array([42], "int32")
-    run_both(k, a)
+    a = np.array([42, -1, 2, 3, 4, 5, 6, 7], "int32")
+    h = np.arange(16, dtype="int16") - 1
+    f = np.arange(8, dtype="float32") / 2
+    run_both(k, a, h, f)
     out = capfd.readouterr().out
-    assert out.count("value=42") == 2
+    assert out.count("value=42 ffffffff") == 2
+    line = ("v=2a,ffffffff,2,3,4,5,6,7|ffff," + ",".join(f"{i:x}" for i in range(15)) + "|" +
+            ",".join(f"{v:f}" for v in f) + "%")
+    assert out.count(line) == 2, out
 
 
 def test_misuse():
@@ -78,3 +84,17 @@ def test_misuse():
         S.vstore(S.vload(a, stride=0), a)
 
     expect_diag(bad_stride, "S.vload(", "stride")
+
+
+def test_printf_misuse():
+    @S.prim_func
+    def bad_lanes(a: S.ptr("int32", "global")):
+        S.printf("%v16hx\n", S.vload(a))
+
+    expect_diag(bad_lanes, "S.printf(", "%v16")
+
+    @S.prim_func
+    def bad_count(a: S.ptr("int32", "global")):
+        S.printf("%d %d\n", a[0])
+
+    expect_diag(bad_count, "S.printf(", "more arguments")

@@ -659,14 +659,32 @@ CALLS["dsl.vmml"] = _matrix(False)
 CALLS["dsl.vmma"] = _matrix(True)
 
 
+_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
+
+
 @handler("dsl.printf")
 def _printf(it, e, a):
+    """C printf semantics in Python: length modifiers set the width of %x/%o/%u."""
+    values = list(a[1:])
+    parts, pos, k = [], 0, 0
     fmt = a[0]
-    values = tuple(v.item() if hasattr(v, "item") else v for v in a[1:])
-    try:
-        print(fmt % values, end="")
-    except (TypeError, ValueError):
-        print(fmt, *values, end="")
+    for m in _PRINTF_SPEC.finditer(fmt):
+        parts.append(fmt[pos:m.start()])
+        pos = m.end()
+        flags, length, conv = m.groups()
+        if conv == "%":
+            parts.append("%")
+            continue
+        v = values[k]
+        k += 1
+        v = v.item() if hasattr(v, "item") else v
+        if conv in "xXou":
+            bits = {"hh": 8, "h": 16}.get(length, 32)
+            v = int(v) & ((1 << bits) - 1)
+            conv = "d" if conv == "u" else conv
+        parts.append(("%" + flags + conv) % v)
+    parts.append(fmt[pos:])
+    print("".join(parts), end="", flush=True)
 
 
 @handler("dsl.perf_tick_begin", "dsl.perf_tick_end", "dsl.flush_cache")
