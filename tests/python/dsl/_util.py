@@ -1,6 +1,7 @@
 """Shared helpers of the DSL tests: building, dtypes, random data with corner values, errors."""
 
 import inspect
+import os
 
 import ml_dtypes
 import numpy as np
@@ -24,7 +25,30 @@ def lanes(name):
 
 
 def build(func, **kwargs):
-    return BuildManager(**kwargs).build(func)
+    ex = BuildManager(**kwargs).build(func)
+    if os.environ.get("TESSERA_TEST_PYSIM") and hasattr(func, "parse"):
+        return _Both(ex, func)
+    return ex
+
+
+class _Both:
+    """TESSERA_TEST_PYSIM=1: every executor call also runs PySim on copies and compares."""
+
+    def __init__(self, ex, func):
+        self.ex, self.func = ex, func
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+    def __call__(self, *args):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        self.ex(*args)
+        self.func(*copies)
+        for a, c in zip(args, copies):
+            if isinstance(a, np.ndarray):
+                assert (a.view(np.uint8) == c.view(np.uint8)).all() or np.allclose(
+                    a.astype(np.float64), c.astype(np.float64), equal_nan=True, rtol=1e-5), \
+                    f"PySim differs from the compiled kernel {self.func.name}"
 
 
 def rand(shape, dtype, seed=0, low=None, high=None):

@@ -61,9 +61,6 @@ def cast(value, src, dst):
         f = x.astype(np.float64)
         f = np.where(np.isnan(f), 0.0, f)
         f = np.clip(np.trunc(f), -2147483648.0, 2147483647.0)
-        if dt == np.uint32:
-            f = np.clip(np.trunc(x.astype(np.float64)), 0.0, 4294967295.0)
-            f = np.where(np.isnan(x.astype(np.float64)), 0.0, f)
         return _out(f.astype(np.int64).astype(dt), dst)
     return _out(_i64(x).astype(dt), dst)
 
