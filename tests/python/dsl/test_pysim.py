@@ -116,3 +116,19 @@ def test_undefined_lanes_get_a_pattern():
     again = np.zeros(8, "int32")
     _undefined_lanes(a, again)
     assert (again == out).all()
+
+
+@S.prim_func
+def _early_return(out: S.ptr("int32", "global")):
+    tid = S.get_local_id()
+    if tid == 3:
+        return
+    out[tid] = 1
+    S.barrier()
+    out[tid + 4] = out[(tid + 1) % 3]
+
+
+def test_returned_tec_leaves_the_barrier():
+    out = np.zeros(8, "int32")
+    _early_return(out)
+    assert out.tolist() == [1, 1, 1, 0, 1, 1, 1, 0]

@@ -225,7 +225,7 @@ def vqdot(p, node, x, y, mask=None):
 
 
 def _accumulate(p, node, name, acc, x, y, mask, quad):
-    dot = _dot(p, node, name[:-2] + "ot" if False else ("vqdot" if quad else "vdot"), x, y, mask, quad)
+    dot = _dot(p, node, "vqdot" if quad else "vdot", x, y, mask, quad)
     acc = p.load(acc)
     if not is_expr(acc) or acc.dtype != dot.dtype:
         raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator must be '

@@ -21,6 +21,46 @@ from .interpreter import Interpreter, Region, Pointer, PySimError, np_dtype
 NUM_TECS = 4
 
 
+class TecBarrier:
+    """A barrier of the TECs still running: a TEC that returns no longer counts, so the others
+    do not wait for it (as in tessera/dsl/tec.h)."""
+
+    def __init__(self, parties):
+        self.cond = threading.Condition()
+        self.running = parties
+        self.arrived = 0
+        self.generation = 0
+        self.broken = False
+
+    def _open(self):
+        self.arrived = 0
+        self.generation += 1
+        self.cond.notify_all()
+
+    def wait(self):
+        with self.cond:
+            gen = self.generation
+            self.arrived += 1
+            if self.arrived == self.running:
+                self._open()
+                return
+            while gen == self.generation and not self.broken:
+                self.cond.wait(timeout=0.5)
+            if self.broken:
+                raise threading.BrokenBarrierError
+
+    def leave(self):
+        with self.cond:
+            self.running -= 1
+            if self.arrived and self.arrived == self.running:
+                self._open()
+
+    def abort(self):
+        with self.cond:
+            self.broken = True
+            self.cond.notify_all()
+
+
 def _arg_value(name, ann, arg):
     from ..types import PtrType
 
@@ -64,7 +104,7 @@ def run(pfunc, args, kwargs=None):
     regions = [v.region for v in values if isinstance(v, Pointer) and v.region is not None]
     single = os.environ.get("TESSERA_PYSIM_SINGLE_THREAD", "") not in ("", "0")
     shared = {}
-    barrier = None if single else threading.Barrier(NUM_TECS)
+    barrier = None if single else TecBarrier(NUM_TECS)
     interp = [Interpreter(funcs, entry, tec, barrier, shared) for tec in range(NUM_TECS)]
     if single:
         for it in interp:
@@ -75,6 +115,7 @@ def run(pfunc, args, kwargs=None):
         def work(i):
             try:
                 interp[i].run_entry(values)
+                barrier.leave()
             except BaseException as err:  # noqa: BLE001  (re-raised in the caller)
                 errors[i] = err
                 barrier.abort()

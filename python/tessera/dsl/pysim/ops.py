@@ -114,7 +114,7 @@ def binary(kind, a, b, dtype, error):
     elif kind == "Sub":
         r = x - y
     elif kind == "Mul":
-        r = (x * y) & 0xFFFFFFFFFFFF if False else x * y
+        r = x * y
     elif kind in ("Div", "Mod", "FloorDiv", "FloorMod"):
         zero = y == 0
         if lanes == 1 and zero.any():
@@ -340,9 +340,7 @@ def _lsls(it, e, a):
     info = _info(e.dtype)
     x, c = _i64(a[0]), _counts(a[1], e.dtype)
     big = np.where(x < 0, info.min, info.max)
-    r = np.where(c >= bits, big, np.clip(x * (1 << np.minimum(c, bits)).astype(np.float64),
-                                         info.min, info.max).astype(np.int64) if False else
-                 np.clip(x << np.minimum(c, bits - 1), info.min, info.max))
+    r = np.where(c >= bits, big, np.clip(x << np.minimum(c, bits - 1), info.min, info.max))
     r = np.where(x == 0, 0, r)
     return _out(r.astype(np.int64), e.dtype)
 
@@ -738,7 +736,7 @@ def _dma_upsample(it, e, a):
         vals = it.access_ptr(e, src, elem, np.arange(c) + x * src_c_stride)
         for hs in range(h_scale):
             for ws in range(w_scale):
-                base = hs * dst_w_stride + (x * w_scale + ws) * dst_c_stride
+                base = (hs * dst_w_stride + x * w_scale + ws) * dst_c_stride
                 it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(c) + base, value=vals)
 
 
