@@ -511,7 +511,7 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
 std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op) {
   static const std::unordered_map<std::string, std::string> kNames = {
       {"tir.bitwise_and", "__vand"}, {"tir.bitwise_or", "__vor"}, {"tir.bitwise_xor", "__vxor"},
-      {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vsl"}, {"tir.shift_right", "__vsr"}};
+      {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vlsl"}, {"tir.shift_right", "__vasr"}};
   const std::string& name = kNames.at(op->op_name());
   std::string mask = AllTrue(op->dtype.lanes(), op->span);
   if (op->args.size() == 1) return name + "(" + PrintExpr(op->args[0]) + ", " + mask + ")";

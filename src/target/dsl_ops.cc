@@ -139,5 +139,217 @@ TESSERA_REGISTER_OP("dsl.flush_cache")
     .set_attr("dsl.name", "__flush_cache")
     .describe("Write back the data cache.");
 
+// ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
+TESSERA_REGISTER_OP("dsl.vadds")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vadds")
+    .describe("args: x, y: lane-wise x + y clamped to the element range.");
+TESSERA_REGISTER_OP("dsl.vsubs")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vsubs")
+    .describe("args: x, y: lane-wise x - y clamped to the element range.");
+TESSERA_REGISTER_OP("dsl.vasrr")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vasrr")
+    .describe("args: x, shift: right shift rounding to nearest, ties to even.");
+TESSERA_REGISTER_OP("dsl.vlsls")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vlsls")
+    .describe("args: x, shift: left shift clamped to the element range.");
+TESSERA_REGISTER_OP("dsl.vabs")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vabs")
+    .describe("args: x, saturate: lane-wise absolute value.");
+TESSERA_REGISTER_OP("dsl.vrint")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vrint")
+    .describe("args: x: round to nearest, ties to even.");
+TESSERA_REGISTER_OP("dsl.vror")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vror")
+    .describe("args: x, shift: rotate right by shift mod bits.");
+TESSERA_REGISTER_OP("dsl.vcls")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcls")
+    .describe("args: x: leading bits equal to the sign bit, sign excluded.");
+TESSERA_REGISTER_OP("dsl.vclz")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vclz")
+    .describe("args: x: leading zero bits.");
+TESSERA_REGISTER_OP("dsl.vbrevs")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vbrevs")
+    .describe("args: x: bit order of each lane reversed.");
+TESSERA_REGISTER_OP("dsl.vpcnt")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vpcnt")
+    .describe("args: x: set bits of each lane.");
+TESSERA_REGISTER_OP("dsl.visnan")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__visnan")
+    .describe("args: x, mask: lanes that are NaN.");
+TESSERA_REGISTER_OP("dsl.visinf")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__visinf")
+    .describe("args: x, mask: lanes that are infinite.");
+TESSERA_REGISTER_OP("dsl.visfinite")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__visfinite")
+    .describe("args: x, mask: lanes that are finite.");
+TESSERA_REGISTER_OP("dsl.vexp")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vexp")
+    .describe("Lane-wise e^x.");
+TESSERA_REGISTER_OP("dsl.vlog")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vlog")
+    .describe("Lane-wise natural logarithm.");
+TESSERA_REGISTER_OP("dsl.vtanh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vtanh")
+    .describe("Lane-wise tanh.");
+TESSERA_REGISTER_OP("dsl.vsin")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vsin")
+    .describe("Lane-wise sine.");
+TESSERA_REGISTER_OP("dsl.vcos")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcos")
+    .describe("Lane-wise cosine.");
+TESSERA_REGISTER_OP("dsl.vrsqrt")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vrsqrt")
+    .describe("Lane-wise 1/sqrt(x).");
+TESSERA_REGISTER_OP("dsl.vsqrt")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vsqrt")
+    .describe("Lane-wise square root.");
+TESSERA_REGISTER_OP("dsl.vceil")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vceil")
+    .describe("Lane-wise ceiling.");
+TESSERA_REGISTER_OP("dsl.verf")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__verf")
+    .describe("Lane-wise error function.");
+TESSERA_REGISTER_OP("dsl.vexp2")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vexp2")
+    .describe("Lane-wise 2^x.");
+TESSERA_REGISTER_OP("dsl.vpow")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vpow")
+    .describe("args: x, y: lane-wise x^y.");
+TESSERA_REGISTER_OP("dsl.undef_inactive")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vundef_inactive")
+    .describe(
+        "args: x, mask: x, whose inactive lanes the program must not read (the value itself on "
+        "the host; PySim fills them with a fixed pattern).");
+TESSERA_REGISTER_OP("dsl.vperm")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vperm")
+    .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
+
+// ---- Intrinsic library: ops across lanes (native widths only) ----
+TESSERA_REGISTER_OP("dsl.vrpadd")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vrpadd")
+    .describe("args: x, mask: sum of active lanes in lane 0.");
+TESSERA_REGISTER_OP("dsl.vrpmax")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vrpmax")
+    .describe("args: x, mask, return_idx: maximum of active lanes in lane 0 (index in lane 1).");
+TESSERA_REGISTER_OP("dsl.vrpmin")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vrpmin")
+    .describe("args: x, mask, return_idx: minimum of active lanes in lane 0 (index in lane 1).");
+TESSERA_REGISTER_OP("dsl.vmull")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmull")
+    .describe("args: x, y: widening product of the low half.");
+TESSERA_REGISTER_OP("dsl.vmulh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmulh")
+    .describe("args: x, y: widening product of the high half.");
+TESSERA_REGISTER_OP("dsl.vaddh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vaddh")
+    .describe("args: x, y: saturating pairwise sums, x pairs low, y pairs high.");
+TESSERA_REGISTER_OP("dsl.vsubh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vsubh")
+    .describe("args: x, y: saturating pairwise differences.");
+TESSERA_REGISTER_OP("dsl.vmaxh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmaxh")
+    .describe("args: x, y: pairwise maxima.");
+TESSERA_REGISTER_OP("dsl.vminh")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vminh")
+    .describe("args: x, y: pairwise minima.");
+TESSERA_REGISTER_OP("dsl.vdot")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vdot")
+    .describe("args: x, y, mask: saturated pairwise dot products into double width.");
+TESSERA_REGISTER_OP("dsl.vqdot")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vqdot")
+    .describe("args: x, y, mask: 4-lane dot products into quadruple width.");
+TESSERA_REGISTER_OP("dsl.vnsr")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnsr")
+    .describe("args: x, shift, mask, saturate, with_round, out_signed: shift right then narrow in place.");
+TESSERA_REGISTER_OP("dsl.vnsr_h")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnsr_h")
+    .describe("dsl.vnsr with 16-bit results (to_h).");
+TESSERA_REGISTER_OP("dsl.vfmae")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vfmae")
+    .describe("args: acc, x, y, mask: acc + even-lane products.");
+TESSERA_REGISTER_OP("dsl.vfmao")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vfmao")
+    .describe("args: acc, x, y, mask: acc + odd-lane products.");
+TESSERA_REGISTER_OP("dsl.vcompt")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcompt")
+    .describe("args: x, mask: active lanes packed to the bottom, zeros above.");
+TESSERA_REGISTER_OP("dsl.vcompc")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcompc")
+    .describe("args: x, y, mask: active lanes of x packed, then y from lane 0.");
+
+// ---- Intrinsic library: memory, printing, profiling ----
+TESSERA_REGISTER_OP("dsl.vload_gather")
+    .set_effect(CallEffect::kReadState)
+    .set_attr("dsl.name", "__vload_gather")
+    .describe("args: ptr, indices, mask: lane i is ptr[indices[i]].");
+TESSERA_REGISTER_OP("dsl.vstore_scatter")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "__vstore_scatter")
+    .describe("args: value, ptr, indices, mask: ptr[indices[i]] = value[i].");
+TESSERA_REGISTER_OP("dsl.vmml")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "__vmml")
+    .describe("args: ptr, x, y: 4x4 matrix product written as 16 floats.");
+TESSERA_REGISTER_OP("dsl.vmma")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "__vmma")
+    .describe("args: ptr, x, y: 4x4 matrix product added to 16 floats.");
+TESSERA_REGISTER_OP("dsl.printf")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "printf")
+    .describe("C printf; args[0] is the format.");
+TESSERA_REGISTER_OP("dsl.perf_tick_begin")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "__perf_tick_begin")
+    .describe("Profiling marker (a no-op on the host).");
+TESSERA_REGISTER_OP("dsl.perf_tick_end")
+    .set_effect(CallEffect::kOpaque)
+    .set_attr("dsl.name", "__perf_tick_end")
+    .describe("Profiling marker (a no-op on the host).");
+
 }  // namespace
 }  // namespace tessera

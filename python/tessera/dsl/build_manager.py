@@ -17,8 +17,9 @@ def cache_dir():
     return os.path.join(root, "dsl")
 
 
-def collect_module(entry, name=None):
-    """The IRModule of ``entry`` and every function it reaches; recursion is an error."""
+def collect_module(entry, name=None, target=None):
+    """The IRModule of ``entry`` and every function it reaches; recursion is an error.
+    With a ``target``, features the target lacks are errors."""
     funcs, order, state = {}, [], {}
 
     def visit(pf, call_site):
@@ -33,6 +34,10 @@ def collect_module(entry, name=None):
         for callee in callees:
             visit(callee, None)
         state[pf] = "done"
+        if target is not None and not target.startswith("X3") and pf.x3_only:
+            err = pf.x3_only[0]
+            raise type(err)(str(err).replace("an X3 target", f"an X3 target, not {target}"),
+                            err.message + f", not {target}", err.file, err.line, err.column)
         funcs[pf] = func
         order.append(pf)
 
@@ -69,7 +74,7 @@ class BuildManager:
     def _lowerer(self, inp, name):
         if not isinstance(inp, PrimFuncObject):
             raise TypeError(f"BuildManager expects an @S.prim_func, got {type(inp).__name__}")
-        mod, entry = collect_module(inp, name)
+        mod, entry = collect_module(inp, name, self.target.name)
         outer = PassContext.current()
         config = dict(outer.config)
         if self.cc_options:

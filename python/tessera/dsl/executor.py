@@ -1,5 +1,7 @@
 """Executor: runs a built DSL kernel on numpy arrays and scalars, checking every argument."""
 
+import time
+
 import numpy as np
 
 from .. import _core
@@ -89,5 +91,65 @@ class Executor:
 
     run = __call__
 
+    def benchmark(self, *args, repeat=2, number=3, min_repeat_ms=0, limit_zero_time_iterations=100,
+                  cooldown_interval_ms=0, repeats_to_cooldown=1):
+        """Time the kernel: one discarded warm-up call, then ``repeat`` measurements of
+        ``number`` calls each; each measurement is the mean seconds per call.
+
+        >>> r = ex.benchmark(a, out, repeat=5, number=10); print(r.median)
+        """
+        return time_calls(self, args, repeat, number, min_repeat_ms, limit_zero_time_iterations,
+                          cooldown_interval_ms, repeats_to_cooldown)
+
     def __repr__(self):
         return f"<Executor {self.name} at {self.lib_path}>"
+
+
+class BenchmarkResult:
+    """Seconds per call of each repeat, with their statistics."""
+
+    def __init__(self, results):
+        self.results = tuple(results)
+        arr = np.asarray(self.results, dtype=np.float64)
+        self.mean = float(arr.mean())
+        self.median = float(np.median(arr))
+        self.std = float(arr.std())
+        self.min = float(arr.min())
+        self.max = float(arr.max())
+
+    def __repr__(self):
+        return (f"BenchmarkResult(mean={self.mean:.3e}s, median={self.median:.3e}s, "
+                f"std={self.std:.3e}s, min={self.min:.3e}s, max={self.max:.3e}s, "
+                f"repeats={len(self.results)})")
+
+
+def time_calls(fn, args, repeat, number, min_repeat_ms=0, limit_zero_time_iterations=100,
+               cooldown_interval_ms=0, repeats_to_cooldown=1):
+    """Time ``fn(*args)`` as Executor.benchmark describes; ``number`` grows until one repeat
+    lasts ``min_repeat_ms``."""
+    if repeat < 1 or number < 1:
+        raise ValueError("repeat and number must be at least 1")
+    converted = fn._check(args) if hasattr(fn, "_check") else None
+    if converted is not None:
+        call = lambda: _core.call_dsl(fn._module, fn._kinds, converted)  # noqa: E731
+    else:
+        call = lambda: fn(*args)  # noqa: E731
+    call()  # the warm-up call, discarded
+    results = []
+    zero_runs = 0
+    for r in range(repeat):
+        n = number
+        while True:
+            start = time.perf_counter()
+            for _ in range(n):
+                call()
+            elapsed = time.perf_counter() - start
+            if elapsed * 1e3 >= min_repeat_ms or n >= number * 1024:
+                break
+            n *= 2
+        if elapsed == 0.0 and zero_runs < limit_zero_time_iterations:
+            zero_runs += 1
+        results.append(elapsed / n)
+        if cooldown_interval_ms > 0 and (r + 1) % repeats_to_cooldown == 0:
+            time.sleep(cooldown_interval_ms / 1e3)
+    return BenchmarkResult(results)

@@ -18,6 +18,7 @@ class PrimFuncObject:
         self.is_inline = is_inline
         self._parsed = None
         self._source = None
+        self.x3_only = []  # diagnostics of features only X3 targets have, raised by lower
 
     @property
     def source(self):
@@ -30,6 +31,7 @@ class PrimFuncObject:
         if self._parsed is None:
             from .parser import DSLParser
 
+            self.x3_only = []
             self._parsed = DSLParser(self).parse()
         return self._parsed
 
@@ -51,9 +53,10 @@ class PrimFuncObject:
         return params, (None if ret is inspect.Signature.empty else ret)
 
     def __call__(self, *args, **kwargs):
-        raise DiagnosticError(
-            f"calling {self.name}() directly runs it under PySim, which this version of tessera "
-            "does not provide yet; build it with BuildManager().build() and call the executor")
+        """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim)."""
+        from . import pysim
+
+        return pysim.run(self, args, kwargs)
 
     def __repr__(self):
         return f"<S.prim_func {self.name}>"

@@ -1,6 +1,7 @@
 """Shared helpers of the DSL tests: building, dtypes, random data with corner values, errors."""
 
 import inspect
+import os
 
 import ml_dtypes
 import numpy as np
@@ -24,7 +25,30 @@ def lanes(name):
 
 
 def build(func, **kwargs):
-    return BuildManager(**kwargs).build(func)
+    ex = BuildManager(**kwargs).build(func)
+    if os.environ.get("TESSERA_TEST_PYSIM") and hasattr(func, "parse"):
+        return _Both(ex, func)
+    return ex
+
+
+class _Both:
+    """TESSERA_TEST_PYSIM=1: every executor call also runs PySim on copies and compares."""
+
+    def __init__(self, ex, func):
+        self.ex, self.func = ex, func
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+    def __call__(self, *args):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        self.ex(*args)
+        self.func(*copies)
+        for a, c in zip(args, copies):
+            if isinstance(a, np.ndarray):
+                assert (a.view(np.uint8) == c.view(np.uint8)).all() or np.allclose(
+                    a.astype(np.float64), c.astype(np.float64), equal_nan=True, rtol=1e-5), \
+                    f"PySim differs from the compiled kernel {self.func.name}"
 
 
 def rand(shape, dtype, seed=0, low=None, high=None):
@@ -70,3 +94,35 @@ def expect_diag(func, text, message, target="X2_1204", lower=False):
     assert text in rendered
     assert "^" in rendered
     return err
+
+
+def run_both(func, *args):
+    """Run ``func`` compiled and under PySim on copies of ``args``; (compiled, pysim) args."""
+    ex = build(func)
+    compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    pysim = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    ex(*compiled)
+    func(*pysim)
+    return compiled, pysim
+
+
+def check_active(results, expected, active=None):
+    """Both results equal ``expected`` on the active lanes (ULP-aware for floats)."""
+    from tessera.dsl.testing import assert_allclose
+
+    expected = np.asarray(expected)
+    for got in results:
+        got = np.asarray(got).reshape(expected.shape)
+        if active is None:
+            assert_allclose(got, expected.astype(got.dtype))
+        else:
+            active = np.asarray(active, bool)
+            assert_allclose(got[active], expected.astype(got.dtype)[active])
+
+
+def mask_bits(text, lanes):
+    """A mask string's lanes as a bool array."""
+    from tessera.dsl.masks import parse_mask_string
+
+    v = parse_mask_string(text)
+    return np.array(v + [False] * (lanes - len(v)), bool)

@@ -44,4 +44,5 @@ def call_outside_kernel(label, callee, args, kwargs):
     return symbolic.call(callee, args, kwargs)
 
 
-from . import arith, conversion, dma, memory, predicate, tec  # noqa: E402,F401  (registration)
+from . import (arith, bitwise, compare, conversion, dma, mathfuncs, memory, misc,  # noqa: E402,F401
+               permutation, predicate, tec)  # (registration)

@@ -1,4 +1,6 @@
-"""Arithmetic and selection intrinsics with masks: S.vadd, S.vsub, S.vsel."""
+"""Arithmetic intrinsics: S.vadd, S.vsub, S.vmul, S.vmull, S.vmulh, S.vdiv, S.vmod, S.vaddh,
+S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vrpadd, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
+S.abs, S.rint, S.clip, and S.vsel."""
 
 import ast
 
@@ -8,6 +10,9 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from . import intrinsic
+from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
+                    imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
+                    vector)
 
 
 def _signed_operands(p, node, x, y, out_sign):
@@ -31,32 +36,327 @@ def _masked(p, node, value, mask, r):
     """``value`` with inactive lanes taken from ``r`` (undefined without one)."""
     lanes = T.lanes_of(value.dtype)
     pred = to_mask(p, node, mask, lanes)
-    if r is None or pred is None:
+    if pred is None:
         return value
+    if r is None:
+        return undefined_inactive(p, node, value, pred)
     r = TY.as_type(p, node, p.load(r), value.dtype)
     with p.at(node):
         return _core.Select(pred, value, r, p.span(node))
 
 
-def _arith(p, node, op, x, y, mask, saturate, out_sign, r):
-    if saturate:
-        raise p.error(node, "saturate=True is not supported by this version of tessera yet")
+def _arith(p, node, name, op, x, y, mask, saturate, out_sign, r):
     a, b = _signed_operands(p, node, x, y, out_sign)
     if T.lanes_of(a.dtype) == 1:
-        raise p.error(node, f"expects vector operands, got {a.dtype}")
-    return _masked(p, node, p.binop(node, op, a, b), mask, r)
+        raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    if saturate:
+        if not T.is_int(a.dtype):
+            raise p.error(node, f'S.{name}: saturate=True needs integer operands, got "{a.dtype}"')
+        value = call(p, node, a.dtype, f"dsl.{name}s", [a, b])
+    else:
+        value = p.binop(node, op, a, b)
+    return _masked(p, node, value, mask, r)
 
 
 @intrinsic
 def vadd(p, node, x, y, mask=None, saturate=False, out_sign=None, r=None):
     """Lane-wise ``x + y``; a scalar operand is broadcast; inactive lanes from ``r``."""
-    return _arith(p, node, ast.Add(), x, y, mask, saturate, out_sign, r)
+    return _arith(p, node, "vadd", ast.Add(), x, y, mask, saturate, out_sign, r)
 
 
 @intrinsic
 def vsub(p, node, x, y, mask=None, saturate=False, out_sign=None, r=None):
     """Lane-wise ``x - y``; a scalar operand is broadcast; inactive lanes from ``r``."""
-    return _arith(p, node, ast.Sub(), x, y, mask, saturate, out_sign, r)
+    return _arith(p, node, "vsub", ast.Sub(), x, y, mask, saturate, out_sign, r)
+
+
+@intrinsic
+def vmul(p, node, x, y, mask=None, out_sign=None, r=None):
+    """Lane-wise ``x * y`` on 16/32-bit integers and floats (wrapping)."""
+    return _arith(p, node, "vmul", ast.Mult(), x, y, mask, False, out_sign, r)
+
+
+@intrinsic
+def vdiv(p, node, x, y, mask=None):
+    """Truncating integer or float32 division; x / 0 gives 0 and MIN / -1 saturates."""
+    a, b = TY.unify(p, node, p.load(x), p.load(y))
+    if T.lanes_of(a.dtype) == 1:
+        raise p.error(node, f"S.vdiv expects vector operands, got {a.dtype}")
+    if T.is_float(a.dtype) and T.element_of(a.dtype) != "float32":
+        raise p.error(node, f'S.vdiv supports integers and float32, got "{a.dtype}"')
+    return undefined_inactive(p, node, p.binop(node, ast.Div(), a, b), mask)
+
+
+@intrinsic
+def vmod(p, node, x, y, mask=None):
+    """Integer remainder with the dividend's sign; divisor 0 gives 0."""
+    a, b = TY.unify(p, node, p.load(x), p.load(y))
+    if T.lanes_of(a.dtype) == 1 or not T.is_int(a.dtype):
+        raise p.error(node, f'S.vmod expects integer vectors, got "{a.dtype}"')
+    return undefined_inactive(p, node, p.binop(node, ast.Mod(), a, b), mask)
+
+
+def _widening(p, node, name, x, y, mask, out_sign, r):
+    a, b = _signed_operands(p, node, x, y, out_sign)
+    check_dtype(p, node, name, a.dtype, INTS)
+    check_native(p, node, name, a.dtype)
+    lanes = T.lanes_of(a.dtype)
+    bits = T.bits_of(a.dtype)
+    rtype = a.dtype if bits == 32 else T.with_lanes(
+        T.with_sign(f"int{2 * bits}", T.is_signed(a.dtype)), lanes // 2)
+    value = call(p, node, rtype, f"dsl.{name}", [a, b])
+    pred = to_mask(p, node, mask, lanes)
+    if r is None or pred is None:
+        return value
+    # The mask has the operands' lanes; result lane i comes from operand lane i (+ half).
+    vals = [bool(pred.args[i].value) for i in range(lanes)] if pred.op_name == "dsl.const_mask" else None
+    if vals is None:
+        raise p.error(node, f"S.{name} with r= needs a constant mask")
+    first = 0 if name == "vmull" else lanes // 2
+    rl = T.lanes_of(rtype)
+    if bits == 32:
+        keep = [vals[first + i // 2] for i in range(rl)]
+    else:
+        keep = [vals[first + i] for i in range(rl)]
+    from ..masks import const_mask_expr
+
+    return select(p, node, const_mask_expr(p, node, keep), value,
+                  TY.as_type(p, node, p.load(r), rtype))
+
+
+@intrinsic
+def vmull(p, node, x, y, mask=None, out_sign=None, r=None):
+    """Widening product of the low half (8->16, 16->32 bit); for 32-bit operands the 64-bit
+    products of lanes 0-3 as (low word, high word) pairs."""
+    return _widening(p, node, "vmull", x, y, mask, out_sign, r)
+
+
+@intrinsic
+def vmulh(p, node, x, y, mask=None, out_sign=None, r=None):
+    """As S.vmull on the high half."""
+    return _widening(p, node, "vmulh", x, y, mask, out_sign, r)
+
+
+def _parts(p, node, x):
+    """The native parts of a native or multiple-width vector."""
+    n = T.native_lanes(T.element_of(x.dtype))
+    k = T.lanes_of(x.dtype) // n
+    if k == 1:
+        return [x]
+    with p.at(node):
+        return [_core.Shuffle([x], [imm(i) for i in range(j * n, (j + 1) * n)], p.span(node))
+                for j in range(k)]
+
+
+def _join(p, node, parts):
+    if len(parts) == 1:
+        return parts[0]
+    total = sum(T.lanes_of(v.dtype) for v in parts)
+    with p.at(node):
+        return _core.Shuffle(parts, [imm(i) for i in range(total)], p.span(node))
+
+
+def _pairwise(p, node, name, x, y, allowed=NUMBERS):
+    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    if T.lanes_of(a.dtype) == 1:
+        raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    check_dtype(p, node, name, a.dtype, allowed)
+    check_multiple(p, node, name, a.dtype)
+    xs, ys = _parts(p, node, a), _parts(p, node, b)
+    if len(xs) == 1:
+        return call(p, node, a.dtype, f"dsl.{name}", [a, b])
+    if len(xs) % 2:
+        raise p.error(node, f'S.{name} on "{a.dtype}": needs an even number of native vectors')
+    t = xs[0].dtype
+    # Pairs of consecutive native parts fill one native part of the result.
+    out = [call(p, node, t, f"dsl.{name}", [v[i], v[i + 1]]) for v in (xs, ys)
+           for i in range(0, len(xs), 2)]
+    return _join(p, node, out)
+
+
+@intrinsic
+def vaddh(p, node, x, y):
+    """Saturating pairwise sums: pairs of ``x`` fill the low half, pairs of ``y`` the high."""
+    return _pairwise(p, node, "vaddh", x, y, INTS + ("float16", "float32"))
+
+
+@intrinsic
+def vsubh(p, node, x, y):
+    """Saturating pairwise differences ``x[2i] - x[2i+1]``, as S.vaddh."""
+    return _pairwise(p, node, "vsubh", x, y, INTS + ("float16", "float32"))
+
+
+def _dot(p, node, name, x, y, mask, quad):
+    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    allowed = ("int8", "uint8", "float16", "bfloat16") if quad else ("int8", "uint8", "int16", "uint16")
+    if T.lanes_of(a.dtype) == 1:
+        raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    check_dtype(p, node, name, a.dtype, allowed)
+    check_multiple(p, node, name, a.dtype)
+    lanes, bits = T.lanes_of(a.dtype), T.bits_of(a.dtype)
+    factor = 4 if quad else 2
+    m = mask_expr(p, node, mask, lanes)
+    n = T.native_lanes(T.element_of(a.dtype))
+    if T.is_float(a.dtype):
+        rtype = "float32x8"  # sums in the even lanes
+    else:
+        rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
+    xs, ys = _parts(p, node, a), _parts(p, node, b)
+    if len(xs) == 1:
+        return call(p, node, rtype, f"dsl.{name}", [a, b, m])
+    ms = [p.call_op(node, f"boolx{n}", "dsl.vmake",
+                    [p.call_op(node, "bool", "dsl.get_lane", [m, imm(j * n + i)]) for i in range(n)])
+          for j in range(len(xs))]
+    return _join(p, node, [call(p, node, rtype, f"dsl.{name}", [xv, yv, mv])
+                           for xv, yv, mv in zip(xs, ys, ms)])
+
+
+@intrinsic
+def vdot(p, node, x, y, mask=None):
+    """Pairwise dot products into double width (8->16, 16->32 bit), saturated; inactive input
+    lanes contribute nothing."""
+    return _dot(p, node, "vdot", x, y, mask, False)
+
+
+@intrinsic
+def vqdot(p, node, x, y, mask=None):
+    """Dot products of 4 lanes: int8/uint8 -> int32/uint32."""
+    return _dot(p, node, "vqdot", x, y, mask, True)
+
+
+def _accumulate(p, node, name, acc, x, y, mask, quad):
+    dot = _dot(p, node, "vqdot" if quad else "vdot", x, y, mask, quad)
+    acc = p.load(acc)
+    if not is_expr(acc) or acc.dtype != dot.dtype:
+        raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator must be '
+                            f'"{dot.dtype}", got {p.describe(acc)}')
+    return p.binop(node, ast.Add(), acc, dot)
+
+
+@intrinsic
+def vdpa(p, node, acc, x, y, mask=None):
+    """``acc + S.vdot(x, y, mask)``."""
+    return _accumulate(p, node, "vdpa", acc, x, y, mask, False)
+
+
+@intrinsic
+def vqdpa(p, node, acc, x, y, mask=None):
+    """``acc + S.vqdot(x, y, mask)``."""
+    return _accumulate(p, node, "vqdpa", acc, x, y, mask, True)
+
+
+@intrinsic
+def vrpadd(p, node, x, mask=None):
+    """Sum of the active lanes into lane 0 (float16/bfloat16 sum into float32x8)."""
+    x = vector(p, node, "vrpadd", x)
+    check_native(p, node, "vrpadd", x.dtype)
+    e = T.element_of(x.dtype)
+    rtype = "float32x8" if e in ("float16", "bfloat16") else x.dtype
+    return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
+
+
+def _matrix(p, node, name, ptr, x, y):
+    x, y = vector(p, node, name, x), vector(p, node, name, y, "y")
+    if x.dtype != y.dtype or x.dtype not in ("float16x16", "bfloat16x16"):
+        raise p.error(node, f'S.{name}: Argument type mismatch: expects two float16x16 or '
+                            f'bfloat16x16 operands, got "{x.dtype}" and "{y.dtype}"')
+    target = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
+    if target.element != "float32":
+        raise p.error(node, f'S.{name} writes float32 results, got a pointer to "{target.element}"')
+    p.emit_call(node, f"dsl.{name}", [p.pointer_expr(node, target), x, y])
+
+
+@intrinsic
+def vmml(p, node, ptr, x, y):
+    """4x4 matrix product of ``x`` (row-major) and ``y`` (column-major) as 16 float32 at ptr."""
+    _matrix(p, node, "vmml", ptr, x, y)
+
+
+@intrinsic
+def vmma(p, node, acc_ptr, x, y):
+    """As S.vmml, added to the 16 float32 at ``acc_ptr``."""
+    _matrix(p, node, "vmma", acc_ptr, x, y)
+
+
+@intrinsic
+def fma(p, node, acc, x, y, mask=None):
+    """``acc + x * y`` on float32 (vectors or scalars); inactive lanes keep ``acc``."""
+    acc = value(p, node, "fma", acc, "acc")
+    if T.element_of(acc.dtype) != "float32":
+        raise p.error(node, f'S.fma works on float32, got "{acc.dtype}"')
+    prod = p.binop(node, ast.Mult(), TY.as_type(p, node, p.load(x), acc.dtype, "x"),
+                   TY.as_type(p, node, p.load(y), acc.dtype, "y"))
+    result = p.binop(node, ast.Add(), acc, prod)
+    if T.lanes_of(acc.dtype) == 1:
+        return result
+    pred = to_mask(p, node, mask, T.lanes_of(acc.dtype))
+    return result if pred is None else select(p, node, pred, result, acc)
+
+
+def _fma_half(p, node, name, acc, x, y, mask):
+    acc = vector(p, node, name, acc, "acc")
+    x, y = vector(p, node, name, x), vector(p, node, name, y, "y")
+    if acc.dtype != "float32x8" or x.dtype != y.dtype or x.dtype not in ("float16x16", "bfloat16x16"):
+        raise p.error(node, f'S.{name}: Argument type mismatch: expects a float32x8 accumulator '
+                            f'and two float16x16 or bfloat16x16 operands, got "{acc.dtype}", '
+                            f'"{x.dtype}", "{y.dtype}"')
+    return call(p, node, "float32x8", f"dsl.{name}", [acc, x, y, mask_expr(p, node, mask, 8)])
+
+
+@intrinsic
+def vfmae(p, node, acc, x, y, mask=None):
+    """``acc[i] + x[2i] * y[2i]`` (float16/bfloat16 products into a float32 accumulator)."""
+    return _fma_half(p, node, "vfmae", acc, x, y, mask)
+
+
+@intrinsic
+def vfmao(p, node, acc, x, y, mask=None):
+    """``acc[i] + x[2i+1] * y[2i+1]``."""
+    return _fma_half(p, node, "vfmao", acc, x, y, mask)
+
+
+@intrinsic(name="abs")
+def abs_(p, node, x, mask=None, saturate=False):
+    """Absolute value; with ``saturate`` abs(MIN) is MAX. Scalars too."""
+    x = value(p, node, "abs", x)
+    saturate = flag(p, node, "abs", saturate, "saturate")
+    if T.lanes_of(x.dtype) == 1:
+        if T.is_int(x.dtype) and not T.is_signed(x.dtype):
+            return x
+        if T.is_float(x.dtype):
+            return scalar_via_vector(p, node, "dsl.vabs", [x], x.dtype, [imm(0)])
+        neg = p.unary(node, ast.USub(), x)
+        result = select(p, node, p.compare(node, ast.Lt(), x, 0), neg, x)
+        if saturate:
+            lo, hi = TY.int_range(x.dtype)
+            result = select(p, node, p.compare(node, ast.Eq(), x, lo),
+                            TY.constant(p, node, hi, x.dtype), result)
+        return result
+    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vabs", [x, imm(saturate)]), mask)
+
+
+@intrinsic
+def rint(p, node, x, mask=None):
+    """Round to nearest, ties to even (floats). Scalars too."""
+    x = value(p, node, "rint", x)
+    check_dtype(p, node, "rint", x.dtype, FLOATS)
+    if T.lanes_of(x.dtype) == 1:
+        return scalar_via_vector(p, node, "dsl.vrint", [x], x.dtype)
+    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vrint", [x]), mask)
+
+
+@intrinsic
+def clip(p, node, x, min_val, max_val, mask=None):
+    """``min(max(x, min_val), max_val)``; inactive lanes keep ``x``. Scalars too."""
+    x = value(p, node, "clip", x)
+    lo = TY.as_type(p, node, p.load(min_val), x.dtype, "min_val")
+    hi = TY.as_type(p, node, p.load(max_val), x.dtype, "max_val")
+    with p.at(node):
+        result = _core.Min(_core.Max(x, lo, p.span(node)), hi, p.span(node))
+    if T.lanes_of(x.dtype) == 1:
+        return result
+    pred = to_mask(p, node, mask, T.lanes_of(x.dtype))
+    return result if pred is None else select(p, node, pred, result, x)
 
 
 @intrinsic

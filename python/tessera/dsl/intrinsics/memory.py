@@ -137,3 +137,46 @@ def match_buffer(p, node, pointer, shape):
     if ptr.element == "void":
         raise p.error(node, 'S.match_buffer of a "void" pointer; use p.as_ptr(dtype) first')
     return BufferView(ptr, _shape(p, node, shape, static=False))
+
+
+def _gather_args(p, node, name, ptr, indices, lanes_from=None):
+    ptr = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
+    if ptr.element == "void":
+        raise p.error(node, f'S.{name} through a "void" pointer; use p.as_ptr(dtype) first')
+    idx = p.load(indices)
+    n = T.native_lanes(ptr.element)
+    itype = T.with_lanes(T.with_sign(f"int{T.bits_of(ptr.element)}", False), n)
+    if not isinstance(idx, _core.PrimExpr) or not T.is_int(idx.dtype) or \
+            T.lanes_of(idx.dtype) != n or T.bits_of(idx.dtype) != T.bits_of(ptr.element):
+        raise p.error(node, f'S.{name}: the indices of a {ptr.element} access must be "{itype}" '
+                            f'(or its signed form), got {p.describe(idx)}')
+    if idx.dtype != itype:
+        idx = p.call_op(node, itype, "tir.reinterpret", [idx])
+    return ptr, idx, n
+
+
+@intrinsic
+def vload_gather(p, node, ptr, indices, mask=None):
+    """Lane i is ``ptr[indices[i]]``; inactive lanes are zero (native widths; the index vector
+    has the data's lanes and element width)."""
+    from ._util import mask_expr
+
+    ptr, idx, n = _gather_args(p, node, "vload_gather", ptr, indices)
+    return p.call_op(node, T.with_lanes(ptr.element, n), "dsl.vload_gather",
+                     [p.pointer_expr(node, ptr), idx, mask_expr(p, node, mask, n)])
+
+
+@intrinsic
+def vstore_scatter(p, node, value, ptr, indices, mask=None):
+    """``ptr[indices[i]] = value[i]`` for the active lanes."""
+    from ._util import mask_expr
+
+    ptr, idx, n = _gather_args(p, node, "vstore_scatter", ptr, indices)
+    value = p.load(value)
+    if not isinstance(value, _core.PrimExpr) or value.dtype != T.with_lanes(ptr.element, n):
+        raise p.error(node, f'S.vstore_scatter: Argument type mismatch: expects a '
+                            f'"{T.with_lanes(ptr.element, n)}" value, got {p.describe(value)}')
+    if ptr.scope == "constant":
+        raise p.error(node, "S.vstore_scatter cannot store through a pointer to constant memory")
+    p.emit_call(node, "dsl.vstore_scatter", [value, p.pointer_expr(node, ptr), idx,
+                                             mask_expr(p, node, mask, n)])

@@ -404,8 +404,8 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
 #define __vor(a, b, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vor), a, (b), (mask))
 #define __vxor(a, b, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vxor), a, (b), (mask))
 #define __vinv(a, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vinv), a, (mask))
-#define __vsl(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsl), a, (s), (mask))
-#define __vsr(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsr), a, (s), (mask))
+#define __vlsl(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsl), a, (s), (mask))
+#define __vasr(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsr), a, (s), (mask))
 
 /* ---- Scalar helpers -----------------------------------------------------------------------------
  * Chosen by the type of a + b, i.e. after C's usual conversions, so char and short operands
@@ -467,5 +467,6 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #include "dsl/convert.h"
 #include "dsl/tec.h"
 #include "dsl/dma.h"
+#include "dsl/intrin.h"
 
 #endif /* TESSERA_DSL_H_ */

@@ -1,0 +1,202 @@
+"""Bitwise and shift intrinsics: S.vand, S.vor, S.vxor, S.vinv, S.vsr, S.vsl, S.vnsr, S.vnsrsr,
+S.vror, S.vcls, S.clz, S.vbrevs, S.vpcnt (S.vall and S.vany live with the masks)."""
+
+import ast
+
+from ... import _core
+from .. import types as T
+from .. import typing as TY
+from ..masks import to_mask
+from ..values import is_expr
+from . import intrinsic
+from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select,
+                    undefined_inactive, vector)
+from .arith import _masked
+
+_LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
+
+
+def _logic(p, node, name, x, y, mask):
+    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    lanes = T.lanes_of(a.dtype)
+    if lanes == 1:
+        raise p.error(node, f"S.{name} expects vectors or masks, got {a.dtype}")
+    if not T.is_bool(a.dtype):
+        check_dtype(p, node, name, a.dtype, INTS)
+    result = p.binop(node, _LOGIC[name](), a, b)
+    pred = to_mask(p, node, mask, lanes)
+    if pred is not None and T.is_bool(a.dtype):
+        return select(p, node, pred, result, false_mask(p, node, lanes))
+    return undefined_inactive(p, node, result, pred)
+
+
+@intrinsic
+def vand(p, node, x, y, mask=None):
+    """Bitwise AND of integer vectors, or AND of masks (inactive lanes False)."""
+    return _logic(p, node, "vand", x, y, mask)
+
+
+@intrinsic
+def vor(p, node, x, y, mask=None):
+    """Bitwise OR of integer vectors, or OR of masks."""
+    return _logic(p, node, "vor", x, y, mask)
+
+
+@intrinsic
+def vxor(p, node, x, y, mask=None):
+    """Bitwise XOR of integer vectors, or XOR of masks."""
+    return _logic(p, node, "vxor", x, y, mask)
+
+
+@intrinsic
+def vinv(p, node, x, mask=None):
+    """Bitwise NOT of an integer vector, or NOT of a mask."""
+    x = p.load(x)
+    if not is_expr(x) or T.lanes_of(x.dtype) == 1:
+        raise p.error(node, f"S.vinv expects a vector or a mask, got {p.describe(x)}")
+    if not T.is_bool(x.dtype):
+        check_dtype(p, node, "vinv", x.dtype, INTS)
+    result = p.unary(node, ast.Invert(), x)
+    pred = to_mask(p, node, mask, T.lanes_of(x.dtype))
+    if pred is not None and T.is_bool(x.dtype):
+        return select(p, node, pred, result, false_mask(p, node, T.lanes_of(x.dtype)))
+    return undefined_inactive(p, node, result, pred)
+
+
+def _count(p, node, name, x, shift):
+    """Shift counts as a vector of x's type (counts are read as unsigned)."""
+    shift = p.load(shift)
+    if is_expr(shift):
+        if not T.is_int(shift.dtype):
+            raise p.error(node, f'S.{name}: the shift must be an integer, got "{shift.dtype}"')
+        if T.lanes_of(shift.dtype) == 1:
+            if T.bits_of(shift.dtype) != T.bits_of(x.dtype):
+                shift = _core.Cast(T.element_of(x.dtype), shift, p.span(node))
+            elif shift.dtype != T.element_of(x.dtype):
+                shift = p.call_op(node, T.element_of(x.dtype), "tir.reinterpret", [shift])
+            return _core.Broadcast(shift, T.lanes_of(x.dtype), p.span(node))
+        if T.lanes_of(shift.dtype) != T.lanes_of(x.dtype) or T.bits_of(shift.dtype) != T.bits_of(x.dtype):
+            raise p.error(node, f'S.{name}: Argument type mismatch: "{x.dtype}" vs. "{shift.dtype}"')
+        if shift.dtype != x.dtype:
+            shift = p.call_op(node, x.dtype, "tir.reinterpret", [shift])
+        return shift
+    if isinstance(shift, bool) or not isinstance(shift, int):
+        raise p.error(node, f"S.{name}: the shift must be an integer, got {p.describe(shift)}")
+    lo, hi = TY.int_range(x.dtype)
+    c = shift if lo <= shift <= hi else shift % (hi - lo + 1)
+    if not lo <= c <= hi:
+        c -= hi - lo + 1
+    return TY.as_type(p, node, c, x.dtype)
+
+
+@intrinsic
+def vsr(p, node, x, shift, mask=None, with_round=False, r=None):
+    """Right shift (arithmetic for signed, logical for unsigned); counts >= bits give 0 (-1
+    for negative signed); ``with_round`` rounds to nearest, ties to even."""
+    x = vector(p, node, "vsr", x)
+    check_dtype(p, node, "vsr", x.dtype, INTS)
+    s = _count(p, node, "vsr", x, shift)
+    if flag(p, node, "vsr", with_round, "with_round"):
+        result = call(p, node, x.dtype, "dsl.vasrr", [x, s])
+    else:
+        result = _core.Call(x.dtype, _core.Op.get("tir.shift_right"), [x, s], p.span(node))
+    return _masked(p, node, result, mask, r)
+
+
+@intrinsic
+def vsl(p, node, x, shift, mask=None, saturate=False, r=None):
+    """Left shift; counts >= bits give 0; ``saturate`` clamps to the element range."""
+    x = vector(p, node, "vsl", x)
+    check_dtype(p, node, "vsl", x.dtype, INTS)
+    s = _count(p, node, "vsl", x, shift)
+    if flag(p, node, "vsl", saturate, "saturate"):
+        result = call(p, node, x.dtype, "dsl.vlsls", [x, s])
+    else:
+        result = _core.Call(x.dtype, _core.Op.get("tir.shift_left"), [x, s], p.span(node))
+    return _masked(p, node, result, mask, r)
+
+
+def _narrow(p, node, name, x, shift, mask, saturate, out_sign, with_round, to_h):
+    x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, ("int16", "uint16", "int32", "uint32"))
+    check_native(p, node, name, x.dtype)
+    to_h = flag(p, node, name, to_h, "to_h")
+    bits = T.bits_of(x.dtype)
+    if to_h and bits != 32:
+        raise p.error(node, f'S.{name}: to_h=True narrows 32-bit lanes, got "{x.dtype}"')
+    if out_sign not in (None, "s", "u"):
+        raise p.error(node, f'the arg "out_sign" must be None, "s" or "u", got {out_sign!r}')
+    signed = T.is_signed(x.dtype) if out_sign is None else out_sign == "s"
+    rbits = 16 if to_h else 8
+    rtype = T.with_lanes(T.with_sign(f"int{rbits}", signed), 256 // rbits)
+    s = _count(p, node, name, x, shift)
+    args = [x, s, mask_expr(p, node, mask, T.lanes_of(x.dtype)),
+            imm(flag(p, node, name, saturate, "saturate")),
+            imm(flag(p, node, name, with_round, "with_round")), imm(signed)]
+    stype = T.with_sign(rtype, True)
+    result = call(p, node, stype, "dsl.vnsr_h" if to_h else "dsl.vnsr", args)
+    return result if stype == rtype else p.call_op(node, rtype, "tir.reinterpret", [result])
+
+
+@intrinsic
+def vnsr(p, node, x, shift, mask=None, saturate=False, out_sign=None, with_round=False, to_h=False):
+    """Right shift, then narrow 16->8, 32->8 (32->16 with ``to_h``); results keep their source
+    positions (every 2nd or 4th lane), the gaps and inactive lanes are zero."""
+    return _narrow(p, node, "vnsr", x, shift, mask, saturate, out_sign, with_round, to_h)
+
+
+@intrinsic
+def vnsrsr(p, node, x, shift, mask=None, out_sign=None, to_h=False):
+    """S.vnsr with saturate=True and with_round=True."""
+    return _narrow(p, node, "vnsrsr", x, shift, mask, True, out_sign, True, to_h)
+
+
+@intrinsic
+def vror(p, node, x, shift, mask=None):
+    """Rotate right by ``shift mod bits``."""
+    x = vector(p, node, "vror", x)
+    check_dtype(p, node, "vror", x.dtype, INTS)
+    result = call(p, node, x.dtype, "dsl.vror", [x, _count(p, node, "vror", x, shift)])
+    return undefined_inactive(p, node, result, mask)
+
+
+def _unary_count(p, node, name, x, mask, out_sign=None, allowed=INTS):
+    x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, allowed)
+    result = undefined_inactive(p, node, call(p, node, x.dtype, f"dsl.{name}", [x]), mask)
+    if out_sign not in (None, "s", "u"):
+        raise p.error(node, f'the arg "out_sign" must be None, "s" or "u", got {out_sign!r}')
+    if out_sign is not None and T.is_signed(x.dtype) != (out_sign == "s"):
+        result = p.call_op(node, T.with_sign(x.dtype, out_sign == "s"), "tir.reinterpret", [result])
+    return result
+
+
+@intrinsic
+def vcls(p, node, x, mask=None, out_sign=None):
+    """Leading bits equal to the sign bit, the sign bit excluded (signed integers)."""
+    return _unary_count(p, node, "vcls", x, mask, out_sign, ("int8", "int16", "int32"))
+
+
+@intrinsic
+def clz(p, node, x, mask=None):
+    """Leading zero bits of each lane. Scalars too."""
+    x = p.load(x)
+    if is_expr(x) and T.lanes_of(x.dtype) == 1:
+        check_dtype(p, node, "clz", x.dtype, INTS)
+        # Through a one-lane use of the vector op: the host C has no portable scalar clz.
+        n = T.native_lanes(x.dtype)
+        v = call(p, node, T.with_lanes(x.dtype, n), "dsl.vclz", [_core.Broadcast(x, n, p.span(node))])
+        return p.call_op(node, x.dtype, "dsl.get_lane", [v, _core.IntImm("int32", 0)])
+    return _unary_count(p, node, "vclz", x, mask)
+
+
+@intrinsic
+def vbrevs(p, node, x, mask=None):
+    """The bit order of each lane reversed."""
+    return _unary_count(p, node, "vbrevs", x, mask)
+
+
+@intrinsic
+def vpcnt(p, node, x, mask=None, out_sign=None):
+    """Population count of each lane."""
+    return _unary_count(p, node, "vpcnt", x, mask, out_sign)

@@ -1,0 +1,131 @@
+"""Compare, classify and reduce: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.isnan,
+S.isinf, S.isfinite, S.max, S.min, S.vmaxh, S.vminh, S.vrpmax, S.vrpmin."""
+
+import ast
+
+from ... import _core
+from .. import types as T
+from .. import typing as TY
+from ..masks import to_mask
+from ..values import is_expr
+from . import intrinsic
+from ._util import scalar_via_vector, FLOATS, NUMBERS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from .arith import _masked, _pairwise
+
+
+def _compare(p, node, name, op, x, y, mask):
+    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    lanes = T.lanes_of(a.dtype)
+    if lanes == 1 or T.is_bool(a.dtype):
+        raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    result = p.compare(node, op, a, b)
+    pred = to_mask(p, node, mask, lanes)
+    return result if pred is None else select(p, node, pred, result, false_mask(p, node, lanes))
+
+
+def _define_compare(name, op, doc):
+    def impl(p, node, x, y, mask=None):
+        return _compare(p, node, name, op(), x, y, mask)
+
+    impl.__name__ = name
+    impl.__doc__ = doc
+    intrinsic(impl, name=name)
+
+
+_define_compare("vceq", ast.Eq, "Lane-wise x == y as a mask; inactive lanes False.")
+_define_compare("vcneq", ast.NotEq, "Lane-wise x != y as a mask; inactive lanes False.")
+_define_compare("vcge", ast.GtE, "Lane-wise x >= y as a mask; inactive lanes False.")
+_define_compare("vcgt", ast.Gt, "Lane-wise x > y as a mask; inactive lanes False.")
+_define_compare("vcle", ast.LtE, "Lane-wise x <= y as a mask; inactive lanes False.")
+_define_compare("vclt", ast.Lt, "Lane-wise x < y as a mask; inactive lanes False.")
+
+
+def _classify(p, node, name, x, mask):
+    x = p.load(x)
+    if not is_expr(x):
+        x = p.to_expr(node, x)
+    check_dtype(p, node, name, x.dtype, FLOATS)
+    lanes = T.lanes_of(x.dtype)
+    if lanes == 1:
+        n = T.native_lanes(x.dtype)
+        all_on = mask_expr(p, node, None, n)
+        return scalar_via_vector(p, node, f"dsl.v{name}", [x], "bool", [all_on])
+    return call(p, node, f"boolx{lanes}", f"dsl.v{name}", [x, mask_expr(p, node, mask, lanes)])
+
+
+@intrinsic
+def isnan(p, node, x, mask=None):
+    """Lanes that are NaN (a scalar gives a bool)."""
+    return _classify(p, node, "isnan", x, mask)
+
+
+@intrinsic
+def isinf(p, node, x, mask=None):
+    """Lanes that are +-inf."""
+    return _classify(p, node, "isinf", x, mask)
+
+
+@intrinsic
+def isfinite(p, node, x, mask=None):
+    """Lanes that are neither NaN nor infinite."""
+    return _classify(p, node, "isfinite", x, mask)
+
+
+def _extreme(p, node, name, x, y, mask, r):
+    a, b = TY.unify(p, node, p.load(x), p.load(y))
+    if T.is_bool(a.dtype):
+        raise p.error(node, f'S.{name} does not work on masks ("{a.dtype}")')
+    with p.at(node):
+        result = (_core.Max if name == "max" else _core.Min)(a, b, p.span(node))
+    if T.lanes_of(a.dtype) == 1:
+        return result
+    return _masked(p, node, result, mask, r)
+
+
+@intrinsic(name="max")
+def max_(p, node, x, y, mask=None, r=None):
+    """Lane-wise maximum; inactive lanes from ``r``. Scalars too."""
+    return _extreme(p, node, "max", x, y, mask, r)
+
+
+@intrinsic(name="min")
+def min_(p, node, x, y, mask=None, r=None):
+    """Lane-wise minimum; inactive lanes from ``r``. Scalars too."""
+    return _extreme(p, node, "min", x, y, mask, r)
+
+
+@intrinsic
+def vmaxh(p, node, x, y):
+    """Pairwise maxima: pairs of ``x`` fill the low half, pairs of ``y`` the high half."""
+    return _pairwise(p, node, "vmaxh", x, y, NUMBERS[:-1])
+
+
+@intrinsic
+def vminh(p, node, x, y):
+    """Pairwise minima, as S.vmaxh."""
+    return _pairwise(p, node, "vminh", x, y, NUMBERS[:-1])
+
+
+def _reduce(p, node, name, x, mask, return_idx):
+    x = vector(p, node, name, x)
+    check_native(p, node, name, x.dtype)
+    # Whether the target has return_idx is checked by BuildManager.lower (the parse is shared
+    # by every target).
+    return_idx = flag(p, node, name, return_idx, "return_idx")
+    if return_idx:
+        p.pfunc.x3_only.append(p.error(node, f"S.{name}(return_idx=True) needs an X3 target"))
+    return call(p, node, x.dtype, f"dsl.{name}",
+                [x, mask_expr(p, node, mask, T.lanes_of(x.dtype)), imm(bool(return_idx))])
+
+
+@intrinsic
+def vrpmax(p, node, x, mask=None, return_idx=False):
+    """Maximum of the active lanes into lane 0; with ``return_idx`` (X3) lane 1 holds the
+    index of its first occurrence."""
+    return _reduce(p, node, "vrpmax", x, mask, return_idx)
+
+
+@intrinsic
+def vrpmin(p, node, x, mask=None, return_idx=False):
+    """Minimum of the active lanes into lane 0, as S.vrpmax."""
+    return _reduce(p, node, "vrpmin", x, mask, return_idx)

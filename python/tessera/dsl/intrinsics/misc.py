@@ -1,0 +1,74 @@
+"""Miscellaneous intrinsics: S.printf and the profiling markers S.perf_tick_begin/end."""
+
+import re
+
+from .. import types as T
+from ..values import is_expr
+from ... import _core
+from . import intrinsic
+
+
+_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:v(\d+))?(hh|hl|h|l)?([diouxXfFeEgGaAcs%])")
+
+
+def _scalar_arg(p, node, a):
+    if a.dtype in ("float16", "bfloat16"):
+        return _core.Cast("float32", a, p.span(node))
+    return a
+
+
+@intrinsic
+def printf(p, node, fmt, *args):
+    """C printf; output of different TECs may interleave. Vector formats (``%v8hlx``,
+    ``%v16hf`` ...) print the lanes separated by commas."""
+    if not isinstance(fmt, str):
+        raise p.error(node, f"S.printf expects a format string, got {p.describe(fmt)}")
+    args = [p.load(a) if is_expr(p.load(a)) else p.to_expr(node, a) for a in args]
+    out_fmt, values, pos, k = [], [], 0, 0
+    for m in _SPEC.finditer(fmt):
+        out_fmt.append(fmt[pos:m.start()])
+        pos = m.end()
+        flags, vlanes, length, conv = m.groups()
+        if conv == "%":
+            out_fmt.append("%%")
+            continue
+        if k >= len(args):
+            raise p.error(node, f"S.printf: the format {fmt!r} needs more arguments")
+        a = args[k]
+        k += 1
+        lanes = T.lanes_of(a.dtype)
+        if conv in "fFeEgGaA" or length == "hl":
+            length = ""  # floats print as double; hl is OpenCL's 32-bit vector element
+        if vlanes is None:
+            if lanes > 1:
+                raise p.error(node, f"S.printf: a {a.dtype} argument needs a vector format "
+                                    f"such as %v{lanes}...")
+            out_fmt.append(f"%{flags}{length or ''}{conv}")
+            values.append(_scalar_arg(p, node, a))
+            continue
+        if int(vlanes) != lanes:
+            raise p.error(node, f"S.printf: %v{vlanes} given a {a.dtype} argument")
+        out_fmt.append(",".join([f"%{flags}{length or ''}{conv}"] * lanes))
+        for i in range(lanes):
+            lane = p.call_op(node, T.element_of(a.dtype), "dsl.get_lane", [a, _core.IntImm("int32", i)])
+            values.append(_scalar_arg(p, node, lane))
+    out_fmt.append(fmt[pos:])
+    if k != len(args):
+        raise p.error(node, f"S.printf: {len(args) - k} arguments more than the format {fmt!r} uses")
+    p.emit_call(node, "dsl.printf", [_core.StringImm("".join(out_fmt))] + values)
+
+
+def _tick(p, node, name, cid):
+    p.emit_call(node, f"dsl.{name}", [p.to_index(node, cid)])
+
+
+@intrinsic
+def perf_tick_begin(p, node, cid):
+    """Start of a profiled region (a no-op on tessera)."""
+    _tick(p, node, "perf_tick_begin", cid)
+
+
+@intrinsic
+def perf_tick_end(p, node, cid):
+    """End of a profiled region (a no-op on tessera)."""
+    _tick(p, node, "perf_tick_end", cid)

@@ -1,0 +1,396 @@
+"""The PySim interpreter: walks a DSL function's IR for one TEC.
+
+Values: numpy scalars for scalars, 1-D numpy arrays for vectors (bool arrays for masks),
+:class:`Pointer` for pointers. Memory: :class:`Region` byte arrays over the caller's arrays and
+the kernel's allocations; every load and store checks its byte range.
+"""
+
+import threading
+
+import numpy as np
+
+from ... import _core
+from ...error import DiagnosticError
+
+
+class PySimError(DiagnosticError):
+    """A runtime error of a kernel under PySim (an out-of-bounds access, a bad barrier)."""
+
+
+def np_dtype(name):
+    name = str(name)
+    if name.startswith("bfloat16"):
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    if name.startswith("bool"):
+        return np.dtype(np.bool_)
+    base = name.split("x")[0]
+    return np.dtype(base)
+
+
+def split_type(name):
+    """(element, lanes) of a type name such as "int32x8"."""
+    t = _core.DataType(name)
+    return str(t.with_lanes(1)), t.lanes
+
+
+class Region:
+    """A block of bytes that pointers point into."""
+
+    def __init__(self, data, name, array=None):
+        self.data = data  # 1-D uint8
+        self.name = name
+        self.array = array
+
+    @classmethod
+    def of_array(cls, arr, name):
+        if arr.flags.c_contiguous:
+            return cls(arr.reshape(-1).view(np.uint8), name)
+        copy = np.ascontiguousarray(arr)
+        return cls(copy.reshape(-1).view(np.uint8), name, array=(arr, copy))
+
+    def write_back(self):
+        if self.array is not None:
+            self.array[0][...] = self.array[1]
+
+
+class Pointer:
+    __slots__ = ("region", "offset")
+
+    def __init__(self, region, offset):
+        self.region = region
+        self.offset = offset  # bytes
+
+    def moved(self, nbytes):
+        return Pointer(self.region, self.offset + nbytes)
+
+    def __eq__(self, other):
+        return isinstance(other, Pointer) and self.region is other.region and self.offset == other.offset
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Frame:
+    """Variables of one function call (bindings shadow by identity of the Var node)."""
+
+    def __init__(self):
+        self.vars = {}
+        self.buffers = {}
+
+
+class Interpreter:
+    def __init__(self, funcs, entry, tec, barrier, shared):
+        self.funcs = {}
+        for gv, f in funcs.items():
+            self.funcs[gv.name_hint if hasattr(gv, "name_hint") else str(gv)] = f
+        self.entry = entry
+        self.tec = tec
+        self.barrier = barrier
+        self.shared = shared  # shared allocations: one per launch
+        self.lock = threading.Lock()
+        self.keep = []  # IR wrappers kept alive so that their identities stay stable
+
+    # ---- entry ----------------------------------------------------------------------------
+
+    def run_entry(self, args):
+        with np.errstate(all="ignore"):
+            try:
+                self.call(self.funcs[self.entry], list(args))
+            except _Return:
+                pass
+
+    def call(self, func, args):
+        frame = _Frame()
+        params = list(func.params)
+        self.keep.append(params)
+        for v, a in zip(params, args):
+            frame.vars[v] = a
+        self.keep.append(func.buffer_map)
+        saved, self.frame = getattr(self, "frame", None), frame
+        try:
+            self.stmt(func.body)
+        except _Return as ret:
+            return ret.value
+        finally:
+            self.frame = saved
+        return None
+
+    # ---- errors ---------------------------------------------------------------------------
+
+    def error(self, node, message):
+        span = node.span
+        try:
+            text = _core.render_diagnostic(span, message)
+        except Exception:  # noqa: BLE001  (no source attached)
+            text = message
+        return PySimError(text, message, span.file, span.line, span.column)
+
+    # ---- memory ---------------------------------------------------------------------------
+
+    def pointer_of_var(self, var):
+        ptr = self.frame.vars.get(var)
+        if ptr is None:
+            for k, v in self.frame.vars.items():
+                if k.same_as(var):
+                    self.frame.vars[var] = v
+                    return v
+            raise KeyError(var.name)
+        return ptr
+
+    def access(self, node, buffer, index, lanes_dtype, value=None, predicate=None):
+        """Load (value None) or store ``buffer[index]``; ``index`` is an int or an int array."""
+        ptr = self.pointer_of_var(buffer.data)
+        return self.access_ptr(node, ptr, str(buffer.dtype), index, value, predicate, buffer.name)
+
+    def access_ptr(self, node, ptr, dtype, index, value=None, predicate=None, name="pointer"):
+        """Elements ``index`` (counted in ``dtype``) at ``ptr``: loaded, or ``value`` stored."""
+        edt = np_dtype(dtype)
+        elem, blanes = split_type(dtype)
+        size = edt.itemsize * blanes
+        if not isinstance(ptr, Pointer) or ptr.region is None:
+            raise self.error(node, f"access through the null pointer {name}")
+        idx = np.atleast_1d(np.asarray(index, dtype=np.int64))
+        active = np.ones(idx.shape, bool) if predicate is None else np.atleast_1d(np.asarray(predicate, bool))
+        offs = ptr.offset + idx * size
+        data = ptr.region.data
+        bad = active & ((offs < 0) | (offs + size > data.size))
+        if bad.any():
+            i = int(np.argmax(bad))
+            what = "store to" if value is not None else "load from"
+            raise self.error(node, f"out-of-bounds {what} {name}: element {int(offs[i] // size)} "
+                                   f"of {data.size // size}, {ptr.region.name} has {data.size} bytes")
+        if value is None:
+            out = np.zeros(idx.shape[0] * blanes, dtype=edt)
+            if active.all() and idx.shape[0] > 1 and (np.diff(offs) == size).all():
+                o = int(offs[0])
+                return data[o:o + size * idx.shape[0]].view(edt).copy()
+            for k in np.nonzero(active)[0]:
+                o = int(offs[k])
+                out[k * blanes:(k + 1) * blanes] = data[o:o + size].view(edt)
+            return out
+        value = np.asarray(value).astype(edt, copy=False).reshape(-1)
+        if value.size == 1 and idx.shape[0] * blanes > 1:
+            value = np.full(idx.shape[0] * blanes, value[0], dtype=edt)
+        if active.all() and idx.shape[0] > 1 and (np.diff(offs) == size).all():
+            o = int(offs[0])
+            data[o:o + size * idx.shape[0]] = value.view(np.uint8)
+            return None
+        for k in np.nonzero(active)[0]:
+            o = int(offs[k])
+            data[o:o + size] = value[k * blanes:(k + 1) * blanes].view(np.uint8)
+        return None
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise self.error(s, f"PySim does not support the statement {type(s).__name__}")
+        method(s)
+
+    def stmt_SeqStmt(self, s):
+        for x in s.seq:
+            self.stmt(x)
+
+    def stmt_Evaluate(self, s):
+        self.expr(s.value)
+
+    def stmt_LetStmt(self, s):
+        self.keep.append(s.var)
+        self.frame.vars[s.var] = self.expr(s.value)
+        self.stmt(s.body)
+
+    def stmt_AttrStmt(self, s):
+        self.stmt(s.body)
+
+    def stmt_AssertStmt(self, s):
+        if not self.expr(s.condition):
+            raise self.error(s, str(s.message.value if hasattr(s.message, "value") else s.message))
+        self.stmt(s.body)
+
+    def stmt_DeclBuffer(self, s):
+        self.keep.append(s.buffer)
+        self.stmt(s.body)
+
+    def stmt_Allocate(self, s):
+        var = s.buffer_var
+        self.keep.append(var)
+        dt = np_dtype(s.dtype)
+        elem, lanes = split_type(s.dtype)
+        count = 1
+        for e in s.extents:
+            count *= int(self.expr(e))
+        nbytes = count * dt.itemsize * lanes
+        ann = dict(s.annotations.items()) if hasattr(s.annotations, "items") else {}
+        scope = var.scope
+        if "tessera.const_data" in ann:
+            items = ann["tessera.const_data"].items
+            values = np.array([i.value for i in items], dtype=np.float64 if "float" in elem else np.int64)
+            region = Region(values.astype(dt).view(np.uint8).copy(), var.name)
+        elif scope == "shared":
+            key = (var.name, s.span.line, s.span.column)
+            with self.lock:
+                region = self.shared.get(key)
+                if region is None:
+                    region = Region(np.zeros(nbytes, np.uint8), "<shared>")
+                    self.shared[key] = region
+        else:
+            region = Region(np.zeros(nbytes, np.uint8), var.name)
+        self.frame.vars[var] = Pointer(region, 0)
+        self.stmt(s.body)
+
+    def stmt_BufferStore(self, s):
+        self.keep.append(s.buffer)
+        value = self.expr(s.value)
+        index = self._flat_index(s.buffer, s.indices)
+        pred = None if s.predicate is None else self.expr(s.predicate)
+        self.access(s, s.buffer, index, None, value=value, predicate=pred)
+
+    def stmt_For(self, s):
+        self.keep.append(s.loop_var)
+        lo, n = int(self.expr(s.min)), int(self.expr(s.extent))
+        dt = np_dtype(s.loop_var.dtype).type
+        for i in range(lo, lo + n):
+            self.frame.vars[s.loop_var] = dt(i)
+            self.stmt(s.body)
+
+    def stmt_While(self, s):
+        while bool(self.expr(s.condition)):
+            self.stmt(s.body)
+
+    def stmt_IfThenElse(self, s):
+        if bool(self.expr(s.condition)):
+            self.stmt(s.then_case)
+        elif s.else_case is not None:
+            self.stmt(s.else_case)
+
+    # ---- expressions ----------------------------------------------------------------------
+
+    def expr(self, e):
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            binary = ops.BINARY.get(type(e).__name__)
+            if binary is not None:
+                return ops.binary(type(e).__name__, self.expr(e.a), self.expr(e.b), e.dtype,
+                                  lambda m: self.error(e, m))
+            raise self.error(e, f"PySim does not support the expression {type(e).__name__}")
+        return method(e)
+
+    def expr_IntImm(self, e):
+        return np_dtype(e.dtype).type(e.value) if e.dtype != "bool" else np.bool_(e.value)
+
+    def expr_FloatImm(self, e):
+        return np_dtype(e.dtype).type(e.value)
+
+    def expr_StringImm(self, e):
+        return e.value
+
+    def expr_Var(self, e):
+        try:
+            return self.pointer_of_var(e)
+        except KeyError:
+            raise self.error(e, f"PySim: unbound variable {e.name}") from None
+
+    expr_SizeVar = expr_Var
+
+    def expr_Cast(self, e):
+        return ops.cast(self.expr(e.value), e.value.dtype, e.dtype)
+
+    def expr_Not(self, e):
+        return np.logical_not(self.expr(e.a))
+
+    def expr_And(self, e):
+        return np.logical_and(self.expr(e.a), self.expr(e.b))
+
+    def expr_Or(self, e):
+        return np.logical_or(self.expr(e.a), self.expr(e.b))
+
+    def expr_Select(self, e):
+        c = self.expr(e.condition)
+        a, b = self.expr(e.true_value), self.expr(e.false_value)
+        if np.ndim(c) == 0 and np.ndim(a) == 0:
+            return a if c else b
+        return np.where(c, a, b).astype(np_dtype(e.dtype))
+
+    def expr_Ramp(self, e):
+        base, stride = self.expr(e.base), self.expr(e.stride)
+        return (np.int64(base) + np.arange(e.lanes, dtype=np.int64) * np.int64(stride)).astype(
+            np_dtype(e.dtype))
+
+    def expr_Broadcast(self, e):
+        v = self.expr(e.value)
+        return np.full(e.lanes, v, dtype=np_dtype(e.dtype))
+
+    def expr_Shuffle(self, e):
+        vecs = [np.atleast_1d(self.expr(v)) for v in e.vectors]
+        allv = np.concatenate(vecs)
+        idx = [int(self.expr(i)) for i in e.indices]
+        out = allv[idx]
+        return out[0] if len(idx) == 1 else out.astype(np_dtype(e.dtype))
+
+    def expr_Let(self, e):
+        self.keep.append(e.var)
+        self.frame.vars[e.var] = self.expr(e.value)
+        return self.expr(e.body)
+
+    def _flat_index(self, buffer, indices):
+        indices = [self.expr(i) for i in indices]
+        if len(indices) == 1:
+            return indices[0]
+        shape = [int(self.expr(s)) for s in buffer.shape]
+        flat = np.int64(0)
+        for i, n in zip(indices, shape):
+            flat = flat * n + np.asarray(i, np.int64)
+        return flat
+
+    def expr_BufferLoad(self, e):
+        self.keep.append(e.buffer)
+        index = self._flat_index(e.buffer, e.indices)
+        pred = None if e.predicate is None else self.expr(e.predicate)
+        out = self.access(e, e.buffer, index, e.dtype, predicate=pred)
+        _, lanes = split_type(e.dtype)
+        return out[0] if lanes == 1 and out.size == 1 else out
+
+    def expr_Call(self, e):
+        op = e.op
+        if type(op).__name__ == "GlobalVar":
+            callee = self.funcs[op.name_hint]
+            args = [self.expr(a) for a in e.args]
+            result = self.call(callee, args)
+            return result
+        name = e.op_name
+        if name == "tir.ret":
+            raise _Return(self.expr(e.args[0]))
+        if name == "tir.address_of":
+            load = e.args[0]
+            ptr = self.pointer_of_var(load.buffer.data)
+            edt = np_dtype(load.buffer.dtype)
+            _, lanes = split_type(load.buffer.dtype)
+            index = int(self._flat_index(load.buffer, load.indices))
+            return ptr.moved(index * edt.itemsize * lanes)
+        if name == "tir.if_then_else":
+            return self.expr(e.args[1]) if self.expr(e.args[0]) else self.expr(e.args[2])
+        if name == "dsl.get_local_id":
+            return np.int32(self.tec)
+        if name == "dsl.get_local_size":
+            return np.int32(4)
+        if name == "dsl.barrier":
+            if self.barrier is None:
+                raise self.error(e, "S.barrier() under TESSERA_PYSIM_SINGLE_THREAD=1: the TECs run "
+                                    "one after another, so a barrier would never be reached")
+            self.barrier.wait()
+            return None
+        handler = ops.CALLS.get(name)
+        if handler is None:
+            raise self.error(e, f"PySim does not implement {name}")
+        args = [self.expr(a) for a in e.args]
+        return handler(self, e, args)
+
+
+
+
+from . import ops  # noqa: E402  (ops uses the classes above)

@@ -1,0 +1,751 @@
+"""numpy implementations of the DSL's operators and intrinsics, keyed by IR op name.
+
+Each handler takes (interpreter, call node, evaluated args) and returns the value.
+"""
+
+import math
+
+import numpy as np
+
+from .interpreter import Pointer, np_dtype, split_type
+
+
+def _info(dtype):
+    return np.iinfo(np_dtype(dtype))
+
+
+def _is_float(dtype):
+    d = np_dtype(dtype)
+    return d.kind == "f" or d.name == "bfloat16"
+
+
+def _wrap(values, dtype):
+    """int64 values wrapped into ``dtype``."""
+    return np.asarray(values, dtype=np.int64).astype(np_dtype(dtype))
+
+
+def _out(values, dtype):
+    """A result of ``dtype``: a scalar for 1 lane, else an array."""
+    _, lanes = split_type(dtype)
+    arr = np.asarray(values)
+    if arr.dtype != np_dtype(dtype):
+        arr = arr.astype(np_dtype(dtype))
+    if lanes == 1:
+        return arr.reshape(-1)[0] if arr.ndim else arr[()]
+    return arr.reshape(-1)
+
+
+def _i64(x):
+    return np.asarray(x).astype(np.int64)
+
+
+def _f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+# ---- casts ------------------------------------------------------------------------------------
+
+
+def cast(value, src, dst):
+    dt = np_dtype(dst)
+    if isinstance(value, Pointer):
+        return value
+    x = np.asarray(value)
+    if dt == np.bool_:
+        return _out(x != 0, dst)
+    if _is_float(dst):
+        if x.dtype.kind in "iub":
+            x = x.astype(np.float64)
+        return _out(x.astype(np.float32).astype(dt) if dt.name == "bfloat16" else x.astype(dt), dst)
+    if _is_float(src):
+        f = x.astype(np.float64)
+        f = np.where(np.isnan(f), 0.0, f)
+        f = np.clip(np.trunc(f), -2147483648.0, 2147483647.0)
+        return _out(f.astype(np.int64).astype(dt), dst)
+    return _out(_i64(x).astype(dt), dst)
+
+
+# ---- binary nodes -------------------------------------------------------------------------------
+
+BINARY = {k: k for k in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max",
+                         "EQ", "NE", "LT", "LE", "GT", "GE")}
+
+_CMP = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+        "GT": np.greater, "GE": np.greater_equal}
+
+
+def binary(kind, a, b, dtype, error):
+    if isinstance(a, Pointer) or isinstance(b, Pointer):
+        if kind in ("EQ", "NE"):
+            same = (isinstance(a, Pointer) and isinstance(b, Pointer) and a.region is b.region
+                    and a.offset == b.offset)
+            return np.bool_(same if kind == "EQ" else not same)
+        return np.bool_(_CMP[kind](a.offset, b.offset))
+    if kind in _CMP:
+        return _out(_CMP[kind](a, b), dtype)
+    elem, lanes = split_type(dtype)
+    if _is_float(dtype):
+        x, y = np.asarray(a), np.asarray(b)
+        wide = np.float32 if np_dtype(dtype).itemsize < 4 else np_dtype(dtype)
+        x, y = x.astype(wide), y.astype(wide)
+        if kind == "Add":
+            r = x + y
+        elif kind == "Sub":
+            r = x - y
+        elif kind == "Mul":
+            r = x * y
+        elif kind == "Div":
+            r = x / y
+        elif kind == "Mod":
+            r = np.fmod(x, y)
+        elif kind == "FloorDiv":
+            r = np.floor(x / y)
+        elif kind == "FloorMod":
+            r = x - np.floor(x / y) * y
+        elif kind == "Min":
+            r = np.where(x < y, x, y)
+        else:
+            r = np.where(x > y, x, y)
+        return _out(r, dtype)
+    x, y = _i64(a), _i64(b)
+    info = _info(dtype)
+    if kind == "Add":
+        r = x + y
+    elif kind == "Sub":
+        r = x - y
+    elif kind == "Mul":
+        r = x * y
+    elif kind in ("Div", "Mod", "FloorDiv", "FloorMod"):
+        zero = y == 0
+        if lanes == 1 and zero.any():
+            raise error("integer division by zero")
+        safe = np.where(zero, 1, y)
+        q = np.abs(x) // np.abs(safe)
+        q = np.where((x < 0) != (safe < 0), -q, q)
+        if kind in ("FloorDiv", "FloorMod"):
+            q = np.where((q * safe != x) & ((x < 0) != (safe < 0)), q - 1, q)
+        if kind in ("Div", "FloorDiv"):
+            r = np.where(zero, 0, q)
+            if lanes > 1:
+                r = np.minimum(r, info.max)
+        else:
+            r = np.where(zero | ((safe == -1) & (info.min < 0) & (lanes > 1)), 0, x - q * safe)
+    elif kind == "Min":
+        r = np.minimum(x, y)
+    else:
+        r = np.maximum(x, y)
+    return _out(_wrap(r, dtype), dtype)
+
+
+# ---- calls ------------------------------------------------------------------------------------
+
+CALLS = {}
+
+
+def handler(*names):
+    def register(fn):
+        for n in names:
+            CALLS[n] = fn
+        return fn
+
+    return register
+
+
+def _lanes_of(dtype):
+    return split_type(dtype)[1]
+
+
+@handler("tir.likely")
+def _likely(it, e, a):
+    return a[0]
+
+
+@handler("tir.reinterpret")
+def _reinterpret(it, e, a):
+    x = a[0]
+    if isinstance(x, Pointer):
+        return x
+    arr = np.atleast_1d(np.asarray(x)).copy()
+    return _out(arr.view(np_dtype(e.dtype)), e.dtype)
+
+
+def _bitwise(fn):
+    def impl(it, e, a):
+        if e.dtype.startswith("bool"):
+            return _out(fn(np.asarray(a[0], bool), np.asarray(a[1], bool)), e.dtype)
+        return _out(fn(np.asarray(a[0]).astype(np_dtype(e.dtype)), np.asarray(a[1]).astype(np_dtype(e.dtype))), e.dtype)
+    return impl
+
+
+CALLS["tir.bitwise_and"] = _bitwise(np.bitwise_and)
+CALLS["tir.bitwise_or"] = _bitwise(np.bitwise_or)
+CALLS["tir.bitwise_xor"] = _bitwise(np.bitwise_xor)
+
+
+@handler("tir.bitwise_not")
+def _not(it, e, a):
+    if e.dtype.startswith("bool"):
+        return _out(np.logical_not(a[0]), e.dtype)
+    return _out(np.invert(np.asarray(a[0]).astype(np_dtype(e.dtype))), e.dtype)
+
+
+def _counts(s, dtype):
+    """Shift counts read as unsigned."""
+    bits = np_dtype(dtype).itemsize * 8
+    return _i64(s) & ((1 << bits) - 1)
+
+
+@handler("tir.shift_left")
+def _shl(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    c = _counts(a[1], e.dtype)
+    x = _i64(a[0])
+    return _out(_wrap(np.where(c >= bits, 0, x << np.minimum(c, 63)), e.dtype), e.dtype)
+
+
+@handler("tir.shift_right")
+def _shr(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    c = _counts(a[1], e.dtype)
+    x = _i64(a[0])
+    r = np.where(c >= bits, np.where(x < 0, -1, 0), x >> np.minimum(c, bits - 1))
+    return _out(_wrap(r, e.dtype), e.dtype)
+
+
+def _float_fn(fn):
+    def impl(it, e, a):
+        x = np.asarray(a[0]).astype(np.float32)
+        return _out(fn(x).astype(np.float32), e.dtype)
+    return impl
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _rsqrt(x):
+    return np.float32(1.0) / np.sqrt(x)
+
+
+_MATH = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
+         "sqrt": np.sqrt, "rsqrt": _rsqrt, "floor": np.floor, "ceil": np.ceil,
+         "erf": lambda x: _erf(x).astype(np.float32), "exp2": np.exp2, "fabs": np.abs,
+         "nearbyint": np.rint, "rint": np.rint}
+for _n, _f in _MATH.items():
+    CALLS[f"tir.{_n}"] = _float_fn(_f)
+    CALLS[f"dsl.v{_n}"] = _float_fn(_f)
+
+
+@handler("tir.pow", "dsl.vpow")
+def _pow(it, e, a):
+    return _out(np.power(np.asarray(a[0], np.float32), np.asarray(a[1], np.float32)), e.dtype)
+
+
+def _classify(fn):
+    def impl(it, e, a):
+        r = fn(np.asarray(a[0]).astype(np.float32))
+        if len(a) > 1:
+            r = r & np.asarray(a[1], bool)
+        return _out(r, e.dtype)
+    return impl
+
+
+for _n, _f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
+    CALLS[f"tir.{_n}"] = _classify(_f)
+    CALLS[f"dsl.v{_n}"] = _classify(_f)
+
+
+def _clz_values(x, dtype):
+    bits = np_dtype(dtype).itemsize * 8
+    u = _i64(x) & ((1 << bits) - 1)
+    out = np.full(u.shape, bits, np.int64)
+    for b in range(bits - 1, -1, -1):
+        hit = ((u >> b) & 1 == 1) & (out == bits)
+        out = np.where(hit, bits - 1 - b, out)
+    return out
+
+
+@handler("tir.clz", "dsl.vclz")
+def _clz(it, e, a):
+    return _out(_wrap(_clz_values(a[0], e.dtype), e.dtype), e.dtype)
+
+
+@handler("dsl.vcls")
+def _cls(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    u = _i64(a[0]) & ((1 << bits) - 1)
+    neg = (u >> (bits - 1)) & 1 == 1
+    u = np.where(neg, ~u & ((1 << bits) - 1), u)
+    return _out(_wrap(_clz_values(u, e.dtype) - 1, e.dtype), e.dtype)
+
+
+@handler("tir.popcount", "dsl.vpcnt")
+def _pcnt(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    u = _i64(a[0]) & ((1 << bits) - 1)
+    return _out(_wrap(sum((u >> b) & 1 for b in range(bits)), e.dtype), e.dtype)
+
+
+@handler("dsl.vbrevs")
+def _brevs(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    u = _i64(a[0]) & ((1 << bits) - 1)
+    r = sum(((u >> b) & 1) << (bits - 1 - b) for b in range(bits))
+    return _out(_wrap(r, e.dtype), e.dtype)
+
+
+@handler("dsl.vror")
+def _ror(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    full = (1 << bits) - 1
+    u = _i64(a[0]) & full
+    c = _counts(a[1], e.dtype) % bits
+    r = ((u >> c) | (u << (bits - c))) & full
+    return _out(_wrap(r, e.dtype), e.dtype)
+
+
+def _clamp(r, dtype):
+    info = _info(dtype)
+    return np.clip(r, info.min, info.max).astype(np_dtype(dtype))
+
+
+@handler("dsl.vadds")
+def _adds(it, e, a):
+    return _clamp(_i64(a[0]) + _i64(a[1]), e.dtype)
+
+
+@handler("dsl.vsubs")
+def _subs(it, e, a):
+    return _clamp(_i64(a[0]) - _i64(a[1]), e.dtype)
+
+
+def _round_shift(x, c, bits):
+    """x >> c rounding to nearest, ties to even (c read as unsigned, capped)."""
+    c = np.minimum(c, bits + 1)
+    q = x >> np.maximum(c, 0)
+    rem = x - (q << c)
+    half = np.where(c > 0, 1 << np.maximum(c - 1, 0), 0)
+    up = (c > 0) & ((rem > half) | ((rem == half) & (q & 1 == 1)))
+    return np.where(c == 0, x, q + up)
+
+
+@handler("dsl.vasrr")
+def _asrr(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    return _out(_wrap(_round_shift(_i64(a[0]), _counts(a[1], e.dtype), bits), e.dtype), e.dtype)
+
+
+@handler("dsl.vlsls")
+def _lsls(it, e, a):
+    bits = np_dtype(e.dtype).itemsize * 8
+    info = _info(e.dtype)
+    x, c = _i64(a[0]), _counts(a[1], e.dtype)
+    big = np.where(x < 0, info.min, info.max)
+    r = np.where(c >= bits, big, np.clip(x << np.minimum(c, bits - 1), info.min, info.max))
+    r = np.where(x == 0, 0, r)
+    return _out(r.astype(np.int64), e.dtype)
+
+
+@handler("dsl.vabs")
+def _abs(it, e, a):
+    if _is_float(e.dtype):
+        return _out(np.abs(np.asarray(a[0])), e.dtype)
+    r = np.abs(_i64(a[0]))
+    if bool(a[1]):
+        return _clamp(r, e.dtype)
+    return _out(_wrap(r, e.dtype), e.dtype)
+
+
+_PATTERN = np.random.default_rng(0x7E55E8A).integers(0, 256, 64, dtype=np.uint8)
+
+
+@handler("dsl.undef_inactive")
+def _undef(it, e, a):
+    x, m = np.asarray(a[0]), np.asarray(a[1], bool)
+    fill = _PATTERN[:x.nbytes].view(x.dtype)[:x.size]
+    return np.where(m, x, fill).astype(x.dtype)
+
+
+@handler("dsl.vperm")
+def _perm(it, e, a):
+    x, y = np.asarray(a[0]), np.asarray(a[1])
+    n = x.size
+    table = np.concatenate([x, y, np.zeros(1, x.dtype)])
+    idx = _i64(a[2])
+    idx = np.where((idx < 0) | (idx >= 2 * n), 2 * n, idx)
+    return table[idx].astype(x.dtype)
+
+
+@handler("dsl.vcompc")
+def _compc(it, e, a):
+    x, y, m = np.asarray(a[0]), np.asarray(a[1]), np.asarray(a[2], bool)
+    packed = x[m]
+    return np.concatenate([packed, y[:x.size - packed.size]]).astype(x.dtype)
+
+
+@handler("dsl.vcompt")
+def _compt(it, e, a):
+    x, m = np.asarray(a[0]), np.asarray(a[1], bool)
+    return _compc(it, e, [x, np.zeros_like(x), m])
+
+
+@handler("dsl.vrpadd")
+def _rpadd(it, e, a):
+    x, m = np.asarray(a[0]), np.asarray(a[1], bool)
+    n = _lanes_of(e.dtype)
+    out = np.zeros(n, np_dtype(e.dtype))
+    if _is_float(e.dtype):
+        acc = np.float32(0)
+        for v in x[m].astype(np.float32):
+            acc = np.float32(acc + v)
+        out[0] = acc
+    else:
+        out[0] = _wrap(_i64(x[m]).sum(), e.dtype)
+    return out
+
+
+def _reduce_ext(better):
+    def impl(it, e, a):
+        x, m, with_index = np.asarray(a[0]), np.asarray(a[1], bool), bool(a[2])
+        out = np.zeros_like(x)
+        vals = x.astype(np.float64) if _is_float(e.dtype) else _i64(x)
+        best = -1
+        for i in range(x.size):
+            if m[i] and (best < 0 or better(vals[i], vals[best])):
+                best = i
+        if best >= 0:
+            out[0] = x[best]
+        if with_index:
+            out[1] = max(best, 0)
+        return out
+    return impl
+
+
+CALLS["dsl.vrpmax"] = _reduce_ext(lambda a, b: a > b)
+CALLS["dsl.vrpmin"] = _reduce_ext(lambda a, b: a < b)
+
+
+def _widen(high):
+    def impl(it, e, a):
+        x, y = _i64(a[0]), _i64(a[1])
+        n = x.size
+        bits = np.asarray(a[0]).dtype.itemsize * 8
+        part = slice(n // 2, n) if high else slice(0, n // 2)
+        if bits == 32:
+            half = slice(4, 8) if high else slice(0, 4)
+            prod = [int(p) for p in (x[half] * y[half])] if np.asarray(a[0]).dtype == np.int32 else \
+                [int(p) for p in (x[half].astype(object) * y[half].astype(object))]
+            words = []
+            for p in prod:
+                u = p & 0xFFFFFFFFFFFFFFFF
+                words += [u & 0xFFFFFFFF, u >> 32]
+            return np.array(words, np.uint64).astype(np.uint32).view(np_dtype(e.dtype))
+        return _out(_wrap(x[part] * y[part], e.dtype), e.dtype)
+    return impl
+
+
+CALLS["dsl.vmull"] = _widen(False)
+CALLS["dsl.vmulh"] = _widen(True)
+
+
+def _pairwise(fn, saturate):
+    def impl(it, e, a):
+        x, y = np.asarray(a[0]), np.asarray(a[1])
+        if _is_float(e.dtype):
+            xs, ys = x.astype(np.float32), y.astype(np.float32)
+        else:
+            xs, ys = _i64(x), _i64(y)
+        r = np.concatenate([fn(xs[0::2], xs[1::2]), fn(ys[0::2], ys[1::2])])
+        if _is_float(e.dtype):
+            return _out(r, e.dtype)
+        return _clamp(r, e.dtype) if saturate else _out(_wrap(r, e.dtype), e.dtype)
+    return impl
+
+
+CALLS["dsl.vaddh"] = _pairwise(np.add, True)
+CALLS["dsl.vsubh"] = _pairwise(np.subtract, True)
+CALLS["dsl.vmaxh"] = _pairwise(np.maximum, False)
+CALLS["dsl.vminh"] = _pairwise(np.minimum, False)
+
+
+def _dot(group, saturate):
+    def impl(it, e, a):
+        if _is_float(str(np.asarray(a[0]).dtype)) or np.asarray(a[0]).dtype.name == "bfloat16":
+            x, y = np.asarray(a[0]).astype(np.float32), np.asarray(a[1]).astype(np.float32)
+            m = np.asarray(a[2], bool)
+            sums = np.where(m, x * y, 0).astype(np.float32).reshape(-1, group)
+            out = np.zeros(8, np.float32)
+            for i in range(sums.shape[0]):
+                acc = np.float32(0)
+                for v in sums[i]:
+                    acc = np.float32(acc + v)
+                out[2 * i] = acc
+            return out
+        x, y, m = _i64(a[0]), _i64(a[1]), np.asarray(a[2], bool)
+        p = np.where(m, x * y, 0).reshape(-1, group).sum(axis=1)
+        return _clamp(p, e.dtype) if saturate else _out(_wrap(p, e.dtype), e.dtype)
+    return impl
+
+
+CALLS["dsl.vdot"] = _dot(2, True)
+CALLS["dsl.vqdot"] = _dot(4, False)
+
+
+def _fma_half(odd):
+    def impl(it, e, a):
+        acc = np.asarray(a[0], np.float32)
+        x, y = np.asarray(a[1]).astype(np.float32), np.asarray(a[2]).astype(np.float32)
+        m = np.asarray(a[3], bool)
+        prod = x[int(odd)::2] * y[int(odd)::2]
+        return np.where(m, acc + prod, acc).astype(np.float32)
+    return impl
+
+
+CALLS["dsl.vfmae"] = _fma_half(False)
+CALLS["dsl.vfmao"] = _fma_half(True)
+
+
+def _nsr(it, e, a):
+    x, m = _i64(a[0]), np.asarray(a[2], bool)
+    sat, rnd, signed = bool(a[3]), bool(a[4]), bool(a[5])
+    src_bits = np.asarray(a[0]).dtype.itemsize * 8
+    c = _counts(a[1], str(np.asarray(a[0]).dtype))
+    q = _round_shift(x, c, src_bits) if rnd else np.where(
+        c >= src_bits, np.where(x < 0, -1, 0), x >> np.minimum(c, src_bits - 1))
+    rtype = e.dtype
+    rbits = np_dtype(rtype).itemsize * 8
+    if sat:
+        lo, hi = (-(1 << (rbits - 1)), (1 << (rbits - 1)) - 1) if signed else (0, (1 << rbits) - 1)
+        q = np.clip(q, lo, hi)
+    n = _lanes_of(rtype)
+    out = np.zeros(n, np.int64)
+    step = n // x.size
+    out[::step] = np.where(m, q, 0)
+    return _out(_wrap(out, rtype), rtype)
+
+
+CALLS["dsl.vnsr"] = _nsr
+CALLS["dsl.vnsr_h"] = _nsr
+
+
+# ---- masks, lanes, conversions --------------------------------------------------------------
+
+
+@handler("dsl.const_mask")
+def _const_mask(it, e, a):
+    return np.array([bool(v) for v in a], bool)
+
+
+@handler("dsl.tail_mask")
+def _tail_mask(it, e, a):
+    return np.arange(_lanes_of(e.dtype)) < int(a[0])
+
+
+@handler("dsl.vmake")
+def _vmake(it, e, a):
+    return np.array(a).astype(np_dtype(e.dtype))
+
+
+@handler("dsl.get_lane")
+def _get_lane(it, e, a):
+    return np.asarray(a[0])[int(a[1])]
+
+
+@handler("dsl.set_lane")
+def _set_lane(it, e, a):
+    v = np.array(a[0], copy=True)
+    v[int(a[1])] = a[2]
+    return v
+
+
+@handler("dsl.vall")
+def _vall(it, e, a):
+    return np.bool_(np.all(a[0]))
+
+
+@handler("dsl.vany")
+def _vany(it, e, a):
+    return np.bool_(np.any(a[0]))
+
+
+@handler("dsl.vcvt")
+def _vcvt(it, e, a):
+    x = np.asarray(a[0])
+    first, stride = int(a[1]), int(a[2])
+    n = _lanes_of(e.dtype)
+    src = str(e.args[0].dtype)
+    out = np.zeros(n, np_dtype(e.dtype))
+    idx = [first + k * stride for k in range(n)]
+    ok = [i for i in range(n) if idx[i] < x.size]
+    if ok:
+        out[ok] = cast(x[[idx[i] for i in ok]], src.split("x")[0] if "x" in src else src, e.dtype)
+    return out
+
+
+@handler("dsl.vcvt_into")
+def _vcvt_into(it, e, a):
+    acc, x, first = np.array(a[0], copy=True), np.asarray(a[1]), int(a[2])
+    src = str(e.args[1].dtype)
+    conv = np.atleast_1d(cast(x, src, str(e.dtype).split("x")[0] + f"x{x.size}"))
+    end = min(acc.size, first + conv.size)
+    if end > first:
+        acc[first:end] = conv[:end - first]
+    return acc
+
+
+@handler("dsl.nullptr")
+def _nullptr(it, e, a):
+    return Pointer(None, 0)
+
+
+@handler("dsl.is_nullptr")
+def _is_null(it, e, a):
+    return np.bool_(not isinstance(a[0], Pointer) or a[0].region is None)
+
+
+# ---- memory: gathers, matrices, DMA ------------------------------------------------------------
+
+
+def pointer_element(node):
+    """The element type a pointer expression points to."""
+    name = type(node).__name__
+    if name in ("Var", "SizeVar"):
+        return str(node.pointer_element)
+    if name == "Call" and node.op_name == "tir.address_of":
+        return str(node.args[0].buffer.dtype)
+    if name == "Call" and node.op_name == "tir.reinterpret":
+        return pointer_element(node.args[0])
+    raise TypeError(f"not a pointer expression: {name}")
+
+
+def _scalar_elem(node):
+    return pointer_element(node).split("x")[0] if not pointer_element(node).startswith("bool") else "bool"
+
+
+@handler("dsl.vload_gather")
+def _gather(it, e, a):
+    ptr, idx, m = a[0], _i64(a[1]), np.asarray(a[2], bool)
+    out = it.access_ptr(e, ptr, _scalar_elem(e.args[0]), idx, predicate=m)
+    return np.where(m, out, 0).astype(np_dtype(e.dtype))
+
+
+@handler("dsl.vstore_scatter")
+def _scatter(it, e, a):
+    v, ptr, idx, m = np.asarray(a[0]), a[1], _i64(a[2]), np.asarray(a[3], bool)
+    for i in range(v.size):  # in lane order: a later lane wins on a repeated index
+        if m[i]:
+            it.access_ptr(e, ptr, _scalar_elem(e.args[1]), [idx[i]], value=v[i:i + 1])
+
+
+def _matrix(accumulate):
+    def impl(it, e, a):
+        ptr = a[0]
+        x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
+        y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
+        prod = np.zeros((4, 4), np.float32)
+        for k in range(4):
+            prod = prod + x[:, k:k + 1] * y[:, k][None, :]
+        if accumulate:
+            prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4) + prod
+        it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
+    return impl
+
+
+CALLS["dsl.vmml"] = _matrix(False)
+CALLS["dsl.vmma"] = _matrix(True)
+
+
+_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
+
+
+@handler("dsl.printf")
+def _printf(it, e, a):
+    """C printf semantics in Python: length modifiers set the width of %x/%o/%u."""
+    values = list(a[1:])
+    parts, pos, k = [], 0, 0
+    fmt = a[0]
+    for m in _PRINTF_SPEC.finditer(fmt):
+        parts.append(fmt[pos:m.start()])
+        pos = m.end()
+        flags, length, conv = m.groups()
+        if conv == "%":
+            parts.append("%")
+            continue
+        v = values[k]
+        k += 1
+        v = v.item() if hasattr(v, "item") else v
+        if conv in "xXou":
+            bits = {"hh": 8, "h": 16}.get(length, 32)
+            v = int(v) & ((1 << bits) - 1)
+            conv = "d" if conv == "u" else conv
+        parts.append(("%" + flags + conv) % v)
+    parts.append(fmt[pos:])
+    print("".join(parts), end="", flush=True)
+
+
+@handler("dsl.perf_tick_begin", "dsl.perf_tick_end", "dsl.flush_cache")
+def _noop(it, e, a):
+    return None
+
+
+def _copy(it, e, dst, src, dnode, snode, width, src_stride, times, dst_stride):
+    elem = _scalar_elem(snode)
+    for t in range(times):
+        row = it.access_ptr(e, src, elem, np.arange(width) + t * src_stride)
+        it.access_ptr(e, dst, _scalar_elem(dnode), np.arange(width) + t * dst_stride, value=row)
+
+
+@handler("dsl.dma1d")
+def _dma1d(it, e, a):
+    ddr, sram, count, direction = a
+    if int(direction) == 1:
+        _copy(it, e, sram, ddr, e.args[1], e.args[0], int(count), 0, 1, 0)
+    else:
+        _copy(it, e, ddr, sram, e.args[0], e.args[1], int(count), 0, 1, 0)
+
+
+@handler("dsl.dma_copy", "dsl.async_dma_copy")
+def _dma_copy(it, e, a):
+    dst, src, width, src_stride, times, dst_stride = a[:6]
+    _copy(it, e, dst, src, e.args[0], e.args[1], int(width), int(src_stride), int(times),
+          int(dst_stride))
+
+
+@handler("dsl.dma_memset")
+def _dma_memset(it, e, a):
+    ptr, value, num = a
+    elem = _scalar_elem(e.args[0])
+    it.access_ptr(e, ptr, elem, np.arange(int(num)),
+                  value=np.full(int(num), value, dtype=np_dtype(elem)))
+
+
+@handler("dsl.dma_transpose2d")
+def _dma_transpose(it, e, a):
+    dst, src, row, col, dst_stride, src_stride = [a[0], a[1]] + [int(v) for v in a[2:]]
+    elem = _scalar_elem(e.args[1])
+    for i in range(row):
+        vals = it.access_ptr(e, src, elem, np.arange(col) + i * src_stride)
+        it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(col) * dst_stride + i, value=vals)
+
+
+@handler("dsl.dma_upsample")
+def _dma_upsample(it, e, a):
+    dst, src = a[0], a[1]
+    h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride = [int(v) for v in a[2:]]
+    elem = _scalar_elem(e.args[1])
+    for x in range(w):
+        vals = it.access_ptr(e, src, elem, np.arange(c) + x * src_c_stride)
+        for hs in range(h_scale):
+            for ws in range(w_scale):
+                base = (hs * dst_w_stride + x * w_scale + ws) * dst_c_stride
+                it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(c) + base, value=vals)
+
+
+@handler("dsl.alloc_event")
+def _alloc_event(it, e, a):
+    it.events = getattr(it, "events", 0) + 1
+    return np.int32(it.events - 1)
+
+
+@handler("dsl.wait_event", "dsl.free_event")
+def _wait_event(it, e, a):
+    return None

@@ -1,0 +1,109 @@
+"""Permutation intrinsics on every dtype, compiled and under PySim, against numpy; misuse."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import script as S
+
+from _util import ALL_TYPES, INT_TYPES, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
+
+MASK = "2T2F1T"
+
+
+def _data(dtype, n, seed):
+    if dtype in INT_TYPES:
+        return rand(n, dtype, seed=seed)
+    return rand(n, dtype, seed=seed, low=-8.0, high=8.0)
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_permutations(dtype):
+    n = lanes(dtype)
+    bits = np_dtype(dtype).itemsize * 8
+    itype = f"uint{bits}"
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), idx: S.ptr(itype, "global"),
+          out: S.ptr(dtype, "global"), shift: S.i32):
+        x = S.vload(a)
+        y = S.vload(b)
+        S.vstore(S.vrevs(x), out)
+        S.vstore(S.vzip(x, y, part="low"), out + n)
+        S.vstore(S.vzip(x, y, part="odd"), out + 2 * n)
+        S.vstore(S.vsldl(x, y, 3), out + 3 * n)
+        S.vstore(S.vreplic(x, 2), out + 4 * n)
+        S.vstore(S.vshfl(x, 3), out + 5 * n)
+        S.vstore(S.vshfl(x, shift), out + 6 * n)
+        S.vstore(S.vtbl((x, y), S.vload(idx)), out + 7 * n)
+        S.vstore(S.vtbl((x, y, x, y), S.vload(idx)), out + 8 * n)
+        S.vstore(S.vcompt(x, MASK), out + 9 * n)
+        S.vstore(S.vcompc(x, y, MASK), out + 10 * n)
+        S.vstore(S.vbcast(a[1]), out + 11 * n)
+        w = S.vconcat((x, y))
+        S.vstore(w, out + 12 * n)
+        lo, hi = S.vsplit(S.vconcat((y, x, y, x), part="even"))
+        S.vstore(lo, out + 14 * n)
+        S.vstore(hi, out + 15 * n)
+        S.vstore(S.vzip(x, y), out + 16 * n)
+
+    a, b = _data(dtype, n, 41), _data(dtype, n, 42)
+    idx = rand(n, itype, seed=43, low=0, high=5 * n)
+    out = np.zeros(18 * n, np_dtype(dtype))
+    (_, _, _, c, _), (_, _, _, s, _) = run_both(k, a, b, idx, out, 5)
+    m = mask_bits(MASK, n)
+    h = n // 2
+    zip_ = lambda p, q: np.stack([p, q], 1).reshape(-1)  # noqa: E731
+    table2 = np.concatenate([a, b])
+    tbl2 = np.where(idx < 2 * n, table2[np.minimum(idx, 2 * n - 1)], 0)
+    tbl4 = np.where(idx < 4 * n, np.concatenate([table2, table2])[np.minimum(idx, 4 * n - 1)], 0)
+    packed = a[m]
+    rows = [a[::-1], zip_(a[:h], b[:h]), zip_(a[1::2], b[1::2]), np.concatenate([a[3:], b[:3]]),
+            np.full(n, a[2]), np.roll(a, -3), np.roll(a, -5), tbl2, tbl4,
+            np.concatenate([packed, np.zeros(n - packed.size)]),
+            np.concatenate([packed, b[:n - packed.size]]), np.full(n, a[1]), a, b,
+            b[0::2].tolist() + a[0::2].tolist(), b[0::2].tolist() + a[0::2].tolist(), zip_(a, b)]
+    expected = np.concatenate([np.asarray(r, np.float64) for r in rows]).astype(np_dtype(dtype))
+    check_active([c, s], expected)
+
+
+def test_mask_permutations():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        x = S.vload(a)
+        m = S.vrevs(x > 0)
+        S.vstore(S.vsel(x, 0, m), out)
+        S.vstore(S.vsel(S.vload(a, lanes=16), 0, S.vconcat((x > 0, x < 0))), out + 8)
+
+    a = rand(16, "int32", seed=44)
+    out = np.zeros(24, "int32")
+    (_, c), (_, s) = run_both(k, a, out)
+    x = a[:8]
+    both = np.concatenate([x > 0, x < 0])
+    expected = np.concatenate([np.where((x > 0)[::-1], x, 0), np.where(both, a, 0)])
+    check_active([c, s], expected.astype("int32"))
+
+
+def test_misuse():
+    @S.prim_func
+    def bad_tbl(a: S.ptr("int32", "global"), i: S.ptr("int16", "global")):
+        S.vstore(S.vtbl((S.vload(a), S.vload(a)), S.vload(i)), a)
+
+    expect_diag(bad_tbl, "S.vtbl(", "Argument type mismatch")
+
+    @S.prim_func
+    def bad_shift(a: S.ptr("int32", "global")):
+        S.vstore(S.vsldl(S.vload(a), S.vload(a), 9), a)
+
+    expect_diag(bad_shift, "S.vsldl(", "shift")
+
+    @S.prim_func
+    def bad_compt(a: S.ptr("int32", "global")):
+        S.vstore(S.vcompt(S.vload(a, lanes=12), "3T"), a)
+
+    expect_diag(bad_compt, "S.vcompt(", "hardware native")
+
+    @S.prim_func
+    def bad_concat(a: S.ptr("int32", "global"), b: S.ptr("int16", "global")):
+        w = S.vconcat((S.vload(a), S.vload(b)))
+
+    expect_diag(bad_concat, "S.vconcat(", "Argument type mismatch")
