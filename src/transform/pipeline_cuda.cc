@@ -1,15 +1,6 @@
-// The CUDA target's stage table ("cuda"): the host stages plus the (G) passes of
-// lowering-stages.md §5.1, the host/device split, CodeGenCUDA and NVRTC.
-//
-// Of the (G) passes, tessera implements UnifyThreadBinding, VerifyMemory, ThreadSync("shared"),
-// SplitHostDevice and LowerDeviceKernelLaunch; LowerCrossThreadReduction, LiftThreadBinding,
-// ManifestSharedMemoryLocalStage, LowerAutoCopy, InjectPermutedLayout, TransformMmaBufferLayout,
-// InjectVirtualThread, InjectPTXLDG32, ThreadSync("shared.dyn"/"warp"), InferFragment,
-// LowerThreadAllreduce, MergeSharedMemoryAllocations and LowerWarpMemory are not listed yet
-// (nor the host passes that pipeline_host.cc leaves out).
+// The CUDA target's stage table ("cuda"): the shared TensorIR stages (pipeline_tir.cc, where the
+// GPU passes are chosen by ctx.IsGpu()), then CodeGenCUDA with NVRTC and the host launcher.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/cuda/nvrtc.h"
@@ -19,70 +10,11 @@
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/passes.h"
 #include "tessera/transform/stage.h"
+#include "tessera/transform/tir_stages.h"
 
 namespace tessera {
 namespace lower {
 namespace {
-
-StageResult CudaBegin(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kBegin);
-  mod = run(mod, transform::BindTarget("cuda"));
-  return {mod, false, nullptr};
-}
-
-StageResult CudaNormalize(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kNormalize);
-  mod = run(mod, "tir.CanonicalizeLoop");
-  mod = run(mod, "tir.LowerInitBlock");
-  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
-  mod = run(mod, "tir.ConvertBlocksToOpaque");
-  mod = run(mod, "tir.CompactBufferAllocation");
-  mod = run(mod, "tir.UnifyThreadBinding");
-  mod = run(mod, "tir.LowerMatchBuffer");
-  mod = run(mod, "tir.Simplify");
-  return {mod, false, nullptr};
-}
-
-StageResult CudaFlatten(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kFlatten);
-  mod = run(mod, "tir.LowerOpaqueBlock");
-  mod = run(mod, "tir.FlattenBuffer");
-  return {mod, false, nullptr};
-}
-
-StageResult CudaLoop(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kLoop);
-  mod = run(mod, "tir.VectorizeLoop");
-  mod = run(mod, "tir.StorageRewrite");
-  mod = run(mod, "tir.UnrollLoop");
-  return {mod, false, nullptr};
-}
-
-StageResult CudaCleanup(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kCleanup);
-  mod = run(mod, "tir.Simplify");
-  mod = run(mod, "tir.RemoveNoOp");
-  return {mod, false, nullptr};
-}
-
-StageResult CudaSplit(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kSplit);
-  mod = run(mod, "tir.VerifyMemory");
-  mod = run(mod, transform::ThreadSync("shared"));
-  mod = run(mod, "tir.SplitHostDevice");
-  mod = run(mod, "tir.SkipAssert");
-  mod = run(mod, "tir.MakePackedAPI");
-  mod = run(mod, "tir.LowerDeviceKernelLaunch");
-  return {mod, false, nullptr};
-}
-
-StageResult CudaFinalize(IRModule mod, LowerContext& ctx) {
-  PassRunner run(ctx, Stage::kFinalize);
-  mod = run(mod, transform::LowerIntrin("c"));     // host functions
-  mod = run(mod, transform::LowerIntrin("cuda"));  // device kernels
-  mod = run(mod, "tir.Simplify");
-  return {mod, false, nullptr};
-}
 
 // "-arch=sm_86" from the target string; else the compute capability of GPU 0; else sm_80.
 std::string TargetArch(const LowerContext& ctx) {
@@ -96,13 +28,6 @@ std::string TargetArch(const LowerContext& ctx) {
     return "sm_" + std::to_string(runtime::cuda::ComputeCapability(0));
   }
   return "sm_80";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 StageResult CudaCodegen(IRModule mod, LowerContext& ctx) {
@@ -127,9 +52,9 @@ StageResult CudaCodegen(IRModule mod, LowerContext& ctx) {
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
   DumpText(ctx, dump_name, src.code);
   std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
-  std::string headers = ReadFile(ctx.include_dir + "/tessera/runtime.h") +
-                        ReadFile(ctx.include_dir + "/tessera/runtime_abi.h");
-  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir, headers);
+  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
+  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
+                                         ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
   return {mod, false, built};
 }
 
@@ -142,13 +67,13 @@ StageResult CudaEnd(IRModule mod, LowerContext& ctx) {
 /*! \brief Stages of the CUDA target, in execution order. */
 StageTable CudaStages() {
   return {
-      {Stage::kBegin, "begin", CudaBegin},
-      {Stage::kNormalize, "normalize", CudaNormalize},
-      {Stage::kFlatten, "flatten", CudaFlatten},
-      {Stage::kLoop, "loop", CudaLoop},
-      {Stage::kCleanup, "cleanup", CudaCleanup},
-      {Stage::kSplit, "split", CudaSplit},
-      {Stage::kFinalize, "finalize", CudaFinalize},
+      {Stage::kBegin, "begin", TirBeginStage},
+      {Stage::kNormalize, "normalize", TirNormalizeStage},
+      {Stage::kFlatten, "flatten", TirFlattenStage},
+      {Stage::kLoop, "loop", TirLoopStage},
+      {Stage::kCleanup, "cleanup", TirCleanupStage},
+      {Stage::kSplit, "split", TirSplitStage},
+      {Stage::kFinalize, "finalize", TirFinalizeStage},
       {Stage::kCodegen, "codegen", CudaCodegen},
       {Stage::kEnd, "end", CudaEnd},
   };

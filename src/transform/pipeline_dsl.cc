@@ -69,13 +69,7 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
   DumpText(ctx, dump_name, built->source);
   std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
-  std::string extra = ctx.pass_ctx.GetString("tessera.cc_options", "");
-  for (size_t i = 0; i < extra.size();) {
-    size_t j = extra.find(' ', i);
-    if (j == std::string::npos) j = extra.size();
-    if (j > i) flags.push_back(extra.substr(i, j - i));
-    i = j + 1;
-  }
+  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
   std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
   built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, HeaderText(ctx.include_dir));
   return {mod, false, built};

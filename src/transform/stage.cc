@@ -119,6 +119,24 @@ void DumpText(LowerContext& ctx, const std::string& name, const std::string& tex
   out << text;
 }
 
+std::vector<std::string> ExtraCompilerOptions(const LowerContext& ctx) {
+  std::vector<std::string> out;
+  std::istringstream words(ctx.pass_ctx.GetString("tessera.cc_options", ""));
+  for (std::string w; words >> w;) out.push_back(w);
+  return out;
+}
+
+std::string ShippedHeaderText(const LowerContext& ctx, const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    std::ifstream in(ctx.include_dir + "/tessera/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text += ss.str();
+  }
+  return text;
+}
+
 IRModule PassRunner::operator()(IRModule mod, const std::string& pass_name) {
   return (*this)(std::move(mod), transform::PassRegistry::Get(pass_name));
 }

@@ -39,6 +39,8 @@ struct PassTiming {
 
 /*! \brief What stages and passes see: target, pass context, DSL target, timings, dump state. */
 struct LowerContext {
+  /*! \brief Whether the target runs kernels on a GPU (selects the (G) passes). */
+  bool IsGpu() const { return target == "cuda"; }
   std::string target;          // "dsl", "c", "llvm", "cuda"
   std::string target_options;  // the rest of the target string: "-arch=sm_80"
   transform::PassContext pass_ctx;
@@ -89,6 +91,9 @@ class PassRunner {
   IRModule If(bool cond, IRModule mod, const std::string& pass_name) {
     return cond ? (*this)(std::move(mod), pass_name) : mod;
   }
+  IRModule If(bool cond, IRModule mod, const transform::Pass& pass) {
+    return cond ? (*this)(std::move(mod), pass) : mod;
+  }
 
  private:
   LowerContext& ctx_;
@@ -97,6 +102,12 @@ class PassRunner {
 
 /*! \brief Write `text` as dump file number `index` named `name` (no-op without a dump dir). */
 void DumpText(LowerContext& ctx, const std::string& name, const std::string& text);
+
+/*! \brief The user's extra C compiler flags (config "tessera.cc_options"), split at spaces. */
+std::vector<std::string> ExtraCompilerOptions(const LowerContext& ctx);
+/*! \brief The concatenated text of shipped headers (ctx.include_dir/tessera/<name>), which the
+ *  build cache must key on because the compiled code includes them. */
+std::string ShippedHeaderText(const LowerContext& ctx, const std::vector<std::string>& names);
 
 /*! \brief Lowers a module stage by stage; can stop after a stage and resume. */
 class StageLowerer {

@@ -1,0 +1,88 @@
+// The pass order of the TensorIR targets, host and CUDA alike, in one place
+// (lowering-stages.md §5.1). Passes marked (G) run only for GPU targets.
+//
+// Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
+// LowerCrossThreadReduction (G), LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
+// LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop, InjectSoftwarePipeline and
+// TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
+// InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
+// RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and InjectPTXLDG32 (G);
+// in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
+// LowerThreadAllreduce, AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
+// BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
+// builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
+// User phases (tir.add_lower_pass) are not run yet. LoopPartition, HoistIfThenElse,
+// InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
+#include "tessera/transform/tir_stages.h"
+
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace lower {
+
+StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kBegin);
+  mod = run(mod, transform::BindTarget(ctx.target));
+  return {mod, false, nullptr};
+}
+
+StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kNormalize);
+  mod = run(mod, "tir.CanonicalizeLoop");
+  mod = run(mod, "tir.LowerInitBlock");
+  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
+  mod = run(mod, "tir.ConvertBlocksToOpaque");
+  mod = run(mod, "tir.CompactBufferAllocation");
+  mod = run.If(ctx.IsGpu(), mod, "tir.UnifyThreadBinding");
+  mod = run(mod, "tir.LowerMatchBuffer");
+  mod = run(mod, "tir.Simplify");
+  return {mod, false, nullptr};
+}
+
+StageResult TirFlattenStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kFlatten);
+  mod = run(mod, "tir.LowerOpaqueBlock");
+  mod = run(mod, "tir.FlattenBuffer");
+  return {mod, false, nullptr};
+}
+
+StageResult TirLoopStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kLoop);
+  mod = run.If(!ctx.IsGpu(), mod, "tir.LoopPartition");
+  mod = run(mod, "tir.VectorizeLoop");
+  mod = run(mod, "tir.StorageRewrite");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.HoistIfThenElse");
+  mod = run(mod, "tir.UnrollLoop");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.InjectPrefetch");
+  return {mod, false, nullptr};
+}
+
+StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kCleanup);
+  mod = run(mod, "tir.Simplify");
+  mod = run(mod, "tir.RemoveNoOp");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
+  return {mod, false, nullptr};
+}
+
+StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kSplit);
+  mod = run.If(ctx.IsGpu(), mod, "tir.VerifyMemory");
+  mod = run.If(ctx.IsGpu(), mod, transform::ThreadSync("shared"));
+  mod = run.If(ctx.IsGpu(), mod, "tir.SplitHostDevice");
+  mod = run(mod, "tir.SkipAssert");
+  mod = run(mod, "tir.MakePackedAPI");
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerDeviceKernelLaunch");
+  return {mod, false, nullptr};
+}
+
+StageResult TirFinalizeStage(IRModule mod, LowerContext& ctx) {
+  PassRunner run(ctx, Stage::kFinalize);
+  mod = run(mod, transform::LowerIntrin("c"));                  // host functions
+  mod = run.If(ctx.IsGpu(), mod, transform::LowerIntrin("cuda"));  // device kernels
+  mod = run.If(ctx.IsGpu(), mod, "tir.Simplify");
+  return {mod, false, nullptr};
+}
+
+}  // namespace lower
+}  // namespace tessera
