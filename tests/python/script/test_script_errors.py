@@ -221,3 +221,21 @@ def test_variable_defined_twice():
             x = T.int32()
             A[0] = T.let(x, 1, x) + T.let(x, 2, x)  # let-twice
     check(err, "let-twice", "Variable x is defined more than once")
+
+
+def test_constant_index_out_of_bounds():
+    # Caught before any code runs: a constant index past a constant extent would write outside
+    # the caller's array.
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((8,), "float32"), B: T.Buffer((4, 4), "float32")):
+            A[100] = T.float32(1)  # const-oob
+            B[0, 1] = A[3]
+
+    check(err, "const-oob", "Index 100 is out of bounds for dimension 0 of buffer A (extent 8)")
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def g(A: T.Buffer((8,), "float32"), B: T.Buffer((4,), "float32")):
+            B[T.Ramp(0, 1, 4)] = A[T.Ramp(6, 1, 4)]  # ramp-oob
+
+    check(err, "ramp-oob", "Index 9 is out of bounds for dimension 0 of buffer A (extent 8)")
