@@ -86,16 +86,6 @@ class Checker : public StmtExprVisitor {
   void VisitExpr_(const VarNode* op) override { Use(op); }
   void VisitExpr_(const SizeVarNode* op) override { Use(op); }
 
-  // A constant index outside a constant extent would read or write past the buffer at run time.
-  void VisitExpr_(const BufferLoadNode* op) override {
-    CheckConstantBounds(op->buffer, op->indices);
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    CheckConstantBounds(op->buffer, op->indices);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-
   void VisitExpr_(const LetNode* op) override {
     VisitExpr(op->value);
     Define(op->var.get(), op->span);
@@ -174,31 +164,6 @@ class Checker : public StmtExprVisitor {
 
   void Error(const std::string& message) { errors.push_back({message, span_}); }
 
-  void CheckConstantBounds(const Buffer& buffer, const std::vector<Expr>& indices) {
-    if (indices.size() != buffer->shape.size()) return;
-    for (size_t d = 0; d < indices.size(); ++d) {
-      auto extent = AsConstInt(buffer->shape[d]);
-      if (!extent) continue;
-      int64_t lo = 0, hi = 0;
-      if (auto c = AsConstInt(indices[d])) {
-        lo = hi = *c;
-      } else if (auto* ramp = AsPtr<RampNode>(indices[d])) {
-        auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
-        if (!base || !stride) continue;
-        int64_t last = *base + (ramp->lanes - 1) * *stride;
-        lo = std::min(*base, last);
-        hi = std::max(*base, last);
-      } else {
-        continue;
-      }
-      if (lo < 0 || hi >= *extent) {
-        Error("Index " + std::to_string(lo < 0 ? lo : hi) + " is out of bounds for dimension " +
-              std::to_string(d) + " of buffer " + buffer->name + " (extent " +
-              std::to_string(*extent) + ")");
-      }
-    }
-  }
-
   void Define(const VarNode* v, const Span& span) {
     if (!defined_once_.insert(v).second) {
       Error("Variable " + v->name + " is defined more than once");
@@ -237,6 +202,7 @@ class Checker : public StmtExprVisitor {
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func) {
   Checker checker(func.get());
   checker.VisitStmt(func->body);
+  for (WellFormedError& e : VerifyConstantBufferBounds(func)) checker.errors.push_back(std::move(e));
   return std::move(checker.errors);
 }
 

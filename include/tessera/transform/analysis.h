@@ -28,5 +28,9 @@ struct WellFormedError {
  */
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
 
+/*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
+ *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */
+std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func);
+
 }  // namespace transform
 }  // namespace tessera

@@ -10,6 +10,8 @@ namespace transform {
  *  arithmetic in canonical form with the arith::Analyzer (loop ranges and let values known), and
  *  remove branches and asserts whose conditions it decides. */
 Pass Simplify();
+/*! \brief Reject constant indices outside constant buffer extents (at the access's span). */
+Pass VerifyBufferBounds();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
 /*! \brief Record the target name in each function's "target" attribute. */

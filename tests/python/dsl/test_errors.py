@@ -258,3 +258,13 @@ def test_scalar_shift_count_out_of_range():
         a[0] = a[1] << 16
 
     expect_diag(f, "a[0] = a[1] << 16", "a scalar shift count must be in [0, 16), got 16")
+
+
+def test_constant_index_outside_a_local_buffer():
+    @S.prim_func
+    def f(a: S.ptr("int32", "global")):
+        buf = S.alloc_buffer((8,), "int32")
+        buf[100] = 1
+        a[0] = buf[0]
+
+    expect_diag(f, "buf[100] = 1", "Index 100 is out of bounds for dimension 0 of buffer buf (extent 8)")
