@@ -334,6 +334,21 @@ __TESSERA_PAIRWISE(int8, 8)
 __TESSERA_PAIRWISE(uint8, 8)
 __TESSERA_PAIRWISE(float8, 8)
 __TESSERA_IF_HALF(__TESSERA_PAIRWISE(half16, 16))
+/* bfloat16x16: compared as float (the chosen lane keeps its bits). */
+#define __TESSERA_BF16_PAIRWISE(name, better)                                                 \
+  static inline bfloat16x16 name##_bfloat16x16(bfloat16x16 a, bfloat16x16 b) {                \
+    bfloat16x16 r;                                                                            \
+    for (int i = 0; i < 8; ++i) {                                                             \
+      float a0 = __tessera_bf16_lane(a, 2 * i), a1 = __tessera_bf16_lane(a, 2 * i + 1);       \
+      float b0 = __tessera_bf16_lane(b, 2 * i), b1 = __tessera_bf16_lane(b, 2 * i + 1);       \
+      r.bits[i] = a0 better a1 ? a.bits[2 * i] : a.bits[2 * i + 1];                           \
+      r.bits[i + 8] = b0 better b1 ? b.bits[2 * i] : b.bits[2 * i + 1];                       \
+    }                                                                                         \
+    return r;                                                                                 \
+  }
+__TESSERA_BF16_PAIRWISE(__vmaxh, >)
+__TESSERA_BF16_PAIRWISE(__vminh, <)
+#undef __TESSERA_BF16_PAIRWISE
 
 /* ---- Reductions: inactive lanes are left out; lanes above 0 (1 with an index) are zero. ---- */
 #define __TESSERA_REDUCE(V, E, N, R, RE, LANE)                                                \
@@ -614,8 +629,9 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
 #define __vrpmin(x, m, idx) __TESSERA_CALL(__TESSERA_ALL(__vrpmin), x, (m), (idx))
 #define __vaddh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vaddh), a, (b))
 #define __vsubh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vsubh), a, (b))
-#define __vmaxh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vmaxh), a, (b))
-#define __vminh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vminh), a, (b))
+#define __TESSERA_MAXH_CASES(f) __TESSERA_NUMERIC_CASES(f), bfloat16x16: f##_bfloat16x16
+#define __vmaxh(a, b) __TESSERA_CALL(__TESSERA_MAXH_CASES(__vmaxh), a, (b))
+#define __vminh(a, b) __TESSERA_CALL(__TESSERA_MAXH_CASES(__vminh), a, (b))
 #define __vmull(a, b) __TESSERA_CALL(__TESSERA_INT_ONLY(__vmull), a, (b))
 #define __vmulh(a, b) __TESSERA_CALL(__TESSERA_INT_ONLY(__vmulh), a, (b))
 #define __TESSERA_DOT_CASES(f) \
