@@ -327,7 +327,8 @@ TESSERA_REGISTER_OP("dsl.vload_gather")
     .set_attr("dsl.name", "__vload_gather")
     .describe(
         "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
-        "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i is lane first + i of lo ++ hi).");
+        "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo ++ "
+        "hi).");
 TESSERA_REGISTER_OP("dsl.vstore_scatter")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "__vstore_scatter")

@@ -486,7 +486,7 @@ class VectorWidthAligner : public StmtExprMutator {
     return result;
   }
 
-  // ---- gathers and scatters ----------------------------------------------------------------------
+  // ---- gathers and scatters -------------------------------------------------------------------
 
   // dsl.vload_gather(ptr, idx, mask) / dsl.vstore_scatter(value, ptr, idx, mask) take a uint16
   // index vector with the data's lane count, split into native uint16 parts of 16 lanes. Data
@@ -532,10 +532,10 @@ class VectorWidthAligner : public StmtExprMutator {
     for (int j = 0; j < k; ++j) {
       IndexArgs ia = GatherIndex(idx, n, j);
       Expr m = AndMask(mask[j], TailOf(lanes, n, j, op->span), op->span);
-      stores.push_back(EvaluateNode::Make(
-          Op("dsl.vstore_scatter", call->dtype, {values[j], ptr, ia.lo, ia.hi, ia.first, m},
-             call->span),
-          op->span));
+      stores.push_back(
+          EvaluateNode::Make(Op("dsl.vstore_scatter", call->dtype,
+                                {values[j], ptr, ia.lo, ia.hi, ia.first, m}, call->span),
+                             op->span));
     }
     return SeqStmtNode::Flatten(stores, op->span);
   }
