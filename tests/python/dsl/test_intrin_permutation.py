@@ -101,17 +101,20 @@ def test_vsplit_mask(dtype):
         S.vstore(xl, out + 2 * n, mask=hi)
         ml, mh = S.vsplit(S.const_mask("3T5F" * (n // 4)))  # no data: parts of 32, 16 or 8
         S.vstore(S.vsel(xl, yl, ml), out + 3 * n)
+        m4 = S.vload(a, lanes=4 * n) > S.vload(b, lanes=4 * n)  # a let: parts of n lanes
+        q0, q1, q2, q3 = S.vsplit(m4)
+        S.vstore(S.vsel(xl, yl, q3), out + 4 * n)
 
-    a, b = _data(dtype, 2 * n, 51), _data(dtype, 2 * n, 52)
-    out = np.zeros(4 * n, np_dtype(dtype))
+    a, b = _data(dtype, 4 * n, 51), _data(dtype, 4 * n, 52)
+    out = np.zeros(5 * n, np_dtype(dtype))
     out[:] = a[0]
     (_, _, c), (_, _, s) = run_both(k, a, b, out)
     gt = a.astype(np.float64) > b.astype(np.float64)
-    stored = np.where(gt[n:], a[:n], out[2 * n:3 * n])
+    stored = np.where(gt[n:2 * n], a[:n], out[2 * n:3 * n])
     const = np.arange(n) % 8 < 3
     sel_const = np.where(const, a[:n], b[:n])
-    expected = np.concatenate([np.where(gt[:n], a[:n], b[:n]), np.where(gt[n:], a[n:], b[n:]),
-                               stored, sel_const])
+    expected = np.concatenate([np.where(gt[:n], a[:n], b[:n]), np.where(gt[n:2 * n], a[n:2 * n], b[n:2 * n]),
+                               stored, sel_const, np.where(gt[3 * n:], a[:n], b[:n])])
     check_active([c, s], expected)
 
 

@@ -64,17 +64,22 @@ def vconcat(p, node, inps, part="all"):
 _COMPARISONS = ("EQ", "NE", "GT", "GE", "LT", "LE")
 
 
-def _mask_part_lanes(e):
-    """The native lanes of the data a mask compares, when the expression shows it."""
+def _mask_part_lanes(p, e):
+    """The native lanes of the data a mask compares, when the expression (or the value of a
+    let-bound mask) shows it."""
     kind = type(e).__name__
     if kind in _COMPARISONS:
         return T.native_lanes(T.element_of(e.a.dtype))
     if kind in ("And", "Or"):
-        return _mask_part_lanes(e.a) or _mask_part_lanes(e.b)
+        return _mask_part_lanes(p, e.a) or _mask_part_lanes(p, e.b)
     if kind == "Not":
-        return _mask_part_lanes(e.a)
+        return _mask_part_lanes(p, e.a)
     if kind == "Select":
-        return _mask_part_lanes(e.true_value) or _mask_part_lanes(e.false_value)
+        return _mask_part_lanes(p, e.true_value) or _mask_part_lanes(p, e.false_value)
+    if kind == "Var":
+        bound = getattr(p, "mask_lets", {}).get(id(e))
+        if bound is not None and bound[0] is e:
+            return _mask_part_lanes(p, bound[1])
     return None
 
 
@@ -86,7 +91,7 @@ def vsplit(p, node, x):
     x = p.load(x)
     if is_expr(x) and T.is_bool(x.dtype) and T.lanes_of(x.dtype) > 1:
         lanes = T.lanes_of(x.dtype)
-        n = _mask_part_lanes(x) or next((c for c in (32, 16, 8) if c < lanes and lanes % c == 0), None)
+        n = _mask_part_lanes(p, x) or next((c for c in (32, 16, 8) if c < lanes and lanes % c == 0), None)
         if n is None or n >= lanes or lanes % n != 0:
             raise p.error(node, f'S.vsplit expects a multiple-width mask (a multiple of its native '
                                 f'8, 16 or 32 lanes), got "{x.dtype}"')
