@@ -65,7 +65,7 @@ def mathf(a: S.ptr("fp32", "global"), b: S.ptr("fp32", "global"), c: S.ptr("fp32
 
 @S.prim_func
 def memory(a: S.ptr("int32", "global"), b: S.ptr("int32", "global"), c: S.ptr("int32", "global"), n: S.i32):
-    idx = S.uint32x8([7, 6, 5, 4, 3, 2, 1, 0])
+    idx = S.uint16x8([7, 6, 5, 4, 3, 2, 1, 0])  # 16-bit indices, one per lane
     for i in range(S.get_local_id() * 8, n, 32):
         S.vstore(S.vload_gather(a + i, idx), c + i, mask="6T")
 

@@ -325,11 +325,16 @@ TESSERA_REGISTER_OP("dsl.vcompc")
 TESSERA_REGISTER_OP("dsl.vload_gather")
     .set_effect(CallEffect::kReadState)
     .set_attr("dsl.name", "__vload_gather")
-    .describe("args: ptr, indices, mask: lane i is ptr[indices[i]].");
+    .describe(
+        "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
+        "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo ++ "
+        "hi).");
 TESSERA_REGISTER_OP("dsl.vstore_scatter")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "__vstore_scatter")
-    .describe("args: value, ptr, indices, mask: ptr[indices[i]] = value[i].");
+    .describe(
+        "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
+        "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather.");
 TESSERA_REGISTER_OP("dsl.vmml")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "__vmml")

@@ -70,6 +70,7 @@ class DSLParser(ExpressionParser):
         self.mutable, self.subscripted = _assigned_names(self.source.func_def.body)
         self.name_hint = None  # the name being assigned, for allocations
         self._temps = itertools.count()
+        self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
 
     # ---- the function --------------------------------------------------------------------------
 
@@ -264,6 +265,8 @@ class DSLParser(ExpressionParser):
             with self.at(node):
                 self.builder.emit_let(var, value, span)
             self.vars.define(name, var)
+            if T.is_bool(value.dtype) and T.lanes_of(value.dtype) > 1:
+                self.mask_lets[id(var)] = (var, value)
 
     def new_local(self, node, name, value, span=None):
         """Mutable storage for one value, initialised: (buffer, dtype)."""

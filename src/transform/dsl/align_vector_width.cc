@@ -254,6 +254,7 @@ class VectorWidthAligner : public StmtExprMutator {
     }
     if (op->is_op("dsl.set_lane"))
       return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
+    if (op->is_op("dsl.vload_gather")) return Gather(op, n, k, part_type);
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -483,6 +484,60 @@ class VectorWidthAligner : public StmtExprMutator {
       result = !result ? r : all ? Expr(AndNode::Make(result, r)) : Expr(OrNode::Make(result, r));
     }
     return result;
+  }
+
+  // ---- gathers and scatters -------------------------------------------------------------------
+
+  // dsl.vload_gather(ptr, idx, mask) / dsl.vstore_scatter(value, ptr, idx, mask) take a uint16
+  // index vector with the data's lane count, split into native uint16 parts of 16 lanes. Data
+  // part j (n lanes) becomes a call with (lo, hi, first): its lane i reads index lane first + i
+  // of the 32 lanes lo ++ hi. The padding lanes of the last part are masked off.
+  struct IndexArgs {
+    Expr lo, hi, first;
+  };
+
+  IndexArgs GatherIndex(const Parts& idx, int n, int j) {
+    int g = j * n, p = g / 16;
+    Expr lo = idx[p];
+    Expr hi = p + 1 < static_cast<int>(idx.size()) ? idx[p + 1] : lo;
+    return {lo, hi, I32(g - p * 16)};
+  }
+
+  Parts Gather(const CallNode* op, int n, int k, DataType part_type) {
+    int lanes = op->dtype.lanes();
+    Expr ptr = VisitExpr(op->args[0]);
+    Parts idx = Data(op->args[1]);
+    Parts mask = Mask(op->args[2], n);
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      IndexArgs ia = GatherIndex(idx, n, j);
+      Expr m = AndMask(mask[j], TailOf(lanes, n, j, op->span), op->span);
+      out.push_back(Op("dsl.vload_gather", part_type, {ptr, ia.lo, ia.hi, ia.first, m}, op->span));
+    }
+    return out;
+  }
+
+  Stmt VisitStmt_(const EvaluateNode* op) override {
+    const auto* call = AsPtr<CallNode>(op->value);
+    if (call == nullptr || !call->is_op("dsl.vstore_scatter")) {
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    DataType t = call->args[0]->dtype;
+    int lanes = t.lanes(), n = NativeLanes(t), k = NumParts(lanes, n);
+    Parts values = Data(call->args[0]);
+    Expr ptr = VisitExpr(call->args[1]);
+    Parts idx = Data(call->args[2]);
+    Parts mask = Mask(call->args[3], n);
+    std::vector<Stmt> stores;
+    for (int j = 0; j < k; ++j) {
+      IndexArgs ia = GatherIndex(idx, n, j);
+      Expr m = AndMask(mask[j], TailOf(lanes, n, j, op->span), op->span);
+      stores.push_back(
+          EvaluateNode::Make(Op("dsl.vstore_scatter", call->dtype,
+                                {values[j], ptr, ia.lo, ia.hi, ia.first, m}, call->span),
+                             op->span));
+    }
+    return SeqStmtNode::Flatten(stores, op->span);
   }
 
   // ---- statements -------------------------------------------------------------------------------

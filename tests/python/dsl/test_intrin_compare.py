@@ -22,7 +22,6 @@ def _data(dtype, n, seed):
 def test_compare_extremes_reduce(dtype):
     n = lanes(dtype)
     is_float = dtype in FLOAT_TYPES
-    pairwise = dtype != "bfloat16"
 
     @S.prim_func
     def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
@@ -38,9 +37,8 @@ def test_compare_extremes_reduce(dtype):
         S.vstore(S.min(x, y), out + 7 * n)
         S.vstore(S.vrpmax(x, mask=MASK), out + 8 * n)
         S.vstore(S.vrpmin(x), out + 9 * n)
-        if pairwise:
-            S.vstore(S.vmaxh(x, y), out + 10 * n)
-            S.vstore(S.vminh(x, y), out + 11 * n)
+        S.vstore(S.vmaxh(x, y), out + 10 * n)
+        S.vstore(S.vminh(x, y), out + 11 * n)
         out[12 * n] = S.max(a[0], b[0])
         out[12 * n + 1] = S.min(a[0], b[0])
 
@@ -65,8 +63,6 @@ def test_compare_extremes_reduce(dtype):
     active = np.ones(12 * n + 2, bool)
     active[8 * n + 1:9 * n] = False  # lanes above 0 of a reduction are undefined
     active[9 * n + 1:10 * n] = False
-    if not pairwise:
-        active[10 * n:12 * n] = False
     check_active([c, s], expected, active)
 
 
@@ -109,7 +105,40 @@ def test_return_idx_x3_only():
     expect_diag(_argmax, "S.vrpmax(", "needs an X3 target")
 
 
+def test_pairwise_bfloat16_multiple_width():
+    """vmaxh/vminh on bfloat16x32 (two native parts per operand), compiled and PySim."""
+    @S.prim_func
+    def k(a: S.ptr("bfloat16", "global"), b: S.ptr("bfloat16", "global"),
+          out: S.ptr("bfloat16", "global")):
+        x = S.vload(a, lanes=32)
+        y = S.vload(b, lanes=32)
+        S.vstore(S.vmaxh(x, y), out)
+        S.vstore(S.vminh(x, y), out + 32)
+
+    a, b = _data("bfloat16", 32, 41), _data("bfloat16", 32, 42)
+    out = np.zeros(64, np_dtype("bfloat16"))
+    (_, _, c), (_, _, s) = run_both(k, a, b, out)
+    x, y = a.astype(np.float64), b.astype(np.float64)
+
+    pair = lambda v, fn: fn(v[0::2], v[1::2])  # noqa: E731
+    pairwise = lambda fn: np.concatenate([pair(x, fn), pair(y, fn)])  # noqa: E731
+    expected = np.concatenate([pairwise(np.maximum), pairwise(np.minimum)]).astype(np_dtype("bfloat16"))
+    check_active([c, s], expected)
+
+
 def test_misuse():
+    @S.prim_func
+    def bad_pairwise(a: S.ptr("bfloat16", "global")):
+        S.vstore(S.vmaxh(S.vload(a, lanes=24), S.vload(a, lanes=24)), a)
+
+    expect_diag(bad_pairwise, "S.vmaxh(", "multiple-width")
+
+    @S.prim_func
+    def bad_pair_types(a: S.ptr("bfloat16", "global"), b: S.ptr("float16", "global")):
+        S.vstore(S.vminh(S.vload(a), S.vload(b)), a)
+
+    expect_diag(bad_pair_types, "S.vminh(", "mismatch")
+
     @S.prim_func
     def bad_types(a: S.ptr("int16", "global"), b: S.ptr("int32", "global")):
         m = S.vceq(S.vload(a), S.vload(b))

@@ -15,8 +15,7 @@ MASK = "1T2F3T"
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_load_store_gather_scatter(dtype):
     n = lanes(dtype)
-    bits = np_dtype(dtype).itemsize * 8
-    itype = f"uint{bits}"
+    itype = "uint16"  # the spec's 16-bit index vector, one index per data lane
 
     @S.prim_func
     def k(a: S.ptr(dtype, "global"), idx: S.ptr(itype, "global"), out: S.ptr(dtype, "global")):
@@ -25,8 +24,8 @@ def test_load_store_gather_scatter(dtype):
         S.vstore(S.vload(a, lanes=n + 3), out + 2 * n)  # flexible width
         S.vstore(S.vload(a), out + 4 * n, mask=MASK)
         S.vstore(S.vload(a), out + 5 * n, stride=2)
-        S.vstore(S.vload_gather(a, S.vload(idx), mask=MASK), out + 7 * n)
-        S.vstore_scatter(S.vload(a), out + 8 * n, S.vload(idx), mask="TTT")
+        S.vstore(S.vload_gather(a, S.vload(idx, lanes=n), mask=MASK), out + 7 * n)
+        S.vstore_scatter(S.vload(a), out + 8 * n, S.vload(idx, lanes=n), mask="TTT")
         S.perf_tick_begin(0)
         S.perf_tick_end(0)
 
@@ -45,6 +44,45 @@ def test_load_store_gather_scatter(dtype):
     active = np.ones(9 * n, bool)
     active[3 * n + 3:4 * n] = False  # not written
     active[5 * n + 1:7 * n:2] = False  # gaps of the strided store
+    check_active([c, s], expected, active)
+
+
+GATHER_LANES = {"flexible": lambda n: n + 3, "multiple": lambda n: 2 * n, "short": lambda n: 5}
+
+
+@pytest.mark.parametrize("width", sorted(GATHER_LANES))
+@pytest.mark.parametrize("signed", [False, True])
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_gather_scatter_widths(dtype, signed, width):
+    """16-bit indices for every data width (i16x32 for 8-bit data, i16x8 for 32-bit data) and
+    flexible/multiple widths, with and without masks; compiled and PySim against numpy."""
+    n = lanes(dtype)
+    L = GATHER_LANES[width](n)
+    itype = "int16" if signed else "uint16"
+    size = 3 * L
+    mask = "".join("TF"[i % 3 == 1] for i in range(L))
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), idx: S.ptr(itype, "global"), out: S.ptr(dtype, "global")):
+        i = S.vload(idx, lanes=L)
+        S.vstore(S.vload_gather(a, i), out)
+        S.vstore(S.vload_gather(a, i, mask=mask), out + L)
+        S.vstore_scatter(S.vload(a, lanes=L), out + 2 * L, i)
+        S.vstore_scatter(S.vload(a + L, lanes=L), out + 2 * L + size, i, mask=mask)
+
+    a = rand(size, dtype, seed=61) if dtype in INT_TYPES else rand(size, dtype, seed=61, low=-9.0, high=9.0)
+    idx = np.random.default_rng(62).permutation(size)[:L].astype(itype)
+    out = np.zeros(2 * L + 2 * size, np_dtype(dtype))
+    (_, _, c), (_, _, s) = run_both(k, a, idx, out)
+    m = mask_bits(mask, L)
+    z = np.zeros(L, np_dtype(dtype))
+    scatter = np.zeros(size, np_dtype(dtype))
+    scatter[idx] = a[:L]
+    scatter_m = np.zeros(size, np_dtype(dtype))
+    scatter_m[idx[m]] = a[L:2 * L][m]
+    expected = np.concatenate([a[idx], np.where(m, a[idx], z), scatter, scatter_m])
+    active = np.ones(expected.size, bool)
+    active[L:2 * L] = m  # inactive gather lanes are zero, but only active lanes are specified
     check_active([c, s], expected, active)
 
 
@@ -68,14 +106,20 @@ def test_printf(capfd):
 
 def test_misuse():
     @S.prim_func
-    def bad_index(a: S.ptr("int32", "global"), i: S.ptr("int16", "global")):
+    def bad_index(a: S.ptr("int32", "global"), i: S.ptr("int32", "global")):
         S.vstore(S.vload_gather(a, S.vload(i)), a)
 
-    expect_diag(bad_index, "S.vload_gather(", "indices")
+    expect_diag(bad_index, "S.vload_gather(", "the indices must be a 16-bit index vector")
 
     @S.prim_func
-    def bad_value(a: S.ptr("int32", "global"), i: S.ptr("int32", "global")):
-        S.vstore_scatter(S.vload(i, lanes=4), a, S.vload(i))
+    def bad_lanes(a: S.ptr("int8", "global"), i: S.ptr("int16", "global")):
+        S.vstore_scatter(S.vload(a), a, S.vload(i))
+
+    expect_diag(bad_lanes, "S.vstore_scatter(", 'the indices must be a 16-bit index vector ("int16x32"')
+
+    @S.prim_func
+    def bad_value(a: S.ptr("int32", "global"), i: S.ptr("int16", "global")):
+        S.vstore_scatter(S.vload(i, lanes=8), a, S.vload(i, lanes=8))
 
     expect_diag(bad_value, "S.vstore_scatter(", "Argument type mismatch")
 

@@ -83,7 +83,48 @@ def test_mask_permutations():
     check_active([c, s], expected.astype("int32"))
 
 
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_vsplit_mask(dtype):
+    """A multiple-width mask (a comparison of 2n lanes) splits into native masks that control
+    the native parts of the data; compiled and PySim against numpy."""
+    n = lanes(dtype)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a, lanes=2 * n)
+        y = S.vload(b, lanes=2 * n)
+        lo, hi = S.vsplit(x > y)
+        xl, xh = S.vsplit(x)
+        yl, yh = S.vsplit(y)
+        S.vstore(S.vsel(xl, yl, lo), out)
+        S.vstore(S.vsel(xh, yh, hi), out + n)
+        S.vstore(xl, out + 2 * n, mask=hi)
+        ml, mh = S.vsplit(S.const_mask("3T5F" * (n // 4)))  # no data: parts of 32, 16 or 8
+        S.vstore(S.vsel(xl, yl, ml), out + 3 * n)
+        m4 = S.vload(a, lanes=4 * n) > S.vload(b, lanes=4 * n)  # a let: parts of n lanes
+        q0, q1, q2, q3 = S.vsplit(m4)
+        S.vstore(S.vsel(xl, yl, q3), out + 4 * n)
+
+    a, b = _data(dtype, 4 * n, 51), _data(dtype, 4 * n, 52)
+    out = np.zeros(5 * n, np_dtype(dtype))
+    out[:] = a[0]
+    (_, _, c), (_, _, s) = run_both(k, a, b, out)
+    gt = a.astype(np.float64) > b.astype(np.float64)
+    stored = np.where(gt[n:2 * n], a[:n], out[2 * n:3 * n])
+    const = np.arange(n) % 8 < 3
+    sel_const = np.where(const, a[:n], b[:n])
+    expected = np.concatenate([np.where(gt[:n], a[:n], b[:n]), np.where(gt[n:2 * n], a[n:2 * n], b[n:2 * n]),
+                               stored, sel_const, np.where(gt[3 * n:], a[:n], b[:n])])
+    check_active([c, s], expected)
+
+
 def test_misuse():
+    @S.prim_func
+    def bad_split_mask(a: S.ptr("int32", "global")):
+        lo, hi = S.vsplit(S.vload(a) > 0)
+
+    expect_diag(bad_split_mask, "S.vsplit(", "multiple-width mask")
+
     @S.prim_func
     def bad_tbl(a: S.ptr("int32", "global"), i: S.ptr("int16", "global")):
         S.vstore(S.vtbl((S.vload(a), S.vload(a)), S.vload(i)), a)

@@ -97,13 +97,13 @@ def min_(p, node, x, y, mask=None, r=None):
 @intrinsic
 def vmaxh(p, node, x, y):
     """Pairwise maxima: pairs of ``x`` fill the low half, pairs of ``y`` the high half."""
-    return _pairwise(p, node, "vmaxh", x, y, NUMBERS[:-1])
+    return _pairwise(p, node, "vmaxh", x, y, NUMBERS)
 
 
 @intrinsic
 def vminh(p, node, x, y):
     """Pairwise minima, as S.vmaxh."""
-    return _pairwise(p, node, "vminh", x, y, NUMBERS[:-1])
+    return _pairwise(p, node, "vminh", x, y, NUMBERS)
 
 
 def _reduce(p, node, name, x, mask, return_idx):

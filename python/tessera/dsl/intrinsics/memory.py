@@ -139,17 +139,21 @@ def match_buffer(p, node, pointer, shape):
     return BufferView(ptr, _shape(p, node, shape, static=False))
 
 
-def _gather_args(p, node, name, ptr, indices, lanes_from=None):
+def _gather_args(p, node, name, ptr, indices, lanes=None):
+    """The pointer and the 16-bit index vector (as uint16) of a gather or scatter; the data has
+    the index vector's lane count (``lanes`` when a value fixes it)."""
     ptr = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
     if ptr.element == "void":
         raise p.error(node, f'S.{name} through a "void" pointer; use p.as_ptr(dtype) first')
     idx = p.load(indices)
-    n = T.native_lanes(ptr.element)
-    itype = T.with_lanes(T.with_sign(f"int{T.bits_of(ptr.element)}", False), n)
     if not isinstance(idx, _core.PrimExpr) or not T.is_int(idx.dtype) or \
-            T.lanes_of(idx.dtype) != n or T.bits_of(idx.dtype) != T.bits_of(ptr.element):
-        raise p.error(node, f'S.{name}: the indices of a {ptr.element} access must be "{itype}" '
-                            f'(or its signed form), got {p.describe(idx)}')
+            T.lanes_of(idx.dtype) == 1 or T.bits_of(idx.dtype) != 16 or \
+            (lanes is not None and T.lanes_of(idx.dtype) != lanes):
+        want = f"int16x{lanes}" if lanes is not None else "int16xN"
+        raise p.error(node, f'S.{name}: the indices must be a 16-bit index vector ("{want}" or '
+                            f'its unsigned form, one index per lane), got {p.describe(idx)}')
+    n = T.lanes_of(idx.dtype)
+    itype = T.with_lanes("uint16", n)
     if idx.dtype != itype:
         idx = p.call_op(node, itype, "tir.reinterpret", [idx])
     return ptr, idx, n
@@ -157,8 +161,8 @@ def _gather_args(p, node, name, ptr, indices, lanes_from=None):
 
 @intrinsic
 def vload_gather(p, node, ptr, indices, mask=None):
-    """Lane i is ``ptr[indices[i]]``; inactive lanes are zero (native widths; the index vector
-    has the data's lanes and element width)."""
+    """Lane i is ``ptr[indices[i]]``; inactive lanes are zero. ``indices`` is a 16-bit vector
+    (int16 or uint16) whose lane count is the result's (flexible and multiple widths)."""
     from ._util import mask_expr
 
     ptr, idx, n = _gather_args(p, node, "vload_gather", ptr, indices)
@@ -168,14 +172,19 @@ def vload_gather(p, node, ptr, indices, mask=None):
 
 @intrinsic
 def vstore_scatter(p, node, value, ptr, indices, mask=None):
-    """``ptr[indices[i]] = value[i]`` for the active lanes."""
+    """``ptr[indices[i]] = value[i]`` for the active lanes; ``indices`` is a 16-bit vector with
+    ``value``'s lane count."""
     from ._util import mask_expr
 
-    ptr, idx, n = _gather_args(p, node, "vstore_scatter", ptr, indices)
+    ptr0 = p.scalar_view(node, p.pointer_of(node, ptr, "S.vstore_scatter"))
     value = p.load(value)
-    if not isinstance(value, _core.PrimExpr) or value.dtype != T.with_lanes(ptr.element, n):
-        raise p.error(node, f'S.vstore_scatter: Argument type mismatch: expects a '
-                            f'"{T.with_lanes(ptr.element, n)}" value, got {p.describe(value)}')
+    if not isinstance(value, _core.PrimExpr) or T.lanes_of(value.dtype) == 1 or \
+            T.is_bool(value.dtype) or (ptr0.element != "void" and
+                                       T.element_of(value.dtype) != ptr0.element):
+        raise p.error(node, f'S.vstore_scatter: Argument type mismatch: expects a vector of '
+                            f'"{ptr0.element}", got {p.describe(value)}')
+    ptr, idx, n = _gather_args(p, node, "vstore_scatter", ptr, indices,
+                               lanes=T.lanes_of(value.dtype))
     if ptr.scope == "constant":
         raise p.error(node, "S.vstore_scatter cannot store through a pointer to constant memory")
     p.emit_call(node, "dsl.vstore_scatter", [value, p.pointer_expr(node, ptr), idx,

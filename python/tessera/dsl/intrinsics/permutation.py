@@ -61,9 +61,41 @@ def vconcat(p, node, inps, part="all"):
     return _shuffle(p, node, items, idx)
 
 
+_COMPARISONS = ("EQ", "NE", "GT", "GE", "LT", "LE")
+
+
+def _mask_part_lanes(p, e):
+    """The native lanes of the data a mask compares, when the expression (or the value of a
+    let-bound mask) shows it."""
+    kind = type(e).__name__
+    if kind in _COMPARISONS:
+        return T.native_lanes(T.element_of(e.a.dtype))
+    if kind in ("And", "Or"):
+        return _mask_part_lanes(p, e.a) or _mask_part_lanes(p, e.b)
+    if kind == "Not":
+        return _mask_part_lanes(p, e.a)
+    if kind == "Select":
+        return _mask_part_lanes(p, e.true_value) or _mask_part_lanes(p, e.false_value)
+    if kind == "Var":
+        bound = getattr(p, "mask_lets", {}).get(id(e))
+        if bound is not None and bound[0] is e:
+            return _mask_part_lanes(p, bound[1])
+    return None
+
+
 @intrinsic
 def vsplit(p, node, x):
-    """A multiple-width vector as a tuple of native vectors."""
+    """A multiple-width vector as a tuple of native vectors. A mask splits into native masks
+    (8, 16 or 32 lanes): those of the data it compares (``x_i16x32 > 0``: two of 16 lanes),
+    else as few as possible (parts of 32 lanes, else 16, else 8)."""
+    x = p.load(x)
+    if is_expr(x) and T.is_bool(x.dtype) and T.lanes_of(x.dtype) > 1:
+        lanes = T.lanes_of(x.dtype)
+        n = _mask_part_lanes(p, x) or next((c for c in (32, 16, 8) if c < lanes and lanes % c == 0), None)
+        if n is None or n >= lanes or lanes % n != 0:
+            raise p.error(node, f'S.vsplit expects a multiple-width mask (a multiple of its native '
+                                f'8, 16 or 32 lanes), got "{x.dtype}"')
+        return tuple(_shuffle(p, node, [x], range(j * n, (j + 1) * n)) for j in range(lanes // n))
     x = vector(p, node, "vsplit", x)
     check_multiple(p, node, "vsplit", x.dtype)
     n = T.native_lanes(T.element_of(x.dtype))

@@ -334,6 +334,21 @@ __TESSERA_PAIRWISE(int8, 8)
 __TESSERA_PAIRWISE(uint8, 8)
 __TESSERA_PAIRWISE(float8, 8)
 __TESSERA_IF_HALF(__TESSERA_PAIRWISE(half16, 16))
+/* bfloat16x16: compared as float (the chosen lane keeps its bits). */
+#define __TESSERA_BF16_PAIRWISE(name, better)                                                 \
+  static inline bfloat16x16 name##_bfloat16x16(bfloat16x16 a, bfloat16x16 b) {                \
+    bfloat16x16 r;                                                                            \
+    for (int i = 0; i < 8; ++i) {                                                             \
+      float a0 = __tessera_bf16_lane(a, 2 * i), a1 = __tessera_bf16_lane(a, 2 * i + 1);       \
+      float b0 = __tessera_bf16_lane(b, 2 * i), b1 = __tessera_bf16_lane(b, 2 * i + 1);       \
+      r.bits[i] = a0 better a1 ? a.bits[2 * i] : a.bits[2 * i + 1];                           \
+      r.bits[i + 8] = b0 better b1 ? b.bits[2 * i] : b.bits[2 * i + 1];                       \
+    }                                                                                         \
+    return r;                                                                                 \
+  }
+__TESSERA_BF16_PAIRWISE(__vmaxh, >)
+__TESSERA_BF16_PAIRWISE(__vminh, <)
+#undef __TESSERA_BF16_PAIRWISE
 
 /* ---- Reductions: inactive lanes are left out; lanes above 0 (1 with an index) are zero. ---- */
 #define __TESSERA_REDUCE(V, E, N, R, RE, LANE)                                                \
@@ -543,27 +558,33 @@ __TESSERA_NSR(uint8, uint, 8, uint, char32, char, 32, -128, 127, 255)
 __TESSERA_NSR(int8, int, 8, uint, short16, short, 16, -32768, 32767, 65535)
 __TESSERA_NSR(uint8, uint, 8, uint, short16, short, 16, -32768, 32767, 65535)
 
-/* ---- Gathers and scatters (element pointers, one index per lane) ----------------------------- */
-#define __TESSERA_GATHER(V, E, N, IDX)                                                        \
-  static inline V __vload_gather_##V(const E* p, IDX idx, uint32_t m) {                       \
+/* ---- Gathers and scatters (element pointers, 16-bit indices) --------------------------------
+ * Lane i uses index lane first + i of the 32 lanes lo ++ hi (one native part of a wider index
+ * vector: 8-bit data takes two index parts, 32-bit data half of one). */
+#define __TESSERA_GIDX(lo, hi, k) ((k) < 16 ? (lo)[(k)] : (hi)[(k) - 16])
+#define __TESSERA_GATHER(V, E, N)                                                             \
+  static inline V __vload_gather_##V(const E* p, ushort16 lo, ushort16 hi, int first,         \
+                                     uint32_t m) {                                            \
     V r;                                                                                      \
     for (int i = 0; i < N; ++i)                                                               \
-      __TESSERA_SET_##V(r, i, __TESSERA_LANE_ON(m, i, N) ? p[idx[i]] : __tessera_zero_##V);   \
+      __TESSERA_SET_##V(r, i, __TESSERA_LANE_ON(m, i, N) ? p[__TESSERA_GIDX(lo, hi, first + i)] \
+                                                         : __tessera_zero_##V);               \
     return r;                                                                                 \
   }                                                                                           \
-  static inline void __vstore_scatter_##V(V v, E* p, IDX idx, uint32_t m) {                   \
+  static inline void __vstore_scatter_##V(V v, E* p, ushort16 lo, ushort16 hi, int first,     \
+                                          uint32_t m) {                                       \
     for (int i = 0; i < N; ++i)                                                               \
-      if (__TESSERA_LANE_ON(m, i, N)) p[idx[i]] = __TESSERA_GET_##V(v, i);                    \
+      if (__TESSERA_LANE_ON(m, i, N)) p[__TESSERA_GIDX(lo, hi, first + i)] = __TESSERA_GET_##V(v, i); \
   }
-__TESSERA_GATHER(char32, char, 32, uchar32)
-__TESSERA_GATHER(uchar32, uchar, 32, uchar32)
-__TESSERA_GATHER(short16, short, 16, ushort16)
-__TESSERA_GATHER(ushort16, ushort, 16, ushort16)
-__TESSERA_GATHER(int8, int, 8, uint8)
-__TESSERA_GATHER(uint8, uint, 8, uint8)
-__TESSERA_IF_HALF(__TESSERA_GATHER(half16, half, 16, ushort16))
-__TESSERA_GATHER(float8, float, 8, uint8)
-__TESSERA_GATHER(bfloat16x16, bfloat16, 16, ushort16)
+__TESSERA_GATHER(char32, char, 32)
+__TESSERA_GATHER(uchar32, uchar, 32)
+__TESSERA_GATHER(short16, short, 16)
+__TESSERA_GATHER(ushort16, ushort, 16)
+__TESSERA_GATHER(int8, int, 8)
+__TESSERA_GATHER(uint8, uint, 8)
+__TESSERA_IF_HALF(__TESSERA_GATHER(half16, half, 16))
+__TESSERA_GATHER(float8, float, 8)
+__TESSERA_GATHER(bfloat16x16, bfloat16, 16)
 
 /* ---- Overloading ------------------------------------------------------------------------------ */
 #define __TESSERA_INT_ONLY(f) __TESSERA_INTEGER_CASES(f)
@@ -608,8 +629,9 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16, ushort16)
 #define __vrpmin(x, m, idx) __TESSERA_CALL(__TESSERA_ALL(__vrpmin), x, (m), (idx))
 #define __vaddh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vaddh), a, (b))
 #define __vsubh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vsubh), a, (b))
-#define __vmaxh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vmaxh), a, (b))
-#define __vminh(a, b) __TESSERA_CALL(__TESSERA_NUMERIC_CASES(__vminh), a, (b))
+#define __TESSERA_MAXH_CASES(f) __TESSERA_NUMERIC_CASES(f), bfloat16x16: f##_bfloat16x16
+#define __vmaxh(a, b) __TESSERA_CALL(__TESSERA_MAXH_CASES(__vmaxh), a, (b))
+#define __vminh(a, b) __TESSERA_CALL(__TESSERA_MAXH_CASES(__vminh), a, (b))
 #define __vmull(a, b) __TESSERA_CALL(__TESSERA_INT_ONLY(__vmull), a, (b))
 #define __vmulh(a, b) __TESSERA_CALL(__TESSERA_INT_ONLY(__vmulh), a, (b))
 #define __TESSERA_DOT_CASES(f) \
@@ -637,13 +659,14 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16, ushort16)
   __TESSERA_CALL(__TESSERA_NSR_B_CASES(__vnsr), a, (s), (m), (sat), (rnd), (out_signed))
 #define __vnsr_h(a, s, m, sat, rnd, out_signed) \
   __TESSERA_CALL(__TESSERA_NSR_H_CASES(__vnsr), a, (s), (m), (sat), (rnd), (out_signed))
-#define __vload_gather(p, idx, m)                                                             \
+#define __vload_gather(p, lo, hi, first, m)                                                   \
   _Generic((p), char*: __vload_gather_char32, uchar*: __vload_gather_uchar32,                 \
            short*: __vload_gather_short16, ushort*: __vload_gather_ushort16,                  \
            int*: __vload_gather_int8, uint*: __vload_gather_uint8, float*: __vload_gather_float8, \
            bfloat16*: __vload_gather_bfloat16x16                                              \
-           __TESSERA_IF_HALF(, half*: __vload_gather_half16))((p), (idx), (m))
-#define __vstore_scatter(v, p, idx, m) __TESSERA_CALL(__TESSERA_ALL(__vstore_scatter), v, (p), (idx), (m))
+           __TESSERA_IF_HALF(, half*: __vload_gather_half16))((p), (lo), (hi), (first), (m))
+#define __vstore_scatter(v, p, lo, hi, first, m) \
+  __TESSERA_CALL(__TESSERA_ALL(__vstore_scatter), v, (p), (lo), (hi), (first), (m))
 /* Inactive lanes of most intrinsics are undefined: the host keeps whatever was computed. */
 #define __vundef_inactive(x, m) ((void)(m), (x))
 #define __perf_tick_begin(cid) ((void)(cid))
