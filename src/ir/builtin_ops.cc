@@ -63,30 +63,20 @@ TESSERA_REGISTER_OP("tir.call_pure_extern").set_effect(CallEffect::kPure)
     .describe("Call of a pure external C function; args[0] is its name.");
 TESSERA_REGISTER_OP("tir.ret").set_num_inputs(1).set_effect(CallEffect::kOpaque)
     .describe("Return a value from the enclosing function.");
-TESSERA_REGISTER_OP("tir.atan2")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "atan2");
-TESSERA_REGISTER_OP("tir.fmod")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "fmod");
-TESSERA_REGISTER_OP("tir.hypot")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "hypot");
-TESSERA_REGISTER_OP("tir.copysign")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "copysign");
-TESSERA_REGISTER_OP("tir.nextafter")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "nextafter");
-TESSERA_REGISTER_OP("tir.ldexp")
-    .set_num_inputs(2)
-    .set_effect(CallEffect::kPure)
-    .set_attr("c.name", "ldexp");
+// Two-operand float math, lowered for C to the libm function of the same name.
+#define TESSERA_REGISTER_MATH2(name)                                  \
+  TESSERA_REGISTER_OP("tir." #name)                                   \
+      .set_num_inputs(2)                                              \
+      .set_effect(CallEffect::kPure)                                  \
+      .set_attr("c.name", #name)
+
+TESSERA_REGISTER_MATH2(atan2);
+TESSERA_REGISTER_MATH2(fmod);
+TESSERA_REGISTER_MATH2(hypot);
+TESSERA_REGISTER_MATH2(copysign);
+TESSERA_REGISTER_MATH2(nextafter);
+TESSERA_REGISTER_MATH2(ldexp);
+#undef TESSERA_REGISTER_MATH2
 TESSERA_REGISTER_OP("tir.popcount")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
