@@ -295,10 +295,11 @@ class CrossThreadReductionLowerer : public StmtMutator {
                                     b->name_hint + "_cross_thread", call, nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
-      std::vector<IterVar> ivs;
-      std::vector<Expr> vals;
+      // An opaque block reading the loop variables (it names the thread loops anyway).
       VarMap vmap;
-      copy_iters(false, &ivs, &vals, &vmap);
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        vmap[b->iter_vars[i]->var.get()] = realize->iter_values[i];
+      }
       std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), Substitute(red->rhs, vmap),
                              realize->predicate, red_buf->data, StringImmNode::Make(red->Name()),
                              red->identity};
@@ -306,9 +307,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       Stmt call = EvaluateNode::Make(
           CallNode::Make(DataType::UInt(32), OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
           b->span);
-      Block cross = BlockNode::Make(ivs, other_reads(vmap), {Whole(red_buf)},
+      Block cross = BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)},
                                     b->name_hint + "_cross_thread", call, nullptr, {}, {}, {}, b->span);
-      seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
+      seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     }
     // The write-back.
     {

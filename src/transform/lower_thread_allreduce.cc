@@ -258,7 +258,7 @@ class AllreduceLowerer : public StmtMutator {
         mask = IntImmNode::Make(DataType::UInt(32), (int64_t{1} << total) - 1);
       } else if (total % kWarpSize != 0) {
         Expr tid = AddNode::Make(MulNode::Make(g, I32(n)), r);
-        mask = SelectNode::Make(LTNode::Make(DivNode::Make(tid, I32(kWarpSize)), I32(total / kWarpSize)),
+        mask = SelectNode::Make(LTNode::Make(CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {tid, I32(5)}), I32(total / kWarpSize)),
                                 full, IntImmNode::Make(DataType::UInt(32), (int64_t{1} << (total % kWarpSize)) - 1));
       }
       warp_reduce(mask, n, n);
@@ -268,8 +268,9 @@ class AllreduceLowerer : public StmtMutator {
       Buffer staging = BufferNode::Decl("red_buf_shared", t, {I32(groups * warps)}, "shared", call->span);
       shared.emplace_back(staging, groups * warps);
       warp_reduce(full, kWarpSize, kWarpSize);
-      Expr lane = ModNode::Make(r, I32(kWarpSize));  // r >= 0: truncated division is exact
-      Expr warp = DivNode::Make(r, I32(kWarpSize));
+      // r >= 0: the lane and the warp of r are its low five bits and the rest.
+      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"), {r, I32(kWarpSize - 1)});
+      Expr warp = CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {r, I32(5)});
       Expr base = MulNode::Make(g, I32(warps));
       seq.push_back(IfThenElseNode::Make(EQNode::Make(lane, zero),
                                          BufferStoreNode::Make(staging, load(), {AddNode::Make(base, warp)})));

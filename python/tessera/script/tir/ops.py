@@ -298,7 +298,8 @@ def call_op(name, args, dtype=None, *, span=None):
     """A Call of the registered op ``name``; the dtype follows the first argument unless given."""
     if not _core.Op.exists(name):
         raise TesseraValueError(f"unknown intrinsic '{name}'")
-    exprs = [convert(a) for a in args]
+    # String operands (a reducer's name, a memory scope) are StringImm.
+    exprs = [_core.StringImm(a) if isinstance(a, str) else convert(a) for a in args]
     if dtype is None:
         if name in _BOOL_RESULT:
             dtype = "bool"
