@@ -125,3 +125,19 @@ def schedule_softmax(threads=128, scope="shared"):
         _, tk = sch.split(k, [None, threads])
         sch.bind(tk, "threadIdx.x")
     return sch.mod
+
+
+@T.prim_func
+def guarded_row_sum(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
+    """Written with its bindings: 3 rows per block on threadIdx.y (the last block is partial),
+    the 40 columns on threadIdx.x, no in-thread part."""
+    for i_0 in T.thread_binding(4, thread="blockIdx.x"):
+        for i_1 in T.thread_binding(3, thread="threadIdx.y"):
+            for k in T.thread_binding(40, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                    vk = T.axis.reduce(40, k)
+                    T.where(i_0 * 3 + i_1 < 10)
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]

@@ -114,6 +114,14 @@ def test_1024_threads_min():
     assert len(shuffles(src)) == 10 and "fminf(" in src
 
 
+def test_predicate_selects_the_identity_for_threads_outside_the_rows():
+    src = kernel_source(K.guarded_row_sum)
+    assert "red_buf[0] = ((((blockIdx_x * 3) + threadIdx_y) < 10) ? A[" in src and ": 0.0f);" in src
+    # 40 threads per group: the tree over one slot per thread, 3 groups.
+    assert "__shared__ float red_buf_shared[120];" in src
+    assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 10)) {" in src
+
+
 def test_softmax_reduces_max_then_sum_across_threads():
     src = kernel_source(K.schedule_softmax(128))
     assert "__shared__ float M[1];" in src and "__shared__ float S[1];" in src
@@ -222,6 +230,24 @@ def test_threadIdx_y_groups_run(rows_per_block, threads):
     x = np.random.uniform(-1, 1, (64, 256)).astype("float32")
     mod = K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), rows_per_block, threads)
     np.testing.assert_allclose(_run(mod, x, (64,), "float32"), x.sum(axis=1), rtol=1e-4, atol=1e-5)
+
+
+@requires_gpu
+@pytest.mark.parametrize("rows,cols,rows_per_block,threads", [
+    (10, 200, 3, 64),   # partial last block (spatial guard), partial last column step
+    (10, 32, 3, 32),    # no in-thread part: the allreduce reads A under the block predicate
+    (7, 100, 2, 100)])  # 2 groups of 100 threads: the shared-memory tree per group
+def test_guarded_reductions_run(rows, cols, rows_per_block, threads):
+    x = np.random.uniform(-1, 1, (rows, cols)).astype("float32")
+    mod = K.schedule_row_reduce_2d(K.row_reduce_func(rows, cols, "max"), rows_per_block, threads)
+    np.testing.assert_allclose(_run(mod, x, (rows,), "float32"), x.max(axis=1), rtol=1e-6)
+
+
+@requires_gpu
+def test_predicated_reduction_without_in_thread_part_runs():
+    x = np.random.uniform(-1, 1, (10, 40)).astype("float32")
+    np.testing.assert_allclose(_run(K.guarded_row_sum, x, (10,), "float32"), x.sum(axis=1),
+                               rtol=1e-5, atol=1e-6)
 
 
 @requires_gpu
