@@ -111,6 +111,11 @@ class AllreduceLowerer : public StmtMutator {
     return s;
   }
 
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    decls_[op->buffer->data.get()] = op->buffer;
+    return StmtMutator::VisitStmt_(op);
+  }
+
   Stmt VisitStmt_(const EvaluateNode* op) override {
     auto* call = AsPtr<CallNode>(op->value);
     auto* callee = call ? AsPtr<OpNode>(call->op) : nullptr;
@@ -122,8 +127,11 @@ class AllreduceLowerer : public StmtMutator {
   template <class F>
   Stmt InThread(const std::string& tag, const Var& var, const Expr& extent, const Stmt& whole, F visit) {
     bool kernel_root = launch_.empty() && !in_kernel_;
+    int outer_cond_depth = cond_depth_;
     if (kernel_root) {
+      // Conditions around the kernel are decided on the host, the same for all its threads.
       in_kernel_ = true;
+      cond_depth_ = 0;
       CollectExtents(whole, &launch_);
     }
     auto c = AsConstInt(extent);
@@ -138,6 +146,7 @@ class AllreduceLowerer : public StmtMutator {
     }
     if (kernel_root) {
       in_kernel_ = false;
+      cond_depth_ = outer_cond_depth;
       launch_.clear();
     }
     return s;
@@ -227,7 +236,12 @@ class AllreduceLowerer : public StmtMutator {
     int64_t total = n * groups;
 
     Buffer val = BufferNode::Decl("red_buf", t, {I32(1)}, "local", call->span);
-    Buffer result = BufferNode::Make(GetRef(res), t, {I32(1)}, {}, nullptr, res->name);
+    // The result goes to the buffer declared on the result variable (after tir.FlattenBuffer, a
+    // one-element buffer), or to a new view of it.
+    auto decl = decls_.find(res);
+    Buffer result = decl != decls_.end() && decl->second->dtype == t
+                        ? decl->second
+                        : BufferNode::Make(GetRef(res), t, {I32(1)}, {}, nullptr, res->name);
     Expr zero = I32(0);
     auto load = [&]() -> Expr { return BufferLoadNode::Make(val, {zero}); };
     auto store = [&](Expr v) -> Stmt { return BufferStoreNode::Make(val, std::move(v), {zero}); };
@@ -315,6 +329,7 @@ class AllreduceLowerer : public StmtMutator {
 
   std::map<std::string, ThreadLoop> loops_;
   std::map<std::string, int64_t> launch_;
+  std::map<const VarNode*, Buffer> decls_;
   bool in_kernel_ = false;
   int cond_depth_ = 0;
 };

@@ -277,3 +277,91 @@ def test_softmax_runs(scope):
     got = _run(K.schedule_softmax(128, scope), x, (64, 256), "float32")
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+# ---- tir.LowerThreadAllreduce on its own ----
+
+def _apply(name, func):
+    from tessera import _core
+    from tessera.tir import transform as tt
+
+    mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
+    return getattr(tt, name)()(mod).lookup("main")
+
+
+def test_lower_thread_allreduce_golden_for_one_warp_segment():
+    from tessera.ir import assert_structural_equal
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(8, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                red = T.allocate([1], "float32", "local")
+                red_1 = T.decl_buffer((1,), "float32", data=red)
+                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[bx * 8 + tx], T.bool(True), red,
+                                                  "max", T.float32(-3.4028234663852886e38), tx))
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(8, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                red = T.allocate([1], "float32", "local")
+                red_1 = T.decl_buffer((1,), "float32", data=red)
+                # 8 threads in all: the mask names lanes 0-7; segments of 8 lanes.
+                v = T.allocate([1], "float32", "local")
+                v_1 = T.decl_buffer((1,), "float32", data=v)
+                v_1[0] = A[bx * 8 + tx]
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 4, 8))
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 2, 8))
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 1, 8))
+                v_1[0] = T.tvm_warp_shuffle(T.uint32(255), v_1[0], 0, 8)
+                red_1[0] = v_1[0]
+
+    assert_structural_equal(_apply("LowerThreadAllreduce", before),
+                            expected.with_attr("global_symbol", ts._core.StringImm("main")))
+
+
+def test_lower_thread_allreduce_under_a_thread_dependent_condition_is_rejected():
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(8, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                red = T.allocate([1], "float32", "local")
+                red_1 = T.decl_buffer((1,), "float32", data=red)
+                if tx < 4:
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[bx * 8 + tx], T.bool(True),
+                                                      red, "sum", T.float32(0), tx))
+
+    with pytest.raises(Exception, match="tvm_thread_allreduce under a condition: every thread of "
+                                        "the block must take part"):
+        _apply("LowerThreadAllreduce", func)
+
+
+def test_lower_thread_allreduce_rejects_an_unknown_reducer_and_a_non_thread_variable():
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def xor(A: T.Buffer((64,), "int32")):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            red = T.allocate([1], "int32", "local")
+            red_1 = T.decl_buffer((1,), "int32", data=red)
+            T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[tx], T.bool(True), red, "xor", 0, tx))
+
+    with pytest.raises(Exception, match=r"unknown reducer of tvm_thread_allreduce \(sum, prod, min "
+                                        r"or max expected\)"):
+        _apply("LowerThreadAllreduce", xor)
+
+    @T.prim_func
+    def serial(A: T.Buffer((64,), "int32")):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            for k in range(4):
+                red = T.allocate([1], "int32", "local")
+                red_1 = T.decl_buffer((1,), "int32", data=red)
+                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[tx], T.bool(True), red, "sum", 0, k))
+
+    with pytest.raises(Exception, match="reduces over a variable that is not an enclosing "
+                                        "threadIdx loop"):
+        _apply("LowerThreadAllreduce", serial)

@@ -292,6 +292,8 @@ def shift_right(a, b, *, span=None):
 
 _BOOL_RESULT = {"tir.isnan", "tir.isinf", "tir.isfinite", "tir.likely", "tir.assume"}
 _HANDLE_RESULT = {"tir.address_of"}
+# Ops whose result has the type of an operand other than the first: (mask, value, ...).
+_TYPE_OF_ARG = {"tir.tvm_warp_shuffle": 1, "tir.tvm_warp_shuffle_down": 1}
 
 
 def call_op(name, args, dtype=None, *, span=None):
@@ -305,6 +307,8 @@ def call_op(name, args, dtype=None, *, span=None):
             dtype = "bool"
         elif name in _HANDLE_RESULT:
             dtype = "handle"
+        elif name in _TYPE_OF_ARG and len(exprs) > _TYPE_OF_ARG[name]:
+            dtype = exprs[_TYPE_OF_ARG[name]].dtype
         elif exprs:
             dtype = exprs[0].dtype
         else:
