@@ -11,7 +11,7 @@
 // LowerThreadAllreduce, AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
 // BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
-// User phases (tir.add_lower_pass) are not run yet. LoopPartition, HoistIfThenElse,
+// User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
 // InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
 #include "tessera/transform/tir_stages.h"
 
@@ -28,6 +28,7 @@ StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
 
 StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
+  mod = run.UserPhase(0, mod);
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run(mod, "tir.LowerInitBlock");
   mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
@@ -43,6 +44,7 @@ StageResult TirFlattenStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFlatten);
   mod = run(mod, "tir.LowerOpaqueBlock");
   mod = run(mod, "tir.FlattenBuffer");
+  mod = run.UserPhase(1, mod);
   return {mod, false, nullptr};
 }
 
@@ -54,6 +56,7 @@ StageResult TirLoopStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(!ctx.IsGpu(), mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.UnrollLoop");
   mod = run.If(!ctx.IsGpu(), mod, "tir.InjectPrefetch");
+  mod = run.UserPhase(2, mod);
   return {mod, false, nullptr};
 }
 
@@ -61,6 +64,7 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  mod = run.UserPhase(3, mod);
   mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
   return {mod, false, nullptr};
 }
