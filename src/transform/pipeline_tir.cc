@@ -6,7 +6,7 @@
 // LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop, InjectSoftwarePipeline and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
 // InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
-// RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and InjectPTXLDG32 (G);
+// RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
 // in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
 // LowerThreadAllreduce, AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
 // BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
@@ -65,6 +65,7 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
   mod = run.UserPhase(3, mod);
+  mod = run(mod, "tir.InstrumentBoundCheckers");  // only with tir.instrument_bound_checkers
   mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
   return {mod, false, nullptr};
 }
