@@ -74,6 +74,8 @@ class BoundChecker : public StmtExprMutator {
   bool changed() const { return changed_; }
 
   Stmt VisitStmt_(const ForNode* op) override {
+    // A thread-bound loop (GPU kernels) is not instrumented: its code runs on the device.
+    if (op->for_kind == ForKind::kThreadBinding) return GetRef(op);
     std::vector<Check> checks;
     Collect(op->min, &checks);
     Collect(op->extent, &checks);
