@@ -8,10 +8,13 @@
 //     __shfl_sync from the group's first lane;
 //   - N a multiple of 32 (up to 1024): each warp reduces its 32 lanes, lane 0 writes the warp's
 //     value to a "shared" buffer (one slot per warp per group), __syncthreads, then every warp
-//     reduces the group's slots (padded with the identity) and broadcasts it.
-// Otherwise (e.g. 100 threads, or a reduction over threadIdx.y with threadIdx.x spatial) the
-// values go through a "shared" buffer with one slot per thread and a guarded tree reduction with
-// a barrier after each step. In every case a barrier follows the last read of the shared buffer,
+//     reduces the group's slots (padded with the identity) and broadcasts it;
+//   - one group of another size (e.g. 24 or 100 threads): the same stages with the last warp
+//     partial (shuffles from its missing lanes count as the identity), every thread folding the
+//     warps' slots itself.
+// Otherwise (e.g. 3 groups of 40 threads, or a reduction over threadIdx.y with threadIdx.x
+// spatial) the values go through a "shared" buffer with one slot per thread and a guarded tree
+// reduction with a barrier after each step. In every case a barrier follows the last read of the shared buffer,
 // so that the next reduction may reuse it.
 #include <map>
 
@@ -255,6 +258,7 @@ class AllreduceLowerer : public StmtMutator {
     std::vector<Stmt> seq{store(first)};
     Expr full = IntImmNode::Make(DataType::UInt(32), 0xffffffffLL);
     std::vector<std::pair<Buffer, int64_t>> shared;
+    std::vector<Buffer> locals;
     auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
     auto warp_reduce = [&](Expr mask, int64_t width, int64_t span) {
       // Lanes [0, span) of each `width` segment hold values; lane 0 gets their reduction.
@@ -277,6 +281,39 @@ class AllreduceLowerer : public StmtMutator {
       }
       warp_reduce(mask, n, n);
       seq.push_back(store(shfl("tir.tvm_warp_shuffle", mask, load(), 0, n)));
+    } else if (contiguous && groups == 1 && n % kWarpSize != 0) {
+      // One group of n threads, the last warp partial: each warp reduces its lanes, shuffles
+      // from missing lanes count as the identity; then every thread folds the warps' slots.
+      int64_t warps = (n + kWarpSize - 1) / kWarpSize, whole = n / kWarpSize, rem = n % kWarpSize;
+      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"), {r, I32(kWarpSize - 1)});
+      Expr warp = CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {r, I32(5)});
+      Expr partial = IntImmNode::Make(DataType::UInt(32), (int64_t{1} << rem) - 1);
+      Expr mask = warps == 1 ? partial : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), full, partial));
+      Expr lanes = warps == 1 ? I32(n) : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), I32(kWarpSize), I32(rem)));
+      Buffer tmp = BufferNode::Decl("red_buf_other", t, {I32(1)}, "local", call->span);
+      locals.push_back(tmp);
+      Expr other = BufferLoadNode::Make(tmp, {zero});
+      int64_t p = 1;
+      while (p < std::min<int64_t>(n, kWarpSize)) p *= 2;
+      for (int64_t off = p / 2; off >= 1; off /= 2) {
+        // Every lane of the mask takes part in the shuffle; the value is kept where it exists.
+        seq.push_back(BufferStoreNode::Make(tmp, shfl("tir.tvm_warp_shuffle_down", mask, load(), off, kWarpSize), {zero}));
+        seq.push_back(store(combine(load(), SelectNode::Make(LTNode::Make(AddNode::Make(lane, I32(off)), lanes), other, identity))));
+      }
+      if (warps == 1) {
+        seq.push_back(store(shfl("tir.tvm_warp_shuffle", mask, load(), 0, kWarpSize)));
+      } else {
+        Buffer staging = BufferNode::Decl("red_buf_shared", t, {I32(warps)}, "shared", call->span);
+        shared.emplace_back(staging, warps);
+        seq.push_back(IfThenElseNode::Make(EQNode::Make(lane, zero),
+                                           BufferStoreNode::Make(staging, load(), {warp})));
+        seq.push_back(Barrier());
+        seq.push_back(store(BufferLoadNode::Make(staging, {zero})));
+        for (int64_t w = 1; w < warps; ++w) {
+          seq.push_back(store(combine(load(), BufferLoadNode::Make(staging, {I32(w)}))));
+        }
+        seq.push_back(Barrier());
+      }
     } else if (contiguous && n % kWarpSize == 0) {
       int64_t warps = n / kWarpSize;
       Buffer staging = BufferNode::Decl("red_buf_shared", t, {I32(groups * warps)}, "shared", call->span);
@@ -322,6 +359,10 @@ class AllreduceLowerer : public StmtMutator {
     for (const auto& [buf, size] : shared) {
       body = DeclBufferNode::Make(buf, body, call->span);
       body = AllocateNode::Make(buf->data, t, {I32(size)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);
+    }
+    for (const Buffer& buf : locals) {
+      body = DeclBufferNode::Make(buf, body, call->span);
+      body = AllocateNode::Make(buf->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);
     }
     body = DeclBufferNode::Make(val, body, call->span);
     return AllocateNode::Make(val->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);

@@ -53,16 +53,39 @@ def test_row_max_over_96_threads_pads_the_warp_slots_with_the_identity():
     assert src.count("__syncthreads();") == 2
 
 
-def test_group_of_100_threads_uses_a_guarded_shared_memory_tree():
+def test_group_of_100_threads_pads_the_partial_warp_with_the_identity():
     src = kernel_source(K.schedule_row_reduce(K.row_reduce_func(64, 300), 100))
+    # The fourth warp has 4 lanes: its mask names them, and shuffles from missing lanes count
+    # as 0. Each shuffle runs in every lane before its value is selected.
+    mask = "((threadIdx_x >> 5) < 3) ? 4294967295u : 15u"
+    assert f"red_buf_other[0] = __shfl_down_sync({mask}, red_buf[0], 16, 32);" in src
+    assert ("red_buf[0] = (red_buf[0] + ((((threadIdx_x & 31) + 16) < (((threadIdx_x >> 5) < 3) ? "
+            "32 : 4)) ? red_buf_other[0] : 0.0f));") in src
+    assert shuffles(src) == [(16, 32), (8, 32), (4, 32), (2, 32), (1, 32)]
+    # Every thread folds the 4 warp slots between two barriers.
+    assert "__shared__ float red_buf_shared[4];" in src
+    assert "red_buf[0] = (red_buf[0] + red_buf_shared[3]);" in src
+    assert src.count("__syncthreads();") == 2
+
+
+def test_group_of_24_threads_is_one_partial_warp():
+    src = kernel_source(K.schedule_row_reduce(K.row_reduce_func(64, 72, "max"), 24))
+    assert shuffles(src) == [(16, 32), (8, 32), (4, 32), (2, 32), (1, 32)]
+    assert "__shfl_down_sync(16777215u, red_buf[0], 16, 32)" in src
+    assert "__shfl_sync(16777215u, red_buf[0], 0, 32)" in src
+    assert "__syncthreads" not in src and "__shared__" not in src
+
+
+def test_groups_of_40_threads_use_a_guarded_shared_memory_tree():
+    src = kernel_source(K.guarded_row_sum)
     assert "__shfl_down_sync" not in src
-    assert "__shared__ float red_buf_shared[100];" in src
-    # 100 -> 64: threads below 36 add the slot 64 above; then 32, 16, ..., 1.
-    assert "if (threadIdx_x < 36) {" in src
-    for s in (32, 16, 8, 4, 2, 1):
-        assert f"if (threadIdx_x < {s}) {{" in src
+    assert "__shared__ float red_buf_shared[120];" in src
+    # 40 -> 32: threads below 8 add the slot 32 above; then 16, 8, ..., 1.
+    assert "if (threadIdx_x < 8) {" in src and "red_buf_shared[((threadIdx_y * 40) + threadIdx_x)]" in src
+    for step in (16, 4, 2, 1):
+        assert f"if (threadIdx_x < {step}) {{" in src
     # One barrier after the stores, one per step, one after the result is read.
-    assert src.count("__syncthreads();") == 9
+    assert src.count("__syncthreads();") == 8
 
 
 def test_threadIdx_y_groups_reduce_within_their_warp():
@@ -117,8 +140,6 @@ def test_1024_threads_min():
 def test_predicate_selects_the_identity_for_threads_outside_the_rows():
     src = kernel_source(K.guarded_row_sum)
     assert "red_buf[0] = ((((blockIdx_x * 3) + threadIdx_y) < 10) ? A[" in src and ": 0.0f);" in src
-    # 40 threads per group: the tree over one slot per thread, 3 groups.
-    assert "__shared__ float red_buf_shared[120];" in src
     assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 10)) {" in src
 
 
@@ -213,7 +234,7 @@ REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
 
 @requires_gpu
 @pytest.mark.parametrize("kind,cols,threads", [
-    ("sum", 512, 128), ("max", 288, 96), ("sum", 300, 100), ("min", 1024, 1024),
+    ("sum", 512, 128), ("max", 288, 96), ("sum", 300, 100), ("max", 72, 24), ("min", 1024, 1024),
     ("max", 64, 16), ("sum", 256, 32), ("prod", 64, 64)])
 def test_row_reduce_runs(kind, cols, threads):
     rows = 16
