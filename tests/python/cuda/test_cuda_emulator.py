@@ -346,3 +346,33 @@ def test_build_without_nvrtc_runs_and_has_no_ptx():
                          text=True, timeout=300)
     assert "sum True" in out.stdout, out.stdout + out.stderr
     assert "this build has no PTX" in out.stdout, out.stdout + out.stderr
+
+
+def run_python(code, **env_changes):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
+                                                      os.environ.get("PYTHONPATH", "")]))
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    return out.stdout + out.stderr
+
+
+def test_enable_from_python_and_choose_the_arch():
+    code = (
+        "import numpy as np, tessera as ts\n"
+        "from tessera import _core\n"
+        "_core.cuda_emulator_enable()\n"
+        "print('exist', ts.cuda(0).exist, _core.cuda_compute_capability(0))\n"
+        "a = ts.nd.array(np.arange(3, dtype='float32'), device=ts.cuda(0))\n"
+        "print('values', a.numpy().tolist())\n"
+    )
+    out = run_python(code, TESSERA_CUDA_EMULATOR=None, TESSERA_CUDA_EMULATOR_ARCH="sm_90")
+    assert "exist True 90" in out and "values [0.0, 1.0, 2.0]" in out, out
+    out = run_python("import tessera as ts\nfrom tessera import _core\n"
+                     "print(_core.cuda_compute_capability(0))\n",
+                     TESSERA_CUDA_EMULATOR="1", TESSERA_CUDA_EMULATOR_ARCH="volta")
+    assert "TESSERA_CUDA_EMULATOR_ARCH=volta is not a GPU architecture; write it like sm_80" in out, out
