@@ -214,59 +214,57 @@ unsigned long long WarpOpHook(void* sched, int kind, unsigned mask, unsigned lon
   return f.result;
 }
 
-// Release the warp operation of warp `w` when every lane its mask names waits at one.
+// Release the warp operations of warp `w` whose lanes have all arrived: for each waiting lane,
+// the lanes its mask names (those that exist) must all wait at a warp operation.
 bool ReleaseWarp(Scheduler& s, size_t w) {
   size_t base = w * 32;
   size_t lanes = std::min<size_t>(32, s.fibers.size() - base);
   unsigned exist = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
-  int first = -1;
-  for (size_t l = 0; l < lanes; ++l) {
-    if (s.fibers[base + l].state == FiberState::kWarp) {
-      first = int(l);
-      break;
-    }
-  }
-  if (first < 0) return false;
-  unsigned need = s.fibers[base + first].mask & exist;
-  need |= 1u << first;
   unsigned waiting = 0;
   for (size_t l = 0; l < lanes; ++l) {
     if (s.fibers[base + l].state == FiberState::kWarp) waiting |= 1u << l;
   }
-  if ((waiting & need) != need) return false;
-  unsigned ballot = 0;
-  for (size_t l = 0; l < lanes; ++l) {
-    const Fiber& f = s.fibers[base + l];
-    if ((need >> l & 1) && f.kind == TESSERA_EMU_BALLOT && f.value != 0) ballot |= 1u << l;
-  }
-  for (size_t l = 0; l < lanes; ++l) {
-    if (!(need >> l & 1)) continue;
-    Fiber& f = s.fibers[base + l];
-    int lane = int(l), seg = lane & ~(f.width - 1), src = lane;
-    switch (f.kind) {
-      case TESSERA_EMU_SHFL_IDX:
-        src = seg + (f.arg & (f.width - 1));
-        break;
-      case TESSERA_EMU_SHFL_UP:
-        src = lane - f.arg >= seg ? lane - f.arg : lane;
-        break;
-      case TESSERA_EMU_SHFL_DOWN:
-        src = lane + f.arg < seg + f.width ? lane + f.arg : lane;
-        break;
-      case TESSERA_EMU_SHFL_XOR:
-        src = lane ^ f.arg;
-        if (src < 0 || src >= seg + f.width) src = lane;
-        break;
-      default:
-        break;
+  bool released = false;
+  for (size_t first = 0; first < lanes; ++first) {
+    if (!(waiting >> first & 1)) continue;
+    unsigned need = (s.fibers[base + first].mask & exist) | (1u << first);
+    if ((waiting & need) != need) continue;
+    unsigned ballot = 0;
+    for (size_t l = 0; l < lanes; ++l) {
+      const Fiber& f = s.fibers[base + l];
+      if ((need >> l & 1) && f.kind == TESSERA_EMU_BALLOT && f.value != 0) ballot |= 1u << l;
     }
-    if (src < 0 || src >= 32 || !(need >> src & 1)) src = lane;  // a lane not taking part
-    f.result = f.kind == TESSERA_EMU_BALLOT ? ballot : s.fibers[base + src].value;
+    for (size_t l = 0; l < lanes; ++l) {
+      if (!(need >> l & 1)) continue;
+      Fiber& f = s.fibers[base + l];
+      int lane = int(l), seg = lane & ~(f.width - 1), src = lane;
+      switch (f.kind) {
+        case TESSERA_EMU_SHFL_IDX:
+          src = seg + (f.arg & (f.width - 1));
+          break;
+        case TESSERA_EMU_SHFL_UP:
+          src = lane - f.arg >= seg ? lane - f.arg : lane;
+          break;
+        case TESSERA_EMU_SHFL_DOWN:
+          src = lane + f.arg < seg + f.width ? lane + f.arg : lane;
+          break;
+        case TESSERA_EMU_SHFL_XOR:
+          src = lane ^ f.arg;
+          if (src < 0 || src >= seg + f.width) src = lane;
+          break;
+        default:
+          break;
+      }
+      if (src < 0 || src >= 32 || !(need >> src & 1)) src = lane;  // a lane not taking part
+      f.result = f.kind == TESSERA_EMU_BALLOT ? ballot : s.fibers[base + src].value;
+    }
+    for (size_t l = 0; l < lanes; ++l) {
+      if (need >> l & 1) s.fibers[base + l].state = FiberState::kReady;
+    }
+    waiting &= ~need;
+    released = true;
   }
-  for (size_t l = 0; l < lanes; ++l) {
-    if (need >> l & 1) s.fibers[base + l].state = FiberState::kReady;
-  }
-  return true;
+  return released;
 }
 
 // Set up `f` to run the kernel from its start on `stack`.
@@ -351,7 +349,7 @@ void SetIncludeDir(const std::string& dir) {
   g_include_dir = dir;
 }
 
-const std::string& IncludeDir() {
+std::string IncludeDir() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_include_dir.empty()) {
     const char* env = std::getenv("TESSERA_INCLUDE_DIR");

@@ -116,6 +116,27 @@ extern "C" __global__ void shuffles(const float* __restrict__ in, float* __restr
     np.testing.assert_array_equal(out[:, 4], expect_seg)
 
 
+def test_divergent_shuffles_with_partial_masks():
+    # The two halves of a warp shuffle in different branches, each naming only its own lanes.
+    src = r"""
+extern "C" __global__ void halves(const int* __restrict__ in, int* __restrict__ out) {
+  int t = threadIdx.x, v = in[t];
+  if (t < 16) {
+    v = __shfl_xor_sync(0x0000ffffu, v, 1);
+  } else {
+    __syncwarp(0xffff0000u);
+    v = __shfl_sync(0xffff0000u, v, 16);
+  }
+  out[t] = v;
+}
+"""
+    x = np.arange(32, dtype="int32") * 10
+    out = np.zeros_like(x)
+    program(src).launch("halves", [1], [32], [x, out])
+    np.testing.assert_array_equal(out[:16], x[np.arange(16) ^ 1])
+    np.testing.assert_array_equal(out[16:], np.full(16, x[16]))
+
+
 def test_warp_votes():
     src = r"""
 extern "C" __global__ void votes(const int* __restrict__ in, unsigned* __restrict__ out) {

@@ -24,7 +24,7 @@ void EnableEmulator();
 
 /*! \brief The folder holding tessera/cuda_emu.h (the package's include folder). */
 void SetIncludeDir(const std::string& dir);
-const std::string& IncludeDir();
+std::string IncludeDir();
 
 /*! \brief Compute capability of the emulated GPU: 80, or TESSERA_CUDA_EMULATOR_ARCH=sm_NN. */
 int ComputeCapability();
