@@ -397,3 +397,30 @@ def test_enable_from_python_and_choose_the_arch():
                      "print(_core.cuda_compute_capability(0))\n",
                      TESSERA_CUDA_EMULATOR="1", TESSERA_CUDA_EMULATOR_ARCH="volta")
     assert "TESSERA_CUDA_EMULATOR_ARCH=volta is not a GPU architecture; write it like sm_80" in out, out
+
+
+def test_generated_bfloat16_kernel_matches_numpy_bit_for_bit():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def f(A: T.Buffer((256,), "bfloat16"), B: T.Buffer((256,), "bfloat16"),
+          C: T.Buffer((256,), "bfloat16")):
+        for i in range(256):
+            with T.block("C"):
+                vi = T.axis.spatial(256, i)
+                C[vi] = T.max(A[vi], B[vi]) + T.exp(A[vi]) * T.bfloat16(0.5) - T.min(A[vi], T.bfloat16(1))
+
+    lib = ts.build(kernels.bind_1d(f, "C", 64), target="cuda")
+    bf16 = ml_dtypes.bfloat16
+    a = np.linspace(-2, 2, 256).astype(bf16)
+    b = np.cos(np.linspace(-2, 2, 256)).astype(bf16)
+    c = ts.nd.empty((256,), "bfloat16", ts.cuda(0))
+    lib(ts.nd.array(a, device=ts.cuda(0)), ts.nd.array(b, device=ts.cuda(0)), c)
+
+    def r(x):  # every bf16 operation rounds its float result
+        return np.asarray(x, "float32").astype(bf16).astype("float32")
+
+    x, y = a.astype("float32"), b.astype("float32")
+    want = r(r(np.maximum(x, y) + r(r(np.exp(x)) * 0.5)) - np.minimum(x, 1))
+    np.testing.assert_array_equal(c.numpy().view("uint16"), want.astype(bf16).view("uint16"))
