@@ -1,8 +1,8 @@
 // Bindings of the CUDA runtime: availability of NVRTC and the driver, compile-only NVRTC,
 // device synchronisation.
-#include "common.h"
 #include <nanobind/ndarray.h>
 
+#include "common.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/cuda/nvrtc.h"
@@ -68,7 +68,8 @@ void BindCUDA(nb::module_& m) {
                 values[i].i32 = nb::cast<int32_t>(h);
               } else if (nb::isinstance<nb::float_>(h)) {
                 values[i].f32 = nb::cast<float>(h);
-              } else if (nb::try_cast(h, arr, false) && arr.device_type() == nb::device::cpu::value) {
+              } else if (nb::try_cast(h, arr, false) &&
+                         arr.device_type() == nb::device::cpu::value) {
                 values[i].ptr = arr.data();
                 keep.push_back(arr);
               } else {

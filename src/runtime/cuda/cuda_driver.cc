@@ -275,7 +275,7 @@ void SetCurrentDevice(int device) { g_current_device = device; }
 struct KernelModule::Impl {
   std::mutex mu;
   std::unique_ptr<emu::Program> emulated;  // compiled on the first emulated launch
-  std::map<int, CUmodule> modules;  // per device
+  std::map<int, CUmodule> modules;         // per device
   std::map<std::pair<int, std::string>, CUfunction> functions;
 };
 

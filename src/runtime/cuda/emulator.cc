@@ -1,8 +1,10 @@
 // The CUDA emulator: kernels of CUDA C compiled for the host (tessera/cuda_emu.h) and run block
-// after block on the calling thread. Inside a block every CUDA thread is a fiber (ucontext) when
+// after block on the calling thread. Inside a block every CUDA thread is a fiber when
 // the kernel synchronises (__syncthreads, __syncwarp, warp shuffles and votes); a fiber runs
 // until it reaches a barrier or returns, and the block scheduler releases a barrier once every
 // thread that must arrive has. Kernels without synchronisation run their threads as a loop.
+// Fibers switch with a few instructions of assembly on x86-64 and with ucontext elsewhere (or
+// when built with -DTESSERA_EMU_UCONTEXT).
 #include "tessera/runtime/cuda/emulator.h"
 
 #include <dlfcn.h>
@@ -23,6 +25,38 @@
 #include "tessera/support/error.h"
 #include "tessera/target/toolchain.h"
 
+#if defined(__x86_64__) && !defined(TESSERA_EMU_UCONTEXT)
+#define TESSERA_EMU_ASM_SWITCH 1
+// Saves the callee-saved registers on the current stack, stores the stack pointer in *save_sp,
+// and continues on the stack `new_sp` saved the same way (System V x86-64 ABI). The x87 and
+// SSE control words are not switched: every fiber runs with the caller's.
+extern "C" void tessera_emu_switch(void** save_sp, void* new_sp);
+asm(R"(
+  .text
+  .p2align 4
+  .globl tessera_emu_switch
+  .hidden tessera_emu_switch
+  .type tessera_emu_switch, @function
+tessera_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size tessera_emu_switch, .-tessera_emu_switch
+)");
+#endif
+
 namespace tessera {
 namespace runtime {
 namespace cuda {
@@ -35,7 +69,9 @@ std::atomic<int> g_enabled{-1};  // -1: the environment has not been read yet
 
 constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxStaticShared = 48 * 1024;
-constexpr size_t kStackBytes = 256 * 1024;  // per fiber, committed as touched
+// Per fiber: above the 512 KiB of local memory a GPU thread may have. Reserved, not committed:
+// pages are committed as a thread touches them.
+constexpr size_t kStackBytes = 1024 * 1024;
 constexpr size_t kGuardBytes = 4096;
 
 [[noreturn]] void LaunchError(const std::string& message) {
@@ -118,7 +154,11 @@ int64_t StaticSharedBytes(const std::string& source, size_t begin, size_t end) {
 enum class FiberState { kReady, kBarrier, kWarp, kDone };
 
 struct Fiber {
+#ifdef TESSERA_EMU_ASM_SWITCH
+  void* sp = nullptr;
+#else
   ucontext_t ctx;
+#endif
   FiberState state = FiberState::kReady;
   TesseraEmuThread idx;
   // The warp operation it waits at, and its result.
@@ -151,9 +191,13 @@ struct Scheduler {
   void (*kernel)(void**) = nullptr;
   void** args = nullptr;
   std::vector<Fiber> fibers;
+#ifdef TESSERA_EMU_ASM_SWITCH
+  void* main_sp = nullptr;
+#else
   ucontext_t main_ctx;
+#endif
   int current = -1;
-  bool fast = false;  // threads run as a loop, without fibers
+  bool fast = false;   // threads run as a loop, without fibers
   std::string misuse;  // a barrier reached where none can be served
 };
 
@@ -161,17 +205,22 @@ Scheduler* g_sched = nullptr;  // during a launch (launches are serialised by g_
 std::mutex g_launch_mu;
 StackPool g_stacks;
 
-void FiberEntry() {
-  Scheduler* s = g_sched;
-  Fiber& f = s->fibers[s->current];
-  s->kernel(s->args);
-  f.state = FiberState::kDone;
-  swapcontext(&f.ctx, &s->main_ctx);  // never resumed
-}
-
+// From the running fiber back to the block scheduler.
 void Yield(Scheduler* s) {
   Fiber& f = s->fibers[s->current];
+#ifdef TESSERA_EMU_ASM_SWITCH
+  tessera_emu_switch(&f.sp, s->main_sp);
+#else
   swapcontext(&f.ctx, &s->main_ctx);
+#endif
+}
+
+void FiberEntry() {
+  Scheduler* s = g_sched;
+  s->kernel(s->args);
+  s->fibers[s->current].state = FiberState::kDone;
+  Yield(s);  // never resumed
+  std::abort();
 }
 
 void SyncThreadsHook(void* sched) {
@@ -200,7 +249,8 @@ unsigned long long WarpOpHook(void* sched, int kind, unsigned mask, unsigned lon
     return LiveLanes(*s, size_t(s->current) & ~size_t(31));
   }
   if (s->fast) {
-    if (s->misuse.empty()) s->misuse = "a warp operation was reached by a kernel run without fibers";
+    if (s->misuse.empty())
+      s->misuse = "a warp operation was reached by a kernel run without fibers";
     return value;
   }
   Fiber& f = s->fibers[s->current];
@@ -270,18 +320,33 @@ bool ReleaseWarp(Scheduler& s, size_t w) {
 // Set up `f` to run the kernel from its start on `stack`.
 __attribute__((noinline)) void StartFiber(Fiber& f, char* stack) {
   f.state = FiberState::kReady;
+#ifdef TESSERA_EMU_ASM_SWITCH
+  // What tessera_emu_switch pops: six registers, then FiberEntry as the return address; above
+  // it a null return address for FiberEntry, which thus starts with rsp = 8 (mod 16) as after
+  // a call.
+  void** sp = reinterpret_cast<void**>(stack + kStackBytes) - 8;
+  for (int r = 0; r < 6; ++r) sp[r] = nullptr;
+  sp[6] = reinterpret_cast<void*>(&FiberEntry);
+  sp[7] = nullptr;
+  f.sp = sp;
+#else
   getcontext(&f.ctx);
   f.ctx.uc_stack.ss_sp = stack;
   f.ctx.uc_stack.ss_size = kStackBytes;
   f.ctx.uc_link = nullptr;
   makecontext(&f.ctx, FiberEntry, 0);
+#endif
 }
 
 // Run fiber `i` until it waits or returns (apart, since swapcontext returns twice).
 __attribute__((noinline)) void RunFiber(Scheduler& s, size_t i) {
   s.current = int(i);
   s.state.cur = &s.fibers[i].idx;
+#ifdef TESSERA_EMU_ASM_SWITCH
+  tessera_emu_switch(&s.main_sp, s.fibers[i].sp);
+#else
   swapcontext(&s.main_ctx, &s.fibers[i].ctx);
+#endif
 }
 
 std::string Dim(const unsigned* v) {
@@ -439,8 +504,8 @@ Program::Program(const std::string& source) : impl_(new Impl) {
     while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) header_key.append(buf, got);
     std::fclose(f);
   }
-  std::string path = CompileSharedLibraryCXX(unit, flags, DefaultCacheDir() + "/cuda_emu",
-                                             header_key);
+  std::string path =
+      CompileSharedLibraryCXX(unit, flags, DefaultCacheDir() + "/cuda_emu", header_key);
   impl_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (impl_->handle == nullptr) {
     const char* e = dlerror();
@@ -454,9 +519,10 @@ Program::Program(const std::string& source) : impl_(new Impl) {
     Impl::Kernel kernel;
     kernel.fn = reinterpret_cast<void (*)(void**)>(
         dlsym(impl_->handle, ("__tessera_emu_" + k.name).c_str()));
-    auto nargs =
-        reinterpret_cast<int (*)()>(dlsym(impl_->handle, ("__tessera_emu_nargs_" + k.name).c_str()));
-    TESSERA_ICHECK(kernel.fn != nullptr && nargs != nullptr) << "kernel " << k.name << " not exported";
+    auto nargs = reinterpret_cast<int (*)()>(
+        dlsym(impl_->handle, ("__tessera_emu_nargs_" + k.name).c_str()));
+    TESSERA_ICHECK(kernel.fn != nullptr && nargs != nullptr)
+        << "kernel " << k.name << " not exported";
     kernel.nargs = nargs();
     kernel.static_shared = StaticSharedBytes(source, k.body_begin, k.body_end);
     impl_->kernels[k.name] = kernel;
@@ -501,8 +567,8 @@ void Program::Launch(const std::string& kernel, const int64_t* dims, void** args
   }
   if (k.static_shared > kMaxStaticShared) {
     LaunchError("cannot launch " + kernel + ": it declares " + std::to_string(k.static_shared) +
-                " bytes of static shared memory; the limit is " +
-                std::to_string(kMaxStaticShared) + " bytes");
+                " bytes of static shared memory; the limit is " + std::to_string(kMaxStaticShared) +
+                " bytes");
   }
   if (num_args >= 0 && num_args != k.nargs) {
     LaunchError("cannot launch " + kernel + ": it takes " + std::to_string(k.nargs) +
