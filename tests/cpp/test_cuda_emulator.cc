@@ -107,9 +107,10 @@ extern "C" __global__ void k(int* __restrict__ x) {
     p.Launch("k", dims, args);
     FAIL() << "no deadlock reported";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the CUDA kernel k deadlocked in block (0, 0, 0): 32 of 64 "
-                                         "threads wait at __syncthreads while 32 exited"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("the CUDA kernel k deadlocked in block (0, 0, 0): 32 of 64 "
+                                   "threads wait at __syncthreads while 32 exited"),
+        std::string::npos)
         << e.what();
   }
   int64_t too_big[7] = {1, 1, 1, 32, 32, 2, 0};
@@ -128,16 +129,17 @@ extern "C" __global__ void conv(const float* __restrict__ f, unsigned short* __r
   emu::Program p(src);
   // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1). 1 + 3 * 2^-11 ties up.
   // 65520 overflows to inf; 2^-24 is the smallest subnormal; 2^-25 ties to 0.
-  std::vector<float> f = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65504.0f, 65520.0f,
-                          0x1p-24f,        0x1p-25f,            -2.5f,    0x1.8p-25f};
+  std::vector<float> f = {
+      1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65504.0f, 65520.0f, 0x1p-24f, 0x1p-25f,
+      -2.5f,           0x1.8p-25f};
   std::vector<unsigned short> h(f.size());
   float* fp = f.data();
   unsigned short* hp = h.data();
   void* args[] = {&fp, &hp};
   int64_t dims[7] = {1, 1, 1, int64_t(f.size()), 1, 1, 0};
   p.Launch("conv", dims, args, 2);
-  EXPECT_EQ(h, (std::vector<unsigned short>{0x3c00, 0x3c02, 0x7bff, 0x7c00, 0x0001, 0x0000,
-                                            0xc100, 0x0001}));
+  EXPECT_EQ(h, (std::vector<unsigned short>{0x3c00, 0x3c02, 0x7bff, 0x7c00, 0x0001, 0x0000, 0xc100,
+                                            0x0001}));
 }
 
 TEST_F(CudaEmulator, CompileErrorsCarryTheCompilerOutput) {

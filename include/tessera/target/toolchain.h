@@ -36,7 +36,8 @@ std::string FindHostCXXCompiler();
  *  emulator's kernels); same cache, keyed apart from C. */
 std::string CompileSharedLibraryCXX(const std::string& source,
                                     const std::vector<std::string>& flags,
-                                    const std::string& cache_dir, const std::string& extra_key = "");
+                                    const std::string& cache_dir,
+                                    const std::string& extra_key = "");
 
 /*! \brief How many times this process has run a compiler to build a library (for cache tests). */
 int64_t CompilerInvocationCount();
