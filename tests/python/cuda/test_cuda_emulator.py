@@ -424,3 +424,17 @@ def test_generated_bfloat16_kernel_matches_numpy_bit_for_bit():
     x, y = a.astype("float32"), b.astype("float32")
     want = r(r(np.maximum(x, y) + r(r(np.exp(x)) * 0.5)) - np.minimum(x, 1))
     np.testing.assert_array_equal(c.numpy().view("uint16"), want.astype(bf16).view("uint16"))
+
+
+def test_a_missing_barrier_gives_wrong_results_deterministically():
+    # Threads run until they reach a barrier, so a schedule whose shared-memory tiles are read
+    # before every thread has written them fails every time (on a GPU it would fail by chance).
+    n = 64
+    a, b = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
+    for disabled, ok in (([], True), (["tir.ThreadSync"], False)):
+        with ts.transform.PassContext(disabled_pass=disabled):
+            lib = ts.build(kernels.schedule_tiled_matmul(n), target="cuda")
+        assert ("__syncthreads()" in lib.imported_modules[0].get_source()) == ok
+        c = ts.nd.empty((n, n), "float32", ts.cuda(0))
+        lib(ts.nd.array(a, device=ts.cuda(0)), ts.nd.array(b, device=ts.cuda(0)), c)
+        assert np.allclose(c.numpy(), a @ b, rtol=1e-4) == ok
