@@ -242,3 +242,24 @@ def test_spatial_loop_inside_the_reduction_loops_is_rejected(apply):
     with pytest.raises(Exception, match="the loop 'i' is not a reduction loop but lies between "
                                         "the reduction loops"):
         apply("LowerCrossThreadReduction", func)
+
+
+def test_block_not_alone_under_its_reduction_loops_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
+             C: T.Buffer((8, 32), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("C"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    C[vi, vk] = A[vi, vk]
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + C[vi, vk]
+
+    with pytest.raises(Exception, match="the reduction block 'B' has a reduction loop bound to "
+                                        "threadIdx, but its reduction loops do not form a perfect "
+                                        "nest around it"):
+        apply("LowerCrossThreadReduction", func)
