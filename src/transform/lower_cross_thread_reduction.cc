@@ -4,8 +4,9 @@
 //     one-element "local" buffer (only when there are such loops),
 //   - a T.tvm_thread_allreduce over the thread-bound reduction loops into a one-element "local"
 //     buffer, executed by every thread of the group (tir.LowerThreadAllreduce lowers it),
-//   - the write of the result to the block's output (by the first thread of the group unless
-//     the output is "local", under the spatial part of the block predicate).
+//   - the write of the result to the block's output, under the spatial part of the block
+//     predicate (by the first thread of the group when the output is shared memory or an
+//     argument of the function, else by all: the result is the same in every thread).
 // The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
 #include <unordered_set>
 
@@ -102,6 +103,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
   }
 
   std::vector<std::vector<Buffer>> pending_;
+  std::unordered_set<const BufferNode*> params_;  // the function's argument buffers
 
  private:
   static bool UsedByReduction(const BlockRealizeNode* realize, const VarNode* v) {
@@ -348,8 +350,11 @@ class CrossThreadReductionLowerer : public StmtMutator {
         // The old value is read through the write region.
         reads.back() = writes[0];
       }
+      // Every thread of the group holds the result. Memory that the threads share (shared
+      // memory, the function's arguments) is written by the first one; other outputs (local,
+      // or intermediate buffers that may end up private to each thread) by all.
       std::vector<Expr> conds;
-      if (out->scope() != "local") {
+      if (IsSharedScope(out->scope()) || params_.count(out.get())) {
         for (const ForNode* f : thread_loops) conds.push_back(EQNode::Make(f->loop_var, f->min));
       }
       conds.insert(conds.end(), spatial_conds.begin(), spatial_conds.end());
@@ -372,6 +377,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
 
 PrimFunc LowerCrossThreadReductionFunc(PrimFunc f, IRModule, const PassContext&) {
   CrossThreadReductionLowerer m;
+  for (const auto& [var, buf] : f->buffer_map) m.params_.insert(buf.get());
   m.pending_.emplace_back();
   Stmt body = m.VisitStmt(f->body);
   if (!m.pending_.back().empty()) {

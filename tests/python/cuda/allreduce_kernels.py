@@ -71,6 +71,17 @@ def schedule_row_reduce_2d(func, rows_per_block, threads):
     return sch.mod
 
 
+def schedule_row_reduce_xy(func, ty, tx):
+    """The reduction split over threadIdx.y and threadIdx.x together: one group of ty * tx."""
+    sch = tir.Schedule(func)
+    i, k = sch.get_loops(sch.get_block("B"))
+    _, ki_y, ki_x = sch.split(k, [None, ty, tx])
+    sch.bind(i, "blockIdx.x")
+    sch.bind(ki_y, "threadIdx.y")
+    sch.bind(ki_x, "threadIdx.x")
+    return sch.mod
+
+
 def schedule_row_reduce_over_y(func, rows_per_block, threads):
     """threadIdx.x picks the row, threadIdx.y splits the reduction: the groups are not
     consecutive threads (the shared-memory tree serves them)."""
@@ -110,7 +121,8 @@ def softmax(A: T.Buffer((64, 256), "float32"), B: T.Buffer((64, 256), "float32")
 
 def schedule_softmax(threads=128, scope="shared"):
     """One block per row: the max and the sum reduce across `threads` threads of threadIdx.x,
-    their results live in `scope` memory, and the normalisation uses the same threads."""
+    their results live in `scope` memory (None: left "global", as TVM users often do), and the
+    normalisation uses the same threads."""
     sch = tir.Schedule(softmax)
     norm = sch.get_block("norm")
     i, j = sch.get_loops(norm)
@@ -120,7 +132,8 @@ def schedule_softmax(threads=128, scope="shared"):
     for name in ("sum", "max"):
         block = sch.get_block(name)
         sch.compute_at(block, i)
-        sch.set_scope(block, 0, scope)
+        if scope is not None:
+            sch.set_scope(block, 0, scope)
         _, k = sch.get_loops(block)
         _, tk = sch.split(k, [None, threads])
         sch.bind(tk, "threadIdx.x")

@@ -161,6 +161,24 @@ def test_softmax_with_local_results_written_by_every_thread():
     assert src.count("__syncthreads();") == 4
 
 
+def test_softmax_with_global_intermediates_written_by_every_thread():
+    # M and S stay "global" intermediates: inside the kernel each thread gets its own copy, so
+    # every thread writes the (same) result.
+    src = kernel_source(K.schedule_softmax(128, scope=None))
+    assert "  float M[1];" in src
+    assert re.search(r"\n  M\[0\] = cross_thread_M\[0\];", src)
+    assert "if (threadIdx_x == 0)" not in src
+
+
+def test_reduction_over_threadIdx_y_and_x_is_one_group():
+    src = kernel_source(K.schedule_row_reduce_xy(K.row_reduce_func(16, 1024), 4, 32))
+    assert "__launch_bounds__(128)" in src
+    # The group index r = threadIdx_y * 32 + threadIdx_x: 4 warps, 4 slots.
+    assert "__shared__ float red_buf_shared[4];" in src
+    assert "if ((((threadIdx_y * 32) + threadIdx_x) & 31) == 0) {" in src
+    assert "if ((threadIdx_y == 0) && (threadIdx_x == 0)) {" in src
+
+
 # ---- errors ----
 
 def test_reduction_narrower_than_the_launch_is_rejected():
@@ -292,7 +310,14 @@ def test_fp16_and_int32_reductions_run():
 
 
 @requires_gpu
-@pytest.mark.parametrize("scope", ["shared", "local"])
+def test_reduction_over_threadIdx_y_and_x_runs():
+    x = np.random.uniform(-1, 1, (16, 1024)).astype("float32")
+    mod = K.schedule_row_reduce_xy(K.row_reduce_func(16, 1024), 4, 32)
+    np.testing.assert_allclose(_run(mod, x, (16,), "float32"), x.sum(axis=1), rtol=1e-4, atol=1e-5)
+
+
+@requires_gpu
+@pytest.mark.parametrize("scope", ["shared", "local", None])
 def test_softmax_runs(scope):
     x = np.random.uniform(-4, 4, (64, 256)).astype("float32")
     got = _run(K.schedule_softmax(128, scope), x, (64, 256), "float32")
