@@ -154,3 +154,17 @@ def guarded_row_sum(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float3
                     with T.init():
                         B[vi] = T.float32(0)
                     B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def row_sum_dynamic(a: T.handle, b: T.handle):
+    n = T.int32()
+    m = T.int32()
+    A = T.match_buffer(a, (n, m), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for i, k in T.grid(n, m):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]

@@ -179,6 +179,13 @@ def test_reduction_over_threadIdx_y_and_x_is_one_group():
     assert "if ((threadIdx_y == 0) && (threadIdx_x == 0)) {" in src
 
 
+def test_symbolic_sizes_guard_the_in_thread_part():
+    src = kernel_source(K.schedule_row_reduce(K.row_sum_dynamic, 64))
+    assert "for (int32_t k_0 = 0; k_0 < __floordiv((m + 63), 64); ++k_0) {" in src
+    assert "if (((k_0 * 64) + threadIdx_x) < m) {" in src
+    assert "__shared__ float red_buf_shared[2];" in src and len(shuffles(src)) == 6
+
+
 # ---- errors ----
 
 def test_reduction_narrower_than_the_launch_is_rejected():
@@ -307,6 +314,16 @@ def test_fp16_and_int32_reductions_run():
     xi = np.random.randint(-1000, 1000, (64, 256)).astype("int32")
     mod = K.schedule_row_reduce(K.row_reduce_func(64, 256, "sum", "int32"), 256)
     np.testing.assert_array_equal(_run(mod, xi, (64,), "int32"), xi.sum(axis=1))
+
+
+@requires_gpu
+@pytest.mark.parametrize("n,m", [(5, 200), (3, 64), (4, 7)])
+def test_symbolic_sizes_run(n, m):
+    lib = ts.build(K.schedule_row_reduce(K.row_sum_dynamic, 64), target="cuda")
+    x = np.random.uniform(-1, 1, (n, m)).astype("float32")
+    out = ts.nd.empty((n,), "float32", ts.cuda(0))
+    lib(ts.nd.array(x, device=ts.cuda(0)), out)
+    np.testing.assert_allclose(out.numpy(), x.sum(axis=1), rtol=1e-5, atol=1e-6)
 
 
 @requires_gpu
