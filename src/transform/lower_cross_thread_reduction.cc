@@ -118,7 +118,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
   // Whether some reduction iterator of the block is bound to a threadIdx loop among the
   // enclosing loops (`loops_` and `chain`).
   bool IsCandidate(const BlockRealizeNode* realize, const std::vector<const ForNode*>& chain) {
-    auto check = [&](const ForNode* f) { return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get()); };
+    auto check = [&](const ForNode* f) {
+      return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get());
+    };
     for (const ForNode* f : loops_) {
       if (check(f)) return true;
     }
@@ -186,8 +188,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (store == nullptr) Fail(b, "its body is not a single buffer store");
     std::optional<ReducerMatch> red = MatchReducer(store);
     if (!red) {
-      Fail(b, "the update is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
-              "T.max)");
+      Fail(b,
+           "the update is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
+           "T.max)");
     }
     const Buffer& out = store->buffer;
     if (b->writes[0]->buffer != out) Fail(b, "it writes a buffer other than the one it stores to");
@@ -199,7 +202,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
       });
       return found;
     };
-    if (reads_out(red->rhs)) Fail(b, "the reduced value reads the output buffer '" + out->name + "'");
+    if (reads_out(red->rhs))
+      Fail(b, "the reduced value reads the output buffer '" + out->name + "'");
     const BufferStoreNode* init = nullptr;
     if (b->init) {
       init = AsPtr<BufferStoreNode>(b->init);
@@ -247,8 +251,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
         if (r->buffer == out) continue;
         std::vector<Range> region;
         for (const Range& rg : r->region) {
-          region.push_back(RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap),
-                                           rg->span));
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
         }
         reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
       }
@@ -256,16 +260,18 @@ class CrossThreadReductionLowerer : public StmtMutator {
     };
     Expr zero = IntImmNode::Make(DataType::Int(32), 0);
     Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
-    Buffer red_buf = BufferNode::Decl("cross_thread_" + out->name, t, {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+    Buffer red_buf = BufferNode::Decl("cross_thread_" + out->name, t,
+                                      {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
     pending_.back().push_back(red_buf);
     std::vector<Stmt> seq;
     Expr source, cond;
     if (!serial_loops.empty()) {
-      Buffer in_buf = BufferNode::Decl("in_thread_" + out->name, t, {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+      Buffer in_buf = BufferNode::Decl("in_thread_" + out->name, t,
+                                       {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
       pending_.back().push_back(in_buf);
       Block init_block = BlockNode::Make({}, {}, {Whole(in_buf)}, b->name_hint + "_in_thread_init",
-                                         BufferStoreNode::Make(in_buf, red->identity, {zero}), nullptr,
-                                         {}, {}, {}, b->span);
+                                         BufferStoreNode::Make(in_buf, red->identity, {zero}),
+                                         nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
@@ -287,14 +293,17 @@ class CrossThreadReductionLowerer : public StmtMutator {
       seq.push_back(s);
       source = BufferLoadNode::Make(in_buf, {zero});
       cond = true_;
-      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), source, cond, red_buf->data,
-                             StringImmNode::Make(red->Name()), red->identity};
+      std::vector<Expr> args{
+          IntImmNode::Make(DataType::UInt(32), 1), source,       cond, red_buf->data,
+          StringImmNode::Make(red->Name()),        red->identity};
       for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call = EvaluateNode::Make(
-          CallNode::Make(DataType::UInt(32), OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-          b->span);
-      Block cross = BlockNode::Make({}, {Whole(in_buf)}, {Whole(red_buf)},
-                                    b->name_hint + "_cross_thread", call, nullptr, {}, {}, {}, b->span);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      Block cross =
+          BlockNode::Make({}, {Whole(in_buf)}, {Whole(red_buf)}, b->name_hint + "_cross_thread",
+                          call, nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
       // An opaque block reading the loop variables (it names the thread loops anyway).
@@ -302,15 +311,20 @@ class CrossThreadReductionLowerer : public StmtMutator {
       for (size_t i = 0; i < b->iter_vars.size(); ++i) {
         vmap[b->iter_vars[i]->var.get()] = realize->iter_values[i];
       }
-      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), Substitute(red->rhs, vmap),
-                             realize->predicate, red_buf->data, StringImmNode::Make(red->Name()),
+      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1),
+                             Substitute(red->rhs, vmap),
+                             realize->predicate,
+                             red_buf->data,
+                             StringImmNode::Make(red->Name()),
                              red->identity};
       for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call = EvaluateNode::Make(
-          CallNode::Make(DataType::UInt(32), OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-          b->span);
-      Block cross = BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)},
-                                    b->name_hint + "_cross_thread", call, nullptr, {}, {}, {}, b->span);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      Block cross =
+          BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)}, b->name_hint + "_cross_thread",
+                          call, nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     }
     // The write-back.
@@ -341,8 +355,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
       for (const BufferRegion& r : b->writes) {
         std::vector<Range> region;
         for (const Range& rg : r->region) {
-          region.push_back(RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap),
-                                           rg->span));
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
         }
         writes.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
       }

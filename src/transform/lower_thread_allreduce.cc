@@ -14,8 +14,8 @@
 //     warps' slots itself.
 // Otherwise (e.g. 3 groups of 40 threads, or a reduction over threadIdx.y with threadIdx.x
 // spatial) the values go through a "shared" buffer with one slot per thread and a guarded tree
-// reduction with a barrier after each step. In every case a barrier follows the last read of the shared buffer,
-// so that the next reduction may reuse it.
+// reduction with a barrier after each step. In every case a barrier follows the last read of the
+// shared buffer, so that the next reduction may reuse it.
 #include <map>
 
 #include "tessera/ir/functor.h"
@@ -31,15 +31,17 @@ namespace transform {
 TESSERA_REGISTER_OP("tir.tvm_warp_shuffle_down")
     .set_num_inputs(4)
     .set_effect(CallEffect::kOpaque)
-    .describe("tvm_warp_shuffle_down(mask, value, delta, width): the value of the lane `delta` "
-              "above this one within segments of `width` lanes (CUDA __shfl_down_sync); mask "
-              "(uint32) names the participating lanes.");
+    .describe(
+        "tvm_warp_shuffle_down(mask, value, delta, width): the value of the lane `delta` "
+        "above this one within segments of `width` lanes (CUDA __shfl_down_sync); mask "
+        "(uint32) names the participating lanes.");
 TESSERA_REGISTER_OP("tir.tvm_warp_shuffle")
     .set_num_inputs(4)
     .set_effect(CallEffect::kOpaque)
-    .describe("tvm_warp_shuffle(mask, value, lane, width): the value of lane `lane` of this "
-              "lane's segment of `width` lanes (CUDA __shfl_sync); mask (uint32) names the "
-              "participating lanes.");
+    .describe(
+        "tvm_warp_shuffle(mask, value, lane, width): the value of lane `lane` of this "
+        "lane's segment of `width` lanes (CUDA __shfl_sync); mask (uint32) names the "
+        "participating lanes.");
 
 namespace {
 
@@ -90,7 +92,8 @@ class AllreduceLowerer : public StmtMutator {
   Stmt VisitStmt_(const ForNode* op) override {
     std::string tag = ThreadTag(op);
     if (tag.empty()) return StmtMutator::VisitStmt_(op);
-    return InThread(tag, op->loop_var, op->extent, GetRef(op), [&] { return StmtMutator::VisitStmt_(op); });
+    return InThread(tag, op->loop_var, op->extent, GetRef(op),
+                    [&] { return StmtMutator::VisitStmt_(op); });
   }
 
   Stmt VisitStmt_(const AttrStmtNode* op) override {
@@ -128,7 +131,8 @@ class AllreduceLowerer : public StmtMutator {
 
  private:
   template <class F>
-  Stmt InThread(const std::string& tag, const Var& var, const Expr& extent, const Stmt& whole, F visit) {
+  Stmt InThread(const std::string& tag, const Var& var, const Expr& extent, const Stmt& whole,
+                F visit) {
     bool kernel_root = launch_.empty() && !in_kernel_;
     int outer_cond_depth = cond_depth_;
     if (kernel_root) {
@@ -162,23 +166,27 @@ class AllreduceLowerer : public StmtMutator {
   Stmt Lower(const CallNode* call) {
     const auto& a = call->args;
     if (a.size() < 7 || !IsConstInt(a[0], 1)) {
-      Fail(call, "tvm_thread_allreduce expects (1, source, cond, result_var, reducer, identity, "
-                 "thread_var...); only one reducer per call is supported");
+      Fail(call,
+           "tvm_thread_allreduce expects (1, source, cond, result_var, reducer, identity, "
+           "thread_var...); only one reducer per call is supported");
     }
     Expr source = a[1], cond = a[2], identity = a[5];
     auto* res = AsPtr<VarNode>(a[3]);
     auto* kind_name = AsPtr<StringImmNode>(a[4]);
     std::optional<NodeKind> kind = kind_name ? ReducerKindFromName(kind_name->value) : std::nullopt;
-    if (res == nullptr || !res->pointer) Fail(call, "the result of tvm_thread_allreduce must be a buffer variable");
-    if (!kind) Fail(call, "unknown reducer of tvm_thread_allreduce (sum, prod, min or max expected)");
+    if (res == nullptr || !res->pointer)
+      Fail(call, "the result of tvm_thread_allreduce must be a buffer variable");
+    if (!kind)
+      Fail(call, "unknown reducer of tvm_thread_allreduce (sum, prod, min or max expected)");
     DataType t = source->dtype;
     if (!t.is_scalar() || identity->dtype != t) {
       Fail(call, "tvm_thread_allreduce reduces scalars with an identity of their type, got " +
                      t.ToString());
     }
     if (cond_depth_ > 0) {
-      Fail(call, "tvm_thread_allreduce under a condition: every thread of the block must take "
-                 "part in the reduction (bind the reduction loop to the whole thread extent)");
+      Fail(call,
+           "tvm_thread_allreduce under a condition: every thread of the block must take "
+           "part in the reduction (bind the reduction loop to the whole thread extent)");
     }
     // The reduced thread tags, and every threadIdx tag of the kernel with its extent.
     std::map<std::string, bool> reduced;
@@ -189,8 +197,9 @@ class AllreduceLowerer : public StmtMutator {
         if (v && loop.var == v) tag = tg;
       }
       if (tag.rfind("threadIdx.", 0) != 0) {
-        Fail(call, "tvm_thread_allreduce reduces over a variable that is not an enclosing "
-                   "threadIdx loop");
+        Fail(call,
+             "tvm_thread_allreduce reduces over a variable that is not an enclosing "
+             "threadIdx loop");
       }
       reduced[tag] = true;
     }
@@ -199,7 +208,9 @@ class AllreduceLowerer : public StmtMutator {
     for (int d = 0; d < 3; ++d) {
       auto it = launch_.find(kTags[d]);
       int64_t launch = it == launch_.end() ? 1 : it->second;
-      if (launch < 0) Fail(call, std::string("a cross-thread reduction needs a constant ") + kTags[d] + " extent");
+      if (launch < 0)
+        Fail(call,
+             std::string("a cross-thread reduction needs a constant ") + kTags[d] + " extent");
       auto loop = loops_.find(kTags[d]);
       if (launch > 1 && loop == loops_.end()) {
         Fail(call, std::string("the cross-thread reduction is not inside the kernel's ") +
@@ -213,7 +224,8 @@ class AllreduceLowerer : public StmtMutator {
       }
       extent[d] = launch;
       index[d] = loop == loops_.end() ? I32(0) : Expr(loop->second.var_ref);
-      if (index[d]->dtype != DataType::Int(32)) index[d] = CastNode::Make(DataType::Int(32), index[d]);
+      if (index[d]->dtype != DataType::Int(32))
+        index[d] = CastNode::Make(DataType::Int(32), index[d]);
     }
     // Group-local index r over the reduced tags, group index g over the others (x fastest).
     int64_t n = 1, groups = 1;
@@ -225,7 +237,8 @@ class AllreduceLowerer : public StmtMutator {
         r = n == 1 ? index[d] : Expr(AddNode::Make(MulNode::Make(r, I32(extent[d])), index[d]));
         n *= extent[d];
       } else if (extent[d] > 1) {
-        g = groups == 1 ? index[d] : Expr(AddNode::Make(MulNode::Make(g, I32(extent[d])), index[d]));
+        g = groups == 1 ? index[d]
+                        : Expr(AddNode::Make(MulNode::Make(g, I32(extent[d])), index[d]));
         groups *= extent[d];
       }
     }
@@ -250,11 +263,13 @@ class AllreduceLowerer : public StmtMutator {
     auto store = [&](Expr v) -> Stmt { return BufferStoreNode::Make(val, std::move(v), {zero}); };
     auto combine = [&](Expr x, Expr y) { return ReducerCombine(*kind, x, y); };
     auto shfl = [&](const char* op, Expr mask, Expr v, int64_t lane, int64_t width) -> Expr {
-      return CallNode::Make(t, OpNode::Get(op), {std::move(mask), std::move(v), I32(lane), I32(width)});
+      return CallNode::Make(t, OpNode::Get(op),
+                            {std::move(mask), std::move(v), I32(lane), I32(width)});
     };
-    Expr first = IsConstInt(cond, 1)
-                     ? source
-                     : Expr(CallNode::Make(t, OpNode::Get("tir.if_then_else"), {cond, source, identity}));
+    Expr first =
+        IsConstInt(cond, 1)
+            ? source
+            : Expr(CallNode::Make(t, OpNode::Get("tir.if_then_else"), {cond, source, identity}));
     std::vector<Stmt> seq{store(first)};
     Expr full = IntImmNode::Make(DataType::UInt(32), 0xffffffffLL);
     std::vector<std::pair<Buffer, int64_t>> shared;
@@ -265,7 +280,8 @@ class AllreduceLowerer : public StmtMutator {
       int64_t p = 1;
       while (p < span) p *= 2;
       for (int64_t off = p / 2; off >= 1; off /= 2) {
-        seq.push_back(store(combine(load(), shfl("tir.tvm_warp_shuffle_down", mask, load(), off, width))));
+        seq.push_back(
+            store(combine(load(), shfl("tir.tvm_warp_shuffle_down", mask, load(), off, width))));
       }
     };
     if (n == 1) {
@@ -276,8 +292,11 @@ class AllreduceLowerer : public StmtMutator {
         mask = IntImmNode::Make(DataType::UInt(32), (int64_t{1} << total) - 1);
       } else if (total % kWarpSize != 0) {
         Expr tid = AddNode::Make(MulNode::Make(g, I32(n)), r);
-        mask = SelectNode::Make(LTNode::Make(CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {tid, I32(5)}), I32(total / kWarpSize)),
-                                full, IntImmNode::Make(DataType::UInt(32), (int64_t{1} << (total % kWarpSize)) - 1));
+        mask = SelectNode::Make(
+            LTNode::Make(
+                CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {tid, I32(5)}),
+                I32(total / kWarpSize)),
+            full, IntImmNode::Make(DataType::UInt(32), (int64_t{1} << (total % kWarpSize)) - 1));
       }
       warp_reduce(mask, n, n);
       seq.push_back(store(shfl("tir.tvm_warp_shuffle", mask, load(), 0, n)));
@@ -285,11 +304,17 @@ class AllreduceLowerer : public StmtMutator {
       // One group of n threads, the last warp partial: each warp reduces its lanes, shuffles
       // from missing lanes count as the identity; then every thread folds the warps' slots.
       int64_t warps = (n + kWarpSize - 1) / kWarpSize, whole = n / kWarpSize, rem = n % kWarpSize;
-      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"), {r, I32(kWarpSize - 1)});
+      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"),
+                                 {r, I32(kWarpSize - 1)});
       Expr warp = CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {r, I32(5)});
       Expr partial = IntImmNode::Make(DataType::UInt(32), (int64_t{1} << rem) - 1);
-      Expr mask = warps == 1 ? partial : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), full, partial));
-      Expr lanes = warps == 1 ? I32(n) : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), I32(kWarpSize), I32(rem)));
+      Expr mask = warps == 1
+                      ? partial
+                      : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), full, partial));
+      Expr lanes =
+          warps == 1
+              ? I32(n)
+              : Expr(SelectNode::Make(LTNode::Make(warp, I32(whole)), I32(kWarpSize), I32(rem)));
       Buffer tmp = BufferNode::Decl("red_buf_other", t, {I32(1)}, "local", call->span);
       locals.push_back(tmp);
       Expr other = BufferLoadNode::Make(tmp, {zero});
@@ -297,8 +322,11 @@ class AllreduceLowerer : public StmtMutator {
       while (p < std::min<int64_t>(n, kWarpSize)) p *= 2;
       for (int64_t off = p / 2; off >= 1; off /= 2) {
         // Every lane of the mask takes part in the shuffle; the value is kept where it exists.
-        seq.push_back(BufferStoreNode::Make(tmp, shfl("tir.tvm_warp_shuffle_down", mask, load(), off, kWarpSize), {zero}));
-        seq.push_back(store(combine(load(), SelectNode::Make(LTNode::Make(AddNode::Make(lane, I32(off)), lanes), other, identity))));
+        seq.push_back(BufferStoreNode::Make(
+            tmp, shfl("tir.tvm_warp_shuffle_down", mask, load(), off, kWarpSize), {zero}));
+        seq.push_back(store(
+            combine(load(), SelectNode::Make(LTNode::Make(AddNode::Make(lane, I32(off)), lanes),
+                                             other, identity))));
       }
       if (warps == 1) {
         seq.push_back(store(shfl("tir.tvm_warp_shuffle", mask, load(), 0, kWarpSize)));
@@ -316,19 +344,23 @@ class AllreduceLowerer : public StmtMutator {
       }
     } else if (contiguous && n % kWarpSize == 0) {
       int64_t warps = n / kWarpSize;
-      Buffer staging = BufferNode::Decl("red_buf_shared", t, {I32(groups * warps)}, "shared", call->span);
+      Buffer staging =
+          BufferNode::Decl("red_buf_shared", t, {I32(groups * warps)}, "shared", call->span);
       shared.emplace_back(staging, groups * warps);
       warp_reduce(full, kWarpSize, kWarpSize);
       // r >= 0: the lane and the warp of r are its low five bits and the rest.
-      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"), {r, I32(kWarpSize - 1)});
+      Expr lane = CallNode::Make(DataType::Int(32), OpNode::Get("tir.bitwise_and"),
+                                 {r, I32(kWarpSize - 1)});
       Expr warp = CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_right"), {r, I32(5)});
       Expr base = MulNode::Make(g, I32(warps));
-      seq.push_back(IfThenElseNode::Make(EQNode::Make(lane, zero),
-                                         BufferStoreNode::Make(staging, load(), {AddNode::Make(base, warp)})));
+      seq.push_back(IfThenElseNode::Make(
+          EQNode::Make(lane, zero),
+          BufferStoreNode::Make(staging, load(), {AddNode::Make(base, warp)})));
       seq.push_back(Barrier());
-      Expr slot = CallNode::Make(t, OpNode::Get("tir.if_then_else"),
-                                 {LTNode::Make(lane, I32(warps)),
-                                  BufferLoadNode::Make(staging, {AddNode::Make(base, lane)}), identity});
+      Expr slot =
+          CallNode::Make(t, OpNode::Get("tir.if_then_else"),
+                         {LTNode::Make(lane, I32(warps)),
+                          BufferLoadNode::Make(staging, {AddNode::Make(base, lane)}), identity});
       seq.push_back(store(slot));
       seq.push_back(Barrier());
       warp_reduce(full, kWarpSize, warps);
@@ -346,7 +378,9 @@ class AllreduceLowerer : public StmtMutator {
       for (int64_t s = p / 2; s >= 1; s /= 2) {
         Expr guard = LTNode::Make(r, I32(std::min(s, n - s)));
         Stmt step = BufferStoreNode::Make(
-            tree, combine(BufferLoadNode::Make(tree, {slot(r)}), BufferLoadNode::Make(tree, {slot(AddNode::Make(r, I32(s)))})),
+            tree,
+            combine(BufferLoadNode::Make(tree, {slot(r)}),
+                    BufferLoadNode::Make(tree, {slot(AddNode::Make(r, I32(s)))})),
             {slot(r)});
         seq.push_back(IfThenElseNode::Make(guard, step));
         seq.push_back(Barrier());
@@ -358,14 +392,17 @@ class AllreduceLowerer : public StmtMutator {
     Stmt body = SeqStmtNode::Flatten(seq, call->span);
     for (const auto& [buf, size] : shared) {
       body = DeclBufferNode::Make(buf, body, call->span);
-      body = AllocateNode::Make(buf->data, t, {I32(size)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);
+      body = AllocateNode::Make(buf->data, t, {I32(size)}, IntImmNode::Make(DataType::Bool(), 1),
+                                body, {}, call->span);
     }
     for (const Buffer& buf : locals) {
       body = DeclBufferNode::Make(buf, body, call->span);
-      body = AllocateNode::Make(buf->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);
+      body = AllocateNode::Make(buf->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body,
+                                {}, call->span);
     }
     body = DeclBufferNode::Make(val, body, call->span);
-    return AllocateNode::Make(val->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body, {}, call->span);
+    return AllocateNode::Make(val->data, t, {I32(1)}, IntImmNode::Make(DataType::Bool(), 1), body,
+                              {}, call->span);
   }
 
   std::map<std::string, ThreadLoop> loops_;

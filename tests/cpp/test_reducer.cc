@@ -55,8 +55,10 @@ TEST(Reducer, RejectsOtherUpdates) {
 }
 
 TEST(Reducer, IdentitiesAndNames) {
-  EXPECT_TRUE(StructuralEqual(ReducerIdentity(NodeKind::kMax, kI32), IntImmNode::Make(kI32, INT32_MIN)));
-  EXPECT_TRUE(StructuralEqual(ReducerIdentity(NodeKind::kMin, kI32), IntImmNode::Make(kI32, INT32_MAX)));
+  EXPECT_TRUE(
+      StructuralEqual(ReducerIdentity(NodeKind::kMax, kI32), IntImmNode::Make(kI32, INT32_MIN)));
+  EXPECT_TRUE(
+      StructuralEqual(ReducerIdentity(NodeKind::kMin, kI32), IntImmNode::Make(kI32, INT32_MAX)));
   EXPECT_TRUE(StructuralEqual(ReducerIdentity(NodeKind::kAdd, kI32), IntImmNode::Make(kI32, 0)));
   EXPECT_TRUE(StructuralEqual(ReducerIdentity(NodeKind::kMax, DataType::Float(16)),
                               FloatImmNode::Make(DataType::Float(16), -65504.0)));
