@@ -102,6 +102,10 @@ def test_small_groups_use_a_partial_mask_and_their_width():
     assert shuffles(src) == [(4, 8), (2, 8), (1, 8)]
     assert "__shfl_down_sync(16777215u," in src and "__shfl_sync(16777215u, red_buf[0], 0, 8)" in src
     assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 64)) {" in src
+    # 5 rows of 8: 40 threads, the second warp has 8 lanes.
+    src = kernel_source(K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), 5, 8))
+    assert ("__shfl_down_sync(((((threadIdx_y * 8) + threadIdx_x) >> 5) < 1) ? 4294967295u : 255u, "
+            "red_buf[0], 4, 8)") in src
 
 
 def test_reduction_over_threadIdx_y_goes_through_shared_memory():
@@ -271,7 +275,7 @@ def test_row_reduce_runs(kind, cols, threads):
 
 
 @requires_gpu
-@pytest.mark.parametrize("rows_per_block,threads", [(4, 32), (3, 8), (2, 64)])
+@pytest.mark.parametrize("rows_per_block,threads", [(4, 32), (3, 8), (5, 8), (2, 64)])
 def test_threadIdx_y_groups_run(rows_per_block, threads):
     x = np.random.uniform(-1, 1, (64, 256)).astype("float32")
     mod = K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), rows_per_block, threads)
