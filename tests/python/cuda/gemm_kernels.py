@@ -1,0 +1,64 @@
+"""A register-tiled, shared-memory GEMM for CUDA, scheduled as in Apache TVM's GPU tutorials.
+
+Each thread block computes a block_m x block_n tile of C with (block_m / tile_m) x
+(block_n / tile_n) threads; each thread keeps a tile_m x tile_n tile of C in registers (a "local"
+accumulator). k is walked in steps of k_tile: for each step all threads copy the A and B tiles
+into shared memory together (vec elements per thread and copy, vectorized when possible),
+synchronize, and multiply-accumulate out of shared memory.
+"""
+
+from tessera import tir
+from tessera.script import tir as T
+
+
+def gemm_func(n, m, k, dtype="float32", acc="float32"):
+    """C[n, m] = A[n, k] @ B[k, m], inputs of `dtype` accumulated in `acc`."""
+
+    @T.prim_func
+    def gemm(A: T.Buffer((n, k), dtype), B: T.Buffer((k, m), dtype), C: T.Buffer((n, m), acc)):
+        for i, j, kk in T.grid(n, m, k):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, kk])
+                with T.init():
+                    C[vi, vj] = T.cast(0, acc)
+                # (the inner cast, a no-op, names dtype in the body so that the parser sees it)
+                C[vi, vj] = C[vi, vj] + T.cast(T.cast(A[vi, vk], dtype), acc) * T.cast(
+                    B[vk, vj], acc)
+
+    return gemm
+
+
+def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=64, tile_m=4,
+                  tile_n=4, k_tile=16, vec=4):
+    """The scheduled IRModule of gemm_func(n, m, k, dtype, acc) for target="cuda"."""
+    ty, tx = block_m // tile_m, block_n // tile_n
+    sch = tir.Schedule(gemm_func(n, m, k, dtype, acc))
+    c = sch.get_block("C")
+    i, j, kk = sch.get_loops(c)
+    bi, ti, ii = sch.split(i, [None, ty, tile_m])
+    bj, tj, jj = sch.split(j, [None, tx, tile_n])
+    ko, ki = sch.split(kk, [None, k_tile])
+    sch.reorder(bi, bj, ti, tj, ko, ki, ii, jj)
+    sch.bind(bi, "blockIdx.y")
+    sch.bind(bj, "blockIdx.x")
+    sch.bind(ti, "threadIdx.y")
+    sch.bind(tj, "threadIdx.x")
+    # The accumulator tile in registers, written back to C after the k loop.
+    c_local = sch.cache_write(c, 0, "local")
+    sch.reverse_compute_at(c_local, tj)
+    # A and B tiles in shared memory, fetched by all threads of the block together.
+    for name in ("A", "B"):
+        reads = [r.buffer.name for r in sch.get(c).reads]
+        cache = sch.cache_read(c, reads.index(name), "shared")
+        sch.compute_at(cache, ko)
+        fused = sch.fuse(*sch.get_loops(cache)[-2:])
+        _, cy, cx, cv = sch.split(fused, [None, ty, tx, vec])
+        sch.bind(cy, "threadIdx.y")
+        sch.bind(cx, "threadIdx.x")
+        if vec > 1:
+            sch.vectorize(cv)
+    sch.decompose_reduction(c, ko)
+    sch.unroll(ki)
+    sch.unroll(ii)
+    sch.unroll(jj)
+    return sch.mod
