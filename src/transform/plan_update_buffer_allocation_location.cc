@@ -77,7 +77,7 @@ class AccessPathCollector : public StmtExprVisitor {
 };
 
 // lo/hi of `e` over the loops in `relaxed` (interval arithmetic on sums, constant products and
-// floor division by constants); null when the form is not covered.
+// floor division and modulo by constants); null when the form is not covered.
 std::pair<Expr, Expr> Bounds(const Expr& e,
                              const std::unordered_map<const VarNode*, Ref<RangeNode>>& relaxed) {
   auto uses = [&](const Expr& x) {
@@ -110,6 +110,11 @@ std::pair<Expr, Expr> Bounds(const Expr& e,
     auto c = AsConstInt(bin->b);
     if (!c || *c <= 0 || !alo) return {nullptr, nullptr};
     return {FloorDivNode::Make(alo, bin->b), FloorDivNode::Make(ahi, bin->b)};
+  }
+  if (e->kind == NodeKind::kFloorMod) {
+    auto c = AsConstInt(bin->b);
+    if (!c || *c <= 0) return {nullptr, nullptr};
+    return {MakeConst(e->dtype, int64_t(0)), MakeConst(e->dtype, *c - 1)};
   }
   return {nullptr, nullptr};
 }

@@ -31,7 +31,18 @@ def gemm_func(n, m, k, dtype="float32", acc="float32"):
 def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=64, tile_m=4,
                   tile_n=4, k_tile=16, vec=4):
     """The scheduled IRModule of gemm_func(n, m, k, dtype, acc) for target="cuda"."""
+    if block_m % tile_m or block_n % tile_n:
+        raise ValueError(f"the register tile {tile_m}x{tile_n} must divide the block tile "
+                         f"{block_m}x{block_n}")
+    if n % block_m or m % block_n or k % k_tile:
+        # Splits that do not divide leave T.where predicates, which tir.Schedule.reorder rejects.
+        raise ValueError(f"schedule_gemm needs n % {block_m}, m % {block_n} and k % {k_tile} to be "
+                         f"0 (got n={n}, m={m}, k={k})")
     ty, tx = block_m // tile_m, block_n // tile_n
+    for rows, cols in ((block_m, k_tile), (k_tile, block_n)):
+        if (rows * cols) % (ty * tx * vec):
+            raise ValueError(f"the {rows}x{cols} shared tile is not a whole number of "
+                             f"{ty * tx} threads x {vec} elements (choose another vec or k_tile)")
     sch = tir.Schedule(gemm_func(n, m, k, dtype, acc))
     c = sch.get_block("C")
     i, j, kk = sch.get_loops(c)
@@ -46,6 +57,10 @@ def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=6
     # The accumulator tile in registers, written back to C after the k loop.
     c_local = sch.cache_write(c, 0, "local")
     sch.reverse_compute_at(c_local, tj)
+    out_vec = 4 if tile_n % 4 == 0 else 2 if tile_n % 2 == 0 else 1
+    if vec > 1 and out_vec > 1:  # C is written back out_vec elements at a time
+        _, wj = sch.get_loops(c_local)[-2:]
+        sch.vectorize(sch.split(wj, [None, out_vec])[1])
     # A and B tiles in shared memory, fetched by all threads of the block together.
     for name in ("A", "B"):
         reads = [r.buffer.name for r in sch.get(c).reads]
