@@ -92,6 +92,7 @@ bool CodeGenCUDA::VectorAccessAligned(const BufferNode* buffer, const Expr& inde
 
 Expr CodeGenCUDA::DeclareLane(DataType t, const std::string& value) {
   Var v = VarNode::Make("v", t);
+  vector_temps_.push_back(v);  // names are keyed by node: keep it alive
   std::string name = AllocVarName(v.get());
   PrintIndent();
   stream_ << TypeName(t, v->span) << " " << name << " = " << value << ";\n";
@@ -113,6 +114,7 @@ const std::vector<Expr>& CodeGenCUDA::LoadLanes(const BufferLoadNode* op) {
     // One vector load, then the lanes out of the word.
     auto* ramp = AsPtr<RampNode>(index);
     Var w = VarNode::Make(buffer->name + "_vec", elem);
+    vector_temps_.push_back(w);
     std::string wname = AllocVarName(w.get());
     PrintIndent();
     stream_ << word << " " << wname << " = *(const " << word << "*)"
@@ -144,11 +146,8 @@ Expr CodeGenCUDA::LaneOf(const Expr& e, int i) {
     case NodeKind::kRamp: {
       auto* op = static_cast<const RampNode*>(e.get());
       if (i == 0) return op->base;
-      if (auto s = AsConstInt(op->stride)) {
-        return AddNode::Make(op->base, IntImmNode::Make(op->base->dtype, *s * i));
-      }
-      return AddNode::Make(op->base,
-                           MulNode::Make(op->stride, IntImmNode::Make(op->stride->dtype, i)));
+      return vector_analyzer_.Simplify(AddNode::Make(
+          op->base, MulNode::Make(op->stride, IntImmNode::Make(op->stride->dtype, i))));
     }
     case NodeKind::kBroadcast:
       return static_cast<const BroadcastNode*>(e.get())->value;

@@ -72,8 +72,12 @@ def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=6
         sch.bind(cx, "threadIdx.x")
         if vec > 1:
             sch.vectorize(cv)
-    sch.decompose_reduction(c, ko)
-    sch.unroll(ki)
-    sch.unroll(ii)
-    sch.unroll(jj)
+    init = sch.decompose_reduction(c, ko)
+    # Every access to the accumulator has constant indices once the register loops are
+    # unrolled, so that it stays in registers.
+    for loop in [ki, ii, jj, *sch.get_loops(init)[-2:]]:
+        sch.unroll(loop)
+    write_back = sch.get_loops(c_local)[4:]  # under blockIdx.y/x, threadIdx.y/x
+    for loop in write_back if out_vec == 1 or vec == 1 else write_back[:-1]:
+        sch.unroll(loop)
     return sch.mod
