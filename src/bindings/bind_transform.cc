@@ -1,6 +1,8 @@
 // Bindings of passes, PassContext and the staged lowerer.
 #include "common.h"
+#include "tessera/ir/functor.h"
 #include "tessera/transform/analysis.h"
+#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 #include "tessera/transform/stage.h"
 
@@ -50,15 +52,156 @@ nb::object FromConfig(const ConfigValue& v) {
   }
 }
 
+// A pass as a Python object: a registered pass or one written in Python.
+struct PassHandle {
+  transform::Pass pass;
+};
+
+// A Python callable kept alive by a C++ pass; released with the GIL held (or leaked when the
+// interpreter is already gone, e.g. a PassContext destroyed at exit).
+struct PyCallable {
+  nb::object fn;
+};
+std::shared_ptr<PyCallable> HoldCallable(nb::object fn) {
+  return std::shared_ptr<PyCallable>(new PyCallable{std::move(fn)}, [](PyCallable* p) {
+    if (Py_IsInitialized()) {
+      nb::gil_scoped_acquire gil;
+      delete p;
+    } else {
+      p->fn.release();
+      delete p;
+    }
+  });
+}
+
+std::string PyTypeName(nb::handle h) { return nb::cast<std::string>(nb::type_name(h.type())); }
+
+PassHandle MakePythonPass(nb::object fn, int opt_level, const std::string& name, bool prim_func) {
+  if (!PyCallable_Check(fn.ptr())) throw nb::type_error("the pass function must be callable");
+  auto holder = HoldCallable(std::move(fn));
+  if (prim_func) {
+    return {transform::CreatePrimFuncPass(
+        [holder, name](PrimFunc f, IRModule mod, const PassContext& ctx) -> PrimFunc {
+          nb::gil_scoped_acquire gil;
+          nb::object r = holder->fn(f, mod, ctx);
+          if (!nb::isinstance<PrimFuncNode>(r)) {
+            throw nb::type_error(("the prim_func_pass '" + name + "' returned " + PyTypeName(r) +
+                                  "; it must return a PrimFunc")
+                                     .c_str());
+          }
+          return nb::cast<PrimFunc>(r);
+        },
+        opt_level, name)};
+  }
+  return {transform::CreateModulePass(
+      [holder, name](IRModule mod, const PassContext& ctx) -> IRModule {
+        nb::gil_scoped_acquire gil;
+        nb::object r = holder->fn(mod, ctx);
+        if (!nb::isinstance<IRModuleNode>(r)) {
+          throw nb::type_error(("the module_pass '" + name + "' returned " + PyTypeName(r) +
+                                "; it must return an IRModule")
+                                   .c_str());
+        }
+        return nb::cast<IRModule>(r);
+      },
+      opt_level, name)};
+}
+
+// A Python callable as an IRTransform callback: None keeps the node.
+transform::NodeRewrite Rewriter(nb::handle fn, const char* which) {
+  if (fn.is_none()) return nullptr;
+  if (!PyCallable_Check(fn.ptr())) {
+    throw nb::type_error((std::string("ir_transform: ") + which + " must be callable or None").c_str());
+  }
+  nb::object f = nb::borrow(fn);
+  return [f, which](const ObjectRef& node) -> ObjectRef {
+    nb::object r = f(node);
+    if (r.is_none()) return nullptr;
+    ObjectRef out;
+    if (!nb::try_cast<ObjectRef>(r, out) || !out) {
+      throw nb::type_error((std::string("ir_transform: the ") + which +
+                            " function must return None or an IR node, not " + PyTypeName(r))
+                               .c_str());
+    }
+    return out;
+  };
+}
+
 }  // namespace
 
 void BindTransform(nb::module_& m) {
+  m.def("ir_transform", [](ObjectRef node, nb::handle pre, nb::handle post,
+                           std::vector<std::string> only_enable) -> ObjectRef {
+    auto f_pre = Rewriter(pre, "preorder");
+    auto f_post = Rewriter(post, "postorder");
+    if (IsStmtKind(node->kind)) {
+      return transform::IRTransform(std::static_pointer_cast<StmtNode>(node), f_pre, f_post, only_enable);
+    }
+    if (IsExprKind(node->kind)) {
+      return transform::IRTransform(std::static_pointer_cast<ExprNode>(node), f_pre, f_post, only_enable);
+    }
+    throw nb::type_error("ir_transform takes a statement or an expression");
+  }, "node"_a, "preorder"_a.none(), "postorder"_a.none(), "only_enable"_a = std::vector<std::string>{});
+  m.def("post_order_visit", [](ObjectRef node, nb::object fn) {
+    auto f = [&fn](const ObjectRef& n) { fn(n); };
+    if (IsStmtKind(node->kind)) {
+      PostOrderVisit(std::static_pointer_cast<StmtNode>(node), f);
+    } else if (IsExprKind(node->kind)) {
+      PostOrderVisit(std::static_pointer_cast<ExprNode>(node), f);
+    } else {
+      throw nb::type_error("post_order_visit takes a statement or an expression");
+    }
+  }, "node"_a, "fvisit"_a);
+  m.def("substitute", [](ObjectRef node, const std::vector<std::pair<Var, Expr>>& vmap) -> ObjectRef {
+    transform::VarMap map;
+    for (const auto& [v, e] : vmap) {
+      if (v->dtype != e->dtype) {
+        throw nb::type_error(("substitute: " + v->name + " is " + v->dtype.ToString() +
+                              " but its value is " + e->dtype.ToString()).c_str());
+      }
+      map[v.get()] = e;
+    }
+    if (IsStmtKind(node->kind)) return transform::Substitute(std::static_pointer_cast<StmtNode>(node), map);
+    if (IsExprKind(node->kind)) return transform::Substitute(std::static_pointer_cast<ExprNode>(node), map);
+    throw nb::type_error("substitute takes a statement or an expression");
+  }, "node"_a, "vmap"_a);
+  nb::class_<PassHandle>(m, "Pass")
+      .def_prop_ro("name", [](const PassHandle& p) { return p.pass->name; })
+      .def_prop_ro("opt_level", [](const PassHandle& p) { return p.pass->opt_level; })
+      .def("__call__", [](const PassHandle& p, IRModule mod) {
+        return p.pass->fn(mod, PassContext::Current());
+      }, "mod"_a, "Run the pass on `mod` under the current PassContext.");
+  m.def("get_pass", [](const std::string& name) { return PassHandle{transform::PassRegistry::Get(name)}; },
+        "name"_a, "A registered pass by name.");
+  m.def("create_python_pass", &MakePythonPass, "fn"_a, "opt_level"_a, "name"_a, "prim_func"_a,
+        "A pass that calls fn(func, mod, ctx) -> PrimFunc per function (prim_func=True) or "
+        "fn(mod, ctx) -> IRModule.");
+  m.def("sequential", [](const std::vector<PassHandle>& passes, int opt_level, const std::string& name) {
+    std::vector<transform::Pass> ps;
+    for (const PassHandle& p : passes) ps.push_back(p.pass);
+    transform::Pass seq = transform::Sequential(std::move(ps), name);
+    if (opt_level == seq->opt_level) return PassHandle{seq};
+    auto node = std::make_shared<transform::PassNode>(*seq);
+    node->opt_level = opt_level;
+    return PassHandle{node};
+  }, "passes"_a, "opt_level"_a, "name"_a);
   nb::class_<PassContext>(m, "PassContext")
       .def(nb::init<>())
       .def_rw("opt_level", &PassContext::opt_level)
       .def_rw("required_pass", &PassContext::required_pass)
       .def_rw("disabled_pass", &PassContext::disabled_pass)
       .def("set_config", [](PassContext& c, const std::string& k, nb::handle v) { c.SetConfig(k, ToConfig(v)); })
+      .def_prop_rw(
+          "lower_passes",
+          [](const PassContext& c) {
+            std::vector<std::pair<int, PassHandle>> out;
+            for (const auto& [phase, pass] : c.lower_passes) out.emplace_back(phase, PassHandle{pass});
+            return out;
+          },
+          [](PassContext& c, const std::vector<std::pair<int, PassHandle>>& v) {
+            c.lower_passes.clear();
+            for (const auto& [phase, p] : v) c.lower_passes.emplace_back(phase, p.pass);
+          })
       .def_prop_ro("config",
                    [](const PassContext& c) {
                      nb::dict d;

@@ -33,6 +33,11 @@ TESSERA_REGISTER_OP("tessera.set_return")
     .set_num_inputs(3)
     .set_effect(CallEffect::kUpdateState)
     .describe("Store the return value of a packed call (ret_value, ret_tcode, value).");
+TESSERA_REGISTER_OP("tessera.bound_error")
+    .set_num_inputs(3)
+    .set_effect(CallEffect::kUpdateState)
+    .describe("Record a failed bound check (printf format, index, extent); the packed entry "
+              "returns the first one as its error.");
 TESSERA_REGISTER_OP("tessera.format")
     .set_effect(CallEffect::kPure)
     .describe("An assert message: a printf format (StringImm) and int64 values.");

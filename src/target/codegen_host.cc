@@ -463,6 +463,10 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (name == "tessera.dltensor_stride")
     return "TESSERA_DLT_STRIDE(" + arg(0) + ", " + arg(1) + ")";
   if (name == "tessera.isnullptr") return "(" + arg(0) + " == NULL)";
+  if (name == "tessera.bound_error") {
+    return "tessera_bound_error(" + arg(0) + ", (long long)" + arg(1) + ", (long long)" + arg(2) +
+           ")";
+  }
   if (name == "tessera.dltensor_get") {
     auto field = AsConstInt(op->args[1]);
     std::string h = "TESSERA_DLT(" + arg(0) + ")";

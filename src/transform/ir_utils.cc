@@ -1,6 +1,8 @@
 // Substitution and variable-use queries over expressions and statements.
 #include "tessera/transform/ir_utils.h"
 
+#include <set>
+
 #include "tessera/ir/functor.h"
 
 namespace tessera {
@@ -59,6 +61,101 @@ Expr Substitute(const Expr& e, const VarMap& vmap) {
 Stmt Substitute(const Stmt& s, const VarMap& vmap) {
   if (vmap.empty()) return s;
   return Substituter(vmap).VisitStmt(s);
+}
+
+namespace {
+
+class IRTransformer : public StmtExprMutator {
+ public:
+  IRTransformer(const NodeRewrite& pre, const NodeRewrite& post,
+                const std::vector<std::string>& only_enable)
+      : pre_(pre), post_(post) {
+    for (std::string name : only_enable) {
+      if (name.rfind("tir.", 0) == 0) name = name.substr(4);
+      bool found = false;
+      for (int k = 0; k < static_cast<int>(NodeKind::kStmtEnd); ++k) {
+        auto kind = static_cast<NodeKind>(k);
+        if (kind == NodeKind::kExprEnd) continue;
+        if (name == NodeKindName(kind)) {
+          enabled_.insert(kind);
+          found = true;
+        }
+      }
+      if (!found) {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+            << "ir_transform: only_enable names an unknown node kind '" << name
+            << "' (expression and statement kinds such as \"tir.For\", \"tir.BufferStore\", "
+               "\"tir.Add\")";
+      }
+    }
+  }
+
+  Stmt VisitStmt(const Stmt& s) override {
+    if (pre_ && Enabled(s->kind)) {
+      if (ObjectRef r = pre_(s)) return AsStmt(r, s, "preorder");
+    }
+    Stmt n = StmtMutator::VisitStmt(s);
+    if (post_ && Enabled(n->kind)) {
+      if (ObjectRef r = post_(n)) return AsStmt(r, n, "postorder");
+    }
+    return n;
+  }
+
+  Expr VisitExpr(const Expr& e) override {
+    if (pre_ && Enabled(e->kind)) {
+      if (ObjectRef r = pre_(e)) return AsExpr(r, e, "preorder");
+    }
+    Expr n = ExprMutator::VisitExpr(e);
+    if (post_ && Enabled(n->kind)) {
+      if (ObjectRef r = post_(n)) return AsExpr(r, n, "postorder");
+    }
+    return n;
+  }
+
+ private:
+  bool Enabled(NodeKind k) const { return enabled_.empty() || enabled_.count(k) != 0; }
+
+  static Stmt AsStmt(const ObjectRef& r, const Stmt& old, const char* which) {
+    if (!IsStmtKind(r->kind)) {
+      TESSERA_THROW_KIND(old->span, ErrorKind::kType)
+          << "ir_transform: the " << which << " function replaced a statement ("
+          << NodeKindName(old->kind) << ") with a node of kind " << NodeKindName(r->kind)
+          << ", which is not a statement";
+    }
+    return std::static_pointer_cast<StmtNode>(r);
+  }
+  static Expr AsExpr(const ObjectRef& r, const Expr& old, const char* which) {
+    if (!IsExprKind(r->kind)) {
+      TESSERA_THROW_KIND(old->span, ErrorKind::kType)
+          << "ir_transform: the " << which << " function replaced an expression ("
+          << NodeKindName(old->kind) << ") with a node of kind " << NodeKindName(r->kind)
+          << ", which is not an expression";
+    }
+    Expr out = std::static_pointer_cast<ExprNode>(r);
+    if (out->dtype != old->dtype) {
+      TESSERA_THROW_KIND(old->span, ErrorKind::kType)
+          << "ir_transform: the " << which << " function replaced a " << old->dtype.ToString()
+          << " expression (" << NodeKindName(old->kind) << ") with a " << out->dtype.ToString()
+          << " one";
+    }
+    return out;
+  }
+
+  const NodeRewrite& pre_;
+  const NodeRewrite& post_;
+  std::set<NodeKind> enabled_;
+};
+
+}  // namespace
+
+Stmt IRTransform(const Stmt& s, const NodeRewrite& preorder, const NodeRewrite& postorder,
+                 const std::vector<std::string>& only_enable) {
+  return IRTransformer(preorder, postorder, only_enable).VisitStmt(s);
+}
+
+Expr IRTransform(const Expr& e, const NodeRewrite& preorder, const NodeRewrite& postorder,
+                 const std::vector<std::string>& only_enable) {
+  return IRTransformer(preorder, postorder, only_enable).VisitExpr(e);
 }
 
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {

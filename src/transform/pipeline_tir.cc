@@ -6,12 +6,12 @@
 // LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop, InjectSoftwarePipeline and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
 // InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
-// RenormalizeSplitPattern, RewriteUnsafeSelect, InstrumentBoundCheckers and InjectPTXLDG32 (G);
+// RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
 // in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
 // LowerThreadAllreduce, AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
 // BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
-// User phases (tir.add_lower_pass) are not run yet. LoopPartition, HoistIfThenElse,
+// User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
 // InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
 #include "tessera/transform/tir_stages.h"
 
@@ -28,6 +28,7 @@ StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
 
 StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
+  mod = run.UserPhase(0, mod);
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run(mod, "tir.LowerInitBlock");
   mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
@@ -43,6 +44,7 @@ StageResult TirFlattenStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFlatten);
   mod = run(mod, "tir.LowerOpaqueBlock");
   mod = run(mod, "tir.FlattenBuffer");
+  mod = run.UserPhase(1, mod);
   return {mod, false, nullptr};
 }
 
@@ -54,6 +56,7 @@ StageResult TirLoopStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(!ctx.IsGpu(), mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.UnrollLoop");
   mod = run.If(!ctx.IsGpu(), mod, "tir.InjectPrefetch");
+  mod = run.UserPhase(2, mod);
   return {mod, false, nullptr};
 }
 
@@ -61,6 +64,8 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  mod = run.UserPhase(3, mod);
+  mod = run(mod, "tir.InstrumentBoundCheckers");  // only with tir.instrument_bound_checkers
   mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
   return {mod, false, nullptr};
 }

@@ -166,6 +166,13 @@ IRModule PassRunner::operator()(IRModule mod, const transform::Pass& pass) {
   return out;
 }
 
+IRModule PassRunner::UserPhase(int phase, IRModule mod) {
+  for (const auto& [p, pass] : ctx_.pass_ctx.lower_passes) {
+    if (p == phase) mod = (*this)(std::move(mod), pass);
+  }
+  return mod;
+}
+
 StageLowerer::StageLowerer(IRModule mod, LowerContext ctx) : mod_(std::move(mod)), ctx_(std::move(ctx)) {
   if (ctx_.dump_dir.empty()) ctx_.dump_dir = ctx_.pass_ctx.GetString("tessera.dump_ir", "");
   if (ctx_.dump_dir.empty()) {

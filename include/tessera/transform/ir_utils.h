@@ -2,7 +2,9 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tessera/ir/function.h"
 
@@ -18,6 +20,19 @@ Stmt Substitute(const Stmt& s, const VarMap& vmap);
 /*! \brief Whether `e` / `s` uses a variable for which `pred` is true. */
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
 bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
+
+/*! \brief A node callback of IRTransform: returns a replacement node, or null to keep `node`. */
+using NodeRewrite = std::function<ObjectRef(const ObjectRef& node)>;
+/*! \brief Rewrite `s` (or `e`) with user callbacks, as TVM's ir_transform: `preorder` sees each
+ *  node before its children and a non-null result replaces the node without visiting them;
+ *  `postorder` sees the node rebuilt from its rewritten children. Only nodes whose kind name
+ *  ("For", "BufferStore"; a "tir." prefix is accepted) is in `only_enable` are passed to the
+ *  callbacks (all when empty). A callback returning a statement for an expression (or the
+ *  reverse) throws a TypeError-kind tessera::Error; an unknown kind name a ValueError. */
+Stmt IRTransform(const Stmt& s, const NodeRewrite& preorder, const NodeRewrite& postorder,
+                 const std::vector<std::string>& only_enable);
+Expr IRTransform(const Expr& e, const NodeRewrite& preorder, const NodeRewrite& postorder,
+                 const std::vector<std::string>& only_enable);
 
 /*! \brief Whether `func` is externally visible: it has a "global_symbol" attribute. */
 bool IsPublic(const PrimFunc& func);

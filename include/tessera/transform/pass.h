@@ -72,6 +72,10 @@ class PassContext {
   std::vector<std::string> required_pass;
   std::vector<std::string> disabled_pass;
   std::map<std::string, ConfigValue> config;
+  /*! \brief User passes of "tir.add_lower_pass": (phase, pass) pairs. The TensorIR stages run
+   *  phase 0 at the start of normalize, 1 at the end of flatten, 2 at the end of loop and 3
+   *  after cleanup's simplification, each phase's passes in the order given. */
+  std::vector<std::pair<int, Pass>> lower_passes;
 
   /*! \brief Checks the key is registered and the value has its type (AttributeError/TypeError). */
   void SetConfig(const std::string& key, ConfigValue value);

@@ -65,6 +65,9 @@ Pass SkipAssert();
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
 /*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
+/*! \brief tir.InstrumentBoundCheckers: with "tir.instrument_bound_checkers", accesses that
+ *  cannot be proven in bounds are checked at run time; a failing one is skipped and reported. */
+Pass InstrumentBoundCheckers();
 Pass LowerIntrin(const std::string& target);
 
 // ---- GPU passes (the "cuda" stages) ----

@@ -94,6 +94,8 @@ class PassRunner {
   IRModule If(bool cond, IRModule mod, const transform::Pass& pass) {
     return cond ? (*this)(std::move(mod), pass) : mod;
   }
+  /*! \brief Run the user passes of "tir.add_lower_pass" registered for `phase` (0-3). */
+  IRModule UserPhase(int phase, IRModule mod);
 
  private:
   LowerContext& ctx_;

@@ -38,6 +38,7 @@ def op(name):
 
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401
+from . import stmt_functor  # noqa: E402,F401
 
 
 def __getattr__(name):

@@ -9,24 +9,23 @@ the current :class:`tessera.transform.PassContext`:
 ...     unrolled = tt.UnrollLoop()(flat)
 """
 
-from .. import _core
+from .. import _core  # noqa: F401
+from ..transform import Pass, _python_pass
 
 
-class Pass:
-    """A registered pass, applied to an IRModule (or a PrimFunc, wrapped as "main")."""
+def prim_func_pass(pass_func=None, opt_level=0, name=None):
+    """A pass written in Python, applied to each PrimFunc: ``pass_func(func, mod, ctx) -> PrimFunc``.
 
-    def __init__(self, name):
-        if not _core.pass_exists(name):
-            raise ValueError(f"unknown pass '{name}'")
-        self.name = name
+    >>> @ts.tir.transform.prim_func_pass(opt_level=0)
+    ... def double_stores(func, mod, ctx):
+    ...     return func.with_body(...)
+    >>> with ts.transform.PassContext(config={"tir.add_lower_pass": [(1, double_stores)]}):
+    ...     lib = ts.build(mod, target="c")
 
-    def __call__(self, mod):
-        if isinstance(mod, _core.PrimFunc):
-            mod = _core.IRModule.from_func(mod, "main")
-        return _core.apply_pass(self.name, mod)
-
-    def __repr__(self):
-        return f"<tessera.tir.transform.Pass {self.name}>"
+    A decorated class with a ``transform_function(self, func, mod, ctx)`` method becomes a pass
+    factory.
+    """
+    return _python_pass("prim_func_pass", "transform_function", pass_func, opt_level, name)
 
 
 def _factory(short):
@@ -42,7 +41,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "MakePackedAPI", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
-          "LoopPartition", "CommonSubexprElimTIR",
+          "LoopPartition", "CommonSubexprElimTIR", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch")
@@ -50,4 +49,4 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
 for _short in _NAMES:
     globals()[_short] = _factory(_short)
 
-__all__ = ["Pass"] + list(_NAMES)
+__all__ = ["Pass", "prim_func_pass"] + list(_NAMES)

@@ -33,7 +33,35 @@ __attribute__((format(printf, 1, 2))) static void tessera_set_error(const char* 
  * expressions: it records the error here, returns, and the packed entry reports it at its end. */
 static __thread int tessera_error_pending;
 
+/* Failed bound checks (tir.instrument_bound_checkers) can happen on OpenMP worker threads: the
+ * first one is recorded for the library, the access is skipped, and the packed entry returns it
+ * when it returns. */
+static int tessera_bound_claimed;
+static int tessera_bound_failed;
+static char tessera_bound_message[1024];
+
+__attribute__((format(printf, 1, 0))) static void tessera_bound_error_v(const char* fmt,
+                                                                        va_list ap) {
+  if (__atomic_exchange_n(&tessera_bound_claimed, 1, __ATOMIC_ACQ_REL) != 0) return;
+  vsnprintf(tessera_bound_message, sizeof(tessera_bound_message), fmt, ap);
+  __atomic_store_n(&tessera_bound_failed, 1, __ATOMIC_RELEASE);
+}
+
+__attribute__((format(printf, 1, 2))) static void tessera_bound_error(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tessera_bound_error_v(fmt, ap);
+  va_end(ap);
+}
+
 static inline int32_t tessera_status(void) {
+  if (__atomic_load_n(&tessera_bound_failed, __ATOMIC_ACQUIRE)) {
+    memcpy(tessera_last_error, tessera_bound_message, sizeof(tessera_last_error));
+    __atomic_store_n(&tessera_bound_failed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&tessera_bound_claimed, 0, __ATOMIC_RELEASE);
+    tessera_error_pending = 0;
+    return -1;
+  }
   if (!tessera_error_pending) return 0;
   tessera_error_pending = 0;
   return -1;

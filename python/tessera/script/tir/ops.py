@@ -359,7 +359,8 @@ def call_pure_extern(dtype, func_name, *args, span=None):
 @builtin
 def call_intrin(dtype, op_name, *args, span=None):
     """``T.call_intrin("int32x4", "my.op", a, b)``: a call of any registered op."""
-    return call_op(op_name, args, dtype_name(dtype), span)
+    args = [_core.StringImm(a) if isinstance(a, str) else a for a in args]
+    return call_op(op_name, args, dtype_name(dtype), span=span)
 
 
 @builtin

@@ -1,0 +1,43 @@
+"""Walking and rewriting TIR from Python (for passes written with prim_func_pass).
+
+>>> def double(node):
+...     if isinstance(node, tir.BufferStore):
+...         return tir.BufferStore(node.buffer, node.value * 2, node.indices)
+>>> body = stmt_functor.ir_transform(func.body, None, double, ["tir.BufferStore"])
+
+The traversals run in C++; the callbacks are called for each node of the enabled kinds.
+"""
+
+from .. import _core
+
+
+def ir_transform(stmt, preorder, postorder, only_enable=None):
+    """Rewrite ``stmt`` (a statement or an expression) node by node.
+
+    ``preorder(node)`` runs before a node's children: a returned node replaces it and its
+    children are not visited; None continues. ``postorder(node)`` runs on the node rebuilt from
+    its rewritten children: a returned node replaces it; None keeps it. ``only_enable`` limits
+    the callbacks to node kinds such as ``["tir.For", "tir.BufferStore"]``. Either callback may
+    be None. Nodes that do not change are shared with the input.
+    """
+    return _core.ir_transform(stmt, preorder, postorder, list(only_enable or []))
+
+
+def post_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every statement and expression of ``stmt``, children first."""
+    _core.post_order_visit(stmt, fvisit)
+
+
+def substitute(node, vmap):
+    """``node`` with the variables of ``vmap`` (a dict Var -> PrimExpr or number) replaced."""
+    from . import const
+
+    pairs = []
+    for var, value in dict(vmap).items():
+        if not isinstance(value, _core.PrimExpr):
+            value = const(value, var.dtype)
+        pairs.append((var, value))
+    return _core.substitute(node, pairs)
+
+
+__all__ = ["ir_transform", "post_order_visit", "substitute"]
