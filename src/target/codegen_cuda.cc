@@ -44,7 +44,7 @@ const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
 
 CodeGenCUDA::CodeGenCUDA() : CodeGenC("CUDA") {
   for (const char* n : {"min", "max", "half", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim",
-                        "gridDim", "warpSize", "__floordiv", "__floormod"}) {
+                        "gridDim", "warpSize", "__floordiv", "__floormod", kDynamicSharedName}) {
     ReserveGlobalName(n);
   }
 }
@@ -74,6 +74,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   os << kCUDAPrelude;
   if (uses_fp16_words_) os << kCUDAHalfWordHelpers;
   if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
+  if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
   os << "\n" << Finish();
   return os.str();
 }
@@ -132,6 +133,7 @@ void CodeGenCUDA::PrintFunctionPrologue(const PrimFunc& func) {
     if (!indices.empty() && indices.back()->dtype.is_vector())
       vector_accessed_.insert((load ? load->buffer : store->buffer)->data.get());
   });
+  PrintDynamicSharedDeclaration(func);
   for (const char* tag : kThreadTags) {
     auto [begin, end] = vars.equal_range(tag);
     for (auto it = begin; it != end; ++it) {

@@ -280,11 +280,6 @@ std::string CodeGenCUDA::PrintVectorLoad(const BufferLoadNode* op) {
   Unsupported("a vector load of " + op->dtype.ToString() + " used as a whole value", op->span);
 }
 
-void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
-  aligned_allocation_ = vector_accessed_.count(op->buffer_var.get()) != 0;
-  CodeGenC::VisitStmt_(op);
-}
-
 void CodeGenCUDA::VisitStmt_(const LetStmtNode* op) {
   if (op->var->dtype.is_vector()) {
     vector_loads_.clear();

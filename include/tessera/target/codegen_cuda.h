@@ -70,6 +70,13 @@ class CodeGenCUDA : public CodeGenC {
 
   bool uses_fp16_ = false, uses_bf16_ = false;
   bool uses_fp16_words_ = false, uses_bf16_words_ = false;
+
+  // ---- Dynamic shared memory (codegen_cuda_shared.cc) ----
+  /*! \brief Declares the dynamic shared memory of `func` when it has "shared.dyn" allocations. */
+  void PrintDynamicSharedDeclaration(const PrimFunc& func);
+  static constexpr const char* kDynamicSharedName = "__tsr_dyn_shmem";
+  bool uses_dynamic_shared_ = false;
+  std::unordered_map<const VarNode*, Expr> dynamic_shared_offsets_;  // byte offsets
   arith::Analyzer vector_analyzer_;
   std::set<const VarNode*> vector_accessed_;  // allocations with vector accesses
   bool aligned_allocation_ = false;           // of the allocation being printed
@@ -82,6 +89,8 @@ class CodeGenCUDA : public CodeGenC {
 /*! \brief Helpers of the 16-bit vector words (codegen_cuda_vector.cc). */
 extern const char* kCUDAHalfWordHelpers;
 extern const char* kCUDABFloat16WordHelpers;
+/*! \brief TESSERA_DYNAMIC_SHARED(name): the `extern __shared__` array of a kernel. */
+extern const char* kCUDADynamicSharedMacro;
 
 /*! \brief The host C of a "cuda" build: CodeGenHost plus tessera.launch_kernel, which calls the
  *  launcher the runtime installs when it loads the library. */

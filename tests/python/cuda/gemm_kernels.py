@@ -29,8 +29,10 @@ def gemm_func(n, m, k, dtype="float32", acc="float32"):
 
 
 def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=64, tile_m=4,
-                  tile_n=4, k_tile=16, vec=4):
-    """The scheduled IRModule of gemm_func(n, m, k, dtype, acc) for target="cuda"."""
+                  tile_n=4, k_tile=16, vec=4, shared_scope="shared"):
+    """The scheduled IRModule of gemm_func(n, m, k, dtype, acc) for target="cuda". The A and B
+    tiles live in `shared_scope`: "shared" (static) or "shared.dyn" (dynamic shared memory,
+    sized at launch)."""
     if block_m % tile_m or block_n % tile_n:
         raise ValueError(f"the register tile {tile_m}x{tile_n} must divide the block tile "
                          f"{block_m}x{block_n}")
@@ -64,7 +66,7 @@ def schedule_gemm(n, m, k, dtype="float32", acc="float32", block_m=64, block_n=6
     # A and B tiles in shared memory, fetched by all threads of the block together.
     for name in ("A", "B"):
         reads = [r.buffer.name for r in sch.get(c).reads]
-        cache = sch.cache_read(c, reads.index(name), "shared")
+        cache = sch.cache_read(c, reads.index(name), shared_scope)
         sch.compute_at(cache, ko)
         fused = sch.fuse(*sch.get_loops(cache)[-2:])
         _, cy, cx, cv = sch.split(fused, [None, ty, tx, vec])
