@@ -23,9 +23,12 @@ build: venv
 		-DPython_EXECUTABLE=$(CURDIR)/$(VENV_PY) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
+# The CUDA tests run a second time on the CPU emulator, so that CI (no GPU) runs every CUDA
+# runtime test.
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
+	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
 
 demo: build
 	PYTHONPATH=python $(VENV_PY) examples/quickstart.py

@@ -4,9 +4,13 @@ Submodules load on first use so that ``import tessera`` stays fast.
 """
 
 import importlib as _importlib
+import os as _os
 
 from . import _core
 from . import error
+
+# The CUDA emulator (TESSERA_CUDA_EMULATOR=1) compiles kernels against the shipped headers.
+_core.cuda_emulator_set_include_dir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include"))
 
 __version__ = _core.__version__
 

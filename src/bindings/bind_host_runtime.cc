@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
+#include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
@@ -153,6 +154,13 @@ void BindHostRuntime(nb::module_& m) {
       });
   // DLPack out: a view that keeps the array alive (torch.from_dlpack, cupy.from_dlpack, numpy).
   m.def("nd_to_dlpack", [](const NDArray& a) {
+    if (a.device().device_type == TESSERA_DEVICE_CUDA && runtime::cuda::emu::Enabled()) {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+          << "cannot export an array of cuda(" << a.device().device_id
+          << ") through DLPack: under the CUDA emulator (TESSERA_CUDA_EMULATOR=1) it lives in "
+             "host memory, and torch or cupy would take it for GPU memory; copy it out with "
+             ".numpy() instead";
+    }
     auto* keep = new NDArray(a);
     nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<NDArray*>(p); });
     std::vector<size_t> shape(a.shape().begin(), a.shape().end());

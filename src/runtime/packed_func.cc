@@ -67,7 +67,7 @@ void LoadHostLibrary(ModuleNode* mod) {
     std::lock_guard<std::mutex> lock(mu);
     std::shared_ptr<cuda::KernelModule> kernels = loaded[launcher].lock();
     if (!kernels || *launcher == nullptr) {
-      kernels = std::make_shared<cuda::KernelModule>(mod->device_binary);
+      kernels = std::make_shared<cuda::KernelModule>(mod->device_binary, mod->device_source);
       loaded[launcher] = kernels;
     }
     mod->device_module = kernels;

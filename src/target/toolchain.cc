@@ -218,11 +218,34 @@ std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir) 
           "-fvisibility=hidden", "-pthread", "-I" + include_dir};
 }
 
-std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
-                                 const std::string& cache_dir, const std::string& extra_key) {
-  std::string cc = FindHostCompiler();
+std::string FindHostCXXCompiler() {
+  const char* cxx = std::getenv("CXX");
+  if (cxx != nullptr && *cxx != '\0') {
+    std::string found = SearchPath(cxx);
+    if (found.empty()) {
+      BuildError(std::string("no C++ compiler found: CXX=") + cxx +
+                 " is not an executable; install g++ or clang++ (e.g. apt-get install g++) or set "
+                 "CXX to a C++ compiler");
+    }
+    return found;
+  }
+  for (const char* name : {"c++", "g++", "clang++"}) {
+    std::string found = SearchPath(name);
+    if (!found.empty()) return found;
+  }
+  BuildError("no C++ compiler found: install g++ or clang++ (e.g. apt-get install g++) or set CXX");
+}
+
+namespace {
+
+// The shared-object cache of CompileSharedLibrary and CompileSharedLibraryCXX; `language` is
+// "C" or "C++" (the source file's extension and the error messages follow it).
+std::string CompileShared(const std::string& cc, const std::string& language,
+                          const std::string& source, const std::vector<std::string>& flags,
+                          const std::string& cache_dir, const std::string& extra_key) {
   Hasher128 hasher;
   hasher.UpdateField("tessera.CompileSharedLibrary.v1").UpdateField(source).UpdateField(cc);
+  if (language != "C") hasher.UpdateField(language);
   hasher.UpdateField(CompilerVersion(cc)).UpdateField(std::to_string(flags.size()));
   bool native = false;
   for (const std::string& f : flags) {
@@ -242,7 +265,7 @@ std::string CompileSharedLibrary(const std::string& source, const std::vector<st
   std::string so_path = (dir / (key + ".so")).string();
   if (fs::is_regular_file(so_path, ec)) return so_path;
 
-  std::string src_path = (dir / (key + ".c")).string();
+  std::string src_path = (dir / (key + (language == "C" ? ".c" : ".cc"))).string();
   WriteFileAtomically(src_path, source);
   std::string tmp_path = so_path + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
   std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
@@ -253,7 +276,7 @@ std::string CompileSharedLibrary(const std::string& source, const std::vector<st
   ProcessResult r = RunProcess(argv, dir.string());
   if (r.status != 0 || !fs::is_regular_file(tmp_path, ec)) {
     fs::remove(tmp_path, ec);
-    BuildError("C compilation failed (exit status " + std::to_string(r.status) +
+    BuildError(language + " compilation failed (exit status " + std::to_string(r.status) +
                ")\ncommand: " + CommandLine(argv) + "\n" + r.output);
   }
   fs::rename(tmp_path, so_path, ec);
@@ -263,6 +286,19 @@ std::string CompileSharedLibrary(const std::string& source, const std::vector<st
                ec.message());
   }
   return so_path;
+}
+
+}  // namespace
+
+std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
+                                 const std::string& cache_dir, const std::string& extra_key) {
+  return CompileShared(FindHostCompiler(), "C", source, flags, cache_dir, extra_key);
+}
+
+std::string CompileSharedLibraryCXX(const std::string& source,
+                                    const std::vector<std::string>& flags,
+                                    const std::string& cache_dir, const std::string& extra_key) {
+  return CompileShared(FindHostCXXCompiler(), "C++", source, flags, cache_dir, extra_key);
 }
 
 int64_t CompilerInvocationCount() { return g_compiler_runs.load(); }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "tessera/runtime/cuda/cuda_driver.h"
+#include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/cuda/nvrtc.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
@@ -36,7 +37,12 @@ StageResult CudaCodegen(IRModule mod, LowerContext& ctx) {
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cu", ++ctx.pass_counter);
   DumpText(ctx, dump_name, cuda_source);
   std::string arch = TargetArch(ctx);
-  std::string ptx = runtime::cuda::CompileCUDA(cuda_source, arch, ctx.cache_dir + "/cuda");
+  // NVRTC checks that the source compiles for real GPUs. The CUDA emulator runs the source
+  // itself, so under it a machine without NVRTC builds without PTX.
+  std::string ptx;
+  if (!runtime::cuda::emu::Enabled() || runtime::cuda::NVRTCAvailable()) {
+    ptx = runtime::cuda::CompileCUDA(cuda_source, arch, ctx.cache_dir + "/cuda");
+  }
 
   HostSource src = CodeGenCUDAHost(mod, cuda_source, ptx);
   auto built = std::make_shared<runtime::ModuleNode>();

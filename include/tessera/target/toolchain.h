@@ -28,6 +28,17 @@ std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir);
 std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
                                  const std::string& cache_dir, const std::string& extra_key = "");
 
+/*! \brief The host C++ compiler: $CXX when set, else the first of c++, g++, clang++ on PATH.
+ *  Throws tessera::Error (kBuild) when there is none. */
+std::string FindHostCXXCompiler();
+
+/*! \brief CompileSharedLibrary for C++ `source`, compiled by FindHostCXXCompiler() (the CUDA
+ *  emulator's kernels); same cache, keyed apart from C. */
+std::string CompileSharedLibraryCXX(const std::string& source,
+                                    const std::vector<std::string>& flags,
+                                    const std::string& cache_dir,
+                                    const std::string& extra_key = "");
+
 /*! \brief How many times this process has run a compiler to build a library (for cache tests). */
 int64_t CompilerInvocationCount();
 

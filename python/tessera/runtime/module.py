@@ -61,7 +61,12 @@ class DeviceModule:
         if fmt in ("", "cu", "cuda"):
             return self._mod.device_source
         if fmt == "ptx":
-            return self._mod.device_binary.decode()
+            ptx = self._mod.device_binary.decode()
+            if not ptx:
+                raise ValueError("this build has no PTX: it was built under the CUDA emulator "
+                                 "(TESSERA_CUDA_EMULATOR=1) on a machine without NVRTC; "
+                                 "get_source() gives its CUDA C")
+            return ptx
         raise ValueError(f"unknown source format '{fmt}'; use '', 'cu' or 'ptx'")
 
     def __repr__(self):

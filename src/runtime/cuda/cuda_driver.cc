@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tessera/runtime/cuda/emulator.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -170,11 +171,32 @@ Driver& Enter(int device) {
 
 CUdeviceptr Ptr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
+// The emulated device (TESSERA_CUDA_EMULATOR=1) has one GPU, cuda(0), in host memory.
+void EmulatedDevice(int device) {
+  if (device != 0) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+        << "cuda(" << device << ") does not exist; the CUDA emulator (TESSERA_CUDA_EMULATOR=1) "
+        << "has 1 CUDA device, cuda(0)";
+  }
+}
+
 }  // namespace
 
-bool DriverAvailable(std::string* why) { return Load(why) != nullptr; }
+bool RealDriverLoaded() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_driver != nullptr;
+}
+
+bool DriverAvailable(std::string* why) {
+  if (emu::Enabled()) return true;
+  return Load(why) != nullptr;
+}
 
 int ComputeCapability(int device) {
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    return emu::ComputeCapability();
+  }
   Driver& d = Enter(device);
   CUdevice dev;
   Check(d, d.DeviceGet(&dev, device), "cuDeviceGet");
@@ -185,6 +207,10 @@ int ComputeCapability(int device) {
 }
 
 void* DeviceAlloc(int device, size_t bytes) {
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    return emu::Alloc(bytes);
+  }
   Driver& d = Enter(device);
   CUdeviceptr p = 0;
   Check(
@@ -194,6 +220,10 @@ void* DeviceAlloc(int device, size_t bytes) {
 }
 
 void DeviceFree(int device, void* ptr) {
+  if (emu::Enabled()) {
+    emu::Free(ptr);
+    return;
+  }
   std::string why;
   Driver* d = Load(&why);
   if (d == nullptr || ptr == nullptr) return;
@@ -202,21 +232,40 @@ void DeviceFree(int device, void* ptr) {
 }
 
 void CopyHostToDevice(int device, void* dst, const void* src, size_t bytes) {
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    if (bytes) std::memmove(dst, src, bytes);
+    return;
+  }
   Driver& d = Enter(device);
   if (bytes) Check(d, d.MemcpyHtoD(Ptr(dst), src, bytes), "cuMemcpyHtoD");
 }
 
 void CopyDeviceToHost(int device, void* dst, const void* src, size_t bytes) {
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    if (bytes) std::memmove(dst, src, bytes);
+    return;
+  }
   Driver& d = Enter(device);
   if (bytes) Check(d, d.MemcpyDtoH(dst, Ptr(src), bytes), "cuMemcpyDtoH");
 }
 
 void CopyDeviceToDevice(int device, void* dst, const void* src, size_t bytes) {
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    if (bytes) std::memmove(dst, src, bytes);
+    return;
+  }
   Driver& d = Enter(device);
   if (bytes) Check(d, d.MemcpyDtoD(Ptr(dst), Ptr(src), bytes), "cuMemcpyDtoD");
 }
 
 void Synchronize(int device) {
+  if (emu::Enabled()) {  // emulated launches are synchronous
+    EmulatedDevice(device);
+    return;
+  }
   Driver& d = Enter(device);
   Check(d, d.CtxSynchronize(), "cuCtxSynchronize");
 }
@@ -225,19 +274,45 @@ void SetCurrentDevice(int device) { g_current_device = device; }
 
 struct KernelModule::Impl {
   std::mutex mu;
-  std::map<int, CUmodule> modules;  // per device
+  std::unique_ptr<emu::Program> emulated;  // compiled on the first emulated launch
+  std::map<int, CUmodule> modules;         // per device
   std::map<std::pair<int, std::string>, CUfunction> functions;
 };
 
-KernelModule::KernelModule(std::string ptx) : ptx_(std::move(ptx)), impl_(new Impl) {}
+KernelModule::KernelModule(std::string ptx, std::string source)
+    : ptx_(std::move(ptx)), source_(std::move(source)), impl_(new Impl) {}
 
 KernelModule::~KernelModule() {
   if (g_driver == nullptr) return;
   for (auto& [device, m] : impl_->modules) g_driver->ModuleUnload(m);
 }
 
-void KernelModule::Launch(const std::string& kernel, const int64_t* dims, void** args) {
+void KernelModule::Launch(const std::string& kernel, const int64_t* dims, void** args,
+                          int num_args) {
   int device = g_current_device;
+  if (emu::Enabled()) {
+    EmulatedDevice(device);
+    emu::Program* program;
+    {
+      std::lock_guard<std::mutex> lock(impl_->mu);
+      if (!impl_->emulated) {
+        if (source_.empty()) {
+          TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+              << "cannot launch " << kernel
+              << " on the CUDA emulator: this module holds no CUDA source, only PTX";
+        }
+        impl_->emulated = std::make_unique<emu::Program>(source_);
+      }
+      program = impl_->emulated.get();
+    }
+    program->Launch(kernel, dims, args, num_args);
+    return;
+  }
+  if (ptx_.empty()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
+        << "cannot launch " << kernel << ": this build has no PTX (it was built under the CUDA "
+        << "emulator on a machine without NVRTC); rebuild it where NVRTC is installed";
+  }
   Driver& d = Enter(device);
   CUfunction fn;
   {
@@ -281,7 +356,7 @@ void KernelModule::Launch(const std::string& kernel, const int64_t* dims, void**
 int32_t LaunchKernel(void* module, const char* kernel, const int64_t* dims, void** args,
                      int32_t num_args, char* err, int32_t err_len) {
   try {
-    static_cast<KernelModule*>(module)->Launch(kernel, dims, args);
+    static_cast<KernelModule*>(module)->Launch(kernel, dims, args, num_args);
     return 0;
   } catch (const std::exception& e) {
     if (err != nullptr && err_len > 0) {

@@ -1,4 +1,5 @@
-"""Running CUDA builds: needs an NVIDIA GPU and driver (skipped otherwise)."""
+"""Running CUDA builds: needs an NVIDIA GPU and driver, or the CPU emulator (TESSERA_CUDA_EMULATOR=1;
+skipped otherwise)."""
 
 import numpy as np
 import pytest
@@ -6,9 +7,9 @@ import pytest
 import tessera as ts
 
 import cuda_kernels as kernels
-from cuda_support import requires_gpu, requires_nvrtc
+from cuda_support import not_emulated, requires_cuda_build, requires_gpu
 
-pytestmark = [requires_nvrtc, requires_gpu]
+pytestmark = [requires_cuda_build, requires_gpu]
 
 
 def dev_array(x):
@@ -102,6 +103,7 @@ def test_time_evaluator_synchronises():
     assert result.mean > 0
 
 
+@not_emulated
 def test_dlpack_with_torch():
     torch = pytest.importorskip("torch")
     lib = ts.build(kernels.bind_1d(kernels.vector_add), target="cuda")
@@ -116,6 +118,7 @@ def test_dlpack_with_torch():
     np.testing.assert_array_equal(back.numpy(), np.arange(4, dtype="float32"))
 
 
+@not_emulated
 def test_dlpack_with_cupy():
     cupy = pytest.importorskip("cupy")
     lib = ts.build(kernels.bind_1d(kernels.vector_add), target="cuda")

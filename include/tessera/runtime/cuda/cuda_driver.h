@@ -10,6 +10,9 @@ namespace tessera {
 namespace runtime {
 namespace cuda {
 
+/*! \brief Whether the real driver (libcuda) has been loaded in this process. */
+bool RealDriverLoaded();
+
 /*! \brief Whether the driver loads, initialises and sees at least one GPU; otherwise `why`
  *  says which step failed. Never throws. */
 bool DriverAvailable(std::string* why = nullptr);
@@ -27,19 +30,22 @@ void CopyDeviceToDevice(int device, void* dst, const void* src, size_t bytes);
 /*! \brief Wait for the work queued on GPU `device`. */
 void Synchronize(int device);
 
-/*! \brief Compiled kernels (PTX) of one build, loaded into each device's context on first use. */
+/*! \brief Compiled kernels (PTX) of one build, loaded into each device's context on first use;
+ *  under the emulator, its CUDA C `source` is compiled for the host on the first launch. */
 class KernelModule {
  public:
-  explicit KernelModule(std::string ptx);
+  explicit KernelModule(std::string ptx, std::string source = "");
   ~KernelModule();
   /*! \brief Launch `kernel` on the current device: dims = grid x/y/z, block x/y/z, dynamic
-   *  shared bytes. Throws tessera::Error (kRuntime). */
-  void Launch(const std::string& kernel, const int64_t* dims, void** args);
+   *  shared bytes; `num_args` < 0 when unknown. Throws tessera::Error (kRuntime). */
+  void Launch(const std::string& kernel, const int64_t* dims, void** args, int num_args = -1);
   const std::string& ptx() const { return ptx_; }
+  const std::string& source() const { return source_; }
 
  private:
   struct Impl;
   std::string ptx_;
+  std::string source_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,3 @@
+/* Stand-in for CUDA's <cuda_bf16.h> under tessera's CPU emulator: everything lives in tessera/cuda_emu.h. */
+#pragma once
+#include <tessera/cuda_emu.h>
