@@ -65,6 +65,10 @@ TESSERA_EMU_VEC4(unsigned int, uint, 16)
 #undef TESSERA_EMU_VEC2
 #undef TESSERA_EMU_VEC4
 
+/* ---- dynamic shared memory (CodeGenCUDA's TESSERA_DYNAMIC_SHARED): one static array, like
+   the __shared__ ones, as large as the most any GPU grants a block ---- */
+#define TESSERA_DYNAMIC_SHARED(name) static __attribute__((aligned(16))) unsigned char name[232448]
+
 /* ---- barriers and warp operations ---- */
 static inline void __syncthreads() { __tessera_emu_state->syncthreads(__tessera_emu_state->sched); }
 static inline void __syncwarp(unsigned int mask = 0xffffffffu) {
