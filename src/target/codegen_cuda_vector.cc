@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "tessera/arith/analyzer.h"
-#include "tessera/target/codegen_cuda.h"
 #include "tessera/support/error.h"
+#include "tessera/target/codegen_cuda.h"
 
 namespace tessera {
 namespace codegen {
@@ -31,7 +31,8 @@ const char* kLaneField[] = {".x", ".y", ".z", ".w"};
 }  // namespace
 
 // The helpers that split 32-bit words into 16-bit lanes and pack them again.
-const char* kCUDAHalfWordHelpers = R"(static __device__ __forceinline__ unsigned int __tsr_pack_half(half a, half b) {
+const char* kCUDAHalfWordHelpers =
+    R"(static __device__ __forceinline__ unsigned int __tsr_pack_half(half a, half b) {
   return (unsigned int)__half_as_ushort(a) | ((unsigned int)__half_as_ushort(b) << 16);
 }
 static __device__ __forceinline__ half __tsr_half_lo(unsigned int w) {
@@ -41,7 +42,8 @@ static __device__ __forceinline__ half __tsr_half_hi(unsigned int w) {
   return __ushort_as_half((unsigned short)(w >> 16));
 }
 )";
-const char* kCUDABFloat16WordHelpers = R"(static __device__ __forceinline__ unsigned int __tsr_pack_bf16(nv_bfloat16 a, nv_bfloat16 b) {
+const char* kCUDABFloat16WordHelpers =
+    R"(static __device__ __forceinline__ unsigned int __tsr_pack_bf16(nv_bfloat16 a, nv_bfloat16 b) {
   return (unsigned int)__bfloat16_as_ushort(a) | ((unsigned int)__bfloat16_as_ushort(b) << 16);
 }
 static __device__ __forceinline__ nv_bfloat16 __tsr_bf16_lo(unsigned int w) {
@@ -166,7 +168,8 @@ Expr CodeGenCUDA::LaneOf(const Expr& e, int i) {
       return LoadLanes(static_cast<const BufferLoadNode*>(e.get()))[i];
     case NodeKind::kVar: {
       auto it = vector_vars_.find(static_cast<const VarNode*>(e.get()));
-      if (it == vector_vars_.end()) Unsupported("the vector variable " + e->dtype.ToString(), e->span);
+      if (it == vector_vars_.end())
+        Unsupported("the vector variable " + e->dtype.ToString(), e->span);
       return it->second[i];
     }
     case NodeKind::kLet: {
@@ -198,7 +201,8 @@ Expr CodeGenCUDA::LaneOf(const Expr& e, int i) {
     default:
       break;
   }
-  if (auto* op = AsPtr<BinaryNode>(e)) return MakeBinaryLike(op, LaneOf(op->a, i), LaneOf(op->b, i));
+  if (auto* op = AsPtr<BinaryNode>(e))
+    return MakeBinaryLike(op, LaneOf(op->a, i), LaneOf(op->b, i));
   Unsupported(std::string(NodeKindName(e->kind)) + " of " + e->dtype.ToString(), e->span);
 }
 
@@ -206,7 +210,8 @@ void CodeGenCUDA::BindVectorVar(const Var& var, const Expr& value) {
   if (vector_vars_.count(var.get())) return;
   std::vector<Expr> lanes;
   for (int i = 0; i < var->dtype.lanes(); ++i) {
-    lanes.push_back(DeclareLane(var->dtype.element_of(), StripOuterParens(PrintExpr(LaneOf(value, i)))));
+    lanes.push_back(
+        DeclareLane(var->dtype.element_of(), StripOuterParens(PrintExpr(LaneOf(value, i)))));
   }
   vector_vars_[var.get()] = std::move(lanes);
 }
@@ -217,7 +222,8 @@ void CodeGenCUDA::PrintVectorStore(const BufferStoreNode* op) {
   Expr index = FlatIndex(buffer, op->indices, op->span);
   DataType t = op->value->dtype;
   int n = index->dtype.lanes();
-  if (t.lanes() != n) Unsupported("a store of " + t.ToString() + " at " + index->dtype.ToString(), op->span);
+  if (t.lanes() != n)
+    Unsupported("a store of " + t.ToString() + " at " + index->dtype.ToString(), op->span);
   vector_loads_.clear();
   std::string word = VectorWordType(t);
   std::string ptr = BufferPointer(buffer, op->span);

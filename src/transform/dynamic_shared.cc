@@ -39,9 +39,10 @@ DynamicSharedLayout PlanDynamicShared(const Stmt& kernel_body) {
     for (const Expr& e : a->extents) bytes = MulNode::Make(bytes, to64(e));
     // The next allocation starts at the next multiple of 16 bytes.
     Expr end = AddNode::Make(offset, bytes);
-    offset = ana.Simplify(MulNode::Make(
-        FloorDivNode::Make(AddNode::Make(end, IntImmNode::Make(i64, 15)), IntImmNode::Make(i64, 16)),
-        IntImmNode::Make(i64, 16)));
+    offset =
+        ana.Simplify(MulNode::Make(FloorDivNode::Make(AddNode::Make(end, IntImmNode::Make(i64, 15)),
+                                                      IntImmNode::Make(i64, 16)),
+                                   IntImmNode::Make(i64, 16)));
   }
   layout.total_bytes = offset;
   return layout;

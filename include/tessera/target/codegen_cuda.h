@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "tessera/arith/analyzer.h"
-
 #include "tessera/target/codegen_c.h"
 #include "tessera/target/codegen_host.h"
 
@@ -82,7 +81,7 @@ class CodeGenCUDA : public CodeGenC {
   bool aligned_allocation_ = false;           // of the allocation being printed
   std::unordered_map<const BufferLoadNode*, std::vector<Expr>> vector_loads_;
   std::unordered_map<const VarNode*, std::vector<Expr>> vector_vars_;
-  std::vector<Var> vector_temps_;  // the variables declared for lanes and words
+  std::vector<Var> vector_temps_;               // the variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
 };
 
