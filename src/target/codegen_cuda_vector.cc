@@ -7,6 +7,7 @@
 #include "tessera/arith/analyzer.h"
 #include "tessera/support/error.h"
 #include "tessera/target/codegen_cuda.h"
+#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace codegen {
@@ -173,9 +174,22 @@ Expr CodeGenCUDA::LaneOf(const Expr& e, int i) {
       return it->second[i];
     }
     case NodeKind::kLet: {
+      // The value is declared once per statement: a scalar in a fresh variable substituted into
+      // the body, a vector lane by lane.
       auto* op = static_cast<const LetNode*>(e.get());
-      BindVectorVar(op->var, op->value);
-      return LaneOf(op->body, i);
+      auto it = let_bodies_.find(op);
+      if (it == let_bodies_.end()) {
+        Expr body = op->body;
+        if (op->var->dtype.is_scalar()) {
+          Expr v = DeclareLane(op->var->dtype, StripOuterParens(PrintExpr(op->value)));
+          body = transform::Substitute(op->body, transform::VarMap{{op->var.get(), v}});
+        } else {
+          BindVectorVar(op->var, op->value);
+          statement_lets_.push_back(op->var.get());
+        }
+        it = let_bodies_.emplace(op, body).first;
+      }
+      return LaneOf(it->second, i);
     }
     case NodeKind::kShuffle: {
       auto* op = static_cast<const ShuffleNode*>(e.get());
@@ -216,6 +230,14 @@ void CodeGenCUDA::BindVectorVar(const Var& var, const Expr& value) {
   vector_vars_[var.get()] = std::move(lanes);
 }
 
+void CodeGenCUDA::BeginVectorStatement() {
+  // What was declared for an earlier statement may be out of scope here.
+  vector_loads_.clear();
+  let_bodies_.clear();
+  for (const VarNode* v : statement_lets_) vector_vars_.erase(v);
+  statement_lets_.clear();
+}
+
 void CodeGenCUDA::PrintVectorStore(const BufferStoreNode* op) {
   if (op->predicate) Unsupported("a predicated vector store", op->span);
   const BufferNode* buffer = op->buffer.get();
@@ -224,7 +246,7 @@ void CodeGenCUDA::PrintVectorStore(const BufferStoreNode* op) {
   int n = index->dtype.lanes();
   if (t.lanes() != n)
     Unsupported("a store of " + t.ToString() + " at " + index->dtype.ToString(), op->span);
-  vector_loads_.clear();
+  BeginVectorStatement();
   std::string word = VectorWordType(t);
   std::string ptr = BufferPointer(buffer, op->span);
   if (!word.empty() && VectorAccessAligned(buffer, index, n)) {
@@ -288,9 +310,10 @@ std::string CodeGenCUDA::PrintVectorLoad(const BufferLoadNode* op) {
 
 void CodeGenCUDA::VisitStmt_(const LetStmtNode* op) {
   if (op->var->dtype.is_vector()) {
-    vector_loads_.clear();
+    BeginVectorStatement();
     BindVectorVar(op->var, op->value);
     PrintStmt(op->body);
+    vector_vars_.erase(op->var.get());
     return;
   }
   // Index variables bound by a let keep their divisibility for the alignment checks.

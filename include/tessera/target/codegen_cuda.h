@@ -58,6 +58,8 @@ class CodeGenCUDA : public CodeGenC {
   const std::vector<Expr>& LoadLanes(const BufferLoadNode* op);
   /*! \brief Declares the scalar `value` of type `t` in a fresh variable. */
   Expr DeclareLane(DataType t, const std::string& value);
+  /*! \brief Forgets the loads and let values declared for the previous vector statement. */
+  void BeginVectorStatement();
   /*! \brief Declares one scalar variable per lane of `value` for the vector `var`. */
   void BindVectorVar(const Var& var, const Expr& value);
   /*! \brief The CUDA type of a vector memory word holding `t` ("float4", "uint2", ...), empty
@@ -81,7 +83,10 @@ class CodeGenCUDA : public CodeGenC {
   bool aligned_allocation_ = false;           // of the allocation being printed
   std::unordered_map<const BufferLoadNode*, std::vector<Expr>> vector_loads_;
   std::unordered_map<const VarNode*, std::vector<Expr>> vector_vars_;
-  std::vector<Var> vector_temps_;               // the variables declared for lanes and words
+  std::vector<Var> vector_temps_;
+  std::unordered_map<const LetNode*, Expr> let_bodies_;  // of the current vector statement
+  std::vector<const VarNode*> statement_lets_;  // vector lets bound in it               // the
+                                                // variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
 };
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from tessera.script import tir as T
 
 import vector_kernels as vk
 from cuda_support import requires_gpu, requires_nvrtc
@@ -55,8 +56,6 @@ def test_unaligned_offset_falls_back_to_lanes():
 @requires_nvrtc
 def test_buffer_with_small_alignment_falls_back_to_lanes():
     # A buffer that only promises 4-byte alignment gets no 16-byte words.
-    from tessera import tir
-    from tessera.script import tir as T
 
     @T.prim_func
     def copy(A: T.Buffer((256,), "float32", align=4), C: T.Buffer((256,), "float32")):
@@ -126,3 +125,35 @@ def test_scale_runs(dtype, lanes):
     lib(dev_array(a), dev_array(s), c)
     expect = a * s[0] - (np.arange(n) % 4).astype(dtype)
     np.testing.assert_allclose(c.numpy(), expect, rtol=1e-3)
+
+
+@T.prim_func
+def let_bound(A: T.Buffer((512,), "float32"), B: T.Buffer((256,), "float32"),
+              C: T.Buffer((256,), "float32")):
+    # Lets inside the vectorized body become vector lets: one variable per lane.
+    for i in range(256):
+        with T.block("C"):
+            vi = T.axis.spatial(256, i)
+            t = A[vi * 2] * T.float32(2)
+            j = vi + 1
+            C[vi] = t + t * B[vi] + T.cast(j, "float32")
+
+
+@requires_nvrtc
+def test_vector_lets_are_declared_per_lane():
+    _, src = kernel_source(vk.schedule_vectorized(let_bound, "C", 4))
+    assert "float v_4 = v * 2.0f;" in src and "float v_7 = v_3 * 2.0f;" in src
+    assert "int32_t v_11 = ((blockIdx_x * 128) + (threadIdx_x * 4)) + 4;" in src
+    assert "*(const float4*)(B + " in src and "*(float4*)(C + " in src
+    assert "(v_7 + (v_7 * v_15)) + ((float)v_11))" in src
+
+
+@requires_gpu
+def test_vector_lets_run():
+    lib = ts.build(vk.schedule_vectorized(let_bound, "C", 4), target="cuda")
+    a = np.random.rand(512).astype("float32")
+    b = np.random.rand(256).astype("float32")
+    c = ts.nd.empty((256,), "float32", ts.cuda(0))
+    lib(dev_array(a), dev_array(b), c)
+    t = a[::2] * 2
+    np.testing.assert_allclose(c.numpy(), t + t * b + np.arange(1, 257), rtol=1e-6)
