@@ -56,7 +56,6 @@ def test_unaligned_offset_falls_back_to_lanes():
 @requires_nvrtc
 def test_buffer_with_small_alignment_falls_back_to_lanes():
     # A buffer that only promises 4-byte alignment gets no 16-byte words.
-
     @T.prim_func
     def copy(A: T.Buffer((256,), "float32", align=4), C: T.Buffer((256,), "float32")):
         for i in range(256):
