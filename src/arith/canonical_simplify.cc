@@ -615,8 +615,11 @@ class Simplifier : public ExprMutator {
       auto c = AsConstInt(bb->value);
       auto s = AsConstInt(ra->stride);
       if (c && s && *c > 0 && *s >= 0) {
+        // base = coeff * k + b: base mod c is b mod g plus a multiple of g = gcd(coeff, c), so
+        // the lanes stay in one period when (b mod g) + s * (lanes - 1) < g.
         ModularSet m = ana_.GetModularSet(ra->base);
-        if (m.coeff % *c == 0 && FloorMod(m.base, *c) + *s * (lanes - 1) < *c) {
+        int64_t g = std::gcd(m.coeff, *c);
+        if (FloorMod(m.base, g) + *s * (lanes - 1) < g) {
           if (k == NodeKind::kFloorDiv) {
             return BroadcastNode::Make(VisitExpr(FloorDivNode::Make(ra->base, bb->value)), lanes);
           }

@@ -44,7 +44,7 @@ const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
 
 CodeGenCUDA::CodeGenCUDA() : CodeGenC("CUDA") {
   for (const char* n : {"min", "max", "half", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim",
-                        "gridDim", "warpSize", "__floordiv", "__floormod"}) {
+                        "gridDim", "warpSize", "__floordiv", "__floormod", kDynamicSharedName}) {
     ReserveGlobalName(n);
   }
 }
@@ -71,12 +71,20 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   std::ostringstream os;
   if (uses_fp16_) os << "#include <cuda_fp16.h>\n";
   if (uses_bf16_) os << "#include <cuda_bf16.h>\n";
-  os << kCUDAPrelude << "\n" << Finish();
+  os << kCUDAPrelude;
+  if (uses_fp16_words_) os << kCUDAHalfWordHelpers;
+  if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
+  if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
+  os << "\n" << Finish();
   return os.str();
 }
 
 std::string CodeGenCUDA::TypeName(DataType t, const Span& span) {
-  if (t.is_vector()) Unsupported("vector type " + t.ToString() + " (vectorize for CUDA)", span);
+  if (t.is_vector()) {
+    Unsupported("vector type " + t.ToString() +
+                    " as a whole value (vectorized loops print vectors lane by lane)",
+                span);
+  }
   if (t.is_bfloat16()) {
     uses_bf16_ = true;
     return "nv_bfloat16";
@@ -117,6 +125,15 @@ void CodeGenCUDA::PrintFunctionPrologue(const PrimFunc& func) {
     auto* iv = attr && attr->attr_key == "thread_extent" ? AsPtr<IterVarNode>(attr->node) : nullptr;
     if (iv) vars.emplace(iv->thread_tag, iv->var.get());
   });
+  vector_accessed_.clear();
+  PostOrderVisit(func->body, [&](const ObjectRef& n) {
+    auto* load = AsPtr<BufferLoadNode>(n);
+    auto* store = AsPtr<BufferStoreNode>(n);
+    const auto& indices = load ? load->indices : store ? store->indices : std::vector<Expr>{};
+    if (!indices.empty() && indices.back()->dtype.is_vector())
+      vector_accessed_.insert((load ? load->buffer : store->buffer)->data.get());
+  });
+  PrintDynamicSharedDeclaration(func);
   for (const char* tag : kThreadTags) {
     auto [begin, end] = vars.equal_range(tag);
     for (auto it = begin; it != end; ++it) {
@@ -138,8 +155,11 @@ std::string CodeGenCUDA::PrintParam(const Var& param) {
 }
 
 std::string CodeGenCUDA::AllocationPrefix(const std::string& scope) {
-  if (scope == "shared" || scope == "shared.dyn") return "__shared__ ";
-  return "";
+  // Arrays with vector accesses are 16-byte aligned, so that accesses at multiples of their
+  // width are aligned too.
+  std::string align = aligned_allocation_ ? "__align__(16) " : "";
+  if (scope == "shared" || scope == "shared.dyn") return "__shared__ " + align;
+  return align;
 }
 
 std::string CodeGenCUDA::PrintFloatImm(const FloatImmNode* op) {

@@ -92,8 +92,10 @@ class IntervalEvaluator {
 // constant extent, or nothing when the dimension stays whole.
 class RegionCollector : public StmtExprVisitor {
  public:
-  explicit RegionCollector(const std::unordered_set<const BufferNode*>& buffers)
-      : buffers_(buffers) {}
+  /*! \brief `outer`: loops outside the block that are relaxed as well. */
+  RegionCollector(const std::unordered_set<const BufferNode*>& buffers,
+                  std::unordered_map<const VarNode*, Ref<RangeNode>> outer = {})
+      : buffers_(buffers), loops_(std::move(outer)) {}
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
 
@@ -262,17 +264,33 @@ class BufferCompactor : public StmtMutator {
  public:
   using StmtMutator::VisitStmt_;
 
+  Stmt VisitStmt_(const ForNode* op) override {
+    bool thread = op->for_kind == ForKind::kThreadBinding && op->thread_binding &&
+                  op->thread_binding->thread_tag.rfind("threadIdx.", 0) == 0;
+    if (thread) thread_loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    Stmt s = StmtMutator::VisitStmt_(op);
+    if (thread) thread_loops_.erase(op->loop_var.get());
+    return s;
+  }
+
   Stmt VisitStmt_(const BlockNode* op) override {
     Stmt s = StmtMutator::VisitStmt_(op);
     auto* b = AsPtr<BlockNode>(s);
     if (b->alloc_buffers.empty()) return s;
-    std::unordered_set<const BufferNode*> owned;
+    // A "shared" buffer declared inside loops bound to threadIdx is one buffer for all the
+    // threads of the block: its region is relaxed over those loops too.
+    std::unordered_set<const BufferNode*> owned, shared;
     for (const Buffer& buf : b->alloc_buffers) {
-      if (buf->strides.empty()) owned.insert(buf.get());
+      if (!buf->strides.empty()) continue;
+      const std::string& scope = buf->scope();
+      (scope == "shared" || scope == "shared.dyn" ? shared : owned).insert(buf.get());
     }
-    RegionCollector collect(owned);
-    collect.VisitStmt(b->body);
-    if (b->init) collect.VisitStmt(b->init);
+    RegionCollector collect(owned), collect_shared(shared, thread_loops_);
+    for (RegionCollector* c : {&collect, &collect_shared}) {
+      c->VisitStmt(b->body);
+      if (b->init) c->VisitStmt(b->init);
+    }
+    for (auto& [buf, dims] : collect_shared.dims) collect.dims[buf] = std::move(dims);
     std::unordered_map<const BufferNode*, AccessShifter::Compacted> map;
     for (const Buffer& buf : b->alloc_buffers) {
       auto it = collect.dims.find(buf.get());
@@ -307,6 +325,9 @@ class BufferCompactor : public StmtMutator {
     if (map.empty()) return s;
     return AccessShifter(map).VisitStmt(s);
   }
+
+ private:
+  std::unordered_map<const VarNode*, Ref<RangeNode>> thread_loops_;
 };
 
 PrimFunc CompactBufferAllocationFunc(PrimFunc f, IRModule, const PassContext&) {

@@ -5,6 +5,7 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
+#include "tessera/transform/gpu_utils.h"
 #include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
@@ -46,7 +47,8 @@ class LaunchLowerer : public StmtExprMutator {
       Expr x = it == extents.end() ? Expr(IntImmNode::Make(DataType::Int(64), 1)) : it->second;
       args.push_back(x->dtype == DataType::Int(64) ? x : CastNode::Make(DataType::Int(64), x));
     }
-    args.push_back(IntImmNode::Make(DataType::Int(64), 0));
+    // The dynamic shared memory of the kernel's "shared.dyn" allocations, in host terms.
+    args.push_back(Substitute(PlanDynamicShared(kernel->body).total_bytes, bind));
     args.insert(args.end(), call->args.begin(), call->args.end());
     return CallNode::Make(DataType::Int(32), OpNode::Get("tessera.launch_kernel"), args,
                           call->span);

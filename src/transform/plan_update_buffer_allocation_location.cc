@@ -92,7 +92,7 @@ class AccessPathCollector : public StmtExprVisitor {
 };
 
 // lo/hi of `e` over the loops in `relaxed` (interval arithmetic on sums, constant products and
-// floor division by constants); null when the form is not covered.
+// floor division and modulo by constants); null when the form is not covered.
 std::pair<Expr, Expr> Bounds(const Expr& e,
                              const std::unordered_map<const VarNode*, Ref<RangeNode>>& relaxed) {
   auto uses = [&](const Expr& x) {
@@ -125,6 +125,11 @@ std::pair<Expr, Expr> Bounds(const Expr& e,
     auto c = AsConstInt(bin->b);
     if (!c || *c <= 0 || !alo) return {nullptr, nullptr};
     return {FloorDivNode::Make(alo, bin->b), FloorDivNode::Make(ahi, bin->b)};
+  }
+  if (e->kind == NodeKind::kFloorMod) {
+    auto c = AsConstInt(bin->b);
+    if (!c || *c <= 0) return {nullptr, nullptr};
+    return {MakeConst(e->dtype, int64_t(0)), MakeConst(e->dtype, *c - 1)};
   }
   return {nullptr, nullptr};
 }
@@ -266,12 +271,16 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
     // Go down from the owner while every loop entered keeps its iterations apart. On a GPU,
     // every iteration of a loop bound to blockIdx (for "shared" memory) or to any thread index
     // (for "local" memory) has its own copy of the buffer, so such loops are always entered.
+    // The threads of a block share one copy of a "shared" buffer wherever it is declared, so
+    // loops bound to threadIdx are entered too (tir.CompactBufferAllocation then sizes the
+    // buffer for all the threads of the block).
     const std::string scope = buf->data->pointer ? buf->data->pointer->scope : "";
     auto private_per_iteration = [&](const ForNode* loop) {
       if (loop->for_kind != ForKind::kThreadBinding || !loop->thread_binding) return false;
       const std::string& tag = loop->thread_binding->thread_tag;
       if (scope == "local") return true;
-      return (scope == "shared" || scope == "shared.dyn") && tag.rfind("blockIdx.", 0) == 0;
+      return (scope == "shared" || scope == "shared.dyn") &&
+             (tag.rfind("blockIdx.", 0) == 0 || tag.rfind("threadIdx.", 0) == 0);
     };
     const StmtNode* target = nullptr;
     for (size_t k = start.size(); k < lca.size(); ++k) {

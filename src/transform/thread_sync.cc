@@ -169,7 +169,10 @@ class SyncPlanner : public StmtFunctor<Stmt> {
 
  private:
   bool InScope(const BufferNode* b) const {
-    return b->data->pointer && b->data->pointer->scope == scope_;
+    // "shared" and "shared.dyn" are the same memory, synchronized by the same barrier.
+    if (!b->data->pointer) return false;
+    const std::string& s = b->data->pointer->scope;
+    return s == scope_ || (scope_ == "shared" && s == "shared.dyn");
   }
   template <typename T>
   void Collect(const T& node, Accesses* acc) {

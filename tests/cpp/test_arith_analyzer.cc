@@ -180,5 +180,21 @@ TEST_F(ArithTest, VectorRampArithmetic) {
   EXPECT_TRUE(StructuralEqual(got, expected)) << AsScript(got);
 }
 
+TEST_F(ArithTest, FloorDivModOfRampWithinOnePeriod) {
+  // x * 4 + [0, 1, 2, 3] stays inside one period of 16 (x * 4 mod 16 is 0, 4, 8 or 12), so the
+  // quotient is one value and the remainder a ramp.
+  auto c16 = BroadcastNode::Make(Int32(16), 4);
+  Expr r = RampNode::Make((E(x) * 4).e, Int32(1), 4);
+  Expr div = ana.Simplify(FloorDivNode::Make(r, c16));
+  Expr mod = ana.Simplify(FloorModNode::Make(r, c16));
+  EXPECT_TRUE(StructuralEqual(div, BroadcastNode::Make(fdiv(x, 4).e, 4))) << AsScript(div);
+  EXPECT_TRUE(StructuralEqual(mod, RampNode::Make((fmod(x, 4) * 4).e, Int32(1), 4)))
+      << AsScript(mod);
+  // x * 4 + 2 + [0, 1, 2, 3] may cross a multiple of 16: left alone.
+  Expr crossing = RampNode::Make((E(x) * 4 + 2).e, Int32(1), 4);
+  Expr kept = ana.Simplify(FloorDivNode::Make(crossing, c16));
+  EXPECT_EQ(kept->kind, NodeKind::kFloorDiv) << AsScript(kept);
+}
+
 }  // namespace
 }  // namespace tessera

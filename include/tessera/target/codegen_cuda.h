@@ -5,7 +5,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
+#include "tessera/arith/analyzer.h"
 #include "tessera/target/codegen_c.h"
 #include "tessera/target/codegen_host.h"
 
@@ -37,14 +40,61 @@ class CodeGenCUDA : public CodeGenC {
   void VisitStmt_(const ForNode* op) override;
   void VisitStmt_(const AttrStmtNode* op) override;
 
+  // ---- Vectors (codegen_cuda_vector.cc) ----
+  std::string PrintVectorLoad(const BufferLoadNode* op) override;
+  void PrintVectorStore(const BufferStoreNode* op) override;
+  void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const AllocateNode* op) override;
+
  private:
   /*! \brief A loop bound to `tag` or a T.launch_thread region: its body, guarded when its
    *  extent is below the launch extent. */
   void PrintThreadRegion(const std::string& tag, const VarNode* var, const Expr& extent,
                          const Stmt& body, const Span& span);
+  /*! \brief Lane `i` of the vector expression `e` as a scalar expression; vector loads in it
+   *  are printed (once per statement) as declarations before the statement. */
+  Expr LaneOf(const Expr& e, int i);
+  /*! \brief The lanes of a vector load: one vector word when aligned, else lane by lane. */
+  const std::vector<Expr>& LoadLanes(const BufferLoadNode* op);
+  /*! \brief Declares the scalar `value` of type `t` in a fresh variable. */
+  Expr DeclareLane(DataType t, const std::string& value);
+  /*! \brief Forgets the loads and let values declared for the previous vector statement. */
+  void BeginVectorStatement();
+  /*! \brief Declares one scalar variable per lane of `value` for the vector `var`. */
+  void BindVectorVar(const Var& var, const Expr& value);
+  /*! \brief The CUDA type of a vector memory word holding `t` ("float4", "uint2", ...), empty
+   *  when `t` is not moved as one word. */
+  std::string VectorWordType(DataType t);
+  /*! \brief Whether `index` is a contiguous Ramp whose start is provably a multiple of `lanes`
+   *  into a suitably aligned buffer. */
+  bool VectorAccessAligned(const BufferNode* buffer, const Expr& index, int lanes);
+
   bool uses_fp16_ = false, uses_bf16_ = false;
+  bool uses_fp16_words_ = false, uses_bf16_words_ = false;
+
+  // ---- Dynamic shared memory (codegen_cuda_shared.cc) ----
+  /*! \brief Declares the dynamic shared memory of `func` when it has "shared.dyn" allocations. */
+  void PrintDynamicSharedDeclaration(const PrimFunc& func);
+  static constexpr const char* kDynamicSharedName = "__tsr_dyn_shmem";
+  bool uses_dynamic_shared_ = false;
+  std::unordered_map<const VarNode*, Expr> dynamic_shared_offsets_;  // byte offsets
+  arith::Analyzer vector_analyzer_;
+  std::set<const VarNode*> vector_accessed_;  // allocations with vector accesses
+  bool aligned_allocation_ = false;           // of the allocation being printed
+  std::unordered_map<const BufferLoadNode*, std::vector<Expr>> vector_loads_;
+  std::unordered_map<const VarNode*, std::vector<Expr>> vector_vars_;
+  std::vector<Var> vector_temps_;
+  std::unordered_map<const LetNode*, Expr> let_bodies_;  // of the current vector statement
+  std::vector<const VarNode*> statement_lets_;  // vector lets bound in it               // the
+                                                // variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
 };
+
+/*! \brief Helpers of the 16-bit vector words (codegen_cuda_vector.cc). */
+extern const char* kCUDAHalfWordHelpers;
+extern const char* kCUDABFloat16WordHelpers;
+/*! \brief TESSERA_DYNAMIC_SHARED(name): the `extern __shared__` array of a kernel. */
+extern const char* kCUDADynamicSharedMacro;
 
 /*! \brief The host C of a "cuda" build: CodeGenHost plus tessera.launch_kernel, which calls the
  *  launcher the runtime installs when it loads the library. */

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tessera/ir/stmt.h"
 
@@ -25,6 +27,16 @@ inline const IterVarNode* LaunchedThread(const AttrStmtNode* op) {
 inline bool IsSharedScope(const std::string& scope) {
   return scope == "shared" || scope == "shared.dyn";
 }
+
+/*! \brief Where the "shared.dyn" allocations of a kernel live in its dynamic shared memory:
+ *  packed in program order, each at a 16-byte aligned byte offset, all in one block of
+ *  `total_bytes` (int64; 0 when there is none) that the launch asks for. Sizes may depend on
+ *  the kernel's parameters. */
+struct DynamicSharedLayout {
+  std::vector<std::pair<const VarNode*, Expr>> offsets;  // allocation variable, byte offset
+  Expr total_bytes;
+};
+DynamicSharedLayout PlanDynamicShared(const Stmt& kernel_body);
 
 }  // namespace transform
 }  // namespace tessera

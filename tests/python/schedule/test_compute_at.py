@@ -388,3 +388,84 @@ def test_compute_at_under_a_split_that_does_not_divide(golden):
         sch.compute_at(sch.get_block("B"), j0)
 
     golden(ragged, expected, apply)
+
+
+@T.prim_func
+def rows_under_threads(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    # The producer writes A_cache in `scope`; each thread of C reads one row of it.
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(16, thread="threadIdx.x"):
+            for j in T.serial(64):
+                with T.block("C"):
+                    vi = T.axis.spatial(64, bx * 16 + tx)
+                    vj = T.axis.spatial(64, j)
+                    C[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def _cache_under_tx(scope):
+    def apply(sch):
+        c = sch.get_block("C")
+        cache = sch.cache_read(c, 0, scope)
+        sch.compute_at(cache, sch.get_loops(c)[1])
+    return apply
+
+
+def test_compute_at_shared_cache_covers_the_threads_of_the_block(golden):
+    # A "shared" cache under threadIdx is filled for all 16 threads of the block (its threads
+    # relaxed), not just for the row of one thread; blockIdx stays fixed.
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        A_shared = T.alloc_buffer((64, 64), scope="shared")
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ax0, ax1 in T.grid(16, 64):
+                    with T.block("A_shared"):
+                        v0 = T.axis.spatial(64, bx * 16 + ax0)
+                        v1 = T.axis.spatial(64, ax1)
+                        A_shared[v0, v1] = A[v0, v1]
+                for j in T.serial(64):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, bx * 16 + tx)
+                        vj = T.axis.spatial(64, j)
+                        C[vi, vj] = A_shared[vi, vj] * T.float32(2)
+
+    golden(rows_under_threads, expected, _cache_under_tx("shared"))
+
+
+def test_compute_at_local_cache_covers_one_thread(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        A_local = T.alloc_buffer((64, 64), scope="local")
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ax0 in T.serial(64):
+                    with T.block("A_local"):
+                        v0 = T.axis.spatial(64, bx * 16 + tx)
+                        v1 = T.axis.spatial(64, ax0)
+                        A_local[v0, v1] = A[v0, v1]
+                for j in T.serial(64):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, bx * 16 + tx)
+                        vj = T.axis.spatial(64, j)
+                        C[vi, vj] = A_local[vi, vj] * T.float32(2)
+
+    golden(rows_under_threads, expected, _cache_under_tx("local"))
+
+
+def test_compute_at_global_cache_covers_the_grid(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        A_global = T.alloc_buffer((64, 64))
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ax0, ax1 in T.grid(64, 64):
+                    with T.block("A_global"):
+                        v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                        A_global[v0, v1] = A[v0, v1]
+                for j in T.serial(64):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, bx * 16 + tx)
+                        vj = T.axis.spatial(64, j)
+                        C[vi, vj] = A_global[vi, vj] * T.float32(2)
+
+    golden(rows_under_threads, expected, _cache_under_tx("global"))

@@ -84,3 +84,43 @@ def test_whole_buffer_use_is_unchanged(unchanged):
                 A[i] = Y[15 - i]
 
     unchanged("CompactBufferAllocation", func)
+
+
+def test_shared_buffer_under_thread_loops_covers_the_thread_block(golden):
+    # S is "shared": one copy for the 16 threads of a block, which read each other's rows, so it
+    # is sized over the threadIdx loop around its block; L is "local" (one per thread).
+    @T.prim_func
+    def before(A: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ko in T.serial(4):
+                    with T.block("tile"):
+                        T.reads(A[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        T.writes(C[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        S = T.alloc_buffer((64, 32), scope="shared")
+                        L = T.alloc_buffer((64, 32), scope="local")
+                        for c in T.serial(8):
+                            S[bx * 16 + tx, ko * 8 + c] = A[bx * 16 + tx, ko * 8 + c]
+                        for c in T.serial(8):
+                            L[bx * 16 + tx, ko * 8 + c] = S[bx * 16 + (tx + 1) % 16, ko * 8 + c]
+                        for c in T.serial(8):
+                            C[bx * 16 + tx, ko * 8 + c] = L[bx * 16 + tx, ko * 8 + c]
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ko in T.serial(4):
+                    with T.block("tile"):
+                        T.reads(A[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        T.writes(C[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        S = T.alloc_buffer((16, 8), scope="shared")
+                        L = T.alloc_buffer((1, 8), scope="local")
+                        for c in T.serial(8):
+                            S[tx, c] = A[bx * 16 + tx, ko * 8 + c]
+                        for c in T.serial(8):
+                            L[0, c] = S[(tx + 1) % 16, c]
+                        for c in T.serial(8):
+                            C[bx * 16 + tx, ko * 8 + c] = L[0, c]
+
+    golden("CompactBufferAllocation", before, expected)

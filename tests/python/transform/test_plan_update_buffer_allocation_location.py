@@ -79,3 +79,49 @@ def test_shared_across_loop_nests_stays_at_the_root(unchanged):
                 B[vi] = Y[15 - vi]
 
     unchanged("PlanAndUpdateBufferAllocationLocation", func)
+
+
+def test_shared_buffer_moves_through_thread_loops_into_the_k_loop(golden):
+    # The threads of a block share S (they read each other's rows), yet a "shared" buffer is one
+    # per block wherever it is declared: it moves past threadIdx into the k step whose columns
+    # no other step touches.
+    @T.prim_func
+    def before(A: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+        S = T.alloc_buffer((64, 32), scope="shared")
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ko in T.serial(4):
+                    for c in T.serial(8):
+                        with T.block("S"):
+                            vi = T.axis.spatial(64, bx * 16 + tx)
+                            vk = T.axis.spatial(32, ko * 8 + c)
+                            S[vi, vk] = A[vi, vk]
+                    for c in T.serial(8):
+                        with T.block("C"):
+                            vi = T.axis.spatial(64, bx * 16 + tx)
+                            vk = T.axis.spatial(32, ko * 8 + c)
+                            vn = T.axis.spatial(64, bx * 16 + (tx + 1) % 16)
+                            C[vi, vk] = S[vn, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(16, thread="threadIdx.x"):
+                for ko in T.serial(4):
+                    with T.block(""):
+                        T.reads(A[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        T.writes(C[bx * 16 + tx, ko * 8:ko * 8 + 8])
+                        S = T.alloc_buffer((64, 32), scope="shared")
+                        for c in T.serial(8):
+                            with T.block("S"):
+                                vi = T.axis.spatial(64, bx * 16 + tx)
+                                vk = T.axis.spatial(32, ko * 8 + c)
+                                S[vi, vk] = A[vi, vk]
+                        for c in T.serial(8):
+                            with T.block("C"):
+                                vi = T.axis.spatial(64, bx * 16 + tx)
+                                vk = T.axis.spatial(32, ko * 8 + c)
+                                vn = T.axis.spatial(64, bx * 16 + (tx + 1) % 16)
+                                C[vi, vk] = S[vn, vk]
+
+    golden("PlanAndUpdateBufferAllocationLocation", before, expected)

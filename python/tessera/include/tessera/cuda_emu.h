@@ -48,6 +48,27 @@ inline uint3 Vec(const unsigned int* v) { return uint3{v[0], v[1], v[2]}; }
 #define gridDim (::tessera_emu::Vec(__tessera_emu_state->cur->grid_dim))
 #define warpSize 32
 
+/* ---- vector types of vector_types.h: the words of vectorized loads and stores ---- */
+#define __align__(n) __attribute__((aligned(n)))
+#define TESSERA_EMU_VEC2(T, N, A)                                                   \
+  struct __attribute__((aligned(A))) N##2 { T x, y; };                               \
+  static inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define TESSERA_EMU_VEC4(T, N, A)                                                   \
+  struct __attribute__((aligned(A))) N##4 { T x, y, z, w; };                         \
+  static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+TESSERA_EMU_VEC2(float, float, 8)
+TESSERA_EMU_VEC4(float, float, 16)
+TESSERA_EMU_VEC2(int, int, 8)
+TESSERA_EMU_VEC4(int, int, 16)
+TESSERA_EMU_VEC2(unsigned int, uint, 8)
+TESSERA_EMU_VEC4(unsigned int, uint, 16)
+#undef TESSERA_EMU_VEC2
+#undef TESSERA_EMU_VEC4
+
+/* ---- dynamic shared memory (CodeGenCUDA's TESSERA_DYNAMIC_SHARED): one static array, like
+   the __shared__ ones, as large as the most any GPU grants a block ---- */
+#define TESSERA_DYNAMIC_SHARED(name) static __attribute__((aligned(16))) unsigned char name[232448]
+
 /* ---- barriers and warp operations ---- */
 static inline void __syncthreads() { __tessera_emu_state->syncthreads(__tessera_emu_state->sched); }
 static inline void __syncwarp(unsigned int mask = 0xffffffffu) {
