@@ -121,8 +121,8 @@ def softmax(A: T.Buffer((64, 256), "float32"), B: T.Buffer((64, 256), "float32")
 
 def schedule_softmax(threads=128, scope="shared"):
     """One block per row: the max and the sum reduce across `threads` threads of threadIdx.x,
-    their results live in `scope` memory (None: left "global", as TVM users often do), and the
-    normalisation uses the same threads."""
+    their results live in `scope` memory ("shared" or "local"), and the normalisation uses the
+    same threads."""
     sch = tir.Schedule(softmax)
     norm = sch.get_block("norm")
     i, j = sch.get_loops(norm)
@@ -131,9 +131,9 @@ def schedule_softmax(threads=128, scope="shared"):
     sch.bind(tj, "threadIdx.x")
     for name in ("sum", "max"):
         block = sch.get_block(name)
+        # The scope first: compute_at keeps one row per block only for memory private to it.
+        sch.set_scope(block, 0, scope)
         sch.compute_at(block, i)
-        if scope is not None:
-            sch.set_scope(block, 0, scope)
         _, k = sch.get_loops(block)
         _, tk = sch.split(k, [None, threads])
         sch.bind(tk, "threadIdx.x")
@@ -168,3 +168,25 @@ def row_sum_dynamic(a: T.handle, b: T.handle):
             with T.init():
                 B[vi] = T.float32(0)
             B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func
+def subtract_row_max(A: T.Buffer((64, 256), "float32"), B: T.Buffer((64, 256), "float32")):
+    """Written with its bindings: the row max lives in a "global" intermediate M that the kernel
+    keeps per thread, so every thread must write it."""
+    M = T.alloc_buffer((64,))
+    for i in T.thread_binding(64, thread="blockIdx.x"):
+        for k_0 in range(2):
+            for k_1 in T.thread_binding(128, thread="threadIdx.x"):
+                with T.block("max"):
+                    vi = T.axis.spatial(64, i)
+                    vk = T.axis.reduce(256, k_0 * 128 + k_1)
+                    with T.init():
+                        M[vi] = T.min_value("float32")
+                    M[vi] = T.max(M[vi], A[vi, vk])
+        for j_0 in range(2):
+            for j_1 in T.thread_binding(128, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi = T.axis.spatial(64, i)
+                    vj = T.axis.spatial(256, j_0 * 128 + j_1)
+                    B[vi, vj] = A[vi, vj] - M[vi]

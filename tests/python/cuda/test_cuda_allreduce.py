@@ -165,10 +165,10 @@ def test_softmax_with_local_results_written_by_every_thread():
     assert src.count("__syncthreads();") == 4
 
 
-def test_softmax_with_global_intermediates_written_by_every_thread():
-    # M and S stay "global" intermediates: inside the kernel each thread gets its own copy, so
-    # every thread writes the (same) result.
-    src = kernel_source(K.schedule_softmax(128, scope=None))
+def test_global_intermediate_written_by_every_thread():
+    # M is a "global" intermediate that the kernel keeps per thread: every thread writes the
+    # (same) result.
+    src = kernel_source(K.subtract_row_max)
     assert "  float M[1];" in src
     assert re.search(r"\n  M\[0\] = cross_thread_M\[0\];", src)
     assert "if (threadIdx_x == 0)" not in src
@@ -202,8 +202,8 @@ def test_reduction_narrower_than_the_launch_is_rejected():
     sch.bind(tj, "threadIdx.x")
     for name, threads in (("sum", 64), ("max", 128)):
         block = sch.get_block(name)
-        sch.compute_at(block, i)
         sch.set_scope(block, 0, "shared")
+        sch.compute_at(block, i)
         _, k = sch.get_loops(block)
         _, tk = sch.split(k, [None, threads])
         sch.bind(tk, "threadIdx.x")
@@ -331,6 +331,13 @@ def test_symbolic_sizes_run(n, m):
 
 
 @requires_gpu
+def test_global_intermediate_runs():
+    x = np.random.uniform(-1, 1, (64, 256)).astype("float32")
+    got = _run(K.subtract_row_max, x, (64, 256), "float32")
+    np.testing.assert_allclose(got, x - x.max(axis=1, keepdims=True), rtol=1e-6)
+
+
+@requires_gpu
 def test_reduction_over_threadIdx_y_and_x_runs():
     x = np.random.uniform(-1, 1, (16, 1024)).astype("float32")
     mod = K.schedule_row_reduce_xy(K.row_reduce_func(16, 1024), 4, 32)
@@ -338,7 +345,7 @@ def test_reduction_over_threadIdx_y_and_x_runs():
 
 
 @requires_gpu
-@pytest.mark.parametrize("scope", ["shared", "local", None])
+@pytest.mark.parametrize("scope", ["shared", "local"])
 def test_softmax_runs(scope):
     x = np.random.uniform(-4, 4, (64, 256)).astype("float32")
     got = _run(K.schedule_softmax(128, scope), x, (64, 256), "float32")
