@@ -193,6 +193,14 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
     if (scope && scope->value == "warp") return "__syncwarp()";
     return "__syncthreads()";
   }
+  if (name == "tir.tvm_warp_shuffle_down" || name == "tir.tvm_warp_shuffle") {
+    // (mask, value, delta or lane, width), as CUDA's __shfl_down_sync / __shfl_sync.
+    std::string s = name == "tir.tvm_warp_shuffle" ? "__shfl_sync(" : "__shfl_down_sync(";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      s += (i ? ", " : "") + StripOuterParens(PrintExpr(op->args[i]));
+    }
+    return s + ")";
+  }
   if (name == "tir.assume") return "((void)0)";
   if (name == "tir.break") return "break";
   if (name == "tir.continue") return "continue";

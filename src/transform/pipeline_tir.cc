@@ -2,13 +2,13 @@
 // (lowering-stages.md §5.1). Passes marked (G) run only for GPU targets.
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
-// LowerCrossThreadReduction (G), LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
+// LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
 // LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop, InjectSoftwarePipeline and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
 // InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
 // RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
 // in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
-// LowerThreadAllreduce, AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
+// AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
 // BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
 // User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
@@ -30,6 +30,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
   mod = run.UserPhase(0, mod);
   mod = run(mod, "tir.CanonicalizeLoop");
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerCrossThreadReduction");
   mod = run(mod, "tir.LowerInitBlock");
   mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
@@ -74,6 +75,7 @@ StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kSplit);
   mod = run.If(ctx.IsGpu(), mod, "tir.VerifyMemory");
   mod = run.If(ctx.IsGpu(), mod, transform::ThreadSync("shared"));
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerThreadAllreduce");
   mod = run.If(ctx.IsGpu(), mod, "tir.SplitHostDevice");
   mod = run(mod, "tir.SkipAssert");
   mod = run(mod, "tir.MakePackedAPI");

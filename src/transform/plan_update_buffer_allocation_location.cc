@@ -53,6 +53,7 @@ class AccessPathCollector : public StmtExprVisitor {
     for (const Buffer& b : op->alloc_buffers) {
       owner[b.get()] = op;
       owner_path[b.get()] = path_;
+      data_[b->data.get()] = b.get();
     }
     StmtExprVisitor::VisitStmt_(op);
     path_.pop_back();
@@ -65,6 +66,19 @@ class AccessPathCollector : public StmtExprVisitor {
     Record(op->buffer.get(), op->indices);
     StmtExprVisitor::VisitStmt_(op);
   }
+  void VisitExpr_(const VarNode* op) override {
+    // A use of the data pointer itself (e.g. the result of tir.tvm_thread_allreduce) may touch
+    // any element: record its first and last ones.
+    auto it = data_.find(op);
+    if (it == data_.end()) return;
+    std::vector<Expr> first, last;
+    for (const Expr& extent : it->second->shape) {
+      first.push_back(MakeConst(extent->dtype, int64_t(0)));
+      last.push_back(SubNode::Make(extent, MakeConst(extent->dtype, int64_t(1))));
+    }
+    Record(it->second, first);
+    Record(it->second, last);
+  }
 
  private:
   void Record(const BufferNode* b, const std::vector<Expr>& indices) {
@@ -74,6 +88,7 @@ class AccessPathCollector : public StmtExprVisitor {
   }
   std::vector<const StmtNode*> path_;
   VarMap bindings_;
+  std::unordered_map<const VarNode*, const BufferNode*> data_;
 };
 
 // lo/hi of `e` over the loops in `relaxed` (interval arithmetic on sums, constant products and

@@ -80,6 +80,14 @@ Pass VerifyMemory();
 /*! \brief Insert barriers (tir.tvm_storage_sync) between conflicting accesses to memory of
  *  `scope` ("shared") by different threads. */
 Pass ThreadSync(const std::string& scope);
+/*! \brief Rewrite each reduction block with a reduction loop bound to threadIdx.* into an
+ *  in-thread partial reduction, a tir.tvm_thread_allreduce over the thread-bound loops and a
+ *  write-back of the result (Apache TVM's shape); other reductions are left unchanged. */
+Pass LowerCrossThreadReduction();
+/*! \brief Lower each tir.tvm_thread_allreduce to warp shuffles (plus one exchange through
+ *  shared memory when a group spans several warps, or a shared-memory tree for groups that warps
+ *  cannot serve), leaving the result in every thread of the group. */
+Pass LowerThreadAllreduce();
 /*! \brief Outline each outermost thread-bound loop of a "cuda" function into a device kernel
  *  called by the host function. */
 Pass SplitHostDevice();

@@ -44,7 +44,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "LoopPartition", "CommonSubexprElimTIR", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
-          "LowerDeviceKernelLaunch")
+          "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce")
 
 for _short in _NAMES:
     globals()[_short] = _factory(_short)

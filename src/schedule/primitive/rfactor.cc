@@ -1,98 +1,14 @@
 // rfactor: split a reduction over a loop into a partial reduction into a buffer with one more
 // dimension (the rfactor block) and a final reduction of that dimension (the write-back block).
-#include <cfloat>
-#include <climits>
-
 #include "../utils.h"
+#include "tessera/ir/reducer.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
 namespace schedule {
 namespace {
 
-/*! \brief A reduction update `buf[idx] = combine(buf[idx], rhs)` (or `combine(rhs, buf[idx])`). */
-struct Reducer {
-  NodeKind kind;    // kAdd, kMul, kMin or kMax
-  bool load_first;  // buf[idx] is the left operand
-  Expr rhs;
-  Expr identity;
-  Expr Combine(const Expr& acc, const Expr& value) const {
-    Expr a = load_first ? acc : value, b = load_first ? value : acc;
-    switch (kind) {
-      case NodeKind::kAdd:
-        return AddNode::Make(a, b);
-      case NodeKind::kMul:
-        return MulNode::Make(a, b);
-      case NodeKind::kMin:
-        return MinNode::Make(a, b);
-      default:
-        return MaxNode::Make(a, b);
-    }
-  }
-};
-
-Expr LowestValue(DataType t) {
-  if (t.is_float()) {
-    double v = t.bits() == 64 ? -DBL_MAX : t.bits() == 16 ? -65504.0 : -FLT_MAX;
-    return FloatImmNode::Make(t, v);
-  }
-  if (t.is_uint() || t.is_bool()) return IntImmNode::Make(t, 0);
-  return IntImmNode::Make(t, t.bits() >= 64 ? INT64_MIN : -(int64_t{1} << (t.bits() - 1)));
-}
-
-Expr HighestValue(DataType t) {
-  if (t.is_float()) {
-    double v = t.bits() == 64 ? DBL_MAX : t.bits() == 16 ? 65504.0 : FLT_MAX;
-    return FloatImmNode::Make(t, v);
-  }
-  if (t.is_bool()) return IntImmNode::Make(t, 1);
-  if (t.is_uint()) return IntImmNode::Make(t, t.bits() >= 64 ? -1 : (int64_t{1} << t.bits()) - 1);
-  return IntImmNode::Make(t, t.bits() >= 64 ? INT64_MAX : (int64_t{1} << (t.bits() - 1)) - 1);
-}
-
-std::optional<Reducer> MatchReducer(const BufferStoreNode* store) {
-  auto* bin = AsPtr<BinaryNode>(store->value);
-  if (!bin) return std::nullopt;
-  NodeKind k = bin->kind;
-  if (k != NodeKind::kAdd && k != NodeKind::kMul && k != NodeKind::kMin && k != NodeKind::kMax) {
-    return std::nullopt;
-  }
-  auto is_acc = [&](const Expr& e) {
-    auto* load = AsPtr<BufferLoadNode>(e);
-    if (!load || load->buffer != store->buffer || load->indices.size() != store->indices.size())
-      return false;
-    for (size_t i = 0; i < load->indices.size(); ++i) {
-      if (!StructuralEqual(load->indices[i], store->indices[i])) return false;
-    }
-    return true;
-  };
-  Reducer r;
-  r.kind = k;
-  if (is_acc(bin->a)) {
-    r.load_first = true;
-    r.rhs = bin->b;
-  } else if (is_acc(bin->b)) {
-    r.load_first = false;
-    r.rhs = bin->a;
-  } else {
-    return std::nullopt;
-  }
-  DataType t = store->value->dtype;
-  switch (k) {
-    case NodeKind::kAdd:
-      r.identity = t.is_float() ? Expr(FloatImmNode::Make(t, 0.0)) : IntImmNode::Make(t, 0);
-      break;
-    case NodeKind::kMul:
-      r.identity = t.is_float() ? Expr(FloatImmNode::Make(t, 1.0)) : IntImmNode::Make(t, 1);
-      break;
-    case NodeKind::kMin:
-      r.identity = HighestValue(t);
-      break;
-    default:
-      r.identity = LowestValue(t);
-  }
-  return r;
-}
+using Reducer = ReducerMatch;
 
 std::vector<Expr> InsertAt(std::vector<Expr> v, size_t at, Expr e) {
   v.insert(v.begin() + static_cast<long>(at), std::move(e));

@@ -292,18 +292,23 @@ def shift_right(a, b, *, span=None):
 
 _BOOL_RESULT = {"tir.isnan", "tir.isinf", "tir.isfinite", "tir.likely", "tir.assume"}
 _HANDLE_RESULT = {"tir.address_of"}
+# Ops whose result has the type of an operand other than the first: (mask, value, ...).
+_TYPE_OF_ARG = {"tir.tvm_warp_shuffle": 1, "tir.tvm_warp_shuffle_down": 1}
 
 
 def call_op(name, args, dtype=None, *, span=None):
     """A Call of the registered op ``name``; the dtype follows the first argument unless given."""
     if not _core.Op.exists(name):
         raise TesseraValueError(f"unknown intrinsic '{name}'")
-    exprs = [convert(a) for a in args]
+    # String operands (a reducer's name, a memory scope) are StringImm.
+    exprs = [_core.StringImm(a) if isinstance(a, str) else convert(a) for a in args]
     if dtype is None:
         if name in _BOOL_RESULT:
             dtype = "bool"
         elif name in _HANDLE_RESULT:
             dtype = "handle"
+        elif name in _TYPE_OF_ARG and len(exprs) > _TYPE_OF_ARG[name]:
+            dtype = exprs[_TYPE_OF_ARG[name]].dtype
         elif exprs:
             dtype = exprs[0].dtype
         else:

@@ -1,0 +1,413 @@
+// tir.LowerCrossThreadReduction: a reduction block whose reduction loops are (partly) bound to
+// threadIdx.* becomes, in Apache TVM's shape,
+//   - an in-thread partial reduction over the reduction loops that are not thread-bound, into a
+//     one-element "local" buffer (only when there are such loops),
+//   - a T.tvm_thread_allreduce over the thread-bound reduction loops into a one-element "local"
+//     buffer, executed by every thread of the group (tir.LowerThreadAllreduce lowers it),
+//   - the write of the result to the block's output, under the spatial part of the block
+//     predicate (by the first thread of the group when the output is shared memory or an
+//     argument of the function, else by all: the result is the same in every thread).
+// The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
+#include <unordered_set>
+
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/reducer.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
+#include "tessera/transform/gpu_utils.h"
+#include "tessera/transform/ir_utils.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+namespace transform {
+
+TESSERA_REGISTER_OP("tir.tvm_thread_allreduce")
+    .set_effect(CallEffect::kOpaque)
+    .describe(
+        "Reduction across the threads of a group: tvm_thread_allreduce(size, source, cond, "
+        "result_var, reducer, identity, thread_var...). size is uint32 1 (one reducer); source "
+        "is this thread's value, taken only where the bool cond holds (the identity otherwise); "
+        "result_var is the data pointer of a one-element \"local\" buffer that receives the "
+        "reduced value in every thread of the group; reducer is \"sum\", \"prod\", \"min\" or "
+        "\"max\" and identity its identity in the source's type; the thread vars are the "
+        "threadIdx-bound loop variables reduced over (the other thread indices select the group). "
+        "Every thread of the block must reach the call. The call's value (of the type of its "
+        "first argument) is unused; tir.LowerThreadAllreduce lowers it to warp shuffles.");
+
+namespace {
+
+bool IsThreadIdx(const ForNode* loop) { return ThreadTag(loop).rfind("threadIdx.", 0) == 0; }
+
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* a = AsPtr<AndNode>(e)) {
+    SplitConjuncts(a->a, out);
+    SplitConjuncts(a->b, out);
+  } else if (!IsConstInt(e, 1)) {
+    out->push_back(e);
+  }
+}
+
+Expr AndAll(const std::vector<Expr>& conds) {
+  Expr r;
+  for (const Expr& c : conds) r = r ? Expr(AndNode::Make(r, c)) : c;
+  return r ? r : Expr(IntImmNode::Make(DataType::Bool(), 1));
+}
+
+BufferRegion Whole(const Buffer& b) { return BufferRegionNode::FullRegion(b); }
+
+class CrossThreadReductionLowerer : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    pending_.emplace_back();
+    Stmt s = StmtMutator::VisitStmt_(op);
+    std::vector<Buffer> extra = std::move(pending_.back());
+    pending_.pop_back();
+    if (extra.empty()) return s;
+    auto* b = AsPtr<BlockNode>(s);
+    std::vector<Buffer> allocs = b->alloc_buffers;
+    allocs.insert(allocs.end(), extra.begin(), extra.end());
+    return BlockNode::Make(b->iter_vars, b->reads, b->writes, b->name_hint, b->body, b->init,
+                           allocs, b->match_buffers, b->annotations, b->span);
+  }
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    // The perfect nest from this loop down to a block.
+    std::vector<const ForNode*> chain{op};
+    Stmt s = op->body;
+    while (auto* f = AsPtr<ForNode>(s)) {
+      chain.push_back(f);
+      s = f->body;
+    }
+    auto* realize = AsPtr<BlockRealizeNode>(s);
+    if (realize && IsCandidate(realize, chain) && UsedByReduction(realize, op->loop_var.get())) {
+      return Rewrite(chain, realize);
+    }
+    loops_.push_back(op);
+    Stmt r = StmtMutator::VisitStmt_(op);
+    loops_.pop_back();
+    return r;
+  }
+
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    if (IsCandidate(op, {})) {
+      TESSERA_THROW_KIND(op->block->span, ErrorKind::kBuild)
+          << "LowerCrossThreadReduction: the reduction block '" << op->block->name_hint
+          << "' has a reduction loop bound to threadIdx, but its reduction loops do not form a "
+             "perfect nest around it (a cross-thread reduction needs the block alone under its "
+             "reduction loops)";
+    }
+    return StmtMutator::VisitStmt_(op);
+  }
+
+  std::vector<std::vector<Buffer>> pending_;
+  std::unordered_set<const BufferNode*> params_;  // the function's argument buffers
+
+ private:
+  static bool UsedByReduction(const BlockRealizeNode* realize, const VarNode* v) {
+    const Block& b = realize->block;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      if (b->iter_vars[i]->iter_type != IterVarType::kCommReduce) continue;
+      if (UsesVar(realize->iter_values[i], [&](const VarNode* u) { return u == v; })) return true;
+    }
+    return false;
+  }
+
+  // Whether some reduction iterator of the block is bound to a threadIdx loop among the
+  // enclosing loops (`loops_` and `chain`).
+  bool IsCandidate(const BlockRealizeNode* realize, const std::vector<const ForNode*>& chain) {
+    auto check = [&](const ForNode* f) {
+      return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get());
+    };
+    for (const ForNode* f : loops_) {
+      if (check(f)) return true;
+    }
+    for (const ForNode* f : chain) {
+      if (check(f)) return true;
+    }
+    return false;
+  }
+
+  [[noreturn]] static void Fail(const Block& b, const std::string& why) {
+    TESSERA_THROW_KIND(b->span, ErrorKind::kBuild)
+        << "LowerCrossThreadReduction: cannot lower the cross-thread reduction block '"
+        << b->name_hint << "': " << why;
+  }
+
+  Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize) {
+    const Block& b = realize->block;
+    auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
+      return UsesVar(e, [&](const VarNode* v) {
+        for (const ForNode* f : loops) {
+          if (f->loop_var.get() == v) return true;
+        }
+        return false;
+      });
+    };
+    for (const ForNode* f : loops_) {
+      if (UsedByReduction(realize, f->loop_var.get())) {
+        Fail(b, "the reduction loop '" + f->loop_var->name +
+                    "' is not part of the perfect loop nest around the block");
+      }
+    }
+    // The loops of the nest: all reduction loops, none used by a spatial iterator.
+    std::vector<const ForNode*> thread_loops, serial_loops;
+    for (const ForNode* f : chain) {
+      if (!UsedByReduction(realize, f->loop_var.get())) {
+        Fail(b, "the loop '" + f->loop_var->name +
+                    "' is not a reduction loop but lies between the reduction loops; reorder "
+                    "the loops so that the reduction loops are innermost");
+      }
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        if (b->iter_vars[i]->iter_type == IterVarType::kCommReduce) continue;
+        if (uses_any(realize->iter_values[i], {f})) {
+          Fail(b, "the loop '" + f->loop_var->name +
+                      "' is used by both spatial and reduction iterators");
+        }
+      }
+      std::string tag = ThreadTag(f);
+      if (IsThreadIdx(f)) {
+        thread_loops.push_back(f);
+      } else if (!tag.empty()) {
+        Fail(b, "the reduction loop '" + f->loop_var->name + "' is bound to '" + tag +
+                    "'; only threadIdx.* can reduce across threads");
+      } else {
+        serial_loops.push_back(f);
+      }
+    }
+    // The block: one write, a recognised reducer, an init of the same element.
+    if (b->writes.size() != 1) {
+      Fail(b, "it writes " + std::to_string(b->writes.size()) + " buffers (exactly one expected)");
+    }
+    if (!b->alloc_buffers.empty() || !b->match_buffers.empty()) {
+      Fail(b, "it allocates or matches buffers");
+    }
+    auto* store = AsPtr<BufferStoreNode>(b->body);
+    if (store == nullptr) Fail(b, "its body is not a single buffer store");
+    std::optional<ReducerMatch> red = MatchReducer(store);
+    if (!red) {
+      Fail(b,
+           "the update is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
+           "T.max)");
+    }
+    const Buffer& out = store->buffer;
+    if (b->writes[0]->buffer != out) Fail(b, "it writes a buffer other than the one it stores to");
+    auto reads_out = [&](const Expr& e) {
+      bool found = false;
+      PostOrderVisit(e, [&](const ObjectRef& n) {
+        auto* load = AsPtr<BufferLoadNode>(n);
+        if (load && load->buffer == out) found = true;
+      });
+      return found;
+    };
+    if (reads_out(red->rhs))
+      Fail(b, "the reduced value reads the output buffer '" + out->name + "'");
+    const BufferStoreNode* init = nullptr;
+    if (b->init) {
+      init = AsPtr<BufferStoreNode>(b->init);
+      bool same = init && init->buffer == out && init->indices.size() == store->indices.size();
+      for (size_t i = 0; same && i < init->indices.size(); ++i) {
+        same = StructuralEqual(init->indices[i], store->indices[i]);
+      }
+      if (!same) Fail(b, "its init is not a single store to the element the update writes");
+      if (reads_out(init->value)) Fail(b, "its init reads the output buffer '" + out->name + "'");
+      for (const IterVar& iv : b->iter_vars) {
+        if (iv->iter_type != IterVarType::kCommReduce) continue;
+        if (UsesVar(init->value, [&](const VarNode* v) { return v == iv->var.get(); })) {
+          Fail(b, "its init depends on the reduction iterator '" + iv->var->name + "'");
+        }
+      }
+    }
+    DataType t = store->value->dtype;
+    // The block predicate: conjuncts over the reduction loops guard the reduced values; the
+    // others (spatial) also guard the write-back.
+    std::vector<Expr> conjuncts, spatial_conds;
+    SplitConjuncts(realize->predicate, &conjuncts);
+    for (const Expr& c : conjuncts) {
+      if (!uses_any(c, chain)) {
+        spatial_conds.push_back(c);
+      } else if (uses_any(c, loops_)) {
+        Fail(b, "its predicate mixes the reduction loops and outer loops in one condition");
+      }
+    }
+
+    // Fresh copies of the block iterators for each new block.
+    auto copy_iters = [&](bool spatial_only, std::vector<IterVar>* ivs, std::vector<Expr>* vals,
+                          VarMap* vmap) {
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        const IterVar& iv = b->iter_vars[i];
+        if (spatial_only && iv->iter_type == IterVarType::kCommReduce) continue;
+        Var v = VarNode::Make(iv->var->name, iv->var->dtype, iv->var->span);
+        (*vmap)[iv->var.get()] = v;
+        ivs->push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
+        vals->push_back(realize->iter_values[i]);
+      }
+    };
+    auto other_reads = [&](const VarMap& vmap) {
+      std::vector<BufferRegion> reads;
+      for (const BufferRegion& r : b->reads) {
+        if (r->buffer == out) continue;
+        std::vector<Range> region;
+        for (const Range& rg : r->region) {
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+        }
+        reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+      }
+      return reads;
+    };
+    Expr zero = IntImmNode::Make(DataType::Int(32), 0);
+    Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
+    Buffer red_buf = BufferNode::Decl("cross_thread_" + out->name, t,
+                                      {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+    pending_.back().push_back(red_buf);
+    std::vector<Stmt> seq;
+    Expr source, cond;
+    if (!serial_loops.empty()) {
+      Buffer in_buf = BufferNode::Decl("in_thread_" + out->name, t,
+                                       {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+      pending_.back().push_back(in_buf);
+      Block init_block = BlockNode::Make({}, {}, {Whole(in_buf)}, b->name_hint + "_in_thread_init",
+                                         BufferStoreNode::Make(in_buf, red->identity, {zero}),
+                                         nullptr, {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
+      VarMap vmap;
+      copy_iters(false, &ivs, &vals, &vmap);
+      Expr acc = BufferLoadNode::Make(in_buf, {zero});
+      Stmt body = BufferStoreNode::Make(in_buf, red->Combine(acc, Substitute(red->rhs, vmap)),
+                                        {zero}, nullptr, store->span);
+      std::vector<BufferRegion> reads = other_reads(vmap);
+      reads.push_back(Whole(in_buf));
+      Block blk = BlockNode::Make(ivs, reads, {Whole(in_buf)}, b->name_hint + "_in_thread", body,
+                                  nullptr, {}, {}, b->annotations, b->span);
+      Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
+      for (auto it = serial_loops.rbegin(); it != serial_loops.rend(); ++it) {
+        const ForNode* f = *it;
+        s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
+                          f->annotations, f->span);
+      }
+      seq.push_back(s);
+      source = BufferLoadNode::Make(in_buf, {zero});
+      cond = true_;
+      std::vector<Expr> args{
+          IntImmNode::Make(DataType::UInt(32), 1), source,       cond, red_buf->data,
+          StringImmNode::Make(red->Name()),        red->identity};
+      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      Block cross =
+          BlockNode::Make({}, {Whole(in_buf)}, {Whole(red_buf)}, b->name_hint + "_cross_thread",
+                          call, nullptr, {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
+    } else {
+      // An opaque block reading the loop variables (it names the thread loops anyway).
+      VarMap vmap;
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        vmap[b->iter_vars[i]->var.get()] = realize->iter_values[i];
+      }
+      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1),
+                             Substitute(red->rhs, vmap),
+                             realize->predicate,
+                             red_buf->data,
+                             StringImmNode::Make(red->Name()),
+                             red->identity};
+      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      Block cross =
+          BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)}, b->name_hint + "_cross_thread",
+                          call, nullptr, {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
+    }
+    // The write-back.
+    {
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
+      VarMap vmap;
+      copy_iters(true, &ivs, &vals, &vmap);
+      std::vector<Expr> idx;
+      for (const Expr& i : store->indices) idx.push_back(Substitute(i, vmap));
+      Expr result = BufferLoadNode::Make(red_buf, {zero});
+      std::vector<BufferRegion> reads{Whole(red_buf)};
+      if (init == nullptr) {
+        result = red->Combine(BufferLoadNode::Make(out, idx), result);
+        reads.push_back(b->writes[0]);
+      } else if (!StructuralEqual(init->value, red->identity)) {
+        result = red->Combine(Substitute(init->value, vmap), result);
+        for (const BufferRegion& r : other_reads(vmap)) {
+          bool used = false;
+          PostOrderVisit(init->value, [&](const ObjectRef& n) {
+            auto* load = AsPtr<BufferLoadNode>(n);
+            if (load && load->buffer == r->buffer) used = true;
+          });
+          if (used) reads.push_back(r);
+        }
+      }
+      std::vector<BufferRegion> writes;
+      for (const BufferRegion& r : b->writes) {
+        std::vector<Range> region;
+        for (const Range& rg : r->region) {
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+        }
+        writes.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+      }
+      if (init == nullptr) {
+        // The old value is read through the write region.
+        reads.back() = writes[0];
+      }
+      // Every thread of the group holds the result. Memory that the threads share (shared
+      // memory, the function's arguments) is written by the first one; other outputs (local,
+      // or intermediate buffers that may end up private to each thread) by all.
+      std::vector<Expr> conds;
+      if (IsSharedScope(out->scope()) || params_.count(out.get())) {
+        for (const ForNode* f : thread_loops) conds.push_back(EQNode::Make(f->loop_var, f->min));
+      }
+      conds.insert(conds.end(), spatial_conds.begin(), spatial_conds.end());
+      Block wb = BlockNode::Make(ivs, reads, writes, b->name_hint + "_write_back",
+                                 BufferStoreNode::Make(out, result, idx, nullptr, store->span),
+                                 nullptr, {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make(vals, AndAll(conds), wb, realize->span));
+    }
+    Stmt s = SeqStmtNode::Flatten(seq, realize->span);
+    for (auto it = thread_loops.rbegin(); it != thread_loops.rend(); ++it) {
+      const ForNode* f = *it;
+      s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
+                        f->annotations, f->span);
+    }
+    return s;
+  }
+
+  std::vector<const ForNode*> loops_;
+};
+
+PrimFunc LowerCrossThreadReductionFunc(PrimFunc f, IRModule, const PassContext&) {
+  CrossThreadReductionLowerer m;
+  for (const auto& [var, buf] : f->buffer_map) m.params_.insert(buf.get());
+  m.pending_.emplace_back();
+  Stmt body = m.VisitStmt(f->body);
+  if (!m.pending_.back().empty()) {
+    // No enclosing block: allocate in a new root block.
+    Block root = BlockNode::Make({}, {}, {}, "root", body, nullptr, m.pending_.back());
+    body = BlockRealizeNode::Make({}, IntImmNode::Make(DataType::Bool(), 1), root);
+  }
+  return body == f->body ? f : f->WithBody(body);
+}
+
+}  // namespace
+
+Pass LowerCrossThreadReduction() {
+  return CreatePrimFuncPass(LowerCrossThreadReductionFunc, 0, "tir.LowerCrossThreadReduction");
+}
+TESSERA_REGISTER_PASS("tir.LowerCrossThreadReduction", LowerCrossThreadReduction);
+
+}  // namespace transform
+}  // namespace tessera

@@ -1,0 +1,265 @@
+"""tir.LowerCrossThreadReduction: reductions whose reduction loop is bound to threadIdx become an
+in-thread partial reduction, a T.tvm_thread_allreduce and a guarded write-back."""
+
+import pytest
+
+from tessera.script import tir as T
+
+
+def test_in_thread_then_cross_thread_sum(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16, 256), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k_0 in range(2):
+                for k_1 in T.thread_binding(128, thread="threadIdx.x"):
+                    with T.block("B"):
+                        vi = T.axis.spatial(16, i)
+                        vk = T.axis.reduce(256, k_0 * 128 + k_1)
+                        T.reads(B[vi], A[vi, vk])
+                        T.writes(B[vi])
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 256), "float32"), B: T.Buffer((16,), "float32")):
+        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k_1 in T.thread_binding(128, thread="threadIdx.x"):
+                with T.block("B_in_thread_init"):
+                    T.reads()
+                    T.writes(in_thread_B[0])
+                    in_thread_B[0] = T.float32(0)
+                for k_0 in range(2):
+                    with T.block("B_in_thread"):
+                        vi = T.axis.spatial(16, i)
+                        vk = T.axis.reduce(256, k_0 * 128 + k_1)
+                        T.reads(A[vi, vk], in_thread_B[0])
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = in_thread_B[0] + A[vi, vk]
+                with T.block("B_cross_thread"):
+                    T.reads(in_thread_B[0])
+                    T.writes(cross_thread_B[0])
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
+                                                      cross_thread_B.data, "sum", T.float32(0), k_1))
+                with T.block("B_write_back"):
+                    vi = T.axis.spatial(16, i)
+                    T.where(k_1 == 0)
+                    T.reads(cross_thread_B[0])
+                    T.writes(B[vi])
+                    B[vi] = cross_thread_B[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_only_thread_bound_loop_max_with_non_identity_init(golden):
+    # No serial reduction loop: the allreduce reads A directly. The init (-1e30) is not the
+    # identity of max, so the write-back folds it in.
+    @T.prim_func
+    def before(A: T.Buffer((8, 64), "float32"), B: T.Buffer((8,), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(B[vi], A[vi, vk])
+                    T.writes(B[vi])
+                    with T.init():
+                        B[vi] = T.float32(-1e30)
+                    B[vi] = T.max(B[vi], A[vi, vk])
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 64), "float32"), B: T.Buffer((8,), "float32")):
+        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("B_cross_thread"):
+                    T.reads(A[i, k])
+                    T.writes(cross_thread_B[0])
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i, k], T.bool(True),
+                                                      cross_thread_B.data, "max",
+                                                      T.float32(-3.4028234663852886e38), k))
+                with T.block("B_write_back"):
+                    vi = T.axis.spatial(8, i)
+                    T.where(k == 0)
+                    T.reads(cross_thread_B[0])
+                    T.writes(B[vi])
+                    B[vi] = T.max(T.float32(-1e30), cross_thread_B[0])
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_predicate_guards_values_and_spatial_part_guards_write(golden):
+    # 3 rows per block on threadIdx.y (the last block is partial), 40 columns over 32 threads.
+    @T.prim_func
+    def before(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
+        for i_0 in T.thread_binding(4, thread="blockIdx.x"):
+            for i_1 in T.thread_binding(3, thread="threadIdx.y"):
+                for k in T.thread_binding(40, thread="threadIdx.x"):
+                    with T.block("B"):
+                        vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                        vk = T.axis.reduce(40, k)
+                        T.where(i_0 * 3 + i_1 < 10)
+                        T.reads(B[vi], A[vi, vk])
+                        T.writes(B[vi])
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
+        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        for i_0 in T.thread_binding(4, thread="blockIdx.x"):
+            for i_1 in T.thread_binding(3, thread="threadIdx.y"):
+                for k in T.thread_binding(40, thread="threadIdx.x"):
+                    with T.block("B_cross_thread"):
+                        T.reads(A[i_0 * 3 + i_1, k])
+                        T.writes(cross_thread_B[0])
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i_0 * 3 + i_1, k], i_0 * 3 + i_1 < 10,
+                                                          cross_thread_B.data, "sum", T.float32(0), k))
+                    with T.block("B_write_back"):
+                        vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                        T.where(k == 0 and i_0 * 3 + i_1 < 10)
+                        T.reads(cross_thread_B[0])
+                        T.writes(B[vi])
+                        B[vi] = cross_thread_B[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_local_output_is_written_by_every_thread_and_no_init_accumulates(golden):
+    @T.prim_func
+    def before(A: T.Buffer((32,), "int32"), C: T.Buffer((32,), "int32")):
+        B = T.alloc_buffer((1,), "int32", scope="local")
+        for k in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("B"):
+                vk = T.axis.reduce(32, k)
+                T.reads(B[0], A[vk])
+                T.writes(B[0])
+                B[0] = B[0] * A[vk]
+        for j in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("C"):
+                vj = T.axis.spatial(32, j)
+                C[vj] = B[0]
+
+    @T.prim_func
+    def expected(A: T.Buffer((32,), "int32"), C: T.Buffer((32,), "int32")):
+        B = T.alloc_buffer((1,), "int32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "int32", scope="local")
+        for k in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("B_cross_thread"):
+                T.reads(A[k])
+                T.writes(cross_thread_B[0])
+                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[k], T.bool(True),
+                                                  cross_thread_B.data, "prod", 1, k))
+            with T.block("B_write_back"):
+                T.reads(cross_thread_B[0], B[0])
+                T.writes(B[0])
+                B[0] = B[0] * cross_thread_B[0]
+        for j in T.thread_binding(32, thread="threadIdx.x"):
+            with T.block("C"):
+                vj = T.axis.spatial(32, j)
+                C[vj] = B[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_reduction_without_thread_bound_reduction_loop_is_unchanged(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64,), "float32")):
+        for i in T.thread_binding(64, thread="threadIdx.x"):
+            for k in range(32):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    unchanged("LowerCrossThreadReduction", func)
+
+
+
+
+def test_unknown_reducer_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] - A[vi, vk]
+
+    with pytest.raises(Exception, match=r"cannot lower the cross-thread reduction block 'B': the "
+                                        r"update is not a known reducer"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_init_of_another_element_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[0] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    with pytest.raises(Exception, match="its init is not a single store to the element the "
+                                        "update writes"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_two_writes_are_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
+             C: T.Buffer((8,), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk], B[vi])
+                    T.writes(B[vi], C[vi])
+                    B[vi] = B[vi] + A[vi, vk]
+
+    with pytest.raises(Exception, match=r"it writes 2 buffers \(exactly one expected\)"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_spatial_loop_inside_the_reduction_loops_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+        for k in T.thread_binding(32, thread="threadIdx.x"):
+            for i in range(8):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    with pytest.raises(Exception, match="the loop 'i' is not a reduction loop but lies between "
+                                        "the reduction loops"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_block_not_alone_under_its_reduction_loops_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
+             C: T.Buffer((8, 32), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("C"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    C[vi, vk] = A[vi, vk]
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + C[vi, vk]
+
+    with pytest.raises(Exception, match="the reduction block 'B' has a reduction loop bound to "
+                                        "threadIdx, but its reduction loops do not form a perfect "
+                                        "nest around it"):
+        apply("LowerCrossThreadReduction", func)
