@@ -73,6 +73,12 @@ void LoadHostLibrary(ModuleNode* mod) {
     mod->device_module = kernels;
     if (slot) *slot = kernels.get();
     *launcher = reinterpret_cast<void*>(&cuda::LaunchKernel);
+    if (auto* alloc = static_cast<void**>(mod->library->GetFunction("__tessera_cuda_alloc"))) {
+      *alloc = reinterpret_cast<void*>(&cuda::AllocWorkspace);
+    }
+    if (auto* free_fn = static_cast<void**>(mod->library->GetFunction("__tessera_cuda_free"))) {
+      *free_fn = reinterpret_cast<void*>(&cuda::FreeWorkspace);
+    }
   }
   for (PackedFunctionInfo& f : mod->functions) {
     f.address = mod->library->GetFunction(f.symbol);

@@ -266,6 +266,47 @@ std::string CodeGenCUDAHost::TypeName(DataType t, const Span& span) {
   return CodeGenHost::TypeName(t, span);
 }
 
+void CodeGenCUDAHost::VisitStmt_(const AllocateNode* op) {
+  // Which uses does the allocation have: as a kernel argument, and in host code itself?
+  const VarNode* var = op->buffer_var.get();
+  bool on_host = false;
+  int launches = 0, uses = 0;
+  PostOrderVisit(op->body, [&](const ObjectRef& n) {
+    if (auto* call = AsPtr<CallNode>(n); call && call->is_op("tessera.launch_kernel")) {
+      for (size_t i = 8; i < call->args.size(); ++i) launches += call->args[i].get() == var;
+    }
+    if (n.get() == var) ++uses;
+    if (auto* load = AsPtr<BufferLoadNode>(n); load && load->buffer->data.get() == var) on_host = true;
+    if (auto* store = AsPtr<BufferStoreNode>(n); store && store->buffer->data.get() == var) on_host = true;
+  });
+  if (launches == 0) {  // host memory of host code
+    CodeGenHost::VisitStmt_(op);
+    return;
+  }
+  if (on_host || uses > launches) {
+    Unsupported("the buffer " + var->name +
+                    " used both by host code and by a CUDA kernel (bind the host loops that use "
+                    "it to threads, or pass the data as an argument)",
+                op->span);
+  }
+  std::string size = "(size_t)1";
+  for (const Expr& e : op->extents) size += " * (size_t)" + PrintExpr(e);
+  std::string type = TypeName(op->dtype, op->span);
+  std::string name = AllocVarName(var);
+  PrintIndent();
+  stream_ << type << "* TESSERA_CUDA_WORKSPACE " << name << " = (" << type
+          << "*)tessera_cuda_alloc_workspace(" << size << " * sizeof(" << type << "), \""
+          << var->name << "\");\n";
+  PrintIndent();
+  stream_ << "if (" << name << " == NULL) {\n";
+  int scope = BeginScope();
+  PrintErrorReturn(op->span);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+  PrintStmt(op->body);
+}
+
 std::string CodeGenCUDAHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (callee->name != "tessera.launch_kernel") return CodeGenHost::PrintCallOp(op, callee);
   // name, grid x/y/z, block x/y/z, dynamic shared bytes, then the kernel's arguments.
@@ -303,6 +344,31 @@ typedef int32_t (*TesseraCudaLauncher)(void* module, const char* kernel, const i
                                       void** args, int32_t num_args, char* err, int32_t err_len);
 TESSERA_EXPORT TesseraCudaLauncher __tessera_cuda_launcher = NULL;
 TESSERA_EXPORT void* __tessera_cuda_module = NULL;
+
+/* Device memory for the intermediate buffers that kernels share (allocated by the runtime on the
+ * launch device, freed when the variable leaves scope, after the device is idle). */
+typedef void* (*TesseraCudaAlloc)(void* module, size_t bytes, char* err, int32_t err_len);
+typedef void (*TesseraCudaFree)(void* module, void* ptr);
+TESSERA_EXPORT TesseraCudaAlloc __tessera_cuda_alloc = NULL;
+TESSERA_EXPORT TesseraCudaFree __tessera_cuda_free = NULL;
+
+static void* tessera_cuda_alloc_workspace(size_t bytes, const char* name) {
+  char err[1024];
+  err[0] = 0;
+  void* p = __tessera_cuda_alloc ? __tessera_cuda_alloc(__tessera_cuda_module, bytes, err,
+                                                        (int32_t)sizeof(err))
+                                 : NULL;
+  if (p == NULL) {
+    tessera_set_error("cannot allocate %zu bytes of device memory for %s: %s", bytes, name,
+                      err[0] ? err : "the library was loaded without tessera's CUDA runtime");
+  }
+  return p;
+}
+static void tessera_cuda_free_workspace(void* slot) {
+  if (*(void**)slot != NULL && __tessera_cuda_free != NULL)
+    __tessera_cuda_free(__tessera_cuda_module, *(void**)slot);
+}
+#define TESSERA_CUDA_WORKSPACE __attribute__((cleanup(tessera_cuda_free_workspace)))
 
 static int32_t tessera_cuda_launch(const char* kernel, int64_t gx, int64_t gy, int64_t gz,
                                    int64_t bx, int64_t by, int64_t bz, int64_t shared_bytes,

@@ -583,6 +583,18 @@ std::string CodeGenHost::AllocationPrefix(const std::string&) {
   return "__attribute__((aligned(64))) ";
 }
 
+void CodeGenHost::PrintErrorReturn(const Span& span) {
+  PrintIndent();
+  if (in_packed_) {
+    stream_ << "return -1;\n";
+    return;
+  }
+  DataType rt = current_func_ ? current_func_->ret_type : DataType::Void();
+  stream_ << "tessera_error_pending = 1;\n";
+  PrintIndent();
+  stream_ << (rt.is_void() ? "return;\n" : "return (" + TypeName(rt, span) + ")0;\n");
+}
+
 void CodeGenHost::VisitStmt_(const AllocateNode* op) {
   if (op->annotations.count("tessera.local_var")) {
     CodeGenC::VisitStmt_(op);
@@ -617,15 +629,7 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
     int scope = BeginScope();
     PrintIndent();
     stream_ << "tessera_set_error(\"out of memory allocating " << op->buffer_var->name << "\");\n";
-    PrintIndent();
-    DataType rt = current_func_ ? current_func_->ret_type : DataType::Void();
-    if (in_packed_) {
-      stream_ << "return -1;\n";
-    } else {
-      stream_ << "tessera_error_pending = 1;\n";
-      PrintIndent();
-      stream_ << (rt.is_void() ? "return;\n" : "return (" + TypeName(rt, op->span) + ")0;\n");
-    }
+    PrintErrorReturn(op->span);
     EndScope(scope);
     PrintIndent();
     stream_ << "}\n";

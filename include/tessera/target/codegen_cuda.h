@@ -102,6 +102,10 @@ class CodeGenCUDAHost : public CodeGenHost {
  protected:
   std::string TypeName(DataType t, const Span& span) override;
   std::string PrintCallOp(const CallNode* op, const OpNode* callee) override;
+  /*! \brief An allocation of host code that kernels use is device memory (a workspace
+   *  allocated through the runtime and freed at the end of its scope). */
+  void VisitStmt_(const AllocateNode* op) override;
+  using CodeGenHost::VisitStmt_;
 };
 
 }  // namespace codegen

@@ -60,6 +60,9 @@ class CodeGenHost : public CodeGenC {
   void VisitStmt_(const ForNode* op) override;
   /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
   std::string AllocationPrefix(const std::string& scope) override;
+  /*! \brief Print the return of a failed check (the message is set): -1 from a packed entry,
+   *  tessera_error_pending from a private function. */
+  void PrintErrorReturn(const Span& span);
 
  private:
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */

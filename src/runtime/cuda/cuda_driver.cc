@@ -353,6 +353,27 @@ void KernelModule::Launch(const std::string& kernel, const int64_t* dims, void**
         "cuLaunchKernel(" + kernel + ")");
 }
 
+void* AllocWorkspace(void* module, size_t bytes, char* err, int32_t err_len) {
+  try {
+    return DeviceAlloc(g_current_device, bytes);
+  } catch (const std::exception& e) {
+    if (err != nullptr && err_len > 0) {
+      std::strncpy(err, e.what(), size_t(err_len) - 1);
+      err[err_len - 1] = '\0';
+    }
+    return nullptr;
+  }
+}
+
+void FreeWorkspace(void* module, void* ptr) {
+  try {
+    Synchronize(g_current_device);  // kernels that use it may still run
+  } catch (const std::exception&) {
+    // The launch error, if any, was reported; free the memory anyway.
+  }
+  DeviceFree(g_current_device, ptr);
+}
+
 int32_t LaunchKernel(void* module, const char* kernel, const int64_t* dims, void** args,
                      int32_t num_args, char* err, int32_t err_len) {
   try {

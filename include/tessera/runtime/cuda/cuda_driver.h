@@ -54,6 +54,11 @@ class KernelModule {
 int32_t LaunchKernel(void* module, const char* kernel, const int64_t* dims, void** args,
                      int32_t num_args, char* err, int32_t err_len);
 
+/*! \brief The workspace allocator installed in host libraries of "cuda" builds: device memory on
+ *  the current device (null with a message in `err` on failure); the free waits for the device. */
+void* AllocWorkspace(void* module, size_t bytes, char* err, int32_t err_len);
+void FreeWorkspace(void* module, void* ptr);
+
 /*! \brief The GPU that launches go to (set by calls with arrays on it). */
 void SetCurrentDevice(int device);
 
