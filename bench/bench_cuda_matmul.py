@@ -67,6 +67,10 @@ def cublas_timer():
 
 
 def main():
+    if _core.cuda_emulator_enabled():
+        print("bench_cuda_matmul: skipped, TESSERA_CUDA_EMULATOR=1 runs kernels on the CPU emulator, "
+              "whose timings say nothing about a GPU")
+        return
     ok, why = _core.cuda_driver_status()
     if not ok:
         print(f"bench_cuda_matmul: skipped, no CUDA GPU/driver available ({why})")
