@@ -158,6 +158,15 @@ Expr IRTransform(const Expr& e, const NodeRewrite& preorder, const NodeRewrite& 
   return IRTransformer(preorder, postorder, only_enable).VisitExpr(e);
 }
 
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* a = AsPtr<AndNode>(e)) {
+    SplitConjuncts(a->a, out);
+    SplitConjuncts(a->b, out);
+  } else if (!IsConstInt(e, 1)) {
+    out->push_back(e);
+  }
+}
+
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
   VarUseFinder f(pred);
   f.VisitExpr(e);

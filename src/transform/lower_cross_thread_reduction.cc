@@ -39,15 +39,6 @@ namespace {
 
 bool IsThreadIdx(const ForNode* loop) { return ThreadTag(loop).rfind("threadIdx.", 0) == 0; }
 
-void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* a = AsPtr<AndNode>(e)) {
-    SplitConjuncts(a->a, out);
-    SplitConjuncts(a->b, out);
-  } else if (!IsConstInt(e, 1)) {
-    out->push_back(e);
-  }
-}
-
 Expr AndAll(const std::vector<Expr>& conds) {
   Expr r;
   for (const Expr& c : conds) r = r ? Expr(AndNode::Make(r, c)) : c;

@@ -17,6 +17,9 @@ using VarMap = std::unordered_map<const VarNode*, Expr>;
 Expr Substitute(const Expr& e, const VarMap& vmap);
 Stmt Substitute(const Stmt& s, const VarMap& vmap);
 
+/*! \brief The conjuncts of `e` (a && b && ...) appended to `out`; constant-true ones are dropped. */
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out);
+
 /*! \brief Whether `e` / `s` uses a variable for which `pred` is true. */
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
 bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);

@@ -2,20 +2,12 @@
 #include <algorithm>
 
 #include "../utils.h"
+#include "tessera/transform/ir_utils.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
 namespace schedule {
 namespace {
-
-void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* a = AsPtr<AndNode>(e)) {
-    SplitConjuncts(a->a, out);
-    SplitConjuncts(a->b, out);
-  } else if (!IsConstInt(e, 1)) {
-    out->push_back(e);
-  }
-}
 
 }  // namespace
 
@@ -77,7 +69,7 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
   }
   // Conjuncts of the predicate that involve only outer or copied loops still apply.
   std::vector<Expr> conjuncts;
-  SplitConjuncts(realize->predicate, &conjuncts);
+  transform::SplitConjuncts(realize->predicate, &conjuncts);
   Expr predicate;
   for (const Expr& c : conjuncts) {
     bool drops = false;

@@ -1,6 +1,7 @@
 // rfactor: split a reduction over a loop into a partial reduction into a buffer with one more
 // dimension (the rfactor block) and a final reduction of that dimension (the write-back block).
 #include "../utils.h"
+#include "tessera/transform/ir_utils.h"
 #include "tessera/ir/reducer.h"
 #include "tessera/schedule/primitive.h"
 
@@ -13,15 +14,6 @@ using Reducer = ReducerMatch;
 std::vector<Expr> InsertAt(std::vector<Expr> v, size_t at, Expr e) {
   v.insert(v.begin() + static_cast<long>(at), std::move(e));
   return v;
-}
-
-void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* a = AsPtr<AndNode>(e)) {
-    SplitConjuncts(a->a, out);
-    SplitConjuncts(a->b, out);
-  } else if (!IsConstInt(e, 1)) {
-    out->push_back(e);
-  }
 }
 
 }  // namespace
@@ -202,7 +194,7 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
                                    block->annotations);
   wb_block = WithInferredRegions(wb_block);
   std::vector<Expr> conjuncts;
-  SplitConjuncts(realize->predicate, &conjuncts);
+  transform::SplitConjuncts(realize->predicate, &conjuncts);
   Expr wb_predicate;
   for (const Expr& c : conjuncts) {
     bool kept = true;
