@@ -8,13 +8,17 @@
 #include "tessera/runtime/cuda/emulator.h"
 
 #include <dlfcn.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -438,17 +442,106 @@ int ComputeCapability() {
   return int(cc);
 }
 
+// Device memory is host memory between two inaccessible regions as large as itself, its end
+// (rounded to 16 bytes, the widest CUDA vector access) against the upper one: an access past the
+// end of an allocation, or more than 15 bytes before its start, faults (up to the allocation's
+// size away), and the launch reports it (below) instead of reading or overwriting other data.
+struct Mapping {
+  char* base;
+  size_t length;
+};
+std::mutex g_alloc_mu;
+std::map<const void*, Mapping> g_mappings;
+
+size_t PageSize() {
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 void* Alloc(size_t bytes) {
-  size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
-  void* p = std::aligned_alloc(256, rounded);
-  if (p == nullptr) {
+  size_t page = PageSize();
+  size_t used = (std::max<size_t>(bytes, 1) + 15) / 16 * 16;
+  size_t data_pages = (used + page - 1) / page;
+  // Guards as large as the data (at least 64 KiB) on both sides: address space, not memory.
+  size_t guard = std::max<size_t>(data_pages * page, 64 * 1024 / page * page);
+  size_t length = data_pages * page + 2 * guard;
+  void* p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED ||
+      mprotect(static_cast<char*>(p) + guard, data_pages * page, PROT_READ | PROT_WRITE) != 0) {
+    if (p != MAP_FAILED) munmap(p, length);
     TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
         << "the CUDA emulator cannot allocate " << bytes << " bytes of device memory";
   }
-  return p;
+  char* base = static_cast<char*>(p);
+  char* data = base + guard + data_pages * page - used;
+  std::lock_guard<std::mutex> lock(g_alloc_mu);
+  g_mappings[data] = {base, length};
+  return data;
 }
 
-void Free(void* ptr) { std::free(ptr); }
+void Free(void* ptr) {
+  if (ptr == nullptr) return;
+  Mapping m;
+  {
+    std::lock_guard<std::mutex> lock(g_alloc_mu);
+    auto it = g_mappings.find(ptr);
+    if (it == g_mappings.end()) return;  // not ours: never unmap what we did not map
+    m = it->second;
+    g_mappings.erase(it);
+  }
+  munmap(m.base, m.length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory faults inside a launch become errors: the handler jumps back to the launch, which
+// abandons the block (its fibers' stacks are reused by the next launch) and throws.
+
+thread_local sigjmp_buf* t_fault_jump = nullptr;
+thread_local void* t_fault_address = nullptr;
+thread_local int t_fault_signal = 0;
+
+void OnFault(int sig, siginfo_t* info, void*) {
+  if (t_fault_jump != nullptr) {
+    t_fault_address = info ? info->si_addr : nullptr;
+    t_fault_signal = sig;
+    sigjmp_buf* jump = t_fault_jump;
+    t_fault_jump = nullptr;
+    siglongjmp(*jump, 1);
+  }
+  // A fault outside a launch on this thread: not ours. Restore the default action and return,
+  // so that the faulting instruction faults again and the process stops as it would have.
+  signal(sig, SIG_DFL);
+}
+
+// Installs the handler (on an alternate stack: a fiber's stack may be what overflowed) for the
+// duration of a launch, and restores the previous handlers afterwards.
+class FaultGuard {
+ public:
+  FaultGuard() {
+    static thread_local std::vector<char> alt(64 * 1024);
+    stack_t ss{};
+    ss.ss_sp = alt.data();
+    ss.ss_size = alt.size();
+    sigaltstack(&ss, &old_stack_);
+    struct sigaction sa {};
+    sa.sa_sigaction = OnFault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv_);
+    sigaction(SIGBUS, &sa, &old_bus_);
+  }
+  ~FaultGuard() {
+    t_fault_jump = nullptr;
+    sigaction(SIGSEGV, &old_segv_, nullptr);
+    sigaction(SIGBUS, &old_bus_, nullptr);
+    sigaltstack(&old_stack_, nullptr);
+  }
+
+ private:
+  stack_t old_stack_{};
+  struct sigaction old_segv_ {};
+  struct sigaction old_bus_ {};
+};
 
 std::vector<std::string> KernelNames(const std::string& source) {
   std::vector<std::string> names;
@@ -603,9 +696,34 @@ void Program::Launch(const std::string& kernel, const int64_t* dims, void** args
     std::memcpy(idx.block_dim, block, sizeof(block));
     std::memcpy(idx.grid_dim, grid, sizeof(grid));
   }
+  FaultGuard guard;
+  sigjmp_buf jump;
+  volatile unsigned at_block[3] = {0, 0, 0};  // read after the jump: kept in memory
+  if (sigsetjmp(jump, 1) != 0) {
+    unsigned block_at[3] = {at_block[0], at_block[1], at_block[2]};
+    char where[160];
+    std::snprintf(where, sizeof(where), "%s %p", t_fault_signal == SIGBUS ? "bus error at" : "at address",
+                  t_fault_address);
+    std::ostringstream os;
+    os << "the CUDA kernel " << kernel << " made an invalid memory access (" << where
+       << ") in thread ";
+    if (s.current >= 0) {
+      os << Dim(s.fibers[size_t(s.current)].idx.thread_idx);
+    } else {
+      os << "?";
+    }
+    os << " of block " << Dim(block_at)
+       << ": an index outside its buffer, or a thread whose stack overflowed; on a GPU this is "
+          "an illegal address error. The launch was abandoned.";
+    LaunchError(os.str());
+  }
+  t_fault_jump = &jump;
   for (unsigned bz = 0; bz < grid[2]; ++bz) {
     for (unsigned by = 0; by < grid[1]; ++by) {
       for (unsigned bx = 0; bx < grid[0]; ++bx) {
+        at_block[0] = bx;
+        at_block[1] = by;
+        at_block[2] = bz;
         for (Fiber& f : s.fibers) {
           f.idx.block_idx[0] = bx;
           f.idx.block_idx[1] = by;
@@ -624,6 +742,7 @@ void Program::Launch(const std::string& kernel, const int64_t* dims, void** args
       }
     }
   }
+  t_fault_jump = nullptr;
 }
 
 }  // namespace emu

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import tessera as ts
-from tessera import _core
+from tessera import _core, tir
+from tessera.script import tir as T
 
 import cuda_kernels as kernels
 from cuda_support import requires_emulator
@@ -438,3 +439,54 @@ def test_a_missing_barrier_gives_wrong_results_deterministically():
         c = ts.nd.empty((n, n), "float32", ts.cuda(0))
         lib(ts.nd.array(a, device=ts.cuda(0)), ts.nd.array(b, device=ts.cuda(0)), c)
         assert np.allclose(c.numpy(), a @ b, rtol=1e-4) == ok
+
+
+@T.prim_func
+def shifted_copy(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32"), s: T.int32):
+    for i in range(1024):
+        with T.block("B"):
+            vi = T.axis.spatial(1024, i)
+            B[vi] = A[vi + s]
+
+
+@T.prim_func
+def shifted_reverse(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), s: T.int32):
+    # Through shared memory, so that the threads are fibers meeting at a barrier.
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        ptr = T.allocate([128], "float32", "shared")
+        S = T.decl_buffer((128,), "float32", data=ptr, scope="shared")
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            S[tx] = A[bx * 128 + tx]
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            B[bx * 128 + tx + s] = S[127 - tx]
+
+
+def test_out_of_bounds_accesses_are_errors_not_crashes():
+    sch = tir.Schedule(shifted_copy)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    bx, tx = sch.split(i, [None, 128])
+    sch.bind(bx, "blockIdx.x")
+    sch.bind(tx, "threadIdx.x")
+    lib = ts.build(sch.mod, target="cuda")
+    a = ts.nd.array(np.arange(1024, dtype="float32"), device=ts.cuda(0))
+    b = ts.nd.empty((1024,), "float32", ts.cuda(0))
+    # One element past the end: the last thread of the last block.
+    with pytest.raises(RuntimeError, match=r"the CUDA kernel shifted_copy_kernel made an invalid memory "
+                       r"access \(at address 0x[0-9a-f]+\) in thread \(127, 0, 0\) of block \(7, 0, 0\)"):
+        lib(a, b, 1)
+    for s in (3000, -20000):  # far outside, either way
+        with pytest.raises(RuntimeError, match="made an invalid memory access"):
+            lib(a, b, s)
+    lib(a, b, 0)  # the device still works
+    np.testing.assert_array_equal(b.numpy(), np.arange(1024, dtype="float32"))
+
+
+def test_out_of_bounds_store_between_barriers():
+    lib = ts.build(shifted_reverse, target="cuda")
+    assert "__syncthreads()" in lib.imported_modules[0].get_source()
+    a = ts.nd.array(np.arange(256, dtype="float32"), device=ts.cuda(0))
+    b = ts.nd.empty((256,), "float32", ts.cuda(0))
+    with pytest.raises(RuntimeError, match=r"invalid memory access .* in thread \(127, 0, 0\) of block \(1, 0, 0\)"):
+        lib(a, b, 1)
+    lib(a, b, 0)
+    np.testing.assert_array_equal(b.numpy(), np.concatenate([np.arange(127, -1, -1), np.arange(255, 127, -1)]))
