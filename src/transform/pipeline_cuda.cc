@@ -44,46 +44,16 @@ StageResult CudaCodegen(IRModule mod, LowerContext& ctx) {
     ptx = runtime::cuda::CompileCUDA(cuda_source, arch, ctx.cache_dir + "/cuda");
   }
 
-  HostSource src = CodeGenCUDAHost(mod, cuda_source, ptx);
-  auto built = std::make_shared<runtime::ModuleNode>();
-  built->target = "cuda";
-  built->ir = mod;
-  built->source =
-      src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
+  auto built = CompileHostLibrary(mod, CodeGenCUDAHost(mod, cuda_source, ptx), "cuda", ctx);
   built->device_source = cuda_source;
   built->device_binary = ptx;
   built->device_format = "ptx";
   built->info["arch"] = arch;
-  runtime::ParseModuleInfo(src.metadata, built.get());
-  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
-  DumpText(ctx, dump_name, src.code);
-  std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
-  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
-  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
-                                         ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
   return {mod, false, built};
 }
 
-StageResult CudaEnd(IRModule mod, LowerContext& ctx) {
-  // Loading touches no GPU: the kernels are loaded into a device on their first launch.
-  if (ctx.built) runtime::LoadHostLibrary(ctx.built.get());
-  return {mod, true, ctx.built};
-}
-
 /*! \brief Stages of the CUDA target, in execution order. */
-StageTable CudaStages() {
-  return {
-      {Stage::kBegin, "begin", TirBeginStage},
-      {Stage::kNormalize, "normalize", TirNormalizeStage},
-      {Stage::kFlatten, "flatten", TirFlattenStage},
-      {Stage::kLoop, "loop", TirLoopStage},
-      {Stage::kCleanup, "cleanup", TirCleanupStage},
-      {Stage::kSplit, "split", TirSplitStage},
-      {Stage::kFinalize, "finalize", TirFinalizeStage},
-      {Stage::kCodegen, "codegen", CudaCodegen},
-      {Stage::kEnd, "end", CudaEnd},
-  };
-}
+StageTable CudaStages() { return TirStageTable(CudaCodegen); }
 
 }  // namespace
 

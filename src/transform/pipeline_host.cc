@@ -15,42 +15,11 @@ namespace lower {
 namespace {
 
 StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
-  HostSource src = CodeGenHost(mod);
-  auto built = std::make_shared<runtime::ModuleNode>();
-  built->target = ctx.target;
-  built->ir = mod;
-  built->source =
-      src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
-  runtime::ParseModuleInfo(src.metadata, built.get());
-  char dump_name[32];
-  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
-  DumpText(ctx, dump_name, src.code);
-  std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
-  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
-  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
-                                         ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
-  return {mod, false, built};
-}
-
-StageResult HostEnd(IRModule mod, LowerContext& ctx) {
-  if (ctx.built) runtime::LoadHostLibrary(ctx.built.get());
-  return {mod, true, ctx.built};
+  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target, ctx)};
 }
 
 /*! \brief Stages of the host C target, in execution order. */
-StageTable HostCStages() {
-  return {
-      {Stage::kBegin, "begin", TirBeginStage},
-      {Stage::kNormalize, "normalize", TirNormalizeStage},
-      {Stage::kFlatten, "flatten", TirFlattenStage},
-      {Stage::kLoop, "loop", TirLoopStage},
-      {Stage::kCleanup, "cleanup", TirCleanupStage},
-      {Stage::kSplit, "split", TirSplitStage},
-      {Stage::kFinalize, "finalize", TirFinalizeStage},
-      {Stage::kCodegen, "codegen", HostCodegen},
-      {Stage::kEnd, "end", HostEnd},
-  };
-}
+StageTable HostCStages() { return TirStageTable(HostCodegen); }
 
 }  // namespace
 

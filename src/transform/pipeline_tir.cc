@@ -15,6 +15,11 @@
 // InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
 #include "tessera/transform/tir_stages.h"
 
+#include <cstdio>
+
+#include "tessera/runtime/packed_func.h"
+#include "tessera/target/toolchain.h"
+
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -89,6 +94,44 @@ StageResult TirFinalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(ctx.IsGpu(), mod, transform::LowerIntrin("cuda"));  // device kernels
   mod = run.If(ctx.IsGpu(), mod, "tir.Simplify");
   return {mod, false, nullptr};
+}
+
+StageResult TirEndStage(IRModule mod, LowerContext& ctx) {
+  if (ctx.built) runtime::LoadHostLibrary(ctx.built.get());
+  return {mod, true, ctx.built};
+}
+
+std::shared_ptr<runtime::ModuleNode> CompileHostLibrary(IRModule mod, const HostSource& src,
+                                                        const std::string& target,
+                                                        LowerContext& ctx) {
+  auto built = std::make_shared<runtime::ModuleNode>();
+  built->target = target;
+  built->ir = mod;
+  built->source =
+      src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
+  runtime::ParseModuleInfo(src.metadata, built.get());
+  char dump_name[32];
+  std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
+  DumpText(ctx, dump_name, src.code);
+  std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
+  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
+  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
+                                         ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
+  return built;
+}
+
+StageTable TirStageTable(StageFn codegen) {
+  return {
+      {Stage::kBegin, "begin", TirBeginStage},
+      {Stage::kNormalize, "normalize", TirNormalizeStage},
+      {Stage::kFlatten, "flatten", TirFlattenStage},
+      {Stage::kLoop, "loop", TirLoopStage},
+      {Stage::kCleanup, "cleanup", TirCleanupStage},
+      {Stage::kSplit, "split", TirSplitStage},
+      {Stage::kFinalize, "finalize", TirFinalizeStage},
+      {Stage::kCodegen, "codegen", codegen},
+      {Stage::kEnd, "end", TirEndStage},
+  };
 }
 
 }  // namespace lower
