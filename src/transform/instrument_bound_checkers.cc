@@ -17,17 +17,12 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
+#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
 namespace transform {
 namespace {
-
-std::string EscapePercent(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '%' ? std::string("%%") : std::string(1, c);
-  return out;
-}
 
 // An index as the user wrote it: variable and buffer names as declared (the TVMScript printer
 // would rename the flattened buffers), for the error message.
@@ -199,7 +194,7 @@ class BoundChecker : public StmtExprMutator {
     for (auto it = checks.rbegin(); it != checks.rend(); ++it) {
       Expr msg = CallNode::Make(
           DataType::Int(32), OpNode::Get("tessera.bound_error"),
-          {StringImmNode::Make("out-of-bounds access " + EscapePercent(it->what) +
+          {StringImmNode::Make("out-of-bounds access " + EscapeFormat(it->what) +
                                ": index %lld is outside [0, %lld) (tir.instrument_bound_checkers)"),
            it->index, it->extent});
       s = IfThenElseNode::Make(it->cond, s, EvaluateNode::Make(msg), s->span);

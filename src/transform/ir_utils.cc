@@ -167,6 +167,12 @@ void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
   }
 }
 
+std::string EscapeFormat(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
   VarUseFinder f(pred);
   f.VisitExpr(e);

@@ -25,12 +25,6 @@ Expr AsI64(const Expr& e) {
 Expr And(const Expr& a, const Expr& b) { return a ? Expr(AndNode::Make(a, b)) : b; }
 Expr Or(const Expr& a, const Expr& b) { return a ? Expr(OrNode::Make(a, b)) : b; }
 
-std::string EscapeFormat(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '%' ? std::string("%%") : std::string(1, c);
-  return out;
-}
-
 // The DLPack type code of a buffer element type.
 int DLCode(DataType t) {
   switch (t.code()) {

@@ -37,6 +37,9 @@ Stmt IRTransform(const Stmt& s, const NodeRewrite& preorder, const NodeRewrite& 
 Expr IRTransform(const Expr& e, const NodeRewrite& preorder, const NodeRewrite& postorder,
                  const std::vector<std::string>& only_enable);
 
+/*! \brief `s` usable as literal text in a printf format (every % doubled). */
+std::string EscapeFormat(const std::string& s);
+
 /*! \brief Whether `func` is externally visible: it has a "global_symbol" attribute. */
 bool IsPublic(const PrimFunc& func);
 /*! \brief The symbol of a public function ("global_symbol"), else its name in the module. */
