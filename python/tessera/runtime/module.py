@@ -123,17 +123,33 @@ class Module:
         return Function(self, name)
 
     def get_source(self, fmt=""):
-        """The generated host C."""
-        return self._mod.source
+        """The generated code: ``""`` or ``"c"`` the host C, ``"asm"`` (or ``"s"``) the assembly
+        the C compiler makes of it with the flags of this build; for a "cuda" build also
+        ``"cuda"`` (the kernels' CUDA C) and ``"ptx"``."""
+        if fmt in ("", "c"):
+            return self._mod.source
+        if fmt in ("asm", "s"):
+            return _assembly(self._mod)
+        if fmt in ("cuda", "cu", "ptx") and self.imported_modules:
+            return self.imported_modules[0].get_source(fmt)
+        if fmt in ("ll", "llvm", "bc"):
+            raise ValueError(f"get_source('{fmt}'): tessera compiles host code with the C compiler, "
+                             "so there is no LLVM IR; use 'c' for the C source or 'asm' for the assembly")
+        known = "'c', 'asm'" + (", 'cuda', 'ptx'" if self.imported_modules else "")
+        raise ValueError(f"unknown source format '{fmt}'; this module has {known}")
 
     def export_library(self, file_name):
         """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``)."""
-        file_name = os.fspath(file_name)
-        directory = os.path.dirname(os.path.abspath(file_name))
+        file_name = os.path.abspath(os.fspath(file_name))
+        directory = os.path.dirname(file_name)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tessera-export-")
         os.close(fd)
         try:
             shutil.copyfile(self._mod.lib_path, tmp)
+            # mkstemp makes the file 0600; an exported library is an ordinary file (umask applies).
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o755 & ~umask)
             os.replace(tmp, file_name)
         except BaseException:
             if os.path.exists(tmp):
@@ -165,6 +181,26 @@ class Module:
         return f"<tessera.runtime.Module {self.type_key} functions={self.function_names}>"
 
 
+def _assembly(mod):
+    """The assembly of ``mod``'s C source, from the compiler and flags that built it."""
+    import subprocess
+
+    command = list(mod.compile_command)
+    if not command:
+        raise ValueError("get_source('asm') needs the build that made this module: a library "
+                         "loaded from a file carries no compiler flags; build it again with ts.build")
+    argv = command[:1] + ["-S", "-fPIC", "-o", "-", "-x", "c", "-"] + command[1:]
+    out = subprocess.run(argv, input=mod.source, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("the C compiler could not produce assembly (exit status "
+                           f"{out.returncode}):\n{out.stderr}")
+    return out.stdout
+
+
 def load_module(path):
-    """Load a library written by ``Module.export_library``; it is called like the original."""
-    return Module(_core.load_module(os.fspath(path)))
+    """Load a library written by ``Module.export_library``; it is called like the original.
+
+    A relative path is taken from the current directory (the dynamic loader would otherwise
+    search its library path for a bare file name)."""
+    path = os.path.abspath(os.fspath(path))
+    return Module(_core.load_module(path))
