@@ -1,6 +1,7 @@
 """The `tessera` command, run as a user runs it: in a subprocess, on kernel files."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -198,3 +199,28 @@ def test_bench_lists_the_benchmarks():
     assert "cpu" in out.stdout.split()
     out = run(["bench", "no_such_bench"], cwd=root, ok=False)
     assert out.returncode == 2 and "no benchmark 'no_such_bench'" in out.stderr
+
+
+def test_import_without_the_extension_says_how_to_build(tmp_path):
+    pkg = tmp_path / "tessera"
+    shutil.copytree(os.path.dirname(os.path.abspath(tessera.__file__)), pkg,
+                    ignore=shutil.ignore_patterns("_core*", "__pycache__"))
+    out = subprocess.run([sys.executable, "-c", "import tessera"], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "tessera._core) is not built: run `make build`" in out.stderr
+    assert "circular import" not in out.stderr
+
+
+def test_calling_a_prim_func_says_to_build_it():
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def f(a: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("a"):
+                vi = T.axis.remap("S", [i])
+                a[vi] = T.float32(0)
+
+    with pytest.raises(TypeError, match=r"build it first with lib = tessera.build\(f"):
+        f(np.zeros(4, "float32"))
