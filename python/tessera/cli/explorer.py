@@ -4,7 +4,7 @@ The page needs no server and no network: the programs, the line diffs (computed 
 difflib) and the script that draws them are all inside the file. It shows the pipeline's
 passes grouped by stage, each with its time and whether it changed the program; selecting a
 pass shows the program before and after it side by side with changed lines highlighted; the
-last entry is the generated source. Keys: j/k or the arrow keys move between passes, n/p
+last entry is the generated source. ``page.html#tir.FlattenBuffer`` opens at that pass. Keys: j/k or the arrow keys move between passes, n/p
 between changed passes, 1-9 jump to a stage.
 """
 
@@ -223,8 +223,11 @@ _JS = r"""
         stageSel.value = stages[+e.key - 1]; stageSel.dispatchEvent(new Event("change"));
       }
     });
-    const firstChanged = D.passes.findIndex(function (p) { return p.changed; });
-    show(firstChanged > 0 ? firstChanged : 0);
+    // page.html#tir.FlattenBuffer opens at that pass; otherwise the first one that changed.
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    let start = wanted ? D.passes.findIndex(function (p) { return p.name === wanted; }) : -1;
+    if (start < 0) start = D.passes.findIndex(function (p) { return p.changed; });
+    show(start > 0 ? start : 0);
     document.body.dataset.passes = String(D.passes.length - 1);
     document.body.dataset.ready = "1";
   }
