@@ -34,6 +34,7 @@ demo: build
 	PYTHONPATH=python $(VENV_PY) examples/quickstart.py
 
 bench: build
+	$(VENV_PY) -m pip install $(PIP_FLAGS) -r bench/requirements.txt
 	@set -e; for f in bench/bench_*.py; do \
 		[ -e "$$f" ] || continue; \
 		echo "== $$f"; \
