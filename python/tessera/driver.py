@@ -1,6 +1,9 @@
 """Building: ``ts.build`` compiles a module for a target; ``ts.lower`` stops after a stage."""
 
+from __future__ import annotations
+
 import os
+from typing import Any, List, Optional, Union
 
 from . import _core
 from .runtime.module import Module
@@ -10,19 +13,19 @@ _HOST_TARGETS = ("c", "llvm")
 _TARGETS = _HOST_TARGETS + ("cuda",)
 
 
-def _cache_dir():
+def _cache_dir() -> str:
     root = os.environ.get("TESSERA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tessera")
     return os.path.join(root, "host")
 
 
-def _target_name(target):
+def _target_name(target: Any) -> str:
     if target is None:
         return "c"
     text = str(getattr(target, "kind", target)).strip()
     return text.split()[0] if text else "c"
 
 
-def _as_module(mod):
+def _as_module(mod: Any) -> Any:
     """An IRModule whose public functions carry "global_symbol"."""
     if isinstance(mod, _core.PrimFunc):
         func = mod
@@ -38,7 +41,7 @@ def _as_module(mod):
     return mod
 
 
-def _target_string(target):
+def _target_string(target: Any) -> str:
     """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
     if target is None:
         return "c"
@@ -49,7 +52,7 @@ def _target_string(target):
 _DESCRIPTIVE_OPTIONS = ("-keys", "-tag", "-device", "-model", "-system-lib", "-link-params")
 
 
-def _host_machine():
+def _host_machine() -> str:
     """The C compiler's target triple (``cc -dumpmachine``), e.g. "x86_64-linux-gnu"."""
     import shutil
     import subprocess
@@ -61,12 +64,12 @@ def _host_machine():
         return ""
 
 
-def _arch(triple):
+def _arch(triple: str) -> str:
     arch = triple.split("-")[0]
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
 
 
-def host_compile_options(target):
+def host_compile_options(target: Any) -> List[str]:
     """The C compiler flags that the options of a host target string ask for.
 
     ``-mcpu=NAME`` (``-march`` on x86), ``-mattr=+avx2,-fma`` (``-mavx2 -mno-fma``),
@@ -114,14 +117,14 @@ def host_compile_options(target):
     return flags
 
 
-def _lowerer(mod, target):
+def _lowerer(mod: Any, target: Any) -> Any:
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
     return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir())
 
 
-def lower(mod, target="c", stage="cleanup"):
+def lower(mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
     """The IRModule after lowering ``mod`` for ``target`` through ``stage``.
 
     >>> print(ts.lower(Module, target="c", stage="flatten").script())
@@ -131,7 +134,8 @@ def lower(mod, target="c", stage="cleanup"):
     return lw.mod
 
 
-def build(mod, target="c", pipeline="default", name=None):
+def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
+          name: Optional[str] = None) -> Module:
     """Compile ``mod`` (an IRModule or a PrimFunc) for ``target`` and load it.
 
     ``"c"`` and ``"llvm"`` build C for the host CPU. The result is called with arrays

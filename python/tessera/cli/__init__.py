@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from .kernels import CommandError, Kernel, default_target, lower_with_passes, pick_kernel
 
@@ -28,7 +28,7 @@ _STAGES = ("begin", "normalize", "flatten", "loop", "cleanup", "legalize", "spli
 _EMITS = ("c", "cuda", "ptx", "asm", "tvmscript")
 
 
-def _build(kernel: Kernel, target: str):
+def _build(kernel: Kernel, target: str) -> Any:
     if kernel.dialect == "dsl":
         from ..dsl import BuildManager
 
@@ -38,7 +38,7 @@ def _build(kernel: Kernel, target: str):
     return driver.build(kernel.obj, target=target)
 
 
-def _emit(kernel: Kernel, built, fmt: str) -> str:
+def _emit(kernel: Kernel, built: Any, fmt: str) -> str:
     if fmt == "tvmscript":
         if kernel.dialect == "dsl":
             from ..dsl.build_manager import collect_module

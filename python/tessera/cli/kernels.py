@@ -109,7 +109,7 @@ def _entry_kernels(kernels: List[Kernel]) -> List[Kernel]:
     marked = [k for k in kernels if k.dialect == "dsl" and k.obj.is_entry]
     if len(marked) == 1:
         return marked
-    called = set()
+    called: set = set()
     for k in kernels:
         if k.dialect == "dsl":
             _, callees = k.obj.parse()
@@ -147,7 +147,7 @@ class Lowering:
     result: Any
 
 
-def _run_lowerer(kernel: Kernel, target: str, stage: str):
+def _run_lowerer(kernel: Kernel, target: str, stage: str) -> Any:
     """Lower ``kernel`` for ``target`` through ``stage``; returns (lowerer, result-or-None)."""
     if kernel.dialect == "dsl":
         from ..dsl import BuildManager
