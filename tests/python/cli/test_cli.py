@@ -224,3 +224,32 @@ def test_calling_a_prim_func_says_to_build_it():
 
     with pytest.raises(TypeError, match=r"build it first with lib = tessera.build\(f"):
         f(np.zeros(4, "float32"))
+
+
+CUDA_FILE = """
+from tessera import tir
+from tessera.script import tir as T
+
+@T.prim_func
+def add(a: T.Buffer((256,), "float32"), b: T.Buffer((256,), "float32")):
+    for i in range(256):
+        with T.block("b"):
+            vi = T.axis.remap("S", [i])
+            b[vi] = a[vi] + T.float32(1)
+
+sch = tir.Schedule(add)
+i0, i1 = sch.split(sch.get_loops(sch.get_block("b"))[0], [None, 64])
+sch.bind(i0, "blockIdx.x")
+sch.bind(i1, "threadIdx.x")
+bound = sch.mod
+del add
+"""
+
+
+def test_build_cuda_emits_the_kernel(tmp_path, monkeypatch):
+    path = tmp_path / "cuda_k.py"
+    path.write_text(CUDA_FILE)
+    monkeypatch.setenv("TESSERA_CUDA_EMULATOR", "1")  # builds without NVRTC too
+    out = run(["build", str(path), "--target", "cuda", "--emit", "cuda"])
+    assert "__global__" in out.stdout and "threadIdx.x" in out.stdout
+
