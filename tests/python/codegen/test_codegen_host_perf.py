@@ -108,7 +108,7 @@ def test_gemm_schedule_example_runs():
     import subprocess
 
     root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
-    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__))))
     out = subprocess.run([sys.executable, os.path.join(root, "examples", "gemm_schedule.py"),
                           "--n", "64"], env=env, check=True, capture_output=True, text=True).stdout
     assert "decompose_reduction at k" in out and "pack B" in out
