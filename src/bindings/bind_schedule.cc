@@ -95,10 +95,11 @@ void BindSchedule(nb::module_& m) {
       .def(
           "__init__",
           [](Schedule* self, IRModule mod, int debug_mask, const std::string& level,
-             bool enable_check) {
-            new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check);
+             bool enable_check, int64_t seed) {
+            new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check, seed);
           },
-          "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true)
+          "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true,
+          "seed"_a = -1)
       .def_prop_ro("mod", &Schedule::mod)
       .def_prop_ro("trace", [](const Schedule& s) { return s.trace(); })
       .def_prop_ro("func_working_on", &Schedule::func_working_on)
@@ -106,6 +107,18 @@ void BindSchedule(nb::module_& m) {
       .def("copy", &Schedule::Copy)
       .def("get", &Schedule::Get, "rv"_a)
       .def("is_valid", &Schedule::IsValid, "rv"_a)
+      .def("seed", &Schedule::Seed, "seed"_a)
+      .def("fork_seed", &Schedule::ForkSeed)
+      .def("sample_categorical", &Schedule::SampleCategorical, "candidates"_a, "probs"_a,
+           "decision"_a.none())
+      .def("sample_perfect_tile", &Schedule::SamplePerfectTile, "loop"_a, "n"_a,
+           "max_innermost_factor"_a, "decision"_a.none())
+      .def("sample_partitioned_tile", &Schedule::SamplePartitionedTile, "loop"_a, "n"_a,
+           "partition_pos"_a, "innerpart_factor"_a, "decision"_a.none())
+      .def("sample_compute_location", &Schedule::SampleComputeLocation, "block"_a,
+           "decision"_a.none())
+      .def("remove_rv", &Schedule::RemoveRV, "rv"_a)
+      .def("enter_postproc", &Schedule::EnterPostproc)
       .def("get_block", &Schedule::GetBlock, "name"_a, "func_name"_a = nb::none())
       .def("get_loops", &Schedule::GetLoops, "block"_a)
       .def("get_child_blocks", &Schedule::GetChildBlocks, "block_or_loop"_a)

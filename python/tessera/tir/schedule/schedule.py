@@ -59,14 +59,13 @@ class Schedule:
             if debug_mask not in _DEBUG_MASKS:
                 raise TesseraValueError(f"debug_mask must be 'none', 'all' or an int, not {debug_mask!r}")
             debug_mask = _DEBUG_MASKS[debug_mask]
-        self._sch = _core.Schedule(_as_module(mod), int(debug_mask), error_render_level, enable_check)
-        self._seed = seed
+        self._sch = _core.Schedule(_as_module(mod), int(debug_mask), error_render_level, enable_check,
+                                   _seed_value(seed))
 
     @classmethod
     def _wrap(cls, core_sch):
         sch = cls.__new__(cls)
         sch._sch = core_sch
-        sch._seed = None
         return sch
 
     # ---- utilities ----
@@ -95,16 +94,69 @@ class Schedule:
         return Schedule._wrap(self._sch.copy())
 
     def get(self, rv):
-        """The IR node behind a handle: a Block, a For, or an expression."""
-        return self._sch.get(rv)
+        """The IR node behind a handle: a Block, a For, or the int a sampling instruction drew."""
+        result = self._sch.get(rv)
+        if isinstance(result, _core.IntImm):
+            return result.value
+        return result
 
     def show(self, *args, **kwargs):
         """Print the scheduled module as TVMScript."""
         print(self.mod.script(*args, **kwargs))
 
+    # ---- sampling ----
+
     def seed(self, seed):
-        """Accepted for compatibility: tessera has no sampling primitives."""
-        self._seed = seed
+        """Reset the random state of the sampling instructions (-1 or None: a random seed).
+
+        A linear congruential engine as TVM's: the same seed gives the same decisions.
+        """
+        self._sch.seed(_seed_value(seed))
+
+    def fork_seed(self):
+        """A new seed drawn from the random state (for another schedule)."""
+        return self._sch.fork_seed()
+
+    def sample_categorical(self, candidates, probs, decision=None):
+        """One of ``candidates`` drawn with the probabilities ``probs``; returns an ExprRV.
+
+        >>> v = sch.sample_categorical([1, 2, 4], [0.5, 0.25, 0.25])
+        >>> sch.get(v)
+        2
+        """
+        candidates = [_int_value(c, "candidates") for c in candidates]
+        probs = [float(_number(p)) for p in probs]
+        return self._sch.sample_categorical(candidates, probs, _opt_int(decision))
+
+    def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
+        """``n`` factors (ExprRVs) whose product is the loop's extent, the innermost at most
+        ``max_innermost_factor`` (-1: unbounded); on a loop of unknown extent the first is None.
+
+        >>> i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2))
+        """
+        rvs = self._sch.sample_perfect_tile(loop, int(n), int(max_innermost_factor),
+                                            _opt_ints(decision))
+        return [None if self._sch.get(rv).value == -1 else rv for rv in rvs]
+
+    def sample_partitioned_tile(self, loop, n, partition_pos=0, innerpart_factor=1, decision=None):
+        """Like :meth:`sample_perfect_tile`, with the product of the factors from
+        ``partition_pos`` on divisible by ``innerpart_factor``."""
+        rvs = self._sch.sample_partitioned_tile(loop, int(n), int(partition_pos),
+                                                int(innerpart_factor), _opt_ints(decision))
+        return [None if self._sch.get(rv).value == -1 else rv for rv in rvs]
+
+    def sample_compute_location(self, block, decision=None):
+        """A loop ``block`` can be computed at (a LoopRV), drawn uniformly among the candidates;
+        ``compute_at`` with it moves the block there, keeps it at the root or inlines it."""
+        return self._sch.sample_compute_location(block, _opt_int(decision))
+
+    def remove_rv(self, rand_var):
+        """Forget a handle; using it afterwards fails."""
+        self._sch.remove_rv(rand_var)
+
+    def enter_postproc(self):
+        """Mark the start of post-processing in the trace."""
+        self._sch.enter_postproc()
 
     # ---- lookup ----
 
@@ -279,6 +331,35 @@ class Schedule:
         if isinstance(target, (list, tuple)):
             return self._sch.blockize_blocks(list(target), preserve_unit_iters)
         return self._sch.blockize(target, preserve_unit_iters)
+
+
+def _seed_value(seed):
+    if seed is None:
+        return -1
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TesseraTypeError(f"seed must be an int or None, not {type(seed).__name__}")
+    if seed < -1:
+        raise TesseraValueError("Random seed must be non-negative")
+    return seed
+
+
+def _number(value):
+    return value.value if isinstance(value, (_core.IntImm, _core.FloatImm)) else value
+
+
+def _int_value(value, what):
+    value = _number(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TesseraTypeError(f"{what} must be ints, not {type(value).__name__}")
+    return value
+
+
+def _opt_int(decision):
+    return None if decision is None else _int_value(decision, "decision")
+
+
+def _opt_ints(decision):
+    return None if decision is None else [_int_value(d, "decision") for d in decision]
 
 
 def _index_map_of(func, buffer):
