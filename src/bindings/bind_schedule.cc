@@ -1,5 +1,6 @@
 // Bindings of tir.Schedule: handles, index maps, the trace and the schedule's primitives.
 #include "common.h"
+#include "tessera/schedule/primitive.h"
 #include "tessera/schedule/schedule.h"
 #include "tessera/support/error.h"
 
@@ -91,6 +92,43 @@ void BindSchedule(nb::module_& m) {
                    })
       .def("__str__", &Trace::AsPython);
 
+  nb::class_<StmtSRefNode>(m, "StmtSRef")
+      .def_prop_ro("stmt",
+                   [](const StmtSRefNode& s) -> nb::object {
+                     if (!s.stmt) return nb::none();
+                     return nb::cast(ObjectRef(s.stmt));
+                   })
+      .def_prop_ro("parent",
+                   [](StmtSRefNode& s) -> StmtSRef {
+                     return s.parent ? s.parent->shared_from_this() : nullptr;
+                   })
+      .def("same_as", [](const StmtSRefNode& a, const StmtSRefNode& b) { return &a == &b; })
+      .def("__hash__", [](const StmtSRefNode& a) { return reinterpret_cast<size_t>(&a); })
+      .def("__eq__", [](const StmtSRefNode& a, nb::handle b) {
+        return nb::isinstance<StmtSRefNode>(b) && &a == &nb::cast<const StmtSRefNode&>(b);
+      });
+
+  nb::class_<ScheduleState>(m, "ScheduleState")
+      .def(
+          "__init__",
+          [](ScheduleState* self, IRModule mod, int debug_mask, bool enable_check) {
+            new (self) ScheduleState(std::move(mod), debug_mask, enable_check);
+          },
+          "mod"_a, "debug_mask"_a = 0, "enable_check"_a = true)
+      .def_prop_ro("mod", &ScheduleState::mod)
+      .def_prop_ro("debug_mask", &ScheduleState::debug_mask)
+      .def_prop_ro("enable_check", &ScheduleState::enable_check)
+      .def(
+          "get_sref",
+          [](const ScheduleState& s, const Stmt& stmt) { return s.FindSRef(stmt.get()); }, "stmt"_a)
+      .def(
+          "get_cached_flags",
+          [](const ScheduleState& s, const StmtSRef& block) {
+            CachedFlags f = GetCachedFlags(s, block);
+            return std::make_tuple(f.affine_binding, f.region_cover, f.stage_pipeline);
+          },
+          "block_sref"_a);
+
   nb::class_<Schedule>(m, "Schedule")
       .def(
           "__init__",
@@ -107,6 +145,8 @@ void BindSchedule(nb::module_& m) {
       .def("copy", &Schedule::Copy)
       .def("get", &Schedule::Get, "rv"_a)
       .def("is_valid", &Schedule::IsValid, "rv"_a)
+      .def_prop_ro("state", &Schedule::state, nb::rv_policy::reference_internal)
+      .def("get_sref", &Schedule::GetSRef, "rv"_a)
       .def("seed", &Schedule::Seed, "seed"_a)
       .def("fork_seed", &Schedule::ForkSeed)
       .def("sample_categorical", &Schedule::SampleCategorical, "candidates"_a, "probs"_a,

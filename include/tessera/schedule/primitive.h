@@ -26,6 +26,19 @@ std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& b
 /*! \brief The child blocks of `scope_block` that write a buffer allocated outside it. */
 std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block);
 
+/*! \brief The properties of a block TVM's ScheduleState caches (state_flags.cc). */
+struct CachedFlags {
+  /*! \brief The bindings are quasi-affine in the loops between the block and its scope root. */
+  bool affine_binding = true;
+  /*! \brief What the block reads of its scope's buffers, its producers in the scope write
+   *  first (under the loops it shares with each). */
+  bool region_cover = true;
+  /*! \brief In the scope the block is the root of: no block writes what an earlier one read,
+   *  and every consumer is region-covered. */
+  bool stage_pipeline = true;
+};
+CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block);
+
 // ---- loops ----
 /*! \brief split.cc: `factors` has at most one null (inferred). Returns the new loops. */
 std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,

@@ -94,11 +94,28 @@ class Schedule:
         return Schedule._wrap(self._sch.copy())
 
     def get(self, rv):
-        """The IR node behind a handle: a Block, a For, or the int a sampling instruction drew."""
+        """The IR node behind a handle (or an sref): a Block, a For, or the int a sampling
+        instruction drew."""
+        if isinstance(rv, _core.StmtSRef):
+            return rv.stmt
         result = self._sch.get(rv)
         if isinstance(result, _core.IntImm):
             return result.value
         return result
+
+    @property
+    def state(self):
+        """The :class:`ScheduleState` of the schedule (its module and srefs)."""
+        from .state import ScheduleState
+
+        return ScheduleState._wrap(self._sch.state, self)
+
+    def get_sref(self, rand_var_or_stmt):
+        """The sref of a block or loop handle, or of a Block or For of the module (None when
+        the statement is not in it)."""
+        if isinstance(rand_var_or_stmt, (_core.Block, _core.For)):
+            return self._sch.state.get_sref(rand_var_or_stmt)
+        return self._sch.get_sref(rand_var_or_stmt)
 
     def show(self, *args, **kwargs):
         """Print the scheduled module as TVMScript."""
