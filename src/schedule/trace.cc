@@ -581,6 +581,16 @@ class Replayer {
       return {sch_->SampleComputeLocation(block("block"), decision)};
     }
     if (k == "enter_postproc") return sch_->EnterPostproc(), std::vector<RV>{};
+    if (k == "unsafe_set_dtype") {
+      sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
+      return {};
+    }
+    if (k == "reorder_block_iter_var") {
+      std::vector<int64_t> order;
+      for (const TraceValue& v : arg("new_order").list) order.push_back(Int(v));
+      sch_->ReorderBlockIterVar(block("block"), order);
+      return {};
+    }
     Bad("unknown instruction '" + k + "'");
   }
 

@@ -89,6 +89,18 @@ void SetScope(ScheduleState& state, const StmtSRef& block, int buffer_index,
 void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index, bool is_write,
                      const IndexMap& index_map, const Expr& pad_value);
 
+/*! \brief The buffer of a block's read or write region `index`; fails with TVM's message. */
+const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_write);
+/*! \brief The block allocating `buffer` (above `block_sref`); fails for parameters. */
+StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block_sref,
+                               const Buffer& buffer);
+/*! \brief unsafe_set_dtype.cc: the written buffer `buffer_index` gets `dtype`. */
+void UnsafeSetDType(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                    DataType dtype);
+/*! \brief reorder_block_iter_var.cc */
+void ReorderBlockIterVar(ScheduleState& state, const StmtSRef& block_sref,
+                         const std::vector<int64_t>& new_order);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

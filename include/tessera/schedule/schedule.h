@@ -119,6 +119,9 @@ class Schedule {
   /*! \brief `buffer_kind` is "read" or "write". */
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
+  void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  // ---- blocks (schedule_prims.cc) ----
+  void ReorderBlockIterVar(const BlockRV& block, const std::vector<int64_t>& new_order);
   // ---- annotations ----
   void Annotate(const RV& block_or_loop, const std::string& ann_key, const TraceValue& ann_val);
   void Unannotate(const RV& block_or_loop, const std::string& ann_key);

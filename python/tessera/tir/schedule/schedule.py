@@ -349,6 +349,24 @@ class Schedule:
             return self._sch.blockize_blocks(list(target), preserve_unit_iters)
         return self._sch.blockize(target, preserve_unit_iters)
 
+    # ---- primitives of TVM v0.23's surface ----
+
+    def unsafe_set_dtype(self, block, buffer_index, dtype):
+        """Change the element type of a buffer the block writes (allocated in the function):
+        stores cast to ``dtype`` and loads cast back. Unsafe: values may lose precision.
+
+        >>> sch.unsafe_set_dtype(sch.get_block("B"), 0, "float16")
+        """
+        self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
+
+    def reorder_block_iter_var(self, block, new_order):
+        """Permute a block's iterators (and their bindings): ``new_order[i]`` is the old index
+        of the new i-th iterator.
+
+        >>> sch.reorder_block_iter_var(sch.get_block("C"), [2, 1, 0])
+        """
+        self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
+
 
 def _seed_value(seed):
     if seed is None:
