@@ -36,5 +36,33 @@ void Schedule::ReorderBlockIterVar(const BlockRV& block, const std::vector<int64
   });
 }
 
+namespace {
+bool IsWriteKind(const std::string& kind, const char* primitive) {
+  if (kind != "read" && kind != "write") {
+    Fail(std::string(primitive) +
+         ": the buffer must be (\"read\", index) or (\"write\", index), "
+         "not (\"" +
+         kind + "\", ...)");
+  }
+  return kind == "write";
+}
+TraceValue BufferArg(const std::string& kind, int index) {
+  return TraceValue::List({TraceValue::Str(kind), TraceValue::Int(index)});
+}
+}  // namespace
+
+BlockRV Schedule::ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index) {
+  return Run("reindex", [&] {
+    bool is_write = IsWriteKind(buffer_kind, "reindex");
+    BlockRV rv =
+        NewRV<BlockRVNode>(schedule::ReIndex(state_, BlockSRef(block), buffer_index, is_write));
+    Record(
+        {"reindex",
+         {{"block", TraceValue::Of(RV(block))}, {"buffer", BufferArg(buffer_kind, buffer_index)}},
+         {rv}});
+    return rv;
+  });
+}
+
 }  // namespace schedule
 }  // namespace tessera

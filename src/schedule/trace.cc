@@ -585,6 +585,11 @@ class Replayer {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};
     }
+    if (k == "reindex") {
+      const TraceValue& buf = arg("buffer");
+      if (buf.kind != TraceValue::kList || buf.list.size() != 2) Bad("reindex: bad buffer");
+      return {sch_->ReIndex(block("block"), Str(buf.list[0]), Int(buf.list[1]))};
+    }
     if (k == "reorder_block_iter_var") {
       std::vector<int64_t> order;
       for (const TraceValue& v : arg("new_order").list) order.push_back(Int(v));

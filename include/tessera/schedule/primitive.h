@@ -101,6 +101,9 @@ void UnsafeSetDType(ScheduleState& state, const StmtSRef& block_sref, int buffer
 void ReorderBlockIterVar(ScheduleState& state, const StmtSRef& block_sref,
                          const std::vector<int64_t>& new_order);
 
+/*! \brief reindex.cc: returns the copy block. */
+StmtSRef ReIndex(ScheduleState& state, const StmtSRef& block_sref, int buffer_index, bool is_write);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

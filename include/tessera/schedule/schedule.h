@@ -120,6 +120,8 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */
+  BlockRV ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index);
   // ---- blocks (schedule_prims.cc) ----
   void ReorderBlockIterVar(const BlockRV& block, const std::vector<int64_t>& new_order);
   // ---- annotations ----

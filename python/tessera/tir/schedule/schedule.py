@@ -359,6 +359,21 @@ class Schedule:
         """
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
+    def reindex(self, block, buffer):
+        """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from
+        (``("write", i)``) a new buffer indexed by the block iterators of that tuple; the block
+        then accesses the new buffer at its iterators. Returns the copy block.
+
+        >>> sch.reindex(sch.get_block("B"), ("read", 0))
+        """
+        kind, index = self._buffer_kind_index(block, buffer)
+        return self._sch.reindex(block, kind, index)
+
+    def _buffer_kind_index(self, block, buffer):
+        if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+            return buffer[0], self._buffer_index(block, buffer[1], buffer[0])
+        return self._find_buffer(block, buffer)
+
     def reorder_block_iter_var(self, block, new_order):
         """Permute a block's iterators (and their bindings): ``new_order[i]`` is the old index
         of the new i-th iterator.
