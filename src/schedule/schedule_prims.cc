@@ -36,6 +36,15 @@ void Schedule::ReorderBlockIterVar(const BlockRV& block, const std::vector<int64
   });
 }
 
+void Schedule::TransformBlockLayout(const BlockRV& block, const IndexMap& index_map) {
+  Run("transform_block_layout", [&] {
+    schedule::TransformBlockLayout(state_, BlockSRef(block), index_map);
+    Record({"transform_block_layout",
+            {{"block", TraceValue::Of(RV(block))}, {"index_map", TraceValue::Map(index_map)}},
+            {}});
+  });
+}
+
 namespace {
 bool IsWriteKind(const std::string& kind, const char* primitive) {
   if (kind != "read" && kind != "write") {

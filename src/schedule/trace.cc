@@ -585,6 +585,12 @@ class Replayer {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};
     }
+    if (k == "transform_block_layout") {
+      const TraceValue& m = arg("index_map");
+      if (m.kind != TraceValue::kIndexMap) Bad("transform_block_layout: bad index_map");
+      sch_->TransformBlockLayout(block("block"), *m.index_map);
+      return {};
+    }
     if (k == "reindex") {
       const TraceValue& buf = arg("buffer");
       if (buf.kind != TraceValue::kList || buf.list.size() != 2) Bad("reindex: bad buffer");

@@ -104,6 +104,9 @@ void ReorderBlockIterVar(ScheduleState& state, const StmtSRef& block_sref,
 /*! \brief reindex.cc: returns the copy block. */
 StmtSRef ReIndex(ScheduleState& state, const StmtSRef& block_sref, int buffer_index, bool is_write);
 
+/*! \brief transform_block_layout.cc: `map` over the block's iterators. */
+void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, const IndexMap& map);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

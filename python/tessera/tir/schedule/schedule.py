@@ -359,6 +359,27 @@ class Schedule:
         """
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
+    def transform_block_layout(self, block, index_map):
+        """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
+        iterator a fusion of old ones); the block gets new iterators and a new loop nest.
+
+        >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
+        """
+        if not isinstance(index_map, IndexMap):
+            if not callable(index_map):
+                raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
+            iters = self.get(block).iter_vars
+            names = list(inspect.signature(index_map).parameters)
+            if len(names) != len(iters):
+                variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
+            else:
+                variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
+            result = index_map(*variables)
+            if not isinstance(result, (list, tuple)):
+                result = [result]
+            index_map = IndexMap(variables, [_const(e, "int32") for e in result])
+        self._sch.transform_block_layout(block, index_map)
+
     def reindex(self, block, buffer):
         """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from
         (``("write", i)``) a new buffer indexed by the block iterators of that tuple; the block
