@@ -206,6 +206,7 @@ void BindSchedule(nb::module_& m) {
       .def("unannotate", &Schedule::Unannotate, "block_or_loop"_a, "ann_key"_a)
       .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
       .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
+      .def("merge", &Schedule::Merge, "loops"_a)
       .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)
       .def("reorder_block_iter_var", &Schedule::ReorderBlockIterVar, "block"_a, "new_order"_a)
       .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)

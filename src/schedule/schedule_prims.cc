@@ -45,6 +45,20 @@ void Schedule::TransformBlockLayout(const BlockRV& block, const IndexMap& index_
   });
 }
 
+LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
+  return Run("merge", [&] {
+    std::vector<StmtSRef> srefs;
+    std::vector<TraceValue> args;
+    for (const LoopRV& l : loops) {
+      srefs.push_back(LoopSRef(l));
+      args.push_back(TraceValue::Of(RV(l)));
+    }
+    LoopRV rv = NewRV<LoopRVNode>(schedule::Merge(state_, srefs));
+    Record({"merge", {{"loops", TraceValue::List(std::move(args))}}, {rv}});
+    return rv;
+  });
+}
+
 namespace {
 bool IsWriteKind(const std::string& kind, const char* primitive) {
   if (kind != "read" && kind != "write") {

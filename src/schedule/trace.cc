@@ -219,7 +219,7 @@ class PythonPrinter {
       const auto& [key, value] = inst.args[i];
       // A (kind, index) buffer argument reads better as a tuple.
       std::string text = Value(value);
-      bool varargs = (inst.kind == "fuse" && key == "loops") ||
+      bool varargs = ((inst.kind == "fuse" || inst.kind == "merge") && key == "loops") ||
                      (inst.kind == "reorder" && key == "ordered_loops");
       if (varargs || (key == "buffer" && value.kind == TraceValue::kList)) {
         text = text.substr(1, text.size() - 2);
@@ -585,6 +585,7 @@ class Replayer {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};
     }
+    if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");
       if (m.kind != TraceValue::kIndexMap) Bad("transform_block_layout: bad index_map");

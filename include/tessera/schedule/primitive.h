@@ -107,6 +107,9 @@ StmtSRef ReIndex(ScheduleState& state, const StmtSRef& block_sref, int buffer_in
 /*! \brief transform_block_layout.cc: `map` over the block's iterators. */
 void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, const IndexMap& map);
 
+/*! \brief merge.cc: returns the innermost merged loop. */
+StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

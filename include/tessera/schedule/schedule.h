@@ -120,6 +120,7 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  LoopRV Merge(const std::vector<LoopRV>& loops);
   void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map);
   /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */
   BlockRV ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index);

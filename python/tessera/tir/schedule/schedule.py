@@ -359,6 +359,14 @@ class Schedule:
         """
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
+    def merge(self, *loops):
+        """Merge loop nests of equal extents under one scope into one nest whose innermost
+        merged loop runs their bodies in order; returns that loop.
+
+        >>> sch.merge(sch.get_loops(c)[0], sch.get_loops(d)[0])
+        """
+        return self._sch.merge(_flatten(loops))
+
     def transform_block_layout(self, block, index_map):
         """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
         iterator a fusion of old ones); the block gets new iterators and a new loop nest.
