@@ -92,6 +92,18 @@ def _matmul_like(block: Any) -> bool:
             and is_var(ai[0], i) and is_var(ai[1], k) and is_var(bi[0], k) and is_var(bi[1], j))
 
 
+def _tileable_reduction(block: Any, n_loops: int) -> bool:
+    """A reduction with an init whose loops are its iterators, spatial ones first (as te and
+    TVMScript write convolutions and contractions), at least two of them spatial."""
+    if block.init is None or not isinstance(block.body, _core.BufferStore):
+        return False
+    kinds = [str(iv.iter_type).endswith("CommReduce") for iv in block.iter_vars]
+    if n_loops != len(kinds) or sum(1 for k in kinds if not k) < 2 or not any(kinds):
+        return False
+    first_reduce = kinds.index(True)
+    return all(kinds[first_reduce:]) and str(block.body.buffer.dtype).startswith("float")
+
+
 class DesignSpace:
     """The schedules of one PrimFunc for a host target, as decision lists.
 
@@ -144,6 +156,8 @@ class DesignSpace:
             block = sch.get(block_rv)
             if _matmul_like(block):
                 self._matmul(sch, d, block_rv, block)
+            elif _tileable_reduction(block, len(sch.get_loops(block_rv))):
+                self._reduction(sch, d, block_rv, block)
             elif not _is_reduction(block) and not block.alloc_buffers:
                 self._injective(sch, d, block_rv)
 
@@ -160,6 +174,33 @@ class DesignSpace:
             sch.parallel(outer)
         if sch.get(inner).extent.value > 1:
             sch.vectorize(inner)
+
+    def _reduction(self, sch: Schedule, d: _Decisions, block_rv: Any, block: Any) -> None:
+        """A register tile of the two innermost spatial loops (rows x host vectors) with the
+        reduction loops outside it, the output tile in a local cache, the outer spatial loops
+        fused and parallel (convolutions, contractions)."""
+        loops = sch.get_loops(block_rv)
+        n_spatial = sum(1 for iv in block.iter_vars if str(iv.iter_type).endswith("DataPar"))
+        *outer_s, i, j = loops[:n_spatial]
+        reduce = loops[n_spatial:]
+        cc = sch.cache_write(block_rv, 0, "local")
+        io, ii = sch.split(i, d.tile(i, 2, 8))
+        j_ext = sch.get(j).extent.value
+        lanes = self.lanes if j_ext % self.lanes == 0 else 1
+        jo, jv = sch.split(j, [None, lanes])
+        jo, jn = sch.split(jo, d.tile(jo, 2, 4))
+        sch.reorder(*outer_s, io, jo, *reduce, ii, jn, jv)
+        sch.reverse_compute_at(cc, jo)
+        if lanes > 1:
+            sch.vectorize(jv)
+            sch.vectorize(sch.get_loops(cc)[-1])
+        sch.unroll(jn)
+        sch.unroll(ii)
+        if self.parallel:
+            fuse_n = d.choice([1, 2, 3]) if len(outer_s) >= 2 else 1
+            par = [*outer_s, io][:max(1, min(fuse_n, len(outer_s) + 1))]
+            sch.parallel(sch.fuse(*par) if len(par) > 1 else par[0])
+        sch.decompose_reduction(block_rv, reduce[0])
 
     def _matmul(self, sch: Schedule, d: _Decisions, block_rv: Any, block: Any) -> None:
         loops = sch.get_loops(block_rv)

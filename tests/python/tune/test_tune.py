@@ -258,3 +258,29 @@ def test_ray_runner_on_a_local_cluster(tmp_path):
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                          timeout=600, cwd=tmp_path)
     assert "RAY_OK 4" in out.stdout, out.stdout[-2000:] + out.stderr[-4000:]
+
+
+def test_space_tiles_a_convolution():
+    from tessera import te
+
+    X = te.placeholder((1, 4, 10, 10), "float32", name="X")
+    W = te.placeholder((8, 4, 3, 3), "float32", name="W")
+    rc = te.reduce_axis((0, 4), name="rc")
+    rh = te.reduce_axis((0, 3), name="rh")
+    rw = te.reduce_axis((0, 3), name="rw")
+    Y = te.compute((1, 8, 8, 8), lambda n, f, y, x: te.sum(X[n, rc, y + rh, x + rw] * W[f, rc, rh, rw],
+                                                           axis=[rc, rh, rw]), name="Y")
+    func = te.create_prim_func([X, W, Y])
+    x = np.random.rand(1, 4, 10, 10).astype("float32")
+    w = np.random.rand(8, 4, 3, 3).astype("float32")
+    ref = np.zeros((1, 8, 8, 8), "float32")
+    for a in range(3):
+        for b in range(3):
+            ref += np.einsum("nchw,fc->nfhw", x[:, :, a:a + 8, b:b + 8], w[:, :, a, b])
+    space = DesignSpace(func, LANES)
+    for seed in (1, 2, 3):
+        sch, decisions = space.apply(None, seed=seed)
+        assert decisions  # the reduction rule applied
+        y = np.zeros((1, 8, 8, 8), "float32")
+        ts.build(sch.mod)(x, w, y)
+        np.testing.assert_allclose(y, ref, rtol=1e-4)
