@@ -34,6 +34,16 @@ class TesseraRuntimeError(TesseraError, RuntimeError):
     """A failure while running compiled code."""
 
 
+class ArgumentTypeError(TesseraTypeError, TesseraRuntimeError):
+    """A built function was called with an argument of the wrong kind or dtype (or with the
+    wrong number of arguments). A TypeError, and a TesseraRuntimeError as it was before."""
+
+
+class ArgumentValueError(TesseraValueError, TesseraRuntimeError):
+    """A built function was called with an array of the wrong shape, ndim, strides, offset or
+    device. A ValueError, and a TesseraRuntimeError as it was before."""
+
+
 class TesseraAttributeError(TesseraError, AttributeError):
     """An unknown name or configuration key."""
 

@@ -5,12 +5,58 @@ import shutil
 import statistics
 import tempfile
 
+import re
+
 from .. import _core
+from ..error import (ArgumentTypeError, ArgumentValueError, TesseraError, TesseraRuntimeError,
+                     TesseraTypeError, TesseraValueError)
 from .ndarray import NDArray
 
 
 def _handles(args):
     return [a._handle if isinstance(a, NDArray) else a for a in args]
+
+
+# The argument checks that MakePackedAPI compiles into every public function report in these
+# words (TVM's); each becomes a TypeError or a ValueError. Other failures (a T.assert of the
+# kernel, a CUDA launch) stay RuntimeErrors.
+_ARG_TYPE_ERRORS = re.compile(
+    r"^\S+: num_args should be \d+$"
+    r"|^\S+: Expect arg\[\d+\] to be \w+$"
+    r"|^\S+\.dtype is expected to be \S+$"
+    r"|^\S+ is expected to have non-NULL DLTensor\* pointer$")
+_ARG_VALUE_ERRORS = re.compile(
+    r"^\S+\.ndim is expected to equal \d+$"
+    r"|^Argument \S+\.(shape\[\d+\]|strides\[\d+\]|elem_offset|device_type) has an unsatisfied constraint: "
+    r"|^\S+\.strides: expected to be compact array$"
+    r"|^\S+\.byte_offset is expected to be a multiple of the element size$"
+    r"|^\S+ is expected to have non-NULL data pointer$")
+
+
+def _call(mod, name, args):
+    """Call a function of a host module; bad arguments raise TypeError / ValueError (tessera's
+    ArgumentTypeError / ArgumentValueError)."""
+    try:
+        return _core.host_call(mod, name, _handles(args))
+    except TesseraRuntimeError as err:
+        raise _classify(err) from None
+    except TesseraError:
+        raise
+    except TypeError as err:  # the Python-side conversion of an argument
+        raise TesseraTypeError(str(err)) from None
+    except ValueError as err:
+        raise TesseraValueError(str(err)) from None
+
+
+def _classify(err):
+    text = str(err)
+    if _ARG_TYPE_ERRORS.match(text):
+        cls = ArgumentTypeError
+    elif _ARG_VALUE_ERRORS.match(text):
+        cls = ArgumentValueError
+    else:
+        return err
+    return cls(text, err.message, err.file, err.line, err.column)
 
 
 class BenchmarkResult:
@@ -39,7 +85,7 @@ class Function:
         self.name = name
 
     def __call__(self, *args):
-        return _core.host_call(self.module._mod, self.name, _handles(args))
+        return _call(self.module._mod, self.name, args)
 
     def __repr__(self):
         return f"<tessera.runtime.Function {self.name}>"
@@ -108,7 +154,7 @@ class Module:
         return self._mod.target
 
     def __call__(self, *args):
-        return _core.host_call(self._mod, "", _handles(args))
+        return _call(self._mod, "", args)
 
     def __getitem__(self, name):
         return self.get_function(name)
