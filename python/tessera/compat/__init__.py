@@ -47,6 +47,26 @@ MODULE_MAP = {
     "tvm.compass.dsl": "tessera.dsl",
 }
 
+# TVM modules whose contents tessera keeps in the package above them: used when tessera has no
+# module of the TVM name (``from tvm.tir.expr import IntImm`` finds ``tessera.tir.IntImm``).
+FALLBACK_MAP = {
+    "tvm.tir.expr": "tessera.tir",
+    "tvm.tir.stmt": "tessera.tir",
+    "tvm.tir.function": "tessera.tir",
+    "tvm.tir.buffer": "tessera.tir",
+    "tvm.tir.op": "tessera.tir",
+    "tvm.ir.base": "tessera.ir",
+    "tvm.ir.expr": "tessera.ir",
+    "tvm.ir.module": "tessera.ir",
+    "tvm.ir.type": "tessera.ir",
+    "tvm.runtime.ndarray": "tessera.runtime.ndarray",
+    "tvm.runtime._tensor": "tessera.runtime.ndarray",
+    "tvm.runtime.module": "tessera.runtime.module",
+    "tvm.runtime.device": "tessera.runtime.device",
+    "tvm.te.operation": "tessera.te",
+    "tvm.te.tensor": "tessera.te",
+}
+
 # Names of the ``tvm`` package itself that are not submodules: the TVM name -> (tessera module,
 # attribute).
 TOP_LEVEL = {
@@ -94,7 +114,9 @@ def _not_provided(fullname, why=""):
         f"No module named '{fullname}': tessera does not provide {fullname}"
         + (f" ({why})" if why else "")
         + "; tessera.compat maps only the parts of TVM tessera implements (see the README, "
-        "'Running TVM code: tessera.compat')", name=fullname)
+        "'Running TVM code: tessera.compat')")
+    # No `name`: `from tvm import topi` then reports this message instead of a bare
+    # "cannot import name 'topi'" (the import system swallows the error of the module it names).
     return err
 
 
@@ -175,6 +197,9 @@ class _Finder(importlib.abc.MetaPathFinder):
             found = importlib.util.find_spec(tessera_name)
         except ImportError as err:
             raise _not_provided(fullname, f"{tessera_name}: {err}") from None
+        if found is None and fullname in FALLBACK_MAP:
+            tessera_name = FALLBACK_MAP[fullname]
+            found = importlib.util.find_spec(tessera_name)
         if found is None:
             raise _not_provided(fullname, f"there is no {tessera_name}")
         spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(tessera_name),
