@@ -91,8 +91,13 @@ def test_trace_as_python_and_json():
         'sch.annotate(block_or_loop=b0, ann_key="note", ann_val="x")',
     ]
     data = sch.trace.as_json()
-    assert data["insts"][0] == ["get_block", [["name", "B"], ["func_name", "main"]], ["b0"]]
-    assert data["insts"][2] == ["parallel", [["loop", {"rv": "l1"}]], []]
+    # TVM's form: [[kind, inputs, attrs, outputs], ...] and the decisions.
+    insts, decisions = data
+    assert insts[0] == ["GetBlock", [], ["B", "main"], ["b0"]]
+    assert insts[1] == ["GetLoops", ["b0"], [], ["l1", "l2"]]
+    assert insts[2] == ["Parallel", ["l1"], [], []]
+    assert insts[4] == ["Annotate", ["b0", "x"], ["note"], []]
+    assert decisions == []
     fresh = tir.Schedule(elementwise)
     tir.Trace.apply_json_to_schedule(json.dumps(data), fresh)
     assert_structural_equal(fresh.mod, sch.mod)

@@ -7,6 +7,8 @@
 
 from ...error import ScheduleError
 from .schedule import BlockRV, ExprRV, IndexMap, LoopRV, Schedule
+from .instruction import Instruction, InstructionKind
 from .trace import Trace
 
-__all__ = ["BlockRV", "ExprRV", "IndexMap", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+__all__ = ["BlockRV", "ExprRV", "IndexMap", "Instruction", "InstructionKind", "LoopRV", "Schedule",
+           "ScheduleError", "Trace"]

@@ -79,7 +79,7 @@ class Schedule:
     @property
     def trace(self):
         """The instructions recorded so far (a snapshot)."""
-        return Trace(self._sch.trace)
+        return Trace._from_core(self._sch.trace)
 
     @property
     def func_working_on(self):
