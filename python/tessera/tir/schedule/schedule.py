@@ -3,7 +3,7 @@
 import inspect
 
 from ... import _core
-from ...error import TesseraTypeError, TesseraValueError
+from ...error import ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
 from .trace import Trace
 
 BlockRV = _core.BlockRV
