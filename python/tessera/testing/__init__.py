@@ -410,6 +410,127 @@ def _mark_parameterizations(params, kind, reason):
     return wrap
 
 
+# ---- before/after tests of passes ----
+
+def _is_method(func):
+    return callable(func) and "self" in inspect.signature(func).parameters
+
+
+def _is_fixture(obj):
+    return hasattr(obj, "_pytestfixturefunction") or type(obj).__name__ == "FixtureFunctionDefinition"
+
+
+def _parse_prim_func(func, name, check_well_formed):
+    from ..script.tir.entry import parse
+
+    return parse(func, check=check_well_formed).with_attr("global_symbol", name)
+
+
+def _ir_fixture(value):
+    """A fixture giving the IR that ``value`` describes: a PrimFunc or IRModule, a method
+    returning one, a TVMScript function without its decorator, or a class of them (a module)."""
+    from .. import _core
+
+    if _is_fixture(value):
+        return value
+    if isinstance(value, (_core.PrimFunc, _core.IRModule)):
+        def make(self):
+            return value
+    elif inspect.isclass(value) and issubclass(value, Exception):
+        def make(self):
+            return value
+    elif _is_method(value):
+        def make(self):
+            return value(self)
+    elif inspect.isclass(value):
+        def make(self):
+            functions = []
+            for name, member in value.__dict__.items():
+                if name.startswith("_"):
+                    continue
+                func = member if isinstance(member, _core.PrimFunc) else _parse_prim_func(
+                    member, name, self.check_well_formed)
+                functions.append((_core.GlobalVar(name), func.with_attr("global_symbol", name)))
+            return _core.IRModule(functions)
+    elif callable(value):
+        def make(self):
+            return _parse_prim_func(value, "main", self.check_well_formed)
+    else:
+        raise TypeError(f"CompareBeforeAfter: cannot make IR of a {type(value).__name__}")
+    return pytest.fixture(make)
+
+
+def _applying(module_pass):
+    from .. import _core
+
+    def apply(ir):
+        if isinstance(ir, _core.IRModule):
+            return module_pass(ir)
+        if isinstance(ir, _core.PrimFunc):
+            return module_pass(_core.IRModule.from_func(ir, "main"))["main"]
+        raise TypeError(f"expected an IRModule or a PrimFunc, got {type(ir).__name__}")
+
+    return apply
+
+
+class CompareBeforeAfter:
+    """Before/after tests of a pass: a subclass sets ``transform`` (a Pass, or a method returning
+    one), ``before`` and ``expected`` (TVMScript functions without decorator, PrimFuncs, methods
+    or classes of functions for modules; ``expected`` may be an Exception class the pass must
+    raise). The inherited ``test_compare`` runs the pass and compares structurally.
+
+    >>> class TestRemoveNoOp(tessera.testing.CompareBeforeAfter):
+    ...     transform = tessera.tir.transform.RemoveNoOp()
+    ...     def before(A: T.Buffer(1, "int32")):
+    ...         T.evaluate(0)
+    ...         A[0] = 1
+    ...     def expected(A: T.Buffer(1, "int32")):
+    ...         A[0] = 1
+    """
+
+    check_well_formed = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for public, names in (("before", ("before", "Before")), ("expected", ("expected", "Expected"))):
+            given = [n for n in names if n in cls.__dict__]
+            if len(given) > 1:
+                raise TypeError(f"{cls.__name__} defines both {given[0]} and {given[1]}")
+            if given:
+                setattr(cls, public, _ir_fixture(cls.__dict__[given[0]]))
+        if "transform" in cls.__dict__:
+            transform = cls.__dict__["transform"]
+            if _is_fixture(transform):
+                cls._transform_fixture = transform
+
+                def make(self, _transform_fixture):
+                    return _applying(_transform_fixture)
+            elif _is_method(transform):
+                def make(self):
+                    return _applying(transform(self))
+            elif callable(transform):
+                def make(self):
+                    return _applying(transform)
+            else:
+                raise TypeError("CompareBeforeAfter.transform must be a Pass or a method returning one")
+            cls.transform = pytest.fixture(make)
+
+    def test_compare(self, before, expected, transform):
+        from .. import _core
+        from ..ir import assert_structural_equal
+
+        if inspect.isclass(expected) and issubclass(expected, Exception):
+            with pytest.raises(expected):
+                after = transform(before)
+                pytest.fail(f"expected {expected.__name__} from the transform, got:\n{after.script()}")
+            return
+        after = transform(before)
+        if isinstance(after, _core.PrimFunc) and isinstance(expected, _core.PrimFunc):
+            after = after.with_attr("global_symbol", "main")
+            expected = expected.with_attr("global_symbol", "main")
+        assert_structural_equal(after, expected)
+
+
 def main():
     """Run the calling test file with pytest (``if __name__ == "__main__": tvm.testing.main()``)
     and exit with its status."""
@@ -429,7 +550,7 @@ def strtobool(value):
 
 
 __all__ = [n for n in dir() if n.startswith("requires_")] + [
-    "Feature", "assert_allclose", "assert_prim_expr_equal", "device_enabled", "enabled_targets",
+    "CompareBeforeAfter", "Feature", "assert_allclose", "assert_prim_expr_equal", "device_enabled", "enabled_targets",
     "exclude_targets", "fixture", "is_ampere_or_newer", "known_failing_targets", "main", "parameter",
     "parameters", "parametrize_targets", "skip_if_32bit", "skip_parameterizations", "strtobool",
     "uses_gpu", "xfail_parameterizations"]
