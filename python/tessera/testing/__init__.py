@@ -421,9 +421,17 @@ def _is_fixture(obj):
 
 
 def _parse_prim_func(func, name, check_well_formed):
-    from ..script.tir.entry import parse
+    from ..script.tir.entry import DeferredPrimFunc, parse
 
+    if isinstance(func, DeferredPrimFunc):  # a @T.prim_func written in the test class's body
+        return func.parse(name, {}).with_attr("global_symbol", name)
     return parse(func, check=check_well_formed).with_attr("global_symbol", name)
+
+
+def _is_deferred(value):
+    from ..script.tir.entry import DeferredPrimFunc
+
+    return isinstance(value, DeferredPrimFunc)
 
 
 def _ir_fixture(value):
@@ -439,6 +447,9 @@ def _ir_fixture(value):
     elif inspect.isclass(value) and issubclass(value, Exception):
         def make(self):
             return value
+    elif _is_deferred(value):
+        def make(self):
+            return _parse_prim_func(value, "main", self.check_well_formed)
     elif _is_method(value):
         def make(self):
             return value(self)

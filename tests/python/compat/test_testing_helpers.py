@@ -37,6 +37,35 @@ class TestTransformAsMethod(tessera.testing.CompareBeforeAfter):
         A[0] = 3
 
 
+class TestDecoratedFunctionsAndScheduleTransform(tessera.testing.CompareBeforeAfter):
+    def transform(self):
+        def inline(mod):
+            sch = tir.Schedule(mod)
+            sch.compute_inline("B")
+            return sch.mod
+
+        return inline
+
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+        B = T.alloc_buffer((4,), "float32")
+        for i in range(4):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + T.float32(1)
+        for i in range(4):
+            with T.block("C"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = B[vi] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("C"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = (A[vi] + T.float32(1)) * T.float32(2)
+
+
 def _before(A: T.Buffer(1, "int32")):
     A[0] = 1 + 2
 
