@@ -120,3 +120,12 @@ def test_with_decision_and_bad_traces():
         Trace([Instruction(InstructionKind.get("GetLoops"), [], [], [])], {}).as_python()
     with pytest.raises(ValueError, match="a trace in JSON is"):
         Trace.apply_json_to_schedule([1, 2, 3], tir.Schedule(two_stages))
+
+
+def test_instruction_prints_alone_with_placeholders():
+    block, l0, l1 = BlockRV(), LoopRV(), LoopRV()
+    inst = Instruction(InstructionKind.get("GetLoops"), [block], [], [l0, l1])
+    assert str(inst) == "_, _ = sch.get_loops(block=_)"
+    assert inst.kind.same_as(InstructionKind.get("GetLoops")) and inst.outputs[1].same_as(l1)
+    annotate = Instruction(InstructionKind.get("Annotate"), [block, "b0"], ["l1"], [])
+    assert str(annotate) == 'sch.annotate(block_or_loop=_, ann_key="l1", ann_val="b0")'

@@ -8,6 +8,8 @@ this module converts between the two forms, kind by kind.
 ...                    outputs=[BlockRV()])
 """
 
+import re
+
 from ... import _core
 from ...error import TesseraTypeError, TesseraValueError
 
@@ -60,6 +62,9 @@ class InstructionKind:
         cls._registry.setdefault(name, kind)
         cls._by_method[method] = kind
         return kind
+
+    def same_as(self, other):
+        return self == other
 
     def __eq__(self, other):
         return isinstance(other, InstructionKind) and other.name == self.name
@@ -150,6 +155,14 @@ class Instruction:
 
     def same_as(self, other):
         return self is other
+
+    def __str__(self):
+        """The call as Python with every handle written ``_``: ``_, _ = sch.get_loops(block=_)``."""
+        from .trace import Trace
+
+        line = Trace([self], {}).as_python()[0]
+        parts = re.split(r'("(?:[^"\\]|\\.)*")', line)  # leave string literals alone
+        return "".join(p if i % 2 else re.sub(r"\b[blv]\d+\b", "_", p) for i, p in enumerate(parts))
 
     def __repr__(self):
         return (f"Instruction({self.kind.name}, inputs={self.inputs!r}, attrs={self.attrs!r}, "
