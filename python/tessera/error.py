@@ -18,6 +18,10 @@ class TesseraError(Exception):
         self.column = column
 
 
+# TVM's name for the base class (``tvm.TVMError``, ``tvm.base.TVMError``, ``tvm.error.TVMError``).
+TVMError = TesseraError
+
+
 class DiagnosticError(TesseraError):
     """A syntax or type error in a kernel, reported at its source location."""
 

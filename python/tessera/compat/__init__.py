@@ -44,6 +44,7 @@ MODULE_MAP = {
     "tvm.arith": "tessera.arith",
     "tvm.transform": "tessera.transform",
     "tvm.driver": "tessera.driver",
+    "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",
 }
 
@@ -64,6 +65,9 @@ FALLBACK_MAP = {
     "tvm.runtime.module": "tessera.runtime.module",
     "tvm.runtime.device": "tessera.runtime.device",
     "tvm.te.operation": "tessera.te",
+    "tvm.script.parser.tir": "tessera.script.tir",
+    "tvm.script.parser.ir": "tessera.script.ir",
+    "tvm.base": "tessera.error",
     "tvm.te.tensor": "tessera.te",
 }
 

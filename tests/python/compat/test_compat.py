@@ -52,6 +52,15 @@ def test_testing_helpers_and_dsl(installed):
     assert callable(verify_trace_roundtrip) and assert_structural_equal is tessera.ir.assert_structural_equal
 
 
+def test_tvm_module_names_kept_in_a_tessera_package(installed):
+    import tvm
+    from tvm.tir.expr import IntImm
+    import tvm.script.parser.tir as parser_tir
+
+    assert IntImm is tessera.tir.IntImm and parser_tir is tessera.script.tir
+    assert tvm.base.TVMError is tessera.error.TesseraError is tvm.error.TVMError
+
+
 def test_what_tessera_lacks_is_an_import_error_naming_it(installed):
     with pytest.raises(ImportError, match=r"tessera does not provide tvm\.relax"):
         import tvm.relax  # noqa: F401
@@ -59,6 +68,8 @@ def test_what_tessera_lacks_is_an_import_error_naming_it(installed):
         import tvm.tir.no_such_module  # noqa: F401
     with pytest.raises(ImportError, match=r"tvm\.meta_schedule"):
         from tvm.meta_schedule import testing  # noqa: F401
+    with pytest.raises(ImportError, match=r"tessera does not provide tvm\.relax"):
+        from tvm import relax  # noqa: F401
     import tvm
 
     with pytest.raises(AttributeError, match="tessera does not provide tvm.relay"):
