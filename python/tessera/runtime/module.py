@@ -33,10 +33,12 @@ _ARG_VALUE_ERRORS = re.compile(
     r"|^\S+ is expected to have non-NULL data pointer$")
 
 
-def _call(mod, name, args):
-    """Call a function of a host module; bad arguments raise TypeError / ValueError (tessera's
-    ArgumentTypeError / ArgumentValueError)."""
+def _call(mod, name, args, run=None):
+    """Call a function of a host module (or ``run(handles)``); bad arguments raise TypeError /
+    ValueError (tessera's ArgumentTypeError / ArgumentValueError)."""
     try:
+        if run is not None:
+            return run(_handles(args))
         return _core.host_call(mod, name, _handles(args))
     except TesseraRuntimeError as err:
         raise _classify(err) from None
@@ -199,9 +201,10 @@ class Module:
             raise AttributeError(f"the module has no function '{func_name}'; functions: " + ", ".join(self.function_names))
 
         def evaluator(*args):
-            results = _core.host_time(self._mod, func_name, _handles(args), int(number), int(repeat),
-                                      int(min_repeat_ms), int(limit_zero_time_iterations),
-                                      int(cooldown_interval_ms), int(repeats_to_cooldown), int(cache_flush_bytes))
+            results = _call(self._mod, func_name, args, lambda handles: _core.host_time(
+                self._mod, func_name, handles, int(number), int(repeat), int(min_repeat_ms),
+                int(limit_zero_time_iterations), int(cooldown_interval_ms), int(repeats_to_cooldown),
+                int(cache_flush_bytes)))
             dev.sync()
             return BenchmarkResult(results)
 

@@ -161,3 +161,11 @@ def test_assert_raises_its_message():
     assert not isinstance(info.value, (TypeError, ValueError))
     with ts.transform.PassContext(config={"tir.disable_assert": True}):
         assert "n must be below 4" not in ts.build(g).get_source()
+
+
+def test_timer_reports_argument_errors_alike(lib):
+    timer = lib.time_evaluator("f", ts.cpu(0), number=1)
+    a = args()
+    a[0] = np.ones((10, 5), "float32")
+    with raises(ValueError, r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint"):
+        timer(*a)
