@@ -27,7 +27,7 @@ def main(argv=None):
             print(_USAGE, file=sys.stderr)
             return 2
         module, rest = argv[1], argv[2:]
-        if module == "pytest":
+        if module == "pytest" and "tessera.testing.plugin" not in rest:
             # tvm.testing's fixtures and markers (correlated parameters, target/dev, requires_*).
             rest = ["-p", "tessera.testing.plugin"] + rest
         sys.argv = [module] + rest
