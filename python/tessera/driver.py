@@ -45,6 +45,8 @@ def _target_string(target: Any) -> str:
     """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
     if target is None:
         return "c"
+    if type(target).__name__ == "Target" and hasattr(target, "export"):  # tessera.target.Target
+        return " ".join(str(target).split())
     return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 

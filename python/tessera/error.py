@@ -18,6 +18,10 @@ class TesseraError(Exception):
         self.column = column
 
 
+# TVM's name for the base class (``tvm.TVMError``, ``tvm.base.TVMError``, ``tvm.error.TVMError``).
+TVMError = TesseraError
+
+
 class DiagnosticError(TesseraError):
     """A syntax or type error in a kernel, reported at its source location."""
 
@@ -32,6 +36,16 @@ class TesseraValueError(TesseraError, ValueError):
 
 class TesseraRuntimeError(TesseraError, RuntimeError):
     """A failure while running compiled code."""
+
+
+class ArgumentTypeError(TesseraTypeError, TesseraRuntimeError):
+    """A built function was called with an argument of the wrong kind or dtype (or with the
+    wrong number of arguments). A TypeError, and a TesseraRuntimeError as it was before."""
+
+
+class ArgumentValueError(TesseraValueError, TesseraRuntimeError):
+    """A built function was called with an array of the wrong shape, ndim, strides, offset or
+    device. A ValueError, and a TesseraRuntimeError as it was before."""
 
 
 class TesseraAttributeError(TesseraError, AttributeError):

@@ -24,10 +24,39 @@ TraceValue ToTraceValue(nb::handle h) {
     return TraceValue::List(std::move(items));
   }
   if (nb::isinstance<RVNode>(h)) return TraceValue::Of(nb::cast<RV>(h));
+  if (nb::isinstance<IndexMap>(h)) return TraceValue::Map(nb::cast<IndexMap>(h));
   if (nb::isinstance<ExprNode>(h)) return TraceValue::Of(nb::cast<Expr>(h));
   if (nb::isinstance<Object>(h)) return TraceValue::FromObject(nb::cast<ObjectRef>(h));
   TESSERA_THROW_KIND(Span(), ErrorKind::kType)
       << "cannot use a " << nb::cast<std::string>(nb::str(h.type())) << " as a schedule argument";
+}
+
+// An instruction value as a Python value (the inverse of ToTraceValue).
+nb::object FromTraceValue(const TraceValue& v) {
+  switch (v.kind) {
+    case TraceValue::kNone:
+      return nb::none();
+    case TraceValue::kBool:
+      return nb::bool_(v.boolean);
+    case TraceValue::kInt:
+      return nb::int_(v.integer);
+    case TraceValue::kFloat:
+      return nb::float_(v.number);
+    case TraceValue::kString:
+      return nb::str(v.string.c_str(), v.string.size());
+    case TraceValue::kExpr:
+      return nb::cast(v.expr);
+    case TraceValue::kRV:
+      return v.rv ? nb::cast(v.rv) : nb::str(v.string.c_str(), v.string.size());
+    case TraceValue::kList: {
+      nb::list out;
+      for (const TraceValue& item : v.list) out.append(FromTraceValue(item));
+      return out;
+    }
+    case TraceValue::kIndexMap:
+      return nb::cast(*v.index_map);
+  }
+  return nb::none();
 }
 
 ErrorRenderLevel ParseLevel(const std::string& level) {
@@ -128,6 +157,42 @@ void BindSchedule(nb::module_& m) {
             return std::make_tuple(f.affine_binding, f.region_cover, f.stage_pipeline);
           },
           "block_sref"_a);
+
+  // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
+  // returns_list, decision)], read by tessera.tir.schedule.Trace (decision: None when the
+  // instruction is not a sampling one).
+  m.def("trace_instructions", [](const Trace& t) {
+    nb::list out;
+    for (const Instruction& inst : t.insts) {
+      nb::list args, outputs;
+      for (const auto& [key, value] : inst.args)
+        args.append(nb::make_tuple(key, FromTraceValue(value)));
+      for (const RV& rv : inst.outputs) outputs.append(nb::cast(rv));
+      nb::object decision =
+          inst.decision.kind == TraceValue::kNone ? nb::none() : FromTraceValue(inst.decision);
+      out.append(nb::make_tuple(inst.kind, args, outputs, inst.returns_list, decision));
+    }
+    return out;
+  });
+
+  // A trace from such tuples (instructions built in Python: Trace(insts, decisions)).
+  m.def("trace_from_instructions", [](nb::list insts) {
+    Trace t;
+    for (nb::handle item : insts) {
+      nb::tuple tuple = nb::cast<nb::tuple>(item);
+      Instruction inst;
+      inst.kind = nb::cast<std::string>(tuple[0]);
+      for (nb::handle arg : nb::cast<nb::list>(tuple[1])) {
+        nb::tuple kv = nb::cast<nb::tuple>(arg);
+        inst.args.emplace_back(nb::cast<std::string>(kv[0]), ToTraceValue(kv[1]));
+      }
+      for (nb::handle rv : nb::cast<nb::list>(tuple[2])) inst.outputs.push_back(nb::cast<RV>(rv));
+      inst.returns_list = nb::cast<bool>(tuple[3]);
+      if (tuple.size() > 4 && !tuple[4].is_none()) inst.decision = ToTraceValue(tuple[4]);
+      t.insts.push_back(std::move(inst));
+    }
+    return t;
+  });
 
   nb::class_<Schedule>(m, "Schedule")
       .def(

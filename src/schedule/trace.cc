@@ -233,7 +233,7 @@ class PythonPrinter {
     if (inst.outputs.empty()) return inst.returns_list ? "_ = " + call : call;
     std::string lhs;
     for (size_t i = 0; i < inst.outputs.size(); ++i) lhs += (i ? ", " : "") + Name(inst.outputs[i]);
-    if (inst.returns_list && inst.outputs.size() == 1) lhs = "(" + lhs + ",)";
+    if (inst.returns_list && inst.outputs.size() == 1) lhs += ",";  // TVM: "l1, = ..."
     return lhs + " = " + call;
   }
 

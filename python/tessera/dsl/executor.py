@@ -5,6 +5,7 @@ import time
 import numpy as np
 
 from .. import _core
+from ..error import TesseraTypeError, TesseraValueError
 from .types import DType, PtrType
 
 _NP_NAMES = {"bfloat16": "bfloat16"}
@@ -54,7 +55,7 @@ class Executor:
     def _check(self, args):
         if len(args) != len(self._params):
             names = ", ".join(p[0] for p in self._params)
-            raise TypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but {len(args)} were given")
+            raise TesseraTypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but {len(args)} were given")
         values = []
         for (name, kind, dtype, np_dtype, extent), arg in zip(self._params, args):
             if kind == "ptr":
@@ -62,13 +63,13 @@ class Executor:
                     values.append(0)
                     continue
                 if not isinstance(arg, np.ndarray):
-                    raise TypeError(f"argument '{name}' of {self.name}() must be a numpy array, got {type(arg).__name__}")
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be a numpy array, got {type(arg).__name__}")
                 if np_dtype is not None and arg.dtype != np_dtype:
-                    raise TypeError(f"argument '{name}' of {self.name}() must have dtype {dtype}, got {arg.dtype}")
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must have dtype {dtype}, got {arg.dtype}")
                 if not arg.flags.c_contiguous:
-                    raise ValueError(f"argument '{name}' of {self.name}() must be a C-contiguous array")
+                    raise TesseraValueError(f"argument '{name}' of {self.name}() must be a C-contiguous array")
                 if extent > 0 and arg.size * arg.itemsize < extent * (arg.itemsize if np_dtype is None else np_dtype.itemsize):
-                    raise ValueError(f"argument '{name}' of {self.name}() has {arg.size} elements but the kernel accesses {extent}")
+                    raise TesseraValueError(f"argument '{name}' of {self.name}() has {arg.size} elements but the kernel accesses {extent}")
                 values.append(arg.ctypes.data)
             else:
                 if isinstance(arg, np.ndarray) and arg.ndim == 0:
@@ -77,12 +78,12 @@ class Executor:
                     arg = arg.item()
                 if dtype.startswith(("int", "uint", "bool")):
                     if isinstance(arg, float) or not isinstance(arg, int):
-                        raise TypeError(f"argument '{name}' of {self.name}() must be an integer ({dtype}), got {type(arg).__name__}")
+                        raise TesseraTypeError(f"argument '{name}' of {self.name}() must be an integer ({dtype}), got {type(arg).__name__}")
                     info = np.iinfo(dtype) if dtype != "bool" else None
                     if info is not None and not info.min <= arg <= info.max:
-                        raise ValueError(f"argument '{name}' of {self.name}() = {arg} is out of range for {dtype}")
+                        raise TesseraValueError(f"argument '{name}' of {self.name}() = {arg} is out of range for {dtype}")
                 elif not isinstance(arg, (int, float)) or isinstance(arg, bool):
-                    raise TypeError(f"argument '{name}' of {self.name}() must be a number ({dtype}), got {type(arg).__name__}")
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be a number ({dtype}), got {type(arg).__name__}")
                 values.append(arg)
         return values
 
@@ -128,7 +129,7 @@ def time_calls(fn, args, repeat, number, min_repeat_ms=0, limit_zero_time_iterat
     """Time ``fn(*args)`` as Executor.benchmark describes; ``number`` grows until one repeat
     lasts ``min_repeat_ms``."""
     if repeat < 1 or number < 1:
-        raise ValueError("repeat and number must be at least 1")
+        raise TesseraValueError("repeat and number must be at least 1")
     converted = fn._check(args) if hasattr(fn, "_check") else None
     if converted is not None:
         call = lambda: _core.call_dsl(fn._module, fn._kinds, converted)  # noqa: E731

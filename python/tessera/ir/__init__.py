@@ -8,6 +8,7 @@ GlobalVar = _core.GlobalVar
 Op = _core.Op
 Span = _core.Span
 DataType = _core.DataType
+Range = _core.Range
 
 
 def structural_equal(a, b, map_free_vars=False):

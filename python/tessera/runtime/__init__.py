@@ -8,7 +8,11 @@
 
 from .device import Device, cpu, cuda, device
 from .module import BenchmarkResult, Module, load_module
-from .ndarray import NDArray, array, empty
+from .ndarray import NDArray, array, empty, from_dlpack
+
+# TVM v0.23 names: tvm.runtime.tensor(np_array, device) makes an array (tvm.nd.array before).
+tensor = array
+Tensor = NDArray
 
 __all__ = ["BenchmarkResult", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
-           "empty", "load_module"]
+           "empty", "from_dlpack", "load_module", "tensor", "Tensor"]

@@ -3,17 +3,92 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import tempfile
 from typing import Any, Callable, List, Sequence
 
 from .. import _core
+from ..error import (ArgumentTypeError, ArgumentValueError, TesseraError, TesseraRuntimeError,
+                     TesseraTypeError, TesseraValueError)
 from .ndarray import NDArray
 
 
 def _handles(args: Sequence[Any]) -> List[Any]:
     return [a._handle if isinstance(a, NDArray) else a for a in args]
+
+
+# The argument checks that MakePackedAPI compiles into every public function report in these
+# words (TVM's); each becomes a TypeError or a ValueError. Other failures (a T.assert of the
+# kernel, a CUDA launch) stay RuntimeErrors.
+_ARG_TYPE_ERRORS = re.compile(
+    r"^\S+: num_args should be \d+$"
+    r"|^\S+: Expect arg\[\d+\] to be \w+$"
+    r"|^\S+\.dtype is expected to be \S+$"
+    r"|^\S+ is expected to have non-NULL DLTensor\* pointer$")
+_ARG_VALUE_ERRORS = re.compile(
+    r"^\S+\.ndim is expected to equal \d+$"
+    r"|^Argument \S+\.(shape\[\d+\]|strides\[\d+\]|elem_offset|device_type) has an unsatisfied constraint: "
+    r"|^\S+\.strides: expected to be compact array$"
+    r"|^\S+\.byte_offset is expected to be a multiple of the element size$"
+    r"|^\S+ is expected to have non-NULL data pointer$")
+
+
+def _call(mod: Any, name: str, args: Sequence[Any], run: Any = None) -> Any:
+    """Call a function of a host module (or ``run(handles)``); bad arguments raise TypeError /
+    ValueError (tessera's ArgumentTypeError / ArgumentValueError)."""
+    try:
+        if run is not None:
+            return run(_handles(args))
+        return _core.host_call(mod, name, _handles(args))
+    except TesseraRuntimeError as err:
+        raise _classify(err, mod, name, args) from None
+    except TesseraError:
+        raise
+    except TypeError as err:  # the Python-side conversion of an argument
+        raise TesseraTypeError(str(err)) from None
+    except ValueError as err:
+        raise TesseraValueError(str(err)) from None
+
+
+_DTYPE_ERROR = re.compile(r"^(\S+)\.(\w+)\.dtype is expected to be (\S+)$")
+
+
+def _got_dtype(mod: Any, name: str, args: Sequence[Any], text: str) -> str:
+    """", got int64" for a dtype error: the dtype of the array that was passed."""
+    m = _DTYPE_ERROR.match(text)
+    if not m:
+        return ""
+    func, param = m.group(1), m.group(2)
+    for entry in _core.host_functions(mod):
+        fname, params = entry[0], entry[-1]
+        if fname != func:
+            continue
+        names = [p[-1] for p in params]
+        if param in names and names.index(param) < len(args):
+            arg = args[names.index(param)]
+            dtype = getattr(arg, "dtype", None)
+            if dtype is not None:
+                return f", got {dtype}"
+    return ""
+
+
+def _classify(err: Any, mod: Any = None, name: str = "", args: Sequence[Any] = ()) -> Any:
+    text = str(err)
+    cls: type
+    if _ARG_TYPE_ERRORS.match(text):
+        cls = ArgumentTypeError
+        if mod is not None:
+            try:
+                text += _got_dtype(mod, name, args, text)
+            except Exception:  # the message without the detail is still right
+                pass
+    elif _ARG_VALUE_ERRORS.match(text):
+        cls = ArgumentValueError
+    else:
+        return err
+    return cls(text, text, err.file, err.line, err.column)
 
 
 class BenchmarkResult:
@@ -42,7 +117,7 @@ class Function:
         self.name = name
 
     def __call__(self, *args: Any) -> Any:
-        return _core.host_call(self.module._mod, self.name, _handles(args))
+        return _call(self.module._mod, self.name, args)
 
     def __repr__(self) -> str:
         return f"<tessera.runtime.Function {self.name}>"
@@ -111,7 +186,7 @@ class Module:
         return self._mod.target
 
     def __call__(self, *args: Any) -> Any:
-        return _core.host_call(self._mod, "", _handles(args))
+        return _call(self._mod, "", args)
 
     def __getitem__(self, name: str) -> Function:
         return self.get_function(name)
@@ -173,9 +248,10 @@ class Module:
             raise AttributeError(f"the module has no function '{func_name}'; functions: " + ", ".join(self.function_names))
 
         def evaluator(*args: Any) -> BenchmarkResult:
-            results = _core.host_time(self._mod, func_name, _handles(args), int(number), int(repeat),
-                                      int(min_repeat_ms), int(limit_zero_time_iterations),
-                                      int(cooldown_interval_ms), int(repeats_to_cooldown), int(cache_flush_bytes))
+            results = _call(self._mod, func_name, args, lambda handles: _core.host_time(
+                self._mod, func_name, handles, int(number), int(repeat), int(min_repeat_ms),
+                int(limit_zero_time_iterations), int(cooldown_interval_ms), int(repeats_to_cooldown),
+                int(cache_flush_bytes)))
             dev.sync()
             return BenchmarkResult(results)
 

@@ -49,4 +49,11 @@ def __getattr__(name):
 
         schedule = importlib.import_module(".schedule", __name__)
         return schedule if name == "schedule" else getattr(schedule, name)
+    # Submodules load on first use, as in TVM: tir.transform.Simplify() after `import tessera`.
+    import importlib.util
+
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'tessera.tir' has no attribute '{name}'")

@@ -14,9 +14,9 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
     }
   });
   if (found.empty()) {
-    Fail(
-        "Cannot find a block with the name: " + name,
-        "Cannot find a block with the name \"" + name + "\" in the function \"" + func_name + "\"");
+    // TVM's texts: the fast message does not name the block, the detailed one does.
+    Fail("Cannot find a block with the specified name",
+         "Cannot find a block with the name: " + name + " (in the function \"" + func_name + "\")");
   }
   if (found.size() > 1) {
     std::vector<ObjectRef> locs;
@@ -25,7 +25,7 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
       locs.push_back(GetRef(found[i]));
       tags += (i ? ", {" : "{") + std::to_string(i) + "}";
     }
-    Fail("Multiple blocks with the name: " + name,
+    Fail("Found multiple blocks with the specified name",
          "Expected exactly one block named \"" + name + "\", but found " +
              std::to_string(found.size()) + ": " + tags,
          locs);

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from tessera.error import ArgumentTypeError, ArgumentValueError, TesseraError
 from tessera.script import tir as T
 
 
@@ -29,6 +30,20 @@ def call_with(lib, index, value):
     return lib(*a)
 
 
+def raises(kind, match):
+    """pytest.raises for an argument error: a TypeError or a ValueError (``kind``) that is also
+    a tessera error (and, as before, a RuntimeError)."""
+    exc_type = ArgumentTypeError if kind is TypeError else ArgumentValueError
+    return pytest.raises(exc_type, match=match)
+
+
+@pytest.mark.parametrize("cls, bases", [(ArgumentTypeError, (TypeError, TesseraError, RuntimeError)),
+                                        (ArgumentValueError, (ValueError, TesseraError, RuntimeError))])
+def test_argument_error_classes(cls, bases):
+    assert all(issubclass(cls, b) for b in bases)
+    assert not issubclass(ArgumentTypeError, ValueError) and not issubclass(ArgumentValueError, TypeError)
+
+
 def test_good_call_runs(lib):
     a = args()
     lib(*a)
@@ -36,66 +51,69 @@ def test_good_call_runs(lib):
 
 
 def test_argument_count(lib):
-    with pytest.raises(RuntimeError, match="^f: num_args should be 4$"):
+    with raises(TypeError, "^f: num_args should be 4$"):
         lib(*args()[:3])
 
 
 def test_number_for_an_array(lib):
-    with pytest.raises(RuntimeError, match=r"^f: Expect arg\[0\] to be pointer$"):
+    with raises(TypeError, r"^f: Expect arg\[0\] to be pointer$"):
         call_with(lib, 0, 3)
 
 
 def test_float_for_an_int(lib):
-    with pytest.raises(RuntimeError, match=r"^f: Expect arg\[2\] to be int$"):
+    with raises(TypeError, r"^f: Expect arg\[2\] to be int$"):
         call_with(lib, 2, 1.5)
 
 
 def test_array_for_a_float(lib):
-    with pytest.raises(TypeError, match=r"f\.s must be a number"):
+    with pytest.raises(TypeError, match=r"f\.s must be a number") as info:
         call_with(lib, 3, "x")
+    assert isinstance(info.value, TesseraError)
 
 
 def test_not_an_array(lib):
-    with pytest.raises(TypeError, match=r"f\.A must be an array .* got list"):
+    with pytest.raises(TesseraError, match=r"f\.A must be an array .* got list") as info:
         call_with(lib, 0, [1.0, 2.0])
+    assert isinstance(info.value, TypeError)
 
 
 def test_null_array(lib):
-    with pytest.raises(RuntimeError, match=r"^f\.A is expected to have non-NULL DLTensor\* pointer$"):
+    with raises(TypeError, r"^f\.A is expected to have non-NULL DLTensor\* pointer$"):
         call_with(lib, 0, None)
 
 
 def test_rank(lib):
-    with pytest.raises(RuntimeError, match=r"^f\.A\.ndim is expected to equal 2$"):
+    with raises(ValueError, r"^f\.A\.ndim is expected to equal 2$"):
         call_with(lib, 0, np.ones(40, "float32"))
 
 
 def test_dtype(lib):
-    with pytest.raises(RuntimeError, match=r"^f\.A\.dtype is expected to be float32$"):
+    with raises(TypeError, r"^f\.A\.dtype is expected to be float32$"):
         call_with(lib, 0, np.ones((10, 4), "float64"))
 
 
 def test_shape(lib):
-    with pytest.raises(RuntimeError, match=r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint: 4 == A\.shape\[1\] \(got 5\)$"):
+    with raises(ValueError, r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint: 4 == A\.shape\[1\] \(got 5\)$"):
         call_with(lib, 0, np.ones((10, 5), "float32"))
 
 
 def test_strides(lib):
-    with pytest.raises(RuntimeError, match=r"^f\.A\.strides: expected to be compact array$"):
+    with raises(ValueError, r"^f\.A\.strides: expected to be compact array$"):
         call_with(lib, 0, np.ones((10, 8), "float32")[:, ::2])
 
 
 def test_read_only_array(lib):
     a = np.ones((10, 4), "float32")
     a.flags.writeable = False
-    with pytest.raises(TypeError, match="read-only"):
+    with pytest.raises(TesseraError, match="read-only") as info:
         call_with(lib, 0, a)
+    assert isinstance(info.value, TypeError)
 
 
 def test_nothing_runs_on_a_bad_call(lib):
     a = args()
     a[0] = np.ones((10, 5), "float32")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError):
         lib(*a)
     np.testing.assert_array_equal(a[1], np.zeros(10))
 
@@ -111,7 +129,7 @@ def test_symbolic_dimension_is_bound_by_the_first_buffer():
 
     lib = ts.build(g)
     lib(np.ones(3, "float32"), np.zeros(3, "float32"))
-    with pytest.raises(RuntimeError, match=r"^Argument g\.b\.shape\[0\] has an unsatisfied constraint: n == b\.shape\[0\] \(got 4\)$"):
+    with raises(ValueError, r"^Argument g\.b\.shape\[0\] has an unsatisfied constraint: n == b\.shape\[0\] \(got 4\)$"):
         lib(np.ones(3, "float32"), np.zeros(4, "float32"))
 
 
@@ -136,7 +154,18 @@ def test_assert_raises_its_message():
     a = np.zeros(4, "int32")
     lib(a, 2)
     assert a[2] == 1
-    with pytest.raises(RuntimeError, match="^n must be below 4$"):
+    with pytest.raises(RuntimeError, match="^n must be below 4$") as info:
         lib(a, 7)
+    # The kernel's own assertion is not an argument error.
+    assert isinstance(info.value, TesseraError)
+    assert not isinstance(info.value, (TypeError, ValueError))
     with ts.transform.PassContext(config={"tir.disable_assert": True}):
         assert "n must be below 4" not in ts.build(g).get_source()
+
+
+def test_timer_reports_argument_errors_alike(lib):
+    timer = lib.time_evaluator("f", ts.cpu(0), number=1)
+    a = args()
+    a[0] = np.ones((10, 5), "float32")
+    with raises(ValueError, r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint"):
+        timer(*a)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tessera.dsl import BuildManager, script as S
-from tessera.error import DiagnosticError
+from tessera.error import DiagnosticError, TesseraError
 
 
 def line_of(func, text):
@@ -173,8 +173,13 @@ def test_executor_argument_checks():
     ex2 = BuildManager().build(with_scalar)
     with pytest.raises(TypeError, match="argument 'n' of with_scalar\\(\\) must be an integer"):
         ex2(a, 1.5)
-    with pytest.raises(ValueError, match="out of range for int32"):
+    with pytest.raises(ValueError, match="out of range for int32") as info:
         ex2(a, 2**40)
+    # Argument errors are tessera errors too.
+    assert isinstance(info.value, TesseraError)
+    with pytest.raises(TesseraError, match="must be a numpy array") as info:
+        ex([0] * 8, b)
+    assert isinstance(info.value, TypeError)
     ex2(a, np.int32(7))
     assert a[0] == 7
 

@@ -106,7 +106,7 @@ def test_perfect_tile_with_decision_and_split():
     assert lines[2] == ("v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=16, "
                         "decision=[8, 16])")
     assert lines[3].startswith("l6, l7 = sch.split(loop=l1, factors=[v4, v5]")
-    assert sch.trace.as_json()["decisions"] == [[2, [8, 16]]]
+    assert sch.trace.as_json()[1] == [[2, [8, 16]]]
     verify_trace_roundtrip(sch, elementwise)
 
 
@@ -184,7 +184,7 @@ def test_compute_location_candidates_and_replay():
     seen = collections.Counter()
     for _ in range(200):
         sch.sample_compute_location(sch.get_block("B"))
-        seen[sch.trace.as_json()["decisions"][-1][1]] += 1
+        seen[sch.trace.as_json()[1][-1][1]] += 1
     # inline, root and the two loops of C.
     assert set(seen) == {-2, -1, 0, 1}
     for count in seen.values():

@@ -91,8 +91,13 @@ def test_trace_as_python_and_json():
         'sch.annotate(block_or_loop=b0, ann_key="note", ann_val="x")',
     ]
     data = sch.trace.as_json()
-    assert data["insts"][0] == ["get_block", [["name", "B"], ["func_name", "main"]], ["b0"]]
-    assert data["insts"][2] == ["parallel", [["loop", {"rv": "l1"}]], []]
+    # TVM's form: [[kind, inputs, attrs, outputs], ...] and the decisions.
+    insts, decisions = data
+    assert insts[0] == ["GetBlock", [], ["B", "main"], ["b0"]]
+    assert insts[1] == ["GetLoops", ["b0"], [], ["l1", "l2"]]
+    assert insts[2] == ["Parallel", ["l1"], [], []]
+    assert insts[4] == ["Annotate", ["b0", "x"], ["note"], []]
+    assert decisions == []
     fresh = tir.Schedule(elementwise)
     tir.Trace.apply_json_to_schedule(json.dumps(data), fresh)
     assert_structural_equal(fresh.mod, sch.mod)
@@ -208,7 +213,7 @@ def test_schedule_of_a_module_with_a_dsl_function():
     # A DSL function has loops but no blocks: it schedules as it is, and lookups say so.
     sch = tir.Schedule(dsl_func)
     assert sch.mod["main"].same_as(dsl_func)
-    with pytest.raises(tir.ScheduleError, match='Cannot find a block with the name "B"'):
+    with pytest.raises(tir.ScheduleError, match='Cannot find a block with the name: B'):
         sch.get_block("B")
     # Beside a TVMScript function, the DSL function is kept as it is.
     mod = ts.ir.IRModule([(ts.ir.GlobalVar("inc"), dsl_func),

@@ -3,7 +3,7 @@
 import inspect
 
 from ... import _core
-from ...error import TesseraTypeError, TesseraValueError
+from ...error import ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
 from .trace import Trace
 
 BlockRV = _core.BlockRV
@@ -78,7 +78,7 @@ class Schedule:
     @property
     def trace(self):
         """The instructions recorded so far (a snapshot)."""
-        return Trace(self._sch.trace)
+        return Trace._from_core(self._sch.trace)
 
     @property
     def func_working_on(self):
@@ -175,6 +175,54 @@ class Schedule:
         """Mark the start of post-processing in the trace."""
         self._sch.enter_postproc()
 
+    # ---- arguments ----
+
+    def _normalize_block_arg(self, block):
+        """A block handle from a handle or a block name (``sch.compute_inline("B")``)."""
+        if isinstance(block, str):
+            return self.get_block(block)
+        return block
+
+    def _normalize_buffer_arg(self, block, buffer, required_buffer_type=None):
+        """``(kind, index, buffer)`` of a buffer of ``block`` given as an index (of
+        ``required_buffer_type``), a ``("read"|"write", index)`` pair, a name or a Buffer."""
+        block_obj = self.get(block)
+        regions = {"read": block_obj.reads, "write": block_obj.writes}
+        if isinstance(buffer, int) and not isinstance(buffer, bool):
+            if required_buffer_type is None:
+                raise TesseraTypeError("a buffer index needs 'read' or 'write': pass (\"read\", i) or (\"write\", i)")
+            buffer = (required_buffer_type, buffer)
+        if isinstance(buffer, (str, _core.Buffer)):
+            kinds = [required_buffer_type] if required_buffer_type else ["read", "write"]
+            found = {}
+            for kind in kinds:
+                for i, region in enumerate(regions[kind]):
+                    b = region.buffer
+                    if (b.name == buffer) if isinstance(buffer, str) else b.same_as(buffer):
+                        found.setdefault(id(b), (kind, i, b))
+            name = buffer if isinstance(buffer, str) else buffer.name
+            role = f" {required_buffer_type}" if required_buffer_type else ""
+            if not found:
+                raise TesseraValueError(f"Could not find{role} buffer '{name}' in block '{block_obj.name_hint}'")
+            if len(found) > 1:
+                raise TesseraValueError(f"Multiple{role} buffers named '{name}' in block '{block_obj.name_hint}'")
+            kind, index, buf = next(iter(found.values()))
+        elif isinstance(buffer, tuple) and len(buffer) == 2:
+            kind, index = buffer
+            if kind not in ("read", "write"):
+                raise TesseraValueError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
+            if not 0 <= int(index) < len(regions[kind]):
+                raise TesseraValueError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
+                                        f"{len(regions[kind])} {kind} buffers.")
+            index = int(index)
+            buf = regions[kind][index].buffer
+        else:
+            raise TesseraTypeError(f"Invalid type for argument 'buffer': {type(buffer).__name__}")
+        if required_buffer_type is not None and kind != required_buffer_type:
+            raise TesseraValueError(f"Expected buffer to be a {required_buffer_type} buffer, but {buf.name} is a "
+                                    f"{kind} buffer of the block")
+        return kind, index, buf
+
     # ---- lookup ----
 
     def get_block(self, name, func_name=None):
@@ -183,23 +231,23 @@ class Schedule:
 
     def get_loops(self, block):
         """The loops above ``block`` up to its enclosing block, outermost first."""
-        return self._sch.get_loops(block)
+        return self._sch.get_loops(self._normalize_block_arg(block))
 
     def get_child_blocks(self, block_or_loop):
         """The blocks directly under a block or loop."""
-        return self._sch.get_child_blocks(block_or_loop)
+        return self._sch.get_child_blocks(self._normalize_block_arg(block_or_loop))
 
     def get_producers(self, block):
         """The blocks of the same scope whose output ``block`` reads."""
-        return self._sch.get_producers(block)
+        return self._sch.get_producers(self._normalize_block_arg(block))
 
     def get_consumers(self, block):
         """The blocks of the same scope that read ``block``'s output."""
-        return self._sch.get_consumers(block)
+        return self._sch.get_consumers(self._normalize_block_arg(block))
 
     def get_output_blocks(self, scope_block):
         """The blocks under ``scope_block`` that write buffers allocated outside it."""
-        return self._sch.get_output_blocks(scope_block)
+        return self._sch.get_output_blocks(self._normalize_block_arg(scope_block))
 
     # ---- loops ----
 
@@ -222,7 +270,7 @@ class Schedule:
 
     def add_unit_loop(self, block_or_loop):
         """Add a loop of extent 1 above a block or loop; returns it."""
-        return self._sch.add_unit_loop(block_or_loop)
+        return self._sch.add_unit_loop(self._normalize_block_arg(block_or_loop))
 
     def parallel(self, loop):
         """Make ``loop`` a parallel loop."""
@@ -243,49 +291,47 @@ class Schedule:
     # ---- caches ----
 
     def _buffer_index(self, block, buffer, kind):
-        if isinstance(buffer, int):
+        if isinstance(buffer, int) and not isinstance(buffer, bool):
             return buffer
-        regions = self.get(block).reads if kind == "read" else self.get(block).writes
-        for i, region in enumerate(regions):
-            b = region.buffer
-            if (isinstance(buffer, str) and b.name == buffer) or (
-                    isinstance(buffer, _core.Buffer) and b.same_as(buffer)):
-                return i
-        raise TesseraValueError(f"the block does not {kind} the buffer {buffer!r}")
+        return self._normalize_buffer_arg(block, buffer, kind)[1]
 
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Read a buffer through a copy in ``storage_scope``; returns the copy block."""
+        block = self._normalize_block_arg(block)
+        consumers = [self._normalize_block_arg(b) for b in consumer_blocks or []]
         index = self._buffer_index(block, read_buffer_index, "read")
-        return self._sch.cache_read(block, index, storage_scope, list(consumer_blocks or []))
+        return self._sch.cache_read(block, index, storage_scope, consumers)
 
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         """Write a buffer through a copy in ``storage_scope``; returns the copy block."""
+        block = self._normalize_block_arg(block)
+        consumers = [self._normalize_block_arg(b) for b in consumer_blocks or []]
         index = self._buffer_index(block, write_buffer_index, "write")
-        return self._sch.cache_write(block, index, storage_scope, list(consumer_blocks or []))
+        return self._sch.cache_write(block, index, storage_scope, consumers)
 
     # ---- compute location ----
 
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a producer under ``loop``, computing just what the consumers there need."""
-        self._sch.compute_at(block, loop, preserve_unit_loops, index)
+        self._sch.compute_at(self._normalize_block_arg(block), loop, preserve_unit_loops, index)
 
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a consumer under ``loop``, consuming just what the producers there give."""
-        self._sch.reverse_compute_at(block, loop, preserve_unit_loops, index)
+        self._sch.reverse_compute_at(self._normalize_block_arg(block), loop, preserve_unit_loops, index)
 
     def compute_inline(self, block):
         """Substitute a block's value into its consumers and remove it."""
-        self._sch.compute_inline(block)
+        self._sch.compute_inline(self._normalize_block_arg(block))
 
     def reverse_compute_inline(self, block):
         """Substitute a consumer into its producer and remove it."""
-        self._sch.reverse_compute_inline(block)
+        self._sch.reverse_compute_inline(self._normalize_block_arg(block))
 
     # ---- reductions ----
 
     def decompose_reduction(self, block, loop):
         """Move the init of a reduction into a block placed before ``loop``; returns it."""
-        return self._sch.decompose_reduction(block, loop)
+        return self._sch.decompose_reduction(self._normalize_block_arg(block), loop)
 
     def rfactor(self, loop, factor_axis):
         """Factorize a reduction over ``loop``; returns the rfactor block."""
@@ -295,11 +341,13 @@ class Schedule:
 
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pad a written buffer so that ``stride[axis] % factor == offset``."""
+        block = self._normalize_block_arg(block)
         index = self._buffer_index(block, buffer_index, "write")
         self._sch.storage_align(block, index, axis, factor, offset)
 
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of a buffer the block writes."""
+        block = self._normalize_block_arg(block)
         index = self._buffer_index(block, buffer_index, "write")
         self._sch.set_scope(block, index, storage_scope)
 
@@ -309,14 +357,12 @@ class Schedule:
 
         >>> sch.transform_layout(b, ("write", 0), lambda i, j: (j, i))
         """
+        block = self._normalize_block_arg(block)
         if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
-            kind, index = buffer[0], self._buffer_index(block, buffer[1], buffer[0])
+            kind, index, target = self._normalize_buffer_arg(block, buffer)
         else:
             kind, index = self._find_buffer(block, buffer)
-        region = (self.get(block).reads if kind == "read" else self.get(block).writes)
-        if not 0 <= index < len(region):
-            raise TesseraValueError(f"transform_layout: the block has no {kind} buffer {index}")
-        target = region[index].buffer
+            target = (self.get(block).reads if kind == "read" else self.get(block).writes)[index].buffer
         if not isinstance(index_map, IndexMap):
             index_map = _index_map_of(index_map, target)
         if pad_value is not None:
@@ -335,18 +381,18 @@ class Schedule:
 
     def annotate(self, block_or_loop, ann_key, ann_val):
         """Set the annotation ``ann_key`` of a block or loop."""
-        self._sch.annotate(block_or_loop, ann_key, ann_val)
+        self._sch.annotate(self._normalize_block_arg(block_or_loop), ann_key, ann_val)
 
     def unannotate(self, block_or_loop, ann_key):
         """Remove the annotation ``ann_key`` of a block or loop."""
-        self._sch.unannotate(block_or_loop, ann_key)
+        self._sch.unannotate(self._normalize_block_arg(block_or_loop), ann_key)
 
     # ---- blockize ----
 
     def blockize(self, target, preserve_unit_iters=True):
         """Wrap the subtree of a loop (or consecutive sibling blocks) in a new block."""
         if isinstance(target, (list, tuple)):
-            return self._sch.blockize_blocks(list(target), preserve_unit_iters)
+            return self._sch.blockize_blocks([self._normalize_block_arg(b) for b in target], preserve_unit_iters)
         return self._sch.blockize(target, preserve_unit_iters)
 
     # ---- primitives of TVM v0.23's surface ----

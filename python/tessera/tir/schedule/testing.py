@@ -40,10 +40,23 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
     return replayed[0]
 
 
+def assert_structural_equal_ignore_global_symbol(func1, func2, *args, **kwargs):
+    """Assert that two PrimFuncs are structurally equal whatever their "global_symbol"
+    attributes say (both are compared as "main")."""
+    from ... import _core
+
+    def as_main(func):
+        if isinstance(func, _core.PrimFunc):
+            return func.with_attr("global_symbol", _core.StringImm("main"))
+        return func
+
+    assert_structural_equal(as_main(func1), as_main(func2), *args, **kwargs)
+
+
 def _tir():
     from ... import tir
 
     return tir
 
 
-__all__ = ["verify_trace_roundtrip"]
+__all__ = ["assert_structural_equal", "assert_structural_equal_ignore_global_symbol", "verify_trace_roundtrip"]

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Run Apache TVM's own test files on tessera through ``tessera.compat`` and count the results.
+
+    python tests/compat/run_tvm_tests.py /path/to/tvm                  # the default directories
+    python tests/compat/run_tvm_tests.py /path/to/tvm -d tir-schedule -k cache
+    python tests/compat/run_tvm_tests.py /path/to/tvm --json out.json --reasons 20
+
+Each file of tests/python/{tir-schedule,tvmscript,te} (or the ``-d`` directories) runs in its own
+``python -m tessera.compat -m pytest`` process (so that one crash or hang costs one file), with
+a time limit. Printed per file: whether it loads (is collected without an import error),
+passed / failed / skipped counts; then the totals and, with ``--reasons``, the most common first
+lines of the failures. Nothing is written into the TVM checkout.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+DEFAULT_DIRS = ("tir-schedule", "tvmscript", "te")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run_file(path, python, timeout, workdir, extra):
+    xml_path = os.path.join(workdir, "result.xml")
+    if os.path.exists(xml_path):
+        os.unlink(xml_path)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    cmd = [python, "-m", "tessera.compat", "-m", "pytest", path, "-q", "-p", "no:cacheprovider",
+           "--rootdir", os.path.dirname(os.path.dirname(path)), "-o", "junit_family=xunit2", "--junitxml", xml_path] + extra
+    start = time.time()
+    try:
+        proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+        status, output = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as err:
+        status, output = "timeout", (err.stdout or b"").decode(errors="replace") if isinstance(err.stdout, bytes) else (err.stdout or "")
+    result = {"file": path, "status": status, "seconds": round(time.time() - start, 1), "loads": True,
+              "passed": 0, "failed": 0, "skipped": 0, "xfailed": 0, "cases": [], "load_error": ""}
+    if not os.path.exists(xml_path):
+        result["loads"] = False
+        result["load_error"] = "no result (" + ("timed out" if status == "timeout" else f"exit {status}") + "): " + output[-400:]
+        return result
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        name = case.get("classname", "") + "::" + case.get("name", "")
+        outcome, message = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome, message = "failed", child.get("message") or (child.text or "")
+                if child.tag == "error" and "collection failure" in (message or ""):
+                    outcome = "load_error"
+                break
+            if child.tag == "skipped":
+                kind = child.get("type", "")
+                outcome = "xfailed" if "xfail" in kind else "skipped"
+                message = child.get("message") or ""
+                break
+        if outcome == "load_error":
+            result["loads"] = False
+            result["load_error"] = _first_line(child.text or message, prefer_error=True)
+            continue
+        result[outcome] += 1
+        result["cases"].append({"name": name, "outcome": outcome, "message": _first_line(message)})
+    return result
+
+
+def _first_line(text, prefer_error=False):
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    if prefer_error:
+        errs = [ln for ln in lines if re.match(r"^E\s", ln)]
+        if errs:
+            return errs[-1][1:].strip()[:300]
+    return (lines[0] if lines else "")[:300]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tvm", help="a TVM checkout (holding tests/python)")
+    parser.add_argument("-d", "--dirs", nargs="+", default=list(DEFAULT_DIRS),
+                        help="directories under tests/python (default: %(default)s)")
+    parser.add_argument("-k", "--filter", default="", help="only files whose name contains this")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per file")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--json", help="write every result (each test's outcome) here")
+    parser.add_argument("--reasons", type=int, default=0, help="print the N most common failure reasons")
+    parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
+    args = parser.parse_args(argv)
+
+    files = []
+    for d in args.dirs:
+        folder = os.path.join(args.tvm, "tests", "python", d)
+        if not os.path.isdir(folder):
+            parser.error(f"{folder} is not a directory")
+        files += sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                        if f.startswith("test_") and f.endswith(".py") and args.filter in f)
+    results = []
+    totals = collections.Counter()
+    print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
+    with tempfile.TemporaryDirectory(prefix="tessera-tvm-tests-") as workdir:
+        for path in files:
+            r = run_file(path, args.python, args.timeout, workdir, args.pytest_args)
+            results.append(r)
+            rel = os.path.relpath(path, os.path.join(args.tvm, "tests", "python"))
+            print(f"{rel:58} {'yes' if r['loads'] else 'NO':>5} {r['passed']:5} {r['failed']:5} "
+                  f"{r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
+            if not r["loads"]:
+                print(f"    load error: {r['load_error'][:200]}", flush=True)
+            totals["files"] += 1
+            totals["loads"] += int(r["loads"])
+            for k in ("passed", "failed", "skipped", "xfailed"):
+                totals[k] += r[k]
+    ran = totals["passed"] + totals["failed"]
+    print(f"\nfiles: {totals['files']}, load: {totals['loads']}, tests passed: {totals['passed']}, "
+          f"failed: {totals['failed']}, skipped: {totals['skipped']}, xfailed: {totals['xfailed']}"
+          + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))
+    if args.reasons:
+        reasons = collections.Counter()
+        for r in results:
+            if not r["loads"]:
+                reasons["[load] " + r["load_error"][:150]] += 1
+            for c in r["cases"]:
+                if c["outcome"] == "failed":
+                    reasons[c["message"][:150]] += 1
+        print(f"\nmost common failure reasons:")
+        for text, n in reasons.most_common(args.reasons):
+            print(f"{n:5}  {text}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""tessera.compat: `import tvm` maps onto tessera's modules, only while installed."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tessera
+import tessera.compat as compat
+
+# Child processes find this tessera whatever their working directory.
+_PYTHONPATH = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
+ENV = dict(os.environ, PYTHONPATH=_PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+@pytest.fixture
+def installed():
+    was = compat.installed()
+    compat.install()
+    yield
+    if not was:
+        compat.uninstall()
+
+
+def test_submodules_are_tesseras_modules(installed):
+    import tvm
+    import tvm.tir.schedule
+    from tvm import te, tir
+    from tvm.script import ir as I
+    from tvm.script import tir as T
+
+    assert tir is tessera.tir and tvm.tir is tessera.tir
+    assert tvm.tir.schedule is tessera.tir.schedule and te is tessera.te
+    assert T is tessera.script.tir and I is tessera.script.ir
+    assert sys.modules["tvm.tir"] is tessera.tir
+    # The module keeps its own identity.
+    assert tessera.tir.__name__ == "tessera.tir" and tessera.tir.__spec__.name == "tessera.tir"
+    assert tvm.IRModule is tessera.ir.IRModule and tvm.cpu(0) == tessera.cpu(0)
+    assert tvm.compile is tessera.driver.build and issubclass(tvm.TVMError, tessera.error.TesseraError)
+
+
+def test_testing_helpers_and_dsl(installed):
+    import tvm.testing
+    from tvm.compass.dsl import BuildManager, script
+    from tvm.ir import assert_structural_equal
+    from tvm.tir.schedule.testing import verify_trace_roundtrip
+
+    assert tvm.testing is tessera.testing
+    assert BuildManager is tessera.dsl.BuildManager and script is tessera.dsl.script
+    assert callable(verify_trace_roundtrip) and assert_structural_equal is tessera.ir.assert_structural_equal
+
+
+def test_tvm_module_names_kept_in_a_tessera_package(installed):
+    import tvm
+    from tvm.tir.expr import IntImm
+    import tvm.script.parser.tir as parser_tir
+
+    assert IntImm is tessera.tir.IntImm and parser_tir is tessera.script.tir
+    assert tvm.base.TVMError is tessera.error.TesseraError is tvm.error.TVMError
+
+
+def test_what_tessera_lacks_is_an_import_error_naming_it(installed):
+    with pytest.raises(ImportError, match=r"tessera does not provide tvm\.relax"):
+        import tvm.relax  # noqa: F401
+    with pytest.raises(ImportError, match=r"tessera does not provide tvm\.tir\.no_such_module"):
+        import tvm.tir.no_such_module  # noqa: F401
+    with pytest.raises(ImportError, match=r"tvm\.meta_schedule"):
+        from tvm.meta_schedule import testing  # noqa: F401
+    with pytest.raises(ImportError, match=r"tessera does not provide tvm\.relax"):
+        from tvm import relax  # noqa: F401
+    import tvm
+
+    with pytest.raises(AttributeError, match="tessera does not provide tvm.relay"):
+        tvm.relay  # noqa: B018
+
+
+def test_install_is_idempotent_and_uninstall_forgets(installed):
+    compat.install()
+    compat.install()
+    from tessera.compat import _finder
+
+    assert sys.meta_path.count(_finder) == 1
+    import tvm  # noqa: F401
+
+    compat.uninstall()
+    assert not compat.installed() and "tvm" not in sys.modules and "tvm.tir" not in sys.modules
+    assert "tessera.tir" in sys.modules
+    compat.install()
+
+
+def _run(code, *args):
+    return subprocess.run([sys.executable, *args], input=None, capture_output=True, text=True,
+                          cwd=None, timeout=300) if code is None else subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=ENV)
+
+
+def test_nothing_is_mapped_without_install():
+    # In a fresh process: importing tessera (and tessera.compat) does not make `import tvm` work.
+    proc = _run("import tessera, tessera.compat, tessera.tir\n"
+                "try:\n    import tvm\nexcept ImportError:\n    print('no tvm')\n"
+                "else:\n    print('tvm from', tvm.__file__)")
+    assert proc.returncode == 0, proc.stderr
+    assert "__tessera_compat__" not in proc.stdout and ("no tvm" in proc.stdout or "tvm from" in proc.stdout)
+    assert "tessera" not in proc.stdout
+
+
+def test_python_dash_m_runs_a_tvm_script_unchanged(tmp_path):
+    script = tmp_path / "tvm_program.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        import numpy as np
+        import tvm
+        import tvm.testing
+        from tvm import tir
+        from tvm.script import tir as T
+
+        @T.prim_func
+        def add_one(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("B"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi] + T.float32(1)
+
+        sch = tir.Schedule(add_one)
+        i, = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[None, 4])
+        lib = tvm.compile(sch.mod, target="llvm")
+        a = tvm.runtime.tensor(np.arange(8, dtype="float32"), tvm.cpu(0))
+        b = tvm.nd.empty((8,), "float32", tvm.cpu(0))
+        lib(a, b)
+        tvm.testing.assert_allclose(b.numpy(), np.arange(8) + 1)
+        print("ok", sys.argv[1:])
+    '''))
+    proc = subprocess.run([sys.executable, "-m", "tessera.compat", str(script), "x", "y"],
+                          capture_output=True, text=True, timeout=600, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok ['x', 'y']"
+
+
+def test_python_dash_m_pytest_runs_tvm_style_tests(tmp_path):
+    (tmp_path / "test_tvm_style.py").write_text(textwrap.dedent('''
+        import tvm
+        import tvm.testing
+
+        dtype = tvm.testing.parameter("float32", "int8")
+        shape, size = tvm.testing.parameters(((2, 3), 6), ((4,), 4))
+
+        def test_params(dtype, shape, size):
+            assert dtype in ("float32", "int8")
+            n = 1
+            for s in shape:
+                n *= s
+            assert n == size
+
+        @tvm.testing.requires_cuda
+        def test_needs_cuda():
+            assert tvm.cuda(0).exist
+
+        @tvm.testing.requires_rocm
+        def test_needs_rocm():
+            raise AssertionError("tessera has no ROCm: this must be skipped")
+
+        def test_targets(target, dev):
+            assert tvm.testing.device_enabled(target)
+            assert dev.device_type in (1, 2)
+
+        if __name__ == "__main__":
+            tvm.testing.main()
+    '''))
+    proc = subprocess.run([sys.executable, "-m", "tessera.compat", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_tvm_style.py"), "-rs"], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path, env=ENV)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    # rocm is skipped with its reason; cuda runs or skips; the targets run on llvm at least.
+    assert "need ROCm" in out
+    proc = subprocess.run([sys.executable, "-m", "tessera.compat", str(tmp_path / "test_tvm_style.py"), "-q",
+                           "-p", "no:cacheprovider", "-k", "params"], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path, env=ENV)
+    # 2 dtypes x 2 correlated (shape, size) pairs, not the cross product (8).
+    assert proc.returncode == 0 and "4 passed" in proc.stdout, proc.stdout + proc.stderr
