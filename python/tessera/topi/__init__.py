@@ -9,10 +9,11 @@ Every operator returns te tensors computed with no schedule; build them with
 >>> lib = ts.build(te.create_prim_func([A, B]), target="c")
 """
 
-from . import nn, tag, utils
-from .broadcast import *  # noqa: F401,F403
+# In TVM's order: broadcast's left_shift/right_shift (tensor or scalar shift) win over math's.
 from .math import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .scan import cumprod, cumsum  # noqa: F401
 from .tensor import elemwise_sum, eye, full, full_like  # noqa: F401
+from .reduction import *  # noqa: F401,F403
 from .transform import *  # noqa: F401,F403
+from .broadcast import *  # noqa: F401,F403
+from .scan import cumprod, cumsum  # noqa: F401
+from . import nn, tag, utils  # noqa: E402
