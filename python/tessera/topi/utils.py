@@ -140,10 +140,14 @@ def unravel_index(flat, shape):
 
 
 def prod(values):
-    """The product of ints (or expressions)."""
+    """The product of ints (or expressions); constant dimensions fold to an int."""
     out = 1
     for v in values:
-        out = out * v
+        c = const_or_none(v)
+        if c is not None and isinstance(out, int):
+            out *= c
+        else:
+            out = out * v
     return out
 
 
