@@ -10,8 +10,9 @@ from ..error import TesseraTypeError, TesseraValueError
 from ..te import compute
 from ..tir import expr_ops
 from . import _math, tag
-from .utils import (broadcast_index, broadcast_shape, const_or_none, const_shape, equal_dims,
-                    get_const_int, is_tensor, normalize_axis, prod, ravel_index, unravel_index)
+from .utils import (broadcast_index, broadcast_shape, const_or_none, const_shape, dim_add,
+                    dim_mul, equal_dims, get_const_int, is_tensor, normalize_axis, prod,
+                    ravel_index, unravel_index)
 
 
 def _tensor(x, what):
@@ -142,7 +143,7 @@ def concatenate(a_tuple, axis=0):
     offsets, total = [], 0
     for t in tensors:
         offsets.append(total)
-        total = total + t.shape[axis]
+        total = dim_add(total, t.shape[axis])
     shape = list(tensors[0].shape)
     shape[axis] = total
 
@@ -225,7 +226,7 @@ def tile(a, reps):
     ndim = builtins_max(len(a.shape), len(reps))
     reps = [1] * (ndim - len(reps)) + reps
     in_shape = [1] * (ndim - len(a.shape)) + list(a.shape)
-    shape = [s * r for s, r in zip(in_shape, reps)]
+    shape = [dim_mul(s, r) for s, r in zip(in_shape, reps)]
     offset = ndim - len(a.shape)
 
     def fcompute(*i):
@@ -242,7 +243,7 @@ def repeat(a, repeats, axis):
         raise TesseraValueError(f"topi.repeat: repeats must be at least 1, got {repeats}")
     axis = normalize_axis(axis, len(a.shape), "topi.repeat")
     shape = list(a.shape)
-    shape[axis] = shape[axis] * repeats
+    shape[axis] = dim_mul(shape[axis], repeats)
 
     def fcompute(*i):
         idx = list(i)

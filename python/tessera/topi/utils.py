@@ -139,6 +139,26 @@ def unravel_index(flat, shape):
     return list(reversed(out))
 
 
+def simplify(expr):
+    """``expr`` with constants folded (an int stays an int)."""
+    if isinstance(expr, _core.PrimExpr) and not isinstance(expr, _core.IntImm):
+        return _core.simplify_expr(expr)
+    return expr
+
+
+def dim_add(*values):
+    """The sum of dimensions, folded to an int when all are constant."""
+    total = 0
+    for v in values:
+        total = total + v
+    return simplify(total)
+
+
+def dim_mul(*values):
+    """The product of dimensions, folded when constant."""
+    return simplify(prod(values))
+
+
 def prod(values):
     """The product of ints (or expressions); constant dimensions fold to an int."""
     out = 1

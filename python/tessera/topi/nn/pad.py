@@ -4,7 +4,7 @@ from ...error import TesseraValueError
 from ...te import compute
 from ...tir import expr_ops
 from .. import _math, tag
-from ..utils import const_or_none
+from ..utils import const_or_none, dim_add
 
 
 def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput", attrs=None):
@@ -22,7 +22,7 @@ def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput", attrs=
         c = const_or_none(p)
         if c is not None and c < 0:
             raise TesseraValueError(f"topi.nn.pad: paddings cannot be negative, got {p}")
-    shape = [data.shape[d] + pad_before[d] + pad_after[d] for d in range(ndim)]
+    shape = [dim_add(data.shape[d], pad_before[d], pad_after[d]) for d in range(ndim)]
     value = expr_ops.cast(pad_value, data.dtype) if not isinstance(pad_value, (int, float)) else (
         expr_ops.const(pad_value if expr_ops.is_float(data.dtype) else int(pad_value), data.dtype))
 
