@@ -16,4 +16,4 @@ from .reduction import *  # noqa: F401,F403
 from .transform import *  # noqa: F401,F403
 from .broadcast import *  # noqa: F401,F403
 from .scan import cumprod, cumsum  # noqa: F401
-from . import nn, tag, utils  # noqa: E402
+from . import generic_op_impl, nn, tag, utils  # noqa: E402,F401
