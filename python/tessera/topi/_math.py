@@ -8,9 +8,37 @@ from .. import _core
 from ..error import TesseraTypeError
 from ..tir import expr_ops
 
-_FLOAT_ONLY = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt",
-               "tanh", "sigmoid", "erf", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-               "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "nearbyint")
+_FLOAT_ONLY = (
+    "exp",
+    "exp2",
+    "exp10",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "nearbyint",
+)
 
 
 def call(name, args, dtype=None):

@@ -11,7 +11,8 @@ _Tensor = _core.te.Tensor
 
 def _operand(x):
     return isinstance(x, (_Tensor, _core.PrimExpr, bool, int, float)) or (
-        hasattr(x, "dtype") and hasattr(x, "item") and not isinstance(x, _Tensor))
+        hasattr(x, "dtype") and hasattr(x, "item") and not isinstance(x, _Tensor)
+    )
 
 
 def _make(op, reflected):
@@ -26,8 +27,12 @@ def _make(op, reflected):
 
 
 def _bind_generic_ops():
-    for name, op in (("add", _broadcast.add), ("sub", _broadcast.subtract),
-                     ("mul", _broadcast.multiply), ("truediv", _broadcast.divide)):
+    for name, op in (
+        ("add", _broadcast.add),
+        ("sub", _broadcast.subtract),
+        ("mul", _broadcast.multiply),
+        ("truediv", _broadcast.divide),
+    ):
         setattr(_Tensor, f"__{name}__", _make(op, False))
         setattr(_Tensor, f"__r{name}__", _make(op, True))
     _Tensor.__neg__ = lambda self: _math.negative(self)

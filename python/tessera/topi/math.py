@@ -21,7 +21,9 @@ def _elemwise(name, fn, to_float=False, doc=None):
         _check_tensor(x, name)
         src = x
         if to_float and src.dtype.startswith(("int", "uint")):
-            src = compute(x.shape, lambda *i: x[i].astype("float32"), name="T_cast", tag=tag.ELEMWISE)
+            src = compute(
+                x.shape, lambda *i: x[i].astype("float32"), name="T_cast", tag=tag.ELEMWISE
+            )
         return compute(src.shape, lambda *i: fn(src[i]), name=f"T_{name}", tag=tag.ELEMWISE)
 
     op.__name__ = name
@@ -72,8 +74,11 @@ rsqrt = _float_math("rsqrt", to_float=True)
 def _round_like(name):
     f = getattr(_math, name)
     # Rounding an integer leaves it unchanged.
-    return _elemwise(name, lambda v: f(v) if expr_ops.is_float(v.dtype) else v,
-                     doc=f"Elementwise {name}; integers are unchanged.")
+    return _elemwise(
+        name,
+        lambda v: f(v) if expr_ops.is_float(v.dtype) else v,
+        doc=f"Elementwise {name}; integers are unchanged.",
+    )
 
 
 floor = _round_like("floor")
@@ -83,7 +88,9 @@ round = _round_like("round")  # noqa: A001
 abs = _elemwise("abs", _math.abs, doc="``|x|``.")  # noqa: A001
 isnan = _elemwise("isnan", _math.isnan, doc="Whether each element is NaN (a bool tensor).")
 isinf = _elemwise("isinf", _math.isinf, doc="Whether each element is infinite (a bool tensor).")
-isfinite = _elemwise("isfinite", _math.isfinite, doc="Whether each element is finite (a bool tensor).")
+isfinite = _elemwise(
+    "isfinite", _math.isfinite, doc="Whether each element is finite (a bool tensor)."
+)
 
 
 def _sign(v):
@@ -124,9 +131,14 @@ def clip(x, a_min, a_max):
                 return _core.Cast(dtype, expr_ops.const(v, "float64"))
         return expr_ops.const(v, dtype)
 
-    return compute(x.shape, lambda *i: expr_ops.maximum(
-        expr_ops.minimum(x[i], bound(a_max, x.dtype)), bound(a_min, x.dtype)),
-        name="T_clip", tag=tag.ELEMWISE)
+    return compute(
+        x.shape,
+        lambda *i: expr_ops.maximum(
+            expr_ops.minimum(x[i], bound(a_max, x.dtype)), bound(a_min, x.dtype)
+        ),
+        name="T_clip",
+        tag=tag.ELEMWISE,
+    )
 
 
 def cast(x, dtype, span=None):
@@ -136,7 +148,9 @@ def cast(x, dtype, span=None):
     """
     dtype = _core.canonical_dtype(str(dtype))
     if is_tensor(x):
-        return compute(x.shape, lambda *i: _cast_value(x[i], dtype), name="T_cast", tag=tag.ELEMWISE)
+        return compute(
+            x.shape, lambda *i: _cast_value(x[i], dtype), name="T_cast", tag=tag.ELEMWISE
+        )
     return expr_ops.cast(x, dtype, span)
 
 
@@ -155,8 +169,12 @@ def reinterpret(x, dtype):
     dtype = _core.canonical_dtype(str(dtype))
     if _core.DataType(dtype).bits != _core.DataType(x.dtype).bits:
         raise TesseraTypeError(f"topi.reinterpret: {x.dtype} and {dtype} have different widths")
-    return compute(x.shape, lambda *i: _math.call("reinterpret", [x[i]], dtype),
-                   name="T_reinterpret", tag=tag.ELEMWISE)
+    return compute(
+        x.shape,
+        lambda *i: _math.call("reinterpret", [x[i]], dtype),
+        name="T_reinterpret",
+        tag=tag.ELEMWISE,
+    )
 
 
 def _fast_exp_value(v):
@@ -176,9 +194,12 @@ def _fast_exp_value(v):
     return p * _math.call("reinterpret", [bits], "float32")
 
 
-fast_exp = _elemwise("fast_exp", _fast_exp_value,
-                     doc="``exp(x)`` by a polynomial and an exponent-bit construction (float32); "
-                         "other types use exp.")
+fast_exp = _elemwise(
+    "fast_exp",
+    _fast_exp_value,
+    doc="``exp(x)`` by a polynomial and an exponent-bit construction (float32); "
+    "other types use exp.",
+)
 
 
 # TVM approximates these by rational polynomials; here they are the exact library functions.
@@ -186,5 +207,8 @@ fast_tanh = _elemwise("fast_tanh", _math.tanh, doc="``tanh(x)`` (computed exactl
 fast_erf = _elemwise("fast_erf", _math.erf, doc="``erf(x)`` (computed exactly).")
 
 
-__all__ = [_n for _n, _v in list(globals().items())
-           if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__]
+__all__ = [
+    _n
+    for _n, _v in list(globals().items())
+    if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__
+]

@@ -70,10 +70,12 @@ def min(data, axis=None, keepdims=False):  # noqa: A001
 
 
 _prod = te.comm_reducer(lambda x, y: x * y, lambda t: expr_ops.const(1, t), name="prod")
-_all = te.comm_reducer(lambda x, y: expr_ops.logical_and(x, y),
-                       lambda t: expr_ops.const(True, t), name="all")
-_any = te.comm_reducer(lambda x, y: expr_ops.logical_or(x, y),
-                       lambda t: expr_ops.const(False, t), name="any")
+_all = te.comm_reducer(
+    lambda x, y: expr_ops.logical_and(x, y), lambda t: expr_ops.const(True, t), name="all"
+)
+_any = te.comm_reducer(
+    lambda x, y: expr_ops.logical_or(x, y), lambda t: expr_ops.const(False, t), name="any"
+)
 
 
 def prod(data, axis=None, keepdims=False):
@@ -137,9 +139,12 @@ def argmax(data, axis=None, keepdims=False, select_last_index=False):
 
 
 def argmin(data, axis=None, keepdims=False, select_last_index=False):
-    """The index of the minimum over ``axis`` (int32; the first one unless ``select_last_index``)."""
+    """The index of the minimum over ``axis`` (int32; the first unless ``select_last_index``)."""
     return _arg(data, axis, keepdims, select_last_index, te.min, "argmin")
 
 
-__all__ = [_n for _n, _v in list(globals().items())
-           if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__]
+__all__ = [
+    _n
+    for _n, _v in list(globals().items())
+    if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__
+]

@@ -33,8 +33,9 @@ def full_like(x, fill_value):
     """A tensor of ``x``'s shape and dtype filled with ``fill_value``."""
     if not is_tensor(x):
         raise TesseraTypeError(f"topi.full_like expects a te tensor, got {x!r}")
-    return compute(x.shape, lambda *i: _fill(fill_value, x.dtype), name="T_full_like",
-                   tag=tag.ELEMWISE)
+    return compute(
+        x.shape, lambda *i: _fill(fill_value, x.dtype), name="T_full_like", tag=tag.ELEMWISE
+    )
 
 
 def eye(n, m=None, k=0, dtype="float32"):
@@ -42,8 +43,12 @@ def eye(n, m=None, k=0, dtype="float32"):
     m = n if m is None else m
     dtype = _core.canonical_dtype(str(dtype))
     one, zero = _fill(1, dtype), _fill(0, dtype)
-    return compute((n, m), lambda i, j: _core.Select(
-        expr_ops.compare("==", j - i, k), one, zero), name="T_eye", tag=tag.ELEMWISE)
+    return compute(
+        (n, m),
+        lambda i, j: _core.Select(expr_ops.compare("==", j - i, k), one, zero),
+        name="T_eye",
+        tag=tag.ELEMWISE,
+    )
 
 
 def elemwise_sum(xs):

@@ -5,14 +5,26 @@ All follow numpy's conventions where TVM's topi does (negative axes count from t
 
 import math as _pymath
 
-from .. import _core, te
+from .. import _core
 from ..error import TesseraTypeError, TesseraValueError
 from ..te import compute
 from ..tir import expr_ops
 from . import _math, tag
-from .utils import (broadcast_index, broadcast_shape, const_or_none, const_shape, dim_add,
-                    dim_mul, equal_dims, get_const_int, is_tensor, normalize_axis, prod,
-                    ravel_index, unravel_index)
+from .utils import (
+    broadcast_index,
+    broadcast_shape,
+    const_or_none,
+    const_shape,
+    dim_add,
+    dim_mul,
+    equal_dims,
+    get_const_int,
+    is_tensor,
+    normalize_axis,
+    prod,
+    ravel_index,
+    unravel_index,
+)
 
 
 def _tensor(x, what):
@@ -29,7 +41,7 @@ def expand_dims(a, axis, num_newaxis=1):
     shape = list(a.shape[:axis]) + [1] * num_newaxis + list(a.shape[axis:])
 
     def fcompute(*i):
-        return a[tuple(i[:axis]) + tuple(i[axis + num_newaxis:])]
+        return a[tuple(i[:axis]) + tuple(i[axis + num_newaxis :])]
 
     return compute(shape, fcompute, name="T_expand_dims", tag=tag.BROADCAST)
 
@@ -42,8 +54,9 @@ def transpose(a, axes=None):
         axes = list(reversed(range(ndim)))
     axes = [normalize_axis(x, ndim, "topi.transpose") for x in axes]
     if sorted(axes) != list(range(ndim)):
-        raise TesseraValueError(f"topi.transpose: axes {tuple(axes)} are not a permutation of "
-                                f"the {ndim} dimensions")
+        raise TesseraValueError(
+            f"topi.transpose: axes {tuple(axes)} are not a permutation of the {ndim} dimensions"
+        )
     shape = [a.shape[x] for x in axes]
 
     def fcompute(*i):
@@ -81,14 +94,17 @@ def reshape(a, newshape):
         rest = prod([s for d, s in enumerate(newshape) if d not in unknown])
         crest = const_or_none(rest) if not isinstance(rest, int) else rest
         if csize is None or crest is None or crest == 0 or csize % crest:
-            raise TesseraValueError(f"topi.reshape: cannot reshape {tuple(a.shape)} into "
-                                    f"{tuple(newshape)}")
+            raise TesseraValueError(
+                f"topi.reshape: cannot reshape {tuple(a.shape)} into {tuple(newshape)}"
+            )
         newshape[unknown[0]] = csize // crest
     nsize = prod(newshape)
     cnsize = const_or_none(nsize) if not isinstance(nsize, int) else nsize
     if csize is not None and cnsize is not None and csize != cnsize:
-        raise TesseraValueError(f"topi.reshape: cannot reshape {tuple(a.shape)} ({csize} elements) "
-                                f"into {tuple(newshape)} ({cnsize} elements)")
+        raise TesseraValueError(
+            f"topi.reshape: cannot reshape {tuple(a.shape)} ({csize} elements) "
+            f"into {tuple(newshape)} ({cnsize} elements)"
+        )
 
     def fcompute(*i):
         return a[tuple(unravel_index(ravel_index(i, newshape), a.shape))]
@@ -103,8 +119,10 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = [d for d in range(ndim) if const_or_none(a.shape[d]) == 1]
     else:
-        axes = [normalize_axis(x, ndim, "topi.squeeze")
-                for x in (axis if isinstance(axis, (list, tuple)) else [axis])]
+        axes = [
+            normalize_axis(x, ndim, "topi.squeeze")
+            for x in (axis if isinstance(axis, (list, tuple)) else [axis])
+        ]
         for d in axes:
             if const_or_none(a.shape[d]) != 1:
                 raise TesseraValueError(f"topi.squeeze: dimension {d} has size {a.shape[d]}, not 1")
@@ -121,13 +139,15 @@ def _same_except(tensors, axis, what):
     ndim = len(tensors[0].shape)
     for t in tensors:
         if len(t.shape) != ndim:
-            raise TesseraValueError(f"topi.{what}: all tensors need {ndim} dimensions, "
-                                    f"{t.name} has {len(t.shape)}")
+            raise TesseraValueError(
+                f"topi.{what}: all tensors need {ndim} dimensions, {t.name} has {len(t.shape)}"
+            )
         for d in range(ndim):
             if d != axis and not equal_dims(t.shape[d], tensors[0].shape[d]):
                 raise TesseraValueError(
                     f"topi.{what}: shapes {tuple(tensors[0].shape)} and {tuple(t.shape)} differ "
-                    f"in dimension {d}")
+                    f"in dimension {d}"
+                )
         if t.dtype != tensors[0].dtype:
             raise TesseraTypeError(f"topi.{what}: dtypes {tensors[0].dtype} and {t.dtype} differ")
 
@@ -172,7 +192,7 @@ def stack(tensors, axis=0):
     shape = list(tensors[0].shape[:axis]) + [len(tensors)] + list(tensors[0].shape[axis:])
 
     def fcompute(*i):
-        idx = tuple(i[:axis]) + tuple(i[axis + 1:])
+        idx = tuple(i[:axis]) + tuple(i[axis + 1 :])
         value = tensors[-1][idx]
         for j in range(len(tensors) - 2, -1, -1):
             value = _math.select(expr_ops.compare("==", i[axis], j), tensors[j][idx], value)
@@ -195,8 +215,10 @@ def split(ary, indices_or_sections, axis=0):
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
         sections = indices_or_sections
         if sections <= 0 or n % sections:
-            raise TesseraValueError(f"topi.split: {n} elements along axis {axis} cannot be split "
-                                    f"into {sections} equal sections")
+            raise TesseraValueError(
+                f"topi.split: {n} elements along axis {axis} cannot be split "
+                f"into {sections} equal sections"
+            )
         points = [n // sections * k for k in range(1, sections)]
     else:
         points = [get_const_int(p) for p in indices_or_sections]
@@ -268,7 +290,9 @@ def _fix_index(v, n, mode, what):
         return expr_ops.floormod(v, n)
     if mode in ("fast", "nan"):
         return v
-    raise TesseraValueError(f"topi.{what}: unknown mode '{mode}'; use 'clip', 'wrap', 'fast' or 'nan'")
+    raise TesseraValueError(
+        f"topi.{what}: unknown mode '{mode}'; use 'clip', 'wrap', 'fast' or 'nan'"
+    )
 
 
 def take(a, indices, axis=None, batch_dims=0, mode="fast"):
@@ -287,7 +311,7 @@ def take(a, indices, axis=None, batch_dims=0, mode="fast"):
     axis = normalize_axis(axis, ndim, "topi.take")
     if isinstance(indices, (int, _core.PrimExpr)) and not isinstance(indices, bool):
         # A scalar index removes the axis.
-        shape = list(a.shape[:axis]) + list(a.shape[axis + 1:])
+        shape = list(a.shape[:axis]) + list(a.shape[axis + 1 :])
 
         def fscalar(*i):
             k = _fix_index(expr_ops.convert(indices), a.shape[axis], mode, "take")
@@ -301,16 +325,18 @@ def take(a, indices, axis=None, batch_dims=0, mode="fast"):
     if batch_dims < 0:
         batch_dims += ind_ndim
     if not 0 <= batch_dims <= builtins_min(axis, ind_ndim):
-        raise TesseraValueError(f"topi.take: batch_dims {batch_dims} must be at most the axis "
-                                f"({axis}) and the indices' dimensions ({ind_ndim})")
-    shape = list(a.shape[:axis]) + list(indices.shape[batch_dims:]) + list(a.shape[axis + 1:])
+        raise TesseraValueError(
+            f"topi.take: batch_dims {batch_dims} must be at most the axis "
+            f"({axis}) and the indices' dimensions ({ind_ndim})"
+        )
+    shape = list(a.shape[:axis]) + list(indices.shape[batch_dims:]) + list(a.shape[axis + 1 :])
     n_ind = ind_ndim - batch_dims
 
     def fcompute(*i):
-        ind_idx = tuple(i[:batch_dims]) + tuple(i[axis:axis + n_ind])
+        ind_idx = tuple(i[:batch_dims]) + tuple(i[axis : axis + n_ind])
         raw = indices[ind_idx]
         k = _fix_index(raw, a.shape[axis], mode, "take")
-        value = a[tuple(i[:axis]) + (k,) + tuple(i[axis + n_ind:])]
+        value = a[tuple(i[:axis]) + (k,) + tuple(i[axis + n_ind :])]
         if mode == "nan":
             if not expr_ops.is_float(a.dtype):
                 raise TesseraTypeError("topi.take: mode 'nan' needs a floating-point tensor")
@@ -331,8 +357,9 @@ def gather(data, axis, indices):
     ndim = len(data.shape)
     axis = normalize_axis(axis, ndim, "topi.gather")
     if len(indices.shape) != ndim:
-        raise TesseraValueError(f"topi.gather: indices need {ndim} dimensions like the data, "
-                                f"got {len(indices.shape)}")
+        raise TesseraValueError(
+            f"topi.gather: indices need {ndim} dimensions like the data, got {len(indices.shape)}"
+        )
 
     def fcompute(*i):
         idx = list(i)
@@ -353,10 +380,12 @@ def gather_nd(a, indices, batch_dims=0):
     _index_of(indices, "gather_nd")
     m = const_or_none(indices.shape[0])
     if m is None or m + batch_dims > len(a.shape):
-        raise TesseraValueError(f"topi.gather_nd: the indices' first dimension ({indices.shape[0]}) "
-                                f"plus batch_dims ({batch_dims}) exceeds the data's "
-                                f"{len(a.shape)} dimensions")
-    shape = list(indices.shape[1:]) + list(a.shape[batch_dims + m:])
+        raise TesseraValueError(
+            f"topi.gather_nd: the indices' first dimension ({indices.shape[0]}) "
+            f"plus batch_dims ({batch_dims}) exceeds the data's "
+            f"{len(a.shape)} dimensions"
+        )
+    shape = list(indices.shape[1:]) + list(a.shape[batch_dims + m :])
     n_ind = len(indices.shape) - 1
 
     def fcompute(*i):
@@ -384,8 +413,10 @@ def one_hot(indices, on_value, off_value, depth, axis, dtype):
     off = expr_ops.cast(off_value, dtype)
 
     def fcompute(*i):
-        idx = tuple(i[:axis]) + tuple(i[axis + 1:])
-        hit = expr_ops.compare("==", expr_ops.cast(indices[idx], "int32"), expr_ops.cast(i[axis], "int32"))
+        idx = tuple(i[:axis]) + tuple(i[axis + 1 :])
+        hit = expr_ops.compare(
+            "==", expr_ops.cast(indices[idx], "int32"), expr_ops.cast(i[axis], "int32")
+        )
         return _math.select(hit, on, off)
 
     return compute(shape, fcompute, name="T_one_hot", tag=tag.INJECTIVE)
@@ -412,8 +443,9 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assu
     """
     _tensor(a, "strided_slice")
     if slice_mode not in ("end", "size"):
-        raise TesseraValueError(f"topi.strided_slice: slice_mode must be 'end' or 'size', got "
-                                f"'{slice_mode}'")
+        raise TesseraValueError(
+            f"topi.strided_slice: slice_mode must be 'end' or 'size', got '{slice_mode}'"
+        )
     shape = const_shape(a, "topi.strided_slice")
     ndim = len(shape)
     begin = [get_const_int(b) for b in begin]
@@ -424,8 +456,9 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assu
     else:
         axes = [normalize_axis(x, ndim, "topi.strided_slice") for x in axes]
     if not (len(begin) == len(end) == len(axes)) or len(strides) not in (1, len(axes)):
-        raise TesseraValueError("topi.strided_slice: begin, end, strides and axes need one entry "
-                                "per sliced axis")
+        raise TesseraValueError(
+            "topi.strided_slice: begin, end, strides and axes need one entry per sliced axis"
+        )
     if len(strides) == 1:
         strides = strides * len(axes)
     if len(axes) > ndim:
@@ -437,8 +470,12 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assu
         out_shape[d] = len(range(start, stop, step))
 
     def fcompute(*i):
-        return a[tuple(i[d] * steps[d] + starts[d] if (steps[d], starts[d]) != (1, 0) else i[d]
-                       for d in range(ndim))]
+        return a[
+            tuple(
+                i[d] * steps[d] + starts[d] if (steps[d], starts[d]) != (1, 0) else i[d]
+                for d in range(ndim)
+            )
+        ]
 
     return compute(out_shape, fcompute, name="T_strided_slice", tag=tag.INJECTIVE)
 
@@ -476,7 +513,9 @@ def arange(start, stop=None, step=1, dtype="float32"):
 
     def fcompute(i):
         if expr_ops.is_float(dtype):
-            return expr_ops.const(start, dtype) + expr_ops.cast(i, dtype) * expr_ops.const(step, dtype)
+            return expr_ops.const(start, dtype) + expr_ops.cast(i, dtype) * expr_ops.const(
+                step, dtype
+            )
         return expr_ops.cast(i * int(step) + int(start), dtype)
 
     return compute((n,), fcompute, name="T_arange", tag=tag.ELEMWISE)
@@ -514,7 +553,9 @@ def _parse_layout(layout, what):
             raise TesseraValueError(f"{what}: bad layout '{layout}'")
         if ch.islower():
             if not num:
-                raise TesseraValueError(f"{what}: the sub-axis '{ch}' of layout '{layout}' needs a size")
+                raise TesseraValueError(
+                    f"{what}: the sub-axis '{ch}' of layout '{layout}' needs a size"
+                )
             out.append((ch, int(num)))
         else:
             if num:
@@ -539,8 +580,10 @@ def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
     what = "topi.layout_transform"
     src, dst = _parse_layout(src_layout, what), _parse_layout(dst_layout, what)
     if len(src) != len(array.shape):
-        raise TesseraValueError(f"{what}: layout '{src_layout}' has {len(src)} axes but the tensor "
-                                f"has {len(array.shape)} dimensions")
+        raise TesseraValueError(
+            f"{what}: layout '{src_layout}' has {len(src)} axes but the tensor "
+            f"has {len(array.shape)} dimensions"
+        )
     if sorted(c for c, n in src if n is None) != sorted(c for c, n in dst if n is None):
         raise TesseraValueError(f"{what}: '{src_layout}' and '{dst_layout}' have different axes")
     shape = const_shape(array, what)
@@ -551,13 +594,16 @@ def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
         if n is None:
             full[c] = full.get(c, 1) * s * sub_src.get(c, 1)
         elif s != n:
-            raise TesseraValueError(f"{what}: dimension {c} of size {s} does not match '{src_layout}'")
+            raise TesseraValueError(
+                f"{what}: dimension {c} of size {s} does not match '{src_layout}'"
+            )
     out_shape = []
     for c, n in dst:
         if n is None:
             if full[c] % sub_dst.get(c, 1):
-                raise TesseraValueError(f"{what}: axis {c} of size {full[c]} does not split by "
-                                        f"{sub_dst[c]}")
+                raise TesseraValueError(
+                    f"{what}: axis {c} of size {full[c]} does not split by {sub_dst[c]}"
+                )
             out_shape.append(full[c] // sub_dst.get(c, 1))
         else:
             out_shape.append(n)
@@ -580,5 +626,8 @@ def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
     return compute(out_shape, fcompute, name="T_layout_trans", tag=tag.INJECTIVE)
 
 
-__all__ = [_n for _n, _v in list(globals().items())
-           if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__]
+__all__ = [
+    _n
+    for _n, _v in list(globals().items())
+    if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__
+]

@@ -44,8 +44,10 @@ def const_shape(tensor, what):
     for s in tensor.shape:
         v = const_or_none(s)
         if v is None:
-            raise TesseraValueError(f"{what} needs a tensor of constant shape, got {tensor.name} "
-                                    f"of shape {tuple(tensor.shape)}")
+            raise TesseraValueError(
+                f"{what} needs a tensor of constant shape, got {tensor.name} "
+                f"of shape {tuple(tensor.shape)}"
+            )
         shape.append(v)
     return tuple(shape)
 
@@ -58,8 +60,10 @@ def normalize_axis(axis, ndim, what):
         except TesseraValueError:
             raise TesseraTypeError(f"{what}: axis must be an int, got {axis!r}") from None
     if not -ndim <= axis < ndim:
-        raise TesseraValueError(f"{what}: axis {axis} is out of range for a tensor of "
-                                f"{ndim} dimension{'' if ndim == 1 else 's'}")
+        raise TesseraValueError(
+            f"{what}: axis {axis} is out of range for a tensor of "
+            f"{ndim} dimension{'' if ndim == 1 else 's'}"
+        )
     return axis + ndim if axis < 0 else axis
 
 
@@ -67,7 +71,9 @@ def normalize_axes(axis, ndim, what):
     """A sorted list of distinct axes from None (all), an int or a sequence of ints."""
     if axis is None:
         return list(range(ndim))
-    if isinstance(axis, (list, tuple)) or (isinstance(axis, _core.Object) and hasattr(axis, "__len__")):
+    if isinstance(axis, (list, tuple)) or (
+        isinstance(axis, _core.Object) and hasattr(axis, "__len__")
+    ):
         axes = [normalize_axis(a, ndim, what) for a in axis]
     else:
         axes = [normalize_axis(axis, ndim, what)]
@@ -102,9 +108,11 @@ def broadcast_shape(shapes, what):
             elif const_or_none(e) == 1 or equal_dims(dim, e):
                 continue
             else:
+                listed = " and ".join(str(tuple(get_const_tuple(x))) for x in shapes)
                 raise TesseraValueError(
-                    f"{what}: shapes {' and '.join(str(tuple(get_const_tuple(x))) for x in shapes)} "
-                    f"cannot be broadcast together (dimension {d}: {dim} vs. {e})")
+                    f"{what}: shapes {listed} "
+                    f"cannot be broadcast together (dimension {d}: {dim} vs. {e})"
+                )
         out.append(dim)
     return out
 

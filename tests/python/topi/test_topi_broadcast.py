@@ -11,20 +11,47 @@ from topi_testing import Kernels, random, tol
 K = Kernels()
 
 ARITH = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-    "maximum": np.maximum, "minimum": np.minimum,
-    "floor_divide": np.floor_divide, "floor_mod": np.mod,
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "floor_divide": np.floor_divide,
+    "floor_mod": np.mod,
 }
 FLOAT_ONLY = {"divide": np.divide, "power": np.power}
-INT_ONLY = {"divide": lambda a, b: np.trunc(a / b).astype(a.dtype),  # C division on integers
-            "mod": np.fmod, "power": np.power}
-COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less, "greater": np.greater,
-           "less_equal": np.less_equal, "greater_equal": np.greater_equal}
-BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
-           "bitwise_xor": np.bitwise_xor, "left_shift": np.left_shift, "right_shift": np.right_shift}
-LOGICAL = {"logical_and": np.logical_and, "logical_or": np.logical_or,
-           "logical_xor": np.logical_xor}
-SHAPES = [((13, 5), (13, 5)), ((13, 1), (1, 5)), ((4, 1, 3), (7, 1)), ((7,), (2, 3, 7)), ((1,), (5, 3))]
+INT_ONLY = {
+    "divide": lambda a, b: np.trunc(a / b).astype(a.dtype),  # C division on integers
+    "mod": np.fmod,
+    "power": np.power,
+}
+COMPARE = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "greater": np.greater,
+    "less_equal": np.less_equal,
+    "greater_equal": np.greater_equal,
+}
+BITWISE = {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "left_shift": np.left_shift,
+    "right_shift": np.right_shift,
+}
+LOGICAL = {
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+}
+SHAPES = [
+    ((13, 5), (13, 5)),
+    ((13, 1), (1, 5)),
+    ((4, 1, 3), (7, 1)),
+    ((7,), (2, 3, 7)),
+    ((1,), (5, 3)),
+]
 
 CASES = []
 for _name in ARITH:

@@ -39,12 +39,23 @@ FLOAT_UNARY = {
     "fast_erf": (np.vectorize(math.erf), (-2, 2)),
 }
 INT_UNARY = {
-    "abs": np.abs, "negative": np.negative, "sign": np.sign, "identity": lambda x: x,
-    "floor": lambda x: x, "round": lambda x: x,
+    "abs": np.abs,
+    "negative": np.negative,
+    "sign": np.sign,
+    "identity": lambda x: x,
+    "floor": lambda x: x,
+    "round": lambda x: x,
 }
-FLOAT_CASES = [(n, d) for n in FLOAT_UNARY for d in ("float32", "float16")
-               if not (n == "fast_exp" and d == "float16")]
-INT_CASES = [(n, d) for n in INT_UNARY for d in ("int32", "int8")] + [("abs", "uint8"), ("identity", "uint8")]
+FLOAT_CASES = [
+    (n, d)
+    for n in FLOAT_UNARY
+    for d in ("float32", "float16")
+    if not (n == "fast_exp" and d == "float16")
+]
+INT_CASES = [(n, d) for n in INT_UNARY for d in ("int32", "int8")] + [
+    ("abs", "uint8"),
+    ("identity", "uint8"),
+]
 
 for _n, _d in FLOAT_CASES + INT_CASES:
     _A = te.placeholder(SHAPE, _d, name="A")
@@ -98,8 +109,13 @@ def test_classification(name):
     np.testing.assert_array_equal(out, getattr(np, name)(a))
 
 
-CLIPS = [("float32", -0.5, 1.25), ("float16", -1.0, 0.5), ("int32", -3, 4), ("int8", 0, 5),
-         ("uint8", 2, 6)]
+CLIPS = [
+    ("float32", -0.5, 1.25),
+    ("float16", -1.0, 0.5),
+    ("int32", -3, 4),
+    ("int8", 0, 5),
+    ("uint8", 2, 6),
+]
 for _d, _lo, _hi in CLIPS:
     _A = te.placeholder((7,), _d, name="A")
     K.add(f"clip_{_d}", [_A], topi.clip(_A, _lo, _hi))
@@ -111,9 +127,17 @@ def test_clip(dtype, lo, hi):
     np.testing.assert_array_equal(K.run(f"clip_{dtype}", a), np.clip(a, lo, hi).astype(dtype))
 
 
-CASTS = [("float32", "int32"), ("float32", "float16"), ("float16", "float32"), ("int32", "int8"),
-         ("int8", "float32"), ("uint8", "int32"), ("float32", "bool"), ("bool", "int32"),
-         ("int32", "uint8")]
+CASTS = [
+    ("float32", "int32"),
+    ("float32", "float16"),
+    ("float16", "float32"),
+    ("int32", "int8"),
+    ("int8", "float32"),
+    ("uint8", "int32"),
+    ("float32", "bool"),
+    ("bool", "int32"),
+    ("int32", "uint8"),
+]
 for _s, _t in CASTS:
     _A = te.placeholder((13,), _s, name="A")
     K.add(f"cast_{_s}_{_t}", [_A], topi.cast(_A, _t))

@@ -1,6 +1,5 @@
 """topi.nn operators against numpy references: convolutions, pooling, softmax, norms, dense."""
 
-
 import numpy as np
 import pytest
 
@@ -21,6 +20,7 @@ def case(name, shapes, dtypes, build, ref, rtol=None):
 
 # ---- numpy references ----
 
+
 def pad_tuple(padding, kh, kw):
     if isinstance(padding, str):
         ph, pw = (kh - 1, kw - 1) if padding == "SAME" else (0, 0)
@@ -39,29 +39,39 @@ def conv_nchw(x, w, stride, padding, dilation, groups=1, out_dtype=None):
     o, cg, kh, kw = w.shape
     sh, sw = (stride, stride) if isinstance(stride, int) else stride
     dh, dw = (dilation, dilation) if isinstance(dilation, int) else dilation
-    t, l, b, r = pad_tuple(padding, (kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    xp = np.pad(x.astype(acc), ((0, 0), (0, 0), (t, b), (l, r)))
-    oh = (h + t + b - (kh - 1) * dh - 1) // sh + 1
-    ow = (wd + l + r - (kw - 1) * dw - 1) // sw + 1
+    top, left, bottom, right = pad_tuple(padding, (kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    xp = np.pad(x.astype(acc), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    oh = (h + top + bottom - (kh - 1) * dh - 1) // sh + 1
+    ow = (wd + left + right - (kw - 1) * dw - 1) // sw + 1
     out = np.zeros((n, o, oh, ow), acc)
     og = o // groups
     for oc in range(o):
         g = oc // og
         for i in range(kh):
             for j in range(kw):
-                patch = xp[:, g * cg:(g + 1) * cg, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                patch = xp[
+                    :,
+                    g * cg : (g + 1) * cg,
+                    i * dh : i * dh + sh * (oh - 1) + 1 : sh,
+                    j * dw : j * dw + sw * (ow - 1) + 1 : sw,
+                ]
                 out[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j].astype(acc))
     return out.astype(out_dtype)
 
 
-def pool_ref(x, kernel, stride, dilation, padding, pool_type, ceil_mode, count_include_pad, hw=(2, 3)):
+def pool_ref(
+    x, kernel, stride, dilation, padding, pool_type, ceil_mode, count_include_pad, hw=(2, 3)
+):
     x = np.moveaxis(x.astype("float64"), hw, (-2, -1))
     h, w = x.shape[-2:]
-    t, l, b, r = padding
+    t, left, b, r = padding
     outs = []
-    for ax, (size, head, tail, k, s, d) in enumerate(((h, t, b, kernel[0], stride[0], dilation[0]),
-                                                      (w, l, r, kernel[1], stride[1], dilation[1]))):
+    for ax, (size, head, tail, k, s, d) in enumerate(
+        (
+            (h, t, b, kernel[0], stride[0], dilation[0]),
+            (w, left, r, kernel[1], stride[1], dilation[1]),
+        )
+    ):
         dk = (k - 1) * d + 1
         if ceil_mode:
             o = -(-(size + head + tail - dk) // s) + 1
@@ -74,11 +84,11 @@ def pool_ref(x, kernel, stride, dilation, padding, pool_type, ceil_mode, count_i
     for oy in range(outs[0]):
         for ox in range(outs[1]):
             ys = [oy * stride[0] - t + i * dilation[0] for i in range(kernel[0])]
-            xs = [ox * stride[1] - l + j * dilation[1] for j in range(kernel[1])]
+            xs = [ox * stride[1] - left + j * dilation[1] for j in range(kernel[1])]
             vals, padded_count = [], 0
             for y in ys:
                 for xx in xs:
-                    inside_pad = -t <= y < h + b and -l <= xx < w + r
+                    inside_pad = -t <= y < h + b and -left <= xx < w + r
                     padded_count += inside_pad
                     if 0 <= y < h and 0 <= xx < w:
                         vals.append(x[..., y, xx])
@@ -106,6 +116,7 @@ CONVS = [  # input, filter, stride, padding, dilation, groups
     ((1, 6, 7, 7), (4, 3, 3, 3), 1, (1, 1), 1, 2),
 ]
 for _j, (_xs, _ws, _s, _p, _d, _g) in enumerate(CONVS):
+
     def _nchw(x, w, s=_s, p=_p, d=_d, g=_g):
         return topi.nn.conv2d(x, w, s, p, d) if g > 1 else topi.nn.conv2d_nchw(x, w, s, p, d)
 
@@ -122,17 +133,34 @@ for _j, (_xs, _ws, _s, _p, _d, _g) in enumerate(CONVS):
         return topi.nn.conv2d_nhwc(x, w, s, p, d)
 
     def _nhwc_ref(x, w, s=_s, p=_p, d=_d, g=_g):
-        return conv_nchw(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), s, p, d, g).transpose(0, 2, 3, 1)
+        return conv_nchw(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), s, p, d, g).transpose(
+            0, 2, 3, 1
+        )
 
     case(f"conv2d_nhwc_{_j}", [_xn, _wn], ["float32"] * 2, _nhwc, _nhwc_ref)
 
-case("conv2d_fp16", [(1, 3, 6, 5), (2, 3, 3, 3)], ["float16"] * 2,
-     lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1), lambda x, w: conv_nchw(x, w, 1, 1, 1), rtol=2e-2)
-case("conv2d_int8", [(1, 3, 6, 5), (2, 3, 3, 3)], ["int8"] * 2,
-     lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1, out_dtype="int32"),
-     lambda x, w: conv_nchw(x, w, 1, 1, 1, out_dtype="int32"))
-case("group_conv2d_nchw", [(1, 6, 5, 5), (6, 2, 3, 3)], ["float32"] * 2,
-     lambda x, w: topi.nn.group_conv2d_nchw(x, w, 1, 1, 1, 3), lambda x, w: conv_nchw(x, w, 1, 1, 1, 3))
+case(
+    "conv2d_fp16",
+    [(1, 3, 6, 5), (2, 3, 3, 3)],
+    ["float16"] * 2,
+    lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1),
+    lambda x, w: conv_nchw(x, w, 1, 1, 1),
+    rtol=2e-2,
+)
+case(
+    "conv2d_int8",
+    [(1, 3, 6, 5), (2, 3, 3, 3)],
+    ["int8"] * 2,
+    lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1, out_dtype="int32"),
+    lambda x, w: conv_nchw(x, w, 1, 1, 1, out_dtype="int32"),
+)
+case(
+    "group_conv2d_nchw",
+    [(1, 6, 5, 5), (6, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_nchw(x, w, 1, 1, 1, 3),
+    lambda x, w: conv_nchw(x, w, 1, 1, 1, 3),
+)
 
 
 def _to_nchwc(x, bn):
@@ -146,6 +174,7 @@ def _kernel_nchwc(w, ibn, obn):
 
 
 for _j, (_g, _ic, _oc, _ibn, _obn) in enumerate(((1, 8, 6, 4, 3), (2, 8, 4, 2, 2))):
+
     def _nchwc(x, w, g=_g):
         return topi.nn.conv2d_NCHWc(x, w, (1, 2), (1, 1, 0, 2), 1, "NCHW4c", "NCHW3c")
 
@@ -156,8 +185,13 @@ for _j, (_g, _ic, _oc, _ibn, _obn) in enumerate(((1, 8, 6, 4, 3), (2, 8, 4, 2, 2
         ww = w.transpose(0, 5, 1, 4, 2, 3).reshape(oc * ob, icc * ib, kh, kw)
         return _to_nchwc(conv_nchw(xx, ww, (1, 2), (1, 1, 0, 2), 1, g), obn)
 
-    case(f"conv2d_NCHWc_{_j}", [(1, _ic // _ibn, 6, 7, _ibn), (_oc // _obn, _ic // _g // _ibn, 3, 3, _ibn, _obn)],
-         ["float32"] * 2, _nchwc, _nchwc_ref)
+    case(
+        f"conv2d_NCHWc_{_j}",
+        [(1, _ic // _ibn, 6, 7, _ibn), (_oc // _obn, _ic // _g // _ibn, 3, 3, _ibn, _obn)],
+        ["float32"] * 2,
+        _nchwc,
+        _nchwc_ref,
+    )
 
 
 def _dw_ref(x, w, s, p, d):
@@ -167,14 +201,29 @@ def _dw_ref(x, w, s, p, d):
     return conv_nchw(np.repeat(x, m, axis=1), full, s, p, d, groups=c * m)
 
 
-case("depthwise_nchw", [(2, 3, 7, 6), (3, 2, 3, 3)], ["float32"] * 2,
-     lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 1, 1, 1), lambda x, w: _dw_ref(x, w, 1, 1, 1))
-case("depthwise_nchw_strided", [(1, 4, 9, 8), (4, 1, 3, 2)], ["float32"] * 2,
-     lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, "SAME", (1, 2)),
-     lambda x, w: _dw_ref(x, w, 2, "SAME", (1, 2)))
-case("depthwise_nhwc", [(1, 7, 6, 3), (3, 3, 3, 2)], ["float32"] * 2,
-     lambda x, w: topi.nn.depthwise_conv2d_nhwc(x, w, (2, 1), (1, 1), 1),
-     lambda x, w: _dw_ref(x.transpose(0, 3, 1, 2), w.transpose(2, 3, 0, 1), (2, 1), (1, 1), 1).transpose(0, 2, 3, 1))
+case(
+    "depthwise_nchw",
+    [(2, 3, 7, 6), (3, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 1, 1, 1),
+    lambda x, w: _dw_ref(x, w, 1, 1, 1),
+)
+case(
+    "depthwise_nchw_strided",
+    [(1, 4, 9, 8), (4, 1, 3, 2)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, "SAME", (1, 2)),
+    lambda x, w: _dw_ref(x, w, 2, "SAME", (1, 2)),
+)
+case(
+    "depthwise_nhwc",
+    [(1, 7, 6, 3), (3, 3, 3, 2)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nhwc(x, w, (2, 1), (1, 1), 1),
+    lambda x, w: _dw_ref(
+        x.transpose(0, 3, 1, 2), w.transpose(2, 3, 0, 1), (2, 1), (1, 1), 1
+    ).transpose(0, 2, 3, 1),
+)
 
 # ---- pooling ----
 
@@ -186,8 +235,12 @@ POOLS = [  # kernel, stride, dilation, padding, type, ceil_mode, count_include_p
     ((2, 3), (1, 2), (1, 1), (0, 0, 0, 0), "avg", False, False),
 ]
 for _j, (_k, _s, _d, _p, _t, _c, _ci) in enumerate(POOLS):
-    for _layout, _shape, _hw in (("NCHW", (2, 3, 7, 8), (2, 3)), ("NHWC", (2, 7, 8, 3), (1, 2)),
-                                 ("NCHW4c", (1, 2, 7, 8, 4), (2, 3))):
+    for _layout, _shape, _hw in (
+        ("NCHW", (2, 3, 7, 8), (2, 3)),
+        ("NHWC", (2, 7, 8, 3), (1, 2)),
+        ("NCHW4c", (1, 2, 7, 8, 4), (2, 3)),
+    ):
+
         def _pool(x, k=_k, s=_s, d=_d, p=_p, t=_t, c=_c, ci=_ci, layout=_layout):
             return topi.nn.pool2d(x, k, s, d, p, t, c, layout, ci)
 
@@ -195,17 +248,45 @@ for _j, (_k, _s, _d, _p, _t, _c, _ci) in enumerate(POOLS):
             return pool_ref(x, k, s, d, p, t, c, ci, hw).astype(x.dtype)
 
         case(f"pool{_j}_{_layout}", [_shape], ["float32"], _pool, _pool_ref)
-case("pool_fp16", [(1, 2, 5, 6)], ["float16"], lambda x: topi.nn.pool2d(x, 2, 2, 1, (1, 1, 1, 1), "avg", True),
-     lambda x: pool_ref(x, (2, 2), (2, 2), (1, 1), (1, 1, 1, 1), "avg", True, True).astype("float16"), rtol=2e-3)
-case("pool_int8_max", [(1, 2, 5, 6)], ["int8"], lambda x: topi.nn.pool2d(x, 3, 2, 1, (1, 1, 1, 1), "max"),
-     lambda x: pool_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", False, True).astype("int8"))
+case(
+    "pool_fp16",
+    [(1, 2, 5, 6)],
+    ["float16"],
+    lambda x: topi.nn.pool2d(x, 2, 2, 1, (1, 1, 1, 1), "avg", True),
+    lambda x: pool_ref(x, (2, 2), (2, 2), (1, 1), (1, 1, 1, 1), "avg", True, True).astype(
+        "float16"
+    ),
+    rtol=2e-3,
+)
+case(
+    "pool_int8_max",
+    [(1, 2, 5, 6)],
+    ["int8"],
+    lambda x: topi.nn.pool2d(x, 3, 2, 1, (1, 1, 1, 1), "max"),
+    lambda x: pool_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", False, True).astype("int8"),
+)
 for _t in ("max", "avg"):
-    case(f"global_{_t}", [(2, 3, 5, 7)], ["float32"], lambda x, t=_t: topi.nn.global_pool(x, t),
-         lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(2, 3), keepdims=True))
-    case(f"global_{_t}_nchwc", [(1, 2, 5, 7, 4)], ["float32"], lambda x, t=_t: topi.nn.global_pool(x, t, "NCHW4c"),
-         lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(2, 3), keepdims=True))
-    case(f"global_{_t}_nhwc", [(1, 5, 7, 3)], ["float32"], lambda x, t=_t: topi.nn.global_pool(x, t, "NHWC"),
-         lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(1, 2), keepdims=True))
+    case(
+        f"global_{_t}",
+        [(2, 3, 5, 7)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.global_pool(x, t),
+        lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(2, 3), keepdims=True),
+    )
+    case(
+        f"global_{_t}_nchwc",
+        [(1, 2, 5, 7, 4)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.global_pool(x, t, "NCHW4c"),
+        lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(2, 3), keepdims=True),
+    )
+    case(
+        f"global_{_t}_nhwc",
+        [(1, 5, 7, 3)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.global_pool(x, t, "NHWC"),
+        lambda x, t=_t: getattr(np, "max" if t == "max" else "mean")(x, axis=(1, 2), keepdims=True),
+    )
 
 
 def adaptive_ref(x, out, t):
@@ -221,19 +302,41 @@ def adaptive_ref(x, out, t):
 
 
 for _t in ("max", "avg"):
-    case(f"adaptive_{_t}", [(1, 3, 7, 10)], ["float32"], lambda x, t=_t: topi.nn.adaptive_pool(x, (3, 4), t),
-         lambda x, t=_t: adaptive_ref(x, (3, 4), t))
-    case(f"adaptive_even_{_t}", [(1, 2, 6, 8)], ["float32"], lambda x, t=_t: topi.nn.adaptive_pool(x, (3, 2), t),
-         lambda x, t=_t: adaptive_ref(x, (3, 2), t))
+    case(
+        f"adaptive_{_t}",
+        [(1, 3, 7, 10)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool(x, (3, 4), t),
+        lambda x, t=_t: adaptive_ref(x, (3, 4), t),
+    )
+    case(
+        f"adaptive_even_{_t}",
+        [(1, 2, 6, 8)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool(x, (3, 2), t),
+        lambda x, t=_t: adaptive_ref(x, (3, 2), t),
+    )
 
 # ---- softmax, norms, activations, dense ----
 
 for _d in ("float32", "float16"):
     for _axis in (-1, 0, 1):
-        case(f"softmax_{_d}_{_axis}", [(5, 7, 3)], [_d], lambda x, a=_axis: topi.nn.softmax(x, a),
-             lambda x, a=_axis: softmax_ref(x, a).astype(x.dtype), rtol=2e-3 if _d == "float16" else None)
-        case(f"log_softmax_{_d}_{_axis}", [(5, 7, 3)], [_d], lambda x, a=_axis: topi.nn.log_softmax(x, a),
-             lambda x, a=_axis: np.log(softmax_ref(x, a)).astype(x.dtype), rtol=5e-3 if _d == "float16" else None)
+        case(
+            f"softmax_{_d}_{_axis}",
+            [(5, 7, 3)],
+            [_d],
+            lambda x, a=_axis: topi.nn.softmax(x, a),
+            lambda x, a=_axis: softmax_ref(x, a).astype(x.dtype),
+            rtol=2e-3 if _d == "float16" else None,
+        )
+        case(
+            f"log_softmax_{_d}_{_axis}",
+            [(5, 7, 3)],
+            [_d],
+            lambda x, a=_axis: topi.nn.log_softmax(x, a),
+            lambda x, a=_axis: np.log(softmax_ref(x, a)).astype(x.dtype),
+            rtol=5e-3 if _d == "float16" else None,
+        )
 
 
 def layer_norm_ref(x, g, b, axes, eps=1e-5):
@@ -248,12 +351,22 @@ def layer_norm_ref(x, g, b, axes, eps=1e-5):
 
 
 for _d in ("float32", "float16"):
-    case(f"layer_norm_{_d}", [(4, 3, 13), (13,), (13,)], [_d] * 3,
-         lambda x, g, b: topi.nn.layer_norm(x, g, b, [-1]), lambda x, g, b: layer_norm_ref(x, g, b, (2,)),
-         rtol=1e-2 if _d == "float16" else 1e-4)
-case("layer_norm_2axes", [(4, 3, 5), (3, 5)], ["float32"] * 2,
-     lambda x, g: topi.nn.layer_norm(x, g, None, (1, 2), 1e-3), lambda x, g: layer_norm_ref(x, g, None, (1, 2), 1e-3),
-     rtol=1e-4)
+    case(
+        f"layer_norm_{_d}",
+        [(4, 3, 13), (13,), (13,)],
+        [_d] * 3,
+        lambda x, g, b: topi.nn.layer_norm(x, g, b, [-1]),
+        lambda x, g, b: layer_norm_ref(x, g, b, (2,)),
+        rtol=1e-2 if _d == "float16" else 1e-4,
+    )
+case(
+    "layer_norm_2axes",
+    [(4, 3, 5), (3, 5)],
+    ["float32"] * 2,
+    lambda x, g: topi.nn.layer_norm(x, g, None, (1, 2), 1e-3),
+    lambda x, g: layer_norm_ref(x, g, None, (1, 2), 1e-3),
+    rtol=1e-4,
+)
 
 
 def bn_ref(x, g, b, m, v, axis=1, eps=1e-5):
@@ -263,50 +376,117 @@ def bn_ref(x, g, b, m, v, axis=1, eps=1e-5):
     return ((x - r(m)) / np.sqrt(r(v) + eps) * r(g) + r(b)).astype(x.dtype)
 
 
-case("batch_norm", [(2, 3, 4, 5), (3,), (3,), (3,), (3,)], ["float32"] * 5,
-     lambda x, g, b, m, v: topi.nn.batch_norm(x, g, b, m, v)[0],
-     lambda x, g, b, m, v: bn_ref(x, g, b, m, np.abs(v)), rtol=1e-4)
-case("batch_norm_train", [(2, 5, 3), (3,), (3,), (3,), (3,)], ["float32"] * 5,
-     lambda x, g, b, m, v: topi.nn.batch_norm(x, g, b, m, v, axis=-1, training=True, momentum=0.2),
-     lambda x, g, b, m, v: [bn_ref(x, g, b, x.mean(axis=(0, 1)), x.var(axis=(0, 1)), axis=2),
-                            (0.8 * m + 0.2 * x.mean(axis=(0, 1))).astype("float32"),
-                            (0.8 * np.abs(v) + 0.2 * x.var(axis=(0, 1))).astype("float32")], rtol=1e-4)
+case(
+    "batch_norm",
+    [(2, 3, 4, 5), (3,), (3,), (3,), (3,)],
+    ["float32"] * 5,
+    lambda x, g, b, m, v: topi.nn.batch_norm(x, g, b, m, v)[0],
+    lambda x, g, b, m, v: bn_ref(x, g, b, m, np.abs(v)),
+    rtol=1e-4,
+)
+case(
+    "batch_norm_train",
+    [(2, 5, 3), (3,), (3,), (3,), (3,)],
+    ["float32"] * 5,
+    lambda x, g, b, m, v: topi.nn.batch_norm(x, g, b, m, v, axis=-1, training=True, momentum=0.2),
+    lambda x, g, b, m, v: [
+        bn_ref(x, g, b, x.mean(axis=(0, 1)), x.var(axis=(0, 1)), axis=2),
+        (0.8 * m + 0.2 * x.mean(axis=(0, 1))).astype("float32"),
+        (0.8 * np.abs(v) + 0.2 * x.var(axis=(0, 1))).astype("float32"),
+    ],
+    rtol=1e-4,
+)
 
 case("relu", [(7, 3)], ["float32"], topi.nn.relu, lambda x: np.maximum(x, 0))
 case("relu_int8", [(7,)], ["int8"], topi.nn.relu, lambda x: np.maximum(x, 0).astype("int8"))
-case("leaky_relu", [(7, 3)], ["float16"], lambda x: topi.nn.leaky_relu(x, 0.1),
-     lambda x: np.where(x > 0, x, x * np.float16(0.1)), rtol=1e-3)
+case(
+    "leaky_relu",
+    [(7, 3)],
+    ["float16"],
+    lambda x: topi.nn.leaky_relu(x, 0.1),
+    lambda x: np.where(x > 0, x, x * np.float16(0.1)),
+    rtol=1e-3,
+)
 _x = te.placeholder((2, 3, 5), "float32", name="x0")
 _sl = te.placeholder((3,), "float32", name="x1")
 K.add("prelu", [_x, _sl], topi.nn.prelu(_x, _sl, 1))
-CASES["prelu"] = ([(2, 3, 5), (3,)], ["float32"] * 2,
-                  lambda x, s: np.where(x > 0, x, x * s[None, :, None]), None)
+CASES["prelu"] = (
+    [(2, 3, 5), (3,)],
+    ["float32"] * 2,
+    lambda x, s: np.where(x > 0, x, x * s[None, :, None]),
+    None,
+)
 
-case("pad", [(3, 5)], ["float32"], lambda x: topi.nn.pad(x, [1, 0], [2, 3], 1.5),
-     lambda x: np.pad(x, ((1, 2), (0, 3)), constant_values=1.5))
-case("pad_int8", [(2, 3, 4)], ["int8"], lambda x: topi.nn.pad(x, [0, 2, 1]),
-     lambda x: np.pad(x, ((0, 0), (2, 2), (1, 1))))
+case(
+    "pad",
+    [(3, 5)],
+    ["float32"],
+    lambda x: topi.nn.pad(x, [1, 0], [2, 3], 1.5),
+    lambda x: np.pad(x, ((1, 2), (0, 3)), constant_values=1.5),
+)
+case(
+    "pad_int8",
+    [(2, 3, 4)],
+    ["int8"],
+    lambda x: topi.nn.pad(x, [0, 2, 1]),
+    lambda x: np.pad(x, ((0, 0), (2, 2), (1, 1))),
+)
 
 for _ta in (False, True):
     for _tb in (False, True):
         _sa = (5, 7) if not _ta else (7, 5)
         _sb = (7, 3) if not _tb else (3, 7)
-        case(f"matmul_{_ta}_{_tb}", [_sa, _sb], ["float32"] * 2,
-             lambda a, b, ta=_ta, tb=_tb: topi.nn.matmul(a, b, transpose_a=ta, transpose_b=tb),
-             lambda a, b, ta=_ta, tb=_tb: (a.T if ta else a) @ (b.T if tb else b), rtol=1e-5)
+        case(
+            f"matmul_{_ta}_{_tb}",
+            [_sa, _sb],
+            ["float32"] * 2,
+            lambda a, b, ta=_ta, tb=_tb: topi.nn.matmul(a, b, transpose_a=ta, transpose_b=tb),
+            lambda a, b, ta=_ta, tb=_tb: (a.T if ta else a) @ (b.T if tb else b),
+            rtol=1e-5,
+        )
         _ba = (2, 5, 7) if not _ta else (2, 7, 5)
         _bb = (2, 7, 3) if not _tb else (2, 3, 7)
-        case(f"batch_matmul_{_ta}_{_tb}", [_ba, _bb], ["float32"] * 2,
-             lambda a, b, ta=_ta, tb=_tb: topi.nn.batch_matmul(a, b, transpose_a=ta, transpose_b=tb),
-             lambda a, b, ta=_ta, tb=_tb: (a.transpose(0, 2, 1) if ta else a) @ (b.transpose(0, 2, 1) if tb else b),
-             rtol=1e-5)
-case("batch_matmul_bcast", [(1, 5, 7), (3, 4, 7)], ["float32"] * 2, topi.nn.batch_matmul,
-     lambda a, b: a @ b.transpose(0, 2, 1), rtol=1e-5)
-case("dense", [(5, 7), (3, 7), (3,)], ["float32"] * 3, topi.nn.dense, lambda x, w, b: x @ w.T + b, rtol=1e-5)
-case("dense_fp16", [(5, 7), (3, 7)], ["float16"] * 2, topi.nn.dense,
-     lambda x, w: (x.astype("float32") @ w.T.astype("float32")).astype("float16"), rtol=1e-2)
-case("dense_int8", [(5, 7), (3, 7)], ["int8"] * 2, lambda x, w: topi.nn.dense(x, w, out_dtype="int32"),
-     lambda x, w: x.astype("int32") @ w.T.astype("int32"))
+        case(
+            f"batch_matmul_{_ta}_{_tb}",
+            [_ba, _bb],
+            ["float32"] * 2,
+            lambda a, b, ta=_ta, tb=_tb: topi.nn.batch_matmul(a, b, transpose_a=ta, transpose_b=tb),
+            lambda a, b, ta=_ta, tb=_tb: (
+                (a.transpose(0, 2, 1) if ta else a) @ (b.transpose(0, 2, 1) if tb else b)
+            ),
+            rtol=1e-5,
+        )
+case(
+    "batch_matmul_bcast",
+    [(1, 5, 7), (3, 4, 7)],
+    ["float32"] * 2,
+    topi.nn.batch_matmul,
+    lambda a, b: a @ b.transpose(0, 2, 1),
+    rtol=1e-5,
+)
+case(
+    "dense",
+    [(5, 7), (3, 7), (3,)],
+    ["float32"] * 3,
+    topi.nn.dense,
+    lambda x, w, b: x @ w.T + b,
+    rtol=1e-5,
+)
+case(
+    "dense_fp16",
+    [(5, 7), (3, 7)],
+    ["float16"] * 2,
+    topi.nn.dense,
+    lambda x, w: (x.astype("float32") @ w.T.astype("float32")).astype("float16"),
+    rtol=1e-2,
+)
+case(
+    "dense_int8",
+    [(5, 7), (3, 7)],
+    ["int8"] * 2,
+    lambda x, w: topi.nn.dense(x, w, out_dtype="int32"),
+    lambda x, w: x.astype("int32") @ w.T.astype("int32"),
+)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -350,15 +530,17 @@ def test_errors():
     with pytest.raises(TesseraTypeError, match="floating-point"):
         topi.nn.softmax(te.placeholder((2, 3), "int32", name="s"))
     with pytest.raises(TesseraValueError, match="reduction sizes differ"):
-        topi.nn.dense(te.placeholder((2, 3), "float32", name="a"), te.placeholder((4, 5), "float32", name="b"))
+        topi.nn.dense(
+            te.placeholder((2, 3), "float32", name="a"), te.placeholder((4, 5), "float32", name="b")
+        )
     with pytest.raises(TesseraValueError, match="batch sizes"):
-        topi.nn.batch_matmul(te.placeholder((2, 3, 4), "float32", name="a"),
-                             te.placeholder((3, 5, 4), "float32", name="b"))
+        topi.nn.batch_matmul(
+            te.placeholder((2, 3, 4), "float32", name="a"),
+            te.placeholder((3, 5, 4), "float32", name="b"),
+        )
     with pytest.raises(TesseraValueError, match="gamma needs the shape"):
         topi.nn.layer_norm(x, te.placeholder((4,), "float32", name="g"), None, -1)
     with pytest.raises(TesseraValueError, match="one padding per dimension"):
         topi.nn.pad(x, [1, 1])
     with pytest.raises(TesseraValueError, match="slope needs shape"):
         topi.nn.prelu(x, te.placeholder((5,), "float32", name="s"))
-
-

@@ -11,13 +11,27 @@ from topi_testing import Kernels, random, tol
 K = Kernels()
 SHAPE = (3, 5, 7)
 AXES = [None, 1, -1, (0, 2), (-3, -2)]
-NP = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod, "argmax": np.argmax,
-      "argmin": np.argmin, "all": np.all, "any": np.any}
+NP = {
+    "sum": np.sum,
+    "max": np.max,
+    "min": np.min,
+    "prod": np.prod,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+    "all": np.all,
+    "any": np.any,
+}
 CASES = []
-for _op, _dtypes in (("sum", ("float32", "float16", "int32")), ("max", ("float32", "int8", "uint8")),
-                     ("min", ("float32", "int32")), ("prod", ("float32", "int32")),
-                     ("argmax", ("float32", "int32")), ("argmin", ("float32",)),
-                     ("all", ("bool",)), ("any", ("bool", "int32"))):
+for _op, _dtypes in (
+    ("sum", ("float32", "float16", "int32")),
+    ("max", ("float32", "int8", "uint8")),
+    ("min", ("float32", "int32")),
+    ("prod", ("float32", "int32")),
+    ("argmax", ("float32", "int32")),
+    ("argmin", ("float32",)),
+    ("all", ("bool",)),
+    ("any", ("bool", "int32")),
+):
     for _d in _dtypes:
         for _k, _axis in enumerate(AXES):
             for _keep in (False, True):
@@ -32,7 +46,11 @@ for _op, _dtypes in (("sum", ("float32", "float16", "int32")), ("max", ("float32
 def test_reduce(op, dtype, k, keepdims):
     axis = AXES[k]
     if op == "prod":
-        a = random(SHAPE, dtype, 0.5, 1.5) if dtype.startswith("float") else random(SHAPE, dtype, -1, 1) % 3 - 1
+        a = (
+            random(SHAPE, dtype, 0.5, 1.5)
+            if dtype.startswith("float")
+            else random(SHAPE, dtype, -1, 1) % 3 - 1
+        )
     elif dtype == "int32" and op == "any":
         a = (random(SHAPE, "int32") > 6).astype("int32")
     else:
@@ -42,14 +60,21 @@ def test_reduce(op, dtype, k, keepdims):
         flat = a if axis is not None else a.reshape(-1)
         expected = NP[op](flat, axis=axis)
         if keepdims:
-            expected = np.expand_dims(expected, axis) if axis is not None else expected.reshape(1, 1, 1)
+            expected = (
+                np.expand_dims(expected, axis) if axis is not None else expected.reshape(1, 1, 1)
+            )
         assert out.dtype == np.int32
     else:
-        expected = NP[op](a.astype("float64") if dtype == "float16" else a, axis=axis, keepdims=keepdims)
+        expected = NP[op](
+            a.astype("float64") if dtype == "float16" else a, axis=axis, keepdims=keepdims
+        )
     assert out.shape == np.shape(expected)
     if dtype.startswith("float") and not op.startswith("arg"):
-        np.testing.assert_allclose(out.astype("float64"), expected, **(tol(dtype) if dtype != "float16"
-                                                                        else dict(rtol=1e-2, atol=1e-2)))
+        np.testing.assert_allclose(
+            out.astype("float64"),
+            expected,
+            **(tol(dtype) if dtype != "float16" else dict(rtol=1e-2, atol=1e-2)),
+        )
     else:
         np.testing.assert_array_equal(out, expected)
 
@@ -66,8 +91,14 @@ def test_argmax_ties_and_last_index():
     np.testing.assert_array_equal(k.run("minlast", a), [0, 1, 1, 0, 1, 0])
 
 
-SCANS = [("cumsum", "float32", 1, False), ("cumsum", "int32", 0, True), ("cumsum", "float32", None, False),
-         ("cumprod", "float32", -1, False), ("cumprod", "int32", 1, True), ("cumsum", "float16", -1, True)]
+SCANS = [
+    ("cumsum", "float32", 1, False),
+    ("cumsum", "int32", 0, True),
+    ("cumsum", "float32", None, False),
+    ("cumprod", "float32", -1, False),
+    ("cumprod", "int32", 1, True),
+    ("cumsum", "float16", -1, True),
+]
 for _j, (_op, _d, _axis, _excl) in enumerate(SCANS):
     _A = te.placeholder((4, 7), _d, name="A")
     K.add(f"scan{_j}", [_A], getattr(topi, _op)(_A, _axis, None, _excl))
@@ -78,7 +109,11 @@ K.add("cumsum_dtype", [_A8], topi.cumsum(_A8, dtype="int32"))
 @pytest.mark.parametrize("j", range(len(SCANS)))
 def test_scan(j):
     op, dtype, axis, exclusive = SCANS[j]
-    a = random((4, 7), dtype, 0.5, 1.5) if op == "cumprod" and dtype == "float32" else random((4, 7), dtype)
+    a = (
+        random((4, 7), dtype, 0.5, 1.5)
+        if op == "cumprod" and dtype == "float32"
+        else random((4, 7), dtype)
+    )
     if op == "cumprod" and dtype == "int32":
         a = a % 3
     out = K.run(f"scan{j}", a)
@@ -93,7 +128,9 @@ def test_scan(j):
         expected = np.moveaxis(expected, 0, ax)
     assert out.shape == expected.shape
     if dtype.startswith("float"):
-        np.testing.assert_allclose(out, expected, **(tol(dtype) if dtype != "float16" else dict(rtol=1e-2, atol=1e-2)))
+        np.testing.assert_allclose(
+            out, expected, **(tol(dtype) if dtype != "float16" else dict(rtol=1e-2, atol=1e-2))
+        )
     else:
         np.testing.assert_array_equal(out, expected)
 

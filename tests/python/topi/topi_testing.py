@@ -19,7 +19,9 @@ class Kernels:
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         assert name not in self._funcs, name
         assert self._lib is None, "add every kernel before the first run"
-        func = te.create_prim_func(list(inputs) + outputs).with_attr("global_symbol", _core.StringImm(name))
+        func = te.create_prim_func(list(inputs) + outputs).with_attr(
+            "global_symbol", _core.StringImm(name)
+        )
         self._funcs[name] = (func, outputs)
         return name
 
@@ -48,7 +50,10 @@ class Kernels:
             raise self._errors[name]
         lib = self._lib.get("all") or self._lib[name]
         _, outputs = self._funcs[name]
-        outs = [np.zeros([getattr(s, "value", s) for s in t.shape], dtype=_np_dtype(t.dtype)) for t in outputs]
+        outs = [
+            np.zeros([getattr(s, "value", s) for s in t.shape], dtype=_np_dtype(t.dtype))
+            for t in outputs
+        ]
         lib[name](*[np.ascontiguousarray(x) for x in inputs], *outs)
         return outs[0] if len(outs) == 1 else outs
 
@@ -71,4 +76,5 @@ def random(shape, dtype, low=-2.0, high=2.0, seed=0):
 def tol(dtype):
     """Tolerances for comparing with numpy."""
     return {"float16": dict(rtol=2e-3, atol=2e-3), "float64": dict(rtol=1e-10, atol=1e-12)}.get(
-        dtype, dict(rtol=1e-5, atol=1e-6))
+        dtype, dict(rtol=1e-5, atol=1e-6)
+    )

@@ -1,14 +1,27 @@
 """Neural-network operators of the operator library (TVM's ``topi.nn``)."""
 
-from .batch_matmul import batch_matmul  # noqa: F401
-from .batch_norm import batch_norm  # noqa: F401
-from .conv2d import (conv2d, conv2d_NCHWc, conv2d_nchw, conv2d_nhwc,  # noqa: F401
-                     group_conv2d_nchw, group_conv2d_nhwc)
-from .dense import dense, matmul  # noqa: F401
-from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc  # noqa: F401
-from .elemwise import leaky_relu, prelu, relu  # noqa: F401
-from .layer_norm import layer_norm  # noqa: F401
-from .pad import pad  # noqa: F401
-from .pooling import adaptive_pool, global_pool, pool2d  # noqa: F401
-from .softmax import log_softmax, softmax  # noqa: F401
-from .utils import get_pad_tuple  # noqa: F401
+from .batch_matmul import batch_matmul
+from .batch_norm import batch_norm
+from .conv2d import (
+    conv2d,
+    conv2d_NCHWc,
+    conv2d_nchw,
+    conv2d_nhwc,
+    group_conv2d_nchw,
+    group_conv2d_nhwc,
+)
+from .dense import dense, matmul
+from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
+from .elemwise import leaky_relu, prelu, relu
+from .layer_norm import layer_norm
+from .pad import pad
+from .pooling import adaptive_pool, global_pool, pool2d
+from .softmax import log_softmax, softmax
+from .utils import get_pad_tuple
+
+__all__ = [
+    "batch_matmul", "batch_norm", "conv2d", "conv2d_NCHWc", "conv2d_nchw", "conv2d_nhwc",
+    "group_conv2d_nchw", "group_conv2d_nhwc", "dense", "matmul", "depthwise_conv2d_nchw",
+    "depthwise_conv2d_nhwc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
+    "global_pool", "pool2d", "log_softmax", "softmax", "get_pad_tuple",
+]  # fmt: skip

@@ -6,9 +6,16 @@ from ...tir import expr_ops
 from ..utils import const_or_none, equal_dims
 
 
-def batch_matmul(tensor_a, tensor_b, oshape=None, out_dtype=None, transpose_a=False,
-                 transpose_b=True, auto_scheduler_rewritten_layout="",
-                 meta_schedule_original_shape=None):
+def batch_matmul(
+    tensor_a,
+    tensor_b,
+    oshape=None,
+    out_dtype=None,
+    transpose_a=False,
+    transpose_b=True,
+    auto_scheduler_rewritten_layout="",
+    meta_schedule_original_shape=None,
+):
     """``op(A[b]) @ op(B[b])`` for 3-D tensors; ``transpose_b`` defaults to True (the "NT"
     form TVM uses), so ``A [batch, M, K]`` meets ``B [batch, N, K]``.
 
@@ -16,8 +23,10 @@ def batch_matmul(tensor_a, tensor_b, oshape=None, out_dtype=None, transpose_a=Fa
     """
     what = "topi.nn.batch_matmul"
     if len(tensor_a.shape) != 3 or len(tensor_b.shape) != 3:
-        raise TesseraValueError(f"{what} needs 3-D tensors, got shapes {tuple(tensor_a.shape)} and "
-                                f"{tuple(tensor_b.shape)}")
+        raise TesseraValueError(
+            f"{what} needs 3-D tensors, got shapes {tuple(tensor_a.shape)} and "
+            f"{tuple(tensor_b.shape)}"
+        )
     ba, bb = tensor_a.shape[0], tensor_b.shape[0]
     if transpose_a:
         k, m = tensor_a.shape[1], tensor_a.shape[2]
@@ -28,8 +37,10 @@ def batch_matmul(tensor_a, tensor_b, oshape=None, out_dtype=None, transpose_a=Fa
     else:
         k2, n = tensor_b.shape[1], tensor_b.shape[2]
     if not equal_dims(k, k2):
-        raise TesseraValueError(f"{what}: the reduction sizes differ ({k} vs. {k2}) for shapes "
-                                f"{tuple(tensor_a.shape)} and {tuple(tensor_b.shape)}")
+        raise TesseraValueError(
+            f"{what}: the reduction sizes differ ({k} vs. {k2}) for shapes "
+            f"{tuple(tensor_a.shape)} and {tuple(tensor_b.shape)}"
+        )
     if equal_dims(ba, bb) or const_or_none(bb) == 1:
         batch = ba
     elif const_or_none(ba) == 1:
@@ -48,5 +59,9 @@ def batch_matmul(tensor_a, tensor_b, oshape=None, out_dtype=None, transpose_a=Fa
         v = tensor_b[xb, j, r] if transpose_b else tensor_b[xb, r, j]
         return te.sum(expr_ops.cast(a, dtype) * expr_ops.cast(v, dtype), axis=r)
 
-    return te.compute(shape, fcompute, name="T_batch_matmul_" + ("T" if transpose_a else "N")
-                      + ("T" if transpose_b else "N"), tag="batch_matmul")
+    return te.compute(
+        shape,
+        fcompute,
+        name="T_batch_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N"),
+        tag="batch_matmul",
+    )

@@ -8,8 +8,19 @@ from .. import _math
 from ..utils import normalize_axis
 
 
-def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=None, center=None,
-               scale=None, training=None, momentum=None):
+def batch_norm(
+    data,
+    gamma,
+    beta,
+    moving_mean,
+    moving_var,
+    axis=None,
+    epsilon=None,
+    center=None,
+    scale=None,
+    training=None,
+    momentum=None,
+):
     """``[out, mean, var]``: ``out = (x - mean) / sqrt(var + epsilon) * gamma + beta`` per
     channel ``axis`` (default 1). For inference ``mean``/``var`` are the moving statistics
     (returned as copies); in training the batch's, and the returned statistics are the moving
@@ -42,7 +53,9 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=No
             return te.sum(data[full(ch, rv)], axis=rv)
 
         s = te.compute(channels, fsum, name="T_batch_norm_sum")
-        mean = te.compute(channels, lambda ch: s[ch] / expr_ops.cast(count, dtype), name="T_batch_mean")
+        mean = te.compute(
+            channels, lambda ch: s[ch] / expr_ops.cast(count, dtype), name="T_batch_mean"
+        )
 
         def fsq(ch):
             rv = [te.reduce_axis((0, data.shape[d]), name=f"k{d}") for d in others]
@@ -50,7 +63,9 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=No
             return te.sum(diff * diff, axis=rv)
 
         sq = te.compute(channels, fsq, name="T_batch_norm_sqsum")
-        var = te.compute(channels, lambda ch: sq[ch] / expr_ops.cast(count, dtype), name="T_batch_var")
+        var = te.compute(
+            channels, lambda ch: sq[ch] / expr_ops.cast(count, dtype), name="T_batch_var"
+        )
     else:
         mean, var = moving_mean, moving_var
 
@@ -65,10 +80,19 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=No
 
     out = te.compute(data.shape, fcompute, name="T_batch_norm")
     if training:
-        new_mean = te.compute(channels, lambda ch: c(1 - momentum) * moving_mean[ch]
-                              + c(momentum) * mean[ch], name="T_moving_mean")
-        new_var = te.compute(channels, lambda ch: c(1 - momentum) * moving_var[ch]
-                             + c(momentum) * var[ch], name="T_moving_var")
+        new_mean = te.compute(
+            channels,
+            lambda ch: c(1 - momentum) * moving_mean[ch] + c(momentum) * mean[ch],
+            name="T_moving_mean",
+        )
+        new_var = te.compute(
+            channels,
+            lambda ch: c(1 - momentum) * moving_var[ch] + c(momentum) * var[ch],
+            name="T_moving_var",
+        )
         return [out, new_mean, new_var]
-    return [out, te.compute(channels, lambda ch: moving_mean[ch], name="T_moving_mean"),
-            te.compute(channels, lambda ch: moving_var[ch], name="T_moving_var")]
+    return [
+        out,
+        te.compute(channels, lambda ch: moving_mean[ch], name="T_moving_mean"),
+        te.compute(channels, lambda ch: moving_var[ch], name="T_moving_var"),
+    ]

@@ -22,10 +22,13 @@ def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
     for name, t in (("gamma", gamma), ("beta", beta)):
         if t is None:
             continue
-        if len(t.shape) != len(axes) or not all(equal_dims(t.shape[j], data.shape[d])
-                                                for j, d in enumerate(axes)):
-            raise TesseraValueError(f"{what}: {name} needs the shape "
-                                    f"{tuple(data.shape[d] for d in axes)}, got {tuple(t.shape)}")
+        if len(t.shape) != len(axes) or not all(
+            equal_dims(t.shape[j], data.shape[d]) for j, d in enumerate(axes)
+        ):
+            raise TesseraValueError(
+                f"{what}: {name} needs the shape "
+                f"{tuple(data.shape[d] for d in axes)}, got {tuple(t.shape)}"
+            )
     acc = "float32" if data.dtype == "float16" else data.dtype
     kept = [data.shape[d] for d in range(ndim) if d not in axes]
     count = 1

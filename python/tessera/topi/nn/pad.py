@@ -16,15 +16,24 @@ def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput", attrs=
     ndim = len(data.shape)
     pad_after = pad_before if pad_after is None else pad_after
     if len(pad_before) != ndim or len(pad_after) != ndim:
-        raise TesseraValueError(f"topi.nn.pad: give one padding per dimension ({ndim}), got "
-                                f"{len(pad_before)} before and {len(pad_after)} after")
+        raise TesseraValueError(
+            f"topi.nn.pad: give one padding per dimension ({ndim}), got "
+            f"{len(pad_before)} before and {len(pad_after)} after"
+        )
     for p in list(pad_before) + list(pad_after):
         c = const_or_none(p)
         if c is not None and c < 0:
             raise TesseraValueError(f"topi.nn.pad: paddings cannot be negative, got {p}")
     shape = [dim_add(data.shape[d], pad_before[d], pad_after[d]) for d in range(ndim)]
-    value = expr_ops.cast(pad_value, data.dtype) if not isinstance(pad_value, (int, float)) else (
-        expr_ops.const(pad_value if expr_ops.is_float(data.dtype) else int(pad_value), data.dtype))
+    value = (
+        expr_ops.cast(pad_value, data.dtype)
+        if not isinstance(pad_value, (int, float))
+        else (
+            expr_ops.const(
+                pad_value if expr_ops.is_float(data.dtype) else int(pad_value), data.dtype
+            )
+        )
+    )
 
     def fcompute(*i):
         idx, conds = [], []

@@ -18,12 +18,15 @@ def _hw_axes(layout, ndim, what):
         letters.append(layout[i])
         i += 1
     if "h" in letters or "w" in letters:
-        raise TesseraValueError(f"{what}: layout '{layout}' splits H or W, which pooling does not allow")
+        raise TesseraValueError(
+            f"{what}: layout '{layout}' splits H or W, which pooling does not allow"
+        )
     if "H" not in letters or "W" not in letters:
         raise TesseraValueError(f"{what}: layout '{layout}' has no H and W axes")
     if len(letters) != ndim:
-        raise TesseraValueError(f"{what}: layout '{layout}' has {len(letters)} axes but the input "
-                                f"has {ndim} dimensions")
+        raise TesseraValueError(
+            f"{what}: layout '{layout}' has {len(letters)} axes but the input has {ndim} dimensions"
+        )
     return letters.index("H"), letters.index("W")
 
 
@@ -42,8 +45,17 @@ def _ints(value, n, what, name):
     return value
 
 
-def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, layout="NCHW",
-           count_include_pad=True):
+def pool2d(
+    data,
+    kernel,
+    stride,
+    dilation,
+    padding,
+    pool_type,
+    ceil_mode=False,
+    layout="NCHW",
+    count_include_pad=True,
+):
     """Max or average pooling over H and W.
 
     ``padding`` is ``[top, left, bottom, right]``. With ``ceil_mode`` a last window that starts
@@ -61,8 +73,9 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, 
     dilation = _ints(dilation, 2, what, "dilation")
     padding = _ints(padding, 4, what, "padding")
     if min(kernel + stride + dilation) < 1 or min(padding) < 0:
-        raise TesseraValueError(f"{what}: kernel, stride and dilation must be positive and "
-                                "padding non-negative")
+        raise TesseraValueError(
+            f"{what}: kernel, stride and dilation must be positive and padding non-negative"
+        )
     head, tail = padding[:2], list(padding[2:])
     offset = [s - 1 if ceil_mode else 0 for s in stride]
     out_shape = list(shape)
@@ -72,8 +85,10 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, 
         if ceil_mode and (raw - 1) * stride[i] >= shape[ax] + head[i]:
             raw -= 1
         if raw < 1:
-            raise TesseraValueError(f"{what}: the {kernel[0]}x{kernel[1]} window does not fit the "
-                                    f"padded {shape[axes[0]]}x{shape[axes[1]]} input")
+            raise TesseraValueError(
+                f"{what}: the {kernel[0]}x{kernel[1]} window does not fit the "
+                f"padded {shape[axes[0]]}x{shape[axes[1]]} input"
+            )
         out_shape[ax] = raw
     before, after = [0] * len(shape), [0] * len(shape)
     for i, ax in enumerate(axes):
@@ -89,6 +104,7 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, 
         return temp[tuple(idx)]
 
     if pool_type == "max":
+
         def fmax(*out):
             rv = [te.reduce_axis((0, kernel[i]), name=f"rv{i}") for i in range(2)]
             return te.max(window(out, rv), axis=rv)
@@ -116,8 +132,11 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, 
             count = n if count is None else count * n
         count = expr_ops.maximum(count, 1)
         s = pool_sum[out]
-        return s / expr_ops.cast(count, s.dtype) if expr_ops.is_float(s.dtype) else expr_ops.truncdiv(
-            s, expr_ops.cast(count, s.dtype))
+        return (
+            s / expr_ops.cast(count, s.dtype)
+            if expr_ops.is_float(s.dtype)
+            else expr_ops.truncdiv(s, expr_ops.cast(count, s.dtype))
+        )
 
     return te.compute(out_shape, favg, name="pool_avg", tag=tag.ELEMWISE)
 
@@ -144,8 +163,12 @@ def global_pool(data, pool_type, layout="NCHW"):
         rv = [te.reduce_axis((0, shape[ax]), name=f"rv{i}") for i, ax in enumerate(axes)]
         return reducer(window(out, rv), axis=rv)
 
-    red = te.compute(out_shape, fcompute, name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
-                     tag="adaptive_pool_" + pool_type)
+    red = te.compute(
+        out_shape,
+        fcompute,
+        name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
+        tag="adaptive_pool_" + pool_type,
+    )
     if pool_type == "max":
         return red
     n = shape[axes[0]] * shape[axes[1]]
@@ -196,11 +219,17 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         if all(shape[ax] % out_size[i] == 0 for i, ax in enumerate(axes)):
             return reducer(data[tuple(idx)], axis=rv)  # every window is full
         # Narrower windows: skip the positions past their end (never loading them).
-        identity = _math.min_value(data.dtype) if pool_type == "max" else expr_ops.const(0, data.dtype)
+        identity = (
+            _math.min_value(data.dtype) if pool_type == "max" else expr_ops.const(0, data.dtype)
+        )
         return reducer(_math.if_then_else(cond, data[tuple(idx)], identity), axis=rv, where=cond)
 
-    red = te.compute(out_shape, fcompute, name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
-                     tag="adaptive_pool_" + pool_type)
+    red = te.compute(
+        out_shape,
+        fcompute,
+        name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
+        tag="adaptive_pool_" + pool_type,
+    )
     if pool_type == "max":
         return red
 
@@ -215,4 +244,3 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         return expr_ops.truncdiv(s, expr_ops.cast(count, s.dtype))
 
     return te.compute(out_shape, favg, name="adaptive_pool_avg", tag=tag.ELEMWISE)
-

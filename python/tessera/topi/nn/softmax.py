@@ -30,7 +30,7 @@ def _parts(x, axis, what):
     expsum = te.compute(reduced, fexp_sum, name="T_softmax_expsum")
 
     def rest(i):
-        return tuple(i[:axis]) + tuple(i[axis + 1:])
+        return tuple(i[:axis]) + tuple(i[axis + 1 :])
 
     return axis, max_elem, expsum, rest
 
@@ -46,8 +46,9 @@ def softmax(x, axis=-1):
         r = rest(i)
         return _math.exp(x[i] - max_elem[r]) / expsum[r]
 
-    return te.compute(x.shape, fcompute, name="T_softmax_norm", tag="softmax_output",
-                      attrs={"axis": axis})
+    return te.compute(
+        x.shape, fcompute, name="T_softmax_norm", tag="softmax_output", attrs={"axis": axis}
+    )
 
 
 def log_softmax(x, axis=-1):

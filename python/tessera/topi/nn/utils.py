@@ -20,7 +20,9 @@ def get_pad_tuple(padding, kernel):
     elif padding == "SAME":
         pad_h, pad_w = kernel[0] - 1, kernel[1] - 1
     else:
-        raise TesseraValueError(f"unknown padding {padding!r}: use an int, a tuple, 'SAME' or 'VALID'")
+        raise TesseraValueError(
+            f"unknown padding {padding!r}: use an int, a tuple, 'SAME' or 'VALID'"
+        )
     pad_top, pad_left = (pad_h + 1) // 2, (pad_w + 1) // 2
     return pad_top, pad_left, pad_h - pad_top, pad_w - pad_left
 
