@@ -76,8 +76,16 @@ def _ref(name, dtype):
     return REFS[name]
 
 
+def shapes_of(name, dtype):
+    """Every broadcast pattern for the float32 add and int32 subtract; two for the others
+    (the broadcasting is shared code; the operators differ in the element expression)."""
+    if (name, dtype) in (("add", "float32"), ("subtract", "int32")):
+        return list(enumerate(SHAPES))
+    return [(1, SHAPES[1]), (2, SHAPES[2])]
+
+
 for _name, _d in CASES:
-    for _k, (_sa, _sb) in enumerate(SHAPES):
+    for _k, (_sa, _sb) in shapes_of(_name, _d):
         _A = te.placeholder(_sa, _d, name="A")
         _B = te.placeholder(_sb, _d, name="B")
         K.add(f"{_name}_{_d}_{_k}", [_A, _B], getattr(topi, _name)(_A, _B))
@@ -102,7 +110,7 @@ def _operands(name, dtype, sa, sb):
 
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_binary(name, dtype):
-    for k, (sa, sb) in enumerate(SHAPES):
+    for k, (sa, sb) in shapes_of(name, dtype):
         a, b = _operands(name, dtype, sa, sb)
         out = K.run(f"{name}_{dtype}_{k}", a, b)
         with np.errstate(all="ignore"):

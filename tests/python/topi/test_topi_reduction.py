@@ -34,7 +34,9 @@ for _op, _dtypes in (
 ):
     for _d in _dtypes:
         for _k, _axis in enumerate(AXES):
-            for _keep in (False, True):
+            # Every (axis, keepdims) pair for the float32 sum and argmax; alternating otherwise.
+            full = (_op, _d) in (("sum", "float32"), ("argmax", "float32"))
+            for _keep in (False, True) if full else (_k % 2 == 1,):
                 if _op.startswith("arg") and isinstance(_axis, tuple):
                     continue  # numpy's argmax takes one axis
                 CASES.append((_op, _d, _k, _keep))
