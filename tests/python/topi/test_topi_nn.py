@@ -265,6 +265,29 @@ case(
     lambda x: topi.nn.pool2d(x, 3, 2, 1, (1, 1, 1, 1), "max"),
     lambda x: pool_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", False, True).astype("int8"),
 )
+case(
+    "pool_int8_avg",
+    [(1, 2, 5, 6)],
+    ["int8"],
+    lambda x: topi.nn.pool2d(x, 3, 2, 1, (1, 1, 1, 1), "avg", False, "NCHW", False),
+    lambda x: np.trunc(
+        pool_ref(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "avg", False, False)
+    ).astype("int8"),
+)
+case(
+    "global_avg_int8",
+    [(1, 2, 32, 32)],
+    ["int8"],
+    lambda x: topi.nn.global_pool(x, "avg"),
+    lambda x: np.trunc(x.astype("int64").sum(axis=(2, 3), keepdims=True) / 1024).astype("int8"),
+)
+case(
+    "adaptive_avg_uint8",
+    [(1, 2, 7, 5)],
+    ["uint8"],
+    lambda x: topi.nn.adaptive_pool(x, (2, 3), "avg"),
+    lambda x: adaptive_ref(x.astype("int64"), (2, 3), "sum_trunc").astype("uint8"),
+)
 for _t in ("max", "avg"):
     case(
         f"global_{_t}",
@@ -297,7 +320,12 @@ def adaptive_ref(x, out, t):
             ys, ye = i * h // out[0], -(-(i + 1) * h // out[0])
             xs, xe = j * w // out[1], -(-(j + 1) * w // out[1])
             win = x[:, :, ys:ye, xs:xe]
-            res[:, :, i, j] = win.max(axis=(2, 3)) if t == "max" else win.mean(axis=(2, 3))
+            if t == "max":
+                res[:, :, i, j] = win.max(axis=(2, 3))
+            elif t == "sum_trunc":  # integer average, truncated
+                res[:, :, i, j] = win.sum(axis=(2, 3)) // (win.shape[2] * win.shape[3])
+            else:
+                res[:, :, i, j] = win.mean(axis=(2, 3))
     return res
 
 

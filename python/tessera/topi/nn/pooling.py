@@ -1,7 +1,7 @@
 """Pooling: ``pool2d`` (max/avg, ceil_mode, count_include_pad), ``global_pool``,
 ``adaptive_pool``, in any layout with unsplit H and W ("NCHW", "NHWC", "NCHW16c", ...)."""
 
-from ... import te
+from ... import _core, te
 from ...error import TesseraValueError
 from ...tir import expr_ops
 from .. import _math, tag
@@ -43,6 +43,21 @@ def _ints(value, n, what, name):
     if len(value) != n:
         raise TesseraValueError(f"{what}: {name} needs {n} entries, got {len(value)}")
     return value
+
+
+def _sum_dtype(dtype):
+    """Narrow integers sum in int32 so that a window's sum does not overflow."""
+    if expr_ops.is_int(dtype) and _core.DataType(dtype).bits < 32:
+        return "int32"
+    return dtype
+
+
+def _average(total, count, dtype):
+    """``total / count`` (truncating on integers) in ``dtype``."""
+    count = expr_ops.cast(count, total.dtype)
+    if expr_ops.is_float(total.dtype):
+        return expr_ops.cast(total / count, dtype)
+    return expr_ops.cast(expr_ops.truncdiv(total, count), dtype)
 
 
 def pool2d(
@@ -113,7 +128,7 @@ def pool2d(
 
     def fsum(*out):
         rv = [te.reduce_axis((0, kernel[i]), name=f"rv{i}") for i in range(2)]
-        return te.sum(window(out, rv), axis=rv)
+        return te.sum(expr_ops.cast(window(out, rv), _sum_dtype(data.dtype)), axis=rv)
 
     pool_sum = te.compute(out_shape, fsum, name="pool_sum", tag="pool_sum")
 
@@ -131,12 +146,7 @@ def pool2d(
                 n = (end - (start + dilation[i] * jumps)) // dilation[i] + 1
             count = n if count is None else count * n
         count = expr_ops.maximum(count, 1)
-        s = pool_sum[out]
-        return (
-            s / expr_ops.cast(count, s.dtype)
-            if expr_ops.is_float(s.dtype)
-            else expr_ops.truncdiv(s, expr_ops.cast(count, s.dtype))
-        )
+        return _average(pool_sum[out], count, data.dtype)
 
     return te.compute(out_shape, favg, name="pool_avg", tag=tag.ELEMWISE)
 
@@ -157,11 +167,11 @@ def global_pool(data, pool_type, layout="NCHW"):
             idx[ax] = rv[i]
         return data[tuple(idx)]
 
-    reducer = te.max if pool_type == "max" else te.sum
-
     def fcompute(*out):
         rv = [te.reduce_axis((0, shape[ax]), name=f"rv{i}") for i, ax in enumerate(axes)]
-        return reducer(window(out, rv), axis=rv)
+        if pool_type == "max":
+            return te.max(window(out, rv), axis=rv)
+        return te.sum(expr_ops.cast(window(out, rv), _sum_dtype(data.dtype)), axis=rv)
 
     red = te.compute(
         out_shape,
@@ -174,10 +184,7 @@ def global_pool(data, pool_type, layout="NCHW"):
     n = shape[axes[0]] * shape[axes[1]]
 
     def favg(*out):
-        s = red[out]
-        if expr_ops.is_float(s.dtype):
-            return s / expr_ops.const(n, s.dtype)
-        return expr_ops.truncdiv(s, expr_ops.const(n, s.dtype))
+        return _average(red[out], n, data.dtype)
 
     return te.compute(out_shape, favg, name="adaptive_pool_avg", tag=tag.ELEMWISE)
 
@@ -216,13 +223,13 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
             c = start + rv[i].var < end
             cond = c if cond is None else expr_ops.logical_and(cond, c)
         reducer = te.max if pool_type == "max" else te.sum
+        dtype = data.dtype if pool_type == "max" else _sum_dtype(data.dtype)
+        value = expr_ops.cast(data[tuple(idx)], dtype)
         if all(shape[ax] % out_size[i] == 0 for i, ax in enumerate(axes)):
-            return reducer(data[tuple(idx)], axis=rv)  # every window is full
+            return reducer(value, axis=rv)  # every window is full
         # Narrower windows: skip the positions past their end (never loading them).
-        identity = (
-            _math.min_value(data.dtype) if pool_type == "max" else expr_ops.const(0, data.dtype)
-        )
-        return reducer(_math.if_then_else(cond, data[tuple(idx)], identity), axis=rv, where=cond)
+        identity = _math.min_value(dtype) if pool_type == "max" else expr_ops.const(0, dtype)
+        return reducer(_math.if_then_else(cond, value, identity), axis=rv, where=cond)
 
     red = te.compute(
         out_shape,
@@ -238,9 +245,6 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         for i, ax in enumerate(axes):
             start, end = bounds(i, out[ax])
             count = end - start if count is None else count * (end - start)
-        s = red[out]
-        if expr_ops.is_float(s.dtype):
-            return s / expr_ops.cast(count, s.dtype)
-        return expr_ops.truncdiv(s, expr_ops.cast(count, s.dtype))
+        return _average(red[out], count, data.dtype)
 
     return te.compute(out_shape, favg, name="adaptive_pool_avg", tag=tag.ELEMWISE)
