@@ -212,3 +212,14 @@ __all__ = [
     for _n, _v in list(globals().items())
     if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__
 ]
+
+
+def ceil_log2(x):
+    """``ceil(log2(x))`` of an expression; integers compute in float64 and keep their type."""
+    x = expr_ops.convert(x)
+    if expr_ops.is_float(x.dtype):
+        return _math.ceil(_math.log2(x))
+    return _core.Cast(x.dtype, _math.ceil(_math.log2(_core.Cast("float64", x))))
+
+
+__all__.append("ceil_log2")

@@ -18,6 +18,11 @@ def get_const_int(expr):
     raise TesseraValueError(f"expected a constant integer, got {expr}")
 
 
+def equal_const_int(expr, value):
+    """Whether ``expr`` is the constant integer ``value``."""
+    return const_or_none(simplify(expr)) == value
+
+
 def get_const_tuple(in_tuple):
     """A shape as a tuple of ints; symbolic entries stay expressions (as in TVM)."""
     out = []

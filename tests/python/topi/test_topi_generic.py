@@ -39,3 +39,25 @@ def test_operator_is_an_unscheduled_compute():
     text = te.create_prim_func([A, B]).script()
     assert 'T.block("T_relu")' in text
     assert "T.max(A[v_i0, v_i1], T.float32(0.0))" in text
+
+
+def test_ceil_log2_and_utils():
+    from tessera.topi.utils import equal_const_int, get_const_tuple
+
+    x = te.var("x")
+    lib = ts.build(
+        te.create_prim_func(
+            [
+                A := te.placeholder((6,), "int32", name="A"),
+                te.compute((6,), lambda i: topi.math.ceil_log2(A[i]), name="B"),
+            ]
+        ),
+        target="c",
+    )
+    a = np.array([1, 2, 3, 8, 9, 1000], "int32")
+    b = np.zeros(6, "int32")
+    lib(a, b)
+    np.testing.assert_array_equal(b, np.ceil(np.log2(a)).astype("int32"))
+    assert topi.math.ceil_log2(te.const(5.0)).dtype == "float32"
+    assert get_const_tuple((te.const(3), 4, x))[:2] == (3, 4)
+    assert equal_const_int(te.const(2) + 1, 3) and not equal_const_int(x, 3)
