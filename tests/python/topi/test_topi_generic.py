@@ -61,3 +61,18 @@ def test_ceil_log2_and_utils():
     assert topi.math.ceil_log2(te.const(5.0)).dtype == "float32"
     assert get_const_tuple((te.const(3), 4, x))[:2] == (3, 4)
     assert equal_const_int(te.const(2) + 1, 3) and not equal_const_int(x, 3)
+
+
+def test_readme_example_and_lazy_import():
+    X = te.placeholder((1, 3, 9, 7), "float32", name="X")
+    W = te.placeholder((4, 3, 3, 3), "float32", name="W")
+    Y = topi.nn.relu(topi.nn.conv2d_nchw(X, W, stride=1, padding="SAME", dilation=1))
+    lib = ts.build(te.create_prim_func([X, W, Y]), target="c")
+    x = np.ones((1, 3, 9, 7), "float32")
+    w = np.full((4, 3, 3, 3), -1.0, "float32")
+    w[:2] = 1.0
+    y = np.zeros((1, 4, 9, 7), "float32")
+    lib(x, w, y)
+    assert y[0, 0, 4, 3] == 27.0 and y[0, 0, 0, 0] == 12.0  # a full window and a corner
+    assert (y[0, 2:] == 0).all()  # relu of negative sums
+    assert ts.topi.nn.softmax is topi.nn.softmax
