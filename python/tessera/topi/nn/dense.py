@@ -15,6 +15,7 @@ def matmul(
     transpose_b=False,
     auto_scheduler_rewritten_layout="",
     meta_schedule_original_shape=None,
+    _tag="matmul",
 ):
     """``op(A) @ op(B) (+ bias)`` of 2-D tensors, ``op`` transposing when asked.
 
@@ -44,7 +45,7 @@ def matmul(
         return te.sum(expr_ops.cast(a, dtype) * expr_ops.cast(b, dtype), axis=r)
 
     name = "T_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
-    out = te.compute((m, n), fcompute, name=name, tag="matmul")
+    out = te.compute((m, n), fcompute, name=name, tag=_tag)
     if bias is None:
         return out
     return te.compute(
@@ -64,4 +65,4 @@ def dense(
     meta_schedule_original_shape=None,
 ):
     """``data @ weight.T (+ bias)``: ``data [batch, in]``, ``weight [out, in]``."""
-    return matmul(data, weight, bias, out_dtype, False, True)
+    return matmul(data, weight, bias, out_dtype, False, True, _tag="dense")

@@ -124,7 +124,13 @@ def pool2d(
             rv = [te.reduce_axis((0, kernel[i]), name=f"rv{i}") for i in range(2)]
             return te.max(window(out, rv), axis=rv)
 
-        return te.compute(out_shape, fmax, name="pool_max", tag="pool_max")
+        return te.compute(
+            out_shape,
+            fmax,
+            name="pool_max",
+            tag="pool_max",
+            attrs={"schedule_rule": "meta_schedule.pool_max"},
+        )
 
     def fsum(*out):
         rv = [te.reduce_axis((0, kernel[i]), name=f"rv{i}") for i in range(2)]
@@ -148,7 +154,13 @@ def pool2d(
         count = expr_ops.maximum(count, 1)
         return _average(pool_sum[out], count, data.dtype)
 
-    return te.compute(out_shape, favg, name="pool_avg", tag=tag.ELEMWISE)
+    return te.compute(
+        out_shape,
+        favg,
+        name="pool_avg",
+        tag=tag.ELEMWISE,
+        attrs={"schedule_rule": "meta_schedule.pool_avg"},
+    )
 
 
 def global_pool(data, pool_type, layout="NCHW"):
@@ -178,6 +190,7 @@ def global_pool(data, pool_type, layout="NCHW"):
         fcompute,
         name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
         tag="adaptive_pool_" + pool_type,
+        attrs={"schedule_rule": "meta_schedule.adaptive_pool_max"} if pool_type == "max" else None,
     )
     if pool_type == "max":
         return red
@@ -186,7 +199,13 @@ def global_pool(data, pool_type, layout="NCHW"):
     def favg(*out):
         return _average(red[out], n, data.dtype)
 
-    return te.compute(out_shape, favg, name="adaptive_pool_avg", tag=tag.ELEMWISE)
+    return te.compute(
+        out_shape,
+        favg,
+        name="adaptive_pool_avg",
+        tag=tag.ELEMWISE,
+        attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"},
+    )
 
 
 def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
@@ -236,6 +255,7 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         fcompute,
         name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
         tag="adaptive_pool_" + pool_type,
+        attrs={"schedule_rule": "meta_schedule.adaptive_pool_max"} if pool_type == "max" else None,
     )
     if pool_type == "max":
         return red
@@ -247,4 +267,10 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
             count = end - start if count is None else count * (end - start)
         return _average(red[out], count, data.dtype)
 
-    return te.compute(out_shape, favg, name="adaptive_pool_avg", tag=tag.ELEMWISE)
+    return te.compute(
+        out_shape,
+        favg,
+        name="adaptive_pool_avg",
+        tag=tag.ELEMWISE,
+        attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"},
+    )
