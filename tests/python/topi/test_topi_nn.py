@@ -517,6 +517,83 @@ case(
 )
 
 
+# ---- 1-D convolutions, flatten, rms_norm ----
+
+
+def conv1d_ref(x, w, stride, padding, dilation, groups=1):
+    """NCW / OIW through the 2-D reference with a height of 1."""
+    left, right = padding
+    return conv_nchw(x[:, :, None, :], w[:, :, None, :], (1, stride), (0, left, 0, right),
+                     (1, dilation), groups)[:, :, 0, :]  # fmt: skip
+
+
+case(
+    "conv1d_ncw",
+    [(2, 3, 13), (4, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv1d_ncw(x, w, 2, "SAME", 2),
+    lambda x, w: conv1d_ref(x, w, 2, (2, 2), 2),
+)
+case(
+    "conv1d_nwc_group",
+    [(1, 11, 4), (3, 2, 6)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv1d_nwc(x, w, 1, (1, 2), 1, 2),
+    lambda x, w: conv1d_ref(x.transpose(0, 2, 1), w.transpose(2, 1, 0), 1, (1, 2), 1, 2).transpose(
+        0, 2, 1
+    ),
+)
+case(
+    "conv1d_int8",
+    [(1, 2, 9), (3, 2, 2)],
+    ["int8"] * 2,
+    lambda x, w: topi.nn.conv1d(x, w, out_dtype="int32"),
+    lambda x, w: conv1d_ref(x.astype("int32"), w.astype("int32"), 1, (0, 0), 1),
+)
+case("flatten", [(2, 3, 5, 7)], ["int8"], topi.nn.flatten, lambda x: x.reshape(2, -1))
+
+
+def rms_ref(x, w, axes, eps=1e-5):
+    xf = x.astype("float64")
+    shape = [x.shape[d] if d in axes else 1 for d in range(x.ndim)]
+    y = xf / np.sqrt((xf * xf).mean(axis=axes, keepdims=True) + eps) * w.reshape(shape)
+    return y.astype(x.dtype)
+
+
+for _d in ("float32", "float16"):
+    case(
+        f"rms_norm_{_d}",
+        [(3, 5, 7), (7,)],
+        [_d] * 2,
+        lambda x, w: topi.nn.rms_norm(x, w, [-1]),
+        lambda x, w: rms_ref(x, w, (2,)),
+        rtol=1e-2 if _d == "float16" else 1e-5,
+    )
+case(
+    "rms_norm_2axes",
+    [(3, 5, 7), (3, 5)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.rms_norm(x, w, (0, 1), 1e-3),
+    lambda x, w: rms_ref(x, w, (0, 1), 1e-3),
+    rtol=1e-5,
+)
+case(
+    "batch_matmul_int8",
+    [(2, 5, 7), (2, 3, 7)],
+    ["int8"] * 2,
+    lambda a, b: topi.nn.batch_matmul(a, b, out_dtype="int32"),
+    lambda a, b: a.astype("int32") @ b.astype("int32").transpose(0, 2, 1),
+)
+case(
+    "batch_matmul_fp16",
+    [(3, 4, 6), (3, 6, 5)],
+    ["float16"] * 2,
+    lambda a, b: topi.nn.batch_matmul(a, b, transpose_b=False),
+    lambda a, b: (a.astype("float32") @ b.astype("float32")).astype("float16"),
+    rtol=1e-2,
+)
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_nn(name):
     shapes, dtypes, ref, rtol = CASES[name]
@@ -570,5 +647,13 @@ def test_errors():
         topi.nn.layer_norm(x, te.placeholder((4,), "float32", name="g"), None, -1)
     with pytest.raises(TesseraValueError, match="one padding per dimension"):
         topi.nn.pad(x, [1, 1])
+    with pytest.raises(TesseraValueError, match="do not match 2 groups"):
+        topi.nn.group_conv1d_ncw(
+            te.placeholder((1, 3, 8), "float32", name="a"),
+            te.placeholder((2, 1, 3), "float32", name="b"),
+            groups=2,
+        )
+    with pytest.raises(TesseraValueError, match="weight needs the shape"):
+        topi.nn.rms_norm(x, te.placeholder((3,), "float32", name="w"), -1)
     with pytest.raises(TesseraValueError, match="slope needs shape"):
         topi.nn.prelu(x, te.placeholder((5,), "float32", name="s"))
