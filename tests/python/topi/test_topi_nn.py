@@ -594,6 +594,46 @@ case(
 )
 
 
+def conv_transpose_ref(x, w, stride, pads, opad, groups=1):
+    n, ic, h, wd = x.shape
+    _, ocg, kh, kw = w.shape
+    icg = ic // groups
+    full = np.zeros((n, ocg * groups, (h - 1) * stride[0] + kh + opad[0],
+                     (wd - 1) * stride[1] + kw + opad[1]))  # fmt: skip
+    for c in range(ic):
+        g = c // icg
+        for i in range(h):
+            for j in range(wd):
+                ys, xs = i * stride[0], j * stride[1]
+                contribution = x[:, c, i, j][:, None, None, None] * w[c]
+                full[:, g * ocg : (g + 1) * ocg, ys : ys + kh, xs : xs + kw] += contribution
+    top, left, bottom, right = pads
+    return full[:, :, top : full.shape[2] - bottom, left : full.shape[3] - right].astype(x.dtype)
+
+
+case(
+    "conv2d_transpose",
+    [(1, 3, 5, 4), (3, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (1, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (2, 2), (1, 1, 1, 1), (1, 0)),
+)
+case(
+    "conv2d_transpose_s1",
+    [(2, 2, 4, 5), (2, 3, 2, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (1, 1), 0, None, (0, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (1, 1), (0, 0, 0, 0), (0, 0)),
+)
+case(
+    "group_conv2d_transpose",
+    [(1, 4, 3, 3), (4, 1, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_transpose_nchw(x, w, 2, (0, 1, 1, 0), None, (1, 1), 2),
+    lambda x, w: conv_transpose_ref(x, w, (2, 2), (0, 1, 1, 0), (1, 1), 2),
+)
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_nn(name):
     shapes, dtypes, ref, rtol = CASES[name]

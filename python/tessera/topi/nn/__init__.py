@@ -11,6 +11,7 @@ from .conv2d import (
     group_conv2d_nchw,
     group_conv2d_nhwc,
 )
+from .conv2d_transpose import conv2d_transpose_nchw, group_conv2d_transpose_nchw
 from .dense import dense, matmul
 from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from .elemwise import leaky_relu, prelu, relu
@@ -28,4 +29,5 @@ __all__ = [
     "depthwise_conv2d_nhwc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
     "global_pool", "pool2d", "log_softmax", "softmax", "get_pad_tuple", "conv1d", "conv1d_ncw",
     "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "flatten", "rms_norm",
+    "conv2d_transpose_nchw", "group_conv2d_transpose_nchw",
 ]  # fmt: skip
