@@ -634,6 +634,46 @@ case(
 )
 
 
+def group_norm_ref(x, g, b, groups, c_ax, axes, eps=1e-5):
+    xf = np.moveaxis(x.astype("float64"), c_ax, 1)
+    moved = [1 if a == c_ax else (a if a > c_ax else a + 1) for a in axes]
+    shape = xf.shape
+    grouped = xf.reshape(shape[0], groups, shape[1] // groups, *shape[2:])
+    red = tuple([2] + [a + 1 for a in moved if a != 1])
+    mean = grouped.mean(axis=red, keepdims=True)
+    var = grouped.var(axis=red, keepdims=True)
+    y = ((grouped - mean) / np.sqrt(var + eps)).reshape(shape)
+    cshape = [1, -1] + [1] * (len(shape) - 2)
+    y = y * g.reshape(cshape) + b.reshape(cshape)
+    return np.moveaxis(y, 1, c_ax).astype(x.dtype)
+
+
+case(
+    "group_norm",
+    [(2, 6, 3, 5), (6,), (6,)],
+    ["float32"] * 3,
+    lambda x, g, b: topi.nn.group_norm(x, g, b, 3, 1, [2, 3]),
+    lambda x, g, b: group_norm_ref(x, g, b, 3, 1, [2, 3]),
+    rtol=1e-4,
+)
+case(
+    "group_norm_nhwc_fp16",
+    [(2, 3, 5, 4), (4,), (4,)],
+    ["float16"] * 3,
+    lambda x, g, b: topi.nn.group_norm(x, g, b, 2, -1, [1, 2]),
+    lambda x, g, b: group_norm_ref(x, g, b, 2, 3, [1, 2]),
+    rtol=1e-2,
+)
+case(
+    "instance_norm",
+    [(2, 3, 7), (3,), (3,)],
+    ["float32"] * 3,
+    lambda x, g, b: topi.nn.instance_norm(x, g, b, 1, [2]),
+    lambda x, g, b: group_norm_ref(x, g, b, 3, 1, [2]),
+    rtol=1e-4,
+)
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_nn(name):
     shapes, dtypes, ref, rtol = CASES[name]
@@ -695,5 +735,7 @@ def test_errors():
         )
     with pytest.raises(TesseraValueError, match="weight needs the shape"):
         topi.nn.rms_norm(x, te.placeholder((3,), "float32", name="w"), -1)
+    with pytest.raises(TesseraValueError, match="do not divide into 4 groups"):
+        topi.nn.group_norm(x, None, None, 4, 1, [2, 3])
     with pytest.raises(TesseraValueError, match="slope needs shape"):
         topi.nn.prelu(x, te.placeholder((5,), "float32", name="s"))

@@ -16,6 +16,7 @@ from .dense import dense, matmul
 from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import flatten
+from .group_norm import group_norm, instance_norm
 from .layer_norm import layer_norm
 from .pad import pad
 from .pooling import adaptive_pool, global_pool, pool2d
@@ -29,5 +30,5 @@ __all__ = [
     "depthwise_conv2d_nhwc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
     "global_pool", "pool2d", "log_softmax", "softmax", "get_pad_tuple", "conv1d", "conv1d_ncw",
     "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "flatten", "rms_norm",
-    "conv2d_transpose_nchw", "group_conv2d_transpose_nchw",
+    "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "group_norm", "instance_norm",
 ]  # fmt: skip
