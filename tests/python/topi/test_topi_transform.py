@@ -347,6 +347,36 @@ case(
 )
 case("shape", [(3, 5, 7)], ["float32"], topi.shape, lambda a: np.array(a.shape, "int32"))
 
+case(
+    "take_scalar",
+    [(3, 5, 2)],
+    ["float32"],
+    lambda a: topi.take(a, 4, axis=1),
+    lambda a: np.take(a, 4, axis=1),
+)
+case(
+    "take_scalar_wrap",
+    [(6,)],
+    ["int8"],
+    lambda a: topi.take(a, -2, mode="wrap"),
+    lambda a: np.take(a, -2, mode="wrap"),
+)
+case("squeeze_none", [(1, 5, 1)], ["int32"], lambda a: topi.squeeze(a, axis=()), lambda a: a)
+case(
+    "expand_dims_end",
+    [(5,)],
+    ["float32"],
+    lambda a: topi.expand_dims(a, 1, 2),
+    lambda a: a.reshape(5, 1, 1),
+)
+case(
+    "split_uneven_indices",
+    [(5,)],
+    ["float32"],
+    lambda a: topi.split(a, [0, 2, 9]),
+    lambda a: np.split(a, [0, 2, 9]),
+)
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_transform(name):
