@@ -45,19 +45,23 @@ def _target_string(target):
     return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 
-def _lowerer(mod, target):
+def _lowerer(mod, target, auto_schedule=False):
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
-    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir())
+    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir(),
+                              auto_schedule)
 
 
-def lower(mod, target="c", stage="cleanup"):
+def lower(mod, target="c", stage="cleanup", auto_schedule=False):
     """The IRModule after lowering ``mod`` for ``target`` through ``stage``.
+
+    ``auto_schedule=True`` runs the automatic schedule first, as ``build`` does, on the
+    functions that carry no schedule (see :func:`tessera.autoschedule`).
 
     >>> print(ts.lower(Module, target="c", stage="flatten").script())
     """
-    lw = _lowerer(mod, target)
+    lw = _lowerer(mod, target, auto_schedule)
     lw.run_to(stage)
     return lw.mod
 
@@ -77,6 +81,13 @@ def build(mod, target="c", pipeline="default", name=None):
 
     >>> lib = ts.build(Module, target="cuda")
     >>> print(lib.imported_modules[0].get_source())
+
+    A function that carries no schedule (no loop annotations, no parallel, vectorized, unrolled
+    or bound loops, every block bound to its loops one to one, as ``te.create_prim_func`` and
+    ``T.grid`` make them) is scheduled automatically first by the pass ``tir.AutoSchedule``
+    (see :func:`tessera.autoschedule`); a function scheduled by hand is left alone. Disable it
+    with ``PassContext(disabled_pass=["tir.AutoSchedule"])`` or
+    ``PassContext(config={"tir.auto_schedule": False})``.
     """
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
@@ -85,6 +96,6 @@ def build(mod, target="c", pipeline="default", name=None):
         raise ValueError(f"ts.build does not support target '{tname}'; use 'c', 'llvm' or 'cuda'")
     if pipeline not in ("default", None):
         raise ValueError(f"unknown pipeline '{pipeline}'; tessera has the 'default' pipeline")
-    lw = _lowerer(mod, target if tname == "cuda" else tname)
+    lw = _lowerer(mod, target if tname == "cuda" else tname, auto_schedule=True)
     lw.run_to("end")
     return Module(lw.result)

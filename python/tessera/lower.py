@@ -17,10 +17,14 @@ from .runtime.module import Module
 
 
 class StageLowerer:
-    """Lowers one module stage by stage for a target ("c", "llvm")."""
+    """Lowers one module stage by stage for a target ("c", "llvm", "cuda").
 
-    def __init__(self, mod, target="c"):
-        self._lw = driver._lowerer(mod, target)
+    ``auto_schedule=True`` schedules the functions that carry no schedule in the begin stage,
+    as ``ts.build`` does (pass ``tir.AutoSchedule``).
+    """
+
+    def __init__(self, mod, target="c", auto_schedule=False):
+        self._lw = driver._lowerer(mod, target, auto_schedule)
         self._target = driver._target_name(target)
 
     def run_to(self, stage):
@@ -51,14 +55,15 @@ class StageLowerer:
         return self._lw.timing_report()
 
 
-def lower(mod, target="c", stage="cleanup"):
-    """The IRModule after lowering ``mod`` for ``target`` through ``stage``."""
-    return driver.lower(mod, target, stage)
+def lower(mod, target="c", stage="cleanup", auto_schedule=False):
+    """The IRModule after lowering ``mod`` for ``target`` through ``stage``; with
+    ``auto_schedule=True`` the automatic schedule runs first, as in ``ts.build``."""
+    return driver.lower(mod, target, stage, auto_schedule)
 
 
 class _CallableModule(types.ModuleType):
-    def __call__(self, mod, target="c", stage="cleanup"):
-        return lower(mod, target, stage)
+    def __call__(self, mod, target="c", stage="cleanup", auto_schedule=False):
+        return lower(mod, target, stage, auto_schedule)
 
 
 sys.modules[__name__].__class__ = _CallableModule
