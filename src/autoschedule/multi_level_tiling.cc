@@ -9,6 +9,8 @@
 //
 //   CUDA: 16 x 16 threads per block of C, the X and Y tiles of each reduction step staged in
 //   shared memory; shapes that do not divide get one thread per element of C.
+#include <algorithm>
+
 #include "rules.h"
 #include "tessera/ir/expr.h"
 
@@ -158,9 +160,22 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
         sch.Split(loops[m.j], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
     std::vector<LoopRV> jv =
         sch.Split(js[1], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
-    std::vector<LoopRV> order;
-    for (int k : m.batch) order.push_back(loops[k]);
-    order.push_back(js[0]);
+    // The outer loops: the parallel one first, so that inside the OpenMP region the C compiler
+    // knows the values of the loops outside the tile (unit batch loops become constants and the
+    // tile's offsets stay constants: the tile lives in registers).
+    std::vector<LoopRV> outer;
+    for (int k : m.batch) outer.push_back(loops[k]);
+    outer.push_back(js[0]);
+    bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
+    int par = -1;
+    for (size_t k = 0; k < outer.size() && parallel; ++k) {
+      if (LoopExtent(sch, outer[k]) > 1) {
+        par = static_cast<int>(k);
+        break;
+      }
+    }
+    if (par > 0) std::rotate(outer.begin(), outer.begin() + par, outer.begin() + par + 1);
+    std::vector<LoopRV> order = outer;
     order.push_back(is[0]);
     for (int k : m.reduce) order.push_back(loops[k]);
     order.push_back(is[1]);
@@ -172,16 +187,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     sch.Vectorize(jv[1]);
     sch.Unroll(jv[0]);
     sch.Unroll(is[1]);
-    // The outermost loop with more than one iteration runs across the cores.
-    bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
-    if (parallel) {
-      for (size_t k = 0; k < m.batch.size() + 2; ++k) {
-        if (LoopExtent(sch, order[k]) > 1) {
-          sch.Parallel(order[k]);
-          break;
-        }
-      }
-    }
+    if (par >= 0) sch.Parallel(order[0]);
     if (pack) {
       std::vector<LoopRV> ploops = sch.GetLoops(packed);
       std::vector<LoopRV> pjs =
