@@ -31,6 +31,23 @@ int64_t LargestDivisor(int64_t n, int64_t cap) {
   return 1;
 }
 
+namespace {
+thread_local std::vector<std::pair<BlockRV, LoopRV>> deferred_decompositions;
+}  // namespace
+
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop) {
+  deferred_decompositions.emplace_back(block, loop);
+}
+
+void RunDeferredDecompositions(Schedule& sch) {
+  std::vector<std::pair<BlockRV, LoopRV>> todo;
+  todo.swap(deferred_decompositions);
+  for (const auto& [block, loop] : todo) {
+    if (!sch.IsValid(block) || !sch.IsValid(loop)) continue;
+    Try(sch, [&] { sch.DecomposeReduction(block, loop); });
+  }
+}
+
 bool Try(Schedule& sch, const std::function<void()>& body) {
   Schedule backup = sch.Copy();
   try {

@@ -97,6 +97,7 @@ void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const Tar
       ScheduleInjective(sch, info, facts);
     }
   }
+  RunDeferredDecompositions(sch);
 }
 
 Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {

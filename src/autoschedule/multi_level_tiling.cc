@@ -196,7 +196,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       if (parallel) sch.Parallel(pjs[0]);
       sch.Vectorize(pjs[1]);
     }
-    sch.DecomposeReduction(block, loops[m.reduce[0]]);
+    DeferDecomposeReduction(block, loops[m.reduce[0]]);
   });
 }
 

@@ -68,8 +68,8 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes) {
     BlockRV rf = sch.RFactor(parts[1], 0);
     std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
     sch.Vectorize(rf_loops.back());
-    BlockRV init = sch.DecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
-    sch.Vectorize(sch.GetLoops(init).back());
+    // The init loops copy the kinds of the loops they come from: vectorized too.
+    DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
   });
 }
 

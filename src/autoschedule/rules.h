@@ -41,6 +41,12 @@ int64_t LoopExtent(Schedule& sch, const LoopRV& loop);
  *  restored (the trace too) and false returned. */
 bool Try(Schedule& sch, const std::function<void()>& body);
 
+/*! \brief Decompose the reduction `block` at `loop` once every rule has run: after it the
+ *  scope has two writers of the buffer, which parallel and vectorize refuse. */
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop);
+/*! \brief Run the deferred decompositions (those whose handles are still valid). */
+void RunDeferredDecompositions(Schedule& sch);
+
 /*! \brief The largest divisor of `n` that is at most `cap` (at least 1). */
 int64_t LargestDivisor(int64_t n, int64_t cap);
 
