@@ -85,13 +85,24 @@ void VectorizeInner(Schedule& sch, const BlockRV& block, int64_t lanes) {
   });
 }
 
-/*! \brief The innermost loop of a block across the threads of a CUDA block. */
-void BindInnerToThreads(Schedule& sch, const BlockRV& block, const TargetFacts& facts) {
+/*! \brief The threads of a CUDA block for a chain: enough for its longest inner loop, a
+ *  power of two from a warp to 256. Every member uses the same count (a cross-thread
+ *  reduction needs every launched thread). */
+int64_t ChainThreads(Schedule& sch, const std::vector<BlockRV>& members, const TargetFacts& facts) {
+  int64_t longest = 1;
+  for (const BlockRV& m : members) {
+    std::vector<LoopRV> loops = sch.GetLoops(m);
+    int64_t e = loops.empty() ? 1 : LoopExtent(sch, loops.back());
+    longest = std::max(longest, e < 0 ? 256 : e);
+  }
+  return std::clamp<int64_t>(NextPow2(longest), facts.warp_size,
+                             std::min<int64_t>(256, facts.max_threads_per_block));
+}
+
+/*! \brief The innermost loop of a block across `threads` threads of a CUDA block. */
+void BindInnerToThreads(Schedule& sch, const BlockRV& block, int64_t threads) {
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.size() < 2) return;
-  int64_t extent = LoopExtent(sch, loops.back());
-  int64_t threads = std::clamp<int64_t>(NextPow2(extent < 0 ? 256 : extent), facts.warp_size,
-                                        std::min<int64_t>(256, facts.max_threads_per_block));
   Try(sch, [&] {
     auto parts =
         sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(threads)}, true, false);
@@ -131,7 +142,8 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
 
   if (facts.IsGpu()) {
     Try(sch, [&] { sch.Bind(row, "blockIdx.x"); });
-    for (const BlockRV& m : members) BindInnerToThreads(sch, m, facts);
+    int64_t threads = ChainThreads(sch, members, facts);
+    for (const BlockRV& m : members) BindInnerToThreads(sch, m, threads);
     return true;
   }
   if (facts.cores > 1 && rows > 1 && rows * row_size >= kParallelMinElements) {
