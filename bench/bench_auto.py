@@ -62,10 +62,13 @@ def tvm_time(build_te, args, repeat=3):
     try:
         from tvm import te
 
-        func = te.create_prim_func(build_te(tvm, te))
-        target = "llvm -mcpu=native"
+        tir = getattr(tvm, "tir", None) or getattr(tvm, "tirx")  # renamed tirx in TVM 0.27
+        func = te.create_prim_func(build_te(tir, te))
         build = getattr(tvm, "compile", None) or tvm.build
-        lib = build(tvm.IRModule({"main": func}), target=target)
+        try:
+            lib = build(tvm.IRModule({"main": func}), target="llvm -mcpu=native")
+        except ValueError:  # TVM >= 0.27 takes targets as dicts
+            lib = build(tvm.IRModule({"main": func}), target={"kind": "llvm", "mcpu": "native"})
         make = getattr(tvm.runtime, "tensor", None) or tvm.nd.array
         targs = [make(np.ascontiguousarray(a)) for a in args]
         fn = lib["main"]
@@ -109,7 +112,7 @@ def bench_gemm(threads, quick):
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
 
-    def tvm_mm(tvm, te):
+    def tvm_mm(tir, te):
         A = te.placeholder((n, n), name="A")
         B = te.placeholder((n, n), name="B")
         r = te.reduce_axis((0, n), name="r")
@@ -144,7 +147,7 @@ def bench_batch_matmul(threads, quick):
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
 
-    def tvm_bmm(tvm, te):
+    def tvm_bmm(tir, te):
         A = te.placeholder(sa, name="A")
         B = te.placeholder(sb, name="B")
         r = te.reduce_axis((0, 128), name="r")
@@ -191,7 +194,7 @@ def bench_conv2d(threads, quick):
                     target="c")
     th = tessera_time(hand, (xc, wc, yc))
 
-    def tvm_conv(tvm, te):
+    def tvm_conv(tir, te):
         X = te.placeholder((1, 64, 58, 58), name="X")
         W = te.placeholder((64, 64, 3, 3), name="W")
         rc, ry, rx = (te.reduce_axis((0, e), name=nm) for e, nm in ((64, "rc"), (3, "ry"), (3, "rx")))
@@ -232,11 +235,11 @@ def bench_softmax(threads, quick):
     th = tessera_time(hand, (x, y))
     ref = best(numpy_softmax)
 
-    def tvm_softmax(tvm, te):
+    def tvm_softmax(tir, te):
         A = te.placeholder((rows_, cols), name="A")
         k = te.reduce_axis((0, cols), name="k")
         mx = te.compute((rows_,), lambda i: te.max(A[i, k], axis=k), name="max")
-        E = te.compute((rows_, cols), lambda i, j: tvm.tir.exp(A[i, j] - mx[i]), name="exp")
+        E = te.compute((rows_, cols), lambda i, j: tir.exp(A[i, j] - mx[i]), name="exp")
         k2 = te.reduce_axis((0, cols), name="k2")
         s = te.compute((rows_,), lambda i: te.sum(E[i, k2], axis=k2), name="sum")
         S = te.compute((rows_, cols), lambda i, j: E[i, j] / s[i], name="out")
@@ -272,7 +275,7 @@ def bench_layer_norm(threads, quick):
     np.testing.assert_allclose(y, numpy_ln(), rtol=1e-3, atol=1e-4)
     ref = best(numpy_ln)
 
-    def tvm_ln(tvm, te):
+    def tvm_ln(tir, te):
         A = te.placeholder((rows_, cols), name="A")
         G = te.placeholder((cols,), name="G")
         Bt = te.placeholder((cols,), name="B")
@@ -282,7 +285,7 @@ def bench_layer_norm(threads, quick):
         k2 = te.reduce_axis((0, cols), name="k2")
         sq = te.compute((rows_,), lambda i: te.sum((A[i, k2] - mean[i]) * (A[i, k2] - mean[i]),
                                                    axis=k2), name="sq")
-        inv = te.compute((rows_,), lambda i: 1.0 / tvm.tir.sqrt(sq[i] / float(cols) + 1e-5),
+        inv = te.compute((rows_,), lambda i: 1.0 / tir.sqrt(sq[i] / float(cols) + 1e-5),
                          name="inv")
         out = te.compute((rows_, cols), lambda i, j: (A[i, j] - mean[i]) * inv[i] * G[j] + Bt[j],
                          name="out")
@@ -320,11 +323,11 @@ def bench_elementwise(threads, quick):
 
     ref = best(numpy_chain, repeat=7)
 
-    def tvm_chain(tvm, te):
+    def tvm_chain(tir, te):
         A, B, C = (te.placeholder((n,), name=nm) for nm in "ABC")
         T1 = te.compute((n,), lambda i: A[i] * B[i], name="mul")
         T2 = te.compute((n,), lambda i: T1[i] + C[i], name="add")
-        T3 = te.compute((n,), lambda i: tvm.tir.max(T2[i], 0.0), name="relu")
+        T3 = te.compute((n,), lambda i: tir.max(T2[i], 0.0), name="relu")
         D = te.compute((n,), lambda i: T3[i] * 0.5, name="scale")
         return [A, B, C, D]
 
