@@ -7,6 +7,8 @@
 
 from ...error import ScheduleError
 from .schedule import BlockRV, ExprRV, IndexMap, LoopRV, Schedule
+from .state import CachedFlags, ScheduleState, StmtSRef
 from .trace import Trace
 
-__all__ = ["BlockRV", "ExprRV", "IndexMap", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+__all__ = ["BlockRV", "CachedFlags", "ExprRV", "IndexMap", "LoopRV", "Schedule", "ScheduleError",
+           "ScheduleState", "StmtSRef", "Trace"]
