@@ -30,6 +30,7 @@ Expr StripCast(Expr e) {
 /*! \brief The iterators of a matmul-like block, by position in the block's iterator list. */
 struct MatmulShape {
   int i = -1, j = -1;
+  int i2 = -1;  // a batch iterator Y depends on and X does not (conv: the output row)
   std::vector<int> batch, reduce;
   Expr x, y;  // the factors: x broadcast along j, y varying along j
 };
@@ -88,21 +89,38 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
     }
   }
   if (m.reduce.empty() || !y_reduces) return std::nullopt;
+  // i2: X (broadcast) is reused across it too, so the register tile may take a few of it
+  // (conv2d NCHW: rows of the output share the weights).
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (int k : m.batch) {
+      if (v && var_of(k) == v && UsesVar(m.y, v) && !UsesVar(m.x, v)) m.i2 = k;
+    }
+  }
   return m;
 }
 
-/*! \brief MR x NR: the register tile that maximises FMAs per load within the registers. */
-std::optional<std::pair<int64_t, int64_t>> RegisterTile(int64_t ei, int64_t ej, int64_t lanes,
-                                                        int regs) {
+/*! \brief The register tile MR x MY x NR (MY rows of i2, 1 without one) that maximises the FMAs
+ *  per load (MR broadcasts and MY * NR / lanes vector loads per reduction step give
+ *  MR * MY * NR / lanes FMAs) while the accumulators, the loaded vectors and a broadcast fit
+ *  the vector registers. Each tile extent divides its loop (no partial tiles). */
+struct RegisterTile {
+  int64_t mr = 1, my = 1, nr = 0;
+};
+
+std::optional<RegisterTile> ChooseRegisterTile(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
+                                               int regs) {
   double best = 0;
-  std::optional<std::pair<int64_t, int64_t>> out;
+  std::optional<RegisterTile> out;
   for (int64_t nv = 1; nv <= 8; ++nv) {
-    int64_t nr = nv * lanes;
-    if (ej % nr != 0) continue;
+    if (ej % (nv * lanes) != 0) continue;
     for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
-      if (ei % mr != 0 || mr * nv + nv + 1 > regs) continue;
-      double score = static_cast<double>(mr * nv) / static_cast<double>(mr + nv);
-      if (score > best + 1e-9) best = score, out = std::make_pair(mr, nr);
+      if (ei % mr != 0) continue;
+      for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
+        if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
+        double score = static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
+        if (score > best + 1e-9) best = score, out = RegisterTile{mr, my, nv * lanes};
+      }
     }
   }
   return out;
@@ -121,9 +139,11 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   const BlockNode* b = info.block;
   int64_t lanes = facts.VectorLanes(info.output_bits);
   if (lanes < 2) return false;
-  auto tile = RegisterTile(info.extents[m.i], info.extents[m.j], lanes, facts.vector_registers);
+  int64_t ei2 = m.i2 >= 0 ? info.extents[m.i2] : 1;
+  auto tile =
+      ChooseRegisterTile(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers);
   if (!tile) return false;
-  auto [mr, nr] = *tile;
+  const int64_t mr = tile->mr, my = tile->my, nr = tile->nr;
   int64_t flops = 2;
   for (int64_t e : info.extents) flops *= e;
   // Y packed into NR-wide panels contiguous along the reduction: when Y is a 2-D [r, j] input
@@ -165,8 +185,18 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     // The outer loops: the parallel one first, so that inside the OpenMP region the C compiler
     // knows the values of the loops outside the tile (unit batch loops become constants and the
     // tile's offsets stay constants: the tile lives in registers).
+    LoopRV rows;  // the MY rows of i2 in the tile
     std::vector<LoopRV> outer;
-    for (int k : m.batch) outer.push_back(loops[k]);
+    for (int k : m.batch) {
+      if (k == m.i2 && my > 1) {
+        std::vector<LoopRV> i2s =
+            sch.Split(loops[k], {TraceValue::None(), TraceValue::Int(my)}, true, false);
+        outer.push_back(i2s[0]);
+        rows = i2s[1];
+      } else {
+        outer.push_back(loops[k]);
+      }
+    }
     outer.push_back(js[0]);
     bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
     int par = -1;
@@ -195,6 +225,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     }
     order.insert(order.end(), reduce.begin(), reduce.end());
     order.push_back(is[1]);
+    if (rows) order.push_back(rows);
     order.push_back(jv[0]);
     order.push_back(jv[1]);
     sch.Reorder(order);
@@ -203,6 +234,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     sch.Vectorize(jv[1]);
     sch.Unroll(jv[0]);
     sch.Unroll(is[1]);
+    if (rows) sch.Unroll(rows);
     if (unrolled) sch.Unroll(unrolled);
     if (par >= 0) sch.Parallel(order[0]);
     if (pack) {
