@@ -115,6 +115,8 @@ class ScheduleDetector : public StmtVisitor {
       why = "loop " + op->loop_var->name + " has annotations";
     } else if (!IsConstInt(op->min, 0)) {
       why = "loop " + op->loop_var->name + " does not start at 0";
+    } else if (AsPtr<SeqStmtNode>(op->body) != nullptr) {
+      why = "loop " + op->loop_var->name + " holds several statements";
     }
     loops_.push_back(op);
     StmtVisitor::VisitStmt_(op);
@@ -132,10 +134,7 @@ class ScheduleDetector : public StmtVisitor {
       // The root block: everything below it is checked.
       if (!b->iter_vars.empty()) why = "the root block has iterators";
       ++depth_;
-      size_t saved = loops_.size();
-      loops_.clear();
       StmtVisitor::VisitStmt_(op);
-      (void)saved;
       --depth_;
       return;
     }

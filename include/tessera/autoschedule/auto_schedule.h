@@ -14,14 +14,17 @@ namespace autoschedule {
 /*!
  * \brief Whether `func` carries no schedule, so that the automatic schedule may take it.
  *
- * The rule: the function has a root block whose blocks sit directly under loop nests (no
- * nested blocks), every loop is serial, starts at 0, has no annotation and no thread binding,
- * every block binds its iterators one to one to the loops above it (the default loop
- * structure of te.create_prim_func and T.grid), no block has annotations, and every allocated
- * buffer is global. Any schedule primitive breaks one of these (split, fuse, reorder of
- * non-trivial loops aside from the identity, parallel, vectorize, unroll, bind, cache_read/write
- * with a non-global scope, annotate ...). A function attribute "tessera.auto_schedule" (bool)
- * forces the decision either way. `why` receives the reason when the answer is no.
+ * The rule: the function has a root block whose blocks sit directly under loop nests of
+ * their own (no nested blocks, no loop holding several statements); every loop is serial,
+ * starts at 0 and has no annotation and no thread binding; every block binds its iterators one
+ * to one, in order, to the loops above it (the default loop structure of te.create_prim_func
+ * and T.grid); no block has annotations; every allocated buffer is global. Each schedule
+ * primitive breaks one of these (split and fuse change the bindings, reorder their order,
+ * parallel/vectorize/unroll/bind the loop kinds, compute_at and decompose_reduction put
+ * several blocks under one loop, cache_read/cache_write "local"/"shared" allocate non-global
+ * buffers, annotate adds annotations), so a function scheduled by hand is left alone. A
+ * function attribute "tessera.auto_schedule" (bool) forces the decision
+ * either way. `why` receives the reason when the answer is no.
  */
 bool CarriesNoSchedule(const PrimFunc& func, std::string* why = nullptr);
 

@@ -55,9 +55,9 @@ def carries_no_schedule(func):
     """Whether ``ts.build`` would schedule ``func`` automatically, and if not, why.
 
     A function carries no schedule when every loop is serial, starts at 0 and has no
-    annotation or thread binding, every block sits directly in the root block and binds its
-    iterators to the loops above it one to one, in order (as ``te.create_prim_func`` and
-    ``T.grid`` write them), no block has annotations and every allocated buffer is global.
+    annotation or thread binding, every block sits in the root block under a loop nest of its
+    own and binds its iterators to those loops one to one, in order (as ``te.create_prim_func``
+    and ``T.grid`` write them), no block has annotations and every allocated buffer is global.
     The function attribute ``tessera.auto_schedule`` (True/False) overrides the rule.
 
     >>> ok, why = tessera.autoschedule.carries_no_schedule(func)
