@@ -56,6 +56,10 @@ bool Try(Schedule& sch, const std::function<void()>& body) {
   } catch (const Error&) {
     sch = std::move(backup);
     return false;
+  } catch (const InternalError&) {
+    // A primitive's invariant failed on this step: the rule gives up, the program stays valid.
+    sch = std::move(backup);
+    return false;
   }
 }
 

