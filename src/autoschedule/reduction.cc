@@ -110,6 +110,51 @@ void BindInnerToThreads(Schedule& sch, const BlockRV& block, int64_t threads) {
   });
 }
 
+/*! \brief A reduction whose loads vary fastest along a spatial iterator (a sum over the rows
+ *  of a matrix): on the CPU the reduction loops go outside that iterator, which is vectorized,
+ *  so that each step reads contiguous memory; its outer part runs across the cores. */
+bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (facts.IsGpu() || !info.is_reduction || info.loads.empty()) return false;
+  const BufferLoadNode* load = info.loads[0];
+  auto* last = load->indices.empty() ? nullptr : AsPtr<VarNode>(load->indices.back());
+  int inner = -1;
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    if (last && b->iter_vars[k]->var.get() == last) inner = static_cast<int>(k);
+  }
+  if (inner < 0 || b->iter_vars[inner]->iter_type != IterVarType::kDataPar) return false;
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  if (loops.size() != b->iter_vars.size()) return false;
+  int64_t lanes = facts.VectorLanes(info.output_bits);
+  int64_t extent = info.extents[inner];
+  if (lanes < 2 || extent < lanes || extent % lanes != 0) return false;
+  return Try(sch, [&] {
+    auto parts = sch.Split(loops[inner], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    std::vector<LoopRV> spatial, reduce;
+    for (size_t k = 0; k < loops.size(); ++k) {
+      if (static_cast<int>(k) == inner) {
+        spatial.push_back(parts[0]);
+      } else if (b->iter_vars[k]->iter_type == IterVarType::kDataPar) {
+        spatial.push_back(loops[k]);
+      } else {
+        reduce.push_back(loops[k]);
+      }
+    }
+    std::vector<LoopRV> order = spatial;
+    order.insert(order.end(), reduce.begin(), reduce.end());
+    order.push_back(parts[1]);
+    sch.Reorder(order);
+    sch.Vectorize(parts[1]);
+    int64_t total = 1;
+    for (int64_t e : info.extents) total *= std::max<int64_t>(1, e);
+    if (facts.cores > 1 && total >= kParallelMinElements) {
+      LoopRV outer = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
+      sch.Parallel(outer);
+    }
+    DeferDecomposeReduction(info.rv, reduce[0]);
+  });
+}
+
 }  // namespace
 
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
@@ -121,6 +166,10 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   bool has_reduction = anchor.is_reduction;
   for (const BlockRV& p : producers) has_reduction |= AnalyzeBlock(sch, p, func).is_reduction;
   if (!has_reduction) return false;
+  if (producers.empty() && ScheduleColumnReduction(sch, anchor, facts)) {
+    taken->push_back(anchor.name);
+    return true;
+  }
   std::vector<LoopRV> outer = SpatialPrefix(sch, anchor);
   if (!anchor.is_reduction && !outer.empty()) outer.pop_back();  // the row itself stays inside
   if (outer.empty()) return false;

@@ -74,6 +74,8 @@ def cases():
     yield "elementwise_long", ops.elementwise_chain((n,)), [a, b, c], np.maximum(a * b + c, 0) * 0.5
     a = rand(13, 6)
     yield "column_sum", ops.column_sum(13, 6), [a], a.sum(0)
+    a = rand(50, 64)
+    yield "column_sum_wide", ops.column_sum(50, 64), [a], a.sum(0)
     a = rand(100)
     yield "total_sum", ops.total_sum(100), [a], a.sum(keepdims=True)
 
@@ -147,6 +149,12 @@ def test_softmax_rows_are_parallel_and_reductions_vectorized():
     k = kinds(sch)
     assert "compute_at" in k and "rfactor" in k and "parallel" in k
     assert "pragma_fast_math" in sch.mod.script()
+
+
+def test_column_sum_vectorizes_across_columns():
+    sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder",
+                          "vectorize", "parallel", "decompose_reduction"]
 
 
 def test_target_facts_are_detected_and_overridable():
