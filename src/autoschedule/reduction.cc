@@ -128,8 +128,19 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
   int64_t lanes = facts.VectorLanes(info.output_bits);
   int64_t extent = info.extents[inner];
   if (lanes < 2 || extent < lanes || extent % lanes != 0) return false;
+  // A chunk of columns per outer iteration: its partial sums stay in L1 while the reduction
+  // streams through rows; at least one chunk per core.
+  int64_t total = 1;
+  for (int64_t e : info.extents) total *= std::max<int64_t>(1, e);
+  bool parallel = facts.cores > 1 && total >= kParallelMinElements;
+  int64_t vectors = extent / lanes;
+  int64_t cap = std::max<int64_t>(1, facts.l1_bytes / 2 / (lanes * info.output_bits / 8));
+  if (parallel) cap = std::min<int64_t>(cap, std::max<int64_t>(1, vectors / facts.cores));
+  int64_t chunk = LargestDivisor(vectors, cap);
   return Try(sch, [&] {
-    auto parts = sch.Split(loops[inner], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    auto parts = sch.Split(loops[inner],
+                           {TraceValue::None(), TraceValue::Int(chunk), TraceValue::Int(lanes)},
+                           true, false);
     std::vector<LoopRV> spatial, reduce;
     for (size_t k = 0; k < loops.size(); ++k) {
       if (static_cast<int>(k) == inner) {
@@ -143,11 +154,10 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
     std::vector<LoopRV> order = spatial;
     order.insert(order.end(), reduce.begin(), reduce.end());
     order.push_back(parts[1]);
+    order.push_back(parts[2]);
     sch.Reorder(order);
-    sch.Vectorize(parts[1]);
-    int64_t total = 1;
-    for (int64_t e : info.extents) total *= std::max<int64_t>(1, e);
-    if (facts.cores > 1 && total >= kParallelMinElements) {
+    sch.Vectorize(parts[2]);
+    if (parallel) {
       LoopRV outer = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
       sch.Parallel(outer);
     }

@@ -155,6 +155,8 @@ def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder",
                           "vectorize", "parallel", "decompose_reduction"]
+    # The rows stream under a chunk of columns: reduction loop outside the column chunk.
+    assert "for k, j_1 in T.grid(512, 32):" in sch.mod.script()
 
 
 def test_target_facts_are_detected_and_overridable():
