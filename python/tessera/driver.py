@@ -165,6 +165,12 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
     tname = _target_name(target)
+    if tname in _HOST_TARGETS:
+        # Functions with a record in the tuning database of `with tessera.tune.apply(db):` (or
+        # the PassContext's "tessera.tune.database") are built with their best schedule.
+        from .tune import apply_best
+
+        mod = apply_best(mod, target)
     if tname not in _TARGETS:
         raise ValueError(f"ts.build does not support target '{tname}'; use 'c', 'llvm' or 'cuda'")
     if pipeline not in ("default", None):

@@ -146,8 +146,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if kernel.dialect != "tir":
         raise CommandError("tessera tune tunes TensorIR kernels (@T.prim_func or IRModules)")
     result = tune_mod.tune(kernel.obj, target=args.target or "c", trials=args.trials,
-                           database=args.database)
+                           database=args.database, plot=args.plot)
     print(result)
+    print("\n".join(result.trace.as_python()))
+    if args.database:
+        print(f"records in {os.path.abspath(args.database)}; build with them: "
+              f"with tessera.tune.apply({args.database!r}): tessera.build(...)")
     return 0
 
 
@@ -233,6 +237,7 @@ def make_parser() -> argparse.ArgumentParser:
     kernel_args(sp)
     sp.add_argument("--trials", type=int, default=64)
     sp.add_argument("--database", default=None, help="a SQLite file of tuning records")
+    sp.add_argument("--plot", default=None, help="save the best time against trials to this PNG")
     sp.set_defaults(run=cmd_tune)
 
     sp = sub.add_parser("bench", help="run the repository's benchmarks (bench/bench_*.py)")

@@ -253,3 +253,10 @@ def test_build_cuda_emits_the_kernel(tmp_path, monkeypatch):
     out = run(["build", str(path), "--target", "cuda", "--emit", "cuda"])
     assert "__global__" in out.stdout and "threadIdx.x" in out.stdout
 
+
+
+def test_tune_a_tensorir_kernel(files, tmp_path):
+    db = tmp_path / "t.db"
+    out = run(["tune", files["tir"] + "::scale", "--trials", "2", "--database", str(db)])
+    assert out.stdout.startswith("TuneResult(") and "sch.get_block" in out.stdout
+    assert db.exists()
