@@ -108,3 +108,17 @@ def total_sum(n):
     k = te.reduce_axis((0, n), name="k")
     S = te.compute((1,), lambda _: te.sum(A[k], axis=k), name="S")
     return te.create_prim_func([A, S])
+
+
+def conv2d_nchwc(n, ic_o, h, w, ic_i, oc_o, oc_i):
+    """3x3 valid convolution on NCHW[ic_i]c data with an OIHW[ic_i]i[oc_i]o kernel."""
+    X = te.placeholder((n, ic_o, h, w, ic_i), name="X")
+    W = te.placeholder((oc_o, ic_o, 3, 3, ic_i, oc_i), name="W")
+    ico = te.reduce_axis((0, ic_o), name="ico")
+    ky = te.reduce_axis((0, 3), name="ky")
+    kx = te.reduce_axis((0, 3), name="kx")
+    ici = te.reduce_axis((0, ic_i), name="ici")
+    Y = te.compute((n, oc_o, h - 2, w - 2, oc_i),
+                   lambda b, o, y, x, c: te.sum(X[b, ico, y + ky, x + kx, ici] * W[o, ico, ky, kx, ici, c],
+                                                axis=[ico, ky, kx, ici]), name="Y")
+    return te.create_prim_func([X, W, Y])

@@ -60,6 +60,12 @@ def cases():
     bias = rand(8)
     yield "conv2d_bias_relu", ops.conv2d_nchw(1, 5, 10, 18, 8, epilogue=True), [x, w, bias], \
         np.maximum(conv_ref(x, w) + bias[None, :, None, None], 0)
+    x, w = rand(1, 2, 10, 12, 8), rand(2, 2, 3, 3, 8, 8)
+    ref = np.zeros((1, 2, 8, 10, 8), "float32")
+    for ky in range(3):
+        for kx in range(3):
+            ref += np.einsum("nihwc,oicd->nohwd", x[:, :, ky:ky + 8, kx:kx + 10, :], w[:, :, ky, kx])
+    yield "conv2d_nchwc", ops.conv2d_nchwc(1, 2, 10, 12, 8, 2, 8), [x, w], ref
     a = rand(7, 33)
     yield "softmax_odd", ops.softmax(7, 33), [a], softmax_ref(a)
     a = rand(9, 64)
