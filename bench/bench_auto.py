@@ -45,7 +45,7 @@ def _setup():
 
 def tvm_or_reason():
     try:
-        import tvm  # noqa: F401
+        import tvm
         from tvm import te  # noqa: F401
         return tvm, None
     except Exception as e:  # noqa: BLE001
@@ -62,7 +62,7 @@ def tvm_time(build_te, args, repeat=3):
     try:
         from tvm import te
 
-        tir = getattr(tvm, "tir", None) or getattr(tvm, "tirx")  # renamed tirx in TVM 0.27
+        tir = getattr(tvm, "tir", None) or tvm.tirx  # renamed tirx in TVM 0.27
         func = te.create_prim_func(build_te(tir, te))
         build = getattr(tvm, "compile", None) or tvm.build
         try:
@@ -95,10 +95,10 @@ def add_refs(rows, bench, name, threads, value, unit, refs, higher_is_better=Tru
 # ----------------------------------------------------------------- compute (in a child process)
 
 def bench_gemm(threads, quick):
-    import numpy as np
-    import tessera as ts
     import cpu_kernels as K
+    import numpy as np
     import ops
+    import tessera as ts
     from bench_cpu import best, tessera_time
 
     n = 512 if quick else 1024
@@ -121,7 +121,7 @@ def bench_gemm(threads, quick):
 
     tt, why = tvm_time(tvm_mm, (a, b, c), repeat=1) if threads == 1 else (None, "one-thread run only")
     fl = 2.0 * n ** 3
-    g = lambda s: fl / s / 1e9 if s else None  # noqa: E731
+    g = lambda s: fl / s / 1e9 if s else None
     rows = []
     add_refs(rows, "gemm", f"gemm fp32 {n}^3", threads, g(t), "GFLOP/s",
              [("numpy BLAS", g(ref), None), ("hand schedule", g(th), None),
@@ -130,10 +130,10 @@ def bench_gemm(threads, quick):
 
 
 def bench_batch_matmul(threads, quick):
-    import numpy as np
-    import tessera as ts
     import cpu_kernels as K
+    import numpy as np
     import ops
+    import tessera as ts
     from bench_cpu import best, tessera_time
 
     sa, sb = (32, 12, 128, 128), (32, 12, 128, 64)
@@ -157,7 +157,7 @@ def bench_batch_matmul(threads, quick):
 
     tt, why = tvm_time(tvm_bmm, (a, b, c), repeat=1) if threads == 1 else (None, "one-thread run only")
     fl = 2.0 * 32 * 12 * 128 * 128 * 64
-    g = lambda s: fl / s / 1e9 if s else None  # noqa: E731
+    g = lambda s: fl / s / 1e9 if s else None
     rows = []
     add_refs(rows, "batch_matmul", "batch_matmul (32,12,128,128)x(..,128,64)", threads, g(t),
              "GFLOP/s", [("numpy matmul", g(ref), None), ("hand schedule", g(th), None),
@@ -166,10 +166,10 @@ def bench_batch_matmul(threads, quick):
 
 
 def bench_conv2d(threads, quick):
-    import numpy as np
-    import tessera as ts
     import cpu_kernels as K
+    import numpy as np
     import ops
+    import tessera as ts
     from bench_cpu import best, tessera_time
 
     rng = np.random.default_rng(0)
@@ -204,7 +204,7 @@ def bench_conv2d(threads, quick):
 
     tt, why = tvm_time(tvm_conv, (x, w, y), repeat=1) if threads == 1 else (None, "one-thread run only")
     fl = 2.0 * 56 * 56 * 64 * 64 * 9
-    g = lambda s: fl / s / 1e9 if s else None  # noqa: E731
+    g = lambda s: fl / s / 1e9 if s else None
     rows = []
     add_refs(rows, "conv2d", "conv2d 3x3 NCHW 64->64 56x56", threads, g(t), "GFLOP/s",
              [("numpy im2col+BLAS", g(ref), None), ("hand schedule (NCHW16c)", g(th), None),
@@ -213,10 +213,10 @@ def bench_conv2d(threads, quick):
 
 
 def bench_softmax(threads, quick):
-    import numpy as np
-    import tessera as ts
     import cpu_kernels as K
+    import numpy as np
     import ops
+    import tessera as ts
     from bench_cpu import best, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
@@ -246,7 +246,7 @@ def bench_softmax(threads, quick):
         return [A, S]
 
     tt, why = tvm_time(tvm_softmax, (x, y)) if threads == 1 else (None, "one-thread run only")
-    ms = lambda s: s * 1e3 if s else None  # noqa: E731
+    ms = lambda s: s * 1e3 if s else None
     rows = []
     add_refs(rows, "softmax", f"softmax rows ({rows_},{cols})", threads, ms(t), "ms",
              [("numpy", ms(ref), None), ("hand schedule", ms(th), None),
@@ -256,8 +256,8 @@ def bench_softmax(threads, quick):
 
 def bench_layer_norm(threads, quick):
     import numpy as np
-    import tessera as ts
     import ops
+    import tessera as ts
     from bench_cpu import best, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
@@ -292,7 +292,7 @@ def bench_layer_norm(threads, quick):
         return [A, G, Bt, out]
 
     tt, why = tvm_time(tvm_ln, (x, g, b, y)) if threads == 1 else (None, "one-thread run only")
-    ms = lambda s: s * 1e3 if s else None  # noqa: E731
+    ms = lambda s: s * 1e3 if s else None
     rows = []
     add_refs(rows, "layer_norm", f"layer_norm rows ({rows_},{cols})", threads, ms(t), "ms",
              [("numpy", ms(ref), None), ("TVM default", ms(tt), why)], higher_is_better=False)
@@ -301,8 +301,8 @@ def bench_layer_norm(threads, quick):
 
 def bench_elementwise(threads, quick):
     import numpy as np
-    import tessera as ts
     import ops
+    import tessera as ts
     from bench_cpu import aligned, best, tessera_time
 
     n = (1 << 22) if quick else (1 << 24)
@@ -333,7 +333,7 @@ def bench_elementwise(threads, quick):
 
     tt, why = tvm_time(tvm_chain, (a, b, c, d)) if threads == 1 else (None, "one-thread run only")
     moved = 16.0 * n  # three arrays read, one written
-    gbs = lambda s: moved / s / 1e9 if s else None  # noqa: E731
+    gbs = lambda s: moved / s / 1e9 if s else None
     rows = []
     add_refs(rows, "elementwise", f"relu(a*b+c)*0.5, {n >> 20}M fp32", threads, gbs(t), "GB/s",
              [("memcpy bandwidth", 8.0 * n / copy / 1e9, None), ("numpy (out=)", gbs(ref), None),
@@ -342,8 +342,8 @@ def bench_elementwise(threads, quick):
 
 
 def bench_schedule_time(threads, quick):
-    import tessera as ts
     import ops
+    import tessera as ts
 
     f = ops.matmul(1024, 1024, 1024)
     times = []
@@ -377,7 +377,7 @@ def run_child(names, threads, quick):
         [os.path.join(ROOT, "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names),
            "--threads", str(threads)] + (["--quick"] if quick else [])
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError("benchmark child failed:\n" + out.stdout + out.stderr)
     for line in out.stdout.splitlines():

@@ -5,14 +5,12 @@ scheduled by hand are left alone."""
 import os
 
 import numpy as np
+import ops
 import pytest
-
 import tessera as ts
 from tessera import tir
 from tessera.script import tir as T
 from tessera.transform import PassContext
-
-import ops
 
 RNG = np.random.default_rng(7)
 # Facts that make the tiling rules fire at small shapes, whatever the host: 4-lane vectors.
@@ -24,7 +22,7 @@ def rand(*shape):
 
 
 def conv_ref(x, w):
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     f, _, kh, kw = w.shape
     y = np.zeros((n, f, h - kh + 1, wd - kw + 1), "float32")
     for ky in range(kh):

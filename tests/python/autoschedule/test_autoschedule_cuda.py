@@ -10,9 +10,9 @@ import pytest
 import tessera as ts
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cuda"))
-from cuda_support import EMULATED, GPU_OK, NVRTC_OK  # noqa: E402
+from cuda_support import EMULATED, GPU_OK, NVRTC_OK
 
-from test_autoschedule import CASES, IDS  # noqa: E402
+from test_autoschedule import CASES
 
 requires_runtime = pytest.mark.skipif(
     not GPU_OK and not EMULATED,
@@ -39,7 +39,7 @@ def test_cuda_without_schedule_matches_numpy(name, func, inputs, expected):
 def test_cuda_rules_bind_threads():
     import ops
 
-    kinds = lambda sch: "\n".join(sch.trace.as_python())  # noqa: E731
+    kinds = lambda sch: "\n".join(sch.trace.as_python())
     ew = kinds(ts.autoschedule(ops.elementwise_chain((1000,)), target="cuda"))
     assert 'thread_axis="blockIdx.x"' in ew and 'thread_axis="threadIdx.x"' in ew
     mm = kinds(ts.autoschedule(ops.matmul(64, 64, 64), target="cuda"))

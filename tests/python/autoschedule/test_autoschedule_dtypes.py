@@ -2,14 +2,12 @@
 functions: ts.build with no schedule matches numpy."""
 
 import numpy as np
+import ops
 import pytest
-
 import tessera as ts
 from tessera import te
 from tessera.script import ir as I
 from tessera.script import tir as T
-
-import ops
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float16", "int32", "int8"])
