@@ -36,7 +36,7 @@ _core.PrimFunc.__call__ = _not_callable
 _core.IRModule.__call__ = _not_callable
 
 _SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver",
-               "target", "testing", "compat", "tune", "cli", "topi")
+               "target", "testing", "compat", "tune", "cli", "topi", "autoschedule")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
 _ATTRIBUTES = {
     "build": "driver",
