@@ -74,6 +74,21 @@ TraceValue BufferArg(const std::string& kind, int index) {
 }
 }  // namespace
 
+void Schedule::AnnotateBufferAccess(const BlockRV& block, int buffer_index,
+                                    const std::string& buf_type, const IndexMap& gen_new_ranges) {
+  Run("annotate_buffer_access", [&] {
+    bool is_write = IsWriteKind(buf_type, "annotate_buffer_access");
+    schedule::AnnotateBufferAccess(state_, BlockSRef(block), buffer_index, is_write,
+                                   gen_new_ranges);
+    Record({"annotate_buffer_access",
+            {{"block", TraceValue::Of(RV(block))},
+             {"buffer_index", TraceValue::Int(buffer_index)},
+             {"buf_type", TraceValue::Str(buf_type)},
+             {"gen_new_ranges", TraceValue::Map(gen_new_ranges)}},
+            {}});
+  });
+}
+
 BlockRV Schedule::ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index) {
   return Run("reindex", [&] {
     bool is_write = IsWriteKind(buffer_kind, "reindex");

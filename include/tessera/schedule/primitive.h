@@ -110,6 +110,14 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
 /*! \brief merge.cc: returns the innermost merged loop. */
 StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
 
+/*!
+ * \brief annotate_buffer_access.cc: the block's read or write region `buffer_index` becomes
+ *  [begin_k, end_k) per dimension, `ranges` giving (begin_0, end_0, begin_1, ...) over the
+ *  block's iterators.
+ */
+void AnnotateBufferAccess(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                          bool is_write, const IndexMap& ranges);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

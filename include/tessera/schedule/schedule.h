@@ -120,6 +120,9 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  /*! \brief `buf_type` is "read" or "write"; see schedule::AnnotateBufferAccess. */
+  void AnnotateBufferAccess(const BlockRV& block, int buffer_index, const std::string& buf_type,
+                            const IndexMap& gen_new_ranges);
   LoopRV Merge(const std::vector<LoopRV>& loops);
   void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map);
   /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */

@@ -359,6 +359,35 @@ class Schedule:
         """
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
+    def annotate_buffer_access(self, block, buffer_index, buf_type, gen_new_ranges):
+        """Set the region the block reads (``buf_type="read"``) or writes of its buffer
+        ``buffer_index``: ``gen_new_ranges`` maps the block iterators to one ``(begin, end)``
+        pair (or a single index) per dimension. Marks the block ``explicit_read_region`` /
+        ``explicit_write_region`` so that later passes keep the region.
+
+        >>> sch.annotate_buffer_access(b, 0, "read", lambda vi, vj: ((vi - 1, vi + 1), (vj - 1, vj + 1)))
+        """
+        from ...tir.expr_ops import convert
+
+        if buf_type not in ("read", "write"):
+            raise TesseraValueError(f"Invalid buf_type: {buf_type}. Expected 'read' or 'write'.")
+        iter_vars = [iv.var for iv in self.get(block).iter_vars]
+        spec = gen_new_ranges(*iter_vars)
+        bounds = []
+        for rng in spec:
+            if isinstance(rng, (tuple, list)):
+                if len(rng) != 2:
+                    raise TesseraValueError(
+                        "Tuple must have exactly 2 elements to represent (begin, end).")
+                bounds.extend(convert(e, "int32") for e in rng)
+            elif isinstance(rng, (_core.PrimExpr, int)):
+                begin = convert(rng, "int32")
+                bounds.extend([begin, begin + 1])
+            else:
+                raise TesseraTypeError(f"Expected PrimExpr or tuple of PrimExpr, got {type(rng)}")
+        self._sch.annotate_buffer_access(block, _int_value(buffer_index, "buffer_index"), buf_type,
+                                         IndexMap(iter_vars, bounds))
+
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
         merged loop runs their bodies in order; returns that loop.
