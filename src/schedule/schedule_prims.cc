@@ -45,6 +45,17 @@ void Schedule::TransformBlockLayout(const BlockRV& block, const IndexMap& index_
   });
 }
 
+BlockRV Schedule::DecomposePadding(const BlockRV& block, const LoopRV& loop) {
+  return Run("decompose_padding", [&] {
+    BlockRV rv =
+        NewRV<BlockRVNode>(schedule::DecomposePadding(state_, BlockSRef(block), LoopSRef(loop)));
+    Record({"decompose_padding",
+            {{"block", TraceValue::Of(RV(block))}, {"loop", TraceValue::Of(RV(loop))}},
+            {rv}});
+    return rv;
+  });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

@@ -608,6 +608,7 @@ class Replayer {
                                  *m.index_map);
       return {};
     }
+    if (k == "decompose_padding") return {sch_->DecomposePadding(block("block"), loop("loop"))};
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");

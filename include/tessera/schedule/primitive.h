@@ -118,6 +118,10 @@ StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
 void AnnotateBufferAccess(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
                           bool is_write, const IndexMap& ranges);
 
+/*! \brief decompose_padding.cc: returns the constant-filling block (placed before `loop`). */
+StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
+                          const StmtSRef& loop_sref);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

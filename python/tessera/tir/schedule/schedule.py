@@ -388,6 +388,15 @@ class Schedule:
         self._sch.annotate_buffer_access(block, _int_value(buffer_index, "buffer_index"), buf_type,
                                          IndexMap(iter_vars, bounds))
 
+    def decompose_padding(self, block, loop):
+        """Split a padding block (a store of ``if_then_else(in_bound, value, pad)``) into a block
+        filling the buffer with the constant pad, placed before ``loop``, and a block computing
+        the in-bound part over the in-bound domain only. Returns the constant block.
+
+        >>> sch.decompose_padding(sch.get_block("pad"), sch.get_loops(sch.get_block("pad"))[0])
+        """
+        return self._sch.decompose_padding(block, loop)
+
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
         merged loop runs their bodies in order; returns that loop.
