@@ -207,6 +207,10 @@ void BindSchedule(nb::module_& m) {
       .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
       .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
       .def("merge", &Schedule::Merge, "loops"_a)
+      .def("reindex_cache_read", &Schedule::ReindexCacheRead, "block"_a, "read_buffer_index"_a,
+           "storage_scope"_a, "index_map"_a)
+      .def("reindex_cache_write", &Schedule::ReindexCacheWrite, "block"_a, "write_buffer_index"_a,
+           "storage_scope"_a, "index_map"_a)
       .def("decompose_padding", &Schedule::DecomposePadding, "block"_a, "loop"_a)
       .def("annotate_buffer_access", &Schedule::AnnotateBufferAccess, "block"_a, "buffer_index"_a,
            "buf_type"_a, "gen_new_ranges"_a)

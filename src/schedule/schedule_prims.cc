@@ -56,6 +56,36 @@ BlockRV Schedule::DecomposePadding(const BlockRV& block, const LoopRV& loop) {
   });
 }
 
+BlockRV Schedule::ReindexCacheRead(const BlockRV& block, int read_buffer_index,
+                                   const std::string& storage_scope, const IndexMap& index_map) {
+  return Run("reindex_cache_read", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReindexCache(
+        state_, BlockSRef(block), read_buffer_index, false, storage_scope, index_map));
+    Record({"reindex_cache_read",
+            {{"block", TraceValue::Of(RV(block))},
+             {"read_buffer_index", TraceValue::Int(read_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)},
+             {"index_map", TraceValue::Map(index_map)}},
+            {rv}});
+    return rv;
+  });
+}
+
+BlockRV Schedule::ReindexCacheWrite(const BlockRV& block, int write_buffer_index,
+                                    const std::string& storage_scope, const IndexMap& index_map) {
+  return Run("reindex_cache_write", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReindexCache(
+        state_, BlockSRef(block), write_buffer_index, true, storage_scope, index_map));
+    Record({"reindex_cache_write",
+            {{"block", TraceValue::Of(RV(block))},
+             {"write_buffer_index", TraceValue::Int(write_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)},
+             {"index_map", TraceValue::Map(index_map)}},
+            {rv}});
+    return rv;
+  });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

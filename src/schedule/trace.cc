@@ -609,6 +609,16 @@ class Replayer {
       return {};
     }
     if (k == "decompose_padding") return {sch_->DecomposePadding(block("block"), loop("loop"))};
+    if (k == "reindex_cache_read" || k == "reindex_cache_write") {
+      const TraceValue& m = arg("index_map");
+      if (m.kind != TraceValue::kIndexMap) Bad(k + ": bad index_map");
+      if (k == "reindex_cache_read") {
+        return {sch_->ReindexCacheRead(block("block"), Int(arg("read_buffer_index")),
+                                       Str(arg("storage_scope")), *m.index_map)};
+      }
+      return {sch_->ReindexCacheWrite(block("block"), Int(arg("write_buffer_index")),
+                                      Str(arg("storage_scope")), *m.index_map)};
+    }
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");

@@ -122,6 +122,10 @@ void AnnotateBufferAccess(ScheduleState& state, const StmtSRef& block_sref, int 
 StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
                           const StmtSRef& loop_sref);
 
+/*! \brief reindex.cc: reindex_cache_read (`is_write` false) / reindex_cache_write. */
+StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                      bool is_write, const std::string& storage_scope, const IndexMap& index_map);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

@@ -405,26 +405,49 @@ class Schedule:
         """
         return self._sch.merge(_flatten(loops))
 
+    def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):
+        """Read a buffer (accessed at one point) through a cache in ``storage_scope`` indexed by
+        ``index_map`` of the block's iterators; returns the copy block.
+
+        >>> sch.reindex_cache_read(c, 0, "shared", lambda i, j: (j, i // 2, i % 2))
+        """
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return self._sch.reindex_cache_read(block, index, storage_scope,
+                                            self._block_index_map(block, index_map))
+
+    def reindex_cache_write(self, block, write_buffer_index, storage_scope, index_map):
+        """Write a buffer (accessed at one point) through a cache in ``storage_scope`` indexed by
+        ``index_map`` of the block's iterators; returns the copy block.
+
+        >>> sch.reindex_cache_write(b, 0, "shared", lambda i, j: (j, i))
+        """
+        index = self._buffer_index(block, write_buffer_index, "write")
+        return self._sch.reindex_cache_write(block, index, storage_scope,
+                                             self._block_index_map(block, index_map))
+
+    def _block_index_map(self, block, index_map):
+        if isinstance(index_map, IndexMap):
+            return index_map
+        if not callable(index_map):
+            raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
+        iters = self.get(block).iter_vars
+        names = list(inspect.signature(index_map).parameters)
+        if len(names) != len(iters):
+            variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
+        else:
+            variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
+        result = index_map(*variables)
+        if not isinstance(result, (list, tuple)):
+            result = [result]
+        return IndexMap(variables, [_const(e, "int32") for e in result])
+
     def transform_block_layout(self, block, index_map):
         """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
         iterator a fusion of old ones); the block gets new iterators and a new loop nest.
 
         >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
         """
-        if not isinstance(index_map, IndexMap):
-            if not callable(index_map):
-                raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
-            iters = self.get(block).iter_vars
-            names = list(inspect.signature(index_map).parameters)
-            if len(names) != len(iters):
-                variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
-            else:
-                variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
-            result = index_map(*variables)
-            if not isinstance(result, (list, tuple)):
-                result = [result]
-            index_map = IndexMap(variables, [_const(e, "int32") for e in result])
-        self._sch.transform_block_layout(block, index_map)
+        self._sch.transform_block_layout(block, self._block_index_map(block, index_map))
 
     def reindex(self, block, buffer):
         """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from
