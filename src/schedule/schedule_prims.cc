@@ -86,6 +86,17 @@ BlockRV Schedule::ReindexCacheWrite(const BlockRV& block, int write_buffer_index
   });
 }
 
+void Schedule::FuseReductionEpilogue(const BlockRV& reduction_block,
+                                     const BlockRV& epilogue_block) {
+  Run("fuse_reduction_epilogue", [&] {
+    schedule::FuseReductionEpilogue(state_, BlockSRef(reduction_block), BlockSRef(epilogue_block));
+    Record({"fuse_reduction_epilogue",
+            {{"reduction_block", TraceValue::Of(RV(reduction_block))},
+             {"epilogue_block", TraceValue::Of(RV(epilogue_block))}},
+            {}});
+  });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

@@ -619,6 +619,10 @@ class Replayer {
       return {sch_->ReindexCacheWrite(block("block"), Int(arg("write_buffer_index")),
                                       Str(arg("storage_scope")), *m.index_map)};
     }
+    if (k == "fuse_reduction_epilogue") {
+      sch_->FuseReductionEpilogue(block("reduction_block"), block("epilogue_block"));
+      return {};
+    }
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");

@@ -126,6 +126,10 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
 StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
                       bool is_write, const std::string& storage_scope, const IndexMap& index_map);
 
+/*! \brief fuse_reduction_epilogue.cc */
+void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
+                           const StmtSRef& epilogue_sref);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

@@ -165,6 +165,7 @@ class Schedule:
     def sample_compute_location(self, block, decision=None):
         """A loop ``block`` can be computed at (a LoopRV), drawn uniformly among the candidates;
         ``compute_at`` with it moves the block there, keeps it at the root or inlines it."""
+        block = self._block_rv(block)
         return self._sch.sample_compute_location(block, _opt_int(decision))
 
     def remove_rv(self, rand_var):
@@ -351,12 +352,17 @@ class Schedule:
 
     # ---- primitives of TVM v0.23's surface ----
 
+    def _block_rv(self, block):
+        """A block handle, or the block named ``block`` in the function worked on."""
+        return self.get_block(block) if isinstance(block, str) else block
+
     def unsafe_set_dtype(self, block, buffer_index, dtype):
         """Change the element type of a buffer the block writes (allocated in the function):
         stores cast to ``dtype`` and loads cast back. Unsafe: values may lose precision.
 
         >>> sch.unsafe_set_dtype(sch.get_block("B"), 0, "float16")
         """
+        block = self._block_rv(block)
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
     def annotate_buffer_access(self, block, buffer_index, buf_type, gen_new_ranges):
@@ -367,6 +373,7 @@ class Schedule:
 
         >>> sch.annotate_buffer_access(b, 0, "read", lambda vi, vj: ((vi - 1, vi + 1), (vj - 1, vj + 1)))
         """
+        block = self._block_rv(block)
         from ...tir.expr_ops import convert
 
         if buf_type not in ("read", "write"):
@@ -395,7 +402,21 @@ class Schedule:
 
         >>> sch.decompose_padding(sch.get_block("pad"), sch.get_loops(sch.get_block("pad"))[0])
         """
+        block = self._block_rv(block)
         return self._sch.decompose_padding(block, loop)
+
+    def fuse_reduction_epilogue(self, reduction_block, epilogue_block):
+        """Fuse an epilogue of a reduction's result into the reduction: a bias add
+        (``out = x + bias``), a bias + ReLU (``max(x + bias, 0)``) or a clipping
+        (``min(max(x, lower), upper)``). The reduction then starts from the epilogue in its init
+        and writes the epilogue's output. For ReLU and clipping the epilogue then applies at
+        every reduction step, which changes results where the clamp binds.
+
+        >>> sch.fuse_reduction_epilogue(sch.get_block("matmul"), sch.get_block("bias_add"))
+        """
+        reduction_block = self._block_rv(reduction_block)
+        epilogue_block = self._block_rv(epilogue_block)
+        self._sch.fuse_reduction_epilogue(reduction_block, epilogue_block)
 
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
@@ -411,6 +432,7 @@ class Schedule:
 
         >>> sch.reindex_cache_read(c, 0, "shared", lambda i, j: (j, i // 2, i % 2))
         """
+        block = self._block_rv(block)
         index = self._buffer_index(block, read_buffer_index, "read")
         return self._sch.reindex_cache_read(block, index, storage_scope,
                                             self._block_index_map(block, index_map))
@@ -421,6 +443,7 @@ class Schedule:
 
         >>> sch.reindex_cache_write(b, 0, "shared", lambda i, j: (j, i))
         """
+        block = self._block_rv(block)
         index = self._buffer_index(block, write_buffer_index, "write")
         return self._sch.reindex_cache_write(block, index, storage_scope,
                                              self._block_index_map(block, index_map))
@@ -447,6 +470,7 @@ class Schedule:
 
         >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
         """
+        block = self._block_rv(block)
         self._sch.transform_block_layout(block, self._block_index_map(block, index_map))
 
     def reindex(self, block, buffer):
@@ -456,6 +480,7 @@ class Schedule:
 
         >>> sch.reindex(sch.get_block("B"), ("read", 0))
         """
+        block = self._block_rv(block)
         kind, index = self._buffer_kind_index(block, buffer)
         return self._sch.reindex(block, kind, index)
 
@@ -470,6 +495,7 @@ class Schedule:
 
         >>> sch.reorder_block_iter_var(sch.get_block("C"), [2, 1, 0])
         """
+        block = self._block_rv(block)
         self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
 
 
