@@ -207,6 +207,7 @@ void BindSchedule(nb::module_& m) {
       .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
       .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
       .def("merge", &Schedule::Merge, "loops"_a)
+      .def("pad_einsum", &Schedule::PadEinsum, "block"_a, "padding"_a)
       .def("fuse_reduction_epilogue", &Schedule::FuseReductionEpilogue, "reduction_block"_a,
            "epilogue_block"_a)
       .def("reindex_cache_read", &Schedule::ReindexCacheRead, "block"_a, "read_buffer_index"_a,

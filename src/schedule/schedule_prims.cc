@@ -97,6 +97,14 @@ void Schedule::FuseReductionEpilogue(const BlockRV& reduction_block,
   });
 }
 
+void Schedule::PadEinsum(const BlockRV& block, const std::vector<int64_t>& padding) {
+  Run("pad_einsum", [&] {
+    schedule::PadEinsum(state_, BlockSRef(block), padding);
+    Record(
+        {"pad_einsum", {{"block", TraceValue::Of(RV(block))}, {"padding", IntList(padding)}}, {}});
+  });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

@@ -623,6 +623,12 @@ class Replayer {
       sch_->FuseReductionEpilogue(block("reduction_block"), block("epilogue_block"));
       return {};
     }
+    if (k == "pad_einsum") {
+      std::vector<int64_t> padding;
+      for (const TraceValue& v : arg("padding").list) padding.push_back(Int(v));
+      sch_->PadEinsum(block("block"), padding);
+      return {};
+    }
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");

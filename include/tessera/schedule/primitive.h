@@ -130,6 +130,10 @@ StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buff
 void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
                            const StmtSRef& epilogue_sref);
 
+/*! \brief pad_einsum.cc: pad each iterator's extent to a multiple of its factor. */
+void PadEinsum(ScheduleState& state, const StmtSRef& block_sref,
+               const std::vector<int64_t>& padding);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

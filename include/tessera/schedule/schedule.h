@@ -120,6 +120,7 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  void PadEinsum(const BlockRV& block, const std::vector<int64_t>& padding);
   void FuseReductionEpilogue(const BlockRV& reduction_block, const BlockRV& epilogue_block);
   BlockRV ReindexCacheRead(const BlockRV& block, int read_buffer_index,
                            const std::string& storage_scope, const IndexMap& index_map);

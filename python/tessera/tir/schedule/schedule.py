@@ -418,6 +418,17 @@ class Schedule:
         epilogue_block = self._block_rv(epilogue_block)
         self._sch.fuse_reduction_epilogue(reduction_block, epilogue_block)
 
+    def pad_einsum(self, block, padding):
+        """Pad the iteration space of an Einsum block (every access at block iterators) so that
+        each iterator's extent is a multiple of its factor in ``padding``: operands that need it
+        are first copied into zero-padded ``<name>_pad`` buffers, and the output is written to a
+        padded buffer copied back after.
+
+        >>> sch.pad_einsum(sch.get_block("C"), [32, 32, 32])
+        """
+        block = self._block_rv(block)
+        self._sch.pad_einsum(block, [_int_value(p, "padding") for p in padding])
+
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
         merged loop runs their bodies in order; returns that loop.
