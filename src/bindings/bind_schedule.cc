@@ -207,6 +207,10 @@ void BindSchedule(nb::module_& m) {
       .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
       .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
       .def("merge", &Schedule::Merge, "loops"_a)
+      .def("read_at", &Schedule::ReadAt, "loop"_a, "block"_a, "read_buffer_index"_a,
+           "storage_scope"_a)
+      .def("write_at", &Schedule::WriteAt, "loop"_a, "block"_a, "write_buffer_index"_a,
+           "storage_scope"_a)
       .def("pad_einsum", &Schedule::PadEinsum, "block"_a, "padding"_a)
       .def("fuse_reduction_epilogue", &Schedule::FuseReductionEpilogue, "reduction_block"_a,
            "epilogue_block"_a)

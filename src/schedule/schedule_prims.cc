@@ -105,6 +105,36 @@ void Schedule::PadEinsum(const BlockRV& block, const std::vector<int64_t>& paddi
   });
 }
 
+BlockRV Schedule::ReadAt(const LoopRV& loop, const BlockRV& block, int read_buffer_index,
+                         const std::string& storage_scope) {
+  return Run("read_at", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReadWriteAt(state_, LoopSRef(loop), BlockSRef(block),
+                                                          read_buffer_index, storage_scope, true));
+    Record({"read_at",
+            {{"loop", TraceValue::Of(RV(loop))},
+             {"block", TraceValue::Of(RV(block))},
+             {"read_buffer_index", TraceValue::Int(read_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)}},
+            {rv}});
+    return rv;
+  });
+}
+
+BlockRV Schedule::WriteAt(const LoopRV& loop, const BlockRV& block, int write_buffer_index,
+                          const std::string& storage_scope) {
+  return Run("write_at", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReadWriteAt(
+        state_, LoopSRef(loop), BlockSRef(block), write_buffer_index, storage_scope, false));
+    Record({"write_at",
+            {{"loop", TraceValue::Of(RV(loop))},
+             {"block", TraceValue::Of(RV(block))},
+             {"write_buffer_index", TraceValue::Int(write_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)}},
+            {rv}});
+    return rv;
+  });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

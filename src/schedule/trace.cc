@@ -629,6 +629,14 @@ class Replayer {
       sch_->PadEinsum(block("block"), padding);
       return {};
     }
+    if (k == "read_at") {
+      return {sch_->ReadAt(loop("loop"), block("block"), Int(arg("read_buffer_index")),
+                           Str(arg("storage_scope")))};
+    }
+    if (k == "write_at") {
+      return {sch_->WriteAt(loop("loop"), block("block"), Int(arg("write_buffer_index")),
+                            Str(arg("storage_scope")))};
+    }
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {
       const TraceValue& m = arg("index_map");

@@ -134,6 +134,10 @@ void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
 void PadEinsum(ScheduleState& state, const StmtSRef& block_sref,
                const std::vector<int64_t>& padding);
 
+/*! \brief read_write_at.cc: read_at (`is_read`) / write_at; returns the copy block. */
+StmtSRef ReadWriteAt(ScheduleState& state, const StmtSRef& loop_sref, const StmtSRef& block_sref,
+                     int buffer_index, const std::string& storage_scope, bool is_read);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

@@ -429,6 +429,24 @@ class Schedule:
         block = self._block_rv(block)
         self._sch.pad_einsum(block, [_int_value(p, "padding") for p in padding])
 
+    def read_at(self, loop, block, read_buffer_index, storage_scope):
+        """Copy the region of a buffer that the blocks under ``loop`` read in one of its
+        iterations into a buffer in ``storage_scope``, by a block (annotated ``auto_copy``)
+        placed in the loop body before the first reader; returns the copy block.
+
+        >>> sch.read_at(k0, sch.get_block("C"), 1, "shared")
+        """
+        block = self._block_rv(block)
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return self._sch.read_at(loop, block, index, storage_scope)
+
+    def write_at(self, loop, block, write_buffer_index, storage_scope):
+        """Like :meth:`read_at` for a written buffer: the copy back goes after the last writer
+        under ``loop``; returns the copy block."""
+        block = self._block_rv(block)
+        index = self._buffer_index(block, write_buffer_index, "write")
+        return self._sch.write_at(loop, block, index, storage_scope)
+
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
         merged loop runs their bodies in order; returns that loop.
