@@ -30,6 +30,27 @@ TraceValue ToTraceValue(nb::handle h) {
       << "cannot use a " << nb::cast<std::string>(nb::str(h.type())) << " as a schedule argument";
 }
 
+// A plain instruction value as Python (decisions: ints and lists of ints).
+nb::object FromTraceValue(const TraceValue& v) {
+  switch (v.kind) {
+    case TraceValue::kBool:
+      return nb::bool_(v.boolean);
+    case TraceValue::kInt:
+      return nb::int_(v.integer);
+    case TraceValue::kFloat:
+      return nb::float_(v.number);
+    case TraceValue::kString:
+      return nb::str(v.string.c_str());
+    case TraceValue::kList: {
+      nb::list out;
+      for (const TraceValue& item : v.list) out.append(FromTraceValue(item));
+      return out;
+    }
+    default:
+      return nb::none();
+  }
+}
+
 ErrorRenderLevel ParseLevel(const std::string& level) {
   if (level == "detail") return ErrorRenderLevel::kDetail;
   if (level == "fast") return ErrorRenderLevel::kFast;
@@ -84,6 +105,16 @@ void BindSchedule(nb::module_& m) {
           [](const std::string& json, Schedule& sch) { Trace::ApplyJSONToSchedule(json, &sch); },
           "json_obj"_a, "sch"_a)
       .def("__len__", [](const Trace& t) { return t.insts.size(); })
+      .def_prop_ro("decisions",
+                   [](const Trace& t) {
+                     // (instruction index, decision) for each sampling instruction.
+                     nb::list out;
+                     for (size_t i = 0; i < t.insts.size(); ++i) {
+                       if (t.insts[i].decision.kind == TraceValue::kNone) continue;
+                       out.append(nb::make_tuple(i, FromTraceValue(t.insts[i].decision)));
+                     }
+                     return out;
+                   })
       .def_prop_ro("kinds",
                    [](const Trace& t) {
                      std::vector<std::string> kinds;
