@@ -250,6 +250,7 @@ void BindSchedule(nb::module_& m) {
       .def("reindex_cache_write", &Schedule::ReindexCacheWrite, "block"_a, "write_buffer_index"_a,
            "storage_scope"_a, "index_map"_a)
       .def("decompose_padding", &Schedule::DecomposePadding, "block"_a, "loop"_a)
+      .def("can_decompose_padding", &Schedule::CanDecomposePadding, "block"_a, "loop"_a)
       .def("annotate_buffer_access", &Schedule::AnnotateBufferAccess, "block"_a, "buffer_index"_a,
            "buf_type"_a, "gen_new_ranges"_a)
       .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)

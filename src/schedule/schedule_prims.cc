@@ -135,6 +135,11 @@ BlockRV Schedule::WriteAt(const LoopRV& loop, const BlockRV& block, int write_bu
   });
 }
 
+bool Schedule::CanDecomposePadding(const BlockRV& block, const LoopRV& loop) {
+  StmtSRef block_sref = BlockSRef(block), loop_sref = LoopSRef(loop);
+  return Try([&] { schedule::DecomposePadding(state_, block_sref, loop_sref); });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;

@@ -131,6 +131,8 @@ class Schedule {
   BlockRV ReindexCacheWrite(const BlockRV& block, int write_buffer_index,
                             const std::string& storage_scope, const IndexMap& index_map);
   BlockRV DecomposePadding(const BlockRV& block, const LoopRV& loop);
+  /*! \brief Whether decompose_padding would succeed; changes nothing, records nothing. */
+  bool CanDecomposePadding(const BlockRV& block, const LoopRV& loop);
   /*! \brief `buf_type` is "read" or "write"; see schedule::AnnotateBufferAccess. */
   void AnnotateBufferAccess(const BlockRV& block, int buffer_index, const std::string& buf_type,
                             const IndexMap& gen_new_ranges);

@@ -116,3 +116,21 @@ def test_loop_not_above_the_block_fails(schedule_error):
     schedule_error(two, lambda sch: sch.decompose_padding(
         sch.get_block("block"), sch.get_loops(sch.get_block("other"))[0]), "decompose_padding",
         "is required to be an ancestor of block")
+
+
+def test_can_decompose_padding():
+    @T.prim_func
+    def trivial(x: T.Buffer((16,), "int32"), y: T.Buffer((16,), "int32")):
+        for i in range(16):
+            with T.block("block"):
+                vi = T.axis.remap("S", [i])
+                y[vi] = T.if_then_else(0 <= vi and vi < 16, x[vi], 0)
+
+    sch = tessera.tir.Schedule(trivial)
+    block = sch.get_block("block")
+    assert not sch.can_decompose_padding(block, sch.get_loops(block)[0])
+    sch = tessera.tir.Schedule(pad_1d)
+    block = sch.get_block("block")
+    trace = sch.trace.as_python()
+    assert sch.can_decompose_padding(block, sch.get_loops(block)[0])
+    assert sch.trace.as_python()[: len(trace)] == trace and len(sch.trace) == 2

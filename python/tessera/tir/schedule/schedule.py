@@ -447,6 +447,12 @@ class Schedule:
         index = self._buffer_index(block, write_buffer_index, "write")
         return self._sch.write_at(loop, block, index, storage_scope)
 
+    def can_decompose_padding(self, block, loop):
+        """Whether :meth:`decompose_padding` applies to ``block`` at ``loop`` (the schedule and
+        its trace stay as they are)."""
+        block = self._block_rv(block)
+        return self._sch.can_decompose_padding(block, loop)
+
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
         merged loop runs their bodies in order; returns that loop.
