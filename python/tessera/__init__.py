@@ -8,6 +8,7 @@ import os as _os
 
 from . import _core
 from . import error
+from .ir.dtype import DataType, DataTypeCode  # dtypes returned by _core are DataType instances
 
 # The CUDA emulator (TESSERA_CUDA_EMULATOR=1) compiles kernels against the shipped headers.
 _core.cuda_emulator_set_include_dir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include"))
