@@ -47,6 +47,10 @@ _OP_NAMES = None
 def __getattr__(name):
     """The schedule names and the expression functions of :mod:`tessera.tir.ops` (``tir.exp``,
     ``tir.floordiv``, ...) load on first use: ``tir.Schedule``, ``tir.ScheduleError``, ..."""
+    if name in ("min", "max", "sum", "comm_reducer"):  # TVM's tir.min etc. are te's reducers
+        import importlib
+
+        return getattr(importlib.import_module("..te.reduction", __name__), name)
     global _OP_NAMES
     if _OP_NAMES is None:
         import importlib

@@ -127,3 +127,14 @@ def test_errors():
         tir.any()
     with pytest.raises(TypeError):
         tir.max_value("int7")
+
+
+def test_min_max_are_reducers_and_elementwise():
+    from tessera import te
+
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    assert tir.max is te.max and tir.min is te.min and tir.sum is te.sum
+    assert str(tir.max(x, y)) == "T.max(x, y)" and str(tir.min(x, y)) == "T.min(x, y)"
+    a = np.array([3, -1, 7, 2] * 4, dtype="int32")
+    b = np.array([1, 5, 7, -2] * 4, dtype="int32")
+    np.testing.assert_array_equal(_run(tir.max, [a, b], "int32"), np.maximum(a, b))
