@@ -17,6 +17,7 @@ except ImportError as _e:  # pragma: no cover - exercised by a subprocess test
             "tree (or install the package with `pip install .`), then import tessera again") from None
     raise ImportError(f"tessera's C++ extension (tessera._core) failed to load: {_e}") from _e
 from . import error
+from .ir.dtype import DataType, DataTypeCode  # dtypes returned by _core are DataType instances
 
 # The CUDA emulator (TESSERA_CUDA_EMULATOR=1) compiles kernels against the shipped headers.
 _core.cuda_emulator_set_include_dir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include"))

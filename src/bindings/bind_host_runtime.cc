@@ -137,7 +137,7 @@ nb::object ReturnValue(const PackedFunctionInfo& f, const runtime::PackedResult&
 void BindHostRuntime(nb::module_& m) {
   nb::class_<NDArray>(m, "NDArrayHandle")
       .def_prop_ro("shape", [](const NDArray& a) { return a.shape(); })
-      .def_prop_ro("dtype", [](const NDArray& a) { return a.dtype().ToString(); })
+      .def_prop_ro("dtype", [](const NDArray& a) { return PyDType(a.dtype()); })
       .def_prop_ro("device_type", [](const NDArray& a) { return a.device().device_type; })
       .def_prop_ro("device_id", [](const NDArray& a) { return a.device().device_id; })
       .def_prop_ro("nbytes", &NDArray::nbytes)

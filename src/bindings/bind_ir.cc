@@ -12,6 +12,9 @@ namespace {
 
 DataType DT(const std::string& s) { return DataType::Parse(s); }
 
+// The Python class dtypes are returned as (tessera.ir.DataType); owned for the process lifetime.
+PyObject* g_dtype_class = nullptr;
+
 std::string Script(const ObjectRef& node, const std::string& ir_prefix, const std::string& tir_prefix,
                    bool syntax_sugar, bool show_meta, bool print_line_numbers,
                    const std::vector<ObjectRef>& underline = {},
@@ -37,6 +40,12 @@ void BindBinary(nb::module_& m, const char* name) {
 
 }  // namespace
 
+nb::object PyDType(const DataType& t) {
+  nb::str name(t.ToString().c_str());
+  if (g_dtype_class == nullptr) return std::move(name);
+  return nb::handle(g_dtype_class)(name);
+}
+
 void BindIR(nb::module_& m) {
   nb::class_<Span>(m, "Span")
       .def(nb::init<std::string, int, int, int, int>(), "file"_a, "line"_a, "column"_a,
@@ -58,6 +67,13 @@ void BindIR(nb::module_& m) {
       .def("__repr__", [](const DataType& t) { return "DataType(\"" + t.ToString() + "\")"; })
       .def("__eq__", [](const DataType& a, const DataType& b) { return a == b; })
       .def("__hash__", &DataType::Hash);
+  m.def(
+      "_set_dtype_class",
+      [](nb::object cls) {
+        Py_XDECREF(g_dtype_class);
+        g_dtype_class = cls.release().ptr();
+      },
+      "cls"_a, "Register the Python class that dtypes returned to Python are instances of.");
   m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
         "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
 
@@ -82,7 +98,7 @@ void BindIR(nb::module_& m) {
 
   // ---- expressions ----
   nb::class_<ExprNode, Object>(m, "PrimExpr")
-      .def_prop_ro("dtype", [](const ExprNode& e) { return e.dtype.ToString(); })
+      .def_prop_ro("dtype", [](const ExprNode& e) { return PyDType(e.dtype); })
       .def_ro("span", &ExprNode::span);
   nb::class_<IntImmNode, ExprNode>(m, "IntImm")
       .def(nb::new_([](const std::string& t, int64_t v, std::optional<Span> s) {
@@ -115,9 +131,9 @@ void BindIR(nb::module_& m) {
                   "name"_a, "element"_a, "scope"_a = "global", "span"_a = nb::none())
       .def_ro("name", &VarNode::name)
       .def_prop_ro("pointer_element",
-                   [](const VarNode& v) -> std::optional<std::string> {
-                     if (!v.pointer) return std::nullopt;
-                     return v.pointer->element.ToString();
+                   [](const VarNode& v) -> nb::object {
+                     if (!v.pointer) return nb::none();
+                     return PyDType(v.pointer->element);
                    })
       .def_prop_ro("scope", [](const VarNode& v) -> std::optional<std::string> {
         if (!v.pointer) return std::nullopt;
@@ -226,7 +242,7 @@ void BindIR(nb::module_& m) {
                   },
                   "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
       .def_ro("data", &BufferNode::data)
-      .def_prop_ro("dtype", [](const BufferNode& b) { return b.dtype.ToString(); })
+      .def_prop_ro("dtype", [](const BufferNode& b) { return PyDType(b.dtype); })
       .def_ro("shape", &BufferNode::shape)
       .def_ro("strides", &BufferNode::strides)
       .def_ro("elem_offset", &BufferNode::elem_offset)
@@ -300,7 +316,7 @@ void BindIR(nb::module_& m) {
            "buffer_var"_a, "dtype"_a, "extents"_a, "condition"_a.none(), "body"_a,
            "annotations"_a = AttrMap(), "span"_a = nb::none())
       .def_ro("buffer_var", &AllocateNode::buffer_var)
-      .def_prop_ro("dtype", [](const AllocateNode& a) { return a.dtype.ToString(); })
+      .def_prop_ro("dtype", [](const AllocateNode& a) { return PyDType(a.dtype); })
       .def_ro("extents", &AllocateNode::extents)
       .def_ro("condition", &AllocateNode::condition)
       .def_ro("body", &AllocateNode::body)
@@ -368,7 +384,7 @@ void BindIR(nb::module_& m) {
       .def_ro("params", &PrimFuncNode::params)
       .def_ro("buffer_map", &PrimFuncNode::buffer_map)
       .def_ro("body", &PrimFuncNode::body)
-      .def_prop_ro("ret_type", [](const PrimFuncNode& f) { return f.ret_type.ToString(); })
+      .def_prop_ro("ret_type", [](const PrimFuncNode& f) { return PyDType(f.ret_type); })
       .def_ro("attrs", &PrimFuncNode::attrs)
       .def_ro("span", &PrimFuncNode::span)
       .def("with_attr", [](const PrimFuncNode& f, const std::string& k, ObjectRef v) {

@@ -39,7 +39,7 @@ void BindTE(nb::module_& parent) {
       .def("output", &OperationNode::output, "index"_a = 0);
   nb::class_<PlaceholderOpNode, OperationNode>(m, "PlaceholderOp")
       .def_ro("shape", &PlaceholderOpNode::shape)
-      .def_prop_ro("dtype", [](const PlaceholderOpNode& op) { return op.dtype.ToString(); });
+      .def_prop_ro("dtype", [](const PlaceholderOpNode& op) { return PyDType(op.dtype); });
   nb::class_<ComputeOpNode, OperationNode>(m, "ComputeOp")
       .def_ro("axis", &ComputeOpNode::axis)
       .def_ro("reduce_axis", &ComputeOpNode::reduce_axis)
@@ -69,7 +69,7 @@ void BindTE(nb::module_& parent) {
       .def_ro("axis", &ReduceNode::axis)
       .def_ro("condition", &ReduceNode::condition)
       .def_ro("init", &ReduceNode::init)
-      .def_prop_ro("dtype", [](const ReduceNode& r) { return r.dtype().ToString(); })
+      .def_prop_ro("dtype", [](const ReduceNode& r) { return PyDType(r.dtype()); })
       .def("__repr__", &ReduceNode::ToString);
 
   m.def(

@@ -24,6 +24,10 @@ namespace bindings {
 
 inline Span OrEmpty(const std::optional<Span>& s) { return s ? *s : Span(); }
 
+/*! \brief A dtype as Python sees it: an instance of tessera.ir.DataType (a str subclass) once
+ *  that class has registered itself with `_core._set_dtype_class`, else a plain str. */
+nb::object PyDType(const DataType& t);
+
 void BindIR(nb::module_& m);
 void BindBuilder(nb::module_& m);
 void BindTIR(nb::module_& m);

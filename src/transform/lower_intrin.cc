@@ -50,6 +50,8 @@ class IntrinLowerer : public ExprMutator {
       if (Expr e = LowerCUDA(name, t, args)) return e;
     }
     if (name == "tir.rsqrt") return DivNode::Make(FloatConst(t, 1.0), Math(t, "sqrt", {args[0]}));
+    // C has no exp10: 10 ** x.
+    if (name == "tir.exp10") return Math(t, "pow", {FloatConst(t, 10.0), args[0]});
     if (name == "tir.sigmoid") {
       Expr e = Math(t, "exp", {SubNode::Make(FloatConst(t, 0.0), args[0])});
       return DivNode::Make(FloatConst(t, 1.0), AddNode::Make(FloatConst(t, 1.0), e));

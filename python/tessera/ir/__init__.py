@@ -7,8 +7,8 @@ IRModule = _core.IRModule
 GlobalVar = _core.GlobalVar
 Op = _core.Op
 Span = _core.Span
-DataType = _core.DataType
 Range = _core.Range
+from .dtype import DataType, DataTypeCode  # noqa: E402,F401
 
 
 def structural_equal(a, b, map_free_vars=False):

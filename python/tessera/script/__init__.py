@@ -66,6 +66,8 @@ class _UncheckedT:
 def __getattr__(name):
     if name in ("tir", "ir"):
         return importlib.import_module("." + name, __name__)
+    if name == "ir_module":  # tvm.script.ir_module
+        return importlib.import_module(".ir", __name__).ir_module
     raise AttributeError(f"module 'tessera.script' has no attribute '{name}'")
 
 

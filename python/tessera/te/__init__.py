@@ -13,8 +13,11 @@ The graph and the lowering live in C++ (``include/tessera/te``); this package ho
 from .. import _core
 from ..error import TesseraTypeError
 from .reduction import CommReducer, comm_reducer, max, min, reduce_axis, sum  # noqa: A004
-from .tensor import (ComputeOp, Operation, PlaceholderOp, Reduce, Tensor, compute, const,
-                     placeholder, size_var, var)
+from .ops import *  # noqa: F401,F403 - te.exp, te.floordiv, ... (tessera.tir.ops)
+from . import ops
+from .ops import TagScope, add, logaddexp, multiply, subtract, tag_scope, thread_axis
+from .tensor import (ComputeOp, Operation, PlaceholderOp, Reduce, Tensor, TensorSlice, compute,
+                     const, placeholder, size_var, var)
 
 
 def create_prim_func(ops, index_dtype_override=None):
@@ -43,4 +46,6 @@ def create_prim_func(ops, index_dtype_override=None):
 
 __all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "Reduce", "CommReducer",
            "placeholder", "compute", "reduce_axis", "sum", "max", "min", "comm_reducer", "var",
-           "size_var", "const", "create_prim_func"]
+           "size_var", "const", "create_prim_func", "TensorSlice", "thread_axis", "tag_scope",
+           "TagScope", "add", "subtract", "multiply", "logaddexp"] + [
+    n for n in ops.__all__ if n not in ("sum", "max", "min")]

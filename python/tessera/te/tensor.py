@@ -78,6 +78,8 @@ def _axis_names(fcompute, ndim, name):
 
 
 def _body(value, name):
+    if isinstance(value, TensorSlice):
+        value = value.asobject()
     if isinstance(value, (Reduce, _core.PrimExpr)):
         return value
     if isinstance(value, Tensor):
@@ -104,6 +106,10 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
 
     >>> B = te.compute((128,), lambda i: A[i] * 2.0, name="B")
     """
+    if not tag:
+        from .ops import current_tag
+
+        tag = current_tag()
     shape = _shape(shape, f"te.compute '{name}'")
     if not callable(fcompute):
         raise TesseraTypeError(f"te.compute '{name}': fcompute must be a function, got {fcompute!r}")
@@ -136,12 +142,62 @@ def _attrs(attrs, name):
     return {str(k): _attr(v) for k, v in attrs.items()}
 
 
+class TensorSlice:
+    """``A[i]`` of a tensor with more dimensions than indices: index it further (``A[i][j]``)."""
+
+    def __init__(self, tensor, indices):
+        self.tensor = tensor
+        self.indices = tuple(indices)
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        return _tensor_getitem(self.tensor, self.indices + key)
+
+    def asobject(self):
+        """The element, when every dimension is indexed (else the error naming the dimensions)."""
+        return self.tensor.load([expr_ops._index(k) for k in self.indices])
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    def _operator(name):
+        def method(self, *args):
+            return getattr(self.asobject(), name)(*args)
+
+        method.__name__ = name
+        return method
+
+    for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__",
+                "__le__", "__gt__", "__ge__", "__neg__", "astype"):
+        locals()[_op] = _operator(_op)
+    del _op, _operator
+
+    def __repr__(self):
+        return f"TensorSlice({self.tensor.name}, {list(self.indices)})"
+
+
 def _tensor_getitem(self, key):
     if not isinstance(key, tuple):
         key = (key,)
     if any(isinstance(k, slice) for k in key):
         raise TesseraTypeError(f"tensor {self.name} is indexed one element at a time, not with slices")
+    if len(key) < len(self.shape):
+        return TensorSlice(self, key)
+    if len(key) > len(self.shape):
+        raise TesseraTypeError(f"tensor {self.name} has {len(self.shape)} dimensions but is indexed "
+                               f"with {len(key)} indices")
     return self.load([expr_ops._index(k) for k in key])
+
+
+def _tensor_call(self, *indices):
+    """``A(i, j)``: the element at ``(i, j)``, as ``A[i, j]`` (TVM's Tensor.__call__)."""
+    if len(indices) != len(self.shape):
+        raise TesseraTypeError(f"tensor {self.name} has {len(self.shape)} dimensions; "
+                               f"{self.name}(...) needs one index each, got {len(indices)}")
+    return _tensor_getitem(self, tuple(indices))
 
 
 def _tensor_repr(self):
@@ -179,6 +235,7 @@ def _install():
         setattr(_core.IterVar, name, _itervar_operator(name))
     _core.IterVar.dtype = property(lambda self: self.var.dtype)
     Tensor.__getitem__ = _tensor_getitem
+    Tensor.__call__ = _tensor_call
     Tensor.__repr__ = _tensor_repr
     Tensor.__str__ = _tensor_repr
     Operation.__repr__ = _operation_repr

@@ -41,10 +41,27 @@ from . import expr_ops  # noqa: E402,F401
 from . import stmt_functor  # noqa: E402,F401
 
 
+_OP_NAMES = None
+
+
 def __getattr__(name):
-    """The schedule names load on first use: ``tir.Schedule``, ``tir.ScheduleError``, ..."""
+    """The schedule names and the expression functions of :mod:`tessera.tir.ops` (``tir.exp``,
+    ``tir.floordiv``, ...) load on first use: ``tir.Schedule``, ``tir.ScheduleError``, ..."""
+    if name in ("min", "max", "sum", "comm_reducer"):  # TVM's tir.min etc. are te's reducers
+        import importlib
+
+        return getattr(importlib.import_module("..te.reduction", __name__), name)
+    global _OP_NAMES
+    if _OP_NAMES is None:
+        import importlib
+
+        _OP_NAMES = frozenset(importlib.import_module(".ops", __name__).__all__)
+    if name in _OP_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(".ops", __name__), name)
     if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule",
-                "ScheduleState", "StmtSRef"):
+                "ScheduleState", "StmtSRef", "Instruction", "InstructionKind"):
         import importlib
 
         schedule = importlib.import_module(".schedule", __name__)

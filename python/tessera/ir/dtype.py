@@ -1,0 +1,302 @@
+"""DataType: a dtype name that is also a ``str``, as TVM's ``tvm.DataType`` is.
+
+A DataType works wherever a dtype string does (``np.zeros(4, dtype=t)``, ``te.placeholder(shape,
+t)``, ``t == "int32"``, dict keys) and answers questions about the type::
+
+    >>> t = DataType("fp16x16")
+    >>> t, t.bits, t.lanes, t.is_floating16, t.element_of
+    (dtype('float16x16'), 16, 16, True, dtype('float16'))
+
+The string value is the canonical long name (``"fp16x16"`` becomes ``"float16x16"``). Comparing
+with a string compares canonical names, so ``DataType("i32") == "int32"`` and ``== "i32"`` hold.
+Every ``dtype`` attribute of IR objects (expressions, buffers, tensors, arrays) is a DataType.
+"""
+
+from enum import IntEnum
+
+from .. import _core
+
+__all__ = ["DataType", "DataTypeCode"]
+
+
+class DataTypeCode(IntEnum):
+    """Type codes as DLPack (and TVM) number them."""
+
+    INT = 0
+    UINT = 1
+    FLOAT = 2
+    HANDLE = 3
+    BFLOAT = 4
+
+
+# tessera's C++ codes (include/tessera/ir/dtype.h) -> DLPack codes. bool is uint1 in DLPack;
+# void is a handle of 0 bits.
+_DL_CODE = {0: DataTypeCode.INT, 1: DataTypeCode.UINT, 2: DataTypeCode.FLOAT, 3: DataTypeCode.BFLOAT,
+            4: DataTypeCode.UINT, 5: DataTypeCode.HANDLE, 6: DataTypeCode.HANDLE}
+_CODE_PREFIX = {DataTypeCode.INT: "int", DataTypeCode.UINT: "uint", DataTypeCode.FLOAT: "float",
+                DataTypeCode.BFLOAT: "bfloat"}
+# Names TVM accepts without a width.
+_DEFAULT_BITS = {"int": "int32", "uint": "uint32", "float": "float32", "bfloat": "bfloat16"}
+
+
+def _name_of(value):
+    """The dtype name of a string, a numpy dtype or scalar type, or a Python scalar type."""
+    if isinstance(value, str):
+        return value
+    if value is bool:
+        return "bool"
+    if value is int:
+        return "int64"
+    if value is float:
+        return "float64"
+    name = getattr(value, "name", None)  # numpy.dtype
+    if isinstance(name, str) and hasattr(value, "itemsize"):
+        return name
+    try:
+        import numpy as np
+
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return np.dtype(value).name
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        pass
+    raise TypeError(f"expected a dtype name, got {value!r}")
+
+
+class DataType(str):
+    """A scalar or vector element type; a ``str`` whose value is the canonical dtype name."""
+
+    __slots__ = ("_code", "_bits", "_lanes", "_void")
+    _cache = {}
+
+    def __new__(cls, dtype="float32"):
+        if type(dtype) is cls:
+            return dtype
+        key = dtype if isinstance(dtype, str) else _name_of(dtype)
+        hit = cls._cache.get(key) if cls is DataType else None
+        if hit is not None:
+            return hit
+        name = _DEFAULT_BITS.get(key, key)
+        core = _core.DataType(name)  # raises TypeError on an unknown name
+        self = str.__new__(cls, str(core))
+        code = int(core.type_code)
+        self._void = code == 6
+        self._code = _DL_CODE[code]
+        self._bits = 0 if self._void else core.bits
+        self._lanes = core.lanes
+        if cls is DataType and len(cls._cache) < 4096:
+            cls._cache[key] = self
+        return self
+
+    def __reduce__(self):
+        return (type(self), (str(self),))
+
+    def __repr__(self):
+        return f"dtype('{str.__str__(self)}')"
+
+    def __str__(self):
+        return str.__str__(self)
+
+    def __eq__(self, other):
+        if isinstance(other, str) and not isinstance(other, DataType):
+            try:
+                other = DataType(other)
+            except (TypeError, ValueError):
+                return False
+        return str.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = str.__hash__
+
+    # ---- components ----
+    @property
+    def type_code(self):
+        """The DLPack type code (:class:`DataTypeCode`); bool is UINT with 1 bit."""
+        return self._code
+
+    @property
+    def bits(self):
+        return self._bits
+
+    @property
+    def lanes(self):
+        return self._lanes
+
+    @property
+    def bytes(self):
+        """Bytes of one element (rounded up)."""
+        return (self._bits + 7) // 8
+
+    @property
+    def total_bits(self):
+        return self._bits * self._lanes
+
+    @property
+    def total_bytes(self):
+        return self.bytes * self._lanes
+
+    @property
+    def itemsize(self):
+        """Bytes of one value, all lanes together."""
+        return self.total_bytes
+
+    # ---- derived types ----
+    def _make(self, code, bits, lanes):
+        if code == DataTypeCode.HANDLE:
+            if lanes != 1:
+                raise TypeError(f"a handle has no vector form (asked for {lanes} lanes)")
+            return DataType("void" if bits == 0 else "handle")
+        if code == DataTypeCode.UINT and bits == 1:
+            base = "bool"
+        elif code in _CODE_PREFIX:
+            base = f"{_CODE_PREFIX[code]}{bits}"
+        else:
+            raise TypeError(f"unknown type code {code!r}")
+        if not isinstance(lanes, int) or isinstance(lanes, bool) or lanes < 1:
+            raise TypeError(f"lanes must be a positive int, got {lanes!r}")
+        return DataType(base if lanes == 1 else f"{base}x{lanes}")
+
+    def with_lanes(self, lanes):
+        """The same element type with ``lanes`` lanes: ``DataType("int8").with_lanes(32)`` is int8x32."""
+        return self._make(self._code, self._bits, lanes)
+
+    def with_bits(self, bits):
+        """The same kind of type with ``bits``-bit elements: int32x8 -> int16x8 for 16."""
+        return self._make(self._code, bits, self._lanes)
+
+    def with_type_code(self, type_code):
+        return self._make(DataTypeCode(type_code), self._bits, self._lanes)
+
+    def with_int(self):
+        """The signed integer type of the same width and lanes (float32x8 -> int32x8)."""
+        return self.with_type_code(DataTypeCode.INT)
+
+    def with_uint(self):
+        """The unsigned integer type of the same width and lanes (int16x16 -> uint16x16)."""
+        return self.with_type_code(DataTypeCode.UINT)
+
+    @property
+    def element_of(self):
+        """The scalar element type (float16x16 -> float16)."""
+        return self if self._lanes == 1 else self.with_lanes(1)
+
+    # ---- predicates ----
+    @property
+    def is_void(self):
+        return self._void
+
+    @property
+    def is_handle(self):
+        return self._code == DataTypeCode.HANDLE and not self._void
+
+    @property
+    def is_int(self):
+        return self._code == DataTypeCode.INT
+
+    @property
+    def is_uint(self):
+        """Unsigned integers, bool included (bool is uint1, as in TVM)."""
+        return self._code == DataTypeCode.UINT
+
+    @property
+    def is_bool(self):
+        return self._code == DataTypeCode.UINT and self._bits == 1
+
+    @property
+    def is_integer(self):
+        return self._code in (DataTypeCode.INT, DataTypeCode.UINT)
+
+    @property
+    def is_float(self):
+        """IEEE floats (float16/32/64); bfloat16 is not one (see :attr:`is_floating`)."""
+        return self._code == DataTypeCode.FLOAT
+
+    @property
+    def is_bfloat(self):
+        return self._code == DataTypeCode.BFLOAT
+
+    @property
+    def is_bfloat16(self):
+        return self._code == DataTypeCode.BFLOAT and self._bits == 16
+
+    @property
+    def is_floating(self):
+        """Any floating-point type, bfloat16 included."""
+        return self._code in (DataTypeCode.FLOAT, DataTypeCode.BFLOAT)
+
+    @property
+    def is_floating16(self):
+        """float16 or bfloat16."""
+        return self.is_floating and self._bits == 16
+
+    @property
+    def is_scalar(self):
+        return self._lanes == 1
+
+    @property
+    def is_vector(self):
+        return self._lanes > 1
+
+    @property
+    def is_scalable(self):
+        """Whether the lanes scale with the hardware (vscale); tessera's vectors never do."""
+        return False
+
+    @property
+    def is_scalable_vector(self):
+        return False
+
+    @property
+    def is_fixed_length_vector(self):
+        return self._lanes > 1
+
+    @property
+    def is_float_vector(self):
+        return self.is_float and self.is_vector
+
+    @property
+    def is_floating16_vector(self):
+        return self.is_floating16 and self.is_vector
+
+    @property
+    def is_bool_vector(self):
+        return self.is_bool and self.is_vector
+
+    @property
+    def is_integer_vector(self):
+        return self.is_integer and self.is_vector
+
+    @property
+    def is_integer_scalar(self):
+        return self.is_integer and self.is_scalar
+
+    @property
+    def is_float_scalar(self):
+        return self.is_float and self.is_scalar
+
+    @property
+    def is_bfloat16_scalar(self):
+        return self.is_bfloat16 and self.is_scalar
+
+    @property
+    def is_floating_scalar(self):
+        return self.is_floating and self.is_scalar
+
+
+def _width_predicate(code, bits):
+    def get(self):
+        return self._code == code and self._bits == bits
+
+    return property(get, doc=f"Whether the element type is {_CODE_PREFIX[code]}{bits}.")
+
+
+for _bits in (8, 16, 32, 64):
+    setattr(DataType, f"is_int{_bits}", _width_predicate(DataTypeCode.INT, _bits))
+    setattr(DataType, f"is_uint{_bits}", _width_predicate(DataTypeCode.UINT, _bits))
+for _bits in (16, 32, 64):
+    setattr(DataType, f"is_float{_bits}", _width_predicate(DataTypeCode.FLOAT, _bits))
+del _bits
+
+_core._set_dtype_class(DataType)

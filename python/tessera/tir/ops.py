@@ -1,0 +1,83 @@
+"""TVM's ``tvm.tir`` expression functions: math intrinsics, integer division, selection, calls.
+
+The same functions are the script's ``T.exp``, ``T.floordiv``, ... (python/tessera/script/tir/
+ops.py builds them); this module is their ``tir.*`` / ``te.*`` face, with TVM's signatures::
+
+    >>> from tessera import tir
+    >>> tir.exp(x), tir.floordiv(i, 4), tir.if_then_else(i < 4, a, b), tir.max_value("int8")
+"""
+
+from ..error import TesseraTypeError
+from . import expr_ops
+from ..script.tir import ops as _ops
+
+__all__ = [
+    "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "erf",
+    "tanh", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "floor", "ceil", "round", "trunc", "fabs", "nearbyint", "abs", "isnan",
+    "isinf", "isfinite", "popcount", "clz", "likely", "assume", "pow", "power", "atan2", "fmod",
+    "hypot", "copysign", "nextafter", "ldexp", "floordiv", "floormod", "truncdiv", "truncmod",
+    "indexdiv", "indexmod", "ceildiv", "div", "if_then_else", "min_value", "max_value",
+    "infinity", "all", "any", "call_extern", "call_pure_extern", "call_intrin", "reinterpret",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right",
+    "ret", "const", "cast",
+]
+
+_g = globals()
+for _name in _ops._UNARY_MATH + _ops._BINARY_MATH:
+    _g[_name] = _ops.MATH[_name]
+del _g, _name
+
+power = _ops.MATH["pow"]  # noqa: F821
+floordiv, floormod = _ops.floordiv, _ops.floormod
+truncdiv, truncmod, ceildiv = _ops.truncdiv, _ops.truncmod, _ops.ceildiv
+indexdiv, indexmod = _ops.floordiv, _ops.floormod
+if_then_else = _ops.if_then_else
+min_value, max_value, infinity = _ops.min_value, _ops.max_value, _ops.infinity
+call_extern, call_pure_extern, call_intrin = _ops.call_extern, _ops.call_pure_extern, _ops.call_intrin
+reinterpret = _ops.reinterpret
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
+    _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not)
+shift_left, shift_right = _ops.shift_left, _ops.shift_right
+ret = _ops.ret
+
+
+def div(a, b, span=None):
+    """``a / b`` as TVM's ``tir.div``: true division on floats, truncating division on ints."""
+    return expr_ops.div(a, b, span)
+
+
+def const(value, dtype=None, span=None):
+    """A constant: int32 for ints, float32 for floats, bool for bools unless ``dtype`` is given."""
+    return expr_ops.const(value, None if dtype is None else str(dtype), span)
+
+
+def cast(value, dtype, span=None):
+    """``value`` converted to ``dtype``."""
+    return expr_ops.cast(value, str(dtype), span)
+
+
+def _fold(args, combine, what, span):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise TesseraTypeError(f"tir.{what} needs at least one condition")
+    exprs = [expr_ops.convert(a) for a in args]
+    for e in exprs:
+        if not (e.dtype == "bool"):
+            raise TesseraTypeError(f"tir.{what}: every argument must be a bool expression, got {e.dtype}")
+    out = exprs[0]
+    for e in exprs[1:]:
+        out = combine(out, e, span)
+    return out
+
+
+def all(*args, span=None):  # noqa: A001 - TVM's tir.all
+    """The conjunction of bool expressions: ``tir.all(i < n, j < m)``."""
+    return _fold(args, expr_ops.logical_and, "all", span)
+
+
+def any(*args, span=None):  # noqa: A001 - TVM's tir.any
+    """The disjunction of bool expressions: ``tir.any(i < 0, i >= n)``."""
+    return _fold(args, expr_ops.logical_or, "any", span)
+
