@@ -7,7 +7,7 @@ BUILD_DIR := build
 JOBS      ?= 2
 PIP_FLAGS := --disable-pip-version-check -q
 
-.PHONY: all venv build test demo bench format clean
+.PHONY: all venv build test demo bench format clean typecheck wheel
 
 all: build
 
@@ -26,14 +26,25 @@ build: venv
 # The CUDA tests run a second time on the CPU emulator, so that CI (no GPU) runs every CUDA
 # runtime test.
 test: build
+	$(VENV_PY) -m mypy
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
 	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
+
+# The typed public API (pyproject.toml [tool.mypy]); also the first step of `make test`.
+typecheck: venv
+	$(VENV_PY) -m mypy
+
+# A manylinux wheel, built in the manylinux container by cibuildwheel (needs docker or podman).
+wheel:
+	$(VENV_PY) -m pip install $(PIP_FLAGS) cibuildwheel
+	$(VENV_PY) -m cibuildwheel --platform linux --output-dir dist
 
 demo: build
 	PYTHONPATH=python $(VENV_PY) examples/quickstart.py
 
 bench: build
+	$(VENV_PY) -m pip install $(PIP_FLAGS) -r bench/requirements.txt
 	@set -e; for f in bench/bench_*.py; do \
 		[ -e "$$f" ] || continue; \
 		echo "== $$f"; \

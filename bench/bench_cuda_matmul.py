@@ -82,6 +82,7 @@ def main():
     cublas, cublas_name = cublas_timer()
     dev = ts.cuda(0)
     print(f"{'n':>6} {'dtype':>8} {'tessera TFLOP/s':>16} {(cublas_name or 'cuBLAS') + ' TFLOP/s':>24}")
+    labels, ours_all, theirs_all = [], [], []
     for dtype in ("float32", "float16"):
         for n in SIZES:
             mod = gemm_kernels.schedule_gemm(n, n, n, dtype=dtype, acc="float32", **CONFIGS[dtype])
@@ -100,6 +101,14 @@ def main():
             ours = flops / seconds / 1e12
             theirs = f"{flops / cublas(n, dtype) / 1e12:24.2f}" if cublas else f"{'n/a (no torch/cupy)':>24}"
             print(f"{n:>6} {dtype:>8} {ours:16.2f} {theirs}")
+            labels.append(f"{dtype} {n}")
+            ours_all.append(ours)
+            theirs_all.append(flops / cublas(n, dtype) / 1e12 if cublas else None)
+    from bench_plot import save_bars
+
+    save_bars("cuda_matmul", "CUDA matmul", labels,
+              {"tessera": ours_all, cublas_name or "cuBLAS (not available)": theirs_all},
+              "TFLOP/s, higher is better")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,12 @@ def main():
     for name, value, unit, ref_name, ref in rows:
         ref_text = "" if ref != ref else f"{ref:8.3f}"
         print(f"{name:36s} {value:10.3f} {unit:>5s}   {ref_name:28s} {ref_text}")
+    from bench_plot import save_bars
+
+    save_bars("dsl_build", "DSL build latency and call overhead (log scale)",
+              [f"{r[0]} [{r[2]}]" for r in rows],
+              {"tessera": [r[1] for r in rows], "reference (see table)": [r[4] for r in rows]},
+              "ms or us, lower is better", log=True)
 
 
 if __name__ == "__main__":

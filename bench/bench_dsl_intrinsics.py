@@ -103,6 +103,7 @@ def simd_count(ex):
 def main():
     n_compiled, n_pysim = 1 << 20, 1 << 10
     print(f"{'family':16s} {'Melem/s':>9s} {'PySim x':>9s}")
+    names, compiled, pysim = [], [], []
     for name, kernel, dtype in FAMILIES:
         ex = BuildManager().build(kernel)
         a, b, c = inputs(dtype, n_compiled)
@@ -113,6 +114,13 @@ def main():
         kernel(a, b, c, n_pysim)
         pysim_per_elem = (time.perf_counter() - t0) / n_pysim
         print(f"{name:16s} {n_compiled / r.median / 1e6:9.1f} {pysim_per_elem / compiled_per_elem:9.0f}")
+        names.append(name)
+        compiled.append(n_compiled / r.median / 1e6)
+        pysim.append(1 / pysim_per_elem / 1e6)
+    from bench_plot import save_bars
+
+    save_bars("dsl_intrinsics", "DSL intrinsic families: compiled vs PySim (log scale)", names,
+              {"compiled": compiled, "PySim (reference)": pysim}, "Melem/s, higher is better", log=True)
     for name, kernel, _ in FAMILIES[:2]:
         print(f"packed SIMD instructions in {name}: {simd_count(BuildManager().build(kernel))}")
 

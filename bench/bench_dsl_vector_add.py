@@ -49,6 +49,7 @@ def main():
     rng = np.random.default_rng(0)
     print(f"{'dtype':8s} {'elements':>9s}   {'tessera GB/s':>12s} {'Gelem/s':>8s}   "
           f"{'numpy a+b GB/s':>14s} {'Gelem/s':>8s}   {'memcpy GB/s':>11s}")
+    labels, ours, numpy_add, memcpy = [], [], [], []
     for dtype in ("int32", "float32"):
         ex = BuildManager().build(vector_add(dtype))
         for n in (1 << 20, 1 << 24):
@@ -68,6 +69,15 @@ def main():
             print(f"{dtype:8s} {n:9d}   {add_bytes / t_dsl / 1e9:12.2f} {n / t_dsl / 1e9:8.3f}   "
                   f"{add_bytes / t_np / 1e9:14.2f} {n / t_np / 1e9:8.3f}   "
                   f"{copy_bytes / t_copy / 1e9:11.2f}")
+            labels.append(f"{dtype} n=2^{n.bit_length() - 1}")
+            ours.append(add_bytes / t_dsl / 1e9)
+            numpy_add.append(add_bytes / t_np / 1e9)
+            memcpy.append(copy_bytes / t_copy / 1e9)
+    from bench_plot import save_bars
+
+    save_bars("dsl_vector_add", "DSL vector add: bandwidth", labels,
+              {"tessera": ours, "numpy a+b": numpy_add, "memcpy (np.copyto)": memcpy},
+              "GB/s, higher is better")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,16 @@ Submodules load on first use so that ``import tessera`` stays fast.
 import importlib as _importlib
 import os as _os
 
-from . import _core
+try:
+    from . import _core
+except ImportError as _e:  # pragma: no cover - exercised by a subprocess test
+    import glob as _glob
+
+    if not _glob.glob(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_core*")):
+        raise ImportError(
+            "tessera's C++ extension (tessera._core) is not built: run `make build` in the source "
+            "tree (or install the package with `pip install .`), then import tessera again") from None
+    raise ImportError(f"tessera's C++ extension (tessera._core) failed to load: {_e}") from _e
 from . import error
 
 # The CUDA emulator (TESSERA_CUDA_EMULATOR=1) compiles kernels against the shipped headers.
@@ -14,8 +23,20 @@ _core.cuda_emulator_set_include_dir(_os.path.join(_os.path.dirname(_os.path.absp
 
 __version__ = _core.__version__
 
-_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver",
-               "target", "testing", "compat")
+
+def _not_callable(self, *args, **kwargs):
+    kind = type(self).__name__
+    raise TypeError(
+        f"a {kind} is a program, not a compiled function: build it first with "
+        f"lib = tessera.build(f, target=\"c\") and call lib(...) with arrays")
+
+
+# TVMScript functions and modules are IR; calling one is a common first mistake.
+_core.PrimFunc.__call__ = _not_callable
+_core.IRModule.__call__ = _not_callable
+
+_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver", "tune",
+               "cli", "target", "testing", "compat")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
 _ATTRIBUTES = {
     "build": "driver",

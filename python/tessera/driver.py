@@ -1,6 +1,9 @@
 """Building: ``ts.build`` compiles a module for a target; ``ts.lower`` stops after a stage."""
 
+from __future__ import annotations
+
 import os
+from typing import Any, List, Optional, Union
 
 from . import _core
 from .runtime.module import Module
@@ -10,19 +13,19 @@ _HOST_TARGETS = ("c", "llvm")
 _TARGETS = _HOST_TARGETS + ("cuda",)
 
 
-def _cache_dir():
+def _cache_dir() -> str:
     root = os.environ.get("TESSERA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tessera")
     return os.path.join(root, "host")
 
 
-def _target_name(target):
+def _target_name(target: Any) -> str:
     if target is None:
         return "c"
     text = str(getattr(target, "kind", target)).strip()
     return text.split()[0] if text else "c"
 
 
-def _as_module(mod):
+def _as_module(mod: Any) -> Any:
     """An IRModule whose public functions carry "global_symbol"."""
     if isinstance(mod, _core.PrimFunc):
         func = mod
@@ -38,7 +41,7 @@ def _as_module(mod):
     return mod
 
 
-def _target_string(target):
+def _target_string(target: Any) -> str:
     """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
     if target is None:
         return "c"
@@ -47,14 +50,83 @@ def _target_string(target):
     return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 
-def _lowerer(mod, target):
+# Options of TVM's llvm/c targets that describe the target without changing the code.
+_DESCRIPTIVE_OPTIONS = ("-keys", "-tag", "-device", "-model", "-system-lib", "-link-params")
+
+
+def _host_machine() -> str:
+    """The C compiler's target triple (``cc -dumpmachine``), e.g. "x86_64-linux-gnu"."""
+    import shutil
+    import subprocess
+
+    cc = os.environ.get("CC") or next((c for c in ("cc", "gcc", "clang") if shutil.which(c)), "cc")
+    try:
+        return subprocess.run([cc, "-dumpmachine"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except OSError:
+        return ""
+
+
+def _arch(triple: str) -> str:
+    arch = triple.split("-")[0]
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
+
+
+def host_compile_options(target: Any) -> List[str]:
+    """The C compiler flags that the options of a host target string ask for.
+
+    ``-mcpu=NAME`` (``-march`` on x86), ``-mattr=+avx2,-fma`` (``-mavx2 -mno-fma``),
+    ``-opt-level=N`` (``-ON``), ``-fast-math``; options that only describe the target
+    (``-keys``, ``-tag``, ``-device``, ``-model``) change nothing. A ``-mtriple`` for another
+    machine needs a cross compiler, which tessera does not drive: it is refused, and so is every
+    other option, with a message saying why."""
+    text = _target_string(target)
+    words = text.split()[1:]
+    flags = []
+    host = _host_machine()
+    for w in words:
+        key, _, value = w.partition("=")
+        if key == "-mtriple":
+            if host and _arch(value) != _arch(host):
+                raise ValueError(
+                    f"target '{text}' is a cross target ({value}) but this machine's C compiler "
+                    f"builds for {host}: a library for {value} needs a cross compiler such as "
+                    f"{value}-gcc (Debian: apt-get install gcc-{_arch(value).replace('_', '-')}-linux-gnu) "
+                    "and could not be loaded here; tessera builds host targets for this machine only")
+        elif key == "-mcpu":
+            if not value:
+                raise ValueError(f"target '{text}': -mcpu needs a value, e.g. -mcpu=skylake-avx512")
+            flags.append(("-march=" if _arch(host).startswith(("x86", "i686")) else "-mcpu=") + value)
+        elif key == "-mattr":
+            for feature in filter(None, value.split(",")):
+                if feature[0] not in "+-":
+                    raise ValueError(f"target '{text}': -mattr features start with + or -, got '{feature}'")
+                flags.append(("-m" if feature[0] == "+" else "-mno-") + feature[1:])
+        elif key == "-opt-level":
+            if value not in ("0", "1", "2", "3"):
+                raise ValueError(f"target '{text}': -opt-level is 0, 1, 2 or 3, got '{value}'")
+            flags.append("-O" + value)
+        elif key in ("-fast-math", "-fast-math-nnan", "-fast-math-ninf", "-fast-math-contract"):
+            flags.append({"-fast-math": "-ffast-math", "-fast-math-nnan": "-ffinite-math-only",
+                          "-fast-math-ninf": "-ffinite-math-only",
+                          "-fast-math-contract": "-ffp-contract=fast"}[key])
+        elif key in _DESCRIPTIVE_OPTIONS:
+            continue
+        else:
+            raise ValueError(
+                f"target '{text}': the option '{key}' is not supported by tessera's host targets; "
+                "supported: -mcpu, -mattr, -mtriple (this machine only), -opt-level, -fast-math, "
+                + ", ".join(_DESCRIPTIVE_OPTIONS))
+    return flags
+
+
+def _lowerer(mod: Any, target: Any) -> Any:
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
     return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir())
 
 
-def lower(mod, target="c", stage="cleanup"):
+def lower(mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
     """The IRModule after lowering ``mod`` for ``target`` through ``stage``.
 
     >>> print(ts.lower(Module, target="c", stage="flatten").script())
@@ -64,7 +136,8 @@ def lower(mod, target="c", stage="cleanup"):
     return lw.mod
 
 
-def build(mod, target="c", pipeline="default", name=None):
+def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
+          name: Optional[str] = None) -> Module:
     """Compile ``mod`` (an IRModule or a PrimFunc) for ``target`` and load it.
 
     ``"c"`` and ``"llvm"`` build C for the host CPU. The result is called with arrays
@@ -83,10 +156,32 @@ def build(mod, target="c", pipeline="default", name=None):
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
     tname = _target_name(target)
+    if tname in _HOST_TARGETS:
+        # Functions with a record in the tuning database of `with tessera.tune.apply(db):` (or
+        # the PassContext's "tessera.tune.database") are built with their best schedule.
+        from .tune import apply_best
+
+        mod = apply_best(mod, target)
     if tname not in _TARGETS:
         raise ValueError(f"ts.build does not support target '{tname}'; use 'c', 'llvm' or 'cuda'")
     if pipeline not in ("default", None):
         raise ValueError(f"unknown pipeline '{pipeline}'; tessera has the 'default' pipeline")
-    lw = _lowerer(mod, target if tname == "cuda" else tname)
-    lw.run_to("end")
+    if tname == "cuda":
+        lw = _lowerer(mod, target)
+        lw.run_to("end")
+        return Module(lw.result)
+    flags = host_compile_options(target)
+    if not flags:
+        lw = _lowerer(mod, tname)
+        lw.run_to("end")
+        return Module(lw.result)
+    from .transform import PassContext
+
+    outer = PassContext.current()
+    config = dict(outer.config)
+    config["tessera.cc_options"] = " ".join(filter(None, [config.get("tessera.cc_options", ""), *flags]))
+    with PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
+                     disabled_pass=outer.disabled_pass, config=config):
+        lw = _lowerer(mod, tname)
+        lw.run_to("end")
     return Module(lw.result)

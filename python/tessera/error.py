@@ -76,3 +76,29 @@ _core._set_exception_classes(
         "internal": InternalError,
     }
 )
+
+
+def did_you_mean(name, candidates, prefix=""):
+    """``"; did you mean S.vadd?"`` when a candidate is close to ``name``, else ``""``."""
+    import difflib
+
+    names = [c for c in candidates if isinstance(c, str) and not c.startswith("_")]
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.75)
+    if not close:
+        return ""
+    if len(close) == 1:
+        return f"; did you mean {prefix}{close[0]}?"
+    return "; did you mean " + ", ".join(prefix + c for c in close[:-1]) + f" or {prefix}{close[-1]}?"
+
+
+def describe_missing_attribute(base, attr, alias=None):
+    """The message for ``base.attr`` that does not exist, with close names suggested."""
+    import types
+
+    if isinstance(base, types.ModuleType):
+        what = f"module '{base.__name__}'" + (f" ({alias})" if alias else "")
+        prefix = f"{alias}." if alias else ""
+    else:
+        what = repr(base)
+        prefix = ""
+    return f"{what} has no attribute '{attr}'" + did_you_mean(attr, dir(base), prefix)

@@ -9,8 +9,11 @@ The module is also callable: ``ts.lower(mod, target="c", stage="cleanup")`` retu
 after ``stage``.
 """
 
+from __future__ import annotations
+
 import sys
 import types
+from typing import Any, List, Optional, Tuple
 
 from . import driver
 from .runtime.module import Module
@@ -19,11 +22,11 @@ from .runtime.module import Module
 class StageLowerer:
     """Lowers one module stage by stage for a target ("c", "llvm")."""
 
-    def __init__(self, mod, target="c"):
+    def __init__(self, mod: Any, target: Any = "c") -> None:
         self._lw = driver._lowerer(mod, target)
         self._target = driver._target_name(target)
 
-    def run_to(self, stage):
+    def run_to(self, stage: str) -> Optional[Module]:
         """Run the stages after the current one through ``stage``; at "end", the built Module."""
         self._lw.run_to(stage)
         if self._lw.current_stage == "end" and self._lw.result is not None:
@@ -31,33 +34,33 @@ class StageLowerer:
         return None
 
     @property
-    def mod(self):
+    def mod(self) -> Any:
         return self._lw.mod
 
     @mod.setter
-    def mod(self, value):
+    def mod(self, value: Any) -> None:
         self._lw.mod = value
 
     @property
-    def current_stage(self):
+    def current_stage(self) -> str:
         return self._lw.current_stage
 
     @property
-    def timings(self):
+    def timings(self) -> List[Tuple[str, str, float, bool, bool]]:
         """(stage, pass, seconds, changed, skipped) for every pass run so far."""
         return list(self._lw.timings)
 
-    def timing_report(self):
+    def timing_report(self) -> str:
         return self._lw.timing_report()
 
 
-def lower(mod, target="c", stage="cleanup"):
+def lower(mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
     """The IRModule after lowering ``mod`` for ``target`` through ``stage``."""
     return driver.lower(mod, target, stage)
 
 
 class _CallableModule(types.ModuleType):
-    def __call__(self, mod, target="c", stage="cleanup"):
+    def __call__(self, mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
         return lower(mod, target, stage)
 
 

@@ -1,5 +1,6 @@
 // Bindings of tir.Schedule: handles, index maps, the trace and the schedule's primitives.
 #include "common.h"
+#include "tessera/schedule/primitive.h"
 #include "tessera/schedule/schedule.h"
 #include "tessera/support/error.h"
 
@@ -121,7 +122,7 @@ void BindSchedule(nb::module_& m) {
       .def("__str__", &Trace::AsPython);
 
   // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
-  // returns_list)], read by tessera.tir.schedule.Trace.
+  // returns_list, decision)], read by tessera.tir.schedule.Trace.
   m.def("trace_instructions", [](const Trace& t) {
     nb::list out;
     for (const Instruction& inst : t.insts) {
@@ -129,7 +130,8 @@ void BindSchedule(nb::module_& m) {
       for (const auto& [key, value] : inst.args)
         args.append(nb::make_tuple(key, FromTraceValue(value)));
       for (const RV& rv : inst.outputs) outputs.append(nb::cast(rv));
-      out.append(nb::make_tuple(inst.kind, args, outputs, inst.returns_list));
+      out.append(
+          nb::make_tuple(inst.kind, args, outputs, inst.returns_list, FromTraceValue(inst.decision)));
     }
     return out;
   });
@@ -147,19 +149,58 @@ void BindSchedule(nb::module_& m) {
       }
       for (nb::handle rv : nb::cast<nb::list>(tuple[2])) inst.outputs.push_back(nb::cast<RV>(rv));
       inst.returns_list = nb::cast<bool>(tuple[3]);
+      if (tuple.size() > 4) inst.decision = ToTraceValue(tuple[4]);
       t.insts.push_back(std::move(inst));
     }
     return t;
   });
 
+  nb::class_<StmtSRefNode>(m, "StmtSRef")
+      .def_prop_ro("stmt",
+                   [](const StmtSRefNode& s) -> nb::object {
+                     if (!s.stmt) return nb::none();
+                     return nb::cast(ObjectRef(s.stmt));
+                   })
+      .def_prop_ro("parent",
+                   [](StmtSRefNode& s) -> StmtSRef {
+                     return s.parent ? s.parent->shared_from_this() : nullptr;
+                   })
+      .def("same_as", [](const StmtSRefNode& a, const StmtSRefNode& b) { return &a == &b; })
+      .def("__hash__", [](const StmtSRefNode& a) { return reinterpret_cast<size_t>(&a); })
+      .def("__eq__", [](const StmtSRefNode& a, nb::handle b) {
+        return nb::isinstance<StmtSRefNode>(b) && &a == &nb::cast<const StmtSRefNode&>(b);
+      });
+
+  nb::class_<ScheduleState>(m, "ScheduleState")
+      .def(
+          "__init__",
+          [](ScheduleState* self, IRModule mod, int debug_mask, bool enable_check) {
+            new (self) ScheduleState(std::move(mod), debug_mask, enable_check);
+          },
+          "mod"_a, "debug_mask"_a = 0, "enable_check"_a = true)
+      .def_prop_ro("mod", &ScheduleState::mod)
+      .def_prop_ro("debug_mask", &ScheduleState::debug_mask)
+      .def_prop_ro("enable_check", &ScheduleState::enable_check)
+      .def(
+          "get_sref",
+          [](const ScheduleState& s, const Stmt& stmt) { return s.FindSRef(stmt.get()); }, "stmt"_a)
+      .def(
+          "get_cached_flags",
+          [](const ScheduleState& s, const StmtSRef& block) {
+            CachedFlags f = GetCachedFlags(s, block);
+            return std::make_tuple(f.affine_binding, f.region_cover, f.stage_pipeline);
+          },
+          "block_sref"_a);
+
   nb::class_<Schedule>(m, "Schedule")
       .def(
           "__init__",
           [](Schedule* self, IRModule mod, int debug_mask, const std::string& level,
-             bool enable_check) {
-            new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check);
+             bool enable_check, int64_t seed) {
+            new (self) Schedule(std::move(mod), debug_mask, ParseLevel(level), enable_check, seed);
           },
-          "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true)
+          "mod"_a, "debug_mask"_a = 0, "error_render_level"_a = "detail", "enable_check"_a = true,
+          "seed"_a = -1)
       .def_prop_ro("mod", &Schedule::mod)
       .def_prop_ro("trace", [](const Schedule& s) { return s.trace(); })
       .def_prop_ro("func_working_on", &Schedule::func_working_on)
@@ -167,6 +208,20 @@ void BindSchedule(nb::module_& m) {
       .def("copy", &Schedule::Copy)
       .def("get", &Schedule::Get, "rv"_a)
       .def("is_valid", &Schedule::IsValid, "rv"_a)
+      .def_prop_ro("state", &Schedule::state, nb::rv_policy::reference_internal)
+      .def("get_sref", &Schedule::GetSRef, "rv"_a)
+      .def("seed", &Schedule::Seed, "seed"_a)
+      .def("fork_seed", &Schedule::ForkSeed)
+      .def("sample_categorical", &Schedule::SampleCategorical, "candidates"_a, "probs"_a,
+           "decision"_a.none())
+      .def("sample_perfect_tile", &Schedule::SamplePerfectTile, "loop"_a, "n"_a,
+           "max_innermost_factor"_a, "decision"_a.none())
+      .def("sample_partitioned_tile", &Schedule::SamplePartitionedTile, "loop"_a, "n"_a,
+           "partition_pos"_a, "innerpart_factor"_a, "decision"_a.none())
+      .def("sample_compute_location", &Schedule::SampleComputeLocation, "block"_a,
+           "decision"_a.none())
+      .def("remove_rv", &Schedule::RemoveRV, "rv"_a)
+      .def("enter_postproc", &Schedule::EnterPostproc)
       .def("get_block", &Schedule::GetBlock, "name"_a, "func_name"_a = nb::none())
       .def("get_loops", &Schedule::GetLoops, "block"_a)
       .def("get_child_blocks", &Schedule::GetChildBlocks, "block_or_loop"_a)
@@ -212,6 +267,11 @@ void BindSchedule(nb::module_& m) {
           },
           "block_or_loop"_a, "ann_key"_a, "ann_val"_a)
       .def("unannotate", &Schedule::Unannotate, "block_or_loop"_a, "ann_key"_a)
+      .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
+      .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
+      .def("merge", &Schedule::Merge, "loops"_a)
+      .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)
+      .def("reorder_block_iter_var", &Schedule::ReorderBlockIterVar, "block"_a, "new_order"_a)
       .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)
       .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a);
 }

@@ -246,6 +246,7 @@ void BindTransform(nb::module_& m) {
       .def_ro("entry", &runtime::ModuleNode::entry)
       .def_ro("source", &runtime::ModuleNode::source)
       .def_ro("lib_path", &runtime::ModuleNode::lib_path)
+      .def_ro("compile_command", &runtime::ModuleNode::compile_command)
       .def_ro("ir", &runtime::ModuleNode::ir)
       .def_ro("device_source", &runtime::ModuleNode::device_source)
       .def_prop_ro("device_binary",

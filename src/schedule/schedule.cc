@@ -1,6 +1,7 @@
 // Schedule: handles to srefs, the primitives with their trace records, rollback on error.
 #include "tessera/schedule/schedule.h"
 
+#include "schedule_impl.h"
 #include "tessera/schedule/primitive.h"
 #include "tessera/support/error.h"
 #include "utils.h"
@@ -9,8 +10,9 @@ namespace tessera {
 namespace schedule {
 
 Schedule::Schedule(IRModule mod, int debug_mask, ErrorRenderLevel error_render_level,
-                   bool enable_check)
+                   bool enable_check, int64_t seed)
     : state_(std::move(mod), debug_mask, enable_check), error_render_level_(error_render_level) {
+  Seed(seed);
   if (state_.mod()->functions.size() == 1)
     func_working_on_ = state_.mod()->functions[0].first->name_hint;
 }
@@ -27,50 +29,16 @@ Schedule Schedule::Copy() const {
   Schedule copy(*this);
   std::unordered_map<const StmtSRefNode*, StmtSRef> sref_map;
   copy.state_ = state_.Copy(&sref_map);
+  copy.rand_state_ = ForkSeed();
   for (auto& [key, entry] : copy.symbols_) {
+    if (entry.second == root_mark_ || entry.second == inline_mark_) continue;
     auto it = sref_map.find(entry.second.get());
     entry.second = it == sref_map.end() ? std::make_shared<StmtSRefNode>() : it->second;
   }
   return copy;
 }
 
-template <class F>
-auto Schedule::Run(const char* primitive, F body) -> decltype(body()) {
-  ScheduleState::Snapshot snapshot = state_.Save();
-  auto symbols = symbols_;
-  size_t num_insts = trace_.insts.size();
-  auto rollback = [&]() {
-    state_.Restore(std::move(snapshot));
-    symbols_ = std::move(symbols);
-    trace_.insts.resize(num_insts);
-  };
-  try {
-    if constexpr (std::is_void_v<decltype(body())>) {
-      body();
-      if (state_.debug_mask() != 0) state_.VerifySRefTree();
-    } else {
-      auto result = body();
-      if (state_.debug_mask() != 0) state_.VerifySRefTree();
-      return result;
-    }
-  } catch (const ScheduleError& e) {
-    IRModule mod = snapshot.mod;
-    rollback();
-    throw Error(e.Render(mod, primitive, error_render_level_), Span(), ErrorKind::kSchedule);
-  } catch (...) {
-    rollback();
-    throw;
-  }
-}
-
 void Schedule::Record(Instruction inst) { trace_.insts.push_back(std::move(inst)); }
-
-template <class R>
-std::shared_ptr<R> Schedule::NewRV(const StmtSRef& sref) {
-  auto rv = std::make_shared<R>();
-  symbols_[rv.get()] = {rv, sref};
-  return rv;
-}
 
 StmtSRef Schedule::GetSRef(const RV& rv) const {
   if (!rv) Fail("A handle is None");
@@ -361,7 +329,13 @@ BlockRV Schedule::CacheWrite(const BlockRV& block, int write_buffer_index,
 void Schedule::ComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops,
                          int index) {
   Run("compute_at", [&] {
-    schedule::ComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops, index);
+    int64_t mark = 0;
+    if (IsComputeLocationMark(loop, &mark)) {
+      // A location from sample_compute_location: the root keeps the block where it is.
+      if (mark == -2) schedule::ComputeInline(state_, BlockSRef(block));
+    } else {
+      schedule::ComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops, index);
+    }
     Record({"compute_at",
             {{"block", TraceValue::Of(RV(block))},
              {"loop", TraceValue::Of(RV(loop))},
@@ -374,8 +348,13 @@ void Schedule::ComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve
 void Schedule::ReverseComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops,
                                 int index) {
   Run("reverse_compute_at", [&] {
-    schedule::ReverseComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops,
-                               index);
+    int64_t mark = 0;
+    if (IsComputeLocationMark(loop, &mark)) {
+      if (mark == -2) schedule::ReverseComputeInline(state_, BlockSRef(block));
+    } else {
+      schedule::ReverseComputeAt(state_, BlockSRef(block), LoopSRef(loop), preserve_unit_loops,
+                                 index);
+    }
     Record({"reverse_compute_at",
             {{"block", TraceValue::Of(RV(block))},
              {"loop", TraceValue::Of(RV(loop))},

@@ -249,8 +249,7 @@ ScheduleState::Snapshot ScheduleState::Save() const {
   Snapshot snap;
   snap.mod = mod_;
   for (const auto& [name, srefs] : func_srefs_) {
-    for (const StmtSRef& s : srefs)
-      snap.srefs.emplace_back(s, StmtSRefNode{s->stmt, s->parent, s->seq_index});
+    for (const StmtSRef& s : srefs) snap.srefs.emplace_back(s, *s);
   }
   snap.stmt2ref = stmt2ref_;
   snap.func_srefs = func_srefs_;

@@ -219,7 +219,7 @@ class PythonPrinter {
       const auto& [key, value] = inst.args[i];
       // A (kind, index) buffer argument reads better as a tuple.
       std::string text = Value(value);
-      bool varargs = (inst.kind == "fuse" && key == "loops") ||
+      bool varargs = ((inst.kind == "fuse" || inst.kind == "merge") && key == "loops") ||
                      (inst.kind == "reorder" && key == "ordered_loops");
       if (varargs || (key == "buffer" && value.kind == TraceValue::kList)) {
         text = text.substr(1, text.size() - 2);
@@ -227,6 +227,8 @@ class PythonPrinter {
       }
       call += (i ? ", " : "") + (varargs ? text : key + "=" + text);
     }
+    if (inst.decision.kind != TraceValue::kNone)
+      call += (inst.args.empty() ? "decision=" : ", decision=") + Value(inst.decision);
     call += ")";
     if (inst.outputs.empty()) return inst.returns_list ? "_ = " + call : call;
     std::string lhs;
@@ -438,6 +440,11 @@ class Replayer {
     if (v.kind != TraceValue::kInt) Bad("an int was expected");
     return v.integer;
   }
+  static double Number(const TraceValue& v) {
+    if (v.kind == TraceValue::kFloat) return v.number;
+    if (v.kind == TraceValue::kInt) return static_cast<double>(v.integer);
+    Bad("a number was expected");
+  }
   static bool Bool(const TraceValue& v) {
     if (v.kind != TraceValue::kBool) Bad("a bool was expected");
     return v.boolean;
@@ -545,6 +552,57 @@ class Replayer {
         return {sch_->BlockizeBlocks(AsList<BlockRVNode>(target), preserve)};
       return {sch_->Blockize(loop("target"), preserve)};
     }
+    if (k == "sample_categorical") {
+      std::vector<int64_t> candidates;
+      for (const TraceValue& c : arg("candidates").list) candidates.push_back(Int(c));
+      std::vector<double> probs;
+      for (const TraceValue& p : arg("probs").list) probs.push_back(Number(p));
+      std::optional<int64_t> decision;
+      if (inst.decision.kind != TraceValue::kNone) decision = Int(inst.decision);
+      return {sch_->SampleCategorical(candidates, probs, decision)};
+    }
+    if (k == "sample_perfect_tile" || k == "sample_partitioned_tile") {
+      std::optional<std::vector<int64_t>> decision;
+      if (inst.decision.kind == TraceValue::kList) {
+        decision.emplace();
+        for (const TraceValue& d : inst.decision.list) decision->push_back(Int(d));
+      }
+      if (k == "sample_perfect_tile") {
+        return list(sch_->SamplePerfectTile(loop("loop"), Int(arg("n")),
+                                            Int(arg("max_innermost_factor")), decision));
+      }
+      return list(sch_->SamplePartitionedTile(loop("loop"), Int(arg("n")),
+                                              Int(arg("partition_pos")),
+                                              Int(arg("innerpart_factor")), decision));
+    }
+    if (k == "sample_compute_location") {
+      std::optional<int64_t> decision;
+      if (inst.decision.kind != TraceValue::kNone) decision = Int(inst.decision);
+      return {sch_->SampleComputeLocation(block("block"), decision)};
+    }
+    if (k == "enter_postproc") return sch_->EnterPostproc(), std::vector<RV>{};
+    if (k == "unsafe_set_dtype") {
+      sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
+      return {};
+    }
+    if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
+    if (k == "transform_block_layout") {
+      const TraceValue& m = arg("index_map");
+      if (m.kind != TraceValue::kIndexMap) Bad("transform_block_layout: bad index_map");
+      sch_->TransformBlockLayout(block("block"), *m.index_map);
+      return {};
+    }
+    if (k == "reindex") {
+      const TraceValue& buf = arg("buffer");
+      if (buf.kind != TraceValue::kList || buf.list.size() != 2) Bad("reindex: bad buffer");
+      return {sch_->ReIndex(block("block"), Str(buf.list[0]), Int(buf.list[1]))};
+    }
+    if (k == "reorder_block_iter_var") {
+      std::vector<int64_t> order;
+      for (const TraceValue& v : arg("new_order").list) order.push_back(Int(v));
+      sch_->ReorderBlockIterVar(block("block"), order);
+      return {};
+    }
     Bad("unknown instruction '" + k + "'");
   }
 
@@ -577,12 +635,19 @@ std::string Trace::AsJSON() const {
     out += (i ? ", " : "") + std::string("[") + Quote(inst.kind) + ", [" + args + "], [" + outputs +
            "]]";
   }
-  return out + "], \"decisions\": []}";
+  std::string decisions;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (insts[i].decision.kind == TraceValue::kNone) continue;
+    decisions += (decisions.empty() ? "[" : ", [") + std::to_string(i) + ", " +
+                 writer.Value(insts[i].decision) + "]";
+  }
+  return out + "], \"decisions\": [" + decisions + "]}";
 }
 
 void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc) const {
   Replayer replayer(sch);
   for (const Instruction& inst : insts) {
+    if (remove_postproc && inst.kind == "enter_postproc") break;
     std::vector<RV> results = replayer.Apply(inst);
     if (results.size() != inst.outputs.size()) {
       Replayer::Bad("instruction " + inst.kind + " gave " + std::to_string(results.size()) +
@@ -596,10 +661,20 @@ void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc) const {
 void Trace::ApplyJSONToSchedule(const std::string& json, Schedule* sch) {
   JsonValue doc = ParseJson(json);
   Replayer replayer(sch);
+  std::unordered_map<int64_t, TraceValue> decisions;
+  if (doc.object.count("decisions")) {
+    for (const JsonValue& d : doc["decisions"].array) {
+      if (d.kind != JsonValue::kArray || d.array.size() != 2) Replayer::Bad("malformed decision");
+      decisions[static_cast<int64_t>(d.array[0].number)] = ValueFromJSON(d.array[1]);
+    }
+  }
+  int64_t index = 0;
   for (const JsonValue& j : doc["insts"].array) {
     if (j.kind != JsonValue::kArray || j.array.size() != 3) Replayer::Bad("malformed instruction");
     Instruction inst;
     inst.kind = j.array[0].string;
+    auto decision = decisions.find(index++);
+    if (decision != decisions.end()) inst.decision = decision->second;
     for (const JsonValue& a : j.array[1].array) {
       inst.args.emplace_back(a.array.at(0).string, ValueFromJSON(a.array.at(1)));
     }

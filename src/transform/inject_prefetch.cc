@@ -8,6 +8,7 @@
 // whose indices differ only by a constant in the same 64-byte bucket of offsets are prefetched
 // once. A prefetch past the end of the buffer is harmless (it never faults).
 #include <set>
+#include <unordered_map>
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
@@ -42,12 +43,25 @@ class PrefetchInjector : public StmtExprMutator {
 
  private:
   static Stmt WithPrefetches(const ForNode* loop, int64_t distance) {
-    // Variables defined inside the loop body.
+    // Variables defined inside the loop body: a read indexed by an inner loop's variable is
+    // prefetched where that loop starts (e.g. the first vector of a vectorized loop that was cut
+    // to the host's vector width); one indexed by a let variable is not prefetched.
     std::set<const VarNode*> inner;
-    PostOrderVisit(loop->body, [&inner](const ObjectRef& n) {
-      if (auto* f = AsPtr<ForNode>(n)) inner.insert(f->loop_var.get());
+    std::unordered_map<const VarNode*, Expr> inner_start;
+    PostOrderVisit(loop->body, [&](const ObjectRef& n) {
+      if (auto* f = AsPtr<ForNode>(n)) inner_start[f->loop_var.get()] = f->min;
       if (auto* l = AsPtr<LetStmtNode>(n)) inner.insert(l->var.get());
     });
+    auto at_inner_start = [&](Expr index) {
+      std::unordered_map<const VarNode*, Expr> sub;
+      PostOrderVisit(index, [&](const ObjectRef& n) {
+        if (auto* x = AsPtr<VarNode>(n)) {
+          auto it = inner_start.find(x);
+          if (it != inner_start.end()) sub[x] = it->second;
+        }
+      });
+      return sub.empty() ? index : SimplifyExpr(Substitute(index, sub));
+    };
     const VarNode* v = loop->loop_var.get();
     struct Candidate {
       Buffer buffer;
@@ -68,6 +82,7 @@ class PrefetchInjector : public StmtExprMutator {
       Expr index = load->indices[0];
       if (auto* ramp = AsPtr<RampNode>(index)) index = ramp->base;
       if (!index->dtype.is_scalar()) return;
+      index = at_inner_start(index);
       if (!UsesVar(index, [v](const VarNode* x) { return x == v; })) return;
       if (UsesVar(index, [&inner](const VarNode* x) { return inner.count(x) != 0; })) return;
       // Same buffer, same variable part, constant offsets in one cache line: one prefetch.

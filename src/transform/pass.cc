@@ -70,6 +70,8 @@ const bool kBuiltinConfigs = [] {
                                           {"max_simplification_steps", kI}});
   RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});
   RegisterConfigOption("tessera.dump_ir", ConfigType::kString);
+  // A tuning database (SQLite path): ts.build applies its best records (tessera.tune).
+  RegisterConfigOption("tessera.tune.database", ConfigType::kString);
   RegisterConfigOption("tessera.cc_options", ConfigType::kString);
   return true;
 }();

@@ -72,6 +72,8 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
   for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
   std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
+  built->compile_command = flags;
+  built->compile_command.insert(built->compile_command.begin(), FindHostCompiler());
   built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, HeaderText(ctx.include_dir));
   return {mod, false, built};
 }

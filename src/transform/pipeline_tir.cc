@@ -115,6 +115,8 @@ std::shared_ptr<runtime::ModuleNode> CompileHostLibrary(IRModule mod, const Host
   DumpText(ctx, dump_name, src.code);
   std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
   for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
+  built->compile_command = flags;
+  built->compile_command.insert(built->compile_command.begin(), FindHostCompiler());
   built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
                                          ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
   return built;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -12,6 +13,7 @@
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
+#include "tessera/transform/passes.h"
 #include "tessera/transform/stage.h"
 
 namespace tessera {
@@ -72,7 +74,10 @@ class HostBuildTest : public ::testing::Test {
 TEST_F(HostBuildTest, VectorizedParallelKernelRunsAndChecksArguments) {
   runtime::Module lib = Build(ScaleModule());
   EXPECT_NE(lib->source.find("#pragma omp parallel for"), std::string::npos);
-  EXPECT_NE(lib->source.find("typedef float tessera_float32x16"), std::string::npos);
+  // Vectors of the host's width (16 fp32 lanes with AVX-512, 8 with AVX2), at most the loop's 16.
+  int lanes = std::min(16, transform::HostVectorBits() / 32);
+  EXPECT_NE(lib->source.find("typedef float tessera_float32x" + std::to_string(lanes)),
+            std::string::npos);
   EXPECT_NE(lib->source.find("expf("), std::string::npos);
   ASSERT_EQ(lib->entry, "scale");
   const runtime::PackedFunctionInfo& f = runtime::GetFunction(*lib, "");

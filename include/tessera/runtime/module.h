@@ -32,6 +32,9 @@ struct ModuleNode {
   std::string entry;      // name of the entry function
   std::string source;     // generated source (OpenCL-C for the DSL, C for the host)
   std::string lib_path;   // compiled shared object in the build cache
+  /*! \brief The compiler and flags that built lib_path from `source` (empty for a library
+   *  loaded from a file); `get_source("asm")` reruns them with -S. */
+  std::vector<std::string> compile_command;
   IRModule ir;            // the module that was compiled
   std::shared_ptr<DSOModule> library;  // loaded at the "end" stage
   std::map<std::string, std::string> info;

@@ -26,6 +26,19 @@ std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& b
 /*! \brief The child blocks of `scope_block` that write a buffer allocated outside it. */
 std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block);
 
+/*! \brief The properties of a block TVM's ScheduleState caches (state_flags.cc). */
+struct CachedFlags {
+  /*! \brief The bindings are quasi-affine in the loops between the block and its scope root. */
+  bool affine_binding = true;
+  /*! \brief What the block reads of its scope's buffers, its producers in the scope write
+   *  first (under the loops it shares with each). */
+  bool region_cover = true;
+  /*! \brief In the scope the block is the root of: no block writes what an earlier one read,
+   *  and every consumer is region-covered. */
+  bool stage_pipeline = true;
+};
+CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block);
+
 // ---- loops ----
 /*! \brief split.cc: `factors` has at most one null (inferred). Returns the new loops. */
 std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,
@@ -75,6 +88,27 @@ void SetScope(ScheduleState& state, const StmtSRef& block, int buffer_index,
 /*! \brief transform_layout.cc: the buffer is the block's read or write buffer `buffer_index`. */
 void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index, bool is_write,
                      const IndexMap& index_map, const Expr& pad_value);
+
+/*! \brief The buffer of a block's read or write region `index`; fails with TVM's message. */
+const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_write);
+/*! \brief The block allocating `buffer` (above `block_sref`); fails for parameters. */
+StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block_sref,
+                               const Buffer& buffer);
+/*! \brief unsafe_set_dtype.cc: the written buffer `buffer_index` gets `dtype`. */
+void UnsafeSetDType(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                    DataType dtype);
+/*! \brief reorder_block_iter_var.cc */
+void ReorderBlockIterVar(ScheduleState& state, const StmtSRef& block_sref,
+                         const std::vector<int64_t>& new_order);
+
+/*! \brief reindex.cc: returns the copy block. */
+StmtSRef ReIndex(ScheduleState& state, const StmtSRef& block_sref, int buffer_index, bool is_write);
+
+/*! \brief transform_block_layout.cc: `map` over the block's iterators. */
+void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, const IndexMap& map);
+
+/*! \brief merge.cc: returns the innermost merged loop. */
+StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
 
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,

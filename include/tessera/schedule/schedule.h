@@ -25,9 +25,10 @@ namespace schedule {
  */
 class Schedule {
  public:
+  /*! \brief `seed` -1 draws a seed from the system; see Seed. */
   Schedule(IRModule mod, int debug_mask = 0,
            ErrorRenderLevel error_render_level = ErrorRenderLevel::kDetail,
-           bool enable_check = true);
+           bool enable_check = true, int64_t seed = -1);
 
   const IRModule& mod() const { return state_.mod(); }
   const ScheduleState& state() const { return state_; }
@@ -44,6 +45,41 @@ class Schedule {
   StmtSRef GetSRef(const RV& rv) const;
   /*! \brief Whether the handle still refers to a node of the IR. */
   bool IsValid(const RV& rv) const;
+
+  // ---- sampling (schedule_sampling.cc) ----
+  /*!
+   * \brief Reset the random state (a linear congruential engine, x' = 48271 x mod 2^31-1, as
+   *  TVM's): a given seed gives the same decisions as TVM's for the same calls. -1 draws one.
+   */
+  void Seed(int64_t seed);
+  /*! \brief A new seed drawn from the random state (for a copy or a forked search). */
+  int64_t ForkSeed() const;
+  int64_t rand_state() const { return rand_state_; }
+  /*! \brief One of `candidates` with the probabilities `probs`; `decision` is an index. */
+  ExprRV SampleCategorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
+                           std::optional<int64_t> decision);
+  /*!
+   * \brief `n` factors whose product is the loop's extent, the innermost at most
+   *  `max_innermost_factor` (-1: unbounded). A loop of unknown extent gives [-1, 1, ...].
+   */
+  std::vector<ExprRV> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
+                                        std::optional<std::vector<int64_t>> decision);
+  /*! \brief Like SamplePerfectTile, with the product of factors `partition_pos`.. divisible by
+   *  `innerpart_factor`. */
+  std::vector<ExprRV> SamplePartitionedTile(const LoopRV& loop, int n, int partition_pos,
+                                            int innerpart_factor,
+                                            std::optional<std::vector<int64_t>> decision);
+  /*!
+   * \brief A loop `block` can be computed at, or the marks for its root (decision -1) and
+   *  inlining (-2); compute_at with a mark keeps the block where it is or inlines it.
+   */
+  LoopRV SampleComputeLocation(const BlockRV& block, std::optional<int64_t> decision);
+  /*! \brief Forget a handle; later uses of it fail (not recorded in the trace, as in TVM). */
+  void RemoveRV(const RV& rv);
+  /*! \brief Mark the start of post-processing in the trace (replay may stop there). */
+  void EnterPostproc();
+  /*! \brief Whether a loop handle is the root or inline mark of SampleComputeLocation. */
+  bool IsComputeLocationMark(const RV& rv, int64_t* mark) const;
 
   // ---- lookup ----
   BlockRV GetBlock(const std::string& name, const std::optional<std::string>& func_name);
@@ -83,6 +119,13 @@ class Schedule {
   /*! \brief `buffer_kind` is "read" or "write". */
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
+  void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  LoopRV Merge(const std::vector<LoopRV>& loops);
+  void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map);
+  /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */
+  BlockRV ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index);
+  // ---- blocks (schedule_prims.cc) ----
+  void ReorderBlockIterVar(const BlockRV& block, const std::vector<int64_t>& new_order);
   // ---- annotations ----
   void Annotate(const RV& block_or_loop, const std::string& ann_key, const TraceValue& ann_val);
   void Unannotate(const RV& block_or_loop, const std::string& ann_key);
@@ -100,8 +143,16 @@ class Schedule {
   StmtSRef BlockSRef(const RV& rv) const;
   StmtSRef LoopSRef(const RV& rv) const;
 
+  /*! \brief A trial of a primitive: whether it succeeds; the schedule is left unchanged. */
+  bool Try(const std::function<void()>& body);
+  ExprRV NewExprRV(Expr value);
+
   ScheduleState state_;
   Trace trace_;
+  mutable int64_t rand_state_ = 1;
+  /*! \brief The srefs sample_compute_location returns for "root" and "inline". */
+  StmtSRef root_mark_ = std::make_shared<StmtSRefNode>();
+  StmtSRef inline_mark_ = std::make_shared<StmtSRefNode>();
   std::unordered_map<const RVNode*, std::pair<RV, StmtSRef>> symbols_;
   std::unordered_map<const RVNode*, std::pair<RV, Expr>> expr_symbols_;
   std::string func_working_on_;

@@ -18,7 +18,7 @@ namespace schedule {
  * the rewrite when the new IR keeps the node (the same object), the loop (the same loop
  * variable) or a block the primitive declares as the same. `stmt` is null once the node is gone.
  */
-struct StmtSRefNode {
+struct StmtSRefNode : std::enable_shared_from_this<StmtSRefNode> {
   Stmt stmt;                       // a For or a Block; null once removed
   StmtSRefNode* parent = nullptr;  // the enclosing loop or block; null at a function's top
   int64_t seq_index = -1;          // position in the parent's SeqStmt, -1 when not in one

@@ -423,7 +423,10 @@ class ExpressionParser(PointerParser):
             try:
                 return getattr(base, attr)
             except AttributeError:
-                raise self.error(node, f"{base!r} has no attribute '{attr}'") from None
+                from ..error import describe_missing_attribute
+
+                alias = node.value.id if isinstance(node.value, ast.Name) else None
+                raise self.error(node, describe_missing_attribute(base, attr, alias)) from None
         raise self.error(node, f"unsupported attribute '{attr}' of {self.describe(base)}")
 
     # ---- calls -------------------------------------------------------------------------------

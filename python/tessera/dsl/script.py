@@ -49,5 +49,8 @@ del _name, _fn
 def __getattr__(name):
     t = virtual_type(name)
     if t is None:
-        raise AttributeError(f"module 'tessera.dsl.script' has no attribute '{name}'")
+        from ..error import did_you_mean
+
+        raise AttributeError(f"module 'tessera.dsl.script' has no attribute '{name}'"
+                             + did_you_mean(name, list(globals()), "S."))
     return t

@@ -1,11 +1,13 @@
 """Module: a built (or loaded) host library whose public functions are called from Python."""
 
+from __future__ import annotations
+
 import os
 import shutil
 import statistics
 import tempfile
-
 import re
+from typing import Any, Callable, List, Optional, Sequence
 
 from .. import _core
 from ..error import (ArgumentTypeError, ArgumentValueError, TesseraError, TesseraRuntimeError,
@@ -13,7 +15,7 @@ from ..error import (ArgumentTypeError, ArgumentValueError, TesseraError, Tesser
 from .ndarray import NDArray
 
 
-def _handles(args):
+def _handles(args: Sequence[Any]) -> List[Any]:
     return [a._handle if isinstance(a, NDArray) else a for a in args]
 
 
@@ -33,7 +35,8 @@ _ARG_VALUE_ERRORS = re.compile(
     r"|^\S+ is expected to have non-NULL data pointer$")
 
 
-def _call(mod, name, args, run=None):
+def _call(mod: Any, name: str, args: Sequence[Any],
+          run: Optional[Callable[[List[Any]], Any]] = None) -> Any:
     """Call a function of a host module (or ``run(handles)``); bad arguments raise TypeError /
     ValueError (tessera's ArgumentTypeError / ArgumentValueError)."""
     try:
@@ -50,8 +53,9 @@ def _call(mod, name, args, run=None):
         raise TesseraValueError(str(err)) from None
 
 
-def _classify(err):
+def _classify(err: TesseraRuntimeError) -> TesseraError:
     text = str(err)
+    cls: "type[TesseraRuntimeError]"
     if _ARG_TYPE_ERRORS.match(text):
         cls = ArgumentTypeError
     elif _ARG_VALUE_ERRORS.match(text):
@@ -64,7 +68,7 @@ def _classify(err):
 class BenchmarkResult:
     """Seconds per call of each repeat, with summary statistics."""
 
-    def __init__(self, results):
+    def __init__(self, results: Sequence[float]) -> None:
         self.results = tuple(results)
         self.mean = statistics.fmean(self.results)
         self.median = statistics.median(self.results)
@@ -72,7 +76,7 @@ class BenchmarkResult:
         self.min = min(self.results)
         self.max = max(self.results)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         ms = lambda s: f"{s * 1e3:.4f}"  # noqa: E731
         return (f"BenchmarkResult(mean={ms(self.mean)} ms, median={ms(self.median)} ms, "
                 f"std={ms(self.std)} ms, min={ms(self.min)} ms, max={ms(self.max)} ms, "
@@ -82,14 +86,14 @@ class BenchmarkResult:
 class Function:
     """One public function of a module: ``lib["add"](a, b, c)``."""
 
-    def __init__(self, module, name):
+    def __init__(self, module: "Module", name: str) -> None:
         self.module = module
         self.name = name
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         return _call(self.module._mod, self.name, args)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<tessera.runtime.Function {self.name}>"
 
 
@@ -97,14 +101,14 @@ class DeviceModule:
     """The device kernels of a "cuda" build: ``get_source()`` is the CUDA C, ``get_source("ptx")``
     the PTX that NVRTC produced."""
 
-    def __init__(self, mod):
+    def __init__(self, mod: Any) -> None:
         self._mod = mod
 
     @property
-    def type_key(self):
+    def type_key(self) -> str:
         return "cuda"
 
-    def get_source(self, fmt=""):
+    def get_source(self, fmt: str = "") -> str:
         """The CUDA C source (``fmt`` "" or "cu"), or the compiled PTX (``fmt="ptx"``)."""
         if fmt in ("", "cu", "cuda"):
             return self._mod.device_source
@@ -117,7 +121,7 @@ class DeviceModule:
             return ptx
         raise ValueError(f"unknown source format '{fmt}'; use '', 'cu' or 'ptx'")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<tessera.runtime.DeviceModule cuda>"
 
 
@@ -129,59 +133,75 @@ class Module:
     >>> lib.time_evaluator("main", ts.cpu(0), number=10)(a, b, c).mean
     """
 
-    def __init__(self, mod):
+    def __init__(self, mod: Any) -> None:
         self._mod = mod
 
     @property
-    def entry_name(self):
+    def entry_name(self) -> str:
         return _core.host_entry(self._mod)
 
     @property
-    def function_names(self):
+    def function_names(self) -> List[str]:
         return [f[0] for f in _core.host_functions(self._mod)]
 
     @property
-    def lib_path(self):
+    def lib_path(self) -> str:
         return self._mod.lib_path
 
     @property
-    def imported_modules(self):
+    def imported_modules(self) -> List[DeviceModule]:
         """Device modules imported by the host module: the CUDA kernels of a "cuda" build."""
         if self._mod.target == "cuda":
             return [DeviceModule(self._mod)]
         return []
 
     @property
-    def type_key(self):
+    def type_key(self) -> str:
         return self._mod.target
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         return _call(self._mod, "", args)
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Function:
         return self.get_function(name)
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self.function_names
 
-    def get_function(self, name):
+    def get_function(self, name: str) -> Function:
         """The public function ``name``; AttributeError lists the functions when there is none."""
         if name not in self.function_names:
             raise AttributeError(f"the module has no function '{name}'; functions: " + ", ".join(self.function_names))
         return Function(self, name)
 
-    def get_source(self, fmt=""):
-        """The generated host C."""
-        return self._mod.source
+    def get_source(self, fmt: str = "") -> str:
+        """The generated code: ``""`` or ``"c"`` the host C, ``"asm"`` (or ``"s"``) the assembly
+        the C compiler makes of it with the flags of this build; for a "cuda" build also
+        ``"cuda"`` (the kernels' CUDA C) and ``"ptx"``."""
+        if fmt in ("", "c"):
+            return self._mod.source
+        if fmt in ("asm", "s"):
+            return _assembly(self._mod)
+        if fmt in ("cuda", "cu", "ptx") and self.imported_modules:
+            return self.imported_modules[0].get_source(fmt)
+        if fmt in ("ll", "llvm", "bc"):
+            raise ValueError(f"get_source('{fmt}'): tessera compiles host code with the C compiler, "
+                             "so there is no LLVM IR; use 'c' for the C source or 'asm' for the assembly")
+        known = "'c', 'asm'" + (", 'cuda', 'ptx'" if self.imported_modules else "")
+        raise ValueError(f"unknown source format '{fmt}'; this module has {known}")
 
-    def export_library(self, file_name):
+    def export_library(self, file_name: "str | os.PathLike[str]") -> str:
         """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``)."""
-        file_name = os.fspath(file_name)
-        directory = os.path.dirname(os.path.abspath(file_name))
+        file_name = os.path.abspath(os.fspath(file_name))
+        directory = os.path.dirname(file_name)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tessera-export-")
         os.close(fd)
         try:
             shutil.copyfile(self._mod.lib_path, tmp)
+            # mkstemp makes the file 0600; an exported library is an ordinary file (umask applies).
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o755 & ~umask)
             os.replace(tmp, file_name)
         except BaseException:
             if os.path.exists(tmp):
@@ -189,9 +209,10 @@ class Module:
             raise
         return file_name
 
-    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0,
-                       limit_zero_time_iterations=100, cooldown_interval_ms=0, repeats_to_cooldown=1,
-                       cache_flush_bytes=0, f_preproc=""):
+    def time_evaluator(self, func_name: str, dev: Any, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: int = 0, limit_zero_time_iterations: int = 100,
+                       cooldown_interval_ms: int = 0, repeats_to_cooldown: int = 1,
+                       cache_flush_bytes: int = 0, f_preproc: str = "") -> Callable[..., BenchmarkResult]:
         """A timer: ``timer(*args)`` returns a :class:`BenchmarkResult` (seconds per call).
 
         The function runs ``1 + number * repeat`` times; the first call is discarded; each repeat
@@ -200,7 +221,7 @@ class Module:
         if func_name not in self.function_names:
             raise AttributeError(f"the module has no function '{func_name}'; functions: " + ", ".join(self.function_names))
 
-        def evaluator(*args):
+        def evaluator(*args: Any) -> BenchmarkResult:
             results = _call(self._mod, func_name, args, lambda handles: _core.host_time(
                 self._mod, func_name, handles, int(number), int(repeat), int(min_repeat_ms),
                 int(limit_zero_time_iterations), int(cooldown_interval_ms), int(repeats_to_cooldown),
@@ -210,10 +231,30 @@ class Module:
 
         return evaluator
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<tessera.runtime.Module {self.type_key} functions={self.function_names}>"
 
 
-def load_module(path):
-    """Load a library written by ``Module.export_library``; it is called like the original."""
-    return Module(_core.load_module(os.fspath(path)))
+def _assembly(mod: Any) -> str:
+    """The assembly of ``mod``'s C source, from the compiler and flags that built it."""
+    import subprocess
+
+    command = list(mod.compile_command)
+    if not command:
+        raise ValueError("get_source('asm') needs the build that made this module: a library "
+                         "loaded from a file carries no compiler flags; build it again with ts.build")
+    argv = command[:1] + ["-S", "-fPIC", "-o", "-", "-x", "c", "-"] + command[1:]
+    out = subprocess.run(argv, input=mod.source, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("the C compiler could not produce assembly (exit status "
+                           f"{out.returncode}):\n{out.stderr}")
+    return out.stdout
+
+
+def load_module(path: "str | os.PathLike[str]") -> Module:
+    """Load a library written by ``Module.export_library``; it is called like the original.
+
+    A relative path is taken from the current directory (the dynamic loader would otherwise
+    search its library path for a bare file name)."""
+    path = os.path.abspath(os.fspath(path))
+    return Module(_core.load_module(path))

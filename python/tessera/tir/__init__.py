@@ -43,7 +43,8 @@ from . import stmt_functor  # noqa: E402,F401
 
 def __getattr__(name):
     """The schedule names load on first use: ``tir.Schedule``, ``tir.ScheduleError``, ..."""
-    if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule"):
+    if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule",
+                "ScheduleState", "StmtSRef"):
         import importlib
 
         schedule = importlib.import_module(".schedule", __name__)

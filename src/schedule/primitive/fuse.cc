@@ -51,17 +51,18 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     extent = Simplify(MulE(extent, l->extent));
   }
   Var fused = NewVar(name + "fused", t);
-  // Innermost first: l_k = floormod(floordiv(fused, inner product), extent_k).
+  // Innermost first, as TVM binds them: l_k = floordiv(floormod(fused, inner * extent_k), inner)
+  // and l_0 = floordiv(fused, inner), where inner is the product of the extents inside l_k.
   VarMap vmap, unit_vars;
   Expr inner = IntConst(t, 1);
   for (size_t i = loops.size(); i-- > 0;) {
     const ForNode* l = loops[i];
-    Expr v = i + 1 == loops.size() ? Expr(fused) : FloorDivE(fused, inner);
-    if (i > 0) v = FloorModE(v, l->extent);
+    Expr outer_product = Simplify(MulE(inner, l->extent));
+    Expr v = i > 0 ? FloorDivE(FloorModE(fused, outer_product), inner) : FloorDivE(fused, inner);
     v = Simplify(v);
     if (IsConstInt(l->extent, 1) && !preserve_unit_iters) v = IntConst(t, 0);
     vmap[l->loop_var.get()] = CastTo(l->loop_var->dtype, v);
-    inner = Simplify(MulE(inner, l->extent));
+    inner = outer_product;
   }
   Stmt body = Substitute(loops.back()->body, vmap);
   arith::Analyzer ana;

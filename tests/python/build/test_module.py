@@ -1,5 +1,7 @@
 """Runtime modules: entry and named functions, export/load round trip, time_evaluator, NDArray."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,34 @@ def test_bool_and_float16_buffers():
     b = np.zeros(8, "float16")
     lib(a, m, b)
     np.testing.assert_array_equal(b, np.where(m, a * 2, a))
+
+
+def test_export_to_a_bare_file_name_loads_from_the_current_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lib = ts.build(Mod)
+    path = lib.export_library("bare.so")
+    assert path == str(tmp_path / "bare.so")
+    loaded = ts.runtime.load_module("bare.so")
+    a = np.arange(16, dtype="float32")
+    loaded["scale"](a, 2.0)
+    np.testing.assert_allclose(a, np.arange(16) * 2.0)
+
+
+def test_exported_library_is_readable_like_a_normal_file(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = ts.build(Mod).export_library(tmp_path / "mode.so")
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == 0o755
+
+
+def test_get_source_formats():
+    lib = ts.build(Mod)
+    asm = lib.get_source("asm")
+    assert "__tessera_packed_scale" in asm and ".text" in asm
+    assert lib.get_source("c") == lib.get_source()
+    with pytest.raises(ValueError, match="no LLVM IR"):
+        lib.get_source("ll")
+    with pytest.raises(ValueError, match="unknown source format 'xyz'"):
+        lib.get_source("xyz")

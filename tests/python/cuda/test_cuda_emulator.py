@@ -18,6 +18,7 @@ from cuda_support import requires_emulator
 pytestmark = requires_emulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
 
 
 def program(source):
@@ -363,7 +364,7 @@ def test_build_without_nvrtc_runs_and_has_no_ptx():
         "    print(e)\n"
     )
     env = dict(os.environ, TESSERA_NVRTC_PATH="/nonexistent/libnvrtc.so", TESSERA_CUDA_EMULATOR="1",
-               PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert "sum True" in out.stdout, out.stdout + out.stderr
@@ -371,8 +372,7 @@ def test_build_without_nvrtc_runs_and_has_no_ptx():
 
 
 def run_python(code, **env_changes):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
-                                                      os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
     for key, value in env_changes.items():
         if value is None:
             env.pop(key, None)

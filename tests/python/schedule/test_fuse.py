@@ -30,12 +30,13 @@ def test_fuse_two_loops(golden):
 
 
 def test_fuse_three_loops(golden):
+    # TVM's binding order: the middle loop is floordiv(floormod(fused, 32 * 8), 8).
     @T.prim_func
     def expected(A: T.Buffer((16, 32, 8), "float32"), B: T.Buffer((16, 32, 8), "float32")):
         for i_j_k_fused in T.serial(4096):
             with T.block("B"):
                 vi = T.axis.spatial(16, i_j_k_fused // 256)
-                vj = T.axis.spatial(32, i_j_k_fused // 8 % 32)
+                vj = T.axis.spatial(32, i_j_k_fused % 256 // 8)
                 vk = T.axis.spatial(8, i_j_k_fused % 8)
                 B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
 

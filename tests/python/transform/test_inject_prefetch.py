@@ -41,6 +41,24 @@ def test_same_cache_line_once_and_inner_variables_skipped(golden):
     golden("InjectPrefetch", before, expected)
 
 
+def test_reads_in_inner_loops_are_prefetched_at_the_loop_start(golden):
+    # A vectorized loop cut to the host's vector width leaves an inner loop over the vectors.
+    @T.prim_func
+    def before(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
+        for i in T.serial(64, annotations={"pragma_prefetch": 4}):
+            for j in range(2):
+                B[i * 16 + j * 8:i * 16 + j * 8 + 8] = A[i * 16 + j * 8:i * 16 + j * 8 + 8]
+
+    @T.prim_func
+    def expected(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
+        for i in range(64):
+            T.evaluate(T.call_extern("int32", "__builtin_prefetch", T.address_of(A[i * 16 + 64]), 0, 3))
+            for j in range(2):
+                B[i * 16 + j * 8:i * 16 + j * 8 + 8] = A[i * 16 + j * 8:i * 16 + j * 8 + 8]
+
+    golden("InjectPrefetch", before, expected)
+
+
 def test_without_annotation_unchanged(unchanged):
     @T.prim_func
     def func(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):

@@ -66,7 +66,10 @@ def __getattr__(name):
         intrinsic.__doc__ = f"``T.{name}``: the ``{op_name}`` intrinsic."
         intrinsic._tessera_builtin = True
         return intrinsic
-    raise AttributeError(f"module 'tessera.script.tir' has no attribute '{name}'")
+    from ...error import did_you_mean
+
+    raise AttributeError(f"module 'tessera.script.tir' has no attribute '{name}'"
+                         + did_you_mean(name, list(globals()), "T."))
 
 
 def ops_call(op_name, args):

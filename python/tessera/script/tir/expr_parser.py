@@ -107,7 +107,11 @@ class ExprParsing:
         try:
             return getattr(base, node.attr)
         except AttributeError:
-            raise self.error(node, f"{self.describe(base)} has no attribute '{node.attr}'") from None
+            from ...error import did_you_mean
+
+            prefix = f"{node.value.id}." if isinstance(node.value, ast.Name) else ""
+            hint = did_you_mean(node.attr, dir(base), prefix)
+            raise self.error(node, f"{self.describe(base)} has no attribute '{node.attr}'{hint}") from None
 
     def expr_Tuple(self, node):
 

@@ -59,14 +59,13 @@ class Schedule:
             if debug_mask not in _DEBUG_MASKS:
                 raise TesseraValueError(f"debug_mask must be 'none', 'all' or an int, not {debug_mask!r}")
             debug_mask = _DEBUG_MASKS[debug_mask]
-        self._sch = _core.Schedule(_as_module(mod), int(debug_mask), error_render_level, enable_check)
-        self._seed = seed
+        self._sch = _core.Schedule(_as_module(mod), int(debug_mask), error_render_level, enable_check,
+                                   _seed_value(seed))
 
     @classmethod
     def _wrap(cls, core_sch):
         sch = cls.__new__(cls)
         sch._sch = core_sch
-        sch._seed = None
         return sch
 
     # ---- utilities ----
@@ -95,16 +94,86 @@ class Schedule:
         return Schedule._wrap(self._sch.copy())
 
     def get(self, rv):
-        """The IR node behind a handle: a Block, a For, or an expression."""
-        return self._sch.get(rv)
+        """The IR node behind a handle (or an sref): a Block, a For, or the int a sampling
+        instruction drew."""
+        if isinstance(rv, _core.StmtSRef):
+            return rv.stmt
+        result = self._sch.get(rv)
+        if isinstance(result, _core.IntImm):
+            return result.value
+        return result
+
+    @property
+    def state(self):
+        """The :class:`ScheduleState` of the schedule (its module and srefs)."""
+        from .state import ScheduleState
+
+        return ScheduleState._wrap(self._sch.state, self)
+
+    def get_sref(self, rand_var_or_stmt):
+        """The sref of a block or loop handle, or of a Block or For of the module (None when
+        the statement is not in it)."""
+        if isinstance(rand_var_or_stmt, (_core.Block, _core.For)):
+            return self._sch.state.get_sref(rand_var_or_stmt)
+        return self._sch.get_sref(rand_var_or_stmt)
 
     def show(self, *args, **kwargs):
         """Print the scheduled module as TVMScript."""
         print(self.mod.script(*args, **kwargs))
 
+    # ---- sampling ----
+
     def seed(self, seed):
-        """Accepted for compatibility: tessera has no sampling primitives."""
-        self._seed = seed
+        """Reset the random state of the sampling instructions (-1 or None: a random seed).
+
+        A linear congruential engine as TVM's: the same seed gives the same decisions.
+        """
+        self._sch.seed(_seed_value(seed))
+
+    def fork_seed(self):
+        """A new seed drawn from the random state (for another schedule)."""
+        return self._sch.fork_seed()
+
+    def sample_categorical(self, candidates, probs, decision=None):
+        """One of ``candidates`` drawn with the probabilities ``probs``; returns an ExprRV.
+
+        >>> v = sch.sample_categorical([1, 2, 4], [0.5, 0.25, 0.25])
+        >>> sch.get(v)
+        2
+        """
+        candidates = [_int_value(c, "candidates") for c in candidates]
+        probs = [float(_number(p)) for p in probs]
+        return self._sch.sample_categorical(candidates, probs, _opt_int(decision))
+
+    def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
+        """``n`` factors (ExprRVs) whose product is the loop's extent, the innermost at most
+        ``max_innermost_factor`` (-1: unbounded); on a loop of unknown extent the first is None.
+
+        >>> i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2))
+        """
+        rvs = self._sch.sample_perfect_tile(loop, int(n), int(max_innermost_factor),
+                                            _opt_ints(decision))
+        return [None if self._sch.get(rv).value == -1 else rv for rv in rvs]
+
+    def sample_partitioned_tile(self, loop, n, partition_pos=0, innerpart_factor=1, decision=None):
+        """Like :meth:`sample_perfect_tile`, with the product of the factors from
+        ``partition_pos`` on divisible by ``innerpart_factor``."""
+        rvs = self._sch.sample_partitioned_tile(loop, int(n), int(partition_pos),
+                                                int(innerpart_factor), _opt_ints(decision))
+        return [None if self._sch.get(rv).value == -1 else rv for rv in rvs]
+
+    def sample_compute_location(self, block, decision=None):
+        """A loop ``block`` can be computed at (a LoopRV), drawn uniformly among the candidates;
+        ``compute_at`` with it moves the block there, keeps it at the root or inlines it."""
+        return self._sch.sample_compute_location(block, _opt_int(decision))
+
+    def remove_rv(self, rand_var):
+        """Forget a handle; using it afterwards fails."""
+        self._sch.remove_rv(rand_var)
+
+    def enter_postproc(self):
+        """Mark the start of post-processing in the trace."""
+        self._sch.enter_postproc()
 
     # ---- arguments ----
 
@@ -325,6 +394,97 @@ class Schedule:
         if isinstance(target, (list, tuple)):
             return self._sch.blockize_blocks([self._normalize_block_arg(b) for b in target], preserve_unit_iters)
         return self._sch.blockize(target, preserve_unit_iters)
+
+    # ---- primitives of TVM v0.23's surface ----
+
+    def unsafe_set_dtype(self, block, buffer_index, dtype):
+        """Change the element type of a buffer the block writes (allocated in the function):
+        stores cast to ``dtype`` and loads cast back. Unsafe: values may lose precision.
+
+        >>> sch.unsafe_set_dtype(sch.get_block("B"), 0, "float16")
+        """
+        self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
+
+    def merge(self, *loops):
+        """Merge loop nests of equal extents under one scope into one nest whose innermost
+        merged loop runs their bodies in order; returns that loop.
+
+        >>> sch.merge(sch.get_loops(c)[0], sch.get_loops(d)[0])
+        """
+        return self._sch.merge(_flatten(loops))
+
+    def transform_block_layout(self, block, index_map):
+        """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
+        iterator a fusion of old ones); the block gets new iterators and a new loop nest.
+
+        >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
+        """
+        if not isinstance(index_map, IndexMap):
+            if not callable(index_map):
+                raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
+            iters = self.get(block).iter_vars
+            names = list(inspect.signature(index_map).parameters)
+            if len(names) != len(iters):
+                variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
+            else:
+                variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
+            result = index_map(*variables)
+            if not isinstance(result, (list, tuple)):
+                result = [result]
+            index_map = IndexMap(variables, [_const(e, "int32") for e in result])
+        self._sch.transform_block_layout(block, index_map)
+
+    def reindex(self, block, buffer):
+        """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from
+        (``("write", i)``) a new buffer indexed by the block iterators of that tuple; the block
+        then accesses the new buffer at its iterators. Returns the copy block.
+
+        >>> sch.reindex(sch.get_block("B"), ("read", 0))
+        """
+        kind, index = self._buffer_kind_index(block, buffer)
+        return self._sch.reindex(block, kind, index)
+
+    def _buffer_kind_index(self, block, buffer):
+        if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+            return buffer[0], self._buffer_index(block, buffer[1], buffer[0])
+        return self._find_buffer(block, buffer)
+
+    def reorder_block_iter_var(self, block, new_order):
+        """Permute a block's iterators (and their bindings): ``new_order[i]`` is the old index
+        of the new i-th iterator.
+
+        >>> sch.reorder_block_iter_var(sch.get_block("C"), [2, 1, 0])
+        """
+        self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
+
+
+def _seed_value(seed):
+    if seed is None:
+        return -1
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TesseraTypeError(f"seed must be an int or None, not {type(seed).__name__}")
+    if seed < -1:
+        raise TesseraValueError("Random seed must be non-negative")
+    return seed
+
+
+def _number(value):
+    return value.value if isinstance(value, (_core.IntImm, _core.FloatImm)) else value
+
+
+def _int_value(value, what):
+    value = _number(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TesseraTypeError(f"{what} must be ints, not {type(value).__name__}")
+    return value
+
+
+def _opt_int(decision):
+    return None if decision is None else _int_value(decision, "decision")
+
+
+def _opt_ints(decision):
+    return None if decision is None else [_int_value(d, "decision") for d in decision]
 
 
 def _index_map_of(func, buffer):

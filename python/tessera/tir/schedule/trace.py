@@ -37,9 +37,9 @@ class Trace:
     @classmethod
     def _from_core(cls, core_trace):
         trace = cls()
-        for method, args, outputs, _ in _core.trace_instructions(core_trace):
+        for method, args, outputs, _, decision in _core.trace_instructions(core_trace):
             kind = InstructionKind._of_method(method, args)
-            inputs, attrs, decision = kind.split_args(args)
+            inputs, attrs = kind.split_args(args)
             inst = Instruction(kind, inputs, attrs, outputs)
             trace.insts.append(inst)
             if decision is not None:
@@ -56,8 +56,9 @@ class Trace:
         decisions = self.decisions if decisions is None else decisions
         rows = []
         for inst in self._active(remove_postproc):
-            args = inst.kind.join_args(inst.inputs, inst.attrs, decisions.get(inst))
-            rows.append((inst.kind.method, args, list(inst.outputs), inst.kind.returns_list))
+            args = inst.kind.join_args(inst.inputs, inst.attrs)
+            rows.append((inst.kind.method, args, list(inst.outputs), inst.kind.returns_list,
+                         _plain_decision(decisions.get(inst))))
         return _core.trace_from_instructions(rows)
 
     # ---- reading and editing ----
@@ -194,6 +195,14 @@ class Trace:
         for index, value in json_obj[1]:
             decisions[insts[int(index)]] = _from_json(value, rvs, resolve=False)
         Trace(insts, decisions).apply_to_schedule(sch)
+
+
+def _plain_decision(value):
+    if isinstance(value, _core.IntImm):
+        return int(value.value)
+    if isinstance(value, (list, tuple)):
+        return [_plain_decision(v) for v in value]
+    return value
 
 
 def _collect_rvs(value, out):

@@ -1,0 +1,46 @@
+"""Plots for the benchmarks: a grouped bar chart of tessera beside its same-run reference.
+
+Each benchmark saves ``bench/<name>.png`` next to the table it prints (matplotlib, from
+bench/requirements.txt, which ``make bench`` installs); without matplotlib it says so and
+saves nothing."""
+
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def save_bars(name, title, labels, series, ylabel, log=False):
+    """Save ``bench/<name>.png``: for each label one bar per series (name -> values; NaN or
+    None values are left out). Returns the path, or None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -r bench/requirements.txt): no plot")
+        return None
+    path = os.path.join(HERE, f"{name}.png")
+    n = len(series)
+    width = 0.8 / max(n, 1)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(labels) + 2), 4.2))
+    for k, (sname, values) in enumerate(series.items()):
+        xs, ys = [], []
+        for i, v in enumerate(values):
+            if v is None or v != v:
+                continue
+            xs.append(i + (k - (n - 1) / 2) * width)
+            ys.append(v)
+        ax.bar(xs, ys, width=width, label=sname)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    if log:
+        ax.set_yscale("log")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"plot saved to {path}")
+    return path

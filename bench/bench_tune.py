@@ -1,0 +1,221 @@
+"""Tuning benchmark: tessera.tune on matmul, batch_matmul and conv2d, beside numpy's BLAS, our
+hand schedules and Apache TVM's meta-schedule with the same trial budget (pip package
+apache-tvm), measured in the same run, with the wall-clock tuning time of both.
+
+    PYTHONPATH=python .venv/bin/python bench/bench_tune.py --trials 256
+    ... --only matmul --threads 1 --skip-tvm --quick
+
+Prints a table and saves bench/tune.png (the best time against trials for each workload).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import tessera as ts  # noqa: E402
+from tessera import te  # noqa: E402
+
+import cpu_kernels as ck  # noqa: E402
+
+
+def conv2d_func(n, c, h, w, f, k):
+    X = te.placeholder((n, c, h + k - 1, w + k - 1), "float32", name="X")
+    W = te.placeholder((f, c, k, k), "float32", name="W")
+    rc = te.reduce_axis((0, c), name="rc")
+    rh = te.reduce_axis((0, k), name="rh")
+    rw = te.reduce_axis((0, k), name="rw")
+    Y = te.compute((n, f, h, w), lambda b, o, y, x: te.sum(X[b, rc, y + rh, x + rw] * W[o, rc, rh, rw],
+                                                           axis=[rc, rh, rw]), name="Y")
+    return te.create_prim_func([X, W, Y]), X, W, Y
+
+
+def workloads(quick):
+    n = 256 if quick else 1024
+    bm = (4, 4, 64, 64, 32) if quick else (32, 12, 128, 128, 64)
+    cv = (1, 16, 28, 28, 16, 3) if quick else (1, 64, 56, 56, 64, 3)
+    b, h, m, k, nn = bm
+    conv, *_ = conv2d_func(*cv)
+    return {
+        "matmul": dict(func=ck.matmul_func(n), flops=2.0 * n ** 3, label=f"matmul {n}^3",
+                       numpy=f"a @ b with a, b of {n}x{n}",
+                       np_setup=f"a=np.random.rand({n},{n}).astype('float32'); b=np.random.rand({n},{n}).astype('float32')",
+                       np_stmt="a @ b", hand=lambda p: ck.schedule_matmul(n, parallel=p)),
+        "batch_matmul": dict(func=ck.batch_matmul_func(b, h, m, k, nn), flops=2.0 * b * h * m * k * nn,
+                             label=f"batch_matmul {bm}", numpy="np.matmul",
+                             np_setup=f"a=np.random.rand({b},{h},{m},{k}).astype('float32'); "
+                                      f"b=np.random.rand({b},{h},{k},{nn}).astype('float32')",
+                             np_stmt="np.matmul(a, b)",
+                             hand=lambda p: ck.schedule_batch_matmul((b, h, m, k), (b, h, k, nn), parallel=p)),
+        "conv2d": dict(func=conv, flops=2.0 * cv[0] * cv[4] * cv[2] * cv[3] * cv[1] * cv[5] ** 2,
+                       label=f"conv2d NCHW {cv}", numpy="im2col + BLAS",
+                       np_setup=_conv_setup(cv), np_stmt="conv()", hand=None),
+    }
+
+
+def _conv_setup(cv):
+    n, c, h, w, f, k = cv
+    return (f"from numpy.lib.stride_tricks import sliding_window_view as sw\n"
+            f"x=np.random.rand({n},{c},{h + k - 1},{w + k - 1}).astype('float32')\n"
+            f"wt=np.random.rand({f},{c},{k},{k}).astype('float32').reshape({f},-1)\n"
+            f"def conv():\n"
+            f"    cols = sw(x, ({k},{k}), axis=(2,3)).transpose(0,2,3,1,4,5).reshape({n}*{h}*{w}, -1)\n"
+            f"    return (cols @ wt.T)\n")
+
+
+def numpy_seconds(setup, stmt, threads):
+    """numpy timed in a child whose BLAS uses ``threads`` threads (OPENBLAS_CORETYPE unset there)."""
+    code = (f"import numpy as np, timeit\n{setup}\n"
+            f"t = timeit.Timer({stmt!r}, globals=globals())\n"
+            f"n, _ = t.autorange()\nprint(min(t.repeat(5, max(1, n // 2))) / max(1, n // 2))\n")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def tessera_seconds(mod, func, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "lib.so")
+        ts.build(mod).export_library(path)
+        args = []
+        for p in func.params:
+            buf = next(b for v, b in func.buffer_map if v.same_as(p))
+            args.append([int(s.value) for s in buf.shape])
+        code = ("import numpy as np, tessera as ts\n"
+                f"lib = ts.runtime.load_module({path!r})\n"
+                f"args = [np.random.rand(*s).astype('float32') for s in {args!r}]\n"
+                "print(lib.time_evaluator(lib.entry_name, ts.cpu(0), number=3, repeat=5, min_repeat_ms=50)(*args).median)\n")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        return float(out.stdout.strip().splitlines()[-1])
+
+
+def tvm_meta_schedule(func, trials, threads):
+    """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason)."""
+    try:
+        import tvm  # noqa: F401
+        from tvm import meta_schedule as ms  # noqa: F401
+    except Exception as e:
+        return None, f"apache-tvm not importable ({type(e).__name__})"
+    code = f"""
+import time, numpy as np, tvm
+from tvm import meta_schedule as ms
+from tvm.script import tir as T
+mod = tvm.IRModule({{"main": tvm.script.from_source({func.script()!r})}})
+target = tvm.target.Target("llvm -num-cores {threads}")
+t0 = time.time()
+with __import__("tempfile").TemporaryDirectory() as wd:
+    db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16)
+    sch = ms.tir_integration.compile_tir(db, mod, target)
+wall = time.time() - t0
+lib = tvm.build(sch.mod, target=target)
+dev = tvm.cpu(0)
+args = [tvm.nd.array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype), dev)
+        for b in (mod["main"].buffer_map[p] for p in mod["main"].params)]
+print(lib.time_evaluator(lib.entry_name, dev, number=3, repeat=5)(*args).median, wall)
+"""
+    env = dict(os.environ, TVM_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=7200)
+    if out.returncode != 0:
+        return None, "meta-schedule failed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:80]
+    secs, wall = out.stdout.strip().splitlines()[-1].split()
+    return float(secs), float(wall)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=256)
+    ap.add_argument("--only", default="matmul,batch_matmul,conv2d")
+    ap.add_argument("--threads", type=int, default=0, help="0: one thread and all threads")
+    ap.add_argument("--quick", action="store_true", help="small shapes (a smoke run)")
+    ap.add_argument("--skip-tvm", action="store_true")
+    ap.add_argument("--json", default="")
+    args = ap.parse_args()
+    all_w = workloads(args.quick)
+    counts = [args.threads] if args.threads else sorted({1, os.cpu_count() or 1})
+    rows, histories = [], {}
+    load0 = os.getloadavg()[0]
+    for name in [n for n in args.only.split(",") if n]:
+        w = all_w[name]
+        for threads in counts:
+            t0 = time.perf_counter()
+            result = ts.tune(w["func"], target="c", trials=args.trials, num_threads=threads,
+                             parallel=threads > 1, progress=sys.stderr.isatty(), seed=0)
+            tune_wall = time.perf_counter() - t0
+            histories[f"{name} [{threads}t]"] = result.history
+            ours = tessera_seconds(result.mod, w["func"], threads)
+            ref = numpy_seconds(w["np_setup"], w["np_stmt"], threads)
+            hand = tessera_seconds(w["hand"](threads > 1), w["func"], threads) if w["hand"] else None
+            auto = None
+            try:
+                from tessera import autoschedule  # noqa: F401
+
+                sch = ts.autoschedule(w["func"], target="c")
+                auto = tessera_seconds(sch.mod, w["func"], threads)
+            except Exception:
+                auto = None
+            tvm_s, tvm_wall = (None, "skipped") if args.skip_tvm else tvm_meta_schedule(w["func"], args.trials, threads)
+            gf = lambda s: w["flops"] / s / 1e9 if isinstance(s, float) else float("nan")  # noqa: E731
+            rows.append(dict(workload=w["label"], threads=threads, trials=args.trials,
+                             tuned=gf(ours), numpy=gf(ref), hand=gf(hand), auto=gf(auto),
+                             tvm=gf(tvm_s), ratio=ref / ours, tune_wall=tune_wall,
+                             tvm_wall=tvm_wall if isinstance(tvm_wall, float) else None,
+                             tvm_note=None if isinstance(tvm_wall, float) else tvm_wall))
+    head = (f"{'workload':34} {'thr':>3} {'trials':>6} {'tuned':>8} {'numpy':>8} {'hand':>8} {'auto':>8} "
+            f"{'TVM':>8} {'tuned/numpy':>11} {'tune s':>7} {'TVM tune s':>10}")
+    print("GFLOP/s (higher is better); numpy is OpenBLAS, measured in the same run")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        tvm_wall = f"{r['tvm_wall']:10.1f}" if r["tvm_wall"] else f"{'n/a':>10}"
+        print(f"{r['workload']:34} {r['threads']:>3} {r['trials']:>6} {r['tuned']:8.1f} {r['numpy']:8.1f} "
+              f"{r['hand']:8.1f} {r['auto']:8.1f} {r['tvm']:8.1f} {r['ratio']:11.2f} "
+              f"{r['tune_wall']:7.1f} {tvm_wall}")
+    notes = {r["tvm_note"] for r in rows if r["tvm_note"]}
+    for n in notes:
+        print(f"TVM meta-schedule: {n}")
+    print(f"load average before / after: {load0:.2f} / {os.getloadavg()[0]:.2f}; cpus: {os.cpu_count()}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, hist in histories.items():
+        best, ys = float("inf"), []
+        for s in hist:
+            best = min(best, s) if s == s else best
+            ys.append(best * 1e3)
+        ax.plot(range(1, len(ys) + 1), ys, drawstyle="steps-post", label=label)
+    ax.set_xlabel("trial")
+    ax.set_ylabel("best time so far (ms, log)")
+    ax.set_yscale("log")
+    ax.set_title("tessera.tune: best time against trials")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = os.path.join(HERE, "tune.png")
+    fig.savefig(path, dpi=110)
+    print(f"plot saved to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+// The cached flags of a block (affine binding, region cover, stage pipeline) as TVM's
+// ScheduleState reports them.
+#include "tessera/schedule/primitive.h"
+#include "utils.h"
+
+namespace tessera {
+namespace schedule {
+namespace {
+
+/*! \brief Whether `produced` holds `consumed`, dimension by dimension. */
+bool Covers(const BufferRegion& produced, const BufferRegion& consumed, arith::Analyzer* ana) {
+  for (size_t d = 0; d < produced->region.size() && d < consumed->region.size(); ++d) {
+    const Range& p = produced->region[d];
+    const Range& c = consumed->region[d];
+    if (!ana->CanProve(LENode::Make(p->min, CastTo(p->min->dtype, c->min)))) return false;
+    Expr c_end = AddE(c->min, c->extent), p_end = AddE(p->min, p->extent);
+    if (!ana->CanProve(LENode::Make(CastTo(p_end->dtype, c_end), p_end))) return false;
+  }
+  return true;
+}
+
+/*!
+ * \brief Whether the producers of `consumer` in `scope` write what it reads first: for each
+ *  lowest common ancestor of the consumer and some producers, the union of what those
+ *  producers write under it holds what the consumer reads under it.
+ */
+bool RegionCover(const ScheduleState& state, const StmtSRef& consumer, const BlockScope& scope) {
+  std::vector<std::pair<const StmtSRefNode*, std::vector<StmtSRef>>> by_lca;
+  for (const Dependency& dep : scope.deps) {
+    if (dep.dst != consumer || dep.kind != DepKind::kRAW) continue;
+    const StmtSRefNode* lca = LowestCommonAncestor({dep.src.get(), consumer.get()});
+    auto it = std::find_if(by_lca.begin(), by_lca.end(),
+                           [&](const auto& entry) { return entry.first == lca; });
+    if (it == by_lca.end()) it = by_lca.insert(by_lca.end(), {lca, {}});
+    it->second.push_back(dep.src);
+  }
+  const BlockNode* block = consumer->block();
+  for (const auto& [lca, producers] : by_lca) {
+    arith::Analyzer ana;
+    BindLoops(&ana, lca, /*inclusive=*/true);
+    std::unordered_map<const BufferNode*, BufferRegion> produced;
+    for (const StmtSRef& p : producers) {
+      DomMap dom = LoopDomainsBetween(lca, p.get());
+      for (const BufferRegion& w : p->block()->writes) {
+        BufferRegion region = RelaxRegion(RegionInLoops(state, p.get(), w), dom);
+        auto it = produced.find(w->buffer.get());
+        if (it == produced.end()) {
+          produced.emplace(w->buffer.get(), region);
+        } else {
+          it->second = UnionRegion(it->second, region);
+        }
+      }
+    }
+    DomMap dom = LoopDomainsBetween(lca, consumer.get());
+    for (const BufferRegion& r : block->reads) {
+      auto it = produced.find(r->buffer.get());
+      if (it == produced.end()) continue;
+      BufferRegion consumed = RelaxRegion(RegionInLoops(state, consumer.get(), r), dom);
+      if (!Covers(it->second, consumed, &ana)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block_sref) {
+  const BlockNode* block = BlockOf(block_sref);
+  CachedFlags flags;
+  flags.affine_binding =
+      block_sref->parent ? IsAffineBinding(state, block_sref.get()) : block->iter_vars.empty();
+  if (block_sref->parent) {
+    StmtSRef root = GetScopeRoot(state, block_sref.get());
+    if (root)
+      flags.region_cover = RegionCover(state, block_sref, ComputeBlockScope(state, root.get()));
+  }
+  BlockScope scope = ComputeBlockScope(state, block_sref.get());
+  for (const Dependency& dep : scope.deps) {
+    if (dep.kind == DepKind::kWAR) flags.stage_pipeline = false;
+  }
+  for (const StmtSRef& child : scope.blocks) {
+    if (!flags.stage_pipeline) break;
+    flags.stage_pipeline = RegionCover(state, child, scope);
+  }
+  return flags;
+}
+
+}  // namespace schedule
+}  // namespace tessera
