@@ -165,7 +165,7 @@ class Schedule:
     def sample_compute_location(self, block, decision=None):
         """A loop ``block`` can be computed at (a LoopRV), drawn uniformly among the candidates;
         ``compute_at`` with it moves the block there, keeps it at the root or inlines it."""
-        return self._sch.sample_compute_location(block, _opt_int(decision))
+        return self._sch.sample_compute_location(self._normalize_block_arg(block), _opt_int(decision))
 
     def remove_rv(self, rand_var):
         """Forget a handle; using it afterwards fails."""
@@ -403,6 +403,7 @@ class Schedule:
 
         >>> sch.unsafe_set_dtype(sch.get_block("B"), 0, "float16")
         """
+        block = self._normalize_block_arg(block)
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
     def merge(self, *loops):
@@ -419,6 +420,7 @@ class Schedule:
 
         >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
         """
+        block = self._normalize_block_arg(block)
         if not isinstance(index_map, IndexMap):
             if not callable(index_map):
                 raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
@@ -441,6 +443,7 @@ class Schedule:
 
         >>> sch.reindex(sch.get_block("B"), ("read", 0))
         """
+        block = self._normalize_block_arg(block)
         kind, index = self._buffer_kind_index(block, buffer)
         return self._sch.reindex(block, kind, index)
 
@@ -455,6 +458,7 @@ class Schedule:
 
         >>> sch.reorder_block_iter_var(sch.get_block("C"), [2, 1, 0])
         """
+        block = self._normalize_block_arg(block)
         self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
 
 
