@@ -35,8 +35,8 @@ def _not_callable(self, *args, **kwargs):
 _core.PrimFunc.__call__ = _not_callable
 _core.IRModule.__call__ = _not_callable
 
-_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver", "tune",
-               "cli", "target", "testing", "compat")
+_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver",
+               "target", "testing", "compat", "tune", "cli", "topi", "autoschedule")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
 _ATTRIBUTES = {
     "build": "driver",

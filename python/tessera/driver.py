@@ -119,19 +119,23 @@ def host_compile_options(target: Any) -> List[str]:
     return flags
 
 
-def _lowerer(mod: Any, target: Any) -> Any:
+def _lowerer(mod: Any, target: Any, auto_schedule: bool = False) -> Any:
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
-    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir())
+    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir(),
+                              auto_schedule)
 
 
-def lower(mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
+def lower(mod: Any, target: Any = "c", stage: str = "cleanup", auto_schedule: bool = False) -> Any:
     """The IRModule after lowering ``mod`` for ``target`` through ``stage``.
+
+    ``auto_schedule=True`` runs the automatic schedule first, as ``build`` does, on the
+    functions that carry no schedule (see :func:`tessera.autoschedule`).
 
     >>> print(ts.lower(Module, target="c", stage="flatten").script())
     """
-    lw = _lowerer(mod, target)
+    lw = _lowerer(mod, target, auto_schedule)
     lw.run_to(stage)
     return lw.mod
 
@@ -152,6 +156,13 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
 
     >>> lib = ts.build(Module, target="cuda")
     >>> print(lib.imported_modules[0].get_source())
+
+    A function that carries no schedule (every loop serial and unannotated, every block bound
+    one to one to the loops above it, as ``te.create_prim_func`` and ``T.grid`` write them) is
+    scheduled automatically first by the pass ``tir.AutoSchedule`` (see
+    :func:`tessera.autoschedule`); a function scheduled by hand is left alone. Disable it with
+    ``PassContext(disabled_pass=["tir.AutoSchedule"])`` or
+    ``PassContext(config={"tir.auto_schedule": False})``.
     """
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
@@ -167,12 +178,12 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     if pipeline not in ("default", None):
         raise ValueError(f"unknown pipeline '{pipeline}'; tessera has the 'default' pipeline")
     if tname == "cuda":
-        lw = _lowerer(mod, target)
+        lw = _lowerer(mod, target, auto_schedule=True)
         lw.run_to("end")
         return Module(lw.result)
     flags = host_compile_options(target)
     if not flags:
-        lw = _lowerer(mod, tname)
+        lw = _lowerer(mod, tname, auto_schedule=True)
         lw.run_to("end")
         return Module(lw.result)
     from .transform import PassContext
@@ -182,6 +193,6 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     config["tessera.cc_options"] = " ".join(filter(None, [config.get("tessera.cc_options", ""), *flags]))
     with PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
                      disabled_pass=outer.disabled_pass, config=config):
-        lw = _lowerer(mod, tname)
+        lw = _lowerer(mod, tname, auto_schedule=True)
         lw.run_to("end")
     return Module(lw.result)

@@ -20,10 +20,14 @@ from .runtime.module import Module
 
 
 class StageLowerer:
-    """Lowers one module stage by stage for a target ("c", "llvm")."""
+    """Lowers one module stage by stage for a target ("c", "llvm", "cuda").
 
-    def __init__(self, mod: Any, target: Any = "c") -> None:
-        self._lw = driver._lowerer(mod, target)
+    ``auto_schedule=True`` schedules the functions that carry no schedule in the begin stage,
+    as ``ts.build`` does (pass ``tir.AutoSchedule``).
+    """
+
+    def __init__(self, mod: Any, target: Any = "c", auto_schedule: bool = False) -> None:
+        self._lw = driver._lowerer(mod, target, auto_schedule)
         self._target = driver._target_name(target)
 
     def run_to(self, stage: str) -> Optional[Module]:
@@ -54,14 +58,16 @@ class StageLowerer:
         return self._lw.timing_report()
 
 
-def lower(mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
-    """The IRModule after lowering ``mod`` for ``target`` through ``stage``."""
-    return driver.lower(mod, target, stage)
+def lower(mod: Any, target: Any = "c", stage: str = "cleanup", auto_schedule: bool = False) -> Any:
+    """The IRModule after lowering ``mod`` for ``target`` through ``stage``; with
+    ``auto_schedule=True`` the automatic schedule runs first, as in ``ts.build``."""
+    return driver.lower(mod, target, stage, auto_schedule)
 
 
 class _CallableModule(types.ModuleType):
-    def __call__(self, mod: Any, target: Any = "c", stage: str = "cleanup") -> Any:
-        return lower(mod, target, stage)
+    def __call__(self, mod: Any, target: Any = "c", stage: str = "cleanup",
+                 auto_schedule: bool = False) -> Any:
+        return lower(mod, target, stage, auto_schedule)
 
 
 sys.modules[__name__].__class__ = _CallableModule

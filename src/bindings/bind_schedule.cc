@@ -121,40 +121,6 @@ void BindSchedule(nb::module_& m) {
                    })
       .def("__str__", &Trace::AsPython);
 
-  // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
-  // returns_list, decision)], read by tessera.tir.schedule.Trace.
-  m.def("trace_instructions", [](const Trace& t) {
-    nb::list out;
-    for (const Instruction& inst : t.insts) {
-      nb::list args, outputs;
-      for (const auto& [key, value] : inst.args)
-        args.append(nb::make_tuple(key, FromTraceValue(value)));
-      for (const RV& rv : inst.outputs) outputs.append(nb::cast(rv));
-      out.append(
-          nb::make_tuple(inst.kind, args, outputs, inst.returns_list, FromTraceValue(inst.decision)));
-    }
-    return out;
-  });
-
-  // A trace from such tuples (instructions built in Python: Trace(insts, decisions)).
-  m.def("trace_from_instructions", [](nb::list insts) {
-    Trace t;
-    for (nb::handle item : insts) {
-      nb::tuple tuple = nb::cast<nb::tuple>(item);
-      Instruction inst;
-      inst.kind = nb::cast<std::string>(tuple[0]);
-      for (nb::handle arg : nb::cast<nb::list>(tuple[1])) {
-        nb::tuple kv = nb::cast<nb::tuple>(arg);
-        inst.args.emplace_back(nb::cast<std::string>(kv[0]), ToTraceValue(kv[1]));
-      }
-      for (nb::handle rv : nb::cast<nb::list>(tuple[2])) inst.outputs.push_back(nb::cast<RV>(rv));
-      inst.returns_list = nb::cast<bool>(tuple[3]);
-      if (tuple.size() > 4) inst.decision = ToTraceValue(tuple[4]);
-      t.insts.push_back(std::move(inst));
-    }
-    return t;
-  });
-
   nb::class_<StmtSRefNode>(m, "StmtSRef")
       .def_prop_ro("stmt",
                    [](const StmtSRefNode& s) -> nb::object {
@@ -191,6 +157,42 @@ void BindSchedule(nb::module_& m) {
             return std::make_tuple(f.affine_binding, f.region_cover, f.stage_pipeline);
           },
           "block_sref"_a);
+
+  // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
+  // returns_list, decision)], read by tessera.tir.schedule.Trace (decision: None when the
+  // instruction is not a sampling one).
+  m.def("trace_instructions", [](const Trace& t) {
+    nb::list out;
+    for (const Instruction& inst : t.insts) {
+      nb::list args, outputs;
+      for (const auto& [key, value] : inst.args)
+        args.append(nb::make_tuple(key, FromTraceValue(value)));
+      for (const RV& rv : inst.outputs) outputs.append(nb::cast(rv));
+      nb::object decision =
+          inst.decision.kind == TraceValue::kNone ? nb::none() : FromTraceValue(inst.decision);
+      out.append(nb::make_tuple(inst.kind, args, outputs, inst.returns_list, decision));
+    }
+    return out;
+  });
+
+  // A trace from such tuples (instructions built in Python: Trace(insts, decisions)).
+  m.def("trace_from_instructions", [](nb::list insts) {
+    Trace t;
+    for (nb::handle item : insts) {
+      nb::tuple tuple = nb::cast<nb::tuple>(item);
+      Instruction inst;
+      inst.kind = nb::cast<std::string>(tuple[0]);
+      for (nb::handle arg : nb::cast<nb::list>(tuple[1])) {
+        nb::tuple kv = nb::cast<nb::tuple>(arg);
+        inst.args.emplace_back(nb::cast<std::string>(kv[0]), ToTraceValue(kv[1]));
+      }
+      for (nb::handle rv : nb::cast<nb::list>(tuple[2])) inst.outputs.push_back(nb::cast<RV>(rv));
+      inst.returns_list = nb::cast<bool>(tuple[3]);
+      if (tuple.size() > 4 && !tuple[4].is_none()) inst.decision = ToTraceValue(tuple[4]);
+      t.insts.push_back(std::move(inst));
+    }
+    return t;
+  });
 
   nb::class_<Schedule>(m, "Schedule")
       .def(

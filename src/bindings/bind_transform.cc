@@ -259,8 +259,10 @@ void BindTransform(nb::module_& m) {
       .def("__init__",
            [](lower::StageLowerer* self, IRModule mod, const std::string& target,
               const std::string& dsl_target, const std::string& entry,
-              const std::string& include_dir, const std::string& cache_dir) {
+              const std::string& include_dir, const std::string& cache_dir,
+              bool auto_schedule) {
              lower::LowerContext ctx;
+             ctx.auto_schedule = auto_schedule;
              // "cuda -arch=sm_80": the kind names the stage table, the rest are its options.
              size_t space = target.find(' ');
              ctx.target = target.substr(0, space);
@@ -273,7 +275,7 @@ void BindTransform(nb::module_& m) {
              new (self) lower::StageLowerer(mod, std::move(ctx));
            },
            "mod"_a, "target"_a, "dsl_target"_a = "", "entry"_a = "", "include_dir"_a = "",
-           "cache_dir"_a = "")
+           "cache_dir"_a = "", "auto_schedule"_a = false)
       .def("run_to", [](lower::StageLowerer& l, const std::string& s) { l.RunTo(lower::ParseStage(s)); })
       .def_prop_rw("mod", &lower::StageLowerer::Module, &lower::StageLowerer::SetModule)
       .def_prop_ro("current_stage",

@@ -33,6 +33,7 @@ void BindSchedule(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
 void BindCUDA(nb::module_& m);
 void BindTE(nb::module_& m);
+void BindAutoSchedule(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

@@ -88,4 +88,5 @@ NB_MODULE(_core, m) {
   BindHostRuntime(m);
   BindCUDA(m);
   BindSchedule(m);
+  BindAutoSchedule(m);
 }

@@ -13,6 +13,7 @@
 
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/dso_module.h"
+#include "tessera/runtime/openmp_policy.h"
 #include "tessera/support/error.h"
 #include "tessera/support/json.h"
 
@@ -42,6 +43,8 @@ void ParseModuleInfo(const std::string& json, ModuleNode* mod) {
 }
 
 void LoadHostLibrary(ModuleNode* mod) {
+  // Before the kernel's OpenMP runtime starts (it reads its wait policy once, at load).
+  if (mod->info["openmp"] == "1") ConfigureOpenMPWaitPolicy();
   if (!mod->library) mod->library = std::make_shared<DSOModule>(mod->lib_path);
   // OpenMP's worker threads outlive a call; unloading the library could unload the OpenMP
   // runtime under them, so such libraries stay loaded for the life of the process.

@@ -28,6 +28,9 @@ namespace lower {
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
   mod = run(mod, transform::BindTarget(ctx.target));
+  // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
+  mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
+               "tir.AutoSchedule");
   return {mod, false, nullptr};
 }
 

@@ -16,6 +16,10 @@ Pass VerifyBufferBounds();
 Pass RemoveNoOp();
 /*! \brief Record the target name in each function's "target" attribute. */
 Pass BindTarget(const std::string& target);
+/*! \brief Schedule every function that carries no schedule with the automatic schedule
+ *  (autoschedule::AutoSchedule) for the target in its "target" attribute; the facts can be
+ *  overridden with the config record "tir.AutoSchedule" ({"vector_bits": 256, "cores": 4}). */
+Pass AutoSchedule();
 
 // ---- TensorIR lowering for the host CPU (tensorir.md §7), in pipeline order ----
 

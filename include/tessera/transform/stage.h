@@ -51,6 +51,9 @@ struct LowerContext {
   std::vector<PassTiming> timings;
   std::string dump_dir;        // empty: no dumps
   int pass_counter = 0;
+  /*! \brief Run tir.AutoSchedule in the begin stage (ts.build: yes; ts.lower: on request);
+   *  the config "tir.auto_schedule" overrides it. */
+  bool auto_schedule = false;
   runtime::Module built;
 };
 

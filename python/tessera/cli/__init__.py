@@ -91,7 +91,7 @@ def cmd_lower(args: argparse.Namespace) -> int:
     else:
         from .. import driver
 
-        mod = driver.lower(kernel.obj, target=target, stage=args.stage)
+        mod = driver.lower(kernel.obj, target=target, stage=args.stage, auto_schedule=True)
     sys.stdout.write(mod.script().rstrip("\n") + "\n")
     return 0
 

@@ -159,7 +159,8 @@ def _run_lowerer(kernel: Kernel, target: str, stage: str) -> Any:
         return lw
     from .. import driver
 
-    lw = driver._lowerer(kernel.obj, target)
+    # The pipeline ts.build runs: the automatic schedule first for a function without one.
+    lw = driver._lowerer(kernel.obj, target, auto_schedule=True)
     lw.run_to(stage)
     return lw
 

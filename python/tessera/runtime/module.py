@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import tempfile
-import re
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Sequence
 
 from .. import _core
 from ..error import (ArgumentTypeError, ArgumentValueError, TesseraError, TesseraRuntimeError,
@@ -35,8 +35,7 @@ _ARG_VALUE_ERRORS = re.compile(
     r"|^\S+ is expected to have non-NULL data pointer$")
 
 
-def _call(mod: Any, name: str, args: Sequence[Any],
-          run: Optional[Callable[[List[Any]], Any]] = None) -> Any:
+def _call(mod: Any, name: str, args: Sequence[Any], run: Any = None) -> Any:
     """Call a function of a host module (or ``run(handles)``); bad arguments raise TypeError /
     ValueError (tessera's ArgumentTypeError / ArgumentValueError)."""
     try:
@@ -44,7 +43,7 @@ def _call(mod: Any, name: str, args: Sequence[Any],
             return run(_handles(args))
         return _core.host_call(mod, name, _handles(args))
     except TesseraRuntimeError as err:
-        raise _classify(err) from None
+        raise _classify(err, mod, name, args) from None
     except TesseraError:
         raise
     except TypeError as err:  # the Python-side conversion of an argument
@@ -53,16 +52,43 @@ def _call(mod: Any, name: str, args: Sequence[Any],
         raise TesseraValueError(str(err)) from None
 
 
-def _classify(err: TesseraRuntimeError) -> TesseraError:
+_DTYPE_ERROR = re.compile(r"^(\S+)\.(\w+)\.dtype is expected to be (\S+)$")
+
+
+def _got_dtype(mod: Any, name: str, args: Sequence[Any], text: str) -> str:
+    """", got int64" for a dtype error: the dtype of the array that was passed."""
+    m = _DTYPE_ERROR.match(text)
+    if not m:
+        return ""
+    func, param = m.group(1), m.group(2)
+    for entry in _core.host_functions(mod):
+        fname, params = entry[0], entry[-1]
+        if fname != func:
+            continue
+        names = [p[-1] for p in params]
+        if param in names and names.index(param) < len(args):
+            arg = args[names.index(param)]
+            dtype = getattr(arg, "dtype", None)
+            if dtype is not None:
+                return f", got {dtype}"
+    return ""
+
+
+def _classify(err: Any, mod: Any = None, name: str = "", args: Sequence[Any] = ()) -> Any:
     text = str(err)
-    cls: "type[TesseraRuntimeError]"
+    cls: type
     if _ARG_TYPE_ERRORS.match(text):
         cls = ArgumentTypeError
+        if mod is not None:
+            try:
+                text += _got_dtype(mod, name, args, text)
+            except Exception:  # the message without the detail is still right
+                pass
     elif _ARG_VALUE_ERRORS.match(text):
         cls = ArgumentValueError
     else:
         return err
-    return cls(text, err.message, err.file, err.line, err.column)
+    return cls(text, text, err.file, err.line, err.column)
 
 
 class BenchmarkResult:

@@ -462,8 +462,9 @@ void* Alloc(size_t bytes) {
   size_t page = PageSize();
   size_t used = (std::max<size_t>(bytes, 1) + 15) / 16 * 16;
   size_t data_pages = (used + page - 1) / page;
-  // Guards as large as the data (at least 64 KiB) on both sides: address space, not memory.
-  size_t guard = std::max<size_t>(data_pages * page, 64 * 1024 / page * page);
+  // Guards as large as the data (at least 1 MiB) on both sides: address space, not memory. With
+  // 64 KiB, an index 80 KB before a small buffer could land in a neighbouring mapping.
+  size_t guard = std::max<size_t>(data_pages * page, (size_t(1) << 20) / page * page);
   size_t length = data_pages * page + 2 * guard;
   void* p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED ||

@@ -33,6 +33,40 @@ bool IsQuasiAffineIn(const Expr& e, const std::unordered_set<const VarNode*>& va
 }
 
 // Evaluates a quasi-affine expression at integer values of its variables.
+// Whether the map is a permutation of the indices some of which are split into
+// (floordiv(v, c), floormod(v, c)) with c dividing v's extent: bijective without enumeration.
+bool IsSplitPermutation(const IndexMap& map, const std::vector<int64_t>& extents) {
+  std::unordered_map<const VarNode*, int64_t> extent_of;
+  for (size_t d = 0; d < map.initial_indices.size(); ++d)
+    extent_of[map.initial_indices[d].get()] = extents[d];
+  std::unordered_map<const VarNode*, int> whole;
+  std::unordered_map<const VarNode*, std::pair<int64_t, int64_t>> div, mod;  // factor, count
+  for (const Expr& e : map.final_indices) {
+    if (auto* v = AsPtr<VarNode>(e)) {
+      if (!extent_of.count(v)) return false;
+      ++whole[v];
+      continue;
+    }
+    const BinaryNode* bin = nullptr;
+    if (auto* d = AsPtr<FloorDivNode>(e)) bin = d;
+    if (auto* m = AsPtr<FloorModNode>(e)) bin = m;
+    if (bin == nullptr) return false;
+    auto* v = AsPtr<VarNode>(bin->a);
+    auto c = AsConstInt(bin->b);
+    if (!v || !extent_of.count(v) || !c || *c <= 0 || extent_of[v] % *c != 0) return false;
+    auto& slot = AsPtr<FloorDivNode>(e) ? div[v] : mod[v];
+    if (slot.second > 0 && slot.first != *c) return false;
+    slot = {*c, slot.second + 1};
+  }
+  for (const auto& [v, extent] : extent_of) {
+    bool plain = whole.count(v) && whole[v] == 1 && !div.count(v) && !mod.count(v);
+    bool split = !whole.count(v) && div.count(v) && mod.count(v) && div[v].second == 1 &&
+                 mod[v].second == 1 && div[v].first == mod[v].first;
+    if (!plain && !split) return false;
+  }
+  return true;
+}
+
 int64_t Eval(const Expr& e, const std::unordered_map<const VarNode*, int64_t>& env) {
   if (auto c = AsConstInt(e)) return *c;
   if (auto* v = AsPtr<VarNode>(e)) return env.at(v);
@@ -206,7 +240,9 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
   int64_t old_size = 1, new_size = 1;
   for (int64_t e : old_extents) old_size *= e;
   for (int64_t e : new_extents) new_size *= e;
-  if (constant && old_size <= (int64_t{1} << 22)) {
+  if (constant && new_size == old_size && IsSplitPermutation(map, old_extents)) {
+    // Bijective by construction: nothing to enumerate.
+  } else if (constant && old_size <= (int64_t{1} << 22)) {
     if (new_size > old_size) {
       Fail(pad_value ? "transform_layout with padding is not supported"
                      : "The index map is not bijective: it needs padding, which requires pad_value",

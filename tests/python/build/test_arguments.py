@@ -88,7 +88,7 @@ def test_rank(lib):
 
 
 def test_dtype(lib):
-    with raises(TypeError, r"^f\.A\.dtype is expected to be float32$"):
+    with raises(TypeError, r"^f\.A\.dtype is expected to be float32, got float64$"):
         call_with(lib, 0, np.ones((10, 4), "float64"))
 
 

@@ -11,5 +11,5 @@ from .instruction import Instruction, InstructionKind
 from .state import CachedFlags, ScheduleState, StmtSRef
 from .trace import Trace
 
-__all__ = ["BlockRV", "CachedFlags", "ExprRV", "IndexMap", "Instruction", "InstructionKind", "LoopRV",
-           "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "Trace"]
+__all__ = ["BlockRV", "CachedFlags", "ExprRV", "IndexMap", "Instruction", "InstructionKind",
+           "LoopRV", "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "Trace"]

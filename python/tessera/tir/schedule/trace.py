@@ -285,3 +285,4 @@ def _new_rv(name):
 
 
 __all__ = ["Instruction", "InstructionKind", "Trace"]
+

@@ -1,0 +1,43 @@
+// The automatic schedule: analytical rules that turn an unscheduled TensorIR module into a
+// tir.Schedule whose trace is the chosen schedule (no measurement runs).
+#pragma once
+
+#include <string>
+
+#include "tessera/autoschedule/target_facts.h"
+#include "tessera/ir/function.h"
+#include "tessera/schedule/schedule.h"
+
+namespace tessera {
+namespace autoschedule {
+
+/*!
+ * \brief Whether `func` carries no schedule, so that the automatic schedule may take it.
+ *
+ * The rule: the function has a root block whose blocks sit directly under loop nests of
+ * their own (no nested blocks, no loop holding several statements); every loop is serial,
+ * starts at 0 and has no annotation and no thread binding; every block binds its iterators one
+ * to one, in order, to the loops above it (the default loop structure of te.create_prim_func
+ * and T.grid); no block has annotations; every allocated buffer is global. Each schedule
+ * primitive breaks one of these (split and fuse change the bindings, reorder their order,
+ * parallel/vectorize/unroll/bind the loop kinds, compute_at and decompose_reduction put
+ * several blocks under one loop, cache_read/cache_write "local"/"shared" allocate non-global
+ * buffers, annotate adds annotations), so a function scheduled by hand is left alone. A
+ * function attribute "tessera.auto_schedule" (bool) forces the decision
+ * either way. `why` receives the reason when the answer is no.
+ */
+bool CarriesNoSchedule(const PrimFunc& func, std::string* why = nullptr);
+
+/*!
+ * \brief Schedule every function of `mod` that carries no schedule for the target `facts`
+ *  describe. Each rule runs through the schedule's primitives (checked); a rule whose
+ *  primitive refuses a block is rolled back and the block left to the next rule.
+ */
+schedule::Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts);
+
+/*! \brief Schedule one function of a schedule in place (the function it works on). */
+void AutoScheduleFunction(schedule::Schedule& sch, const std::string& func_name,
+                          const TargetFacts& facts);
+
+}  // namespace autoschedule
+}  // namespace tessera

@@ -1,0 +1,150 @@
+"""Reductions over axes: ``topi.sum(x, axis=(0, 2), keepdims=True)``, ``topi.argmax(x, 1)``.
+
+``axis`` is None (every axis), an int or a tuple of ints; negative axes count from the end.
+With ``keepdims`` the reduced axes stay as dimensions of size 1.
+"""
+
+from .. import te
+from ..error import TesseraTypeError
+from ..tir import expr_ops
+from . import _math, tag
+from .utils import is_tensor, normalize_axes, ravel_index
+
+
+def _layout(data, axis, keepdims, what):
+    if not is_tensor(data):
+        raise TesseraTypeError(f"topi.{what} expects a te tensor, got {data!r}")
+    ndim = len(data.shape)
+    axes = normalize_axes(axis, ndim, f"topi.{what}")
+    if keepdims:
+        shape = [1 if d in axes else data.shape[d] for d in range(ndim)]
+    else:
+        shape = [data.shape[d] for d in range(ndim) if d not in axes]
+    return axes, shape
+
+
+def _input_index(data, axes, keepdims, out_index, reduce_vars):
+    """The input indices for an output position and the reduce variables."""
+    idx, it, r = [], iter(out_index), iter(reduce_vars)
+    for d in range(len(data.shape)):
+        if d in axes:
+            if keepdims:
+                next(it)
+            idx.append(next(r))
+        else:
+            idx.append(next(it))
+    return tuple(idx)
+
+
+def _reduce(data, axis, keepdims, reducer, what, value=None):
+    axes, shape = _layout(data, axis, keepdims, what)
+
+    def fcompute(*out):
+        rv = [te.reduce_axis((0, data.shape[d]), name=f"k{d}") for d in axes]
+        v = data[_input_index(data, axes, keepdims, out, rv)]
+        if value is not None:
+            v = value(v)
+        if not rv:
+            return v
+        return reducer(v, axis=rv)
+
+    return te.compute(shape, fcompute, name=f"{data.name}_red", tag=tag.COMM_REDUCE)
+
+
+def sum(data, axis=None, keepdims=False):  # noqa: A001
+    """The sum over ``axis``.
+
+    >>> s = topi.sum(x, axis=1)
+    """
+    return _reduce(data, axis, keepdims, te.sum, "sum")
+
+
+def max(data, axis=None, keepdims=False):  # noqa: A001
+    """The maximum over ``axis``."""
+    return _reduce(data, axis, keepdims, te.max, "max")
+
+
+def min(data, axis=None, keepdims=False):  # noqa: A001
+    """The minimum over ``axis``."""
+    return _reduce(data, axis, keepdims, te.min, "min")
+
+
+_prod = te.comm_reducer(lambda x, y: x * y, lambda t: expr_ops.const(1, t), name="prod")
+_all = te.comm_reducer(
+    lambda x, y: expr_ops.logical_and(x, y), lambda t: expr_ops.const(True, t), name="all"
+)
+_any = te.comm_reducer(
+    lambda x, y: expr_ops.logical_or(x, y), lambda t: expr_ops.const(False, t), name="any"
+)
+
+
+def prod(data, axis=None, keepdims=False):
+    """The product over ``axis``."""
+    return _reduce(data, axis, keepdims, _prod, "prod")
+
+
+def _as_bool(v):
+    return v if v.dtype == "bool" else v != expr_ops.const(0, v.dtype)
+
+
+def all(data, axis=None, keepdims=False):  # noqa: A001
+    """Whether every element over ``axis`` is true (nonzero): a bool tensor."""
+    return _reduce(data, axis, keepdims, _all, "all", _as_bool)
+
+
+def any(data, axis=None, keepdims=False):  # noqa: A001
+    """Whether some element over ``axis`` is true (nonzero): a bool tensor."""
+    return _reduce(data, axis, keepdims, _any, "any", _as_bool)
+
+
+def _arg(data, axis, keepdims, select_last_index, extreme, what):
+    """The index of the extreme value: its row-major index over the reduced axes (int32).
+
+    Two computes: the extreme value, then the first (or last) index where it occurs.
+    """
+    axes, shape = _layout(data, axis, keepdims, what)
+    best = _reduce(data, axis, True, extreme, what)
+    pick = te.max if select_last_index else te.min
+    sizes = [data.shape[d] for d in axes]
+    none = expr_ops.const(-1 if select_last_index else 2**31 - 1, "int32")
+
+    def fcompute(*out):
+        if not axes:
+            return expr_ops.const(0, "int32")
+        rv = [te.reduce_axis((0, data.shape[d]), name=f"k{d}") for d in axes]
+        idx = _input_index(data, axes, keepdims, out, rv)
+        if keepdims:
+            best_idx = tuple(0 if d in axes else out[d] for d in range(len(data.shape)))
+        else:
+            best_idx = tuple(_expand(out, axes, len(data.shape)))
+        flat = expr_ops.cast(ravel_index([v.var for v in rv], sizes), "int32")
+        hit = expr_ops.compare("==", data[idx], best[best_idx])
+        return pick(_math.select(hit, flat, none), axis=rv)
+
+    return te.compute(shape, fcompute, name=f"{data.name}_red", tag=tag.COMM_REDUCE_IDX)
+
+
+def _expand(out, axes, ndim):
+    """Output indices (without kept dims) spread over all ``ndim`` positions (0 at ``axes``)."""
+    it = iter(out)
+    return [0 if d in axes else next(it) for d in range(ndim)]
+
+
+def argmax(data, axis=None, keepdims=False, select_last_index=False):
+    """The index of the maximum over ``axis`` (int32; the first one unless ``select_last_index``).
+
+    >>> i = topi.argmax(x, axis=1)
+    """
+    return _arg(data, axis, keepdims, select_last_index, te.max, "argmax")
+
+
+def argmin(data, axis=None, keepdims=False, select_last_index=False):
+    """The index of the minimum over ``axis`` (int32; the first unless ``select_last_index``)."""
+    return _arg(data, axis, keepdims, select_last_index, te.min, "argmin")
+
+
+__all__ = [
+    _n
+    for _n, _v in list(globals().items())
+    if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__
+]

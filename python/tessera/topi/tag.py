@@ -1,0 +1,12 @@
+"""Operator tags, as TVM's topi names them (used by schedules to recognise patterns)."""
+
+ELEMWISE = "elemwise"
+BROADCAST = "broadcast"
+INJECTIVE = "injective"
+COMM_REDUCE = "comm_reduce"
+COMM_REDUCE_IDX = "comm_reduce_idx"
+CONV2D_NCHW = "conv2d_nchw"
+CONV2D_NHWC = "conv2d_nhwc"
+DEPTHWISE_CONV2D_NCHW = "depthwise_conv2d_nchw"
+DEPTHWISE_CONV2D_NHWC = "depthwise_conv2d_nhwc"
+DENSE = "dense"

@@ -1,0 +1,201 @@
+// The block analysis the rules share, and the test for "carries no schedule".
+#include <unordered_set>
+
+#include "rules.h"
+#include "tessera/autoschedule/auto_schedule.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
+
+namespace tessera {
+namespace autoschedule {
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  bool found = false;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (n.get() == v) found = true;
+  });
+  return found;
+}
+
+int64_t LoopExtent(Schedule& sch, const LoopRV& loop) {
+  const ForNode* f = AsPtr<ForNode>(sch.Get(loop));
+  if (f == nullptr) return -1;
+  const IntImmNode* e = AsPtr<IntImmNode>(f->extent);
+  return e ? e->value : -1;
+}
+
+int64_t LargestDivisor(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+namespace {
+thread_local std::vector<std::pair<BlockRV, LoopRV>> deferred_decompositions;
+}  // namespace
+
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop) {
+  deferred_decompositions.emplace_back(block, loop);
+}
+
+void RunDeferredDecompositions(Schedule& sch) {
+  std::vector<std::pair<BlockRV, LoopRV>> todo;
+  todo.swap(deferred_decompositions);
+  for (const auto& [block, loop] : todo) {
+    if (!sch.IsValid(block) || !sch.IsValid(loop)) continue;
+    Try(sch, [&] { sch.DecomposeReduction(block, loop); });
+  }
+}
+
+bool Try(Schedule& sch, const std::function<void()>& body) {
+  Schedule backup = sch.Copy();
+  try {
+    body();
+    return true;
+  } catch (const Error&) {
+    sch = std::move(backup);
+    return false;
+  } catch (const InternalError&) {
+    // A primitive's invariant failed on this step: the rule gives up, the program stays valid.
+    sch = std::move(backup);
+    return false;
+  }
+}
+
+BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func) {
+  BlockInfo info;
+  info.rv = rv;
+  info.block = AsPtr<BlockNode>(sch.Get(rv));
+  if (info.block == nullptr) return info;
+  const BlockNode* b = info.block;
+  info.name = b->name_hint;
+  bool has_reduce = false;
+  for (const IterVar& iv : b->iter_vars) {
+    has_reduce = has_reduce || iv->iter_type == IterVarType::kCommReduce;
+    const IntImmNode* e = iv->dom ? AsPtr<IntImmNode>(iv->dom->extent) : nullptr;
+    info.extents.push_back(e ? e->value : -1);
+  }
+  info.is_reduction = has_reduce && b->init != nullptr;
+  info.store = AsPtr<BufferStoreNode>(b->body);
+  if (info.store != nullptr) {
+    info.output_bits = info.store->buffer->dtype.bits();
+    const BufferStoreNode* st = info.store;
+    PostOrderVisit(st->value, [&](const ObjectRef& n) {
+      if (auto* load = AsPtr<BufferLoadNode>(n)) {
+        bool self = load->buffer.get() == st->buffer.get();
+        if (!(self && info.is_reduction)) info.loads.push_back(load);
+      } else if (auto* call = AsPtr<CallNode>(n)) {
+        const OpNode* op = AsPtr<OpNode>(call->op);
+        std::string name = op ? op->name : "";
+        if (name == "tir.if_then_else") {
+          info.has_select = true;
+        } else if (name != "tir.max_value" && name != "tir.min_value") {
+          info.has_call = true;
+        }
+      } else if (AsPtr<SelectNode>(n)) {
+        info.has_select = true;
+      }
+    });
+    for (const auto& [var, buf] : func->buffer_map) {
+      if (buf.get() == st->buffer.get()) info.writes_param = true;
+    }
+  }
+  return info;
+}
+
+namespace {
+
+/*! \brief Walks a function body looking for any trace of a schedule. */
+class ScheduleDetector : public StmtVisitor {
+ public:
+  std::string why;
+
+  void VisitStmt_(const ForNode* op) override {
+    if (!why.empty()) return;
+    if (op->for_kind != ForKind::kSerial) {
+      why = std::string("loop ") + op->loop_var->name + " is " + ForKindName(op->for_kind);
+    } else if (!op->annotations.empty()) {
+      why = "loop " + op->loop_var->name + " has annotations";
+    } else if (!IsConstInt(op->min, 0)) {
+      why = "loop " + op->loop_var->name + " does not start at 0";
+    } else if (AsPtr<SeqStmtNode>(op->body) != nullptr) {
+      why = "loop " + op->loop_var->name + " holds several statements";
+    }
+    loops_.push_back(op);
+    StmtVisitor::VisitStmt_(op);
+    loops_.pop_back();
+  }
+
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    if (!why.empty()) return;
+    const BlockNode* b = op->block.get();
+    for (const Buffer& buf : b->alloc_buffers) {
+      if (buf->scope() != "global") why = "buffer " + buf->name + " is in scope " + buf->scope();
+    }
+    if (!b->annotations.empty()) why = "block " + b->name_hint + " has annotations";
+    if (depth_ == 0) {
+      // The root block: everything below it is checked.
+      if (!b->iter_vars.empty()) why = "the root block has iterators";
+      ++depth_;
+      StmtVisitor::VisitStmt_(op);
+      --depth_;
+      return;
+    }
+    if (depth_ > 1) {
+      why = "block " + b->name_hint + " is nested in another block";
+      return;
+    }
+    if (!b->match_buffers.empty()) why = "block " + b->name_hint + " has match_buffers";
+    if (loops_.size() != b->iter_vars.size()) {
+      why = "the loops above block " + b->name_hint + " are not one per iterator";
+      return;
+    }
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      const Expr& value = op->iter_values[i];
+      const IterVar& iv = b->iter_vars[i];
+      bool same_extent = iv->dom && (iv->dom->extent.get() == loops_[i]->extent.get() ||
+                                     ConstEq(iv->dom->extent, loops_[i]->extent));
+      if (value.get() != loops_[i]->loop_var.get() || !same_extent) {
+        why = "block " + b->name_hint + " does not bind its iterators to the loops in order";
+        return;
+      }
+    }
+    ++depth_;
+    StmtVisitor::VisitStmt_(op);
+    --depth_;
+  }
+
+ private:
+  static bool ConstEq(const Expr& a, const Expr& b) {
+    auto* x = AsPtr<IntImmNode>(a);
+    auto* y = AsPtr<IntImmNode>(b);
+    return x && y && x->value == y->value;
+  }
+  std::vector<const ForNode*> loops_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+bool CarriesNoSchedule(const PrimFunc& func, std::string* why) {
+  auto say = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  auto it = func->attrs.find("tessera.auto_schedule");
+  if (it != func->attrs.end()) {
+    auto* v = AsPtr<IntImmNode>(it->second);
+    if (v && v->value) return true;
+    return say("the function sets tessera.auto_schedule to false");
+  }
+  const BlockRealizeNode* root = AsPtr<BlockRealizeNode>(func->body);
+  if (root == nullptr) return say("the function has no root block");
+  ScheduleDetector detector;
+  detector.VisitStmt(func->body);
+  if (!detector.why.empty()) return say(detector.why);
+  return true;
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

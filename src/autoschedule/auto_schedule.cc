@@ -1,0 +1,125 @@
+// The automatic schedule's driver: which rule takes which block, in what order.
+//
+//   1. inline      elementwise producers into their consumers (inline.cc)
+//   2. tiling      matmul-like blocks tiled for registers and caches, their epilogue computed at
+//                  the tile (multi_level_tiling.cc, epilogue.cc)
+//   3. rows        reductions with the blocks of their row (softmax, layer_norm) computed per
+//                  row (reduction.cc)
+//   4. injective   what is left at the root: fused, parallel, vectorized (injective.cc)
+#include "tessera/autoschedule/auto_schedule.h"
+
+#include <set>
+
+#include "rules.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace autoschedule {
+namespace {
+
+std::vector<BlockRV> RootBlocks(Schedule& sch, const BlockRV& root) {
+  return sch.GetChildBlocks(root);
+}
+
+/*! \brief Whether a block still has the loop nest of its own that it started with (blocks a
+ *  rule created or moved under another block's loops do not). */
+bool OwnNest(Schedule& sch, const BlockInfo& info) {
+  return info.block && sch.GetLoops(info.rv).size() == info.block->iter_vars.size();
+}
+
+bool IsLookup(const std::string& kind) {
+  return kind == "get_block" || kind == "get_loops" || kind == "get_child_blocks" ||
+         kind == "get_producers" || kind == "get_consumers" || kind == "get_output_blocks";
+}
+
+void CollectRVs(const schedule::TraceValue& v, std::set<const schedule::RVNode*>* out) {
+  if (v.kind == schedule::TraceValue::kRV) out->insert(v.rv.get());
+  for (const schedule::TraceValue& item : v.list) CollectRVs(item, out);
+}
+
+/*! \brief The trace without the lookups whose results no primitive uses (the rules' analysis). */
+schedule::Trace WithoutDeadLookups(const schedule::Trace& trace) {
+  std::set<const schedule::RVNode*> used;
+  std::vector<const schedule::Instruction*> kept;
+  for (size_t k = trace.insts.size(); k-- > 0;) {
+    const schedule::Instruction& inst = trace.insts[k];
+    if (IsLookup(inst.kind)) {
+      bool needed = false;
+      for (const schedule::RV& rv : inst.outputs) needed = needed || used.count(rv.get());
+      if (!needed) continue;
+    }
+    for (const auto& [name, value] : inst.args) CollectRVs(value, &used);
+    kept.push_back(&inst);
+  }
+  schedule::Trace out;
+  for (size_t k = kept.size(); k-- > 0;) out.insts.push_back(*kept[k]);
+  return out;
+}
+
+}  // namespace
+
+void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const TargetFacts& facts) {
+  sch.WorkOn(func_name);
+  PrimFunc func = sch.mod()->Lookup(func_name);
+  BlockRV root;
+  if (!Try(sch, [&] { root = sch.GetBlock("root", func_name); })) return;
+
+  InlineElementwise(sch, func, facts);
+
+  std::set<std::string> done;
+  // Matmul-like blocks first: their epilogues join their tiles.
+  for (const BlockRV& rv : RootBlocks(sch, root)) {
+    BlockInfo info = AnalyzeBlock(sch, rv, func);
+    if (!info.is_reduction || done.count(info.name) || !OwnNest(sch, info)) continue;
+    std::vector<std::string> taken;
+    if (TileMatmulLike(sch, info, func, facts, &taken)) {
+      for (const std::string& n : taken) done.insert(n);
+    }
+  }
+  // Reductions and their rows, last block first so that each chain is taken from its end.
+  std::vector<BlockRV> blocks = RootBlocks(sch, root);
+  for (size_t k = blocks.size(); k-- > 0;) {
+    if (!sch.IsValid(blocks[k])) continue;
+    BlockInfo info = AnalyzeBlock(sch, blocks[k], func);
+    if (done.count(info.name) || !OwnNest(sch, info)) continue;
+    std::vector<std::string> taken;
+    if (ScheduleRowChain(sch, info, func, facts, &taken)) {
+      for (const std::string& n : taken) done.insert(n);
+    }
+  }
+  // Whatever is left at the root.
+  for (const BlockRV& rv : RootBlocks(sch, root)) {
+    BlockInfo info = AnalyzeBlock(sch, rv, func);
+    if (done.count(info.name) || !OwnNest(sch, info)) continue;
+    done.insert(info.name);
+    if (info.is_reduction) {
+      ScheduleLoneReduction(sch, info, facts);
+    } else {
+      ScheduleInjective(sch, info, facts);
+    }
+  }
+  RunDeferredDecompositions(sch);
+}
+
+Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {
+  Schedule sch(mod);
+  bool any = false;
+  for (const auto& [gv, func] : mod->functions) {
+    if (!CarriesNoSchedule(func)) continue;
+    AutoScheduleFunction(sch, gv->name_hint, facts);
+    any = true;
+  }
+  if (!any) return sch;
+  // The rules looked at the program through the schedule's lookups; the schedule returned is
+  // the replay of what they decided, which also checks that the trace replays.
+  Schedule out(mod);
+  try {
+    WithoutDeadLookups(sch.trace()).ApplyToSchedule(&out);
+  } catch (const Error&) {
+    return sch;  // the schedule as the rules left it, lookups and all
+  }
+  return out;
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

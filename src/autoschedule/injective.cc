@@ -1,0 +1,76 @@
+// Rule "injective": a spatial block's loops fused into one; on the CPU, chunks of it across
+// threads and native vectors inside; on CUDA, blocks of threads.
+#include "rules.h"
+
+namespace tessera {
+namespace autoschedule {
+namespace {
+
+constexpr int64_t kParallelMinElements = 16384;  // below it OpenMP's fork costs more than it saves
+constexpr int64_t kChunkElements = 4096;         // per parallel iteration: a few pages
+
+/*! \brief Product of the loop extents, -1 when one is not constant. */
+int64_t Product(Schedule& sch, const std::vector<LoopRV>& loops) {
+  int64_t n = 1;
+  for (const LoopRV& l : loops) {
+    int64_t e = LoopExtent(sch, l);
+    if (e < 0) return -1;
+    n *= e;
+  }
+  return n;
+}
+
+}  // namespace
+
+void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  if (loops.empty()) return;
+  int64_t total = Product(sch, loops);
+  LoopRV fused = loops[0];
+  if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
+  if (facts.IsGpu()) {
+    int64_t threads = std::min<int64_t>(256, facts.max_threads_per_block);
+    if (total > 0 && total < threads) threads = total;
+    Try(sch, [&] {
+      std::vector<LoopRV> parts = sch.Split(
+          fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(threads)}, true, false);
+      sch.Bind(parts[0], "blockIdx.x");
+      sch.Bind(parts[1], "threadIdx.x");
+    });
+    return;
+  }
+  int64_t lanes = facts.VectorLanes(info.output_bits);
+  bool vectorize = total > 0 && lanes > 1 && total % lanes == 0;
+  bool parallel = facts.cores > 1 && (total < 0 || total >= kParallelMinElements);
+  if (!vectorize) {
+    if (parallel) Try(sch, [&] { sch.Parallel(fused); });
+    return;
+  }
+  int64_t vectors = total / lanes;
+  int64_t inner = std::max<int64_t>(1, kChunkElements / lanes);
+  if (parallel && vectors % inner == 0 && vectors / inner >= 2) {
+    bool ok = Try(sch, [&] {
+      std::vector<LoopRV> parts =
+          sch.Split(fused,
+                    {schedule::TraceValue::None(), schedule::TraceValue::Int(inner),
+                     schedule::TraceValue::Int(lanes)},
+                    true, false);
+      sch.Parallel(parts[0]);
+      sch.Vectorize(parts[2]);
+      // An output larger than the caches streams to memory: nobody reads it back soon.
+      if (total * info.output_bits / 8 > facts.l3_bytes / 2) {
+        sch.Annotate(parts[1], "pragma_nontemporal", schedule::TraceValue::Int(1));
+      }
+    });
+    if (ok) return;
+  }
+  Try(sch, [&] {
+    std::vector<LoopRV> parts = sch.Split(
+        fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(lanes)}, true, false);
+    if (parallel) sch.Parallel(parts[0]);
+    sch.Vectorize(parts[1]);
+  });
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

@@ -1,0 +1,310 @@
+// Rule "multi-level tiling": a matmul-like block (C[...] += X * Y where X does not depend on
+// C's innermost iterator j and Y does) gets the structure of a BLAS micro-kernel:
+//
+//   CPU:  batch..., j_o, i_o (parallel outer) | reductions | i_i (MR rows, unrolled),
+//         j_i (NR columns = vectors, unrolled, innermost vectorized)
+//   with C accumulated in a local MR x NR tile (registers), Y packed into NR-wide panels
+//   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
+//   out of the reduction. MR and NR come from the vector width and the register count.
+//
+//   CUDA: 16 x 16 threads per block of C, the X and Y tiles of each reduction step staged in
+//   shared memory; shapes that do not divide get one thread per element of C.
+#include <algorithm>
+
+#include "rules.h"
+#include "tessera/ir/expr.h"
+
+namespace tessera {
+namespace autoschedule {
+namespace {
+
+using schedule::TraceValue;
+
+constexpr int64_t kReductionUnroll = 4;
+
+Expr StripCast(Expr e) {
+  while (auto* c = AsPtr<CastNode>(e)) e = c->value;
+  return e;
+}
+
+/*! \brief The iterators of a matmul-like block, by position in the block's iterator list. */
+struct MatmulShape {
+  int i = -1, j = -1;
+  int i2 = -1;  // a batch iterator Y depends on and X does not (conv: the output row)
+  std::vector<int> batch, reduce;
+  Expr x, y;  // the factors: x broadcast along j, y varying along j
+};
+
+std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
+  const BlockNode* b = info.block;
+  const BufferStoreNode* st = info.store;
+  if (!info.is_reduction || st == nullptr || st->indices.empty()) return std::nullopt;
+  auto* add = AsPtr<AddNode>(st->value);
+  if (add == nullptr) return std::nullopt;
+  auto is_self = [&](const Expr& e) {
+    auto* l = AsPtr<BufferLoadNode>(e);
+    return l && l->buffer.get() == st->buffer.get();
+  };
+  Expr product = is_self(add->a) ? add->b : is_self(add->b) ? add->a : Expr();
+  if (!product) return std::nullopt;
+  auto* mul = AsPtr<MulNode>(StripCast(product));
+  if (mul == nullptr) return std::nullopt;
+  MatmulShape m;
+  const size_t n = b->iter_vars.size();
+  for (int64_t e : info.extents) {
+    if (e <= 0) return std::nullopt;
+  }
+  auto var_of = [&](int k) { return b->iter_vars[k]->var.get(); };
+  auto* last = AsPtr<VarNode>(st->indices.back());
+  for (size_t k = 0; k < n; ++k) {
+    if (last && var_of(k) == last && b->iter_vars[k]->iter_type == IterVarType::kDataPar) m.j = k;
+  }
+  if (m.j < 0) return std::nullopt;
+  bool a_j = UsesVar(mul->a, var_of(m.j)), b_j = UsesVar(mul->b, var_of(m.j));
+  if (a_j == b_j) return std::nullopt;
+  m.x = a_j ? mul->b : mul->a;
+  m.y = a_j ? mul->a : mul->b;
+  // i: the spatial iterator of C that X depends on and Y does not, innermost in C's indices.
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (size_t k = 0; v && k < n; ++k) {
+      if (var_of(k) == v && static_cast<int>(k) != m.j &&
+          b->iter_vars[k]->iter_type == IterVarType::kDataPar && UsesVar(m.x, v) &&
+          !UsesVar(m.y, v)) {
+        m.i = k;
+      }
+    }
+  }
+  if (m.i < 0) return std::nullopt;
+  bool y_reduces = false;
+  for (size_t k = 0; k < n; ++k) {
+    if (static_cast<int>(k) == m.i || static_cast<int>(k) == m.j) continue;
+    if (b->iter_vars[k]->iter_type == IterVarType::kCommReduce) {
+      m.reduce.push_back(k);
+      y_reduces = y_reduces || UsesVar(m.y, var_of(k));
+    } else if (b->iter_vars[k]->iter_type == IterVarType::kDataPar) {
+      m.batch.push_back(k);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (m.reduce.empty() || !y_reduces) return std::nullopt;
+  // i2: X (broadcast) is reused across it too, so the register tile may take a few of it
+  // (conv2d NCHW: rows of the output share the weights).
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (int k : m.batch) {
+      if (v && var_of(k) == v && UsesVar(m.y, v) && !UsesVar(m.x, v)) m.i2 = k;
+    }
+  }
+  return m;
+}
+
+/*! \brief The register tile MR x MY x NR (MY rows of i2, 1 without one) that maximises the FMAs
+ *  per load (MR broadcasts and MY * NR / lanes vector loads per reduction step give
+ *  MR * MY * NR / lanes FMAs) while the accumulators, the loaded vectors and a broadcast fit
+ *  the vector registers. Each tile extent divides its loop (no partial tiles). */
+struct RegisterTile {
+  int64_t mr = 1, my = 1, nr = 0;
+};
+
+std::optional<RegisterTile> ChooseRegisterTile(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
+                                               int regs) {
+  double best = 0;
+  std::optional<RegisterTile> out;
+  for (int64_t nv = 1; nv <= 8; ++nv) {
+    if (ej % (nv * lanes) != 0) continue;
+    for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
+      if (ei % mr != 0) continue;
+      for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
+        if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
+        double score = static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
+        if (score > best + 1e-9) best = score, out = RegisterTile{mr, my, nv * lanes};
+      }
+    }
+  }
+  return out;
+}
+
+/*! \brief The read index of the block for the buffer of `load`, or -1. */
+int ReadIndex(const BlockNode* b, const BufferNode* buf) {
+  for (size_t k = 0; k < b->reads.size(); ++k) {
+    if (b->reads[k]->buffer.get() == buf) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const PrimFunc& func,
+             const TargetFacts& facts, std::vector<std::string>* taken) {
+  const BlockNode* b = info.block;
+  int64_t lanes = facts.VectorLanes(info.output_bits);
+  if (lanes < 2) return false;
+  int64_t ei2 = m.i2 >= 0 ? info.extents[m.i2] : 1;
+  auto tile =
+      ChooseRegisterTile(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers);
+  if (!tile) return false;
+  const int64_t mr = tile->mr, my = tile->my, nr = tile->nr;
+  int64_t flops = 2;
+  for (int64_t e : info.extents) flops *= e;
+  // Y packed into NR-wide panels contiguous along the reduction: when Y is a 2-D [r, j] input
+  // larger than the L2 cache, the panel of one j_o is read once per i_o from L2 instead of as
+  // rows strided across memory.
+  auto* y_load = AsPtr<BufferLoadNode>(StripCast(m.y));
+  bool pack = false;
+  Var pk, pj;
+  if (y_load && y_load->indices.size() == 2 && m.reduce.size() == 1) {
+    auto* r = AsPtr<VarNode>(y_load->indices[0]);
+    auto* c = AsPtr<VarNode>(y_load->indices[1]);
+    int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
+    pack = r == b->iter_vars[m.reduce[0]]->var.get() && c == b->iter_vars[m.j]->var.get() &&
+           bytes > facts.l2_bytes && info.extents[m.j] > nr;
+  }
+  BlockRV block = info.rv;
+  return Try(sch, [&] {
+    BlockRV packed;
+    if (pack) {
+      int index = ReadIndex(b, y_load->buffer.get());
+      packed = sch.CacheRead(block, index, "global", {});
+      DataType t = y_load->indices[0]->dtype;
+      Var k = VarNode::Make("k", t), jj = VarNode::Make("j", t);
+      Expr nr_e = IntImmNode::Make(t, nr);
+      schedule::IndexMap map{{k, jj},
+                             {FloorDivNode::Make(jj, nr_e), k, FloorModNode::Make(jj, nr_e)}};
+      sch.TransformLayout(packed, "write", 0, map, Expr());
+      taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
+    }
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
+    taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+    std::vector<LoopRV> is =
+        sch.Split(loops[m.i], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
+    std::vector<LoopRV> js =
+        sch.Split(loops[m.j], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
+    std::vector<LoopRV> jv =
+        sch.Split(js[1], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    // The outer loops: the parallel one first, so that inside the OpenMP region the C compiler
+    // knows the values of the loops outside the tile (unit batch loops become constants and the
+    // tile's offsets stay constants: the tile lives in registers).
+    LoopRV rows;  // the MY rows of i2 in the tile
+    std::vector<LoopRV> outer;
+    for (int k : m.batch) {
+      if (k == m.i2 && my > 1) {
+        std::vector<LoopRV> i2s =
+            sch.Split(loops[k], {TraceValue::None(), TraceValue::Int(my)}, true, false);
+        outer.push_back(i2s[0]);
+        rows = i2s[1];
+      } else {
+        outer.push_back(loops[k]);
+      }
+    }
+    outer.push_back(js[0]);
+    bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
+    int par = -1;
+    for (size_t k = 0; k < outer.size() && parallel; ++k) {
+      if (LoopExtent(sch, outer[k]) > 1) {
+        par = static_cast<int>(k);
+        break;
+      }
+    }
+    if (par > 0) std::rotate(outer.begin(), outer.begin() + par, outer.begin() + par + 1);
+    std::vector<LoopRV> order = outer;
+    order.push_back(is[0]);
+    // The innermost reduction loop unrolled by 4 (fewer loop branches and address updates).
+    std::vector<LoopRV> reduce;
+    for (int k : m.reduce) reduce.push_back(loops[k]);
+    LoopRV unrolled;
+    int64_t inner_extent = info.extents[m.reduce.back()];
+    if (inner_extent <= 2 * kReductionUnroll) {
+      unrolled = reduce.back();  // short (a 3x3 window): unrolled whole
+    } else if (inner_extent % kReductionUnroll == 0) {
+      std::vector<LoopRV> ks = sch.Split(
+          reduce.back(), {TraceValue::None(), TraceValue::Int(kReductionUnroll)}, true, false);
+      reduce.back() = ks[0];
+      reduce.push_back(ks[1]);
+      unrolled = ks[1];
+    }
+    order.insert(order.end(), reduce.begin(), reduce.end());
+    order.push_back(is[1]);
+    if (rows) order.push_back(rows);
+    order.push_back(jv[0]);
+    order.push_back(jv[1]);
+    sch.Reorder(order);
+    BlockRV at_tile = AttachEpilogue(sch, write_back, is[0], func, facts);
+    taken->push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
+    sch.Vectorize(jv[1]);
+    sch.Unroll(jv[0]);
+    sch.Unroll(is[1]);
+    if (rows) sch.Unroll(rows);
+    if (unrolled) sch.Unroll(unrolled);
+    if (par >= 0) sch.Parallel(order[0]);
+    if (pack) {
+      std::vector<LoopRV> ploops = sch.GetLoops(packed);
+      std::vector<LoopRV> pjs =
+          sch.Split(ploops[1], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
+      sch.Reorder({pjs[0], ploops[0], pjs[1]});
+      if (parallel) sch.Parallel(pjs[0]);
+      sch.Vectorize(pjs[1]);
+    }
+    DeferDecomposeReduction(block, reduce[0]);
+  });
+}
+
+bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+              std::vector<std::string>* taken) {
+  constexpr int64_t kTile = 16;
+  bool tiled = m.reduce.size() == 1 && m.batch.size() <= 1 && info.extents[m.i] % kTile == 0 &&
+               info.extents[m.j] % kTile == 0 && info.extents[m.reduce[0]] % kTile == 0;
+  if (!tiled) return false;
+  BlockRV block = info.rv;
+  const BlockNode* b = info.block;
+  auto* x_load = AsPtr<BufferLoadNode>(StripCast(m.x));
+  auto* y_load = AsPtr<BufferLoadNode>(StripCast(m.y));
+  if (!x_load || !y_load) return false;
+  int x_index = ReadIndex(b, x_load->buffer.get()), y_index = ReadIndex(b, y_load->buffer.get());
+  return Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    auto is = sch.Split(loops[m.i], {TraceValue::None(), TraceValue::Int(kTile)}, true, false);
+    auto js = sch.Split(loops[m.j], {TraceValue::None(), TraceValue::Int(kTile)}, true, false);
+    auto ks =
+        sch.Split(loops[m.reduce[0]], {TraceValue::None(), TraceValue::Int(kTile)}, true, false);
+    std::vector<LoopRV> order;
+    for (int k : m.batch) order.push_back(loops[k]);
+    order.insert(order.end(), {is[0], js[0], ks[0], is[1], js[1], ks[1]});
+    sch.Reorder(order);
+    for (int k : m.batch) sch.Bind(loops[k], "blockIdx.z");
+    sch.Bind(is[0], "blockIdx.y");
+    sch.Bind(js[0], "blockIdx.x");
+    sch.Bind(is[1], "threadIdx.y");
+    sch.Bind(js[1], "threadIdx.x");
+    for (int index : {x_index, y_index}) {
+      BlockRV cache = sch.CacheRead(block, index, "shared", {});
+      taken->push_back(AsPtr<BlockNode>(sch.Get(cache))->name_hint);
+      sch.ComputeAt(cache, ks[0], false, -1);
+      std::vector<LoopRV> cl = sch.GetLoops(cache);
+      LoopRV fused = sch.Fuse({cl[cl.size() - 2], cl.back()}, true);
+      auto parts = sch.Split(
+          fused, {TraceValue::None(), TraceValue::Int(kTile), TraceValue::Int(kTile)}, true, false);
+      sch.Bind(parts[1], "threadIdx.y");
+      sch.Bind(parts[2], "threadIdx.x");
+    }
+  });
+}
+
+}  // namespace
+
+bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
+                    const TargetFacts& facts, std::vector<std::string>* taken) {
+  std::optional<MatmulShape> m = MatchMatmul(info);
+  if (!m) return false;
+  if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
+  std::vector<std::string> names;
+  bool ok =
+      facts.IsGpu() ? TileCuda(sch, info, *m, &names) : TileCpu(sch, info, *m, func, facts, &names);
+  if (!ok) return false;
+  taken->push_back(info.name);
+  taken->insert(taken->end(), names.begin(), names.end());
+  return true;
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

@@ -1,0 +1,255 @@
+// Rule "reduction": a reduction and the blocks of its row (softmax: max, exp, sum, divide;
+// layer_norm: mean, variance, normalize) computed per row, inside one loop over the rows:
+// on the CPU the rows run across the cores and each reduction is split into vector-wide
+// partial results (rfactor) so that its inner loop vectorizes; on CUDA a row is a thread
+// block and each reduction a cross-thread reduction over its threads.
+#include <algorithm>
+#include <set>
+
+#include "rules.h"
+
+namespace tessera {
+namespace autoschedule {
+namespace {
+
+using schedule::TraceValue;
+
+constexpr int64_t kParallelMinElements = 16384;
+
+/*! \brief The blocks that `anchor` reads from, transitively, that are still root loop nests,
+ *  latest first (each after all of its consumers). */
+std::vector<BlockRV> RowProducers(Schedule& sch, const BlockRV& anchor, const PrimFunc& func,
+                                  const std::vector<BlockRV>& root_blocks) {
+  std::set<std::string> seen;
+  std::vector<BlockRV> stack = {anchor};
+  while (!stack.empty()) {
+    BlockRV b = stack.back();
+    stack.pop_back();
+    for (const BlockRV& p : sch.GetProducers(b)) {
+      BlockInfo info = AnalyzeBlock(sch, p, func);
+      if (seen.insert(info.name).second) stack.push_back(p);
+    }
+  }
+  std::vector<BlockRV> out;
+  for (size_t k = root_blocks.size(); k-- > 0;) {
+    BlockInfo info = AnalyzeBlock(sch, root_blocks[k], func);
+    if (!seen.count(info.name)) continue;
+    if (sch.GetLoops(root_blocks[k]).size() != info.block->iter_vars.size()) continue;
+    out.push_back(root_blocks[k]);
+  }
+  return out;
+}
+
+/*! \brief The leading loops of a block bound to spatial iterators. */
+std::vector<LoopRV> SpatialPrefix(Schedule& sch, const BlockInfo& info) {
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  std::vector<LoopRV> out;
+  for (size_t k = 0; k < loops.size() && k < info.block->iter_vars.size(); ++k) {
+    if (info.block->iter_vars[k]->iter_type != IterVarType::kDataPar) break;
+    out.push_back(loops[k]);
+  }
+  return out;
+}
+
+int64_t NextPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+/*! \brief A row reduction's inner loop as `lanes` partial results (rfactor), vectorized. */
+void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes) {
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  if (loops.empty()) return;
+  int64_t extent = LoopExtent(sch, loops.back());
+  if (extent < 2 * lanes || extent % lanes != 0) return;
+  Try(sch, [&] {
+    auto parts = sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    BlockRV rf = sch.RFactor(parts[1], 0);
+    std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
+    sch.Vectorize(rf_loops.back());
+    // The init loops copy the kinds of the loops they come from: vectorized too.
+    DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
+  });
+}
+
+/*! \brief The innermost loop of a spatial block split into native vectors. */
+void VectorizeInner(Schedule& sch, const BlockRV& block, int64_t lanes) {
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  if (loops.empty()) return;
+  int64_t extent = LoopExtent(sch, loops.back());
+  if (extent < lanes || extent % lanes != 0) return;
+  Try(sch, [&] {
+    auto parts = sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    sch.Vectorize(parts[1]);
+  });
+}
+
+/*! \brief The threads of a CUDA block for a chain: enough for its longest inner loop, a
+ *  power of two from a warp to 256. Every member uses the same count (a cross-thread
+ *  reduction needs every launched thread). */
+int64_t ChainThreads(Schedule& sch, const std::vector<BlockRV>& members, const TargetFacts& facts) {
+  int64_t longest = 1;
+  for (const BlockRV& m : members) {
+    std::vector<LoopRV> loops = sch.GetLoops(m);
+    int64_t e = loops.empty() ? 1 : LoopExtent(sch, loops.back());
+    longest = std::max(longest, e < 0 ? 256 : e);
+  }
+  return std::clamp<int64_t>(NextPow2(longest), facts.warp_size,
+                             std::min<int64_t>(256, facts.max_threads_per_block));
+}
+
+/*! \brief The innermost loop of a block across `threads` threads of a CUDA block. */
+void BindInnerToThreads(Schedule& sch, const BlockRV& block, int64_t threads) {
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  if (loops.size() < 2) return;
+  Try(sch, [&] {
+    auto parts =
+        sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(threads)}, true, false);
+    sch.Bind(parts[1], "threadIdx.x");
+  });
+}
+
+/*! \brief A reduction whose loads vary fastest along a spatial iterator (a sum over the rows
+ *  of a matrix): on the CPU the reduction loops go outside that iterator, which is vectorized,
+ *  so that each step reads contiguous memory; its outer part runs across the cores. */
+bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (facts.IsGpu() || !info.is_reduction || info.loads.empty()) return false;
+  const BufferLoadNode* load = info.loads[0];
+  auto* last = load->indices.empty() ? nullptr : AsPtr<VarNode>(load->indices.back());
+  int inner = -1;
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    if (last && b->iter_vars[k]->var.get() == last) inner = static_cast<int>(k);
+  }
+  if (inner < 0 || b->iter_vars[inner]->iter_type != IterVarType::kDataPar) return false;
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  if (loops.size() != b->iter_vars.size()) return false;
+  int64_t lanes = facts.VectorLanes(info.output_bits);
+  int64_t extent = info.extents[inner];
+  if (lanes < 2 || extent < lanes || extent % lanes != 0) return false;
+  // A chunk of columns per outer iteration: its partial sums stay in L1 while the reduction
+  // streams through rows; at least one chunk per core.
+  int64_t total = 1;
+  for (int64_t e : info.extents) total *= std::max<int64_t>(1, e);
+  bool parallel = facts.cores > 1 && total >= kParallelMinElements;
+  int64_t vectors = extent / lanes;
+  int64_t cap = std::max<int64_t>(1, facts.l1_bytes / 2 / (lanes * info.output_bits / 8));
+  if (parallel) cap = std::min<int64_t>(cap, std::max<int64_t>(1, vectors / facts.cores));
+  int64_t chunk = LargestDivisor(vectors, cap);
+  return Try(sch, [&] {
+    auto parts = sch.Split(loops[inner],
+                           {TraceValue::None(), TraceValue::Int(chunk), TraceValue::Int(lanes)},
+                           true, false);
+    std::vector<LoopRV> spatial, reduce;
+    for (size_t k = 0; k < loops.size(); ++k) {
+      if (static_cast<int>(k) == inner) {
+        spatial.push_back(parts[0]);
+      } else if (b->iter_vars[k]->iter_type == IterVarType::kDataPar) {
+        spatial.push_back(loops[k]);
+      } else {
+        reduce.push_back(loops[k]);
+      }
+    }
+    std::vector<LoopRV> order = spatial;
+    order.insert(order.end(), reduce.begin(), reduce.end());
+    order.push_back(parts[1]);
+    order.push_back(parts[2]);
+    sch.Reorder(order);
+    sch.Vectorize(parts[2]);
+    if (parallel) {
+      LoopRV outer = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
+      sch.Parallel(outer);
+    }
+    DeferDecomposeReduction(info.rv, reduce[0]);
+  });
+}
+
+}  // namespace
+
+bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
+                      const TargetFacts& facts, std::vector<std::string>* taken) {
+  if (anchor.block == nullptr || anchor.store == nullptr) return false;
+  BlockRV root = sch.GetBlock("root", std::nullopt);
+  std::vector<BlockRV> root_blocks = sch.GetChildBlocks(root);
+  std::vector<BlockRV> producers = RowProducers(sch, anchor.rv, func, root_blocks);
+  bool has_reduction = anchor.is_reduction;
+  for (const BlockRV& p : producers) has_reduction |= AnalyzeBlock(sch, p, func).is_reduction;
+  if (!has_reduction) return false;
+  if (producers.empty() && ScheduleColumnReduction(sch, anchor, facts)) {
+    taken->push_back(anchor.name);
+    return true;
+  }
+  std::vector<LoopRV> outer = SpatialPrefix(sch, anchor);
+  if (!anchor.is_reduction && !outer.empty()) outer.pop_back();  // the row itself stays inside
+  if (outer.empty()) return false;
+  int64_t rows = 1, row_size = 1;
+  for (const LoopRV& l : outer) rows *= std::max<int64_t>(1, LoopExtent(sch, l));
+  for (int64_t e : anchor.extents) row_size *= std::max<int64_t>(1, e);
+  row_size /= rows;
+
+  LoopRV row = outer[0];
+  if (outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) return false;
+  std::vector<BlockRV> members = {anchor.rv};
+  bool calls = anchor.has_call;
+  for (const BlockRV& p : producers) {
+    if (!Try(sch, [&] { sch.ComputeAt(p, row, true, -1); })) break;
+    members.push_back(p);
+    calls |= AnalyzeBlock(sch, p, func).has_call;
+  }
+  for (const BlockRV& m : members) taken->push_back(AnalyzeBlock(sch, m, func).name);
+
+  if (facts.IsGpu()) {
+    Try(sch, [&] { sch.Bind(row, "blockIdx.x"); });
+    int64_t threads = ChainThreads(sch, members, facts);
+    for (const BlockRV& m : members) BindInnerToThreads(sch, m, threads);
+    return true;
+  }
+  if (facts.cores > 1 && rows > 1 && rows * row_size >= kParallelMinElements) {
+    Try(sch, [&] { sch.Parallel(row); });
+  }
+  // Vector exp by polynomial in the rows (as the hand schedule of bench/cpu_kernels.py).
+  if (calls) Try(sch, [&] { sch.Annotate(row, "pragma_fast_math", TraceValue::Int(1)); });
+  for (const BlockRV& m : members) {
+    BlockInfo info = AnalyzeBlock(sch, m, func);
+    int64_t lanes = facts.VectorLanes(info.output_bits);
+    if (lanes < 2) continue;
+    if (info.is_reduction) {
+      VectorizeReduction(sch, m, lanes);
+    } else {
+      VectorizeInner(sch, m, lanes);
+    }
+  }
+  return true;
+}
+
+void ScheduleLoneReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  std::vector<LoopRV> outer = SpatialPrefix(sch, info);
+  if (facts.IsGpu()) {
+    if (outer.empty()) {
+      // A reduction to a scalar: one thread does it all (correct, if slow).
+      Try(sch, [&] {
+        LoopRV unit = sch.AddUnitLoop(info.rv);
+        auto parts = sch.Split(unit, {TraceValue::None(), TraceValue::Int(1)}, true, false);
+        sch.Bind(parts[0], "blockIdx.x");
+        sch.Bind(parts[1], "threadIdx.x");
+      });
+      return;
+    }
+    Try(sch, [&] {
+      LoopRV fused = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
+      auto parts = sch.Split(fused, {TraceValue::None(), TraceValue::Int(64)}, true, false);
+      sch.Bind(parts[0], "blockIdx.x");
+      sch.Bind(parts[1], "threadIdx.x");
+    });
+    return;
+  }
+  if (outer.empty() || facts.cores < 2) return;
+  Try(sch, [&] {
+    LoopRV fused = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
+    sch.Parallel(fused);
+  });
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

@@ -1,0 +1,78 @@
+// The rules of the automatic schedule (one file each) and the block analysis they share.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/autoschedule/target_facts.h"
+#include "tessera/ir/stmt.h"
+#include "tessera/schedule/schedule.h"
+
+namespace tessera {
+namespace autoschedule {
+
+using schedule::BlockRV;
+using schedule::LoopRV;
+using schedule::Schedule;
+
+/*! \brief What the rules need to know about one block of the root scope. */
+struct BlockInfo {
+  BlockRV rv;
+  const BlockNode* block = nullptr;
+  std::string name;
+  bool is_reduction = false;  ///< has a reduction iterator and an init
+  bool has_call = false;      ///< calls an intrinsic (exp, sqrt, ...) other than select/min/max
+  bool has_select = false;    ///< if_then_else / select (padding, masks)
+  const BufferStoreNode* store = nullptr;    ///< the body when it is one store
+  std::vector<const BufferLoadNode*> loads;  ///< loads in the stored value (not the accumulator)
+  std::vector<int64_t> extents;              ///< constant iterator extents (-1: not constant)
+  int output_bits = 32;                      ///< element width of the written buffer
+  bool writes_param = false;                 ///< writes a buffer of the function's signature
+};
+
+/*! \brief The analysis of `rv` in the current IR of `sch` (function `func`). */
+BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func);
+/*! \brief Whether `e` uses the variable `v`. */
+bool UsesVar(const Expr& e, const VarNode* v);
+/*! \brief The constant extent of a loop, or -1. */
+int64_t LoopExtent(Schedule& sch, const LoopRV& loop);
+/*! \brief Run `body` on a copy of the schedule's state: on a schedule error the schedule is
+ *  restored (the trace too) and false returned. */
+bool Try(Schedule& sch, const std::function<void()>& body);
+
+/*! \brief Decompose the reduction `block` at `loop` once every rule has run: after it the
+ *  scope has two writers of the buffer, which parallel and vectorize refuse. */
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop);
+/*! \brief Run the deferred decompositions (those whose handles are still valid). */
+void RunDeferredDecompositions(Schedule& sch);
+
+/*! \brief The largest divisor of `n` that is at most `cap` (at least 1). */
+int64_t LargestDivisor(int64_t n, int64_t cap);
+
+// ---- the rules ----
+/*! \brief inline.cc: inline elementwise producers into their consumers; keeps producers whose
+ *  value is expensive and read twice, and padding read by a reduction. */
+void InlineElementwise(Schedule& sch, const PrimFunc& func, const TargetFacts& facts);
+/*! \brief multi_level_tiling.cc: matmul-like blocks (C += X * Y with reuse) tiled for registers
+ *  and caches; returns false when the block is not matmul-like. `taken` receives the names of
+ *  the blocks it scheduled (the block, its caches, its epilogue). */
+bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
+                    const TargetFacts& facts, std::vector<std::string>* taken);
+/*! \brief epilogue.cc: the elementwise consumer of a tiled block computed at its tile.
+ *  `write_back` is the block that copies the tile out; returns the block now at the tile. */
+BlockRV AttachEpilogue(Schedule& sch, const BlockRV& write_back, const LoopRV& tile_loop,
+                       const PrimFunc& func, const TargetFacts& facts);
+/*! \brief reduction.cc: a reduction and the blocks of its row (softmax, layer_norm) computed
+ *  per row; returns false when `anchor` heads no such chain. `taken` receives the names of
+ *  the blocks it scheduled. */
+bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
+                      const TargetFacts& facts, std::vector<std::string>* taken);
+/*! \brief injective.cc: a spatial block at the root: fused, parallel outside, vectors inside
+ *  (CPU), or bound to blocks and threads (CUDA). */
+void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
+/*! \brief reduction.cc: a reduction on its own (no chain): parallel over its spatial loops. */
+void ScheduleLoneReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
+
+}  // namespace autoschedule
+}  // namespace tessera

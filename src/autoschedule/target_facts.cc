@@ -1,0 +1,193 @@
+// Target facts: the host's SIMD width (cpuid / hwcaps), cores (affinity) and caches (sysfs).
+#include "tessera/autoschedule/target_facts.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace autoschedule {
+namespace {
+
+/*! \brief "32K" / "512K" / "32768K" / "1M" from sysfs as bytes; 0 when unreadable. */
+int64_t ReadCacheSize(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  int64_t scale = 1;
+  char unit = text.back();
+  if (unit == 'K' || unit == 'k') scale = 1024;
+  if (unit == 'M' || unit == 'm') scale = 1024 * 1024;
+  try {
+    return std::stoll(text) * scale;
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::string ReadLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+void DetectCaches(TargetFacts* f) {
+  const std::string base = "/sys/devices/system/cpu/cpu0/cache/index";
+  for (int i = 0; i < 8; ++i) {
+    std::string dir = base + std::to_string(i) + "/";
+    std::string level = ReadLine(dir + "level");
+    if (level.empty()) break;
+    std::string type = ReadLine(dir + "type");
+    if (type == "Instruction") continue;
+    int64_t size = ReadCacheSize(dir + "size");
+    if (size <= 0) continue;
+    if (level == "1") f->l1_bytes = size;
+    if (level == "2") f->l2_bytes = size;
+    if (level == "3") f->l3_bytes = size;
+  }
+}
+
+void DetectVector(TargetFacts* f) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    f->isa = "avx512", f->vector_bits = 512, f->vector_registers = 32;
+  } else if (__builtin_cpu_supports("avx2")) {
+    f->isa = "avx2", f->vector_bits = 256, f->vector_registers = 16;
+  } else if (__builtin_cpu_supports("avx")) {
+    f->isa = "avx", f->vector_bits = 256, f->vector_registers = 16;
+  } else {
+    f->isa = "sse2", f->vector_bits = 128, f->vector_registers = 16;
+  }
+#elif defined(__aarch64__)
+  f->isa = "neon", f->vector_bits = 128, f->vector_registers = 32;
+#else
+  f->isa = "generic", f->vector_bits = 128, f->vector_registers = 16;
+#endif
+}
+
+int DetectCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+struct Field {
+  const char* name;
+  int64_t (*get)(const TargetFacts&);
+  void (*set)(TargetFacts&, int64_t);
+};
+
+#define TESSERA_FACT(field)                                                   \
+  Field {                                                                     \
+#field, [](const TargetFacts& f) { return static_cast<int64_t>(f.field); }, \
+        [](TargetFacts& f, int64_t v) { f.field = static_cast<decltype(f.field)>(v); } \
+  }
+
+const std::vector<Field>& Fields() {
+  static const std::vector<Field> fields = {
+      TESSERA_FACT(vector_bits),
+      TESSERA_FACT(vector_registers),
+      TESSERA_FACT(cores),
+      TESSERA_FACT(l1_bytes),
+      TESSERA_FACT(l2_bytes),
+      TESSERA_FACT(l3_bytes),
+      TESSERA_FACT(max_threads_per_block),
+      TESSERA_FACT(warp_size),
+      TESSERA_FACT(shared_memory_bytes),
+      TESSERA_FACT(sm_count),
+  };
+  return fields;
+}
+#undef TESSERA_FACT
+
+}  // namespace
+
+void TargetFacts::Override(const std::string& name, int64_t value) {
+  for (const Field& f : Fields()) {
+    if (name != f.name) continue;
+    if (value <= 0) {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+          << "target fact '" << name << "' must be positive, got " << value;
+    }
+    if (name == "vector_bits" && (value % 32 != 0)) {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+          << "target fact 'vector_bits' must be a multiple of 32, got " << value;
+    }
+    f.set(*this, value);
+    return;
+  }
+  std::ostringstream known;
+  for (const std::string& n : Names()) known << (known.tellp() > 0 ? ", " : "") << n;
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+      << "unknown target fact '" << name << "'; known facts: " << known.str();
+}
+
+int64_t TargetFacts::Get(const std::string& name) const {
+  for (const Field& f : Fields()) {
+    if (name == f.name) return f.get(*this);
+  }
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "unknown target fact '" << name << "'";
+  return 0;
+}
+
+std::vector<std::string> TargetFacts::Names() {
+  std::vector<std::string> out;
+  for (const Field& f : Fields()) out.push_back(f.name);
+  return out;
+}
+
+std::string TargetFacts::ToString() const {
+  std::ostringstream os;
+  os << "TargetFacts(kind=" << kind << ", isa=" << isa;
+  for (const Field& f : Fields()) os << ", " << f.name << "=" << f.get(*this);
+  os << ")";
+  return os.str();
+}
+
+const TargetFacts& HostFacts() {
+  static const TargetFacts facts = [] {
+    TargetFacts f;
+    f.kind = "c";
+    DetectVector(&f);
+    f.cores = DetectCores();
+    DetectCaches(&f);
+    return f;
+  }();
+  return facts;
+}
+
+TargetFacts FactsForTarget(const std::string& target) {
+  std::string kind = target.substr(0, target.find(' '));
+  if (kind == "c" || kind == "llvm" || kind.empty()) return HostFacts();
+  if (kind == "cuda") {
+    TargetFacts f;
+    f.kind = "cuda";
+    f.isa = "cuda";
+    f.vector_bits = 128;  // float4 loads and stores
+    f.vector_registers = 255;
+    f.cores = f.sm_count;
+    f.l1_bytes = 128 * 1024;
+    f.l2_bytes = 40 * 1024 * 1024;
+    f.l3_bytes = f.l2_bytes;
+    return f;
+  }
+  TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+      << "the automatic schedule supports the targets 'c', 'llvm' and 'cuda', not '" << target
+      << "'";
+  return HostFacts();
+}
+
+}  // namespace autoschedule
+}  // namespace tessera

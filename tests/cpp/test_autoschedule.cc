@@ -1,0 +1,117 @@
+// autoschedule: target facts, the "carries no schedule" rule and the rules on a te matmul + relu.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tessera/autoschedule/auto_schedule.h"
+#include "tessera/support/error.h"
+#include "tessera/te/create_prim_func.h"
+#include "tessera/te/reduce.h"
+#include "tessera/te/tensor.h"
+
+namespace tessera {
+namespace {
+
+const DataType kF32 = DataType::Float(32);
+
+Expr C(int64_t v) { return Int32(v); }
+
+template <class F>
+std::function<te::ComputeBody(const std::vector<Var>&)> Body(F f) {
+  return [f](const std::vector<Var>& v) -> te::ComputeBody { return f(v); };
+}
+
+template <class F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+// Y = A @ B (n x n), Z = max(Y, 0).
+PrimFunc MatmulRelu(int64_t n) {
+  te::Tensor a = te::Placeholder({C(n), C(n)}, kF32, "A");
+  te::Tensor b = te::Placeholder({C(n), C(n)}, kF32, "B");
+  IterVar k = te::ReduceAxis(RangeNode::Make(C(0), C(n)), "k");
+  te::Tensor y =
+      te::Compute({C(n), C(n)}, Body([&](const std::vector<Var>& v) {
+                    return te::Sum(MulNode::Make((*a)({v[0], k->var}), (*b)({k->var, v[1]})), {k});
+                  }),
+                  "Y");
+  te::Tensor z =
+      te::Compute({C(n), C(n)}, Body([&](const std::vector<Var>& v) -> Expr {
+                    return MaxNode::Make((*y)({v[0], v[1]}), FloatImmNode::Make(kF32, 0));
+                  }),
+                  "Z");
+  return te::CreatePrimFunc({a, b, z});
+}
+
+std::vector<std::string> Kinds(const schedule::Trace& trace) {
+  std::vector<std::string> out;
+  for (const schedule::Instruction& inst : trace.insts) out.push_back(inst.kind);
+  return out;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(TargetFacts, HostFactsAreDetectedOnce) {
+  const autoschedule::TargetFacts& f = autoschedule::HostFacts();
+  EXPECT_EQ(&f, &autoschedule::HostFacts());
+  EXPECT_EQ(f.kind, "c");
+  EXPECT_TRUE(f.vector_bits == 128 || f.vector_bits == 256 || f.vector_bits == 512);
+  EXPECT_GE(f.cores, 1);
+  EXPECT_GT(f.l1_bytes, 0);
+  EXPECT_GE(f.l2_bytes, f.l1_bytes);
+  EXPECT_EQ(f.VectorLanes(32), f.vector_bits / 32);
+}
+
+TEST(TargetFacts, OverridesAreChecked) {
+  autoschedule::TargetFacts f = autoschedule::FactsForTarget("llvm");
+  f.Override("vector_bits", 512);
+  EXPECT_EQ(f.VectorLanes(16), 32);
+  EXPECT_NE(ErrorOf([&] { f.Override("lanes", 4); }).find("unknown target fact 'lanes'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { f.Override("cores", -1); }).find("must be positive"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { f.Override("vector_bits", 100); }).find("multiple of 32"),
+            std::string::npos);
+  EXPECT_EQ(autoschedule::FactsForTarget("cuda -arch=sm_80").warp_size, 32);
+  EXPECT_NE(ErrorOf([] { autoschedule::FactsForTarget("X2_1204"); }).find("not 'X2_1204'"),
+            std::string::npos);
+}
+
+TEST(AutoSchedule, TilesTheMatmulAndComputesTheEpilogueAtTheTile) {
+  PrimFunc func = MatmulRelu(128);
+  std::string why;
+  EXPECT_TRUE(autoschedule::CarriesNoSchedule(func, &why)) << why;
+  autoschedule::TargetFacts facts = autoschedule::HostFacts();
+  facts.Override("vector_bits", 256);
+  facts.Override("vector_registers", 16);
+  facts.Override("cores", 4);
+  schedule::Schedule sch = autoschedule::AutoSchedule(IRModuleNode::FromFunc(func), facts);
+  std::vector<std::string> kinds = Kinds(sch.trace());
+  for (const char* k : {"cache_write", "split", "reorder", "compute_inline", "reverse_compute_at",
+                        "vectorize", "unroll", "parallel", "decompose_reduction"}) {
+    EXPECT_TRUE(Has(kinds, k)) << k;
+  }
+  // The analysis' lookups that fed no primitive are not in the trace.
+  EXPECT_FALSE(Has(kinds, "get_producers"));
+  EXPECT_FALSE(autoschedule::CarriesNoSchedule(sch.mod()->Lookup("main"), &why));
+  // A second run leaves the scheduled function alone.
+  EXPECT_TRUE(autoschedule::AutoSchedule(sch.mod(), facts).trace().insts.empty());
+}
+
+TEST(AutoSchedule, FunctionAttributeOptsOut) {
+  PrimFunc func = MatmulRelu(8)->WithAttr("tessera.auto_schedule", Bool(false));
+  std::string why;
+  EXPECT_FALSE(autoschedule::CarriesNoSchedule(func, &why));
+  EXPECT_NE(why.find("tessera.auto_schedule"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera

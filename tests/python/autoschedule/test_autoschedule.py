@@ -1,0 +1,260 @@
+"""The automatic schedule: every rule on small odd shapes matches numpy, its trace prints and
+replays, it runs as the pass tir.AutoSchedule of ts.build (and can be disabled), and functions
+scheduled by hand are left alone."""
+
+import os
+
+import numpy as np
+import ops
+import pytest
+import tessera as ts
+from tessera import tir
+from tessera.script import tir as T
+from tessera.transform import PassContext
+
+RNG = np.random.default_rng(7)
+# Facts that make the tiling rules fire at small shapes, whatever the host: 4-lane vectors.
+SMALL = {"vector_bits": 128, "vector_registers": 16, "cores": 2, "l2_bytes": 4096}
+
+
+def rand(*shape):
+    return RNG.random(shape, dtype="float32")
+
+
+def conv_ref(x, w):
+    n, _, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    y = np.zeros((n, f, h - kh + 1, wd - kw + 1), "float32")
+    for ky in range(kh):
+        for kx in range(kw):
+            patch = x[:, :, ky:ky + h - kh + 1, kx:kx + wd - kw + 1]
+            y += np.einsum("nchw,fc->nfhw", patch, w[:, :, ky, kx])
+    return y
+
+
+def softmax_ref(a):
+    e = np.exp(a - a.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def layer_norm_ref(a, g, b):
+    m = a.mean(1, keepdims=True)
+    return (a - m) / np.sqrt(a.var(1, keepdims=True) + 1e-5) * g + b
+
+
+def cases():
+    """(name, func, inputs, expected output)."""
+    a, b = rand(37, 29), rand(29, 41)
+    yield "matmul_odd", ops.matmul(37, 41, 29), [a, b], a @ b
+    a, b = rand(24, 20), rand(20, 40)
+    yield "matmul_tiled", ops.matmul(24, 40, 20), [a, b], a @ b
+    a, b, bias = rand(24, 13), rand(13, 40), rand(40)
+    yield "matmul_bias_relu", ops.matmul(24, 40, 13, epilogue=True), [a, b, bias], \
+        np.maximum(a @ b + bias, 0)
+    a, b = rand(2, 3, 12, 8), rand(2, 3, 8, 24)
+    yield "batch_matmul", ops.batch_matmul(2, 3, 12, 8, 24), [a, b], a @ b
+    x, w = rand(1, 5, 10, 18), rand(8, 5, 3, 3)
+    yield "conv2d", ops.conv2d_nchw(1, 5, 10, 18, 8), [x, w], conv_ref(x, w)
+    bias = rand(8)
+    yield "conv2d_bias_relu", ops.conv2d_nchw(1, 5, 10, 18, 8, epilogue=True), [x, w, bias], \
+        np.maximum(conv_ref(x, w) + bias[None, :, None, None], 0)
+    x, w = rand(1, 2, 10, 12, 8), rand(2, 2, 3, 3, 8, 8)
+    ref = np.zeros((1, 2, 8, 10, 8), "float32")
+    for ky in range(3):
+        for kx in range(3):
+            ref += np.einsum("nihwc,oicd->nohwd", x[:, :, ky:ky + 8, kx:kx + 10, :], w[:, :, ky, kx])
+    yield "conv2d_nchwc", ops.conv2d_nchwc(1, 2, 10, 12, 8, 2, 8), [x, w], ref
+    a = rand(7, 33)
+    yield "softmax_odd", ops.softmax(7, 33), [a], softmax_ref(a)
+    a = rand(9, 64)
+    yield "softmax", ops.softmax(9, 64), [a], softmax_ref(a)
+    a, g, b = rand(5, 48), rand(48), rand(48)
+    yield "layer_norm", ops.layer_norm(5, 48), [a, g, b], layer_norm_ref(a, g, b)
+    a, b, c = rand(3, 5, 7), rand(3, 5, 7), rand(3, 5, 7)
+    yield "elementwise_odd", ops.elementwise_chain((3, 5, 7)), [a, b, c], \
+        np.maximum(a * b + c, 0) * 0.5
+    n = 1 << 15
+    a, b, c = rand(n), rand(n), rand(n)
+    yield "elementwise_long", ops.elementwise_chain((n,)), [a, b, c], np.maximum(a * b + c, 0) * 0.5
+    a = rand(13, 6)
+    yield "column_sum", ops.column_sum(13, 6), [a], a.sum(0)
+    a = rand(50, 64)
+    yield "column_sum_wide", ops.column_sum(50, 64), [a], a.sum(0)
+    a = rand(100)
+    yield "total_sum", ops.total_sum(100), [a], a.sum(keepdims=True)
+
+
+CASES = list(cases())
+IDS = [c[0] for c in CASES]
+
+
+def run_host(lib, inputs, expected):
+    out = np.zeros(expected.shape, "float32")
+    lib(*inputs, out)
+    np.testing.assert_allclose(out, expected, rtol=2e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,func,inputs,expected", CASES, ids=IDS)
+def test_build_without_schedule_matches_numpy(name, func, inputs, expected):
+    run_host(ts.build(func, target="c"), inputs, expected)
+
+
+@pytest.mark.parametrize("name,func,inputs,expected", CASES, ids=IDS)
+def test_rules_with_small_vectors_match_numpy(name, func, inputs, expected):
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    run_host(ts.build(sch.mod, target="c"), inputs, expected)
+
+
+@pytest.mark.parametrize("name,func,inputs,expected", CASES, ids=IDS)
+def test_trace_prints_and_replays(name, func, inputs, expected):
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    text = "\n".join(sch.trace.as_python())
+    replay = tir.Schedule(func)
+    exec(text, {"sch": replay})
+    assert ts.ir.structural_equal(replay.mod, sch.mod)
+    again = tir.Schedule(func)
+    tir.Trace.apply_json_to_schedule(sch.trace.as_json(), again)
+    assert ts.ir.structural_equal(again.mod, sch.mod)
+
+
+def kinds(sch):
+    return [line.split("sch.")[1].split("(")[0] for line in sch.trace.as_python()]
+
+
+def test_matmul_gets_register_tile_packing_and_parallel_outer_loop():
+    sch = ts.autoschedule(ops.matmul(128, 128, 128), target="c", facts=SMALL)
+    k = kinds(sch)
+    for step in ("cache_read", "transform_layout", "cache_write", "split", "reorder",
+                 "reverse_compute_at", "vectorize", "unroll", "parallel", "decompose_reduction"):
+        assert step in k, step
+    script = sch.mod.script()
+    assert "T.parallel" in script and "T.vectorized" in script and 'scope="local"' in script
+
+
+def test_epilogue_is_computed_at_the_tile():
+    sch = ts.autoschedule(ops.matmul(24, 40, 13, epilogue=True), target="c", facts=SMALL)
+    assert "compute_inline" in kinds(sch)
+    # bias and relu were inlined into one block; the tile's copy-out became that block, which
+    # now sits under the tile loops instead of a second pass over C.
+    assert sum(1 for k in kinds(sch) if k == "reverse_compute_at") == 1
+    assert 'T.block("relu")' in sch.mod.script()
+    assert 'T.block("C_local")' not in sch.mod.script()
+
+
+def test_elementwise_chain_is_one_loop_nest():
+    sch = ts.autoschedule(ops.elementwise_chain((256, 128)), target="c", facts=SMALL)
+    script = sch.mod.script()
+    assert script.count("T.block(") == 2  # root and the last block, the rest inlined
+    assert "T.parallel" in script and "T.vectorized(0, 4)" in script
+
+
+def test_softmax_rows_are_parallel_and_reductions_vectorized():
+    sch = ts.autoschedule(ops.softmax(128, 256), target="c", facts=SMALL)
+    k = kinds(sch)
+    assert "compute_at" in k and "rfactor" in k and "parallel" in k
+    assert "pragma_fast_math" in sch.mod.script()
+
+
+def test_column_sum_vectorizes_across_columns():
+    sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder",
+                          "vectorize", "parallel", "decompose_reduction"]
+    # The rows stream under a chunk of columns: reduction loop outside the column chunk.
+    assert "for k, j_1 in T.grid(512, 32):" in sch.mod.script()
+
+
+def test_target_facts_are_detected_and_overridable():
+    facts = ts.autoschedule.target_facts("c")
+    for key in ("vector_bits", "vector_registers", "cores", "l1_bytes", "l2_bytes", "l3_bytes"):
+        assert facts[key] > 0
+    assert facts["vector_bits"] in (128, 256, 512)
+    assert ts.autoschedule.target_facts("c", {"vector_bits": 256, "cores": 3})["cores"] == 3
+    assert ts.autoschedule.target_facts("cuda")["warp_size"] == 32
+    with pytest.raises(ValueError, match="unknown target fact 'lanes'"):
+        ts.autoschedule.target_facts("c", {"lanes": 4})
+    with pytest.raises(ValueError, match="must be positive"):
+        ts.autoschedule.target_facts("c", {"cores": 0})
+    with pytest.raises(ValueError, match="not 'dsl'"):
+        ts.autoschedule(ops.total_sum(8), target="dsl")
+    with pytest.raises(TypeError, match="must be an int"):
+        ts.autoschedule(ops.total_sum(8), target="c", facts={"cores": "two"})
+
+
+def test_vector_width_override_changes_the_schedule():
+    f = ops.elementwise_chain((1024,))
+    wide = ts.autoschedule(f, target="c", facts={"vector_bits": 512, "cores": 1}).mod.script()
+    narrow = ts.autoschedule(f, target="c", facts={"vector_bits": 128, "cores": 1}).mod.script()
+    assert "T.vectorized(0, 16)" in wide and "T.vectorized(0, 4)" in narrow
+
+
+# ---- the pass ----
+
+def test_pass_runs_in_the_begin_stage_of_build():
+    lw = ts.lower.StageLowerer(ops.elementwise_chain((4096,)), target="c", auto_schedule=True)
+    lw.run_to("begin")
+    assert ("begin", "tir.AutoSchedule") in [(t[0], t[1]) for t in lw.timings]
+    assert "T.parallel" in lw.mod.script() or "T.vectorized" in lw.mod.script()
+    # ts.lower leaves functions as they are unless asked.
+    plain = ts.lower(ops.elementwise_chain((4096,)), target="c", stage="begin")
+    assert "T.vectorized" not in plain.script()
+
+
+def test_pass_can_be_disabled():
+    f = ops.elementwise_chain((1 << 15,))
+    assert "#pragma omp parallel" in ts.build(f, target="c").get_source() or \
+        ts.autoschedule.target_facts("c")["cores"] == 1
+    with PassContext(disabled_pass=["tir.AutoSchedule"]):
+        src = ts.build(f, target="c").get_source()
+    assert "#pragma omp" not in src and "float32x" not in src
+    with PassContext(config={"tir.auto_schedule": False}):
+        assert "float32x" not in ts.build(f, target="c").get_source()
+
+
+def test_pass_is_dumped(tmp_path):
+    with PassContext(config={"tessera.dump_ir": str(tmp_path)}):
+        ts.build(ops.elementwise_chain((64,)), target="c")
+    names = [n for _, _, files in os.walk(tmp_path) for n in files]
+    assert any("tir.AutoSchedule" in n for n in names), names
+
+
+def test_pass_takes_fact_overrides_from_the_config():
+    f = ops.elementwise_chain((1024,))
+    with PassContext(config={"tir.AutoSchedule": {"vector_bits": 128, "cores": 1}}):
+        mod = ts.lower(f, target="c", stage="begin", auto_schedule=True)
+    assert "T.vectorized(0, 4)" in mod.script()
+
+
+@T.prim_func
+def split_by_hand(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i0, i1 in T.grid(8, 8):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i0 * 8 + i1)
+            B[vi] = A[vi] * T.float32(2)
+
+
+@T.prim_func
+def unscheduled(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("B"):
+            vi = T.axis.spatial(64, i)
+            B[vi] = A[vi] * T.float32(2)
+
+
+def test_hand_scheduled_functions_are_left_alone():
+    ok, why = ts.autoschedule.carries_no_schedule(split_by_hand)
+    assert not ok and "are not one per iterator" in why
+    assert ts.autoschedule.carries_no_schedule(unscheduled) == (True, "")
+    before = ts.lower(split_by_hand, target="c", stage="begin")
+    after = ts.lower(split_by_hand, target="c", stage="begin", auto_schedule=True)
+    assert ts.ir.structural_equal(before, after)
+    sch = tir.Schedule(unscheduled)
+    sch.parallel(sch.get_loops(sch.get_block("B"))[0])
+    ok, why = ts.autoschedule.carries_no_schedule(sch.mod["main"])
+    assert not ok and "parallel" in why
+    assert len(ts.autoschedule(sch.mod, target="c").trace) == 0
+
+
+def test_function_attribute_opts_out():
+    f = unscheduled.with_attr("tessera.auto_schedule", False)
+    assert ts.autoschedule.carries_no_schedule(f)[0] is False
+    assert len(ts.autoschedule(f, target="c", facts={"cores": 2}).trace) == 0

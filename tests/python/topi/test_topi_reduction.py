@@ -1,0 +1,158 @@
+"""Reductions and scans against numpy: axes (None, int, tuple, negative), keepdims, dtypes."""
+
+import numpy as np
+import pytest
+
+from tessera import te, topi
+from tessera.error import TesseraTypeError, TesseraValueError
+
+from topi_testing import Kernels, random, tol
+
+K = Kernels()
+SHAPE = (3, 5, 7)
+AXES = [None, 1, -1, (0, 2), (-3, -2)]
+NP = {
+    "sum": np.sum,
+    "max": np.max,
+    "min": np.min,
+    "prod": np.prod,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+    "all": np.all,
+    "any": np.any,
+}
+CASES = []
+for _op, _dtypes in (
+    ("sum", ("float32", "float16", "int32")),
+    ("max", ("float32", "int8", "uint8")),
+    ("min", ("float32", "int32")),
+    ("prod", ("float32", "int32")),
+    ("argmax", ("float32", "int32")),
+    ("argmin", ("float32",)),
+    ("all", ("bool",)),
+    ("any", ("bool", "int32")),
+):
+    for _d in _dtypes:
+        for _k, _axis in enumerate(AXES):
+            # Every (axis, keepdims) pair for the float32 sum and argmax; alternating otherwise.
+            full = (_op, _d) in (("sum", "float32"), ("argmax", "float32"))
+            for _keep in (False, True) if full else (_k % 2 == 1,):
+                if _op.startswith("arg") and isinstance(_axis, tuple):
+                    continue  # numpy's argmax takes one axis
+                CASES.append((_op, _d, _k, _keep))
+                _A = te.placeholder(SHAPE, _d, name="A")
+                K.add(f"{_op}_{_d}_{_k}_{_keep}", [_A], getattr(topi, _op)(_A, _axis, _keep))
+
+
+@pytest.mark.parametrize("op,dtype,k,keepdims", CASES)
+def test_reduce(op, dtype, k, keepdims):
+    axis = AXES[k]
+    if op == "prod":
+        a = (
+            random(SHAPE, dtype, 0.5, 1.5)
+            if dtype.startswith("float")
+            else random(SHAPE, dtype, -1, 1) % 3 - 1
+        )
+    elif dtype == "int32" and op == "any":
+        a = (random(SHAPE, "int32") > 6).astype("int32")
+    else:
+        a = random(SHAPE, dtype)
+    out = K.run(f"{op}_{dtype}_{k}_{keepdims}", a)
+    if op.startswith("arg"):
+        flat = a if axis is not None else a.reshape(-1)
+        expected = NP[op](flat, axis=axis)
+        if keepdims:
+            expected = (
+                np.expand_dims(expected, axis) if axis is not None else expected.reshape(1, 1, 1)
+            )
+        assert out.dtype == np.int32
+    else:
+        expected = NP[op](
+            a.astype("float64") if dtype == "float16" else a, axis=axis, keepdims=keepdims
+        )
+    assert out.shape == np.shape(expected)
+    if dtype.startswith("float") and not op.startswith("arg"):
+        np.testing.assert_allclose(
+            out.astype("float64"),
+            expected,
+            **(tol(dtype) if dtype != "float16" else dict(rtol=1e-2, atol=1e-2)),
+        )
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_argmax_ties_and_last_index():
+    A = te.placeholder((2, 6), "int32", name="A")
+    k = Kernels()
+    k.add("first", [A], topi.argmax(A, axis=1))
+    k.add("last", [A], topi.argmax(A, axis=1, select_last_index=True))
+    k.add("minlast", [A], topi.argmin(A, axis=0, select_last_index=True))
+    a = np.array([[1, 5, 5, 0, 5, 2], [3, 3, 3, 3, 3, 3]], "int32")
+    np.testing.assert_array_equal(k.run("first", a), [1, 0])
+    np.testing.assert_array_equal(k.run("last", a), [4, 5])
+    np.testing.assert_array_equal(k.run("minlast", a), [0, 1, 1, 0, 1, 0])
+
+
+SCANS = [
+    ("cumsum", "float32", 1, False),
+    ("cumsum", "int32", 0, True),
+    ("cumsum", "float32", None, False),
+    ("cumprod", "float32", -1, False),
+    ("cumprod", "int32", 1, True),
+    ("cumsum", "float16", -1, True),
+]
+for _j, (_op, _d, _axis, _excl) in enumerate(SCANS):
+    _A = te.placeholder((4, 7), _d, name="A")
+    K.add(f"scan{_j}", [_A], getattr(topi, _op)(_A, _axis, None, _excl))
+_A8 = te.placeholder((9,), "int8", name="A")
+K.add("cumsum_dtype", [_A8], topi.cumsum(_A8, dtype="int32"))
+
+
+@pytest.mark.parametrize("j", range(len(SCANS)))
+def test_scan(j):
+    op, dtype, axis, exclusive = SCANS[j]
+    a = (
+        random((4, 7), dtype, 0.5, 1.5)
+        if op == "cumprod" and dtype == "float32"
+        else random((4, 7), dtype)
+    )
+    if op == "cumprod" and dtype == "int32":
+        a = a % 3
+    out = K.run(f"scan{j}", a)
+    src = a.reshape(-1) if axis is None else a
+    ax = 0 if axis is None else axis
+    fn = np.cumsum if op == "cumsum" else np.cumprod
+    expected = fn(src.astype("float64") if dtype == "float16" else src, axis=ax)
+    if exclusive:
+        identity = 0 if op == "cumsum" else 1
+        expected = np.moveaxis(expected, ax, 0)
+        expected = np.concatenate([np.full_like(expected[:1], identity), expected[:-1]])
+        expected = np.moveaxis(expected, 0, ax)
+    assert out.shape == expected.shape
+    if dtype.startswith("float"):
+        np.testing.assert_allclose(
+            out, expected, **(tol(dtype) if dtype != "float16" else dict(rtol=1e-2, atol=1e-2))
+        )
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_cumsum_dtype():
+    a = np.full((9,), 100, "int8")
+    out = K.run("cumsum_dtype", a)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, np.cumsum(a, dtype="int32"))
+
+
+def test_errors():
+    A = te.placeholder((3, 4), "float32", name="A")
+    with pytest.raises(TesseraValueError, match="axis 2 is out of range"):
+        topi.sum(A, axis=2)
+    with pytest.raises(TesseraValueError, match="axis -3 is out of range"):
+        topi.argmax(A, axis=-3)
+    with pytest.raises(TesseraValueError, match="repeated axis"):
+        topi.max(A, axis=(1, -1))
+    with pytest.raises(TesseraTypeError, match="axis must be an int"):
+        topi.min(A, axis="x")
+    with pytest.raises(TesseraValueError, match="out of range"):
+        topi.cumsum(A, axis=5)
