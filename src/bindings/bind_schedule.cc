@@ -113,6 +113,16 @@ void BindSchedule(nb::module_& m) {
           [](const std::string& json, Schedule& sch) { Trace::ApplyJSONToSchedule(json, &sch); },
           "json_obj"_a, "sch"_a)
       .def("__len__", [](const Trace& t) { return t.insts.size(); })
+      .def_prop_ro("decisions",
+                   [](const Trace& t) {
+                     // (instruction index, decision) for each sampling instruction.
+                     nb::list out;
+                     for (size_t i = 0; i < t.insts.size(); ++i) {
+                       if (t.insts[i].decision.kind == TraceValue::kNone) continue;
+                       out.append(nb::make_tuple(i, FromTraceValue(t.insts[i].decision)));
+                     }
+                     return out;
+                   })
       .def_prop_ro("kinds",
                    [](const Trace& t) {
                      std::vector<std::string> kinds;
@@ -272,6 +282,21 @@ void BindSchedule(nb::module_& m) {
       .def("unsafe_set_dtype", &Schedule::UnsafeSetDType, "block"_a, "buffer_index"_a, "dtype"_a)
       .def("transform_block_layout", &Schedule::TransformBlockLayout, "block"_a, "index_map"_a)
       .def("merge", &Schedule::Merge, "loops"_a)
+      .def("read_at", &Schedule::ReadAt, "loop"_a, "block"_a, "read_buffer_index"_a,
+           "storage_scope"_a)
+      .def("write_at", &Schedule::WriteAt, "loop"_a, "block"_a, "write_buffer_index"_a,
+           "storage_scope"_a)
+      .def("pad_einsum", &Schedule::PadEinsum, "block"_a, "padding"_a)
+      .def("fuse_reduction_epilogue", &Schedule::FuseReductionEpilogue, "reduction_block"_a,
+           "epilogue_block"_a)
+      .def("reindex_cache_read", &Schedule::ReindexCacheRead, "block"_a, "read_buffer_index"_a,
+           "storage_scope"_a, "index_map"_a)
+      .def("reindex_cache_write", &Schedule::ReindexCacheWrite, "block"_a, "write_buffer_index"_a,
+           "storage_scope"_a, "index_map"_a)
+      .def("decompose_padding", &Schedule::DecomposePadding, "block"_a, "loop"_a)
+      .def("can_decompose_padding", &Schedule::CanDecomposePadding, "block"_a, "loop"_a)
+      .def("annotate_buffer_access", &Schedule::AnnotateBufferAccess, "block"_a, "buffer_index"_a,
+           "buf_type"_a, "gen_new_ranges"_a)
       .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)
       .def("reorder_block_iter_var", &Schedule::ReorderBlockIterVar, "block"_a, "new_order"_a)
       .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)

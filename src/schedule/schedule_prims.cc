@@ -45,6 +45,101 @@ void Schedule::TransformBlockLayout(const BlockRV& block, const IndexMap& index_
   });
 }
 
+BlockRV Schedule::DecomposePadding(const BlockRV& block, const LoopRV& loop) {
+  return Run("decompose_padding", [&] {
+    BlockRV rv =
+        NewRV<BlockRVNode>(schedule::DecomposePadding(state_, BlockSRef(block), LoopSRef(loop)));
+    Record({"decompose_padding",
+            {{"block", TraceValue::Of(RV(block))}, {"loop", TraceValue::Of(RV(loop))}},
+            {rv}});
+    return rv;
+  });
+}
+
+BlockRV Schedule::ReindexCacheRead(const BlockRV& block, int read_buffer_index,
+                                   const std::string& storage_scope, const IndexMap& index_map) {
+  return Run("reindex_cache_read", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReindexCache(
+        state_, BlockSRef(block), read_buffer_index, false, storage_scope, index_map));
+    Record({"reindex_cache_read",
+            {{"block", TraceValue::Of(RV(block))},
+             {"read_buffer_index", TraceValue::Int(read_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)},
+             {"index_map", TraceValue::Map(index_map)}},
+            {rv}});
+    return rv;
+  });
+}
+
+BlockRV Schedule::ReindexCacheWrite(const BlockRV& block, int write_buffer_index,
+                                    const std::string& storage_scope, const IndexMap& index_map) {
+  return Run("reindex_cache_write", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReindexCache(
+        state_, BlockSRef(block), write_buffer_index, true, storage_scope, index_map));
+    Record({"reindex_cache_write",
+            {{"block", TraceValue::Of(RV(block))},
+             {"write_buffer_index", TraceValue::Int(write_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)},
+             {"index_map", TraceValue::Map(index_map)}},
+            {rv}});
+    return rv;
+  });
+}
+
+void Schedule::FuseReductionEpilogue(const BlockRV& reduction_block,
+                                     const BlockRV& epilogue_block) {
+  Run("fuse_reduction_epilogue", [&] {
+    schedule::FuseReductionEpilogue(state_, BlockSRef(reduction_block), BlockSRef(epilogue_block));
+    Record({"fuse_reduction_epilogue",
+            {{"reduction_block", TraceValue::Of(RV(reduction_block))},
+             {"epilogue_block", TraceValue::Of(RV(epilogue_block))}},
+            {}});
+  });
+}
+
+void Schedule::PadEinsum(const BlockRV& block, const std::vector<int64_t>& padding) {
+  Run("pad_einsum", [&] {
+    schedule::PadEinsum(state_, BlockSRef(block), padding);
+    Record(
+        {"pad_einsum", {{"block", TraceValue::Of(RV(block))}, {"padding", IntList(padding)}}, {}});
+  });
+}
+
+BlockRV Schedule::ReadAt(const LoopRV& loop, const BlockRV& block, int read_buffer_index,
+                         const std::string& storage_scope) {
+  return Run("read_at", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReadWriteAt(state_, LoopSRef(loop), BlockSRef(block),
+                                                          read_buffer_index, storage_scope, true));
+    Record({"read_at",
+            {{"loop", TraceValue::Of(RV(loop))},
+             {"block", TraceValue::Of(RV(block))},
+             {"read_buffer_index", TraceValue::Int(read_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)}},
+            {rv}});
+    return rv;
+  });
+}
+
+BlockRV Schedule::WriteAt(const LoopRV& loop, const BlockRV& block, int write_buffer_index,
+                          const std::string& storage_scope) {
+  return Run("write_at", [&] {
+    BlockRV rv = NewRV<BlockRVNode>(schedule::ReadWriteAt(
+        state_, LoopSRef(loop), BlockSRef(block), write_buffer_index, storage_scope, false));
+    Record({"write_at",
+            {{"loop", TraceValue::Of(RV(loop))},
+             {"block", TraceValue::Of(RV(block))},
+             {"write_buffer_index", TraceValue::Int(write_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)}},
+            {rv}});
+    return rv;
+  });
+}
+
+bool Schedule::CanDecomposePadding(const BlockRV& block, const LoopRV& loop) {
+  StmtSRef block_sref = BlockSRef(block), loop_sref = LoopSRef(loop);
+  return Try([&] { schedule::DecomposePadding(state_, block_sref, loop_sref); });
+}
+
 LoopRV Schedule::Merge(const std::vector<LoopRV>& loops) {
   return Run("merge", [&] {
     std::vector<StmtSRef> srefs;
@@ -73,6 +168,21 @@ TraceValue BufferArg(const std::string& kind, int index) {
   return TraceValue::List({TraceValue::Str(kind), TraceValue::Int(index)});
 }
 }  // namespace
+
+void Schedule::AnnotateBufferAccess(const BlockRV& block, int buffer_index,
+                                    const std::string& buf_type, const IndexMap& gen_new_ranges) {
+  Run("annotate_buffer_access", [&] {
+    bool is_write = IsWriteKind(buf_type, "annotate_buffer_access");
+    schedule::AnnotateBufferAccess(state_, BlockSRef(block), buffer_index, is_write,
+                                   gen_new_ranges);
+    Record({"annotate_buffer_access",
+            {{"block", TraceValue::Of(RV(block))},
+             {"buffer_index", TraceValue::Int(buffer_index)},
+             {"buf_type", TraceValue::Str(buf_type)},
+             {"gen_new_ranges", TraceValue::Map(gen_new_ranges)}},
+            {}});
+  });
+}
 
 BlockRV Schedule::ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index) {
   return Run("reindex", [&] {

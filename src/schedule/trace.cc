@@ -213,12 +213,28 @@ class PythonPrinter {
     return "None";
   }
 
+  /*! \brief annotate_buffer_access's ranges as TVM prints them: a lambda of a list of
+   *  (begin, end) pairs. */
+  static std::string Ranges(const IndexMap& m) {
+    std::string text = "lambda ";
+    for (size_t i = 0; i < m.initial_indices.size(); ++i)
+      text += (i ? ", " : "") + m.initial_indices[i]->name;
+    text += ": [";
+    for (size_t i = 0; i + 1 < m.final_indices.size(); i += 2) {
+      text += (i ? ", (" : "(") + AsScript(m.final_indices[i]) + ", " +
+              AsScript(m.final_indices[i + 1]) + ")";
+    }
+    return text + "]";
+  }
+
   std::string Line(const Instruction& inst) {
     std::string call = "sch." + inst.kind + "(";
     for (size_t i = 0; i < inst.args.size(); ++i) {
       const auto& [key, value] = inst.args[i];
       // A (kind, index) buffer argument reads better as a tuple.
-      std::string text = Value(value);
+      std::string text = key == "gen_new_ranges" && value.kind == TraceValue::kIndexMap
+                             ? Ranges(*value.index_map)
+                             : Value(value);
       bool varargs = ((inst.kind == "fuse" || inst.kind == "merge") && key == "loops") ||
                      (inst.kind == "reorder" && key == "ordered_loops");
       if (varargs || (key == "buffer" && value.kind == TraceValue::kList)) {
@@ -584,6 +600,42 @@ class Replayer {
     if (k == "unsafe_set_dtype") {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};
+    }
+    if (k == "annotate_buffer_access") {
+      const TraceValue& m = arg("gen_new_ranges");
+      if (m.kind != TraceValue::kIndexMap) Bad("annotate_buffer_access: bad gen_new_ranges");
+      sch_->AnnotateBufferAccess(block("block"), Int(arg("buffer_index")), Str(arg("buf_type")),
+                                 *m.index_map);
+      return {};
+    }
+    if (k == "decompose_padding") return {sch_->DecomposePadding(block("block"), loop("loop"))};
+    if (k == "reindex_cache_read" || k == "reindex_cache_write") {
+      const TraceValue& m = arg("index_map");
+      if (m.kind != TraceValue::kIndexMap) Bad(k + ": bad index_map");
+      if (k == "reindex_cache_read") {
+        return {sch_->ReindexCacheRead(block("block"), Int(arg("read_buffer_index")),
+                                       Str(arg("storage_scope")), *m.index_map)};
+      }
+      return {sch_->ReindexCacheWrite(block("block"), Int(arg("write_buffer_index")),
+                                      Str(arg("storage_scope")), *m.index_map)};
+    }
+    if (k == "fuse_reduction_epilogue") {
+      sch_->FuseReductionEpilogue(block("reduction_block"), block("epilogue_block"));
+      return {};
+    }
+    if (k == "pad_einsum") {
+      std::vector<int64_t> padding;
+      for (const TraceValue& v : arg("padding").list) padding.push_back(Int(v));
+      sch_->PadEinsum(block("block"), padding);
+      return {};
+    }
+    if (k == "read_at") {
+      return {sch_->ReadAt(loop("loop"), block("block"), Int(arg("read_buffer_index")),
+                           Str(arg("storage_scope")))};
+    }
+    if (k == "write_at") {
+      return {sch_->WriteAt(loop("loop"), block("block"), Int(arg("write_buffer_index")),
+                            Str(arg("storage_scope")))};
     }
     if (k == "merge") return {sch_->Merge(AsList<LoopRVNode>(arg("loops")))};
     if (k == "transform_block_layout") {

@@ -110,6 +110,34 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
 /*! \brief merge.cc: returns the innermost merged loop. */
 StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
 
+/*!
+ * \brief annotate_buffer_access.cc: the block's read or write region `buffer_index` becomes
+ *  [begin_k, end_k) per dimension, `ranges` giving (begin_0, end_0, begin_1, ...) over the
+ *  block's iterators.
+ */
+void AnnotateBufferAccess(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                          bool is_write, const IndexMap& ranges);
+
+/*! \brief decompose_padding.cc: returns the constant-filling block (placed before `loop`). */
+StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
+                          const StmtSRef& loop_sref);
+
+/*! \brief reindex.cc: reindex_cache_read (`is_write` false) / reindex_cache_write. */
+StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                      bool is_write, const std::string& storage_scope, const IndexMap& index_map);
+
+/*! \brief fuse_reduction_epilogue.cc */
+void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
+                           const StmtSRef& epilogue_sref);
+
+/*! \brief pad_einsum.cc: pad each iterator's extent to a multiple of its factor. */
+void PadEinsum(ScheduleState& state, const StmtSRef& block_sref,
+               const std::vector<int64_t>& padding);
+
+/*! \brief read_write_at.cc: read_at (`is_read`) / write_at; returns the copy block. */
+StmtSRef ReadWriteAt(ScheduleState& state, const StmtSRef& loop_sref, const StmtSRef& block_sref,
+                     int buffer_index, const std::string& storage_scope, bool is_read);
+
 // ---- annotations (annotate.cc) ----
 void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key,
               const ObjectRef& value);

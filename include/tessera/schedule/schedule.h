@@ -120,6 +120,22 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  BlockRV ReadAt(const LoopRV& loop, const BlockRV& block, int read_buffer_index,
+                 const std::string& storage_scope);
+  BlockRV WriteAt(const LoopRV& loop, const BlockRV& block, int write_buffer_index,
+                  const std::string& storage_scope);
+  void PadEinsum(const BlockRV& block, const std::vector<int64_t>& padding);
+  void FuseReductionEpilogue(const BlockRV& reduction_block, const BlockRV& epilogue_block);
+  BlockRV ReindexCacheRead(const BlockRV& block, int read_buffer_index,
+                           const std::string& storage_scope, const IndexMap& index_map);
+  BlockRV ReindexCacheWrite(const BlockRV& block, int write_buffer_index,
+                            const std::string& storage_scope, const IndexMap& index_map);
+  BlockRV DecomposePadding(const BlockRV& block, const LoopRV& loop);
+  /*! \brief Whether decompose_padding would succeed; changes nothing, records nothing. */
+  bool CanDecomposePadding(const BlockRV& block, const LoopRV& loop);
+  /*! \brief `buf_type` is "read" or "write"; see schedule::AnnotateBufferAccess. */
+  void AnnotateBufferAccess(const BlockRV& block, int buffer_index, const std::string& buf_type,
+                            const IndexMap& gen_new_ranges);
   LoopRV Merge(const std::vector<LoopRV>& loops);
   void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map);
   /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */

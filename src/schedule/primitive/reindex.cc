@@ -212,5 +212,179 @@ StmtSRef ReIndex(ScheduleState& state, const StmtSRef& block_sref, int buffer_in
   return state.GetSRef(copy.get());
 }
 
+/*!
+ * \brief reindex_cache_read / reindex_cache_write: the block accesses a cache in
+ *  `storage_scope` at `index_map` of its iterators; a copy block over the loops the mapped
+ *  iterators use copies the buffer into the cache (after its writer) or back (after the block).
+ */
+StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                      bool is_write, const std::string& storage_scope, const IndexMap& index_map) {
+  const char* primitive = is_write ? "reindex_cache_write" : "reindex_cache_read";
+  const BlockNode* block = BlockOf(block_sref);
+  if (!IsValidScope(storage_scope)) {
+    Fail("Invalid storage scope '" + storage_scope + "'",
+         "Invalid storage scope '" + storage_scope +
+             "': expected \"global\", \"shared\", \"shared.dyn\", \"local\" or \"warp\"");
+  }
+  Buffer buffer = NthAccessBuffer(block_sref, buffer_index, is_write);
+  StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
+  if (!scope_root) Fail(std::string(primitive) + ": the block has no enclosing block");
+  BlockScope scope = ComputeBlockScope(state, scope_root.get());
+  CheckStagePipeline(state, scope_root, scope);
+  BlockRealize realize = GetBlockRealize(state, block_sref.get());
+
+  // The accessed region must be one point.
+  BufferRegion region = (is_write ? block->writes : block->reads)[buffer_index];
+  for (const Range& r : region->region) {
+    if (!IsConstInt(r->extent, 1)) {
+      Fail("The buffer region accessed inside the block is not a single point.",
+           "The buffer region " + AsScript(region) +
+               " accessed inside block {0} is not a single "
+               "point, which violates the prerequisite of " +
+               primitive + " primitive.",
+           {block_sref->stmt});
+    }
+  }
+  if (index_map.initial_indices.size() != block->iter_vars.size()) {
+    Fail(std::string(primitive) + ": the index map takes " +
+         std::to_string(index_map.initial_indices.size()) + " indices but the block has " +
+         std::to_string(block->iter_vars.size()) + " iterators");
+  }
+  std::vector<Expr> iters;
+  DomMap dom;
+  for (const IterVar& iv : block->iter_vars) {
+    iters.push_back(iv->var);
+    dom[iv->var.get()] = iv->dom;
+  }
+  std::vector<Expr> new_indices = index_map.Apply(iters);
+  std::vector<Expr> old_indices;
+  for (const Range& r : region->region) old_indices.push_back(r->min);
+  auto uses = [](const std::vector<Expr>& es, const VarNode* v) {
+    for (const Expr& e : es) {
+      if (UsesVar(e, [&](const VarNode* u) { return u == v; })) return true;
+    }
+    return false;
+  };
+  auto list = [](const std::vector<Expr>& es) {
+    std::string out = "[";
+    for (size_t i = 0; i < es.size(); ++i) out += (i ? ", " : "") + AsScript(es[i]);
+    return out + "]";
+  };
+  std::vector<size_t> covered;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const VarNode* v = block->iter_vars[i]->var.get();
+    bool in_new = uses(new_indices, v), in_old = uses(old_indices, v);
+    if (in_new != in_old) {
+      Fail("the block itervars appeared in lhs and rhs of reindex cache stage do not match.",
+           std::string("Error when applying ") + primitive + " on block {0}, the block itervar " +
+               v->name + " appears in " + list(in_old ? old_indices : new_indices) +
+               ", but not in " + list(in_old ? new_indices : old_indices) + ".",
+           {block_sref->stmt});
+    }
+    if (in_new) covered.push_back(i);
+  }
+  // The cache buffer: the shape of the map's image over the iterator domains.
+  std::vector<Expr> shape;
+  for (const Expr& e : new_indices) {
+    auto bounds = EvalBounds(e, dom);
+    if (!bounds) Fail(std::string(primitive) + ": the index map is not affine");
+    shape.push_back(Simplify(AddE(SubE(bounds->second, bounds->first), IntConst(e->dtype, 1))));
+  }
+  Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
+  cache = BufferNode::Make(cache->data, cache->dtype, shape, {}, buffer->elem_offset, cache->name,
+                           buffer->data_alignment, buffer->offset_factor);
+
+  // Where the copy goes: after the writer (read; the scope start without one), in the deepest
+  // loop holding it and the block; after the block, in the deepest loop holding its readers
+  // (write).
+  const StmtSRefNode* parent = scope_root.get();
+  int64_t position = 0;
+  if (!is_write) {
+    auto it = scope.writers.find(buffer.get());
+    if (it != scope.writers.end() && !it->second.empty()) {
+      const StmtSRef& writer = it->second[0];
+      parent = LowestCommonAncestor({writer.get(), block_sref.get()});
+      position = ChildIndex(parent, writer.get()) + 1;
+      if (ChildIndex(parent, block_sref.get()) < position) {
+        Fail("Cannot find a place for the cache between the writer and the block",
+             "Cannot place the cache of " + buffer->name +
+                 ": the block {1} shares its loop nest with the writer {0}",
+             {writer->stmt, block_sref->stmt});
+      }
+    }
+  } else {
+    std::vector<const StmtSRefNode*> nodes = {block_sref.get()};
+    for (const StmtSRef& b : scope.blocks) {
+      if (b == block_sref) continue;
+      for (const BufferRegion& r : b->block()->reads) {
+        if (r->buffer == buffer) {
+          nodes.push_back(b.get());
+          break;
+        }
+      }
+    }
+    if (nodes.size() > 1) parent = LowestCommonAncestor(nodes);
+    position = ChildIndex(parent, block_sref.get()) + 1;
+  }
+
+  // The copy block: the mapped iterators with the block's bindings, over copies of the loops
+  // (below the placement) those bindings use.
+  VarMap rename;
+  std::vector<Var> loop_vars;
+  std::vector<For> loops;
+  std::vector<Expr> covered_values;
+  for (size_t i : covered) covered_values.push_back(realize->iter_values[i]);
+  std::vector<StmtSRef> above = GetLoopsAbove(state, block_sref.get());
+  for (const StmtSRef& l : above) {
+    if (!IsAncestor(parent, l.get())) continue;
+    const ForNode* loop = l->loop();
+    if (!uses(covered_values, loop->loop_var.get())) continue;
+    Var v = NewVar(loop->loop_var->name, loop->loop_var->dtype);
+    rename[loop->loop_var.get()] = v;
+    loops.push_back(ForNode::Make(v, loop->min, loop->extent, ForKind::kSerial, Evaluate0()));
+  }
+  std::vector<IterVar> copy_iters;
+  std::vector<Expr> copy_values;
+  for (size_t i : covered) {
+    const IterVar& iv = block->iter_vars[i];
+    Var v = NewVar(iv->var->name, iv->var->dtype);
+    copy_iters.push_back(IterVarNode::Make(iv->dom, v, IterVarType::kDataPar));
+    copy_values.push_back(Substitute(realize->iter_values[i], rename));
+    rename[iv->var.get()] = v;
+  }
+  std::vector<Expr> copy_old, copy_new;
+  for (const Expr& e : old_indices) copy_old.push_back(Substitute(e, rename));
+  for (const Expr& e : new_indices) copy_new.push_back(Substitute(e, rename));
+  const Buffer& src = is_write ? cache : buffer;
+  const Buffer& dst = is_write ? buffer : cache;
+  const std::vector<Expr>& src_indices = is_write ? copy_new : copy_old;
+  const std::vector<Expr>& dst_indices = is_write ? copy_old : copy_new;
+  Block copy = BlockNode::Make(
+      copy_iters, {PointRegion(src, src_indices)}, {PointRegion(dst, dst_indices)},
+      buffer->name + "_" + storage_scope,
+      BufferStoreNode::Make(dst, BufferLoadNode::Make(src, src_indices), dst_indices));
+  Stmt stage =
+      MakeLoopNest(loops, BlockRealizeNode::Make(copy_values, IntConst(DataType::Bool(), 1), copy));
+
+  // The block accesses the cache at the mapped indices.
+  AccessRewriter rewriter(buffer, cache, new_indices);
+  Block rewritten = CopyBlock(block);
+  rewritten->body = rewriter.VisitStmt(block->body);
+  if (block->init) rewritten->init = rewriter.VisitStmt(block->init);
+  std::vector<Range> new_region;
+  for (const Expr& e : new_indices) new_region.push_back(RangeNode::Make(e, IntConst(e->dtype, 1)));
+  for (auto* regions : {&rewritten->reads, &rewritten->writes}) {
+    for (BufferRegion& r : *regions) {
+      if (r->buffer == buffer) r = BufferRegionNode::Make(cache, new_region, r->span);
+    }
+  }
+  StmtEditor editor;
+  editor.replace[realize.get()] =
+      BlockRealizeNode::Make(realize->iter_values, realize->predicate, rewritten, realize->span);
+  editor.insert[parent->stmt.get()].emplace_back(position, stage);
+  EditAndAllocate(state, scope_root, &editor, cache, {{block, rewritten}});
+  return state.GetSRef(copy.get());
+}
+
 }  // namespace schedule
 }  // namespace tessera

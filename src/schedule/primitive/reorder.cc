@@ -3,6 +3,7 @@
 
 #include "../utils.h"
 #include "tessera/schedule/primitive.h"
+#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace schedule {
@@ -73,10 +74,27 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
       Fail("A block under the loops does not have affine bindings",
            "The block {0} under the loops does not have affine bindings", {b->stmt});
     }
-    if (!IsConstInt(GetBlockRealize(state, b.get())->predicate, 1)) {
-      Fail("A block under the loops has a predicate",
-           "The block {0} under the loops has a predicate (T.where), which reorder does not allow",
-           {b->stmt});
+    // As TVM's affine check with the predicate: a predicate may only bound bindings (what a
+    // split by a non-dividing factor adds, `i_0 * 4 + i_1 < 10`).
+    BlockRealize realize = GetBlockRealize(state, b.get());
+    std::vector<Expr> conjuncts;
+    transform::SplitConjuncts(realize->predicate, &conjuncts);
+    for (const Expr& c : conjuncts) {
+      if (IsConstInt(c, 1)) continue;
+      bool bounds_a_binding = false;
+      if (c->kind == NodeKind::kLT || c->kind == NodeKind::kLE) {
+        auto* cmp = static_cast<const BinaryNode*>(c.get());
+        if (AsConstInt(cmp->b)) {
+          for (const Expr& v : realize->iter_values)
+            bounds_a_binding = bounds_a_binding || StructuralEqual(v, cmp->a);
+        }
+      }
+      if (!bounds_a_binding) {
+        Fail("A block under the loops has a predicate that is not a bound of its bindings",
+             "The block {0} under the loops has a predicate (T.where) that is not a bound of its "
+             "bindings, which reorder does not allow",
+             {b->stmt});
+      }
     }
   }
   // Listed positions take the listed loops in the given order.

@@ -160,7 +160,8 @@ def test_reorder_block_without_affine_bindings(schedule_error):
     schedule_error(squared, apply, "reorder", "does not have affine bindings")
 
 
-def test_reorder_block_with_predicate(schedule_error):
+def test_reorder_block_with_a_split_predicate(golden):
+    # A split by a non-dividing factor bounds a binding; TVM reorders such loops.
     @T.prim_func
     def ragged(A: T.Buffer((10, 16), "float32")):
         for i, j in T.grid(10, 16):
@@ -168,16 +169,37 @@ def test_reorder_block_with_predicate(schedule_error):
                 vi, vj = T.axis.remap("SS", [i, j])
                 A[vi, vj] = T.float32(0)
 
-    def setup(sch):
+    @T.prim_func
+    def expected(A: T.Buffer((10, 16), "float32")):
+        for j, i_1, i_0 in T.grid(16, 4, 3):
+            with T.block("A"):
+                vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                vj = T.axis.spatial(16, j)
+                T.where(i_0 * 4 + i_1 < 10)
+                A[vi, vj] = T.float32(0)
+
+    def apply(sch):
         i, j = sch.get_loops(sch.get_block("A"))
         i0, i1 = sch.split(i, factors=[None, 4])
-        return i0, i1, j
+        sch.reorder(j, i1, i0)
 
-    def apply(sch, loops):
-        i0, i1, j = loops
-        sch.reorder(j, i0)
+    golden(ragged, expected, apply)
 
-    schedule_error(ragged, apply, "reorder", "has a predicate (T.where)", setup=setup)
+
+def test_reorder_block_with_other_predicate(schedule_error):
+    @T.prim_func
+    def predicated(A: T.Buffer((16, 16), "float32")):
+        for i, j in T.grid(16, 16):
+            with T.block("A"):
+                T.where(i * 16 + j < 100)
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(0)
+
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        sch.reorder(j, i)
+
+    schedule_error(predicated, apply, "reorder", "has a predicate (T.where)")
 
 
 def test_reorder_extent_depending_on_a_listed_loop(schedule_error):

@@ -235,3 +235,13 @@ def test_remove_rv_and_enter_postproc():
     fresh = tir.Schedule(elementwise)
     sch.trace.apply_to_schedule(fresh, remove_postproc=True)
     assert fresh.trace.as_python() == sch.trace.as_python()[:1]
+
+
+def test_core_trace_lists_decisions_by_instruction():
+    sch = tir.Schedule(elementwise, seed=1)
+    sch.sample_categorical([1, 2], [0.5, 0.5], decision=1)
+    sch.sample_perfect_tile(loops(sch)[0], n=2, decision=[4, 32])
+    # (index, decision) per sampling instruction; get_block/get_loops have none.
+    assert sch._sch.trace.decisions == [(0, 1), (3, [4, 32])]
+    # The TVM-form trace keeps them by instruction.
+    assert [d for d in sch.trace.decisions.values()] == [1, [4, 32]]

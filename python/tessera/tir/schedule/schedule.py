@@ -165,7 +165,8 @@ class Schedule:
     def sample_compute_location(self, block, decision=None):
         """A loop ``block`` can be computed at (a LoopRV), drawn uniformly among the candidates;
         ``compute_at`` with it moves the block there, keeps it at the root or inlines it."""
-        return self._sch.sample_compute_location(self._normalize_block_arg(block), _opt_int(decision))
+        block = self._block_rv(block)
+        return self._sch.sample_compute_location(block, _opt_int(decision))
 
     def remove_rv(self, rand_var):
         """Forget a handle; using it afterwards fails."""
@@ -397,14 +398,106 @@ class Schedule:
 
     # ---- primitives of TVM v0.23's surface ----
 
+    def _block_rv(self, block):
+        """A block handle, or the block named ``block`` in the function worked on."""
+        return self.get_block(block) if isinstance(block, str) else block
+
     def unsafe_set_dtype(self, block, buffer_index, dtype):
         """Change the element type of a buffer the block writes (allocated in the function):
         stores cast to ``dtype`` and loads cast back. Unsafe: values may lose precision.
 
         >>> sch.unsafe_set_dtype(sch.get_block("B"), 0, "float16")
         """
-        block = self._normalize_block_arg(block)
+        block = self._block_rv(block)
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
+
+    def annotate_buffer_access(self, block, buffer_index, buf_type, gen_new_ranges):
+        """Set the region the block reads (``buf_type="read"``) or writes of its buffer
+        ``buffer_index``: ``gen_new_ranges`` maps the block iterators to one ``(begin, end)``
+        pair (or a single index) per dimension. Marks the block ``explicit_read_region`` /
+        ``explicit_write_region`` so that later passes keep the region.
+
+        >>> sch.annotate_buffer_access(b, 0, "read", lambda vi, vj: ((vi - 1, vi + 1), (vj - 1, vj + 1)))
+        """
+        block = self._block_rv(block)
+        from ...tir.expr_ops import convert
+
+        if buf_type not in ("read", "write"):
+            raise TesseraValueError(f"Invalid buf_type: {buf_type}. Expected 'read' or 'write'.")
+        iter_vars = [iv.var for iv in self.get(block).iter_vars]
+        spec = gen_new_ranges(*iter_vars)
+        bounds = []
+        for rng in spec:
+            if isinstance(rng, (tuple, list)):
+                if len(rng) != 2:
+                    raise TesseraValueError(
+                        "Tuple must have exactly 2 elements to represent (begin, end).")
+                bounds.extend(convert(e, "int32") for e in rng)
+            elif isinstance(rng, (_core.PrimExpr, int)):
+                begin = convert(rng, "int32")
+                bounds.extend([begin, begin + 1])
+            else:
+                raise TesseraTypeError(f"Expected PrimExpr or tuple of PrimExpr, got {type(rng)}")
+        self._sch.annotate_buffer_access(block, _int_value(buffer_index, "buffer_index"), buf_type,
+                                         IndexMap(iter_vars, bounds))
+
+    def decompose_padding(self, block, loop):
+        """Split a padding block (a store of ``if_then_else(in_bound, value, pad)``) into a block
+        filling the buffer with the constant pad, placed before ``loop``, and a block computing
+        the in-bound part over the in-bound domain only. Returns the constant block.
+
+        >>> sch.decompose_padding(sch.get_block("pad"), sch.get_loops(sch.get_block("pad"))[0])
+        """
+        block = self._block_rv(block)
+        return self._sch.decompose_padding(block, loop)
+
+    def fuse_reduction_epilogue(self, reduction_block, epilogue_block):
+        """Fuse an epilogue of a reduction's result into the reduction: a bias add
+        (``out = x + bias``), a bias + ReLU (``max(x + bias, 0)``) or a clipping
+        (``min(max(x, lower), upper)``). The reduction then starts from the epilogue in its init
+        and writes the epilogue's output. For ReLU and clipping the epilogue then applies at
+        every reduction step, which changes results where the clamp binds.
+
+        >>> sch.fuse_reduction_epilogue(sch.get_block("matmul"), sch.get_block("bias_add"))
+        """
+        reduction_block = self._block_rv(reduction_block)
+        epilogue_block = self._block_rv(epilogue_block)
+        self._sch.fuse_reduction_epilogue(reduction_block, epilogue_block)
+
+    def pad_einsum(self, block, padding):
+        """Pad the iteration space of an Einsum block (every access at block iterators) so that
+        each iterator's extent is a multiple of its factor in ``padding``: operands that need it
+        are first copied into zero-padded ``<name>_pad`` buffers, and the output is written to a
+        padded buffer copied back after.
+
+        >>> sch.pad_einsum(sch.get_block("C"), [32, 32, 32])
+        """
+        block = self._block_rv(block)
+        self._sch.pad_einsum(block, [_int_value(p, "padding") for p in padding])
+
+    def read_at(self, loop, block, read_buffer_index, storage_scope):
+        """Copy the region of a buffer that the blocks under ``loop`` read in one of its
+        iterations into a buffer in ``storage_scope``, by a block (annotated ``auto_copy``)
+        placed in the loop body before the first reader; returns the copy block.
+
+        >>> sch.read_at(k0, sch.get_block("C"), 1, "shared")
+        """
+        block = self._block_rv(block)
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return self._sch.read_at(loop, block, index, storage_scope)
+
+    def write_at(self, loop, block, write_buffer_index, storage_scope):
+        """Like :meth:`read_at` for a written buffer: the copy back goes after the last writer
+        under ``loop``; returns the copy block."""
+        block = self._block_rv(block)
+        index = self._buffer_index(block, write_buffer_index, "write")
+        return self._sch.write_at(loop, block, index, storage_scope)
+
+    def can_decompose_padding(self, block, loop):
+        """Whether :meth:`decompose_padding` applies to ``block`` at ``loop`` (the schedule and
+        its trace stay as they are)."""
+        block = self._block_rv(block)
+        return self._sch.can_decompose_padding(block, loop)
 
     def merge(self, *loops):
         """Merge loop nests of equal extents under one scope into one nest whose innermost
@@ -414,27 +507,52 @@ class Schedule:
         """
         return self._sch.merge(_flatten(loops))
 
+    def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):
+        """Read a buffer (accessed at one point) through a cache in ``storage_scope`` indexed by
+        ``index_map`` of the block's iterators; returns the copy block.
+
+        >>> sch.reindex_cache_read(c, 0, "shared", lambda i, j: (j, i // 2, i % 2))
+        """
+        block = self._block_rv(block)
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return self._sch.reindex_cache_read(block, index, storage_scope,
+                                            self._block_index_map(block, index_map))
+
+    def reindex_cache_write(self, block, write_buffer_index, storage_scope, index_map):
+        """Write a buffer (accessed at one point) through a cache in ``storage_scope`` indexed by
+        ``index_map`` of the block's iterators; returns the copy block.
+
+        >>> sch.reindex_cache_write(b, 0, "shared", lambda i, j: (j, i))
+        """
+        block = self._block_rv(block)
+        index = self._buffer_index(block, write_buffer_index, "write")
+        return self._sch.reindex_cache_write(block, index, storage_scope,
+                                             self._block_index_map(block, index_map))
+
+    def _block_index_map(self, block, index_map):
+        if isinstance(index_map, IndexMap):
+            return index_map
+        if not callable(index_map):
+            raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
+        iters = self.get(block).iter_vars
+        names = list(inspect.signature(index_map).parameters)
+        if len(names) != len(iters):
+            variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
+        else:
+            variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
+        result = index_map(*variables)
+        if not isinstance(result, (list, tuple)):
+            result = [result]
+        return IndexMap(variables, [_const(e, "int32") for e in result])
+
     def transform_block_layout(self, block, index_map):
         """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
         iterator a fusion of old ones); the block gets new iterators and a new loop nest.
 
         >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
         """
-        block = self._normalize_block_arg(block)
-        if not isinstance(index_map, IndexMap):
-            if not callable(index_map):
-                raise TesseraTypeError("index_map must be an IndexMap or a function of the iterators")
-            iters = self.get(block).iter_vars
-            names = list(inspect.signature(index_map).parameters)
-            if len(names) != len(iters):
-                variables = [_core.Var(f"i{k}", "int32") for k in range(len(names))]
-            else:
-                variables = [_core.Var(name, iv.var.dtype) for name, iv in zip(names, iters)]
-            result = index_map(*variables)
-            if not isinstance(result, (list, tuple)):
-                result = [result]
-            index_map = IndexMap(variables, [_const(e, "int32") for e in result])
-        self._sch.transform_block_layout(block, index_map)
+        block = self._block_rv(block)
+        self._sch.transform_block_layout(block, self._block_index_map(block, index_map))
 
     def reindex(self, block, buffer):
         """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from
@@ -443,7 +561,7 @@ class Schedule:
 
         >>> sch.reindex(sch.get_block("B"), ("read", 0))
         """
-        block = self._normalize_block_arg(block)
+        block = self._block_rv(block)
         kind, index = self._buffer_kind_index(block, buffer)
         return self._sch.reindex(block, kind, index)
 
@@ -458,7 +576,7 @@ class Schedule:
 
         >>> sch.reorder_block_iter_var(sch.get_block("C"), [2, 1, 0])
         """
-        block = self._normalize_block_arg(block)
+        block = self._block_rv(block)
         self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
 
 
