@@ -74,9 +74,13 @@ def run_file(path, python, timeout, workdir, extra):
 def _first_line(text, prefer_error=False):
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
     if prefer_error:
-        errs = [ln for ln in lines if re.match(r"^E\s", ln)]
+        errs = [ln[1:].strip() for ln in lines if re.match(r"^E\s", ln)]
+        # A diagnostic ("file:line:col: error: ...") says more than the caret line under it.
+        diagnostics = [ln for ln in errs if ": error: " in ln]
+        if diagnostics:
+            return diagnostics[-1][:300]
         if errs:
-            return errs[-1][1:].strip()[:300]
+            return errs[-1][:300]
     return (lines[0] if lines else "")[:300]
 
 

@@ -92,3 +92,15 @@ def test_get_block_error_texts():
         with pytest.raises(tir.ScheduleError) as info:
             sch.get_block("wrong_name")
         assert text in str(info.value)
+
+
+def test_later_primitives_take_block_names_too():
+    sch = tir.Schedule(two_stages)
+    by_handle = tir.Schedule(two_stages)
+    sch.reindex("C", ("read", 0))
+    by_handle.reindex(by_handle.get_block("C"), ("read", 0))
+    assert_structural_equal(sch.mod, by_handle.mod)
+    sch.unsafe_set_dtype("B", 0, "float16")
+    by_handle.unsafe_set_dtype(by_handle.get_block("B"), 0, "float16")
+    assert_structural_equal(sch.mod, by_handle.mod)
+    verify_trace_roundtrip(sch, two_stages)

@@ -55,10 +55,9 @@ class InstructionKind:
             return cls._by_method[method]
         # A primitive without an entry (added in C++ later): handles are inputs, the rest attrs.
         name = "".join(part.capitalize() for part in method.split("_"))
-        inputs = [k for k, v in args if k != "decision" and _has_rv(v)]
-        attrs = [k for k, v in args if k != "decision" and not _has_rv(v)]
-        kind = cls(name, method, inputs, attrs, has_decision=any(k == "decision" for k, _ in args),
-                   order=[k for k, _ in args if k != "decision"])
+        inputs = [k for k, v in args if _has_rv(v)]
+        attrs = [k for k, v in args if not _has_rv(v)]
+        kind = cls(name, method, inputs, attrs, order=[k for k, _ in args])
         cls._registry.setdefault(name, kind)
         cls._by_method[method] = kind
         return kind
@@ -78,13 +77,16 @@ class InstructionKind:
     # ---- conversion to and from keyword arguments ----
 
     def split_args(self, args):
-        """(inputs, attrs, decision) from the recorded keyword arguments."""
+        """(inputs, attrs) from the recorded keyword arguments."""
         values = dict(args)
         if self.name == "TransformLayout":
             kind, index = values["buffer"]
             return ([values["block"], values["index_map"]],
                     [index, 0 if kind == "read" else 1, values.get("pad_value"),
-                     values.get("assume_injective_transform", False)], None)
+                     values.get("assume_injective_transform", False)])
+        if self.name == "ReIndex":
+            kind, index = values["buffer"]
+            return [values["block"]], [index, 0 if kind == "read" else 1]
         inputs = []
         for key in self.input_keys:
             if key.startswith("*"):
@@ -92,9 +94,9 @@ class InstructionKind:
             else:
                 inputs.append(values.get(key))
         attrs = [values.get(key) for key in self.attr_keys]
-        return inputs, attrs, values.get("decision")
+        return inputs, attrs
 
-    def join_args(self, inputs, attrs, decision=None):
+    def join_args(self, inputs, attrs):
         """The keyword arguments of the schedule method, from inputs and attrs."""
         inputs, attrs = list(inputs), [_plain(a) for a in attrs]
         if self.name == "TransformLayout":
@@ -103,6 +105,10 @@ class InstructionKind:
                                         "[buffer_index, buffer_index_type, pad_value, ...]")
             return [("block", inputs[0]), ("buffer", ["read" if attrs[1] == 0 else "write", attrs[0]]),
                     ("index_map", inputs[1]), ("pad_value", attrs[2])]
+        if self.name == "ReIndex":
+            if len(inputs) != 1 or len(attrs) != 2:
+                raise TesseraValueError("ReIndex takes inputs [block] and attrs [buffer_index, buffer_index_type]")
+            return [("block", inputs[0]), ("buffer", ["read" if attrs[1] == 0 else "write", attrs[0]])]
         args = []
         fixed = [k for k in self.input_keys if not k.startswith("*")]
         for i, key in enumerate(self.input_keys):
@@ -120,8 +126,6 @@ class InstructionKind:
         args += list(zip(self.attr_keys, attrs))
         rank = {k: i for i, k in enumerate(self.order)}
         args.sort(key=lambda kv: rank.get(kv[0], len(rank)))
-        if self.has_decision:
-            args.append(("decision", decision))
         return args
 
 
@@ -204,6 +208,11 @@ def _register_all():
     r("Unannotate", "unannotate", ["block_or_loop"], ["ann_key"])
     r("Blockize", "blockize", ["target"], ["preserve_unit_iters"])
     r("EnterPostproc", "enter_postproc")
+    r("Merge", "merge", ["*loops"])
+    r("ReIndex", "reindex", ["block"], ["buffer_index", "buffer_index_type"])
+    r("TransformBlockLayout", "transform_block_layout", ["block"], ["index_map"])
+    r("UnsafeSetDType", "unsafe_set_dtype", ["block"], ["buffer_index", "dtype"])
+    r("ReorderBlockIterVar", "reorder_block_iter_var", ["block"], ["new_order"])
     r("SampleCategorical", "sample_categorical", [], ["candidates", "probs"], is_pure=True, has_decision=True)
     r("SamplePerfectTile", "sample_perfect_tile", ["loop"], ["n", "max_innermost_factor"], returns_list=True,
       is_pure=True, has_decision=True)

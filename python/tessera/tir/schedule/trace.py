@@ -37,11 +37,9 @@ class Trace:
     @classmethod
     def _from_core(cls, core_trace):
         trace = cls()
-        for method, args, outputs, _, core_decision in _core.trace_instructions(core_trace):
+        for method, args, outputs, _, decision in _core.trace_instructions(core_trace):
             kind = InstructionKind._of_method(method, args)
-            inputs, attrs, decision = kind.split_args(args)
-            if decision is None:
-                decision = core_decision
+            inputs, attrs = kind.split_args(args)
             inst = Instruction(kind, inputs, attrs, outputs)
             trace.insts.append(inst)
             if decision is not None:
@@ -58,10 +56,9 @@ class Trace:
         decisions = self.decisions if decisions is None else decisions
         rows = []
         for inst in self._active(remove_postproc):
-            # A sampling instruction's decision travels beside its arguments, as C++ keeps it.
-            args = [kv for kv in inst.kind.join_args(inst.inputs, inst.attrs, None) if kv[0] != "decision"]
+            args = inst.kind.join_args(inst.inputs, inst.attrs)
             rows.append((inst.kind.method, args, list(inst.outputs), inst.kind.returns_list,
-                         _decision_value(decisions.get(inst))))
+                         _plain_decision(decisions.get(inst))))
         return _core.trace_from_instructions(rows)
 
     # ---- reading and editing ----
@@ -200,6 +197,14 @@ class Trace:
         Trace(insts, decisions).apply_to_schedule(sch)
 
 
+def _plain_decision(value):
+    if isinstance(value, _core.IntImm):
+        return int(value.value)
+    if isinstance(value, (list, tuple)):
+        return [_plain_decision(v) for v in value]
+    return value
+
+
 def _collect_rvs(value, out):
     if isinstance(value, _core.ScheduleRV):
         out.add(id(value))
@@ -281,13 +286,3 @@ def _new_rv(name):
 
 __all__ = ["Instruction", "InstructionKind", "Trace"]
 
-
-def _decision_value(decision):
-    """A decision as plain Python (ints, lists of ints), or None."""
-    if decision is None:
-        return None
-    if isinstance(decision, (list, tuple)):
-        return [_decision_value(d) for d in decision]
-    if isinstance(decision, _core.IntImm):
-        return int(decision.value)
-    return decision
