@@ -371,12 +371,12 @@ std::vector<Golden> ForGoldens() {
       {loop(ForKind::kSerial, n, C(8)),
        "n = T.int32()\n" + decl + "for i in range(n, n + 8)" + store},
       {loop(ForKind::kSerial, C(0), C(8), {{"pragma_unroll", C(1)}}),
-       decl + "for i in T.serial(0, 8, annotations={\"pragma_unroll\": 1})" + store},
-      {loop(ForKind::kParallel, C(0), C(8)), decl + "for i in T.parallel(0, 8)" + store},
-      {loop(ForKind::kVectorized, C(0), C(8)), decl + "for i in T.vectorized(0, 8)" + store},
+       decl + "for i in T.serial(8, annotations={\"pragma_unroll\": 1})" + store},
+      {loop(ForKind::kParallel, C(0), C(8)), decl + "for i in T.parallel(8)" + store},
+      {loop(ForKind::kVectorized, C(0), C(8)), decl + "for i in T.vectorized(8)" + store},
       {loop(ForKind::kUnrolled, C(4), C(4)), decl + "for i in T.unroll(4, 8)" + store},
       {loop(ForKind::kThreadBinding, C(0), C(32), {}, tx),
-       decl + "for i in T.thread_binding(0, 32, thread=\"threadIdx.x\")" + store},
+       decl + "for i in T.thread_binding(32, thread=\"threadIdx.x\")" + store},
       {nest, decl + "for i, j in T.grid(4, 4):\n    for k in range(j):\n        A[k] = k"},
   };
 }
