@@ -1012,8 +1012,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return CallDoc(T("Shuffle"), {"[" + Join(vectors) + "]", "[" + Join(indices) + "]"});
   }
   Doc VisitExpr_(const LetNode* op) override {
+    // TVM's form: `T.Let(body, where={x: value})`.
     std::string var = VarRef(op->var.get());
-    return CallDoc(T("let"), {var, ExprText(op->value), ExprText(op->body)});
+    return CallDoc(T("Let"),
+                   {ExprText(op->body), "where={" + var + ": " + ExprText(op->value) + "}"});
   }
   Doc VisitExpr_(const CallNode* op) override {
     std::vector<std::string> args;

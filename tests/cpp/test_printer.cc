@@ -294,7 +294,7 @@ std::vector<Golden> ExpressionGoldens() {
       {RampNode::Make(C(0), C(2), 4), "T.Ramp(0, 2, 4)"},
       {BroadcastNode::Make(F(0), 8), "T.Broadcast(T.float32(0.0), 8)"},
       {ShuffleNode::Make({vec, vec}, {C(0), C(5)}), "T.Shuffle([vec, vec], [0, 5])"},
-      {LetNode::Make(t, Add(a, C(1)), Mul(t, t)), "T.let(t, a + 1, t * t)"},
+      {LetNode::Make(t, Add(a, C(1)), Mul(t, t)), "T.Let(t * t, where={t: a + 1})"},
       {CallOp("tir.exp", kF32, {fx}), "T.exp(fx)"},
       {CallOp("tir.call_extern", kF32, {Str("expf"), fx}),
        "T.call_extern(\"float32\", \"expf\", fx)"},

@@ -75,6 +75,24 @@ def Call(dtype, op, args, *, span=None):  # noqa: N802
     return _core.Call(dtype_name(dtype), op, args, span)
 
 
+@builtin
+def Let(*args, where=None, span=None):  # noqa: N802
+    """``T.Let(x * x, where={x: a + 1})``: the Let expression, as TVM prints it (the legacy
+    ``T.Let(x, a + 1, x * x)`` is accepted too)."""
+    if where is None:
+        if len(args) != 3:
+            raise TesseraTypeError("T.Let takes (body, where={var: value}) or (var, value, body)")
+        var, value, body = args
+    else:
+        if len(args) != 1 or not isinstance(where, dict) or len(where) != 1:
+            raise TesseraTypeError("T.Let(body, where={var: value}) binds exactly one variable")
+        (body,) = args
+        ((var, value),) = where.items()
+    if not isinstance(var, _core.Var):
+        raise TesseraTypeError(f"T.Let binds a variable, got {var!r}")
+    return _core.Let(var, convert(value, var.dtype), convert(body), span)
+
+
 def names(namespace):
     """The aliases and constructors to add to the T namespace ``namespace``."""
     out = {
@@ -91,6 +109,7 @@ def names(namespace):
         "Var": Var,
         "SizeVar": SizeVar,
         "Call": Call,
+        "Let": Let,
         "IterVar": namespace["iter_var"],
         "BufferLoad": _core.BufferLoad,
     }
