@@ -14,7 +14,8 @@ _core.cuda_emulator_set_include_dir(_os.path.join(_os.path.dirname(_os.path.absp
 
 __version__ = _core.__version__
 
-_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver")
+_SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver",
+               "target")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...
 _ATTRIBUTES = {
     "build": "driver",

@@ -18,6 +18,8 @@ def _cache_dir():
 def _target_name(target):
     if target is None:
         return "c"
+    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
+        target = target._tessera_target_string()
     text = str(getattr(target, "kind", target)).strip()
     return text.split()[0] if text else "c"
 
@@ -42,6 +44,8 @@ def _target_string(target):
     """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
     if target is None:
         return "c"
+    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
+        target = target._tessera_target_string()
     return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 
@@ -80,6 +84,10 @@ def build(mod, target="c", pipeline="default", name=None):
     """
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
+    if target is None:  # as TVM: the target of an enclosing `with Target(...):`
+        from .target import Target
+
+        target = Target.current() or "c"
     tname = _target_name(target)
     if tname not in _TARGETS:
         raise ValueError(f"ts.build does not support target '{tname}'; use 'c', 'llvm' or 'cuda'")

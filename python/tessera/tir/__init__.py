@@ -49,3 +49,4 @@ def __getattr__(name):
         schedule = importlib.import_module(".schedule", __name__)
         return schedule if name == "schedule" else getattr(schedule, name)
     raise AttributeError(f"module 'tessera.tir' has no attribute '{name}'")
+from . import ir_builder  # noqa: E402,F401 - tir.ir_builder.create()
