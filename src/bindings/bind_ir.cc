@@ -214,6 +214,26 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
       .def_ro("items", &ArrayNode::items)
       .def("__len__", [](const ArrayNode& a) { return a.items.size(); });
+  nb::class_<MapNode, Object>(m, "Map")
+      .def(nb::new_([](AttrMap items) { return MapNode::Make(std::move(items)); }), "items"_a)
+      .def("items",
+           [](const MapNode& m) {
+             return std::vector<std::pair<std::string, ObjectRef>>(m.items.begin(), m.items.end());
+           })
+      .def("__len__", [](const MapNode& m) { return m.items.size(); })
+      .def("__contains__",
+           [](const MapNode& m, const std::string& k) { return m.items.count(k) > 0; })
+      .def("__getitem__",
+           [](const MapNode& m, const std::string& k) {
+             auto it = m.items.find(k);
+             if (it == m.items.end()) throw nb::key_error(k.c_str());
+             return it->second;
+           })
+      .def("keys", [](const MapNode& m) {
+        std::vector<std::string> keys;
+        for (const auto& kv : m.items) keys.push_back(kv.first);
+        return keys;
+      });
 
   // ---- buffers ----
   nb::class_<BufferNode, Object>(m, "Buffer")

@@ -413,6 +413,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       for (const ObjectRef& item : a->items) items.push_back(AttrValue(item));
       return "[" + Join(items) + "]";
     }
+    if (auto* m = AsPtr<MapNode>(v)) return AttrDict(m->items);
     return ObjectText(v);
   }
 
@@ -450,6 +451,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
         return T("Range") + "(" + ExprText(r->min) + ", " + StopText(r->min, r->extent) + ")";
       }
       case NodeKind::kArray:
+      case NodeKind::kMap:
         return AttrValue(obj);
       case NodeKind::kBufferRegion:
         return RegionText(static_cast<const BufferRegionNode*>(obj.get()));

@@ -113,7 +113,14 @@ def _get_global_vars(self):
     return [gv for gv, _ in _module_functions.__get__(self)]
 
 
+def _map_get(self, key, default=None):
+    return self[key] if key in self else default
+
+
 if not getattr(_core.Object.script, "_tessera_wrapped", False):
+    _core.Map.get = _map_get
+    _core.Map.values = lambda self: [v for _, v in self.items()]
+    _core.Map.__iter__ = lambda self: iter(self.keys())
     _core.IRModule.functions = property(_functions, doc=FunctionMap.__doc__)
     _core.IRModule.get_global_vars = _get_global_vars
     _object_script._tessera_wrapped = True

@@ -35,6 +35,9 @@ from . import ir_extras as _ir_extras  # noqa: E402
 globals().update(_INTRINSICS)
 globals().update(_dtype_forwarding(globals()))
 globals().update(_ir_extras.names(globals()))
+from .ctrl_frames import NAMES as _CTRL_NAMES  # noqa: E402
+
+globals().update(_CTRL_NAMES)
 
 
 def _vload(self, indices, dtype=None, predicate=None):

@@ -29,6 +29,8 @@ def to_attr(value):
         return _core.StringImm(value)
     if isinstance(value, (list, tuple)):
         return _core.Array([to_attr(v) for v in value])
+    if isinstance(value, dict):
+        return _core.Map(to_attrs(value))
     if isinstance(value, DType):
         return _core.StringImm(value.name)
     if hasattr(value, "as_expr"):
