@@ -99,3 +99,30 @@ def test_while_frame_func_name_and_jumps():
     out = np.zeros(1, "int32")
     ts.build(while_frame, target="c")(out)
     assert out[0] == 12 + 200
+
+
+@T.prim_func
+def target_by_config():
+    T.func_attr({"target": T.target({"kind": "cuda", "arch": "sm_70", "keys": ["cuda", "gpu"],
+                                     "host": T.target({"kind": "llvm", "keys": ["cpu"]})})})
+    T.evaluate(0)
+
+
+def test_target_from_a_config_with_a_nested_target():
+    roundtrip(target_by_config)
+    assert target_by_config.attrs["target"]["host"]["kind"].value == "llvm"
+
+
+@T.prim_func
+def string_strides(a: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n,), strides=("A_s0",))
+    for i in range(n):
+        A[i * A.strides[0]] = T.float32(0)
+
+
+def test_string_strides_name_new_variables():
+    stride = string_strides.buffer_map[0][1].strides[0] if isinstance(string_strides.buffer_map, list) \
+        else list(string_strides.buffer_map.values())[0].strides[0]
+    assert isinstance(stride, ts.tir.Var) and stride.name == "A_s0"
+    roundtrip(string_strides)

@@ -99,7 +99,24 @@ def target(target_config, host=None):
     attribute value (the dict of its settings, as ``Target.export()`` gives)."""
     from ...target import Target
 
-    return to_attr(Target(target_config, host=host).export())
+    return to_attr(Target(_python_value(target_config), host=_python_value(host)).export())
+
+
+def _python_value(value):
+    """An attribute value as Python (a T.target(...) inside T.target's dict is a Map)."""
+    if isinstance(value, _core.Map):
+        return {k: _python_value(v) for k, v in value.items()}
+    if isinstance(value, _core.Array):
+        return [_python_value(v) for v in value.items]
+    if isinstance(value, _core.StringImm):
+        return value.value
+    if isinstance(value, _core.IntImm):
+        return bool(value.value) if value.dtype == "bool" else value.value
+    if isinstance(value, _core.FloatImm):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _python_value(v) for k, v in value.items()}
+    return value
 
 
 def _jump(op_name, what):

@@ -50,6 +50,8 @@ def to_attrs(mapping):
 def _shape(shape):
     if isinstance(shape, (int, _core.PrimExpr)):
         shape = (shape,)
+    # As in TVM, a string names a new int32 variable (`strides=("A_s0",)`).
+    shape = [_core.Var(s, "int32") if isinstance(s, str) else s for s in shape]
     return [expr_ops.convert(s, "int32") if isinstance(s, int) else convert(s) for s in shape]
 
 

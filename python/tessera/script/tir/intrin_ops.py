@@ -163,6 +163,8 @@ def _dtype_forward(fn, name):
     """TVM's keyword form: ``T.reinterpret(x, dtype="int32")`` is ``T.reinterpret("int32", x)``."""
 
     def wrapped(*args, dtype=None, span=None):
+        if dtype == "":  # TVM's spelling of void
+            dtype = "void"
         if dtype is not None:
             args = (dtype, *args)
         return fn(*args, span=span)
