@@ -21,6 +21,8 @@ def _cache_dir() -> str:
 def _target_name(target: Any) -> str:
     if target is None:
         return "c"
+    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
+        target = target._tessera_target_string()
     text = str(getattr(target, "kind", target)).strip()
     return text.split()[0] if text else "c"
 
@@ -45,8 +47,8 @@ def _target_string(target: Any) -> str:
     """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
     if target is None:
         return "c"
-    if type(target).__name__ == "Target" and hasattr(target, "export"):  # tessera.target.Target
-        return " ".join(str(target).split())
+    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
+        target = target._tessera_target_string()
     return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 
@@ -166,6 +168,10 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     """
     if name is not None and isinstance(mod, _core.PrimFunc):
         mod = mod.with_attr("global_symbol", _core.StringImm(name))
+    if target is None:  # as TVM: the target of an enclosing `with Target(...):`
+        from .target import Target
+
+        target = Target.current() or "c"
     tname = _target_name(target)
     if tname in _HOST_TARGETS:
         # Functions with a record in the tuning database of `with tessera.tune.apply(db):` (or

@@ -33,9 +33,10 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
 template <NodeKind K>
 void BindBinary(nb::module_& m, const char* name) {
   using N = BinaryOpNode<K>;
-  nb::class_<N, BinaryNode>(m, name).def(
-      nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
-      "a"_a, "b"_a, "span"_a = nb::none());
+  nb::class_<N, BinaryNode>(m, name).def(nb::new_([](Expr a, Expr b, std::optional<Span> span) {
+                                           return N::Make(a, b, OrEmpty(span));
+                                         }),
+                                         "a"_a, "b"_a, "span"_a = nb::none());
 }
 
 }  // namespace
@@ -80,20 +81,21 @@ void BindIR(nb::module_& m) {
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
-      .def("script",
-           [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
-              bool sugar, bool show_meta, bool line_numbers,
-              std::optional<std::vector<ObjectRef>> underline,
-              std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
-             return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
-                           underline.value_or(std::vector<ObjectRef>{}),
-                           annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
-           },
-           "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
-           "show_meta"_a = false, "print_line_numbers"_a = false,
-           "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
-           "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
-           "tag) pairs) mark nodes for diagnostics.")
+      .def(
+          "script",
+          [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
+             bool sugar, bool show_meta, bool line_numbers,
+             std::optional<std::vector<ObjectRef>> underline,
+             std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
+            return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
+                          underline.value_or(std::vector<ObjectRef>{}),
+                          annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
+          },
+          "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true, "show_meta"_a = false,
+          "print_line_numbers"_a = false, "path_to_underline"_a = nb::none(),
+          "obj_to_annotate"_a = nb::none(),
+          "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
+          "tag) pairs) mark nodes for diagnostics.")
       .def("__str__", [](const Object& o) { return AsScript(GetRef(&o)); });
 
   // ---- expressions ----
@@ -123,12 +125,13 @@ void BindIR(nb::module_& m) {
              return VarNode::Make(name, DT(t), OrEmpty(s));
            }),
            "name"_a, "dtype"_a, "span"_a = nb::none())
-      .def_static("pointer",
-                  [](const std::string& name, const std::string& elem, const std::string& scope,
-                     std::optional<Span> s) {
-                    return VarNode::MakePointer(name, DT(elem), scope, OrEmpty(s));
-                  },
-                  "name"_a, "element"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def_static(
+          "pointer",
+          [](const std::string& name, const std::string& elem, const std::string& scope,
+             std::optional<Span> s) {
+            return VarNode::MakePointer(name, DT(elem), scope, OrEmpty(s));
+          },
+          "name"_a, "element"_a, "scope"_a = "global", "span"_a = nb::none())
       .def_ro("name", &VarNode::name)
       .def_prop_ro("pointer_element",
                    [](const VarNode& v) -> nb::object {
@@ -150,7 +153,9 @@ void BindIR(nb::module_& m) {
            }),
            "dtype"_a, "value"_a, "span"_a = nb::none())
       .def_ro("value", &CastNode::value);
-  nb::class_<BinaryNode, ExprNode>(m, "BinaryOp").def_ro("a", &BinaryNode::a).def_ro("b", &BinaryNode::b);
+  nb::class_<BinaryNode, ExprNode>(m, "BinaryOp")
+      .def_ro("a", &BinaryNode::a)
+      .def_ro("b", &BinaryNode::b);
 #define TESSERA_BIND_BINARY(name) BindBinary<NodeKind::k##name>(m, #name);
   TESSERA_BINARY_NODES(TESSERA_BIND_BINARY)
 #undef TESSERA_BIND_BINARY
@@ -197,8 +202,9 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &LetNode::value)
       .def_ro("body", &LetNode::body);
   nb::class_<CallNode, ExprNode>(m, "Call")
-      .def(nb::new_([](const std::string& t, ObjectRef op, std::vector<Expr> args,
-                       std::optional<Span> s) { return CallNode::Make(DT(t), op, args, OrEmpty(s)); }),
+      .def(nb::new_(
+               [](const std::string& t, ObjectRef op, std::vector<Expr> args,
+                  std::optional<Span> s) { return CallNode::Make(DT(t), op, args, OrEmpty(s)); }),
            "dtype"_a, "op"_a, "args"_a, "span"_a = nb::none())
       .def_ro("op", &CallNode::op)
       .def_ro("args", &CallNode::args)
@@ -223,6 +229,26 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
       .def_ro("items", &ArrayNode::items)
       .def("__len__", [](const ArrayNode& a) { return a.items.size(); });
+  nb::class_<MapNode, Object>(m, "Map")
+      .def(nb::new_([](AttrMap items) { return MapNode::Make(std::move(items)); }), "items"_a)
+      .def("items",
+           [](const MapNode& m) {
+             return std::vector<std::pair<std::string, ObjectRef>>(m.items.begin(), m.items.end());
+           })
+      .def("__len__", [](const MapNode& m) { return m.items.size(); })
+      .def("__contains__",
+           [](const MapNode& m, const std::string& k) { return m.items.count(k) > 0; })
+      .def("__getitem__",
+           [](const MapNode& m, const std::string& k) {
+             auto it = m.items.find(k);
+             if (it == m.items.end()) throw nb::key_error(k.c_str());
+             return it->second;
+           })
+      .def("keys", [](const MapNode& m) {
+        std::vector<std::string> keys;
+        for (const auto& kv : m.items) keys.push_back(kv.first);
+        return keys;
+      });
 
   // ---- buffers ----
   nb::class_<BufferNode, Object>(m, "Buffer")
@@ -235,12 +261,13 @@ void BindIR(nb::module_& m) {
            "data"_a, "dtype"_a, "shape"_a, "strides"_a = std::vector<Expr>(),
            "elem_offset"_a.none() = nb::none(), "name"_a = "", "data_alignment"_a = 64,
            "offset_factor"_a = 1, "span"_a = nb::none())
-      .def_static("decl",
-                  [](const std::string& name, const std::string& t, std::vector<Expr> shape,
-                     const std::string& scope, std::optional<Span> s) {
-                    return BufferNode::Decl(name, DT(t), shape, scope, OrEmpty(s));
-                  },
-                  "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def_static(
+          "decl",
+          [](const std::string& name, const std::string& t, std::vector<Expr> shape,
+             const std::string& scope, std::optional<Span> s) {
+            return BufferNode::Decl(name, DT(t), shape, scope, OrEmpty(s));
+          },
+          "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
       .def_ro("data", &BufferNode::data)
       .def_prop_ro("dtype", [](const BufferNode& b) { return PyDType(b.dtype); })
       .def_ro("shape", &BufferNode::shape)
@@ -266,9 +293,10 @@ void BindIR(nb::module_& m) {
       .value("Ordered", IterVarType::kOrdered)
       .value("Opaque", IterVarType::kOpaque);
   nb::class_<IterVarNode, Object>(m, "IterVar")
-      .def(nb::new_([](Range dom, Var v, IterVarType t, const std::string& tag, std::optional<Span> s) {
-             return IterVarNode::Make(dom, v, t, tag, OrEmpty(s));
-           }),
+      .def(nb::new_(
+               [](Range dom, Var v, IterVarType t, const std::string& tag, std::optional<Span> s) {
+                 return IterVarNode::Make(dom, v, t, tag, OrEmpty(s));
+               }),
            "dom"_a.none(), "var"_a, "iter_type"_a, "thread_tag"_a = "", "span"_a = nb::none())
       .def_ro("dom", &IterVarNode::dom)
       .def_ro("var", &IterVarNode::var)
@@ -283,7 +311,8 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &LetStmtNode::value)
       .def_ro("body", &LetStmtNode::body);
   nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt")
-      .def(nb::new_([](ObjectRef node, const std::string& key, Expr v, Stmt body, std::optional<Span> s) {
+      .def(nb::new_([](ObjectRef node, const std::string& key, Expr v, Stmt body,
+                       std::optional<Span> s) {
              return AttrStmtNode::Make(node, key, v, body, OrEmpty(s));
            }),
            "node"_a.none(), "attr_key"_a, "value"_a, "body"_a, "span"_a = nb::none())
@@ -303,7 +332,8 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](Buffer b, Expr v, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferStoreNode::Make(b, v, idx, pred, OrEmpty(s));
            }),
-           "buffer"_a, "value"_a, "indices"_a, "predicate"_a.none() = nb::none(), "span"_a = nb::none())
+           "buffer"_a, "value"_a, "indices"_a, "predicate"_a.none() = nb::none(),
+           "span"_a = nb::none())
       .def_ro("buffer", &BufferStoreNode::buffer)
       .def_ro("value", &BufferStoreNode::value)
       .def_ro("indices", &BufferStoreNode::indices)
@@ -333,8 +363,9 @@ void BindIR(nb::module_& m) {
                        std::optional<Span> s) {
              return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s));
            }),
-           "loop_var"_a, "min"_a, "extent"_a, "kind"_a, "body"_a, "thread_binding"_a.none() = nb::none(),
-           "annotations"_a = AttrMap(), "span"_a = nb::none())
+           "loop_var"_a, "min"_a, "extent"_a, "kind"_a, "body"_a,
+           "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(),
+           "span"_a = nb::none())
       .def_ro("loop_var", &ForNode::loop_var)
       .def_ro("min", &ForNode::min)
       .def_ro("extent", &ForNode::extent)
@@ -365,8 +396,9 @@ void BindIR(nb::module_& m) {
       .def_ro("seq", &SeqStmtNode::seq)
       .def("__len__", [](const SeqStmtNode& s) { return s.seq.size(); });
   nb::class_<EvaluateNode, StmtNode>(m, "Evaluate")
-      .def(nb::new_([](Expr v, std::optional<Span> s) { return EvaluateNode::Make(v, OrEmpty(s)); }),
-           "value"_a, "span"_a = nb::none())
+      .def(
+          nb::new_([](Expr v, std::optional<Span> s) { return EvaluateNode::Make(v, OrEmpty(s)); }),
+          "value"_a, "span"_a = nb::none())
       .def_ro("value", &EvaluateNode::value);
 
   // ---- functions and modules ----
@@ -375,7 +407,8 @@ void BindIR(nb::module_& m) {
       .def_ro("name_hint", &GlobalVarNode::name_hint);
   nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
       .def(nb::new_([](std::vector<Var> params, Stmt body, const std::string& ret,
-                       std::vector<std::pair<Var, Buffer>> bmap, AttrMap attrs, std::optional<Span> s) {
+                       std::vector<std::pair<Var, Buffer>> bmap, AttrMap attrs,
+                       std::optional<Span> s) {
              return PrimFuncNode::Make(params, bmap, body, DT(ret), attrs, OrEmpty(s));
            }),
            "params"_a, "body"_a, "ret_type"_a = "void",
@@ -387,26 +420,70 @@ void BindIR(nb::module_& m) {
       .def_prop_ro("ret_type", [](const PrimFuncNode& f) { return PyDType(f.ret_type); })
       .def_ro("attrs", &PrimFuncNode::attrs)
       .def_ro("span", &PrimFuncNode::span)
-      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, ObjectRef v) {
-        return f.WithAttr(k, v);
-      })
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k,
+                           ObjectRef v) { return f.WithAttr(k, v); })
       // Plain Python values as attributes: func.with_attr("global_symbol", "name").
-      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, const std::string& v) {
-        return f.WithAttr(k, StringImmNode::Make(v));
-      })
-      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, bool v) {
-        return f.WithAttr(k, Bool(v));
-      })
-      .def("with_attr", [](const PrimFuncNode& f, const std::string& k, int64_t v) {
-        return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
-      })
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k,
+                           const std::string& v) { return f.WithAttr(k, StringImmNode::Make(v)); })
+      .def("with_attr", [](const PrimFuncNode& f, const std::string& k,
+                           bool v) { return f.WithAttr(k, Bool(v)); })
+      .def("with_attr",
+           [](const PrimFuncNode& f, const std::string& k, int64_t v) {
+             return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
+           })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
   nb::class_<IRModuleNode, Object>(m, "IRModule")
       .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {
              return IRModuleNode::Make(fns, attrs);
            }),
            "functions"_a = std::vector<std::pair<GlobalVar, PrimFunc>>(), "attrs"_a = AttrMap())
+      // TVM's IRModule({"main": func}) / IRModule({GlobalVar("main"): func}), in dict order.
+      .def(nb::new_([](nb::dict fns, nb::object attrs) {
+             std::vector<std::pair<GlobalVar, PrimFunc>> entries;
+             for (auto [key, value] : fns) {
+               GlobalVar gv = nb::isinstance<GlobalVarNode>(key)
+                                  ? nb::cast<GlobalVar>(key)
+                                  : GlobalVarNode::Make(nb::cast<std::string>(key));
+               if (!nb::isinstance<PrimFuncNode>(value)) {
+                 TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+                     << "IRModule: the value of '" << gv->name_hint << "' must be a PrimFunc, got "
+                     << nb::str(value.type()).c_str();
+               }
+               entries.emplace_back(gv, nb::cast<PrimFunc>(value));
+             }
+             AttrMap attr_map = attrs.is_none() ? AttrMap() : nb::cast<AttrMap>(attrs);
+             return IRModuleNode::Make(std::move(entries), std::move(attr_map));
+           }),
+           "functions"_a, "attrs"_a = nb::none())
       .def_static("from_func", &IRModuleNode::FromFunc, "func"_a, "name"_a = "main")
+      // TVM's from_expr: the function's global_symbol names it, else "main".
+      .def_static(
+          "from_expr",
+          [](PrimFunc func) {
+            return IRModuleNode::FromFunc(func, func->GetStrAttr("global_symbol", "main"));
+          },
+          "expr"_a)
+      // mod["f"] = func / mod[gv] = func: add or replace in place, as TVM's does.
+      .def("__setitem__",
+           [](IRModuleNode& m, nb::object key, PrimFunc func) {
+             GlobalVar gv = nb::isinstance<GlobalVarNode>(key)
+                                ? nb::cast<GlobalVar>(key)
+                                : GlobalVarNode::Make(nb::cast<std::string>(key));
+             for (auto& entry : m.functions) {
+               if (entry.first->name_hint == gv->name_hint) {
+                 entry.second = std::move(func);
+                 return;
+               }
+             }
+             m.functions.emplace_back(gv, std::move(func));
+           })
+      .def("__contains__",
+           [](const IRModuleNode& m, nb::object key) {
+             std::string name = nb::isinstance<GlobalVarNode>(key)
+                                    ? nb::cast<GlobalVar>(key)->name_hint
+                                    : nb::cast<std::string>(key);
+             return static_cast<bool>(m.GetGlobalVar(name));
+           })
       .def_ro("functions", &IRModuleNode::functions)
       .def_ro("attrs", &IRModuleNode::attrs)
       .def("get_global_var", &IRModuleNode::GetGlobalVar)
@@ -423,16 +500,21 @@ void BindIR(nb::module_& m) {
       .def_ro("description", &OpNode::description)
       .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
 
-  m.def("structural_equal",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) { return StructuralEqual(a, b, map_free_vars); },
-        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
-  m.def("structural_equal_failure",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-          return StructuralEqualFailure(a, b, map_free_vars);
-        },
-        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
-  m.def("structural_hash", [](ObjectRef a, bool m) { return StructuralHash(a, m); }, "node"_a,
-        "map_free_vars"_a = false);
+  m.def(
+      "structural_equal",
+      [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+        return StructuralEqual(a, b, map_free_vars);
+      },
+      "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def(
+      "structural_equal_failure",
+      [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+        return StructuralEqualFailure(a, b, map_free_vars);
+      },
+      "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def(
+      "structural_hash", [](ObjectRef a, bool m) { return StructuralHash(a, m); }, "node"_a,
+      "map_free_vars"_a = false);
 }
 
 }  // namespace bindings

@@ -413,6 +413,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       for (const ObjectRef& item : a->items) items.push_back(AttrValue(item));
       return "[" + Join(items) + "]";
     }
+    if (auto* m = AsPtr<MapNode>(v)) return AttrDict(m->items);
     return ObjectText(v);
   }
 
@@ -450,6 +451,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
         return T("Range") + "(" + ExprText(r->min) + ", " + StopText(r->min, r->extent) + ")";
       }
       case NodeKind::kArray:
+      case NodeKind::kMap:
         return AttrValue(obj);
       case NodeKind::kBufferRegion:
         return RegionText(static_cast<const BufferRegionNode*>(obj.get()));
@@ -670,7 +672,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     } else if (op->for_kind == ForKind::kSerial && op->annotations.empty()) {
       head = "range(" + ExprText(op->min) + ", " + StopText(op->min, op->extent) + ")";
     } else {
-      std::vector<std::string> args = {ExprText(op->min), StopText(op->min, op->extent)};
+      // As TVM prints it: the start only when it is not 0 (`T.thread_binding(2, thread=...)`).
+      std::vector<std::string> args;
+      if (!IsConstInt(op->min, 0)) args.push_back(ExprText(op->min));
+      args.push_back(StopText(op->min, op->extent));
       if (op->thread_binding) args.push_back("thread=" + Quote(op->thread_binding->thread_tag));
       if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
       head = T(ForKindName(op->for_kind)) + "(" + Join(args) + ")";
@@ -1009,17 +1014,27 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return CallDoc(T("Shuffle"), {"[" + Join(vectors) + "]", "[" + Join(indices) + "]"});
   }
   Doc VisitExpr_(const LetNode* op) override {
+    // TVM's form: `T.Let(body, where={x: value})`.
     std::string var = VarRef(op->var.get());
-    return CallDoc(T("let"), {var, ExprText(op->value), ExprText(op->body)});
+    return CallDoc(T("Let"),
+                   {ExprText(op->body), "where={" + var + ": " + ExprText(op->value) + "}"});
   }
   Doc VisitExpr_(const CallNode* op) override {
     std::vector<std::string> args;
     for (const Expr& a : op->args) args.push_back(ExprText(a));
     if (auto* gv = AsPtr<GlobalVarNode>(op->op)) return CallDoc(CalleeName(gv), args);
-    const std::string& name = static_cast<const OpNode*>(op->op.get())->name;
+    const auto* op_node = static_cast<const OpNode*>(op->op.get());
+    const std::string& name = op_node->name;
     std::string short_name = name.compare(0, 4, "tir.") == 0 ? name.substr(4) : "";
+    // The T.* name and where the dtype goes, as TVM prints the builtin.
+    short_name = op_node->GetStrAttr("script.name", short_name);
     if (IsIdentifier(short_name) && !IsPythonKeyword(short_name)) {
-      if (TakesDtypeFirst(short_name)) args.insert(args.begin(), Quote(op->dtype.ToString()));
+      std::string dtype_at = op_node->GetStrAttr("script.dtype");
+      if (TakesDtypeFirst(short_name) || dtype_at == "first") {
+        args.insert(args.begin(), Quote(op->dtype.ToString()));
+      } else if (dtype_at == "last") {
+        args.push_back(Quote(op->dtype.ToString()));
+      }
       return CallDoc(T(short_name), args);
     }
     args.insert(args.begin(), {Quote(op->dtype.ToString()), Quote(name)});

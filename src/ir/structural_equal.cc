@@ -619,6 +619,9 @@ class EqualChecker {
   bool Visit(const ArrayNode* a, const ArrayNode* b) {
     return ListField("items", a->items, b->items);
   }
+  bool Visit(const MapNode* a, const MapNode* b) {
+    return AttrMapField("items", a->items, b->items);
+  }
   bool Visit(const BufferRegionNode* a, const BufferRegionNode* b) {
     return Field("buffer", a->buffer, b->buffer) && ListField("region", a->region, b->region);
   }

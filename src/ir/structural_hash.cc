@@ -358,6 +358,7 @@ class Hasher {
   }
   uint64_t Visit(const OpNode* n) { return HashString(n->name); }
   uint64_t Visit(const ArrayNode* n) { return List(n->items); }
+  uint64_t Visit(const MapNode* n) { return Attrs(n->items); }
   uint64_t Visit(const BufferRegionNode* n) { return Combine(Node(n->buffer), List(n->region)); }
   uint64_t MatchBuffer(const MatchBufferRegionNode* n) {
     return Combine(Node(n->source), DefineBuffer(n->buffer));

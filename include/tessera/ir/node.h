@@ -12,18 +12,21 @@ namespace tessera {
 
 // Every node kind, grouped. Visitors, mutators, equality, hashing and the printer switch over
 // these lists, so a new kind cannot be forgotten (-Wswitch reports a missing case).
-#define TESSERA_EXPR_NODES(X)                                                                  \
-  X(IntImm) X(FloatImm) X(StringImm) X(Var) X(SizeVar) X(Cast) X(Add) X(Sub) X(Mul) X(Div)   \
-  X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) \
-  X(Or) X(Not) X(Select) X(Ramp) X(Broadcast) X(Shuffle) X(Let) X(Call) X(BufferLoad)
+#define TESSERA_EXPR_NODES(X)                                                                \
+  X(IntImm)                                                                                  \
+  X(FloatImm) X(StringImm) X(Var) X(SizeVar) X(Cast) X(Add) X(Sub) X(Mul) X(Div) X(Mod)      \
+      X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) \
+          X(Not) X(Select) X(Ramp) X(Broadcast) X(Shuffle) X(Let) X(Call) X(BufferLoad)
 
-#define TESSERA_STMT_NODES(X)                                                                \
-  X(LetStmt) X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(DeclBuffer) X(For)     \
-  X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize)
+#define TESSERA_STMT_NODES(X)                                                                      \
+  X(LetStmt)                                                                                       \
+  X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(DeclBuffer) X(For) X(While) X(IfThenElse) \
+      X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize)
 
-#define TESSERA_OTHER_NODES(X)                                                               \
-  X(Range) X(IterVar) X(Buffer) X(PrimFunc) X(GlobalVar) X(IRModule) X(Op) X(Array)        \
-  X(BufferRegion) X(MatchBufferRegion)
+#define TESSERA_OTHER_NODES(X)                                                             \
+  X(Range)                                                                                 \
+  X(IterVar) X(Buffer) X(PrimFunc) X(GlobalVar) X(IRModule) X(Op) X(Array) X(BufferRegion) \
+      X(MatchBufferRegion) X(Map)
 
 enum class NodeKind : uint8_t {
 #define TESSERA_KIND_ENUM(name) k##name,
@@ -80,8 +83,8 @@ Ref<T> GetRef(const T* node) {
 }
 
 /*! \brief Helper for leaf node types: covers exactly one kind. */
-#define TESSERA_NODE_KIND(name)                                           \
-  static constexpr NodeKind kKind = NodeKind::k##name;                    \
+#define TESSERA_NODE_KIND(name)                        \
+  static constexpr NodeKind kKind = NodeKind::k##name; \
   static bool CoversKind(NodeKind k) { return k == NodeKind::k##name; }
 
 }  // namespace tessera

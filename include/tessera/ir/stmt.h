@@ -14,6 +14,14 @@ using Stmt = Ref<StmtNode>;
 /*! \brief Annotations and attributes: sorted by key so printing and hashing are stable. */
 using AttrMap = std::map<std::string, ObjectRef>;
 
+/*! \brief A dict attribute value with string keys (`T.block_attr({"key": {"a": 1}})`). */
+struct MapNode : Object {
+  TESSERA_NODE_KIND(Map)
+  AttrMap items;
+  explicit MapNode(AttrMap m) : Object(kKind), items(std::move(m)) {}
+  static Ref<MapNode> Make(AttrMap items) { return std::make_shared<MapNode>(std::move(items)); }
+};
+
 /*! \brief Base of statements. */
 struct StmtNode : Object {
   Span span;
@@ -22,7 +30,13 @@ struct StmtNode : Object {
 };
 
 /*! \brief Kinds of iteration variables (loops bound to threads, block iterators). */
-enum class IterVarType : uint8_t { kDataPar = 0, kThreadIndex = 1, kCommReduce = 2, kOrdered = 3, kOpaque = 4 };
+enum class IterVarType : uint8_t {
+  kDataPar = 0,
+  kThreadIndex = 1,
+  kCommReduce = 2,
+  kOrdered = 3,
+  kOpaque = 4
+};
 
 /*! \brief An iteration variable with its domain; thread-bound ones carry a thread tag. */
 struct IterVarNode : Object {
@@ -33,8 +47,12 @@ struct IterVarNode : Object {
   std::string thread_tag;
   Span span;
   IterVarNode(Range d, Var v, IterVarType t, std::string tag, Span s)
-      : Object(kKind), dom(std::move(d)), var(std::move(v)), iter_type(t),
-        thread_tag(std::move(tag)), span(std::move(s)) {}
+      : Object(kKind),
+        dom(std::move(d)),
+        var(std::move(v)),
+        iter_type(t),
+        thread_tag(std::move(tag)),
+        span(std::move(s)) {}
   static Ref<IterVarNode> Make(Range dom, Var var, IterVarType type, std::string thread_tag = "",
                                Span span = {});
 };
@@ -47,7 +65,10 @@ struct LetStmtNode : StmtNode {
   Expr value;
   Stmt body;
   LetStmtNode(Var v, Expr val, Stmt b, Span s)
-      : StmtNode(kKind, std::move(s)), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+      : StmtNode(kKind, std::move(s)),
+        var(std::move(v)),
+        value(std::move(val)),
+        body(std::move(b)) {}
   static Ref<LetStmtNode> Make(Var var, Expr value, Stmt body, Span span = {});
 };
 
@@ -59,8 +80,11 @@ struct AttrStmtNode : StmtNode {
   Expr value;
   Stmt body;
   AttrStmtNode(ObjectRef n, std::string k, Expr v, Stmt b, Span s)
-      : StmtNode(kKind, std::move(s)), node(std::move(n)), attr_key(std::move(k)),
-        value(std::move(v)), body(std::move(b)) {}
+      : StmtNode(kKind, std::move(s)),
+        node(std::move(n)),
+        attr_key(std::move(k)),
+        value(std::move(v)),
+        body(std::move(b)) {}
   static Ref<AttrStmtNode> Make(ObjectRef node, std::string attr_key, Expr value, Stmt body,
                                 Span span = {});
 };
@@ -71,7 +95,10 @@ struct AssertStmtNode : StmtNode {
   Expr condition, message;
   Stmt body;
   AssertStmtNode(Expr c, Expr m, Stmt b, Span s)
-      : StmtNode(kKind, std::move(s)), condition(std::move(c)), message(std::move(m)), body(std::move(b)) {}
+      : StmtNode(kKind, std::move(s)),
+        condition(std::move(c)),
+        message(std::move(m)),
+        body(std::move(b)) {}
   static Ref<AssertStmtNode> Make(Expr condition, Expr message, Stmt body, Span span = {});
 };
 
@@ -83,8 +110,11 @@ struct BufferStoreNode : StmtNode {
   std::vector<Expr> indices;
   Expr predicate;  // may be null
   BufferStoreNode(Buffer b, Expr v, std::vector<Expr> i, Expr p, Span s)
-      : StmtNode(kKind, std::move(s)), buffer(std::move(b)), value(std::move(v)),
-        indices(std::move(i)), predicate(std::move(p)) {}
+      : StmtNode(kKind, std::move(s)),
+        buffer(std::move(b)),
+        value(std::move(v)),
+        indices(std::move(i)),
+        predicate(std::move(p)) {}
   /*! \brief Checks that the value's type matches the buffer element widened by the index lanes. */
   static Ref<BufferStoreNode> Make(Buffer buffer, Expr value, std::vector<Expr> indices,
                                    Expr predicate = nullptr, Span span = {});
@@ -100,8 +130,13 @@ struct AllocateNode : StmtNode {
   Stmt body;
   AttrMap annotations;
   AllocateNode(Var v, DataType t, std::vector<Expr> e, Expr c, Stmt b, AttrMap a, Span s)
-      : StmtNode(kKind, std::move(s)), buffer_var(std::move(v)), dtype(t), extents(std::move(e)),
-        condition(std::move(c)), body(std::move(b)), annotations(std::move(a)) {}
+      : StmtNode(kKind, std::move(s)),
+        buffer_var(std::move(v)),
+        dtype(t),
+        extents(std::move(e)),
+        condition(std::move(c)),
+        body(std::move(b)),
+        annotations(std::move(a)) {}
   static Ref<AllocateNode> Make(Var buffer_var, DataType dtype, std::vector<Expr> extents,
                                 Expr condition, Stmt body, AttrMap annotations = {},
                                 Span span = {});
@@ -117,7 +152,13 @@ struct DeclBufferNode : StmtNode {
   static Ref<DeclBufferNode> Make(Buffer buffer, Stmt body, Span span = {});
 };
 
-enum class ForKind : uint8_t { kSerial = 0, kParallel = 1, kVectorized = 2, kUnrolled = 3, kThreadBinding = 4 };
+enum class ForKind : uint8_t {
+  kSerial = 0,
+  kParallel = 1,
+  kVectorized = 2,
+  kUnrolled = 3,
+  kThreadBinding = 4
+};
 const char* ForKindName(ForKind kind);
 
 /*! \brief `for loop_var in [min, min + extent)`; thread-bound loops carry their IterVar. */
@@ -130,8 +171,13 @@ struct ForNode : StmtNode {
   IterVar thread_binding;  // set iff for_kind == kThreadBinding
   AttrMap annotations;
   ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s)
-      : StmtNode(kKind, std::move(s)), loop_var(std::move(v)), min(std::move(m)),
-        extent(std::move(e)), for_kind(k), body(std::move(b)), thread_binding(std::move(t)),
+      : StmtNode(kKind, std::move(s)),
+        loop_var(std::move(v)),
+        min(std::move(m)),
+        extent(std::move(e)),
+        for_kind(k),
+        body(std::move(b)),
+        thread_binding(std::move(t)),
         annotations(std::move(a)) {}
   static Ref<ForNode> Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
                            IterVar thread_binding = nullptr, AttrMap annotations = {},
@@ -144,7 +190,8 @@ struct WhileNode : StmtNode {
   TESSERA_NODE_KIND(While)
   Expr condition;
   Stmt body;
-  WhileNode(Expr c, Stmt b, Span s) : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
+  WhileNode(Expr c, Stmt b, Span s)
+      : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
   static Ref<WhileNode> Make(Expr condition, Stmt body, Span span = {});
 };
 
@@ -154,7 +201,10 @@ struct IfThenElseNode : StmtNode {
   Expr condition;
   Stmt then_case, else_case;
   IfThenElseNode(Expr c, Stmt t, Stmt e, Span s)
-      : StmtNode(kKind, std::move(s)), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+      : StmtNode(kKind, std::move(s)),
+        condition(std::move(c)),
+        then_case(std::move(t)),
+        else_case(std::move(e)) {}
   static Ref<IfThenElseNode> Make(Expr condition, Stmt then_case, Stmt else_case = nullptr,
                                   Span span = {});
 };

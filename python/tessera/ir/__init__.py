@@ -67,7 +67,63 @@ def _module_getitem(self, name):
     return func
 
 
+class FunctionMap(list):
+    """``mod.functions``: the (GlobalVar, PrimFunc) pairs in order, also readable as TVM's
+    map (``.items()``, ``.keys()``, ``.values()``, ``functions[gv]`` or ``functions["f"]``)."""
+
+    def items(self):
+        return list(self)
+
+    def keys(self):
+        return [gv for gv, _ in self]
+
+    def values(self):
+        return [f for _, f in self]
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, slice)):
+            return list.__getitem__(self, key)
+        name = key if isinstance(key, str) else key.name_hint
+        for gv, f in self:
+            if gv.name_hint == name:
+                return f
+        raise KeyError(name)
+
+    def __contains__(self, key):
+        if isinstance(key, (str, _core.GlobalVar)):
+            name = key if isinstance(key, str) else key.name_hint
+            return any(gv.name_hint == name for gv, _ in self)
+        return list.__contains__(self, key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+_module_functions = _core.IRModule.functions
+
+
+def _functions(self):
+    return FunctionMap(_module_functions.__get__(self))
+
+
+def _get_global_vars(self):
+    """The module's GlobalVars, in order."""
+    return [gv for gv, _ in _module_functions.__get__(self)]
+
+
+def _map_get(self, key, default=None):
+    return self[key] if key in self else default
+
+
 if not getattr(_core.Object.script, "_tessera_wrapped", False):
+    _core.Map.get = _map_get
+    _core.Map.values = lambda self: [v for _, v in self.items()]
+    _core.Map.__iter__ = lambda self: iter(self.keys())
+    _core.IRModule.functions = property(_functions, doc=FunctionMap.__doc__)
+    _core.IRModule.get_global_vars = _get_global_vars
     _object_script._tessera_wrapped = True
     _core.Object.script = _object_script
     _core.Object.show = _object_show

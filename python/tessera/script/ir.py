@@ -25,7 +25,10 @@ def ir_module(cls):
     """
     from .tir.entry import module_functions
 
-    funcs = module_functions(cls)
+    from ..ir.diagnostics import reporting
+
+    with reporting():
+        funcs = module_functions(cls)
     attrs = cls.__dict__.get(_ATTRS_KEY, {})
     return _core.IRModule(funcs, attrs)
 

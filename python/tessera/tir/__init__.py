@@ -74,3 +74,4 @@ def __getattr__(name):
 
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'tessera.tir' has no attribute '{name}'")
+from . import ir_builder  # noqa: E402,F401 - tir.ir_builder.create()

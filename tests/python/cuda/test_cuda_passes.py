@@ -12,8 +12,8 @@ def test_unify_thread_binding_gives_each_tag_one_variable():
     mod = ts.lower(kernels.schedule_tiled_matmul(64), target="cuda", stage="normalize")
     text = mod.script()
     # The copies and the compute loops, bound to the same tags, share two variables.
-    assert text.count('for threadIdx_y in T.thread_binding(0, 16, thread="threadIdx.y")') == 3
-    assert text.count('for threadIdx_x in T.thread_binding(0, 16, thread="threadIdx.x")') == 3
+    assert text.count('for threadIdx_y in T.thread_binding(16, thread="threadIdx.y")') == 3
+    assert text.count('for threadIdx_x in T.thread_binding(16, thread="threadIdx.x")') == 3
 
 
 def test_shared_allocations_are_placed_inside_the_block_loops():

@@ -27,6 +27,18 @@ buffer_var = handle
 Ptr = handle
 PrimExpr = _core.PrimExpr
 
+# TVM's builtins (T.tvm_access_ptr, T.call_packed, T.ptx_mma, ...) and the dtype= forms.
+from .intrin_ops import INTRINSICS as _INTRINSICS  # noqa: E402
+from .intrin_ops import dtype_forwarding as _dtype_forwarding  # noqa: E402
+from . import ir_extras as _ir_extras  # noqa: E402
+
+globals().update(_INTRINSICS)
+globals().update(_dtype_forwarding(globals()))
+globals().update(_ir_extras.names(globals()))
+from .ctrl_frames import NAMES as _CTRL_NAMES  # noqa: E402
+
+globals().update(_CTRL_NAMES)
+
 
 def _vload(self, indices, dtype=None, predicate=None):
     """``A.vload([i, j], predicate=mask)``: a (masked) load; a Ramp index loads a vector."""

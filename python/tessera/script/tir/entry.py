@@ -62,11 +62,14 @@ def _in_class_body(func):
 
 def parse(func, name=None, env=None, private=False, check=True):
     """Parse a Python function written in the T dialect into a PrimFunc."""
-    source = Source(func)
-    parser = TIRParser(source, env if env is not None else function_env(func), name or func.__name__)
-    prim = parser.parse_function(private=private)
-    if check:
-        check_well_formed(prim)
+    from ...ir.diagnostics import reporting
+
+    with reporting():  # a custom renderer (ir.diagnostics.override_renderer) sees the error
+        source = Source(func)
+        parser = TIRParser(source, env if env is not None else function_env(func), name or func.__name__)
+        prim = parser.parse_function(private=private)
+        if check:
+            check_well_formed(prim)
     return prim
 
 

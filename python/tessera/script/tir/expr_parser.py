@@ -309,6 +309,10 @@ class ExprParsing:
         """Calls a T.* builtin, reporting a wrong call at the call's position."""
         name = self._builtin_name(node.func)
         target = func.__call__ if isinstance(func, DType) else func
+        if "dtype" in kwargs and not _takes_keyword(target, "dtype"):
+            # TVM's T.* op wrappers accept and drop dtype= (`T.if_then_else(c, a, b, dtype=...)`):
+            # the result type follows from the operands.
+            kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
         try:
             inspect.signature(target).bind(*args, **kwargs)
         except TypeError as err:
@@ -360,3 +364,13 @@ class ExprParsing:
         finally:
             self.macro_depth -= 1
         return None
+
+
+def _takes_keyword(func, name):
+    """Whether ``func`` accepts the keyword argument ``name``."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == name and p.kind != p.POSITIONAL_ONLY or p.kind == p.VAR_KEYWORD
+               for p in params)

@@ -29,6 +29,8 @@ def to_attr(value):
         return _core.StringImm(value)
     if isinstance(value, (list, tuple)):
         return _core.Array([to_attr(v) for v in value])
+    if isinstance(value, dict):
+        return _core.Map(to_attrs(value))
     if isinstance(value, DType):
         return _core.StringImm(value.name)
     if hasattr(value, "as_expr"):
@@ -48,6 +50,8 @@ def to_attrs(mapping):
 def _shape(shape):
     if isinstance(shape, (int, _core.PrimExpr)):
         shape = (shape,)
+    # As in TVM, a string names a new int32 variable (`strides=("A_s0",)`).
+    shape = [_core.Var(s, "int32") if isinstance(s, str) else s for s in shape]
     return [expr_ops.convert(s, "int32") if isinstance(s, int) else convert(s) for s in shape]
 
 

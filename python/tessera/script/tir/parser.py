@@ -209,7 +209,12 @@ class TIRParser(ExprParsing, Parser):
             with self.at(node):
                 self.builder.emit(_core.Evaluate(convert(value), self.span(node)))
         elif isinstance(value, Frame):
-            raise self.error(node, "this T.* statement is used with 'with' (or assigned to a name)")
+            if type(value).assign is Frame.assign:
+                raise self.error(node, "this T.* statement is used with 'with' (or assigned to a name)")
+            # As in TVM, a scoped statement written alone (`T.launch_thread(tx, 128)`,
+            # `T.attr(0, "device_id", 0)`) binds over the rest of the enclosing body.
+            with self.at(node):
+                value.assign(self, node, None)
 
     def visit_Pass(self, node):
 
