@@ -3,7 +3,8 @@
 - A literal takes the type of the other operand; into an integer vector it is broadcast to the
   signed or unsigned type of the element width that holds it, else it is an error:
   ``Can't broadcast "300" to any of "(int8x32, uint8x32)"``.
-- A scalar variable broadcast into a vector must have the element's width and kind.
+- A scalar variable broadcast into a vector is converted to the element type when all its values
+  fit it (``uint8`` into ``uint16x16``); otherwise it is an error.
 - Vector operands of equal lanes and different widths promote the narrower to the wider type
   in arithmetic (``i8x8 + i32x8`` is ``i32x8``); scalars promote like C, integers to floats.
 - Integer operands of different signedness are an error; intrinsics accept ``out_sign``.
@@ -177,18 +178,41 @@ def unify(p, node, x, y, arithmetic=True):
     return convert(p, node, x, T.with_lanes(w, lx)), convert(p, node, y, T.with_lanes(w, lx))
 
 
+def _range_of(dtype):
+    elem = T.element_of(dtype)
+    if T.is_float(elem):
+        info = {"float16": 65504.0, "float32": 3.4028234663852886e38,
+                "bfloat16": 3.3895313892515355e38}[elem]
+        return -info, info
+    return int_range(elem)
+
+
+def can_safe_cast(from_dtype, to_dtype):
+    """Whether every value of ``from_dtype`` is a value of ``to_dtype`` (floats never go to
+    integers): the rule by which a scalar variable broadcasts into a vector of another type."""
+    if T.is_bool(from_dtype) != T.is_bool(to_dtype):
+        return False
+    if T.is_float(from_dtype) and not T.is_float(to_dtype):
+        return False
+    (flo, fhi), (tlo, thi) = _range_of(from_dtype), _range_of(to_dtype)
+    return tlo <= flo and fhi <= thi
+
+
 def broadcast_scalar(p, node, s, vtype):
-    """A scalar expression broadcast into a vector of ``vtype``."""
+    """A scalar expression broadcast into a vector of ``vtype``. A scalar variable of another
+    type is converted first when all of its values are values of the element type (a ``uint8``
+    into ``uint16x16``, an ``int16`` into ``float32x8``)."""
     elem = T.element_of(vtype)
     st = s.dtype
     if st != elem:
-        if T.bits_of(st) != T.bits_of(elem) or T.is_float(st) != T.is_float(elem) or (
-                (st == "bool") != (elem == "bool")):
-            raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": a scalar '
-                                f'variable must have the vector\'s element type')
-        if T.is_int(st) and T.is_signed(st) != T.is_signed(elem):
+        if can_safe_cast(st, elem):
+            s = convert(p, node, s, elem)
+            return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
+        if T.is_int(st) and T.is_int(elem) and T.is_signed(st) != T.is_signed(elem) and \
+                can_safe_cast(st, T.with_sign(elem, T.is_signed(st))):
             raise sign_error(p, node, vtype, st)
-        raise mismatch(p, node, vtype, st)
+        raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": its values do not '
+                            f'all fit the vector\'s element type; convert it with S.cast')
     return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
 
 

@@ -1,0 +1,101 @@
+"""Compass DSL API surface: dsl.utils type helpers, dsl.analysis, hw_native_vdtype, and the
+broadcast of scalar variables of another type into vectors (compiled and PySim against numpy)."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager, hw_native_vdtype, script as S
+from tessera.dsl.analysis import has_perf_record_tick
+from tessera.dsl.utils import (double_elem_width, get_binary_op_result_type, half_elem_width,
+                               is_hw_native_dtype, is_hw_native_vdtype)
+
+from _util import build, expect_diag, rand
+
+
+@pytest.mark.parametrize("lhs,rhs,expected", [
+    ("int8", "int8", "int8"), ("int8", "int16", "int16"), ("uint8", "uint32", "uint32"),
+    ("float16", "float32", "float32"), ("int32", "float16", "float16"),
+    ("bfloat16", "int8", "bfloat16"), ("float16", "bfloat16", "float16"),
+    ("int8", "uint16", "uint16"), ("uint8", "int16", "int16"), ("int16", "uint16", "uint16"),
+    ("int32x8", "uint32", "uint32"), ("i8x32", "i8", "int8"),
+    (3, "int8", "int8"), ("uint8", 300, "int32"), ("uint8", -1, "int32"), (1, 2, "int32"),
+    (1.5, "int8", "float32"), ("float16", 2.0, "float32"), (True, "uint8", "uint8"),
+])
+def test_get_binary_op_result_type(lhs, rhs, expected):
+    assert get_binary_op_result_type(lhs, rhs) == expected
+
+
+def test_width_helpers():
+    assert double_elem_width("uint8x8") == "uint16x8"
+    assert double_elem_width("int8x32") == "int16x16"
+    assert double_elem_width("int16x16") == "int32x8"
+    assert double_elem_width("float16x16") == "float32x8"
+    assert double_elem_width("int32x8") == "int32x8"
+    assert half_elem_width("int32x8") == "int16x16"
+    assert half_elem_width("uint16x8", double_lanes=False) == "uint8x8"
+    with pytest.raises(ValueError, match="no narrower"):
+        half_elem_width("int8x32")
+    assert hw_native_vdtype("fp16") == "float16x16" and hw_native_vdtype("u8") == "uint8x32"
+    with pytest.raises(ValueError, match="no native vector of bool"):
+        hw_native_vdtype("bool")
+    assert is_hw_native_vdtype("int32x8") and not is_hw_native_vdtype("int32x16")
+    assert is_hw_native_dtype("bf16") and not is_hw_native_dtype("int64")
+
+
+@S.prim_func
+def _ticked(a: S.ptr("fp16", "global"), b: S.ptr("fp16", "global")):
+    S.perf_tick_begin(7)
+    b[0] = a[0] + 1
+    S.perf_tick_end(7)
+
+
+@S.prim_func
+def _plain(a: S.ptr("fp16", "global"), b: S.ptr("fp16", "global")):
+    b[0] = a[0]
+
+
+def test_has_perf_record_tick():
+    assert has_perf_record_tick(BuildManager().lower(_ticked))
+    assert not has_perf_record_tick(BuildManager().lower(_plain))
+
+
+@S.prim_func
+def _widen_scalar(a: S.ptr("u16x16", "global"), s: S.ptr("u8", "global"),
+                  t: S.ptr("i16", "global"), f: S.ptr("fp32x8", "global"),
+                  out: S.ptr("u16x16", "global"), out_f: S.ptr("fp32x8", "global")):
+    n = s[0]                      # uint8: every value is a uint16
+    out[0] = a[0] + n
+    out[1] = n * a[1]
+    m = t[0]                      # int16: every value is a float32
+    out_f[0] = f[0] + m
+
+
+def test_scalar_variable_of_a_narrower_type_broadcasts():
+    a = rand(32, "uint16")
+    s = np.array([200], "uint8")
+    t = np.array([-1234], "int16")
+    expected = np.empty(32, "uint16")
+    expected[:16] = a[:16] + np.uint16(200)
+    expected[16:] = np.uint16(200) * a[16:]
+    f = rand(8, "float32")
+    expected_f = f - np.float32(1234)
+    for run in (build(_widen_scalar), _widen_scalar):
+        out, out_f = np.zeros(32, "uint16"), np.zeros(8, "float32")
+        run(a, s, t, f, out, out_f)
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(out_f, expected_f)
+
+
+def test_scalar_variable_that_does_not_fit_is_refused():
+    @S.prim_func
+    def narrower(a: S.ptr("u8", "global"), n: S.u16):
+        S.vstore(S.vload(a) + n, a)
+
+    expect_diag(narrower, "S.vstore(S.vload(a) + n, a)",
+                'Can\'t broadcast the "uint16" value to "uint8x32"')
+
+    @S.prim_func
+    def to_int(a: S.ptr("i32", "global"), x: S.fp16):
+        S.vstore(S.vload(a) + x, a)
+
+    expect_diag(to_int, "S.vstore(S.vload(a) + x, a)", 'Can\'t broadcast the "float16" value')
