@@ -171,6 +171,12 @@ class ExpressionParser(PointerParser):
         a, b = TY.unify(self, node, left, right)
         t = a.dtype
         span = self.span(node)
+        if kind is ast.Pow:
+            if not T.is_float(t):
+                raise self.error(node, f'Operator "pow" only supports float, but got: "{t}"')
+            from .intrinsics import REGISTRY
+
+            return REGISTRY["pow"].impl(self, node, a, b)
         if T.is_bool(t):
             raise self.error(node, f'operator {sym} is not defined on "{t}"')
         with self.at(node):

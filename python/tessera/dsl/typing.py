@@ -7,7 +7,10 @@
   fit it (``uint8`` into ``uint16x16``); otherwise it is an error.
 - Vector operands of equal lanes and different widths promote the narrower to the wider type
   in arithmetic (``i8x8 + i32x8`` is ``i32x8``); scalars promote like C, integers to floats.
-- Integer operands of different signedness are an error; intrinsics accept ``out_sign``.
+- Scalar operands follow :func:`result_type` (Compass's rule): a literal the other operand's type
+  does not hold promotes to int32 first; a signed and an unsigned scalar give the wider type, or
+  the unsigned one for equal widths. Integer vectors of different signedness are an error;
+  intrinsics accept ``out_sign``.
 """
 
 import numpy as np
@@ -55,6 +58,14 @@ def constant(p, node, value, dtype):
     return _core.Broadcast(c, lanes, span) if lanes > 1 else c
 
 
+def wrapped_constant(p, node, value, dtype):
+    """A literal as a constant of ``dtype``, integers wrapping modulo its range (as in C)."""
+    if T.is_int(dtype) and not isinstance(value, float):
+        lo, hi = int_range(dtype)
+        value = (int(value) - lo) % (hi - lo + 1) + lo
+    return constant(p, node, value, dtype)
+
+
 def literal_for(p, node, value, dtype):
     """A literal used with an operand of ``dtype``: its type follows the rules above."""
     elem = T.element_of(dtype)
@@ -82,12 +93,11 @@ def literal_for(p, node, value, dtype):
         raise refuse()
     if isinstance(value, bool):
         value = int(value)
+    if lanes == 1:
+        # A literal that the scalar's type does not hold promotes the operation (result_type).
+        return constant(p, node, value, dtype) if fits(value, dtype) else None
     for cand in candidates:
         if fits(value, cand):
-            if lanes == 1 and cand != dtype:
-                # A scalar keeps its type; the literal wraps into it, as in C.
-                lo, hi = int_range(dtype)
-                return constant(p, node, (value - lo) % (hi - lo + 1) + lo, dtype)
             return constant(p, node, value, cand)
     raise refuse()
 
@@ -116,6 +126,49 @@ def convert(p, node, expr, dtype):
     return _core.Cast(dtype, expr, p.span(node))
 
 
+def result_type(lhs, rhs):
+    """The scalar type of a binary operator's result (Compass's rule; see
+    :func:`tessera.dsl.utils.get_binary_op_result_type`). ``lhs``/``rhs`` are dtype names or
+    Python literals."""
+    def classify(x):
+        if isinstance(x, (bool, np.bool_)):
+            return "bool"
+        if isinstance(x, (float, np.floating)):
+            return "float32"
+        if isinstance(x, (int, np.integer)):
+            return int(x)
+        return T.element_of(x)
+
+    a, b = classify(lhs), classify(rhs)
+    if isinstance(a, int) and isinstance(b, int):
+        return "int32"
+    if isinstance(a, int):
+        if T.is_int(b) and fits(a, b):
+            return b
+        a = "int32"
+    if isinstance(b, int):
+        if T.is_int(a) and fits(b, a):
+            return a
+        b = "int32"
+    if a == b:
+        return a
+
+    def kind(t):
+        return t.rstrip("0123456789")
+
+    ka, kb = kind(a), kind(b)
+    if ka == kb:
+        return a if T.bits_of(a) > T.bits_of(b) else b
+    for k in ("float", "bfloat"):
+        if k in (ka, kb):
+            return a if ka == k else b
+    if "bool" in (ka, kb):
+        return b if ka == "bool" else a
+    if T.bits_of(a) != T.bits_of(b):
+        return a if T.bits_of(a) > T.bits_of(b) else b
+    return a if ka == "uint" else b
+
+
 def wider(a, b):
     """The wider of two element types; for equal widths, None."""
     ba, bb = T.bits_of(a), T.bits_of(b)
@@ -130,13 +183,15 @@ def unify(p, node, x, y, arithmetic=True):
     xe, ye = is_expr(x), is_expr(y)
     if xe and not ye:
         lit = literal_for(p, node, y, x.dtype)
-        if lit is None:  # int scalar with a float literal
-            return convert(p, node, x, "float32"), constant(p, node, y, "float32")
+        if lit is None:  # an integer scalar with a float literal or one out of its range
+            t = result_type(x.dtype, y)
+            return convert(p, node, x, t), wrapped_constant(p, node, y, t)
         y = lit
     elif ye and not xe:
         lit = literal_for(p, node, x, y.dtype)
         if lit is None:
-            return constant(p, node, x, "float32"), convert(p, node, y, "float32")
+            t = result_type(x, y.dtype)
+            return wrapped_constant(p, node, x, t), convert(p, node, y, t)
         x = lit
     elif not xe and not ye:
         x = default_expr(p, node, x)
@@ -157,7 +212,10 @@ def unify(p, node, x, y, arithmetic=True):
     # Same lanes, different element types.
     if T.is_int(ex) and T.is_int(ey):
         if T.is_signed(ex) != T.is_signed(ey):
-            raise sign_error(p, node, tx, ty)
+            if lx > 1:
+                raise sign_error(p, node, tx, ty)
+            t = result_type(ex, ey)  # scalars: the wider type; for equal widths, unsigned
+            return convert(p, node, x, t), convert(p, node, y, t)
         if lx > 1 and not arithmetic:
             raise mismatch(p, node, tx, ty)
         w = wider(ex, ey)

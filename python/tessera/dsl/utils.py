@@ -122,40 +122,8 @@ def get_binary_op_result_type(ltype_or_lhs, rtype_or_rhs):
     the unsigned one.
     """
     def classify(x):
-        if isinstance(x, (bool, np.bool_)):
-            return as_dtype("bool")
-        if isinstance(x, (float, np.floating)):
-            return as_dtype("float32")
-        if isinstance(x, (int, np.integer)):
-            return int(x)
-        return resolve_dtype_alias(x)
+        if isinstance(x, (bool, np.bool_, float, np.floating, int, np.integer)):
+            return x
+        return str(resolve_dtype_alias(x))
 
-    lhs, rhs = classify(ltype_or_lhs), classify(rtype_or_rhs)
-    if isinstance(lhs, int) and isinstance(rhs, int):
-        return as_dtype("int32")
-    if isinstance(lhs, int):
-        if T.is_int(str(rhs)) and TY.fits(lhs, T.element_of(str(rhs))):
-            return as_dtype(T.element_of(str(rhs)))
-        lhs = "int32"
-    if isinstance(rhs, int):
-        if T.is_int(str(lhs)) and TY.fits(rhs, T.element_of(str(lhs))):
-            return as_dtype(T.element_of(str(lhs)))
-        rhs = "int32"
-    a, b = T.element_of(str(lhs)), T.element_of(str(rhs))
-    if a == b:
-        return as_dtype(a)
-
-    def kind(t):
-        return "bool" if t == "bool" else t.rstrip("0123456789")
-
-    ka, kb = kind(a), kind(b)
-    if ka == kb:
-        return as_dtype(a if T.bits_of(a) > T.bits_of(b) else b)
-    for k in ("float", "bfloat"):
-        if k in (ka, kb):
-            return as_dtype(a if ka == k else b)
-    if "bool" in (ka, kb):
-        return as_dtype(b if ka == "bool" else a)
-    if T.bits_of(a) != T.bits_of(b):
-        return as_dtype(a if T.bits_of(a) > T.bits_of(b) else b)
-    return as_dtype(a if ka == "uint" else b)
+    return as_dtype(TY.result_type(classify(ltype_or_lhs), classify(rtype_or_rhs)))

@@ -99,3 +99,85 @@ def test_scalar_variable_that_does_not_fit_is_refused():
         S.vstore(S.vload(a) + x, a)
 
     expect_diag(to_int, "S.vstore(S.vload(a) + x, a)", 'Can\'t broadcast the "float16" value')
+
+
+def _ceildiv_ref(x, y, dtype):
+    """Both operands converted to the result type first, then (x + y - 1) / y truncated, with
+    the wrap-around of that type."""
+    t = np.dtype(dtype)
+    x, y = np.array(x).astype(t), np.array(y).astype(t)
+    with np.errstate(over="ignore"):
+        s = (x + y - np.array(1, t)).astype(t)
+    return np.trunc(s.astype(np.float64) / y.astype(np.float64)).astype(np.int64).astype(t)
+
+
+@pytest.mark.parametrize("xt,yt", [("int8", "uint16"), ("uint8", "int8"), ("int32", "uint32"),
+                                   ("uint16", "int32"), ("int16", "int16")])
+def test_mixed_sign_scalars_and_ceildiv_follow_result_type(xt, yt):
+    rt = str(get_binary_op_result_type(xt, yt))
+
+    @S.prim_func
+    def f(a: S.ptr(xt, "global"), b: S.ptr(yt, "global"), out: S.ptr(rt, "global")):
+        for i in range(8):
+            out[i] = S.ceildiv(a[i], b[i])
+        out[8] = a[0] + b[0]
+        out[9] = a[1] * b[1]
+        out[10] = S.cast(S.ceildiv(a[2], 8), rt)
+        out[11] = S.cast(S.ceildiv(32767, b[3]), rt)
+
+    a = rand(8, xt, low=1, high=100)
+    b = rand(8, yt, low=1, high=100)
+    a[0], b[0] = np.array(-5 if xt.startswith("int") else 5).astype(xt), 3
+    expected = np.array([_ceildiv_ref(x, y, rt) for x, y in zip(a, b)] + [0] * 4, rt)
+    expected[8] = (np.int64(a[0]) + np.int64(b[0])).astype(rt)
+    expected[9] = (np.int64(a[1]) * np.int64(b[1])).astype(rt)
+    expected[10] = np.array(_ceildiv_ref(a[2], 8, str(get_binary_op_result_type(xt, 8)))).astype(rt)
+    expected[11] = np.array(_ceildiv_ref(32767, b[3], str(get_binary_op_result_type(32767, yt)))).astype(rt)
+    for run in (build(f), f):
+        out = np.zeros(12, rt)
+        run(a, b, out)
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_literal_out_of_a_scalars_range_promotes():
+    @S.prim_func
+    def f(a: S.ptr("u8", "global"), out: S.ptr("i32", "global"), flag: S.ptr("i32", "global")):
+        out[0] = a[0] + 1000            # uint8 + 1000 is int32
+        out[1] = a[1] - 300
+        flag[0] = 1 if a[0] > -1 else 0  # compared as int32: always true
+
+    a = np.array([250, 3], "uint8")
+    for run in (build(f), f):
+        out, flag = np.zeros(2, "int32"), np.zeros(1, "int32")
+        run(a, out, flag)
+        assert out.tolist() == [1250, -297] and flag[0] == 1
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_power_operator_on_floats(dtype):
+    vt = str(hw_native_vdtype(dtype))
+
+    @S.prim_func
+    def f(a: S.ptr(vt, "global"), b: S.ptr(vt, "global"), s: S.ptr(dtype, "global"),
+          out: S.ptr(vt, "global"), out_s: S.ptr(dtype, "global")):
+        out[0] = a[0] ** b[0]
+        out_s[0] = s[0] ** s[1]
+
+    n = 256 // np.dtype(dtype).itemsize // 8
+    a = rand(n, dtype, low=0.5, high=3.0)
+    b = rand(n, dtype, low=-2.0, high=2.0)
+    s = np.array([1.5, 2.5], dtype)
+    want = (a.astype(np.float64) ** b.astype(np.float64)).astype(dtype)
+    for run in (build(f), f):
+        out, out_s = np.zeros(n, dtype), np.zeros(1, dtype)
+        run(a, b, s, out, out_s)
+        np.testing.assert_allclose(out.astype(np.float64), want.astype(np.float64), rtol=2e-3)
+        assert abs(float(out_s[0]) - 1.5 ** 2.5) < 1e-2
+
+
+def test_power_operator_on_integers_is_refused():
+    @S.prim_func
+    def f(a: S.ptr("i32", "global")):
+        a[0] = a[0] ** a[1]
+
+    expect_diag(f, "a[0] = a[0] ** a[1]", 'Operator "pow" only supports float, but got: "int32"')
