@@ -345,8 +345,14 @@ class DSLParser(ExpressionParser):
         func = self.expr(it.func) if isinstance(it, ast.Call) else None
         if func is REGISTRY.get("tec_range"):
             return self.tec_loop(node, it)
-        if func is not range:
-            raise self.error(it, "loops must iterate over range(...) or S.tec_range(...)")
+        kind = _core.ForKind.SERIAL
+        if func is REGISTRY.get("vectorized"):
+            if it.keywords or not 1 <= len(it.args) <= 2:
+                raise self.error(it, "S.vectorized() takes 1 or 2 positional arguments")
+            kind = _core.ForKind.VECTORIZED
+        elif func is not range:
+            raise self.error(it, "loops must iterate over range(...), S.vectorized(...) or "
+                                 "S.tec_range(...)")
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error(it, "range() takes 1 to 3 positional arguments")
         args = [self.load(self.expr(a)) for a in it.args]
@@ -362,7 +368,7 @@ class DSLParser(ExpressionParser):
             extent = _core.simplify_expr(_core.Sub(stop, start))
             var = _core.Var(name, "int32", self.span(node.target))
             with self.at(node):
-                self.builder.begin_for(var, start, extent, _core.ForKind.SERIAL, None, {}, span)
+                self.builder.begin_for(var, start, extent, kind, None, {}, span)
             loop_value = var
         else:
             # for i in range(a, b, s): iterate a counter j and bind i = a + j * s.

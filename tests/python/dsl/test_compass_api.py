@@ -181,3 +181,45 @@ def test_power_operator_on_integers_is_refused():
         a[0] = a[0] ** a[1]
 
     expect_diag(f, "a[0] = a[0] ** a[1]", 'Operator "pow" only supports float, but got: "int32"')
+
+
+def _vps(bits):
+    return ("4TF", "4T4F") if bits == 32 else ("8TF", "8T8F")
+
+
+@S.prim_func
+def _vec_loop(a: S.ptr("fp16", "global"), b: S.ptr("fp16", "global"), c: S.ptr("fp16", "global"),
+              n: S.i32):
+    tid = S.get_local_id()
+    for j in S.vectorized(16):
+        c[tid * 16 + j] = a[tid * 16 + j] + b[tid * 16 + j]
+    for j in S.vectorized(64, 64 + n % 8):
+        c[j] = a[j] * 2
+
+
+def test_vectorized_loops():
+    a, b = rand(72, "float16", low=-4, high=4), rand(72, "float16", low=-4, high=4)
+    want = np.zeros(72, "float16")
+    want[:64] = a[:64] + b[:64]
+    want[64:69] = a[64:69] * np.float16(2)
+    ex = build(_vec_loop)
+    assert "for (" in ex.c_code
+    for run in (ex, _vec_loop):
+        c = np.zeros(72, "float16")
+        run(a, b, c, 5)
+        np.testing.assert_array_equal(c, want)
+    lowered = BuildManager().lower(_vec_loop).script()
+    assert "T.vectorized" in lowered
+
+
+def test_meta_var_binds_python_values():
+    @S.prim_func
+    def f(x: S.ptr("i32x8", "global"), out: S.ptr("i32", "global")):
+        vp_t, vp_st = S.meta_var(_vps(32))
+        S.vstore(S.vcompt(x[0], vp_t), out, mask=vp_st)
+
+    x = np.arange(1, 9, dtype="int32")
+    for run in (build(f), f):
+        out = np.zeros(8, "int32")
+        run(x, out)
+        assert out.tolist() == [1, 3, 5, 7, 0, 0, 0, 0]

@@ -72,3 +72,10 @@ def perf_tick_begin(p, node, cid):
 def perf_tick_end(p, node, cid):
     """End of a profiled region (a no-op on tessera)."""
     _tick(p, node, "perf_tick_end", cid)
+
+
+@intrinsic
+def meta_var(p, node, value):
+    """``x = S.meta_var(py_value)``: a compile-time Python value (a string, a tuple of them,
+    a number) bound to a name as it is, not turned into a kernel variable."""
+    return value
