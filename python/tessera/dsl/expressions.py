@@ -401,6 +401,9 @@ class ExpressionParser(PointerParser):
         raw = self.expr(node.value)
         base = self.load(raw)
         attr = node.attr
+        if isinstance(raw, LocalVar) and attr == "addr":
+            # The address of a variable: a private pointer to its storage.
+            return Pointer(raw.buffer, raw.dtype, "private")
         if is_expr(base):
             if attr == "astype":
                 return BoundMethod(attr, base, _astype)

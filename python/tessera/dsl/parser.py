@@ -55,6 +55,11 @@ def _assigned_names(body):
                 walk(s.body, weight)
 
     walk(body, 1)
+    # A variable whose address is taken (``x.addr``) lives in storage, like a reassigned one.
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Attribute) and n.attr == "addr" and isinstance(n.value, ast.Name):
+                counts[n.value.id] += 2
     return counts, subscripted
 
 

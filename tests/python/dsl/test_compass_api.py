@@ -223,3 +223,38 @@ def test_meta_var_binds_python_values():
         out = np.zeros(8, "int32")
         run(x, out)
         assert out.tolist() == [1, 3, 5, 7, 0, 0, 0, 0]
+
+
+@S.prim_func
+def _bump(x: S.ptr("int32")):
+    x[0] += 2
+
+
+@S.prim_func
+def _bump_vec(x: S.ptr("i32x8")):
+    x[0] = S.vadd(x[0], 2)
+
+
+@S.prim_func
+def _addr_user(inp: S.ptr("i32x8", "global"), out: S.ptr("i32x8", "global"),
+               out_s: S.ptr("int32", "global")):
+    a = S.i32(3)
+    _bump(a.addr)
+    p = a.addr
+    p[0] += 1
+    _bump(p)
+    out_s[0] = a
+    v = inp[0]
+    _bump_vec(v.addr)
+    out[0] = v
+
+
+def test_address_of_a_variable():
+    inp = np.arange(8, dtype="int32") - 4
+    ex = build(_addr_user)
+    assert "(&a)" in ex.c_code
+    for run in (ex, _addr_user):
+        out, out_s = np.zeros(8, "int32"), np.zeros(1, "int32")
+        run(inp, out, out_s)
+        assert out_s[0] == 8
+        np.testing.assert_array_equal(out, inp + 2)
