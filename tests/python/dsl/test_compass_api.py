@@ -258,3 +258,33 @@ def test_address_of_a_variable():
         run(inp, out, out_s)
         assert out_s[0] == 8
         np.testing.assert_array_equal(out, inp + 2)
+
+
+def test_compass_info():
+    from tessera.dsl import CompassInfo
+
+    info = CompassInfo.get("X2_1204")
+    assert (info.version, info.core_count, info.tec_count, info.vector_width) == ("X2", 1, 4, 256)
+    assert info.lsram_size() == 32 * 1024 and info.gsram_size() == 256 * 1024
+    assert CompassInfo.get("compass -mcpu=X3P_1304MP2").core_count == 2
+    with pytest.raises(ValueError, match="unknown Zhouyi NPU configuration"):
+        CompassInfo.get("Z9_0000")
+
+
+def test_aiff_and_asm_are_refused_at_the_call():
+    from tessera.dsl import Aiff
+
+    with pytest.raises(ValueError, match="not supported by tessera"):
+        Aiff()
+
+    @S.prim_func
+    def f(a: S.ptr("i32", "global")):
+        S.asm("nop")
+
+    expect_diag(f, 'S.asm("nop")', "inline assembly (S.asm) is not supported by tessera")
+
+    @S.prim_func
+    def g(a: S.ptr("i32", "global")):
+        S.aiff(a, a, a)
+
+    expect_diag(g, "S.aiff(a, a, a)", "AIFF (S.aiff) is not supported by tessera")
