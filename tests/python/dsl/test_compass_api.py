@@ -288,3 +288,29 @@ def test_aiff_and_asm_are_refused_at_the_call():
         S.aiff(a, a, a)
 
     expect_diag(g, "S.aiff(a, a, a)", "AIFF (S.aiff) is not supported by tessera")
+
+
+@pytest.mark.parametrize("src,dst", [("uint8", "int8"), ("float32", "int8"), ("int16", "uint32"),
+                                     ("uint32", "float16")])
+def test_reinterpret_of_multiple_width_vectors(src, dst):
+    n_src = 2 * 256 // (np.dtype(src).itemsize * 8)
+    n_dst = 2 * 256 // (np.dtype(dst).itemsize * 8)
+
+    @S.prim_func
+    def f(a: S.ptr(src, "global"), out: S.ptr(dst, "global")):
+        va = S.vload(a, lanes=n_src)
+        S.vstore(S.reinterpret(va, f"{dst}x{n_dst}"), out)
+
+    a = rand(n_src, src)
+    for run in (build(f), f):
+        out = np.zeros(n_dst, dst)
+        run(a, out)
+        np.testing.assert_array_equal(out.view(np.uint8), a.view(np.uint8))
+
+
+def test_reinterpret_of_a_flexible_width_vector_is_refused():
+    @S.prim_func
+    def f(a: S.ptr("int8", "global"), out: S.ptr("uint8", "global")):
+        S.vstore(S.reinterpret(S.vload(a, lanes=10), "uint8x10"), out)
+
+    expect_diag(f, 'S.reinterpret(S.vload(a, lanes=10), "uint8x10")', "multiple of 256 bits")
