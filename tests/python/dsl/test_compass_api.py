@@ -314,3 +314,34 @@ def test_reinterpret_of_a_flexible_width_vector_is_refused():
         S.vstore(S.reinterpret(S.vload(a, lanes=10), "uint8x10"), out)
 
     expect_diag(f, 'S.reinterpret(S.vload(a, lanes=10), "uint8x10")', "multiple of 256 bits")
+
+
+@pytest.mark.parametrize("name,dtype", [("vaddh", "int16"), ("vsubh", "uint8"), ("vmaxh", "int32"),
+                                        ("vminh", "int8")])
+def test_pairwise_ops_on_odd_numbers_of_native_parts(name, dtype):
+    lanes = 3 * 256 // (np.dtype(dtype).itemsize * 8)  # three native vectors
+    op = getattr(S, name)
+
+    @S.prim_func
+    def f(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        S.vstore(op(S.vload(a, lanes=lanes), S.vload(b, lanes=lanes)), out)
+
+    a, b = rand(lanes, dtype, seed=1), rand(lanes, dtype, seed=2)
+    fn = {"vaddh": np.add, "vsubh": np.subtract, "vmaxh": np.maximum, "vminh": np.minimum}[name]
+    lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+    pairs = lambda v: np.clip(fn(v[0::2].astype(np.int64), v[1::2].astype(np.int64)), lo, hi)
+    want = np.concatenate([pairs(a), pairs(b)]).astype(dtype)
+    for run in (build(f), f):
+        out = np.zeros(lanes, dtype)
+        run(a, b, out)
+        np.testing.assert_array_equal(out, want)
+
+
+def test_diagnostics_are_runtime_errors_reported_on_stderr(capfd):
+    @S.prim_func
+    def f(a: S.ptr("i8x32", "global"), b: S.ptr("u8x32", "global"), c: S.ptr("i8x32", "global")):
+        c[0] = S.vmaxh(a[0], b[0])
+
+    with pytest.raises(RuntimeError, match="The sign of operands is different"):
+        BuildManager().build(f)
+    assert "The sign of operands is different" in capfd.readouterr().err

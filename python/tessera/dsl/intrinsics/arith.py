@@ -165,12 +165,12 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     xs, ys = _parts(p, node, a), _parts(p, node, b)
     if len(xs) == 1:
         return call(p, node, a.dtype, f"dsl.{name}", [a, b])
-    if len(xs) % 2:
-        raise p.error(node, f'S.{name} on "{a.dtype}": needs an even number of native vectors')
+    # The result is the pairs of x then the pairs of y: the pairs of the parts of x and y in
+    # sequence, two consecutive native parts filling one native part of the result (this also
+    # holds for an odd number of parts).
+    cs = xs + ys
     t = xs[0].dtype
-    # Pairs of consecutive native parts fill one native part of the result.
-    out = [call(p, node, t, f"dsl.{name}", [v[i], v[i + 1]]) for v in (xs, ys)
-           for i in range(0, len(xs), 2)]
+    out = [call(p, node, t, f"dsl.{name}", [cs[i], cs[i + 1]]) for i in range(0, len(cs), 2)]
     return _join(p, node, out)
 
 
