@@ -345,3 +345,28 @@ def test_diagnostics_are_runtime_errors_reported_on_stderr(capfd):
     with pytest.raises(RuntimeError, match="The sign of operands is different"):
         BuildManager().build(f)
     assert "The sign of operands is different" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("src,dst,count", [("int32", "int8", 3), ("uint16", "uint8", 1),
+                                           ("int32", "int16", 1), ("float32", "float16", 1),
+                                           ("int32", "uint8", 2)])
+def test_narrowing_cast_into_more_lanes(src, dst, count):
+    n_src, n_dst = 256 // (np.dtype(src).itemsize * 8), 256 // (np.dtype(dst).itemsize * 8)
+    vsrc, vdst = f"{src}x{n_src}", f"{dst}x{n_dst}"
+
+    @S.prim_func
+    def f(a: S.ptr(vsrc, "global"), out: S.ptr(vdst, "global")):
+        if count == 1:
+            out[0] = S.cast(a[0], vdst)
+        elif count == 2:
+            out[0] = S.cast((a[0], a[1]), vdst, saturate=True)
+        else:
+            out[0] = S.cast((a[0], a[1], a[2]), vdst)
+
+    a = rand(count * n_src, src, low=-1000 if src.startswith(("int", "float")) else 0, high=1000)
+    conv = np.clip(a, 0, 255) if count == 2 else a
+    want = np.resize(conv.astype(dst), n_dst)  # the converted lanes, repeated
+    for run in (build(f), f):
+        out = np.zeros(n_dst, dst)
+        run(a, out)
+        np.testing.assert_array_equal(out, want)

@@ -153,6 +153,17 @@ def cast(p, node, x, dtype, part="all", saturate=None):
         return TY.constant(p, node, x, dtype)
     if part not in ("all", None):
         return _part_cast(p, node, x, dtype, part)
+    lanes, to_lanes = T.lanes_of(x.dtype), T.lanes_of(dtype)
+    if 1 < lanes < to_lanes and T.bits_of(dtype) < T.bits_of(x.dtype):
+        # Narrowing into a native vector with more lanes (i32x8 -> i8x32, three i32x8 -> i8x32):
+        # the converted lanes come first and repeat to fill the vector.
+        if not T.is_native(dtype):
+            raise p.error(node, f'cannot convert "{x.dtype}" to "{dtype}": narrowing into more '
+                                f'lanes needs a hardware native result type')
+        y = cast_value(p, node, x, T.with_lanes(dtype, lanes), saturate)
+        with p.at(node):
+            return _core.Shuffle([y], [_core.IntImm("int32", i % lanes) for i in range(to_lanes)],
+                                 p.span(node))
     return cast_value(p, node, x, dtype, saturate)
 
 
