@@ -221,6 +221,10 @@ class ExpressionParser(PointerParser):
     def shift(self, node, kind, x, count):
         """Shifts: the count is read as unsigned and may have either sign of x's width."""
         x, count = self.to_expr(node, x), self.load(count)
+        if T.lanes_of(x.dtype) == 1 and is_expr(count) and T.lanes_of(count.dtype) > 1 and \
+                T.is_int(x.dtype):
+            # A scalar shifted by a vector of counts: the scalar is broadcast to the counts' lanes.
+            x = _core.Broadcast(x, T.lanes_of(count.dtype), self.span(node))
         t = x.dtype
         if not T.is_int(t):
             raise self.error(node, f'shifts need integers, got "{t}"')

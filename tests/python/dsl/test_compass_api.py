@@ -370,3 +370,23 @@ def test_narrowing_cast_into_more_lanes(src, dst, count):
         out = np.zeros(n_dst, dst)
         run(a, out)
         np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32"])
+def test_scalar_shifted_by_a_vector_of_counts(dtype):
+    n = 256 // (np.dtype(dtype).itemsize * 8)
+    vt = f"{dtype}x{n}"
+
+    @S.prim_func
+    def f(a: S.ptr(dtype, "global"), b: S.ptr(vt, "global"), out: S.ptr(vt, "global")):
+        out[0] = a[0] << b[0]
+        out[1] = a[0] >> b[0]
+
+    bits = np.dtype(dtype).itemsize * 8
+    a = np.array([-77 if dtype.startswith("int") else 201]).astype(dtype)
+    b = (np.arange(n) % bits).astype(dtype)
+    want = np.concatenate([a << b, a >> b]).astype(dtype)
+    for run in (build(f), f):
+        out = np.zeros(2 * n, dtype)
+        run(a, b, out)
+        np.testing.assert_array_equal(out, want)
