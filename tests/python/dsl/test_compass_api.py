@@ -390,3 +390,46 @@ def test_scalar_shifted_by_a_vector_of_counts(dtype):
         out = np.zeros(2 * n, dtype)
         run(a, b, out)
         np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+@pytest.mark.parametrize("out_sign", ["u", "s"])
+@pytest.mark.parametrize("saturate", [True, False])
+def test_vadd_of_mixed_signs_with_out_sign(dtype, out_sign, saturate):
+    n = 256 // (np.dtype(dtype).itemsize * 8)
+    vt, ut = f"{dtype}x{n}", f"u{dtype}x{n}"
+    out_t = ut if out_sign == "u" else vt
+    out_e = f"u{dtype}" if out_sign == "u" else dtype
+
+    @S.prim_func
+    def f(a: S.ptr(vt, "global"), b: S.ptr(ut, "global"), c: S.ptr(out_t, "global")):
+        c[0] = S.vadd(a[0], b[0], out_sign=out_sign, saturate=saturate)
+        c[1] = S.vadd(b[0], a[0], out_sign=out_sign, saturate=saturate)
+
+    a, b = rand(n, dtype, seed=3), rand(n, "u" + dtype, seed=4)
+    a[:4] = np.array([-1, np.iinfo(dtype).min, 5, np.iinfo(dtype).max]).astype(dtype)
+    b[:4] = np.array([0, np.iinfo("u" + dtype).max, 7, np.iinfo("u" + dtype).max]).astype("u" + dtype)
+    exact = a.astype(np.int64) + b.astype(np.int64)
+    if saturate:
+        one = np.clip(exact, np.iinfo(out_e).min, np.iinfo(out_e).max).astype(out_e)
+    else:
+        one = exact.astype(out_e)
+    want = np.concatenate([one, one])
+    for run in (build(f), f):
+        out = np.zeros(2 * n, out_e)
+        run(a, b, out)
+        np.testing.assert_array_equal(out, want)
+
+
+def test_vadd_of_a_literal_of_the_other_sign():
+    @S.prim_func
+    def f(a: S.ptr("i8x32", "global"), c: S.ptr("i8x32", "global"), d: S.ptr("u8x32", "global")):
+        c[0] = S.vadd(a[0], 252, out_sign="s")
+        d[0] = S.vadd(252, a[0], out_sign="u", saturate=True)
+
+    a = rand(32, "int8", seed=5)
+    for run in (build(f), f):
+        c, d = np.zeros(32, "int8"), np.zeros(32, "uint8")
+        run(a, c, d)
+        np.testing.assert_array_equal(c, (a.astype(np.int64) + 252).astype("int8"))
+        np.testing.assert_array_equal(d, np.clip(a.astype(np.int64) + 252, 0, 255).astype("uint8"))
