@@ -321,6 +321,11 @@ class DSLParser(ExpressionParser):
         if is_expr(value) and value.dtype != dtype:
             if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) > 1:
                 return TY.as_type(self, node, value, dtype)
+            if T.is_int(value.dtype) and T.is_int(dtype) and T.lanes_of(value.dtype) > 1 and \
+                    T.bits_of(value.dtype) == T.bits_of(dtype) and \
+                    T.lanes_of(value.dtype) == T.lanes_of(dtype):
+                # An integer vector of the other sign is stored with its bits (as Compass does).
+                return self.call_op(node, dtype, "tir.reinterpret", [value])
             raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into '
                                    f'"{dtype}" elements')
         return TY.as_type(self, node, value, dtype)

@@ -433,3 +433,24 @@ def test_vadd_of_a_literal_of_the_other_sign():
         run(a, c, d)
         np.testing.assert_array_equal(c, (a.astype(np.int64) + 252).astype("int8"))
         np.testing.assert_array_equal(d, np.clip(a.astype(np.int64) + 252, 0, 255).astype("uint8"))
+
+
+def test_storing_an_integer_vector_of_the_other_sign_keeps_its_bits():
+    @S.prim_func
+    def f(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global"), c: S.ptr("u8x32", "global")):
+        var = S.u32x8(a[0])
+        b[0] = var
+        c[0] = S.vadd(S.i8x32(-3), S.i8x32(1))
+
+    a = np.array([-1, 2, -3, 4, 5, -6, 7, -2**31], "int32")
+    for run in (build(f), f):
+        b, c = np.zeros(8, "int32"), np.zeros(32, "uint8")
+        run(a, b, c)
+        np.testing.assert_array_equal(b, a)
+        assert (c == 254).all()
+
+    @S.prim_func
+    def g(a: S.ptr("int16x16", "global"), b: S.ptr("int8x32", "global")):
+        b[0] = a[0]
+
+    expect_diag(g, "b[0] = a[0]", 'cannot store "int16x16" into "int8x32" elements')
