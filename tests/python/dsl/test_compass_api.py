@@ -454,3 +454,25 @@ def test_storing_an_integer_vector_of_the_other_sign_keeps_its_bits():
         b[0] = a[0]
 
     expect_diag(g, "b[0] = a[0]", 'cannot store "int16x16" into "int8x32" elements')
+
+
+@pytest.mark.parametrize("dtype,k", [("int8", 2), ("uint16", 3), ("int32", 4), ("float32", 2),
+                                     ("float16", 3)])
+def test_vrpadd_of_multiple_width_vectors(dtype, k):
+    n = 256 // (np.dtype(dtype).itemsize * 8)
+    out_dtype = "float32" if dtype == "float16" else dtype
+
+    @S.prim_func
+    def f(a: S.ptr(dtype, "global"), out: S.ptr(out_dtype, "global")):
+        S.vstore(S.vrpadd(S.vload(a, lanes=k * n)), out)
+
+    a = rand(k * n, dtype, low=0, high=100)
+    for run in (build(f), f):
+        out = np.full(k * n, 7, out_dtype)
+        run(a, out)
+        if dtype.startswith("float"):
+            want = a.astype(np.float64).sum()
+            assert abs(float(out[0]) - want) <= 1e-3 * max(1.0, want)
+        else:  # integer sums wrap
+            assert out[0] == np.array(a.astype(np.int64).sum()).astype(dtype)
+        assert (out[1:] == 0).all()
