@@ -22,8 +22,9 @@ class TesseraError(Exception):
 TVMError = TesseraError
 
 
-class DiagnosticError(TesseraError):
-    """A syntax or type error in a kernel, reported at its source location."""
+class DiagnosticError(TesseraError, RuntimeError):
+    """A syntax or type error in a kernel, reported at its source location (a RuntimeError, as
+    TVM's and Compass's parse errors are)."""
 
 
 class TesseraTypeError(TesseraError, TypeError):

@@ -290,7 +290,11 @@ std::string CodeGenC::PrintFloatImm(const FloatImmNode* op) {
 std::string CodeGenC::VisitExpr_(const IntImmNode* op) { return PrintIntImm(op); }
 std::string CodeGenC::VisitExpr_(const FloatImmNode* op) { return PrintFloatImm(op); }
 std::string CodeGenC::VisitExpr_(const StringImmNode* op) { return EscapeString(op->value); }
-std::string CodeGenC::VisitExpr_(const VarNode* op) { return GetVarName(op); }
+std::string CodeGenC::VisitExpr_(const VarNode* op) {
+  // The storage variable of a mutable local used as a pointer (`x.addr` in the DSL).
+  if (local_vars_.count(op)) return "(&" + GetVarName(op) + ")";
+  return GetVarName(op);
+}
 std::string CodeGenC::VisitExpr_(const SizeVarNode* op) { return GetVarName(op); }
 
 std::string CodeGenC::VisitExpr_(const CastNode* op) {
@@ -450,6 +454,7 @@ std::string CodeGenC::PrintCallFunction(const CallNode* op, const GlobalVarNode*
 std::string CodeGenC::BufferPointer(const BufferNode* buffer, const Span& span) {
   const VarNode* data = buffer->data.get();
   std::string name = GetVarName(data);
+  if (local_vars_.count(data)) name = "(&" + name + ")";
   if (data->pointer && data->pointer->element == buffer->dtype) return name;
   // A view with another element type (as_ptr, reinterpretation): cast the base pointer.
   std::string scope = data->pointer ? data->pointer->scope : "";

@@ -171,6 +171,12 @@ class ExpressionParser(PointerParser):
         a, b = TY.unify(self, node, left, right)
         t = a.dtype
         span = self.span(node)
+        if kind is ast.Pow:
+            if not T.is_float(t):
+                raise self.error(node, f'Operator "pow" only supports float, but got: "{t}"')
+            from .intrinsics import REGISTRY
+
+            return REGISTRY["pow"].impl(self, node, a, b)
         if T.is_bool(t):
             raise self.error(node, f'operator {sym} is not defined on "{t}"')
         with self.at(node):
@@ -215,6 +221,10 @@ class ExpressionParser(PointerParser):
     def shift(self, node, kind, x, count):
         """Shifts: the count is read as unsigned and may have either sign of x's width."""
         x, count = self.to_expr(node, x), self.load(count)
+        if T.lanes_of(x.dtype) == 1 and is_expr(count) and T.lanes_of(count.dtype) > 1 and \
+                T.is_int(x.dtype):
+            # A scalar shifted by a vector of counts: the scalar is broadcast to the counts' lanes.
+            x = _core.Broadcast(x, T.lanes_of(count.dtype), self.span(node))
         t = x.dtype
         if not T.is_int(t):
             raise self.error(node, f'shifts need integers, got "{t}"')
@@ -395,6 +405,9 @@ class ExpressionParser(PointerParser):
         raw = self.expr(node.value)
         base = self.load(raw)
         attr = node.attr
+        if isinstance(raw, LocalVar) and attr == "addr":
+            # The address of a variable: a private pointer to its storage.
+            return Pointer(raw.buffer, raw.dtype, "private")
         if is_expr(base):
             if attr == "astype":
                 return BoundMethod(attr, base, _astype)

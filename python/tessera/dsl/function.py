@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import sys
 
 from ..error import DiagnosticError
 from ..script.parser.core import Source, function_env
@@ -32,7 +33,14 @@ class PrimFuncObject:
             from .parser import DSLParser
 
             self.x3_only = []
-            self._parsed = DSLParser(self).parse()
+            try:
+                self._parsed = DSLParser(self).parse()
+            except DiagnosticError as err:
+                # As Compass does, the report also goes to stderr (it stays in the exception).
+                if not getattr(err, "reported", False):
+                    print(str(err), file=sys.stderr, flush=True)
+                    err.reported = True
+                raise
         return self._parsed
 
     def signature(self):

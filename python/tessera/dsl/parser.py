@@ -55,6 +55,11 @@ def _assigned_names(body):
                 walk(s.body, weight)
 
     walk(body, 1)
+    # A variable whose address is taken (``x.addr``) lives in storage, like a reassigned one.
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Attribute) and n.attr == "addr" and isinstance(n.value, ast.Name):
+                counts[n.value.id] += 2
     return counts, subscripted
 
 
@@ -316,6 +321,11 @@ class DSLParser(ExpressionParser):
         if is_expr(value) and value.dtype != dtype:
             if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) > 1:
                 return TY.as_type(self, node, value, dtype)
+            if T.is_int(value.dtype) and T.is_int(dtype) and T.lanes_of(value.dtype) > 1 and \
+                    T.bits_of(value.dtype) == T.bits_of(dtype) and \
+                    T.lanes_of(value.dtype) == T.lanes_of(dtype):
+                # An integer vector of the other sign is stored with its bits (as Compass does).
+                return self.call_op(node, dtype, "tir.reinterpret", [value])
             raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into '
                                    f'"{dtype}" elements')
         return TY.as_type(self, node, value, dtype)
@@ -345,8 +355,14 @@ class DSLParser(ExpressionParser):
         func = self.expr(it.func) if isinstance(it, ast.Call) else None
         if func is REGISTRY.get("tec_range"):
             return self.tec_loop(node, it)
-        if func is not range:
-            raise self.error(it, "loops must iterate over range(...) or S.tec_range(...)")
+        kind = _core.ForKind.SERIAL
+        if func is REGISTRY.get("vectorized"):
+            if it.keywords or not 1 <= len(it.args) <= 2:
+                raise self.error(it, "S.vectorized() takes 1 or 2 positional arguments")
+            kind = _core.ForKind.VECTORIZED
+        elif func is not range:
+            raise self.error(it, "loops must iterate over range(...), S.vectorized(...) or "
+                                 "S.tec_range(...)")
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error(it, "range() takes 1 to 3 positional arguments")
         args = [self.load(self.expr(a)) for a in it.args]
@@ -362,7 +378,7 @@ class DSLParser(ExpressionParser):
             extent = _core.simplify_expr(_core.Sub(stop, start))
             var = _core.Var(name, "int32", self.span(node.target))
             with self.at(node):
-                self.builder.begin_for(var, start, extent, _core.ForKind.SERIAL, None, {}, span)
+                self.builder.begin_for(var, start, extent, kind, None, {}, span)
             loop_value = var
         else:
             # for i in range(a, b, s): iterate a counter j and bind i = a + j * s.

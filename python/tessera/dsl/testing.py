@@ -57,42 +57,64 @@ def _range(dt):
     return int(info.min), int(info.max)
 
 
-def rand(shape, dtype, low=None, high=None, enable_corner_values=True, return_python_type=False):
-    """Random values of ``dtype`` in ``[low, high)`` (default: the dtype's whole range), with
-    the corner values (minimum, maximum, and zero when in range) planted at random positions.
+_RAND_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "float32",
+                "bfloat16", "bool")
 
-    >>> rand(8, "int8")                  # may contain -128, 127 and 0
+
+def rand(shape, dtype, low=None, high=None, enable_corner_values=True, return_python_type=False):
+    """Random values of ``dtype`` in ``[low, high)`` (default: the dtype's whole range).
+
+    * ``"bool"`` gives random masks (each element True with probability 1/2).
+    * Integers are uniform; floats are normally distributed around the middle of the range
+      (a standard deviation of a sixth of it, at most 700 for float16 and 1e6 otherwise), so
+      most of them have a fractional part, and clipped to the range.
+    * With ``enable_corner_values``, the corner values (the minimum, 0 when inside, and the
+      largest value below ``high``) are planted at distinct random positions when there are more
+      elements than corner values.
+    * ``shape == 1`` gives one value rather than an array; ``return_python_type`` gives Python
+      numbers or (nested) lists.
+
+    >>> rand(8, "int8")                  # contains -128, 0 and 127
     >>> rand((2, 16), "float16", -1, 1)
+    >>> rand(32, "bool")                 # a random mask
     """
-    dt = _np_dtype(dtype)
+    name = _np_dtype(dtype).name if not (isinstance(dtype, str) and dtype == "bool") else "bool"
+    if name not in _RAND_DTYPES:
+        raise ValueError(f'rand: the dtype must be one of {", ".join(_RAND_DTYPES)}, got "{dtype}"')
+    dt = _np_dtype(name) if name != "bool" else np.dtype(bool)
     rng = _rng()
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    n = int(np.prod(shape)) if shape else 1
+
+    def finish(out):
+        out = out[0] if _is_one(shape) else out
+        return out.tolist() if return_python_type else out
+
+    if name == "bool":
+        return finish(rng.uniform(size=shape) < 0.5)
+    is_float = _is_float(dt)
     dmin, dmax = _range(dt)
     lo = dmin if low is None else low
-    hi = dmax if high is None else high
-    if _is_float(dt):
-        span = float(hi) - float(lo)
-        if not np.isfinite(span):  # the whole float range: draw halves separately
-            values = rng.uniform(-1.0, 1.0, size=n) * float(hi)
-        else:
-            values = rng.uniform(float(lo), float(hi), size=n)
-        values = np.clip(values, lo, hi).astype(dt)
-        corners = [lo, hi, 0.0] if low is None and high is None else [lo, 0.0]
+    hi = dmax if high is None else (high - (1e-5 if is_float else 1))
+    if lo == hi:
+        return finish(np.full(shape, lo, dtype=dt))
+    if lo > hi:
+        raise ValueError(f"rand: the range [{low}, {high}) of {name} is empty")
+    if is_float:
+        std = min((float(hi) - float(lo)) / 6, 700.0 if name == "float16" else 1e6)
+        mean = (float(lo) + float(hi)) / 2
+        out = np.clip(rng.normal(mean, std, shape), lo, hi).astype(dt)
     else:
-        top = hi if high is None else hi - 1  # [low, high) for explicit bounds
-        values = rng.integers(int(lo), int(top), size=n, endpoint=True, dtype=np.int64)
-        corners = [lo, top, 0]
-        values = values.astype(dt)
-    corners = [c for c in corners if lo <= c <= (hi if _is_float(dt) else top)]
-    if enable_corner_values and n > 0:
-        pos = rng.permutation(n)[: len(corners)]
-        for p, c in zip(pos, corners):
-            values[p] = np.asarray(c).astype(dt)
-    out = values.reshape(shape)
-    if return_python_type and out.size == 1:
-        return out.reshape(()).item()
-    return out
+        out = rng.integers(int(lo), int(hi), size=shape, endpoint=False, dtype=np.int64).astype(dt)
+    out = np.asarray(out)
+    corners = (lo, 0, hi) if lo < 0 < hi else (lo, hi)
+    if enable_corner_values and out.size > len(corners):
+        flat = out.reshape(-1)
+        for pos, value in zip(rng.choice(out.size, size=len(corners), replace=False), corners):
+            flat[pos] = np.asarray(value).astype(dt)
+    return finish(out)
+
+
+def _is_one(shape):
+    return isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) and shape == 1
 
 
 def _ordered_bits(x):
@@ -111,7 +133,9 @@ def assert_allclose(actual, desired, rtol=None, atol=None):
     if actual.dtype != desired.dtype:
         raise AssertionError(f"dtypes differ: {actual.dtype} vs. {desired.dtype}")
     if actual.shape != desired.shape:
-        raise AssertionError(f"shapes differ: {actual.shape} vs. {desired.shape}")
+        if actual.ndim and desired.ndim:
+            raise AssertionError(f"shapes differ: {actual.shape} vs. {desired.shape}")
+        actual, desired = np.broadcast_arrays(actual, desired)  # a scalar against an array
     if not _is_float(actual.dtype):
         bad = actual != desired
         if bad.any():

@@ -3,10 +3,14 @@
 - A literal takes the type of the other operand; into an integer vector it is broadcast to the
   signed or unsigned type of the element width that holds it, else it is an error:
   ``Can't broadcast "300" to any of "(int8x32, uint8x32)"``.
-- A scalar variable broadcast into a vector must have the element's width and kind.
+- A scalar variable broadcast into a vector is converted to the element type when all its values
+  fit it (``uint8`` into ``uint16x16``); otherwise it is an error.
 - Vector operands of equal lanes and different widths promote the narrower to the wider type
   in arithmetic (``i8x8 + i32x8`` is ``i32x8``); scalars promote like C, integers to floats.
-- Integer operands of different signedness are an error; intrinsics accept ``out_sign``.
+- Scalar operands follow :func:`result_type` (Compass's rule): a literal the other operand's type
+  does not hold promotes to int32 first; a signed and an unsigned scalar give the wider type, or
+  the unsigned one for equal widths. Integer vectors of different signedness are an error;
+  intrinsics accept ``out_sign``.
 """
 
 import numpy as np
@@ -54,6 +58,14 @@ def constant(p, node, value, dtype):
     return _core.Broadcast(c, lanes, span) if lanes > 1 else c
 
 
+def wrapped_constant(p, node, value, dtype):
+    """A literal as a constant of ``dtype``, integers wrapping modulo its range (as in C)."""
+    if T.is_int(dtype) and not isinstance(value, float):
+        lo, hi = int_range(dtype)
+        value = (int(value) - lo) % (hi - lo + 1) + lo
+    return constant(p, node, value, dtype)
+
+
 def literal_for(p, node, value, dtype):
     """A literal used with an operand of ``dtype``: its type follows the rules above."""
     elem = T.element_of(dtype)
@@ -81,12 +93,11 @@ def literal_for(p, node, value, dtype):
         raise refuse()
     if isinstance(value, bool):
         value = int(value)
+    if lanes == 1:
+        # A literal that the scalar's type does not hold promotes the operation (result_type).
+        return constant(p, node, value, dtype) if fits(value, dtype) else None
     for cand in candidates:
         if fits(value, cand):
-            if lanes == 1 and cand != dtype:
-                # A scalar keeps its type; the literal wraps into it, as in C.
-                lo, hi = int_range(dtype)
-                return constant(p, node, (value - lo) % (hi - lo + 1) + lo, dtype)
             return constant(p, node, value, cand)
     raise refuse()
 
@@ -115,6 +126,49 @@ def convert(p, node, expr, dtype):
     return _core.Cast(dtype, expr, p.span(node))
 
 
+def result_type(lhs, rhs):
+    """The scalar type of a binary operator's result (Compass's rule; see
+    :func:`tessera.dsl.utils.get_binary_op_result_type`). ``lhs``/``rhs`` are dtype names or
+    Python literals."""
+    def classify(x):
+        if isinstance(x, (bool, np.bool_)):
+            return "bool"
+        if isinstance(x, (float, np.floating)):
+            return "float32"
+        if isinstance(x, (int, np.integer)):
+            return int(x)
+        return T.element_of(x)
+
+    a, b = classify(lhs), classify(rhs)
+    if isinstance(a, int) and isinstance(b, int):
+        return "int32"
+    if isinstance(a, int):
+        if T.is_int(b) and fits(a, b):
+            return b
+        a = "int32"
+    if isinstance(b, int):
+        if T.is_int(a) and fits(b, a):
+            return a
+        b = "int32"
+    if a == b:
+        return a
+
+    def kind(t):
+        return t.rstrip("0123456789")
+
+    ka, kb = kind(a), kind(b)
+    if ka == kb:
+        return a if T.bits_of(a) > T.bits_of(b) else b
+    for k in ("float", "bfloat"):
+        if k in (ka, kb):
+            return a if ka == k else b
+    if "bool" in (ka, kb):
+        return b if ka == "bool" else a
+    if T.bits_of(a) != T.bits_of(b):
+        return a if T.bits_of(a) > T.bits_of(b) else b
+    return a if ka == "uint" else b
+
+
 def wider(a, b):
     """The wider of two element types; for equal widths, None."""
     ba, bb = T.bits_of(a), T.bits_of(b)
@@ -129,13 +183,15 @@ def unify(p, node, x, y, arithmetic=True):
     xe, ye = is_expr(x), is_expr(y)
     if xe and not ye:
         lit = literal_for(p, node, y, x.dtype)
-        if lit is None:  # int scalar with a float literal
-            return convert(p, node, x, "float32"), constant(p, node, y, "float32")
+        if lit is None:  # an integer scalar with a float literal or one out of its range
+            t = result_type(x.dtype, y)
+            return convert(p, node, x, t), wrapped_constant(p, node, y, t)
         y = lit
     elif ye and not xe:
         lit = literal_for(p, node, x, y.dtype)
         if lit is None:
-            return constant(p, node, x, "float32"), convert(p, node, y, "float32")
+            t = result_type(x, y.dtype)
+            return wrapped_constant(p, node, x, t), convert(p, node, y, t)
         x = lit
     elif not xe and not ye:
         x = default_expr(p, node, x)
@@ -156,7 +212,10 @@ def unify(p, node, x, y, arithmetic=True):
     # Same lanes, different element types.
     if T.is_int(ex) and T.is_int(ey):
         if T.is_signed(ex) != T.is_signed(ey):
-            raise sign_error(p, node, tx, ty)
+            if lx > 1:
+                raise sign_error(p, node, tx, ty)
+            t = result_type(ex, ey)  # scalars: the wider type; for equal widths, unsigned
+            return convert(p, node, x, t), convert(p, node, y, t)
         if lx > 1 and not arithmetic:
             raise mismatch(p, node, tx, ty)
         w = wider(ex, ey)
@@ -177,18 +236,41 @@ def unify(p, node, x, y, arithmetic=True):
     return convert(p, node, x, T.with_lanes(w, lx)), convert(p, node, y, T.with_lanes(w, lx))
 
 
+def _range_of(dtype):
+    elem = T.element_of(dtype)
+    if T.is_float(elem):
+        info = {"float16": 65504.0, "float32": 3.4028234663852886e38,
+                "bfloat16": 3.3895313892515355e38}[elem]
+        return -info, info
+    return int_range(elem)
+
+
+def can_safe_cast(from_dtype, to_dtype):
+    """Whether every value of ``from_dtype`` is a value of ``to_dtype`` (floats never go to
+    integers): the rule by which a scalar variable broadcasts into a vector of another type."""
+    if T.is_bool(from_dtype) != T.is_bool(to_dtype):
+        return False
+    if T.is_float(from_dtype) and not T.is_float(to_dtype):
+        return False
+    (flo, fhi), (tlo, thi) = _range_of(from_dtype), _range_of(to_dtype)
+    return tlo <= flo and fhi <= thi
+
+
 def broadcast_scalar(p, node, s, vtype):
-    """A scalar expression broadcast into a vector of ``vtype``."""
+    """A scalar expression broadcast into a vector of ``vtype``. A scalar variable of another
+    type is converted first when all of its values are values of the element type (a ``uint8``
+    into ``uint16x16``, an ``int16`` into ``float32x8``)."""
     elem = T.element_of(vtype)
     st = s.dtype
     if st != elem:
-        if T.bits_of(st) != T.bits_of(elem) or T.is_float(st) != T.is_float(elem) or (
-                (st == "bool") != (elem == "bool")):
-            raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": a scalar '
-                                f'variable must have the vector\'s element type')
-        if T.is_int(st) and T.is_signed(st) != T.is_signed(elem):
+        if can_safe_cast(st, elem):
+            s = convert(p, node, s, elem)
+            return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
+        if T.is_int(st) and T.is_int(elem) and T.is_signed(st) != T.is_signed(elem) and \
+                can_safe_cast(st, T.with_sign(elem, T.is_signed(st))):
             raise sign_error(p, node, vtype, st)
-        raise mismatch(p, node, vtype, st)
+        raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": its values do not '
+                            f'all fit the vector\'s element type; convert it with S.cast')
     return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
 
 

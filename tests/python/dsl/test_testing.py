@@ -31,6 +31,41 @@ def test_rand_bounds_and_python_type():
     assert isinstance(rand(1, "int32", return_python_type=True), int)
 
 
+def test_rand_bool_masks_and_scalars():
+    m = rand((3, 32), "bool")
+    assert m.dtype == np.bool_ and m.shape == (3, 32)
+    assert 0 < m.sum() < m.size  # both values occur (probability of failure ~2**-95)
+    one = rand(1, "int8")
+    assert np.ndim(one) == 0 and one.dtype == np.int8  # shape 1 gives one value, as in Compass
+    assert isinstance(rand(1, "bool", return_python_type=True), bool)
+    assert rand((2, 2), "int32", low=7, high=8).tolist() == [[7, 7], [7, 7]]
+    assert rand((2, 3), "uint16", return_python_type=True)[1][2] >= 0
+
+
+def test_rand_float_distribution_and_corners():
+    x = rand(4096, "float16")
+    info = np.finfo("float16")
+    assert info.min in x and info.max in x and 0 in x
+    inner = np.abs(x[np.abs(x) < info.max].astype(np.float32))
+    assert np.median(inner) < 2000  # mostly moderate values with fractional parts
+    assert (x != np.round(x)).any()
+    y = rand(3, "float32", enable_corner_values=True)  # no room for 3 corners: no planting
+    assert y.shape == (3,)
+
+
+def test_rand_rejects_other_dtypes():
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        rand(4, "int64")
+    with pytest.raises(ValueError, match="empty"):
+        rand(4, "int8", low=5, high=3)
+
+
+def test_assert_allclose_scalar_against_array():
+    assert_allclose(np.array([3, 3], "int32"), np.int32(3))
+    with pytest.raises(AssertionError, match="shapes differ"):
+        assert_allclose(np.zeros(2, "int32"), np.zeros(3, "int32"))
+
+
 def test_seed_reproduces(monkeypatch, capsys):
     monkeypatch.setenv("TESSERA_DSL_SEED", "1234")
     monkeypatch.setattr(testing, "_state", {"rng": None, "seed": None})

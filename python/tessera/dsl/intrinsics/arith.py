@@ -29,7 +29,70 @@ def _signed_operands(p, node, x, y, out_sign):
                 v = p.call_op(node, T.with_sign(v.dtype, signed), "tir.reinterpret", [v])
             conv.append(v)
         x, y = conv
+        # A literal of the other sign (252 with int8 and out_sign="s") keeps its bits.
+        other = x if is_expr(x) else y
+        if is_expr(other) and T.is_int(other.dtype) and T.lanes_of(other.dtype) > 1:
+            def bits_of_literal(v):
+                if is_expr(v) or isinstance(v, (bool, float)) or not isinstance(v, int):
+                    return v
+                if TY.fits(v, T.with_sign(other.dtype, not signed)) and not TY.fits(v, other.dtype):
+                    return TY.wrapped_constant(p, node, v, other.dtype)
+                return v
+            x, y = bits_of_literal(x), bits_of_literal(y)
     return TY.unify(p, node, x, y)
+
+
+def _mixed_sign(p, node, x, y):
+    """(signed, unsigned) when ``x`` and ``y`` are integer vectors (or an integer vector and a
+    literal of the other sign) of one width with different signs, else None."""
+    x, y = p.load(x), p.load(y)
+
+    def as_vec(v, like):
+        if is_expr(v):
+            return v
+        if isinstance(v, int) and not isinstance(v, bool) and T.is_int(like.dtype):
+            for t in (like.dtype, T.with_sign(like.dtype, not T.is_signed(like.dtype))):
+                if TY.fits(v, t):
+                    return TY.constant(p, node, v, t)
+        return None
+
+    if is_expr(x) and not is_expr(y):
+        y = as_vec(y, x)
+    elif is_expr(y) and not is_expr(x):
+        x = as_vec(x, y)
+    if x is None or y is None or not (is_expr(x) and is_expr(y)):
+        return None
+    tx, ty = x.dtype, y.dtype
+    if T.lanes_of(tx) == 1 or T.lanes_of(tx) != T.lanes_of(ty) or not (T.is_int(tx) and T.is_int(ty)):
+        return None
+    if T.bits_of(tx) != T.bits_of(ty) or T.is_signed(tx) == T.is_signed(ty):
+        return None
+    return (x, y) if T.is_signed(tx) else (y, x)
+
+
+def _saturating_mixed_add(p, node, s, u, out_signed):
+    """The exact sum of a signed and an unsigned vector of one width, saturated to the signed or
+    unsigned type of that width, without a wider type: by cases on the operands' signs."""
+    st, ut = s.dtype, u.dtype
+    su = p.call_op(node, ut, "tir.reinterpret", [s])
+    neg = p.compare(node, ast.Lt(), s, 0)
+    span = p.span(node)
+    if not out_signed:
+        # s < 0: max(u - |s|, 0); else u + s saturated.
+        abs_s = p.call_op(node, ut, "tir.reinterpret", [p.binop(node, ast.Sub(), 0, s)])
+        with p.at(node):
+            return _core.Select(neg, call(p, node, ut, "dsl.vsubs", [u, abs_s]),
+                                call(p, node, ut, "dsl.vadds", [su, u]), span)
+    us = p.call_op(node, st, "tir.reinterpret", [u])
+    big = p.compare(node, ast.Lt(), us, 0)  # u > SMAX: the sum is >= s + 2**(N-1)
+    smax = TY.int_range(st)[1]
+    wrapped = p.binop(node, ast.Add(), su, u)  # s < 0: the exact sum, in [0, 2**N - 2]
+    with p.at(node):
+        wrapped = _core.Min(wrapped, TY.constant(p, node, smax, ut), span)
+    wrapped = p.call_op(node, st, "tir.reinterpret", [wrapped])
+    with p.at(node):
+        high = _core.Select(neg, wrapped, TY.constant(p, node, smax, st), span)
+        return _core.Select(big, high, call(p, node, st, "dsl.vadds", [s, us]), span)
 
 
 def _masked(p, node, value, mask, r):
@@ -46,6 +109,10 @@ def _masked(p, node, value, mask, r):
 
 
 def _arith(p, node, name, op, x, y, mask, saturate, out_sign, r):
+    mixed = _mixed_sign(p, node, x, y) if name == "vadd" and saturate and out_sign else None
+    if mixed is not None:
+        value = _saturating_mixed_add(p, node, *mixed, out_sign == "s")
+        return _masked(p, node, value, mask, r)
     a, b = _signed_operands(p, node, x, y, out_sign)
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
@@ -165,12 +232,12 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     xs, ys = _parts(p, node, a), _parts(p, node, b)
     if len(xs) == 1:
         return call(p, node, a.dtype, f"dsl.{name}", [a, b])
-    if len(xs) % 2:
-        raise p.error(node, f'S.{name} on "{a.dtype}": needs an even number of native vectors')
+    # The result is the pairs of x then the pairs of y: the pairs of the parts of x and y in
+    # sequence, two consecutive native parts filling one native part of the result (this also
+    # holds for an odd number of parts).
+    cs = xs + ys
     t = xs[0].dtype
-    # Pairs of consecutive native parts fill one native part of the result.
-    out = [call(p, node, t, f"dsl.{name}", [v[i], v[i + 1]]) for v in (xs, ys)
-           for i in range(0, len(xs), 2)]
+    out = [call(p, node, t, f"dsl.{name}", [cs[i], cs[i + 1]]) for i in range(0, len(cs), 2)]
     return _join(p, node, out)
 
 
@@ -247,12 +314,30 @@ def vqdpa(p, node, acc, x, y, mask=None):
 
 @intrinsic
 def vrpadd(p, node, x, mask=None):
-    """Sum of the active lanes into lane 0 (float16/bfloat16 sum into float32x8)."""
+    """Sum of the active lanes into lane 0 (float16/bfloat16 sum into float32x8). A
+    multiple-width vector sums all its lanes into lane 0 of a result of its lanes (float32 for
+    float16/bfloat16), the other lanes 0."""
     x = vector(p, node, "vrpadd", x)
-    check_native(p, node, "vrpadd", x.dtype)
     e = T.element_of(x.dtype)
-    rtype = "float32x8" if e in ("float16", "bfloat16") else x.dtype
-    return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
+    rtype = "float32x8" if e in ("float16", "bfloat16") else T.hw_native_vdtype(e)
+    if T.is_native(x.dtype):
+        return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
+    check_multiple(p, node, "vrpadd", x.dtype)
+    if mask is not None:
+        raise p.error(node, f'S.vrpadd of the multiple-width "{x.dtype}" takes no mask')
+    parts = [call(p, node, rtype, "dsl.vrpadd", [v, mask_expr(p, node, None, T.lanes_of(v.dtype))])
+             for v in _parts(p, node, x)]
+    total = parts[0]
+    for v in parts[1:]:
+        total = p.binop(node, ast.Add(), total, v)  # lane 0: the sum of the parts' sums
+    out_elem = T.element_of(rtype)
+    n = T.native_lanes(out_elem)
+    lane0 = [imm(0)] + [imm(n)] * (n - 1)  # lane 0 of the total, then zeros
+    zero = TY.constant(p, node, 0, rtype)
+    with p.at(node):
+        first = _core.Shuffle([total, zero], lane0, p.span(node))
+    pieces = [first] + [zero] * (T.lanes_of(x.dtype) // n - 1)
+    return _join(p, node, pieces)
 
 
 def _matrix(p, node, name, ptr, x, y):

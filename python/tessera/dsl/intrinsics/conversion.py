@@ -153,6 +153,17 @@ def cast(p, node, x, dtype, part="all", saturate=None):
         return TY.constant(p, node, x, dtype)
     if part not in ("all", None):
         return _part_cast(p, node, x, dtype, part)
+    lanes, to_lanes = T.lanes_of(x.dtype), T.lanes_of(dtype)
+    if 1 < lanes < to_lanes and T.bits_of(dtype) < T.bits_of(x.dtype):
+        # Narrowing into a native vector with more lanes (i32x8 -> i8x32, three i32x8 -> i8x32):
+        # the converted lanes come first and repeat to fill the vector.
+        if not T.is_native(dtype):
+            raise p.error(node, f'cannot convert "{x.dtype}" to "{dtype}": narrowing into more '
+                                f'lanes needs a hardware native result type')
+        y = cast_value(p, node, x, T.with_lanes(dtype, lanes), saturate)
+        with p.at(node):
+            return _core.Shuffle([y], [_core.IntImm("int32", i % lanes) for i in range(to_lanes)],
+                                 p.span(node))
     return cast_value(p, node, x, dtype, saturate)
 
 
@@ -203,10 +214,21 @@ def reinterpret(p, node, x, dtype):
                             f'{T.bits_of(dtype) * T.lanes_of(dtype)}')
     if T.is_bool(x.dtype) or T.is_bool(dtype):
         raise p.error(node, "S.reinterpret cannot convert masks")
-    if T.lanes_of(x.dtype) > 1 and not T.is_native(x.dtype):
-        raise p.error(node, f'S.reinterpret of "{x.dtype}": this API expects hardware native vector types')
     if x.dtype == dtype:
         return x
+    if T.lanes_of(x.dtype) > 1 and not T.is_native(x.dtype):
+        if total % 256 != 0:
+            raise p.error(node, f'S.reinterpret of "{x.dtype}": a vector that is not native must '
+                                f'have a multiple of 256 bits')
+        # A multiple-width vector: reinterpret each 256-bit part, then concatenate the parts.
+        n_in, n_out = T.native_lanes(x.dtype), T.native_lanes(dtype)
+        native_out = T.with_lanes(dtype, n_out)
+        with p.at(node):
+            parts = [_core.Shuffle([x], [_core.IntImm("int32", i) for i in range(j * n_in, (j + 1) * n_in)],
+                                   p.span(node)) for j in range(total // 256)]
+            parts = [p.call_op(node, native_out, "tir.reinterpret", [v]) for v in parts]
+            return _core.Shuffle(parts, [_core.IntImm("int32", i) for i in range(T.lanes_of(dtype))],
+                                 p.span(node))
     return p.call_op(node, dtype, "tir.reinterpret", [x])
 
 

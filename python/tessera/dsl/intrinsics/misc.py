@@ -72,3 +72,33 @@ def perf_tick_begin(p, node, cid):
 def perf_tick_end(p, node, cid):
     """End of a profiled region (a no-op on tessera)."""
     _tick(p, node, "perf_tick_end", cid)
+
+
+@intrinsic
+def meta_var(p, node, value):
+    """``x = S.meta_var(py_value)``: a compile-time Python value (a string, a tuple of them,
+    a number) bound to a name as it is, not turned into a kernel variable."""
+    return value
+
+
+def _unsupported(p, node, what):
+    raise p.error(node, f"{what} is not supported by tessera: it needs the fixed-function or "
+                        f"assembly units of a Zhouyi NPU")
+
+
+@intrinsic
+def asm(p, node, *args, **kwargs):
+    """Inline assembly (Compass): not supported by tessera."""
+    _unsupported(p, node, "inline assembly (S.asm)")
+
+
+@intrinsic
+def aiff(p, node, *args, **kwargs):
+    """The AIFF fixed-function unit (Compass): not supported by tessera."""
+    _unsupported(p, node, "AIFF (S.aiff)")
+
+
+@intrinsic
+def async_aiff(p, node, *args, **kwargs):
+    """The AIFF fixed-function unit (Compass): not supported by tessera."""
+    _unsupported(p, node, "AIFF (S.async_aiff)")

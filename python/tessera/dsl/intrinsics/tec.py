@@ -31,3 +31,10 @@ def barrier(p, node):
     """Wait until every TEC of the core reaches the barrier; their earlier writes are then
     visible to each other."""
     p.emit_call(node, "dsl.barrier")
+
+
+@intrinsic
+def vectorized(p, node, start, stop=None):
+    """``for i in S.vectorized(stop)`` / ``S.vectorized(start, stop)``: a loop whose iterations
+    are independent, marked vectorized (the C compiler vectorizes it where it can)."""
+    raise p.error(node, "S.vectorized can only be the iterable of a for loop")
