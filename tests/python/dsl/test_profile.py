@@ -2,6 +2,7 @@
 clock at each marker, and the executor reports the ticks per custom id and TEC."""
 
 import numpy as np
+import pytest
 
 from tessera.dsl import BuildManager, script as S
 
@@ -41,3 +42,16 @@ def test_profile_reports_ticks_per_id_and_tec():
     # Records start afresh at each profile call; a plain call leaves them alone.
     ex(a, c, 4)
     assert ex.profile(a, c, 4) > 0 and ex.perf_records[3]["count"] == [1, 1, 1, 1]
+
+
+def test_has_perf_record_tick():
+    from tessera.dsl.analysis import has_perf_record_tick
+
+    @S.prim_func
+    def plain(a: S.ptr("int32", "global")):
+        a[0] = 1
+
+    assert has_perf_record_tick(BuildManager().lower(_kernel))
+    assert not has_perf_record_tick(BuildManager().lower(plain))
+    with pytest.raises(TypeError, match="IRModule or a PrimFunc"):
+        has_perf_record_tick("not a module")
