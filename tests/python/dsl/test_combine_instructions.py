@@ -145,3 +145,19 @@ def test_division_at_the_ends_of_the_exponent_range():
     expected = np.array([x[0] / np.float32(big), x[1] / np.float32(small)], np.float32)
     for r in run_both(k, x, np.zeros(2, np.float32)):
         _same_bits(r[1], expected)
+
+
+def test_pass_by_name_on_a_lowered_module():
+    from tessera.dsl import BuildManager
+    from tessera.dsl import transform as dsl_transform
+
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        b[0] = S.vand(a[0], S.vinv(a[1]))
+
+    mod = BuildManager().lower(k)
+    assert "dsl.vbclr" not in str(mod)
+    combined = dsl_transform.CombineInstructions()(mod)
+    text = str(combined)
+    assert "dsl.vbclr" in text and "bitwise_not" not in text, text
+    assert dsl_transform.CombineInstructions().name == "dsl.CombineInstructions"
