@@ -277,7 +277,14 @@ std::string CodeGenDSL::GenerateLauncher(const IRModule& mod, const std::string&
      << "    }\n"
      << "  }\n"
      << "  return __tessera_run_tecs(__tessera_tec_main, args, err, err_len);\n"
-     << "}\n";
+     << "}\n"
+     << "\n/* Profiling records of S.perf_tick_begin/end (Executor.profile). */\n"
+     << "__attribute__((visibility(\"default\")))\n"
+     << "int32_t __tessera_perf_read(int64_t* out, int32_t cap, int64_t* dropped) {\n"
+     << "  return __tessera_perf_collect(out, cap, dropped);\n"
+     << "}\n"
+     << "__attribute__((visibility(\"default\")))\n"
+     << "void __tessera_perf_clear(void) { __tessera_perf_reset(); }\n";
   return os.str();
 }
 

@@ -296,6 +296,27 @@ TESSERA_REGISTER_OP("dsl.vqdot")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vqdot")
     .describe("args: x, y, mask: 4-lane dot products into quadruple width.");
+// ---- Combined logic (dsl.CombineInstructions) ----
+TESSERA_REGISTER_OP("dsl.vbclr")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vbclr")
+    .describe("x & ~y, lane-wise, of integer vectors or masks.");
+TESSERA_REGISTER_OP("dsl.vbset")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vbset")
+    .describe("x | ~y, lane-wise, of integer vectors or masks.");
+TESSERA_REGISTER_OP("dsl.vnand")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnand")
+    .describe("~(x & y), lane-wise, of integer vectors or masks.");
+TESSERA_REGISTER_OP("dsl.vnor")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnor")
+    .describe("~(x | y), lane-wise, of integer vectors or masks.");
 TESSERA_REGISTER_OP("dsl.vnsr")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vnsr")

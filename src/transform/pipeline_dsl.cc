@@ -57,6 +57,7 @@ StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLegalize);
   mod = run(mod, "dsl.AlignVectorWidth");
   mod = run(mod, "tir.Simplify");
+  mod = run(mod, "dsl.CombineInstructions");
   return {mod, false, nullptr};
 }
 

@@ -222,5 +222,72 @@ TEST(CodeGenDSLForms, ConstantTablesAndPointerBindings) {
             "  a[0] = __tessera_conv_int_bfloat16(lut[1]);\n");
 }
 
+std::string Combined(const IRModule& mod) {
+  IRModule out = transform::CombineInstructions()->fn(mod, transform::PassContext());
+  return Body(CodeGenDSL(out, "k"));
+}
+
+TEST(CombineInstructions, LogicOfVectorsAndMasks) {
+  // out[0:8] = a & ~b; out[8:16] = ~(a | b); out[16:24] = select(p & !q, a, b) with p = a > 0,
+  // q = b > 0; out[24:32] = select(!(p | q), a, b).
+  IRModule mod = Kernel({Ptr("a"), Ptr("b"), Ptr("out")}, [](const std::vector<Buffer>& buf) {
+    Expr a = BufferLoadNode::Make(buf[0], {Ramp(I32(0), 8)});
+    Expr b = BufferLoadNode::Make(buf[1], {Ramp(I32(0), 8)});
+    Expr zero = BroadcastNode::Make(I32(0), 8);
+    Expr p = GTNode::Make(a, zero), q = GTNode::Make(b, zero);
+    auto store = [&](Expr v, int at) {
+      return BufferStoreNode::Make(buf[2], v, {Ramp(I32(at), 8)});
+    };
+    return SeqStmtNode::Make({
+        store(Call("int32x8", "tir.bitwise_and", {a, Call("int32x8", "tir.bitwise_not", {b})}), 0),
+        store(Call("int32x8", "tir.bitwise_not", {Call("int32x8", "tir.bitwise_or", {a, b})}), 8),
+        store(SelectNode::Make(AndNode::Make(p, NotNode::Make(q)), a, b), 16),
+        store(SelectNode::Make(NotNode::Make(OrNode::Make(p, q)), a, b), 24),
+    });
+  });
+  const std::string a = "__vload((__global int8*)a, ALL_TRUE_w)";
+  const std::string b = "__vload((__global int8*)b, ALL_TRUE_w)";
+  const std::string p = "__vcgt(" + a + ", __vbcast(0), ALL_TRUE_w)";
+  const std::string q = "__vcgt(" + b + ", __vbcast(0), ALL_TRUE_w)";
+  auto store = [](const std::string& v, const std::string& at) {
+    return "  __vstore(" + v + ", (__global int8*)" + at + ", ALL_TRUE_w);\n";
+  };
+  EXPECT_EQ(Combined(mod),
+            store("__vbclr(" + a + ", " + b + ")", "out") +
+                store("__vnor(" + a + ", " + b + ")", "(out + 8)") +
+                store("__vsel(" + a + ", " + b + ", __vbclr(" + p + ", " + q + "))", "(out + 16)") +
+                store("__vsel(" + a + ", " + b + ", __vnor(" + p + ", " + q + "))", "(out + 24)"));
+}
+
+TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
+  // out[0:8] = a * 8 (a shift); out[8:16] = a * 6 (kept); f[0] = f[1] / 0.25 (a product by 4);
+  // f[2] = f[3] / 10 and f[4] = f[5] / 2^127 (1/c inexact or subnormal: kept).
+  Var a = Ptr("a"), out = Ptr("out"), f = Ptr("f", "float32");
+  IRModule mod = Kernel({a, out, f}, [](const std::vector<Buffer>& buf) {
+    Expr va = BufferLoadNode::Make(buf[0], {Ramp(I32(0), 8)});
+    auto fl = [&](int i) { return BufferLoadNode::Make(buf[2], {I32(i)}); };
+    auto c = [](double v) { return FloatImmNode::Make(DataType::Float(32), v); };
+    return SeqStmtNode::Make({
+        BufferStoreNode::Make(buf[1], MulNode::Make(va, BroadcastNode::Make(I32(8), 8)),
+                              {Ramp(I32(0), 8)}),
+        BufferStoreNode::Make(buf[1], MulNode::Make(va, BroadcastNode::Make(I32(6), 8)),
+                              {Ramp(I32(8), 8)}),
+        BufferStoreNode::Make(buf[2], DivNode::Make(fl(1), c(0.25)), {I32(0)}),
+        BufferStoreNode::Make(buf[2], DivNode::Make(fl(3), c(10.0)), {I32(2)}),
+        BufferStoreNode::Make(buf[2], DivNode::Make(fl(5), c(1.7014118346046923e38)), {I32(4)}),
+    });
+  });
+  std::string code = Combined(mod);
+  const std::string la = "__vload((__global int8*)a, ALL_TRUE_w)";
+  EXPECT_NE(code.find("__vstore(__vlsl(" + la + ", __vbcast(3), ALL_TRUE_w), (__global int8*)out"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("__vstore(__vmul(" + la + ", __vbcast(6), ALL_TRUE_w)"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("f[0] = (f[1] * 4.0f);"), std::string::npos) << code;
+  EXPECT_NE(code.find("f[2] = (f[3] / 10.0f);"), std::string::npos) << code;
+  EXPECT_NE(code.find("f[4] = (f[5] / "), std::string::npos) << code;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -11,6 +11,12 @@ namespace transform {
  *  padded with inactive lanes), and regroup masks into the parts of the data they control. */
 Pass AlignVectorWidth();
 
+/*! \brief Fuse DSL operations the target does in one instruction (x & ~y: vbclr, x | ~y: vbset,
+ *  ~(x & y): vnand, ~(x | y): vnor, on integer vectors and masks) and reduce integer vector
+ *  multiplications by 2^k to shifts and float divisions by 2^k to multiplications by 2^-k; every
+ *  rewrite computes the same bits as the original. */
+Pass CombineInstructions();
+
 /*! \brief Reject static `lsram` allocations beyond the target's local SRAM per TEC and `shared`
  *  allocations beyond its shared SRAM per core, naming the allocation that overflows. */
 Pass VerifyLocalMemory(const DSLTargetDesc& target);

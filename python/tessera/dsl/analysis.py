@@ -1,33 +1,34 @@
-"""Analyses of lowered DSL modules, as Compass DSL's ``dsl.analysis`` offers them.
-
->>> mod = BuildManager().lower(kernel)
->>> has_perf_record_tick(mod)          # does the kernel time a region with S.perf_tick_begin?
-"""
+"""Analyses of lowered DSL modules (``tvm.compass.dsl.analysis``)."""
 
 from .. import _core
+from ..tir.stmt_functor import post_order_visit
 
-__all__ = ["has_perf_record_tick"]
-
-_TICK_OPS = ("dsl.perf_tick_begin", "dsl.perf_tick_end")
-
-
-def _functions(mod_or_func):
-    if isinstance(mod_or_func, _core.IRModule):
-        return list(dict(mod_or_func.functions).values())
-    return [mod_or_func]
+_TICKS = ("dsl.perf_tick_begin", "dsl.perf_tick_end")
 
 
-def has_perf_record_tick(mod_or_func):
-    """Whether any function of ``mod_or_func`` (an IRModule or a PrimFunc) marks a profiled
-    region with ``S.perf_tick_begin``/``S.perf_tick_end``."""
+def _functions(ir_mod):
+    if isinstance(ir_mod, _core.PrimFunc):
+        return [ir_mod]
+    if isinstance(ir_mod, _core.IRModule):
+        return [func for _gv, func in ir_mod.functions]
+    raise TypeError(f"has_perf_record_tick expects an IRModule or a PrimFunc, got "
+                    f"{type(ir_mod).__name__}")
+
+
+def has_perf_record_tick(ir_mod):
+    """Whether any function of ``ir_mod`` (an IRModule, e.g. ``BuildManager().lower(f)``, or a
+    PrimFunc) contains ``S.perf_tick_begin`` or ``S.perf_tick_end``."""
     found = []
 
     def visit(node):
-        if isinstance(node, _core.Call) and isinstance(node.op, _core.Op) and \
-                node.op.name in _TICK_OPS:
+        if isinstance(node, _core.Call) and getattr(node.op, "name", None) in _TICKS:
             found.append(node)
 
-    for func in _functions(mod_or_func):
-        if isinstance(func, _core.PrimFunc):
-            _core.post_order_visit(func.body, visit)
-    return bool(found)
+    for func in _functions(ir_mod):
+        post_order_visit(func.body, visit)
+        if found:
+            return True
+    return False
+
+
+__all__ = ["has_perf_record_tick"]

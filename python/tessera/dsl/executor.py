@@ -102,6 +102,42 @@ class Executor:
         return time_calls(self, args, repeat, number, min_repeat_ms, limit_zero_time_iterations,
                           cooldown_interval_ms, repeats_to_cooldown)
 
+    def profile(self, *args):
+        """Run the kernel once with its ``S.perf_tick_begin(cid)`` / ``S.perf_tick_end(cid)``
+        regions timed, and return the ticks of the whole call. Ticks are nanoseconds of the
+        host's monotonic clock (tessera runs the TECs as host threads; there are no NPU cycles).
+        ``ex.perf_records`` then maps each custom id to ``{"ticks": [per TEC], "count": [per
+        TEC]}``: the time spent in that id's regions and how many ended, TEC by TEC.
+
+        >>> total = ex.profile(a, out); ex.perf_records[0]["ticks"]
+        """
+        import ctypes
+        import time
+
+        values = self._check(args)
+        lib = ctypes.CDLL(self.lib_path)  # the loaded library: dlopen gives the same handle
+        read = getattr(lib, "__tessera_perf_read")
+        read.restype = ctypes.c_int32
+        read.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int32,
+                         ctypes.POINTER(ctypes.c_int64)]
+        getattr(lib, "__tessera_perf_clear")()
+        start = time.perf_counter_ns()
+        _core.call_dsl(self._module, self._kinds, values)
+        total = time.perf_counter_ns() - start
+        cap = 4 * 64
+        buf = (ctypes.c_int64 * (4 * cap))()
+        dropped = ctypes.c_int64(0)
+        n = read(buf, cap, ctypes.byref(dropped))
+        records = {}
+        for i in range(n):
+            tec, cid, ticks, count = buf[4 * i:4 * i + 4]
+            rec = records.setdefault(cid, {"ticks": [0] * 4, "count": [0] * 4})
+            rec["ticks"][tec] += ticks
+            rec["count"][tec] += count
+        self.perf_records = records
+        self.perf_dropped = dropped.value
+        return total
+
     def __repr__(self):
         return f"<Executor {self.name} at {self.lib_path}>"
 

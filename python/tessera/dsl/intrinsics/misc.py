@@ -64,13 +64,13 @@ def _tick(p, node, name, cid):
 
 @intrinsic
 def perf_tick_begin(p, node, cid):
-    """Start of a profiled region (a no-op on tessera)."""
+    """Start of a profiled region: reads the clock (see Executor.profile)."""
     _tick(p, node, "perf_tick_begin", cid)
 
 
 @intrinsic
 def perf_tick_end(p, node, cid):
-    """End of a profiled region (a no-op on tessera)."""
+    """End of a profiled region: adds the ticks since its begin (see Executor.profile)."""
     _tick(p, node, "perf_tick_end", cid)
 
 

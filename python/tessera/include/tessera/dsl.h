@@ -217,6 +217,10 @@ static inline bool8 __vmov_w(uint32_t bits) { return bits; }
   static inline V __vor_##V(V a, V b, uint32_t m) { (void)m; return a | b; }               \
   static inline V __vxor_##V(V a, V b, uint32_t m) { (void)m; return a ^ b; }              \
   static inline V __vinv_##V(V a, uint32_t m) { (void)m; return ~a; }                      \
+  static inline V __vbclr_##V(V a, V b) { return a & ~b; }                                 \
+  static inline V __vbset_##V(V a, V b) { return a | ~b; }                                 \
+  static inline V __vnand_##V(V a, V b) { return ~(a & b); }                               \
+  static inline V __vnor_##V(V a, V b) { return ~(a | b); }                                \
   /* Shift counts are read as unsigned; counts of the width or more shift everything out. */ \
   static inline V __vsl_##V(V a, V s, uint32_t m) {                                        \
     (void)m;                                                                               \
@@ -340,6 +344,11 @@ static inline uint32_t __vand_mask(uint32_t a, uint32_t b, uint32_t m) { return 
 static inline uint32_t __vor_mask(uint32_t a, uint32_t b, uint32_t m) { return (a | b) & m; }
 static inline uint32_t __vxor_mask(uint32_t a, uint32_t b, uint32_t m) { return (a ^ b) & m; }
 static inline uint32_t __vinv_mask(uint32_t a, uint32_t m) { return ~a & m; }
+/* Combined logic (every bit of a mask belongs to a lane, so ~ needs no mask). */
+static inline uint32_t __vbclr_mask(uint32_t a, uint32_t b) { return a & ~b; }
+static inline uint32_t __vbset_mask(uint32_t a, uint32_t b) { return a | ~b; }
+static inline uint32_t __vnand_mask(uint32_t a, uint32_t b) { return ~(a & b); }
+static inline uint32_t __vnor_mask(uint32_t a, uint32_t b) { return ~(a | b); }
 static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
   return (x & m) | (y & ~m);
 }
@@ -404,6 +413,10 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
 #define __vor(a, b, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vor), a, (b), (mask))
 #define __vxor(a, b, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vxor), a, (b), (mask))
 #define __vinv(a, mask) __TESSERA_CALL(__TESSERA_INT_MASK(__vinv), a, (mask))
+#define __vbclr(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vbclr), a, (b))
+#define __vbset(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vbset), a, (b))
+#define __vnand(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vnand), a, (b))
+#define __vnor(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vnor), a, (b))
 #define __vlsl(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsl), a, (s), (mask))
 #define __vasr(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsr), a, (s), (mask))
 

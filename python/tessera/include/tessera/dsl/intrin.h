@@ -669,7 +669,71 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
   __TESSERA_CALL(__TESSERA_ALL(__vstore_scatter), v, (p), (lo), (hi), (first), (m))
 /* Inactive lanes of most intrinsics are undefined: the host keeps whatever was computed. */
 #define __vundef_inactive(x, m) ((void)(m), (x))
-#define __perf_tick_begin(cid) ((void)(cid))
-#define __perf_tick_end(cid) ((void)(cid))
+/* ---- Profiling: S.perf_tick_begin(cid) / S.perf_tick_end(cid) ------------------------------
+ * Each TEC keeps, per custom id, the ticks (nanoseconds of CLOCK_MONOTONIC: the host's counter)
+ * spent between begin and end and how many regions ended; the launcher's __tessera_perf_read
+ * hands them to Executor.profile. An end without a begin, and ids beyond the first
+ * __TESSERA_PERF_IDS distinct ones of a TEC, are counted in `dropped`. */
+#include <time.h>
+#define __TESSERA_PERF_IDS 64
+typedef struct {
+  int64_t cid, start, ticks, count;
+  int open;
+} __tessera_perf_slot;
+static struct {
+  __tessera_perf_slot slots[TESSERA_NUM_TECS][__TESSERA_PERF_IDS];
+  int used[TESSERA_NUM_TECS];
+  int64_t dropped[TESSERA_NUM_TECS];
+} __tessera_perf;
+static inline int64_t __tessera_perf_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+static inline __tessera_perf_slot* __tessera_perf_slot_of(int64_t cid, int create) {
+  int tec = get_local_id(0);
+  for (int i = 0; i < __tessera_perf.used[tec]; ++i) {
+    if (__tessera_perf.slots[tec][i].cid == cid) return &__tessera_perf.slots[tec][i];
+  }
+  if (!create || __tessera_perf.used[tec] == __TESSERA_PERF_IDS) return NULL;
+  __tessera_perf_slot* s = &__tessera_perf.slots[tec][__tessera_perf.used[tec]++];
+  memset(s, 0, sizeof(*s));
+  s->cid = cid;
+  return s;
+}
+static inline void __perf_tick_begin(int64_t cid) {
+  __tessera_perf_slot* s = __tessera_perf_slot_of(cid, 1);
+  if (s == NULL) {
+    ++__tessera_perf.dropped[get_local_id(0)];
+    return;
+  }
+  s->open = 1;
+  s->start = __tessera_perf_now();
+}
+static inline void __perf_tick_end(int64_t cid) {
+  int64_t now = __tessera_perf_now();
+  __tessera_perf_slot* s = __tessera_perf_slot_of(cid, 0);
+  if (s == NULL || !s->open) {
+    ++__tessera_perf.dropped[get_local_id(0)];
+    return;
+  }
+  s->open = 0;
+  s->ticks += now - s->start;
+  s->count += 1;
+}
+/* Records as (tec, cid, ticks, count) quadruples into out[0 .. 4 * cap); returns how many. */
+static inline int32_t __tessera_perf_collect(int64_t* out, int32_t cap, int64_t* dropped) {
+  int32_t n = 0;
+  *dropped = 0;
+  for (int tec = 0; tec < TESSERA_NUM_TECS; ++tec) {
+    *dropped += __tessera_perf.dropped[tec];
+    for (int i = 0; i < __tessera_perf.used[tec] && n < cap; ++i, ++n) {
+      const __tessera_perf_slot* s = &__tessera_perf.slots[tec][i];
+      out[4 * n] = tec, out[4 * n + 1] = s->cid, out[4 * n + 2] = s->ticks, out[4 * n + 3] = s->count;
+    }
+  }
+  return n;
+}
+static inline void __tessera_perf_reset(void) { memset(&__tessera_perf, 0, sizeof(__tessera_perf)); }
 
 #endif /* TESSERA_DSL_INTRIN_H_ */

@@ -1,0 +1,18 @@
+"""The vector DSL's own passes (``tvm.compass.dsl.transform``), as :class:`tessera.transform.Pass`
+objects to call on an IRModule, e.g. ``CombineInstructions()(BuildManager().lower(f))``."""
+
+from ..transform import Pass
+
+
+def CombineInstructions():  # noqa: N802 (TVM's pass-factory naming)
+    """x & ~y -> vbclr, x | ~y -> vbset, ~(x & y) -> vnand, ~(x | y) -> vnor (integer vectors and
+    masks); integer vector * 2^k -> shift; float / 2^k -> * 2^-k where that is exact."""
+    return Pass("dsl.CombineInstructions")
+
+
+def AlignVectorWidth():  # noqa: N802
+    """Split flexible- and multiple-width vectors into native ones, masking the padding."""
+    return Pass("dsl.AlignVectorWidth")
+
+
+__all__ = ["AlignVectorWidth", "CombineInstructions"]

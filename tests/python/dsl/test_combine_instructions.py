@@ -1,0 +1,163 @@
+"""dsl.CombineInstructions: x & ~y, x | ~y, ~(x & y), ~(x | y) become one call (__vbclr,
+__vbset, __vnand, __vnor) on integer vectors and masks, integer vector products by 2^k become
+shifts and float divisions by 2^k become products by 2^-k; the C code shows the combined form
+and the results (compiled and PySim) still match numpy bit for bit."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import script as S
+
+from _util import INT_TYPES, build, check_active, lanes, mask_bits, np_dtype, rand, run_both
+
+MASK = "3T2F3T"
+
+
+def _calls(code, name):
+    return code.count(name + "(")
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES)
+def test_vector_logic_is_combined(dtype):
+    n = lanes(dtype)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a)
+        y = S.vload(b)
+        S.vstore(S.vand(x, S.vinv(y)), out)
+        S.vstore(S.vand(S.vinv(y), x), out + n)
+        S.vstore(S.vor(x, S.vinv(y), mask=MASK), out + 2 * n)
+        S.vstore(S.vinv(S.vand(x, y)), out + 3 * n)
+        S.vstore(S.vinv(S.vor(x, y)), out + 4 * n)
+
+    code = build(k).c_code
+    assert _calls(code, "__vbclr") == 2 and _calls(code, "__vbset") == 1, code
+    assert _calls(code, "__vnand") == 1 and _calls(code, "__vnor") == 1, code
+    for gone in ("__vand(", "__vor(", "__vinv("):
+        assert gone not in code, code
+
+    x, y = rand(n, dtype), rand(n, dtype, seed=1)
+    results = run_both(k, x, y, np.zeros(5 * n, np_dtype(dtype)))
+    active = np.concatenate([np.ones(2 * n, bool), mask_bits(MASK, n), np.ones(2 * n, bool)])
+    expected = np.concatenate([x & ~y, x & ~y, x | ~y, ~(x & y), ~(x | y)])
+    check_active([r[2] for r in results], expected, active)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_mask_logic_is_combined(dtype):
+    n = lanes(dtype)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a)
+        y = S.vload(b)
+        pa = x > 0
+        pb = y > 0
+        S.vstore(S.vsel(x, y, S.vand(pa, S.vinv(pb))), out)
+        S.vstore(S.vsel(x, y, S.vor(pa, S.vinv(pb))), out + n)
+        S.vstore(S.vsel(x, y, S.vinv(S.vand(pa, pb))), out + 2 * n)
+        S.vstore(S.vsel(x, y, S.vinv(S.vor(pa, pb))), out + 3 * n)
+
+    code = build(k).c_code
+    for name in ("__vbclr", "__vbset", "__vnand", "__vnor"):
+        assert _calls(code, name) == 1, code
+    assert "__vinv(" not in code, code
+
+    x, y = rand(n, dtype, seed=2), rand(n, dtype, seed=3)
+    pa, pb = x > 0, y > 0
+    expected = np.concatenate([np.where(m, x, y) for m in
+                               (pa & ~pb, pa | ~pb, ~(pa & pb), ~(pa | pb))])
+    results = run_both(k, x, y, np.zeros(4 * n, np_dtype(dtype)))
+    check_active([r[2] for r in results], expected)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "uint32"])  # no 8-bit vmul
+def test_multiplication_by_power_of_two_is_a_shift(dtype):
+    n = lanes(dtype)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a)
+        S.vstore(x * 4, out)
+        S.vstore(S.vmul(x, 8, mask=MASK), out + n)
+        S.vstore(S.vmul(2, x), out + 2 * n)
+        S.vstore(x * 3, out + 3 * n)
+
+    code = build(k).c_code
+    assert _calls(code, "__vlsl") == 3, code
+    assert _calls(code, "__vmul") == 1, code  # x * 3 stays a multiplication
+
+    x = rand(n, dtype, seed=4)  # with the minimum and maximum: the products wrap
+    wide = x.astype(np.int64)
+    expected = np.concatenate([wide * 4, wide * 8, wide * 2, wide * 3]).astype(np_dtype(dtype))
+    active = np.concatenate([np.ones(n, bool), mask_bits(MASK, n), np.ones(2 * n, bool)])
+    results = run_both(k, x, np.zeros(4 * n, np_dtype(dtype)))
+    check_active([r[1] for r in results], expected, active)
+
+
+def _same_bits(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected, got.dtype)
+    view = {2: np.uint16, 4: np.uint32}[got.dtype.itemsize]
+    np.testing.assert_array_equal(got.view(view), expected.view(view))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_float_division_by_exact_reciprocal(dtype):
+    n = lanes(dtype)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a)
+        S.vstore(x / S.cast(4, dtype), out)
+        S.vstore(x / S.cast(10, dtype), out + n)
+        out[2 * n] = a[0] / S.cast(0.5, dtype)
+        out[2 * n + 1] = a[1] / S.cast(-8, dtype)
+        out[2 * n + 2] = a[2] / S.cast(3, dtype)
+
+    code = build(k).c_code
+    assert "__vdiv(" in code and _calls(code, "__vdiv") == 1, code  # x / 10 is kept
+    assert code.count(" / ") == 1, code  # a[2] / 3 is kept
+
+    x = rand(n, dtype, seed=5)
+    tiny = np.finfo(np_dtype(dtype)).smallest_normal
+    x[:3] = [tiny * 3, -tiny, 7.0]  # results become subnormal: both forms round the same way
+    wide = x.astype(np.float64)
+    expected = np.concatenate([wide / 4, wide / 10, [wide[0] / 0.5, wide[1] / -8, wide[2] / 3]])
+    expected = expected.astype(np_dtype(dtype))
+    for r in run_both(k, x, np.zeros(2 * n + 3, np_dtype(dtype))):
+        _same_bits(r[1][:n], expected[:n])
+        _same_bits(r[1][2 * n:2 * n + 2], expected[2 * n:2 * n + 2])
+        check_active([r[1]], expected)
+
+
+def test_division_at_the_ends_of_the_exponent_range():
+    big, small = 2.0 ** 127, 2.0 ** -127  # small is subnormal in float32
+
+    @S.prim_func
+    def k(a: S.ptr("float32", "global"), out: S.ptr("float32", "global")):
+        out[0] = a[0] / S.fp32(big)  # 1 / 2^127 is subnormal: kept a division
+        out[1] = a[1] / S.fp32(small)  # 1 / 2^-127 = 2^127: a product
+
+    code = build(k).c_code
+    assert code.count(" / ") == 1 and code.count(" * ") == 1, code
+    x = np.array([3.0, 1e-10], np.float32)
+    expected = np.array([x[0] / np.float32(big), x[1] / np.float32(small)], np.float32)
+    for r in run_both(k, x, np.zeros(2, np.float32)):
+        _same_bits(r[1], expected)
+
+
+def test_pass_by_name_on_a_lowered_module():
+    from tessera.dsl import BuildManager
+    from tessera.dsl import transform as dsl_transform
+
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        b[0] = S.vand(a[0], S.vinv(a[1]))
+
+    mod = BuildManager().lower(k)
+    assert "dsl.vbclr" not in str(mod)
+    combined = dsl_transform.CombineInstructions()(mod)
+    text = str(combined)
+    assert "dsl.vbclr" in text and "bitwise_not" not in text, text
+    assert dsl_transform.CombineInstructions().name == "dsl.CombineInstructions"
