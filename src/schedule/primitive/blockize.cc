@@ -149,6 +149,11 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     }
     outer_init = MakeLoopNest(init_loops, Substitute(inner->init, init_map));
     inner->init = nullptr;
+    // Without its init, the inner block reads back what it accumulates into (as TVM: the
+    // written regions first, then the block's reads).
+    std::vector<BufferRegion> reads = inner->writes;
+    reads.insert(reads.end(), inner->reads.begin(), inner->reads.end());
+    inner->reads = std::move(reads);
   }
   Stmt inner_realize =
       BlockRealizeNode::Make(inner_values, realize->predicate, inner, realize->span);

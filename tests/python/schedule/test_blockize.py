@@ -51,7 +51,7 @@ def test_blockize_reduction_moves_init_outward(golden):
         for i, j, k_0 in T.grid(64, 64, 16):
             with T.block("C_o"):
                 vi, vj, vk_o = T.axis.remap("SSR", [i, j, k_0])
-                T.reads(C[vi, vj], A[vi, vk_o * 4:vk_o * 4 + 4], B[vk_o * 4:vk_o * 4 + 4, vj])
+                T.reads(A[vi, vk_o * 4:vk_o * 4 + 4], B[vk_o * 4:vk_o * 4 + 4, vj])
                 T.writes(C[vi, vj])
                 with T.init():
                     C[vi, vj] = T.float32(0)
