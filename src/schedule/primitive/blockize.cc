@@ -90,12 +90,18 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     int64_t extent = *hi - *lo + 1;
     bool has_inner = UsesVars(inner_part, inner_vars) ||
                      (preserve_unit_iters && extent == 1 && UsesVars(binding, inner_vars));
-    bool has_outer = !IsConstInt(outer_part, 0) || !has_inner;
+    // As TVM, every iterator has an outer part: one bound wholly inside the loop gets an outer
+    // iterator of extent 1 bound to 0.
+    bool outer_zero = has_inner && IsConstInt(outer_part, 0);
+    bool has_outer = true;
     Var vo, vi;
     if (has_outer) {
       Expr outer_value = outer_part;
       Range dom = iv->dom;
-      if (has_inner && extent > 1) {
+      if (outer_zero) {
+        outer_value = IntConst(t, 0);
+        dom = RangeNode::Make(IntConst(t, 0), IntConst(t, 1));
+      } else if (has_inner && extent > 1) {
         auto dom_extent = AsConstInt(iv->dom->extent);
         if (!IsConstInt(iv->dom->min, 0) || !dom_extent || *dom_extent % extent != 0 ||
             !ana.CanProveEqual(FloorModE(outer_part, IntConst(t, extent)), IntConst(t, 0))) {
@@ -110,13 +116,13 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
       outer_reduce = outer_reduce || iv->iter_type == IterVarType::kCommReduce;
     }
     if (has_inner) {
-      vi = NewVar(iv->var->name + (has_outer ? "_i" : ""), t);
+      vi = NewVar(iv->var->name + (outer_zero ? "" : "_i"), t);
       inner_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), IntConst(t, extent)),
                                               vi, iv->iter_type));
       inner_values.push_back(inner_part);
     }
     Expr value = !has_inner   ? Expr(vo)
-                 : !has_outer ? Expr(vi)
+                 : outer_zero ? Expr(vi)
                               : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
     body_map[iv->var.get()] = value;
   }

@@ -131,3 +131,42 @@ def test_blockize_loop_with_two_blocks(schedule_error):
 
     schedule_error(two, lambda sch: sch.blockize(sch.get_loops(sch.get_block("A"))[0]), "blockize",
                    "expects exactly one block under the loop")
+
+
+def test_blockize_whole_nest_gives_unit_outer_iterators(golden):
+    # As TVM: an iterator bound wholly inside the blockized loop keeps an outer iterator of
+    # extent 1 bound to 0; one bound wholly outside has no inner iterator.
+    @T.prim_func
+    def copy(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16, 8), "float32")):
+        for i, j in T.grid(16, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+    @T.prim_func
+    def whole(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16, 8), "float32")):
+        with T.block("B_o"):
+            vi_o = T.axis.spatial(1, 0)
+            vj_o = T.axis.spatial(1, 0)
+            T.reads(A[0:16, 0:8])
+            T.writes(B[0:16, 0:8])
+            for i, j in T.grid(16, 8):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A[vi, vj]
+
+    @T.prim_func
+    def inner(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16, 8), "float32")):
+        for i in T.serial(16):
+            with T.block("B_o"):
+                vi = T.axis.spatial(16, i)
+                vj_o = T.axis.spatial(1, 0)
+                T.reads(A[vi, 0:8])
+                T.writes(B[vi, 0:8])
+                for j in T.serial(8):
+                    with T.block("B"):
+                        vj = T.axis.spatial(8, j)
+                        B[vi, vj] = A[vi, vj]
+
+    golden(copy, whole, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[0]))
+    golden(copy, inner, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[1]))
