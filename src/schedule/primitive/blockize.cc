@@ -139,21 +139,47 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
   }
   Stmt outer_init;
   if (block->init && outer_reduce) {
-    // The init runs once per outer reduction: it moves to the outer block, over the inner
-    // spatial iterators.
-    std::vector<For> init_loops;
+    // The init runs once per outer reduction: as TVM, it moves to the outer block as a block
+    // "<name>_init" over the inner spatial iterators it uses, under copies of the inner loops
+    // those iterators are bound to.
     VarMap init_map;
-    for (const IterVar& iv : inner_iters) {
-      if (iv->iter_type != IterVarType::kDataPar) continue;
+    std::vector<IterVar> init_iters;
+    std::vector<Expr> init_values;
+    for (size_t k = 0; k < inner_iters.size(); ++k) {
+      const IterVar& iv = inner_iters[k];
+      const VarNode* var = iv->var.get();
+      if (iv->iter_type != IterVarType::kDataPar ||
+          !UsesVar(inner->init, [&](const VarNode* v) { return v == var; })) {
+        continue;
+      }
       Var v = NewVar(iv->var->name + "_init", iv->var->dtype);
-      init_map[iv->var.get()] = v;
-      init_loops.push_back(
-          ForNode::Make(v, iv->dom->min, iv->dom->extent, ForKind::kSerial, Evaluate0()));
+      init_map[var] = v;
+      init_iters.push_back(IterVarNode::Make(iv->dom, v, iv->iter_type));
+      init_values.push_back(inner_values[k]);
     }
-    for (const IterVar& iv : inner_iters) {
-      if (iv->iter_type != IterVarType::kDataPar) init_map[iv->var.get()] = iv->dom->min;
+    std::vector<BufferRegion> init_writes;
+    for (const BufferRegion& w : inner->writes) init_writes.push_back(Substitute(w, init_map));
+    Block init_block = BlockNode::Make(init_iters, {}, init_writes, block->name_hint + "_init",
+                                       Substitute(inner->init, init_map), nullptr);
+    std::vector<For> init_loops;
+    VarMap loop_map;
+    for (auto it = at; it != loops.end(); ++it) {
+      const ForNode* f = (*it)->loop();
+      bool used = false;
+      for (const Expr& e : init_values) {
+        used = used || UsesVar(e, [&](const VarNode* v) { return v == f->loop_var.get(); });
+      }
+      if (!used) continue;
+      Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
+      loop_map[f->loop_var.get()] = v;
+      init_loops.push_back(ForNode::Make(v, Substitute(f->min, loop_map),
+                                         Substitute(f->extent, loop_map), f->for_kind, Evaluate0(),
+                                         f->thread_binding, f->annotations));
     }
-    outer_init = MakeLoopNest(init_loops, Substitute(inner->init, init_map));
+    for (Expr& e : init_values) e = Substitute(e, loop_map);
+    outer_init = MakeLoopNest(
+        init_loops,
+        BlockRealizeNode::Make(init_values, Substitute(realize->predicate, loop_map), init_block));
     inner->init = nullptr;
     // Without its init, the inner block reads back what it accumulates into (as TVM: the
     // written regions first, then the block's reads).

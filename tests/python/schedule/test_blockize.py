@@ -54,7 +54,11 @@ def test_blockize_reduction_moves_init_outward(golden):
                 T.reads(A[vi, vk_o * 4:vk_o * 4 + 4], B[vk_o * 4:vk_o * 4 + 4, vj])
                 T.writes(C[vi, vj])
                 with T.init():
-                    C[vi, vj] = T.float32(0)
+                    # As TVM, the init moves outward as a block of its own.
+                    with T.block("C_init"):
+                        T.reads()
+                        T.writes(C[vi, vj])
+                        C[vi, vj] = T.float32(0)
                 for k_1 in T.serial(4):
                     with T.block("C"):
                         vk_i = T.axis.reduce(4, k_1)
@@ -170,3 +174,39 @@ def test_blockize_whole_nest_gives_unit_outer_iterators(golden):
 
     golden(copy, whole, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[0]))
     golden(copy, inner, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[1]))
+
+
+def test_blockize_init_over_inner_spatial_loops(golden):
+    # The moved init iterates over the inner spatial iterators it uses, under copies of their
+    # loops (as TVM).
+    @T.prim_func
+    def rowsum(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32")):
+        for k, i in T.grid(16, 8):
+            with T.block("B"):
+                vk, vi = T.axis.remap("RS", [k, i])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32")):
+        with T.block("B_o"):
+            vk_o = T.axis.reduce(1, 0)
+            vi_o = T.axis.spatial(1, 0)
+            T.reads(A[0:8, 0:16])
+            T.writes(B[0:8])
+            with T.init():
+                for i in T.serial(8):
+                    with T.block("B_init"):
+                        vi_init = T.axis.spatial(8, i)
+                        T.reads()
+                        T.writes(B[vi_init])
+                        B[vi_init] = T.float32(0)
+            for k, i in T.grid(16, 8):
+                with T.block("B"):
+                    vk, vi = T.axis.remap("RS", [k, i])
+                    T.reads(B[vi], A[vi, vk])
+                    T.writes(B[vi])
+                    B[vi] = B[vi] + A[vi, vk]
+
+    golden(rowsum, expected, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[0]))
