@@ -55,9 +55,11 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     inner_dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
   }
   arith::Analyzer ana;
+  VarMap unit_loops;  // outer loops of extent 1, as their start
   for (auto it = loops.begin(); it != at; ++it) {
     const ForNode* f = (*it)->loop();
     ana.Bind(f->loop_var, RangeNode::Make(f->min, f->extent));
+    if (IsConstInt(f->extent, 1)) unit_loops[f->loop_var.get()] = f->min;
   }
 
   std::vector<IterVar> outer_iters, inner_iters;
@@ -111,6 +113,11 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
         dom = RangeNode::Make(IntConst(t, 0), IntConst(t, *dom_extent / extent));
       }
       vo = NewVar(iv->var->name + (has_inner ? "_o" : ""), t);
+      // As TVM's analyzer: without preserve_unit_iters, a loop of extent 1 binds as its start.
+      if (!preserve_unit_iters &&
+          UsesVar(outer_value, [&](const VarNode* v) { return unit_loops.count(v) > 0; })) {
+        outer_value = Simplify(Substitute(outer_value, unit_loops));
+      }
       outer_iters.push_back(IterVarNode::Make(dom, vo, iv->iter_type));
       outer_values.push_back(outer_value);
       outer_reduce = outer_reduce || iv->iter_type == IterVarType::kCommReduce;
@@ -121,9 +128,13 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
                                               vi, iv->iter_type));
       inner_values.push_back(inner_part);
     }
-    Expr value = !has_inner   ? Expr(vo)
-                 : outer_zero ? Expr(vi)
-                              : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
+    // An outer iterator of extent 1 is its start (0) in the body, as TVM's analyzer simplifies.
+    bool unit_outer = !outer_zero && has_inner && IsConstInt(outer_iters.back()->dom->extent, 1) &&
+                      IsConstInt(outer_iters.back()->dom->min, 0);
+    Expr value = !has_inner ? Expr(vo)
+                 : outer_zero || unit_outer
+                     ? Expr(vi)
+                     : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
     body_map[iv->var.get()] = value;
   }
 

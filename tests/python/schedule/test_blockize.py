@@ -1,5 +1,7 @@
 """blockize: the subtree of a loop becomes a new outer block."""
 
+import pytest
+
 from tessera.script import tir as T
 
 
@@ -210,3 +212,33 @@ def test_blockize_init_over_inner_spatial_loops(golden):
                     B[vi] = B[vi] + A[vi, vk]
 
     golden(rowsum, expected, lambda sch: sch.blockize(sch.get_loops(sch.get_block("B"))[0]))
+
+
+@T.prim_func
+def unit_outer_loop(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16, 32), "float32")):
+    for i0, j0, i1, j1 in T.grid(1, 2, 16, 16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i0 * 16 + i1)
+            vj = T.axis.spatial(32, j0 * 16 + j1)
+            B[vi, vj] = A[vi, vj]
+
+
+@pytest.mark.parametrize("preserve_unit_iters", [True, False])
+def test_blockize_unit_outer_loop_simplified(golden, preserve_unit_iters):
+    # As TVM's analyzer: an outer iterator of extent 1 is 0 in the inner block, and without
+    # preserve_unit_iters a loop of extent 1 binds as its start.
+    @T.prim_func
+    def expected(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16, 32), "float32")):
+        for i0, j0 in T.grid(1, 2):
+            with T.block("B_o"):
+                vi_o = T.axis.spatial(1, i0 if preserve_unit_iters else 0)
+                vj_o = T.axis.spatial(2, j0)
+                T.reads(A[0:16, vj_o * 16:vj_o * 16 + 16])
+                T.writes(B[0:16, vj_o * 16:vj_o * 16 + 16])
+                for i1, j1 in T.grid(16, 16):
+                    with T.block("B"):
+                        vi_i, vj_i = T.axis.remap("SS", [i1, j1])
+                        B[vi_i, vj_o * 16 + vj_i] = A[vi_i, vj_o * 16 + vj_i]
+
+    golden(unit_outer_loop, expected, lambda sch: sch.blockize(
+        sch.get_loops(sch.get_block("B"))[2], preserve_unit_iters=preserve_unit_iters))
