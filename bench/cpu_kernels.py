@@ -50,7 +50,7 @@ def schedule_matmul(n, parallel=True, pack=True):
     block = sch.get_block("C")
     if pack:
         # B packed into NR-wide column panels, each contiguous along k: B_p[j // NR, k, j % NR].
-        packed = sch.cache_read(block, 2, "global")
+        packed = sch.cache_read(block, 1, "global")
         sch.transform_layout(packed, ("write", 0), lambda k, j: (j // NR, k, j % NR))
     i, j, k = sch.get_loops(block)
     _, jo, io = _register_tile(sch, block, i, j, k)

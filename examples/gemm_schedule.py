@@ -75,7 +75,7 @@ def steps(n, threads):
     yield "unroll the register tile", sch
 
     # 5. Pack B into NR-wide panels contiguous along k (one stream per tile instead of n rows).
-    packed = sch.cache_read(block, 2, "global")
+    packed = sch.cache_read(block, 1, "global")
     sch.transform_layout(packed, ("write", 0), lambda kk, jj: (jj // NR, kk, jj % NR))
     pk, pj = sch.get_loops(packed)
     pjo, pji = sch.split(pj, [None, NR])

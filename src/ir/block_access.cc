@@ -295,7 +295,20 @@ std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccess
   AccessCollector collector(block);
   if (block->init) collector.VisitStmt(block->init);
   collector.VisitStmt(block->body);
-  return {collector.Regions(/*writes=*/false), collector.Regions(/*writes=*/true)};
+  std::vector<BufferRegion> reads = collector.Regions(/*writes=*/false);
+  std::vector<BufferRegion> writes = collector.Regions(/*writes=*/true);
+  if (block->init) {
+    // As in TVM: a reduction block (one with an init statement) does not list the buffers it
+    // writes among its reads, although its update reads them back.
+    std::unordered_set<const BufferNode*> written;
+    for (const BufferRegion& w : writes) written.insert(w->buffer.get());
+    std::vector<BufferRegion> kept;
+    for (const BufferRegion& r : reads) {
+      if (!written.count(r->buffer.get())) kept.push_back(r);
+    }
+    reads = std::move(kept);
+  }
+  return {std::move(reads), std::move(writes)};
 }
 
 }  // namespace tessera

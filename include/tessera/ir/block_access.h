@@ -16,7 +16,8 @@ namespace tessera {
  * bindings; an access to one of the block's match_buffers counts as its source region. Buffers
  * allocated inside the block are left out. Per dimension, a region is [lo, hi] when the bounds
  * of all accesses share one symbolic part (e.g. `vi * 16 + 0 ... vi * 16 + 15`), else the whole
- * dimension.
+ * dimension. As in TVM, a block with an `init` statement (a reduction) does not list the buffers
+ * it writes among its reads.
  */
 std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccessRegions(
     const BlockNode* block);

@@ -208,7 +208,7 @@ class DesignSpace:
         pack = d.choice([0, 1])
         if pack:
             # B as panels of nr columns, each contiguous along k.
-            packed = sch.cache_read(block_rv, 2, "global")
+            packed = sch.cache_read(block_rv, 1, "global")
         cc = sch.cache_write(block_rv, 0, "local")
         mr_tile = d.tile(i, 2, 16)
         io, ii = sch.split(i, mr_tile)

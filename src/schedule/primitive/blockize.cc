@@ -55,9 +55,11 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     inner_dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
   }
   arith::Analyzer ana;
+  VarMap unit_loops;  // outer loops of extent 1, as their start
   for (auto it = loops.begin(); it != at; ++it) {
     const ForNode* f = (*it)->loop();
     ana.Bind(f->loop_var, RangeNode::Make(f->min, f->extent));
+    if (IsConstInt(f->extent, 1)) unit_loops[f->loop_var.get()] = f->min;
   }
 
   std::vector<IterVar> outer_iters, inner_iters;
@@ -90,12 +92,18 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
     int64_t extent = *hi - *lo + 1;
     bool has_inner = UsesVars(inner_part, inner_vars) ||
                      (preserve_unit_iters && extent == 1 && UsesVars(binding, inner_vars));
-    bool has_outer = !IsConstInt(outer_part, 0) || !has_inner;
+    // As TVM, every iterator has an outer part: one bound wholly inside the loop gets an outer
+    // iterator of extent 1 bound to 0.
+    bool outer_zero = has_inner && IsConstInt(outer_part, 0);
+    bool has_outer = true;
     Var vo, vi;
     if (has_outer) {
       Expr outer_value = outer_part;
       Range dom = iv->dom;
-      if (has_inner && extent > 1) {
+      if (outer_zero) {
+        outer_value = IntConst(t, 0);
+        dom = RangeNode::Make(IntConst(t, 0), IntConst(t, 1));
+      } else if (has_inner && extent > 1) {
         auto dom_extent = AsConstInt(iv->dom->extent);
         if (!IsConstInt(iv->dom->min, 0) || !dom_extent || *dom_extent % extent != 0 ||
             !ana.CanProveEqual(FloorModE(outer_part, IntConst(t, extent)), IntConst(t, 0))) {
@@ -105,19 +113,28 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
         dom = RangeNode::Make(IntConst(t, 0), IntConst(t, *dom_extent / extent));
       }
       vo = NewVar(iv->var->name + (has_inner ? "_o" : ""), t);
+      // As TVM's analyzer: without preserve_unit_iters, a loop of extent 1 binds as its start.
+      if (!preserve_unit_iters &&
+          UsesVar(outer_value, [&](const VarNode* v) { return unit_loops.count(v) > 0; })) {
+        outer_value = Simplify(Substitute(outer_value, unit_loops));
+      }
       outer_iters.push_back(IterVarNode::Make(dom, vo, iv->iter_type));
       outer_values.push_back(outer_value);
       outer_reduce = outer_reduce || iv->iter_type == IterVarType::kCommReduce;
     }
     if (has_inner) {
-      vi = NewVar(iv->var->name + (has_outer ? "_i" : ""), t);
+      vi = NewVar(iv->var->name + (outer_zero ? "" : "_i"), t);
       inner_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), IntConst(t, extent)),
                                               vi, iv->iter_type));
       inner_values.push_back(inner_part);
     }
-    Expr value = !has_inner   ? Expr(vo)
-                 : !has_outer ? Expr(vi)
-                              : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
+    // An outer iterator of extent 1 is its start (0) in the body, as TVM's analyzer simplifies.
+    bool unit_outer = !outer_zero && has_inner && IsConstInt(outer_iters.back()->dom->extent, 1) &&
+                      IsConstInt(outer_iters.back()->dom->min, 0);
+    Expr value = !has_inner ? Expr(vo)
+                 : outer_zero || unit_outer
+                     ? Expr(vi)
+                     : AddE(extent > 1 ? MulE(vo, IntConst(t, extent)) : Expr(vo), vi);
     body_map[iv->var.get()] = value;
   }
 
@@ -133,22 +150,53 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
   }
   Stmt outer_init;
   if (block->init && outer_reduce) {
-    // The init runs once per outer reduction: it moves to the outer block, over the inner
-    // spatial iterators.
-    std::vector<For> init_loops;
+    // The init runs once per outer reduction: as TVM, it moves to the outer block as a block
+    // "<name>_init" over the inner spatial iterators it uses, under copies of the inner loops
+    // those iterators are bound to.
     VarMap init_map;
-    for (const IterVar& iv : inner_iters) {
-      if (iv->iter_type != IterVarType::kDataPar) continue;
+    std::vector<IterVar> init_iters;
+    std::vector<Expr> init_values;
+    for (size_t k = 0; k < inner_iters.size(); ++k) {
+      const IterVar& iv = inner_iters[k];
+      const VarNode* var = iv->var.get();
+      if (iv->iter_type != IterVarType::kDataPar ||
+          !UsesVar(inner->init, [&](const VarNode* v) { return v == var; })) {
+        continue;
+      }
       Var v = NewVar(iv->var->name + "_init", iv->var->dtype);
-      init_map[iv->var.get()] = v;
-      init_loops.push_back(
-          ForNode::Make(v, iv->dom->min, iv->dom->extent, ForKind::kSerial, Evaluate0()));
+      init_map[var] = v;
+      init_iters.push_back(IterVarNode::Make(iv->dom, v, iv->iter_type));
+      init_values.push_back(inner_values[k]);
     }
-    for (const IterVar& iv : inner_iters) {
-      if (iv->iter_type != IterVarType::kDataPar) init_map[iv->var.get()] = iv->dom->min;
+    std::vector<BufferRegion> init_writes;
+    for (const BufferRegion& w : inner->writes) init_writes.push_back(Substitute(w, init_map));
+    Block init_block = BlockNode::Make(init_iters, {}, init_writes, block->name_hint + "_init",
+                                       Substitute(inner->init, init_map), nullptr);
+    std::vector<For> init_loops;
+    VarMap loop_map;
+    for (auto it = at; it != loops.end(); ++it) {
+      const ForNode* f = (*it)->loop();
+      bool used = false;
+      for (const Expr& e : init_values) {
+        used = used || UsesVar(e, [&](const VarNode* v) { return v == f->loop_var.get(); });
+      }
+      if (!used) continue;
+      Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
+      loop_map[f->loop_var.get()] = v;
+      init_loops.push_back(ForNode::Make(v, Substitute(f->min, loop_map),
+                                         Substitute(f->extent, loop_map), f->for_kind, Evaluate0(),
+                                         f->thread_binding, f->annotations));
     }
-    outer_init = MakeLoopNest(init_loops, Substitute(inner->init, init_map));
+    for (Expr& e : init_values) e = Substitute(e, loop_map);
+    outer_init = MakeLoopNest(
+        init_loops,
+        BlockRealizeNode::Make(init_values, Substitute(realize->predicate, loop_map), init_block));
     inner->init = nullptr;
+    // Without its init, the inner block reads back what it accumulates into (as TVM: the
+    // written regions first, then the block's reads).
+    std::vector<BufferRegion> reads = inner->writes;
+    reads.insert(reads.end(), inner->reads.begin(), inner->reads.end());
+    inner->reads = std::move(reads);
   }
   Stmt inner_realize =
       BlockRealizeNode::Make(inner_values, realize->predicate, inner, realize->span);

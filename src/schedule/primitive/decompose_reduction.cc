@@ -1,15 +1,14 @@
 // decompose_reduction: the init of a reduction becomes its own block, placed before a loop.
 #include <algorithm>
+#include <unordered_set>
 
 #include "../utils.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/schedule/primitive.h"
+#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace schedule {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
                             const StmtSRef& loop_sref) {
@@ -88,6 +87,18 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
   Block update = CopyBlock(block);
   update->init = nullptr;
   update->name_hint = block->name_hint + "_update";
+  {
+    // Without its init, the update reads back what it accumulates into: as TVM, the written
+    // regions of buffers not read already come first.
+    std::unordered_set<const BufferNode*> read;
+    for (const BufferRegion& r : block->reads) read.insert(r->buffer.get());
+    std::vector<BufferRegion> reads;
+    for (const BufferRegion& w : block->writes) {
+      if (!read.count(w->buffer.get())) reads.push_back(w);
+    }
+    reads.insert(reads.end(), block->reads.begin(), block->reads.end());
+    update->reads = std::move(reads);
+  }
   StmtEditor editor;
   editor.replace[realize.get()] =
       BlockRealizeNode::Make(realize->iter_values, realize->predicate, update, realize->span);

@@ -138,7 +138,7 @@ def schedule_tiled_matmul(n, tile=16, dtype="float32", acc="float32"):
     sch.bind(bj, "blockIdx.x")
     sch.bind(ti, "threadIdx.y")
     sch.bind(tj, "threadIdx.x")
-    for index in (1, 2):  # A and B (read 0 is C itself, the accumulator)
+    for index in (0, 1):  # A and B (a reduction block does not list C among its reads)
         cache = sch.cache_read(c, index, "shared")
         sch.compute_at(cache, ko)
         y, x = sch.get_loops(cache)[-2:]

@@ -44,7 +44,8 @@ def test_cache_read_of_an_input(golden):
                 C[vi, vj] = C[vi, vj] + A_shared[vi, vk] * B[vk, vj]
 
     def apply(sch):
-        cache = sch.cache_read(sch.get_block("C"), 1, "shared")
+        # A reduction block does not list C among its reads: A is read 0.
+        cache = sch.cache_read(sch.get_block("C"), 0, "shared")
         assert sch.get(cache).name_hint == "A_shared"
 
     golden(matmul, expected, apply)
@@ -133,7 +134,7 @@ def test_cache_read_then_compute_at(golden):
 
     def apply(sch):
         c = sch.get_block("C")
-        cache = sch.cache_read(c, 1, "shared")
+        cache = sch.cache_read(c, 0, "shared")
         sch.compute_at(cache, sch.get_loops(c)[0])
 
     golden(matmul, expected, apply)
@@ -143,8 +144,8 @@ def test_cache_read_then_compute_at(golden):
 
 
 def test_cache_read_index_out_of_range(schedule_error):
-    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 3, "shared"), "cache_read",
-                   "The read buffer index 3 is out of range: the block tir.Block#0 has 3 read buffers")
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 2, "shared"), "cache_read",
+                   "The read buffer index 2 is out of range: the block tir.Block#0 has 2 read buffers")
 
 
 def test_cache_write_index_out_of_range(schedule_error):
@@ -240,9 +241,17 @@ def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
                    "shares its loop nest with the writer")
 
 
+@T.prim_func
+def in_place(A: T.Buffer((16,), "float32")):
+    for i in T.serial(16):
+        with T.block("A"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = A[vi] * T.float32(2)
+
+
 def test_cache_read_of_a_buffer_the_block_also_writes(schedule_error):
-    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"), "cache_read",
-                   "The block tir.Block#0 reads and writes C")
+    schedule_error(in_place, lambda sch: sch.cache_read(sch.get_block("A"), 0, "local"), "cache_read",
+                   "The block tir.Block#0 reads and writes A")
 
 
 @T.prim_func

@@ -282,3 +282,45 @@ def test_rfactor_write_back_goes_before_a_consumer_in_the_same_nest(golden):
                 C[vi] = B[vi] * T.float32(2)
 
     golden(fused, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0))
+
+
+def test_reduction_reads_are_spelled_as_in_tvm(golden):
+    # TVM spells a reduction block's reads without the buffer it accumulates into; once the init
+    # is split off, the update block reads that buffer back first.
+    @T.prim_func
+    def explicit(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        for i, j, k in T.grid(64, 64, 64):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[vi, vk], B[vk, vj])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+                 C: T.Buffer((64, 64), "float32")):
+        for i, j in T.grid(64, 64):
+            with T.block("C_init"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads()
+                T.writes(C[vi, vj])
+                C[vi, vj] = T.float32(0)
+            for k in T.serial(64):
+                with T.block("C_update"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    T.reads(C[vi, vj], A[vi, vk], B[vk, vj])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    golden(matmul, explicit, lambda sch: None)
+
+    def apply(sch):
+        c = sch.get_block("C")
+        assert [str(r.buffer.name) for r in sch.get(c).reads] == ["A", "B"]
+        sch.decompose_reduction(c, sch.get_loops(c)[2])
+        assert [str(r.buffer.name) for r in sch.get(c).reads] == ["C", "A", "B"]
+
+    golden(matmul, expected, apply)

@@ -99,7 +99,7 @@ def test_reindex_keeps_only_the_used_iterators(golden):
                     O[co, x] = T.float32(0)
                 O[co, x] = O[co, x] + W_reindex[co, rh, rc]
 
-    golden(weight_use, expected, lambda sch: sch.reindex(sch.get_block("O"), ("read", 1)))
+    golden(weight_use, expected, lambda sch: sch.reindex(sch.get_block("O"), ("read", 0)))
 
 
 def test_accesses_at_different_indices_fail(schedule_error):

@@ -25,7 +25,7 @@ def matmul_verbose(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "
                     vi = T.axis.spatial(128, i)
                     vj = T.axis.spatial(128, j)
                     vk = T.axis.reduce(128, k)
-                    T.reads(C[vi, vj], A[vi, vk], B[vk, vj])
+                    T.reads(A[vi, vk], B[vk, vj])
                     T.writes(C[vi, vj])
                     with T.init():
                         C[vi, vj] = T.float32(0)
