@@ -24,7 +24,7 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
   cfg.print_line_numbers = print_line_numbers;
   for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
   for (const auto& [obj, tag] : annotate) cfg.marks[obj.get()] = tag;
-  return AsScript(node, cfg);
+  return CallWithLargeStack([&] { return AsScript(node, cfg); });
 }
 
 template <NodeKind K>
@@ -78,7 +78,9 @@ void BindIR(nb::module_& m) {
            "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
            "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
            "tag) pairs) mark nodes for diagnostics.")
-      .def("__str__", [](const Object& o) { return AsScript(GetRef(&o)); });
+      .def("__str__", [](const Object& o) {
+        return CallWithLargeStack([&] { return AsScript(GetRef(&o)); });
+      });
 
   // ---- expressions ----
   nb::class_<ExprNode, Object>(m, "PrimExpr")
@@ -408,14 +410,18 @@ void BindIR(nb::module_& m) {
       .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
 
   m.def("structural_equal",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) { return StructuralEqual(a, b, map_free_vars); },
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+          return CallWithLargeStack([&] { return StructuralEqual(a, b, map_free_vars); });
+        },
         "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
   m.def("structural_equal_failure",
         [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-          return StructuralEqualFailure(a, b, map_free_vars);
+          return CallWithLargeStack([&] { return StructuralEqualFailure(a, b, map_free_vars); });
         },
         "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
-  m.def("structural_hash", [](ObjectRef a, bool m) { return StructuralHash(a, m); }, "node"_a,
+  m.def("structural_hash",
+        [](ObjectRef a, bool m) { return CallWithLargeStack([&] { return StructuralHash(a, m); }); },
+        "node"_a,
         "map_free_vars"_a = false);
 }
 

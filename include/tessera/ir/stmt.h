@@ -46,6 +46,7 @@ struct LetStmtNode : StmtNode {
   Var var;
   Expr value;
   Stmt body;
+  ~LetStmtNode() override { ReleaseChild(value); ReleaseChild(body); }
   LetStmtNode(Var v, Expr val, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   static Ref<LetStmtNode> Make(Var var, Expr value, Stmt body, Span span = {});
@@ -58,6 +59,7 @@ struct AttrStmtNode : StmtNode {
   std::string attr_key;
   Expr value;
   Stmt body;
+  ~AttrStmtNode() override { ReleaseChild(value); ReleaseChild(body); }
   AttrStmtNode(ObjectRef n, std::string k, Expr v, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)), node(std::move(n)), attr_key(std::move(k)),
         value(std::move(v)), body(std::move(b)) {}
@@ -70,6 +72,7 @@ struct AssertStmtNode : StmtNode {
   TESSERA_NODE_KIND(AssertStmt)
   Expr condition, message;
   Stmt body;
+  ~AssertStmtNode() override { ReleaseChild(condition); ReleaseChild(message); ReleaseChild(body); }
   AssertStmtNode(Expr c, Expr m, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)), condition(std::move(c)), message(std::move(m)), body(std::move(b)) {}
   static Ref<AssertStmtNode> Make(Expr condition, Expr message, Stmt body, Span span = {});
@@ -82,6 +85,7 @@ struct BufferStoreNode : StmtNode {
   Expr value;
   std::vector<Expr> indices;
   Expr predicate;  // may be null
+  ~BufferStoreNode() override { ReleaseChild(value); ReleaseChild(predicate); ReleaseChildren(indices); }
   BufferStoreNode(Buffer b, Expr v, std::vector<Expr> i, Expr p, Span s)
       : StmtNode(kKind, std::move(s)), buffer(std::move(b)), value(std::move(v)),
         indices(std::move(i)), predicate(std::move(p)) {}
@@ -99,6 +103,7 @@ struct AllocateNode : StmtNode {
   Expr condition;
   Stmt body;
   AttrMap annotations;
+  ~AllocateNode() override { ReleaseChild(condition); ReleaseChild(body); ReleaseChildren(extents); }
   AllocateNode(Var v, DataType t, std::vector<Expr> e, Expr c, Stmt b, AttrMap a, Span s)
       : StmtNode(kKind, std::move(s)), buffer_var(std::move(v)), dtype(t), extents(std::move(e)),
         condition(std::move(c)), body(std::move(b)), annotations(std::move(a)) {}
@@ -112,6 +117,7 @@ struct DeclBufferNode : StmtNode {
   TESSERA_NODE_KIND(DeclBuffer)
   Buffer buffer;
   Stmt body;
+  ~DeclBufferNode() override { ReleaseChild(body); }
   DeclBufferNode(Buffer b, Stmt bd, Span s)
       : StmtNode(kKind, std::move(s)), buffer(std::move(b)), body(std::move(bd)) {}
   static Ref<DeclBufferNode> Make(Buffer buffer, Stmt body, Span span = {});
@@ -129,6 +135,7 @@ struct ForNode : StmtNode {
   Stmt body;
   IterVar thread_binding;  // set iff for_kind == kThreadBinding
   AttrMap annotations;
+  ~ForNode() override { ReleaseChild(min); ReleaseChild(extent); ReleaseChild(body); }
   ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s)
       : StmtNode(kKind, std::move(s)), loop_var(std::move(v)), min(std::move(m)),
         extent(std::move(e)), for_kind(k), body(std::move(b)), thread_binding(std::move(t)),
@@ -144,6 +151,7 @@ struct WhileNode : StmtNode {
   TESSERA_NODE_KIND(While)
   Expr condition;
   Stmt body;
+  ~WhileNode() override { ReleaseChild(condition); ReleaseChild(body); }
   WhileNode(Expr c, Stmt b, Span s) : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
   static Ref<WhileNode> Make(Expr condition, Stmt body, Span span = {});
 };
@@ -153,6 +161,7 @@ struct IfThenElseNode : StmtNode {
   TESSERA_NODE_KIND(IfThenElse)
   Expr condition;
   Stmt then_case, else_case;
+  ~IfThenElseNode() override { ReleaseChild(condition); ReleaseChild(then_case); ReleaseChild(else_case); }
   IfThenElseNode(Expr c, Stmt t, Stmt e, Span s)
       : StmtNode(kKind, std::move(s)), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
   static Ref<IfThenElseNode> Make(Expr condition, Stmt then_case, Stmt else_case = nullptr,
@@ -163,6 +172,7 @@ struct IfThenElseNode : StmtNode {
 struct SeqStmtNode : StmtNode {
   TESSERA_NODE_KIND(SeqStmt)
   std::vector<Stmt> seq;
+  ~SeqStmtNode() override { ReleaseChildren(seq); }
   SeqStmtNode(std::vector<Stmt> v, Span s) : StmtNode(kKind, std::move(s)), seq(std::move(v)) {}
   static Ref<SeqStmtNode> Make(std::vector<Stmt> seq, Span span = {});
   /*! \brief Flattens nested sequences; one statement stays itself, none gives Evaluate(0). */
@@ -173,6 +183,7 @@ struct SeqStmtNode : StmtNode {
 struct EvaluateNode : StmtNode {
   TESSERA_NODE_KIND(Evaluate)
   Expr value;
+  ~EvaluateNode() override { ReleaseChild(value); }
   EvaluateNode(Expr v, Span s) : StmtNode(kKind, std::move(s)), value(std::move(v)) {}
   static Ref<EvaluateNode> Make(Expr value, Span span = {});
 };
@@ -227,6 +238,7 @@ struct BlockNode : StmtNode {
   std::vector<Buffer> alloc_buffers;
   std::vector<MatchBufferRegion> match_buffers;
   AttrMap annotations;
+  ~BlockNode() override { ReleaseChild(body); ReleaseChild(init); }
   BlockNode(std::vector<IterVar> iv, std::vector<BufferRegion> r, std::vector<BufferRegion> w,
             std::string n, Stmt b, Stmt i, std::vector<Buffer> ab,
             std::vector<MatchBufferRegion> mb, AttrMap a, Span s)
@@ -256,6 +268,7 @@ struct BlockRealizeNode : StmtNode {
   std::vector<Expr> iter_values;
   Expr predicate;
   Block block;
+  ~BlockRealizeNode() override { ReleaseChild(predicate); ReleaseChild(block); ReleaseChildren(iter_values); }
   BlockRealizeNode(std::vector<Expr> v, Expr p, Block b, Span s)
       : StmtNode(kKind, std::move(s)),
         iter_values(std::move(v)),
