@@ -23,3 +23,20 @@ def test_none_for_an_accessed_pointer_is_a_type_error():
         ex(None, out)
     with pytest.raises(TypeError, match="argument 'out'"):
         ex(a, None)
+
+
+def test_integer_modulo_and_division_by_constant_zero_are_compile_errors():
+    from _util import expect_diag
+
+    @S.prim_func
+    def mod_zero(a: S.ptr("int32", "global")):
+        a[0] = a[0] % 0
+
+    expect_diag(mod_zero, "a[0] % 0", "integer modulo by zero")
+
+    @S.prim_func
+    def div_zero(a: S.ptr("int32", "global")):
+        x = a[0]
+        a[0] = x // 0
+
+    expect_diag(div_zero, "x // 0", "integer division by zero")
