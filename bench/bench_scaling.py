@@ -24,7 +24,9 @@ import json, sys, time, numpy as np
 {imports}
 n = {n}
 A = te.placeholder((n,), name="A", dtype="float32")
-outs = [te.compute((1,), lambda i, s=s: A[s] * 2.0 + 1.0, name="O%d" % s) for s in range(n)]
+def body(s):
+    return lambda i: A[s] * 2.0 + 1.0
+outs = [te.compute((1,), body(s), name="O%d" % s) for s in range(n)]
 t0 = time.perf_counter()
 func = te.create_prim_func([A] + outs)
 {lower}
