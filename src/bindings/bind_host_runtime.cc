@@ -2,6 +2,7 @@
 // loading exported libraries.
 #include <nanobind/ndarray.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "common.h"
@@ -40,7 +41,18 @@ bool IsNumber(nb::handle h) {
   return PyIndex_Check(h.ptr()) || nb::hasattr(h, "__float__");
 }
 
-void AddNumber(ArgStorage& s, nb::handle h, const std::string& label) {
+// Whether `v` fits the integer type named `dtype` ("int32", "uint8"); other names fit anything.
+bool FitsIntType(long long v, const std::string& dtype) {
+  bool is_uint = dtype.rfind("uint", 0) == 0;
+  if (!is_uint && dtype.rfind("int", 0) != 0) return true;
+  int bits = std::atoi(dtype.c_str() + (is_uint ? 4 : 3));
+  if (bits <= 0 || bits >= 64) return is_uint ? v >= 0 || bits >= 64 : true;
+  if (is_uint) return v >= 0 && v < (1LL << bits);
+  return v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1));
+}
+
+void AddNumber(ArgStorage& s, nb::handle h, const std::string& label,
+               const std::string& int_dtype = "") {
   if (PyBool_Check(h.ptr())) {
     s.args.AddInt(h.ptr() == Py_True ? 1 : 0);
   } else if (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())) {
@@ -52,6 +64,11 @@ void AddNumber(ArgStorage& s, nb::handle h, const std::string& label) {
       throw nb::value_error(
           (label + " = " + nb::cast<std::string>(nb::str(h)) + " does not fit a 64-bit integer")
               .c_str());
+    }
+    if (!FitsIntType(v, int_dtype)) {
+      throw nb::value_error((label + " = " + std::to_string(v) + " is out of range for " +
+                             int_dtype)
+                                .c_str());
     }
     s.args.AddInt(v);
   } else {
@@ -109,7 +126,7 @@ void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::sequence valu
                (!IsNumber(h) && kind != "int" && kind != "float" && kind != "bool")) {
       AddArray(s, h, label);
     } else if (IsNumber(h)) {
-      AddNumber(s, h, label);
+      AddNumber(s, h, label, kind == "int" ? f.params[i].dtype : "");
     } else {
       std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
       throw nb::type_error(

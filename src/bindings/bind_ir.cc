@@ -27,7 +27,7 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
   cfg.print_line_numbers = print_line_numbers;
   for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
   for (const auto& [obj, tag] : annotate) cfg.marks[obj.get()] = tag;
-  return AsScript(node, cfg);
+  return CallWithLargeStack([&] { return AsScript(node, cfg); });
 }
 
 template <NodeKind K>
@@ -81,22 +81,23 @@ void BindIR(nb::module_& m) {
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
-      .def(
-          "script",
-          [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
-             bool sugar, bool show_meta, bool line_numbers,
-             std::optional<std::vector<ObjectRef>> underline,
-             std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
-            return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
-                          underline.value_or(std::vector<ObjectRef>{}),
-                          annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
-          },
-          "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true, "show_meta"_a = false,
-          "print_line_numbers"_a = false, "path_to_underline"_a = nb::none(),
-          "obj_to_annotate"_a = nb::none(),
-          "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
-          "tag) pairs) mark nodes for diagnostics.")
-      .def("__str__", [](const Object& o) { return AsScript(GetRef(&o)); });
+      .def("script",
+           [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
+              bool sugar, bool show_meta, bool line_numbers,
+              std::optional<std::vector<ObjectRef>> underline,
+              std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
+             return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
+                           underline.value_or(std::vector<ObjectRef>{}),
+                           annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
+           },
+           "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
+           "show_meta"_a = false, "print_line_numbers"_a = false,
+           "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
+           "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
+           "tag) pairs) mark nodes for diagnostics.")
+      .def("__str__", [](const Object& o) {
+        return CallWithLargeStack([&] { return AsScript(GetRef(&o)); });
+      });
 
   // ---- expressions ----
   nb::class_<ExprNode, Object>(m, "PrimExpr")
@@ -500,21 +501,20 @@ void BindIR(nb::module_& m) {
       .def_ro("description", &OpNode::description)
       .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
 
-  m.def(
-      "structural_equal",
-      [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-        return StructuralEqual(a, b, map_free_vars);
-      },
-      "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
-  m.def(
-      "structural_equal_failure",
-      [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-        return StructuralEqualFailure(a, b, map_free_vars);
-      },
-      "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
-  m.def(
-      "structural_hash", [](ObjectRef a, bool m) { return StructuralHash(a, m); }, "node"_a,
-      "map_free_vars"_a = false);
+  m.def("structural_equal",
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+          return CallWithLargeStack([&] { return StructuralEqual(a, b, map_free_vars); });
+        },
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def("structural_equal_failure",
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
+          return CallWithLargeStack([&] { return StructuralEqualFailure(a, b, map_free_vars); });
+        },
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  m.def("structural_hash",
+        [](ObjectRef a, bool m) { return CallWithLargeStack([&] { return StructuralHash(a, m); }); },
+        "node"_a,
+        "map_free_vars"_a = false);
 }
 
 }  // namespace bindings

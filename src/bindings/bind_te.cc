@@ -95,7 +95,7 @@ void BindTE(nb::module_& parent) {
       [](const std::vector<PrimFuncArg>& args, std::optional<std::string> index_dtype) {
         std::optional<DataType> t;
         if (index_dtype) t = DT(*index_dtype);
-        return CreatePrimFunc(args, t);
+        return CallWithLargeStack([&] { return CreatePrimFunc(args, t); });
       },
       "args"_a, "index_dtype_override"_a.none() = nb::none());
 }

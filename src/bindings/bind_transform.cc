@@ -220,7 +220,9 @@ void BindTransform(nb::module_& m) {
     auto pass = transform::PassRegistry::Get(name);
     return pass->fn(mod, PassContext::Current());
   }, "name"_a, "mod"_a, "Run one registered pass on a module under the current PassContext.");
-  m.def("simplify_expr", &transform::SimplifyExpr);
+  m.def("simplify_expr", [](const Expr& e) {
+    return CallWithLargeStack([&] { return transform::SimplifyExpr(e); });
+  });
   m.def("pointer_access_extents", &transform::PointerAccessExtents, "mod"_a, "entry"_a);
   m.def(
       "verify_well_formed",
@@ -272,11 +274,15 @@ void BindTransform(nb::module_& m) {
              ctx.entry = entry;
              ctx.include_dir = include_dir;
              ctx.cache_dir = cache_dir;
-             new (self) lower::StageLowerer(mod, std::move(ctx));
+             RunWithLargeStack([&] { new (self) lower::StageLowerer(mod, std::move(ctx)); });
            },
            "mod"_a, "target"_a, "dsl_target"_a = "", "entry"_a = "", "include_dir"_a = "",
            "cache_dir"_a = "", "auto_schedule"_a = false)
-      .def("run_to", [](lower::StageLowerer& l, const std::string& s) { l.RunTo(lower::ParseStage(s)); })
+      .def("run_to",
+           [](lower::StageLowerer& l, const std::string& s) {
+             lower::Stage stage = lower::ParseStage(s);
+             RunWithLargeStack([&] { l.RunTo(stage); });
+           })
       .def_prop_rw("mod", &lower::StageLowerer::Module, &lower::StageLowerer::SetModule)
       .def_prop_ro("current_stage",
                    [](const lower::StageLowerer& l) { return lower::StageName(l.current_stage()); })

@@ -15,6 +15,7 @@
 
 #include "tessera/ir/function.h"
 #include "tessera/support/span.h"
+#include "tessera/support/stack.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

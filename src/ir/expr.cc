@@ -1,6 +1,7 @@
 // Constructors of expression nodes with their type checks.
 #include "tessera/ir/expr.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -184,6 +185,22 @@ Ref<CallNode> CallNode::Make(DataType dtype, ObjectRef op, std::vector<Expr> arg
     TypeError(span, "Call needs an Op or a GlobalVar");
   }
   for (const Expr& a : args) CheckNotNull(a, "Call argument", span);
+  if (auto* o = AsPtr<OpNode>(op); o && (o->name == "tir.call_extern" || o->name == "tir.call_pure_extern")) {
+    // The name is pasted into generated C: only an identifier may reach it (no code injection).
+    auto* fname = args.empty() ? nullptr : AsPtr<StringImmNode>(args[0]);
+    auto is_ident = [](const std::string& n) {
+      if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+      for (char c : n) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+      }
+      return true;
+    };
+    if (fname && !is_ident(fname->value)) {
+      TESSERA_THROW_KIND(span, ErrorKind::kValue)
+          << o->name << ": the function name must be a C identifier, got \"" << fname->value
+          << "\"";
+    }
+  }
   return std::make_shared<CallNode>(dtype, std::move(op), std::move(args), std::move(span));
 }
 

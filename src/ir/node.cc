@@ -1,6 +1,8 @@
 // Names of node kinds.
 #include "tessera/ir/node.h"
 
+#include <vector>
+
 namespace tessera {
 
 const char* NodeKindName(NodeKind kind) {
@@ -19,4 +21,24 @@ const char* NodeKindName(NodeKind kind) {
   return "<invalid>";
 }
 
+namespace detail {
+
+void DeferRelease(ObjectRef&& p) noexcept {
+  thread_local std::vector<ObjectRef>* pending = nullptr;
+  if (pending) {  // inside a release: the outer loop frees it
+    pending->push_back(std::move(p));
+    return;
+  }
+  std::vector<ObjectRef> list;
+  pending = &list;
+  list.push_back(std::move(p));
+  while (!list.empty()) {
+    ObjectRef last = std::move(list.back());
+    list.pop_back();
+    last.reset();  // may append this node's children
+  }
+  pending = nullptr;
+}
+
+}  // namespace detail
 }  // namespace tessera

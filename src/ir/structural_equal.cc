@@ -15,6 +15,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/support/error.h"
+#include "tessera/support/stack.h"
 
 namespace tessera {
 namespace {
@@ -383,6 +384,7 @@ class EqualChecker {
         });
       }
     }
+    if (StackLow()) detail::StackExhausted(NodeKindName(a->kind));
     switch (a->kind) {
 #define TESSERA_EQUAL_DISPATCH(name) \
   case NodeKind::k##name:            \

@@ -15,6 +15,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/support/error.h"
+#include "tessera/support/stack.h"
 
 namespace tessera {
 namespace {
@@ -79,6 +80,7 @@ class Hasher {
     }
     uint64_t h = Mix(static_cast<uint64_t>(n->kind));
     if (IsExprKind(n->kind)) h = Combine(h, static_cast<const ExprNode*>(n.get())->dtype.Hash());
+    if (StackLow()) detail::StackExhausted(NodeKindName(n->kind));
     switch (n->kind) {
 #define TESSERA_HASH_DISPATCH(name) \
   case NodeKind::k##name:           \

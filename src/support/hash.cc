@@ -58,3 +58,48 @@ std::string Hasher128::HexDigest() const {
 std::string Hash128Hex(std::string_view bytes) { return Hasher128().Update(bytes).HexDigest(); }
 
 }  // namespace tessera
+
+// ---- SHA-256 through OpenSSL's EVP interface ----
+#include <openssl/evp.h>
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr) != 1) {
+    throw InternalError("SHA-256: cannot initialise OpenSSL's digest");
+  }
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+
+Sha256& Sha256::Update(std::string_view bytes) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), bytes.data(), bytes.size());
+  return *this;
+}
+
+Sha256& Sha256::UpdateField(std::string_view field) {
+  uint64_t n = field.size();
+  char len[8];
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  Update(std::string_view(len, 8));
+  return Update(field);
+}
+
+std::string Sha256::HexDigest() {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), md, &n);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < n; ++i) {
+    out.push_back(kHex[md[i] >> 4]);
+    out.push_back(kHex[md[i] & 15]);
+  }
+  return out;
+}
+
+std::string Sha256Hex(std::string_view bytes) { return Sha256().Update(bytes).HexDigest(); }
+
+}  // namespace tessera

@@ -177,6 +177,42 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   }
 }
 
+// Creates `dir` and its missing parents readable by the owner only (0700): the cache holds
+// code that is loaded into the process.
+void MakePrivateDirectories(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  if (dir.has_parent_path() && dir.parent_path() != dir) MakePrivateDirectories(dir.parent_path());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    BuildError("cannot create the build cache directory " + dir.string() + ": " +
+               std::strerror(errno));
+  }
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The SHA-256 of a file's bytes; "" when it cannot be read.
+std::string FileSha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  Sha256 h;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof(buf));
+    h.Update(std::string_view(buf, static_cast<size_t>(in.gcount())));
+  }
+  return h.HexDigest();
+}
+
+// What a cache entry's .sha256 file records.
+std::string ManifestText(const std::string& library_digest, const std::string& source_digest) {
+  return "library " + library_digest + "\nsource " + source_digest + "\n";
+}
+
 }  // namespace
 
 std::string FindHostCompiler() {
@@ -243,8 +279,8 @@ namespace {
 std::string CompileShared(const std::string& cc, const std::string& language,
                           const std::string& source, const std::vector<std::string>& flags,
                           const std::string& cache_dir, const std::string& extra_key) {
-  Hasher128 hasher;
-  hasher.UpdateField("tessera.CompileSharedLibrary.v1").UpdateField(source).UpdateField(cc);
+  Sha256 hasher;
+  hasher.UpdateField("tessera.CompileSharedLibrary.v2").UpdateField(source).UpdateField(cc);
   if (language != "C") hasher.UpdateField(language);
   hasher.UpdateField(CompilerVersion(cc)).UpdateField(std::to_string(flags.size()));
   bool native = false;
@@ -259,11 +295,23 @@ std::string CompileShared(const std::string& cc, const std::string& language,
   std::error_code ec;
   fs::path dir = fs::absolute(cache_dir, ec);
   if (ec) dir = cache_dir;
-  fs::create_directories(dir, ec);
-  if (ec)
-    BuildError("cannot create the build cache directory " + dir.string() + ": " + ec.message());
+  MakePrivateDirectories(dir);
   std::string so_path = (dir / (key + ".so")).string();
-  if (fs::is_regular_file(so_path, ec)) return so_path;
+  std::string manifest_path = (dir / (key + ".sha256")).string();
+  std::string source_digest = Sha256Hex(source);
+  // A hit is used only when the library and the stored source match the digests recorded when
+  // it was built: a truncated, corrupt or swapped entry is rebuilt, never loaded.
+  if (fs::is_regular_file(so_path, ec)) {
+    std::string src_stored = (dir / (key + (language == "C" ? ".c" : ".cc"))).string();
+    std::string manifest = ReadFileOrEmpty(manifest_path);
+    if (!manifest.empty() &&
+        manifest == ManifestText(FileSha256(so_path), FileSha256(src_stored)) &&
+        manifest.find("source " + source_digest + "\n") != std::string::npos) {
+      return so_path;
+    }
+    fs::remove(so_path, ec);
+    fs::remove(manifest_path, ec);
+  }
 
   std::string src_path = (dir / (key + (language == "C" ? ".c" : ".cc"))).string();
   WriteFileAtomically(src_path, source);
@@ -279,6 +327,7 @@ std::string CompileShared(const std::string& cc, const std::string& language,
     BuildError(language + " compilation failed (exit status " + std::to_string(r.status) +
                ")\ncommand: " + CommandLine(argv) + "\n" + r.output);
   }
+  WriteFileAtomically(manifest_path, ManifestText(FileSha256(tmp_path), source_digest));
   fs::rename(tmp_path, so_path, ec);
   if (ec) {
     fs::remove(tmp_path, ec);

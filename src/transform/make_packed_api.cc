@@ -1,5 +1,6 @@
 // tir.MakePackedAPI: each public function becomes a packed entry point that checks every
 // argument (tensorir.md §10) before running the body; private functions take raw pointers.
+#include <algorithm>
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
@@ -98,11 +99,26 @@ class PackedEntryBuilder {
     Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
     body = SeqStmtNode::Flatten(
         {body, EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}))});
+    // Checks between two bindings form one flat sequence of asserts (with no-op bodies), so
+    // that a function of thousands of parameters nests only as deep as its bindings.
+    std::vector<Stmt> checks;
+    auto flush = [&] {
+      if (checks.empty()) return;
+      std::reverse(checks.begin(), checks.end());
+      checks.push_back(body);
+      body = SeqStmtNode::Flatten(checks);
+      checks.clear();
+    };
     for (size_t i = items_.size(); i-- > 0;) {
       const Item& it = items_[i];
-      body = it.var ? Stmt(LetStmtNode::Make(it.var, it.value, body))
-                    : Stmt(AssertStmtNode::Make(it.cond, it.message, body));
+      if (it.var) {
+        flush();
+        body = LetStmtNode::Make(it.var, it.value, body);
+      } else {
+        checks.push_back(AssertStmtNode::Make(it.cond, it.message, EvaluateNode::Make(I32(0))));
+      }
     }
+    flush();
     AttrMap attrs = func_->attrs;
     attrs["calling_conv"] = StringImmNode::Make("packed");
     attrs["tessera.ret_type"] = StringImmNode::Make(func_->ret_type.ToString());

@@ -90,6 +90,7 @@ using SizeVar = Ref<SizeVarNode>;
 struct CastNode : ExprNode {
   TESSERA_NODE_KIND(Cast)
   Expr value;
+  ~CastNode() override { ReleaseChild(value); }
   CastNode(DataType t, Expr v, Span s) : ExprNode(kKind, t, std::move(s)), value(std::move(v)) {}
   static Ref<CastNode> Make(DataType dtype, Expr value, Span span = {});
 };
@@ -97,6 +98,7 @@ struct CastNode : ExprNode {
 /*! \brief Base of the binary nodes; `a` and `b` have the same dtype. */
 struct BinaryNode : ExprNode {
   Expr a, b;
+  ~BinaryNode() override { ReleaseChild(a); ReleaseChild(b); }
   BinaryNode(NodeKind k, DataType t, Expr a_, Expr b_, Span s)
       : ExprNode(k, t, std::move(s)), a(std::move(a_)), b(std::move(b_)) {}
   static bool CoversKind(NodeKind k) { return k >= NodeKind::kAdd && k <= NodeKind::kOr; }
@@ -125,6 +127,7 @@ TESSERA_BINARY_NODES(TESSERA_DECLARE_BINARY)
 struct NotNode : ExprNode {
   TESSERA_NODE_KIND(Not)
   Expr a;
+  ~NotNode() override { ReleaseChild(a); }
   NotNode(Expr a_, Span s) : ExprNode(kKind, a_->dtype, std::move(s)), a(std::move(a_)) {}
   static Ref<NotNode> Make(Expr a, Span span = {});
 };
@@ -133,6 +136,7 @@ struct NotNode : ExprNode {
 struct SelectNode : ExprNode {
   TESSERA_NODE_KIND(Select)
   Expr condition, true_value, false_value;
+  ~SelectNode() override { ReleaseChild(condition); ReleaseChild(true_value); ReleaseChild(false_value); }
   SelectNode(Expr c, Expr t, Expr f, Span s)
       : ExprNode(kKind, t->dtype, std::move(s)),
         condition(std::move(c)),
@@ -146,6 +150,7 @@ struct RampNode : ExprNode {
   TESSERA_NODE_KIND(Ramp)
   Expr base, stride;
   int lanes;
+  ~RampNode() override { ReleaseChild(base); ReleaseChild(stride); }
   RampNode(Expr b, Expr st, int l, Span s)
       : ExprNode(kKind, b->dtype.with_lanes(l), std::move(s)),
         base(std::move(b)),
@@ -159,6 +164,7 @@ struct BroadcastNode : ExprNode {
   TESSERA_NODE_KIND(Broadcast)
   Expr value;
   int lanes;
+  ~BroadcastNode() override { ReleaseChild(value); }
   BroadcastNode(Expr v, int l, Span s)
       : ExprNode(kKind, v->dtype.with_lanes(l), std::move(s)), value(std::move(v)), lanes(l) {}
   static Ref<BroadcastNode> Make(Expr value, int lanes, Span span = {});
@@ -169,6 +175,7 @@ struct ShuffleNode : ExprNode {
   TESSERA_NODE_KIND(Shuffle)
   std::vector<Expr> vectors;
   std::vector<Expr> indices;
+  ~ShuffleNode() override { ReleaseChildren(vectors); ReleaseChildren(indices); }
   ShuffleNode(DataType t, std::vector<Expr> v, std::vector<Expr> i, Span s)
       : ExprNode(kKind, t, std::move(s)), vectors(std::move(v)), indices(std::move(i)) {}
   static Ref<ShuffleNode> Make(std::vector<Expr> vectors, std::vector<Expr> indices,
@@ -180,6 +187,7 @@ struct LetNode : ExprNode {
   TESSERA_NODE_KIND(Let)
   Var var;
   Expr value, body;
+  ~LetNode() override { ReleaseChild(value); ReleaseChild(body); }
   LetNode(Var v, Expr val, Expr b, Span s)
       : ExprNode(kKind, b->dtype, std::move(s)),
         var(std::move(v)),
@@ -194,6 +202,7 @@ struct CallNode : ExprNode {
   /*! \brief An OpNode or a GlobalVarNode. */
   ObjectRef op;
   std::vector<Expr> args;
+  ~CallNode() override { ReleaseChildren(args); }
   CallNode(DataType t, ObjectRef o, std::vector<Expr> a, Span s)
       : ExprNode(kKind, t, std::move(s)), op(std::move(o)), args(std::move(a)) {}
   /*! \brief Checks that `op` is an Op or a GlobalVar and, for an Op, its arity. */
@@ -211,6 +220,7 @@ struct BufferLoadNode : ExprNode {
   Buffer buffer;
   std::vector<Expr> indices;
   Expr predicate;  // may be null
+  ~BufferLoadNode() override { ReleaseChild(predicate); ReleaseChildren(indices); }
   BufferLoadNode(DataType t, Buffer b, std::vector<Expr> i, Expr p, Span s)
       : ExprNode(kKind, t, std::move(s)),
         buffer(std::move(b)),

@@ -8,11 +8,9 @@
 #include "tessera/ir/function.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/support/error.h"
+#include "tessera/support/stack.h"
 
 namespace tessera {
-
-
-
 
 /*! \brief Dispatch on the kind of an expression to VisitExpr_(const XNode*). */
 template <class R>
@@ -21,6 +19,7 @@ class ExprFunctor {
   virtual ~ExprFunctor() = default;
   virtual R VisitExpr(const Expr& e) {
     TESSERA_ICHECK(e != nullptr) << "visiting a null expression";
+    if (StackLow()) detail::StackExhausted(NodeKindName(e->kind));
     switch (e->kind) {
 #define TESSERA_EXPR_DISPATCH(name) \
   case NodeKind::k##name:           \
@@ -45,6 +44,7 @@ class StmtFunctor {
   virtual ~StmtFunctor() = default;
   virtual R VisitStmt(const Stmt& s) {
     TESSERA_ICHECK(s != nullptr) << "visiting a null statement";
+    if (StackLow()) detail::StackExhausted(NodeKindName(s->kind));
     switch (s->kind) {
 #define TESSERA_STMT_DISPATCH(name) \
   case NodeKind::k##name:           \
@@ -99,18 +99,18 @@ class StmtMutator : public StmtFunctor<Stmt> {
 /*! \brief Visits statements and the expressions inside them. */
 class StmtExprVisitor : public StmtVisitor, public ExprVisitor {
  public:
+  using ExprVisitor::VisitExpr_;
   using StmtVisitor::VisitStmt;
   using StmtVisitor::VisitStmt_;
-  using ExprVisitor::VisitExpr_;
   void VisitExpr(const Expr& e) override { ExprVisitor::VisitExpr(e); }
 };
 
 /*! \brief Mutates statements and the expressions inside them. */
 class StmtExprMutator : public StmtMutator, public ExprMutator {
  public:
+  using ExprMutator::VisitExpr_;
   using StmtMutator::VisitStmt;
   using StmtMutator::VisitStmt_;
-  using ExprMutator::VisitExpr_;
   Expr VisitExpr(const Expr& e) override { return ExprMutator::VisitExpr(e); }
 };
 

@@ -82,6 +82,22 @@ Ref<T> GetRef(const T* node) {
   return std::static_pointer_cast<T>(const_cast<T*>(node)->shared_from_this());
 }
 
+namespace detail {
+/*! \brief Drops `p` after the current release finishes (an explicit work list, so that freeing a
+ *  long chain of nodes, e.g. a 10^6-deep Add chain, does not recurse once per level). */
+void DeferRelease(ObjectRef&& p) noexcept;
+}  // namespace detail
+
+/*! \brief In a node's destructor: releases a child handle without native recursion. */
+template <class T>
+inline void ReleaseChild(Ref<T>& r) noexcept {
+  if (r && r.use_count() == 1) detail::DeferRelease(ObjectRef(std::move(r)));
+}
+template <class V>
+inline void ReleaseChildren(V& v) noexcept {
+  for (auto& r : v) ReleaseChild(r);
+}
+
 /*! \brief Helper for leaf node types: covers exactly one kind. */
 #define TESSERA_NODE_KIND(name)                        \
   static constexpr NodeKind kKind = NodeKind::k##name; \

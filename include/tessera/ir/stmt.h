@@ -64,6 +64,7 @@ struct LetStmtNode : StmtNode {
   Var var;
   Expr value;
   Stmt body;
+  ~LetStmtNode() override { ReleaseChild(value); ReleaseChild(body); }
   LetStmtNode(Var v, Expr val, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)),
         var(std::move(v)),
@@ -79,6 +80,7 @@ struct AttrStmtNode : StmtNode {
   std::string attr_key;
   Expr value;
   Stmt body;
+  ~AttrStmtNode() override { ReleaseChild(value); ReleaseChild(body); }
   AttrStmtNode(ObjectRef n, std::string k, Expr v, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)),
         node(std::move(n)),
@@ -94,6 +96,7 @@ struct AssertStmtNode : StmtNode {
   TESSERA_NODE_KIND(AssertStmt)
   Expr condition, message;
   Stmt body;
+  ~AssertStmtNode() override { ReleaseChild(condition); ReleaseChild(message); ReleaseChild(body); }
   AssertStmtNode(Expr c, Expr m, Stmt b, Span s)
       : StmtNode(kKind, std::move(s)),
         condition(std::move(c)),
@@ -109,6 +112,7 @@ struct BufferStoreNode : StmtNode {
   Expr value;
   std::vector<Expr> indices;
   Expr predicate;  // may be null
+  ~BufferStoreNode() override { ReleaseChild(value); ReleaseChild(predicate); ReleaseChildren(indices); }
   BufferStoreNode(Buffer b, Expr v, std::vector<Expr> i, Expr p, Span s)
       : StmtNode(kKind, std::move(s)),
         buffer(std::move(b)),
@@ -129,6 +133,7 @@ struct AllocateNode : StmtNode {
   Expr condition;
   Stmt body;
   AttrMap annotations;
+  ~AllocateNode() override { ReleaseChild(condition); ReleaseChild(body); ReleaseChildren(extents); }
   AllocateNode(Var v, DataType t, std::vector<Expr> e, Expr c, Stmt b, AttrMap a, Span s)
       : StmtNode(kKind, std::move(s)),
         buffer_var(std::move(v)),
@@ -147,6 +152,7 @@ struct DeclBufferNode : StmtNode {
   TESSERA_NODE_KIND(DeclBuffer)
   Buffer buffer;
   Stmt body;
+  ~DeclBufferNode() override { ReleaseChild(body); }
   DeclBufferNode(Buffer b, Stmt bd, Span s)
       : StmtNode(kKind, std::move(s)), buffer(std::move(b)), body(std::move(bd)) {}
   static Ref<DeclBufferNode> Make(Buffer buffer, Stmt body, Span span = {});
@@ -170,6 +176,7 @@ struct ForNode : StmtNode {
   Stmt body;
   IterVar thread_binding;  // set iff for_kind == kThreadBinding
   AttrMap annotations;
+  ~ForNode() override { ReleaseChild(min); ReleaseChild(extent); ReleaseChild(body); }
   ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s)
       : StmtNode(kKind, std::move(s)),
         loop_var(std::move(v)),
@@ -190,8 +197,8 @@ struct WhileNode : StmtNode {
   TESSERA_NODE_KIND(While)
   Expr condition;
   Stmt body;
-  WhileNode(Expr c, Stmt b, Span s)
-      : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
+  ~WhileNode() override { ReleaseChild(condition); ReleaseChild(body); }
+  WhileNode(Expr c, Stmt b, Span s) : StmtNode(kKind, std::move(s)), condition(std::move(c)), body(std::move(b)) {}
   static Ref<WhileNode> Make(Expr condition, Stmt body, Span span = {});
 };
 
@@ -200,6 +207,7 @@ struct IfThenElseNode : StmtNode {
   TESSERA_NODE_KIND(IfThenElse)
   Expr condition;
   Stmt then_case, else_case;
+  ~IfThenElseNode() override { ReleaseChild(condition); ReleaseChild(then_case); ReleaseChild(else_case); }
   IfThenElseNode(Expr c, Stmt t, Stmt e, Span s)
       : StmtNode(kKind, std::move(s)),
         condition(std::move(c)),
@@ -213,6 +221,7 @@ struct IfThenElseNode : StmtNode {
 struct SeqStmtNode : StmtNode {
   TESSERA_NODE_KIND(SeqStmt)
   std::vector<Stmt> seq;
+  ~SeqStmtNode() override { ReleaseChildren(seq); }
   SeqStmtNode(std::vector<Stmt> v, Span s) : StmtNode(kKind, std::move(s)), seq(std::move(v)) {}
   static Ref<SeqStmtNode> Make(std::vector<Stmt> seq, Span span = {});
   /*! \brief Flattens nested sequences; one statement stays itself, none gives Evaluate(0). */
@@ -223,6 +232,7 @@ struct SeqStmtNode : StmtNode {
 struct EvaluateNode : StmtNode {
   TESSERA_NODE_KIND(Evaluate)
   Expr value;
+  ~EvaluateNode() override { ReleaseChild(value); }
   EvaluateNode(Expr v, Span s) : StmtNode(kKind, std::move(s)), value(std::move(v)) {}
   static Ref<EvaluateNode> Make(Expr value, Span span = {});
 };
@@ -277,6 +287,7 @@ struct BlockNode : StmtNode {
   std::vector<Buffer> alloc_buffers;
   std::vector<MatchBufferRegion> match_buffers;
   AttrMap annotations;
+  ~BlockNode() override { ReleaseChild(body); ReleaseChild(init); }
   BlockNode(std::vector<IterVar> iv, std::vector<BufferRegion> r, std::vector<BufferRegion> w,
             std::string n, Stmt b, Stmt i, std::vector<Buffer> ab,
             std::vector<MatchBufferRegion> mb, AttrMap a, Span s)
@@ -306,6 +317,7 @@ struct BlockRealizeNode : StmtNode {
   std::vector<Expr> iter_values;
   Expr predicate;
   Block block;
+  ~BlockRealizeNode() override { ReleaseChild(predicate); ReleaseChild(block); ReleaseChildren(iter_values); }
   BlockRealizeNode(std::vector<Expr> v, Expr p, Block b, Span s)
       : StmtNode(kKind, std::move(s)),
         iter_values(std::move(v)),

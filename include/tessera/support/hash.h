@@ -27,3 +27,27 @@ class Hasher128 {
 std::string Hash128Hex(std::string_view bytes);
 
 }  // namespace tessera
+
+namespace tessera {
+
+/*! \brief Streaming SHA-256 (OpenSSL): the build cache's keys and artifact digests. */
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  Sha256& Update(std::string_view bytes);
+  /*! \brief One field of a composite key, length first, so ("ab","c") != ("a","bc"). */
+  Sha256& UpdateField(std::string_view field);
+  /*! \brief The 64 lowercase hex digits of the digest (the hasher is finished afterwards). */
+  std::string HexDigest();
+
+ private:
+  void* ctx_;
+};
+
+/*! \brief The SHA-256 hex digest of `bytes`. */
+std::string Sha256Hex(std::string_view bytes);
+
+}  // namespace tessera

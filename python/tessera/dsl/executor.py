@@ -60,6 +60,10 @@ class Executor:
         for (name, kind, dtype, np_dtype, extent), arg in zip(self._params, args):
             if kind == "ptr":
                 if arg is None or (isinstance(arg, int) and arg == 0):
+                    if extent > 0:  # the kernel reads or writes through it: never pass NULL
+                        raise TypeError(f"argument '{name}' of {self.name}() must be a numpy array, "
+                                        f"got {'None' if arg is None else '0'}: the kernel accesses "
+                                        f"{extent} elements through it")
                     values.append(0)
                     continue
                 if not isinstance(arg, np.ndarray):

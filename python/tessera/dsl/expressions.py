@@ -44,6 +44,13 @@ def _is_mask(value):
     return is_expr(value) and T.is_bool(value.dtype) and T.lanes_of(value.dtype) > 1
 
 
+def _is_const_zero(e):
+    """Whether ``e`` is the constant 0 (or a vector of it)."""
+    if getattr(e, "_kind", None) == "Broadcast":
+        e = e.value
+    return isinstance(e, _core.IntImm) and e.value == 0
+
+
 class ExpressionParser(PointerParser):
     """Expression half of the DSL parser; :class:`tessera.dsl.parser.DSLParser` adds
     statements. Every helper takes the AST node that errors point at."""
@@ -185,6 +192,8 @@ class ExpressionParser(PointerParser):
                     raise self.error(node, f'vector multiplication (S.vmul) does not support 8-bit '
                                            f'elements ("{t}")')
                 return _ARITH[kind](a, b, span)
+            if kind in (ast.Div, ast.FloorDiv, ast.Mod) and not T.is_float(t) and _is_const_zero(b):
+                raise self.error(node, f"integer {'modulo' if kind is ast.Mod else 'division'} by zero")
             if kind in (ast.Div, ast.FloorDiv):
                 q = _core.Div(a, b, span)
                 if kind is ast.FloorDiv and T.is_float(t):

@@ -188,3 +188,11 @@ def test_dma_errors():
         S.async_dma_copy(a, b, 8)
 
     expect_diag(no_event, "S.async_dma_copy(a, b, 8)", 'the arg "event" must be an event from S.alloc_events')
+
+
+def test_alloc_events_count_is_bounded():
+    @S.prim_func
+    def too_many(a: S.ptr("int8", "global")):
+        ev = S.alloc_events(10**12)
+
+    expect_diag(too_many, "S.alloc_events(10**12)", 'the arg "count" must be at most 32')

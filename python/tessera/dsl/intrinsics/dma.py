@@ -72,12 +72,19 @@ def async_dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_strid
     p.emit_call(node, "dsl.async_dma_copy", args + [event.var])
 
 
+# A TEC has 32 DMA events (tessera/dsl/dma.h keeps them as the bits of one word).
+_MAX_EVENTS = 32
+
+
 @intrinsic
 def alloc_events(p, node, count):
     """``count`` DMA events: one event, or a tuple of them when ``count > 1``."""
     count = p.static_int(node, count, "count")
     if count < 1:
         raise p.error(node, f'the arg "count" must be at least 1, got {count}')
+    if count > _MAX_EVENTS:
+        raise p.error(node, f'the arg "count" must be at most {_MAX_EVENTS} (the events of one TEC), '
+                            f'got {count}')
     events = []
     for i in range(count):
         var = _core.Var(f"{p.name_hint or 'ev'}{i if count > 1 else ''}", "int32", p.span(node))

@@ -1,0 +1,135 @@
+"""Build time against program size: te functions of N one-element outputs (N statements and
+N + 1 parameters), lowered and built by tessera and, in the same run, by Apache TVM.
+
+Prints a table (statements, lower time, build time, time per statement) and saves
+bench/scaling.png when matplotlib is installed. TVM is run by the interpreter named in
+$TVM_PYTHON (a virtual environment with the pip package ``apache-tvm``), or by this one when it
+can import tvm; without either, its columns say so.
+
+    PYTHONPATH=python .venv/bin/python bench/bench_scaling.py [sizes...]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+SIZES = [int(a) for a in sys.argv[1:]] or [1000, 5000, 10000, 20000]
+
+# One program text for both compilers: only the module name differs.
+_PROGRAM = r'''
+import json, sys, time, numpy as np
+{imports}
+n = {n}
+A = te.placeholder((n,), name="A", dtype="float32")
+def body(s):
+    return lambda i: A[s] * 2.0 + 1.0
+outs = [te.compute((1,), body(s), name="O%d" % s) for s in range(n)]
+t0 = time.perf_counter()
+func = te.create_prim_func([A] + outs)
+{lower}
+t1 = time.perf_counter()
+lib = {build}
+t2 = time.perf_counter()
+a = np.random.rand(n).astype("float32")
+o = [{array}(np.zeros(1, "float32")) for _ in range(n)]
+lib(*([{array}(a)] + o))
+ok = bool(np.allclose(np.concatenate([{numpy}(x) for x in o]), a * 2 + 1))
+print(json.dumps({{"lower": t1 - t0, "build": t2 - t1, "ok": ok}}))
+'''
+
+_TESSERA = dict(imports="import tessera as ts\nfrom tessera import te",
+                lower='ts.lower(func, target="c")', build='ts.build(func, target="c")',
+                array="", numpy="")
+_TVM = dict(imports=("import tvm\nfrom tvm import te\n"
+                     "_tensor = getattr(tvm.runtime, 'tensor', None) or tvm.nd.array"),
+            lower='tvm.lower(func) if hasattr(tvm, "lower") else None',
+            build='tvm.compile(func, target="llvm") if hasattr(tvm, "compile") else tvm.build(func, target="llvm")',
+            array="_tensor", numpy="(lambda t: t.numpy())")
+
+
+def _run(python, program, env):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(program)
+        path = f.name
+    try:
+        r = subprocess.run([python, path], capture_output=True, text=True, env=env, timeout=1800)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _tvm_python():
+    p = os.environ.get("TVM_PYTHON")
+    if p:
+        return p
+    try:
+        import tvm  # noqa: F401
+        return sys.executable
+    except ImportError:
+        return None
+
+
+def main():
+    env = dict(os.environ)
+    env["TESSERA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tessera-bench-scaling-")
+    tvm_py = _tvm_python()
+    tvm_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    rows = []
+    for n in SIZES:
+        ts_r = _run(sys.executable, _PROGRAM.format(n=n, **_TESSERA), env)
+        tvm_r = (_run(tvm_py, _PROGRAM.format(n=n, **_TVM), tvm_env) if tvm_py
+                 else {"error": "apache-tvm not installed (set TVM_PYTHON)"})
+        rows.append((n, ts_r, tvm_r))
+        _print_row(n, ts_r, tvm_r)
+    _plot(rows)
+
+
+def _fmt(r, key):
+    return "%8.2f" % r[key] if key in r else "%8s" % "-"
+
+
+def _print_row(n, a, b):
+    if not hasattr(_print_row, "header"):
+        _print_row.header = True
+        print("%8s | %8s %8s %10s %4s | %8s %8s %10s %4s" % (
+            "stmts", "ts lower", "ts build", "ts us/stmt", "ok", "tvm lowr", "tvm bld", "tvm us/stm", "ok"))
+    cells = []
+    for r in (a, b):
+        per = "%10.1f" % (1e6 * r["build"] / n) if "build" in r else "%10s" % "-"
+        cells.append("%s %s %s %4s" % (_fmt(r, "lower"), _fmt(r, "build"), per, r.get("ok", "-")))
+    print("%8d | %s | %s" % (n, cells[0], cells[1]), flush=True)
+    for r, who in ((a, "tessera"), (b, "tvm")):
+        if "error" in r:
+            print("         %s: %s" % (who, r["error"]))
+
+
+def _plot(rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ns = [n for n, _, _ in rows]
+    for idx, label in ((1, "tessera"), (2, "Apache TVM")):
+        pts = [(row[0], row[idx]["build"]) for row in rows if "build" in row[idx]]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label)
+    ax.set_xlabel("statements (one-element outputs)")
+    ax.set_ylabel("build seconds")
+    ax.set_xticks(ns)
+    ax.legend()
+    ax.grid(True, alpha=0.3)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scaling.png")
+    fig.savefig(out, dpi=100, bbox_inches="tight")
+    print("plot:", out)
+
+
+if __name__ == "__main__":
+    main()
