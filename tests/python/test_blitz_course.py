@@ -66,8 +66,6 @@ def test_te_compute_with_star_indices():
     assert_structural_equal(func.with_attr("global_symbol", "expected_te"), expected_te)
 
 
-@pytest.mark.xfail(raises=TypeError, strict=False,
-                   reason="IRModule({name: func}) is the IRModule part of issue 12 (another branch)")
 def test_irmodule_from_te(capsys):
     from tessera import te
 
@@ -109,8 +107,6 @@ def test_transform_an_irmodule(capsys):
     assert 'thread="blockIdx.x"' in out and 'thread="threadIdx.x"' in out
 
 
-@pytest.mark.xfail(strict=False, reason="T.thread_binding(n, thread=...) printing sugar: the printer "
-                   "part of issue 12 (another branch)")
 def test_bound_loops_print_as_tvm_does(capsys):
     _schedule(capsys)
     out = capsys.readouterr().out

@@ -74,7 +74,9 @@ def random(shape, dtype, low=-2.0, high=2.0, seed=0):
 
 
 def tol(dtype):
-    """Tolerances for comparing with numpy."""
+    """Tolerances for comparing with numpy. float32 sums are reordered by the automatic schedule
+    (vector-wide partial sums), so a result near zero after cancellation may differ from numpy's
+    by a few units of 1e-6."""
     return {"float16": dict(rtol=2e-3, atol=2e-3), "float64": dict(rtol=1e-10, atol=1e-12)}.get(
-        dtype, dict(rtol=1e-5, atol=1e-6)
+        dtype, dict(rtol=1e-5, atol=1e-5)
     )
