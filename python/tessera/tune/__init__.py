@@ -170,7 +170,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     for rec in db.records(key, _record_target(tname)):  # earlier runs: known points, and training data
         dkey = repr(rec.decisions)
         seen[dkey] = rec.mean
-        if rec.ok:
+        if rec.ok and rec.decisions != ["auto"]:
             measured.append((rec.decisions, rec.mean or 0.0))
 
     def lowered_features(sch: Any, decisions: List[Any]) -> List[float]:
@@ -199,8 +199,29 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
             pool[dkey] = (sch, dec)
         return list(pool.values())
 
+    # The automatic schedule is the first candidate: tuning never ends slower than it.
+    auto_key = repr(["auto"])
+    if parallel and auto_key not in seen and trials > 1:
+        try:
+            from ..autoschedule import autoschedule
+
+            auto_sch = autoschedule(func, target=tname.split()[0])
+        except Exception:  # a function the rules do not cover: nothing to seed with
+            auto_sch = None
+        if auto_sch is not None:
+            task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
+            res = runner.run([task])[0]
+            rec = TuningRecord(workload=key, target=_record_target(tname), trace=task.trace,
+                               decisions=["auto"], times=list(res.times), error=res.error)
+            db.commit_record(rec)
+            new_records.append(rec)
+            seen[auto_key] = rec.mean
+            history.append(rec.mean if rec.ok and rec.mean is not None else float("nan"))
+            trials -= 1
+
     bar = _progress(trials, progress)
-    best = min((m[1] for m in measured), default=float("inf"))
+    best = min([m[1] for m in measured] + [r.mean for r in new_records if r.ok and r.mean],
+               default=float("inf"))
     done = 0
     try:
         while done < trials:
