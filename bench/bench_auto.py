@@ -412,30 +412,9 @@ def print_table(rows, load):
 
 
 def save_plot(rows, path):
-    try:
-        import matplotlib
+    from bench_plot import save_ratio_bars
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
-        return
-    rows = [r for r in rows if r["ratio"] is not None]
-    labels = [f"{r['name']} [{r['threads']}t]\nvs {r['ref']}" for r in rows]
-    ratios = [r["ratio"] for r in rows]
-    colors = ["tab:green" if x >= (r["target"] or 1.0) else "tab:orange" for x, r in zip(ratios, rows)]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.5))
-    ax.barh(range(len(rows)), ratios, color=colors)
-    ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel("tessera automatic schedule / reference (higher is better, log scale)")
-    ax.set_title("tessera with no schedule: same-run references")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"plot saved to {path}")
+    save_ratio_bars(rows, path, 'tessera with no schedule: same-run references', 'tessera automatic schedule / reference (higher is better, log scale)', log=True)
 
 
 def main():

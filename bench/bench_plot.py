@@ -44,3 +44,36 @@ def save_bars(name, title, labels, series, ylabel, log=False):
     plt.close(fig)
     print(f"plot saved to {path}")
     return path
+
+
+def save_ratio_bars(rows, path, title, xlabel, log=False):
+    """Save a horizontal bar per row of ``rows`` (dicts with name, threads, ref, ratio and an
+    optional target): tessera / reference, green where the ratio reaches the target (1.0 by
+    default). Rows without a ratio are left out."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -r bench/requirements.txt): no plot")
+        return None
+    rows = [r for r in rows if r.get("ratio") is not None]
+    labels = [f"{r['name']} [{r['threads']}t]\nvs {r['ref']}" for r in rows]
+    ratios = [r["ratio"] for r in rows]
+    colors = ["tab:green" if x >= (r.get("target") or 1.0) else "tab:orange" for x, r in zip(ratios, rows)]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.5))
+    ax.barh(range(len(rows)), ratios, color=colors)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"plot saved to {path}")
+    return path
