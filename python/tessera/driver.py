@@ -121,6 +121,18 @@ def host_compile_options(target: Any) -> List[str]:
     return flags
 
 
+def _tuning_database_possible() -> bool:
+    """Whether a tuning database may apply: tessera.tune was imported (its ``apply`` blocks need
+    it) or the PassContext names one. Keeps tessera.tune out of builds that never tune."""
+    import sys
+
+    if __package__ + ".tune" in sys.modules:
+        return True
+    from .transform import PassContext
+
+    return bool(PassContext.current().config.get("tessera.tune.database"))
+
+
 def _lowerer(mod: Any, target: Any, auto_schedule: bool = False) -> Any:
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
@@ -173,7 +185,7 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
 
         target = Target.current() or "c"
     tname = _target_name(target)
-    if tname in _HOST_TARGETS:
+    if tname in _HOST_TARGETS and _tuning_database_possible():
         # Functions with a record in the tuning database of `with tessera.tune.apply(db):` (or
         # the PassContext's "tessera.tune.database") are built with their best schedule.
         from .tune import apply_best
