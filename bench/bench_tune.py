@@ -3,6 +3,7 @@ hand schedules and Apache TVM's meta-schedule with the same trial budget (pip pa
 apache-tvm), measured in the same run, with the wall-clock tuning time of both.
 
     PYTHONPATH=python .venv/bin/python bench/bench_tune.py --trials 256
+    TVM_PYTHON=/path/to/venv-with-apache-tvm/bin/python ... (TVM's meta-schedule beside it)
     ... --only matmul --threads 1 --skip-tvm --quick
 
 Prints a table and saves bench/tune.png (the best time against trials for each workload).
@@ -104,12 +105,17 @@ def tessera_seconds(mod, func, threads):
 
 
 def tvm_meta_schedule(func, trials, threads):
-    """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason)."""
-    try:
-        import tvm  # noqa: F401
-        from tvm import meta_schedule as ms  # noqa: F401
-    except Exception as e:
-        return None, f"apache-tvm not importable ({type(e).__name__})"
+    """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason). TVM
+    runs in $TVM_PYTHON (an interpreter with the pip package apache-tvm, kept out of tessera's
+    environment) or in this interpreter when it can import tvm."""
+    tvm_python = os.environ.get("TVM_PYTHON")
+    if not tvm_python:
+        try:
+            import tvm  # noqa: F401
+            from tvm import meta_schedule as ms  # noqa: F401
+        except Exception as e:
+            return None, f"apache-tvm not importable ({type(e).__name__}; set TVM_PYTHON)"
+        tvm_python = sys.executable
     code = f"""
 import time, numpy as np, tvm
 from tvm import meta_schedule as ms
@@ -127,8 +133,9 @@ args = [tvm.nd.array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype),
         for b in (mod["main"].buffer_map[p] for p in mod["main"].params)]
 print(lib.time_evaluator(lib.entry_name, dev, number=3, repeat=5)(*args).median, wall)
 """
-    env = dict(os.environ, TVM_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=7200)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(TVM_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([tvm_python, "-c", code], env=env, capture_output=True, text=True, timeout=7200)
     if out.returncode != 0:
         return None, "meta-schedule failed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:80]
     secs, wall = out.stdout.strip().splitlines()[-1].split()

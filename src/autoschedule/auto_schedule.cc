@@ -56,7 +56,35 @@ schedule::Trace WithoutDeadLookups(const schedule::Trace& trace) {
   return out;
 }
 
+/*! \brief The design space being drawn (AutoScheduleSpace), or none. */
+struct SpaceDraw {
+  std::vector<int64_t> given, taken, sizes;
+  bool draw_missing = true;  ///< else a choice without a decision takes the preferred candidate
+};
+thread_local SpaceDraw* space_draw = nullptr;
+
 }  // namespace
+
+int64_t Choose(Schedule& sch, const std::vector<int64_t>& candidates, size_t preferred) {
+  TESSERA_ICHECK(preferred < candidates.size()) << "no candidate " << preferred;
+  if (space_draw == nullptr || candidates.size() == 1) return candidates[preferred];
+  const size_t n = candidates.size();
+  const size_t k = space_draw->taken.size();
+  std::optional<int64_t> decision;
+  if (k < space_draw->given.size() && space_draw->given[k] >= 0 &&
+      space_draw->given[k] < static_cast<int64_t>(n)) {
+    decision = space_draw->given[k];
+  } else if (!space_draw->draw_missing) {
+    decision = static_cast<int64_t>(preferred);
+  }
+  std::vector<double> probs(n, 0.5 / static_cast<double>(n - 1));
+  probs[preferred] = 0.5;
+  sch.SampleCategorical(candidates, probs, decision);
+  int64_t index = sch.trace().insts.back().decision.integer;
+  space_draw->taken.push_back(index);
+  space_draw->sizes.push_back(static_cast<int64_t>(n));
+  return candidates[index];
+}
 
 void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const TargetFacts& facts) {
   sch.WorkOn(func_name);
@@ -101,8 +129,10 @@ void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const Tar
   RunDeferredDecompositions(sch);
 }
 
-Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {
-  Schedule sch(mod);
+namespace {
+
+Schedule Run(const IRModule& mod, const TargetFacts& facts, int64_t seed) {
+  Schedule sch(mod, 0, schedule::ErrorRenderLevel::kDetail, true, seed);
   bool any = false;
   for (const auto& [gv, func] : mod->functions) {
     if (!CarriesNoSchedule(func)) continue;
@@ -112,13 +142,34 @@ Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {
   if (!any) return sch;
   // The rules looked at the program through the schedule's lookups; the schedule returned is
   // the replay of what they decided, which also checks that the trace replays.
-  Schedule out(mod);
+  Schedule out(mod, 0, schedule::ErrorRenderLevel::kDetail, true, seed);
   try {
     WithoutDeadLookups(sch.trace()).ApplyToSchedule(&out);
   } catch (const Error&) {
     return sch;  // the schedule as the rules left it, lookups and all
   }
   return out;
+}
+
+}  // namespace
+
+Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts) {
+  return Run(mod, facts, -1);
+}
+
+SpacePoint AutoScheduleSpace(const IRModule& mod, const TargetFacts& facts,
+                             const std::vector<int64_t>& given, int64_t seed,
+                             bool draw_missing) {
+  SpaceDraw draw;
+  draw.given = given;
+  draw.draw_missing = draw_missing;
+  TESSERA_ICHECK(space_draw == nullptr) << "AutoScheduleSpace is not reentrant";
+  space_draw = &draw;
+  struct Reset {
+    ~Reset() { space_draw = nullptr; }
+  } reset;
+  Schedule sch = Run(mod, facts, seed);
+  return SpacePoint{std::move(sch), std::move(draw.taken), std::move(draw.sizes)};
 }
 
 }  // namespace autoschedule

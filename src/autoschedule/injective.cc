@@ -46,9 +46,20 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
     if (parallel) Try(sch, [&] { sch.Parallel(fused); });
     return;
   }
+  // Vectors per parallel iteration: a few pages by the rule's choice (the space also has a
+  // quarter and four times as much, and no chunking).
   int64_t vectors = total / lanes;
-  int64_t inner = std::max<int64_t>(1, kChunkElements / lanes);
-  if (parallel && vectors % inner == 0 && vectors / inner >= 2) {
+  std::vector<int64_t> chunks{0};
+  size_t preferred = 0;
+  for (int64_t elements : {kChunkElements / 4, kChunkElements, kChunkElements * 4}) {
+    int64_t inner = std::max<int64_t>(1, elements / lanes);
+    if (parallel && vectors % inner == 0 && vectors / inner >= 2) {
+      if (elements == kChunkElements) preferred = chunks.size();
+      chunks.push_back(inner);
+    }
+  }
+  int64_t inner = Choose(sch, chunks, preferred);
+  if (inner > 0) {
     bool ok = Try(sch, [&] {
       std::vector<LoopRV> parts =
           sch.Split(fused,

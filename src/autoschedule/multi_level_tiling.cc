@@ -108,10 +108,10 @@ struct RegisterTile {
   int64_t mr = 1, my = 1, nr = 0;
 };
 
-std::optional<RegisterTile> ChooseRegisterTile(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
-                                               int regs) {
-  double best = 0;
-  std::optional<RegisterTile> out;
+/*! \brief The register tiles that fit, best first: the first is the analytical choice. */
+std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
+                                        int regs) {
+  std::vector<std::pair<double, RegisterTile>> scored;
   for (int64_t nv = 1; nv <= 8; ++nv) {
     if (ej % (nv * lanes) != 0) continue;
     for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
@@ -119,11 +119,44 @@ std::optional<RegisterTile> ChooseRegisterTile(int64_t ei, int64_t ei2, int64_t 
       for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
         if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
         double score = static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
-        if (score > best + 1e-9) best = score, out = RegisterTile{mr, my, nv * lanes};
+        scored.push_back({score, RegisterTile{mr, my, nv * lanes}});
       }
     }
   }
+  // Best score first; among equal scores the one found first (fewest vectors, then rows).
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first + 1e-9; });
+  std::vector<RegisterTile> out;
+  for (const auto& [score, tile] : scored) out.push_back(tile);
   return out;
+}
+
+/*! \brief The indices 0 .. n-1 (the candidates of a choice among n alternatives). */
+std::vector<int64_t> Indices(size_t n) {
+  std::vector<int64_t> out(n);
+  for (size_t k = 0; k < n; ++k) out[k] = static_cast<int64_t>(k);
+  return out;
+}
+
+/*! \brief Whether `load` is a 2-D [u, v] read indexed by exactly the iterators `u` and `v`. */
+bool Reads2D(const BufferLoadNode* load, const VarNode* u, const VarNode* v) {
+  if (load == nullptr || load->indices.size() != 2) return false;
+  return AsPtr<VarNode>(load->indices[0]) == u && AsPtr<VarNode>(load->indices[1]) == v;
+}
+
+/*! \brief Pack the read `index` of `block` into panels: [u, v] -> [v // w, u, v % w] when
+ *  `v_last` (Y: columns in panels contiguous along the reduction), else [u // w, v, u % w]
+ *  (X: rows in panels contiguous along the reduction). Returns the packing block. */
+BlockRV PackPanels(Schedule& sch, const BlockRV& block, int index, DataType t, int64_t w,
+                   bool v_last) {
+  BlockRV packed = sch.CacheRead(block, index, "global", {});
+  Var u = VarNode::Make("u", t), v = VarNode::Make("v", t);
+  Expr w_e = IntImmNode::Make(t, w);
+  schedule::IndexMap map =
+      v_last ? schedule::IndexMap{{u, v}, {FloorDivNode::Make(v, w_e), u, FloorModNode::Make(v, w_e)}}
+             : schedule::IndexMap{{u, v}, {FloorDivNode::Make(u, w_e), v, FloorModNode::Make(u, w_e)}};
+  sch.TransformLayout(packed, "write", 0, map, Expr());
+  return packed;
 }
 
 /*! \brief The read index of the block for the buffer of `load`, or -1. */
@@ -140,38 +173,62 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t lanes = facts.VectorLanes(info.output_bits);
   if (lanes < 2) return false;
   int64_t ei2 = m.i2 >= 0 ? info.extents[m.i2] : 1;
-  auto tile =
-      ChooseRegisterTile(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers);
-  if (!tile) return false;
-  const int64_t mr = tile->mr, my = tile->my, nr = tile->nr;
+  std::vector<RegisterTile> tiles =
+      RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers);
+  if (tiles.empty()) return false;
+  // The choices (made before any primitive runs, see Choose): the register tile ...
+  tiles.resize(std::min<size_t>(tiles.size(), 12));
+  const RegisterTile tile = tiles[Choose(sch, Indices(tiles.size()), 0)];
+  const int64_t mr = tile.mr, my = tile.my, nr = tile.nr;
   int64_t flops = 2;
   for (int64_t e : info.extents) flops *= e;
-  // Y packed into NR-wide panels contiguous along the reduction: when Y is a 2-D [r, j] input
-  // larger than the L2 cache, the panel of one j_o is read once per i_o from L2 instead of as
-  // rows strided across memory.
+  // ... Y packed into NR-wide panels contiguous along the reduction: chosen when Y is a 2-D
+  // [r, j] input larger than the L2 cache, so that the panel of one j_o is read once per i_o
+  // from L2 instead of as rows strided across memory ...
   auto* y_load = AsPtr<BufferLoadNode>(StripCast(m.y));
-  bool pack = false;
-  Var pk, pj;
-  if (y_load && y_load->indices.size() == 2 && m.reduce.size() == 1) {
-    auto* r = AsPtr<VarNode>(y_load->indices[0]);
-    auto* c = AsPtr<VarNode>(y_load->indices[1]);
+  auto* x_load = AsPtr<BufferLoadNode>(StripCast(m.x));
+  const VarNode* r_var = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
+  const VarNode* i_var = b->iter_vars[m.i]->var.get();
+  const VarNode* j_var = b->iter_vars[m.j]->var.get();
+  bool pack = false, pack_x = false;
+  if (r_var && Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr) {
     int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
-    pack = r == b->iter_vars[m.reduce[0]]->var.get() && c == b->iter_vars[m.j]->var.get() &&
-           bytes > facts.l2_bytes && info.extents[m.j] > nr;
+    bool analytical = bytes > facts.l2_bytes;
+    pack = Choose(sch, {0, 1}, analytical ? 1 : 0) == 1;
   }
+  // ... X packed into MR-row panels contiguous along the reduction (one stream of broadcasts
+  // instead of MR rows), not by the rules' own choice ...
+  if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr) {
+    pack_x = Choose(sch, {0, 1}, 0) == 1;
+  }
+  // ... the order of the two tile loops (columns outside by the rules' choice: Y's panel stays
+  // in cache while the rows pass) ...
+  const bool rows_outside = Choose(sch, {0, 1}, 0) == 1;
+  // ... and the unrolling of the innermost reduction loop (4 by the rules' choice: fewer loop
+  // branches and address updates; a short loop such as a 3x3 window unrolled whole).
+  const int64_t inner_extent = info.extents[m.reduce.back()];
+  int64_t unroll = 0;  // 0: the whole loop
+  if (inner_extent > 2 * kReductionUnroll) {
+    std::vector<int64_t> factors{1};
+    for (int64_t f : {2, 4, 8, 16}) {
+      if (inner_extent % f == 0) factors.push_back(f);
+    }
+    auto preferred = std::find(factors.begin(), factors.end(), kReductionUnroll);
+    size_t at = preferred == factors.end() ? 0 : preferred - factors.begin();
+    unroll = Choose(sch, factors, at);
+  }
+  const int y_index = y_load ? ReadIndex(b, y_load->buffer.get()) : -1;
+  const int x_index = x_load ? ReadIndex(b, x_load->buffer.get()) : -1;
   BlockRV block = info.rv;
   return Try(sch, [&] {
-    BlockRV packed;
+    BlockRV packed, packed_x;
     if (pack) {
-      int index = ReadIndex(b, y_load->buffer.get());
-      packed = sch.CacheRead(block, index, "global", {});
-      DataType t = y_load->indices[0]->dtype;
-      Var k = VarNode::Make("k", t), jj = VarNode::Make("j", t);
-      Expr nr_e = IntImmNode::Make(t, nr);
-      schedule::IndexMap map{{k, jj},
-                             {FloorDivNode::Make(jj, nr_e), k, FloorModNode::Make(jj, nr_e)}};
-      sch.TransformLayout(packed, "write", 0, map, Expr());
+      packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, true);
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
+    }
+    if (pack_x) {
+      packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
+      taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
     }
     std::vector<LoopRV> loops = sch.GetLoops(block);
     BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
@@ -197,7 +254,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
         outer.push_back(loops[k]);
       }
     }
-    outer.push_back(js[0]);
+    outer.push_back(rows_outside ? is[0] : js[0]);
     bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
     int par = -1;
     for (size_t k = 0; k < outer.size() && parallel; ++k) {
@@ -208,17 +265,16 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     }
     if (par > 0) std::rotate(outer.begin(), outer.begin() + par, outer.begin() + par + 1);
     std::vector<LoopRV> order = outer;
-    order.push_back(is[0]);
-    // The innermost reduction loop unrolled by 4 (fewer loop branches and address updates).
+    const LoopRV tile_loop = rows_outside ? js[0] : is[0];
+    order.push_back(tile_loop);
     std::vector<LoopRV> reduce;
     for (int k : m.reduce) reduce.push_back(loops[k]);
     LoopRV unrolled;
-    int64_t inner_extent = info.extents[m.reduce.back()];
-    if (inner_extent <= 2 * kReductionUnroll) {
-      unrolled = reduce.back();  // short (a 3x3 window): unrolled whole
-    } else if (inner_extent % kReductionUnroll == 0) {
-      std::vector<LoopRV> ks = sch.Split(
-          reduce.back(), {TraceValue::None(), TraceValue::Int(kReductionUnroll)}, true, false);
+    if (unroll == 0) {
+      unrolled = reduce.back();
+    } else if (unroll > 1) {
+      std::vector<LoopRV> ks =
+          sch.Split(reduce.back(), {TraceValue::None(), TraceValue::Int(unroll)}, true, false);
       reduce.back() = ks[0];
       reduce.push_back(ks[1]);
       unrolled = ks[1];
@@ -229,7 +285,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     order.push_back(jv[0]);
     order.push_back(jv[1]);
     sch.Reorder(order);
-    BlockRV at_tile = AttachEpilogue(sch, write_back, is[0], func, facts);
+    BlockRV at_tile = AttachEpilogue(sch, write_back, tile_loop, func, facts);
     taken->push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
     sch.Vectorize(jv[1]);
     sch.Unroll(jv[0]);
@@ -244,6 +300,15 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       sch.Reorder({pjs[0], ploops[0], pjs[1]});
       if (parallel) sch.Parallel(pjs[0]);
       sch.Vectorize(pjs[1]);
+    }
+    if (pack_x) {
+      // Rows read contiguously, written MR apart within a panel: panel, reduction, row.
+      std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
+      std::vector<LoopRV> pis =
+          sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
+      sch.Reorder({pis[0], ploops[1], pis[1]});
+      if (parallel) sch.Parallel(pis[0]);
+      sch.Unroll(pis[1]);
     }
     DeferDecomposeReduction(block, reduce[0]);
   });

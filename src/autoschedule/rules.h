@@ -47,6 +47,15 @@ void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop);
 /*! \brief Run the deferred decompositions (those whose handles are still valid). */
 void RunDeferredDecompositions(Schedule& sch);
 
+/*!
+ * \brief One choice a rule makes: `candidates[preferred]` (the rule's analytical choice) when
+ *  the automatic schedule runs on its own. When it runs as a design space (AutoScheduleSpace),
+ *  the choice is a `sample_categorical` in the trace, the analytical candidate half of the
+ *  probability mass, and the space's k-th choice takes its k-th given decision (an index).
+ *  Call it outside Try: a rolled-back rule must not take decisions back.
+ */
+int64_t Choose(Schedule& sch, const std::vector<int64_t>& candidates, size_t preferred);
+
 /*! \brief The largest divisor of `n` that is at most `cap` (at least 1). */
 int64_t LargestDivisor(int64_t n, int64_t cap);
 

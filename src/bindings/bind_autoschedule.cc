@@ -24,6 +24,15 @@ void BindAutoSchedule(nb::module_& m) {
       },
       "mod"_a, "target"_a, "facts"_a);
   m.def(
+      "auto_schedule_space",
+      [](IRModule mod, const std::string& target, const std::map<std::string, int64_t>& facts,
+         const std::vector<int64_t>& decisions, int64_t seed, bool draw_missing) {
+        SpacePoint point =
+            AutoScheduleSpace(mod, Facts(target, facts), decisions, seed, draw_missing);
+        return std::make_tuple(std::move(point.sch), point.decisions, point.sizes);
+      },
+      "mod"_a, "target"_a, "facts"_a, "decisions"_a, "seed"_a, "draw_missing"_a = true);
+  m.def(
       "target_facts",
       [](const std::string& target, const std::map<std::string, int64_t>& overrides) {
         TargetFacts facts = Facts(target, overrides);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tessera/autoschedule/auto_schedule.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 #include "tessera/te/create_prim_func.h"
 #include "tessera/te/reduce.h"
@@ -104,6 +105,35 @@ TEST(AutoSchedule, TilesTheMatmulAndComputesTheEpilogueAtTheTile) {
   EXPECT_FALSE(autoschedule::CarriesNoSchedule(sch.mod()->Lookup("main"), &why));
   // A second run leaves the scheduled function alone.
   EXPECT_TRUE(autoschedule::AutoSchedule(sch.mod(), facts).trace().insts.empty());
+}
+
+TEST(AutoScheduleSpace, PreferredPointIsTheAutomaticScheduleAndDecisionsReplay) {
+  IRModule mod = IRModuleNode::FromFunc(MatmulRelu(128));
+  autoschedule::TargetFacts facts = autoschedule::HostFacts();
+  facts.Override("vector_bits", 256);
+  facts.Override("vector_registers", 16);
+  facts.Override("cores", 4);
+  schedule::Schedule automatic = autoschedule::AutoSchedule(mod, facts);
+  autoschedule::SpacePoint preferred = autoschedule::AutoScheduleSpace(mod, facts, {}, 1, false);
+  EXPECT_TRUE(StructuralEqual(preferred.sch.mod(), automatic.mod()));
+  ASSERT_FALSE(preferred.decisions.empty());
+  ASSERT_EQ(preferred.decisions.size(), preferred.sizes.size());
+  size_t samples = 0;
+  for (const auto& kind : Kinds(preferred.sch.trace())) samples += kind == "sample_categorical";
+  EXPECT_EQ(samples, preferred.decisions.size());
+  EXPECT_FALSE(Has(Kinds(automatic.trace()), "sample_categorical"));
+  // A drawn point: its decisions give it again, whatever the seed.
+  for (int64_t seed : {3, 11, 97}) {
+    autoschedule::SpacePoint drawn = autoschedule::AutoScheduleSpace(mod, facts, {}, seed);
+    autoschedule::SpacePoint again =
+        autoschedule::AutoScheduleSpace(mod, facts, drawn.decisions, seed + 1);
+    EXPECT_EQ(drawn.decisions, again.decisions);
+    EXPECT_TRUE(StructuralEqual(drawn.sch.mod(), again.sch.mod()));
+    for (size_t k = 0; k < drawn.decisions.size(); ++k) {
+      EXPECT_GE(drawn.decisions[k], 0);
+      EXPECT_LT(drawn.decisions[k], drawn.sizes[k]);
+    }
+  }
 }
 
 TEST(AutoSchedule, FunctionAttributeOptsOut) {

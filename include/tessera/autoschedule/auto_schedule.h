@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/autoschedule/target_facts.h"
 #include "tessera/ir/function.h"
@@ -34,6 +35,26 @@ bool CarriesNoSchedule(const PrimFunc& func, std::string* why = nullptr);
  *  primitive refuses a block is rolled back and the block left to the next rule.
  */
 schedule::Schedule AutoSchedule(const IRModule& mod, const TargetFacts& facts);
+
+/*! \brief A point of the automatic schedule's design space (see AutoScheduleSpace). */
+struct SpacePoint {
+  schedule::Schedule sch;
+  std::vector<int64_t> decisions;  ///< the index taken at each choice, in order
+  std::vector<int64_t> sizes;      ///< the number of candidates of each choice
+};
+
+/*!
+ * \brief The automatic schedule as a design space for the tuner: every choice the rules make
+ *  (register tile, packing of either matmul operand, loop order, unrolling, vector chunks) is
+ *  drawn by `sample_categorical` (recorded in the trace with its decision), the rules'
+ *  analytical choice being the most likely. `given[k]` fixes the k-th choice (an index; -1,
+ *  out of range or absent: drawn from `seed`, or the preferred candidate when `draw_missing` is
+ *  false, so that an empty `given` then gives the automatic schedule itself). The same `given`
+ *  and `seed` give the same point.
+ */
+SpacePoint AutoScheduleSpace(const IRModule& mod, const TargetFacts& facts,
+                             const std::vector<int64_t>& given, int64_t seed,
+                             bool draw_missing = true);
 
 /*! \brief Schedule one function of a schedule in place (the function it works on). */
 void AutoScheduleFunction(schedule::Schedule& sch, const std::string& func_name,

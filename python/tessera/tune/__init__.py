@@ -28,9 +28,9 @@ from .cost_model import XGBModel
 from .database import Database, TuningRecord, workload_key
 from .features import features
 from .runner import LocalRunner, RayRunner, Result, Runner, Task
-from .space import DesignSpace
+from .space import DesignSpace, RuleSpace
 
-__all__ = ["Database", "DesignSpace", "LocalRunner", "RayRunner", "Runner", "TuneResult",
+__all__ = ["Database", "DesignSpace", "RuleSpace", "LocalRunner", "RayRunner", "Runner", "TuneResult",
            "TuningRecord", "apply", "tune", "workload_key"]
 
 
@@ -115,14 +115,6 @@ def _target_text(target: Any) -> str:
     return " ".join(str(getattr(target, "kind", target) or "c").split())
 
 
-def _lanes(func: Any, target: str) -> int:
-    bits = 32
-    for _, buf in func.buffer_map:
-        bits = max(8, _core.DataType(str(buf.dtype)).bits)
-        break
-    return max(1, _core.host_vector_bits() // bits)
-
-
 def _progress(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
@@ -137,14 +129,17 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
          database: Union[None, str, Database] = None, runner: Optional[Runner] = None,
          batch_size: Optional[int] = None, seed: int = 0, progress: bool = True,
          plot: Optional[str] = None, num_threads: Optional[int] = None,
-         parallel: bool = True) -> TuneResult:
+         parallel: bool = True, space: Optional[Any] = None) -> TuneResult:
     """Tune one function for a host target with at most ``trials`` measurements.
 
     ``database``: a SQLite path or a :class:`Database` (default: one in memory); records of
     earlier runs of the same workload seed the search and count toward the best result.
     ``runner``: :class:`LocalRunner` (default) or :class:`RayRunner`. ``num_threads`` limits the
     measured code's threads; ``parallel=False`` searches single-threaded schedules. ``plot``
-    saves the best time against trials. Progress (trials, best time, ETA) shows with tqdm."""
+    saves the best time against trials. Progress (trials, best time, ETA) shows with tqdm.
+    ``space``: the design space searched, by default :class:`RuleSpace` (the automatic
+    schedule's rules with their choices sampled; its first point measured is the automatic
+    schedule itself); :class:`DesignSpace` is the tuner's own smaller space."""
     tname = _target_text(target)
     if tname.split()[0] not in ("c", "llvm"):
         raise ValueError(f"tessera.tune measures on this machine's CPU: target 'c' or 'llvm', got '{tname}'")
@@ -155,7 +150,8 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     key = db.commit_workload(func)
     script = func.script()
     specs = _arg_specs(func)
-    space = DesignSpace(func, _lanes(func, tname), parallel=parallel)
+    if space is None:
+        space = RuleSpace(func, tname.split()[0], parallel=parallel)
     own_runner = runner is None
     runner = runner or LocalRunner(num_threads=num_threads)
     model = XGBModel(seed=seed)
@@ -200,24 +196,19 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
         return list(pool.values())
 
     # The automatic schedule is the first candidate: tuning never ends slower than it.
-    auto_key = repr(["auto"])
-    if parallel and auto_key not in seen and trials > 1:
-        try:
-            from ..autoschedule import autoschedule
-
-            auto_sch = autoschedule(func, target=tname.split()[0])
-        except Exception:  # a function the rules do not cover: nothing to seed with
-            auto_sch = None
-        if auto_sch is not None:
-            task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
-            res = runner.run([task])[0]
-            rec = TuningRecord(workload=key, target=_record_target(tname), trace=task.trace,
-                               decisions=["auto"], times=list(res.times), error=res.error)
-            db.commit_record(rec)
-            new_records.append(rec)
-            seen[auto_key] = rec.mean
-            history.append(rec.mean if rec.ok and rec.mean is not None else float("nan"))
-            trials -= 1
+    auto_sch, auto_dec = _default_point(space, func, tname, parallel)
+    if auto_sch is not None and repr(auto_dec) not in seen and (trials > 1 or not seen):
+        task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
+        res = runner.run([task])[0]
+        rec = TuningRecord(workload=key, target=_record_target(tname), trace=task.trace,
+                           decisions=auto_dec, times=list(res.times), error=res.error)
+        db.commit_record(rec)
+        new_records.append(rec)
+        seen[repr(auto_dec)] = rec.mean
+        history.append(rec.mean if rec.ok and rec.mean is not None else float("nan"))
+        if rec.ok and rec.mean is not None and auto_dec != ["auto"]:
+            measured.append((auto_dec, rec.mean))
+        trials -= 1
 
     bar = _progress(trials, progress)
     best = min([m[1] for m in measured] + [r.mean for r in new_records if r.ok and r.mean],
@@ -276,6 +267,21 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     if plot:
         result.plot(plot)
     return result
+
+
+def _default_point(space: Any, func: Any, tname: str, parallel: bool) -> Tuple[Any, List[Any]]:
+    """The automatic schedule as a point of ``space`` (its decisions), or, for a space that
+    does not contain it, the automatic schedule with the decision list ["auto"]."""
+    try:
+        if hasattr(space, "default"):
+            return space.default()
+        if parallel:
+            from ..autoschedule import autoschedule
+
+            return autoschedule(func, target=tname.split()[0]), ["auto"]
+    except Exception:  # a function the rules do not cover: nothing to seed with
+        pass
+    return None, []
 
 
 def _trace_text(sch: Any) -> str:

@@ -249,3 +249,64 @@ def _panel_map(ndim: int, nr: int) -> Any:
     if ndim == 4:
         return lambda b, h, k, j: (b, h, j // nr, k, j % nr)
     raise ValueError(f"no panel layout for a {ndim}-dimensional B")
+
+
+class RuleSpace:
+    """The automatic schedule's rules as a design space (the tuner's default).
+
+    Every choice the rules of ``tessera.autoschedule`` make for a block (register tile of a
+    matmul-like block, packing of either operand into panels, the order of the tile loops,
+    unrolling of the reduction, vector chunks of injective blocks) is a ``sample_categorical``
+    in the schedule's trace, the rules' own choice the most likely. A point is the list of the
+    indices taken, in order; ``default()`` is the automatic schedule itself.
+
+    >>> space = RuleSpace(func, "c")
+    >>> sch, decisions = space.default()             # what ts.autoschedule picks
+    >>> sch2, d2 = space.apply(None, seed=7)         # a random point
+    >>> sch3, _ = space.apply(d2)                    # the same schedule again
+    """
+
+    def __init__(self, func: Any, target: str = "c", parallel: bool = True,
+                 facts: Optional[dict] = None) -> None:
+        from ..autoschedule import _overrides, _target_kind
+
+        self.func = func
+        facts = dict(facts or {})
+        if not parallel:
+            facts["cores"] = 1
+        self._target = _target_kind(target)
+        self._facts = _overrides(facts)
+        self.sizes: List[int] = []
+
+    def _point(self, given: Sequence[int], seed: int, draw_missing: bool) -> Tuple[Schedule, List[int]]:
+        from ..tir.schedule.schedule import _as_module
+
+        raw, decisions, sizes = _core.auto_schedule_space(
+            _as_module(self.func), self._target, self._facts,
+            [int(d) if d is not None else -1 for d in given], int(seed), draw_missing)
+        self.sizes = list(sizes)
+        return Schedule._wrap(raw), list(decisions)
+
+    def default(self) -> Tuple[Schedule, List[int]]:
+        """The automatic schedule: every choice the rules' own."""
+        return self._point([], 1, draw_missing=False)
+
+    def apply(self, decisions: Optional[Sequence[Any]] = None, seed: int = 0) -> Tuple[Schedule, List[int]]:
+        """The schedule that ``decisions`` describe (missing ones, ``None`` and those out of
+        range drawn with ``seed``) and its complete decision list."""
+        return self._point(list(decisions or []), seed if seed > 0 else 1, draw_missing=True)
+
+    def random_decisions(self, rng: random.Random) -> List[int]:
+        return self.apply(None, seed=rng.randrange(1, 2**30))[1]
+
+    def mutate(self, decisions: Sequence[Any], rng: random.Random) -> Tuple[Schedule, List[int]]:
+        """A neighbour: one choice with more than one candidate set to another candidate (the
+        choices after it kept where they still fit)."""
+        given = list(decisions)
+        self._point(given, 1, draw_missing=False)  # the sizes of these decisions
+        open_ = [k for k, n in enumerate(self.sizes) if n > 1 and k < len(given)]
+        if open_:
+            k = rng.choice(open_)
+            others = [c for c in range(self.sizes[k]) if c != given[k]]
+            given[k] = rng.choice(others)
+        return self.apply(given, seed=rng.randrange(1, 2**30))

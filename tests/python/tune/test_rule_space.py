@@ -1,0 +1,148 @@
+"""tessera.tune.RuleSpace: the automatic schedule's rules as the tuner's design space."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera.script import tir as T
+from tessera.tir.schedule import Schedule
+from tessera.tir.schedule.trace import Trace
+from tessera.tune import RuleSpace
+
+
+def matmul_func(n, m, k):
+    @T.prim_func
+    def matmul(A: T.Buffer((n, k), "float32"), B: T.Buffer((k, m), "float32"),
+               C: T.Buffer((n, m), "float32")):
+        for i, j, r in T.grid(n, m, k):
+            with T.block("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    return matmul
+
+
+@T.prim_func
+def add_relu(A: T.Buffer((64, 256), "float32"), B: T.Buffer((64, 256), "float32")):
+    for i, j in T.grid(64, 256):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = T.max(A[vi, vj] + T.float32(1), T.float32(0))
+
+
+def run_matmul(mod, n, m, k):
+    rng = np.random.default_rng(1)
+    a = rng.random((n, k), dtype="float32")
+    b = rng.random((k, m), dtype="float32")
+    c = np.zeros((n, m), "float32")
+    ts.build(mod, target="c")(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4)
+
+
+def sample_count(sch):
+    return sum(1 for inst in sch.trace.insts if inst.kind.name == "SampleCategorical")
+
+
+def test_default_point_is_the_automatic_schedule():
+    func = matmul_func(64, 64, 64)
+    sch, decisions = RuleSpace(func, "c").default()
+    auto = ts.autoschedule(func, target="c")
+    ts.ir.assert_structural_equal(sch.mod, auto.mod)
+    # every choice with alternatives is recorded, with its decision, in the trace
+    assert decisions and sample_count(sch) == len(decisions)
+    # the space without sampling at all: the automatic schedule's trace has no sampling
+    assert sample_count(auto) == 0
+
+
+def test_points_replay_from_decisions_and_traces():
+    func = matmul_func(96, 64, 128)
+    space = RuleSpace(func, "c")
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(6):
+        sch, decisions = space.apply(None, seed=rng.randrange(1, 10**6))
+        seen.add(tuple(decisions))
+        again, same = space.apply(decisions, seed=999)  # decisions given: the seed is unused
+        assert same == decisions
+        ts.ir.assert_structural_equal(again.mod, sch.mod)
+        # the trace (with its sampling decisions) replays through JSON to the same program
+        fresh = Schedule(func)
+        Trace.apply_json_to_schedule(json.dumps(sch.trace.as_json()), fresh)
+        ts.ir.assert_structural_equal(fresh.mod, sch.mod)
+    assert len(seen) > 1  # the space has more than one point
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 64), (48, 80, 40), (128, 32, 256)])
+def test_random_points_compute_the_matmul(shape):
+    n, m, k = shape
+    func = matmul_func(n, m, k)
+    space = RuleSpace(func, "c")
+    for seed in (1, 17, 123):
+        sch, _ = space.apply(None, seed=seed)
+        run_matmul(sch.mod, n, m, k)
+
+
+def test_the_space_packs_either_operand():
+    """Some points pack A into row panels, some B into column panels; both compute right."""
+    n = m = k = 64
+    func = matmul_func(n, m, k)
+    space = RuleSpace(func, "c")
+    packed = set()
+    for seed in range(1, 40):
+        sch, _ = space.apply(None, seed=seed)
+        names = {b.name_hint for b in _blocks(sch.mod)}
+        for name in ("A_global", "B_global"):
+            if name in names and name not in packed:
+                packed.add(name)
+                run_matmul(sch.mod, n, m, k)
+        if len(packed) == 2:
+            break
+    assert packed == {"A_global", "B_global"}
+
+
+def _blocks(mod):
+    out = []
+    for _, f in mod.functions:
+        ts._core.post_order_visit(f.body, lambda node: out.append(node)
+                                  if isinstance(node, ts._core.Block) else None)
+    return out
+
+
+def test_mutation_changes_one_choice():
+    func = matmul_func(64, 64, 64)
+    space = RuleSpace(func, "c")
+    _, decisions = space.default()
+    rng = random.Random(0)
+    changed = 0
+    for _ in range(8):
+        sch, mutated = space.mutate(decisions, rng)
+        changed += mutated != decisions
+        run_matmul(sch.mod, 64, 64, 64)
+    assert changed >= 6
+
+
+def test_injective_chunks_and_single_thread_space():
+    space = RuleSpace(add_relu, "c")
+    a = np.random.default_rng(0).standard_normal((64, 256)).astype("float32")
+    for seed in (1, 2, 3):
+        sch, _ = space.apply(None, seed=seed)
+        b = np.zeros_like(a)
+        ts.build(sch.mod, target="c")(a, b)
+        np.testing.assert_allclose(b, np.maximum(a + 1, 0))
+    serial = RuleSpace(matmul_func(256, 256, 256), "c", parallel=False)
+    for seed in (1, 2):
+        sch, _ = serial.apply(None, seed=seed)
+        assert "T.parallel" not in sch.mod.script()
+
+
+def test_out_of_range_decisions_are_drawn_again():
+    func = matmul_func(64, 64, 64)
+    space = RuleSpace(func, "c")
+    sch, decisions = space.apply([10**6, -1, None], seed=5)
+    assert all(0 <= d for d in decisions)
+    run_matmul(sch.mod, 64, 64, 64)
