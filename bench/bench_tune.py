@@ -118,10 +118,18 @@ def tvm_meta_schedule(func, trials, threads):
         tvm_python = sys.executable
     code = f"""
 import time, numpy as np, tvm
-from tvm import meta_schedule as ms
-from tvm.script import tir as T
-mod = tvm.IRModule({{"main": tvm.script.from_source({func.script()!r})}})
-target = tvm.target.Target("llvm -num-cores {threads}")
+try:
+    from tvm import meta_schedule as ms
+except ImportError:  # TVM >= 0.24 keeps it under s_tir
+    from tvm.s_tir import meta_schedule as ms
+src = {func.script()!r}
+if not hasattr(tvm, "nd"):  # TVM >= 0.24 spells blocks T.sblock
+    src = src.replace("T.block(", "T.sblock(")
+mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
+try:
+    target = tvm.target.Target("llvm -num-cores {threads}")
+except ValueError:  # TVM >= 0.24 takes targets as dicts
+    target = tvm.target.Target({{"kind": "llvm", "num-cores": {threads}}})
 t0 = time.time()
 with __import__("tempfile").TemporaryDirectory() as wd:
     db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16)
@@ -129,15 +137,20 @@ with __import__("tempfile").TemporaryDirectory() as wd:
 wall = time.time() - t0
 lib = tvm.build(sch.mod, target=target)
 dev = tvm.cpu(0)
-args = [tvm.nd.array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype), dev)
+array = tvm.nd.array if hasattr(tvm, "nd") else tvm.runtime.tensor
+args = [array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype), dev)
         for b in (mod["main"].buffer_map[p] for p in mod["main"].params)]
-print(lib.time_evaluator(lib.entry_name, dev, number=3, repeat=5)(*args).median, wall)
+print(lib.time_evaluator("main", dev, number=3, repeat=5)(*args).median, wall)
 """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(TVM_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     out = subprocess.run([tvm_python, "-c", code], env=env, capture_output=True, text=True, timeout=7200)
+    if out.returncode < 0 or "Segfault" in out.stderr:
+        return None, f"meta-schedule crashed (exit {out.returncode}); see TVM_PYTHON's apache-tvm"
     if out.returncode != 0:
-        return None, "meta-schedule failed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:80]
+        lines = [ln for ln in (out.stderr + out.stdout).strip().splitlines()
+                 if ln.strip() and not ln.startswith("note:")]
+        return None, "meta-schedule failed: " + (lines or ["?"])[-1][:100]
     secs, wall = out.stdout.strip().splitlines()[-1].split()
     return float(secs), float(wall)
 
