@@ -113,6 +113,8 @@ void BindInnerToThreads(Schedule& sch, const BlockRV& block, int64_t threads) {
 /*! \brief A reduction whose loads vary fastest along a spatial iterator (a sum over the rows
  *  of a matrix): on the CPU the reduction loops go outside that iterator, which is vectorized,
  *  so that each step reads contiguous memory; its outer part runs across the cores. */
+constexpr int64_t kColumnRowUnroll = 4;
+
 bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
   const BlockNode* b = info.block;
   if (facts.IsGpu() || !info.is_reduction || info.loads.empty()) return false;
@@ -137,6 +139,18 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
   int64_t cap = std::max<int64_t>(1, facts.l1_bytes / 2 / (lanes * info.output_bits / 8));
   if (parallel) cap = std::min<int64_t>(cap, std::max<int64_t>(1, vectors / facts.cores));
   int64_t chunk = LargestDivisor(vectors, cap);
+  // The innermost reduction loop split, its inner part (a few rows) unrolled inside the
+  // chunk: each vector of partial sums is loaded and stored once per few rows, not per row.
+  int64_t rows = 1;
+  for (size_t k = b->iter_vars.size(); k-- > 0;) {
+    if (b->iter_vars[k]->iter_type != IterVarType::kCommReduce) continue;
+    std::vector<int64_t> factors{1};
+    for (int64_t f : {kColumnRowUnroll, 2 * kColumnRowUnroll}) {
+      if (info.extents[k] > f && info.extents[k] % f == 0) factors.push_back(f);
+    }
+    rows = Choose(sch, factors, factors.size() > 1 ? 1 : 0);
+    break;
+  }
   return Try(sch, [&] {
     auto parts = sch.Split(loops[inner],
                            {TraceValue::None(), TraceValue::Int(chunk), TraceValue::Int(lanes)},
@@ -151,12 +165,20 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
         reduce.push_back(loops[k]);
       }
     }
+    LoopRV unrolled;
+    if (rows > 1 && !reduce.empty()) {
+      auto rs = sch.Split(reduce.back(), {TraceValue::None(), TraceValue::Int(rows)}, true, false);
+      reduce.back() = rs[0];
+      unrolled = rs[1];
+    }
     std::vector<LoopRV> order = spatial;
     order.insert(order.end(), reduce.begin(), reduce.end());
     order.push_back(parts[1]);
+    if (unrolled) order.push_back(unrolled);
     order.push_back(parts[2]);
     sch.Reorder(order);
     sch.Vectorize(parts[2]);
+    if (unrolled) sch.Unroll(unrolled);
     if (parallel) {
       LoopRV outer = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
       sch.Parallel(outer);

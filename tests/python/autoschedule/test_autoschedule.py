@@ -157,10 +157,14 @@ def test_softmax_rows_are_parallel_and_reductions_vectorized():
 
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
-    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder",
-                          "vectorize", "parallel", "decompose_reduction"]
-    # The rows stream under a chunk of columns: reduction loop outside the column chunk.
-    assert "for k, j_1 in T.grid(512, 32):" in sch.mod.script()
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",
+                          "reorder", "vectorize", "unroll", "parallel", "decompose_reduction"]
+    # The rows stream under a chunk of columns: reduction loop outside the column chunk, four
+    # rows at a time (unrolled) inside it, so each vector of partial sums is loaded and
+    # stored once per four rows.
+    script = sch.mod.script()
+    assert "for k_0, j_1 in T.grid(128, 32):" in script
+    assert "for k_1 in T.unroll(4):" in script
 
 
 def test_target_facts_are_detected_and_overridable():
