@@ -23,7 +23,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ALL = ("gemm", "batch_matmul", "conv2d", "softmax", "layer_norm", "elementwise", "schedule_time")
+ALL = ("gemm", "batch_matmul", "conv2d", "softmax", "layer_norm", "column_sum", "elementwise",
+       "schedule_time")
 # Acceptance targets of the issue: tessera / reference.
 TARGETS = {"gemm": 0.8, "batch_matmul": 1.0, "conv2d": 1.0, "softmax": 1.0, "layer_norm": 1.0,
            "elementwise": 0.8}
@@ -254,6 +255,26 @@ def bench_softmax(threads, quick):
     return rows
 
 
+def bench_column_sum(threads, quick):
+    import numpy as np
+    import ops
+    import tessera as ts
+    from bench_cpu import best, tessera_time
+
+    rows_, cols = (1024, 1024) if quick else (4096, 4096)
+    x = np.random.default_rng(0).random((rows_, cols), dtype="float32")
+    y = np.empty(cols, "float32")
+    auto = ts.build(ops.column_sum(rows_, cols), target="c")
+    t = tessera_time(auto, (x, y))
+    np.testing.assert_allclose(y, x.sum(0), rtol=1e-4)
+    ref = best(lambda: x.sum(axis=0, out=y))
+    ms = lambda s: s * 1e3 if s else None  # noqa: E731
+    rows = []
+    add_refs(rows, "column_sum", f"column sums ({rows_},{cols})", threads, ms(t), "ms",
+             [("numpy", ms(ref), None)], higher_is_better=False)
+    return rows
+
+
 def bench_layer_norm(threads, quick):
     import numpy as np
     import ops
@@ -357,7 +378,7 @@ def bench_schedule_time(threads, quick):
 
 COMPUTE = {"gemm": bench_gemm, "batch_matmul": bench_batch_matmul, "conv2d": bench_conv2d,
            "softmax": bench_softmax, "layer_norm": bench_layer_norm,
-           "elementwise": bench_elementwise, "schedule_time": bench_schedule_time}
+           "column_sum": bench_column_sum, "elementwise": bench_elementwise, "schedule_time": bench_schedule_time}
 
 
 # ------------------------------------------------------------------------------------- driver
