@@ -15,6 +15,7 @@ namespace {
 using schedule::TraceValue;
 
 constexpr int64_t kParallelMinElements = 16384;
+constexpr int64_t kTotalAccumulators = 4;  // independent vector accumulators of a total reduction
 
 /*! \brief The blocks that `anchor` reads from, transitively, that are still root loop nests,
  *  latest first (each after all of its consumers). */
@@ -187,6 +188,81 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
   });
 }
 
+/*! \brief A reduction to one value (every spatial iterator of extent 1: a sum or a minimum of
+ *  a whole tensor): its reduction loops fused and cut into T threads x the rest x W partial
+ *  results (W = a few native vectors), rfactor'ed on T x W, so that each thread keeps W
+ *  independent vector accumulators; the W x T partial results are reduced at the end. */
+bool ScheduleTotalReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (facts.IsGpu() || !info.is_reduction || b == nullptr) return false;
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  if (loops.size() != b->iter_vars.size()) return false;
+  int64_t total = 1;
+  size_t first_reduce = loops.size();
+  for (size_t k = 0; k < loops.size(); ++k) {
+    bool reduce = b->iter_vars[k]->iter_type == IterVarType::kCommReduce;
+    if (!reduce && (info.extents[k] != 1 || first_reduce < loops.size())) return false;
+    if (!reduce) continue;
+    if (info.extents[k] <= 0) return false;
+    if (first_reduce == loops.size()) first_reduce = k;
+    total *= info.extents[k];
+  }
+  if (first_reduce == loops.size()) return false;
+  const int64_t lanes = facts.VectorLanes(info.output_bits);
+  if (lanes < 2) return false;
+  int64_t threads = facts.cores > 1 && total >= kParallelMinElements * 4 ? facts.cores : 1;
+  int64_t acc = 0;
+  for (int64_t a : {kTotalAccumulators, kTotalAccumulators / 2, int64_t{1}}) {
+    if (total % (threads * a * lanes) == 0 && total / (threads * a * lanes) >= 4) {
+      acc = a;
+      break;
+    }
+  }
+  if (acc == 0 && threads > 1) {
+    threads = 1;
+    for (int64_t a : {kTotalAccumulators, kTotalAccumulators / 2, int64_t{1}}) {
+      if (total % (a * lanes) == 0 && total / (a * lanes) >= 4) {
+        acc = a;
+        break;
+      }
+    }
+  }
+  if (acc == 0) return false;
+  const int64_t width = acc * lanes;
+  return Try(sch, [&] {
+    std::vector<LoopRV> reduce(loops.begin() + first_reduce, loops.end());
+    LoopRV r = reduce.size() > 1 ? sch.Fuse(reduce, true) : reduce[0];
+    LoopRV partial, rest;
+    if (threads > 1) {
+      auto parts = sch.Split(
+          r, {TraceValue::Int(threads), TraceValue::None(), TraceValue::Int(width)}, true, false);
+      sch.Reorder({parts[0], parts[2], parts[1]});
+      partial = sch.Fuse({parts[0], parts[2]}, true);
+    } else {
+      auto parts = sch.Split(r, {TraceValue::None(), TraceValue::Int(width)}, true, false);
+      sch.Reorder({parts[1], parts[0]});
+      partial = parts[1];
+    }
+    BlockRV rf = sch.RFactor(partial, 0);
+    std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
+    LoopRV rf_partial = rf_loops[rf_loops.size() - 2], rf_rest = rf_loops.back();
+    std::vector<LoopRV> split;
+    if (threads > 1) {
+      split = sch.Split(rf_partial,
+                        {TraceValue::Int(threads), TraceValue::Int(acc), TraceValue::Int(lanes)},
+                        true, false);
+      sch.Reorder({split[0], rf_rest, split[1], split[2]});
+      sch.Parallel(split[0]);
+    } else {
+      split = sch.Split(rf_partial, {TraceValue::Int(acc), TraceValue::Int(lanes)}, true, false);
+      sch.Reorder({rf_rest, split[0], split[1]});
+    }
+    sch.Unroll(split[split.size() - 2]);
+    sch.Vectorize(split.back());
+    DeferDecomposeReduction(rf, rf_rest);
+  });
+}
+
 }  // namespace
 
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
@@ -198,6 +274,10 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   bool has_reduction = anchor.is_reduction;
   for (const BlockRV& p : producers) has_reduction |= AnalyzeBlock(sch, p, func).is_reduction;
   if (!has_reduction) return false;
+  if (producers.empty() && ScheduleTotalReduction(sch, anchor, facts)) {
+    taken->push_back(anchor.name);
+    return true;
+  }
   if (producers.empty() && ScheduleColumnReduction(sch, anchor, facts)) {
     taken->push_back(anchor.name);
     return true;
@@ -246,6 +326,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
 }
 
 void ScheduleLoneReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  if (ScheduleTotalReduction(sch, info, facts)) return;
   std::vector<LoopRV> outer = SpatialPrefix(sch, info);
   if (facts.IsGpu()) {
     if (outer.empty()) {

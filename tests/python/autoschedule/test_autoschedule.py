@@ -82,6 +82,8 @@ def cases():
     yield "column_sum_wide", ops.column_sum(50, 64), [a], a.sum(0)
     a = rand(100)
     yield "total_sum", ops.total_sum(100), [a], a.sum(keepdims=True)
+    a = rand(1 << 17)
+    yield "total_sum_large", ops.total_sum(1 << 17), [a], a.sum(keepdims=True, dtype="float64")
 
 
 CASES = list(cases())
@@ -165,6 +167,33 @@ def test_column_sum_vectorizes_across_columns():
     script = sch.mod.script()
     assert "for k_0, j_1 in T.grid(128, 32):" in script
     assert "for k_1 in T.unroll(4):" in script
+
+
+def test_total_reduction_keeps_vector_accumulators_per_thread():
+    sch = ts.autoschedule(ops.total_sum(1 << 17), target="c", facts=SMALL)
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder", "fuse",
+                          "rfactor", "get_loops", "split", "reorder", "parallel", "unroll",
+                          "vectorize", "decompose_reduction"]
+    script = sch.mod.script()
+    # two threads, each with four 4-lane accumulators: 32 partial sums, added at the end
+    assert 'S_rf = T.alloc_buffer((32, 1), "float32")' in script
+    assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
+    a = rand(1 << 17)
+    out = np.zeros(1, "float32")
+    ts.build(sch.mod, target="c")(a, out)
+    np.testing.assert_allclose(out, a.sum(keepdims=True, dtype="float64"), rtol=1e-5)
+    # a whole-tensor minimum over two reduction axes (topi.min: a 0-d result), integers exact
+    from tessera import te, topi
+
+    A = te.placeholder((64, 256), "int32", name="A")
+    f = te.create_prim_func([A, topi.min(A)])
+    assert "rfactor" in kinds(ts.autoschedule(f, target="c", facts=SMALL))
+    x = RNG.integers(-10**6, 10**6, (64, 256), dtype="int32")
+    got = np.zeros((), "int32")
+    ts.build(f, target="c")(x, got)
+    assert got == x.min()
+    # too short to split into vector accumulators: left as it was
+    assert "rfactor" not in kinds(ts.autoschedule(ops.total_sum(6), target="c", facts=SMALL))
 
 
 def test_target_facts_are_detected_and_overridable():
