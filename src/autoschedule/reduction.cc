@@ -15,7 +15,8 @@ namespace {
 using schedule::TraceValue;
 
 constexpr int64_t kParallelMinElements = 16384;
-constexpr int64_t kTotalAccumulators = 4;  // independent vector accumulators of a total reduction
+constexpr int64_t kTotalAccumulators = 4;
+constexpr int64_t kRowAccumulators = 4;  // vector accumulators per row of a row reduction  // independent vector accumulators of a total reduction
 
 /*! \brief The blocks that `anchor` reads from, transitively, that are still root loop nests,
  *  latest first (each after all of its consumers). */
@@ -58,17 +59,36 @@ int64_t NextPow2(int64_t n) {
   return p;
 }
 
-/*! \brief A row reduction's inner loop as `lanes` partial results (rfactor), vectorized. */
+/*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
+ *  an independent chain of vector operations, so the row streams at the speed of loads. */
 void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes) {
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
   if (extent < 2 * lanes || extent % lanes != 0) return;
+  int64_t acc = 1;
+  for (int64_t a : {kRowAccumulators, kRowAccumulators / 2}) {
+    if (extent % (a * lanes) == 0 && extent / (a * lanes) >= 2) {
+      acc = a;
+      break;
+    }
+  }
   Try(sch, [&] {
-    auto parts = sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
-    BlockRV rf = sch.RFactor(parts[1], 0);
+    auto parts =
+        sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(acc * lanes)}, true, false);
+    // The partial results last in the rfactor buffer ([row, lane]): each row's lanes are
+    // contiguous vectors, not lanes a row apart.
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    int axis = b && !b->writes.empty() ? static_cast<int>(b->writes[0]->region.size()) : 0;
+    BlockRV rf = sch.RFactor(parts[1], axis);
     std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
-    sch.Vectorize(rf_loops.back());
+    LoopRV lane = rf_loops.back();
+    if (acc > 1) {
+      auto vs = sch.Split(lane, {TraceValue::Int(acc), TraceValue::Int(lanes)}, true, false);
+      sch.Unroll(vs[0]);
+      lane = vs[1];
+    }
+    sch.Vectorize(lane);
     // The init loops copy the kinds of the loops they come from: vectorized too.
     DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
   });

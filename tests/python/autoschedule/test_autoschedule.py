@@ -196,6 +196,21 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     assert "rfactor" not in kinds(ts.autoschedule(ops.total_sum(6), target="c", facts=SMALL))
 
 
+def test_row_reduction_keeps_contiguous_vector_accumulators_per_row():
+    from tessera import te, topi
+
+    A = te.placeholder((64, 256), "float32", name="A")
+    f = te.create_prim_func([A, topi.sum(A, axis=1)])
+    script = ts.autoschedule(f, target="c", facts=SMALL).mod.script()
+    # four 4-lane accumulators per row, rows first: [row, partial] is contiguous per row
+    assert 'A_red_rf = T.alloc_buffer((64, 16), "float32")' in script
+    assert "T.unroll(4)" in script and "T.vectorized(4)" in script
+    a = rand(64, 256)
+    out = np.zeros(64, "float32")
+    ts.build(f, target="c")(a, out)
+    np.testing.assert_allclose(out, a.sum(1), rtol=1e-5)
+
+
 def test_target_facts_are_detected_and_overridable():
     facts = ts.autoschedule.target_facts("c")
     for key in ("vector_bits", "vector_registers", "cores", "l1_bytes", "l2_bytes", "l3_bytes"):
