@@ -191,9 +191,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   const VarNode* i_var = b->iter_vars[m.i]->var.get();
   const VarNode* j_var = b->iter_vars[m.j]->var.get();
   bool pack = false, pack_x = false;
-  if (r_var && Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr) {
+  // Y read as [j, r] (dense: X @ Y^T): unpacked, a vector of j would be a gather, so the rules
+  // always pack it (the space keeps the other choice).
+  const bool y_transposed = r_var && Reads2D(y_load, j_var, r_var);
+  if (r_var && (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
     int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
-    bool analytical = bytes > facts.l2_bytes;
+    bool analytical = y_transposed || bytes > facts.l2_bytes;
     pack = Choose(sch, {0, 1}, analytical ? 1 : 0) == 1;
   }
   // ... X packed into MR-row panels contiguous along the reduction (one stream of broadcasts
@@ -223,7 +226,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   return Try(sch, [&] {
     BlockRV packed, packed_x;
     if (pack) {
-      packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, true);
+      packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
     }
     if (pack_x) {
@@ -293,13 +296,19 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     if (rows) sch.Unroll(rows);
     if (unrolled) sch.Unroll(unrolled);
     if (par >= 0) sch.Parallel(order[0]);
-    if (pack) {
+    if (pack && !y_transposed) {
       std::vector<LoopRV> ploops = sch.GetLoops(packed);
       std::vector<LoopRV> pjs =
           sch.Split(ploops[1], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
       sch.Reorder({pjs[0], ploops[0], pjs[1]});
       if (parallel) sch.Parallel(pjs[0]);
       sch.Vectorize(pjs[1]);
+    } else if (pack) {
+      // Y^T: rows of Y read contiguously, each written NR apart into its panel.
+      std::vector<LoopRV> ploops = sch.GetLoops(packed);
+      std::vector<LoopRV> pjs =
+          sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
+      if (parallel) sch.Parallel(pjs[0]);
     }
     if (pack_x) {
       // Rows read contiguously, written MR apart within a panel: panel, reduction, row.

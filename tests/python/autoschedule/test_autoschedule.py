@@ -211,6 +211,23 @@ def test_row_reduction_keeps_contiguous_vector_accumulators_per_row():
     np.testing.assert_allclose(out, a.sum(1), rtol=1e-5)
 
 
+def test_dense_packs_its_transposed_operand_into_panels():
+    from tessera import te, topi
+
+    A = te.placeholder((64, 48), "float32", name="A")
+    B = te.placeholder((32, 48), "float32", name="B")
+    f = te.create_prim_func([A, B, topi.nn.dense(A, B)])
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    script = sch.mod.script()
+    # B[j, k] becomes panels B_global[j // NR, k, j % NR]: the register tile's vectors of j are
+    # contiguous loads, not gathers
+    assert "B_global[v0 // 8, v1, v0 % 8] = B[v0, v1]" in script
+    a, b = rand(64, 48), rand(32, 48)
+    out = np.zeros((64, 32), "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, a @ b.T, rtol=1e-5)
+
+
 def test_target_facts_are_detected_and_overridable():
     facts = ts.autoschedule.target_facts("c")
     for key in ("vector_bits", "vector_registers", "cores", "l1_bytes", "l2_bytes", "l3_bytes"):
