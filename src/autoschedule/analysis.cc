@@ -35,6 +35,21 @@ namespace {
 thread_local std::vector<std::pair<BlockRV, LoopRV>> deferred_decompositions;
 }  // namespace
 
+namespace {
+
+/*! \brief Whether a block annotation is a schedule's (annotate, storage_align, tensorize,
+ *  meta-schedule hints, pragmas) rather than an attribute of the computation that te.compute
+ *  copies from its `attrs` (topi's softmax writes {"axis": 1}). */
+bool IsScheduleAnnotation(const std::string& key) {
+  for (const char* prefix : {"meta_schedule.", "pragma_", "software_pipeline", "tir.", "tessera.",
+                             "buffer_dim_align", "warp_execution"}) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop) {
   deferred_decompositions.emplace_back(block, loop);
 }
@@ -133,7 +148,11 @@ class ScheduleDetector : public StmtVisitor {
     for (const Buffer& buf : b->alloc_buffers) {
       if (buf->scope() != "global") why = "buffer " + buf->name + " is in scope " + buf->scope();
     }
-    if (!b->annotations.empty()) why = "block " + b->name_hint + " has annotations";
+    for (const auto& [key, value] : b->annotations) {
+      if (IsScheduleAnnotation(key)) {
+        why = "block " + b->name_hint + " has the schedule annotation " + key;
+      }
+    }
     if (depth_ == 0) {
       // The root block: everything below it is checked.
       if (!b->iter_vars.empty()) why = "the root block has iterators";

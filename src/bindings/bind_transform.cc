@@ -1,5 +1,6 @@
 // Bindings of passes, PassContext and the staged lowerer.
 #include "common.h"
+#include "tessera/target/codegen_host.h"
 #include "tessera/ir/functor.h"
 #include "tessera/transform/analysis.h"
 #include "tessera/transform/ir_utils.h"
@@ -216,6 +217,7 @@ void BindTransform(nb::module_& m) {
   m.def("list_passes", &transform::PassRegistry::List);
   m.def("pass_exists", &transform::PassRegistry::Exists);
   m.def("host_vector_bits", &transform::HostVectorBits);
+  m.def("host_has_libmvec", &HaveLibmvec);
   m.def("apply_pass", [](const std::string& name, IRModule mod) {
     auto pass = transform::PassRegistry::Get(name);
     return pass->fn(mod, PassContext::Current());

@@ -1,6 +1,8 @@
 // CodeGenHost: host C with GCC vector extensions, OpenMP and packed entry points.
 #include "tessera/target/codegen_host.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <unordered_set>
 
@@ -305,7 +307,9 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
       (op->is_op("tir.call_pure_extern") || op->is_op("tir.call_extern"))) {
     auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
     if (fname == nullptr) Unsupported("an extern call without a function name", op->span);
-    if (fast_math_depth_ > 0 && fname->value == "expf" && op->args.size() == 2 &&
+    // With libmvec the lane loop of expf itself vectorizes (accurate to an ulp): no need to
+    // trade accuracy for speed.
+    if (fast_math_depth_ > 0 && !HaveLibmvec() && fname->value == "expf" && op->args.size() == 2 &&
         op->dtype.is_float() && op->dtype.bits() == 32) {
       // exp(x) = 2^n * p(r), n = rint(x / ln 2), r = x - n ln 2 (two-part ln 2), p a degree-6
       // polynomial: about 2 ulp on [-87, 88]; inputs outside are clamped to it (no infinities,
@@ -695,13 +699,39 @@ HostSource CodeGenHost(const IRModule& mod) { return codegen::CodeGenHost().Gene
 
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp) {
   // -fwrapv: integer arithmetic wraps as the IR's does; -fno-strict-aliasing: buffers may be
-  // reinterpreted; hidden symbols keep libraries apart, and entry points export themselves.
+  // reinterpreted; -fno-math-errno: math functions need not set errno (the IR has no errno),
+  // so sqrt and friends become instructions and their lane loops vectorize; hidden symbols
+  // keep libraries apart, and entry points export themselves.
   std::vector<std::string> flags = {"-std=gnu11",           "-O2",
                                     "-march=native",        "-fwrapv",
-                                    "-fno-strict-aliasing", "-fvisibility=hidden",
-                                    "-I" + include_dir};
+                                    "-fno-strict-aliasing", "-fno-math-errno",
+                                    "-fvisibility=hidden",  "-I" + include_dir};
   if (openmp) flags.push_back("-fopenmp");
+  if (HaveLibmvec()) {
+    // runtime.h declares the vector math variants; -lmvec is recorded whatever the order.
+    flags.push_back("-DTESSERA_HAVE_LIBMVEC=1");
+    flags.push_back("-Wl,--no-as-needed,-lmvec");
+  }
   return flags;
+}
+
+bool HaveLibmvec() {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  static const bool found = [] {
+    if (const char* off = std::getenv("TESSERA_NO_LIBMVEC"); off != nullptr && *off != '\0') {
+      return false;
+    }
+    for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64",
+                            "/lib64", "/usr/lib"}) {
+      std::error_code ec;
+      if (std::filesystem::exists(std::string(dir) + "/libmvec.so", ec)) return true;
+    }
+    return false;
+  }();
+  return found;
+#else
+  return false;
+#endif
 }
 
 }  // namespace tessera

@@ -19,7 +19,9 @@ namespace autoschedule {
  * their own (no nested blocks, no loop holding several statements); every loop is serial,
  * starts at 0 and has no annotation and no thread binding; every block binds its iterators one
  * to one, in order, to the loops above it (the default loop structure of te.create_prim_func
- * and T.grid); no block has annotations; every allocated buffer is global. Each schedule
+ * and T.grid); no block has a schedule annotation (meta_schedule.*, pragma_*, tir.*, tessera.*,
+ * software_pipeline*, buffer_dim_align: attributes te.compute copies from `attrs` do not
+ * count); every allocated buffer is global. Each schedule
  * primitive breaks one of these (split and fuse change the bindings, reorder their order,
  * parallel/vectorize/unroll/bind the loop kinds, compute_at and decompose_reduction put
  * several blocks under one loop, cache_read/cache_write "local"/"shared" allocate non-global

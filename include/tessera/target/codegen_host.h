@@ -97,5 +97,8 @@ HostSource CodeGenHost(const IRModule& mod);
 
 /*! \brief The flags the host C build uses: `include_dir` holds tessera/runtime.h. */
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp);
+/*! \brief Whether the host C library has vector math variants to link (glibc's libmvec on
+ *  x86-64; TESSERA_NO_LIBMVEC=1 turns it off). */
+bool HaveLibmvec();
 
 }  // namespace tessera

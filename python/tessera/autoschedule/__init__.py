@@ -57,7 +57,9 @@ def carries_no_schedule(func):
     A function carries no schedule when every loop is serial, starts at 0 and has no
     annotation or thread binding, every block sits in the root block under a loop nest of its
     own and binds its iterators to those loops one to one, in order (as ``te.create_prim_func``
-    and ``T.grid`` write them), no block has annotations and every allocated buffer is global.
+    and ``T.grid`` write them), no block has a schedule annotation (``meta_schedule.*``,
+    ``pragma_*``, ``tir.*``, ``tessera.*``, ...; attributes te.compute copies from ``attrs``
+    do not count) and every allocated buffer is global.
     The function attribute ``tessera.auto_schedule`` (True/False) overrides the rule.
 
     >>> ok, why = tessera.autoschedule.carries_no_schedule(func)

@@ -16,6 +16,41 @@
 
 #define TESSERA_EXPORT __attribute__((visibility("default")))
 
+/* ---- Vector math: glibc's libmvec (x86-64, glibc >= 2.35) has SSE/AVX/AVX2/AVX-512 variants
+ * of the float and double math functions (within 4 ulp). Declared "simd" here, the lane loops
+ * of vector math calls vectorize into them. The build defines TESSERA_HAVE_LIBMVEC and links
+ * libmvec where it finds the library. */
+#if defined(TESSERA_HAVE_LIBMVEC) && defined(__x86_64__) && defined(__GNUC__) && \
+    !defined(__clang__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+#define TESSERA_SIMD_MATH(name)                                        \
+  __attribute__((__simd__("notinbranch"))) extern float name##f(float); \
+  __attribute__((__simd__("notinbranch"))) extern double name(double);
+TESSERA_SIMD_MATH(exp)
+TESSERA_SIMD_MATH(exp2)
+TESSERA_SIMD_MATH(exp10)
+TESSERA_SIMD_MATH(expm1)
+TESSERA_SIMD_MATH(log)
+TESSERA_SIMD_MATH(log2)
+TESSERA_SIMD_MATH(log10)
+TESSERA_SIMD_MATH(log1p)
+TESSERA_SIMD_MATH(sin)
+TESSERA_SIMD_MATH(cos)
+TESSERA_SIMD_MATH(tan)
+TESSERA_SIMD_MATH(sinh)
+TESSERA_SIMD_MATH(cosh)
+TESSERA_SIMD_MATH(tanh)
+TESSERA_SIMD_MATH(asin)
+TESSERA_SIMD_MATH(acos)
+TESSERA_SIMD_MATH(atan)
+TESSERA_SIMD_MATH(asinh)
+TESSERA_SIMD_MATH(acosh)
+TESSERA_SIMD_MATH(atanh)
+TESSERA_SIMD_MATH(erf)
+TESSERA_SIMD_MATH(erfc)
+TESSERA_SIMD_MATH(cbrt)
+#undef TESSERA_SIMD_MATH
+#endif
+
 /* ---- Errors: a message per thread, read by the runtime after a call returns non-zero ---- */
 
 static __thread char tessera_last_error[1024];
