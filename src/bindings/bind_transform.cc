@@ -1,10 +1,10 @@
 // Bindings of passes, PassContext and the staged lowerer.
 #include "common.h"
+#include "tessera/driver/stage.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/analysis.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace bindings {

@@ -1,7 +1,7 @@
 // tir.UnrollLoop: unroll T.unroll loops and small constant loops chosen by the "tir.UnrollLoop"
 // options (auto_max_step, auto_max_depth, auto_max_extent, explicit_unroll, unroll_local_access).
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

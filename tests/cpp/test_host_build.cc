@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <string>
 
+#include "tessera/driver/stage.h"
 #include "tessera/ir/function.h"
 #include "tessera/ir/op.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace {

@@ -2,6 +2,8 @@
 // GPU passes are chosen by ctx.IsGpu()), then CodeGenCUDA with NVRTC and the host launcher.
 #include <cstdio>
 
+#include "tessera/driver/stage.h"
+#include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/cuda/nvrtc.h"
@@ -10,8 +12,6 @@
 #include "tessera/target/codegen_cuda.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
-#include "tessera/transform/tir_stages.h"
 
 namespace tessera {
 namespace lower {

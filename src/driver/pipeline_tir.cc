@@ -13,13 +13,11 @@
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
 // User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
 // InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
-#include "tessera/transform/tir_stages.h"
-
 #include <cstdio>
 
+#include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/target/toolchain.h"
-
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/ir/dsl_target.h"
 #include "tessera/runtime/module.h"
-#include "tessera/target/dsl_target.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera {

@@ -1,5 +1,5 @@
 // Substitution and variable-use queries over expressions and statements.
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 
 #include <set>
 

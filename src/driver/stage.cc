@@ -1,5 +1,5 @@
 // Stage names, the stage registry, the pass runner and StageLowerer.
-#include "tessera/transform/stage.h"
+#include "tessera/driver/stage.h"
 
 #include <sys/stat.h>
 
