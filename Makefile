@@ -26,6 +26,7 @@ build: venv
 # The CUDA tests run a second time on the CPU emulator, so that CI (no GPU) runs every CUDA
 # runtime test.
 test: build
+	$(VENV_PY) tests/check_layers.py
 	$(VENV_PY) -m mypy
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
