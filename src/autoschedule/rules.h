@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/autoschedule/target_facts.h"
 #include "tessera/ir/stmt.h"
+#include "tessera/ir/target.h"
 #include "tessera/schedule/schedule.h"
 
 namespace tessera {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tessera/autoschedule/target_facts.h"
 #include "tessera/ir/function.h"
+#include "tessera/ir/target.h"
 #include "tessera/schedule/schedule.h"
 
 namespace tessera {

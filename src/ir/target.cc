@@ -1,5 +1,5 @@
 // Target facts: the host's SIMD width (cpuid / hwcaps), cores (affinity) and caches (sysfs).
-#include "tessera/autoschedule/target_facts.h"
+#include "tessera/ir/target.h"
 
 #include <sched.h>
 #include <unistd.h>
