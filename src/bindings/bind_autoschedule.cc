@@ -1,39 +1,16 @@
-// Bindings of the automatic schedule: target facts and tessera.autoschedule.
+// Bindings of the automatic schedule (tessera.autoschedule); its facts come from a Target.
 #include "common.h"
 #include "tessera/autoschedule/auto_schedule.h"
 
 namespace tessera {
 namespace bindings {
-namespace {
-
 using namespace tessera::autoschedule;
-
-TargetFacts Facts(const std::string& target, const std::map<std::string, int64_t>& overrides) {
-  TargetFacts facts = FactsForTarget(target);
-  for (const auto& [name, value] : overrides) facts.Override(name, value);
-  return facts;
-}
-
-}  // namespace
 
 void BindAutoSchedule(nb::module_& m) {
   m.def(
       "auto_schedule",
-      [](IRModule mod, const std::string& target, const std::map<std::string, int64_t>& facts) {
-        return AutoSchedule(mod, Facts(target, facts));
-      },
-      "mod"_a, "target"_a, "facts"_a);
-  m.def(
-      "target_facts",
-      [](const std::string& target, const std::map<std::string, int64_t>& overrides) {
-        TargetFacts facts = Facts(target, overrides);
-        nb::dict out;
-        out["kind"] = facts.kind;
-        out["isa"] = facts.isa;
-        for (const std::string& name : TargetFacts::Names()) out[name.c_str()] = facts.Get(name);
-        return out;
-      },
-      "target"_a, "overrides"_a);
+      [](IRModule mod, const Target& target) { return AutoSchedule(mod, target.facts()); }, "mod"_a,
+      "target"_a);
   m.def(
       "carries_no_schedule",
       [](const PrimFunc& func) {

@@ -15,7 +15,7 @@ namespace lower {
 namespace {
 
 StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
-  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target, ctx)};
+  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target.kind(), ctx)};
 }
 
 /*! \brief Stages of the host C target, in execution order. */

@@ -28,7 +28,7 @@ constexpr size_t kLargeHostSourceBytes = 256 * 1024;
 
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
-  mod = run(mod, transform::BindTarget(ctx.target));
+  mod = run(mod, transform::BindTarget(ctx.target.kind()));
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
   mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
                "tir.AutoSchedule");

@@ -59,7 +59,7 @@ class HostBuildTest : public ::testing::Test {
 
   runtime::Module Build(const IRModule& mod) {
     lower::LowerContext ctx;
-    ctx.target = "c";
+    ctx.target = Target::Parse("c");
     ctx.entry = "scale";
     ctx.include_dir = "python/tessera/include";  // tests run from the source root
     ctx.cache_dir = cache_;

@@ -11,6 +11,11 @@
 namespace tessera {
 namespace autoschedule {
 
+// The target facts live in ir/target.h (every layer reads them); the names stay usable here.
+using tessera::FactsForTarget;
+using tessera::HostFacts;
+using tessera::TargetFacts;
+
 /*!
  * \brief Whether `func` carries no schedule, so that the automatic schedule may take it.
  *
