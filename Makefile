@@ -7,7 +7,7 @@ BUILD_DIR := build
 JOBS      ?= 2
 PIP_FLAGS := --disable-pip-version-check -q
 
-.PHONY: all venv build test demo bench format clean typecheck wheel
+.PHONY: all venv build test lint demo bench format clean typecheck wheel
 
 all: build
 
@@ -25,11 +25,18 @@ build: venv
 
 # The CUDA tests run a second time on the CPU emulator, so that CI (no GPU) runs every CUDA
 # runtime test.
-test: build
+test: build lint
 	$(VENV_PY) -m mypy
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
 	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
+
+# Static checks (seconds): the C++ layer order of ARCHITECTURE.md, ruff (pyproject [tool.ruff]),
+# clang-format over the files tests/check_format.py lists.
+lint: venv
+	$(VENV_PY) tests/check_layers.py
+	$(VENV_PY) -m ruff check python tests bench examples
+	$(VENV_PY) tests/check_format.py
 
 # The typed public API (pyproject.toml [tool.mypy]); also the first step of `make test`.
 typecheck: venv

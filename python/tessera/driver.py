@@ -18,13 +18,21 @@ def _cache_dir() -> str:
     return os.path.join(root, "host")
 
 
+def _core_target(target: Any) -> Any:
+    """The C++ Target (``_core.Target``) of a target argument, parsed once: None and "" are "c";
+    a tessera.target.Target gives the one it holds; a string ("cuda -arch=sm_80") or an object
+    with a ``kind`` is parsed."""
+    if isinstance(target, _core.Target):
+        return target
+    if hasattr(target, "_core_target"):  # a tessera.target.Target
+        return target._core_target()
+    text = "" if target is None else " ".join(str(getattr(target, "kind", target)).split())
+    return _core.Target(text or "c")
+
+
 def _target_name(target: Any) -> str:
-    if target is None:
-        return "c"
-    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
-        target = target._tessera_target_string()
-    text = str(getattr(target, "kind", target)).strip()
-    return text.split()[0] if text else "c"
+    """The kind of a target argument ("c", "llvm", "cuda", ...)."""
+    return str(_core_target(target).kind)
 
 
 def _as_module(mod: Any) -> Any:
@@ -41,15 +49,6 @@ def _as_module(mod: Any) -> Any:
         mod = _core.IRModule([(gv, f.with_attr("global_symbol", _core.StringImm(gv.name_hint)))
                               for gv, f in mod.functions], mod.attrs)
     return mod
-
-
-def _target_string(target: Any) -> str:
-    """The whole target string ("cuda -arch=sm_80"): the kind and its options."""
-    if target is None:
-        return "c"
-    if hasattr(target, "_tessera_target_string"):  # a tessera.target.Target
-        target = target._tessera_target_string()
-    return " ".join(str(getattr(target, "kind", target)).split()) or "c"
 
 
 # Options of TVM's llvm/c targets that describe the target without changing the code.
@@ -81,12 +80,12 @@ def host_compile_options(target: Any) -> List[str]:
     (``-keys``, ``-tag``, ``-device``, ``-model``) change nothing. A ``-mtriple`` for another
     machine needs a cross compiler, which tessera does not drive: it is refused, and so is every
     other option, with a message saying why."""
-    text = _target_string(target)
-    words = text.split()[1:]
+    parsed = _core_target(target)
+    text = str(parsed)
     flags = []
     host = _host_machine()
-    for w in words:
-        key, _, value = w.partition("=")
+    for name, value in parsed.attrs:
+        key = "-" + name
         if key == "-mtriple":
             if host and _arch(value) != _arch(host):
                 raise ValueError(
@@ -137,7 +136,7 @@ def _lowerer(mod: Any, target: Any, auto_schedule: bool = False) -> Any:
     mod = _as_module(mod)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
-    return _core.StageLowerer(mod, _target_string(target), "", entry, _INCLUDE_DIR, _cache_dir(),
+    return _core.StageLowerer(mod, _core_target(target), "", entry, _INCLUDE_DIR, _cache_dir(),
                               auto_schedule)
 
 
@@ -184,7 +183,8 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
         from .target import Target
 
         target = Target.current() or "c"
-    tname = _target_name(target)
+    parsed = _core_target(target)
+    tname = str(parsed.kind)
     if tname in _HOST_TARGETS and _tuning_database_possible():
         # Functions with a record in the tuning database of `with tessera.tune.apply(db):` (or
         # the PassContext's "tessera.tune.database") are built with their best schedule.
@@ -196,12 +196,12 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     if pipeline not in ("default", None):
         raise ValueError(f"unknown pipeline '{pipeline}'; tessera has the 'default' pipeline")
     if tname == "cuda":
-        lw = _lowerer(mod, target, auto_schedule=True)
+        lw = _lowerer(mod, parsed, auto_schedule=True)
         lw.run_to("end")
         return Module(lw.result)
-    flags = host_compile_options(target)
+    flags = host_compile_options(parsed)
     if not flags:
-        lw = _lowerer(mod, tname, auto_schedule=True)
+        lw = _lowerer(mod, parsed, auto_schedule=True)
         lw.run_to("end")
         return Module(lw.result)
     from .transform import PassContext
@@ -211,6 +211,6 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
     config["tessera.cc_options"] = " ".join(filter(None, [config.get("tessera.cc_options", ""), *flags]))
     with PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
                      disabled_pass=outer.disabled_pass, config=config):
-        lw = _lowerer(mod, tname, auto_schedule=True)
+        lw = _lowerer(mod, parsed, auto_schedule=True)
         lw.run_to("end")
     return Module(lw.result)

@@ -9,14 +9,6 @@
 namespace tessera {
 namespace autoschedule {
 
-bool UsesVar(const Expr& e, const VarNode* v) {
-  bool found = false;
-  PostOrderVisit(e, [&](const ObjectRef& n) {
-    if (n.get() == v) found = true;
-  });
-  return found;
-}
-
 int64_t LoopExtent(Schedule& sch, const LoopRV& loop) {
   const ForNode* f = AsPtr<ForNode>(sch.Get(loop));
   if (f == nullptr) return -1;

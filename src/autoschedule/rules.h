@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/autoschedule/target_facts.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/stmt.h"
+#include "tessera/ir/target.h"
 #include "tessera/schedule/schedule.h"
 
 namespace tessera {
@@ -34,7 +35,6 @@ struct BlockInfo {
 /*! \brief The analysis of `rv` in the current IR of `sch` (function `func`). */
 BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func);
 /*! \brief Whether `e` uses the variable `v`. */
-bool UsesVar(const Expr& e, const VarNode* v);
 /*! \brief The constant extent of a loop, or -1. */
 int64_t LoopExtent(Schedule& sch, const LoopRV& loop);
 /*! \brief Run `body` on a copy of the schedule's state: on a schedule error the schedule is

@@ -1,11 +1,11 @@
 // Bindings of passes, PassContext and the staged lowerer.
 #include "common.h"
-#include "tessera/target/codegen_host.h"
+#include "tessera/driver/stage.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
+#include "tessera/target/codegen_host.h"
 #include "tessera/transform/analysis.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace bindings {
@@ -126,6 +126,23 @@ transform::NodeRewrite Rewriter(nb::handle fn, const char* which) {
     }
     return out;
   };
+}
+
+// A StageLowerer for `target` (parsed once by the caller: a Target, or a string the binding
+// parses); `dsl_target` names the vector DSL target ("X2_1204") where the kind is "dsl".
+void InitStageLowerer(lower::StageLowerer* self, IRModule mod, const Target& target,
+                      const std::string& dsl_target, const std::string& entry,
+                      const std::string& include_dir, const std::string& cache_dir,
+                      bool auto_schedule) {
+  lower::LowerContext ctx;
+  ctx.auto_schedule = auto_schedule;
+  ctx.target = target;
+  ctx.pass_ctx = PassContext::Current();
+  if (!dsl_target.empty()) ctx.dsl_target = &GetDSLTarget(dsl_target);
+  ctx.entry = entry;
+  ctx.include_dir = include_dir;
+  ctx.cache_dir = cache_dir;
+  RunWithLargeStack([&] { new (self) lower::StageLowerer(mod, std::move(ctx)); });
 }
 
 }  // namespace
@@ -260,26 +277,18 @@ void BindTransform(nb::module_& m) {
       .def_ro("device_format", &runtime::ModuleNode::device_format);
 
   nb::class_<lower::StageLowerer>(m, "StageLowerer")
-      .def("__init__",
-           [](lower::StageLowerer* self, IRModule mod, const std::string& target,
-              const std::string& dsl_target, const std::string& entry,
-              const std::string& include_dir, const std::string& cache_dir,
-              bool auto_schedule) {
-             lower::LowerContext ctx;
-             ctx.auto_schedule = auto_schedule;
-             // "cuda -arch=sm_80": the kind names the stage table, the rest are its options.
-             size_t space = target.find(' ');
-             ctx.target = target.substr(0, space);
-             if (space != std::string::npos) ctx.target_options = target.substr(space + 1);
-             ctx.pass_ctx = PassContext::Current();
-             if (!dsl_target.empty()) ctx.dsl_target = &GetDSLTarget(dsl_target);
-             ctx.entry = entry;
-             ctx.include_dir = include_dir;
-             ctx.cache_dir = cache_dir;
-             RunWithLargeStack([&] { new (self) lower::StageLowerer(mod, std::move(ctx)); });
-           },
-           "mod"_a, "target"_a, "dsl_target"_a = "", "entry"_a = "", "include_dir"_a = "",
-           "cache_dir"_a = "", "auto_schedule"_a = false)
+      .def("__init__", &InitStageLowerer, "mod"_a, "target"_a, "dsl_target"_a = "",
+           "entry"_a = "", "include_dir"_a = "", "cache_dir"_a = "", "auto_schedule"_a = false)
+      .def(
+          "__init__",
+          [](lower::StageLowerer* self, IRModule mod, const std::string& target,
+             const std::string& dsl_target, const std::string& entry,
+             const std::string& include_dir, const std::string& cache_dir, bool auto_schedule) {
+            InitStageLowerer(self, std::move(mod), Target::Parse(target), dsl_target, entry,
+                             include_dir, cache_dir, auto_schedule);
+          },
+          "mod"_a, "target"_a, "dsl_target"_a = "", "entry"_a = "", "include_dir"_a = "",
+          "cache_dir"_a = "", "auto_schedule"_a = false)
       .def("run_to",
            [](lower::StageLowerer& l, const std::string& s) {
              lower::Stage stage = lower::ParseStage(s);

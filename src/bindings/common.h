@@ -38,6 +38,7 @@ void BindSchedule(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
 void BindCUDA(nb::module_& m);
 void BindTE(nb::module_& m);
+void BindTarget(nb::module_& m);
 void BindAutoSchedule(nb::module_& m);
 
 }  // namespace bindings

@@ -83,6 +83,7 @@ NB_MODULE(_core, m) {
   BindTIR(m);
   BindBuilder(m);
   BindTE(m);
+  BindTarget(m);
   BindTransform(m);
   BindRuntime(m);
   BindHostRuntime(m);

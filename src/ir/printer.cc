@@ -15,6 +15,7 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace {
@@ -41,25 +42,7 @@ std::string Paren(const Doc& d, int min_prec) {
   return d.prec < min_prec ? "(" + d.text + ")" : d.text;
 }
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '\\' || c == '"') {
-      out += {'\\', static_cast<char>(c)};
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string Quote(const std::string& s) { return tessera::Quote(s, QuoteStyle::kPython); }
 
 // The shortest decimal that reads back as the same double, spelled as Python's repr spells it.
 std::string FloatRepr(double v) {

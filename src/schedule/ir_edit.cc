@@ -123,10 +123,10 @@ const StmtNode* LeafToRemove(const ScheduleState& state, const StmtSRef& block_s
 }
 
 namespace {
-class BufferReplacer : public BlockRecordingMutator {
+class BufferReplacer : public BufferRemapMutator<BlockRecordingMutator> {
  public:
-  using BlockRecordingMutator::VisitExpr_;
-  using BlockRecordingMutator::VisitStmt_;
+  using BufferRemapMutator::VisitExpr_;
+  using BufferRemapMutator::VisitStmt_;
   explicit BufferReplacer(const BufferMap& bmap) : bmap_(bmap) {}
 
   Buffer Map(const Buffer& b) const {
@@ -136,20 +136,6 @@ class BufferReplacer : public BlockRecordingMutator {
   BufferRegion MapRegion(const BufferRegion& r) const {
     Buffer b = Map(r->buffer);
     return b == r->buffer ? r : BufferRegionNode::Make(b, r->region, r->span);
-  }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    Buffer b = Map(load->buffer);
-    if (b == load->buffer) return e;
-    return BufferLoadNode::Make(b, load->indices, load->predicate, load->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* store = AsPtr<BufferStoreNode>(s);
-    Buffer b = Map(store->buffer);
-    if (b == store->buffer) return s;
-    return BufferStoreNode::Make(b, store->value, store->indices, store->predicate, store->span);
   }
   Stmt VisitStmt_(const BlockNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
@@ -181,6 +167,9 @@ class BufferReplacer : public BlockRecordingMutator {
     if (result.get() != op) reuse[op] = As<BlockNode>(result);
     return result;
   }
+
+ protected:
+  Buffer RemapBuffer(const Buffer& b) override { return Map(b); }
 
  private:
   const BufferMap& bmap_;

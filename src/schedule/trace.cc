@@ -10,6 +10,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/schedule/schedule.h"
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
 #include "tessera/support/json.h"
 #include "utils.h"
 
@@ -145,24 +146,7 @@ std::string IndexMap::AsPython() const {
 
 namespace {
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string Quote(const std::string& s) { return tessera::Quote(s, QuoteStyle::kJson); }
 
 std::string FloatText(double v) {
   char buf[64];

@@ -15,38 +15,6 @@ void Fail(const std::string& fast, const std::string& detail, std::vector<Object
 
 // ---- expressions ----
 
-Expr IntConst(DataType t, int64_t v) { return IntImmNode::Make(t, v); }
-
-namespace {
-DataType Wider(const Expr& a, const Expr& b) {
-  return a->dtype.bits() >= b->dtype.bits() ? a->dtype : b->dtype;
-}
-}  // namespace
-
-Expr CastTo(DataType t, const Expr& e) {
-  if (e->dtype == t) return e;
-  if (auto c = AsConstInt(e)) return IntImmNode::Make(t, *c);
-  return CastNode::Make(t, e);
-}
-
-#define TESSERA_SCHEDULE_BINARY(Fn, Node)          \
-  Expr Fn(const Expr& a, const Expr& b) {          \
-    DataType t = Wider(a, b);                      \
-    return Node::Make(CastTo(t, a), CastTo(t, b)); \
-  }
-TESSERA_SCHEDULE_BINARY(AddE, AddNode)
-TESSERA_SCHEDULE_BINARY(SubE, SubNode)
-TESSERA_SCHEDULE_BINARY(MulE, MulNode)
-TESSERA_SCHEDULE_BINARY(FloorDivE, FloorDivNode)
-TESSERA_SCHEDULE_BINARY(FloorModE, FloorModNode)
-#undef TESSERA_SCHEDULE_BINARY
-
-Expr AndE(const Expr& a, const Expr& b) {
-  if (!a || IsConstInt(a, 1)) return b;
-  if (!b || IsConstInt(b, 1)) return a;
-  return AndNode::Make(a, b);
-}
-
 Expr Simplify(const Expr& e) {
   arith::Analyzer ana;
   return ana.Simplify(e);
@@ -89,56 +57,10 @@ Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_va
   return BindingSimplifier(ana, unit_vars, extra_predicate).VisitStmt(s);
 }
 
-bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
-  if (!e) return false;
-  bool found = false;
-  PostOrderVisit(e, [&](const ObjectRef& n) {
-    if (auto* v = AsPtr<VarNode>(n)) found = found || pred(v);
-  });
-  return found;
-}
-
-bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred) {
-  if (!s) return false;
-  bool found = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* v = AsPtr<VarNode>(n)) found = found || pred(v);
-  });
-  return found;
-}
-
 bool UsesVars(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
   return UsesVar(e, [&](const VarNode* v) { return vars.count(v) != 0; });
 }
 
-namespace {
-class Substituter : public StmtExprMutator {
- public:
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
-  explicit Substituter(const VarMap& vmap) : vmap_(vmap) {}
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = vmap_.find(op);
-    return it == vmap_.end() ? GetRef(op) : it->second;
-  }
-  Expr VisitExpr_(const SizeVarNode* op) override {
-    auto it = vmap_.find(op);
-    return it == vmap_.end() ? GetRef(op) : it->second;
-  }
-
- private:
-  const VarMap& vmap_;
-};
-}  // namespace
-
-Expr Substitute(const Expr& e, const VarMap& vmap) {
-  if (!e || vmap.empty()) return e;
-  return Substituter(vmap).VisitExpr(e);
-}
-Stmt Substitute(const Stmt& s, const VarMap& vmap) {
-  if (!s || vmap.empty()) return s;
-  return Substituter(vmap).VisitStmt(s);
-}
 Range Substitute(const Range& r, const VarMap& vmap) {
   Expr m = Substitute(r->min, vmap), e = Substitute(r->extent, vmap);
   if (m == r->min && e == r->extent) return r;

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/schedule/error.h"
@@ -33,13 +35,16 @@ using DomMap = std::unordered_map<const VarNode*, Range>;
 
 // ---- expressions ----
 
-Expr IntConst(DataType t, int64_t v);
-Expr AddE(const Expr& a, const Expr& b);
-Expr SubE(const Expr& a, const Expr& b);
-Expr MulE(const Expr& a, const Expr& b);
-Expr FloorDivE(const Expr& a, const Expr& b);
-Expr FloorModE(const Expr& a, const Expr& b);
-Expr AndE(const Expr& a, const Expr& b);  // null or `true` operands drop out
+// The typed builders (ir/expr_ops.h): IntConst, CastTo, AddE, SubE, MulE, FloorDivE, FloorModE,
+// AndE (null or `true` operands drop out); two integer constants fold.
+using ::tessera::AddE;
+using ::tessera::AndE;
+using ::tessera::CastTo;
+using ::tessera::FloorDivE;
+using ::tessera::FloorModE;
+using ::tessera::IntConst;
+using ::tessera::MulE;
+using ::tessera::SubE;
 /*! \brief Canonical simplification without variable bounds. */
 Expr Simplify(const Expr& e);
 /*! \brief Bind the ranges of the loops above `sref` (and of `sref` itself if a loop). */
@@ -51,13 +56,9 @@ void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive);
  */
 Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars = {},
                       const Expr& extra_predicate = nullptr);
-/*! \brief `e` converted to `t` (integer constants are rebuilt, others cast). */
-Expr CastTo(DataType t, const Expr& e);
-bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);
-bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred);
+using ::tessera::Substitute;  // Expr and Stmt (ir/ir_utils.h)
+using ::tessera::UsesVar;
 bool UsesVars(const Expr& e, const std::unordered_set<const VarNode*>& vars);
-Expr Substitute(const Expr& e, const VarMap& vmap);
-Stmt Substitute(const Stmt& s, const VarMap& vmap);
 Range Substitute(const Range& r, const VarMap& vmap);
 BufferRegion Substitute(const BufferRegion& r, const VarMap& vmap);
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace codegen {
@@ -54,35 +55,6 @@ const char* ScalarOperator(NodeKind kind) {
     default:
       return nullptr;
   }
-}
-
-std::string EscapeString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c >= 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\%03o", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -289,7 +261,9 @@ std::string CodeGenC::PrintFloatImm(const FloatImmNode* op) {
 
 std::string CodeGenC::VisitExpr_(const IntImmNode* op) { return PrintIntImm(op); }
 std::string CodeGenC::VisitExpr_(const FloatImmNode* op) { return PrintFloatImm(op); }
-std::string CodeGenC::VisitExpr_(const StringImmNode* op) { return EscapeString(op->value); }
+std::string CodeGenC::VisitExpr_(const StringImmNode* op) {
+  return Quote(op->value, QuoteStyle::kC);
+}
 std::string CodeGenC::VisitExpr_(const VarNode* op) {
   // The storage variable of a mutable local used as a pointer (`x.addr` in the DSL).
   if (local_vars_.count(op)) return "(&" + GetVarName(op) + ")";

@@ -5,6 +5,7 @@
 
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace codegen {
@@ -402,23 +403,15 @@ HostSource CodeGenCUDAHost(const IRModule& mod, const std::string& cuda_source,
   size_t at = out.code.find(include);
   TESSERA_ICHECK(at != std::string::npos) << "host C without the runtime include";
   out.code.insert(at + include.size(), kLaunchPrelude);
-  auto literal = [&](const std::string& text) {
-    std::string s = "\"";
-    for (unsigned char c : text) {
-      if (c == '"' || c == '\\') {
-        s += '\\';
-        s += static_cast<char>(c);
-      } else if (c == '\n') {
-        s += "\\n\"\n\"";
-      } else if (c < 0x20 || c >= 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\%03o", c);
-        s += buf;
-      } else {
-        s += static_cast<char>(c);
-      }
+  // A C literal of `text`, one source line of the literal per line of the text.
+  auto literal = [](const std::string& text) {
+    std::string s;
+    for (size_t at = 0;;) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) return s + Quote(text.substr(at), QuoteStyle::kC);
+      s += Quote(text.substr(at, nl + 1 - at), QuoteStyle::kC) + "\n";
+      at = nl + 1;
     }
-    return s + "\"";
   };
   out.code += "TESSERA_EXPORT const char __tessera_cuda_source[] = " + literal(cuda_source) + ";\n";
   out.code += "TESSERA_EXPORT const char __tessera_cuda_ptx[] = " + literal(ptx) + ";\n";

@@ -5,9 +5,9 @@
 #include <unordered_map>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/support/error.h"
 #include "tessera/target/codegen_cuda.h"
-#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace codegen {

@@ -8,6 +8,7 @@
 
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace codegen {
@@ -23,14 +24,7 @@ const std::unordered_set<std::string>& LibraryNames() {
   return *names;
 }
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string JsonQuote(const std::string& s) { return Quote(s, QuoteStyle::kJson); }
 
 bool IsPacked(const PrimFunc& f) { return f->GetStrAttr("calling_conv") == "packed"; }
 
@@ -114,15 +108,15 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
   for (const std::string& n : names) {
     if (n == "main") entry = n;
   }
-  os << "{\"entry\": " << JsonString(entry) << ", \"openmp\": " << (uses_openmp_ ? "true" : "false")
+  os << "{\"entry\": " << JsonQuote(entry) << ", \"openmp\": " << (uses_openmp_ ? "true" : "false")
      << ", \"functions\": [";
   bool first = true;
   for (const auto& [gv, f] : mod->functions) {
     if (!IsPacked(f)) continue;
     os << (first ? "" : ", ")
-       << "{\"name\": " << JsonString(f->GetStrAttr("global_symbol", gv->name_hint))
-       << ", \"symbol\": " << JsonString(symbols_[gv->name_hint])
-       << ", \"ret\": " << JsonString(f->GetStrAttr("tessera.ret_type", "void"))
+       << "{\"name\": " << JsonQuote(f->GetStrAttr("global_symbol", gv->name_hint))
+       << ", \"symbol\": " << JsonQuote(symbols_[gv->name_hint])
+       << ", \"ret\": " << JsonQuote(f->GetStrAttr("tessera.ret_type", "void"))
        << ", \"params\": [";
     first = false;
     auto it = f->attrs.find("tessera.params");
@@ -130,7 +124,7 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
       if (auto* arr = AsPtr<ArrayNode>(it->second)) {
         for (size_t i = 0; i < arr->items.size(); ++i) {
           auto* s = AsPtr<StringImmNode>(arr->items[i]);
-          os << (i ? ", " : "") << JsonString(s ? s->value : "");
+          os << (i ? ", " : "") << JsonQuote(s ? s->value : "");
         }
       }
     }

@@ -5,7 +5,8 @@
 #include <limits>
 #include <sstream>
 
-#include "substitute.h"
+#include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
 #include "tessera/te/tensor.h"
@@ -69,8 +70,7 @@ CommReducer CommReducerNode::Make(std::string name, Var lhs, Var rhs, Expr resul
 }
 
 Expr CommReducerNode::Combine(const Expr& a, const Expr& b) const {
-  VarSubstituter sub({{lhs.get(), a}, {rhs.get(), b}});
-  return sub.VisitExpr(result);
+  return Substitute(result, VarMap{{lhs.get(), a}, {rhs.get(), b}});
 }
 
 Expr MinValue(DataType t) {

@@ -11,7 +11,7 @@ const bool kAutoScheduleConfigs = [] {
   // "tir.auto_schedule": run the pass (ts.build: yes, ts.lower: no, unless set).
   RegisterConfigOption("tir.auto_schedule", ConfigType::kBool);
   std::vector<std::pair<std::string, ConfigType>> fields;
-  for (const std::string& name : autoschedule::TargetFacts::Names()) {
+  for (const std::string& name : TargetFacts::Names()) {
     fields.emplace_back(name, ConfigType::kInt);
   }
   RegisterConfigRecord("tir.AutoSchedule", fields);
@@ -27,8 +27,8 @@ IRModule AutoScheduleModule(IRModule mod, const PassContext& ctx) {
     }
   }
   if (target.empty()) return mod;
-  autoschedule::TargetFacts facts = autoschedule::FactsForTarget(target);
-  for (const std::string& name : autoschedule::TargetFacts::Names()) {
+  TargetFacts facts = FactsForTarget(target);
+  for (const std::string& name : TargetFacts::Names()) {
     int64_t v = ctx.GetRecordInt("tir.AutoSchedule", name, -1);
     if (v != -1) facts.Override(name, v);
   }

@@ -1,6 +1,6 @@
 // tir.CanonicalizeLoop: every loop starts at 0 (the old minimum moves into the body).
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

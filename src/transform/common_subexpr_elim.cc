@@ -12,10 +12,10 @@
 #include <functional>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_hash.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -4,7 +4,7 @@
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -1,7 +1,7 @@
 // tir.ConvertBlocksToOpaque: block iterators are replaced by their bindings, so every block
 // becomes opaque (no iterators) and refers to the loop variables directly.
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -15,8 +15,8 @@
 #include <set>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -11,9 +11,9 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

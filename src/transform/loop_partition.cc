@@ -20,8 +20,8 @@
 // Vectorized and thread-bound loops are left alone, and so are loops whose body allocates.
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -11,12 +11,12 @@
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/reducer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/gpu_utils.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

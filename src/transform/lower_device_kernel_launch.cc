@@ -4,9 +4,9 @@
 #include <map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/transform/gpu_utils.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -4,9 +4,9 @@
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -1,8 +1,8 @@
 // tir.LowerOpaqueBlock: blocks disappear: their allocations become Allocate + DeclBuffer around
 // their body and their predicates become `if`s. From here on the IR cannot be scheduled.
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -4,11 +4,11 @@
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

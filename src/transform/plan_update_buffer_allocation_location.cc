@@ -6,7 +6,7 @@
 
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -2,7 +2,7 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -10,29 +10,15 @@ namespace transform {
 namespace {
 
 // Points accesses to the storage of another variable of the same element type.
-class DataRemapper : public StmtExprMutator {
+class DataRemapper : public BufferRemapMutator<> {
  public:
   explicit DataRemapper(std::unordered_map<const VarNode*, Var> vars) : vars_(std::move(vars)) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using BufferRemapMutator::VisitExpr_;
+  using BufferRemapMutator::VisitStmt_;
 
   Expr VisitExpr_(const VarNode* op) override {
     auto it = vars_.find(op);
     return it == vars_.end() ? GetRef(op) : it->second;
-  }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    Buffer b = Remap(load->buffer);
-    if (b == load->buffer) return e;
-    return BufferLoadNode::Make(b, load->indices, load->predicate, load->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* store = AsPtr<BufferStoreNode>(s);
-    Buffer b = Remap(store->buffer);
-    if (b == store->buffer) return s;
-    return BufferStoreNode::Make(b, store->value, store->indices, store->predicate, store->span);
   }
   Stmt VisitStmt_(const DeclBufferNode* op) override {
     Stmt body = VisitStmt(op->body);
@@ -46,12 +32,14 @@ class DataRemapper : public StmtExprMutator {
     if (it == vars_.end()) return b;
     auto c = buffers_.find(b.get());
     if (c != buffers_.end()) return c->second;
-    Buffer nb = BufferNode::Make(it->second, b->dtype, b->shape, b->strides, b->elem_offset,
-                                 b->name, b->data_alignment, b->offset_factor, b->span);
+    Buffer nb = WithData(b, it->second);
     buffers_[b.get()] = nb;
     keep_.push_back(b);
     return nb;
   }
+
+ protected:
+  Buffer RemapBuffer(const Buffer& b) override { return Remap(b); }
 
  private:
   std::unordered_map<const VarNode*, Var> vars_;

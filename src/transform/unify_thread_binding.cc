@@ -3,8 +3,8 @@
 #include <map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/gpu_utils.h"
-#include "tessera/transform/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -1,7 +1,7 @@
 // tir.UnrollLoop: unroll T.unroll loops and small constant loops chosen by the "tir.UnrollLoop"
 // options (auto_max_step, auto_max_depth, auto_max_extent, explicit_unroll, unroll_local_access).
 #include "tessera/ir/functor.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -11,31 +11,15 @@ namespace {
 // A copy of an unrolled body in which the loops, lets and allocations it defines bind fresh
 // variables (an allocation's buffers are remapped to the fresh data pointer), so that the
 // copies side by side still define each variable once.
-class FreshDefs : public StmtExprMutator {
+class FreshDefs : public BufferRemapMutator<> {
  public:
   explicit FreshDefs(VarMap vmap) : vmap_(std::move(vmap)) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using BufferRemapMutator::VisitExpr_;
+  using BufferRemapMutator::VisitStmt_;
 
   Expr VisitExpr_(const VarNode* op) override {
     auto it = vmap_.find(op);
     return it == vmap_.end() ? GetRef(op) : it->second;
-  }
-
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    Buffer b = Remap(load->buffer);
-    if (b == load->buffer) return e;
-    return BufferLoadNode::Make(b, load->indices, load->predicate, load->span);
-  }
-
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* store = AsPtr<BufferStoreNode>(s);
-    Buffer b = Remap(store->buffer);
-    if (b == store->buffer) return s;
-    return BufferStoreNode::Make(b, store->value, store->indices, store->predicate, store->span);
   }
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -65,8 +49,21 @@ class FreshDefs : public StmtExprMutator {
   }
 
   Stmt VisitStmt_(const DeclBufferNode* op) override {
-    Buffer b = Remap(op->buffer);
+    Buffer b = RemapBuffer(op->buffer);
     return DeclBufferNode::Make(b, VisitStmt(op->body), op->span);
+  }
+
+ protected:
+  // The buffer over a renewed data pointer (one new Buffer per old one).
+  Buffer RemapBuffer(const Buffer& b) override {
+    auto it = vmap_.find(b->data.get());
+    if (it == vmap_.end()) return b;
+    auto done = buffers_.find(b.get());
+    if (done != buffers_.end()) return done->second;
+    Var data = std::static_pointer_cast<VarNode>(std::const_pointer_cast<ExprNode>(it->second));
+    Buffer nb = WithData(b, data);
+    buffers_[b.get()] = nb;
+    return nb;
   }
 
  private:
@@ -75,19 +72,6 @@ class FreshDefs : public StmtExprMutator {
     Var fresh = VarNode::Make(v->name, v->dtype, v->span);
     vmap_[v.get()] = fresh;
     return fresh;
-  }
-
-  // The buffer over a renewed data pointer (one new Buffer per old one).
-  Buffer Remap(const Buffer& b) {
-    auto it = vmap_.find(b->data.get());
-    if (it == vmap_.end()) return b;
-    auto done = buffers_.find(b.get());
-    if (done != buffers_.end()) return done->second;
-    Var data = std::static_pointer_cast<VarNode>(std::const_pointer_cast<ExprNode>(it->second));
-    Buffer nb = BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
-                                 b->data_alignment, b->offset_factor, b->span);
-    buffers_[b.get()] = nb;
-    return nb;
   }
 
   VarMap vmap_;

@@ -3,8 +3,9 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/target.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -16,19 +17,8 @@ constexpr int kMaxLanes = 16;
 
 }  // namespace
 
-int HostVectorBits() {
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  static const int bits = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 512;
-    if (__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx")) return 256;
-    return 128;
-  }();
-  return bits;
-#else
-  return 128;  // NEON, or an unknown CPU: 128-bit vectors
-#endif
-}
+// The host's facts are detected once, in ir/target.cc.
+int HostVectorBits() { return HostFacts().vector_bits; }
 
 namespace {
 

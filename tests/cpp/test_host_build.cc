@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <string>
 
+#include "tessera/driver/stage.h"
 #include "tessera/ir/function.h"
 #include "tessera/ir/op.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace {
@@ -59,7 +59,7 @@ class HostBuildTest : public ::testing::Test {
 
   runtime::Module Build(const IRModule& mod) {
     lower::LowerContext ctx;
-    ctx.target = "c";
+    ctx.target = Target::Parse("c");
     ctx.entry = "scale";
     ctx.include_dir = "python/tessera/include";  // tests run from the source root
     ctx.cache_dir = cache_;

@@ -7,9 +7,9 @@
 
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/expr.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace {

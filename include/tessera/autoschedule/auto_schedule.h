@@ -5,12 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "tessera/autoschedule/target_facts.h"
 #include "tessera/ir/function.h"
+#include "tessera/ir/target.h"
 #include "tessera/schedule/schedule.h"
 
 namespace tessera {
 namespace autoschedule {
+
+// The target facts live in ir/target.h (every layer reads them); the names stay usable here.
+using tessera::FactsForTarget;
+using tessera::HostFacts;
+using tessera::TargetFacts;
 
 /*!
  * \brief Whether `func` carries no schedule, so that the automatic schedule may take it.

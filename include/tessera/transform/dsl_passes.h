@@ -1,7 +1,7 @@
 // Passes of the vector DSL's pipeline ("dsl.*"); each also registers itself under its name.
 #pragma once
 
-#include "tessera/target/dsl_target.h"
+#include "tessera/ir/dsl_target.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera {

@@ -17,14 +17,21 @@ import types
 from .. import _core
 
 
-def _target_kind(target):
-    if target is None:
-        return "c"
-    text = str(getattr(target, "kind", target)).strip()
-    kind = text.split()[0] if text else "c"
-    if kind not in ("c", "llvm", "cuda"):
-        raise ValueError(f"the automatic schedule supports the targets 'c', 'llvm' and 'cuda', not '{kind}'")
-    return kind
+def _target(target, facts):
+    """The C++ Target of ``target`` (parsed once, by tessera.driver) with ``facts`` overriding
+    some of its facts."""
+    from ..driver import _core_target
+
+    parsed = _core_target(target)
+    if parsed.kind not in ("c", "llvm", "cuda"):
+        raise ValueError(
+            f"the automatic schedule supports the targets 'c', 'llvm' and 'cuda', not '{parsed.kind}'")
+    overrides = _overrides(facts)
+    if overrides:
+        parsed = _core.Target(str(parsed))  # a copy: the caller's target keeps its facts
+        for name, value in overrides.items():
+            parsed.override_fact(name, value)
+    return parsed
 
 
 def _overrides(facts):
@@ -48,7 +55,7 @@ def target_facts(target="c", facts=None):
     >>> tessera.autoschedule.target_facts("c")["vector_bits"]
     512
     """
-    return dict(_core.target_facts(_target_kind(target), _overrides(facts)))
+    return dict(_target(target, facts).facts)
 
 
 def carries_no_schedule(func):
@@ -78,7 +85,7 @@ def autoschedule(func_or_mod, target="c", facts=None):
     from ..tir.schedule.schedule import Schedule, _as_module
 
     mod = _as_module(func_or_mod)
-    return Schedule._wrap(_core.auto_schedule(mod, _target_kind(target), _overrides(facts)))
+    return Schedule._wrap(_core.auto_schedule(mod, _target(target, facts)))
 
 
 class _CallableModule(types.ModuleType):

@@ -273,6 +273,27 @@ class Target:
         raise TesseraValueError(f"tessera cannot build for the '{self.kind.name}' target; "
                                 "use 'c', 'llvm' or 'cuda'")
 
+    def _core_target(self):
+        """The C++ Target (``tessera._core.Target``) that builds use, made once on first use from
+        the kind and arch tessera builds for; ts.build, ts.lower and the automatic schedule read
+        the target from it."""
+        core = self.__dict__.get("_core")
+        if core is None:
+            from .. import _core
+
+            core = self.__dict__["_core"] = _core.Target(self._tessera_target_string())
+        return core
+
+    @property
+    def facts(self):
+        """The target's facts as the compiler uses them (``vector_bits``, ``cores``, cache sizes;
+        for CUDA the thread and shared-memory limits): the host's are detected once.
+
+        >>> Target("llvm").facts["vector_bits"]
+        256
+        """
+        return dict(self._core_target().facts)
+
     def __str__(self):
         return self._script_options()
 

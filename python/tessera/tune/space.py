@@ -268,21 +268,20 @@ class RuleSpace:
 
     def __init__(self, func: Any, target: str = "c", parallel: bool = True,
                  facts: Optional[dict] = None) -> None:
-        from ..autoschedule import _overrides, _target_kind
+        from ..autoschedule import _target
 
         self.func = func
         facts = dict(facts or {})
         if not parallel:
             facts["cores"] = 1
-        self._target = _target_kind(target)
-        self._facts = _overrides(facts)
+        self._target_obj = _target(target, facts)
         self.sizes: List[int] = []
 
     def _point(self, given: Sequence[int], seed: int, draw_missing: bool) -> Tuple[Schedule, List[int]]:
         from ..tir.schedule.schedule import _as_module
 
         raw, decisions, sizes = _core.auto_schedule_space(
-            _as_module(self.func), self._target, self._facts,
+            _as_module(self.func), self._target_obj,
             [int(d) if d is not None else -1 for d in given], int(seed), draw_missing)
         self.sizes = list(sizes)
         return Schedule._wrap(raw), list(decisions)

@@ -2,8 +2,8 @@
 // the whole buffer with the constant pad (placed before a given loop) and a block computing the
 // in-bound part over the in-bound iteration domain only.
 #include "../utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/primitive.h"
-#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace schedule {

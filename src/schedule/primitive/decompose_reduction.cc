@@ -3,8 +3,8 @@
 #include <unordered_set>
 
 #include "../utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/primitive.h"
-#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace schedule {

@@ -2,8 +2,8 @@
 #include <algorithm>
 
 #include "../utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/primitive.h"
-#include "tessera/transform/ir_utils.h"
 
 namespace tessera {
 namespace schedule {

@@ -1,7 +1,7 @@
 // rfactor: split a reduction over a loop into a partial reduction into a buffer with one more
 // dimension (the rfactor block) and a final reduction of that dimension (the write-back block).
 #include "../utils.h"
-#include "tessera/transform/ir_utils.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/reducer.h"
 #include "tessera/schedule/primitive.h"
 

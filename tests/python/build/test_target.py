@@ -59,3 +59,32 @@ def test_build_with_a_target():
     a = np.arange(4, dtype="int32")
     ts.build(inc, target=Target("llvm"))(a)
     np.testing.assert_array_equal(a, [1, 2, 3, 4])
+
+
+def test_target_holds_the_parsed_cpp_target():
+    from tessera import _core, driver
+
+    t = Target("cuda -arch=sm_80")
+    core = t._core_target()
+    assert isinstance(core, _core.Target) and core is t._core_target()  # made once
+    assert core.kind == "cuda" and core.get_attr("arch") == "sm_80" and core.is_gpu
+    assert driver._core_target(t) is core  # ts.build / ts.lower use the same object
+    assert t.facts["warp_size"] == 32 and t.facts["kind"] == "cuda"
+    # The host's facts are detected once, in C++; every reader agrees.
+    host = Target("llvm").facts
+    assert host["vector_bits"] == ts._core.host_vector_bits()
+    assert host == ts.autoschedule.target_facts("llvm")
+    parsed = driver._core_target("c -opt-level=2  -fast-math")
+    assert parsed.kind == "c" and list(parsed.attrs) == [("opt-level", "2"), ("fast-math", "")]
+    assert str(parsed) == "c -opt-level=2 -fast-math"
+    with pytest.raises(ValueError, match="must look like -key=value"):
+        _core.Target("llvm mcpu")
+
+
+def test_fact_overrides_do_not_change_the_target():
+    t = Target("llvm")
+    bits = t.facts["vector_bits"]
+    assert ts.autoschedule.target_facts(t, {"vector_bits": 1024})["vector_bits"] == 1024
+    assert t.facts["vector_bits"] == bits
+    with pytest.raises(ValueError, match="unknown target fact 'lanes'"):
+        ts.autoschedule.target_facts(t, {"lanes": 4})

@@ -1,5 +1,5 @@
 // Target facts: the host's SIMD width (cpuid / hwcaps), cores (affinity) and caches (sysfs).
-#include "tessera/autoschedule/target_facts.h"
+#include "tessera/ir/target.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -11,7 +11,6 @@
 #include "tessera/support/error.h"
 
 namespace tessera {
-namespace autoschedule {
 namespace {
 
 /*! \brief "32K" / "512K" / "32768K" / "1M" from sysfs as bytes; 0 when unreadable. */
@@ -189,5 +188,52 @@ TargetFacts FactsForTarget(const std::string& target) {
   return HostFacts();
 }
 
-}  // namespace autoschedule
+Target Target::Parse(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "empty target string";
+  }
+  Target t{Empty{}};
+  t.kind_ = words[0];
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.size() < 2 || w[0] != '-') {
+      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+          << "target option '" << w << "' of '" << text << "' must look like -key=value";
+    }
+    size_t eq = w.find('=');
+    t.attrs_.emplace_back(w.substr(1, eq == std::string::npos ? std::string::npos : eq - 1),
+                          eq == std::string::npos ? std::string() : w.substr(eq + 1));
+    t.options_ += (t.options_.empty() ? "" : " ") + w;
+  }
+  if (t.IsHost() || t.IsGpu()) t.facts_ = FactsForTarget(t.kind_);
+  return t;
+}
+
+bool Target::HasAttr(const std::string& key) const {
+  for (const auto& [k, v] : attrs_) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+std::string Target::GetAttr(const std::string& key, const std::string& fallback) const {
+  for (auto it = attrs_.rbegin(); it != attrs_.rend(); ++it) {
+    if (it->first == key) return it->second;
+  }
+  return fallback;
+}
+
+const TargetFacts& Target::facts() const {
+  if (!facts_) FactsForTarget(kind_);  // throws the error naming the supported kinds
+  return *facts_;
+}
+
+void Target::OverrideFact(const std::string& name, int64_t value) {
+  if (!facts_) facts_ = FactsForTarget(kind_);
+  facts_->Override(name, value);
+}
+
 }  // namespace tessera

@@ -5,12 +5,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "tessera/driver/stage.h"
 #include "tessera/runtime/dso_module.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/dsl_passes.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace lower {

@@ -1,12 +1,11 @@
-// Substitution and variable-use queries over expressions and statements.
-#include "tessera/transform/ir_utils.h"
+// IR helpers: substitution, variable use, conjuncts, IRTransform, visibility.
+#include "tessera/ir/ir_utils.h"
 
 #include <set>
 
 #include "tessera/ir/functor.h"
 
 namespace tessera {
-namespace transform {
 namespace {
 
 class Substituter : public StmtExprMutator {
@@ -54,12 +53,12 @@ class VarUseFinder : public StmtExprVisitor {
 }  // namespace
 
 Expr Substitute(const Expr& e, const VarMap& vmap) {
-  if (vmap.empty()) return e;
+  if (!e || vmap.empty()) return e;
   return Substituter(vmap).VisitExpr(e);
 }
 
 Stmt Substitute(const Stmt& s, const VarMap& vmap) {
-  if (vmap.empty()) return s;
+  if (!s || vmap.empty()) return s;
   return Substituter(vmap).VisitStmt(s);
 }
 
@@ -167,22 +166,27 @@ void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
   }
 }
 
-std::string EscapeFormat(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '%' ? std::string("%%") : std::string(1, c);
-  return out;
-}
-
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred) {
+  if (!e) return false;
   VarUseFinder f(pred);
   f.VisitExpr(e);
   return f.found;
 }
 
 bool UsesVar(const Stmt& s, const std::function<bool(const VarNode*)>& pred) {
+  if (!s) return false;
   VarUseFinder f(pred);
   f.VisitStmt(s);
   return f.found;
+}
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  return UsesVar(e, [v](const VarNode* x) { return x == v; });
+}
+
+Buffer WithData(const Buffer& b, const Var& data) {
+  return BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
+                          b->data_alignment, b->offset_factor, b->span);
 }
 
 bool IsPublic(const PrimFunc& func) { return func->attrs.count("global_symbol") != 0; }
@@ -191,5 +195,4 @@ std::string SymbolName(const GlobalVar& gv, const PrimFunc& func) {
   return func->GetStrAttr("global_symbol", gv->name_hint);
 }
 
-}  // namespace transform
 }  // namespace tessera

@@ -2,6 +2,8 @@
 // GPU passes are chosen by ctx.IsGpu()), then CodeGenCUDA with NVRTC and the host launcher.
 #include <cstdio>
 
+#include "tessera/driver/stage.h"
+#include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/cuda/nvrtc.h"
@@ -10,21 +12,15 @@
 #include "tessera/target/codegen_cuda.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
-#include "tessera/transform/tir_stages.h"
 
 namespace tessera {
 namespace lower {
 namespace {
 
-// "-arch=sm_86" from the target string; else the compute capability of GPU 0; else sm_80.
+// "-arch=sm_86" from the target; else the compute capability of GPU 0; else sm_80.
 std::string TargetArch(const LowerContext& ctx) {
-  const std::string& o = ctx.target_options;
-  size_t at = o.find("-arch=");
-  if (at != std::string::npos) {
-    size_t end = o.find(' ', at);
-    return o.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
-  }
+  std::string arch = ctx.target.GetAttr("arch");
+  if (!arch.empty()) return arch;
   if (runtime::cuda::DriverAvailable()) {
     return "sm_" + std::to_string(runtime::cuda::ComputeCapability(0));
   }

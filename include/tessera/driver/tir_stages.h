@@ -4,8 +4,8 @@
 
 #include <memory>
 
+#include "tessera/driver/stage.h"
 #include "tessera/target/codegen_host.h"
-#include "tessera/transform/stage.h"
 
 namespace tessera {
 namespace lower {

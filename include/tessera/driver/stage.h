@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "tessera/ir/dsl_target.h"
+#include "tessera/ir/target.h"
 #include "tessera/runtime/module.h"
-#include "tessera/target/dsl_target.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera {
@@ -40,9 +41,8 @@ struct PassTiming {
 /*! \brief What stages and passes see: target, pass context, DSL target, timings, dump state. */
 struct LowerContext {
   /*! \brief Whether the target runs kernels on a GPU (selects the (G) passes). */
-  bool IsGpu() const { return target == "cuda"; }
-  std::string target;          // "dsl", "c", "llvm", "cuda"
-  std::string target_options;  // the rest of the target string: "-arch=sm_80"
+  bool IsGpu() const { return target.IsGpu(); }
+  Target target;  // parsed once: its kind ("dsl", "c", "llvm", "cuda") names the stage table
   transform::PassContext pass_ctx;
   const DSLTargetDesc* dsl_target = nullptr;
   std::string entry;           // name of the entry function

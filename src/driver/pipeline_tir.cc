@@ -13,13 +13,11 @@
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
 // User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
 // InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
-#include "tessera/transform/tir_stages.h"
-
 #include <cstdio>
 
+#include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/target/toolchain.h"
-
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -30,7 +28,7 @@ constexpr size_t kLargeHostSourceBytes = 256 * 1024;
 
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
-  mod = run(mod, transform::BindTarget(ctx.target));
+  mod = run(mod, transform::BindTarget(ctx.target.kind()));
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
   mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
                "tir.AutoSchedule");

@@ -2,20 +2,20 @@
 // (pipeline_tir.cc) followed by CodeGenHost and the system C compiler.
 #include <cstdio>
 
+#include "tessera/driver/stage.h"
+#include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/dso_module.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/target/codegen_host.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/passes.h"
-#include "tessera/transform/stage.h"
-#include "tessera/transform/tir_stages.h"
 
 namespace tessera {
 namespace lower {
 namespace {
 
 StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
-  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target, ctx)};
+  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target.kind(), ctx)};
 }
 
 /*! \brief Stages of the host C target, in execution order. */

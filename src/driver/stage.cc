@@ -1,5 +1,5 @@
 // Stage names, the stage registry, the pass runner and StageLowerer.
-#include "tessera/transform/stage.h"
+#include "tessera/driver/stage.h"
 
 #include <sys/stat.h>
 
@@ -192,7 +192,7 @@ void StageLowerer::RunTo(Stage stage) {
         << "already past stage '" << StageName(stage) << "' (current stage: '"
         << StageName(current_) << "')";
   }
-  const StageTable& table = StageRegistry::Get(ctx_.target);
+  const StageTable& table = StageRegistry::Get(ctx_.target.kind());
   for (const StageEntry& e : table) {
     if (static_cast<int>(e.stage) <= static_cast<int>(current_)) continue;
     if (static_cast<int>(e.stage) > static_cast<int>(stage)) break;

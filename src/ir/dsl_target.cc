@@ -1,5 +1,5 @@
 // The table of vector DSL targets.
-#include "tessera/target/dsl_target.h"
+#include "tessera/ir/dsl_target.h"
 
 #include "tessera/support/error.h"
 

@@ -1,0 +1,95 @@
+// The compilation target: its kind and options, parsed once from "kind -key=value ...", and
+// its facts (vector width, registers, cores, cache sizes, and for CUDA the thread and
+// shared-memory limits), the host's detected once. Every layer that needs the target reads it
+// from here (the stage table, the CUDA code generator's arch, the automatic schedule).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+/*! \brief The facts of one target; the host's are detected once (HostFacts), any can be
+ *  overridden by name (Override). */
+struct TargetFacts {
+  std::string kind = "c";  ///< "c" (the host CPU) or "cuda"
+  std::string isa;         ///< "avx512", "avx2", "avx", "sse2", "neon", "generic", "cuda"
+  int vector_bits = 128;   ///< the native SIMD register width
+  int vector_registers = 16;
+  int cores = 1;  ///< the processors this process may run on
+  int64_t l1_bytes = 32 * 1024;
+  int64_t l2_bytes = 256 * 1024;
+  int64_t l3_bytes = 8 * 1024 * 1024;
+  // CUDA
+  int max_threads_per_block = 1024;
+  int warp_size = 32;
+  int64_t shared_memory_bytes = 48 * 1024;
+  int sm_count = 108;
+
+  bool IsGpu() const { return kind == "cuda"; }
+  /*! \brief Lanes of a native vector of `bits`-wide elements (at least 1). */
+  int VectorLanes(int bits) const {
+    return bits > 0 && vector_bits >= bits ? vector_bits / bits : 1;
+  }
+  /*! \brief Set the fact `name` (e.g. "vector_bits"); throws a ValueError naming the known ones
+   *  for an unknown name and for a value that is not positive. */
+  void Override(const std::string& name, int64_t value);
+  /*! \brief The names Override accepts. */
+  static std::vector<std::string> Names();
+  /*! \brief The value of the fact `name`. */
+  int64_t Get(const std::string& name) const;
+  std::string ToString() const;
+};
+
+/*! \brief The host CPU's facts, detected on first use (cpuid, sysfs, sched_getaffinity). */
+const TargetFacts& HostFacts();
+/*! \brief The facts of a target kind: "c" and "llvm" are the host, "cuda" a GPU (sm_80 limits). */
+TargetFacts FactsForTarget(const std::string& target);
+
+/*!
+ * \brief A compilation target, parsed once from its string: "c", "llvm -mcpu=skylake",
+ *  "cuda -arch=sm_80". The kind (the first word) names the stage table; the options keep their
+ *  order ("-key=value" gives the attribute key -> value, "-flag" gives flag -> ""). The facts are
+ *  the kind's (FactsForTarget), overridable one by one.
+ */
+class Target {
+ public:
+  /*! \brief The host C target ("c"). */
+  Target() : Target(Parse("c")) {}
+  /*! \brief Parse `text`; white space separates the words. An empty string or an option that
+   *  does not start with '-' throws a ValueError naming the string. */
+  static Target Parse(const std::string& text);
+
+  const std::string& kind() const { return kind_; }
+  /*! \brief The options after the kind, one space apart ("-arch=sm_80 -mcpu=x"). */
+  const std::string& options() const { return options_; }
+  /*! \brief The options as (key, value) pairs in their order, without the leading '-'. */
+  const std::vector<std::pair<std::string, std::string>>& attrs() const { return attrs_; }
+  bool HasAttr(const std::string& key) const;
+  /*! \brief The value of the last option `key`, else `fallback`. */
+  std::string GetAttr(const std::string& key, const std::string& fallback = "") const;
+  /*! \brief Whether kernels of this target run on a GPU ("cuda"). */
+  bool IsGpu() const { return kind_ == "cuda"; }
+  /*! \brief Whether the target is the host CPU ("c", "llvm"). */
+  bool IsHost() const { return kind_ == "c" || kind_ == "llvm"; }
+  /*! \brief The facts of the target (the host's for "c"/"llvm"); a kind without facts throws
+   *  the ValueError of FactsForTarget. */
+  const TargetFacts& facts() const;
+  /*! \brief Set one fact (TargetFacts::Override: unknown names and bad values throw). */
+  void OverrideFact(const std::string& name, int64_t value);
+  /*! \brief "kind -key=value ...", the string the target was parsed from with its white space
+   *  folded. */
+  std::string str() const { return options_.empty() ? kind_ : kind_ + " " + options_; }
+
+ private:
+  struct Empty {};
+  explicit Target(Empty) {}
+  std::string kind_, options_;
+  std::vector<std::pair<std::string, std::string>> attrs_;
+  std::optional<TargetFacts> facts_;
+};
+
+}  // namespace tessera

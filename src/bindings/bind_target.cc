@@ -1,0 +1,39 @@
+// Bindings of the compilation target (tessera.target.Target holds one): kind, options, facts.
+#include "common.h"
+#include "tessera/ir/target.h"
+
+namespace tessera {
+namespace bindings {
+
+void BindTarget(nb::module_& m) {
+  nb::class_<Target>(m, "Target")
+      .def(
+          "__init__",
+          [](Target* self, const std::string& text) { new (self) Target(Target::Parse(text)); },
+          "text"_a)
+      .def_prop_ro("kind", &Target::kind)
+      .def_prop_ro("options", &Target::options)
+      .def_prop_ro("attrs", &Target::attrs)
+      .def("has_attr", &Target::HasAttr, "key"_a)
+      .def("get_attr", &Target::GetAttr, "key"_a, "fallback"_a = "")
+      .def_prop_ro("is_gpu", &Target::IsGpu)
+      .def_prop_ro("is_host", &Target::IsHost)
+      .def_prop_ro("facts",
+                   [](const Target& t) {
+                     const TargetFacts& f = t.facts();
+                     nb::dict out;
+                     out["kind"] = f.kind;
+                     out["isa"] = f.isa;
+                     for (const std::string& name : TargetFacts::Names()) {
+                       out[name.c_str()] = f.Get(name);
+                     }
+                     return out;
+                   })
+      .def("override_fact", &Target::OverrideFact, "name"_a, "value"_a)
+      .def("__str__", &Target::str)
+      .def("__repr__", [](const Target& t) { return "_core.Target('" + t.str() + "')"; });
+  m.def("target_fact_names", &TargetFacts::Names);
+}
+
+}  // namespace bindings
+}  // namespace tessera
