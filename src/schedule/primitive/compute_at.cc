@@ -192,10 +192,14 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
       RequiredIterRanges(block_sref, reverse ? block->reads : block->writes, required);
 
   arith::Analyzer ana;
+  // As TVM's analyzer, a loop of extent 1 above the block is its start in the new bindings.
+  VarMap unit_loops;
   for (const auto& [var, range] : LoopDomainsBetween(scope_root.get(), loop_sref.get())) {
     ana.Bind(GetRef(var), range);
+    if (IsConstInt(range->extent, 1)) unit_loops[var] = range->min;
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  if (IsConstInt(loop->extent, 1)) unit_loops[loop->loop_var.get()] = loop->min;
   // A required range that may leave the iterator's domain (around a split that does not
   // divide) keeps its constant extent, and the block a predicate; a symbolic one is clipped.
   std::vector<For> loops;
@@ -208,7 +212,8 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
     Expr dom_hi = Simplify(AddE(iv->dom->min, iv->dom->extent));
     bool guard_low = false, guard_high = false;
     if (it != ranges.end()) {
-      r = RangeNode::Make(CastTo(t, it->second->min), CastTo(t, it->second->extent));
+      r = RangeNode::Make(CastTo(t, Simplify(Substitute(it->second->min, unit_loops))),
+                          CastTo(t, Simplify(Substitute(it->second->extent, unit_loops))));
       guard_low = !ana.CanProve(GENode::Make(r->min, iv->dom->min));
       guard_high = !ana.CanProve(LENode::Make(Simplify(AddE(r->min, r->extent)), dom_hi));
       if (!AsConstInt(r->extent) && (guard_low || guard_high)) {
