@@ -1,0 +1,9 @@
+"""Tensor intrinsics for tessera's targets, registered on import (``tir.TensorIntrin.get``).
+
+- :mod:`.x86`: float32 FMA and uint8 x int8 -> int32 dot-product micro-kernels for the host
+  (AVX2 and AVX-512 widths).
+"""
+
+from . import x86  # noqa: F401 - registers the intrinsics
+
+__all__ = ["x86"]
