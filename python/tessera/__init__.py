@@ -82,6 +82,10 @@ _core.IntImm.__int__ = lambda self: int(self.value)
 _core.IntImm.__float__ = lambda self: float(self.value)
 _core.FloatImm.__float__ = lambda self: float(self.value)
 
+# As TVM's: seq[i] and iteration over the statements of a SeqStmt.
+_core.SeqStmt.__getitem__ = lambda self, i: self.seq[i]
+_core.SeqStmt.__iter__ = lambda self: iter(self.seq)
+
 _core_buffer_map = _core.PrimFunc.buffer_map
 _core.PrimFunc.buffer_map = property(lambda self: _BufferMap(_core_buffer_map.__get__(self)),
                                      doc=_core_buffer_map.__doc__)

@@ -119,19 +119,23 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
   if (!scope_root) Fail("Cannot move the root block", "", {block_sref->stmt});
   if (GetScopeRoot(state, loop_sref.get()) != scope_root) {
-    Fail("The block and the loop are not in the same scope",
-         "The block {0} and the loop {1} are not in the same scope",
+    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
+         "ancestor of block",
+         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
+         "be the ancestor of block (they are not in the same scope)",
          {block_sref->stmt, loop_sref->stmt});
   }
   if (IsAncestor(loop_sref.get(), block_sref.get())) {
-    Fail("The loop is an ancestor of the block",
-         "The loop {1} is an ancestor of the block {0}; the primitive moves a block under a loop "
-         "of another loop nest",
+    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
+         "ancestor of block",
+         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
+         "be the ancestor of block (the loop is an ancestor of the block; the primitive moves a "
+         "block under a loop of another loop nest)",
          {block_sref->stmt, loop_sref->stmt});
   }
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
-  CheckStagePipeline(state, scope_root, scope);
   if (state.enable_check()) CheckCompleteOrReduction(state, block_sref, scope_root, scope);
+  CheckStagePipeline(state, scope_root, scope);
   if (!reverse) CheckNotOutputBlock(state, block_sref);
 
   // Producers must stay before the block and consumers after it.
@@ -139,17 +143,28 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   std::vector<StmtSRef> consumers = scope.Consumers(block_sref.get());
   const std::vector<StmtSRef>& related = reverse ? producers : consumers;
   std::vector<StmtSRef> related_under;
+  std::vector<ObjectRef> outside;
   for (const StmtSRef& b : related) {
-    if (!IsAncestor(loop_sref.get(), b.get())) {
-      Fail(reverse ? "A producer of the block is not under the loop"
-                   : "A consumer of the block is not under the loop",
-           std::string("The ") + (reverse ? "producer" : "consumer") +
-               " {1} of {0} is not under the "
-               "loop {2}, so the loop cannot hold the region it " +
-               (reverse ? "produces" : "needs"),
-           {block_sref->stmt, b->stmt, loop_sref->stmt});
+    if (IsAncestor(loop_sref.get(), b.get())) {
+      related_under.push_back(b);
+    } else {
+      outside.push_back(b->stmt);
     }
-    related_under.push_back(b);
+  }
+  if (!outside.empty()) {
+    // As TVM's text: "The primitive requires all the consumer(s) of the given block ...".
+    std::string relation = reverse ? "producer(s)" : "consumer(s)";
+    std::string detail = "The primitive requires all the " + relation +
+                         " of the given block {0} to be present under the target loop {1}. "
+                         "However, there are " +
+                         std::to_string(outside.size()) + " " + relation +
+                         " not satisfying the constraint. List of the " + relation + ":";
+    std::vector<ObjectRef> locs = {block_sref->stmt, loop_sref->stmt};
+    for (size_t i = 0; i < outside.size(); ++i) {
+      detail += (i ? ", {" : " {") + std::to_string(i + 2) + "}";
+      locs.push_back(outside[i]);
+    }
+    Fail("Not all required blocks are under the loop scope", detail, locs);
   }
   if (related_under.empty()) {
     Fail(reverse ? "The block has no producer under the loop"
