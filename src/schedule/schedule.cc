@@ -106,13 +106,15 @@ std::vector<RV> Outputs(const std::vector<std::shared_ptr<T>>& rvs) {
 // ---- lookup ----
 
 BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) {
+  std::string func = func_name.value_or(func_working_on_);
+  if (func.empty()) {
+    // As TVM's, a ValueError (the module has several functions and none is worked on).
+    throw Error(
+        "`get_block` does not know which function to be working on. Please specify the function "
+        "name explicitly, or call `work_on` to specify the function before using `get_block`.",
+        Span(), ErrorKind::kValue);
+  }
   return Run("get_block", [&] {
-    std::string func = func_name.value_or(func_working_on_);
-    if (func.empty()) {
-      Fail(
-          "get_block: func_name is not given and the schedule works on no function (the module "
-          "has several; call work_on)");
-    }
     if (!state_.mod()->Lookup(func)) Fail("get_block: the module has no function '" + func + "'");
     BlockRV rv = NewRV<BlockRVNode>(schedule::GetBlock(state_, name, func));
     Record({"get_block",

@@ -98,7 +98,12 @@ class Schedule:
         instruction drew."""
         if isinstance(rv, _core.StmtSRef):
             return rv.stmt
-        result = self._sch.get(rv)
+        try:
+            result = self._sch.get(rv)
+        except TesseraValueError as err:
+            # As TVM's, a handle the schedule does not know (removed, or of another schedule) is
+            # an IndexError; it stays a ValueError too.
+            raise _UnknownHandleError(str(err)) from None
         if isinstance(result, _core.IntImm):
             return result.value
         return result
@@ -630,6 +635,10 @@ class Schedule:
         """
         block = self._block_rv(block)
         self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
+
+
+class _UnknownHandleError(TesseraValueError, IndexError):
+    """A handle the schedule does not know: both a ValueError and, as TVM's, an IndexError."""
 
 
 def _seed_value(seed):
