@@ -36,6 +36,60 @@ def _not_callable(self, *args, **kwargs):
 _core.PrimFunc.__call__ = _not_callable
 _core.IRModule.__call__ = _not_callable
 
+
+class _BufferMap(list):
+    """A PrimFunc's ``buffer_map``: the (param, buffer) pairs in parameter order, also indexed by
+    parameter as TVM's Map is (``func.buffer_map[func.params[0]]``, ``.items()``, ``.get``)."""
+
+    def _find(self, key):
+        for var, buf in list.__iter__(self):
+            if var.same_as(key):
+                return buf
+        raise KeyError(key)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, slice)):
+            return list.__getitem__(self, key)
+        return self._find(key)
+
+    def __contains__(self, key):
+        if isinstance(key, tuple):
+            return list.__contains__(self, key)
+        try:
+            self._find(key)
+            return True
+        except KeyError:
+            return False
+
+    def get(self, key, default=None):
+        try:
+            return self._find(key)
+        except KeyError:
+            return default
+
+    def keys(self):
+        return [var for var, _ in list.__iter__(self)]
+
+    def values(self):
+        return [buf for _, buf in list.__iter__(self)]
+
+    def items(self):
+        return [(var, buf) for var, buf in list.__iter__(self)]
+
+
+# As TVM's: int(IntImm), float(IntImm / FloatImm).
+_core.IntImm.__int__ = lambda self: int(self.value)
+_core.IntImm.__float__ = lambda self: float(self.value)
+_core.FloatImm.__float__ = lambda self: float(self.value)
+
+# As TVM's: seq[i] and iteration over the statements of a SeqStmt.
+_core.SeqStmt.__getitem__ = lambda self, i: self.seq[i]
+_core.SeqStmt.__iter__ = lambda self: iter(self.seq)
+
+_core_buffer_map = _core.PrimFunc.buffer_map
+_core.PrimFunc.buffer_map = property(lambda self: _BufferMap(_core_buffer_map.__get__(self)),
+                                     doc=_core_buffer_map.__doc__)
+
 _SUBMODULES = ("ir", "tir", "te", "transform", "script", "dsl", "lower", "runtime", "nd", "driver",
                "target", "testing", "compat", "tune", "cli", "topi", "autoschedule")
 # Attributes that live in a submodule: ts.build, ts.lower, ts.cpu, ...

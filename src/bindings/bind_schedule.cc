@@ -171,6 +171,24 @@ void BindSchedule(nb::module_& m) {
   // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
   // returns_list, decision)], read by tessera.tir.schedule.Trace (decision: None when the
   // instruction is not a sampling one).
+  m.def("tensor_intrin_check",
+        [](const PrimFunc& desc, const PrimFunc& impl) { TensorIntrinNode::Make(desc, impl); },
+        "desc"_a, "impl"_a);
+  m.def(
+      "tensor_intrin_register",
+      [](const std::string& name, const PrimFunc& desc, const PrimFunc& impl, bool override) {
+        RegisterTensorIntrin(name, TensorIntrinNode::Make(desc, impl), override);
+      },
+      "name"_a, "desc"_a, "impl"_a, "override"_a);
+  m.def(
+      "tensor_intrin_get",
+      [](const std::string& name, bool allow_missing) -> nb::object {
+        TensorIntrin t = GetTensorIntrin(name, allow_missing);
+        if (!t) return nb::none();
+        return nb::make_tuple(t->desc, t->impl);
+      },
+      "name"_a, "allow_missing"_a);
+  m.def("tensor_intrin_list", &ListTensorIntrins);
   m.def("trace_instructions", [](const Trace& t) {
     nb::list out;
     for (const Instruction& inst : t.insts) {
@@ -248,6 +266,14 @@ void BindSchedule(nb::module_& m) {
             return s.Split(loop, fs, preserve, disable);
           },
           "loop"_a, "factors"_a, "preserve_unit_iters"_a = true, "disable_predication"_a = false)
+      .def(
+          "loop_partition",
+          [](Schedule& s, const LoopRV& loop, nb::list factors, bool preserve) {
+            std::vector<TraceValue> fs;
+            for (nb::handle f : factors) fs.push_back(ToTraceValue(f));
+            return s.LoopPartition(loop, fs, preserve);
+          },
+          "loop"_a, "factors"_a, "preserve_unit_iters"_a = true)
       .def("fuse", &Schedule::Fuse, "loops"_a, "preserve_unit_iters"_a = true)
       .def("reorder", &Schedule::Reorder, "ordered_loops"_a)
       .def("add_unit_loop", &Schedule::AddUnitLoop, "block_or_loop"_a)
@@ -300,7 +326,12 @@ void BindSchedule(nb::module_& m) {
       .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)
       .def("reorder_block_iter_var", &Schedule::ReorderBlockIterVar, "block"_a, "new_order"_a)
       .def("blockize", &Schedule::Blockize, "loop"_a, "preserve_unit_iters"_a)
-      .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a);
+      .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a)
+      .def("cache_inplace", &Schedule::CacheInplace, "block"_a, "read_buffer_index"_a,
+           "storage_scope"_a)
+      .def("rolling_buffer", &Schedule::RollingBuffer, "block"_a, "write_buffer_index"_a)
+      .def("tensorize", &Schedule::Tensorize, "block_or_loop"_a, "tensor_intrin"_a,
+           "preserve_unit_iters"_a);
 }
 
 }  // namespace bindings

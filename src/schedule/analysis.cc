@@ -340,8 +340,8 @@ void CheckCompleteOrReduction(const ScheduleState& state, const StmtSRef& block_
   std::string reduction = WhyNotReduction(state, block_sref.get(), scope);
   if (reduction.empty()) return;
   Fail("Not a complete or reduction block",
-       "Not a complete or reduction block: {0} is not complete because " + complete +
-           ", and not a reduction block because " + reduction,
+       "Not a complete or reduction block: {0} is not a complete block because " + complete +
+           ", and not a reduction block either because " + reduction,
        {block_sref->stmt});
 }
 

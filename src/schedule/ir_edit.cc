@@ -219,7 +219,9 @@ Buffer WithNameAndScope(const Buffer& b, const std::string& name, const std::str
 }
 
 bool IsValidScope(const std::string& scope) {
-  static const char* const kScopes[] = {"global", "shared", "shared.dyn", "local", "warp"};
+  static const char* const kScopes[] = {"global",        "shared",        "shared.dyn",
+                                        "local",         "warp",          "wmma.matrix_a",
+                                        "wmma.matrix_b", "wmma.accumulator"};
   for (const char* s : kScopes) {
     if (scope == s) return true;
   }

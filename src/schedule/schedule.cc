@@ -106,13 +106,15 @@ std::vector<RV> Outputs(const std::vector<std::shared_ptr<T>>& rvs) {
 // ---- lookup ----
 
 BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) {
+  std::string func = func_name.value_or(func_working_on_);
+  if (func.empty()) {
+    // As TVM's, a ValueError (the module has several functions and none is worked on).
+    throw Error(
+        "`get_block` does not know which function to be working on. Please specify the function "
+        "name explicitly, or call `work_on` to specify the function before using `get_block`.",
+        Span(), ErrorKind::kValue);
+  }
   return Run("get_block", [&] {
-    std::string func = func_name.value_or(func_working_on_);
-    if (func.empty()) {
-      Fail(
-          "get_block: func_name is not given and the schedule works on no function (the module "
-          "has several; call work_on)");
-    }
     if (!state_.mod()->Lookup(func)) Fail("get_block: the module has no function '" + func + "'");
     BlockRV rv = NewRV<BlockRVNode>(schedule::GetBlock(state_, name, func));
     Record({"get_block",
@@ -182,34 +184,59 @@ std::vector<BlockRV> Schedule::GetOutputBlocks(const BlockRV& scope_block) {
 
 // ---- loops ----
 
+std::vector<Expr> Schedule::FactorExprs(const std::vector<TraceValue>& factors, DataType t,
+                                        const char* primitive) const {
+  std::vector<Expr> exprs;
+  for (const TraceValue& f : factors) {
+    switch (f.kind) {
+      case TraceValue::kNone:
+        exprs.push_back(nullptr);
+        break;
+      case TraceValue::kInt:
+        exprs.push_back(f.integer == -1 ? nullptr : IntConst(t, f.integer));
+        break;
+      case TraceValue::kExpr:
+        exprs.push_back(CastTo(t, f.expr));
+        break;
+      case TraceValue::kRV: {
+        auto it = expr_symbols_.find(f.rv.get());
+        if (it == expr_symbols_.end())
+          Fail(std::string(primitive) + ": a factor handle does not belong to this schedule");
+        exprs.push_back(CastTo(t, it->second.second));
+        break;
+      }
+      default:
+        Fail(std::string(primitive) + ": a factor must be an int, an expression or None");
+    }
+  }
+  return exprs;
+}
+
+std::vector<LoopRV> Schedule::LoopPartition(const LoopRV& loop,
+                                            const std::vector<TraceValue>& factors,
+                                            bool preserve_unit_iters) {
+  return Run("loop_partition", [&] {
+    StmtSRef sref = LoopSRef(loop);
+    std::vector<Expr> exprs = FactorExprs(factors, sref->loop()->loop_var->dtype, "loop_partition");
+    std::vector<LoopRV> out;
+    for (const StmtSRef& s : schedule::LoopPartition(state_, sref, exprs, preserve_unit_iters)) {
+      out.push_back(NewRV<LoopRVNode>(s));
+    }
+    Record({"loop_partition",
+            {{"loop", TraceValue::Of(RV(loop))},
+             {"factors", TraceValue::List(factors)},
+             {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
+            Outputs(out),
+            true});
+    return out;
+  });
+}
+
 std::vector<LoopRV> Schedule::Split(const LoopRV& loop, const std::vector<TraceValue>& factors,
                                     bool preserve_unit_iters, bool disable_predication) {
   return Run("split", [&] {
     StmtSRef sref = LoopSRef(loop);
-    DataType t = sref->loop()->loop_var->dtype;
-    std::vector<Expr> exprs;
-    for (const TraceValue& f : factors) {
-      switch (f.kind) {
-        case TraceValue::kNone:
-          exprs.push_back(nullptr);
-          break;
-        case TraceValue::kInt:
-          exprs.push_back(f.integer == -1 ? nullptr : IntConst(t, f.integer));
-          break;
-        case TraceValue::kExpr:
-          exprs.push_back(CastTo(t, f.expr));
-          break;
-        case TraceValue::kRV: {
-          auto it = expr_symbols_.find(f.rv.get());
-          if (it == expr_symbols_.end())
-            Fail("split: a factor handle does not belong to this schedule");
-          exprs.push_back(CastTo(t, it->second.second));
-          break;
-        }
-        default:
-          Fail("split: a factor must be an int, an expression or None");
-      }
-    }
+    std::vector<Expr> exprs = FactorExprs(factors, sref->loop()->loop_var->dtype, "split");
     std::vector<LoopRV> out;
     for (const StmtSRef& s :
          schedule::Split(state_, sref, exprs, preserve_unit_iters, disable_predication)) {
@@ -495,6 +522,49 @@ BlockRV Schedule::BlockizeBlocks(const std::vector<BlockRV>& blocks, bool preser
              {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
             {rv}});
     return rv;
+  });
+}
+
+void Schedule::RollingBuffer(const BlockRV& block, int write_buffer_index) {
+  Run("rolling_buffer", [&] {
+    schedule::RollingBuffer(state_, BlockSRef(block), write_buffer_index);
+    Record({"rolling_buffer",
+            {{"block", TraceValue::Of(RV(block))},
+             {"write_buffer_index", TraceValue::Int(write_buffer_index)}},
+            {}});
+  });
+}
+
+std::vector<BlockRV> Schedule::CacheInplace(const BlockRV& block, int read_buffer_index,
+                                            const std::string& storage_scope) {
+  return Run("cache_inplace", [&] {
+    std::vector<BlockRV> out;
+    for (const StmtSRef& s :
+         schedule::CacheInplace(state_, BlockSRef(block), read_buffer_index, storage_scope)) {
+      out.push_back(NewRV<BlockRVNode>(s));
+    }
+    Record({"cache_inplace",
+            {{"block", TraceValue::Of(RV(block))},
+             {"read_buffer_index", TraceValue::Int(read_buffer_index)},
+             {"storage_scope", TraceValue::Str(storage_scope)}},
+            Outputs(out),
+            true});
+    return out;
+  });
+}
+
+// ---- tensorize ----
+
+void Schedule::Tensorize(const RV& block_or_loop, const std::string& intrin,
+                         bool preserve_unit_iters) {
+  TensorIntrin ti = GetTensorIntrin(intrin);
+  Run("tensorize", [&] {
+    schedule::Tensorize(state_, GetSRef(block_or_loop), ti, preserve_unit_iters);
+    Record({"tensorize",
+            {{"block_or_loop", TraceValue::Of(block_or_loop)},
+             {"tensor_intrin", TraceValue::Str(intrin)},
+             {"preserve_unit_iters", TraceValue::Bool(preserve_unit_iters)}},
+            {}});
   });
 }
 

@@ -484,6 +484,13 @@ class Replayer {
       return list(sch_->Split(loop("loop"), factors, Bool(arg("preserve_unit_iters")),
                               Bool(arg("disable_predication"))));
     }
+    if (k == "loop_partition") {
+      std::vector<TraceValue> factors = arg("factors").list;
+      for (TraceValue& f : factors) {
+        if (f.kind == TraceValue::kRV) f = TraceValue::Of(Lookup(f));
+      }
+      return list(sch_->LoopPartition(loop("loop"), factors, Bool(arg("preserve_unit_iters"))));
+    }
     if (k == "fuse")
       return {sch_->Fuse(AsList<LoopRVNode>(arg("loops")), Bool(arg("preserve_unit_iters")))};
     if (k == "reorder") {
@@ -551,6 +558,19 @@ class Replayer {
       if (target.kind == TraceValue::kList)
         return {sch_->BlockizeBlocks(AsList<BlockRVNode>(target), preserve)};
       return {sch_->Blockize(loop("target"), preserve)};
+    }
+    if (k == "cache_inplace") {
+      return list(sch_->CacheInplace(block("block"), Int(arg("read_buffer_index")),
+                                     Str(arg("storage_scope"))));
+    }
+    if (k == "rolling_buffer") {
+      sch_->RollingBuffer(block("block"), Int(arg("write_buffer_index")));
+      return {};
+    }
+    if (k == "tensorize") {
+      sch_->Tensorize(any("block_or_loop"), Str(arg("tensor_intrin")),
+                      Bool(arg("preserve_unit_iters")));
+      return {};
     }
     if (k == "sample_categorical") {
       std::vector<int64_t> candidates;

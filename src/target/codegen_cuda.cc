@@ -72,6 +72,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   std::ostringstream os;
   if (uses_fp16_) os << "#include <cuda_fp16.h>\n";
   if (uses_bf16_) os << "#include <cuda_bf16.h>\n";
+  if (uses_wmma_) os << "#include <mma.h>\n";
   os << kCUDAPrelude;
   if (uses_fp16_words_) os << kCUDAHalfWordHelpers;
   if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
@@ -189,6 +190,8 @@ std::string CodeGenCUDA::PrintScalarBinary(const BinaryNode* op) {
 
 std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
   const std::string& name = callee->name;
+  std::string fragment_call;
+  if (PrintFragmentCall(op, name, &fragment_call)) return fragment_call;
   if (name == "tir.tvm_storage_sync") {
     auto* scope = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
     if (scope && scope->value == "warp") return "__syncwarp()";

@@ -23,6 +23,7 @@ void CodeGenCUDA::PrintDynamicSharedDeclaration(const PrimFunc& func) {
 }
 
 void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
+  if (PrintFragmentAllocation(op)) return;
   auto it = dynamic_shared_offsets_.find(op->buffer_var.get());
   if (it == dynamic_shared_offsets_.end()) {
     aligned_allocation_ = vector_accessed_.count(op->buffer_var.get()) != 0;

@@ -112,6 +112,14 @@ class RegionCollector : public StmtExprVisitor {
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitStmt_(const BlockNode* op) override {
+    // A buffer a match buffer views keeps its layout (the view's offsets are computed from it).
+    for (const MatchBufferRegion& m : op->match_buffers) {
+      const BufferNode* buf = m->source->buffer.get();
+      if (!buffers_.count(buf)) continue;
+      auto& ds = dims[buf];
+      if (ds.empty()) ds.resize(buf->shape.size());
+      for (Dim& d : ds) d.whole = true;
+    }
     for (const auto& regions : {op->reads, op->writes}) {
       for (const BufferRegion& r : regions) {
         std::vector<Expr> mins, extents;

@@ -55,6 +55,18 @@ class AccessPathCollector : public StmtExprVisitor {
       owner_path[b.get()] = path_;
       data_[b->data.get()] = b.get();
     }
+    // A match buffer views its source region (a tensor intrinsic's operands): the block
+    // accesses the region's first and last elements.
+    for (const MatchBufferRegion& m : op->match_buffers) {
+      std::vector<Expr> first, last;
+      for (const Range& r : m->source->region) {
+        first.push_back(r->min);
+        last.push_back(SubNode::Make(AddNode::Make(r->min, Cast(r->extent, r->min->dtype)),
+                                     MakeConst(r->min->dtype, int64_t(1))));
+      }
+      Record(m->source->buffer.get(), first);
+      Record(m->source->buffer.get(), last);
+    }
     StmtExprVisitor::VisitStmt_(op);
     path_.pop_back();
   }
@@ -278,7 +290,7 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
     auto private_per_iteration = [&](const ForNode* loop) {
       if (loop->for_kind != ForKind::kThreadBinding || !loop->thread_binding) return false;
       const std::string& tag = loop->thread_binding->thread_tag;
-      if (scope == "local") return true;
+      if (scope == "local" || scope.rfind("wmma.", 0) == 0) return true;  // registers
       return (scope == "shared" || scope == "shared.dyn") &&
              (tag.rfind("blockIdx.", 0) == 0 || tag.rfind("threadIdx.", 0) == 0);
     };

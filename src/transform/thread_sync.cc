@@ -182,6 +182,18 @@ class SyncPlanner : public StmtFunctor<Stmt> {
         if (InScope(load->buffer.get())) acc->reads.insert(load->buffer->data.get());
       } else if (auto* store = AsPtr<BufferStoreNode>(n)) {
         if (InScope(store->buffer.get())) acc->writes.insert(store->buffer->data.get());
+      } else if (auto* call = AsPtr<CallNode>(n);
+                 call && call->is_op("tir.tvm_access_ptr") && call->args.size() == 5) {
+        // tvm_access_ptr(type, data, offset, extent, rw_mask): an opaque access (a tensor-core
+        // load or store) reads (mask 1) and / or writes (mask 2) the memory of `data`.
+        auto* data = AsPtr<VarNode>(call->args[1]);
+        auto mask = AsConstInt(call->args[4]);
+        if (data && data->pointer &&
+            (data->pointer->scope == scope_ ||
+             (scope_ == "shared" && data->pointer->scope == "shared.dyn"))) {
+          if (!mask || (*mask & 1)) acc->reads.insert(data);
+          if (!mask || (*mask & 2)) acc->writes.insert(data);
+        }
       }
     });
   }

@@ -8,6 +8,7 @@
 #include "tessera/ir/function.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/schedule/schedule.h"
+#include "tessera/schedule/tensor_intrin.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -127,6 +128,45 @@ TEST(Schedule, CopyIsIndependent) {
   EXPECT_EQ(sch.GetLoops(b).size(), 2u);
   other.state().VerifySRefTree();
   sch.state().VerifySRefTree();
+}
+
+TEST(Schedule, LoopPartitionMakesOneLoopPerPartAndReplays) {
+  IRModule mod = Elementwise();
+  Schedule sch(mod, /*debug_mask=*/-1);
+  BlockRV b = sch.GetBlock("B", std::nullopt);
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  std::vector<LoopRV> parts = sch.LoopPartition(loops[0], {TraceValue::Int(4)}, true);
+  ASSERT_EQ(parts.size(), 2u);  // [0, 4) and the rest [4, 16)
+  auto* second = AsPtr<ForNode>(sch.Get(parts[1]));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(AsConstInt(second->min), 4);
+  EXPECT_EQ(AsConstInt(second->extent), 12);
+  BlockRV part = sch.GetBlock("B_i1", std::nullopt);
+  EXPECT_EQ(sch.GetLoops(part).size(), 2u);
+  Schedule replayed(mod), from_json(mod);
+  sch.trace().ApplyToSchedule(&replayed);
+  Trace::ApplyJSONToSchedule(sch.trace().AsJSON(), &from_json);
+  EXPECT_TRUE(StructuralEqual(replayed.mod(), sch.mod()));
+  EXPECT_TRUE(StructuralEqual(from_json.mod(), sch.mod()));
+  // A part at least as large as the loop is an error, and the schedule stays as it was.
+  IRModule before = sch.mod();
+  EXPECT_THROW(sch.LoopPartition(sch.GetLoops(part)[1], {TraceValue::Int(16)}, true), Error);
+  EXPECT_TRUE(before == sch.mod());
+}
+
+TEST(TensorIntrin, RegistryChecksNamesAndParameters) {
+  IRModule mod = Elementwise();
+  PrimFunc func = mod->functions[0].second;
+  EXPECT_EQ(GetTensorIntrin("tessera_cpp_missing", /*allow_missing=*/true), nullptr);
+  EXPECT_THROW(GetTensorIntrin("tessera_cpp_missing"), Error);
+  RegisterTensorIntrin("tessera_cpp_copy", TensorIntrinNode::Make(func, func), false);
+  EXPECT_EQ(GetTensorIntrin("tessera_cpp_copy")->desc, func);
+  EXPECT_THROW(RegisterTensorIntrin("tessera_cpp_copy", TensorIntrinNode::Make(func, func), false),
+               Error);
+  RegisterTensorIntrin("tessera_cpp_copy", TensorIntrinNode::Make(func, func), true);
+  // Different parameter counts.
+  PrimFunc one = PrimFuncNode::Make({func->params[0]}, {func->buffer_map[0]}, func->body);
+  EXPECT_THROW(TensorIntrinNode::Make(func, one), Error);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "tessera/schedule/index_map.h"
 #include "tessera/schedule/state.h"
+#include "tessera/schedule/tensor_intrin.h"
 
 namespace tessera {
 namespace schedule {
@@ -44,6 +45,10 @@ CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block);
 std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,
                             const std::vector<Expr>& factors, bool preserve_unit_iters,
                             bool disable_predication);
+/*! \brief loop_partition.cc: `factors` are the part sizes (one may be null: inferred; without
+ *  one, the rest of the range is one more part). Returns the loops of the parts. */
+std::vector<StmtSRef> LoopPartition(ScheduleState& state, const StmtSRef& loop,
+                                    const std::vector<Expr>& factors, bool preserve_unit_iters);
 /*! \brief fuse.cc: fuse a chain of loops (outermost first) into one. */
 StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loops, bool preserve_unit_iters);
 /*! \brief reorder.cc */
@@ -61,6 +66,11 @@ StmtSRef CacheRead(ScheduleState& state, const StmtSRef& block, int read_buffer_
                    const std::string& storage_scope, const std::vector<StmtSRef>& consumers);
 StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block, int write_buffer_index,
                     const std::string& storage_scope, const std::vector<StmtSRef>& consumers);
+
+/*! \brief A buffer the block reads and writes goes through a cache in `storage_scope`, copied
+ *  in right before the block and out right after it; returns the two copy blocks. */
+std::vector<StmtSRef> CacheInplace(ScheduleState& state, const StmtSRef& block,
+                                   int read_buffer_index, const std::string& storage_scope);
 
 // ---- compute location ----
 /*! \brief compute_at.cc; `index` -1 is the last valid insertion point, -2 the first. */
@@ -144,11 +154,28 @@ void Annotate(ScheduleState& state, const StmtSRef& sref, const std::string& key
 void Unannotate(ScheduleState& state, const StmtSRef& sref, const std::string& key);
 
 // ---- blockize.cc ----
+/*! \brief What blockize makes of a loop, before it replaces the loop. */
+struct BlockizeResult {
+  Stmt realize;      // the outer BlockRealize
+  Block outer;       // its block
+  BlockReuse reuse;  // the blocks under the loop, old -> new
+};
+BlockizeResult BlockizeImpl(ScheduleState& state, const StmtSRef& loop, bool preserve_unit_iters);
 /*! \brief Wrap the subtree of `loop` in a new outer block; returns it. */
 StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop, bool preserve_unit_iters);
 /*! \brief Wrap consecutive sibling blocks in a new block without iterators; returns it. */
 StmtSRef BlockizeBlocks(ScheduleState& state, const std::vector<StmtSRef>& blocks,
                         bool preserve_unit_iters);
+
+// ---- rolling_buffer.cc ----
+/*! \brief Make the written buffer `write_buffer_index` a circular buffer along its rolling axis. */
+void RollingBuffer(ScheduleState& state, const StmtSRef& block, int write_buffer_index);
+
+// ---- tensorize.cc ----
+/*! \brief Replace the body of a block (or of the block blockize makes of a loop) by the
+ *  implementation of `intrin`, whose description the block must match. */
+void Tensorize(ScheduleState& state, const StmtSRef& block_or_loop, const TensorIntrin& intrin,
+               bool preserve_unit_iters);
 
 }  // namespace schedule
 }  // namespace tessera

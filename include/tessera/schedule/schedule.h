@@ -148,6 +148,16 @@ class Schedule {
   // ---- blockize ----
   BlockRV Blockize(const LoopRV& loop, bool preserve_unit_iters);
   BlockRV BlockizeBlocks(const std::vector<BlockRV>& blocks, bool preserve_unit_iters);
+  /*! \brief Partition a loop into consecutive loops of the factors' extents. */
+  std::vector<LoopRV> LoopPartition(const LoopRV& loop, const std::vector<TraceValue>& factors,
+                                    bool preserve_unit_iters);
+  /*! \brief Make a written buffer a circular buffer along its rolling axis. */
+  void RollingBuffer(const BlockRV& block, int write_buffer_index);
+  /*! \brief cache_read then cache_write of a buffer the block reads and writes, next to it. */
+  std::vector<BlockRV> CacheInplace(const BlockRV& block, int read_buffer_index,
+                                    const std::string& storage_scope);
+  /*! \brief Tensorize a block or loop with the registered tensor intrinsic `intrin`. */
+  void Tensorize(const RV& block_or_loop, const std::string& intrin, bool preserve_unit_iters);
 
  private:
   /*! \brief Run one primitive: roll back and render the error if it fails. */
@@ -162,6 +172,10 @@ class Schedule {
   /*! \brief A trial of a primitive: whether it succeeds; the schedule is left unchanged. */
   bool Try(const std::function<void()>& body);
   ExprRV NewExprRV(Expr value);
+  /*! \brief Loop factors (ints, expressions, ExprRVs; None or -1 for an inferred one) as
+   *  expressions of type `t` (null for inferred). */
+  std::vector<Expr> FactorExprs(const std::vector<TraceValue>& factors, DataType t,
+                                const char* primitive) const;
 
   ScheduleState state_;
   Trace trace_;

@@ -70,6 +70,13 @@ class CodeGenCUDA : public CodeGenC {
   bool VectorAccessAligned(const BufferNode* buffer, const Expr& index, int lanes);
 
   bool uses_fp16_ = false, uses_bf16_ = false;
+
+  // ---- Tensor-core fragments (codegen_cuda_wmma.cc) ----
+  /*! \brief A "wmma.*" allocation as an array of nvcuda::wmma fragments; false for others. */
+  bool PrintFragmentAllocation(const AllocateNode* op);
+  /*! \brief TVM's fragment builtins and tvm_access_ptr as CUDA; false for other ops. */
+  bool PrintFragmentCall(const CallNode* op, const std::string& name, std::string* out);
+  bool uses_wmma_ = false;
   bool uses_fp16_words_ = false, uses_bf16_words_ = false;
 
   // ---- Dynamic shared memory (codegen_cuda_shared.cc) ----

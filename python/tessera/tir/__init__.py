@@ -61,7 +61,7 @@ def __getattr__(name):
 
         return getattr(importlib.import_module(".ops", __name__), name)
     if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule",
-                "ScheduleState", "StmtSRef", "Instruction", "InstructionKind"):
+                "ScheduleState", "StmtSRef", "Instruction", "InstructionKind", "TensorIntrin"):
         import importlib
 
         schedule = importlib.import_module(".schedule", __name__)

@@ -32,8 +32,9 @@ bool SplitTerms(const Expr& e, const std::unordered_set<const VarNode*>& inner, 
 
 }  // namespace
 
-StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve_unit_iters) {
-  const ForNode* loop = LoopOf(loop_sref);
+BlockizeResult BlockizeImpl(ScheduleState& state, const StmtSRef& loop_sref,
+                            bool preserve_unit_iters) {
+  LoopOf(loop_sref);
   std::vector<StmtSRef> children = GetChildBlocks(state, loop_sref.get());
   if (children.size() != 1) {
     Fail("blockize expects exactly one block under the loop",
@@ -208,8 +209,14 @@ StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve
   Stmt outer_realize = BlockRealizeNode::Make(outer_values, Bool(true), outer);
   BlockReuse reuse = editor.reuse;
   reuse[block] = inner;
-  state.Replace(loop_sref.get(), loop, outer_realize, reuse);
-  return state.GetSRef(outer.get());
+  return {outer_realize, outer, reuse};
+}
+
+StmtSRef Blockize(ScheduleState& state, const StmtSRef& loop_sref, bool preserve_unit_iters) {
+  const ForNode* loop = LoopOf(loop_sref);
+  BlockizeResult result = BlockizeImpl(state, loop_sref, preserve_unit_iters);
+  state.Replace(loop_sref.get(), loop, result.realize, result.reuse);
+  return state.GetSRef(result.outer.get());
 }
 
 StmtSRef BlockizeBlocks(ScheduleState& state, const std::vector<StmtSRef>& block_srefs,

@@ -242,5 +242,48 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block_sref, int index,
   return Finish(state, block_sref, buffer, &editor, cache, cache_block);
 }
 
+std::vector<StmtSRef> CacheInplace(ScheduleState& state, const StmtSRef& block_sref, int index,
+                                   const std::string& storage_scope) {
+  const BlockNode* block = BlockOf(block_sref);
+  CheckIndexAndScope(block_sref, index, block->reads.size(), "read", storage_scope);
+  StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
+  if (!scope_root) Fail("The root block has no scope to cache in", "", {block_sref->stmt});
+  Buffer buffer = block->reads[index]->buffer;
+  BufferRegion read_region, write_region;
+  for (const BufferRegion& r : block->reads) {
+    if (r->buffer == buffer && !read_region) read_region = r;
+  }
+  for (const BufferRegion& w : block->writes) {
+    if (w->buffer == buffer && !write_region) write_region = w;
+  }
+  if (!read_region || !write_region) {
+    Fail("The target block does not both read & write target buffer.",
+         "The target block {0} does not both read & write target buffer " + buffer->name + ".",
+         {block_sref->stmt});
+  }
+  Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);
+  // Both copies go next to the block, in its parent: the copy in before it, the copy out after.
+  const StmtSRefNode* parent = block_sref->parent;
+  int64_t position = ChildIndex(parent, block_sref.get());
+  DomMap none;
+  BufferRegion in_region = RelaxRegion(RegionInLoops(state, block_sref.get(), read_region), none);
+  BufferRegion out_region = RelaxRegion(RegionInLoops(state, block_sref.get(), write_region), none);
+  auto [in_nest, in_block] = MakeCacheStage(in_region, buffer, cache, cache->name, parent);
+  auto [out_nest, out_block] = MakeCacheStage(out_region, cache, buffer, cache->name, parent);
+  StmtEditor editor;
+  BlockRealize realize = GetBlockRealize(state, block_sref.get());
+  BlockReuse reuse;
+  // Opaque uses of the data pointer (an extern call's argument) move to the cache too.
+  Stmt replaced = ReplaceBuffers(realize, {{buffer.get(), cache}}, &reuse);
+  Stmt substituted = Substitute(replaced, VarMap{{buffer->data.get(), cache->data}});
+  if (substituted != replaced) reuse[block] = AsPtr<BlockRealizeNode>(substituted)->block;
+  editor.replace[realize.get()] = substituted;
+  for (const auto& [old_block, new_block] : reuse) editor.reuse[old_block] = new_block;
+  editor.insert[parent->stmt.get()].emplace_back(position, in_nest);
+  editor.insert[parent->stmt.get()].emplace_back(position + 1, out_nest);
+  EditAndAllocate(state, AllocationSite(state, block_sref.get(), buffer.get()), &editor, cache);
+  return {state.GetSRef(in_block.get()), state.GetSRef(out_block.get())};
+}
+
 }  // namespace schedule
 }  // namespace tessera

@@ -119,19 +119,23 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
   if (!scope_root) Fail("Cannot move the root block", "", {block_sref->stmt});
   if (GetScopeRoot(state, loop_sref.get()) != scope_root) {
-    Fail("The block and the loop are not in the same scope",
-         "The block {0} and the loop {1} are not in the same scope",
+    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
+         "ancestor of block",
+         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
+         "be the ancestor of block (they are not in the same scope)",
          {block_sref->stmt, loop_sref->stmt});
   }
   if (IsAncestor(loop_sref.get(), block_sref.get())) {
-    Fail("The loop is an ancestor of the block",
-         "The loop {1} is an ancestor of the block {0}; the primitive moves a block under a loop "
-         "of another loop nest",
+    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
+         "ancestor of block",
+         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
+         "be the ancestor of block (the loop is an ancestor of the block; the primitive moves a "
+         "block under a loop of another loop nest)",
          {block_sref->stmt, loop_sref->stmt});
   }
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
-  CheckStagePipeline(state, scope_root, scope);
   if (state.enable_check()) CheckCompleteOrReduction(state, block_sref, scope_root, scope);
+  CheckStagePipeline(state, scope_root, scope);
   if (!reverse) CheckNotOutputBlock(state, block_sref);
 
   // Producers must stay before the block and consumers after it.
@@ -139,17 +143,28 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   std::vector<StmtSRef> consumers = scope.Consumers(block_sref.get());
   const std::vector<StmtSRef>& related = reverse ? producers : consumers;
   std::vector<StmtSRef> related_under;
+  std::vector<ObjectRef> outside;
   for (const StmtSRef& b : related) {
-    if (!IsAncestor(loop_sref.get(), b.get())) {
-      Fail(reverse ? "A producer of the block is not under the loop"
-                   : "A consumer of the block is not under the loop",
-           std::string("The ") + (reverse ? "producer" : "consumer") +
-               " {1} of {0} is not under the "
-               "loop {2}, so the loop cannot hold the region it " +
-               (reverse ? "produces" : "needs"),
-           {block_sref->stmt, b->stmt, loop_sref->stmt});
+    if (IsAncestor(loop_sref.get(), b.get())) {
+      related_under.push_back(b);
+    } else {
+      outside.push_back(b->stmt);
     }
-    related_under.push_back(b);
+  }
+  if (!outside.empty()) {
+    // As TVM's text: "The primitive requires all the consumer(s) of the given block ...".
+    std::string relation = reverse ? "producer(s)" : "consumer(s)";
+    std::string detail = "The primitive requires all the " + relation +
+                         " of the given block {0} to be present under the target loop {1}. "
+                         "However, there are " +
+                         std::to_string(outside.size()) + " " + relation +
+                         " not satisfying the constraint. List of the " + relation + ":";
+    std::vector<ObjectRef> locs = {block_sref->stmt, loop_sref->stmt};
+    for (size_t i = 0; i < outside.size(); ++i) {
+      detail += (i ? ", {" : " {") + std::to_string(i + 2) + "}";
+      locs.push_back(outside[i]);
+    }
+    Fail("Not all required blocks are under the loop scope", detail, locs);
   }
   if (related_under.empty()) {
     Fail(reverse ? "The block has no producer under the loop"
@@ -192,10 +207,14 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
       RequiredIterRanges(block_sref, reverse ? block->reads : block->writes, required);
 
   arith::Analyzer ana;
+  // As TVM's analyzer, a loop of extent 1 above the block is its start in the new bindings.
+  VarMap unit_loops;
   for (const auto& [var, range] : LoopDomainsBetween(scope_root.get(), loop_sref.get())) {
     ana.Bind(GetRef(var), range);
+    if (IsConstInt(range->extent, 1)) unit_loops[var] = range->min;
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  if (IsConstInt(loop->extent, 1)) unit_loops[loop->loop_var.get()] = loop->min;
   // A required range that may leave the iterator's domain (around a split that does not
   // divide) keeps its constant extent, and the block a predicate; a symbolic one is clipped.
   std::vector<For> loops;
@@ -208,7 +227,8 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
     Expr dom_hi = Simplify(AddE(iv->dom->min, iv->dom->extent));
     bool guard_low = false, guard_high = false;
     if (it != ranges.end()) {
-      r = RangeNode::Make(CastTo(t, it->second->min), CastTo(t, it->second->extent));
+      r = RangeNode::Make(CastTo(t, Simplify(Substitute(it->second->min, unit_loops))),
+                          CastTo(t, Simplify(Substitute(it->second->extent, unit_loops))));
       guard_low = !ana.CanProve(GENode::Make(r->min, iv->dom->min));
       guard_high = !ana.CanProve(LENode::Make(Simplify(AddE(r->min, r->extent)), dom_hi));
       if (!AsConstInt(r->extent) && (guard_low || guard_high)) {

@@ -263,9 +263,10 @@ def not_pipeline(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
 
 
 def test_compute_at_needs_a_stage_pipeline(schedule_error):
+    # As TVM, the block's completeness is checked first: a second writer of B makes it fail.
     schedule_error(not_pipeline,
                    lambda sch: sch.compute_at(sch.get_block("B1"), sch.get_loops(sch.get_block("C"))[0]),
-                   "compute_at", "The scope root is not a stage pipeline")
+                   "compute_at", "is not a complete block because it is not the only writer")
 
 
 def test_compute_at_without_checks():
@@ -298,7 +299,8 @@ def test_compute_at_loop_without_consumers(schedule_error):
 
     schedule_error(unrelated,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("D"))[0]),
-                   "compute_at", "The consumer tir.Block#1 of tir.Block#0 is not under the loop")
+                   "compute_at", "The primitive requires all the consumer(s) of the given block tir.Block#0",
+                   "List of the consumer(s): tir.Block#2")
     schedule_error(unrelated,
                    lambda sch: sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("B"))[0]),
                    "reverse_compute_at", "The block tir.Block#0 has no producer under the loop tir.For#1")
@@ -331,7 +333,8 @@ def test_compute_at_consumer_outside_the_loop(schedule_error):
 
     schedule_error(two_uses,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "compute_at", "The consumer tir.Block#1 of tir.Block#0 is not under the loop")
+                   "compute_at", "The primitive requires all the consumer(s) of the given block tir.Block#0",
+                   "List of the consumer(s): tir.Block#2")
 
 
 def test_compute_at_block_neither_complete_nor_reduction(schedule_error):
@@ -349,8 +352,8 @@ def test_compute_at_block_neither_complete_nor_reduction(schedule_error):
 
     schedule_error(no_init,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "compute_at", "Not a complete or reduction block: tir.Block#0 is not complete because "
-                   "it has a non-spatial block iterator, and not a reduction block because it has no "
+                   "compute_at", "Not a complete or reduction block: tir.Block#0 is not a complete block because "
+                   "it has a non-spatial block iterator, and not a reduction block either because it has no "
                    "init statement")
 
 

@@ -72,7 +72,7 @@ def test_get_block_in_a_named_function():
 
     sch = tir.Schedule(Module)
     assert sch.func_working_on is None
-    with pytest.raises(tir.ScheduleError, match="func_name is not given"):
+    with pytest.raises(ValueError, match="does not know which function to be working on"):
         sch.get_block("X")
     x = sch.get_block("X", func_name="g")
     sch.split(sch.get_loops(x)[0], [2, 2])
@@ -108,3 +108,13 @@ def test_get_block_with_several_blocks_of_the_name(schedule_error):
                              'Expected exactly one block named "X", but found 2: tir.Block#0, tir.Block#1')
     underlines = [line for line in message.splitlines() if line.strip() and set(line.strip()) == {"^"}]
     assert len(underlines) == 2
+
+
+def test_removed_handle_is_an_index_error():
+    sch = tir.Schedule(three_stages)
+    block = sch.get_block("B")
+    sch.remove_rv(block)
+    with pytest.raises(IndexError, match="does not belong to this schedule"):
+        sch.get(block)
+    with pytest.raises(ValueError):
+        sch.get(block)

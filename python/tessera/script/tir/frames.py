@@ -109,6 +109,10 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
     inside a block, ``T.match_buffer(A[i, 0:16], (16,))`` declares a view of a region."""
     parser = _state.require("T.match_buffer")
     name = parser.take_name("buffer")
+    if elem_offset is None and offset_factor not in (None, 0):
+        # As TVM: a buffer with an offset factor has a symbolic element offset, bound where the
+        # buffer is matched (tensor intrinsics pass it to their calls: A.elem_offset).
+        elem_offset = _core.Var(f"{name}_elem_offset", "int32")
     if isinstance(param, _core.Var):
         if not parser.is_param(param):
             raise TesseraValueError(

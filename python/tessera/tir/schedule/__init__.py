@@ -9,7 +9,8 @@ from ...error import ScheduleError
 from .schedule import BlockRV, ExprRV, IndexMap, LoopRV, Schedule
 from .instruction import Instruction, InstructionKind
 from .state import CachedFlags, ScheduleState, StmtSRef
+from .tensor_intrin import TensorIntrin
 from .trace import Trace
 
 __all__ = ["BlockRV", "CachedFlags", "ExprRV", "IndexMap", "Instruction", "InstructionKind",
-           "LoopRV", "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "Trace"]
+           "LoopRV", "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "TensorIntrin", "Trace"]

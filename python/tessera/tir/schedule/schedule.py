@@ -98,7 +98,12 @@ class Schedule:
         instruction drew."""
         if isinstance(rv, _core.StmtSRef):
             return rv.stmt
-        result = self._sch.get(rv)
+        try:
+            result = self._sch.get(rv)
+        except TesseraValueError as err:
+            # As TVM's, a handle the schedule does not know (removed, or of another schedule) is
+            # an IndexError; it stays a ValueError too.
+            raise _UnknownHandleError(str(err)) from None
         if isinstance(result, _core.IntImm):
             return result.value
         return result
@@ -261,6 +266,18 @@ class Schedule:
             raise TesseraTypeError("split: factors must be a list")
         return self._sch.split(loop, list(factors), preserve_unit_iters, disable_predication)
 
+    def loop_partition(self, loop, factors, preserve_unit_iters=True):
+        """Partition ``loop`` into consecutive loops over parts of its range of the sizes in
+        ``factors`` (one may be ``None``: the rest; without one the rest is one more part).
+        Each part runs in a block ``<block>_<loop><i>_partition`` under a block
+        ``<block>_<loop>_common``; returns the loops of the parts.
+
+        >>> i0, i1, i2 = sch.loop_partition(i, factors=[2, 64])
+        """
+        if not isinstance(factors, (list, tuple)):
+            raise TesseraTypeError("loop_partition: factors must be a list")
+        return self._sch.loop_partition(loop, list(factors), bool(preserve_unit_iters))
+
     def fuse(self, *loops, preserve_unit_iters=True):
         """Fuse a chain of nested loops (outermost first) into one."""
         return self._sch.fuse(_flatten(loops), preserve_unit_iters)
@@ -310,6 +327,17 @@ class Schedule:
         index = self._buffer_index(block, write_buffer_index, "write")
         return self._sch.cache_write(block, index, storage_scope, consumers)
 
+    def cache_inplace(self, block, read_buffer_index, storage_scope):
+        """Route a buffer the block both reads and writes through a cache in ``storage_scope``:
+        a copy in right before the block and a copy out right after it. Returns the two copy
+        blocks.
+
+        >>> copy_in, copy_out = sch.cache_inplace("ext_call", 0, "local")
+        """
+        block = self._normalize_block_arg(block)
+        index = self._buffer_index(block, read_buffer_index, "read")
+        return list(self._sch.cache_inplace(block, _int_value(index, "read_buffer_index"), storage_scope))
+
     # ---- compute location ----
 
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
@@ -345,6 +373,18 @@ class Schedule:
         block = self._normalize_block_arg(block)
         index = self._buffer_index(block, buffer_index, "write")
         self._sch.storage_align(block, index, axis, factor, offset)
+
+    def rolling_buffer(self, block, write_buffer_index):
+        """Make a buffer the block writes in overlapping windows of a tiled loop a circular
+        buffer of the window's size along its rolling axis (indices modulo the window); the
+        block then skips the overlap computed in the previous tile (a predicate).
+
+        >>> sch.compute_at(sch.get_block("B"), io)
+        >>> sch.rolling_buffer(sch.get_block("B"), 0)
+        """
+        block = self._normalize_block_arg(block)
+        index = self._buffer_index(block, write_buffer_index, "write")
+        self._sch.rolling_buffer(block, _int_value(index, "write_buffer_index"))
 
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of a buffer the block writes."""
@@ -395,6 +435,23 @@ class Schedule:
         if isinstance(target, (list, tuple)):
             return self._sch.blockize_blocks([self._normalize_block_arg(b) for b in target], preserve_unit_iters)
         return self._sch.blockize(target, preserve_unit_iters)
+
+    def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):
+        """Replace the computation of a block, or of the subtree of a loop (blockized first), by
+        the implementation of the registered tensor intrinsic ``tensor_intrin``; the block must
+        compute what the intrinsic's description does (a ScheduleError otherwise).
+
+        >>> i0, i1 = sch.split(sch.get_loops(b)[-1], factors=[None, 8])
+        >>> sch.tensorize(i1, "fma_8_f32_avx2")
+        """
+        from .tensor_intrin import TensorIntrin
+
+        if isinstance(tensor_intrin, TensorIntrin):
+            raise TesseraTypeError("tensorize takes the name of a registered TensorIntrin, not the object")
+        if not isinstance(tensor_intrin, str):
+            raise TesseraTypeError(f"tensor_intrin must be a str, got {type(tensor_intrin).__name__}")
+        self._sch.tensorize(self._normalize_block_arg(block_or_loop), tensor_intrin,
+                            bool(preserve_unit_iters))
 
     # ---- primitives of TVM v0.23's surface ----
 
@@ -578,6 +635,10 @@ class Schedule:
         """
         block = self._block_rv(block)
         self._sch.reorder_block_iter_var(block, [_int_value(i, "new_order") for i in new_order])
+
+
+class _UnknownHandleError(TesseraValueError, IndexError):
+    """A handle the schedule does not know: both a ValueError and, as TVM's, an IndexError."""
 
 
 def _seed_value(seed):

@@ -1,0 +1,35 @@
+// Tensor intrinsics: a description of a computation (a PrimFunc) and its implementation (a
+// PrimFunc with the same buffer parameters), registered by name for tir.Schedule.tensorize.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/function.h"
+
+namespace tessera {
+namespace schedule {
+
+/*!
+ * \brief A tensor intrinsic. `desc` describes the computation as a block whose body the
+ *  tensorized block must match; `impl` replaces that body. Both take only handle parameters,
+ *  as many, each bound to a buffer.
+ */
+struct TensorIntrinNode {
+  PrimFunc desc;
+  PrimFunc impl;
+  /*! \brief Checks the parameters (ValueError on a mismatch, as TVM's). */
+  static std::shared_ptr<TensorIntrinNode> Make(PrimFunc desc, PrimFunc impl);
+};
+using TensorIntrin = std::shared_ptr<TensorIntrinNode>;
+
+/*! \brief Register `intrin` as `name`; a second registration fails unless `override`. */
+void RegisterTensorIntrin(const std::string& name, TensorIntrin intrin, bool override);
+/*! \brief The intrinsic named `name`; null when missing and `allow_missing`, else ValueError. */
+TensorIntrin GetTensorIntrin(const std::string& name, bool allow_missing = false);
+/*! \brief The registered names, sorted. */
+std::vector<std::string> ListTensorIntrins();
+
+}  // namespace schedule
+}  // namespace tessera

@@ -1,0 +1,116 @@
+// CUDA code generation of tensor-core fragments: buffers in the "wmma.matrix_a",
+// "wmma.matrix_b" and "wmma.accumulator" scopes are arrays of nvcuda::wmma fragments, and TVM's
+// fragment builtins (tvm_fill_fragment, tvm_load_matrix_sync, tvm_mma_sync,
+// tvm_store_matrix_sync) are nvcuda::wmma calls on them.
+#include "tessera/support/error.h"
+#include "tessera/target/codegen_cuda.h"
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+struct FragmentShape {
+  int64_t m = 0, n = 0, k = 0;
+  std::string layout;
+};
+
+/*! \brief The shape and layout the fragment calls on `buffer` give it. */
+FragmentShape FindFragmentShape(const Stmt& body, const VarNode* buffer) {
+  FragmentShape shape;
+  PostOrderVisit(body, [&](const ObjectRef& node) {
+    auto* call = AsPtr<CallNode>(node);
+    if (!call || call->args.empty() || call->args[0].get() != buffer) return;
+    bool load = call->is_op("tir.tvm_load_matrix_sync");
+    if (!load && !call->is_op("tir.tvm_fill_fragment") && !call->is_op("tir.tvm_store_matrix_sync"))
+      return;
+    if (call->args.size() < 4) return;
+    auto m = AsConstInt(call->args[1]), n = AsConstInt(call->args[2]),
+         k = AsConstInt(call->args[3]);
+    if (m && n && k) shape.m = *m, shape.n = *n, shape.k = *k;
+    if (load && call->args.size() >= 8) {
+      if (auto* s = AsPtr<StringImmNode>(call->args[7])) shape.layout = s->value;
+    }
+  });
+  return shape;
+}
+
+}  // namespace
+
+bool CodeGenCUDA::PrintFragmentAllocation(const AllocateNode* op) {
+  const std::string& scope = op->buffer_var->pointer->scope;
+  if (scope.rfind("wmma.", 0) != 0) return false;
+  std::string use = scope.substr(5);
+  if (use != "matrix_a" && use != "matrix_b" && use != "accumulator") {
+    Unsupported("the storage scope " + scope, op->span);
+  }
+  FragmentShape shape = FindFragmentShape(op->body, op->buffer_var.get());
+  if (shape.m == 0) {
+    Unsupported("the fragment " + op->buffer_var->name +
+                    " without a tvm_load_matrix_sync, tvm_fill_fragment or tvm_store_matrix_sync "
+                    "giving its shape",
+                op->span);
+  }
+  int64_t count = 1;
+  for (const Expr& e : op->extents) {
+    auto c = AsConstInt(e);
+    if (!c) Unsupported("a fragment of a size known only at run time", op->span);
+    count *= *c;
+  }
+  int64_t tile = use == "matrix_a"   ? shape.m * shape.k
+                 : use == "matrix_b" ? shape.k * shape.n
+                                     : shape.m * shape.n;
+  if (count % tile != 0) {
+    Unsupported("the fragment buffer " + op->buffer_var->name + " of " + std::to_string(count) +
+                    " elements, not a whole number of " + std::to_string(tile) + "-element tiles",
+                op->span);
+  }
+  uses_wmma_ = true;
+  std::string type = "nvcuda::wmma::fragment<nvcuda::wmma::" + use + ", " +
+                     std::to_string(shape.m) + ", " + std::to_string(shape.n) + ", " +
+                     std::to_string(shape.k) + ", " + TypeName(op->dtype, op->span);
+  if (use != "accumulator") {
+    type += ", nvcuda::wmma::" + (shape.layout.empty() ? std::string("row_major") : shape.layout);
+  }
+  type += ">";
+  PrintIndent();
+  stream_ << type << " " << AllocVarName(op->buffer_var.get()) << "[" << count / tile << "];\n";
+  PrintStmt(op->body);
+  return true;
+}
+
+bool CodeGenCUDA::PrintFragmentCall(const CallNode* op, const std::string& name, std::string* out) {
+  auto arg = [&](size_t i) { return PrintExpr(op->args.at(i)); };
+  auto need = [&](size_t n) {
+    if (op->args.size() != n) Unsupported(name + " with " + std::to_string(op->args.size()) + " arguments", op->span);
+  };
+  if (name == "tir.tvm_fill_fragment") {
+    need(6);
+    *out = "nvcuda::wmma::fill_fragment(" + arg(0) + "[" + arg(4) + "], " + arg(5) + ")";
+  } else if (name == "tir.tvm_load_matrix_sync") {
+    need(8);
+    *out = "nvcuda::wmma::load_matrix_sync(" + arg(0) + "[" + arg(4) + "], " + arg(5) + ", " +
+           arg(6) + ")";
+  } else if (name == "tir.tvm_store_matrix_sync") {
+    need(8);
+    auto* layout = AsPtr<StringImmNode>(op->args[7]);
+    std::string mem = layout && layout->value == "col_major" ? "nvcuda::wmma::mem_col_major"
+                                                             : "nvcuda::wmma::mem_row_major";
+    *out = "nvcuda::wmma::store_matrix_sync(" + arg(5) + ", " + arg(0) + "[" + arg(4) + "], " +
+           arg(6) + ", " + mem + ")";
+  } else if (name == "tir.tvm_mma_sync") {
+    need(8);
+    *out = "nvcuda::wmma::mma_sync(" + arg(0) + "[" + arg(1) + "], " + arg(2) + "[" + arg(3) +
+           "], " + arg(4) + "[" + arg(5) + "], " + arg(6) + "[" + arg(7) + "])";
+  } else if (name == "tir.tvm_access_ptr") {
+    // tvm_access_ptr(type, data, offset, extent, rw_mask): the address of data[offset].
+    need(5);
+    *out = "(" + arg(1) + " + " + arg(2) + ")";
+  } else {
+    return false;
+  }
+  uses_wmma_ = uses_wmma_ || name != "tir.tvm_access_ptr";
+  return true;
+}
+
+}  // namespace codegen
+}  // namespace tessera
