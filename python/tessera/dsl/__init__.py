@@ -6,7 +6,7 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency; without it 
     pass
 
 from ..error import TesseraValueError
-from . import analysis, script, testing, utils
+from . import analysis, schedule, script, testing, utils
 from .aiff import Aiff
 from .build_manager import BuildManager
 from .compass_info import CompassInfo
@@ -22,4 +22,4 @@ def get_rpc_session(*args, **kwargs):
 
 
 __all__ = ["Aiff", "BuildManager", "CompassInfo", "Executor", "analysis", "get_range",
-           "get_rpc_session", "hw_native_vdtype", "script", "testing", "utils"]
+           "get_rpc_session", "hw_native_vdtype", "schedule", "script", "testing", "utils"]
