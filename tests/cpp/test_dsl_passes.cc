@@ -64,10 +64,10 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
   });
   EXPECT_EQ(
       Aligned(mod),
-      "  __vstore(__vadd(__vload((__global int8*)a, ALL_TRUE_w), __vbcast(1), ALL_TRUE_w), "
+      "  __vstore((__vload((__global int8*)a, ALL_TRUE_w) + __vbcast(1)), "
       "(__global int8*)out, ALL_TRUE_w);\n"
-      "  __vstore(__vadd(__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)), __vbcast(1), "
-      "ALL_TRUE_w), (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)) + __vbcast(1)), "
+      "(__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
 }
 
 TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
@@ -282,7 +282,7 @@ TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
   EXPECT_NE(code.find("__vstore(__vlsl(" + la + ", __vbcast(3), ALL_TRUE_w), (__global int8*)out"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("__vstore(__vmul(" + la + ", __vbcast(6), ALL_TRUE_w)"), std::string::npos)
+  EXPECT_NE(code.find("__vstore((" + la + " * __vbcast(6))"), std::string::npos)
       << code;
   EXPECT_NE(code.find("f[0] = (f[1] * 4.0f);"), std::string::npos) << code;
   EXPECT_NE(code.find("f[2] = (f[3] / 10.0f);"), std::string::npos) << code;
