@@ -416,7 +416,9 @@ def _reduce_ext(better):
         if best >= 0:
             out[0] = x[best]
         if with_index:
-            out[1] = max(best, 0)
+            # Float vectors hold the index's integer bits, as Compass (5 -> the float of bits 5).
+            index = np.array([max(best, 0)], dtype=f"uint{x.dtype.itemsize * 8}")
+            out[1:2] = index.view(x.dtype)
         return out
     return impl
 
