@@ -289,5 +289,34 @@ TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
   EXPECT_NE(code.find("f[4] = (f[5] / "), std::string::npos) << code;
 }
 
+// dsl.SerializeTecBinding: TensorIR's loops bound to threadIdx.x become serial loops for the host
+// build; other loops stay; a bound loop that synchronises threads is refused.
+TEST(SerializeTecBinding, TecLoopsBecomeSerial) {
+  Var t = VarNode::Make("t", DataType::Int(32));
+  Var j = VarNode::Make("j", DataType::Int(32));
+  IterVar tec = IterVarNode::Make(nullptr, VarNode::Make("threadIdx.x", DataType::Int(32)),
+                                  IterVarType::kThreadIndex, "threadIdx.x");
+  auto build = [&](bool sync) {
+    return Kernel({Ptr("a")}, [&](const std::vector<Buffer>& b) {
+      Stmt store = BufferStoreNode::Make(b[0], t, {AddNode::Make(t, j)});
+      Stmt inner = ForNode::Make(j, I32(0), I32(2), ForKind::kUnrolled, store);
+      if (sync) {
+        Expr sync_call = Call("int32", "tir.tvm_storage_sync", {StringImmNode::Make("shared")});
+        inner = SeqStmtNode::Make({inner, EvaluateNode::Make(sync_call)});
+      }
+      return ForNode::Make(t, I32(0), I32(4), ForKind::kThreadBinding, inner, tec);
+    });
+  };
+  IRModule out = transform::SerializeTecBinding()->fn(build(false), transform::PassContext());
+  const auto* outer = AsPtr<ForNode>(AsPtr<DeclBufferNode>(out->Lookup("k")->body)->body);
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->for_kind, ForKind::kSerial);
+  EXPECT_FALSE(outer->thread_binding);
+  const auto* inner = AsPtr<ForNode>(outer->body);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->for_kind, ForKind::kUnrolled);
+  EXPECT_THROW(transform::SerializeTecBinding()->fn(build(true), transform::PassContext()), Error);
+}
+
 }  // namespace
 }  // namespace tessera
