@@ -29,12 +29,13 @@ from . import script as _script
 from .function import PrimFuncObject
 from .types import canonical
 
-_TENSOR_IR_NAMES = ("match_buffer", "block", "axis")
+# S.match_buffer alone is also DSL (a buffer view of a pointer); blocks make a kernel TensorIR.
+_TENSOR_IR_NAMES = ("block", "axis")
 
 
 def uses_tensor_ir(py_func):
-    """Whether the @S.prim_func ``py_func`` is written in TensorIR style (it calls
-    ``<S>.match_buffer``, ``<S>.block`` or uses ``<S>.axis``); cached on the object."""
+    """Whether the @S.prim_func ``py_func`` is written in TensorIR style (it has
+    ``with <S>.block(...)`` or uses ``<S>.axis``); cached on the object."""
     if isinstance(py_func, PrimFuncObject):
         cached = getattr(py_func, "_uses_tensor_ir", None)
         if cached is None:

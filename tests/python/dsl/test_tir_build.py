@@ -169,3 +169,16 @@ def test_clear_traceback_keeps_the_error():
     with pytest.raises(ValueError, match="bad 3"):
         failing(3)
     assert failing.__name__ == "failing"
+
+
+def test_only_kernels_with_blocks_are_tensor_ir():
+    @S.prim_func
+    def view(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        buf = S.match_buffer(a, shape=(8,))
+        out[0] = buf[3]
+
+    assert schedule.uses_tensor_ir(scaled_add) and not schedule.uses_tensor_ir(view)
+    a = np.arange(8, dtype="int32")
+    out = np.zeros(1, "int32")
+    BuildManager().build(view)(a, out)
+    assert out[0] == 3
