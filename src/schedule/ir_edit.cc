@@ -219,9 +219,10 @@ Buffer WithNameAndScope(const Buffer& b, const std::string& name, const std::str
 }
 
 bool IsValidScope(const std::string& scope) {
-  static const char* const kScopes[] = {"global",        "shared",        "shared.dyn",
-                                        "local",         "warp",          "wmma.matrix_a",
-                                        "wmma.matrix_b", "wmma.accumulator"};
+  // "lsram" and "gsram": the local and the shared SRAM of Compass's NPUs (DSL targets).
+  static const char* const kScopes[] = {
+      "global",        "shared",        "shared.dyn",       "local", "warp",
+      "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator", "lsram", "gsram"};
   for (const char* s : kScopes) {
     if (scope == s) return true;
   }

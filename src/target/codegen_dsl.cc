@@ -443,6 +443,14 @@ std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) {
   if (name == nullptr || (t.is_bool() && op->kind != NodeKind::kAnd && op->kind != NodeKind::kOr)) {
     Unsupported(std::string("vector ") + NodeKindName(op->kind) + " on " + t.ToString(), op->span);
   }
+  // Unmasked +, - and * of integer and float vectors print as C operators, as Compass prints
+  // them (the vector types wrap like the header's __vadd/__vsub/__vmul under -fwrapv).
+  if ((op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub || op->kind == NodeKind::kMul) &&
+      !t.is_bool() && !t.is_bfloat16()) {
+    const char* sym = op->kind == NodeKind::kAdd ? " + " : op->kind == NodeKind::kSub ? " - " : " * ";
+    TypeName(t, op->span);  // rejects non-native widths
+    return "(" + PrintExpr(op->a) + sym + PrintExpr(op->b) + ")";
+  }
   return std::string(name) + "(" + PrintExpr(op->a) + ", " + PrintExpr(op->b) + ", " +
          AllTrue(t.lanes(), op->span) + ")";
 }

@@ -95,7 +95,7 @@ TEST(CodeGenDSL, VectorLoadAddStore) {
             "\n"
             "__kernel void func(__global int* a, __global int* b) {\n"
             "  int8 va = __vload((__global int8*)a, ALL_TRUE_w);\n"
-            "  int8 vb = __vadd(va, __vbcast(1), ALL_TRUE_w);\n"
+            "  int8 vb = (va + __vbcast(1));\n"
             "  __vstore(vb, (__global int8*)b, ALL_TRUE_w);\n"
             "  barrier(CLK_LOCAL_MEM_FENCE);\n"
             "}\n");

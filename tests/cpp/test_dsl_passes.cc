@@ -64,10 +64,10 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
   });
   EXPECT_EQ(
       Aligned(mod),
-      "  __vstore(__vadd(__vload((__global int8*)a, ALL_TRUE_w), __vbcast(1), ALL_TRUE_w), "
+      "  __vstore((__vload((__global int8*)a, ALL_TRUE_w) + __vbcast(1)), "
       "(__global int8*)out, ALL_TRUE_w);\n"
-      "  __vstore(__vadd(__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)), __vbcast(1), "
-      "ALL_TRUE_w), (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)) + __vbcast(1)), "
+      "(__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
 }
 
 TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
@@ -282,11 +282,40 @@ TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
   EXPECT_NE(code.find("__vstore(__vlsl(" + la + ", __vbcast(3), ALL_TRUE_w), (__global int8*)out"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("__vstore(__vmul(" + la + ", __vbcast(6), ALL_TRUE_w)"), std::string::npos)
+  EXPECT_NE(code.find("__vstore((" + la + " * __vbcast(6))"), std::string::npos)
       << code;
   EXPECT_NE(code.find("f[0] = (f[1] * 4.0f);"), std::string::npos) << code;
   EXPECT_NE(code.find("f[2] = (f[3] / 10.0f);"), std::string::npos) << code;
   EXPECT_NE(code.find("f[4] = (f[5] / "), std::string::npos) << code;
+}
+
+// dsl.SerializeTecBinding: TensorIR's loops bound to threadIdx.x become serial loops for the host
+// build; other loops stay; a bound loop that synchronises threads is refused.
+TEST(SerializeTecBinding, TecLoopsBecomeSerial) {
+  Var t = VarNode::Make("t", DataType::Int(32));
+  Var j = VarNode::Make("j", DataType::Int(32));
+  IterVar tec = IterVarNode::Make(nullptr, VarNode::Make("threadIdx.x", DataType::Int(32)),
+                                  IterVarType::kThreadIndex, "threadIdx.x");
+  auto build = [&](bool sync) {
+    return Kernel({Ptr("a")}, [&](const std::vector<Buffer>& b) {
+      Stmt store = BufferStoreNode::Make(b[0], t, {AddNode::Make(t, j)});
+      Stmt inner = ForNode::Make(j, I32(0), I32(2), ForKind::kUnrolled, store);
+      if (sync) {
+        Expr sync_call = Call("int32", "tir.tvm_storage_sync", {StringImmNode::Make("shared")});
+        inner = SeqStmtNode::Make({inner, EvaluateNode::Make(sync_call)});
+      }
+      return ForNode::Make(t, I32(0), I32(4), ForKind::kThreadBinding, inner, tec);
+    });
+  };
+  IRModule out = transform::SerializeTecBinding()->fn(build(false), transform::PassContext());
+  const auto* outer = AsPtr<ForNode>(AsPtr<DeclBufferNode>(out->Lookup("k")->body)->body);
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->for_kind, ForKind::kSerial);
+  EXPECT_FALSE(outer->thread_binding);
+  const auto* inner = AsPtr<ForNode>(outer->body);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->for_kind, ForKind::kUnrolled);
+  EXPECT_THROW(transform::SerializeTecBinding()->fn(build(true), transform::PassContext()), Error);
 }
 
 }  // namespace

@@ -94,6 +94,12 @@ TOP_LEVEL = {
     "get_range": ("tessera.dsl", "get_range"),
 }
 
+# Names of the ``tvm.compass`` package that are not submodules (``from tvm.compass import
+# CompassInfo``).
+COMPASS_TOP_LEVEL = {
+    "CompassInfo": ("tessera.dsl", "CompassInfo"),
+}
+
 # Synthetic packages: TVM packages with no tessera module of their own; their attributes are
 # their mapped submodules (``tvm.compass.dsl``).
 _SYNTHETIC = ("tvm", "tvm.compass")
@@ -131,8 +137,9 @@ class _FacadeModule(types.ModuleType):
         if name.startswith("__"):
             raise AttributeError(name)
         full = self.__name__ + "." + name
-        if self.__name__ == "tvm" and name in TOP_LEVEL:
-            module_name, attr = TOP_LEVEL[name]
+        top = {"tvm": TOP_LEVEL, "tvm.compass": COMPASS_TOP_LEVEL}.get(self.__name__, {})
+        if name in top:
+            module_name, attr = top[name]
             module = importlib.import_module(module_name)
             return module if attr is None else getattr(module, attr)
         if _target_name(full) is not None or full in _SYNTHETIC:
@@ -148,8 +155,7 @@ class _FacadeModule(types.ModuleType):
         prefix = self.__name__ + "."
         names.update(k[len(prefix):].split(".")[0] for k in list(MODULE_MAP) + list(_SYNTHETIC)
                      if k.startswith(prefix))
-        if self.__name__ == "tvm":
-            names.update(TOP_LEVEL)
+        names.update({"tvm": TOP_LEVEL, "tvm.compass": COMPASS_TOP_LEVEL}.get(self.__name__, {}))
         return sorted(names)
 
 

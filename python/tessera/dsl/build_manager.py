@@ -5,6 +5,7 @@ import os
 from .. import _core
 from ..error import DiagnosticError
 from ..transform import PassContext
+from . import schedule, tir_build
 from .executor import Executor
 from .function import PrimFuncObject
 
@@ -73,27 +74,51 @@ class BuildManager:
 
     def _lowerer(self, inp, name):
         if not isinstance(inp, PrimFuncObject):
-            raise TypeError(f"BuildManager expects an @S.prim_func, got {type(inp).__name__}")
+            raise TypeError(f"BuildManager expects an @S.prim_func, a TensorIR/te PrimFunc or an "
+                            f"IRModule, got {type(inp).__name__}")
         mod, entry = collect_module(inp, name, self.target.name)
-        outer = PassContext.current()
-        config = dict(outer.config)
-        if self.cc_options:
-            config["tessera.cc_options"] = self.cc_options
-        ctx = PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
-                          disabled_pass=outer.disabled_pass + self.disabled_pass, config=config)
+        ctx = self._context()
         with ctx:
             lw = _core.StageLowerer(mod, "dsl", self.target.name, entry, _INCLUDE_DIR, cache_dir())
         return lw, ctx, entry
 
+    def _context(self):
+        outer = PassContext.current()
+        config = dict(outer.config)
+        if self.cc_options:
+            config["tessera.cc_options"] = self.cc_options
+        return PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
+                           disabled_pass=outer.disabled_pass + self.disabled_pass, config=config)
+
     def lower(self, inp, name=None):
-        """The IRModule after the target-independent passes (up to the "cleanup" stage)."""
+        """The IRModule after the target-independent passes (up to the "cleanup" stage).
+        A TensorIR or te PrimFunc (or an IRModule of one) is lowered as its host build
+        lowers it (see :mod:`tessera.dsl.tir_build`)."""
+        if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
+            inp = schedule.parse_tensor_ir(inp)
+        if tir_build.is_tensor_ir(inp):
+            from ..driver import lower
+
+            mod, _entry, _func = tir_build.prepare(inp, name)
+            return lower(mod, target="c")
         lw, ctx, _ = self._lowerer(inp, name)
         with ctx:
             lw.run_to("cleanup")
         return lw.mod
 
     def build(self, inp, name=None):
-        """Compile ``inp`` for the host CPU and return an :class:`Executor`."""
+        """Compile ``inp`` for the host CPU and return an :class:`Executor` (for a TensorIR or te
+        PrimFunc, scheduled or not, a :class:`~tessera.dsl.tir_build.TirExecutor` called the
+        same way)."""
+        if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
+            inp = schedule.parse_tensor_ir(inp)
+        if tir_build.is_tensor_ir(inp):
+            from ..driver import build
+
+            mod, entry, func = tir_build.prepare(inp, name)
+            with self._context():
+                rt_mod = build(mod, target="c")
+            return tir_build.TirExecutor(rt_mod, func, entry)
         lw, ctx, entry = self._lowerer(inp, name)
         with ctx:
             lw.run_to("end")

@@ -61,8 +61,15 @@ class PrimFuncObject:
         return params, (None if ret is inspect.Signature.empty else ret)
 
     def __call__(self, *args, **kwargs):
-        """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim)."""
-        from . import pysim
+        """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim). A
+        kernel written in TensorIR style (S.match_buffer, S.block) runs its host build instead
+        (see tessera.dsl.schedule)."""
+        from . import pysim, schedule
+
+        if schedule.uses_tensor_ir(self):
+            from .build_manager import BuildManager
+
+            return BuildManager().build(self)(*args, **kwargs)
 
         return pysim.run(self, args, kwargs)
 

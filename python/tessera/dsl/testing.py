@@ -159,3 +159,21 @@ def assert_allclose(actual, desired, rtol=None, atol=None):
         raise AssertionError(
             f"{int((~ok).sum())} of {actual.size} elements differ (rtol={rtol}, atol={atol}, "
             f"{_MAX_ULP} ULP), first at {first}: {actual[first]} vs. {desired[first]}")
+
+
+def clear_traceback(test):
+    """Decorator of a test: an exception it raises leaves with the local variables of its frames
+    released (``traceback.clear_frames``), so that large arrays or built kernels held there are
+    freed at once. Compass uses it on tests that talk to a board; here it changes nothing else."""
+    import functools
+    import traceback
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        try:
+            return test(*args, **kwargs)
+        except Exception as err:
+            traceback.clear_frames(err.__traceback__)
+            raise
+
+    return run

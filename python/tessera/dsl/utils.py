@@ -18,7 +18,7 @@ from . import typing as TY
 __all__ = [
     "double_elem_width", "get_binary_op_result_type", "half_elem_width", "hw_native_vdtype",
     "is_hw_native_dtype", "is_hw_native_scalar_dtype", "is_hw_native_vdtype",
-    "resolve_dtype_alias", "int_within_range",
+    "resolve_dtype_alias", "int_within_range", "get_range",
 ]
 
 HW_NATIVE_SCALAR_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16",
@@ -105,6 +105,28 @@ def _with_bits(name, bits, lanes):
     if kind == "bfloat" and bits != 16:
         kind = "float"
     return T.with_lanes(f"{kind}{bits}", lanes)
+
+
+def get_range(dtype):
+    """The smallest and the largest value of ``dtype``'s element type, as Python numbers:
+    ``get_range("int8x32")`` is ``(-128, 127)``; floats give their largest finite magnitude
+    (``get_range("float16")`` is ``(-65504.0, 65504.0)``); ``bool`` is ``(0, 1)``."""
+    name = T.element_of(str(resolve_dtype_alias(dtype)))
+    if T.is_bool(name):
+        return (0, 1)
+    kind = name.rstrip("0123456789")
+    bits = int(name[len(kind):] or 0)
+    if kind == "int":
+        return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    if kind == "uint":
+        return (0, (1 << bits) - 1)
+    if kind == "bfloat" and bits == 16:
+        # The largest finite bfloat16, rounded to 6 digits as Compass writes it.
+        return (-3.38953e38, 3.38953e38)
+    if kind == "float" and bits in (16, 32, 64):
+        top = float(np.finfo(f"float{bits}").max)
+        return (-top, top)
+    raise ValueError(f'get_range: "{name}" is not a numeric data type')
 
 
 def int_within_range(value, dtype):

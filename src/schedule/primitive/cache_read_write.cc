@@ -64,7 +64,7 @@ void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, con
     Fail("Invalid storage scope '" + scope + "'",
          "Invalid storage scope '" + scope +
              "': expected \"global\", \"shared\", \"shared.dyn\", "
-             "\"local\" or \"warp\"");
+             "\"local\", \"warp\", \"lsram\" or \"gsram\"");
   }
 }
 

@@ -39,7 +39,8 @@ StmtSRef ReadWriteAt(ScheduleState& state, const StmtSRef& loop_sref, const Stmt
   if (!IsValidScope(storage_scope)) {
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
-             "': expected \"global\", \"shared\", \"shared.dyn\", \"local\" or \"warp\"");
+             "': expected \"global\", \"shared\", \"shared.dyn\", \"local\", \"warp\", "
+             "\"lsram\" or \"gsram\"");
   }
   if (!IsAncestor(loop_sref.get(), block_sref.get())) {
     Fail(std::string(is_read ? "read_at" : "write_at") +

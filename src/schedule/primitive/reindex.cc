@@ -224,7 +224,8 @@ StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buff
   if (!IsValidScope(storage_scope)) {
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
-             "': expected \"global\", \"shared\", \"shared.dyn\", \"local\" or \"warp\"");
+             "': expected \"global\", \"shared\", \"shared.dyn\", \"local\", \"warp\", "
+             "\"lsram\" or \"gsram\"");
   }
   Buffer buffer = NthAccessBuffer(block_sref, buffer_index, is_write);
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());

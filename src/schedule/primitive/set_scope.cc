@@ -20,7 +20,7 @@ void SetScope(ScheduleState& state, const StmtSRef& block_sref, int buffer_index
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
              "': expected \"global\", \"shared\", "
-             "\"shared.dyn\", \"local\" or \"warp\"");
+             "\"shared.dyn\", \"local\", \"warp\", \"lsram\" or \"gsram\"");
   }
   const Buffer& buffer = block->writes[buffer_index]->buffer;
   StmtSRef alloc = FindAllocatingBlock(state, block_sref.get(), buffer.get());

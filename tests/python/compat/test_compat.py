@@ -181,3 +181,14 @@ def test_python_dash_m_pytest_runs_tvm_style_tests(tmp_path):
                           timeout=600, cwd=tmp_path, env=ENV)
     # 2 dtypes x 2 correlated (shape, size) pairs, not the cross product (8).
     assert proc.returncode == 0 and "4 passed" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_compass_top_level_names(installed):
+    import tvm
+    from tvm import get_range
+    from tvm.compass import CompassInfo
+    from tvm.compass.dsl import get_rpc_session
+
+    assert get_range("int8") == (-128, 127) and get_range is tessera.dsl.get_range
+    assert CompassInfo is tessera.dsl.CompassInfo and get_rpc_session is tessera.dsl.get_rpc_session
+    assert "CompassInfo" in dir(tvm.compass) and "get_range" in dir(tvm)

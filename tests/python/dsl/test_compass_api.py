@@ -476,3 +476,33 @@ def test_vrpadd_of_multiple_width_vectors(dtype, k):
         else:  # integer sums wrap
             assert out[0] == np.array(a.astype(np.int64).sum()).astype(dtype)
         assert (out[1:] == 0).all()
+
+
+@pytest.mark.parametrize("dtype,expected", [
+    ("int8", (-128, 127)), ("uint8x32", (0, 255)), ("i16", (-32768, 32767)),
+    ("uint32", (0, 2**32 - 1)), ("int32x8", (-2**31, 2**31 - 1)), ("bool", (0, 1)),
+    ("float16", (-65504.0, 65504.0)), ("fp32", (-float(np.finfo("float32").max), float(np.finfo("float32").max))),
+])
+def test_get_range(dtype, expected):
+    from tessera.dsl import get_range
+
+    assert get_range(dtype) == expected
+    lo, hi = get_range("bfloat16")
+    assert lo == -hi and 3.38e38 < hi < 3.39e38
+    with pytest.raises(TypeError, match="unknown DSL data type"):
+        get_range("handle")
+
+
+def test_get_rpc_session_refuses():
+    from tessera.dsl import get_rpc_session
+    from tessera.error import TesseraValueError
+
+    with pytest.raises(TesseraValueError, match="not supported by tessera.*host CPU"):
+        get_rpc_session()
+
+
+def test_bfloat16_name_known_to_numpy():
+    import tessera.dsl  # noqa: F401  (registers the name, as Compass's import does)
+
+    x = np.array([1.5, -2.0], "float32").astype("bfloat16")
+    assert x.dtype == np.dtype("bfloat16") and x.astype("float32").tolist() == [1.5, -2.0]

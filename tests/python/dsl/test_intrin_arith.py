@@ -187,7 +187,9 @@ def test_widening_and_pairwise(dtype):
         mull = (x[: n // 2] * y[: n // 2]).astype(wide)
         mulh = (x[n // 2:] * y[n // 2:]).astype(wide)
         dotv = np.clip((np.where(m, x * y, 0)).reshape(-1, 2).sum(1), winfo.min, winfo.max).astype(wide)
-        dpa = (mull.astype(np.int64) + np.clip((x * y).reshape(-1, 2).sum(1), winfo.min, winfo.max)).astype(wide)
+        # The accumulation saturates too (Compass clamps the total).
+        dpa = np.clip(mull.astype(np.int64) + np.clip((x * y).reshape(-1, 2).sum(1), winfo.min, winfo.max),
+                      winfo.min, winfo.max).astype(wide)
         check_active([wc, ws], np.concatenate([mull, mulh, dotv, dpa]))
     else:
         def words(p):
@@ -392,3 +394,65 @@ def test_misuse_immediates():
         S.vstore(S.clip(S.vload(a), 0, 1000), a)
 
     expect_diag(bad_clip, "S.clip(", "1000")
+
+
+@pytest.mark.parametrize("sdtype,udtype,first", [("int8", "uint8", "s"), ("int8", "uint8", "u"),
+                                                ("int16", "uint16", "s"), ("int16", "uint16", "u")])
+def test_dot_of_mixed_signs(sdtype, udtype, first):
+    # A signed and an unsigned operand: the signed double-width result, saturated (quad: int32),
+    # inactive lanes contributing nothing; vdpa/vqdpa accumulate with saturation.
+    n = lanes(sdtype)
+    bits = T_bits(sdtype)
+    wide = f"int{2 * bits}"
+    xt, yt = (sdtype, udtype) if first == "s" else (udtype, sdtype)
+
+    @S.prim_func
+    def k(a: S.ptr(xt, "global"), b: S.ptr(yt, "global"), acc: S.ptr(wide, "global"), qacc: S.ptr("int32", "global"),
+          w: S.ptr(wide, "global"), q: S.ptr("int32", "global")):
+        # Every TEC runs the kernel: the accumulators are read from inputs, not updated in place.
+        x = S.vload(a)
+        y = S.vload(b)
+        S.vstore(S.vdot(x, y, mask=MASK), w)
+        S.vstore(S.vdpa(S.vload(acc), x, y), w + n // 2)
+        if bits == 8:
+            S.vstore(S.vqdot(x, y, MASK), q)
+            S.vstore(S.vqdpa(S.vload(qacc), x, y), q + 8)
+
+    a, b = rand(n, xt, seed=8), rand(n, yt, seed=9)
+    a[:4] = np.iinfo(xt).min if first == "s" else np.iinfo(xt).max
+    b[:4] = np.iinfo(yt).max if first == "s" else np.iinfo(yt).min
+    wl = n // 2
+    acc, qacc = rand(wl, wide, seed=10), rand(8, "int32", seed=11)
+    w, q = np.zeros(2 * wl, wide), np.zeros(16, "int32")
+    (_, _, _, _, wc, qc), (_, _, _, _, ws, qs) = run_both(k, a, b, acc, qacc, w, q)
+    info = np.iinfo(wide)
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    m = mask_bits(MASK, n)
+    dot = np.clip(np.where(m, x * y, 0).reshape(-1, 2).sum(1), info.min, info.max)
+    dpa = np.clip(acc.astype(np.int64) + np.clip((x * y).reshape(-1, 2).sum(1), info.min, info.max),
+                  info.min, info.max)
+    check_active([wc, ws], np.concatenate([dot, dpa]).astype(wide))
+    if bits == 8:
+        qdot = np.where(m, x * y, 0).reshape(-1, 4).sum(1)
+        qdpa = qacc.astype(np.int64) + (x * y).reshape(-1, 4).sum(1)
+        check_active([qc, qs], np.clip(np.concatenate([qdot, qdpa]), -2**31, 2**31 - 1).astype("int32"))
+
+
+def test_dot_refuses_other_widths_as_compass():
+    @S.prim_func
+    def wide(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        S.vstore(S.vdot(S.vload(a), S.vload(a)), out)
+
+    expect_diag(wide, "S.vdot(", "Only supports 8-bit or 16-bit integer instruction")
+
+    @S.prim_func
+    def widths(a: S.ptr("int8", "global"), b: S.ptr("int16", "global"), out: S.ptr("int16", "global")):
+        S.vstore(S.vdot(S.vload(a), S.vload(b)), out)
+
+    expect_diag(widths, "S.vdot(", "Argument type mismatch")
+
+    @S.prim_func
+    def quad(a: S.ptr("int16", "global"), out: S.ptr("int32", "global")):
+        S.vstore(S.vqdot(S.vload(a), S.vload(a)), out)
+
+    expect_diag(quad, "S.vqdot(", "Only supports 8-bit integer instruction or 16-bit floating instruction")

@@ -169,3 +169,25 @@ def test_misuse_immediates():
         S.vstore(S.vand(S.vload(a), 256), a)
 
     expect_diag(bad_and, "S.vand(", 'Can\'t broadcast "256"')
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_masked_unary_on_flexible_width_wider_than_64_bytes(dtype):
+    # 2 * lanes + 1 lanes (66 or 68 bytes): the inactive lanes' filler must cover the vector.
+    n = 2 * lanes(dtype) + 1
+    active = [bool(i % 3) for i in range(n)]
+
+    @S.prim_func
+    def kernel(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        x = S.vload(a, lanes=n)
+        S.vstore(S.vpcnt(x, active), out)
+        S.vstore(S.clz(x, active), out + n)
+
+    a = rand(n, dtype)
+    compiled, pysim = run_both(kernel, a, np.zeros(2 * n, dtype))
+    bits = _bits(dtype)
+    u = a.astype(np.int64) & ((1 << bits) - 1)
+    pcnt = np.array([bin(v).count("1") for v in u])
+    clz = np.array([bits - v.bit_length() for v in map(int, u)])
+    expected = np.concatenate([pcnt, clz])
+    check_active([compiled[1], pysim[1]], expected, active + active)

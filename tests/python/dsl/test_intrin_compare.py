@@ -105,6 +105,31 @@ def test_return_idx_x3_only():
     expect_diag(_argmax, "S.vrpmax(", "needs an X3 target")
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "bfloat16"])
+@pytest.mark.parametrize("name", ["vrpmax", "vrpmin"])
+def test_return_idx_on_floats_holds_the_index_bits(dtype, name):
+    # As Compass: lane 1 of a float result is the float whose bits are the index.
+    fn = getattr(S, name)
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        S.vstore(fn(S.vload(a), "3F5T" if dtype == "float32" else "4F12T", return_idx=True), out)
+
+    n = lanes(dtype)
+    a = rand(n, dtype, seed=12, low=-50.0, high=50.0)
+    a[2] = 99.0 if name == "vrpmax" else -99.0  # inactive: ignored
+    best = 6 if dtype == "float32" else 9
+    a[best] = 77.0 if name == "vrpmax" else -77.0
+    out = np.zeros(n, a.dtype)
+    BuildManager(target="X3P_1304").build(k)(a, out)
+    ref = np.zeros(n, a.dtype)
+    k(a, ref)
+    bits = f"uint{a.dtype.itemsize * 8}"
+    for got in (out, ref):
+        assert float(got[0]) == float(a[best])
+        assert int(got[1:2].view(bits)[0]) == best
+
+
 def test_pairwise_bfloat16_multiple_width():
     """vmaxh/vminh on bfloat16x32 (two native parts per operand), compiled and PySim."""
     @S.prim_func

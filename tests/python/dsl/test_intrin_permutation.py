@@ -148,3 +148,54 @@ def test_misuse():
         w = S.vconcat((S.vload(a), S.vload(b)))
 
     expect_diag(bad_concat, "S.vconcat(", "Argument type mismatch")
+
+
+def _zip_ref(x, y, part):
+    half = len(x) // 2
+    src = {"low": range(half), "high": range(half, len(x)), "even": range(0, len(x), 2),
+           "odd": range(1, len(x), 2)}[part]
+    return np.array([v for i in src for v in (x[i], y[i])], x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float32"])
+@pytest.mark.parametrize("part", ["low", "high", "even", "odd"])
+def test_vzip_part_of_multiple_width_vectors(dtype, part):
+    # 2 and 3 native vectors zip as one vector each: the part is a half of all the lanes.
+    n = lanes(dtype)
+
+    @S.prim_func
+    def kernel(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        S.vstore(S.vzip(S.vload(a, lanes=2 * n), S.vload(b, lanes=2 * n), part), out)
+        S.vstore(S.vzip(S.vload(a + 2 * n, lanes=3 * n), S.vload(b + 2 * n, lanes=3 * n), part), out + 2 * n)
+        ma = S.vload(a, lanes=2 * n) > 0
+        mb = S.vload(b, lanes=2 * n) > 0
+        S.vstore(S.vsel(S.vload(a, lanes=2 * n), S.vload(b, lanes=2 * n), S.vzip(ma, mb, part)), out + 5 * n)
+
+    a, b = _data(dtype, 5 * n, 1), _data(dtype, 5 * n, 2)
+    compiled, pysim = run_both(kernel, a, b, np.zeros(7 * n, a.dtype))
+    zipped_mask = _zip_ref(a[:2 * n] > 0, b[:2 * n] > 0, part)
+    expected = np.concatenate([_zip_ref(a[:2 * n], b[:2 * n], part), _zip_ref(a[2 * n:], b[2 * n:], part),
+                               np.where(zipped_mask, a[:2 * n], b[:2 * n])])
+    check_active([compiled[2], pysim[2]], expected)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float16"])
+def test_vshfl_immediate_on_multiple_width_vectors(dtype):
+    n = lanes(dtype)
+    shift = n + 3
+
+    @S.prim_func
+    def kernel(a: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        S.vstore(S.vshfl(S.vload(a, lanes=3 * n), shift), out)
+
+    a = _data(dtype, 3 * n, 3)
+    compiled, pysim = run_both(kernel, a, np.zeros(3 * n, a.dtype))
+    check_active([compiled[1], pysim[1]], np.roll(a, -shift))
+
+
+def test_vshfl_runtime_shift_needs_native_vectors():
+    @S.prim_func
+    def kernel(a: S.ptr("int16", "global"), out: S.ptr("int16", "global"), s: S.i32):
+        S.vstore(S.vshfl(S.vload(a, lanes=32), s), out)
+
+    expect_diag(kernel, "S.vshfl(", "this API expect hardware native vector types")

@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tessera.dsl import hw_native_vdtype, script as S
+from tessera.dsl import BuildManager, hw_native_vdtype, script as S
 
 from _util import ALL_TYPES, INT_TYPES, build, expect_diag, lanes, np_dtype, rand
 
@@ -371,3 +371,39 @@ def test_bfloat16_scalars():
     f = a.astype("float32")
     assert out[0] == ml_dtypes.bfloat16(np.float32(ml_dtypes.bfloat16(f[0] * f[1])) - f[2])
     assert out[1] == a[0]
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "float16", "float32", "bfloat16"])
+def test_unmasked_add_sub_mul_print_as_c_operators(dtype):
+    # As Compass prints them (its tests look for "a[0] + b[0]" in ex.c_code); bfloat16 keeps
+    # the header's calls. Overflowing integer lanes wrap.
+    @S.prim_func
+    def kernel(a: S.ptr(hw_native_vdtype(dtype), "global"), b: S.ptr(hw_native_vdtype(dtype), "global"),
+               out: S.ptr(hw_native_vdtype(dtype), "global")):
+        out[0] = a[0] + b[0]
+        out[1] = a[0] - b[0]
+        out[2] = a[0] * b[0]
+
+    n = hw_native_vdtype(dtype).lanes
+    a, b = rand(n, dtype, seed=4), rand(n, dtype, seed=5)
+    if dtype in ("float16", "bfloat16"):
+        a, b = rand(n, dtype, seed=4, low=-4.0, high=4.0), rand(n, dtype, seed=5, low=-4.0, high=4.0)
+    ex = BuildManager().build(kernel)
+    for sym in "+-*":
+        assert (f"a[0] {sym} b[0]" in ex.c_code) == (dtype != "bfloat16"), ex.c_code
+    out = np.zeros(3 * n, a.dtype)
+    ex(a, b, out)
+    py = np.zeros(3 * n, a.dtype)
+    kernel(a, b, py)
+    if dtype in INT_TYPES:
+        wide = [a.astype(np.int64) + b, a.astype(np.int64) - b, a.astype(np.int64) * b]
+        expected = np.concatenate([w.astype(dtype) for w in wide])
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(py, expected)
+    else:
+        f = a.astype(np.float32), b.astype(np.float32)
+        expected = np.concatenate([f[0] + f[1], f[0] - f[1], f[0] * f[1]]).astype(a.dtype)
+        from tessera.dsl.testing import assert_allclose
+
+        assert_allclose(out, expected)
+        assert_allclose(py, expected)

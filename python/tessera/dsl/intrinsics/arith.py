@@ -253,12 +253,44 @@ def vsubh(p, node, x, y):
     return _pairwise(p, node, "vsubh", x, y, INTS + ("float16", "float32"))
 
 
+def _mixed_dot(p, node, name, s, u, mask, quad):
+    """S.vdot/S.vqdot of a signed and an unsigned integer vector of one width: a signed result
+    (8 -> int16, 16 -> int32, quad 8 -> int32), as Compass gives. The operands widen exactly to
+    that width, where each product is exact; saturating pairwise sums (dsl.vaddh) of the
+    products then give the pairs (twice for quads), in the order of the lanes."""
+    bits, lanes = T.bits_of(s.dtype), T.lanes_of(s.dtype)
+    if bits not in (8, 16) or (quad and bits != 8):
+        raise p.error(node, f'S.{name}: Only supports 8-bit or 16-bit integer instruction, got '
+                            f'"{s.dtype}" and "{u.dtype}"')
+    check_multiple(p, node, name, s.dtype)
+    wide = f"int{32 if quad else 2 * bits}x{lanes}"
+    span = p.span(node)
+    with p.at(node):
+        prod = p.binop(node, ast.Mult(), _core.Cast(wide, s, span), _core.Cast(wide, u, span))
+        prod = _core.Select(mask_expr(p, node, mask, lanes), prod, TY.constant(p, node, 0, wide), span)
+    sums = _parts(p, node, prod)
+    for _ in range(2 if quad else 1):
+        t = sums[0].dtype
+        sums = [call(p, node, t, "dsl.vaddh", [sums[i], sums[i + 1]]) for i in range(0, len(sums), 2)]
+    return _join(p, node, sums)
+
+
 def _dot(p, node, name, x, y, mask, quad):
-    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    mixed = _mixed_sign(p, node, x, y)
+    if mixed is not None and not T.is_float(mixed[0].dtype):
+        return _mixed_dot(p, node, name, *mixed, mask, quad)
+    xl, yl = p.load(x), p.load(y)
+    if (is_expr(xl) and is_expr(yl) and T.lanes_of(xl.dtype) > 1 and T.lanes_of(yl.dtype) > 1
+            and T.bits_of(xl.dtype) != T.bits_of(yl.dtype)):
+        raise p.error(node, f'S.{name}: Argument type mismatch: "{xl.dtype}" vs. "{yl.dtype}"')
+    a, b = TY.unify(p, node, xl, yl, arithmetic=False)
     allowed = ("int8", "uint8", "float16", "bfloat16") if quad else ("int8", "uint8", "int16", "uint16")
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
-    check_dtype(p, node, name, a.dtype, allowed)
+    if T.element_of(a.dtype) not in allowed:
+        what = ("Only supports 8-bit integer instruction or 16-bit floating instruction" if quad
+                else "Only supports 8-bit or 16-bit integer instruction")
+        raise p.error(node, f'S.{name}: {what}; the arg "x" has the type "{a.dtype}"')
     check_multiple(p, node, name, a.dtype)
     lanes, bits = T.lanes_of(a.dtype), T.bits_of(a.dtype)
     factor = 4 if quad else 2
@@ -297,6 +329,9 @@ def _accumulate(p, node, name, acc, x, y, mask, quad):
     if not is_expr(acc) or acc.dtype != dot.dtype:
         raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator must be '
                             f'"{dot.dtype}", got {p.describe(acc)}')
+    if T.is_int(dot.dtype):
+        # The accumulation saturates as the dot products do (Compass clamps the total).
+        return call(p, node, dot.dtype, "dsl.vadds", [acc, dot])
     return p.binop(node, ast.Add(), acc, dot)
 
 

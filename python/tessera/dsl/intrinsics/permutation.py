@@ -115,7 +115,8 @@ def vzip(p, node, x, y, part="all"):
     if part == "all":
         src = list(range(lanes))
     elif part in _HALF_PARTS:
-        check_native(p, node, "vzip", a.dtype)
+        # A multiple-width vector zips as one vector: "low" is the low half of all its lanes.
+        check_multiple(p, node, "vzip", a.dtype)
         src = _part(lanes, part)
     else:
         raise p.error(node, f'S.vzip: the arg "part" must be "all", "low", "high", "even" or '
@@ -168,14 +169,16 @@ def _index_type(dtype):
 
 @intrinsic
 def vshfl(p, node, x, shift):
-    """Rotate lanes toward lane 0: lane i <- x[(i + shift) mod n]; ``shift`` may be runtime."""
+    """Rotate lanes toward lane 0: lane i <- x[(i + shift) mod n]; ``shift`` may be runtime.
+    A multiple-width vector rotates as one vector (with an immediate ``shift``)."""
     x = vector(p, node, "vshfl", x)
-    check_native(p, node, "vshfl", x.dtype)
+    check_multiple(p, node, "vshfl", x.dtype)
     lanes = T.lanes_of(x.dtype)
     shift = p.load(shift)
     if not is_expr(shift):
         s = p.static_int(node, shift, 'the arg "shift"') % lanes
         return _shuffle(p, node, [x], [(i + s) % lanes for i in range(lanes)])
+    check_native(p, node, "vshfl", x.dtype)
     it = _index_type(x.dtype)
     s = p.binop(node, __import__("ast").Mod(), p.to_index(node, shift), lanes)
     s = _core.Cast(T.element_of(it), s, p.span(node))

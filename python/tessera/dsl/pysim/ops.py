@@ -361,7 +361,8 @@ _PATTERN = np.random.default_rng(0x7E55E8A).integers(0, 256, 64, dtype=np.uint8)
 @handler("dsl.undef_inactive")
 def _undef(it, e, a):
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
-    fill = _PATTERN[:x.nbytes].view(x.dtype)[:x.size]
+    # The garbage of inactive lanes: the pattern repeated over vectors of any width.
+    fill = np.resize(_PATTERN, x.nbytes).view(x.dtype)[:x.size].reshape(x.shape)
     return np.where(m, x, fill).astype(x.dtype)
 
 
@@ -415,7 +416,9 @@ def _reduce_ext(better):
         if best >= 0:
             out[0] = x[best]
         if with_index:
-            out[1] = max(best, 0)
+            # Float vectors hold the index's integer bits, as Compass (5 -> the float of bits 5).
+            index = np.array([max(best, 0)], dtype=f"uint{x.dtype.itemsize * 8}")
+            out[1:2] = index.view(x.dtype)
         return out
     return impl
 

@@ -389,9 +389,25 @@ __TESSERA_REDUCE(bfloat16x16, bfloat16, 16, float8, float, __TESSERA_BF16_LANE)
 #define __tessera_index_ushort16(i) ((ushort)(i))
 #define __tessera_index_int8(i) (i)
 #define __tessera_index_uint8(i) ((uint)(i))
-#define __tessera_index_half16(i) ((half)(i))
-#define __tessera_index_float8(i) ((float)(i))
-#define __tessera_index_bfloat16x16(i) (__bfloat16_from_float((float)(i)))
+/* Float vectors hold the index's integer bits (5 is the float whose bits are 5), as Compass. */
+static inline half __tessera_half_bits(uint16_t b) {
+  half h;
+  memcpy(&h, &b, sizeof h);
+  return h;
+}
+static inline float __tessera_float_bits(uint32_t b) {
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+static inline bfloat16 __tessera_bfloat16_bits(uint16_t b) {
+  bfloat16 r;
+  r.bits = b;
+  return r;
+}
+#define __tessera_index_half16(i) (__tessera_half_bits((uint16_t)(i)))
+#define __tessera_index_float8(i) (__tessera_float_bits((uint32_t)(i)))
+#define __tessera_index_bfloat16x16(i) (__tessera_bfloat16_bits((uint16_t)(i)))
 #define __TESSERA_CMP_GT(V) (__tessera_as_float_##V(a, i) > __tessera_as_float_##V(a, best))
 #define __TESSERA_CMP_LT(V) (__tessera_as_float_##V(a, i) < __tessera_as_float_##V(a, best))
 #define __tessera_as_float_char32(v, i) ((v)[i])

@@ -1,0 +1,147 @@
+"""BuildManager for TensorIR and te PrimFuncs (scheduled or not), as Compass's BuildManager builds
+them for its DSL targets.
+
+tessera runs DSL targets on the host CPU, so a TensorIR kernel goes through tessera's host build
+(``tessera.build(..., target="c")``) after ``dsl.SerializeTecBinding`` (loops bound to
+``threadIdx.x`` by ``schedule.bind_tec`` run TEC after TEC). The result is a :class:`TirExecutor`
+called as a DSL :class:`~tessera.dsl.Executor` is: one numpy array per buffer parameter (used in
+place), one number per scalar parameter, in the order of the PrimFunc's parameters.
+
+>>> A = te.placeholder((32,), "uint8", name="A"); B = ...; C = te.compute(...)
+>>> ex = BuildManager().build(te.create_prim_func([A, B, C]), name="fadd")
+>>> ex(a, b, c)
+"""
+
+import numpy as np
+
+from .. import _core
+from ..error import TesseraTypeError, TesseraValueError
+from ..transform import Pass
+
+_STAGE = "dsl.SerializeTecBinding"
+
+
+def is_tensor_ir(inp):
+    return isinstance(inp, (_core.PrimFunc, _core.IRModule))
+
+
+def as_module(inp, name=None):
+    """``inp`` (a PrimFunc or an IRModule of one PrimFunc) as an IRModule whose function is
+    ``name`` (default: its global symbol, or "main"), and that name."""
+    if isinstance(inp, _core.IRModule):
+        funcs = [(gv, f) for gv, f in inp.functions if isinstance(f, _core.PrimFunc)]
+        if len(funcs) != 1:
+            raise TesseraValueError(f"BuildManager builds an IRModule of one PrimFunc; this one has "
+                                    f"{len(funcs)}")
+        gv, func = funcs[0]
+        default = gv.name_hint
+    else:
+        func = inp
+        symbol = func.attrs.get("global_symbol") if func.attrs is not None else None
+        default = str(symbol.value) if symbol is not None else "main"
+    entry = name or default
+    func = func.with_attr("global_symbol", _core.StringImm(entry))
+    return _core.IRModule([(_core.GlobalVar(entry), func)]), entry, func
+
+
+def prepare(inp, name=None):
+    mod, entry, func = as_module(inp, name)
+    return Pass(_STAGE)(mod), entry, func
+
+
+def _np_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+class TirExecutor:
+    """A TensorIR kernel built for a DSL target: ``ex(*args)`` / ``ex.run(*args)``,
+    ``ex.benchmark(*args)``, ``ex.c_code``."""
+
+    def __init__(self, rt_mod, func, entry):
+        self._rt_mod = rt_mod
+        self._fn = rt_mod[entry]
+        self.name = entry
+        buffer_map = {p.name: b for p, b in (func.buffer_map or [])}
+        self._params = []
+        for p in func.params:
+            buf = buffer_map.get(p.name)
+            if buf is not None:
+                shape = [int(s.value) if hasattr(s, "value") else None for s in buf.shape]
+                self._params.append((p.name, "buffer", str(buf.dtype), shape))
+            else:
+                self._params.append((p.name, "scalar", str(p.dtype), None))
+
+    @property
+    def c_code(self):
+        """The generated C source of the host build."""
+        return self._rt_mod.get_source()
+
+    @property
+    def lib_path(self):
+        return self._rt_mod.lib_path
+
+    def _check(self, args):
+        from ..runtime import ndarray as nd
+
+        if len(args) != len(self._params):
+            names = ", ".join(p[0] for p in self._params)
+            raise TesseraTypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but "
+                                   f"{len(args)} were given")
+        values = []
+        for (name, kind, dtype, shape), arg in zip(self._params, args):
+            if kind == "buffer":
+                if not isinstance(arg, np.ndarray):
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be a numpy array, "
+                                           f"got {type(arg).__name__}")
+                if arg.dtype != _np_dtype(dtype):
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must have dtype {dtype}, "
+                                           f"got {arg.dtype}")
+                if not arg.flags.c_contiguous:
+                    raise TesseraValueError(f"argument '{name}' of {self.name}() must be a C-contiguous array")
+                if None not in shape and arg.size != int(np.prod(shape, dtype=np.int64)):
+                    raise TesseraValueError(f"argument '{name}' of {self.name}() has {arg.size} elements, "
+                                            f"the kernel's buffer has shape {tuple(shape)}")
+                if None not in shape and arg.shape != tuple(shape):
+                    arg = arg.reshape(shape)  # a view of the caller's array
+                values.append((nd.array(arg), arg))
+            else:
+                if isinstance(arg, np.ndarray) and arg.size == 1:
+                    arg = arg.reshape(()).item()
+                elif isinstance(arg, np.generic):
+                    arg = arg.item()
+                if dtype.startswith(("int", "uint")) and (isinstance(arg, float) or not isinstance(arg, int)):
+                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be an integer ({dtype}), "
+                                           f"got {type(arg).__name__}")
+                values.append((arg, None))
+        return values
+
+    def __call__(self, *args):
+        values = self._check(args)
+        self._fn(*[v for v, _ in values])
+        # The host build works on tessera NDArrays (copies): write the results back in place.
+        for value, array in values:
+            if array is not None and array.flags.writeable:
+                array[...] = value.numpy()
+
+    run = __call__
+
+    def benchmark(self, *args, repeat=2, number=3, min_repeat_ms=0, limit_zero_time_iterations=100,
+                  cooldown_interval_ms=0, repeats_to_cooldown=1):
+        """Seconds per call, as :meth:`tessera.dsl.Executor.benchmark` measures them."""
+        from .executor import time_calls
+
+        converted = [v for v, _ in self._check(args)]
+
+        class _Call:
+            def __call__(_self, *_):
+                self._fn(*converted)
+
+        return time_calls(_Call(), (), repeat, number, min_repeat_ms, limit_zero_time_iterations,
+                          cooldown_interval_ms, repeats_to_cooldown)
+
+    def __repr__(self):
+        return f"<TirExecutor {self.name} at {self.lib_path}>"

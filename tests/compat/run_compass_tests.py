@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Run Compass DSL 4.2's own unit tests on tessera through ``tessera.compat`` and count the results.
+
+    python tests/compat/run_compass_tests.py /path/to/Compass_Apache_TVM             # every file
+    python tests/compat/run_compass_tests.py /path/to/Compass_Apache_TVM --sample 10 # 1 test in 10
+    python tests/compat/run_compass_tests.py /path/to/Compass_Apache_TVM -k vadd --reasons 20
+
+The files are those of ``compass/tests/python/unittest/dsl`` except the ones about AIFF, inline
+``asm`` and ``pdb`` (left out of tessera, see the README); tests marked ``REQUIRE_RPC`` (real
+hardware) are deselected. Each file runs in its own ``python -m tessera.compat -m pytest`` process
+(``run_tvm_tests.run_file``). ``--sample N`` keeps the tests whose CRC-32 of
+``<file name>::<test name>`` is 0 modulo N, so that the same sample is drawn on every run and on
+every machine. Nothing is written into the Compass checkout.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from run_tvm_tests import run_file  # noqa: E402
+
+LEFT_OUT = ("aiff", "asm", "pdb")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--tessera-sample", type=int, default=1)
+
+
+def pytest_collection_modifyitems(config, items):
+    """A pytest hook (this file is also loaded as a plugin): keeps the hash sample."""
+    n = config.getoption("--tessera-sample")
+    if n <= 1:
+        return
+    kept, dropped = [], []
+    for item in items:
+        key = os.path.basename(str(item.path)) + "::" + item.name
+        (kept if zlib.crc32(key.encode()) % n == 0 else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("compass", help="a Compass_Apache_TVM checkout (holding compass/tests/python)")
+    parser.add_argument("-k", "--filter", default="", help="only files whose name contains this")
+    parser.add_argument("--sample", type=int, default=1, help="run one test in N (by a hash of its name)")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per file")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--json", help="write every result (each test's outcome) here")
+    parser.add_argument("--reasons", type=int, default=0, help="print the N most common failure reasons")
+    args = parser.parse_args(argv)
+
+    folder = os.path.join(args.compass, "compass", "tests", "python", "unittest", "dsl")
+    if not os.path.isdir(folder):
+        parser.error(f"{folder} is not a directory")
+    files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                   if f.startswith("test_") and f.endswith(".py") and args.filter in f
+                   and not any(word in f for word in LEFT_OUT))
+    os.environ["PYTHONPATH"] = HERE + os.pathsep + os.environ.get("PYTHONPATH", "")
+    extra = ["-p", "run_compass_tests", "--tessera-sample", str(args.sample), "-m", "not REQUIRE_RPC"]
+    results = []
+    totals = collections.Counter()
+    print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
+    with tempfile.TemporaryDirectory(prefix="tessera-compass-tests-") as workdir:
+        for path in files:
+            r = run_file(path, args.python, args.timeout, workdir, extra)
+            results.append(r)
+            print(f"{os.path.basename(path):58} {'yes' if r['loads'] else 'NO':>5} {r['passed']:5} "
+                  f"{r['failed']:5} {r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
+            if not r["loads"]:
+                print(f"    load error: {r['load_error'][:200]}", flush=True)
+            totals["files"] += 1
+            totals["loads"] += int(r["loads"])
+            for k in ("passed", "failed", "skipped", "xfailed"):
+                totals[k] += r[k]
+    ran = totals["passed"] + totals["failed"]
+    print(f"\nfiles: {totals['files']}, load: {totals['loads']}, tests passed: {totals['passed']}, "
+          f"failed: {totals['failed']}, skipped: {totals['skipped']}"
+          + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))
+    if args.reasons:
+        reasons = collections.Counter()
+        for r in results:
+            if not r["loads"]:
+                reasons["[load] " + r["load_error"][:150]] += 1
+            for c in r["cases"]:
+                if c["outcome"] == "failed":
+                    reasons[c["message"][:150]] += 1
+        print("\nmost common failure reasons:")
+        for text, n in reasons.most_common(args.reasons):
+            print(f"{n:5}  {text}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
