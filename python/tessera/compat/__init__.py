@@ -92,6 +92,8 @@ TOP_LEVEL = {
     "TVMError": ("tessera.error", "TesseraError"),
     "DiagnosticError": ("tessera.error", "DiagnosticError"),
     "get_range": ("tessera.dsl", "get_range"),
+    "register_func": ("tessera.runtime", "register_func"),
+    "get_global_func": ("tessera.runtime", "get_global_func"),
 }
 
 # Synthetic packages: TVM packages with no tessera module of their own; their attributes are

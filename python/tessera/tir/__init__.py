@@ -39,6 +39,8 @@ def op(name):
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401
 from . import stmt_functor  # noqa: E402,F401
+from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
+                     call_packed_lowered, decl_buffer)
 
 
 _OP_NAMES = None
