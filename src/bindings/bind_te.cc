@@ -61,20 +61,20 @@ void BindTE(nb::module_& parent) {
       .def_ro("state_placeholder", &ScanOpNode::state_placeholder)
       .def_ro("inputs", &ScanOpNode::inputs);
 
-  nb::class_<CommReducerNode>(m, "CommReducer")
+  nb::class_<te::CommReducerNode>(m, "CommReducer")
       .def(nb::new_([](const std::string& name, Var lhs, Var rhs, Expr result, Expr identity) {
-             return CommReducerNode::Make(name, lhs, rhs, result, identity);
+             return te::CommReducerNode::Make(name, lhs, rhs, result, identity);
            }),
            "name"_a, "lhs"_a, "rhs"_a, "result"_a, "identity"_a)
-      .def_ro("name", &CommReducerNode::name)
-      .def_ro("lhs", &CommReducerNode::lhs)
-      .def_ro("rhs", &CommReducerNode::rhs)
-      .def_ro("result", &CommReducerNode::result)
-      .def_ro("identity", &CommReducerNode::identity)
-      .def("combine", &CommReducerNode::Combine, "a"_a, "b"_a);
+      .def_ro("name", &te::CommReducerNode::name)
+      .def_ro("lhs", &te::CommReducerNode::lhs)
+      .def_ro("rhs", &te::CommReducerNode::rhs)
+      .def_ro("result", &te::CommReducerNode::result)
+      .def_ro("identity", &te::CommReducerNode::identity)
+      .def("combine", &te::CommReducerNode::Combine, "a"_a, "b"_a);
   nb::class_<ReduceNode>(m, "Reduce")
       .def(nb::new_(
-               [](CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
+               [](te::CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
                   Expr init) { return ReduceNode::Make(combiner, source, axis, condition, init); }),
            "combiner"_a, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
            "init"_a.none() = nb::none())
