@@ -96,3 +96,57 @@ def call_cpacked_lowered(*args, span=None):
 
 __all__ = ["decl_buffer", "call_packed", "call_cpacked", "call_packed_lowered",
            "call_cpacked_lowered"]
+
+
+class BufferMap(list):
+    """``func.buffer_map``: the (parameter, buffer) pairs in parameter order, also indexable by
+    parameter as TVM's Map is (``func.buffer_map[func.params[0]]``, ``p in func.buffer_map``,
+    ``.items()``, ``.keys()``, ``.values()``, ``.get(p)``)."""
+
+    def _find(self, var):
+        for v, b in list.__iter__(self):
+            if v.same_as(var):
+                return b
+        return None
+
+    def __getitem__(self, key):
+        if isinstance(key, _core.Var):
+            found = self._find(key)
+            if found is None:
+                raise KeyError(f"{key.name} is not a buffer parameter")
+            return found
+        return list.__getitem__(self, key)
+
+    def __contains__(self, key):
+        if isinstance(key, _core.Var):
+            return self._find(key) is not None
+        return list.__contains__(self, key)
+
+    def get(self, key, default=None):
+        found = self._find(key) if isinstance(key, _core.Var) else None
+        return default if found is None else found
+
+    def items(self):
+        return [(v, b) for v, b in list.__iter__(self)]
+
+    def keys(self):
+        return [v for v, _ in list.__iter__(self)]
+
+    def values(self):
+        return [b for _, b in list.__iter__(self)]
+
+
+def _install_buffer_map():
+    raw = _core.PrimFunc.buffer_map
+    if getattr(getattr(raw, "fget", None), "_tessera_buffer_map", False):
+        return
+
+    def buffer_map(self):
+        return BufferMap(raw.__get__(self))
+
+    prop = property(buffer_map, doc=BufferMap.__doc__)
+    prop.fget._tessera_buffer_map = True
+    _core.PrimFunc.buffer_map = prop
+
+
+_install_buffer_map()

@@ -403,3 +403,16 @@ def test_scan_errors():
     res = te.scan(init, upd, s)
     with pytest.raises(TesseraError, match="computed inside te.scan"):
         te.create_prim_func([X, res, upd])
+
+
+def test_buffer_map_is_indexed_by_parameter():
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    func = te.create_prim_func([A, B])
+    a, b = func.params
+    assert func.buffer_map[a].name == "A" and func.buffer_map[b].name == "B"
+    assert a in func.buffer_map and func.buffer_map.get(b).name == "B"
+    assert [buf.name for _, buf in func.buffer_map] == ["A", "B"]  # still the pairs in order
+    assert [v.name for v in func.buffer_map.keys()] == ["var_A", "var_B"]
+    with pytest.raises(KeyError):
+        func.buffer_map[tir.Var("x", "handle")]
