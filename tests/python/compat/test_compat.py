@@ -181,3 +181,27 @@ def test_python_dash_m_pytest_runs_tvm_style_tests(tmp_path):
                           timeout=600, cwd=tmp_path, env=ENV)
     # 2 dtypes x 2 correlated (shape, size) pairs, not the cross product (8).
     assert proc.returncode == 0 and "4 passed" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_relax_imports_but_every_use_names_what_is_missing(installed):
+    from tvm.script import relax as R
+
+    with pytest.raises(AttributeError, match="Relax .* is not part of tessera"):
+        R.function
+    assert not hasattr(R, "Tensor")
+
+
+def test_tvm_ffi_containers_are_tesseras_nodes(installed):
+    import tvm_ffi
+    from tvm.script import tir as T
+
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                T.block_attr({"meta": {"k": [1, 2]}})
+                A[i] = T.float32(0)
+
+    block = f.body.block.body.body.block
+    assert isinstance(block.annotations["meta"], tvm_ffi.container.Map)
+    assert isinstance(block.annotations["meta"]["k"], tvm_ffi.container.Array)
