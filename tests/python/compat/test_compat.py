@@ -205,3 +205,12 @@ def test_tvm_ffi_containers_are_tesseras_nodes(installed):
     block = f.body.block.body.body.block
     assert isinstance(block.annotations["meta"], tvm_ffi.container.Map)
     assert isinstance(block.annotations["meta"]["k"], tvm_ffi.container.Array)
+
+
+def test_dialects_through_the_parser_package(installed):
+    from tvm.script.parser import ir as I
+    from tvm.script.parser import ir_module
+    from tvm.script.parser import tir as T
+
+    assert T is tessera.script.tir and I is tessera.script.ir
+    assert ir_module is tessera.script.ir.ir_module
