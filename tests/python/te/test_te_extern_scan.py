@@ -416,3 +416,15 @@ def test_buffer_map_is_indexed_by_parameter():
     assert [v.name for v in func.buffer_map.keys()] == ["var_A", "var_B"]
     with pytest.raises(KeyError):
         func.buffer_map[tir.Var("x", "handle")]
+
+
+def test_extern_with_a_void_c_call_and_an_element_argument():
+    A = te.placeholder((8,), name="A")
+    P = te.placeholder((1,), name="P")
+    C = te.extern((8,), [A, P],
+                  lambda ins, outs: tir.call_extern("", "myfunc", ins[0].data, outs[0].data,
+                                                    ins[1][0]), name="C")
+    func = te.create_prim_func([A, P, C])
+    text = func.script()
+    assert 'T.call_extern("void", "myfunc", A.data, C.data, P[0])' in text
+    tessera.ir.assert_structural_equal(func, tessera.script.from_source(text))

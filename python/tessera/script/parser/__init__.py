@@ -5,6 +5,7 @@ The dialects are reachable from here too, as in TVM's layout (``tvm.script.parse
 """
 
 import importlib
+import sys
 
 from .core import Parser, Source, VarTable
 
@@ -14,6 +15,9 @@ def __getattr__(name):
         return importlib.import_module(".." + name, __name__)
     if name == "ir_module":
         return importlib.import_module("..ir", __name__).ir_module
+    compat = sys.modules.get("tessera.compat")
+    if compat is not None and compat.installed() and "tvm.script.parser." + name in compat.UNSUPPORTED:
+        return importlib.import_module("tvm.script.parser." + name)
     raise AttributeError(f"module 'tessera.script.parser' has no attribute '{name}'")
 
 
