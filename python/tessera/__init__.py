@@ -99,6 +99,8 @@ _ATTRIBUTES = {
     "cuda": "runtime",
     "device": "runtime",
     "Device": "runtime",
+    "register_func": "runtime",
+    "get_global_func": "runtime",
 }
 
 

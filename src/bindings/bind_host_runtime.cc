@@ -10,6 +10,7 @@
 #include "tessera/runtime/cuda/emulator.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
+#include "tessera/runtime/registry.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -149,9 +150,104 @@ nb::object ReturnValue(const PackedFunctionInfo& f, const runtime::PackedResult&
   return nb::int_(r.value.v_int64);
 }
 
+// A Python callable held by the registry: released with the GIL held, whichever thread drops it.
+struct PyCallable {
+  nb::object f;
+  explicit PyCallable(nb::object fn) : f(std::move(fn)) {}
+  ~PyCallable() {
+    nb::gil_scoped_acquire gil;
+    f.reset();
+  }
+};
+
+// The Python view of one packed argument; DLTensors become ("dltensor", data, shape, strides,
+// dtype, byte_offset, device_type, device_id) for tessera.runtime.registry to wrap.
+nb::object PyArg(const TesseraValue& v, int32_t code) {
+  switch (code) {
+    case TESSERA_ARG_INT:
+    case TESSERA_ARG_UINT:
+      return nb::int_(v.v_int64);
+    case TESSERA_ARG_BOOL:
+      return nb::bool_(v.v_int64 != 0);
+    case TESSERA_ARG_FLOAT:
+      return nb::float_(v.v_float64);
+    case TESSERA_ARG_NULL:
+      return nb::none();
+    case TESSERA_ARG_DLTENSOR: {
+      auto* t = static_cast<const TesseraDLTensor*>(v.v_handle);
+      nb::list shape, strides;
+      for (int i = 0; i < t->ndim; ++i) {
+        shape.append(t->shape[i]);
+        if (t->strides) strides.append(t->strides[i]);
+      }
+      DataType e;
+      switch (t->dtype.code) {
+        case TESSERA_DL_INT: e = DataType::Int(t->dtype.bits); break;
+        case TESSERA_DL_UINT: e = DataType::UInt(t->dtype.bits); break;
+        case TESSERA_DL_FLOAT: e = DataType::Float(t->dtype.bits); break;
+        case TESSERA_DL_BFLOAT: e = DataType::BFloat16(); break;
+        default: e = DataType::Bool(); break;
+      }
+      std::string dtype = e.with_lanes(t->dtype.lanes).ToString();
+      return nb::make_tuple("dltensor", reinterpret_cast<uintptr_t>(t->data), nb::tuple(shape),
+                            t->strides ? nb::object(nb::tuple(strides)) : nb::none(), dtype,
+                            t->byte_offset, t->device.device_type, t->device.device_id);
+    }
+    default:
+      return v.v_handle ? nb::object(nb::int_(reinterpret_cast<uintptr_t>(v.v_handle)))
+                        : nb::none();
+  }
+}
+
 }  // namespace
 
 void BindHostRuntime(nb::module_& m) {
+  m.def(
+      "register_global_func",
+      [](const std::string& name, nb::object f, bool override) {
+        auto holder = std::make_shared<PyCallable>(std::move(f));
+        runtime::RegisterGlobalFunction(
+            name,
+            [holder](const TesseraValue* args, const int32_t* codes, int32_t n, TesseraValue* ret,
+                     int32_t* ret_code) {
+              nb::gil_scoped_acquire gil;
+              try {
+                nb::list py;
+                for (int32_t i = 0; i < n; ++i) py.append(PyArg(args[i], codes[i]));
+                nb::object r = holder->f(*nb::tuple(py));
+                if (r.is_none()) {
+                  *ret_code = TESSERA_ARG_NULL;
+                } else if (nb::isinstance<nb::bool_>(r) || nb::isinstance<nb::int_>(r)) {
+                  ret->v_int64 = nb::cast<int64_t>(r);
+                  *ret_code = TESSERA_ARG_INT;
+                } else if (nb::isinstance<nb::float_>(r)) {
+                  ret->v_float64 = nb::cast<double>(r);
+                  *ret_code = TESSERA_ARG_FLOAT;
+                } else {
+                  *ret_code = TESSERA_ARG_NULL;
+                }
+              } catch (nb::python_error& e) {
+                // "ValueError: message", without the traceback through the interpreter.
+                std::string msg;
+                try {
+                  msg = nb::cast<std::string>(nb::str(e.type().attr("__name__"))) + ": " +
+                        nb::cast<std::string>(nb::str(e.value()));
+                } catch (...) {
+                  msg = e.what();
+                }
+                throw std::runtime_error(msg);
+              }
+            },
+            override);
+      },
+      "name"_a, "f"_a, "override"_a = false,
+      "Register a Python function that T.call_packed(name, ...) calls.");
+  m.def("remove_global_func", &runtime::RemoveGlobalFunction, "name"_a);
+  m.def("list_global_funcs", &runtime::ListGlobalFunctions);
+  m.def("has_global_func", [](const std::string& name) {
+    return runtime::GetGlobalFunction(name) != nullptr;
+  });
+
   nb::class_<NDArray>(m, "NDArrayHandle")
       .def_prop_ro("shape", [](const NDArray& a) { return a.shape(); })
       .def_prop_ro("dtype", [](const NDArray& a) { return PyDType(a.dtype()); })

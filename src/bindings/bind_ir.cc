@@ -230,6 +230,17 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
       .def_ro("items", &ArrayNode::items)
       .def("__len__", [](const ArrayNode& a) { return a.items.size(); });
+  nb::class_<CommReducerNode, Object>(m, "CommReducer")
+      .def(nb::new_([](std::vector<Var> lhs, std::vector<Var> rhs, std::vector<Expr> result,
+                       std::vector<Expr> identity, std::optional<Span> s) {
+             return CommReducerNode::Make(lhs, rhs, result, identity, OrEmpty(s));
+           }),
+           "lhs"_a, "rhs"_a, "result"_a, "identity_element"_a, "span"_a = nb::none())
+      .def_ro("lhs", &CommReducerNode::lhs)
+      .def_ro("rhs", &CommReducerNode::rhs)
+      .def_ro("result", &CommReducerNode::result)
+      .def_ro("identity_element", &CommReducerNode::identity_element)
+      .def_ro("span", &CommReducerNode::span);
   nb::class_<MapNode, Object>(m, "Map")
       .def(nb::new_([](AttrMap items) { return MapNode::Make(std::move(items)); }), "items"_a)
       .def("items",

@@ -28,13 +28,15 @@ void BindTE(nb::module_& parent) {
 
   nb::enum_<OpKind>(m, "OpKind")
       .value("PLACEHOLDER", OpKind::kPlaceholder)
-      .value("COMPUTE", OpKind::kCompute);
+      .value("COMPUTE", OpKind::kCompute)
+      .value("EXTERN", OpKind::kExtern)
+      .value("SCAN", OpKind::kScan);
   nb::class_<OperationNode>(m, "Operation")
       .def_ro("kind", &OperationNode::kind)
       .def_ro("name", &OperationNode::name)
       .def_ro("tag", &OperationNode::tag)
       .def_ro("attrs", &OperationNode::attrs)
-      .def_prop_ro("num_outputs", [](const OperationNode&) { return 1; })
+      .def_prop_ro("num_outputs", [](const OperationNode& op) { return op.num_outputs(); })
       .def_prop_ro("input_tensors", &OperationNode::InputTensors)
       .def("output", &OperationNode::output, "index"_a = 0);
   nb::class_<PlaceholderOpNode, OperationNode>(m, "PlaceholderOp")
@@ -47,20 +49,32 @@ void BindTE(nb::module_& parent) {
       .def_ro("reduce", &ComputeOpNode::reduce)
       .def_ro("shape", &ComputeOpNode::shape);
 
-  nb::class_<CommReducerNode>(m, "CommReducer")
+  nb::class_<ExternOpNode, OperationNode>(m, "ExternOp")
+      .def_ro("inputs", &ExternOpNode::inputs)
+      .def_ro("input_placeholders", &ExternOpNode::input_placeholders)
+      .def_ro("output_placeholders", &ExternOpNode::output_placeholders)
+      .def_ro("body", &ExternOpNode::body);
+  nb::class_<ScanOpNode, OperationNode>(m, "ScanOp")
+      .def_ro("scan_axis", &ScanOpNode::scan_axis)
+      .def_ro("init", &ScanOpNode::init)
+      .def_ro("update", &ScanOpNode::update)
+      .def_ro("state_placeholder", &ScanOpNode::state_placeholder)
+      .def_ro("inputs", &ScanOpNode::inputs);
+
+  nb::class_<te::CommReducerNode>(m, "CommReducer")
       .def(nb::new_([](const std::string& name, Var lhs, Var rhs, Expr result, Expr identity) {
-             return CommReducerNode::Make(name, lhs, rhs, result, identity);
+             return te::CommReducerNode::Make(name, lhs, rhs, result, identity);
            }),
            "name"_a, "lhs"_a, "rhs"_a, "result"_a, "identity"_a)
-      .def_ro("name", &CommReducerNode::name)
-      .def_ro("lhs", &CommReducerNode::lhs)
-      .def_ro("rhs", &CommReducerNode::rhs)
-      .def_ro("result", &CommReducerNode::result)
-      .def_ro("identity", &CommReducerNode::identity)
-      .def("combine", &CommReducerNode::Combine, "a"_a, "b"_a);
+      .def_ro("name", &te::CommReducerNode::name)
+      .def_ro("lhs", &te::CommReducerNode::lhs)
+      .def_ro("rhs", &te::CommReducerNode::rhs)
+      .def_ro("result", &te::CommReducerNode::result)
+      .def_ro("identity", &te::CommReducerNode::identity)
+      .def("combine", &te::CommReducerNode::Combine, "a"_a, "b"_a);
   nb::class_<ReduceNode>(m, "Reduce")
       .def(nb::new_(
-               [](CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
+               [](te::CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
                   Expr init) { return ReduceNode::Make(combiner, source, axis, condition, init); }),
            "combiner"_a, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
            "init"_a.none() = nb::none())
@@ -79,6 +93,22 @@ void BindTE(nb::module_& parent) {
       },
       "shape"_a, "dtype"_a, "name"_a);
   m.def("compute", &Compute, "shape"_a, "fcompute"_a, "name"_a, "tag"_a, "attrs"_a, "axis_names"_a);
+  m.def(
+      "extern_op",
+      [](const std::string& name, const std::string& tag, AttrMap attrs,
+         std::vector<Tensor> inputs, std::vector<Buffer> in_buffers,
+         std::vector<Buffer> out_buffers, Stmt body) -> std::shared_ptr<const OperationNode> {
+        return ExternOpNode::Make(name, tag, attrs, inputs, in_buffers, out_buffers, body);
+      },
+      "name"_a, "tag"_a, "attrs"_a, "inputs"_a, "in_buffers"_a, "out_buffers"_a, "body"_a);
+  m.def(
+      "scan_op",
+      [](const std::string& name, const std::string& tag, AttrMap attrs, std::vector<Tensor> init,
+         std::vector<Tensor> update, std::vector<Tensor> state,
+         std::vector<Tensor> inputs) -> std::shared_ptr<const OperationNode> {
+        return ScanOpNode::Make(name, tag, attrs, init, update, state, inputs);
+      },
+      "name"_a, "tag"_a, "attrs"_a, "init"_a, "update"_a, "state_placeholder"_a, "inputs"_a);
   m.def("reduce_axis", &ReduceAxis, "dom"_a, "name"_a);
   m.def("sum", &Sum, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
         "init"_a.none() = nb::none());

@@ -438,6 +438,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
         return AttrValue(obj);
       case NodeKind::kBufferRegion:
         return RegionText(static_cast<const BufferRegionNode*>(obj.get()));
+      case NodeKind::kCommReducer:
+        return CommReducerText(static_cast<const CommReducerNode*>(obj.get()));
       case NodeKind::kGlobalVar:
         return CalleeName(static_cast<const GlobalVarNode*>(obj.get()));
       case NodeKind::kOp:
@@ -445,6 +447,21 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       default:
         return Quote(std::string("<") + NodeKindName(obj->kind) + ">");
     }
+  }
+
+  /*! \brief `T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])`: lhs then rhs as the
+   *  lambda's parameters; several values give a tuple. */
+  std::string CommReducerText(const CommReducerNode* r) {
+    std::vector<std::string> params;
+    for (const auto* vars : {&r->lhs, &r->rhs}) {
+      for (const Var& v : *vars) params.push_back(names_[v.get()] = Fresh(v->name));
+    }
+    std::vector<std::string> results, identities;
+    for (const Expr& e : r->result) results.push_back(ExprText(e));
+    for (const Expr& e : r->identity_element) identities.push_back(ExprText(e));
+    std::string body = results.size() == 1 ? results[0] : "(" + Join(results) + ")";
+    return T("comm_reducer") + "(lambda " + Join(params) + ": " + body + ", [" +
+           Join(identities) + "])";
   }
 
   std::string CalleeName(const GlobalVarNode* gv) const {

@@ -207,6 +207,31 @@ Ref<BufferRegionNode> BufferRegionNode::FullRegion(Buffer buffer, Span span) {
   return Make(std::move(buffer), std::move(region), std::move(span));
 }
 
+Ref<CommReducerNode> CommReducerNode::Make(std::vector<Var> lhs, std::vector<Var> rhs,
+                                           std::vector<Expr> result,
+                                           std::vector<Expr> identity_element, Span span) {
+  size_t n = lhs.size();
+  if (n == 0 || rhs.size() != n || result.size() != n || identity_element.size() != n) {
+    TESSERA_THROW_KIND(span, ErrorKind::kValue)
+        << "T.comm_reducer: needs one lhs, rhs, result and identity per reduced value, got "
+        << lhs.size() << ", " << rhs.size() << ", " << result.size() << " and "
+        << identity_element.size();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!lhs[i] || !rhs[i] || !result[i] || !identity_element[i]) {
+      TESSERA_THROW_KIND(span, ErrorKind::kValue) << "T.comm_reducer: a null part";
+    }
+    DataType t = identity_element[i]->dtype;
+    if (lhs[i]->dtype != t || rhs[i]->dtype != t || result[i]->dtype != t) {
+      TESSERA_THROW_KIND(span, ErrorKind::kType)
+          << "T.comm_reducer: value " << i << " mixes types: lhs " << lhs[i]->dtype << ", rhs "
+          << rhs[i]->dtype << ", result " << result[i]->dtype << ", identity " << t;
+    }
+  }
+  return std::make_shared<CommReducerNode>(std::move(lhs), std::move(rhs), std::move(result),
+                                           std::move(identity_element), std::move(span));
+}
+
 Ref<MatchBufferRegionNode> MatchBufferRegionNode::Make(Buffer buffer, BufferRegion source,
                                                        Span span) {
   Need(buffer != nullptr && source != nullptr, span,

@@ -624,6 +624,20 @@ class EqualChecker {
   bool Visit(const MapNode* a, const MapNode* b) {
     return AttrMapField("items", a->items, b->items);
   }
+  bool Visit(const CommReducerNode* a, const CommReducerNode* b) {
+    if (!ListField("identity_element", a->identity_element, b->identity_element)) return false;
+    if (a->lhs.size() != b->lhs.size() || a->rhs.size() != b->rhs.size()) {
+      return Fail([&] { return std::string("comm_reducer arity differs"); });
+    }
+    Scope scope(this);
+    for (size_t i = 0; i < a->lhs.size(); ++i) {
+      if (!DefineVar("lhs", a->lhs[i], b->lhs[i])) return false;
+    }
+    for (size_t i = 0; i < a->rhs.size(); ++i) {
+      if (!DefineVar("rhs", a->rhs[i], b->rhs[i])) return false;
+    }
+    return ListField("result", a->result, b->result);
+  }
   bool Visit(const BufferRegionNode* a, const BufferRegionNode* b) {
     return Field("buffer", a->buffer, b->buffer) && ListField("region", a->region, b->region);
   }

@@ -361,6 +361,13 @@ class Hasher {
   uint64_t Visit(const OpNode* n) { return HashString(n->name); }
   uint64_t Visit(const ArrayNode* n) { return List(n->items); }
   uint64_t Visit(const MapNode* n) { return Attrs(n->items); }
+  uint64_t Visit(const CommReducerNode* n) {
+    uint64_t h = List(n->identity_element);
+    Scope scope(this);
+    for (const Var& v : n->lhs) h = Combine(h, DefineVar(v));
+    for (const Var& v : n->rhs) h = Combine(h, DefineVar(v));
+    return Combine(h, List(n->result));
+  }
   uint64_t Visit(const BufferRegionNode* n) { return Combine(Node(n->buffer), List(n->region)); }
   uint64_t MatchBuffer(const MatchBufferRegionNode* n) {
     return Combine(Node(n->source), DefineBuffer(n->buffer));

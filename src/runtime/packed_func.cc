@@ -1,5 +1,6 @@
 // Host libraries at run time: metadata, loading, packed calls and the time evaluator.
 #include "tessera/runtime/packed_func.h"
+#include "tessera/runtime/registry.h"
 
 #include <dlfcn.h>
 
@@ -82,6 +83,10 @@ void LoadHostLibrary(ModuleNode* mod) {
     if (auto* free_fn = static_cast<void**>(mod->library->GetFunction("__tessera_cuda_free"))) {
       *free_fn = reinterpret_cast<void*>(&cuda::FreeWorkspace);
     }
+  }
+  // Libraries that call global functions (T.call_packed) reach the registry through this slot.
+  if (auto* slot = static_cast<void**>(mod->library->GetFunction("__tessera_call_global"))) {
+    *slot = reinterpret_cast<void*>(&TesseraCallGlobal);
   }
   for (PackedFunctionInfo& f : mod->functions) {
     f.address = mod->library->GetFunction(f.symbol);

@@ -577,6 +577,155 @@ void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   PrintStmt(op->body);
 }
 
+namespace {
+
+// The DLPack code of a dtype, as the runtime ABI spells it.
+int DLTypeCode(DataType t) {
+  if (t.is_bool()) return TESSERA_DL_BOOL;
+  if (t.is_bfloat16()) return TESSERA_DL_BFLOAT;
+  if (t.is_float()) return TESSERA_DL_FLOAT;
+  if (t.is_uint()) return TESSERA_DL_UINT;
+  return TESSERA_DL_INT;
+}
+
+std::string CString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
+                                 const std::string& prefix) {
+  auto* call = AsPtr<CallNode>(arg);
+  if (call && call->is_op("tir.tvm_stack_make_array")) {
+    if (call->args.size() != 6) Unsupported("tvm_stack_make_array without 6 arguments", arg->span);
+    auto shape_of = [&](const Expr& e, const std::string& name) -> std::string {
+      auto* c = AsPtr<CallNode>(e);
+      if (c == nullptr || !c->is_op("tir.tvm_stack_make_shape")) {
+        if (IsConstInt(e, 0)) return "NULL";
+        Unsupported("a DLTensor shape that is not tvm_stack_make_shape", e->span);
+      }
+      PrintIndent();
+      stream_ << "int64_t " << name << "[" << std::max<size_t>(1, c->args.size()) << "] = {";
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        stream_ << (i ? ", " : "") << "(int64_t)(" << PrintExpr(c->args[i]) << ")";
+      }
+      if (c->args.empty()) stream_ << "0";
+      stream_ << "};\n";
+      return name;
+    };
+    std::string shape = shape_of(call->args[1], prefix + "_shape");
+    std::string strides = shape_of(call->args[2], prefix + "_strides");
+    DataType t = call->args[4]->dtype;
+    int64_t bytes = std::max(1, t.bytes());
+    PrintIndent();
+    stream_ << "TesseraDLTensor " << prefix << " = {(void*)(" << PrintExpr(call->args[0])
+            << "), {" << TESSERA_DEVICE_CPU << ", 0}, (int32_t)(" << PrintExpr(call->args[3])
+            << "), {" << DLTypeCode(t) << ", " << (t.is_bool() ? 8 : t.bits()) << ", " << t.lanes()
+            << "}, " << shape << ", " << strides << ", (uint64_t)((int64_t)("
+            << PrintExpr(call->args[5]) << ") * " << bytes << ")};\n";
+    PrintIndent();
+    stream_ << slot << ".v_handle = &" << prefix << ";\n";
+    return;
+  }
+  DataType t = arg->dtype;
+  if (!t.is_scalar()) Unsupported("a vector argument of T.call_packed", arg->span);
+  std::string field, code;
+  if (t.is_handle()) {
+    field = "v_handle";
+    code = "TESSERA_ARG_HANDLE";
+  } else if (t.is_float() || t.is_bfloat16()) {
+    field = "v_float64";
+    code = "TESSERA_ARG_FLOAT";
+  } else if (t.is_bool()) {
+    field = "v_int64";
+    code = "TESSERA_ARG_BOOL";
+  } else if (t.is_int() || t.is_uint()) {
+    field = "v_int64";
+    code = t.is_uint() ? "TESSERA_ARG_UINT" : "TESSERA_ARG_INT";
+  } else {
+    Unsupported("an argument of type " + t.ToString() + " in T.call_packed", arg->span);
+  }
+  if (AsPtr<StringImmNode>(arg)) Unsupported("a string argument of T.call_packed", arg->span);
+  PrintIndent();
+  stream_ << slot << "." << field << " = " << (t.is_handle() ? "(void*)(" : "(")
+          << PrintExpr(arg) << ");\n";
+  PrintIndent();
+  std::string codes_slot = slot;
+  codes_slot.replace(codes_slot.find("_args["), 6, "_codes[");
+  stream_ << codes_slot << " = " << code << ";\n";
+}
+
+void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
+  auto* call = AsPtr<CallNode>(op->value);
+  if (call == nullptr || !(call->is_op("tir.tvm_call_packed") || call->is_op("tir.tvm_call_cpacked"))) {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  if (call->is_op("tir.tvm_call_cpacked")) {
+    Unsupported("T.call_cpacked (a C packed function linked into the module)", op->span);
+  }
+  auto* fname = call->args.empty() ? nullptr : AsPtr<StringImmNode>(call->args[0]);
+  if (fname == nullptr) Unsupported("T.call_packed without a function name", op->span);
+  if (parallel_depth_ > 0) {
+    Unsupported("T.call_packed inside a parallel loop (it calls back into the runtime)", op->span);
+  }
+  Helper("tessera_call_global",
+         "typedef int32_t (*TesseraCallGlobalFunc)(const char*, TesseraValue*, int32_t*, int32_t,\n"
+         "                                         TesseraValue*, int32_t*, char*, int32_t);\n"
+         "TESSERA_EXPORT TesseraCallGlobalFunc __tessera_call_global = NULL;\n"
+         "static int32_t tessera_call_global(const char* name, TesseraValue* args, int32_t* codes,\n"
+         "                                   int32_t n) {\n"
+         "  TesseraValue ret;\n  int32_t ret_code;\n"
+         "  if (__tessera_call_global == NULL) {\n"
+         "    tessera_set_error(\"packed function %s: the library was not loaded by tessera's "
+         "runtime\", name);\n    return -1;\n  }\n"
+         "  return __tessera_call_global(name, args, codes, n, &ret, &ret_code, tessera_last_error,\n"
+         "                               (int32_t)sizeof(tessera_last_error));\n}\n");
+  int id = packed_calls_++;
+  std::string p = "tessera_pk" + std::to_string(id);
+  size_t n = call->args.size() - 1;
+  PrintIndent();
+  stream_ << "{\n";
+  int scope = BeginScope();
+  PrintIndent();
+  stream_ << "TesseraValue " << p << "_args[" << std::max<size_t>(1, n) << "];\n";
+  PrintIndent();
+  stream_ << "int32_t " << p << "_codes[" << std::max<size_t>(1, n) << "];\n";
+  for (size_t i = 0; i < n; ++i) {
+    const Expr& arg = call->args[i + 1];
+    std::string slot = p + "_args[" + std::to_string(i) + "]";
+    auto* inner = AsPtr<CallNode>(arg);
+    if (inner && inner->is_op("tir.tvm_stack_make_array")) {
+      PrintPackedArg(arg, slot, p + "_t" + std::to_string(i));
+      PrintIndent();
+      stream_ << p << "_codes[" << i << "] = TESSERA_ARG_DLTENSOR;\n";
+    } else {
+      PrintPackedArg(arg, slot, p + "_t" + std::to_string(i));
+    }
+  }
+  PrintIndent();
+  stream_ << "if (tessera_call_global(" << CString(fname->value) << ", " << p << "_args, " << p
+          << "_codes, " << n << ") != 0) {\n";
+  int inner = BeginScope();
+  PrintErrorReturn(op->span);
+  EndScope(inner);
+  PrintIndent();
+  stream_ << "}\n";
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+}
+
 std::string CodeGenHost::AllocationPrefix(const std::string&) {
   return "__attribute__((aligned(64))) ";
 }

@@ -2,6 +2,8 @@
 #include "tessera/te/create_prim_func.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -48,12 +50,64 @@ Expr ToIndexType(const Expr& e, DataType t) {
   return CastNode::Make(t, e);
 }
 
+using TensorKey = std::pair<const OperationNode*, int>;
+struct TensorKeyHash {
+  size_t operator()(const TensorKey& k) const {
+    return std::hash<const void*>()(k.first) * 31 + static_cast<size_t>(k.second);
+  }
+};
+using BufferTable = std::unordered_map<TensorKey, Buffer, TensorKeyHash>;
+
+TensorKey KeyOf(const TensorNode* t) { return {t->op.get(), t->value_index}; }
+
+// The body of a te.extern over the function's buffers: its placeholder buffers (and their data
+// pointers and offsets) replaced by the buffers chosen for the tensors they stand for.
+class PlaceholderSubstituter : public StmtExprMutator {
+ public:
+  void Map(const Buffer& from, const Buffer& to) {
+    if (from.get() == to.get()) return;
+    buffers_[from.get()] = to;
+    vars_[from->data.get()] = to->data;
+    if (auto* off = AsPtr<VarNode>(from->elem_offset)) {
+      vars_[off] = to->elem_offset ? to->elem_offset : Expr(MakeConst(off->dtype, int64_t{0}));
+    }
+  }
+  bool empty() const { return buffers_.empty(); }
+
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = vars_.find(op);
+    return it == vars_.end() ? GetRef(op) : it->second;
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    std::vector<Expr> indices;
+    for (const Expr& i : op->indices) indices.push_back(VisitExpr(i));
+    Expr pred = op->predicate ? VisitExpr(op->predicate) : nullptr;
+    return BufferLoadNode::Make(Remap(op->buffer), std::move(indices), pred, op->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    std::vector<Expr> indices;
+    for (const Expr& i : op->indices) indices.push_back(VisitExpr(i));
+    Expr pred = op->predicate ? VisitExpr(op->predicate) : nullptr;
+    return BufferStoreNode::Make(Remap(op->buffer), VisitExpr(op->value), std::move(indices), pred,
+                                 op->span);
+  }
+
+ private:
+  Buffer Remap(const Buffer& b) {
+    auto it = buffers_.find(b.get());
+    return it == buffers_.end() ? b : it->second;
+  }
+  std::unordered_map<const BufferNode*, Buffer> buffers_;
+  std::unordered_map<const VarNode*, Expr> vars_;
+};
+
 // A compute body in block terms: axis variables become block iterators and tensor reads
 // become reads of the function's buffers (indices in the index type, when overridden).
 class BodyRewriter : public ExprMutator {
  public:
-  BodyRewriter(const std::unordered_map<const VarNode*, Var>& iters,
-               const std::unordered_map<const OperationNode*, Buffer>& buffers,
+  BodyRewriter(const std::unordered_map<const VarNode*, Var>& iters, const BufferTable& buffers,
                std::optional<DataType> index_dtype)
       : iters_(iters), buffers_(buffers), index_dtype_(index_dtype) {}
 
@@ -68,7 +122,7 @@ class BodyRewriter : public ExprMutator {
   Expr VisitExpr_(const BufferLoadNode* op) override {
     const TensorNode* tensor = AsTensor(op->buffer.get());
     TESSERA_ICHECK(tensor != nullptr) << "compute body reads a non-tensor buffer";
-    auto it = buffers_.find(tensor->op.get());
+    auto it = buffers_.find(KeyOf(tensor));
     TESSERA_ICHECK(it != buffers_.end()) << "no buffer for tensor " << tensor->name;
     std::vector<Expr> indices;
     for (const Expr& index : op->indices) indices.push_back(Index(index));
@@ -83,7 +137,7 @@ class BodyRewriter : public ExprMutator {
 
  private:
   const std::unordered_map<const VarNode*, Var>& iters_;
-  const std::unordered_map<const OperationNode*, Buffer>& buffers_;
+  const BufferTable& buffers_;
   std::optional<DataType> index_dtype_;
 };
 
@@ -102,23 +156,38 @@ class PrimFuncCreator {
     for (const Tensor& t : listed_) Visit(t, nullptr);
     builder_.BeginFunction("main");
     DeclareBuffers();
-    for (const OperationNode* op : order_) {
-      if (op->kind == OpKind::kCompute) EmitCompute(static_cast<const ComputeOpNode*>(op));
-    }
+    for (const OperationNode* op : order_) Emit(op);
     CheckFreeVars();
     builder_.SetFunctionAttr("tir.noalias", Bool(true));
     return builder_.EndFunction();
   }
 
  private:
+  void Emit(const OperationNode* op) {
+    switch (op->kind) {
+      case OpKind::kCompute:
+        EmitCompute(static_cast<const ComputeOpNode*>(op));
+        break;
+      case OpKind::kExtern:
+        EmitExtern(static_cast<const ExternOpNode*>(op));
+        break;
+      case OpKind::kScan:
+        EmitScan(static_cast<const ScanOpNode*>(op));
+        break;
+      case OpKind::kPlaceholder:
+        break;
+    }
+  }
+
   void CollectArgs() {
     for (const PrimFuncArg& arg : args_) {
       if (const Tensor* t = std::get_if<Tensor>(&arg)) {
         if (!*t) ValueError("the list holds a null tensor");
-        for (const Tensor& seen : listed_) {
-          if (seen->op == (*t)->op) ValueError("tensor '" + (*t)->name + "' is listed twice");
+        if (listed_keys_.count(KeyOf(t->get()))) {
+          ValueError("tensor '" + (*t)->name + "' is listed twice");
         }
         listed_.push_back(*t);
+        listed_keys_.insert(KeyOf(t->get()));
         listed_ops_.insert((*t)->op.get());
       } else {
         const Var& v = std::get<Var>(arg);
@@ -138,29 +207,109 @@ class PrimFuncCreator {
   // Post-order walk from the listed tensors: producers before their readers.
   void Visit(const Tensor& tensor, const OperationNode* reader) {
     const OperationNode* op = tensor->op.get();
+    if (auto it = in_scan_.find(op); it != in_scan_.end()) {
+      ValueError("tensor '" + tensor->name + "' is computed inside te.scan '" + it->second->name +
+                 "' (it reads the scan's state); read the scan's output instead");
+    }
     if (!visited_.insert(op).second) return;
     if (op->kind == OpKind::kPlaceholder && !listed_ops_.count(op)) {
+      if (reader == nullptr) ValueError("tensor '" + tensor->name + "' is not listed");
       ValueError("tensor '" + tensor->name + "' (a te.placeholder read by '" + reader->name +
                  "') is not among the listed tensors; list every input placeholder so that it "
                  "becomes a parameter of the function");
     }
-    tensors_[op] = tensor;
-    for (const Tensor& input : op->InputTensors()) Visit(input, op);
+    if (op->kind == OpKind::kScan) {
+      VisitScan(static_cast<const ScanOpNode*>(op));
+    } else {
+      for (const Tensor& input : op->InputTensors()) Visit(input, op);
+    }
     order_.push_back(op);
   }
 
-  std::vector<Expr> Shape(const Tensor& tensor) {
-    std::vector<Expr> shape;
-    for (const Expr& e : tensor->shape) {
+  // The operations between a scan's states and its updates (those reading a state, directly
+  // or not) run once per row inside the scan; everything else they read runs before it.
+  void VisitScan(const ScanOpNode* scan) {
+    for (const Tensor& t : scan->init) Visit(t, scan);
+    std::unordered_set<const OperationNode*> states;
+    for (const Tensor& s : scan->state_placeholder) states.insert(s->op.get());
+    std::unordered_map<const OperationNode*, bool> depends;
+    std::vector<const OperationNode*>& body = scan_bodies_[scan];
+    std::function<bool(const Tensor&, const OperationNode*)> walk = [&](const Tensor& t,
+                                                                      const OperationNode* reader) {
+      const OperationNode* op = t->op.get();
+      if (states.count(op)) return true;
+      if (auto it = depends.find(op); it != depends.end()) return it->second;
+      bool dep = false;
+      if (op->kind == OpKind::kCompute) {
+        for (const Tensor& input : op->InputTensors()) dep = walk(input, op) || dep;
+      }
+      depends[op] = dep;
+      if (!dep) {
+        Visit(t, reader);
+        return false;
+      }
+      if (visited_.count(op) || in_scan_.count(op)) {
+        ValueError("te.scan '" + scan->name + "': '" + op->name +
+                   "' reads the scan's state, so it belongs to the scan body; it cannot also be "
+                   "computed outside the scan or in another scan");
+      }
+      for (const Tensor& input : op->InputTensors()) {
+        if (!states.count(input->op.get()) && !depends.at(input->op.get())) Visit(input, op);
+      }
+      in_scan_[op] = scan;
+      body.push_back(op);
+      return true;
+    };
+    for (const Tensor& u : scan->update) {
+      if (!walk(u, scan)) {
+        ValueError("te.scan '" + scan->name + "': update '" + u->name +
+                   "' does not read the state placeholder; the recurrence must use it");
+      }
+    }
+    for (const OperationNode* op : body) {
+      if (op->kind != OpKind::kCompute) {
+        ValueError("te.scan '" + scan->name + "': '" + op->name +
+                   "' in the scan body must be a te.compute");
+      }
+      auto* c = static_cast<const ComputeOpNode*>(op);
+      if (c->axis.empty()) {
+        ValueError("te.scan '" + scan->name + "': '" + op->name +
+                   "' in the scan body needs the scan dimension as its first axis");
+      }
+    }
+    for (const Tensor& u : scan->update) scan_updates_[u->op.get()] = u;
+  }
+
+  std::vector<Expr> Shape(const std::vector<Expr>& shape, const std::string& name) {
+    std::vector<Expr> out;
+    for (const Expr& e : shape) {
       if (index_dtype_ && e->dtype != *index_dtype_ && !AsConstInt(e)) {
         ValueError("index_dtype_override=" + index_dtype_->ToString() + " cannot convert the " +
-                   e->dtype.ToString() + " shape entry of tensor '" + tensor->name +
+                   e->dtype.ToString() + " shape entry of tensor '" + name +
                    "'; declare symbolic sizes with that type (te.var(name, \"" +
                    index_dtype_->ToString() + "\"))");
       }
-      shape.push_back(index_dtype_ ? ToIndexType(e, *index_dtype_) : e);
+      out.push_back(index_dtype_ ? ToIndexType(e, *index_dtype_) : e);
     }
-    return shape;
+    return out;
+  }
+
+  // As in TVM, a parameter that a te.extern reads or writes is that extern's buffer (with its
+  // symbolic elem_offset), so its body needs no rewriting.
+  Buffer ParamBuffer(const Tensor& tensor) {
+    const OperationNode* op = tensor->op.get();
+    if (op->kind == OpKind::kExtern) {
+      auto* ext = static_cast<const ExternOpNode*>(op);
+      if (!index_dtype_) return ext->output_placeholders.at(tensor->value_index);
+    }
+    for (const OperationNode* reader : order_) {
+      if (reader->kind != OpKind::kExtern || index_dtype_) continue;
+      auto* ext = static_cast<const ExternOpNode*>(reader);
+      for (size_t i = 0; i < ext->inputs.size(); ++i) {
+        if (KeyOf(ext->inputs[i].get()) == KeyOf(tensor.get())) return ext->input_placeholders[i];
+      }
+    }
+    return BufferNode::Decl(tensor->name, tensor->dtype, Shape(tensor->shape, tensor->name));
   }
 
   void DeclareBuffers() {
@@ -168,25 +317,58 @@ class PrimFuncCreator {
     for (const PrimFuncArg& arg : args_) {
       if (const Tensor* t = std::get_if<Tensor>(&arg)) {
         const Tensor& tensor = *t;
-        Buffer buffer = BufferNode::Decl(tensor->name, tensor->dtype, Shape(tensor));
+        if (in_scan_.count(tensor->op.get())) {
+          ValueError("tensor '" + tensor->name + "' is computed inside te.scan '" +
+                     in_scan_.at(tensor->op.get())->name +
+                     "'; list the scan's output instead");
+        }
+        Buffer buffer = ParamBuffer(tensor);
         Var param = VarNode::Make("var_" + tensor->name, DataType::Handle());
         builder_.AddParam(param);
         builder_.BindParamBuffer(param, buffer);
-        buffers_[tensor->op.get()] = buffer;
+        buffers_[KeyOf(tensor.get())] = buffer;
         for (const Expr& e : buffer->shape) {
           if (auto* v = AsPtr<VarNode>(e)) defined_.insert(v);
         }
+        if (auto* v = AsPtr<VarNode>(buffer->elem_offset)) defined_.insert(v);
         NoteUses(buffer->shape, tensor->name);
       } else {
         builder_.AddParam(std::get<Var>(arg));
       }
     }
+    // Updates of a scan write the scan's output, and its states read it.
+    std::unordered_map<const OperationNode*, std::pair<const ScanOpNode*, int>> scan_outputs;
     for (const OperationNode* op : order_) {
-      if (listed_ops_.count(op)) continue;
-      Buffer buffer = BufferNode::Decl(op->name, op->output_dtype(), Shape(tensors_.at(op)));
-      builder_.AllocBuffer(buffer);
-      buffers_[op] = buffer;
-      NoteUses(buffer->shape, op->name);
+      if (op->kind != OpKind::kScan) continue;
+      auto* scan = static_cast<const ScanOpNode*>(op);
+      for (size_t k = 0; k < scan->update.size(); ++k) {
+        scan_outputs[scan->update[k]->op.get()] = {scan, static_cast<int>(k)};
+      }
+    }
+    auto declare = [&](const OperationNode* op) {
+      for (size_t i = 0; i < op->num_outputs(); ++i) {
+        TensorKey key{op, static_cast<int>(i)};
+        if (buffers_.count(key) || scan_outputs.count(op)) continue;
+        std::string name = op->num_outputs() == 1 ? op->name : op->name + "_v" + std::to_string(i);
+        Buffer buffer = BufferNode::Decl(name, op->OutputDType(i), Shape(op->OutputShape(i), name));
+        builder_.AllocBuffer(buffer);
+        buffers_[key] = buffer;
+        NoteUses(buffer->shape, op->name);
+      }
+    };
+    for (const OperationNode* op : order_) {
+      if (op->kind == OpKind::kScan) {
+        auto* scan = static_cast<const ScanOpNode*>(op);
+        declare(op);
+        for (size_t k = 0; k < scan->update.size(); ++k) {
+          const Buffer& out = buffers_.at({op, static_cast<int>(k)});
+          buffers_[KeyOf(scan->state_placeholder[k].get())] = out;
+          buffers_[KeyOf(scan->update[k].get())] = out;
+        }
+        for (const OperationNode* body : scan_bodies_.at(scan)) declare(body);
+      } else if (op->kind != OpKind::kPlaceholder) {
+        declare(op);
+      }
     }
   }
 
@@ -197,43 +379,58 @@ class PrimFuncCreator {
     return candidate;
   }
 
-  void EmitCompute(const ComputeOpNode* op) {
+  // One block per compute. Inside a scan (`scan_row` set) the first axis is the scan's row: it
+  // gets no loop of its own but an ordered block iterator bound to that row.
+  void EmitCompute(const ComputeOpNode* op, const Expr& scan_row = nullptr,
+                   const Range& scan_dom = nullptr, const Buffer& out_override = nullptr,
+                   const std::string& block_name = "") {
     struct Loop {
-      Var loop_var;
+      Var loop_var;  // null: bound to the scan row
       IterVar iter;
       Expr binding;
     };
     std::vector<Loop> loops;
     std::unordered_map<const VarNode*, Var> iters;
-    auto add_axis = [&](const IterVar& axis, IterVarType type) {
-      Expr min = axis->dom->min, extent = axis->dom->extent;
+    auto add_axis = [&](const IterVar& axis, IterVarType type, bool row) {
+      Expr min = row ? scan_dom->min : axis->dom->min;
+      Expr extent = row ? scan_dom->extent : axis->dom->extent;
       DataType t = index_dtype_ ? *index_dtype_ : axis->var->dtype;
-      if (index_dtype_) {
-        min = ToIndexType(min, t);
-        extent = ToIndexType(extent, t);
-      }
-      Var loop_var = VarNode::Make(axis->var->name, t);
+      if (index_dtype_ || min->dtype != t) min = ToIndexType(min, t);
+      if (index_dtype_ || extent->dtype != t) extent = ToIndexType(extent, t);
       Var iter_var = VarNode::Make("v_" + axis->var->name, t);
-      Expr binding = IsConstInt(min, 0) ? Expr(loop_var) : Expr(AddNode::Make(loop_var, min));
+      Var loop_var;
+      Expr binding;
+      if (row) {
+        binding = scan_row->dtype == t ? scan_row : ToIndexType(scan_row, t);
+        type = IterVarType::kOrdered;
+      } else {
+        loop_var = VarNode::Make(axis->var->name, t);
+        binding = IsConstInt(min, 0) ? Expr(loop_var) : Expr(AddNode::Make(loop_var, min));
+      }
       loops.push_back(
           {loop_var, IterVarNode::Make(RangeNode::Make(min, extent), iter_var, type), binding});
       iters[axis->var.get()] = iter_var;
       bound_.insert(iter_var.get());
       NoteUses({min, extent}, op->name);
     };
-    for (const IterVar& axis : op->axis) add_axis(axis, IterVarType::kDataPar);
-    for (const IterVar& axis : op->reduce_axis) add_axis(axis, IterVarType::kCommReduce);
+    for (size_t d = 0; d < op->axis.size(); ++d) {
+      add_axis(op->axis[d], IterVarType::kDataPar, d == 0 && scan_row);
+    }
+    for (const IterVar& axis : op->reduce_axis) add_axis(axis, IterVarType::kCommReduce, false);
 
+    int opened = 0;
     for (const Loop& loop : loops) {
+      if (!loop.loop_var) continue;
       const Range& dom = loop.iter->dom;
       builder_.BeginFor(loop.loop_var, MakeConst(dom->extent->dtype, int64_t{0}), dom->extent,
                         ForKind::kSerial);
+      ++opened;
     }
-    builder_.BeginBlock(UniqueBlockName(op->name));
+    builder_.BeginBlock(UniqueBlockName(block_name.empty() ? op->name : block_name));
     for (const Loop& loop : loops) builder_.AddBlockIter(loop.iter, loop.binding);
     if (!op->attrs.empty()) builder_.SetBlockAttrs(op->attrs);
 
-    const Buffer& out = buffers_.at(op);
+    const Buffer& out = out_override ? out_override : buffers_.at({op, 0});
     std::vector<Expr> indices;
     for (size_t d = 0; d < op->axis.size(); ++d) indices.push_back(loops[d].iter->var);
     BodyRewriter rewrite(iters, buffers_, index_dtype_);
@@ -257,7 +454,89 @@ class PrimFuncCreator {
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     }
     builder_.EndBlock();
-    for (size_t i = 0; i < loops.size(); ++i) builder_.EndFor();
+    for (int i = 0; i < opened; ++i) builder_.EndFor();
+  }
+
+  // te.extern: one opaque block holding the body, over the function's buffers.
+  void EmitExtern(const ExternOpNode* op) {
+    PlaceholderSubstituter substitute;
+    std::vector<BufferRegion> reads, writes;
+    std::unordered_set<const BufferNode*> seen;
+    for (size_t i = 0; i < op->inputs.size(); ++i) {
+      const Buffer& actual = buffers_.at(KeyOf(op->inputs[i].get()));
+      substitute.Map(op->input_placeholders[i], actual);
+      if (seen.insert(actual.get()).second) reads.push_back(BufferRegionNode::FullRegion(actual));
+    }
+    for (size_t i = 0; i < op->output_placeholders.size(); ++i) {
+      const Buffer& actual = buffers_.at({op, static_cast<int>(i)});
+      substitute.Map(op->output_placeholders[i], actual);
+      writes.push_back(BufferRegionNode::FullRegion(actual));
+    }
+    Stmt body = substitute.empty() ? op->body : substitute.VisitStmt(op->body);
+    builder_.BeginBlock(UniqueBlockName(op->name));
+    builder_.SetBlockReads(reads);
+    builder_.SetBlockWrites(writes);
+    if (!op->attrs.empty()) builder_.SetBlockAttrs(op->attrs);
+    builder_.Emit(body);
+    builder_.EndBlock();
+  }
+
+  // te.scan: the initial rows, then a serial loop over the remaining rows computing the scan
+  // body (the operations reading a state) one row at a time.
+  void EmitScan(const ScanOpNode* op) {
+    for (size_t k = 0; k < op->init.size(); ++k) {
+      const Tensor& init = op->init[k];
+      const Buffer& out = buffers_.at({op, static_cast<int>(k)});
+      // out[i, ...] = init[i, ...] over the initial rows.
+      std::vector<Expr> shape = Shape(init->shape, init->name);
+      std::vector<Var> loop_vars, iter_vars;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        DataType t = shape[d]->dtype;
+        loop_vars.push_back(VarNode::Make("i" + std::to_string(d), t));
+        iter_vars.push_back(VarNode::Make("v_i" + std::to_string(d), t));
+        builder_.BeginFor(loop_vars.back(), MakeConst(t, int64_t{0}), shape[d], ForKind::kSerial);
+      }
+      builder_.BeginBlock(UniqueBlockName(op->name + "_init"));
+      std::vector<Expr> indices;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        builder_.AddBlockIter(IterVarNode::Make(RangeNode::Make(MakeConst(shape[d]->dtype, int64_t{0}),
+                                                                shape[d]),
+                                                iter_vars[d], IterVarType::kDataPar),
+                              loop_vars[d]);
+        indices.push_back(iter_vars[d]);
+        bound_.insert(iter_vars[d].get());
+      }
+      const Buffer& src = buffers_.at(KeyOf(init.get()));
+      std::vector<Expr> out_indices = indices;
+      for (size_t d = 0; d < out_indices.size(); ++d) {
+        if (out_indices[d]->dtype != out->shape[d]->dtype) {
+          out_indices[d] = ToIndexType(out_indices[d], out->shape[d]->dtype);
+        }
+      }
+      builder_.Emit(BufferStoreNode::Make(out, BufferLoadNode::Make(src, indices), out_indices));
+      builder_.EndBlock();
+      for (size_t d = 0; d < shape.size(); ++d) builder_.EndFor();
+      NoteUses(shape, op->name);
+    }
+    const IterVar& axis = op->scan_axis;
+    Expr min = axis->dom->min, extent = axis->dom->extent;
+    DataType t = index_dtype_ ? *index_dtype_ : axis->var->dtype;
+    min = ToIndexType(min, t);
+    extent = ToIndexType(extent, t);
+    std::string row_name = op->name + "_idx";
+    Var loop = VarNode::Make(row_name, t);
+    NoteUses({min, extent}, op->name);
+    builder_.BeginFor(loop, MakeConst(t, int64_t{0}), extent, ForKind::kSerial);
+    Expr row = IsConstInt(min, 0) ? Expr(loop) : Expr(AddNode::Make(loop, min));
+    Range dom = RangeNode::Make(min, extent);
+    for (const OperationNode* body : scan_bodies_.at(op)) {
+      auto* c = static_cast<const ComputeOpNode*>(body);
+      auto it = scan_updates_.find(body);
+      Buffer out = nullptr;
+      if (it != scan_updates_.end()) out = buffers_.at(KeyOf(it->second.get()));
+      EmitCompute(c, row, dom, out);
+    }
+    builder_.EndFor();
   }
 
   // Remembers the free variables of `exprs` (symbolic sizes) and where they were first used.
@@ -276,7 +555,7 @@ class PrimFuncCreator {
   // Block iterators are bound by their blocks; every other variable must be a parameter.
   void CheckFreeVars() {
     for (const VarNode* v : use_order_) {
-      if (defined_.count(v) || bound_.count(v)) continue;
+      if (defined_.count(v) || bound_.count(v) || AsAxisVar(v)) continue;
       ValueError("variable '" + v->name + "' (used by '" + uses_[v] +
                  "') is not defined by the shape of any listed tensor; add it to the list to make "
                  "it a scalar parameter");
@@ -287,10 +566,13 @@ class PrimFuncCreator {
   std::optional<DataType> index_dtype_;
   IRBuilder builder_;
   std::vector<Tensor> listed_;
+  std::set<TensorKey> listed_keys_;
   std::unordered_set<const OperationNode*> listed_ops_, visited_;
   std::vector<const OperationNode*> order_;
-  std::unordered_map<const OperationNode*, Tensor> tensors_;
-  std::unordered_map<const OperationNode*, Buffer> buffers_;
+  std::unordered_map<const ScanOpNode*, std::vector<const OperationNode*>> scan_bodies_;
+  std::unordered_map<const OperationNode*, const ScanOpNode*> in_scan_;
+  std::unordered_map<const OperationNode*, Tensor> scan_updates_;
+  BufferTable buffers_;
   std::unordered_set<std::string> block_names_;
   std::unordered_set<const VarNode*> defined_;
   std::unordered_map<const VarNode*, std::string> uses_;

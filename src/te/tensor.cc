@@ -120,16 +120,134 @@ Expr TensorNode::operator()(std::vector<Expr> indices, Span span) const {
 }
 
 Tensor OperationNode::output(size_t index) const {
-  if (index != 0) {
-    ValueError("operation '" + name + "' has one output; output(" + std::to_string(index) +
-               ") does not exist");
+  size_t n = num_outputs();
+  if (index >= n) {
+    ValueError("operation '" + name + "' has " + std::to_string(n) + " output" +
+               (n == 1 ? "" : "s") + "; output(" + std::to_string(index) + ") does not exist");
   }
-  if (Tensor t = output_.lock()) return t;
-  DataType dtype = output_dtype();
-  Var data = VarNode::MakePointer(name, dtype, "global");
-  auto t = std::make_shared<TensorNode>(shared_from_this(), 0, data, dtype, output_shape(), name);
-  output_ = t;
+  if (outputs_.size() < n) outputs_.resize(n);
+  if (Tensor t = outputs_[index].lock()) return t;
+  DataType dtype = OutputDType(index);
+  // As in TVM, the outputs of a multi-output operation are named op.v0, op.v1, ...
+  std::string tname = n == 1 ? name : name + ".v" + std::to_string(index);
+  Var data = VarNode::MakePointer(tname, dtype, "global");
+  auto t = std::make_shared<TensorNode>(shared_from_this(), static_cast<int>(index), data, dtype,
+                                        OutputShape(index), tname);
+  outputs_[index] = t;
   return t;
+}
+
+std::shared_ptr<const ExternOpNode> ExternOpNode::Make(std::string name, std::string tag,
+                                                       AttrMap attrs, std::vector<Tensor> inputs,
+                                                       std::vector<Buffer> input_placeholders,
+                                                       std::vector<Buffer> output_placeholders,
+                                                       Stmt body) {
+  std::string what = "te.extern '" + name + "'";
+  if (inputs.size() != input_placeholders.size()) {
+    ValueError(what + ": " + std::to_string(inputs.size()) + " inputs but " +
+               std::to_string(input_placeholders.size()) + " input buffers");
+  }
+  if (output_placeholders.empty()) ValueError(what + ": needs at least one output");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    const Buffer& b = input_placeholders[i];
+    if (!t || !b) ValueError(what + ": input " + std::to_string(i) + " is null");
+    if (t->dtype != b->dtype || t->shape.size() != b->shape.size()) {
+      TypeError(what + ": input buffer '" + b->name + "' (" + b->dtype.ToString() + ", " +
+                std::to_string(b->shape.size()) + " dimensions) does not match tensor '" +
+                t->name + "' (" + t->dtype.ToString() + ", " + std::to_string(t->shape.size()) +
+                " dimensions)");
+    }
+  }
+  for (const Buffer& b : output_placeholders) {
+    if (!b) ValueError(what + ": an output buffer is null");
+    CheckShape(b->shape, what);
+    if (!b->dtype.is_scalar() || b->dtype.is_void() || b->dtype.is_handle()) {
+      TypeError(what + ": output elements must be scalar numbers, got " + b->dtype.ToString());
+    }
+  }
+  if (!body) ValueError(what + ": the function returned no statement");
+  auto op = std::make_shared<ExternOpNode>(std::move(name), std::move(tag), std::move(attrs));
+  op->inputs = std::move(inputs);
+  op->input_placeholders = std::move(input_placeholders);
+  op->output_placeholders = std::move(output_placeholders);
+  op->body = std::move(body);
+  return op;
+}
+
+std::vector<Tensor> ScanOpNode::InputTensors() const {
+  std::vector<Tensor> out = init;
+  out.insert(out.end(), update.begin(), update.end());
+  return out;
+}
+
+std::shared_ptr<const ScanOpNode> ScanOpNode::Make(std::string name, std::string tag,
+                                                   AttrMap attrs, std::vector<Tensor> init,
+                                                   std::vector<Tensor> update,
+                                                   std::vector<Tensor> state_placeholder,
+                                                   std::vector<Tensor> inputs) {
+  std::string what = "te.scan '" + name + "'";
+  if (init.empty() || init.size() != update.size() || init.size() != state_placeholder.size()) {
+    ValueError(what + ": init, update and state_placeholder must be non-empty lists of one "
+               "length, got " + std::to_string(init.size()) + ", " +
+               std::to_string(update.size()) + " and " +
+               std::to_string(state_placeholder.size()));
+  }
+  auto same = [](const Expr& a, const Expr& b) {
+    auto ca = AsConstInt(a), cb = AsConstInt(b);
+    if (ca && cb) return *ca == *cb;
+    return a.get() == b.get() || (AsPtr<VarNode>(a) == nullptr || AsPtr<VarNode>(b) == nullptr);
+  };
+  for (size_t k = 0; k < init.size(); ++k) {
+    const Tensor& i = init[k];
+    const Tensor& u = update[k];
+    const Tensor& s = state_placeholder[k];
+    if (!i || !u || !s) ValueError(what + ": a null tensor in init, update or state_placeholder");
+    if (s->op->kind != OpKind::kPlaceholder) {
+      TypeError(what + ": state_placeholder '" + s->name + "' must be a te.placeholder");
+    }
+    if (u->op->kind != OpKind::kCompute) {
+      TypeError(what + ": update '" + u->name + "' must be a te.compute");
+    }
+    if (s->shape.empty()) ValueError(what + ": the state '" + s->name + "' has no dimension to scan");
+    if (i->shape.size() != s->shape.size() || u->shape.size() != s->shape.size()) {
+      ValueError(what + ": init '" + i->name + "', update '" + u->name + "' and state '" +
+                 s->name + "' must have the same number of dimensions");
+    }
+    if (i->dtype != s->dtype || u->dtype != s->dtype) {
+      TypeError(what + ": init '" + i->name + "' (" + i->dtype.ToString() + "), update '" +
+                u->name + "' (" + u->dtype.ToString() + ") and state '" + s->name + "' (" +
+                s->dtype.ToString() + ") must have one dtype");
+    }
+    for (size_t d = 1; d < s->shape.size(); ++d) {
+      if (!same(i->shape[d], s->shape[d]) || !same(u->shape[d], s->shape[d])) {
+        ValueError(what + ": dimension " + std::to_string(d) + " of init '" + i->name +
+                   "', update '" + u->name + "' and state '" + s->name + "' differ");
+      }
+    }
+    if (!same(u->shape[0], s->shape[0])) {
+      ValueError(what + ": update '" + u->name + "' and state '" + s->name +
+                 "' must have the same first dimension (the scan length)");
+    }
+  }
+  Expr begin = init[0]->shape[0], end = update[0]->shape[0];
+  DataType t = end->dtype;
+  if (begin->dtype != t) begin = CastNode::Make(t, begin);
+  for (size_t k = 1; k < init.size(); ++k) {
+    if (!same(init[k]->shape[0], init[0]->shape[0]) ||
+        !same(update[k]->shape[0], update[0]->shape[0])) {
+      ValueError(what + ": every init must cover the same rows and every update the same length");
+    }
+  }
+  auto op = std::make_shared<ScanOpNode>(std::move(name), std::move(tag), std::move(attrs));
+  auto var = std::make_shared<AxisVarNode>(op->name + ".idx", t, IterVarType::kOrdered);
+  op->scan_axis = IterVarNode::Make(RangeNode::Make(begin, SubNode::Make(end, begin)), var,
+                                    IterVarType::kOrdered);
+  op->init = std::move(init);
+  op->update = std::move(update);
+  op->state_placeholder = std::move(state_placeholder);
+  op->inputs = std::move(inputs);
+  return op;
 }
 
 DataType ComputeOpNode::output_dtype() const { return reduce ? reduce->dtype() : body->dtype; }

@@ -26,7 +26,7 @@ namespace tessera {
 #define TESSERA_OTHER_NODES(X)                                                             \
   X(Range)                                                                                 \
   X(IterVar) X(Buffer) X(PrimFunc) X(GlobalVar) X(IRModule) X(Op) X(Array) X(BufferRegion) \
-      X(MatchBufferRegion) X(Map)
+      X(MatchBufferRegion) X(Map) X(CommReducer)
 
 enum class NodeKind : uint8_t {
 #define TESSERA_KIND_ENUM(name) k##name,

@@ -269,6 +269,32 @@ struct MatchBufferRegionNode : Object {
 using MatchBufferRegion = Ref<MatchBufferRegionNode>;
 
 /*!
+ * \brief A commutative reducer as an IR value (`T.comm_reducer(lambda x, y: x + y, [0.0])`):
+ *  `result` combines `lhs` with `rhs` (one variable of each per reduced value), starting from
+ *  `identity_element`. It annotates cross-thread reductions (`T.attr(reducer, "reduce_scope",
+ *  ...)` around `T.tvm_thread_allreduce`). `lhs` and `rhs` are bound by the reducer.
+ */
+struct CommReducerNode : Object {
+  TESSERA_NODE_KIND(CommReducer)
+  std::vector<Var> lhs, rhs;
+  std::vector<Expr> result, identity_element;
+  Span span;
+  CommReducerNode(std::vector<Var> l, std::vector<Var> r, std::vector<Expr> res,
+                  std::vector<Expr> id, Span s)
+      : Object(kKind),
+        lhs(std::move(l)),
+        rhs(std::move(r)),
+        result(std::move(res)),
+        identity_element(std::move(id)),
+        span(std::move(s)) {}
+  /*! \brief Checks one lhs, rhs, result and identity per value, each value of one scalar type. */
+  static Ref<CommReducerNode> Make(std::vector<Var> lhs, std::vector<Var> rhs,
+                                   std::vector<Expr> result, std::vector<Expr> identity_element,
+                                   Span span = {});
+};
+using CommReducer = Ref<CommReducerNode>;
+
+/*!
  * \brief A TensorIR block: an isolated unit of computation over its own iterators.
  *
  * `iter_vars` are the block iterators (kDataPar spatial, kCommReduce reduction, kOpaque), each

@@ -57,6 +57,9 @@ class CodeGenHost : public CodeGenC {
   void VisitStmt_(const LetStmtNode* op) override;
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
+  /*! \brief `T.evaluate(T.call_packed("name", ...))`: a call of a registered global function
+   *  through the runtime (tessera_call_global); buffers travel as DLTensors on the stack. */
+  void VisitStmt_(const EvaluateNode* op) override;
   void VisitStmt_(const ForNode* op) override;
   /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
   std::string AllocationPrefix(const std::string& scope) override;
@@ -75,6 +78,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief A mask of int32 lanes from a comparison result of `bits`-wide lanes. */
   std::string ToMask32(const std::string& value, int bits, int lanes, const Span& span);
   std::string Metadata(const IRModule& mod);
+  /*! \brief The C argument of a packed call: sets up a DLTensor for `tvm_stack_make_array`. */
+  void PrintPackedArg(const Expr& arg, const std::string& slot, const std::string& prefix);
+  int packed_calls_ = 0;
 
   bool in_packed_ = false;
   bool noalias_ = false;

@@ -54,7 +54,7 @@ struct TensorNode : BufferNode {
 /*! \brief The tensor behind `buffer`, or null when it is an ordinary buffer. */
 const TensorNode* AsTensor(const BufferNode* buffer);
 
-enum class OpKind : uint8_t { kPlaceholder, kCompute };
+enum class OpKind : uint8_t { kPlaceholder, kCompute, kExtern, kScan };
 
 /*! \brief What produces tensors. Operations are te-only objects, not IR nodes: CreatePrimFunc
  *  turns them into parameters, allocations and blocks. */
@@ -68,15 +68,21 @@ struct OperationNode : std::enable_shared_from_this<OperationNode> {
   OperationNode(const OperationNode&) = delete;
   OperationNode& operator=(const OperationNode&) = delete;
 
+  /*! \brief The shape and element type of output 0. */
   virtual const std::vector<Expr>& output_shape() const = 0;
   virtual DataType output_dtype() const = 0;
+  /*! \brief How many tensors the operation produces (several for te.extern and te.scan). */
+  virtual size_t num_outputs() const { return 1; }
+  /*! \brief The shape and element type of output `i`. */
+  virtual const std::vector<Expr>& OutputShape(size_t i) const { return output_shape(); }
+  virtual DataType OutputDType(size_t i) const { return output_dtype(); }
   /*! \brief The tensors this operation reads, in order of first use. */
   virtual std::vector<Tensor> InputTensors() const = 0;
-  /*! \brief The output tensor (the same object for as long as anything holds it). */
+  /*! \brief The output tensor `index` (the same object for as long as anything holds it). */
   Tensor output(size_t index = 0) const;
 
  private:
-  mutable std::weak_ptr<TensorNode> output_;
+  mutable std::vector<std::weak_ptr<TensorNode>> outputs_;
 };
 
 /*! \brief An input tensor of the given shape and element type. */
@@ -116,6 +122,71 @@ struct ComputeOpNode : OperationNode {
    *  inside their reducer). */
   static std::shared_ptr<const ComputeOpNode> Make(std::string name, std::string tag, AttrMap attrs,
                                                    std::vector<IterVar> axis, ComputeBody body);
+};
+
+/*!
+ * \brief `te.extern`: outputs computed by an arbitrary statement, usually a call of a packed or
+ *  C function, over buffers standing for the inputs and the outputs.
+ *
+ * `input_placeholders[i]` stands for `inputs[i]` (same dtype and rank) and
+ * `output_placeholders[i]` for output i; `body` reads and writes only through them.
+ * CreatePrimFunc makes the placeholders the function's buffers and the body one opaque block.
+ */
+struct ExternOpNode : OperationNode {
+  std::vector<Tensor> inputs;
+  std::vector<Buffer> input_placeholders;
+  std::vector<Buffer> output_placeholders;
+  Stmt body;
+  ExternOpNode(std::string n, std::string t, AttrMap a)
+      : OperationNode(OpKind::kExtern, std::move(n), std::move(t), std::move(a)) {}
+  const std::vector<Expr>& output_shape() const override { return OutputShape(0); }
+  DataType output_dtype() const override { return OutputDType(0); }
+  size_t num_outputs() const override { return output_placeholders.size(); }
+  const std::vector<Expr>& OutputShape(size_t i) const override {
+    return output_placeholders.at(i)->shape;
+  }
+  DataType OutputDType(size_t i) const override { return output_placeholders.at(i)->dtype; }
+  std::vector<Tensor> InputTensors() const override { return inputs; }
+
+  /*! \brief Checks the counts, the placeholders against the inputs, and that there is a body
+   *  and at least one output. */
+  static std::shared_ptr<const ExternOpNode> Make(std::string name, std::string tag,
+                                                  AttrMap attrs, std::vector<Tensor> inputs,
+                                                  std::vector<Buffer> input_placeholders,
+                                                  std::vector<Buffer> output_placeholders,
+                                                  Stmt body);
+};
+
+/*!
+ * \brief `te.scan`: tensors defined by a recurrence over their first dimension.
+ *
+ * Output k holds `init[k]` in rows [0, init[k].shape[0]) and `update[k]` in the rows
+ * [init rows, update[k].shape[0]), computed in order of the row. `update[k]` reads the rows
+ * computed before through `state_placeholder[k]`, which stands for output k. `scan_axis` is the
+ * ordered axis over the update rows. `inputs` are the tensors the update reads (a hint only).
+ */
+struct ScanOpNode : OperationNode {
+  IterVar scan_axis;
+  std::vector<Tensor> init, update, state_placeholder, inputs;
+  ScanOpNode(std::string n, std::string t, AttrMap a)
+      : OperationNode(OpKind::kScan, std::move(n), std::move(t), std::move(a)) {}
+  const std::vector<Expr>& output_shape() const override { return OutputShape(0); }
+  DataType output_dtype() const override { return OutputDType(0); }
+  size_t num_outputs() const override { return update.size(); }
+  const std::vector<Expr>& OutputShape(size_t i) const override {
+    return state_placeholder.at(i)->shape;
+  }
+  DataType OutputDType(size_t i) const override { return update.at(i)->dtype; }
+  /*! \brief The initial and the update tensors. */
+  std::vector<Tensor> InputTensors() const override;
+
+  /*! \brief Checks that init, update and state match in number, rank, dtype and trailing
+   *  dimensions, that the states are placeholders and the updates computes. */
+  static std::shared_ptr<const ScanOpNode> Make(std::string name, std::string tag, AttrMap attrs,
+                                                std::vector<Tensor> init,
+                                                std::vector<Tensor> update,
+                                                std::vector<Tensor> state_placeholder,
+                                                std::vector<Tensor> inputs);
 };
 
 /*! \brief `te.placeholder`: an input tensor. */

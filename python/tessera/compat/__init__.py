@@ -92,6 +92,8 @@ TOP_LEVEL = {
     "TVMError": ("tessera.error", "TesseraError"),
     "DiagnosticError": ("tessera.error", "DiagnosticError"),
     "get_range": ("tessera.dsl", "get_range"),
+    "register_func": ("tessera.runtime", "register_func"),
+    "get_global_func": ("tessera.runtime", "get_global_func"),
 }
 
 # Names of the ``tvm.compass`` package that are not submodules (``from tvm.compass import
@@ -179,6 +181,26 @@ class _AliasLoader(importlib.abc.Loader):
             setattr(module, key, value)
 
 
+# TVM modules that test files import at their top for a few tests only: they import, and any use
+# names the missing feature (tessera.compat._unsupported).
+UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax"}
+
+
+class _UnsupportedLoader(importlib.abc.Loader):
+    def __init__(self, name):
+        self.name = name
+
+    def create_module(self, spec):
+        from . import _unsupported
+
+        module = getattr(_unsupported, UNSUPPORTED[self.name])
+        setattr(module, _MARK, True)
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
 class _FacadeLoader(importlib.abc.Loader):
     def create_module(self, spec):
         module = _FacadeModule(spec.name, f"TVM names mapped onto tessera ({spec.name})")
@@ -196,6 +218,10 @@ class _Finder(importlib.abc.MetaPathFinder):
     """Resolves ``tvm`` and ``tvm.*`` to tessera's modules; raises for what tessera lacks."""
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == "tvm_ffi":
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader("tessera.compat.tvm_ffi"))
+        if fullname in UNSUPPORTED:
+            return importlib.machinery.ModuleSpec(fullname, _UnsupportedLoader(fullname))
         if fullname != "tvm" and not fullname.startswith("tvm."):
             return None
         if fullname in _SYNTHETIC:
@@ -246,7 +272,7 @@ def uninstall():
     stay imported. A later ``import tvm`` finds whatever TVM is installed (or none)."""
     while _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "tvm" or n.startswith("tvm.")]:
+    for name in [n for n in sys.modules if n in ("tvm", "tvm_ffi") or n.startswith("tvm.")]:
         module = sys.modules[name]
         if getattr(module, _MARK, False) or getattr(module, "__name__", "").startswith("tessera"):
             del sys.modules[name]

@@ -16,6 +16,7 @@ from .reduction import CommReducer, comm_reducer, max, min, reduce_axis, sum  # 
 from .ops import *  # noqa: F401,F403 - te.exp, te.floordiv, ... (tessera.tir.ops)
 from . import ops
 from .ops import TagScope, add, logaddexp, multiply, subtract, tag_scope, thread_axis
+from .extern import ExternOp, ScanOp, extern, extern_primfunc, scan
 from .tensor import (ComputeOp, Operation, PlaceholderOp, Reduce, Tensor, TensorSlice, compute,
                      const, placeholder, size_var, var)
 
@@ -47,5 +48,6 @@ def create_prim_func(ops, index_dtype_override=None):
 __all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "Reduce", "CommReducer",
            "placeholder", "compute", "reduce_axis", "sum", "max", "min", "comm_reducer", "var",
            "size_var", "const", "create_prim_func", "TensorSlice", "thread_axis", "tag_scope",
-           "TagScope", "add", "subtract", "multiply", "logaddexp"] + [
+           "TagScope", "add", "subtract", "multiply", "logaddexp", "extern", "extern_primfunc", "scan",
+           "ExternOp", "ScanOp"] + [
     n for n in ops.__all__ if n not in ("sum", "max", "min")]

@@ -20,6 +20,7 @@ ForKind, IterVarType = _core.ForKind, _core.IterVarType
 Block, BlockRealize = _core.Block, _core.BlockRealize
 BufferRegion, MatchBufferRegion = _core.BufferRegion, _core.MatchBufferRegion
 Op = _core.Op
+CommReducer = _core.CommReducer
 
 
 def const(value, dtype=None):
@@ -39,6 +40,9 @@ def op(name):
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401
 from . import stmt_functor  # noqa: E402,F401
+from . import index_map as _index_map  # noqa: E402,F401 - IndexMap.from_func
+from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
+                     call_packed_lowered, decl_buffer)
 
 
 _OP_NAMES = None

@@ -34,7 +34,17 @@ truncdiv, truncmod, ceildiv = _ops.truncdiv, _ops.truncmod, _ops.ceildiv
 indexdiv, indexmod = _ops.floordiv, _ops.floormod
 if_then_else = _ops.if_then_else
 min_value, max_value, infinity = _ops.min_value, _ops.max_value, _ops.infinity
-call_extern, call_pure_extern, call_intrin = _ops.call_extern, _ops.call_pure_extern, _ops.call_intrin
+call_intrin = _ops.call_intrin
+
+
+def call_extern(dtype, func_name, *args, span=None):
+    """A call of the C function ``func_name`` returning ``dtype`` ("" is void, as in TVM)."""
+    return _ops.call_extern("void" if dtype == "" else dtype, func_name, *args, span=span)
+
+
+def call_pure_extern(dtype, func_name, *args, span=None):
+    """``call_extern`` of a function without side effects."""
+    return _ops.call_pure_extern("void" if dtype == "" else dtype, func_name, *args, span=span)
 reinterpret = _ops.reinterpret
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
     _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not)

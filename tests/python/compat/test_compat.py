@@ -192,3 +192,40 @@ def test_compass_top_level_names(installed):
     assert get_range("int8") == (-128, 127) and get_range is tessera.dsl.get_range
     assert CompassInfo is tessera.dsl.CompassInfo and get_rpc_session is tessera.dsl.get_rpc_session
     assert "CompassInfo" in dir(tvm.compass) and "get_range" in dir(tvm)
+
+
+def test_relax_imports_but_every_use_names_what_is_missing(installed):
+    import tvm
+    from tvm.script import relax as R
+
+    proxy = tvm.script.parser.relax.entry.TensorProxy  # naming works (module-level tables)
+    assert proxy.__name__ == "TensorProxy"
+    with pytest.raises(NotImplementedError, match="Relax .* is not part of tessera"):
+        R.function(lambda x: x)
+    with pytest.raises(NotImplementedError, match="tvm.script.relax.Tensor: Relax"):
+        R.Tensor([10], "float32")
+
+
+def test_tvm_ffi_containers_are_tesseras_nodes(installed):
+    import tvm_ffi
+    from tvm.script import tir as T
+
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                T.block_attr({"meta": {"k": [1, 2]}})
+                A[i] = T.float32(0)
+
+    block = f.body.block.body.body.block
+    assert isinstance(block.annotations["meta"], tvm_ffi.container.Map)
+    assert isinstance(block.annotations["meta"]["k"], tvm_ffi.container.Array)
+
+
+def test_dialects_through_the_parser_package(installed):
+    from tvm.script.parser import ir as I
+    from tvm.script.parser import ir_module
+    from tvm.script.parser import tir as T
+
+    assert T is tessera.script.tir and I is tessera.script.ir
+    assert ir_module is tessera.script.ir.ir_module

@@ -149,12 +149,13 @@ def test_undefined_name():
     check(err, "undefined  # noqa: F821", "name 'not_defined_anywhere' is not defined")
 
 
-def test_store_of_the_wrong_type():
+def test_store_of_other_lanes():
+    # A value of another type is cast to the buffer's (as in TVM); other lanes cannot be.
     with pytest.raises(DiagnosticError) as err:
         @T.prim_func
-        def f(A: T.Buffer((8,), "float32"), n: T.int32):
-            A[0] = n  # store-type
-    check(err, "store-type", "int32", "float32")
+        def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+            A[0] = B[0:4]  # store-lanes
+    check(err, "store-lanes", "float32x4", "float32", "lanes")
 
 
 def test_block_statements_outside_a_block():

@@ -134,7 +134,11 @@ def _packed(script_name, op):
     op_name = "tir." + op
 
     def fn(func_name, *args, span=None):
-        return call_op(op_name, [func_name, *args], "int32", span=span)
+        from ...tir.buffer import _packed_args
+
+        # Buffers pass as DLTensors (tvm_stack_make_array), as TVM's T.call_packed packs them.
+        return _core.Call("int32", _core.Op.get(op_name), _packed_args([func_name, *args], span),
+                          span)
 
     fn.__name__ = script_name
     fn.__qualname__ = script_name

@@ -93,6 +93,40 @@ def Let(*args, where=None, span=None):  # noqa: N802
     return _core.Let(var, convert(value, var.dtype), convert(body), span)
 
 
+def comm_reducer(combiner, identity, *, span=None):
+    """``T.comm_reducer(lambda x, y: x + y, [T.float32(0)])``: a commutative reducer as an IR
+    value, for ``T.attr(reducer, "reduce_scope", ...)`` around ``T.tvm_thread_allreduce``.
+
+    The combiner takes the left values then the right values (``lambda x0, x1, y0, y1: ...``
+    for two), named after its parameters and typed as the identities; it returns one value or
+    a tuple of them."""
+    import inspect
+
+    identity = list(identity) if isinstance(identity, (list, tuple)) else [identity]
+    ids = [convert(i, "int32") if isinstance(i, int) and not isinstance(i, bool) else convert(i)
+           for i in identity]
+    try:
+        params = list(inspect.signature(combiner).parameters)
+    except (TypeError, ValueError):
+        raise TesseraTypeError(f"T.comm_reducer: the combiner must be a function, got {combiner!r}") from None
+    if len(params) != 2 * len(ids):
+        raise TesseraTypeError(
+            f"T.comm_reducer: the combiner takes {len(params)} arguments; with {len(ids)} "
+            f"identit{'y' if len(ids) == 1 else 'ies'} it must take {2 * len(ids)} (lhs then rhs)")
+    args = [_core.Var(name, i.dtype) for name, i in zip(params, ids + ids)]
+    result = combiner(*args)
+    result = list(result) if isinstance(result, (tuple, list)) else [result]
+    result = [convert(r, i.dtype) for r, i in zip(result, ids)] if len(result) == len(ids) else result
+    return _core.CommReducer(args[:len(ids)], args[len(ids):], result, ids, span)
+
+
+def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
+    """``T.index_map(lambda i, j: (j, i))``: an IndexMap (``tir.IndexMap.from_func``)."""
+    from ...tir.index_map import from_func
+
+    return from_func(mapping, inverse_index_map=inverse_index_map, index_dtype=index_dtype)
+
+
 def names(namespace):
     """The aliases and constructors to add to the T namespace ``namespace``."""
     out = {
@@ -112,6 +146,8 @@ def names(namespace):
         "Let": Let,
         "IterVar": namespace["iter_var"],
         "BufferLoad": _core.BufferLoad,
+        "comm_reducer": comm_reducer,
+        "index_map": index_map,
     }
     for name in ("EQ", "NE", "LT", "LE", "GT", "GE"):
         out[name] = _expr_node(getattr(_core, name), name)

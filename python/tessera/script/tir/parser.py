@@ -369,7 +369,12 @@ class TIRParser(ExprParsing, Parser):
             if lanes > 1 and expr_ops.lanes_of(value.dtype) == 1:
                 value = _core.Broadcast(value, lanes, vspan)
             if value.dtype != dtype:
-                raise self.error(node, f'cannot store a {value.dtype} value into buffer {buf.name} of {dtype}')
+                # As TVM's parser: a value of another type with the same lanes is cast to the
+                # buffer's type (int -> float, float -> int, ...); other lanes are an error.
+                if expr_ops.lanes_of(value.dtype) != expr_ops.lanes_of(dtype):
+                    raise self.error(node, f'cannot store a {value.dtype} value into buffer '
+                                           f'{buf.name} of {dtype}: the lanes differ')
+                value = _core.Cast(dtype, value, vspan)
             self.builder.emit(_core.BufferStore(buf, value, indices, None, self.span(node)))
 
     def visit_For(self, node):

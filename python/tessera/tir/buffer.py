@@ -1,0 +1,152 @@
+"""``tir.decl_buffer`` and the packed-call helpers of ``tvm.tir`` (``tir.call_packed``, ...)."""
+
+import numbers
+
+from .. import _core
+from ..error import TesseraTypeError, TesseraValueError
+from . import expr_ops
+
+
+def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None,
+                scope="", data_alignment=-1, offset_factor=0, buffer_type="", axis_separators=None,
+                span=None):
+    """A Buffer (TVM's ``tir.decl_buffer``): ``shape`` over ``data`` (a fresh pointer when None).
+
+    ``elem_offset`` may be an expression or a variable to bind at a call; with ``offset_factor``
+    set and no ``elem_offset``, a fresh variable ``<name>_elem_offset`` is made, as in TVM.
+
+    >>> A = tir.decl_buffer((n, 4), "float32", name="A")
+    """
+    if axis_separators:
+        raise TesseraValueError("tir.decl_buffer: axis_separators are not supported")
+    if buffer_type not in ("", "default"):
+        raise TesseraValueError(f"tir.decl_buffer: buffer_type {buffer_type!r} is not supported")
+    if isinstance(shape, (numbers.Integral, _core.PrimExpr)):
+        shape = (shape,)
+    shape = [expr_ops.const(int(s), "int32") if isinstance(s, numbers.Integral) else expr_ops.convert(s)
+             for s in shape]
+    dtype = _core.canonical_dtype(str(dtype))
+    index_dtype = shape[0].dtype if shape else "int32"
+    if elem_offset is None and offset_factor:
+        elem_offset = _core.Var(f"{name}_elem_offset", index_dtype)
+    if isinstance(elem_offset, numbers.Integral):
+        elem_offset = expr_ops.const(int(elem_offset), index_dtype)
+    if data is None:
+        data = _core.Var.pointer(name, dtype, scope or "global")
+    elif not isinstance(data, _core.Var):
+        raise TesseraTypeError(f"tir.decl_buffer: data must be a pointer variable, got {data!r}")
+    strides = [expr_ops.convert(s) for s in (strides or [])]
+    return _core.Buffer(data, dtype, shape, strides, elem_offset, name,
+                        64 if data_alignment in (-1, 0) else int(data_alignment),
+                        int(offset_factor) or 1, span)
+
+
+def _pack_buffer(buf, span=None):
+    """A Buffer as a DLTensor argument: ``tvm_stack_make_array(data, shape, strides, ndim,
+    dtype, elem_offset)``, where the dtype is a zero of the element type (as TVM packs it)."""
+    handle = "handle"
+    shape = _core.Call(handle, _core.Op.get("tir.tvm_stack_make_shape"), list(buf.shape), span)
+    strides = (_core.Call(handle, _core.Op.get("tir.tvm_stack_make_shape"), list(buf.strides), span)
+               if len(buf.strides) else expr_ops.const(0, "int32"))
+    zero = expr_ops.const(0, buf.dtype)
+    offset = buf.elem_offset if buf.elem_offset is not None else expr_ops.const(0, "int32")
+    args = [buf.data, shape, strides, expr_ops.const(len(buf.shape), "int32"), zero, offset]
+    return _core.Call(handle, _core.Op.get("tir.tvm_stack_make_array"), args, span)
+
+
+def _packed_args(args, span):
+    out = []
+    for a in args:
+        if isinstance(a, _core.Buffer):
+            out.append(_pack_buffer(a, span))
+        elif isinstance(a, str):
+            out.append(_core.StringImm(a))
+        else:
+            out.append(expr_ops.convert(a))
+    return out
+
+
+def _call_packed(op, what, args, span):
+    if not args or not isinstance(args[0], (str, _core.StringImm)):
+        raise TesseraTypeError(f"tir.{what}: the first argument is the function's name, a string")
+    return _core.Call("int32", _core.Op.get(op), _packed_args(args, span), span)
+
+
+def call_packed(*args, span=None):
+    """A call of the packed function named ``args[0]`` (registered with
+    ``tessera.register_func``); Buffer arguments pass as DLTensors. Its value is the return
+    code; use it as a statement (``tir.Evaluate``) or as a te.extern body."""
+    return _call_packed("tir.tvm_call_packed", "call_packed", args, span)
+
+
+def call_cpacked(*args, span=None):
+    """``call_packed`` of a function linked into the module (TVM's C packed convention)."""
+    return _call_packed("tir.tvm_call_cpacked", "call_cpacked", args, span)
+
+
+def call_packed_lowered(*args, span=None):
+    """The lowered form of ``call_packed`` (arguments already on the stack)."""
+    return _call_packed("tir.tvm_call_packed_lowered", "call_packed_lowered", args, span)
+
+
+def call_cpacked_lowered(*args, span=None):
+    """The lowered form of ``call_cpacked``."""
+    return _call_packed("tir.tvm_call_cpacked_lowered", "call_cpacked_lowered", args, span)
+
+
+__all__ = ["decl_buffer", "call_packed", "call_cpacked", "call_packed_lowered",
+           "call_cpacked_lowered"]
+
+
+class BufferMap(list):
+    """``func.buffer_map``: the (parameter, buffer) pairs in parameter order, also indexable by
+    parameter as TVM's Map is (``func.buffer_map[func.params[0]]``, ``p in func.buffer_map``,
+    ``.items()``, ``.keys()``, ``.values()``, ``.get(p)``)."""
+
+    def _find(self, var):
+        for v, b in list.__iter__(self):
+            if v.same_as(var):
+                return b
+        return None
+
+    def __getitem__(self, key):
+        if isinstance(key, _core.Var):
+            found = self._find(key)
+            if found is None:
+                raise KeyError(f"{key.name} is not a buffer parameter")
+            return found
+        return list.__getitem__(self, key)
+
+    def __contains__(self, key):
+        if isinstance(key, _core.Var):
+            return self._find(key) is not None
+        return list.__contains__(self, key)
+
+    def get(self, key, default=None):
+        found = self._find(key) if isinstance(key, _core.Var) else None
+        return default if found is None else found
+
+    def items(self):
+        return [(v, b) for v, b in list.__iter__(self)]
+
+    def keys(self):
+        return [v for v, _ in list.__iter__(self)]
+
+    def values(self):
+        return [b for _, b in list.__iter__(self)]
+
+
+def _install_buffer_map():
+    raw = _core.PrimFunc.buffer_map
+    if getattr(getattr(raw, "fget", None), "_tessera_buffer_map", False):
+        return
+
+    def buffer_map(self):
+        return BufferMap(raw.__get__(self))
+
+    prop = property(buffer_map, doc=BufferMap.__doc__)
+    prop.fget._tessera_buffer_map = True
+    _core.PrimFunc.buffer_map = prop
+
+
+_install_buffer_map()
