@@ -115,8 +115,8 @@ class PrimFuncCreator {
     for (const PrimFuncArg& arg : args_) {
       if (const Tensor* t = std::get_if<Tensor>(&arg)) {
         if (!*t) ValueError("the list holds a null tensor");
-        for (const Tensor& seen : listed_) {
-          if (seen->op == (*t)->op) ValueError("tensor '" + (*t)->name + "' is listed twice");
+        if (listed_ops_.count((*t)->op.get())) {
+          ValueError("tensor '" + (*t)->name + "' is listed twice");
         }
         listed_.push_back(*t);
         listed_ops_.insert((*t)->op.get());
