@@ -56,19 +56,25 @@ void RunDeferredDecompositions(Schedule& sch) {
 }
 
 bool Try(Schedule& sch, const std::function<void()>& body) {
-  Schedule backup = sch.Copy();
-  try {
-    body();
-    return true;
-  } catch (const Error&) {
-    sch = std::move(backup);
-    return false;
-  } catch (const InternalError&) {
-    // A primitive's invariant failed on this step: the rule gives up, the program stays valid.
-    sch = std::move(backup);
-    return false;
-  }
+  // On an Error, or an InternalError (a primitive's invariant failed on this step), the rule
+  // gives up and the schedule is rolled back: the program stays valid.
+  return sch.Attempt(body);
 }
+
+namespace {
+// The buffers of a function's signature, as a set computed once per function: rules analyse
+// every block, and a function may have thousands of parameters.
+const std::unordered_set<const BufferNode*>& ParamBuffers(const PrimFunc& func) {
+  thread_local PrimFunc cached;
+  thread_local std::unordered_set<const BufferNode*> buffers;
+  if (cached != func) {
+    buffers.clear();
+    for (const auto& [var, buf] : func->buffer_map) buffers.insert(buf.get());
+    cached = func;
+  }
+  return buffers;
+}
+}  // namespace
 
 BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func) {
   BlockInfo info;
@@ -104,9 +110,7 @@ BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func) {
         info.has_select = true;
       }
     });
-    for (const auto& [var, buf] : func->buffer_map) {
-      if (buf.get() == st->buffer.get()) info.writes_param = true;
-    }
+    info.writes_param = ParamBuffers(func).count(st->buffer.get()) != 0;
   }
   return info;
 }

@@ -11,6 +11,7 @@ void InlineElementwise(Schedule& sch, const PrimFunc& func, const TargetFacts& f
   while (changed) {
     changed = false;
     for (const BlockRV& rv : sch.GetChildBlocks(root)) {
+      if (!sch.IsValid(rv)) continue;
       BlockInfo info = AnalyzeBlock(sch, rv, func);
       if (info.block == nullptr || info.store == nullptr || info.is_reduction) continue;
       if (info.writes_param) continue;  // an output stays
@@ -29,10 +30,8 @@ void InlineElementwise(Schedule& sch, const PrimFunc& func, const TargetFacts& f
       if (info.has_select && into_reduction) continue;
       // An expensive value read by several consumers would be computed several times.
       if (info.has_call && consumers.size() > 1) continue;
-      if (Try(sch, [&] { sch.ComputeInline(rv); })) {
-        changed = true;
-        break;
-      }
+      // Go on with the next block rather than start over: one pass per round stays linear.
+      if (Try(sch, [&] { sch.ComputeInline(rv); })) changed = true;
     }
   }
 }

@@ -33,6 +33,7 @@ std::vector<BlockRV> RowProducers(Schedule& sch, const BlockRV& anchor, const Pr
     }
   }
   std::vector<BlockRV> out;
+  if (seen.empty()) return out;  // no scan of the root blocks for a block without producers
   for (size_t k = root_blocks.size(); k-- > 0;) {
     BlockInfo info = AnalyzeBlock(sch, root_blocks[k], func);
     if (!seen.count(info.name)) continue;
@@ -288,6 +289,9 @@ bool ScheduleTotalReduction(Schedule& sch, const BlockInfo& info, const TargetFa
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
                       const TargetFacts& facts, std::vector<std::string>* taken) {
   if (anchor.block == nullptr || anchor.store == nullptr) return false;
+  // A spatial block that reads no other block's output has no row to take: decided without
+  // looking at the root's blocks (linear work per block would be quadratic in the program).
+  if (!anchor.is_reduction && sch.GetProducers(anchor.rv).empty()) return false;
   BlockRV root = sch.GetBlock("root", std::nullopt);
   std::vector<BlockRV> root_blocks = sch.GetChildBlocks(root);
   std::vector<BlockRV> producers = RowProducers(sch, anchor.rv, func, root_blocks);

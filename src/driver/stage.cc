@@ -178,7 +178,8 @@ StageLowerer::StageLowerer(IRModule mod, LowerContext ctx) : mod_(std::move(mod)
   if (ctx_.dump_dir.empty()) {
     if (const char* env = std::getenv("TESSERA_DUMP_IR")) ctx_.dump_dir = env;
   }
-  DumpText(ctx_, "000_input.py", AsScript(mod_));
+  // Printed only when dumping: printing a large module costs as much as lowering it.
+  if (!ctx_.dump_dir.empty()) DumpText(ctx_, "000_input.py", AsScript(mod_));
 }
 
 void StageLowerer::SetModule(IRModule mod) {

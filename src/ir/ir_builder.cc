@@ -2,6 +2,7 @@
 #include "tessera/ir/ir_builder.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
@@ -93,12 +94,15 @@ PrimFunc IRBuilder::EndFunction() {
     body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
   }
   // The buffer map follows the parameter order, whatever order the match_buffers came in.
-  std::stable_sort(f.buffer_map.begin(), f.buffer_map.end(), [&](const auto& x, const auto& y) {
-    auto index = [&](const Var& v) {
-      return std::find(f.params.begin(), f.params.end(), v) - f.params.begin();
-    };
-    return index(x.first) < index(y.first);
-  });
+  // (Positions looked up in a map: a search per comparison was quadratic in the parameters.)
+  std::unordered_map<const VarNode*, size_t> position;
+  for (size_t i = 0; i < f.params.size(); ++i) position.emplace(f.params[i].get(), i);
+  auto index = [&](const Var& v) {
+    auto it = position.find(v.get());
+    return it == position.end() ? f.params.size() : it->second;
+  };
+  std::stable_sort(f.buffer_map.begin(), f.buffer_map.end(),
+                   [&](const auto& x, const auto& y) { return index(x.first) < index(y.first); });
   AttrMap attrs = f.attrs;
   if (!attrs.count("global_symbol")) attrs["global_symbol"] = StringImmNode::Make(f.name);
   return PrimFuncNode::Make(f.params, f.buffer_map, body, f.ret_type, attrs, f.span);

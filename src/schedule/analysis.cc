@@ -2,6 +2,8 @@
 // properties and the checks built on them.
 #include <algorithm>
 
+#include <tuple>
+#include <unordered_set>
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/structural_equal.h"
 #include "utils.h"
@@ -165,20 +167,33 @@ bool IsParamBuffer(const PrimFunc& func, const BufferNode* buffer) {
 // ---- scopes and dependencies ----
 
 BlockScope ComputeBlockScope(const ScheduleState& state, const StmtSRefNode* scope_root) {
+  // Linear in the blocks and their accesses (plus the dependencies found): a scope of many
+  // blocks reading one buffer must not cost a scan of the dependencies per dependency.
   BlockScope scope;
   scope.blocks = GetChildBlocks(state, scope_root);
+  for (size_t i = 0; i < scope.blocks.size(); ++i) scope.position[scope.blocks[i].get()] = i;
   std::unordered_map<const BufferNode*, std::vector<StmtSRef>> readers;
+  struct KeyHash {
+    size_t operator()(const std::tuple<const void*, const void*, int>& k) const {
+      size_t h = std::hash<const void*>()(std::get<0>(k));
+      h = h * 1000003u ^ std::hash<const void*>()(std::get<1>(k));
+      return h * 31u + static_cast<size_t>(std::get<2>(k));
+    }
+  };
+  std::unordered_set<std::tuple<const void*, const void*, int>, KeyHash> seen;
   auto add_dep = [&](const StmtSRef& src, const StmtSRef& dst, DepKind kind) {
     if (src == dst) return;
-    for (const Dependency& d : scope.deps) {
-      if (d.src == src && d.dst == dst && d.kind == kind) return;
-    }
+    if (!seen.insert({src.get(), dst.get(), static_cast<int>(kind)}).second) return;
+    scope.deps_from[src.get()].push_back(scope.deps.size());
+    scope.deps_to[dst.get()].push_back(scope.deps.size());
     scope.deps.push_back({src, dst, kind});
   };
   for (const StmtSRef& b : scope.blocks) {
     const BlockNode* block = b->block();
     for (const BufferRegion& r : block->reads) {
-      for (const StmtSRef& w : scope.writers[r->buffer.get()]) add_dep(w, b, DepKind::kRAW);
+      auto it = scope.writers.find(r->buffer.get());
+      if (it == scope.writers.end()) continue;
+      for (const StmtSRef& w : it->second) add_dep(w, b, DepKind::kRAW);
     }
     for (const BufferRegion& r : block->writes) {
       const BufferNode* buf = r->buffer.get();
@@ -189,47 +204,57 @@ BlockScope ComputeBlockScope(const ScheduleState& state, const StmtSRefNode* sco
           scope.stage_pipeline = false;
         }
       }
-      for (const StmtSRef& rd : readers[buf]) {
-        if (rd != b) {
-          add_dep(rd, b, DepKind::kWAR);
-          scope.stage_pipeline = false;
+      auto rd_it = readers.find(buf);
+      if (rd_it != readers.end()) {
+        for (const StmtSRef& rd : rd_it->second) {
+          if (rd != b) {
+            add_dep(rd, b, DepKind::kWAR);
+            scope.stage_pipeline = false;
+          }
         }
       }
-      if (std::find(ws.begin(), ws.end(), b) == ws.end()) ws.push_back(b);
+      // Blocks are visited once, in order: b can only be the last one listed.
+      if (ws.empty() || ws.back() != b) ws.push_back(b);
     }
     for (const BufferRegion& r : block->reads) {
       auto& rs = readers[r->buffer.get()];
-      if (std::find(rs.begin(), rs.end(), b) == rs.end()) rs.push_back(b);
+      if (rs.empty() || rs.back() != b) rs.push_back(b);
     }
   }
   return scope;
 }
 
-std::vector<StmtSRef> BlockScope::Producers(const StmtSRefNode* block) const {
-  // In program order.
-  std::vector<StmtSRef> out;
-  for (const StmtSRef& b : blocks) {
-    for (const Dependency& d : deps) {
-      if (d.kind == DepKind::kRAW && d.dst.get() == block && d.src == b) {
-        out.push_back(b);
-        break;
-      }
-    }
+namespace {
+// The blocks at one end of `block`'s RAW dependencies, in program order, each once.
+std::vector<StmtSRef> RawNeighbours(const BlockScope& scope, const StmtSRefNode* block,
+                                    bool producers) {
+  const auto& index = producers ? scope.deps_to : scope.deps_from;
+  auto it = index.find(block);
+  if (it == index.end()) return {};
+  std::vector<std::pair<size_t, StmtSRef>> found;
+  std::unordered_set<const StmtSRefNode*> taken;
+  for (size_t d : it->second) {
+    const Dependency& dep = scope.deps[d];
+    if (dep.kind != DepKind::kRAW) continue;
+    const StmtSRef& other = producers ? dep.src : dep.dst;
+    auto pos = scope.position.find(other.get());
+    if (pos == scope.position.end() || !taken.insert(other.get()).second) continue;
+    found.emplace_back(pos->second, other);
   }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<StmtSRef> out;
+  for (auto& [pos, s] : found) out.push_back(std::move(s));
   return out;
+}
+}  // namespace
+
+std::vector<StmtSRef> BlockScope::Producers(const StmtSRefNode* block) const {
+  return RawNeighbours(*this, block, true);  // in program order
 }
 
 std::vector<StmtSRef> BlockScope::Consumers(const StmtSRefNode* block) const {
-  std::vector<StmtSRef> out;
-  for (const StmtSRef& b : blocks) {
-    for (const Dependency& d : deps) {
-      if (d.kind == DepKind::kRAW && d.src.get() == block && d.dst == b) {
-        out.push_back(b);
-        break;
-      }
-    }
-  }
-  return out;
+  return RawNeighbours(*this, block, false);
 }
 
 // ---- block properties ----

@@ -30,6 +30,8 @@ Schedule Schedule::Copy() const {
   std::unordered_map<const StmtSRefNode*, StmtSRef> sref_map;
   copy.state_ = state_.Copy(&sref_map);
   copy.rand_state_ = ForkSeed();
+  copy.symbol_undo_.clear();
+  copy.run_depth_ = 0;
   for (auto& [key, entry] : copy.symbols_) {
     if (entry.second == root_mark_ || entry.second == inline_mark_) continue;
     auto it = sref_map.find(entry.second.get());

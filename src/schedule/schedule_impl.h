@@ -11,13 +11,18 @@ namespace schedule {
 template <class F>
 auto Schedule::Run(const char* primitive, F body) -> decltype(body()) {
   ScheduleState::Snapshot snapshot = state_.Save();
-  auto symbols = symbols_;
-  auto expr_symbols = expr_symbols_;
+  size_t undo_mark = symbol_undo_.size();
   size_t num_insts = trace_.insts.size();
+  struct Depth {
+    Schedule* self;
+    explicit Depth(Schedule* s) : self(s) { ++self->run_depth_; }
+    ~Depth() {
+      if (--self->run_depth_ == 0) self->symbol_undo_.clear();
+    }
+  } depth(this);
   auto rollback = [&]() {
     state_.Restore(std::move(snapshot));
-    symbols_ = std::move(symbols);
-    expr_symbols_ = std::move(expr_symbols);
+    UndoSymbols(undo_mark);
     trace_.insts.resize(num_insts);
   };
   try {
@@ -43,6 +48,7 @@ template <class R>
 std::shared_ptr<R> Schedule::NewRV(const StmtSRef& sref) {
   auto rv = std::make_shared<R>();
   symbols_[rv.get()] = {rv, sref};
+  LogNewSymbol(rv.get());
   return rv;
 }
 

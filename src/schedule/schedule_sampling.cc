@@ -194,7 +194,32 @@ int64_t Schedule::ForkSeed() const {
 ExprRV Schedule::NewExprRV(Expr value) {
   auto rv = std::make_shared<ExprRVNode>();
   expr_symbols_[rv.get()] = {rv, std::move(value)};
+  LogNewSymbol(rv.get());
   return rv;
+}
+
+bool Schedule::Attempt(const std::function<void()>& body) {
+  ScheduleState::Snapshot snapshot = state_.Save();
+  size_t undo_mark = symbol_undo_.size();
+  size_t num_insts = trace_.insts.size();
+  int64_t rand_state = rand_state_;
+  ++run_depth_;
+  bool ok = true;
+  try {
+    body();
+  } catch (const Error&) {
+    ok = false;
+  } catch (const InternalError&) {
+    ok = false;
+  }
+  if (!ok) {
+    state_.Restore(std::move(snapshot));
+    UndoSymbols(undo_mark);
+    trace_.insts.resize(num_insts);
+    rand_state_ = rand_state;
+  }
+  if (--run_depth_ == 0) symbol_undo_.clear();
+  return ok;
 }
 
 bool Schedule::Try(const std::function<void()>& body) {
@@ -416,6 +441,17 @@ LoopRV Schedule::SampleComputeLocation(const BlockRV& block, std::optional<int64
   });
 }
 
+void Schedule::UndoSymbols(size_t mark) {
+  while (symbol_undo_.size() > mark) {
+    SymbolUndo& undo = symbol_undo_.back();
+    symbols_.erase(undo.key);
+    expr_symbols_.erase(undo.key);
+    if (undo.symbol) symbols_[undo.key] = std::move(*undo.symbol);
+    if (undo.expr_symbol) expr_symbols_[undo.key] = std::move(*undo.expr_symbol);
+    symbol_undo_.pop_back();
+  }
+}
+
 void Schedule::RemoveRV(const RV& rv) {
   Run("remove_rv", [&] {
     if (!rv) ValueError("remove_rv: the handle is None");
@@ -423,6 +459,12 @@ void Schedule::RemoveRV(const RV& rv) {
       ValueError("remove_rv: the handle does not belong to this schedule");
     }
     // As in TVM, not an instruction of the trace.
+    SymbolUndo undo{rv.get(), std::nullopt, std::nullopt};
+    if (auto it = symbols_.find(rv.get()); it != symbols_.end()) undo.symbol = it->second;
+    if (auto it = expr_symbols_.find(rv.get()); it != expr_symbols_.end()) {
+      undo.expr_symbol = it->second;
+    }
+    symbol_undo_.push_back(std::move(undo));
     symbols_.erase(rv.get());
     expr_symbols_.erase(rv.get());
   });

@@ -191,11 +191,13 @@ void ScheduleState::ReplaceFunc(const std::string& func_name, const PrimFunc& fu
                                 const BlockReuse& block_reuse) {
   GlobalVar gv = mod_->GetGlobalVar(func_name);
   TESSERA_ICHECK(gv) << "ReplaceFunc: no function " << func_name;
+  BeforeChange();
   mod_ = mod_->WithFunction(gv, func);
   RebuildFunc(func_name, block_reuse);
 }
 
 void ScheduleState::RebuildFunc(const std::string& func_name, const BlockReuse& block_reuse) {
+  BeforeChange();
   std::vector<StmtSRef>& old = func_srefs_[func_name];
   SRefBuilder builder(old, block_reuse);
   builder.VisitStmt(mod_->Lookup(func_name)->body);
@@ -245,18 +247,29 @@ ScheduleState ScheduleState::Copy(
   return copy;
 }
 
-ScheduleState::Snapshot ScheduleState::Save() const {
-  Snapshot snap;
-  snap.mod = mod_;
-  for (const auto& [name, srefs] : func_srefs_) {
-    for (const StmtSRef& s : srefs) snap.srefs.emplace_back(s, *s);
+void ScheduleState::BeforeChange() {
+  scope_cache_.clear();
+  if (!pending_) return;
+  if (pending_.use_count() > 1 && !pending_->materialized) {
+    for (const auto& [name, srefs] : func_srefs_) {
+      for (const StmtSRef& s : srefs) pending_->srefs.emplace_back(s, *s);
+    }
+    pending_->stmt2ref = stmt2ref_;
+    pending_->func_srefs = func_srefs_;
+    pending_->materialized = true;
   }
-  snap.stmt2ref = stmt2ref_;
-  snap.func_srefs = func_srefs_;
-  return snap;
+  pending_.reset();
+}
+
+ScheduleState::Snapshot ScheduleState::Save() {
+  if (!pending_) pending_ = std::make_shared<SnapshotData>();
+  return {mod_, pending_};
 }
 
 void ScheduleState::Restore(Snapshot snapshot) {
+  // Not filled: nothing changed since the Save.
+  if (!snapshot.data || !snapshot.data->materialized) return;
+  BeforeChange();
   // Srefs created since the snapshot die; the saved ones get their fields back.
   for (auto& [name, srefs] : func_srefs_) {
     for (const StmtSRef& s : srefs) {
@@ -266,9 +279,12 @@ void ScheduleState::Restore(Snapshot snapshot) {
     }
   }
   mod_ = std::move(snapshot.mod);
-  for (auto& [sref, fields] : snapshot.srefs) *sref = std::move(fields);
-  stmt2ref_ = std::move(snapshot.stmt2ref);
-  func_srefs_ = std::move(snapshot.func_srefs);
+  const SnapshotData& data = *snapshot.data;
+  for (const auto& [sref, fields] : data.srefs) *sref = fields;
+  stmt2ref_ = data.stmt2ref;
+  func_srefs_ = data.func_srefs;
+  // The state is the snapshot's again: a later Save may share it.
+  pending_ = std::move(snapshot.data);
 }
 
 }  // namespace schedule

@@ -109,6 +109,10 @@ struct BlockScope {
   /*! \brief Every written buffer has one writer and no block reads a buffer before a later
    *  block writes it. */
   bool stage_pipeline = true;
+  /*! \brief Each block's position in `blocks`, and the indices in `deps` of the dependencies
+   *  into and out of it, so that producers and consumers cost what they return. */
+  std::unordered_map<const StmtSRefNode*, size_t> position;
+  std::unordered_map<const StmtSRefNode*, std::vector<size_t>> deps_to, deps_from;
   std::vector<StmtSRef> Producers(const StmtSRefNode* block) const;
   std::vector<StmtSRef> Consumers(const StmtSRefNode* block) const;
 };

@@ -159,6 +159,11 @@ class Schedule {
   /*! \brief Tensorize a block or loop with the registered tensor intrinsic `intrin`. */
   void Tensorize(const RV& block_or_loop, const std::string& intrin, bool preserve_unit_iters);
 
+  /*! \brief Run `body` (any number of primitives) as one step: when it throws a tessera
+   *  Error or an InternalError, the schedule (IR, handles, trace) is rolled back and false is
+   *  returned. Costs what the primitives change, not a copy of the schedule. */
+  bool Attempt(const std::function<void()>& body);
+
  private:
   /*! \brief Run one primitive: roll back and render the error if it fails. */
   template <class F>
@@ -185,6 +190,20 @@ class Schedule {
   StmtSRef inline_mark_ = std::make_shared<StmtSRefNode>();
   std::unordered_map<const RVNode*, std::pair<RV, StmtSRef>> symbols_;
   std::unordered_map<const RVNode*, std::pair<RV, Expr>> expr_symbols_;
+  /*! \brief The changes to symbols_ and expr_symbols_ made by the primitives running now, so
+   *  that a failing one undoes its own (a copy of the tables per primitive made a schedule of
+   *  n blocks quadratic). An entry without a saved value was added and is erased on undo. */
+  struct SymbolUndo {
+    const RVNode* key;
+    std::optional<std::pair<RV, StmtSRef>> symbol;
+    std::optional<std::pair<RV, Expr>> expr_symbol;
+  };
+  std::vector<SymbolUndo> symbol_undo_;
+  int run_depth_ = 0;
+  void UndoSymbols(size_t mark);
+  void LogNewSymbol(const RVNode* key) {
+    if (run_depth_ > 0) symbol_undo_.push_back({key, std::nullopt, std::nullopt});
+  }
   std::string func_working_on_;
   ErrorRenderLevel error_render_level_;
 };

@@ -27,6 +27,8 @@ struct StmtSRefNode : std::enable_shared_from_this<StmtSRefNode> {
 };
 using StmtSRef = std::shared_ptr<StmtSRefNode>;
 
+struct BlockScope;
+
 /*! \brief A block rewritten by a primitive that stays "the same block" for its handles. */
 using BlockReuse = std::unordered_map<const BlockNode*, Block>;
 
@@ -72,17 +74,36 @@ class ScheduleState {
   /*! \brief A deep copy: the same IR, new srefs; `sref_map` receives old -> new. */
   ScheduleState Copy(std::unordered_map<const StmtSRefNode*, StmtSRef>* sref_map) const;
 
-  /*! \brief What Restore needs to undo the primitives run since. */
-  struct Snapshot {
-    IRModule mod;
+  /*! \brief The sref tree a snapshot restores, copied only when the state first changes after
+   *  the Save (a primitive that only looks, as get_block or get_producers, copies nothing). */
+  struct SnapshotData {
+    bool materialized = false;
     std::vector<std::pair<StmtSRef, StmtSRefNode>> srefs;
     std::unordered_map<const StmtNode*, StmtSRef> stmt2ref;
     std::unordered_map<std::string, std::vector<StmtSRef>> func_srefs;
   };
-  Snapshot Save() const;
+  /*! \brief What Restore needs to undo the primitives run since. */
+  struct Snapshot {
+    IRModule mod;
+    std::shared_ptr<SnapshotData> data;
+  };
+  Snapshot Save();
   void Restore(Snapshot snapshot);
 
+  /*! \brief The dependencies of the blocks under a scope root, computed once per version of the
+   *  IR (null when not cached). */
+  std::shared_ptr<const BlockScope> CachedScope(const StmtSRefNode* root) const {
+    auto it = scope_cache_.find(root);
+    return it == scope_cache_.end() ? nullptr : it->second;
+  }
+  void CacheScope(const StmtSRefNode* root, std::shared_ptr<const BlockScope> scope) const {
+    scope_cache_[root] = std::move(scope);
+  }
+
  private:
+  /*! \brief Called before the IR or the srefs change: fills the pending snapshot, drops the
+   *  cached scopes. */
+  void BeforeChange();
   /*! \brief Rebuild the srefs of one function after its IR changed. */
   void RebuildFunc(const std::string& func_name, const BlockReuse& block_reuse);
 
@@ -92,6 +113,8 @@ class ScheduleState {
   std::unordered_map<const StmtNode*, StmtSRef> stmt2ref_;
   /*! \brief Every live sref of each function, in pre-order. */
   std::unordered_map<std::string, std::vector<StmtSRef>> func_srefs_;
+  std::shared_ptr<SnapshotData> pending_;
+  mutable std::unordered_map<const StmtSRefNode*, std::shared_ptr<const BlockScope>> scope_cache_;
 };
 
 }  // namespace schedule

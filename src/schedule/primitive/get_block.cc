@@ -42,19 +42,24 @@ std::vector<StmtSRef> GetChildBlocks(const ScheduleState& state, const StmtSRef&
 }
 
 namespace {
-BlockScope ScopeOf(const ScheduleState& state, const StmtSRef& block) {
+// Computed once per version of the IR: a rule asking for the producers of each of n blocks
+// must not cost n scope computations.
+std::shared_ptr<const BlockScope> ScopeOf(const ScheduleState& state, const StmtSRef& block) {
   StmtSRef root = GetScopeRoot(state, block.get());
   if (!root) Fail("The root block has no producers or consumers", "", {block->stmt});
-  return ComputeBlockScope(state, root.get());
+  if (auto cached = state.CachedScope(root.get())) return cached;
+  auto scope = std::make_shared<const BlockScope>(ComputeBlockScope(state, root.get()));
+  state.CacheScope(root.get(), scope);
+  return scope;
 }
 }  // namespace
 
 std::vector<StmtSRef> GetProducers(const ScheduleState& state, const StmtSRef& block) {
-  return ScopeOf(state, block).Producers(block.get());
+  return ScopeOf(state, block)->Producers(block.get());
 }
 
 std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& block) {
-  return ScopeOf(state, block).Consumers(block.get());
+  return ScopeOf(state, block)->Consumers(block.get());
 }
 
 std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block) {

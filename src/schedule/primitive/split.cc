@@ -79,6 +79,18 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
     if (!preserve_unit_iters && IsConstInt(extents[i], 1))
       unit_vars[vars[i].get()] = IntConst(t, 0);
   }
+  // Without its predicate a split whose loops run past a constant extent would read and write
+  // past the buffers: refused (TVM leaves that to the schedule writer and builds the overrun).
+  auto const_product = AsConstInt(product);
+  auto const_extent = AsConstInt(loop->extent);
+  if (disable_predication && const_product && const_extent && *const_product != *const_extent) {
+    Fail("The split with disable_predication=True runs past the loop extent",
+         "The split factors of {0} cover " + std::to_string(*const_product) +
+             " iterations but its extent is " + std::to_string(*const_extent) +
+             "; without a predicate the extra iterations would access memory past the buffers. "
+             "Drop disable_predication=True or choose factors whose product equals the extent",
+         {loop_sref->stmt});
+  }
   Expr predicate;
   if (!disable_predication && !ana.CanProveEqual(product, CastTo(t, loop->extent))) {
     predicate = LTNode::Make(Simplify(Substitute(value, unit_vars)), CastTo(t, loop->extent));

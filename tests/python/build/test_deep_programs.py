@@ -74,3 +74,22 @@ def test_deep_chain_builds():
     b = np.zeros(1, "float32")
     lib(a, b)
     assert b[0] == pytest.approx(float(n))
+
+
+def _lower_cpu_seconds(n):
+    import time
+
+    start = time.process_time()
+    func = _wide_te(n)
+    ts.lower(func, target="c", stage="finalize", auto_schedule=True)
+    return time.process_time() - start
+
+
+def test_lowering_a_wide_function_is_not_quadratic():
+    # CPU time (not wall time) of building and lowering, with the automatic schedule, functions
+    # of n and 8n one-element outputs: linear work grows about 8x, the quadratic lookups this
+    # guards against (schedule snapshots, block scopes, parameter searches) grew 64x and more
+    # (250 outputs took 49 s). The bound leaves a 3x margin over linear for noise and caches.
+    small = min(_lower_cpu_seconds(400) for _ in range(2))
+    large = _lower_cpu_seconds(3200)
+    assert large < 24 * max(small, 0.05), (small, large)

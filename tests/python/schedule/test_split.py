@@ -78,16 +78,27 @@ def test_split_that_does_not_divide_adds_a_predicate(golden):
 def test_split_without_predication(golden):
     @T.prim_func
     def expected(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
-        for i_0, i_1 in T.grid(3, 4):
+        for i_0, i_1 in T.grid(5, 2):
             with T.block("B"):
-                vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                vi = T.axis.spatial(10, i_0 * 2 + i_1)
                 B[vi] = A[vi] + T.float32(1)
 
     def apply(sch):
         (i,) = sch.get_loops(sch.get_block("B"))
-        sch.split(i, factors=[3, 4], disable_predication=True)
+        sch.split(i, factors=[None, 2], disable_predication=True)
 
     golden(ten, expected, apply)
+
+
+def test_split_without_predication_past_a_constant_extent(schedule_error):
+    # TVM builds the 12 iterations of 3 x 4 over 10 elements and writes past B (a crash or a
+    # corrupted heap); tessera refuses the split.
+    def apply(sch):
+        (i,) = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[3, 4], disable_predication=True)
+
+    schedule_error(ten, apply, "split", "cover 12 iterations but its extent is 10",
+                   "Drop disable_predication=True")
 
 
 def test_split_unit_factor_and_preserve_unit_iters(golden):
