@@ -1,19 +1,22 @@
 """Cumulative sums and products: ``topi.cumsum(x, axis=1, exclusive=True)``.
 
-Each output element is a reduction over the prefix of its axis (no schedule: quadratic work,
-as a plain te compute has no loop-carried state).
+As TVM's topi does, the scan is a ``te.extern`` whose body (built with ``tir.ir_builder``)
+walks the scanned axis once per line, carrying the running value: linear work, the lines
+(every index outside the axis) in parallel.
 """
 
 from .. import _core, te
 from ..error import TesseraTypeError
-from ..tir import expr_ops
-from . import tag
-from .reduction import _prod
+from ..tir import expr_ops, ir_builder
 from .transform import reshape
 from .utils import is_tensor, normalize_axis, prod
 
 
-def _scan(data, axis, dtype, exclusive, reducer, identity, what):
+def _static(e):
+    return int(e.value) if isinstance(e, _core.IntImm) else e
+
+
+def _scan(data, axis, dtype, exclusive, binop, identity, what):
     if not is_tensor(data):
         raise TesseraTypeError(f"topi.{what} expects a te tensor, got {data!r}")
     if axis is None:
@@ -22,18 +25,29 @@ def _scan(data, axis, dtype, exclusive, reducer, identity, what):
     ndim = len(data.shape)
     axis = normalize_axis(axis, ndim, f"topi.{what}")
     dtype = data.dtype if dtype is None else _core.canonical_dtype(str(dtype))
-    n = data.shape[axis]
+    shape = [_static(d) for d in data.shape]
+    length = shape[axis]
+    before = prod(shape[:axis]) if axis > 0 else 1
+    after = prod(shape[axis + 1:]) if axis + 1 < ndim else 1
 
-    def fcompute(*i):
-        k = te.reduce_axis((0, n), name="k")
-        idx = list(i)
-        idx[axis] = k
-        v = expr_ops.cast(data[tuple(idx)], dtype)
-        cond = k.var < i[axis] if exclusive else k.var <= i[axis]
-        return reducer(v, axis=k, where=cond)
+    def body(ins, outs):
+        ib = ir_builder.create()
+        src, out = ib.buffer_ptr(ins[0]), ib.buffer_ptr(outs[0])
+        cast = lambda v: expr_ops.cast(v, dtype)  # noqa: E731
+        with ib.for_range(0, before * after, name="line", kind="parallel") as line:
+            base = (line // after) * length * after + line % after
+            if exclusive:
+                out[base] = expr_ops.const(identity, dtype)
+            else:
+                out[base] = cast(src[base])
+            with ib.for_range(0, length - 1, name="k") as k:
+                at = base + (k + 1) * after
+                prev = base + k * after
+                out[at] = binop(out[prev], cast(src[prev] if exclusive else src[at]))
+        return ib.get()
 
-    out = te.compute(data.shape, fcompute, name=f"T_{what}", tag=tag.INJECTIVE)
-    return out
+    return te.extern([data.shape], [data], body, dtype=[dtype], name=f"T_{what}",
+                     tag=what)
 
 
 def cumsum(data, axis=None, dtype=None, exclusive=None):
@@ -41,7 +55,7 @@ def cumsum(data, axis=None, dtype=None, exclusive=None):
 
     With ``exclusive`` the j-th element sums the first j - 1 elements (the first is 0).
     """
-    return _scan(data, axis, dtype, exclusive, te.sum, 0, "cumsum")
+    return _scan(data, axis, dtype, exclusive, lambda x, y: x + y, 0, "cumsum")
 
 
 def cumprod(data, axis=None, dtype=None, exclusive=None):
@@ -49,4 +63,4 @@ def cumprod(data, axis=None, dtype=None, exclusive=None):
 
     With ``exclusive`` the j-th element multiplies the first j - 1 elements (the first is 1).
     """
-    return _scan(data, axis, dtype, exclusive, _prod, 1, "cumprod")
+    return _scan(data, axis, dtype, exclusive, lambda x, y: x * y, 1, "cumprod")
