@@ -628,11 +628,11 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
     DataType t = call->args[4]->dtype;
     int64_t bytes = std::max(1, t.bytes());
     PrintIndent();
-    stream_ << "TesseraDLTensor " << prefix << " = {(void*)(" << PrintExpr(call->args[0])
-            << "), {" << TESSERA_DEVICE_CPU << ", 0}, (int32_t)(" << PrintExpr(call->args[3])
-            << "), {" << DLTypeCode(t) << ", " << (t.is_bool() ? 8 : t.bits()) << ", " << t.lanes()
-            << "}, " << shape << ", " << strides << ", (uint64_t)((int64_t)("
-            << PrintExpr(call->args[5]) << ") * " << bytes << ")};\n";
+    stream_ << "TesseraDLTensor " << prefix << " = {(void*)(" << PrintExpr(call->args[0]) << "), {"
+            << TESSERA_DEVICE_CPU << ", 0}, (int32_t)(" << PrintExpr(call->args[3]) << "), {"
+            << DLTypeCode(t) << ", " << (t.is_bool() ? 8 : t.bits()) << ", " << t.lanes() << "}, "
+            << shape << ", " << strides << ", (uint64_t)((int64_t)(" << PrintExpr(call->args[5])
+            << ") * " << bytes << ")};\n";
     PrintIndent();
     stream_ << slot << ".v_handle = &" << prefix << ";\n";
     return;
@@ -657,8 +657,8 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
   }
   if (AsPtr<StringImmNode>(arg)) Unsupported("a string argument of T.call_packed", arg->span);
   PrintIndent();
-  stream_ << slot << "." << field << " = " << (t.is_handle() ? "(void*)(" : "(")
-          << PrintExpr(arg) << ");\n";
+  stream_ << slot << "." << field << " = " << (t.is_handle() ? "(void*)(" : "(") << PrintExpr(arg)
+          << ");\n";
   PrintIndent();
   std::string codes_slot = slot;
   codes_slot.replace(codes_slot.find("_args["), 6, "_codes[");
@@ -667,7 +667,8 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
 
 void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
   auto* call = AsPtr<CallNode>(op->value);
-  if (call == nullptr || !(call->is_op("tir.tvm_call_packed") || call->is_op("tir.tvm_call_cpacked"))) {
+  if (call == nullptr ||
+      !(call->is_op("tir.tvm_call_packed") || call->is_op("tir.tvm_call_cpacked"))) {
     CodeGenC::VisitStmt_(op);
     return;
   }
@@ -679,18 +680,19 @@ void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
   if (parallel_depth_ > 0) {
     Unsupported("T.call_packed inside a parallel loop (it calls back into the runtime)", op->span);
   }
-  Helper("tessera_call_global",
-         "typedef int32_t (*TesseraCallGlobalFunc)(const char*, TesseraValue*, int32_t*, int32_t,\n"
-         "                                         TesseraValue*, int32_t*, char*, int32_t);\n"
-         "TESSERA_EXPORT TesseraCallGlobalFunc __tessera_call_global = NULL;\n"
-         "static int32_t tessera_call_global(const char* name, TesseraValue* args, int32_t* codes,\n"
-         "                                   int32_t n) {\n"
-         "  TesseraValue ret;\n  int32_t ret_code;\n"
-         "  if (__tessera_call_global == NULL) {\n"
-         "    tessera_set_error(\"packed function %s: the library was not loaded by tessera's "
-         "runtime\", name);\n    return -1;\n  }\n"
-         "  return __tessera_call_global(name, args, codes, n, &ret, &ret_code, tessera_last_error,\n"
-         "                               (int32_t)sizeof(tessera_last_error));\n}\n");
+  Helper(
+      "tessera_call_global",
+      "typedef int32_t (*TesseraCallGlobalFunc)(const char*, TesseraValue*, int32_t*, int32_t,\n"
+      "                                         TesseraValue*, int32_t*, char*, int32_t);\n"
+      "TESSERA_EXPORT TesseraCallGlobalFunc __tessera_call_global = NULL;\n"
+      "static int32_t tessera_call_global(const char* name, TesseraValue* args, int32_t* codes,\n"
+      "                                   int32_t n) {\n"
+      "  TesseraValue ret;\n  int32_t ret_code;\n"
+      "  if (__tessera_call_global == NULL) {\n"
+      "    tessera_set_error(\"packed function %s: the library was not loaded by tessera's "
+      "runtime\", name);\n    return -1;\n  }\n"
+      "  return __tessera_call_global(name, args, codes, n, &ret, &ret_code, tessera_last_error,\n"
+      "                               (int32_t)sizeof(tessera_last_error));\n}\n");
   int id = packed_calls_++;
   std::string p = "tessera_pk" + std::to_string(id);
   size_t n = call->args.size() - 1;
