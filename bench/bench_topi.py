@@ -10,7 +10,6 @@ Prints a table (ratio > 1: tessera faster) and saves bench/topi.png.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -20,16 +19,7 @@ sys.path.insert(0, HERE)
 import tessera as ts  # noqa: E402
 from tessera import te, topi  # noqa: E402
 
-
-def best(fn, repeat=7, number=3):
-    fn()
-    out = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        out = min(out, (time.perf_counter() - t) / number)
-    return out
+from bench_cpu import best  # noqa: E402
 
 
 def im2col_conv(x, w):
@@ -107,7 +97,7 @@ def cases(quick):
     return out
 
 
-def run(case, threads):
+def run(case):
     name, ph, outs, arrays, np_fn, rtol = case
     if isinstance(outs, Exception):
         raise outs
@@ -118,8 +108,8 @@ def run(case, threads):
     lib(*arrays, *results)
     expect = np_fn(*arrays)
     np.testing.assert_allclose(results[0], expect, rtol=rtol, atol=rtol)
-    ours = best(lambda: lib(*arrays, *results))
-    ref = best(lambda: np_fn(*arrays))
+    ours = best(lambda: lib(*arrays, *results), repeat=7, number=3)
+    ref = best(lambda: np_fn(*arrays), repeat=7, number=3)
     return ours, ref
 
 
@@ -138,7 +128,7 @@ def main():
         if only and case[0] not in only:
             continue
         try:
-            ours, ref = run(case, os.cpu_count())
+            ours, ref = run(case)
         except Exception as e:  # noqa: BLE001
             print(f"{case[0]:26} failed: {type(e).__name__}: {str(e).splitlines()[0][:70]}")
             continue

@@ -16,7 +16,8 @@ using schedule::TraceValue;
 
 constexpr int64_t kParallelMinElements = 16384;
 constexpr int64_t kTotalAccumulators = 4;
-constexpr int64_t kRowAccumulators = 4;  // vector accumulators per row of a row reduction  // independent vector accumulators of a total reduction
+constexpr int64_t kRowAccumulators = 4;  // vector accumulators per row of a row reduction  //
+                                         // independent vector accumulators of a total reduction
 
 /*! \brief The blocks that `anchor` reads from, transitively, that are still root loop nests,
  *  latest first (each after all of its consumers). */
@@ -60,6 +61,17 @@ int64_t NextPow2(int64_t n) {
   return p;
 }
 
+/*! \brief The most vector accumulators (`most`, `most` / 2 or 1) such that `n` elements cut
+ *  into `parts` x accumulators x `lanes` leave each accumulator at least `min_steps` steps;
+ *  0 when none does. */
+int64_t Accumulators(int64_t n, int64_t parts, int64_t lanes, int64_t most, int64_t min_steps) {
+  for (int64_t a : {most, most / 2, int64_t{1}}) {
+    int64_t width = parts * a * lanes;
+    if (a >= 1 && n % width == 0 && n / width >= min_steps) return a;
+  }
+  return 0;
+}
+
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
  *  an independent chain of vector operations, so the row streams at the speed of loads. */
 void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes) {
@@ -67,13 +79,7 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes) {
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
   if (extent < 2 * lanes || extent % lanes != 0) return;
-  int64_t acc = 1;
-  for (int64_t a : {kRowAccumulators, kRowAccumulators / 2}) {
-    if (extent % (a * lanes) == 0 && extent / (a * lanes) >= 2) {
-      acc = a;
-      break;
-    }
-  }
+  const int64_t acc = Accumulators(extent, 1, lanes, kRowAccumulators, 2);
   Try(sch, [&] {
     auto parts =
         sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(acc * lanes)}, true, false);
@@ -232,21 +238,10 @@ bool ScheduleTotalReduction(Schedule& sch, const BlockInfo& info, const TargetFa
   const int64_t lanes = facts.VectorLanes(info.output_bits);
   if (lanes < 2) return false;
   int64_t threads = facts.cores > 1 && total >= kParallelMinElements * 4 ? facts.cores : 1;
-  int64_t acc = 0;
-  for (int64_t a : {kTotalAccumulators, kTotalAccumulators / 2, int64_t{1}}) {
-    if (total % (threads * a * lanes) == 0 && total / (threads * a * lanes) >= 4) {
-      acc = a;
-      break;
-    }
-  }
+  int64_t acc = Accumulators(total, threads, lanes, kTotalAccumulators, 4);
   if (acc == 0 && threads > 1) {
     threads = 1;
-    for (int64_t a : {kTotalAccumulators, kTotalAccumulators / 2, int64_t{1}}) {
-      if (total % (a * lanes) == 0 && total / (a * lanes) >= 4) {
-        acc = a;
-        break;
-      }
-    }
+    acc = Accumulators(total, 1, lanes, kTotalAccumulators, 4);
   }
   if (acc == 0) return false;
   const int64_t width = acc * lanes;

@@ -14,17 +14,14 @@ every machine. Nothing is written into the Compass checkout.
 """
 
 import argparse
-import collections
-import json
 import os
 import sys
-import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from run_tvm_tests import run_file  # noqa: E402
+from run_tvm_tests import run_and_report  # noqa: E402
 
 LEFT_OUT = ("aiff", "asm", "pdb")
 
@@ -66,39 +63,8 @@ def main(argv=None):
                    and not any(word in f for word in LEFT_OUT))
     os.environ["PYTHONPATH"] = HERE + os.pathsep + os.environ.get("PYTHONPATH", "")
     extra = ["-p", "run_compass_tests", "--tessera-sample", str(args.sample), "-m", "not REQUIRE_RPC"]
-    results = []
-    totals = collections.Counter()
-    print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
-    with tempfile.TemporaryDirectory(prefix="tessera-compass-tests-") as workdir:
-        for path in files:
-            r = run_file(path, args.python, args.timeout, workdir, extra)
-            results.append(r)
-            print(f"{os.path.basename(path):58} {'yes' if r['loads'] else 'NO':>5} {r['passed']:5} "
-                  f"{r['failed']:5} {r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
-            if not r["loads"]:
-                print(f"    load error: {r['load_error'][:200]}", flush=True)
-            totals["files"] += 1
-            totals["loads"] += int(r["loads"])
-            for k in ("passed", "failed", "skipped", "xfailed"):
-                totals[k] += r[k]
-    ran = totals["passed"] + totals["failed"]
-    print(f"\nfiles: {totals['files']}, load: {totals['loads']}, tests passed: {totals['passed']}, "
-          f"failed: {totals['failed']}, skipped: {totals['skipped']}"
-          + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))
-    if args.reasons:
-        reasons = collections.Counter()
-        for r in results:
-            if not r["loads"]:
-                reasons["[load] " + r["load_error"][:150]] += 1
-            for c in r["cases"]:
-                if c["outcome"] == "failed":
-                    reasons[c["message"][:150]] += 1
-        print("\nmost common failure reasons:")
-        for text, n in reasons.most_common(args.reasons):
-            print(f"{n:5}  {text}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    run_and_report(files, folder, args.python, args.timeout, extra, args.reasons, args.json,
+                   "tessera-compass-tests-")
     return 0
 
 

@@ -84,6 +84,46 @@ def _first_line(text, prefer_error=False):
     return (lines[0] if lines else "")[:300]
 
 
+def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_path, prefix):
+    """Run each file (run_file), print a line per file and the totals, the ``n_reasons`` most
+    common failure messages, and write every result to ``json_path`` when given."""
+    results = []
+    totals = collections.Counter()
+    print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
+    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+        for path in files:
+            r = run_file(path, python, timeout, workdir, pytest_args)
+            results.append(r)
+            rel = os.path.relpath(path, root)
+            print(f"{rel:58} {'yes' if r['loads'] else 'NO':>5} {r['passed']:5} {r['failed']:5} "
+                  f"{r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
+            if not r["loads"]:
+                print(f"    load error: {r['load_error'][:200]}", flush=True)
+            totals["files"] += 1
+            totals["loads"] += int(r["loads"])
+            for k in ("passed", "failed", "skipped", "xfailed"):
+                totals[k] += r[k]
+    ran = totals["passed"] + totals["failed"]
+    print(f"\nfiles: {totals['files']}, load: {totals['loads']}, tests passed: {totals['passed']}, "
+          f"failed: {totals['failed']}, skipped: {totals['skipped']}, xfailed: {totals['xfailed']}"
+          + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))
+    if n_reasons:
+        reasons = collections.Counter()
+        for r in results:
+            if not r["loads"]:
+                reasons["[load] " + r["load_error"][:150]] += 1
+            for c in r["cases"]:
+                if c["outcome"] == "failed":
+                    reasons[c["message"][:150]] += 1
+        print("\nmost common failure reasons:")
+        for text, n in reasons.most_common(n_reasons):
+            print(f"{n:5}  {text}")
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    return totals
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tvm", help="a TVM checkout (holding tests/python)")
@@ -104,40 +144,8 @@ def main(argv=None):
             parser.error(f"{folder} is not a directory")
         files += sorted(os.path.join(folder, f) for f in os.listdir(folder)
                         if f.startswith("test_") and f.endswith(".py") and args.filter in f)
-    results = []
-    totals = collections.Counter()
-    print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
-    with tempfile.TemporaryDirectory(prefix="tessera-tvm-tests-") as workdir:
-        for path in files:
-            r = run_file(path, args.python, args.timeout, workdir, args.pytest_args)
-            results.append(r)
-            rel = os.path.relpath(path, os.path.join(args.tvm, "tests", "python"))
-            print(f"{rel:58} {'yes' if r['loads'] else 'NO':>5} {r['passed']:5} {r['failed']:5} "
-                  f"{r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
-            if not r["loads"]:
-                print(f"    load error: {r['load_error'][:200]}", flush=True)
-            totals["files"] += 1
-            totals["loads"] += int(r["loads"])
-            for k in ("passed", "failed", "skipped", "xfailed"):
-                totals[k] += r[k]
-    ran = totals["passed"] + totals["failed"]
-    print(f"\nfiles: {totals['files']}, load: {totals['loads']}, tests passed: {totals['passed']}, "
-          f"failed: {totals['failed']}, skipped: {totals['skipped']}, xfailed: {totals['xfailed']}"
-          + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))
-    if args.reasons:
-        reasons = collections.Counter()
-        for r in results:
-            if not r["loads"]:
-                reasons["[load] " + r["load_error"][:150]] += 1
-            for c in r["cases"]:
-                if c["outcome"] == "failed":
-                    reasons[c["message"][:150]] += 1
-        print(f"\nmost common failure reasons:")
-        for text, n in reasons.most_common(args.reasons):
-            print(f"{n:5}  {text}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    run_and_report(files, os.path.join(args.tvm, "tests", "python"), args.python, args.timeout,
+                   args.pytest_args, args.reasons, args.json, "tessera-tvm-tests-")
     return 0
 
 

@@ -275,7 +275,7 @@ class RuleSpace:
         if not parallel:
             facts["cores"] = 1
         self._target_obj = _target(target, facts)
-        self.sizes: List[int] = []
+        self._sizes: dict = {}  # decision list -> the number of candidates of each choice
 
     def _point(self, given: Sequence[int], seed: int, draw_missing: bool) -> Tuple[Schedule, List[int]]:
         from ..tir.schedule.schedule import _as_module
@@ -283,7 +283,7 @@ class RuleSpace:
         raw, decisions, sizes = _core.auto_schedule_space(
             _as_module(self.func), self._target_obj,
             [int(d) if d is not None else -1 for d in given], int(seed), draw_missing)
-        self.sizes = list(sizes)
+        self._sizes[tuple(decisions)] = list(sizes)
         return Schedule._wrap(raw), list(decisions)
 
     def default(self) -> Tuple[Schedule, List[int]]:
@@ -302,10 +302,13 @@ class RuleSpace:
         """A neighbour: one choice with more than one candidate set to another candidate (the
         choices after it kept where they still fit)."""
         given = list(decisions)
-        self._point(given, 1, draw_missing=False)  # the sizes of these decisions
-        open_ = [k for k, n in enumerate(self.sizes) if n > 1 and k < len(given)]
+        sizes = self._sizes.get(tuple(given))
+        if sizes is None:  # a point this space has not made (e.g. from a database)
+            _, given = self._point(given, 1, draw_missing=False)
+            sizes = self._sizes[tuple(given)]
+        open_ = [k for k, n in enumerate(sizes) if n > 1 and k < len(given)]
         if open_:
             k = rng.choice(open_)
-            others = [c for c in range(self.sizes[k]) if c != given[k]]
+            others = [c for c in range(sizes[k]) if c != given[k]]
             given[k] = rng.choice(others)
         return self.apply(given, seed=rng.randrange(1, 2**30))
