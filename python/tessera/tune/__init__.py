@@ -152,6 +152,9 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     specs = _arg_specs(func)
     if space is None:
         space = RuleSpace(func, tname.split()[0], parallel=parallel)
+    elif not all(callable(getattr(space, m, None)) for m in ("apply", "mutate")):
+        raise TypeError(f"space must be a design space with apply() and mutate() (RuleSpace, "
+                        f"DesignSpace), got {type(space).__name__}")
     own_runner = runner is None
     runner = runner or LocalRunner(num_threads=num_threads)
     model = XGBModel(seed=seed)

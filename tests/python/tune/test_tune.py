@@ -219,6 +219,8 @@ def test_tune_errors():
         ts.tune(matmul, target="cuda", trials=2)
     with pytest.raises(ValueError, match="at least 1"):
         ts.tune(matmul, trials=0)
+    with pytest.raises(TypeError, match="space must be a design space"):
+        ts.tune(matmul, trials=2, space="rules")
 
     @T.prim_func
     def with_scalar(A: T.Buffer((4,), "float32"), x: T.float32):
