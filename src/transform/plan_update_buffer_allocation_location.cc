@@ -151,6 +151,9 @@ std::pair<Expr, Expr> Bounds(const Expr& e,
 bool IterationsAreDisjoint(const ForNode* loop,
                            const std::vector<AccessPathCollector::Access>& accesses,
                            const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops) {
+  // A loop of one iteration has nothing to keep apart (a unit batch loop outside a register
+  // tile whose write-back iterates its own unit loop instead).
+  if (auto* extent = AsPtr<IntImmNode>(loop->extent); extent && extent->value == 1) return true;
   size_t ndim = accesses.front().indices.size();
   for (size_t d = 0; d < ndim; ++d) {
     Expr lo, hi;

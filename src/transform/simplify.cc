@@ -2,6 +2,7 @@
 // known to the arithmetic analyzer; constant branches and proven asserts are removed.
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -18,7 +19,13 @@ class StmtSimplifier : public StmtExprMutator {
   Stmt VisitStmt_(const ForNode* op) override {
     Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
     ana_.Bind(op->loop_var, RangeNode::Make(min, extent));
-    Stmt body = VisitStmt(op->body);
+    // A loop of one iteration: its variable is its min in the body (as TVM's analyzer binds
+    // it), so that indices of unit batch loops fold to constants.
+    Stmt body = op->body;
+    if (IsConstInt(extent, 1) && op->for_kind != ForKind::kThreadBinding) {
+      body = Substitute(body, VarMap{{op->loop_var.get(), min}});
+    }
+    body = VisitStmt(body);
     ana_.Unbind(op->loop_var);
     if (min == op->min && extent == op->extent && body == op->body) return GetRef(op);
     return ForNode::Make(op->loop_var, min, extent, op->for_kind, body, op->thread_binding,

@@ -125,3 +125,44 @@ def test_shared_buffer_moves_through_thread_loops_into_the_k_loop(golden):
                                 C[vi, vk] = S[vn, vk]
 
     golden("PlanAndUpdateBufferAllocationLocation", before, expected)
+
+
+def test_unit_loop_between_does_not_keep_the_tile_out(golden):
+    # The write-back iterates its own unit loop `ax` where the update uses `b`: a loop of one
+    # iteration has nothing to keep apart, so the tile still moves into `io`.
+    @T.prim_func
+    def before(A: T.Buffer((1, 64), "float32"), C: T.Buffer((1, 64), "float32")):
+        Y = T.alloc_buffer((1, 64))
+        for b in T.serial(1):
+            for io in T.serial(4):
+                for ii in T.serial(16):
+                    with T.block("Y"):
+                        vb = T.axis.spatial(1, b)
+                        vi = T.axis.spatial(64, io * 16 + ii)
+                        Y[vb, vi] = A[vb, vi] + T.float32(1)
+                for ax, ii in T.grid(1, 16):
+                    with T.block("C"):
+                        vb = T.axis.spatial(1, ax)
+                        vi = T.axis.spatial(64, io * 16 + ii)
+                        C[vb, vi] = Y[vb, vi]
+
+    @T.prim_func
+    def expected(A: T.Buffer((1, 64), "float32"), C: T.Buffer((1, 64), "float32")):
+        for b in T.serial(1):
+            for io in T.serial(4):
+                with T.block(""):
+                    T.reads(A[b, io * 16:io * 16 + 16])
+                    T.writes(C[0, io * 16:io * 16 + 16])
+                    Y = T.alloc_buffer((1, 64))
+                    for ii in T.serial(16):
+                        with T.block("Y"):
+                            vb = T.axis.spatial(1, b)
+                            vi = T.axis.spatial(64, io * 16 + ii)
+                            Y[vb, vi] = A[vb, vi] + T.float32(1)
+                    for ax, ii in T.grid(1, 16):
+                        with T.block("C"):
+                            vb = T.axis.spatial(1, ax)
+                            vi = T.axis.spatial(64, io * 16 + ii)
+                            C[vb, vi] = Y[vb, vi]
+
+    golden("PlanAndUpdateBufferAllocationLocation", before, expected)

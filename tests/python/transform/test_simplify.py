@@ -53,3 +53,20 @@ def test_simplified_function_is_unchanged(unchanged):
             A[i * 8 + j] = T.float32(0)
 
     unchanged("Simplify", func)
+
+
+def test_variable_of_a_unit_loop_is_its_min(golden):
+    # As TVM's analyzer binds a loop of one iteration: indices of unit batch loops fold.
+    @T.prim_func
+    def before(A: T.Buffer((4, 64), "float32")):
+        for b in T.serial(2, 3):
+            for i in T.serial(64):
+                A[b - 2, b * 64 - 128 + i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4, 64), "float32")):
+        for b in T.serial(2, 3):
+            for i in T.serial(64):
+                A[0, i] = T.float32(1)
+
+    golden("Simplify", before, expected)

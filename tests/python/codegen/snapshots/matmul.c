@@ -124,7 +124,7 @@ TESSERA_EXPORT int32_t __tessera_packed_matmul(void* args, int32_t* arg_type_ids
       for (int32_t k = 0; k < 1; ++k) {
         C[((i * 8) + j)] = 0.0f;
         int32_t cse_v1 = ((i * 8) + j);
-        C[cse_v1] = (C[cse_v1] + (A[((i * 8) + k)] * B[((k * 8) + j)]));
+        C[cse_v1] = (C[cse_v1] + (A[(i * 8)] * B[j]));
       }
       for (int32_t k_1 = 1; k_1 < 8; ++k_1) {
         int32_t cse_v2 = ((i * 8) + j);
