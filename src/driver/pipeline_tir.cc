@@ -77,6 +77,7 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   mod = run.UserPhase(3, mod);
   mod = run(mod, "tir.InstrumentBoundCheckers");  // only with tir.instrument_bound_checkers
   mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.HoistSharedVectorLoads");
   return {mod, false, nullptr};
 }
 

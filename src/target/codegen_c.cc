@@ -480,6 +480,7 @@ void CodeGenC::VisitStmt_(const LetStmtNode* op) {
   std::string name = AllocVarName(op->var.get());
   PrintIndent();
   stream_ << VarTypeName(op->var.get()) << " " << name << " = " << value << ";\n";
+  AfterLetBinding(op, name);
   PrintStmt(op->body);
 }
 

@@ -546,6 +546,18 @@ void CodeGenHost::VisitStmt_(const LetStmtNode* op) {
   CodeGenC::VisitStmt_(op);
 }
 
+void CodeGenHost::AfterLetBinding(const LetStmtNode* op, const std::string& name) {
+  // A vector loaded once for several uses (tir.HoistSharedVectorLoads) stays in a register
+  // (runtime.h): GCC would fold the load into each use as a memory operand, loading it again.
+  DataType t = op->var->dtype;
+  int bits = t.bits() * t.lanes();
+  if (t.lanes() > 1 && (t.is_float() || t.is_int() || t.is_uint()) &&
+      AsPtr<BufferLoadNode>(op->value) && (bits == 128 || bits == 256 || bits == 512)) {
+    PrintIndent();
+    stream_ << "TESSERA_KEEP_IN_REGISTER" << bits << "(" << name << ");\n";
+  }
+}
+
 void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   if (parallel_depth_ > 0) Unsupported("T.Assert inside a parallel loop", op->span);
   std::string cond = StripOuterParens(PrintExpr(op->condition));

@@ -44,6 +44,7 @@ thread_local std::vector<PassContext> context_stack;
 const bool kBuiltinConfigs = [] {
   for (const char* k : {"tir.noalias", "tir.disable_vectorize", "tir.disable_assert",
                         "tir.disable_storage_rewrite", "tir.disable_cse_tir",
+                        "tir.disable_hoist_shared_vector_loads",
                         "tir.instrument_bound_checkers", "tir.use_async_copy", "tir.ptx_ldg32",
                         "tir.enable_debug", "tessera.dump_ir_unchanged", "tessera.time_passes",
                         "tessera.verify_each_pass", "tessera.verify_between_stages"}) {

@@ -60,6 +60,8 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   virtual void PrintFunctionPrologue(const PrimFunc& func) {}
   /*! \brief Emitted after the body of `func`, inside its braces (the DSL entry's barrier). */
   virtual void PrintFunctionEpilogue(const PrimFunc& func) {}
+  /*! \brief After the declaration `name` of a LetStmt's variable, before its body. */
+  virtual void AfterLetBinding(const LetStmtNode* op, const std::string& name) {}
   /*! \brief The declaration of a parameter: `__global int* a`, `int n`. */
   virtual std::string PrintParam(const Var& param);
   /*! \brief Text before a local array's element type ("__lsram ", "__shared__ "). */

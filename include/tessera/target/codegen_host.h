@@ -54,6 +54,7 @@ class CodeGenHost : public CodeGenC {
   std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
   std::string VisitExpr_(const CallNode* op) override;
+  void AfterLetBinding(const LetStmtNode* op, const std::string& name) override;
   void VisitStmt_(const LetStmtNode* op) override;
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;

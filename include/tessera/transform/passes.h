@@ -58,6 +58,8 @@ Pass LoopPartition();
 /*! \brief Bind subexpressions repeated within one statement to a LetStmt (unless
  *  "tir.disable_cse_tir"). */
 Pass CommonSubexprElimTIR();
+/*! \brief A vector load read by several stores of a straight-line run, loaded once (host). */
+Pass HoistSharedVectorLoads();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless
  *  "tir.disable_storage_rewrite"). */
 Pass StorageRewrite();

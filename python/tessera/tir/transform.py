@@ -41,7 +41,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "MakePackedAPI", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
-          "LoopPartition", "CommonSubexprElimTIR", "InstrumentBoundCheckers",
+          "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce")

@@ -16,6 +16,29 @@
 
 #define TESSERA_EXPORT __attribute__((visibility("default")))
 
+/* TESSERA_KEEP_IN_REGISTER<bits>(v): the vector variable v is in a vector register here. GCC
+ * folds a vector load into every instruction that uses it as a memory operand, even when the
+ * same vector feeds several FMAs of a register tile; an empty asm with a register operand keeps
+ * one load. Other compilers (clang keeps such values in registers) and other hosts: nothing. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define TESSERA_KEEP_IN_REGISTER128(v) __asm__("" : "+x"(v))
+#if defined(__AVX__)
+#define TESSERA_KEEP_IN_REGISTER256(v) __asm__("" : "+x"(v))
+#endif
+#if defined(__AVX512F__)
+#define TESSERA_KEEP_IN_REGISTER512(v) __asm__("" : "+v"(v))
+#endif
+#endif
+#ifndef TESSERA_KEEP_IN_REGISTER128
+#define TESSERA_KEEP_IN_REGISTER128(v) ((void)0)
+#endif
+#ifndef TESSERA_KEEP_IN_REGISTER256
+#define TESSERA_KEEP_IN_REGISTER256(v) ((void)0)
+#endif
+#ifndef TESSERA_KEEP_IN_REGISTER512
+#define TESSERA_KEEP_IN_REGISTER512(v) ((void)0)
+#endif
+
 /* ---- Vector math: glibc's libmvec (x86-64, glibc >= 2.35) has SSE/AVX/AVX2/AVX-512 variants
  * of the float and double math functions (within 4 ulp). Declared "simd" here, the lane loops
  * of vector math calls vectorize into them. The build defines TESSERA_HAVE_LIBMVEC and links
