@@ -183,8 +183,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t flops = 2;
   for (int64_t e : info.extents) flops *= e;
   // ... Y packed into NR-wide panels contiguous along the reduction: chosen when Y is a 2-D
-  // [r, j] input larger than the L2 cache, so that the panel of one j_o is read once per i_o
-  // from L2 instead of as rows strided across memory ...
+  // [r, j] input larger than the L1 cache and X has rows enough to pay for the copy, so that
+  // the panel of one j_o is read contiguously once per i_o instead of as rows strided across
+  // memory (measured on AVX2, one thread: 256^3 72 -> 84 GFLOP/s, 128x1024x128 22 -> 46) ...
   auto* y_load = AsPtr<BufferLoadNode>(StripCast(m.y));
   auto* x_load = AsPtr<BufferLoadNode>(StripCast(m.x));
   const VarNode* r_var = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
@@ -196,7 +197,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   const bool y_transposed = r_var && Reads2D(y_load, j_var, r_var);
   if (r_var && (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
     int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
-    bool analytical = y_transposed || bytes > facts.l2_bytes;
+    bool analytical = y_transposed || (bytes > facts.l1_bytes && info.extents[m.i] >= 64);
     pack = Choose(sch, {0, 1}, analytical ? 1 : 0) == 1;
   }
   // ... X packed into MR-row panels contiguous along the reduction (one stream of broadcasts
@@ -204,9 +205,13 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr) {
     pack_x = Choose(sch, {0, 1}, 0) == 1;
   }
-  // ... the order of the two tile loops (columns outside by the rules' choice: Y's panel stays
-  // in cache while the rows pass) ...
-  const bool rows_outside = Choose(sch, {0, 1}, 0) == 1;
+  // ... the order of the two tile loops: columns outside by the rules' choice (Y's panel stays
+  // in cache while the rows pass), rows outside for a batched product (X's MR rows stay in L1
+  // while the columns of a batch's small Y pass: batch_matmul of 128x128x64, 64^3 and 256^3
+  // measured 23-36% faster on AVX2, one thread) ...
+  bool batched = false;
+  for (int k : m.batch) batched = batched || (k != m.i2 && info.extents[k] > 1);
+  const bool rows_outside = Choose(sch, {0, 1}, batched && !pack ? 1 : 0) == 1;
   // ... and the unrolling of the innermost reduction loop (4 by the rules' choice: fewer loop
   // branches and address updates; a short loop such as a 3x3 window unrolled whole).
   const int64_t inner_extent = info.extents[m.reduce.back()];
