@@ -74,11 +74,12 @@ def tvm_time(build_te, args, repeat=3):
         targs = [make(np.ascontiguousarray(a)) for a in args]
         fn = lib["main"]
         fn(*targs)
+        clock = time.thread_time if os.environ.get("BENCH_TIMER") == "cpu" else time.perf_counter
         ts_ = []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0 = clock()
             fn(*targs)
-            ts_.append(time.perf_counter() - t0)
+            ts_.append(clock() - t0)
         return min(ts_), None
     except Exception as e:  # noqa: BLE001
         return None, f"TVM build failed ({type(e).__name__}: {str(e).splitlines()[0][:60]})"
@@ -100,7 +101,7 @@ def bench_gemm(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     n = 512 if quick else 1024
     rng = np.random.default_rng(0)
@@ -112,6 +113,8 @@ def bench_gemm(threads, quick):
     np.testing.assert_allclose(c, a @ b, rtol=1e-3)
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(a, b, c), lambda: np.matmul(a, b, out=c)])
 
     def tvm_mm(tir, te):
         A = te.placeholder((n, n), name="A")
@@ -135,7 +138,7 @@ def bench_batch_matmul(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     sa, sb = (32, 12, 128, 128), (32, 12, 128, 64)
     rng = np.random.default_rng(0)
@@ -147,6 +150,8 @@ def bench_batch_matmul(threads, quick):
     np.testing.assert_allclose(c, a @ b, rtol=1e-3)
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(a, b, c), lambda: np.matmul(a, b, out=c)])
 
     def tvm_bmm(tir, te):
         A = te.placeholder(sa, name="A")
@@ -171,7 +176,7 @@ def bench_conv2d(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     rng = np.random.default_rng(0)
     x = rng.random((1, 64, 58, 58), dtype="float32")
@@ -187,6 +192,8 @@ def bench_conv2d(threads, quick):
     t = tessera_time(auto, (x, w, y))
     np.testing.assert_allclose(y, numpy_conv(), rtol=1e-3)
     ref = best(numpy_conv)
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(x, w, y), numpy_conv])
     # The hand schedule of bench_cpu.py works on NCHW16c data (same FLOPs).
     xc = rng.random((1, 4, 58, 58, 16), dtype="float32")
     wc = rng.random((4, 4, 3, 3, 16, 16), dtype="float32")
@@ -218,7 +225,7 @@ def bench_softmax(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
     rng = np.random.default_rng(0)
@@ -235,6 +242,8 @@ def bench_softmax(threads, quick):
     hand = ts.build(K.schedule_softmax(rows_, cols, parallel=threads > 1), target="c")
     th = tessera_time(hand, (x, y))
     ref = best(numpy_softmax)
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(x, y), numpy_softmax])
 
     def tvm_softmax(tir, te):
         A = te.placeholder((rows_, cols), name="A")
@@ -259,7 +268,7 @@ def bench_column_sum(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 4096)
     x = np.random.default_rng(0).random((rows_, cols), dtype="float32")
@@ -268,6 +277,8 @@ def bench_column_sum(threads, quick):
     t = tessera_time(auto, (x, y))
     np.testing.assert_allclose(y, x.sum(0), rtol=1e-4)
     ref = best(lambda: x.sum(axis=0, out=y))
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(x, y), lambda: x.sum(axis=0, out=y)])
     ms = lambda s: s * 1e3 if s else None  # noqa: E731
     rows = []
     add_refs(rows, "column_sum", f"column sums ({rows_},{cols})", threads, ms(t), "ms",
@@ -279,7 +290,7 @@ def bench_layer_norm(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
     rng = np.random.default_rng(0)
@@ -295,6 +306,8 @@ def bench_layer_norm(threads, quick):
     t = tessera_time(auto, (x, g, b, y))
     np.testing.assert_allclose(y, numpy_ln(), rtol=1e-3, atol=1e-4)
     ref = best(numpy_ln)
+    if cpu_timer():  # interleaved with the reference, thread CPU time
+        t, ref = interleaved_min([lambda: auto(x, g, b, y), numpy_ln])
 
     def tvm_ln(tir, te):
         A = te.placeholder((rows_, cols), name="A")
@@ -425,6 +438,8 @@ def print_table(rows, load):
               f"{r['ref'][:40]:40} {fmt(r['ref_value'])} {ratio} {target:>7}")
     print("ratio > 1: tessera (automatic schedule) better than the reference (speed, or 1/time)")
     wait = os.environ.get("OMP_WAIT_POLICY", "tessera's bounded spin")
+    if os.environ.get("BENCH_TIMER") == "cpu":
+        print("timer: thread CPU time (time.thread_time), best of 15+ repeats, one thread")
     print(f"load average before / after: {load[0]} / {load[1]}; cpus: {os.cpu_count()}; "
           f"OpenMP wait policy: {wait}")
     _, why = tvm_or_reason()
@@ -445,6 +460,9 @@ def main():
     ap.add_argument("--threads", type=int, default=0, help="0: one thread and all threads")
     ap.add_argument("--plot", default=os.path.join(HERE, "auto.png"))
     ap.add_argument("--json", default="", help="also write the rows to this file")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default=os.environ.get("BENCH_TIMER", "wall"),
+                    help="cpu: thread CPU time, best of 15+ (stable on a shared machine; one "
+                         "thread only)")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -456,7 +474,10 @@ def main():
             ap.error(f"unknown benchmark '{n}'; known: {', '.join(ALL)}")
     load0 = os.getloadavg()
     rows = []
+    os.environ["BENCH_TIMER"] = args.timer  # the children inherit it
     counts = [args.threads] if args.threads else sorted({1, os.cpu_count() or 1})
+    if args.timer == "cpu":
+        counts = [1]
     for threads in counts:
         todo = [n for n in names if n != "schedule_time" or threads == counts[0]]
         rows += run_child(todo, threads, args.quick)
