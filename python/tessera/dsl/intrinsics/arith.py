@@ -9,7 +9,7 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
                     imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
                     vector)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .interpreter import Pointer, np_dtype, split_type
+from .memory import Pointer, np_dtype, split_type
 
 
 def _info(dtype):
