@@ -37,6 +37,7 @@ FORMATTED = [
     "src/ir/ir_utils.cc",
     "src/ir/target.cc",
     "src/support/escape.cc",
+    "src/support/json.cc",
     "src/target/codegen_c.cc",
     "src/target/codegen_host.cc",
     "src/transform/auto_schedule.cc",
