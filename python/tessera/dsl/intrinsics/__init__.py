@@ -8,4 +8,4 @@ compile time (see :mod:`tessera.dsl.symbolic`).
 
 from ._registry import REGISTRY, Intrinsic, call_outside_kernel, intrinsic  # noqa: F401
 from . import (arith, bitwise, compare, conversion, dma, mathfuncs, memory, misc,  # noqa: F401
-               permutation, predicate, tec)  # (registration)
+               permutation, predicate, table, tec)  # (registration)

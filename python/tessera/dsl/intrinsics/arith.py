@@ -241,18 +241,6 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     return _join(p, node, out)
 
 
-@intrinsic
-def vaddh(p, node, x, y):
-    """Saturating pairwise sums: pairs of ``x`` fill the low half, pairs of ``y`` the high."""
-    return _pairwise(p, node, "vaddh", x, y, INTS + ("float16", "float32"))
-
-
-@intrinsic
-def vsubh(p, node, x, y):
-    """Saturating pairwise differences ``x[2i] - x[2i+1]``, as S.vaddh."""
-    return _pairwise(p, node, "vsubh", x, y, INTS + ("float16", "float32"))
-
-
 def _mixed_dot(p, node, name, s, u, mask, quad):
     """S.vdot/S.vqdot of a signed and an unsigned integer vector of one width: a signed result
     (8 -> int16, 16 -> int32, quad 8 -> int32), as Compass gives. The operands widen exactly to
