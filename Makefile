@@ -31,10 +31,12 @@ test: build lint
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
 	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
 
-# Static checks (seconds): the C++ layer order of ARCHITECTURE.md, ruff (pyproject [tool.ruff]),
-# clang-format over the files tests/check_format.py lists.
+# Static checks (seconds): the C++ layer order of ARCHITECTURE.md, no circles among the
+# module-level imports of python/tessera, ruff (pyproject [tool.ruff]), clang-format over the
+# files tests/check_format.py lists.
 lint: venv
 	$(VENV_PY) tests/check_layers.py
+	$(VENV_PY) tests/check_imports.py
 	$(VENV_PY) -m ruff check python tests bench examples
 	$(VENV_PY) tests/check_format.py
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 
 #include "common.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
@@ -26,10 +27,16 @@ using runtime::PackedFunctionInfo;
 struct ArgStorage {
   PackedArgs args;
   std::vector<TesseraDLTensor> tensors;
-  std::vector<nb::ndarray<>> arrays;
+  std::vector<nb::ndarray<>> arrays;  // their shape and stride arrays are what tensors point at
+  std::vector<nb::ndarray<nb::ro>> readonly_arrays;
+  std::deque<std::vector<int64_t>> dims;  // shapes and strides of arrays read without DLPack
 };
 
 std::string ParamLabel(const PackedFunctionInfo& f, size_t i) {
+  if (f.dsl) {
+    if (i < f.params.size()) return "argument '" + f.params[i].name + "' of " + f.name + "()";
+    return "argument " + std::to_string(i) + " of " + f.name + "()";
+  }
   if (i < f.params.size()) return f.name + "." + f.params[i].name;
   return f.name + ": argument " + std::to_string(i);
 }
@@ -81,35 +88,74 @@ void AddNumber(ArgStorage& s, nb::handle h, const std::string& label,
   }
 }
 
-void AddArray(ArgStorage& s, nb::handle h, const std::string& label) {
+// numpy arrays of ml_dtypes' bfloat16 have no DLPack export: they are read through
+// __array_interface__. Returns false for anything else.
+bool ReadBFloat16Array(ArgStorage& s, nb::handle h, TesseraDLTensor* t, bool* readonly) {
+  if (!nb::hasattr(h, "__array_interface__") || !nb::hasattr(h, "dtype")) return false;
+  nb::object dtype = h.attr("dtype");
+  if (!nb::hasattr(dtype, "name") || nb::cast<std::string>(nb::str(dtype.attr("name"))) != "bfloat16")
+    return false;
+  nb::dict ai = nb::cast<nb::dict>(h.attr("__array_interface__"));
+  nb::tuple data = nb::cast<nb::tuple>(ai["data"]);
+  std::vector<int64_t>& shape = s.dims.emplace_back();
+  for (nb::handle d : nb::cast<nb::tuple>(ai["shape"])) shape.push_back(nb::cast<int64_t>(d));
+  *t = TesseraDLTensor{};
+  t->data = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
+  t->device = {TESSERA_DEVICE_CPU, 0};
+  t->ndim = static_cast<int32_t>(shape.size());
+  t->dtype = {TESSERA_DL_BFLOAT, 16, 1};
+  t->shape = shape.data();
+  if (ai.contains("strides") && !ai["strides"].is_none()) {
+    std::vector<int64_t>& strides = s.dims.emplace_back();
+    for (nb::handle d : nb::cast<nb::tuple>(ai["strides"])) strides.push_back(nb::cast<int64_t>(d) / 2);
+    t->strides = strides.data();
+  }
+  *readonly = nb::cast<bool>(data[1]);
+  return true;
+}
+
+// An array argument. Read-only arrays are refused here, except for DSL kernels, whose entry
+// point refuses them only for the pointers it writes through.
+void AddArray(ArgStorage& s, nb::handle h, const std::string& label, bool dsl) {
   if (nb::isinstance<NDArray>(h)) {
     s.args.AddTensor(nb::cast<const NDArray&>(h).dltensor());
     return;
   }
+  TesseraDLTensor t{};
+  bool readonly = false;
   nb::ndarray<> arr;
-  if (!nb::try_cast(h, arr, false)) {
-    nb::ndarray<nb::ro> ro;
-    if (nb::try_cast(h, ro, false)) {
-      throw nb::type_error(
-          (label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
-    }
+  nb::ndarray<nb::ro> ro;
+  auto from = [&](const auto& a) {
+    t.data = const_cast<void*>(static_cast<const void*>(a.data()));
+    t.device = {a.device_type(), a.device_id()};
+    t.ndim = static_cast<int32_t>(a.ndim());
+    t.dtype = {a.dtype().code, a.dtype().bits, a.dtype().lanes};
+    t.shape = const_cast<int64_t*>(a.shape_ptr());
+    t.strides = const_cast<int64_t*>(a.stride_ptr());
+  };
+  if (nb::try_cast(h, arr, false)) {
+    from(arr);
+    s.arrays.push_back(std::move(arr));
+  } else if (nb::try_cast(h, ro, false)) {
+    from(ro);
+    s.readonly_arrays.push_back(std::move(ro));
+    readonly = true;
+  } else if (!ReadBFloat16Array(s, h, &t, &readonly)) {
     std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
     throw nb::type_error((label +
-                          " must be an array (ts.nd.array, numpy or another DLPack "
-                          "array), got " +
+                          (dsl ? " must be a numpy array, got "
+                               : " must be an array (ts.nd.array, numpy or another DLPack "
+                                 "array), got ") +
                           type)
                              .c_str());
   }
-  TesseraDLTensor t{};
-  t.data = arr.data();
-  t.device = {arr.device_type(), arr.device_id()};
-  t.ndim = static_cast<int32_t>(arr.ndim());
-  t.dtype = {arr.dtype().code, arr.dtype().bits, arr.dtype().lanes};
-  t.shape = const_cast<int64_t*>(arr.shape_ptr());
-  t.strides = const_cast<int64_t*>(arr.stride_ptr());
+  if (readonly && !dsl) {
+    throw nb::type_error(
+        (label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
+  }
   s.tensors.push_back(t);
-  s.arrays.push_back(std::move(arr));
   s.args.AddTensor(nullptr);  // pointed at the stable storage below
+  if (readonly) s.args.codes.back() = TESSERA_ARG_DLTENSOR_READONLY;
 }
 
 // Converts Python arguments by the kinds the library's metadata gives; anything the library
@@ -118,25 +164,34 @@ void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::sequence valu
   size_t n = nb::len(values);
   s.tensors.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    nb::handle h = values[i];
+    nb::object h = nb::borrow(values[i]);
     std::string kind = i < f.params.size() ? f.params[i].kind : "";
     std::string label = ParamLabel(f, i);
+    bool scalar = kind == "int" || kind == "float" || kind == "bool";
+    // A DSL kernel takes a 0-d array for a scalar, as numpy code often has one.
+    if (f.dsl && scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
+        !nb::isinstance<NDArray>(h) && nb::cast<int>(h.attr("ndim")) == 0) {
+      h = h.attr("item")();
+    }
     if (h.is_none()) {
       s.args.AddNull();
-    } else if (nb::isinstance<NDArray>(h) ||
-               (!IsNumber(h) && kind != "int" && kind != "float" && kind != "bool")) {
-      AddArray(s, h, label);
+    } else if (nb::isinstance<NDArray>(h) || (!IsNumber(h) && !scalar)) {
+      AddArray(s, h, label, f.dsl);
     } else if (IsNumber(h)) {
       AddNumber(s, h, label, kind == "int" ? f.params[i].dtype : "");
     } else {
       std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
-      throw nb::type_error(
-          (label + " must be a number (" + f.params[i].dtype + "), got " + type).c_str());
+      bool integer = f.dsl && kind != "float";
+      throw nb::type_error((label + (integer ? " must be an integer (" : " must be a number (") +
+                            f.params[i].dtype + "), got " + type)
+                               .c_str());
     }
   }
   size_t t = 0;
   for (size_t i = 0; i < s.args.codes.size(); ++i) {
-    if (s.args.codes[i] == TESSERA_ARG_DLTENSOR && s.args.values[i].v_handle == nullptr) {
+    bool tensor = s.args.codes[i] == TESSERA_ARG_DLTENSOR ||
+                  s.args.codes[i] == TESSERA_ARG_DLTENSOR_READONLY;
+    if (tensor && s.args.values[i].v_handle == nullptr) {
       s.args.values[i].v_handle = &s.tensors[t++];
     }
   }

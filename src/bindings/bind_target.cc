@@ -1,11 +1,32 @@
 // Bindings of the compilation target (tessera.target.Target holds one): kind, options, facts.
 #include "common.h"
 #include "tessera/ir/target.h"
+#include "tessera/target/dsl_intrinsics.h"
 
 namespace tessera {
 namespace bindings {
 
 void BindTarget(nb::module_& m) {
+  m.def(
+      "dsl_intrinsics",
+      [] {
+        nb::list out;
+        for (const DslIntrinsic& d : DslIntrinsics()) {
+          nb::dict e;
+          e["name"] = d.name;
+          e["op"] = d.op;
+          e["c_name"] = d.c_name;
+          e["form"] = d.form;
+          e["elements"] = nb::tuple(nb::cast(d.elements));
+          e["mask"] = d.mask;
+          e["lane_fn"] = d.lane_fn;
+          e["saturate"] = d.saturate;
+          e["doc"] = d.doc;
+          out.append(e);
+        }
+        return out;
+      },
+      "The DSL intrinsics declared in C++'s table (tessera/target/dsl_intrinsics.h).");
   nb::class_<Target>(m, "Target")
       .def(
           "__init__",

@@ -33,7 +33,6 @@ void BindIR(nb::module_& m);
 void BindBuilder(nb::module_& m);
 void BindTIR(nb::module_& m);
 void BindTransform(nb::module_& m);
-void BindRuntime(nb::module_& m);
 void BindSchedule(nb::module_& m);
 void BindHostRuntime(nb::module_& m);
 void BindCUDA(nb::module_& m);

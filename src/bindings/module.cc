@@ -85,7 +85,6 @@ NB_MODULE(_core, m) {
   BindTE(m);
   BindTarget(m);
   BindTransform(m);
-  BindRuntime(m);
   BindHostRuntime(m);
   BindCUDA(m);
   BindSchedule(m);

@@ -7,6 +7,8 @@
 
 #include "tessera/driver/stage.h"
 #include "tessera/runtime/dso_module.h"
+#include "tessera/runtime/packed_func.h"
+#include "tessera/runtime_abi.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/dsl_passes.h"
@@ -20,7 +22,8 @@ namespace {
 // and the files of tessera/dsl/, in name order.
 std::string HeaderText(const std::string& include_dir) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> files = {fs::path(include_dir) / "tessera" / "dsl.h"};
+  std::vector<fs::path> files = {fs::path(include_dir) / "tessera" / "dsl.h",
+                                 fs::path(include_dir) / "tessera" / "runtime_abi.h"};
   std::vector<fs::path> parts;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(include_dir) / "tessera" / "dsl", ec)) {
@@ -61,11 +64,37 @@ StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   return {mod, false, nullptr};
 }
 
+// The packed entry point of the kernel, as the runtime calls it (CodeGenDSLLauncher writes it).
+runtime::PackedFunctionInfo EntryInfo(const IRModule& mod, const std::string& entry) {
+  runtime::PackedFunctionInfo info;
+  info.name = entry;
+  info.symbol = TESSERA_PACKED_PREFIX + entry;
+  info.ret = "void";
+  info.dsl = true;
+  PrimFunc f = mod->Lookup(entry);
+  if (!f) {
+    for (const auto& [gv, g] : mod->functions) {
+      if (g->GetStrAttr("global_symbol", gv->name_hint) == entry) f = g;
+    }
+  }
+  if (!f) return info;
+  for (const Var& p : f->params) {
+    DataType t = p->pointer ? p->pointer->element.element_of() : p->dtype;
+    std::string kind = p->pointer                          ? "handle"
+                       : t.is_bool()                       ? "bool"
+                       : (t.is_float() || t.is_bfloat16()) ? "float"
+                                                           : "int";
+    info.params.push_back({kind, t.ToString(), p->name});
+  }
+  return info;
+}
+
 StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   auto built = std::make_shared<runtime::ModuleNode>();
   built->target = "dsl";
   built->entry = ctx.entry;
   built->ir = mod;
+  built->functions = {EntryInfo(mod, ctx.entry)};
   built->source = CodeGenDSL(mod, ctx.entry);
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
@@ -80,7 +109,7 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
 }
 
 StageResult DslEnd(IRModule mod, LowerContext& ctx) {
-  if (ctx.built) ctx.built->library = std::make_shared<DSOModule>(ctx.built->lib_path);
+  if (ctx.built) runtime::LoadHostLibrary(ctx.built.get());
   return {mod, true, ctx.built};
 }
 

@@ -1,4 +1,4 @@
-// DSOModule over dlopen/dlsym/dlclose, and the checked call of a DSL launcher.
+// DSOModule over dlopen/dlsym/dlclose.
 #include "tessera/runtime/dso_module.h"
 
 #include <dlfcn.h>
@@ -44,23 +44,6 @@ void DSOModule::Load(const std::string& path) {
 void* DSOModule::GetFunction(const std::string& name) const {
   if (handle_ == nullptr) return nullptr;
   return dlsym(handle_, name.c_str());
-}
-
-void CallDSLLauncher(void* fn, std::vector<void*> arg_slots) {
-  using Launcher = int32_t (*)(void**, int32_t, char*, int32_t);
-  if (fn == nullptr) {
-    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "the DSL launcher is missing (null)";
-  }
-  char err[2048] = {0};
-  int32_t rc =
-      reinterpret_cast<Launcher>(fn)(arg_slots.data(), static_cast<int32_t>(arg_slots.size()), err,
-                                     static_cast<int32_t>(sizeof(err)));
-  if (rc != 0) {
-    err[sizeof(err) - 1] = '\0';
-    std::string message =
-        err[0] ? std::string(err) : "the kernel launch failed with code " + std::to_string(rc);
-    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << message;
-  }
 }
 
 }  // namespace tessera

@@ -173,7 +173,10 @@ void Check(const ModuleNode& mod, const PackedFunctionInfo& func, int32_t rc) {
   if (rc == 0) return;
   std::string message = mod.last_error ? mod.last_error() : "";
   if (message.empty()) message = func.name + " failed with code " + std::to_string(rc);
-  TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << message;
+  ErrorKind kind = rc == TESSERA_RC_TYPE_ERROR    ? ErrorKind::kType
+                   : rc == TESSERA_RC_VALUE_ERROR ? ErrorKind::kValue
+                                                  : ErrorKind::kRuntime;
+  TESSERA_THROW_KIND(Span(), kind) << message;
 }
 
 }  // namespace

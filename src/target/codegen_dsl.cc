@@ -8,7 +8,10 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
+#include "tessera/transform/analysis.h"
 
 namespace tessera {
 namespace codegen {
@@ -236,48 +239,183 @@ std::string CodeGenDSL::Generate(const IRModule& mod, const std::string& entry) 
   return Finish();
 }
 
+namespace {
+
+// The DLPack type-code constant of an array element type, or "" for void pointers.
+const char* DLCodeName(DataType t) {
+  if (t.is_bool()) return "TESSERA_DL_BOOL";
+  if (t.is_bfloat16()) return "TESSERA_DL_BFLOAT";
+  if (t.is_float()) return "TESSERA_DL_FLOAT";
+  if (t.is_uint()) return "TESSERA_DL_UINT";
+  if (t.is_int()) return "TESSERA_DL_INT";
+  return "";
+}
+
+// A C string literal of printf format `fmt` (already escaped for printf).
+std::string Literal(const std::string& fmt) { return Quote(fmt, QuoteStyle::kC); }
+
+}  // namespace
+
 std::string CodeGenDSL::GenerateLauncher(const IRModule& mod, const std::string& entry) {
   auto funcs = CollectFunctions(mod, entry);
   const PrimFunc& func = funcs[0].second;
   std::string symbol = SymbolOf(funcs[0].first, func);
   size_t n = func->params.size();
-
-  std::string call = symbol + "(";
-  for (size_t i = 0; i < n; ++i) {
-    const VarNode* p = func->params[i].get();
-    std::string slot = "args[" + std::to_string(i) + "]";
-    if (i) call += ", ";
-    if (p->pointer) {
-      call += "(" + PointerTypeName(*p->pointer, p->span) + ")*(void**)" + slot;
-    } else {
-      call += "*(" + TypeName(p->dtype, p->span) + "*)" + slot;
-    }
+  std::vector<int64_t> extents = transform::PointerAccessExtents(mod, funcs[0].first->name_hint);
+  std::vector<bool> writes = transform::PointerWrites(mod, funcs[0].first->name_hint);
+  extents.resize(n, -1);
+  writes.resize(n, true);
+  // S.ptr("void") parameters (int8 pointers in the IR) take arrays of any dtype.
+  std::unordered_set<std::string> untyped;
+  std::string void_names = func->GetStrAttr("dsl.void_pointers", "");
+  for (size_t b = 0, e; b < void_names.size(); b = e + 1) {
+    e = void_names.find(',', b);
+    if (e == std::string::npos) e = void_names.size();
+    untyped.insert(void_names.substr(b, e - b));
   }
-  call += ")";
 
   std::ostringstream os;
-  os << "\n/* Host launcher: unpacks the argument slots and runs " << symbol
+  os << "\n/* Packed entry point (tessera/runtime_abi.h): checks every argument, then runs " << symbol
      << " on every TEC. */\n"
+     << "#include \"tessera/dsl/packed.h\"\n\n"
+     << "typedef struct {\n";
+  for (size_t i = 0; i < n; ++i) {
+    const VarNode* p = func->params[i].get();
+    std::string type = p->pointer ? PointerTypeName(*p->pointer, p->span)
+                       : p->dtype.lanes() == 1 ? TypeName(p->dtype, p->span)
+                                               : std::string("int64_t");
+    os << "  " << type << " a" << i << ";\n";
+  }
+  if (n == 0) os << "  char unused;\n";
+  os << "} __tessera_args_t;\n\n"
      << "static void __tessera_tec_main(void* data) {\n"
-     << "  void** args = (void**)data;\n"
-     << (n == 0 ? "  (void)args;\n" : "") << "  " << call << ";\n"
-     << "}\n\n"
-     << "__attribute__((visibility(\"default\")))\n"
-     << "int32_t __tessera_launch(void** args, int32_t num_args, char* err, int32_t err_len) {\n"
+     << "  __tessera_args_t* v = (__tessera_args_t*)data;\n"
+     << (n == 0 ? "  (void)v;\n" : "") << "  " << symbol << "(";
+  for (size_t i = 0; i < n; ++i) os << (i ? ", " : "") << "v->a" << i;
+  os << ");\n}\n\n";
+
+  std::string names;
+  for (size_t i = 0; i < n; ++i) names += (i ? ", " : "") + func->params[i]->name;
+  os << "__attribute__((visibility(\"default\")))\n"
+     << "int32_t " << TESSERA_PACKED_PREFIX << symbol
+     << "(TesseraValue* args, int32_t* codes, int32_t num_args, TesseraValue* ret,\n"
+     << "    int32_t* ret_code) {\n"
+     << "  __tessera_args_t v;\n"
+     << "  char dtype[32];\n"
+     << "  (void)args; (void)codes; (void)ret; (void)dtype;\n"
      << "  if (num_args != " << n << ") {\n"
-     << "    __tessera_set_error(err, err_len, \"" << symbol << " takes " << n << " argument"
-     << (n == 1 ? "" : "s") << ", got %d\", (int)num_args);\n"
-     << "    return 1;\n"
-     << "  }\n"
-     << "  for (int32_t i = 0; i < num_args; ++i) {\n"
-     << "    if (args[i] == NULL) {\n"
-     << "      __tessera_set_error(err, err_len, \"" << symbol
-     << ": argument %d has no value slot\", (int)i);\n"
-     << "      return 1;\n"
-     << "    }\n"
-     << "  }\n"
-     << "  return __tessera_run_tecs(__tessera_tec_main, args, err, err_len);\n"
-     << "}\n"
+     << "    return __tessera_fail(TESSERA_RC_TYPE_ERROR, "
+     << Literal(EscapeFormat(symbol + "() takes " + std::to_string(n) + " arguments (" + names +
+                             ")") +
+                " but %d were given")
+     << ", (int)num_args);\n  }\n";
+  for (size_t i = 0; i < n; ++i) {
+    const VarNode* p = func->params[i].get();
+    std::string label = EscapeFormat("argument '" + p->name + "' of " + symbol + "()");
+    std::string a = "args[" + std::to_string(i) + "]", c = "codes[" + std::to_string(i) + "]";
+    std::string dst = "v.a" + std::to_string(i);
+    auto fail = [&](const char* rc, const std::string& fmt, const std::string& values = "") {
+      return std::string("return __tessera_fail(") + rc + ", " + Literal(label + fmt) + values +
+             ");";
+    };
+    os << "  /* " << p->name << " */\n";
+    if (p->pointer) {
+      DataType elem = p->pointer->element.element_of();
+      int64_t extent = extents[i];
+      os << "  if (" << c << " == TESSERA_ARG_NULL || ((" << c << " == TESSERA_ARG_INT || " << c
+         << " == TESSERA_ARG_UINT) && " << a << ".v_int64 == 0)) {\n";
+      if (extent > 0) {
+        os << "    " << fail("TESSERA_RC_TYPE_ERROR",
+                             " must be a numpy array, got %s: the kernel accesses " +
+                                 std::to_string(extent) + " elements through it",
+                             ", " + c + " == TESSERA_ARG_NULL ? \"None\" : \"0\"")
+           << "\n";
+      }
+      os << "    " << dst << " = NULL;\n"
+         << "  } else if (" << c << " != TESSERA_ARG_DLTENSOR && " << c
+         << " != TESSERA_ARG_DLTENSOR_READONLY) {\n"
+         << "    " << fail("TESSERA_RC_TYPE_ERROR", " must be a numpy array, got %s",
+                           ", __tessera_arg_kind(" + c + ")")
+         << "\n  } else {\n"
+         << "    const TesseraDLTensor* t = (const TesseraDLTensor*)" << a << ".v_handle;\n"
+         << "    int compact;\n"
+         << "    int64_t size;\n";
+      if (writes[i]) {
+        os << "    if (" << c << " == TESSERA_ARG_DLTENSOR_READONLY) {\n      "
+           << fail("TESSERA_RC_TYPE_ERROR",
+                   " is a read-only array, but the kernel writes through it; pass a writable "
+                   "one (e.g. a copy)")
+           << "\n    }\n";
+      }
+      if (*DLCodeName(elem) && !untyped.count(p->name)) {
+        os << "    if (t->dtype.code != " << DLCodeName(elem) << " || t->dtype.bits != "
+           << (elem.is_bool() ? 8 : elem.bits()) << " || t->dtype.lanes != 1) {\n      "
+           << fail("TESSERA_RC_TYPE_ERROR", " must have dtype " + elem.ToString() + ", got %s",
+                   ", __tessera_dtype_name(t->dtype, dtype, (int)sizeof dtype)")
+           << "\n    }\n";
+      }
+      os << "    if (t->device.device_type != TESSERA_DEVICE_CPU) {\n      "
+         << fail("TESSERA_RC_VALUE_ERROR", " must be a host (CPU) array") << "\n    }\n"
+         << "    size = __tessera_dlt_size(t, &compact);\n"
+         << "    if (!compact) {\n      "
+         << fail("TESSERA_RC_VALUE_ERROR", " must be a C-contiguous array") << "\n    }\n";
+      if (extent > 0 && untyped.count(p->name)) {  // an extent in bytes
+        os << "    if (size * ((t->dtype.bits * t->dtype.lanes + 7) / 8) < " << extent << ") {\n      "
+           << fail("TESSERA_RC_VALUE_ERROR",
+                   " has %lld bytes but the kernel accesses " + std::to_string(extent) + " bytes",
+                   ", (long long)(size * ((t->dtype.bits * t->dtype.lanes + 7) / 8))")
+           << "\n    }\n";
+      } else if (extent > 0) {
+        os << "    if (size < " << extent << ") {\n      "
+           << fail("TESSERA_RC_VALUE_ERROR",
+                   " has %lld elements but the kernel accesses " + std::to_string(extent),
+                   ", (long long)size")
+           << "\n    }\n";
+      } else {
+        os << "    (void)size;\n";
+      }
+      os << "    " << dst << " = (" << PointerTypeName(*p->pointer, p->span)
+         << ")((char*)t->data + t->byte_offset);\n  }\n";
+      continue;
+    }
+    DataType t = p->dtype;
+    std::string is_int = "(" + c + " == TESSERA_ARG_INT || " + c + " == TESSERA_ARG_UINT || " + c +
+                         " == TESSERA_ARG_BOOL)";
+    if (t.lanes() != 1 || t.is_handle()) {
+      os << "  " << fail("TESSERA_RC_TYPE_ERROR",
+                         " has type " + t.ToString() + ", which a call from Python cannot pass")
+         << "\n";
+    } else if (t.is_float() || t.is_bfloat16()) {
+      std::string d = "(" + c + " == TESSERA_ARG_FLOAT ? " + a + ".v_float64 : (double)" + a +
+                      ".v_int64)";
+      os << "  if (" << c << " != TESSERA_ARG_FLOAT && !" << is_int << ") {\n    "
+         << fail("TESSERA_RC_TYPE_ERROR", " must be a number (" + t.ToString() + "), got %s",
+                 ", __tessera_arg_kind(" + c + ")")
+         << "\n  }\n  " << dst << " = ";
+      if (t.is_bfloat16()) {
+        os << "__bfloat16_from_float((float)" << d << ");\n";
+      } else if (t.bits() == 16) {
+        os << "(half)(float)" << d << ";\n";  // as numpy rounds: through float32
+      } else {
+        os << "(" << TypeName(t, p->span) << ")" << d << ";\n";
+      }
+    } else {
+      os << "  if (!" << is_int << ") {\n    "
+         << fail("TESSERA_RC_TYPE_ERROR", " must be an integer (" + t.ToString() + "), got %s",
+                 ", __tessera_arg_kind(" + c + ")")
+         << "\n  }\n  " << dst << " = ";
+      if (t.is_bool()) {
+        os << a << ".v_int64 != 0;\n";
+      } else {
+        os << "(" << TypeName(t, p->span) << ")" << a << ".v_int64;\n";
+      }
+    }
+  }
+  os << "  if (__tessera_run_tecs(__tessera_tec_main, &v, __tessera_last_error,\n"
+     << "                        (int)sizeof __tessera_last_error) != 0) {\n"
+     << "    return 1;\n  }\n"
+     << "  if (ret_code != NULL) *ret_code = TESSERA_ARG_NULL;\n"
+     << "  return 0;\n}\n"
      << "\n/* Profiling records of S.perf_tick_begin/end (Executor.profile). */\n"
      << "__attribute__((visibility(\"default\")))\n"
      << "int32_t __tessera_perf_read(int64_t* out, int32_t cap, int64_t* dropped) {\n"

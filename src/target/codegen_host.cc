@@ -3,12 +3,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_set>
 
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
-#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace codegen {
@@ -23,8 +23,6 @@ const std::unordered_set<std::string>& LibraryNames() {
       "memset", "printf", "isnan", "isinf", "nearbyint"};
   return *names;
 }
-
-std::string JsonQuote(const std::string& s) { return Quote(s, QuoteStyle::kJson); }
 
 bool IsPacked(const PrimFunc& f) { return f->GetStrAttr("calling_conv") == "packed"; }
 
@@ -98,7 +96,6 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
 }
 
 std::string CodeGenHost::Metadata(const IRModule& mod) {
-  std::ostringstream os;
   // The entry of `lib(...)`: "main", else the only public function.
   std::vector<std::string> names;
   for (const auto& [gv, f] : mod->functions) {
@@ -108,30 +105,28 @@ std::string CodeGenHost::Metadata(const IRModule& mod) {
   for (const std::string& n : names) {
     if (n == "main") entry = n;
   }
-  os << "{\"entry\": " << JsonQuote(entry) << ", \"openmp\": " << (uses_openmp_ ? "true" : "false")
-     << ", \"functions\": [";
-  bool first = true;
+  nlohmann::ordered_json functions = nlohmann::ordered_json::array();
   for (const auto& [gv, f] : mod->functions) {
     if (!IsPacked(f)) continue;
-    os << (first ? "" : ", ")
-       << "{\"name\": " << JsonQuote(f->GetStrAttr("global_symbol", gv->name_hint))
-       << ", \"symbol\": " << JsonQuote(symbols_[gv->name_hint])
-       << ", \"ret\": " << JsonQuote(f->GetStrAttr("tessera.ret_type", "void"))
-       << ", \"params\": [";
-    first = false;
+    nlohmann::ordered_json params = nlohmann::ordered_json::array();
     auto it = f->attrs.find("tessera.params");
     if (it != f->attrs.end()) {
       if (auto* arr = AsPtr<ArrayNode>(it->second)) {
-        for (size_t i = 0; i < arr->items.size(); ++i) {
-          auto* s = AsPtr<StringImmNode>(arr->items[i]);
-          os << (i ? ", " : "") << JsonQuote(s ? s->value : "");
+        for (const ObjectRef& item : arr->items) {
+          auto* s = AsPtr<StringImmNode>(item);
+          params.push_back(s ? s->value : "");
         }
       }
     }
-    os << "]}";
+    functions.push_back({{"name", f->GetStrAttr("global_symbol", gv->name_hint)},
+                         {"symbol", symbols_[gv->name_hint]},
+                         {"ret", f->GetStrAttr("tessera.ret_type", "void")},
+                         {"params", std::move(params)}});
   }
-  os << "]}";
-  return os.str();
+  nlohmann::ordered_json doc = {
+      {"entry", entry}, {"openmp", uses_openmp_}, {"functions", std::move(functions)}};
+  // Names that are not UTF-8 are replaced rather than refused: they only label errors.
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // ---------------------------------------------------------------------------------------------

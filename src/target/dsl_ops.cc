@@ -272,22 +272,7 @@ TESSERA_REGISTER_OP("dsl.vmulh")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vmulh")
     .describe("args: x, y: widening product of the high half.");
-TESSERA_REGISTER_OP("dsl.vaddh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vaddh")
-    .describe("args: x, y: saturating pairwise sums, x pairs low, y pairs high.");
-TESSERA_REGISTER_OP("dsl.vsubh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vsubh")
-    .describe("args: x, y: saturating pairwise differences.");
-TESSERA_REGISTER_OP("dsl.vmaxh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vmaxh")
-    .describe("args: x, y: pairwise maxima.");
-TESSERA_REGISTER_OP("dsl.vminh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vminh")
-    .describe("args: x, y: pairwise minima.");
+// dsl.vaddh, dsl.vsubh, dsl.vmaxh, dsl.vminh: declared in the intrinsic table (dsl_intrinsics.cc).
 TESSERA_REGISTER_OP("dsl.vdot")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vdot")

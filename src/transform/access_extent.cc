@@ -126,7 +126,75 @@ class ExtentCollector : public StmtExprVisitor {
   std::vector<int64_t> extents_;
 };
 
+// Which parameters a function may write through (see PointerWrites).
+class WriteCollector : public StmtExprVisitor {
+ public:
+  WriteCollector(const IRModule& mod, const PrimFunc& func,
+                 std::map<const PrimFuncNode*, std::vector<bool>>* memo)
+      : mod_(mod), func_(func), memo_(memo) {
+    for (size_t i = 0; i < func->params.size(); ++i) index_[func->params[i].get()] = i;
+    written_.assign(func->params.size(), false);
+  }
+
+  static std::vector<bool> Of(const IRModule& mod, const PrimFunc& f,
+                              std::map<const PrimFuncNode*, std::vector<bool>>* memo) {
+    auto it = memo->find(f.get());
+    if (it != memo->end()) return it->second;
+    (*memo)[f.get()] = std::vector<bool>(f->params.size(), true);  // guards cycles
+    WriteCollector c(mod, f, memo);
+    c.VisitStmt(f->body);
+    (*memo)[f.get()] = c.written_;
+    return c.written_;
+  }
+
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+
+  void VisitStmt_(const BufferStoreNode* op) override {
+    Mark(op->buffer->data.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  // A pointer used as a value escapes the analysis: count it as written.
+  void VisitExpr_(const VarNode* op) override { Mark(op); }
+  void VisitExpr_(const CallNode* op) override {
+    if (op->is_op("tir.address_of") && !op->args.empty()) {
+      if (auto* load = AsPtr<BufferLoadNode>(op->args[0])) Mark(load->buffer->data.get());
+    }
+    auto* gv = AsPtr<GlobalVarNode>(op->op);
+    PrimFunc callee = gv ? mod_->Lookup(gv->name_hint) : PrimFunc();
+    if (!callee) return StmtExprVisitor::VisitExpr_(op);
+    std::vector<bool> inner = Of(mod_, callee, memo_);
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      auto* v = AsPtr<VarNode>(op->args[i]);
+      if (v && i < inner.size()) {
+        if (inner[i]) Mark(v);
+      } else {
+        VisitExpr(op->args[i]);
+      }
+    }
+  }
+
+ private:
+  void Mark(const Object* var) {
+    auto it = index_.find(var);
+    if (it != index_.end()) written_[it->second] = true;
+  }
+
+  const IRModule& mod_;
+  PrimFunc func_;
+  std::map<const PrimFuncNode*, std::vector<bool>>* memo_;
+  std::map<const Object*, size_t> index_;
+  std::vector<bool> written_;
+};
+
 }  // namespace
+
+std::vector<bool> PointerWrites(const IRModule& mod, const std::string& entry) {
+  PrimFunc f = mod->Lookup(entry);
+  if (!f) return {};
+  std::map<const PrimFuncNode*, std::vector<bool>> memo;
+  return WriteCollector::Of(mod, f, &memo);
+}
 
 std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry) {
   PrimFunc f = mod->Lookup(entry);

@@ -353,20 +353,26 @@ TEST(CodeGenDSL, BufferMapBuffersReadThroughTheirParameter) {
 
 TEST(CodeGenDSL, Launcher) {
   std::string launcher = CodeGenDSLLauncher(IncModule(), "inc");
-  EXPECT_NE(launcher.find("static void __tessera_tec_main(void* data) {\n"
-                          "  void** args = (void**)data;\n"
-                          "  inc((__global int*)*(void**)args[0], (__global int*)*(void**)args[1], "
-                          "*(int*)args[2]);\n"
-                          "}\n"),
-            std::string::npos)
+  auto has = [&](const std::string& text) { return launcher.find(text) != std::string::npos; };
+  EXPECT_TRUE(has("static void __tessera_tec_main(void* data) {\n"
+                  "  __tessera_args_t* v = (__tessera_args_t*)data;\n"
+                  "  inc(v->a0, v->a1, v->a2);\n"
+                  "}\n"))
       << launcher;
-  EXPECT_NE(launcher.find("int32_t __tessera_launch(void** args, int32_t num_args, char* err, "
-                          "int32_t err_len) {\n"
-                          "  if (num_args != 3) {\n"),
-            std::string::npos)
+  // The packed entry point checks the count, each argument's kind, dtype and layout, and
+  // refuses read-only arrays only for the pointer the kernel writes (b).
+  EXPECT_TRUE(has("int32_t __tessera_packed_inc(TesseraValue* args, int32_t* codes, "
+                  "int32_t num_args, TesseraValue* ret,\n"
+                  "    int32_t* ret_code) {\n"))
       << launcher;
-  EXPECT_NE(launcher.find("return __tessera_run_tecs(__tessera_tec_main, args, err, err_len);"),
-            std::string::npos);
+  EXPECT_TRUE(has("\"inc() takes 3 arguments (a, b, n) but %d were given\""));
+  EXPECT_TRUE(has("\"argument 'a' of inc() must have dtype int32, got %s\""));
+  EXPECT_TRUE(has("\"argument 'b' of inc() must be a C-contiguous array\""));
+  EXPECT_FALSE(has("\"argument 'a' of inc() is a read-only array"));
+  EXPECT_TRUE(has("\"argument 'b' of inc() is a read-only array"));
+  EXPECT_TRUE(has("\"argument 'n' of inc() must be an integer (int32), got %s\""));
+  EXPECT_TRUE(has("  v.a2 = (int)args[2].v_int64;\n"));
+  EXPECT_TRUE(has("if (__tessera_run_tecs(__tessera_tec_main, &v, __tessera_last_error,"));
 }
 
 TEST(CodeGenDSL, Errors) {

@@ -4,11 +4,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tessera/ir/function.h"
 #include "tessera/runtime/dso_module.h"
+#include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/hash.h"
 #include "tessera/target/codegen_dsl.h"
@@ -101,39 +103,79 @@ class Toolchain : public ::testing::Test {
   std::string include_dir_, cache_dir_;
 };
 
+// One argument of a packed call: an int32 array of `size` elements, or the integer `value`.
+struct Arg {
+  int32_t* data = nullptr;
+  int64_t size = 0, value = 0;
+};
+Arg Array(int32_t* data, int64_t size) { return {data, size, 0}; }
+Arg Scalar(int64_t value) { return {nullptr, 0, value}; }
+
+// Calls the packed entry point of kernel `name` as the runtime does: 0 on success, else the
+// entry's code with its message in *message.
+int32_t CallPacked(const DSOModule& lib, const std::string& name, const std::vector<Arg>& args,
+                   std::string* message = nullptr) {
+  size_t n = args.size();
+  std::vector<TesseraDLTensor> tensors(n);
+  std::vector<int64_t> shapes(n);
+  std::vector<TesseraValue> values(n);
+  std::vector<int32_t> codes(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (args[i].data) {
+      shapes[i] = args[i].size;
+      tensors[i] = {args[i].data, {TESSERA_DEVICE_CPU, 0}, 1, {TESSERA_DL_INT, 32, 1},
+                    &shapes[i], nullptr, 0};
+      values[i].v_handle = &tensors[i];
+      codes[i] = TESSERA_ARG_DLTENSOR;
+    } else {
+      values[i].v_int64 = args[i].value;
+      codes[i] = TESSERA_ARG_INT;
+    }
+  }
+  auto fn = reinterpret_cast<TesseraPackedFunc>(lib.GetFunction(TESSERA_PACKED_PREFIX + name));
+  if (fn == nullptr) throw std::runtime_error("no packed entry for " + name);
+  TesseraValue ret;
+  int32_t ret_code = -1;
+  int32_t rc = fn(values.data(), codes.data(), static_cast<int32_t>(n), &ret, &ret_code);
+  if (rc != 0 && message != nullptr) {
+    auto get = reinterpret_cast<const char* (*)()>(lib.GetFunction(TESSERA_LAST_ERROR_SYMBOL));
+    *message = get ? get() : "";
+  }
+  if (rc == 0) EXPECT_EQ(ret_code, TESSERA_ARG_NULL);
+  return rc;
+}
+
 TEST_F(Toolchain, CompilesLoadsAndRunsTheKernel) {
   std::string path = BuildModule(AddOneModule(), "func");
   EXPECT_EQ(fs::path(path).parent_path(), fs::path(cache_dir_));
   DSOModule lib(path);
-  void* launch = lib.GetFunction("__tessera_launch");
-  ASSERT_NE(launch, nullptr);
+  ASSERT_NE(lib.GetFunction("__tessera_packed_func"), nullptr);
   EXPECT_EQ(lib.GetFunction("no_such_symbol"), nullptr);
 
-  int a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
-  void* pa = a;
-  void* pb = b;
-  CallDSLLauncher(launch, {&pa, &pb});
+  int32_t a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8), Array(b, 8)}), 0);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(b[i], i + 1) << "lane " << i;
 
-  try {
-    CallDSLLauncher(launch, {&pa});
-    ADD_FAILURE() << "a missing argument was accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
-    EXPECT_NE(std::string(e.what()).find("func takes 2 arguments, got 1"), std::string::npos)
-        << e.what();
-  }
+  // The entry point checks its arguments and names the parameter.
+  std::string message;
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8)}, &message), TESSERA_RC_TYPE_ERROR);
+  EXPECT_EQ(message, "func() takes 2 arguments (a, b) but 1 were given");
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8), Array(b, 4)}, &message), TESSERA_RC_VALUE_ERROR);
+  EXPECT_EQ(message, "argument 'b' of func() has 4 elements but the kernel accesses 8");
+  EXPECT_EQ(CallPacked(lib, "func", {Scalar(3), Array(b, 8)}, &message), TESSERA_RC_TYPE_ERROR);
+  EXPECT_EQ(message, "argument 'a' of func() must be a numpy array, got int");
+  EXPECT_EQ(CallPacked(lib, "func", {Scalar(0), Array(b, 8)}, &message), TESSERA_RC_TYPE_ERROR);
+  EXPECT_EQ(message,
+            "argument 'a' of func() must be a numpy array, got 0: the kernel accesses 8 elements "
+            "through it");
 }
 
 TEST_F(Toolchain, ScalarArgumentsAndLoops) {
   DSOModule lib(BuildModule(IncModule(), "inc"));
-  int a[10], b[11];
+  int32_t a[10], b[11];
   for (int i = 0; i < 10; ++i) a[i] = 10 * i;
-  for (int& x : b) x = -1;
-  void* pa = a;
-  void* pb = b;
-  int n = 10;
-  CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&pa, &pb, &n});
+  for (int32_t& x : b) x = -1;
+  EXPECT_EQ(CallPacked(lib, "inc", {Array(a, 10), Array(b, 11), Scalar(10)}), 0);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(b[i], 10 * i + 1);
   EXPECT_EQ(b[10], -1);
 }
@@ -200,7 +242,7 @@ TEST(DSOModuleTest, LoadFailureIsARuntimeError) {
   }
 }
 
-// The launcher of a kernel with one int pointer parameter, around hand-written kernel code.
+// The packed entry point of a kernel with one int pointer parameter, around hand-written kernel code.
 std::string WithLauncher(const std::string& kernel) {
   Var out = VarNode::MakePointer("out", DataType::Int(32), "global");
   IRModule sig = KernelModule(
@@ -224,10 +266,9 @@ __kernel void k(__global int* out) {
 )"));
   DSOModule lib(path);
   for (int round = 0; round < 20; ++round) {
-    int out[8];
-    for (int& x : out) x = -1;
-    void* p = out;
-    CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+    int32_t out[8];
+    for (int32_t& x : out) x = -1;
+    EXPECT_EQ(CallPacked(lib, "k", {Array(out, 8)}), 0);
     EXPECT_EQ(std::vector<int>(out, out + 8), (std::vector<int>{20, 30, 40, 10, 4, 4, -1, 4}));
   }
 }
@@ -244,9 +285,8 @@ __kernel void k(__global int* out) {
 )"));
   for (int reload = 0; reload < 5; ++reload) {
     DSOModule lib(path);
-    int out[5] = {0, 0, 0, 0, 0};
-    void* p = out;
-    for (int i = 0; i < 50; ++i) CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+    int32_t out[5] = {0, 0, 0, 0, 0};
+    for (int i = 0; i < 50; ++i) EXPECT_EQ(CallPacked(lib, "k", {Array(out, 5)}), 0);
     EXPECT_EQ(std::vector<int>(out, out + 5), (std::vector<int>{50, 50, 50, 50, 200}));
   }
 }
@@ -295,10 +335,9 @@ __kernel void k(__global int* out) {
 }
 )"));
   DSOModule lib(path);
-  int out[27];
-  for (int& x : out) x = -1;
-  void* p = out;
-  CallDSLLauncher(lib.GetFunction("__tessera_launch"), {&p});
+  int32_t out[27];
+  for (int32_t& x : out) x = -1;
+  EXPECT_EQ(CallPacked(lib, "k", {Array(out, 27)}), 0);
   EXPECT_EQ(std::vector<int>(out, out + 8), (std::vector<int>{1, 2, 3, 0, -1, -1, -1, -1}));
   EXPECT_EQ(std::vector<int>(out + 8, out + 16), (std::vector<int>{2, 4, 6, 8, 10, 12, 14, 16}));
   EXPECT_EQ(out[16], 0);

@@ -32,10 +32,4 @@ class DSOModule {
   std::string path_;
 };
 
-/*! \brief Call a DSL launcher, `int32_t __tessera_launch(void** args, int32_t num_args,
- *  char* err, int32_t err_len)`, with one slot per argument (a pointer to a `void*` for pointer
- *  parameters, to the value in its C type for scalars). Throws tessera::Error (kRuntime) with
- *  the launcher's message when it returns nonzero. */
-void CallDSLLauncher(void* fn, std::vector<void*> arg_slots);
-
 }  // namespace tessera

@@ -23,6 +23,9 @@ struct ParamInfo {
 struct PackedFunctionInfo {
   std::string name, symbol, ret;
   std::vector<ParamInfo> params;
+  /*! \brief A DSL kernel: argument errors name "argument 'x' of f()" as numpy users expect, and
+   *  read-only arrays are passed (as TESSERA_ARG_DLTENSOR_READONLY) for the entry to check. */
+  bool dsl = false;
   void* address = nullptr;  // resolved when the library is loaded
 };
 

@@ -1,4 +1,5 @@
-// A small JSON reader for the metadata that generated libraries embed.
+// JSON as tessera reads it (generated libraries' metadata, schedule traces); parsed by
+// nlohmann/json.
 #pragma once
 
 #include <map>

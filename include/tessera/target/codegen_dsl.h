@@ -20,7 +20,7 @@ class CodeGenDSL : public CodeGenC {
    *  is the function named `entry` (GlobalVar name or global_symbol); empty picks the one
    *  marked "tessera.is_entry", or the only function. */
   std::string Generate(const IRModule& mod, const std::string& entry);
-  /*! \brief The host launcher `__tessera_launch`, to append to the source of `Generate`. */
+  /*! \brief The packed entry point (see CodeGenDSLLauncher), to append to `Generate`'s source. */
   std::string GenerateLauncher(const IRModule& mod, const std::string& entry);
 
   /*! \brief The C symbol of a function: its "global_symbol", else its GlobalVar name. */
@@ -85,10 +85,12 @@ class CodeGenDSL : public CodeGenC {
  *  `.c_code`). Throws tessera::Error (kBuild) for IR the DSL target cannot print. */
 std::string CodeGenDSL(const IRModule& mod, const std::string& entry);
 
-/*! \brief Host-only C to append to CodeGenDSL's source: the exported
- *  `int32_t __tessera_launch(void** args, int32_t num_args, char* err, int32_t err_len)`, which
- *  unpacks the argument slots (args[i] points at a `void*` for pointer parameters and at the
- *  value in its C type for scalars) and runs the kernel on the 4 TECs. */
+/*! \brief Host-only C to append to CodeGenDSL's source: the kernel's packed entry point
+ *  `__tessera_packed_<entry>` (a TesseraPackedFunc, tessera/runtime_abi.h), which checks every
+ *  argument as MakePackedAPI's entry points do (count, kind, dtype, null, read-only, layout and
+ *  the elements the kernel provably accesses; TESSERA_RC_TYPE_ERROR / TESSERA_RC_VALUE_ERROR with
+ *  a message naming the parameter), converts the scalars to their C types and runs the kernel on
+ *  the 4 TECs; also `__tessera_get_last_error` and the profiling readers. */
 std::string CodeGenDSLLauncher(const IRModule& mod, const std::string& entry);
 
 }  // namespace tessera

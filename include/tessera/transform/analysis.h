@@ -14,6 +14,12 @@ namespace transform {
  *  accessed or not a pointer, -1 when an access index is not a constant. */
 std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry);
 
+/*! \brief For each parameter of `entry`: whether the kernel may write through it. A pointer is
+ *  written when it is stored to (in `entry` or a subroutine it is passed to) or used in a way the
+ *  analysis does not follow (its address taken, handed to an intrinsic); only a pointer that is
+ *  provably just read is false, so a read-only array may be passed for it. */
+std::vector<bool> PointerWrites(const IRModule& mod, const std::string& entry);
+
 /*! \brief A well-formedness violation and where it was found (the use site when known). */
 struct WellFormedError {
   std::string message;

@@ -8,6 +8,7 @@ from ..transform import PassContext
 from . import schedule, tir_build
 from .executor import Executor
 from .function import PrimFuncObject
+from .types import PtrType
 
 _INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
@@ -55,6 +56,12 @@ def collect_module(entry, name=None, target=None):
         if pf is entry:
             f = f.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
             f = f.with_attr("global_symbol", _core.StringImm(entry_name))
+            # S.ptr("void") parameters are int8 pointers in the IR; the entry point takes
+            # arrays of any dtype for them.
+            void = [name for name, ann, _ in pf.signature()[0]
+                    if isinstance(ann, PtrType) and ann.element == "void"]
+            if void:
+                f = f.with_attr("dsl.void_pointers", _core.StringImm(",".join(void)))
         items.append((_core.GlobalVar(entry_name if pf is entry else pf.name), f))
     return _core.IRModule(items), entry_name
 
@@ -127,4 +134,4 @@ class BuildManager:
             os.makedirs(self.output_dir, exist_ok=True)
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
-        return Executor(result, inp, entry)
+        return Executor(result, entry)

@@ -1,47 +1,26 @@
-"""Executor: runs a built DSL kernel on numpy arrays and scalars, checking every argument."""
+"""Executor: runs a built DSL kernel on numpy arrays and scalars.
+
+The kernel's library exports a packed entry point (tessera's calling convention, the one
+TensorIR functions use) whose generated code checks every argument: count, kind, dtype, null
+pointers, read-only arrays the kernel writes, layout and the elements the kernel accesses. A bad
+argument raises TypeError / ValueError naming the parameter."""
 
 import time
 
 import numpy as np
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
-from .types import DType, PtrType
-
-_NP_NAMES = {"bfloat16": "bfloat16"}
-
-
-def _np_dtype(name):
-    if name == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    if name == "void":
-        return None
-    return np.dtype(name)
+from ..error import TesseraValueError
+from ..runtime.module import _call
 
 
 class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, prim_func, entry):
+    def __init__(self, module, entry):
         self._module = module
         self.name = entry
-        params, _ = prim_func.signature()
-        self._params = []
-        kinds = []
-        extents = _core.pointer_access_extents(module.ir, entry)
-        for (name, ann, _default), extent in zip(params, extents):
-            if isinstance(ann, PtrType):
-                elem = ann.element
-                self._params.append((name, "ptr", elem, _np_dtype(elem.split("x")[0] if "x" in elem and not elem.startswith("bool") else elem), extent))
-                kinds.append(-1)
-            else:
-                t = _core.DataType(ann.name)
-                self._params.append((name, "scalar", ann.name, None, extent))
-                kinds.append(t.type_code * 256 + t.bits)
-        self._kinds = kinds
 
     @property
     def c_code(self):
@@ -52,47 +31,8 @@ class Executor:
     def lib_path(self):
         return self._module.lib_path
 
-    def _check(self, args):
-        if len(args) != len(self._params):
-            names = ", ".join(p[0] for p in self._params)
-            raise TesseraTypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but {len(args)} were given")
-        values = []
-        for (name, kind, dtype, np_dtype, extent), arg in zip(self._params, args):
-            if kind == "ptr":
-                if arg is None or (isinstance(arg, int) and arg == 0):
-                    if extent > 0:  # the kernel reads or writes through it: never pass NULL
-                        raise TypeError(f"argument '{name}' of {self.name}() must be a numpy array, "
-                                        f"got {'None' if arg is None else '0'}: the kernel accesses "
-                                        f"{extent} elements through it")
-                    values.append(0)
-                    continue
-                if not isinstance(arg, np.ndarray):
-                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be a numpy array, got {type(arg).__name__}")
-                if np_dtype is not None and arg.dtype != np_dtype:
-                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must have dtype {dtype}, got {arg.dtype}")
-                if not arg.flags.c_contiguous:
-                    raise TesseraValueError(f"argument '{name}' of {self.name}() must be a C-contiguous array")
-                if extent > 0 and arg.size * arg.itemsize < extent * (arg.itemsize if np_dtype is None else np_dtype.itemsize):
-                    raise TesseraValueError(f"argument '{name}' of {self.name}() has {arg.size} elements but the kernel accesses {extent}")
-                values.append(arg.ctypes.data)
-            else:
-                if isinstance(arg, np.ndarray) and arg.ndim == 0:
-                    arg = arg.item()
-                elif isinstance(arg, np.generic):
-                    arg = arg.item()
-                if dtype.startswith(("int", "uint", "bool")):
-                    if isinstance(arg, float) or not isinstance(arg, int):
-                        raise TesseraTypeError(f"argument '{name}' of {self.name}() must be an integer ({dtype}), got {type(arg).__name__}")
-                    info = np.iinfo(dtype) if dtype != "bool" else None
-                    if info is not None and not info.min <= arg <= info.max:
-                        raise TesseraValueError(f"argument '{name}' of {self.name}() = {arg} is out of range for {dtype}")
-                elif not isinstance(arg, (int, float)) or isinstance(arg, bool):
-                    raise TesseraTypeError(f"argument '{name}' of {self.name}() must be a number ({dtype}), got {type(arg).__name__}")
-                values.append(arg)
-        return values
-
     def __call__(self, *args):
-        _core.call_dsl(self._module, self._kinds, self._check(args))
+        _call(self._module, "", args)
 
     run = __call__
 
@@ -118,7 +58,6 @@ class Executor:
         import ctypes
         import time
 
-        values = self._check(args)
         lib = ctypes.CDLL(self.lib_path)  # the loaded library: dlopen gives the same handle
         read = getattr(lib, "__tessera_perf_read")
         read.restype = ctypes.c_int32
@@ -126,7 +65,7 @@ class Executor:
                          ctypes.POINTER(ctypes.c_int64)]
         getattr(lib, "__tessera_perf_clear")()
         start = time.perf_counter_ns()
-        _core.call_dsl(self._module, self._kinds, values)
+        self(*args)
         total = time.perf_counter_ns() - start
         cap = 4 * 64
         buf = (ctypes.c_int64 * (4 * cap))()
@@ -170,11 +109,7 @@ def time_calls(fn, args, repeat, number, min_repeat_ms=0, limit_zero_time_iterat
     lasts ``min_repeat_ms``."""
     if repeat < 1 or number < 1:
         raise TesseraValueError("repeat and number must be at least 1")
-    converted = fn._check(args) if hasattr(fn, "_check") else None
-    if converted is not None:
-        call = lambda: _core.call_dsl(fn._module, fn._kinds, converted)  # noqa: E731
-    else:
-        call = lambda: fn(*args)  # noqa: E731
+    call = lambda: fn(*args)  # noqa: E731
     call()  # the warm-up call, discarded
     results = []
     zero_runs = 0

@@ -4,8 +4,11 @@
 // until it reaches a barrier or returns, and the block scheduler releases a barrier once every
 // thread that must arrive has. Kernels without synchronisation run their threads as a loop.
 // Fibers switch with a few instructions of assembly on x86-64 and with ucontext elsewhere (or
-// when built with -DTESSERA_EMU_UCONTEXT).
+// when built with -DTESSERA_EMU_UCONTEXT). Reading the source is emulator_source.cc; device
+// memory and memory faults are emulator_memory.cc.
 #include "tessera/runtime/cuda/emulator.h"
+
+#include "emulator_internal.h"
 
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -65,7 +68,17 @@ namespace tessera {
 namespace runtime {
 namespace cuda {
 namespace emu {
+namespace internal {
+
+[[noreturn]] void LaunchError(const std::string& message) {
+  TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << message;
+}
+
+}  // namespace internal
+
 namespace {
+
+using namespace internal;  // NOLINT: the emulator's own parts
 
 std::mutex g_mu;
 std::string g_include_dir;
@@ -77,80 +90,6 @@ constexpr int64_t kMaxStaticShared = 48 * 1024;
 // pages are committed as a thread touches them.
 constexpr size_t kStackBytes = 1024 * 1024;
 constexpr size_t kGuardBytes = 4096;
-
-[[noreturn]] void LaunchError(const std::string& message) {
-  TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << message;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The source: kernel names, whether it synchronises, static shared memory per kernel.
-
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-struct KernelInfo {
-  std::string name;
-  size_t body_begin = 0, body_end = 0;  // the text after the signature, to the next kernel
-};
-
-std::vector<KernelInfo> ScanKernels(const std::string& source) {
-  static const std::string kHead = "extern \"C\" __global__ ";
-  std::vector<KernelInfo> out;
-  size_t at = 0;
-  while ((at = source.find(kHead, at)) != std::string::npos) {
-    size_t p = at + kHead.size();
-    if (source.compare(p, 18, "__launch_bounds__(") == 0) {
-      p = source.find(')', p);
-      if (p == std::string::npos) break;
-      p += 1;
-      while (p < source.size() && source[p] == ' ') ++p;
-    }
-    at = p;
-    if (source.compare(p, 5, "void ") != 0) continue;
-    p += 5;
-    size_t b = p;
-    while (p < source.size() && IsIdentChar(source[p])) ++p;
-    if (p == b || p >= source.size() || source[p] != '(') continue;
-    if (!out.empty()) out.back().body_end = at;
-    out.push_back({source.substr(b, p - b), p, source.size()});
-  }
-  return out;
-}
-
-bool UsesSynchronisation(const std::string& source) {
-  for (const char* s : {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
-                        "__all_sync", "__activemask"}) {
-    if (source.find(s) != std::string::npos) return true;
-  }
-  return false;
-}
-
-// Bytes of `__shared__ TYPE NAME[N]...;` declarations in [begin, end) (the codegen's form).
-int64_t StaticSharedBytes(const std::string& source, size_t begin, size_t end) {
-  static const std::map<std::string, int64_t> kSizes = {
-      {"float", 4},    {"double", 8},   {"half", 2},     {"nv_bfloat16", 2}, {"int8_t", 1},
-      {"uint8_t", 1},  {"int16_t", 2},  {"uint16_t", 2}, {"int32_t", 4},     {"uint32_t", 4},
-      {"int64_t", 8},  {"uint64_t", 8}, {"int", 4},      {"char", 1},        {"bool", 1},
-      {"unsigned", 4}, {"short", 2},    {"long", 8}};
-  int64_t total = 0;
-  size_t at = begin;
-  while ((at = source.find("__shared__ ", at)) != std::string::npos && at < end) {
-    size_t p = at + 11;
-    at = p;
-    size_t b = p;
-    while (p < end && IsIdentChar(source[p])) ++p;
-    auto it = kSizes.find(source.substr(b, p - b));
-    if (it == kSizes.end()) continue;
-    int64_t elems = 1;
-    size_t semi = source.find(';', p);
-    if (semi == std::string::npos || semi > end) continue;
-    for (size_t q = p; q < semi; ++q) {
-      if (source[q] != '[') continue;
-      elems *= std::strtoll(source.c_str() + q + 1, nullptr, 10);
-    }
-    total += elems * it->second;
-  }
-  return total;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fibers and the block scheduler.
@@ -442,113 +381,6 @@ int ComputeCapability() {
   return int(cc);
 }
 
-// Device memory is host memory between two inaccessible regions as large as itself, its end
-// (rounded to 16 bytes, the widest CUDA vector access) against the upper one: an access past the
-// end of an allocation, or more than 15 bytes before its start, faults (up to the allocation's
-// size away), and the launch reports it (below) instead of reading or overwriting other data.
-struct Mapping {
-  char* base;
-  size_t length;
-};
-std::mutex g_alloc_mu;
-std::map<const void*, Mapping> g_mappings;
-
-size_t PageSize() {
-  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  return page;
-}
-
-void* Alloc(size_t bytes) {
-  size_t page = PageSize();
-  size_t used = (std::max<size_t>(bytes, 1) + 15) / 16 * 16;
-  size_t data_pages = (used + page - 1) / page;
-  // Guards as large as the data (at least 1 MiB) on both sides: address space, not memory. With
-  // 64 KiB, an index 80 KB before a small buffer could land in a neighbouring mapping.
-  size_t guard = std::max<size_t>(data_pages * page, (size_t(1) << 20) / page * page);
-  size_t length = data_pages * page + 2 * guard;
-  void* p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED ||
-      mprotect(static_cast<char*>(p) + guard, data_pages * page, PROT_READ | PROT_WRITE) != 0) {
-    if (p != MAP_FAILED) munmap(p, length);
-    TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime)
-        << "the CUDA emulator cannot allocate " << bytes << " bytes of device memory";
-  }
-  char* base = static_cast<char*>(p);
-  char* data = base + guard + data_pages * page - used;
-  std::lock_guard<std::mutex> lock(g_alloc_mu);
-  g_mappings[data] = {base, length};
-  return data;
-}
-
-void Free(void* ptr) {
-  if (ptr == nullptr) return;
-  Mapping m;
-  {
-    std::lock_guard<std::mutex> lock(g_alloc_mu);
-    auto it = g_mappings.find(ptr);
-    if (it == g_mappings.end()) return;  // not ours: never unmap what we did not map
-    m = it->second;
-    g_mappings.erase(it);
-  }
-  munmap(m.base, m.length);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Memory faults inside a launch become errors: the handler jumps back to the launch, which
-// abandons the block (its fibers' stacks are reused by the next launch) and throws.
-
-thread_local sigjmp_buf* t_fault_jump = nullptr;
-thread_local void* t_fault_address = nullptr;
-thread_local int t_fault_signal = 0;
-
-void OnFault(int sig, siginfo_t* info, void*) {
-  if (t_fault_jump != nullptr) {
-    t_fault_address = info ? info->si_addr : nullptr;
-    t_fault_signal = sig;
-    sigjmp_buf* jump = t_fault_jump;
-    t_fault_jump = nullptr;
-    siglongjmp(*jump, 1);
-  }
-  // A fault outside a launch on this thread: not ours. Restore the default action and return,
-  // so that the faulting instruction faults again and the process stops as it would have.
-  signal(sig, SIG_DFL);
-}
-
-// Installs the handler (on an alternate stack: a fiber's stack may be what overflowed) for the
-// duration of a launch, and restores the previous handlers afterwards.
-class FaultGuard {
- public:
-  FaultGuard() {
-    static thread_local std::vector<char> alt(64 * 1024);
-    stack_t ss{};
-    ss.ss_sp = alt.data();
-    ss.ss_size = alt.size();
-    sigaltstack(&ss, &old_stack_);
-    struct sigaction sa {};
-    sa.sa_sigaction = OnFault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv_);
-    sigaction(SIGBUS, &sa, &old_bus_);
-  }
-  ~FaultGuard() {
-    t_fault_jump = nullptr;
-    sigaction(SIGSEGV, &old_segv_, nullptr);
-    sigaction(SIGBUS, &old_bus_, nullptr);
-    sigaltstack(&old_stack_, nullptr);
-  }
-
- private:
-  stack_t old_stack_{};
-  struct sigaction old_segv_ {};
-  struct sigaction old_bus_ {};
-};
-
-std::vector<std::string> KernelNames(const std::string& source) {
-  std::vector<std::string> names;
-  for (const KernelInfo& k : ScanKernels(source)) names.push_back(k.name);
-  return names;
-}
 
 struct Program::Impl {
   void* handle = nullptr;

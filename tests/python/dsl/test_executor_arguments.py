@@ -40,3 +40,53 @@ def test_integer_modulo_and_division_by_constant_zero_are_compile_errors():
         a[0] = x // 0
 
     expect_diag(div_zero, "x // 0", "integer division by zero")
+
+
+def test_read_only_arrays_pass_only_where_the_kernel_does_not_write():
+    ex = build(add_one)
+    a = np.array([41], "int32")
+    a.flags.writeable = False
+    out = np.zeros(1, "int32")
+    ex(a, out)  # the entry point checks writes: a is only read
+    assert out[0] == 42
+    out.flags.writeable = False
+    with pytest.raises(TypeError, match="argument 'out' of add_one\\(\\) is a read-only array, but "
+                                        "the kernel writes through it"):
+        ex(a, out)
+
+
+@S.prim_func
+def copy_bytes(src: S.ptr("void", "global"), dst: S.ptr("int8", "global")):
+    p = src.as_ptr("int8")
+    dst[0] = p[5]
+
+
+def test_void_pointers_take_any_dtype_and_count_bytes():
+    ex = build(copy_bytes)
+    dst = np.zeros(1, "int8")
+    ex(np.arange(2, dtype="int32"), dst)  # 8 bytes: byte 5 is the second int's second byte
+    assert dst[0] == 0
+    src = np.array([0, 0x1234], "int32")
+    ex(src, dst)
+    assert dst[0] == src.view("int8")[5]
+    with pytest.raises(ValueError, match="argument 'src' of copy_bytes\\(\\) has 4 bytes but the "
+                                         "kernel accesses 6 bytes"):
+        ex(np.zeros(2, "int16"), dst)
+
+
+@S.prim_func
+def halves(a: S.ptr("bfloat16", "global"), x: S.bf16):
+    a[0] = x
+
+
+def test_bfloat16_arrays_and_scalars():
+    import ml_dtypes
+
+    ex = build(halves)
+    a = np.zeros(2, ml_dtypes.bfloat16)
+    ex(a, 3.14159)
+    assert a[0] == ml_dtypes.bfloat16(3.14159)
+    with pytest.raises(TypeError, match="argument 'a' of halves\\(\\) must have dtype bfloat16, got float16"):
+        ex(np.zeros(2, "float16"), 1.0)
+    with pytest.raises(TypeError, match="argument 'x' of halves\\(\\) must be a number \\(bfloat16\\), got list"):
+        ex(a, [1.0])

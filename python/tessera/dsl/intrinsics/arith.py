@@ -9,7 +9,7 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
                     imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
                     vector)
@@ -239,18 +239,6 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     t = xs[0].dtype
     out = [call(p, node, t, f"dsl.{name}", [cs[i], cs[i + 1]]) for i in range(0, len(cs), 2)]
     return _join(p, node, out)
-
-
-@intrinsic
-def vaddh(p, node, x, y):
-    """Saturating pairwise sums: pairs of ``x`` fill the low half, pairs of ``y`` the high."""
-    return _pairwise(p, node, "vaddh", x, y, INTS + ("float16", "float32"))
-
-
-@intrinsic
-def vsubh(p, node, x, y):
-    """Saturating pairwise differences ``x[2i] - x[2i+1]``, as S.vaddh."""
-    return _pairwise(p, node, "vsubh", x, y, INTS + ("float16", "float32"))
 
 
 def _mixed_dot(p, node, name, s, u, mask, quad):

@@ -8,7 +8,7 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select,
                     undefined_inactive, vector)
 from .arith import _masked

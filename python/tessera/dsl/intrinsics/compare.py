@@ -8,9 +8,9 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from . import intrinsic
-from ._util import scalar_via_vector, FLOATS, NUMBERS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
-from .arith import _masked, _pairwise
+from ._registry import intrinsic
+from ._util import scalar_via_vector, FLOATS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from .arith import _masked
 
 
 def _compare(p, node, name, op, x, y, mask):
@@ -93,17 +93,6 @@ def min_(p, node, x, y, mask=None, r=None):
     """Lane-wise minimum; inactive lanes from ``r``. Scalars too."""
     return _extreme(p, node, "min", x, y, mask, r)
 
-
-@intrinsic
-def vmaxh(p, node, x, y):
-    """Pairwise maxima: pairs of ``x`` fill the low half, pairs of ``y`` the high half."""
-    return _pairwise(p, node, "vmaxh", x, y, NUMBERS)
-
-
-@intrinsic
-def vminh(p, node, x, y):
-    """Pairwise minima, as S.vmaxh."""
-    return _pairwise(p, node, "vminh", x, y, NUMBERS)
 
 
 def _reduce(p, node, name, x, mask, return_idx):

@@ -11,7 +11,7 @@ from ... import _core
 from .. import types as T
 from .. import typing as TY
 from ..values import Pointer, is_expr
-from . import intrinsic
+from ._registry import intrinsic
 
 _HALVES = {"low": (0, 1), "high": (None, 1), "even": (0, 2), "odd": (1, 2)}
 _QUARTERS = {"ll": 0, "lh": 1, "hl": 2, "hh": 3}

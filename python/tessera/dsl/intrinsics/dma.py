@@ -7,7 +7,7 @@ Destinations come first. Counts and strides are in elements of the pointers' sca
 from ... import _core
 from .. import typing as TY
 from ..values import Event
-from . import intrinsic
+from ._registry import intrinsic
 
 _SRAM = ("lsram", "shared")
 

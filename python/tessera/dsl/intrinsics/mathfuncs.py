@@ -7,7 +7,7 @@ from ... import _core
 from .. import types as T
 from .. import typing as TY
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 from ._util import FLOATS, call, check_dtype, scalar_via_vector
 
 _SCALAR_FLOATS = ("float16", "float32")

@@ -6,7 +6,7 @@ from ... import _core
 from .. import types as T
 from ..masks import to_mask
 from ..values import BufferView, Pointer
-from . import intrinsic
+from ._registry import intrinsic
 
 _ALLOC_SCOPES = ("private", "lsram", "shared")
 

@@ -5,7 +5,7 @@ import re
 from .. import types as T
 from ..values import is_expr
 from ... import _core
-from . import intrinsic
+from ._registry import intrinsic
 
 
 _SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:v(\d+))?(hh|hl|h|l)?([diouxXfFeEgGaAcs%])")

@@ -7,7 +7,7 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 from ._util import call, check_multiple, check_native, imm, mask_expr, vector
 
 _HALF_PARTS = {"low": (0, 1, 2), "high": (1, 1, 2), "even": (0, 2, 1), "odd": (1, 2, 1)}

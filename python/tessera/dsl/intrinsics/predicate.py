@@ -4,7 +4,7 @@ from ... import _core
 from .. import types as T
 from ..masks import const_mask_expr, mask_lanes, to_mask
 from ..values import is_expr
-from . import intrinsic
+from ._registry import intrinsic
 
 
 @intrinsic

@@ -4,7 +4,7 @@ The kernel body runs on every TEC of a core (4 TECs); ``for t in S.tec_range(...
 by the parser's ``for`` statement.
 """
 
-from . import intrinsic
+from ._registry import intrinsic
 
 
 @intrinsic

@@ -10,63 +10,8 @@ import threading
 import numpy as np
 
 from ... import _core
-from ...error import DiagnosticError
-
-
-class PySimError(DiagnosticError):
-    """A runtime error of a kernel under PySim (an out-of-bounds access, a bad barrier)."""
-
-
-def np_dtype(name):
-    name = str(name)
-    if name.startswith("bfloat16"):
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    if name.startswith("bool"):
-        return np.dtype(np.bool_)
-    base = name.split("x")[0]
-    return np.dtype(base)
-
-
-def split_type(name):
-    """(element, lanes) of a type name such as "int32x8"."""
-    t = _core.DataType(name)
-    return str(t.with_lanes(1)), t.lanes
-
-
-class Region:
-    """A block of bytes that pointers point into."""
-
-    def __init__(self, data, name, array=None):
-        self.data = data  # 1-D uint8
-        self.name = name
-        self.array = array
-
-    @classmethod
-    def of_array(cls, arr, name):
-        if arr.flags.c_contiguous:
-            return cls(arr.reshape(-1).view(np.uint8), name)
-        copy = np.ascontiguousarray(arr)
-        return cls(copy.reshape(-1).view(np.uint8), name, array=(arr, copy))
-
-    def write_back(self):
-        if self.array is not None:
-            self.array[0][...] = self.array[1]
-
-
-class Pointer:
-    __slots__ = ("region", "offset")
-
-    def __init__(self, region, offset):
-        self.region = region
-        self.offset = offset  # bytes
-
-    def moved(self, nbytes):
-        return Pointer(self.region, self.offset + nbytes)
-
-    def __eq__(self, other):
-        return isinstance(other, Pointer) and self.region is other.region and self.offset == other.offset
+from . import ops
+from .memory import Pointer, PySimError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
 
 
 class _Return(Exception):
@@ -389,8 +334,3 @@ class Interpreter:
             raise self.error(e, f"PySim does not implement {name}")
         args = [self.expr(a) for a in e.args]
         return handler(self, e, args)
-
-
-
-
-from . import ops  # noqa: E402  (ops uses the classes above)

@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from .interpreter import Pointer, np_dtype, split_type
+from ... import _core
+from .memory import Pointer, np_dtype, split_type
 
 
 def _info(dtype):
@@ -464,10 +465,11 @@ def _pairwise(fn, saturate):
     return impl
 
 
-CALLS["dsl.vaddh"] = _pairwise(np.add, True)
-CALLS["dsl.vsubh"] = _pairwise(np.subtract, True)
-CALLS["dsl.vmaxh"] = _pairwise(np.maximum, False)
-CALLS["dsl.vminh"] = _pairwise(np.minimum, False)
+# The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form.
+LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
+_FORMS = {"pairwise": _pairwise}
+for _d in _core.dsl_intrinsics():
+    CALLS[_d["op"]] = _FORMS[_d["form"]](LANE_FNS[_d["lane_fn"]], _d["saturate"])
 
 
 def _dot(group, saturate):

@@ -58,7 +58,15 @@ enum {
   TESSERA_ARG_NULL = 4,
   TESSERA_ARG_DLTENSOR = 7,
   TESSERA_ARG_BOOL = 8,
+  /* A DLTensor the caller does not allow to be written (a read-only numpy array). Only entry
+   * points that check writes accept it: those of DSL kernels, for pointers the kernel only reads. */
+  TESSERA_ARG_DLTENSOR_READONLY = 9,
 };
+
+/* Return codes of a packed entry point besides 0 (success) and other nonzero values (a runtime
+ * failure): an argument of the wrong type, or of the right type with a wrong value (shape,
+ * layout, range). The runtime raises TypeError / ValueError with the library's message. */
+enum { TESSERA_RC_TYPE_ERROR = 2, TESSERA_RC_VALUE_ERROR = 3 };
 
 /* Fields read from a DLTensor argument by generated code (tessera.dltensor_get). */
 enum {
