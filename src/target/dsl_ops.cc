@@ -325,6 +325,14 @@ TESSERA_REGISTER_OP("dsl.vnsr_h")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vnsr_h")
     .describe("dsl.vnsr with 16-bit results (to_h).");
+TESSERA_REGISTER_OP("dsl.vnsr_into")
+    .set_num_inputs(6)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnsr_into")
+    .describe(
+        "args: acc, x, shift, first, saturate, with_round: x's lanes shifted right (rounded to "
+        "nearest, ties to even, with_round), narrowed to acc's type (clamped to its range when "
+        "saturate, else wrapped) into acc from lane first (dsl.CombineInstructions).");
 TESSERA_REGISTER_OP("dsl.vfmae")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vfmae")

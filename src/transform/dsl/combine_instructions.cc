@@ -8,6 +8,9 @@
 //   float / c, 1/c exact     -> float * (1/c) (c a power of two whose reciprocal is
 //                                              representable: both round x * 2^-k once)
 // Divisions whose reciprocal is inexact (x / 10) are kept, so results never change.
+// A right shift whose lanes are narrowed (S.cast(S.vsr(x, s, with_round=r), narrower,
+// saturate=t), after dsl.AlignVectorWidth a dsl.vcvt_into of the shift, clamped when saturating)
+// becomes one narrowing shift, dsl.vnsr_into, with the same rounding and the same clamp.
 #include <cmath>
 #include <optional>
 
@@ -75,6 +78,60 @@ Expr SameShape(const Expr& like, Expr scalar) {
   return scalar;
 }
 
+int64_t RangeLo(DataType t) { return t.is_uint() ? 0 : -(int64_t(1) << (t.bits() - 1)); }
+int64_t RangeHi(DataType t) {
+  return t.is_uint() ? (int64_t(1) << t.bits()) - 1 : (int64_t(1) << (t.bits() - 1)) - 1;
+}
+
+// The integer constant of `e` (itself or broadcast), if it is one.
+std::optional<int64_t> IntConst(const Expr& e) {
+  const auto* imm = dynamic_cast<const IntImmNode*>(ScalarConst(e));
+  if (imm == nullptr) return std::nullopt;
+  return imm->value;
+}
+
+// `x` narrowed to `to` by dsl.vcvt_into (`acc` from lane `first`) as one dsl.vnsr_into when `x`
+// is a right shift of 16- or 32-bit lanes, wrapped, when saturating, in the clamp to the range of
+// `to` that a saturating S.cast puts there (Min/Max, in either order, only the bounds that cut).
+std::optional<Expr> NarrowingShift(const Expr& acc, const Expr& x, const Expr& first,
+                                   const Span& span) {
+  DataType to = acc->dtype, from = x->dtype;
+  if (!(to.is_int() || to.is_uint()) || !(from.is_int() || from.is_uint())) return std::nullopt;
+  if (from.bits() != 16 && from.bits() != 32) return std::nullopt;
+  if (to.bits() >= from.bits() || (to.bits() != 8 && to.bits() != 16)) return std::nullopt;
+  Expr inner = x;
+  std::optional<int64_t> lo, hi;
+  for (int depth = 0; depth < 2; ++depth) {
+    if (const auto* mx = AsPtr<MaxNode>(inner)) {
+      if (lo) return std::nullopt;
+      lo = IntConst(mx->b);
+      if (!lo) return std::nullopt;
+      inner = mx->a;
+    } else if (const auto* mn = AsPtr<MinNode>(inner)) {
+      if (hi) return std::nullopt;
+      hi = IntConst(mn->b);
+      if (!hi) return std::nullopt;
+      inner = mn->a;
+    }
+  }
+  bool clamped = lo || hi;
+  if (clamped) {  // exactly the clamp of a saturating cast
+    bool need_lo = RangeLo(to) > RangeLo(from), need_hi = RangeHi(to) < RangeHi(from);
+    if (need_lo != lo.has_value() || need_hi != hi.has_value()) return std::nullopt;
+    if ((lo && *lo != RangeLo(to)) || (hi && *hi != RangeHi(to))) return std::nullopt;
+  }
+  const auto* shift = AsPtr<CallNode>(inner);
+  if (shift == nullptr || shift->args.size() != 2 || shift->dtype != from) return std::nullopt;
+  bool round = AsOpCall(inner, "dsl.vasrr") != nullptr;
+  if (!round && AsOpCall(inner, "tir.shift_right") == nullptr) return std::nullopt;
+  if (shift->args[1]->dtype != from) return std::nullopt;
+  return CallNode::Make(to, OpNode::Get("dsl.vnsr_into"),
+                        {acc, shift->args[0], shift->args[1], first,
+                         IntImmNode::Make(DataType::Int(32), clamped ? 1 : 0),
+                         IntImmNode::Make(DataType::Int(32), round ? 1 : 0)},
+                        span);
+}
+
 class Combiner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
@@ -86,6 +143,11 @@ class Combiner : public StmtExprMutator {
       return e;
     }
     const std::string& name = call->op_name();
+    if (name == "dsl.vcvt_into" && call->args.size() == 3) {
+      if (auto nsr = NarrowingShift(call->args[0], call->args[1], call->args[2], call->span)) {
+        return *nsr;
+      }
+    }
     if ((name == "tir.bitwise_and" || name == "tir.bitwise_or") && call->args.size() == 2) {
       const char* fused = name == "tir.bitwise_and" ? "dsl.vbclr" : "dsl.vbset";
       for (int i = 0; i < 2; ++i) {
