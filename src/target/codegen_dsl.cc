@@ -608,7 +608,8 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     return callee->GetStrAttr("dsl.name") + "(" + arg(0) + ", " +
            std::to_string(op->args[0]->dtype.lanes()) + ")";
   }
-  if (name == "dsl.vcvt" || name == "dsl.vcvt_into" || name == "dsl.vnsr_into") {
+  if (name == "dsl.vcvt" || name == "dsl.vcvt_into" || name == "dsl.vnsr_into" ||
+      name == "dsl.vmull_to" || name == "dsl.vmulh_to") {
     return callee->GetStrAttr("dsl.name") + "_" + TypeName(t, op->span) + "(" + args_from(0) + ")";
   }
   return "";

@@ -333,6 +333,19 @@ TESSERA_REGISTER_OP("dsl.vnsr_into")
         "args: acc, x, shift, first, saturate, with_round: x's lanes shifted right (rounded to "
         "nearest, ties to even, with_round), narrowed to acc's type (clamped to its range when "
         "saturate, else wrapped) into acc from lane first (dsl.CombineInstructions).");
+TESSERA_REGISTER_OP("dsl.vmull_to")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmull_to")
+    .describe(
+        "args: x, y: native integer vectors of one width (signs may differ): the products of "
+        "the low half of the lanes, each factor extended by its own sign, in the result type "
+        "(double width), modulo 2^bits (dsl.CombineInstructions).");
+TESSERA_REGISTER_OP("dsl.vmulh_to")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmulh_to")
+    .describe("dsl.vmull_to of the high half of the lanes.");
 TESSERA_REGISTER_OP("dsl.vfmae")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vfmae")

@@ -11,6 +11,10 @@
 // A right shift whose lanes are narrowed (S.cast(S.vsr(x, s, with_round=r), narrower,
 // saturate=t), after dsl.AlignVectorWidth a dsl.vcvt_into of the shift, clamped when saturating)
 // becomes one narrowing shift, dsl.vnsr_into, with the same rounding and the same clamp.
+// A product of two integer vectors widened from the same narrower width (S.cast(a, wide) *
+// S.cast(b, wide), b possibly a broadcast scalar) multiplies the narrow lanes into double width
+// at once: dsl.vmull_to / dsl.vmulh_to (the low / high half), then widened again for 8 -> 32 bits.
+// The product's bits are the same: each lane is the exact product modulo 2^bits.
 #include <cmath>
 #include <optional>
 
@@ -132,6 +136,61 @@ std::optional<Expr> NarrowingShift(const Expr& acc, const Expr& x, const Expr& f
                         span);
 }
 
+// One factor of a widening product: a native integer vector of 8 or 16 bits and the first lane
+// that the widening conversion reads (-1 for a broadcast scalar, which reads any lane).
+struct Narrow {
+  Expr src;
+  int first;
+};
+
+std::optional<Narrow> WidenedFactor(const Expr& e, DataType to) {
+  auto narrow_int = [&](DataType t) {
+    return (t.is_int() || t.is_uint()) && (t.bits() == 8 || t.bits() == 16) && t.bits() < to.bits();
+  };
+  if (const CallNode* cvt = AsOpCall(e, "dsl.vcvt")) {
+    if (cvt->args.size() != 3 || !narrow_int(cvt->args[0]->dtype)) return std::nullopt;
+    auto first = IntConst(cvt->args[1]);
+    auto stride = IntConst(cvt->args[2]);
+    if (!first || !stride || *stride != 1) return std::nullopt;
+    if (cvt->args[0]->dtype.lanes() * cvt->args[0]->dtype.bits() != 256) return std::nullopt;
+    return Narrow{cvt->args[0], static_cast<int>(*first)};
+  }
+  if (const auto* b = AsPtr<BroadcastNode>(e)) {
+    const auto* cast = AsPtr<CastNode>(b->value);
+    if (cast == nullptr || cast->value->dtype.is_vector() || !narrow_int(cast->value->dtype)) {
+      return std::nullopt;
+    }
+    DataType t = cast->value->dtype;
+    return Narrow{BroadcastNode::Make(cast->value, 256 / t.bits(), e->span), -1};
+  }
+  return std::nullopt;
+}
+
+// a * b of `to` lanes as a widening multiplication of the narrow lanes, if it is one.
+std::optional<Expr> WideningProduct(const Expr& a, const Expr& b, DataType to, const Span& span) {
+  if (!(to.is_int() || to.is_uint()) || to.lanes() * to.bits() != 256) return std::nullopt;
+  auto x = WidenedFactor(a, to), y = WidenedFactor(b, to);
+  if (!x || !y || x->src->dtype.bits() != y->src->dtype.bits()) return std::nullopt;
+  if (x->first < 0 && y->first < 0) return std::nullopt;
+  if (x->first >= 0 && y->first >= 0 && x->first != y->first) return std::nullopt;
+  int first = std::max(x->first, y->first);
+  int bits = x->src->dtype.bits();
+  // The double-width product type: unsigned only when both factors are.
+  bool both_unsigned = x->src->dtype.is_uint() && y->src->dtype.is_uint();
+  DataType wide = to.bits() == 2 * bits ? to
+                  : both_unsigned       ? DataType::UInt(2 * bits, 128 / bits)
+                                        : DataType::Int(2 * bits, 128 / bits);
+  int half_lanes = wide.lanes();  // lanes of each half of the narrow vector
+  if (first % to.lanes() != 0 || first >= 2 * half_lanes) return std::nullopt;
+  const char* op = first < half_lanes ? "dsl.vmull_to" : "dsl.vmulh_to";
+  Expr product = CallNode::Make(wide, OpNode::Get(op), {x->src, y->src}, span);
+  if (wide == to) return product;
+  return CallNode::Make(to, OpNode::Get("dsl.vcvt"),
+                        {product, IntImmNode::Make(DataType::Int(32), first % half_lanes),
+                         IntImmNode::Make(DataType::Int(32), 1)},
+                        span);
+}
+
 class Combiner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
@@ -188,6 +247,7 @@ class Combiner : public StmtExprMutator {
     Expr e = StmtExprMutator::VisitExpr_(op);
     const auto* m = AsPtr<MulNode>(e);
     if (m == nullptr || !IsNativeIntVector(m->dtype)) return e;
+    if (auto wide = WideningProduct(m->a, m->b, m->dtype, m->span)) return *wide;
     for (int i = 0; i < 2; ++i) {
       const Expr& factor = i == 0 ? m->b : m->a;
       const Expr& other = i == 0 ? m->a : m->b;

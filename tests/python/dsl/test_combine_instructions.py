@@ -249,3 +249,55 @@ def test_narrowing_cast_without_the_full_clamp_is_not_combined():
     expected = np.minimum(x.astype(np.int64) >> 2, 100).astype(np.int8)
     for r in run_both(k, x, np.zeros(32, np.int8)):
         np.testing.assert_array_equal(r[1], expected)
+
+
+WIDENING_PRODUCTS = [("int8", "int8", "int16"), ("uint8", "uint8", "uint16"), ("int8", "uint8", "int16"),
+                     ("uint8", "int8", "uint16"), ("int8", "int8", "uint16"), ("int16", "int16", "int32"),
+                     ("uint16", "int16", "uint32"), ("uint16", "uint16", "int32"), ("int8", "int8", "int32"),
+                     ("uint8", "uint8", "uint32"), ("uint8", "int8", "uint32"), ("int8", "uint8", "int32")]
+
+
+@pytest.mark.parametrize("ta, tb, to", WIDENING_PRODUCTS)
+def test_product_of_widening_casts_is_one_widening_multiplication(ta, tb, to):
+    n = lanes(ta)  # one narrow vector: 2 or 4 wide parts
+    n_wide = lanes(to)
+
+    @S.prim_func
+    def k(a: S.ptr(ta, "global"), b: S.ptr(tb, "global"), out: S.ptr(to, "global")):
+        x = S.vload(a)
+        y = S.vload(b)
+        S.vstore(S.cast(x, to) * S.cast(y, to), out)
+        # Masked, inactive lanes from r; a scalar factor broadcast.
+        S.vstore(S.vmul(S.cast(x, to), S.cast(y, to), S.cast(x, to) > 0, r=S.cast(y, to)), out + n)
+        S.vstore(S.cast(x, to) * S.cast(b[5], to), out + 2 * n)
+
+    code = build(k).c_code
+    assert "__vmulh_to_" in code and "__vmull_to_" in code, code
+    assert "__vmul(" not in code and " * " not in code, code
+
+    x, y = rand(n, ta, seed=10), rand(n, tb, seed=11)
+    wx, wy = x.astype(np.int64), y.astype(np.int64)
+    dt = np_dtype(to)
+    positive = x.astype(np_dtype(to)) > 0  # compared after the cast: a negative int8 is a big uint16
+    expected = np.concatenate([wx * wy, np.where(positive, wx * wy, wy), wx * wy[5]])
+    expected = (expected % 2 ** (dt.itemsize * 8)).astype(np.uint64).astype(dt)  # wraps
+    assert n // n_wide in (2, 4)
+    for r in run_both(k, x, y, np.zeros(3 * n, dt)):
+        np.testing.assert_array_equal(r[2], expected)
+
+
+@pytest.mark.parametrize("ta, tb, to", [("int8", "int16", "int32"), ("float16", "float16", "float32"),
+                                         ("int16", "int16", "int16")])
+def test_products_that_are_not_widening_stay_products(ta, tb, to):
+    n = lanes(to)
+
+    @S.prim_func
+    def k(a: S.ptr(ta, "global"), b: S.ptr(tb, "global"), out: S.ptr(to, "global")):
+        S.vstore(S.cast(S.vload(a, lanes=n), to) * S.cast(S.vload(b, lanes=n), to), out)
+
+    code = build(k).c_code
+    assert "__vmull_to_" not in code and "__vmulh_to_" not in code, code
+    x, y = rand(n, ta, seed=12, low=-50, high=50), rand(n, tb, seed=13, low=-50, high=50)
+    expected = (x.astype(np.float64) * y.astype(np.float64)).astype(np_dtype(to))
+    for r in run_both(k, x, y, np.zeros(n, np_dtype(to))):
+        check_active([r[2]], expected)

@@ -462,6 +462,28 @@ __TESSERA_WIDEN(uchar32, 32, ushort16, ushort)
 __TESSERA_WIDEN(short16, 16, int8, int)
 __TESSERA_WIDEN(ushort16, 16, uint8, uint)
 
+/* __vmull_to_<W>(a, b) / __vmulh_to_<W>(a, b): the products of the low / high half of the lanes
+ * of two 8- or 16-bit vectors whose signs may differ, each lane extended by its own sign, wrapped
+ * to W's lanes (dsl.CombineInstructions: a product of two widening casts). */
+#define __TESSERA_VMUL_TO(W, WE, WN, a, b, first)                                             \
+  ({                                                                                          \
+    __auto_type __tessera_a = (a);                                                            \
+    __auto_type __tessera_b = (b);                                                            \
+    W __tessera_r;                                                                            \
+    for (int __tessera_i = 0; __tessera_i < (WN); ++__tessera_i)                              \
+      __tessera_r[__tessera_i] = (WE)((long long)__tessera_a[(first) + __tessera_i] *         \
+                                      (long long)__tessera_b[(first) + __tessera_i]);         \
+    __tessera_r;                                                                              \
+  })
+#define __vmull_to_short16(a, b) __TESSERA_VMUL_TO(short16, short, 16, a, b, 0)
+#define __vmulh_to_short16(a, b) __TESSERA_VMUL_TO(short16, short, 16, a, b, 16)
+#define __vmull_to_ushort16(a, b) __TESSERA_VMUL_TO(ushort16, ushort, 16, a, b, 0)
+#define __vmulh_to_ushort16(a, b) __TESSERA_VMUL_TO(ushort16, ushort, 16, a, b, 16)
+#define __vmull_to_int8(a, b) __TESSERA_VMUL_TO(int8, int, 8, a, b, 0)
+#define __vmulh_to_int8(a, b) __TESSERA_VMUL_TO(int8, int, 8, a, b, 8)
+#define __vmull_to_uint8(a, b) __TESSERA_VMUL_TO(uint8, uint, 8, a, b, 0)
+#define __vmulh_to_uint8(a, b) __TESSERA_VMUL_TO(uint8, uint, 8, a, b, 8)
+
 /* 32-bit operands: (low word, high word) pairs of the 64-bit products of lanes 0-3 / 4-7. */
 #define __TESSERA_WIDEN32(V, E, W64)                                                          \
   static inline V __vmull_##V(V a, V b) {                                                     \
