@@ -15,6 +15,9 @@
 // S.cast(b, wide), b possibly a broadcast scalar) multiplies the narrow lanes into double width
 // at once: dsl.vmull_to / dsl.vmulh_to (the low / high half), then widened again for 8 -> 32 bits.
 // The product's bits are the same: each lane is the exact product modulo 2^bits.
+// A 16-bit float vector rounded (S.rint) and converted to 32-bit integers is the rounding
+// conversion of the target: on X3 dsl.vcvtul_tw / dsl.vcvtuh_tw (the low / high half), before X3
+// dsl.vcvtue_tw / dsl.vcvtuo_tw (even / odd lanes) zipped back into order by dsl.vzip_low/high.
 #include <cmath>
 #include <optional>
 
@@ -191,9 +194,32 @@ std::optional<Expr> WideningProduct(const Expr& a, const Expr& b, DataType to, c
                         span);
 }
 
+// dsl.vcvt(rint(x), first, 1) of a 16-bit float vector x into 32-bit integers as the target's
+// rounding conversion.
+std::optional<Expr> RoundingConversion(const CallNode* cvt, bool x3) {
+  DataType to = cvt->dtype;
+  if (cvt->args.size() != 3 || to.bits() != 32 || to.lanes() != 8) return std::nullopt;
+  const CallNode* rint = AsOpCall(cvt->args[0], "dsl.vrint");
+  if (rint == nullptr || rint->args.size() != 1) return std::nullopt;
+  const Expr& x = rint->args[0];
+  if (!x->dtype.is_float() || x->dtype.bits() != 16 || x->dtype.lanes() != 16) return std::nullopt;
+  auto first = IntConst(cvt->args[1]);
+  auto stride = IntConst(cvt->args[2]);
+  if (!first || !stride || *stride != 1 || (*first != 0 && *first != 8)) return std::nullopt;
+  const Span& span = cvt->span;
+  auto op = [&](const char* name, std::vector<Expr> args) {
+    return CallNode::Make(to, OpNode::Get(name), std::move(args), span);
+  };
+  if (x3) return op(*first == 0 ? "dsl.vcvtul_tw" : "dsl.vcvtuh_tw", {x});
+  return op(*first == 0 ? "dsl.vzip_low" : "dsl.vzip_high",
+            {op("dsl.vcvtue_tw", {x}), op("dsl.vcvtuo_tw", {x})});
+}
+
 class Combiner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
+
+  explicit Combiner(bool x3) : x3_(x3) {}
 
   Expr VisitExpr_(const CallNode* op) override {
     Expr e = StmtExprMutator::VisitExpr_(op);
@@ -202,6 +228,9 @@ class Combiner : public StmtExprMutator {
       return e;
     }
     const std::string& name = call->op_name();
+    if (name == "dsl.vcvt") {
+      if (auto rounded = RoundingConversion(call, x3_)) return *rounded;
+    }
     if (name == "dsl.vcvt_into" && call->args.size() == 3) {
       if (auto nsr = NarrowingShift(call->args[0], call->args[1], call->args[2], call->span)) {
         return *nsr;
@@ -272,6 +301,8 @@ class Combiner : public StmtExprMutator {
   }
 
  private:
+  bool x3_;
+
   Expr MaskLogic(Expr e) {
     const auto* bin = AsPtr<BinaryNode>(e);
     if (bin == nullptr || !bin->dtype.is_vector()) return e;
@@ -287,7 +318,8 @@ class Combiner : public StmtExprMutator {
 };
 
 PrimFunc CombineInstructionsFunc(PrimFunc f, IRModule, const PassContext&) {
-  Stmt body = Combiner().VisitStmt(f->body);
+  bool x3 = f->GetStrAttr("target").rfind("X3", 0) == 0;
+  Stmt body = Combiner(x3).VisitStmt(f->body);
   if (body == f->body) return f;
   return f->WithBody(body);
 }

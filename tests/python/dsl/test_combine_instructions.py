@@ -301,3 +301,24 @@ def test_products_that_are_not_widening_stay_products(ta, tb, to):
     expected = (x.astype(np.float64) * y.astype(np.float64)).astype(np_dtype(to))
     for r in run_both(k, x, y, np.zeros(n, np_dtype(to))):
         check_active([r[2]], expected)
+
+
+@pytest.mark.parametrize("target", ["X2_1204", "X3P_1304"])
+@pytest.mark.parametrize("src, to", [("float16", "int32"), ("bfloat16", "int32"), ("float16", "uint32")])
+def test_rounded_conversion_of_half_floats_is_the_target_instruction(src, to, target):
+    n = lanes(src)
+
+    @S.prim_func
+    def k(a: S.ptr(src, "global"), out: S.ptr(to, "global")):
+        S.vstore(S.cast(S.rint(S.vload(a)), to), out)
+
+    code = build(k, target=target).c_code
+    names = ("__vcvtul_tw", "__vcvtuh_tw") if target.startswith("X3") else ("__vcvtue_tw", "__vcvtuo_tw")
+    assert all(name in code for name in names) and "__vrint(" not in code, code
+
+    low = 0 if to == "uint32" else -60
+    x = rand(n, src, seed=14, low=low, high=60)
+    x[:6] = [2.5, 3.5, 0.5, 1.7, 61.5, 7.0] if to == "uint32" else [2.5, -2.5, -0.5, 1.7, -61.5, 7.0]
+    expected = np.round(x.astype(np.float64)).astype(np.int64).astype(np_dtype(to))  # ties to even
+    for r in run_both(k, x, np.zeros(n, np_dtype(to))):
+        np.testing.assert_array_equal(r[1], expected)
