@@ -143,6 +143,7 @@ void CodeGenC::ResetFunctionState() {
   used_names_.clear();
   var_names_.clear();
   local_vars_.clear();
+  initial_stores_.clear();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -488,8 +489,31 @@ void CodeGenC::VisitStmt_(const AttrStmtNode* op) { PrintStmt(op->body); }
 
 void CodeGenC::VisitStmt_(const AssertStmtNode* op) { PrintStmt(op->body); }
 
+// The store that opens `body` and gives the local `var` a value that does not read it, if any.
+const BufferStoreNode* CodeGenC::InitialStore(const Stmt& body, const VarNode* var) {
+  Stmt first = body;
+  while (true) {
+    if (const auto* decl = AsPtr<DeclBufferNode>(first)) {
+      first = decl->body;
+    } else if (const auto* seq = AsPtr<SeqStmtNode>(first)) {
+      if (seq->seq.empty()) return nullptr;
+      first = seq->seq[0];
+    } else {
+      break;
+    }
+  }
+  const auto* store = AsPtr<BufferStoreNode>(first);
+  if (store == nullptr || store->buffer->data.get() != var || store->predicate) return nullptr;
+  bool reads_itself = false;
+  PostOrderVisit(store->value, [&](const ObjectRef& n) {
+    if (n.get() == var) reads_itself = true;
+  });
+  return reads_itself ? nullptr : store;
+}
+
 void CodeGenC::VisitStmt_(const BufferStoreNode* op) {
   const BufferNode* buffer = op->buffer.get();
+  if (initial_stores_.count(op)) return;  // printed with the declaration
   if (IsLocalVarBuffer(buffer)) {
     std::string value = PrintExpr(op->value);
     PrintIndent();
@@ -517,6 +541,16 @@ void CodeGenC::VisitStmt_(const AllocateNode* op) {
   if (op->annotations.count("tessera.local_var")) {
     std::string name = AllocVarName(var);
     local_vars_.insert(var);
+    // A local whose first statement stores its initial value is declared with it:
+    // `int x = 0;` rather than `int x; x = 0;`.
+    if (const BufferStoreNode* init = InitialStore(op->body, var)) {
+      std::string value = PrintExpr(init->value);
+      PrintIndent();
+      stream_ << type << " " << name << " = " << value << ";\n";
+      initial_stores_.insert(init);
+      PrintStmt(op->body);
+      return;
+    }
     PrintIndent();
     stream_ << type << " " << name << ";\n";
     PrintStmt(op->body);

@@ -746,7 +746,9 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     return callee->GetStrAttr("dsl.name") + "(" + arg(0) + ", " +
            std::to_string(op->args[0]->dtype.lanes()) + ")";
   }
-  if (name == "dsl.vcvt" || name == "dsl.vcvt_into") {
+  if (name == "dsl.vcvt" || name == "dsl.vcvt_into" || name == "dsl.vnsr_into" ||
+      name == "dsl.vmull_to" || name == "dsl.vmulh_to" || name.rfind("dsl.vcvtu", 0) == 0 ||
+      name.rfind("dsl.vzip_", 0) == 0) {
     return callee->GetStrAttr("dsl.name") + "_" + TypeName(t, op->span) + "(" + args_from(0) + ")";
   }
   return "";

@@ -310,6 +310,58 @@ TESSERA_REGISTER_OP("dsl.vnsr_h")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vnsr_h")
     .describe("dsl.vnsr with 16-bit results (to_h).");
+TESSERA_REGISTER_OP("dsl.vnsr_into")
+    .set_num_inputs(6)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vnsr_into")
+    .describe(
+        "args: acc, x, shift, first, saturate, with_round: x's lanes shifted right (rounded to "
+        "nearest, ties to even, with_round), narrowed to acc's type (clamped to its range when "
+        "saturate, else wrapped) into acc from lane first (dsl.CombineInstructions).");
+TESSERA_REGISTER_OP("dsl.vmull_to")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmull_to")
+    .describe(
+        "args: x, y: native integer vectors of one width (signs may differ): the products of "
+        "the low half of the lanes, each factor extended by its own sign, in the result type "
+        "(double width), modulo 2^bits (dsl.CombineInstructions).");
+TESSERA_REGISTER_OP("dsl.vmulh_to")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vmulh_to")
+    .describe("dsl.vmull_to of the high half of the lanes.");
+TESSERA_REGISTER_OP("dsl.vcvtue_tw")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcvtue_tw")
+    .describe("arg: x (16-bit floats): the even lanes rounded to nearest (ties to even) and "
+              "converted to 32-bit integers (X1/X2; dsl.CombineInstructions).");
+TESSERA_REGISTER_OP("dsl.vcvtuo_tw")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcvtuo_tw")
+    .describe("dsl.vcvtue_tw of the odd lanes.");
+TESSERA_REGISTER_OP("dsl.vcvtul_tw")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcvtul_tw")
+    .describe("dsl.vcvtue_tw of the low half of the lanes (X3).");
+TESSERA_REGISTER_OP("dsl.vcvtuh_tw")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vcvtuh_tw")
+    .describe("dsl.vcvtue_tw of the high half of the lanes (X3).");
+TESSERA_REGISTER_OP("dsl.vzip_low")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vzip_low")
+    .describe("args: a, b: a0 b0 a1 b1 ... of the low halves.");
+TESSERA_REGISTER_OP("dsl.vzip_high")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vzip_high")
+    .describe("args: a, b: the high halves interleaved.");
 TESSERA_REGISTER_OP("dsl.vfmae")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vfmae")

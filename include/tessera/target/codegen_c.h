@@ -165,6 +165,9 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   std::unordered_map<const VarNode*, std::string> var_names_;
   /*! \brief Pointer variables of `tessera.local_var` allocations: accesses print the name. */
   std::unordered_set<const VarNode*> local_vars_;
+  /*! \brief Stores printed as the initializer of their local's declaration. */
+  std::unordered_set<const BufferStoreNode*> initial_stores_;
+  static const BufferStoreNode* InitialStore(const Stmt& body, const VarNode* var);
 };
 
 }  // namespace codegen

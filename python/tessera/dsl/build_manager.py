@@ -79,6 +79,14 @@ class BuildManager:
         self.cc_options = cc_options
         self.disabled_pass = list(disabled_pass or [])
 
+    @property
+    def cps_info(self):
+        """The :class:`~tessera.dsl.compass_info.CompassInfo` of the target (``.version``,
+        ``.tec_count``, ...)."""
+        from .compass_info import CompassInfo
+
+        return CompassInfo(self.target)
+
     def _lowerer(self, inp, name):
         if not isinstance(inp, PrimFuncObject):
             raise TypeError(f"BuildManager expects an @S.prim_func, a TensorIR/te PrimFunc or an "

@@ -272,6 +272,10 @@ class VectorWidthAligner : public StmtExprMutator {
         }
       } else {
         p = a->dtype.is_bool() ? Mask(a, n) : Data(a);
+        if (static_cast<int>(p.size()) != k) {
+          TESSERA_THROW(op->span) << op->op_name() << " on " << t << ": its " << a->dtype
+                                  << " operand splits into " << p.size() << " parts, not " << k;
+        }
       }
       changed = changed || p[0] != a || p.size() != 1;
       args.push_back(std::move(p));
@@ -347,6 +351,13 @@ class VectorWidthAligner : public StmtExprMutator {
         }
       }
       if (call->is_op("dsl.mask_repack")) return e->dtype.lanes();
+      // A lane-wise call that computes a mask from data (S.isnan(x), S.isinf(x)): the part
+      // size of that data.
+      for (const Expr& a : call->args) {
+        if (a->dtype.is_vector() && !a->dtype.is_bool() && a->dtype.lanes() == e->dtype.lanes()) {
+          return NativeLanes(a->dtype);
+        }
+      }
     }
     return std::nullopt;
   }

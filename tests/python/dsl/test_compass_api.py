@@ -269,6 +269,10 @@ def test_compass_info():
     assert CompassInfo.get("compass -mcpu=X3P_1304MP2").core_count == 2
     with pytest.raises(ValueError, match="unknown Zhouyi NPU configuration"):
         CompassInfo.get("Z9_0000")
+    from tessera.dsl import BuildManager
+
+    assert BuildManager(target="X3P_1304").cps_info.version == "X3P"
+    assert BuildManager().cps_info.tec_count == 4
 
 
 def test_aiff_and_asm_are_refused_at_the_call():

@@ -100,3 +100,32 @@ def test_misuse():
         a[0] = S.ceildiv(7, 0)
 
     expect_diag(zero_div, "S.ceildiv(", "division by zero")
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_classification_of_wide_vectors_under_a_mask(dtype, name):
+    """A mask computed from a vector of several native parts (19 lanes, 3 native halves) keeps
+    every part: each lane's class, under a mask from another vector."""
+    n = lanes(dtype)
+    wide, odd = 2 * n + 3, n // 2 + 1
+    classify = {"isnan": S.isnan, "isinf": S.isinf, "isfinite": S.isfinite}[name]
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        m = classify(S.vload(a, lanes=wide), S.vload(b, lanes=wide) > 0)
+        S.vstore(S.vload(b, lanes=wide), out, m)
+        m2 = classify(S.vload(a + wide, lanes=odd), S.vload(b + wide, lanes=odd) > 0)
+        S.vstore(S.vload(b + wide, lanes=odd), out + wide, m2)
+
+    total = wide + odd
+    a = rand(total, dtype, seed=20)
+    a[::3] = np.nan
+    a[1::5] = np.inf
+    a[2::7] = -np.inf
+    b = rand(total, dtype, seed=21)
+    with np.errstate(invalid="ignore"):
+        chosen = (b > 0) & getattr(np, name)(a)
+    expected = np.where(chosen, b, 0).astype(np_dtype(dtype))
+    for r in run_both(k, a, b, np.zeros(total, np_dtype(dtype))):
+        np.testing.assert_array_equal(r[2], expected)

@@ -438,3 +438,28 @@ def test_function_named_like_a_c_keyword():
 
     with pytest.raises(BuildError, match="function name 'double' cannot be used on the DSL target"):
         build(k)
+
+
+@S.prim_func
+def _declared_with_value(a: S.ptr("int32", "global"), v: S.ptr("int32x8", "global")):
+    counter = S.int32(3)
+    lanes = S.int32x8(0)
+    if a[0] > 1:
+        counter = a[0]
+        lanes = v[0]
+    acc = counter + 1
+    acc = acc * 2  # reads itself: stays an assignment
+    a[1] = acc
+    v[1] = lanes
+
+
+def test_mutable_local_is_declared_with_its_first_value():
+    code = build(_declared_with_value).c_code
+    assert "int counter = 3;" in code and "int8 lanes = __vbcast(0);" in code, code
+    assert "counter = a[0];" in code and "lanes = v[0];" in code, code
+    a = np.array([5, 0], "int32")
+    v = np.arange(16, dtype="int32")
+    build(_declared_with_value)(a, v)
+    _declared_with_value(b := np.array([0, 0], "int32"), w := np.arange(16, dtype="int32"))
+    assert a[1] == 12 and (v[8:] == np.arange(8)).all()
+    assert b[1] == 8 and (w[8:] == 0).all()

@@ -111,4 +111,30 @@ __TESSERA_VECTORS_A(__TESSERA_VCVT_TO, _)
 #define __vcvt_into_float8(acc, x, f) __TESSERA_VCVT_INTO(float8, acc, x, f)
 #define __vcvt_into_bfloat16x16(acc, x, f) __TESSERA_VCVT_INTO(bfloat16x16, acc, x, f)
 
+/* ---- Rounding conversions of 16-bit floats to 32-bit integers (dsl.CombineInstructions) -------
+ * __vcvtue_tw_<to>(x) / __vcvtuo_tw_<to>(x): the even / odd lanes of x rounded to nearest (ties
+ * to even) and converted; __vcvtul_tw / __vcvtuh_tw: the low / high half (X3). __vzip_low_<T>(a,
+ * b) / __vzip_high_<T>: a0 b0 a1 b1 ... of the low / high halves. */
+#define __vcvtue_tw_int8(x) __vcvt_int8(__vrint(x), 0, 2)
+#define __vcvtuo_tw_int8(x) __vcvt_int8(__vrint(x), 1, 2)
+#define __vcvtul_tw_int8(x) __vcvt_int8(__vrint(x), 0, 1)
+#define __vcvtuh_tw_int8(x) __vcvt_int8(__vrint(x), 8, 1)
+#define __vcvtue_tw_uint8(x) __vcvt_uint8(__vrint(x), 0, 2)
+#define __vcvtuo_tw_uint8(x) __vcvt_uint8(__vrint(x), 1, 2)
+#define __vcvtul_tw_uint8(x) __vcvt_uint8(__vrint(x), 0, 1)
+#define __vcvtuh_tw_uint8(x) __vcvt_uint8(__vrint(x), 8, 1)
+#define __TESSERA_ZIP(T, N, a, b, first)                                \
+  ({                                                                    \
+    T __tessera_a = (a), __tessera_b = (b), __tessera_r;                \
+    for (int __tessera_i = 0; __tessera_i < (N) / 2; ++__tessera_i) {   \
+      __tessera_r[2 * __tessera_i] = __tessera_a[(first) + __tessera_i];     \
+      __tessera_r[2 * __tessera_i + 1] = __tessera_b[(first) + __tessera_i]; \
+    }                                                                   \
+    __tessera_r;                                                        \
+  })
+#define __vzip_low_int8(a, b) __TESSERA_ZIP(int8, 8, a, b, 0)
+#define __vzip_high_int8(a, b) __TESSERA_ZIP(int8, 8, a, b, 4)
+#define __vzip_low_uint8(a, b) __TESSERA_ZIP(uint8, 8, a, b, 0)
+#define __vzip_high_uint8(a, b) __TESSERA_ZIP(uint8, 8, a, b, 4)
+
 #endif /* TESSERA_DSL_CONVERT_H_ */

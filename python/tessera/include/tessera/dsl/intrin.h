@@ -462,6 +462,28 @@ __TESSERA_WIDEN(uchar32, 32, ushort16, ushort)
 __TESSERA_WIDEN(short16, 16, int8, int)
 __TESSERA_WIDEN(ushort16, 16, uint8, uint)
 
+/* __vmull_to_<W>(a, b) / __vmulh_to_<W>(a, b): the products of the low / high half of the lanes
+ * of two 8- or 16-bit vectors whose signs may differ, each lane extended by its own sign, wrapped
+ * to W's lanes (dsl.CombineInstructions: a product of two widening casts). */
+#define __TESSERA_VMUL_TO(W, WE, WN, a, b, first)                                             \
+  ({                                                                                          \
+    __auto_type __tessera_a = (a);                                                            \
+    __auto_type __tessera_b = (b);                                                            \
+    W __tessera_r;                                                                            \
+    for (int __tessera_i = 0; __tessera_i < (WN); ++__tessera_i)                              \
+      __tessera_r[__tessera_i] = (WE)((long long)__tessera_a[(first) + __tessera_i] *         \
+                                      (long long)__tessera_b[(first) + __tessera_i]);         \
+    __tessera_r;                                                                              \
+  })
+#define __vmull_to_short16(a, b) __TESSERA_VMUL_TO(short16, short, 16, a, b, 0)
+#define __vmulh_to_short16(a, b) __TESSERA_VMUL_TO(short16, short, 16, a, b, 16)
+#define __vmull_to_ushort16(a, b) __TESSERA_VMUL_TO(ushort16, ushort, 16, a, b, 0)
+#define __vmulh_to_ushort16(a, b) __TESSERA_VMUL_TO(ushort16, ushort, 16, a, b, 16)
+#define __vmull_to_int8(a, b) __TESSERA_VMUL_TO(int8, int, 8, a, b, 0)
+#define __vmulh_to_int8(a, b) __TESSERA_VMUL_TO(int8, int, 8, a, b, 8)
+#define __vmull_to_uint8(a, b) __TESSERA_VMUL_TO(uint8, uint, 8, a, b, 0)
+#define __vmulh_to_uint8(a, b) __TESSERA_VMUL_TO(uint8, uint, 8, a, b, 8)
+
 /* 32-bit operands: (low word, high word) pairs of the 64-bit products of lanes 0-3 / 4-7. */
 #define __TESSERA_WIDEN32(V, E, W64)                                                          \
   static inline V __vmull_##V(V a, V b) {                                                     \
@@ -574,6 +596,40 @@ __TESSERA_NSR(uint8, uint, 8, uint, char32, char, 32, -128, 127, 255)
 __TESSERA_NSR(int8, int, 8, uint, short16, short, 16, -32768, 32767, 65535)
 __TESSERA_NSR(uint8, uint, 8, uint, short16, short, 16, -32768, 32767, 65535)
 
+/* __vnsr_into_<R>(acc, x, s, first, sat, rnd): x's lanes shifted right (rounded to nearest, ties
+ * to even, when rnd), clamped to R's range (sat) or wrapped, into acc from lane first. The
+ * combined form of a narrowing cast of a shift (dsl.CombineInstructions). */
+#define __TESSERA_NSR_INTO(V, E, N, UE, R, RE, RN, RLO, RHI)                                  \
+  static inline R __vnsr_into_##R##_##V(R acc, V a, V s, int first, int sat, int rnd) {      \
+    for (int i = 0; i < N && first + i < RN; ++i) {                                           \
+      unsigned long long c = (UE)s[i];                                                        \
+      long long x = a[i], q;                                                                  \
+      if (c > 8 * sizeof(E)) c = 8 * sizeof(E) + 1;                                           \
+      if (c == 0) q = x;                                                                      \
+      else {                                                                                  \
+        q = x >> c;                                                                           \
+        if (rnd) {                                                                            \
+          long long rem = x - (q << c), half = 1ll << (c - 1);                                \
+          if (rem > half || (rem == half && (q & 1))) q += 1;                                 \
+        }                                                                                     \
+      }                                                                                       \
+      if (sat) q = q < (RLO) ? (RLO) : q > (RHI) ? (RHI) : q;                                 \
+      acc[first + i] = (RE)q;                                                                 \
+    }                                                                                         \
+    return acc;                                                                               \
+  }
+#define __TESSERA_NSR_INTO_8(R, RE, LO, HI)                          \
+  __TESSERA_NSR_INTO(short16, short, 16, ushort, R, RE, 32, LO, HI)  \
+  __TESSERA_NSR_INTO(ushort16, ushort, 16, ushort, R, RE, 32, LO, HI) \
+  __TESSERA_NSR_INTO(int8, int, 8, uint, R, RE, 32, LO, HI)          \
+  __TESSERA_NSR_INTO(uint8, uint, 8, uint, R, RE, 32, LO, HI)
+__TESSERA_NSR_INTO_8(char32, char, -128, 127)
+__TESSERA_NSR_INTO_8(uchar32, uchar, 0, 255)
+__TESSERA_NSR_INTO(int8, int, 8, uint, short16, short, 16, -32768, 32767)
+__TESSERA_NSR_INTO(uint8, uint, 8, uint, short16, short, 16, -32768, 32767)
+__TESSERA_NSR_INTO(int8, int, 8, uint, ushort16, ushort, 16, 0, 65535)
+__TESSERA_NSR_INTO(uint8, uint, 8, uint, ushort16, ushort, 16, 0, 65535)
+
 /* ---- Gathers and scatters (element pointers, 16-bit indices) --------------------------------
  * Lane i uses index lane first + i of the 32 lanes lo ++ hi (one native part of a wider index
  * vector: 8-bit data takes two index parts, 32-bit data half of one). */
@@ -675,6 +731,25 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
   __TESSERA_CALL(__TESSERA_NSR_B_CASES(__vnsr), a, (s), (m), (sat), (rnd), (out_signed))
 #define __vnsr_h(a, s, m, sat, rnd, out_signed) \
   __TESSERA_CALL(__TESSERA_NSR_H_CASES(__vnsr), a, (s), (m), (sat), (rnd), (out_signed))
+#define __TESSERA_NSR_INTO_CALL(R, acc, x, s, f, sat, rnd)                                \
+  ({                                                                                      \
+    __auto_type __tessera_x = (x);                                                        \
+    _Generic(__tessera_x, short16: __vnsr_into_##R##_short16,                             \
+             ushort16: __vnsr_into_##R##_ushort16, int8: __vnsr_into_##R##_int8,          \
+             uint8: __vnsr_into_##R##_uint8)((acc), __tessera_x, (s), (f), (sat), (rnd)); \
+  })
+#define __TESSERA_NSR_INTO_H_CALL(R, acc, x, s, f, sat, rnd)                                    \
+  ({                                                                                            \
+    __auto_type __tessera_x = (x);                                                              \
+    _Generic(__tessera_x, int8: __vnsr_into_##R##_int8, uint8: __vnsr_into_##R##_uint8)(       \
+        (acc), __tessera_x, (s), (f), (sat), (rnd));                                            \
+  })
+#define __vnsr_into_char32(acc, x, s, f, sat, rnd) __TESSERA_NSR_INTO_CALL(char32, acc, x, s, f, sat, rnd)
+#define __vnsr_into_uchar32(acc, x, s, f, sat, rnd) __TESSERA_NSR_INTO_CALL(uchar32, acc, x, s, f, sat, rnd)
+#define __vnsr_into_short16(acc, x, s, f, sat, rnd) \
+  __TESSERA_NSR_INTO_H_CALL(short16, acc, x, s, f, sat, rnd)
+#define __vnsr_into_ushort16(acc, x, s, f, sat, rnd) \
+  __TESSERA_NSR_INTO_H_CALL(ushort16, acc, x, s, f, sat, rnd)
 #define __vload_gather(p, lo, hi, first, m)                                                   \
   _Generic((p), char*: __vload_gather_char32, uchar*: __vload_gather_uchar32,                 \
            short*: __vload_gather_short16, ushort*: __vload_gather_ushort16,                  \
