@@ -49,6 +49,7 @@ nb::object PyDType(const DataType& t) {
 
 void BindIR(nb::module_& m) {
   nb::class_<Span>(m, "Span")
+      .def(nb::init<>())  // the empty span: no source location
       .def(nb::init<std::string, int, int, int, int>(), "file"_a, "line"_a, "column"_a,
            "end_line"_a = 0, "end_column"_a = 0)
       .def_prop_ro("file", [](const Span& s) { return s.file_name(); })
@@ -78,6 +79,9 @@ void BindIR(nb::module_& m) {
   m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
         "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
 
+  m.def(
+      "set_script_header_package", [](const std::string& name) { ScriptHeaderPackage() = name; },
+      "name"_a, "The package printed headers name (\"tessera\", or \"tvm\" under tessera.compat).");
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })

@@ -170,7 +170,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       PrintHeader();
       PrintModule(mod);
     } else if (auto* func = AsPtr<PrimFuncNode>(node)) {
-      PrintHeader();
+      PrintHeader(/*with_ir=*/false);
       PrintPrimFunc(Sanitize(func->GetStrAttr("global_symbol", "main")), func);
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
@@ -469,9 +469,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   // ---- modules and functions ----
-  void PrintHeader() {
-    Emit("# from tessera.script import ir as " + cfg_.ir_prefix);
-    Emit("# from tessera.script import tir as " + cfg_.tir_prefix);
+  // As TVM: a module's header imports both dialects, a function's only the T dialect.
+  void PrintHeader(bool with_ir = true) {
+    if (with_ir) Emit("# from " + ScriptHeaderPackage() + ".script import ir as " + cfg_.ir_prefix);
+    Emit("# from " + ScriptHeaderPackage() + ".script import tir as " + cfg_.tir_prefix);
     Emit("");
   }
 
@@ -1067,6 +1068,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
 };
 
 }  // namespace
+
+std::string& ScriptHeaderPackage() {
+  static std::string package = "tessera";
+  return package;
+}
 
 std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg) {
   return ScriptPrinter(cfg).Print(node);

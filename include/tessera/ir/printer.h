@@ -30,6 +30,13 @@ struct PrinterConfig {
 };
 
 /*!
+ * \brief The package the import header of printed modules and functions names
+ *  (`# from <package>.script import tir as T`): "tessera", or "tvm" while tessera.compat maps
+ *  TVM's names onto tessera. Process-wide.
+ */
+std::string& ScriptHeaderPackage();
+
+/*!
  * \brief The TVMScript text of `node`: an IRModule or PrimFunc (with the import header), a
  *  statement (preceded by declarations of the variables and buffers it uses but does not
  *  define), an expression, or another IR object (Buffer, Range, Array, ...).

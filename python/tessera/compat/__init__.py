@@ -265,6 +265,10 @@ def install():
         raise ImportError(f"tessera.compat.install(): a real TVM is already imported ({getattr(existing, '__file__', existing)}); "
                           "install the tessera mapping before the first 'import tvm'")
     sys.meta_path.insert(0, _finder)
+    # Printed scripts name the package their code imports: `# from tvm.script import tir as T`.
+    from .. import _core
+
+    _core.set_script_header_package("tvm")
 
 
 def uninstall():
@@ -272,6 +276,9 @@ def uninstall():
     stay imported. A later ``import tvm`` finds whatever TVM is installed (or none)."""
     while _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    from .. import _core
+
+    _core.set_script_header_package("tessera")
     for name in [n for n in sys.modules if n in ("tvm", "tvm_ffi") or n.startswith("tvm.")]:
         module = sys.modules[name]
         if getattr(module, _MARK, False) or getattr(module, "__name__", "").startswith("tessera"):

@@ -46,6 +46,9 @@ def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", synt
     statement to tag) mark statements for diagnostics: the first line of each is underlined
     with ``^`` and tagged ``# tag``; marked text does not parse back.
     """
+    for what, prefix in (("ir_prefix", ir_prefix), ("tir_prefix", tir_prefix)):
+        if not isinstance(prefix, str) or not prefix.isidentifier():
+            raise TesseraValueError(f"script(): {what} must be a Python identifier, got {prefix!r}")
     if path_to_underline is not None and not isinstance(path_to_underline, (list, tuple)):
         path_to_underline = [path_to_underline]
     annotate = list(obj_to_annotate.items()) if obj_to_annotate else None
