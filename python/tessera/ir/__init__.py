@@ -57,9 +57,13 @@ def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", synt
                    path_to_underline=path_to_underline, obj_to_annotate=annotate)
 
 
-def _object_show(self, **kwargs):
-    """Print the TVMScript text of this IR object (``mod.show()``)."""
-    print(_object_script(self, **kwargs))
+def _object_show(self, style=None, black_format=False, **kwargs):
+    """Print the TVMScript text of this IR object (``mod.show()``), highlighted when Pygments is
+    installed (``style``: "light", "dark", "ansi" or a Pygments style; see
+    :func:`tessera.script.highlight.cprint`)."""
+    from ..script.highlight import cprint
+
+    cprint(_object_script(self, **kwargs), style=style, black_format=black_format)
 
 
 def _module_getitem(self, name):
