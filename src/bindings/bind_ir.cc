@@ -25,8 +25,17 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
   cfg.syntax_sugar = syntax_sugar;
   cfg.show_meta = show_meta;
   cfg.print_line_numbers = print_line_numbers;
+  // Underlined statements carry their annotation as the underlined line's tag; the others'
+  // annotations are plain comments (TVM's path_to_underline / obj_to_annotate).
   for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
-  for (const auto& [obj, tag] : annotate) cfg.marks[obj.get()] = tag;
+  for (const auto& [obj, tag] : annotate) {
+    auto it = cfg.marks.find(obj.get());
+    if (it != cfg.marks.end()) {
+      it->second = tag;
+    } else {
+      cfg.comments[obj.get()] = tag;
+    }
+  }
   return CallWithLargeStack([&] { return AsScript(node, cfg); });
 }
 

@@ -27,6 +27,9 @@ struct PrinterConfig {
    *  `# tag`. A marked loop is not merged into a `T.grid`. Marked text does not parse back.
    */
   std::unordered_map<const Object*, std::string> marks;
+  /*! \brief Statements whose first line ends with the comment `# tag`, not underlined (TVM's
+   *  `obj_to_annotate`). A mark of the same statement takes precedence. */
+  std::unordered_map<const Object*, std::string> comments;
 };
 
 /*!
