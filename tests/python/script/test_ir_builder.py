@@ -69,6 +69,11 @@ def test_statements_at_the_top_are_the_result():
     assert isinstance(seq.seq[0], tir.For) and seq.seq[0].kind == tir.ForKind.SERIAL
 
     with IRBuilder() as ib:
+        with IB_T.block(name="named", no_realize=True):
+            IB_T.evaluate(0)
+    assert isinstance(ib.get(), tir.Block) and ib.get().name_hint == "named"
+
+    with IRBuilder() as ib:
         with IB_T.LetStmt(tir.const(2)) as v:
             IB_T.evaluate(v + 1)
     let = ib.get()

@@ -245,9 +245,10 @@ class BlockFrame(Frame):
 
 
 @builtin
-def block(name_hint="", no_realize=False):
-    """``with T.block("C"):``: a block; its iterators come from ``T.axis``."""
-    return BlockFrame(name_hint, no_realize)
+def block(name_hint="", no_realize=False, *, name=None):
+    """``with T.block("C"):``: a block; its iterators come from ``T.axis``
+    (``T.block(name="C")`` as TVM spells the keyword)."""
+    return BlockFrame(name_hint if name is None else name, no_realize)
 
 
 class InitFrame(Frame):
