@@ -168,7 +168,6 @@ TEST(Block, PrinterUsesRemapInitAndImplicitRoot) {
   Matmul m;
   std::string text = AsScript(m.func);
   EXPECT_EQ(text,
-            "# from tessera.script import ir as I\n"
             "# from tessera.script import tir as T\n"
             "\n"
             "@T.prim_func\n"
