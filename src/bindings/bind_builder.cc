@@ -35,6 +35,8 @@ void BindBuilder(nb::module_& m) {
       .def("begin_else", &IRBuilder::BeginElse)
       .def("end_else", &IRBuilder::EndElse)
       .def("end_if", &IRBuilder::EndIf)
+      .def("begin_root", &IRBuilder::BeginRoot)
+      .def("end_root", &IRBuilder::EndRoot)
       .def("begin_scope", &IRBuilder::BeginScope)
       .def("end_scope", &IRBuilder::EndScope)
       .def("begin_block", &IRBuilder::BeginBlock, "name"_a, "no_realize"_a = false,
@@ -51,6 +53,19 @@ void BindBuilder(nb::module_& m) {
       .def("end_block", &IRBuilder::EndBlock)
       .def_prop_ro("in_block", &IRBuilder::InBlock)
       .def_prop_ro("depth", &IRBuilder::depth);
+  // TVM's `IRBuilder.name(s, v)`: names a variable or buffer the builder made unnamed. Only the
+  // name hint changes (it takes no part in structural equality or hashing).
+  m.def("set_name_hint", [](nb::handle obj, const std::string& name) {
+    if (nb::isinstance<VarNode>(obj)) {
+      nb::cast<VarNode&>(obj).name = name;
+    } else if (nb::isinstance<BufferNode>(obj)) {
+      auto& buffer = nb::cast<BufferNode&>(obj);
+      buffer.name = name;
+      const_cast<VarNode*>(buffer.data.get())->name = name;
+    } else {
+      throw nb::type_error("set_name_hint names a Var or a Buffer");
+    }
+  });
 }
 
 }  // namespace bindings

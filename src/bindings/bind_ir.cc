@@ -25,8 +25,17 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
   cfg.syntax_sugar = syntax_sugar;
   cfg.show_meta = show_meta;
   cfg.print_line_numbers = print_line_numbers;
+  // Underlined statements carry their annotation as the underlined line's tag; the others'
+  // annotations are plain comments (TVM's path_to_underline / obj_to_annotate).
   for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
-  for (const auto& [obj, tag] : annotate) cfg.marks[obj.get()] = tag;
+  for (const auto& [obj, tag] : annotate) {
+    auto it = cfg.marks.find(obj.get());
+    if (it != cfg.marks.end()) {
+      it->second = tag;
+    } else {
+      cfg.comments[obj.get()] = tag;
+    }
+  }
   return CallWithLargeStack([&] { return AsScript(node, cfg); });
 }
 
@@ -49,6 +58,7 @@ nb::object PyDType(const DataType& t) {
 
 void BindIR(nb::module_& m) {
   nb::class_<Span>(m, "Span")
+      .def(nb::init<>())  // the empty span: no source location
       .def(nb::init<std::string, int, int, int, int>(), "file"_a, "line"_a, "column"_a,
            "end_line"_a = 0, "end_column"_a = 0)
       .def_prop_ro("file", [](const Span& s) { return s.file_name(); })
@@ -78,6 +88,9 @@ void BindIR(nb::module_& m) {
   m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
         "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
 
+  m.def(
+      "set_script_header_package", [](const std::string& name) { ScriptHeaderPackage() = name; },
+      "name"_a, "The package printed headers name (\"tessera\", or \"tvm\" under tessera.compat).");
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })

@@ -56,13 +56,31 @@ void IRBuilder::BindParamBuffer(Var param, Buffer buffer) {
   Top(FrameKind::kFunction, "BindParamBuffer").buffer_map.emplace_back(std::move(param), std::move(buffer));
 }
 
+void IRBuilder::BeginRoot() {
+  if (!frames_.empty()) throw InternalError("IRBuilder: a root frame must be the outermost");
+  Frame f;
+  f.kind = FrameKind::kRoot;
+  frames_.push_back(std::move(f));
+}
+
+Stmt IRBuilder::EndRoot() {
+  Frame f = Pop(FrameKind::kRoot, "EndRoot");
+  if (!frames_.empty()) throw InternalError("IRBuilder: unclosed frames at the end of the root");
+  if (f.items.empty()) return Stmt();
+  return Fold(f.items, f.span);
+}
+
 void IRBuilder::SetReturnType(DataType type) {
-  if (frames_.empty()) throw InternalError("IRBuilder: no open function");
+  if (frames_.empty() || frames_.front().kind != FrameKind::kFunction) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "a return type needs an open function";
+  }
   frames_.front().ret_type = type;
 }
 
 void IRBuilder::SetFunctionAttr(const std::string& key, ObjectRef value) {
-  if (frames_.empty()) throw InternalError("IRBuilder: no open function");
+  if (frames_.empty() || frames_.front().kind != FrameKind::kFunction) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "function attributes need an open function";
+  }
   frames_.front().attrs[key] = std::move(value);
 }
 
@@ -302,6 +320,8 @@ void IRBuilder::AllocBuffer(Buffer buffer) {
       return;
     }
   }
+  TESSERA_THROW_KIND(buffer->span, ErrorKind::kValue)
+      << "T.alloc_buffer of " << buffer->name << " must be inside a T.block or a function";
 }
 
 void IRBuilder::AddMatchBuffer(MatchBufferRegion match) {

@@ -170,7 +170,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       PrintHeader();
       PrintModule(mod);
     } else if (auto* func = AsPtr<PrimFuncNode>(node)) {
-      PrintHeader();
+      PrintHeader(/*with_ir=*/false);
       PrintPrimFunc(Sanitize(func->GetStrAttr("global_symbol", "main")), func);
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
@@ -190,7 +190,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     std::string text;
     bool is_anchor;  // prints nothing itself; holds inserted declarations
     std::vector<std::pair<int, std::string>> inserted;
-    const std::string* mark = nullptr;  // the tag of a marked line (underlined in the output)
+    // The tag of a marked line (underlined in the output), or a comment ending the line.
+    const std::string* mark = nullptr;
+    const std::string* comment = nullptr;
   };
   /*! \brief Where declarations that depend on a binder go: after `line`, at `indent`. */
   struct Anchor {
@@ -206,15 +208,22 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
   void MarkFirstLine(const Object* node, size_t from) {
     auto it = cfg_.marks.find(node);
-    if (it == cfg_.marks.end()) return;
+    auto comment = cfg_.comments.find(node);
+    if (it == cfg_.marks.end() && comment == cfg_.comments.end()) return;
     for (size_t i = from; i < lines_.size(); ++i) {
       if (!lines_[i].is_anchor) {
-        if (!lines_[i].mark) lines_[i].mark = &it->second;
+        if (it != cfg_.marks.end()) {
+          if (!lines_[i].mark) lines_[i].mark = &it->second;
+        } else if (!lines_[i].comment) {
+          lines_[i].comment = &comment->second;
+        }
         return;
       }
     }
   }
-  bool IsMarked(const Object* node) const { return cfg_.marks.count(node) != 0; }
+  bool IsMarked(const Object* node) const {
+    return cfg_.marks.count(node) != 0 || cfg_.comments.count(node) != 0;
+  }
 
   std::string T(const std::string& name) const { return cfg_.tir_prefix + "." + name; }
   std::string I(const std::string& name) const { return cfg_.ir_prefix + "." + name; }
@@ -240,6 +249,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
         marked.push_back(line.text + (line.mark->empty() ? "" : "  # " + *line.mark));
         out.emplace_back(line.indent, &marked.back());
         marked.push_back(std::string(line.text.size(), '^'));
+        out.emplace_back(line.indent, &marked.back());
+      } else if (line.comment && !line.is_anchor) {
+        marked.push_back(line.text + "  # " + *line.comment);
         out.emplace_back(line.indent, &marked.back());
       } else if (!line.is_anchor) {
         out.emplace_back(line.indent, &line.text);
@@ -469,9 +481,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   // ---- modules and functions ----
-  void PrintHeader() {
-    Emit("# from tessera.script import ir as " + cfg_.ir_prefix);
-    Emit("# from tessera.script import tir as " + cfg_.tir_prefix);
+  // As TVM: a module's header imports both dialects, a function's only the T dialect.
+  void PrintHeader(bool with_ir = true) {
+    if (with_ir) Emit("# from " + ScriptHeaderPackage() + ".script import ir as " + cfg_.ir_prefix);
+    Emit("# from " + ScriptHeaderPackage() + ".script import tir as " + cfg_.tir_prefix);
     Emit("");
   }
 
@@ -1067,6 +1080,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
 };
 
 }  // namespace
+
+std::string& ScriptHeaderPackage() {
+  static std::string package = "tessera";
+  return package;
+}
 
 std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg) {
   return ScriptPrinter(cfg).Print(node);

@@ -168,7 +168,6 @@ TEST(Block, PrinterUsesRemapInitAndImplicitRoot) {
   Matmul m;
   std::string text = AsScript(m.func);
   EXPECT_EQ(text,
-            "# from tessera.script import ir as I\n"
             "# from tessera.script import tir as T\n"
             "\n"
             "@T.prim_func\n"
@@ -264,6 +263,33 @@ TEST(BlockBuilder, BlockStatementsOutsideABlockAreErrors) {
   builder.BeginFunction("f");
   EXPECT_THROW(builder.SetBlockReads({}), Error);
   EXPECT_THROW(builder.BeginInit(), Error);
+}
+
+TEST(BlockBuilder, RootFrameCollectsTopLevelStatements) {
+  IRBuilder builder;
+  builder.BeginRoot();
+  EXPECT_THROW(builder.BeginRoot(), InternalError);
+  EXPECT_THROW(builder.BeginFunction("f"), InternalError);  // a function must be outermost
+  EXPECT_THROW(builder.SetFunctionAttr("k", Int32(1)), Error);
+  Var i = VarNode::Make("i", kI32);
+  builder.BeginFor(i, C(0), C(4), ForKind::kSerial);
+  builder.Emit(EvaluateNode::Make(i));
+  builder.EndFor();
+  builder.Emit(EvaluateNode::Make(C(1)));
+  Stmt root = builder.EndRoot();
+  auto* seq = AsPtr<SeqStmtNode>(root);
+  ASSERT_NE(seq, nullptr);
+  ASSERT_EQ(seq->seq.size(), 2u);
+  EXPECT_NE(AsPtr<ForNode>(seq->seq[0]), nullptr);
+  EXPECT_EQ(builder.depth(), 0u);
+
+  IRBuilder empty;
+  empty.BeginRoot();
+  EXPECT_FALSE(empty.EndRoot());
+
+  IRBuilder alloc;
+  alloc.BeginRoot();
+  EXPECT_THROW(alloc.AllocBuffer(BufferNode::Decl("A", kF32, {C(4)})), Error);
 }
 
 TEST(BlockAccess, TiledAccessGivesAConstantExtent) {

@@ -24,8 +24,12 @@ TESSERA_REGISTER_OP("test_printer.vadd").set_num_inputs(2).set_effect(CallEffect
 
 const DataType kI32 = DataType::Int(32);
 const DataType kF32 = DataType::Float(32);
+// A module's header imports both dialects; a function's only T (as TVM prints them).
 const std::string kHeader =
     "# from tessera.script import ir as I\n"
+    "# from tessera.script import tir as T\n"
+    "\n";
+const std::string kFuncHeader =
     "# from tessera.script import tir as T\n"
     "\n";
 
@@ -82,13 +86,13 @@ PrimFunc VectorAddFunc() {
 }
 
 std::vector<Golden> VectorAddGoldens() {
-  return {{VectorAddFunc(), kHeader + "@T.prim_func\n"
-                                      "def main(A: T.Buffer((128, 128), \"float32\"), "
-                                      "B: T.Buffer((128, 128), \"float32\"), "
-                                      "C: T.Buffer((128, 128), \"float32\")):\n"
-                                      "    T.func_attr({\"tir.noalias\": True})\n"
-                                      "    for i, j in T.grid(128, 128):\n"
-                                      "        C[i, j] = A[i, j] + B[i, j]"}};
+  return {{VectorAddFunc(), kFuncHeader + "@T.prim_func\n"
+                                          "def main(A: T.Buffer((128, 128), \"float32\"), "
+                                          "B: T.Buffer((128, 128), \"float32\"), "
+                                          "C: T.Buffer((128, 128), \"float32\")):\n"
+                                          "    T.func_attr({\"tir.noalias\": True})\n"
+                                          "    for i, j in T.grid(128, 128):\n"
+                                          "        C[i, j] = A[i, j] + B[i, j]"}};
 }
 
 TEST(Printer, VectorAddWithGrid) {
@@ -147,9 +151,9 @@ std::vector<Golden> PointerModuleGoldens() {
                           "    @T.prim_func\n"
                           "    def add_one(x: T.int32) -> T.int32:\n"
                           "        return x + 1"},
-          {anon, kHeader + "@T.prim_func(private=True)\n"
-                           "def main(n: T.int32):\n"
-                           "    T.evaluate(add_one(n))"}};
+          {anon, kFuncHeader + "@T.prim_func(private=True)\n"
+                               "def main(n: T.int32):\n"
+                               "    T.evaluate(add_one(n))"}};
 }
 
 TEST(Printer, ModuleWithPointersVectorsBranchesAndCalls) { ExpectGoldens(PointerModuleGoldens()); }
@@ -169,11 +173,11 @@ std::vector<Golden> AttributeGoldens() {
   IRModule mod = IRModuleNode::FromFunc(f->WithAttr("tir.private", Bool(true)), "other");
   // A symbol that is not an identifier names the function after sanitising and stays an attr.
   PrimFunc dotted = PrimFuncNode::Make({}, {}, Nop(), DataType::Void(), Symbol("my.kernel"));
-  return {{dotted, kHeader + "@T.prim_func\n"
-                             "def my_kernel():\n"
-                             "    T.func_attr({\"global_symbol\": \"my.kernel\"})\n"
-                             "    T.evaluate(0)"},
-          {f, kHeader + "@T.prim_func\ndef kernel(n: T.int32) -> T.bool:\n" + attr_line +
+  return {{dotted, kFuncHeader + "@T.prim_func\n"
+                                 "def my_kernel():\n"
+                                 "    T.func_attr({\"global_symbol\": \"my.kernel\"})\n"
+                                 "    T.evaluate(0)"},
+          {f, kFuncHeader + "@T.prim_func\ndef kernel(n: T.int32) -> T.bool:\n" + attr_line +
                   "})\n    T.evaluate(0)"},
           {mod, kHeader +
                     "@I.ir_module\nclass Module:\n"
@@ -201,16 +205,16 @@ std::vector<Golden> ParameterGoldens() {
   Buffer buf_h = BufferNode::Decl("A", kF32, {C(4)});
   Stmt use = Eval(CallOp("tir.call_extern", kI32, {Str("use"), buf_h->data}));
   PrimFunc g = PrimFuncNode::Make({h}, {{h, buf_h}}, use, DataType::Void(), Symbol("main"));
-  return {
-      {f, kHeader + "@T.prim_func\n"
-                    "def main(n: T.int32, A: T.Buffer((4, n), \"float32\", strides=(n, 1), "
-                    "elem_offset=2, scope=\"shared\", align=16, offset_factor=4), b: T.handle):\n"
-                    "    m = T.int32()\n"
-                    "    B = T.match_buffer(b, (m,), \"float16\")\n"
-                    "    B[m - 1] = B[0]"},
-      {g, kHeader + "@T.prim_func\n"
-                    "def main(A: T.Buffer((4,), \"float32\")):\n"
-                    "    T.evaluate(T.call_extern(\"int32\", \"use\", A.data))"}};
+  return {{f, kFuncHeader +
+                  "@T.prim_func\n"
+                  "def main(n: T.int32, A: T.Buffer((4, n), \"float32\", strides=(n, 1), "
+                  "elem_offset=2, scope=\"shared\", align=16, offset_factor=4), b: T.handle):\n"
+                  "    m = T.int32()\n"
+                  "    B = T.match_buffer(b, (m,), \"float16\")\n"
+                  "    B[m - 1] = B[0]"},
+          {g, kFuncHeader + "@T.prim_func\n"
+                            "def main(A: T.Buffer((4,), \"float32\")):\n"
+                            "    T.evaluate(T.call_extern(\"int32\", \"use\", A.data))"}};
 }
 
 TEST(Printer, BufferParametersAndMatchBuffer) { ExpectGoldens(ParameterGoldens()); }

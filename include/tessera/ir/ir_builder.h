@@ -24,6 +24,12 @@ class IRBuilder {
   void SetFunctionAttr(const std::string& key, ObjectRef value);
   PrimFunc EndFunction();
 
+  // ---- a root frame (TVM's imperative IRBuilder: statements outside any function) ----
+  /*! \brief Opens a frame that collects top-level statements; only when no frame is open. */
+  void BeginRoot();
+  /*! \brief Closes the root frame; returns its statements folded into one (null when none). */
+  Stmt EndRoot();
+
   // ---- statements ----
   void Emit(Stmt stmt);
   /*! \brief Scope `binder` over the statements that follow in the current frame. */
@@ -79,7 +85,7 @@ class IRBuilder {
   size_t depth() const { return frames_.size(); }
 
  private:
-  enum class FrameKind { kFunction, kFor, kWhile, kIf, kThen, kElse, kScope, kBlock, kInit };
+  enum class FrameKind { kRoot, kFunction, kFor, kWhile, kIf, kThen, kElse, kScope, kBlock, kInit };
   struct Item {
     Stmt stmt;      // a statement, or
     Binder binder;  // a binder over the items after it

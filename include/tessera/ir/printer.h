@@ -27,7 +27,17 @@ struct PrinterConfig {
    *  `# tag`. A marked loop is not merged into a `T.grid`. Marked text does not parse back.
    */
   std::unordered_map<const Object*, std::string> marks;
+  /*! \brief Statements whose first line ends with the comment `# tag`, not underlined (TVM's
+   *  `obj_to_annotate`). A mark of the same statement takes precedence. */
+  std::unordered_map<const Object*, std::string> comments;
 };
+
+/*!
+ * \brief The package the import header of printed modules and functions names
+ *  (`# from <package>.script import tir as T`): "tessera", or "tvm" while tessera.compat maps
+ *  TVM's names onto tessera. Process-wide.
+ */
+std::string& ScriptHeaderPackage();
 
 /*!
  * \brief The TVMScript text of `node`: an IRModule or PrimFunc (with the import header), a

@@ -218,8 +218,11 @@ class _Finder(importlib.abc.MetaPathFinder):
     """Resolves ``tvm`` and ``tvm.*`` to tessera's modules; raises for what tessera lacks."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname == "tvm_ffi":
-            return importlib.machinery.ModuleSpec(fullname, _AliasLoader("tessera.compat.tvm_ffi"))
+        if fullname == "tvm_ffi" or fullname.startswith("tvm_ffi."):
+            target = "tessera.compat." + fullname
+            if importlib.util.find_spec(target) is None:
+                raise _not_provided(fullname, f"there is no {target}")
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target), is_package=fullname == "tvm_ffi")
         if fullname in UNSUPPORTED:
             return importlib.machinery.ModuleSpec(fullname, _UnsupportedLoader(fullname))
         if fullname != "tvm" and not fullname.startswith("tvm."):
@@ -265,6 +268,10 @@ def install():
         raise ImportError(f"tessera.compat.install(): a real TVM is already imported ({getattr(existing, '__file__', existing)}); "
                           "install the tessera mapping before the first 'import tvm'")
     sys.meta_path.insert(0, _finder)
+    # Printed scripts name the package their code imports: `# from tvm.script import tir as T`.
+    from .. import _core
+
+    _core.set_script_header_package("tvm")
 
 
 def uninstall():
@@ -272,7 +279,10 @@ def uninstall():
     stay imported. A later ``import tvm`` finds whatever TVM is installed (or none)."""
     while _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n in ("tvm", "tvm_ffi") or n.startswith("tvm.")]:
+    from .. import _core
+
+    _core.set_script_header_package("tessera")
+    for name in [n for n in sys.modules if n in ("tvm", "tvm_ffi") or n.startswith(("tvm.", "tvm_ffi."))]:
         module = sys.modules[name]
         if getattr(module, _MARK, False) or getattr(module, "__name__", "").startswith("tessera"):
             del sys.modules[name]

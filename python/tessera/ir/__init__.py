@@ -38,25 +38,54 @@ _script = _core.Object.script
 
 def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", syntax_sugar=True,
                    verbose_expr=False, print_line_numbers=False, path_to_underline=None,
-                   obj_to_annotate=None):
+                   obj_to_annotate=None, path_to_annotate=None):
     """TVMScript text of this IR object (``verbose_expr`` is accepted for TVM compatibility;
     every node has a literal form, so there is no metadata section).
 
-    ``path_to_underline`` (a statement or a list of them) and ``obj_to_annotate`` (a dict from
-    statement to tag) mark statements for diagnostics: the first line of each is underlined
-    with ``^`` and tagged ``# tag``; marked text does not parse back.
+    ``path_to_underline`` (statements, or AccessPaths to them, in a list) underlines the first
+    line of each; ``obj_to_annotate`` (statement -> tag) and ``path_to_annotate`` (AccessPath ->
+    tag) end that line with ``# tag`` (on an underlined line, the tag goes with the underline).
+    Marked text does not parse back.
     """
+    for what, prefix in (("ir_prefix", ir_prefix), ("tir_prefix", tir_prefix)):
+        if not isinstance(prefix, str) or not prefix.isidentifier():
+            raise TesseraValueError(f"script(): {what} must be a Python identifier, got {prefix!r}")
     if path_to_underline is not None and not isinstance(path_to_underline, (list, tuple)):
         path_to_underline = [path_to_underline]
-    annotate = list(obj_to_annotate.items()) if obj_to_annotate else None
+    # AccessPaths (tessera.ir.access_path) name the objects inside this one.
+    if path_to_underline is not None:
+        path_to_underline = [_path_target(self, p) for p in path_to_underline]
+    annotate = list(obj_to_annotate.items()) if obj_to_annotate else []
+    if path_to_annotate:
+        annotate += [(_path_target(self, p), tag) for p, tag in path_to_annotate.items()]
+    annotate = annotate or None
     return _script(self, ir_prefix=ir_prefix, tir_prefix=tir_prefix, syntax_sugar=syntax_sugar,
                    show_meta=show_meta, print_line_numbers=print_line_numbers,
                    path_to_underline=path_to_underline, obj_to_annotate=annotate)
 
 
-def _object_show(self, **kwargs):
-    """Print the TVMScript text of this IR object (``mod.show()``)."""
-    print(_object_script(self, **kwargs))
+def _path_target(root, path):
+    """The IR object an AccessPath (or an object itself) names: the last object along the path
+    (a path may end in a plain field such as an IntImm's value)."""
+    from .access_path import AccessPath
+
+    if not isinstance(path, AccessPath):
+        return path
+    while path is not None:
+        target = path.resolve(root)
+        if isinstance(target, _core.Object):
+            return target
+        path = path.get_parent()
+    return root
+
+
+def _object_show(self, style=None, black_format=False, **kwargs):
+    """Print the TVMScript text of this IR object (``mod.show()``), highlighted when Pygments is
+    installed (``style``: "light", "dark", "ansi" or a Pygments style; see
+    :func:`tessera.script.highlight.cprint`)."""
+    from ..script.highlight import cprint
+
+    cprint(_object_script(self, **kwargs), style=style, black_format=black_format)
 
 
 def _module_getitem(self, name):

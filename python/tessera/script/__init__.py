@@ -65,7 +65,7 @@ class _UncheckedT:
 
 
 def __getattr__(name):
-    if name in ("tir", "ir", "parser"):
+    if name in ("tir", "ir", "parser", "ir_builder", "highlight"):
         return importlib.import_module("." + name, __name__)
     if name == "ir_module":  # tvm.script.ir_module
         return importlib.import_module(".ir", __name__).ir_module

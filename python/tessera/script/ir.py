@@ -8,8 +8,9 @@ from .tir.frames import to_attrs
 _ATTRS_KEY = "__tessera_module_attrs__"
 
 
-def ir_module(cls):
-    """Decorator: the IRModule of a class's ``@T.prim_func`` functions.
+def ir_module(cls=None, *, check_well_formed=True):
+    """Decorator: the IRModule of a class's ``@T.prim_func`` functions
+    (``@I.ir_module(check_well_formed=False)`` skips the well-formedness check of each).
 
     >>> @I.ir_module
     ... class Module:
@@ -23,12 +24,14 @@ def ir_module(cls):
     Functions call each other as ``cls.name(...)``; ``I.module_attrs({...})`` in the class
     body sets module attributes.
     """
+    if cls is None:
+        return lambda c: ir_module(c, check_well_formed=check_well_formed)
     from .tir.entry import module_functions
 
     from ..ir.diagnostics import reporting
 
     with reporting():
-        funcs = module_functions(cls)
+        funcs = module_functions(cls, check_well_formed)
     attrs = cls.__dict__.get(_ATTRS_KEY, {})
     return _core.IRModule(funcs, attrs)
 

@@ -20,7 +20,7 @@ __all__ = [
     "indexdiv", "indexmod", "ceildiv", "div", "if_then_else", "min_value", "max_value",
     "infinity", "all", "any", "call_extern", "call_pure_extern", "call_intrin", "reinterpret",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right",
-    "ret", "const", "cast",
+    "ret", "const", "cast", "vscale",
 ]
 
 _g = globals()
@@ -91,3 +91,10 @@ def any(*args, span=None):  # noqa: A001 - TVM's tir.any
     """The disjunction of bool expressions: ``tir.any(i < 0, i >= n)``."""
     return _fold(args, expr_ops.logical_or, "any", span)
 
+
+def vscale(span=None):
+    """``tir.vscale()``: the vector-length multiplier of scalable vectors (an int32 call of the
+    ``tir.vscale`` intrinsic; only targets with scalable vectors lower it)."""
+    from .. import _core
+
+    return _core.Call("int32", _core.Op.get("tir.vscale"), [], span)

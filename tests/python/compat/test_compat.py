@@ -229,3 +229,23 @@ def test_dialects_through_the_parser_package(installed):
 
     assert T is tessera.script.tir and I is tessera.script.ir
     assert ir_module is tessera.script.ir.ir_module
+
+
+def test_printed_header_names_tvm_while_installed(installed):
+    import tvm
+    from tvm.script import tir as T
+    from tvm.script.ir_builder import IRBuilder
+    from tvm.script.ir_builder import tir as IB_T
+
+    @T.prim_func
+    def f():
+        T.evaluate(0)
+
+    assert str(f).splitlines()[0] == "# from tvm.script import tir as T"
+    assert tvm.IRModule({"f": f}).script().splitlines()[0] == "# from tvm.script import ir as I"
+    with IRBuilder() as ib:
+        with IB_T.prim_func():
+            IB_T.evaluate(0)
+    tvm.ir.assert_structural_equal(ib.get().body, f.body)
+    compat.uninstall()
+    assert str(f).splitlines()[0] == "# from tessera.script import tir as T"

@@ -122,7 +122,7 @@ def test_from_source_returns_a_prim_func_or_a_module():
 def test_script_options():
     text = matmul.matmul.script(syntax_sugar=False, verbose_expr=True)
     assert "T.axis.spatial(128, i)" in text and "T.grid" not in text
-    assert text.splitlines()[0] == "# from tessera.script import ir as I"
+    assert text.splitlines()[0] == "# from tessera.script import tir as T"  # a function: T only, as TVM
     numbered = elementwise.relu.script(print_line_numbers=True)
     assert numbered.splitlines()[0].startswith(" 1 ")
 

@@ -134,12 +134,15 @@ def macro(func=None, *, hygienic=True):
     return wrap if func is None else wrap(func)
 
 
-def module_functions(cls):
-    """The prim_funcs of an ``@I.ir_module`` class, parsed with their calls resolved."""
+def module_functions(cls, check_well_formed=True):
+    """The prim_funcs of an ``@I.ir_module`` class, parsed with their calls resolved;
+    ``check_well_formed=False`` skips the well-formedness check of every function."""
     deferred = [(name, value) for name, value in cls.__dict__.items() if isinstance(value, DeferredPrimFunc)]
     callees = {name: Callee(name, d.return_dtype()) for name, d in deferred}
     funcs = []
     for name, d in deferred:
+        if not check_well_formed:
+            d.check = False
         funcs.append((_core.GlobalVar(name), d.parse(name, callees)))
     for name, value in cls.__dict__.items():
         if isinstance(value, _core.PrimFunc):

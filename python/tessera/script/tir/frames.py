@@ -193,8 +193,31 @@ def block_attr(attrs):
     _state.require("T.block_attr").builder.set_block_attrs(to_attrs(attrs))
 
 
+def _builder_for(what):
+    """The active imperative IRBuilder (``tessera.script.ir_builder``), for a frame that Python
+    itself enters (a ``with`` run as Python, not parsed)."""
+    builder = _state.current()
+    if builder is None or not hasattr(builder, "enter_frame"):
+        raise TesseraValueError(
+            f"'with {what}' runs as Python only under an IRBuilder (with tessera.script.ir_builder."
+            "IRBuilder() as ib: ...); otherwise write it inside a @T.prim_func")
+    return builder
+
+
 class Frame:
-    """A scoped statement: ``enter`` before the ``with`` body, ``exit`` after it."""
+    """A scoped statement: ``enter`` before the ``with`` body, ``exit`` after it.
+
+    The parser calls ``enter``/``exit`` for a ``with`` in a script; under an imperative
+    IRBuilder, Python's own ``with`` does (``__enter__``/``__exit__``).
+    """
+
+    def __enter__(self):
+        return _builder_for(type(self).__name__).enter_frame(self)
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            _builder_for(type(self).__name__).exit_frame(self)
+        return False
 
     def enter(self, parser, node, name):
         raise NotImplementedError
@@ -222,9 +245,10 @@ class BlockFrame(Frame):
 
 
 @builtin
-def block(name_hint="", no_realize=False):
-    """``with T.block("C"):``: a block; its iterators come from ``T.axis``."""
-    return BlockFrame(name_hint, no_realize)
+def block(name_hint="", no_realize=False, *, name=None):
+    """``with T.block("C"):``: a block; its iterators come from ``T.axis``
+    (``T.block(name="C")`` as TVM spells the keyword)."""
+    return BlockFrame(name_hint if name is None else name, no_realize)
 
 
 class InitFrame(Frame):
@@ -489,6 +513,15 @@ class LoopSpec:
         self.ranges = ranges  # [(start, stop)]
         self.thread = thread
         self.annotations = annotations
+
+    def __enter__(self):
+        # `with T.serial(128) as i:` under an imperative IRBuilder.
+        return _builder_for("T.<loop>").enter_loop(self)
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            _builder_for("T.<loop>").exit_loop(self)
+        return False
 
 
 def _loop(kind, name):

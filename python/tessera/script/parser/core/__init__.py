@@ -12,30 +12,54 @@ import inspect
 import linecache
 import textwrap
 
-from ... import _core
-from ...error import DiagnosticError, TesseraError
+from .... import _core
+from ....error import DiagnosticError, TesseraError
 
 
 class Source:
-    """The source of a Python function, parsed, with the offsets that map AST positions back to
-    the file."""
+    """The source of a Python function (or a string of code), parsed, with the offsets that map
+    AST positions back to the file.
+
+    As TVM's ``tvm.script.parser.core.diagnostics.Source``: ``source_name``, ``start_line``,
+    ``start_column``, ``source`` (the function's text as written), ``full_source`` (its whole
+    file) and ``as_ast()``.
+    """
 
     def __init__(self, func):
-        try:
-            lines, start = inspect.getsourcelines(func)
-        except (OSError, TypeError) as err:
-            raise DiagnosticError(f"cannot read the source of {func!r}: {err}") from None
-        self.file = inspect.getsourcefile(func) or inspect.getfile(func)
+        if isinstance(func, str):
+            lines, start, self.file = func.splitlines(keepends=True) or [""], 1, "<str>"
+        else:
+            try:
+                lines, start = inspect.getsourcelines(func)
+            except (OSError, TypeError) as err:
+                raise DiagnosticError(f"cannot read the source of {func!r}: {err}") from None
+            self.file = inspect.getsourcefile(func) or inspect.getfile(func)
         self.start_line = start
         raw = "".join(lines)
+        self.source = raw
         dedented = textwrap.dedent(raw)
         first_raw = lines[0]
-        first_dedented = dedented.splitlines(keepends=True)[0]
+        first_dedented = dedented.splitlines(keepends=True)[0] if dedented else ""
         self.col_offset = len(first_raw) - len(first_dedented)
         self.tree = ast.parse(dedented)
-        full = linecache.getlines(self.file)
-        _core.register_source(self.file, "".join(full) if full else raw)
-        self.func_def = next(n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+        full = linecache.getlines(self.file) if not isinstance(func, str) else None
+        self.full_source = "".join(full) if full else raw
+        _core.register_source(self.file, self.full_source)
+        self.func_def = next((n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))), None)
+
+    @property
+    def source_name(self):
+        """The file the source comes from (``"<str>"`` for a string)."""
+        return self.file
+
+    @property
+    def start_column(self):
+        """The column where the function's text starts in its file."""
+        return self.col_offset
+
+    def as_ast(self):
+        """The parsed (dedented) source: a Python ``ast.Module``."""
+        return self.tree
 
     def span(self, node):
         """The Span of an AST node in file coordinates."""

@@ -3,7 +3,7 @@
 
 import types
 
-from .. import _core
+from ... import _core
 
 container = types.SimpleNamespace(Map=_core.Map, Array=_core.Array)
 

@@ -1,0 +1,23 @@
+"""TIR statement classes under TVM's module name (``tir.stmt.For``, ``tir.stmt.Block``); the
+same classes as ``tessera.tir.For`` etc."""
+
+from .. import _core
+
+Stmt, LetStmt, AttrStmt, AssertStmt = _core.Stmt, _core.LetStmt, _core.AttrStmt, _core.AssertStmt
+BufferStore, Allocate, DeclBuffer, For, While = (
+    _core.BufferStore, _core.Allocate, _core.DeclBuffer, _core.For, _core.While)
+IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
+Block, BlockRealize = _core.Block, _core.BlockRealize
+BufferRegion, MatchBufferRegion = _core.BufferRegion, _core.MatchBufferRegion
+ForKind = _core.ForKind
+
+__all__ = ["Stmt", "LetStmt", "AttrStmt", "AssertStmt", "BufferStore", "Allocate", "DeclBuffer",
+           "For", "While", "IfThenElse", "SeqStmt", "Evaluate", "Block", "BlockRealize",
+           "BufferRegion", "MatchBufferRegion", "ForKind"]
+
+
+def __getattr__(name):
+    # The rest of tessera.tir, as the compat mapping of this TVM module name always gave.
+    from .. import tir
+
+    return getattr(tir, name)
