@@ -411,6 +411,11 @@ void BindIR(nb::module_& m) {
       .def(
           nb::new_([](Expr v, std::optional<Span> s) { return EvaluateNode::Make(v, OrEmpty(s)); }),
           "value"_a, "span"_a = nb::none())
+      .def(nb::new_([](int64_t v, std::optional<Span> s) {
+             // tir.Evaluate(0): a Python int is an int32 constant, as in TVM.
+             return EvaluateNode::Make(IntImmNode::Make(DataType::Int(32), v), OrEmpty(s));
+           }),
+           "value"_a, "span"_a = nb::none())
       .def_ro("value", &EvaluateNode::value);
 
   // ---- functions and modules ----

@@ -40,6 +40,16 @@ struct CachedFlags {
 };
 CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block);
 
+/*! \brief A dependency between two child blocks of a scope (TVM's tir.Dependency);
+ *  kind: 0 RAW, 1 WAW, 2 WAR (TVM's DepKind numbering). */
+struct BlockDependency {
+  StmtSRef src, dst;
+  int kind = 0;
+};
+/*! \brief The dependencies between the child blocks of the scope `scope_block` roots. */
+std::vector<BlockDependency> GetBlockDependencies(const ScheduleState& state,
+                                                  const StmtSRef& scope_block);
+
 // ---- loops ----
 /*! \brief split.cc: `factors` has at most one null (inferred). Returns the new loops. */
 std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,
