@@ -32,7 +32,7 @@ def test_schedule_of_a_prim_func_or_a_module():
     assert isinstance(sch.mod, ts.ir.IRModule)
     assert [gv.name_hint for gv, _ in sch.mod.functions] == ["main"]
     assert_structural_equal(sch.mod["main"], elementwise)
-    assert sch.func_working_on == "main"
+    assert sch.func_working_on.name_hint == "main"
     mod = ts.ir.IRModule.from_func(elementwise, "main")
     assert tir.Schedule(mod).mod.same_as(mod)
     with pytest.raises(TypeError):

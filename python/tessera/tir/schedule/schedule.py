@@ -78,12 +78,16 @@ class Schedule:
     @property
     def trace(self):
         """The instructions recorded so far (a snapshot)."""
-        return Trace._from_core(self._sch.trace)
+        if not hasattr(self, "_trace_insts"):
+            self._trace_insts = []
+        return Trace._from_core(self._sch.trace, self._trace_insts)
 
     @property
     def func_working_on(self):
-        """The function ``get_block`` searches when no ``func_name`` is given."""
-        return self._sch.func_working_on or None
+        """The GlobalVar of the function ``get_block`` searches when no ``func_name`` is given
+        (None when it is not known), as TVM's."""
+        name = self._sch.func_working_on
+        return self.mod.get_global_var(name) if name else None
 
     def work_on(self, func_name):
         """Make ``get_block`` search ``func_name`` by default."""
