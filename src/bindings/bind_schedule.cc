@@ -321,6 +321,8 @@ void BindSchedule(nb::module_& m) {
       .def("storage_align", &Schedule::StorageAlign, "block"_a, "buffer_index"_a, "axis"_a,
            "factor"_a, "offset"_a)
       .def("set_scope", &Schedule::SetScope, "block"_a, "buffer_index"_a, "storage_scope"_a)
+      .def("set_axis_separator", &Schedule::SetAxisSeparator, "block"_a, "buffer_kind"_a,
+           "buffer_index"_a, "axis_separators"_a)
       .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
            "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
       .def(

@@ -59,12 +59,12 @@ void BindTIR(nb::module_& m) {
                  return BlockRealizeNode::Make(values, predicate, block, OrEmpty(s));
                }),
            "iter_values"_a, "predicate"_a.none(), "block"_a, "span"_a = nb::none())
-      .def(nb::new_([](std::vector<Expr> values, bool predicate, Block block,
-                       std::optional<Span> s) {
-             // predicate=True / False: a bool constant, as TVM converts it.
-             return BlockRealizeNode::Make(values, IntImmNode::Make(DataType::Bool(), predicate),
-                                           block, OrEmpty(s));
-           }),
+      .def(nb::new_(
+               [](std::vector<Expr> values, bool predicate, Block block, std::optional<Span> s) {
+                 // predicate=True / False: a bool constant, as TVM converts it.
+                 return BlockRealizeNode::Make(
+                     values, IntImmNode::Make(DataType::Bool(), predicate), block, OrEmpty(s));
+               }),
            "iter_values"_a, "predicate"_a, "block"_a, "span"_a = nb::none())
       .def_ro("iter_values", &BlockRealizeNode::iter_values)
       .def_ro("predicate", &BlockRealizeNode::predicate)

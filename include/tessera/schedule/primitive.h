@@ -114,6 +114,10 @@ const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_wri
 /*! \brief The block allocating `buffer` (above `block_sref`); fails for parameters. */
 StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block_sref,
                                const Buffer& buffer);
+/*! \brief set_axis_separator.cc: the read or write buffer `buffer_index` (and the match
+ *  buffers over it) gets `axis_separators`; allocated buffers and parameters alike. */
+void SetAxisSeparator(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                      bool is_write, const std::vector<int64_t>& axis_separators);
 /*! \brief unsafe_set_dtype.cc: the written buffer `buffer_index` gets `dtype`. */
 void UnsafeSetDType(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
                     DataType dtype);
