@@ -132,3 +132,10 @@ def test_errors():
         @T.prim_func
         def bad(X: T.Buffer((4,), "float32", axis_separators=[5])):
             T.evaluate(0)
+
+
+def test_lowering_a_buffer_with_separators_fails_closed():
+    sch = tir.Schedule(scale_then_shift)
+    sch.set_axis_separator("scale", ("write", 0), [1])
+    with pytest.raises(TesseraValueError, match="tmp has axis_separators"):
+        tir.transform.FlattenBuffer()(sch.mod)
