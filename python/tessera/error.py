@@ -49,6 +49,10 @@ class ArgumentValueError(TesseraValueError, TesseraRuntimeError):
     device. A ValueError, and a TesseraRuntimeError as it was before."""
 
 
+class TesseraIndexError(TesseraError, IndexError):
+    """A handle or index that the object does not hold (a schedule handle of another schedule)."""
+
+
 class TesseraAttributeError(TesseraError, AttributeError):
     """An unknown name or configuration key."""
 

@@ -279,13 +279,24 @@ void BindIR(nb::module_& m) {
   nb::class_<BufferNode, Object>(m, "Buffer")
       .def(nb::new_([](Var data, const std::string& t, std::vector<Expr> shape,
                        std::vector<Expr> strides, Expr elem_offset, const std::string& name,
-                       int align, int offset_factor, std::optional<Span> s) {
-             return BufferNode::Make(data, DT(t), shape, strides, elem_offset, name, align,
-                                     offset_factor, OrEmpty(s));
+                       int align, int offset_factor, std::optional<Span> s,
+                       std::vector<int64_t> axis_separators) {
+             Buffer b = BufferNode::Make(data, DT(t), shape, strides, elem_offset, name, align,
+                                         offset_factor, OrEmpty(s));
+             b->axis_separators = std::move(axis_separators);
+             return b;
            }),
            "data"_a, "dtype"_a, "shape"_a, "strides"_a = std::vector<Expr>(),
            "elem_offset"_a.none() = nb::none(), "name"_a = "", "data_alignment"_a = 64,
-           "offset_factor"_a = 1, "span"_a = nb::none())
+           "offset_factor"_a = 1, "span"_a = nb::none(),
+           "axis_separators"_a = std::vector<int64_t>())
+      .def_prop_ro("axis_separators",
+                   [](const BufferNode& b) {
+                     nb::list out;
+                     for (int64_t s : b.axis_separators)
+                       out.append(nb::cast(IntImmNode::Make(DataType::Int(32), s)));
+                     return out;
+                   })
       .def_static(
           "decl",
           [](const std::string& name, const std::string& t, std::vector<Expr> shape,
@@ -424,6 +435,11 @@ void BindIR(nb::module_& m) {
       .def(
           nb::new_([](Expr v, std::optional<Span> s) { return EvaluateNode::Make(v, OrEmpty(s)); }),
           "value"_a, "span"_a = nb::none())
+      .def(nb::new_([](int64_t v, std::optional<Span> s) {
+             // tir.Evaluate(0): a Python int is an int32 constant, as in TVM.
+             return EvaluateNode::Make(IntImmNode::Make(DataType::Int(32), v), OrEmpty(s));
+           }),
+           "value"_a, "span"_a = nb::none())
       .def_ro("value", &EvaluateNode::value);
 
   // ---- functions and modules ----

@@ -166,7 +166,32 @@ void BindSchedule(nb::module_& m) {
             CachedFlags f = GetCachedFlags(s, block);
             return std::make_tuple(f.affine_binding, f.region_cover, f.stage_pipeline);
           },
-          "block_sref"_a);
+          "block_sref"_a)
+      .def(
+          "block_dependencies",
+          [](const ScheduleState& s, const StmtSRef& scope) {
+            nb::list out;
+            for (const BlockDependency& d : GetBlockDependencies(s, scope))
+              out.append(nb::make_tuple(d.src, d.dst, d.kind));
+            return out;
+          },
+          "scope_block"_a)
+      .def(
+          "replace",
+          [](ScheduleState& s, const StmtSRef& src, const Stmt& tgt, nb::dict reuse) {
+            if (!src || !src->stmt)
+              TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+                  << "ScheduleState.replace: the sref no longer points into the scheduled IR";
+            BlockReuse map;
+            for (auto [key, value] : reuse) {
+              if (!nb::isinstance<BlockNode>(key) || !nb::isinstance<BlockNode>(value))
+                TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+                    << "ScheduleState.replace: block_sref_reuse maps a Block to a Block";
+              map[nb::cast<Block>(key).get()] = nb::cast<Block>(value);
+            }
+            s.Replace(src.get(), src->stmt.get(), tgt, map);
+          },
+          "src_sref"_a, "tgt_stmt"_a, "block_sref_reuse"_a = nb::dict());
 
   // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
   // returns_list, decision)], read by tessera.tir.schedule.Trace (decision: None when the
@@ -296,6 +321,8 @@ void BindSchedule(nb::module_& m) {
       .def("storage_align", &Schedule::StorageAlign, "block"_a, "buffer_index"_a, "axis"_a,
            "factor"_a, "offset"_a)
       .def("set_scope", &Schedule::SetScope, "block"_a, "buffer_index"_a, "storage_scope"_a)
+      .def("set_axis_separator", &Schedule::SetAxisSeparator, "block"_a, "buffer_kind"_a,
+           "buffer_index"_a, "axis_separators"_a)
       .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
            "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
       .def(

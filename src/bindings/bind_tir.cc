@@ -31,15 +31,18 @@ void BindTIR(nb::module_& m) {
   nb::class_<BlockNode, StmtNode>(m, "Block")
       .def(nb::new_([](std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
                        std::vector<BufferRegion> writes, const std::string& name_hint, Stmt body,
-                       Stmt init, std::vector<Buffer> alloc_buffers,
-                       std::vector<MatchBufferRegion> match_buffers, AttrMap annotations,
-                       std::optional<Span> s) {
-             return BlockNode::Make(iter_vars, reads, writes, name_hint, body, init, alloc_buffers,
-                                    match_buffers, annotations, OrEmpty(s));
+                       Stmt init, std::optional<std::vector<Buffer>> alloc_buffers,
+                       std::optional<std::vector<MatchBufferRegion>> match_buffers,
+                       std::optional<AttrMap> annotations, std::optional<Span> s) {
+             // None stands for "none" in alloc_buffers, match_buffers and annotations, as in TVM.
+             return BlockNode::Make(iter_vars, reads, writes, name_hint, body, init,
+                                    alloc_buffers.value_or(std::vector<Buffer>()),
+                                    match_buffers.value_or(std::vector<MatchBufferRegion>()),
+                                    annotations.value_or(AttrMap()), OrEmpty(s));
            }),
            "iter_vars"_a, "reads"_a, "writes"_a, "name_hint"_a, "body"_a,
-           "init"_a.none() = nb::none(), "alloc_buffers"_a = std::vector<Buffer>(),
-           "match_buffers"_a = std::vector<MatchBufferRegion>(), "annotations"_a = AttrMap(),
+           "init"_a.none() = nb::none(), "alloc_buffers"_a.none() = nb::none(),
+           "match_buffers"_a.none() = nb::none(), "annotations"_a.none() = nb::none(),
            "span"_a = nb::none())
       .def_ro("iter_vars", &BlockNode::iter_vars)
       .def_ro("reads", &BlockNode::reads)
@@ -56,6 +59,13 @@ void BindTIR(nb::module_& m) {
                  return BlockRealizeNode::Make(values, predicate, block, OrEmpty(s));
                }),
            "iter_values"_a, "predicate"_a.none(), "block"_a, "span"_a = nb::none())
+      .def(nb::new_(
+               [](std::vector<Expr> values, bool predicate, Block block, std::optional<Span> s) {
+                 // predicate=True / False: a bool constant, as TVM converts it.
+                 return BlockRealizeNode::Make(
+                     values, IntImmNode::Make(DataType::Bool(), predicate), block, OrEmpty(s));
+               }),
+           "iter_values"_a, "predicate"_a, "block"_a, "span"_a = nb::none())
       .def_ro("iter_values", &BlockRealizeNode::iter_values)
       .def_ro("predicate", &BlockRealizeNode::predicate)
       .def_ro("block", &BlockRealizeNode::block);

@@ -185,8 +185,10 @@ bool UsesVar(const Expr& e, const VarNode* v) {
 }
 
 Buffer WithData(const Buffer& b, const Var& data) {
-  return BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
-                          b->data_alignment, b->offset_factor, b->span);
+  Buffer out = BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, b->name,
+                                b->data_alignment, b->offset_factor, b->span);
+  out->axis_separators = b->axis_separators;
+  return out;
 }
 
 bool IsPublic(const PrimFunc& func) { return func->attrs.count("global_symbol") != 0; }

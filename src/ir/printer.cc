@@ -390,6 +390,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (!with_data && scope != "global") args.push_back("scope=" + Quote(scope));
     if (b->data_alignment != 64) args.push_back("align=" + std::to_string(b->data_alignment));
     if (b->offset_factor != 1) args.push_back("offset_factor=" + std::to_string(b->offset_factor));
+    if (!b->axis_separators.empty()) {
+      std::vector<std::string> seps;
+      for (int64_t s : b->axis_separators) seps.push_back(std::to_string(s));
+      args.push_back("axis_separators=[" + Join(seps) + "]");
+    }
     return Join(args);
   }
 

@@ -332,6 +332,12 @@ class EqualChecker {
       if (!ListField("strides", a->strides, b->strides)) return false;
       if (!Field("elem_offset", a->elem_offset, b->elem_offset)) return false;
     }
+    if (!IntField("axis_separators.size", static_cast<int64_t>(a->axis_separators.size()),
+                  static_cast<int64_t>(b->axis_separators.size())))
+      return false;
+    for (size_t i = 0; i < a->axis_separators.size(); ++i) {
+      if (!IntField("axis_separators", a->axis_separators[i], b->axis_separators[i])) return false;
+    }
     return IntField("data_alignment", a->data_alignment, b->data_alignment) &&
            IntField("offset_factor", a->offset_factor, b->offset_factor);
   }

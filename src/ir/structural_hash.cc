@@ -210,6 +210,7 @@ class Hasher {
       h = Combine(h, Node(b->elem_offset));
     }
     h = Combine(h, static_cast<uint64_t>(b->data_alignment));
+    for (int64_t s : b->axis_separators) h = Combine(h, static_cast<uint64_t>(s));
     return Combine(h, static_cast<uint64_t>(b->offset_factor));
   }
 

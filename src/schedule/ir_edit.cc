@@ -158,8 +158,9 @@ class BufferReplacer : public BufferRemapMutator<BlockRecordingMutator> {
     }
     for (MatchBufferRegion& m : copy->match_buffers) {
       BufferRegion src = MapRegion(m->source);
-      if (src != m->source) {
-        m = MatchBufferRegionNode::Make(m->buffer, src, m->span);
+      Buffer target = Map(m->buffer);
+      if (src != m->source || target != m->buffer) {
+        m = MatchBufferRegionNode::Make(target, src, m->span);
         changed = true;
       }
     }
@@ -214,8 +215,10 @@ Var NewVar(const std::string& name, DataType t) { return VarNode::Make(name, t);
 Buffer WithNameAndScope(const Buffer& b, const std::string& name, const std::string& scope) {
   DataType element = b->data->pointer ? b->data->pointer->element : b->dtype;
   Var data = VarNode::MakePointer(name, element, scope);
-  return BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, name,
-                          b->data_alignment, b->offset_factor, b->span);
+  Buffer out = BufferNode::Make(data, b->dtype, b->shape, b->strides, b->elem_offset, name,
+                                b->data_alignment, b->offset_factor, b->span);
+  out->axis_separators = b->axis_separators;
+  return out;
 }
 
 bool IsValidScope(const std::string& scope) {

@@ -27,6 +27,26 @@ void Schedule::UnsafeSetDType(const BlockRV& block, int buffer_index, const std:
   });
 }
 
+void Schedule::SetAxisSeparator(const BlockRV& block, const std::string& buffer_kind,
+                                int buffer_index, const std::vector<int64_t>& axis_separators) {
+  Run("set_axis_separator", [&] {
+    if (buffer_kind != "read" && buffer_kind != "write") {
+      Fail(
+          "set_axis_separator: the buffer must be (\"read\", index) or (\"write\", index), "
+          "not (\"" +
+          buffer_kind + "\", ...)");
+    }
+    schedule::SetAxisSeparator(state_, BlockSRef(block), buffer_index, buffer_kind == "write",
+                               axis_separators);
+    Record({"set_axis_separator",
+            {{"block", TraceValue::Of(RV(block))},
+             {"buffer",
+              TraceValue::List({TraceValue::Str(buffer_kind), TraceValue::Int(buffer_index)})},
+             {"axis_separators", IntList(axis_separators)}},
+            {}});
+  });
+}
+
 void Schedule::ReorderBlockIterVar(const BlockRV& block, const std::vector<int64_t>& new_order) {
   Run("reorder_block_iter_var", [&] {
     schedule::ReorderBlockIterVar(state_, BlockSRef(block), new_order);

@@ -85,5 +85,16 @@ CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block_sre
   return flags;
 }
 
+std::vector<BlockDependency> GetBlockDependencies(const ScheduleState& state,
+                                                  const StmtSRef& scope_block) {
+  BlockOf(scope_block);  // checks it is a block
+  std::vector<BlockDependency> out;
+  for (const Dependency& dep : ComputeBlockScope(state, scope_block.get()).deps) {
+    int kind = dep.kind == DepKind::kRAW ? 0 : dep.kind == DepKind::kWAW ? 1 : 2;
+    out.push_back({dep.src, dep.dst, kind});
+  }
+  return out;
+}
+
 }  // namespace schedule
 }  // namespace tessera

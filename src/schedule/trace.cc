@@ -601,6 +601,15 @@ class Replayer {
       return {sch_->SampleComputeLocation(block("block"), decision)};
     }
     if (k == "enter_postproc") return sch_->EnterPostproc(), std::vector<RV>{};
+    if (k == "set_axis_separator") {
+      const TraceValue& buf = arg("buffer");
+      if (buf.kind != TraceValue::kList || buf.list.size() != 2)
+        Bad("set_axis_separator: bad buffer");
+      std::vector<int64_t> seps;
+      for (const TraceValue& v : arg("axis_separators").list) seps.push_back(Int(v));
+      sch_->SetAxisSeparator(block("block"), Str(buf.list[0]), Int(buf.list[1]), seps);
+      return {};
+    }
     if (k == "unsafe_set_dtype") {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "tessera/ir/functor.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -72,6 +73,12 @@ class BufferFlattener : public StmtExprMutator {
   Buffer Flat(const Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
+    if (!b->axis_separators.empty()) {
+      // Several physical axes (TVM's axis_separators) are a layout no target here lowers.
+      TESSERA_THROW_KIND(b->span, ErrorKind::kValue)
+          << "tir.FlattenBuffer: buffer " << b->name
+          << " has axis_separators; flattening it into several physical axes is not supported";
+    }
     Expr size;
     if (b->shape.empty()) {
       size = MakeConst(DataType::Int(32), int64_t(1));

@@ -20,6 +20,9 @@ struct BufferNode : Object {
   std::string name;
   int data_alignment;
   int offset_factor;
+  /*! \brief TVM's axis_separators: the axes where a new physical axis starts when the buffer
+   *  is flattened (empty: one flat axis). Kept by the schedule; lowering requires it empty. */
+  std::vector<int64_t> axis_separators;
   Span span;
   BufferNode(Var d, DataType t, std::vector<Expr> sh, std::vector<Expr> st, Expr off,
              std::string n, int align, int factor, Span s)

@@ -40,6 +40,16 @@ struct CachedFlags {
 };
 CachedFlags GetCachedFlags(const ScheduleState& state, const StmtSRef& block);
 
+/*! \brief A dependency between two child blocks of a scope (TVM's tir.Dependency);
+ *  kind: 0 RAW, 1 WAW, 2 WAR (TVM's DepKind numbering). */
+struct BlockDependency {
+  StmtSRef src, dst;
+  int kind = 0;
+};
+/*! \brief The dependencies between the child blocks of the scope `scope_block` roots. */
+std::vector<BlockDependency> GetBlockDependencies(const ScheduleState& state,
+                                                  const StmtSRef& scope_block);
+
 // ---- loops ----
 /*! \brief split.cc: `factors` has at most one null (inferred). Returns the new loops. */
 std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop,
@@ -104,6 +114,10 @@ const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_wri
 /*! \brief The block allocating `buffer` (above `block_sref`); fails for parameters. */
 StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block_sref,
                                const Buffer& buffer);
+/*! \brief set_axis_separator.cc: the read or write buffer `buffer_index` (and the match
+ *  buffers over it) gets `axis_separators`; allocated buffers and parameters alike. */
+void SetAxisSeparator(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
+                      bool is_write, const std::vector<int64_t>& axis_separators);
 /*! \brief unsafe_set_dtype.cc: the written buffer `buffer_index` gets `dtype`. */
 void UnsafeSetDType(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
                     DataType dtype);

@@ -120,6 +120,9 @@ class Schedule {
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
                        const IndexMap& index_map, const Expr& pad_value);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
+  /*! \brief `buffer_kind` is "read" or "write". */
+  void SetAxisSeparator(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
+                        const std::vector<int64_t>& axis_separators);
   BlockRV ReadAt(const LoopRV& loop, const BlockRV& block, int read_buffer_index,
                  const std::string& storage_scope);
   BlockRV WriteAt(const LoopRV& loop, const BlockRV& block, int write_buffer_index,

@@ -150,3 +150,58 @@ def _install_buffer_map():
 
 
 _install_buffer_map()
+
+
+_ACCESS_MASKS = {"r": 1, "w": 2}
+
+
+def _fold(a, b, sign):
+    """``a + sign * b``, folded when both are constants (as TVM's arithmetic folds)."""
+    if isinstance(b, _core.IntImm) and b.value == 0:
+        return a
+    if isinstance(a, _core.IntImm) and isinstance(b, _core.IntImm):
+        return expr_ops.const(a.value + sign * b.value, a.dtype)
+    return a + b if sign > 0 else a - b
+
+
+def _access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None):
+    """``B.access_ptr("r", extent=n)``: the ``tir.tvm_access_ptr`` call TVM's Buffer.access_ptr
+    builds (the address of element ``elem_offset + offset`` with ``extent`` elements, read ("r"),
+    written ("w") or both; ``access_mask`` may also be the integer mask)."""
+    if isinstance(access_mask, str):
+        mask = 0
+        for ch in access_mask:
+            if ch not in _ACCESS_MASKS:
+                raise TesseraValueError(f"Buffer.access_ptr: access mask {access_mask!r} is not made of 'r' and 'w'")
+            mask |= _ACCESS_MASKS[ch]
+    elif isinstance(access_mask, numbers.Integral):
+        mask = int(access_mask)
+    else:
+        raise TesseraTypeError(f"Buffer.access_ptr: the access mask must be a string or an int, got {access_mask!r}")
+    if ptr_type != "handle":
+        raise TesseraValueError(f"Buffer.access_ptr: ptr_type {ptr_type!r} is not supported (only 'handle')")
+    if content_lanes != 1:
+        raise TesseraValueError("Buffer.access_ptr: content_lanes other than 1 are not supported")
+    index_dtype = self.shape[0].dtype if self.shape else "int32"
+    base = self.elem_offset if self.elem_offset is not None else expr_ops.const(0, index_dtype)
+    offset = expr_ops.convert(offset) if not isinstance(offset, numbers.Integral) else expr_ops.const(int(offset), index_dtype)
+    start = _fold(base, offset, 1)
+    if extent is None:
+        size = None
+        for dim in self.shape:
+            if size is None:
+                size = dim
+            elif isinstance(size, _core.IntImm) and isinstance(dim, _core.IntImm):
+                size = expr_ops.const(size.value * dim.value, index_dtype)
+            else:
+                size = size * dim
+        size = expr_ops.const(1, index_dtype) if size is None else size
+        extent = _fold(size, offset, -1)
+    elif isinstance(extent, numbers.Integral):
+        extent = expr_ops.const(int(extent), index_dtype)
+    annotation = _core.Call(self.dtype, _core.Op.get("tir.type_annotation"), [], None)
+    return _core.Call("handle", _core.Op.get("tir.tvm_access_ptr"),
+                      [annotation, self.data, start, extent, expr_ops.const(mask, "int32")], None)
+
+
+_core.Buffer.access_ptr = _access_ptr

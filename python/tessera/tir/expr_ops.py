@@ -449,10 +449,14 @@ def _compare_method(op):
 def _bool(self):
     if isinstance(self, _core.IntImm):
         return self.value != 0
-    if isinstance(self, _core.EQ):
-        return self.a.same_as(self.b)
-    if isinstance(self, _core.NE):
-        return not self.a.same_as(self.b)
+    if isinstance(self, (_core.EQ, _core.NE)):
+        a, b = self.a, self.b
+        # Two constants compare by value (TVM folds `IntImm(2) == 2` to True); else by identity.
+        if isinstance(a, (_core.IntImm, _core.FloatImm)) and isinstance(b, (_core.IntImm, _core.FloatImm)):
+            same = a.value == b.value
+        else:
+            same = a.same_as(b)
+        return same if isinstance(self, _core.EQ) else not same
     raise TesseraTypeError(
         f"the expression {self} has no Python truth value: use it as a condition inside the "
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
@@ -481,6 +485,9 @@ def _install():
                      ("==", "__eq__"), ("!=", "__ne__")):
         setattr(P, name, _compare_method(op))
     P.__hash__ = lambda self: id(self)
+    # A constant hashes by value (as in TVM) and compares by value (_bool), so that IntImm
+    # decisions and extents work as dict keys and in `in` tests.
+    _core.IntImm.__hash__ = lambda self: hash(self.value)
     P.__neg__ = lambda self: negate(self)
     P.__pos__ = lambda self: self
     P.__invert__ = lambda self: bitwise_not(self)

@@ -1,4 +1,6 @@
 // Lookup primitives: get_block, get_loops, get_child_blocks, get_producers/consumers, outputs.
+#include <functional>
+
 #include "../utils.h"
 #include "tessera/schedule/primitive.h"
 
@@ -63,17 +65,22 @@ std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& b
 }
 
 std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block) {
+  // Every block under the scope (nested ones too, in pre-order, as TVM) that writes a buffer
+  // allocated above the scope block or a parameter: what is visible after the scope.
   std::vector<StmtSRef> out;
-  for (const StmtSRef& b : schedule::GetChildBlocks(state, scope_block.get())) {
-    for (const BufferRegion& w : b->block()->writes) {
-      // Allocated above the scope block (or a parameter): visible after the scope.
-      StmtSRef alloc = FindAllocatingBlock(state, b->parent, w->buffer.get());
-      if (!alloc || IsAncestor(alloc.get(), scope_block.get())) {
-        out.push_back(b);
-        break;
+  std::function<void(const StmtSRef&)> visit = [&](const StmtSRef& parent) {
+    for (const StmtSRef& b : schedule::GetChildBlocks(state, parent.get())) {
+      for (const BufferRegion& w : b->block()->writes) {
+        StmtSRef alloc = FindAllocatingBlock(state, b->parent, w->buffer.get());
+        if (!alloc || IsAncestor(alloc.get(), scope_block.get())) {
+          out.push_back(b);
+          break;
+        }
       }
+      visit(b);
     }
-  }
+  };
+  visit(scope_block);
   return out;
 }
 

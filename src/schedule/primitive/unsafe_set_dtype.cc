@@ -9,8 +9,10 @@ namespace {
 
 Buffer WithDType(const Buffer& b, DataType dtype) {
   Var data = VarNode::MakePointer(b->data->name, dtype, b->scope());
-  return BufferNode::Make(data, dtype, b->shape, b->strides, b->elem_offset, b->name,
-                          b->data_alignment, b->offset_factor, b->span);
+  Buffer out = BufferNode::Make(data, dtype, b->shape, b->strides, b->elem_offset, b->name,
+                                b->data_alignment, b->offset_factor, b->span);
+  out->axis_separators = b->axis_separators;
+  return out;
 }
 
 /*! \brief Replaces `old` (and the match buffers over it) by buffers of `dtype`. */

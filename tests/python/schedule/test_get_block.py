@@ -79,7 +79,7 @@ def test_get_block_in_a_named_function():
     assert len(sch.get_loops(sch.get_block("X", "g"))) == 2
     assert len(sch.get_loops(sch.get_block("X", "f"))) == 1
     sch.work_on("f")
-    assert sch.func_working_on == "f"
+    assert sch.func_working_on.name_hint == "f"
     assert len(sch.get_loops(sch.get_block("X"))) == 1
     verify_trace_roundtrip(sch, Module)
 
@@ -118,3 +118,27 @@ def test_removed_handle_is_an_index_error():
         sch.get(block)
     with pytest.raises(ValueError):
         sch.get(block)
+
+
+@T.prim_func
+def wrapped_twice(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    C = T.alloc_buffer((8, 8))
+    with T.block("outer"):
+        for i, j in T.grid(8, 8):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj]
+        with T.block("inner"):
+            for i, j in T.grid(8, 8):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = C[vi, vj] + T.float32(1)
+
+
+def test_output_blocks_include_nested_blocks_in_preorder():
+    sch = tir.Schedule(wrapped_twice)
+    # C writes a buffer of the root scope: an output of "outer", not of "root".
+    assert names(sch, sch.get_output_blocks("root")) == ["outer", "inner", "B"]
+    assert names(sch, sch.get_output_blocks("outer")) == ["C", "inner", "B"]
+    assert names(sch, sch.get_output_blocks("inner")) == ["B"]
+    verify_trace_roundtrip(sch, wrapped_twice)

@@ -245,3 +245,24 @@ def test_core_trace_lists_decisions_by_instruction():
     assert sch._sch.trace.decisions == [(0, 1), (3, [4, 32])]
     # The TVM-form trace keeps them by instruction.
     assert [d for d in sch.trace.decisions.values()] == [1, [4, 32]]
+
+
+def test_trace_snapshots_share_instructions_and_decisions_are_intimm():
+    sch = tir.Schedule(two_stage, seed=7)
+    sch.sample_categorical([3, 5, 9], [0.2, 0.3, 0.5])
+    first = sch.trace
+    sch.get_block("B")
+    second = sch.trace
+    # The same instruction is the same object in every snapshot, so one indexes the other.
+    assert second.insts[0] is first.insts[0]
+    decision = second.decisions[first.insts[0]]
+    assert isinstance(decision, tir.IntImm) and decision.value in (0, 1, 2)
+    # IntImm decisions count by value as dict keys.
+    counts = collections.Counter(sch.trace.decisions[sch.trace.insts[0]] for _ in range(3))
+    assert list(counts.values()) == [3]
+
+
+def test_intimm_compares_and_hashes_by_value():
+    a, b = tir.IntImm("int32", 4), tir.IntImm("int32", 4)
+    assert a == 4 and bool(a == b) and not bool(a != b) and bool(a != 5)
+    assert hash(a) == hash(b) and len({a, b}) == 1

@@ -32,7 +32,7 @@ def test_schedule_of_a_prim_func_or_a_module():
     assert isinstance(sch.mod, ts.ir.IRModule)
     assert [gv.name_hint for gv, _ in sch.mod.functions] == ["main"]
     assert_structural_equal(sch.mod["main"], elementwise)
-    assert sch.func_working_on == "main"
+    assert sch.func_working_on.name_hint == "main"
     mod = ts.ir.IRModule.from_func(elementwise, "main")
     assert tir.Schedule(mod).mod.same_as(mod)
     with pytest.raises(TypeError):
@@ -247,3 +247,24 @@ def test_schedule_keeps_other_functions_of_a_module():
     sch.unroll(sch.get_loops(sch.get_block("A", func_name="f"))[0])
     assert sch.mod["g"].same_as(Module["g"])
     assert not structural_equal(sch.mod["f"], Module["f"])
+
+
+def test_get_sref_of_a_handle_of_another_schedule_is_an_index_error():
+    from tessera.error import TesseraIndexError
+
+    @T.prim_func
+    def copy_rows(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+        for i, j in T.grid(8, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+    sch = tir.Schedule(copy_rows)
+    i, _ = sch.get_loops(sch.get_block("B"))
+    other = sch.copy()
+    i0, _ = sch.split(i, factors=[None, 4])
+    assert other.get_sref(i).stmt.extent == 8 and sch.get_sref(i0).stmt.extent == 2
+    with pytest.raises(IndexError):
+        other.get_sref(i0)
+    with pytest.raises(TesseraIndexError, match="belongs to another one"):
+        other.get_sref(i0)

@@ -3,6 +3,7 @@
 import pytest
 
 from tessera import tir
+from tessera.ir import assert_structural_equal
 from tessera.script import tir as T
 from tessera.tir.schedule import CachedFlags, ScheduleState, StmtSRef
 
@@ -121,3 +122,71 @@ def test_get_sref_of_handles_and_statements():
     assert sch.state.get_sref(elementwise.body.block.body.seq[1].body) is None
     with pytest.raises(TypeError):
         sch.state.get_sref(sch.mod)
+
+
+def _block(state, name):
+    found = []
+    tir.stmt_functor.post_order_visit(
+        state.mod["main"].body, lambda n: found.append(n) if isinstance(n, tir.Block) and n.name_hint == name else None)
+    assert len(found) == 1
+    return state.get_sref(found[0])
+
+
+def test_block_scope_dependencies():
+    from tessera.tir.schedule import DepKind
+
+    state = ScheduleState(matmul)
+    root, init, update = (_block(state, n) for n in ("root", "init", "update"))
+    scope = state.get_block_scope(root)
+    kinds = sorted(d.kind for d in scope.get_deps_by_src(init))
+    assert kinds == [DepKind.RAW, DepKind.WAW]
+    assert all(d.dst.same_as(update) for d in scope.get_deps_by_dst(update))
+    assert scope.get_deps_by_src(update) == []
+    state2 = ScheduleState(elementwise)
+    (dep,) = state2.get_block_scope(_block(state2, "root")).get_deps_by_src(_block(state2, "B"))
+    assert dep.kind == DepKind.RAW and dep.dst.same_as(_block(state2, "C"))
+
+
+@T.prim_func
+def elementwise_c_renamed(A: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    B = T.alloc_buffer((128, 128), "float32")
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(128, 128):
+        with T.block("C2"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+def test_replace_block_keeps_the_sref_when_reused():
+    state = ScheduleState(elementwise)
+    sref = _block(state, "C")
+    old = sref.stmt
+    new = tir.Block(old.iter_vars, old.reads, old.writes, "C2", old.body, None, None, None, None)
+    state.replace(sref, new, {old: new})
+    assert_structural_equal(state.mod["main"].body, elementwise_c_renamed.body, map_free_vars=True)
+    assert sref.stmt.same_as(new)
+    assert state.get_sref(new) == sref
+
+
+def test_replace_loop_by_a_block_realize_drops_the_loop_srefs():
+    state = ScheduleState(elementwise)
+    loop = state.mod["main"].body.block.body[1]
+    sref = state.get_sref(loop)
+    wrapper = tir.BlockRealize([], True, tir.Block([], [], [], "wrap", loop, None, None, None, None))
+    state.replace(sref, wrapper)
+    assert isinstance(state.mod["main"].body.block.body[1], tir.BlockRealize)
+    assert state.get_sref(state.mod["main"].body.block.body[1].block) is not None
+
+
+def test_replace_errors():
+    state = ScheduleState(elementwise)
+    sref = _block(state, "C")
+    with pytest.raises(TypeError, match="a block is replaced by a Block"):
+        state.replace(sref, tir.Evaluate(0))
+    with pytest.raises(TypeError, match="maps a Block to a Block"):
+        state.replace(sref, sref.stmt, {sref.stmt: 1})
+    with pytest.raises(TypeError, match="expects an sref"):
+        state.replace(sref.stmt, sref.stmt)

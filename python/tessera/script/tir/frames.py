@@ -64,8 +64,8 @@ def _factor(offset_factor):
 
 
 def make_buffer(name, shape, dtype="float32", data=None, strides=None, elem_offset=None,
-                scope="global", align=-1, offset_factor=0, span=None):
-    """A Buffer with a fresh data pointer (or over ``data``)."""
+                scope="global", align=-1, offset_factor=0, span=None, axis_separators=None):
+    """A Buffer with a fresh data pointer (or over ``data``); ``axis_separators`` as TVM's."""
     dtype = dtype_name(dtype)
     shape = _shape(shape)
     if data is None:
@@ -75,7 +75,17 @@ def make_buffer(name, shape, dtype="float32", data=None, strides=None, elem_offs
     strides = [] if strides is None else _shape(strides)
     if elem_offset is not None:
         elem_offset = convert(elem_offset, "int32")
-    return _core.Buffer(data, dtype, shape, strides, elem_offset, name, _align(align), _factor(offset_factor), span)
+    return _core.Buffer(data, dtype, shape, strides, elem_offset, name, _align(align), _factor(offset_factor), span,
+                        _axis_separators(axis_separators, len(shape), name))
+
+
+def _axis_separators(seps, ndim, name):
+    out = [int(s.value) if isinstance(s, _core.IntImm) else int(s) for s in (seps or [])]
+    for s in out:
+        # TVM allows a separator at 0 (a view of lower rank keeps its backing buffer's count).
+        if s < 0 or (ndim and s > ndim):
+            raise TesseraValueError(f"axis_separators of buffer {name} must lie in [0, {ndim}], got {out}")
+    return out
 
 
 @builtin
@@ -84,7 +94,8 @@ def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, sc
     """``T.Buffer((M, N), "float32")``: a buffer parameter annotation, or a view of existing
     storage with ``data=ptr``."""
     name = name or _state.take_name("buffer")
-    return _state.declared(make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor))
+    return _state.declared(make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                                       axis_separators=axis_separators))
 
 
 @builtin
@@ -96,7 +107,8 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
     name = parser.take_name("buffer")
     if data is not None:
         raise TesseraValueError("T.alloc_buffer allocates its own storage: data= is not accepted")
-    buf = make_buffer(name, shape, dtype, None, strides, elem_offset, scope, align, offset_factor)
+    buf = make_buffer(name, shape, dtype, None, strides, elem_offset, scope, align, offset_factor,
+                      axis_separators=axis_separators)
     parser.builder.alloc_buffer(buf)
     return _state.declared(buf)
 
@@ -125,7 +137,8 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise TesseraValueError("T.match_buffer of a parameter needs a shape")
         if parser.param_matched(param):
             raise TesseraValueError(f"parameter {param.name} is already matched to a buffer")
-        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor)
+        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                          axis_separators=axis_separators)
         parser.builder.bind_param_buffer(param, buf)
         parser.set_param_matched(param)
         return _state.declared(buf)
@@ -135,7 +148,8 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
         if shape is None:
             shape = [r.extent for r in region.region]
-        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor)
+        buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                          axis_separators=axis_separators)
         parser.builder.add_match_buffer(_core.MatchBufferRegion(buf, region))
         return _state.declared(buf)
     raise TesseraValueError(f"T.match_buffer expects a handle parameter or a buffer region such as A[0:16], got {param!r}")

@@ -8,9 +8,9 @@
 from ...error import ScheduleError
 from .schedule import BlockRV, ExprRV, IndexMap, LoopRV, Schedule
 from .instruction import Instruction, InstructionKind
-from .state import CachedFlags, ScheduleState, StmtSRef
+from .state import BlockScope, CachedFlags, DepKind, Dependency, ScheduleDebugMask, ScheduleState, StmtSRef
 from .tensor_intrin import TensorIntrin
 from .trace import Trace
 
-__all__ = ["BlockRV", "CachedFlags", "ExprRV", "IndexMap", "Instruction", "InstructionKind",
+__all__ = ["BlockRV", "BlockScope", "CachedFlags", "DepKind", "Dependency", "ScheduleDebugMask", "ExprRV", "IndexMap", "Instruction", "InstructionKind",
            "LoopRV", "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "TensorIntrin", "Trace"]

@@ -87,6 +87,9 @@ class InstructionKind:
         if self.name == "ReIndex":
             kind, index = values["buffer"]
             return [values["block"]], [index, 0 if kind == "read" else 1]
+        if self.name == "SetAxisSeparator":
+            kind, index = values["buffer"]
+            return [values["block"]], [index, 0 if kind == "read" else 1, values["axis_separators"]]
         inputs = []
         for key in self.input_keys:
             if key.startswith("*"):
@@ -109,6 +112,12 @@ class InstructionKind:
             if len(inputs) != 1 or len(attrs) != 2:
                 raise TesseraValueError("ReIndex takes inputs [block] and attrs [buffer_index, buffer_index_type]")
             return [("block", inputs[0]), ("buffer", ["read" if attrs[1] == 0 else "write", attrs[0]])]
+        if self.name == "SetAxisSeparator":
+            if len(inputs) != 1 or len(attrs) != 3:
+                raise TesseraValueError("SetAxisSeparator takes inputs [block] and attrs "
+                                        "[buffer_index, buffer_index_type, axis_separators]")
+            return [("block", inputs[0]), ("buffer", ["read" if attrs[1] == 0 else "write", attrs[0]]),
+                    ("axis_separators", attrs[2])]
         args = []
         fixed = [k for k in self.input_keys if not k.startswith("*")]
         for i, key in enumerate(self.input_keys):
@@ -216,6 +225,7 @@ def _register_all():
     r("ReIndex", "reindex", ["block"], ["buffer_index", "buffer_index_type"])
     r("TransformBlockLayout", "transform_block_layout", ["block"], ["index_map"])
     r("UnsafeSetDType", "unsafe_set_dtype", ["block"], ["buffer_index", "dtype"])
+    r("SetAxisSeparator", "set_axis_separator", ["block"], ["buffer_index", "buffer_index_type", "axis_separators"])
     r("ReorderBlockIterVar", "reorder_block_iter_var", ["block"], ["new_order"])
     r("SampleCategorical", "sample_categorical", [], ["candidates", "probs"], is_pure=True, has_decision=True)
     r("SamplePerfectTile", "sample_perfect_tile", ["loop"], ["n", "max_innermost_factor"], returns_list=True,

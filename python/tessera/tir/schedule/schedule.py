@@ -78,12 +78,16 @@ class Schedule:
     @property
     def trace(self):
         """The instructions recorded so far (a snapshot)."""
-        return Trace._from_core(self._sch.trace)
+        if not hasattr(self, "_trace_insts"):
+            self._trace_insts = []
+        return Trace._from_core(self._sch.trace, self._trace_insts)
 
     @property
     def func_working_on(self):
-        """The function ``get_block`` searches when no ``func_name`` is given."""
-        return self._sch.func_working_on or None
+        """The GlobalVar of the function ``get_block`` searches when no ``func_name`` is given
+        (None when it is not known), as TVM's."""
+        name = self._sch.func_working_on
+        return self.mod.get_global_var(name) if name else None
 
     def work_on(self, func_name):
         """Make ``get_block`` search ``func_name`` by default."""
@@ -120,7 +124,17 @@ class Schedule:
         the statement is not in it)."""
         if isinstance(rand_var_or_stmt, (_core.Block, _core.For)):
             return self._sch.state.get_sref(rand_var_or_stmt)
-        return self._sch.get_sref(rand_var_or_stmt)
+        try:
+            return self._sch.get_sref(rand_var_or_stmt)
+        except Exception as err:
+            # As TVM: a handle the schedule does not hold (made by another schedule, as a copy
+            # made before it) is an IndexError.
+            if "does not belong to this schedule" in str(err):
+                from ...error import TesseraIndexError
+
+                raise TesseraIndexError(
+                    f"Cannot find the handle {rand_var_or_stmt!r} in this schedule (it belongs to another one)") from None
+            raise
 
     def show(self, *args, **kwargs):
         """Print the scheduled module as TVMScript."""
@@ -404,11 +418,34 @@ class Schedule:
         else:
             kind, index = self._find_buffer(block, buffer)
             target = (self.get(block).reads if kind == "read" else self.get(block).writes)[index].buffer
+        separators = []
         if not isinstance(index_map, IndexMap):
-            index_map = _index_map_of(index_map, target)
+            index_map, separators = _index_map_of(index_map, target)
         if pad_value is not None:
             pad_value = _const(pad_value, target.dtype)
         self._sch.transform_layout(block, kind, index, index_map, pad_value)
+        if separators:
+            # As TVM: IndexMap.AXIS_SEPARATOR in the map's result sets the separators after.
+            self._sch.set_axis_separator(block, kind, index, separators)
+
+    def set_axis_separator(self, block, buffer, axis_separators):
+        """Set the axis separators of a buffer the block reads or writes (``("read", i)``,
+        ``("write", i)``, a name or a Buffer): the axes where a new physical axis starts when
+        the buffer is flattened. Match buffers over it follow.
+
+        >>> sch.set_axis_separator(sch.get_block("B"), ("write", 0), [1])
+        """
+        block = self._normalize_block_arg(block)
+        if isinstance(buffer, list) and len(buffer) == 2:
+            buffer = tuple(buffer)
+        if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+            kind, index, _ = self._normalize_buffer_arg(block, buffer)
+        else:
+            kind, index = self._find_buffer(block, buffer)
+        if not isinstance(axis_separators, (list, tuple)):
+            raise TesseraTypeError(f"set_axis_separator: axis_separators must be a list of ints, got {axis_separators!r}")
+        seps = [_int_value(s, "axis_separators") for s in axis_separators]
+        self._sch.set_axis_separator(block, kind, int(index), seps)
 
     def _find_buffer(self, block, buffer):
         for kind in ("write", "read"):
@@ -682,5 +719,22 @@ def _index_map_of(func, buffer):
     result = func(*variables)
     if not isinstance(result, (list, tuple)):
         result = [result]
-    final = [_const(e, "int32") for e in result]
-    return IndexMap(variables, final)
+    final, separators = [], []
+    for e in result:
+        if e is AXIS_SEPARATOR:
+            separators.append(len(final))
+        else:
+            final.append(_const(e, "int32"))
+    return IndexMap(variables, final), separators
+
+
+class _AxisSeparator:
+    """``IndexMap.AXIS_SEPARATOR``: put in the result of a transform_layout map to start a new
+    physical axis there (``lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j]``)."""
+
+    def __repr__(self):
+        return "IndexMap.AXIS_SEPARATOR"
+
+
+AXIS_SEPARATOR = _AxisSeparator()
+IndexMap.AXIS_SEPARATOR = AXIS_SEPARATOR

@@ -1,5 +1,6 @@
 """``tir.ScheduleState``: the module being scheduled and the srefs of its loops and blocks."""
 
+import enum
 from collections import namedtuple
 
 from ... import _core
@@ -13,6 +14,55 @@ CachedFlags.__doc__ = """The properties TVM's ScheduleState caches for a block:
 first) and ``stage_pipeline`` (the scope it is the root of is a stage pipeline)."""
 
 _DEBUG_MASKS = {"none": 0, "all": -1}
+
+
+class ScheduleDebugMask(enum.IntFlag):
+    """The checks a ScheduleState runs after each step (TVM's bits): ``VERIFY_SREF_TREE``
+    checks the sref tree against the IR, ``VERIFY_CACHED_FLAGS`` the cached block flags."""
+
+    VERIFY_SREF_TREE = 1
+    VERIFY_CACHED_FLAGS = 2
+
+
+class DepKind(enum.IntEnum):
+    """The kind of a dependency between two blocks of a scope (TVM's numbering)."""
+
+    RAW = 0
+    WAW = 1
+    WAR = 2
+    OPAQUE = 3
+
+
+class Dependency:
+    """A dependency from block ``src`` to block ``dst`` (srefs) of kind :class:`DepKind`."""
+
+    __slots__ = ("src", "dst", "kind")
+
+    def __init__(self, src, dst, kind):
+        self.src, self.dst, self.kind = src, dst, DepKind(kind)
+
+    def __repr__(self):
+        return f"Dependency({self.kind.name})"
+
+
+class BlockScope:
+    """The dependencies between the child blocks of one scope root (TVM's ``tir.BlockScope``).
+
+    >>> scope = state.get_block_scope(state.get_sref(root_block))
+    >>> [dep.kind for dep in scope.get_deps_by_src(state.get_sref(block_b))]
+    [<DepKind.RAW: 0>]
+    """
+
+    def __init__(self, deps):
+        self._deps = deps
+
+    def get_deps_by_src(self, block):
+        """The dependencies whose source is the block sref ``block``."""
+        return [d for d in self._deps if d.src.same_as(block)]
+
+    def get_deps_by_dst(self, block):
+        """The dependencies whose destination is the block sref ``block``."""
+        return [d for d in self._deps if d.dst.same_as(block)]
 
 
 def _debug_mask(debug_mask):
@@ -66,6 +116,37 @@ class ScheduleState:
             raise TesseraTypeError(f"get_sref expects a Block or a For, got {type(stmt).__name__}")
         return self._state.get_sref(stmt)
 
+    def _sref(self, what, name):
+        if isinstance(what, _core.Block):
+            sref = self._state.get_sref(what)
+            if sref is None:
+                raise TesseraValueError(f"{name}: the block {what.name_hint!r} is not in the scheduled module")
+            return sref
+        if not isinstance(what, StmtSRef):
+            raise TesseraTypeError(f"{name} expects a block sref, got {type(what).__name__}")
+        return what
+
+    def get_block_scope(self, scope_root):
+        """The :class:`BlockScope` of a block (sref or Block): the dependencies of its children."""
+        sref = self._sref(scope_root, "get_block_scope")
+        return BlockScope([Dependency(*d) for d in self._state.block_dependencies(sref)])
+
+    def replace(self, src_sref, tgt_stmt, block_sref_reuse=None):
+        """Replace the loop or block of ``src_sref`` by ``tgt_stmt`` (a For or BlockRealize for a
+        loop, a Block for a block). ``block_sref_reuse`` maps old blocks to the new blocks that
+        keep their srefs; srefs of loops whose variable survives are kept too."""
+        if not isinstance(src_sref, StmtSRef):
+            raise TesseraTypeError(f"replace expects an sref, got {type(src_sref).__name__}")
+        if not isinstance(tgt_stmt, _core.Stmt):
+            raise TesseraTypeError(f"replace expects a statement to put in, got {type(tgt_stmt).__name__}")
+        src = src_sref.stmt
+        if isinstance(src, _core.Block) and not isinstance(tgt_stmt, _core.Block):
+            raise TesseraTypeError(f"replace: a block is replaced by a Block, not a {type(tgt_stmt).__name__}")
+        if isinstance(src, _core.For) and not isinstance(tgt_stmt, (_core.For, _core.BlockRealize)):
+            raise TesseraTypeError(
+                f"replace: a loop is replaced by a For or a BlockRealize, not a {type(tgt_stmt).__name__}")
+        self._state.replace(src_sref, tgt_stmt, dict(block_sref_reuse or {}))
+
     def _get_cached_flags(self, block_sref):
         """The :class:`CachedFlags` of a block."""
         return CachedFlags(*self._state.get_cached_flags(block_sref))
@@ -73,4 +154,5 @@ class ScheduleState:
     get_cached_flags = _get_cached_flags
 
 
-__all__ = ["CachedFlags", "ScheduleState", "StmtSRef"]
+__all__ = ["BlockScope", "CachedFlags", "DepKind", "Dependency", "ScheduleDebugMask",
+           "ScheduleState", "StmtSRef"]

@@ -35,15 +35,32 @@ class Trace:
         self.decisions = dict(decisions or {})
 
     @classmethod
-    def _from_core(cls, core_trace):
+    def _from_core(cls, core_trace, cache=None):
+        """The Trace of a schedule's recorded instructions. With ``cache`` (a list the schedule
+        keeps), an instruction still in the trace is the same Instruction object in each
+        snapshot, so that one snapshot's instructions index another's ``decisions``, as in TVM."""
         trace = cls()
-        for method, args, outputs, _, decision in _core.trace_instructions(core_trace):
+        rows = _core.trace_instructions(core_trace)
+        if cache is not None:
+            del cache[len(rows):]
+        for i, (method, args, outputs, _, decision) in enumerate(rows):
             kind = InstructionKind._of_method(method, args)
             inputs, attrs = kind.split_args(args)
-            inst = Instruction(kind, inputs, attrs, outputs)
+            inst = None
+            if cache is not None and i < len(cache):
+                old = cache[i]
+                if (old.kind == kind and len(old.outputs) == len(outputs)
+                        and all(a is b or a.same_as(b) for a, b in zip(old.outputs, outputs))):
+                    inst = old
+                else:
+                    del cache[i:]
+            if inst is None:
+                inst = Instruction(kind, inputs, attrs, outputs)
+                if cache is not None:
+                    cache.append(inst)
             trace.insts.append(inst)
             if decision is not None:
-                trace.decisions[inst] = decision
+                trace.decisions[inst] = _decision_object(decision)
         return trace
 
     def _active(self, remove_postproc):
@@ -195,6 +212,15 @@ class Trace:
         for index, value in json_obj[1]:
             decisions[insts[int(index)]] = _from_json(value, rvs, resolve=False)
         Trace(insts, decisions).apply_to_schedule(sch)
+
+
+def _decision_object(value):
+    """A decision as TVM gives it: an int as an int32 IntImm (``decision.value``), lists item-wise."""
+    if isinstance(value, bool) or not isinstance(value, (int, list, tuple)):
+        return value
+    if isinstance(value, int):
+        return _core.IntImm("int32", value) if -2**31 <= value < 2**31 else _core.IntImm("int64", value)
+    return [_decision_object(v) for v in value]
 
 
 def _plain_decision(value):
