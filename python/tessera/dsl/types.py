@@ -155,7 +155,7 @@ class PtrType:
         return f'S.ptr("{self.element}", "{self.scope}")'
 
 
-def _located_at_caller(cls, message):
+def _located_at_caller(cls, message, needle="ptr("):
     """``cls(message)`` located at the user's code that called into tessera.dsl: an annotation
     such as ``S.ptr("int7")`` runs when Python defines the function, before the DSL parser sees
     it, so the error takes the location from the calling frame."""
@@ -167,13 +167,13 @@ def _located_at_caller(cls, message):
         return cls(message)
     file, line = frame.f_code.co_filename, frame.f_lineno
     text = linecache.getline(file, line)
-    column = max(text.find("ptr("), 0)
-    if column >= 2 and text[column - 2:column] == "S.":
+    column = max(text.find(needle), 0)
+    if needle == "ptr(" and column >= 2 and text[column - 2:column] == "S.":
         column -= 2
     lines = linecache.getlines(file)
     if lines:
         _core.register_source(file, "".join(lines))
-    end = text.find(")", column) + 1 or len(text.rstrip())
+    end = (text.find(")", column) + 1 or len(text.rstrip())) if needle == "ptr(" else column + len(needle)
     span = _core.Span(file, line, column, line, max(end, column + 1))
     return cls(_core.render_diagnostic(span, message), message, file, line, column)
 

@@ -291,3 +291,14 @@ def test_bad_pointer_annotation_is_located(annotation, cls, message):
     assert isinstance(err, TesseraError) and message in err.message
     assert (err.file, err.line) == ("kernel_file.py", 2)
     assert str(err).startswith("kernel_file.py:2:")
+
+
+def test_unknown_attribute_in_an_annotation_is_located():
+    # Found by tests/fuzz: `S.ptr_(...)` in an annotation was a bare AttributeError.
+    source = "def kern(\n    a: S.ptr_('int32', 'global')):\n    pass\n"
+    with pytest.raises(AttributeError) as info:
+        exec(compile(source, "kernel_file.py", "exec"), {"S": S})
+    assert isinstance(info.value, TesseraError)
+    assert (info.value.file, info.value.line) == ("kernel_file.py", 2)
+    assert "did you mean S.ptr?" in str(info.value)
+    assert not hasattr(S, "ptr_")  # hasattr inside tessera and elsewhere still works
