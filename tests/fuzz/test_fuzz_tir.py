@@ -57,13 +57,13 @@ mod = ts.script.from_source(SOURCE)
 A = {array_literal(a)}
 B = {array_literal(b)}
 C = np.zeros({p.n}, dtype={p.dtypes[2]!r})
-lib[{p.name!r}](A, B, C)
+lib(A, B, C)
 np.testing.assert_array_equal(C, {array_literal(expected)})
 '''
     return save_reproducer(test, script)
 
 
-@settings(max_examples=examples(ci=30, long=2000))
+@settings(max_examples=examples(ci=45, long=2000))
 @given(st.lists(tir_gen.program(), min_size=BATCH, max_size=BATCH), st.integers(0, 2**32 - 1))
 def test_random_programs_match_numpy(programs, seed):
     cases = _prepare(programs, seed)
@@ -93,10 +93,10 @@ steps = st.lists(st.tuples(st.sampled_from(PRIMITIVES), st.integers(0, 63), st.i
                  max_size=5)
 
 
-def apply_schedule(sch, name, step_list):
-    """Applies the steps to block C of function ``name``; a step whose preconditions do not hold
-    must raise ScheduleError and change nothing (anything else fails the test)."""
-    block = sch.get_block("C", func_name=name)
+def apply_schedule(sch, step_list):
+    """Applies the steps to block C; a step whose preconditions do not hold must raise
+    ScheduleError and change nothing (anything else fails the test)."""
+    block = sch.get_block("C")
     for prim, x, y in step_list:
         loops = sch.get_loops(block)
         loop = loops[x % len(loops)]
@@ -150,24 +150,26 @@ def test_random_schedules_match_unscheduled(items, seed):
     step_lists = {f"f{i}": s for i, (_, s) in enumerate(items)}
     scheduled = [dataclasses.replace(p, name="s" + p.name[1:]) for p, *_ in cases]
     source = tir_gen.module_src([p for p, *_ in cases] + scheduled)
-    sch = tir.Schedule(ts.script.from_source(source))
-    for p in scheduled:
-        apply_schedule(sch, p.name, step_lists["f" + p.name[1:]])
-    trace = "\n".join(sch.trace.as_python())
+    mod = ts.script.from_source(source)
+    funcs, traces = {p.name: mod[p.name] for p, *_ in cases}, {}
+    for p in scheduled:  # one schedule per function: its trace is the function's reproducer
+        sch = tir.Schedule(mod[p.name])
+        apply_schedule(sch, step_lists["f" + p.name[1:]])
+        funcs[p.name] = sch.mod["main"]
+        traces[p.name] = "\n".join(sch.trace.as_python())
     try:
-        lib = ts.build(sch.mod, target="c")
+        lib = ts.build(ts.ir.IRModule(funcs), target="c")
     except InternalError as err:
-        raise AssertionError(f"{err}\nschedule:\n{trace}") from err
+        raise AssertionError(f"{err}\nschedules:\n" + "\n\n".join(traces.values())) from err
     COUNTS["tir scheduled programs"] += len(cases)
     for (p, a, b, expected), s in zip(cases, scheduled):
         plain = _run(lib, p.name, p, a, b)
         got = _run(lib, s.name, p, a, b)
         if not (np.array_equal(got, plain) and np.array_equal(got, expected)):
-            lines = [ln for ln in trace.splitlines() if f'"{s.name}"' in ln or "func_name" not in ln]
-            sched = ("sch = tir.Schedule(mod)\n" + "\n".join(lines).replace(f'"{s.name}"', f'"{p.name}"')
+            sched = (f"sch = tir.Schedule(mod[{p.name!r}])\n" + traces[s.name]
                      + "\nmod = sch.mod\n")
             path = _reproducer("test_random_schedules_match_unscheduled", source, p, p.name, a, b,
                                expected, got, schedule=sched)
             raise AssertionError(f"{s.name} (scheduled) computes {got}, unscheduled {plain}, numpy "
-                                 f"{expected}\n{tir_gen.function_src(p, '')}\nschedule:\n{trace}\n"
+                                 f"{expected}\n{tir_gen.function_src(p, '')}\nschedule:\n{traces[s.name]}\n"
                                  f"reproducer: {path}")
