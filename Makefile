@@ -37,7 +37,8 @@ test: build lint
 # The C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), and the C++
 # tests and the Python tests of the IR, transforms, schedules and DSL against it. Python is not
 # instrumented: it preloads the sanitizer runtimes; kernels that tessera compiles are not
-# instrumented either. Any report fails the run (halt_on_error, -fno-sanitize-recover).
+# instrumented either. Any report fails the run (halt_on_error, -fno-sanitize-recover). One
+# pytest per folder: their conftest modules share a name.
 ASAN_RT := $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libubsan.so)
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -50,8 +51,11 @@ build-asan: venv
 
 test-asan: build-asan
 	$(ASAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure
-	$(ASAN_ENV) LD_PRELOAD="$(ASAN_RT)" TESSERA_CORE_DIR=$(ASAN_DIR) PYTHONPATH=python \
-		$(VENV_PY) -m pytest -q -p no:cacheprovider $(ASAN_PYTESTS)
+	@set -e; for d in $(ASAN_PYTESTS); do \
+		echo "== $$d under ASan+UBSan"; \
+		$(ASAN_ENV) LD_PRELOAD="$(ASAN_RT)" TESSERA_CORE_DIR=$(ASAN_DIR) PYTHONPATH=python \
+			$(VENV_PY) -m pytest -q -p no:cacheprovider $$d; \
+	done
 
 # The differential fuzzer (tests/fuzz): a fixed seed and a fixed number of examples; FUZZ_ARGS
 # adds pytest options, e.g. FUZZ_ARGS=--fuzz-long (or TESSERA_FUZZ_LONG=1) for a long run with
