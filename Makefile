@@ -4,10 +4,13 @@ PYTHON    ?= python3
 VENV      := .venv
 VENV_PY   := $(VENV)/bin/python
 BUILD_DIR := build
+ASAN_DIR  := build-asan
 JOBS      ?= 2
 PIP_FLAGS := --disable-pip-version-check -q
+# Paths under the source tree hash relative, so that build-asan/ reuses build/'s objects.
+export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all venv build test lint demo bench format clean typecheck wheel
+.PHONY: all venv build build-asan test test-asan fuzz lint demo bench format clean typecheck wheel
 
 all: build
 
@@ -30,6 +33,35 @@ test: build lint
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
 	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
+
+# The C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), and the C++
+# tests and the Python tests of the IR, transforms, schedules and DSL against it. Python is not
+# instrumented: it preloads the sanitizer runtimes; kernels that tessera compiles are not
+# instrumented either. Any report fails the run (halt_on_error, -fno-sanitize-recover). One
+# pytest per folder: their conftest modules share a name.
+ASAN_RT := $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libubsan.so)
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ASAN_PYTESTS := tests/python/ir tests/python/transform tests/python/schedule tests/python/dsl
+
+build-asan: venv
+	test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja \
+		-DPython_EXECUTABLE=$(CURDIR)/$(VENV_PY) -DCMAKE_BUILD_TYPE=Release -DTESSERA_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+
+test-asan: build-asan
+	$(ASAN_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure
+	@set -e; for d in $(ASAN_PYTESTS); do \
+		echo "== $$d under ASan+UBSan"; \
+		$(ASAN_ENV) LD_PRELOAD="$(ASAN_RT)" TESSERA_CORE_DIR=$(ASAN_DIR) PYTHONPATH=python \
+			$(VENV_PY) -m pytest -q -p no:cacheprovider $$d; \
+	done
+
+# The differential fuzzer (tests/fuzz): a fixed seed and a fixed number of examples; FUZZ_ARGS
+# adds pytest options, e.g. FUZZ_ARGS=--fuzz-long (or TESSERA_FUZZ_LONG=1) for a long run with
+# random seeds, --fuzz-repro-dir=DIR for the reproducers of failures.
+fuzz: build
+	PYTHONPATH=python $(VENV_PY) -m pytest -q -p no:cacheprovider tests/fuzz $(FUZZ_ARGS)
 
 # Static checks (seconds): the C++ layer order of ARCHITECTURE.md, no circles among the
 # module-level imports of python/tessera, ruff (pyproject [tool.ruff]), clang-format over the
@@ -65,5 +97,5 @@ format:
 		| xargs -r clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)
 	rm -f python/tessera/_core*.so

@@ -6,6 +6,9 @@ Submodules load on first use so that ``import tessera`` stays fast.
 import importlib as _importlib
 import os as _os
 
+# A build of the extension elsewhere (the sanitizer build of `make test-asan`) takes precedence.
+if _os.environ.get("TESSERA_CORE_DIR"):
+    __path__.insert(0, _os.path.abspath(_os.environ["TESSERA_CORE_DIR"]))  # noqa: F821
 try:
     from . import _core
 except ImportError as _e:  # pragma: no cover - exercised by a subprocess test

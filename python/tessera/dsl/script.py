@@ -9,9 +9,14 @@ Besides the named types (``S.int8`` ... ``S.bfloat16x16``, ``S.boolx8``), any fl
 multiple-width vector type is an attribute: ``S.i32x30``, ``S.fp16x48``.
 """
 
+import os as _os
+import sys as _sys
+
 from . import intrinsics as _intrinsics
 from .function import MacroObject, PrimFuncObject
 from .types import DType, PtrType, all_types, ptr, virtual_type
+
+_PACKAGE = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 
 globals().update(all_types())
 
@@ -51,6 +56,14 @@ def __getattr__(name):
     if t is None:
         from ..error import did_you_mean
 
-        raise AttributeError(f"module 'tessera.dsl.script' has no attribute '{name}'"
-                             + did_you_mean(name, list(globals()), "S."))
+        message = (f"module 'tessera.dsl.script' has no attribute '{name}'"
+                   + did_you_mean(name, list(globals()), "S."))
+        caller = _sys._getframe(1).f_code.co_filename
+        if caller.startswith(_PACKAGE) or caller.startswith("<"):
+            raise AttributeError(message)
+        # User code at module level (an annotation, a decorator): located at its line.
+        from ..error import TesseraAttributeError
+        from .types import _located_at_caller
+
+        raise _located_at_caller(TesseraAttributeError, message, needle=f"S.{name}")
     return t

@@ -5,9 +5,13 @@ Native vectors are 256 bits wide (``int8x32`` ... ``float32x8``, ``bfloat16x16``
 (flexible- or multiple-width) vector type: ``S.i32x30``, ``S.fp16x48``.
 """
 
+import linecache
+import os
 import re
+import sys
 
 from .. import _core
+from ..error import TesseraError, TesseraTypeError, TesseraValueError
 
 SCOPES = ("global", "global.1", "global.2", "global.3", "private", "lsram", "shared", "constant")
 _VIRTUAL_RE = re.compile(r"^(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)?x(\d+)$")
@@ -135,15 +139,43 @@ class PtrType:
     native vector type or ``"void"``."""
 
     def __init__(self, dtype, scope="private"):
-        self.element = canonical(dtype)
+        try:
+            self.element = canonical(dtype)
+        except TesseraError as err:
+            raise _located_at_caller(TesseraTypeError, err.message) from None
         if self.element != "void" and not is_native(self.element):
-            raise TypeError(f'a pointer cannot point to the virtual vector type "{self.element}"')
+            raise _located_at_caller(
+                TesseraTypeError, f'a pointer cannot point to the virtual vector type "{self.element}"')
         if scope not in SCOPES:
-            raise ValueError(f"unknown memory scope '{scope}'; scopes are: {', '.join(SCOPES)}")
+            raise _located_at_caller(
+                TesseraValueError, f"unknown memory scope '{scope}'; scopes are: {', '.join(SCOPES)}")
         self.scope = scope
 
     def __repr__(self):
         return f'S.ptr("{self.element}", "{self.scope}")'
+
+
+def _located_at_caller(cls, message, needle="ptr("):
+    """``cls(message)`` located at the user's code that called into tessera.dsl: an annotation
+    such as ``S.ptr("int7")`` runs when Python defines the function, before the DSL parser sees
+    it, so the error takes the location from the calling frame."""
+    frame = sys._getframe(1)
+    package = os.path.dirname(os.path.abspath(__file__))
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    if frame is None:
+        return cls(message)
+    file, line = frame.f_code.co_filename, frame.f_lineno
+    text = linecache.getline(file, line)
+    column = max(text.find(needle), 0)
+    if needle == "ptr(" and column >= 2 and text[column - 2:column] == "S.":
+        column -= 2
+    lines = linecache.getlines(file)
+    if lines:
+        _core.register_source(file, "".join(lines))
+    end = (text.find(")", column) + 1 or len(text.rstrip())) if needle == "ptr(" else column + len(needle)
+    span = _core.Span(file, line, column, line, max(end, column + 1))
+    return cls(_core.render_diagnostic(span, message), message, file, line, column)
 
 
 def ptr(dtype, scope="private"):

@@ -193,16 +193,22 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   Block wb_block = BlockNode::Make(wb_iters, {}, {}, block->name_hint, wb_body, wb_init, {}, {},
                                    block->annotations);
   wb_block = WithInferredRegions(wb_block);
+  // The write-back block reads only the partial results whose init ran: the rf block's init
+  // runs at the first value of the loops the write-back drops, so each conjunct of the
+  // predicate is kept with those loops at their minimum. (Dropping such a conjunct read partial
+  // results that were never initialized, e.g. rfactor over a split of 3 by 7: rows 3..6.)
+  VarMap dropped_at_min;
+  for (const StmtSRef& l : loops) {
+    const VarNode* v = l->loop()->loop_var.get();
+    if (IsAncestor(parent, l.get()) && !loop_map.count(v)) dropped_at_min[v] = l->loop()->min;
+  }
   std::vector<Expr> conjuncts;
   transform::SplitConjuncts(realize->predicate, &conjuncts);
   Expr wb_predicate;
   for (const Expr& c : conjuncts) {
-    bool kept = true;
-    for (const StmtSRef& l : loops) {
-      const VarNode* v = l->loop()->loop_var.get();
-      if (IsAncestor(parent, l.get()) && !loop_map.count(v) && UsesVars(c, {v})) kept = false;
-    }
-    if (kept) wb_predicate = AndE(wb_predicate, Substitute(c, loop_map));
+    Expr kept = Simplify(Substitute(Substitute(c, dropped_at_min), loop_map));
+    if (const auto* imm = AsPtr<IntImmNode>(kept); imm && imm->value != 0) continue;
+    wb_predicate = AndE(wb_predicate, kept);
   }
   Stmt wb_nest = MakeLoopNest(
       wb_loops,

@@ -273,3 +273,32 @@ def test_constant_index_outside_a_local_buffer():
         a[0] = buf[0]
 
     expect_diag(f, "buf[100] = 1", "Index 100 is out of bounds for dimension 0 of buffer buf (extent 8)")
+
+
+@pytest.mark.parametrize("annotation,cls,message", [
+    ('S.ptr("int7", "global")', TypeError, 'unknown data type "int7"'),
+    ('S.ptr("int8x8", "global")', TypeError, 'the virtual vector type "int8x8"'),
+    ('S.ptr("int32", "xx")', ValueError, "unknown memory scope 'xx'")])
+def test_bad_pointer_annotation_is_located(annotation, cls, message):
+    # Found by tests/fuzz: the annotation runs when Python defines the function, and its error
+    # had no source location.
+    from tessera.error import TesseraError
+
+    source = f"def kern(out: S.ptr('int32', 'global'),\n         a: {annotation}):\n    pass\n"
+    with pytest.raises(cls) as info:
+        exec(compile(source, "kernel_file.py", "exec"), {"S": S})
+    err = info.value
+    assert isinstance(err, TesseraError) and message in err.message
+    assert (err.file, err.line) == ("kernel_file.py", 2)
+    assert str(err).startswith("kernel_file.py:2:")
+
+
+def test_unknown_attribute_in_an_annotation_is_located():
+    # Found by tests/fuzz: `S.ptr_(...)` in an annotation was a bare AttributeError.
+    source = "def kern(\n    a: S.ptr_('int32', 'global')):\n    pass\n"
+    with pytest.raises(AttributeError) as info:
+        exec(compile(source, "kernel_file.py", "exec"), {"S": S})
+    assert isinstance(info.value, TesseraError)
+    assert (info.value.file, info.value.line) == ("kernel_file.py", 2)
+    assert "did you mean S.ptr?" in str(info.value)
+    assert not hasattr(S, "ptr_")  # hasattr inside tessera and elsewhere still works
