@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "tessera/runtime/dso_module.h"
+#include "tessera/runtime/guarded_call.h"
 #include "tessera/runtime/module.h"
 #include "tessera/support/error.h"
 
@@ -85,6 +86,49 @@ void BindRuntime(nb::module_& m) {
       },
       "module"_a, "kinds"_a, "values"_a,
       "Run a built DSL kernel; pointer values are addresses, scalars are Python numbers.");
+  m.def(
+      "call_dsl_checked",
+      [](const runtime::ModuleNode& mod, const std::vector<int>& kinds, nb::sequence values,
+         const std::string& kernel, const std::vector<std::string>& names,
+         const std::vector<int64_t>& bytes, const std::vector<int64_t>& itemsizes,
+         const std::vector<bool>& copy_back) {
+        if (!mod.library) TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "module is not loaded";
+        void* fn = mod.library->GetFunction("__tessera_launch");
+        if (!fn) TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "kernel entry not found in " << mod.lib_path;
+        size_t n = kinds.size();
+        if (nb::len(values) != n || names.size() != n || bytes.size() != n ||
+            itemsizes.size() != n || copy_back.size() != n) {
+          throw nb::value_error("argument count does not match kinds");
+        }
+        std::vector<uint64_t> storage(n);
+        std::vector<runtime::GuardedArg> guarded(n);
+        for (size_t i = 0; i < n; ++i) {
+          FillSlot(kinds[i], values[i], &storage[i]);
+          if (kinds[i] < 0) {
+            void* p = nullptr;
+            std::memcpy(&p, &storage[i], sizeof(p));
+            guarded[i].data = p;
+            guarded[i].bytes = size_t(std::max<int64_t>(bytes[i], 0));
+            guarded[i].itemsize = size_t(std::max<int64_t>(itemsizes[i], 1));
+            guarded[i].copy_back = copy_back[i];
+            guarded[i].name = names[i];
+          }
+        }
+        nb::gil_scoped_release release;
+        runtime::CallWithGuards(kernel, guarded, [&](const std::vector<void*>& copies) {
+          std::vector<uint64_t> checked = storage;
+          std::vector<void*> slots(n);
+          for (size_t i = 0; i < n; ++i) {
+            if (copies[i] != nullptr) std::memcpy(&checked[i], &copies[i], sizeof(void*));
+            slots[i] = &checked[i];
+          }
+          CallDSLLauncher(fn, slots);
+        });
+      },
+      "module"_a, "kinds"_a, "values"_a, "kernel"_a, "names"_a, "bytes"_a, "itemsizes"_a,
+      "copy_back"_a,
+      "Run a built DSL kernel with each array argument copied between guard pages: an access "
+      "outside an array is an error naming the kernel, the argument and the offset.");
 }
 
 }  // namespace bindings

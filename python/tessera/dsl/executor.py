@@ -25,8 +25,9 @@ class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, prim_func, entry):
+    def __init__(self, module, prim_func, entry, check_bounds=False):
         self._module = module
+        self.check_bounds = bool(check_bounds)
         self.name = entry
         params, _ = prim_func.signature()
         self._params = []
@@ -92,7 +93,23 @@ class Executor:
         return values
 
     def __call__(self, *args):
-        _core.call_dsl(self._module, self._kinds, self._check(args))
+        values = self._check(args)
+        if self.check_bounds:
+            self._call_checked(args, values)
+        else:
+            _core.call_dsl(self._module, self._kinds, values)
+
+    def _call_checked(self, args, values):
+        """The call with each array copied between guard pages (BuildManager(check_bounds=True)):
+        an access outside an array raises instead of corrupting memory."""
+        names, sizes, items, back = [], [], [], []
+        for (name, kind, _dtype, _np, _extent), arg in zip(self._params, args):
+            names.append(name)
+            is_array = kind == "ptr" and isinstance(arg, np.ndarray)
+            sizes.append(arg.nbytes if is_array else 0)
+            items.append(arg.itemsize if is_array else 1)
+            back.append(bool(is_array and arg.flags.writeable))
+        _core.call_dsl_checked(self._module, self._kinds, values, self.name, names, sizes, items, back)
 
     run = __call__
 
