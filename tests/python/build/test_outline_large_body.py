@@ -67,3 +67,45 @@ def test_asserts_returns_and_local_scalars_stay_in_the_function():
     assert "static void f_part0" in src
     entry = src[src.index("__tessera_packed_f"):]
     assert "n must be below 100" in entry
+
+
+# ---- Crash list of issue 15: compile-time errors instead of run-time crashes ----
+
+def test_loop_provably_outside_a_static_buffer_is_a_located_error():
+    from tessera.error import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match=r"Index 4194303 is out of bounds for dimension 0 of "
+                                              r"buffer A \(extent 20\)"):
+        @T.prim_func
+        def f(A: T.Buffer((20,), "float32")):
+            for i in range(1 << 22):
+                A[i] = T.float32(1)
+
+    # A guarded access, or one inside the extent, is fine.
+    @T.prim_func
+    def g(A: T.Buffer((20,), "float32")):
+        for i in range(1 << 10):
+            if i < 20:
+                A[i] = T.float32(1)
+        for i, j in T.grid(4, 5):
+            A[i * 5 + j] = A[i * 5 + j] + T.float32(1)
+
+    a = np.zeros(20, "float32")
+    ts.build(g, target="c")(a)
+    np.testing.assert_array_equal(a, 2.0)
+
+
+def test_constant_integer_division_by_zero_is_a_located_error():
+    from tessera.error import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match=r"integer division by zero"):
+        @T.prim_func
+        def f(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
+            for i in range(4):
+                A[i] = B[i] // 0
+
+    with pytest.raises(DiagnosticError, match=r"integer modulo by zero"):
+        @T.prim_func
+        def g(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
+            for i in range(4):
+                A[i] = T.truncmod(B[i], 0)
