@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -36,8 +38,14 @@ struct Region {
 
 constexpr unsigned char kCanary = 0xA5;
 
+// Guard pages a call may touch before it is taken for a runaway (16 MiB with 4 KiB pages).
+constexpr size_t kMaxOpenedPages = 4096;
+
 struct ActiveCall {
   std::vector<Region> regions;
+  std::vector<const char*> names;  // the argument of each region
+  const char* kernel = "";
+  std::atomic<size_t> pages_opened{0};
   std::atomic<bool> faulted{false};
   char* fault_address = nullptr;
   int fault_region = -1;
@@ -77,6 +85,24 @@ void OnFault(int sig, siginfo_t* info, void* uctx) {
         call->fault_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
 #endif
       }
+      // A kernel that keeps running through its guards (a loop far past the end) cannot be
+      // stopped from here (its threads share the TEC pool's mutex and barriers): past a limit
+      // it ends the process with the report, before it can leave the guards.
+      if (call->pages_opened.fetch_add(1) >= kMaxOpenedPages) {
+        char msg[512];
+        int n = std::snprintf(msg, sizeof(msg),
+                              "tessera checked call: the kernel %s accessed more than %zu pages "
+                              "outside its argument '%s' (first at byte offset %lld); stopping "
+                              "the process\n",
+                              call->kernel, kMaxOpenedPages,
+                              call->fault_region >= 0 ? call->names[size_t(call->fault_region)] : "?",
+                              call->fault_region >= 0
+                                  ? (long long)(call->fault_address -
+                                                call->regions[size_t(call->fault_region)].data)
+                                  : 0LL);
+        if (n > 0) (void)!write(2, msg, size_t(std::min<int>(n, int(sizeof(msg)) - 1)));
+        abort();
+      }
       // Let the access through to the guard page (ours, holding nothing): the call finishes
       // and its results are discarded.
       char* page = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(addr) & ~(PageSize() - 1));
@@ -90,9 +116,17 @@ void OnFault(int sig, siginfo_t* info, void* uctx) {
 Region MapGuarded(size_t bytes) {
   size_t page = PageSize();
   size_t data_pages = (std::max<size_t>(bytes, 1) + page - 1) / page;
-  size_t guard = std::max<size_t>(data_pages * page, (size_t(1) << 20) / page * page);
-  size_t length = data_pages * page + 2 * guard;
-  void* p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Guards of 64 GiB of address space (reserved, not memory: any 32-bit index of elements of
+  // up to 32 bytes lands in them), or 1 GiB where the address space is limited, or the array's
+  // size when larger.
+  size_t guard = 0, length = 0;
+  void* p = MAP_FAILED;
+  for (size_t want : {size_t(64) << 30, size_t(1) << 30}) {
+    guard = std::max<size_t>(data_pages * page, want / page * page);
+    length = data_pages * page + 2 * guard;
+    p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) break;
+  }
   if (p == MAP_FAILED ||
       mprotect(static_cast<char*>(p) + guard, data_pages * page, PROT_READ | PROT_WRITE) != 0) {
     if (p != MAP_FAILED) munmap(p, length);
@@ -119,6 +153,7 @@ void CallWithGuards(const std::string& kernel, const std::vector<GuardedArg>& ar
                     const std::function<void(const std::vector<void*>&)>& call) {
   std::lock_guard<std::mutex> lock(g_call_mu);
   ActiveCall active;
+  active.kernel = kernel.c_str();
   std::vector<int> region_of(args.size(), -1);
   std::vector<void*> pointers(args.size(), nullptr);
   struct Unmap {
@@ -134,6 +169,7 @@ void CallWithGuards(const std::string& kernel, const std::vector<GuardedArg>& ar
     region_of[i] = int(active.regions.size());
     pointers[i] = r.data;
     active.regions.push_back(r);
+    active.names.push_back(args[i].name.c_str());
   }
   struct sigaction sa {};
   sa.sa_sigaction = OnFault;

@@ -75,7 +75,8 @@ class BoundsChecker : public StmtExprVisitor {
     if (conditional) --guarded_;
   }
   void VisitExpr_(const CallNode* op) override {
-    bool conditional = op->is_op("tir.if_then_else");
+    // An address (T.address_of(A[i + 8]), a prefetch hint) is not an access.
+    bool conditional = op->is_op("tir.if_then_else") || op->is_op("tir.address_of");
     if (conditional) ++guarded_;
     StmtExprVisitor::VisitExpr_(op);
     if (conditional) --guarded_;
