@@ -91,6 +91,13 @@ class PackedEntryBuilder {
         Expr handle = Intrin(DataType::Handle(), "tessera.packed_arg", {args, I32(i)});
         if (func_->GetBuffer(p)) {
           handles_[p.get()] = handle;
+        } else if (p->pointer) {
+          // A typed pointer given an array (a DLTensor) points at the array's data, not at
+          // the DLTensor struct.
+          Expr data = Intrin(DataType::Handle(), "tessera.dltensor_get",
+                             {handle, I32(TESSERA_DLT_DATA)});
+          Bind(p, Intrin(DataType::Handle(), "tir.if_then_else",
+                         {code_is(TESSERA_ARG_DLTENSOR), data, handle}));
         } else {
           Bind(p, handle);
         }

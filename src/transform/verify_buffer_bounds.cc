@@ -75,8 +75,9 @@ class BoundsChecker : public StmtExprVisitor {
     if (conditional) --guarded_;
   }
   void VisitExpr_(const CallNode* op) override {
-    // An address (T.address_of(A[i + 8]), a prefetch hint) is not an access.
-    bool conditional = op->is_op("tir.if_then_else") || op->is_op("tir.address_of");
+    // A call's operands may be conditional (T.if_then_else, the predicate of an all-reduce) or
+    // not accesses at all (T.address_of(A[i + 8]) of a prefetch): only plain accesses count.
+    bool conditional = true;
     if (conditional) ++guarded_;
     StmtExprVisitor::VisitExpr_(op);
     if (conditional) --guarded_;
