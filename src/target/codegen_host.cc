@@ -466,7 +466,8 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   }
   if (name == "tessera.check_dltensor") {
     // (handle, arg, param, dtype, ndim, code, bits, lanes, full, device_type, shape...)
-    if (op->args.size() < 10) Unsupported("tessera.check_dltensor with too few arguments", op->span);
+    if (op->args.size() < 10)
+      Unsupported("tessera.check_dltensor with too few arguments", op->span);
     std::string call = "tessera_check_dltensor(";
     for (size_t i = 0; i < 10; ++i) call += (i ? ", " : "") + arg(i);
     if (op->args.size() == 10) return call + ", NULL)";
