@@ -32,6 +32,7 @@ func = te.create_prim_func([A] + outs)
 {lower}
 t1 = time.perf_counter()
 lib = {build}
+{fetch}
 t2 = time.perf_counter()
 a = np.random.rand(n).astype("float32")
 o = [{array}(np.zeros(1, "float32")) for _ in range(n)]
@@ -42,20 +43,25 @@ print(json.dumps({{"lower": t1 - t0, "build": t2 - t1, "ok": ok}}))
 
 _TESSERA = dict(imports="import tessera as ts\nfrom tessera import te",
                 lower='ts.lower(func, target="c")', build='ts.build(func, target="c")',
-                array="", numpy="")
+                array="", numpy="", fetch="")
 _TVM = dict(imports=("import tvm\nfrom tvm import te\n"
                      "_tensor = getattr(tvm.runtime, 'tensor', None) or tvm.nd.array"),
             lower='tvm.lower(func) if hasattr(tvm, "lower") else None',
             build='tvm.compile(func, target="llvm") if hasattr(tvm, "compile") else tvm.build(func, target="llvm")',
-            array="_tensor", numpy="(lambda t: t.numpy())")
+            array="_tensor", numpy="(lambda t: t.numpy())",
+            # tvm.compile of an "llvm" target returns before LLVM generates machine code: that
+            # happens when the first function is looked up, and is part of TVM's build time.
+            fetch='lib["main"]')
 
 
-def _run(python, program, env):
+def _run(python, program, env, timeout):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(program)
         path = f.name
     try:
-        r = subprocess.run([python, path], capture_output=True, text=True, env=env, timeout=1800)
+        r = subprocess.run([python, path], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "more than %d s (timed out)" % timeout, "timeout": timeout}
     finally:
         os.unlink(path)
     if r.returncode != 0:
@@ -79,11 +85,21 @@ def main():
     env["TESSERA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tessera-bench-scaling-")
     tvm_py = _tvm_python()
     tvm_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # TVM's build time grows faster than the program: a size it cannot build within the limit
+    # ($BENCH_TVM_TIMEOUT seconds) ends its column.
+    tvm_timeout = int(os.environ.get("BENCH_TVM_TIMEOUT", "900"))
     rows = []
+    tvm_gave_up = None
     for n in SIZES:
-        ts_r = _run(sys.executable, _PROGRAM.format(n=n, **_TESSERA), env)
-        tvm_r = (_run(tvm_py, _PROGRAM.format(n=n, **_TVM), tvm_env) if tvm_py
-                 else {"error": "apache-tvm not installed (set TVM_PYTHON)"})
+        ts_r = _run(sys.executable, _PROGRAM.format(n=n, **_TESSERA), env, 1800)
+        if not tvm_py:
+            tvm_r = {"error": "apache-tvm not installed (set TVM_PYTHON)"}
+        elif tvm_gave_up is not None:
+            tvm_r = {"error": "not run: timed out at %d statements" % tvm_gave_up}
+        else:
+            tvm_r = _run(tvm_py, _PROGRAM.format(n=n, **_TVM), tvm_env, tvm_timeout)
+            if "timeout" in tvm_r:
+                tvm_gave_up = n
         rows.append((n, ts_r, tvm_r))
         _print_row(n, ts_r, tvm_r)
     _plot(rows)
@@ -105,7 +121,7 @@ def _print_row(n, a, b):
     print("%8d | %s | %s" % (n, cells[0], cells[1]), flush=True)
     for r, who in ((a, "tessera"), (b, "tvm")):
         if "error" in r:
-            print("         %s: %s" % (who, r["error"]))
+            print("         %s: %s" % (who, r["error"]), flush=True)
 
 
 def _plot(rows):

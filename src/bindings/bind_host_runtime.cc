@@ -9,6 +9,7 @@
 #include "common.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/runtime/cuda/emulator.h"
+#include "tessera/runtime/guarded_call.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/runtime/registry.h"
@@ -411,6 +412,60 @@ void BindHostRuntime(nb::module_& m) {
         return ReturnValue(f, r);
       },
       "module"_a, "name"_a, "args"_a, "Call a function of a host library (\"\" is the entry).");
+  m.def(
+      "host_call_checked",
+      [](const ModuleNode& mod, const std::string& name, nb::sequence values,
+         const std::string& kernel) {
+        const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
+        ArgStorage s;
+        PackArguments(s, f, values);
+        // Each host array argument is copied between guard pages for the call (the packed entry
+        // then checks the copies as it checks the arrays themselves).
+        std::vector<runtime::GuardedArg> guarded;
+        std::vector<TesseraDLTensor*> tensors;
+        for (size_t i = 0; i < s.args.codes.size(); ++i) {
+          int32_t code = s.args.codes[i];
+          if (code != TESSERA_ARG_DLTENSOR && code != TESSERA_ARG_DLTENSOR_READONLY) continue;
+          auto* t = static_cast<TesseraDLTensor*>(s.args.values[i].v_handle);
+          if (t == nullptr || t->data == nullptr || t->device.device_type != TESSERA_DEVICE_CPU) {
+            continue;
+          }
+          size_t item = size_t(t->dtype.bits) * t->dtype.lanes / 8;
+          size_t count = 1;
+          bool compact = true;
+          int64_t expect = 1;
+          for (int k = t->ndim; k-- > 0;) {
+            if (t->strides && t->shape[k] != 1 && t->strides[k] != expect) compact = false;
+            expect *= t->shape[k];
+            count *= size_t(t->shape[k]);
+          }
+          if (!compact) continue;  // the entry refuses it with its own message
+          runtime::GuardedArg g;
+          g.data = static_cast<char*>(t->data) + t->byte_offset;
+          g.bytes = count * item;
+          g.itemsize = item == 0 ? 1 : item;
+          g.copy_back = code == TESSERA_ARG_DLTENSOR;
+          g.name = i < f.params.size() ? f.params[i].name : "arg" + std::to_string(i);
+          guarded.push_back(g);
+          tensors.push_back(t);
+        }
+        runtime::PackedResult r;
+        {
+          nb::gil_scoped_release release;
+          runtime::CallWithGuards(kernel, guarded, [&](const std::vector<void*>& copies) {
+            for (size_t k = 0; k < tensors.size(); ++k) {
+              if (copies[k] == nullptr) continue;
+              tensors[k]->data = copies[k];
+              tensors[k]->byte_offset = 0;
+            }
+            r = runtime::CallPacked(mod, f, s.args);
+          });
+        }
+        return ReturnValue(f, r);
+      },
+      "module"_a, "name"_a, "args"_a, "kernel"_a,
+      "Call a DSL kernel with each array argument copied between guard pages: an access "
+      "outside an array is an error naming the kernel, the argument and the offset.");
   m.def(
       "host_time",
       [](const ModuleNode& mod, const std::string& name, nb::sequence values, int number,

@@ -96,6 +96,7 @@ StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
 StageResult TirFinalizeStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFinalize);
   mod = run(mod, transform::LowerIntrin("c"));                  // host functions
+  mod = run.If(!ctx.IsGpu(), mod, "tir.OutlineLargeBody");
   mod = run.If(ctx.IsGpu(), mod, transform::LowerIntrin("cuda"));  // device kernels
   mod = run.If(ctx.IsGpu(), mod, "tir.Simplify");
   return {mod, false, nullptr};

@@ -25,6 +25,17 @@ TESSERA_REGISTER_OP("tessera.dltensor_stride")
     .set_num_inputs(2)
     .set_effect(CallEffect::kReadState)
     .describe("strides[dim] of a DLTensor argument whose strides are not NULL, as int64.");
+TESSERA_REGISTER_OP("tessera.check_args")
+    .set_num_inputs(4)
+    .set_effect(CallEffect::kUpdateState)
+    .describe("Whether a packed call's arguments match the parameters (type_codes, num_args, "
+              "\"func\", kinds: 'p' pointer, 'f' float, 'i' int per parameter): "
+              "tessera_check_args of tessera/runtime.h, which sets the error when not.");
+TESSERA_REGISTER_OP("tessera.check_dltensor")
+    .set_effect(CallEffect::kUpdateState)
+    .describe("Whether a DLTensor argument matches its buffer (handle, \"func.param\", \"param\", "
+              "\"dtype\", ndim, code, bits, lanes, full, device_type, shape...): "
+              "tessera_check_dltensor of tessera/runtime.h, which sets the error when not.");
 TESSERA_REGISTER_OP("tessera.isnullptr")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)

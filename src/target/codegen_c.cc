@@ -485,7 +485,17 @@ void CodeGenC::VisitStmt_(const LetStmtNode* op) {
   PrintStmt(op->body);
 }
 
-void CodeGenC::VisitStmt_(const AttrStmtNode* op) { PrintStmt(op->body); }
+void CodeGenC::VisitStmt_(const AttrStmtNode* op) {
+  // A launched GPU thread (T.launch_thread) has no meaning on a CPU target: its variable would
+  // be used without a definition.
+  if (op->attr_key == "thread_extent") {
+    auto* iv = AsPtr<IterVarNode>(op->node);
+    Unsupported("T.launch_thread of " + (iv ? iv->thread_tag : std::string("a thread")) +
+                    " (GPU threads exist only on GPU targets, e.g. \"cuda\")",
+                op->span);
+  }
+  PrintStmt(op->body);
+}
 
 void CodeGenC::VisitStmt_(const AssertStmtNode* op) { PrintStmt(op->body); }
 

@@ -456,6 +456,20 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (name == "tessera.dltensor_stride")
     return "TESSERA_DLT_STRIDE(" + arg(0) + ", " + arg(1) + ")";
   if (name == "tessera.isnullptr") return "(" + arg(0) + " == NULL)";
+  if (name == "tessera.check_args") {
+    return "tessera_check_args(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
+  }
+  if (name == "tessera.check_dltensor") {
+    // (handle, arg, param, dtype, ndim, code, bits, lanes, full, device_type, shape...)
+    if (op->args.size() < 10)
+      Unsupported("tessera.check_dltensor with too few arguments", op->span);
+    std::string call = "tessera_check_dltensor(";
+    for (size_t i = 0; i < 10; ++i) call += (i ? ", " : "") + arg(i);
+    if (op->args.size() == 10) return call + ", NULL)";
+    call += ", (const int64_t[]){";
+    for (size_t i = 10; i < op->args.size(); ++i) call += (i > 10 ? ", " : "") + arg(i);
+    return call + "})";
+  }
   if (name == "tessera.bound_error") {
     return "tessera_bound_error(" + arg(0) + ", (long long)" + arg(1) + ", (long long)" + arg(2) +
            ")";
@@ -535,7 +549,7 @@ void CodeGenHost::PrintReturn(const CallNode* ret) {
 void CodeGenHost::VisitStmt_(const LetStmtNode* op) {
   // Data pointers of a noalias function's buffers are restrict.
   auto* call = AsPtr<CallNode>(op->value);
-  if (in_packed_ && noalias_ && op->var->pointer && call && call->is_op("tessera.dltensor_get")) {
+  if (noalias_ && op->var->pointer && call && call->is_op("tessera.dltensor_get")) {
     restrict_vars_.insert(op->var.get());
   }
   CodeGenC::VisitStmt_(op);
@@ -555,6 +569,15 @@ void CodeGenHost::AfterLetBinding(const LetStmtNode* op, const std::string& name
 
 void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   if (parallel_depth_ > 0) Unsupported("T.Assert inside a parallel loop", op->span);
+  // The runtime's checks of the arguments set the error themselves.
+  if (auto* check = AsPtr<CallNode>(op->condition);
+      in_packed_ && check &&
+      (check->is_op("tessera.check_dltensor") || check->is_op("tessera.check_args"))) {
+    PrintIndent();
+    stream_ << "if (!" << PrintExpr(op->condition) << ") return -1;\n";
+    PrintStmt(op->body);
+    return;
+  }
   std::string cond = StripOuterParens(PrintExpr(op->condition));
   std::string args;
   if (auto* call = AsPtr<CallNode>(op->message); call && call->is_op("tessera.format")) {

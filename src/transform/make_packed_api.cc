@@ -1,6 +1,7 @@
 // tir.MakePackedAPI: each public function becomes a packed entry point that checks every
 // argument (tensorir.md §10) before running the body; private functions take raw pointers.
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
@@ -58,42 +59,69 @@ class PackedEntryBuilder {
     ret_code_ = VarNode::MakePointer("out_ret_tcode", DataType::Int(32), "global");
 
     size_t n = func_->params.size();
-    Check(EQNode::Make(num_args, I32(n)), name_ + ": num_args should be " + std::to_string(n));
-    // Scalars first, so that buffers whose shapes use them are checked against their values.
+    // The count and the type code of every argument, checked by one call of the runtime
+    // (tessera_check_args), which names the first wrong one: one letter per parameter, 'p' a
+    // pointer (array, handle or None), 'f' a float (or an int), 'i' an int.
+    std::string kinds;
     for (size_t i = 0; i < n; ++i) {
       const Var& p = func_->params[i];
-      Expr code = Intrin(DataType::Int(32), "tessera.packed_type_code", {type_codes, I32(i)});
-      auto code_is = [&](int c) { return Expr(EQNode::Make(code, I32(c))); };
-      std::string arg = name_ + ": Expect arg[" + std::to_string(i) + "] to be ";
       if (func_->GetBuffer(p) || p->dtype.is_handle()) {
-        Check(Or(code_is(TESSERA_ARG_DLTENSOR),
-                 Or(code_is(TESSERA_ARG_NULL), code_is(TESSERA_ARG_HANDLE))),
-              arg + "pointer");
-        Bind(p, Intrin(DataType::Handle(), "tessera.packed_arg", {args, I32(i)}));
+        kinds += 'p';
       } else if (p->dtype.is_float()) {
-        Check(Or(code_is(TESSERA_ARG_FLOAT), code_is(TESSERA_ARG_INT)), arg + "float");
-        Expr as_float = Intrin(DataType::Float(64), "tessera.packed_arg", {args, I32(i)});
-        Expr as_int = CastNode::Make(
-            DataType::Float(64), Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)}));
-        Expr v = Intrin(DataType::Float(64), "tir.if_then_else",
-                        {code_is(TESSERA_ARG_FLOAT), as_float, as_int});
-        Bind(p, p->dtype == DataType::Float(64) ? v : Expr(CastNode::Make(p->dtype, v)));
+        kinds += 'f';
       } else if (p->dtype.is_int_or_bool()) {
-        Check(Or(code_is(TESSERA_ARG_INT), code_is(TESSERA_ARG_UINT)), arg + "int");
-        Expr v = Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)});
-        if (p->dtype.is_bool()) {
-          Bind(p, NENode::Make(v, I64(0)));
-        } else {
-          Bind(p, p->dtype == DataType::Int(64) ? v : Expr(CastNode::Make(p->dtype, v)));
-        }
+        kinds += 'i';
       } else {
         TESSERA_THROW_KIND(p->span, ErrorKind::kBuild)
             << "parameter " << p->name << " of " << name_ << " has type " << p->dtype
             << ", which a packed call cannot pass";
       }
     }
+    Check(Intrin(DataType::Bool(), "tessera.check_args",
+                 {type_codes, num_args, StringImmNode::Make(name_), StringImmNode::Make(kinds)}),
+          name_ + ": the arguments do not match the parameters");
+    // Scalars first, so that buffers whose shapes use them are checked against their values.
+    for (size_t i = 0; i < n; ++i) {
+      const Var& p = func_->params[i];
+      Expr code = Intrin(DataType::Int(32), "tessera.packed_type_code", {type_codes, I32(i)});
+      auto code_is = [&](int c) { return Expr(EQNode::Make(code, I32(c))); };
+      if (func_->GetBuffer(p) || p->dtype.is_handle()) {
+        // A buffer's handle is read where its checks begin, so that a function of thousands
+        // of buffers does not keep thousands of handles live across the other bindings.
+        Expr handle = Intrin(DataType::Handle(), "tessera.packed_arg", {args, I32(i)});
+        if (func_->GetBuffer(p)) {
+          handles_[p.get()] = handle;
+        } else if (p->pointer) {
+          // A typed pointer given an array (a DLTensor) points at the array's data, not at
+          // the DLTensor struct.
+          Expr data = Intrin(DataType::Handle(), "tessera.dltensor_get",
+                             {handle, I32(TESSERA_DLT_DATA)});
+          Bind(p, Intrin(DataType::Handle(), "tir.if_then_else",
+                         {code_is(TESSERA_ARG_DLTENSOR), data, handle}));
+        } else {
+          Bind(p, handle);
+        }
+      } else if (p->dtype.is_float()) {
+        Expr as_float = Intrin(DataType::Float(64), "tessera.packed_arg", {args, I32(i)});
+        Expr as_int = CastNode::Make(
+            DataType::Float(64), Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)}));
+        Expr v = Intrin(DataType::Float(64), "tir.if_then_else",
+                        {code_is(TESSERA_ARG_FLOAT), as_float, as_int});
+        Bind(p, p->dtype == DataType::Float(64) ? v : Expr(CastNode::Make(p->dtype, v)));
+      } else {
+        Expr v = Intrin(DataType::Int(64), "tessera.packed_arg", {args, I32(i)});
+        if (p->dtype.is_bool()) {
+          Bind(p, NENode::Make(v, I64(0)));
+        } else {
+          Bind(p, p->dtype == DataType::Int(64) ? v : Expr(CastNode::Make(p->dtype, v)));
+        }
+      }
+    }
     for (const Var& p : func_->params) {
-      if (Buffer b = func_->GetBuffer(p)) BindBuffer(p, b);
+      if (Buffer b = func_->GetBuffer(p)) {
+        Bind(p, handles_.at(p.get()));
+        BindBuffer(p, b);
+      }
     }
 
     Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
@@ -203,33 +231,53 @@ class PackedEntryBuilder {
                 {actual});
   }
 
+  // The form of the runtime's check of a buffer argument (tessera_check_dltensor): 1 or 2
+  // (int32 or int64 extents) when it checks everything, because every extent is a constant,
+  // strides are compact and the element offset is 0; else 0 (pointer, ndim and dtype only).
+  static int FullCheckForm(const Buffer& buf) {
+    if (!buf->strides.empty() || !IsConstInt(buf->elem_offset, 0)) return 0;
+    int form = 0;
+    for (const Expr& e : buf->shape) {
+      auto v = AsConstInt(e);
+      if (!v || *v < 0) return 0;
+      int f = e->dtype == DataType::Int(32) ? 1 : e->dtype == DataType::Int(64) ? 2 : 0;
+      if (f == 0 || (form != 0 && f != form)) return 0;
+      form = f;
+    }
+    return form == 0 ? 1 : form;
+  }
+
   void BindBuffer(const Var& param, const Buffer& buf) {
     std::string arg = name_ + "." + param->name;
     auto get = [&](DataType t, int field) {
       return Intrin(t, "tessera.dltensor_get", {param, I32(field)});
     };
-    Check(NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr", {param})),
-          arg + " is expected to have non-NULL DLTensor* pointer");
     size_t ndim = buf->shape.size();
-    Check(EQNode::Make(get(DataType::Int(32), TESSERA_DLT_NDIM), I32(ndim)),
-          arg + ".ndim is expected to equal " + std::to_string(ndim));
     DataType t = buf->dtype;
-    Expr code = get(DataType::Int(32), TESSERA_DLT_DTYPE_CODE);
-    Expr bits = get(DataType::Int(32), TESSERA_DLT_DTYPE_BITS);
-    Expr lanes = get(DataType::Int(32), TESSERA_DLT_DTYPE_LANES);
-    Expr dtype_ok;
-    if (t.is_bool()) {
-      // numpy's bool and 8-bit integers share the one-byte layout.
-      Expr c =
-          Or(EQNode::Make(code, I32(TESSERA_DL_BOOL)),
-             Or(EQNode::Make(code, I32(TESSERA_DL_INT)), EQNode::Make(code, I32(TESSERA_DL_UINT))));
-      dtype_ok = AndNode::Make(c, EQNode::Make(bits, I32(8)));
-    } else {
-      dtype_ok =
-          AndNode::Make(EQNode::Make(code, I32(DLCode(t))), EQNode::Make(bits, I32(t.bits())));
+    int64_t device_type = func_->GetIntAttr("tessera.device_type", TESSERA_DEVICE_CPU);
+    // One call of the runtime's check instead of a dozen inline asserts per buffer: the C
+    // compiler's time on a function of thousands of buffer parameters was mostly these.
+    int full = FullCheckForm(buf);
+    std::vector<Expr> call_args = {param,
+                                   StringImmNode::Make(arg),
+                                   StringImmNode::Make(param->name),
+                                   StringImmNode::Make(t.ToString()),
+                                   I32(ndim),
+                                   I32(t.is_bool() ? TESSERA_DL_BOOL : DLCode(t)),
+                                   I32(t.is_bool() ? 8 : t.bits()),
+                                   I32(t.lanes()),
+                                   I32(full),
+                                   I32(device_type)};
+    if (full) {
+      for (const Expr& e : buf->shape) call_args.push_back(I64(*AsConstInt(e)));
     }
-    dtype_ok = AndNode::Make(dtype_ok, EQNode::Make(lanes, I32(t.lanes())));
-    Check(dtype_ok, arg + ".dtype is expected to be " + t.ToString());
+    Check(Intrin(DataType::Bool(), "tessera.check_dltensor", std::move(call_args)),
+          arg + " does not match its declaration");
+    if (full) {
+      if (!defined_.count(buf->data.get()))
+        Bind(buf->data, get(DataType::Handle(), TESSERA_DLT_DATA));
+      return;
+    }
 
     std::vector<Expr> shape;
     for (size_t k = 0; k < ndim; ++k) {
@@ -287,7 +335,6 @@ class PackedEntryBuilder {
       data = get(DataType::Handle(), TESSERA_DLT_RAW_DATA);
     }
     // Host targets take CPU arrays; the host part of a GPU build takes arrays on its device.
-    int64_t device_type = func_->GetIntAttr("tessera.device_type", TESSERA_DEVICE_CPU);
     CheckFormat(
         EQNode::Make(get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE), I32(device_type)),
         "Argument " + arg + ".device_type has an unsatisfied constraint: " +
@@ -305,6 +352,7 @@ class PackedEntryBuilder {
   Var ret_value_, ret_code_;
   std::vector<Item> items_;
   std::unordered_set<const VarNode*> defined_;
+  std::unordered_map<const VarNode*, Expr> handles_;  // buffer parameter -> its packed_arg
 };
 
 // Private functions take the data pointer of each buffer parameter instead of the buffer.

@@ -70,6 +70,7 @@ const bool kBuiltinConfigs = [] {
   RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
                                           {"max_simplification_steps", kI}});
   RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});
+  RegisterConfigRecord("tir.OutlineLargeBody", {{"max_nodes", kI}});
   RegisterConfigOption("tessera.dump_ir", ConfigType::kString);
   // A tuning database (SQLite path): ts.build applies its best records (tessera.tune).
   RegisterConfigOption("tessera.tune.database", ConfigType::kString);

@@ -1,6 +1,10 @@
 // tir.VerifyBufferBounds: a constant index outside a constant extent is a compile-time error, not
-// a read or write past the buffer at run time.
+// a read or write past the buffer at run time; so is an affine index of loops of constant
+// extents that leaves the buffer on some iteration of an unconditional access, and an integer
+// division or modulo by a constant 0.
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
@@ -36,9 +40,57 @@ class BoundsChecker : public StmtExprVisitor {
     StmtExprVisitor::VisitExpr_(op);
   }
   void VisitStmt_(const BufferStoreNode* op) override {
+    if (op->predicate) ++guarded_;
     Check(op->buffer, op->indices);
+    if (op->predicate) --guarded_;
     StmtExprVisitor::VisitStmt_(op);
   }
+  // Loops of constant extent bound their variable; a loop that may not run, a condition or a
+  // block predicate makes the accesses inside conditional.
+  void VisitStmt_(const ForNode* op) override {
+    auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+    bool bounded = min && extent && *extent > 0;
+    if (bounded) ranges_[op->loop_var.get()] = {*min, *min + *extent - 1};
+    if (!bounded) ++guarded_;
+    StmtExprVisitor::VisitStmt_(op);
+    if (!bounded) --guarded_;
+    ranges_.erase(op->loop_var.get());
+  }
+  void VisitStmt_(const IfThenElseNode* op) override {
+    VisitExpr(op->condition);
+    ++guarded_;
+    VisitStmt(op->then_case);
+    if (op->else_case) VisitStmt(op->else_case);
+    --guarded_;
+  }
+  void VisitStmt_(const WhileNode* op) override {
+    ++guarded_;
+    StmtExprVisitor::VisitStmt_(op);
+    --guarded_;
+  }
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    bool conditional = op->predicate && !IsConstInt(op->predicate, 1);
+    if (conditional) ++guarded_;
+    StmtExprVisitor::VisitStmt_(op);
+    if (conditional) --guarded_;
+  }
+  void VisitExpr_(const CallNode* op) override {
+    // A call's operands may be conditional (T.if_then_else, the predicate of an all-reduce) or
+    // not accesses at all (T.address_of(A[i + 8]) of a prefetch): only plain accesses count.
+    bool conditional = true;
+    if (conditional) ++guarded_;
+    StmtExprVisitor::VisitExpr_(op);
+    if (conditional) --guarded_;
+  }
+  void VisitExpr_(const SelectNode* op) override {
+    ++guarded_;
+    StmtExprVisitor::VisitExpr_(op);
+    --guarded_;
+  }
+  void VisitExpr_(const DivNode* op) override { Divisor(op, "division"); }
+  void VisitExpr_(const ModNode* op) override { Divisor(op, "modulo"); }
+  void VisitExpr_(const FloorDivNode* op) override { Divisor(op, "division"); }
+  void VisitExpr_(const FloorModNode* op) override { Divisor(op, "modulo"); }
 
  private:
   void Check(const Buffer& buffer, const std::vector<Expr>& indices) {
@@ -55,6 +107,9 @@ class BoundsChecker : public StmtExprVisitor {
         int64_t last = *base + (ramp->lanes - 1) * *stride;
         lo = std::min(*base, last);
         hi = std::max(*base, last);
+      } else if (auto range = guarded_ == 0 ? Affine(indices[d]) : std::nullopt) {
+        lo = range->first;
+        hi = range->second;
       } else {
         continue;
       }
@@ -68,7 +123,71 @@ class BoundsChecker : public StmtExprVisitor {
     }
   }
 
+  template <class T>
+  void Divisor(const T* op, const char* what) {
+    StmtExprVisitor::VisitExpr_(op);
+    if (!op->dtype.is_int() && !op->dtype.is_uint()) return;
+    if (auto c = AsConstInt(op->b); c && *c == 0) {
+      errors.push_back({std::string("integer ") + what + " by zero", span_});
+    }
+  }
+
+  // The exact range of an affine index (sums and constant multiples of bounded loop variables
+  // and constants, each variable at most once), or nothing.
+  std::optional<std::pair<int64_t, int64_t>> Affine(const Expr& e) {
+    std::unordered_map<const VarNode*, int> seen;
+    auto r = AffineRange(e, &seen);
+    if (!r) return std::nullopt;
+    for (const auto& [v, n] : seen) {
+      if (n > 1) return std::nullopt;  // i - i is 0, not [lo - hi, hi - lo]
+    }
+    return r;
+  }
+  std::optional<std::pair<int64_t, int64_t>> AffineRange(
+      const Expr& e, std::unordered_map<const VarNode*, int>* seen) {
+    constexpr int64_t kLimit = int64_t(1) << 62;
+    if (auto c = AsConstInt(e)) return std::make_pair(*c, *c);
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto it = ranges_.find(v);
+      if (it == ranges_.end()) return std::nullopt;
+      ++(*seen)[v];
+      return it->second;
+    }
+    if (auto* cast = AsPtr<CastNode>(e)) {
+      if (!cast->dtype.is_int() || !cast->value->dtype.is_int() ||
+          cast->dtype.bits() < cast->value->dtype.bits()) {
+        return std::nullopt;
+      }
+      return AffineRange(cast->value, seen);
+    }
+    auto* bin = AsPtr<BinaryNode>(e);
+    if (!bin || !e->dtype.is_int()) return std::nullopt;
+    if (bin->kind == NodeKind::kAdd || bin->kind == NodeKind::kSub) {
+      auto a = AffineRange(bin->a, seen), b = AffineRange(bin->b, seen);
+      if (!a || !b) return std::nullopt;
+      std::pair<int64_t, int64_t> r = bin->kind == NodeKind::kAdd
+                                          ? std::make_pair(a->first + b->first, a->second + b->second)
+                                          : std::make_pair(a->first - b->second, a->second - b->first);
+      if (std::abs(r.first) > kLimit || std::abs(r.second) > kLimit) return std::nullopt;
+      return r;
+    }
+    if (bin->kind == NodeKind::kMul) {
+      auto k = AsConstInt(bin->b);
+      const Expr& x = k ? bin->a : bin->b;
+      if (!k) k = AsConstInt(bin->a);
+      if (!k || std::abs(*k) > (int64_t(1) << 30)) return std::nullopt;
+      auto a = AffineRange(x, seen);
+      if (!a || std::abs(a->first) > (int64_t(1) << 31) || std::abs(a->second) > (int64_t(1) << 31))
+        return std::nullopt;
+      int64_t p = a->first * *k, q = a->second * *k;
+      return std::make_pair(std::min(p, q), std::max(p, q));
+    }
+    return std::nullopt;
+  }
+
   Span span_;
+  int guarded_ = 0;
+  std::unordered_map<const VarNode*, std::pair<int64_t, int64_t>> ranges_;
 };
 
 PrimFunc VerifyBufferBoundsFunc(PrimFunc f, IRModule, const PassContext&) {

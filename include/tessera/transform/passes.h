@@ -70,6 +70,9 @@ Pass SkipAssert();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
+/*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes
+ *  become private functions, so that the C compiler sees functions of bounded size. */
+Pass OutlineLargeBody();
 /*! \brief Lower math intrinsics to the C library functions of their type for `target`. */
 /*! \brief tir.InstrumentBoundCheckers: with "tir.instrument_bound_checkers", accesses that
  *  cannot be proven in bounds are checked at run time; a failing one is skipped and reported. */

@@ -73,8 +73,16 @@ class BuildManager:
     >>> print(ex.c_code); ex(a, out)
     """
 
-    def __init__(self, target="X2_1204", output_dir=None, cc_options="", disabled_pass=None):
+    def __init__(self, target="X2_1204", output_dir=None, cc_options="", disabled_pass=None,
+                 check_bounds=None):
+        """``check_bounds=True`` (or the environment variable ``TESSERA_CHECK_BOUNDS=1`` when
+        not given) builds executors that run each call with every array argument copied
+        between inaccessible guard pages: an access outside an array raises an error naming
+        the kernel, the argument and the offset instead of corrupting memory."""
         self.target = _core.get_dsl_target(target)
+        if check_bounds is None:
+            check_bounds = os.environ.get("TESSERA_CHECK_BOUNDS", "") not in ("", "0")
+        self.check_bounds = bool(check_bounds)
         self.output_dir = output_dir
         self.cc_options = cc_options
         self.disabled_pass = list(disabled_pass or [])
@@ -142,4 +150,4 @@ class BuildManager:
             os.makedirs(self.output_dir, exist_ok=True)
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
-        return Executor(result, entry)
+        return Executor(result, entry, check_bounds=self.check_bounds)

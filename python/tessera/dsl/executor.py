@@ -18,8 +18,9 @@ class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, entry):
+    def __init__(self, module, entry, check_bounds=False):
         self._module = module
+        self.check_bounds = bool(check_bounds)
         self.name = entry
 
     @property
@@ -32,7 +33,13 @@ class Executor:
         return self._module.lib_path
 
     def __call__(self, *args):
-        _call(self._module, "", args)
+        if self.check_bounds:
+            # BuildManager(check_bounds=True): each array copied between guard pages for the
+            # call, so an access outside it raises instead of corrupting memory.
+            _call(self._module, "", args,
+                  run=lambda handles: _core.host_call_checked(self._module, "", handles, self.name))
+        else:
+            _call(self._module, "", args)
 
     run = __call__
 

@@ -13,7 +13,7 @@ Python bool it tells whether both sides are the same object (so ``x in list`` st
 """
 
 from .. import _core
-from ..error import TesseraTypeError
+from ..error import TesseraTypeError, TesseraValueError
 
 PrimExpr = _core.PrimExpr
 
@@ -56,7 +56,13 @@ def const(value, dtype=None, span=None):
     else:
         if isinstance(value, float) and not float(value).is_integer():
             raise TesseraTypeError(f"cannot use the float {value!r} as a constant of type {elem}")
-        c = _core.IntImm(elem, int(value), span)
+        v = int(value)
+        t = _core.DataType(elem)
+        if t.bits <= 64 and not is_float(elem) and elem != "bool" and not elem.startswith("handle"):
+            lo, hi = (0, 2**t.bits - 1) if elem.startswith("uint") else (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
+            if not lo <= v <= hi or not -(2**63) <= v < 2**63:
+                raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
+        c = _core.IntImm(elem, v, span)
     return _core.Broadcast(c, lanes, span) if lanes > 1 else c
 
 

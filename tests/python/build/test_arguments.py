@@ -169,3 +169,44 @@ def test_timer_reports_argument_errors_alike(lib):
     a[0] = np.ones((10, 5), "float32")
     with raises(ValueError, r"^Argument f\.A\.shape\[1\] has an unsatisfied constraint"):
         timer(*a)
+
+
+def test_int64_extents_are_checked_with_their_type():
+    @T.prim_func
+    def g(A: T.Buffer((T.int64(4), T.int64(2)), "float32")):
+        A[0, 0] = T.float32(1)
+
+    lib = ts.build(g)
+    lib(np.zeros((4, 2), "float32"))
+    with raises(ValueError, r"^Argument g\.A\.shape\[0\] has an unsatisfied constraint: "
+                            r"T\.int64\(4\) == A\.shape\[0\] \(got 3\)$"):
+        lib(np.zeros((3, 2), "float32"))
+
+
+def test_bool_buffers_take_one_byte_arrays():
+    @T.prim_func
+    def g(A: T.Buffer((4,), "bool"), B: T.Buffer((4,), "int32")):
+        for i in T.serial(4):
+            B[i] = T.if_then_else(A[i], 1, 0)
+
+    lib = ts.build(g)
+    for a in (np.array([1, 0, 1, 1], "bool"), np.array([1, 0, 1, 1], "int8")):
+        b = np.zeros(4, "int32")
+        lib(a, b)
+        np.testing.assert_array_equal(b, [1, 0, 1, 1])
+    with raises(TypeError, r"^g\.A\.dtype is expected to be bool"):
+        lib(np.ones(4, "int32"), np.zeros(4, "int32"))
+
+
+def test_constant_empty_arrays_and_size_one_strides():
+    @T.prim_func
+    def g(A: T.Buffer((0, 3), "float32"), B: T.Buffer((1, 3), "float32")):
+        for i in T.serial(3):
+            B[0, i] = T.float32(2)
+
+    lib = ts.build(g)
+    b = np.zeros((2, 3), "float32")[::2]  # a size-1 dimension of stride 6: still compact
+    lib(np.zeros((0, 3), "float32"), b)
+    np.testing.assert_array_equal(b, np.full((1, 3), 2.0))
+    with raises(ValueError, r"^g\.B\.strides: expected to be compact array$"):
+        lib(np.zeros((0, 3), "float32"), np.zeros((1, 6), "float32")[:, ::2])

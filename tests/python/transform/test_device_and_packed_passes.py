@@ -26,58 +26,74 @@ def test_make_packed_api_checks_every_argument():
         T.func_attr({"calling_conv": "packed", "target": "c",
                      "tessera.params": ["buffer:float32:A", "int:int32:n"],
                      "tessera.ret_type": "void"})
-        with T.Assert(num_args == 2, "main: num_args should be 2"):
-            T.evaluate(0)
-        with T.Assert(T.call_intrin("int32", "tessera.packed_type_code", arg_type_ids, 0) == 7
-                      or (T.call_intrin("int32", "tessera.packed_type_code", arg_type_ids, 0) == 4
-                          or T.call_intrin("int32", "tessera.packed_type_code", arg_type_ids, 0) == 3),
-                      "main: Expect arg[0] to be pointer"):
-            T.evaluate(0)
-        A: T.handle = T.call_intrin("handle", "tessera.packed_arg", args, 0)
-        with T.Assert(T.call_intrin("int32", "tessera.packed_type_code", arg_type_ids, 1) == 0
-                      or T.call_intrin("int32", "tessera.packed_type_code", arg_type_ids, 1) == 1,
-                      "main: Expect arg[1] to be int"):
+        # The count and type code of every argument: one call of the runtime's check
+        # (tessera_check_args), one letter per parameter ('p' pointer, 'i' int, 'f' float).
+        with T.Assert(T.call_intrin("bool", "tessera.check_args", arg_type_ids, num_args, "main", "pi"),
+                      "main: the arguments do not match the parameters"):
             T.evaluate(0)
         n: T.int32 = T.Cast("int32", T.call_intrin("int64", "tessera.packed_arg", args, 1))
-        with T.Assert(not T.call_intrin("bool", "tessera.isnullptr", A),
-                      "main.A is expected to have non-NULL DLTensor* pointer"):
-            T.evaluate(0)
-        with T.Assert(T.call_intrin("int32", "tessera.dltensor_get", A, 2) == 1,
-                      "main.A.ndim is expected to equal 1"):
-            T.evaluate(0)
-        with T.Assert(T.call_intrin("int32", "tessera.dltensor_get", A, 3) == 2
-                      and T.call_intrin("int32", "tessera.dltensor_get", A, 4) == 32
-                      and T.call_intrin("int32", "tessera.dltensor_get", A, 5) == 1,
-                      "main.A.dtype is expected to be float32"):
-            T.evaluate(0)
-        with T.Assert(T.Cast("int64", 4) == T.call_intrin("int64", "tessera.dltensor_shape", A, 0),
-                      T.call_intrin("handle", "tessera.format",
-                                    "Argument main.A.shape[0] has an unsatisfied constraint: "
-                                    "4 == A.shape[0] (got %lld)",
-                                    T.call_intrin("int64", "tessera.dltensor_shape", A, 0))):
-            T.evaluate(0)
-        with T.Assert(T.call_intrin("int64", "tessera.dltensor_shape", A, 0) == T.int64(0)
-                      or (T.call_intrin("bool", "tessera.isnullptr",
-                                        T.call_intrin("handle", "tessera.dltensor_get", A, 9))
-                          or (T.call_intrin("int64", "tessera.dltensor_shape", A, 0) == T.int64(1)
-                              or T.call_intrin("int64", "tessera.dltensor_stride", A, 0) == T.int64(1))),
-                      "main.A.strides: expected to be compact array"):
-            T.evaluate(0)
-        with T.Assert(T.call_intrin("int32", "tessera.dltensor_get", A, 6) == 1,
-                      T.call_intrin("handle", "tessera.format",
-                                    "Argument main.A.device_type has an unsatisfied constraint: "
-                                    "1 == A.device_type (got %lld)",
-                                    T.Cast("int64", T.call_intrin("int32", "tessera.dltensor_get", A, 6)))):
-            T.evaluate(0)
-        with T.Assert(not T.call_intrin("bool", "tessera.isnullptr",
-                                        T.call_intrin("handle", "tessera.dltensor_get", A, 1))
-                      or T.call_intrin("int64", "tessera.dltensor_shape", A, 0) == T.int64(0),
-                      "main.A is expected to have non-NULL data pointer"):
+        A: T.handle = T.call_intrin("handle", "tessera.packed_arg", args, 0)
+        # One call of the runtime's check per buffer (tessera_check_dltensor): with constant
+        # extents it checks the pointer, ndim, dtype, shape, strides, device and data.
+        with T.Assert(T.call_intrin("bool", "tessera.check_dltensor", A, "main.A", "A", "float32",
+                                    1, 2, 32, 1, 1, 1, T.int64(4)),
+                      "main.A does not match its declaration"):
             T.evaluate(0)
         A_1: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", A, 0)
         A_2 = T.Buffer((4,), "float32", data=A_1)
         for i in range(4):
             A_2[i] = A_2[i] + T.float32(1.0)
+        return 0
+
+    after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")
+    assert_structural_equal(after, expected.with_attr("global_symbol", _core.StringImm("main")))
+
+
+def test_make_packed_api_checks_symbolic_shapes_inline():
+    @T.prim_func
+    def before(a: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,), "float32")
+        for i in T.serial(n):
+            A[i] = A[i] + T.float32(1)
+
+    @T.prim_func
+    def expected(args: T.handle, arg_type_ids: T.handle("int32", "global"), num_args: T.int32,
+                 out_ret_value: T.handle, out_ret_tcode: T.handle("int32", "global")) -> T.int32:
+        T.func_attr({"calling_conv": "packed", "target": "c",
+                     "tessera.params": ["buffer:float32:a"], "tessera.ret_type": "void"})
+        with T.Assert(T.call_intrin("bool", "tessera.check_args", arg_type_ids, num_args, "main", "p"),
+                      "main: the arguments do not match the parameters"):
+            T.evaluate(0)
+        a: T.handle = T.call_intrin("handle", "tessera.packed_arg", args, 0)
+        # A symbolic extent: the runtime checks pointer, ndim and dtype; the rest is inline.
+        with T.Assert(T.call_intrin("bool", "tessera.check_dltensor", a, "main.a", "a", "float32",
+                                    1, 2, 32, 1, 0, 1),
+                      "main.a does not match its declaration"):
+            T.evaluate(0)
+        n: T.int32 = T.Cast("int32", T.call_intrin("int64", "tessera.dltensor_shape", a, 0))
+        with T.Assert(T.call_intrin("int64", "tessera.dltensor_shape", a, 0) == T.int64(0)
+                      or (T.call_intrin("bool", "tessera.isnullptr",
+                                        T.call_intrin("handle", "tessera.dltensor_get", a, 9))
+                          or (T.call_intrin("int64", "tessera.dltensor_shape", a, 0) == T.int64(1)
+                              or T.call_intrin("int64", "tessera.dltensor_stride", a, 0) == T.int64(1))),
+                      "main.a.strides: expected to be compact array"):
+            T.evaluate(0)
+        with T.Assert(T.call_intrin("int32", "tessera.dltensor_get", a, 6) == 1,
+                      T.call_intrin("handle", "tessera.format",
+                                    "Argument main.a.device_type has an unsatisfied constraint: "
+                                    "1 == a.device_type (got %lld)",
+                                    T.Cast("int64", T.call_intrin("int32", "tessera.dltensor_get", a, 6)))):
+            T.evaluate(0)
+        with T.Assert(not T.call_intrin("bool", "tessera.isnullptr",
+                                        T.call_intrin("handle", "tessera.dltensor_get", a, 1))
+                      or T.call_intrin("int64", "tessera.dltensor_shape", a, 0) == T.int64(0),
+                      "main.a is expected to have non-NULL data pointer"):
+            T.evaluate(0)
+        A: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", a, 0)
+        A_1 = T.Buffer((n,), "float32", data=A)
+        for i in range(n):
+            A_1[i] = A_1[i] + T.float32(1.0)
         return 0
 
     after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")

@@ -131,6 +131,104 @@ static inline int32_t tessera_status(void) {
 #define TESSERA_DLT_SHAPE(h, i) (TESSERA_DLT(h)->shape[i])
 #define TESSERA_DLT_STRIDE(h, i) (TESSERA_DLT(h)->strides[i])
 
+/* The count and type codes of a packed call's arguments against the parameters of `func`:
+ * `kinds` has one letter per parameter, 'p' a pointer (array, handle or NULL), 'f' a float (an
+ * int converts), 'i' an int or bool. Returns 1, or sets the error and returns 0. */
+__attribute__((noinline, unused)) static int tessera_check_args(const int32_t* codes,
+                                                                int32_t num_args,
+                                                                const char* func,
+                                                                const char* kinds) {
+  int32_t n = (int32_t)strlen(kinds);
+  if (num_args != n) {
+    tessera_set_error("%s: num_args should be %d", func, (int)n);
+    return 0;
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    int32_t c = codes[i];
+    int ok;
+    const char* what;
+    if (kinds[i] == 'p') {
+      ok = c == TESSERA_ARG_DLTENSOR || c == TESSERA_ARG_NULL || c == TESSERA_ARG_HANDLE;
+      what = "pointer";
+    } else if (kinds[i] == 'f') {
+      ok = c == TESSERA_ARG_FLOAT || c == TESSERA_ARG_INT;
+      what = "float";
+    } else {
+      ok = c == TESSERA_ARG_INT || c == TESSERA_ARG_UINT;
+      what = "int";
+    }
+    if (!ok) {
+      tessera_set_error("%s: Expect arg[%d] to be %s", func, (int)i, what);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* A DLTensor argument against the buffer a packed function declares (tir.MakePackedAPI calls
+ * this once per buffer parameter instead of emitting the checks inline, which kept the C
+ * compiler busy on large functions). `arg` is "<function>.<parameter>", `param` the parameter.
+ * `ndim` dimensions of element type `dtype` = (code, bits, lanes); TESSERA_DL_BOOL accepts any
+ * 8-bit integer code. With `full` == 0 only the pointer, ndim and dtype are checked (the
+ * generated code checks the rest); with `full` == 1 (int32 extents) or 2 (int64 extents) also
+ * the constant `shape` (ndim values), compact strides, the device type and the data pointer.
+ * Returns 1, or sets the error (the message the inline checks would give) and returns 0. */
+__attribute__((noinline, unused)) static int tessera_check_dltensor(
+    const void* handle, const char* arg, const char* param, const char* dtype, int32_t ndim,
+    int32_t code, int32_t bits, int32_t lanes, int32_t full, int32_t device_type,
+    const int64_t* shape) {
+  const TesseraDLTensor* t = (const TesseraDLTensor*)handle;
+  if (t == NULL) {
+    tessera_set_error("%s is expected to have non-NULL DLTensor* pointer", arg);
+    return 0;
+  }
+  if (t->ndim != ndim) {
+    tessera_set_error("%s.ndim is expected to equal %d", arg, (int)ndim);
+    return 0;
+  }
+  int code_ok = code == TESSERA_DL_BOOL ? (t->dtype.code == TESSERA_DL_BOOL ||
+                                           t->dtype.code == TESSERA_DL_INT ||
+                                           t->dtype.code == TESSERA_DL_UINT)
+                                        : t->dtype.code == code;
+  if (!code_ok || t->dtype.bits != bits || t->dtype.lanes != lanes) {
+    tessera_set_error("%s.dtype is expected to be %s", arg, dtype);
+    return 0;
+  }
+  if (!full) return 1;
+  int empty = 0;
+  for (int32_t k = 0; k < ndim; ++k) {
+    if (t->shape[k] != shape[k]) {
+      tessera_set_error("Argument %s.shape[%d] has an unsatisfied constraint: %s%lld%s == "
+                        "%s.shape[%d] (got %lld)",
+                        arg, (int)k, full == 2 ? "T.int64(" : "", (long long)shape[k],
+                        full == 2 ? ")" : "", param, (int)k, (long long)t->shape[k]);
+      return 0;
+    }
+    empty = empty || shape[k] == 0;
+  }
+  if (!empty && t->strides != NULL) {
+    int64_t expect = 1;
+    for (int32_t k = ndim; k-- > 0;) {
+      if (shape[k] != 1 && t->strides[k] != expect) {
+        tessera_set_error("%s.strides: expected to be compact array", arg);
+        return 0;
+      }
+      expect *= shape[k];
+    }
+  }
+  if (t->device.device_type != device_type) {
+    tessera_set_error(
+        "Argument %s.device_type has an unsatisfied constraint: %d == %s.device_type (got %lld)",
+        arg, (int)device_type, param, (long long)t->device.device_type);
+    return 0;
+  }
+  if (t->data == NULL && !empty) {
+    tessera_set_error("%s is expected to have non-NULL data pointer", arg);
+    return 0;
+  }
+  return 1;
+}
+
 static inline void tessera_set_return_int(TesseraValue* ret, int32_t* code, int64_t v, int32_t c) {
   ret->v_int64 = v;
   *code = c;
