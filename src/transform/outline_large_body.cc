@@ -18,6 +18,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/support/stack.h"
 #include "tessera/transform/passes.h"
+#include "free_vars.h"
 
 namespace tessera {
 namespace transform {
@@ -55,56 +56,6 @@ bool Movable(const Stmt& s) {
   });
   return ok;
 }
-
-// The variables a run of statements uses but does not define, in order of first use.
-class FreeVars : public StmtExprVisitor {
- public:
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-  std::vector<Var> free;
-
-  void VisitExpr_(const VarNode* op) override { Use(op); }
-  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
-  void VisitExpr_(const LetNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitExpr_(const BufferLoadNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const ForNode* op) override {
-    defined_.insert(op->loop_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const LetStmtNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const AllocateNode* op) override {
-    defined_.insert(op->buffer_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const DeclBufferNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-
- private:
-  void Use(const VarNode* v) {
-    if (defined_.count(v) || !seen_.insert(v).second) return;
-    free.push_back(GetRef(v));
-  }
-  void UseBuffer(const BufferNode* b) {
-    Use(b->data.get());
-    if (b->elem_offset) VisitExpr(b->elem_offset);
-  }
-  std::unordered_set<const VarNode*> defined_, seen_;
-};
 
 class Outliner {
  public:
@@ -237,7 +188,7 @@ class Outliner {
   // variable, not a pointer that could be passed).
   bool UsesAllocation(const Stmt& s) const {
     if (allocated_.empty()) return false;
-    FreeVars uses;
+    FreeVarCollector uses;
     uses.VisitStmt(s);
     for (const Var& v : uses.free) {
       if (allocated_.count(v.get())) return true;
@@ -268,7 +219,7 @@ class Outliner {
   // local allocation of the enclosing function, which may be a C variable).
   Stmt Outline(const std::vector<Stmt>& run, const Span& span) {
     Stmt body = SeqStmtNode::Flatten(run, span);
-    FreeVars uses;
+    FreeVarCollector uses;
     uses.VisitStmt(body);
     for (const Var& v : uses.free) {
       if (allocated_.count(v.get())) return nullptr;
@@ -285,7 +236,7 @@ class Outliner {
         params.push_back(v);
         return;
       }
-      FreeVars deps;
+      FreeVarCollector deps;
       deps.VisitExpr(it->second);
       for (const Var& u : deps.free) need(u);
       lets.emplace_back(v, it->second);

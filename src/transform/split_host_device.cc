@@ -9,57 +9,29 @@
 #include "tessera/ir/functor.h"
 #include "tessera/transform/gpu_utils.h"
 #include "tessera/transform/passes.h"
+#include "free_vars.h"
 
 namespace tessera {
 namespace transform {
 namespace {
 
-// The variables a region uses but does not define, in order of first use.
-class FreeVarCollector : public StmtExprVisitor {
+// The free variables of a kernel region, and its launch extent per thread tag.
+class KernelScan : public FreeVarCollector {
  public:
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-  std::vector<Var> free;
+  using FreeVarCollector::VisitStmt_;
   std::map<std::string, Expr> extents;  // thread tag -> launch extent
 
-  void VisitExpr_(const VarNode* op) override { Use(op); }
-  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
-  void VisitExpr_(const LetNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitExpr_(const BufferLoadNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
   void VisitStmt_(const ForNode* op) override {
-    defined_.insert(op->loop_var.get());
     std::string tag = ThreadTag(op);
     if (!tag.empty()) Extent(tag, op->extent);
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const LetStmtNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitStmt_(op);
+    FreeVarCollector::VisitStmt_(op);
   }
   void VisitStmt_(const AttrStmtNode* op) override {
     if (const IterVarNode* iv = LaunchedThread(op)) {
       defined_.insert(iv->var.get());
       Extent(iv->thread_tag, op->value);
     }
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const AllocateNode* op) override {
-    defined_.insert(op->buffer_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const DeclBufferNode* op) override {
-    UseBuffer(op->buffer.get());
-    StmtExprVisitor::VisitStmt_(op);
+    FreeVarCollector::VisitStmt_(op);
   }
 
  private:
@@ -73,15 +45,6 @@ class FreeVarCollector : public StmtExprVisitor {
       if (a && b && *b > *a) it->second = extent;
     }
   }
-  void Use(const VarNode* v) {
-    if (defined_.count(v) || !seen_.insert(v).second) return;
-    free.push_back(GetRef(v));
-  }
-  void UseBuffer(const BufferNode* b) {
-    Use(b->data.get());
-    if (b->elem_offset) VisitExpr(b->elem_offset);
-  }
-  std::unordered_set<const VarNode*> defined_, seen_;
 };
 
 class KernelOutliner : public StmtMutator {
@@ -102,7 +65,7 @@ class KernelOutliner : public StmtMutator {
  private:
   Stmt Outline(const Stmt& region) {
     const Span& span = region->span;
-    FreeVarCollector c;
+    KernelScan c;
     c.VisitStmt(region);
     std::string name = prefix_ + "_kernel" + (count_ ? std::to_string(count_) : "");
     ++count_;
