@@ -18,7 +18,9 @@ void BindTarget(nb::module_& m) {
           e["c_name"] = d.c_name;
           e["form"] = d.form;
           e["elements"] = nb::tuple(nb::cast(d.elements));
+          e["scalar_elements"] = nb::tuple(nb::cast(d.scalar_elements));
           e["mask"] = d.mask;
+          e["keywords"] = nb::tuple(nb::cast(d.keywords));
           e["lane_fn"] = d.lane_fn;
           e["saturate"] = d.saturate;
           e["doc"] = d.doc;

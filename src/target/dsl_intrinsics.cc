@@ -7,30 +7,106 @@ namespace tessera {
 namespace {
 
 const std::vector<std::string> kInts = {"int8", "uint8", "int16", "uint16", "int32", "uint32"};
+const std::vector<std::string> kFloats = {"float16", "float32", "bfloat16"};
 
 std::vector<std::string> With(std::vector<std::string> base, const std::vector<std::string>& more) {
   base.insert(base.end(), more.begin(), more.end());
   return base;
 }
 
+// x[2i] op x[2i+1] fill the low half, the pairs of y the high half.
+DslIntrinsic Pairwise(const std::string& name, std::vector<std::string> elements,
+                      const std::string& lane_fn, bool saturate, const std::string& doc,
+                      const std::string& describe) {
+  return {name,    "dsl." + name, "__" + name, "pairwise", std::move(elements), {}, "all", {},
+          lane_fn, saturate,      doc,         describe};
+}
+
+// S.<name> of a float vector or scalar: dsl.v<name>, computed by PySim as the math function.
+DslIntrinsic Math(const std::string& name, const std::string& doc, const std::string& describe) {
+  return {name,
+          "dsl.v" + name,
+          "__v" + name,
+          "math",
+          kFloats,
+          {"float16", "float32"},
+          "all",
+          {},
+          name,
+          false,
+          "Lane-wise " + doc + " Float vectors and float16/float32 scalars.",
+          describe};
+}
+
+// A bit count or permutation of each integer lane; inactive lanes undefined.
+DslIntrinsic Bits(const std::string& name, const std::string& op, std::vector<std::string> elements,
+                  std::vector<std::string> scalar_elements, std::vector<std::string> keywords,
+                  const std::string& lane_fn, const std::string& doc, const std::string& describe) {
+  return {name,
+          "dsl." + op,
+          "__" + op,
+          "bits",
+          std::move(elements),
+          std::move(scalar_elements),
+          "undefined",
+          std::move(keywords),
+          lane_fn,
+          false,
+          doc,
+          describe};
+}
+
+// A mask of the float lanes of one class; inactive lanes false.
+DslIntrinsic Classify(const std::string& name, const std::string& doc,
+                      const std::string& describe) {
+  return {name, "dsl.v" + name, "__v" + name, "classify", kFloats, kFloats, "false",
+          {},   name,           false,        doc,        describe};
+}
+
 }  // namespace
 
 const std::vector<DslIntrinsic>& DslIntrinsics() {
   static const std::vector<DslIntrinsic>* table = new std::vector<DslIntrinsic>{
-      // ---- Pairwise: x[2i] op x[2i+1] fill the low half, the pairs of y the high half ----
-      {"vaddh", "dsl.vaddh", "__vaddh", "pairwise", With(kInts, {"float16", "float32"}), "all",
-       "add", true,
-       "Saturating pairwise sums: pairs of ``x`` fill the low half, pairs of ``y`` the high.",
-       "args: x, y: saturating pairwise sums, x pairs low, y pairs high."},
-      {"vsubh", "dsl.vsubh", "__vsubh", "pairwise", With(kInts, {"float16", "float32"}), "all",
-       "sub", true, "Saturating pairwise differences ``x[2i] - x[2i+1]``, as S.vaddh.",
-       "args: x, y: saturating pairwise differences."},
-      {"vmaxh", "dsl.vmaxh", "__vmaxh", "pairwise", With(kInts, {"float16", "float32", "bfloat16"}),
-       "all", "max", false,
-       "Pairwise maxima: pairs of ``x`` fill the low half, pairs of ``y`` the high half.",
-       "args: x, y: pairwise maxima."},
-      {"vminh", "dsl.vminh", "__vminh", "pairwise", With(kInts, {"float16", "float32", "bfloat16"}),
-       "all", "min", false, "Pairwise minima, as S.vmaxh.", "args: x, y: pairwise minima."},
+      // ---- Pairwise ----
+      Pairwise("vaddh", With(kInts, {"float16", "float32"}), "add", true,
+               "Saturating pairwise sums: pairs of ``x`` fill the low half, pairs of ``y`` the "
+               "high.",
+               "args: x, y: saturating pairwise sums, x pairs low, y pairs high."),
+      Pairwise("vsubh", With(kInts, {"float16", "float32"}), "sub", true,
+               "Saturating pairwise differences ``x[2i] - x[2i+1]``, as S.vaddh.",
+               "args: x, y: saturating pairwise differences."),
+      Pairwise("vmaxh", With(kInts, kFloats), "max", false,
+               "Pairwise maxima: pairs of ``x`` fill the low half, pairs of ``y`` the high half.",
+               "args: x, y: pairwise maxima."),
+      Pairwise("vminh", With(kInts, kFloats), "min", false, "Pairwise minima, as S.vmaxh.",
+               "args: x, y: pairwise minima."),
+      // ---- Math functions (AlignVectorWidth splits them part by part) ----
+      Math("exp", "e to the power x.", "Lane-wise e^x."),
+      Math("log", "Natural logarithm.", "Lane-wise natural logarithm."),
+      Math("tanh", "Hyperbolic tangent.", "Lane-wise tanh."),
+      Math("sin", "Sine.", "Lane-wise sine."),
+      Math("cos", "Cosine.", "Lane-wise cosine."),
+      Math("rsqrt", "1 / sqrt(x).", "Lane-wise 1/sqrt(x)."),
+      Math("sqrt", "Square root.", "Lane-wise square root."),
+      Math("ceil", "Smallest integer value not below x.", "Lane-wise ceiling."),
+      Math("erf", "Error function.", "Lane-wise error function."),
+      Math("exp2", "2 to the power x.", "Lane-wise 2^x."),
+      // ---- Bit counts and permutations ----
+      Bits("vcls", "vcls", {"int8", "int16", "int32"}, {}, {"out_sign"}, "cls",
+           "Leading bits equal to the sign bit, the sign bit excluded (signed integers).",
+           "args: x: leading bits equal to the sign bit, sign excluded."),
+      Bits("clz", "vclz", kInts, kInts, {}, "clz", "Leading zero bits of each lane. Scalars too.",
+           "args: x: leading zero bits."),
+      Bits("vbrevs", "vbrevs", kInts, {}, {}, "brevs", "The bit order of each lane reversed.",
+           "args: x: bit order of each lane reversed."),
+      Bits("vpcnt", "vpcnt", kInts, {}, {"out_sign"}, "popcount", "Population count of each lane.",
+           "args: x: set bits of each lane."),
+      // ---- Classification ----
+      Classify("isnan", "Lanes that are NaN (a scalar gives a bool).",
+               "args: x, mask: lanes that are NaN."),
+      Classify("isinf", "Lanes that are +-inf.", "args: x, mask: lanes that are infinite."),
+      Classify("isfinite", "Lanes that are neither NaN nor infinite.",
+               "args: x, mask: lanes that are finite."),
   };
   return *table;
 }
@@ -43,6 +119,7 @@ const bool kRegistered = [] {
     (*new OpRegEntry(d.op))
         .set_effect(CallEffect::kPure)
         .set_attr("dsl.name", d.c_name)
+        .set_attr("dsl.form", d.form)
         .describe(d.describe);
   }
   return true;

@@ -164,78 +164,12 @@ TESSERA_REGISTER_OP("dsl.vrint")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrint")
     .describe("args: x: round to nearest, ties to even.");
+// dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt, dsl.visnan, dsl.visinf,
+// dsl.visfinite: declared in the intrinsic table (dsl_intrinsics.cc).
 TESSERA_REGISTER_OP("dsl.vror")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vror")
     .describe("args: x, shift: rotate right by shift mod bits.");
-TESSERA_REGISTER_OP("dsl.vcls")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcls")
-    .describe("args: x: leading bits equal to the sign bit, sign excluded.");
-TESSERA_REGISTER_OP("dsl.vclz")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vclz")
-    .describe("args: x: leading zero bits.");
-TESSERA_REGISTER_OP("dsl.vbrevs")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vbrevs")
-    .describe("args: x: bit order of each lane reversed.");
-TESSERA_REGISTER_OP("dsl.vpcnt")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vpcnt")
-    .describe("args: x: set bits of each lane.");
-TESSERA_REGISTER_OP("dsl.visnan")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__visnan")
-    .describe("args: x, mask: lanes that are NaN.");
-TESSERA_REGISTER_OP("dsl.visinf")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__visinf")
-    .describe("args: x, mask: lanes that are infinite.");
-TESSERA_REGISTER_OP("dsl.visfinite")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__visfinite")
-    .describe("args: x, mask: lanes that are finite.");
-TESSERA_REGISTER_OP("dsl.vexp")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vexp")
-    .describe("Lane-wise e^x.");
-TESSERA_REGISTER_OP("dsl.vlog")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vlog")
-    .describe("Lane-wise natural logarithm.");
-TESSERA_REGISTER_OP("dsl.vtanh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vtanh")
-    .describe("Lane-wise tanh.");
-TESSERA_REGISTER_OP("dsl.vsin")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vsin")
-    .describe("Lane-wise sine.");
-TESSERA_REGISTER_OP("dsl.vcos")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcos")
-    .describe("Lane-wise cosine.");
-TESSERA_REGISTER_OP("dsl.vrsqrt")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vrsqrt")
-    .describe("Lane-wise 1/sqrt(x).");
-TESSERA_REGISTER_OP("dsl.vsqrt")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vsqrt")
-    .describe("Lane-wise square root.");
-TESSERA_REGISTER_OP("dsl.vceil")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vceil")
-    .describe("Lane-wise ceiling.");
-TESSERA_REGISTER_OP("dsl.verf")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__verf")
-    .describe("Lane-wise error function.");
-TESSERA_REGISTER_OP("dsl.vexp2")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vexp2")
-    .describe("Lane-wise 2^x.");
 TESSERA_REGISTER_OP("dsl.vpow")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vpow")

@@ -15,13 +15,28 @@ struct DslIntrinsic {
   std::string c_name;  ///< the tessera/dsl.h function CodeGenDSL prints ("dsl.name")
   /*! \brief The argument form, which fixes the operand and result types:
    *  "pairwise": (x, y), two vectors of one type (a scalar operand is broadcast), of a native or
-   *  multiple width; the result has that type, the pairs of x then the pairs of y. */
+   *  multiple width; the result has that type, the pairs of x then the pairs of y
+   *  (dsl.AlignVectorWidth splits a multiple width by the op's "dsl.form" attribute).
+   *  "math": (x), a float vector or scalar (a number literal is float32); the result has x's type.
+   *  "bits": (x), an integer vector or scalar; the result has x's type (out_sign= reinterprets it).
+   *  "classify": (x), a float vector or scalar (a literal as the parser types it); the result is a
+   *  mask of x's lanes (a bool for a scalar). */
   std::string form;
-  /*! \brief Operand element types, at every width the form allows, in the order errors list. */
+  /*! \brief Element types of a vector operand, at every width the form allows, in the order
+   *  errors list. */
   std::vector<std::string> elements;
-  /*! \brief Which lanes are computed: "all" (the intrinsic takes no mask). */
+  /*! \brief Element types of a scalar operand (computed in lane 0 of a native vector); empty:
+   *  vectors only. */
+  std::vector<std::string> scalar_elements;
+  /*! \brief Which lanes are computed: "all" (the intrinsic takes no mask), "undefined" (mask=:
+   *  inactive lanes are undefined), "false" (the op takes the mask; inactive lanes are false). */
   std::string mask;
-  /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min". */
+  /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
+   *  that signedness). */
+  std::vector<std::string> keywords;
+  /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min" (pairwise); the
+   *  math function "exp", "log", ... (math); "clz", "cls", "brevs", "popcount" (bits); "isnan",
+   *  "isinf", "isfinite" (classify). */
   std::string lane_fn;
   /*! \brief Whether integer results saturate (else they wrap). */
   bool saturate = false;

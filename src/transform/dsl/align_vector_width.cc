@@ -255,6 +255,8 @@ class VectorWidthAligner : public StmtExprMutator {
     if (op->is_op("dsl.set_lane"))
       return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
     if (op->is_op("dsl.vload_gather")) return Gather(op, n, k, part_type);
+    const auto* callee = AsPtr<OpNode>(op->op);
+    if (callee != nullptr && callee->GetStrAttr("dsl.form") == "pairwise") return Pairwise(op, k);
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -286,6 +288,26 @@ class VectorWidthAligner : public StmtExprMutator {
       std::vector<Expr> part_args;
       for (const Parts& p : args) part_args.push_back(p[j]);
       out.push_back(CallNode::Make(part_type, op->op, std::move(part_args), op->span));
+    }
+    return out;
+  }
+
+  // A pairwise op (the form of the intrinsic table): the result is the pairs of x, then the pairs
+  // of y, so two consecutive native parts of x ++ y fill one native part of the result.
+  Parts Pairwise(const CallNode* op, int k) {
+    DataType t = op->dtype;
+    if (t.lanes() % NativeLanes(t) != 0 || op->args.size() != 2) {
+      TESSERA_THROW(op->span) << op->op_name() << " on " << t
+                              << ": this API expects a native or multiple-width vector type";
+    }
+    Parts x = Data(op->args[0]), y = Data(op->args[1]);
+    if (k == 1 && x[0] == op->args[0] && y[0] == op->args[1]) return {GetRef(op)};
+    Parts halves = x;
+    halves.insert(halves.end(), y.begin(), y.end());
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      out.push_back(CallNode::Make(halves[2 * j]->dtype, op->op, {halves[2 * j], halves[2 * j + 1]},
+                                   op->span));
     }
     return out;
   }

@@ -229,16 +229,8 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     check_dtype(p, node, name, a.dtype, allowed)
     check_multiple(p, node, name, a.dtype)
-    xs, ys = _parts(p, node, a), _parts(p, node, b)
-    if len(xs) == 1:
-        return call(p, node, a.dtype, f"dsl.{name}", [a, b])
-    # The result is the pairs of x then the pairs of y: the pairs of the parts of x and y in
-    # sequence, two consecutive native parts filling one native part of the result (this also
-    # holds for an odd number of parts).
-    cs = xs + ys
-    t = xs[0].dtype
-    out = [call(p, node, t, f"dsl.{name}", [cs[i], cs[i + 1]]) for i in range(0, len(cs), 2)]
-    return _join(p, node, out)
+    # dsl.AlignVectorWidth splits a multiple width into native parts (the op's "dsl.form").
+    return call(p, node, a.dtype, f"dsl.{name}", [a, b])
 
 
 def _mixed_dot(p, node, name, s, u, mask, quad):

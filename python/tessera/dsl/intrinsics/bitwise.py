@@ -1,5 +1,6 @@
 """Bitwise and shift intrinsics: S.vand, S.vor, S.vxor, S.vinv, S.vsr, S.vsl, S.vnsr, S.vnsrsr,
-S.vror, S.vcls, S.clz, S.vbrevs, S.vpcnt (S.vall and S.vany live with the masks)."""
+S.vror, and the argument checks of the table's bit counts (S.vcls, S.clz, S.vbrevs, S.vpcnt:
+table.py). S.vall and S.vany live with the masks."""
 
 import ast
 
@@ -9,8 +10,8 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select,
-                    undefined_inactive, vector)
+from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
+                    scalar_via_vector, select, undefined_inactive, vector)
 from .arith import _masked
 
 _LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
@@ -160,10 +161,11 @@ def vror(p, node, x, shift, mask=None):
     return undefined_inactive(p, node, result, mask)
 
 
-def _unary_count(p, node, name, x, mask, out_sign=None, allowed=INTS):
+def _unary_count(p, node, name, op, x, mask, out_sign, allowed):
+    """The bits form of the intrinsic table (table.py): S.vcls, S.clz, S.vbrevs, S.vpcnt."""
     x = vector(p, node, name, x)
     check_dtype(p, node, name, x.dtype, allowed)
-    result = undefined_inactive(p, node, call(p, node, x.dtype, f"dsl.{name}", [x]), mask)
+    result = undefined_inactive(p, node, call(p, node, x.dtype, op, [x]), mask)
     if out_sign not in (None, "s", "u"):
         raise p.error(node, f'the arg "out_sign" must be None, "s" or "u", got {out_sign!r}')
     if out_sign is not None and T.is_signed(x.dtype) != (out_sign == "s"):
@@ -171,32 +173,11 @@ def _unary_count(p, node, name, x, mask, out_sign=None, allowed=INTS):
     return result
 
 
-@intrinsic
-def vcls(p, node, x, mask=None, out_sign=None):
-    """Leading bits equal to the sign bit, the sign bit excluded (signed integers)."""
-    return _unary_count(p, node, "vcls", x, mask, out_sign, ("int8", "int16", "int32"))
-
-
-@intrinsic
-def clz(p, node, x, mask=None):
-    """Leading zero bits of each lane. Scalars too."""
+def _unary_scalar(p, node, name, op, x, allowed):
+    """A scalar ``x`` of the bits form, through a one-lane use of the vector op (the host C has
+    no portable scalar clz); None for a vector."""
     x = p.load(x)
-    if is_expr(x) and T.lanes_of(x.dtype) == 1:
-        check_dtype(p, node, "clz", x.dtype, INTS)
-        # Through a one-lane use of the vector op: the host C has no portable scalar clz.
-        n = T.native_lanes(x.dtype)
-        v = call(p, node, T.with_lanes(x.dtype, n), "dsl.vclz", [_core.Broadcast(x, n, p.span(node))])
-        return p.call_op(node, x.dtype, "dsl.get_lane", [v, _core.IntImm("int32", 0)])
-    return _unary_count(p, node, "vclz", x, mask)
-
-
-@intrinsic
-def vbrevs(p, node, x, mask=None):
-    """The bit order of each lane reversed."""
-    return _unary_count(p, node, "vbrevs", x, mask)
-
-
-@intrinsic
-def vpcnt(p, node, x, mask=None, out_sign=None):
-    """Population count of each lane."""
-    return _unary_count(p, node, "vpcnt", x, mask, out_sign)
+    if not (is_expr(x) and T.lanes_of(x.dtype) == 1):
+        return None
+    check_dtype(p, node, name, x.dtype, allowed)
+    return scalar_via_vector(p, node, op, [x], x.dtype)

@@ -1,5 +1,6 @@
-"""Compare, classify and reduce: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.isnan,
-S.isinf, S.isfinite, S.max, S.min, S.vmaxh, S.vminh, S.vrpmax, S.vrpmin."""
+"""Compare and reduce: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min, S.vrpmax,
+S.vrpmin, and the argument check of the table's classes (S.isnan, S.isinf, S.isfinite:
+table.py)."""
 
 import ast
 
@@ -9,7 +10,7 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import scalar_via_vector, FLOATS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import scalar_via_vector, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
 from .arith import _masked
 
 
@@ -40,35 +41,18 @@ _define_compare("vcle", ast.LtE, "Lane-wise x <= y as a mask; inactive lanes Fal
 _define_compare("vclt", ast.Lt, "Lane-wise x < y as a mask; inactive lanes False.")
 
 
-def _classify(p, node, name, x, mask):
+def _classify(p, node, name, op, x, mask, allowed):
+    """The classify form of the intrinsic table (table.py): S.isnan, S.isinf, S.isfinite."""
     x = p.load(x)
     if not is_expr(x):
         x = p.to_expr(node, x)
-    check_dtype(p, node, name, x.dtype, FLOATS)
+    check_dtype(p, node, name, x.dtype, allowed)
     lanes = T.lanes_of(x.dtype)
     if lanes == 1:
         n = T.native_lanes(x.dtype)
         all_on = mask_expr(p, node, None, n)
-        return scalar_via_vector(p, node, f"dsl.v{name}", [x], "bool", [all_on])
-    return call(p, node, f"boolx{lanes}", f"dsl.v{name}", [x, mask_expr(p, node, mask, lanes)])
-
-
-@intrinsic
-def isnan(p, node, x, mask=None):
-    """Lanes that are NaN (a scalar gives a bool)."""
-    return _classify(p, node, "isnan", x, mask)
-
-
-@intrinsic
-def isinf(p, node, x, mask=None):
-    """Lanes that are +-inf."""
-    return _classify(p, node, "isinf", x, mask)
-
-
-@intrinsic
-def isfinite(p, node, x, mask=None):
-    """Lanes that are neither NaN nor infinite."""
-    return _classify(p, node, "isfinite", x, mask)
+        return scalar_via_vector(p, node, op, [x], "bool", [all_on])
+    return call(p, node, f"boolx{lanes}", op, [x, mask_expr(p, node, mask, lanes)])
 
 
 def _extreme(p, node, name, x, y, mask, r):
@@ -98,11 +82,9 @@ def min_(p, node, x, y, mask=None, r=None):
 def _reduce(p, node, name, x, mask, return_idx):
     x = vector(p, node, name, x)
     check_native(p, node, name, x.dtype)
-    # Whether the target has return_idx is checked by BuildManager.lower (the parse is shared
-    # by every target).
+    # Whether the target has return_idx is checked by dsl.VerifyTargetFeatures (the parse is
+    # shared by every target).
     return_idx = flag(p, node, name, return_idx, "return_idx")
-    if return_idx:
-        p.pfunc.x3_only.append(p.error(node, f"S.{name}(return_idx=True) needs an X3 target"))
     return call(p, node, x.dtype, f"dsl.{name}",
                 [x, mask_expr(p, node, mask, T.lanes_of(x.dtype)), imm(bool(return_idx))])
 

@@ -1,5 +1,5 @@
-"""Math intrinsics: S.exp, S.log, S.tanh, S.sin, S.cos, S.rsqrt, S.sqrt, S.floor, S.ceil,
-S.erf, S.exp2, S.pow on float vectors and scalars, and S.ceildiv on integer scalars."""
+"""Math intrinsics: S.floor and S.pow on float vectors and scalars, S.ceildiv on integer scalars,
+and the argument check of the table's math functions (S.exp, S.log, ...: table.py)."""
 
 import ast
 
@@ -13,48 +13,25 @@ from ._util import FLOATS, call, check_dtype, scalar_via_vector
 _SCALAR_FLOATS = ("float16", "float32")
 
 
-def _math_arg(p, node, name, x):
+def _math_arg(p, node, name, x, elements=FLOATS, scalar_elements=_SCALAR_FLOATS):
     x = p.load(x)
     if not is_expr(x):
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             raise p.error(node, f"S.{name} expects a float, got {p.describe(x)}")
         x = TY.constant(p, node, float(x), "float32")
     if T.lanes_of(x.dtype) == 1:
-        check_dtype(p, node, name, x.dtype, _SCALAR_FLOATS)
+        check_dtype(p, node, name, x.dtype, scalar_elements)
     else:
-        check_dtype(p, node, name, x.dtype, FLOATS)
+        check_dtype(p, node, name, x.dtype, elements)
     return x
 
 
-def _unary(p, node, name, x):
-    x = _math_arg(p, node, name, x)
-    if T.lanes_of(x.dtype) > 1:
-        return call(p, node, x.dtype, f"dsl.v{name}", [x])
-    if name == "floor":
-        return p.call_op(node, x.dtype, "tir.floor", [x])
-    return scalar_via_vector(p, node, f"dsl.v{name}", [x], x.dtype)
-
-
-def _define(name, doc):
-    def impl(p, node, x):
-        if name == "floor":
-            x = _math_arg(p, node, name, x)
-            if T.lanes_of(x.dtype) > 1:
-                return p.call_op(node, x.dtype, "tir.floor", [x])
-        return _unary(p, node, name, x)
-
-    impl.__name__ = name
-    impl.__doc__ = doc
-    intrinsic(impl, name=name)
-
-
-for _name, _doc in [("exp", "e to the power x."), ("log", "Natural logarithm."),
-                    ("tanh", "Hyperbolic tangent."), ("sin", "Sine."), ("cos", "Cosine."),
-                    ("rsqrt", "1 / sqrt(x)."), ("sqrt", "Square root."),
-                    ("floor", "Largest integer value not above x."),
-                    ("ceil", "Smallest integer value not below x."), ("erf", "Error function."),
-                    ("exp2", "2 to the power x.")]:
-    _define(_name, f"Lane-wise {_doc} Float vectors and float16/float32 scalars.")
+# S.exp, S.log, ... are declared in the intrinsic table (table.py); S.floor is TIR's floor.
+@intrinsic
+def floor(p, node, x):
+    """Lane-wise Largest integer value not above x. Float vectors and float16/float32 scalars."""
+    x = _math_arg(p, node, "floor", x)
+    return p.call_op(node, x.dtype, "tir.floor", [x])
 
 
 @intrinsic

@@ -1,19 +1,76 @@
-"""The intrinsics declared in C++'s table (tessera/target/dsl_intrinsics.h): S.vaddh, S.vsubh,
-S.vmaxh, S.vminh. Each entry's argument checks come from its form and element types; the op
-registry and PySim's dispatch are derived from the same entry."""
+"""The intrinsics declared in C++'s table (tessera/target/dsl_intrinsics.h): the pairwise S.vaddh,
+S.vsubh, S.vmaxh, S.vminh; the math functions S.exp, S.log, S.tanh, S.sin, S.cos, S.rsqrt,
+S.sqrt, S.ceil, S.erf, S.exp2; the bit counts S.vcls, S.clz, S.vbrevs, S.vpcnt; the classes
+S.isnan, S.isinf, S.isfinite. Each entry's argument checks come from its form, element types,
+mask rule and keywords; the op registry and PySim's dispatch are derived from the same entry."""
 
 from ... import _core
+from .. import types as T
 from ._registry import intrinsic
+from ._util import call, scalar_via_vector
 from .arith import _pairwise
+from .bitwise import _unary_count, _unary_scalar
+from .compare import _classify
+from .mathfuncs import _math_arg
+
+
+def _pairwise_form(entry, name, op, elements):
+    def impl(p, node, x, y):
+        return _pairwise(p, node, op.split(".", 1)[1], x, y, elements)
+    return impl
+
+
+def _math_form(entry, name, op, elements):
+    scalars = tuple(entry["scalar_elements"])
+
+    def impl(p, node, x):
+        x = _math_arg(p, node, name, x, elements, scalars)
+        if T.lanes_of(x.dtype) > 1:
+            return call(p, node, x.dtype, op, [x])
+        return scalar_via_vector(p, node, op, [x], x.dtype)
+    return impl
+
+
+def _bits_form(entry, name, op, elements):
+    scalars = tuple(entry["scalar_elements"])
+
+    def count(p, node, x, mask, out_sign):
+        if scalars:
+            scalar = _unary_scalar(p, node, name, op, x, scalars)
+            if scalar is not None:
+                return scalar
+        return _unary_count(p, node, name, op, x, mask, out_sign, elements)
+
+    if "out_sign" in entry["keywords"]:
+        def impl(p, node, x, mask=None, out_sign=None):
+            return count(p, node, x, mask, out_sign)
+    else:
+        def impl(p, node, x, mask=None):
+            return count(p, node, x, mask, None)
+    return impl
+
+
+def _classify_form(entry, name, op, elements):
+    def impl(p, node, x, mask=None):
+        return _classify(p, node, name, op, x, mask, elements)
+    return impl
+
+
+_FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
+          "classify": _classify_form}
+# The mask rule each form implements.
+_MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false"}
 
 
 def _define(entry):
-    name, op_name, elements = entry["name"], entry["op"].split(".", 1)[1], tuple(entry["elements"])
-    if entry["form"] == "pairwise":
-        def impl(p, node, x, y):
-            return _pairwise(p, node, op_name, x, y, elements)
-    else:
+    name, op, elements = entry["name"], entry["op"], tuple(entry["elements"])
+    form = _FORMS.get(entry["form"])
+    if form is None:
         raise NotImplementedError(f"intrinsic form {entry['form']!r} of S.{name}")
+    if entry["mask"] != _MASKS[entry["form"]]:
+        raise NotImplementedError(f"S.{name}: mask rule {entry['mask']!r} of the form "
+                                  f"{entry['form']!r}")
+    impl = form(entry, name, op, elements)
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = entry["doc"]
     intrinsic(impl, name=name)

@@ -233,7 +233,7 @@ _MATH = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin, "cos": np
          "nearbyint": np.rint, "rint": np.rint}
 for _n, _f in _MATH.items():
     CALLS[f"tir.{_n}"] = _float_fn(_f)
-    CALLS[f"dsl.v{_n}"] = _float_fn(_f)
+CALLS["dsl.vrint"] = _float_fn(np.rint)
 
 
 @handler("tir.pow", "dsl.vpow")
@@ -250,9 +250,9 @@ def _classify(fn):
     return impl
 
 
-for _n, _f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
+_CLASSES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+for _n, _f in _CLASSES.items():
     CALLS[f"tir.{_n}"] = _classify(_f)
-    CALLS[f"dsl.v{_n}"] = _classify(_f)
 
 
 def _clz_values(x, dtype):
@@ -265,12 +265,11 @@ def _clz_values(x, dtype):
     return out
 
 
-@handler("tir.clz", "dsl.vclz")
+@handler("tir.clz")
 def _clz(it, e, a):
     return _out(_wrap(_clz_values(a[0], e.dtype), e.dtype), e.dtype)
 
 
-@handler("dsl.vcls")
 def _cls(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     u = _i64(a[0]) & ((1 << bits) - 1)
@@ -279,14 +278,13 @@ def _cls(it, e, a):
     return _out(_wrap(_clz_values(u, e.dtype) - 1, e.dtype), e.dtype)
 
 
-@handler("tir.popcount", "dsl.vpcnt")
+@handler("tir.popcount")
 def _pcnt(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     u = _i64(a[0]) & ((1 << bits) - 1)
     return _out(_wrap(sum((u >> b) & 1 for b in range(bits)), e.dtype), e.dtype)
 
 
-@handler("dsl.vbrevs")
 def _brevs(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     u = _i64(a[0]) & ((1 << bits) - 1)
@@ -465,11 +463,16 @@ def _pairwise(fn, saturate):
     return impl
 
 
-# The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form.
+# The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
+# function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
-_FORMS = {"pairwise": _pairwise}
+_BITS = {"clz": _clz, "cls": _cls, "popcount": _pcnt, "brevs": _brevs}
+_FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"]),
+          "math": lambda d: _float_fn(_MATH[d["lane_fn"]]),
+          "bits": lambda d: _BITS[d["lane_fn"]],
+          "classify": lambda d: _classify(_CLASSES[d["lane_fn"]])}
 for _d in _core.dsl_intrinsics():
-    CALLS[_d["op"]] = _FORMS[_d["form"]](LANE_FNS[_d["lane_fn"]], _d["saturate"])
+    CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
 
 
 def _dot(group, saturate):
