@@ -46,6 +46,7 @@ FORMATTED = [
     "src/target/codegen_c.cc",
     "src/target/codegen_host.cc",
     "src/transform/auto_schedule.cc",
+    "src/transform/dsl/verify_target_features.cc",
     "src/transform/vectorize_loop.cc",
 ]
 

@@ -44,6 +44,7 @@ std::string HeaderText(const std::string& include_dir) {
 StageResult DslBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
   mod = run(mod, transform::BindTarget(ctx.dsl_target ? ctx.dsl_target->name : "dsl"));
+  if (ctx.dsl_target) mod = run(mod, transform::VerifyTargetFeatures(*ctx.dsl_target));
   mod = run(mod, "tir.VerifyBufferBounds");
   return {mod, false, nullptr};
 }

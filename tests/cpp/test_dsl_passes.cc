@@ -1,4 +1,5 @@
-// Golden tests of the DSL passes (dsl.AlignVectorWidth, dsl.VerifyLocalMemory) and of the C forms
+// Golden tests of the DSL passes (dsl.AlignVectorWidth, dsl.VerifyLocalMemory,
+// dsl.VerifyTargetFeatures) and of the C forms
 // CodeGenDSL gives the dsl.* ops, conversions, masks and constant tables.
 #include <gtest/gtest.h>
 
@@ -133,6 +134,22 @@ TEST(AlignVectorWidth, TailMasksAndLanesOfVirtualVectors) {
             "__vget_lane(__vload((__global int8*)(a + 16), __vmov_w(0x0000FFFF)), (n - 16))));\n");
 }
 
+TEST(AlignVectorWidth, SplitsPairwiseOpsByTheirForm) {
+  // out[0:16] = vaddh(a[0:16], b[0:16]) on int32 (two parts each): the pairs of a then the pairs
+  // of b, so the first result part is vaddh(a0, a1) and the second vaddh(b0, b1).
+  IRModule mod = Kernel({Ptr("a"), Ptr("b"), Ptr("out")}, [](const std::vector<Buffer>& b) {
+    Expr x = BufferLoadNode::Make(b[0], {Ramp(I32(0), 16)});
+    Expr y = BufferLoadNode::Make(b[1], {Ramp(I32(0), 16)});
+    return BufferStoreNode::Make(b[2], Call("int32x16", "dsl.vaddh", {x, y}), {Ramp(I32(0), 16)});
+  });
+  EXPECT_EQ(OpNode::Get("dsl.vaddh")->GetStrAttr("dsl.form"), "pairwise");
+  EXPECT_EQ(Aligned(mod),
+            "  __vstore(__vaddh(__vload((__global int8*)a, ALL_TRUE_w), __vload((__global int8*)(a "
+            "+ 8), ALL_TRUE_w)), (__global int8*)out, ALL_TRUE_w);\n"
+            "  __vstore(__vaddh(__vload((__global int8*)b, ALL_TRUE_w), __vload((__global int8*)(b "
+            "+ 8), ALL_TRUE_w)), (__global int8*)(out + 8), ALL_TRUE_w);\n");
+}
+
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
   Var tile = Ptr("tile", "int32", "lsram"), big = Ptr("big", "float32", "shared");
   Span span("kernel.py", 12, 4);
@@ -151,6 +168,30 @@ TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
               "shared allocation \"big\" (160000 bytes) exceeds the shared SRAM of X3P_1304: "
               "160000 of 131072 bytes per core would be in use");
     EXPECT_EQ(e.span().line, 12);
+  }
+}
+
+TEST(VerifyTargetFeatures, ReturnIdxNeedsAnX3Target) {
+  // out[0:8] = vrpmax(a[0:8], all lanes, return_idx) at kernel.py:7.
+  Span span("kernel.py", 7, 8);
+  auto kernel = [&](int return_idx) {
+    return Kernel({Ptr("a"), Ptr("out")}, [&](const std::vector<Buffer>& b) {
+      Expr all = Call("boolx8", "dsl.const_mask", std::vector<Expr>(8, I32(1)));
+      Expr v = BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)});
+      Expr r = CallNode::Make(T("int32x8"), OpNode::Get("dsl.vrpmax"), {v, all, I32(return_idx)},
+                              span);
+      return BufferStoreNode::Make(b[1], r, {Ramp(I32(0), 8)});
+    });
+  };
+  IRModule plain = kernel(0), with_idx = kernel(1);
+  EXPECT_EQ(transform::VerifyTargetFeatures(GetDSLTarget("X2_1204"))->fn(plain, {}), plain);
+  EXPECT_EQ(transform::VerifyTargetFeatures(GetDSLTarget("X3P_1304"))->fn(with_idx, {}), with_idx);
+  try {
+    transform::VerifyTargetFeatures(GetDSLTarget("X2_1204"))->fn(with_idx, {});
+    ADD_FAILURE() << "return_idx=True passed on X2";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "S.vrpmax(return_idx=True) needs an X3 target, not X2_1204");
+    EXPECT_EQ(e.span().line, 7);
   }
 }
 

@@ -21,6 +21,10 @@ Pass CombineInstructions();
  *  allocations beyond its shared SRAM per core, naming the allocation that overflows. */
 Pass VerifyLocalMemory(const DSLTargetDesc& target);
 
+/*! \brief Reject the intrinsic forms only X3 targets have (S.vrpmax/S.vrpmin with
+ *  return_idx=True) on other targets, at the call that uses them. */
+Pass VerifyTargetFeatures(const DSLTargetDesc& target);
+
 /*! \brief Loops bound to "threadIdx.x" (the TECs of a TensorIR kernel built for a DSL target)
  *  become serial loops, so that the host build runs the TECs one after another; a bound loop
  *  whose body synchronises threads is an error. */

@@ -19,9 +19,8 @@ def cache_dir():
     return os.path.join(root, "dsl")
 
 
-def collect_module(entry, name=None, target=None):
-    """The IRModule of ``entry`` and every function it reaches; recursion is an error.
-    With a ``target``, features the target lacks are errors."""
+def collect_module(entry, name=None):
+    """The IRModule of ``entry`` and every function it reaches; recursion is an error."""
     funcs, order, state = {}, [], {}
 
     def visit(pf, call_site):
@@ -36,10 +35,6 @@ def collect_module(entry, name=None, target=None):
         for callee in callees:
             visit(callee, None)
         state[pf] = "done"
-        if target is not None and not target.startswith("X3") and pf.x3_only:
-            err = pf.x3_only[0]
-            raise type(err)(str(err).replace("an X3 target", f"an X3 target, not {target}"),
-                            err.message + f", not {target}", err.file, err.line, err.column)
         funcs[pf] = func
         order.append(pf)
 
@@ -99,7 +94,7 @@ class BuildManager:
         if not isinstance(inp, PrimFuncObject):
             raise TypeError(f"BuildManager expects an @S.prim_func, a TensorIR/te PrimFunc or an "
                             f"IRModule, got {type(inp).__name__}")
-        mod, entry = collect_module(inp, name, self.target.name)
+        mod, entry = collect_module(inp, name)
         ctx = self._context()
         with ctx:
             lw = _core.StageLowerer(mod, "dsl", self.target.name, entry, _INCLUDE_DIR, cache_dir())

@@ -19,7 +19,6 @@ class PrimFuncObject:
         self.is_inline = is_inline
         self._parsed = None
         self._source = None
-        self.x3_only = []  # diagnostics of features only X3 targets have, raised by lower
 
     @property
     def source(self):
@@ -32,7 +31,6 @@ class PrimFuncObject:
         if self._parsed is None:
             from .parser import DSLParser
 
-            self.x3_only = []
             try:
                 self._parsed = DSLParser(self).parse()
             except DiagnosticError as err:
