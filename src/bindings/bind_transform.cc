@@ -242,7 +242,6 @@ void BindTransform(nb::module_& m) {
   m.def("simplify_expr", [](const Expr& e) {
     return CallWithLargeStack([&] { return transform::SimplifyExpr(e); });
   });
-  m.def("pointer_access_extents", &transform::PointerAccessExtents, "mod"_a, "entry"_a);
   m.def(
       "verify_well_formed",
       [](PrimFunc f) {
