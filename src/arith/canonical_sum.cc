@@ -1,0 +1,292 @@
+// The canonical form of index expressions: sum(coeff * product of atoms) + base, with like terms
+// combined, floordiv/floormod by constants reduced, and a split of a variable recombined.
+#include "canonical_simplify.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/ir/structural_hash.h"
+
+namespace tessera {
+namespace arith {
+namespace canonical {
+
+int CanonicalSimplifier::AtomId(const Expr& e) {
+  size_t h = StructuralHash(e);
+  for (int id : atom_index_[h]) {
+    if (StructuralEqual(atoms_[id], e)) return id;
+  }
+  atoms_.push_back(e);
+  int id = static_cast<int>(atoms_.size()) - 1;
+  atom_index_[h].push_back(id);
+  return id;
+}
+
+// `e` as one term (a constant stays a constant); `e` must already be simplified.
+Sum CanonicalSimplifier::AtomSum(const Expr& e) {
+  Sum s;
+  if (auto c = AsConstInt(e)) {
+    s.base = *c;
+  } else {
+    s.Add({AtomId(e)}, 1);
+  }
+  return s;
+}
+
+// A node that is not one of the canonical arithmetic kinds: simplify it as a whole (which may
+// give arithmetic, e.g. a Select with a constant condition).
+Sum CanonicalSimplifier::Leaf(const Expr& e) {
+  Expr s = ExprMutator::VisitExpr(e);
+  if (IsArithKind(s->kind)) return ToSum(s);
+  return AtomSum(s);
+}
+
+Sum CanonicalSimplifier::ToSum(const Expr& e) {
+  switch (e->kind) {
+    case NodeKind::kIntImm: {
+      Sum s;
+      s.base = static_cast<const IntImmNode*>(e.get())->value;
+      return s;
+    }
+    case NodeKind::kAdd: {
+      auto* op = static_cast<const AddNode*>(e.get());
+      Sum s = ToSum(op->a);
+      s.AddSum(ToSum(op->b), 1);
+      return s;
+    }
+    case NodeKind::kSub: {
+      auto* op = static_cast<const SubNode*>(e.get());
+      Sum s = ToSum(op->a);
+      s.AddSum(ToSum(op->b), -1);
+      return s;
+    }
+    case NodeKind::kMul:
+      return MulSum(static_cast<const MulNode*>(e.get()));
+    case NodeKind::kFloorDiv:
+    case NodeKind::kDiv:
+    case NodeKind::kFloorMod:
+    case NodeKind::kMod:
+      return DivModSum(static_cast<const BinaryNode*>(e.get()));
+    case NodeKind::kMin:
+    case NodeKind::kMax:
+      return MinMaxSum(static_cast<const BinaryNode*>(e.get()));
+    default:
+      return Leaf(e);
+  }
+}
+
+Sum CanonicalSimplifier::MulSum(const MulNode* op) {
+  Sum a = ToSum(op->a), b = ToSum(op->b);
+  if (a.is_const()) std::swap(a, b);
+  Sum out;
+  if (b.is_const()) {
+    out.AddSum(a, b.base);
+    return out;
+  }
+  size_t na = a.terms.size() + (a.base != 0), nb = b.terms.size() + (b.base != 0);
+  if (na * nb > 16) return AtomSum(MulNode::Make(FromSum(a, op->dtype), FromSum(b, op->dtype)));
+  // Distribute: (sum a)(sum b), keeping factor lists sorted so x*y and y*x are one monomial.
+  for (const auto& ta : a.terms) {
+    for (const auto& tb : b.terms) {
+      std::vector<int> f = ta.factors;
+      f.insert(f.end(), tb.factors.begin(), tb.factors.end());
+      std::sort(f.begin(), f.end());
+      out.Add(f, ta.coeff * tb.coeff);
+    }
+    out.Add(ta.factors, ta.coeff * b.base);
+  }
+  for (const auto& tb : b.terms) out.Add(tb.factors, tb.coeff * a.base);
+  out.base = a.base * b.base;
+  return out;
+}
+
+Sum CanonicalSimplifier::MinMaxSum(const BinaryNode* op) {
+  DataType t = op->dtype;
+  bool is_min = op->kind == NodeKind::kMin;
+  Expr a = FromSum(ToSum(op->a), t), b = FromSum(ToSum(op->b), t);
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return AtomSum(Const(t, is_min ? std::min(*ca, *cb) : std::max(*ca, *cb)));
+  if (StructuralEqual(a, b)) return ToSum(a);
+  Sum diff = ToSum(a);
+  diff.AddSum(ToSum(b), -1);
+  ConstIntBound d = ana_.GetConstIntBound(FromSum(diff, t));
+  if (d.max_value <= 0) return ToSum(is_min ? a : b);  // a <= b
+  if (d.min_value >= 0) return ToSum(is_min ? b : a);  // a >= b
+  if (is_min) return AtomSum(MinNode::Make(a, b, op->span));
+  return AtomSum(MaxNode::Make(a, b, op->span));
+}
+
+Sum CanonicalSimplifier::DivModSum(const BinaryNode* op) {
+  DataType t = op->dtype;
+  bool is_div = op->kind == NodeKind::kFloorDiv || op->kind == NodeKind::kDiv;
+  bool truncating = op->kind == NodeKind::kDiv || op->kind == NodeKind::kMod;
+  Sum num = ToSum(op->a);
+  Expr divisor = FromSum(ToSum(op->b), t);
+  auto c = AsConstInt(divisor);
+  if (c && *c != 0 && num.is_const()) {
+    int64_t x = num.base, y = *c, r;
+    if (truncating) {
+      r = is_div ? x / y : x % y;
+    } else {
+      r = is_div ? FloorDiv(x, y) : FloorMod(x, y);
+    }
+    return AtomSum(Const(t, r));
+  }
+  // Truncating and floor division agree on a non-negative numerator and positive divisor.
+  if (c && *c > 0 && truncating && ana_.GetConstIntBound(FromSum(num, t)).min_value < 0) c.reset();
+  if (!c || *c <= 0) {
+    Expr a = FromSum(num, t);
+    switch (op->kind) {
+      case NodeKind::kFloorDiv:
+        return AtomSum(FloorDivNode::Make(a, divisor, op->span));
+      case NodeKind::kFloorMod:
+        return AtomSum(FloorModNode::Make(a, divisor, op->span));
+      case NodeKind::kDiv:
+        return AtomSum(DivNode::Make(a, divisor, op->span));
+      default:
+        return AtomSum(ModNode::Make(a, divisor, op->span));
+    }
+  }
+  return is_div ? FloorDivSum(num, *c, t) : FloorModSum(num, *c, t);
+}
+
+// floordiv(c*Q + R, c) = Q + floordiv(R, c), for c > 0.
+Sum CanonicalSimplifier::FloorDivSum(const Sum& num, int64_t c, DataType t) {
+  if (c == 1) return num;
+  Sum quot, rest;
+  quot.base = FloorDiv(num.base, c);
+  rest.base = FloorMod(num.base, c);
+  for (const auto& term : num.terms) {
+    if (term.coeff % c == 0) {
+      quot.Add(term.factors, term.coeff / c);
+    } else {
+      rest.Add(term.factors, term.coeff);
+    }
+  }
+  quot.AddSum(FloorDivRest(rest, c, t), 1);
+  return quot;
+}
+
+Sum CanonicalSimplifier::FloorDivRest(Sum rest, int64_t c, DataType t) {
+  if (rest.is_const()) return AtomSum(Const(t, FloorDiv(rest.base, c)));
+  // floordiv(g*y, g*c') = floordiv(y, c').
+  int64_t g = Gcd(rest.base, c);
+  for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
+  if (g > 1) {
+    for (auto& term : rest.terms) term.coeff /= g;
+    rest.base /= g;
+    c /= g;
+    if (c == 1) return rest;
+  }
+  Expr r = FromSum(rest, t);
+  ConstIntBound b = ana_.GetConstIntBound(r);
+  if (b.min_value != ConstIntBound::kNegInf && b.max_value != ConstIntBound::kPosInf &&
+      FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c)) {
+    return AtomSum(Const(t, FloorDiv(b.min_value, c)));
+  }
+  // floordiv(floordiv(x, c1), c) = floordiv(x, c1 * c).
+  if (auto* inner = AsPtr<FloorDivNode>(r)) {
+    auto c1 = AsConstInt(inner->b);
+    if (c1 && *c1 > 0 && *c1 <= (int64_t(1) << 31) && c <= (int64_t(1) << 31)) {
+      return FloorDivSum(ToSum(inner->a), *c1 * c, t);
+    }
+  }
+  return AtomSum(FloorDivNode::Make(r, Const(t, c)));
+}
+
+// floormod(c*Q + R, c) = floormod(R, c), for c > 0.
+Sum CanonicalSimplifier::FloorModSum(const Sum& num, int64_t c, DataType t) {
+  if (c == 1) return Sum();
+  Sum rest;
+  rest.base = FloorMod(num.base, c);
+  for (const auto& term : num.terms) {
+    if (term.coeff % c != 0) rest.Add(term.factors, term.coeff);
+  }
+  if (rest.is_const()) return rest;
+  // floormod(g*y, g*c') = g * floormod(y, c').
+  int64_t g = Gcd(rest.base, c);
+  for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
+  if (g > 1) {
+    for (auto& term : rest.terms) term.coeff /= g;
+    rest.base /= g;
+    Sum inner = FloorModSum(rest, c / g, t);
+    Sum out;
+    out.AddSum(inner, g);
+    return out;
+  }
+  Expr r = FromSum(rest, t);
+  ConstIntBound b = ana_.GetConstIntBound(r);
+  if (b.min_value != ConstIntBound::kNegInf && b.max_value != ConstIntBound::kPosInf &&
+      FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c)) {
+    rest.base -= FloorDiv(b.min_value, c) * c;  // all values lie in one period
+    return rest;
+  }
+  ModularSet m = ana_.GetModularSet(r);
+  if (m.coeff % c == 0) return AtomSum(Const(t, FloorMod(m.base, c)));
+  // floormod(floormod(x, c1), c) = floormod(x, c) when c divides c1.
+  if (auto* inner = AsPtr<FloorModNode>(r)) {
+    auto c1 = AsConstInt(inner->b);
+    if (c1 && *c1 > 0 && *c1 % c == 0) return FloorModSum(ToSum(inner->a), c, t);
+  }
+  return AtomSum(FloorModNode::Make(r, Const(t, c)));
+}
+
+// floordiv(x, c) * c * k + floormod(x, c) * k = x * k: undo a split of x.
+bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
+  for (size_t i = 0; i < s->terms.size(); ++i) {
+    const auto& ti = s->terms[i];
+    if (ti.factors.size() != 1 || ti.coeff == 0) continue;
+    auto* div = AsPtr<FloorDivNode>(atoms_[ti.factors[0]]);
+    auto c = div ? AsConstInt(div->b) : std::nullopt;
+    if (!c || *c <= 0 || ti.coeff % *c != 0) continue;
+    int64_t k = ti.coeff / *c;
+    for (size_t j = 0; j < s->terms.size(); ++j) {
+      const auto& tj = s->terms[j];
+      if (tj.factors.size() != 1 || tj.coeff != k) continue;
+      auto* mod = AsPtr<FloorModNode>(atoms_[tj.factors[0]]);
+      if (!mod || !IsConstInt(mod->b, *c) || !StructuralEqual(mod->a, div->a)) continue;
+      Expr x = div->a;
+      s->terms[i].coeff = 0;
+      s->terms[j].coeff = 0;
+      s->AddSum(ToSum(x), k);
+      return true;
+    }
+  }
+  return false;
+}
+
+Expr CanonicalSimplifier::Product(const std::vector<int>& factors, DataType t) {
+  Expr e = atoms_[factors[0]];
+  for (size_t i = 1; i < factors.size(); ++i) e = MulNode::Make(e, atoms_[factors[i]]);
+  return e;
+}
+
+Expr CanonicalSimplifier::FromSum(Sum s, DataType t) {
+  while (RecombineDivMod(&s)) {
+  }
+  s.Compact();
+  Expr result;
+  // Positive terms first, in the order they appeared, then the negative ones subtracted.
+  for (const auto& term : s.terms) {
+    if (term.coeff <= 0) continue;
+    Expr e = Product(term.factors, t);
+    if (term.coeff != 1) e = MulNode::Make(e, Const(t, term.coeff));
+    result = result ? Expr(AddNode::Make(result, e)) : e;
+  }
+  for (const auto& term : s.terms) {
+    if (term.coeff >= 0) continue;
+    Expr e = Product(term.factors, t);
+    if (!result) {
+      result = MulNode::Make(e, Const(t, term.coeff));
+      continue;
+    }
+    if (term.coeff != -1) e = MulNode::Make(e, Const(t, -term.coeff));
+    result = SubNode::Make(result, e);
+  }
+  int64_t base = WrapToType(t, s.base);
+  if (!result) return Const(t, base);
+  if (base > 0) return AddNode::Make(result, Const(t, base));
+  if (base < 0) return SubNode::Make(result, Const(t, -base));
+  return result;
+}
+
+}  // namespace canonical
+}  // namespace arith
+}  // namespace tessera
