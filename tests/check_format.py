@@ -40,6 +40,7 @@ FORMATTED = [
     "src/ir/expr_ops.cc",
     "src/ir/ir_utils.cc",
     "src/ir/target.cc",
+    "src/schedule/region.cc",
     "src/schedule/trace_internal.h",
     "src/schedule/trace_json.cc",
     "src/schedule/trace_print.cc",
