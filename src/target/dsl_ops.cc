@@ -185,7 +185,8 @@ TESSERA_REGISTER_OP("dsl.vperm")
     .set_attr("dsl.name", "__vperm")
     .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
-// ---- Intrinsic library: ops across lanes (native widths only) ----
+// ---- Intrinsic library: ops across lanes (native widths only; "dsl.split" = "parts": a multiple
+// width splits into native parts, result part j from part j of each operand) ----
 TESSERA_REGISTER_OP("dsl.vrpadd")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrpadd")
@@ -210,10 +211,12 @@ TESSERA_REGISTER_OP("dsl.vmulh")
 TESSERA_REGISTER_OP("dsl.vdot")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vdot")
+    .set_attr("dsl.split", "parts")
     .describe("args: x, y, mask: saturated pairwise dot products into double width.");
 TESSERA_REGISTER_OP("dsl.vqdot")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vqdot")
+    .set_attr("dsl.split", "parts")
     .describe("args: x, y, mask: 4-lane dot products into quadruple width.");
 // ---- Combined logic (dsl.CombineInstructions) ----
 TESSERA_REGISTER_OP("dsl.vbclr")

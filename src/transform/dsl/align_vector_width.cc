@@ -257,6 +257,9 @@ class VectorWidthAligner : public StmtExprMutator {
     if (op->is_op("dsl.vload_gather")) return Gather(op, n, k, part_type);
     const auto* callee = AsPtr<OpNode>(op->op);
     if (callee != nullptr && callee->GetStrAttr("dsl.form") == "pairwise") return Pairwise(op, k);
+    if (callee != nullptr && callee->GetStrAttr("dsl.split") == "parts") {
+      return ByParts(op, k, part_type);
+    }
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -308,6 +311,35 @@ class VectorWidthAligner : public StmtExprMutator {
     for (int j = 0; j < k; ++j) {
       out.push_back(CallNode::Make(halves[2 * j]->dtype, op->op, {halves[2 * j], halves[2 * j + 1]},
                                    op->span));
+    }
+    return out;
+  }
+
+  // An op whose result part j comes from part j of each vector operand, the operands split at
+  // their own native width (dsl.vdot: int8x64 operands and mask give int16x32 in two parts).
+  Parts ByParts(const CallNode* op, int k, DataType part_type) {
+    std::vector<Parts> args;
+    bool changed = false;
+    for (const Expr& a : op->args) {
+      Parts p;
+      if (!a->dtype.is_vector()) {
+        p = Parts(k, VisitExpr(a));
+      } else if (a->dtype.lanes() % k == 0) {
+        p = a->dtype.is_bool() ? Mask(a, a->dtype.lanes() / k) : Data(a);
+      }
+      if (static_cast<int>(p.size()) != k) {
+        TESSERA_THROW(op->span) << op->op_name() << " on " << op->dtype << ": its " << a->dtype
+                                << " operand does not split into " << k << " native parts";
+      }
+      changed = changed || p[0] != a || p.size() != 1;
+      args.push_back(std::move(p));
+    }
+    if (k == 1 && !changed) return {GetRef(op)};
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      std::vector<Expr> part_args;
+      for (const Parts& p : args) part_args.push_back(p[j]);
+      out.push_back(CallNode::Make(part_type, op->op, std::move(part_args), op->span));
     }
     return out;
   }

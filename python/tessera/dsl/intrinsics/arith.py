@@ -280,14 +280,9 @@ def _dot(p, node, name, x, y, mask, quad):
         rtype = "float32x8"  # sums in the even lanes
     else:
         rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
-    xs, ys = _parts(p, node, a), _parts(p, node, b)
-    if len(xs) == 1:
-        return call(p, node, rtype, f"dsl.{name}", [a, b, m])
-    ms = [p.call_op(node, f"boolx{n}", "dsl.vmake",
-                    [p.call_op(node, "bool", "dsl.get_lane", [m, imm(j * n + i)]) for i in range(n)])
-          for j in range(len(xs))]
-    return _join(p, node, [call(p, node, rtype, f"dsl.{name}", [xv, yv, mv])
-                           for xv, yv, mv in zip(xs, ys, ms)])
+    # dsl.AlignVectorWidth splits a multiple width into native parts (the op's "dsl.split").
+    rtype = T.with_lanes(rtype, T.lanes_of(rtype) * (lanes // n))
+    return call(p, node, rtype, f"dsl.{name}", [a, b, m])
 
 
 @intrinsic

@@ -481,7 +481,7 @@ def _dot(group, saturate):
             x, y = np.asarray(a[0]).astype(np.float32), np.asarray(a[1]).astype(np.float32)
             m = np.asarray(a[2], bool)
             sums = np.where(m, x * y, 0).astype(np.float32).reshape(-1, group)
-            out = np.zeros(8, np.float32)
+            out = np.zeros(x.size // 2, np.float32)  # the sums in the even lanes
             for i in range(sums.shape[0]):
                 acc = np.float32(0)
                 for v in sums[i]:
