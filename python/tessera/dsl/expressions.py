@@ -393,6 +393,10 @@ class ExpressionParser(PointerParser):
                     return _core.BufferLoad(base.buffer, [idx], None, self.span(node))
             if base.element == "void":
                 raise self.error(node, 'cannot access a "void" pointer; use p.as_ptr(dtype) first')
+            if T.is_virtual_vector(base.element):
+                buf, ramp = self.virtual_access(node, base, index)
+                with self.at(node):
+                    return _core.BufferLoad(buf, [ramp], None, self.span(node))
             idx = self.offset_index(node, base, index)
             with self.at(node):
                 return _core.BufferLoad(base.buffer, [idx], None, self.span(node))
