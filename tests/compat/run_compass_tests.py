@@ -52,10 +52,12 @@ def pytest_collection_modifyitems(config, items):
     items[:] = kept
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collectreport(report):
-    """A pytest hook: a module whose import fails only for a REFERENCE_ONLY_MODULES module becomes
-    one skipped entry, so that the environment is not counted against tessera."""
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A pytest hook: a module whose import fails only for a REFERENCE_ONLY_MODULES module is
+    collected as skipped, so that the environment is not counted against tessera."""
+    outcome = yield
+    report = outcome.get_result()
     if not report.failed:
         return
     text = str(report.longrepr)

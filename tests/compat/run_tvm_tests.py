@@ -66,9 +66,9 @@ def run_file(path, python, timeout, workdir, extra):
             result["loads"] = False
             result["load_error"] = _first_line(child.text or message, prefer_error=True)
             continue
-        if outcome == "skipped" and "environment: " in message:
+        if outcome == "skipped" and "environment: " in (child.text or ""):
             # A module left out for the environment (run_compass_tests.REFERENCE_ONLY_MODULES).
-            result["env_excluded"] = message.split("environment: ", 1)[1]
+            result["env_excluded"] = child.text.split("environment: ", 1)[1].rstrip("\")'\"")
         result[outcome] += 1
         result["cases"].append({"name": name, "outcome": outcome, "message": _first_line(message)})
     return result

@@ -215,3 +215,23 @@ def test_runtime_convert():
     assert len(arr) == 2
     x = TIR.Var("x", "int32")
     assert runtime.convert(x).same_as(x)
+
+
+@pytest.mark.parametrize("name", ["vmml", "vmma"])
+def test_address_of_a_multiple_width_local_for_vmml(name):
+    op = getattr(S, name)
+
+    @S.prim_func
+    def k(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"), c: S.ptr("fp32x8", "global"),
+          d: S.ptr("fp32x8", "global")):
+        acc = S.vconcat((c[0], c[1]))    # float32x16: two registers, one piece of memory here
+        op(acc.addr, a[0], b[0])
+        lo, hi = S.vsplit(acc)
+        d[0] = lo
+        d[1] = hi
+
+    a, b = rand((4, 4), "float16", seed=11), rand((4, 4), "float16", seed=12)
+    c = rand((4, 4), "float32", seed=13)
+    want = a.astype("float32") @ b.astype("float32").T + (c if name == "vmma" else 0)
+    for args in _both(k, a, b, c, np.zeros((4, 4), "float32")):
+        np.testing.assert_allclose(args[3], want, rtol=1e-5, atol=1e-5)
