@@ -8,7 +8,7 @@ import pytest
 from tessera.dsl import BuildManager, schedule, script as S
 from tessera.dsl.analysis import extract_prim_func_info
 
-from _util import build, expect_diag, rand
+from _util import build, expect_diag, np_dtype, rand
 
 
 def _both(func, *args):
@@ -235,3 +235,42 @@ def test_address_of_a_multiple_width_local_for_vmml(name):
     want = a.astype("float32") @ b.astype("float32").T + (c if name == "vmma" else 0)
     for args in _both(k, a, b, c, np.zeros((4, 4), "float32")):
         np.testing.assert_allclose(args[3], want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_vmma_compiled_and_pysim_round_alike(dtype):
+    """Large accumulators with products of mixed signs: the order of the float32 additions and
+    whether a multiply-add is fused show in the last bits; compiled and PySim must agree."""
+
+    @S.prim_func
+    def k(a: S.ptr(f"{dtype}x16", "global"), b: S.ptr(f"{dtype}x16", "global"), c: S.ptr("fp32x8", "global"),
+          d: S.ptr("fp32x8", "global")):
+        acc = S.vconcat((c[0], c[1]))
+        S.vmma(acc.addr, a[0], b[0])
+        lo, hi = S.vsplit(acc)
+        d[0] = lo
+        d[1] = hi
+
+    for seed in range(4):
+        a = (rand((4, 4), "float32", seed=seed) * 1e2).astype(np_dtype(dtype))
+        b = (rand((4, 4), "float32", seed=seed + 9) * 1e2).astype(np_dtype(dtype))
+        c = rand((4, 4), "float32", seed=seed + 20) * 1e6
+        compiled, pysim = _both(k, a, b, c, np.zeros((4, 4), "float32"))
+        np.testing.assert_array_equal(compiled[3], pysim[3])
+        want = a.astype("float64") @ b.astype("float64").T + c
+        np.testing.assert_allclose(compiled[3], want, rtol=1e-5, atol=1)
+
+
+def test_float_multiply_add_is_not_fused():
+    @S.prim_func
+    def k(a: S.ptr("fp32x8", "global"), b: S.ptr("fp32x8", "global"), c: S.ptr("fp32x8", "global"),
+          out: S.ptr("fp32x8", "global")):
+        out[0] = a[0] * b[0] + c[0]
+
+    # a * b is not exact in float32: a fused multiply-add would keep the low bits.
+    a = np.full(8, 1 + 2.0 ** -12, "float32")
+    b = np.full(8, 1 + 2.0 ** -12, "float32")
+    c = np.full(8, -1.0, "float32")
+    want = (a * b) + c                   # numpy: two roundings
+    for args in _both(k, a, b, c, np.zeros(8, "float32")):
+        np.testing.assert_array_equal(args[3], want)
