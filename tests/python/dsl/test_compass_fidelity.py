@@ -274,3 +274,34 @@ def test_float_multiply_add_is_not_fused():
     want = (a * b) + c                   # numpy: two roundings
     for args in _both(k, a, b, c, np.zeros(8, "float32")):
         np.testing.assert_array_equal(args[3], want)
+
+
+@pytest.mark.parametrize("src, dst", [("int8", "uint16"), ("int16", "uint32"), ("int8", "uint32"),
+                                      ("int8", "int16"), ("uint8", "int16")])
+@pytest.mark.parametrize("saturate", [None, True])
+def test_widening_cast_of_parts_saturates(src, dst, saturate):
+    sv, dv = f"{src}x{256 // np.dtype(src).itemsize // 8}", f"{dst}x{256 // np.dtype(dst).itemsize // 8}"
+    quarter = np.dtype(dst).itemsize // np.dtype(src).itemsize == 4
+    parts = ("ll", "lh", "hl", "hh") if quarter else ("low", "high", "even", "odd")
+
+    p0, p1, p2, p3 = parts
+
+    @S.prim_func
+    def k(a: S.ptr(sv, "global"), out: S.ptr(dv, "global")):
+        out[0] = S.cast(a[0], dv, part=p0, saturate=saturate)
+        out[1] = S.cast(a[0], dv, part=p1, saturate=saturate)
+        out[2] = S.cast(a[0], dv, part=p2, saturate=saturate)
+        out[3] = S.cast(a[0], dv, part=p3, saturate=saturate)
+
+    n = 256 // 8 // np.dtype(src).itemsize
+    a = rand(n, src, seed=30)
+    wide = a.astype("int64")
+    if saturate:
+        info = np.iinfo(dst)
+        wide = np.clip(wide, info.min, info.max)
+    want = wide.astype(dst)
+    m = n // 4 if quarter else n // 2     # lanes of one part: a native vector of dst
+    pick = {"low": want[:m], "high": want[m:], "even": want[0::2], "odd": want[1::2],
+            "ll": want[:m], "lh": want[m:2 * m], "hl": want[2 * m:3 * m], "hh": want[3 * m:]}
+    for args in _both(k, a, np.zeros(len(parts) * m, dst)):
+        np.testing.assert_array_equal(args[1], np.concatenate([pick[p] for p in parts]))

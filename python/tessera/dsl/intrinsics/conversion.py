@@ -91,8 +91,9 @@ def _concat(p, node, items):
         return _core.Shuffle(items, idx, p.span(node))
 
 
-def _part_cast(p, node, x, dst, part):
-    """Widening cast of the selected lanes of a native vector."""
+def _part_cast(p, node, x, dst, part, saturate=None):
+    """Widening cast of the selected lanes of a native vector (clamped to the range of ``dst``
+    first with ``saturate=True``)."""
     src = x.dtype
     lanes = T.lanes_of(src)
     if not T.is_native(src):
@@ -110,7 +111,9 @@ def _part_cast(p, node, x, dst, part):
         raise p.error(node, f'the arg "part" must be one of "all", "low", "high", "even", "odd", '
                             f'"ll", "lh", "hl", "hh", got "{part}"')
     dst_elem = T.element_of(dst)
-    _check_conversion(p, node, src, dst_elem, None)
+    _check_conversion(p, node, src, dst_elem, saturate)
+    if saturate and T.is_int(src) and T.is_int(dst_elem):
+        x = _clamp(p, node, x, dst_elem)  # int8 -> uint16: the negative lanes become 0
     n = T.native_lanes(dst_elem)
     parts = []
     for j in range(0, count, n):
@@ -152,7 +155,7 @@ def cast(p, node, x, dtype, part="all", saturate=None):
                 x = min(max(int(x), lo), hi)
         return TY.constant(p, node, x, dtype)
     if part not in ("all", None):
-        return _part_cast(p, node, x, dtype, part)
+        return _part_cast(p, node, x, dtype, part, saturate)
     lanes, to_lanes = T.lanes_of(x.dtype), T.lanes_of(dtype)
     if 1 < lanes < to_lanes and T.bits_of(dtype) < T.bits_of(x.dtype):
         # Narrowing into a native vector with more lanes (i32x8 -> i8x32, three i32x8 -> i8x32):
