@@ -305,3 +305,18 @@ def test_widening_cast_of_parts_saturates(src, dst, saturate):
             "ll": want[:m], "lh": want[m:2 * m], "hl": want[2 * m:3 * m], "hh": want[3 * m:]}
     for args in _both(k, a, np.zeros(len(parts) * m, dst)):
         np.testing.assert_array_equal(args[1], np.concatenate([pick[p] for p in parts]))
+
+
+@pytest.mark.parametrize("n", [3, 8, 27])
+def test_cast_of_a_list_of_scalars_is_a_vector(n):
+    values = list(range(n))
+
+    @S.prim_func
+    def k(x: S.ptr("int32", "global"), out: S.ptr("float32", "global")):
+        S.vstore(S.cast(values, "float32"), out)
+        v = S.cast([x[0], 7, x[1]], "int16")           # expressions and numbers mixed
+        out[n] = S.cast(v[0] + v[1] + v[2], "float32")
+
+    x = np.array([1000, -3], "int32")
+    for args in _both(k, x, np.zeros(n + 1, "float32")):
+        np.testing.assert_array_equal(args[1], np.array(values + [1004], "float32"))

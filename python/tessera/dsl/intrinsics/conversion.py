@@ -134,11 +134,17 @@ def _part_cast(p, node, x, dst, part, saturate=None):
 def cast(p, node, x, dtype, part="all", saturate=None):
     """Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. A
     scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast;
-    ``S.cast((lo, hi), "int8")`` narrows two vectors into one."""
+    ``S.cast((lo, hi), "int8")`` narrows two vectors into one; a list of scalars is a vector of
+    them (``S.cast([0, 1, 2], "float32")`` is a float32x3)."""
     dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
     if saturate not in (None, True, False):
         raise p.error(node, f'the arg "saturate" must be None, True or False, got {saturate!r}')
     if isinstance(x, (tuple, list)):
+        items = [p.load(v) for v in x]
+        if len(items) > 1 and not any(is_expr(v) and T.lanes_of(v.dtype) > 1 for v in items):
+            # Scalars: a vector of them, S.cast([0, 1, 2], "float32") is a float32x3.
+            vec = T.with_lanes(T.element_of(dtype), len(items))
+            return p.construct(node, T.DType(vec), [items], {})
         x = _concat(p, node, x)
     x = p.load(x)
     if not is_expr(x):
