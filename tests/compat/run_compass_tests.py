@@ -11,6 +11,17 @@ hardware) are deselected. Each file runs in its own ``python -m tessera.compat -
 (``run_tvm_tests.run_file``). ``--sample N`` keeps the tests whose CRC-32 of
 ``<file name>::<test name>`` is 0 modulo N, so that the same sample is drawn on every run and on
 every machine. Nothing is written into the Compass checkout.
+
+Files that import torch or cv2 (only to compute reference results or inputs) are reported as left
+out for the environment ("env") when those modules are absent; they are not dependencies of
+tessera. Compass 4.2's test code assumes NumPy 1.x (its docker scripts install numpy 1.21-1.23):
+under NumPy 2 some of it raises OverflowError (NEP 50: ``shift[:7] = [3, -3, ...]`` into a uint
+array, ``2**bits + np.int8(x)``) or computes a different reference (``np.clip`` of float32 by
+Python ints stays float32, so 2**31 - 1 rounds up and wraps). ``--python`` runs the tests with
+another interpreter, e.g. a venv holding numpy<2, pytest and ml_dtypes with tessera on its path:
+
+    python3 -m venv /tmp/np1 && /tmp/np1/bin/pip install "numpy<2" "ml_dtypes<0.6" pytest
+    python tests/compat/run_compass_tests.py /path/to/Compass_Apache_TVM --python /tmp/np1/bin/python
 """
 
 import argparse
