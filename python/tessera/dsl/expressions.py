@@ -253,6 +253,12 @@ class ExpressionParser(PointerParser):
                                    [count], self.span(node))
             if T.lanes_of(count.dtype) == 1 and T.lanes_of(t) > 1:
                 count = _core.Broadcast(count, T.lanes_of(t), self.span(node))
+            if T.lanes_of(t) == 1:
+                # A scalar shifts on the 32-bit scalar unit, which reads the count modulo 32:
+                # int16 x << -29 is x << 3 (as Compass); counts from the width up to 31 give 0
+                # (or the sign for >>) in the type's own width.
+                count = _core.Call(count.dtype, _core.Op.get("tir.bitwise_and"),
+                                   [count, TY.constant(self, node, 31, count.dtype)], self.span(node))
         else:
             c = int(count)
             if T.lanes_of(t) == 1 and not 0 <= c < T.bits_of(t):

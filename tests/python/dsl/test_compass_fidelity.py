@@ -320,3 +320,26 @@ def test_cast_of_a_list_of_scalars_is_a_vector(n):
     x = np.array([1000, -3], "int32")
     for args in _both(k, x, np.zeros(n + 1, "float32")):
         np.testing.assert_array_equal(args[1], np.array(values + [1004], "float32"))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+def test_scalar_shift_count_is_read_modulo_32(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        for i in range(8):
+            out[i] = a[i] << b[i]
+            out[8 + i] = a[i] >> b[i]
+
+    bits = np.dtype(dtype).itemsize * 8
+    signed = np.dtype(dtype).kind == "i"
+    counts = [3, bits - 1, bits, 31, 33, 0, 1, 2] if not signed else [3, -29, bits, -1, 33, 0, -31, 2]
+    a = rand(8, dtype, seed=40)
+    b = np.array(counts, "int64").astype(dtype)
+    c = b.astype("int64") % 32
+    x = a.astype("int64")
+    info = np.iinfo(dtype)
+    wrap = lambda v: ((v - info.min) % (1 << bits) + info.min).astype(dtype)
+    left = np.where(c >= bits, 0, x << np.minimum(c, 62))
+    right = np.where(c >= bits, np.where(x < 0, -1, 0), x >> np.minimum(c, bits - 1))
+    for args in _both(k, a, b, np.zeros(16, dtype)):
+        np.testing.assert_array_equal(args[2], np.concatenate([wrap(left), wrap(right)]))
