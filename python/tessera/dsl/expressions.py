@@ -115,6 +115,11 @@ class ExpressionParser(PointerParser):
         value = self.load(self.expr(node) if value is None else value)
         if isinstance(value, (bool, np.bool_)):
             value = TY.constant(self, node, bool(value), "bool")
+        if is_expr(value) and T.lanes_of(value.dtype) == 1 and value.dtype != "bool" and \
+                (T.is_int(value.dtype) or T.is_float(value.dtype)):
+            # A scalar number is true when it is not zero, as in C (``if tail:``).
+            with self.at(node):
+                value = _core.NE(value, TY.constant(self, node, 0, value.dtype), self.span(node))
         if not is_expr(value) or value.dtype != "bool":
             raise self.error(node, f"a condition must be a scalar bool, got {self.describe(value)}")
         return value

@@ -343,3 +343,25 @@ def test_scalar_shift_count_is_read_modulo_32(dtype):
     right = np.where(c >= bits, np.where(x < 0, -1, 0), x >> np.minimum(c, bits - 1))
     for args in _both(k, a, b, np.zeros(16, dtype)):
         np.testing.assert_array_equal(args[2], np.concatenate([wrap(left), wrap(right)]))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32"])
+def test_scalar_number_as_condition(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr("int32", "global")):
+        for i in range(4):
+            x = a[i]
+            if x:
+                out[i] = 1
+            else:
+                out[i] = 2
+            n = 3
+            count = 0
+            while n:
+                n -= 1
+                count += 1
+            out[4 + i] = count             # every TEC runs the kernel: no read-modify-write
+
+    a = np.array([0, 1, 5, 0], dtype)
+    for args in _both(k, a, np.zeros(8, "int32")):
+        np.testing.assert_array_equal(args[1], [2, 1, 1, 2, 3, 3, 3, 3])
