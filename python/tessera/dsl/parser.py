@@ -529,7 +529,11 @@ class DSLParser(ExpressionParser):
                     value = value.pointer
                 if not isinstance(value, Pointer):
                     raise self.error(arg_node, f"argument '{name}' of {callee.name}() must be a pointer, got {self.describe(value)}")
-                if value.element != ann.element and ann.element != "void":
+                if value.element != ann.element and ann.element != "void" and not (
+                        # A pointer to a virtual vector is a pointer to its scalars (as Compass
+                        # lowers it): it passes where a pointer to that scalar type is expected.
+                        T.is_virtual_vector(value.element)
+                        and T.element_of(value.element) == ann.element):
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):

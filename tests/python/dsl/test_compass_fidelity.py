@@ -365,3 +365,27 @@ def test_scalar_number_as_condition(dtype):
     a = np.array([0, 1, 5, 0], dtype)
     for args in _both(k, a, np.zeros(8, "int32")):
         np.testing.assert_array_equal(args[1], [2, 1, 1, 2, 3, 3, 3, 3])
+
+
+@S.prim_func
+def _skip3(x: S.ptr("i32", "global")) -> S.ptr("i32x3", "global"):
+    return (x + 3).as_ptr("i32x3")
+
+
+def test_virtual_vector_pointer_passed_and_returned():
+    @S.prim_func
+    def k(a: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
+        v = _skip3(out)                  # points at out[3], as triples
+        v[0] = a[0:3] + 1
+        w = _skip3(v)                    # a pointer to i32x3 where a pointer to i32 is expected
+        w[0] = a[3:6] * 2
+
+    a = np.arange(1, 7, dtype="int32")
+    for args in _both(k, a, np.zeros(12, "int32")):
+        np.testing.assert_array_equal(args[1], [0, 0, 0, 2, 3, 4, 8, 10, 12, 0, 0, 0])
+    with pytest.raises(Exception, match="expects a pointer to int32"):
+        @S.prim_func
+        def bad(a: S.ptr("i16x3", "global")):
+            _skip3(a)
+
+        BuildManager().lower(bad)
