@@ -595,6 +595,13 @@ def _astype(p, node, value, dtype):
     return cast_value(p, node, value, T.canonical(dtype) if isinstance(dtype, str) else dtype.name)
 
 
-def _addr_of(p, node, view, index):
+def _addr_of(p, node, view, *indices):
+    """``buf.addr_of(i, j)``, ``buf.addr_of((i, j))``, ``buf.addr_of([i, j])``; missing trailing
+    indices are 0: ``buf.addr_of(i)`` of a 2-D buffer is the address of row i."""
+    if len(indices) == 1 and isinstance(indices[0], (list, tuple)):
+        indices = indices[0]
+    index = tuple(indices)
+    if len(index) < len(view.shape):
+        index = index + (0,) * (len(view.shape) - len(index))
     base, flat = p.flatten(node, view, index)
     return p.pointer_arith(node, ast.Add(), base, flat)

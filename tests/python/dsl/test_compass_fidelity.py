@@ -389,3 +389,20 @@ def test_virtual_vector_pointer_passed_and_returned():
             _skip3(a)
 
         BuildManager().lower(bad)
+
+
+def test_addr_of_with_a_list_and_with_fewer_indices():
+    @S.prim_func
+    def k(A: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        a = S.match_buffer(A, shape=(4, 6))
+        p = a.addr_of([1, 2])            # element 1 * 6 + 2
+        q = a.addr_of(2)                 # row 2
+        r = a.addr_of(3, 5)
+        out[0] = p[0]
+        out[1] = q[0]
+        out[2] = r[0]
+        out[3] = a.addr_of((0, 4))[1]
+
+    a = np.arange(24, dtype="int32")
+    for args in _both(k, a, np.zeros(4, "int32")):
+        np.testing.assert_array_equal(args[1], [8, 12, 23, 5])
