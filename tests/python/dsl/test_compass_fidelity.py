@@ -406,3 +406,12 @@ def test_addr_of_with_a_list_and_with_fewer_indices():
     a = np.arange(24, dtype="int32")
     for args in _both(k, a, np.zeros(4, "int32")):
         np.testing.assert_array_equal(args[1], [8, 12, 23, 5])
+
+
+def test_pysim_out_of_bounds_is_an_index_error():
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global"), c: S.ptr("fp32", "global")):
+        c[8] = a[7]
+
+    with pytest.raises(IndexError, match="out-of-bounds store to c"):
+        k(np.zeros(8, "float32"), np.zeros(8, "float32"))
