@@ -249,9 +249,11 @@ std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir) 
   // -fwrapv: DSL integers wrap; -fsigned-char: the DSL's char is int8 on every host;
   // -fno-strict-aliasing: kernels reinterpret pointers (as_ptr); hidden symbols keep kernels of
   // different libraries apart, and the launcher exports itself explicitly.
+  // -ffp-contract=off: a float multiply and add stay two roundings (GCC fuses them into an FMA
+  // by default under -march=native), as the NPU's separate instructions and PySim compute them.
   return {"-std=gnu11",          "-O2",      "-march=native",
           "-fsigned-char",       "-fwrapv",  "-fno-strict-aliasing",
-          "-fvisibility=hidden", "-pthread", "-I" + include_dir};
+          "-ffp-contract=off",   "-fvisibility=hidden", "-pthread", "-I" + include_dir};
 }
 
 std::string FindHostCXXCompiler() {

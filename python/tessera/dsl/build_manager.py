@@ -6,6 +6,7 @@ from .. import _core
 from ..error import DiagnosticError
 from ..transform import PassContext
 from . import schedule, tir_build
+from .compass_info import _target_name
 from .executor import Executor
 from .function import PrimFuncObject
 from .types import PtrType
@@ -74,7 +75,7 @@ class BuildManager:
         not given) builds executors that run each call with every array argument copied
         between inaccessible guard pages: an access outside an array raises an error naming
         the kernel, the argument and the offset instead of corrupting memory."""
-        self.target = _core.get_dsl_target(target)
+        self.target = _core.get_dsl_target(_target_name(target))
         if check_bounds is None:
             check_bounds = os.environ.get("TESSERA_CHECK_BOUNDS", "") not in ("", "0")
         self.check_bounds = bool(check_bounds)

@@ -16,9 +16,13 @@ VECTOR_WIDTH = 256
 
 
 def _target_name(target):
+    """The configuration name of a target: ``"X2_1204"``, ``"compass -mcpu=X2_1204"``, or
+    ``"compass"`` alone (the default configuration, X2_1204)."""
     text = str(target).strip()
     m = re.search(r"-mcpu=([A-Za-z0-9_]+)", text)
-    return m.group(1) if m else text
+    if m:
+        return m.group(1)
+    return "X2_1204" if text == "compass" else text
 
 
 class CompassInfo:

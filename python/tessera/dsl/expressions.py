@@ -115,6 +115,11 @@ class ExpressionParser(PointerParser):
         value = self.load(self.expr(node) if value is None else value)
         if isinstance(value, (bool, np.bool_)):
             value = TY.constant(self, node, bool(value), "bool")
+        if is_expr(value) and T.lanes_of(value.dtype) == 1 and value.dtype != "bool" and \
+                (T.is_int(value.dtype) or T.is_float(value.dtype)):
+            # A scalar number is true when it is not zero, as in C (``if tail:``).
+            with self.at(node):
+                value = _core.NE(value, TY.constant(self, node, 0, value.dtype), self.span(node))
         if not is_expr(value) or value.dtype != "bool":
             raise self.error(node, f"a condition must be a scalar bool, got {self.describe(value)}")
         return value
@@ -253,6 +258,12 @@ class ExpressionParser(PointerParser):
                                    [count], self.span(node))
             if T.lanes_of(count.dtype) == 1 and T.lanes_of(t) > 1:
                 count = _core.Broadcast(count, T.lanes_of(t), self.span(node))
+            if T.lanes_of(t) == 1:
+                # A scalar shifts on the 32-bit scalar unit, which reads the count modulo 32:
+                # int16 x << -29 is x << 3 (as Compass); counts from the width up to 31 give 0
+                # (or the sign for >>) in the type's own width.
+                count = _core.Call(count.dtype, _core.Op.get("tir.bitwise_and"),
+                                   [count, TY.constant(self, node, 31, count.dtype)], self.span(node))
         else:
             c = int(count)
             if T.lanes_of(t) == 1 and not 0 <= c < T.bits_of(t):
@@ -393,6 +404,10 @@ class ExpressionParser(PointerParser):
                     return _core.BufferLoad(base.buffer, [idx], None, self.span(node))
             if base.element == "void":
                 raise self.error(node, 'cannot access a "void" pointer; use p.as_ptr(dtype) first')
+            if T.is_virtual_vector(base.element):
+                buf, ramp = self.virtual_access(node, base, index)
+                with self.at(node):
+                    return _core.BufferLoad(buf, [ramp], None, self.span(node))
             idx = self.offset_index(node, base, index)
             with self.at(node):
                 return _core.BufferLoad(base.buffer, [idx], None, self.span(node))
@@ -580,6 +595,13 @@ def _astype(p, node, value, dtype):
     return cast_value(p, node, value, T.canonical(dtype) if isinstance(dtype, str) else dtype.name)
 
 
-def _addr_of(p, node, view, index):
+def _addr_of(p, node, view, *indices):
+    """``buf.addr_of(i, j)``, ``buf.addr_of((i, j))``, ``buf.addr_of([i, j])``; missing trailing
+    indices are 0: ``buf.addr_of(i)`` of a 2-D buffer is the address of row i."""
+    if len(indices) == 1 and isinstance(indices[0], (list, tuple)):
+        indices = indices[0]
+    index = tuple(indices)
+    if len(index) < len(view.shape):
+        index = index + (0,) * (len(view.shape) - len(index))
     base, flat = p.flatten(node, view, index)
     return p.pointer_arith(node, ast.Add(), base, flat)

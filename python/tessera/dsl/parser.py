@@ -93,8 +93,10 @@ class DSLParser(ExpressionParser):
                 raise self.error(arg, f"parameter '{name}' needs a type annotation (S.ptr(...), S.i32, ...)")
             aspan = self.span(arg)
             if isinstance(ann, PtrType):
-                var = _core.Var.pointer(name, "int8" if ann.element == "void" else ann.element,
-                                        ann.scope, aspan)
+                # A pointer to a virtual vector type is a pointer to its scalars in C.
+                var = _core.Var.pointer(name, "int8" if ann.element == "void" else
+                                        T.element_of(ann.element) if T.is_virtual_vector(ann.element)
+                                        else ann.element, ann.scope, aspan)
                 storage = "int8" if ann.element == "void" else ann.element
                 buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=aspan)
                 bindings.append((arg, name, Pointer(buf, ann.element, ann.scope), buf))
@@ -227,6 +229,14 @@ class DSLParser(ExpressionParser):
                                                     None, self.span(node)))
             return
         if found and isinstance(current, PointerVar):
+            if isinstance(value, Pointer) and name in self.vars.frames[-1] and \
+                    not (value.buffer.data.same_as(current.base.buffer.data)
+                         and value.element == current.base.element):
+                # Re-pointed into another buffer (or as another type) in the block that defines
+                # the variable, with no loop or branch in between: from here on the name stands
+                # for a new pointer variable, which is what the straight-line code means.
+                self.bind_new(target, name, value, node, force_mutable=True)
+                return
             if not isinstance(value, Pointer) or not value.buffer.data.same_as(current.base.buffer.data) \
                     or value.element != current.base.element:
                 raise self.error(node, f"the pointer variable '{name}' must keep pointing into the same "
@@ -311,6 +321,12 @@ class DSLParser(ExpressionParser):
             value = self.stored_value(value_node, value, dtype)
             with self.at(node):
                 self.builder.emit(_core.BufferStore(base.buffer, value, [idx], None, span))
+            return
+        if T.is_virtual_vector(base.element):
+            value = self.stored_value(value_node, value, base.element)
+            buf, ramp = self.virtual_access(target, base, index)
+            with self.at(node):
+                self.builder.emit(_core.BufferStore(buf, value, [ramp], None, span))
             return
         value = self.stored_value(value_node, value, base.buffer.dtype)
         idx = self.offset_index(target, base, index)
@@ -513,7 +529,11 @@ class DSLParser(ExpressionParser):
                     value = value.pointer
                 if not isinstance(value, Pointer):
                     raise self.error(arg_node, f"argument '{name}' of {callee.name}() must be a pointer, got {self.describe(value)}")
-                if value.element != ann.element and ann.element != "void":
+                if value.element != ann.element and ann.element != "void" and not (
+                        # A pointer to a virtual vector is a pointer to its scalars (as Compass
+                        # lowers it): it passes where a pointer to that scalar type is expected.
+                        T.is_virtual_vector(value.element)
+                        and T.element_of(value.element) == ann.element):
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
@@ -528,8 +548,9 @@ class DSLParser(ExpressionParser):
         if isinstance(ret, PtrType):
             with self.at(node):
                 call = _core.Call("handle", _core.GlobalVar(callee.name), args, span)
-                var = _core.Var.pointer(f"{callee.name}_ret", "int8" if ret.element == "void" else ret.element,
-                                        ret.scope, span)
+                var = _core.Var.pointer(f"{callee.name}_ret", "int8" if ret.element == "void" else
+                                        T.element_of(ret.element) if T.is_virtual_vector(ret.element)
+                                        else ret.element, ret.scope, span)
                 self.builder.emit_let(var, call, span)
                 storage = "int8" if ret.element == "void" else ret.element
                 buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=var.name, span=span)

@@ -32,6 +32,8 @@ class PointerParser(Parser):
 
     def pointer_expr(self, node, ptr):
         """The handle expression of a pointer (typed as its element in C)."""
+        if T.is_virtual_vector(ptr.element):
+            ptr = self.scalar_view(node, ptr)
         data = ptr.buffer.data
         if isinstance(ptr.offset, int) and ptr.offset == 0 and ptr.buffer.dtype == data.pointer_element:
             return data
@@ -74,6 +76,18 @@ class PointerParser(Parser):
             buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=span)
             self.builder.emit_decl_buffer(buf, span)
         return Pointer(buf, element, ptr.scope, 0)
+
+    def virtual_access(self, node, ptr, index):
+        """``ptr[index]`` of a pointer to a virtual vector type (``S.ptr("fp32x32")``): the
+        buffer of its scalars and the Ramp of the ``lanes`` scalars of that vector."""
+        lanes = T.lanes_of(ptr.element)
+        moved = ptr if isinstance(index, int) and index == 0 else \
+            self.pointer_arith(node, ast.Add(), ptr, index)
+        scalars = self.scalar_view(node, moved)
+        with self.at(node):
+            ramp = _core.Ramp(self.offset_index(node, scalars, 0), _core.IntImm("int32", 1), lanes,
+                              self.span(node))
+        return scalars.buffer, ramp
 
     def offset_index(self, node, ptr, index):
         """The flat element index of ``ptr[index]``."""

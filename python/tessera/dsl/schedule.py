@@ -127,4 +127,37 @@ class Schedule(_TirSchedule):
         self.bind(loop, "threadIdx.x")
 
 
-__all__ = ["Schedule", "parse_tensor_ir", "uses_tensor_ir"]
+def _spread_over_tecs(func, target, block, n_inputs):
+    """The schedule of an elementwise TensorIR block: its loops fused into one, whose iterations
+    are dealt round the target's TECs (TEC t takes iterations t, t + tec_count, ...: the split
+    keeps the block's bindings affine for any extent, a symbolic one included)."""
+    from .compass_info import CompassInfo
+
+    sch = Schedule(func)
+    prim = next(f for _gv, f in sch.mod.functions)
+    handles = [p for p in prim.params if p.dtype == "handle"]
+    if len(handles) != n_inputs + 1:
+        raise TesseraValueError(f"this schedule expects {n_inputs} input pointer(s) and one output "
+                                f"pointer, got {len(handles)} pointer parameters")
+    blk = sch.get_block(block)
+    loops = sch.get_loops(blk)
+    if not loops:
+        raise TesseraValueError(f'the block "{block}" is in no loop')
+    fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
+    _, tec = sch.split(fused, factors=[None, CompassInfo.get(target).tec_count])
+    sch.bind_tec(tec)
+    return sch
+
+
+def elementwise_unary(func, target, block):
+    """A schedule (:class:`Schedule`) of the elementwise ``block`` of a TensorIR-style kernel with
+    one input and one output pointer, its iterations spread over the TECs of ``target``."""
+    return _spread_over_tecs(func, target, block, 1)
+
+
+def elementwise_binary(func, target, block):
+    """As :func:`elementwise_unary`, for a kernel with two input pointers and one output."""
+    return _spread_over_tecs(func, target, block, 2)
+
+
+__all__ = ["Schedule", "parse_tensor_ir", "uses_tensor_ir", "elementwise_unary", "elementwise_binary"]

@@ -70,6 +70,12 @@ def is_native(dtype):
     return t.bits * t.lanes == 256
 
 
+def is_virtual_vector(dtype):
+    """Whether ``dtype`` is a vector type of no hardware register (``"float32x32"``,
+    ``"int32x3"``): a multiple or flexible width vector."""
+    return dtype != "void" and lanes_of(dtype) > 1 and not is_native(dtype)
+
+
 def is_float(dtype):
     return element_of(dtype).startswith(("float", "bfloat"))
 
@@ -143,9 +149,9 @@ class PtrType:
             self.element = canonical(dtype)
         except TesseraError as err:
             raise _located_at_caller(TesseraTypeError, err.message) from None
-        if self.element != "void" and not is_native(self.element):
+        if self.element != "void" and is_bool(self.element) and not is_native(self.element):
             raise _located_at_caller(
-                TesseraTypeError, f'a pointer cannot point to the virtual vector type "{self.element}"')
+                TesseraTypeError, f'a pointer cannot point to the virtual mask type "{self.element}"')
         if scope not in SCOPES:
             raise _located_at_caller(
                 TesseraValueError, f"unknown memory scope '{scope}'; scopes are: {', '.join(SCOPES)}")

@@ -11,10 +11,32 @@ from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray, array, empty, from_dlpack
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 
+def convert(value):
+    """TVM v0.23's ``tvm.runtime.convert`` (``tvm_ffi.convert``): a Python value as a value of the
+    IR's object system. Numbers, strings and IR objects are values already and come back as
+    they are; lists and tuples become an Array, dicts a Map, whose numbers become constants
+    (int32, or int64 when too large; float32)."""
+    from .. import _core
+    from ..tir.expr_ops import convert as to_expr
+
+    def item(v):
+        if isinstance(v, (list, tuple, dict)):
+            return convert(v)
+        if isinstance(v, (bool, int, float)):
+            return to_expr(v)
+        return v
+
+    if isinstance(value, (list, tuple)):
+        return _core.Array([item(v) for v in value])
+    if isinstance(value, dict):
+        return _core.Map({item(k): item(v) for k, v in value.items()})
+    return value
+
+
 # TVM v0.23 names: tvm.runtime.tensor(np_array, device) makes an array (tvm.nd.array before).
 tensor = array
 Tensor = NDArray
 
-__all__ = ["BenchmarkResult", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
+__all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
            "remove_global_func", "list_global_func_names"]

@@ -52,6 +52,31 @@ Expr AndMask(const Expr& a, const Expr& b, const Span& span) {
   return AndNode::Make(a, b, span);
 }
 
+// Whether a statement uses the storage of the local vector variable `var` (of type `t`) other
+// than by loading or storing the whole vector: its address handed to a call (`S.vmml(v.addr,
+// ...)`), or a view of it as another type. Such a local must stay one piece of memory.
+class LocalAddressFinder : public StmtExprVisitor {
+ public:
+  LocalAddressFinder(const VarNode* var, DataType t) : var_(var), t_(t) {}
+  bool found = false;
+
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+  void VisitExpr_(const VarNode* op) override { found = found || op == var_; }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    found = found || (op->buffer->data.get() == var_ && op->buffer->dtype != t_);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    found = found || (op->buffer->data.get() == var_ && op->buffer->dtype != t_);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+
+ private:
+  const VarNode* var_;
+  DataType t_;
+};
+
 class VectorWidthAligner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
@@ -111,8 +136,9 @@ class VectorWidthAligner : public StmtExprMutator {
     auto local = local_parts_.find(op->buffer->data.get());
     if (local != local_parts_.end()) {
       Parts out;
-      for (const Buffer& b : local->second.buffers) {
-        out.push_back(BufferLoadNode::Make(b, {I32(0)}, nullptr, op->span));
+      const LocalParts& lp = local->second;
+      for (size_t j = 0; j < lp.buffers.size(); ++j) {
+        out.push_back(BufferLoadNode::Make(lp.buffers[j], {lp.indices[j]}, nullptr, op->span));
       }
       return out;
     }
@@ -648,13 +674,32 @@ class VectorWidthAligner : public StmtExprMutator {
     LocalParts parts;
     parts.lanes = n;
     DataType part_type = t.with_lanes(n);
+    int k = NumParts(t.lanes(), n);
+    LocalAddressFinder finder(op->buffer_var.get(), t);
+    finder.VisitStmt(op->body);
+    if (finder.found && !t.is_bool()) {
+      // Its address is used: an array of the native parts, in one piece of private memory.
+      Buffer whole = BufferNode::Make(op->buffer_var, part_type, {I32(k)}, {}, nullptr,
+                                      op->buffer_var->name, 64, 1, op->span);
+      for (int j = 0; j < k; ++j) {
+        parts.buffers.push_back(whole);
+        parts.indices.push_back(I32(j));
+      }
+      local_parts_[op->buffer_var.get()] = parts;
+      Stmt body = DeclBufferNode::Make(whole, VisitStmt(op->body), op->span);
+      auto annotations = op->annotations;
+      annotations.erase("tessera.local_var");
+      return AllocateNode::Make(op->buffer_var, part_type, {I32(k)}, op->condition, body,
+                                annotations, op->span);
+    }
     std::vector<Var> vars;
-    for (int j = 0; j < NumParts(t.lanes(), n); ++j) {
+    for (int j = 0; j < k; ++j) {
       Var v = VarNode::MakePointer(op->buffer_var->name + "_" + std::to_string(j), part_type,
                                    op->buffer_var->pointer->scope, op->buffer_var->span);
       vars.push_back(v);
       parts.buffers.push_back(
           BufferNode::Make(v, part_type, {I32(1)}, {}, nullptr, v->name, 64, 1, op->span));
+      parts.indices.push_back(I32(0));
     }
     local_parts_[op->buffer_var.get()] = parts;
     Stmt body = VisitStmt(op->body);
@@ -681,7 +726,7 @@ class VectorWidthAligner : public StmtExprMutator {
       std::vector<Stmt> stores;
       for (size_t j = 0; j < values.size(); ++j) {
         stores.push_back(
-            BufferStoreNode::Make(lp.buffers[j], values[j], {I32(0)}, nullptr, op->span));
+            BufferStoreNode::Make(lp.buffers[j], values[j], {lp.indices[j]}, nullptr, op->span));
       }
       return SeqStmtNode::Flatten(stores, op->span);
     }
@@ -716,7 +761,8 @@ class VectorWidthAligner : public StmtExprMutator {
  private:
   struct LocalParts {
     int lanes = 0;
-    std::vector<Buffer> buffers;
+    std::vector<Buffer> buffers;  // part j is buffers[j][indices[j]]
+    std::vector<Expr> indices;
   };
 
   static Expr MakeBinary(NodeKind kind, const Expr& a, const Expr& b, const Span& span) {

@@ -277,7 +277,7 @@ def test_constant_index_outside_a_local_buffer():
 
 @pytest.mark.parametrize("annotation,cls,message", [
     ('S.ptr("int7", "global")', TypeError, 'unknown data type "int7"'),
-    ('S.ptr("int8x8", "global")', TypeError, 'the virtual vector type "int8x8"'),
+    ('S.ptr("boolx30", "global")', TypeError, 'the virtual mask type "boolx30"'),
     ('S.ptr("int32", "xx")', ValueError, "unknown memory scope 'xx'")])
 def test_bad_pointer_annotation_is_located(annotation, cls, message):
     # Found by tests/fuzz: the annotation runs when Python defines the function, and its error

@@ -91,8 +91,9 @@ def _concat(p, node, items):
         return _core.Shuffle(items, idx, p.span(node))
 
 
-def _part_cast(p, node, x, dst, part):
-    """Widening cast of the selected lanes of a native vector."""
+def _part_cast(p, node, x, dst, part, saturate=None):
+    """Widening cast of the selected lanes of a native vector (clamped to the range of ``dst``
+    first with ``saturate=True``)."""
     src = x.dtype
     lanes = T.lanes_of(src)
     if not T.is_native(src):
@@ -110,7 +111,9 @@ def _part_cast(p, node, x, dst, part):
         raise p.error(node, f'the arg "part" must be one of "all", "low", "high", "even", "odd", '
                             f'"ll", "lh", "hl", "hh", got "{part}"')
     dst_elem = T.element_of(dst)
-    _check_conversion(p, node, src, dst_elem, None)
+    _check_conversion(p, node, src, dst_elem, saturate)
+    if saturate and T.is_int(src) and T.is_int(dst_elem):
+        x = _clamp(p, node, x, dst_elem)  # int8 -> uint16: the negative lanes become 0
     n = T.native_lanes(dst_elem)
     parts = []
     for j in range(0, count, n):
@@ -131,11 +134,17 @@ def _part_cast(p, node, x, dst, part):
 def cast(p, node, x, dtype, part="all", saturate=None):
     """Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. A
     scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast;
-    ``S.cast((lo, hi), "int8")`` narrows two vectors into one."""
+    ``S.cast((lo, hi), "int8")`` narrows two vectors into one; a list of scalars is a vector of
+    them (``S.cast([0, 1, 2], "float32")`` is a float32x3)."""
     dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
     if saturate not in (None, True, False):
         raise p.error(node, f'the arg "saturate" must be None, True or False, got {saturate!r}')
     if isinstance(x, (tuple, list)):
+        items = [p.load(v) for v in x]
+        if len(items) > 1 and not any(is_expr(v) and T.lanes_of(v.dtype) > 1 for v in items):
+            # Scalars: a vector of them, S.cast([0, 1, 2], "float32") is a float32x3.
+            vec = T.with_lanes(T.element_of(dtype), len(items))
+            return p.construct(node, T.DType(vec), [items], {})
         x = _concat(p, node, x)
     x = p.load(x)
     if not is_expr(x):
@@ -152,7 +161,7 @@ def cast(p, node, x, dtype, part="all", saturate=None):
                 x = min(max(int(x), lo), hi)
         return TY.constant(p, node, x, dtype)
     if part not in ("all", None):
-        return _part_cast(p, node, x, dtype, part)
+        return _part_cast(p, node, x, dtype, part, saturate)
     lanes, to_lanes = T.lanes_of(x.dtype), T.lanes_of(dtype)
     if 1 < lanes < to_lanes and T.bits_of(dtype) < T.bits_of(x.dtype):
         # Narrowing into a native vector with more lanes (i32x8 -> i8x32, three i32x8 -> i8x32):

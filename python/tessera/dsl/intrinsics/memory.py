@@ -32,10 +32,13 @@ def _lanes(p, node, lanes):
 def vload(p, node, ptr, mask=None, lanes=None, stride=1):
     """Load a vector from ``ptr`` (native width of the pointee unless ``lanes`` is given);
     ``stride`` takes every stride-th element; inactive lanes are zero."""
+    pointee = p.pointer_of(node, ptr, "S.vload").element
     ptr = p.scalar_view(node, p.pointer_of(node, ptr, "S.vload"))
     if ptr.element == "void":
         raise p.error(node, 'S.vload through a "void" pointer; use p.as_ptr(dtype) first')
-    n = T.native_lanes(ptr.element) if lanes is None else _lanes(p, node, lanes)
+    # Without "lanes": the pointee's lanes (a virtual vector's too), native ones for scalars.
+    n = (T.lanes_of(pointee) if T.lanes_of(pointee) > 1 else T.native_lanes(ptr.element)) \
+        if lanes is None else _lanes(p, node, lanes)
     pred = to_mask(p, node, mask, n)
     with p.at(node):
         return _core.BufferLoad(ptr.buffer, [_ramp(p, node, ptr, n, stride)], pred, p.span(node))

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _core
 from . import ops
-from .memory import Pointer, PySimError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
+from .memory import Pointer, PySimError, PySimIndexError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
 
 
 class _Return(Exception):
@@ -66,13 +66,13 @@ class Interpreter:
 
     # ---- errors ---------------------------------------------------------------------------
 
-    def error(self, node, message):
+    def error(self, node, message, cls=None):
         span = node.span
         try:
             text = _core.render_diagnostic(span, message)
         except Exception:  # noqa: BLE001  (no source attached)
             text = message
-        return PySimError(text, message, span.file, span.line, span.column)
+        return (cls or PySimError)(text, message, span.file, span.line, span.column)
 
     # ---- memory ---------------------------------------------------------------------------
 
@@ -107,7 +107,8 @@ class Interpreter:
             i = int(np.argmax(bad))
             what = "store to" if value is not None else "load from"
             raise self.error(node, f"out-of-bounds {what} {name}: element {int(offs[i] // size)} "
-                                   f"of {data.size // size}, {ptr.region.name} has {data.size} bytes")
+                                   f"of {data.size // size}, {ptr.region.name} has {data.size} bytes",
+                             PySimIndexError)
         if value is None:
             out = np.zeros(idx.shape[0] * blanes, dtype=edt)
             if active.all() and idx.shape[0] > 1 and (np.diff(offs) == size).all():

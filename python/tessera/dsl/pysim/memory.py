@@ -11,6 +11,10 @@ class PySimError(DiagnosticError):
     """A runtime error of a kernel under PySim (an out-of-bounds access, a bad barrier)."""
 
 
+class PySimIndexError(PySimError, IndexError):
+    """An access outside the memory a pointer points into, under PySim (also an IndexError)."""
+
+
 def np_dtype(name):
     name = str(name)
     if name.startswith("bfloat16"):

@@ -649,11 +649,12 @@ def _matrix(accumulate):
         ptr = a[0]
         x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
         y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
-        prod = np.zeros((4, 4), np.float32)
+        # The compiled kernel's order: the accumulator (or 0) first, then the products by k, each
+        # product and sum rounded to float32.
+        prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4).astype(np.float32) \
+            if accumulate else np.zeros((4, 4), np.float32)
         for k in range(4):
             prod = prod + x[:, k:k + 1] * y[:, k][None, :]
-        if accumulate:
-            prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4) + prod
         it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
     return impl
 

@@ -1,0 +1,417 @@
+"""Compass DSL behaviours that Compass 4.2's own tests rely on: pointers to virtual vector types,
+pointer variables re-pointed into another buffer, extract_prim_func_info. Each kernel runs
+compiled and in PySim, both checked against numpy."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager, schedule, script as S
+from tessera.dsl.analysis import extract_prim_func_info
+
+from _util import build, expect_diag, np_dtype, rand
+
+
+def _both(func, *args):
+    """Run ``func`` compiled and in PySim on copies of ``args``; return both sets of arrays."""
+    compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    pysim = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    build(func)(*compiled)
+    func(*pysim)
+    return compiled, pysim
+
+
+def test_pointer_to_multiple_width_vector_loads_stores_and_moves():
+    @S.prim_func
+    def k(a: S.ptr("fp32x32", "global"), b: S.ptr("float32x16", "global"), out: S.ptr("fp32x32", "global")):
+        out[0] = a[0] + a[1]             # 32 lanes each
+        q = out + 1                      # one whole fp32x32 further: element 32
+        q[0] = S.vload(a + 1) * 2.0      # vload takes the pointee's 32 lanes
+        half = a.as_ptr("fp32x8")        # the same memory seen as native vectors
+        sb = b.as_ptr("fp32")
+        out[2] = S.vconcat([half[1], half[0], S.vload(sb, lanes=8), S.vload(sb + 24, lanes=8)], "all")
+        S.vstore(b[1], out.as_ptr("fp32") + 100)
+
+    a = rand(64, "float32", seed=1)
+    b = rand(32, "float32", seed=2)
+    for out in _both(k, a, b, np.zeros(128, "float32")):
+        out = out[2]
+        np.testing.assert_allclose(out[:32], a[:32] + a[32:], rtol=1e-6)
+        np.testing.assert_allclose(out[32:64], a[32:] * 2, rtol=1e-6)
+        np.testing.assert_array_equal(out[64:96], np.concatenate([a[8:16], a[0:8], b[0:8], b[24:32]]))
+        np.testing.assert_array_equal(out[100:116], b[16:32])
+
+
+def test_pointer_to_flexible_width_vector_with_runtime_index():
+    @S.prim_func
+    def k(a: S.ptr("int32x3", "global"), out: S.ptr("int32x3", "global"), n: S.i32):
+        for i in range(n):
+            out[i] = a[n - 1 - i] + i    # reverse the triples, add the index
+
+    n = 5
+    a = rand(3 * n, "int32", seed=3, low=-1000, high=1000)
+    want = np.concatenate([a[3 * (n - 1 - i):3 * (n - i)] + i for i in range(n)])
+    for args in _both(k, a, np.zeros(3 * n, "int32"), n):
+        np.testing.assert_array_equal(args[1], want)
+
+
+def test_pointer_to_virtual_vector_in_gather_and_mask():
+    @S.prim_func
+    def k(idx: S.ptr("uint16x32", "global"), b: S.ptr("float32x32", "global"), c: S.ptr("float32x32", "global")):
+        indices = idx[0]
+        c[0] = 0
+        c[0] = S.vload_gather(b, indices, mask=indices > 16)
+
+    idx = rand(32, "uint16", seed=4, low=0, high=31)
+    b = rand(32, "float32", seed=5)
+    for args in _both(k, idx, b, np.full(32, 7, "float32")):
+        np.testing.assert_array_equal(args[2], np.where(idx > 16, b[idx], 0))
+
+
+def test_pointer_to_virtual_mask_is_refused():
+    with pytest.raises(TypeError, match="virtual mask type"):
+        S.ptr("boolx30", "global")
+
+
+def test_pointer_variable_repointed_into_another_buffer():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), b: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        p = a + 1
+        out[0] = p[0]
+        p = b + 2                        # another buffer, same block: a new pointer from here on
+        out[1] = p[0]
+        for i in range(3):
+            p = p + 1                    # moves inside b
+            out[2 + i] = p[0]
+        p = out + 10
+        p[0] = 99
+
+    a = np.arange(10, dtype="int32")
+    b = np.arange(100, 110, dtype="int32")
+    for args in _both(k, a, b, np.zeros(16, "int32")):
+        np.testing.assert_array_equal(args[2][:5], [1, 102, 103, 104, 105])
+        assert args[2][10] == 99
+
+
+def test_pointer_variable_repointed_in_a_branch_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), b: S.ptr("int32", "global"), n: S.i32):
+        p = a + 1
+        if n > 0:
+            p = b                        # which buffer p points into depends on n
+        p[0] = 1
+        p = p + 1
+
+    expect_diag(k, "p = b", "must keep pointing into the same buffer", lower=True)
+
+
+@S.prim_func
+def _move(x: S.ptr("i32", "global")) -> S.ptr("i32", "global"):
+    return x + 1
+
+
+@S.prim_func
+def _pick(x: S.ptr("i32", "global"), y: S.ptr("i32", "global"), c: S.i32) -> S.ptr("i32", "global"):
+    if c == 1:
+        return x + 1
+    return y + 1
+
+
+@S.prim_func
+def _fill(dst: S.ptr("i32", "global"), src: S.ptr("i32", "global")):
+    dst[0] = src[0]
+
+
+def test_extract_prim_func_info_categories():
+    @S.prim_func
+    def k(a: S.ptr("i32", "global"), o1: S.ptr("i32", "global"), o2: S.ptr("i32", "global"),
+          o3: S.ptr("i32", "global"), r: S.ptr("i32", "global"), lut: S.ptr("i32", "constant"),
+          o4: S.ptr("i32", "lsram"), n: S.i32):
+        q = _move(o1)                    # written through a pointer a sub-function returns
+        q[0] = a[0] + lut[0]
+        q = _pick(r, o2, n)              # either may be returned: both count as written
+        q[0] = 1
+        _fill(o3, r)                     # written by the callee
+        S.dma_copy(o4, a, 4)             # written by a DMA
+
+    infos = extract_prim_func_info(BuildManager().lower(k)).param_infos
+    got = [(i.name, i.category) for i in infos]
+    assert got == [("a", "input_tensor"), ("o1", "output_tensor"), ("o2", "output_tensor"),
+                   ("o3", "output_tensor"), ("r", "output_tensor"), ("lut", "const_tensor"),
+                   ("o4", "output_tensor"), ("n", "attr")]
+    assert [i.tensor_idx for i in infos[:7]] == [0, 0, 1, 2, 3, 1, 4]
+    assert infos[0].is_input_tensor and infos[1].is_output_tensor and infos[7].is_attr
+    assert infos[0].dtype == "int32"
+
+
+def test_extract_prim_func_info_input_only():
+    @S.prim_func
+    def k(a: S.ptr("fp16", "global"), b: S.ptr("fp16", "global"), out: S.ptr("fp16", "global")):
+        p = b + 3
+        out[0] = a[0] + p[0]
+
+    infos = extract_prim_func_info(BuildManager().lower(k)).param_infos
+    assert [i.category for i in infos] == ["input_tensor", "input_tensor", "output_tensor"]
+    with pytest.raises(TypeError):
+        extract_prim_func_info(42)
+
+
+@S.prim_func
+def _scale(A: S.ptr("int16", "global"), B: S.ptr("int16", "global"), n: S.i32, k: S.i16):
+    a = S.match_buffer(A, shape=(n,))
+    b = S.match_buffer(B, shape=(n,))
+    for i in range(n):
+        with S.block("B"):
+            vi = S.axis.remap("S", [i])
+            b[vi] = a[vi] * k
+
+
+@S.prim_func
+def _add2d(A: S.ptr("float32", "global"), B: S.ptr("float32", "global"), C: S.ptr("float32", "global")):
+    a = S.match_buffer(A, shape=(7, 13))
+    b = S.match_buffer(B, shape=(7, 13))
+    c = S.match_buffer(C, shape=(7, 13))
+    for i, j in S.grid(7, 13):
+        with S.block("C"):
+            vi, vj = S.axis.remap("SS", [i, j])
+            c[vi, vj] = a[vi, vj] - b[vi, vj]
+
+
+@pytest.mark.parametrize("n", [1, 5, 1003])
+def test_schedule_elementwise_unary_spreads_over_tecs(n):
+    sch = schedule.elementwise_unary(_scale, "X2_1204", "B")
+    assert "threadIdx.x" in sch.mod.script()
+    a = rand(n, "int16", seed=n)
+    out = np.zeros(n, "int16")
+    BuildManager().build(sch.mod)(a, out, n, 3)
+    np.testing.assert_array_equal(out, (a * np.int16(3)).astype("int16"))
+
+
+def test_schedule_elementwise_binary_fuses_the_loops():
+    sch = schedule.elementwise_binary(_add2d, "compass -mcpu=X2_1204", "C")
+    assert len(sch.get_loops(sch.get_block("C"))) == 2       # fused, then split over the TECs
+    a, b = rand((7, 13), "float32", seed=7), rand((7, 13), "float32", seed=8)
+    out = np.zeros((7, 13), "float32")
+    BuildManager().build(sch.mod)(a, b, out)
+    np.testing.assert_array_equal(out, a - b)
+
+
+def test_schedule_elementwise_checks_the_pointers():
+    with pytest.raises(ValueError, match="2 input pointer"):
+        schedule.elementwise_binary(_scale, "X2_1204", "B")
+
+
+def test_target_string_with_mcpu():
+    assert BuildManager(target="compass -mcpu=X2_1204").target.name == "X2_1204"
+    assert BuildManager(target="compass").target.name == "X2_1204"
+    with pytest.raises(Exception, match="X9_9999"):
+        BuildManager(target="compass -mcpu=X9_9999")
+
+
+def test_runtime_convert():
+    from tessera import runtime, tir as TIR
+
+    assert runtime.convert(1000) == 1000 and runtime.convert("s") == "s"
+    arr = runtime.convert([1, TIR.IntImm("int32", 2)])
+    assert len(arr) == 2
+    x = TIR.Var("x", "int32")
+    assert runtime.convert(x).same_as(x)
+
+
+@pytest.mark.parametrize("name", ["vmml", "vmma"])
+def test_address_of_a_multiple_width_local_for_vmml(name):
+    op = getattr(S, name)
+
+    @S.prim_func
+    def k(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"), c: S.ptr("fp32x8", "global"),
+          d: S.ptr("fp32x8", "global")):
+        acc = S.vconcat((c[0], c[1]))    # float32x16: two registers, one piece of memory here
+        op(acc.addr, a[0], b[0])
+        lo, hi = S.vsplit(acc)
+        d[0] = lo
+        d[1] = hi
+
+    a, b = rand((4, 4), "float16", seed=11), rand((4, 4), "float16", seed=12)
+    c = rand((4, 4), "float32", seed=13)
+    want = a.astype("float32") @ b.astype("float32").T + (c if name == "vmma" else 0)
+    for args in _both(k, a, b, c, np.zeros((4, 4), "float32")):
+        np.testing.assert_allclose(args[3], want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_vmma_compiled_and_pysim_round_alike(dtype):
+    """Large accumulators with products of mixed signs: the order of the float32 additions and
+    whether a multiply-add is fused show in the last bits; compiled and PySim must agree."""
+
+    @S.prim_func
+    def k(a: S.ptr(f"{dtype}x16", "global"), b: S.ptr(f"{dtype}x16", "global"), c: S.ptr("fp32x8", "global"),
+          d: S.ptr("fp32x8", "global")):
+        acc = S.vconcat((c[0], c[1]))
+        S.vmma(acc.addr, a[0], b[0])
+        lo, hi = S.vsplit(acc)
+        d[0] = lo
+        d[1] = hi
+
+    for seed in range(4):
+        a = (rand((4, 4), "float32", seed=seed) * 1e2).astype(np_dtype(dtype))
+        b = (rand((4, 4), "float32", seed=seed + 9) * 1e2).astype(np_dtype(dtype))
+        c = rand((4, 4), "float32", seed=seed + 20) * 1e6
+        compiled, pysim = _both(k, a, b, c, np.zeros((4, 4), "float32"))
+        np.testing.assert_array_equal(compiled[3], pysim[3])
+        want = a.astype("float64") @ b.astype("float64").T + c
+        np.testing.assert_allclose(compiled[3], want, rtol=1e-5, atol=1)
+
+
+def test_float_multiply_add_is_not_fused():
+    @S.prim_func
+    def k(a: S.ptr("fp32x8", "global"), b: S.ptr("fp32x8", "global"), c: S.ptr("fp32x8", "global"),
+          out: S.ptr("fp32x8", "global")):
+        out[0] = a[0] * b[0] + c[0]
+
+    # a * b is not exact in float32: a fused multiply-add would keep the low bits.
+    a = np.full(8, 1 + 2.0 ** -12, "float32")
+    b = np.full(8, 1 + 2.0 ** -12, "float32")
+    c = np.full(8, -1.0, "float32")
+    want = (a * b) + c                   # numpy: two roundings
+    for args in _both(k, a, b, c, np.zeros(8, "float32")):
+        np.testing.assert_array_equal(args[3], want)
+
+
+@pytest.mark.parametrize("src, dst, saturate", [("int8", "uint16", True), ("int8", "uint16", None),
+                                                ("int16", "uint32", True), ("int8", "uint32", True),
+                                                ("uint8", "int16", True)])
+def test_widening_cast_of_parts_saturates(src, dst, saturate):
+    sv, dv = f"{src}x{256 // np.dtype(src).itemsize // 8}", f"{dst}x{256 // np.dtype(dst).itemsize // 8}"
+    quarter = np.dtype(dst).itemsize // np.dtype(src).itemsize == 4
+    parts = ("ll", "lh", "hl", "hh") if quarter else ("low", "high", "even", "odd")
+
+    p0, p1, p2, p3 = parts
+
+    @S.prim_func
+    def k(a: S.ptr(sv, "global"), out: S.ptr(dv, "global")):
+        out[0] = S.cast(a[0], dv, part=p0, saturate=saturate)
+        out[1] = S.cast(a[0], dv, part=p1, saturate=saturate)
+        out[2] = S.cast(a[0], dv, part=p2, saturate=saturate)
+        out[3] = S.cast(a[0], dv, part=p3, saturate=saturate)
+
+    n = 256 // 8 // np.dtype(src).itemsize
+    a = rand(n, src, seed=30)
+    wide = a.astype("int64")
+    if saturate:
+        info = np.iinfo(dst)
+        wide = np.clip(wide, info.min, info.max)
+    want = wide.astype(dst)
+    m = n // 4 if quarter else n // 2     # lanes of one part: a native vector of dst
+    pick = {"low": want[:m], "high": want[m:], "even": want[0::2], "odd": want[1::2],
+            "ll": want[:m], "lh": want[m:2 * m], "hl": want[2 * m:3 * m], "hh": want[3 * m:]}
+    for args in _both(k, a, np.zeros(len(parts) * m, dst)):
+        np.testing.assert_array_equal(args[1], np.concatenate([pick[p] for p in parts]))
+
+
+@pytest.mark.parametrize("n", [3, 27])
+def test_cast_of_a_list_of_scalars_is_a_vector(n):
+    values = list(range(n))
+
+    @S.prim_func
+    def k(x: S.ptr("int32", "global"), out: S.ptr("float32", "global")):
+        S.vstore(S.cast(values, "float32"), out)
+        v = S.cast([x[0], 7, x[1]], "int16")           # expressions and numbers mixed
+        out[n] = S.cast(v[0] + v[1] + v[2], "float32")
+
+    x = np.array([1000, -3], "int32")
+    for args in _both(k, x, np.zeros(n + 1, "float32")):
+        np.testing.assert_array_equal(args[1], np.array(values + [1004], "float32"))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int16", "uint32"])
+def test_scalar_shift_count_is_read_modulo_32(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        for i in range(8):
+            out[i] = a[i] << b[i]
+            out[8 + i] = a[i] >> b[i]
+
+    bits = np.dtype(dtype).itemsize * 8
+    signed = np.dtype(dtype).kind == "i"
+    counts = [3, bits - 1, bits, 31, 33, 0, 1, 2] if not signed else [3, -29, bits, -1, 33, 0, -31, 2]
+    a = rand(8, dtype, seed=40)
+    b = np.array(counts, "int64").astype(dtype)
+    c = b.astype("int64") % 32
+    x = a.astype("int64")
+    info = np.iinfo(dtype)
+    wrap = lambda v: ((v - info.min) % (1 << bits) + info.min).astype(dtype)
+    left = np.where(c >= bits, 0, x << np.minimum(c, 62))
+    right = np.where(c >= bits, np.where(x < 0, -1, 0), x >> np.minimum(c, bits - 1))
+    for args in _both(k, a, b, np.zeros(16, dtype)):
+        np.testing.assert_array_equal(args[2], np.concatenate([wrap(left), wrap(right)]))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_scalar_number_as_condition(dtype):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr("int32", "global")):
+        for i in range(4):
+            x = a[i]
+            if x:
+                out[i] = 1
+            else:
+                out[i] = 2
+            n = 3
+            count = 0
+            while n:
+                n -= 1
+                count += 1
+            out[4 + i] = count             # every TEC runs the kernel: no read-modify-write
+
+    a = np.array([0, 1, 5, 0], dtype)
+    for args in _both(k, a, np.zeros(8, "int32")):
+        np.testing.assert_array_equal(args[1], [2, 1, 1, 2, 3, 3, 3, 3])
+
+
+@S.prim_func
+def _skip3(x: S.ptr("i32", "global")) -> S.ptr("i32x3", "global"):
+    return (x + 3).as_ptr("i32x3")
+
+
+def test_virtual_vector_pointer_passed_and_returned():
+    @S.prim_func
+    def k(a: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
+        v = _skip3(out)                  # points at out[3], as triples
+        v[0] = a[0:3] + 1
+        w = _skip3(v)                    # a pointer to i32x3 where a pointer to i32 is expected
+        w[0] = a[3:6] * 2
+
+    a = np.arange(1, 7, dtype="int32")
+    for args in _both(k, a, np.zeros(12, "int32")):
+        np.testing.assert_array_equal(args[1], [0, 0, 0, 2, 3, 4, 8, 10, 12, 0, 0, 0])
+    with pytest.raises(Exception, match="expects a pointer to int32"):
+        @S.prim_func
+        def bad(a: S.ptr("i16x3", "global")):
+            _skip3(a)
+
+        BuildManager().lower(bad)
+
+
+def test_addr_of_with_a_list_and_with_fewer_indices():
+    @S.prim_func
+    def k(A: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        a = S.match_buffer(A, shape=(4, 6))
+        p = a.addr_of([1, 2])            # element 1 * 6 + 2
+        q = a.addr_of(2)                 # row 2
+        r = a.addr_of(3, 5)
+        out[0] = p[0]
+        out[1] = q[0]
+        out[2] = r[0]
+        out[3] = a.addr_of((0, 4))[1]
+
+    a = np.arange(24, dtype="int32")
+    for args in _both(k, a, np.zeros(4, "int32")):
+        np.testing.assert_array_equal(args[1], [8, 12, 23, 5])
+
+
+def test_pysim_out_of_bounds_is_an_index_error():
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global"), c: S.ptr("fp32", "global")):
+        c[8] = a[7]
+
+    with pytest.raises(IndexError, match="out-of-bounds store to c"):
+        k(np.zeros(8, "float32"), np.zeros(8, "float32"))
