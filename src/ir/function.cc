@@ -2,6 +2,7 @@
 #include "tessera/ir/function.h"
 
 #include <set>
+#include <unordered_set>
 
 #include "tessera/support/error.h"
 
@@ -11,10 +12,11 @@ Ref<PrimFuncNode> PrimFuncNode::Make(std::vector<Var> params,
                                      std::vector<std::pair<Var, Buffer>> buffer_map, Stmt body,
                                      DataType ret_type, AttrMap attrs, Span span) {
   if (!body) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "function body must not be null";
+  std::unordered_set<const VarNode*> param_set;
+  param_set.reserve(params.size());
+  for (const Var& p : params) param_set.insert(p.get());
   for (const auto& [param, buf] : buffer_map) {
-    bool found = false;
-    for (const Var& p : params) found = found || p == param;
-    if (!found || !buf) {
+    if (!param_set.count(param.get()) || !buf) {
       TESSERA_THROW_KIND(span, ErrorKind::kValue) << "buffer_map refers to a non-parameter";
     }
   }
@@ -22,7 +24,20 @@ Ref<PrimFuncNode> PrimFuncNode::Make(std::vector<Var> params,
                                         ret_type, std::move(attrs), std::move(span));
 }
 
+void PrimFuncNode::IndexBuffers() {
+  if (buffer_map.size() <= 16) return;
+  buffer_index_.reserve(buffer_map.size());
+  for (size_t i = 0; i < buffer_map.size(); ++i) buffer_index_.emplace(buffer_map[i].first.get(), i);
+}
+
 Buffer PrimFuncNode::GetBuffer(const Var& param) const {
+  if (!buffer_index_.empty()) {
+    auto it = buffer_index_.find(param.get());
+    if (it == buffer_index_.end()) return nullptr;
+    if (it->second < buffer_map.size() && buffer_map[it->second].first == param) {
+      return buffer_map[it->second].second;
+    }
+  }
   for (const auto& [p, b] : buffer_map) {
     if (p == param) return b;
   }

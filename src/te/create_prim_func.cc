@@ -302,12 +302,21 @@ class PrimFuncCreator {
       auto* ext = static_cast<const ExternOpNode*>(op);
       if (!index_dtype_) return ext->output_placeholders.at(tensor->value_index);
     }
-    for (const OperationNode* reader : order_) {
-      if (reader->kind != OpKind::kExtern || index_dtype_) continue;
-      auto* ext = static_cast<const ExternOpNode*>(reader);
-      for (size_t i = 0; i < ext->inputs.size(); ++i) {
-        if (KeyOf(ext->inputs[i].get()) == KeyOf(tensor.get())) return ext->input_placeholders[i];
+    if (!index_dtype_) {
+      // The first extern (in emission order) that reads the tensor, indexed once: one scan of
+      // order_ per parameter would make functions of many outputs quadratic.
+      if (!extern_inputs_indexed_) {
+        extern_inputs_indexed_ = true;
+        for (const OperationNode* reader : order_) {
+          if (reader->kind != OpKind::kExtern) continue;
+          auto* ext = static_cast<const ExternOpNode*>(reader);
+          for (size_t i = 0; i < ext->inputs.size(); ++i) {
+            extern_inputs_.emplace(KeyOf(ext->inputs[i].get()), ext->input_placeholders[i]);
+          }
+        }
       }
+      auto it = extern_inputs_.find(KeyOf(tensor.get()));
+      if (it != extern_inputs_.end()) return it->second;
     }
     return BufferNode::Decl(tensor->name, tensor->dtype, Shape(tensor->shape, tensor->name));
   }
@@ -573,6 +582,8 @@ class PrimFuncCreator {
   std::unordered_map<const OperationNode*, const ScanOpNode*> in_scan_;
   std::unordered_map<const OperationNode*, Tensor> scan_updates_;
   BufferTable buffers_;
+  BufferTable extern_inputs_;  // tensor -> placeholder of the first te.extern reading it
+  bool extern_inputs_indexed_ = false;
   std::unordered_set<std::string> block_names_;
   std::unordered_set<const VarNode*> defined_;
   std::unordered_map<const VarNode*, std::string> uses_;

@@ -17,6 +17,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 _cache = tempfile.mkdtemp(prefix="tessera-fuzz-cache-")
 os.environ.setdefault("TESSERA_CACHE_DIR", _cache)
+# test_fuzz_mutations runs mutants in forked children; GNU OpenMP does not survive a fork once
+# its thread team exists, and the fuzzer's arrays are far too small to need one.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 _common = dict(deadline=None, database=None, print_blob=True,
                suppress_health_check=list(HealthCheck))

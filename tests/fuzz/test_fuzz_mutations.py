@@ -4,13 +4,22 @@ misspelt intrinsic, a changed operator) are parsed and built. Each must build, o
 tessera error that carries its source location (or Python's own located SyntaxError) — never a
 crash, a hang, an InternalError or an error without a location.
 
-Mutants are built, not run: a mutant may be a valid program that reads out of its arrays.
-A hang stops the run with every thread's traceback (faulthandler).
+A mutant that builds is then run, in a forked child with a time limit, on arrays of the shapes
+and dtypes it declares: TVMScript mutants built with ``tir.instrument_bound_checkers`` and DSL
+mutants in the checked mode (``check_bounds=True``), so that an access outside an array is an
+error, not a corruption. The call must return or raise a tessera error (or TypeError /
+ValueError); a crash fails the test. A mutant running past the limit (a loop made huge), and an
+integer division by a zero read from the data (undefined in C, as in TVM), are counted, not
+failed. A hang of the compiler stops the run with every thread's traceback (faulthandler).
 """
 
 import faulthandler
 import os
 import re
+import signal
+import time
+
+import numpy as np
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,10 +94,112 @@ def _python_error_in_user_code(err):
     return last is not None and os.path.basename(last).startswith("kern") and last.startswith(_folder)
 
 
+# Seconds a mutant that builds may run; arrays above this many elements are not allocated.
+RUN_SECONDS = 3.0
+MAX_ELEMENTS = 1 << 20
+
+
+def _run_forked(kind, source, run):
+    """Runs ``run()`` in a forked child: a crash there fails the test with a reproducer; an
+    error must be a tessera error, TypeError or ValueError."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        os.close(read_end)
+        code, message = 0, b""
+        try:
+            run()
+        except (TesseraError, TypeError, ValueError) as err:
+            code, message = (4 if isinstance(err, InternalError) else 3), str(err).encode()
+        except BaseException as err:  # noqa: BLE001 - reported to the parent
+            code, message = 4, f"{type(err).__name__}: {err}".encode()
+        os.write(write_end, message[:4000])
+        os._exit(code)
+    os.close(write_end)
+    deadline = time.monotonic() + RUN_SECONDS
+    status = None
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+        elif time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read_end)
+            COUNTS[f"mutants run past {RUN_SECONDS:g} s ({kind})"] += 1
+            return
+        else:
+            time.sleep(0.002)
+    with os.fdopen(read_end, "rb") as f:
+        message = f.read().decode(errors="replace")
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGFPE:
+            COUNTS[f"mutants dividing by a zero read from the data ({kind})"] += 1
+            return
+        _fail(kind, source, f"running the mutant killed the process with {signal.Signals(sig).name}")
+    code = os.WEXITSTATUS(status)
+    if code == 0:
+        COUNTS[f"mutants run ({kind})"] += 1
+    elif code == 3:
+        COUNTS[f"mutants run into an error ({kind})"] += 1
+    else:
+        _fail(kind, source, f"running the mutant raised {message}")
+
+
+def _tvmscript_args(mod):
+    """One argument list per function of ``mod``: zeros of each buffer's shape and dtype; None
+    for a function whose arguments cannot be made (a symbolic, huge or non-numpy buffer)."""
+    calls = []
+    for gv, f in mod.functions:
+        buffers = dict((p.name, b) for p, b in f.buffer_map)
+        args = []
+        for p in f.params:
+            b = buffers.get(p.name)
+            try:
+                shape = [int(e.value) for e in b.shape] if b is not None else None
+                dtype = np.dtype(str(b.dtype)) if b is not None else None
+            except (AttributeError, TypeError):
+                shape = None
+            if shape is None or any(d < 0 for d in shape) or int(np.prod(shape)) > MAX_ELEMENTS:
+                args = None
+                break
+            rng = np.random.default_rng(len(args))
+            args.append((rng.integers(1, 5, size=shape)).astype(dtype))
+        calls.append((gv.name_hint, args))
+    return calls
+
+
+def _build_and_run_tvmscript(source):
+    mod = ts.script.from_source(source)
+    with ts.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        lib = ts.build(mod, target="c")
+    calls = _tvmscript_args(mod)
+    if any(args is None for _, args in calls):
+        COUNTS["mutants not run (arguments too large or not numpy) (tvmscript)"] += 1
+        return None
+
+    def run():
+        for name, args in calls:
+            lib[name](*args)
+    return run
+
+
+def _build_and_run_dsl(kernel, source):
+    dtype = kernel[0]
+    ex = BuildManager(check_bounds=True).build(load_kernel(source))
+    n = dsl_gen.lanes(dtype)
+    a = np.arange(1, n + 1).astype(dtype)
+    b = np.arange(n, 0, -1).astype(dtype)
+    out = np.zeros(n * len(kernel[1]), dtype)
+    return lambda: ex(a, b, out)
+
+
 def _check(kind, source, build):
     faulthandler.dump_traceback_later(120, exit=True)
+    run = None
     try:
-        build()
+        run = build()
         COUNTS[f"mutants that still build ({kind})"] += 1
     except InternalError as err:
         _fail(kind, source, f"InternalError: {err}")
@@ -105,6 +216,8 @@ def _check(kind, source, build):
     finally:
         faulthandler.cancel_dump_traceback_later()
     COUNTS["mutated programs"] += 1
+    if run is not None:
+        _run_forked(kind, source, run)
 
 
 def _fail(kind, source, why):
@@ -116,11 +229,11 @@ def _fail(kind, source, why):
 @given(tir_gen.program(max_depth=2), st.lists(mutation, min_size=1, max_size=2))
 def test_mutated_tvmscript_ends_in_a_located_error(program, edits):
     source = mutate(tir_gen.module_src([program]), edits)
-    _check("tvmscript", source, lambda: ts.build(ts.script.from_source(source), target="c"))
+    _check("tvmscript", source, lambda: _build_and_run_tvmscript(source))
 
 
 @settings(max_examples=examples(ci=60, long=2000))
 @given(dsl_gen.kernel(stores=2), st.lists(mutation, min_size=1, max_size=2))
 def test_mutated_dsl_ends_in_a_located_error(kernel, edits):
     source = mutate(dsl_gen.kernel_src(*kernel), edits)
-    _check("dsl", source, lambda: BuildManager().build(load_kernel(source)))
+    _check("dsl", source, lambda: _build_and_run_dsl(kernel, source))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,9 @@ struct PrimFuncNode : Object {
   PrimFuncNode(std::vector<Var> p, std::vector<std::pair<Var, Buffer>> bm, Stmt b, DataType r,
                AttrMap a, Span s)
       : Object(kKind), params(std::move(p)), buffer_map(std::move(bm)), body(std::move(b)),
-        ret_type(r), attrs(std::move(a)), span(std::move(s)) {}
+        ret_type(r), attrs(std::move(a)), span(std::move(s)) {
+    IndexBuffers();
+  }
   static Ref<PrimFuncNode> Make(std::vector<Var> params,
                                 std::vector<std::pair<Var, Buffer>> buffer_map, Stmt body,
                                 DataType ret_type = DataType::Void(), AttrMap attrs = {},
@@ -48,6 +51,12 @@ struct PrimFuncNode : Object {
   Ref<PrimFuncNode> WithAttr(const std::string& key, ObjectRef value) const;
   /*! \brief A copy with another body. */
   Ref<PrimFuncNode> WithBody(Stmt body) const;
+
+ private:
+  void IndexBuffers();
+  /*! \brief Parameter -> position in buffer_map, for functions of many buffers (GetBuffer per
+   *  parameter would otherwise be quadratic); empty for small maps, which are scanned. */
+  std::unordered_map<const VarNode*, size_t> buffer_index_;
 };
 using PrimFunc = Ref<PrimFuncNode>;
 

@@ -172,16 +172,48 @@ def _located_at_caller(cls, message, needle="ptr("):
     if frame is None:
         return cls(message)
     file, line = frame.f_code.co_filename, frame.f_lineno
-    text = linecache.getline(file, line)
-    column = max(text.find(needle), 0)
-    if needle == "ptr(" and column >= 2 and text[column - 2:column] == "S.":
-        column -= 2
     lines = linecache.getlines(file)
     if lines:
         _core.register_source(file, "".join(lines))
-    end = (text.find(")", column) + 1 or len(text.rstrip())) if needle == "ptr(" else column + len(needle)
-    span = _core.Span(file, line, column, line, max(end, column + 1))
+    where = _executing_position(frame, lines)
+    if where is not None:
+        line, column, end_line, end = where
+    else:
+        # No column table (Python < 3.11, or code without positions): the first match on the line.
+        text = linecache.getline(file, line)
+        column = max(text.find(needle), 0)
+        if needle == "ptr(" and column >= 2 and text[column - 2:column] == "S.":
+            column -= 2
+        end_line = line
+        end = (text.find(")", column) + 1 or len(text.rstrip())) if needle == "ptr(" else column + len(needle)
+    if end_line == line:
+        end = max(end, column + 1)
+    span = _core.Span(file, line, column, end_line, end)
     return cls(_core.render_diagnostic(span, message), message, file, line, column)
+
+
+def _executing_position(frame, lines):
+    """(line, column, end line, end column) of the expression the frame is executing (the call
+    ``S.ptr(...)``, the attribute ``S.name``): Python 3.11's column table, so that a line of
+    several annotations points at the one that failed. Columns are characters; None when
+    unknown."""
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is None or frame.f_lasti < 0:
+        return None
+    try:
+        pos = list(positions())[frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    line, end_line, col, end_col = pos
+    if None in (line, end_line, col, end_col) or line < 1 or end_line < line:
+        return None
+
+    def chars(lineno, byte_col):  # the table counts UTF-8 bytes
+        if lineno > len(lines):
+            return byte_col
+        return len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    return line, chars(line, col), end_line, chars(end_line, end_col)
 
 
 def ptr(dtype, scope="private"):

@@ -1,5 +1,7 @@
 """Deep and wide programs: no walk of the compiler overflows the native stack."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,15 @@ def test_lowering_a_wide_function_is_not_quadratic():
     small = min(_lower_cpu_seconds(400) for _ in range(2))
     large = _lower_cpu_seconds(3200)
     assert large < 24 * max(small, 0.05), (small, large)
+
+
+@pytest.mark.skipif(not os.environ.get("TESSERA_SCALING_TESTS"),
+                    reason="slow (about a minute): set TESSERA_SCALING_TESTS=1")
+def test_lowering_ten_thousand_statements_is_linear():
+    # As above at the benchmark's sizes (bench/bench_scaling.py), where the per-parameter scans
+    # of te.create_prim_func (te.extern readers), PrimFunc construction (buffer_map checks) and
+    # PrimFunc.GetBuffer (tir.MakePackedAPI, the printer) made 10k statements 16x slower than
+    # 2.5k.
+    small = min(_lower_cpu_seconds(1250) for _ in range(2))
+    large = _lower_cpu_seconds(10000)
+    assert large < 20 * max(small, 0.05), (small, large)

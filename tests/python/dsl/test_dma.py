@@ -196,3 +196,47 @@ def test_alloc_events_count_is_bounded():
         ev = S.alloc_events(10**12)
 
     expect_diag(too_many, "S.alloc_events(10**12)", 'the arg "count" must be at most 32')
+
+
+@S.prim_func
+def transpose_sized(out: S.ptr("int32", "global"), a: S.ptr("int32", "global"), row: S.i32,
+                    col: S.i32):
+    for t in S.tec_range(1):
+        S.dma_transpose2d(out, a, row, col)
+
+
+@S.prim_func
+def copy_sized(out: S.ptr("int32", "global"), a: S.ptr("int32", "global"), width: S.i32,
+               times: S.i32):
+    for t in S.tec_range(1):
+        S.dma_copy(out, a, width, times=times)
+        S.dma_memset(out, 7, width)
+
+
+def test_dma_with_huge_runtime_sizes_is_an_error_not_a_crash():
+    # Found by trying: sizes given at run time and far past the arrays wrote past them (a
+    # segmentation fault in a plain call, without check_bounds).
+    from tessera.dsl import BuildManager
+    from tessera.error import TesseraError
+
+    ex = BuildManager().build(transpose_sized)
+    a = np.arange(24, dtype="int32")
+    out = np.zeros(24, "int32")
+    ex(out, a, 4, 6)
+    np.testing.assert_array_equal(out, a.reshape(4, 6).T.ravel())
+    with pytest.raises(TesseraError, match=r"S.dma_transpose2d: the destination reaches elements "
+                                           r"\[0, 9999999999\] .*outside its array \(24 elements"):
+        ex(out, a, 100000, 100000)
+    with pytest.raises(TesseraError, match=r"S.dma_transpose2d: the source"):
+        ex(np.zeros(100, "int32"), a, 5, 6)  # reads a 5 x 6 source from 24 elements
+    ex(out, a, 4, 6)  # the library is still usable
+    np.testing.assert_array_equal(out, a.reshape(4, 6).T.ravel())
+
+    cp = BuildManager().build(copy_sized)
+    dst = np.zeros(8, "int32")
+    cp(dst, np.arange(8, dtype="int32"), 8, 1)
+    assert (dst == 7).all()
+    with pytest.raises(TesseraError, match=r"S.dma_copy: the destination"):
+        cp(dst, np.arange(1 << 20, dtype="int32"), 1 << 20, 1)
+    with pytest.raises(TesseraError, match=r"S.dma_copy: the source"):
+        cp(np.zeros(1 << 20, "int32"), np.arange(8, dtype="int32"), 1 << 20, 1)

@@ -302,3 +302,19 @@ def test_unknown_attribute_in_an_annotation_is_located():
     assert (info.value.file, info.value.line) == ("kernel_file.py", 2)
     assert "did you mean S.ptr?" in str(info.value)
     assert not hasattr(S, "ptr_")  # hasattr inside tessera and elsewhere still works
+
+
+def test_bad_pointer_annotation_points_at_its_own_column(tmp_path):
+    # Two S.ptr annotations on one line: the error points at the bad one (the second), not at
+    # the first "S.ptr(" of the line.
+    path = tmp_path / "two_ptrs.py"
+    line = "def kern(out: S.ptr('int32', 'global'), a: S.ptr('int32', 'xx')):\n"
+    path.write_text(line + "    pass\n")
+    with pytest.raises(ValueError) as info:
+        exec(compile(path.read_text(), str(path), "exec"), {"S": S})
+    err = info.value
+    column = line.index("S.ptr('int32', 'xx')")
+    assert (err.line, err.column) == (1, column)
+    caret = str(err).splitlines()[-1]
+    assert caret.index("^") == str(err).splitlines()[-2].index("S.ptr('int32', 'xx')")
+    assert len(caret.strip().split()[-1]) == len("S.ptr('int32', 'xx')")  # ^~~~ under it

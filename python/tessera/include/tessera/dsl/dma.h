@@ -9,6 +9,15 @@
 static inline void __tessera_dma(void* dst, const void* src, size_t size, int width,
                                  int src_stride, int times, int dst_stride) {
   if (width <= 0 || times <= 0) return;
+  {
+    int64_t lo_d = dst_stride < 0 ? (int64_t)(times - 1) * dst_stride : 0;
+    int64_t lo_s = src_stride < 0 ? (int64_t)(times - 1) * src_stride : 0;
+    int64_t hi_d = (dst_stride > 0 ? (int64_t)(times - 1) * dst_stride : 0) + width - 1;
+    int64_t hi_s = (src_stride > 0 ? (int64_t)(times - 1) * src_stride : 0) + width - 1;
+    if (!__tessera_access_in_bounds(dst, lo_d, hi_d, size, "S.dma_copy", "destination") ||
+        !__tessera_access_in_bounds(src, lo_s, hi_s, size, "S.dma_copy", "source"))
+      return;
+  }
   if (times == 1 || (src_stride == width && dst_stride == width)) {
     memmove(dst, src, size * (size_t)width * (size_t)times);
     return;
@@ -55,17 +64,40 @@ static inline void __free_event(int event) {
   do {                                                                 \
     __auto_type __tessera_p = (ptr);                                   \
     __typeof__(*__tessera_p) __tessera_value = (value);                \
-    for (int __tessera_i = 0; __tessera_i < (num); ++__tessera_i)      \
+    int __tessera_n = (num);                                           \
+    if (__tessera_n > 0 &&                                             \
+        !__tessera_access_in_bounds(__tessera_p, 0, __tessera_n - 1,   \
+                                    sizeof(*__tessera_p),              \
+                                    "S.dma_memset", "destination"))    \
+      __tessera_n = 0;                                                 \
+    for (int __tessera_i = 0; __tessera_i < __tessera_n; ++__tessera_i) \
       __tessera_p[__tessera_i] = __tessera_value;                      \
   } while (0)
+
+/* Whether a row x col transpose stays inside the argument arrays its pointers point into. */
+static inline int __tessera_transpose2d_in_bounds(const void* dst, const void* src, size_t size,
+                                                  int row, int col, int dst_stride,
+                                                  int src_stride) {
+  if (row <= 0 || col <= 0) return 1;
+  int64_t d = (int64_t)(col - 1) * dst_stride, s = (int64_t)(row - 1) * src_stride;
+  return __tessera_access_in_bounds(dst, d < 0 ? d : 0, (d > 0 ? d : 0) + row - 1, size,
+                                    "S.dma_transpose2d", "destination") &&
+         __tessera_access_in_bounds(src, s < 0 ? s : 0, (s > 0 ? s : 0) + col - 1, size,
+                                    "S.dma_transpose2d", "source");
+}
 
 /* dst[c * dst_stride + r] = src[r * src_stride + c] for a row x col source. */
 #define __dma_transpose2d(dst, src, row, col, dst_stride, src_stride)                    \
   do {                                                                                   \
     __auto_type __tessera_d = (dst);                                                     \
     __auto_type __tessera_s = (src);                                                     \
-    for (int __tessera_r = 0; __tessera_r < (row); ++__tessera_r)                        \
-      for (int __tessera_c = 0; __tessera_c < (col); ++__tessera_c)                      \
+    int __tessera_rows = (row), __tessera_cols = (col);                                  \
+    if (!__tessera_transpose2d_in_bounds(__tessera_d, __tessera_s, sizeof(*__tessera_d), \
+                                         __tessera_rows, __tessera_cols, (dst_stride),   \
+                                         (src_stride)))                                  \
+      __tessera_rows = 0;                                                                \
+    for (int __tessera_r = 0; __tessera_r < __tessera_rows; ++__tessera_r)               \
+      for (int __tessera_c = 0; __tessera_c < __tessera_cols; ++__tessera_c)             \
         __tessera_d[__tessera_c * (dst_stride) + __tessera_r] =                          \
             __tessera_s[__tessera_r * (src_stride) + __tessera_c];                       \
   } while (0)

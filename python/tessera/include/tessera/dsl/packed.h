@@ -23,6 +23,7 @@ static int32_t __tessera_fail(int32_t rc, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(__tessera_last_error, sizeof __tessera_last_error, fmt, ap);
   va_end(ap);
+  __tessera_noted_count = 0;  /* the arrays noted for a call that does not run */
   return rc;
 }
 
@@ -75,6 +76,9 @@ static int64_t __tessera_dlt_size(const TesseraDLTensor* t, int* compact) {
     size *= t->shape[k];
   }
   if (size == 0) *compact = 1;
+  /* Called once per array argument by the entry point: the call's DMAs are checked against it. */
+  __tessera_note_array((const char*)t->data + t->byte_offset,
+                       size * (int64_t)((t->dtype.bits * t->dtype.lanes + 7) / 8));
   return size;
 }
 

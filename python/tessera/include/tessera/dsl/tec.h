@@ -193,8 +193,60 @@ static int __tessera_pool_start(int* failed) {
 
 /* Runs fn(data) on every TEC and returns 0, or returns nonzero with a message in err when the
  * TEC threads cannot be started; then no TEC has run. */
+/* ---- The arrays of a call ---------------------------------------------------------------------
+ * The packed entry point notes the bytes of each array argument (tessera/dsl/packed.h, on the
+ * calling thread); a launch makes them the running call's, so that a DMA (tessera/dsl/dma.h)
+ * whose pointer lies in an argument but whose extent leaves it is skipped and fails the call
+ * with an error instead of writing past the array. */
+#define TESSERA_MAX_NOTED_ARRAYS 64
+typedef struct {
+  const char* lo;
+  const char* hi;
+} __tessera_array_range_t;
+static __thread __tessera_array_range_t __tessera_noted[TESSERA_MAX_NOTED_ARRAYS];
+static __thread int __tessera_noted_count;
+static __tessera_array_range_t __tessera_call_arrays[TESSERA_MAX_NOTED_ARRAYS];
+static int __tessera_call_array_count;
+static atomic_int __tessera_call_failed;
+static char __tessera_call_error[512];
+
+static inline void __tessera_note_array(const void* data, int64_t bytes) {
+  if (__tessera_noted_count >= TESSERA_MAX_NOTED_ARRAYS || data == NULL || bytes < 0) return;
+  __tessera_noted[__tessera_noted_count].lo = (const char*)data;
+  __tessera_noted[__tessera_noted_count].hi = (const char*)data + bytes;
+  ++__tessera_noted_count;
+}
+
+/* Whether elements [first, last] (of `size` bytes) from `p` stay inside the argument array that
+ * `p` points into; a pointer into no argument (local memory) is not checked. A violation is
+ * recorded once per call (the first), for __tessera_run_tecs to report. */
+static inline int __tessera_access_in_bounds(const void* p, int64_t first, int64_t last,
+                                             size_t size, const char* op, const char* role) {
+  const char* c = (const char*)p;
+  for (int i = 0; i < __tessera_call_array_count; ++i) {
+    const __tessera_array_range_t* r = &__tessera_call_arrays[i];
+    if (c < r->lo || c >= r->hi) continue;
+    int64_t off = (int64_t)(c - r->lo), bytes = (int64_t)(r->hi - r->lo), sz = (int64_t)size;
+    if (off + first * sz >= 0 && off + (last + 1) * sz <= bytes) return 1;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+      snprintf(__tessera_call_error, sizeof __tessera_call_error,
+               "%s: the %s reaches elements [%lld, %lld] from its pointer, outside its array "
+               "(%lld elements, the pointer at element %lld); nothing was copied",
+               op, role, (long long)first, (long long)last, (long long)(bytes / sz),
+               (long long)(off / sz));
+    }
+    return 0;
+  }
+  return 1;
+}
+
 static inline int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, int err_len) {
   pthread_mutex_lock(&__tessera_pool.launch_mu);
+  __tessera_call_array_count = __tessera_noted_count;
+  for (int i = 0; i < __tessera_noted_count; ++i) __tessera_call_arrays[i] = __tessera_noted[i];
+  __tessera_noted_count = 0;
+  atomic_store(&__tessera_call_failed, 0);
   if (!__tessera_pool.started) {
     int failed = 0;
     int rc = __tessera_pool_start(&failed);
@@ -224,8 +276,11 @@ static inline int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, i
     if (now - finished >= TESSERA_NUM_TECS - 1) break;
     __tessera_wait_change(&__tessera_pool.finished, now);
   }
+  __tessera_call_array_count = 0;
+  int failed = atomic_load(&__tessera_call_failed);
+  if (failed) __tessera_set_error(err, err_len, "%s", __tessera_call_error);
   pthread_mutex_unlock(&__tessera_pool.launch_mu);
-  return 0;
+  return failed ? 1 : 0;
 }
 
 #endif /* TESSERA_DSL_TEC_H_ */
