@@ -422,6 +422,35 @@ class Simplifier : public ExprMutator {
     return false;
   }
 
+  // TVM's canonical order of the terms of a sum (stable): larger coefficient first, then for a
+  // division/modulo atom the larger divisor ("lower factor"), then the larger modulus ("upper
+  // factor", infinite for anything but a modulo).
+  void SortTerms(Sum* s) {
+    struct Key {
+      int64_t coeff, lower, upper;
+    };
+    auto key = [&](const Sum::Term& t) {
+      Key k{t.coeff, 1, ConstIntBound::kPosInf};
+      if (t.factors.size() != 1) return k;
+      Expr atom = atoms_[t.factors[0]];
+      if (auto* mod = AsPtr<FloorModNode>(atom)) {
+        if (auto c = AsConstInt(mod->b)) k.upper = *c;
+        atom = mod->a;
+      }
+      if (auto* div = AsPtr<FloorDivNode>(atom)) {
+        if (auto c = AsConstInt(div->b)) k.lower = *c;
+      }
+      return k;
+    };
+    std::stable_sort(s->terms.begin(), s->terms.end(),
+                     [&](const Sum::Term& a, const Sum::Term& b) {
+                       Key ka = key(a), kb = key(b);
+                       if (ka.coeff != kb.coeff) return ka.coeff > kb.coeff;
+                       if (ka.lower != kb.lower) return ka.lower > kb.lower;
+                       return ka.upper > kb.upper;
+                     });
+  }
+
   Expr Product(const std::vector<int>& factors, DataType t) {
     Expr e = atoms_[factors[0]];
     for (size_t i = 1; i < factors.size(); ++i) e = MulNode::Make(e, atoms_[factors[i]]);
@@ -432,8 +461,9 @@ class Simplifier : public ExprMutator {
     while (RecombineDivMod(&s)) {
     }
     s.Compact();
+    SortTerms(&s);
     Expr result;
-    // Positive terms first, in the order they appeared, then the negative ones subtracted.
+    // Positive terms first, then the negative ones subtracted (each in sorted order).
     for (const auto& term : s.terms) {
       if (term.coeff <= 0) continue;
       Expr e = Product(term.factors, t);

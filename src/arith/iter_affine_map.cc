@@ -43,7 +43,7 @@ class IterMapRewriter {
  public:
   explicit IterMapRewriter(const std::vector<IterDomain>& iters) {
     for (const IterDomain& d : iters) {
-      if (d.extent <= 0) continue;
+      if (d.extent == 0) continue;
       auto mark = std::make_shared<IterMarkNode>();
       mark->var = d.var;
       mark->extent = d.extent;
@@ -166,9 +166,11 @@ class IterMapRewriter {
       const IterSplit& s = sum->args[pos];
       if (s->scale % base_scale != 0) Unsupported("the iterators cannot be fused");
       flattened.push_back(MakeSplit(s->source, s->lower_factor, s->extent, s->scale / base_scale));
-      expected = s->extent * s->scale;
+      if (s->extent < 0 && n + 1 != sum->args.size())
+        Unsupported("an iterator of symbolic extent is fused below another");
+      expected = s->extent < 0 ? -1 : s->extent * s->scale;
     }
-    int64_t extent = expected / base_scale;
+    int64_t extent = expected < 0 ? -1 : expected / base_scale;
     std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>> key;
     for (const IterSplit& s : flattened)
       key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
@@ -187,7 +189,7 @@ class IterMapRewriter {
 
   // `split` over [0, ceil(extent / c) * c): a split of a whole mark may be padded.
   IterSplit Padded(const IterSplit& split, int64_t c) {
-    if (split->extent % c == 0) return split;
+    if (split->extent < 0 || split->extent % c == 0) return split;
     if (split->lower_factor != 1 || split->extent != split->source->extent) {
       Unsupported("a division of a partial iterator that does not divide evenly");
     }
@@ -221,7 +223,8 @@ class IterMapRewriter {
     }
     if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the divisor");
     s = Padded(s, c);
-    return MakeSum({MakeSplit(s->source, s->lower_factor * c, s->extent / c, s->scale)}, base / c);
+    int64_t extent = s->extent < 0 ? -1 : s->extent / c;
+    return MakeSum({MakeSplit(s->source, s->lower_factor * c, extent, s->scale)}, base / c);
   }
 
   IterSum FloorModConst(const IterSum& dividend, int64_t c) {
@@ -290,6 +293,53 @@ std::optional<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indic
     return std::nullopt;
   }
   return result;
+}
+
+bool IsBijective(const std::vector<IterSum>& map, const std::vector<IterDomain>& iters) {
+  // The splits taken of every mark, from the indices and, for fused marks, from their sums.
+  std::unordered_map<const IterMarkNode*, std::vector<const IterSplitNode*>> uses;
+  std::vector<const IterMarkNode*> order;
+  auto use = [&](const IterSplit& s) {
+    if (!uses.count(s->source.get())) order.push_back(s->source.get());
+    uses[s->source.get()].push_back(s.get());
+  };
+  for (const IterSum& sum : map) {
+    if (sum->args.size() > 1) return false;
+    for (const IterSplit& s : sum->args) use(s);
+  }
+  // Every fused mark passes its sum's splits on to their sources.
+  for (size_t k = 0; k < order.size(); ++k) {
+    const IterMarkNode* mark = order[k];
+    if (!mark->sum) continue;
+    for (const IterSplit& s : mark->sum->args) {
+      if (s->lower_factor != 1 || s->extent != s->source->extent) return false;
+      use(s);
+    }
+  }
+  std::unordered_set<const VarNode*> covered;
+  for (const IterMarkNode* mark : order) {
+    std::vector<const IterSplitNode*> splits = uses[mark];
+    std::sort(splits.begin(), splits.end(),
+              [](const IterSplitNode* a, const IterSplitNode* b) {
+                return a->lower_factor < b->lower_factor;
+              });
+    int64_t expected = 1;
+    for (const IterSplitNode* s : splits) {
+      if (s->lower_factor != expected || s->extent < 0) return false;
+      expected *= s->extent;
+    }
+    if (mark->extent < 0 || expected != mark->extent) return false;
+    if (mark->var) {
+      auto it = std::find_if(iters.begin(), iters.end(),
+                             [&](const IterDomain& d) { return d.var.get() == mark->var.get(); });
+      if (it == iters.end() || it->extent != mark->extent) return false;  // padded
+      if (!covered.insert(mark->var.get()).second) return false;
+    }
+  }
+  for (const IterDomain& d : iters) {
+    if (d.extent != 1 && !covered.count(d.var.get())) return false;
+  }
+  return true;
 }
 
 std::optional<std::vector<std::pair<Var, Expr>>> InverseAffineIterMap(

@@ -31,7 +31,7 @@ using IterSum = std::shared_ptr<IterSumNode>;
 struct IterMarkNode {
   Var var;      // the input iterator, or null
   IterSum sum;  // the fused sum (scales relative to the innermost), or null
-  int64_t extent = 0;
+  int64_t extent = 0;  // -1: symbolic (only outermost in a fused sum, never divided evenly)
 };
 
 /*! \brief floormod(floordiv(source, lower_factor), extent) * scale. */
@@ -48,7 +48,7 @@ struct IterSumNode {
   int64_t base = 0;
 };
 
-/*! \brief One input iterator: var over [min, min + extent). */
+/*! \brief One input iterator: var over [min, min + extent); extent -1 when symbolic. */
 struct IterDomain {
   Var var;
   int64_t min = 0;
@@ -65,6 +65,10 @@ struct IterDomain {
 std::optional<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indices,
                                                   const std::vector<IterDomain>& iters,
                                                   std::string* error = nullptr);
+
+/*! \brief Whether `map` (from DetectIterMap over `iters`) is a bijection: every index one split,
+ *  the splits of every iterator tile it exactly once, every non-unit iterator used. */
+bool IsBijective(const std::vector<IterSum>& map, const std::vector<IterDomain>& iters);
 
 /*!
  * \brief The input iterators as expressions of `outputs`, the values taken by the indices that

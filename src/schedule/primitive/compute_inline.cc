@@ -284,9 +284,9 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   for (const IterVar& iv : block->iter_vars) {
     auto min = AsConstInt(iv->dom->min);
     auto extent = AsConstInt(iv->dom->extent);
-    if (!min || !extent) FailReverseBody(block_sref, "an iterator has a symbolic domain");
-    doms.push_back({iv->var, *min, *extent});
-    if (*extent == 1) idx_sub[iv->var.get()] = iv->dom->min;
+    if (!min) FailReverseBody(block_sref, "an iterator has a symbolic minimum");
+    doms.push_back({iv->var, *min, extent ? *extent : -1});
+    if (extent && *extent == 1) idx_sub[iv->var.get()] = iv->dom->min;
   }
   std::vector<Expr> load_indices = loads[0]->indices;
   for (const BufferLoadNode* load : loads) {
@@ -418,7 +418,14 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   inliner.idx_sub = &idx_sub;
   // The producer runs only where the consumer's iterators are in their domains.
   Expr in_bound = nullptr;
+  std::unordered_map<const VarNode*, const IterVarNode*> producer_iters;
+  for (const IterVar& iv : pblock->iter_vars) producer_iters[iv->var.get()] = iv.get();
   for (const IterVar& iv : block->iter_vars) {
+    // Trivially in bounds: the iterator is a producer iterator of the same domain.
+    if (auto* v = AsPtr<VarNode>(idx_sub[iv->var.get()])) {
+      auto it = producer_iters.find(v);
+      if (it != producer_iters.end() && StructuralEqual(it->second->dom, iv->dom)) continue;
+    }
     Expr lo = GENode::Make(iv->var, iv->dom->min);
     Expr hi = LTNode::Make(iv->var, IsConstInt(iv->dom->min, 0)
                                         ? iv->dom->extent
