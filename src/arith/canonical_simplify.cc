@@ -330,6 +330,15 @@ class Simplifier : public ExprMutator {
         rest.Add(term.factors, term.coeff);
       }
     }
+    // floordiv(g*y + b, g*k) = floordiv(y, k) when 0 <= b < g.
+    int64_t g = 0;
+    for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
+    if (g > 1 && c % g == 0 && rest.base < g && !rest.terms.empty()) {
+      Sum reduced;
+      for (const auto& term : rest.terms) reduced.Add(term.factors, term.coeff / g);
+      quot.AddSum(FloorDivSum(reduced, c / g, t), 1);
+      return quot;
+    }
     quot.AddSum(FloorDivRest(rest, c, t), 1);
     return quot;
   }
@@ -463,13 +472,16 @@ class Simplifier : public ExprMutator {
     s.Compact();
     SortTerms(&s);
     Expr result;
-    // Positive terms first, then the negative ones subtracted (each in sorted order).
+    // As TVM: positive terms first, a positive offset, then the negative terms subtracted, then
+    // a negative offset (terms in sorted order).
+    int64_t base = WrapToType(t, s.base);
     for (const auto& term : s.terms) {
       if (term.coeff <= 0) continue;
       Expr e = Product(term.factors, t);
       if (term.coeff != 1) e = MulNode::Make(e, Const(t, term.coeff));
       result = result ? Expr(AddNode::Make(result, e)) : e;
     }
+    if (base > 0) result = result ? Expr(AddNode::Make(result, Const(t, base))) : Const(t, base);
     for (const auto& term : s.terms) {
       if (term.coeff >= 0) continue;
       Expr e = Product(term.factors, t);
@@ -480,9 +492,7 @@ class Simplifier : public ExprMutator {
       if (term.coeff != -1) e = MulNode::Make(e, Const(t, -term.coeff));
       result = SubNode::Make(result, e);
     }
-    int64_t base = WrapToType(t, s.base);
     if (!result) return Const(t, base);
-    if (base > 0) return AddNode::Make(result, Const(t, base));
     if (base < 0) return SubNode::Make(result, Const(t, -base));
     return result;
   }
