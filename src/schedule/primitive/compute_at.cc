@@ -359,7 +359,11 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   }
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   if (state.enable_check()) CheckCompleteOrReduction(state, block_sref, scope_root, scope);
-  CheckStagePipeline(state, scope_root, scope);
+  // As TVM's stage pipeline: no write-after-read dependency in the scope (several writers of
+  // one buffer, e.g. two halves of an output, are allowed).
+  for (const Dependency& dep : scope.deps) {
+    if (dep.kind == DepKind::kWAR) CheckStagePipeline(state, scope_root, scope);
+  }
   if (!reverse) CheckNotOutputBlock(state, block_sref);
 
   // Producers must stay before the block and consumers after it.
