@@ -447,6 +447,7 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   std::vector<For> loops;
   std::vector<Expr> values;
   Expr predicate;
+  VarMap unit_axes;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
     DataType t = iv->var->dtype;
@@ -466,6 +467,8 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
       loops.push_back(ForNode::Make(ax, IntConst(t, 0), extent, ForKind::kSerial, Evaluate0()));
       value = IsConstInt(r->min, 0) ? Expr(ax) : Expr(AddNode::Make(r->min, ax));
       ana.Bind(ax, RangeNode::Make(IntConst(t, 0), extent));
+      // As TVM's analyzer binds a variable of one value: a unit loop is 0 in the predicate.
+      if (IsConstInt(extent, 1)) unit_axes[ax.get()] = IntConst(t, 0);
     } else {
       value = r->min;
     }
@@ -481,7 +484,7 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
       }
     }
   }
-  if (predicate) predicate = ana.Simplify(predicate);
+  if (predicate) predicate = ana.Simplify(Substitute(predicate, unit_axes));
   Stmt nest = MakeLoopNest(
       loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), GetRef(block)));
 
