@@ -340,6 +340,19 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
         default:
           break;
       }
+      // As TVM's rewrite rules x + c1 < c2 -> x < c2 - c1 and c1 < x + c2 -> c1 - c2 < x:
+      // the constant offset of a sum compared with a constant moves to the constant.
+      if (x || y) {
+        Sum sum = ToSum(x ? b : a);
+        if (sum.base != 0 && !sum.is_const()) {
+          int64_t c = (x ? *x : *y) - sum.base;
+          sum.base = 0;
+          Expr moved = FromSum(sum, t);
+          Expr constant = Const(t, c);
+          a = x ? constant : moved;
+          b = x ? moved : constant;
+        }
+      }
     }
   } else if (t.is_scalar()) {
     auto x = AsConstInt(a), y = AsConstInt(b);

@@ -103,6 +103,7 @@ class CanonicalSimplifier : public ExprMutator {
   Sum FloorDivRest(Sum rest, int64_t c, DataType t);
   Sum FloorModSum(const Sum& num, int64_t c, DataType t);
   bool RecombineDivMod(Sum* s);
+  void SortTerms(Sum* s);
   Expr Product(const std::vector<int>& factors, DataType t);
   Expr FromSum(Sum s, DataType t);
 

@@ -1,5 +1,6 @@
 // The canonical form of index expressions: sum(coeff * product of atoms) + base, with like terms
 // combined, floordiv/floormod by constants reduced, and a split of a variable recombined.
+#include <algorithm>
 #include "canonical_simplify.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_hash.h"
@@ -160,6 +161,15 @@ Sum CanonicalSimplifier::FloorDivSum(const Sum& num, int64_t c, DataType t) {
       rest.Add(term.factors, term.coeff);
     }
   }
+  // floordiv(g*y + b, g*k) = floordiv(y, k) when 0 <= b < g.
+  int64_t g = 0;
+  for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
+  if (g > 1 && c % g == 0 && rest.base < g && !rest.terms.empty()) {
+    Sum reduced;
+    for (const auto& term : rest.terms) reduced.Add(term.factors, term.coeff / g);
+    quot.AddSum(FloorDivSum(reduced, c / g, t), 1);
+    return quot;
+  }
   quot.AddSum(FloorDivRest(rest, c, t), 1);
   return quot;
 }
@@ -252,6 +262,34 @@ bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
   return false;
 }
 
+// TVM's canonical order of the terms of a sum (stable): larger coefficient first, then for a
+// division/modulo atom the larger divisor ("lower factor"), then the larger modulus ("upper
+// factor", infinite for anything but a modulo).
+void CanonicalSimplifier::SortTerms(Sum* s) {
+  struct Key {
+    int64_t coeff, lower, upper;
+  };
+  auto key = [&](const Sum::Term& t) {
+    Key k{t.coeff, 1, ConstIntBound::kPosInf};
+    if (t.factors.size() != 1) return k;
+    Expr atom = atoms_[t.factors[0]];
+    if (auto* mod = AsPtr<FloorModNode>(atom)) {
+      if (auto c = AsConstInt(mod->b)) k.upper = *c;
+      atom = mod->a;
+    }
+    if (auto* div = AsPtr<FloorDivNode>(atom)) {
+      if (auto c = AsConstInt(div->b)) k.lower = *c;
+    }
+    return k;
+  };
+  std::stable_sort(s->terms.begin(), s->terms.end(), [&](const Sum::Term& a, const Sum::Term& b) {
+    Key ka = key(a), kb = key(b);
+    if (ka.coeff != kb.coeff) return ka.coeff > kb.coeff;
+    if (ka.lower != kb.lower) return ka.lower > kb.lower;
+    return ka.upper > kb.upper;
+  });
+}
+
 Expr CanonicalSimplifier::Product(const std::vector<int>& factors, DataType t) {
   Expr e = atoms_[factors[0]];
   for (size_t i = 1; i < factors.size(); ++i) e = MulNode::Make(e, atoms_[factors[i]]);
@@ -262,14 +300,18 @@ Expr CanonicalSimplifier::FromSum(Sum s, DataType t) {
   while (RecombineDivMod(&s)) {
   }
   s.Compact();
+  SortTerms(&s);
   Expr result;
-  // Positive terms first, in the order they appeared, then the negative ones subtracted.
+  // As TVM: positive terms first, a positive offset, then the negative terms subtracted, then
+  // a negative offset (terms in sorted order).
+  int64_t base = WrapToType(t, s.base);
   for (const auto& term : s.terms) {
     if (term.coeff <= 0) continue;
     Expr e = Product(term.factors, t);
     if (term.coeff != 1) e = MulNode::Make(e, Const(t, term.coeff));
     result = result ? Expr(AddNode::Make(result, e)) : e;
   }
+  if (base > 0) result = result ? Expr(AddNode::Make(result, Const(t, base))) : Const(t, base);
   for (const auto& term : s.terms) {
     if (term.coeff >= 0) continue;
     Expr e = Product(term.factors, t);
@@ -280,9 +322,7 @@ Expr CanonicalSimplifier::FromSum(Sum s, DataType t) {
     if (term.coeff != -1) e = MulNode::Make(e, Const(t, -term.coeff));
     result = SubNode::Make(result, e);
   }
-  int64_t base = WrapToType(t, s.base);
   if (!result) return Const(t, base);
-  if (base > 0) return AddNode::Make(result, Const(t, base));
   if (base < 0) return SubNode::Make(result, Const(t, -base));
   return result;
 }

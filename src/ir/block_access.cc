@@ -69,6 +69,10 @@ class AccessCollector : public StmtExprVisitor {
   explicit AccessCollector(const BlockNode* block) {
     for (const Buffer& b : block->alloc_buffers) local_.insert(b.get());
     for (const MatchBufferRegion& m : block->match_buffers) matched_[m->buffer.get()] = m->source;
+    // The buffers the block declares it accesses, by data pointer: an opaque
+    // tvm_access_ptr(type, data, offset, extent, rw_mask) to one of them accesses all of it.
+    for (const BufferRegion& r : block->reads) declared_[r->buffer->data.get()] = r->buffer.get();
+    for (const BufferRegion& r : block->writes) declared_[r->buffer->data.get()] = r->buffer.get();
   }
 
   std::vector<BufferRegion> Regions(bool writes) const {
@@ -101,6 +105,17 @@ class AccessCollector : public StmtExprVisitor {
   void VisitStmt_(const BufferStoreNode* op) override {
     StmtExprVisitor::VisitStmt_(op);
     Access(op->buffer.get(), op->indices, /*write=*/true);
+  }
+  void VisitExpr_(const CallNode* op) override {
+    StmtExprVisitor::VisitExpr_(op);
+    if (!op->is_op("tir.tvm_access_ptr") || op->args.size() != 5) return;
+    auto* data = AsPtr<VarNode>(op->args[1]);
+    auto mask = AsConstInt(op->args[4]);
+    auto it = data ? declared_.find(data) : declared_.end();
+    if (it == declared_.end() || !mask || local_.count(it->second)) return;
+    const BufferNode* buffer = it->second;
+    if (*mask & 1) Record(buffer, Dims(buffer->shape.size()), /*write=*/false);
+    if (*mask & 2) Record(buffer, Dims(buffer->shape.size()), /*write=*/true);
   }
   void VisitStmt_(const ForNode* op) override {
     VisitExpr(op->min);
@@ -281,6 +296,7 @@ class AccessCollector : public StmtExprVisitor {
   }
 
   std::unordered_set<const BufferNode*> local_;
+  std::unordered_map<const VarNode*, const BufferNode*> declared_;
   std::unordered_map<const BufferNode*, BufferRegion> matched_;
   std::unordered_map<const VarNode*, Range> relaxed_;
   std::unordered_map<const VarNode*, Expr> substitute_;

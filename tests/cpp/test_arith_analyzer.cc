@@ -62,7 +62,9 @@ TEST_F(ArithTest, CombinesLikeTermsAndFoldsConstants) {
   ExpectSimplify(E(x) * 2 + E(x) * 3, E(x) * 5);
   ExpectSimplify(E(x) * y - E(y) * x, 0);
   ExpectSimplify(E(3) + 4 * E(2), 11);
-  ExpectSimplify(E(x) - y * 2 + 1, E(x) - E(y) * 2 + 1);
+  // As TVM's canonical form: positive terms, a positive offset, then the subtracted terms.
+  ExpectSimplify(E(x) - y * 2 + 1, E(x) + 1 - E(y) * 2);
+  ExpectSimplify(E(3) - x, E(3) - x);
   ExpectSimplify(E(0) - x, E(x) * -1);
   ExpectSimplify(E(x) - 3, E(x) - 3);
 }

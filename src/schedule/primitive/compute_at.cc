@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../utils.h"
+#include "tessera/arith/iter_affine_map.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
@@ -32,7 +33,16 @@ DomMap SharedThreadDomains(const StmtSRefNode* loop, const std::string& scope) {
     const ForNode* f = p->loop();
     if (!f || f->for_kind != ForKind::kThreadBinding || !f->thread_binding) continue;
     const std::string& tag = f->thread_binding->thread_tag;
-    int thread_rank = tag.rfind("blockIdx.", 0) == 0 ? 0 : tag.rfind("threadIdx.", 0) == 0 ? 1 : -1;
+    // As TVM's thread scopes: virtual threads rank with threadIdx; warp memory is shared by
+    // the threads of threadIdx.x only.
+    bool vthread = tag.rfind("vthread", 0) == 0 || tag == "cthread";
+    int thread_rank = tag.rfind("blockIdx.", 0) == 0                       ? 0
+                      : tag.rfind("threadIdx.", 0) == 0 || vthread ? 1
+                                                                   : -1;
+    if (rank == 2) {
+      if (tag == "threadIdx.x") dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
+      continue;
+    }
     if (thread_rank >= 0 && rank <= thread_rank)
       dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
   }
@@ -67,49 +77,263 @@ std::unordered_map<const BufferNode*, BufferRegion> RegionsUnder(
   return out;
 }
 
-/*! \brief The ranges of the block's iterators that cover `required` of the buffers it
- *  accesses at `access` (its writes for compute_at, its reads for reverse_compute_at). */
-IterRanges RequiredIterRanges(const StmtSRef& block_sref, const std::vector<BufferRegion>& access,
-                              const std::unordered_map<const BufferNode*, BufferRegion>& required) {
-  const BlockNode* block = block_sref->block();
-  std::unordered_set<const VarNode*> iters;
-  for (const IterVar& iv : block->iter_vars) iters.insert(iv->var.get());
-  IterRanges ranges;
-  for (const BufferRegion& r : access) {
-    auto it = required.find(r->buffer.get());
-    if (it == required.end()) continue;
-    for (size_t d = 0; d < r->region.size(); ++d) {
-      const Range& own = r->region[d];
-      if (AsConstInt(own->min) && IsConstInt(own->extent, 1)) continue;
-      auto* v = AsPtr<VarNode>(own->min);
-      if (!v || !iters.count(v) || !IsConstInt(own->extent, 1)) {
-        Fail("The block accesses the buffer at indices that are not its iterators",
-             "The block {0} accesses " + r->buffer->name +
-                 " at indices that are not plain block "
-                 "iterators; the primitive supports only such blocks",
-             {block_sref->stmt});
-      }
-      const Range& need = it->second->region[d];
-      auto prev = ranges.find(v);
-      ranges[v] = prev == ranges.end()
-                      ? need
-                      : UnionRegion(BufferRegionNode::Make(r->buffer, {prev->second}),
-                                    BufferRegionNode::Make(r->buffer, {need}))
-                            ->region[0];
-    }
-  }
-  return ranges;
+/*! \brief An interval [min, max] of integers; a null end is unbounded; `nothing` is empty. */
+struct IntSet {
+  bool nothing = true;
+  Expr min, max;
+  static IntSet Interval(Expr lo, Expr hi) { return {false, std::move(lo), std::move(hi)}; }
+  bool bounded() const { return !nothing && min && max; }
+};
+
+Expr MinOf(const Expr& a, const Expr& b, bool is_min) {
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return (is_min ? *ca <= *cb : *ca >= *cb) ? a : b;
+  if (StructuralEqual(a, b)) return a;
+  Expr c = CastTo(a->dtype, b);
+  return is_min ? Expr(MinNode::Make(a, c)) : Expr(MaxNode::Make(a, c));
 }
 
-/*! \brief Clip [min, min + extent) to the iterator's domain where that is not provably so. */
-Range ClipToDomain(const Range& need, const Range& dom, arith::Analyzer& ana) {
-  DataType t = dom->min->dtype;
-  Expr lo = CastTo(t, need->min), hi = Simplify(AddE(need->min, need->extent));
-  Expr dom_hi = Simplify(AddE(dom->min, dom->extent));
-  if (!ana.CanProve(GENode::Make(lo, dom->min))) lo = Simplify(MaxNode::Make(lo, dom->min));
-  if (!ana.CanProve(LENode::Make(CastTo(t, hi), dom_hi)))
-    hi = Simplify(MinNode::Make(CastTo(t, hi), dom_hi));
-  return RangeNode::Make(lo, Simplify(SubE(hi, lo)));
+IntSet Union(const IntSet& a, const IntSet& b) {
+  if (a.nothing) return b;
+  if (b.nothing) return a;
+  return IntSet::Interval(a.min && b.min ? MinOf(a.min, b.min, true) : nullptr,
+                          a.max && b.max ? MinOf(a.max, b.max, false) : nullptr);
+}
+
+IntSet Intersect(const IntSet& a, const IntSet& b) {
+  if (a.nothing || b.nothing) return {};
+  Expr lo = a.min && b.min ? MinOf(a.min, b.min, false) : a.min ? a.min : b.min;
+  Expr hi = a.max && b.max ? MinOf(a.max, b.max, true) : a.max ? a.max : b.max;
+  return IntSet::Interval(lo, hi);
+}
+
+bool ProveEqual(arith::Analyzer& ana, const Expr& a, const Expr& b) {
+  if (!a || !b) return !a && !b;
+  return ana.CanProveEqual(a, CastTo(a->dtype, b));
+}
+
+/*! \brief The iterations of a block iterator that cover what is required (`dom`), and the
+ *  bound (`bound`) beyond which they must not run, which becomes a predicate when it cuts
+ *  `dom` (TVM's BlockVarDomainInfo). */
+struct VarDomain {
+  IntSet dom, bound;
+  void Union(const VarDomain& o) {
+    dom = schedule::Union(dom, o.dom);
+    bound = schedule::Union(bound, o.bound);
+  }
+  void Simplify(arith::Analyzer& ana) {
+    auto simplified = [&](const IntSet& set) {
+      if (set.nothing) return set;
+      return IntSet::Interval(set.min ? ana.Simplify(set.min) : nullptr,
+                              set.max ? ana.Simplify(set.max) : nullptr);
+    };
+    if (dom.nothing) {
+      if (bound.bounded()) {
+        dom = simplified(bound);
+        bound = IntSet();
+      }
+      return;
+    }
+    dom = simplified(dom);
+    bound = simplified(bound);
+    IntSet meet = simplified(Intersect(dom, bound));
+    if (meet.nothing) return;
+    if (ProveEqual(ana, dom.min, meet.min) && ProveEqual(ana, dom.max, meet.max)) {
+      bound = IntSet();
+    } else if (ProveEqual(ana, bound.min, meet.min) && ProveEqual(ana, bound.max, meet.max)) {
+      dom = bound;
+      bound = IntSet();
+    } else if (meet.min && meet.max && AsConstInt(meet.min) && AsConstInt(meet.max)) {
+      dom = meet;
+      bound = IntSet();
+    }
+  }
+};
+using VarDomains = std::unordered_map<const VarNode*, VarDomain>;
+
+Expr PlusOne(const Expr& e) {
+  if (auto c = AsConstInt(e)) return IntConst(e->dtype, *c + 1);
+  return AddNode::Make(e, IntConst(e->dtype, 1));
+}
+
+[[noreturn]] void FailPattern(const StmtSRef& block_sref, const BufferNode* buffer) {
+  Fail("The block's access region cannot be solved for its iterators",
+       "The block {0} accesses " + buffer->name +
+           " at indices the primitive cannot solve for the block's iterators (each dimension "
+           "should be an affine map of the iterators or a single iterator, possibly scaled, "
+           "divided or taken modulo a constant)",
+       {block_sref->stmt});
+}
+
+/*! \brief One dimension: the iterator and its domain that make `provided` cover `required`. */
+std::optional<std::pair<Var, VarDomain>> SolveDim(const IntSet& provided, const IntSet& required,
+                                                  const Expr& dim_max, arith::Analyzer& ana) {
+  if (!provided.bounded() || required.nothing || !required.min) return std::nullopt;
+  Expr pmin = ana.Simplify(provided.min), pmax = ana.Simplify(provided.max);
+  Expr rmin = ana.Simplify(required.min);
+  Expr rmax = required.max ? ana.Simplify(required.max) : nullptr;
+  if (auto* mul = AsPtr<MulNode>(pmin)) {
+    const VarNode* v = AsPtr<VarNode>(mul->a);
+    Expr e = mul->b;
+    if (!v) {
+      v = AsPtr<VarNode>(mul->b);
+      e = mul->a;
+    }
+    if (v && rmax) {
+      VarDomain d;
+      d.dom = IntSet::Interval(FloorDivE(rmin, e), FloorDivE(rmax, e));
+      d.bound = IntSet::Interval(IntConst(e->dtype, 0), FloorDivE(dim_max, e));
+      return std::make_pair(GetRef(v), d);
+    }
+  }
+  if (!ProveEqual(ana, pmin, pmax)) return std::nullopt;
+  if (auto* v = AsPtr<VarNode>(pmin)) {
+    VarDomain d;
+    d.dom = IntSet::Interval(rmin, rmax);
+    d.bound = IntSet::Interval(IntConst(pmin->dtype, 0), dim_max);
+    return std::make_pair(GetRef(v), d);
+  }
+  if (auto* div = AsPtr<FloorDivNode>(pmin)) {
+    Expr f = div->b;
+    if (!rmax || !ana.CanProveGreaterEqual(f, 1)) return std::nullopt;
+    Expr lo = MulE(rmin, f);
+    Expr hi = ana.Simplify(SubE(AddE(MulE(rmax, f), f), IntConst(f->dtype, 1)));
+    if (auto* v = AsPtr<VarNode>(div->a)) {
+      VarDomain d;
+      d.dom = IntSet::Interval(lo, hi);
+      d.bound = IntSet::Interval(
+          IntConst(f->dtype, 0),
+          ana.Simplify(SubE(AddE(MulE(dim_max, f), f), IntConst(f->dtype, 1))));
+      return std::make_pair(GetRef(v), d);
+    }
+    return SolveDim(IntSet::Interval(div->a, div->a), IntSet::Interval(lo, hi), dim_max, ana);
+  }
+  if (auto* mod = AsPtr<FloorModNode>(pmin)) {
+    if (auto* v = AsPtr<VarNode>(mod->a)) return std::make_pair(GetRef(v), VarDomain());
+    if (ana.CanProveGreaterEqual(mod->a, 1) && ana.CanProveGreaterEqual(mod->b, 1) &&
+        ana.CanProveGreaterEqual(rmin, 0)) {
+      return SolveDim(IntSet::Interval(mod->a, mod->a), IntSet::Interval(rmin, nullptr), dim_max,
+                      ana);
+    }
+  }
+  return std::nullopt;
+}
+
+/*! \brief The block iterators' domains from a provided region that is a bijective affine map
+ *  of them (one point per execution), by inverting it at the required region's corners. */
+bool SolveAffine(const BlockNode* block, const std::vector<IntSet>& provided,
+                 const std::vector<IntSet>& required, const BufferNode* buffer,
+                 arith::Analyzer& ana, VarDomains* doms) {
+  std::vector<Expr> indices;
+  for (const IntSet& p : provided) {
+    if (!p.bounded() || !ProveEqual(ana, p.min, p.max)) return false;
+    indices.push_back(p.min);
+  }
+  std::vector<arith::IterDomain> iters;
+  for (const IterVar& iv : block->iter_vars) {
+    auto min = AsConstInt(iv->dom->min), extent = AsConstInt(iv->dom->extent);
+    if (!min || !extent) return false;
+    iters.push_back({iv->var, *min, *extent});
+  }
+  auto map = arith::DetectIterMap(indices, iters);
+  if (!map || !arith::IsBijective(*map, iters)) return false;
+  std::vector<Expr> lo, hi, zero, last;
+  for (size_t d = 0; d < required.size(); ++d) {
+    if (!required[d].bounded()) return false;
+    lo.push_back(required[d].min);
+    hi.push_back(required[d].max);
+    const Expr& extent = buffer->shape[d];
+    zero.push_back(IntConst(extent->dtype, 0));
+    last.push_back(MinOf(SubE(extent, IntConst(extent->dtype, 1)), IntConst(extent->dtype, 0),
+                         false));
+  }
+  auto at_lo = arith::InverseAffineIterMap(*map, lo);
+  auto at_hi = arith::InverseAffineIterMap(*map, hi);
+  auto at_zero = arith::InverseAffineIterMap(*map, zero);
+  auto at_last = arith::InverseAffineIterMap(*map, last);
+  if (!at_lo || !at_hi || !at_zero || !at_last) return false;
+  auto find = [](const std::vector<std::pair<Var, Expr>>& m, const VarNode* v) -> Expr {
+    for (const auto& [var, e] : m)
+      if (var.get() == v) return e;
+    return nullptr;
+  };
+  for (const auto& [var, a] : *at_lo) {
+    Expr b = find(*at_hi, var.get()), z = find(*at_zero, var.get()), l = find(*at_last, var.get());
+    if (!b || !z || !l) return false;
+    VarDomain d;
+    d.dom = IntSet::Interval(ana.Simplify(MinOf(a, b, true)), ana.Simplify(MinOf(a, b, false)));
+    d.bound = IntSet::Interval(ana.Simplify(MinOf(z, l, true)), ana.Simplify(MinOf(z, l, false)));
+    (*doms)[var.get()].Union(d);
+  }
+  return true;
+}
+
+/*! \brief Per block iterator, the domain covering the region the related blocks require
+ *  (TVM's CalculateBlockVarDomain): affine inversion when the block accesses each buffer at
+ *  one bijective point, else dimension by dimension. */
+std::vector<VarDomain> SolveIterDomains(
+    const StmtSRef& block_sref, const std::vector<BufferRegion>& access,
+    const std::unordered_map<const BufferNode*, BufferRegion>& required_regions,
+    const VarMap& unit_loops, arith::Analyzer& ana) {
+  const BlockNode* block = block_sref->block();
+  VarDomains doms;
+  // The provided region per buffer, in the order of first access.
+  std::vector<const BufferNode*> order;
+  std::unordered_map<const BufferNode*, BufferRegion> provided_regions;
+  for (const BufferRegion& r : access) {
+    auto it = provided_regions.find(r->buffer.get());
+    if (it == provided_regions.end()) {
+      order.push_back(r->buffer.get());
+      provided_regions[r->buffer.get()] = r;
+    } else {
+      it->second = UnionRegion(it->second, r);
+    }
+  }
+  auto to_sets = [&](const BufferRegion& r, bool substitute) {
+    std::vector<IntSet> sets;
+    for (const Range& range : r->region) {
+      Expr lo = substitute ? Substitute(range->min, unit_loops) : range->min;
+      Expr extent = substitute ? Substitute(range->extent, unit_loops) : range->extent;
+      Expr hi = IsConstInt(extent, 1) ? lo : SubE(AddE(lo, extent), IntConst(extent->dtype, 1));
+      sets.push_back(IntSet::Interval(lo, hi));
+    }
+    return sets;
+  };
+  for (const BufferNode* buffer : order) {
+    auto req = required_regions.find(buffer);
+    if (req == required_regions.end()) continue;
+    std::vector<IntSet> provided = to_sets(provided_regions[buffer], false);
+    std::vector<IntSet> required = to_sets(req->second, true);
+    if (SolveAffine(block, provided, required, buffer, ana, &doms)) continue;
+    for (size_t d = 0; d < provided.size(); ++d) {
+      const IntSet& p = provided[d];
+      if (ProveEqual(ana, p.min, p.max) && AsConstInt(p.min)) continue;
+      const Expr& extent = buffer->shape[d];
+      Expr dim_max = MinOf(SubE(extent, IntConst(extent->dtype, 1)), IntConst(extent->dtype, 0),
+                           false);
+      auto solved = SolveDim(p, required[d], dim_max, ana);
+      if (!solved) FailPattern(block_sref, buffer);
+      auto it = doms.find(solved->first.get());
+      bool is_iter = false;
+      for (const IterVar& iv : block->iter_vars) is_iter = is_iter || iv->var.get() == solved->first.get();
+      if (!is_iter) continue;
+      if (it == doms.end()) {
+        doms[solved->first.get()] = solved->second;
+      } else {
+        it->second.Union(solved->second);
+      }
+    }
+  }
+  std::vector<VarDomain> result;
+  for (const IterVar& iv : block->iter_vars) {
+    VarDomain info = doms[iv->var.get()];
+    Expr dom_max = SubE(AddE(iv->dom->min, iv->dom->extent), IntConst(iv->dom->min->dtype, 1));
+    IntSet own = IntSet::Interval(iv->dom->min, Simplify(dom_max));
+    info.bound = info.bound.nothing ? own : Intersect(info.bound, own);
+    info.Simplify(ana);
+    result.push_back(info);
+  }
+  return result;
 }
 
 void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtSRef& loop_sref,
@@ -135,7 +359,11 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   }
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   if (state.enable_check()) CheckCompleteOrReduction(state, block_sref, scope_root, scope);
-  CheckStagePipeline(state, scope_root, scope);
+  // As TVM's stage pipeline: no write-after-read dependency in the scope (several writers of
+  // one buffer, e.g. two halves of an output, are allowed).
+  for (const Dependency& dep : scope.deps) {
+    if (dep.kind == DepKind::kWAR) CheckStagePipeline(state, scope_root, scope);
+  }
   if (!reverse) CheckNotOutputBlock(state, block_sref);
 
   // Producers must stay before the block and consumers after it.
@@ -198,13 +426,11 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
          {loop_sref->stmt});
   }
 
-  // The region the related blocks under the loop use, as ranges of the block's iterators.
+  // The region the related blocks under the loop use, and the block iterators covering it.
   std::unordered_set<const BufferNode*> buffers;
   for (const BufferRegion& r : reverse ? block->reads : block->writes)
     buffers.insert(r->buffer.get());
   auto required = RegionsUnder(state, related_under, loop_sref, buffers, /*writes=*/reverse);
-  IterRanges ranges =
-      RequiredIterRanges(block_sref, reverse ? block->reads : block->writes, required);
 
   arith::Analyzer ana;
   // As TVM's analyzer, a loop of extent 1 above the block is its start in the new bindings.
@@ -215,40 +441,50 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
   if (IsConstInt(loop->extent, 1)) unit_loops[loop->loop_var.get()] = loop->min;
-  // A required range that may leave the iterator's domain (around a split that does not
-  // divide) keeps its constant extent, and the block a predicate; a symbolic one is clipped.
+  std::vector<VarDomain> doms = SolveIterDomains(
+      block_sref, reverse ? block->reads : block->writes, required, unit_loops, ana);
+  // The loops over the domains (TVM's MakeNewLoop), a predicate where a bound cuts them.
   std::vector<For> loops;
   std::vector<Expr> values;
   Expr predicate;
-  for (const IterVar& iv : block->iter_vars) {
-    auto it = ranges.find(iv->var.get());
+  VarMap unit_axes;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const IterVar& iv = block->iter_vars[i];
     DataType t = iv->var->dtype;
+    const VarDomain& info = doms[i];
     Range r = iv->dom;
-    Expr dom_hi = Simplify(AddE(iv->dom->min, iv->dom->extent));
-    bool guard_low = false, guard_high = false;
-    if (it != ranges.end()) {
-      r = RangeNode::Make(CastTo(t, Simplify(Substitute(it->second->min, unit_loops))),
-                          CastTo(t, Simplify(Substitute(it->second->extent, unit_loops))));
-      guard_low = !ana.CanProve(GENode::Make(r->min, iv->dom->min));
-      guard_high = !ana.CanProve(LENode::Make(Simplify(AddE(r->min, r->extent)), dom_hi));
-      if (!AsConstInt(r->extent) && (guard_low || guard_high)) {
-        r = ClipToDomain(r, iv->dom, ana);
-        guard_low = guard_high = false;
-      }
+    if (info.dom.bounded()) {
+      arith::Analyzer plain;
+      r = RangeNode::Make(
+          CastTo(t, plain.Simplify(info.dom.min)),
+          CastTo(t, plain.Simplify(SubE(AddE(info.dom.max, IntConst(info.dom.max->dtype, 1)),
+                                        info.dom.min))));
     }
     Expr value;
-    if (IsConstInt(r->extent, 1) && !preserve_unit_loops) {
-      value = CastTo(t, r->min);
-    } else {
+    if (preserve_unit_loops || !IsConstInt(r->extent, 1)) {
       Var ax = NewVar("ax" + std::to_string(loops.size()), t);
-      loops.push_back(
-          ForNode::Make(ax, IntConst(t, 0), CastTo(t, r->extent), ForKind::kSerial, Evaluate0()));
-      value = Simplify(AddE(CastTo(t, r->min), ax));
+      Expr extent = CastTo(t, ana.Simplify(r->extent));
+      loops.push_back(ForNode::Make(ax, IntConst(t, 0), extent, ForKind::kSerial, Evaluate0()));
+      value = IsConstInt(r->min, 0) ? Expr(ax) : Expr(AddNode::Make(r->min, ax));
+      ana.Bind(ax, RangeNode::Make(IntConst(t, 0), extent));
+      // As TVM's analyzer binds a variable of one value: a unit loop is 0 in the predicate.
+      if (IsConstInt(extent, 1)) unit_axes[ax.get()] = IntConst(t, 0);
+    } else {
+      value = r->min;
     }
     values.push_back(value);
-    if (guard_low) predicate = AndE(predicate, GENode::Make(value, iv->dom->min));
-    if (guard_high) predicate = AndE(predicate, LTNode::Make(value, dom_hi));
+    if (!info.bound.nothing) {
+      if (info.bound.min) {
+        Expr lower = GENode::Make(value, CastTo(t, info.bound.min));
+        if (!ana.CanProve(lower)) predicate = AndE(predicate, lower);
+      }
+      if (info.bound.max) {
+        Expr upper = LTNode::Make(value, CastTo(t, PlusOne(info.bound.max)));
+        if (!ana.CanProve(upper)) predicate = AndE(predicate, upper);
+      }
+    }
   }
+  if (predicate) predicate = ana.Simplify(Substitute(predicate, unit_axes));
   Stmt nest = MakeLoopNest(
       loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), GetRef(block)));
 

@@ -1,5 +1,6 @@
 // compute_inline, reverse_compute_inline: fold a block into its consumers (its producer).
 #include "../utils.h"
+#include "tessera/arith/iter_affine_map.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
@@ -182,111 +183,276 @@ void ComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   ReplaceScope(state, scope_root, &inliner, buffer);
 }
 
+namespace {
+
+// The leaf blocks under `root` (blocks enclosing no other block) that write `buffer`.
+void LeafWriters(const Stmt& root, const BufferNode* buffer, std::vector<const BlockNode*>* out) {
+  PostOrderVisit(root, [&](const ObjectRef& n) {
+    auto* block = AsPtr<BlockNode>(n);
+    if (!block) return;
+    bool has_child_block = false;
+    PostOrderVisit(block->body, [&](const ObjectRef& m) {
+      if (AsPtr<BlockNode>(m)) has_child_block = true;
+    });
+    if (has_child_block) return;
+    for (const BufferRegion& w : block->writes) {
+      if (w->buffer.get() == buffer) {
+        out->push_back(block);
+        break;
+      }
+    }
+  });
+}
+
+[[noreturn]] void FailReverseBody(const StmtSRef& consumer, const std::string& why) {
+  Fail("The block cannot be reverse-inlined: its body pattern does not meet the condition for "
+       "inlining",
+       "The consumer block {0} cannot be inlined into its producer: " + why +
+           ". It should be 'C[f(i, j, ...)] = g(i, j, ..., B[h(i, j, ...)])' with a trivial "
+           "predicate, where the indices h of every load of the producer's buffer B are the same "
+           "affine map of the block iterators, and the producer's store covers every iterator",
+       {consumer->stmt});
+}
+
+}  // namespace
+
 void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   const BlockNode* block = BlockOf(block_sref);
+  if (block->init) {
+    Fail("The block has an init statement",
+         "The block {0} has an init statement (it is a reduction) and cannot be reverse-inlined",
+         {block_sref->stmt});
+  }
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
   if (!scope_root) Fail("Cannot inline the root block", "", {block_sref->stmt});
-  const BufferStoreNode* store = CheckSimpleStore(block_sref, "reverse-inlined");
-  if (block->init) {
-    Fail("The reverse-inlined block has an init statement",
-         "The block {0} has an init statement (it is a reduction) and cannot be inlined",
-         {block_sref->stmt});
-  }
-  CheckTrivialPredicate(state, block_sref);
-  // The one buffer read from a producer of the scope, at one index tuple of distinct iterators.
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
-  std::vector<StmtSRef> producers = scope.Producers(block_sref.get());
-  if (producers.size() != 1 || block->reads.empty()) {
-    Fail("The reverse-inlined block should read exactly one buffer produced in its scope",
-         "The block {0} reads " + std::to_string(producers.size()) +
-             " buffers produced by other blocks of its scope; it should read exactly one",
+  // The one buffer the consumer reads that a block of the scope writes.
+  const BufferNode* buffer = nullptr;
+  bool single_read = true;
+  for (const BufferRegion& r : block->reads) {
+    if (r->buffer.get() == buffer || !scope.writers.count(r->buffer.get())) continue;
+    if (buffer) single_read = false;
+    buffer = r->buffer.get();
+  }
+  if (!buffer || !single_read) {
+    Fail("The block is allowed to read only a single buffer region",
+         "The block {0} reads " + std::to_string(block->reads.size()) +
+             " region(s); a reverse-inlined block should read exactly one buffer written in its "
+             "scope",
          {block_sref->stmt});
   }
-  const StmtSRef& producer = producers[0];
-  const BlockNode* pblock = producer->block();
-  const BufferStoreNode* pstore = CheckSimpleStore(producer, "producer");
-  if (pblock->writes.size() != 1 || pblock->init) {
-    Fail("The producer should write exactly one buffer and have no init",
-         "The producer {0} of {1} should write exactly one buffer and have no init statement",
-         {producer->stmt, block_sref->stmt});
+  std::string why = WhyNotComplete(state, block_sref.get(), scope);
+  if (!why.empty()) {
+    Fail("The block is not a complete block", "The block {0} is not a complete block: " + why,
+         {block_sref->stmt});
   }
-  CheckTrivialPredicate(state, producer);
-  const BufferNode* buffer = pstore->buffer.get();
+  // Its single producer: the one leaf block of the scope writing the buffer, a complete block.
+  std::vector<const BlockNode*> writers;
+  LeafWriters(BodyOf(scope_root.get()), buffer, &writers);
+  if (writers.size() != 1) {
+    Fail("The consumer block to be inlined is required to have only a single producer block",
+         "The consumer block {0} to be inlined is required to have only a single producer "
+         "block, and the producer block should be a complete block who has only a single "
+         "consumer",
+         {block_sref->stmt});
+  }
+  StmtSRef producer = state.GetSRef(writers[0]);
+  if (!WhyNotComplete(state, producer.get(), scope).empty()) {
+    Fail("The consumer block to be inlined is required to have only a single producer block",
+         "The producer {0} of the consumer block is not a complete block", {producer->stmt});
+  }
+  CheckNotOutputBlock(state, producer);
+  const BlockNode* pblock = producer->block();
+
+  // The consumer's body: a store, trivial predicate, loads of the buffer at one affine map.
+  BlockRealize consumer_realize = GetBlockRealize(state, block_sref.get());
+  if (!IsConstInt(consumer_realize->predicate, 1))
+    FailReverseBody(block_sref, "it has a non-trivial predicate");
+  auto* store = AsPtr<BufferStoreNode>(block->body);
+  if (!store) FailReverseBody(block_sref, "its body is not a single BufferStore");
   std::vector<const BufferLoadNode*> loads;
-  PostOrderVisit(store->value, [&](const ObjectRef& n) {
+  auto collect = [&](const ObjectRef& n) {
     if (auto* load = AsPtr<BufferLoadNode>(n)) {
       if (load->buffer.get() == buffer) loads.push_back(load);
     }
-  });
-  if (loads.empty()) {
-    Fail("The reverse-inlined block does not load its producer's buffer in its value", "",
-         {block_sref->stmt});
+  };
+  for (const Expr& index : store->indices) PostOrderVisit(index, collect);
+  PostOrderVisit(store->value, collect);
+  if (loads.empty()) FailReverseBody(block_sref, "it does not load " + buffer->name);
+  VarMap idx_sub;
+  std::vector<arith::IterDomain> doms;
+  for (const IterVar& iv : block->iter_vars) {
+    auto min = AsConstInt(iv->dom->min);
+    auto extent = AsConstInt(iv->dom->extent);
+    if (!min) FailReverseBody(block_sref, "an iterator has a symbolic minimum");
+    doms.push_back({iv->var, *min, extent ? *extent : -1});
+    if (extent && *extent == 1) idx_sub[iv->var.get()] = iv->dom->min;
   }
+  std::vector<Expr> load_indices = loads[0]->indices;
   for (const BufferLoadNode* load : loads) {
-    if (!IndicesAreDistinctIters(load->indices, block) ||
-        !StructuralEqual(ArrayNode::Make({load->indices.begin(), load->indices.end()}),
-                         ArrayNode::Make({loads[0]->indices.begin(), loads[0]->indices.end()}))) {
-      Fail("The consumer must load the buffer at distinct block iterators, the same everywhere",
-           "The block {0} must load " + buffer->name +
-               " at distinct block iterators, the same "
-               "indices at every load",
-           {block_sref->stmt});
+    if (!StructuralEqual(ArrayNode::Make({load->indices.begin(), load->indices.end()}),
+                         ArrayNode::Make({load_indices.begin(), load_indices.end()}))) {
+      FailReverseBody(block_sref, "its loads of " + buffer->name + " differ in their indices");
     }
   }
-  if (loads[0]->indices.size() != block->iter_vars.size()) {
-    Fail("Every iterator of the consumer must index the loaded buffer",
-         "Every iterator of {0} must index the buffer " + buffer->name + " it loads",
-         {block_sref->stmt});
+  std::string map_error;
+  auto iter_map = arith::DetectIterMap(load_indices, doms, &map_error);
+  if (!iter_map) {
+    FailReverseBody(block_sref, "the indices of its load of " + buffer->name +
+                                    " are not affine in its iterators (" + map_error + ")");
+  }
+  // The producer's store, possibly under an if without else.
+  const BufferStoreNode* pstore = nullptr;
+  const IfThenElseNode* pif = AsPtr<IfThenElseNode>(pblock->body);
+  if (pif) {
+    if (pif->else_case) FailReverseBody(block_sref, "its producer's body is an if with an else");
+    pstore = AsPtr<BufferStoreNode>(pif->then_case);
+  } else {
+    pstore = AsPtr<BufferStoreNode>(pblock->body);
+  }
+  if (!pstore) FailReverseBody(block_sref, "the body of its producer is not a single BufferStore");
+  auto inverse = arith::InverseAffineIterMap(*iter_map, pstore->indices);
+  if (!inverse) {
+    FailReverseBody(block_sref, "the indices of its load of " + buffer->name +
+                                    " cannot be inverted onto the producer's store");
+  }
+  for (const auto& [var, value] : *inverse) idx_sub[var.get()] = value;
+  // Every consumer iterator is reached, and over its whole domain.
+  DomMap producer_doms;
+  arith::Analyzer analyzer;
+  for (const IterVar& iv : pblock->iter_vars) {
+    producer_doms[iv->var.get()] = iv->dom;
+    analyzer.Bind(iv->var, iv->dom);
+  }
+  for (const IterVar& iv : block->iter_vars) {
+    auto it = idx_sub.find(iv->var.get());
+    if (it == idx_sub.end()) {
+      FailReverseBody(block_sref, "its iterator " + iv->var->name +
+                                      " is not determined by the producer's store indices");
+    }
+    auto bounds = EvalBounds(it->second, producer_doms);
+    if (!bounds) continue;
+    Expr last = Simplify(SubE(AddE(iv->dom->min, iv->dom->extent), IntConst(iv->dom->min->dtype, 1)));
+    if (analyzer.CanProve(GTNode::Make(bounds->first, iv->dom->min)) ||
+        analyzer.CanProve(LTNode::Make(bounds->second, CastTo(bounds->second->dtype, last)))) {
+      FailReverseBody(block_sref, "the producer does not cover the domain of its iterator " +
+                                      iv->var->name);
+    }
   }
   if (UsesVar(store->value, [&](const VarNode* v) { return v == store->buffer->data.get(); }) ||
       store->buffer.get() == buffer) {
     Fail("The reverse-inlined block reads the buffer it writes", "", {block_sref->stmt});
   }
-  if (IsParamBuffer(state.FuncOf(block_sref.get()), buffer)) {
-    Fail("Cannot operate on an output block",
-         "Cannot operate on an output block: {0} writes a buffer of the function's parameters",
-         {producer->stmt});
-  }
   CheckNoOpaqueAccess(state, scope_root, buffer, pblock);
-  for (const StmtSRef& other : scope.blocks) {
-    if (other == block_sref || other == producer) continue;
-    for (const BufferRegion& r : other->block()->reads) {
-      if (r->buffer.get() == buffer) {
-        Fail("The producer's buffer has other consumers",
-             "The buffer " + buffer->name + " is also read by {0}", {other->stmt});
+
+  // The rewrite: every store of the producer to the buffer becomes the consumer's store.
+  struct VarLoadSubstituter : StmtExprMutator {
+    using StmtExprMutator::VisitExpr_;
+    const VarMap* vmap;
+    const BufferNode* buffer;
+    Expr load_value;                // what a load of `buffer` becomes (if set)
+    const BufferStoreNode* target;  // else: a load becomes a load of target at its indices
+    Expr VisitExpr_(const VarNode* op) override {
+      auto it = vmap->find(op);
+      return it == vmap->end() ? StmtExprMutator::VisitExpr_(op) : it->second;
+    }
+    Expr VisitExpr_(const BufferLoadNode* op) override {
+      if (op->buffer.get() != buffer) return StmtExprMutator::VisitExpr_(op);
+      if (load_value) return load_value;
+      std::vector<Expr> indices;
+      for (const Expr& i : target->indices) indices.push_back(VisitExpr(i));
+      return BufferLoadNode::Make(target->buffer, indices, nullptr, op->span);
+    }
+  };
+  struct Inliner : StmtEditor {
+    using StmtEditor::VisitExpr_;
+    using StmtEditor::VisitStmt_;
+    const BufferNode* buffer;
+    const BufferStoreNode* consumer_store;
+    const BlockNode* producer;
+    const BlockNode* scope;
+    const VarMap* idx_sub;
+    std::function<BlockRealize(const BlockRealize&)> on_producer;
+    Stmt VisitStmt_(const BufferStoreNode* op) override {
+      Stmt s = StmtExprMutator::VisitStmt_(op);
+      auto* st = AsPtr<BufferStoreNode>(s);
+      if (st->buffer.get() != buffer) return s;
+      VarLoadSubstituter resolve;
+      resolve.vmap = idx_sub;
+      resolve.buffer = buffer;
+      resolve.target = consumer_store;
+      Expr rhs = resolve.VisitExpr(st->value);
+      VarLoadSubstituter subst;
+      subst.vmap = idx_sub;
+      subst.buffer = buffer;
+      subst.load_value = rhs;
+      std::vector<Expr> indices;
+      for (const Expr& i : consumer_store->indices) indices.push_back(subst.VisitExpr(i));
+      return BufferStoreNode::Make(consumer_store->buffer, subst.VisitExpr(consumer_store->value),
+                                   indices, nullptr, st->span);
+    }
+    Stmt VisitStmt_(const BlockNode* op) override {
+      Stmt s = StmtEditor::VisitStmt_(op);
+      if (op == scope) return s;
+      bool touches = false;
+      for (const BufferRegion& r : op->reads) touches = touches || r->buffer.get() == buffer;
+      for (const BufferRegion& r : op->writes) touches = touches || r->buffer.get() == buffer;
+      if (!touches) return s;
+      Block refreshed = WithInferredRegions(As<BlockNode>(s));
+      reuse[op] = refreshed;
+      return refreshed;
+    }
+    Stmt VisitStmt_(const BlockRealizeNode* op) override {
+      Stmt s = StmtEditor::VisitStmt_(op);
+      if (op->block.get() != producer) return s;
+      BlockRealize realize = As<BlockRealizeNode>(s);
+      BlockRealize result = on_producer(realize);
+      reuse[producer] = result->block;
+      return result;
+    }
+  } inliner;
+  inliner.buffer = buffer;
+  inliner.consumer_store = store;
+  inliner.producer = pblock;
+  inliner.scope = scope_root->block();
+  inliner.idx_sub = &idx_sub;
+  // The producer runs only where the consumer's iterators are in their domains.
+  Expr in_bound = nullptr;
+  std::unordered_map<const VarNode*, const IterVarNode*> producer_iters;
+  for (const IterVar& iv : pblock->iter_vars) producer_iters[iv->var.get()] = iv.get();
+  for (const IterVar& iv : block->iter_vars) {
+    // Trivially in bounds: the iterator is a producer iterator of the same domain.
+    if (auto* v = AsPtr<VarNode>(idx_sub[iv->var.get()])) {
+      auto it = producer_iters.find(v);
+      if (it != producer_iters.end() && StructuralEqual(it->second->dom, iv->dom)) continue;
+    }
+    Expr lo = GENode::Make(iv->var, iv->dom->min);
+    Expr hi = LTNode::Make(iv->var, IsConstInt(iv->dom->min, 0)
+                                        ? iv->dom->extent
+                                        : AddE(iv->dom->min, iv->dom->extent));
+    in_bound = AndE(in_bound, AndNode::Make(lo, hi));
+  }
+  inliner.on_producer = [&](const BlockRealize& realize) -> BlockRealize {
+    if (!in_bound) return realize;
+    Expr predicate = analyzer.Simplify(Substitute(in_bound, idx_sub));
+    if (IsConstInt(predicate, 1)) return realize;
+    Block pb = realize->block;
+    if (auto* cond = AsPtr<IfThenElseNode>(pb->body)) {
+      if (!cond->else_case &&
+          !StructuralEqual(predicate, analyzer.Simplify(cond->condition))) {
+        predicate = analyzer.Simplify(AndNode::Make(predicate, cond->condition));
+        pb = CopyBlock(pb.get());
+        pb->body = cond->then_case;
       }
     }
-  }
-  // The consumer's iterators at the producer's store indices.
-  VarMap vmap;
-  for (size_t i = 0; i < loads[0]->indices.size(); ++i) {
-    vmap[static_cast<const VarNode*>(loads[0]->indices[i].get())] = pstore->indices[i];
-  }
-  struct LoadReplacer : StmtExprMutator {
-    using StmtExprMutator::VisitExpr_;
-    const BufferNode* buffer;
-    Expr value;
-    Expr VisitExpr_(const BufferLoadNode* op) override {
-      if (op->buffer.get() == buffer) return value;
-      return StmtExprMutator::VisitExpr_(op);
-    }
-  } replacer;
-  replacer.buffer = buffer;
-  replacer.value = pstore->value;
-  Expr value = Substitute(replacer.VisitExpr(store->value), vmap);
-  std::vector<Expr> indices;
-  for (const Expr& index : store->indices) indices.push_back(Simplify(Substitute(index, vmap)));
-  Block new_producer = CopyBlock(pblock);
-  new_producer->body = BufferStoreNode::Make(store->buffer, value, indices, nullptr, pstore->span);
-  new_producer = WithInferredRegions(new_producer);
-
-  StmtEditor editor;
-  editor.replace[LeafToRemove(state, block_sref)] = nullptr;
-  BlockRealize prealize = GetBlockRealize(state, producer.get());
-  editor.replace[prealize.get()] = BlockRealizeNode::Make(
-      prealize->iter_values, prealize->predicate, new_producer, prealize->span);
-  editor.reuse[pblock] = new_producer;
-  ReplaceScope(state, scope_root, &editor, buffer);
+    VarMap bindings;
+    for (size_t i = 0; i < pb->iter_vars.size(); ++i)
+      bindings[pb->iter_vars[i]->var.get()] = realize->iter_values[i];
+    Expr outer = analyzer.Simplify(Substitute(predicate, bindings));
+    return BlockRealizeNode::Make(realize->iter_values, outer, pb, realize->span);
+  };
+  inliner.replace[LeafToRemove(state, block_sref)] = nullptr;
+  ReplaceScope(state, scope_root, &inliner, buffer);
 }
 
 }  // namespace schedule

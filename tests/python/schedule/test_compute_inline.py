@@ -215,7 +215,9 @@ def test_reverse_compute_inline_two_producers(schedule_error):
                    "reverse_compute_inline", "should read exactly one")
 
 
-def test_reverse_compute_inline_load_not_at_iterators(schedule_error):
+def test_reverse_compute_inline_shifted_load(golden):
+    # As TVM: the consumer's iterator is the producer's minus the shift, and the producer runs
+    # only where that is in the consumer's domain.
     @T.prim_func
     def shifted(A: T.Buffer((16,), "float32"), C: T.Buffer((15,), "float32")):
         B = T.alloc_buffer((16,))
@@ -228,8 +230,32 @@ def test_reverse_compute_inline_load_not_at_iterators(schedule_error):
                 vi = T.axis.spatial(15, i)
                 C[vi] = B[vi + 1]
 
-    schedule_error(shifted, lambda sch: sch.reverse_compute_inline(sch.get_block("C")),
-                   "reverse_compute_inline", "at distinct block iterators")
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), C: T.Buffer((15,), "float32")):
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.where(1 <= i)
+                C[vi - 1] = A[vi]
+
+    golden(shifted, expected, lambda sch: sch.reverse_compute_inline(sch.get_block("C")))
+
+
+def test_reverse_compute_inline_loads_at_different_indices(schedule_error):
+    @T.prim_func
+    def two_loads(A: T.Buffer((16,), "float32"), C: T.Buffer((15,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        for i in T.serial(15):
+            with T.block("C"):
+                vi = T.axis.spatial(15, i)
+                C[vi] = B[vi] + B[vi + 1]
+
+    schedule_error(two_loads, lambda sch: sch.reverse_compute_inline(sch.get_block("C")),
+                   "reverse_compute_inline", "differ in their indices")
 
 
 def test_reverse_compute_inline_of_an_input_producer(schedule_error):

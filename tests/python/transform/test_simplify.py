@@ -41,7 +41,7 @@ def test_floordiv_of_bounded_remainder(golden):
     @T.prim_func
     def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((32,), "float32")):
         for i, j in T.grid(32, 4):
-            B[i] = A[j + i * 4]
+            B[i] = A[i * 4 + j]
 
     golden("Simplify", before, expected)
 

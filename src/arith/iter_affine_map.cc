@@ -1,0 +1,424 @@
+// Affine iterator maps (see tessera/arith/iter_affine_map.h).
+#include "tessera/arith/iter_affine_map.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
+
+namespace tessera {
+namespace arith {
+namespace {
+
+struct RewriteFailure {
+  std::string reason;
+};
+
+[[noreturn]] void Unsupported(const std::string& reason) { throw RewriteFailure{reason}; }
+
+IterSplit MakeSplit(IterMark source, int64_t lower_factor, int64_t extent, int64_t scale) {
+  auto s = std::make_shared<IterSplitNode>();
+  s->source = std::move(source);
+  s->lower_factor = lower_factor;
+  s->extent = extent;
+  s->scale = scale;
+  return s;
+}
+
+IterSum MakeSum(std::vector<IterSplit> args, int64_t base) {
+  auto s = std::make_shared<IterSumNode>();
+  s->args = std::move(args);
+  s->base = base;
+  return s;
+}
+
+IterSplit CopySplit(const IterSplit& s) { return std::make_shared<IterSplitNode>(*s); }
+
+class IterMapRewriter {
+ public:
+  explicit IterMapRewriter(const std::vector<IterDomain>& iters) {
+    for (const IterDomain& d : iters) {
+      if (d.extent == 0) continue;
+      auto mark = std::make_shared<IterMarkNode>();
+      mark->var = d.var;
+      mark->extent = d.extent;
+      vars_[d.var.get()] = {mark, d.min};
+    }
+  }
+
+  // A top-level index: sums of several splits are fused into one mark.
+  IterSum Rewrite(const Expr& e) {
+    IterSum sum = Visit(e);
+    if (sum->args.size() <= 1) return sum;
+    return Fuse(sum);
+  }
+
+ private:
+  struct VarEntry {
+    IterMark mark;
+    int64_t min;
+  };
+
+  IterSum Visit(const Expr& e) {
+    if (auto c = AsConstInt(e)) return MakeSum({}, *c);
+    if (auto* v = AsPtr<VarNode>(e)) {
+      auto it = vars_.find(v);
+      if (it == vars_.end()) Unsupported("the variable " + v->name + " is not an iterator");
+      if (it->second.min != 0) Unsupported("the iterator " + v->name + " does not start at 0");
+      return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)}, 0);
+    }
+    if (auto* add = AsPtr<AddNode>(e)) return Combine(Visit(add->a), Visit(add->b), 1);
+    if (auto* sub = AsPtr<SubNode>(e)) return Combine(Visit(sub->a), Visit(sub->b), -1);
+    if (auto* mul = AsPtr<MulNode>(e)) {
+      IterSum a = Visit(mul->a), b = Visit(mul->b);
+      if (!a->args.empty() && !b->args.empty()) Unsupported("a product of two iterators");
+      if (a->args.empty()) std::swap(a, b);
+      return Scale(a, b->base);
+    }
+    if (auto* div = AsPtr<FloorDivNode>(e)) {
+      auto c = AsConstInt(div->b);
+      if (!c || *c <= 0) Unsupported("a division by a non-constant or non-positive divisor");
+      return FloorDivConst(Visit(div->a), *c);
+    }
+    if (auto* mod = AsPtr<FloorModNode>(e)) {
+      auto c = AsConstInt(mod->b);
+      if (!c || *c <= 0) Unsupported("a modulo by a non-constant or non-positive divisor");
+      return FloorModConst(Visit(mod->a), *c);
+    }
+    Unsupported("the expression is not affine in the iterators");
+  }
+
+  static IterSum Combine(const IterSum& a, const IterSum& b, int sign) {
+    IterSum out = MakeSum({}, sign > 0 ? a->base + b->base : a->base - b->base);
+    for (const IterSplit& s : a->args) out->args.push_back(CopySplit(s));
+    for (const IterSplit& s : b->args) {
+      int64_t scale = sign > 0 ? s->scale : -s->scale;
+      bool merged = false;
+      for (IterSplit& l : out->args) {
+        if (l->source == s->source && l->lower_factor == s->lower_factor &&
+            l->extent == s->extent) {
+          l->scale += scale;
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) out->args.push_back(MakeSplit(s->source, s->lower_factor, s->extent, scale));
+    }
+    out->args.erase(std::remove_if(out->args.begin(), out->args.end(),
+                                   [](const IterSplit& s) { return s->scale == 0; }),
+                    out->args.end());
+    return out;
+  }
+
+  static IterSum Scale(const IterSum& a, int64_t c) {
+    if (c == 0) return MakeSum({}, 0);
+    IterSum out = MakeSum({}, a->base * c);
+    for (const IterSplit& s : a->args)
+      out->args.push_back(MakeSplit(s->source, s->lower_factor, s->extent, s->scale * c));
+    return out;
+  }
+
+  // The sum as one split (fusing several) plus its base.
+  IterSum Preprocess(const IterSum& sum) {
+    if (sum->args.size() <= 1) return sum;
+    return Fuse(sum);
+  }
+
+  // Fuses the splits of `sum` into one mark when their scales are a mixed radix of their
+  // extents (innermost scale times the product of the inner extents).
+  IterSum Fuse(const IterSum& sum) {
+    std::vector<bool> used(sum->args.size(), false);
+    // The innermost split: the smallest scale (a non-unit extent first).
+    int base_index = -1;
+    for (size_t i = 0; i < sum->args.size(); ++i) {
+      const IterSplit& s = sum->args[i];
+      if (s->scale <= 0) Unsupported("a negative scale");
+      if (base_index < 0) {
+        base_index = static_cast<int>(i);
+        continue;
+      }
+      const IterSplit& b = sum->args[base_index];
+      if (s->scale < b->scale || (s->scale == b->scale && b->extent == 1 && s->extent != 1))
+        base_index = static_cast<int>(i);
+    }
+    int64_t base_scale = sum->args[base_index]->scale;
+    std::vector<IterSplit> flattened;  // innermost first
+    int64_t expected = base_scale;
+    for (size_t n = 0; n < sum->args.size(); ++n) {
+      int pos = -1;
+      if (n == 0) {
+        pos = base_index;
+      } else {
+        // An exact scale, preferring a split of non-unit extent.
+        for (size_t i = 0; i < sum->args.size(); ++i) {
+          if (used[i] || sum->args[i]->scale != expected) continue;
+          if (pos < 0 || (sum->args[pos]->extent == 1 && sum->args[i]->extent != 1))
+            pos = static_cast<int>(i);
+        }
+      }
+      if (pos < 0) Unsupported("the iterators cannot be fused (their scales do not match)");
+      used[pos] = true;
+      const IterSplit& s = sum->args[pos];
+      if (s->scale % base_scale != 0) Unsupported("the iterators cannot be fused");
+      flattened.push_back(MakeSplit(s->source, s->lower_factor, s->extent, s->scale / base_scale));
+      if (s->extent < 0 && n + 1 != sum->args.size())
+        Unsupported("an iterator of symbolic extent is fused below another");
+      expected = s->extent < 0 ? -1 : s->extent * s->scale;
+    }
+    int64_t extent = expected < 0 ? -1 : expected / base_scale;
+    std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>> key;
+    for (const IterSplit& s : flattened)
+      key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
+    IterMark mark;
+    auto it = fused_.find(key);
+    if (it != fused_.end()) {
+      mark = it->second;
+    } else {
+      mark = std::make_shared<IterMarkNode>();
+      mark->sum = MakeSum({flattened.rbegin(), flattened.rend()}, 0);
+      mark->extent = extent;
+      fused_[key] = mark;
+    }
+    return MakeSum({MakeSplit(mark, 1, extent, base_scale)}, sum->base);
+  }
+
+  // `split` over [0, ceil(extent / c) * c): a split of a whole mark may be padded.
+  IterSplit Padded(const IterSplit& split, int64_t c) {
+    if (split->extent < 0 || split->extent % c == 0) return split;
+    if (split->lower_factor != 1 || split->extent != split->source->extent) {
+      Unsupported("a division of a partial iterator that does not divide evenly");
+    }
+    int64_t padded = (split->extent + c - 1) / c * c;
+    auto key = std::make_pair(split->source.get(), padded);
+    IterMark& mark = padded_[key];
+    if (!mark) {
+      mark = std::make_shared<IterMarkNode>(*split->source);
+      mark->extent = padded;
+    }
+    return MakeSplit(mark, 1, padded, split->scale);
+  }
+
+  IterSum FloorDivConst(const IterSum& dividend, int64_t c) {
+    IterSum pre = Preprocess(dividend);
+    if (pre->args.empty()) return MakeSum({}, FloorDiv(pre->base, c));
+    IterSplit s = CopySplit(pre->args[0]);
+    int64_t base = pre->base;
+    if (c == 1) return pre;
+    if (s->scale != 1) {
+      if (s->scale % c == 0 && base == 0) {
+        s->scale /= c;
+        return MakeSum({s}, 0);
+      } else if (c % s->scale == 0 && (base == 0 || base % s->scale == 0)) {
+        base /= s->scale;
+        c /= s->scale;
+        s->scale = 1;
+      } else {
+        Unsupported("the scale of the dividend does not divide the divisor");
+      }
+    }
+    if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the divisor");
+    s = Padded(s, c);
+    int64_t extent = s->extent < 0 ? -1 : s->extent / c;
+    return MakeSum({MakeSplit(s->source, s->lower_factor * c, extent, s->scale)}, base / c);
+  }
+
+  IterSum FloorModConst(const IterSum& dividend, int64_t c) {
+    IterSum pre = Preprocess(dividend);
+    if (pre->args.empty()) return MakeSum({}, FloorMod(pre->base, c));
+    IterSplit s = CopySplit(pre->args[0]);
+    int64_t base = pre->base;
+    if (c == 1) return MakeSum({}, 0);
+    if (s->scale != 1) {
+      if (s->scale % c == 0 && base % c == 0) {
+        return MakeSum({}, 0);
+      } else if (c % s->scale == 0 && (base == 0 || base % s->scale == 0)) {
+        base /= s->scale;
+        c /= s->scale;
+      } else {
+        Unsupported("the scale of the dividend does not divide the modulus");
+      }
+    }
+    if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the modulus");
+    int64_t scale = s->scale;
+    s->scale = 1;
+    s = Padded(s, c);
+    return MakeSum({MakeSplit(s->source, s->lower_factor, c, scale)}, 0);
+  }
+
+  std::unordered_map<const VarNode*, VarEntry> vars_;
+  std::map<std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>>, IterMark>
+      fused_;
+  std::map<std::pair<const IterMarkNode*, int64_t>, IterMark> padded_;
+};
+
+// TVM's operator folding on index expressions: x + 0, x * 1, x // 1, x % 1, constants.
+Expr Const(const Expr& like, int64_t v) { return IntConst(like->dtype, v); }
+Expr Plus(const Expr& a, const Expr& b) {
+  if (IsConstInt(a, 0)) return b;
+  if (IsConstInt(b, 0)) return a;
+  return AddE(a, b);
+}
+Expr Minus(const Expr& a, int64_t b) { return b == 0 ? a : SubE(a, Const(a, b)); }
+Expr Times(const Expr& a, int64_t b) {
+  if (b == 1) return a;
+  if (b == 0 || IsConstInt(a, 0)) return Const(a, 0);
+  return MulE(a, Const(a, b));
+}
+Expr Div(const Expr& a, int64_t b) {
+  if (b == 1 || IsConstInt(a, 0)) return a;
+  return FloorDivE(a, Const(a, b));
+}
+Expr Mod(const Expr& a, int64_t b) {
+  if (b == 1) return Const(a, 0);
+  if (IsConstInt(a, 0)) return a;
+  return FloorModE(a, Const(a, b));
+}
+
+}  // namespace
+
+std::optional<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indices,
+                                                  const std::vector<IterDomain>& iters,
+                                                  std::string* error) {
+  IterMapRewriter rewriter(iters);
+  std::vector<IterSum> result;
+  try {
+    for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));
+  } catch (const RewriteFailure& f) {
+    if (error) *error = f.reason;
+    return std::nullopt;
+  }
+  return result;
+}
+
+bool IsBijective(const std::vector<IterSum>& map, const std::vector<IterDomain>& iters) {
+  // The splits taken of every mark, from the indices and, for fused marks, from their sums.
+  std::unordered_map<const IterMarkNode*, std::vector<const IterSplitNode*>> uses;
+  std::vector<const IterMarkNode*> order;
+  auto use = [&](const IterSplit& s) {
+    if (!uses.count(s->source.get())) order.push_back(s->source.get());
+    uses[s->source.get()].push_back(s.get());
+  };
+  for (const IterSum& sum : map) {
+    if (sum->args.size() > 1) return false;
+    for (const IterSplit& s : sum->args) use(s);
+  }
+  // Every fused mark passes its sum's splits on to their sources.
+  for (size_t k = 0; k < order.size(); ++k) {
+    const IterMarkNode* mark = order[k];
+    if (!mark->sum) continue;
+    for (const IterSplit& s : mark->sum->args) {
+      if (s->lower_factor != 1 || s->extent != s->source->extent) return false;
+      use(s);
+    }
+  }
+  std::unordered_set<const VarNode*> covered;
+  for (const IterMarkNode* mark : order) {
+    std::vector<const IterSplitNode*> splits = uses[mark];
+    std::sort(splits.begin(), splits.end(),
+              [](const IterSplitNode* a, const IterSplitNode* b) {
+                return a->lower_factor < b->lower_factor;
+              });
+    int64_t expected = 1;
+    for (const IterSplitNode* s : splits) {
+      if (s->lower_factor != expected || s->extent < 0) return false;
+      expected *= s->extent;
+    }
+    if (mark->extent < 0 || expected != mark->extent) return false;
+    if (mark->var) {
+      auto it = std::find_if(iters.begin(), iters.end(),
+                             [&](const IterDomain& d) { return d.var.get() == mark->var.get(); });
+      if (it == iters.end() || it->extent != mark->extent) return false;  // padded
+      if (!covered.insert(mark->var.get()).second) return false;
+    }
+  }
+  for (const IterDomain& d : iters) {
+    if (d.extent != 1 && !covered.count(d.var.get())) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<std::pair<Var, Expr>>> InverseAffineIterMap(
+    const std::vector<IterSum>& map, const std::vector<Expr>& outputs) {
+  if (map.size() != outputs.size()) return std::nullopt;
+  // Sums and splits in reverse post-order: every node before the nodes it reads from.
+  struct NodeRef {
+    const IterSumNode* sum = nullptr;
+    const IterSplitNode* split = nullptr;
+  };
+  std::vector<NodeRef> order;
+  std::unordered_set<const void*> visited;
+  std::function<void(const IterSumNode*)> visit_sum;
+  std::function<void(const IterSplitNode*)> visit_split = [&](const IterSplitNode* s) {
+    if (!visited.insert(s).second) return;
+    if (s->source->sum) visit_sum(s->source->sum.get());
+    order.push_back({nullptr, s});
+  };
+  visit_sum = [&](const IterSumNode* sum) {
+    if (!visited.insert(sum).second) return;
+    for (const IterSplit& s : sum->args) visit_split(s.get());
+    order.push_back({sum, nullptr});
+  };
+  for (const IterSum& sum : map) visit_sum(sum.get());
+  std::reverse(order.begin(), order.end());
+
+  std::unordered_map<const void*, Expr> backprop;
+  for (size_t i = 0; i < map.size(); ++i) backprop[map[i].get()] = outputs[i];
+  auto acc = [&](const void* node, const Expr& like) -> Expr {
+    auto it = backprop.find(node);
+    return it == backprop.end() ? Const(like, 0) : it->second;
+  };
+  std::vector<std::pair<Var, Expr>> inverse;
+  for (const NodeRef& node : order) {
+    if (node.sum) {
+      const IterSumNode* sum = node.sum;
+      auto bit = backprop.find(sum);
+      if (bit == backprop.end()) continue;  // not reached from an output
+      Expr input = Minus(bit->second, sum->base);
+      if (sum->args.size() == 1) {
+        const IterSplit& s = sum->args[0];
+        if (s->scale != 1 && s->scale != -1) return std::nullopt;
+        backprop[s.get()] = Times(Plus(acc(s.get(), input), input), s->scale);
+        continue;
+      }
+      // A fuse pattern: scales from the innermost are the products of the inner extents.
+      int64_t expected = sum->args.empty() ? 1 : sum->args.back()->scale;
+      for (size_t i = sum->args.size(); i > 0; --i) {
+        if (sum->args[i - 1]->scale != expected) return std::nullopt;
+        expected *= sum->args[i - 1]->extent;
+      }
+      for (size_t i = sum->args.size(); i > 0; --i) {
+        const IterSplit& s = sum->args[i - 1];
+        Expr value = Div(input, s->scale);
+        if (i > 1) value = Mod(value, s->extent);
+        backprop[s.get()] = Plus(acc(s.get(), value), value);
+      }
+    } else {
+      const IterSplitNode* s = node.split;
+      auto bit = backprop.find(s);
+      if (bit == backprop.end()) continue;
+      Expr input = Times(bit->second, s->lower_factor);
+      if (s->source->sum) {
+        const IterSumNode* src = s->source->sum.get();
+        backprop[src] = Plus(acc(src, input), input);
+      } else {
+        const Var& var = s->source->var;
+        auto it = std::find_if(inverse.begin(), inverse.end(),
+                               [&](const auto& p) { return p.first.get() == var.get(); });
+        if (it != inverse.end()) {
+          it->second = Plus(it->second, input);
+        } else {
+          inverse.emplace_back(var, input);
+        }
+      }
+    }
+  }
+  return inverse;
+}
+
+}  // namespace arith
+}  // namespace tessera

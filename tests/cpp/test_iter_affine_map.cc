@@ -1,0 +1,68 @@
+// Tests of the affine iterator maps: detection of fused/split indices, bijectivity, and the
+// inverse map at given index values, compared with closed-form expressions.
+#include <gtest/gtest.h>
+
+#include "tessera/arith/iter_affine_map.h"
+#include "tessera/ir/structural_equal.h"
+
+namespace tessera {
+namespace {
+
+Expr Add(const Expr& a, const Expr& b) { return AddNode::Make(a, b); }
+Expr Mul(const Expr& a, int64_t b) { return MulNode::Make(a, Int32(b)); }
+Expr Div(const Expr& a, int64_t b) { return FloorDivNode::Make(a, Int32(b)); }
+Expr Mod(const Expr& a, int64_t b) { return FloorModNode::Make(a, Int32(b)); }
+
+Expr Find(const std::vector<std::pair<Var, Expr>>& m, const Var& v) {
+  for (const auto& [var, e] : m)
+    if (var.get() == v.get()) return e;
+  return nullptr;
+}
+
+TEST(IterAffineMap, FusedThenSplitInvertsToDivMod) {
+  Var i = VarNode::Make("i", DataType::Int(32)), j = VarNode::Make("j", DataType::Int(32));
+  Var a = VarNode::Make("a", DataType::Int(32)), b = VarNode::Make("b", DataType::Int(32));
+  std::vector<arith::IterDomain> iters = {{i, 0, 4}, {j, 0, 32}};
+  Expr fused = Add(Mul(i, 32), j);
+  auto map = arith::DetectIterMap({Div(fused, 8), Mod(fused, 8)}, iters);
+  ASSERT_TRUE(map);
+  EXPECT_TRUE(arith::IsBijective(*map, iters));
+  auto inv = arith::InverseAffineIterMap(*map, {a, b});
+  ASSERT_TRUE(inv);
+  Expr value = Add(b, Mul(a, 8));  // built from the innermost split outwards, as TVM
+  EXPECT_TRUE(StructuralEqual(Find(*inv, i), Div(value, 32)));
+  EXPECT_TRUE(StructuralEqual(Find(*inv, j), Mod(value, 32)));
+}
+
+TEST(IterAffineMap, OffsetAndUnitIterators) {
+  Var i = VarNode::Make("i", DataType::Int(32)), u = VarNode::Make("u", DataType::Int(32));
+  Var a = VarNode::Make("a", DataType::Int(32));
+  std::vector<arith::IterDomain> iters = {{u, 0, 1}, {i, 0, 16}};
+  auto map = arith::DetectIterMap({Add(i, Int32(1))}, iters);
+  ASSERT_TRUE(map);
+  EXPECT_TRUE(arith::IsBijective(*map, iters));  // a unit iterator need not be used
+  auto inv = arith::InverseAffineIterMap(*map, {a});
+  ASSERT_TRUE(inv);
+  EXPECT_TRUE(StructuralEqual(Find(*inv, i), SubNode::Make(a, Int32(1))));
+  EXPECT_FALSE(Find(*inv, u));
+}
+
+TEST(IterAffineMap, NotAffineOrNotBijective) {
+  Var i = VarNode::Make("i", DataType::Int(32)), j = VarNode::Make("j", DataType::Int(32));
+  std::vector<arith::IterDomain> iters = {{i, 0, 16}, {j, 0, 16}};
+  std::string why;
+  EXPECT_FALSE(arith::DetectIterMap({MulNode::Make(i, j)}, iters, &why));
+  EXPECT_NE(why.find("product of two iterators"), std::string::npos);
+  // i // 4 and j: i's low bits are not covered.
+  auto map = arith::DetectIterMap({Div(i, 4), j}, iters);
+  ASSERT_TRUE(map);
+  EXPECT_FALSE(arith::IsBijective(*map, iters));
+  // A division that does not divide the extent pads the iterator: not a bijection.
+  std::vector<arith::IterDomain> odd = {{i, 0, 15}};
+  auto padded = arith::DetectIterMap({Div(i, 4), Mod(i, 4)}, odd);
+  ASSERT_TRUE(padded);
+  EXPECT_FALSE(arith::IsBijective(*padded, odd));
+}
+
+}  // namespace
+}  // namespace tessera
