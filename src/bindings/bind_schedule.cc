@@ -324,7 +324,8 @@ void BindSchedule(nb::module_& m) {
       .def("set_axis_separator", &Schedule::SetAxisSeparator, "block"_a, "buffer_kind"_a,
            "buffer_index"_a, "axis_separators"_a)
       .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
-           "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
+           "buffer_index"_a, "index_map"_a, "pad_value"_a.none(),
+           "assume_injective_transform"_a = false)
       .def(
           "annotate",
           [](Schedule& s, const RV& rv, const std::string& key, nb::handle value) {

@@ -538,10 +538,18 @@ class Replayer {
       const TraceValue& m = arg("index_map");
       if (m.kind != TraceValue::kIndexMap) Bad("transform_layout: bad index_map");
       const TraceValue& pad = arg("pad_value");
+      std::optional<IndexMap> pad_map;
+      if (pad.kind == TraceValue::kIndexMap) {
+        pad_map = *pad.index_map;
+      } else if (pad.kind != TraceValue::kNone) {
+        Bad("transform_layout: bad pad_value");
+      }
+      bool injective = false;
+      for (const auto& [key, value] : inst.args) {
+        if (key == "assume_injective_transform") injective = Bool(value);
+      }
       sch_->TransformLayout(block("block"), Str(buf.list[0]), Int(buf.list[1]), *m.index_map,
-                            pad.kind == TraceValue::kNone
-                                ? nullptr
-                                : std::static_pointer_cast<ExprNode>(pad.ToObject()));
+                            pad_map, injective);
       return {};
     }
     if (k == "annotate") {
