@@ -398,7 +398,9 @@ class StoreReplacer : public StmtExprMutator {
     for (size_t i = 0; match && i < op->indices.size(); ++i)
       match = StructuralEqual(op->indices[i], info_.store->indices[i]);
     if (!match) {
-      if (op->buffer == info_.store->buffer) all_replaced = false;
+      // Another store (to this buffer elsewhere or to another buffer) would run over the
+      // padding as well: the producer cannot be rewritten (TVM's rule).
+      all_replaced = false;
       return StmtExprMutator::VisitStmt_(op);
     }
     Expr value = VisitExpr(op->value);
