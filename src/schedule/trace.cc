@@ -68,6 +68,13 @@ TraceValue TraceValue::Map(IndexMap map) {
   return t;
 }
 
+TraceValue TraceValue::Dict(std::vector<std::pair<std::string, TraceValue>> items) {
+  TraceValue t;
+  t.kind = kDict;
+  t.dict = std::move(items);
+  return t;
+}
+
 TraceValue TraceValue::FromObject(const ObjectRef& obj) {
   if (!obj) return None();
   if (auto* i = AsPtr<IntImmNode>(obj)) {
@@ -82,6 +89,11 @@ TraceValue TraceValue::FromObject(const ObjectRef& obj) {
     std::vector<TraceValue> items;
     for (const ObjectRef& item : a->items) items.push_back(FromObject(item));
     return List(std::move(items));
+  }
+  if (auto* m = AsPtr<MapNode>(obj)) {
+    std::vector<std::pair<std::string, TraceValue>> items;
+    for (const auto& [key, value] : m->items) items.emplace_back(key, FromObject(value));
+    return Dict(std::move(items));
   }
   if (IsExprKind(obj->kind)) return Of(std::static_pointer_cast<ExprNode>(obj));
   TESSERA_THROW_KIND(Span(), ErrorKind::kType)
@@ -108,6 +120,11 @@ ObjectRef TraceValue::ToObject() const {
       std::vector<ObjectRef> items;
       for (const TraceValue& v : list) items.push_back(v.ToObject());
       return ArrayNode::Make(std::move(items));
+    }
+    case kDict: {
+      AttrMap items;
+      for (const auto& [key, value] : dict) items[key] = value.ToObject();
+      return MapNode::Make(std::move(items));
     }
     default:
       TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "this argument has no IR form";
@@ -193,6 +210,12 @@ class PythonPrinter {
       }
       case TraceValue::kIndexMap:
         return v.index_map->AsPython();
+      case TraceValue::kDict: {
+        std::string out = "{";
+        for (size_t i = 0; i < v.dict.size(); ++i)
+          out += (i ? ", " : "") + Quote(v.dict[i].first) + ": " + Value(v.dict[i].second);
+        return out + "}";
+      }
     }
     return "None";
   }
@@ -352,6 +375,13 @@ class JSONWriter {
         }
         return "{\"index_map\": {\"vars\": [" + names + "], \"exprs\": [" + exprs + "]}}";
       }
+      case TraceValue::kDict: {
+        std::string out = "{\"dict\": [";
+        for (size_t i = 0; i < v.dict.size(); ++i)
+          out += (i ? ", " : "") + std::string("[") + Quote(v.dict[i].first) + ", " +
+                 Value(v.dict[i].second) + "]";
+        return out + "]}";
+      }
     }
     return "null";
   }
@@ -383,6 +413,12 @@ TraceValue ValueFromJSON(const JsonValue& j) {
         TraceValue t = TraceValue::Str(j["rv"].string);
         t.kind = TraceValue::kRV;
         return t;
+      }
+      if (j.object.count("dict")) {
+        std::vector<std::pair<std::string, TraceValue>> items;
+        for (const JsonValue& kv : j["dict"].array)
+          items.emplace_back(kv.array.at(0).string, ValueFromJSON(kv.array.at(1)));
+        return TraceValue::Dict(std::move(items));
       }
       if (j.object.count("index_map")) {
         IndexMap m;

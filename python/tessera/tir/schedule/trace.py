@@ -263,6 +263,8 @@ def _to_json(value, names, where):
         return bool(value.value) if value.dtype == "bool" else int(value.value)
     if isinstance(value, _core.FloatImm) and value.dtype == "float32":
         return float(value.value)
+    if isinstance(value, dict):
+        return {"dict": [[str(k), _to_json(v, names, where)] for k, v in sorted(value.items())]}
     if isinstance(value, _core.IndexMap):
         return {"index_map": value.as_python()}
     if isinstance(value, _core.PrimExpr):
@@ -278,6 +280,8 @@ def _from_json(value, rvs, resolve):
     if isinstance(value, list):
         return [_from_json(v, rvs, resolve) for v in value]
     if isinstance(value, dict):
+        if "dict" in value:
+            return {k: _from_json(v, rvs, resolve) for k, v in value["dict"]}
         if "index_map" in value:
             return _index_map_from_text(value["index_map"])
         if "expr" in value:
