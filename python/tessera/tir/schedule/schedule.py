@@ -3,7 +3,7 @@
 import inspect
 
 from ... import _core
-from ...error import ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
+from ...error import BufferArgumentError, ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
 from .trace import Trace
 
 BlockRV = _core.BlockRV
@@ -223,16 +223,16 @@ class Schedule:
             name = buffer if isinstance(buffer, str) else buffer.name
             role = f" {required_buffer_type}" if required_buffer_type else ""
             if not found:
-                raise TesseraValueError(f"Could not find{role} buffer '{name}' in block '{block_obj.name_hint}'")
+                raise BufferArgumentError(f"Could not find{role} buffer '{name}' in block '{block_obj.name_hint}'")
             if len(found) > 1:
-                raise TesseraValueError(f"Multiple{role} buffers named '{name}' in block '{block_obj.name_hint}'")
+                raise BufferArgumentError(f"Multiple{role} buffers named '{name}' in block '{block_obj.name_hint}'")
             kind, index, buf = next(iter(found.values()))
         elif isinstance(buffer, tuple) and len(buffer) == 2:
             kind, index = buffer
             if kind not in ("read", "write"):
-                raise TesseraValueError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
+                raise BufferArgumentError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
             if not 0 <= int(index) < len(regions[kind]):
-                raise TesseraValueError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
+                raise BufferArgumentError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
                                         f"{len(regions[kind])} {kind} buffers.")
             index = int(index)
             buf = regions[kind][index].buffer
