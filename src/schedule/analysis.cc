@@ -262,6 +262,11 @@ std::vector<StmtSRef> BlockScope::Consumers(const StmtSRefNode* block) const {
 namespace {
 bool IsQuasiAffine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars) {
   if (AsConstInt(e)) return true;
+  if (!UsesVars(e, loop_vars)) return true;  // no iterator in it: a constant of the binding
+  if (auto* mul = AsPtr<MulNode>(e)) {
+    if (!UsesVars(mul->b, loop_vars)) return IsQuasiAffine(mul->a, loop_vars);
+    if (!UsesVars(mul->a, loop_vars)) return IsQuasiAffine(mul->b, loop_vars);
+  }
   if (auto* v = AsPtr<VarNode>(e)) return loop_vars.count(v) != 0;
   if (auto* add = AsPtr<AddNode>(e))
     return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
@@ -297,6 +302,20 @@ bool IsAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref)
   std::unordered_set<const VarNode*> loop_vars;
   for (const StmtSRef& l : GetLoopsAbove(state, block_sref))
     loop_vars.insert(l->loop()->loop_var.get());
+  for (const Expr& v : realize->iter_values) {
+    if (!IsQuasiAffine(v, loop_vars)) return false;
+  }
+  return true;
+}
+
+bool IsPartialAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref,
+                            const StmtSRefNode* high_exclusive) {
+  if (!block_sref->parent) return true;
+  BlockRealize realize = GetBlockRealize(state, block_sref);
+  std::unordered_set<const VarNode*> loop_vars;
+  for (const StmtSRefNode* s = block_sref->parent; s && s != high_exclusive; s = s->parent) {
+    if (s->loop()) loop_vars.insert(s->loop()->loop_var.get());
+  }
   for (const Expr& v : realize->iter_values) {
     if (!IsQuasiAffine(v, loop_vars)) return false;
   }
