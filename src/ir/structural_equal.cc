@@ -327,9 +327,7 @@ class EqualChecker {
       if (!DefineOrUseList("strides", a->strides, b->strides)) return false;
       if (!DefineOrUseField("elem_offset", a->elem_offset, b->elem_offset)) return false;
     } else {
-      // As TVM: a buffer's data pointer is a definition (SEqHashDef), so a buffer first met at
-      // a use binds it; its shape and offset are uses.
-      if (!DefineOrUseField("data", a->data, b->data)) return false;
+      if (!Field("data", a->data, b->data)) return false;
       if (!ListField("shape", a->shape, b->shape)) return false;
       if (!ListField("strides", a->strides, b->strides)) return false;
       if (!Field("elem_offset", a->elem_offset, b->elem_offset)) return false;

@@ -267,6 +267,7 @@ bool IsQuasiAffine(const Expr& e, const std::unordered_set<const VarNode*>& loop
     if (!UsesVars(mul->b, loop_vars)) return IsQuasiAffine(mul->a, loop_vars);
     if (!UsesVars(mul->a, loop_vars)) return IsQuasiAffine(mul->b, loop_vars);
   }
+
   if (auto* v = AsPtr<VarNode>(e)) return loop_vars.count(v) != 0;
   if (auto* add = AsPtr<AddNode>(e))
     return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
