@@ -49,6 +49,11 @@ class ArgumentValueError(TesseraValueError, TesseraRuntimeError):
     device. A ValueError, and a TesseraRuntimeError as it was before."""
 
 
+class BufferArgumentError(TesseraValueError, AssertionError):
+    """A schedule primitive was given a buffer its block does not access (a name it does not
+    read or write, an index out of range). A ValueError, and an AssertionError as TVM raises."""
+
+
 class TesseraIndexError(TesseraError, IndexError):
     """A handle or index that the object does not hold (a schedule handle of another schedule)."""
 

@@ -155,7 +155,7 @@ BlockRV PackPanels(Schedule& sch, const BlockRV& block, int index, DataType t, i
   schedule::IndexMap map =
       v_last ? schedule::IndexMap{{u, v}, {FloorDivNode::Make(v, w_e), u, FloorModNode::Make(v, w_e)}}
              : schedule::IndexMap{{u, v}, {FloorDivNode::Make(u, w_e), v, FloorModNode::Make(u, w_e)}};
-  sch.TransformLayout(packed, "write", 0, map, Expr());
+  sch.TransformLayout(packed, "write", 0, map, std::nullopt);
   return packed;
 }
 

@@ -23,6 +23,20 @@ TraceValue ToTraceValue(nb::handle h) {
     for (nb::handle item : h) items.push_back(ToTraceValue(item));
     return TraceValue::List(std::move(items));
   }
+  if (nb::isinstance<nb::dict>(h)) {
+    std::vector<std::pair<std::string, TraceValue>> items;
+    for (auto [key, value] : nb::borrow<nb::dict>(h)) {
+      if (!nb::isinstance<nb::str>(key)) {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+            << "a dict schedule argument needs str keys, got a "
+            << nb::cast<std::string>(nb::str(key.type()));
+      }
+      items.emplace_back(nb::cast<std::string>(key), ToTraceValue(value));
+    }
+    std::sort(items.begin(), items.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    return TraceValue::Dict(std::move(items));
+  }
   if (nb::isinstance<RVNode>(h)) return TraceValue::Of(nb::cast<RV>(h));
   if (nb::isinstance<IndexMap>(h)) return TraceValue::Map(nb::cast<IndexMap>(h));
   if (nb::isinstance<ExprNode>(h)) return TraceValue::Of(nb::cast<Expr>(h));
@@ -55,6 +69,11 @@ nb::object FromTraceValue(const TraceValue& v) {
     }
     case TraceValue::kIndexMap:
       return nb::cast(*v.index_map);
+    case TraceValue::kDict: {
+      nb::dict out;
+      for (const auto& [key, value] : v.dict) out[nb::str(key.c_str(), key.size())] = FromTraceValue(value);
+      return out;
+    }
   }
   return nb::none();
 }
@@ -324,7 +343,8 @@ void BindSchedule(nb::module_& m) {
       .def("set_axis_separator", &Schedule::SetAxisSeparator, "block"_a, "buffer_kind"_a,
            "buffer_index"_a, "axis_separators"_a)
       .def("transform_layout", &Schedule::TransformLayout, "block"_a, "buffer_kind"_a,
-           "buffer_index"_a, "index_map"_a, "pad_value"_a.none())
+           "buffer_index"_a, "index_map"_a, "pad_value"_a.none(),
+           "assume_injective_transform"_a = false)
       .def(
           "annotate",
           [](Schedule& s, const RV& rv, const std::string& key, nb::handle value) {

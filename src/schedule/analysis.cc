@@ -262,6 +262,12 @@ std::vector<StmtSRef> BlockScope::Consumers(const StmtSRefNode* block) const {
 namespace {
 bool IsQuasiAffine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars) {
   if (AsConstInt(e)) return true;
+  if (!UsesVars(e, loop_vars)) return true;  // no iterator in it: a constant of the binding
+  if (auto* mul = AsPtr<MulNode>(e)) {
+    if (!UsesVars(mul->b, loop_vars)) return IsQuasiAffine(mul->a, loop_vars);
+    if (!UsesVars(mul->a, loop_vars)) return IsQuasiAffine(mul->b, loop_vars);
+  }
+
   if (auto* v = AsPtr<VarNode>(e)) return loop_vars.count(v) != 0;
   if (auto* add = AsPtr<AddNode>(e))
     return IsQuasiAffine(add->a, loop_vars) && IsQuasiAffine(add->b, loop_vars);
@@ -285,7 +291,7 @@ bool IsDominant(const StmtSRefNode* block_sref, const BlockScope& scope) {
   for (const BufferRegion& w : block_sref->block()->writes) {
     auto it = scope.writers.find(w->buffer.get());
     if (it == scope.writers.end()) continue;
-    if (it->second.size() != 1 || it->second[0].get() != block_sref) return false;
+    if (it->second.size() != 1) return false;  // as TVM: the only writer in the scope
   }
   return true;
 }
@@ -297,6 +303,20 @@ bool IsAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref)
   std::unordered_set<const VarNode*> loop_vars;
   for (const StmtSRef& l : GetLoopsAbove(state, block_sref))
     loop_vars.insert(l->loop()->loop_var.get());
+  for (const Expr& v : realize->iter_values) {
+    if (!IsQuasiAffine(v, loop_vars)) return false;
+  }
+  return true;
+}
+
+bool IsPartialAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref,
+                            const StmtSRefNode* high_exclusive) {
+  if (!block_sref->parent) return true;
+  BlockRealize realize = GetBlockRealize(state, block_sref);
+  std::unordered_set<const VarNode*> loop_vars;
+  for (const StmtSRefNode* s = block_sref->parent; s && s != high_exclusive; s = s->parent) {
+    if (s->loop()) loop_vars.insert(s->loop()->loop_var.get());
+  }
   for (const Expr& v : realize->iter_values) {
     if (!IsQuasiAffine(v, loop_vars)) return false;
   }
@@ -373,10 +393,26 @@ void CheckCompleteOrReduction(const ScheduleState& state, const StmtSRef& block_
 void CheckSubtreeCompactDataflow(const ScheduleState& state, const StmtSRef& subtree,
                                  const StmtSRef& scope_root, const BlockScope& scope) {
   if (!state.enable_check()) return;
-  for (const StmtSRef& b : GetChildBlocks(state, subtree.get())) {
-    std::string complete = WhyNotComplete(state, b.get(), scope);
+  // As TVM, the blocks must be *local* complete or reduction blocks: their writers are counted
+  // in the subtree's own scope (a block subtree), or, for a loop, in the scopes of the blocks
+  // under it (so a leaf block under the loop is dominant there).
+  BlockScope local;
+  std::vector<StmtSRef> children = GetChildBlocks(state, subtree.get());
+  if (subtree->block()) {
+    local = ComputeBlockScope(state, subtree.get());
+  } else {
+    for (const StmtSRef& child : children) {
+      BlockScope inner = ComputeBlockScope(state, child.get());
+      for (auto& [buffer, writers] : inner.writers) {
+        local.writers.emplace(buffer, writers);
+      }
+    }
+  }
+  (void)scope;
+  for (const StmtSRef& b : children) {
+    std::string complete = WhyNotComplete(state, b.get(), local);
     if (complete.empty()) continue;
-    std::string reduction = WhyNotReduction(state, b.get(), scope);
+    std::string reduction = WhyNotReduction(state, b.get(), local);
     if (reduction.empty()) continue;
     Fail("The subtree does not have compact dataflow",
          "The subtree {0} does not have compact dataflow: its block {1} is not a complete block "

@@ -458,20 +458,23 @@ void Schedule::SetScope(const BlockRV& block, int buffer_index, const std::strin
 }
 
 void Schedule::TransformLayout(const BlockRV& block, const std::string& buffer_kind,
-                               int buffer_index, const IndexMap& index_map, const Expr& pad_value) {
+                               int buffer_index, const IndexMap& index_map,
+                               const std::optional<IndexMap>& pad_value,
+                               bool assume_injective_transform) {
   Run("transform_layout", [&] {
     if (buffer_kind != "read" && buffer_kind != "write") {
       Fail("transform_layout: the buffer must be (\"read\", index) or (\"write\", index), not (\"" +
            buffer_kind + "\", ...)");
     }
     schedule::TransformLayout(state_, BlockSRef(block), buffer_index, buffer_kind == "write",
-                              index_map, pad_value);
+                              index_map, pad_value, assume_injective_transform);
     Record({"transform_layout",
             {{"block", TraceValue::Of(RV(block))},
              {"buffer",
               TraceValue::List({TraceValue::Str(buffer_kind), TraceValue::Int(buffer_index)})},
              {"index_map", TraceValue::Map(index_map)},
-             {"pad_value", pad_value ? TraceValue::Of(pad_value) : TraceValue::None()}},
+             {"pad_value", pad_value ? TraceValue::Map(*pad_value) : TraceValue::None()},
+             {"assume_injective_transform", TraceValue::Bool(assume_injective_transform)}},
             {}});
   });
 }

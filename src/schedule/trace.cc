@@ -65,6 +65,13 @@ TraceValue TraceValue::Map(IndexMap map) {
   return t;
 }
 
+TraceValue TraceValue::Dict(std::vector<std::pair<std::string, TraceValue>> items) {
+  TraceValue t;
+  t.kind = kDict;
+  t.dict = std::move(items);
+  return t;
+}
+
 TraceValue TraceValue::FromObject(const ObjectRef& obj) {
   if (!obj) return None();
   if (auto* i = AsPtr<IntImmNode>(obj)) {
@@ -79,6 +86,11 @@ TraceValue TraceValue::FromObject(const ObjectRef& obj) {
     std::vector<TraceValue> items;
     for (const ObjectRef& item : a->items) items.push_back(FromObject(item));
     return List(std::move(items));
+  }
+  if (auto* m = AsPtr<MapNode>(obj)) {
+    std::vector<std::pair<std::string, TraceValue>> items;
+    for (const auto& [key, value] : m->items) items.emplace_back(key, FromObject(value));
+    return Dict(std::move(items));
   }
   if (IsExprKind(obj->kind)) return Of(std::static_pointer_cast<ExprNode>(obj));
   TESSERA_THROW_KIND(Span(), ErrorKind::kType)
@@ -105,6 +117,11 @@ ObjectRef TraceValue::ToObject() const {
       std::vector<ObjectRef> items;
       for (const TraceValue& v : list) items.push_back(v.ToObject());
       return ArrayNode::Make(std::move(items));
+    }
+    case kDict: {
+      AttrMap items;
+      for (const auto& [key, value] : dict) items[key] = value.ToObject();
+      return MapNode::Make(std::move(items));
     }
     default:
       TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "this argument has no IR form";
@@ -269,10 +286,18 @@ class Replayer {
       const TraceValue& m = arg("index_map");
       if (m.kind != TraceValue::kIndexMap) Bad("transform_layout: bad index_map");
       const TraceValue& pad = arg("pad_value");
+      std::optional<IndexMap> pad_map;
+      if (pad.kind == TraceValue::kIndexMap) {
+        pad_map = *pad.index_map;
+      } else if (pad.kind != TraceValue::kNone) {
+        Bad("transform_layout: bad pad_value");
+      }
+      bool injective = false;
+      for (const auto& [key, value] : inst.args) {
+        if (key == "assume_injective_transform") injective = Bool(value);
+      }
       sch_->TransformLayout(block("block"), Str(buf.list[0]), Int(buf.list[1]), *m.index_map,
-                            pad.kind == TraceValue::kNone
-                                ? nullptr
-                                : std::static_pointer_cast<ExprNode>(pad.ToObject()));
+                            pad_map, injective);
       return {};
     }
     if (k == "annotate") {

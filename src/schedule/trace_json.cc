@@ -1,7 +1,8 @@
 // Trace JSON: written with nlohmann/json, read through support/json (ParseJson).
 //   {"insts": [[kind, [[arg, value], ...], [output names]], ...],
 //    "decisions": [[instruction index, value], ...]}
-// A value is null, a bool, an int, a string, a list, {"float": x}, {"expr": e}, {"rv": name} or
+// A value is null, a bool, an int, a string, a list, {"float": x}, {"expr": e}, {"rv": name},
+// {"dict": [[key, value], ...]} or
 // {"index_map": {"vars": [[name, dtype], ...], "exprs": [e, ...]}}; an expression e is
 // [kind, operands...] with ["Var", i] the i-th variable of its index map.
 #include <nlohmann/json.hpp>
@@ -113,6 +114,11 @@ json ValueToJSON(const TraceValue& v, RVNames* names) {
       for (const Expr& e : m.final_indices) exprs.push_back(ExprToJSON(e, vars));
       return {{"index_map", {{"vars", names_json}, {"exprs", exprs}}}};
     }
+    case TraceValue::kDict: {
+      json items = json::array();
+      for (const auto& [key, value] : v.dict) items.push_back({key, ValueToJSON(value, names)});
+      return {{"dict", items}};
+    }
   }
   return nullptr;
 }
@@ -142,6 +148,12 @@ TraceValue ValueFromJSON(const JsonValue& j) {
         TraceValue t = TraceValue::Str(j["rv"].string);
         t.kind = TraceValue::kRV;
         return t;
+      }
+      if (j.object.count("dict")) {
+        std::vector<std::pair<std::string, TraceValue>> items;
+        for (const JsonValue& kv : j["dict"].array)
+          items.emplace_back(kv.array.at(0).string, ValueFromJSON(kv.array.at(1)));
+        return TraceValue::Dict(std::move(items));
       }
       if (j.object.count("index_map")) {
         IndexMap m;

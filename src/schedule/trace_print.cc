@@ -65,6 +65,12 @@ class PythonPrinter {
       }
       case TraceValue::kIndexMap:
         return v.index_map->AsPython();
+      case TraceValue::kDict: {
+        std::string out = "{";
+        for (size_t i = 0; i < v.dict.size(); ++i)
+          out += (i ? ", " : "") + Quote(v.dict[i].first) + ": " + Value(v.dict[i].second);
+        return out + "}";
+      }
     }
     return "None";
   }

@@ -122,6 +122,10 @@ BlockScope ComputeBlockScope(const ScheduleState& state, const StmtSRefNode* sco
 
 /*! \brief Bindings are quasi-affine in the loops between the block and its scope root. */
 bool IsAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref);
+/*! \brief IsAffineBinding with the loops at and above `high_exclusive` taken as constants
+ *  (TVM's partial affine binding). */
+bool IsPartialAffineBinding(const ScheduleState& state, const StmtSRefNode* block_sref,
+                            const StmtSRefNode* high_exclusive);
 /*! \brief Spatial iterators only, the only writer of its outputs in `scope`, and no buffer
  *  both read and written. Returns "" when complete, else why not. */
 std::string WhyNotComplete(const ScheduleState& state, const StmtSRefNode* block_sref,

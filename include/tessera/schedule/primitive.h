@@ -107,7 +107,8 @@ void SetScope(ScheduleState& state, const StmtSRef& block, int buffer_index,
               const std::string& storage_scope);
 /*! \brief transform_layout.cc: the buffer is the block's read or write buffer `buffer_index`. */
 void TransformLayout(ScheduleState& state, const StmtSRef& block, int buffer_index, bool is_write,
-                     const IndexMap& index_map, const Expr& pad_value);
+                     const IndexMap& index_map, const std::optional<IndexMap>& pad_value,
+                     bool assume_injective_transform);
 
 /*! \brief The buffer of a block's read or write region `index`; fails with TVM's message. */
 const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_write);

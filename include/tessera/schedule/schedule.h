@@ -118,7 +118,8 @@ class Schedule {
   void SetScope(const BlockRV& block, int buffer_index, const std::string& storage_scope);
   /*! \brief `buffer_kind` is "read" or "write". */
   void TransformLayout(const BlockRV& block, const std::string& buffer_kind, int buffer_index,
-                       const IndexMap& index_map, const Expr& pad_value);
+                       const IndexMap& index_map, const std::optional<IndexMap>& pad_value,
+                       bool assume_injective_transform = false);
   void UnsafeSetDType(const BlockRV& block, int buffer_index, const std::string& dtype);
   /*! \brief `buffer_kind` is "read" or "write". */
   void SetAxisSeparator(const BlockRV& block, const std::string& buffer_kind, int buffer_index,

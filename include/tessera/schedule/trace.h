@@ -38,7 +38,7 @@ using ExprRV = std::shared_ptr<ExprRVNode>;
 
 /*! \brief An argument of an instruction: a Python-like value. */
 struct TraceValue {
-  enum Kind { kNone, kBool, kInt, kFloat, kString, kExpr, kRV, kList, kIndexMap };
+  enum Kind { kNone, kBool, kInt, kFloat, kString, kExpr, kRV, kList, kIndexMap, kDict };
   Kind kind = kNone;
   bool boolean = false;
   int64_t integer = 0;
@@ -48,6 +48,8 @@ struct TraceValue {
   RV rv;
   std::vector<TraceValue> list;
   std::shared_ptr<IndexMap> index_map;
+  /*! \brief kDict: string keys in order, each with its value. */
+  std::vector<std::pair<std::string, TraceValue>> dict;
 
   static TraceValue None() { return {}; }
   static TraceValue Bool(bool v);
@@ -58,6 +60,7 @@ struct TraceValue {
   static TraceValue Of(RV rv);
   static TraceValue List(std::vector<TraceValue> items);
   static TraceValue Map(IndexMap map);
+  static TraceValue Dict(std::vector<std::pair<std::string, TraceValue>> items);
   /*! \brief An annotation value: ints, floats, strings and lists become plain values. */
   static TraceValue FromObject(const ObjectRef& obj);
   /*! \brief The IR object of an annotation value (inverse of FromObject). */

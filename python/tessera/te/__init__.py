@@ -51,3 +51,13 @@ __all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "Reduce", "CommR
            "TagScope", "add", "subtract", "multiply", "logaddexp", "extern", "extern_primfunc", "scan",
            "ExternOp", "ScanOp"] + [
     n for n in ops.__all__ if n not in ("sum", "max", "min")]
+
+
+def __getattr__(name):
+    # te.AXIS_SEPARATOR (TVM's alias of IndexMap.AXIS_SEPARATOR), resolved late: tessera.tir
+    # imports tessera.te's neighbours.
+    if name == "AXIS_SEPARATOR":
+        from ..tir.schedule.schedule import AXIS_SEPARATOR
+
+        return AXIS_SEPARATOR
+    raise AttributeError(f"module 'tessera.te' has no attribute {name!r}")

@@ -81,6 +81,7 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
   Block init_block =
       BlockNode::Make(iters, {}, {}, block->name_hint + "_init", Substitute(block->init, iter_map));
   init_block = WithInferredRegions(init_block);
+  init_block->annotations = block->annotations;  // as TVM: the init block keeps them
   Stmt init_nest = MakeLoopNest(
       init_loops, BlockRealizeNode::Make(values, predicate ? predicate : Bool(true), init_block));
 

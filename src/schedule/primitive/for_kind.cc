@@ -17,8 +17,7 @@ bool IsValidThreadAxis(const std::string& axis) {
   return axis == "vthread";
 }
 
-// The checks of parallel, vectorize and bind: a stage-pipeline scope, compact dataflow under
-// the loop, affine bindings, and the loop bound only to spatial iterators (reduction ones too
+// The checks of parallel, vectorize and bind: compact dataflow under the loop, affine bindings, and the loop bound only to spatial iterators (reduction ones too
 // for a thread binding: cross-thread reduction).
 void CheckParallelizable(const ScheduleState& state, const StmtSRef& loop_sref, const char* what,
                          bool allow_reduction) {
@@ -26,7 +25,7 @@ void CheckParallelizable(const ScheduleState& state, const StmtSRef& loop_sref, 
   StmtSRef scope_root = GetScopeRoot(state, loop_sref.get());
   if (!scope_root) return;  // a function without blocks: nothing to check against
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
-  CheckStagePipeline(state, scope_root, scope);
+  // As TVM: compact dataflow under the loop; the scope need not be a stage pipeline.
   CheckSubtreeCompactDataflow(state, loop_sref, scope_root, scope);
   for (const StmtSRef& b : GetChildBlocks(state, loop_sref.get())) {
     if (!IsAffineBinding(state, b.get())) {

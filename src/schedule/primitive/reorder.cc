@@ -70,7 +70,8 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
              "The block {0} has an iterator that is neither spatial nor reduction", {b->stmt});
       }
     }
-    if (!IsAffineBinding(state, b.get())) {
+    // As TVM: affine in the loops from the top of the chain down; outer loops are constants.
+    if (!IsPartialAffineBinding(state, b.get(), chain.front()->parent)) {
       Fail("A block under the loops does not have affine bindings",
            "The block {0} under the loops does not have affine bindings", {b->stmt});
     }

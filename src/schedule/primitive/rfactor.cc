@@ -41,8 +41,42 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     Fail("The block is not a reduction block",
          "The block {0} under the loop is not a reduction block: " + why, {block_sref->stmt});
   }
+  // As TVM: the scope must be a stage pipeline (each buffer read is produced completely).
+  CheckStagePipeline(state, scope_root, scope);
   BlockRealize realize = GetBlockRealize(state, block_sref.get());
   const VarNode* lv = loop->loop_var.get();
+  // As TVM: no loop above the block serves both spatial and reduction iterators, and below the
+  // outermost reduction loop every loop of extent > 1 serves a reduction iterator.
+  {
+    std::unordered_set<const VarNode*> spatial_vars, reduce_vars;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      auto* into = block->iter_vars[i]->iter_type == IterVarType::kCommReduce ? &reduce_vars
+                                                                              : &spatial_vars;
+      UsesVar(realize->iter_values[i], [&](const VarNode* v) {
+        into->insert(v);
+        return false;
+      });
+    }
+    bool met_reduction = false;
+    for (const StmtSRef& l : GetLoopsAbove(state, block_sref.get())) {
+      const ForNode* f = LoopOf(l);
+      bool sp = spatial_vars.count(f->loop_var.get()) != 0;
+      bool rd = reduce_vars.count(f->loop_var.get()) != 0;
+      if (sp && rd) {
+        Fail("The loop is touched by both data-parallel and reduction block iterators",
+             "The loop {0} is bound to both data-parallel and reduction iterators of {1}; "
+             "rfactor needs every loop to serve one kind",
+             {l->stmt, block_sref->stmt});
+      }
+      if (rd) met_reduction = true;
+      if (!sp && !rd && met_reduction && !IsConstInt(f->extent, 1)) {
+        Fail("A loop under the outermost reduction loop is not bound to any block iterator",
+             "The loop {0} lies under a reduction loop of {1} but serves none of its "
+             "iterators",
+             {l->stmt, block_sref->stmt});
+      }
+    }
+  }
   bool bound_to_reduce = false;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (!UsesVars(realize->iter_values[i], {lv})) continue;
@@ -67,6 +101,23 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     Fail("The reduction update is not a known reducer",
          "The update of {0} is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
          "T.max) with an init storing to the same buffer",
+         {block_sref->stmt});
+  }
+  bool same_access = init->indices.size() == store->indices.size();
+  for (size_t i = 0; same_access && i < init->indices.size(); ++i)
+    same_access = StructuralEqual(init->indices[i], store->indices[i]);
+  if (!same_access) {
+    Fail("The init and the update of the reduction write different elements",
+         "The init of {0} stores to " + AsScript(BufferLoadNode::Make(init->buffer, init->indices)) +
+             " but its update to " +
+             AsScript(BufferLoadNode::Make(store->buffer, store->indices)) +
+             "; rfactor needs the same indices",
+         {block_sref->stmt});
+  }
+  if (!StructuralEqual(Simplify(init->value), reducer->identity)) {
+    Fail("The init value is not the identity of the reducer",
+         "The init of {0} stores " + AsScript(init->value) + ", which is not the identity " +
+             AsScript(reducer->identity) + " of its " + reducer->Name() + " update",
          {block_sref->stmt});
   }
   const Buffer& buffer = store->buffer;

@@ -1,6 +1,11 @@
 """annotate, unannotate: annotations of loops and blocks."""
 
+import pytest
+
+from tessera import tir
+from tessera.ir import assert_structural_equal
 from tessera.script import tir as T
+from tessera.tir.schedule.testing import verify_trace_roundtrip
 
 
 @T.prim_func
@@ -61,3 +66,28 @@ def test_unannotate(golden):
         sch.unannotate(b, "absent")  # removing a missing key changes nothing
 
     golden(annotated, expected, apply)
+
+
+def test_annotate_with_a_dict_value_round_trips():
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for i in T.serial(8):
+            with T.block("A"):
+                vi = T.axis.remap("S", [i])
+                A[vi] = T.float32(0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for i in T.serial(8, annotations={"cfg": {"arr": [0, 1], "key": 3}}):
+            with T.block("A"):
+                vi = T.axis.remap("S", [i])
+                A[vi] = T.float32(0)
+
+    sch = tir.Schedule(before.with_attr("global_symbol", "main"), debug_mask="all")
+    sch.annotate(sch.get_loops(sch.get_block("A"))[0], "cfg", {"key": 3, "arr": [0, 1]})
+    assert_structural_equal(sch.mod["main"], expected.with_attr("global_symbol", "main"))
+    assert sch.trace.as_python()[-1].endswith(
+        'ann_key="cfg", ann_val={"arr": [0, 1], "key": 3})')
+    verify_trace_roundtrip(sch, before.with_attr("global_symbol", "main"))
+    with pytest.raises(TypeError):
+        sch.annotate(sch.get_block("A"), "bad", {1: 2})

@@ -142,9 +142,43 @@ def two_writers(A: T.Buffer((128,), "float32")):
             A[vi] = A[vi] + T.float32(1)
 
 
-def test_parallel_needs_a_stage_pipeline(schedule_error):
+def test_parallel_needs_a_local_complete_block(schedule_error):
+    # As TVM: A1 reads what it writes (and has no init), so it is neither a local complete nor a
+    # local reduction block.
     schedule_error(two_writers, lambda sch: sch.parallel(sch.get_loops(sch.get_block("A1"))[0]),
-                   "parallel", "The scope root is not a stage pipeline")
+                   "parallel", "does not have compact dataflow", "it reads the buffer it writes")
+
+
+def test_parallel_scatter_writers(golden):
+    """Two blocks writing halves of one buffer: the scope is no stage pipeline, but each block
+    is the only writer under its loop, so each loop may run in parallel (as TVM)."""
+    @T.prim_func
+    def halves(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.serial(8):
+            with T.block("lo"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi]
+        for i in T.serial(8):
+            with T.block("hi"):
+                vi = T.axis.spatial(8, i)
+                B[vi + 8] = A[vi + 8] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in T.parallel(8):
+            with T.block("lo"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi]
+        for i in T.parallel(8):
+            with T.block("hi"):
+                vi = T.axis.spatial(8, i)
+                B[vi + 8] = A[vi + 8] * T.float32(2)
+
+    def apply(sch):
+        sch.parallel(sch.get_loops(sch.get_block("lo"))[0])
+        sch.parallel(sch.get_loops(sch.get_block("hi"))[0])
+
+    golden(halves, expected, apply)
 
 
 def test_enable_check_false_skips_dataflow_checks():

@@ -129,7 +129,7 @@ def test_rfactor_whole_reduction_loop_on_the_last_axis(golden):
             with T.block("B"):
                 vi, vk = T.axis.remap("SR", [i, k])
                 with T.init():
-                    B[vi] = T.float32(-1e30)
+                    B[vi] = T.float32(-3.4028234663852886e38)
                 B[vi] = T.max(B[vi], A[vi, vk])
 
     @T.prim_func
@@ -145,7 +145,7 @@ def test_rfactor_whole_reduction_loop_on_the_last_axis(golden):
             with T.block("B"):
                 vk, vi = T.axis.remap("RS", [k, i])
                 with T.init():
-                    B[vi] = T.float32(-1e30)
+                    B[vi] = T.float32(-3.4028234663852886e38)
                 B[vi] = T.max(B[vi], B_rf[vi, vk])
 
     golden(maximum, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], -1))
@@ -355,3 +355,46 @@ def test_rfactor_over_a_split_that_overhangs_reads_only_initialized_partials():
         c = np.full(10, 99, "int16")
         ts.build(sch.mod, target="c")(b, c)
         np.testing.assert_array_equal(c, b.sum(1))
+
+
+def test_rfactor_needs_the_identity_as_init(schedule_error):
+    @T.prim_func
+    def rowsum_from_one(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+        for i, k in T.grid(8, 8):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(1)
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(rowsum_from_one, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0),
+                   "rfactor", "stores T.float32(1.0), which is not the identity T.float32(0.0) of its sum update")
+
+
+def test_rfactor_init_and_update_must_write_the_same_element(schedule_error):
+    @T.prim_func
+    def transposed(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+        for i, j, k in T.grid(8, 8, 8):
+            with T.block("B"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    B[vi, vj] = T.float32(0)
+                B[vj, vi] = B[vj, vi] + A[vi, vk]
+
+    schedule_error(transposed, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[2], 0),
+                   "rfactor", "stores to B[vi, vj] but its update to B[vj, vi]")
+
+
+def test_rfactor_loop_serving_both_kinds_of_iterators(schedule_error):
+    @T.prim_func
+    def fused(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+        for f, ki in T.grid(16, 4):
+            with T.block("B"):
+                vi = T.axis.spatial(8, f // 2)
+                vk = T.axis.reduce(8, f % 2 * 4 + ki)
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(fused, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0),
+                   "rfactor", "is bound to both data-parallel and reduction iterators")

@@ -217,3 +217,27 @@ def test_reorder_extent_depending_on_a_listed_loop(schedule_error):
         sch.reorder(j, i)
 
     schedule_error(triangle, apply, "reorder", "depends on another loop of the chain")
+
+
+def test_reorder_below_a_non_affine_outer_loop(golden, schedule_error):
+    """As TVM: the bindings need to be affine only in the reordered loops and those below; an
+    outer loop (here squared) is a constant of them."""
+    @T.prim_func
+    def squared(A: T.Buffer((14, 4), "float32"), B: T.Buffer((14, 4), "float32")):
+        for v0, v1, v2 in T.grid(3, 4, 4):
+            with T.block("B"):
+                i = T.axis.spatial(14, v0 * v0 + v1)
+                j = T.axis.spatial(4, v2)
+                B[i, j] = A[i, j] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((14, 4), "float32"), B: T.Buffer((14, 4), "float32")):
+        for v0, v2, v1 in T.grid(3, 4, 4):
+            with T.block("B"):
+                i = T.axis.spatial(14, v0 * v0 + v1)
+                j = T.axis.spatial(4, v2)
+                B[i, j] = A[i, j] + T.float32(1)
+
+    schedule_error(squared, lambda sch: sch.reorder(*[sch.get_loops(sch.get_block("B"))[k] for k in (0, 2, 1)]),
+                   "reorder", "does not have affine bindings")
+    golden(squared, expected, lambda sch: sch.reorder(*sch.get_loops(sch.get_block("B"))[:0:-1]))

@@ -139,3 +139,21 @@ def test_lowering_a_buffer_with_separators_fails_closed():
     sch.set_axis_separator("scale", ("write", 0), [1])
     with pytest.raises(TesseraValueError, match="tmp has axis_separators"):
         tir.transform.FlattenBuffer()(sch.mod)
+
+
+def test_buffer_index_out_of_range_is_a_value_and_assertion_error():
+    from tessera import tir as _tir
+    from tessera.error import BufferArgumentError
+
+    @T.prim_func
+    def copy(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in T.serial(4):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+
+    sch = _tir.Schedule(copy)
+    for bad in (("write", 1), ("read", -1)):
+        with pytest.raises(BufferArgumentError, match="Invalid buffer_index") as info:
+            sch.set_axis_separator("B", bad, [1])
+        assert isinstance(info.value, ValueError) and isinstance(info.value, AssertionError)

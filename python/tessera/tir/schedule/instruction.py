@@ -107,7 +107,8 @@ class InstructionKind:
                 raise TesseraValueError("TransformLayout takes inputs [block, index_map] and attrs "
                                         "[buffer_index, buffer_index_type, pad_value, ...]")
             return [("block", inputs[0]), ("buffer", ["read" if attrs[1] == 0 else "write", attrs[0]]),
-                    ("index_map", inputs[1]), ("pad_value", attrs[2])]
+                    ("index_map", inputs[1]), ("pad_value", attrs[2]),
+                    ("assume_injective_transform", bool(attrs[3]) if len(attrs) > 3 else False)]
         if self.name == "ReIndex":
             if len(inputs) != 1 or len(attrs) != 2:
                 raise TesseraValueError("ReIndex takes inputs [block] and attrs [buffer_index, buffer_index_type]")

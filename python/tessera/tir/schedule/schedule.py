@@ -3,7 +3,7 @@
 import inspect
 
 from ... import _core
-from ...error import ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
+from ...error import BufferArgumentError, ScheduleError, TesseraTypeError, TesseraValueError  # noqa: F401 - TVM's import path
 from .trace import Trace
 
 BlockRV = _core.BlockRV
@@ -223,16 +223,16 @@ class Schedule:
             name = buffer if isinstance(buffer, str) else buffer.name
             role = f" {required_buffer_type}" if required_buffer_type else ""
             if not found:
-                raise TesseraValueError(f"Could not find{role} buffer '{name}' in block '{block_obj.name_hint}'")
+                raise BufferArgumentError(f"Could not find{role} buffer '{name}' in block '{block_obj.name_hint}'")
             if len(found) > 1:
-                raise TesseraValueError(f"Multiple{role} buffers named '{name}' in block '{block_obj.name_hint}'")
+                raise BufferArgumentError(f"Multiple{role} buffers named '{name}' in block '{block_obj.name_hint}'")
             kind, index, buf = next(iter(found.values()))
         elif isinstance(buffer, tuple) and len(buffer) == 2:
             kind, index = buffer
             if kind not in ("read", "write"):
-                raise TesseraValueError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
+                raise BufferArgumentError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
             if not 0 <= int(index) < len(regions[kind]):
-                raise TesseraValueError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
+                raise BufferArgumentError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
                                         f"{len(regions[kind])} {kind} buffers.")
             index = int(index)
             buf = regions[kind][index].buffer
@@ -421,9 +421,9 @@ class Schedule:
         separators = []
         if not isinstance(index_map, IndexMap):
             index_map, separators = _index_map_of(index_map, target)
-        if pad_value is not None:
-            pad_value = _const(pad_value, target.dtype)
-        self._sch.transform_layout(block, kind, index, index_map, pad_value)
+        pad_value = _pad_value_map(pad_value, index_map, target)
+        self._sch.transform_layout(block, kind, index, index_map, pad_value,
+                                   bool(assume_injective_transform))
         if separators:
             # As TVM: IndexMap.AXIS_SEPARATOR in the map's result sets the separators after.
             self._sch.set_axis_separator(block, kind, index, separators)
@@ -707,16 +707,39 @@ def _opt_ints(decision):
     return None if decision is None else [_int_value(d, "decision") for d in decision]
 
 
+def _index_map_params(func, ndim, what):
+    """The index names a map function takes for ``ndim`` indices: positional parameters, then
+    ``*args`` (as many as the others leave), then keyword-only parameters (as TVM)."""
+    positional, var_name, keywords = [], None, []
+    for name, p in inspect.signature(func).parameters.items():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional.append(name)
+        elif p.kind == p.VAR_POSITIONAL:
+            var_name = name
+        elif p.kind == p.KEYWORD_ONLY:
+            keywords.append(name)
+    rest = ndim - len(positional) - len(keywords)
+    if var_name is None and rest != 0 or rest < 0:
+        raise TesseraValueError(
+            f"{what} takes {len(positional) + len(keywords)} indices but the buffer has {ndim} dimensions")
+    var_names = [f"{var_name}_{i}" for i in range(rest)] if var_name else []
+    return positional, var_names, keywords
+
+
+def _call_index_func(func, variables, positional, var_names, keywords):
+    n, m = len(positional), len(var_names)
+    kwargs = dict(zip(keywords, variables[n + m:]))
+    return func(*variables[:n + m], **kwargs)
+
+
 def _index_map_of(func, buffer):
     """An IndexMap from a lambda over the buffer's indices."""
     if not callable(func):
         raise TesseraTypeError("index_map must be an IndexMap or a function of the indices")
-    names = list(inspect.signature(func).parameters)
-    if len(names) != len(buffer.shape):
-        raise TesseraValueError(
-            f"index_map takes {len(names)} indices but the buffer has {len(buffer.shape)} dimensions")
+    positional, var_names, keywords = _index_map_params(func, len(buffer.shape), "index_map")
+    names = positional + var_names + keywords
     variables = [_core.Var(name, shape.dtype) for name, shape in zip(names, buffer.shape)]
-    result = func(*variables)
+    result = _call_index_func(func, variables, positional, var_names, keywords)
     if not isinstance(result, (list, tuple)):
         result = [result]
     final, separators = [], []
@@ -726,6 +749,34 @@ def _index_map_of(func, buffer):
         else:
             final.append(_const(e, "int32"))
     return IndexMap(variables, final), separators
+
+
+def _pad_value_map(pad_value, index_map, buffer):
+    """transform_layout's pad_value as an IndexMap over the transformed indices (as TVM): a
+    function of them, an IndexMap, or a constant (a Python number takes the buffer's dtype)."""
+    if pad_value is None or isinstance(pad_value, IndexMap):
+        return pad_value
+    out = list(index_map.final_indices)
+    dtype = out[0].dtype if out else "int32"
+    if callable(pad_value):
+        positional, var_names, keywords = _index_map_params(pad_value, len(out), "pad_value")
+        names = positional + var_names + keywords
+        variables = [_core.Var(name, dtype) for name in names]
+        value = _call_index_func(pad_value, variables, positional, var_names, keywords)
+        if isinstance(value, (list, tuple)):
+            values = [_const(v, buffer.dtype) for v in value]
+        else:
+            values = [_const(value, buffer.dtype)]
+        return IndexMap(variables, values)
+    if isinstance(pad_value, bool) or not isinstance(pad_value, (int, float, _core.PrimExpr)):
+        raise TesseraTypeError(f"pad_value must be a number, an expression or a function of the "
+                               f"transformed indices, got {pad_value!r}")
+    if isinstance(pad_value, int) and "float" in buffer.dtype:
+        value = _core.IntImm("int32", pad_value)  # TVM: an int for a float buffer mismatches
+    else:
+        value = _const(pad_value, buffer.dtype)
+    variables = [_core.Var(f"i{k}", dtype) for k in range(len(out))]
+    return IndexMap(variables, [value])
 
 
 class _AxisSeparator:

@@ -263,6 +263,8 @@ def _to_json(value, names, where):
         return bool(value.value) if value.dtype == "bool" else int(value.value)
     if isinstance(value, _core.FloatImm) and value.dtype == "float32":
         return float(value.value)
+    if isinstance(value, dict):
+        return {"dict": [[str(k), _to_json(v, names, where)] for k, v in sorted(value.items())]}
     if isinstance(value, _core.IndexMap):
         return {"index_map": value.as_python()}
     if isinstance(value, _core.PrimExpr):
@@ -278,6 +280,8 @@ def _from_json(value, rvs, resolve):
     if isinstance(value, list):
         return [_from_json(v, rvs, resolve) for v in value]
     if isinstance(value, dict):
+        if "dict" in value:
+            return {k: _from_json(v, rvs, resolve) for k, v in value["dict"]}
         if "index_map" in value:
             return _index_map_from_text(value["index_map"])
         if "expr" in value:
@@ -293,13 +297,21 @@ def _index_map_from_text(text):
 
     func = eval(text, {"T": T})  # noqa: S307 - text IndexMap.as_python wrote
     names = list(inspect.signature(func).parameters)
-    variables = [_core.Var(n, "int32") for n in names]
-    result = func(*variables)
-    if not isinstance(result, (list, tuple)):
-        result = [result]
     from ...tir.expr_ops import convert
 
-    return _core.IndexMap(variables, [e if isinstance(e, _core.PrimExpr) else convert(e, "int32") for e in result])
+    def build(dtype):
+        variables = [_core.Var(n, dtype) for n in names]
+        result = func(*variables)
+        if not isinstance(result, (list, tuple)):
+            result = [result]
+        return variables, [e if isinstance(e, _core.PrimExpr) else convert(e, dtype) for e in result]
+
+    # The text does not say the indices' type: int32 unless int32 indices would be widened to
+    # int64 by the map's own constants (a map over int64 indices, printed without casts).
+    variables, final = build("int32")
+    if any(f'T.Cast("int64", {n})' in str(e) for e in final for n in names):
+        variables, final = build("int64")
+    return _core.IndexMap(variables, final)
 
 
 def _new_rv(name):
