@@ -1,5 +1,6 @@
 // TVMScript printer: renders IR as Python text that the tessera.script parser reads back.
 #include "tessera/ir/printer.h"
+#include "tessera/ir/printer_verbose.h"
 
 #include <algorithm>
 #include <cctype>
@@ -163,6 +164,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
  public:
   explicit ScriptPrinter(const PrinterConfig& cfg) : cfg_(cfg) {}
 
+  void set_verbose_expr(bool verbose) { verbose_expr_ = verbose; }
+
   std::string Print(const ObjectRef& node) {
     if (!node) {
       Emit("None");
@@ -175,6 +178,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
       VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    } else if (verbose_expr_) {
+      // The free variables and buffers the object uses are declared above it
+      // (`a = T.int32()`, `A = T.Buffer(...)`), then the object itself prints.
+      BeginScope();
+      Emit(ObjectText(node));
     } else if (auto* buf = AsPtr<BufferNode>(node)) {
       Emit(T("Buffer") + "(" + BufferArgs(buf, /*with_data=*/false) + ")");
     } else {
@@ -1082,6 +1090,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::unordered_map<const VarNode*, Anchor> var_anchor_;
   /*! \brief Enclosing loops by variable, for `T.axis.remap`. */
   std::unordered_map<const VarNode*, const ForNode*> loops_;
+  /*! \brief Whether an expression printed alone declares what it uses (AsVerboseScript). */
+  bool verbose_expr_ = false;
 };
 
 }  // namespace
@@ -1093,6 +1103,12 @@ std::string& ScriptHeaderPackage() {
 
 std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg) {
   return ScriptPrinter(cfg).Print(node);
+}
+
+std::string AsVerboseScript(const ObjectRef& node, const PrinterConfig& cfg) {
+  ScriptPrinter printer(cfg);
+  printer.set_verbose_expr(true);
+  return printer.Print(node);
 }
 
 }  // namespace tessera

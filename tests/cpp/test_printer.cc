@@ -15,6 +15,7 @@
 #include "tessera/ir/function.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
+#include "tessera/ir/printer_verbose.h"
 #include "tessera/ir/stmt.h"
 
 namespace tessera {
@@ -325,6 +326,21 @@ TEST(Printer, ExpressionKinds) {
   cfg.syntax_sugar = false;
   Buffer buf = BufferNode::Decl("A", kF32, {C(16)});
   EXPECT_EQ(AsScript(Load(buf, {RampNode::Make(V("a"), C(1), 4)}), cfg), "A[T.Ramp(a, 1, 4)]");
+}
+
+// TVM's verbose_expr: an expression printed alone declares its free variables and buffers.
+TEST(Printer, VerboseExpressionDeclaresWhatItUses) {
+  PrinterConfig cfg;
+  Var a = V("a", kF32);
+  Buffer buf = BufferNode::Decl("A", DataType::Float(16), {C(8)});
+  EXPECT_EQ(AsVerboseScript(a, cfg), "a = T.float32()\na");
+  EXPECT_EQ(AsVerboseScript(Add(V("i"), V("j")), cfg), "i = T.int32()\nj = T.int32()\ni + j");
+  EXPECT_EQ(AsVerboseScript(buf, cfg), "A = T.Buffer((8,), \"float16\")\nA");
+  EXPECT_EQ(AsVerboseScript(Load(buf, {V("k")}), cfg),
+            "k = T.int32()\nA = T.Buffer((8,), \"float16\")\nA[k]");
+  // Without it, as before: no declarations.
+  EXPECT_EQ(AsScript(a, cfg), "a");
+  EXPECT_EQ(AsScript(buf, cfg), "T.Buffer((8,), \"float16\")");
 }
 
 std::vector<Golden> PrecedenceGoldens() {

@@ -400,7 +400,7 @@ class TIRParser(ExprParsing, Parser):
                     var = _core.Var(target.id, dtype, self.span(target))
                     thread = None
                     if spec.thread is not None:
-                        thread = _core.IterVar(_core.Range(start_e, extent), _core.Var(spec.thread, dtype),
+                        thread = _core.IterVar(_core.Range.from_min_extent(start_e, extent), _core.Var(spec.thread, dtype),
                                                _core.IterVarType.ThreadIndex, spec.thread)
                     self.builder.begin_for(var, start_e, extent, spec.kind, thread,
                                            to_attrs(spec.annotations), self.span(node))
