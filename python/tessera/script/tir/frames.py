@@ -252,6 +252,9 @@ class BlockFrame(Frame):
         self.no_realize = no_realize
 
     def enter(self, parser, node, name):
+        if name is not None:
+            raise TesseraValueError(f"'with T.block(...) as {name}': a block binds no name with 'as' "
+                                    "(its iterators come from T.axis)")
         parser.begin_block(self.name, self.no_realize, node)
 
     def exit(self, parser):

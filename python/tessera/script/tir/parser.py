@@ -535,8 +535,10 @@ class TIRParser(ExprParsing, Parser):
         if self.macro_depth > 0:
             raise MacroReturn(value)
         if self.ret_dtype is None:
-            if value is None:
+            plain = node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+            if plain:
                 return
+            # `return T.evaluate(0)` too: a function without a return type returns nothing.
             raise self.error(node, "returning a value needs a return annotation (-> T.int32)")
         if value is None:
             raise self.error(node, f"this function must return a {self.ret_dtype}")
