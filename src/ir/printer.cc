@@ -178,6 +178,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
       VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    } else if (auto* range = AsPtr<RangeNode>(node)) {
+      Emit(I("Range") + "(" + ExprText(range->min) + ", " + StopText(range->min, range->extent) +
+           ")");
     } else if (verbose_expr_) {
       // The free variables and buffers the object uses are declared above it
       // (`a = T.int32()`, `A = T.Buffer(...)`), then the object itself prints.
@@ -975,7 +978,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
 
   Doc Infix(const BinaryNode* op, const char* symbol, int prec) {
     Doc a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (a.literal && b.literal) a = {T("int32") + "(" + a.text + ")"};
+    // As TVM: an operator between two constants prints as its node (`T.Add(1, 2)`), since
+    // `1 + 2` would fold when read back.
+    auto is_const = [](const Expr& e) {
+      return e->kind == NodeKind::kIntImm || e->kind == NodeKind::kFloatImm;
+    };
+    if (is_const(op->a) && is_const(op->b)) {
+      return CallDoc(T(NodeKindName(op->kind)), std::vector<std::string>{a.text, b.text});
+    }
     // Comparisons chain in Python (`a < b < c`), so a comparison operand is parenthesised.
     int left_min = prec == kCompare ? prec + 1 : prec;
     return {Paren(a, left_min) + " " + symbol + " " + Paren(b, prec + 1), prec};

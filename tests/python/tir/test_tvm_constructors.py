@@ -117,3 +117,23 @@ def test_string_constants_and_llvm_intrinsics():
 def test_type_script_takes_the_printing_options():
     assert ir.PrimType("float32").script(verbose_expr=True) == "T.float32"
     assert ir.PointerType(ir.PrimType("int8")).script(verbose_expr=True) == 'T.handle("int8")'
+
+
+def test_constant_operands_print_as_nodes_and_round_trip():
+    from tessera.script import ir as I
+
+    assert str(ir.Range(0, 10)) == "I.Range(0, 10)"
+    assert ir.structural_equal(I.Range(0, 10), ir.Range(0, 10))
+    assert str(tir.Add(tir.IntImm("int64", 3), tir.IntImm("int64", 4))) == "T.Add(T.int64(3), T.int64(4))"
+    assert str(tir.LT(1, 2)) == "T.LT(1, 2)"
+
+    @T.prim_func
+    def consts(A: T.Buffer((2,), "int32")):
+        A[0] = T.Add(1, 2)
+        A[1] = T.FloorMod(T.int32(7), 3)
+
+    text = consts.script()
+    assert "T.Add(1, 2)" in text and "T.FloorMod(7, 3)" in text
+    from tessera.script import from_source
+
+    ir.assert_structural_equal(from_source(text), consts)
