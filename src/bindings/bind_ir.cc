@@ -49,11 +49,10 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
 template <NodeKind K>
 void BindBinary(nb::module_& m, const char* name) {
   using N = BinaryOpNode<K>;
-  auto cls = nb::class_<N, BinaryNode>(m, name);
-  WithConstructorFallback(cls, name);
-  cls.def(
+  auto cls = nb::class_<N, BinaryNode>(m, name).def(
       nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
       "a"_a, "b"_a, "span"_a = nb::none());
+  WithConstructorFallback(cls, name);
 }
 
 // TVM's ir.PrimType / ir.PointerType: the type annotations a Var is built with. tessera's IR keeps
@@ -225,9 +224,7 @@ void BindIR(nb::module_& m) {
            }),
            "value"_a, "span"_a = nb::none())
       .def_ro("value", &StringImmNode::value);
-  auto var_class = nb::class_<VarNode, ExprNode>(m, "Var");
-  WithConstructorFallback(var_class, "Var");
-  var_class
+  auto var_class = nb::class_<VarNode, ExprNode>(m, "Var")
       .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
              return VarNode::Make(name, DT(t), OrEmpty(s));
            }),
@@ -266,19 +263,19 @@ void BindIR(nb::module_& m) {
         if (!v.pointer) return std::nullopt;
         return v.pointer->scope;
       });
+  WithConstructorFallback(var_class, "Var");
   nb::class_<SizeVarNode, VarNode>(m, "SizeVar")
       .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
              return SizeVarNode::Make(name, DT(t), OrEmpty(s));
            }),
            "name"_a, "dtype"_a = "int32", "span"_a = nb::none());
-  auto cast_class = nb::class_<CastNode, ExprNode>(m, "Cast");
-  WithConstructorFallback(cast_class, "Cast");
-  cast_class
+  auto cast_class = nb::class_<CastNode, ExprNode>(m, "Cast")
       .def(nb::new_([](const std::string& t, Expr v, std::optional<Span> s) {
              return CastNode::Make(DT(t), v, OrEmpty(s));
            }),
            "dtype"_a, "value"_a, "span"_a = nb::none())
       .def_ro("value", &CastNode::value);
+  WithConstructorFallback(cast_class, "Cast");
   nb::class_<BinaryNode, ExprNode>(m, "BinaryOp")
       .def_ro("a", &BinaryNode::a)
       .def_ro("b", &BinaryNode::b);
@@ -289,9 +286,7 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
            "a"_a, "span"_a = nb::none())
       .def_ro("a", &NotNode::a);
-  auto select_class = nb::class_<SelectNode, ExprNode>(m, "Select");
-  WithConstructorFallback(select_class, "Select");
-  select_class
+  auto select_class = nb::class_<SelectNode, ExprNode>(m, "Select")
       .def(nb::new_([](Expr c, Expr t, Expr f, std::optional<Span> s) {
              return SelectNode::Make(c, t, f, OrEmpty(s));
            }),
@@ -299,9 +294,8 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &SelectNode::condition)
       .def_ro("true_value", &SelectNode::true_value)
       .def_ro("false_value", &SelectNode::false_value);
-  auto ramp_class = nb::class_<RampNode, ExprNode>(m, "Ramp");
-  WithConstructorFallback(ramp_class, "Ramp");
-  ramp_class
+  WithConstructorFallback(select_class, "Select");
+  auto ramp_class = nb::class_<RampNode, ExprNode>(m, "Ramp")
       .def(nb::new_([](Expr b, Expr st, int lanes, std::optional<Span> s) {
              return RampNode::Make(b, st, lanes, OrEmpty(s));
            }),
@@ -309,15 +303,15 @@ void BindIR(nb::module_& m) {
       .def_ro("base", &RampNode::base)
       .def_ro("stride", &RampNode::stride)
       .def_ro("lanes", &RampNode::lanes);
-  auto broadcast_class = nb::class_<BroadcastNode, ExprNode>(m, "Broadcast");
-  WithConstructorFallback(broadcast_class, "Broadcast");
-  broadcast_class
+  WithConstructorFallback(ramp_class, "Ramp");
+  auto broadcast_class = nb::class_<BroadcastNode, ExprNode>(m, "Broadcast")
       .def(nb::new_([](Expr v, int lanes, std::optional<Span> s) {
              return BroadcastNode::Make(v, lanes, OrEmpty(s));
            }),
            "value"_a, "lanes"_a, "span"_a = nb::none())
       .def_ro("value", &BroadcastNode::value)
       .def_ro("lanes", &BroadcastNode::lanes);
+  WithConstructorFallback(broadcast_class, "Broadcast");
   nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
       .def(nb::new_([](std::vector<Expr> v, std::vector<Expr> i, std::optional<Span> s) {
              return ShuffleNode::Make(v, i, OrEmpty(s));
@@ -325,9 +319,7 @@ void BindIR(nb::module_& m) {
            "vectors"_a, "indices"_a, "span"_a = nb::none())
       .def_ro("vectors", &ShuffleNode::vectors)
       .def_ro("indices", &ShuffleNode::indices);
-  auto let_class = nb::class_<LetNode, ExprNode>(m, "Let");
-  WithConstructorFallback(let_class, "Let");
-  let_class
+  auto let_class = nb::class_<LetNode, ExprNode>(m, "Let")
       .def(nb::new_([](Var v, Expr val, Expr body, std::optional<Span> s) {
              return LetNode::Make(v, val, body, OrEmpty(s));
            }),
@@ -335,6 +327,7 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &LetNode::var)
       .def_ro("value", &LetNode::value)
       .def_ro("body", &LetNode::body);
+  WithConstructorFallback(let_class, "Let");
   nb::class_<CallNode, ExprNode>(m, "Call")
       .def(nb::new_(
                [](const std::string& t, ObjectRef op, std::vector<Expr> args,
@@ -343,9 +336,7 @@ void BindIR(nb::module_& m) {
       .def_ro("op", &CallNode::op)
       .def_ro("args", &CallNode::args)
       .def_prop_ro("op_name", &CallNode::op_name);
-  auto bufferLoad_class = nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad");
-  WithConstructorFallback(bufferLoad_class, "BufferLoad");
-  bufferLoad_class
+  auto bufferLoad_class = nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad")
       .def(nb::new_([](Buffer b, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferLoadNode::Make(b, idx, pred, OrEmpty(s));
            }),
@@ -353,11 +344,10 @@ void BindIR(nb::module_& m) {
       .def_ro("buffer", &BufferLoadNode::buffer)
       .def_ro("indices", &BufferLoadNode::indices)
       .def_ro("predicate", &BufferLoadNode::predicate);
+  WithConstructorFallback(bufferLoad_class, "BufferLoad");
 
   // TVM's Range(begin, end): [begin, end), or [0, begin) without an end.
-  auto range_class = nb::class_<RangeNode, Object>(m, "Range");
-  WithConstructorFallback(range_class, "Range");
-  range_class
+  auto range_class = nb::class_<RangeNode, Object>(m, "Range")
       .def(nb::new_([](Expr begin, Expr end, std::optional<Span> s) {
              if (!end) return RangeNode::Make(IntConst(begin->dtype, 0), begin, OrEmpty(s));
              bool zero = begin->kind == NodeKind::kIntImm && As<IntImmNode>(begin)->value == 0;
@@ -372,6 +362,7 @@ void BindIR(nb::module_& m) {
           "min"_a, "extent"_a, "span"_a = nb::none())
       .def_ro("min", &RangeNode::min)
       .def_ro("extent", &RangeNode::extent);
+  WithConstructorFallback(range_class, "Range");
   nb::class_<ArrayNode, Object>(m, "Array")
       .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
       .def_ro("items", &ArrayNode::items)
@@ -461,9 +452,7 @@ void BindIR(nb::module_& m) {
       .value("CommReduce", IterVarType::kCommReduce)
       .value("Ordered", IterVarType::kOrdered)
       .value("Opaque", IterVarType::kOpaque);
-  auto iterVar_class = nb::class_<IterVarNode, Object>(m, "IterVar");
-  WithConstructorFallback(iterVar_class, "IterVar");
-  iterVar_class
+  auto iterVar_class = nb::class_<IterVarNode, Object>(m, "IterVar")
       .def(nb::new_(
                [](Range dom, Var v, IterVarType t, const std::string& tag, std::optional<Span> s) {
                  return IterVarNode::Make(dom, v, t, tag, OrEmpty(s));
@@ -473,9 +462,8 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &IterVarNode::var)
       .def_ro("iter_type", &IterVarNode::iter_type)
       .def_ro("thread_tag", &IterVarNode::thread_tag);
-  auto letStmt_class = nb::class_<LetStmtNode, StmtNode>(m, "LetStmt");
-  WithConstructorFallback(letStmt_class, "LetStmt");
-  letStmt_class
+  WithConstructorFallback(iterVar_class, "IterVar");
+  auto letStmt_class = nb::class_<LetStmtNode, StmtNode>(m, "LetStmt")
       .def(nb::new_([](Var v, Expr val, Stmt body, std::optional<Span> s) {
              return LetStmtNode::Make(v, val, body, OrEmpty(s));
            }),
@@ -483,9 +471,8 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &LetStmtNode::var)
       .def_ro("value", &LetStmtNode::value)
       .def_ro("body", &LetStmtNode::body);
-  auto attrStmt_class = nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt");
-  WithConstructorFallback(attrStmt_class, "AttrStmt");
-  attrStmt_class
+  WithConstructorFallback(letStmt_class, "LetStmt");
+  auto attrStmt_class = nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt")
       .def(nb::new_([](ObjectRef node, const std::string& key, Expr v, Stmt body,
                        std::optional<Span> s) {
              return AttrStmtNode::Make(node, key, v, body, OrEmpty(s));
@@ -495,9 +482,8 @@ void BindIR(nb::module_& m) {
       .def_ro("attr_key", &AttrStmtNode::attr_key)
       .def_ro("value", &AttrStmtNode::value)
       .def_ro("body", &AttrStmtNode::body);
-  auto assertStmt_class = nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt");
-  WithConstructorFallback(assertStmt_class, "AssertStmt");
-  assertStmt_class
+  WithConstructorFallback(attrStmt_class, "AttrStmt");
+  auto assertStmt_class = nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
       .def(nb::new_([](Expr c, Expr msg, Stmt body, std::optional<Span> s) {
              return AssertStmtNode::Make(c, msg, body, OrEmpty(s));
            }),
@@ -505,9 +491,8 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &AssertStmtNode::condition)
       .def_ro("message", &AssertStmtNode::message)
       .def_ro("body", &AssertStmtNode::body);
-  auto bufferStore_class = nb::class_<BufferStoreNode, StmtNode>(m, "BufferStore");
-  WithConstructorFallback(bufferStore_class, "BufferStore");
-  bufferStore_class
+  WithConstructorFallback(assertStmt_class, "AssertStmt");
+  auto bufferStore_class = nb::class_<BufferStoreNode, StmtNode>(m, "BufferStore")
       .def(nb::new_([](Buffer b, Expr v, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferStoreNode::Make(b, v, idx, pred, OrEmpty(s));
            }),
@@ -517,9 +502,8 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &BufferStoreNode::value)
       .def_ro("indices", &BufferStoreNode::indices)
       .def_ro("predicate", &BufferStoreNode::predicate);
-  auto allocate_class = nb::class_<AllocateNode, StmtNode>(m, "Allocate");
-  WithConstructorFallback(allocate_class, "Allocate");
-  allocate_class
+  WithConstructorFallback(bufferStore_class, "BufferStore");
+  auto allocate_class = nb::class_<AllocateNode, StmtNode>(m, "Allocate")
       .def(nb::new_([](Var v, const std::string& t, std::vector<Expr> ext, Expr cond, Stmt body,
                        AttrMap ann, std::optional<Span> s) {
              return AllocateNode::Make(v, DT(t), ext, cond, body, ann, OrEmpty(s));
@@ -532,6 +516,7 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &AllocateNode::condition)
       .def_ro("body", &AllocateNode::body)
       .def_ro("annotations", &AllocateNode::annotations);
+  WithConstructorFallback(allocate_class, "Allocate");
   nb::class_<DeclBufferNode, StmtNode>(m, "DeclBuffer")
       .def(nb::new_([](Buffer b, Stmt body, std::optional<Span> s) {
              return DeclBufferNode::Make(b, body, OrEmpty(s));
@@ -539,9 +524,7 @@ void BindIR(nb::module_& m) {
            "buffer"_a, "body"_a, "span"_a = nb::none())
       .def_ro("buffer", &DeclBufferNode::buffer)
       .def_ro("body", &DeclBufferNode::body);
-  auto for_class = nb::class_<ForNode, StmtNode>(m, "For");
-  WithConstructorFallback(for_class, "For");
-  for_class
+  auto for_class = nb::class_<ForNode, StmtNode>(m, "For")
       .def(nb::new_([](Var v, Expr min, Expr ext, ForKind k, Stmt body, IterVar tb, AttrMap ann,
                        std::optional<Span> s) {
              return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s));
@@ -556,6 +539,7 @@ void BindIR(nb::module_& m) {
       .def_ro("body", &ForNode::body)
       .def_ro("thread_binding", &ForNode::thread_binding)
       .def_ro("annotations", &ForNode::annotations);
+  WithConstructorFallback(for_class, "For");
   nb::class_<WhileNode, StmtNode>(m, "While")
       .def(nb::new_([](Expr c, Stmt body, std::optional<Span> s) {
              return WhileNode::Make(c, body, OrEmpty(s));
@@ -563,9 +547,7 @@ void BindIR(nb::module_& m) {
            "condition"_a, "body"_a, "span"_a = nb::none())
       .def_ro("condition", &WhileNode::condition)
       .def_ro("body", &WhileNode::body);
-  auto ifThenElse_class = nb::class_<IfThenElseNode, StmtNode>(m, "IfThenElse");
-  WithConstructorFallback(ifThenElse_class, "IfThenElse");
-  ifThenElse_class
+  auto ifThenElse_class = nb::class_<IfThenElseNode, StmtNode>(m, "IfThenElse")
       .def(nb::new_([](Expr c, Stmt t, Stmt e, std::optional<Span> s) {
              return IfThenElseNode::Make(c, t, e, OrEmpty(s));
            }),
@@ -573,6 +555,7 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &IfThenElseNode::condition)
       .def_ro("then_case", &IfThenElseNode::then_case)
       .def_ro("else_case", &IfThenElseNode::else_case);
+  WithConstructorFallback(ifThenElse_class, "IfThenElse");
   nb::class_<SeqStmtNode, StmtNode>(m, "SeqStmt")
       .def(nb::new_([](std::vector<Stmt> seq, std::optional<Span> s) {
              return SeqStmtNode::Make(seq, OrEmpty(s));
@@ -595,9 +578,7 @@ void BindIR(nb::module_& m) {
   nb::class_<GlobalVarNode, Object>(m, "GlobalVar")
       .def(nb::new_([](const std::string& n) { return GlobalVarNode::Make(n); }), "name_hint"_a)
       .def_ro("name_hint", &GlobalVarNode::name_hint);
-  auto primFunc_class = nb::class_<PrimFuncNode, Object>(m, "PrimFunc");
-  WithConstructorFallback(primFunc_class, "PrimFunc");
-  primFunc_class
+  auto primFunc_class = nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
       // ret_type: a dtype name, an ir.PrimType, or None (void), as TVM takes it.
       .def(nb::new_([](std::vector<Var> params, Stmt body, nb::object ret,
                        std::optional<std::vector<std::pair<Var, Buffer>>> bmap,
@@ -632,6 +613,7 @@ void BindIR(nb::module_& m) {
              return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
            })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
+  WithConstructorFallback(primFunc_class, "PrimFunc");
   nb::class_<IRModuleNode, Object>(m, "IRModule")
       .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {
              return IRModuleNode::Make(fns, attrs);

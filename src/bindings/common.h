@@ -35,13 +35,15 @@ nb::object PyDType(const DataType& t);
  *  nanobind's error message stay as they are. */
 nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwargs);
 
-/*! \brief Adds the normaliser above as `cl`'s first constructor overload (nanobind wants an
- *  (*args, **kwargs) overload first); it passes at once on arguments that are all nodes. */
+/*! \brief Adds the normaliser above as the last overload of `cl`'s constructor, so that calls
+ *  whose arguments are nodes never reach it. (A `__new__(cls, *args, **kwargs)` added by hand:
+ *  nb::new_ would take it for a zero-argument constructor, which must come first.) */
 template <class Class>
 void WithConstructorFallback(Class& cl, const char* name) {
-  cl.def(nb::new_([name](nb::args args, nb::kwargs kwargs) {
+  cl.def_static("__new__", [name](nb::handle cls, nb::args args, nb::kwargs kwargs) {
     return ConstructorFallback(name, std::move(args), std::move(kwargs));
-  }));
+  });
+  cl.def("__init__", [](nb::handle, nb::args, nb::kwargs) {});
 }
 
 void BindIR(nb::module_& m);

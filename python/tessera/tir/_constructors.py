@@ -189,6 +189,7 @@ for _name in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", 
 # Classes whose normaliser is running: a call that still does not match any C++ overload after
 # normalisation falls through to nanobind's error listing the signatures (no recursion).
 _active = set()
+_SIGNATURES = {}
 
 
 def _fallback(name, args, kwargs):
@@ -197,8 +198,11 @@ def _fallback(name, args, kwargs):
     normalise = _NORMALISERS.get(name)
     if normalise is None or name in _active:
         return None
+    signature = _SIGNATURES.get(name)
+    if signature is None:
+        signature = _SIGNATURES[name] = inspect.signature(normalise)
     try:
-        inspect.signature(normalise).bind(*args, **kwargs)
+        signature.bind(*args, **kwargs)
     except TypeError:
         return None
     _active.add(name)
