@@ -1,8 +1,10 @@
 // Bindings of the IR: DataType, Span, expression and statement nodes, buffers, functions, ops.
 #include "common.h"
+#include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
+#include "tessera/ir/printer_verbose.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_hash.h"
 
@@ -15,9 +17,13 @@ DataType DT(const std::string& s) { return DataType::Parse(s); }
 // The Python class dtypes are returned as (tessera.ir.DataType); owned for the process lifetime.
 PyObject* g_dtype_class = nullptr;
 
+// tessera.tir's normaliser of TVM's constructor spellings (Python values where nodes are
+// expected: `BufferStore(buf, 0.1, [0])`, `IterVar((0, 8), "v", 1)`); owned for the process.
+PyObject* g_constructor_fallback = nullptr;
+
 std::string Script(const ObjectRef& node, const std::string& ir_prefix, const std::string& tir_prefix,
                    bool syntax_sugar, bool show_meta, bool print_line_numbers,
-                   const std::vector<ObjectRef>& underline = {},
+                   bool verbose_expr, const std::vector<ObjectRef>& underline = {},
                    const std::vector<std::pair<ObjectRef, std::string>>& annotate = {}) {
   PrinterConfig cfg;
   cfg.ir_prefix = ir_prefix;
@@ -36,19 +42,67 @@ std::string Script(const ObjectRef& node, const std::string& ir_prefix, const st
       cfg.comments[obj.get()] = tag;
     }
   }
-  return CallWithLargeStack([&] { return AsScript(node, cfg); });
+  return CallWithLargeStack(
+      [&] { return verbose_expr ? AsVerboseScript(node, cfg) : AsScript(node, cfg); });
 }
 
 template <NodeKind K>
 void BindBinary(nb::module_& m, const char* name) {
   using N = BinaryOpNode<K>;
-  nb::class_<N, BinaryNode>(m, name).def(nb::new_([](Expr a, Expr b, std::optional<Span> span) {
-                                           return N::Make(a, b, OrEmpty(span));
-                                         }),
-                                         "a"_a, "b"_a, "span"_a = nb::none());
+  auto cls = nb::class_<N, BinaryNode>(m, name).def(
+      nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
+      "a"_a, "b"_a, "span"_a = nb::none());
+  WithConstructorFallback(cls, name);
+}
+
+// TVM's ir.PrimType / ir.PointerType: the type annotations a Var is built with. tessera's IR keeps
+// them as the Var's dtype and pointer (element, scope), so these are values, not IR nodes.
+struct PrimTypeAnnotation {
+  DataType dtype;
+};
+struct PointerTypeAnnotation {
+  PrimTypeAnnotation element;
+  std::string scope;
+};
+
+}  // namespace
+
+namespace {
+
+// Whether a constructor argument is already what the C++ overloads take: a node (or another
+// bound value), a string, None, an enum, or a list of those. Anything else (Python numbers,
+// tuples, dicts, ...) goes to the normaliser.
+bool IsBoundValue(nb::handle h) {
+  PyObject* o = h.ptr();
+  if (o == Py_None || PyUnicode_Check(o) || nb::inst_check(h)) return true;
+  if (PyLong_Check(o)) return !PyLong_CheckExact(o) && !PyBool_Check(o);  // an IntEnum
+  if (PyList_Check(o)) {
+    for (nb::handle item : nb::borrow<nb::list>(h)) {
+      if (!IsBoundValue(item)) return false;
+    }
+    return true;
+  }
+  if (PyDict_Check(o)) {  // annotations / attributes that are already nodes
+    for (auto [key, value] : nb::borrow<nb::dict>(h)) {
+      if (!PyUnicode_Check(key.ptr()) || !IsBoundValue(value)) return false;
+    }
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
+
+nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwargs) {
+  if (g_constructor_fallback == nullptr) throw nb::next_overload();
+  bool bound = true;
+  for (nb::handle a : args) bound = bound && IsBoundValue(a);
+  for (auto [key, value] : kwargs) bound = bound && IsBoundValue(value);
+  if (bound) throw nb::next_overload();  // the common case: no Python call
+  nb::object built = nb::handle(g_constructor_fallback)(name, args, kwargs);
+  if (built.is_none()) throw nb::next_overload();
+  return built;
+}
 
 nb::object PyDType(const DataType& t) {
   nb::str name(t.ToString().c_str());
@@ -85,26 +139,62 @@ void BindIR(nb::module_& m) {
         g_dtype_class = cls.release().ptr();
       },
       "cls"_a, "Register the Python class that dtypes returned to Python are instances of.");
+  m.def(
+      "_set_constructor_fallback",
+      [](nb::object fn) {
+        Py_XDECREF(g_constructor_fallback);
+        g_constructor_fallback = fn.release().ptr();
+      },
+      "fn"_a,
+      "Register fn(name, args, kwargs) -> node or None: TVM's spellings of node constructors.");
   m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
         "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
 
   m.def(
       "set_script_header_package", [](const std::string& name) { ScriptHeaderPackage() = name; },
       "name"_a, "The package printed headers name (\"tessera\", or \"tvm\" under tessera.compat).");
+  nb::class_<PrimTypeAnnotation>(m, "PrimType")
+      .def(nb::new_([](const std::string& t) { return PrimTypeAnnotation{DT(t)}; }), "dtype"_a)
+      .def_prop_ro("dtype", [](const PrimTypeAnnotation& p) { return PyDType(p.dtype); })
+      .def("__eq__", [](const PrimTypeAnnotation& a,
+                        const PrimTypeAnnotation& b) { return a.dtype == b.dtype; })
+      .def("__hash__", [](const PrimTypeAnnotation& p) { return p.dtype.Hash(); })
+      .def("script", [](const PrimTypeAnnotation& p) { return "T." + p.dtype.ToString(); })
+      .def("__str__", [](const PrimTypeAnnotation& p) { return "T." + p.dtype.ToString(); })
+      .def("__repr__", [](const PrimTypeAnnotation& p) { return "T." + p.dtype.ToString(); });
+  nb::class_<PointerTypeAnnotation>(m, "PointerType")
+      .def(nb::new_([](const PrimTypeAnnotation& e, const std::string& scope) {
+             return PointerTypeAnnotation{e, scope};
+           }),
+           "element_type"_a, "storage_scope"_a = "")
+      .def_prop_ro("element_type", [](const PointerTypeAnnotation& p) { return p.element; })
+      .def_ro("storage_scope", &PointerTypeAnnotation::scope)
+      .def("__eq__",
+           [](const PointerTypeAnnotation& a, const PointerTypeAnnotation& b) {
+             auto scope = [](const std::string& s) { return s.empty() ? "global" : s; };
+             return a.element.dtype == b.element.dtype && scope(a.scope) == scope(b.scope);
+           })
+      .def("script", [](const PointerTypeAnnotation& p) {
+        std::string text = "T.handle(\"" + p.element.dtype.ToString() + "\"";
+        if (!p.scope.empty()) text += ", \"" + p.scope + "\"";
+        return text + ")";
+      });
+
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
       .def("script",
            [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
-              bool sugar, bool show_meta, bool line_numbers,
+              bool sugar, bool show_meta, bool line_numbers, bool verbose_expr,
               std::optional<std::vector<ObjectRef>> underline,
               std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
              return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
+                           verbose_expr,
                            underline.value_or(std::vector<ObjectRef>{}),
                            annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
            },
            "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
-           "show_meta"_a = false, "print_line_numbers"_a = false,
+           "show_meta"_a = false, "print_line_numbers"_a = false, "verbose_expr"_a = false,
            "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
            "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
            "tag) pairs) mark nodes for diagnostics.")
@@ -134,11 +224,28 @@ void BindIR(nb::module_& m) {
            }),
            "value"_a, "span"_a = nb::none())
       .def_ro("value", &StringImmNode::value);
-  nb::class_<VarNode, ExprNode>(m, "Var")
+  auto var_class = nb::class_<VarNode, ExprNode>(m, "Var")
       .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
              return VarNode::Make(name, DT(t), OrEmpty(s));
            }),
            "name"_a, "dtype"_a, "span"_a = nb::none())
+      // tir.Var("p", ir.PointerType(ir.PrimType("float32"), "local")); TVM's "" scope is global.
+      .def(nb::new_([](const std::string& name, const PointerTypeAnnotation& t,
+                       std::optional<Span> s) {
+             return VarNode::MakePointer(name, t.element.dtype,
+                                         t.scope.empty() ? "global" : t.scope, OrEmpty(s));
+           }),
+           "name"_a, "dtype"_a, "span"_a = nb::none())
+      .def(nb::new_([](const std::string& name, const PrimTypeAnnotation& t,
+                       std::optional<Span> s) { return VarNode::Make(name, t.dtype, OrEmpty(s)); }),
+           "name"_a, "dtype"_a, "span"_a = nb::none())
+      .def_prop_ro("type_annotation",
+                   [](const VarNode& v) -> nb::object {
+                     if (v.pointer) {
+                       return nb::cast(PointerTypeAnnotation{{v.pointer->element}, v.pointer->scope});
+                     }
+                     return nb::cast(PrimTypeAnnotation{v.dtype});
+                   })
       .def_static(
           "pointer",
           [](const std::string& name, const std::string& elem, const std::string& scope,
@@ -156,17 +263,19 @@ void BindIR(nb::module_& m) {
         if (!v.pointer) return std::nullopt;
         return v.pointer->scope;
       });
+  WithConstructorFallback(var_class, "Var");
   nb::class_<SizeVarNode, VarNode>(m, "SizeVar")
       .def(nb::new_([](const std::string& name, const std::string& t, std::optional<Span> s) {
              return SizeVarNode::Make(name, DT(t), OrEmpty(s));
            }),
            "name"_a, "dtype"_a = "int32", "span"_a = nb::none());
-  nb::class_<CastNode, ExprNode>(m, "Cast")
+  auto cast_class = nb::class_<CastNode, ExprNode>(m, "Cast")
       .def(nb::new_([](const std::string& t, Expr v, std::optional<Span> s) {
              return CastNode::Make(DT(t), v, OrEmpty(s));
            }),
            "dtype"_a, "value"_a, "span"_a = nb::none())
       .def_ro("value", &CastNode::value);
+  WithConstructorFallback(cast_class, "Cast");
   nb::class_<BinaryNode, ExprNode>(m, "BinaryOp")
       .def_ro("a", &BinaryNode::a)
       .def_ro("b", &BinaryNode::b);
@@ -177,7 +286,7 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
            "a"_a, "span"_a = nb::none())
       .def_ro("a", &NotNode::a);
-  nb::class_<SelectNode, ExprNode>(m, "Select")
+  auto select_class = nb::class_<SelectNode, ExprNode>(m, "Select")
       .def(nb::new_([](Expr c, Expr t, Expr f, std::optional<Span> s) {
              return SelectNode::Make(c, t, f, OrEmpty(s));
            }),
@@ -185,7 +294,8 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &SelectNode::condition)
       .def_ro("true_value", &SelectNode::true_value)
       .def_ro("false_value", &SelectNode::false_value);
-  nb::class_<RampNode, ExprNode>(m, "Ramp")
+  WithConstructorFallback(select_class, "Select");
+  auto ramp_class = nb::class_<RampNode, ExprNode>(m, "Ramp")
       .def(nb::new_([](Expr b, Expr st, int lanes, std::optional<Span> s) {
              return RampNode::Make(b, st, lanes, OrEmpty(s));
            }),
@@ -193,13 +303,15 @@ void BindIR(nb::module_& m) {
       .def_ro("base", &RampNode::base)
       .def_ro("stride", &RampNode::stride)
       .def_ro("lanes", &RampNode::lanes);
-  nb::class_<BroadcastNode, ExprNode>(m, "Broadcast")
+  WithConstructorFallback(ramp_class, "Ramp");
+  auto broadcast_class = nb::class_<BroadcastNode, ExprNode>(m, "Broadcast")
       .def(nb::new_([](Expr v, int lanes, std::optional<Span> s) {
              return BroadcastNode::Make(v, lanes, OrEmpty(s));
            }),
            "value"_a, "lanes"_a, "span"_a = nb::none())
       .def_ro("value", &BroadcastNode::value)
       .def_ro("lanes", &BroadcastNode::lanes);
+  WithConstructorFallback(broadcast_class, "Broadcast");
   nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
       .def(nb::new_([](std::vector<Expr> v, std::vector<Expr> i, std::optional<Span> s) {
              return ShuffleNode::Make(v, i, OrEmpty(s));
@@ -207,7 +319,7 @@ void BindIR(nb::module_& m) {
            "vectors"_a, "indices"_a, "span"_a = nb::none())
       .def_ro("vectors", &ShuffleNode::vectors)
       .def_ro("indices", &ShuffleNode::indices);
-  nb::class_<LetNode, ExprNode>(m, "Let")
+  auto let_class = nb::class_<LetNode, ExprNode>(m, "Let")
       .def(nb::new_([](Var v, Expr val, Expr body, std::optional<Span> s) {
              return LetNode::Make(v, val, body, OrEmpty(s));
            }),
@@ -215,6 +327,7 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &LetNode::var)
       .def_ro("value", &LetNode::value)
       .def_ro("body", &LetNode::body);
+  WithConstructorFallback(let_class, "Let");
   nb::class_<CallNode, ExprNode>(m, "Call")
       .def(nb::new_(
                [](const std::string& t, ObjectRef op, std::vector<Expr> args,
@@ -223,7 +336,7 @@ void BindIR(nb::module_& m) {
       .def_ro("op", &CallNode::op)
       .def_ro("args", &CallNode::args)
       .def_prop_ro("op_name", &CallNode::op_name);
-  nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad")
+  auto bufferLoad_class = nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad")
       .def(nb::new_([](Buffer b, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferLoadNode::Make(b, idx, pred, OrEmpty(s));
            }),
@@ -231,14 +344,25 @@ void BindIR(nb::module_& m) {
       .def_ro("buffer", &BufferLoadNode::buffer)
       .def_ro("indices", &BufferLoadNode::indices)
       .def_ro("predicate", &BufferLoadNode::predicate);
+  WithConstructorFallback(bufferLoad_class, "BufferLoad");
 
-  nb::class_<RangeNode, Object>(m, "Range")
-      .def(nb::new_([](Expr min, Expr extent, std::optional<Span> s) {
-             return RangeNode::Make(min, extent, OrEmpty(s));
+  // TVM's Range(begin, end): [begin, end), or [0, begin) without an end.
+  auto range_class = nb::class_<RangeNode, Object>(m, "Range")
+      .def(nb::new_([](Expr begin, Expr end, std::optional<Span> s) {
+             if (!end) return RangeNode::Make(IntConst(begin->dtype, 0), begin, OrEmpty(s));
+             bool zero = begin->kind == NodeKind::kIntImm && As<IntImmNode>(begin)->value == 0;
+             return RangeNode::Make(begin, zero ? end : SubE(end, begin), OrEmpty(s));
            }),
-           "min"_a, "extent"_a, "span"_a = nb::none())
+           "begin"_a, "end"_a.none() = nb::none(), "span"_a = nb::none())
+      .def_static(
+          "from_min_extent",
+          [](Expr min, Expr extent, std::optional<Span> s) {
+            return RangeNode::Make(min, extent, OrEmpty(s));
+          },
+          "min"_a, "extent"_a, "span"_a = nb::none())
       .def_ro("min", &RangeNode::min)
       .def_ro("extent", &RangeNode::extent);
+  WithConstructorFallback(range_class, "Range");
   nb::class_<ArrayNode, Object>(m, "Array")
       .def(nb::new_([](std::vector<ObjectRef> items) { return ArrayNode::Make(items); }), "items"_a)
       .def_ro("items", &ArrayNode::items)
@@ -316,19 +440,19 @@ void BindIR(nb::module_& m) {
 
   // ---- statements ----
   nb::class_<StmtNode, Object>(m, "Stmt").def_ro("span", &StmtNode::span);
-  nb::enum_<ForKind>(m, "ForKind")
+  nb::enum_<ForKind>(m, "ForKind", nb::is_arithmetic())
       .value("SERIAL", ForKind::kSerial)
       .value("PARALLEL", ForKind::kParallel)
       .value("VECTORIZED", ForKind::kVectorized)
       .value("UNROLLED", ForKind::kUnrolled)
       .value("THREAD_BINDING", ForKind::kThreadBinding);
-  nb::enum_<IterVarType>(m, "IterVarType")
+  nb::enum_<IterVarType>(m, "IterVarType", nb::is_arithmetic())
       .value("DataPar", IterVarType::kDataPar)
       .value("ThreadIndex", IterVarType::kThreadIndex)
       .value("CommReduce", IterVarType::kCommReduce)
       .value("Ordered", IterVarType::kOrdered)
       .value("Opaque", IterVarType::kOpaque);
-  nb::class_<IterVarNode, Object>(m, "IterVar")
+  auto iterVar_class = nb::class_<IterVarNode, Object>(m, "IterVar")
       .def(nb::new_(
                [](Range dom, Var v, IterVarType t, const std::string& tag, std::optional<Span> s) {
                  return IterVarNode::Make(dom, v, t, tag, OrEmpty(s));
@@ -338,7 +462,8 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &IterVarNode::var)
       .def_ro("iter_type", &IterVarNode::iter_type)
       .def_ro("thread_tag", &IterVarNode::thread_tag);
-  nb::class_<LetStmtNode, StmtNode>(m, "LetStmt")
+  WithConstructorFallback(iterVar_class, "IterVar");
+  auto letStmt_class = nb::class_<LetStmtNode, StmtNode>(m, "LetStmt")
       .def(nb::new_([](Var v, Expr val, Stmt body, std::optional<Span> s) {
              return LetStmtNode::Make(v, val, body, OrEmpty(s));
            }),
@@ -346,7 +471,8 @@ void BindIR(nb::module_& m) {
       .def_ro("var", &LetStmtNode::var)
       .def_ro("value", &LetStmtNode::value)
       .def_ro("body", &LetStmtNode::body);
-  nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt")
+  WithConstructorFallback(letStmt_class, "LetStmt");
+  auto attrStmt_class = nb::class_<AttrStmtNode, StmtNode>(m, "AttrStmt")
       .def(nb::new_([](ObjectRef node, const std::string& key, Expr v, Stmt body,
                        std::optional<Span> s) {
              return AttrStmtNode::Make(node, key, v, body, OrEmpty(s));
@@ -356,7 +482,8 @@ void BindIR(nb::module_& m) {
       .def_ro("attr_key", &AttrStmtNode::attr_key)
       .def_ro("value", &AttrStmtNode::value)
       .def_ro("body", &AttrStmtNode::body);
-  nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
+  WithConstructorFallback(attrStmt_class, "AttrStmt");
+  auto assertStmt_class = nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
       .def(nb::new_([](Expr c, Expr msg, Stmt body, std::optional<Span> s) {
              return AssertStmtNode::Make(c, msg, body, OrEmpty(s));
            }),
@@ -364,7 +491,8 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &AssertStmtNode::condition)
       .def_ro("message", &AssertStmtNode::message)
       .def_ro("body", &AssertStmtNode::body);
-  nb::class_<BufferStoreNode, StmtNode>(m, "BufferStore")
+  WithConstructorFallback(assertStmt_class, "AssertStmt");
+  auto bufferStore_class = nb::class_<BufferStoreNode, StmtNode>(m, "BufferStore")
       .def(nb::new_([](Buffer b, Expr v, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferStoreNode::Make(b, v, idx, pred, OrEmpty(s));
            }),
@@ -374,7 +502,8 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &BufferStoreNode::value)
       .def_ro("indices", &BufferStoreNode::indices)
       .def_ro("predicate", &BufferStoreNode::predicate);
-  nb::class_<AllocateNode, StmtNode>(m, "Allocate")
+  WithConstructorFallback(bufferStore_class, "BufferStore");
+  auto allocate_class = nb::class_<AllocateNode, StmtNode>(m, "Allocate")
       .def(nb::new_([](Var v, const std::string& t, std::vector<Expr> ext, Expr cond, Stmt body,
                        AttrMap ann, std::optional<Span> s) {
              return AllocateNode::Make(v, DT(t), ext, cond, body, ann, OrEmpty(s));
@@ -387,6 +516,7 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &AllocateNode::condition)
       .def_ro("body", &AllocateNode::body)
       .def_ro("annotations", &AllocateNode::annotations);
+  WithConstructorFallback(allocate_class, "Allocate");
   nb::class_<DeclBufferNode, StmtNode>(m, "DeclBuffer")
       .def(nb::new_([](Buffer b, Stmt body, std::optional<Span> s) {
              return DeclBufferNode::Make(b, body, OrEmpty(s));
@@ -394,7 +524,7 @@ void BindIR(nb::module_& m) {
            "buffer"_a, "body"_a, "span"_a = nb::none())
       .def_ro("buffer", &DeclBufferNode::buffer)
       .def_ro("body", &DeclBufferNode::body);
-  nb::class_<ForNode, StmtNode>(m, "For")
+  auto for_class = nb::class_<ForNode, StmtNode>(m, "For")
       .def(nb::new_([](Var v, Expr min, Expr ext, ForKind k, Stmt body, IterVar tb, AttrMap ann,
                        std::optional<Span> s) {
              return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s));
@@ -409,6 +539,7 @@ void BindIR(nb::module_& m) {
       .def_ro("body", &ForNode::body)
       .def_ro("thread_binding", &ForNode::thread_binding)
       .def_ro("annotations", &ForNode::annotations);
+  WithConstructorFallback(for_class, "For");
   nb::class_<WhileNode, StmtNode>(m, "While")
       .def(nb::new_([](Expr c, Stmt body, std::optional<Span> s) {
              return WhileNode::Make(c, body, OrEmpty(s));
@@ -416,7 +547,7 @@ void BindIR(nb::module_& m) {
            "condition"_a, "body"_a, "span"_a = nb::none())
       .def_ro("condition", &WhileNode::condition)
       .def_ro("body", &WhileNode::body);
-  nb::class_<IfThenElseNode, StmtNode>(m, "IfThenElse")
+  auto ifThenElse_class = nb::class_<IfThenElseNode, StmtNode>(m, "IfThenElse")
       .def(nb::new_([](Expr c, Stmt t, Stmt e, std::optional<Span> s) {
              return IfThenElseNode::Make(c, t, e, OrEmpty(s));
            }),
@@ -424,6 +555,7 @@ void BindIR(nb::module_& m) {
       .def_ro("condition", &IfThenElseNode::condition)
       .def_ro("then_case", &IfThenElseNode::then_case)
       .def_ro("else_case", &IfThenElseNode::else_case);
+  WithConstructorFallback(ifThenElse_class, "IfThenElse");
   nb::class_<SeqStmtNode, StmtNode>(m, "SeqStmt")
       .def(nb::new_([](std::vector<Stmt> seq, std::optional<Span> s) {
              return SeqStmtNode::Make(seq, OrEmpty(s));
@@ -446,14 +578,22 @@ void BindIR(nb::module_& m) {
   nb::class_<GlobalVarNode, Object>(m, "GlobalVar")
       .def(nb::new_([](const std::string& n) { return GlobalVarNode::Make(n); }), "name_hint"_a)
       .def_ro("name_hint", &GlobalVarNode::name_hint);
-  nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
-      .def(nb::new_([](std::vector<Var> params, Stmt body, const std::string& ret,
-                       std::vector<std::pair<Var, Buffer>> bmap, AttrMap attrs,
-                       std::optional<Span> s) {
-             return PrimFuncNode::Make(params, bmap, body, DT(ret), attrs, OrEmpty(s));
+  auto primFunc_class = nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
+      // ret_type: a dtype name, an ir.PrimType, or None (void), as TVM takes it.
+      .def(nb::new_([](std::vector<Var> params, Stmt body, nb::object ret,
+                       std::optional<std::vector<std::pair<Var, Buffer>>> bmap,
+                       std::optional<AttrMap> attrs, std::optional<Span> s) {
+             DataType ret_type = DataType::Void();
+             if (nb::isinstance<PrimTypeAnnotation>(ret)) {
+               ret_type = nb::cast<PrimTypeAnnotation>(ret).dtype;
+             } else if (!ret.is_none()) {
+               ret_type = DT(nb::cast<std::string>(nb::str(ret)));
+             }
+             return PrimFuncNode::Make(params, bmap.value_or(std::vector<std::pair<Var, Buffer>>{}),
+                                       body, ret_type, attrs.value_or(AttrMap{}), OrEmpty(s));
            }),
-           "params"_a, "body"_a, "ret_type"_a = "void",
-           "buffer_map"_a = std::vector<std::pair<Var, Buffer>>(), "attrs"_a = AttrMap(),
+           "params"_a, "body"_a, "ret_type"_a.none() = nb::none(),
+           "buffer_map"_a.none() = nb::none(), "attrs"_a.none() = nb::none(),
            "span"_a = nb::none())
       .def_ro("params", &PrimFuncNode::params)
       .def_ro("buffer_map", &PrimFuncNode::buffer_map)
@@ -473,14 +613,22 @@ void BindIR(nb::module_& m) {
              return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
            })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
+  WithConstructorFallback(primFunc_class, "PrimFunc");
   nb::class_<IRModuleNode, Object>(m, "IRModule")
       .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {
              return IRModuleNode::Make(fns, attrs);
            }),
            "functions"_a = std::vector<std::pair<GlobalVar, PrimFunc>>(), "attrs"_a = AttrMap())
-      // TVM's IRModule({"main": func}) / IRModule({GlobalVar("main"): func}), in dict order.
-      .def(nb::new_([](nb::dict fns, nb::object attrs) {
+      // TVM's IRModule({"main": func}) / IRModule({GlobalVar("main"): func}), in dict order;
+      // IRModule(None, None) is the empty module.
+      .def(nb::new_([](nb::object functions, nb::object attrs) {
              std::vector<std::pair<GlobalVar, PrimFunc>> entries;
+             if (!functions.is_none() && !nb::isinstance<nb::dict>(functions)) {
+               TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+                   << "IRModule: functions must be a dict of name -> PrimFunc, got "
+                   << nb::str(functions.type()).c_str();
+             }
+             nb::dict fns = functions.is_none() ? nb::dict() : nb::borrow<nb::dict>(functions);
              for (auto [key, value] : fns) {
                GlobalVar gv = nb::isinstance<GlobalVarNode>(key)
                                   ? nb::cast<GlobalVar>(key)
@@ -495,7 +643,7 @@ void BindIR(nb::module_& m) {
              AttrMap attr_map = attrs.is_none() ? AttrMap() : nb::cast<AttrMap>(attrs);
              return IRModuleNode::Make(std::move(entries), std::move(attr_map));
            }),
-           "functions"_a, "attrs"_a = nb::none())
+           "functions"_a.none(), "attrs"_a.none() = nb::none())
       .def_static("from_func", &IRModuleNode::FromFunc, "func"_a, "name"_a = "main")
       // TVM's from_expr: the function's global_symbol names it, else "main".
       .def_static(

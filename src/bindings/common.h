@@ -29,6 +29,23 @@ inline Span OrEmpty(const std::optional<Span>& s) { return s ? *s : Span(); }
  *  that class has registered itself with `_core._set_dtype_class`, else a plain str. */
 nb::object PyDType(const DataType& t);
 
+/*! \brief The node `name` built by tessera.tir's normaliser from TVM's spellings of its
+ *  constructor arguments (Python numbers for expressions, tuples for ranges, None for defaults);
+ *  throws nb::next_overload when the normaliser does not apply, so the other overloads and
+ *  nanobind's error message stay as they are. */
+nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwargs);
+
+/*! \brief Adds the normaliser above as the last overload of `cl`'s constructor, so that calls
+ *  whose arguments are nodes never reach it. (A `__new__(cls, *args, **kwargs)` added by hand:
+ *  nb::new_ would take it for a zero-argument constructor, which must come first.) */
+template <class Class>
+void WithConstructorFallback(Class& cl, const char* name) {
+  cl.def_static("__new__", [name](nb::handle cls, nb::args args, nb::kwargs kwargs) {
+    return ConstructorFallback(name, std::move(args), std::move(kwargs));
+  });
+  cl.def("__init__", [](nb::handle, nb::args, nb::kwargs) {});
+}
+
 void BindIR(nb::module_& m);
 void BindBuilder(nb::module_& m);
 void BindTIR(nb::module_& m);

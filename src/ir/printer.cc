@@ -1,5 +1,6 @@
 // TVMScript printer: renders IR as Python text that the tessera.script parser reads back.
 #include "tessera/ir/printer.h"
+#include "tessera/ir/printer_verbose.h"
 
 #include <algorithm>
 #include <cctype>
@@ -163,6 +164,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
  public:
   explicit ScriptPrinter(const PrinterConfig& cfg) : cfg_(cfg) {}
 
+  void set_verbose_expr(bool verbose) { verbose_expr_ = verbose; }
+
   std::string Print(const ObjectRef& node) {
     if (!node) {
       Emit("None");
@@ -175,6 +178,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
       VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    } else if (auto* range = AsPtr<RangeNode>(node)) {
+      Emit(I("Range") + "(" + ExprText(range->min) + ", " + StopText(range->min, range->extent) +
+           ")");
+    } else if (verbose_expr_) {
+      // The free variables and buffers the object uses are declared above it
+      // (`a = T.int32()`, `A = T.Buffer(...)`), then the object itself prints.
+      BeginScope();
+      Emit(ObjectText(node));
     } else if (auto* buf = AsPtr<BufferNode>(node)) {
       Emit(T("Buffer") + "(" + BufferArgs(buf, /*with_data=*/false) + ")");
     } else {
@@ -967,7 +978,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
 
   Doc Infix(const BinaryNode* op, const char* symbol, int prec) {
     Doc a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (a.literal && b.literal) a = {T("int32") + "(" + a.text + ")"};
+    // As TVM: an operator between two constants prints as its node (`T.Add(1, 2)`), since
+    // `1 + 2` would fold when read back.
+    auto is_const = [](const Expr& e) {
+      return e->kind == NodeKind::kIntImm || e->kind == NodeKind::kFloatImm;
+    };
+    if (is_const(op->a) && is_const(op->b)) {
+      return CallDoc(T(NodeKindName(op->kind)), std::vector<std::string>{a.text, b.text});
+    }
     // Comparisons chain in Python (`a < b < c`), so a comparison operand is parenthesised.
     int left_min = prec == kCompare ? prec + 1 : prec;
     return {Paren(a, left_min) + " " + symbol + " " + Paren(b, prec + 1), prec};
@@ -1082,6 +1100,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::unordered_map<const VarNode*, Anchor> var_anchor_;
   /*! \brief Enclosing loops by variable, for `T.axis.remap`. */
   std::unordered_map<const VarNode*, const ForNode*> loops_;
+  /*! \brief Whether an expression printed alone declares what it uses (AsVerboseScript). */
+  bool verbose_expr_ = false;
 };
 
 }  // namespace
@@ -1093,6 +1113,12 @@ std::string& ScriptHeaderPackage() {
 
 std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg) {
   return ScriptPrinter(cfg).Print(node);
+}
+
+std::string AsVerboseScript(const ObjectRef& node, const PrinterConfig& cfg) {
+  ScriptPrinter printer(cfg);
+  printer.set_verbose_expr(true);
+  return printer.Print(node);
 }
 
 }  // namespace tessera

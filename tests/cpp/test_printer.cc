@@ -15,6 +15,7 @@
 #include "tessera/ir/function.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
+#include "tessera/ir/printer_verbose.h"
 #include "tessera/ir/stmt.h"
 
 namespace tessera {
@@ -314,8 +315,9 @@ std::vector<Golden> ExpressionGoldens() {
        "A.vload([T.Ramp(a, 1, 4)], predicate=T.Broadcast(T.bool(True), 4))"},
       {Load(scalar, {}), "S[()]"},
       // Python folds an operator between two int literals; one keeps its T.int32 to stay a node.
-      {Add(C(1), C(2)), "T.int32(1) + 2"},
-      {LT(C(-1), C(2)), "T.int32(-1) < 2"},
+      {Add(C(1), C(2)), "T.Add(1, 2)"},
+      {LT(C(-1), C(2)), "T.LT(-1, 2)"},
+      {Mul(F(1.5), F(2)), "T.Mul(T.float32(1.5), T.float32(2.0))"},
   };
 }
 
@@ -325,6 +327,21 @@ TEST(Printer, ExpressionKinds) {
   cfg.syntax_sugar = false;
   Buffer buf = BufferNode::Decl("A", kF32, {C(16)});
   EXPECT_EQ(AsScript(Load(buf, {RampNode::Make(V("a"), C(1), 4)}), cfg), "A[T.Ramp(a, 1, 4)]");
+}
+
+// TVM's verbose_expr: an expression printed alone declares its free variables and buffers.
+TEST(Printer, VerboseExpressionDeclaresWhatItUses) {
+  PrinterConfig cfg;
+  Var a = V("a", kF32);
+  Buffer buf = BufferNode::Decl("A", DataType::Float(16), {C(8)});
+  EXPECT_EQ(AsVerboseScript(a, cfg), "a = T.float32()\na");
+  EXPECT_EQ(AsVerboseScript(Add(V("i"), V("j")), cfg), "i = T.int32()\nj = T.int32()\ni + j");
+  EXPECT_EQ(AsVerboseScript(buf, cfg), "A = T.Buffer((8,), \"float16\")\nA");
+  EXPECT_EQ(AsVerboseScript(Load(buf, {V("k")}), cfg),
+            "k = T.int32()\nA = T.Buffer((8,), \"float16\")\nA[k]");
+  // Without it, as before: no declarations.
+  EXPECT_EQ(AsScript(a, cfg), "a");
+  EXPECT_EQ(AsScript(buf, cfg), "T.Buffer((8,), \"float16\")");
 }
 
 std::vector<Golden> PrecedenceGoldens() {
@@ -471,7 +488,7 @@ TEST(Printer, ControlFlowAttributesAndPredicates) { ExpectGoldens(ControlGoldens
 
 TEST(Printer, OtherObjectsAndOptions) {
   EXPECT_EQ(AsScript(nullptr), "None");
-  EXPECT_EQ(AsScript(RangeNode::Make(C(2), C(3))), "T.Range(2, 5)");
+  EXPECT_EQ(AsScript(RangeNode::Make(C(2), C(3))), "I.Range(2, 5)");  // as TVM prints it alone
   EXPECT_EQ(AsScript(BufferNode::Decl("A", kF32, {C(2)}, "local")),
             "T.Buffer((2,), \"float32\", scope=\"local\")");
   EXPECT_EQ(AsScript(ArrayNode::Make({C(1), Str("s")})), "[1, \"s\"]");

@@ -8,12 +8,35 @@ GlobalVar = _core.GlobalVar
 Op = _core.Op
 Span = _core.Span
 Range = _core.Range
+PrimType, PointerType = _core.PrimType, _core.PointerType
+
+
+def _type_script_method(text):
+    def script(self, **options):
+        """TVMScript of the type (``T.float32``, ``T.handle("int32", "global")``); the printing
+        options of ``Object.script`` are accepted and change nothing here."""
+        return text(self)
+
+    return script
+
+
+if not hasattr(PrimType, "_script_text"):
+    for _cls in (PrimType, PointerType):
+        _cls._script_text = _cls.script
+        _cls.script = _type_script_method(_cls._script_text)
 from .dtype import DataType, DataTypeCode  # noqa: E402,F401
+
+
+def _as_node(value):
+    """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
+    if isinstance(value, (list, tuple)):
+        return _core.Array([_as_node(v) for v in value])
+    return value
 
 
 def structural_equal(a, b, map_free_vars=False):
     """Whether two IR objects are the same program up to the names of bound variables."""
-    return _core.structural_equal(a, b, map_free_vars)
+    return _core.structural_equal(_as_node(a), _as_node(b), map_free_vars)
 
 
 def structural_hash(node, map_free_vars=False):
@@ -26,6 +49,7 @@ def assert_structural_equal(a, b, map_free_vars=False):
 
     >>> assert_structural_equal(mod_after_pass, expected_mod)
     """
+    a, b = _as_node(a), _as_node(b)
     why = _core.structural_equal_failure(a, b, map_free_vars)
     if why:
         raise TesseraValueError(
@@ -39,8 +63,9 @@ _script = _core.Object.script
 def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", syntax_sugar=True,
                    verbose_expr=False, print_line_numbers=False, path_to_underline=None,
                    obj_to_annotate=None, path_to_annotate=None):
-    """TVMScript text of this IR object (``verbose_expr`` is accepted for TVM compatibility;
-    every node has a literal form, so there is no metadata section).
+    """TVMScript text of this IR object (every node has a literal form, so there is no metadata
+    section). ``verbose_expr`` declares the free variables and buffers of an expression (or
+    another object that is not a statement, function or module) above it, as TVM does.
 
     ``path_to_underline`` (statements, or AccessPaths to them, in a list) underlines the first
     line of each; ``obj_to_annotate`` (statement -> tag) and ``path_to_annotate`` (AccessPath ->
@@ -61,6 +86,7 @@ def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", synt
     annotate = annotate or None
     return _script(self, ir_prefix=ir_prefix, tir_prefix=tir_prefix, syntax_sugar=syntax_sugar,
                    show_meta=show_meta, print_line_numbers=print_line_numbers,
+                   verbose_expr=bool(verbose_expr),
                    path_to_underline=path_to_underline, obj_to_annotate=annotate)
 
 
@@ -157,3 +183,5 @@ if not getattr(_core.Object.script, "_tessera_wrapped", False):
     _core.Object.script = _object_script
     _core.Object.show = _object_show
     _core.IRModule.__getitem__ = _module_getitem
+    # As TVM: a module's or a function's repr is its TVMScript.
+    _core.IRModule.__repr__ = _core.PrimFunc.__repr__ = lambda self: str(self)

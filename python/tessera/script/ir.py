@@ -45,3 +45,11 @@ def module_attrs(attrs):
 def module_global_infos(infos):
     """Accepted for compatibility with TVMScript; tessera modules keep no global infos."""
     return None
+
+
+def Range(begin, end=None, *, span=None):  # noqa: N802 - TVMScript's name
+    """``I.Range(begin, end)``: the half-open range [begin, end) (as ``T.Range``; a Range printed
+    alone reads ``I.Range(0, 10)``)."""
+    from .tir.ops import Range as _tir_range
+
+    return _tir_range(begin, end, span=span)

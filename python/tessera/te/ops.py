@@ -55,7 +55,7 @@ def thread_axis(dom=None, tag="", name="", span=None):
         if not isinstance(dom, (tuple, list)) or len(dom) != 2:
             raise TesseraTypeError(f"te.thread_axis: dom must be a (begin, end) pair or a Range, got {dom!r}")
         begin, end = (expr_ops._index(d) for d in dom)
-        dom = _core.Range(begin, expr_ops.convert(expr_ops.extent_between(begin, end), begin.dtype))
+        dom = _core.Range.from_min_extent(begin, expr_ops.convert(expr_ops.extent_between(begin, end), begin.dtype))
     var = _core.Var(name or tag, "int32")
     return _core.IterVar(dom, var, _core.IterVarType.ThreadIndex, tag, span)
 

@@ -24,7 +24,7 @@ def reduce_axis(dom, name="rv"):
     start = expr_ops._index(start)
     stop = expr_ops._index(stop) if isinstance(stop, int) else expr_ops.convert(stop, start.dtype)
     extent = expr_ops.convert(expr_ops.extent_between(start, stop), start.dtype)
-    return _te.reduce_axis(_core.Range(start, extent), name)
+    return _te.reduce_axis(_core.Range.from_min_extent(start, extent), name)
 
 
 def _axes(axis, name):

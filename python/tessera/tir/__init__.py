@@ -40,6 +40,7 @@ def op(name):
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401
 from . import stmt_functor  # noqa: E402,F401
+from . import _constructors  # noqa: E402,F401 - TVM's spellings of the node constructors
 from . import index_map as _index_map  # noqa: E402,F401 - IndexMap.from_func
 from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
                      call_packed_lowered, decl_buffer)

@@ -362,10 +362,10 @@ class BufferSlice:
                 start = _index(start, self.span)
                 extent = extent_between(start, stop, self.span)
                 extent = convert(extent, start.dtype, self.span)
-                ranges.append(_core.Range(start, extent, self.span))
+                ranges.append(_core.Range.from_min_extent(start, extent, self.span))
             else:
                 index = _index(index, self.span)
-                ranges.append(_core.Range(index, const(1, index.dtype, self.span), self.span))
+                ranges.append(_core.Range.from_min_extent(index, const(1, index.dtype, self.span), self.span))
         return _core.BufferRegion(self.buffer, ranges, self.span)
 
     def indices_as_exprs(self):
@@ -421,9 +421,9 @@ def to_region(value, span=None):
         ranges = []
         for index in value.indices:
             if isinstance(index, _core.Ramp) and isinstance(index.stride, _core.IntImm) and index.stride.value == 1:
-                ranges.append(_core.Range(index.base, const(index.lanes, index.base.dtype), span))
+                ranges.append(_core.Range.from_min_extent(index.base, const(index.lanes, index.base.dtype), span))
             else:
-                ranges.append(_core.Range(index, const(1, index.dtype), span))
+                ranges.append(_core.Range.from_min_extent(index, const(1, index.dtype), span))
         return _core.BufferRegion(value.buffer, ranges, span)
     if isinstance(value, _core.Buffer):
         return _core.BufferRegion.full_region(value, span)
@@ -501,6 +501,18 @@ def _install():
     P.astype = _astype
     _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
     _core.IterVar.__hash__ = lambda self: id(self)
+    # As TVM: a string constant equals its Python string (annotation values read back).
+    _core.StringImm.__eq__ = _string_eq
+    _core.StringImm.__ne__ = lambda self, other: not _string_eq(self, other)
+    _core.StringImm.__hash__ = lambda self: hash(self.value)
+
+
+def _string_eq(self, other):
+    if isinstance(other, str):
+        return self.value == other
+    if isinstance(other, _core.StringImm):
+        return self.value == other.value
+    return False
 
 
 _install()

@@ -46,10 +46,15 @@ def from_func(mapping, ndim=None, inverse_index_map=None, *, index_dtype="int64"
 _core.IndexMap.from_func = staticmethod(from_func)
 
 
+# The C++ constructor by minimum and extent (nodes only), kept before the wrapper replaces it.
+if not hasattr(_core.Range, "_from_min_extent_nodes"):
+    _core.Range._from_min_extent_nodes = _core.Range.from_min_extent
+
+
 def _range_from_min_extent(min_value, extent, span=None):
     """``Range.from_min_extent(min, extent)`` (TVM's constructor by minimum and extent)."""
     lo = expr_ops.convert(min_value)
-    return _core.Range(lo, expr_ops.convert(extent, lo.dtype), span)
+    return _core.Range._from_min_extent_nodes(lo, expr_ops.convert(extent, lo.dtype), span)
 
 
 _core.Range.from_min_extent = staticmethod(_range_from_min_extent)

@@ -20,7 +20,7 @@ __all__ = [
     "indexdiv", "indexmod", "ceildiv", "div", "if_then_else", "min_value", "max_value",
     "infinity", "all", "any", "call_extern", "call_pure_extern", "call_intrin", "reinterpret",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right",
-    "ret", "const", "cast", "vscale",
+    "ret", "const", "cast", "vscale", "call_llvm_intrin", "call_llvm_pure_intrin",
 ]
 
 _g = globals()
@@ -45,6 +45,23 @@ def call_extern(dtype, func_name, *args, span=None):
 def call_pure_extern(dtype, func_name, *args, span=None):
     """``call_extern`` of a function without side effects."""
     return _ops.call_pure_extern("void" if dtype == "" else dtype, func_name, *args, span=span)
+
+
+def call_llvm_intrin(dtype, name, *args, span=None):
+    """``call_llvm_intrin("int32x4", "llvm.donothing", ...)``: the ``tir.call_llvm_intrin`` call
+    (as ``T.call_llvm_intrin``); it parses, prints and round-trips."""
+    from ..script import tir as T
+
+    return T.call_llvm_intrin(dtype, name, *args)
+
+
+def call_llvm_pure_intrin(dtype, name, *args, span=None):
+    """``call_llvm_intrin`` of an intrinsic without side effects."""
+    from ..script import tir as T
+
+    return T.call_llvm_pure_intrin(dtype, name, *args)
+
+
 reinterpret = _ops.reinterpret
 bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
     _ops.bitwise_and, _ops.bitwise_or, _ops.bitwise_xor, _ops.bitwise_not)

@@ -240,3 +240,20 @@ def test_constant_index_out_of_bounds():
             B[T.Ramp(0, 1, 4)] = A[T.Ramp(6, 1, 4)]  # ramp-oob
 
     check(err, "ramp-oob", "Index 9 is out of bounds for dimension 0 of buffer A (extent 8)")
+
+
+def test_return_of_a_statement_in_a_void_function():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(a: T.handle) -> None:
+            return T.evaluate(0)  # return-statement
+    check(err, "return-statement", "return annotation")
+
+
+def test_block_with_as_name():
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f():
+            with T.block("root") as x:  # block-as
+                T.evaluate(0)
+    check(err, "block-as", "binds no name")

@@ -1,6 +1,7 @@
 """``@T.prim_func`` and ``@T.macro``: parse decorated Python functions into TIR."""
 
 import functools
+import sys
 import inspect
 
 from ... import _core
@@ -86,12 +87,30 @@ def prim_func(func=None, *, private=False, check_well_formed=True):
     with the module, where ``cls.f(...)`` calls its other functions.
     """
 
+    # Annotations are evaluated where the function is defined, so names that only they use
+    # (`T.Buffer((1,), dtype)` in a generator) are the defining scope's locals, not closure cells.
+    defining_scope = sys._getframe(1).f_locals
+
     def wrap(f):
         if _in_class_body(f):
             return DeferredPrimFunc(f, private, check_well_formed)
-        return parse(f, private=private, check=check_well_formed)
+        return parse(f, env=_definition_env(f, defining_scope), private=private,
+                     check=check_well_formed)
 
     return wrap if func is None else wrap(func)
+
+
+def _definition_env(func, defining_scope):
+    """Globals, then the defining scope's locals, then the closure (as Python resolves them)."""
+    env = dict(func.__globals__)
+    if defining_scope is not func.__globals__:
+        env.update(defining_scope)
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        try:
+            env[name] = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            pass
+    return env
 
 
 class MacroObject:

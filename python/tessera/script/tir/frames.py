@@ -252,6 +252,9 @@ class BlockFrame(Frame):
         self.no_realize = no_realize
 
     def enter(self, parser, node, name):
+        if name is not None:
+            raise TesseraValueError(f"'with T.block(...) as {name}': a block binds no name with 'as' "
+                                    "(its iterators come from T.axis)")
         parser.begin_block(self.name, self.no_realize, node)
 
     def exit(self, parser):
@@ -462,9 +465,9 @@ def _dom(dom, dtype):
         begin, end = dom
         begin = convert(begin, dtype)
         extent = convert(expr_ops.extent_between(begin, end), dtype)
-        return _core.Range(begin, extent)
+        return _core.Range.from_min_extent(begin, extent)
     extent = convert(dom, dtype)
-    return _core.Range(expr_ops.const(0, extent.dtype), extent)
+    return _core.Range.from_min_extent(expr_ops.const(0, extent.dtype), extent)
 
 
 def _axis(kind, what):
@@ -509,7 +512,7 @@ class _Axis:
                     f"T.axis.remap binds iterators to loop variables; {value} is not one")
             name = parser.take_name("v")
             iter_type = _core.IterVarType.DataPar if kind == "S" else _core.IterVarType.CommReduce
-            out.append(parser.define_block_iter(name, _core.Range(*loop), value, iter_type))
+            out.append(parser.define_block_iter(name, _core.Range.from_min_extent(*loop), value, iter_type))
         return out[0] if len(out) == 1 else out
 
 

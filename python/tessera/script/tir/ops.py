@@ -421,7 +421,7 @@ def Range(begin, end=None, *, span=None):
         begin = expr_ops.const(begin, end.dtype)
     begin = convert(begin)
     extent = convert(expr_ops.extent_between(begin, end), begin.dtype)
-    return _core.Range(begin, extent, span)
+    return _core.Range.from_min_extent(begin, extent, span)
 
 
 @builtin

@@ -400,7 +400,7 @@ class TIRParser(ExprParsing, Parser):
                     var = _core.Var(target.id, dtype, self.span(target))
                     thread = None
                     if spec.thread is not None:
-                        thread = _core.IterVar(_core.Range(start_e, extent), _core.Var(spec.thread, dtype),
+                        thread = _core.IterVar(_core.Range.from_min_extent(start_e, extent), _core.Var(spec.thread, dtype),
                                                _core.IterVarType.ThreadIndex, spec.thread)
                     self.builder.begin_for(var, start_e, extent, spec.kind, thread,
                                            to_attrs(spec.annotations), self.span(node))
@@ -535,8 +535,10 @@ class TIRParser(ExprParsing, Parser):
         if self.macro_depth > 0:
             raise MacroReturn(value)
         if self.ret_dtype is None:
-            if value is None:
+            plain = node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+            if plain:
                 return
+            # `return T.evaluate(0)` too: a function without a return type returns nothing.
             raise self.error(node, "returning a value needs a return annotation (-> T.int32)")
         if value is None:
             raise self.error(node, f"this function must return a {self.ret_dtype}")

@@ -1,0 +1,139 @@
+"""Node constructors with TVM's argument spellings (Python numbers, tuples, None, int kinds),
+PrimType/PointerType, and Range's (begin, end) meaning; compared with TVMScript."""
+
+import pytest
+
+from tessera import ir, tir
+from tessera.script import tir as T
+
+
+@T.prim_func
+def _expected_store(A: T.Buffer((4, 8), "float32")):
+    for i in range(8):
+        A[0, i] = T.float32(0.5)
+
+
+def test_prim_func_from_python_values():
+    a = tir.Var("a", "handle")
+    buf = tir.decl_buffer((4, 8), "float32", name="A")
+    i = tir.Var("i", "int32")
+    body = tir.For(i, 0, 8, 0, tir.BufferStore(buf, 0.5, [0, i]))
+    func = tir.PrimFunc(params=[a], body=body, ret_type=None, buffer_map={a: buf}, attrs=None)
+    expected = _expected_store
+    for key in expected.attrs.keys():
+        func = func.with_attr(key, expected.attrs[key])
+    ir.assert_structural_equal(func, expected, map_free_vars=True)
+    assert str(func.ret_type) == "void"
+    typed = tir.PrimFunc([], tir.Evaluate(0), ret_type=ir.PrimType("int64"), attrs={"k": 3})
+    assert str(typed.ret_type) == "int64" and typed.attrs["k"].value == 3
+
+
+def test_module_and_iter_var():
+    assert len(ir.IRModule(None, None)) == 0
+    iv = tir.IterVar((2, 10), "v", iter_type=1, thread_tag="threadIdx.x")
+    assert iv.iter_type == tir.IterVar.ThreadIndex
+    assert (iv.dom.min.value, iv.dom.extent.value, iv.var.name) == (2, 8, "v")
+    assert tir.IterVar(None, tir.Var("r", "int64"), tir.IterVar.CommReduce).dom is None
+
+
+def test_range_is_begin_end():
+    r = ir.Range(3, 10)
+    assert (r.min.value, r.extent.value) == (3, 7)
+    assert ir.Range(5).extent.value == 5 and ir.Range(5).min.value == 0
+    n = tir.Var("n", "int64")
+    sym = ir.Range(0, n)
+    assert sym.extent.same_as(n) and sym.min.dtype == "int64"
+    assert ir.Range.from_min_extent(3, 10).extent.value == 10
+
+
+def test_expression_nodes_from_numbers():
+    assert tir.Select(True, 0, 2).script() == "T.Select(T.bool(True), 0, 2)"
+    x = tir.Var("x", "int32")
+    assert str(tir.Let(x, 1, x + 1).value) == "1"
+    assert tir.Ramp(x, 1, 4).lanes == 4 and tir.Broadcast(0.5, 8).dtype == "float32x8"
+    load = tir.BufferLoad(tir.decl_buffer((4,), "int8"), [3])
+    assert load.indices[0].value == 3
+    assert tir.Add(x, 2).b.value == 2
+
+
+def test_pointer_and_prim_types():
+    v = tir.Var("v", ir.PointerType(ir.PrimType("float32"), "local"))
+    assert v.scope == "local" and v.pointer_element == "float32"
+    assert v.type_annotation == ir.PointerType(ir.PrimType("float32"), "local")
+    assert v.type_annotation.element_type == ir.PrimType("float32")
+    assert tir.Var("g", ir.PointerType(ir.PrimType("int8"))).scope == "global"
+    assert ir.PrimType("float16").script() == "T.float16"
+    assert ir.PointerType(ir.PrimType("int32"), "global").script() == 'T.handle("int32", "global")'
+    assert tir.Var("s", ir.PrimType("int64")).dtype == "int64"
+
+
+def test_allocate_and_statements_from_numbers():
+    v = tir.Var("v", ir.PointerType(ir.PrimType("float32"), "local"))
+    alloc = tir.Allocate(v, "float32", (10,), True, tir.Evaluate(1))
+    assert alloc.extents[0].value == 10 and alloc.condition.dtype == "bool"
+    assert tir.AttrStmt(None, "pragma", 2, tir.Evaluate(0)).value.value == 2
+    assert tir.AssertStmt(True, "msg", tir.Evaluate(0)).message.value == "msg"
+
+
+def test_bad_arguments_still_fail():
+    with pytest.raises(TypeError):
+        tir.BufferStore("not a buffer", 0.1, [0])
+    with pytest.raises(TypeError):
+        tir.Ramp(tir.Var("x", "int32"), 1, tir.Var("n", "int32"))
+    with pytest.raises(Exception, match="expected a number or an expression"):
+        tir.Select("yes", 0, 1)
+
+
+def test_standalone_objects_declare_their_free_variables():
+    a = tir.Var("a", "float32")
+    assert a.script(verbose_expr=True) == "a = T.float32()\na" and str(a) == "a"
+    cast = tir.Cast("float64", a)
+    assert cast.script(verbose_expr=True) == 'a = T.float32()\nT.Cast("float64", a)'
+    buf = tir.decl_buffer((4,), "float16", name="A")
+    assert buf.script(verbose_expr=True) == 'A = T.Buffer((4,), "float16")\nA'
+    assert str(buf) == 'T.Buffer((4,), "float16")'
+    iv = tir.IterVar((0, 8), "v", iter_type=tir.IterVar.DataPar)
+    assert iv.script(verbose_expr=True) == 'v = T.int32()\nT.iter_var(v, T.Range(0, 8), "DataPar", "")'
+
+
+def test_kinds_compare_with_tvm_integers():
+    assert tir.ForKind.THREAD_BINDING == 4 and tir.IterVarType.CommReduce == 2
+
+
+def test_module_repr_is_its_script():
+    mod = ir.IRModule({"main": tir.PrimFunc([], tir.Evaluate(0))})
+    assert repr(mod) == str(mod) and "def main():" in repr(mod)
+
+
+def test_string_constants_and_llvm_intrinsics():
+    s = tir.StringImm("attr_value")
+    assert s == "attr_value" and s != "other" and s == tir.StringImm("attr_value")
+    assert {s: 1}["attr_value"] == 1
+    call = tir.call_llvm_intrin("int32x4", "llvm.donothing")
+    assert call.script() == 'T.call_llvm_intrin("int32x4", "llvm.donothing")'
+    assert tir.call_llvm_pure_intrin("int32", "llvm.x").dtype == "int32"
+
+
+def test_type_script_takes_the_printing_options():
+    assert ir.PrimType("float32").script(verbose_expr=True) == "T.float32"
+    assert ir.PointerType(ir.PrimType("int8")).script(verbose_expr=True) == 'T.handle("int8")'
+
+
+def test_constant_operands_print_as_nodes_and_round_trip():
+    from tessera.script import ir as I
+
+    assert str(ir.Range(0, 10)) == "I.Range(0, 10)"
+    assert ir.structural_equal(I.Range(0, 10), ir.Range(0, 10))
+    assert str(tir.Add(tir.IntImm("int64", 3), tir.IntImm("int64", 4))) == "T.Add(T.int64(3), T.int64(4))"
+    assert str(tir.LT(1, 2)) == "T.LT(1, 2)"
+
+    @T.prim_func
+    def consts(A: T.Buffer((2,), "int32")):
+        A[0] = T.Add(1, 2)
+        A[1] = T.FloorMod(T.int32(7), 3)
+
+    text = consts.script()
+    assert "T.Add(1, 2)" in text and "T.FloorMod(7, 3)" in text
+    from tessera.script import from_source
+
+    ir.assert_structural_equal(from_source(text), consts)
