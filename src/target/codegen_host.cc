@@ -45,6 +45,7 @@ std::string OpenMPSchedule(const Expr& extent) {
 }  // namespace
 
 CodeGenHost::CodeGenHost() : CodeGenC("C") {
+  split_constant_offsets_ = true;
   for (const std::string& n : LibraryNames()) ReserveGlobalName(n);
 }
 
