@@ -455,9 +455,43 @@ Expr CodeGenC::FlatIndex(const BufferNode* buffer, const std::vector<Expr>& indi
   return AddNode::Make(offset, index);
 }
 
+namespace {
+/*! \brief For a scalar int32 `index` x + c (c a nonzero constant): x and c. */
+bool SplitConstantOffset(const Expr& index, Expr* x, int64_t* c) {
+  if (index->dtype != DataType::Int(32)) return false;
+  const AddNode* add = AsPtr<AddNode>(index);
+  if (add == nullptr) return false;
+  if (const IntImmNode* k = AsPtr<IntImmNode>(add->b); k && k->value != 0) {
+    *x = add->a;
+    *c = k->value;
+    return true;
+  }
+  if (const IntImmNode* k = AsPtr<IntImmNode>(add->a); k && k->value != 0) {
+    *x = add->b;
+    *c = k->value;
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::string CodeGenC::OffsetPointer(const std::string& ptr, const Expr& offset) {
   if (IsConstInt(offset, 0)) return ptr;
+  Expr x;
+  int64_t c = 0;
+  if (split_constant_offsets_ && SplitConstantOffset(offset, &x, &c)) {
+    return "(" + ptr + " + " + PrintExpr(x) + " + " + std::to_string(c) + ")";
+  }
   return "(" + ptr + " + " + PrintExpr(offset) + ")";
+}
+
+std::string CodeGenC::IndexedElement(const std::string& ptr, const Expr& index) {
+  Expr x;
+  int64_t c = 0;
+  if (split_constant_offsets_ && SplitConstantOffset(index, &x, &c)) {
+    return "(" + ptr + " + " + PrintExpr(x) + ")[" + std::to_string(c) + "]";
+  }
+  return ptr + "[" + PrintExpr(index) + "]";
 }
 
 std::string CodeGenC::VisitExpr_(const BufferLoadNode* op) {
@@ -465,7 +499,7 @@ std::string CodeGenC::VisitExpr_(const BufferLoadNode* op) {
   if (IsLocalVarBuffer(buffer)) return GetVarName(buffer->data.get());
   Expr index = FlatIndex(buffer, op->indices, op->span);
   if (index->dtype.is_vector()) return PrintVectorLoad(op);
-  return BufferPointer(buffer, op->span) + "[" + PrintExpr(index) + "]";
+  return IndexedElement(BufferPointer(buffer, op->span), index);
 }
 
 std::string CodeGenC::PrintVectorLoad(const BufferLoadNode* op) {
@@ -535,7 +569,7 @@ void CodeGenC::VisitStmt_(const BufferStoreNode* op) {
     PrintVectorStore(op);
     return;
   }
-  std::string target = BufferPointer(buffer, op->span) + "[" + PrintExpr(index) + "]";
+  std::string target = IndexedElement(BufferPointer(buffer, op->span), index);
   std::string value = PrintExpr(op->value);
   PrintIndent();
   stream_ << target << " = " << value << ";\n";

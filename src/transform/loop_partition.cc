@@ -17,7 +17,8 @@
 // prefix, where every condition provable there is replaced by its then-branch, followed by the
 // tail loop (a fresh variable; a tail of one iteration is the body with the variable replaced).
 // The pieces are partitioned again, so the inner loop of a one-iteration tail is split too.
-// Vectorized and thread-bound loops are left alone, and so are loops whose body allocates.
+// Vectorized and thread-bound loops are left alone, and so are loops whose body allocates, unless
+// the allocations open the body of a serial loop and have a constant size: they move above it.
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -141,14 +142,62 @@ class LoopPartitioner : public StmtExprMutator {
     return found;
   }
 
+  /*!
+   * \brief The allocations of constant size that open the body of a serial or unrolled loop,
+   *  taken out of it: each iteration writes such a buffer before reading it (its contents are
+   *  undefined at the start of an iteration anyway), so one allocation above the loop serves
+   *  every iteration, and the loop can be partitioned without defining the buffer twice (a
+   *  register tile C_local[MR * NR] under the loop of a partial row tile). Fills `outer`
+   *  (outermost first) and returns the rest of the body; a parallel loop keeps its own.
+   */
+  static Stmt TakeLeadingAllocations(const ForNode* op, std::vector<Stmt>* outer) {
+    if (op->for_kind != ForKind::kSerial && op->for_kind != ForKind::kUnrolled) return op->body;
+    Stmt body = op->body;
+    while (true) {
+      if (auto* alloc = AsPtr<AllocateNode>(body)) {
+        bool constant = IsConstInt(alloc->condition, 1) || !alloc->condition;
+        for (const Expr& e : alloc->extents) constant = constant && AsConstInt(e).has_value();
+        if (!constant) break;
+        outer->push_back(body);
+        body = alloc->body;
+      } else if (auto* decl = AsPtr<DeclBufferNode>(body)) {
+        outer->push_back(body);
+        body = decl->body;
+      } else {
+        break;
+      }
+    }
+    return body;
+  }
+
+  /*! \brief `inner` under the allocations and declarations of `outer` (their bodies replaced). */
+  static Stmt Rewrap(const std::vector<Stmt>& outer, Stmt inner) {
+    for (size_t k = outer.size(); k-- > 0;) {
+      if (auto* alloc = AsPtr<AllocateNode>(outer[k])) {
+        inner = AllocateNode::Make(alloc->buffer_var, alloc->dtype, alloc->extents,
+                                   alloc->condition, inner, alloc->annotations, alloc->span);
+      } else if (auto* decl = AsPtr<DeclBufferNode>(outer[k])) {
+        inner = DeclBufferNode::Make(decl->buffer, inner, decl->span);
+      }
+    }
+    return inner;
+  }
+
   Stmt VisitStmt_(const ForNode* op) override {
     auto lo = AsConstInt(op->min);
     auto extent = AsConstInt(op->extent);
     bool kind_ok = op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kUnrolled ||
                    op->for_kind == ForKind::kParallel;
-    if (!kind_ok || !lo || !extent || *extent < 2 || HasAllocation(op->body) ||
-        !ProvableOnPrefix(op, *lo, 1)) {
+    if (!kind_ok || !lo || !extent || *extent < 2 || !ProvableOnPrefix(op, *lo, 1)) {
       return StmtMutator::VisitStmt_(op);
+    }
+    if (HasAllocation(op->body)) {
+      std::vector<Stmt> outer;
+      Stmt rest = TakeLeadingAllocations(op, &outer);
+      if (outer.empty() || HasAllocation(rest)) return StmtMutator::VisitStmt_(op);
+      For bare = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, rest,
+                               op->thread_binding, op->annotations, op->span);
+      return Rewrap(outer, VisitStmt_(bare.get()));
     }
     // The longest provable prefix: ProvableOnPrefix(k) holds for k = 1; find the largest k.
     int64_t good = 1, bad = *extent + 1;

@@ -107,8 +107,21 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   std::string BufferPointer(const BufferNode* buffer, const Span& span);
   /*! \brief The flat element index of an access: the single index plus the buffer's offset. */
   Expr FlatIndex(const BufferNode* buffer, const std::vector<Expr>& indices, const Span& span);
-  /*! \brief `ptr` advanced by `offset` elements: `ptr` when the offset is 0, else `(ptr + i)`. */
+  /*! \brief `ptr` advanced by `offset` elements: `ptr` when the offset is 0, else `(ptr + i)`
+   *  (`(ptr + x + c)` for an int32 offset x + c when split_constant_offsets_). */
   std::string OffsetPointer(const std::string& ptr, const Expr& offset);
+  /*! \brief The element `index` of `ptr`: `ptr[i]` (`(ptr + x)[c]` for an int32 index x + c
+   *  when split_constant_offsets_). */
+  std::string IndexedElement(const std::string& ptr, const Expr& index);
+  /*!
+   * \brief Print an int32 index x + c (c a constant) as a pointer offset by x and then by c.
+   *  The C compiler then computes x once for all the accesses at x + c (c in the addressing
+   *  mode), where under -fwrapv each int32 sum x + c would be a wrapping add and a sign
+   *  extension of its own (a GEMM micro-kernel spent 16 integer instructions per 32 FMAs on
+   *  them). The two agree for every index whose x + c and x are within the buffer's int32
+   *  range, i.e. every access in bounds of a buffer of fewer than 2^31 - |c| elements.
+   */
+  bool split_constant_offsets_ = false;
   /*! \brief Whether `buffer` is a mutable scalar local (a `tessera.local_var` allocation). */
   bool IsLocalVarBuffer(const BufferNode* buffer) const {
     return local_vars_.count(buffer->data.get()) != 0;

@@ -323,3 +323,21 @@ def test_function_attribute_opts_out():
     f = unscheduled.with_attr("tessera.auto_schedule", False)
     assert ts.autoschedule.carries_no_schedule(f)[0] is False
     assert len(ts.autoschedule(f, target="c", facts={"cores": 2}).trace) == 0
+
+
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_matmul_partial_row_tile(epilogue):
+    # 8-lane vectors and 16 registers (AVX2): the 6 x 16 tile of 12 accumulators, though 6 does
+    # not divide 100 rows: 16 full tiles and one of 4 rows, the last in a loop of its own.
+    facts = {"vector_bits": 256, "vector_registers": 16, "cores": 2}
+    func = ops.matmul(100, 64, 16, epilogue=epilogue)
+    sch = ts.autoschedule(func, target="c", facts=facts)
+    splits = [line for line in sch.trace.as_python() if "sch.split" in line]
+    assert "factors=[None, 6]" in splits[0]
+    lowered = ts.lower(sch.mod, target="c", stage="loop").script()
+    assert "if " not in lowered
+    a, b, bias = rand(100, 16), rand(16, 64), rand(64)
+    expected = np.maximum(a @ b + bias, 0) if epilogue else a @ b
+    out = np.zeros((100, 64), "float32")
+    ts.build(sch.mod, target="c")(*([a, b, bias] if epilogue else [a, b]), out)
+    np.testing.assert_allclose(out, expected, rtol=1e-4)

@@ -151,7 +151,9 @@ def test_parallel_and_vectorized_loops():
 
     lib = ts.build(affine)
     src = lib.get_source()
-    assert "#pragma omp parallel for" in src
+    # 256 iterations handed out on demand in chunks of 256 / 64 (a thread slowed by another
+    # process takes fewer of them).
+    assert "#pragma omp parallel for schedule(dynamic, 4)" in src
     assert "vector_size" in src
     a = rand(256, 64)
     b = np.zeros((256, 64), "float32")
@@ -343,3 +345,34 @@ def test_tensor_expression_function_builds_with_restrict_pointers():
     c = np.zeros((16, 12), "float32")
     lib(a, b, c)
     np.testing.assert_allclose(c, np.maximum(a @ b, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_constant_index_offsets_split_from_the_pointer():
+    # An int32 index x + c is printed as (ptr + x)[c] (scalar) and (ptr + x + c) (vector), so
+    # the C compiler computes x once for all the accesses at x + c; the values stay those of
+    # the index, negative offsets included.
+    @T.prim_func
+    def stencil(A: T.Buffer((16, 66), "float32"), B: T.Buffer((16, 64), "float32"),
+                C: T.Buffer((16, 64), "float32")):
+        for i in T.serial(16):
+            for j in T.serial(64):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A[vi, vj + 2] - A[vi, vj]
+        for i in T.serial(16):
+            for jo in T.serial(8):
+                for ji in T.vectorized(8):
+                    with T.block("C"):
+                        vi = T.axis.spatial(16, i)
+                        vj = T.axis.spatial(64, jo * 8 + ji)
+                        C[vi, vj] = A[vi, vj + 1] * T.float32(2)
+
+    lib = ts.build(stencil, target="c")
+    src = lib.get_source()
+    assert ")[2]" in src                # scalar: (A + x)[2]
+    assert " + 1)" in src and "tessera_load_float32x" in src  # vector: (A + x + 1)
+    a = rand(16, 66)
+    b, c = np.zeros((16, 64), "float32"), np.zeros((16, 64), "float32")
+    lib(a, b, c)
+    np.testing.assert_allclose(b, a[:, 2:] - a[:, :64], rtol=1e-6)
+    np.testing.assert_allclose(c, a[:, 1:65] * 2, rtol=1e-6)

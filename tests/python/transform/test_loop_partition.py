@@ -90,3 +90,40 @@ def test_uneven_split_builds_without_tests_in_the_main_loop():
     b = np.zeros_like(a)
     lib(a, b)
     np.testing.assert_array_equal(b, a * 3)
+
+
+def test_register_tile_allocation_moves_above_a_partitioned_row_loop():
+    # A 6-row register tile (a `local` cache written back at the row-tile loop) over 20 rows: the
+    # tile's allocation opens the body of the serial row-tile loop; it moves above the loop so
+    # that the loop splits into 3 full tiles without tests and a tail of 2 rows.
+    m, n, k = 20, 16, 8
+
+    @T.prim_func
+    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
+           C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.block("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    sch = Schedule(mm)
+    block = sch.get_block("C")
+    i, j, r = sch.get_loops(block)
+    wb = sch.cache_write(block, 0, "local")
+    io, ii = sch.split(i, [None, 6])
+    sch.reorder(io, r, ii, j)
+    sch.reverse_compute_at(wb, io)
+    sch.unroll(ii)
+    sch.decompose_reduction(block, r)
+    text = ts.lower(sch.mod, target="c", stage="loop").script()
+    assert "for i_0 in range(3)" in text
+    assert "if " not in text
+    assert text.count("T.allocate(") == 1
+    lib = ts.build(sch.mod, target="c")
+    rng = np.random.default_rng(0)
+    a, b = rng.random((m, k), dtype="float32"), rng.random((k, n), dtype="float32")
+    c = np.zeros((m, n), "float32")
+    lib(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)

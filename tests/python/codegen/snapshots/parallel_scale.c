@@ -8,7 +8,7 @@ TESSERA_EXPORT int32_t __tessera_packed_parallel_scale(void* args, int32_t* arg_
   void* B = ((TesseraValue*)args)[1].v_handle;
   if (!tessera_check_dltensor(B, "parallel_scale.B", "B", "float32", 2, 2, 32, 1, 1, 1, (const int64_t[]){8LL, 32LL})) return -1;
   float* B_1 = ((void*)((char*)TESSERA_DLT(B)->data + TESSERA_DLT(B)->byte_offset));
-  #pragma omp parallel for
+  #pragma omp parallel for schedule(dynamic, 1)
   for (int32_t i = 0; i < 8; ++i) {
     for (int32_t j = 0; j < 32; ++j) {
       int32_t cse_v1 = ((i * 32) + j);
