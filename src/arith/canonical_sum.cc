@@ -1,6 +1,7 @@
 // The canonical form of index expressions: sum(coeff * product of atoms) + base, with like terms
 // combined, floordiv/floormod by constants reduced, and a split of a variable recombined.
 #include <algorithm>
+
 #include "canonical_simplify.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_hash.h"
