@@ -563,6 +563,20 @@ __TESSERA_QDOT_F(bfloat16x16, __TESSERA_BF16_LANE)
 __TESSERA_IF_HALF(__TESSERA_FMAEO(half16, __TESSERA_PLAIN_LANE))
 __TESSERA_FMAEO(bfloat16x16, __TESSERA_BF16_LANE)
 
+/* x >> c for a lane of `bits` bits (a count past the width shifts everything out), rounded to
+ * nearest with ties to even when rnd: the shift shared by the narrowing shifts below. */
+static inline long long __tessera_shift_right(long long x, unsigned long long c, unsigned bits,
+                                              int rnd) {
+  if (c > bits) c = bits + 1;
+  if (c == 0) return x;
+  long long q = x >> c;
+  if (rnd) {
+    long long rem = x - (q << c), half = 1ll << (c - 1);
+    if (rem > half || (rem == half && (q & 1))) q += 1;
+  }
+  return q;
+}
+
 /* ---- Narrowing right shift: results keep their source lane positions, the gaps are zero. ---- */
 #define __TESSERA_NSR(V, E, N, UE, R, RE, RN, RMIN, RMAX, URMAX)                              \
   static inline R __vnsr_##V##_##R(V a, V s, uint32_t m, int sat, int rnd, int out_signed) {  \
@@ -570,17 +584,7 @@ __TESSERA_FMAEO(bfloat16x16, __TESSERA_BF16_LANE)
     const int step = RN / N;                                                                  \
     for (int i = 0; i < N; ++i) {                                                             \
       if (!__TESSERA_LANE_ON(m, i, N)) continue;                                              \
-      unsigned long long c = (UE)s[i];                                                        \
-      long long x = a[i], q;                                                                  \
-      if (c > 8 * sizeof(E)) c = 8 * sizeof(E) + 1;                                           \
-      if (c == 0) q = x;                                                                      \
-      else {                                                                                  \
-        q = x >> c;                                                                           \
-        if (rnd) {                                                                            \
-          long long rem = x - (q << c), half = 1ll << (c - 1);                                \
-          if (rem > half || (rem == half && (q & 1))) q += 1;                                 \
-        }                                                                                     \
-      }                                                                                       \
+      long long q = __tessera_shift_right(a[i], (UE)s[i], 8 * sizeof(E), rnd);                \
       if (sat) {                                                                              \
         long long lo = out_signed ? (RMIN) : 0, hi = out_signed ? (RMAX) : (URMAX);           \
         q = q < lo ? lo : q > hi ? hi : q;                                                    \
@@ -602,17 +606,7 @@ __TESSERA_NSR(uint8, uint, 8, uint, short16, short, 16, -32768, 32767, 65535)
 #define __TESSERA_NSR_INTO(V, E, N, UE, R, RE, RN, RLO, RHI)                                  \
   static inline R __vnsr_into_##R##_##V(R acc, V a, V s, int first, int sat, int rnd) {      \
     for (int i = 0; i < N && first + i < RN; ++i) {                                           \
-      unsigned long long c = (UE)s[i];                                                        \
-      long long x = a[i], q;                                                                  \
-      if (c > 8 * sizeof(E)) c = 8 * sizeof(E) + 1;                                           \
-      if (c == 0) q = x;                                                                      \
-      else {                                                                                  \
-        q = x >> c;                                                                           \
-        if (rnd) {                                                                            \
-          long long rem = x - (q << c), half = 1ll << (c - 1);                                \
-          if (rem > half || (rem == half && (q & 1))) q += 1;                                 \
-        }                                                                                     \
-      }                                                                                       \
+      long long q = __tessera_shift_right(a[i], (UE)s[i], 8 * sizeof(E), rnd);                \
       if (sat) q = q < (RLO) ? (RLO) : q > (RHI) ? (RHI) : q;                                 \
       acc[first + i] = (RE)q;                                                                 \
     }                                                                                         \
