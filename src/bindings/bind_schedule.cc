@@ -71,7 +71,8 @@ nb::object FromTraceValue(const TraceValue& v) {
       return nb::cast(*v.index_map);
     case TraceValue::kDict: {
       nb::dict out;
-      for (const auto& [key, value] : v.dict) out[nb::str(key.c_str(), key.size())] = FromTraceValue(value);
+      for (const auto& [key, value] : v.dict)
+        out[nb::str(key.c_str(), key.size())] = FromTraceValue(value);
       return out;
     }
   }
@@ -215,9 +216,10 @@ void BindSchedule(nb::module_& m) {
   // The recorded instructions as Python values: [(kind, [(key, value), ...], [outputs],
   // returns_list, decision)], read by tessera.tir.schedule.Trace (decision: None when the
   // instruction is not a sampling one).
-  m.def("tensor_intrin_check",
-        [](const PrimFunc& desc, const PrimFunc& impl) { TensorIntrinNode::Make(desc, impl); },
-        "desc"_a, "impl"_a);
+  m.def(
+      "tensor_intrin_check",
+      [](const PrimFunc& desc, const PrimFunc& impl) { TensorIntrinNode::Make(desc, impl); },
+      "desc"_a, "impl"_a);
   m.def(
       "tensor_intrin_register",
       [](const std::string& name, const PrimFunc& desc, const PrimFunc& impl, bool override) {
@@ -233,6 +235,25 @@ void BindSchedule(nb::module_& m) {
       },
       "name"_a, "allow_missing"_a);
   m.def("tensor_intrin_list", &ListTensorIntrins);
+  // (loop_map [(block loop sref, desc For)], desc loops, paddings or None), or None.
+  m.def(
+      "get_tensorize_loop_mapping",
+      [](const ScheduleState& s, const StmtSRef& block, const PrimFunc& desc,
+         bool allow_padding) -> nb::object {
+        std::optional<TensorizeLoopMapping> m =
+            GetTensorizeLoopMapping(s, block, desc, allow_padding);
+        if (!m) return nb::none();
+        nb::list loop_map;
+        for (const auto& [sref, loop] : m->loop_map) loop_map.append(nb::make_tuple(sref, loop));
+        nb::object pads = nb::none();
+        if (m->block_iter_paddings) pads = nb::cast(*m->block_iter_paddings);
+        return nb::make_tuple(loop_map, m->desc_loops, pads);
+      },
+      "state"_a, "block_sref"_a, "desc"_a, "allow_padding"_a);
+  m.def(
+      "is_output_block",
+      [](const ScheduleState& s, const StmtSRef& block) { return IsOutputBlock(s, block); },
+      "state"_a, "block_sref"_a);
   m.def("trace_instructions", [](const Trace& t) {
     nb::list out;
     for (const Instruction& inst : t.insts) {

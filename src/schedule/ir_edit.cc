@@ -191,8 +191,35 @@ Expr ReplaceBuffers(const Expr& e, const BufferMap& bmap) {
   return replacer.VisitExpr(e);
 }
 
+namespace {
+// The regions whose extents the inference left symbolic, simplified: relaxing `v // 16` over
+// `v = v_o * 16 + v_i` gives `v_o * 16 // 16` and the extent
+// `(v_o * 16 + 15) // 16 - v_o * 16 // 16 + 1`, which TVM's bounds are as `v_o` and 1. Points and
+// constant extents keep the index expressions as written (as TVM's).
+std::vector<BufferRegion> SimplifiedRegions(const std::vector<BufferRegion>& regions) {
+  std::vector<BufferRegion> out;
+  for (const BufferRegion& r : regions) {
+    bool changed = false;
+    std::vector<Range> ranges;
+    for (const Range& rg : r->region) {
+      if (AsConstInt(rg->extent)) {
+        ranges.push_back(rg);
+        continue;
+      }
+      Expr lo = Simplify(rg->min), ext = Simplify(rg->extent);
+      changed = changed || lo != rg->min || ext != rg->extent;
+      ranges.push_back(RangeNode::Make(lo, ext, rg->span));
+    }
+    out.push_back(changed ? BufferRegionNode::Make(r->buffer, ranges, r->span) : r);
+  }
+  return out;
+}
+}  // namespace
+
 Block WithInferredRegions(const Block& block, bool reads, bool writes) {
   auto [r, w] = InferBlockAccessRegions(block.get());
+  r = SimplifiedRegions(r);
+  w = SimplifiedRegions(w);
   Block copy = CopyBlock(block.get());
   if (reads) copy->reads = r;
   if (writes) copy->writes = w;

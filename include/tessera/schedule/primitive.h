@@ -27,6 +27,29 @@ std::vector<StmtSRef> GetConsumers(const ScheduleState& state, const StmtSRef& b
 /*! \brief The child blocks of `scope_block` that write a buffer allocated outside it. */
 std::vector<StmtSRef> GetOutputBlocks(const ScheduleState& state, const StmtSRef& scope_block);
 
+/*! \brief The loops of a block a tensor intrinsic's description covers (tensorize_mapping.cc). */
+struct TensorizeLoopMapping {
+  /*! \brief Block loop -> the description's loop it corresponds to, innermost first. */
+  std::vector<std::pair<StmtSRef, For>> loop_map;
+  /*! \brief The description's loops, outermost first (a loop's position is its index). */
+  std::vector<For> desc_loops;
+  /*! \brief With padding allowed: the multiple each block iterator is padded to (1: none). */
+  std::optional<std::vector<int64_t>> block_iter_paddings;
+};
+/*!
+ * \brief As TVM's GetTensorizeLoopMapping: each iterator of the description's block, innermost
+ *  first, is matched to the next block iterator of the same kind and to the loop (among those
+ *  directly above the block) that iterator's binding follows; each such loop's extent must be a
+ *  multiple of the description loop's (else, with `allow_padding`, the iterator is padded).
+ *  nullopt when no mapping exists.
+ */
+std::optional<TensorizeLoopMapping> GetTensorizeLoopMapping(const ScheduleState& state,
+                                                            const StmtSRef& block,
+                                                            const PrimFunc& desc,
+                                                            bool allow_padding);
+/*! \brief Whether the block writes a buffer allocated outside its scope. */
+bool IsOutputBlock(const ScheduleState& state, const StmtSRef& block);
+
 /*! \brief The properties of a block TVM's ScheduleState caches (state_flags.cc). */
 struct CachedFlags {
   /*! \brief The bindings are quasi-affine in the loops between the block and its scope root. */

@@ -46,6 +46,8 @@ MODULE_MAP = {
     "tvm.driver": "tessera.driver",
     "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",
+    # Only testing.te_workload (the TE programs TVM's schedule tests build); no tuner.
+    "tvm.meta_schedule": "tessera.compat.meta_schedule",
 }
 
 # TVM modules whose contents tessera keeps in the package above them: used when tessera has no

@@ -28,6 +28,17 @@ def post_order_visit(stmt, fvisit):
     _core.post_order_visit(stmt, fvisit)
 
 
+def pre_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every statement and expression of ``stmt``, parents first; when
+    ``fvisit`` returns False the node's children are skipped."""
+
+    def before(node):
+        # Returning the node itself keeps it and skips its children.
+        return node if fvisit(node) is False else None
+
+    _core.ir_transform(stmt, before, None, [])
+
+
 def substitute(node, vmap):
     """``node`` with the variables of ``vmap`` (a dict Var -> PrimExpr or number) replaced."""
     from . import const
@@ -40,4 +51,4 @@ def substitute(node, vmap):
     return _core.substitute(node, pairs)
 
 
-__all__ = ["ir_transform", "post_order_visit", "substitute"]
+__all__ = ["ir_transform", "post_order_visit", "pre_order_visit", "substitute"]

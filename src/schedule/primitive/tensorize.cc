@@ -313,6 +313,11 @@ class TensorizeMatcher {
         auto* op = AsPtr<BlockNode>(lhs_stmt);
         auto* rhs = AsPtr<BlockNode>(rhs_stmt);
         for (const IterVar& iv : op->iter_vars) lhs_analyzer_.Bind(iv->var, iv->dom);
+        // The workload's indices are compared in the description's variables: their domains
+        // decide `(vj_o * 16 + vj) % 16 == vj`.
+        for (const IterVar& iv : rhs->iter_vars) {
+          if (iv->dom) analyzer_.Bind(iv->var, iv->dom);
+        }
         if (!is_scope_block_) {
           bool same = op->iter_vars.size() == rhs->iter_vars.size();
           for (size_t i = 0; same && i < op->iter_vars.size(); ++i) {
@@ -534,8 +539,9 @@ class TensorizeMatcher {
           lhs_analyzer_.Simplify(Minus(lhs->region[i + offset]->min, base[i + offset]));
       if (!ProveEqual(analyzer_, normalized, rhs->region[i]->min)) {
         return Error("CompareBufferRegion buffer region min mismatch. lhs->region[i + offset]=" +
-                     AsScript(lhs->region[i + offset]->min) +
-                     " vs rhs->region[i]=" + AsScript(rhs->region[i]->min));
+                     AsScript(lhs->region[i + offset]->min) + " (" + AsScript(normalized) +
+                     " relative to the block's region) vs rhs->region[i]=" +
+                     AsScript(rhs->region[i]->min));
       }
     }
     return true;

@@ -66,14 +66,32 @@ def test_what_tessera_lacks_is_an_import_error_naming_it(installed):
         import tvm.relax  # noqa: F401
     with pytest.raises(ImportError, match=r"tessera does not provide tvm\.tir\.no_such_module"):
         import tvm.tir.no_such_module  # noqa: F401
-    with pytest.raises(ImportError, match=r"tvm\.meta_schedule"):
-        from tvm.meta_schedule import testing  # noqa: F401
+    with pytest.raises(ImportError, match=r"tune_tir"):
+        from tvm.meta_schedule import tune_tir  # noqa: F401
+    with pytest.raises(ImportError, match=r"tessera does not provide tvm\.meta_schedule\.tune_context"):
+        import tvm.meta_schedule.tune_context  # noqa: F401
     with pytest.raises(ImportError, match=r"tessera does not provide tvm\.relax"):
         from tvm import relax  # noqa: F401
     import tvm
 
     with pytest.raises(AttributeError, match="tessera does not provide tvm.relay"):
         tvm.relay  # noqa: B018
+
+
+def test_meta_schedule_te_workloads(installed):
+    from tvm import te
+    from tvm.meta_schedule.testing import te_workload
+
+    func = te.create_prim_func(te_workload.matmul(16, 8, 4, in_dtype="float16", out_dtype="float32"))
+    assert [p.name for p in func.buffer_map.values()] == ["A", "B", "C"]
+    import tvm
+
+    sch = tvm.tir.Schedule(te.create_prim_func(te_workload.conv2d_nhwc(1, 8, 8, 4, 4, 3, 1, 1)))
+    assert len(sch.get_loops(sch.get_block("conv2d_nhwc"))) == 7
+    sch = tvm.tir.Schedule(te.create_prim_func(te_workload.batch_matmul_nkkm(2, 4, 4, 4)))
+    assert [int(sch.get(loop).extent) for loop in sch.get_loops(sch.get_block("Z"))] == [2, 4, 4, 4]
+    sch = tvm.tir.Schedule(te.create_prim_func(te_workload.matmul_relu(4, 4, 4)))
+    sch.get_block("C")
 
 
 def test_install_is_idempotent_and_uninstall_forgets(installed):

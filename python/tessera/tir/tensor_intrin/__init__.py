@@ -4,8 +4,11 @@
   (AVX2 and AVX-512 widths).
 - :mod:`.cuda`: tensor-core ``wmma`` 16x16x16 fragment load / fill / mma / store for the CUDA
   target.
+- :mod:`.arm_cpu`, :mod:`.hexagon`, :mod:`.rocm`, :mod:`.dot_product_common`: TVM's dot-product
+  intrinsics of other targets under TVM's names (Arm ``sdot``/NEON, Hexagon ``vrmpy``/``vdmpy``,
+  AMDGPU ``sdot4``, ``dp4a``), implemented by portable vector code that tessera's targets lower.
 """
 
-from . import cuda, x86  # noqa: F401 - registers the intrinsics
+from . import arm_cpu, cuda, dot_product_common, hexagon, rocm, x86  # noqa: F401 - registers the intrinsics
 
-__all__ = ["cuda", "x86"]
+__all__ = ["arm_cpu", "cuda", "dot_product_common", "hexagon", "rocm", "x86"]

@@ -1,5 +1,5 @@
 """CUDA tensor-core (``wmma``) intrinsics: 16x16x16 fragment load (float16, row-major, from
-shared memory), fill (float32 accumulator), mma (f16 x f16 -> f32) and store (to global or shared
+shared memory), fill (float32 accumulator), mma (f16 x f16 -> f32 or f16) and store (to global or shared
 memory). The implementations call TVM's fragment builtins (``T.tvm_load_matrix_sync``,
 ``T.tvm_fill_fragment``, ``T.tvm_mma_sync``, ``T.tvm_store_matrix_sync``), which the CUDA code
 generator emits as ``nvcuda::wmma`` calls on fragments declared for the ``wmma.matrix_a``,
@@ -81,6 +81,12 @@ def _fill(dtype):
     return desc, impl
 
 
+def _cast(dtype, value):
+    """``value`` converted to ``dtype`` (no conversion when it has that type already, as in the
+    blocks ``te.compute`` makes of ``x.astype(dtype)``)."""
+    return value if value.dtype == dtype else T.Cast(dtype, value)
+
+
 def _sync(in_dtype, out_dtype):
     @T.prim_func
     def desc(a: T.handle, b: T.handle, c: T.handle):
@@ -93,7 +99,7 @@ def _sync(in_dtype, out_dtype):
             for i, j, k in T.grid(16, 16, 16):
                 with T.block("update"):
                     vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                    C[vi, vj] = C[vi, vj] + T.Cast(out_dtype, A[vi, vk]) * T.Cast(out_dtype, B[vk, vj])
+                    C[vi, vj] = C[vi, vj] + _cast(out_dtype, A[vi, vk]) * _cast(out_dtype, B[vk, vj])
 
     @T.prim_func
     def impl(a: T.handle, b: T.handle, c: T.handle):
@@ -157,6 +163,7 @@ WMMA_LOAD_16x16x16_F16_A_INTRIN = "wmma_load_16x16x16_f16_a_shared"
 WMMA_LOAD_16x16x16_F16_B_INTRIN = "wmma_load_16x16x16_f16_b_shared"
 WMMA_FILL_16x16x16_F32_INTRIN = "wmma_fill_16x16x16_f32"
 WMMA_SYNC_16x16x16_f16f16f32_INTRIN = "wmma_sync_16x16x16_f16f16f32"
+WMMA_SYNC_16x16x16_f16f16f16_INTRIN = "wmma_sync_16x16x16_f16f16f16"
 WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN = "wmma_store_16x16x16_f32_global"
 WMMA_STORE_16x16x16_F32_SHARED_INTRIN = "wmma_store_16x16x16_f32_shared"
 
@@ -164,9 +171,10 @@ TensorIntrin.register(WMMA_LOAD_16x16x16_F16_A_INTRIN, *_load("shared", "wmma.ma
 TensorIntrin.register(WMMA_LOAD_16x16x16_F16_B_INTRIN, *_load("shared", "wmma.matrix_b", "float16"), override=True)
 TensorIntrin.register(WMMA_FILL_16x16x16_F32_INTRIN, *_fill("float32"), override=True)
 TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f32_INTRIN, *_sync("float16", "float32"), override=True)
+TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f16_INTRIN, *_sync("float16", "float16"), override=True)
 TensorIntrin.register(WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN, *_store("float32", "global"), override=True)
 TensorIntrin.register(WMMA_STORE_16x16x16_F32_SHARED_INTRIN, *_store("float32", "shared"), override=True)
 
 __all__ = ["WMMA_FILL_16x16x16_F32_INTRIN", "WMMA_LOAD_16x16x16_F16_A_INTRIN", "WMMA_LOAD_16x16x16_F16_B_INTRIN",
            "WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN", "WMMA_STORE_16x16x16_F32_SHARED_INTRIN",
-           "WMMA_SYNC_16x16x16_f16f16f32_INTRIN"]
+           "WMMA_SYNC_16x16x16_f16f16f16_INTRIN", "WMMA_SYNC_16x16x16_f16f16f32_INTRIN"]

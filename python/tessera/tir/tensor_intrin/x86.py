@@ -98,6 +98,10 @@ VNNI_DOT_16x4_INTRIN = "dot_16x4_vnni"
 
 for _name, _lanes in ((AVX2_FMA_F32_INTRIN, 8), (AVX512_FMA_F32_INTRIN, 16)):
     TensorIntrin.register(_name, _fma_desc(_lanes), _fma_impl(_lanes), override=True)
+# TVM's names of the 16x4 description and VNNI implementation.
+dot_product_16x4_u8i8i32_desc = _dot_desc(16)
+dot_product_16x4_u8i8i32_vnni = _dot_impl(16)
+
 for _name, _lanes in ((AVX2_DOT_8x4_INTRIN, 8), (AVX512_DOT_16x4_INTRIN, 16), (VNNI_DOT_16x4_INTRIN, 16)):
     TensorIntrin.register(_name, _dot_desc(_lanes), _dot_impl(_lanes), override=True)
 
@@ -119,4 +123,5 @@ def host_dot_intrin():
 
 
 __all__ = ["AVX2_DOT_8x4_INTRIN", "AVX2_FMA_F32_INTRIN", "AVX512_DOT_16x4_INTRIN", "AVX512_FMA_F32_INTRIN",
-           "VNNI_DOT_16x4_INTRIN", "host_dot_intrin", "host_fma_f32_intrin", "host_lanes32"]
+           "VNNI_DOT_16x4_INTRIN", "dot_product_16x4_u8i8i32_desc",
+           "dot_product_16x4_u8i8i32_vnni", "host_dot_intrin", "host_fma_f32_intrin", "host_lanes32"]
