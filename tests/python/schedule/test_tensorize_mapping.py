@@ -200,3 +200,66 @@ def test_expr_deep_equal():
     x, y = tir.Var("x", "int32"), tir.Var("x", "int32")
     assert expr_deep_equal(x + 1, x + 1)
     assert not expr_deep_equal(x + 1, y + 1)
+
+
+@T.prim_func
+def unpack_desc(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (1,), "int32", offset_factor=1)
+    B = T.match_buffer(b, (4,), "int32", offset_factor=1)
+    with T.block("root"):
+        T.reads(A[0:1])
+        T.writes(B[0:4])
+        for i in range(4):
+            with T.block("unpack"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = T.bitwise_and(T.shift_right(A[vi // 4], vi % 4 * 8), 255)
+
+
+@T.prim_func
+def unpack_impl(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (1,), "int32", offset_factor=1)
+    B = T.match_buffer(b, (4,), "int32", offset_factor=1)
+    with T.block("root"):
+        T.reads(A[0:1])
+        T.writes(B[0:4])
+        for i in T.unroll(4):
+            B[i] = T.bitwise_and(T.shift_right(A[0], i * 8), 255)
+
+
+tir.TensorIntrin.register("tessera_test_unpack4", unpack_desc, unpack_impl, override=True)
+
+
+def test_tensorize_index_arithmetic_equal_over_the_domains():
+    # The blockized body reads A[(vo * 4 + v) // 4] and shifts by (vo * 4 + v) % 4 * 8; the
+    # description writes A[v // 4] and v % 4 * 8: equal for v < 4.
+    @T.prim_func
+    def unpack(A: T.Buffer((8,), "int32"), B: T.Buffer((32,), "int32")):
+        for i in range(32):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = T.bitwise_and(T.shift_right(A[vi // 4], vi % 4 * 8), 255)
+
+    sch = tir.Schedule(_main(unpack), debug_mask="all")
+    _, inner = sch.split(sch.get_loops(sch.get_block("B"))[0], [None, 4])
+    sch.tensorize(inner, "tessera_test_unpack4")
+    verify_trace_roundtrip(sch, _main(unpack))
+    lib = ts.build(sch.mod, target="c")
+    a = np.arange(8, dtype="int64") * 0x01020304 % (1 << 31)
+    out = ts.nd.array(np.zeros(32, "int32"))
+    lib(ts.nd.array(a.astype("int32")), out)
+    expected = (a.astype("int32")[np.arange(32) // 4] >> (np.arange(32) % 4 * 8)) & 255
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_tensorize_still_refuses_different_index_arithmetic():
+    @T.prim_func
+    def shifted(A: T.Buffer((8,), "int32"), B: T.Buffer((32,), "int32")):
+        for i in range(32):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = T.bitwise_and(T.shift_right(A[vi // 4], (vi + 1) % 4 * 8), 255)
+
+    sch = tir.Schedule(_main(shifted))
+    _, inner = sch.split(sch.get_loops(sch.get_block("B"))[0], [None, 4])
+    with pytest.raises(tir.ScheduleError, match="Expression mismatch"):
+        sch.tensorize(inner, "tessera_test_unpack4")
