@@ -185,12 +185,17 @@ TESSERA_REGISTER_OP("dsl.vperm")
     .set_attr("dsl.name", "__vperm")
     .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
-// ---- Intrinsic library: ops across lanes (native widths only; "dsl.split" = "parts": a multiple
-// width splits into native parts, result part j from part j of each operand) ----
+// ---- Intrinsic library: ops across lanes. dsl.AlignVectorWidth splits a multiple width by the
+// op's "dsl.split": "parts", result part j from part j of each operand; "sum", each native part
+// of x reduced into lane 0, the part results added into part 0, the other parts zero. Others take
+// native widths only. ----
 TESSERA_REGISTER_OP("dsl.vrpadd")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrpadd")
-    .describe("args: x, mask: sum of active lanes in lane 0.");
+    .set_attr("dsl.split", "sum")
+    .describe(
+        "args: x, mask: sum of active lanes in lane 0, the other lanes 0 (a native x: a native "
+        "result, float32x8 for 16-bit floats; a multiple-width x: a result of x's lanes).");
 TESSERA_REGISTER_OP("dsl.vrpmax")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrpmax")

@@ -286,6 +286,10 @@ class VectorWidthAligner : public StmtExprMutator {
     if (callee != nullptr && callee->GetStrAttr("dsl.split") == "parts") {
       return ByParts(op, k, part_type);
     }
+    if (callee != nullptr && callee->GetStrAttr("dsl.split") == "sum" &&
+        NumParts(op->args[0]->dtype.lanes(), NativeLanes(op->args[0]->dtype)) > 1) {
+      return SumParts(op, k, part_type);
+    }
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -367,6 +371,33 @@ class VectorWidthAligner : public StmtExprMutator {
       for (const Parts& p : args) part_args.push_back(p[j]);
       out.push_back(CallNode::Make(part_type, op->op, std::move(part_args), op->span));
     }
+    return out;
+  }
+
+  // A reduction into lane 0 of a multiple-width x (dsl.vrpadd of int32x16 gives int32x16):
+  // each native part of x (and of the mask) reduces into lane 0 of a native result whose other
+  // lanes are 0; the part results, added in order, are part 0 and the other parts are 0.
+  Parts SumParts(const CallNode* op, int k, DataType part_type) {
+    const Expr& x = op->args[0];
+    int n = NativeLanes(x->dtype), kx = NumParts(x->dtype.lanes(), n);
+    if (x->dtype.lanes() % n != 0 || op->dtype.lanes() != x->dtype.lanes() ||
+        op->args.size() != 2) {
+      TESSERA_THROW(op->span) << op->op_name() << " of " << x->dtype << " into " << op->dtype
+                              << ": expects a multiple-width operand and a result of its lanes";
+    }
+    Parts xs = Data(x), masks = Mask(op->args[1], n);
+    if (static_cast<int>(masks.size()) != kx) {
+      TESSERA_THROW(op->span) << op->op_name() << " of " << x->dtype << ": its "
+                              << op->args[1]->dtype << " mask does not split into " << kx
+                              << " native parts";
+    }
+    Expr total;
+    for (int j = 0; j < kx; ++j) {
+      Expr sum = CallNode::Make(part_type, op->op, {xs[j], masks[j]}, op->span);
+      total = total ? MakeBinary(NodeKind::kAdd, total, sum, op->span) : sum;
+    }
+    Parts out{total};
+    for (int j = 1; j < k; ++j) out.push_back(MakeConst(part_type, int64_t(0), op->span));
     return out;
   }
 

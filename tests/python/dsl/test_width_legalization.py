@@ -36,3 +36,27 @@ def test_float_pairwise_and_quad_dot_of_two_parts():
     for got_o, got_q in ((oc, qc), (os_, qs)):
         np.testing.assert_array_equal(got_o, minh.astype("float16"))
         np.testing.assert_allclose(got_q[0::2], sums, rtol=1e-5, atol=1e-5)  # the even lanes
+
+
+def test_vrpadd_of_multiple_width_is_one_call_summed_by_parts():
+    @S.prim_func
+    def k(a: S.ptr("float16", "global"), out: S.ptr("fp32", "global")):
+        S.vstore(S.vrpadd(S.vload(a, lanes=48)), out)
+
+    # One float32x48 call in the parsed kernel; the pass gives three native reductions, added,
+    # into the first float32x8 part (the other five parts are zero).
+    parsed = BuildManager().lower(k).script()
+    assert parsed.count('"dsl.vrpadd"') == 1 and "float32x48" in parsed, parsed
+    code = BuildManager().generated_source(k)
+    assert code.count("__vrpadd(") == 3 and "__vset_lane" not in code, code
+    assert "((__vrpadd(" in code and code.count("__vstore(__vbcast(0.0f)") == 5, code
+
+    a = rand(48, "float16", seed=5, low=-4.0, high=4.0)
+    out = np.full(48, 7, "float32")
+    k(a, out)  # PySim sums the parts in the same order
+    parts = [np.float32(0)] * 3
+    for j in range(3):
+        for v in a[16 * j:16 * (j + 1)].astype(np.float32):
+            parts[j] = np.float32(parts[j] + v)
+    assert out[0] == np.float32(np.float32(parts[0] + parts[1]) + parts[2])
+    assert not out[1:].any()

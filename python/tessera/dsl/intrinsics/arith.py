@@ -330,24 +330,13 @@ def vrpadd(p, node, x, mask=None):
     x = vector(p, node, "vrpadd", x)
     e = T.element_of(x.dtype)
     rtype = "float32x8" if e in ("float16", "bfloat16") else T.hw_native_vdtype(e)
-    if T.is_native(x.dtype):
-        return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
-    check_multiple(p, node, "vrpadd", x.dtype)
-    if mask is not None:
-        raise p.error(node, f'S.vrpadd of the multiple-width "{x.dtype}" takes no mask')
-    parts = [call(p, node, rtype, "dsl.vrpadd", [v, mask_expr(p, node, None, T.lanes_of(v.dtype))])
-             for v in _parts(p, node, x)]
-    total = parts[0]
-    for v in parts[1:]:
-        total = p.binop(node, ast.Add(), total, v)  # lane 0: the sum of the parts' sums
-    out_elem = T.element_of(rtype)
-    n = T.native_lanes(out_elem)
-    lane0 = [imm(0)] + [imm(n)] * (n - 1)  # lane 0 of the total, then zeros
-    zero = TY.constant(p, node, 0, rtype)
-    with p.at(node):
-        first = _core.Shuffle([total, zero], lane0, p.span(node))
-    pieces = [first] + [zero] * (T.lanes_of(x.dtype) // n - 1)
-    return _join(p, node, pieces)
+    if not T.is_native(x.dtype):
+        check_multiple(p, node, "vrpadd", x.dtype)
+        if mask is not None:
+            raise p.error(node, f'S.vrpadd of the multiple-width "{x.dtype}" takes no mask')
+        # dsl.AlignVectorWidth sums the native parts (the op's "dsl.split" = "sum").
+        rtype = T.with_lanes(rtype, T.lanes_of(x.dtype))
+    return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
 
 
 def _matrix(p, node, name, ptr, x, y):

@@ -390,14 +390,19 @@ def _compt(it, e, a):
 
 @handler("dsl.vrpadd")
 def _rpadd(it, e, a):
+    # A multiple-width x sums each native part, then adds the part sums in order (as
+    # dsl.AlignVectorWidth splits it).
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
-    n = _lanes_of(e.dtype)
-    out = np.zeros(n, np_dtype(e.dtype))
+    out = np.zeros(_lanes_of(e.dtype), np_dtype(e.dtype))
+    part = 256 // (x.dtype.itemsize * 8)
     if _is_float(e.dtype):
-        acc = np.float32(0)
-        for v in x[m].astype(np.float32):
-            acc = np.float32(acc + v)
-        out[0] = acc
+        total = None
+        for j in range(0, x.size, part):
+            acc = np.float32(0)
+            for v in x[j:j + part][m[j:j + part]].astype(np.float32):
+                acc = np.float32(acc + v)
+            total = acc if total is None else np.float32(total + acc)
+        out[0] = total
     else:
         out[0] = _wrap(_i64(x[m]).sum(), e.dtype)
     return out
