@@ -25,6 +25,8 @@ void BindTarget(nb::module_& m) {
           e["lane_fn"] = d.lane_fn;
           e["saturate"] = d.saturate;
           e["doc"] = d.doc;
+          e["split"] = d.split;
+          e["plain_op"] = d.plain_op;
           out.append(e);
         }
         return out;

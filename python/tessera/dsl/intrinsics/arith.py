@@ -1,5 +1,5 @@
 """Arithmetic intrinsics: S.vadd, S.vsub, S.vmul, S.vmull, S.vmulh, S.vdiv, S.vmod, S.vaddh,
-S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vrpadd, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
+S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
 S.abs, S.rint, S.clip, and S.vsel."""
 
 import ast
@@ -322,21 +322,22 @@ def vqdpa(p, node, acc, x, y, mask=None):
     return _accumulate(p, node, "vqdpa", acc, x, y, mask, True)
 
 
-@intrinsic
-def vrpadd(p, node, x, mask=None):
-    """Sum of the active lanes into lane 0 (float16/bfloat16 sum into float32x8). A
-    multiple-width vector sums all its lanes into lane 0 of a result of its lanes (float32 for
-    float16/bfloat16), the other lanes 0."""
-    x = vector(p, node, "vrpadd", x)
+def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
+    """The reduce form of the intrinsic table with lane function "add" (S.vrpadd): a sum into
+    lane 0; 16-bit floats sum into float32x8. ``multiple``: a multiple width (no mask) sums
+    into a result of its lanes, split by dsl.AlignVectorWidth (the op's "dsl.split")."""
+    x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
     e = T.element_of(x.dtype)
     rtype = "float32x8" if e in ("float16", "bfloat16") else T.hw_native_vdtype(e)
     if not T.is_native(x.dtype):
-        check_multiple(p, node, "vrpadd", x.dtype)
+        if not multiple:
+            check_native(p, node, name, x.dtype)
+        check_multiple(p, node, name, x.dtype)
         if mask is not None:
-            raise p.error(node, f'S.vrpadd of the multiple-width "{x.dtype}" takes no mask')
-        # dsl.AlignVectorWidth sums the native parts (the op's "dsl.split" = "sum").
+            raise p.error(node, f'S.{name} of the multiple-width "{x.dtype}" takes no mask')
         rtype = T.with_lanes(rtype, T.lanes_of(x.dtype))
-    return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
+    return call(p, node, rtype, op, [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
 
 
 def _matrix(p, node, name, ptr, x, y):
