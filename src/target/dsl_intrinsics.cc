@@ -169,6 +169,11 @@ const bool kRegistered = [] {
                           .set_attr("dsl.form", d.form)
                           .describe(d.describe);
     if (!d.split.empty()) reg.set_attr("dsl.split", d.split);
+    // A scalar operand: dsl.AlignVectorWidth computes the call in lane 0 of a native vector
+    // (with an all-lanes mask where the op takes one).
+    if (!d.scalar_elements.empty()) {
+      reg.set_attr("dsl.scalar", d.mask == "false" ? "lane0_mask" : "lane0");
+    }
     // return_idx=True (the reduce form's argument 2) needs an X3 target: the op attributes
     // dsl.VerifyTargetFeatures reads.
     for (const std::string& k : d.keywords) {

@@ -148,13 +148,16 @@ TESSERA_REGISTER_OP("dsl.vsubs")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vsubs")
     .describe("args: x, y: lane-wise x - y clamped to the element range.");
+// "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
 TESSERA_REGISTER_OP("dsl.vabs")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vabs")
+    .set_attr("dsl.scalar", "lane0")
     .describe("args: x, saturate: lane-wise absolute value.");
 TESSERA_REGISTER_OP("dsl.vrint")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrint")
+    .set_attr("dsl.scalar", "lane0")
     .describe("args: x: round to nearest, ties to even.");
 // dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt, dsl.visnan, dsl.visinf,
 // dsl.visfinite, dsl.vasrr, dsl.vlsls, dsl.vror: declared in the intrinsic table
@@ -162,6 +165,8 @@ TESSERA_REGISTER_OP("dsl.vrint")
 TESSERA_REGISTER_OP("dsl.vpow")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vpow")
+    .set_attr("dsl.scalar", "lane0")
+    .set_attr("dsl.scalar_operands", "2")
     .describe("args: x, y: lane-wise x^y.");
 TESSERA_REGISTER_OP("dsl.undef_inactive")
     .set_effect(CallEffect::kPure)

@@ -32,8 +32,9 @@ struct DslIntrinsic {
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
   std::vector<std::string> elements;
-  /*! \brief Element types of a scalar operand (computed in lane 0 of a native vector); empty:
-   *  vectors only. */
+  /*! \brief Element types of a scalar operand; empty: vectors only. The parser emits the op
+   *  on the scalar; dsl.AlignVectorWidth computes it in lane 0 of a native vector (the op's
+   *  "dsl.scalar" attribute). */
   std::vector<std::string> scalar_elements;
   /*! \brief Which lanes are computed: "all" (the intrinsic takes no mask), "undefined" (mask=:
    *  inactive lanes are undefined), "false" (the op takes the mask; inactive lanes are false),

@@ -564,7 +564,40 @@ class VectorWidthAligner : public StmtExprMutator {
   Expr VisitExpr_(const CallNode* op) override {
     if ((op->is_op("dsl.get_lane")) && op->args[0]->dtype.is_vector()) return GetLane(op);
     if (op->is_op("dsl.vall") || op->is_op("dsl.vany")) return AllAny(op);
+    const auto* callee = AsPtr<OpNode>(op->op);
+    std::string scalar = callee != nullptr ? callee->GetStrAttr("dsl.scalar") : "";
+    if (!scalar.empty() && !op->dtype.is_vector()) return ScalarInLane0(op, callee, scalar);
     return StmtExprMutator::VisitExpr_(op);
+  }
+
+  // A scalar call of a lane-wise intrinsic (op attribute "dsl.scalar", set by the intrinsic
+  // table and dsl_ops.cc) is computed in lane 0 of a native vector, as the host C has no scalar
+  // form of each: get_lane(op(broadcast(x)..., other args[, all-lanes mask]), 0). The first
+  // "dsl.scalar_operands" arguments (default 1) are the data operands; the others (flags) stay.
+  Expr ScalarInLane0(const CallNode* op, const OpNode* callee, const std::string& scalar) {
+    std::string count = callee->GetStrAttr("dsl.scalar_operands");
+    size_t operands = count.empty() ? 1 : std::stoul(count);
+    if (op->args.size() < operands) {
+      TESSERA_THROW(op->span) << op->op_name() << " of a scalar takes " << operands
+                              << " scalar operands";
+    }
+    int n = 0;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      Expr a = VisitExpr(op->args[i]);
+      if (i < operands) {
+        if (a->dtype.is_vector()) {
+          TESSERA_THROW(op->span) << op->op_name() << " of a scalar takes scalar operands, got "
+                                  << a->dtype;
+        }
+        n = NativeLanes(a->dtype);
+        a = BroadcastNode::Make(a, n, op->span);
+      }
+      args.push_back(a);
+    }
+    if (scalar == "lane0_mask") args.push_back(PrefixMask(n, n, op->span));
+    Expr vec = CallNode::Make(op->dtype.with_lanes(n), op->op, std::move(args), op->span);
+    return Op("dsl.get_lane", op->dtype, {vec, I32(0)}, op->span);
   }
 
   Expr GetLane(const CallNode* op) {

@@ -155,28 +155,6 @@ def test_reduce_checks_come_from_the_table():
     assert 'S.vrpadd: the arg "x" must be a vector' in _lower_error(sum_of_mask)
 
 
-def test_table_reductions_run_in_pysim_and_compiled():
-    from _util import run_both
-
-    @S.prim_func
-    def k(a: S.ptr("int16", "global"), h: S.ptr("fp16", "global"), o: S.ptr("int16", "global"),
-          f: S.ptr("fp32", "global")):
-        x = S.vload(a)
-        S.vstore(S.vrpmax(x, mask="8T8F"), o)
-        S.vstore(S.vrpmin(x), o + 16)
-        S.vstore(S.vrpadd(x, mask="4F12T"), o + 32)
-        S.vstore(S.vrpadd(S.vload(h)), f)
-
-    a = np.array([5, -7, 300, 2, -9, 8, 11, 0, 999, -999, 1, 2, 3, 4, 5, 6], np.int16)
-    h = (np.arange(16) * 0.5).astype(np.float16)
-    o, f = np.full(48, 3, np.int16), np.full(8, 3, np.float32)
-    (_, _, co, cf), (_, _, so, sf) = run_both(k, a, h, o, f)
-    for got_o, got_f in ((co, cf), (so, sf)):
-        assert got_o[0] == 300 and got_o[16] == -999 and got_o[32] == a[4:].sum()
-        assert not got_o[1:16].any() and not got_o[17:32].any() and not got_o[33:].any()
-        assert got_f[0] == np.float32(h.astype(np.float32).sum()) and not got_f[1:].any()
-
-
 def test_shift_checks_and_ops_come_from_the_table():
     assert BY_NAME["vsr"]["plain_op"] == "tir.shift_right" and BY_NAME["vsr"]["op"] == "dsl.vasrr"
     assert BY_NAME["vror"]["plain_op"] == ""
@@ -188,27 +166,36 @@ def test_shift_checks_and_ops_come_from_the_table():
     assert ('S.vror: the arg "x" has unsupported type "float32x8"; expected elements of '
             'int8, uint8, int16, uint16, int32, uint32') in _lower_error(float_shift)
 
-    @S.prim_func
-    def flags(a: S.ptr("int16", "global"), b: S.ptr("int16", "global")):
-        x = S.vload(a)
-        S.vstore(S.vsr(x, 3), b)
-        S.vstore(S.vsr(x, 3, with_round=True), b + 16)
-        S.vstore(S.vsl(x, S.vload(b + 64), saturate=True, mask="4T12F", r=x), b + 32)
-        S.vstore(S.vror(x, 17), b + 48)
-
     # The flag keyword picks the entry's op over its plain TIR shift.
-    ir = BuildManager().lower(flags).script()
+    ir = BuildManager().lower(reduce_and_shift).script()
     assert ir.count("T.shift_right(") == 1, ir
     assert ir.count('"dsl.vasrr"') == 1 and ir.count('"dsl.vlsls"') == 1, ir
     assert ir.count('"dsl.vror"') == 1, ir
 
+
+@S.prim_func
+def reduce_and_shift(a: S.ptr("int16", "global"), h: S.ptr("fp16", "global"),
+                     b: S.ptr("int16", "global"), f: S.ptr("fp32", "global")):
+    x = S.vload(a)
+    S.vstore(S.vsr(x, 3), b)
+    S.vstore(S.vsr(x, 3, with_round=True), b + 16)
+    S.vstore(S.vsl(x, S.vload(b + 64), saturate=True, mask="4T12F", r=x), b + 32)
+    S.vstore(S.vror(x, 17), b + 48)
+    S.vstore(S.vrpmax(x, mask="8T8F"), b + 80)
+    S.vstore(S.vrpmin(x), b + 96)
+    S.vstore(S.vrpadd(x, mask="4F12T"), b + 112)
+    S.vstore(S.vrpadd(S.vload(h)), f)
+
+
+def test_table_reductions_and_shifts_run_in_pysim_and_compiled():
     from _util import run_both
 
     a = np.array([1000, -1000, 7, -7, 12, -12, 32767, -32768, 5, 6, 7, 8, 9, 10, 11, 12],
                  np.int16)
-    b = np.zeros(80, np.int16)
-    b[64:] = [1, 2, 15, 16, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0]
-    (_, cb), (_, sb) = run_both(flags, a, b)
+    h = (np.arange(16) * 0.5).astype(np.float16)
+    b, f = np.full(128, 3, np.int16), np.full(8, 3, np.float32)
+    b[64:80] = [1, 2, 15, 16, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0]  # vsl's counts
+    (_, _, cb, cf), (_, _, sb, sf) = run_both(reduce_and_shift, a, h, b, f)
     x = a.astype(np.int64)
     rounded = np.array([(v + 4) >> 3 if (v & 7) != 4 else ((v >> 3) + ((v >> 3) & 1))
                         for v in x])
@@ -217,8 +204,13 @@ def test_shift_checks_and_ops_come_from_the_table():
     sat = np.where(counts >= 16, np.where(x[:4] < 0, -32768, 32767), sat)
     u = x & 0xFFFF
     ror = (((u >> 1) | (u << 15)) & 0xFFFF).astype(np.uint16).view(np.int16)
-    for got in (cb, sb):
+    for got, got_f in ((cb, cf), (sb, sf)):
         assert got[:16].tolist() == (x >> 3).tolist()
         assert got[16:32].tolist() == rounded.tolist()
         assert got[32:36].tolist() == sat.tolist() and got[36:48].tolist() == a[4:].tolist()
         assert got[48:64].tolist() == ror.tolist()
+        # Reductions: lane 0, the other lanes zero; the int16 sum wraps.
+        assert got[80] == 32767 and got[96] == -32768
+        assert got[112] == np.array(x[4:].sum()).astype(np.int16)
+        assert not got[81:96].any() and not got[97:112].any() and not got[113:].any()
+        assert got_f[0] == np.float32(h.astype(np.float32).sum()) and not got_f[1:].any()

@@ -60,3 +60,36 @@ def test_vrpadd_of_multiple_width_is_one_call_summed_by_parts():
             parts[j] = np.float32(parts[j] + v)
     assert out[0] == np.float32(np.float32(parts[0] + parts[1]) + parts[2])
     assert not out[1:].any()
+
+
+def test_scalar_intrinsics_are_computed_in_lane_0_by_the_pass():
+    @S.prim_func
+    def k(a: S.ptr("float16", "global"), f: S.ptr("fp32", "global"), o: S.ptr("int32", "global")):
+        if S.isnan(a[0]):
+            o[0] = 1
+        o[1] = S.clz(o[2])
+        a[3] = S.tanh(a[4])
+        f[0] = S.pow(f[1], f[2]) + S.abs(f[3]) + S.rint(f[4])
+
+    # The parser emits each intrinsic on the scalar; dsl.AlignVectorWidth computes it in lane 0
+    # of a native vector (the op's "dsl.scalar" attribute), as the host C has no scalar forms.
+    parsed = BuildManager().lower(k).script()
+    assert "get_lane" not in parsed and "Broadcast" not in parsed, parsed
+    assert 'T.call_intrin("bool", "dsl.visnan", a_1[0])' in parsed, parsed
+    assert 'T.call_intrin("float32", "dsl.vpow", f_1[1], f_1[2])' in parsed, parsed
+    code = BuildManager().generated_source(k)
+    for piece in ("__visnan(__vbcast(a[0]), ALL_TRUE_h)", "__vget_lane(__vclz(__vbcast(o[2])), 0)",
+                  "__vget_lane(__vtanh(__vbcast(a[4])), 0)",
+                  "__vget_lane(__vpow(__vbcast(f[1]), __vbcast(f[2])), 0)",
+                  "__vget_lane(__vabs(__vbcast(f[3]), 0), 0)",
+                  "__vget_lane(__vrint(__vbcast(f[4])), 0)"):
+        assert piece in code, (piece, code)
+
+    a = np.array([np.nan, 0, 0, 0, 0.5], "float16")
+    f = np.array([0, 2.0, 10.0, -1.5, 2.5], "float32")
+    o = np.array([0, 0, 0x00F0], "int32")
+    (ca, cf, co), (sa, sf, so) = run_both(k, a, f, o)
+    for got_a, got_f, got_o in ((ca, cf, co), (sa, sf, so)):
+        assert got_o.tolist() == [1, 24, 0x00F0]
+        assert got_a[3] == np.float16(np.tanh(np.float32(0.5)))
+        assert got_f[0] == np.float32(1024 + 1.5 + 2.0)

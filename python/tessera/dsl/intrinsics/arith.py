@@ -11,7 +11,7 @@ from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
-                    imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
+                    imm, mask_expr, select, undefined_inactive, value,
                     vector)
 
 
@@ -408,8 +408,8 @@ def abs_(p, node, x, mask=None, saturate=False):
     if T.lanes_of(x.dtype) == 1:
         if T.is_int(x.dtype) and not T.is_signed(x.dtype):
             return x
-        if T.is_float(x.dtype):
-            return scalar_via_vector(p, node, "dsl.vabs", [x], x.dtype, [imm(0)])
+        if T.is_float(x.dtype):  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
+            return call(p, node, x.dtype, "dsl.vabs", [x, imm(0)])
         neg = p.unary(node, ast.USub(), x)
         result = select(p, node, p.compare(node, ast.Lt(), x, 0), neg, x)
         if saturate:
@@ -425,8 +425,8 @@ def rint(p, node, x, mask=None):
     """Round to nearest, ties to even (floats). Scalars too."""
     x = value(p, node, "rint", x)
     check_dtype(p, node, "rint", x.dtype, FLOATS)
-    if T.lanes_of(x.dtype) == 1:
-        return scalar_via_vector(p, node, "dsl.vrint", [x], x.dtype)
+    if T.lanes_of(x.dtype) == 1:  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
+        return call(p, node, x.dtype, "dsl.vrint", [x])
     return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vrint", [x]), mask)
 
 

@@ -11,7 +11,7 @@ from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
 from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
-                    scalar_via_vector, select, undefined_inactive, vector)
+                    select, undefined_inactive, vector)
 from .arith import _masked
 
 _LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
@@ -149,10 +149,10 @@ def _unary_count(p, node, name, op, x, mask, out_sign, allowed):
 
 
 def _unary_scalar(p, node, name, op, x, allowed):
-    """A scalar ``x`` of the bits form, through a one-lane use of the vector op (the host C has
-    no portable scalar clz); None for a vector."""
+    """A scalar ``x`` of the bits form (dsl.AlignVectorWidth computes it in lane 0 of a vector:
+    the host C has no portable scalar clz); None for a vector."""
     x = p.load(x)
     if not (is_expr(x) and T.lanes_of(x.dtype) == 1):
         return None
     check_dtype(p, node, name, x.dtype, allowed)
-    return scalar_via_vector(p, node, op, [x], x.dtype)
+    return call(p, node, x.dtype, op, [x])

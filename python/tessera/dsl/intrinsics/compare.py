@@ -10,7 +10,7 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import scalar_via_vector, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
 from .arith import _masked
 
 
@@ -48,10 +48,8 @@ def _classify(p, node, name, op, x, mask, allowed):
         x = p.to_expr(node, x)
     check_dtype(p, node, name, x.dtype, allowed)
     lanes = T.lanes_of(x.dtype)
-    if lanes == 1:
-        n = T.native_lanes(x.dtype)
-        all_on = mask_expr(p, node, None, n)
-        return scalar_via_vector(p, node, op, [x], "bool", [all_on])
+    if lanes == 1:  # dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar")
+        return call(p, node, "bool", op, [x])
     return call(p, node, f"boolx{lanes}", op, [x, mask_expr(p, node, mask, lanes)])
 
 

@@ -8,7 +8,7 @@ keywords; the op registry and PySim's dispatch are derived from the same entry."
 from ... import _core
 from .. import types as T
 from ._registry import intrinsic
-from ._util import call, scalar_via_vector
+from ._util import call
 from .arith import _pairwise, _sum_lanes
 from .bitwise import _shift, _unary_count, _unary_scalar
 from .compare import _classify, _extreme_lane
@@ -26,9 +26,8 @@ def _math_form(entry, name, op, elements):
 
     def impl(p, node, x):
         x = _math_arg(p, node, name, x, elements, scalars)
-        if T.lanes_of(x.dtype) > 1:
-            return call(p, node, x.dtype, op, [x])
-        return scalar_via_vector(p, node, op, [x], x.dtype)
+        # A scalar too: dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar").
+        return call(p, node, x.dtype, op, [x])
     return impl
 
 
