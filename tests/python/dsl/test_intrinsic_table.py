@@ -40,6 +40,9 @@ def test_table_entries_are_registered_everywhere():
         assert ("r" in params) == ("r" in d["keywords"])
         # The width split the table names is the op's "dsl.split" (dsl.AlignVectorWidth).
         assert op.get_attr("dsl.split") == d["split"]
+        # Entries with scalar operands are computed in lane 0 by dsl.AlignVectorWidth.
+        want = "" if not d["scalar_elements"] else "lane0_mask" if d["mask"] == "false" else "lane0"
+        assert op.get_attr("dsl.scalar") == want
 
 
 def _lower_error(kernel):
