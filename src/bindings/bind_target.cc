@@ -1,6 +1,7 @@
 // Bindings of the compilation target (tessera.target.Target holds one): kind, options, facts.
 #include "common.h"
 #include "tessera/ir/target.h"
+#include "tessera/target/codegen_dsl.h"
 #include "tessera/target/dsl_intrinsics.h"
 
 namespace tessera {
@@ -24,11 +25,21 @@ void BindTarget(nb::module_& m) {
           e["lane_fn"] = d.lane_fn;
           e["saturate"] = d.saturate;
           e["doc"] = d.doc;
+          e["split"] = d.split;
+          e["plain_op"] = d.plain_op;
           out.append(e);
         }
         return out;
       },
       "The DSL intrinsics declared in C++'s table (tessera/target/dsl_intrinsics.h).");
+  m.def(
+      "codegen_dsl",
+      [](const IRModule& mod, const std::string& entry) {
+        return CodeGenDSL(mod, entry) + "\n" + CodeGenDSLLauncher(mod, entry);
+      },
+      "mod"_a, "entry"_a,
+      "The C unit the DSL pipeline compiles for a legalized module: the kernel source "
+      "(CodeGenDSL) and its packed entry point (CodeGenDSLLauncher).");
   nb::class_<Target>(m, "Target")
       .def(
           "__init__",

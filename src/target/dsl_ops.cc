@@ -148,31 +148,25 @@ TESSERA_REGISTER_OP("dsl.vsubs")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vsubs")
     .describe("args: x, y: lane-wise x - y clamped to the element range.");
-TESSERA_REGISTER_OP("dsl.vasrr")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vasrr")
-    .describe("args: x, shift: right shift rounding to nearest, ties to even.");
-TESSERA_REGISTER_OP("dsl.vlsls")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vlsls")
-    .describe("args: x, shift: left shift clamped to the element range.");
+// "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
 TESSERA_REGISTER_OP("dsl.vabs")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vabs")
+    .set_attr("dsl.scalar", "lane0")
     .describe("args: x, saturate: lane-wise absolute value.");
 TESSERA_REGISTER_OP("dsl.vrint")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vrint")
+    .set_attr("dsl.scalar", "lane0")
     .describe("args: x: round to nearest, ties to even.");
 // dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt, dsl.visnan, dsl.visinf,
-// dsl.visfinite: declared in the intrinsic table (dsl_intrinsics.cc).
-TESSERA_REGISTER_OP("dsl.vror")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vror")
-    .describe("args: x, shift: rotate right by shift mod bits.");
+// dsl.visfinite, dsl.vasrr, dsl.vlsls, dsl.vror: declared in the intrinsic table
+// (dsl_intrinsics.cc).
 TESSERA_REGISTER_OP("dsl.vpow")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vpow")
+    .set_attr("dsl.scalar", "lane0")
+    .set_attr("dsl.scalar_operands", "2")
     .describe("args: x, y: lane-wise x^y.");
 TESSERA_REGISTER_OP("dsl.undef_inactive")
     .set_effect(CallEffect::kPure)
@@ -185,20 +179,10 @@ TESSERA_REGISTER_OP("dsl.vperm")
     .set_attr("dsl.name", "__vperm")
     .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
-// ---- Intrinsic library: ops across lanes (native widths only; "dsl.split" = "parts": a multiple
-// width splits into native parts, result part j from part j of each operand) ----
-TESSERA_REGISTER_OP("dsl.vrpadd")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vrpadd")
-    .describe("args: x, mask: sum of active lanes in lane 0.");
-TESSERA_REGISTER_OP("dsl.vrpmax")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vrpmax")
-    .describe("args: x, mask, return_idx: maximum of active lanes in lane 0 (index in lane 1).");
-TESSERA_REGISTER_OP("dsl.vrpmin")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vrpmin")
-    .describe("args: x, mask, return_idx: minimum of active lanes in lane 0 (index in lane 1).");
+// dsl.vrpadd, dsl.vrpmax, dsl.vrpmin: declared in the intrinsic table (dsl_intrinsics.cc).
+// dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split": "parts", result part j
+// from part j of each operand; "sum" (the table's), each native part reduced into lane 0 and
+// the part results added into part 0.
 TESSERA_REGISTER_OP("dsl.vmull")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vmull")

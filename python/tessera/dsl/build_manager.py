@@ -125,6 +125,15 @@ class BuildManager:
             lw.run_to("cleanup")
         return lw.mod
 
+    def generated_source(self, inp, name=None):
+        """The C unit :meth:`build` compiles for a DSL kernel (the kernel source, as
+        ``Executor.c_code`` shows it, then its packed entry point), generated without running
+        the compiler."""
+        lw, ctx, entry = self._lowerer(inp, name)
+        with ctx:
+            lw.run_to("legalize")
+        return _core.codegen_dsl(lw.mod, entry)
+
     def build(self, inp, name=None):
         """Compile ``inp`` for the host CPU and return an :class:`Executor` (for a TensorIR or te
         PrimFunc, scheduled or not, a :class:`~tessera.dsl.tir_build.TirExecutor` called the

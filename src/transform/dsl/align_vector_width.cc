@@ -286,6 +286,10 @@ class VectorWidthAligner : public StmtExprMutator {
     if (callee != nullptr && callee->GetStrAttr("dsl.split") == "parts") {
       return ByParts(op, k, part_type);
     }
+    if (callee != nullptr && callee->GetStrAttr("dsl.split") == "sum" &&
+        NumParts(op->args[0]->dtype.lanes(), NativeLanes(op->args[0]->dtype)) > 1) {
+      return SumParts(op, k, part_type);
+    }
     // Calls whose vector arguments have the result's lanes work part by part (arithmetic,
     // bitwise, math, if_then_else); scalar arguments are shared.
     std::vector<Parts> args;
@@ -367,6 +371,33 @@ class VectorWidthAligner : public StmtExprMutator {
       for (const Parts& p : args) part_args.push_back(p[j]);
       out.push_back(CallNode::Make(part_type, op->op, std::move(part_args), op->span));
     }
+    return out;
+  }
+
+  // A reduction into lane 0 of a multiple-width x (dsl.vrpadd of int32x16 gives int32x16):
+  // each native part of x (and of the mask) reduces into lane 0 of a native result whose other
+  // lanes are 0; the part results, added in order, are part 0 and the other parts are 0.
+  Parts SumParts(const CallNode* op, int k, DataType part_type) {
+    const Expr& x = op->args[0];
+    int n = NativeLanes(x->dtype), kx = NumParts(x->dtype.lanes(), n);
+    if (x->dtype.lanes() % n != 0 || op->dtype.lanes() != x->dtype.lanes() ||
+        op->args.size() != 2) {
+      TESSERA_THROW(op->span) << op->op_name() << " of " << x->dtype << " into " << op->dtype
+                              << ": expects a multiple-width operand and a result of its lanes";
+    }
+    Parts xs = Data(x), masks = Mask(op->args[1], n);
+    if (static_cast<int>(masks.size()) != kx) {
+      TESSERA_THROW(op->span) << op->op_name() << " of " << x->dtype << ": its "
+                              << op->args[1]->dtype << " mask does not split into " << kx
+                              << " native parts";
+    }
+    Expr total;
+    for (int j = 0; j < kx; ++j) {
+      Expr sum = CallNode::Make(part_type, op->op, {xs[j], masks[j]}, op->span);
+      total = total ? MakeBinary(NodeKind::kAdd, total, sum, op->span) : sum;
+    }
+    Parts out{total};
+    for (int j = 1; j < k; ++j) out.push_back(MakeConst(part_type, int64_t(0), op->span));
     return out;
   }
 
@@ -533,7 +564,40 @@ class VectorWidthAligner : public StmtExprMutator {
   Expr VisitExpr_(const CallNode* op) override {
     if ((op->is_op("dsl.get_lane")) && op->args[0]->dtype.is_vector()) return GetLane(op);
     if (op->is_op("dsl.vall") || op->is_op("dsl.vany")) return AllAny(op);
+    const auto* callee = AsPtr<OpNode>(op->op);
+    std::string scalar = callee != nullptr ? callee->GetStrAttr("dsl.scalar") : "";
+    if (!scalar.empty() && !op->dtype.is_vector()) return ScalarInLane0(op, callee, scalar);
     return StmtExprMutator::VisitExpr_(op);
+  }
+
+  // A scalar call of a lane-wise intrinsic (op attribute "dsl.scalar", set by the intrinsic
+  // table and dsl_ops.cc) is computed in lane 0 of a native vector, as the host C has no scalar
+  // form of each: get_lane(op(broadcast(x)..., other args[, all-lanes mask]), 0). The first
+  // "dsl.scalar_operands" arguments (default 1) are the data operands; the others (flags) stay.
+  Expr ScalarInLane0(const CallNode* op, const OpNode* callee, const std::string& scalar) {
+    std::string count = callee->GetStrAttr("dsl.scalar_operands");
+    size_t operands = count.empty() ? 1 : std::stoul(count);
+    if (op->args.size() < operands) {
+      TESSERA_THROW(op->span) << op->op_name() << " of a scalar takes " << operands
+                              << " scalar operands";
+    }
+    int n = 0;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      Expr a = VisitExpr(op->args[i]);
+      if (i < operands) {
+        if (a->dtype.is_vector()) {
+          TESSERA_THROW(op->span) << op->op_name() << " of a scalar takes scalar operands, got "
+                                  << a->dtype;
+        }
+        n = NativeLanes(a->dtype);
+        a = BroadcastNode::Make(a, n, op->span);
+      }
+      args.push_back(a);
+    }
+    if (scalar == "lane0_mask") args.push_back(PrefixMask(n, n, op->span));
+    Expr vec = CallNode::Make(op->dtype.with_lanes(n), op->op, std::move(args), op->span);
+    return Op("dsl.get_lane", op->dtype, {vec, I32(0)}, op->span);
   }
 
   Expr GetLane(const CallNode* op) {

@@ -1,5 +1,8 @@
 // dsl.VerifyTargetFeatures: intrinsic forms only X3 targets have are errors on other targets.
+#include <string>
+
 #include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/dsl_passes.h"
 
@@ -7,28 +10,21 @@ namespace tessera {
 namespace transform {
 namespace {
 
-// A call of `op` whose argument `arg` is a nonzero constant uses `feature`.
-struct X3Feature {
-  const char* op;
-  size_t arg;
-  const char* feature;
-};
-
-const X3Feature kX3Features[] = {
-    {"dsl.vrpmax", 2, "S.vrpmax(return_idx=True)"},
-    {"dsl.vrpmin", 2, "S.vrpmin(return_idx=True)"},
-};
-
 class FeatureChecker : public StmtExprVisitor {
  public:
   explicit FeatureChecker(const DSLTargetDesc& target) : target_(target) {}
 
+  // A call of an op with the attributes "dsl.x3_arg" (an argument index) and "dsl.x3_feature"
+  // (set by the intrinsic table) uses the feature when that argument is a nonzero constant.
   void VisitExpr_(const CallNode* op) override {
-    for (const X3Feature& f : kX3Features) {
-      if (!op->is_op(f.op) || op->args.size() <= f.arg) continue;
-      auto flag = AsConstInt(op->args[f.arg]);
+    const auto* callee = AsPtr<OpNode>(op->op);
+    std::string arg = callee != nullptr ? callee->GetStrAttr("dsl.x3_arg") : "";
+    if (!arg.empty()) {
+      size_t index = std::stoul(arg);
+      auto flag = index < op->args.size() ? AsConstInt(op->args[index]) : std::nullopt;
       if (flag && *flag != 0) {
-        TESSERA_THROW(op->span) << f.feature << " needs an X3 target, not " << target_.name;
+        TESSERA_THROW(op->span) << callee->GetStrAttr("dsl.x3_feature")
+                                << " needs an X3 target, not " << target_.name;
       }
     }
     StmtExprVisitor::VisitExpr_(op);

@@ -21,8 +21,11 @@ MATH = ["exp", "log", "tanh", "sin", "cos", "rsqrt", "sqrt", "ceil", "erf", "exp
 def test_table_entries_are_registered_everywhere():
     assert [d["name"] for d in TABLE] == (["vaddh", "vsubh", "vmaxh", "vminh"] + MATH
                                           + ["vcls", "clz", "vbrevs", "vpcnt",
-                                             "isnan", "isinf", "isfinite"])
-    masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false"}
+                                             "isnan", "isinf", "isfinite",
+                                             "vrpadd", "vrpmax", "vrpmin",
+                                             "vsr", "vsl", "vror"])
+    masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
+             "reduce": "excluded", "shift": "undefined"}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
         op = _core.Op.get(d["op"])
@@ -33,6 +36,13 @@ def test_table_entries_are_registered_everywhere():
         params = list(inspect.signature(REGISTRY[d["name"]].impl).parameters)[2:]
         assert ("mask" in params) == (d["mask"] != "all")
         assert ("out_sign" in params) == ("out_sign" in d["keywords"])
+        assert ("return_idx" in params) == ("return_idx" in d["keywords"])
+        assert ("r" in params) == ("r" in d["keywords"])
+        # The width split the table names is the op's "dsl.split" (dsl.AlignVectorWidth).
+        assert op.get_attr("dsl.split") == d["split"]
+        # Entries with scalar operands are computed in lane 0 by dsl.AlignVectorWidth.
+        want = "" if not d["scalar_elements"] else "lane0_mask" if d["mask"] == "false" else "lane0"
+        assert op.get_attr("dsl.scalar") == want
 
 
 def _lower_error(kernel):
@@ -122,3 +132,88 @@ def test_table_ops_run_in_pysim_and_compiled():
     for got_f, got_i in ((cf, ci), (sf, si)):
         np.testing.assert_allclose(got_f, want_f, rtol=1e-6)
         assert got_i.tolist() == want_i
+
+
+def test_reduce_checks_come_from_the_table():
+    assert BY_NAME["vrpadd"]["split"] == "sum" and BY_NAME["vrpmax"]["split"] == ""
+
+    @S.prim_func
+    def max_of_two_parts(a: S.ptr("int32", "global")):
+        S.vstore(S.vrpmax(S.vload(a, lanes=16)), a)  # no split: native widths only
+
+    assert ('S.vrpmax on "int32x16": this API expect hardware native vector types'
+            in _lower_error(max_of_two_parts))
+
+    @S.prim_func
+    def masked_sum_of_two_parts(a: S.ptr("int32", "global")):
+        S.vstore(S.vrpadd(S.vload(a, lanes=16), mask="8T8F"), a)
+
+    assert ('S.vrpadd of the multiple-width "int32x16" takes no mask'
+            in _lower_error(masked_sum_of_two_parts))
+
+    @S.prim_func
+    def sum_of_mask(a: S.ptr("int32", "global")):
+        S.vstore(S.vrpadd(S.vload(a) > 0), a)
+
+    assert 'S.vrpadd: the arg "x" must be a vector' in _lower_error(sum_of_mask)
+
+
+def test_shift_checks_and_ops_come_from_the_table():
+    assert BY_NAME["vsr"]["plain_op"] == "tir.shift_right" and BY_NAME["vsr"]["op"] == "dsl.vasrr"
+    assert BY_NAME["vror"]["plain_op"] == ""
+
+    @S.prim_func
+    def float_shift(a: S.ptr("fp32", "global")):
+        S.vstore(S.vror(S.vload(a), 1), a)
+
+    assert ('S.vror: the arg "x" has unsupported type "float32x8"; expected elements of '
+            'int8, uint8, int16, uint16, int32, uint32') in _lower_error(float_shift)
+
+    # The flag keyword picks the entry's op over its plain TIR shift.
+    ir = BuildManager().lower(reduce_and_shift).script()
+    assert ir.count("T.shift_right(") == 1, ir
+    assert ir.count('"dsl.vasrr"') == 1 and ir.count('"dsl.vlsls"') == 1, ir
+    assert ir.count('"dsl.vror"') == 1, ir
+
+
+@S.prim_func
+def reduce_and_shift(a: S.ptr("int16", "global"), h: S.ptr("fp16", "global"),
+                     b: S.ptr("int16", "global"), f: S.ptr("fp32", "global")):
+    x = S.vload(a)
+    S.vstore(S.vsr(x, 3), b)
+    S.vstore(S.vsr(x, 3, with_round=True), b + 16)
+    S.vstore(S.vsl(x, S.vload(b + 64), saturate=True, mask="4T12F", r=x), b + 32)
+    S.vstore(S.vror(x, 17), b + 48)
+    S.vstore(S.vrpmax(x, mask="8T8F"), b + 80)
+    S.vstore(S.vrpmin(x), b + 96)
+    S.vstore(S.vrpadd(x, mask="4F12T"), b + 112)
+    S.vstore(S.vrpadd(S.vload(h)), f)
+
+
+def test_table_reductions_and_shifts_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = np.array([1000, -1000, 7, -7, 12, -12, 32767, -32768, 5, 6, 7, 8, 9, 10, 11, 12],
+                 np.int16)
+    h = (np.arange(16) * 0.5).astype(np.float16)
+    b, f = np.full(128, 3, np.int16), np.full(8, 3, np.float32)
+    b[64:80] = [1, 2, 15, 16, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0]  # vsl's counts
+    (_, _, cb, cf), (_, _, sb, sf) = run_both(reduce_and_shift, a, h, b, f)
+    x = a.astype(np.int64)
+    rounded = np.array([(v + 4) >> 3 if (v & 7) != 4 else ((v >> 3) + ((v >> 3) & 1))
+                        for v in x])
+    counts = b[64:68].astype(np.int64)
+    sat = np.clip(x[:4] << np.minimum(counts, 15), -32768, 32767)
+    sat = np.where(counts >= 16, np.where(x[:4] < 0, -32768, 32767), sat)
+    u = x & 0xFFFF
+    ror = (((u >> 1) | (u << 15)) & 0xFFFF).astype(np.uint16).view(np.int16)
+    for got, got_f in ((cb, cf), (sb, sf)):
+        assert got[:16].tolist() == (x >> 3).tolist()
+        assert got[16:32].tolist() == rounded.tolist()
+        assert got[32:36].tolist() == sat.tolist() and got[36:48].tolist() == a[4:].tolist()
+        assert got[48:64].tolist() == ror.tolist()
+        # Reductions: lane 0, the other lanes zero; the int16 sum wraps.
+        assert got[80] == 32767 and got[96] == -32768
+        assert got[112] == np.array(x[4:].sum()).astype(np.int16)
+        assert not got[81:96].any() and not got[97:112].any() and not got[113:].any()
+        assert got_f[0] == np.float32(h.astype(np.float32).sum()) and not got_f[1:].any()

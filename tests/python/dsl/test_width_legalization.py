@@ -36,3 +36,60 @@ def test_float_pairwise_and_quad_dot_of_two_parts():
     for got_o, got_q in ((oc, qc), (os_, qs)):
         np.testing.assert_array_equal(got_o, minh.astype("float16"))
         np.testing.assert_allclose(got_q[0::2], sums, rtol=1e-5, atol=1e-5)  # the even lanes
+
+
+def test_vrpadd_of_multiple_width_is_one_call_summed_by_parts():
+    @S.prim_func
+    def k(a: S.ptr("float16", "global"), out: S.ptr("fp32", "global")):
+        S.vstore(S.vrpadd(S.vload(a, lanes=48)), out)
+
+    # One float32x48 call in the parsed kernel; the pass gives three native reductions, added,
+    # into the first float32x8 part (the other five parts are zero).
+    parsed = BuildManager().lower(k).script()
+    assert parsed.count('"dsl.vrpadd"') == 1 and "float32x48" in parsed, parsed
+    code = BuildManager().generated_source(k)
+    assert code.count("__vrpadd(") == 3 and "__vset_lane" not in code, code
+    assert "((__vrpadd(" in code and code.count("__vstore(__vbcast(0.0f)") == 5, code
+
+    a = rand(48, "float16", seed=5, low=-4.0, high=4.0)
+    out = np.full(48, 7, "float32")
+    k(a, out)  # PySim sums the parts in the same order
+    parts = [np.float32(0)] * 3
+    for j in range(3):
+        for v in a[16 * j:16 * (j + 1)].astype(np.float32):
+            parts[j] = np.float32(parts[j] + v)
+    assert out[0] == np.float32(np.float32(parts[0] + parts[1]) + parts[2])
+    assert not out[1:].any()
+
+
+def test_scalar_intrinsics_are_computed_in_lane_0_by_the_pass():
+    @S.prim_func
+    def k(a: S.ptr("float16", "global"), f: S.ptr("fp32", "global"), o: S.ptr("int32", "global")):
+        if S.isnan(a[0]):
+            o[0] = 1
+        o[1] = S.clz(o[2])
+        a[3] = S.tanh(a[4])
+        f[0] = S.pow(f[1], f[2]) + S.abs(f[3]) + S.rint(f[4])
+
+    # The parser emits each intrinsic on the scalar; dsl.AlignVectorWidth computes it in lane 0
+    # of a native vector (the op's "dsl.scalar" attribute), as the host C has no scalar forms.
+    parsed = BuildManager().lower(k).script()
+    assert "get_lane" not in parsed and "Broadcast" not in parsed, parsed
+    assert 'T.call_intrin("bool", "dsl.visnan", a_1[0])' in parsed, parsed
+    assert 'T.call_intrin("float32", "dsl.vpow", f_1[1], f_1[2])' in parsed, parsed
+    code = BuildManager().generated_source(k)
+    for piece in ("__visnan(__vbcast(a[0]), ALL_TRUE_h)", "__vget_lane(__vclz(__vbcast(o[2])), 0)",
+                  "__vget_lane(__vtanh(__vbcast(a[4])), 0)",
+                  "__vget_lane(__vpow(__vbcast(f[1]), __vbcast(f[2])), 0)",
+                  "__vget_lane(__vabs(__vbcast(f[3]), 0), 0)",
+                  "__vget_lane(__vrint(__vbcast(f[4])), 0)"):
+        assert piece in code, (piece, code)
+
+    a = np.array([np.nan, 0, 0, 0, 0.5], "float16")
+    f = np.array([0, 2.0, 10.0, -1.5, 2.5], "float32")
+    o = np.array([0, 0, 0x00F0], "int32")
+    (ca, cf, co), (sa, sf, so) = run_both(k, a, f, o)
+    for got_a, got_f, got_o in ((ca, cf, co), (sa, sf, so)):
+        assert got_o.tolist() == [1, 24, 0x00F0]
+        assert got_a[3] == np.float16(np.tanh(np.float32(0.5)))
+        assert got_f[0] == np.float32(1024 + 1.5 + 2.0)

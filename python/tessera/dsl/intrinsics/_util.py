@@ -87,16 +87,6 @@ FLOATS = ("float16", "float32", "bfloat16")
 NUMBERS = INTS + FLOATS
 
 
-def scalar_via_vector(p, node, op, args, dtype, extra=()):
-    """A scalar result of the lane-wise vector op ``op`` on broadcast scalars (lane 0): the
-    host C needs no scalar form of each intrinsic."""
-    n = T.native_lanes(args[0].dtype)
-    vec = [_core.Broadcast(a, n, p.span(node)) for a in args]
-    rtype = T.with_lanes(dtype, n)
-    v = call(p, node, rtype, op, vec + list(extra))
-    return p.call_op(node, dtype, "dsl.get_lane", [v, imm(0)])
-
-
 def undefined_inactive(p, node, value, mask):
     """``value`` whose inactive lanes (under ``mask``) are undefined: PySim fills them with a
     fixed pattern so that a program reading them sees wrong results."""

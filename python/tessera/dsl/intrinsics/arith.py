@@ -1,5 +1,5 @@
 """Arithmetic intrinsics: S.vadd, S.vsub, S.vmul, S.vmull, S.vmulh, S.vdiv, S.vmod, S.vaddh,
-S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vrpadd, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
+S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
 S.abs, S.rint, S.clip, and S.vsel."""
 
 import ast
@@ -11,7 +11,7 @@ from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
 from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
-                    imm, mask_expr, scalar_via_vector, select, undefined_inactive, value,
+                    imm, mask_expr, select, undefined_inactive, value,
                     vector)
 
 
@@ -322,32 +322,22 @@ def vqdpa(p, node, acc, x, y, mask=None):
     return _accumulate(p, node, "vqdpa", acc, x, y, mask, True)
 
 
-@intrinsic
-def vrpadd(p, node, x, mask=None):
-    """Sum of the active lanes into lane 0 (float16/bfloat16 sum into float32x8). A
-    multiple-width vector sums all its lanes into lane 0 of a result of its lanes (float32 for
-    float16/bfloat16), the other lanes 0."""
-    x = vector(p, node, "vrpadd", x)
+def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
+    """The reduce form of the intrinsic table with lane function "add" (S.vrpadd): a sum into
+    lane 0; 16-bit floats sum into float32x8. ``multiple``: a multiple width (no mask) sums
+    into a result of its lanes, split by dsl.AlignVectorWidth (the op's "dsl.split")."""
+    x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
     e = T.element_of(x.dtype)
     rtype = "float32x8" if e in ("float16", "bfloat16") else T.hw_native_vdtype(e)
-    if T.is_native(x.dtype):
-        return call(p, node, rtype, "dsl.vrpadd", [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
-    check_multiple(p, node, "vrpadd", x.dtype)
-    if mask is not None:
-        raise p.error(node, f'S.vrpadd of the multiple-width "{x.dtype}" takes no mask')
-    parts = [call(p, node, rtype, "dsl.vrpadd", [v, mask_expr(p, node, None, T.lanes_of(v.dtype))])
-             for v in _parts(p, node, x)]
-    total = parts[0]
-    for v in parts[1:]:
-        total = p.binop(node, ast.Add(), total, v)  # lane 0: the sum of the parts' sums
-    out_elem = T.element_of(rtype)
-    n = T.native_lanes(out_elem)
-    lane0 = [imm(0)] + [imm(n)] * (n - 1)  # lane 0 of the total, then zeros
-    zero = TY.constant(p, node, 0, rtype)
-    with p.at(node):
-        first = _core.Shuffle([total, zero], lane0, p.span(node))
-    pieces = [first] + [zero] * (T.lanes_of(x.dtype) // n - 1)
-    return _join(p, node, pieces)
+    if not T.is_native(x.dtype):
+        if not multiple:
+            check_native(p, node, name, x.dtype)
+        check_multiple(p, node, name, x.dtype)
+        if mask is not None:
+            raise p.error(node, f'S.{name} of the multiple-width "{x.dtype}" takes no mask')
+        rtype = T.with_lanes(rtype, T.lanes_of(x.dtype))
+    return call(p, node, rtype, op, [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
 
 
 def _matrix(p, node, name, ptr, x, y):
@@ -418,8 +408,8 @@ def abs_(p, node, x, mask=None, saturate=False):
     if T.lanes_of(x.dtype) == 1:
         if T.is_int(x.dtype) and not T.is_signed(x.dtype):
             return x
-        if T.is_float(x.dtype):
-            return scalar_via_vector(p, node, "dsl.vabs", [x], x.dtype, [imm(0)])
+        if T.is_float(x.dtype):  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
+            return call(p, node, x.dtype, "dsl.vabs", [x, imm(0)])
         neg = p.unary(node, ast.USub(), x)
         result = select(p, node, p.compare(node, ast.Lt(), x, 0), neg, x)
         if saturate:
@@ -435,8 +425,8 @@ def rint(p, node, x, mask=None):
     """Round to nearest, ties to even (floats). Scalars too."""
     x = value(p, node, "rint", x)
     check_dtype(p, node, "rint", x.dtype, FLOATS)
-    if T.lanes_of(x.dtype) == 1:
-        return scalar_via_vector(p, node, "dsl.vrint", [x], x.dtype)
+    if T.lanes_of(x.dtype) == 1:  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
+        return call(p, node, x.dtype, "dsl.vrint", [x])
     return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vrint", [x]), mask)
 
 

@@ -1,6 +1,6 @@
-"""Bitwise and shift intrinsics: S.vand, S.vor, S.vxor, S.vinv, S.vsr, S.vsl, S.vnsr, S.vnsrsr,
-S.vror, and the argument checks of the table's bit counts (S.vcls, S.clz, S.vbrevs, S.vpcnt:
-table.py). S.vall and S.vany live with the masks."""
+"""Bitwise and shift intrinsics: S.vand, S.vor, S.vxor, S.vinv, S.vnsr, S.vnsrsr, and the
+argument checks of the table's shifts (S.vsr, S.vsl, S.vror) and bit counts (S.vcls, S.clz,
+S.vbrevs, S.vpcnt: table.py). S.vall and S.vany live with the masks."""
 
 import ast
 
@@ -11,7 +11,7 @@ from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
 from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
-                    scalar_via_vector, select, undefined_inactive, vector)
+                    select, undefined_inactive, vector)
 from .arith import _masked
 
 _LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
@@ -90,31 +90,15 @@ def _count(p, node, name, x, shift):
     return TY.as_type(p, node, c, x.dtype)
 
 
-@intrinsic
-def vsr(p, node, x, shift, mask=None, with_round=False, r=None):
-    """Right shift (arithmetic for signed, logical for unsigned); counts >= bits give 0 (-1
-    for negative signed); ``with_round`` rounds to nearest, ties to even."""
-    x = vector(p, node, "vsr", x)
-    check_dtype(p, node, "vsr", x.dtype, INTS)
-    s = _count(p, node, "vsr", x, shift)
-    if flag(p, node, "vsr", with_round, "with_round"):
-        result = call(p, node, x.dtype, "dsl.vasrr", [x, s])
-    else:
-        result = _core.Call(x.dtype, _core.Op.get("tir.shift_right"), [x, s], p.span(node))
-    return _masked(p, node, result, mask, r)
-
-
-@intrinsic
-def vsl(p, node, x, shift, mask=None, saturate=False, r=None):
-    """Left shift; counts >= bits give 0; ``saturate`` clamps to the element range."""
-    x = vector(p, node, "vsl", x)
-    check_dtype(p, node, "vsl", x.dtype, INTS)
-    s = _count(p, node, "vsl", x, shift)
-    if flag(p, node, "vsl", saturate, "saturate"):
-        result = call(p, node, x.dtype, "dsl.vlsls", [x, s])
-    else:
-        result = _core.Call(x.dtype, _core.Op.get("tir.shift_left"), [x, s], p.span(node))
-    return _masked(p, node, result, mask, r)
+def _shift(p, node, name, op, plain, on, what, x, shift, mask, r, elements):
+    """The shift form of the intrinsic table (table.py): S.vsr, S.vsl, S.vror. The call is the
+    entry's ``op``, or its ``plain`` op (a TIR shift) when the flag ``what`` is off."""
+    x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
+    count = _count(p, node, name, x, shift)
+    if plain and not flag(p, node, name, on, what):
+        op = plain
+    return _masked(p, node, call(p, node, x.dtype, op, [x, count]), mask, r)
 
 
 def _narrow(p, node, name, x, shift, mask, saturate, out_sign, with_round, to_h):
@@ -152,15 +136,6 @@ def vnsrsr(p, node, x, shift, mask=None, out_sign=None, to_h=False):
     return _narrow(p, node, "vnsrsr", x, shift, mask, True, out_sign, True, to_h)
 
 
-@intrinsic
-def vror(p, node, x, shift, mask=None):
-    """Rotate right by ``shift mod bits``."""
-    x = vector(p, node, "vror", x)
-    check_dtype(p, node, "vror", x.dtype, INTS)
-    result = call(p, node, x.dtype, "dsl.vror", [x, _count(p, node, "vror", x, shift)])
-    return undefined_inactive(p, node, result, mask)
-
-
 def _unary_count(p, node, name, op, x, mask, out_sign, allowed):
     """The bits form of the intrinsic table (table.py): S.vcls, S.clz, S.vbrevs, S.vpcnt."""
     x = vector(p, node, name, x)
@@ -174,10 +149,10 @@ def _unary_count(p, node, name, op, x, mask, out_sign, allowed):
 
 
 def _unary_scalar(p, node, name, op, x, allowed):
-    """A scalar ``x`` of the bits form, through a one-lane use of the vector op (the host C has
-    no portable scalar clz); None for a vector."""
+    """A scalar ``x`` of the bits form (dsl.AlignVectorWidth computes it in lane 0 of a vector:
+    the host C has no portable scalar clz); None for a vector."""
     x = p.load(x)
     if not (is_expr(x) and T.lanes_of(x.dtype) == 1):
         return None
     check_dtype(p, node, name, x.dtype, allowed)
-    return scalar_via_vector(p, node, op, [x], x.dtype)
+    return call(p, node, x.dtype, op, [x])

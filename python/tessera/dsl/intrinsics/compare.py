@@ -1,6 +1,6 @@
-"""Compare and reduce: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min, S.vrpmax,
-S.vrpmin, and the argument check of the table's classes (S.isnan, S.isinf, S.isfinite:
-table.py)."""
+"""Compare: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min, and the argument
+checks of the table's classes (S.isnan, S.isinf, S.isfinite) and extreme-lane reductions
+(S.vrpmax, S.vrpmin; table.py)."""
 
 import ast
 
@@ -10,7 +10,7 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import scalar_via_vector, call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
 from .arith import _masked
 
 
@@ -48,10 +48,8 @@ def _classify(p, node, name, op, x, mask, allowed):
         x = p.to_expr(node, x)
     check_dtype(p, node, name, x.dtype, allowed)
     lanes = T.lanes_of(x.dtype)
-    if lanes == 1:
-        n = T.native_lanes(x.dtype)
-        all_on = mask_expr(p, node, None, n)
-        return scalar_via_vector(p, node, op, [x], "bool", [all_on])
+    if lanes == 1:  # dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar")
+        return call(p, node, "bool", op, [x])
     return call(p, node, f"boolx{lanes}", op, [x, mask_expr(p, node, mask, lanes)])
 
 
@@ -78,25 +76,14 @@ def min_(p, node, x, y, mask=None, r=None):
     return _extreme(p, node, "min", x, y, mask, r)
 
 
-
-def _reduce(p, node, name, x, mask, return_idx):
+def _extreme_lane(p, node, name, op, x, mask, return_idx, elements):
+    """The reduce form of the intrinsic table with lane function "max"/"min" (S.vrpmax,
+    S.vrpmin; table.py)."""
     x = vector(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
     check_native(p, node, name, x.dtype)
     # Whether the target has return_idx is checked by dsl.VerifyTargetFeatures (the parse is
     # shared by every target).
     return_idx = flag(p, node, name, return_idx, "return_idx")
-    return call(p, node, x.dtype, f"dsl.{name}",
+    return call(p, node, x.dtype, op,
                 [x, mask_expr(p, node, mask, T.lanes_of(x.dtype)), imm(bool(return_idx))])
-
-
-@intrinsic
-def vrpmax(p, node, x, mask=None, return_idx=False):
-    """Maximum of the active lanes into lane 0; with ``return_idx`` (X3) lane 1 holds the
-    index of its first occurrence."""
-    return _reduce(p, node, "vrpmax", x, mask, return_idx)
-
-
-@intrinsic
-def vrpmin(p, node, x, mask=None, return_idx=False):
-    """Minimum of the active lanes into lane 0, as S.vrpmax."""
-    return _reduce(p, node, "vrpmin", x, mask, return_idx)

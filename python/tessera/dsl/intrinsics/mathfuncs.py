@@ -8,7 +8,7 @@ from .. import types as T
 from .. import typing as TY
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import FLOATS, call, check_dtype, scalar_via_vector
+from ._util import FLOATS, call, check_dtype
 
 _SCALAR_FLOATS = ("float16", "float32")
 
@@ -42,9 +42,8 @@ def pow(p, node, x, exponent):  # noqa: A001  (S.pow)
         else TY.as_type(p, node, float(p.load(exponent)), x.dtype, "exponent") if T.lanes_of(x.dtype) == 1 \
         else _core.Broadcast(TY.constant(p, node, float(p.load(exponent)), T.element_of(x.dtype)),
                              T.lanes_of(x.dtype), p.span(node))
-    if T.lanes_of(x.dtype) > 1:
-        return call(p, node, x.dtype, "dsl.vpow", [x, e])
-    return scalar_via_vector(p, node, "dsl.vpow", [x, e], x.dtype)
+    # A scalar too: dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar").
+    return call(p, node, x.dtype, "dsl.vpow", [x, e])
 
 
 @intrinsic

@@ -292,7 +292,6 @@ def _brevs(it, e, a):
     return _out(_wrap(r, e.dtype), e.dtype)
 
 
-@handler("dsl.vror")
 def _ror(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     full = (1 << bits) - 1
@@ -327,13 +326,11 @@ def _round_shift(x, c, bits):
     return np.where(c == 0, x, q + up)
 
 
-@handler("dsl.vasrr")
 def _asrr(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     return _out(_wrap(_round_shift(_i64(a[0]), _counts(a[1], e.dtype), bits), e.dtype), e.dtype)
 
 
-@handler("dsl.vlsls")
 def _lsls(it, e, a):
     bits = np_dtype(e.dtype).itemsize * 8
     info = _info(e.dtype)
@@ -388,16 +385,20 @@ def _compt(it, e, a):
     return _compc(it, e, [x, np.zeros_like(x), m])
 
 
-@handler("dsl.vrpadd")
 def _rpadd(it, e, a):
+    # A multiple-width x sums each native part, then adds the part sums in order (as
+    # dsl.AlignVectorWidth splits it).
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
-    n = _lanes_of(e.dtype)
-    out = np.zeros(n, np_dtype(e.dtype))
+    out = np.zeros(_lanes_of(e.dtype), np_dtype(e.dtype))
+    part = 256 // (x.dtype.itemsize * 8)
     if _is_float(e.dtype):
-        acc = np.float32(0)
-        for v in x[m].astype(np.float32):
-            acc = np.float32(acc + v)
-        out[0] = acc
+        total = None
+        for j in range(0, x.size, part):
+            acc = np.float32(0)
+            for v in x[j:j + part][m[j:j + part]].astype(np.float32):
+                acc = np.float32(acc + v)
+            total = acc if total is None else np.float32(total + acc)
+        out[0] = total
     else:
         out[0] = _wrap(_i64(x[m]).sum(), e.dtype)
     return out
@@ -422,8 +423,6 @@ def _reduce_ext(better):
     return impl
 
 
-CALLS["dsl.vrpmax"] = _reduce_ext(lambda a, b: a > b)
-CALLS["dsl.vrpmin"] = _reduce_ext(lambda a, b: a < b)
 
 
 def _widen(high):
@@ -466,11 +465,16 @@ def _pairwise(fn, saturate):
 # The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
 # function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
+_REDUCE = {"add": _rpadd, "max": _reduce_ext(lambda a, b: a > b),
+           "min": _reduce_ext(lambda a, b: a < b)}
+_SHIFTS = {"asr_round": _asrr, "lsl_saturate": _lsls, "ror": _ror}
 _BITS = {"clz": _clz, "cls": _cls, "popcount": _pcnt, "brevs": _brevs}
 _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"]),
           "math": lambda d: _float_fn(_MATH[d["lane_fn"]]),
           "bits": lambda d: _BITS[d["lane_fn"]],
-          "classify": lambda d: _classify(_CLASSES[d["lane_fn"]])}
+          "classify": lambda d: _classify(_CLASSES[d["lane_fn"]]),
+          "reduce": lambda d: _REDUCE[d["lane_fn"]],
+          "shift": lambda d: _SHIFTS[d["lane_fn"]]}
 for _d in _core.dsl_intrinsics():
     CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
 
