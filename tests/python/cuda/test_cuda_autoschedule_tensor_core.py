@@ -1,0 +1,96 @@
+"""The automatic schedule of a float16 matmul (float32 accumulator) on "cuda" uses the tensor
+cores: wmma fragments loaded from padded shared-memory tiles filled with 16-byte loads. The
+source compiles with NVRTC for sm_90 (no GPU needed) and the kernel matches numpy on a GPU or the
+CPU emulator (TESSERA_CUDA_EMULATOR=1); shapes that are not multiples of 16 take the SIMT rules."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera import te
+
+from cuda_support import requires_gpu, requires_nvrtc
+
+WMMA_INTRINS = ("wmma_fill_16x16x16_f32", "wmma_load_16x16x16_f16_a_shared",
+                "wmma_load_16x16x16_f16_b_shared", "wmma_sync_16x16x16_f16f16f32",
+                "wmma_store_16x16x16_f32_global")
+
+
+def matmul_f16(m, n, k, out="float32"):
+    a = te.placeholder((m, k), "float16", name="A")
+    b = te.placeholder((k, n), "float16", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r].astype(out) * b[r, j].astype(out), axis=r),
+                   name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def trace_of(func):
+    return "\n".join(ts.autoschedule(func, target="cuda").trace.as_python())
+
+
+def test_tensor_core_schedule():
+    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    for intrin in WMMA_INTRINS:
+        assert f'tensor_intrin="{intrin}"' in trace
+    for scope in ("shared", "wmma.accumulator", "wmma.matrix_a", "wmma.matrix_b"):
+        assert f'storage_scope="{scope}"' in trace
+    # 128 x 128 x 32 block tiles of 2 x 4 warps, each 4 x 2 fragments of 16 x 16.
+    assert "factors=[None, 2, 4, 16]" in trace and "factors=[None, 4, 2, 16]" in trace
+    assert "factors=[None, 2, 16]" in trace
+    assert trace.count("sch.vectorize") == 2 and trace.count("factor=32, offset=8") == 2
+    # A small grid halves the tile so that every SM gets blocks.
+    assert "factors=[None, 2, 2, 16]" in trace_of(matmul_f16(256, 256, 64))
+
+
+def test_tensor_core_declines():
+    # Not a multiple of 16, float32 inputs, float16 accumulation: the SIMT rules take them.
+    for func in (matmul_f16(40, 24, 20), matmul_f16(32, 32, 32, out="float16")):
+        assert "tensorize" not in trace_of(func)
+    a = te.placeholder((64, 64), "float32", name="A")
+    b = te.placeholder((64, 64), "float32", name="B")
+    r = te.reduce_axis((0, 64), name="k")
+    c = te.compute((64, 64), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    assert "tensorize" not in trace_of(te.create_prim_func([a, b, c]))
+
+
+@requires_nvrtc
+def test_tensor_core_source():
+    # What a Hopper GPU runs, compiled here with NVRTC for sm_90 without one.
+    lib = ts.build(matmul_f16(2048, 2048, 2048), target="cuda -arch=sm_90")
+    src = lib.get_source("cuda")
+    # Per thread: the warp's 4 x 2 accumulators, 4 A and 2 B fragments (registers).
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_shared_wmma_matrix_a[4];" in src
+    assert "B_shared_wmma_matrix_b[2];" in src
+    # Shared tiles with rows padded to 40 and 136 halves, filled with 16-byte vectors.
+    assert "__shared__ __align__(16) half A_shared[5120];" in src
+    assert "__shared__ __align__(16) half B_shared[4352];" in src
+    assert src.count("*(uint4*)(A_shared + ") == 1 and src.count("*(uint4*)(B_shared + ") == 1
+    # The inner loop: mma on fragments with constant indices, fragments loaded from shared memory.
+    assert re.search(r"mma_sync\(C_wmma_accumulator\[\d\], A_shared_wmma_matrix_a\[\d\], "
+                     r"B_shared_wmma_matrix_b\[\d\], C_wmma_accumulator\[\d\]\)", src)
+    assert src.count("nvcuda::wmma::mma_sync(") == 8
+    for load in re.findall(r"load_matrix_sync\([^;]*;", src):
+        assert "_shared + " in load and (", 40);" in load or ", 136);" in load)
+    ptx = lib.get_source("ptx")
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
+    assert "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16" in ptx
+    assert "ld.global.nc.v4" in ptx and "st.shared.v4" in ptx
+    assert ".local" not in ptx  # the fragments stay in registers
+
+
+# (20 x 24 x 18: not a multiple of 16, the SIMT rules.)
+@requires_gpu
+@pytest.mark.parametrize("m,n,k", [(32, 48, 32), (20, 24, 18)])
+def test_tensor_core_matches_numpy(m, n, k):
+    rng = np.random.default_rng(0)
+    a = (rng.random((m, k)) - 0.5).astype("float16")
+    b = (rng.random((k, n)) - 0.5).astype("float16")
+    lib = ts.build(matmul_f16(m, n, k), target="cuda")
+    dev = ts.cuda(0)
+    c = ts.nd.empty((m, n), "float32", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=1e-3, atol=1e-3)
