@@ -18,12 +18,11 @@
 #include "tessera/ir/expr.h"
 #include "tessera/schedule/tensor_intrin.h"
 
-using tessera::schedule::GetTensorIntrin;
-
 namespace tessera {
 namespace autoschedule {
 namespace {
 
+using schedule::GetTensorIntrin;
 using schedule::TraceValue;
 
 constexpr char kFill[] = "wmma_fill_16x16x16_f32";
@@ -48,14 +47,14 @@ int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
 
 /*! \brief The block tile for an M x N x K matmul: 128 x 128 x 32 with 8 warps (warp tiles of
  *  64 x 32: 8 accumulator fragments, 4 A and 2 B fragments per k step) where the shape allows;
- *  halved along the larger side while the grid would not give every SM two blocks; smaller
+ *  halved along the larger side while the grid would not give every SM a block; smaller
  *  where the shape does not divide. */
 TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts) {
   TensorCoreTile t;
   t.bm = LargestDividing(m, {128, 64, 32, 16});
   t.bn = LargestDividing(n, {128, 64, 32, 16});
   t.bk = LargestDividing(k, {32, 16});
-  const int64_t want_blocks = 2 * std::max(1, facts.sm_count);
+  const int64_t want_blocks = std::max(1, facts.sm_count);
   while ((m / t.bm) * (n / t.bn) < want_blocks && std::max(t.bm, t.bn) > 64) {
     if (t.bm >= t.bn) {
       t.bm /= 2;

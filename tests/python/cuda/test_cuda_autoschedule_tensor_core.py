@@ -65,9 +65,10 @@ def test_tensor_core_source():
     assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
     assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_shared_wmma_matrix_a[4];" in src
     assert "B_shared_wmma_matrix_b[2];" in src
-    # Shared tiles with rows padded to 40 and 136 halves, filled with 16-byte vectors.
-    assert "__shared__ __align__(16) half A_shared[5120];" in src
-    assert "__shared__ __align__(16) half B_shared[4352];" in src
+    # Shared tiles with rows padded to 40 and 136 halves (32-byte aligned for wmma), filled with
+    # 16-byte vectors.
+    assert "__shared__ __align__(32) half A_shared[5120];" in src
+    assert "__shared__ __align__(32) half B_shared[4352];" in src
     assert src.count("*(uint4*)(A_shared + ") == 1 and src.count("*(uint4*)(B_shared + ") == 1
     # The inner loop: mma on fragments with constant indices, fragments loaded from shared memory.
     assert re.search(r"mma_sync\(C_wmma_accumulator\[\d\], A_shared_wmma_matrix_a\[\d\], "
