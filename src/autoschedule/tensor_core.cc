@@ -37,6 +37,11 @@ struct TensorCoreTile {
   int64_t bm = 0, bn = 0, bk = 0, wm = 0, wn = 0;
 };
 
+/*! \brief The shared memory of a block's A and B tiles (float16, rows padded by 8). */
+int64_t SharedBytes(int64_t bm, int64_t bn, int64_t bk) {
+  return 2 * (bm * (bk + 8) + bk * (bn + 8));
+}
+
 /*! \brief The largest of `options` that divides `n`, or 0. */
 int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
   for (int64_t o : options) {
@@ -45,7 +50,7 @@ int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
   return 0;
 }
 
-/*! \brief The block tile for an M x N x K matmul: 128 x 128 x 32 with 8 warps (warp tiles of
+/*! \brief The block tile for an M x N x K matmul: 128 x 128 x 64 with 8 warps (warp tiles of
  *  64 x 32: 8 accumulator fragments, 4 A and 2 B fragments per k step) where the shape allows;
  *  halved along the larger side while the grid would not give every SM a block; smaller
  *  where the shape does not divide. */
@@ -53,7 +58,6 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
   TensorCoreTile t;
   t.bm = LargestDividing(m, {128, 64, 32, 16});
   t.bn = LargestDividing(n, {128, 64, 32, 16});
-  t.bk = LargestDividing(k, {32, 16});
   const int64_t want_blocks = std::max(1, facts.sm_count);
   while ((m / t.bm) * (n / t.bn) < want_blocks && std::max(t.bm, t.bn) > 64) {
     if (t.bm >= t.bn) {
@@ -62,6 +66,11 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
       t.bn /= 2;
     }
   }
+  // The reduction step: 64 where the two tiles fit the shared memory (twice the mma work per
+  // copy and barrier of 32, which the other resident blocks' copies hide better, as nothing
+  // pipelines the copies), else 32 or 16.
+  t.bk = LargestDividing(k, {32, 16});
+  if (k % 64 == 0 && SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) t.bk = 64;
   t.wm = std::min<int64_t>(2, t.bm / 16);
   t.wn = std::min<int64_t>(t.bn >= 128 ? 4 : 2, t.bn / 16);
   return t;
@@ -132,8 +141,7 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
   const int64_t fm = t.bm / t.wm / 16, fn = t.bn / t.wn / 16, threads = 32 * t.wm * t.wn;
   if (threads > facts.max_threads_per_block) return false;
   // Shared memory: the A and B tiles with their rows padded by 8 halves.
-  const int64_t shared = 2 * (t.bm * (t.bk + 8) + t.bk * (t.bn + 8));
-  if (shared > facts.shared_memory_bytes) return false;
+  if (SharedBytes(t.bm, t.bn, t.bk) > facts.shared_memory_bytes) return false;
   BlockRV block = info.rv;
   auto name_of = [&](const BlockRV& rv) { return AsPtr<BlockNode>(sch.Get(rv))->name_hint; };
   auto I = [](int64_t v) { return TraceValue::Int(v); };

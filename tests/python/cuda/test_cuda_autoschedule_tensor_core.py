@@ -37,12 +37,16 @@ def test_tensor_core_schedule():
         assert f'tensor_intrin="{intrin}"' in trace
     for scope in ("shared", "wmma.accumulator", "wmma.matrix_a", "wmma.matrix_b"):
         assert f'storage_scope="{scope}"' in trace
-    # 128 x 128 x 32 block tiles of 2 x 4 warps, each 4 x 2 fragments of 16 x 16.
+    # 128 x 128 x 64 block tiles of 2 x 4 warps, each 4 x 2 fragments of 16 x 16.
     assert "factors=[None, 2, 4, 16]" in trace and "factors=[None, 4, 2, 16]" in trace
-    assert "factors=[None, 2, 16]" in trace
+    assert "factors=[None, 4, 16]" in trace
     assert trace.count("sch.vectorize") == 2 and trace.count("factor=32, offset=8") == 2
-    # A small grid halves the tile so that every SM gets blocks.
-    assert "factors=[None, 2, 2, 16]" in trace_of(matmul_f16(256, 256, 64))
+    # A small grid halves the tile so that every SM gets blocks; a reduction of 32 steps by 32.
+    small = trace_of(matmul_f16(256, 256, 32))
+    assert "factors=[None, 2, 2, 16]" in small and "factors=[None, 2, 16]" in small
+    # Where the 64-deep tiles do not fit the shared memory, 32.
+    assert "factors=[None, 2, 16]" in "\n".join(ts.autoschedule(
+        matmul_f16(2048, 2048, 2048), target="cuda", facts={"shared_memory_bytes": 32768}).trace.as_python())
 
 
 def test_tensor_core_declines():
@@ -65,17 +69,17 @@ def test_tensor_core_source():
     assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
     assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_shared_wmma_matrix_a[4];" in src
     assert "B_shared_wmma_matrix_b[2];" in src
-    # Shared tiles with rows padded to 40 and 136 halves (32-byte aligned for wmma), filled with
+    # Shared tiles with rows padded to 72 and 136 halves (32-byte aligned for wmma), filled with
     # 16-byte vectors.
-    assert "__shared__ __align__(32) half A_shared[5120];" in src
-    assert "__shared__ __align__(32) half B_shared[4352];" in src
+    assert "__shared__ __align__(32) half A_shared[9216];" in src
+    assert "__shared__ __align__(32) half B_shared[8704];" in src
     assert src.count("*(uint4*)(A_shared + ") == 1 and src.count("*(uint4*)(B_shared + ") == 1
     # The inner loop: mma on fragments with constant indices, fragments loaded from shared memory.
     assert re.search(r"mma_sync\(C_wmma_accumulator\[\d\], A_shared_wmma_matrix_a\[\d\], "
                      r"B_shared_wmma_matrix_b\[\d\], C_wmma_accumulator\[\d\]\)", src)
     assert src.count("nvcuda::wmma::mma_sync(") == 8
     for load in re.findall(r"load_matrix_sync\([^;]*;", src):
-        assert "_shared + " in load and (", 40);" in load or ", 136);" in load)
+        assert "_shared + " in load and (", 72);" in load or ", 136);" in load)
     ptx = lib.get_source("ptx")
     assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
     assert "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16" in ptx
