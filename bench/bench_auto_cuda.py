@@ -25,9 +25,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 SIZES = (1024, 2048, 4096)
-# (label, input dtype, accumulator/output dtype)
-KINDS = (("fp16 in, fp32 acc/out", "float16", "float32"),
-         ("fp32", "float32", "float32"))
+# (label, input dtype, accumulator/output dtype, target facts overriding the detected ones)
+KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", None),
+         ("fp32", "float32", "float32", None))
+# Variants of the automatic schedule of the fp16 matmul, through the target facts it reads
+# (--variants): 32-deep reduction tiles (less shared memory), the H100/H200 SM count.
+VARIANTS = (("fp16 var: bk32", "float16", "float32", {"shared_memory_bytes": 32768}),
+            ("fp16 var: sm132", "float16", "float32", {"sm_count": 132}))
 
 
 def matmul(n, dtype, acc):
@@ -68,16 +72,18 @@ def calls_for(seconds_estimate):
     return int(min(100, max(3, 0.05 / max(seconds_estimate, 1e-7))))
 
 
-def run_case(ts, torch, n, dtype, acc, dev):
-    """One size: build, check against torch, time tessera and cuBLAS. Returns a result dict."""
-    row = {"n": n, "dtype": dtype, "acc": acc}
+def run_case(ts, torch, n, dtype, acc, dev, facts=None):
+    """One size: build, check against torch, time tessera and cuBLAS. Returns a result dict.
+    Without `facts`, ts.build schedules the function itself (the automatic schedule as the
+    first stage); with them, the schedule of ts.autoschedule(func, "cuda", facts) is built."""
+    row = {"n": n, "dtype": dtype, "acc": acc, "facts": facts}
     func = matmul(n, dtype, acc)
     start = time.perf_counter()
-    sch = ts.autoschedule(func, target="cuda")
+    sch = ts.autoschedule(func, target="cuda", facts=facts)
     row["autoschedule_ms"] = (time.perf_counter() - start) * 1e3
     row["tensor_cores"] = any("tensorize" in line for line in sch.trace.as_python())
     start = time.perf_counter()
-    lib = ts.build(func, target="cuda")
+    lib = ts.build(func if facts is None else sch.mod, target="cuda")
     row["build_s"] = time.perf_counter() - start
     rng = np.random.default_rng(n)
     a_np = (rng.random((n, n), dtype=np.float32) - 0.5).astype(dtype)
@@ -131,6 +137,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--out", help="a folder for auto_cuda.json and the plot")
+    parser.add_argument("--no-variants", action="store_true",
+                        help="skip the fp16 variants of the schedule (other target facts)")
     args = parser.parse_args(argv)
 
     import tessera as ts
@@ -164,10 +172,11 @@ def main(argv=None):
               f"{'TFLOP/s':>8} {'cuBLAS ms':>9} {'TFLOP/s':>8} {'ratio':>6} {'rel err':>8}")
     print(header)
     rows, failures = [], 0
-    for label, dtype, acc in KINDS:
+    kinds = KINDS + (() if args.no_variants else VARIANTS)
+    for label, dtype, acc, facts in kinds:
         for n in args.sizes:
             try:
-                row = run_case(ts, torch, n, dtype, acc, dev)
+                row = run_case(ts, torch, n, dtype, acc, dev, facts)
             except Exception as err:  # one size failing must not stop the others
                 failures += 1
                 print(f"{n:>6} {label:>22} FAILED: {type(err).__name__}: {err}".splitlines()[0][:400])
@@ -183,7 +192,7 @@ def main(argv=None):
     print("ratio = tessera / cuBLAS (torch) in the same run; fp16 rows compare with torch's "
           "float16 GEMM (float32 accumulation, float16 output).")
 
-    good = [r for r in rows if "error" not in r]
+    good = [r for r in rows if "error" not in r and not r["facts"]]
     labels = [f"{r['kind'].split(',')[0]} {r['n']}" for r in good]
     try:
         from bench_plot import save_bars
