@@ -206,9 +206,9 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     auto sc = sch.Split(sl.back(), {none, I(16)}, true, false);
     sch.Reorder({sr[0], sc[0], sr[1], sc[1]});
     sch.Tensorize(sr[1], kStore, true);
-    // Every fragment index is a constant once the fragment loops are unrolled (the fragments
-    // stay in registers).
-    for (const LoopRV& l : {is[2], js[2], ar[0], bc[0], sr[0], sc[0], il[il.size() - 4],
+    // Every fragment index is a constant once the fragment loops and the k1 loop are unrolled
+    // (the fragments stay in registers).
+    for (const LoopRV& l : {ks[1], is[2], js[2], ar[0], bc[0], sr[0], sc[0], il[il.size() - 4],
                             il[il.size() - 3]}) {
       sch.Unroll(l);
     }

@@ -212,7 +212,10 @@ class AccessShifter : public StmtExprMutator {
     Buffer buffer;
     std::vector<Expr> base;  // per dimension; null: unchanged
   };
-  explicit AccessShifter(const std::unordered_map<const BufferNode*, Compacted>& map) : map_(map) {}
+  /*! \brief `units`: loops of one iteration outside the block, replaced by their min in the
+   *  shifted indices (constant indices keep fragments and local arrays in registers). */
+  AccessShifter(const std::unordered_map<const BufferNode*, Compacted>& map, VarMap units)
+      : map_(map), units_(std::move(units)) {}
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
@@ -272,7 +275,7 @@ class AccessShifter : public StmtExprMutator {
   }
 
  private:
-  static std::vector<Expr> Shift(const Compacted& c, const std::vector<Expr>& indices) {
+  std::vector<Expr> Shift(const Compacted& c, const std::vector<Expr>& indices) const {
     std::vector<Expr> out;
     for (size_t d = 0; d < indices.size(); ++d) {
       const Expr& i = indices[d];
@@ -282,11 +285,14 @@ class AccessShifter : public StmtExprMutator {
       }
       Expr base = Cast(c.base[d], i->dtype.element_of());
       if (i->dtype.is_vector()) base = BroadcastNode::Make(base, i->dtype.lanes());
-      out.push_back(SimplifyExpr(SubNode::Make(i, base)));
+      Expr shifted = SubNode::Make(i, base);
+      if (!units_.empty()) shifted = Substitute(shifted, units_);
+      out.push_back(SimplifyExpr(shifted));
     }
     return out;
   }
   const std::unordered_map<const BufferNode*, Compacted>& map_;
+  VarMap units_;
 };
 
 // storage_align: the "buffer_dim_align" annotation of the blocks that write a buffer asks that
@@ -356,8 +362,13 @@ class BufferCompactor : public StmtMutator {
     bool thread = op->for_kind == ForKind::kThreadBinding && op->thread_binding &&
                   op->thread_binding->thread_tag.rfind("threadIdx.", 0) == 0;
     if (thread) thread_loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    // A loop of one iteration outside the block is its min in every access (relaxed exactly),
+    // so that accesses simplified with it and without it compare.
+    const bool unit = IsConstInt(op->extent, 1);
+    if (unit) unit_loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
     Stmt s = StmtMutator::VisitStmt_(op);
     if (thread) thread_loops_.erase(op->loop_var.get());
+    if (unit) unit_loops_.erase(op->loop_var.get());
     return s;
   }
 
@@ -373,7 +384,9 @@ class BufferCompactor : public StmtMutator {
       const std::string& scope = buf->scope();
       (scope == "shared" || scope == "shared.dyn" ? shared : owned).insert(buf.get());
     }
-    RegionCollector collect(owned, false), collect_shared(shared, true, thread_loops_);
+    std::unordered_map<const VarNode*, Ref<RangeNode>> shared_outer = thread_loops_;
+    shared_outer.insert(unit_loops_.begin(), unit_loops_.end());
+    RegionCollector collect(owned, false, unit_loops_), collect_shared(shared, true, shared_outer);
     for (RegionCollector* c : {&collect, &collect_shared}) {
       c->VisitStmt(b->body);
       if (b->init) c->VisitStmt(b->init);
@@ -426,11 +439,14 @@ class BufferCompactor : public StmtMutator {
       map[buf.get()] = {nb, base};
     }
     if (map.empty()) return s;
-    return AccessShifter(map).VisitStmt(s);
+    VarMap units;
+    for (const auto& [var, range] : unit_loops_) units[var] = range->min;
+    return AccessShifter(map, std::move(units)).VisitStmt(s);
   }
 
  private:
   std::unordered_map<const VarNode*, Ref<RangeNode>> thread_loops_;
+  std::unordered_map<const VarNode*, Ref<RangeNode>> unit_loops_;
 };
 
 PrimFunc CompactBufferAllocationFunc(PrimFunc f, IRModule, const PassContext&) {
