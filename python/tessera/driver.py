@@ -132,8 +132,17 @@ def _tuning_database_possible() -> bool:
     return bool(PassContext.current().config.get("tessera.tune.database"))
 
 
+def register_target_intrinsics(target: Any) -> None:
+    """Register the tensor intrinsics the automatic schedule of ``target`` uses (CUDA: the wmma
+    fragment intrinsics of tessera.tir.tensor_intrin.cuda, which the tensor-core rule needs)."""
+    if _target_name(target) == "cuda":
+        from .tir.tensor_intrin import cuda as _wmma  # noqa: F401 - registers on import
+
+
 def _lowerer(mod: Any, target: Any, auto_schedule: bool = False) -> Any:
     mod = _as_module(mod)
+    if auto_schedule:
+        register_target_intrinsics(target)
     names = [gv.name_hint for gv, _ in mod.functions]
     entry = "main" if "main" in names else (names[0] if names else "module")
     return _core.StageLowerer(mod, _core_target(target), "", entry, _INCLUDE_DIR, _cache_dir(),

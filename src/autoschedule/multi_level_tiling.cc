@@ -7,7 +7,7 @@
 //   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
 //   out of the reduction. MR and NR come from the vector width and the register count.
 //
-//   CUDA: 16 x 16 threads per block of C, the X and Y tiles of each reduction step staged in
+//   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of C, the X and Y tiles of each reduction step staged in
 //   shared memory; shapes that do not divide get one thread per element of C.
 #include <algorithm>
 
@@ -394,8 +394,10 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   if (!m) return false;
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
   std::vector<std::string> names;
-  bool ok =
-      facts.IsGpu() ? TileCuda(sch, info, *m, &names) : TileCpu(sch, info, *m, func, facts, &names);
+  // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
+  bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||
+                                (names.clear(), TileCuda(sch, info, *m, &names))
+                          : TileCpu(sch, info, *m, func, facts, &names);
   if (!ok) return false;
   taken->push_back(info.name);
   taken->insert(taken->end(), names.begin(), names.end());

@@ -68,6 +68,11 @@ void InlineElementwise(Schedule& sch, const PrimFunc& func, const TargetFacts& f
  *  the blocks it scheduled (the block, its caches, its epilogue). */
 bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
                     const TargetFacts& facts, std::vector<std::string>* taken);
+/*! \brief tensor_core.cc: a float16 matmul with a float32 accumulator on CUDA tiled for the
+ *  tensor cores (wmma fragments, shared-memory tiles); false when the block is not one, its
+ *  shape is not a multiple of 16 or the wmma intrinsics are not registered. */
+bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& facts,
+                    std::vector<std::string>* taken);
 /*! \brief epilogue.cc: the elementwise consumer of a tiled block computed at its tile.
  *  `write_back` is the block that copies the tile out; returns the block now at the tile. */
 BlockRV AttachEpilogue(Schedule& sch, const BlockRV& write_back, const LoopRV& tile_loop,

@@ -128,12 +128,18 @@ void CodeGenCUDA::PrintFunctionPrologue(const PrimFunc& func) {
     if (iv) vars.emplace(iv->thread_tag, iv->var.get());
   });
   vector_accessed_.clear();
+  wmma_accessed_.clear();
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     auto* load = AsPtr<BufferLoadNode>(n);
     auto* store = AsPtr<BufferStoreNode>(n);
     const auto& indices = load ? load->indices : store ? store->indices : std::vector<Expr>{};
     if (!indices.empty() && indices.back()->dtype.is_vector())
       vector_accessed_.insert((load ? load->buffer : store->buffer)->data.get());
+    // wmma::load_matrix_sync / store_matrix_sync need 256-bit aligned pointers.
+    auto* call = AsPtr<CallNode>(n);
+    if (call && call->is_op("tir.tvm_access_ptr") && call->args.size() >= 2) {
+      if (auto* v = AsPtr<VarNode>(call->args[1])) wmma_accessed_.insert(v);
+    }
   });
   PrintDynamicSharedDeclaration(func);
   for (const char* tag : kThreadTags) {
@@ -159,7 +165,9 @@ std::string CodeGenCUDA::PrintParam(const Var& param) {
 std::string CodeGenCUDA::AllocationPrefix(const std::string& scope) {
   // Arrays with vector accesses are 16-byte aligned, so that accesses at multiples of their
   // width are aligned too.
-  std::string align = aligned_allocation_ ? "__align__(16) " : "";
+  std::string align = wmma_allocation_     ? "__align__(32) "
+                      : aligned_allocation_ ? "__align__(16) "
+                                            : "";
   if (scope == "shared" || scope == "shared.dyn") return "__shared__ " + align;
   return align;
 }

@@ -1,4 +1,5 @@
-// CodeGenCUDA, allocations: 16-byte alignment for arrays with vector accesses, and "shared.dyn"
+// CodeGenCUDA, allocations: 16-byte alignment for arrays with vector accesses (32 for those
+// wmma fragments load from or store to), and "shared.dyn"
 // allocations as pointers into the kernel's dynamic shared memory (`extern __shared__`), at the
 // offsets of transform::PlanDynamicShared; tir.LowerDeviceKernelLaunch passes its size.
 #include "tessera/target/codegen_cuda.h"
@@ -27,6 +28,7 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
   auto it = dynamic_shared_offsets_.find(op->buffer_var.get());
   if (it == dynamic_shared_offsets_.end()) {
     aligned_allocation_ = vector_accessed_.count(op->buffer_var.get()) != 0;
+    wmma_allocation_ = wmma_accessed_.count(op->buffer_var.get()) != 0;
     CodeGenC::VisitStmt_(op);
     return;
   }

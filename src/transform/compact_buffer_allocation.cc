@@ -93,14 +93,23 @@ class IntervalEvaluator {
 class RegionCollector : public StmtExprVisitor {
  public:
   /*! \brief `outer`: loops outside the block that are relaxed as well. */
-  RegionCollector(const std::unordered_set<const BufferNode*>& buffers,
+  /*! \brief `shared`: the buffers are one per thread block (relaxed over threadIdx loops);
+   *  else one per thread (local, fragments: not relaxed over any thread-bound loop). Neither is
+   *  relaxed over blockIdx loops. */
+  RegionCollector(const std::unordered_set<const BufferNode*>& buffers, bool shared,
                   std::unordered_map<const VarNode*, Ref<RangeNode>> outer = {})
-      : buffers_(buffers), loops_(std::move(outer)) {}
+      : buffers_(buffers), shared_(shared), loops_(std::move(outer)) {}
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
 
   void VisitStmt_(const ForNode* op) override {
-    loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    bool fixed = false;
+    if (op->for_kind == ForKind::kThreadBinding && op->thread_binding) {
+      const std::string& tag = op->thread_binding->thread_tag;
+      fixed = tag.rfind("blockIdx.", 0) == 0 || (!shared_ && tag.rfind("threadIdx.", 0) == 0);
+    }
+    // (A loop of one iteration is relaxed exactly.)
+    if (!fixed || IsConstInt(op->extent, 1)) loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitExpr_(const BufferLoadNode* op) override {
@@ -112,13 +121,15 @@ class RegionCollector : public StmtExprVisitor {
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitStmt_(const BlockNode* op) override {
-    // A buffer a match buffer views keeps its layout (the view's offsets are computed from it).
+    // A match buffer's view covers its source region (tir.LowerMatchBuffer computes the view's
+    // offset and strides from the compacted buffer afterwards).
     for (const MatchBufferRegion& m : op->match_buffers) {
-      const BufferNode* buf = m->source->buffer.get();
-      if (!buffers_.count(buf)) continue;
-      auto& ds = dims[buf];
-      if (ds.empty()) ds.resize(buf->shape.size());
-      for (Dim& d : ds) d.whole = true;
+      std::vector<Expr> mins, extents;
+      for (const Range& range : m->source->region) {
+        mins.push_back(range->min);
+        extents.push_back(range->extent);
+      }
+      Touch(m->source->buffer.get(), mins, extents);
     }
     for (const auto& regions : {op->reads, op->writes}) {
       for (const BufferRegion& r : regions) {
@@ -190,6 +201,7 @@ class RegionCollector : public StmtExprVisitor {
   }
 
   const std::unordered_set<const BufferNode*>& buffers_;
+  bool shared_ = false;
   std::unordered_map<const VarNode*, Ref<RangeNode>> loops_;
 };
 
@@ -200,7 +212,10 @@ class AccessShifter : public StmtExprMutator {
     Buffer buffer;
     std::vector<Expr> base;  // per dimension; null: unchanged
   };
-  explicit AccessShifter(const std::unordered_map<const BufferNode*, Compacted>& map) : map_(map) {}
+  /*! \brief `units`: loops of one iteration outside the block, replaced by their min in the
+   *  shifted indices (constant indices keep fragments and local arrays in registers). */
+  AccessShifter(const std::unordered_map<const BufferNode*, Compacted>& map, VarMap units)
+      : map_(map), units_(std::move(units)) {}
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
@@ -241,17 +256,26 @@ class AccessShifter : public StmtExprMutator {
       }
       return out;
     };
+    std::vector<MatchBufferRegion> matches;
+    for (const MatchBufferRegion& m : b->match_buffers) {
+      auto it = map_.find(m->source->buffer.get());
+      if (it == map_.end()) {
+        matches.push_back(m);
+        continue;
+      }
+      matches.push_back(MatchBufferRegionNode::Make(m->buffer, shift({m->source})[0], m->span));
+    }
     std::vector<Buffer> allocs;
     for (const Buffer& buf : b->alloc_buffers) {
       auto it = map_.find(buf.get());
       allocs.push_back(it == map_.end() ? buf : it->second.buffer);
     }
     return BlockNode::Make(b->iter_vars, shift(b->reads), shift(b->writes), b->name_hint, b->body,
-                           b->init, allocs, b->match_buffers, b->annotations, b->span);
+                           b->init, allocs, matches, b->annotations, b->span);
   }
 
  private:
-  static std::vector<Expr> Shift(const Compacted& c, const std::vector<Expr>& indices) {
+  std::vector<Expr> Shift(const Compacted& c, const std::vector<Expr>& indices) const {
     std::vector<Expr> out;
     for (size_t d = 0; d < indices.size(); ++d) {
       const Expr& i = indices[d];
@@ -261,12 +285,74 @@ class AccessShifter : public StmtExprMutator {
       }
       Expr base = Cast(c.base[d], i->dtype.element_of());
       if (i->dtype.is_vector()) base = BroadcastNode::Make(base, i->dtype.lanes());
-      out.push_back(SimplifyExpr(SubNode::Make(i, base)));
+      Expr shifted = SubNode::Make(i, base);
+      if (!units_.empty()) shifted = Substitute(shifted, units_);
+      out.push_back(SimplifyExpr(shifted));
     }
     return out;
   }
   const std::unordered_map<const BufferNode*, Compacted>& map_;
+  VarMap units_;
 };
+
+// storage_align: the "buffer_dim_align" annotation of the blocks that write a buffer asks that
+// the stride of a dimension be `offset` more than a multiple of `factor` (against shared
+// memory bank conflicts); the compacted buffer gets the strides.
+struct DimAlign {
+  int axis = 0;
+  int64_t factor = 0, offset = 0;
+};
+
+std::unordered_map<const BufferNode*, std::vector<DimAlign>> CollectDimAligns(const Stmt& body) {
+  std::unordered_map<const BufferNode*, std::vector<DimAlign>> out;
+  PostOrderVisit(body, [&](const ObjectRef& node) {
+    auto* block = AsPtr<BlockNode>(node);
+    if (!block) return;
+    auto it = block->annotations.find("buffer_dim_align");
+    if (it == block->annotations.end()) return;
+    auto* entries = AsPtr<ArrayNode>(it->second);
+    if (!entries) return;
+    for (const ObjectRef& e : entries->items) {
+      auto* items = AsPtr<ArrayNode>(e);
+      if (!items || items->items.size() != 4) continue;
+      std::optional<int64_t> v[4];
+      for (int k = 0; k < 4; ++k) {
+        v[k] = AsConstInt(std::static_pointer_cast<ExprNode>(items->items[k]));
+      }
+      if (!v[0] || !v[1] || !v[2] || !v[3] || *v[0] < 0 ||
+          *v[0] >= static_cast<int64_t>(block->writes.size()) || *v[2] <= 0)
+        continue;
+      const BufferNode* buf = block->writes[*v[0]]->buffer.get();
+      int64_t rank = static_cast<int64_t>(buf->shape.size());
+      int64_t axis = *v[1] < 0 ? *v[1] + rank : *v[1];
+      if (axis < 0 || axis >= rank) continue;
+      out[buf].push_back(DimAlign{static_cast<int>(axis), *v[2], *v[3]});
+    }
+  });
+  return out;
+}
+
+/*! \brief The strides of `shape` with the alignments applied; empty when the shape is not
+ *  constant or no alignment changes a stride. */
+std::vector<Expr> AlignedStrides(const std::vector<Expr>& shape, const std::vector<DimAlign>& aligns) {
+  std::vector<Expr> strides(shape.size());
+  int64_t stride = 1;
+  bool changed = false;
+  for (size_t d = shape.size(); d-- > 0;) {
+    for (const DimAlign& a : aligns) {
+      if (a.axis != static_cast<int>(d)) continue;
+      int64_t padded = stride + ((a.factor + a.offset - stride % a.factor) % a.factor);
+      changed = changed || padded != stride;
+      stride = padded;
+    }
+    strides[d] = MakeConst(shape[d]->dtype, stride);
+    auto n = AsConstInt(shape[d]);
+    if (!n) return {};
+    stride *= *n;
+  }
+  if (!changed) return {};
+  return strides;
+}
 
 class BufferCompactor : public StmtMutator {
  public:
@@ -276,8 +362,13 @@ class BufferCompactor : public StmtMutator {
     bool thread = op->for_kind == ForKind::kThreadBinding && op->thread_binding &&
                   op->thread_binding->thread_tag.rfind("threadIdx.", 0) == 0;
     if (thread) thread_loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
+    // A loop of one iteration outside the block is its min in every access (relaxed exactly),
+    // so that accesses simplified with it and without it compare.
+    const bool unit = IsConstInt(op->extent, 1);
+    if (unit) unit_loops_[op->loop_var.get()] = RangeNode::Make(op->min, op->extent);
     Stmt s = StmtMutator::VisitStmt_(op);
     if (thread) thread_loops_.erase(op->loop_var.get());
+    if (unit) unit_loops_.erase(op->loop_var.get());
     return s;
   }
 
@@ -293,16 +384,31 @@ class BufferCompactor : public StmtMutator {
       const std::string& scope = buf->scope();
       (scope == "shared" || scope == "shared.dyn" ? shared : owned).insert(buf.get());
     }
-    RegionCollector collect(owned), collect_shared(shared, thread_loops_);
+    std::unordered_map<const VarNode*, Ref<RangeNode>> shared_outer = thread_loops_;
+    shared_outer.insert(unit_loops_.begin(), unit_loops_.end());
+    RegionCollector collect(owned, false, unit_loops_), collect_shared(shared, true, shared_outer);
     for (RegionCollector* c : {&collect, &collect_shared}) {
       c->VisitStmt(b->body);
       if (b->init) c->VisitStmt(b->init);
     }
     for (auto& [buf, dims] : collect_shared.dims) collect.dims[buf] = std::move(dims);
+    std::unordered_map<const BufferNode*, std::vector<DimAlign>> aligns = CollectDimAligns(b->body);
     std::unordered_map<const BufferNode*, AccessShifter::Compacted> map;
     for (const Buffer& buf : b->alloc_buffers) {
       auto it = collect.dims.find(buf.get());
-      if (it == collect.dims.end()) continue;
+      auto align = aligns.find(buf.get());
+      if (it == collect.dims.end()) {
+        if (align != aligns.end() && buf->strides.empty()) {
+          std::vector<Expr> strides = AlignedStrides(buf->shape, align->second);
+          if (!strides.empty()) {
+            map[buf.get()] = {BufferNode::Make(buf->data, buf->dtype, buf->shape, strides,
+                                               buf->elem_offset, buf->name, buf->data_alignment,
+                                               buf->offset_factor, buf->span),
+                              std::vector<Expr>(buf->shape.size())};
+          }
+        }
+        continue;
+      }
       std::vector<Expr> shape, base;
       bool smaller = false;
       for (size_t d = 0; d < buf->shape.size(); ++d) {
@@ -325,17 +431,22 @@ class BufferCompactor : public StmtMutator {
         shape.push_back(buf->shape[d]);
         base.push_back(nullptr);
       }
-      if (!smaller) continue;
-      Buffer nb = BufferNode::Make(buf->data, buf->dtype, shape, {}, buf->elem_offset, buf->name,
-                                   buf->data_alignment, buf->offset_factor, buf->span);
+      std::vector<Expr> strides;
+      if (align != aligns.end()) strides = AlignedStrides(shape, align->second);
+      if (!smaller && strides.empty()) continue;
+      Buffer nb = BufferNode::Make(buf->data, buf->dtype, shape, strides, buf->elem_offset,
+                                   buf->name, buf->data_alignment, buf->offset_factor, buf->span);
       map[buf.get()] = {nb, base};
     }
     if (map.empty()) return s;
-    return AccessShifter(map).VisitStmt(s);
+    VarMap units;
+    for (const auto& [var, range] : unit_loops_) units[var] = range->min;
+    return AccessShifter(map, std::move(units)).VisitStmt(s);
   }
 
  private:
   std::unordered_map<const VarNode*, Ref<RangeNode>> thread_loops_;
+  std::unordered_map<const VarNode*, Ref<RangeNode>> unit_loops_;
 };
 
 PrimFunc CompactBufferAllocationFunc(PrimFunc f, IRModule, const PassContext&) {

@@ -35,7 +35,16 @@ class OpaqueBlockLowerer : public StmtExprMutator {
     for (size_t i = b->alloc_buffers.size(); i-- > 0;) {
       const Buffer& buf = b->alloc_buffers[i];
       body = DeclBufferNode::Make(buf, body, buf->span);
-      body = AllocateNode::Make(buf->data, buf->dtype, buf->shape, Bool(true), body, {}, buf->span);
+      // A strided buffer (storage_align padding) spans its outermost dimension's stride times
+      // its extent.
+      std::vector<Expr> extents = buf->shape;
+      if (!buf->strides.empty() && !buf->shape.empty()) {
+        Expr stride = buf->strides[0];
+        Expr n = buf->shape[0];
+        if (stride->dtype != n->dtype) stride = CastNode::Make(n->dtype, stride);
+        extents = {SimplifyExpr(MulNode::Make(n, stride))};
+      }
+      body = AllocateNode::Make(buf->data, buf->dtype, extents, Bool(true), body, {}, buf->span);
     }
     Expr predicate = VisitExpr(op->predicate);
     if (!IsConstInt(predicate, 1)) body = IfThenElseNode::Make(predicate, body, nullptr, op->span);

@@ -88,6 +88,8 @@ class CodeGenCUDA : public CodeGenC {
   arith::Analyzer vector_analyzer_;
   std::set<const VarNode*> vector_accessed_;  // allocations with vector accesses
   bool aligned_allocation_ = false;           // of the allocation being printed
+  std::set<const VarNode*> wmma_accessed_;    // allocations wmma loads or stores address
+  bool wmma_allocation_ = false;              // of the allocation being printed
   std::unordered_map<const BufferLoadNode*, std::vector<Expr>> vector_loads_;
   std::unordered_map<const VarNode*, std::vector<Expr>> vector_vars_;
   std::vector<Var> vector_temps_;

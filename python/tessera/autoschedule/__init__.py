@@ -84,8 +84,12 @@ def autoschedule(func_or_mod, target="c", facts=None):
     ("c", "llvm" or "cuda"). Functions that already carry a schedule are left as they are."""
     from ..tir.schedule.schedule import Schedule, _as_module
 
+    from ..driver import register_target_intrinsics
+
     mod = _as_module(func_or_mod)
-    return Schedule._wrap(_core.auto_schedule(mod, _target(target, facts)))
+    parsed = _target(target, facts)
+    register_target_intrinsics(parsed)
+    return Schedule._wrap(_core.auto_schedule(mod, parsed))
 
 
 class _CallableModule(types.ModuleType):

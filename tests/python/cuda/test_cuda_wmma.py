@@ -90,10 +90,13 @@ def test_wmma_source():
     lib = ts.build(tensorized().mod, target="cuda")
     src = lib.imported_modules[0].get_source()
     assert "#include <mma.h>" in src
-    assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_f[4];" in src
-    assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_f[4];" in src
-    assert "nvcuda::wmma::fill_fragment(C_f[((blockIdx_y * 2) + blockIdx_x)], 0.0f);" in src
-    assert "nvcuda::wmma::mma_sync(C_f[" in src
+    # Each thread holds the fragments of its block's tile only (one each: registers).
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_f[1];" in src
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_f[1];" in src
+    assert "nvcuda::wmma::fill_fragment(C_f[0], 0.0f);" in src
+    assert "nvcuda::wmma::mma_sync(C_f[0], A_f[0], B_f[0], C_f[0]);" in src
+    # wmma loads need 256-bit aligned shared tiles.
+    assert "__shared__ __align__(32) half A_s[256];" in src
     assert "nvcuda::wmma::store_matrix_sync((C + ((blockIdx_y * 512) + (blockIdx_x * 16)))" in src
     # The shared tiles are written by all threads before the warp loads its fragments.
     body = src[src.index("for (int32_t ko"):]

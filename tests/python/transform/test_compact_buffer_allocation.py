@@ -124,3 +124,73 @@ def test_shared_buffer_under_thread_loops_covers_the_thread_block(golden):
                             C[bx * 16 + tx, ko * 8 + c] = L[0, c]
 
     golden("CompactBufferAllocation", before, expected)
+
+
+def test_local_buffer_allocated_outside_thread_loops_is_per_thread(golden):
+    # L is allocated above the threadIdx loop (as for the fragments of a warp): each thread has
+    # its own, so it is not sized over the threads.
+    @T.prim_func
+    def before(A: T.Buffer((64, 4), "float32"), C: T.Buffer((64, 4), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            with T.block("kernel"):
+                T.reads(A[bx * 16:bx * 16 + 16, 0:4])
+                T.writes(C[bx * 16:bx * 16 + 16, 0:4])
+                L = T.alloc_buffer((64, 4), scope="local")
+                for tx in T.thread_binding(16, thread="threadIdx.x"):
+                    for c in T.serial(4):
+                        L[bx * 16 + tx, c] = A[bx * 16 + tx, c]
+                    for c in T.serial(4):
+                        C[bx * 16 + tx, c] = L[bx * 16 + tx, c]
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 4), "float32"), C: T.Buffer((64, 4), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            with T.block("kernel"):
+                T.reads(A[bx * 16:bx * 16 + 16, 0:4])
+                T.writes(C[bx * 16:bx * 16 + 16, 0:4])
+                L = T.alloc_buffer((1, 4), scope="local")
+                for tx in T.thread_binding(16, thread="threadIdx.x"):
+                    for c in T.serial(4):
+                        L[0, c] = A[bx * 16 + tx, c]
+                    for c in T.serial(4):
+                        C[bx * 16 + tx, c] = L[0, c]
+
+    golden("CompactBufferAllocation", before, expected)
+
+
+def test_storage_align_pads_the_compacted_rows(golden):
+    # storage_align(factor 32, offset 8) on the writer of S: rows of 32 halves get a stride of
+    # 40 (against shared memory bank conflicts).
+    @T.prim_func
+    def before(A: T.Buffer((64, 64), "float16"), C: T.Buffer((64, 64), "float16")):
+        for ko in T.serial(2):
+            with T.block("tile"):
+                T.reads(A[0:64, ko * 32:ko * 32 + 32])
+                T.writes(C[0:64, ko * 32:ko * 32 + 32])
+                S = T.alloc_buffer((64, 64), "float16", scope="shared")
+                for i, k in T.grid(64, 32):
+                    with T.block("S"):
+                        T.reads(A[i, ko * 32 + k])
+                        T.writes(S[i, ko * 32 + k])
+                        T.block_attr({"buffer_dim_align": [[0, 0, 32, 8]]})
+                        S[i, ko * 32 + k] = A[i, ko * 32 + k]
+                for i, k in T.grid(64, 32):
+                    C[i, ko * 32 + k] = S[i, ko * 32 + k]
+
+    @T.prim_func
+    def expected(A: T.Buffer((64, 64), "float16"), C: T.Buffer((64, 64), "float16")):
+        for ko in T.serial(2):
+            with T.block("tile"):
+                T.reads(A[0:64, ko * 32:ko * 32 + 32])
+                T.writes(C[0:64, ko * 32:ko * 32 + 32])
+                S = T.alloc_buffer((64, 32), "float16", strides=(40, 1), scope="shared")
+                for i, k in T.grid(64, 32):
+                    with T.block("S"):
+                        T.reads(A[i, ko * 32 + k])
+                        T.writes(S[i, k])
+                        T.block_attr({"buffer_dim_align": [[0, 0, 32, 8]]})
+                        S[i, k] = A[i, ko * 32 + k]
+                for i, k in T.grid(64, 32):
+                    C[i, ko * 32 + k] = S[i, k]
+
+    golden("CompactBufferAllocation", before, expected)

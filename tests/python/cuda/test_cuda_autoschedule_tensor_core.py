@@ -1,0 +1,129 @@
+"""The automatic schedule of a float16 matmul (float32 accumulator) on "cuda" uses the tensor
+cores: wmma fragments loaded from padded shared-memory tiles filled with 16-byte loads. The
+source compiles with NVRTC for sm_90 (no GPU needed) and the kernel matches numpy on a GPU or the
+CPU emulator (TESSERA_CUDA_EMULATOR=1); shapes that are not multiples of 16 take the SIMT rules."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera import te
+
+from cuda_support import requires_gpu, requires_nvrtc
+
+WMMA_INTRINS = ("wmma_fill_16x16x16_f32", "wmma_load_16x16x16_f16_a_shared",
+                "wmma_load_16x16x16_f16_b_shared", "wmma_sync_16x16x16_f16f16f32",
+                "wmma_store_16x16x16_f32_global")
+
+
+def matmul_f16(m, n, k, out="float32"):
+    a = te.placeholder((m, k), "float16", name="A")
+    b = te.placeholder((k, n), "float16", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r].astype(out) * b[r, j].astype(out), axis=r),
+                   name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def trace_of(func):
+    return "\n".join(ts.autoschedule(func, target="cuda").trace.as_python())
+
+
+def test_tensor_core_schedule():
+    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    for intrin in WMMA_INTRINS:
+        assert f'tensor_intrin="{intrin}"' in trace
+    for scope in ("shared", "wmma.accumulator", "wmma.matrix_a", "wmma.matrix_b"):
+        assert f'storage_scope="{scope}"' in trace
+    # 128 x 128 x 64 block tiles of 2 x 4 warps, each 4 x 2 fragments of 16 x 16.
+    assert "factors=[None, 2, 4, 16]" in trace and "factors=[None, 4, 2, 16]" in trace
+    assert "factors=[None, 4, 16]" in trace
+    assert trace.count("sch.vectorize") == 2 and trace.count("factor=32, offset=8") == 2
+    # A small grid halves the tile so that every SM gets blocks; a reduction of 32 steps by 32.
+    small = trace_of(matmul_f16(256, 256, 32))
+    assert "factors=[None, 2, 2, 16]" in small and "factors=[None, 2, 16]" in small
+    # Where the 64-deep tiles do not fit the shared memory, 32.
+    assert "factors=[None, 2, 16]" in "\n".join(ts.autoschedule(
+        matmul_f16(2048, 2048, 2048), target="cuda", facts={"shared_memory_bytes": 32768}).trace.as_python())
+
+
+def test_tensor_core_declines():
+    # Not a multiple of 16, float32 inputs, float16 accumulation: the SIMT rules take them.
+    for func in (matmul_f16(40, 24, 20), matmul_f16(32, 32, 32, out="float16")):
+        assert "tensorize" not in trace_of(func)
+    a = te.placeholder((64, 64), "float32", name="A")
+    b = te.placeholder((64, 64), "float32", name="B")
+    r = te.reduce_axis((0, 64), name="k")
+    c = te.compute((64, 64), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    assert "tensorize" not in trace_of(te.create_prim_func([a, b, c]))
+
+
+@requires_nvrtc
+def test_tensor_core_source():
+    # What a Hopper GPU runs, compiled here with NVRTC for sm_90 without one.
+    lib = ts.build(matmul_f16(2048, 2048, 2048), target="cuda -arch=sm_90")
+    src = lib.get_source("cuda")
+    # Per thread: the warp's 4 x 2 accumulators, 4 A and 2 B fragments (registers).
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> A_shared_wmma_matrix_a[4];" in src
+    assert "B_shared_wmma_matrix_b[2];" in src
+    # Shared tiles with rows padded to 72 and 136 halves (32-byte aligned for wmma), filled with
+    # 16-byte vectors.
+    assert "__shared__ __align__(32) half A_shared[9216];" in src
+    assert "__shared__ __align__(32) half B_shared[8704];" in src
+    assert src.count("*(uint4*)(A_shared + ") == 1 and src.count("*(uint4*)(B_shared + ") == 1
+    # The inner loop: mma on fragments with constant indices, fragments loaded from shared memory.
+    assert re.search(r"mma_sync\(C_wmma_accumulator\[\d\], A_shared_wmma_matrix_a\[\d\], "
+                     r"B_shared_wmma_matrix_b\[\d\], C_wmma_accumulator\[\d\]\)", src)
+    assert src.count("nvcuda::wmma::mma_sync(") == 32  # 4 x 2 fragments, k1 unrolled (4 steps)
+    for load in re.findall(r"load_matrix_sync\([^;]*;", src):
+        assert "_shared + " in load and (", 72);" in load or ", 136);" in load)
+    ptx = lib.get_source("ptx")
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
+    assert "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16" in ptx
+    assert "ld.global.nc.v4" in ptx and "st.shared.v4" in ptx
+    assert ".local" not in ptx  # the fragments stay in registers
+
+
+def matmul_f16_both(m, n, k):
+    """C32 = A @ B accumulated in float32 and C16 = float16(C32), both outputs."""
+    a = te.placeholder((m, k), "float16", name="A")
+    b = te.placeholder((k, n), "float16", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c32 = te.compute((m, n), lambda i, j: te.sum(a[i, r].astype("float32") * b[r, j].astype("float32"),
+                                                 axis=r), name="C")
+    c16 = te.compute((m, n), lambda i, j: c32[i, j].astype("float16"), name="C16")
+    return te.create_prim_func([a, b, c32, c16])
+
+
+def run_and_check(func, m, n, k, outputs):
+    rng = np.random.default_rng(0)
+    a = (rng.random((m, k)) - 0.5).astype("float16")
+    b = (rng.random((k, n)) - 0.5).astype("float16")
+    lib = ts.build(func, target="cuda")
+    dev = ts.cuda(0)
+    outs = [ts.nd.empty((m, n), dtype, dev) for dtype in outputs]
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), *outs)
+    expect = a.astype("float32") @ b.astype("float32")
+    for out in outs:
+        np.testing.assert_allclose(out.numpy().astype("float32"), expect, rtol=2e-3, atol=2e-3)
+
+
+@requires_gpu
+def test_tensor_core_matches_numpy():
+    # 32 x 48: tiles of 32 x 16 (not the 128 x 128 of large shapes); the float16 output (the
+    # float32 accumulator cast) is an elementwise consumer of the tensor-core result.
+    func = matmul_f16_both(32, 48, 32)
+    assert 'tensor_intrin="wmma_sync_16x16x16_f16f16f32"' in trace_of(func)
+    run_and_check(func, 32, 48, 32, ["float32", "float16"])
+
+
+@requires_gpu
+@pytest.mark.skipif(not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="a second emulator build; set TESSERA_SLOW_CUDA_TESTS=1")
+def test_fallback_matches_numpy():
+    # 20 x 24 x 18 is not a multiple of 16: the SIMT rules, float16 inputs all the same.
+    run_and_check(matmul_f16(20, 24, 18), 20, 24, 18, ["float32"])
