@@ -16,11 +16,12 @@ namespace lower {
 namespace {
 
 StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
-  int64_t split = ctx.pass_ctx.GetInt("tessera.host_split_bytes",
-                                      static_cast<int64_t>(kHostSplitBytes));
+  int64_t split =
+      ctx.pass_ctx.GetInt("tessera.host_split_bytes", static_cast<int64_t>(kHostSplitBytes));
   // 0 (or less) keeps every program one file.
   size_t split_bytes = split <= 0 ? SIZE_MAX : static_cast<size_t>(split);
-  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod, split_bytes), ctx.target.kind(), ctx)};
+  return {mod, false,
+          CompileHostLibrary(mod, CodeGenHost(mod, split_bytes), ctx.target.kind(), ctx)};
 }
 
 /*! \brief Stages of the host C target, in execution order. */

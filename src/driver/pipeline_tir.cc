@@ -143,15 +143,16 @@ std::shared_ptr<runtime::ModuleNode> CompileHostLibrary(IRModule mod, const Host
   };
   std::vector<CompileUnit> units;
   for (const HostUnit& u : src.units) {
-    units.push_back({u.code, with_extra(u.largest_function > kLargeHostSourceBytes ? at_o0(flags)
-                                                                                    : flags)});
+    units.push_back(
+        {u.code, with_extra(u.largest_function > kLargeHostSourceBytes ? at_o0(flags) : flags)});
   }
   if (units.empty() && built->source.size() > kLargeHostSourceBytes) flags = at_o0(flags);
   flags = with_extra(flags);
   built->compile_command = flags;
   built->compile_command.insert(built->compile_command.begin(), FindHostCompiler());
-  built->lib_path = CompileSharedLibraryUnits(
-      src.code, units, flags, ctx.cache_dir, ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
+  built->lib_path =
+      CompileSharedLibraryUnits(src.code, units, flags, ctx.cache_dir,
+                                ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
   return built;
 }
 

@@ -10,8 +10,8 @@ namespace {
 // A type check of a constructor. A macro, so that the message (often built with
 // DataType::ToString) is made only when the check fails: the constructors run for every node
 // that a pass rebuilds.
-#define Need(ok, span, msg)                                    \
-  do {                                                         \
+#define Need(ok, span, msg)                                         \
+  do {                                                              \
     if (!(ok)) TESSERA_THROW_KIND(span, ErrorKind::kType) << (msg); \
   } while (0)
 

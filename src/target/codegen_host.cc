@@ -111,9 +111,8 @@ HostSource CodeGenHost::Generate(const IRModule& mod, size_t split_bytes) {
   out.metadata = Metadata(mod);
   out.uses_openmp = uses_openmp_;
   // The library describes itself, so that an exported copy loads back on its own.
-  std::string self_description =
-      "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
-      PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
+  std::string self_description = "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
+                                 PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
   std::string source_literal = PrintExpr(StringImmNode::Make(os.str()));
   self_description +=
       "TESSERA_EXPORT const char " TESSERA_MODULE_SOURCE_SYMBOL "[] = " + source_literal + ";\n";
@@ -158,9 +157,10 @@ HostSource CodeGenHost::Generate(const IRModule& mod, size_t split_bytes) {
     out.units.push_back(std::move(last));
     // runtime.h shares the library's error state between the units; the last one defines it.
     for (HostUnit& u : out.units) {
-      const char* defines = &u == &out.units.back()
-                                ? "#define TESSERA_SPLIT_UNIT 1\n#define TESSERA_SPLIT_UNIT_OWNER 1\n"
-                                : "#define TESSERA_SPLIT_UNIT 1\n";
+      const char* defines =
+          &u == &out.units.back()
+              ? "#define TESSERA_SPLIT_UNIT 1\n#define TESSERA_SPLIT_UNIT_OWNER 1\n"
+              : "#define TESSERA_SPLIT_UNIT 1\n";
       u.code.insert(0, defines);
     }
   }
