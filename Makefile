@@ -43,8 +43,13 @@ ASAN_RT := $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-fil
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # CI runs the IR, transform and schedule folders under the sanitizers (its 25-minute budget on two
-# cores); `make test-asan ASAN_PYTESTS="... tests/python/dsl"` adds the DSL folder by hand.
+# cores), and of the DSL folder (about 16 minutes under the sanitizers) the files that reach its C
+# runtime and code generation: checked mode (guard pages), executor argument conversion, pointer
+# kernels and the DSL-to-TIR build, in one pytest. `make test-asan ASAN_PYTESTS="...
+# tests/python/dsl" ASAN_DSL_PYTESTS=` runs the whole DSL folder by hand.
 ASAN_PYTESTS ?= tests/python/ir tests/python/transform tests/python/schedule
+ASAN_DSL_PYTESTS ?= tests/python/dsl/test_checked_mode.py tests/python/dsl/test_executor_arguments.py \
+	tests/python/dsl/test_pointers.py tests/python/dsl/test_tir_build.py
 
 build-asan: venv
 	test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja \
@@ -58,6 +63,11 @@ test-asan: build-asan
 		$(ASAN_ENV) LD_PRELOAD="$(ASAN_RT)" TESSERA_CORE_DIR=$(ASAN_DIR) PYTHONPATH=python \
 			$(VENV_PY) -m pytest -q -p no:cacheprovider $$d; \
 	done
+	@if [ -n "$(strip $(ASAN_DSL_PYTESTS))" ]; then \
+		echo "== $(ASAN_DSL_PYTESTS) under ASan+UBSan"; \
+		$(ASAN_ENV) LD_PRELOAD="$(ASAN_RT)" TESSERA_CORE_DIR=$(ASAN_DIR) PYTHONPATH=python \
+			$(VENV_PY) -m pytest -q -p no:cacheprovider $(ASAN_DSL_PYTESTS); \
+	fi
 
 # The differential fuzzer (tests/fuzz): a fixed seed and a fixed number of examples; FUZZ_ARGS
 # adds pytest options, e.g. FUZZ_ARGS=--fuzz-long (or TESSERA_FUZZ_LONG=1) for a long run with

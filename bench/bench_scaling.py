@@ -1,7 +1,8 @@
 """Build time against program size: te functions of N one-element outputs (N statements and
 N + 1 parameters), lowered and built by tessera and, in the same run, by Apache TVM.
 
-Prints a table (statements, lower time, build time, time per statement) and saves
+Prints a table (statements, lower time, build time, time per statement), then the CPU time
+of each phase (te.compute calls, create_prim_func, lower, build with its compilers), and saves
 bench/scaling.png when matplotlib is installed. TVM is run by the interpreter named in
 $TVM_PYTHON (a virtual environment with the pip package ``apache-tvm``), or by this one when it
 can import tvm; without either, its columns say so.
@@ -19,26 +20,37 @@ import time
 SIZES = [int(a) for a in sys.argv[1:]] or [1000, 5000, 10000, 20000]
 
 # One program text for both compilers: only the module name differs.
+# Besides wall times, CPU times of this process (te.compute calls, create_prim_func, lowering)
+# and of the build including the compilers it runs: the machine may be shared.
 _PROGRAM = r'''
-import json, sys, time, numpy as np
+import json, os, sys, time, numpy as np
 {imports}
+def cpu():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 n = {n}
 A = te.placeholder((n,), name="A", dtype="float32")
 def body(s):
     return lambda i: A[s] * 2.0 + 1.0
+c0 = cpu()
 outs = [te.compute((1,), body(s), name="O%d" % s) for s in range(n)]
+c1 = cpu()
 t0 = time.perf_counter()
 func = te.create_prim_func([A] + outs)
+c2 = cpu()
 {lower}
 t1 = time.perf_counter()
+c3 = cpu()
 lib = {build}
 {fetch}
 t2 = time.perf_counter()
+c4 = cpu()
 a = np.random.rand(n).astype("float32")
 o = [{array}(np.zeros(1, "float32")) for _ in range(n)]
 lib(*([{array}(a)] + o))
 ok = bool(np.allclose(np.concatenate([{numpy}(x) for x in o]), a * 2 + 1))
-print(json.dumps({{"lower": t1 - t0, "build": t2 - t1, "ok": ok}}))
+print(json.dumps({{"lower": t1 - t0, "build": t2 - t1, "ok": ok, "cpu_te": c1 - c0,
+                  "cpu_create": c2 - c1, "cpu_lower": c3 - c2, "cpu_build": c4 - c3}}))
 '''
 
 _TESSERA = dict(imports="import tessera as ts\nfrom tessera import te",
@@ -102,7 +114,21 @@ def main():
                 tvm_gave_up = n
         rows.append((n, ts_r, tvm_r))
         _print_row(n, ts_r, tvm_r)
+    _print_cpu(rows)
     _plot(rows)
+
+
+def _print_cpu(rows):
+    """CPU seconds of each phase (te.compute calls, create_prim_func, lower, build with its
+    compilers), which a shared machine's load changes less than wall time."""
+    keys = ("cpu_te", "cpu_create", "cpu_lower", "cpu_build")
+    print("\nCPU seconds: te.compute x n | create_prim_func | lower | build (with compilers)")
+    print("%8s | %8s %8s %8s %8s | %8s %8s %8s %8s" % (
+        "stmts", "ts te", "ts creat", "ts lower", "ts build", "tvm te", "tvm crea", "tvm lowr",
+        "tvm bld"))
+    for n, a, b in rows:
+        cells = [" ".join(_fmt(r, k) for k in keys) for r in (a, b)]
+        print("%8d | %s | %s" % (n, cells[0], cells[1]), flush=True)
 
 
 def _fmt(r, key):

@@ -1,5 +1,6 @@
 // The host CPU's stage table ("c", and "llvm" as its alias): the shared TensorIR stages
 // (pipeline_tir.cc) followed by CodeGenHost and the system C compiler.
+#include <cstdint>
 #include <cstdio>
 
 #include "tessera/driver/stage.h"
@@ -15,7 +16,12 @@ namespace lower {
 namespace {
 
 StageResult HostCodegen(IRModule mod, LowerContext& ctx) {
-  return {mod, false, CompileHostLibrary(mod, CodeGenHost(mod), ctx.target.kind(), ctx)};
+  int64_t split =
+      ctx.pass_ctx.GetInt("tessera.host_split_bytes", static_cast<int64_t>(kHostSplitBytes));
+  // 0 (or less) keeps every program one file.
+  size_t split_bytes = split <= 0 ? SIZE_MAX : static_cast<size_t>(split);
+  return {mod, false,
+          CompileHostLibrary(mod, CodeGenHost(mod, split_bytes), ctx.target.kind(), ctx)};
 }
 
 /*! \brief Stages of the host C target, in execution order. */

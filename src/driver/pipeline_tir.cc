@@ -119,20 +119,40 @@ std::shared_ptr<runtime::ModuleNode> CompileHostLibrary(IRModule mod, const Host
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
   DumpText(ctx, dump_name, src.code);
-  std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
-  // The C compiler's optimiser is superlinear in the size of a function: a very large source
-  // (thousands of parameters or unrolled statements, e.g. 440 KB took 6.9 s at -O2 and 0.9 s at
-  // -O0) is compiled at -O0 so that build time stays linear in program size.
-  if (built->source.size() > kLargeHostSourceBytes) {
-    for (std::string& f : flags) {
-      if (f == "-O2") f = "-O0";
-    }
+  for (size_t i = 0; i < src.units.size(); ++i) {
+    std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen_unit%zu.c", ctx.pass_counter, i);
+    DumpText(ctx, dump_name, src.units[i].code);
   }
-  for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
+  std::vector<std::string> flags = DefaultHostCompileFlags(ctx.include_dir, src.uses_openmp);
+  // The C compiler's optimiser is superlinear in the size of a function (a 440 KB function took
+  // 6.9 s at -O2 and 0.9 s at -O0). A large source comes split into compilation units
+  // (src.units), compiled in parallel at -O2, except a unit holding a function larger than
+  // kLargeHostSourceBytes (a packed entry checking thousands of arguments), compiled at -O0
+  // so that build time stays linear in program size. A large source that could not be split
+  // (one function) is compiled at -O0 as a whole.
+  auto at_o0 = [](std::vector<std::string> f) {
+    for (std::string& x : f) {
+      if (x == "-O2") x = "-O0";
+    }
+    return f;
+  };
+  std::vector<std::string> extra = ExtraCompilerOptions(ctx);
+  auto with_extra = [&extra](std::vector<std::string> f) {
+    f.insert(f.end(), extra.begin(), extra.end());
+    return f;
+  };
+  std::vector<CompileUnit> units;
+  for (const HostUnit& u : src.units) {
+    units.push_back(
+        {u.code, with_extra(u.largest_function > kLargeHostSourceBytes ? at_o0(flags) : flags)});
+  }
+  if (units.empty() && built->source.size() > kLargeHostSourceBytes) flags = at_o0(flags);
+  flags = with_extra(flags);
   built->compile_command = flags;
   built->compile_command.insert(built->compile_command.begin(), FindHostCompiler());
-  built->lib_path = CompileSharedLibrary(src.code, flags, ctx.cache_dir,
-                                         ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
+  built->lib_path =
+      CompileSharedLibraryUnits(src.code, units, flags, ctx.cache_dir,
+                                ShippedHeaderText(ctx, {"runtime.h", "runtime_abi.h"}));
   return built;
 }
 

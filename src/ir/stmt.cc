@@ -7,9 +7,13 @@
 namespace tessera {
 namespace {
 
-void Need(bool ok, const Span& span, const std::string& msg) {
-  if (!ok) TESSERA_THROW_KIND(span, ErrorKind::kType) << msg;
-}
+// A type check of a constructor. A macro, so that the message (often built with
+// DataType::ToString) is made only when the check fails: the constructors run for every node
+// that a pass rebuilds.
+#define Need(ok, span, msg)                                         \
+  do {                                                              \
+    if (!(ok)) TESSERA_THROW_KIND(span, ErrorKind::kType) << (msg); \
+  } while (0)
 
 void NeedStmt(const Stmt& s, const char* what, const Span& span) {
   if (!s) TESSERA_THROW_KIND(span, ErrorKind::kValue) << what << " must not be null";
@@ -292,5 +296,7 @@ Ref<BlockRealizeNode> BlockRealizeNode::Make(std::vector<Expr> iter_values, Expr
   return std::make_shared<BlockRealizeNode>(std::move(iter_values), std::move(predicate),
                                             std::move(block), std::move(span));
 }
+
+#undef Need
 
 }  // namespace tessera

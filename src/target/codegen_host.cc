@@ -1,10 +1,12 @@
 // CodeGenHost: host C with GCC vector extensions, OpenMP and packed entry points.
 #include "tessera/target/codegen_host.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 #include "tessera/runtime_abi.h"
@@ -53,7 +55,7 @@ CodeGenHost::CodeGenHost() : CodeGenC("C") {
 // Module layout
 // ---------------------------------------------------------------------------------------------
 
-HostSource CodeGenHost::Generate(const IRModule& mod) {
+HostSource CodeGenHost::Generate(const IRModule& mod, size_t split_bytes) {
   std::vector<std::pair<std::string, PrimFunc>> internal, packed;
   for (const auto& [gv, f] : mod->functions) {
     std::string name;
@@ -83,13 +85,17 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
     prepare(f);
     Emit(PrintPrototype(name, f) + "\n");
   }
+  // [begin, end) of each function's definition in the text, and whether it is private.
+  std::vector<std::tuple<size_t, size_t, bool>> spans;
   bool first = internal.empty();
   for (const auto& list : {internal, packed}) {
     for (const auto& [name, f] : list) {
       prepare(f);
       if (!first) Emit("\n");
       first = false;
+      size_t begin = static_cast<size_t>(stream_.tellp());
       AddFunction(name, f);
+      spans.emplace_back(begin, static_cast<size_t>(stream_.tellp()), !IsPacked(f));
     }
   }
   std::string functions = Finish();
@@ -98,17 +104,66 @@ HostSource CodeGenHost::Generate(const IRModule& mod) {
   os << "#include <tessera/runtime.h>\n\n";
   for (const std::string& t : typedefs_) os << t << "\n";
   for (const std::string& h : helpers_) os << h << "\n";
+  std::string preamble = os.str();
   os << functions;
   HostSource out;
   out.code = os.str();
   out.metadata = Metadata(mod);
   out.uses_openmp = uses_openmp_;
   // The library describes itself, so that an exported copy loads back on its own.
-  out.code += "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
-              PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
+  std::string self_description = "\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL "[] = " +
+                                 PrintExpr(StringImmNode::Make(out.metadata)) + ";\n";
   std::string source_literal = PrintExpr(StringImmNode::Make(os.str()));
-  out.code +=
+  self_description +=
       "TESSERA_EXPORT const char " TESSERA_MODULE_SOURCE_SYMBOL "[] = " + source_literal + ";\n";
+  out.code += self_description;
+
+  size_t function_bytes = spans.empty() ? 0 : std::get<1>(spans.back()) - std::get<0>(spans[0]);
+  if (function_bytes > split_bytes && spans.size() > 1) {
+    const size_t unit_bytes = std::max<size_t>(split_bytes / 2, 1);
+    // Every unit declares every function; private ones lose `static` (hidden, not exported).
+    external_private_ = true;
+    std::string header = preamble;
+    for (const auto& list : {internal, packed}) {
+      for (const auto& [name, f] : list) {
+        prepare(f);
+        header += PrintPrototype(name, f) + "\n";
+      }
+    }
+    external_private_ = false;
+    HostUnit unit;
+    auto flush = [&] {
+      if (unit.code.empty()) return;
+      unit.code = header + unit.code;
+      out.units.push_back(std::move(unit));
+      unit = HostUnit();
+    };
+    const std::string kStatic = "static ";
+    for (const auto& [begin, end, is_private] : spans) {
+      std::string text = functions.substr(begin, end - begin);
+      if (is_private) {
+        if (text.compare(0, kStatic.size(), kStatic) != 0) {
+          throw InternalError("CodeGenHost: a private function does not start with 'static '");
+        }
+        text.erase(0, kStatic.size());
+      }
+      if (!unit.code.empty() && unit.code.size() + text.size() > unit_bytes) flush();
+      unit.largest_function = std::max(unit.largest_function, text.size());
+      unit.code += "\n" + text;
+    }
+    flush();
+    HostUnit last;
+    last.code = preamble + self_description;
+    out.units.push_back(std::move(last));
+    // runtime.h shares the library's error state between the units; the last one defines it.
+    for (HostUnit& u : out.units) {
+      const char* defines =
+          &u == &out.units.back()
+              ? "#define TESSERA_SPLIT_UNIT 1\n#define TESSERA_SPLIT_UNIT_OWNER 1\n"
+              : "#define TESSERA_SPLIT_UNIT 1\n";
+      u.code.insert(0, defines);
+    }
+  }
   return out;
 }
 
@@ -175,7 +230,8 @@ std::string CodeGenHost::VarTypeName(const VarNode* v) {
 }
 
 std::string CodeGenHost::FunctionPrefix(const PrimFunc& func, bool prototype) {
-  return IsPacked(func) ? "TESSERA_EXPORT " : "static ";
+  if (IsPacked(func)) return "TESSERA_EXPORT ";
+  return external_private_ ? "" : "static ";
 }
 
 std::string CodeGenHost::CalleeName(const GlobalVarNode* callee) {
@@ -887,7 +943,9 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
 
 }  // namespace codegen
 
-HostSource CodeGenHost(const IRModule& mod) { return codegen::CodeGenHost().Generate(mod); }
+HostSource CodeGenHost(const IRModule& mod, size_t split_bytes) {
+  return codegen::CodeGenHost().Generate(mod, split_bytes);
+}
 
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp) {
   // -fwrapv: integer arithmetic wraps as the IR's does; -fno-strict-aliasing: buffers may be

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "tessera/support/error.h"
 #include "tessera/support/hash.h"
@@ -276,19 +278,107 @@ std::string FindHostCXXCompiler() {
 
 namespace {
 
-// The shared-object cache of CompileSharedLibrary and CompileSharedLibraryCXX; `language` is
-// "C" or "C++" (the source file's extension and the error messages follow it).
+// How many compilers CompileSharedLibraryUnits runs at once: $TESSERA_BUILD_JOBS, else the
+// number of CPUs.
+size_t BuildJobs() {
+  if (const char* env = std::getenv("TESSERA_BUILD_JOBS")) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && n >= 1) return static_cast<size_t>(std::min(n, 256L));
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+[[noreturn]] void CompileFailed(const std::string& language, const std::vector<std::string>& argv,
+                                const ProcessResult& r) {
+  BuildError(language + " compilation failed (exit status " + std::to_string(r.status) +
+             ")\ncommand: " + CommandLine(argv) + "\n" + r.output);
+}
+
+// Compiles each unit into an object file in a private scratch folder under `dir`, several at
+// once, and links the objects into `out_path`. The scratch folder is removed in any case.
+void BuildUnits(const std::string& cc, const std::vector<CompileUnit>& units,
+                const std::vector<std::string>& link_flags, const fs::path& dir,
+                const std::string& out_path) {
+  fs::path scratch = dir / (".units." + std::to_string(getpid()) + "." + RandomSuffix());
+  MakePrivateDirectories(scratch);
+  struct RemoveAll {
+    fs::path path;
+    ~RemoveAll() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } remove_scratch{scratch};
+  std::vector<std::vector<std::string>> commands(units.size());
+  std::vector<std::string> objects(units.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    std::string src = (scratch / ("unit" + std::to_string(i) + ".c")).string();
+    objects[i] = (scratch / ("unit" + std::to_string(i) + ".o")).string();
+    WriteFileAtomically(src, units[i].source);
+    commands[i] = {cc, "-c", "-fPIC"};
+    commands[i].insert(commands[i].end(), units[i].flags.begin(), units[i].flags.end());
+    commands[i].insert(commands[i].end(), {"-o", objects[i], src});
+  }
+  std::vector<ProcessResult> results(units.size());
+  std::vector<std::exception_ptr> errors(units.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < units.size();) {
+      try {
+        results[i] = RunProcess(commands[i], scratch.string());
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  size_t jobs = std::min(BuildJobs(), units.size());
+  std::vector<std::thread> threads;
+  for (size_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    if (results[i].status != 0) CompileFailed("C", commands[i], results[i]);
+  }
+  std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
+  argv.insert(argv.end(), link_flags.begin(), link_flags.end());
+  argv.insert(argv.end(), {"-o", out_path});
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.push_back("-lm");
+  ProcessResult r = RunProcess(argv, scratch.string());
+  if (r.status != 0) CompileFailed("C", argv, r);
+}
+
+// The shared-object cache of CompileSharedLibrary, CompileSharedLibraryUnits and
+// CompileSharedLibraryCXX; `language` is "C" or "C++" (the source file's extension and the
+// error messages follow it). With `units`, the library is built from them and `source` is
+// only stored and checked.
 std::string CompileShared(const std::string& cc, const std::string& language,
                           const std::string& source, const std::vector<std::string>& flags,
-                          const std::string& cache_dir, const std::string& extra_key) {
+                          const std::string& cache_dir, const std::string& extra_key,
+                          const std::vector<CompileUnit>* units = nullptr) {
   Sha256 hasher;
   hasher.UpdateField("tessera.CompileSharedLibrary.v2").UpdateField(source).UpdateField(cc);
   if (language != "C") hasher.UpdateField(language);
   hasher.UpdateField(CompilerVersion(cc)).UpdateField(std::to_string(flags.size()));
   bool native = false;
+  auto is_native = [](const std::string& f) {
+    return f == "-march=native" || f == "-mcpu=native" || f == "-mtune=native";
+  };
   for (const std::string& f : flags) {
     hasher.UpdateField(f);
-    native = native || f == "-march=native" || f == "-mcpu=native" || f == "-mtune=native";
+    native = native || is_native(f);
+  }
+  if (units != nullptr) {
+    hasher.UpdateField("units").UpdateField(std::to_string(units->size()));
+    for (const CompileUnit& u : *units) {
+      hasher.UpdateField(u.source).UpdateField(std::to_string(u.flags.size()));
+      for (const std::string& f : u.flags) {
+        hasher.UpdateField(f);
+        native = native || is_native(f);
+      }
+    }
   }
   hasher.UpdateField(native ? HostCpuSignature() : "").UpdateField(extra_key);
   hasher.UpdateField(TESSERA_VERSION);
@@ -318,16 +408,28 @@ std::string CompileShared(const std::string& cc, const std::string& language,
   std::string src_path = (dir / (key + (language == "C" ? ".c" : ".cc"))).string();
   WriteFileAtomically(src_path, source);
   std::string tmp_path = so_path + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
-  std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  // Libraries after the source, where linkers that drop unneeded ones still see the need.
-  argv.insert(argv.end(), {"-o", tmp_path, src_path, "-lm"});
   ++g_compiler_runs;
-  ProcessResult r = RunProcess(argv, dir.string());
-  if (r.status != 0 || !fs::is_regular_file(tmp_path, ec)) {
-    fs::remove(tmp_path, ec);
-    BuildError(language + " compilation failed (exit status " + std::to_string(r.status) +
-               ")\ncommand: " + CommandLine(argv) + "\n" + r.output);
+  if (units != nullptr) {
+    try {
+      BuildUnits(cc, *units, flags, dir, tmp_path);
+    } catch (...) {
+      fs::remove(tmp_path, ec);
+      throw;
+    }
+    if (!fs::is_regular_file(tmp_path, ec)) {
+      BuildError("C compilation of " + std::to_string(units->size()) +
+                 " units wrote no library at " + tmp_path);
+    }
+  } else {
+    std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    // Libraries after the source, where linkers that drop unneeded ones still see the need.
+    argv.insert(argv.end(), {"-o", tmp_path, src_path, "-lm"});
+    ProcessResult r = RunProcess(argv, dir.string());
+    if (r.status != 0 || !fs::is_regular_file(tmp_path, ec)) {
+      fs::remove(tmp_path, ec);
+      CompileFailed(language, argv, r);
+    }
   }
   WriteFileAtomically(manifest_path, ManifestText(FileSha256(tmp_path), source_digest));
   fs::rename(tmp_path, so_path, ec);
@@ -344,6 +446,14 @@ std::string CompileShared(const std::string& cc, const std::string& language,
 std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
                                  const std::string& cache_dir, const std::string& extra_key) {
   return CompileShared(FindHostCompiler(), "C", source, flags, cache_dir, extra_key);
+}
+
+std::string CompileSharedLibraryUnits(const std::string& source,
+                                      const std::vector<CompileUnit>& units,
+                                      const std::vector<std::string>& link_flags,
+                                      const std::string& cache_dir, const std::string& extra_key) {
+  if (units.empty()) return CompileSharedLibrary(source, link_flags, cache_dir, extra_key);
+  return CompileShared(FindHostCompiler(), "C", source, link_flags, cache_dir, extra_key, &units);
 }
 
 std::string CompileSharedLibraryCXX(const std::string& source,

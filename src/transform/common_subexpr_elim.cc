@@ -99,7 +99,7 @@ class CSE : public StmtExprMutator {
       std::unordered_map<size_t, std::vector<Entry>> table;
       for (const Expr& root : OwnExprs(s)) {
         PostOrderVisit(root, [&table](const ObjectRef& n) {
-          auto* node = dynamic_cast<const ExprNode*>(n.get());
+          auto* node = AsPtr<ExprNode>(n);
           if (node == nullptr) return;
           Expr e = GetRef(node);
           if (!IsEligible(e)) return;

@@ -125,7 +125,7 @@ class Hoister : public StmtExprMutator {
     for (size_t i = begin; i < end; ++i) {
       std::vector<Expr> seen_here;
       PostOrderVisit(stmts[i], [&](const ObjectRef& n) {
-        auto* load = dynamic_cast<const BufferLoadNode*>(n.get());
+        auto* load = AsPtr<BufferLoadNode>(n);
         if (load == nullptr || !IsVectorLoad(load)) return;
         Expr e = GetRef(load);
         for (const Expr& s : seen_here) {
@@ -166,7 +166,7 @@ PrimFunc HoistFunc(PrimFunc f, IRModule, const PassContext& ctx) {
   if (ctx.GetBool("tir.disable_hoist_shared_vector_loads", false)) return f;
   std::unordered_set<const VarNode*> allocated;
   PostOrderVisit(f->body, [&allocated](const ObjectRef& n) {
-    if (auto* a = dynamic_cast<const AllocateNode*>(n.get())) allocated.insert(a->buffer_var.get());
+    if (auto* a = AsPtr<AllocateNode>(n)) allocated.insert(a->buffer_var.get());
   });
   Stmt body =
       Hoister(std::move(allocated), f->GetIntAttr("tir.noalias", 0) != 0).VisitStmt(f->body);

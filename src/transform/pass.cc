@@ -75,6 +75,8 @@ const bool kBuiltinConfigs = [] {
   // A tuning database (SQLite path): ts.build applies its best records (tessera.tune).
   RegisterConfigOption("tessera.tune.database", ConfigType::kString);
   RegisterConfigOption("tessera.cc_options", ConfigType::kString);
+  // Host C above this many bytes of functions is compiled as several units (codegen_host.h).
+  RegisterConfigOption("tessera.host_split_bytes", ConfigType::kInt);
   return true;
 }();
 

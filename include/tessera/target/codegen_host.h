@@ -13,12 +13,30 @@ namespace tessera {
 
 /*! \brief What CodeGenHost produces: the C source, the module metadata it embeds and whether
  *  it needs OpenMP. */
+/*! \brief One C file of a host library split into several compilation units. */
+struct HostUnit {
+  std::string code;
+  /*! \brief The size in bytes of the largest function the unit defines. */
+  size_t largest_function = 0;
+};
+
 struct HostSource {
   std::string code;
   /*! \brief JSON: {"entry": ..., "functions": [{"name", "symbol", "ret", "params": [...]}]}. */
   std::string metadata;
   bool uses_openmp = false;
+  /*! \brief Empty, or (when the functions of `code` hold more than kHostSplitBytes) the same
+   *  program as several C files, compiled each on its own (in parallel) and linked into one
+   *  library: every file declares all functions; the private ones are defined once, without
+   *  `static` (the library's symbols are hidden), and the last file holds the module's
+   *  metadata and source. */
+  std::vector<HostUnit> units;
 };
+
+/*! \brief Host C whose functions hold more than this many bytes is split into compilation units
+ *  of about half that each (a function larger than that is a unit of its own). The PassContext
+ *  option "tessera.host_split_bytes" overrides it (0: never split). */
+constexpr size_t kHostSplitBytes = 256 * 1024;
 
 namespace codegen {
 
@@ -32,7 +50,9 @@ namespace codegen {
 class CodeGenHost : public CodeGenC {
  public:
   CodeGenHost();
-  HostSource Generate(const IRModule& mod);
+  /*! \brief The C of `mod`, split into units (HostSource::units) when its functions hold more
+   *  than `split_bytes` bytes (units of about max(split_bytes / 2, 1) bytes). */
+  HostSource Generate(const IRModule& mod, size_t split_bytes = kHostSplitBytes);
 
  protected:
   std::string TypeName(DataType t, const Span& span) override;
@@ -85,6 +105,7 @@ class CodeGenHost : public CodeGenC {
 
   bool in_packed_ = false;
   bool noalias_ = false;
+  bool external_private_ = false;  // private functions without `static` (split units)
   int parallel_depth_ = 0;
   int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
@@ -99,8 +120,9 @@ class CodeGenHost : public CodeGenC {
 
 }  // namespace codegen
 
-/*! \brief The host C of a module lowered through the "c" stages up to "finalize". */
-HostSource CodeGenHost(const IRModule& mod);
+/*! \brief The host C of a module lowered through the "c" stages up to "finalize" (split into
+ *  units above `split_bytes` of functions, see CodeGenHost::Generate). */
+HostSource CodeGenHost(const IRModule& mod, size_t split_bytes = kHostSplitBytes);
 
 /*! \brief The flags the host C build uses: `include_dir` holds tessera/runtime.h. */
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp);

@@ -28,6 +28,24 @@ std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir);
 std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
                                  const std::string& cache_dir, const std::string& extra_key = "");
 
+/*! \brief One C file of a library built from several, with the flags that compile it. */
+struct CompileUnit {
+  std::string source;
+  std::vector<std::string> flags;
+};
+
+/*! \brief CompileSharedLibrary for a program split into compilation units: each unit is
+ *  compiled to an object file with its own flags (`-c -fPIC` added), as many at once as
+ *  $TESSERA_BUILD_JOBS (default: the number of CPUs) allows, and the objects are linked with
+ *  `link_flags` into one shared object. `source` is the whole program as one file: it is stored
+ *  with the library and checked on a cache hit, as CompileSharedLibrary does; the cache key
+ *  covers it, every unit and every flag. */
+std::string CompileSharedLibraryUnits(const std::string& source,
+                                      const std::vector<CompileUnit>& units,
+                                      const std::vector<std::string>& link_flags,
+                                      const std::string& cache_dir,
+                                      const std::string& extra_key = "");
+
 /*! \brief The host C++ compiler: $CXX when set, else the first of c++, g++, clang++ on PATH.
  *  Throws tessera::Error (kBuild) when there is none. */
 std::string FindHostCXXCompiler();

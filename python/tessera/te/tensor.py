@@ -1,6 +1,7 @@
 """Tensors and the operations that make them: te.placeholder, te.compute, te.var, te.const."""
 
 import inspect
+import types
 
 from .. import _core
 from ..error import TesseraTypeError, TesseraValueError
@@ -60,21 +61,43 @@ def placeholder(shape, dtype="float32", name="placeholder"):
     return _te.placeholder(_shape(shape, f"te.placeholder '{name}'"), str(dtype), name)
 
 
+def _plain_function_positionals(fcompute):
+    """The names of the positional parameters without a default of a plain Python function
+    (``def`` or ``lambda``, not wrapped, no ``__signature__``), read from its code object as
+    inspect.signature would read them; ``...`` when it takes ``*args``; None for any other
+    callable. te.compute is called once per output, so this spares programs of thousands of
+    computes inspect.signature's cost."""
+    if type(fcompute) is not types.FunctionType:
+        return None
+    d = fcompute.__dict__
+    if d and ("__signature__" in d or "__wrapped__" in d):
+        return None
+    code = fcompute.__code__
+    if code.co_flags & inspect.CO_VARARGS:
+        return ...
+    defaults = fcompute.__defaults__
+    return list(code.co_varnames[:code.co_argcount - (len(defaults) if defaults else 0)])
+
+
 def _axis_names(fcompute, ndim, name):
-    try:
-        params = list(inspect.signature(fcompute).parameters.values())
-    except (TypeError, ValueError):
-        return []
-    if any(p.kind == p.VAR_POSITIONAL for p in params):
+    positional = _plain_function_positionals(fcompute)
+    if positional is ...:
         return [f"i{d}" for d in range(ndim)]
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                  and p.default is p.empty]
+    if positional is None:
+        try:
+            params = list(inspect.signature(fcompute).parameters.values())
+        except (TypeError, ValueError):
+            return []
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            return [f"i{d}" for d in range(ndim)]
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                      and p.default is p.empty]
     if len(positional) != ndim:
         raise TesseraValueError(
             f"te.compute '{name}': the function takes {len(positional)} index argument"
             f"{'' if len(positional) == 1 else 's'} but the shape has {ndim} dimension"
             f"{'' if ndim == 1 else 's'}; give it one index per dimension")
-    return [p.name for p in positional]
+    return positional
 
 
 def _body(value, name):
@@ -182,12 +205,14 @@ class TensorSlice:
 def _tensor_getitem(self, key):
     if not isinstance(key, tuple):
         key = (key,)
-    if any(isinstance(k, slice) for k in key):
-        raise TesseraTypeError(f"tensor {self.name} is indexed one element at a time, not with slices")
-    if len(key) < len(self.shape):
+    for k in key:
+        if isinstance(k, slice):
+            raise TesseraTypeError(f"tensor {self.name} is indexed one element at a time, not with slices")
+    ndim = self.ndim
+    if len(key) < ndim:
         return TensorSlice(self, key)
-    if len(key) > len(self.shape):
-        raise TesseraTypeError(f"tensor {self.name} has {len(self.shape)} dimensions but is indexed "
+    if len(key) > ndim:
+        raise TesseraTypeError(f"tensor {self.name} has {ndim} dimensions but is indexed "
                                f"with {len(key)} indices")
     return self.load([expr_ops._index(k) for k in key])
 

@@ -12,6 +12,8 @@ integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. ``==`` builds an ``EQ`` n
 Python bool it tells whether both sides are the same object (so ``x in list`` still works).
 """
 
+import functools
+
 from .. import _core
 from ..error import TesseraTypeError, TesseraValueError
 
@@ -30,14 +32,45 @@ def is_int(dtype):
     return dtype.startswith(("int", "uint"))
 
 
+@functools.lru_cache(maxsize=1024)
+def _lanes_cached(dtype):
+    return _core.DataType(dtype).lanes
+
+
+@functools.lru_cache(maxsize=1024)
+def _element_cached(dtype):
+    return str(_core.DataType(dtype).with_lanes(1))
+
+
 def lanes_of(dtype):
     """The lane count of a dtype string (1 for scalars)."""
+    # Parsed once per dtype name: expression building asks this for every operand.
+    if isinstance(dtype, str):
+        return _lanes_cached(dtype)
     return _core.DataType(dtype).lanes
 
 
 def element_of(dtype):
     """The scalar element type of a dtype string (``"float32x4"`` -> ``"float32"``)."""
+    if isinstance(dtype, str):
+        return _element_cached(dtype)
     return str(_core.DataType(dtype).with_lanes(1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _const_type(dtype):
+    """(element type, lanes, is float, (lo, hi) range of an integer type or None) of a
+    constant of ``dtype``; the canonical name is parsed once per dtype name."""
+    dtype = _core.canonical_dtype(dtype)
+    lanes = lanes_of(dtype)
+    elem = element_of(dtype) if lanes > 1 else dtype
+    if is_float(elem):
+        return elem, lanes, True, None
+    bits = _core.DataType(elem).bits
+    if bits <= 64 and elem != "bool" and not elem.startswith("handle"):
+        lo, hi = (0, 2**bits - 1) if elem.startswith("uint") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        return elem, lanes, False, (lo, hi)
+    return elem, lanes, False, None
 
 
 def const(value, dtype=None, span=None):
@@ -48,18 +81,18 @@ def const(value, dtype=None, span=None):
     """
     if dtype is None:
         dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
-    dtype = _core.canonical_dtype(dtype)
-    lanes = lanes_of(dtype)
-    elem = element_of(dtype) if lanes > 1 else dtype
-    if is_float(elem):
+    if isinstance(dtype, str):
+        elem, lanes, floating, bounds = _const_type(dtype)
+    else:
+        elem, lanes, floating, bounds = _const_type.__wrapped__(dtype)
+    if floating:
         c = _core.FloatImm(elem, float(value), span)
     else:
         if isinstance(value, float) and not float(value).is_integer():
             raise TesseraTypeError(f"cannot use the float {value!r} as a constant of type {elem}")
         v = int(value)
-        t = _core.DataType(elem)
-        if t.bits <= 64 and not is_float(elem) and elem != "bool" and not elem.startswith("handle"):
-            lo, hi = (0, 2**t.bits - 1) if elem.startswith("uint") else (-(2 ** (t.bits - 1)), 2 ** (t.bits - 1) - 1)
+        if bounds is not None:
+            lo, hi = bounds
             if not lo <= v <= hi or not -(2**63) <= v < 2**63:
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
         c = _core.IntImm(elem, v, span)
@@ -91,10 +124,27 @@ def _bits(dtype):
     return _core.DataType(dtype).bits
 
 
+_NUMBER_TYPES = (int, float)
+
+
 def match_types(a, b, span=None):
     """Two operands as PrimExprs of one dtype: numbers take the other side's type, a scalar is
     broadcast to the other side's lanes, an integer meets a float as that float, and a narrower
     integer is widened."""
+    # The common case first (an expression and a Python number): as the general path below
+    # takes it, without its attribute probes.
+    if type(b) in _NUMBER_TYPES and isinstance(a, PrimExpr):
+        b = convert(b, element_of(a.dtype), span)
+    elif type(a) in _NUMBER_TYPES and isinstance(b, PrimExpr):
+        a = convert(a, element_of(b.dtype), span)
+    else:
+        a, b = _match_operands(a, b, span)
+    if a.dtype == b.dtype:
+        return a, b
+    return _match_dtypes(a, b, span)
+
+
+def _match_operands(a, b, span):
     ea, eb = isinstance(a, PrimExpr) or isinstance(a, _core.IterVar), isinstance(b, PrimExpr) or isinstance(b, _core.IterVar)
     if hasattr(a, "as_expr"):
         a, ea = a.as_expr(), True
@@ -108,8 +158,10 @@ def match_types(a, b, span=None):
         a = convert(a, element_of(b.dtype), span)
     else:
         a, b = convert(a, None, span), convert(b, None, span)
-    if a.dtype == b.dtype:
-        return a, b
+    return a, b
+
+
+def _match_dtypes(a, b, span):
     la, lb = lanes_of(a.dtype), lanes_of(b.dtype)
     if la != lb and (la == 1 or lb == 1):
         if la == 1:

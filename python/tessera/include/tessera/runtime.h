@@ -76,9 +76,23 @@ TESSERA_SIMD_MATH(cbrt)
 
 /* ---- Errors: a message per thread, read by the runtime after a call returns non-zero ---- */
 
-static __thread char tessera_last_error[1024];
+/* The error state belongs to the library. A library compiled as one file keeps it static; one
+ * compiled as several units (tessera splits a very large program, each unit defining
+ * TESSERA_SPLIT_UNIT) shares one copy, defined by the unit that also defines
+ * TESSERA_SPLIT_UNIT_OWNER, hidden from other libraries. */
+#if defined(TESSERA_SPLIT_UNIT) && defined(TESSERA_SPLIT_UNIT_OWNER)
+#define TESSERA_LIBRARY_STATE __attribute__((visibility("hidden")))
+#elif defined(TESSERA_SPLIT_UNIT)
+#define TESSERA_LIBRARY_STATE extern __attribute__((visibility("hidden")))
+#else
+#define TESSERA_LIBRARY_STATE static
+#endif
 
+TESSERA_LIBRARY_STATE __thread char tessera_last_error[1024];
+
+#if !defined(TESSERA_SPLIT_UNIT) || defined(TESSERA_SPLIT_UNIT_OWNER)
 TESSERA_EXPORT const char* __tessera_get_last_error(void) { return tessera_last_error; }
+#endif
 
 __attribute__((format(printf, 1, 2))) static void tessera_set_error(const char* fmt, ...) {
   va_list ap;
@@ -89,14 +103,14 @@ __attribute__((format(printf, 1, 2))) static void tessera_set_error(const char* 
 
 /* An assert that fails in a private function cannot return an error code through its caller's
  * expressions: it records the error here, returns, and the packed entry reports it at its end. */
-static __thread int tessera_error_pending;
+TESSERA_LIBRARY_STATE __thread int tessera_error_pending;
 
 /* Failed bound checks (tir.instrument_bound_checkers) can happen on OpenMP worker threads: the
  * first one is recorded for the library, the access is skipped, and the packed entry returns it
  * when it returns. */
-static int tessera_bound_claimed;
-static int tessera_bound_failed;
-static char tessera_bound_message[1024];
+TESSERA_LIBRARY_STATE int tessera_bound_claimed;
+TESSERA_LIBRARY_STATE int tessera_bound_failed;
+TESSERA_LIBRARY_STATE char tessera_bound_message[1024];
 
 __attribute__((format(printf, 1, 0))) static void tessera_bound_error_v(const char* fmt,
                                                                         va_list ap) {
