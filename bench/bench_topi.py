@@ -10,6 +10,7 @@ Prints a table (ratio > 1: tessera faster) and saves bench/topi.png.
 import argparse
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -108,6 +109,10 @@ def run(case):
     lib(*arrays, *results)
     expect = np_fn(*arrays)
     np.testing.assert_allclose(results[0], expect, rtol=rtol, atol=rtol)
+    # OpenBLAS's idle threads spin for ~0.1 s after a call: the numpy product of the case before
+    # (matmul before dense) would otherwise share the cores with tessera's threads (dense 512^3
+    # read 0.64x numpy that way). tessera's own spin is bounded and short.
+    time.sleep(0.3)
     ours = best(lambda: lib(*arrays, *results), repeat=7, number=3)
     ref = best(lambda: np_fn(*arrays), repeat=7, number=3)
     return ours, ref

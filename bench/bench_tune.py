@@ -104,6 +104,39 @@ def tessera_seconds(mod, func, threads):
         return float(out.stdout.strip().splitlines()[-1])
 
 
+def interleaved_cpu_seconds(mods, func, np_setup, np_stmt):
+    """One thread: the libraries of ``mods`` and the numpy statement timed in turn in one child
+    process (OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=1), each the least thread CPU time
+    (time.thread_time) of 20 rounds, so that load on a shared machine hits all of them alike.
+    Returns the seconds of each module, then numpy's."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("OPENBLAS_CORETYPE", None)
+    shapes = []
+    for p in func.params:
+        buf = next(b for v, b in func.buffer_map if v.same_as(p))
+        shapes.append([int(s.value) for s in buf.shape])
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for k, mod in enumerate(mods):
+            paths.append(os.path.join(tmp, f"lib{k}.so"))
+            ts.build(mod).export_library(paths[-1])
+        code = (f"import time, numpy as np, tessera as ts\n{np_setup}\n"
+                f"libs = [ts.runtime.load_module(p) for p in {paths!r}]\n"
+                f"args = [np.random.rand(*s).astype('float32') for s in {shapes!r}]\n"
+                "fns = [(lambda f=lib[lib.entry_name]: f(*args)) for lib in libs]\n"
+                f"fns.append(lambda: {np_stmt})\n"
+                "for fn in fns: fn()\n"
+                "best = [float('inf')] * len(fns)\n"
+                "for _ in range(20):\n"
+                "    for k, fn in enumerate(fns):\n"
+                "        t0 = time.thread_time(); fn(); best[k] = min(best[k], time.thread_time() - t0)\n"
+                "print(' '.join(map(str, best)))\n")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1200)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+
+
 def tvm_meta_schedule(func, trials, threads):
     """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason). TVM
     runs in $TVM_PYTHON (an interpreter with the pip package apache-tvm, kept out of tessera's
@@ -163,6 +196,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small shapes (a smoke run)")
     ap.add_argument("--skip-tvm", action="store_true")
     ap.add_argument("--json", default="")
+    ap.add_argument("--timer", choices=["wall", "cpu"], default="wall",
+                    help="cpu: one-thread figures in thread CPU time, tuned, automatic schedule and "
+                         "numpy interleaved in one process (for a shared machine)")
     args = ap.parse_args()
     all_w = workloads(args.quick)
     counts = [args.threads] if args.threads else sorted({1, os.cpu_count() or 1})
@@ -176,17 +212,24 @@ def main():
                              parallel=threads > 1, progress=sys.stderr.isatty(), seed=0)
             tune_wall = time.perf_counter() - t0
             histories[f"{name} [{threads}t]"] = result.history
-            ours = tessera_seconds(result.mod, w["func"], threads)
-            ref = numpy_seconds(w["np_setup"], w["np_stmt"], threads)
-            hand = tessera_seconds(w["hand"](threads > 1), w["func"], threads) if w["hand"] else None
-            auto = None
+            auto_mod = None
             try:
-                from tessera import autoschedule  # noqa: F401
-
-                sch = ts.autoschedule(w["func"], target="c")
-                auto = tessera_seconds(sch.mod, w["func"], threads)
+                auto_mod = ts.autoschedule(w["func"], target="c").mod
             except Exception:
-                auto = None
+                auto_mod = None
+            if args.timer == "cpu" and threads == 1:
+                mods = [result.mod] + ([auto_mod] if auto_mod is not None else [])
+                if w["hand"]:
+                    mods.append(w["hand"](False))
+                secs = interleaved_cpu_seconds(mods, w["func"], w["np_setup"], w["np_stmt"])
+                ours, ref = secs[0], secs[-1]
+                auto = secs[1] if auto_mod is not None else None
+                hand = secs[len(mods) - 1] if w["hand"] else None
+            else:
+                ours = tessera_seconds(result.mod, w["func"], threads)
+                ref = numpy_seconds(w["np_setup"], w["np_stmt"], threads)
+                hand = tessera_seconds(w["hand"](threads > 1), w["func"], threads) if w["hand"] else None
+                auto = tessera_seconds(auto_mod, w["func"], threads) if auto_mod is not None else None
             tvm_s, tvm_wall = (None, "skipped") if args.skip_tvm else tvm_meta_schedule(w["func"], args.trials, threads)
             gf = lambda s: w["flops"] / s / 1e9 if isinstance(s, float) else float("nan")  # noqa: E731
             rows.append(dict(workload=w["label"], threads=threads, trials=args.trials,
@@ -196,7 +239,8 @@ def main():
                              tvm_note=None if isinstance(tvm_wall, float) else tvm_wall))
     head = (f"{'workload':34} {'thr':>3} {'trials':>6} {'tuned':>8} {'numpy':>8} {'hand':>8} {'auto':>8} "
             f"{'TVM':>8} {'tuned/numpy':>11} {'tune s':>7} {'TVM tune s':>10}")
-    print("GFLOP/s (higher is better); numpy is OpenBLAS, measured in the same run")
+    print("GFLOP/s (higher is better); numpy is OpenBLAS, measured in the same run"
+          + ("; one thread: thread CPU time, interleaved" if args.timer == "cpu" else ""))
     print(head)
     print("-" * len(head))
     for r in rows:

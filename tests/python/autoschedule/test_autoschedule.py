@@ -341,3 +341,26 @@ def test_matmul_partial_row_tile(epilogue):
     out = np.zeros((100, 64), "float32")
     ts.build(sch.mod, target="c")(*([a, b, bias] if epilogue else [a, b]), out)
     np.testing.assert_allclose(out, expected, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_product_packs_each_column_panel_inside_its_parallel_column_loop(dense):
+    from tessera import te, topi
+
+    A = te.placeholder((192, 128), "float32", name="A")
+    B = te.placeholder((96, 128) if dense else (128, 96), "float32", name="B")
+    C = topi.nn.dense(A, B) if dense else topi.nn.matmul(A, B)
+    f = te.create_prim_func([A, B, C])
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    assert "compute_at" in kinds(sch)  # (the product is large enough for threads)
+    script = sch.mod.script()
+    # the panel of the column loop is packed inside it, before the row tiles use it
+    par = script.index("T.parallel")
+    assert par < script.index('T.block("B_global")') < script.index("for i_0")
+    assert script.count("T.parallel") == 1
+    lib = ts.build(sch.mod, target="c")
+    assert lib.get_source().count("#pragma omp parallel") == 1
+    a, b = rand(192, 128), rand(*[int(s) for s in B.shape])
+    out = np.zeros((192, 96), "float32")
+    lib(a, b, out)
+    np.testing.assert_allclose(out, a @ b.T if dense else a @ b, rtol=1e-5)
