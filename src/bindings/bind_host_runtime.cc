@@ -242,7 +242,8 @@ nb::object PyArg(const TesseraValue& v, int32_t code) {
         case TESSERA_DL_UINT: e = DataType::UInt(t->dtype.bits); break;
         case TESSERA_DL_FLOAT: e = DataType::Float(t->dtype.bits); break;
         case TESSERA_DL_BFLOAT: e = DataType::BFloat16(); break;
-        default: e = DataType::Bool(); break;
+        case TESSERA_DL_BOOL: e = DataType::Bool(); break;
+        default: e = DataType(static_cast<DataType::Code>(t->dtype.code), t->dtype.bits); break;
       }
       std::string dtype = e.with_lanes(t->dtype.lanes).ToString();
       return nb::make_tuple("dltensor", reinterpret_cast<uintptr_t>(t->data), nb::tuple(shape),

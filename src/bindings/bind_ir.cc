@@ -517,6 +517,28 @@ void BindIR(nb::module_& m) {
       .def_ro("body", &AllocateNode::body)
       .def_ro("annotations", &AllocateNode::annotations);
   WithConstructorFallback(allocate_class, "Allocate");
+  auto allocate_const_class =
+      nb::class_<AllocateConstNode, StmtNode>(m, "AllocateConst")
+          .def(nb::new_([](Var v, const std::string& t, std::vector<Expr> ext, nb::bytes data,
+                           Stmt body, AttrMap ann, std::optional<Span> s) {
+                 const auto* p = static_cast<const uint8_t*>(data.data());
+                 return AllocateConstNode::Make(v, DT(t), ext,
+                                                std::vector<uint8_t>(p, p + data.size()), body,
+                                                ann, OrEmpty(s));
+               }),
+               "buffer_var"_a, "dtype"_a, "extents"_a, "data"_a, "body"_a,
+               "annotations"_a = AttrMap(), "span"_a = nb::none())
+          .def_ro("buffer_var", &AllocateConstNode::buffer_var)
+          .def_prop_ro("dtype", [](const AllocateConstNode& a) { return PyDType(a.dtype); })
+          .def_ro("extents", &AllocateConstNode::extents)
+          .def_prop_ro("data_bytes",
+                       [](const AllocateConstNode& a) {
+                         return nb::bytes(reinterpret_cast<const char*>(a.data.data()),
+                                          a.data.size());
+                       })
+          .def_ro("body", &AllocateConstNode::body)
+          .def_ro("annotations", &AllocateConstNode::annotations);
+  WithConstructorFallback(allocate_const_class, "AllocateConst");
   nb::class_<DeclBufferNode, StmtNode>(m, "DeclBuffer")
       .def(nb::new_([](Buffer b, Stmt body, std::optional<Span> s) {
              return DeclBufferNode::Make(b, body, OrEmpty(s));

@@ -46,6 +46,7 @@ void BindTE(nb::module_& parent) {
       .def_ro("axis", &ComputeOpNode::axis)
       .def_ro("reduce_axis", &ComputeOpNode::reduce_axis)
       .def_ro("body", &ComputeOpNode::body)
+      .def_ro("bodies", &ComputeOpNode::bodies)
       .def_ro("reduce", &ComputeOpNode::reduce)
       .def_ro("shape", &ComputeOpNode::shape);
 

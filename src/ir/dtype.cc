@@ -23,6 +23,27 @@ constexpr Prefix kPrefixes[] = {
     {"f", DataType::kFloat, 0},
 };
 
+// The narrow float formats by name ("float8_e4m3fn"); their widths are part of the name.
+struct NarrowFloat {
+  const char* name;
+  DataType::Code code;
+  int bits;
+};
+
+constexpr NarrowFloat kNarrowFloats[] = {
+    {"float8_e3m4", DataType::kFloat8E3M4, 8},
+    {"float8_e4m3", DataType::kFloat8E4M3, 8},
+    {"float8_e4m3b11fnuz", DataType::kFloat8E4M3B11FNUZ, 8},
+    {"float8_e4m3fn", DataType::kFloat8E4M3FN, 8},
+    {"float8_e4m3fnuz", DataType::kFloat8E4M3FNUZ, 8},
+    {"float8_e5m2", DataType::kFloat8E5M2, 8},
+    {"float8_e5m2fnuz", DataType::kFloat8E5M2FNUZ, 8},
+    {"float8_e8m0fnu", DataType::kFloat8E8M0FNU, 8},
+    {"float6_e2m3fn", DataType::kFloat6E2M3FN, 6},
+    {"float6_e3m2fn", DataType::kFloat6E3M2FN, 6},
+    {"float4_e2m1fn", DataType::kFloat4E2M1FN, 4},
+};
+
 bool ParseNumber(const std::string& s, size_t* pos, int* out) {
   size_t start = *pos;
   long v = 0;
@@ -56,6 +77,16 @@ bool ValidBits(DataType::Code code, int bits) {
 DataType DataType::Parse(const std::string& name) {
   if (name == "handle") return Handle();
   if (name == "void") return Void();
+  for (const NarrowFloat& f : kNarrowFloats) {
+    size_t n = std::char_traits<char>::length(f.name);
+    if (name.compare(0, n, f.name) != 0) continue;
+    if (name.size() == n) return DataType(f.code, f.bits);
+    size_t pos = n + 1;
+    int lanes = 0;
+    if (name[n] == 'x' && ParseNumber(name, &pos, &lanes) && pos == name.size() && lanes >= 1) {
+      return DataType(f.code, f.bits, lanes);
+    }
+  }
   for (const Prefix& p : kPrefixes) {
     std::string pre = p.name;
     if (name.compare(0, pre.size(), pre) != 0) continue;
@@ -98,6 +129,11 @@ std::string DataType::ToString() const {
       return "handle";
     case kVoid:
       return "void";
+    default:
+      for (const NarrowFloat& f : kNarrowFloats) {
+        if (f.code == code()) s = f.name;
+      }
+      break;
   }
   if (lanes() > 1) s += "x" + std::to_string(lanes());
   return s;

@@ -182,6 +182,10 @@ void StmtVisitor::VisitStmt_(const AllocateNode* op) {
   VisitExpr(op->condition);
   VisitStmt(op->body);
 }
+void StmtVisitor::VisitStmt_(const AllocateConstNode* op) {
+  for (const Expr& e : op->extents) VisitExpr(e);
+  VisitStmt(op->body);
+}
 void StmtVisitor::VisitStmt_(const DeclBufferNode* op) { VisitStmt(op->body); }
 void StmtVisitor::VisitStmt_(const ForNode* op) {
   VisitExpr(op->min);
@@ -254,6 +258,14 @@ Stmt StmtMutator::VisitStmt_(const AllocateNode* op) {
   if (!changed && c == op->condition && b == op->body) return GetRef(op);
   return AllocateNode::Make(op->buffer_var, op->dtype, std::move(ext), c, b, op->annotations,
                             op->span);
+}
+Stmt StmtMutator::VisitStmt_(const AllocateConstNode* op) {
+  std::vector<Expr> ext;
+  bool changed = MutateVector(op->extents, &ext, [this](const Expr& e) { return VisitExpr(e); });
+  Stmt b = VisitStmt(op->body);
+  if (!changed && b == op->body) return GetRef(op);
+  return AllocateConstNode::Make(op->buffer_var, op->dtype, std::move(ext), op->data, b,
+                                 op->annotations, op->span);
 }
 Stmt StmtMutator::VisitStmt_(const DeclBufferNode* op) {
   Stmt b = VisitStmt(op->body);

@@ -63,6 +63,22 @@ std::string FloatRepr(double v) {
   return s;
 }
 
+/*! \brief The shortest decimal that reads back to `v` at the precision of float dtype `t`
+ *  (float64 as FloatRepr; narrower floats at float32 precision, which holds them exactly). */
+std::string FloatRepr32(DataType t, double v) {
+  if (t.bits() == 64) return FloatRepr(v);
+  char buf[64];
+  int digits = 1;
+  for (; digits < 9; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
+    if (static_cast<float>(std::strtod(buf, nullptr)) == static_cast<float>(v)) break;
+  }
+  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
 std::string IntDigits(DataType t, int64_t v) {
   return t.is_uint() ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
 }
@@ -669,6 +685,28 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     }
     if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
     std::string call = T("allocate") + "(" + Join(args) + ")";
+    std::string var = DefineVar(op->buffer_var.get());
+    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get());
+  }
+
+  void VisitStmt_(const AllocateConstNode* op) override {
+    std::vector<std::string> values, extents;
+    int64_t n = op->NumElements();
+    for (int64_t i = 0; i < n; ++i) {
+      if (op->dtype.is_float()) {
+        double v = op->FloatAt(i);
+        values.push_back(std::isfinite(v) ? FloatRepr32(op->dtype, v)
+                         : std::isnan(v)  ? "float(\"nan\")"
+                                          : (v > 0 ? "float(\"inf\")" : "float(\"-inf\")"));
+      } else {
+        values.push_back(IntDigits(op->dtype, op->IntAt(i)));
+      }
+    }
+    for (const Expr& e : op->extents) extents.push_back(ExprText(e));
+    std::vector<std::string> args = {"[" + Join(values) + "]", Quote(op->dtype.ToString()),
+                                     "[" + Join(extents) + "]"};
+    if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
+    std::string call = T("allocate_const") + "(" + Join(args) + ")";
     std::string var = DefineVar(op->buffer_var.get());
     PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get());
   }

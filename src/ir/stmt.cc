@@ -1,6 +1,9 @@
 // Constructors of statement nodes with their type checks.
 #include "tessera/ir/stmt.h"
 
+#include <cmath>
+#include <cstring>
+
 #include "tessera/ir/buffer.h"
 #include "tessera/support/error.h"
 
@@ -123,6 +126,89 @@ Ref<AllocateNode> AllocateNode::Make(Var buffer_var, DataType dtype, std::vector
   return std::make_shared<AllocateNode>(std::move(buffer_var), dtype, std::move(extents),
                                         std::move(condition), std::move(body),
                                         std::move(annotations), std::move(span));
+}
+
+Ref<AllocateConstNode> AllocateConstNode::Make(Var buffer_var, DataType dtype,
+                                               std::vector<Expr> extents,
+                                               std::vector<uint8_t> data, Stmt body,
+                                               AttrMap annotations, Span span) {
+  Need(buffer_var != nullptr && buffer_var->pointer.has_value(), span,
+       "AllocateConst needs a pointer variable");
+  NeedStmt(body, "AllocateConst body", span);
+  Need(dtype.is_scalar() && (dtype.is_integer() || (dtype.is_float() && dtype.bits() >= 16)) &&
+           dtype.bits() % 8 == 0,
+       span,
+       "AllocateConst holds scalar integers of 8 to 64 bits or floats of 16 to 64 bits, got " +
+           dtype.ToString());
+  uint64_t count = 1;
+  for (const Expr& e : extents) {
+    NeedExpr(e, "extent", span);
+    std::optional<int64_t> n = AsConstInt(e);
+    Need(n.has_value() && *n >= 0, span, "AllocateConst extents must be non-negative constants");
+    count *= static_cast<uint64_t>(*n);
+  }
+  uint64_t expect = count * static_cast<uint64_t>(dtype.bits() / 8);
+  Need(data.size() == expect, span,
+       "AllocateConst of " + std::to_string(count) + " " + dtype.ToString() + " elements needs " +
+           std::to_string(expect) + " bytes of data, got " + std::to_string(data.size()));
+  return std::make_shared<AllocateConstNode>(std::move(buffer_var), dtype, std::move(extents),
+                                             std::move(data), std::move(body),
+                                             std::move(annotations), std::move(span));
+}
+
+int64_t AllocateConstNode::NumElements() const {
+  int64_t n = 1;
+  for (const Expr& e : extents) n *= AsConstInt(e).value_or(0);
+  return n;
+}
+
+namespace {
+template <class T>
+T LoadElement(const std::vector<uint8_t>& data, int64_t i) {
+  T v;
+  std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+double HalfBitsToDouble(uint16_t h) {
+  int exponent = (h >> 10) & 0x1f;
+  double mantissa = h & 0x3ff;
+  double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
+                     : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                      : std::ldexp(mantissa + 1024, exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+}  // namespace
+
+int64_t AllocateConstNode::IntAt(int64_t i) const {
+  bool sign = dtype.is_int();
+  switch (dtype.bits()) {
+    case 8:
+      return sign ? int64_t(LoadElement<int8_t>(data, i)) : int64_t(LoadElement<uint8_t>(data, i));
+    case 16:
+      return sign ? int64_t(LoadElement<int16_t>(data, i)) : int64_t(LoadElement<uint16_t>(data, i));
+    case 32:
+      return sign ? int64_t(LoadElement<int32_t>(data, i)) : int64_t(LoadElement<uint32_t>(data, i));
+    default:
+      return LoadElement<int64_t>(data, i);
+  }
+}
+
+double AllocateConstNode::FloatAt(int64_t i) const {
+  if (dtype.is_bfloat16()) {
+    uint32_t bits = uint32_t(LoadElement<uint16_t>(data, i)) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+  }
+  switch (dtype.bits()) {
+    case 16:
+      return HalfBitsToDouble(LoadElement<uint16_t>(data, i));
+    case 32:
+      return LoadElement<float>(data, i);
+    default:
+      return LoadElement<double>(data, i);
+  }
 }
 
 Ref<DeclBufferNode> DeclBufferNode::Make(Buffer buffer, Stmt body, Span span) {

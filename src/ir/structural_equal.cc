@@ -1,6 +1,7 @@
 // Structural equality: a paired walk of two IR trees with scoped variable and buffer pairings.
 #include "tessera/ir/structural_equal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -482,6 +483,22 @@ class EqualChecker {
         !AttrMapField("annotations", a->annotations, b->annotations)) {
       return false;
     }
+    Scope scope(this);
+    return DefineVar("buffer_var", a->buffer_var, b->buffer_var) && Field("body", a->body, b->body);
+  }
+  bool Visit(const AllocateConstNode* a, const AllocateConstNode* b) {
+    if (!DTypeField("dtype", a->dtype, b->dtype) || !ListField("extents", a->extents, b->extents)) {
+      return false;
+    }
+    if (a->data != b->data) {
+      Step step(this, "data");
+      return Fail([&] {
+        size_t i = 0, bytes = std::max(1, a->dtype.bits() / 8);
+        while (i < a->data.size() && i < b->data.size() && a->data[i] == b->data[i]) ++i;
+        return "element " + std::to_string(i / bytes) + " of the constant data differs";
+      });
+    }
+    if (!AttrMapField("annotations", a->annotations, b->annotations)) return false;
     Scope scope(this);
     return DefineVar("buffer_var", a->buffer_var, b->buffer_var) && Field("body", a->body, b->body);
   }

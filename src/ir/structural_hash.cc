@@ -290,6 +290,14 @@ class Hasher {
     h = Combine(h, DefineVar(n->buffer_var));
     return Combine(h, Node(n->body));
   }
+  uint64_t Visit(const AllocateConstNode* n) {
+    uint64_t h = Combine(n->dtype.Hash(), List(n->extents));
+    h = Combine(h, HashString(std::string(n->data.begin(), n->data.end())));
+    h = Combine(h, Attrs(n->annotations));
+    Scope scope(this);
+    h = Combine(h, DefineVar(n->buffer_var));
+    return Combine(h, Node(n->body));
+  }
   uint64_t Visit(const DeclBufferNode* n) {
     Scope scope(this);
     uint64_t h = DefineBuffer(n->buffer);

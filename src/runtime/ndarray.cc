@@ -29,6 +29,11 @@ TesseraDLDataType ToDLDataType(DataType t) {
       d.code = TESSERA_DL_BOOL;
       break;
     default:
+      // float8 formats: one byte each, under the DLPack code tessera numbers them with.
+      if (t.is_float8()) {
+        d.code = static_cast<uint8_t>(t.code());
+        break;
+      }
       TESSERA_THROW_KIND(Span(), ErrorKind::kType) << "arrays of " << t << " are not supported";
   }
   d.bits = static_cast<uint8_t>(t.is_bool() ? 8 : t.bits());

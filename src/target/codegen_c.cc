@@ -1,6 +1,7 @@
 // CodeGenC: scalar C printing of expressions and statements shared by every C-like backend.
 #include "tessera/target/codegen_c.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -155,6 +156,10 @@ std::string CodeGenC::TypeName(DataType t, const Span& span) {
   if (t.is_handle()) return "void*";
   if (t.is_vector()) Unsupported("vector type " + t.ToString(), span);
   if (t.is_bool()) return "bool";
+  if (t.is_narrow_float()) {
+    CheckNarrowFloat(t, span, "values");
+    return "uint8_t";
+  }
   if (t.is_float() && !t.is_bfloat16()) {
     if (t.bits() == 16) return "_Float16";
     if (t.bits() == 32) return "float";
@@ -164,6 +169,14 @@ std::string CodeGenC::TypeName(DataType t, const Span& span) {
     return std::string(t.is_uint() ? "uint" : "int") + std::to_string(t.bits()) + "_t";
   }
   Unsupported("type " + t.ToString(), span);
+}
+
+void CodeGenC::CheckNarrowFloat(DataType t, const Span& span, const char* what) {
+  if (!t.is_narrow_float()) return;
+  if (!t.is_float8() || !float8_storage_) {
+    Unsupported(std::string(what) + " of type " + t.ToString() + " on target " + target_name_,
+                span);
+  }
 }
 
 std::string CodeGenC::PointerTypeName(const PointerType& ptr, const Span& span) {
@@ -239,6 +252,14 @@ std::string CodeGenC::PrintFloatImm(const FloatImmNode* op) {
   DataType t = op->dtype;
   double v = op->value;
   std::string text;
+  if (t.is_narrow_float()) {
+    CheckNarrowFloat(t, op->span, "constants");
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%a", v);
+    std::string value = std::isnan(v) ? "NAN" : std::isinf(v) ? (v < 0 ? "(-INFINITY)" : "INFINITY")
+                                                               : std::string(buf);
+    return "tessera_narrow_from_double(" + value + ", " + std::to_string(int(t.code())) + ")";
+  }
   if (std::isnan(v)) {
     text = "NAN";
   } else if (std::isinf(v)) {
@@ -274,6 +295,21 @@ std::string CodeGenC::VisitExpr_(const SizeVarNode* op) { return GetVarName(op);
 
 std::string CodeGenC::VisitExpr_(const CastNode* op) {
   if (op->dtype.is_vector()) return PrintVectorCast(op);
+  DataType from = op->value->dtype, to = op->dtype;
+  if (from.is_narrow_float() || to.is_narrow_float()) {
+    // float8 values are bytes: convert through double, which holds every value exactly.
+    CheckNarrowFloat(from, op->span, "casts");
+    CheckNarrowFloat(to, op->span, "casts");
+    std::string value = PrintExpr(op->value);
+    if (from.is_narrow_float()) {
+      value = "tessera_narrow_to_double(" + value + ", " + std::to_string(int(from.code())) + ")";
+    }
+    if (to.is_narrow_float()) {
+      return "tessera_narrow_from_double((double)" + value + ", " + std::to_string(int(to.code())) +
+             ")";
+    }
+    return "((" + TypeName(to, op->span) + ")" + value + ")";
+  }
   return "((" + TypeName(op->dtype, op->span) + ")" + PrintExpr(op->value) + ")";
 }
 
@@ -283,8 +319,13 @@ std::string CodeGenC::PrintVectorCast(const CastNode* op) {
 }
 
 std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
-  std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   DataType t = op->a->dtype;
+  if (t.is_narrow_float()) {
+    Unsupported(std::string(NodeKindName(op->kind)) + " on " + t.ToString() +
+                    " (no arithmetic on narrow floats: cast to float32 and back)",
+                op->span);
+  }
+  std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   switch (op->kind) {
     case NodeKind::kMin:
       return "min(" + a + ", " + b + ")";
@@ -368,6 +409,11 @@ std::string CodeGenC::VisitExpr_(const CallNode* op) {
   const auto* callee = AsPtr<OpNode>(op->op);
   TESSERA_ICHECK(callee != nullptr) << "call of neither an Op nor a GlobalVar";
   const std::string& name = callee->name;
+  if (op->dtype.is_narrow_float() && name != "tir.reinterpret" && name != "tir.if_then_else") {
+    Unsupported(name + " of " + op->dtype.ToString() +
+                    " (no arithmetic on narrow floats: cast to float32 and back)",
+                op->span);
+  }
   auto args = [&](size_t first) {
     std::string s;
     for (size_t i = first; i < op->args.size(); ++i) {
@@ -610,6 +656,42 @@ void CodeGenC::VisitStmt_(const AllocateNode* op) {
   std::string name = AllocVarName(var);
   PrintIndent();
   stream_ << AllocationPrefix(var->pointer->scope) << type << " " << name << "[" << count << "];\n";
+  PrintStmt(op->body);
+}
+
+// Constant data is a static array in the function, its elements written exactly (floats as
+// hexadecimal literals).
+void CodeGenC::VisitStmt_(const AllocateConstNode* op) {
+  const VarNode* var = op->buffer_var.get();
+  std::string type = TypeName(op->dtype, op->span);
+  if (op->dtype.is_bfloat16()) Unsupported("constant data of bfloat16", op->span);
+  int64_t count = op->NumElements();
+  std::string name = AllocVarName(var);
+  PrintIndent();
+  stream_ << "static const " << type << " " << name << "[" << std::max<int64_t>(count, 1)
+          << "] = {";
+  for (int64_t i = 0; i < count; ++i) {
+    if (i) stream_ << (i % 8 == 0 ? ",\n" + std::string(indent_ + 4, ' ') : ", ");
+    if (op->dtype.is_float()) {
+      double v = op->FloatAt(i);
+      char buf[64];
+      if (std::isnan(v)) {
+        std::snprintf(buf, sizeof(buf), "NAN");
+      } else if (std::isinf(v)) {
+        std::snprintf(buf, sizeof(buf), v < 0 ? "(-INFINITY)" : "INFINITY");
+      } else {
+        std::snprintf(buf, sizeof(buf), "%a", v);
+      }
+      stream_ << buf;
+    } else if (op->dtype.is_uint()) {
+      stream_ << static_cast<uint64_t>(op->IntAt(i)) << (op->dtype.bits() == 64 ? "ULL" : "u");
+    } else if (op->dtype.bits() == 64 && op->IntAt(i) == std::numeric_limits<int64_t>::min()) {
+      stream_ << "(-9223372036854775807LL - 1)";
+    } else {
+      stream_ << op->IntAt(i) << (op->dtype.bits() == 64 ? "LL" : "");
+    }
+  }
+  stream_ << "};\n";
   PrintStmt(op->body);
 }
 

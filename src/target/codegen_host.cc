@@ -48,6 +48,7 @@ std::string OpenMPSchedule(const Expr& extent) {
 
 CodeGenHost::CodeGenHost() : CodeGenC("C") {
   split_constant_offsets_ = true;
+  float8_storage_ = true;
   for (const std::string& n : LibraryNames()) ReserveGlobalName(n);
 }
 

@@ -272,6 +272,10 @@ class PrimFuncCreator {
                    "' in the scan body must be a te.compute");
       }
       auto* c = static_cast<const ComputeOpNode*>(op);
+      if (c->num_outputs() > 1) {
+        ValueError("te.scan '" + scan->name + "': '" + op->name +
+                   "' in the scan body has several outputs; a scan body computes one");
+      }
       if (c->axis.empty()) {
         ValueError("te.scan '" + scan->name + "': '" + op->name +
                    "' in the scan body needs the scan dimension as its first axis");
@@ -435,16 +439,43 @@ class PrimFuncCreator {
                         ForKind::kSerial);
       ++opened;
     }
-    builder_.BeginBlock(UniqueBlockName(block_name.empty() ? op->name : block_name));
-    for (const Loop& loop : loops) builder_.AddBlockIter(loop.iter, loop.binding);
+    // A multi-output compute: one block per output ("B.v0", "B.v1", as TVM names them) in the
+    // one loop nest, each with iterators of its own.
+    size_t outputs = op->num_outputs();
+    for (size_t k = 0; k < outputs; ++k) {
+      if (k > 0) {
+        for (Loop& loop : loops) {
+          const IterVar& old = loop.iter;
+          Var fresh = VarNode::Make(old->var->name, old->var->dtype);
+          bound_.insert(fresh.get());
+          for (auto& [axis, iter] : iters) {
+            if (iter.get() == old->var.get()) iter = fresh;
+          }
+          loop.iter = IterVarNode::Make(old->dom, fresh, old->iter_type);
+        }
+      }
+      std::string name = outputs > 1 ? op->name + ".v" + std::to_string(k)
+                                     : (block_name.empty() ? op->name : block_name);
+      EmitComputeBlock(op, loops, iters, k, name, k == 0 ? out_override : Buffer());
+    }
+    for (int i = 0; i < opened; ++i) builder_.EndFor();
+  }
+
+  template <class Loops>
+  void EmitComputeBlock(const ComputeOpNode* op, Loops& loops,
+                        std::unordered_map<const VarNode*, Var>& iters, size_t output,
+                        const std::string& block_name, const Buffer& out_override) {
+    builder_.BeginBlock(UniqueBlockName(block_name));
+    for (const auto& loop : loops) builder_.AddBlockIter(loop.iter, loop.binding);
     if (!op->attrs.empty()) builder_.SetBlockAttrs(op->attrs);
 
-    const Buffer& out = out_override ? out_override : buffers_.at({op, 0});
+    const Buffer& out =
+        out_override ? out_override : buffers_.at({op, static_cast<int>(output)});
     std::vector<Expr> indices;
     for (size_t d = 0; d < op->axis.size(); ++d) indices.push_back(loops[d].iter->var);
     BodyRewriter rewrite(iters, buffers_, index_dtype_);
     if (!op->reduce) {
-      Expr value = rewrite.VisitExpr(op->body);
+      Expr value = rewrite.VisitExpr(op->bodies[output]);
       NoteUses({value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     } else {
@@ -463,7 +494,6 @@ class PrimFuncCreator {
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     }
     builder_.EndBlock();
-    for (int i = 0; i < opened; ++i) builder_.EndFor();
   }
 
   // te.extern: one opaque block holding the body, over the function's buffers.

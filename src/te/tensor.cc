@@ -265,14 +265,19 @@ std::shared_ptr<const ComputeOpNode> ComputeOpNode::Make(std::string name, std::
     op->shape.push_back(iv->dom->extent);
   }
   BodyChecker checker(n, axis, &op->inputs);
-  if (auto* expr = std::get_if<Expr>(&body)) {
-    if (!*expr) ValueError("te.compute '" + n + "': the function returned no value");
-    if (!(*expr)->dtype.is_scalar() || (*expr)->dtype.is_void() || (*expr)->dtype.is_handle()) {
-      TypeError("te.compute '" + n + "': elements must be scalar numbers, got " +
-                (*expr)->dtype.ToString());
+  if (auto* expr = std::get_if<Expr>(&body)) body = std::vector<Expr>{*expr};
+  if (auto* exprs = std::get_if<std::vector<Expr>>(&body)) {
+    if (exprs->empty()) ValueError("te.compute '" + n + "': the function returned no value");
+    for (const Expr& e : *exprs) {
+      if (!e) ValueError("te.compute '" + n + "': the function returned no value");
+      if (!e->dtype.is_scalar() || e->dtype.is_void() || e->dtype.is_handle()) {
+        TypeError("te.compute '" + n + "': elements must be scalar numbers, got " +
+                  e->dtype.ToString());
+      }
+      checker.Check(e, {});
     }
-    checker.Check(*expr, {});
-    op->body = *expr;
+    op->bodies = *exprs;
+    op->body = op->bodies[0];
   } else {
     const Reduce& reduce = std::get<Reduce>(body);
     if (!reduce) ValueError("te.compute '" + n + "': the function returned no value");

@@ -42,6 +42,10 @@ class FreeVarCollector : public StmtExprVisitor {
     defined_.insert(op->buffer_var.get());
     StmtExprVisitor::VisitStmt_(op);
   }
+  void VisitStmt_(const AllocateConstNode* op) override {
+    defined_.insert(op->buffer_var.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
   void VisitStmt_(const DeclBufferNode* op) override {
     UseBuffer(op->buffer.get());
     StmtExprVisitor::VisitStmt_(op);

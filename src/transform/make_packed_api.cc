@@ -41,7 +41,7 @@ int DLCode(DataType t) {
     case DataType::kBool:
       return TESSERA_DL_BOOL;
     default:
-      return -1;
+      return t.is_float8() ? static_cast<int>(t.code()) : -1;
   }
 }
 

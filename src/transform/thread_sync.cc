@@ -139,6 +139,14 @@ class SyncPlanner : public StmtFunctor<Stmt> {
     return AllocateNode::Make(op->buffer_var, op->dtype, op->extents, op->condition, body,
                               op->annotations, op->span);
   }
+  Stmt VisitStmt_(const AllocateConstNode* op) override {
+    Summary s;
+    Stmt body = Plan(op->body, &s);
+    current_ = s;
+    if (body == op->body) return GetRef(op);
+    return AllocateConstNode::Make(op->buffer_var, op->dtype, op->extents, op->data, body,
+                                   op->annotations, op->span);
+  }
   Stmt VisitStmt_(const DeclBufferNode* op) override {
     Summary s;
     Stmt body = Plan(op->body, &s);

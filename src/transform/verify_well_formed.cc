@@ -36,6 +36,10 @@ class DefinitionCollector : public StmtExprVisitor {
     defs.emplace(op->buffer_var.get(), Definition{DefKind::kOther, nullptr});
     StmtExprVisitor::VisitStmt_(op);
   }
+  void VisitStmt_(const AllocateConstNode* op) override {
+    defs.emplace(op->buffer_var.get(), Definition{DefKind::kOther, nullptr});
+    StmtExprVisitor::VisitStmt_(op);
+  }
   void VisitStmt_(const ForNode* op) override {
     defs.emplace(op->loop_var.get(), Definition{DefKind::kLoop, nullptr});
     StmtExprVisitor::VisitStmt_(op);
@@ -101,6 +105,12 @@ class Checker : public StmtExprVisitor {
   void VisitStmt_(const AllocateNode* op) override {
     for (const Expr& e : op->extents) VisitExpr(e);
     VisitExpr(op->condition);
+    Define(op->buffer_var.get(), op->span);
+    VisitStmt(op->body);
+    Undefine(op->buffer_var.get());
+  }
+  void VisitStmt_(const AllocateConstNode* op) override {
+    for (const Expr& e : op->extents) VisitExpr(e);
     Define(op->buffer_var.get(), op->span);
     VisitStmt(op->body);
     Undefine(op->buffer_var.get());

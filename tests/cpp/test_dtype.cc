@@ -60,6 +60,29 @@ TEST(DataType, ShortNames) {
   EXPECT_EQ(DataType::Parse("i8x32").ToString(), "int8x32");
 }
 
+TEST(DataType, NarrowFloatNames) {
+  // The float8/float6/float4 formats carry DLPack's codes (7..17) and their own widths.
+  const std::vector<std::string> names = {
+      "float8_e3m4",   "float8_e4m3",    "float8_e4m3b11fnuz", "float8_e4m3fn",
+      "float8_e4m3fnuz", "float8_e5m2",  "float8_e5m2fnuz",    "float8_e8m0fnu",
+      "float6_e2m3fn", "float6_e3m2fn",  "float4_e2m1fn"};
+  for (size_t i = 0; i < names.size(); ++i) {
+    DataType t = DataType::Parse(names[i]);
+    EXPECT_EQ(t.ToString(), names[i]);
+    EXPECT_EQ(static_cast<int>(t.code()), 7 + static_cast<int>(i)) << names[i];
+    EXPECT_EQ(t.bits(), names[i][5] - '0') << names[i];
+    EXPECT_TRUE(t.is_float() && t.is_narrow_float()) << names[i];
+    EXPECT_EQ(t.is_float8(), t.bits() == 8) << names[i];
+    EXPECT_EQ(DataType::Parse(names[i] + "x4"), t.with_lanes(4));
+    EXPECT_EQ(t.with_lanes(4).ToString(), names[i] + "x4");
+  }
+  EXPECT_FALSE(DataType::Float(16).is_narrow_float());
+  EXPECT_FALSE(DataType::BFloat16().is_narrow_float());
+  for (const char* bad : {"float8_e4m3fnx", "float8_e4m3fnx0", "float8_e4m3fny", "float8_e9m9"}) {
+    EXPECT_THROW(DataType::Parse(bad), Error) << bad;
+  }
+}
+
 TEST(DataType, InvalidNamesThrowTypeErrors) {
   for (const char* name : {"int7", "floaty", "int32x", "x8", "", "float8", "bfloat32", "int32x0",
                            "int32y8", "handlex2", "Int32"}) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -317,6 +319,36 @@ TEST(IrNodes, Statements) {
   auto eval = EvaluateNode::Make(Int32(0));
   auto seq = SeqStmtNode::Make({store, eval});
   EXPECT_EQ(seq->seq.size(), 2u);
+}
+
+TEST(IrNodes, AllocateConstHoldsItsElements) {
+  Stmt nop = EvaluateNode::Make(Int32(0));
+  Var p = VarNode::MakePointer("k", DataType::Int(16), "global");
+  std::vector<uint8_t> bytes(6 * 2);
+  const int16_t values[6] = {0, 1, -2, 300, -32768, 32767};
+  std::memcpy(bytes.data(), values, sizeof(values));
+  auto k = AllocateConstNode::Make(p, DataType::Int(16), {Int32(2), Int32(3)}, bytes, nop);
+  EXPECT_EQ(k->NumElements(), 6);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(k->IntAt(i), values[i]);
+
+  Var f = VarNode::MakePointer("w", DataType::Float(16), "global");
+  const uint16_t halves[3] = {0x3C00, 0xC100, 0x0001};  // 1.0, -2.5, the smallest subnormal
+  std::vector<uint8_t> hb(6);
+  std::memcpy(hb.data(), halves, sizeof(halves));
+  auto w = AllocateConstNode::Make(f, DataType::Float(16), {Int32(3)}, hb, nop);
+  EXPECT_EQ(w->FloatAt(0), 1.0);
+  EXPECT_EQ(w->FloatAt(1), -2.5);
+  EXPECT_EQ(w->FloatAt(2), std::ldexp(1.0, -24));
+
+  ExpectTypeError([&] { AllocateConstNode::Make(p, DataType::Int(16), {Int32(4)}, bytes, nop); },
+                  "needs 8 bytes of data, got 12");
+  ExpectTypeError(
+      [&] {
+        AllocateConstNode::Make(p, DataType::Int(16), {VarNode::Make("n", kI32)}, bytes, nop);
+      },
+      "non-negative constants");
+  ExpectTypeError([&] { AllocateConstNode::Make(p, DataType::Bool(), {Int32(1)}, {1}, nop); },
+                  "AllocateConst holds");
 }
 
 TEST(IrNodes, StatementTypeErrors) {

@@ -11,7 +11,29 @@ namespace tessera {
 /*! \brief A scalar or vector value type, e.g. int32, float16x16, boolx8, handle, void. */
 class DataType {
  public:
-  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kBFloat = 3, kBool = 4, kHandle = 5, kVoid = 6 };
+  // The narrow float formats carry the type codes DLPack (v1.1) gives them, in its order; their
+  // names say the exponent and mantissa widths, "fn" finite only (no infinity), "uz" no negative
+  // zero (the sign bit alone is NaN), "b11" an exponent bias of 11, "u" unsigned.
+  enum Code : uint8_t {
+    kInt = 0,
+    kUInt = 1,
+    kFloat = 2,
+    kBFloat = 3,
+    kBool = 4,
+    kHandle = 5,
+    kVoid = 6,
+    kFloat8E3M4 = 7,
+    kFloat8E4M3 = 8,
+    kFloat8E4M3B11FNUZ = 9,
+    kFloat8E4M3FN = 10,
+    kFloat8E4M3FNUZ = 11,
+    kFloat8E5M2 = 12,
+    kFloat8E5M2FNUZ = 13,
+    kFloat8E8M0FNU = 14,
+    kFloat6E2M3FN = 15,
+    kFloat6E3M2FN = 16,
+    kFloat4E2M1FN = 17,
+  };
 
   constexpr DataType() : code_(kVoid), bits_(0), lanes_(1) {}
   constexpr DataType(Code code, int bits, int lanes = 1)
@@ -39,7 +61,10 @@ class DataType {
   bool is_int() const { return code_ == kInt; }
   bool is_uint() const { return code_ == kUInt; }
   bool is_integer() const { return code_ == kInt || code_ == kUInt; }
-  bool is_float() const { return code_ == kFloat || code_ == kBFloat; }
+  bool is_float() const { return code_ == kFloat || code_ == kBFloat || is_narrow_float(); }
+  /*! \brief The float8/float6/float4 formats (float8_e4m3fn, float4_e2m1fn, ...). */
+  bool is_narrow_float() const { return code_ >= kFloat8E3M4 && code_ <= kFloat4E2M1FN; }
+  bool is_float8() const { return code_ >= kFloat8E3M4 && code_ <= kFloat8E8M0FNU; }
   bool is_bfloat16() const { return code_ == kBFloat; }
   bool is_bool() const { return code_ == kBool; }
   bool is_handle() const { return code_ == kHandle; }

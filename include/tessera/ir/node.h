@@ -20,7 +20,7 @@ namespace tessera {
 
 #define TESSERA_STMT_NODES(X)                                                                      \
   X(LetStmt)                                                                                       \
-  X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(DeclBuffer) X(For) X(While) X(IfThenElse) \
+  X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(AllocateConst) X(DeclBuffer) X(For) X(While) X(IfThenElse) \
       X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize)
 
 #define TESSERA_OTHER_NODES(X)                                                             \

@@ -1,6 +1,7 @@
 // Statement nodes: bindings, stores, allocation, loops, branches and sequences.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -145,6 +146,38 @@ struct AllocateNode : StmtNode {
   static Ref<AllocateNode> Make(Var buffer_var, DataType dtype, std::vector<Expr> extents,
                                 Expr condition, Stmt body, AttrMap annotations = {},
                                 Span span = {});
+};
+
+/*! \brief Constant storage behind `buffer_var` for `body`: `data` holds the elements' bytes
+ *  (row-major, host byte order, `dtype`'s width each); the extents are constant integers whose
+ *  product is the element count. Code generators embed the data in the generated code. */
+struct AllocateConstNode : StmtNode {
+  TESSERA_NODE_KIND(AllocateConst)
+  Var buffer_var;
+  DataType dtype;
+  std::vector<Expr> extents;
+  std::vector<uint8_t> data;
+  Stmt body;
+  AttrMap annotations;
+  ~AllocateConstNode() override { ReleaseChild(body); ReleaseChildren(extents); }
+  AllocateConstNode(Var v, DataType t, std::vector<Expr> e, std::vector<uint8_t> d, Stmt b,
+                    AttrMap a, Span s)
+      : StmtNode(kKind, std::move(s)),
+        buffer_var(std::move(v)),
+        dtype(t),
+        extents(std::move(e)),
+        data(std::move(d)),
+        body(std::move(b)),
+        annotations(std::move(a)) {}
+  static Ref<AllocateConstNode> Make(Var buffer_var, DataType dtype, std::vector<Expr> extents,
+                                     std::vector<uint8_t> data, Stmt body,
+                                     AttrMap annotations = {}, Span span = {});
+  /*! \brief The number of elements (the product of the extents). */
+  int64_t NumElements() const;
+  /*! \brief Element `i` of an integer or bool dtype, sign- or zero-extended. */
+  int64_t IntAt(int64_t i) const;
+  /*! \brief Element `i` of a float dtype (float16, bfloat16, float32, float64), exactly. */
+  double FloatAt(int64_t i) const;
 };
 
 /*! \brief Declares `buffer` (a view of existing storage) for `body`. */

@@ -122,6 +122,11 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
    *  range, i.e. every access in bounds of a buffer of fewer than 2^31 - |c| elements.
    */
   bool split_constant_offsets_ = false;
+  /*! \brief Whether the target's prelude has the float8 conversions (tessera/runtime.h):
+   *  float8 values are then bytes, converted by tessera_narrow_{to,from}_double. */
+  bool float8_storage_ = false;
+  /*! \brief Refuses `t` (located at `span`) when it is a narrow float the target cannot hold. */
+  void CheckNarrowFloat(DataType t, const Span& span, const char* what);
   /*! \brief Whether `buffer` is a mutable scalar local (a `tessera.local_var` allocation). */
   bool IsLocalVarBuffer(const BufferNode* buffer) const {
     return local_vars_.count(buffer->data.get()) != 0;
@@ -154,6 +159,7 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   void VisitStmt_(const AssertStmtNode* op) override;
   void VisitStmt_(const BufferStoreNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
+  void VisitStmt_(const AllocateConstNode* op) override;
   void VisitStmt_(const DeclBufferNode* op) override;
   void VisitStmt_(const ForNode* op) override;
   void VisitStmt_(const WhileNode* op) override;

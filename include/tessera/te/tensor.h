@@ -96,26 +96,34 @@ struct PlaceholderOpNode : OperationNode {
   std::vector<Tensor> InputTensors() const override { return {}; }
 };
 
-/*! \brief A compute body: an expression of the axes, or a reduction over reduce axes. */
-using ComputeBody = std::variant<Expr, Reduce>;
+/*! \brief A compute body: an expression of the axes, a reduction over reduce axes, or several
+ *  expressions (a multi-output compute: one tensor per expression). */
+using ComputeBody = std::variant<Expr, Reduce, std::vector<Expr>>;
 
 /*!
  * \brief out[axis...] = body: one value per point of the axes' domain.
  *
  * `axis` are the spatial IterVars (one per output dimension, domain [0, extent)); a reduction
- * body adds its reduce axes as `reduce_axis`. Exactly one of `body` and `reduce` is set.
+ * body adds its reduce axes as `reduce_axis`. Exactly one of `body` and `reduce` is set. A
+ * multi-output compute (fcompute returning a tuple) has one value per output in `bodies`, all
+ * over the same axes; `body` is output 0's.
  */
 struct ComputeOpNode : OperationNode {
   std::vector<IterVar> axis;
   std::vector<IterVar> reduce_axis;
-  Expr body;      // null for a reduction
-  Reduce reduce;  // null for an elementwise body
+  Expr body;                // null for a reduction
+  std::vector<Expr> bodies;  // every output's value (body first); empty for a reduction
+  Reduce reduce;             // null for an elementwise body
   std::vector<Expr> shape;
   std::vector<Tensor> inputs;
   ComputeOpNode(std::string n, std::string t, AttrMap a)
       : OperationNode(OpKind::kCompute, std::move(n), std::move(t), std::move(a)) {}
   const std::vector<Expr>& output_shape() const override { return shape; }
   DataType output_dtype() const override;
+  size_t num_outputs() const override { return reduce ? 1 : bodies.size(); }
+  DataType OutputDType(size_t i) const override {
+    return reduce ? output_dtype() : bodies.at(i)->dtype;
+  }
   std::vector<Tensor> InputTensors() const override { return inputs; }
 
   /*! \brief Checks that the body reads only te tensors and uses its own axes (reduce axes only

@@ -185,3 +185,49 @@ if not getattr(_core.Object.script, "_tessera_wrapped", False):
     _core.IRModule.__getitem__ = _module_getitem
     # As TVM: a module's or a function's repr is its TVMScript.
     _core.IRModule.__repr__ = _core.PrimFunc.__repr__ = lambda self: str(self)
+
+
+_JSON_FORMAT = "tessera-tvmscript"
+
+
+def save_json(node):
+    """A JSON document holding ``node`` (a PrimFunc or an IRModule), for :func:`load_json`.
+
+    The program is stored as its TVMScript, which parses back to a structurally equal program
+    (the printer's round-trip guarantee); the document is tessera's own, not TVM's node graph.
+
+    >>> assert_structural_equal(load_json(save_json(mod)), mod)
+    """
+    import json
+
+    if isinstance(node, _core.IRModule):
+        kind = "IRModule"
+    elif isinstance(node, _core.PrimFunc):
+        kind = "PrimFunc"
+    else:
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"save_json stores a PrimFunc or an IRModule, got {type(node).__name__}")
+    return json.dumps({"format": _JSON_FORMAT, "version": 1, "type": kind, "script": node.script()})
+
+
+def load_json(text):
+    """The PrimFunc or IRModule of a document written by :func:`save_json`."""
+    import json
+
+    from ..error import TesseraValueError as _ValueError
+    from ..script import from_source
+
+    try:
+        doc = json.loads(text)
+    except (TypeError, ValueError) as err:
+        raise _ValueError(f"load_json: not a JSON document: {err}") from None
+    if not isinstance(doc, dict) or doc.get("format") != _JSON_FORMAT or doc.get("type") not in (
+            "IRModule", "PrimFunc") or not isinstance(doc.get("script"), str):
+        raise _ValueError("load_json: not a document written by tessera.ir.save_json "
+                          "(expected a PrimFunc or IRModule in the 'tessera-tvmscript' format)")
+    node = from_source(doc["script"])
+    expected = _core.IRModule if doc["type"] == "IRModule" else _core.PrimFunc
+    if not isinstance(node, expected):
+        raise _ValueError(f"load_json: the document says {doc['type']} but holds a {type(node).__name__}")
+    return node

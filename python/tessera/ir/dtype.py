@@ -27,12 +27,30 @@ class DataTypeCode(IntEnum):
     FLOAT = 2
     HANDLE = 3
     BFLOAT = 4
+    Float8E3M4 = 7
+    Float8E4M3 = 8
+    Float8E4M3B11FNUZ = 9
+    Float8E4M3FN = 10
+    Float8E4M3FNUZ = 11
+    Float8E5M2 = 12
+    Float8E5M2FNUZ = 13
+    Float8E8M0FNU = 14
+    Float6E2M3FN = 15
+    Float6E3M2FN = 16
+    Float4E2M1FN = 17
+
+
+# The narrow float formats by code (the C++ codes are DLPack's for these).
+_NARROW = {DataTypeCode(c): n for c, n in zip(range(7, 18), (
+    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+    "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn"))}
 
 
 # tessera's C++ codes (include/tessera/ir/dtype.h) -> DLPack codes. bool is uint1 in DLPack;
 # void is a handle of 0 bits.
 _DL_CODE = {0: DataTypeCode.INT, 1: DataTypeCode.UINT, 2: DataTypeCode.FLOAT, 3: DataTypeCode.BFLOAT,
-            4: DataTypeCode.UINT, 5: DataTypeCode.HANDLE, 6: DataTypeCode.HANDLE}
+            4: DataTypeCode.UINT, 5: DataTypeCode.HANDLE, 6: DataTypeCode.HANDLE, **{int(c): c for c in _NARROW}}
 _CODE_PREFIX = {DataTypeCode.INT: "int", DataTypeCode.UINT: "uint", DataTypeCode.FLOAT: "float",
                 DataTypeCode.BFLOAT: "bfloat"}
 # Names TVM accepts without a width.
@@ -150,6 +168,10 @@ class DataType(str):
             return DataType("void" if bits == 0 else "handle")
         if code == DataTypeCode.UINT and bits == 1:
             base = "bool"
+        elif code in _NARROW:
+            if bits != self._bits:
+                raise TypeError(f"{_NARROW[code]} has {self._bits} bits, not {bits}")
+            base = _NARROW[code]
         elif code in _CODE_PREFIX:
             base = f"{_CODE_PREFIX[code]}{bits}"
         else:
@@ -223,8 +245,21 @@ class DataType(str):
 
     @property
     def is_floating(self):
-        """Any floating-point type, bfloat16 included."""
-        return self._code in (DataTypeCode.FLOAT, DataTypeCode.BFLOAT)
+        """Any floating-point type, bfloat16 and the float8/6/4 formats included."""
+        return self._code in (DataTypeCode.FLOAT, DataTypeCode.BFLOAT) or self._code in _NARROW
+
+    @property
+    def is_float8(self):
+        """One of the float8 formats (float8_e4m3fn, float8_e5m2, ...)."""
+        return self._code in _NARROW and self._bits == 8
+
+    @property
+    def is_float6(self):
+        return self._code in _NARROW and self._bits == 6
+
+    @property
+    def is_float4(self):
+        return self._code in _NARROW and self._bits == 4
 
     @property
     def is_floating16(self):

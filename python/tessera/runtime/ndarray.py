@@ -8,10 +8,10 @@ from .device import Device, cpu
 
 
 def _np_dtype(name):
-    if name == "bfloat16":
+    if name == "bfloat16" or name.startswith(("float8_", "float6_", "float4_")):
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)
 
 

@@ -110,8 +110,12 @@ def _body(value, name):
             f"te.compute '{name}': the function returned the tensor {value.name}; return an element "
             f"such as {value.name}[i, j]")
     if isinstance(value, (tuple, list)):
-        raise TesseraTypeError(f"te.compute '{name}': returns one value per element; computes with "
-                               "several outputs are not supported")
+        # A multi-output compute: one tensor per value (reductions cannot be among them).
+        values = [_body(v, name) for v in value]
+        if any(isinstance(v, Reduce) for v in values):
+            raise TesseraTypeError(f"te.compute '{name}': a compute with several outputs takes "
+                                   "expressions only, not reductions")
+        return values
     try:
         return expr_ops.convert(value)
     except TesseraTypeError:
@@ -124,7 +128,9 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     """A tensor of ``shape`` whose element at ``(i, j, ...)`` is ``fcompute(i, j, ...)``.
 
     ``fcompute`` receives one index variable per dimension, named after its parameters. It
-    returns an expression, or a reduction (``te.sum``, ``te.max``, ...) as its whole value.
+    returns an expression, or a reduction (``te.sum``, ``te.max``, ...) as its whole value, or a
+    tuple of expressions: then the compute has one output per value and ``compute`` returns the
+    list of their tensors.
     ``attrs`` become annotations of the block :func:`create_prim_func` makes.
 
     >>> B = te.compute((128,), lambda i: A[i] * 2.0, name="B")
@@ -137,8 +143,11 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     if not callable(fcompute):
         raise TesseraTypeError(f"te.compute '{name}': fcompute must be a function, got {fcompute!r}")
     names = _axis_names(fcompute, len(shape), name)
-    return _te.compute(shape, lambda indices: _body(fcompute(*indices), name), name, tag,
-                       _attrs(attrs, name), names)
+    out = _te.compute(shape, lambda indices: _body(fcompute(*indices), name), name, tag,
+                      _attrs(attrs, name), names)
+    if out.op.num_outputs > 1:
+        return [out.op.output(i) for i in range(out.op.num_outputs)]
+    return out
 
 
 def _attr(value):

@@ -171,6 +171,54 @@ def _allocate(buffer_var, dtype, extents, condition, body, annotations=None, spa
                           body, _attrs(annotations), span)
 
 
+def const_data_bytes(data, dtype, extents):
+    """The bytes an AllocateConst holds: ``data`` (a list, a numpy array or an NDArray) as
+    ``dtype``, checked to hold as many elements as the (constant) extents say."""
+    import numpy as np
+
+    from ..error import TesseraTypeError, TesseraValueError
+    from ..runtime.ndarray import NDArray, _np_dtype
+
+    dtype = _core.canonical_dtype(str(dtype))
+    if isinstance(data, NDArray):
+        data = data.numpy()
+    elif hasattr(data, "numpy") and not isinstance(data, np.ndarray):
+        data = data.numpy()
+    try:
+        array = np.asarray(data, dtype=_np_dtype(dtype))
+    except (TypeError, ValueError) as err:
+        raise TesseraTypeError(f"allocate_const: cannot read the data as {dtype}: {err}") from None
+    count = 1
+    for e in extents:
+        value = e.value if isinstance(e, _core.IntImm) else e
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TesseraValueError(f"allocate_const: extents must be constant integers, got {e!r}")
+        count *= value
+    if array.size != count:
+        raise TesseraValueError(f"allocate_const: {array.size} values for extents "
+                                f"{[getattr(e, 'value', e) for e in extents]} ({count} elements)")
+    return np.ascontiguousarray(array).tobytes()
+
+
+def _allocate_const(buffer_var, dtype, extents, data_or_idx, body, annotations=None, span=None):
+    extents = [convert(e) for e in extents]
+    data = const_data_bytes(data_or_idx, dtype, extents)
+    return _core.AllocateConst(buffer_var, str(dtype), extents, data, body, _attrs(annotations), span)
+
+
+def _allocate_const_data(self):
+    """The constant data as an NDArray shaped by the extents (``.numpy()`` reads it)."""
+    import numpy as np
+
+    from ..runtime.ndarray import _np_dtype, array
+
+    shape = [int(e.value) for e in self.extents]
+    return array(np.frombuffer(self.data_bytes, dtype=_np_dtype(str(self.dtype))).reshape(shape))
+
+
+_core.AllocateConst.data = property(_allocate_const_data)
+
+
 def _var(name, dtype, span=None):
     return _core.Var(name, str(dtype), span)
 
@@ -180,7 +228,7 @@ _NORMALISERS = {
     "BufferStore": _buffer_store, "BufferLoad": _buffer_load, "Select": _select, "Ramp": _ramp,
     "Broadcast": _broadcast, "Let": _let, "Cast": _cast, "LetStmt": _let_stmt,
     "AttrStmt": _attr_stmt, "AssertStmt": _assert_stmt, "For": _for, "IfThenElse": _if_then_else,
-    "Allocate": _allocate, "Var": _var,
+    "Allocate": _allocate, "AllocateConst": _allocate_const, "Var": _var,
 }
 for _name in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE",
               "LT", "LE", "GT", "GE", "And", "Or"):

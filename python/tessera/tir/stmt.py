@@ -6,12 +6,13 @@ from .. import _core
 Stmt, LetStmt, AttrStmt, AssertStmt = _core.Stmt, _core.LetStmt, _core.AttrStmt, _core.AssertStmt
 BufferStore, Allocate, DeclBuffer, For, While = (
     _core.BufferStore, _core.Allocate, _core.DeclBuffer, _core.For, _core.While)
+AllocateConst = _core.AllocateConst
 IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
 Block, BlockRealize = _core.Block, _core.BlockRealize
 BufferRegion, MatchBufferRegion = _core.BufferRegion, _core.MatchBufferRegion
 ForKind = _core.ForKind
 
-__all__ = ["Stmt", "LetStmt", "AttrStmt", "AssertStmt", "BufferStore", "Allocate", "DeclBuffer",
+__all__ = ["Stmt", "LetStmt", "AttrStmt", "AssertStmt", "BufferStore", "Allocate", "AllocateConst", "DeclBuffer",
            "For", "While", "IfThenElse", "SeqStmt", "Evaluate", "Block", "BlockRealize",
            "BufferRegion", "MatchBufferRegion", "ForKind"]
 

@@ -327,4 +327,82 @@ TESSERA_FLOAT_FLOOR_OPS(double, double, floor)
 /* Vector types, their helpers and the packed entry points follow in the generated file. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+
+/* ---- float8 formats: one byte of storage, converted through double ----
+ * `format` is tessera's type code (include/tessera/ir/dtype.h, DLPack's numbering): 7 e3m4,
+ * 8 e4m3, 9 e4m3b11fnuz, 10 e4m3fn, 11 e4m3fnuz, 12 e5m2, 13 e5m2fnuz, 14 e8m0fnu. Conversions
+ * round to nearest even (e8m0fnu: ties up, as ml_dtypes does); out of range gives infinity where
+ * the format has one, else NaN. */
+enum { TESSERA_NARROW_IEEE, TESSERA_NARROW_FN, TESSERA_NARROW_FNUZ };
+
+typedef struct {
+  int ebits, mbits, bias, kind;
+} TesseraNarrowFormat;
+
+static inline TesseraNarrowFormat tessera_narrow_format(int format) {
+  switch (format) {
+    case 7: return (TesseraNarrowFormat){3, 4, 3, TESSERA_NARROW_IEEE};
+    case 8: return (TesseraNarrowFormat){4, 3, 7, TESSERA_NARROW_IEEE};
+    case 9: return (TesseraNarrowFormat){4, 3, 11, TESSERA_NARROW_FNUZ};
+    case 10: return (TesseraNarrowFormat){4, 3, 7, TESSERA_NARROW_FN};
+    case 11: return (TesseraNarrowFormat){4, 3, 8, TESSERA_NARROW_FNUZ};
+    case 12: return (TesseraNarrowFormat){5, 2, 15, TESSERA_NARROW_IEEE};
+    default: return (TesseraNarrowFormat){5, 2, 16, TESSERA_NARROW_FNUZ}; /* 13 */
+  }
+}
+
+static inline double tessera_narrow_to_double(uint8_t bits, int format) {
+  if (format == 14) return bits == 0xFF ? NAN : ldexp(1.0, (int)bits - 127);
+  TesseraNarrowFormat f = tessera_narrow_format(format);
+  int sign = bits >> 7, e = (bits >> f.mbits) & ((1 << f.ebits) - 1), m = bits & ((1 << f.mbits) - 1);
+  int e_all = (1 << f.ebits) - 1, m_all = (1 << f.mbits) - 1;
+  if (f.kind == TESSERA_NARROW_IEEE && e == e_all) return m ? NAN : (sign ? -INFINITY : INFINITY);
+  if (f.kind == TESSERA_NARROW_FN && e == e_all && m == m_all) return NAN;
+  if (f.kind == TESSERA_NARROW_FNUZ && bits == 0x80) return NAN;
+  double v = e == 0 ? ldexp((double)m, 1 - f.bias - f.mbits)
+                    : ldexp((double)(m + (1 << f.mbits)), e - f.bias - f.mbits);
+  return sign ? -v : v;
+}
+
+static inline uint8_t tessera_narrow_from_double(double x, int format) {
+  if (format == 14) {
+    if (!(x > 0) || isinf(x)) return 0xFF;
+    /* Below 2^-126 (float32's subnormals) ml_dtypes rounds the float32 bit pattern: (2^-127,
+     * 2^-126) goes up to 2^-126, the rest down to 2^-127. */
+    if (x < 0x1p-126) return x > 0x1p-127 ? 1 : 0;
+    int k;
+    double frac = frexp(x, &k); /* x = frac * 2^k, frac in [0.5, 1) */
+    int e = k - 1 + (frac >= 0.75 ? 1 : 0);
+    if (e > 127) return 0xFF;
+    return (uint8_t)(e < -127 ? 0 : e + 127);
+  }
+  TesseraNarrowFormat f = tessera_narrow_format(format);
+  int e_all = (1 << f.ebits) - 1, m_all = (1 << f.mbits) - 1;
+  uint8_t sign = signbit(x) ? 0x80 : 0;
+  uint8_t nan = f.kind == TESSERA_NARROW_FNUZ ? 0x80
+              : f.kind == TESSERA_NARROW_FN   ? (uint8_t)(sign | 0x7F)
+                                              : (uint8_t)(sign | (e_all << f.mbits) | (1 << (f.mbits - 1)));
+  if (isnan(x)) return nan;
+  if (f.kind == TESSERA_NARROW_FNUZ && sign && !(x < 0)) sign = 0; /* no negative zero */
+  /* The largest finite value. */
+  int top_e = f.kind == TESSERA_NARROW_IEEE ? e_all - 1 : e_all;
+  int top_m = f.kind == TESSERA_NARROW_FN ? m_all - 1 : m_all;
+  double max = ldexp((double)(top_m + (1 << f.mbits)), top_e - f.bias - f.mbits);
+  double a = fabs(x);
+  uint8_t overflow = f.kind == TESSERA_NARROW_IEEE ? (uint8_t)(sign | (e_all << f.mbits)) : nan;
+  if (isinf(a)) return overflow;
+  int emin = 1 - f.bias, k;
+  frexp(a, &k);
+  int e = k - 1 < emin ? emin : k - 1;
+  double q = ldexp(1.0, e - f.mbits);
+  double v = nearbyint(a / q) * q;
+  if (v > max) return overflow;
+  if (v == 0) return f.kind == TESSERA_NARROW_FNUZ ? 0 : sign;
+  frexp(v, &k);
+  e = k - 1;
+  if (e < emin) return (uint8_t)(sign | (int)(v / ldexp(1.0, emin - f.mbits)));
+  int m = (int)(v / ldexp(1.0, e - f.mbits)) - (1 << f.mbits);
+  return (uint8_t)(sign | ((e + f.bias) << f.mbits) | m);
+}
+
 #endif /* TESSERA_RUNTIME_H_ */

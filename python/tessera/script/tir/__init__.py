@@ -10,7 +10,7 @@ from ... import ir as _ir  # noqa: F401 - installs script(...)/show() on IR obje
 from ...tir import expr_ops as _expr_ops
 from . import _state
 from .entry import check_well_formed, macro, prim_func
-from .frames import (Assert, Buffer, LetStmt, alloc_buffer, allocate, attr, axis, block, block_attr,
+from .frames import (Assert, Buffer, LetStmt, alloc_buffer, allocate, allocate_const, attr, axis, block, block_attr,
                      decl_buffer, env_thread, evaluate, func_attr, grid, init, launch_thread,
                      match_buffer, parallel, reads, serial, thread_binding, unroll, vectorized,
                      where, writes)

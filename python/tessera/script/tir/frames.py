@@ -361,6 +361,32 @@ def allocate(extents, dtype, scope="global", condition=None, annotations=None):
     return AllocateFrame(extents, dtype, scope, condition, annotations)
 
 
+class AllocateConstFrame(_BinderFrame):
+    """``p = T.allocate_const([1, 2, 3, 4], "int32", [4])`` or ``with T.allocate_const(...) as p:``."""
+
+    def __init__(self, data, dtype, extents, annotations):
+        from ...tir._constructors import const_data_bytes
+
+        self.dtype = dtype_name(dtype)
+        self.extents = _shape(extents)
+        self.data = const_data_bytes(data, self.dtype, self.extents)
+        self.annotations = annotations
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        var = _core.Var.pointer(name or "v", self.dtype, "global", span)
+        attrs = to_attrs(self.annotations)
+        dtype, extents, data = self.dtype, self.extents, self.data
+        return var, [lambda body: _core.AllocateConst(var, dtype, extents, data, body, attrs, span)]
+
+
+@builtin
+def allocate_const(data, dtype, extents, annotations=None):
+    """``p = T.allocate_const([1.0, 2.0], "float32", [2])``: constant storage behind pointer
+    ``p``, its data embedded in the generated code."""
+    return AllocateConstFrame(data, dtype, extents, annotations)
+
+
 class DeclBufferFrame(_BinderFrame):
     """``A = T.decl_buffer((16,), "float32", data=p)``; without ``data`` it also allocates."""
 

@@ -77,7 +77,9 @@ class HandleType(DType):
 
 
 _SCALARS = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float16", "float32", "float64", "bfloat16"]
+            "float16", "float32", "float64", "bfloat16", "float8_e3m4", "float8_e4m3",
+            "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+            "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
 TYPES = {name: DType(name) for name in _SCALARS}
 TYPES["void"] = DType("void")
 handle = HandleType()

@@ -1,0 +1,75 @@
+"""te.compute with several outputs: a function returning a tuple gives one tensor per value."""
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera import te
+from tessera.error import TesseraError
+from tessera.script import tir as T
+
+
+def test_returns_one_tensor_per_value():
+    A0 = te.placeholder((4, 5), name="A0")
+    A1 = te.placeholder((4, 5), "int32", name="A1")
+    B0, B1 = te.compute((4, 5), lambda i, j: (A0[i, j] + 2.0, A1[i, j] * 3), name="B")
+    assert B0.op.name == B1.op.name == "B"
+    assert (B0.value_index, B1.value_index) == (0, 1)
+    assert (B0.dtype, B1.dtype) == ("float32", "int32")
+    assert B0.op.num_outputs == 2
+    assert [t.name for t in B0.op.input_tensors] == ["A0", "A1"]
+
+
+def test_create_prim_func_makes_one_block_per_output_in_one_loop_nest():
+    A0 = te.placeholder((8, 6), name="A0")
+    A1 = te.placeholder((8, 6), name="A1")
+    B0, B1 = te.compute((8, 6), lambda i, j: (A0[i, j] + 2.0, A1[i, j] * 3.0), name="B")
+    func = te.create_prim_func([A0, A1, B0, B1])
+
+    @T.prim_func
+    def main(A0: T.Buffer((8, 6), "float32"), A1: T.Buffer((8, 6), "float32"),
+             B_v0: T.Buffer((8, 6), "float32"), B_v1: T.Buffer((8, 6), "float32")):
+        T.func_attr({"tir.noalias": True})
+        for i, j in T.grid(8, 6):
+            with T.block("B.v0"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B_v0[vi, vj] = A0[vi, vj] + T.float32(2)
+            with T.block("B.v1"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B_v1[vi, vj] = A1[vi, vj] * T.float32(3)
+
+    tessera.ir.assert_structural_equal(func, main)
+    tessera.ir.assert_structural_equal(func, tessera.script.from_source(func.script()))
+
+    a0 = np.random.default_rng(0).standard_normal((8, 6)).astype("float32")
+    a1 = np.random.default_rng(1).standard_normal((8, 6)).astype("float32")
+    b0, b1 = np.zeros_like(a0), np.zeros_like(a1)
+    tessera.build(func, target="c")(a0, a1, b0, b1)
+    np.testing.assert_allclose(b0, a0 + 2, rtol=1e-6)
+    np.testing.assert_allclose(b1, a1 * 3, rtol=1e-6)
+
+
+def test_a_consumer_of_one_output_allocates_both():
+    A0 = te.placeholder((5,), name="A0")
+    A1 = te.placeholder((5,), name="A1")
+    B0, B1 = te.compute((5,), lambda i: (A0[i] * 2.0, A1[i] * 3.0), name="B")
+    C = te.compute((5,), lambda i: B0[i] + B1[i], name="C")
+    func = te.create_prim_func([A0, A1, C])
+    assert [b.name for b in func.body.block.alloc_buffers] == ["B_v0", "B_v1"]
+    a0 = np.arange(5, dtype="float32")
+    a1 = np.ones(5, dtype="float32")
+    c = np.zeros(5, dtype="float32")
+    tessera.build(func, target="c")(a0, a1, c)
+    np.testing.assert_allclose(c, a0 * 2 + a1 * 3)
+
+
+def test_reductions_cannot_be_among_several_outputs():
+    A = te.placeholder((4, 4), name="A")
+    k = te.reduce_axis((0, 4), "k")
+    with pytest.raises(TesseraError, match="several outputs takes expressions only"):
+        te.compute((4,), lambda i: (te.sum(A[i, k], axis=k), A[i, 0] + 1.0), name="B")
+
+
+def test_an_empty_tuple_is_refused():
+    with pytest.raises(TesseraError, match="returned no value"):
+        te.compute((4,), lambda i: (), name="B")
