@@ -256,8 +256,9 @@ std::string CodeGenC::PrintFloatImm(const FloatImmNode* op) {
     CheckNarrowFloat(t, op->span, "constants");
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%a", v);
-    std::string value = std::isnan(v) ? "NAN" : std::isinf(v) ? (v < 0 ? "(-INFINITY)" : "INFINITY")
-                                                               : std::string(buf);
+    std::string value = std::isnan(v)   ? "NAN"
+                        : std::isinf(v) ? (v < 0 ? "(-INFINITY)" : "INFINITY")
+                                        : std::string(buf);
     return "tessera_narrow_from_double(" + value + ", " + std::to_string(int(t.code())) + ")";
   }
   if (std::isnan(v)) {
