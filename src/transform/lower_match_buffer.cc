@@ -1,5 +1,6 @@
 // tir.LowerMatchBuffer: accesses to a block's T.match_buffer views become accesses to the
 // source buffer at the region's offset, after checking that the view fits the region.
+#include "tessera/ir/buffer_strides.h"
 #include <unordered_map>
 
 #include "tessera/arith/analyzer.h"
@@ -132,7 +133,7 @@ class MatchBufferLowerer : public StmtExprMutator {
   }
 
   static std::vector<Expr> SourceStrides(const Buffer& b) {
-    if (!b->strides.empty()) return b->strides;
+    if (std::vector<Expr> given = LoweringStrides(b); !given.empty()) return given;
     std::vector<Expr> strides(b->shape.size());
     Expr s = Int32(1);
     for (size_t k = b->shape.size(); k-- > 0;) {
