@@ -245,10 +245,15 @@ void MakeStage(CacheStage* info, bool is_read, const std::string& scope) {
     // the predicate that keeps it inside.
     const Expr& extent = original->shape[d];
     Expr position = Simplify(AddE(r->min, ax));
-    if (!ana.CanProve(GENode::Make(position, IntConst(t, 0)))) {
+    // Only where the bounds show it can happen: TVM adds no predicate, and symbolic bounds
+    // are taken to stay inside.
+    arith::ConstIntBound bound = ana.GetConstIntBound(position);
+    auto size = AsConstInt(extent);
+    if (bound.min_value < 0 && !ana.CanProve(GENode::Make(position, IntConst(t, 0)))) {
       predicate = AndE(predicate, GENode::Make(position, IntConst(t, 0)));
     }
-    if (!ana.CanProve(LTNode::Make(position, CastTo(t, extent)))) {
+    if (size && bound.max_value >= *size &&
+        !ana.CanProve(LTNode::Make(position, CastTo(t, extent)))) {
       predicate = AndE(predicate, LTNode::Make(position, CastTo(t, extent)));
     }
     if (info->compact) {
@@ -404,11 +409,18 @@ class CacheRewriter : public StmtExprMutator {
     return SeqStmtNode::Flatten(items);
   }
 
+  /*! \brief `index - offset` (the index itself for a zero offset). */
+  static Expr Minus(const Expr& index, const Expr& offset) {
+    auto c = AsConstInt(offset);
+    if (c && *c == 0) return index;
+    return Simplify(SubE(index, offset));
+  }
+
   std::vector<Expr> Shift(const std::vector<Expr>& indices) const {
     if (!info_.compact) return indices;
     std::vector<Expr> out;
     for (size_t i = 0; i < indices.size(); ++i)
-      out.push_back(Simplify(SubE(indices[i], info_.region->region[i]->min)));
+      out.push_back(Minus(indices[i], info_.region->region[i]->min));
     return out;
   }
 
@@ -417,9 +429,9 @@ class CacheRewriter : public StmtExprMutator {
     if (!info_.compact) return BufferRegionNode::Make(info_.cache, r->region, r->span);
     std::vector<Range> shifted;
     for (size_t i = 0; i < r->region.size(); ++i) {
-      shifted.push_back(RangeNode::Make(Simplify(SubE(r->region[i]->min,
-                                                      info_.region->region[i]->min)),
-                                        r->region[i]->extent));
+      shifted.push_back(
+          RangeNode::Make(Minus(r->region[i]->min, info_.region->region[i]->min),
+                          r->region[i]->extent));
     }
     return BufferRegionNode::Make(info_.cache, shifted, r->span);
   }
