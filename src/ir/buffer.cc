@@ -17,6 +17,13 @@ Buffer BufferNode::Make(Var data, DataType dtype, std::vector<Expr> shape,
       TESSERA_THROW_KIND(span, ErrorKind::kType) << "buffer " << name << " shape must be scalar integers";
     }
   }
+  // Fewer strides than dimensions are accepted, as TVM does (its cache_index declares
+  // `strides=[1]` whatever the rank); LoweringStrides says what lowering makes of them.
+  if (strides.size() > shape.size()) {
+    TESSERA_THROW_KIND(span, ErrorKind::kType)
+        << "buffer " << name << " has " << shape.size() << " dimensions but " << strides.size()
+        << " strides";
+  }
   if (!elem_offset) elem_offset = Int32(0);
   if (name.empty()) name = data->name;
   return std::make_shared<BufferNode>(std::move(data), dtype, std::move(shape), std::move(strides),
