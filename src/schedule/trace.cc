@@ -320,8 +320,8 @@ class Replayer {
                                      Str(arg("storage_scope"))));
     }
     if (k == "cache_index") {
-      return list(sch_->CacheIndex(block("block"), Str(arg("storage_scope")),
-                                   Int(arg("cse_thresh"))));
+      return list(
+          sch_->CacheIndex(block("block"), Str(arg("storage_scope")), Int(arg("cse_thresh"))));
     }
     if (k == "rolling_buffer") {
       sch_->RollingBuffer(block("block"), Int(arg("write_buffer_index")));

@@ -1,8 +1,8 @@
 // tir.FlattenBuffer: multi-dimensional buffers become 1-D views of the same storage; accesses
 // use row-major (or the buffer's stride) arithmetic.
-#include "tessera/ir/buffer_strides.h"
 #include <unordered_map>
 
+#include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"

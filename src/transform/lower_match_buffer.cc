@@ -1,9 +1,9 @@
 // tir.LowerMatchBuffer: accesses to a block's T.match_buffer views become accesses to the
 // source buffer at the region's offset, after checking that the view fits the region.
-#include "tessera/ir/buffer_strides.h"
 #include <unordered_map>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"

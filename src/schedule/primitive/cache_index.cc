@@ -41,8 +41,7 @@ bool ReadsOrWrites(const Expr& e) {
 }
 
 bool Eligible(const Expr& e) {
-  return !AsPtr<RampNode>(e) && !AsPtr<BroadcastNode>(e) && Complexity(e) > 1 &&
-         !ReadsOrWrites(e);
+  return !AsPtr<RampNode>(e) && !AsPtr<BroadcastNode>(e) && Complexity(e) > 1 && !ReadsOrWrites(e);
 }
 
 /*! \brief The direct children of an expression node, in evaluation order. */
@@ -332,8 +331,7 @@ std::vector<StmtSRef> CacheIndex(ScheduleState& state, const StmtSRef& block_sre
     }
     std::string name = "index_var_" + std::to_string(k);
     Var data = VarNode::MakePointer(name, expr->dtype, storage_scope);
-    Buffer buffer =
-        BufferNode::Make(data, expr->dtype, shape, {Int32(1)}, Int32(0), name, 64, 1);
+    Buffer buffer = BufferNode::Make(data, expr->dtype, shape, {Int32(1)}, Int32(0), name, 64, 1);
     buffers.push_back(buffer);
     // Loops ax0, ax1, ... replace the loops of the bindings.
     VarMap loop_map;
@@ -355,21 +353,20 @@ std::vector<StmtSRef> CacheIndex(ScheduleState& state, const StmtSRef& block_sre
     for (size_t i = 0; i < block_vars.size(); ++i) {
       const Var& bv = block_vars[i];
       Var v = NewVar("v" + std::to_string(i), bv->dtype);
-      iters.push_back(IterVarNode::Make(
-          RangeNode::Make(IntConst(bv->dtype, 0), CastTo(bv->dtype, shape[i])), v,
-          IterVarType::kDataPar));
+      iters.push_back(
+          IterVarNode::Make(RangeNode::Make(IntConst(bv->dtype, 0), CastTo(bv->dtype, shape[i])), v,
+                            IterVarType::kDataPar));
       values.push_back(Simplify(Substitute(binding.at(bv.get()), loop_map)));
       indices.push_back(v);
       region.push_back(RangeNode::Make(v, IntConst(bv->dtype, 1)));
       iter_map[bv.get()] = v;
     }
     std::string block_name = "index_" + std::to_string(k);
-    Block stage_block = BlockNode::Make(
-        iters, {}, {BufferRegionNode::Make(buffer, region)}, block_name,
-        BufferStoreNode::Make(buffer, Substitute(expr, iter_map), indices));
+    Block stage_block =
+        BlockNode::Make(iters, {}, {BufferRegionNode::Make(buffer, region)}, block_name,
+                        BufferStoreNode::Make(buffer, Substitute(expr, iter_map), indices));
     stage_blocks.push_back(stage_block);
-    stages.push_back(
-        MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), stage_block)));
+    stages.push_back(MakeLoopNest(loops, BlockRealizeNode::Make(values, Bool(true), stage_block)));
     std::vector<Expr> load_indices(block_vars.begin(), block_vars.end());
     loads.push_back(BufferLoadNode::Make(buffer, load_indices));
   }

@@ -212,9 +212,9 @@ void MakeStage(CacheStage* info, bool is_read, const std::string& scope) {
   if (info->compact) {
     std::vector<Expr> shape;
     for (const Range& r : info->region->region) shape.push_back(r->extent);
-    Buffer reshaped = BufferNode::Make(cache->data, cache->dtype, shape, {}, cache->elem_offset,
-                                       cache->name, cache->data_alignment, cache->offset_factor,
-                                       cache->span);
+    Buffer reshaped =
+        BufferNode::Make(cache->data, cache->dtype, shape, {}, cache->elem_offset, cache->name,
+                         cache->data_alignment, cache->offset_factor, cache->span);
     reshaped->axis_separators = cache->axis_separators;
     cache = reshaped;
   }
@@ -257,8 +257,8 @@ void MakeStage(CacheStage* info, bool is_read, const std::string& scope) {
       predicate = AndE(predicate, LTNode::Make(position, CastTo(t, extent)));
     }
     if (info->compact) {
-      iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), r->extent), v,
-                                        IterVarType::kDataPar));
+      iters.push_back(
+          IterVarNode::Make(RangeNode::Make(IntConst(t, 0), r->extent), v, IterVarType::kDataPar));
       values.push_back(ax);
       // min + v, as TVM's operator+ folds it (0 + v is v).
       auto min_value = AsConstInt(r->min);
@@ -295,8 +295,7 @@ class CacheRewriter : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
-  CacheRewriter(const CacheStage& info, const StmtNode* scope, const StmtNode* writer,
-                bool is_read)
+  CacheRewriter(const CacheStage& info, const StmtNode* scope, const StmtNode* writer, bool is_read)
       : info_(info), scope_(scope), writer_(writer), is_read_(is_read) {}
   BlockReuse reuse;
 
@@ -305,8 +304,7 @@ class CacheRewriter : public StmtExprMutator {
     if (op != info_.loc->stmt.get()) return s;
     auto* loop = AsPtr<ForNode>(s);
     return ForNode::Make(loop->loop_var, loop->min, loop->extent, loop->for_kind,
-                         Insert(loop->body), loop->thread_binding, loop->annotations,
-                         loop->span);
+                         Insert(loop->body), loop->thread_binding, loop->annotations, loop->span);
   }
 
   Stmt VisitStmt_(const BlockNode* op) override {
@@ -323,8 +321,8 @@ class CacheRewriter : public StmtExprMutator {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* store = AsPtr<BufferStoreNode>(s);
     if (!redirect_ || store->buffer != info_.original) return s;
-    return BufferStoreNode::Make(info_.cache, store->value, Shift(store->indices),
-                                 store->predicate, store->span);
+    return BufferStoreNode::Make(info_.cache, store->value, Shift(store->indices), store->predicate,
+                                 store->span);
   }
   Expr VisitExpr_(const VarNode* op) override {
     if (redirect_ && op == info_.original->data.get()) return info_.cache->data;
@@ -429,9 +427,8 @@ class CacheRewriter : public StmtExprMutator {
     if (!info_.compact) return BufferRegionNode::Make(info_.cache, r->region, r->span);
     std::vector<Range> shifted;
     for (size_t i = 0; i < r->region.size(); ++i) {
-      shifted.push_back(
-          RangeNode::Make(Minus(r->region[i]->min, info_.region->region[i]->min),
-                          r->region[i]->extent));
+      shifted.push_back(RangeNode::Make(Minus(r->region[i]->min, info_.region->region[i]->min),
+                                        r->region[i]->extent));
     }
     return BufferRegionNode::Make(info_.cache, shifted, r->span);
   }
@@ -444,8 +441,8 @@ class CacheRewriter : public StmtExprMutator {
     std::vector<MatchBufferRegion> out;
     for (const MatchBufferRegion& mb : m) {
       BufferRegion source = Region(mb->source);
-      out.push_back(source == mb->source ? mb
-                                         : MatchBufferRegionNode::Make(mb->buffer, source, mb->span));
+      out.push_back(
+          source == mb->source ? mb : MatchBufferRegionNode::Make(mb->buffer, source, mb->span));
     }
     return out;
   }
