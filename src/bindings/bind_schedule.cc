@@ -397,6 +397,7 @@ void BindSchedule(nb::module_& m) {
       .def("blockize_blocks", &Schedule::BlockizeBlocks, "blocks"_a, "preserve_unit_iters"_a)
       .def("cache_inplace", &Schedule::CacheInplace, "block"_a, "read_buffer_index"_a,
            "storage_scope"_a)
+      .def("cache_index", &Schedule::CacheIndex, "block"_a, "storage_scope"_a, "cse_thresh"_a)
       .def("rolling_buffer", &Schedule::RollingBuffer, "block"_a, "write_buffer_index"_a)
       .def("tensorize", &Schedule::Tensorize, "block_or_loop"_a, "tensor_intrin"_a,
            "preserve_unit_iters"_a);

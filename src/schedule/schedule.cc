@@ -558,6 +558,24 @@ std::vector<BlockRV> Schedule::CacheInplace(const BlockRV& block, int read_buffe
   });
 }
 
+std::vector<BlockRV> Schedule::CacheIndex(const BlockRV& block, const std::string& storage_scope,
+                                          int cse_thresh) {
+  return Run("cache_index", [&] {
+    std::vector<BlockRV> out;
+    for (const StmtSRef& s :
+         schedule::CacheIndex(state_, BlockSRef(block), storage_scope, cse_thresh)) {
+      out.push_back(NewRV<BlockRVNode>(s));
+    }
+    Record({"cache_index",
+            {{"block", TraceValue::Of(RV(block))},
+             {"storage_scope", TraceValue::Str(storage_scope)},
+             {"cse_thresh", TraceValue::Int(cse_thresh)}},
+            Outputs(out),
+            true});
+    return out;
+  });
+}
+
 // ---- tensorize ----
 
 void Schedule::Tensorize(const RV& block_or_loop, const std::string& intrin,

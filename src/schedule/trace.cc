@@ -319,6 +319,10 @@ class Replayer {
       return list(sch_->CacheInplace(block("block"), Int(arg("read_buffer_index")),
                                      Str(arg("storage_scope"))));
     }
+    if (k == "cache_index") {
+      return list(
+          sch_->CacheIndex(block("block"), Str(arg("storage_scope")), Int(arg("cse_thresh"))));
+    }
     if (k == "rolling_buffer") {
       sch_->RollingBuffer(block("block"), Int(arg("write_buffer_index")));
       return {};

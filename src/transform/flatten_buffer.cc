@@ -2,6 +2,7 @@
 // use row-major (or the buffer's stride) arithmetic.
 #include <unordered_map>
 
+#include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
@@ -79,14 +80,15 @@ class BufferFlattener : public StmtExprMutator {
           << "tir.FlattenBuffer: buffer " << b->name
           << " has axis_separators; flattening it into several physical axes is not supported";
     }
+    std::vector<Expr> strides = LoweringStrides(b);
     Expr size;
     if (b->shape.empty()) {
       size = MakeConst(DataType::Int(32), int64_t(1));
-    } else if (b->strides.empty()) {
+    } else if (strides.empty()) {
       size = b->shape[0];
       for (size_t i = 1; i < b->shape.size(); ++i) size = MulIndex(size, b->shape[i]);
     } else {
-      size = MulIndex(b->shape[0], b->strides[0]);  // the span of the outermost dimension
+      size = MulIndex(b->shape[0], strides[0]);  // the span of the outermost dimension
     }
     Buffer flat = BufferNode::Make(b->data, b->dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
                                    b->name, b->data_alignment, b->offset_factor, b->span);
@@ -108,14 +110,15 @@ class BufferFlattener : public StmtExprMutator {
           i->dtype.element_of() == elem ? i : CastNode::Make(elem.with_lanes(i->dtype.lanes()), i));
     }
     Expr index;
-    if (b->strides.empty()) {
+    std::vector<Expr> strides = LoweringStrides(b);
+    if (strides.empty()) {
       // ((i0 * s1 + i1) * s2 + i2) ...
       index = idx[0];
       for (size_t i = 1; i < idx.size(); ++i)
         index = AddIndex(MulIndex(index, b->shape[i]), idx[i]);
     } else {
       for (size_t i = 0; i < idx.size(); ++i) {
-        Expr term = MulIndex(idx[i], b->strides[i]);
+        Expr term = MulIndex(idx[i], strides[i]);
         index = index ? AddIndex(index, term) : term;
       }
     }

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
@@ -132,7 +133,7 @@ class MatchBufferLowerer : public StmtExprMutator {
   }
 
   static std::vector<Expr> SourceStrides(const Buffer& b) {
-    if (!b->strides.empty()) return b->strides;
+    if (std::vector<Expr> given = LoweringStrides(b); !given.empty()) return given;
     std::vector<Expr> strides(b->shape.size());
     Expr s = Int32(1);
     for (size_t k = b->shape.size(); k-- > 0;) {

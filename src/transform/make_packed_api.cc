@@ -1,5 +1,6 @@
 // tir.MakePackedAPI: each public function becomes a packed entry point that checks every
 // argument (tensorir.md §10) before running the body; private functions take raw pointers.
+#include "tessera/ir/buffer_strides.h"
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -235,7 +236,7 @@ class PackedEntryBuilder {
   // (int32 or int64 extents) when it checks everything, because every extent is a constant,
   // strides are compact and the element offset is 0; else 0 (pointer, ndim and dtype only).
   static int FullCheckForm(const Buffer& buf) {
-    if (!buf->strides.empty() || !IsConstInt(buf->elem_offset, 0)) return 0;
+    if (!LoweringStrides(buf).empty() || !IsConstInt(buf->elem_offset, 0)) return 0;
     int form = 0;
     for (const Expr& e : buf->shape) {
       auto v = AsConstInt(e);
@@ -299,7 +300,8 @@ class PackedEntryBuilder {
       compact[k] = expect;
       expect = MulNode::Make(expect, shape[k]);
     }
-    if (buf->strides.empty()) {
+    std::vector<Expr> buf_strides = LoweringStrides(buf);
+    if (buf_strides.empty()) {
       Expr ok;
       for (size_t k = 0; k < ndim; ++k) {
         Expr stride = Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)});
@@ -318,7 +320,7 @@ class PackedEntryBuilder {
                    {strides_null, compact[k],
                     Intrin(DataType::Int(64), "tessera.dltensor_stride", {param, I32(k)})});
         std::string dim = "[" + std::to_string(k) + "]";
-        BindOrCheck(buf->strides[k], stride, arg + ".strides" + dim,
+        BindOrCheck(buf_strides[k], stride, arg + ".strides" + dim,
                     param->name + ".strides" + dim);
       }
     }

@@ -105,6 +105,12 @@ StmtSRef CacheWrite(ScheduleState& state, const StmtSRef& block, int write_buffe
 std::vector<StmtSRef> CacheInplace(ScheduleState& state, const StmtSRef& block,
                                    int read_buffer_index, const std::string& storage_scope);
 
+/*! \brief cache_index.cc: the index expressions the block's stores evaluate at least
+ *  `cse_thresh` times go into buffers computed by loop nests before the block; returns the
+ *  blocks of those nests. */
+std::vector<StmtSRef> CacheIndex(ScheduleState& state, const StmtSRef& block,
+                                 const std::string& storage_scope, int cse_thresh);
+
 // ---- compute location ----
 /*! \brief compute_at.cc; `index` -1 is the last valid insertion point, -2 the first. */
 void ComputeAt(ScheduleState& state, const StmtSRef& block, const StmtSRef& loop,

@@ -160,6 +160,10 @@ class Schedule {
   /*! \brief cache_read then cache_write of a buffer the block reads and writes, next to it. */
   std::vector<BlockRV> CacheInplace(const BlockRV& block, int read_buffer_index,
                                     const std::string& storage_scope);
+  /*! \brief Precompute the block's repeated index expressions into buffers (TVM's
+   *  cache_index); returns the blocks computing them. */
+  std::vector<BlockRV> CacheIndex(const BlockRV& block, const std::string& storage_scope,
+                                  int cse_thresh);
   /*! \brief Tensorize a block or loop with the registered tensor intrinsic `intrin`. */
   void Tensorize(const RV& block_or_loop, const std::string& intrin, bool preserve_unit_iters);
 

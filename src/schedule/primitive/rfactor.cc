@@ -43,6 +43,12 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   }
   // As TVM: the scope must be a stage pipeline (each buffer read is produced completely).
   CheckStagePipeline(state, scope_root, scope);
+  if (state.enable_check() && !GetCachedFlags(state, scope_root).stage_pipeline) {
+    Fail("The scope root is not a stage pipeline",
+         "The scope root is not a stage pipeline: a block of {0} reads a region of a buffer its "
+         "producers do not write completely",
+         {scope_root->stmt});
+  }
   BlockRealize realize = GetBlockRealize(state, block_sref.get());
   const VarNode* lv = loop->loop_var.get();
   // As TVM: no loop above the block serves both spatial and reduction iterators, and below the

@@ -1,5 +1,9 @@
 """cache_read, cache_write: reads (writes) of a buffer go through a copy in another scope."""
 
+import numpy as np
+
+import tessera as ts
+from tessera import tir
 from tessera.script import tir as T
 
 
@@ -102,14 +106,15 @@ def test_cache_write_with_consumers_reading_the_cache(golden):
             with T.block("B"):
                 vi, vj = T.axis.remap("SS", [i, j])
                 B_shared[vi, vj] = A[vi, vj] * T.float32(2)
-        for ax0, ax1 in T.grid(128, 128):
-            with T.block("B_shared"):
-                v0, v1 = T.axis.remap("SS", [ax0, ax1])
-                B[v0, v1] = B_shared[v0, v1]
         for i, j in T.grid(128, 128):
             with T.block("C"):
                 vi, vj = T.axis.remap("SS", [i, j])
                 C[vi, vj] = B_shared[vi, vj] + T.float32(1)
+        # As TVM: no reader needs B itself, so the copy back goes at the end of the scope.
+        for ax0, ax1 in T.grid(128, 128):
+            with T.block("B_shared"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                B[v0, v1] = B_shared[v0, v1]
 
     golden(elementwise, expected,
            lambda sch: sch.cache_write(sch.get_block("B"), 0, "shared", consumer_blocks=[sch.get_block("C")]))
@@ -218,15 +223,64 @@ def test_cache_read_inside_the_loop_of_writer_and_consumer(golden):
     golden(fused, expected, lambda sch: sch.cache_read(sch.get_block("C"), 0, "local"))
 
 
-def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
+@T.prim_func
+def split_uses(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+               D: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in T.serial(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi]
+    for i in T.serial(16):
+        with T.block("D"):
+            vi = T.axis.spatial(16, i)
+            D[vi] = B[vi]
+
+
+def test_cache_read_consumer_sharing_the_writer_loop(golden):
+    # As TVM: the copy goes into the loop the writer shares with its first consumer, a copy of
+    # the whole buffer filled an element per iteration, which the later consumer reads too.
     @T.prim_func
-    def split_uses(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
-                   D: T.Buffer((16,), "float32")):
+    def expected(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+                 D: T.Buffer((16,), "float32")):
         B = T.alloc_buffer((16,))
+        B_local = T.alloc_buffer((16,), scope="local")
         for i in T.serial(16):
             with T.block("B"):
                 vi = T.axis.spatial(16, i)
                 B[vi] = A[vi]
+            for ax0 in T.serial(1):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(16, i + ax0)
+                    B_local[v0] = B[v0]
+            with T.block("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B_local[vi]
+        for i in T.serial(16):
+            with T.block("D"):
+                vi = T.axis.spatial(16, i)
+                D[vi] = B_local[vi]
+
+    golden(split_uses, expected, lambda sch: sch.cache_read(sch.get_block("D"), 0, "local"))
+
+
+def test_cache_write_writer_sharing_a_loop_with_a_reader(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"),
+                 D: T.Buffer((16,), "float32")):
+        B = T.alloc_buffer((16,))
+        B_local = T.alloc_buffer((16,), scope="local")
+        for i in T.serial(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                B_local[vi] = A[vi]
+            for ax0 in T.serial(1):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(16, i + ax0)
+                    B[v0] = B_local[v0]
             with T.block("C"):
                 vi = T.axis.spatial(16, i)
                 C[vi] = B[vi]
@@ -235,10 +289,7 @@ def test_cache_read_consumer_sharing_the_writer_loop(schedule_error):
                 vi = T.axis.spatial(16, i)
                 D[vi] = B[vi]
 
-    schedule_error(split_uses, lambda sch: sch.cache_read(sch.get_block("D"), 0, "local"), "cache_read",
-                   "the consumer tir.Block#1 shares its loop nest with the writer tir.Block#0")
-    schedule_error(split_uses, lambda sch: sch.cache_write(sch.get_block("B"), 0, "local"), "cache_write",
-                   "shares its loop nest with the writer")
+    golden(split_uses, expected, lambda sch: sch.cache_write(sch.get_block("B"), 0, "local"))
 
 
 @T.prim_func
@@ -249,9 +300,100 @@ def in_place(A: T.Buffer((16,), "float32")):
             A[vi] = A[vi] * T.float32(2)
 
 
-def test_cache_read_of_a_buffer_the_block_also_writes(schedule_error):
-    schedule_error(in_place, lambda sch: sch.cache_read(sch.get_block("A"), 0, "local"), "cache_read",
-                   "The block tir.Block#0 reads and writes A")
+def test_cache_read_of_a_buffer_the_block_also_writes(golden):
+    # As TVM: the block writing the buffer keeps reading it; the copy of what it wrote goes at
+    # the end of the scope, for the readers there are none of.
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        A_local = T.alloc_buffer((16,), scope="local")
+        for i in T.serial(16):
+            with T.block("A"):
+                vi = T.axis.spatial(16, i)
+                A[vi] = A[vi] * T.float32(2)
+        for ax0 in T.serial(16):
+            with T.block("A_local"):
+                v0 = T.axis.spatial(16, ax0)
+                A_local[v0] = A[v0]
+
+    golden(in_place, expected, lambda sch: sch.cache_read(sch.get_block("A"), 0, "local"))
+
+
+@T.prim_func
+def in_a_sub_scope(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for io in range(4):
+        with T.block("tile"):
+            vo = T.axis.spatial(4, io)
+            for ii in range(16):
+                with T.block("B"):
+                    vi = T.axis.spatial(64, vo * 16 + ii)
+                    B[vi] = A[vi] * T.float32(2)
+            for ii in range(16):
+                with T.block("C"):
+                    vi = T.axis.spatial(64, vo * 16 + ii)
+                    C[vi] = B[vi] + T.float32(1)
+
+
+def test_cache_read_in_a_sub_scope_is_compact(golden):
+    # Every reader is inside the scope block: the cache holds the scope's tile only, allocated
+    # there, indexed from the tile's start.
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+        B = T.alloc_buffer((64,))
+        for io in range(4):
+            with T.block("tile"):
+                vo = T.axis.spatial(4, io)
+                B_shared = T.alloc_buffer((16,), scope="shared")
+                for ii in range(16):
+                    with T.block("B"):
+                        vi = T.axis.spatial(64, vo * 16 + ii)
+                        B[vi] = A[vi] * T.float32(2)
+                for ax0 in range(16):
+                    with T.block("B_shared"):
+                        v0 = T.axis.spatial(16, ax0)
+                        B_shared[v0] = B[vo * 16 + v0]
+                for ii in range(16):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, vo * 16 + ii)
+                        C[vi] = B_shared[vi - vo * 16] + T.float32(1)
+
+    golden(in_a_sub_scope, expected, lambda sch: sch.cache_read("C", 0, "shared"))
+
+
+def test_cache_write_in_a_sub_scope_is_compact(golden):
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+        B = T.alloc_buffer((64,))
+        for io in range(4):
+            with T.block("tile"):
+                vo = T.axis.spatial(4, io)
+                B_local = T.alloc_buffer((16,), scope="local")
+                for ii in range(16):
+                    with T.block("B"):
+                        vi = T.axis.spatial(64, vo * 16 + ii)
+                        B_local[vi - vo * 16] = A[vi] * T.float32(2)
+                for ax0 in range(16):
+                    with T.block("B_local"):
+                        v0 = T.axis.spatial(16, ax0)
+                        B[vo * 16 + v0] = B_local[v0]
+                for ii in range(16):
+                    with T.block("C"):
+                        vi = T.axis.spatial(64, vo * 16 + ii)
+                        C[vi] = B[vi] + T.float32(1)
+
+    golden(in_a_sub_scope, expected, lambda sch: sch.cache_write("B", 0, "local"))
+
+
+def test_cache_in_a_sub_scope_computes_the_same():
+    a = np.random.uniform(-1, 1, size=64).astype("float32")
+    for apply in (lambda sch: sch.cache_read("C", 0, "shared"),
+                  lambda sch: sch.cache_write("B", 0, "local")):
+        sch = tir.Schedule(in_a_sub_scope)
+        apply(sch)
+        lib = ts.build(sch.mod, target="c")
+        c = ts.nd.array(np.zeros(64, "float32"))
+        lib(ts.nd.array(a), c)
+        np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
 
 
 @T.prim_func

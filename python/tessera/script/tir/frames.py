@@ -69,7 +69,8 @@ def make_buffer(name, shape, dtype="float32", data=None, strides=None, elem_offs
     dtype = dtype_name(dtype)
     shape = _shape(shape)
     if data is None:
-        data = _core.Var.pointer(name, dtype, scope, span)
+        # As TVM: an empty scope is the global one.
+        data = _core.Var.pointer(name, dtype, scope or "global", span)
     elif not isinstance(data, _core.Var) or data.pointer_element is None:
         raise TesseraTypeError(f"data= of buffer {name} must be a pointer variable, got {data!r}")
     strides = [] if strides is None else _shape(strides)

@@ -205,6 +205,7 @@ def _register_all():
     r("CacheWrite", "cache_write", ["block", "consumer_blocks"], ["write_buffer_index", "storage_scope"],
       order=["block", "write_buffer_index", "storage_scope", "consumer_blocks"])
     r("CacheInplace", "cache_inplace", ["block"], ["read_buffer_index", "storage_scope"], returns_list=True)
+    r("CacheIndex", "cache_index", ["block"], ["storage_scope", "cse_thresh"], returns_list=True)
     r("ComputeAt", "compute_at", ["block", "loop"], ["preserve_unit_loops", "index"])
     r("ReverseComputeAt", "reverse_compute_at", ["block", "loop"], ["preserve_unit_loops", "index"])
     r("ComputeInline", "compute_inline", ["block"])

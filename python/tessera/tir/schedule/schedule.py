@@ -352,6 +352,19 @@ class Schedule:
         index = self._buffer_index(block, read_buffer_index, "read")
         return list(self._sch.cache_inplace(block, _int_value(index, "read_buffer_index"), storage_scope))
 
+    def cache_index(self, block, storage_scope, cse_thresh=0):
+        """Precompute the index expressions the block evaluates at least ``cse_thresh`` times
+        (every pure one for 0) into buffers in ``storage_scope``, each by a loop nest placed
+        before the block; the block then reads them. Returns the blocks of those nests.
+
+        >>> index_blocks = sch.cache_index("resize", "global", cse_thresh=4)
+        """
+        block = self._normalize_block_arg(block)
+        thresh = _int_value(cse_thresh, "cse_thresh")
+        if thresh < 0:
+            raise TesseraValueError(f"cse_thresh should not be negative number: got {thresh}")
+        return list(self._sch.cache_index(block, storage_scope, thresh))
+
     # ---- compute location ----
 
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
