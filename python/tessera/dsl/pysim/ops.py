@@ -498,6 +498,12 @@ CALLS["dsl.vdot"] = _dot(2, True)
 CALLS["dsl.vqdot"] = _dot(4, False)
 
 
+@handler("dsl.vdpa")
+def _vdpa(it, e, a):
+    acc, x, y, m = _i64(a[0]), _i64(a[1]), _i64(a[2]), np.asarray(a[3], bool)
+    return _clamp(acc + np.where(m, x * y, 0).reshape(-1, 2).sum(axis=1), e.dtype)
+
+
 def _fma_half(odd):
     def impl(it, e, a):
         acc = np.asarray(a[0], np.float32)

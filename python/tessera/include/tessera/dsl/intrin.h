@@ -507,6 +507,35 @@ __TESSERA_WIDEN(ushort16, 16, uint8, uint)
 __TESSERA_WIDEN32(int8, int, long long)
 __TESSERA_WIDEN32(uint8, uint, unsigned long long)
 
+/* __vdpa(acc, a, b, m): acc[i] + a[2i]*b[2i] + a[2i+1]*b[2i+1] (active lanes), computed exactly
+ * and saturated once to acc's lanes, as Compass gives. a and b are 8- or 16-bit vectors of one
+ * width whose signs may differ; acc has half their lanes at twice their bits. */
+#define __vdpa(acc, a, b, m)                                                                  \
+  ({                                                                                          \
+    __auto_type __tessera_acc = (acc);                                                        \
+    __auto_type __tessera_a = (a);                                                            \
+    __auto_type __tessera_b = (b);                                                            \
+    const uint32_t __tessera_m = (m);                                                         \
+    typedef __typeof__(__tessera_acc[0]) __tessera_we;                                        \
+    enum { __tessera_n = sizeof(__tessera_a) / sizeof(__tessera_a[0]) };                      \
+    const long long __tessera_lo =                                                            \
+        (__tessera_we)-1 < 0 ? -(1ll << (8 * sizeof(__tessera_we) - 1)) : 0;                  \
+    const long long __tessera_hi = (__tessera_we)-1 < 0                                       \
+                                       ? (1ll << (8 * sizeof(__tessera_we) - 1)) - 1          \
+                                       : (long long)((1ull << (8 * sizeof(__tessera_we))) - 1); \
+    __typeof__(__tessera_acc) __tessera_r;                                                    \
+    for (int __tessera_i = 0; __tessera_i < __tessera_n / 2; ++__tessera_i) {                 \
+      long long __tessera_s = (long long)__tessera_acc[__tessera_i];                          \
+      for (int __tessera_k = 2 * __tessera_i; __tessera_k < 2 * __tessera_i + 2; ++__tessera_k) \
+        if (__TESSERA_LANE_ON(__tessera_m, __tessera_k, __tessera_n))                         \
+          __tessera_s += (long long)__tessera_a[__tessera_k] * (long long)__tessera_b[__tessera_k]; \
+      __tessera_r[__tessera_i] = (__tessera_we)(__tessera_s < __tessera_lo   ? __tessera_lo   \
+                                                : __tessera_s > __tessera_hi ? __tessera_hi   \
+                                                                             : __tessera_s);  \
+    }                                                                                         \
+    __tessera_r;                                                                              \
+  })
+
 #define __TESSERA_QDOT(V, N, W, WE)                                                           \
   static inline W __vqdot_##V(V a, V b, uint32_t m) {                                         \
     W r;                                                                                      \
