@@ -60,3 +60,27 @@ def test_vqdpa_float_accumulator_of_float32_operands_is_a_type_mismatch():
         c[0] = S.vqdpa(c[0], a[0], a[0])
 
     expect_diag(k, "S.vqdpa(", 'Argument type mismatch: the accumulator "float16x16"')
+
+
+def _bf16(values):
+    from _util import np_dtype
+    return np.asarray(values, np.float32).astype(np_dtype("bfloat16"))
+
+
+def test_vqdot_bf16_compiled_models_the_npu_adder_pysim_sums_exactly():
+    # Group 0: 1.5*2**40 - 1.5*2**40 + 3 + 1.25. The NPU aligns the products to the largest
+    # exponent (2**40) and keeps 24 bits there (units of 2**17): 3 and 1.25 are cut to 0, so the
+    # compiled kernel gives 0.0; PySim, as Compass's, sums exactly: 4.25. Group 1: -2**30 + 2**7
+    # + 1: units of 2**7, 1 is cut: -2**30 + 128 (PySim -2**30 + 129, rounded to float32: -2**30
+    # + 128 as well). Group 2: small exact values, both 1*2 + 3*4 - 5*6 + 0.5*0.5 = -15.75.
+    # Group 3 (lanes 12-15) inactive but its products are huge: 0 in both.
+    a = _bf16([2**20, -2**20, 1.5, 1.25, -2**15, 2**7, 1, 0, 1, 3, -5, 0.5, 2**60, 2**60, 1, 1])
+    b = _bf16([1.5 * 2**20, 1.5 * 2**20, 2, 1, 2**15, 1, 1, 7, 2, 4, 6, 0.5, 2**60, 2**60, 1, 1])
+
+    @S.prim_func
+    def k(x: S.ptr("bfloat16x16", "global"), y: S.ptr("bfloat16x16", "global"), out: S.ptr("fp32x8", "global")):
+        out[0] = S.vqdot(x[0], y[0], "12T4F")
+
+    compiled, pysim = run_both(k, a, b, np.full(8, 7.0, np.float32))
+    np.testing.assert_array_equal(compiled[2], [0.0, 0, -2.0**30 + 128, 0, -15.75, 0, 0, 0])
+    np.testing.assert_array_equal(pysim[2], [4.25, 0, np.float32(-2.0**30 + 129), 0, -15.75, 0, 0, 0])

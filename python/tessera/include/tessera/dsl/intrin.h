@@ -563,7 +563,35 @@ __TESSERA_QDOT(uchar32, 32, uint8, uint)
     return r;                                                                                 \
   }
 __TESSERA_IF_HALF(__TESSERA_QDOT_F(half16, __TESSERA_PLAIN_LANE))
-__TESSERA_QDOT_F(bfloat16x16, __TESSERA_BF16_LANE)
+
+/* bf16: the adder of the NPU, as Compass's tests record it (test_vqdot_bf16_corner_case): the
+ * four products (exact) are aligned to the exponent of the largest, each cut toward zero to the
+ * 24 bits of a float32 mantissa at that exponent, summed exactly, and the sum rounded to
+ * float32 once. Products that are not finite are summed as they are. */
+static inline float __tessera_bf16_qdot_sum(const double* p, int n) {
+  double big = 0.0, plain = 0.0;
+  for (int k = 0; k < n; ++k) {
+    plain += p[k];
+    if (fabs(p[k]) > big) big = fabs(p[k]);
+  }
+  if (big == 0.0 || !isfinite(plain) || !isfinite(big)) return (float)plain;
+  const int unit = ilogb(big) - 23;
+  double s = 0.0;
+  for (int k = 0; k < n; ++k) s += ldexp(trunc(ldexp(p[k], -unit)), unit);
+  return (float)s;
+}
+static inline float8 __vqdot_bfloat16x16(bfloat16x16 a, bfloat16x16 b, uint32_t m) {
+  float8 r = {0};
+  for (int i = 0; i < 4; ++i) {
+    double p[4];
+    int n = 0;
+    for (int k = 4 * i; k < 4 * i + 4; ++k)
+      if (__TESSERA_LANE_ON(m, k, 16))
+        p[n++] = (double)__TESSERA_BF16_LANE(a, k) * (double)__TESSERA_BF16_LANE(b, k);
+    r[2 * i] = __tessera_bf16_qdot_sum(p, n);
+  }
+  return r;
+}
 
 /* fp16/bf16: acc + even (odd) lane products, acc float32. */
 #define __TESSERA_FMAEO(V, LANE)                                                              \
