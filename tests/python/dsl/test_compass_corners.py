@@ -84,3 +84,60 @@ def test_vqdot_bf16_compiled_models_the_npu_adder_pysim_sums_exactly():
     compiled, pysim = run_both(k, a, b, np.full(8, 7.0, np.float32))
     np.testing.assert_array_equal(compiled[2], [0.0, 0, -2.0**30 + 128, 0, -15.75, 0, 0, 0])
     np.testing.assert_array_equal(pysim[2], [4.25, 0, np.float32(-2.0**30 + 129), 0, -15.75, 0, 0, 0])
+
+
+@S.prim_func
+def _strided_copy(a: S.ptr("int16", "global"), out: S.ptr("int16", "global"), rows: S.i32, cols: S.i32,
+                  row_step: S.i32, col_step: S.i32):
+    # Element (i, j) of a strided view: a[i * row_step + j * col_step] from its first element.
+    for i in range(rows):
+        for j in range(cols):
+            out[i * cols + j] = a[i * row_step + j * col_step]
+
+
+def test_non_contiguous_view_passes_a_pointer_to_its_first_element():
+    from tessera.dsl import BuildManager
+
+    ex = BuildManager().build(_strided_copy)
+    base = np.arange(6 * 8, dtype="int16").reshape(6, 8) * 3 - 40
+    for view in (base[::-1, :], base[1:5, ::3], base[::-2, 1::2], base.T):
+        out = np.zeros(view.size, "int16")
+        steps = [s // view.itemsize for s in view.strides]
+        ex(view, out, *view.shape, *steps)
+        np.testing.assert_array_equal(out, view.reshape(-1))
+    np.testing.assert_array_equal(base, np.arange(6 * 8, dtype="int16").reshape(6, 8) * 3 - 40)
+
+
+def test_non_contiguous_output_view_is_written_in_place():
+    @S.prim_func
+    def k(out: S.ptr("float32", "global"), n: S.i32, step: S.i32):
+        for i in range(n):
+            out[i * step] = S.fp32(i) + 0.5
+
+    from tessera.dsl import BuildManager
+
+    base = np.full((4, 6), -1.0, "float32")
+    BuildManager().build(k)(base[:, 1::2], 12, 2)  # the odd columns, row after row
+    want = np.full((4, 6), -1.0, "float32")
+    want[:, 1::2] = (np.arange(12, dtype="float32") + 0.5).reshape(4, 3)
+    np.testing.assert_array_equal(base, want)
+
+
+def test_strided_array_that_is_not_one_block_is_refused():
+    from tessera.dsl import BuildManager
+    from tessera.error import TesseraValueError
+
+    ex = BuildManager().build(_strided_copy)
+    odd = np.lib.stride_tricks.as_strided(np.zeros(16, "int16"), shape=(4, 2), strides=(8, 2))
+    with pytest.raises(TesseraValueError, match="argument 'a' of _strided_copy\\(\\) is a view of an array that is not one block"):
+        ex(odd, np.zeros(8, "int16"), 4, 2, 4, 1)
+
+
+def test_strided_view_in_the_checked_mode_is_refused():
+    from tessera.dsl import BuildManager
+    from tessera.error import TesseraValueError
+
+    ex = BuildManager(check_bounds=True).build(_strided_copy)
+    base = np.zeros((4, 4), "int16")
+    with pytest.raises(TesseraValueError, match="argument 'a' of _strided_copy\\(\\) is a strided view; the checked mode"):
+        ex(base[::-1], np.zeros(16, "int16"), 4, 4, -4, 1)
