@@ -141,3 +141,55 @@ def test_strided_view_in_the_checked_mode_is_refused():
     base = np.zeros((4, 4), "int16")
     with pytest.raises(TesseraValueError, match="argument 'a' of _strided_copy\\(\\) is a strided view; the checked mode"):
         ex(base[::-1], np.zeros(16, "int16"), 4, 4, -4, 1)
+
+
+def _lsram_kernels(entry_bytes):
+    """Two subroutines with 24 KB of lsram each, called one after the other from an entry that
+    holds ``entry_bytes`` of its own."""
+
+    @S.prim_func
+    def scale(a: S.ptr("int32", "global"), n: S.i32, k: S.i32):
+        tile = S.alloc(6 * 1024, "int32", scope="lsram")  # 24 KB
+        S.dma_copy(tile, a, n)
+        for i in range(n):
+            tile[i] = tile[i] * k
+        S.dma_copy(a, tile, n)
+
+    @S.prim_func
+    def shift(a: S.ptr("int32", "global"), n: S.i32, k: S.i32):
+        tile = S.alloc(6 * 1024, "int32", scope="lsram")  # 24 KB
+        S.dma_copy(tile, a, n)
+        for i in range(n):
+            tile[i] = tile[i] + k
+        S.dma_copy(a, tile, n)
+
+    @S.prim_func(is_entry=True)
+    def entry(a: S.ptr("int32", "global"), n: S.i32):
+        own = S.alloc(entry_bytes // 4, "int32", scope="lsram")
+        own[0] = 7
+        if S.get_local_id() == 0:
+            scale(a, n, own[0])
+            shift(a, n, 3)
+
+    return entry
+
+
+def test_lsram_of_functions_that_do_not_call_each_other_is_reused():
+    # 24 KB + 24 KB in two subroutines: they run in turn, at most 4 + 24 KB are in use at once
+    # (the X2 TEC has 32 KB), as Compass accepts.
+    a = np.arange(100, dtype="int32") - 50
+    for args in run_both(_lsram_kernels(4 * 1024), a, 100):
+        np.testing.assert_array_equal(args[0], a * 7 + 3)
+
+
+def test_lsram_of_a_callee_counts_with_its_callers():
+    from tessera.dsl import BuildManager
+    from tessera.error import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager(target="X2_1204").build(_lsram_kernels(12 * 1024))
+    err = info.value
+    assert ('lsram allocation "tile" (24576 bytes) exceeds the local SRAM of X2_1204: 36864 of '
+            '32768 bytes per TEC would be in use (12288 of them allocated by the functions that '
+            'call this one)') in err.message
+    assert 'tile = S.alloc(6 * 1024, "int32", scope="lsram")' in str(err) and "^" in str(err)
