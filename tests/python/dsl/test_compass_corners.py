@@ -193,3 +193,79 @@ def test_lsram_of_a_callee_counts_with_its_callers():
             '32768 bytes per TEC would be in use (12288 of them allocated by the functions that '
             'call this one)') in err.message
     assert 'tile = S.alloc(6 * 1024, "int32", scope="lsram")' in str(err) and "^" in str(err)
+
+
+def test_operators_promote_as_compass_intrinsics_refuse():
+    # uint8x32 + 300 -> int32x32 (300 is not a uint8), uint8x32 + 2.5 -> float32x32,
+    # float16x16 + 0.25 -> float32x16 (a float literal is float32), float16x16 + int32 -> float16,
+    # int8x32 + int16 variable -> int16x32; results stored through slices of pointers to vectors.
+    @S.prim_func
+    def k(a: S.ptr("u8x32", "global"), h: S.ptr("fp16x16", "global"), n: S.i16, i: S.ptr("i32x8", "global"),
+          f: S.ptr("fp32x8", "global"), g: S.ptr("fp16x16", "global"), w: S.ptr("i16x16", "global")):
+        i[0:4] = a[0] + 300
+        i[4:8] = 300 - a[0]
+        f[0:4] = a[0] * 2.5
+        f[4:6] = h[0] + 0.25
+        g[0] = h[0] + S.i32(3)
+        w[0:2] = S.cast(a[0], "i8") + n
+
+    a = np.arange(32, dtype="uint8") * 8
+    h = (np.arange(16, dtype="float16") - 8) / np.float16(3)
+    outs = [np.zeros(64, "int32"), np.zeros(48, "float32"), np.zeros(16, "float16"), np.zeros(32, "int16")]
+    for args in run_both(k, a, h, -1000, *outs):
+        i, f, g, w = args[3:]
+        np.testing.assert_array_equal(i, np.concatenate([a.astype(np.int32) + 300, 300 - a.astype(np.int32)]))
+        np.testing.assert_array_equal(f[:32], a * np.float32(2.5))
+        np.testing.assert_array_equal(f[32:], h.astype(np.float32) + np.float32(0.25))
+        np.testing.assert_array_equal(g, h + np.float16(3))
+        np.testing.assert_array_equal(w, a.view("int8").astype(np.int16) - 1000)
+
+
+def test_intrinsics_keep_refusing_literals_out_of_range():
+    @S.prim_func
+    def k(a: S.ptr("int8x32", "global")):
+        a[0] = S.vadd(a[0], 300)
+
+    expect_diag(k, "S.vadd(", 'Can\'t broadcast "300" to any of "(int8x32, uint8x32)"')
+
+
+def test_slice_of_pointer_to_vectors_loads_and_stores_whole_vectors():
+    @S.prim_func
+    def k(a: S.ptr("i32x8", "global"), out: S.ptr("i32x8", "global"), j: S.i32):
+        v = a[1:3]                      # int32x16: vectors 1 and 2
+        out[0:2] = v + 1
+        out[j + 2:j + 4] = a[j:j + 2]   # a run-time start
+        q = out + 1                     # the slice counts from q's vector
+        q[4:5] = a[:1]
+
+    a = np.arange(32, dtype="int32") * 3
+    for args in run_both(k, a, np.zeros(48, "int32"), 1):
+        out = args[1]
+        np.testing.assert_array_equal(out[0:16], a[8:24] + 1)
+        np.testing.assert_array_equal(out[16:24], 0)
+        np.testing.assert_array_equal(out[24:40], a[8:24])
+        np.testing.assert_array_equal(out[40:48], a[0:8])
+
+
+def test_slice_of_pointer_to_vectors_with_a_step_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("i32x8", "global")):
+        a[0:4:2] = a[4:8:2]
+
+    expect_diag(k, "a[0:4:2] = a[4:8:2]", "takes whole vectors: no step")
+
+
+def test_reassigned_pointer_to_virtual_vectors_at_an_unaligned_offset():
+    # (out + 3) is not a whole number of int32x32 from out: the variable holds the int32 address.
+    @S.prim_func
+    def k(a: S.ptr("i32x8", "global"), out: S.ptr("i32x8", "global")):
+        cur = (out + 3).as_ptr("i32x32")
+        cur[0] = a.as_ptr("i32x32")[0] * 2
+        cur += 1
+        cur.as_ptr("i32x8")[0] = a[0] - 1
+
+    a = np.arange(32, dtype="int32") - 7
+    for args in run_both(k, a, np.zeros(8 * 8, "int32")):
+        out = args[1]
+        np.testing.assert_array_equal(out[24:56], a * 2)
+        np.testing.assert_array_equal(out[56:64], a[:8] - 1)
