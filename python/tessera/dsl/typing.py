@@ -286,7 +286,9 @@ def broadcast_scalar(p, node, s, vtype):
         if T.is_int(st) and T.is_int(elem) and T.is_signed(st) != T.is_signed(elem) and \
                 can_safe_cast(st, T.with_sign(elem, T.is_signed(st))):
             raise sign_error(p, node, vtype, st)
-        raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": its values do not '
+        names = vtype if not T.is_int(elem) else \
+            f"{vtype}, {T.with_sign(vtype, not T.is_signed(elem))}"
+        raise p.error(node, f'Can\'t broadcast "{st}" to any of "({names})": its values do not '
                             f'all fit the vector\'s element type; convert it with S.cast')
     return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
 

@@ -269,3 +269,11 @@ def test_reassigned_pointer_to_virtual_vectors_at_an_unaligned_offset():
         out = args[1]
         np.testing.assert_array_equal(out[24:56], a * 2)
         np.testing.assert_array_equal(out[56:64], a[:8] - 1)
+
+
+def test_intrinsic_with_a_scalar_variable_that_does_not_fit_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int8x32", "global"), n: S.i16):
+        a[0] = S.vadd(a[0], n)
+
+    expect_diag(k, "S.vadd(", 'Can\'t broadcast "int16" to any of "(int8x32, uint8x32)": its values')
