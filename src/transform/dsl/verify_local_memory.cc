@@ -111,7 +111,7 @@ Pass VerifyLocalMemory(const DSLTargetDesc& target) {
         std::unordered_map<std::string, int64_t> above;
         std::unordered_set<std::string> on_path;
         std::function<void(const std::string&, int64_t)> walk = [&](const std::string& name,
-                                                                     int64_t held) {
+                                                                    int64_t held) {
           auto it = summary.find(name);
           if (it == summary.end() || on_path.count(name)) return;
           auto seen = above.find(name);
