@@ -202,6 +202,13 @@ TESSERA_REGISTER_OP("dsl.vqdot")
     .set_attr("dsl.name", "__vqdot")
     .set_attr("dsl.split", "parts")
     .describe("args: x, y, mask: 4-lane dot products into quadruple width.");
+TESSERA_REGISTER_OP("dsl.vdpa")
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vdpa")
+    .set_attr("dsl.split", "parts")
+    .describe(
+        "args: acc, x, y, mask: acc plus the pairwise dot products of x and y (signs may differ), "
+        "exact, saturated once to acc's type.");
 // ---- Combined logic (dsl.CombineInstructions) ----
 TESSERA_REGISTER_OP("dsl.vbclr")
     .set_num_inputs(2)

@@ -33,6 +33,8 @@ class Executor:
         return self._module.lib_path
 
     def __call__(self, *args):
+        args = [_strided_view_window(a, lambda i=i: self._describe_param(i), self.check_bounds)
+                for i, a in enumerate(args)]
         if self.check_bounds:
             # BuildManager(check_bounds=True): each array copied between guard pages for the
             # call, so an access outside it raises instead of corrupting memory.
@@ -42,6 +44,13 @@ class Executor:
             _call(self._module, "", args)
 
     run = __call__
+
+    def _describe_param(self, index):
+        """"argument 'a' of f()" for the parameter at ``index``."""
+        for entry in _core.host_functions(self._module):
+            if entry[0] == self.name and index < len(entry[-1]):
+                return f"argument '{entry[-1][index][-1]}' of {self.name}()"
+        return f"argument {index} of {self.name}()"
 
     def benchmark(self, *args, repeat=2, number=3, min_repeat_ms=0, limit_zero_time_iterations=100,
                   cooldown_interval_ms=0, repeats_to_cooldown=1):
@@ -90,6 +99,39 @@ class Executor:
 
     def __repr__(self):
         return f"<Executor {self.name} at {self.lib_path}>"
+
+
+def _strided_view_window(arg, describe, checked=False):
+    """A numpy view that is not C-contiguous (``a[::-1, :]``, ``a[:, ::2]``) reaches the kernel
+    as Compass passes it: a pointer to the view's first element inside the array it views, the
+    kernel walking it with strides it is given. The pointer comes from a contiguous 1-D window
+    of the viewed array, from that element to the array's end (the extent the argument checks
+    see); the elements before it are the viewed array's too. Other arguments pass unchanged."""
+    if not isinstance(arg, np.ndarray) or arg.flags.c_contiguous:
+        return arg
+    if checked:
+        # The checked mode copies each array between guard pages; the elements of a view's array
+        # before the view's first one would not be copied.
+        raise TesseraValueError(f"{describe()} is a strided view; the checked mode "
+                                f"(check_bounds=True) takes C-contiguous arrays only: pass "
+                                f"np.ascontiguousarray(view) and its strides, or build unchecked")
+    root = arg
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        raise TesseraValueError(f"{describe()} is a view of an array that is not one block of "
+                                f"memory; pass a C-contiguous array")
+    start = arg.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if root.size == 0 or arg.size == 0:
+        return np.ascontiguousarray(arg)
+    if start < 0 or start % arg.itemsize or root.nbytes - start < arg.itemsize:
+        raise TesseraValueError(f"{describe()}: the view's first element is not an element of the "
+                                f"array it views; pass a C-contiguous array")
+    raw = root.reshape(-1, order="A").view(np.uint8)
+    window = raw[start:start + (root.nbytes - start) // arg.itemsize * arg.itemsize].view(arg.dtype)
+    if not arg.flags.writeable:
+        window.flags.writeable = False
+    return window
 
 
 class BenchmarkResult:

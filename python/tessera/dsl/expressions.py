@@ -180,7 +180,7 @@ class ExpressionParser(PointerParser):
         if kind in (ast.BitAnd, ast.BitOr, ast.BitXor) and (_is_mask(left) or _is_mask(right) or
                                                            self._is_bool(left) or self._is_bool(right)):
             return self.logic(node, kind, left, right)
-        a, b = TY.unify(self, node, left, right)
+        a, b = TY.unify(self, node, left, right, promote=True)
         t = a.dtype
         span = self.span(node)
         if kind is ast.Pow:
@@ -399,6 +399,7 @@ class ExpressionParser(PointerParser):
             base, index = self.flatten(node, base, index)
         if isinstance(base, Pointer):
             if isinstance(index, slice):
+                base, index = self.vector_slice(node, base, index)
                 idx, lanes = self.slice_ramp(node, base, index)
                 with self.at(node):
                     return _core.BufferLoad(base.buffer, [idx], None, self.span(node))

@@ -316,6 +316,7 @@ class DSLParser(ExpressionParser):
             raise self.error(target, "cannot store through a pointer to constant memory")
         span = self.span(node)
         if isinstance(index, slice):
+            base, index = self.vector_slice(target, base, index)
             idx, lanes = self.slice_ramp(target, base, index)
             dtype = T.with_lanes(base.element, lanes)
             value = self.stored_value(value_node, value, dtype)

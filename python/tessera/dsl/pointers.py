@@ -68,6 +68,11 @@ class PointerParser(Parser):
     def materialize(self, node, ptr, element=None, name="ptr"):
         """A pointer variable holding ``ptr``'s address, seen as ``element``."""
         element = element or ptr.element
+        if T.is_virtual_vector(element):
+            # The variable points to the scalars (no C type holds a virtual vector), seen as
+            # pointing to the virtual vectors.
+            scalar = self.materialize(node, ptr, T.element_of(element), name)
+            return self.view(node, scalar, element)
         storage = "int8" if element == "void" else element
         span = self.span(node)
         var = _core.Var.pointer(name, element if element != "void" else "int8", ptr.scope, span)
@@ -142,6 +147,25 @@ class PointerParser(Parser):
                 return moved, i
             flat = self.binop(node, ast.Add(), flat, self.binop(node, ast.Mult(), i, stride))
         return view.pointer, flat
+
+    def vector_slice(self, node, ptr, sl):
+        """``p[a:b]`` of a pointer to N-lane vectors is the vectors a to b - 1 one after the
+        other: the scalars a*N to b*N of the same address (Compass's slices of pointers to
+        vectors). Returns the pointer and slice to use; other pointers are returned as given."""
+        if not isinstance(sl, slice) or ptr.element == "void" or T.lanes_of(ptr.element) == 1:
+            return ptr, sl
+        if sl.step is not None and self.static_int(node, sl.step, "a slice step") != 1:
+            raise self.error(node, f"a slice of a pointer to {ptr.element} takes whole vectors: "
+                                   f"no step")
+        if sl.stop is None:
+            raise self.error(node, "a slice needs a stop: p[a:b]")
+        if T.is_bool(ptr.element):
+            raise self.error(node, f"slices need a pointer to scalars or data vectors, got a pointer "
+                                   f"to {ptr.element}")
+        n = T.lanes_of(ptr.element)
+        start = 0 if sl.start is None else sl.start
+        scale = lambda v: v * n if isinstance(v, int) else self.binop(node, ast.Mult(), v, n)  # noqa: E731
+        return self.scalar_view(node, ptr), slice(scale(start), scale(sl.stop), None)
 
     def slice_ramp(self, node, ptr, sl):
         """The Ramp of ``ptr[a:b:s]`` and its lane count, which must be known at compile time."""

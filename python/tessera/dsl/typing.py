@@ -66,8 +66,11 @@ def wrapped_constant(p, node, value, dtype):
     return constant(p, node, value, dtype)
 
 
-def literal_for(p, node, value, dtype):
-    """A literal used with an operand of ``dtype``: its type follows the rules above."""
+def literal_for(p, node, value, dtype, promote=False):
+    """A literal used with an operand of ``dtype``: its type follows the rules above. With
+    ``promote`` (the operators), an integer literal that an integer vector's type does not hold,
+    or a float literal with an integer or a 16-bit float operand, gives None: the operation
+    promotes (:func:`result_type`: a float literal is float32)."""
     elem = T.element_of(dtype)
     lanes = T.lanes_of(dtype)
     if isinstance(value, (np.generic,)):
@@ -86,14 +89,16 @@ def literal_for(p, node, value, dtype):
     if T.is_float(elem):
         if isinstance(value, bool):
             raise refuse()
+        if promote and isinstance(value, float) and elem != "float32":
+            return None  # float16/bfloat16 with a float literal: a float32 operation (Compass)
         return constant(p, node, value, dtype)
     if isinstance(value, float):
-        if lanes == 1:
-            return None  # a scalar integer meets a float literal: C promotes to float
+        if lanes == 1 or promote:
+            return None  # an integer meets a float literal: the operation is a float one
         raise refuse()
     if isinstance(value, bool):
         value = int(value)
-    if lanes == 1:
+    if lanes == 1 or promote:
         # A literal that the scalar's type does not hold promotes the operation (result_type).
         return constant(p, node, value, dtype) if fits(value, dtype) else None
     for cand in candidates:
@@ -177,20 +182,24 @@ def wider(a, b):
     return a if ba > bb else b
 
 
-def unify(p, node, x, y, arithmetic=True):
-    """Two operands as expressions of one type."""
+def unify(p, node, x, y, arithmetic=True, promote=False):
+    """Two operands as expressions of one type. ``promote`` (the operators, as Compass's
+    get_binary_op_result_type): an integer vector with a literal its type does not hold, or with
+    a float literal, or a vector with a scalar expression whose values its element type does not
+    all hold, converts both to :func:`result_type` at the vector's lanes (``u8x32 + 300`` is
+    ``i32x32``, ``u8x32 + 5.3`` is ``fp32x32``); the intrinsics refuse these."""
     x, y = p.load(x), p.load(y)
     xe, ye = is_expr(x), is_expr(y)
     if xe and not ye:
-        lit = literal_for(p, node, y, x.dtype)
-        if lit is None:  # an integer scalar with a float literal or one out of its range
-            t = result_type(x.dtype, y)
+        lit = literal_for(p, node, y, x.dtype, promote)
+        if lit is None:  # an integer with a float literal or one out of its range
+            t = T.with_lanes(result_type(x.dtype, y), T.lanes_of(x.dtype))
             return convert(p, node, x, t), wrapped_constant(p, node, y, t)
         y = lit
     elif ye and not xe:
-        lit = literal_for(p, node, x, y.dtype)
+        lit = literal_for(p, node, x, y.dtype, promote)
         if lit is None:
-            t = result_type(x, y.dtype)
+            t = T.with_lanes(result_type(x, y.dtype), T.lanes_of(y.dtype))
             return wrapped_constant(p, node, x, t), convert(p, node, y, t)
         x = lit
     elif not xe and not ye:
@@ -205,6 +214,14 @@ def unify(p, node, x, y, arithmetic=True):
         raise mismatch(p, node, tx, ty)
     if (ex == "bool") != (ey == "bool"):
         raise mismatch(p, node, tx, ty)
+    if promote and (lx == 1) != (ly == 1):
+        s, v = (x, ty) if lx == 1 else (y, tx)
+        if not can_safe_cast(s.dtype, T.element_of(v)) and not T.is_bool(s.dtype) \
+                and not T.is_bool(v):
+            t = T.with_lanes(result_type(ex, ey), T.lanes_of(v))
+            vec = convert(p, node, y if lx == 1 else x, t)
+            sc = broadcast_scalar(p, node, convert(p, node, s, T.element_of(t)), t)
+            return (sc, vec) if lx == 1 else (vec, sc)
     if lx == 1 and ly > 1:
         return broadcast_scalar(p, node, x, ty), y
     if ly == 1 and lx > 1:
@@ -269,7 +286,9 @@ def broadcast_scalar(p, node, s, vtype):
         if T.is_int(st) and T.is_int(elem) and T.is_signed(st) != T.is_signed(elem) and \
                 can_safe_cast(st, T.with_sign(elem, T.is_signed(st))):
             raise sign_error(p, node, vtype, st)
-        raise p.error(node, f'Can\'t broadcast the "{st}" value to "{vtype}": its values do not '
+        names = vtype if not T.is_int(elem) else \
+            f"{vtype}, {T.with_sign(vtype, not T.is_signed(elem))}"
+        raise p.error(node, f'Can\'t broadcast "{st}" to any of "({names})": its values do not '
                             f'all fit the vector\'s element type; convert it with S.cast')
     return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
 

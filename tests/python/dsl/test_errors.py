@@ -168,8 +168,10 @@ def test_executor_argument_checks():
         ex([0] * 8, b)
     with pytest.raises(ValueError, match="argument 'b' of add_one\\(\\) has 4 elements but the kernel accesses 8"):
         ex(a, np.zeros(4, "int32"))
-    with pytest.raises(ValueError, match="argument 'a' of add_one\\(\\) must be a C-contiguous array"):
-        ex(np.zeros(16, "int32")[::2], b)
+    # A strided view passes a pointer to its first element (as Compass); the kernel may reach the
+    # viewed array from there to its end: here 6 elements.
+    with pytest.raises(ValueError, match="argument 'a' of add_one\\(\\) has 6 elements but the kernel accesses 8"):
+        ex(np.zeros(16, "int32")[10::2], b)
     ex2 = BuildManager().build(with_scalar)
     with pytest.raises(TypeError, match="argument 'n' of with_scalar\\(\\) must be an integer"):
         ex2(a, 1.5)

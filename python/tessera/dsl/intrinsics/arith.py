@@ -299,13 +299,33 @@ def vqdot(p, node, x, y, mask=None):
 
 
 def _accumulate(p, node, name, acc, x, y, mask, quad):
+    acc_value, x_value = p.load(acc), p.load(x)
+    if is_expr(acc_value) and is_expr(x_value) and T.lanes_of(x_value.dtype) > 1:
+        # The accumulator is checked against x first: an integer one holds sums of 2 (4 for
+        # vqdpa) of x's lanes at 2 (4) times their bits; a float one (vqdpa of 16-bit floats)
+        # is float32 with half x's lanes.
+        ta, tx = acc_value.dtype, x_value.dtype
+        both_int = T.is_int(ta) and T.is_int(tx)
+        factor = 4 if quad and both_int else 2
+        kinds = both_int or (quad and T.is_float(ta) and T.is_float(tx))
+        if not (kinds and T.bits_of(ta) == factor * T.bits_of(tx)
+                and factor * T.lanes_of(ta) == T.lanes_of(tx)):
+            raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator "{ta}" does '
+                                f'not hold the sums of "{tx}"')
     dot = _dot(p, node, "vqdot" if quad else "vdot", x, y, mask, quad)
     acc = p.load(acc)
     if not is_expr(acc) or acc.dtype != dot.dtype:
         raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator must be '
                             f'"{dot.dtype}", got {p.describe(acc)}')
+    if T.is_int(dot.dtype) and not quad:
+        # acc + the pair sums, exact, saturated once (Compass clamps the total only: a pair sum
+        # past the range may be brought back by acc).
+        mixed = _mixed_sign(p, node, x, y)
+        a, b = mixed if mixed is not None else TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+        m = mask_expr(p, node, mask, T.lanes_of(a.dtype))
+        return call(p, node, dot.dtype, "dsl.vdpa", [acc, a, b, m])
     if T.is_int(dot.dtype):
-        # The accumulation saturates as the dot products do (Compass clamps the total).
+        # The 4-lane sums are exact (they fit the quadruple width): one saturation, of the total.
         return call(p, node, dot.dtype, "dsl.vadds", [acc, dot])
     return p.binop(node, ast.Add(), acc, dot)
 

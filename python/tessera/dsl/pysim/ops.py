@@ -482,15 +482,13 @@ for _d in _core.dsl_intrinsics():
 def _dot(group, saturate):
     def impl(it, e, a):
         if _is_float(str(np.asarray(a[0]).dtype)) or np.asarray(a[0]).dtype.name == "bfloat16":
-            x, y = np.asarray(a[0]).astype(np.float32), np.asarray(a[1]).astype(np.float32)
+            # As Compass's PySim: the products summed in float64, rounded to float32 once (the
+            # compiled bf16 form models the NPU's adder instead, see intrin.h).
+            x, y = np.asarray(a[0]).astype(np.float64), np.asarray(a[1]).astype(np.float64)
             m = np.asarray(a[2], bool)
-            sums = np.where(m, x * y, 0).astype(np.float32).reshape(-1, group)
+            sums = np.where(m, x * y, 0.0).reshape(-1, group).sum(axis=1)
             out = np.zeros(x.size // 2, np.float32)  # the sums in the even lanes
-            for i in range(sums.shape[0]):
-                acc = np.float32(0)
-                for v in sums[i]:
-                    acc = np.float32(acc + v)
-                out[2 * i] = acc
+            out[0::2] = sums.astype(np.float32)
             return out
         x, y, m = _i64(a[0]), _i64(a[1]), np.asarray(a[2], bool)
         p = np.where(m, x * y, 0).reshape(-1, group).sum(axis=1)
@@ -500,6 +498,12 @@ def _dot(group, saturate):
 
 CALLS["dsl.vdot"] = _dot(2, True)
 CALLS["dsl.vqdot"] = _dot(4, False)
+
+
+@handler("dsl.vdpa")
+def _vdpa(it, e, a):
+    acc, x, y, m = _i64(a[0]), _i64(a[1]), _i64(a[2]), np.asarray(a[3], bool)
+    return _clamp(acc + np.where(m, x * y, 0).reshape(-1, 2).sum(axis=1), e.dtype)
 
 
 def _fma_half(odd):

@@ -507,6 +507,35 @@ __TESSERA_WIDEN(ushort16, 16, uint8, uint)
 __TESSERA_WIDEN32(int8, int, long long)
 __TESSERA_WIDEN32(uint8, uint, unsigned long long)
 
+/* __vdpa(acc, a, b, m): acc[i] + a[2i]*b[2i] + a[2i+1]*b[2i+1] (active lanes), computed exactly
+ * and saturated once to acc's lanes, as Compass gives. a and b are 8- or 16-bit vectors of one
+ * width whose signs may differ; acc has half their lanes at twice their bits. */
+#define __vdpa(acc, a, b, m)                                                                  \
+  ({                                                                                          \
+    __auto_type __tessera_acc = (acc);                                                        \
+    __auto_type __tessera_a = (a);                                                            \
+    __auto_type __tessera_b = (b);                                                            \
+    const uint32_t __tessera_m = (m);                                                         \
+    typedef __typeof__(__tessera_acc[0]) __tessera_we;                                        \
+    enum { __tessera_n = sizeof(__tessera_a) / sizeof(__tessera_a[0]) };                      \
+    const long long __tessera_lo =                                                            \
+        (__tessera_we)-1 < 0 ? -(1ll << (8 * sizeof(__tessera_we) - 1)) : 0;                  \
+    const long long __tessera_hi = (__tessera_we)-1 < 0                                       \
+                                       ? (1ll << (8 * sizeof(__tessera_we) - 1)) - 1          \
+                                       : (long long)((1ull << (8 * sizeof(__tessera_we))) - 1); \
+    __typeof__(__tessera_acc) __tessera_r;                                                    \
+    for (int __tessera_i = 0; __tessera_i < __tessera_n / 2; ++__tessera_i) {                 \
+      long long __tessera_s = (long long)__tessera_acc[__tessera_i];                          \
+      for (int __tessera_k = 2 * __tessera_i; __tessera_k < 2 * __tessera_i + 2; ++__tessera_k) \
+        if (__TESSERA_LANE_ON(__tessera_m, __tessera_k, __tessera_n))                         \
+          __tessera_s += (long long)__tessera_a[__tessera_k] * (long long)__tessera_b[__tessera_k]; \
+      __tessera_r[__tessera_i] = (__tessera_we)(__tessera_s < __tessera_lo   ? __tessera_lo   \
+                                                : __tessera_s > __tessera_hi ? __tessera_hi   \
+                                                                             : __tessera_s);  \
+    }                                                                                         \
+    __tessera_r;                                                                              \
+  })
+
 #define __TESSERA_QDOT(V, N, W, WE)                                                           \
   static inline W __vqdot_##V(V a, V b, uint32_t m) {                                         \
     W r;                                                                                      \
@@ -534,7 +563,35 @@ __TESSERA_QDOT(uchar32, 32, uint8, uint)
     return r;                                                                                 \
   }
 __TESSERA_IF_HALF(__TESSERA_QDOT_F(half16, __TESSERA_PLAIN_LANE))
-__TESSERA_QDOT_F(bfloat16x16, __TESSERA_BF16_LANE)
+
+/* bf16: the adder of the NPU, as Compass's tests record it (test_vqdot_bf16_corner_case): the
+ * four products (exact) are aligned to the exponent of the largest, each cut toward zero to the
+ * 24 bits of a float32 mantissa at that exponent, summed exactly, and the sum rounded to
+ * float32 once. Products that are not finite are summed as they are. */
+static inline float __tessera_bf16_qdot_sum(const double* p, int n) {
+  double big = 0.0, plain = 0.0;
+  for (int k = 0; k < n; ++k) {
+    plain += p[k];
+    if (fabs(p[k]) > big) big = fabs(p[k]);
+  }
+  if (big == 0.0 || !isfinite(plain) || !isfinite(big)) return (float)plain;
+  const int unit = ilogb(big) - 23;
+  double s = 0.0;
+  for (int k = 0; k < n; ++k) s += ldexp(trunc(ldexp(p[k], -unit)), unit);
+  return (float)s;
+}
+static inline float8 __vqdot_bfloat16x16(bfloat16x16 a, bfloat16x16 b, uint32_t m) {
+  float8 r = {0};
+  for (int i = 0; i < 4; ++i) {
+    double p[4];
+    int n = 0;
+    for (int k = 4 * i; k < 4 * i + 4; ++k)
+      if (__TESSERA_LANE_ON(m, k, 16))
+        p[n++] = (double)__TESSERA_BF16_LANE(a, k) * (double)__TESSERA_BF16_LANE(b, k);
+    r[2 * i] = __tessera_bf16_qdot_sum(p, n);
+  }
+  return r;
+}
 
 /* fp16/bf16: acc + even (odd) lane products, acc float32. */
 #define __TESSERA_FMAEO(V, LANE)                                                              \
