@@ -1,5 +1,6 @@
 // tir.LowerOpaqueBlock: blocks disappear: their allocations become Allocate + DeclBuffer around
 // their body and their predicates become `if`s. From here on the IR cannot be scheduled.
+#include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/support/error.h"
@@ -37,9 +38,12 @@ class OpaqueBlockLowerer : public StmtExprMutator {
       body = DeclBufferNode::Make(buf, body, buf->span);
       // A strided buffer (storage_align padding) spans its outermost dimension's stride times
       // its extent.
+      // Strides as lowering sees them: fewer than the rank (cache_index's `strides=[1]`) are
+      // the compact ones, and the allocation is the shape's.
       std::vector<Expr> extents = buf->shape;
-      if (!buf->strides.empty() && !buf->shape.empty()) {
-        Expr stride = buf->strides[0];
+      std::vector<Expr> strides = LoweringStrides(buf);
+      if (!strides.empty() && !buf->shape.empty()) {
+        Expr stride = strides[0];
         Expr n = buf->shape[0];
         if (stride->dtype != n->dtype) stride = CastNode::Make(n->dtype, stride);
         extents = {SimplifyExpr(MulNode::Make(n, stride))};
