@@ -1,6 +1,8 @@
 // Index-map analyses: equivalence and inverse of an IndexMap, and SuggestIndexMap (the layout
 // under which a buffer access becomes a walk over the loops in order, TVM's
 // tir.schedule.SuggestIndexMap).
+#include "tessera/schedule/index_map_analysis.h"
+
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
@@ -8,7 +10,6 @@
 #include "tessera/arith/analyzer.h"
 #include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/schedule/index_map_analysis.h"
 #include "tessera/support/error.h"
 #include "utils.h"
 
@@ -115,9 +116,10 @@ bool TilesEveryIterator(const std::vector<arith::IterSum>& map,
   }
   for (const arith::IterDomain& d : iters) {
     auto& splits = leaves[d.var.get()];
-    std::sort(splits.begin(), splits.end(), [](const arith::IterSplit& a, const arith::IterSplit& b) {
-      return a->lower_factor < b->lower_factor;
-    });
+    std::sort(splits.begin(), splits.end(),
+              [](const arith::IterSplit& a, const arith::IterSplit& b) {
+                return a->lower_factor < b->lower_factor;
+              });
     int64_t covered = 1;
     for (const arith::IterSplit& s : splits) {
       if (s->lower_factor != covered || s->extent < 0) return false;
@@ -135,8 +137,8 @@ IndexMap InverseIndexMap(const IndexMap& map, const std::vector<Expr>& shape) {
   const std::vector<Expr>& final_indices = map.final_indices;
   if (shape.size() != initial_indices.size()) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-        << "IndexMap.inverse: the map takes " << initial_indices.size() << " indices, the shape has "
-        << shape.size() << " dimensions";
+        << "IndexMap.inverse: the map takes " << initial_indices.size()
+        << " indices, the shape has " << shape.size() << " dimensions";
   }
   std::vector<arith::IterDomain> iters;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -152,8 +154,7 @@ IndexMap InverseIndexMap(const IndexMap& map, const std::vector<Expr>& shape) {
   if (!iter_map || !TilesEveryIterator(*iter_map, iters)) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
         << "IndexMap.inverse: " << map.AsPython() << " is not a bijection over the shape"
-        << (why.empty() ? "" : " (" + why + ")")
-        << "; only a bijective map has an inverse";
+        << (why.empty() ? "" : " (" + why + ")") << "; only a bijective map has an inverse";
   }
   IndexMap inverse;
   std::vector<Expr> outputs;
@@ -165,7 +166,8 @@ IndexMap InverseIndexMap(const IndexMap& map, const std::vector<Expr>& shape) {
   auto back = arith::InverseAffineIterMap(*iter_map, outputs);
   if (!back) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-        << "IndexMap.inverse: " << map.AsPython() << " is not a fuse-and-split pattern it can invert";
+        << "IndexMap.inverse: " << map.AsPython()
+        << " is not a fuse-and-split pattern it can invert";
   }
   arith::Analyzer ana;
   for (size_t i = 0; i < final_indices.size(); ++i) {

@@ -58,8 +58,8 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   {
     std::unordered_set<const VarNode*> spatial_vars, reduce_vars;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      auto* into = block->iter_vars[i]->iter_type == IterVarType::kCommReduce ? &reduce_vars
-                                                                              : &spatial_vars;
+      auto* into =
+          block->iter_vars[i]->iter_type == IterVarType::kCommReduce ? &reduce_vars : &spatial_vars;
       UsesVar(realize->iter_values[i], [&](const VarNode* v) {
         into->insert(v);
         return false;
@@ -125,8 +125,8 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     same_access = StructuralEqual(init->indices[i], store->indices[i]);
   if (!same_access) {
     Fail("The init and the update of the reduction write different elements",
-         "The init of {0} stores to " + AsScript(BufferLoadNode::Make(init->buffer, init->indices)) +
-             " but its update to " +
+         "The init of {0} stores to " +
+             AsScript(BufferLoadNode::Make(init->buffer, init->indices)) + " but its update to " +
              AsScript(BufferLoadNode::Make(store->buffer, store->indices)) +
              "; rfactor needs the same indices",
          {block_sref->stmt});
@@ -151,17 +151,15 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
 
   // The rfactor buffer and block.
   std::vector<Expr> rf_shape = InsertAt(buffer->shape, axis, loop->extent);
-  Buffer rf_decl =
-      BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
+  Buffer rf_decl = BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
   // As TVM (a copy of the reduction's buffer with one more dimension): a constant element
   // offset is kept with its type; TVM types a 0-d buffer's as int64 (its default index type).
   Buffer rf_buffer = BufferNode::Make(
       rf_decl->data, rf_decl->dtype, rf_shape, {},
       !AsConstInt(buffer->elem_offset) ? rf_decl->elem_offset
-      : buffer->shape.empty()          ? IntConst(DataType::Int(64), *AsConstInt(buffer->elem_offset))
-                                       : buffer->elem_offset,
-      rf_decl->name,
-      rf_decl->data_alignment, rf_decl->offset_factor);
+      : buffer->shape.empty() ? IntConst(DataType::Int(64), *AsConstInt(buffer->elem_offset))
+                              : buffer->elem_offset,
+      rf_decl->name, rf_decl->data_alignment, rf_decl->offset_factor);
   Var rf_var = NewVar("v" + loop->loop_var->name, t);
   IterVar rf_iter = IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent), rf_var,
                                       IterVarType::kDataPar);
