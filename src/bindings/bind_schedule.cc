@@ -1,5 +1,6 @@
 // Bindings of tir.Schedule: handles, index maps, the trace and the schedule's primitives.
 #include "common.h"
+#include "tessera/schedule/index_map_analysis.h"
 #include "tessera/schedule/primitive.h"
 #include "tessera/schedule/schedule.h"
 #include "tessera/support/error.h"
@@ -117,7 +118,21 @@ void BindSchedule(nb::module_& m) {
       .def_rw("initial_indices", &IndexMap::initial_indices)
       .def_rw("final_indices", &IndexMap::final_indices)
       .def("map_indices", &IndexMap::Apply, "indices"_a)
-      .def("as_python", &IndexMap::AsPython);
+      .def("as_python", &IndexMap::AsPython)
+      .def("is_equivalent_to", &IndexMapsEquivalent, "other_map"_a)
+      .def("_inverse", &InverseIndexMap, "shape"_a);
+  m.def("suggest_index_map", &SuggestIndexMap, "buffer"_a, "indices"_a, "loops"_a, "predicate"_a);
+  // (mappings, [(block buffer, desc buffer)], [(desc buffer, indices)], block iters, desc
+  // iters), or None.
+  m.def(
+      "get_auto_tensorize_mapping_info",
+      [](const ScheduleState& s, const StmtSRef& block, const PrimFunc& desc) -> nb::object {
+        auto info = GetAutoTensorizeMappingInfo(s, block.get(), desc);
+        if (!info) return nb::none();
+        return nb::make_tuple(info->mappings, info->lhs_buffer_map, info->rhs_buffer_indices,
+                              info->lhs_iters, info->rhs_iters);
+      },
+      "state"_a, "block_sref"_a, "desc"_a);
 
   nb::class_<Trace>(m, "Trace")
       .def("as_python", &Trace::AsPython)

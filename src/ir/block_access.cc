@@ -284,12 +284,16 @@ class AccessCollector : public StmtExprVisitor {
     return iv.lo.c == iv.hi.c && SameSym(iv.lo.sym, iv.hi.sym);
   }
 
-  // An expression that does not involve relaxed variables is its own bound.
+  // An expression that does not involve relaxed variables is its own bound. As in TVM, an
+  // index computed in floating point (an integer cast of a float) has no bound: the region is
+  // the whole dimension.
   std::optional<Interval> Point(const Expr& e) {
     bool relaxed = false;
     PostOrderVisit(e, [&](const ObjectRef& n) {
       if (auto* v = AsPtr<VarNode>(n))
         relaxed = relaxed || relaxed_.count(v) || substitute_.count(v);
+      if (auto* cast = AsPtr<CastNode>(n))
+        relaxed = relaxed || !cast->value->dtype.is_int_or_bool();
     });
     if (relaxed) return std::nullopt;
     return Interval{{e, 0}, {e, 0}, e->dtype};

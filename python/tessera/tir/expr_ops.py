@@ -414,6 +414,9 @@ class BufferSlice:
                 start = _index(start, self.span)
                 extent = extent_between(start, stop, self.span)
                 extent = convert(extent, start.dtype, self.span)
+                if not isinstance(extent, _core.IntImm):
+                    # As TVM's Buffer.__getitem__: `A[i - 2 : i + 3]` has the extent 5.
+                    extent = _core.simplify_expr(extent)
                 ranges.append(_core.Range.from_min_extent(start, extent, self.span))
             else:
                 index = _index(index, self.span)

@@ -46,6 +46,19 @@ def from_func(mapping, ndim=None, inverse_index_map=None, *, index_dtype="int64"
 _core.IndexMap.from_func = staticmethod(from_func)
 
 
+def _inverse(self, shape):
+    """The inverse of this map over the input domain ``[0, shape)``: a map from the final
+    indices back to the initial ones. Raises TesseraValueError unless the map is a bijective
+    pattern of fuses and splits over that domain.
+
+    >>> IndexMap.from_func(lambda i: (i // 4, i % 4)).inverse([16])   # lambda i0, i1: (i0 * 4 + i1,)
+    """
+    return self._inverse([expr_ops.convert(e) for e in shape])
+
+
+_core.IndexMap.inverse = _inverse
+
+
 # The C++ constructor by minimum and extent (nodes only), kept before the wrapper replaces it.
 if not hasattr(_core.Range, "_from_min_extent_nodes"):
     _core.Range._from_min_extent_nodes = _core.Range.from_min_extent

@@ -1,5 +1,7 @@
 // rfactor: split a reduction over a loop into a partial reduction into a buffer with one more
 // dimension (the rfactor block) and a final reduction of that dimension (the write-back block).
+#include <algorithm>
+
 #include "../utils.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/reducer.h"
@@ -56,8 +58,8 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   {
     std::unordered_set<const VarNode*> spatial_vars, reduce_vars;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      auto* into = block->iter_vars[i]->iter_type == IterVarType::kCommReduce ? &reduce_vars
-                                                                              : &spatial_vars;
+      auto* into =
+          block->iter_vars[i]->iter_type == IterVarType::kCommReduce ? &reduce_vars : &spatial_vars;
       UsesVar(realize->iter_values[i], [&](const VarNode* v) {
         into->insert(v);
         return false;
@@ -95,12 +97,21 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
            {loop_sref->stmt, block_sref->stmt});
     }
   }
-  if (!bound_to_reduce) {
+  // As TVM, a loop of extent 1 bound to no iterator may be factored out (a unit dimension).
+  if (!bound_to_reduce && !IsConstInt(loop->extent, 1)) {
     Fail("The loop is not bound to a reduction iterator",
          "The loop {0} is not bound to any reduction iterator of {1}",
          {loop_sref->stmt, block_sref->stmt});
   }
-  auto* store = AsPtr<BufferStoreNode>(block->body);
+  // As TVM: a body of LetStmts ending in the update is read with the lets inlined.
+  Stmt update = block->body;
+  VarMap lets;
+  while (auto* let = AsPtr<LetStmtNode>(update)) {
+    lets[let->var.get()] = Substitute(let->value, lets);
+    update = let->body;
+  }
+  if (!lets.empty()) update = Substitute(update, lets);
+  auto* store = AsPtr<BufferStoreNode>(update);
   auto* init = AsPtr<BufferStoreNode>(block->init);
   std::optional<Reducer> reducer = store ? MatchReducer(store) : std::nullopt;
   if (!reducer || !init || init->buffer != store->buffer) {
@@ -114,8 +125,8 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
     same_access = StructuralEqual(init->indices[i], store->indices[i]);
   if (!same_access) {
     Fail("The init and the update of the reduction write different elements",
-         "The init of {0} stores to " + AsScript(BufferLoadNode::Make(init->buffer, init->indices)) +
-             " but its update to " +
+         "The init of {0} stores to " +
+             AsScript(BufferLoadNode::Make(init->buffer, init->indices)) + " but its update to " +
              AsScript(BufferLoadNode::Make(store->buffer, store->indices)) +
              "; rfactor needs the same indices",
          {block_sref->stmt});
@@ -140,8 +151,15 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
 
   // The rfactor buffer and block.
   std::vector<Expr> rf_shape = InsertAt(buffer->shape, axis, loop->extent);
-  Buffer rf_buffer =
-      BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
+  Buffer rf_decl = BufferNode::Decl(buffer->name + "_rf", buffer->dtype, rf_shape, buffer->scope());
+  // As TVM (a copy of the reduction's buffer with one more dimension): a constant element
+  // offset is kept with its type; TVM types a 0-d buffer's as int64 (its default index type).
+  Buffer rf_buffer = BufferNode::Make(
+      rf_decl->data, rf_decl->dtype, rf_shape, {},
+      !AsConstInt(buffer->elem_offset) ? rf_decl->elem_offset
+      : buffer->shape.empty() ? IntConst(DataType::Int(64), *AsConstInt(buffer->elem_offset))
+                              : buffer->elem_offset,
+      rf_decl->name, rf_decl->data_alignment, rf_decl->offset_factor);
   Var rf_var = NewVar("v" + loop->loop_var->name, t);
   IterVar rf_iter = IterVarNode::Make(RangeNode::Make(IntConst(t, 0), loop->extent), rf_var,
                                       IterVarType::kDataPar);
@@ -178,18 +196,29 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   Stmt rf_body = BufferStoreNode::Make(
       rf_buffer, reducer->Combine(rf_acc, Substitute(reducer->rhs, rf_map)), rf_indices);
   Stmt rf_init = BufferStoreNode::Make(rf_buffer, reducer->identity, rf_indices);
+  // As TVM: when the rfactor loop was the only reduction, each partial result is one value,
+  // stored without an init.
+  bool rf_reduces = std::any_of(rf_iters.begin(), rf_iters.end(), [](const IterVar& iv) {
+    return iv->iter_type == IterVarType::kCommReduce;
+  });
+  if (!rf_reduces) {
+    rf_body = BufferStoreNode::Make(rf_buffer, Substitute(reducer->rhs, rf_map), rf_indices);
+    rf_init = nullptr;
+  }
   Block rf_block = BlockNode::Make(rf_iters, {}, {}, block->name_hint + "_rf", rf_body, rf_init, {},
                                    {}, block->annotations);
   rf_block = WithInferredRegions(rf_block);
   Stmt rf_realize = BlockRealizeNode::Make(rf_values, realize->predicate, rf_block, realize->span);
 
   // The write-back block over copies of the spatial loops and the rfactor loop.
-  std::unordered_set<const VarNode*> spatial_loops;
+  // As TVM, it keeps every loop but those bound to reduction iterators (the rfactor loop
+  // excepted): unit loops bound to nothing stay.
+  std::unordered_set<const VarNode*> reduce_loops;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    if (block->iter_vars[i]->iter_type != IterVarType::kDataPar) continue;
+    if (block->iter_vars[i]->iter_type != IterVarType::kCommReduce) continue;
     for (const StmtSRef& l : loops) {
       if (UsesVars(realize->iter_values[i], {l->loop()->loop_var.get()}))
-        spatial_loops.insert(l->loop()->loop_var.get());
+        reduce_loops.insert(l->loop()->loop_var.get());
     }
   }
   // It goes right after the reduction, in the deepest loop holding the reduction and every
@@ -222,7 +251,7 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   for (const StmtSRef& l : loops) {
     const ForNode* f = l->loop();
     if (!IsAncestor(parent, l.get())) continue;  // shared with the write-back block
-    if (f != loop && !spatial_loops.count(f->loop_var.get())) continue;
+    if (f != loop && reduce_loops.count(f->loop_var.get())) continue;
     Var v = NewVar(f->loop_var->name, f->loop_var->dtype);
     loop_map[f->loop_var.get()] = v;
     wb_loops.push_back(ForNode::Make(v, f->min, f->extent, f->for_kind, Evaluate0(),

@@ -1,5 +1,6 @@
 """annotate_buffer_access: explicit read/write regions, marked in the block's annotations."""
 
+from tessera import tir
 from tessera.script import tir as T
 
 
@@ -71,3 +72,19 @@ def test_out_of_range_fails(schedule_error):
     schedule_error(two_stage, lambda sch: sch.annotate_buffer_access(
         sch.get_block("B"), 2, "read", lambda vi, vj: (vi, vj)), "annotate_buffer_access",
         "has 1 read regions, so `buffer_index` is required to be in [0, 1)")
+
+
+def test_region_slice_extent_is_simplified():
+    # As TVM's Buffer.__getitem__: the extent of `A[i - 2 : i + 3]` is 5, not (i + 3) - (i - 2).
+    @T.prim_func
+    def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(16):
+            with T.block("B"):
+                vi = T.axis.spatial(16, i)
+                T.reads(A[vi - 2 : vi + 3])
+                T.writes(B[vi])
+                B[vi] = A[vi]
+
+    block = f.body.block.body.body.block
+    extent = block.reads[0].region[0].extent
+    assert isinstance(extent, tir.IntImm) and extent.value == 5

@@ -137,10 +137,9 @@ def test_rfactor_whole_reduction_loop_on_the_last_axis(golden):
         B_rf = T.alloc_buffer((16, 8))
         for i, k in T.grid(16, 8):
             with T.block("B_rf"):
+                # No reduction left in the rfactor block: each partial result is one value (TVM).
                 vk, vi = T.axis.remap("SS", [k, i])
-                with T.init():
-                    B_rf[vi, vk] = T.float32(-3.4028234663852886e38)
-                B_rf[vi, vk] = T.max(B_rf[vi, vk], A[vi, vk])
+                B_rf[vi, vk] = A[vi, vk]
         for i, k in T.grid(16, 8):
             with T.block("B"):
                 vk, vi = T.axis.remap("RS", [k, i])
@@ -149,6 +148,107 @@ def test_rfactor_whole_reduction_loop_on_the_last_axis(golden):
                 B[vi] = T.max(B[vi], B_rf[vi, vk])
 
     golden(maximum, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], -1))
+
+
+def test_rfactor_inlines_a_let_in_the_update(golden):
+    @T.prim_func
+    def with_let(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32")):
+        for i, k0, k1 in T.grid(8, 4, 4):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                vk = T.axis.reduce(16, k0 * 4 + k1)
+                with T.init():
+                    B[vi] = T.float32(0)
+                acc: T.float32 = B[vi] + A[vi, vk] * T.float32(3)
+                B[vi] = acc
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((8, 4))
+        for i, k0, k1 in T.grid(8, 4, 4):
+            with T.block("B_rf"):
+                vk1, vi, vk0 = T.axis.remap("SSR", [k1, i, k0])
+                with T.init():
+                    B_rf[vi, vk1] = T.float32(0)
+                B_rf[vi, vk1] = B_rf[vi, vk1] + A[vi, vk0 * 4 + vk1] * T.float32(3)
+        for i, k1 in T.grid(8, 4):
+            with T.block("B"):
+                vk1, vi = T.axis.remap("RS", [k1, i])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + B_rf[vi, vk1]
+
+    golden(with_let, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[2], 1))
+
+
+def test_rfactor_over_a_unit_loop_and_unit_loops_kept(golden):
+    @T.prim_func
+    def unit(A: T.Buffer((4, 6), "float32"), B: T.Buffer((4,), "float32")):
+        for u, i, k, w in T.grid(1, 4, 6, 1):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((4, 6), "float32"), B: T.Buffer((4,), "float32")):
+        B_rf = T.alloc_buffer((1, 4))
+        for u, i, k, w in T.grid(1, 4, 6, 1):
+            with T.block("B_rf"):
+                vw, vi, vk = T.axis.remap("SSR", [w, i, k])
+                with T.init():
+                    B_rf[vw, vi] = T.float32(0)
+                B_rf[vw, vi] = B_rf[vw, vi] + A[vi, vk]
+        for u, i, w in T.grid(1, 4, 1):
+            with T.block("B"):
+                vw, vi = T.axis.remap("RS", [w, i])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + B_rf[vw, vi]
+
+    # The unit loop w serves no iterator; the unit loop u stays around the write-back block.
+    golden(unit, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[3], 0))
+
+
+def test_rfactor_of_a_scalar_keeps_an_int64_offset(golden):
+    @T.prim_func
+    def total(A: T.Buffer((8,), "float32"), B: T.Buffer((), "float32")):
+        for k in range(8):
+            with T.block("B"):
+                vk = T.axis.reduce(8, k)
+                with T.init():
+                    B[()] = T.float32(0)
+                B[()] = B[()] + A[vk]
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32"), B: T.Buffer((), "float32")):
+        B_rf = T.alloc_buffer((8,), elem_offset=T.int64(0))
+        for k in range(8):
+            with T.block("B_rf"):
+                vk = T.axis.spatial(8, k)
+                B_rf[vk] = A[vk]
+        for k in range(8):
+            with T.block("B"):
+                vk = T.axis.reduce(8, k)
+                with T.init():
+                    B[()] = T.float32(0)
+                B[()] = B[()] + B_rf[vk]
+
+    golden(total, expected, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[0], 0))
+
+
+def test_rfactor_unbound_loop_of_extent_two_is_refused(schedule_error):
+    @T.prim_func
+    def extra(A: T.Buffer((4, 6), "float32"), B: T.Buffer((4,), "float32")):
+        for i, k, w in T.grid(4, 6, 2):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    schedule_error(extra, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[2], 0), "rfactor")
 
 
 # ---- checks ----
@@ -268,9 +368,7 @@ def test_rfactor_write_back_goes_before_a_consumer_in_the_same_nest(golden):
             for k in T.serial(8):
                 with T.block("B_rf"):
                     vk, vi = T.axis.remap("SS", [k, i])
-                    with T.init():
-                        B_rf[vk, vi] = T.float32(0)
-                    B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk]
+                    B_rf[vk, vi] = A[vi, vk]
             for k in T.serial(8):
                 with T.block("B"):
                     vk, vi = T.axis.remap("RS", [k, i])

@@ -72,6 +72,20 @@ def test_regions_are_inferred_over_block_iterators():
     assert [str(r) for r in outer.writes] == ["B[vi]"]
 
 
+def test_a_float_computed_index_reads_the_whole_dimension():
+    # As in TVM: an index computed in floating point has no bound (nearest-neighbour resize).
+    @T.prim_func
+    def resize(x: T.Buffer((8, 16), "float32"), y: T.Buffer((8, 8), "float32")):
+        for i, j in T.grid(8, 8):
+            with T.block("y"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                y[vi, vj] = x[vi, T.Cast("int32", T.floor(T.Cast("float32", vj * 2) + T.float32(0.5)))]
+
+    _, block = blocks_of(resize)
+    assert [str(r) for r in block.reads] == ["x[vi, 0:16]"]
+    assert [str(r) for r in block.writes] == ["y[vi, vj]"]
+
+
 def test_an_explicit_empty_reads_is_kept():
     _, block = blocks_of(nested_blocks.opaque_block)
     assert list(block.reads) == []

@@ -262,6 +262,9 @@ class TIRParser(ExprParsing, Parser):
         if isinstance(target, ast.Name):
             return self.bind(target, value, node)
         if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, MetaVar) and isinstance(value.value, (tuple, list)):
+                # `a, b = T.meta_var((x, y))`: each name is bound to its element as a meta variable.
+                value = [MetaVar(v) for v in value.value]
             if not isinstance(value, (tuple, list)):
                 if len(target.elts) == 1:
                     value = [value]
