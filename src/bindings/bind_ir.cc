@@ -2,6 +2,7 @@
 #include "common.h"
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/printer_verbose.h"
@@ -182,6 +183,8 @@ void BindIR(nb::module_& m) {
 
   nb::class_<Object>(m, "Object")
       .def("same_as", [](const Object& a, const Object& b) { return &a == &b; })
+      // As TVM's: a node hashes by its identity, whichever Python handle reaches it.
+      .def("__hash__", [](const Object& o) { return reinterpret_cast<size_t>(&o); })
       .def_prop_ro("_kind", [](const Object& o) { return NodeKindName(o.kind); })
       .def("script",
            [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
@@ -439,7 +442,46 @@ void BindIR(nb::module_& m) {
       .def("scope", &BufferNode::scope);
 
   // ---- statements ----
-  nb::class_<StmtNode, Object>(m, "Stmt").def_ro("span", &StmtNode::span);
+  nb::class_<StmtNode, Object>(m, "Stmt")
+      .def_ro("span", &StmtNode::span)
+      // TVM's copy protocol, `stmt.__setstate__(stmt.__getstate__())`: the state is a copy of
+      // the statement (new statement nodes, fresh loop and block variables), and __setstate__
+      // makes the statement that copy. Statements are not pickled (no file format holds them).
+      .def("__getstate__",
+           [](const StmtNode& s) {
+             return nb::make_tuple("tessera.Stmt", CopyStmt(GetRef(&s)));
+           })
+      // (tessera.ir installs it as __setstate__: nanobind takes a bound __setstate__ for an
+      // initializer of a new instance.)
+      .def("_setstate",
+           [](StmtNode& self, nb::handle state) {
+             Stmt copy;
+             if (nb::isinstance<nb::tuple>(state) && nb::len(state) == 2 &&
+                 nb::isinstance<nb::str>(state[0]) &&
+                 nb::cast<std::string>(state[0]) == "tessera.Stmt" &&
+                 nb::isinstance<StmtNode>(state[1])) {
+               copy = nb::cast<Stmt>(state[1]);
+             }
+             if (!copy || copy->kind != self.kind)
+               TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+                   << "__setstate__ of a " << NodeKindName(self.kind)
+                   << " expects the state its __getstate__ returns";
+             // The Python handle is the only holder: changing the node changes no other IR.
+             if (self.weak_from_this().use_count() != 1)
+               TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+                   << "__setstate__: this " << NodeKindName(self.kind)
+                   << " is part of other IR, which must not change; build a new statement";
+             Stmt fresh = CopyStmt(copy);
+             SwapStmtFields(&self, fresh.get());
+           },
+           "state"_a)
+      .def("__deepcopy__", [](const StmtNode& s, nb::handle) { return CopyStmt(GetRef(&s)); },
+           "memo"_a)
+      .def("__reduce__", [](const StmtNode& s) -> nb::object {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+            << "a " << NodeKindName(s.kind)
+            << " cannot be pickled; save its PrimFunc or IRModule with tessera.ir.save_json";
+      });
   nb::enum_<ForKind>(m, "ForKind", nb::is_arithmetic())
       .value("SERIAL", ForKind::kSerial)
       .value("PARALLEL", ForKind::kParallel)

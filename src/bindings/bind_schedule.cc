@@ -224,7 +224,9 @@ void BindSchedule(nb::module_& m) {
                     << "ScheduleState.replace: block_sref_reuse maps a Block to a Block";
               map[nb::cast<Block>(key).get()] = nb::cast<Block>(value);
             }
-            s.Replace(src.get(), src->stmt.get(), tgt, map);
+            // As TVM's: a replaced block keeps its sref only through block_sref_reuse.
+            s.Replace(src.get(), src->stmt.get(), tgt, map, /*keep_replaced_block_sref=*/false);
+            if (s.debug_mask() != 0) s.VerifySRefTree();
           },
           "src_sref"_a, "tgt_stmt"_a, "block_sref_reuse"_a = nb::dict());
 

@@ -174,5 +174,35 @@ DomMap LoopDomainsBetween(const StmtSRefNode* top, const StmtSRefNode* sref) {
   return dom;
 }
 
+int StorageRank(const std::string& scope) {
+  if (scope.empty() || scope == "global") return 0;
+  if (scope == "shared" || scope == "shared.dyn") return 1;
+  if (scope == "warp") return 2;
+  return 3;
+}
+
+DomMap SharedThreadDomains(const StmtSRefNode* loop, const std::string& scope) {
+  DomMap dom;
+  int rank = StorageRank(scope);
+  for (const StmtSRefNode* p = loop; p; p = p->parent) {
+    const ForNode* f = p->loop();
+    if (!f || f->for_kind != ForKind::kThreadBinding || !f->thread_binding) continue;
+    const std::string& tag = f->thread_binding->thread_tag;
+    // As TVM's thread scopes: virtual threads rank with threadIdx; warp memory is shared by
+    // the threads of threadIdx.x only.
+    bool vthread = tag.rfind("vthread", 0) == 0 || tag == "cthread";
+    int thread_rank = tag.rfind("blockIdx.", 0) == 0               ? 0
+                      : tag.rfind("threadIdx.", 0) == 0 || vthread ? 1
+                                                                   : -1;
+    if (rank == 2) {
+      if (tag == "threadIdx.x") dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
+      continue;
+    }
+    if (thread_rank >= 0 && rank <= thread_rank)
+      dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
+  }
+  return dom;
+}
+
 }  // namespace schedule
 }  // namespace tessera

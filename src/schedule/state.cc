@@ -4,36 +4,32 @@
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 
 namespace tessera {
 namespace schedule {
 namespace {
 
-// Replaces the statement `src` by `tgt`; blocks rebuilt on the way up are recorded as reused.
-class ReplaceMutator : public StmtMutator {
+// The statements from the visited root down to `target`, both included.
+class PathFinder : public StmtVisitor {
  public:
-  ReplaceMutator(const StmtNode* src, Stmt tgt, BlockReuse* path)
-      : src_(src), tgt_(std::move(tgt)), path_(path) {}
+  explicit PathFinder(const StmtNode* target) : target_(target) {}
+  std::vector<const StmtNode*> path;
   bool found = false;
 
-  Stmt VisitStmt(const Stmt& s) override {
-    if (s.get() == src_) {
+  void VisitStmt(const Stmt& s) override {
+    if (found || !s) return;
+    path.push_back(s.get());
+    if (s.get() == target_) {
       found = true;
-      return tgt_;
+      return;
     }
-    if (found) return s;
-    return StmtMutator::VisitStmt(s);
-  }
-  Stmt VisitStmt_(const BlockNode* op) override {
-    Stmt result = StmtMutator::VisitStmt_(op);
-    if (result.get() != op) (*path_)[op] = As<BlockNode>(result);
-    return result;
+    StmtVisitor::VisitStmt(s);
+    if (!found) path.pop_back();
   }
 
  private:
-  const StmtNode* src_;
-  Stmt tgt_;
-  BlockReuse* path_;
+  const StmtNode* target_;
 };
 
 // Walks a function body and gives every loop and block an sref, reusing old ones when possible.
@@ -171,20 +167,78 @@ PrimFunc ScheduleState::FuncOf(const StmtSRefNode* sref) const {
   return mod_->Lookup(FuncNameOf(sref));
 }
 
+bool ScheduleState::HeldOnlyByParent(const StmtNode* stmt) const {
+  // The parent's handle, plus the sref's when the node has one (TVM's srefs do not count).
+  long expected = 1;
+  auto it = stmt2ref_.find(stmt);
+  if (it != stmt2ref_.end() && it->second->stmt.get() == stmt) ++expected;
+  return stmt->weak_from_this().use_count() == expected;
+}
+
 void ScheduleState::Replace(const StmtSRefNode* anchor, const StmtNode* src, const Stmt& tgt,
-                            const BlockReuse& block_reuse) {
+                            const BlockReuse& block_reuse, bool keep_replaced_block_sref) {
   TESSERA_ICHECK(anchor && anchor->stmt) << "Replace: the anchor sref is not in the IR";
+  TESSERA_ICHECK(tgt) << "Replace: no statement to put in";
+  if (src == tgt.get()) return;
   std::string name = FuncNameOf(anchor);
-  PrimFunc func = mod_->Lookup(name);
+  BeforeChange();
+  size_t index = 0;
+  while (index < mod_->functions.size() && mod_->functions[index].first->name_hint != name) {
+    ++index;
+  }
+  TESSERA_ICHECK(index < mod_->functions.size()) << "Replace: no function " << name;
+  const PrimFuncNode* func = mod_->functions[index].second.get();
+  PathFinder finder(src);
+  finder.VisitStmt(func->body);
+  TESSERA_ICHECK(finder.found) << "Replace: the statement to replace is not in the function";
+  const std::vector<const StmtNode*>& path = finder.path;
+
+  // Copy-on-write, as TVM's ScheduleState: a node on the path whose module, function and
+  // ancestors are held by nobody but their parents (no Python handle, no saved snapshot, no
+  // other module) changes in place and keeps its identity; the others are copied.
+  bool mod_unique = mod_.use_count() == 1;
+  bool func_unique = mod_unique && mod_->functions[index].second.use_count() == 1;
+  size_t in_place = 0;  // path[0, in_place) may change in place
+  if (func_unique) {
+    while (in_place + 1 < path.size() && HeldOnlyByParent(path[in_place])) ++in_place;
+  }
+  // From here on, the path's nodes stay alive until the srefs are rebuilt.
+  std::vector<Stmt> keep;
+  keep.reserve(path.size());
+  for (const StmtNode* p : path) keep.push_back(GetRef(p));
+
   BlockReuse reuse = block_reuse;
-  if (src->kind == NodeKind::kBlock && tgt && tgt->kind == NodeKind::kBlock &&
+  if (keep_replaced_block_sref && src->kind == NodeKind::kBlock && tgt->kind == NodeKind::kBlock &&
       !reuse.count(static_cast<const BlockNode*>(src))) {
     reuse[static_cast<const BlockNode*>(src)] = std::static_pointer_cast<BlockNode>(tgt);
   }
-  ReplaceMutator mutator(src, tgt, &reuse);
-  Stmt body = mutator.VisitStmt(func->body);
-  TESSERA_ICHECK(mutator.found) << "Replace: the statement to replace is not in the function";
-  ReplaceFunc(name, func->WithBody(body), reuse);
+  Stmt child = tgt;
+  bool changed_in_place = false;
+  for (size_t j = path.size() - 1; j-- > 0;) {
+    const StmtNode* node = path[j];
+    Stmt rebuilt = WithChildReplaced(node, path[j + 1], child);
+    if (j < in_place && rebuilt->kind == node->kind) {
+      SwapStmtFields(const_cast<StmtNode*>(node), rebuilt.get());
+      changed_in_place = true;
+      break;
+    }
+    // A block rebuilt on the way up stays the same block for its sref.
+    if (node->kind == NodeKind::kBlock) {
+      reuse[static_cast<const BlockNode*>(node)] = std::static_pointer_cast<BlockNode>(rebuilt);
+    }
+    child = std::move(rebuilt);
+  }
+  if (!changed_in_place) {
+    auto& entry = mod_->functions[index];
+    if (func_unique) {
+      entry.second->body = std::move(child);
+    } else if (mod_unique) {
+      entry.second = entry.second->WithBody(std::move(child));
+    } else {
+      mod_ = mod_->WithFunction(entry.first, entry.second->WithBody(std::move(child)));
+    }
+  }
+  RebuildFunc(name, reuse);
 }
 
 void ScheduleState::ReplaceFunc(const std::string& func_name, const PrimFunc& func,

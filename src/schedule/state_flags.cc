@@ -19,6 +19,40 @@ bool Covers(const BufferRegion& produced, const BufferRegion& consumed, arith::A
   return true;
 }
 
+/*! \brief A part of the union of `a` and `b` (TVM's lower-bound union): per dimension, the hull
+ *  of the two ranges when they provably overlap or touch, else `a`'s range. */
+BufferRegion UnionLowerBound(const BufferRegion& a, const BufferRegion& b, arith::Analyzer* ana) {
+  std::vector<Range> out;
+  bool changed = false;
+  for (size_t d = 0; d < a->region.size() && d < b->region.size(); ++d) {
+    const Range &ra = a->region[d], &rb = b->region[d];
+    Expr a_end = AddE(ra->min, ra->extent);
+    Expr b_end = AddE(rb->min, rb->extent);
+    bool touch = ana->CanProve(LENode::Make(CastTo(a_end->dtype, rb->min), a_end)) &&
+                 ana->CanProve(LENode::Make(CastTo(b_end->dtype, ra->min), b_end));
+    if (!touch) {
+      out.push_back(ra);
+      continue;
+    }
+    BufferRegion hull = UnionRegion(BufferRegionNode::Make(a->buffer, {ra}),
+                                    BufferRegionNode::Make(a->buffer, {rb}));
+    out.push_back(hull->region[0]);
+    changed = true;
+  }
+  return changed ? BufferRegionNode::Make(a->buffer, out, a->span) : a;
+}
+
+/*! \brief The loops between `lca` (excluded) and `block`, plus, for a buffer that the threads of
+ *  a block or warp share, the thread-bound loops at or above `lca` whose threads share it (as
+ *  TVM's region cover, which relaxes them for every scope but global). */
+DomMap CoverDomains(const StmtSRefNode* lca, const StmtSRefNode* block, const Buffer& buffer) {
+  DomMap dom = LoopDomainsBetween(lca, block);
+  int rank = StorageRank(buffer->scope());
+  if (rank == 0 || rank == 3) return dom;
+  for (auto& [var, range] : SharedThreadDomains(lca, buffer->scope())) dom.emplace(var, range);
+  return dom;
+}
+
 /*!
  * \brief Whether the producers of `consumer` in `scope` write what it reads first: for each
  *  lowest common ancestor of the consumer and some producers, the union of what those
@@ -40,21 +74,21 @@ bool RegionCover(const ScheduleState& state, const StmtSRef& consumer, const Blo
     BindLoops(&ana, lca, /*inclusive=*/true);
     std::unordered_map<const BufferNode*, BufferRegion> produced;
     for (const StmtSRef& p : producers) {
-      DomMap dom = LoopDomainsBetween(lca, p.get());
       for (const BufferRegion& w : p->block()->writes) {
+        DomMap dom = CoverDomains(lca, p.get(), w->buffer);
         BufferRegion region = RelaxRegion(RegionInLoops(state, p.get(), w), dom);
         auto it = produced.find(w->buffer.get());
         if (it == produced.end()) {
           produced.emplace(w->buffer.get(), region);
         } else {
-          it->second = UnionRegion(it->second, region);
+          it->second = UnionLowerBound(it->second, region, &ana);
         }
       }
     }
-    DomMap dom = LoopDomainsBetween(lca, consumer.get());
     for (const BufferRegion& r : block->reads) {
       auto it = produced.find(r->buffer.get());
       if (it == produced.end()) continue;
+      DomMap dom = CoverDomains(lca, consumer.get(), r->buffer);
       BufferRegion consumed = RelaxRegion(RegionInLoops(state, consumer.get(), r), dom);
       if (!Covers(it->second, consumed, &ana)) return false;
     }

@@ -229,5 +229,15 @@ BufferRegion RegionInLoops(const ScheduleState& state, const StmtSRefNode* block
  *  (exclusive; null means the function top), keyed by loop variable. */
 DomMap LoopDomainsBetween(const StmtSRefNode* top, const StmtSRefNode* sref);
 
+/*! \brief The rank of a storage scope among the levels of the thread hierarchy: global memory
+ *  is shared by the whole grid (0), shared memory by a thread block (1), warp memory by a warp
+ *  (2); local memory and unknown scopes belong to one thread (3). */
+int StorageRank(const std::string& scope);
+
+/*! \brief The domains of the thread-bound loops at or above `loop` whose threads all see one
+ *  copy of a buffer in `scope` (blockIdx and threadIdx for global, threadIdx for shared): the
+ *  region such a buffer needs is the union over those threads, not one thread's part. */
+DomMap SharedThreadDomains(const StmtSRefNode* loop, const std::string& scope);
+
 }  // namespace schedule
 }  // namespace tessera

@@ -20,6 +20,20 @@ using VarMap = std::unordered_map<const VarNode*, Expr>;
 Expr Substitute(const Expr& e, const VarMap& vmap);
 Stmt Substitute(const Stmt& s, const VarMap& vmap);
 
+/*! \brief A copy of `s` in which every statement node is new and the variables `s` binds (loop
+ *  variables, block iterators, LetStmt variables) are fresh; free variables, buffers and
+ *  expressions that use no bound variable are shared. The copy can stand next to `s`. */
+Stmt CopyStmt(const Stmt& s);
+
+/*! \brief A new `parent` whose direct child `old_child` is `new_child` (a SeqStmt flattens a
+ *  sequence put in); InternalError when `old_child` is not a direct child of `parent`. */
+Stmt WithChildReplaced(const StmtNode* parent, const StmtNode* old_child, const Stmt& new_child);
+
+/*! \brief Exchanges the fields of two statements of one kind, so that `a` keeps its identity with
+ *  `b`'s content: the copy-on-write of a node that nobody else holds (ScheduleState::Replace,
+ *  `__setstate__`). Never call it on a node that another holder could see change. */
+void SwapStmtFields(StmtNode* a, StmtNode* b);
+
 /*! \brief The conjuncts of `e` (a && b && ...) appended to `out`; constant-true ones are dropped.
  */
 void SplitConjuncts(const Expr& e, std::vector<Expr>* out);

@@ -60,10 +60,13 @@ class ScheduleState {
   /*!
    * \brief Replace the statement `src` (any statement inside the function of `anchor`, often
    *  `anchor->stmt` itself) by `tgt` and update the srefs. Blocks in `block_reuse` (old -> new)
-   *  keep their srefs; so do loops whose loop variable survives and nodes kept as they are.
+   *  keep their srefs; so do loops whose loop variable survives and nodes kept as they are, and
+   *  a replaced block (by the block put in) unless `keep_replaced_block_sref` is false.
+   *  Copy-on-write as TVM: the nodes above `src` that only their parent holds (and the module
+   *  and function, when only this state holds them) change in place and keep their identity.
    */
   void Replace(const StmtSRefNode* anchor, const StmtNode* src, const Stmt& tgt,
-               const BlockReuse& block_reuse = {});
+               const BlockReuse& block_reuse = {}, bool keep_replaced_block_sref = true);
   /*! \brief Replace a whole function (its body, buffer map or parameters changed). */
   void ReplaceFunc(const std::string& func_name, const PrimFunc& func,
                    const BlockReuse& block_reuse = {});
@@ -104,6 +107,8 @@ class ScheduleState {
   /*! \brief Called before the IR or the srefs change: fills the pending snapshot, drops the
    *  cached scopes. */
   void BeforeChange();
+  /*! \brief Whether nobody but its parent (and its own sref) holds `stmt`. */
+  bool HeldOnlyByParent(const StmtNode* stmt) const;
   /*! \brief Rebuild the srefs of one function after its IR changed. */
   void RebuildFunc(const std::string& func_name, const BlockReuse& block_reuse);
 

@@ -124,7 +124,27 @@ def _module_getitem(self, name):
 
 class FunctionMap(list):
     """``mod.functions``: the (GlobalVar, PrimFunc) pairs in order, also readable as TVM's
-    map (``.items()``, ``.keys()``, ``.values()``, ``functions[gv]`` or ``functions["f"]``)."""
+    map (``.items()``, ``.keys()``, ``.values()``, ``functions[gv]`` or ``functions["f"]``).
+
+    As TVM's map it has an identity: that of the module's function table. It holds the module,
+    so a schedule state that replaces a function while it is held copies the module (the map
+    read before keeps the old functions). Two maps are equal when they are of one module."""
+
+    def __init__(self, pairs=(), mod=None):
+        super().__init__(pairs)
+        self._mod = mod
+
+    def __hash__(self):
+        return hash(("functions", self._mod.__hash__())) if self._mod is not None else id(self)
+
+    def __eq__(self, other):
+        if isinstance(other, FunctionMap) and self._mod is not None:
+            return self._mod.same_as(other._mod) if other._mod is not None else NotImplemented
+        return NotImplemented
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
 
     def items(self):
         return list(self)
@@ -161,7 +181,7 @@ _module_functions = _core.IRModule.functions
 
 
 def _functions(self):
-    return FunctionMap(_module_functions.__get__(self))
+    return FunctionMap(_module_functions.__get__(self), self)
 
 
 def _get_global_vars(self):
@@ -178,6 +198,7 @@ if not getattr(_core.Object.script, "_tessera_wrapped", False):
     _core.Map.values = lambda self: [v for _, v in self.items()]
     _core.Map.__iter__ = lambda self: iter(self.keys())
     _core.IRModule.functions = property(_functions, doc=FunctionMap.__doc__)
+    _core.Stmt.__setstate__ = _core.Stmt._setstate
     _core.IRModule.get_global_vars = _get_global_vars
     _object_script._tessera_wrapped = True
     _core.Object.script = _object_script

@@ -13,42 +13,6 @@ namespace {
 /*! \brief Per block iterator, the range required of it (null: its whole domain). */
 using IterRanges = std::unordered_map<const VarNode*, Range>;
 
-/*! \brief The rank of a storage scope among the levels of the thread hierarchy: global memory
- *  is shared by the whole grid (0), shared memory by a thread block (1), warp memory by a warp
- *  (2); local memory and unknown scopes belong to one thread (3). */
-int StorageRank(const std::string& scope) {
-  if (scope.empty() || scope == "global") return 0;
-  if (scope == "shared" || scope == "shared.dyn") return 1;
-  if (scope == "warp") return 2;
-  return 3;
-}
-
-/*! \brief The domains of the thread-bound loops at or above `loop` whose threads all see one
- *  copy of a buffer in `scope` (blockIdx and threadIdx for global, threadIdx for shared): the
- *  region such a buffer needs is the union over those threads, not one thread's part. */
-DomMap SharedThreadDomains(const StmtSRefNode* loop, const std::string& scope) {
-  DomMap dom;
-  int rank = StorageRank(scope);
-  for (const StmtSRefNode* p = loop; p; p = p->parent) {
-    const ForNode* f = p->loop();
-    if (!f || f->for_kind != ForKind::kThreadBinding || !f->thread_binding) continue;
-    const std::string& tag = f->thread_binding->thread_tag;
-    // As TVM's thread scopes: virtual threads rank with threadIdx; warp memory is shared by
-    // the threads of threadIdx.x only.
-    bool vthread = tag.rfind("vthread", 0) == 0 || tag == "cthread";
-    int thread_rank = tag.rfind("blockIdx.", 0) == 0                       ? 0
-                      : tag.rfind("threadIdx.", 0) == 0 || vthread ? 1
-                                                                   : -1;
-    if (rank == 2) {
-      if (tag == "threadIdx.x") dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
-      continue;
-    }
-    if (thread_rank >= 0 && rank <= thread_rank)
-      dom[f->loop_var.get()] = RangeNode::Make(f->min, f->extent);
-  }
-  return dom;
-}
-
 /*! \brief The regions of `buffers` that `blocks` access (reads or writes), in terms of the loops
  *  at or above `loop`: bindings substituted, loops below `loop` relaxed, and so are the
  *  thread-bound loops above it whose threads share the buffer (SharedThreadDomains). */
