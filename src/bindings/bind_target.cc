@@ -27,6 +27,7 @@ void BindTarget(nb::module_& m) {
           e["doc"] = d.doc;
           e["split"] = d.split;
           e["plain_op"] = d.plain_op;
+          e["to_h_op"] = d.to_h_op;
           out.append(e);
         }
         return out;

@@ -1,6 +1,8 @@
 // The table of DSL intrinsics (tessera/target/dsl_intrinsics.h) and the ops it registers.
 #include "tessera/target/dsl_intrinsics.h"
 
+#include <set>
+
 #include "tessera/ir/op.h"
 
 namespace tessera {
@@ -22,8 +24,9 @@ DslIntrinsic Entry(const std::string& name, const std::string& op, const std::st
                    const std::string& describe) {
   DslIntrinsic d;
   d.name = name;
-  d.op = "dsl." + op;
-  d.c_name = "__" + op;
+  // An empty op: the intrinsic builds TIR (plain_op), and the table registers nothing.
+  d.op = op.empty() ? "" : "dsl." + op;
+  d.c_name = op.empty() ? "" : "__" + op;
   d.form = form;
   d.elements = std::move(elements);
   d.scalar_elements = std::move(scalar_elements);
@@ -82,6 +85,71 @@ DslIntrinsic Shift(const std::string& name, const std::string& op, const std::st
   DslIntrinsic d =
       Entry(name, op, "shift", kInts, {}, "undefined", std::move(keywords), lane_fn, doc, describe);
   d.plain_op = plain_op;
+  return d;
+}
+
+// A comparison of two vectors of one type into a mask; inactive lanes false. The call is the TIR
+// comparison node `node` ("EQ", ...), which the table does not register.
+DslIntrinsic Compare(const std::string& name, const std::string& node, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "", "compare", With(kInts, kFloats), {}, "false", {}, node, doc, "");
+  d.plain_op = node;
+  return d;
+}
+
+// The lane-wise maximum or minimum (the TIR node `node`) of vectors or scalars; inactive lanes
+// from r (undefined without it).
+DslIntrinsic MinMax(const std::string& name, const std::string& node, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "", "minmax", With(kInts, kFloats), With(kInts, kFloats),
+                         "undefined", {"r"}, node, doc, "");
+  d.plain_op = node;
+  return d;
+}
+
+// Bitwise logic (the TIR op `tir_op`) of integer vectors or of masks: form "logic" (x, y) or
+// "invert" (x); inactive lanes undefined (false for masks).
+DslIntrinsic Logic(const std::string& name, const std::string& form, const std::string& tir_op,
+                   const std::string& doc) {
+  DslIntrinsic d = Entry(name, "", form, kInts, {}, "undefined_masks_false", {}, tir_op, doc, "");
+  d.plain_op = tir_op;
+  return d;
+}
+
+// Lane-wise arithmetic of two vectors of one type: the TIR node `node` ("Add", ...), or with
+// saturate=True the entry's op (`sat_op`, empty: no saturate keyword).
+DslIntrinsic Arith(const std::string& name, const std::string& sat_op, const std::string& node,
+                   std::vector<std::string> elements, std::vector<std::string> keywords,
+                   const std::string& lane_fn, const std::string& doc,
+                   const std::string& describe) {
+  DslIntrinsic d = Entry(name, sat_op, "arith", std::move(elements), {}, "undefined",
+                         std::move(keywords), lane_fn, doc, describe);
+  d.plain_op = node;
+  return d;
+}
+
+// A right shift that narrows 16/32-bit lanes to 8 bits (16 with to_h); S.vnsrsr (`always`)
+// always saturates and rounds.
+DslIntrinsic Narrow(const std::string& name, bool always, std::vector<std::string> keywords,
+                    const std::string& doc) {
+  DslIntrinsic d = Entry(name, "vnsr", "narrow", {"int16", "uint16", "int32", "uint32"}, {},
+                         "undefined", std::move(keywords), "shift_narrow", doc,
+                         "args: x, shift, mask, saturate, with_round, out_signed: shift right "
+                         "then narrow in place.");
+  d.saturate = always;
+  d.to_h_op = "dsl.vnsr_h";
+  return d;
+}
+
+// An intrinsic of the arithmetic that calls its own op ("dsl.<name>") in `form`, split into
+// native parts by `split`.
+DslIntrinsic Own(const std::string& name, const std::string& form,
+                 std::vector<std::string> elements, std::vector<std::string> scalar_elements,
+                 const std::string& mask, std::vector<std::string> keywords,
+                 const std::string& lane_fn, bool saturate, const std::string& split,
+                 const std::string& doc, const std::string& describe) {
+  DslIntrinsic d = Entry(name, name, form, std::move(elements), std::move(scalar_elements), mask,
+                         std::move(keywords), lane_fn, doc, describe);
+  d.saturate = saturate;
+  d.split = split;
   return d;
 }
 
@@ -154,6 +222,108 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
             "args: x, shift: left shift clamped to the element range."),
       Shift("vror", "vror", "", {}, "ror", "Rotate right by ``shift mod bits``.",
             "args: x, shift: rotate right by shift mod bits."),
+      // ---- Comparisons (TIR comparison nodes) ----
+      Compare("vceq", "EQ", "Lane-wise x == y as a mask; inactive lanes False."),
+      Compare("vcneq", "NE", "Lane-wise x != y as a mask; inactive lanes False."),
+      Compare("vcge", "GE", "Lane-wise x >= y as a mask; inactive lanes False."),
+      Compare("vcgt", "GT", "Lane-wise x > y as a mask; inactive lanes False."),
+      Compare("vcle", "LE", "Lane-wise x <= y as a mask; inactive lanes False."),
+      Compare("vclt", "LT", "Lane-wise x < y as a mask; inactive lanes False."),
+      MinMax("max", "Max", "Lane-wise maximum; inactive lanes from ``r``. Scalars too."),
+      MinMax("min", "Min", "Lane-wise minimum; inactive lanes from ``r``. Scalars too."),
+      // ---- Bitwise logic (TIR ops) ----
+      Logic("vand", "logic", "tir.bitwise_and",
+            "Bitwise AND of integer vectors, or AND of masks (inactive lanes False)."),
+      Logic("vor", "logic", "tir.bitwise_or", "Bitwise OR of integer vectors, or OR of masks."),
+      Logic("vxor", "logic", "tir.bitwise_xor", "Bitwise XOR of integer vectors, or XOR of masks."),
+      Logic("vinv", "invert", "tir.bitwise_not",
+            "Bitwise NOT of an integer vector, or NOT of a mask."),
+      // ---- Arithmetic (TIR nodes; saturate=True: the entry's op) ----
+      Arith("vadd", "vadds", "Add", With(kInts, kFloats), {"saturate", "out_sign", "r"},
+            "add_saturate",
+            "Lane-wise ``x + y``; a scalar operand is broadcast; inactive lanes from ``r``.",
+            "args: x, y: lane-wise x + y clamped to the element range."),
+      Arith("vsub", "vsubs", "Sub", With(kInts, kFloats), {"saturate", "out_sign", "r"},
+            "sub_saturate",
+            "Lane-wise ``x - y``; a scalar operand is broadcast; inactive lanes from ``r``.",
+            "args: x, y: lane-wise x - y clamped to the element range."),
+      Arith("vmul", "", "Mul", With({"int16", "uint16", "int32", "uint32"}, kFloats),
+            {"out_sign", "r"}, "",
+            "Lane-wise ``x * y`` on 16/32-bit integers and floats (wrapping).", ""),
+      Arith("vdiv", "", "Div", With(kInts, {"float32"}), {}, "",
+            "Truncating integer or float32 division; x / 0 gives 0 and MIN / -1 saturates.", ""),
+      Arith("vmod", "", "Mod", kInts, {}, "",
+            "Integer remainder with the dividend's sign; divisor 0 gives 0.", ""),
+      // ---- Narrowing shifts ----
+      Narrow("vnsr", false, {"saturate", "out_sign", "with_round", "to_h"},
+             "Right shift, then narrow 16->8, 32->8 (32->16 with ``to_h``); results keep their "
+             "source positions (every 2nd or 4th lane), the gaps and inactive lanes are zero."),
+      Narrow("vnsrsr", true, {"out_sign", "to_h"},
+             "S.vnsr with saturate=True and with_round=True."),
+      // ---- Widening products, dot products, fused multiply-adds ----
+      Own("vmull", "widen", kInts, {}, "undefined", {"out_sign", "r"}, "mul_low", false, "",
+          "Widening product of the low half (8->16, 16->32 bit); for 32-bit operands the 64-bit "
+          "products of lanes 0-3 as (low word, high word) pairs.",
+          "args: x, y: widening product of the low half."),
+      Own("vmulh", "widen", kInts, {}, "undefined", {"out_sign", "r"}, "mul_high", false, "",
+          "As S.vmull on the high half.", "args: x, y: widening product of the high half."),
+      Own("vdot", "dot", {"int8", "uint8", "int16", "uint16"}, {}, "excluded", {}, "dot2", true,
+          "parts",
+          "Pairwise dot products into double width (8->16, 16->32 bit), saturated; inactive "
+          "input lanes contribute nothing.",
+          "args: x, y, mask: saturated pairwise dot products into double width."),
+      Own("vqdot", "dot", {"int8", "uint8", "float16", "bfloat16"}, {}, "excluded", {}, "dot4",
+          false, "parts", "Dot products of 4 lanes: int8/uint8 -> int32/uint32.",
+          "args: x, y, mask: 4-lane dot products into quadruple width."),
+      Own("vdpa", "dot_acc", {"int8", "uint8", "int16", "uint16"}, {}, "excluded", {}, "dot2_acc",
+          true, "parts", "``acc + S.vdot(x, y, mask)``.",
+          "args: acc, x, y, mask: acc plus the pairwise dot products of x and y (signs may "
+          "differ), exact, saturated once to acc's type."),
+      // acc + S.vqdot: the quadruple-width sums are exact, so an integer acc adds them with
+      // dsl.vadds (one saturation), a float acc with the TIR node Add.
+      [] {
+        DslIntrinsic d = Entry("vqdpa", "", "dot_acc", {"int8", "uint8", "float16", "bfloat16"}, {},
+                               "excluded", {}, "dot4_acc", "``acc + S.vqdot(x, y, mask)``.", "");
+        d.plain_op = "Add";
+        return d;
+      }(),
+      Own("vfmae", "fma_half", {"float16", "bfloat16"}, {}, "keep", {}, "fma_even", false, "",
+          "``acc[i] + x[2i] * y[2i]`` (float16/bfloat16 products into a float32 accumulator).",
+          "args: acc, x, y, mask: acc + even-lane products."),
+      Own("vfmao", "fma_half", {"float16", "bfloat16"}, {}, "keep", {}, "fma_odd", false, "",
+          "``acc[i] + x[2i+1] * y[2i+1]``.", "args: acc, x, y, mask: acc + odd-lane products."),
+      // ---- Lane-wise functions of one operand (scalars in lane 0 of a vector) ----
+      Entry("abs", "vabs", "unary", With(kInts, kFloats), With(kInts, kFloats), "undefined",
+            {"saturate"}, "abs", "Absolute value; with ``saturate`` abs(MIN) is MAX. Scalars too.",
+            "args: x, saturate: lane-wise absolute value."),
+      Entry("rint", "vrint", "unary", kFloats, kFloats, "undefined", {}, "rint",
+            "Round to nearest, ties to even (floats). Scalars too.",
+            "args: x: round to nearest, ties to even."),
+      // ---- Built from TIR nodes only ----
+      [] {
+        DslIntrinsic d = Entry("fma", "", "fma", {"float32"}, {"float32"}, "keep", {}, "Add",
+                               "``acc + x * y`` on float32 (vectors or scalars); inactive lanes "
+                               "keep ``acc``.",
+                               "");
+        d.plain_op = "Add";  // of acc and the Mul of x and y
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Entry("clip", "", "clip", With(kInts, kFloats), With(kInts, kFloats), "keep", {}, "Min",
+                  "``min(max(x, min_val), max_val)``; inactive lanes keep ``x``. "
+                  "Scalars too.",
+                  "");
+        d.plain_op = "Min";  // of the Max of x and min_val, and max_val
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Entry("vsel", "", "select", With(kInts, kFloats), {}, "select", {}, "Select",
+                  "Active lanes from ``x``, the others from ``y`` (vectors or masks).", "");
+        d.plain_op = "Select";
+        return d;
+      }(),
   };
   return *table;
 }
@@ -162,7 +332,16 @@ namespace {
 
 // The ops of the table, registered with the hand-written ones of dsl_ops.cc.
 const bool kRegistered = [] {
+  std::set<std::string> done;  // entries may share an op (S.vnsr, S.vnsrsr)
   for (const DslIntrinsic& d : DslIntrinsics()) {
+    if (!d.to_h_op.empty() && done.insert(d.to_h_op).second) {
+      (*new OpRegEntry(d.to_h_op))
+          .set_effect(CallEffect::kPure)
+          .set_attr("dsl.name", "__" + d.to_h_op.substr(4))
+          .describe(d.op + " with 16-bit results (to_h).");
+    }
+    // An empty op: a TIR node or op (plain_op), not registered here.
+    if (d.op.empty() || !done.insert(d.op).second) continue;
     OpRegEntry& reg = (*new OpRegEntry(d.op))
                           .set_effect(CallEffect::kPure)
                           .set_attr("dsl.name", d.c_name)

@@ -1,4 +1,11 @@
-// The vector DSL's intrinsics ("dsl.*"): "dsl.name" is the C function CodeGenDSL prints.
+// The vector DSL's ops ("dsl.*") that the intrinsic table (dsl_intrinsics.cc) does not declare:
+// "dsl.name" is the C function CodeGenDSL prints. The table registers the ops of its entries
+// (dsl.vaddh ... dsl.vminh, dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt,
+// dsl.visnan, dsl.visinf, dsl.visfinite, dsl.vrpadd, dsl.vrpmax, dsl.vrpmin, dsl.vasrr,
+// dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
+// dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint). dsl.AlignVectorWidth splits a multiple
+// width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
+// each native part reduced into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
@@ -140,28 +147,7 @@ TESSERA_REGISTER_OP("dsl.flush_cache")
     .describe("Write back the data cache.");
 
 // ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
-TESSERA_REGISTER_OP("dsl.vadds")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vadds")
-    .describe("args: x, y: lane-wise x + y clamped to the element range.");
-TESSERA_REGISTER_OP("dsl.vsubs")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vsubs")
-    .describe("args: x, y: lane-wise x - y clamped to the element range.");
 // "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
-TESSERA_REGISTER_OP("dsl.vabs")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vabs")
-    .set_attr("dsl.scalar", "lane0")
-    .describe("args: x, saturate: lane-wise absolute value.");
-TESSERA_REGISTER_OP("dsl.vrint")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vrint")
-    .set_attr("dsl.scalar", "lane0")
-    .describe("args: x: round to nearest, ties to even.");
-// dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt, dsl.visnan, dsl.visinf,
-// dsl.visfinite, dsl.vasrr, dsl.vlsls, dsl.vror: declared in the intrinsic table
-// (dsl_intrinsics.cc).
 TESSERA_REGISTER_OP("dsl.vpow")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vpow")
@@ -179,36 +165,6 @@ TESSERA_REGISTER_OP("dsl.vperm")
     .set_attr("dsl.name", "__vperm")
     .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
-// dsl.vrpadd, dsl.vrpmax, dsl.vrpmin: declared in the intrinsic table (dsl_intrinsics.cc).
-// dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split": "parts", result part j
-// from part j of each operand; "sum" (the table's), each native part reduced into lane 0 and
-// the part results added into part 0.
-TESSERA_REGISTER_OP("dsl.vmull")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vmull")
-    .describe("args: x, y: widening product of the low half.");
-TESSERA_REGISTER_OP("dsl.vmulh")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vmulh")
-    .describe("args: x, y: widening product of the high half.");
-// dsl.vaddh, dsl.vsubh, dsl.vmaxh, dsl.vminh: declared in the intrinsic table (dsl_intrinsics.cc).
-TESSERA_REGISTER_OP("dsl.vdot")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vdot")
-    .set_attr("dsl.split", "parts")
-    .describe("args: x, y, mask: saturated pairwise dot products into double width.");
-TESSERA_REGISTER_OP("dsl.vqdot")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vqdot")
-    .set_attr("dsl.split", "parts")
-    .describe("args: x, y, mask: 4-lane dot products into quadruple width.");
-TESSERA_REGISTER_OP("dsl.vdpa")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vdpa")
-    .set_attr("dsl.split", "parts")
-    .describe(
-        "args: acc, x, y, mask: acc plus the pairwise dot products of x and y (signs may differ), "
-        "exact, saturated once to acc's type.");
 // ---- Combined logic (dsl.CombineInstructions) ----
 TESSERA_REGISTER_OP("dsl.vbclr")
     .set_num_inputs(2)
@@ -230,14 +186,6 @@ TESSERA_REGISTER_OP("dsl.vnor")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vnor")
     .describe("~(x | y), lane-wise, of integer vectors or masks.");
-TESSERA_REGISTER_OP("dsl.vnsr")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vnsr")
-    .describe("args: x, shift, mask, saturate, with_round, out_signed: shift right then narrow in place.");
-TESSERA_REGISTER_OP("dsl.vnsr_h")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vnsr_h")
-    .describe("dsl.vnsr with 16-bit results (to_h).");
 TESSERA_REGISTER_OP("dsl.vnsr_into")
     .set_num_inputs(6)
     .set_effect(CallEffect::kPure)
@@ -290,14 +238,6 @@ TESSERA_REGISTER_OP("dsl.vzip_high")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vzip_high")
     .describe("args: a, b: the high halves interleaved.");
-TESSERA_REGISTER_OP("dsl.vfmae")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vfmae")
-    .describe("args: acc, x, y, mask: acc + even-lane products.");
-TESSERA_REGISTER_OP("dsl.vfmao")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vfmao")
-    .describe("args: acc, x, y, mask: acc + odd-lane products.");
 TESSERA_REGISTER_OP("dsl.vcompt")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vcompt")

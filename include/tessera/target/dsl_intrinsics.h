@@ -10,8 +10,10 @@ namespace tessera {
 
 /*! \brief One DSL intrinsic. */
 struct DslIntrinsic {
-  std::string name;    ///< S.<name>
-  std::string op;      ///< the IR op, "dsl.<name>"
+  std::string name;  ///< S.<name>
+  /*! \brief the IR op, "dsl.<name>", which the table registers; empty where the intrinsic is
+   *  TIR only (`plain_op`). */
+  std::string op;
   std::string c_name;  ///< the tessera/dsl.h function CodeGenDSL prints ("dsl.name")
   /*! \brief The argument form, which fixes the operand and result types:
    *  "pairwise": (x, y), two vectors of one type (a scalar operand is broadcast), of a native or
@@ -27,7 +29,36 @@ struct DslIntrinsic {
    *  is allowed where `split` is "sum" (without a mask): the result then has x's lanes.
    *  "shift": (x, shift), an integer vector and a count (a scalar, a literal or a vector of x's
    *  lanes and width, read as unsigned); the result has x's type. With the entry's flag keyword
-   *  (with_round, saturate) the call is `op`, else `plain_op`. */
+   *  (with_round, saturate) the call is `op`, else `plain_op`.
+   *  "compare": (x, y), two vectors of one type (a scalar operand is broadcast); the result is a
+   *  mask of their lanes, the TIR comparison `plain_op` ("EQ", "NE", "GE", "GT", "LE", "LT").
+   *  "minmax": (x, y), vectors or scalars of one type; the result has that type, the TIR node
+   *  `plain_op` ("Max", "Min").
+   *  "logic": (x, y), integer vectors or masks of one type; "invert": (x), an integer vector or
+   *  a mask; the result has x's type, the TIR op `plain_op` ("tir.bitwise_and", ...).
+   *  "arith": (x, y), two vectors of one type (a scalar operand is broadcast; out_sign= makes
+   *  both operands that sign); the result has that type: the TIR node `plain_op` ("Add", "Sub",
+   *  "Mul", "Div", "Mod"), or `op` with saturate=True (integers only).
+   *  "narrow": (x, shift), a native 16- or 32-bit integer vector and a count (as "shift"); the
+   *  lanes shifted right and narrowed to 8 bits (16 with to_h=True: `to_h_op`), each at its
+   *  source position (every 2nd or 4th lane of a native vector), the gaps and inactive lanes 0;
+   *  signed as x unless out_sign= says.
+   *  "widen": (x, y), native integer vectors of one type (out_sign= as "arith"); the products of
+   *  the low ("mul_low") or high ("mul_high") half of the lanes at double width (32-bit lanes:
+   *  64-bit products as word pairs); with mask= and r= (a constant mask) lanes from r.
+   *  "dot": (x, y), vectors of one type of a native or multiple width (split "parts"): the sums
+   *  of 2 ("dot2") or 4 ("dot4") adjacent products at 2 or 4 times the bits (16-bit floats:
+   *  float32 sums in the even lanes); a signed and an unsigned vector give a signed result.
+   *  "dot_acc": (acc, x, y), acc plus the "dot" of x and y, saturated once (vdpa: `op`; vqdpa:
+   *  S.vqdot's op, then dsl.vadds for integers or `plain_op` for floats).
+   *  "fma_half": (acc, x, y), a float32x8 acc plus the products of the even ("fma_even") or odd
+   *  ("fma_odd") lanes of two float16x16 or bfloat16x16 vectors.
+   *  "unary": (x), a vector or scalar; the result has x's type ("abs": saturate= an argument of
+   *  the op; an integer scalar is a TIR select, a float scalar the op in lane 0; "rint").
+   *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y (TIR nodes Mul, `plain_op`).
+   *  "clip": (x, min_val, max_val), a vector or scalar and two values of its type (TIR nodes
+   *  Max, `plain_op`). "select": (x, y), vectors or masks of one type, the TIR node `plain_op`
+   *  choosing by the mask. */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
@@ -38,7 +69,10 @@ struct DslIntrinsic {
   std::vector<std::string> scalar_elements;
   /*! \brief Which lanes are computed: "all" (the intrinsic takes no mask), "undefined" (mask=:
    *  inactive lanes are undefined), "false" (the op takes the mask; inactive lanes are false),
-   *  "excluded" (the op takes the mask; inactive lanes are left out of the reduction). */
+   *  "excluded" (the op takes the mask; inactive lanes are left out of the reduction),
+   *  "undefined_masks_false" (undefined for integer vectors, false for masks), "keep"
+   *  (inactive lanes keep the first operand: the accumulator, x), "select" (the mask chooses
+   *  between x and y; no mask: x). */
   std::string mask;
   /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
    *  that signedness); "return_idx" (reduce: the index of the extreme lane in lane 1; X3
@@ -49,9 +83,11 @@ struct DslIntrinsic {
   /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min" (pairwise); the
    *  math function "exp", "log", ... (math); "clz", "cls", "brevs", "popcount" (bits); "isnan",
    *  "isinf", "isfinite" (classify); "add", "max", "min" (reduce); "asr_round",
-   *  "lsl_saturate", "ror" (shift: the lane function of `op`). */
+   *  "lsl_saturate", "ror" (shift: the lane function of `op`); "add_saturate", "sub_saturate"
+   *  (arith: the lane function of `op`); for TIR-only entries, `plain_op`. */
   std::string lane_fn;
-  /*! \brief Whether integer results saturate (else they wrap). */
+  /*! \brief Whether integer results saturate (else they wrap); narrow: whether they always
+   *  saturate and round (S.vnsrsr), where the others take the keywords saturate, with_round. */
   bool saturate = false;
   std::string doc;       ///< S.<name>.__doc__
   std::string describe;  ///< the op's description (its IR arguments)
@@ -59,9 +95,14 @@ struct DslIntrinsic {
    *  op's "dsl.split" attribute): "" (native widths only), "sum" (each native part reduced, the
    *  part results added into part 0, the other parts 0). */
   std::string split;
-  /*! \brief shift: the op without the flag keyword, an op of TIR the table does not register
-   *  ("tir.shift_right"); empty: the call is always `op`. */
+  /*! \brief The TIR the intrinsic builds where it does not call `op` (without the flag
+   *  keyword, or always where `op` is empty), which the table does not register: a TIR op
+   *  ("tir.shift_right", "tir.bitwise_and"; PySim's handler of that op) or an expression node
+   *  ("Add", "EQ", "Max"; PySim's evaluation of that node). Empty: the call is always `op`. */
   std::string plain_op;
+  /*! \brief narrow: the op of to_h=True (32-bit lanes to 16-bit results), registered as `op`
+   *  (entries may share ops: each is registered once). */
+  std::string to_h_op;
 };
 
 /*! \brief Every intrinsic declared in the table, in declaration order. */

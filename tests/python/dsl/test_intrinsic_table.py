@@ -19,18 +19,28 @@ MATH = ["exp", "log", "tanh", "sin", "cos", "rsqrt", "sqrt", "ceil", "erf", "exp
 
 
 def test_table_entries_are_registered_everywhere():
+    from tessera.dsl.pysim.interpreter import Interpreter
+    from tessera.dsl.pysim.ops import BINARY
+
     assert [d["name"] for d in TABLE] == (["vaddh", "vsubh", "vmaxh", "vminh"] + MATH
                                           + ["vcls", "clz", "vbrevs", "vpcnt",
                                              "isnan", "isinf", "isfinite",
                                              "vrpadd", "vrpmax", "vrpmin",
-                                             "vsr", "vsl", "vror"])
+                                             "vsr", "vsl", "vror",
+                                             "vceq", "vcneq", "vcge", "vcgt", "vcle", "vclt",
+                                             "max", "min", "vand", "vor", "vxor", "vinv",
+                                             "vadd", "vsub", "vmul", "vdiv", "vmod",
+                                             "vnsr", "vnsrsr", "vmull", "vmulh", "vdot",
+                                             "vqdot", "vdpa", "vqdpa", "vfmae", "vfmao",
+                                             "abs", "rint", "fma", "clip", "vsel"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
-             "reduce": "excluded", "shift": "undefined"}
+             "reduce": "excluded", "shift": "undefined", "compare": "false",
+             "minmax": "undefined", "logic": "undefined_masks_false",
+             "invert": "undefined_masks_false", "arith": "undefined", "narrow": "undefined",
+             "widen": "undefined", "dot": "excluded", "dot_acc": "excluded", "fma_half": "keep",
+             "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select"}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
-        op = _core.Op.get(d["op"])
-        assert op.get_attr("dsl.name") == d["c_name"]
-        assert d["op"] in CALLS
         assert d["mask"] == masks[d["form"]]
         # S.<name>'s parameters follow the form's mask rule and the entry's keywords.
         params = list(inspect.signature(REGISTRY[d["name"]].impl).parameters)[2:]
@@ -38,6 +48,21 @@ def test_table_entries_are_registered_everywhere():
         assert ("out_sign" in params) == ("out_sign" in d["keywords"])
         assert ("return_idx" in params) == ("return_idx" in d["keywords"])
         assert ("r" in params) == ("r" in d["keywords"])
+        assert ("saturate" in params) == ("saturate" in d["keywords"])
+        # The TIR an entry builds instead of its op: a TIR op PySim handles or a node it
+        # evaluates; the table registers no op for it.
+        if d["plain_op"].startswith("tir."):
+            assert d["plain_op"] in CALLS
+        elif d["plain_op"]:
+            assert d["plain_op"] in BINARY or hasattr(Interpreter, "expr_" + d["plain_op"])
+        if not d["op"]:
+            assert d["plain_op"] and not d["c_name"]
+            continue
+        op = _core.Op.get(d["op"])
+        assert op.get_attr("dsl.name") == d["c_name"]
+        assert d["op"] in CALLS
+        if d["to_h_op"]:  # S.vnsr(to_h=True): a second op, as registered and dispatched
+            assert d["to_h_op"] in CALLS and _core.Op.get(d["to_h_op"]).get_attr("dsl.name")
         # The width split the table names is the op's "dsl.split" (dsl.AlignVectorWidth).
         assert op.get_attr("dsl.split") == d["split"]
         # Entries with scalar operands are computed in lane 0 by dsl.AlignVectorWidth.
@@ -217,3 +242,66 @@ def test_table_reductions_and_shifts_run_in_pysim_and_compiled():
         assert got[112] == np.array(x[4:].sum()).astype(np.int16)
         assert not got[81:96].any() and not got[97:112].any() and not got[113:].any()
         assert got_f[0] == np.float32(h.astype(np.float32).sum()) and not got_f[1:].any()
+
+
+def test_compare_logic_and_arith_checks_come_from_the_table():
+    assert BY_NAME["vadd"]["op"] == "dsl.vadds" and BY_NAME["vadd"]["plain_op"] == "Add"
+    assert BY_NAME["vmul"]["op"] == "" and BY_NAME["vceq"]["plain_op"] == "EQ"
+    assert BY_NAME["vand"]["plain_op"] == "tir.bitwise_and"
+
+    @S.prim_func
+    def div_half(a: S.ptr("fp16", "global")):
+        v = S.vload(a)
+        S.vstore(S.vdiv(v, v), a)
+
+    assert ('S.vdiv: the arg "x" has unsupported type "float16x16"; expected elements of '
+            'int8, uint8, int16, uint16, int32, uint32, float32') in _lower_error(div_half)
+
+    @S.prim_func
+    def and_float(a: S.ptr("fp32", "global")):
+        v = S.vload(a)
+        S.vstore(S.vand(v, v), a)
+
+    assert ('S.vand: the arg "x" has unsupported type "float32x8"; expected elements of '
+            'int8, uint8, int16, uint16, int32, uint32') in _lower_error(and_float)
+
+    @S.prim_func
+    def compare_scalars(a: S.ptr("int32", "global")):
+        if S.vcgt(a[0], a[1]):
+            a[2] = 1
+
+    assert "S.vcgt expects vector operands, got int32" in _lower_error(compare_scalars)
+
+
+@S.prim_func
+def compare_logic_arith(a: S.ptr("int8", "global"), b: S.ptr("int8", "global"),
+                        o: S.ptr("int8", "global")):
+    x, y = S.vload(a), S.vload(b)
+    S.vstore(S.vadd(x, y, saturate=True), o)
+    S.vstore(S.vsub(x, y, mask="16T16F", r=x), o + 32)
+    S.vstore(S.vsel(S.vinv(x), y, S.vand(S.vcgt(x, y), S.vcneq(y, 0))), o + 64)
+    S.vstore(S.max(x, y, mask="8F24T", r=y), o + 96)
+    S.vstore(S.vxor(S.vdiv(x, 3), S.vmod(x, 7)), o + 128)
+
+
+def test_compare_logic_and_arith_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    rng = np.random.default_rng(19)
+    a = rng.integers(-128, 128, 32).astype(np.int8)
+    b = rng.integers(-128, 128, 32).astype(np.int8)
+    b[:4] = 0
+    o = np.zeros(160, np.int8)
+    (_, _, co), (_, _, so) = run_both(compare_logic_arith, a, b, o)
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    want_sub = np.where(np.arange(32) < 16, x - y, x).astype(np.int8)
+    pick = (x > y) & (y != 0)
+    want_sel = np.where(pick, ~x, y).astype(np.int8)
+    want_max = np.where(np.arange(32) >= 8, np.maximum(x, y), y).astype(np.int8)
+    want_xor = (np.trunc(x / 3).astype(np.int8) ^ np.fmod(x, 7).astype(np.int8)).astype(np.int8)
+    for got in (co, so):
+        assert got[:32].tolist() == np.clip(x + y, -128, 127).tolist()
+        assert got[32:64].tolist() == want_sub.tolist()
+        assert got[64:96].tolist() == want_sel.tolist()
+        assert got[96:128].tolist() == want_max.tolist()
+        assert got[128:].tolist() == want_xor.tolist()

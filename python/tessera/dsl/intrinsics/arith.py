@@ -1,6 +1,8 @@
-"""Arithmetic intrinsics: S.vadd, S.vsub, S.vmul, S.vmull, S.vmulh, S.vdiv, S.vmod, S.vaddh,
-S.vsubh, S.vdot, S.vqdot, S.vdpa, S.vqdpa, S.vmml, S.vmma, S.fma, S.vfmae, S.vfmao,
-S.abs, S.rint, S.clip, and S.vsel."""
+"""Arithmetic intrinsics: S.vmml, S.vmma, and the argument checks of the table's arithmetic
+(S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod), widening products (S.vmull, S.vmulh), dot products
+(S.vdot, S.vqdot, S.vdpa, S.vqdpa), fused multiply-adds (S.fma, S.vfmae, S.vfmao), S.abs,
+S.rint, S.clip, S.vsel, pairwise ops (S.vaddh, S.vsubh, S.vmaxh, S.vminh) and sums (S.vrpadd):
+table.py defines them."""
 
 import ast
 
@@ -10,7 +12,7 @@ from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
 from ._registry import intrinsic
-from ._util import (FLOATS, INTS, NUMBERS, call, check_dtype, check_multiple, check_native, flag,
+from ._util import (NUMBERS, call, check_dtype, check_multiple, check_native, flag,
                     imm, mask_expr, select, undefined_inactive, value,
                     vector)
 
@@ -108,8 +110,11 @@ def _masked(p, node, value, mask, r):
         return _core.Select(pred, value, r, p.span(node))
 
 
-def _arith(p, node, name, op, x, y, mask, saturate, out_sign, r):
-    mixed = _mixed_sign(p, node, x, y) if name == "vadd" and saturate and out_sign else None
+def _arith(p, node, name, op, sat_op, x, y, mask, saturate, out_sign, r, elements):
+    """The arith form of the intrinsic table (table.py): S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod;
+    the TIR operator ``op``, or the op ``sat_op`` with ``saturate``."""
+    mixed = (_mixed_sign(p, node, x, y) if isinstance(op, ast.Add) and saturate and out_sign
+             else None)
     if mixed is not None:
         value = _saturating_mixed_add(p, node, *mixed, out_sign == "s")
         return _masked(p, node, value, mask, r)
@@ -117,61 +122,28 @@ def _arith(p, node, name, op, x, y, mask, saturate, out_sign, r):
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     if saturate:
+        check_dtype(p, node, name, a.dtype, elements)
         if not T.is_int(a.dtype):
             raise p.error(node, f'S.{name}: saturate=True needs integer operands, got "{a.dtype}"')
-        value = call(p, node, a.dtype, f"dsl.{name}s", [a, b])
+        value = call(p, node, a.dtype, sat_op, [a, b])
     else:
+        # The operator first: its own refusals name the operation ("vector multiplication
+        # (S.vmul) does not support 8-bit elements").
         value = p.binop(node, op, a, b)
+        check_dtype(p, node, name, a.dtype, elements)
     return _masked(p, node, value, mask, r)
 
 
-@intrinsic
-def vadd(p, node, x, y, mask=None, saturate=False, out_sign=None, r=None):
-    """Lane-wise ``x + y``; a scalar operand is broadcast; inactive lanes from ``r``."""
-    return _arith(p, node, "vadd", ast.Add(), x, y, mask, saturate, out_sign, r)
-
-
-@intrinsic
-def vsub(p, node, x, y, mask=None, saturate=False, out_sign=None, r=None):
-    """Lane-wise ``x - y``; a scalar operand is broadcast; inactive lanes from ``r``."""
-    return _arith(p, node, "vsub", ast.Sub(), x, y, mask, saturate, out_sign, r)
-
-
-@intrinsic
-def vmul(p, node, x, y, mask=None, out_sign=None, r=None):
-    """Lane-wise ``x * y`` on 16/32-bit integers and floats (wrapping)."""
-    return _arith(p, node, "vmul", ast.Mult(), x, y, mask, False, out_sign, r)
-
-
-@intrinsic
-def vdiv(p, node, x, y, mask=None):
-    """Truncating integer or float32 division; x / 0 gives 0 and MIN / -1 saturates."""
-    a, b = TY.unify(p, node, p.load(x), p.load(y))
-    if T.lanes_of(a.dtype) == 1:
-        raise p.error(node, f"S.vdiv expects vector operands, got {a.dtype}")
-    if T.is_float(a.dtype) and T.element_of(a.dtype) != "float32":
-        raise p.error(node, f'S.vdiv supports integers and float32, got "{a.dtype}"')
-    return undefined_inactive(p, node, p.binop(node, ast.Div(), a, b), mask)
-
-
-@intrinsic
-def vmod(p, node, x, y, mask=None):
-    """Integer remainder with the dividend's sign; divisor 0 gives 0."""
-    a, b = TY.unify(p, node, p.load(x), p.load(y))
-    if T.lanes_of(a.dtype) == 1 or not T.is_int(a.dtype):
-        raise p.error(node, f'S.vmod expects integer vectors, got "{a.dtype}"')
-    return undefined_inactive(p, node, p.binop(node, ast.Mod(), a, b), mask)
-
-
-def _widening(p, node, name, x, y, mask, out_sign, r):
+def _widening(p, node, name, op, high, x, y, mask, out_sign, r, elements):
+    """The widen form of the intrinsic table (table.py): S.vmull, S.vmulh (``high``)."""
     a, b = _signed_operands(p, node, x, y, out_sign)
-    check_dtype(p, node, name, a.dtype, INTS)
+    check_dtype(p, node, name, a.dtype, elements)
     check_native(p, node, name, a.dtype)
     lanes = T.lanes_of(a.dtype)
     bits = T.bits_of(a.dtype)
     rtype = a.dtype if bits == 32 else T.with_lanes(
         T.with_sign(f"int{2 * bits}", T.is_signed(a.dtype)), lanes // 2)
-    value = call(p, node, rtype, f"dsl.{name}", [a, b])
+    value = call(p, node, rtype, op, [a, b])
     pred = to_mask(p, node, mask, lanes)
     if r is None or pred is None:
         return value
@@ -179,7 +151,7 @@ def _widening(p, node, name, x, y, mask, out_sign, r):
     vals = [bool(pred.args[i].value) for i in range(lanes)] if pred.op_name == "dsl.const_mask" else None
     if vals is None:
         raise p.error(node, f"S.{name} with r= needs a constant mask")
-    first = 0 if name == "vmull" else lanes // 2
+    first = lanes // 2 if high else 0
     rl = T.lanes_of(rtype)
     if bits == 32:
         keep = [vals[first + i // 2] for i in range(rl)]
@@ -189,19 +161,6 @@ def _widening(p, node, name, x, y, mask, out_sign, r):
 
     return select(p, node, const_mask_expr(p, node, keep), value,
                   TY.as_type(p, node, p.load(r), rtype))
-
-
-@intrinsic
-def vmull(p, node, x, y, mask=None, out_sign=None, r=None):
-    """Widening product of the low half (8->16, 16->32 bit); for 32-bit operands the 64-bit
-    products of lanes 0-3 as (low word, high word) pairs."""
-    return _widening(p, node, "vmull", x, y, mask, out_sign, r)
-
-
-@intrinsic
-def vmulh(p, node, x, y, mask=None, out_sign=None, r=None):
-    """As S.vmull on the high half."""
-    return _widening(p, node, "vmulh", x, y, mask, out_sign, r)
 
 
 def _parts(p, node, x):
@@ -255,7 +214,8 @@ def _mixed_dot(p, node, name, s, u, mask, quad):
     return _join(p, node, sums)
 
 
-def _dot(p, node, name, x, y, mask, quad):
+def _dot(p, node, name, op, x, y, mask, quad, allowed):
+    """The dot form of the intrinsic table (table.py): S.vdot, S.vqdot (``quad``)."""
     mixed = _mixed_sign(p, node, x, y)
     if mixed is not None and not T.is_float(mixed[0].dtype):
         return _mixed_dot(p, node, name, *mixed, mask, quad)
@@ -264,7 +224,6 @@ def _dot(p, node, name, x, y, mask, quad):
             and T.bits_of(xl.dtype) != T.bits_of(yl.dtype)):
         raise p.error(node, f'S.{name}: Argument type mismatch: "{xl.dtype}" vs. "{yl.dtype}"')
     a, b = TY.unify(p, node, xl, yl, arithmetic=False)
-    allowed = ("int8", "uint8", "float16", "bfloat16") if quad else ("int8", "uint8", "int16", "uint16")
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     if T.element_of(a.dtype) not in allowed:
@@ -282,23 +241,12 @@ def _dot(p, node, name, x, y, mask, quad):
         rtype = T.with_lanes(T.with_sign(f"int{bits * factor}", T.is_signed(a.dtype)), n // factor)
     # dsl.AlignVectorWidth splits a multiple width into native parts (the op's "dsl.split").
     rtype = T.with_lanes(rtype, T.lanes_of(rtype) * (lanes // n))
-    return call(p, node, rtype, f"dsl.{name}", [a, b, m])
+    return call(p, node, rtype, op, [a, b, m])
 
 
-@intrinsic
-def vdot(p, node, x, y, mask=None):
-    """Pairwise dot products into double width (8->16, 16->32 bit), saturated; inactive input
-    lanes contribute nothing."""
-    return _dot(p, node, "vdot", x, y, mask, False)
-
-
-@intrinsic
-def vqdot(p, node, x, y, mask=None):
-    """Dot products of 4 lanes: int8/uint8 -> int32/uint32."""
-    return _dot(p, node, "vqdot", x, y, mask, True)
-
-
-def _accumulate(p, node, name, acc, x, y, mask, quad):
+def _accumulate(p, node, name, op, acc, x, y, mask, quad, dot):
+    """The dot_acc form of the intrinsic table (table.py): S.vdpa (``op``), S.vqdpa (``quad``);
+    ``dot`` the (name, op, element types) of S.vdot or S.vqdot."""
     acc_value, x_value = p.load(acc), p.load(x)
     if is_expr(acc_value) and is_expr(x_value) and T.lanes_of(x_value.dtype) > 1:
         # The accumulator is checked against x first: an integer one holds sums of 2 (4 for
@@ -312,7 +260,7 @@ def _accumulate(p, node, name, acc, x, y, mask, quad):
                 and factor * T.lanes_of(ta) == T.lanes_of(tx)):
             raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator "{ta}" does '
                                 f'not hold the sums of "{tx}"')
-    dot = _dot(p, node, "vqdot" if quad else "vdot", x, y, mask, quad)
+    dot = _dot(p, node, *dot[:2], x, y, mask, quad, dot[2])
     acc = p.load(acc)
     if not is_expr(acc) or acc.dtype != dot.dtype:
         raise p.error(node, f'S.{name}: Argument type mismatch: the accumulator must be '
@@ -323,23 +271,11 @@ def _accumulate(p, node, name, acc, x, y, mask, quad):
         mixed = _mixed_sign(p, node, x, y)
         a, b = mixed if mixed is not None else TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
         m = mask_expr(p, node, mask, T.lanes_of(a.dtype))
-        return call(p, node, dot.dtype, "dsl.vdpa", [acc, a, b, m])
+        return call(p, node, dot.dtype, op, [acc, a, b, m])
     if T.is_int(dot.dtype):
         # The 4-lane sums are exact (they fit the quadruple width): one saturation, of the total.
         return call(p, node, dot.dtype, "dsl.vadds", [acc, dot])
     return p.binop(node, ast.Add(), acc, dot)
-
-
-@intrinsic
-def vdpa(p, node, acc, x, y, mask=None):
-    """``acc + S.vdot(x, y, mask)``."""
-    return _accumulate(p, node, "vdpa", acc, x, y, mask, False)
-
-
-@intrinsic
-def vqdpa(p, node, acc, x, y, mask=None):
-    """``acc + S.vqdot(x, y, mask)``."""
-    return _accumulate(p, node, "vqdpa", acc, x, y, mask, True)
 
 
 def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
@@ -383,12 +319,11 @@ def vmma(p, node, acc_ptr, x, y):
     _matrix(p, node, "vmma", acc_ptr, x, y)
 
 
-@intrinsic
-def fma(p, node, acc, x, y, mask=None):
-    """``acc + x * y`` on float32 (vectors or scalars); inactive lanes keep ``acc``."""
-    acc = value(p, node, "fma", acc, "acc")
-    if T.element_of(acc.dtype) != "float32":
-        raise p.error(node, f'S.fma works on float32, got "{acc.dtype}"')
+def _fma(p, node, name, acc, x, y, mask, elements):
+    """The fma form of the intrinsic table (table.py): S.fma."""
+    acc = value(p, node, name, acc, "acc")
+    if T.element_of(acc.dtype) not in elements:
+        raise p.error(node, f'S.{name} works on {", ".join(elements)}, got "{acc.dtype}"')
     prod = p.binop(node, ast.Mult(), TY.as_type(p, node, p.load(x), acc.dtype, "x"),
                    TY.as_type(p, node, p.load(y), acc.dtype, "y"))
     result = p.binop(node, ast.Add(), acc, prod)
@@ -398,38 +333,28 @@ def fma(p, node, acc, x, y, mask=None):
     return result if pred is None else select(p, node, pred, result, acc)
 
 
-def _fma_half(p, node, name, acc, x, y, mask):
+def _fma_half(p, node, name, op, acc, x, y, mask, elements):
+    """The fma_half form of the intrinsic table (table.py): S.vfmae, S.vfmao."""
     acc = vector(p, node, name, acc, "acc")
     x, y = vector(p, node, name, x), vector(p, node, name, y, "y")
-    if acc.dtype != "float32x8" or x.dtype != y.dtype or x.dtype not in ("float16x16", "bfloat16x16"):
+    native = tuple(T.hw_native_vdtype(e) for e in elements)
+    if acc.dtype != "float32x8" or x.dtype != y.dtype or x.dtype not in native:
         raise p.error(node, f'S.{name}: Argument type mismatch: expects a float32x8 accumulator '
                             f'and two float16x16 or bfloat16x16 operands, got "{acc.dtype}", '
                             f'"{x.dtype}", "{y.dtype}"')
-    return call(p, node, "float32x8", f"dsl.{name}", [acc, x, y, mask_expr(p, node, mask, 8)])
+    return call(p, node, "float32x8", op, [acc, x, y, mask_expr(p, node, mask, 8)])
 
 
-@intrinsic
-def vfmae(p, node, acc, x, y, mask=None):
-    """``acc[i] + x[2i] * y[2i]`` (float16/bfloat16 products into a float32 accumulator)."""
-    return _fma_half(p, node, "vfmae", acc, x, y, mask)
-
-
-@intrinsic
-def vfmao(p, node, acc, x, y, mask=None):
-    """``acc[i] + x[2i+1] * y[2i+1]``."""
-    return _fma_half(p, node, "vfmao", acc, x, y, mask)
-
-
-@intrinsic(name="abs")
-def abs_(p, node, x, mask=None, saturate=False):
-    """Absolute value; with ``saturate`` abs(MIN) is MAX. Scalars too."""
-    x = value(p, node, "abs", x)
-    saturate = flag(p, node, "abs", saturate, "saturate")
+def _abs(p, node, name, op, x, mask, saturate, elements):
+    """The unary form of the intrinsic table (table.py) with lane function "abs": S.abs."""
+    x = value(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
+    saturate = flag(p, node, name, saturate, "saturate")
     if T.lanes_of(x.dtype) == 1:
         if T.is_int(x.dtype) and not T.is_signed(x.dtype):
             return x
         if T.is_float(x.dtype):  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
-            return call(p, node, x.dtype, "dsl.vabs", [x, imm(0)])
+            return call(p, node, x.dtype, op, [x, imm(0)])
         neg = p.unary(node, ast.USub(), x)
         result = select(p, node, p.compare(node, ast.Lt(), x, 0), neg, x)
         if saturate:
@@ -437,23 +362,22 @@ def abs_(p, node, x, mask=None, saturate=False):
             result = select(p, node, p.compare(node, ast.Eq(), x, lo),
                             TY.constant(p, node, hi, x.dtype), result)
         return result
-    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vabs", [x, imm(saturate)]), mask)
+    return undefined_inactive(p, node, call(p, node, x.dtype, op, [x, imm(saturate)]), mask)
 
 
-@intrinsic
-def rint(p, node, x, mask=None):
-    """Round to nearest, ties to even (floats). Scalars too."""
-    x = value(p, node, "rint", x)
-    check_dtype(p, node, "rint", x.dtype, FLOATS)
+def _rint(p, node, name, op, x, mask, elements):
+    """The unary form of the intrinsic table (table.py) with lane function "rint": S.rint."""
+    x = value(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
     if T.lanes_of(x.dtype) == 1:  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
-        return call(p, node, x.dtype, "dsl.vrint", [x])
-    return undefined_inactive(p, node, call(p, node, x.dtype, "dsl.vrint", [x]), mask)
+        return call(p, node, x.dtype, op, [x])
+    return undefined_inactive(p, node, call(p, node, x.dtype, op, [x]), mask)
 
 
-@intrinsic
-def clip(p, node, x, min_val, max_val, mask=None):
-    """``min(max(x, min_val), max_val)``; inactive lanes keep ``x``. Scalars too."""
-    x = value(p, node, "clip", x)
+def _clip(p, node, name, x, min_val, max_val, mask, elements):
+    """The clip form of the intrinsic table (table.py): S.clip."""
+    x = value(p, node, name, x)
+    check_dtype(p, node, name, x.dtype, elements)
     lo = TY.as_type(p, node, p.load(min_val), x.dtype, "min_val")
     hi = TY.as_type(p, node, p.load(max_val), x.dtype, "max_val")
     with p.at(node):
@@ -464,13 +388,14 @@ def clip(p, node, x, min_val, max_val, mask=None):
     return result if pred is None else select(p, node, pred, result, x)
 
 
-@intrinsic
-def vsel(p, node, x, y, mask=None):
-    """Active lanes from ``x``, the others from ``y`` (vectors or masks)."""
+def _select(p, node, name, x, y, mask, elements):
+    """The select form of the intrinsic table (table.py): S.vsel."""
     a, b = TY.unify(p, node, p.load(x), p.load(y))
     lanes = T.lanes_of(a.dtype)
     if lanes == 1:
-        raise p.error(node, f"S.vsel expects vector operands, got {a.dtype}")
+        raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    if not T.is_bool(a.dtype):
+        check_dtype(p, node, name, a.dtype, elements)
     pred = to_mask(p, node, mask, lanes)
     if pred is None:
         return a

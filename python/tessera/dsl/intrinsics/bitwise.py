@@ -1,6 +1,7 @@
-"""Bitwise and shift intrinsics: S.vand, S.vor, S.vxor, S.vinv, S.vnsr, S.vnsrsr, and the
-argument checks of the table's shifts (S.vsr, S.vsl, S.vror) and bit counts (S.vcls, S.clz,
-S.vbrevs, S.vpcnt: table.py). S.vall and S.vany live with the masks."""
+"""The argument checks of the table's bitwise and shift intrinsics (table.py defines them): logic
+(S.vand, S.vor, S.vxor, S.vinv), shifts (S.vsr, S.vsl, S.vror), narrowing shifts (S.vnsr,
+S.vnsrsr) and bit counts (S.vcls, S.clz, S.vbrevs, S.vpcnt). S.vall and S.vany live with the
+masks."""
 
 import ast
 
@@ -9,54 +10,32 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._registry import intrinsic
-from ._util import (INTS, call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
+from ._util import (call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
                     select, undefined_inactive, vector)
 from .arith import _masked
 
-_LOGIC = {"vand": ast.BitAnd, "vor": ast.BitOr, "vxor": ast.BitXor}
-
-
-def _logic(p, node, name, x, y, mask):
+def _logic(p, node, name, op, x, y, mask, elements):
+    """The logic form of the intrinsic table (table.py): S.vand, S.vor, S.vxor."""
     a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
     lanes = T.lanes_of(a.dtype)
     if lanes == 1:
         raise p.error(node, f"S.{name} expects vectors or masks, got {a.dtype}")
     if not T.is_bool(a.dtype):
-        check_dtype(p, node, name, a.dtype, INTS)
-    result = p.binop(node, _LOGIC[name](), a, b)
+        check_dtype(p, node, name, a.dtype, elements)
+    result = p.binop(node, op, a, b)
     pred = to_mask(p, node, mask, lanes)
     if pred is not None and T.is_bool(a.dtype):
         return select(p, node, pred, result, false_mask(p, node, lanes))
     return undefined_inactive(p, node, result, pred)
 
 
-@intrinsic
-def vand(p, node, x, y, mask=None):
-    """Bitwise AND of integer vectors, or AND of masks (inactive lanes False)."""
-    return _logic(p, node, "vand", x, y, mask)
-
-
-@intrinsic
-def vor(p, node, x, y, mask=None):
-    """Bitwise OR of integer vectors, or OR of masks."""
-    return _logic(p, node, "vor", x, y, mask)
-
-
-@intrinsic
-def vxor(p, node, x, y, mask=None):
-    """Bitwise XOR of integer vectors, or XOR of masks."""
-    return _logic(p, node, "vxor", x, y, mask)
-
-
-@intrinsic
-def vinv(p, node, x, mask=None):
-    """Bitwise NOT of an integer vector, or NOT of a mask."""
+def _invert(p, node, name, x, mask, elements):
+    """The invert form of the intrinsic table (table.py): S.vinv."""
     x = p.load(x)
     if not is_expr(x) or T.lanes_of(x.dtype) == 1:
-        raise p.error(node, f"S.vinv expects a vector or a mask, got {p.describe(x)}")
+        raise p.error(node, f"S.{name} expects a vector or a mask, got {p.describe(x)}")
     if not T.is_bool(x.dtype):
-        check_dtype(p, node, "vinv", x.dtype, INTS)
+        check_dtype(p, node, name, x.dtype, elements)
     result = p.unary(node, ast.Invert(), x)
     pred = to_mask(p, node, mask, T.lanes_of(x.dtype))
     if pred is not None and T.is_bool(x.dtype):
@@ -101,9 +80,11 @@ def _shift(p, node, name, op, plain, on, what, x, shift, mask, r, elements):
     return _masked(p, node, call(p, node, x.dtype, op, [x, count]), mask, r)
 
 
-def _narrow(p, node, name, x, shift, mask, saturate, out_sign, with_round, to_h):
+def _narrow(p, node, name, ops, x, shift, mask, saturate, out_sign, with_round, to_h, elements):
+    """The narrow form of the intrinsic table (table.py): S.vnsr, S.vnsrsr; ``ops`` the entry's
+    (op, to_h op)."""
     x = vector(p, node, name, x)
-    check_dtype(p, node, name, x.dtype, ("int16", "uint16", "int32", "uint32"))
+    check_dtype(p, node, name, x.dtype, elements)
     check_native(p, node, name, x.dtype)
     to_h = flag(p, node, name, to_h, "to_h")
     bits = T.bits_of(x.dtype)
@@ -119,21 +100,8 @@ def _narrow(p, node, name, x, shift, mask, saturate, out_sign, with_round, to_h)
             imm(flag(p, node, name, saturate, "saturate")),
             imm(flag(p, node, name, with_round, "with_round")), imm(signed)]
     stype = T.with_sign(rtype, True)
-    result = call(p, node, stype, "dsl.vnsr_h" if to_h else "dsl.vnsr", args)
+    result = call(p, node, stype, ops[1] if to_h else ops[0], args)
     return result if stype == rtype else p.call_op(node, rtype, "tir.reinterpret", [result])
-
-
-@intrinsic
-def vnsr(p, node, x, shift, mask=None, saturate=False, out_sign=None, with_round=False, to_h=False):
-    """Right shift, then narrow 16->8, 32->8 (32->16 with ``to_h``); results keep their source
-    positions (every 2nd or 4th lane), the gaps and inactive lanes are zero."""
-    return _narrow(p, node, "vnsr", x, shift, mask, saturate, out_sign, with_round, to_h)
-
-
-@intrinsic
-def vnsrsr(p, node, x, shift, mask=None, out_sign=None, to_h=False):
-    """S.vnsr with saturate=True and with_round=True."""
-    return _narrow(p, node, "vnsrsr", x, shift, mask, True, out_sign, True, to_h)
 
 
 def _unary_count(p, node, name, op, x, mask, out_sign, allowed):

@@ -1,44 +1,26 @@
-"""Compare: S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min, and the argument
-checks of the table's classes (S.isnan, S.isinf, S.isfinite) and extreme-lane reductions
-(S.vrpmax, S.vrpmin; table.py)."""
-
-import ast
+"""The argument checks of the table's comparisons (S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle,
+S.vclt), extremes (S.max, S.min), classes (S.isnan, S.isinf, S.isfinite) and extreme-lane
+reductions (S.vrpmax, S.vrpmin): table.py defines them."""
 
 from ... import _core
 from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._registry import intrinsic
 from ._util import call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
 from .arith import _masked
 
 
-def _compare(p, node, name, op, x, y, mask):
+def _compare(p, node, name, op, x, y, mask, elements):
+    """The compare form of the intrinsic table (table.py): S.vceq ... S.vclt."""
     a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
     lanes = T.lanes_of(a.dtype)
     if lanes == 1 or T.is_bool(a.dtype):
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
+    check_dtype(p, node, name, a.dtype, elements)
     result = p.compare(node, op, a, b)
     pred = to_mask(p, node, mask, lanes)
     return result if pred is None else select(p, node, pred, result, false_mask(p, node, lanes))
-
-
-def _define_compare(name, op, doc):
-    def impl(p, node, x, y, mask=None):
-        return _compare(p, node, name, op(), x, y, mask)
-
-    impl.__name__ = name
-    impl.__doc__ = doc
-    intrinsic(impl, name=name)
-
-
-_define_compare("vceq", ast.Eq, "Lane-wise x == y as a mask; inactive lanes False.")
-_define_compare("vcneq", ast.NotEq, "Lane-wise x != y as a mask; inactive lanes False.")
-_define_compare("vcge", ast.GtE, "Lane-wise x >= y as a mask; inactive lanes False.")
-_define_compare("vcgt", ast.Gt, "Lane-wise x > y as a mask; inactive lanes False.")
-_define_compare("vcle", ast.LtE, "Lane-wise x <= y as a mask; inactive lanes False.")
-_define_compare("vclt", ast.Lt, "Lane-wise x < y as a mask; inactive lanes False.")
 
 
 def _classify(p, node, name, op, x, mask, allowed):
@@ -53,27 +35,17 @@ def _classify(p, node, name, op, x, mask, allowed):
     return call(p, node, f"boolx{lanes}", op, [x, mask_expr(p, node, mask, lanes)])
 
 
-def _extreme(p, node, name, x, y, mask, r):
+def _extreme(p, node, name, which, x, y, mask, r):
+    """The minmax form of the intrinsic table (table.py): S.max, S.min (the TIR node
+    ``which``)."""
     a, b = TY.unify(p, node, p.load(x), p.load(y))
     if T.is_bool(a.dtype):
         raise p.error(node, f'S.{name} does not work on masks ("{a.dtype}")')
     with p.at(node):
-        result = (_core.Max if name == "max" else _core.Min)(a, b, p.span(node))
+        result = getattr(_core, which)(a, b, p.span(node))
     if T.lanes_of(a.dtype) == 1:
         return result
     return _masked(p, node, result, mask, r)
-
-
-@intrinsic(name="max")
-def max_(p, node, x, y, mask=None, r=None):
-    """Lane-wise maximum; inactive lanes from ``r``. Scalars too."""
-    return _extreme(p, node, "max", x, y, mask, r)
-
-
-@intrinsic(name="min")
-def min_(p, node, x, y, mask=None, r=None):
-    """Lane-wise minimum; inactive lanes from ``r``. Scalars too."""
-    return _extreme(p, node, "min", x, y, mask, r)
 
 
 def _extreme_lane(p, node, name, op, x, mask, return_idx, elements):

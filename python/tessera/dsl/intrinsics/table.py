@@ -2,16 +2,23 @@
 S.vsubh, S.vmaxh, S.vminh; the math functions S.exp, S.log, S.tanh, S.sin, S.cos, S.rsqrt,
 S.sqrt, S.ceil, S.erf, S.exp2; the bit counts S.vcls, S.clz, S.vbrevs, S.vpcnt; the classes
 S.isnan, S.isinf, S.isfinite; the reductions S.vrpadd, S.vrpmax, S.vrpmin; the shifts S.vsr,
-S.vsl, S.vror. Each entry's argument checks come from its form, element types, mask rule and
-keywords; the op registry and PySim's dispatch are derived from the same entry."""
+S.vsl, S.vror; the comparisons S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min;
+the logic S.vand, S.vor, S.vxor, S.vinv; the arithmetic S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod;
+the narrowing shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; the dot products
+S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs,
+S.rint, S.clip and S.vsel.
+Each entry's argument checks come from its form, element types, mask rule and keywords; the op
+registry and PySim's dispatch are derived from the same entry."""
+
+import ast
 
 from ... import _core
-from .. import types as T
 from ._registry import intrinsic
 from ._util import call
-from .arith import _pairwise, _sum_lanes
-from .bitwise import _shift, _unary_count, _unary_scalar
-from .compare import _classify, _extreme_lane
+from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _pairwise, _rint,
+                    _select, _sum_lanes, _widening)
+from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scalar
+from .compare import _classify, _compare, _extreme, _extreme_lane
 from .mathfuncs import _math_arg
 
 
@@ -89,11 +96,150 @@ def _shift_form(entry, name, op, elements):
     return impl
 
 
+# The Python operator of each TIR node or op an entry builds (its plain_op).
+_AST = {"EQ": ast.Eq, "NE": ast.NotEq, "GE": ast.GtE, "GT": ast.Gt, "LE": ast.LtE, "LT": ast.Lt,
+        "Add": ast.Add, "Sub": ast.Sub, "Mul": ast.Mult, "Div": ast.Div, "Mod": ast.Mod,
+        "tir.bitwise_and": ast.BitAnd, "tir.bitwise_or": ast.BitOr,
+        "tir.bitwise_xor": ast.BitXor}
+
+
+def _compare_form(entry, name, op, elements):
+    node = _AST[entry["plain_op"]]
+
+    def impl(p, node_, x, y, mask=None):
+        return _compare(p, node_, name, node(), x, y, mask, elements)
+    return impl
+
+
+def _minmax_form(entry, name, op, elements):
+    which = entry["plain_op"]
+
+    def impl(p, node, x, y, mask=None, r=None):
+        return _extreme(p, node, name, which, x, y, mask, r)
+    return impl
+
+
+def _logic_form(entry, name, op, elements):
+    node = _AST[entry["plain_op"]]
+
+    def impl(p, node_, x, y, mask=None):
+        return _logic(p, node_, name, node(), x, y, mask, elements)
+    return impl
+
+
+def _invert_form(entry, name, op, elements):
+    def impl(p, node, x, mask=None):
+        return _invert(p, node, name, x, mask, elements)
+    return impl
+
+
+def _arith_form(entry, name, op, elements):
+    node, keywords = _AST[entry["plain_op"]], entry["keywords"]
+    if "saturate" in keywords:
+        def impl(p, node_, x, y, mask=None, saturate=False, out_sign=None, r=None):
+            return _arith(p, node_, name, node(), op, x, y, mask, saturate, out_sign, r, elements)
+    elif "out_sign" in keywords:
+        def impl(p, node_, x, y, mask=None, out_sign=None, r=None):
+            return _arith(p, node_, name, node(), "", x, y, mask, False, out_sign, r, elements)
+    elif not keywords:
+        def impl(p, node_, x, y, mask=None):
+            return _arith(p, node_, name, node(), "", x, y, mask, False, None, None, elements)
+    else:
+        raise NotImplementedError(f"S.{name}: arithmetic with the keywords {keywords!r}")
+    return impl
+
+
+def _narrow_form(entry, name, op, elements):
+    ops = (op, entry["to_h_op"])
+    if entry["saturate"]:  # S.vnsrsr: always saturating and rounding
+        def impl(p, node, x, shift, mask=None, out_sign=None, to_h=False):
+            return _narrow(p, node, name, ops, x, shift, mask, True, out_sign, True, to_h,
+                           elements)
+    else:
+        def impl(p, node, x, shift, mask=None, saturate=False, out_sign=None, with_round=False,
+                 to_h=False):
+            return _narrow(p, node, name, ops, x, shift, mask, saturate, out_sign, with_round,
+                           to_h, elements)
+    return impl
+
+
+def _widen_form(entry, name, op, elements):
+    high = entry["lane_fn"] == "mul_high"
+
+    def impl(p, node, x, y, mask=None, out_sign=None, r=None):
+        return _widening(p, node, name, op, high, x, y, mask, out_sign, r, elements)
+    return impl
+
+
+def _dot_form(entry, name, op, elements):
+    quad = entry["lane_fn"] == "dot4"
+
+    def impl(p, node, x, y, mask=None):
+        return _dot(p, node, name, op, x, y, mask, quad, elements)
+    return impl
+
+
+def _dot_acc_form(entry, name, op, elements):
+    # The entry of the dot product it adds: lane function "dot2_acc" adds "dot2".
+    dot = next(d for d in _core.dsl_intrinsics() if d["lane_fn"] == entry["lane_fn"][:-4])
+    quad = dot["lane_fn"] == "dot4"
+    dot = (dot["name"], dot["op"], tuple(dot["elements"]))
+
+    def impl(p, node, acc, x, y, mask=None):
+        return _accumulate(p, node, name, op, acc, x, y, mask, quad, dot)
+    return impl
+
+
+def _fma_half_form(entry, name, op, elements):
+    def impl(p, node, acc, x, y, mask=None):
+        return _fma_half(p, node, name, op, acc, x, y, mask, elements)
+    return impl
+
+
+def _unary_form(entry, name, op, elements):
+    if entry["lane_fn"] == "abs":
+        def impl(p, node, x, mask=None, saturate=False):
+            return _abs(p, node, name, op, x, mask, saturate, elements)
+    elif entry["lane_fn"] == "rint":
+        def impl(p, node, x, mask=None):
+            return _rint(p, node, name, op, x, mask, elements)
+    else:
+        raise NotImplementedError(f"S.{name}: the unary lane function {entry['lane_fn']!r}")
+    return impl
+
+
+def _fma_form(entry, name, op, elements):
+    def impl(p, node, acc, x, y, mask=None):
+        return _fma(p, node, name, acc, x, y, mask, elements)
+    return impl
+
+
+def _clip_form(entry, name, op, elements):
+    def impl(p, node, x, min_val, max_val, mask=None):
+        return _clip(p, node, name, x, min_val, max_val, mask, elements)
+    return impl
+
+
+def _select_form(entry, name, op, elements):
+    def impl(p, node, x, y, mask=None):
+        return _select(p, node, name, x, y, mask, elements)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
-          "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form}
+          "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
+          "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
+          "invert": _invert_form, "arith": _arith_form, "narrow": _narrow_form,
+          "widen": _widen_form, "dot": _dot_form, "dot_acc": _dot_acc_form,
+          "fma_half": _fma_half_form, "unary": _unary_form, "fma": _fma_form,
+          "clip": _clip_form, "select": _select_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
-          "reduce": "excluded", "shift": "undefined"}
+          "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
+          "logic": "undefined_masks_false", "invert": "undefined_masks_false",
+          "arith": "undefined", "narrow": "undefined", "widen": "undefined", "dot": "excluded",
+          "dot_acc": "excluded", "fma_half": "keep", "unary": "undefined", "fma": "keep",
+          "clip": "keep", "select": "select"}
 
 
 def _define(entry):

@@ -233,7 +233,6 @@ _MATH = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin, "cos": np
          "nearbyint": np.rint, "rint": np.rint}
 for _n, _f in _MATH.items():
     CALLS[f"tir.{_n}"] = _float_fn(_f)
-CALLS["dsl.vrint"] = _float_fn(np.rint)
 
 
 @handler("tir.pow", "dsl.vpow")
@@ -306,14 +305,10 @@ def _clamp(r, dtype):
     return np.clip(r, info.min, info.max).astype(np_dtype(dtype))
 
 
-@handler("dsl.vadds")
-def _adds(it, e, a):
-    return _clamp(_i64(a[0]) + _i64(a[1]), e.dtype)
-
-
-@handler("dsl.vsubs")
-def _subs(it, e, a):
-    return _clamp(_i64(a[0]) - _i64(a[1]), e.dtype)
+def _saturating(fn):
+    def impl(it, e, a):
+        return _clamp(fn(_i64(a[0]), _i64(a[1])), e.dtype)
+    return impl
 
 
 def _round_shift(x, c, bits):
@@ -341,7 +336,6 @@ def _lsls(it, e, a):
     return _out(r.astype(np.int64), e.dtype)
 
 
-@handler("dsl.vabs")
 def _abs(it, e, a):
     if _is_float(e.dtype):
         return _out(np.abs(np.asarray(a[0])), e.dtype)
@@ -444,8 +438,6 @@ def _widen(high):
     return impl
 
 
-CALLS["dsl.vmull"] = _widen(False)
-CALLS["dsl.vmulh"] = _widen(True)
 
 
 def _pairwise(fn, saturate):
@@ -460,23 +452,6 @@ def _pairwise(fn, saturate):
             return _out(r, e.dtype)
         return _clamp(r, e.dtype) if saturate else _out(_wrap(r, e.dtype), e.dtype)
     return impl
-
-
-# The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
-# function.
-LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
-_REDUCE = {"add": _rpadd, "max": _reduce_ext(lambda a, b: a > b),
-           "min": _reduce_ext(lambda a, b: a < b)}
-_SHIFTS = {"asr_round": _asrr, "lsl_saturate": _lsls, "ror": _ror}
-_BITS = {"clz": _clz, "cls": _cls, "popcount": _pcnt, "brevs": _brevs}
-_FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"]),
-          "math": lambda d: _float_fn(_MATH[d["lane_fn"]]),
-          "bits": lambda d: _BITS[d["lane_fn"]],
-          "classify": lambda d: _classify(_CLASSES[d["lane_fn"]]),
-          "reduce": lambda d: _REDUCE[d["lane_fn"]],
-          "shift": lambda d: _SHIFTS[d["lane_fn"]]}
-for _d in _core.dsl_intrinsics():
-    CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
 
 
 def _dot(group, saturate):
@@ -496,11 +471,8 @@ def _dot(group, saturate):
     return impl
 
 
-CALLS["dsl.vdot"] = _dot(2, True)
-CALLS["dsl.vqdot"] = _dot(4, False)
 
 
-@handler("dsl.vdpa")
 def _vdpa(it, e, a):
     acc, x, y, m = _i64(a[0]), _i64(a[1]), _i64(a[2]), np.asarray(a[3], bool)
     return _clamp(acc + np.where(m, x * y, 0).reshape(-1, 2).sum(axis=1), e.dtype)
@@ -516,8 +488,6 @@ def _fma_half(odd):
     return impl
 
 
-CALLS["dsl.vfmae"] = _fma_half(False)
-CALLS["dsl.vfmao"] = _fma_half(True)
 
 
 def _nsr(it, e, a):
@@ -539,8 +509,34 @@ def _nsr(it, e, a):
     return _out(_wrap(out, rtype), rtype)
 
 
-CALLS["dsl.vnsr"] = _nsr
-CALLS["dsl.vnsr_h"] = _nsr
+# The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
+# function.
+LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
+_REDUCE = {"add": _rpadd, "max": _reduce_ext(lambda a, b: a > b),
+           "min": _reduce_ext(lambda a, b: a < b)}
+_SHIFTS = {"asr_round": _asrr, "lsl_saturate": _lsls, "ror": _ror}
+_BITS = {"clz": _clz, "cls": _cls, "popcount": _pcnt, "brevs": _brevs}
+_FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"]),
+          "math": lambda d: _float_fn(_MATH[d["lane_fn"]]),
+          "bits": lambda d: _BITS[d["lane_fn"]],
+          "classify": lambda d: _classify(_CLASSES[d["lane_fn"]]),
+          "reduce": lambda d: _REDUCE[d["lane_fn"]],
+          "shift": lambda d: _SHIFTS[d["lane_fn"]],
+          "arith": lambda d: _saturating(_SATURATING[d["lane_fn"]]),
+          "narrow": lambda d: _nsr,
+          "widen": lambda d: _widen(d["lane_fn"] == "mul_high"),
+          "dot": lambda d: _dot(_DOT_GROUPS[d["lane_fn"]], d["saturate"]),
+          "dot_acc": lambda d: _vdpa,
+          "fma_half": lambda d: _fma_half(d["lane_fn"] == "fma_odd"),
+          "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]]}
+_DOT_GROUPS = {"dot2": 2, "dot4": 4}
+_SATURATING = {"add_saturate": np.add, "sub_saturate": np.subtract}
+# Entries without an op build TIR only (their plain_op): a TIR op of CALLS or a node of BINARY.
+for _d in _core.dsl_intrinsics():
+    if _d["op"]:
+        CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
+    if _d["to_h_op"]:
+        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
 
 
 # ---- masks, lanes, conversions --------------------------------------------------------------
