@@ -6,6 +6,7 @@
 
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -93,10 +94,11 @@ bool ContainsBlock(const Stmt& s) {
   return found;
 }
 
-// A body written as one explicit `with T.block("root"):`.
+// A body written as one block without iterators (`with T.block("root"):`, or any name, or none):
+// that block is the root, as TVM's script completion takes it.
 bool IsExplicitRoot(const Stmt& s) {
   auto* realize = AsPtr<BlockRealizeNode>(s);
-  return realize && realize->block->name_hint == "root" && realize->block->iter_vars.empty();
+  return realize && realize->block->iter_vars.empty();
 }
 
 }  // namespace
@@ -307,9 +309,34 @@ void IRBuilder::SetBlockPredicate(Expr predicate) {
   f.condition = std::move(predicate);
 }
 
+namespace {
+// Adds `value` under `key` to `into`, as successive T.block_attr calls combine: dict values merge
+// key by key, an equal value is kept once, a different value for the same key is an error.
+void MergeAnnotation(AttrMap& into, const std::string& key, ObjectRef value, const std::string& path) {
+  auto it = into.find(key);
+  if (it == into.end()) {
+    into.emplace(key, std::move(value));
+    return;
+  }
+  auto* old_map = AsPtr<MapNode>(it->second);
+  auto* new_map = AsPtr<MapNode>(value);
+  if (old_map && new_map) {
+    AttrMap merged = old_map->items;
+    for (const auto& [k, v] : new_map->items) MergeAnnotation(merged, k, v, path + key + ".");
+    it->second = MapNode::Make(std::move(merged));
+    return;
+  }
+  if (!StructuralEqual(it->second, value)) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "T.block_attr: the annotation '" << path << key
+        << "' is given two different values in one block";
+  }
+}
+}  // namespace
+
 void IRBuilder::SetBlockAttrs(AttrMap attrs) {
   Frame& f = TopBlock("T.block_attr");
-  for (auto& [key, value] : attrs) f.annotations[key] = std::move(value);
+  for (auto& [key, value] : attrs) MergeAnnotation(f.annotations, key, std::move(value), "");
 }
 
 void IRBuilder::AllocBuffer(Buffer buffer) {

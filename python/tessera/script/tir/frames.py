@@ -50,6 +50,8 @@ def to_attrs(mapping):
 def _shape(shape):
     if isinstance(shape, (int, _core.PrimExpr)):
         shape = (shape,)
+    if isinstance(shape, str):  # "(128, 128)": a string, not a shape (each letter would be a var)
+        raise TesseraTypeError(f"a shape is a tuple or list of extents, got the string {shape!r}")
     # As in TVM, a string names a new int32 variable (`strides=("A_s0",)`).
     shape = [_core.Var(s, "int32") if isinstance(s, str) else s for s in shape]
     return [expr_ops.convert(s, "int32") if isinstance(s, int) else convert(s) for s in shape]
@@ -163,7 +165,11 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 def func_attr(attrs):
     """``T.func_attr({"global_symbol": "f", "tir.noalias": True})``: function attributes."""
     parser = _state.require("T.func_attr")
-    for key, value in to_attrs(attrs).items():
+    attrs = to_attrs(attrs)
+    if "global_symbol" in attrs and getattr(parser, "private", False):
+        raise TesseraValueError("a private function (@T.prim_func(private=True)) has no global_symbol; "
+                                "drop private=True to name it")
+    for key, value in attrs.items():
         parser.builder.set_function_attr(key, value)
 
 
@@ -474,10 +480,18 @@ def env_thread(thread_tag, dtype="int32"):
 def launch_thread(thread, extent):
     """``with T.launch_thread(tx, 128):``: run the body on ``extent`` threads of ``tx``."""
     if isinstance(thread, str):
-        thread = env_thread(thread)
+        # A tag alone declares the thread with the extent's type (T.int64(1) gives an int64 thread).
+        dtype = extent.dtype if isinstance(extent, _core.PrimExpr) else "int32"
+        thread = env_thread(thread, dtype)
     if not isinstance(thread, _core.IterVar):
         raise TesseraTypeError(f"T.launch_thread takes a thread from T.env_thread, got {thread!r}")
-    return AttrFrame(thread, "thread_extent", convert(extent, thread.var.dtype))
+    extent = convert(extent, thread.var.dtype)
+    if thread.dom is None:
+        # Launching gives the thread its domain [0, extent), as TVM records it on the IterVar.
+        thread = _core.IterVar(_core.Range.from_min_extent(expr_ops.const(0, extent.dtype), extent),
+                               thread.var, thread.iter_type, thread.thread_tag)
+    key = "virtual_thread" if thread.thread_tag == "vthread" else "thread_extent"
+    return AttrFrame(thread, key, extent)
 
 
 # ---- block iterators ----

@@ -471,6 +471,10 @@ class MetaVar:
     def __init__(self, value):
         self.value = value
 
+    def __iter__(self):
+        """``a, b = T.meta_var([3, 4])`` run as Python (the IRBuilder): one meta_var per element."""
+        return (MetaVar(v) for v in self.value)
+
     def __repr__(self):
         return f"T.meta_var({self.value!r})"
 

@@ -1,0 +1,169 @@
+"""TVMScript surface details TVM code relies on: __name__ of parsed functions and modules,
+loops over tuples of loop variables, macros as methods, launch_thread domains, block_attr
+merging, `a if c else b` on expressions."""
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera.error import DiagnosticError, TesseraError
+from tessera.ir import assert_structural_equal
+from tessera.script import ir as I
+from tessera.script import tir as T
+
+
+def test_prim_func_and_module_carry_their_python_name():
+    @T.prim_func(private=True)
+    def scale_rows(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+    assert scale_rows.__name__ == "scale_rows"
+    assert "global_symbol" not in scale_rows.attrs
+
+    @I.ir_module
+    class Kernels:
+        @T.prim_func
+        def main(A: T.Buffer((4,), "float32")):
+            A[0] = T.float32(2)
+
+    assert Kernels.__name__ == "Kernels"
+
+
+def test_private_function_refuses_a_global_symbol():
+    with pytest.raises(DiagnosticError, match="private function"):
+        @T.prim_func(private=True)
+        def named(A: T.Buffer((4,), "float32")):
+            T.func_attr({"global_symbol": "named"})
+            A[0] = T.float32(1)
+
+
+def test_one_name_over_several_loops_is_a_tuple_of_loop_variables():
+    @T.prim_func(private=True)
+    def tupled(A: T.Buffer((3, 4, 5), "int32")):
+        for ijk in T.grid(3, 4, 5):
+            A[ijk] = ijk[0] * 100 + ijk[1] * 10 + ijk[2]
+
+    @T.prim_func(private=True)
+    def named(A: T.Buffer((3, 4, 5), "int32")):
+        for i, j, k in T.grid(3, 4, 5):
+            A[i, j, k] = i * 100 + j * 10 + k
+
+    assert_structural_equal(tupled, named)
+    a = np.zeros((3, 4, 5), "int32")
+    ts.build(tupled)(a)
+    i, j, k = np.indices((3, 4, 5))
+    np.testing.assert_array_equal(a, i * 100 + j * 10 + k)
+
+
+def test_starred_loop_variable_takes_the_remaining_loops():
+    @T.prim_func(private=True)
+    def starred(A: T.Buffer((4, 6, 8), "float32"), B: T.Buffer((4, 6), "float32")):
+        for *ij, k in T.grid(4, 6, 8):
+            with T.block("acc"):
+                with T.init():
+                    B[ij] = T.float32(0)
+                B[ij] = B[ij] + A[(*ij, k)]
+
+    @T.prim_func(private=True)
+    def named(A: T.Buffer((4, 6, 8), "float32"), B: T.Buffer((4, 6), "float32")):
+        for i, j, k in T.grid(4, 6, 8):
+            with T.block("acc"):
+                with T.init():
+                    B[i, j] = T.float32(0)
+                B[i, j] = B[i, j] + A[i, j, k]
+
+    assert_structural_equal(starred, named)
+
+
+def test_loop_variable_count_errors_point_at_the_targets():
+    src = '''
+@T.prim_func
+def f(A: T.Buffer((4, 4), "int32")):
+    for i, j, k in T.grid(4, 4):
+        A[i, j] = 0
+'''
+    with pytest.raises(DiagnosticError, match="2 loops but 3 loop variables") as err:
+        ts.script.from_source(src)
+    assert "for i, j, k in T.grid(4, 4):" in str(err.value)
+    with pytest.raises(DiagnosticError, match="loop variables must be names"):
+        ts.script.from_source(src.replace("for i, j, k in", "for i, A[0] in"))
+
+
+def test_macro_defined_in_a_class_is_a_method():
+    class Copier:
+        def __init__(self, shape):
+            self.scratch = T.alloc_buffer(shape, "float32")
+
+        @T.macro
+        def load(self, src: T.Buffer):
+            for i in range(8):
+                self.scratch[i] = src[i] * T.float32(2)
+
+    @T.prim_func(private=True)
+    def with_method(A: T.Buffer((8,), "float32")):
+        c = T.meta_var(Copier((8,)))
+        c.load(A)
+
+    @T.prim_func(private=True)
+    def inline(A: T.Buffer((8,), "float32")):
+        scratch = T.alloc_buffer((8,), "float32")
+        for i in range(8):
+            scratch[i] = A[i] * T.float32(2)
+
+    assert_structural_equal(with_method, inline)
+
+
+def test_launch_thread_gives_the_thread_its_domain():
+    @T.prim_func(private=True)
+    def launched(A: T.Buffer((4,), "int64")):
+        bx = T.launch_thread("blockIdx.x", T.int64(4))
+        A[bx] = bx
+
+    iv = launched.body.node
+    assert iv.var.dtype == "int64"
+    assert iv.dom.min.dtype == "int64" and iv.dom.min.value == 0
+    assert iv.dom.extent.value == 4
+    assert launched.body.attr_key == "thread_extent"
+
+
+def test_block_attr_calls_merge():
+    @T.prim_func(private=True)
+    def f():
+        with T.block("b"):
+            T.block_attr({"a": 1, "nested": {"x": "1"}})
+            T.block_attr({"b": 2, "nested": {"y": "2"}})
+            T.block_attr({"a": 1})
+            T.evaluate(0)
+
+    block = f.body.block
+    if block.name_hint != "b":
+        block = block.body.block
+    ann = block.annotations
+    assert int(ann["a"]) == 1 and int(ann["b"]) == 2
+    assert sorted(ann["nested"].keys()) == ["x", "y"]
+
+    with pytest.raises(TesseraError, match="two different values"):
+        @T.prim_func(private=True)
+        def g():
+            with T.block("b"):
+                T.block_attr({"a": 1})
+                T.block_attr({"a": 2})
+                T.evaluate(0)
+
+
+def test_if_expression_on_an_expression_is_if_then_else():
+    @T.prim_func(private=True)
+    def ifexp(A: T.Buffer((8, 8), "int32")):
+        for i, j in T.grid(8, 8):
+            A[i, j] = i if i < j else j * 2
+
+    @T.prim_func(private=True)
+    def explicit(A: T.Buffer((8, 8), "int32")):
+        for i, j in T.grid(8, 8):
+            A[i, j] = T.if_then_else(i < j, i, j * 2)
+
+    assert_structural_equal(ifexp, explicit)
+    a = np.zeros((8, 8), "int32")
+    ts.build(ifexp)(a)
+    i, j = np.indices((8, 8))
+    np.testing.assert_array_equal(a, np.where(i < j, i, j * 2))
