@@ -167,3 +167,42 @@ def test_if_expression_on_an_expression_is_if_then_else():
     ts.build(ifexp)(a)
     i, j = np.indices((8, 8))
     np.testing.assert_array_equal(a, np.where(i < j, i, j * 2))
+
+
+def test_a_buffer_name_is_defined_once_per_scope():
+    src = '''
+@T.prim_func
+def f():
+    A = T.alloc_buffer((4,), "float32")
+    A = T.alloc_buffer((4,), "float32")
+'''
+    with pytest.raises(DiagnosticError, match="buffer 'A' is already defined") as err:
+        ts.script.from_source(src)
+    assert ":5:5:" in str(err.value)
+
+
+def test_a_string_is_not_a_shape():
+    src = '''
+@T.prim_func
+def f():
+    A = T.alloc_buffer("(4, 4)", "float32")
+'''
+    with pytest.raises(DiagnosticError, match="got the string"):
+        ts.script.from_source(src)
+
+
+def test_ir_builder_thread_binding_and_meta_var():
+    from tessera.script.ir_builder import IRBuilder
+    from tessera.script.ir_builder import tir as IB_T
+
+    with IRBuilder() as ib:
+        with IB_T.thread_binding(8, thread="threadIdx.x") as tx:
+            IB_T.evaluate(tx)
+    loop = ib.get()
+    assert loop.thread_binding.dom is None and loop.thread_binding.thread_tag == "threadIdx.x"
+    assert loop.extent.value == 8
+
+    with IRBuilder() as ib:
+        a, b = IB_T.meta_var([3, 4])
+        IB_T.evaluate(a.value * b.value)
+    assert ib.get().value.value == 12
