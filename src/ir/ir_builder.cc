@@ -112,7 +112,20 @@ PrimFunc IRBuilder::EndFunction() {
     Block root =
         BlockNode::Make({}, {}, {}, "root", body, nullptr, f.alloc_buffers, {}, {}, f.span);
     body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
+  } else if (IsExplicitRoot(body)) {
+    // As TVM's completion: the root block's regions are not inferred (only written ones stay).
+    auto* realize = AsPtr<BlockRealizeNode>(body);
+    const Block& b = realize->block;
+    auto it = inferred_.find(b.get());
+    if (it != inferred_.end() && it->second != 0) {
+      Block root = BlockNode::Make(b->iter_vars, (it->second & 1) ? std::vector<BufferRegion>{} : b->reads,
+                                   (it->second & 2) ? std::vector<BufferRegion>{} : b->writes,
+                                   b->name_hint, b->body, b->init, b->alloc_buffers, b->match_buffers,
+                                   b->annotations, b->span);
+      body = BlockRealizeNode::Make(realize->iter_values, realize->predicate, root, realize->span);
+    }
   }
+  inferred_.clear();
   // The buffer map follows the parameter order, whatever order the match_buffers came in.
   // (Positions looked up in a map: a search per comparison was quadratic in the parameters.)
   std::unordered_map<const VarNode*, size_t> position;
@@ -374,12 +387,26 @@ Stmt IRBuilder::EndBlock() {
   Stmt body = Fold(f.items, f.span);
   Block block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init,
                                 f.alloc_buffers, f.match_buffers, f.annotations, f.span);
-  if (!f.has_reads || !f.has_writes) {
+  bool in_function = std::any_of(frames_.begin(), frames_.end(),
+                                 [](const Frame& g) { return g.kind == FrameKind::kFunction; });
+  if (!in_function && (!f.has_reads || !f.has_writes)) {
+    // A block built outside any function (the imperative IRBuilder's top level) is left as
+    // TVM's builder leaves it: the regions not given stay empty, and the annotation
+    // "tir.script_parsing_detect_access" (1: reads, 2: writes, 3: both) says which ones the
+    // function's completion would detect.
+    AttrMap annotations = f.annotations;
+    annotations["tir.script_parsing_detect_access"] =
+        MakeConst(DataType::Int(64), int64_t{(f.has_reads ? 0 : 1) | (f.has_writes ? 0 : 2)});
+    block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init, f.alloc_buffers,
+                            f.match_buffers, annotations, f.span);
+  } else if (!f.has_reads || !f.has_writes) {
     auto [reads, writes] = InferBlockAccessRegions(block.get());
     block = BlockNode::Make(f.iter_vars, f.has_reads ? f.reads : reads,
                             f.has_writes ? f.writes : writes, f.name, body, f.init, f.alloc_buffers,
                             f.match_buffers, f.annotations, f.span);
   }
+  // (Set for every block: an address of a freed block may come back.)
+  inferred_[block.get()] = in_function ? (f.has_reads ? 0 : 1) | (f.has_writes ? 0 : 2) : 0;
   Stmt result = block;
   if (!f.no_realize) {
     result = BlockRealizeNode::Make(f.iter_values, f.condition, block, f.span);

@@ -206,3 +206,75 @@ def test_ir_builder_thread_binding_and_meta_var():
         a, b = IB_T.meta_var([3, 4])
         IB_T.evaluate(a.value * b.value)
     assert ib.get().value.value == 12
+
+
+def test_lone_block_is_the_root_and_keeps_no_inferred_regions():
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        with T.block():
+            for i in range(8):
+                with T.block("copy"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi]
+
+    root = f.body.block
+    assert root.name_hint == "" and len(root.reads) == 0 and len(root.writes) == 0
+    copy = root.body.body.block
+    assert copy.name_hint == "copy" and len(copy.reads) == 1 and len(copy.writes) == 1
+
+
+def test_inferred_reads_list_a_load_before_the_loads_in_its_indices():
+    @T.prim_func(private=True)
+    def gather(A: T.Buffer((16,), "float32"), idx: T.Buffer((4,), "int32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("g"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[idx[vi]]
+
+    reads = gather.body.block.body.body.block.reads
+    assert [r.buffer.name for r in reads] == ["A", "idx"]
+
+
+def test_inner_block_regions_of_a_match_buffer_are_regions_of_its_source():
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((4, 16), "float32")):
+        for i in range(4):
+            with T.block("row"):
+                vi = T.axis.remap("S", [i])
+                Row = T.match_buffer(A[vi, 4:12], (8,))
+                for j in range(8):
+                    with T.block("elem"):
+                        vj = T.axis.remap("S", [j])
+                        Row[vj] = T.float32(1)
+
+    row = f.body.block.body.body.block
+    (w,) = row.writes
+    assert w.buffer.name == "A"
+    assert str(w.region[1].min) == "4" and w.region[1].extent.value == 8
+
+
+def test_ir_builder_block_outside_a_function_keeps_detection_pending():
+    from tessera.script.ir_builder import IRBuilder
+    from tessera.script.ir_builder import tir as IB_T
+
+    with IRBuilder() as ib:
+        with IB_T.block("b"):
+            IB_T.evaluate(0)
+    block = ib.get().block
+    assert block.annotations["tir.script_parsing_detect_access"].value == 3
+    assert block.annotations["tir.script_parsing_detect_access"].dtype == "int64"
+    assert len(block.reads) == 0 and len(block.writes) == 0
+
+
+def test_block_constructor_takes_buffer_slices():
+    from tessera import tir
+
+    A = tir.decl_buffer((16, 16), "float32", name="A")
+    sub = tir.decl_buffer((4, 4), "float32", name="sub")
+    block = tir.Block(iter_vars=[], reads=[A[0:4, 0:4]], writes=[A], name_hint="b",
+                      body=tir.Evaluate(0), alloc_buffers=None,
+                      match_buffers=[tir.MatchBufferRegion(sub, A[4:8, 4:8])],
+                      annotations={"k": "v"})
+    assert block.reads[0].region[0].extent.value == 4
+    assert block.writes[0].region[1].extent.value == 16
+    assert block.match_buffers[0].source.region[0].min.value == 4

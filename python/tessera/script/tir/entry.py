@@ -158,6 +158,10 @@ def macro(func=None, *, hygienic=True):
     ...     B[i] = B[i] * factor
     """
 
+    if func is not None and not callable(func):
+        # `@T.macro(True)`: the only option is a keyword (hygienic=...).
+        raise TesseraValueError(f"T.macro takes hygienic= as a keyword argument, got {func!r}")
+
     def wrap(f):
         return MacroObject(f, hygienic)
 

@@ -117,6 +117,33 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
 
 
 @builtin
+def _check_match_shape(region, shape):
+    """As TVM's MatchBufferRegion: the region's trailing extents are the buffer's shape and its
+    extra leading extents are 1 (checked where both sides fold to constants)."""
+    extents = [r.extent for r in region.region]
+
+    def const(e):
+        e = _core.simplify_expr(e) if isinstance(e, _core.PrimExpr) else e
+        return e.value if isinstance(e, _core.IntImm) else e if isinstance(e, int) else None
+
+    def text(values):
+        return "(" + ", ".join(str(v) for v in values) + ")"
+
+    if len(extents) < len(shape):
+        raise TesseraValueError(f"T.match_buffer: a region of {len(extents)} dimensions cannot be "
+                                f"matched to the shape {text(shape)}")
+    offset = len(extents) - len(shape)
+    for e in extents[:offset]:
+        if const(e) not in (None, 1):
+            raise TesseraValueError(f"T.match_buffer: the region's extents {text(extents)} do not match "
+                                    f"the shape {text(shape)} (the leading extra extents must be 1)")
+    for e, d in zip(extents[offset:], shape):
+        ce, cd = const(e), const(d)
+        if ce is not None and cd is not None and ce != cd:
+            raise TesseraValueError(f"T.match_buffer: the region's extents {text(extents)} do not match "
+                                    f"the shape {text(shape)}")
+
+
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
                  axis_separators=None):
@@ -151,6 +178,8 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
         if shape is None:
             shape = [r.extent for r in region.region]
+        else:
+            _check_match_shape(region, _shape(shape))
         buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                           axis_separators=axis_separators)
         parser.builder.add_match_buffer(_core.MatchBufferRegion(buf, region))

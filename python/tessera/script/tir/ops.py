@@ -119,8 +119,12 @@ def cast(value, dtype, *, span=None):
 
 @builtin
 def reinterpret(dtype, value, *, span=None):
-    """``T.reinterpret("int32", x)``: the bits of ``x`` read as ``dtype``."""
-    return _core.Call(dtype_name(dtype), _core.Op.get("tir.reinterpret"), [convert(value)], span)
+    """``T.reinterpret("int32", x)``: the bits of ``x`` read as ``dtype`` (``x`` itself when it
+    already has that type, as TVM folds it)."""
+    value = convert(value)
+    if value.dtype == dtype_name(dtype):
+        return value
+    return _core.Call(dtype_name(dtype), _core.Op.get("tir.reinterpret"), [value], span)
 
 
 @builtin
