@@ -278,3 +278,48 @@ def test_block_constructor_takes_buffer_slices():
     assert block.reads[0].region[0].extent.value == 4
     assert block.writes[0].region[1].extent.value == 16
     assert block.match_buffers[0].source.region[0].min.value == 4
+
+
+def test_macro_options_are_keywords():
+    with pytest.raises(TesseraError, match="hygienic= as a keyword"):
+        @T.macro(True)
+        def m():
+            T.evaluate(0)
+
+
+def test_reinterpret_to_the_same_type_is_the_value():
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
+        for i in range(4):
+            A[i] = T.reinterpret("float32", A[i])
+            B[i] = T.reinterpret("int32", A[i])
+
+    first, second = f.body.body.seq
+    assert isinstance(first.value, ts.tir.BufferLoad)
+    assert isinstance(second.value, ts.tir.Call)
+
+
+def test_match_buffer_shape_must_fit_the_region():
+    src = '''
+@T.prim_func
+def f(A: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        with T.block():
+            sub = T.match_buffer(A[i, 0:4], (5,))
+            sub[0] = T.float32(1)
+'''
+    with pytest.raises(DiagnosticError, match=r"extents \(1, 4\) do not match the shape \(5\)") as err:
+        ts.script.from_source(src)
+    assert ":6:" in str(err.value)
+
+
+def test_zero_dimensional_arrays_stay_zero_dimensional():
+    @T.prim_func
+    def add(a: T.Buffer((), "float32"), b: T.Buffer((), "float32")):
+        b[()] = a[()] + T.float32(1)
+
+    a = ts.nd.array(np.array(2.5, "float32"))
+    b = ts.nd.array(np.zeros((), "float32"))
+    assert a.shape == () and a.numpy().shape == ()
+    ts.build(add)(a, b)
+    assert float(b.numpy()) == 3.5
