@@ -323,3 +323,17 @@ def test_zero_dimensional_arrays_stay_zero_dimensional():
     assert a.shape == () and a.numpy().shape == ()
     ts.build(add)(a, b)
     assert float(b.numpy()) == 3.5
+
+
+def test_root_around_a_lone_block_survives_printing():
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((1,), "int32")):
+        with T.block("root"):
+            with T.block("inner"):
+                A[0] = 0
+
+    inner = f.body.block.body.block
+    assert inner.name_hint == "inner" and len(inner.writes) == 1
+    text = f.script()
+    assert 'with T.block("root"):' in text and '# with T.block("root")' not in text
+    assert_structural_equal(f, ts.script.from_source(text))
