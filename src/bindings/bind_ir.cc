@@ -642,7 +642,8 @@ void BindIR(nb::module_& m) {
   nb::class_<GlobalVarNode, Object>(m, "GlobalVar")
       .def(nb::new_([](const std::string& n) { return GlobalVarNode::Make(n); }), "name_hint"_a)
       .def_ro("name_hint", &GlobalVarNode::name_hint);
-  auto primFunc_class = nb::class_<PrimFuncNode, Object>(m, "PrimFunc")
+  // dynamic_attr: the script parser sets __name__ (the Python function's name), as TVM's does.
+  auto primFunc_class = nb::class_<PrimFuncNode, Object>(m, "PrimFunc", nb::dynamic_attr())
       // ret_type: a dtype name, an ir.PrimType, or None (void), as TVM takes it.
       .def(nb::new_([](std::vector<Var> params, Stmt body, nb::object ret,
                        std::optional<std::vector<std::pair<Var, Buffer>>> bmap,
@@ -678,7 +679,7 @@ void BindIR(nb::module_& m) {
            })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
   WithConstructorFallback(primFunc_class, "PrimFunc");
-  nb::class_<IRModuleNode, Object>(m, "IRModule")
+  nb::class_<IRModuleNode, Object>(m, "IRModule", nb::dynamic_attr())
       .def(nb::new_([](std::vector<std::pair<GlobalVar, PrimFunc>> fns, AttrMap attrs) {
              return IRModuleNode::Make(fns, attrs);
            }),

@@ -21,14 +21,17 @@ void BindTIR(nb::module_& m) {
       .def_ro("buffer", &BufferRegionNode::buffer)
       .def_ro("region", &BufferRegionNode::region)
       .def_ro("span", &BufferRegionNode::span);
-  nb::class_<MatchBufferRegionNode, Object>(m, "MatchBufferRegion")
-      .def(nb::new_([](Buffer b, BufferRegion source, std::optional<Span> s) {
-             return MatchBufferRegionNode::Make(b, source, OrEmpty(s));
-           }),
-           "buffer"_a, "source"_a, "span"_a = nb::none())
-      .def_ro("buffer", &MatchBufferRegionNode::buffer)
-      .def_ro("source", &MatchBufferRegionNode::source);
-  nb::class_<BlockNode, StmtNode>(m, "Block")
+  auto matchBufferRegion_class =
+      nb::class_<MatchBufferRegionNode, Object>(m, "MatchBufferRegion")
+          .def(nb::new_([](Buffer b, BufferRegion source, std::optional<Span> s) {
+                 return MatchBufferRegionNode::Make(b, source, OrEmpty(s));
+               }),
+               "buffer"_a, "source"_a, "span"_a = nb::none())
+          .def_ro("buffer", &MatchBufferRegionNode::buffer)
+          .def_ro("source", &MatchBufferRegionNode::source);
+  // TVM's MatchBufferRegion(buffer, A[0:32, 0:32]): the source as a buffer slice.
+  WithConstructorFallback(matchBufferRegion_class, "MatchBufferRegion");
+  auto block_class = nb::class_<BlockNode, StmtNode>(m, "Block")
       .def(nb::new_([](std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
                        std::vector<BufferRegion> writes, const std::string& name_hint, Stmt body,
                        Stmt init, std::optional<std::vector<Buffer>> alloc_buffers,
@@ -53,6 +56,8 @@ void BindTIR(nb::module_& m) {
       .def_ro("alloc_buffers", &BlockNode::alloc_buffers)
       .def_ro("match_buffers", &BlockNode::match_buffers)
       .def_ro("annotations", &BlockNode::annotations);
+  // TVM's Block(reads=[A[0:16, 0:16]], ...): regions as buffer slices.
+  WithConstructorFallback(block_class, "Block");
   nb::class_<BlockRealizeNode, StmtNode>(m, "BlockRealize")
       .def(nb::new_(
                [](std::vector<Expr> values, Expr predicate, Block block, std::optional<Span> s) {

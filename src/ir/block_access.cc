@@ -99,8 +99,9 @@ class AccessCollector : public StmtExprVisitor {
   }
 
   void VisitExpr_(const BufferLoadNode* op) override {
-    StmtExprVisitor::VisitExpr_(op);
+    // As TVM's detector: the load itself, then the loads in its indices (`A[B[i]]` reads A, B).
     Access(op->buffer.get(), op->indices, /*write=*/false);
+    StmtExprVisitor::VisitExpr_(op);
   }
   void VisitStmt_(const BufferStoreNode* op) override {
     StmtExprVisitor::VisitStmt_(op);
@@ -147,6 +148,21 @@ class AccessCollector : public StmtExprVisitor {
   using Dims = std::vector<std::optional<Interval>>;
 
   void Region(const BufferRegion& r, bool write) {
+    auto m = matched_.find(r->buffer.get());
+    if (m != matched_.end() && r->region.size() <= m->second->region.size()) {
+      // A region of one of the block's match_buffers (an inner block's declared access) is
+      // the same region of the source: the trailing dimensions shifted by the source's mins.
+      const BufferRegion& source = m->second;
+      size_t offset = source->region.size() - r->region.size();
+      std::vector<Range> region(source->region.begin(), source->region.begin() + offset);
+      for (size_t k = 0; k < r->region.size(); ++k) {
+        const Range& s = source->region[offset + k];
+        region.push_back(RangeNode::Make(AddNode::Make(s->min, r->region[k]->min),
+                                         r->region[k]->extent));
+      }
+      Region(BufferRegionNode::Make(source->buffer, std::move(region)), write);
+      return;
+    }
     if (local_.count(r->buffer.get())) return;
     Dims dims;
     for (const Range& range : r->region) {

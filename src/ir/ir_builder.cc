@@ -6,6 +6,7 @@
 
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -93,10 +94,11 @@ bool ContainsBlock(const Stmt& s) {
   return found;
 }
 
-// A body written as one explicit `with T.block("root"):`.
+// A body written as one block without iterators (`with T.block("root"):`, or any name, or none):
+// that block is the root, as TVM's script completion takes it.
 bool IsExplicitRoot(const Stmt& s) {
   auto* realize = AsPtr<BlockRealizeNode>(s);
-  return realize && realize->block->name_hint == "root" && realize->block->iter_vars.empty();
+  return realize && realize->block->iter_vars.empty();
 }
 
 }  // namespace
@@ -110,7 +112,20 @@ PrimFunc IRBuilder::EndFunction() {
     Block root =
         BlockNode::Make({}, {}, {}, "root", body, nullptr, f.alloc_buffers, {}, {}, f.span);
     body = BlockRealizeNode::Make({}, Bool(true), root, f.span);
+  } else if (IsExplicitRoot(body)) {
+    // As TVM's completion: the root block's regions are not inferred (only written ones stay).
+    auto* realize = AsPtr<BlockRealizeNode>(body);
+    const Block& b = realize->block;
+    auto it = inferred_.find(b.get());
+    if (it != inferred_.end() && it->second != 0) {
+      Block root = BlockNode::Make(b->iter_vars, (it->second & 1) ? std::vector<BufferRegion>{} : b->reads,
+                                   (it->second & 2) ? std::vector<BufferRegion>{} : b->writes,
+                                   b->name_hint, b->body, b->init, b->alloc_buffers, b->match_buffers,
+                                   b->annotations, b->span);
+      body = BlockRealizeNode::Make(realize->iter_values, realize->predicate, root, realize->span);
+    }
   }
+  inferred_.clear();
   // The buffer map follows the parameter order, whatever order the match_buffers came in.
   // (Positions looked up in a map: a search per comparison was quadratic in the parameters.)
   std::unordered_map<const VarNode*, size_t> position;
@@ -307,9 +322,34 @@ void IRBuilder::SetBlockPredicate(Expr predicate) {
   f.condition = std::move(predicate);
 }
 
+namespace {
+// Adds `value` under `key` to `into`, as successive T.block_attr calls combine: dict values merge
+// key by key, an equal value is kept once, a different value for the same key is an error.
+void MergeAnnotation(AttrMap& into, const std::string& key, ObjectRef value, const std::string& path) {
+  auto it = into.find(key);
+  if (it == into.end()) {
+    into.emplace(key, std::move(value));
+    return;
+  }
+  auto* old_map = AsPtr<MapNode>(it->second);
+  auto* new_map = AsPtr<MapNode>(value);
+  if (old_map && new_map) {
+    AttrMap merged = old_map->items;
+    for (const auto& [k, v] : new_map->items) MergeAnnotation(merged, k, v, path + key + ".");
+    it->second = MapNode::Make(std::move(merged));
+    return;
+  }
+  if (!StructuralEqual(it->second, value)) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "T.block_attr: the annotation '" << path << key
+        << "' is given two different values in one block";
+  }
+}
+}  // namespace
+
 void IRBuilder::SetBlockAttrs(AttrMap attrs) {
   Frame& f = TopBlock("T.block_attr");
-  for (auto& [key, value] : attrs) f.annotations[key] = std::move(value);
+  for (auto& [key, value] : attrs) MergeAnnotation(f.annotations, key, std::move(value), "");
 }
 
 void IRBuilder::AllocBuffer(Buffer buffer) {
@@ -347,12 +387,26 @@ Stmt IRBuilder::EndBlock() {
   Stmt body = Fold(f.items, f.span);
   Block block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init,
                                 f.alloc_buffers, f.match_buffers, f.annotations, f.span);
-  if (!f.has_reads || !f.has_writes) {
+  bool in_function = std::any_of(frames_.begin(), frames_.end(),
+                                 [](const Frame& g) { return g.kind == FrameKind::kFunction; });
+  if (!in_function && (!f.has_reads || !f.has_writes)) {
+    // A block built outside any function (the imperative IRBuilder's top level) is left as
+    // TVM's builder leaves it: the regions not given stay empty, and the annotation
+    // "tir.script_parsing_detect_access" (1: reads, 2: writes, 3: both) says which ones the
+    // function's completion would detect.
+    AttrMap annotations = f.annotations;
+    annotations["tir.script_parsing_detect_access"] =
+        MakeConst(DataType::Int(64), int64_t{(f.has_reads ? 0 : 1) | (f.has_writes ? 0 : 2)});
+    block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init, f.alloc_buffers,
+                            f.match_buffers, annotations, f.span);
+  } else if (!f.has_reads || !f.has_writes) {
     auto [reads, writes] = InferBlockAccessRegions(block.get());
     block = BlockNode::Make(f.iter_vars, f.has_reads ? f.reads : reads,
                             f.has_writes ? f.writes : writes, f.name, body, f.init, f.alloc_buffers,
                             f.match_buffers, f.annotations, f.span);
   }
+  // (Set for every block: an address of a freed block may come back.)
+  inferred_[block.get()] = in_function ? (f.has_reads ? 0 : 1) | (f.has_writes ? 0 : 2) : 0;
   Stmt result = block;
   if (!f.no_realize) {
     result = BlockRealizeNode::Make(f.iter_values, f.condition, block, f.span);

@@ -803,6 +803,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       return false;
     }
     if (!root->alloc_buffers.empty()) return true;
+    // A body that is one block without iterators would itself be parsed as the root (as in
+    // TVM): the root around it is printed.
+    if (auto* inner = AsPtr<BlockRealizeNode>(root->body)) return !inner->block->iter_vars.empty();
     bool has_block = false;
     PostOrderVisit(root->body, [&](const ObjectRef& n) {
       has_block = has_block || n->kind == NodeKind::kBlockRealize;

@@ -159,6 +159,11 @@ class PrimFuncCreator {
     for (const OperationNode* op : order_) Emit(op);
     CheckFreeVars();
     builder_.SetFunctionAttr("tir.noalias", Bool(true));
+    if (!layout_free_params_.empty()) {
+      std::vector<ObjectRef> indices;
+      for (int i : layout_free_params_) indices.push_back(MakeConst(DataType::Int(32), int64_t{i}));
+      builder_.SetFunctionAttr("layout_free_buffers", ArrayNode::Make(std::move(indices)));
+    }
     return builder_.EndFunction();
   }
 
@@ -177,6 +182,52 @@ class PrimFuncCreator {
       case OpKind::kPlaceholder:
         break;
     }
+  }
+
+  // The annotations a compute's or extern's attrs give its block, as TVM's create_prim_func
+  // makes them: in "layout_free_placeholders", a tensor that is a parameter becomes the
+  // function's "layout_free_buffers" (its parameter index) and leaves the block, another tensor
+  // stays as its buffer; the te-only attrs "const_matrix", "workload" and
+  // "auto_scheduler_simplify_const_tensor_indices" are dropped.
+  AttrMap BlockAttrs(const AttrMap& attrs) {
+    AttrMap out;
+    for (const auto& [key, value] : attrs) {
+      if (key == "const_matrix" || key == "workload" ||
+          key == "auto_scheduler_simplify_const_tensor_indices") {
+        continue;
+      }
+      auto* items = key == "layout_free_placeholders" ? AsPtr<ArrayNode>(value) : nullptr;
+      if (!items) {
+        out.emplace(key, value);
+        continue;
+      }
+      std::vector<ObjectRef> kept;
+      for (const ObjectRef& item : items->items) {
+        const TensorNode* tensor = nullptr;
+        if (auto* b = AsPtr<BufferNode>(item)) tensor = AsTensor(b);
+        if (!tensor) {
+          kept.push_back(item);
+          continue;
+        }
+        int param = ParamIndex(tensor);
+        if (param >= 0) {
+          layout_free_params_.insert(param);
+          continue;
+        }
+        auto it = buffers_.find(KeyOf(tensor));
+        kept.push_back(it != buffers_.end() ? ObjectRef(it->second) : item);
+      }
+      if (!kept.empty()) out.emplace(key, ArrayNode::Make(std::move(kept)));
+    }
+    return out;
+  }
+
+  int ParamIndex(const TensorNode* tensor) const {
+    for (size_t i = 0; i < args_.size(); ++i) {
+      const Tensor* t = std::get_if<Tensor>(&args_[i]);
+      if (t && KeyOf(t->get()) == KeyOf(tensor)) return static_cast<int>(i);
+    }
+    return -1;
   }
 
   void CollectArgs() {
@@ -467,7 +518,16 @@ class PrimFuncCreator {
                         const std::string& block_name, const Buffer& out_override) {
     builder_.BeginBlock(UniqueBlockName(block_name));
     for (const auto& loop : loops) builder_.AddBlockIter(loop.iter, loop.binding);
-    if (!op->attrs.empty()) builder_.SetBlockAttrs(op->attrs);
+    if (loops.empty()) {
+      // As TVM's: the block of a zero-dimensional compute has one iterator, vi in [0, 1) bound
+      // to 0, so that it still is a block with a spatial domain.
+      Expr zero = MakeConst(DataType::Int(32), int64_t{0});
+      builder_.AddBlockIter(IterVarNode::Make(RangeNode::Make(zero, MakeConst(DataType::Int(32), int64_t{1})),
+                                              VarNode::Make("vi", DataType::Int(32)),
+                                              IterVarType::kDataPar, ""),
+                            zero);
+    }
+    if (AttrMap attrs = BlockAttrs(op->attrs); !attrs.empty()) builder_.SetBlockAttrs(attrs);
 
     const Buffer& out =
         out_override ? out_override : buffers_.at({op, static_cast<int>(output)});
@@ -515,7 +575,7 @@ class PrimFuncCreator {
     builder_.BeginBlock(UniqueBlockName(op->name));
     builder_.SetBlockReads(reads);
     builder_.SetBlockWrites(writes);
-    if (!op->attrs.empty()) builder_.SetBlockAttrs(op->attrs);
+    if (AttrMap attrs = BlockAttrs(op->attrs); !attrs.empty()) builder_.SetBlockAttrs(attrs);
     builder_.Emit(body);
     builder_.EndBlock();
   }
@@ -619,6 +679,7 @@ class PrimFuncCreator {
   std::unordered_map<const VarNode*, std::string> uses_;
   std::vector<const VarNode*> use_order_;
   std::unordered_set<const VarNode*> bound_;
+  std::set<int> layout_free_params_;
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 // the frame.
 #pragma once
 
+#include <unordered_map>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -127,6 +129,8 @@ class IRBuilder {
   static Stmt Fold(const std::vector<Item>& items, Span span);
 
   std::vector<Frame> frames_;
+  // Blocks whose reads (1) / writes (2) EndBlock inferred: a root block keeps none (EndFunction).
+  std::unordered_map<const BlockNode*, int> inferred_;
 };
 
 }  // namespace tessera

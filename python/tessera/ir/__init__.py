@@ -252,3 +252,22 @@ def load_json(text):
     if not isinstance(node, expected):
         raise _ValueError(f"load_json: the document says {doc['type']} but holds a {type(node).__name__}")
     return node
+
+
+def make_node(type_key, **fields):
+    """TVM's generic constructor by type key: ``make_node("ir.DictAttrs", key="value")`` is the
+    attribute dict of a function; ``"ir.X"``/``"tir.X"`` call the constructor of
+    ``tessera.ir.X``/``tessera.tir.X`` with the fields as keyword arguments."""
+    if type_key == "ir.DictAttrs":
+        from ..script.tir.frames import to_attrs
+
+        return to_attrs(fields)
+    namespace, _, name = type_key.rpartition(".")
+    if namespace in ("ir", "tir"):
+        import importlib
+
+        module = importlib.import_module("tessera." + namespace)
+        cls = getattr(module, name, None)
+        if callable(cls):
+            return cls(**fields)
+    raise TesseraValueError(f"make_node: tessera has no node type '{type_key}'")

@@ -130,7 +130,7 @@ def from_dlpack(tensor):
             host = np.from_dlpack(tensor)
         except (TypeError, ValueError, BufferError, RuntimeError) as np_err:
             raise TesseraTypeError(f"from_dlpack: {err}; numpy: {np_err}") from None
-        return array(np.ascontiguousarray(host))
+        return array(np.asarray(host, order="C"))
 
 
 def empty(shape, dtype="float32", device=None):
@@ -156,7 +156,7 @@ def array(data, device=None, dtype=None):
         if (device is None or device == imported.device) and dtype is None:
             return imported
         data = imported.numpy()
-    src = np.ascontiguousarray(np.asarray(data, dtype=_np_dtype(dtype) if dtype else None))
+    src = np.asarray(data, dtype=_np_dtype(dtype) if dtype else None, order="C")  # keeps 0-d arrays 0-d
     arr = empty(src.shape, _ts_dtype(src.dtype), device)
     arr._handle.copy_from_ptr(src.ctypes.data, src.nbytes)
     return arr

@@ -33,7 +33,9 @@ def ir_module(cls=None, *, check_well_formed=True):
     with reporting():
         funcs = module_functions(cls, check_well_formed)
     attrs = cls.__dict__.get(_ATTRS_KEY, {})
-    return _core.IRModule(funcs, attrs)
+    mod = _core.IRModule(funcs, attrs)
+    mod.__name__ = cls.__name__  # as TVM: the decorated class's name
+    return mod
 
 
 def module_attrs(attrs):

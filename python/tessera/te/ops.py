@@ -6,7 +6,7 @@ The math and integer-division functions are those of :mod:`tessera.tir.ops`, re-
 import functools
 
 from .. import _core
-from ..error import TesseraTypeError
+from ..error import TesseraTypeError, TesseraValueError
 from ..tir import expr_ops
 __all__ = ["abs", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atanh", "ceil", "cos",
            "cosh", "div", "erf", "exp", "fmod", "floor", "floordiv", "floormod", "if_then_else",
@@ -71,7 +71,7 @@ class TagScope:
 
     def __enter__(self):
         if TagScope._current is not None:
-            raise TesseraTypeError(f"te.tag_scope '{self.tag}' inside tag_scope "
+            raise TesseraValueError(f"te.tag_scope '{self.tag}' inside tag_scope "
                                    f"'{TagScope._current.tag}': tag scopes do not nest")
         self._outer, TagScope._current = TagScope._current, self
         return self

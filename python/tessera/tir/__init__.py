@@ -34,6 +34,16 @@ def const(value, dtype=None):
     return IntImm(dtype, int(value))
 
 
+def ProducerLoad(producer, indices, span=None):  # noqa: N802 - TVM's node name
+    """TVM's read of a te tensor at ``indices`` (``ProducerLoad(B, [])`` reads a zero-dimensional
+    B): in tessera a tensor read is the load of the tensor's buffer, ``producer(*indices)``."""
+    from ..te.tensor import Tensor
+
+    if not isinstance(producer, Tensor):
+        raise TypeError(f"ProducerLoad reads a te tensor, got {producer!r}")
+    return producer(*indices)
+
+
 def op(name):
     """The registered intrinsic ``name`` (``op("tir.exp")``)."""
     return Op.get(name)

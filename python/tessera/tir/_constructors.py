@@ -219,6 +219,20 @@ def _allocate_const_data(self):
 _core.AllocateConst.data = property(_allocate_const_data)
 
 
+def _match_buffer_region(buffer, source, span=None):
+    """``MatchBufferRegion(buf, A[0:32, 0:32])``: the source may be a slice of a buffer."""
+    return _core.MatchBufferRegion(buffer, expr_ops.to_region(source), span)
+
+
+def _block(iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None,
+           match_buffers=None, annotations=None, span=None):
+    """``Block(reads=[A[0:16, 0:16]], ...)``: regions may be buffer slices or whole buffers."""
+    return _core.Block(list(iter_vars), [expr_ops.to_region(r) for r in reads],
+                       [expr_ops.to_region(w) for w in writes], name_hint, body, init,
+                       list(alloc_buffers or []), list(match_buffers or []),
+                       _attrs(annotations) if annotations else None, span)
+
+
 def _var(name, dtype, span=None):
     return _core.Var(name, str(dtype), span)
 
@@ -229,6 +243,7 @@ _NORMALISERS = {
     "Broadcast": _broadcast, "Let": _let, "Cast": _cast, "LetStmt": _let_stmt,
     "AttrStmt": _attr_stmt, "AssertStmt": _assert_stmt, "For": _for, "IfThenElse": _if_then_else,
     "Allocate": _allocate, "AllocateConst": _allocate_const, "Var": _var,
+    "MatchBufferRegion": _match_buffer_region, "Block": _block,
 }
 for _name in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE",
               "LT", "LE", "GT", "GE", "And", "Or"):

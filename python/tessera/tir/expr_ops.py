@@ -338,9 +338,14 @@ def bitwise_not(a, span=None):
 
 
 def negate(a, span=None):
-    """``-a`` as ``0 - a``."""
+    """``-a``: a constant negated, otherwise ``a * -1`` as TVM builds it (``0 - a`` for unsigned
+    types, where -1 does not exist)."""
     a = convert(a)
-    return _core.Sub(const(0, a.dtype, span), a, span)
+    if isinstance(a, (_core.IntImm, _core.FloatImm)) and not element_of(a.dtype).startswith(("uint", "bool")):
+        return const(-a.value, a.dtype, span)
+    if element_of(a.dtype).startswith(("uint", "bool")):
+        return _core.Sub(const(0, a.dtype, span), a, span)
+    return _core.Mul(a, const(-1, a.dtype, span), span)
 
 
 def cast(value, dtype, span=None):

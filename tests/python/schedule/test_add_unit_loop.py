@@ -5,8 +5,9 @@ from tessera.script import tir as T
 
 @T.prim_func
 def single(A: T.Buffer((), "float32"), B: T.Buffer((), "float32")):
-    with T.block("B"):
-        B[()] = A[()] + T.float32(1)
+    with T.block("root"):  # a lone block without iterators would be the root itself
+        with T.block("B"):
+            B[()] = A[()] + T.float32(1)
 
 
 @T.prim_func

@@ -19,46 +19,49 @@ def add_one(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
 
 @T.prim_func
 def add_one_partitioned(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
-    with T.block("B_i_common"):
-        T.reads()
-        T.writes()
-        with T.block("B_i0_partition"):
+    # A lone top-level block without iterators is the root itself (as TVM), so the schedule's
+    # implicit root is written out.
+    with T.block("root"):
+        with T.block("B_i_common"):
             T.reads()
             T.writes()
-            for i0, j in T.grid(16, 32):
-                with T.block("B_i0"):
-                    vi = T.axis.spatial((0, 16), i0)
-                    vj = T.axis.spatial(32, j)
-                    T.reads(A[0:16, 0:32])
-                    T.writes(B[0:16, 0:32])
-                    B[vi, vj] = A[vi, vj] + T.float32(1)
-        with T.block("B_i1_partition"):
-            T.reads()
-            T.writes()
-            for i1 in range(16, 64):
-                with T.block("B_i1_j_common"):
-                    T.reads()
-                    T.writes()
-                    with T.block("B_i1_j0_partition"):
+            with T.block("B_i0_partition"):
+                T.reads()
+                T.writes()
+                for i0, j in T.grid(16, 32):
+                    with T.block("B_i0"):
+                        vi = T.axis.spatial((0, 16), i0)
+                        vj = T.axis.spatial(32, j)
+                        T.reads(A[0:16, 0:32])
+                        T.writes(B[0:16, 0:32])
+                        B[vi, vj] = A[vi, vj] + T.float32(1)
+            with T.block("B_i1_partition"):
+                T.reads()
+                T.writes()
+                for i1 in range(16, 64):
+                    with T.block("B_i1_j_common"):
                         T.reads()
                         T.writes()
-                        for j0 in range(8):
-                            with T.block("B_i1_j0"):
-                                vi = T.axis.spatial((16, 64), i1)
-                                vj = T.axis.spatial((0, 8), j0)
-                                T.reads(A[16:64, 0:8])
-                                T.writes(B[16:64, 0:8])
-                                B[vi, vj] = A[vi, vj] + T.float32(1)
-                    with T.block("B_i1_j1_partition"):
-                        T.reads()
-                        T.writes()
-                        for j1 in range(8, 32):
-                            with T.block("B_i1_j1"):
-                                vi = T.axis.spatial((16, 64), i1)
-                                vj = T.axis.spatial((8, 32), j1)
-                                T.reads(A[16:64, 8:32])
-                                T.writes(B[16:64, 8:32])
-                                B[vi, vj] = A[vi, vj] + T.float32(1)
+                        with T.block("B_i1_j0_partition"):
+                            T.reads()
+                            T.writes()
+                            for j0 in range(8):
+                                with T.block("B_i1_j0"):
+                                    vi = T.axis.spatial((16, 64), i1)
+                                    vj = T.axis.spatial((0, 8), j0)
+                                    T.reads(A[16:64, 0:8])
+                                    T.writes(B[16:64, 0:8])
+                                    B[vi, vj] = A[vi, vj] + T.float32(1)
+                        with T.block("B_i1_j1_partition"):
+                            T.reads()
+                            T.writes()
+                            for j1 in range(8, 32):
+                                with T.block("B_i1_j1"):
+                                    vi = T.axis.spatial((16, 64), i1)
+                                    vj = T.axis.spatial((8, 32), j1)
+                                    T.reads(A[16:64, 8:32])
+                                    T.writes(B[16:64, 8:32])
+                                    B[vi, vj] = A[vi, vj] + T.float32(1)
 
 
 def test_partition_twice(golden):

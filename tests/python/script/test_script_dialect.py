@@ -151,7 +151,7 @@ def test_python_operators_on_expressions():
     assert isinstance(x % 4, tir.FloorMod)
     assert isinstance(f / 2, tir.Div) and (f / 2).b.dtype == "float32"
     assert isinstance(x < y, tir.LT) and (x < y).dtype == "bool"
-    assert isinstance(-x, tir.Sub)
+    assert isinstance(-x, tir.Mul) and (-x).b.value == -1  # as TVM: x * -1
     assert isinstance(x == y, tir.EQ)
     assert not bool(x == y) and bool(x == x)
     assert x in [y, x] and x not in [y]

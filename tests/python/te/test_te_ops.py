@@ -5,7 +5,7 @@ import pytest
 
 import tessera as ts
 from tessera import te, tir
-from tessera.error import TesseraTypeError
+from tessera.error import TesseraTypeError, TesseraValueError
 from tessera.ir import assert_structural_equal
 from tessera.script import tir as T
 
@@ -111,7 +111,7 @@ def test_tag_scope():
 
     assert make().op.tag == "broadcast"
     assert te.compute((4,), lambda i: A[i], name="D").op.tag == ""
-    with pytest.raises(TesseraTypeError, match="do not nest"):
+    with pytest.raises(TesseraValueError, match="do not nest"):
         with te.tag_scope("a"):
             with te.tag_scope("b"):
                 pass

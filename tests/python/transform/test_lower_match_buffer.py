@@ -2,6 +2,7 @@
 
 import pytest
 
+from tessera import tir
 from tessera.error import TesseraError
 from tessera.script import tir as T
 
@@ -54,14 +55,25 @@ def test_lower_rank_view_fixes_the_leading_dimension(golden):
 
 
 def test_view_that_does_not_fit_its_region_is_rejected(apply):
-    @T.prim_func
-    def bad(A: T.Buffer((64,), "float32")):
-        with T.block("view"):
-            T.reads(A[0:16])
-            T.writes(A[0:16])
-            Av = T.match_buffer(A[0:16], (32,))
-            for i in T.serial(16):
-                Av[i] = T.float32(0)
+    # The script parser already refuses it (as TVM's MatchBufferRegion does) ...
+    with pytest.raises(TesseraError, match=r"extents \(16\) do not match the shape \(32\)"):
+        @T.prim_func
+        def bad_script(A: T.Buffer((64,), "float32")):
+            with T.block("view"):
+                T.reads(A[0:16])
+                T.writes(A[0:16])
+                Av = T.match_buffer(A[0:16], (32,))
+                for i in T.serial(16):
+                    Av[i] = T.float32(0)
 
+    # ... and the pass refuses the same IR built by hand.
+    a = tir.Var("a", "handle")
+    A = tir.decl_buffer((64,), "float32", name="A")
+    Av = tir.decl_buffer((32,), "float32", name="Av")
+    i = tir.Var("i", "int32")
+    loop = tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.BufferStore(Av, tir.const(0.0, "float32"), [i]))
+    view = tir.Block([], [A[0:16]], [A[0:16]], "view", loop,
+                     match_buffers=[tir.MatchBufferRegion(Av, A[0:16])])
+    bad = tir.PrimFunc([a], tir.BlockRealize([], True, view), buffer_map={a: A})
     with pytest.raises(TesseraError, match="shape\\[0\\] is 32 but the region's extent is 16"):
         apply("LowerMatchBuffer", bad)

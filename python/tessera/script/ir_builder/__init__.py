@@ -184,8 +184,8 @@ class IRBuilder:
             var = _core.Var("v", dtype)
             thread = None
             if spec.thread is not None:
-                thread = _core.IterVar(_core.Range.from_min_extent(start_e, extent), _core.Var(spec.thread, dtype),
-                                       _core.IterVarType.ThreadIndex, spec.thread)
+                # TVM's builder leaves the binding's domain unset (the loop carries it).
+                thread = _core.IterVar(None, _core.Var("iter", dtype), _core.IterVarType.ThreadIndex, spec.thread)
             self.builder.begin_for(var, start_e, extent, spec.kind, thread, to_attrs(spec.annotations), _core.Span())
             self.loops[id(var)] = _LoopVar(var, start_e, extent)
             out.append(var)

@@ -1,5 +1,6 @@
 """``@T.prim_func`` and ``@T.macro``: parse decorated Python functions into TIR."""
 
+import copy
 import functools
 import sys
 import inspect
@@ -71,6 +72,7 @@ def parse(func, name=None, env=None, private=False, check=True):
         prim = parser.parse_function(private=private)
         if check:
             check_well_formed(prim)
+    prim.__name__ = func.__name__  # as TVM: the decorated function's name, private or not
     return prim
 
 
@@ -122,6 +124,15 @@ class MacroObject:
         self.name = func.__name__
         self.hygienic = hygienic
         self.source = Source(func)
+        self.bound_self = None  # the instance of a macro used as a method (obj.macro(...))
+
+    def __get__(self, obj, objtype=None):
+        """A macro defined in a class is a method: ``obj.load(x)`` passes ``obj`` as ``self``."""
+        if obj is None:
+            return self
+        bound = copy.copy(self)
+        bound.bound_self = (obj,)
+        return bound
 
     def env_now(self):
         """The macro's globals and closure as they are at the time of use (so a macro may use
@@ -146,6 +157,10 @@ def macro(func=None, *, hygienic=True):
     ... def scale(B, i, factor):
     ...     B[i] = B[i] * factor
     """
+
+    if func is not None and not callable(func):
+        # `@T.macro(True)`: the only option is a keyword (hygienic=...).
+        raise TesseraValueError(f"T.macro takes hygienic= as a keyword argument, got {func!r}")
 
     def wrap(f):
         return MacroObject(f, hygienic)

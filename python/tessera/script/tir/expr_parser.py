@@ -231,14 +231,16 @@ class ExprParsing:
 
     def expr_IfExp(self, node):
 
-        """``a if c else b``: chosen while parsing, or a Select on an expression."""
+        """``a if c else b``: chosen while parsing, or ``T.if_then_else`` on an expression (as TVM
+        parses it: only the chosen side is evaluated)."""
         cond = self.expr(node.test)
         if not is_ir(cond):
             return self.expr(node.body if cond else node.orelse)
         cond = self.condition(node.test, cond)
         with self.at(node):
-            t, f = expr_ops.match_types(self.expr(node.body), self.expr(node.orelse), self.span(node))
-            return _core.Select(cond, t, f, self.span(node))
+            span = self.span(node)
+            t, f = expr_ops.match_types(self.expr(node.body), self.expr(node.orelse), span)
+            return _core.Call(t.dtype, _core.Op.get("tir.if_then_else"), [cond, t, f], span)
 
     def subscript_key(self, node):
 
@@ -251,7 +253,13 @@ class ExprParsing:
             return self.expr(n)
 
         if isinstance(node, ast.Tuple):
-            return tuple(one(e) for e in node.elts)
+            key = []
+            for e in node.elts:
+                if isinstance(e, ast.Starred):  # A[(*ij, k)]: the indices of a tuple, spliced
+                    key.extend(self.expr(e.value))
+                else:
+                    key.append(one(e))
+            return tuple(key)
         return one(node)
 
     def expr_Subscript(self, node):
@@ -341,6 +349,8 @@ class ExprParsing:
     def expand_macro(self, node, macro, args, kwargs):
         """Parses a macro's body in place of its call; returns what the macro returns."""
         sig = inspect.signature(macro.func)
+        if macro.bound_self is not None:
+            args = [*macro.bound_self, *args]
         try:
             binding = sig.bind(*args, **kwargs)
         except TypeError as err:

@@ -50,6 +50,8 @@ def to_attrs(mapping):
 def _shape(shape):
     if isinstance(shape, (int, _core.PrimExpr)):
         shape = (shape,)
+    if isinstance(shape, str):  # "(128, 128)": a string, not a shape (each letter would be a var)
+        raise TesseraTypeError(f"a shape is a tuple or list of extents, got the string {shape!r}")
     # As in TVM, a string names a new int32 variable (`strides=("A_s0",)`).
     shape = [_core.Var(s, "int32") if isinstance(s, str) else s for s in shape]
     return [expr_ops.convert(s, "int32") if isinstance(s, int) else convert(s) for s in shape]
@@ -115,6 +117,33 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
 
 
 @builtin
+def _check_match_shape(region, shape):
+    """As TVM's MatchBufferRegion: the region's trailing extents are the buffer's shape and its
+    extra leading extents are 1 (checked where both sides fold to constants)."""
+    extents = [r.extent for r in region.region]
+
+    def const(e):
+        e = _core.simplify_expr(e) if isinstance(e, _core.PrimExpr) else e
+        return e.value if isinstance(e, _core.IntImm) else e if isinstance(e, int) else None
+
+    def text(values):
+        return "(" + ", ".join(str(v) for v in values) + ")"
+
+    if len(extents) < len(shape):
+        raise TesseraValueError(f"T.match_buffer: a region of {len(extents)} dimensions cannot be "
+                                f"matched to the shape {text(shape)}")
+    offset = len(extents) - len(shape)
+    for e in extents[:offset]:
+        if const(e) not in (None, 1):
+            raise TesseraValueError(f"T.match_buffer: the region's extents {text(extents)} do not match "
+                                    f"the shape {text(shape)} (the leading extra extents must be 1)")
+    for e, d in zip(extents[offset:], shape):
+        ce, cd = const(e), const(d)
+        if ce is not None and cd is not None and ce != cd:
+            raise TesseraValueError(f"T.match_buffer: the region's extents {text(extents)} do not match "
+                                    f"the shape {text(shape)}")
+
+
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
                  axis_separators=None):
@@ -149,6 +178,8 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
         if shape is None:
             shape = [r.extent for r in region.region]
+        else:
+            _check_match_shape(region, _shape(shape))
         buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                           axis_separators=axis_separators)
         parser.builder.add_match_buffer(_core.MatchBufferRegion(buf, region))
@@ -163,7 +194,11 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 def func_attr(attrs):
     """``T.func_attr({"global_symbol": "f", "tir.noalias": True})``: function attributes."""
     parser = _state.require("T.func_attr")
-    for key, value in to_attrs(attrs).items():
+    attrs = to_attrs(attrs)
+    if "global_symbol" in attrs and getattr(parser, "private", False):
+        raise TesseraValueError("a private function (@T.prim_func(private=True)) has no global_symbol; "
+                                "drop private=True to name it")
+    for key, value in attrs.items():
         parser.builder.set_function_attr(key, value)
 
 
@@ -474,10 +509,18 @@ def env_thread(thread_tag, dtype="int32"):
 def launch_thread(thread, extent):
     """``with T.launch_thread(tx, 128):``: run the body on ``extent`` threads of ``tx``."""
     if isinstance(thread, str):
-        thread = env_thread(thread)
+        # A tag alone declares the thread with the extent's type (T.int64(1) gives an int64 thread).
+        dtype = extent.dtype if isinstance(extent, _core.PrimExpr) else "int32"
+        thread = env_thread(thread, dtype)
     if not isinstance(thread, _core.IterVar):
         raise TesseraTypeError(f"T.launch_thread takes a thread from T.env_thread, got {thread!r}")
-    return AttrFrame(thread, "thread_extent", convert(extent, thread.var.dtype))
+    extent = convert(extent, thread.var.dtype)
+    if thread.dom is None:
+        # Launching gives the thread its domain [0, extent), as TVM records it on the IterVar.
+        thread = _core.IterVar(_core.Range.from_min_extent(expr_ops.const(0, extent.dtype), extent),
+                               thread.var, thread.iter_type, thread.thread_tag)
+    key = "virtual_thread" if thread.thread_tag == "vthread" else "thread_extent"
+    return AttrFrame(thread, key, extent)
 
 
 # ---- block iterators ----

@@ -119,8 +119,12 @@ def cast(value, dtype, *, span=None):
 
 @builtin
 def reinterpret(dtype, value, *, span=None):
-    """``T.reinterpret("int32", x)``: the bits of ``x`` read as ``dtype``."""
-    return _core.Call(dtype_name(dtype), _core.Op.get("tir.reinterpret"), [convert(value)], span)
+    """``T.reinterpret("int32", x)``: the bits of ``x`` read as ``dtype`` (``x`` itself when it
+    already has that type, as TVM folds it)."""
+    value = convert(value)
+    if value.dtype == dtype_name(dtype):
+        return value
+    return _core.Call(dtype_name(dtype), _core.Op.get("tir.reinterpret"), [value], span)
 
 
 @builtin
@@ -470,6 +474,10 @@ class MetaVar:
 
     def __init__(self, value):
         self.value = value
+
+    def __iter__(self):
+        """``a, b = T.meta_var([3, 4])`` run as Python (the IRBuilder): one meta_var per element."""
+        return (MetaVar(v) for v in self.value)
 
     def __repr__(self):
         return f"T.meta_var({self.value!r})"

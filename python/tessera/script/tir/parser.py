@@ -129,6 +129,7 @@ class TIRParser(ExprParsing, Parser):
 
     def _parse_function(self, fdef, private):
         b = self.builder
+        self.private = private
         span = self.span(fdef)
         b.begin_function(self.name, span)
         args = fdef.args
@@ -285,6 +286,11 @@ class TIRParser(ExprParsing, Parser):
         """Binds a name: a declaration as itself, an expression through a LetStmt, a Python value as is."""
         name = target.id
         self._check_rebind(target)
+        previous = self.vars.frames[-1].get(name)
+        if isinstance(previous, _core.Buffer) and isinstance(value, _core.Buffer) and previous is not value:
+            # As TVM: a buffer name is defined once per scope (a second T.alloc_buffer/decl_buffer
+            # of the same name would hide the first one's accesses).
+            raise self.error(target, f"buffer '{name}' is already defined in this scope")
         if isinstance(value, MetaVar):
             self.vars.define(name, value.value)
             return
@@ -388,11 +394,8 @@ class TIRParser(ExprParsing, Parser):
         spec = self.loop_spec(node.iter)
         if not isinstance(spec, LoopSpec):
             return self.unrolled_for(node, spec)
-        targets = node.target.elts if isinstance(node.target, (ast.Tuple, ast.List)) else [node.target]
-        if any(not isinstance(t, ast.Name) for t in targets):
-            raise self.error(node.target, "loop variables must be names")
-        if len(targets) != len(spec.ranges):
-            raise self.error(node.target, f"{len(spec.ranges)} loops but {len(targets)} loop variables")
+        groups = self._loop_targets(node.target, len(spec.ranges))
+        targets = [t for _, names in groups for t in names]
         opened = []
         with self.vars.scope():
             for target, (start, stop) in zip(targets, spec.ranges):
@@ -407,13 +410,56 @@ class TIRParser(ExprParsing, Parser):
                                                _core.IterVarType.ThreadIndex, spec.thread)
                     self.builder.begin_for(var, start_e, extent, spec.kind, thread,
                                            to_attrs(spec.annotations), self.span(node))
-                self.vars.define(target.id, var)
                 self.loops[id(var)] = LoopVar(var, start_e, extent)
                 opened.append(var)
+            at = 0
+            for name, names in groups:
+                if name is None:
+                    self.vars.define(names[0].id, opened[at])
+                else:  # `for ijk in T.grid(...)` / `for *ij, k in ...`: a tuple of loop variables
+                    self.vars.define(name, tuple(opened[at:at + len(names)]))
+                at += len(names)
             self.visit_body(node.body)
         for var in reversed(opened):
             del self.loops[id(var)]
             self.builder.end_for()
+
+    def _loop_targets(self, target, count):
+        """The loop variables of ``for <target> in <count loops>``: a list of (tuple name or None,
+        name nodes), one name node per loop. ``for i, j in`` names each loop; a single name over
+        several loops (``for ij in T.grid(4, 8)``) and a starred name (``for *ij, k in``) bind a
+        tuple of the loop variables, numbered ``ij_0``, ``ij_1``, ..."""
+        elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else None
+        if elts is None:
+            if not isinstance(target, ast.Name):
+                raise self.error(target, "loop variables must be names")
+            if count == 1:
+                return [(None, [target])]
+            return [(target.id, self._numbered(target, count))]
+        starred = [e for e in elts if isinstance(e, ast.Starred)]  # Python allows one at most
+        rest = count - (len(elts) - len(starred))
+        if rest < 0 or (not starred and rest != 0):
+            raise self.error(target, f"{count} loops but {len(elts) - len(starred)} loop variables")
+        groups = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                if not isinstance(e.value, ast.Name):
+                    raise self.error(e, "loop variables must be names")
+                groups.append((e.value.id, self._numbered(e.value, rest)))
+            elif isinstance(e, ast.Name):
+                groups.append((None, [e]))
+            else:
+                raise self.error(e, "loop variables must be names")
+        return groups
+
+    @staticmethod
+    def _numbered(name_node, count):
+        nodes = []
+        for k in range(count):
+            n = ast.Name(id=f"{name_node.id}_{k}", ctx=ast.Store())
+            ast.copy_location(n, name_node)
+            nodes.append(n)
+        return nodes
 
     def loop_spec(self, it):
 
