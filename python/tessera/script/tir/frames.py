@@ -148,7 +148,9 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
         if not parser.builder.in_block:
             raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
         if shape is None:
+            # As TVM: the view takes the region's extents and the source buffer's dtype.
             shape = [r.extent for r in region.region]
+            dtype = region.buffer.dtype
         buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                           axis_separators=axis_separators)
         parser.builder.add_match_buffer(_core.MatchBufferRegion(buf, region))

@@ -538,8 +538,16 @@ class TIRParser(ExprParsing, Parser):
             plain = node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
             if plain:
                 return
-            # `return T.evaluate(0)` too: a function without a return type returns nothing.
-            raise self.error(node, "returning a value needs a return annotation (-> T.int32)")
+            if not is_ir(value) and not isinstance(value, (bool, int, float)):
+                # `return T.evaluate(0)` too: without a return annotation only an expression returns.
+                raise self.error(node, "returning a value needs a return annotation (-> T.int32) "
+                                       f"and an expression, got {self.describe(value)}")
+            # As TVM: without a return annotation, `return x` is `T.evaluate(T.ret(x))` of x's type.
+            with self.at(node):
+                value = convert(value)
+            call = _core.Call(value.dtype, _core.Op.get("tir.ret"), [value], self.span(node))
+            self.builder.emit(_core.Evaluate(call, self.span(node)))
+            return
         if value is None:
             raise self.error(node, f"this function must return a {self.ret_dtype}")
         with self.at(node):
