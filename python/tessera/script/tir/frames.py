@@ -350,7 +350,7 @@ class AllocateFrame(_BinderFrame):
 
     def make_binder(self, parser, node, name):
         span = parser.span(node)
-        var = _core.Var.pointer(name or "ptr", self.dtype, self.scope, span)
+        var = _core.Var.pointer(name or "", self.dtype, self.scope, span)  # unnamed: printed "v", as TVM
         extents = _shape(self.extents)
         condition = None if self.condition is None else convert(self.condition, "bool")
         attrs = to_attrs(self.annotations)
