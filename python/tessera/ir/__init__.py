@@ -27,6 +27,27 @@ if not hasattr(PrimType, "_script_text"):
 from .dtype import DataType, DataTypeCode  # noqa: E402,F401
 
 
+class TupleType:
+    """TVM's ``ir.TupleType``: the type of a tuple of values (``TupleType([])`` is the unit
+    type, a function that returns nothing). tessera's TIR has no tuple values; the type is
+    printed (``T.Tuple(T.float32, T.int32)``) and compared."""
+
+    def __init__(self, fields):
+        self.fields = list(fields)
+
+    def script(self, **options):
+        """``T.Tuple(...)`` of the field types."""
+        return "T.Tuple(" + ", ".join(f.script(**options) for f in self.fields) + ")"
+
+    __str__ = __repr__ = script
+
+    def __eq__(self, other):
+        return isinstance(other, TupleType) and self.fields == other.fields
+
+    def __hash__(self):
+        return hash(tuple(str(f) for f in self.fields))
+
+
 def _as_node(value):
     """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
     if isinstance(value, (list, tuple)):

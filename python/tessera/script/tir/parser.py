@@ -262,6 +262,9 @@ class TIRParser(ExprParsing, Parser):
         if isinstance(target, ast.Name):
             return self.bind(target, value, node)
         if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, MetaVar) and isinstance(value.value, (tuple, list)):
+                # `a, b = T.meta_var((x, y))`: each name is bound to its value itself.
+                value = [MetaVar(v) for v in value.value]
             if not isinstance(value, (tuple, list)):
                 if len(target.elts) == 1:
                     value = [value]
@@ -281,7 +284,11 @@ class TIRParser(ExprParsing, Parser):
 
         """Binds a name: a declaration as itself, an expression through a LetStmt, a Python value as is."""
         name = target.id
-        self._check_rebind(target)
+        fresh = isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ())
+        if not (fresh and self.builder.in_block):
+            # As TVM: a block's own declaration (`i = T.axis.spatial(16, i)`) may shadow a loop
+            # variable of the same name inside the block.
+            self._check_rebind(target)
         if isinstance(value, MetaVar):
             self.vars.define(name, value.value)
             return
@@ -292,6 +299,11 @@ class TIRParser(ExprParsing, Parser):
         if isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ()):
             self.vars.define(name, value)
             return
+        if type(value) in (bool, int, float):
+            # As TVM: a Python number bound to a name is a LetStmt variable (T.meta_var keeps
+            # it a Python value).
+            with self.at(node):
+                value = convert(value)
         if isinstance(value, (_core.PrimExpr, BufferSlice)):
             value = convert(value)
             span = self.span(target)
