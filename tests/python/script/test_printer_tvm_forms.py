@@ -184,3 +184,98 @@ def test_object_addresses_suffix_every_name():
     names = re.findall(r"\b(a|b)_0x([0-9a-f]+)\b", text)
     assert {n for n, _ in names} == {"a", "b"}
     assert len({(n, addr) for n, addr in names}) == 2  # one address per variable
+
+
+def test_python_numbers_bound_to_names_are_let_variables():
+    @T.prim_func
+    def implicit(i: T.int32):
+        j = 42
+        T.evaluate(j + i)
+
+    @T.prim_func
+    def explicit(i: T.int32):
+        j: T.int32 = 42
+        T.evaluate(j + i)
+
+    assert isinstance(implicit.body, tir.LetStmt)
+    assert ts.ir.structural_equal(implicit.with_attr("global_symbol", "main"),
+                                  explicit.with_attr("global_symbol", "main"))
+
+    def layout(i, j):
+        return T.meta_var((i * 4 + j, j))
+
+    @T.prim_func
+    def unpacked(A: T.Buffer((16, 4), "float32")):
+        for i, j in T.grid(4, 4):
+            with T.block("b"):
+                i, j = T.axis.remap("SS", [i, j])  # a block iterator may shadow its loop
+                row, col = layout(i, j)
+                A[row, col] = T.float32(0)
+
+    block = unpacked.body.block.body.body.body.block
+    store = block.body
+    assert isinstance(store, tir.BufferStore)
+    assert [iv.var.name for iv in block.iter_vars] == ["i", "j"]
+    assert "A[i_1 * 4 + j_1, j_1] = T.float32(0.0)" in _func_text(unpacked)
+    assert ts.ir.structural_equal(_parse(_func_text(unpacked)), unpacked.with_attr("global_symbol", "main"))
+
+
+def test_module_calls_by_class_name_and_call_tir():
+    from tessera.script import ir as I
+
+    @I.ir_module
+    class mod:
+        @T.prim_func
+        def main(A: T.Buffer((4,), "float32")):
+            mod.helper(A.data)
+            tir.call_tir(mod.nothing)
+
+        @T.prim_func
+        def helper(p: T.handle("float32")):
+            T.evaluate(0)
+
+        @T.prim_func
+        def nothing():
+            T.evaluate(0)
+
+    calls = [s.value for s in mod["main"].body.seq]
+    assert [c.op.name_hint for c in calls] == ["helper", "nothing"] and calls[1].dtype == "void"
+    again = ts.script.from_source(mod.script())
+    assert ts.ir.structural_equal(again, mod)
+
+
+def test_address_of_a_buffer_is_its_first_element():
+    @T.prim_func
+    def f(A: T.Buffer((4, 4), "float32")):
+        T.evaluate(T.address_of(A))
+
+    assert "T.address_of(A[0, 0])" in _func_text(f)
+
+
+def test_structural_mismatch_names_tvm_paths_and_underlines():
+    from tessera.ir.access_path import AccessPath
+
+    @T.prim_func
+    def one():
+        T.evaluate(1)
+
+    @T.prim_func
+    def two():
+        T.evaluate(2)
+
+    a, b = one.with_attr("global_symbol", "main"), two.with_attr("global_symbol", "main")
+    path = AccessPath.root().attr("body").attr("value").attr("value")
+    try:
+        ts.ir.assert_structural_equal(a, b)
+    except ValueError as err:
+        message = str(err)
+    else:
+        raise AssertionError("the functions differ")
+    assert message == (f"StructuralEqual check failed, caused by lhs at {path}:\n"
+                       f"{a.script(path_to_underline=[path], syntax_sugar=False)}\n"
+                       f"and rhs at {path}:\n{b.script(path_to_underline=[path], syntax_sugar=False)}")
+    assert message.endswith("    T.evaluate(2)\n               ^")
+
+
+def test_tuple_type_prints_its_fields():
+    assert ts.ir.TupleType([ts.ir.PrimType("float32"), ts.ir.PrimType("int32")]).script() == "T.Tuple(T.float32, T.int32)"
