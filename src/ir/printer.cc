@@ -802,7 +802,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       std::string name = DefineBuffer(decl->buffer.get());
       OwnData(decl->buffer.get(), name);
       size_t first = lines_.size();
-      PrintBinder(name + " = " + call, call + " as " + name, decl->body, nullptr, op);
+      PrintBinder(name + " = " + call, call + " as " + name, decl->body, op->buffer_var.get(), op);
       MarkFirstLine(decl, first);
       UnderlineLines(decl, first);
       return;

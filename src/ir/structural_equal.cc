@@ -176,10 +176,16 @@ class EqualChecker {
     return false;
   }
   // A mismatch of a constant's value is at its `value` field (as TVM's path ends).
+  // (The message string keeps its form: the path to the constant.)
   template <class F>
   bool FailValue(F describe) {
-    Step step(this, "value");
-    return Fail(describe);
+    if (explain_ && failure_.empty()) {
+      Fail(describe);
+      MismatchStep value;
+      value.name = "value";
+      mismatch_.steps.push_back(value);
+    }
+    return false;
   }
 
   // ---- Scopes: pairings made inside are undone on exit, so shadowing and reuse work ----

@@ -279,3 +279,18 @@ def test_structural_mismatch_names_tvm_paths_and_underlines():
 
 def test_tuple_type_prints_its_fields():
     assert ts.ir.TupleType([ts.ir.PrimType("float32"), ts.ir.PrimType("int32")]).script() == "T.Tuple(T.float32, T.int32)"
+
+
+@T.prim_func
+def allocation_with_a_second_view():
+    ptr = T.allocate([16], "float32", "global")
+    buf = T.decl_buffer((16,), data=ptr)
+    view = T.Buffer((4, 4), data=ptr)
+    buf[0] = T.float32(1.0)
+    view[1, 1] = buf[0]
+
+
+def test_a_view_of_a_sugared_allocation_is_declared_inside_it():
+    text = _func_text(allocation_with_a_second_view)
+    assert "    buf = T.decl_buffer((16,))\n    view = T.Buffer((4, 4), data=buf.data)\n" in text
+    assert ts.ir.structural_equal(_parse(text), allocation_with_a_second_view.with_attr("global_symbol", "main"))
