@@ -198,7 +198,7 @@ TEST(Block, PrinterExplicitAxesWhereAttrsAllocAndMatch) {
   Stmt realize = BlockRealizeNode::Make({AddNode::Make(i, C(1))}, LTNode::Make(i, C(3)), block);
   std::string text = AsScript(Loop(i, 4, realize));
   EXPECT_EQ(text,
-            "A = T.Buffer((64,), \"float32\")\n"
+            "A = T.Buffer((64,))\n"
             "for i in range(4):\n"
             "    with T.block(\"b\"):\n"
             "        v = T.axis.spatial((1, 5), i + 1)\n"
@@ -206,8 +206,8 @@ TEST(Block, PrinterExplicitAxesWhereAttrsAllocAndMatch) {
             "        T.reads(A[v * 16:v * 16 + 16])\n"
             "        T.writes()\n"
             "        T.block_attr({\"k\": 1})\n"
-            "        S = T.alloc_buffer((16,), \"float32\", scope=\"shared\")\n"
-            "        V = T.match_buffer(A[v * 16:v * 16 + 16], (16,), \"float32\")\n"
+            "        S = T.alloc_buffer((16,), scope=\"shared\")\n"
+            "        V = T.match_buffer(A[v * 16:v * 16 + 16], (16,))\n"
             "        T.evaluate(0)");
 }
 
