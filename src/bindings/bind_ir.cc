@@ -7,6 +7,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/printer_verbose.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/ir/structural_equal_path.h"
 #include "tessera/ir/structural_hash.h"
 
 namespace tessera {
@@ -25,26 +26,21 @@ PyObject* g_constructor_fallback = nullptr;
 std::string Script(const ObjectRef& node, const std::string& ir_prefix, const std::string& tir_prefix,
                    bool syntax_sugar, bool show_meta, bool print_line_numbers,
                    bool verbose_expr, const std::vector<ObjectRef>& underline = {},
-                   const std::vector<std::pair<ObjectRef, std::string>>& annotate = {}) {
+                   const std::vector<std::pair<ObjectRef, std::string>>& annotate = {},
+                   bool show_object_address = false) {
   PrinterConfig cfg;
   cfg.ir_prefix = ir_prefix;
   cfg.tir_prefix = tir_prefix;
   cfg.syntax_sugar = syntax_sugar;
   cfg.show_meta = show_meta;
   cfg.print_line_numbers = print_line_numbers;
-  // Underlined statements carry their annotation as the underlined line's tag; the others'
-  // annotations are plain comments (TVM's path_to_underline / obj_to_annotate).
-  for (const ObjectRef& obj : underline) cfg.marks.emplace(obj.get(), "");
-  for (const auto& [obj, tag] : annotate) {
-    auto it = cfg.marks.find(obj.get());
-    if (it != cfg.marks.end()) {
-      it->second = tag;
-    } else {
-      cfg.comments[obj.get()] = tag;
-    }
-  }
-  return CallWithLargeStack(
-      [&] { return verbose_expr ? AsVerboseScript(node, cfg) : AsScript(node, cfg); });
+  ScriptOptions options;
+  options.verbose_expr = verbose_expr;
+  options.show_object_address = show_object_address;
+  // TVM's path_to_underline / obj_to_underline and obj_to_annotate.
+  for (const ObjectRef& obj : underline) options.underline.insert(obj.get());
+  for (const auto& [obj, tag] : annotate) cfg.comments[obj.get()] = tag;
+  return CallWithLargeStack([&] { return AsScript(node, cfg, options); });
 }
 
 template <NodeKind K>
@@ -190,17 +186,20 @@ void BindIR(nb::module_& m) {
            [](const Object& o, const std::string& ir_prefix, const std::string& tir_prefix,
               bool sugar, bool show_meta, bool line_numbers, bool verbose_expr,
               std::optional<std::vector<ObjectRef>> underline,
-              std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate) {
+              std::optional<std::vector<std::pair<ObjectRef, std::string>>> annotate,
+              bool show_object_address) {
              return Script(GetRef(&o), ir_prefix, tir_prefix, sugar, show_meta, line_numbers,
                            verbose_expr,
                            underline.value_or(std::vector<ObjectRef>{}),
-                           annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}));
+                           annotate.value_or(std::vector<std::pair<ObjectRef, std::string>>{}),
+                           show_object_address);
            },
            "ir_prefix"_a = "I", "tir_prefix"_a = "T", "syntax_sugar"_a = true,
            "show_meta"_a = false, "print_line_numbers"_a = false, "verbose_expr"_a = false,
            "path_to_underline"_a = nb::none(), "obj_to_annotate"_a = nb::none(),
-           "Script text; `path_to_underline` (statements) and `obj_to_annotate` ((statement, "
-           "tag) pairs) mark nodes for diagnostics.")
+           "show_object_address"_a = false,
+           "Script text; `path_to_underline` (objects to underline) and `obj_to_annotate` "
+           "((statement, tag) pairs) mark nodes for diagnostics.")
       .def("__str__", [](const Object& o) {
         return CallWithLargeStack([&] { return AsScript(GetRef(&o)); });
       });
@@ -762,6 +761,33 @@ void BindIR(nb::module_& m) {
   m.def("structural_equal_failure",
         [](ObjectRef a, ObjectRef b, bool map_free_vars) {
           return CallWithLargeStack([&] { return StructuralEqualFailure(a, b, map_free_vars); });
+        },
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+  // (reason, steps) of the first mismatch, or None: TVM's AccessPath steps as ("attr", name),
+  // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b).
+  m.def("structural_equal_mismatch",
+        [](ObjectRef a, ObjectRef b, bool map_free_vars) -> nb::object {
+          auto mismatch = CallWithLargeStack([&] { return FindStructuralMismatch(a, b, map_free_vars); });
+          if (!mismatch) return nb::none();
+          nb::list steps;
+          for (const MismatchStep& step : mismatch->steps) {
+            switch (step.kind) {
+              case MismatchStep::Kind::kAttr:
+                steps.append(nb::make_tuple("attr", step.name));
+                break;
+              case MismatchStep::Kind::kArrayItem:
+                steps.append(nb::make_tuple("array_item", step.index));
+                break;
+              case MismatchStep::Kind::kMapItem:
+                if (step.key_a) {
+                  steps.append(nb::make_tuple("map_item", step.key_a, step.key_b));
+                } else {
+                  steps.append(nb::make_tuple("map_item", step.str_key));
+                }
+                break;
+            }
+          }
+          return nb::make_tuple(mismatch->reason, steps);
         },
         "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
   m.def("structural_hash",

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -178,7 +180,8 @@ bool IsPlainSerial(const ForNode* op) {
 
 class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
  public:
-  explicit ScriptPrinter(const PrinterConfig& cfg) : cfg_(cfg) {}
+  explicit ScriptPrinter(const PrinterConfig& cfg, const ScriptOptions& opts = {})
+      : cfg_(cfg), opts_(opts), verbose_expr_(opts.verbose_expr) {}
 
   void set_verbose_expr(bool verbose) { verbose_expr_ = verbose; }
 
@@ -193,7 +196,16 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       PrintPrimFunc(Sanitize(func->GetStrAttr("global_symbol", "main")), func);
     } else if (IsStmtKind(node->kind)) {
       BeginScope();
+      // As TVM: a statement printed alone uses the scoped forms (`with T.LetStmt(...) as v:`);
+      // only the last statement of a sequence prints concisely.
+      tail_ = node->kind == NodeKind::kSeqStmt;
       VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    } else if (auto* match = AsPtr<MatchBufferRegionNode>(node)) {
+      BeginScope();
+      std::string source = RegionText(match->source.get());
+      std::string args = BufferArgs(match->buffer.get(), /*with_data=*/false);
+      std::string name = DefineBuffer(match->buffer.get());
+      Emit(name + " = " + T("match_buffer") + "(" + source + ", " + args + ")");
     } else if (auto* range = AsPtr<RangeNode>(node)) {
       Emit(I("Range") + "(" + ExprText(range->min) + ", " + StopText(range->min, range->extent) +
            ")");
@@ -220,6 +232,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     // The tag of a marked line (underlined in the output), or a comment ending the line.
     const std::string* mark = nullptr;
     const std::string* comment = nullptr;
+    // Underlined whole (a statement, function or module of `cfg.underline`).
+    bool underlined = false;
   };
   /*! \brief Where declarations that depend on a binder go: after `line`, at `indent`. */
   struct Anchor {
@@ -232,6 +246,52 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     size_t first = lines_.size();
     StmtFunctor<void>::VisitStmt(s);
     MarkFirstLine(s.get(), first);
+    UnderlineLines(s.get(), first);
+  }
+  /*! \brief Underlines the lines from `from` on when `node` is to be underlined. */
+  void UnderlineLines(const Object* node, size_t from) {
+    if (!opts_.underline.count(node)) return;
+    for (size_t i = from; i < lines_.size(); ++i) lines_[i].underlined = true;
+  }
+  /*! \brief An expression to underline prints between these markers; Render turns them into
+   *  carets on the next line. */
+  static constexpr char kUnderlineBegin = '\x01';
+  static constexpr char kUnderlineEnd = '\x02';
+  Doc VisitExpr(const Expr& e) override {
+    Doc doc = ExprFunctor<Doc>::VisitExpr(e);
+    if (e && opts_.underline.count(e.get())) {
+      doc.text = std::string(1, kUnderlineBegin) + doc.text + std::string(1, kUnderlineEnd);
+    }
+    return doc;
+  }
+  /*! \brief The text of a line without underline markers, and its caret line (empty when
+   *  nothing on it is underlined). `whole` underlines all of it. */
+  static std::pair<std::string, std::string> SplitUnderline(const std::string& text, bool whole) {
+    std::string clean, carets;
+    int depth = 0;
+    bool any = whole;
+    for (char c : text) {
+      if (c == kUnderlineBegin) {
+        ++depth;
+        any = true;
+      } else if (c == kUnderlineEnd) {
+        --depth;
+      } else {
+        clean += c;
+        carets += (whole || depth > 0) ? '^' : ' ';
+      }
+    }
+    if (!any) return {clean, ""};
+    while (!carets.empty() && carets.back() == ' ') carets.pop_back();
+    return {clean, carets};
+  }
+  /*! \brief Whether a line opens an indented body (a comment on it goes on the line before). */
+  static bool IsCompoundHeader(const std::string& text) {
+    if (text.empty() || text[0] == '#' || text.back() != ':') return false;
+    for (const char* head : {"with ", "for ", "if ", "while ", "def ", "class ", "else:"}) {
+      if (text.compare(0, std::string(head).size(), head) == 0) return true;
+    }
+    return false;
   }
   void MarkFirstLine(const Object* node, size_t from) {
     auto it = cfg_.marks.find(node);
@@ -271,19 +331,53 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     std::vector<std::pair<int, const std::string*>> out;
     std::vector<std::string> marked;  // text of marked lines and their underlines
     marked.reserve(2 * lines_.size());
+    // Texts made here live in `marked`; a deque keeps their addresses stable.
+    std::deque<std::string> made;
+    auto add = [&](int indent, const std::string& text, bool whole) {
+      auto [clean, carets] = SplitUnderline(text, whole && !text.empty());
+      if (carets.empty() && clean.size() == text.size()) {
+        out.emplace_back(indent, &text);
+        return;
+      }
+      made.push_back(std::move(clean));
+      out.emplace_back(indent, &made.back());
+      if (!carets.empty()) {
+        made.push_back(std::move(carets));
+        out.emplace_back(indent, &made.back());
+      }
+    };
     for (const Line& line : lines_) {
       if (line.mark) {
-        marked.push_back(line.text + (line.mark->empty() ? "" : "  # " + *line.mark));
+        std::string clean = SplitUnderline(line.text, false).first;
+        marked.push_back(clean + (line.mark->empty() ? "" : "  # " + *line.mark));
         out.emplace_back(line.indent, &marked.back());
-        marked.push_back(std::string(line.text.size(), '^'));
+        marked.push_back(std::string(clean.size(), '^'));
         out.emplace_back(line.indent, &marked.back());
       } else if (line.comment && !line.is_anchor) {
-        marked.push_back(line.text + "  # " + *line.comment);
-        out.emplace_back(line.indent, &marked.back());
+        auto [clean, carets] = SplitUnderline(line.text, line.underlined);
+        if (IsCompoundHeader(clean)) {
+          // As TVM: a comment on a compound statement is a line of its own above it.
+          size_t start = 0;
+          while (true) {
+            size_t end = line.comment->find('\n', start);
+            made.push_back("# " + line.comment->substr(start, end - start));
+            out.emplace_back(line.indent, &made.back());
+            if (end == std::string::npos) break;
+            start = end + 1;
+          }
+          made.push_back(clean);
+        } else {
+          made.push_back(clean + "  # " + *line.comment);
+        }
+        out.emplace_back(line.indent, &made.back());
+        if (!carets.empty()) {
+          made.push_back(std::move(carets));
+          out.emplace_back(line.indent, &made.back());
+        }
       } else if (!line.is_anchor) {
-        out.emplace_back(line.indent, &line.text);
+        add(line.indent, line.text, line.underlined);
       }
-      for (const auto& [indent, text] : line.inserted) out.emplace_back(indent, &text);
+      for (const auto& [indent, text] : line.inserted) add(indent, text, false);
     }
     std::string result;
     int width = static_cast<int>(std::to_string(out.size()).size());
@@ -313,8 +407,15 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   // ---- names ----
-  std::string Fresh(const std::string& hint) {
-    std::string base = Sanitize(hint), name = base;
+  std::string Fresh(const std::string& hint, const Object* obj = nullptr) {
+    std::string base = Sanitize(hint), name;
+    if (obj && opts_.show_object_address) {
+      char address[32];
+      std::snprintf(address, sizeof(address), "_0x%llx",
+                    static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(obj)));
+      base += address;
+    }
+    name = base;
     for (int k = 1; used_names_.count(name) || IsReserved(name); ++k) {
       name = base + "_" + std::to_string(k);
     }
@@ -328,7 +429,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   /*! \brief Names a variable at its binding site (a rebinding of one Var reuses its name). */
   std::string DefineVar(const VarNode* v) {
     auto it = names_.find(v);
-    return it != names_.end() ? it->second : (names_[v] = Fresh(v->name));
+    return it != names_.end() ? it->second : (names_[v] = Fresh(v->name, v));
   }
   void BindAt(const VarNode* v, size_t line, int indent) { var_anchor_[v] = {line, indent}; }
   /*! \brief Frees the name of a loop variable or block iterator at the end of its scope, so
@@ -342,14 +443,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::string VarRef(const VarNode* v) {
     auto it = names_.find(v);
     if (it != names_.end()) return it->second;
-    std::string name = names_[v] = Fresh(v->name);
+    std::string name = names_[v] = Fresh(v->name, v);
     Insert(top_vars_, name + " = " + VarConstructor(v));
     return name;
   }
 
   std::string DefineBuffer(const BufferNode* b) {
     auto it = names_.find(b);
-    return it != names_.end() ? it->second : (names_[b] = Fresh(b->name));
+    return it != names_.end() ? it->second : (names_[b] = Fresh(b->name, b));
   }
   /*! \brief Whether the buffer's data pointer is the one its declaration would create: a
    *  pointer to the buffer's element type. */
@@ -406,8 +507,10 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
 
   /*! \brief Arguments of T.Buffer / T.decl_buffer / T.match_buffer; keywords only when not the
    *  default. With `with_data` the scope comes from the data pointer, else it is spelled. */
-  std::string BufferArgs(const BufferNode* b, bool with_data) {
-    std::vector<std::string> args = {Tuple(b->shape), Quote(b->dtype.ToString())};
+  std::string BufferArgs(const BufferNode* b, bool with_data, bool annotation = false) {
+    // As TVM: a declaration omits the default dtype, float32; an annotation always spells it.
+    std::vector<std::string> args = {Tuple(b->shape)};
+    if (annotation || b->dtype != DataType::Float(32)) args.push_back(Quote(b->dtype.ToString()));
     if (with_data) args.push_back("data=" + VarRef(b->data.get()));
     if (!b->strides.empty()) args.push_back("strides=" + Tuple(b->strides));
     if (b->elem_offset && !IsConstInt(b->elem_offset, 0)) {
@@ -521,7 +624,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   void PrintModule(const IRModuleNode* mod) {
-    Emit("@" + I("ir_module"));
+    size_t first_line = Emit("@" + I("ir_module"));
     Emit("class Module:");
     ++indent_;
     in_module_ = true;
@@ -534,6 +637,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (mod->functions.empty() && mod->attrs.empty()) Emit("pass");
     in_module_ = false;
     --indent_;
+    UnderlineLines(mod, first_line);
   }
 
   void PrintPrimFunc(const std::string& name, const PrimFuncNode* func) {
@@ -541,7 +645,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     bool is_private = symbol == func->attrs.end() || func->GetIntAttr("tir.private", 0) != 0;
     AttrMap attrs = func->attrs;
     if (!is_private && func->GetStrAttr("global_symbol") == name) attrs.erase("global_symbol");
-    Emit("@" + T("prim_func") + (is_private ? "(private=True)" : ""));
+    size_t first_line = Emit("@" + T("prim_func") + (is_private ? "(private=True)" : ""));
 
     // Names are per function; the signature is built before the scope's anchors exist, so it
     // may refer only to earlier parameters.
@@ -550,12 +654,15 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     var_anchor_.clear();
     scoped_ = false;
     std::unordered_set<const VarNode*> body_vars = VarsUsedIn(func->body);
+    // As TVM: buffers sharing a data pointer are all matched (`data=A.data`), none annotated.
+    std::unordered_map<const VarNode*, int> data_uses;
+    for (const auto& entry : func->buffer_map) ++data_uses[entry.second->data.get()];
     std::vector<std::string> params;
     std::vector<std::pair<std::string, const BufferNode*>> matched;
     for (const Var& param : func->params) {
       Buffer buf = func->GetBuffer(param);
-      if (buf && CanAnnotate(buf.get(), param.get(), body_vars)) {
-        std::string args = BufferArgs(buf.get(), /*with_data=*/false);
+      if (buf && data_uses[buf->data.get()] == 1 && CanAnnotate(buf.get(), param.get(), body_vars)) {
+        std::string args = BufferArgs(buf.get(), /*with_data=*/false, /*annotation=*/true);
         std::string buffer_name = DefineBuffer(buf.get());
         OwnData(buf.get(), buffer_name);
         params.push_back(buffer_name + ": " + T("Buffer") + "(" + args + ")");
@@ -592,13 +699,24 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     }
     scoped_ = false;
     --indent_;
+    UnderlineLines(func, first_line);
   }
 
   /*! \brief Whether a parameter's buffer can be written as its annotation: the handle itself is
    *  not used elsewhere and the buffer's shape refers only to earlier parameters. */
   bool CanAnnotate(const BufferNode* buf, const VarNode* param,
                    const std::unordered_set<const VarNode*>& body_vars) const {
-    if (body_vars.count(param) || names_.count(buf->data.get()) || !DataMatches(buf)) return false;
+    if (!cfg_.syntax_sugar || body_vars.count(param) || names_.count(buf->data.get()) ||
+        !DataMatches(buf)) {
+      return false;
+    }
+    // As TVM: only a plain buffer (an annotation spells nothing but shape and dtype).
+    std::string scope = buf->data->pointer ? buf->data->pointer->scope : "global";
+    if (!buf->strides.empty() || (buf->elem_offset && !IsConstInt(buf->elem_offset, 0)) ||
+        scope != "global" || buf->data_alignment != 64 || buf->offset_factor != 1 ||
+        !buf->axis_separators.empty()) {
+      return false;
+    }
     for (const VarNode* v : BufferFieldVars(buf)) {
       if (!names_.count(v)) return false;
     }
@@ -620,8 +738,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   /*! \brief Prints a binder as `concise` then its body, or as `with scoped:` around it, and
    *  records where declarations that depend on the bound variable go. */
   void PrintBinder(const std::string& concise, const std::string& scoped, const Stmt& body,
-                   const VarNode* bound) {
-    bool is_tail = tail_;
+                   const VarNode* bound, const Object* node) {
+    // As TVM: an annotated binder keeps its scope, so the comment names all it covers.
+    bool is_tail = tail_ && !cfg_.comments.count(node);
     size_t line = Emit(is_tail ? concise : "with " + scoped + ":");
     Anchor at{line, is_tail ? indent_ : indent_ + 1};
     if (bound) var_anchor_[bound] = at;
@@ -638,7 +757,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     std::string var = DefineVar(op->var.get());
     std::string annotation = op->var->pointer ? ", type_annotation=" + VarType(op->var.get()) : "";
     PrintBinder(var + ": " + VarType(op->var.get()) + " = " + value,
-                T("LetStmt") + "(" + value + annotation + ") as " + var, op->body, op->var.get());
+                T("LetStmt") + "(" + value + annotation + ") as " + var, op->body, op->var.get(),
+                op);
   }
 
   void VisitStmt_(const AttrStmtNode* op) override {
@@ -658,7 +778,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   void VisitStmt_(const AssertStmtNode* op) override {
     std::string cond = ExprText(op->condition), message = ExprText(op->message);
     PrintBinder("assert " + cond + ", " + message, T("Assert") + "(" + cond + ", " + message + ")",
-                op->body, nullptr);
+                op->body, nullptr, op);
   }
 
   void VisitStmt_(const BufferStoreNode* op) override {
@@ -675,6 +795,18 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   void VisitStmt_(const AllocateNode* op) override {
+    if (IsAllocateDeclBuffer(op)) {
+      auto* decl = static_cast<const DeclBufferNode*>(op->body.get());
+      std::string call =
+          T("decl_buffer") + "(" + BufferArgs(decl->buffer.get(), /*with_data=*/false) + ")";
+      std::string name = DefineBuffer(decl->buffer.get());
+      OwnData(decl->buffer.get(), name);
+      size_t first = lines_.size();
+      PrintBinder(name + " = " + call, call + " as " + name, decl->body, op->buffer_var.get(), op);
+      MarkFirstLine(decl, first);
+      UnderlineLines(decl, first);
+      return;
+    }
     std::vector<std::string> extents;
     for (const Expr& e : op->extents) extents.push_back(ExprText(e));
     const auto& pointer = op->buffer_var->pointer;
@@ -686,7 +818,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
     std::string call = T("allocate") + "(" + Join(args) + ")";
     std::string var = DefineVar(op->buffer_var.get());
-    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get());
+    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get(), op);
   }
 
   void VisitStmt_(const AllocateConstNode* op) override {
@@ -708,13 +840,31 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
     std::string call = T("allocate_const") + "(" + Join(args) + ")";
     std::string var = DefineVar(op->buffer_var.get());
-    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get());
+    PrintBinder(var + " = " + call, call + " as " + var, op->body, op->buffer_var.get(), op);
   }
 
   void VisitStmt_(const DeclBufferNode* op) override {
     std::string call = T("decl_buffer") + "(" + BufferArgs(op->buffer.get(), true) + ")";
     std::string name = DefineBuffer(op->buffer.get());
-    PrintBinder(name + " = " + call, call + " as " + name, op->body, nullptr);
+    PrintBinder(name + " = " + call, call + " as " + name, op->body, nullptr, op);
+  }
+
+  /*! \brief TVM's sugar: an Allocate whose body declares a buffer of exactly that storage
+   *  prints as one `T.decl_buffer` that allocates (its pointer is `buffer.data`). */
+  bool IsAllocateDeclBuffer(const AllocateNode* op) const {
+    auto* decl = AsPtr<DeclBufferNode>(op->body);
+    if (!cfg_.syntax_sugar || !decl) return false;
+    const BufferNode* b = decl->buffer.get();
+    if (b->data.get() != op->buffer_var.get() || b->dtype != op->dtype ||
+        (op->condition && !IsConstInt(op->condition, 1)) || !op->annotations.empty() ||
+        b->shape.size() != op->extents.size() || !DataMatches(b) ||
+        names_.count(op->buffer_var.get())) {
+      return false;
+    }
+    for (size_t i = 0; i < b->shape.size(); ++i) {
+      if (!StructuralEqual(b->shape[i], op->extents[i])) return false;
+    }
+    return true;
   }
 
   void VisitStmt_(const ForNode* op) override {
@@ -872,12 +1022,15 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   /*! \brief Iterator definitions in order: runs of remappable ones as one `T.axis.remap`. */
-  void PrintBlockIters(const BlockRealizeNode* realize) {
-    const BlockNode* block = realize->block.get();
+  /*! \brief `realize` null: a block printed without its realization, whose iterators have no
+   *  values (`vi = T.axis.spatial(128)`, as TVM prints them). */
+  void PrintBlockIters(const BlockNode* block, const BlockRealizeNode* realize) {
     size_t n = block->iter_vars.size();
     for (size_t i = 0; i < n;) {
       size_t j = i;
-      while (j < n && IsRemappable(block->iter_vars[j].get(), realize->iter_values[j])) ++j;
+      while (realize && j < n && IsRemappable(block->iter_vars[j].get(), realize->iter_values[j])) {
+        ++j;
+      }
       if (j - i >= 2) {
         std::string kinds;
         std::vector<std::string> vars, values;
@@ -898,19 +1051,18 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
           IsConstInt(iv->dom->min, 0)
               ? ExprText(iv->dom->extent)
               : "(" + ExprText(iv->dom->min) + ", " + StopText(iv->dom->min, iv->dom->extent) + ")";
-      std::string value = ExprText(realize->iter_values[i]);
+      std::string value = realize ? ", " + ExprText(realize->iter_values[i]) : "";
       std::string var = DefineVar(iv->var.get());
       size_t line = Emit(var + " = " + T(std::string("axis.") + AxisKindName(iv->iter_type)) + "(" +
-                         dom + ", " + value + ")");
+                         dom + value + ")");
       BindAt(iv->var.get(), line, indent_);
       ++i;
     }
   }
 
-  void PrintBlockContents(const BlockRealizeNode* realize) {
-    const BlockNode* block = realize->block.get();
-    PrintBlockIters(realize);
-    if (!IsConstInt(realize->predicate, 1)) {
+  void PrintBlockContents(const BlockNode* block, const BlockRealizeNode* realize) {
+    PrintBlockIters(block, realize);
+    if (realize && !IsConstInt(realize->predicate, 1)) {
       Emit(T("where") + "(" + ExprText(realize->predicate) + ")");
     }
     Emit(T("reads") + "(" + RegionList(block->reads) + ")");
@@ -938,24 +1090,19 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     size_t line = Emit("with " + T("block") + "(" + Quote(op->block->name_hint) + "):");
     MarkFirstLine(op->block.get(), line);
     ++indent_;
-    PrintBlockContents(op);
+    PrintBlockContents(op->block.get(), op);
     --indent_;
+    UnderlineLines(op->block.get(), line);
     for (const IterVar& iv : op->block->iter_vars) ReleaseName(iv->var.get());
   }
 
   void VisitStmt_(const BlockNode* op) override {
-    // A block outside a BlockRealize has no bindings; print it realized with none.
+    // A block outside a BlockRealize: its iterators print without values.
     Emit("with " + T("block") + "(" + Quote(op->name_hint) + ", no_realize=True):");
     ++indent_;
-    auto realize = BlockRealizeNode::Make({}, Bool(true), GetRef(op));
-    if (op->iter_vars.empty()) {
-      PrintBlockContents(realize.get());
-    } else {
-      Emit("# a block with iterators needs a BlockRealize");
-      tail_ = true;
-      VisitStmt(op->body);
-    }
+    PrintBlockContents(op, nullptr);
     --indent_;
+    for (const IterVar& iv : op->iter_vars) ReleaseName(iv->var.get());
   }
 
   void VisitStmt_(const EvaluateNode* op) override {
@@ -967,7 +1114,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       }
       if ((call->is_op("tir.break") || call->is_op("tir.continue")) && call->args.empty() &&
           call->dtype == DataType::Int(32)) {
-        Emit(call->is_op("tir.break") ? "break" : "continue");
+        // As TVM prints them (the parser reads `break`/`continue` as the same calls).
+        Emit(T(call->is_op("tir.break") ? "break_loop" : "continue_loop") + "()");
         return;
       }
     }
@@ -1127,6 +1275,9 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   }
 
   PrinterConfig cfg_;
+  ScriptOptions opts_;
+  /*! \brief Whether an expression printed alone declares what it uses (AsVerboseScript). */
+  bool verbose_expr_ = false;
   std::vector<Line> lines_;
   int indent_ = 0;
   bool tail_ = true;
@@ -1141,8 +1292,6 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::unordered_map<const VarNode*, Anchor> var_anchor_;
   /*! \brief Enclosing loops by variable, for `T.axis.remap`. */
   std::unordered_map<const VarNode*, const ForNode*> loops_;
-  /*! \brief Whether an expression printed alone declares what it uses (AsVerboseScript). */
-  bool verbose_expr_ = false;
 };
 
 }  // namespace
@@ -1160,6 +1309,10 @@ std::string AsVerboseScript(const ObjectRef& node, const PrinterConfig& cfg) {
   ScriptPrinter printer(cfg);
   printer.set_verbose_expr(true);
   return printer.Print(node);
+}
+
+std::string AsScript(const ObjectRef& node, const PrinterConfig& cfg, const ScriptOptions& opts) {
+  return ScriptPrinter(cfg, opts).Print(node);
 }
 
 }  // namespace tessera

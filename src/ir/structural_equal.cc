@@ -1,5 +1,6 @@
 // Structural equality: a paired walk of two IR trees with scoped variable and buffer pairings.
 #include "tessera/ir/structural_equal.h"
+#include "tessera/ir/structural_equal_path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,9 @@ struct PathStep {
   const char* field;
   int64_t index;
   const std::string* key;
+  // A map item keyed by an object on each side (a buffer_map's parameter, a GlobalVar).
+  const ObjectRef* key_a = nullptr;
+  const ObjectRef* key_b = nullptr;
 };
 
 // The shortest decimal form that reads back as `v`, so 0.1 prints as "0.1".
@@ -97,6 +101,7 @@ class EqualChecker {
 
   bool Run(const ObjectRef& a, const ObjectRef& b) { return Node(a, b); }
   const std::string& failure() const { return failure_; }
+  const StructuralMismatch& mismatch() const { return mismatch_; }
 
  private:
   // ---- Paths and failures ----
@@ -106,6 +111,11 @@ class EqualChecker {
     Step(EqualChecker* c, const char* field, int64_t index = -1, const std::string* key = nullptr)
         : c_(c) {
       c_->path_.push_back({field, index, key});
+    }
+    /*! \brief The item of map `field` under the key `key_a` on one side, `key_b` on the other. */
+    Step(EqualChecker* c, const char* field, const ObjectRef* key_a, const ObjectRef* key_b)
+        : c_(c) {
+      c_->path_.push_back({field, -1, nullptr, key_a, key_b});
     }
     ~Step() { c_->path_.pop_back(); }
     Step(const Step&) = delete;
@@ -122,14 +132,59 @@ class EqualChecker {
       s += p.field;
       if (p.index >= 0) s += "[" + std::to_string(p.index) + "]";
       if (p.key != nullptr) s += "[\"" + *p.key + "\"]";
+      if (p.key_a != nullptr) s += "[" + KeyName(*p.key_a) + "]";
     }
     return s;
+  }
+  static std::string KeyName(const ObjectRef& key) {
+    if (auto* v = AsPtr<VarNode>(key)) return v->name;
+    if (auto* gv = AsPtr<GlobalVarNode>(key)) return "\"" + gv->name_hint + "\"";
+    return NodeKindName(key->kind);
+  }
+  // The path as TVM's AccessPath steps: a field, then its item (an index or a key).
+  std::vector<MismatchStep> PathSteps() const {
+    std::vector<MismatchStep> steps;
+    for (const PathStep& p : path_) {
+      MismatchStep field;
+      field.name = p.field;
+      steps.push_back(field);
+      if (p.index >= 0) {
+        MismatchStep item;
+        item.kind = MismatchStep::Kind::kArrayItem;
+        item.index = p.index;
+        steps.push_back(item);
+      } else if (p.key != nullptr || p.key_a != nullptr) {
+        MismatchStep item;
+        item.kind = MismatchStep::Kind::kMapItem;
+        if (p.key != nullptr) item.str_key = *p.key;
+        if (p.key_a != nullptr) item.key_a = *p.key_a;
+        if (p.key_b != nullptr) item.key_b = *p.key_b;
+        steps.push_back(item);
+      }
+    }
+    return steps;
   }
 
   // Records the first mismatch; `describe` runs only when a message was asked for.
   template <class F>
   bool Fail(F describe) {
-    if (explain_ && failure_.empty()) failure_ = PathString() + ": " + describe();
+    if (explain_ && failure_.empty()) {
+      mismatch_.reason = describe();
+      mismatch_.steps = PathSteps();
+      failure_ = PathString() + ": " + mismatch_.reason;
+    }
+    return false;
+  }
+  // A mismatch of a constant's value is at its `value` field (as TVM's path ends).
+  // (The message string keeps its form: the path to the constant.)
+  template <class F>
+  bool FailValue(F describe) {
+    if (explain_ && failure_.empty()) {
+      Fail(describe);
+      MismatchStep value;
+      value.name = "value";
+      mismatch_.steps.push_back(value);
+    }
     return false;
   }
 
@@ -345,6 +400,9 @@ class EqualChecker {
 
   bool DefineBuffer(const char* name, const Buffer& a, const Buffer& b) {
     Step step(this, name);
+    return DefineBuffer(a, b);
+  }
+  bool DefineBuffer(const Buffer& a, const Buffer& b) {
     if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
     if (!BufferFields(a.get(), b.get(), /*define=*/true)) return false;
     PairScoped(&buf_map_, &buf_rmap_, a.get(), b.get());
@@ -410,14 +468,14 @@ class EqualChecker {
   // ---- Expressions ----
 
   bool Visit(const IntImmNode* a, const IntImmNode* b) {
-    return a->value == b->value || Fail([&] { return DescribePair(a, b); });
+    return a->value == b->value || FailValue([&] { return DescribePair(a, b); });
   }
   bool Visit(const FloatImmNode* a, const FloatImmNode* b) {
     if (a->value == b->value || (std::isnan(a->value) && std::isnan(b->value))) return true;
-    return Fail([&] { return DescribePair(a, b); });
+    return FailValue([&] { return DescribePair(a, b); });
   }
   bool Visit(const StringImmNode* a, const StringImmNode* b) {
-    return a->value == b->value || Fail([&] { return DescribePair(a, b); });
+    return a->value == b->value || FailValue([&] { return DescribePair(a, b); });
   }
   bool Visit(const VarNode* a, const VarNode* b) { return UseVar(a, b); }
   bool Visit(const CastNode* a, const CastNode* b) { return Field("value", a->value, b->value); }
@@ -605,9 +663,10 @@ class EqualChecker {
       });
     }
     for (size_t i = 0; i < a->buffer_map.size(); ++i) {
-      Step step(this, "buffer_map", static_cast<int64_t>(i));
-      if (!Field("param", a->buffer_map[i].first, b->buffer_map[i].first) ||
-          !DefineBuffer("buffer", a->buffer_map[i].second, b->buffer_map[i].second)) {
+      // As TVM's path: buffer_map[param], the parameter of each side as the key.
+      const ObjectRef key_a = a->buffer_map[i].first, key_b = b->buffer_map[i].first;
+      Step step(this, "buffer_map", &key_a, &key_b);
+      if (!Node(key_a, key_b) || !DefineBuffer(a->buffer_map[i].second, b->buffer_map[i].second)) {
         return false;
       }
     }
@@ -619,9 +678,9 @@ class EqualChecker {
   }
   bool Visit(const IRModuleNode* a, const IRModuleNode* b) {
     // Functions pair by name: the order of insertion is not part of the program.
-    std::map<std::string, const PrimFunc*> fa, fb;
-    for (const auto& [gv, f] : a->functions) fa[gv->name_hint] = &f;
-    for (const auto& [gv, f] : b->functions) fb[gv->name_hint] = &f;
+    std::map<std::string, const std::pair<GlobalVar, PrimFunc>*> fa, fb;
+    for (const auto& entry : a->functions) fa[entry.first->name_hint] = &entry;
+    for (const auto& entry : b->functions) fb[entry.first->name_hint] = &entry;
     auto only_in = [&](const std::string& name, const char* which) {
       Step step(this, "functions");
       return Fail([&] { return "function '" + name + "' only in the " + which + " module"; });
@@ -633,8 +692,10 @@ class EqualChecker {
       if (fa.count(entry.first) == 0) return only_in(entry.first, "second");
     }
     for (const auto& [name, f] : fa) {
-      Step step(this, "functions", -1, &name);
-      if (!Node(*f, *fb[name])) return false;
+      // As TVM's path: functions[gv], the GlobalVar of each side as the key.
+      const ObjectRef key_a = f->first, key_b = fb[name]->first;
+      Step step(this, "functions", &key_a, &key_b);
+      if (!Node(f->second, fb[name]->second)) return false;
     }
     return AttrMapField("attrs", a->attrs, b->attrs);
   }
@@ -676,6 +737,7 @@ class EqualChecker {
   bool map_free_vars_;
   bool explain_;
   std::string failure_;
+  StructuralMismatch mismatch_;
   std::vector<PathStep> path_;
   std::vector<Undo> undo_;
   PairMap var_map_, var_rmap_;  // a -> b and b -> a, for bound and (mapped) free vars
@@ -692,6 +754,13 @@ std::string StructuralEqualFailure(const ObjectRef& a, const ObjectRef& b, bool 
   EqualChecker checker(map_free_vars, /*explain=*/true);
   if (checker.Run(a, b)) return "";
   return checker.failure();
+}
+
+std::optional<StructuralMismatch> FindStructuralMismatch(const ObjectRef& a, const ObjectRef& b,
+                                                         bool map_free_vars) {
+  EqualChecker checker(map_free_vars, /*explain=*/true);
+  if (checker.Run(a, b)) return std::nullopt;
+  return checker.mismatch();
 }
 
 void AssertStructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {

@@ -104,9 +104,9 @@ TEST(Printer, VectorAddWithGrid) {
   cfg.tir_prefix = "tir";
   cfg.indent_spaces = 2;
   EXPECT_EQ(AsScript(VectorAddFunc()->body, cfg),
-            "C = tir.Buffer((128, 128), \"float32\")\n"
-            "A = tir.Buffer((128, 128), \"float32\")\n"
-            "B = tir.Buffer((128, 128), \"float32\")\n"
+            "C = tir.Buffer((128, 128))\n"
+            "A = tir.Buffer((128, 128))\n"
+            "B = tir.Buffer((128, 128))\n"
             "for i in range(128):\n"
             "  for j in range(128):\n"
             "    C[i, j] = A[i, j] + B[i, j]");
@@ -208,9 +208,11 @@ std::vector<Golden> ParameterGoldens() {
   PrimFunc g = PrimFuncNode::Make({h}, {{h, buf_h}}, use, DataType::Void(), Symbol("main"));
   return {{f, kFuncHeader +
                   "@T.prim_func\n"
-                  "def main(n: T.int32, A: T.Buffer((4, n), \"float32\", strides=(n, 1), "
-                  "elem_offset=2, scope=\"shared\", align=16, offset_factor=4), b: T.handle):\n"
+                  // As TVM: only a plain buffer is a parameter's annotation.
+                  "def main(n: T.int32, a: T.handle, b: T.handle):\n"
                   "    m = T.int32()\n"
+                  "    A = T.match_buffer(a, (4, n), strides=(n, 1), elem_offset=2, "
+                  "scope=\"shared\", align=16, offset_factor=4)\n"
                   "    B = T.match_buffer(b, (m,), \"float16\")\n"
                   "    B[m - 1] = B[0]"},
           {g, kFuncHeader + "@T.prim_func\n"
@@ -422,12 +424,12 @@ std::vector<Golden> BinderGoldens() {
   Var h = VarNode::MakePointer("h", kF32, "global");
   return {
       {alloc,
+       // An allocation with its buffer is one T.decl_buffer, scoped when printed alone.
        "n = T.int32()\n"
-       "buf = T.allocate([16], \"float32\", \"shared\")\n"
-       "S = T.Buffer((4, 4), \"float32\", data=buf, strides=(8, 1), elem_offset=n)\n"
-       "B = T.decl_buffer((16,), \"float32\", data=buf)\n"
-       "B[0] = T.float32(0.0)\n"
-       "S[1, 2] = T.float32(1.0)"},
+       "with T.decl_buffer((16,), scope=\"shared\") as B:\n"
+       "    S = T.Buffer((4, 4), data=B.data, strides=(8, 1), elem_offset=n)\n"
+       "    B[0] = T.float32(0.0)\n"
+       "    S[1, 2] = T.float32(1.0)"},
       {seq,
        "n = T.int32()\n"
        "with T.LetStmt(n + 1) as x:\n"
@@ -435,16 +437,16 @@ std::vector<Golden> BinderGoldens() {
        "with T.Assert(n < 8, \"n too big\"):\n"
        "    T.evaluate(0)\n"
        "with T.allocate([n], \"float32\", \"shared\", condition=n < 4) as buf:\n"
-       "    B = T.decl_buffer((16,), \"float32\", data=buf)\n"
+       "    B = T.decl_buffer((16,), data=buf)\n"
        "    T.evaluate(0)\n"
        "T.evaluate(1)"},
       {Seq({Eval(C(1)), let}), "n = T.int32()\nT.evaluate(1)\nx: T.int32 = n + 1\nT.evaluate(x)"},
-      {check, "n = T.int32()\nassert n < 8, \"n too big\"\nT.evaluate(0)"},
+      {check, "n = T.int32()\nwith T.Assert(n < 8, \"n too big\"):\n    T.evaluate(0)"},
       // Handle-typed lets carry their pointer type.
       {LetStmtNode::Make(h, ptr, Nop()),
        "buf = T.handle(\"float32\", \"shared\")\n"
-       "h: T.handle(\"float32\", \"global\") = buf\n"
-       "T.evaluate(0)"},
+       "with T.LetStmt(buf, type_annotation=T.handle(\"float32\", \"global\")) as h:\n"
+       "    T.evaluate(0)"},
       {Seq({LetStmtNode::Make(h, ptr, Nop()), Nop()}),
        "buf = T.handle(\"float32\", \"shared\")\n"
        "with T.LetStmt(buf, type_annotation=T.handle(\"float32\", \"global\")) as h:\n"
@@ -490,7 +492,7 @@ TEST(Printer, OtherObjectsAndOptions) {
   EXPECT_EQ(AsScript(nullptr), "None");
   EXPECT_EQ(AsScript(RangeNode::Make(C(2), C(3))), "I.Range(2, 5)");  // as TVM prints it alone
   EXPECT_EQ(AsScript(BufferNode::Decl("A", kF32, {C(2)}, "local")),
-            "T.Buffer((2,), \"float32\", scope=\"local\")");
+            "T.Buffer((2,), scope=\"local\")");
   EXPECT_EQ(AsScript(ArrayNode::Make({C(1), Str("s")})), "[1, \"s\"]");
   EXPECT_EQ(AsScript(IRModuleNode::Make({})), kHeader + "@I.ir_module\nclass Module:\n    pass");
 

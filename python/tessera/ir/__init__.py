@@ -27,6 +27,27 @@ if not hasattr(PrimType, "_script_text"):
 from .dtype import DataType, DataTypeCode  # noqa: E402,F401
 
 
+class TupleType:
+    """TVM's ``ir.TupleType``: the type of a tuple of values (``TupleType([])`` is the unit
+    type, a function that returns nothing). tessera's TIR has no tuple values; the type is
+    printed (``T.Tuple(T.float32, T.int32)``) and compared."""
+
+    def __init__(self, fields):
+        self.fields = list(fields)
+
+    def script(self, **options):
+        """``T.Tuple(...)`` of the field types."""
+        return "T.Tuple(" + ", ".join(f.script(**options) for f in self.fields) + ")"
+
+    __str__ = __repr__ = script
+
+    def __eq__(self, other):
+        return isinstance(other, TupleType) and self.fields == other.fields
+
+    def __hash__(self):
+        return hash(tuple(str(f) for f in self.fields))
+
+
 def _as_node(value):
     """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
     if isinstance(value, (list, tuple)):
@@ -50,11 +71,39 @@ def assert_structural_equal(a, b, map_free_vars=False):
     >>> assert_structural_equal(mod_after_pass, expected_mod)
     """
     a, b = _as_node(a), _as_node(b)
-    why = _core.structural_equal_failure(a, b, map_free_vars)
-    if why:
-        raise TesseraValueError(
-            "StructuralEqual check failed: " + why + "\n--- lhs ---\n" + str(a) + "\n--- rhs ---\n" + str(b)
-        )
+    mismatch = _core.structural_equal_mismatch(a, b, map_free_vars)
+    if mismatch is None:
+        return
+    reason, steps = mismatch
+    message = _mismatch_message(a, b, steps)
+    if message is None:
+        why = _core.structural_equal_failure(a, b, map_free_vars)
+        message = "StructuralEqual check failed: " + why + "\n--- lhs ---\n" + str(a) + "\n--- rhs ---\n" + str(b)
+    raise TesseraValueError(message)
+
+
+def _mismatch_message(a, b, steps):
+    """TVM's message: each side's path to the first mismatch and its script with that object
+    underlined (None where a side does not print as a script)."""
+    from .access_path import AccessPath
+
+    paths = [AccessPath.root(), AccessPath.root()]
+    for step in steps:
+        kind = step[0]
+        for side in (0, 1):
+            if kind == "attr":
+                paths[side] = paths[side].attr(step[1])
+            elif kind == "array_item":
+                paths[side] = paths[side].array_item(step[1])
+            else:
+                key = step[1] if isinstance(step[1], str) else step[1 + side]
+                paths[side] = paths[side].map_item(key)
+    try:
+        texts = [x.script(path_to_underline=[p], syntax_sugar=False) for x, p in zip((a, b), paths)]
+    except (ValueError, TypeError, AttributeError):  # a path the printer cannot follow
+        return None
+    return (f"StructuralEqual check failed, caused by lhs at {paths[0]}:\n{texts[0]}\n"
+            f"and rhs at {paths[1]}:\n{texts[1]}")
 
 
 _script = _core.Object.script
@@ -62,15 +111,18 @@ _script = _core.Object.script
 
 def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", syntax_sugar=True,
                    verbose_expr=False, print_line_numbers=False, path_to_underline=None,
-                   obj_to_annotate=None, path_to_annotate=None):
+                   obj_to_underline=None, obj_to_annotate=None, path_to_annotate=None,
+                   show_object_address=False):
     """TVMScript text of this IR object (every node has a literal form, so there is no metadata
     section). ``verbose_expr`` declares the free variables and buffers of an expression (or
     another object that is not a statement, function or module) above it, as TVM does.
 
-    ``path_to_underline`` (statements, or AccessPaths to them, in a list) underlines the first
-    line of each; ``obj_to_annotate`` (statement -> tag) and ``path_to_annotate`` (AccessPath ->
-    tag) end that line with ``# tag`` (on an underlined line, the tag goes with the underline).
-    Marked text does not parse back.
+    As TVM: ``path_to_underline`` (AccessPaths, or objects) and ``obj_to_underline`` (objects)
+    underline, on the line after, every line a statement, function or module prints and every
+    place an expression prints; ``obj_to_annotate`` (statement -> tag) and ``path_to_annotate``
+    (AccessPath -> tag) end the statement's line with ``# tag`` (a line ``# tag`` above a
+    compound statement). Marked text does not parse back. ``show_object_address`` suffixes
+    every name with ``_0x<address>``.
     """
     for what, prefix in (("ir_prefix", ir_prefix), ("tir_prefix", tir_prefix)):
         if not isinstance(prefix, str) or not prefix.isidentifier():
@@ -80,6 +132,8 @@ def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", synt
     # AccessPaths (tessera.ir.access_path) name the objects inside this one.
     if path_to_underline is not None:
         path_to_underline = [_path_target(self, p) for p in path_to_underline]
+    if obj_to_underline:
+        path_to_underline = list(path_to_underline or []) + list(obj_to_underline)
     annotate = list(obj_to_annotate.items()) if obj_to_annotate else []
     if path_to_annotate:
         annotate += [(_path_target(self, p), tag) for p, tag in path_to_annotate.items()]
@@ -87,7 +141,8 @@ def _object_script(self, *, show_meta=False, ir_prefix="I", tir_prefix="T", synt
     return _script(self, ir_prefix=ir_prefix, tir_prefix=tir_prefix, syntax_sugar=syntax_sugar,
                    show_meta=show_meta, print_line_numbers=print_line_numbers,
                    verbose_expr=bool(verbose_expr),
-                   path_to_underline=path_to_underline, obj_to_annotate=annotate)
+                   path_to_underline=path_to_underline, obj_to_annotate=annotate,
+                   show_object_address=bool(show_object_address))
 
 
 def _path_target(root, path):

@@ -356,6 +356,18 @@ def cast(value, dtype, span=None):
     value = convert(value)
     if value.dtype == dtype:
         return value
+    # As TVM's tir.cast: a scalar constant folds into a constant of the new type.
+    if (isinstance(value, (_core.IntImm, _core.FloatImm)) and "x" not in dtype
+            and (dtype == "bool" or dtype.startswith(("int", "uint", "float", "bfloat")))):
+        v = value.value
+        if dtype == "bool":
+            return const(bool(v), dtype, span)
+        if not dtype.startswith(("float", "bfloat")):
+            v = int(v)
+        try:
+            return const(v, dtype, span)
+        except (TesseraTypeError, TesseraValueError):
+            pass  # out of range or not a plain number type: keep the Cast node
     return _core.Cast(dtype, value, span)
 
 
@@ -448,6 +460,9 @@ class BufferSlice:
                 raise TesseraTypeError("a vector access needs a constant positive step")
             lanes = (extent + step_value - 1) // step_value
             base = _index(start, self.span)
+            if lanes == 1:  # as TVM: a one-element slice is its start
+                out.append(base)
+                continue
             out.append(_core.Ramp(base, const(step_value, base.dtype, self.span), lanes, self.span))
         return out
 

@@ -7,6 +7,7 @@ ops.py builds them); this module is their ``tir.*`` / ``te.*`` face, with TVM's 
     >>> tir.exp(x), tir.floordiv(i, 4), tir.if_then_else(i < 4, a, b), tir.max_value("int8")
 """
 
+from .. import _core
 from ..error import TesseraTypeError
 from . import expr_ops
 from ..script.tir import ops as _ops
@@ -20,7 +21,7 @@ __all__ = [
     "indexdiv", "indexmod", "ceildiv", "div", "if_then_else", "min_value", "max_value",
     "infinity", "all", "any", "call_extern", "call_pure_extern", "call_intrin", "reinterpret",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right",
-    "ret", "const", "cast", "vscale", "call_llvm_intrin", "call_llvm_pure_intrin",
+    "ret", "const", "cast", "vscale", "call_llvm_intrin", "call_llvm_pure_intrin", "call_tir",
 ]
 
 _g = globals()
@@ -40,6 +41,16 @@ call_intrin = _ops.call_intrin
 def call_extern(dtype, func_name, *args, span=None):
     """A call of the C function ``func_name`` returning ``dtype`` ("" is void, as in TVM)."""
     return _ops.call_extern("void" if dtype == "" else dtype, func_name, *args, span=span)
+
+
+def call_tir(global_var, *args, span=None):
+    """``tir.call_tir(mod.f, *args)``: a call of the module's function ``f`` (a GlobalVar, or
+    ``cls.f`` inside an ``@I.ir_module``), returning the function's type (void without one)."""
+    name = getattr(global_var, "name_hint", None) or getattr(global_var, "name", None)
+    if not isinstance(name, str):
+        raise TesseraTypeError(f"call_tir takes a GlobalVar of the module, got {global_var!r}")
+    exprs = [a.data if isinstance(a, _core.Buffer) else expr_ops.convert(a) for a in args]
+    return _core.Call(getattr(global_var, "ret_dtype", "void"), _core.GlobalVar(name), exprs, span)
 
 
 def call_pure_extern(dtype, func_name, *args, span=None):

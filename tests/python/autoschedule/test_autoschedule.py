@@ -176,7 +176,7 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
                           "vectorize", "decompose_reduction"]
     script = sch.mod.script()
     # two threads, each with four 4-lane accumulators: 32 partial sums, added at the end
-    assert 'S_rf = T.alloc_buffer((32, 1), "float32")' in script
+    assert 'S_rf = T.alloc_buffer((32, 1))' in script
     assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
     a = rand(1 << 17)
     out = np.zeros(1, "float32")
@@ -203,7 +203,7 @@ def test_row_reduction_keeps_contiguous_vector_accumulators_per_row():
     f = te.create_prim_func([A, topi.sum(A, axis=1)])
     script = ts.autoschedule(f, target="c", facts=SMALL).mod.script()
     # four 4-lane accumulators per row, rows first: [row, partial] is contiguous per row
-    assert 'A_red_rf = T.alloc_buffer((64, 16), "float32")' in script
+    assert 'A_red_rf = T.alloc_buffer((64, 16))' in script
     assert "T.unroll(4)" in script and "T.vectorized(4)" in script
     a = rand(64, 256)
     out = np.zeros(64, "float32")

@@ -150,7 +150,10 @@ def test_failed_primitive_leaves_the_schedule_unchanged():
 def test_printer_marks_for_diagnostics():
     loop = elementwise.body.block.body.seq[0]
     text = elementwise.script(path_to_underline=[loop], obj_to_annotate={loop: "tir.For#0"})
-    assert "    for i in range(128):  # tir.For#0\n    ^^^^^^^^^^^^^^^^^^^^\n        for j in range(128):" in text
+    # As TVM: the comment of a compound statement goes above it; all its lines are underlined.
+    assert ("    # tir.For#0\n    for i in range(128):\n    ^^^^^^^^^^^^^^^^^^^^\n"
+            "        for j in range(128):\n        ^^^^^^^^^^^^^^^^^^^^\n") in text
+    assert "    for i, j in T.grid(128, 128):\n        with T.block(\"C\"):\n" in text
 
 
 # ---- other front ends ----

@@ -120,24 +120,22 @@ def _python_value(value):
 
 
 def _jump(op_name, what):
-    def make():
-        parser = _state.require(what)
-        call = _core.Call("int32", _core.Op.get(op_name), [], parser.current_span())
-        parser.builder.emit(_core.Evaluate(call, parser.current_span()))
-
-    return make
+    """The call a loop jump is: a statement written alone (``T.break_loop()``) evaluates it,
+    as does ``T.evaluate(T.break_loop())``."""
+    parser = _state.require(what)
+    return _core.Call("int32", _core.Op.get(op_name), [], parser.current_span())
 
 
 @builtin
 def continue_loop():
     """``T.continue_loop()``: ``continue``."""
-    _jump("tir.continue", "T.continue_loop")()
+    return _jump("tir.continue", "T.continue_loop")
 
 
 @builtin
 def break_loop():
     """``T.break_loop()``: ``break``."""
-    _jump("tir.break", "T.break_loop")()
+    return _jump("tir.break", "T.break_loop")
 
 
 NAMES = {"If": If, "Then": Then, "Else": Else, "While": While, "buffer_store": buffer_store,

@@ -51,6 +51,8 @@ class DeferredPrimFunc:
         """The PrimFunc, with ``cls.f`` resolving to calls of the module's functions."""
         env = function_env(self.func)
         env["cls"] = ModuleNamespace(callees)
+        # As TVM: the class's own name names the module too (`mod.subroutine(...)`).
+        env[self.func.__qualname__.split(".")[-2]] = env["cls"]
         return parse(self.func, name, env, self.private, self.check)
 
     def __repr__(self):

@@ -177,7 +177,9 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
         if not parser.builder.in_block:
             raise TesseraValueError("T.match_buffer of a region must be written directly inside a T.block")
         if shape is None:
+            # As TVM: the view takes the region's extents and the source buffer's dtype.
             shape = [r.extent for r in region.region]
+            dtype = region.buffer.dtype
         else:
             _check_match_shape(region, _shape(shape))
         buf = make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
@@ -383,7 +385,7 @@ class AllocateFrame(_BinderFrame):
 
     def make_binder(self, parser, node, name):
         span = parser.span(node)
-        var = _core.Var.pointer(name or "ptr", self.dtype, self.scope, span)
+        var = _core.Var.pointer(name or "", self.dtype, self.scope, span)  # unnamed: printed "v", as TVM
         extents = _shape(self.extents)
         condition = None if self.condition is None else convert(self.condition, "bool")
         attrs = to_attrs(self.annotations)

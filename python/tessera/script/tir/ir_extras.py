@@ -19,7 +19,7 @@ def var(dtype, name="v", *, span=None):
 @builtin
 def ptr(dtype, storage_scope="global", is_size_var=False, *, span=None):
     """``p = T.ptr("float32", "shared")``: a pointer variable to typed memory."""
-    return _state.declared(_core.Var.pointer(_state.take_name("ptr"), dtype_name(dtype), storage_scope, span))
+    return _state.declared(_core.Var.pointer(_state.take_name(""), dtype_name(dtype), storage_scope, span))
 
 
 def _expr_node(cls, name):

@@ -376,7 +376,10 @@ def call_intrin(dtype, op_name, *args, span=None):
 
 @builtin
 def address_of(load, *, span=None):
-    """``T.address_of(A[i])``: the address of a buffer element."""
+    """``T.address_of(A[i])``: the address of a buffer element (of ``A[0, ..., 0]`` for a
+    buffer ``A``, as TVM)."""
+    if isinstance(load, _core.Buffer):
+        load = _core.BufferLoad(load, [expr_ops.const(0, "int32", span) for _ in load.shape], None, span)
     load = convert(load)
     if not isinstance(load, _core.BufferLoad):
         raise TesseraTypeError("T.address_of takes a buffer element such as A[i]")

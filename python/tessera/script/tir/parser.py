@@ -285,7 +285,11 @@ class TIRParser(ExprParsing, Parser):
 
         """Binds a name: a declaration as itself, an expression through a LetStmt, a Python value as is."""
         name = target.id
-        self._check_rebind(target)
+        fresh = isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ())
+        if not (fresh and self.builder.in_block):
+            # As TVM: a block's own declaration (`i = T.axis.spatial(16, i)`) may shadow a loop
+            # variable of the same name inside the block.
+            self._check_rebind(target)
         previous = self.vars.frames[-1].get(name)
         if isinstance(previous, _core.Buffer) and isinstance(value, _core.Buffer) and previous is not value:
             # As TVM: a buffer name is defined once per scope (a second T.alloc_buffer/decl_buffer
@@ -301,6 +305,11 @@ class TIRParser(ExprParsing, Parser):
         if isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ()):
             self.vars.define(name, value)
             return
+        if type(value) in (bool, int, float):
+            # As TVM: a Python number bound to a name is a LetStmt variable (T.meta_var keeps
+            # it a Python value).
+            with self.at(node):
+                value = convert(value)
         if isinstance(value, (_core.PrimExpr, BufferSlice)):
             value = convert(value)
             span = self.span(target)
@@ -587,8 +596,16 @@ class TIRParser(ExprParsing, Parser):
             plain = node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
             if plain:
                 return
-            # `return T.evaluate(0)` too: a function without a return type returns nothing.
-            raise self.error(node, "returning a value needs a return annotation (-> T.int32)")
+            if not is_ir(value) and not isinstance(value, (bool, int, float)):
+                # `return T.evaluate(0)` too: without a return annotation only an expression returns.
+                raise self.error(node, "returning a value needs a return annotation (-> T.int32) "
+                                       f"and an expression, got {self.describe(value)}")
+            # As TVM: without a return annotation, `return x` is `T.evaluate(T.ret(x))` of x's type.
+            with self.at(node):
+                value = convert(value)
+            call = _core.Call(value.dtype, _core.Op.get("tir.ret"), [value], self.span(node))
+            self.builder.emit(_core.Evaluate(call, self.span(node)))
+            return
         if value is None:
             raise self.error(node, f"this function must return a {self.ret_dtype}")
         with self.at(node):
