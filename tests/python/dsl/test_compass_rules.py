@@ -155,3 +155,46 @@ def test_unknown_attribute_names_the_module_as_imported():
             S.fp8x32  # noqa: B018
     finally:
         compat.uninstall()
+
+
+def test_pointer_to_scalars_passes_for_a_pointer_to_vectors_of_them():
+    # As Compass's sub-function calls: an int8 pointer (here at an unaligned offset) where the
+    # parameter is a pointer to int8x32; another element type is still refused.
+    @S.prim_func
+    def vmax_of(p: S.ptr("int8x32", "global"), n: S.i32) -> S.i8x32:
+        m = p[0]
+        for i in range(1, n):
+            m = S.max(m, p[i])
+        return m
+
+    @S.prim_func
+    def k(a: S.ptr("int8", "global"), out: S.ptr("int8x32", "global")):
+        out[0] = vmax_of(a + 3, 2)
+
+    a = np.random.default_rng(1).integers(-128, 127, 80, endpoint=True).astype("int8")
+    for out in run_both(k, a, np.zeros(32, "int8")):
+        np.testing.assert_array_equal(out[1], np.maximum(a[3:35], a[35:67]))
+
+    @S.prim_func
+    def other(a: S.ptr("uint8", "global"), out: S.ptr("int8x32", "global")):
+        out[0] = vmax_of(a, 2)
+
+    expect_diag(other, "out[0] = vmax_of(a, 2)",
+                "Argument type mismatch: 'p' expects a pointer to int8x32, got one to uint8")
+
+
+def test_scalar_argument_converts_to_the_parameter_type():
+    # As Compass's sub-function calls: an int32 value passed for an int16 parameter wraps to
+    # int16, a float32 for an int32 truncates; vectors must still match.
+    @S.prim_func
+    def twice(x: S.i16, y: S.i32) -> S.i32:
+        return S.i32(x) * 2 + y
+
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), f: S.ptr("float32", "global"), out: S.ptr("int32", "global")):
+        out[0] = twice(a[0], f[0])
+
+    a = np.array([70000], "int32")
+    f = np.array([-2.75], "float32")
+    for res in run_both(k, a, f, np.zeros(1, "int32")):
+        assert res[2][0] == np.int32(np.int16(70000 - 65536)) * 2 - 2
