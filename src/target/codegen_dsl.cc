@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -505,10 +506,32 @@ std::string CodeGenDSL::MaskArg(const Expr& predicate, int lanes, const Span& sp
   return predicate ? PrintExpr(predicate) : AllTrue(lanes, span);
 }
 
+std::string CodeGenDSL::PrintIntImm(const IntImmNode* op) {
+  // 8- and 16-bit constants as Compass prints them: "(char)50" (a cast binds tighter than any
+  // operator, so no outer parentheses).
+  if (IsIntegerOfBits(op->dtype, 16) && !op->dtype.is_bool()) {
+    return "(" + TypeName(op->dtype, op->span) + ")" + std::to_string(op->value);
+  }
+  return CodeGenC::PrintIntImm(op);
+}
+
 std::string CodeGenDSL::PrintFloatImm(const FloatImmNode* op) {
-  if (!op->dtype.is_bfloat16()) return CodeGenC::PrintFloatImm(op);
-  auto as_float = FloatImmNode::Make(DataType::Float(32), op->value, op->span);
-  return "__bfloat16_from_float(" + CodeGenC::PrintFloatImm(as_float.get()) + ")";
+  DataType t = op->dtype;
+  if (t.is_bfloat16()) {
+    auto as_float = FloatImmNode::Make(DataType::Float(32), op->value, op->span);
+    return "__bfloat16_from_float(" + PrintFloatImm(as_float.get()) + ")";
+  }
+  double v = op->value;
+  if (!t.is_float() || (t.bits() != 16 && t.bits() != 32) || !std::isfinite(v)) {
+    return CodeGenC::PrintFloatImm(op);
+  }
+  // The value exactly, in hexadecimal, then in decimal as a comment for the reader (the form
+  // of Compass's C): 50.0f16 is "(half)0x1.9p+5f/*5.000000e+01*/".
+  char hex[64], dec[64];
+  std::snprintf(hex, sizeof(hex), "%af", static_cast<double>(static_cast<float>(v)));
+  std::snprintf(dec, sizeof(dec), "%e", v);
+  std::string text = std::string(hex) + "/*" + dec + "*/";
+  return t.bits() == 16 ? "(" + TypeName(t, op->span) + ")" + text : text;
 }
 
 std::string CodeGenDSL::VisitExpr_(const CastNode* op) {
@@ -569,8 +592,17 @@ std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
   }
   std::string text = CodeGenC::PrintScalarBinary(op);
   // C computes char and short arithmetic in int; the DSL wraps to the operand width.
-  if (IsIntegerOfBits(t, 16) && !op->is_comparison()) {
+  // min and max of two values of the type stay in it.
+  bool min_max = op->kind == NodeKind::kMin || op->kind == NodeKind::kMax;
+  if (IsIntegerOfBits(t, 16) && !op->is_comparison() && !min_max) {
     return "((" + TypeName(t, op->span) + ")" + text + ")";
+  }
+  // Float arithmetic is rounded to its type at once (a C cast drops any excess precision), as
+  // Compass prints it: "(half)(b[0] * c)".
+  bool arith = op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub ||
+               op->kind == NodeKind::kMul || op->kind == NodeKind::kDiv;
+  if (t.is_float() && (t.bits() == 16 || t.bits() == 32) && arith) {
+    return "(" + TypeName(t, op->span) + ")" + text;
   }
   return text;
 }

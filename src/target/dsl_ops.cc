@@ -74,6 +74,13 @@ TESSERA_REGISTER_OP("dsl.vcvt")
     .describe(
         "args: x, first, stride: lanes first, first + stride, ... of x converted to the "
         "call's native vector type (zero where x runs out).");
+TESSERA_REGISTER_OP("dsl.cast_no_zip")
+    .set_num_inputs(1)
+    .set_effect(CallEffect::kPure)
+    .describe(
+        "arg: x (16-bit floats, whole native parts): x converted to the call's float32 type, "
+        "before X3 each part of x as its even lanes then its odd lanes (S.tag \"no_zip\"; "
+        "dsl.AlignVectorWidth lowers it; PySim keeps the lanes in order).");
 TESSERA_REGISTER_OP("dsl.vcvt_into")
     .set_num_inputs(3)
     .set_effect(CallEffect::kPure)

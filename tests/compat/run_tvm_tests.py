@@ -98,7 +98,9 @@ def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_pa
             r = run_file(path, python, timeout, workdir, pytest_args)
             results.append(r)
             rel = os.path.relpath(path, root)
-            loads = "env" if r.get("env_excluded") else "yes" if r["loads"] else "NO"
+            excluded = r.get("env_excluded") or ""
+            loads = ("int" if excluded.startswith("Compass-internal") else "env" if excluded
+                     else "yes" if r["loads"] else "NO")
             print(f"{rel:58} {loads:>5} {r['passed']:5} {r['failed']:5} "
                   f"{r['skipped'] + r['xfailed']:5} {r['seconds']:6}", flush=True)
             if not r["loads"]:
@@ -113,7 +115,8 @@ def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_pa
             for k in ("passed", "failed", "skipped", "xfailed"):
                 totals[k] += r[k]
     ran = totals["passed"] + totals["failed"]
-    env = f" (+{totals['env_excluded']} left out for the environment)" if totals["env_excluded"] else ""
+    env = (f" (+{totals['env_excluded']} left out: environment or Compass-internal modules)"
+           if totals["env_excluded"] else "")
     print(f"\nfiles: {totals['files']}, load: {totals['loads']}{env}, tests passed: {totals['passed']}, "
           f"failed: {totals['failed']}, skipped: {totals['skipped']}, xfailed: {totals['xfailed']}"
           + (f", pass rate of those run: {100.0 * totals['passed'] / ran:.1f}%" if ran else ""))

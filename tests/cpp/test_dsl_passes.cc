@@ -90,13 +90,13 @@ TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
       Aligned(mod),
       "  int8 v_0 = __vload((__global int8*)a, ALL_TRUE_w);\n"
       "  int8 v_1 = __vload((__global int8*)(a + 8), ALL_TRUE_w);\n"
-      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast(((short)0)), "
+      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast((short)0), "
       "ALL_TRUE_h);\n"
       "  __vstore(v_0, (__global int8*)out, __vmask_repack(8, 16, 0, (const uint32_t[]){m}, "
       "1));\n"
       "  __vstore(v_1, (__global int8*)(out + 8), __vmask_repack(8, 16, 8, (const "
       "uint32_t[]){m}, 1));\n"
-      "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast(((short)0)), v_0, 0), v_1, "
+      "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast((short)0), v_0, 0), v_1, "
       "8), (__global short16*)(h + 16), ALL_TRUE_h);\n");
 }
 
@@ -230,7 +230,10 @@ TEST(CodeGenDSLForms, ConversionsLanesAndDma) {
             "float8*)(a + 8), ALL_TRUE_w);\n"
             "  __vstore(__vset_lane(__vload((__global float8*)a, ALL_TRUE_w), 2, x), (__global "
             "float8*)(a + 16), __vmov_w(0x00000F0F));\n"
-            "  __vstore(((float8){0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f}), (__global "
+            "  __vstore(((float8){0x0p+0f/*0.000000e+00*/, 0x1p+0f/*1.000000e+00*/, "
+            "0x1p+1f/*2.000000e+00*/, 0x1.8p+1f/*3.000000e+00*/, 0x1p+2f/*4.000000e+00*/, "
+            "0x1.4p+2f/*5.000000e+00*/, 0x1.8p+2f/*6.000000e+00*/, 0x1.cp+2f/*7.000000e+00*/}), "
+            "(__global "
             "float8*)(a + 24), ALL_TRUE_w);\n"
             "  __lsram char s[64];\n"
             "  DMA1D(c, s, 64, 1);\n");
@@ -325,9 +328,11 @@ TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
       << code;
   EXPECT_NE(code.find("__vstore((" + la + " * __vbcast(6))"), std::string::npos)
       << code;
-  EXPECT_NE(code.find("f[0] = (f[1] * 4.0f);"), std::string::npos) << code;
-  EXPECT_NE(code.find("f[2] = (f[3] / 10.0f);"), std::string::npos) << code;
-  EXPECT_NE(code.find("f[4] = (f[5] / "), std::string::npos) << code;
+  EXPECT_NE(code.find("f[0] = (float)(f[1] * 0x1p+2f/*4.000000e+00*/);"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("f[2] = (float)(f[3] / 0x1.4p+3f/*1.000000e+01*/);"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("f[4] = (float)(f[5] / "), std::string::npos) << code;
 }
 
 // dsl.SerializeTecBinding: TensorIR's loops bound to threadIdx.x become serial loops for the host

@@ -33,6 +33,7 @@ class CodeGenDSL : public CodeGenC {
   void PrintFunctionEpilogue(const PrimFunc& func) override;
   std::string AllocationPrefix(const std::string& scope) override;
 
+  std::string PrintIntImm(const IntImmNode* op) override;
   std::string PrintFloatImm(const FloatImmNode* op) override;
   std::string PrintScalarBinary(const BinaryNode* op) override;
   std::string PrintVectorBinary(const BinaryNode* op) override;

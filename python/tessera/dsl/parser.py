@@ -534,12 +534,22 @@ class DSLParser(ExpressionParser):
                         # A pointer to a virtual vector is a pointer to its scalars (as Compass
                         # lowers it): it passes where a pointer to that scalar type is expected.
                         T.is_virtual_vector(value.element)
-                        and T.element_of(value.element) == ann.element):
+                        and T.element_of(value.element) == ann.element) and not (
+                        # A pointer to scalars passes where a pointer to vectors of that scalar
+                        # type is expected (as Compass's sub-function calls take it).
+                        T.lanes_of(value.element) == 1 and T.lanes_of(ann.element) > 1
+                        and T.element_of(ann.element) == value.element):
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
                 if is_expr(value) and value.dtype != ann.name:
-                    raise self.error(arg_node, f'Argument type mismatch: \'{name}\' expects "{ann.name}", got "{value.dtype}"')
+                    # A scalar of another number type converts to the parameter's type (as
+                    # Compass's sub-function calls do); vectors and bools must match.
+                    scalars = T.lanes_of(value.dtype) == 1 and T.lanes_of(ann.name) == 1
+                    if not scalars or "bool" in (value.dtype, ann.name):
+                        raise self.error(arg_node, f'Argument type mismatch: \'{name}\' expects "{ann.name}", got "{value.dtype}"')
+                    with self.at(arg_node):
+                        value = _core.Cast(ann.name, value, self.span(arg_node))
                 args.append(TY.as_type(self, arg_node, value, ann.name))
             else:
                 raise self.error(arg_node, f"parameter '{name}' of {callee.name}() has no type annotation")

@@ -51,12 +51,21 @@ for _name, _fn in _intrinsics.REGISTRY.items():
 del _name, _fn
 
 
+def _shown_name():
+    """The name this module was imported by: ``tvm.compass.dsl.script`` when tessera.compat maps
+    Compass's name onto it (the same module object), else its own."""
+    package = __name__.rpartition(".")[0]
+    if _sys.modules.get("tvm.compass.dsl") is _sys.modules.get(package) is not None:
+        return "tvm.compass.dsl.script"
+    return __name__
+
+
 def __getattr__(name):
     t = virtual_type(name)
     if t is None:
         from ..error import did_you_mean
 
-        message = (f"module 'tessera.dsl.script' has no attribute '{name}'"
+        message = (f"module '{_shown_name()}' has no attribute '{name}'"
                    + did_you_mean(name, list(globals()), "S."))
         caller = _sys._getframe(1).f_code.co_filename
         if caller.startswith(_PACKAGE) or caller.startswith("<"):

@@ -229,9 +229,11 @@ def unify(p, node, x, y, arithmetic=True, promote=False):
     # Same lanes, different element types.
     if T.is_int(ex) and T.is_int(ey):
         if T.is_signed(ex) != T.is_signed(ey):
-            if lx > 1:
+            if lx > 1 and not promote:
                 raise sign_error(p, node, tx, ty)
-            t = result_type(ex, ey)  # scalars: the wider type; for equal widths, unsigned
+            # Scalars, and vectors under an operator (as Compass's operators): the wider type;
+            # for equal widths, the unsigned one.
+            t = T.with_lanes(result_type(ex, ey), lx)
             return convert(p, node, x, t), convert(p, node, y, t)
         if lx > 1 and not arithmetic:
             raise mismatch(p, node, tx, ty)

@@ -82,6 +82,8 @@ class VectorWidthAligner : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
+  void SetX3(bool x3) { x3_ = x3; }
+
   // ---- entry points for expressions -------------------------------------------------------
 
   // Scalars go through the mutator; a vector in a place that takes one native vector (a call
@@ -216,6 +218,26 @@ class VectorWidthAligner : public StmtExprMutator {
     return out;
   }
 
+  // S.tag(S.cast(x, "float32"), "no_zip") of a 16-bit float vector x (whole native parts): before
+  // X3, each part of x converts as its even lanes, then its odd lanes (no interleave back into
+  // order); on X3, an ordinary conversion.
+  Parts CastNoZip(const CallNode* op, int k, DataType part_type) {
+    const Expr& x = op->args[0];
+    if (x3_) return Cast(AsPtr<CastNode>(CastNode::Make(op->dtype, x, op->span)));
+    Parts src = Data(x);
+    if (static_cast<int>(src.size()) * 2 != k) {
+      TESSERA_THROW(op->span) << "dsl.cast_no_zip: " << x->dtype << " to " << op->dtype
+                              << " is not a conversion of whole native parts";
+    }
+    Parts out;
+    for (const Expr& s : src) {
+      for (int first = 0; first < 2; ++first) {
+        out.push_back(Op("dsl.vcvt", part_type, {s, I32(first), I32(2)}, op->span));
+      }
+    }
+    return out;
+  }
+
   // Lanes picked from the concatenated inputs: a destination part that is a whole source part
   // is reused; any other is assembled lane by lane.
   Parts Shuffle(const ShuffleNode* op) {
@@ -281,6 +303,7 @@ class VectorWidthAligner : public StmtExprMutator {
     if (op->is_op("dsl.set_lane"))
       return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
     if (op->is_op("dsl.vload_gather")) return Gather(op, n, k, part_type);
+    if (op->is_op("dsl.cast_no_zip")) return CastNoZip(op, k, part_type);
     const auto* callee = AsPtr<OpNode>(op->op);
     if (callee != nullptr && callee->GetStrAttr("dsl.form") == "pairwise") return Pairwise(op, k);
     if (callee != nullptr && callee->GetStrAttr("dsl.split") == "parts") {
@@ -873,6 +896,7 @@ class VectorWidthAligner : public StmtExprMutator {
     return found.value_or(IsMaskLanes(lanes) ? lanes : DefaultMaskLanes(lanes));
   }
 
+  bool x3_ = false;  // the target is X3 (S.tag "no_zip" has no effect there)
   std::unordered_map<const Object*, Parts> var_parts_;
   std::unordered_map<const Object*, int> mask_lanes_;
   std::unordered_map<const Object*, LocalParts> local_parts_;
@@ -880,7 +904,9 @@ class VectorWidthAligner : public StmtExprMutator {
 };
 
 PrimFunc AlignVectorWidthFunc(PrimFunc f, IRModule, const PassContext&) {
-  Stmt body = VectorWidthAligner().VisitStmt(f->body);
+  VectorWidthAligner aligner;
+  aligner.SetX3(f->GetStrAttr("target").rfind("X3", 0) == 0);
+  Stmt body = aligner.VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 

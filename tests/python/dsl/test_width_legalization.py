@@ -49,7 +49,7 @@ def test_vrpadd_of_multiple_width_is_one_call_summed_by_parts():
     assert parsed.count('"dsl.vrpadd"') == 1 and "float32x48" in parsed, parsed
     code = BuildManager().generated_source(k)
     assert code.count("__vrpadd(") == 3 and "__vset_lane" not in code, code
-    assert "((__vrpadd(" in code and code.count("__vstore(__vbcast(0.0f)") == 5, code
+    assert "((__vrpadd(" in code and code.count("__vstore(__vbcast(0x0p+0f/*0.000000e+00*/)") == 5, code
 
     a = rand(48, "float16", seed=5, low=-4.0, high=4.0)
     out = np.full(48, 7, "float32")

@@ -375,13 +375,14 @@ def _rint(p, node, name, op, x, mask, elements):
 
 
 def _clip(p, node, name, x, min_val, max_val, mask, elements):
-    """The clip form of the intrinsic table (table.py): S.clip."""
+    """The clip form of the intrinsic table (table.py): S.clip, ``max(min(x, max_val), min_val)``
+    (``min_val`` when it exceeds ``max_val``, as Compass); inactive lanes keep ``x``. Scalars too."""
     x = value(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
     lo = TY.as_type(p, node, p.load(min_val), x.dtype, "min_val")
     hi = TY.as_type(p, node, p.load(max_val), x.dtype, "max_val")
     with p.at(node):
-        result = _core.Min(_core.Max(x, lo, p.span(node)), hi, p.span(node))
+        result = _core.Max(_core.Min(x, hi, p.span(node)), lo, p.span(node))
     if T.lanes_of(x.dtype) == 1:
         return result
     pred = to_mask(p, node, mask, T.lanes_of(x.dtype))

@@ -102,3 +102,36 @@ def aiff(p, node, *args, **kwargs):
 def async_aiff(p, node, *args, **kwargs):
     """The AIFF fixed-function unit (Compass): not supported by tessera."""
     _unsupported(p, node, "AIFF (S.async_aiff)")
+
+
+# S.tag's attributes: the name -> what it applies to.
+TAG_ATTRS = {"no_zip": "S.cast"}
+
+
+@intrinsic
+def tag(p, node, x, attr):
+    """``S.tag(S.cast(x, "float32"), "no_zip")``: a hint for the code generator. "no_zip" on a
+    widening conversion of a 16-bit float vector (float16 or bfloat16, part "all") to float32
+    lets X1/X2 targets skip the interleave that puts the lanes back in order: each native part
+    of x gives its even lanes, then its odd lanes. Use it only where the order of the lanes does
+    not matter (a reduction). PySim and X3 targets keep the lanes in order; on any other
+    conversion the tag has no effect (a warning says so)."""
+    import warnings
+
+    if not isinstance(attr, str) or attr not in TAG_ATTRS:
+        raise p.error(node, f'S.tag: the arg "attr" must be one of {sorted(TAG_ATTRS)}, got {attr!r}')
+    x = p.load(x)
+    if not isinstance(x, _core.Cast) and not (is_expr(x) and isinstance(x, _core.Call)
+                                             and x.op.name == "dsl.cast_no_zip"):
+        raise p.error(node, f'S.tag(..., "{attr}") applies to the result of {TAG_ATTRS[attr]}, '
+                            f"got {p.describe(x)}")
+    if isinstance(x, _core.Call):
+        return x
+    src, dst = x.value.dtype, x.dtype
+    if (T.lanes_of(src) % 16 != 0 or T.element_of(src) not in ("float16", "bfloat16")
+            or T.element_of(dst) != "float32"):
+        warnings.warn(str(p.error(node, f'S.tag(..., "no_zip") has no effect here: it applies to a '
+                                        f"conversion of 16-bit float vectors of whole native parts "
+                                        f'to float32, this one is "{src}" to "{dst}"')), stacklevel=2)
+        return x
+    return p.call_op(node, dst, "dsl.cast_no_zip", [x.value])

@@ -348,6 +348,12 @@ def _abs(it, e, a):
 _PATTERN = np.random.default_rng(0x7E55E8A).integers(0, 256, 64, dtype=np.uint8)
 
 
+@handler("dsl.cast_no_zip")
+def _cast_no_zip(it, e, a):
+    # S.tag "no_zip" changes only the compiled lane order: PySim converts in order, as Compass's.
+    return cast(a[0], e.args[0].dtype, e.dtype)
+
+
 @handler("dsl.undef_inactive")
 def _undef(it, e, a):
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
