@@ -36,6 +36,12 @@ TESSERA_REGISTER_OP("tessera.check_dltensor")
     .describe("Whether a DLTensor argument matches its buffer (handle, \"func.param\", \"param\", "
               "\"dtype\", ndim, code, bits, lanes, full, device_type, shape...): "
               "tessera_check_dltensor of tessera/runtime.h, which sets the error when not.");
+TESSERA_REGISTER_OP("tessera.check_dltensor_table")
+    .set_effect(CallEffect::kUpdateState)
+    .describe("Whether a run of DLTensor arguments with constant shapes matches their buffers "
+              "(args, device_type, count, then per argument: index, \"func.param\", "
+              "\"param\", \"dtype\", ndim, code, bits, lanes, full, shape...): "
+              "tessera_check_dltensor_table of tessera/runtime.h, one loop over a static table.");
 TESSERA_REGISTER_OP("tessera.isnullptr")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)

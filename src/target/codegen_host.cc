@@ -641,8 +641,52 @@ void CodeGenHost::AfterLetBinding(const LetStmtNode* op, const std::string& name
   }
 }
 
+void CodeGenHost::PrintCheckTable(const CallNode* op) {
+  // (args, device_type, count, then per buffer: index, arg, param, dtype, ndim, code, bits,
+  // lanes, full, shape[ndim]); see tessera.check_dltensor_table.
+  constexpr size_t kFields = 9;
+  auto count = op->args.size() >= 3 ? AsConstInt(op->args[2]) : std::nullopt;
+  if (!count) Unsupported("tessera.check_dltensor_table without a constant count", op->span);
+  std::string name = "tessera_checks" + std::to_string(check_tables_++);
+  std::ostringstream entries, shapes;
+  size_t pos = 3;
+  int64_t offset = 0;
+  for (int64_t i = 0; i < *count; ++i) {
+    if (pos + kFields > op->args.size())
+      Unsupported("tessera.check_dltensor_table with too few arguments", op->span);
+    auto ndim = AsConstInt(op->args[pos + 4]);
+    if (!ndim || *ndim < 0 || pos + kFields + *ndim > op->args.size())
+      Unsupported("tessera.check_dltensor_table with a wrong shape", op->span);
+    entries << (i ? ",\n" : "") << "    {";
+    for (size_t f = 0; f < kFields; ++f) entries << (f ? ", " : "") << PrintExpr(op->args[pos + f]);
+    entries << ", " << offset << "}";
+    for (int64_t d = 0; d < *ndim; ++d) {
+      shapes << (offset ? ", " : "") << PrintExpr(op->args[pos + kFields + d]);
+      ++offset;
+    }
+    pos += kFields + *ndim;
+  }
+  if (pos != op->args.size())
+    Unsupported("tessera.check_dltensor_table with too many arguments", op->span);
+  PrintIndent();
+  stream_ << "static const TesseraBufferCheck " << name << "[] = {\n" << entries.str() << "};\n";
+  PrintIndent();
+  stream_ << "static const int64_t " << name << "_shapes[] = {" << (offset ? shapes.str() : "0")
+          << "};\n";
+  PrintIndent();
+  stream_ << "if (!tessera_check_dltensor_table(" << PrintExpr(op->args[0]) << ", " << name << ", "
+          << *count << ", " << name << "_shapes, " << PrintExpr(op->args[1]) << ")) return -1;\n";
+}
+
 void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
   if (parallel_depth_ > 0) Unsupported("T.Assert inside a parallel loop", op->span);
+  // A table of buffer checks: static arrays and one call of the runtime's loop.
+  if (auto* check = AsPtr<CallNode>(op->condition);
+      in_packed_ && check && check->is_op("tessera.check_dltensor_table")) {
+    PrintCheckTable(check);
+    PrintStmt(op->body);
+    return;
+  }
   // The runtime's checks of the arguments set the error themselves.
   if (auto* check = AsPtr<CallNode>(op->condition);
       in_packed_ && check &&

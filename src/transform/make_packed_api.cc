@@ -118,11 +118,27 @@ class PackedEntryBuilder {
         }
       }
     }
-    for (const Var& p : func_->params) {
-      if (Buffer b = func_->GetBuffer(p)) {
-        Bind(p, handles_.at(p.get()));
-        BindBuffer(p, b);
+    // Buffers in parameter order; a run of kTableMinBuffers or more whose shapes are all
+    // constant is checked by one call over a static table (tessera_check_dltensor_table).
+    std::vector<size_t> buffers;
+    for (size_t i = 0; i < n; ++i) {
+      if (func_->GetBuffer(func_->params[i])) buffers.push_back(i);
+    }
+    for (size_t k = 0; k < buffers.size();) {
+      size_t end = k;
+      while (end < buffers.size() &&
+             FullCheckForm(func_->GetBuffer(func_->params[buffers[end]])) != 0) {
+        ++end;
       }
+      if (end - k >= kTableMinBuffers) {
+        CheckTable(args, buffers, k, end);
+        k = end;
+        continue;
+      }
+      const Var& p = func_->params[buffers[k]];
+      Bind(p, handles_.at(p.get()));
+      BindBuffer(p, func_->GetBuffer(p));
+      ++k;
     }
 
     Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
@@ -246,6 +262,43 @@ class PackedEntryBuilder {
       form = f;
     }
     return form == 0 ? 1 : form;
+  }
+
+  // Fewer consecutive buffers are checked one call each (as small functions always were).
+  static constexpr size_t kTableMinBuffers = 32;
+
+  // One check of the buffer parameters buffers[begin, end) (indices into the parameters),
+  // all of whose shapes are constant (FullCheckForm), then their bindings.
+  void CheckTable(const Var& args, const std::vector<size_t>& buffers, size_t begin, size_t end) {
+    int64_t device_type = func_->GetIntAttr("tessera.device_type", TESSERA_DEVICE_CPU);
+    std::vector<Expr> call_args = {args, I32(device_type), I32(end - begin)};
+    for (size_t k = begin; k < end; ++k) {
+      const Var& p = func_->params[buffers[k]];
+      Buffer buf = func_->GetBuffer(p);
+      DataType t = buf->dtype;
+      std::vector<Expr> entry = {I32(buffers[k]),
+                                 StringImmNode::Make(name_ + "." + p->name),
+                                 StringImmNode::Make(p->name),
+                                 StringImmNode::Make(t.ToString()),
+                                 I32(buf->shape.size()),
+                                 I32(t.is_bool() ? TESSERA_DL_BOOL : DLCode(t)),
+                                 I32(t.is_bool() ? 8 : t.bits()),
+                                 I32(t.lanes()),
+                                 I32(FullCheckForm(buf))};
+      for (const Expr& e : buf->shape) entry.push_back(I64(*AsConstInt(e)));
+      call_args.insert(call_args.end(), entry.begin(), entry.end());
+    }
+    Check(Intrin(DataType::Bool(), "tessera.check_dltensor_table", std::move(call_args)),
+          name_ + ": the buffer arguments do not match their declarations");
+    for (size_t k = begin; k < end; ++k) {
+      const Var& p = func_->params[buffers[k]];
+      Buffer buf = func_->GetBuffer(p);
+      Bind(p, handles_.at(p.get()));
+      if (!defined_.count(buf->data.get())) {
+        Bind(buf->data,
+             Intrin(DataType::Handle(), "tessera.dltensor_get", {p, I32(TESSERA_DLT_DATA)}));
+      }
+    }
   }
 
   void BindBuffer(const Var& param, const Buffer& buf) {

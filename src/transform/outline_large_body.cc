@@ -225,7 +225,9 @@ class Outliner {
       if (allocated_.count(v.get())) return nullptr;
     }
     // Parameters, and the bindings of argument reads the part computes again (dependencies
-    // first).
+    // first), each placed right before the first statement that uses it: bound all at the
+    // top, thousands of pointers were live at once, and the C compiler's register allocator
+    // spent its time on them (-O2 of 1,000 one-line statements: 2.8 s, 1.6 s so).
     std::vector<Var> params;
     std::vector<std::pair<Var, Expr>> lets;
     std::unordered_set<const VarNode*> done;
@@ -241,10 +243,28 @@ class Outliner {
       for (const Var& u : deps.free) need(u);
       lets.emplace_back(v, it->second);
     };
-    for (const Var& v : uses.free) need(v);
-    for (size_t i = lets.size(); i-- > 0;) {
-      body = LetStmtNode::Make(lets[i].first, lets[i].second, body, span);
+    // Per statement: the index of its first binding in `lets`.
+    std::vector<size_t> first_let;
+    for (const Stmt& s : run) {
+      first_let.push_back(lets.size());
+      FreeVarCollector stmt_uses;
+      stmt_uses.VisitStmt(s);
+      for (const Var& v : stmt_uses.free) need(v);
     }
+    // From the last statement back: a statement that binds nothing new joins the sequence
+    // after it; one that does begins a sequence wrapped in its bindings.
+    std::vector<Stmt> tail;
+    for (size_t i = run.size(); i-- > 0;) {
+      tail.insert(tail.begin(), run[i]);
+      size_t end = i + 1 < run.size() ? first_let[i + 1] : lets.size();
+      if (first_let[i] == end && i > 0) continue;
+      Stmt seq = SeqStmtNode::Flatten(tail, span);
+      for (size_t k = end; k-- > first_let[i];) {
+        seq = LetStmtNode::Make(lets[k].first, lets[k].second, seq, span);
+      }
+      tail = {seq};
+    }
+    body = tail.front();
     struct {
       std::vector<Var> free;
     } fv{params};
@@ -294,6 +314,17 @@ Stmt DropDeadReads(const Stmt& body) {
       {"LetStmt"});
 }
 
+// DropDeadReads until nothing changes: a data pointer's binding, once dropped, leaves the
+// binding of its DLTensor handle unused.
+Stmt DropAllDeadReads(Stmt body) {
+  for (int i = 0; i < 4; ++i) {
+    Stmt next = DropDeadReads(body);
+    if (next == body) break;
+    body = next;
+  }
+  return body;
+}
+
 IRModule OutlineLargeBodyModule(IRModule mod, const PassContext& ctx) {
   int64_t max_nodes = ctx.GetRecordInt("tir.OutlineLargeBody", "max_nodes", kDefaultMaxNodes);
   if (max_nodes <= 0) return mod;
@@ -320,7 +351,7 @@ IRModule OutlineLargeBodyModule(IRModule mod, const PassContext& ctx) {
       taken.insert(p.first->name_hint);
       out.push_back(std::move(p));
     }
-    out.emplace_back(gv, f->WithBody(DropDeadReads(body)));
+    out.emplace_back(gv, f->WithBody(DropAllDeadReads(body)));
   }
   if (!changed) return mod;
   return IRModuleNode::Make(std::move(out), mod->attrs);

@@ -94,6 +94,9 @@ class AccessPathCollector : public StmtExprVisitor {
 
  private:
   void Record(const BufferNode* b, const std::vector<Expr>& indices) {
+    // Only buffers a block allocates can move (an access is always inside its owner block);
+    // a function of thousands of parameter buffers recorded every access of each.
+    if (!owner.count(b)) return;
     std::vector<Expr> bound;
     for (const Expr& i : indices) bound.push_back(Substitute(i, bindings_));
     accesses[b].push_back({path_, bound});
@@ -260,10 +263,6 @@ class AllocationMover : public StmtMutator {
 };
 
 PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
-  AccessPathCollector collect;
-  collect.VisitStmt(f->body);
-  std::unordered_map<const StmtNode*, std::vector<Buffer>> into;
-  std::unordered_set<const BufferNode*> moved;
   // Visit allocations in program order so that several moved to one place keep their order.
   std::vector<std::pair<const BlockNode*, Buffer>> allocations;
   PostOrderVisit(f->body, [&](const ObjectRef& n) {
@@ -271,6 +270,11 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
       for (const Buffer& buf : b->alloc_buffers) allocations.emplace_back(b, buf);
     }
   });
+  if (allocations.empty()) return f;
+  AccessPathCollector collect;
+  collect.VisitStmt(f->body);
+  std::unordered_map<const StmtNode*, std::vector<Buffer>> into;
+  std::unordered_set<const BufferNode*> moved;
   for (const auto& [block, buf] : allocations) {
     auto acc = collect.accesses.find(buf.get());
     if (acc == collect.accesses.end() || acc->second.empty()) continue;

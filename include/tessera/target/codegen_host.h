@@ -102,6 +102,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The C argument of a packed call: sets up a DLTensor for `tvm_stack_make_array`. */
   void PrintPackedArg(const Expr& arg, const std::string& slot, const std::string& prefix);
   int packed_calls_ = 0;
+  /*! \brief Static arrays and the call of a tessera.check_dltensor_table assertion. */
+  void PrintCheckTable(const CallNode* op);
+  int check_tables_ = 0;
 
   bool in_packed_ = false;
   bool noalias_ = false;

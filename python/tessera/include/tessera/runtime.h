@@ -243,6 +243,36 @@ __attribute__((noinline, unused)) static int tessera_check_dltensor(
   return 1;
 }
 
+/* One buffer argument of a table that tessera_check_dltensor_table checks: the argument's
+ * index in the packed call, then the arguments of tessera_check_dltensor, with its constant
+ * shape at `shape_offset` of the table's shapes. */
+typedef struct {
+  int32_t index;
+  const char* arg;
+  const char* param;
+  const char* dtype;
+  int32_t ndim, code, bits, lanes, full;
+  int32_t shape_offset;
+} TesseraBufferCheck;
+
+/* tessera_check_dltensor of `count` buffer arguments, described by a static table: a packed
+ * function of thousands of buffer parameters checks them in one loop instead of thousands of
+ * calls, which the C compiler's optimiser took seconds over. Returns 1, or sets the first
+ * wrong argument's error and returns 0. */
+__attribute__((noinline, unused)) static int tessera_check_dltensor_table(
+    const void* args, const TesseraBufferCheck* checks, int32_t count, const int64_t* shapes,
+    int32_t device_type) {
+  for (int32_t i = 0; i < count; ++i) {
+    const TesseraBufferCheck* c = &checks[i];
+    if (!tessera_check_dltensor(((const TesseraValue*)args)[c->index].v_handle, c->arg,
+                                c->param, c->dtype, c->ndim, c->code, c->bits, c->lanes,
+                                c->full, device_type, shapes + c->shape_offset)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static inline void tessera_set_return_int(TesseraValue* ret, int32_t* code, int64_t v, int32_t c) {
   ret->v_int64 = v;
   *code = c;
