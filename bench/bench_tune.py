@@ -176,7 +176,9 @@ except ValueError:  # TVM >= 0.24 takes targets as dicts
     target = tvm.target.Target({{"kind": "llvm", "num-cores": {threads}}})
 t0 = time.time()
 with __import__("tempfile").TemporaryDirectory() as wd:
-    db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16)
+    # LocalBuilder's default 30 s per build failed all 16 builds of matmul 1024^3 at load ~18
+    db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16,
+                     builder=ms.builder.LocalBuilder(timeout_sec=300))
     sch = ms.tir_integration.compile_tir(db, mod, target)
 wall = time.time() - t0
 lib = tvm.build(sch.mod, target=target)
