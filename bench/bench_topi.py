@@ -3,6 +3,12 @@ built with no schedule (ts.build schedules it automatically), timed beside that 
 equivalent in the same run. Each result is checked against numpy before it is timed.
 
     PYTHONPATH=python .venv/bin/python bench/bench_topi.py [--only exp,sum_rows] [--quick]
+    BENCH_TIMER=cpu PYTHONPATH=python .venv/bin/python bench/bench_topi.py   # shared machine
+
+With BENCH_TIMER=cpu (thread CPU time, for a loaded machine) everything runs on one thread
+(OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=1, set here; other values are refused, because the calling
+thread's CPU time does not count the work of other threads) and tessera and numpy are timed in
+turn, so that a phase of contention hits both alike.
 
 Prints a table (ratio > 1: tessera faster) and saves bench/topi.png.
 """
@@ -12,7 +18,13 @@ import os
 import sys
 import time
 
-import numpy as np
+if os.environ.get("BENCH_TIMER") == "cpu":
+    # Before numpy and tessera start their thread pools.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        if os.environ.setdefault(_var, "1") != "1":
+            sys.exit(f"BENCH_TIMER=cpu times the calling thread only: {_var} must be 1")
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -20,7 +32,7 @@ sys.path.insert(0, HERE)
 import tessera as ts  # noqa: E402
 from tessera import te, topi  # noqa: E402
 
-from bench_cpu import best  # noqa: E402
+from bench_cpu import best, cpu_timer, interleaved_min  # noqa: E402
 
 
 def im2col_conv(x, w):
@@ -113,6 +125,9 @@ def run(case):
     # (matmul before dense) would otherwise share the cores with tessera's threads (dense 512^3
     # read 0.64x numpy that way). tessera's own spin is bounded and short.
     time.sleep(0.3)
+    if cpu_timer():  # one thread, timed in turn
+        ours, ref = interleaved_min([lambda: lib(*arrays, *results), lambda: np_fn(*arrays)])
+        return ours, ref
     ours = best(lambda: lib(*arrays, *results), repeat=7, number=3)
     ref = best(lambda: np_fn(*arrays), repeat=7, number=3)
     return ours, ref
@@ -141,12 +156,14 @@ def main():
         print(f"{case[0]:26} {ours * 1e3:10.3f} {ref * 1e3:9.3f} {ref / ours:13.2f}", flush=True)
     slower = [r[0] for r in rows if r[2] / r[1] < 1.0]
     print(f"numpy faster on: {', '.join(slower) if slower else 'none'}")
+    how = ("one thread each, thread CPU time, timed in turn" if cpu_timer() else
+           "tessera uses every core, numpy's elementwise code one")
     print(f"load average before / after: {load0:.2f} / {os.getloadavg()[0]:.2f}; cpus: {os.cpu_count()}"
-          " (tessera uses every core, numpy's elementwise code one)")
+          f" ({how})")
     try:
         from bench_plot import save_ratio_bars
 
-        bars = [{"name": r[0], "threads": os.cpu_count(), "ref": "numpy", "ratio": r[2] / r[1]}
+        bars = [{"name": r[0], "threads": 1 if cpu_timer() else os.cpu_count(), "ref": "numpy", "ratio": r[2] / r[1]}
                 for r in rows]
         path = save_ratio_bars(bars, os.path.join(HERE, "topi.png"),
                                "tessera.topi with no schedule vs numpy",

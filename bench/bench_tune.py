@@ -4,6 +4,13 @@ apache-tvm), measured in the same run, with the wall-clock tuning time of both.
 
     PYTHONPATH=python .venv/bin/python bench/bench_tune.py --trials 256
     TVM_PYTHON=/path/to/venv-with-apache-tvm/bin/python ... (TVM's meta-schedule beside it)
+
+TVM's venv: apache-tvm 0.26.0 with apache-tvm-ffi 0.1.14.post1 (pip's default pairing with
+apache-tvm-ffi 0.1.15.post2 segfaults in tvm::ffi::ToJSONGraph, i.e. tvm.ir.save_json of any
+IRModule, which meta-schedule calls when it starts a task; apache-tvm 0.25.0.post1 does not
+load with either ffi release), plus psutil, cloudpickle, tornado and xgboost for meta-schedule.
+TVM's tuning time starts after its tensor intrinsics are imported (tvm.s_tir.tensor_intrin
+parses every target's intrinsics: minutes on a loaded machine, not part of tuning).
     ... --only matmul --threads 1 --skip-tvm --quick
 
 Prints a table and saves bench/tune.png (the best time against trials for each workload).
@@ -156,6 +163,10 @@ try:
 except ImportError:  # TVM >= 0.24 keeps it under s_tir
     from tvm.s_tir import meta_schedule as ms
 src = {func.script()!r}
+try:  # imported by meta-schedule's first task: kept out of the tuning time
+    import tvm.s_tir.tensor_intrin  # noqa: F401
+except ImportError:
+    import tvm.tir.tensor_intrin  # noqa: F401
 if not hasattr(tvm, "nd"):  # TVM >= 0.24 spells blocks T.sblock
     src = src.replace("T.block(", "T.sblock(")
 mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
@@ -165,7 +176,9 @@ except ValueError:  # TVM >= 0.24 takes targets as dicts
     target = tvm.target.Target({{"kind": "llvm", "num-cores": {threads}}})
 t0 = time.time()
 with __import__("tempfile").TemporaryDirectory() as wd:
-    db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16)
+    # LocalBuilder's default 30 s per build failed all 16 builds of matmul 1024^3 at load ~18
+    db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16,
+                     builder=ms.builder.LocalBuilder(timeout_sec=300))
     sch = ms.tir_integration.compile_tir(db, mod, target)
 wall = time.time() - t0
 lib = tvm.build(sch.mod, target=target)

@@ -211,6 +211,34 @@ def test_row_reduction_keeps_contiguous_vector_accumulators_per_row():
     np.testing.assert_allclose(out, a.sum(1), rtol=1e-5)
 
 
+def test_row_reduction_combines_its_partial_results_in_the_row_loop():
+    from tessera import te, topi
+
+    A = te.placeholder((64, 256), "float32", name="A")
+    sch = ts.autoschedule(te.create_prim_func([A, topi.max(A, axis=1)]), target="c", facts=SMALL)
+    assert "reverse_compute_at" in kinds(sch)
+    # one parallel row loop holding the partial results and the block combining them, so the
+    # partial results of a row are a local array of that row (registers), not a row of a
+    # buffer of every row written back at each step
+    script = sch.mod.script()
+    assert script.count("T.parallel(") == 1
+    assert 'A_red_rf = T.alloc_buffer((64, 16), "float32")' in script
+    lowered = ts.lower(sch.mod, target="c").script()
+    assert "(64, 16)" not in lowered and 'T.allocate([16], "float32"' in lowered
+    a = rand(64, 256)
+    out = np.zeros(64, "float32")
+    ts.build(sch.mod, target="c")(a, out)
+    np.testing.assert_array_equal(out, a.max(1))
+    # argmax: a max and a search for its first index, both in the same row loop
+    sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
+                          facts=SMALL)
+    assert sch.mod.script().count("T.parallel(") == 1
+    a[3, 17] = a[3, 200] = 2.0  # ties: the first index
+    idx = np.zeros(64, "int32")
+    ts.build(sch.mod, target="c")(a, idx)
+    np.testing.assert_array_equal(idx, a.argmax(1))
+
+
 def test_dense_packs_its_transposed_operand_into_panels():
     from tessera import te, topi
 
