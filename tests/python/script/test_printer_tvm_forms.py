@@ -101,7 +101,7 @@ def views(A: T.Buffer((16, 64), "int32")):
 
 
 def test_match_buffer_region_alone_and_implicit_view_shape():
-    block = views.body.block.body.block
+    block = views.body.block  # the lone block without iterators is the root, as in TVM
     match = block.match_buffers[0]
     assert match.buffer.dtype == "int32" and [int(e) for e in match.buffer.shape] == [8, 32]
     assert match.script(verbose_expr=True) == (
