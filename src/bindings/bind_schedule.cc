@@ -406,6 +406,8 @@ void BindSchedule(nb::module_& m) {
            "storage_scope"_a, "index_map"_a)
       .def("decompose_padding", &Schedule::DecomposePadding, "block"_a, "loop"_a)
       .def("can_decompose_padding", &Schedule::CanDecomposePadding, "block"_a, "loop"_a)
+      .def("unsafe_hide_buffer_access", &Schedule::UnsafeHideBufferAccess, "block"_a,
+           "buf_type"_a, "buf_index_array"_a)
       .def("annotate_buffer_access", &Schedule::AnnotateBufferAccess, "block"_a, "buffer_index"_a,
            "buf_type"_a, "gen_new_ranges"_a)
       .def("reindex", &Schedule::ReIndex, "block"_a, "buffer_kind"_a, "buffer_index"_a)

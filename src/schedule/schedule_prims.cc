@@ -204,6 +204,19 @@ void Schedule::AnnotateBufferAccess(const BlockRV& block, int buffer_index,
   });
 }
 
+void Schedule::UnsafeHideBufferAccess(const BlockRV& block, const std::string& buf_type,
+                                      const std::vector<int64_t>& buf_index_array) {
+  Run("unsafe_hide_buffer_access", [&] {
+    bool is_write = IsWriteKind(buf_type, "unsafe_hide_buffer_access");
+    schedule::UnsafeHideBufferAccess(state_, BlockSRef(block), is_write, buf_index_array);
+    Record({"unsafe_hide_buffer_access",
+            {{"block", TraceValue::Of(RV(block))},
+             {"buf_type", TraceValue::Str(buf_type)},
+             {"buf_index_array", IntList(buf_index_array)}},
+            {}});
+  });
+}
+
 BlockRV Schedule::ReIndex(const BlockRV& block, const std::string& buffer_kind, int buffer_index) {
   return Run("reindex", [&] {
     bool is_write = IsWriteKind(buffer_kind, "reindex");

@@ -370,6 +370,12 @@ class Replayer {
       sch_->SetAxisSeparator(block("block"), Str(buf.list[0]), Int(buf.list[1]), seps);
       return {};
     }
+    if (k == "unsafe_hide_buffer_access") {
+      std::vector<int64_t> indices;
+      for (const TraceValue& v : arg("buf_index_array").list) indices.push_back(Int(v));
+      sch_->UnsafeHideBufferAccess(block("block"), Str(arg("buf_type")), indices);
+      return {};
+    }
     if (k == "unsafe_set_dtype") {
       sch_->UnsafeSetDType(block("block"), Int(arg("buffer_index")), Str(arg("dtype")));
       return {};

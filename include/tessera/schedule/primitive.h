@@ -172,6 +172,13 @@ StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs);
 void AnnotateBufferAccess(ScheduleState& state, const StmtSRef& block_sref, int buffer_index,
                           bool is_write, const IndexMap& ranges);
 
+/*!
+ * \brief unsafe_hide_buffer_access.cc: the block's read (`is_write` false) or write regions at
+ *  `indices` are removed from its region list; the body is unchanged.
+ */
+void UnsafeHideBufferAccess(ScheduleState& state, const StmtSRef& block_sref, bool is_write,
+                            const std::vector<int64_t>& indices);
+
 /*! \brief decompose_padding.cc: returns the constant-filling block (placed before `loop`). */
 StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
                           const StmtSRef& loop_sref);

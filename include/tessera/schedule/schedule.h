@@ -140,6 +140,9 @@ class Schedule {
   /*! \brief `buf_type` is "read" or "write"; see schedule::AnnotateBufferAccess. */
   void AnnotateBufferAccess(const BlockRV& block, int buffer_index, const std::string& buf_type,
                             const IndexMap& gen_new_ranges);
+  /*! \brief `buf_type` is "read" or "write"; see schedule::UnsafeHideBufferAccess. */
+  void UnsafeHideBufferAccess(const BlockRV& block, const std::string& buf_type,
+                              const std::vector<int64_t>& buf_index_array);
   LoopRV Merge(const std::vector<LoopRV>& loops);
   void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map);
   /*! \brief `buffer_kind` is "read" or "write"; returns the copy block. */

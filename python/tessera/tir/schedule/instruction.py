@@ -227,6 +227,7 @@ def _register_all():
     r("ReIndex", "reindex", ["block"], ["buffer_index", "buffer_index_type"])
     r("TransformBlockLayout", "transform_block_layout", ["block"], ["index_map"])
     r("UnsafeSetDType", "unsafe_set_dtype", ["block"], ["buffer_index", "dtype"])
+    r("UnsafeHideBufferAccess", "unsafe_hide_buffer_access", ["block", "buf_type", "buf_index_array"])
     r("SetAxisSeparator", "set_axis_separator", ["block"], ["buffer_index", "buffer_index_type", "axis_separators"])
     r("ReorderBlockIterVar", "reorder_block_iter_var", ["block"], ["new_order"])
     r("SampleCategorical", "sample_categorical", [], ["candidates", "probs"], is_pure=True, has_decision=True)

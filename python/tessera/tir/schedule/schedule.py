@@ -518,6 +518,19 @@ class Schedule:
         block = self._block_rv(block)
         self._sch.unsafe_set_dtype(block, _int_value(buffer_index, "buffer_index"), str(dtype))
 
+    def unsafe_hide_buffer_access(self, block, buf_type, buf_index_array):
+        """Remove the read (``buf_type="read"``) or write regions at ``buf_index_array`` from
+        the block's region lists (e.g. the index buffers of an indirect access, so that tensorize
+        can match the rest). Unsafe: dependence analysis no longer sees those accesses.
+
+        >>> sch.unsafe_hide_buffer_access(sch.get_block("B"), "read", [1])
+        """
+        block = self._block_rv(block)
+        if not isinstance(buf_type, str):
+            raise TesseraTypeError(f"buf_type must be \"read\" or \"write\", got {type(buf_type).__name__}")
+        indices = [_int_value(i, "buf_index_array") for i in buf_index_array]
+        self._sch.unsafe_hide_buffer_access(block, buf_type, indices)
+
     def annotate_buffer_access(self, block, buffer_index, buf_type, gen_new_ranges):
         """Set the region the block reads (``buf_type="read"``) or writes of its buffer
         ``buffer_index``: ``gen_new_ranges`` maps the block iterators to one ``(begin, end)``
