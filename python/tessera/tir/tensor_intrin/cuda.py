@@ -13,6 +13,7 @@ from ... import _core
 from ..expr_ops import const
 from ...script import tir as T
 from ..schedule.tensor_intrin import TensorIntrin
+from .fragment import fragment_store_desc
 
 _M = _N = _K = 16
 
@@ -405,20 +406,7 @@ def get_mma_store_intrin(dtype, local_size, scope="global", use_mma_store_intrin
     with ``mma_store``, or (``use_mma_store_intrinic=False``) slot by slot."""
     layout = shared_16x16_to_ldmatrix_32x8_layout
 
-    @T.prim_func
-    def desc(a: T.handle, c: T.handle):
-        C_warp = T.match_buffer(a, (_WARP, local_size), dtype, scope="warp")
-        C = T.match_buffer(c, (16, 16), dtype, scope=scope)
-        with T.block("root"):
-            T.reads(C_warp[0:_WARP, 0:local_size])
-            T.writes(C[0:16, 0:16])
-            for i0, i1 in T.grid(16, 16):
-                with T.block("C_warp"):
-                    v0, v1 = T.axis.remap("SS", [i0, i1])
-                    t, s = T.meta_var(layout(v0, v1))
-                    T.reads(C_warp[t, s])
-                    T.writes(C[v0, v1])
-                    C[v0, v1] = C_warp[t, s]
+    desc = fragment_store_desc(_WARP, local_size, dtype, scope, layout)
 
     @T.prim_func
     def impl_mma_store(a: T.handle, c: T.handle):

@@ -15,6 +15,7 @@ from ... import _core
 from ..expr_ops import const
 from ...script import tir as T
 from ..schedule.tensor_intrin import TensorIntrin
+from .fragment import fragment_store_desc
 from .dot_product_common import get_dp4a_intrin, register_all
 
 AMDGPU_SDOT4_INTRIN = "sdot4"
@@ -208,20 +209,7 @@ def get_mfma_store_intrin(local_size=4, dtype="float32", scope="global"):
     layout = shared_16x16_to_local_64x4_layout_C
     inverse = thread_id_shared_access_64x4_to_16x16_layout_C
 
-    @T.prim_func
-    def desc(a: T.handle, c: T.handle):
-        C_warp = T.match_buffer(a, (_LANES, local_size), dtype, scope="warp")
-        C = T.match_buffer(c, (16, 16), dtype, scope=scope)
-        with T.block("root"):
-            T.reads(C_warp[0:_LANES, 0:local_size])
-            T.writes(C[0:16, 0:16])
-            for i0, i1 in T.grid(16, 16):
-                with T.block("C_warp"):
-                    v0, v1 = T.axis.remap("SS", [i0, i1])
-                    t, s = T.meta_var(layout(v0, v1))
-                    T.reads(C_warp[t, s])
-                    T.writes(C[v0, v1])
-                    C[v0, v1] = C_warp[t, s]
+    desc = fragment_store_desc(_LANES, local_size, dtype, scope, layout)
 
     @T.prim_func
     def impl(a: T.handle, c: T.handle):
