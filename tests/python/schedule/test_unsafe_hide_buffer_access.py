@@ -84,7 +84,13 @@ def test_errors_leave_the_schedule_unchanged(schedule_error, kind, indices, frag
                    "unsafe_hide_buffer_access", fragment)
 
 
-def test_index_array_must_hold_integers():
+@pytest.mark.parametrize("indices, fragment", [
+    (["0"], "buf_index_array must be ints"),
+    (0, "buf_index_array must be a list of ints, got int"),
+    ("read", "buf_index_array must be a list of ints, got str"),
+])
+def test_index_array_must_be_a_list_of_integers(indices, fragment):
     sch = tir.Schedule(gather_scale)
-    with pytest.raises(TypeError):
-        sch.unsafe_hide_buffer_access(sch.get_block("gather"), "read", ["0"])
+    with pytest.raises(TypeError, match=fragment):
+        sch.unsafe_hide_buffer_access(sch.get_block("gather"), "read", indices)
+    assert len(sch.trace.as_python()) == 1  # only get_block was recorded

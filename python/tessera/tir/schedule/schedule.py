@@ -528,6 +528,9 @@ class Schedule:
         block = self._block_rv(block)
         if not isinstance(buf_type, str):
             raise TesseraTypeError(f"buf_type must be \"read\" or \"write\", got {type(buf_type).__name__}")
+        if not isinstance(buf_index_array, (list, tuple)):
+            raise TesseraTypeError(
+                f"buf_index_array must be a list of ints, got {type(buf_index_array).__name__}")
         indices = [_int_value(i, "buf_index_array") for i in buf_index_array]
         self._sch.unsafe_hide_buffer_access(block, buf_type, indices)
 
