@@ -103,7 +103,9 @@ def main():
     tvm_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # TVM's build time grows faster than the program: a size it cannot build within the limit
     # ($BENCH_TVM_TIMEOUT seconds) ends its column.
-    tvm_timeout = int(os.environ.get("BENCH_TVM_TIMEOUT", "900"))
+    # A number for every size, or "size:seconds" pairs ("2000:7200,20000:900") for a limit per
+    # size; a size that times out under its own limit does not stop the larger ones then.
+    tvm_timeouts = _timeouts(os.environ.get("BENCH_TVM_TIMEOUT", "900"))
     # Sizes TVM is run at ($BENCH_TVM_SIZES, e.g. "1000,5000"; all when unset): Apache TVM
     # 0.27's LLVM build of this program grows faster than the program (5.7 s CPU at 100
     # statements, 16.7 s at 200 on a 2-core machine).
@@ -122,16 +124,33 @@ def main():
             tvm_r = {"error": "apache-tvm not installed (set TVM_PYTHON)"}
         elif tvm_sizes is not None and n not in tvm_sizes:
             tvm_r = {"error": "not run at this size ($BENCH_TVM_SIZES)"}
-        elif tvm_gave_up is not None:
+        elif tvm_gave_up is not None and n not in tvm_timeouts:
             tvm_r = {"error": "not run: timed out at %d statements" % tvm_gave_up}
         else:
-            tvm_r = _run(tvm_py, _PROGRAM.format(n=n, **_TVM), tvm_env, tvm_timeout)
+            limit = tvm_timeouts.get(n, tvm_timeouts.get(None, 900))
+            tvm_r = _run(tvm_py, _PROGRAM.format(n=n, **_TVM), tvm_env, limit)
             if "timeout" in tvm_r:
                 tvm_gave_up = n
         rows.append((n, ts_r, tvm_r))
         _print_row(n, ts_r, tvm_r)
     _print_cpu(rows)
     _plot(rows)
+
+
+def _timeouts(text):
+    """$BENCH_TVM_TIMEOUT: "900" (every size) or "2000:7200,20000:900" (per size; the key None
+    holds a plain number given among the pairs)."""
+    out = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" in part:
+            size, seconds = part.split(":", 1)
+            out[int(size)] = int(seconds)
+        else:
+            out[None] = int(part)
+    return out
 
 
 def _print_cpu(rows):
