@@ -9,7 +9,12 @@
 // repeated subexpression inside a bound one is then shared through it). Calls with effects and
 // expressions containing them are never bound; buffer reads are, since nothing writes memory
 // within one expression. Off with "tir.disable_cse_tir".
+#include <cstring>
 #include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -32,26 +37,158 @@ bool IsTrivial(const Expr& e) {
   return false;
 }
 
-bool IsEligible(const Expr& e) {
-  if (IsTrivial(e) || e->dtype.is_handle()) return false;
-  // Ramps and Broadcasts stay in place (a contiguous vector access is recognized by its Ramp
-  // index); their scalar operands may be bound.
-  if (AsPtr<RampNode>(e) || AsPtr<BroadcastNode>(e)) return false;
-  bool ok = true;
-  PostOrderVisit(e, [&ok](const ObjectRef& n) {
-    if (auto* call = AsPtr<CallNode>(n)) {
-      auto* op = AsPtr<OpNode>(call->op);
-      if (!op || op->effect != CallEffect::kPure || op->name == "tir.address_of") ok = false;
-    }
-  });
-  return ok;
-}
+// Value numbering of the expressions of one statement, in one post-order walk: two nodes get
+// the same number when they have the same kind, type and own fields (constant values, the
+// variable, buffer or op they name) and their children have the same numbers, i.e. when they
+// are structurally equal with variables compared by identity. Sizes and purity are computed
+// bottom-up in the same walk, so numbering a statement is linear in its size however deep its
+// expressions nest (a chain of 20,000 additions included).
+struct NodeInfo {
+  int64_t number = 0;
+  int64_t size = 1;
+  bool pure = true;  // no call with effects and no variable bound inside the statement below
+};
 
-int Size(const Expr& e) {
-  int n = 0;
-  PostOrderVisit(e, [&n](const ObjectRef&) { ++n; });
-  return n;
-}
+class Numbering : public ExprVisitor {
+ public:
+  using ExprVisitor::VisitExpr_;
+
+  struct Candidate {
+    Expr expr;
+    int64_t size;
+    int count;
+  };
+
+  /*! \brief Notes the variables that Let expressions of `root` bind: a subexpression using one
+   *  cannot be computed before the statement. Call for every root before walking them. */
+  void NoteBoundVars(const Expr& root) {
+    PostOrderVisit(root, [this](const ObjectRef& n) {
+      if (auto* let = AsPtr<LetNode>(n)) bound_.insert(let->var.get());
+    });
+  }
+
+  void VisitExpr(const Expr& e) override {
+    const NodeInfo* ni;
+    auto it = info_.find(e.get());
+    if (it != info_.end()) {
+      // A node shared in the expression DAG: counted again, not walked again.
+      ni = &it->second;
+    } else {
+      frames_.emplace_back();
+      ExprVisitor::VisitExpr(e);
+      std::vector<NodeInfo> kids = std::move(frames_.back());
+      frames_.pop_back();
+      ni = &info_.emplace(e.get(), Number(e, kids)).first->second;
+    }
+    if (!frames_.empty()) frames_.back().push_back(*ni);
+    if (Eligible(e, *ni)) {
+      auto [pos, fresh] = index_.emplace(ni->number, candidates_.size());
+      if (fresh) {
+        candidates_.push_back({e, ni->size, 1});
+      } else {
+        ++candidates_[pos->second].count;
+      }
+    }
+  }
+
+  /*! \brief The largest subexpression occurring more than once (the first found among equals). */
+  const Candidate* Best() const {
+    const Candidate* best = nullptr;
+    for (const Candidate& c : candidates_) {
+      if (c.count > 1 && (best == nullptr || c.size > best->size)) best = &c;
+    }
+    return best;
+  }
+
+  /*! \brief The number of a node of the walked expressions (-1 for others). */
+  int64_t NumberOf(const Object* node) const {
+    auto it = info_.find(node);
+    return it == info_.end() ? -1 : it->second.number;
+  }
+
+ private:
+  static bool Eligible(const Expr& e, const NodeInfo& ni) {
+    if (!ni.pure || IsTrivial(e) || e->dtype.is_handle()) return false;
+    // Ramps and Broadcasts stay in place (a contiguous vector access is recognized by its Ramp
+    // index); their scalar operands may be bound.
+    return !AsPtr<RampNode>(e) && !AsPtr<BroadcastNode>(e);
+  }
+
+  NodeInfo Number(const Expr& e, const std::vector<NodeInfo>& kids) {
+    std::vector<int64_t> key;
+    key.reserve(4 + kids.size());
+    key.push_back(static_cast<int64_t>(e->kind));
+    key.push_back((static_cast<int64_t>(e->dtype.code()) << 40) |
+                  (static_cast<int64_t>(e->dtype.bits()) << 24) | e->dtype.lanes());
+    NodeInfo ni;
+    auto address = [](const void* p) { return static_cast<int64_t>(reinterpret_cast<intptr_t>(p)); };
+    if (auto* imm = AsPtr<IntImmNode>(e)) {
+      key.push_back(imm->value);
+    } else if (auto* f = AsPtr<FloatImmNode>(e)) {
+      int64_t bits;
+      static_assert(sizeof(bits) == sizeof(f->value));
+      std::memcpy(&bits, &f->value, sizeof(bits));
+      key.push_back(bits);
+    } else if (auto* str = AsPtr<StringImmNode>(e)) {
+      key.push_back(strings_.emplace(str->value, strings_.size()).first->second);
+    } else if (AsPtr<VarNode>(e)) {
+      key.push_back(address(e.get()));
+      if (bound_.count(e.get())) ni.pure = false;
+    } else if (auto* let = AsPtr<LetNode>(e)) {
+      key.push_back(address(let->var.get()));
+    } else if (auto* call = AsPtr<CallNode>(e)) {
+      key.push_back(address(call->op.get()));
+      auto* op = AsPtr<OpNode>(call->op);
+      if (!op || op->effect != CallEffect::kPure || op->name == "tir.address_of") ni.pure = false;
+    } else if (auto* load = AsPtr<BufferLoadNode>(e)) {
+      key.push_back(address(load->buffer.get()));
+      key.push_back(load->predicate ? 1 : 0);
+    } else if (auto* shuffle = AsPtr<ShuffleNode>(e)) {
+      key.push_back(static_cast<int64_t>(shuffle->vectors.size()));
+    }
+    key.push_back(-1);  // the node's own fields end here
+    for (const NodeInfo& kid : kids) {
+      key.push_back(kid.number);
+      ni.size += kid.size;
+      ni.pure = ni.pure && kid.pure;
+    }
+    ni.number = numbers_.emplace(std::move(key), static_cast<int64_t>(numbers_.size())).first->second;
+    return ni;
+  }
+
+  struct KeyHash {
+    size_t operator()(const std::vector<int64_t>& k) const {
+      size_t h = k.size();
+      for (int64_t x : k) h ^= std::hash<int64_t>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h;
+    }
+  };
+
+  std::vector<std::vector<NodeInfo>> frames_;
+  std::unordered_map<const Object*, NodeInfo> info_;
+  std::unordered_map<std::vector<int64_t>, int64_t, KeyHash> numbers_;
+  std::unordered_map<std::string, int64_t> strings_;
+  std::unordered_set<const Object*> bound_;
+  std::unordered_map<int64_t, size_t> index_;
+  std::vector<Candidate> candidates_;
+};
+
+// Replaces every node numbered `number` (the occurrences of one subexpression) by `var`.
+class NumberReplacer : public StmtExprMutator {
+ public:
+  NumberReplacer(const Numbering& numbering, int64_t number, Var var)
+      : numbering_(numbering), number_(number), var_(std::move(var)) {}
+  using StmtExprMutator::VisitExpr;
+  Expr VisitExpr(const Expr& e) override {
+    if (numbering_.NumberOf(e.get()) == number_) return var_;
+    return StmtExprMutator::VisitExpr(e);
+  }
+
+ private:
+  const Numbering& numbering_;
+  int64_t number_;
+  Var var_;
+};
 
 // Replaces every occurrence of `target` (structurally) in an expression by `var`.
 class Replacer : public StmtExprMutator {
@@ -91,43 +228,15 @@ class CSE : public StmtExprMutator {
     const Stmt original = s;
     std::vector<std::pair<Var, Expr>> lets;
     for (int round = 0; round < 64; ++round) {
-      // Count the eligible subexpressions of the statement's own expressions.
-      struct Entry {
-        Expr expr;
-        int count;
-      };
-      std::unordered_map<size_t, std::vector<Entry>> table;
-      for (const Expr& root : OwnExprs(s)) {
-        PostOrderVisit(root, [&table](const ObjectRef& n) {
-          auto* node = AsPtr<ExprNode>(n);
-          if (node == nullptr) return;
-          Expr e = GetRef(node);
-          if (!IsEligible(e)) return;
-          auto& bucket = table[StructuralHash(e)];
-          for (Entry& entry : bucket) {
-            if (entry.expr->dtype == e->dtype && StructuralEqual(entry.expr, e)) {
-              ++entry.count;
-              return;
-            }
-          }
-          bucket.push_back({e, 1});
-        });
-      }
-      Expr best;
-      int best_size = 0;
-      for (auto& [h, bucket] : table) {
-        for (Entry& entry : bucket) {
-          int size = Size(entry.expr);
-          if (entry.count > 1 && size > best_size) {
-            best = entry.expr;
-            best_size = size;
-          }
-        }
-      }
-      if (!best) break;
-      Var v = VarNode::Make("cse_v" + std::to_string(++counter_), best->dtype);
-      s = Replacer(best, v).VisitStmt(s);
-      lets.push_back({v, best});
+      Numbering numbering;
+      const std::vector<Expr> roots = OwnExprs(s);
+      for (const Expr& root : roots) numbering.NoteBoundVars(root);
+      for (const Expr& root : roots) numbering.VisitExpr(root);
+      const Numbering::Candidate* best = numbering.Best();
+      if (best == nullptr) break;
+      Var v = VarNode::Make("cse_v" + std::to_string(++counter_), best->expr->dtype);
+      s = NumberReplacer(numbering, numbering.NumberOf(best->expr.get()), v).VisitStmt(s);
+      lets.push_back({v, best->expr});
     }
     // Later lets were found inside the statement after the earlier replacements, so they may
     // be used by the values of earlier ones: the later a let was found, the further out.
