@@ -219,12 +219,23 @@ class Interpreter:
     def expr(self, e):
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
-            binary = ops.BINARY.get(type(e).__name__)
-            if binary is not None:
-                return ops.binary(type(e).__name__, self.expr(e.a), self.expr(e.b), e.dtype,
-                                  lambda m: self.error(e, m))
+            if type(e).__name__ in ops.BINARY:
+                return self._binary_chain(e)
             raise self.error(e, f"PySim does not support the expression {type(e).__name__}")
         return method(e)
+
+    def _binary_chain(self, e):
+        """A binary node and the binary nodes down its left operands, evaluated without
+        recursion along that chain (a sum of thousands of terms), left operand first."""
+        spine = []
+        while type(e).__name__ in ops.BINARY and not hasattr(self, "expr_" + type(e).__name__):
+            spine.append(e)
+            e = e.a
+        value = self.expr(e)
+        for node in reversed(spine):
+            value = ops.binary(type(node).__name__, value, self.expr(node.b), node.dtype,
+                               lambda m, node=node: self.error(node, m))
+        return value
 
     def expr_IntImm(self, e):
         return np_dtype(e.dtype).type(e.value) if e.dtype != "bool" else np.bool_(e.value)
