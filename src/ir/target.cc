@@ -105,7 +105,9 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(max_threads_per_block),
       TESSERA_FACT(warp_size),
       TESSERA_FACT(shared_memory_bytes),
+      TESSERA_FACT(shared_memory_optin_bytes),
       TESSERA_FACT(sm_count),
+      TESSERA_FACT(pipeline_stages),
   };
   return fields;
 }

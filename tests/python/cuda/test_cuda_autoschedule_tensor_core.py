@@ -28,12 +28,17 @@ def matmul_f16(m, n, k, out="float32"):
     return te.create_prim_func([a, b, c])
 
 
-def trace_of(func):
-    return "\n".join(ts.autoschedule(func, target="cuda").trace.as_python())
+# The facts of a schedule without the software pipeline (one copy of the tiles, synchronous).
+UNPIPELINED = {"pipeline_stages": 1}
+
+
+def trace_of(func, facts=None):
+    return "\n".join(ts.autoschedule(func, target="cuda", facts=facts).trace.as_python())
 
 
 def test_tensor_core_schedule():
-    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    trace = trace_of(matmul_f16(2048, 2048, 2048), UNPIPELINED)
+    assert "software_pipeline" not in trace
     for intrin in WMMA_INTRINS:
         assert f'tensor_intrin="{intrin}"' in trace
     for scope in ("shared", "wmma.accumulator", "wmma.matrix_a", "wmma.matrix_b"):
@@ -50,6 +55,31 @@ def test_tensor_core_schedule():
         matmul_f16(2048, 2048, 2048), target="cuda", facts={"shared_memory_bytes": 32768}).trace.as_python())
 
 
+def test_tensor_core_pipelined_schedule():
+    # By default the k0 loop is a 3-stage software pipeline: the A and B copies (stage 0,
+    # asynchronous) run two k0 steps ahead of the mma (stage 2), which comes first in a step.
+    # Three copies of the 128 x 64 and 64 x 128 tiles (107520 bytes) exceed the 48 KB of static
+    # shared memory: they live in dynamic shared memory, loaded with the shared.dyn fragments.
+    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    assert 'ann_key="software_pipeline_stage", ann_val=[0, 0, 2]' in trace
+    assert 'ann_key="software_pipeline_order", ann_val=[1, 2, 0]' in trace
+    assert 'ann_key="software_pipeline_async_stages", ann_val=[0]' in trace
+    assert trace.count('storage_scope="shared.dyn"') == 2
+    for intrin in ("wmma_load_16x16x16_f16_a_shared_dyn", "wmma_load_16x16x16_f16_b_shared_dyn"):
+        assert f'tensor_intrin="{intrin}"' in trace
+    # Two stages: the copies first in a step; static shared memory where it fits.
+    two = trace_of(matmul_f16(2048, 2048, 2048), {"pipeline_stages": 2})
+    assert 'ann_val=[0, 0, 1]' in two and 'ann_val=[0, 1, 2]' in two
+    assert 'storage_scope="shared.dyn"' in two  # 2 x 35840 bytes > 48 KB
+    small = trace_of(matmul_f16(32, 32, 256))  # 4 k0 steps of 64, 3 x 9728 bytes: static
+    assert 'ann_val=[0, 0, 2]' in small and 'storage_scope="shared"' in small
+    # No more stages than k0 steps; none with one step; none where the opt-in memory is short.
+    assert 'ann_val=[0, 0, 1]' in trace_of(matmul_f16(32, 32, 128))
+    assert "software_pipeline" not in trace_of(matmul_f16(32, 32, 64))
+    assert "software_pipeline" not in trace_of(
+        matmul_f16(2048, 2048, 2048), {"shared_memory_optin_bytes": 48 * 1024})
+
+
 def test_tensor_core_declines():
     # Not a multiple of 16, float32 inputs, float16 accumulation: the SIMT rules take them.
     for func in (matmul_f16(40, 24, 20), matmul_f16(32, 32, 32, out="float16")):
@@ -64,7 +94,8 @@ def test_tensor_core_declines():
 @requires_nvrtc
 def test_tensor_core_source():
     # What a Hopper GPU runs, compiled here with NVRTC for sm_90 without one.
-    lib = ts.build(matmul_f16(2048, 2048, 2048), target="cuda -arch=sm_90")
+    sch = ts.autoschedule(matmul_f16(2048, 2048, 2048), target="cuda", facts=UNPIPELINED)
+    lib = ts.build(sch.mod, target="cuda -arch=sm_90")
     src = lib.get_source("cuda")
     # Per thread: the warp's 4 x 2 accumulators, 4 A and 2 B fragments (registers).
     assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
