@@ -54,14 +54,23 @@ int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
   return 0;
 }
 
-/*! \brief The block tile for an M x N x K matmul: 128 x 128 x 64 with 8 warps (warp tiles of
- *  64 x 32: 8 accumulator fragments, 4 A and 2 B fragments per k step) where the shape allows;
- *  halved along the larger side while the grid would not give every SM a block; smaller
- *  where the shape does not divide. */
+/*! \brief The largest power of two from `cap` down to 16 that divides `n`, or 0. */
+int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
+  for (int64_t o = 256; o >= 16; o /= 2) {
+    if (o <= cap && n % o == 0) return o;
+  }
+  return 0;
+}
+
+/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 128) x 64
+ *  with warp tiles of mma_warp_m x mma_warp_n (64 x 32: 8 warps of 4 x 2 accumulator
+ *  fragments, 4 A and 2 B fragments per k step) where the shape allows; halved along the larger
+ *  side while the grid would not give every SM a block; smaller where the shape does not
+ *  divide. */
 TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts) {
   TensorCoreTile t;
-  t.bm = LargestDividing(m, {128, 64, 32, 16});
-  t.bn = LargestDividing(n, {128, 64, 32, 16});
+  t.bm = LargestDividingUpTo(m, std::max(16, facts.mma_block_m));
+  t.bn = LargestDividingUpTo(n, std::max(16, facts.mma_block_n));
   const int64_t want_blocks = std::max(1, facts.sm_count);
   while ((m / t.bm) * (n / t.bn) < want_blocks && std::max(t.bm, t.bn) > 64) {
     if (t.bm >= t.bn) {
@@ -75,8 +84,14 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
   // pipelines the copies), else 32 or 16.
   t.bk = LargestDividing(k, {32, 16});
   if (k % 64 == 0 && SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) t.bk = 64;
-  t.wm = std::min<int64_t>(2, t.bm / 16);
-  t.wn = std::min<int64_t>(t.bn >= 128 ? 4 : 2, t.bn / 16);
+  // Warps: on tiles of 128 or more, bm / mma_warp_m rows and bn / mma_warp_n columns of them
+  // (2 x 4 by default); 2 on a smaller side (at least one fragment per warp).
+  auto warps = [](int64_t tile, int warp_tile) {
+    return tile >= 128 ? std::max<int64_t>(1, tile / std::max(16, warp_tile))
+                       : std::min<int64_t>(2, tile / 16);
+  };
+  t.wm = warps(t.bm, facts.mma_warp_m);
+  t.wn = warps(t.bn, facts.mma_warp_n);
   // The software pipeline: up to `pipeline_stages` copies of the tiles, the copies of later
   // k0 steps in flight (cp.async) while the tensor cores work on the current one; as many
   // stages as the k0 loop has steps for and the (opt-in dynamic) shared memory holds.

@@ -108,6 +108,10 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(shared_memory_optin_bytes),
       TESSERA_FACT(sm_count),
       TESSERA_FACT(pipeline_stages),
+      TESSERA_FACT(mma_block_m),
+      TESSERA_FACT(mma_block_n),
+      TESSERA_FACT(mma_warp_m),
+      TESSERA_FACT(mma_warp_n),
   };
   return fields;
 }

@@ -32,6 +32,11 @@ struct TargetFacts {
   int sm_count = 108;
   /// stages of the software pipeline of the tensor-core rule's shared-memory copies (1: none)
   int pipeline_stages = 3;
+  /// the tensor-core rule's largest block tile (rows x columns of C) and warp tile
+  int mma_block_m = 128;
+  int mma_block_n = 128;
+  int mma_warp_m = 64;
+  int mma_warp_n = 32;
 
   bool IsGpu() const { return kind == "cuda"; }
   /*! \brief Lanes of a native vector of `bits`-wide elements (at least 1). */
