@@ -67,11 +67,16 @@ std::vector<int64_t> IntList(const ForNode* loop, const char* key, bool* present
 /*! \brief a - c, or a itself when c is 0 (the golden output stays readable). */
 Expr Minus(const Expr& a, const Expr& c) { return IsConstInt(c, 0) ? a : SubE(a, c); }
 
+// The calls with the types TVMScript gives them (T.ptx_commit_group() is void,
+// T.tvm_storage_sync("shared") a handle), so that printed output parses back equal.
 Expr Call(const char* op, std::vector<Expr> args) {
-  return CallNode::Make(DataType::Int(32), OpNode::Get(op), std::move(args));
+  return CallNode::Make(DataType::Void(), OpNode::Get(op), std::move(args));
 }
 Stmt Eval(Expr e) { return EvaluateNode::Make(std::move(e)); }
-Stmt Barrier() { return Eval(Call("tir.tvm_storage_sync", {StringImmNode::Make("shared")})); }
+Stmt Barrier() {
+  return Eval(CallNode::Make(DataType::Handle(), OpNode::Get("tir.tvm_storage_sync"),
+                             {StringImmNode::Make("shared")}));
+}
 
 /*! \brief The buffers (data variables) a statement reads and writes. Loads and stores are
  *  what they say; tvm_access_ptr follows its mask; any other use of a data pointer (a
