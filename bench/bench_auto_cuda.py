@@ -30,8 +30,19 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
          ("fp16 in, fp32 acc, fp16 out", "float16", "float32", "float16", None),
          ("fp32", "float32", "float32", "float32", None))
 # Variants of the automatic schedule of the fp16 matmul, through the target facts it reads
-# (--variants): 32-deep reduction tiles (less shared memory), the H100/H200 SM count.
-VARIANTS = (("fp16 var: bk32", "float16", "float32", "float32", {"shared_memory_bytes": 32768}),
+# (--no-variants skips them). The default: 128 x 128 x 64 block tiles, 8 warps of 64 x 32, a
+# 3-stage cp.async pipeline (107520 bytes of dynamic shared memory). The variants: the
+# pipeline's depth (2 stages; 1 = none, synchronous copies as before), 64 x 64 warp tiles
+# (4 x 4 fragments: fewer shared-memory fragment loads per mma; 4 warps on 128 x 128, 8 warps
+# on 128 x 256), 32-deep reduction tiles (less shared memory), the H100/H200 SM count.
+VARIANTS = (("fp16 var: 2 stages", "float16", "float32", "float32", {"pipeline_stages": 2}),
+            ("fp16 var: no pipeline", "float16", "float32", "float32", {"pipeline_stages": 1}),
+            ("fp16 var: warp 64x64", "float16", "float32", "float32", {"mma_warp_n": 64}),
+            ("fp16 var: 128x256 w64x64", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_warp_n": 64}),
+            ("fp16 var: 128x256 w64x64 2st", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_warp_n": 64, "pipeline_stages": 2}),
+            ("fp16 var: bk32", "float16", "float32", "float32", {"shared_memory_bytes": 32768}),
             ("fp16 var: sm132", "float16", "float32", "float32", {"sm_count": 132}))
 
 

@@ -28,6 +28,8 @@ using schedule::TraceValue;
 constexpr char kFill[] = "wmma_fill_16x16x16_f32";
 constexpr char kLoadA[] = "wmma_load_16x16x16_f16_a_shared";
 constexpr char kLoadB[] = "wmma_load_16x16x16_f16_b_shared";
+constexpr char kLoadADyn[] = "wmma_load_16x16x16_f16_a_shared_dyn";
+constexpr char kLoadBDyn[] = "wmma_load_16x16x16_f16_b_shared_dyn";
 constexpr char kSync[] = "wmma_sync_16x16x16_f16f16f32";
 constexpr char kStore[] = "wmma_store_16x16x16_f32_global";
 
@@ -35,6 +37,8 @@ constexpr char kStore[] = "wmma_store_16x16x16_f32_global";
  *  step, WM x WN warps (each a warp tile of BM/WM x BN/WN). */
 struct TensorCoreTile {
   int64_t bm = 0, bn = 0, bk = 0, wm = 0, wn = 0;
+  int64_t stages = 1;  // copies of the A and B tiles in the software pipeline
+  bool dynamic = false;  // the tiles in dynamic shared memory (over the static limit)
 };
 
 /*! \brief The shared memory of a block's A and B tiles (float16, rows padded by 8). */
@@ -50,14 +54,23 @@ int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
   return 0;
 }
 
-/*! \brief The block tile for an M x N x K matmul: 128 x 128 x 64 with 8 warps (warp tiles of
- *  64 x 32: 8 accumulator fragments, 4 A and 2 B fragments per k step) where the shape allows;
- *  halved along the larger side while the grid would not give every SM a block; smaller
- *  where the shape does not divide. */
+/*! \brief The largest power of two from `cap` down to 16 that divides `n`, or 0. */
+int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
+  for (int64_t o = 256; o >= 16; o /= 2) {
+    if (o <= cap && n % o == 0) return o;
+  }
+  return 0;
+}
+
+/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 128) x 64
+ *  with warp tiles of mma_warp_m x mma_warp_n (64 x 32: 8 warps of 4 x 2 accumulator
+ *  fragments, 4 A and 2 B fragments per k step) where the shape allows; halved along the larger
+ *  side while the grid would not give every SM a block; smaller where the shape does not
+ *  divide. */
 TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts) {
   TensorCoreTile t;
-  t.bm = LargestDividing(m, {128, 64, 32, 16});
-  t.bn = LargestDividing(n, {128, 64, 32, 16});
+  t.bm = LargestDividingUpTo(m, std::max(16, facts.mma_block_m));
+  t.bn = LargestDividingUpTo(n, std::max(16, facts.mma_block_n));
   const int64_t want_blocks = std::max(1, facts.sm_count);
   while ((m / t.bm) * (n / t.bn) < want_blocks && std::max(t.bm, t.bn) > 64) {
     if (t.bm >= t.bn) {
@@ -71,8 +84,26 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
   // pipelines the copies), else 32 or 16.
   t.bk = LargestDividing(k, {32, 16});
   if (k % 64 == 0 && SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) t.bk = 64;
-  t.wm = std::min<int64_t>(2, t.bm / 16);
-  t.wn = std::min<int64_t>(t.bn >= 128 ? 4 : 2, t.bn / 16);
+  // Warps: on tiles of 128 or more, bm / mma_warp_m rows and bn / mma_warp_n columns of them
+  // (2 x 4 by default); 2 on a smaller side (at least one fragment per warp).
+  auto warps = [](int64_t tile, int warp_tile) {
+    return tile >= 128 ? std::max<int64_t>(1, tile / std::max(16, warp_tile))
+                       : std::min<int64_t>(2, tile / 16);
+  };
+  t.wm = warps(t.bm, facts.mma_warp_m);
+  t.wn = warps(t.bn, facts.mma_warp_n);
+  // The software pipeline: up to `pipeline_stages` copies of the tiles, the copies of later
+  // k0 steps in flight (cp.async) while the tensor cores work on the current one; as many
+  // stages as the k0 loop has steps for and the (opt-in dynamic) shared memory holds.
+  const int64_t steps = k / t.bk;
+  for (int64_t s = std::min<int64_t>(facts.pipeline_stages, steps); s > 1; --s) {
+    const int64_t bytes = s * SharedBytes(t.bm, t.bn, t.bk);
+    if (bytes <= facts.shared_memory_bytes || bytes <= facts.shared_memory_optin_bytes) {
+      t.stages = s;
+      t.dynamic = bytes > facts.shared_memory_bytes;
+      break;
+    }
+  }
   return t;
 }
 
@@ -137,11 +168,18 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
   }
   if (a_index < 0 || b_index < 0 || a_index == b_index) return false;
 
-  const TensorCoreTile t = ChooseTile(m, n, k, facts);
+  TensorCoreTile t = ChooseTile(m, n, k, facts);
+  if (t.dynamic && (!GetTensorIntrin(kLoadADyn, true) || !GetTensorIntrin(kLoadBDyn, true))) {
+    t.stages = 1;  // (the shared.dyn fragment loads are not registered)
+    t.dynamic = false;
+  }
   const int64_t fm = t.bm / t.wm / 16, fn = t.bn / t.wn / 16, threads = 32 * t.wm * t.wn;
   if (threads > facts.max_threads_per_block) return false;
   // Shared memory: the A and B tiles with their rows padded by 8 halves.
   if (SharedBytes(t.bm, t.bn, t.bk) > facts.shared_memory_bytes) return false;
+  if (t.dynamic && t.stages * SharedBytes(t.bm, t.bn, t.bk) > facts.shared_memory_optin_bytes) {
+    return false;
+  }
   BlockRV block = info.rv;
   auto name_of = [&](const BlockRV& rv) { return AsPtr<BlockNode>(sch.Get(rv))->name_hint; };
   auto I = [](int64_t v) { return TraceValue::Int(v); };
@@ -163,7 +201,7 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     // The A and B tiles of a k0 step in shared memory, copied by every thread of the block with
     // vector loads; rows padded to a stride of 8 halves more than a multiple of 32.
     for (int index : {a_index, b_index}) {
-      BlockRV copy = sch.CacheRead(block, index, "shared", {});
+      BlockRV copy = sch.CacheRead(block, index, t.dynamic ? "shared.dyn" : "shared", {});
       taken->push_back(name_of(copy));
       sch.ComputeAt(copy, ks[0], false, -1);
       std::vector<LoopRV> cl = sch.GetLoops(copy);
@@ -184,6 +222,18 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     BlockRV frag_b = sch.CacheRead(block, b_index, "wmma.matrix_b", {});
     taken->push_back(name_of(frag_b));
     sch.ComputeAt(frag_b, ks[1], false, -1);
+    // The k0 loop's body is the A copy, the B copy and the k1 loop: pipelined, the copies of
+    // step k0 + stages - 1 are issued asynchronously. With 2 stages the copies come first in a
+    // step (they run while the mma of the previous step does); with more, after the mma (the
+    // barrier at the top of a step then also guards the version the copies overwrite).
+    if (t.stages > 1) {
+      const int64_t last = t.stages - 1;
+      sch.Annotate(ks[0], "software_pipeline_stage", TraceValue::List({I(0), I(0), I(last)}));
+      sch.Annotate(ks[0], "software_pipeline_order",
+                   t.stages == 2 ? TraceValue::List({I(0), I(1), I(2)})
+                                 : TraceValue::List({I(1), I(2), I(0)}));
+      sch.Annotate(ks[0], "software_pipeline_async_stages", TraceValue::List({I(0)}));
+    }
     BlockRV init = sch.DecomposeReduction(block, ks[0]);
     taken->push_back(name_of(init));
     // Tensorize: the fill (16 x 16 innermost loops of the init) ...
@@ -192,12 +242,12 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     // ... the fragment loads (A: rows of 16; B: columns of 16) ...
     std::vector<LoopRV> al = sch.GetLoops(frag_a);
     auto ar = sch.Split(al[al.size() - 2], {none, I(16)}, true, false);
-    sch.Tensorize(ar[1], kLoadA, true);
+    sch.Tensorize(ar[1], t.dynamic ? kLoadADyn : kLoadA, true);
     std::vector<LoopRV> bl2 = sch.GetLoops(frag_b);
     LoopRV bk = bl2[bl2.size() - 2];
     auto bc = sch.Split(bl2.back(), {none, I(16)}, true, false);
     sch.Reorder({bc[0], bk, bc[1]});
-    sch.Tensorize(bk, kLoadB, true);
+    sch.Tensorize(bk, t.dynamic ? kLoadBDyn : kLoadB, true);
     // ... the mma ...
     sch.Tensorize(is[3], kSync, true);
     // ... and the store.

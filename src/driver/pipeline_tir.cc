@@ -3,7 +3,7 @@
 //
 // Passes of §5.1 that tessera does not implement yet are simply not listed: in normalize
 // LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
-// LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop, InjectSoftwarePipeline and
+// LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
 // InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
 // RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
@@ -46,6 +46,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.CompactBufferAllocation");
   mod = run.If(ctx.IsGpu(), mod, "tir.UnifyThreadBinding");
   mod = run(mod, "tir.LowerMatchBuffer");
+  mod = run(mod, "tir.InjectSoftwarePipeline");
   mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};
 }
@@ -74,6 +75,7 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.RemoveNoOp");
+  mod = run.If(ctx.IsGpu(), mod, "tir.InjectPTXAsyncCopy");
   mod = run.UserPhase(3, mod);
   mod = run(mod, "tir.InstrumentBoundCheckers");  // only with tir.instrument_bound_checkers
   mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");

@@ -105,7 +105,13 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(max_threads_per_block),
       TESSERA_FACT(warp_size),
       TESSERA_FACT(shared_memory_bytes),
+      TESSERA_FACT(shared_memory_optin_bytes),
       TESSERA_FACT(sm_count),
+      TESSERA_FACT(pipeline_stages),
+      TESSERA_FACT(mma_block_m),
+      TESSERA_FACT(mma_block_n),
+      TESSERA_FACT(mma_warp_m),
+      TESSERA_FACT(mma_warp_n),
   };
   return fields;
 }

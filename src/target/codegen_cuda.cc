@@ -38,6 +38,38 @@ static __device__ __forceinline__ T __floormod(T a, T b) {
 }
 )";
 
+// cp.async (sm_80 and later; a plain copy before): global -> shared copies that do not wait,
+// committed in groups and waited for by count. The CPU emulator (cuda_emu.h) defines its own.
+const char* kCUDAAsyncCopyHelpers = R"(#ifndef TESSERA_CUDA_EMU_H_
+template <int N>
+static __device__ __forceinline__ void __tessera_cp_async(void* smem, const void* gmem) {
+#if __CUDA_ARCH__ >= 800
+  unsigned int addr = (unsigned int)__cvta_generic_to_shared(smem);
+  if (N == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(addr), "l"(gmem) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" :: "r"(addr), "l"(gmem), "n"(N) : "memory");
+  }
+#else
+  if (N == 16) *(uint4*)smem = *(const uint4*)gmem;
+  else if (N == 8) *(uint2*)smem = *(const uint2*)gmem;
+  else *(unsigned int*)smem = *(const unsigned int*)gmem;
+#endif
+}
+static __device__ __forceinline__ void __tessera_cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+static __device__ __forceinline__ void __tessera_cp_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+#endif
+}
+#endif
+)";
+
 const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                              "threadIdx.x", "threadIdx.y", "threadIdx.z"};
 
@@ -77,6 +109,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   if (uses_fp16_words_) os << kCUDAHalfWordHelpers;
   if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
   if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
+  if (uses_cp_async_) os << kCUDAAsyncCopyHelpers;
   os << "\n" << Finish();
   return os.str();
 }
@@ -212,6 +245,30 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
       s += (i ? ", " : "") + StripOuterParens(PrintExpr(op->args[i]));
     }
     return s + ")";
+  }
+  if (name == "tir.ptx_cp_async" && op->args.size() == 5) {
+    // (shared data, offset, global data, offset, bytes), offsets in elements of the call's type.
+    auto bytes = AsConstInt(op->args[4]);
+    auto* dst = AsPtr<VarNode>(op->args[0]);
+    auto* src = AsPtr<VarNode>(op->args[2]);
+    if (!bytes || (*bytes != 4 && *bytes != 8 && *bytes != 16) || !dst || !src) {
+      Unsupported("ptx_cp_async of other than 4, 8 or 16 bytes between two buffers", op->span);
+    }
+    uses_cp_async_ = true;
+    std::string t = TypeName(op->dtype, op->span);
+    return "__tessera_cp_async<" + std::to_string(*bytes) + ">((" + t + "*)" + GetVarName(dst) +
+           " + " + PrintExpr(op->args[1]) + ", (const " + t + "*)" + GetVarName(src) + " + " +
+           PrintExpr(op->args[3]) + ")";
+  }
+  if (name == "tir.ptx_commit_group") {
+    uses_cp_async_ = true;
+    return "__tessera_cp_async_commit()";
+  }
+  if (name == "tir.ptx_wait_group" && op->args.size() == 1) {
+    auto n = AsConstInt(op->args[0]);
+    if (!n || *n < 0) Unsupported("ptx_wait_group of other than a constant count", op->span);
+    uses_cp_async_ = true;
+    return "__tessera_cp_async_wait<" + std::to_string(*n) + ">()";
   }
   if (name == "tir.assume") return "((void)0)";
   if (name == "tir.break") return "break";

@@ -156,8 +156,14 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   Stmt VisitStmt_(const AttrStmtNode* op) override {
     bool saved = sync_ok_;
     if (LaunchedThread(op)) sync_ok_ = true;
+    // tir.InjectSoftwarePipeline synchronizes the versions of an asynchronous pipeline's
+    // buffers itself (tessera.manual_sync on their data pointer): their accesses inside do not
+    // count here.
+    auto* manual = op->attr_key == "tessera.manual_sync" ? AsPtr<VarNode>(op->node) : nullptr;
+    bool added = manual && ignored_.insert(manual).second;
     Summary s;
     Stmt body = Plan(op->body, &s);
+    if (added) ignored_.erase(manual);
     sync_ok_ = saved;
     current_ = s;
     if (body == op->body) return GetRef(op);
@@ -170,7 +176,19 @@ class SyncPlanner : public StmtFunctor<Stmt> {
 
   // Leaves: stores, evaluations, asserts, blocks.
   Stmt VisitStmt_(const BufferStoreNode* op) override { return Leaf(GetRef(op)); }
-  Stmt VisitStmt_(const EvaluateNode* op) override { return Leaf(GetRef(op)); }
+  Stmt VisitStmt_(const EvaluateNode* op) override {
+    // A barrier already there (tir.InjectSoftwarePipeline's) orders what comes before it and
+    // what comes after.
+    auto* call = AsPtr<CallNode>(op->value);
+    auto* scope = call && call->is_op("tir.tvm_storage_sync") && call->args.size() == 1
+                      ? AsPtr<StringImmNode>(call->args[0])
+                      : nullptr;
+    if (scope && scope->value == scope_ && sync_ok_) {
+      current_ = Summary{Accesses(), Accesses(), true};
+      return GetRef(op);
+    }
+    return Leaf(GetRef(op));
+  }
   Stmt VisitStmt_(const AssertStmtNode* op) override { return Leaf(GetRef(op)); }
   Stmt VisitStmt_(const BlockNode* op) override { return Leaf(GetRef(op)); }
   Stmt VisitStmt_(const BlockRealizeNode* op) override { return Leaf(GetRef(op)); }
@@ -191,6 +209,15 @@ class SyncPlanner : public StmtFunctor<Stmt> {
       } else if (auto* store = AsPtr<BufferStoreNode>(n)) {
         if (InScope(store->buffer.get())) acc->writes.insert(store->buffer->data.get());
       } else if (auto* call = AsPtr<CallNode>(n);
+                 call && call->is_op("tir.ptx_cp_async") && call->args.size() == 5) {
+        // ptx_cp_async(shared data, offset, global data, offset, bytes) writes the shared side.
+        auto* data = AsPtr<VarNode>(call->args[0]);
+        if (data && data->pointer &&
+            (data->pointer->scope == scope_ ||
+             (scope_ == "shared" && data->pointer->scope == "shared.dyn"))) {
+          acc->writes.insert(data);
+        }
+      } else if (auto* call = AsPtr<CallNode>(n);
                  call && call->is_op("tir.tvm_access_ptr") && call->args.size() == 5) {
         // tvm_access_ptr(type, data, offset, extent, rw_mask): an opaque access (a tensor-core
         // load or store) reads (mask 1) and / or writes (mask 2) the memory of `data`.
@@ -204,6 +231,10 @@ class SyncPlanner : public StmtFunctor<Stmt> {
         }
       }
     });
+    for (const VarNode* v : ignored_) {
+      acc->reads.erase(v);
+      acc->writes.erase(v);
+    }
   }
   Stmt Leaf(const Stmt& s) {
     Accesses acc;
@@ -217,6 +248,7 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   }
 
   std::string scope_;
+  std::set<const VarNode*> ignored_;
   bool sync_ok_ = false;
   Summary current_;
 };

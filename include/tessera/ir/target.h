@@ -26,8 +26,17 @@ struct TargetFacts {
   // CUDA
   int max_threads_per_block = 1024;
   int warp_size = 32;
-  int64_t shared_memory_bytes = 48 * 1024;
+  int64_t shared_memory_bytes = 48 * 1024;  ///< static shared memory of a block
+  /// dynamic shared memory a block may opt in to (sm_80: 163 KB; sm_90: 227 KB)
+  int64_t shared_memory_optin_bytes = 163 * 1024;
   int sm_count = 108;
+  /// stages of the software pipeline of the tensor-core rule's shared-memory copies (1: none)
+  int pipeline_stages = 3;
+  /// the tensor-core rule's largest block tile (rows x columns of C) and warp tile
+  int mma_block_m = 128;
+  int mma_block_n = 128;
+  int mma_warp_m = 64;
+  int mma_warp_n = 32;
 
   bool IsGpu() const { return kind == "cuda"; }
   /*! \brief Lanes of a native vector of `bits`-wide elements (at least 1). */

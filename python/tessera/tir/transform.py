@@ -44,7 +44,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
-          "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce")
+          "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
+          "InjectSoftwarePipeline", "InjectPTXAsyncCopy")
 
 for _short in _NAMES:
     globals()[_short] = _factory(_short)

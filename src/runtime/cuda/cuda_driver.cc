@@ -353,9 +353,43 @@ void KernelModule::Launch(const std::string& kernel, const int64_t* dims, void**
         "cuLaunchKernel(" + kernel + ")");
 }
 
+namespace {
+
+// Workspaces (a kernel chain's intermediate buffers, allocated and freed by every call) are
+// reused: a freed one goes back to a pool of the device and its size instead of cuMemFree,
+// with no synchronization, since every launch goes to the same (default) stream, which runs a
+// later kernel that reuses the memory after the earlier ones that used it. (cuMemAlloc, a
+// device synchronization and cuMemFree per call used to cost more than a 4096 x 4096 cast.)
+struct WorkspacePool {
+  std::mutex mu;
+  std::multimap<std::pair<int, size_t>, void*> free;  // (device, bytes) -> memory
+  std::map<void*, std::pair<int, size_t>> live;
+};
+WorkspacePool& Pool() {
+  static auto* pool = new WorkspacePool;  // never destroyed: may be used during exit
+  return *pool;
+}
+
+}  // namespace
+
 void* AllocWorkspace(void* module, size_t bytes, char* err, int32_t err_len) {
   try {
-    return DeviceAlloc(g_current_device, bytes);
+    WorkspacePool& pool = Pool();
+    const std::pair<int, size_t> key{g_current_device, bytes};
+    {
+      std::lock_guard<std::mutex> lock(pool.mu);
+      auto it = pool.free.find(key);
+      if (it != pool.free.end()) {
+        void* p = it->second;
+        pool.free.erase(it);
+        pool.live[p] = key;
+        return p;
+      }
+    }
+    void* p = DeviceAlloc(g_current_device, bytes);
+    std::lock_guard<std::mutex> lock(pool.mu);
+    pool.live[p] = key;
+    return p;
   } catch (const std::exception& e) {
     if (err != nullptr && err_len > 0) {
       std::strncpy(err, e.what(), size_t(err_len) - 1);
@@ -366,6 +400,16 @@ void* AllocWorkspace(void* module, size_t bytes, char* err, int32_t err_len) {
 }
 
 void FreeWorkspace(void* module, void* ptr) {
+  WorkspacePool& pool = Pool();
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    auto it = pool.live.find(ptr);
+    if (it != pool.live.end()) {
+      pool.free.emplace(it->second, ptr);
+      pool.live.erase(it);
+      return;
+    }
+  }
   try {
     Synchronize(g_current_device);  // kernels that use it may still run
   } catch (const std::exception&) {

@@ -5,6 +5,8 @@ CPU emulator (TESSERA_CUDA_EMULATOR=1); shapes that are not multiples of 16 take
 
 import os
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -28,12 +30,17 @@ def matmul_f16(m, n, k, out="float32"):
     return te.create_prim_func([a, b, c])
 
 
-def trace_of(func):
-    return "\n".join(ts.autoschedule(func, target="cuda").trace.as_python())
+# The facts of a schedule without the software pipeline (one copy of the tiles, synchronous).
+UNPIPELINED = {"pipeline_stages": 1}
+
+
+def trace_of(func, facts=None):
+    return "\n".join(ts.autoschedule(func, target="cuda", facts=facts).trace.as_python())
 
 
 def test_tensor_core_schedule():
-    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    trace = trace_of(matmul_f16(2048, 2048, 2048), UNPIPELINED)
+    assert "software_pipeline" not in trace
     for intrin in WMMA_INTRINS:
         assert f'tensor_intrin="{intrin}"' in trace
     for scope in ("shared", "wmma.accumulator", "wmma.matrix_a", "wmma.matrix_b"):
@@ -50,6 +57,31 @@ def test_tensor_core_schedule():
         matmul_f16(2048, 2048, 2048), target="cuda", facts={"shared_memory_bytes": 32768}).trace.as_python())
 
 
+def test_tensor_core_pipelined_schedule():
+    # By default the k0 loop is a 3-stage software pipeline: the A and B copies (stage 0,
+    # asynchronous) run two k0 steps ahead of the mma (stage 2), which comes first in a step.
+    # Three copies of the 128 x 64 and 64 x 128 tiles (107520 bytes) exceed the 48 KB of static
+    # shared memory: they live in dynamic shared memory, loaded with the shared.dyn fragments.
+    trace = trace_of(matmul_f16(2048, 2048, 2048))
+    assert 'ann_key="software_pipeline_stage", ann_val=[0, 0, 2]' in trace
+    assert 'ann_key="software_pipeline_order", ann_val=[1, 2, 0]' in trace
+    assert 'ann_key="software_pipeline_async_stages", ann_val=[0]' in trace
+    assert trace.count('storage_scope="shared.dyn"') == 2
+    for intrin in ("wmma_load_16x16x16_f16_a_shared_dyn", "wmma_load_16x16x16_f16_b_shared_dyn"):
+        assert f'tensor_intrin="{intrin}"' in trace
+    # Two stages: the copies first in a step; static shared memory where it fits.
+    two = trace_of(matmul_f16(2048, 2048, 2048), {"pipeline_stages": 2})
+    assert 'ann_val=[0, 0, 1]' in two and 'ann_val=[0, 1, 2]' in two
+    assert 'storage_scope="shared.dyn"' in two  # 2 x 35840 bytes > 48 KB
+    small = trace_of(matmul_f16(32, 32, 256))  # 4 k0 steps of 64, 3 x 9728 bytes: static
+    assert 'ann_val=[0, 0, 2]' in small and 'storage_scope="shared"' in small
+    # No more stages than k0 steps; none with one step; none where the opt-in memory is short.
+    assert 'ann_val=[0, 0, 1]' in trace_of(matmul_f16(32, 32, 128))
+    assert "software_pipeline" not in trace_of(matmul_f16(32, 32, 64))
+    assert "software_pipeline" not in trace_of(
+        matmul_f16(2048, 2048, 2048), {"shared_memory_optin_bytes": 48 * 1024})
+
+
 def test_tensor_core_declines():
     # Not a multiple of 16, float32 inputs, float16 accumulation: the SIMT rules take them.
     for func in (matmul_f16(40, 24, 20), matmul_f16(32, 32, 32, out="float16")):
@@ -64,7 +96,8 @@ def test_tensor_core_declines():
 @requires_nvrtc
 def test_tensor_core_source():
     # What a Hopper GPU runs, compiled here with NVRTC for sm_90 without one.
-    lib = ts.build(matmul_f16(2048, 2048, 2048), target="cuda -arch=sm_90")
+    sch = ts.autoschedule(matmul_f16(2048, 2048, 2048), target="cuda", facts=UNPIPELINED)
+    lib = ts.build(sch.mod, target="cuda -arch=sm_90")
     src = lib.get_source("cuda")
     # Per thread: the warp's 4 x 2 accumulators, 4 A and 2 B fragments (registers).
     assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> C_wmma_accumulator[8];" in src
@@ -127,3 +160,71 @@ def test_tensor_core_matches_numpy():
 def test_fallback_matches_numpy():
     # 20 x 24 x 18 is not a multiple of 16: the SIMT rules, float16 inputs all the same.
     run_and_check(matmul_f16(20, 24, 18), 20, 24, 18, ["float32"])
+
+
+def build_scheduled(func, facts, target="cuda"):
+    return ts.build(ts.autoschedule(func, target="cuda", facts=facts).mod, target=target)
+
+
+@requires_gpu
+def test_pipelined_tensor_core_matches_numpy():
+    # 32 x 32 x 256: four k0 steps of 64, a 3-stage pipeline of cp.async copies. With 16 KB of
+    # static shared memory the three versions (29184 bytes) go to dynamic shared memory.
+    func = matmul_f16(32, 32, 256)
+    rng = np.random.default_rng(1)
+    a = (rng.random((32, 256)) - 0.5).astype("float16")
+    b = (rng.random((256, 32)) - 0.5).astype("float16")
+    lib = build_scheduled(func, {"shared_memory_bytes": 16384})
+    src = lib.imported_modules[0].get_source()
+    assert "TESSERA_DYNAMIC_SHARED(" in src and src.count("__tessera_cp_async<16>(") == 6
+    assert src.count("__tessera_cp_async_wait<1>()") == 2 and src.count("__tessera_cp_async_wait<0>()") == 1
+    dev = ts.cuda(0)
+    c = ts.nd.empty((32, 32), "float32", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)
+
+
+@requires_gpu
+@pytest.mark.skipif(not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="a second emulator build; set TESSERA_SLOW_CUDA_TESTS=1")
+def test_two_stage_pipeline_matches_numpy():
+    func = matmul_f16(32, 32, 256)
+    rng = np.random.default_rng(2)
+    a = (rng.random((32, 256)) - 0.5).astype("float16")
+    b = (rng.random((256, 32)) - 0.5).astype("float16")
+    lib = build_scheduled(func, {"pipeline_stages": 2})
+    dev = ts.cuda(0)
+    c = ts.nd.empty((32, 32), "float32", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)
+
+
+PTXAS = shutil.which("ptxas")
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_pipelined_source_and_ptxas(arch, tmp_path):
+    # The 2048 matmul as a GPU runs it by default: cp.async copies (16 bytes, .cg), committed
+    # and waited for by group, 3 x 35840 bytes of dynamic shared memory; ptxas (where
+    # installed) allocates its registers without spilling.
+    lib = ts.build(matmul_f16(2048, 2048, 2048), target=f"cuda -arch={arch}")
+    src = lib.get_source("cuda")
+    assert "__cvta_generic_to_shared" in src and "TESSERA_DYNAMIC_SHARED(" in src
+    launch = [ln for ln in lib.get_source().splitlines() if "tessera_cuda_launch(\"" in ln]
+    assert launch and "107520" in launch[0]
+    ptx = lib.get_source("ptx")
+    # A and B copies of 4 x 16 bytes per thread, in the two prologue steps and the steady loop.
+    assert ptx.count("cp.async.cg.shared.global") == 3 * 2 * 4
+    assert "cp.async.commit_group" in ptx and "cp.async.wait_group 1" in ptx
+    assert "cp.async.wait_group 0" in ptx
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
+    if PTXAS is None:
+        pytest.skip("ptxas is not installed: registers and spills not checked")
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o", os.devnull],
+                         capture_output=True, text=True, check=True).stderr
+    assert "0 bytes spill stores, 0 bytes spill loads" in out, out
+    regs = int(re.search(r"Used (\d+) registers", out).group(1))
+    assert regs <= 255 // 2 + 1, out  # (2 blocks of 256 threads per SM by registers)

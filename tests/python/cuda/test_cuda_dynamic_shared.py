@@ -58,7 +58,7 @@ def test_symbolic_sizes_are_packed_and_passed_at_launch():
         "((int64_t)n), 1LL, 1LL, ((__floordiv(((((int64_t)n) * 4LL) + 15LL), 16LL) * 32LL) + "
         "16LL), (void*[]){(void*)&n, (void*)&A, (void*)&B}, 3) != 0) return -1;")
     ptx = lib.imported_modules[0].get_source("ptx")
-    assert ".extern .shared .align 16 .b8 __tsr_dyn_shmem[]" in ptx
+    assert ".extern .shared .align 128 .b8 __tsr_dyn_shmem[]" in ptx  # (128-byte aligned: wmma fragments need 32)
 
 
 @requires_nvrtc

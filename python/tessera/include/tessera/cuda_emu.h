@@ -71,6 +71,13 @@ TESSERA_EMU_VEC4(unsigned int, uint, 16)
 
 /* ---- barriers and warp operations ---- */
 static inline void __syncthreads() { __tessera_emu_state->syncthreads(__tessera_emu_state->sched); }
+/* cp.async (CodeGenCUDA's helpers): the emulator copies at once, so committing is nothing and
+   every wait is already satisfied. */
+template <int N>
+static inline void __tessera_cp_async(void* smem, const void* gmem) { memcpy(smem, gmem, N); }
+static inline void __tessera_cp_async_commit() {}
+template <int N>
+static inline void __tessera_cp_async_wait() {}
 static inline void __syncwarp(unsigned int mask = 0xffffffffu) {
   __tessera_emu_state->warp_op(__tessera_emu_state->sched, TESSERA_EMU_SYNCWARP, mask, 0, 0, 32);
 }

@@ -163,6 +163,8 @@ def _store(dtype, scope_to):
 
 WMMA_LOAD_16x16x16_F16_A_INTRIN = "wmma_load_16x16x16_f16_a_shared"
 WMMA_LOAD_16x16x16_F16_B_INTRIN = "wmma_load_16x16x16_f16_b_shared"
+WMMA_LOAD_16x16x16_F16_A_DYN_INTRIN = "wmma_load_16x16x16_f16_a_shared_dyn"
+WMMA_LOAD_16x16x16_F16_B_DYN_INTRIN = "wmma_load_16x16x16_f16_b_shared_dyn"
 WMMA_FILL_16x16x16_F32_INTRIN = "wmma_fill_16x16x16_f32"
 WMMA_SYNC_16x16x16_f16f16f32_INTRIN = "wmma_sync_16x16x16_f16f16f32"
 WMMA_SYNC_16x16x16_f16f16f16_INTRIN = "wmma_sync_16x16x16_f16f16f16"
@@ -171,6 +173,8 @@ WMMA_STORE_16x16x16_F32_SHARED_INTRIN = "wmma_store_16x16x16_f32_shared"
 
 TensorIntrin.register(WMMA_LOAD_16x16x16_F16_A_INTRIN, *_load("shared", "wmma.matrix_a", "float16"), override=True)
 TensorIntrin.register(WMMA_LOAD_16x16x16_F16_B_INTRIN, *_load("shared", "wmma.matrix_b", "float16"), override=True)
+TensorIntrin.register(WMMA_LOAD_16x16x16_F16_A_DYN_INTRIN, *_load("shared.dyn", "wmma.matrix_a", "float16"), override=True)
+TensorIntrin.register(WMMA_LOAD_16x16x16_F16_B_DYN_INTRIN, *_load("shared.dyn", "wmma.matrix_b", "float16"), override=True)
 TensorIntrin.register(WMMA_FILL_16x16x16_F32_INTRIN, *_fill("float32"), override=True)
 TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f32_INTRIN, *_sync("float16", "float32"), override=True)
 TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f16_INTRIN, *_sync("float16", "float16"), override=True)
@@ -178,6 +182,7 @@ TensorIntrin.register(WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN, *_store("float32", 
 TensorIntrin.register(WMMA_STORE_16x16x16_F32_SHARED_INTRIN, *_store("float32", "shared"), override=True)
 
 __all__ = ["WMMA_FILL_16x16x16_F32_INTRIN", "WMMA_LOAD_16x16x16_F16_A_INTRIN", "WMMA_LOAD_16x16x16_F16_B_INTRIN",
+           "WMMA_LOAD_16x16x16_F16_A_DYN_INTRIN", "WMMA_LOAD_16x16x16_F16_B_DYN_INTRIN",
            "WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN", "WMMA_STORE_16x16x16_F32_SHARED_INTRIN",
            "WMMA_SYNC_16x16x16_f16f16f16_INTRIN", "WMMA_SYNC_16x16x16_f16f16f32_INTRIN"]
 
