@@ -371,6 +371,25 @@ def test_matmul_partial_row_tile(epilogue):
     np.testing.assert_allclose(out, expected, rtol=1e-4)
 
 
+@pytest.mark.parametrize("k,rows", [(8, 6), (32, 4)])
+def test_batch_matmul_partial_row_tile_where_the_reduction_is_short(k, rows):
+    # AVX2 facts: a batched product whose reduction (8) is no longer than a row of Y (16) gets
+    # the 6 x 16 tile though 6 does not divide 50 rows (rows outside the columns; the tail in a
+    # loop of its own, no tests left); with a longer reduction (32) the 4 x 16 tile that divides.
+    facts = {"vector_bits": 256, "vector_registers": 16, "cores": 2}
+    func = ops.batch_matmul(2, 1, 52 if rows == 4 else 50, k, 16)
+    sch = ts.autoschedule(func, target="c", facts=facts)
+    splits = [line for line in sch.trace.as_python() if "sch.split" in line]
+    assert f"factors=[None, {rows}]" in splits[0]
+    lowered = ts.lower(sch.mod, target="c", stage="loop").script()
+    assert "if " not in lowered
+    m = 52 if rows == 4 else 50
+    a, b = rand(2, 1, m, k), rand(2, 1, k, 16)
+    out = np.zeros((2, 1, m, 16), "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4)
+
+
 @pytest.mark.parametrize("dense", [False, True])
 def test_product_packs_each_column_panel_inside_its_parallel_column_loop(dense):
     from tessera import te, topi
