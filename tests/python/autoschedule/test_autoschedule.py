@@ -173,8 +173,11 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     sch = ts.autoschedule(ops.total_sum(1 << 17), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder", "fuse",
                           "rfactor", "get_loops", "split", "reorder", "parallel", "unroll",
-                          "vectorize", "decompose_reduction"]
+                          "vectorize", "annotate", "decompose_reduction"]
     script = sch.mod.script()
+    # 512 KB, more than the L2 cache of the facts (4 KB): the loop of each thread's accumulators
+    # prefetches 8 KB ahead, 128 iterations of four 16-byte vectors
+    assert '"pragma_prefetch": 128' in script
     # two threads, each with four 4-lane accumulators: 32 partial sums, added at the end
     assert 'S_rf = T.alloc_buffer((32, 1))' in script
     assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
@@ -192,6 +195,11 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     got = np.zeros((), "int32")
     ts.build(f, target="c")(x, got)
     assert got == x.min()
+    lib = ts.build(sch.mod, target="c")
+    assert "__builtin_prefetch" in lib.get_source()
+    # a sum that fits the L2 cache prefetches nothing
+    small = ts.autoschedule(ops.total_sum(512), target="c", facts=SMALL)
+    assert "rfactor" in kinds(small) and "annotate" not in kinds(small)
     # too short to split into vector accumulators: left as it was
     assert "rfactor" not in kinds(ts.autoschedule(ops.total_sum(6), target="c", facts=SMALL))
 
@@ -233,9 +241,14 @@ def test_row_reduction_combines_its_partial_results_in_the_row_loop():
     sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
                           facts=SMALL)
     assert sch.mod.script().count("T.parallel(") == 1
+    # 64 KB of rows, more than the L2 cache of the facts (4 KB): both passes prefetch 8 KB
+    # ahead in their streaming loops (128 iterations of four 16-byte vector accumulators)
+    assert sch.mod.script().count('"pragma_prefetch": 128') == 2
     a[3, 17] = a[3, 200] = 2.0  # ties: the first index
     idx = np.zeros(64, "int32")
-    ts.build(sch.mod, target="c")(a, idx)
+    lib = ts.build(sch.mod, target="c")
+    assert "__builtin_prefetch" in lib.get_source()
+    lib(a, idx)
     np.testing.assert_array_equal(idx, a.argmax(1))
 
 
