@@ -299,6 +299,11 @@ bool ScheduleTotalReduction(Schedule& sch, const BlockInfo& info, const TargetFa
                         true, false);
       sch.Reorder({split[0], rf_rest, split[1], split[2]});
       sch.Parallel(split[0]);
+      // Each thread's accumulators in a local array of its own, copied into the partial
+      // results once at the end: in the shared buffer the C compiler would load and store them
+      // at every step (the store-to-load latency in each chain of minimums or sums).
+      BlockRV copy = sch.CacheWrite(rf, 0, "local", {});
+      sch.ReverseComputeAt(copy, split[0], false, -1);
     } else {
       split = sch.Split(rf_partial, {TraceValue::Int(acc), TraceValue::Int(lanes)}, true, false);
       sch.Reorder({rf_rest, split[0], split[1]});

@@ -172,8 +172,9 @@ def test_column_sum_vectorizes_across_columns():
 def test_total_reduction_keeps_vector_accumulators_per_thread():
     sch = ts.autoschedule(ops.total_sum(1 << 17), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder", "fuse",
-                          "rfactor", "get_loops", "split", "reorder", "parallel", "unroll",
-                          "vectorize", "annotate", "decompose_reduction"]
+                          "rfactor", "get_loops", "split", "reorder", "parallel", "cache_write",
+                          "reverse_compute_at", "unroll", "vectorize", "annotate",
+                          "decompose_reduction"]
     script = sch.mod.script()
     # 512 KB, more than the L2 cache of the facts (4 KB): the loop of each thread's accumulators
     # prefetches 8 KB ahead, 128 iterations of four 16-byte vectors
@@ -181,6 +182,10 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     # two threads, each with four 4-lane accumulators: 32 partial sums, added at the end
     assert 'S_rf = T.alloc_buffer((32, 1))' in script
     assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
+    # each thread accumulates in a local array of its own (registers), copied out at its end
+    lowered = ts.lower(sch.mod, target="c").script()
+    local = lowered.index('S_rf_local = T.decl_buffer((16,), scope="local")')
+    assert lowered.index("T.parallel(2)") < local
     a = rand(1 << 17)
     out = np.zeros(1, "float32")
     ts.build(sch.mod, target="c")(a, out)
