@@ -147,8 +147,9 @@ class LoopPartitioner : public StmtExprMutator {
    *  taken out of it: each iteration writes such a buffer before reading it (its contents are
    *  undefined at the start of an iteration anyway), so one allocation above the loop serves
    *  every iteration, and the loop can be partitioned without defining the buffer twice (a
-   *  register tile C_local[MR * NR] under the loop of a partial row tile). Fills `outer`
-   *  (outermost first) and returns the rest of the body; a parallel loop keeps its own.
+   *  register tile C_local[MR * NR] under the loop of a partial row tile); so are those that
+   *  open the body of a nest of serial loops that is the whole body. Fills `outer` (outermost
+   *  first) and returns the rest of the body; a parallel loop keeps its own.
    */
   static Stmt TakeLeadingAllocations(const ForNode* op, std::vector<Stmt>* outer) {
     if (op->for_kind != ForKind::kSerial && op->for_kind != ForKind::kUnrolled) return op->body;
@@ -165,6 +166,17 @@ class LoopPartitioner : public StmtExprMutator {
         body = decl->body;
       } else {
         break;
+      }
+    }
+    // None opens the body, which is a serial loop: the allocations that open that loop's body
+    // (recursively) come out of the whole nest, for the same reason (a register tile under the
+    // column loop inside the loop of the partial row tile: rows outside the columns).
+    auto* inner = AsPtr<ForNode>(body);
+    if (outer->empty() && inner != nullptr) {
+      Stmt rest = TakeLeadingAllocations(inner, outer);
+      if (!outer->empty()) {
+        body = ForNode::Make(inner->loop_var, inner->min, inner->extent, inner->for_kind, rest,
+                             inner->thread_binding, inner->annotations, inner->span);
       }
     }
     return body;

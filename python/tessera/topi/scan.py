@@ -36,14 +36,21 @@ def _scan(data, axis, dtype, exclusive, binop, identity, what):
         cast = lambda v: expr_ops.cast(v, dtype)  # noqa: E731
         with ib.for_range(0, before * after, name="line", kind="parallel") as line:
             base = (line // after) * length * after + line % after
+            # The running value in a one-element local buffer (a register), not read back from
+            # the output: a store and a reload per element would put the store-to-load latency
+            # into the chain of additions (cumsum of 2048 x 2048 float32 rows, one thread,
+            # AVX2: 16.7 -> 4.9 ms; numpy 16.9 ms).
+            acc = ib.allocate(dtype, (1,), name="acc", scope="local")
             if exclusive:
-                out[base] = expr_ops.const(identity, dtype)
+                acc[0] = expr_ops.const(identity, dtype)
             else:
-                out[base] = cast(src[base])
+                acc[0] = cast(src[base])
+            out[base] = acc[0]
             with ib.for_range(0, length - 1, name="k") as k:
                 at = base + (k + 1) * after
                 prev = base + k * after
-                out[at] = binop(out[prev], cast(src[prev] if exclusive else src[at]))
+                acc[0] = binop(acc[0], cast(src[prev] if exclusive else src[at]))
+                out[at] = acc[0]
         return ib.get()
 
     return te.extern([data.shape], [data], body, dtype=[dtype], name=f"T_{what}",

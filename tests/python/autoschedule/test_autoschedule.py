@@ -172,12 +172,20 @@ def test_column_sum_vectorizes_across_columns():
 def test_total_reduction_keeps_vector_accumulators_per_thread():
     sch = ts.autoschedule(ops.total_sum(1 << 17), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder", "fuse",
-                          "rfactor", "get_loops", "split", "reorder", "parallel", "unroll",
-                          "vectorize", "decompose_reduction"]
+                          "rfactor", "get_loops", "split", "reorder", "parallel", "cache_write",
+                          "reverse_compute_at", "unroll", "vectorize", "annotate",
+                          "decompose_reduction"]
     script = sch.mod.script()
+    # 512 KB, more than the L2 cache of the facts (4 KB): the loop of each thread's accumulators
+    # prefetches 8 KB ahead, 128 iterations of four 16-byte vectors
+    assert '"pragma_prefetch": 128' in script
     # two threads, each with four 4-lane accumulators: 32 partial sums, added at the end
     assert 'S_rf = T.alloc_buffer((32, 1))' in script
     assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
+    # each thread accumulates in a local array of its own (registers), copied out at its end
+    lowered = ts.lower(sch.mod, target="c").script()
+    local = lowered.index('S_rf_local = T.decl_buffer((16,), scope="local")')
+    assert lowered.index("T.parallel(2)") < local
     a = rand(1 << 17)
     out = np.zeros(1, "float32")
     ts.build(sch.mod, target="c")(a, out)
@@ -192,6 +200,11 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     got = np.zeros((), "int32")
     ts.build(f, target="c")(x, got)
     assert got == x.min()
+    lib = ts.build(sch.mod, target="c")
+    assert "__builtin_prefetch" in lib.get_source()
+    # a sum that fits the L2 cache prefetches nothing
+    small = ts.autoschedule(ops.total_sum(512), target="c", facts=SMALL)
+    assert "rfactor" in kinds(small) and "annotate" not in kinds(small)
     # too short to split into vector accumulators: left as it was
     assert "rfactor" not in kinds(ts.autoschedule(ops.total_sum(6), target="c", facts=SMALL))
 
@@ -233,9 +246,14 @@ def test_row_reduction_combines_its_partial_results_in_the_row_loop():
     sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
                           facts=SMALL)
     assert sch.mod.script().count("T.parallel(") == 1
+    # 64 KB of rows, more than the L2 cache of the facts (4 KB): both passes prefetch 8 KB
+    # ahead in their streaming loops (128 iterations of four 16-byte vector accumulators)
+    assert sch.mod.script().count('"pragma_prefetch": 128') == 2
     a[3, 17] = a[3, 200] = 2.0  # ties: the first index
     idx = np.zeros(64, "int32")
-    ts.build(sch.mod, target="c")(a, idx)
+    lib = ts.build(sch.mod, target="c")
+    assert "__builtin_prefetch" in lib.get_source()
+    lib(a, idx)
     np.testing.assert_array_equal(idx, a.argmax(1))
 
 
@@ -369,6 +387,25 @@ def test_matmul_partial_row_tile(epilogue):
     out = np.zeros((100, 64), "float32")
     ts.build(sch.mod, target="c")(*([a, b, bias] if epilogue else [a, b]), out)
     np.testing.assert_allclose(out, expected, rtol=1e-4)
+
+
+@pytest.mark.parametrize("k,rows", [(8, 6), (32, 4)])
+def test_batch_matmul_partial_row_tile_where_the_reduction_is_short(k, rows):
+    # AVX2 facts: a batched product whose reduction (8) is no longer than a row of Y (16) gets
+    # the 6 x 16 tile though 6 does not divide 50 rows (rows outside the columns; the tail in a
+    # loop of its own, no tests left); with a longer reduction (32) the 4 x 16 tile that divides.
+    facts = {"vector_bits": 256, "vector_registers": 16, "cores": 2}
+    func = ops.batch_matmul(2, 1, 52 if rows == 4 else 50, k, 16)
+    sch = ts.autoschedule(func, target="c", facts=facts)
+    splits = [line for line in sch.trace.as_python() if "sch.split" in line]
+    assert f"factors=[None, {rows}]" in splits[0]
+    lowered = ts.lower(sch.mod, target="c", stage="loop").script()
+    assert "if " not in lowered
+    m = 52 if rows == 4 else 50
+    a, b = rand(2, 1, m, k), rand(2, 1, k, 16)
+    out = np.zeros((2, 1, m, 16), "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4)
 
 
 @pytest.mark.parametrize("dense", [False, True])

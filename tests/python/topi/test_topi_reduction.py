@@ -1,5 +1,7 @@
 """Reductions and scans against numpy: axes (None, int, tuple, negative), keepdims, dtypes."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -156,3 +158,24 @@ def test_errors():
         topi.min(A, axis="x")
     with pytest.raises(TesseraValueError, match="out of range"):
         topi.cumsum(A, axis=5)
+
+
+def test_scan_carries_its_running_value_in_a_local_buffer():
+    # The running value lives in a one-element local buffer (a register); the output is only
+    # written, never read back (a reload per element would add the store-to-load latency to the
+    # chain of additions).
+    import tessera as ts
+
+    A = te.placeholder((4, 64), "float32", name="A")
+    f = te.create_prim_func([A, topi.cumsum(A, axis=1)])
+    text = ts.lower(f, target="c").script()
+    assert 'T.allocate([1], "float32", "local")' in text
+    # the element stores (`buf[index] = value`)
+    stores = [line.strip().split(" = ", 1) for line in text.splitlines()
+              if re.match(r"\s*\w+\[.*\] = ", line)]
+    assert sum("T_cumsum" in lhs for lhs, _ in stores) == 2  # the first element, the others
+    assert not any("T_cumsum" in rhs for _, rhs in stores)
+    a = random((4, 64), "float32")
+    out = np.zeros((4, 64), "float32")
+    ts.build(f, target="c")(a, out)
+    np.testing.assert_allclose(out, np.cumsum(a, axis=1), rtol=1e-5, atol=1e-5)

@@ -1,6 +1,7 @@
 """tir.LoopPartition: constant loops split where an inner `if` stops being provable (tails)."""
 
 import numpy as np
+import pytest
 
 import tessera as ts
 from tessera.script import tir as T
@@ -129,5 +130,66 @@ def test_register_tile_allocation_moves_above_a_partitioned_row_loop():
     rng = np.random.default_rng(0)
     a, b = rng.random((m, k), dtype="float32"), rng.random((k, n), dtype="float32")
     c = np.zeros((m, n), "float32")
+    lib(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+
+def _tile_rows_outside_columns(parallel_columns):
+    """A 6-row register tile over 20 rows with the rows outside the columns (a batched
+    product's order): the tile is allocated in the body of the column loop."""
+    m, n, k = 20, 16, 8
+
+    @T.prim_func
+    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
+           C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.block("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    sch = Schedule(mm)
+    block = sch.get_block("C")
+    i, j, r = sch.get_loops(block)
+    wb = sch.cache_write(block, 0, "local")
+    io, ii = sch.split(i, [None, 6])
+    jo, ji = sch.split(j, [None, 8])
+    sch.reorder(io, jo, r, ii, ji)
+    sch.reverse_compute_at(wb, jo)
+    sch.unroll(ii)
+    if parallel_columns:
+        sch.parallel(jo)
+    sch.decompose_reduction(block, r)
+    return sch.mod
+
+
+def _allocations(text):
+    # `T.allocate(...)`, or `T.decl_buffer(...)` without data= (an allocation with its buffer)
+    return [line for line in text.splitlines()
+            if "T.allocate(" in line or ("T.decl_buffer(" in line and "data=" not in line)]
+
+
+@pytest.mark.parametrize("parallel_columns", [False, True])
+def test_register_tile_allocation_moves_out_of_a_serial_column_loop(parallel_columns):
+    # Serial columns: the allocation, in the body of the column loop that is the whole body of
+    # the row-tile loop, moves above the row loop, which splits into 3 full tiles without tests
+    # and a tail. Parallel columns: each iteration (thread) keeps its own tile, so the
+    # allocation stays in the parallel loop and the row loop keeps its tests.
+    mod = _tile_rows_outside_columns(parallel_columns)
+    text = ts.lower(mod, target="c", stage="loop").script()
+    (alloc,) = _allocations(text)
+    if parallel_columns:
+        assert "if " in text
+        assert text.index("T.parallel(") < text.index(alloc)
+    else:
+        assert "for i_0, j_0 in T.grid(3, 2)" in text
+        assert "if " not in text
+        assert text.index(alloc) < text.index("for i_0, j_0 in T.grid(3, 2)")
+    lib = ts.build(mod, target="c")
+    rng = np.random.default_rng(0)
+    a, b = rng.random((20, 8), dtype="float32"), rng.random((8, 16), dtype="float32")
+    c = np.zeros((20, 16), "float32")
     lib(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
