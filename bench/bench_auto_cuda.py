@@ -6,6 +6,7 @@ events (warm-up calls, then repeats of back-to-back calls; the best repeat count
 size prints its error and the benchmark goes on with the next.
 
     PYTHONPATH=python python bench/bench_auto_cuda.py [--sizes 1024 2048 4096] [--out DIR]
+        [--no-variants | --variant-sizes 2048 4096]
 
 Prints a table, saves bench/auto_cuda.png (with matplotlib) and, with --out, copies the plot and
 writes auto_cuda.json there. Prints that it skipped when there is no GPU (or under the CPU
@@ -30,20 +31,27 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
          ("fp16 in, fp32 acc, fp16 out", "float16", "float32", "float16", None),
          ("fp32", "float32", "float32", "float32", None))
 # Variants of the automatic schedule of the fp16 matmul, through the target facts it reads
-# (--no-variants skips them). The default: 128 x 128 x 64 block tiles, 8 warps of 64 x 32, a
-# 3-stage cp.async pipeline (107520 bytes of dynamic shared memory). The variants: the
-# pipeline's depth (2 stages; 1 = none, synchronous copies as before), 64 x 64 warp tiles
-# (4 x 4 fragments: fewer shared-memory fragment loads per mma; 4 warps on 128 x 128, 8 warps
-# on 128 x 256), 32-deep reduction tiles (less shared memory), the H100/H200 SM count.
-VARIANTS = (("fp16 var: 2 stages", "float16", "float32", "float32", {"pipeline_stages": 2}),
+# (--no-variants skips them; --variant-sizes picks their sizes). The default: 128 x 128 x 64
+# block tiles, 4 warps of 64 x 64, a 3-stage cp.async pipeline (107520 bytes of dynamic shared
+# memory), the SM count and opt-in shared memory of the GPU. The variants: the previous default
+# (8 warps of 64 x 32) and no pipeline (synchronous copies), as baselines; 32-deep reduction
+# tiles in 4 stages (75776 bytes: 2 blocks per SM by shared memory); 4 stages of 64-deep tiles
+# (143360 bytes); the A100's SM count (108); block rasterization (8 or 4 block rows per block
+# column, sharing B tiles in L2); B fragments loaded one at a time (fewer live registers).
+VARIANTS = (("fp16 var: w64x32 (old default)", "float16", "float32", "float32", {"mma_warp_n": 32}),
             ("fp16 var: no pipeline", "float16", "float32", "float32", {"pipeline_stages": 1}),
-            ("fp16 var: warp 64x64", "float16", "float32", "float32", {"mma_warp_n": 64}),
-            ("fp16 var: 128x256 w64x64", "float16", "float32", "float32",
-             {"mma_block_n": 256, "mma_warp_n": 64}),
-            ("fp16 var: 128x256 w64x64 2st", "float16", "float32", "float32",
-             {"mma_block_n": 256, "mma_warp_n": 64, "pipeline_stages": 2}),
-            ("fp16 var: bk32", "float16", "float32", "float32", {"shared_memory_bytes": 32768}),
-            ("fp16 var: sm132", "float16", "float32", "float32", {"sm_count": 132}))
+            ("fp16 var: bk32 4 stages", "float16", "float32", "float32",
+             {"mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: 4 stages", "float16", "float32", "float32", {"pipeline_stages": 4}),
+            ("fp16 var: sm108", "float16", "float32", "float32", {"sm_count": 108}),
+            ("fp16 var: swizzle 8", "float16", "float32", "float32", {"mma_swizzle": 8}),
+            ("fp16 var: swizzle 4", "float16", "float32", "float32", {"mma_swizzle": 4}),
+            ("fp16 var: stream B", "float16", "float32", "float32", {"mma_stream_b": 1}),
+            ("fp16 var: stream B bk32 4st", "float16", "float32", "float32",
+             {"mma_stream_b": 1, "mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: swizzle 8 bk32 4st", "float16", "float32", "float32",
+             {"mma_swizzle": 8, "mma_block_k": 32, "pipeline_stages": 4}))
+VARIANT_SIZES = (2048, 4096)
 
 
 def matmul(n, dtype, acc, out):
@@ -157,6 +165,8 @@ def main(argv=None):
     parser.add_argument("--out", help="a folder for auto_cuda.json and the plot")
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the fp16 variants of the schedule (other target facts)")
+    parser.add_argument("--variant-sizes", type=int, nargs="+", default=list(VARIANT_SIZES),
+                        help="the sizes of the variants (default: 2048 4096)")
     args = parser.parse_args(argv)
 
     import tessera as ts
@@ -186,24 +196,26 @@ def main(argv=None):
     dev = ts.cuda(0)
     print(f"GPU: {torch.cuda.get_device_name(0)} (sm_{_core.cuda_compute_capability(0)}), "
           f"torch {torch.__version__}, NVRTC {_core.nvrtc_version()}")
-    header = (f"{'n':>6} {'kind':>28} {'TC':>3} {'sched ms':>8} {'build s':>7} {'tessera ms':>10} "
+    header = (f"{'n':>6} {'kind':>30} {'TC':>3} {'sched ms':>8} {'build s':>7} {'tessera ms':>10} "
               f"{'TFLOP/s':>8} {'cuBLAS ms':>9} {'TFLOP/s':>8} {'ratio':>6} {'rel err':>8}")
     print(header)
     rows, failures = [], 0
-    kinds = KINDS + (() if args.no_variants else VARIANTS)
-    for label, dtype, acc, out, facts in kinds:
-        for n in args.sizes:
+    kinds = [(kind, args.sizes) for kind in KINDS]
+    if not args.no_variants:
+        kinds += [(kind, args.variant_sizes) for kind in VARIANTS]
+    for (label, dtype, acc, out, facts), sizes in kinds:
+        for n in sizes:
             try:
                 row = run_case(ts, torch, n, dtype, acc, out, dev, facts)
             except Exception as err:  # one size failing must not stop the others
                 failures += 1
-                print(f"{n:>6} {label:>28} FAILED: {type(err).__name__}: {err}".splitlines()[0][:400])
+                print(f"{n:>6} {label:>30} FAILED: {type(err).__name__}: {err}".splitlines()[0][:400])
                 traceback.print_exc(limit=4)
                 rows.append({"n": n, "dtype": dtype, "acc": acc, "out": out, "facts": facts, "error": f"{type(err).__name__}: {err}"[:2000]})
                 continue
             row["kind"] = label
             rows.append(row)
-            print(f"{n:>6} {label:>28} {'yes' if row['tensor_cores'] else 'no':>3} "
+            print(f"{n:>6} {label:>30} {'yes' if row['tensor_cores'] else 'no':>3} "
                   f"{row['autoschedule_ms']:8.1f} {row['build_s']:7.2f} {row['tessera_ms']:10.3f} "
                   f"{row['tessera_tflops']:8.2f} {row['cublas_ms']:9.3f} {row['cublas_tflops']:8.2f} "
                   f"{row['ratio']:6.2f} {row['max_rel_err']:8.1e}", flush=True)

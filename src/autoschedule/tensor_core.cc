@@ -46,14 +46,6 @@ int64_t SharedBytes(int64_t bm, int64_t bn, int64_t bk) {
   return 2 * (bm * (bk + 8) + bk * (bn + 8));
 }
 
-/*! \brief The largest of `options` that divides `n`, or 0. */
-int64_t LargestDividing(int64_t n, std::initializer_list<int64_t> options) {
-  for (int64_t o : options) {
-    if (n % o == 0) return o;
-  }
-  return 0;
-}
-
 /*! \brief The largest power of two from `cap` down to 16 that divides `n`, or 0. */
 int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
   for (int64_t o = 256; o >= 16; o /= 2) {
@@ -62,17 +54,19 @@ int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
   return 0;
 }
 
-/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 128) x 64
- *  with warp tiles of mma_warp_m x mma_warp_n (64 x 32: 8 warps of 4 x 2 accumulator
- *  fragments, 4 A and 2 B fragments per k step) where the shape allows; halved along the larger
- *  side while the grid would not give every SM a block; smaller where the shape does not
- *  divide. */
+/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 128) x
+ *  mma_block_k (64) with warp tiles of mma_warp_m x mma_warp_n (64 x 64: 4 warps of 4 x 4
+ *  accumulator fragments, 4 A and 4 B fragments per k step) where the shape allows; halved
+ *  along the larger side while the grid would leave more than a quarter of the SMs without a
+ *  block; smaller where the shape does not divide. */
 TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts) {
   TensorCoreTile t;
   t.bm = LargestDividingUpTo(m, std::max(16, facts.mma_block_m));
   t.bn = LargestDividingUpTo(n, std::max(16, facts.mma_block_n));
   const int64_t want_blocks = std::max(1, facts.sm_count);
-  while ((m / t.bm) * (n / t.bn) < want_blocks && std::max(t.bm, t.bn) > 64) {
+  // (a grid of 3/4 of the SMs or more stays: halving again would double the blocks' fixed
+  // costs, the prologue and the fragment stores, for the last few SMs)
+  while (4 * (m / t.bm) * (n / t.bn) < 3 * want_blocks && std::max(t.bm, t.bn) > 64) {
     if (t.bm >= t.bn) {
       t.bm /= 2;
     } else {
@@ -82,8 +76,11 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
   // The reduction step: 64 where the two tiles fit the shared memory (twice the mma work per
   // copy and barrier of 32, which the other resident blocks' copies hide better, as nothing
   // pipelines the copies), else 32 or 16.
-  t.bk = LargestDividing(k, {32, 16});
-  if (k % 64 == 0 && SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) t.bk = 64;
+  t.bk = LargestDividingUpTo(k, std::min(32, std::max(16, facts.mma_block_k)));
+  if (facts.mma_block_k >= 64 && k % 64 == 0 &&
+      SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) {
+    t.bk = 64;
+  }
   // Warps: on tiles of 128 or more, bm / mma_warp_m rows and bn / mma_warp_n columns of them
   // (2 x 4 by default); 2 on a smaller side (at least one fragment per warp).
   auto warps = [](int64_t tile, int warp_tile) {
@@ -189,9 +186,27 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     auto is = sch.Split(loops[0], {none, I(t.wm), I(fm), I(16)}, true, false);
     auto js = sch.Split(loops[1], {none, I(t.wn), I(fn), I(16)}, true, false);
     auto ks = sch.Split(loops[2], {none, I(t.bk / 16), I(16)}, true, false);
-    sch.Reorder({is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2], is[3], js[3], ks[2]});
-    sch.Bind(is[0], "blockIdx.y");
-    sch.Bind(js[0], "blockIdx.x");
+    // With mma_stream_b the fragment loop runs B fragments outside A fragments, so that each
+    // B fragment is loaded once, right before its column of mma (one live B fragment).
+    if (facts.mma_stream_b) {
+      sch.Reorder({is[0], js[0], is[1], js[1], ks[0], ks[1], js[2], is[2], is[3], js[3], ks[2]});
+    } else {
+      sch.Reorder({is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2], is[3], js[3], ks[2]});
+    }
+    // Block rasterization (mma_swizzle = G > 1 dividing the block rows): blockIdx.x walks G
+    // block rows of one block column before the next column, so that blocks resident at the
+    // same time read the same B tiles (and G A tiles) from L2.
+    const int64_t row_blocks = m / t.bm, swizzle = facts.mma_swizzle;
+    if (swizzle > 1 && row_blocks > swizzle && row_blocks % swizzle == 0 && n / t.bn > 1) {
+      auto rows = sch.Split(is[0], {none, I(swizzle)}, true, false);
+      sch.Reorder({rows[0], js[0], rows[1]});
+      LoopRV x = sch.Fuse({js[0], rows[1]}, true);
+      sch.Bind(rows[0], "blockIdx.y");
+      sch.Bind(x, "blockIdx.x");
+    } else {
+      sch.Bind(is[0], "blockIdx.y");
+      sch.Bind(js[0], "blockIdx.x");
+    }
     sch.Bind(is[1], "threadIdx.y");
     sch.Bind(js[1], "threadIdx.z");
     // The accumulator fragments of a warp, stored to C after the reduction.
@@ -221,7 +236,7 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     sch.ComputeAt(frag_a, ks[1], false, -1);
     BlockRV frag_b = sch.CacheRead(block, b_index, "wmma.matrix_b", {});
     taken->push_back(name_of(frag_b));
-    sch.ComputeAt(frag_b, ks[1], false, -1);
+    sch.ComputeAt(frag_b, facts.mma_stream_b ? js[2] : ks[1], false, -1);
     // The k0 loop's body is the A copy, the B copy and the k1 loop: pipelined, the copies of
     // step k0 + stages - 1 are issued asynchronously. With 2 stages the copies come first in a
     // step (they run while the mma of the previous step does); with more, after the mma (the

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -112,6 +113,9 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(mma_block_n),
       TESSERA_FACT(mma_warp_m),
       TESSERA_FACT(mma_warp_n),
+      TESSERA_FACT(mma_block_k),
+      TESSERA_FACT(mma_swizzle),
+      TESSERA_FACT(mma_stream_b),
   };
   return fields;
 }
@@ -122,9 +126,12 @@ const std::vector<Field>& Fields() {
 void TargetFacts::Override(const std::string& name, int64_t value) {
   for (const Field& f : Fields()) {
     if (name != f.name) continue;
-    if (value <= 0) {
+    // (the switches of the tensor-core rule may be 0, off)
+    const bool switch_fact = name == "mma_swizzle" || name == "mma_stream_b";
+    if (value < 0 || (value == 0 && !switch_fact)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-          << "target fact '" << name << "' must be positive, got " << value;
+          << "target fact '" << name << "' must be " << (switch_fact ? "0 or more" : "positive")
+          << ", got " << value;
     }
     if (name == "vector_bits" && (value % 32 != 0)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
@@ -173,21 +180,34 @@ const TargetFacts& HostFacts() {
   return facts;
 }
 
-TargetFacts FactsForTarget(const std::string& target) {
-  std::string kind = target.substr(0, target.find(' '));
-  if (kind == "c" || kind == "llvm" || kind.empty()) return HostFacts();
-  if (kind == "cuda") {
+static const TargetFacts& CudaFacts() {
+  // The sm_80 limits, with the SM count and the opt-in shared memory of GPU 0 where the CUDA
+  // driver sees one (read once; not under the emulator, whose kernels run on the host).
+  static const TargetFacts facts = [] {
     TargetFacts f;
     f.kind = "cuda";
     f.isa = "cuda";
     f.vector_bits = 128;  // float4 loads and stores
     f.vector_registers = 255;
-    f.cores = f.sm_count;
     f.l1_bytes = 128 * 1024;
     f.l2_bytes = 40 * 1024 * 1024;
     f.l3_bytes = f.l2_bytes;
+    int sms = 0;
+    int64_t optin = 0;
+    if (runtime::cuda::DeviceLimits(0, &sms, &optin)) {
+      f.sm_count = sms;
+      f.shared_memory_optin_bytes = optin;
+    }
+    f.cores = f.sm_count;
     return f;
-  }
+  }();
+  return facts;
+}
+
+TargetFacts FactsForTarget(const std::string& target) {
+  std::string kind = target.substr(0, target.find(' '));
+  if (kind == "c" || kind == "llvm" || kind.empty()) return HostFacts();
+  if (kind == "cuda") return CudaFacts();
   TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
       << "the automatic schedule supports the targets 'c', 'llvm' and 'cuda', not '" << target
       << "'";

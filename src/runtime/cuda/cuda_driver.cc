@@ -28,6 +28,8 @@ using CUstream = void*;
 using CUdeviceptr = unsigned long long;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrMaxSharedMemoryPerBlockOptin = 97;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 
 struct Driver {
@@ -204,6 +206,26 @@ int ComputeCapability(int device) {
   Check(d, d.DeviceGetAttribute(&major, kAttrComputeCapabilityMajor, dev), "cuDeviceGetAttribute");
   Check(d, d.DeviceGetAttribute(&minor, kAttrComputeCapabilityMinor, dev), "cuDeviceGetAttribute");
   return major * 10 + minor;
+}
+
+bool DeviceLimits(int device, int* sm_count, int64_t* shared_memory_optin_bytes) {
+  if (emu::Enabled()) return false;
+  try {
+    Driver& d = Enter(device);
+    CUdevice dev;
+    int sms = 0, optin = 0;
+    if (d.DeviceGet(&dev, device) != 0 ||
+        d.DeviceGetAttribute(&sms, kAttrMultiprocessorCount, dev) != 0 ||
+        d.DeviceGetAttribute(&optin, kAttrMaxSharedMemoryPerBlockOptin, dev) != 0 || sms <= 0 ||
+        optin <= 0) {
+      return false;
+    }
+    *sm_count = sms;
+    *shared_memory_optin_bytes = optin;
+    return true;
+  } catch (const Error&) {  // no driver, no GPU: the caller keeps its defaults
+    return false;
+  }
 }
 
 void* DeviceAlloc(int device, size_t bytes) {

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
-from tessera import te
+from tessera import _core, te
 
 from cuda_support import requires_gpu, requires_nvrtc
 
@@ -30,8 +30,9 @@ def matmul_f16(m, n, k, out="float32"):
     return te.create_prim_func([a, b, c])
 
 
-# The facts of a schedule without the software pipeline (one copy of the tiles, synchronous).
-UNPIPELINED = {"pipeline_stages": 1}
+# The facts of a schedule without the software pipeline (one copy of the tiles, synchronous),
+# with the warp tiles of 64 x 32 that were the default before 64 x 64 measured better.
+UNPIPELINED = {"pipeline_stages": 1, "mma_warp_n": 32}
 
 
 def trace_of(func, facts=None):
@@ -49,6 +50,11 @@ def test_tensor_core_schedule():
     assert "factors=[None, 2, 4, 16]" in trace and "factors=[None, 4, 2, 16]" in trace
     assert "factors=[None, 4, 16]" in trace
     assert trace.count("sch.vectorize") == 2 and trace.count("factor=32, offset=8") == 2
+    # By default 2 x 2 warps of 64 x 64 (4 x 4 fragments), the block rows and columns as they
+    # are, each warp's A and B fragments of a k step loaded before its mma.
+    default = trace_of(matmul_f16(2048, 2048, 2048))
+    assert default.count("factors=[None, 2, 4, 16]") == 2 and "factors=[None, 4, 16]" in default
+    assert 'thread_axis="blockIdx.x"' in default and "sch.fuse(l" not in default.split("cache_write")[0]
     # A small grid halves the tile so that every SM gets blocks; a reduction of 32 steps by 32.
     small = trace_of(matmul_f16(256, 256, 32))
     assert "factors=[None, 2, 2, 16]" in small and "factors=[None, 2, 16]" in small
@@ -214,8 +220,9 @@ def test_pipelined_source_and_ptxas(arch, tmp_path):
     launch = [ln for ln in lib.get_source().splitlines() if "tessera_cuda_launch(\"" in ln]
     assert launch and "107520" in launch[0]
     ptx = lib.get_source("ptx")
-    # A and B copies of 4 x 16 bytes per thread, in the two prologue steps and the steady loop.
-    assert ptx.count("cp.async.cg.shared.global") == 3 * 2 * 4
+    # A and B copies of 8 x 16 bytes per thread (128 threads: 4 warps of 64 x 64), in the two
+    # prologue steps and the steady loop.
+    assert ptx.count("cp.async.cg.shared.global") == 3 * 2 * 8
     assert "cp.async.commit_group" in ptx and "cp.async.wait_group 1" in ptx
     assert "cp.async.wait_group 0" in ptx
     assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
@@ -227,4 +234,52 @@ def test_pipelined_source_and_ptxas(arch, tmp_path):
                          capture_output=True, text=True, check=True).stderr
     assert "0 bytes spill stores, 0 bytes spill loads" in out, out
     regs = int(re.search(r"Used (\d+) registers", out).group(1))
-    assert regs <= 255 // 2 + 1, out  # (2 blocks of 256 threads per SM by registers)
+    # (4 x 4 accumulators of 8 floats per thread alone take 128 registers; 222 on sm_90 with
+    # CUDA 13: 2 blocks of 128 threads per SM by registers, as by shared memory)
+    assert regs * 128 * 2 <= 65536, out
+
+
+def test_cuda_facts_from_the_device_and_overrides():
+    # The SM count and the opt-in shared memory come from GPU 0 where the driver sees one; the
+    # sm_80 values (108 SMs, 163 KB) without one and under the emulator. Explicit facts win.
+    from cuda_support import EMULATED, GPU_OK
+
+    facts = ts.autoschedule.target_facts("cuda")
+    if EMULATED or not GPU_OK:
+        assert facts["sm_count"] == 108 and facts["shared_memory_optin_bytes"] == 163 * 1024
+    assert facts["sm_count"] > 0 and facts["cores"] == facts["sm_count"]
+    assert facts["mma_warp_m"] == 64 and facts["mma_warp_n"] == 64 and facts["mma_block_k"] == 64
+    assert facts["mma_swizzle"] == 0 and facts["mma_stream_b"] == 0
+    over = ts.autoschedule.target_facts("cuda", {"sm_count": 7, "shared_memory_optin_bytes": 1 << 16,
+                                                 "mma_swizzle": 0})
+    assert over["sm_count"] == 7 and over["shared_memory_optin_bytes"] == 1 << 16
+    with pytest.raises(ValueError, match="'sm_count' must be positive, got 0"):
+        ts.autoschedule.target_facts("cuda", {"sm_count": 0})
+    with pytest.raises(ValueError, match="'mma_swizzle' must be 0 or more, got -1"):
+        ts.autoschedule.target_facts("cuda", {"mma_swizzle": -1})
+    # The SM count decides how far a small grid's tiles are halved: 64 blocks of 128 x 128 for
+    # 1024 x 1024 leave more than a quarter of 108 or 132 SMs idle, 128 of 64 x 128 do not
+    # (rows: 2 warps of 2 fragments; columns: 2 warps of 4).
+    for sms in (108, 132):
+        trace = trace_of(matmul_f16(1024, 1024, 1024), {"sm_count": sms})
+        assert "factors=[None, 2, 2, 16]" in trace and "factors=[None, 2, 4, 16]" in trace
+    assert "factors=[None, 2, 4, 16]" not in trace_of(matmul_f16(1024, 1024, 1024), {"sm_count": 200})
+
+
+@requires_gpu
+@pytest.mark.skipif(_core.cuda_emulator_enabled() and not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="15 s on the emulator; set TESSERA_SLOW_CUDA_TESTS=1")
+def test_default_warp_tiles_match_numpy():
+    # 128 x 128 x 192 with the default tiles kept (sm_count 1: no halving for a small grid): one
+    # block of 2 x 2 warps of 64 x 64 (4 x 4 fragments), three 64-deep k0 steps in 3 stages.
+    func = matmul_f16(128, 128, 192)
+    trace = trace_of(func, {"sm_count": 1})
+    assert trace.count("factors=[None, 2, 4, 16]") == 2 and "ann_val=[0, 0, 2]" in trace
+    rng = np.random.default_rng(3)
+    a = (rng.random((128, 192)) - 0.5).astype("float16")
+    b = (rng.random((192, 128)) - 0.5).astype("float16")
+    lib = build_scheduled(func, {"sm_count": 1})
+    dev = ts.cuda(0)
+    c = ts.nd.empty((128, 128), "float32", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)

@@ -21,6 +21,11 @@ bool DriverAvailable(std::string* why = nullptr);
  *  tessera::Error (kRuntime) "CUDA driver not found: ..." without a driver. */
 int ComputeCapability(int device);
 
+/*! \brief The multiprocessor count and the dynamic shared memory a block may opt in to of GPU
+ *  `device`, read from the real driver; false (nothing set) without one, under the emulator,
+ *  or on any driver error. Never throws. */
+bool DeviceLimits(int device, int* sm_count, int64_t* shared_memory_optin_bytes);
+
 /*! \brief Device memory of GPU `device` (the primary context is made current). */
 void* DeviceAlloc(int device, size_t bytes);
 void DeviceFree(int device, void* ptr);
