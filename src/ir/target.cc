@@ -8,7 +8,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -180,6 +179,13 @@ const TargetFacts& HostFacts() {
   return facts;
 }
 
+namespace {
+// Set by the CUDA runtime (a higher layer) when it is linked in; see SetCudaDeviceLimitsProbe.
+CudaDeviceLimitsProbe cuda_device_limits_probe = nullptr;
+}  // namespace
+
+void SetCudaDeviceLimitsProbe(CudaDeviceLimitsProbe probe) { cuda_device_limits_probe = probe; }
+
 static const TargetFacts& CudaFacts() {
   // The sm_80 limits, with the SM count and the opt-in shared memory of GPU 0 where the CUDA
   // driver sees one (read once; not under the emulator, whose kernels run on the host).
@@ -194,7 +200,7 @@ static const TargetFacts& CudaFacts() {
     f.l3_bytes = f.l2_bytes;
     int sms = 0;
     int64_t optin = 0;
-    if (runtime::cuda::DeviceLimits(0, &sms, &optin)) {
+    if (cuda_device_limits_probe != nullptr && cuda_device_limits_probe(&sms, &optin)) {
       f.sm_count = sms;
       f.shared_memory_optin_bytes = optin;
     }

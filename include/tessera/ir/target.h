@@ -64,6 +64,12 @@ struct TargetFacts {
 
 /*! \brief The host CPU's facts, detected on first use (cpuid, sysfs, sched_getaffinity). */
 const TargetFacts& HostFacts();
+/*! \brief Reads GPU 0's SM count and opt-in shared memory per block; false where there is no
+ *  GPU. The CUDA runtime (a higher layer than ir/) registers one when it is loaded, so that the
+ *  "cuda" facts describe the device without ir/ depending on the runtime. */
+using CudaDeviceLimitsProbe = bool (*)(int* sm_count, int64_t* shared_memory_optin_bytes);
+void SetCudaDeviceLimitsProbe(CudaDeviceLimitsProbe probe);
+
 /*! \brief The facts of a target kind: "c" and "llvm" are the host, "cuda" a GPU (sm_80 limits). */
 TargetFacts FactsForTarget(const std::string& target);
 

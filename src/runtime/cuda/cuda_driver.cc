@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tessera/ir/target.h"
 #include "tessera/runtime/cuda/emulator.h"
 #include "tessera/support/error.h"
 
@@ -227,6 +228,14 @@ bool DeviceLimits(int device, int* sm_count, int64_t* shared_memory_optin_bytes)
     return false;
   }
 }
+
+namespace {
+// The "cuda" target's facts (ir/, a lower layer) read GPU 0's limits through this probe.
+[[maybe_unused]] const bool device_limits_probe_registered = [] {
+  SetCudaDeviceLimitsProbe([](int* sms, int64_t* optin) { return DeviceLimits(0, sms, optin); });
+  return true;
+}();
+}  // namespace
 
 void* DeviceAlloc(int device, size_t bytes) {
   if (emu::Enabled()) {
