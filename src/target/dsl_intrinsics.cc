@@ -2,6 +2,7 @@
 #include "tessera/target/dsl_intrinsics.h"
 
 #include <set>
+#include <stdexcept>
 
 #include "tessera/ir/op.h"
 
@@ -151,6 +152,32 @@ DslIntrinsic Own(const std::string& name, const std::string& form,
   d.saturate = saturate;
   d.split = split;
   return d;
+}
+
+// A 4x4 matrix product of two 16-bit float vectors into the 16 float32 a pointer addresses.
+DslIntrinsic Matrix(const std::string& name, const std::string& lane_fn, const std::string& doc,
+                    const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, name, "matrix", {"float16", "bfloat16"}, {}, "all", {}, lane_fn, doc, describe);
+  d.effect = "writes_memory";
+  return d;
+}
+
+// Whether all or any lanes of a mask are active.
+DslIntrinsic MaskReduce(const std::string& name, const std::string& lane_fn, const std::string& doc,
+                        const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, name, "mask_reduce", {"bool"}, {}, "operand", {}, lane_fn, doc, describe);
+  d.num_inputs = 1;
+  return d;
+}
+
+CallEffect EffectOf(const DslIntrinsic& d) {
+  if (d.effect == "pure") return CallEffect::kPure;
+  if (d.effect == "reads_memory") return CallEffect::kReadState;
+  if (d.effect == "writes_memory") return CallEffect::kUpdateState;
+  if (d.effect == "opaque") return CallEffect::kOpaque;
+  throw std::logic_error("DSL intrinsic S." + d.name + ": unknown effect '" + d.effect + "'");
 }
 
 }  // namespace
@@ -324,6 +351,41 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
         d.plain_op = "Select";
         return d;
       }(),
+      // ---- Matrix products into memory ----
+      Matrix("vmml", "matmul",
+             "4x4 matrix product of ``x`` (row-major) and ``y`` (column-major) as 16 float32 at "
+             "ptr.",
+             "args: ptr, x, y: 4x4 matrix product written as 16 floats."),
+      Matrix("vmma", "matmul_acc", "As S.vmml, added to the 16 float32 at ``acc_ptr``.",
+             "args: ptr, x, y: 4x4 matrix product added to 16 floats."),
+      // ---- Masks ----
+      MaskReduce("vall", "all", "Whether every lane of the mask is active (a scalar bool).",
+                 "Whether every lane of a mask is active."),
+      MaskReduce("vany", "any", "Whether any lane of the mask is active (a scalar bool).",
+                 "Whether any lane of a mask is active."),
+      [] {
+        DslIntrinsic d =
+            Entry("const_mask", "const_mask", "const_mask", {}, {}, "all", {}, "const_mask",
+                  "A constant mask from a bool list or a mask string; its lanes are "
+                  "the list's (the string's expansion).",
+                  "A constant mask: one bool immediate per lane, lane 0 first.");
+        d.c_name = "__vmov";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Entry("tail_mask", "tail_mask", "tail_mask", {}, {}, "all", {}, "tail_mask",
+                  "Lanes below ``n`` are active; ``n`` may be a "
+                  "runtime value.",
+                  "Lanes below the (runtime) count are active.");
+        d.c_name = "__vtail_mask";
+        d.num_inputs = 1;
+        return d;
+      }(),
+      // ---- Power (a float vector or scalar and an exponent) ----
+      Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
+            "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",
+            "args: x, y: lane-wise x^y."),
   };
   return *table;
 }
@@ -343,15 +405,18 @@ const bool kRegistered = [] {
     // An empty op: a TIR node or op (plain_op), not registered here.
     if (d.op.empty() || !done.insert(d.op).second) continue;
     OpRegEntry& reg = (*new OpRegEntry(d.op))
-                          .set_effect(CallEffect::kPure)
+                          .set_effect(EffectOf(d))
                           .set_attr("dsl.name", d.c_name)
                           .set_attr("dsl.form", d.form)
                           .describe(d.describe);
+    if (d.num_inputs >= 0) reg.set_num_inputs(d.num_inputs);
     if (!d.split.empty()) reg.set_attr("dsl.split", d.split);
     // A scalar operand: dsl.AlignVectorWidth computes the call in lane 0 of a native vector
     // (with an all-lanes mask where the op takes one).
     if (!d.scalar_elements.empty()) {
       reg.set_attr("dsl.scalar", d.mask == "false" ? "lane0_mask" : "lane0");
+      // The power form's exponent is a data operand too.
+      if (d.form == "power") reg.set_attr("dsl.scalar_operands", "2");
     }
     // return_idx=True (the reduce form's argument 2) needs an X3 target: the op attributes
     // dsl.VerifyTargetFeatures reads.

@@ -3,8 +3,9 @@
 // (dsl.vaddh ... dsl.vminh, dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt,
 // dsl.visnan, dsl.visinf, dsl.visfinite, dsl.vrpadd, dsl.vrpmax, dsl.vrpmin, dsl.vasrr,
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
-// dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint). dsl.AlignVectorWidth splits a multiple
-// width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
+// dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
+// dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow). dsl.AlignVectorWidth splits a
+// multiple width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
 // each native part reduced into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
@@ -29,15 +30,6 @@ TESSERA_REGISTER_OP("dsl.barrier")
     .describe("Wait for every running TEC of the core.");
 
 // ---- Masks and lanes ----
-TESSERA_REGISTER_OP("dsl.const_mask")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vmov")
-    .describe("A constant mask: one bool immediate per lane, lane 0 first.");
-TESSERA_REGISTER_OP("dsl.tail_mask")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vtail_mask")
-    .describe("Lanes below the (runtime) count are active.");
 TESSERA_REGISTER_OP("dsl.mask_repack")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vmask_repack")
@@ -55,16 +47,6 @@ TESSERA_REGISTER_OP("dsl.set_lane")
     .set_num_inputs(3)
     .set_effect(CallEffect::kPure)
     .describe("Vector or mask args[0] with lane args[1] replaced by args[2].");
-TESSERA_REGISTER_OP("dsl.vall")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vall")
-    .describe("Whether every lane of a mask is active.");
-TESSERA_REGISTER_OP("dsl.vany")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vany")
-    .describe("Whether any lane of a mask is active.");
 
 // ---- Conversions between native vectors ----
 TESSERA_REGISTER_OP("dsl.vcvt")
@@ -155,12 +137,6 @@ TESSERA_REGISTER_OP("dsl.flush_cache")
 
 // ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
 // "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
-TESSERA_REGISTER_OP("dsl.vpow")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vpow")
-    .set_attr("dsl.scalar", "lane0")
-    .set_attr("dsl.scalar_operands", "2")
-    .describe("args: x, y: lane-wise x^y.");
 TESSERA_REGISTER_OP("dsl.undef_inactive")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vundef_inactive")
@@ -268,14 +244,6 @@ TESSERA_REGISTER_OP("dsl.vstore_scatter")
     .describe(
         "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
         "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather.");
-TESSERA_REGISTER_OP("dsl.vmml")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vmml")
-    .describe("args: ptr, x, y: 4x4 matrix product written as 16 floats.");
-TESSERA_REGISTER_OP("dsl.vmma")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vmma")
-    .describe("args: ptr, x, y: 4x4 matrix product added to 16 floats.");
 TESSERA_REGISTER_OP("dsl.printf")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "printf")

@@ -58,7 +58,17 @@ struct DslIntrinsic {
    *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y (TIR nodes Mul, `plain_op`).
    *  "clip": (x, min_val, max_val), a vector or scalar and two values of its type (TIR nodes
    *  Max, `plain_op`). "select": (x, y), vectors or masks of one type, the TIR node `plain_op`
-   *  choosing by the mask. */
+   *  choosing by the mask.
+   *  "matrix": (ptr, x, y), two float16x16 or bfloat16x16 vectors and a pointer to 16 float32:
+   *  the 4x4 product of x (row-major) and y (column-major) written there ("matmul") or added
+   *  to what is there ("matmul_acc"); no result.
+   *  "mask_reduce": (mask), a mask (or a compile-time bool list): a bool, whether "all" or
+   *  "any" of its lanes are active.
+   *  "power": (x, exponent), a float vector or scalar and an exponent of its type (a number is
+   *  broadcast); the result has x's type.
+   *  "const_mask": (x), a compile-time bool list or mask string: a mask of its lanes.
+   *  "tail_mask": (n, lanes), a count and a compile-time lane count: a mask whose lanes below n
+   *  are active (constant lanes where n is a constant, else `op`). */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
@@ -72,7 +82,7 @@ struct DslIntrinsic {
    *  "excluded" (the op takes the mask; inactive lanes are left out of the reduction),
    *  "undefined_masks_false" (undefined for integer vectors, false for masks), "keep"
    *  (inactive lanes keep the first operand: the accumulator, x), "select" (the mask chooses
-   *  between x and y; no mask: x). */
+   *  between x and y; no mask: x), "operand" (the mask is the operand: mask_reduce). */
   std::string mask;
   /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
    *  that signedness); "return_idx" (reduce: the index of the extreme lane in lane 1; X3
@@ -103,6 +113,11 @@ struct DslIntrinsic {
   /*! \brief narrow: the op of to_h=True (32-bit lanes to 16-bit results), registered as `op`
    *  (entries may share ops: each is registered once). */
   std::string to_h_op;
+  /*! \brief What a call does besides computing its result: "pure" (nothing), "reads_memory",
+   *  "writes_memory" (through a pointer operand), "opaque" (anything); the op's CallEffect. */
+  std::string effect = "pure";
+  /*! \brief The op's argument count (checked where a call is built); -1: any. */
+  int num_inputs = -1;
 };
 
 /*! \brief Every intrinsic declared in the table, in declaration order. */

@@ -32,13 +32,18 @@ def test_table_entries_are_registered_everywhere():
                                              "vadd", "vsub", "vmul", "vdiv", "vmod",
                                              "vnsr", "vnsrsr", "vmull", "vmulh", "vdot",
                                              "vqdot", "vdpa", "vqdpa", "vfmae", "vfmao",
-                                             "abs", "rint", "fma", "clip", "vsel"])
+                                             "abs", "rint", "fma", "clip", "vsel",
+                                             "vmml", "vmma", "vall", "vany", "const_mask",
+                                             "tail_mask", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
              "invert": "undefined_masks_false", "arith": "undefined", "narrow": "undefined",
              "widen": "undefined", "dot": "excluded", "dot_acc": "excluded", "fma_half": "keep",
-             "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select"}
+             "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select",
+             "matrix": "all", "mask_reduce": "operand", "const_mask": "all", "tail_mask": "all",
+             "power": "all"}
+    effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
         assert d["mask"] == masks[d["form"]]
@@ -60,6 +65,8 @@ def test_table_entries_are_registered_everywhere():
             continue
         op = _core.Op.get(d["op"])
         assert op.get_attr("dsl.name") == d["c_name"]
+        # The op's effect and argument count are the entry's.
+        assert op.effect == effects[d["effect"]] and op.num_inputs == d["num_inputs"]
         assert d["op"] in CALLS
         if d["to_h_op"]:  # S.vnsr(to_h=True): a second op, as registered and dispatched
             assert d["to_h_op"] in CALLS and _core.Op.get(d["to_h_op"]).get_attr("dsl.name")
@@ -305,3 +312,63 @@ def test_compare_logic_and_arith_run_in_pysim_and_compiled():
         assert got[64:96].tolist() == want_sel.tolist()
         assert got[96:128].tolist() == want_max.tolist()
         assert got[128:].tolist() == want_xor.tolist()
+
+
+def test_matrix_mask_and_power_checks_come_from_the_table():
+    assert BY_NAME["vmml"]["effect"] == "writes_memory" and BY_NAME["vall"]["effect"] == "pure"
+    assert BY_NAME["pow"]["elements"] == ("float16", "float32", "bfloat16")
+    assert _core.Op.get("dsl.vpow").get_attr("dsl.scalar_operands") == "2"
+
+    @S.prim_func
+    def matrix_int(a: S.ptr("int16", "global"), o: S.ptr("fp32", "global")):
+        v = S.vload(a)
+        S.vmml(o, v, v)
+
+    assert ('S.vmml: Argument type mismatch: expects two float16x16 or bfloat16x16 operands, '
+            'got "int16x16" and "int16x16"') in _lower_error(matrix_int)
+
+    @S.prim_func
+    def pow_int(a: S.ptr("int32", "global")):
+        S.vstore(S.pow(S.vload(a), 2), a)
+
+    assert ('S.pow: the arg "x" has unsupported type "int32x8"; expected elements of float16, '
+            'float32, bfloat16') in _lower_error(pow_int)
+
+    @S.prim_func
+    def vall_int(a: S.ptr("int32", "global")):
+        if S.vall(3):
+            a[0] = 1
+
+    assert "expects a mask, got" in _lower_error(vall_int)
+
+
+@S.prim_func
+def matrix_mask_power(a: S.ptr("fp16", "global"), f: S.ptr("fp32", "global"),
+                      o: S.ptr("fp32", "global"), n: S.int32):
+    x = S.vload(a)
+    S.vmml(o, x, x)
+    if S.get_local_id() == 0:  # every TEC runs the kernel: accumulate once
+        S.vmma(o + 16, x, x)
+    m = S.tail_mask(n, 8)
+    if S.vany(m):
+        o[32] = 1.0
+    if S.vall(m):
+        o[33] = 1.0
+    S.vstore(S.pow(S.vload(f), 2.0), o + 40, mask=S.const_mask("4T4F"))
+
+
+def test_matrix_mask_and_power_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = (np.arange(16) % 5 - 2).astype(np.float16)
+    f = np.linspace(-2, 2, 8).astype(np.float32)
+    o = np.zeros(48, np.float32)
+    o[16:32] = 1.0
+    (_, _, co, _), (_, _, so, _) = run_both(matrix_mask_power, a, f, o, 5)
+    x = a.astype(np.float32).reshape(4, 4)
+    prod = (x @ x.T).reshape(-1)  # y is read column-major: column j is y's row j
+    want = np.zeros(48, np.float32)
+    want[:16], want[16:32], want[32] = prod, prod + 1.0, 1.0
+    want[40:44] = f[:4] ** 2
+    for got in (co, so):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -6,7 +6,8 @@ S.vsl, S.vror; the comparisons S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, 
 the logic S.vand, S.vor, S.vxor, S.vinv; the arithmetic S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod;
 the narrowing shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; the dot products
 S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs,
-S.rint, S.clip and S.vsel.
+S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall, S.vany,
+S.const_mask, S.tail_mask; S.pow.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -15,11 +16,12 @@ import ast
 from ... import _core
 from ._registry import intrinsic
 from ._util import call
-from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _pairwise, _rint,
-                    _select, _sum_lanes, _widening)
+from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _matrix, _pairwise,
+                    _rint, _select, _sum_lanes, _widening)
 from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scalar
 from .compare import _classify, _compare, _extreme, _extreme_lane
-from .mathfuncs import _math_arg
+from .mathfuncs import _math_arg, _pow
+from .predicate import _const_mask, _mask_reduce, _tail_mask
 
 
 def _pairwise_form(entry, name, op, elements):
@@ -226,20 +228,61 @@ def _select_form(entry, name, op, elements):
     return impl
 
 
+def _matrix_form(entry, name, op, elements):
+    if entry["lane_fn"] == "matmul_acc":
+        def impl(p, node, acc_ptr, x, y):
+            _matrix(p, node, name, op, acc_ptr, x, y, elements)
+    else:
+        def impl(p, node, ptr, x, y):
+            _matrix(p, node, name, op, ptr, x, y, elements)
+    return impl
+
+
+def _mask_reduce_form(entry, name, op, elements):
+    every = {"all": True, "any": False}[entry["lane_fn"]]
+
+    def impl(p, node, mask):
+        return _mask_reduce(p, node, name, op, every, mask)
+    return impl
+
+
+def _const_mask_form(entry, name, op, elements):
+    def impl(p, node, x):
+        return _const_mask(p, node, name, x)
+    return impl
+
+
+def _tail_mask_form(entry, name, op, elements):
+    def impl(p, node, n, lanes):
+        return _tail_mask(p, node, name, op, n, lanes)
+    return impl
+
+
+def _power_form(entry, name, op, elements):
+    scalars = tuple(entry["scalar_elements"])
+
+    def impl(p, node, x, exponent):
+        return _pow(p, node, name, op, x, exponent, elements, scalars)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
           "invert": _invert_form, "arith": _arith_form, "narrow": _narrow_form,
           "widen": _widen_form, "dot": _dot_form, "dot_acc": _dot_acc_form,
           "fma_half": _fma_half_form, "unary": _unary_form, "fma": _fma_form,
-          "clip": _clip_form, "select": _select_form}
+          "clip": _clip_form, "select": _select_form, "matrix": _matrix_form,
+          "mask_reduce": _mask_reduce_form, "const_mask": _const_mask_form,
+          "tail_mask": _tail_mask_form, "power": _power_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
           "logic": "undefined_masks_false", "invert": "undefined_masks_false",
           "arith": "undefined", "narrow": "undefined", "widen": "undefined", "dot": "excluded",
           "dot_acc": "excluded", "fma_half": "keep", "unary": "undefined", "fma": "keep",
-          "clip": "keep", "select": "select"}
+          "clip": "keep", "select": "select", "matrix": "all", "mask_reduce": "operand",
+          "const_mask": "all", "tail_mask": "all", "power": "all"}
 
 
 def _define(entry):

@@ -235,7 +235,7 @@ for _n, _f in _MATH.items():
     CALLS[f"tir.{_n}"] = _float_fn(_f)
 
 
-@handler("tir.pow", "dsl.vpow")
+@handler("tir.pow")
 def _pow(it, e, a):
     return _out(np.power(np.asarray(a[0], np.float32), np.asarray(a[1], np.float32)), e.dtype)
 
@@ -515,6 +515,30 @@ def _nsr(it, e, a):
     return _out(_wrap(out, rtype), rtype)
 
 
+def _matrix(accumulate):
+    """The matrix form (dsl.vmml, dsl.vmma): a 4x4 product written (added) through a pointer."""
+    def impl(it, e, a):
+        ptr = a[0]
+        x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
+        y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
+        # The compiled kernel's order: the accumulator (or 0) first, then the products by k, each
+        # product and sum rounded to float32.
+        prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4).astype(np.float32) \
+            if accumulate else np.zeros((4, 4), np.float32)
+        for k in range(4):
+            prod = prod + x[:, k:k + 1] * y[:, k][None, :]
+        it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
+    return impl
+
+
+def _const_mask(it, e, a):
+    return np.array([bool(v) for v in a], bool)
+
+
+def _tail_mask(it, e, a):
+    return np.arange(_lanes_of(e.dtype)) < int(a[0])
+
+
 # The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
 # function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
@@ -534,7 +558,13 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "dot": lambda d: _dot(_DOT_GROUPS[d["lane_fn"]], d["saturate"]),
           "dot_acc": lambda d: _vdpa,
           "fma_half": lambda d: _fma_half(d["lane_fn"] == "fma_odd"),
-          "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]]}
+          "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]],
+          "matrix": lambda d: _matrix(d["lane_fn"] == "matmul_acc"),
+          "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
+          "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,
+          "power": lambda d: _pow}
+_MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
+                "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
 _SATURATING = {"add_saturate": np.add, "sub_saturate": np.subtract}
 # Entries without an op build TIR only (their plain_op): a TIR op of CALLS or a node of BINARY.
@@ -546,16 +576,6 @@ for _d in _core.dsl_intrinsics():
 
 
 # ---- masks, lanes, conversions --------------------------------------------------------------
-
-
-@handler("dsl.const_mask")
-def _const_mask(it, e, a):
-    return np.array([bool(v) for v in a], bool)
-
-
-@handler("dsl.tail_mask")
-def _tail_mask(it, e, a):
-    return np.arange(_lanes_of(e.dtype)) < int(a[0])
 
 
 @handler("dsl.vmake")
@@ -573,16 +593,6 @@ def _set_lane(it, e, a):
     v = np.array(a[0], copy=True)
     v[int(a[1])] = a[2]
     return v
-
-
-@handler("dsl.vall")
-def _vall(it, e, a):
-    return np.bool_(np.all(a[0]))
-
-
-@handler("dsl.vany")
-def _vany(it, e, a):
-    return np.bool_(np.any(a[0]))
 
 
 @handler("dsl.vcvt")
@@ -652,25 +662,6 @@ def _scatter(it, e, a):
     for i in range(v.size):  # in lane order: a later lane wins on a repeated index
         if m[i]:
             it.access_ptr(e, ptr, _scalar_elem(e.args[1]), [idx[i]], value=v[i:i + 1])
-
-
-def _matrix(accumulate):
-    def impl(it, e, a):
-        ptr = a[0]
-        x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
-        y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
-        # The compiled kernel's order: the accumulator (or 0) first, then the products by k, each
-        # product and sum rounded to float32.
-        prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4).astype(np.float32) \
-            if accumulate else np.zeros((4, 4), np.float32)
-        for k in range(4):
-            prod = prod + x[:, k:k + 1] * y[:, k][None, :]
-        it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
-    return impl
-
-
-CALLS["dsl.vmml"] = _matrix(False)
-CALLS["dsl.vmma"] = _matrix(True)
 
 
 _PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
