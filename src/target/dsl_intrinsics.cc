@@ -172,6 +172,17 @@ DslIntrinsic MaskReduce(const std::string& name, const std::string& lane_fn, con
   return d;
 }
 
+// A permutation of lanes: the TIR node `node` (Shuffle: constant lane indices), or `op` where
+// the lanes depend on runtime values.
+DslIntrinsic Permute(const std::string& name, const std::string& op, const std::string& form,
+                     std::vector<std::string> elements, std::vector<std::string> keywords,
+                     const std::string& node, const std::string& doc, const std::string& describe) {
+  DslIntrinsic d = Entry(name, op, form, std::move(elements), {}, "all", std::move(keywords),
+                         node.empty() ? op : node, doc, describe);
+  d.plain_op = node;
+  return d;
+}
+
 CallEffect EffectOf(const DslIntrinsic& d) {
   if (d.effect == "pure") return CallEffect::kPure;
   if (d.effect == "reads_memory") return CallEffect::kReadState;
@@ -380,6 +391,59 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
                   "Lanes below the (runtime) count are active.");
         d.c_name = "__vtail_mask";
         d.num_inputs = 1;
+        return d;
+      }(),
+      // ---- Permutations (constant ones are Shuffle nodes; runtime ones dsl.vperm) ----
+      Permute("vconcat", "", "concat", With(With(kInts, kFloats), {"bool"}), {"part"}, "Shuffle",
+              "Concatenate 2-4 vectors (or masks), or the ``part`` half of each.", ""),
+      Permute("vsplit", "", "split", With(With(kInts, kFloats), {"bool"}), {}, "Shuffle",
+              "A multiple-width vector as a tuple of native vectors. A mask splits into native "
+              "masks (8, 16 or 32 lanes): those of the data it compares (``x_i16x32 > 0``: two "
+              "of 16 lanes), else as few as possible (parts of 32 lanes, else 16, else 8).",
+              ""),
+      Permute("vzip", "", "zip", With(With(kInts, kFloats), {"bool"}), {"part"}, "Shuffle",
+              "Interleave ``x0 y0 x1 y1 ...``; with ``part`` only that half of each input.", ""),
+      Permute("vrevs", "", "reverse", With(With(kInts, kFloats), {"bool"}), {}, "Shuffle",
+              "Lane order reversed (vectors or masks).", ""),
+      Permute("vreplic", "", "replicate", With(kInts, kFloats), {"index"}, "Shuffle",
+              "Lane ``index`` of ``x`` broadcast to every lane.", ""),
+      Permute("vsldl", "", "slide", With(kInts, kFloats), {}, "Shuffle",
+              "``concat(x[shift:], y[:shift])``; ``shift`` is an immediate.", ""),
+      Permute("vshfl", "vperm", "rotate", With(kInts, kFloats), {}, "Shuffle",
+              "Rotate lanes toward lane 0: lane i <- x[(i + shift) mod n]; ``shift`` may be "
+              "runtime. A multiple-width vector rotates as one vector (with an immediate "
+              "``shift``).",
+              "args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, "
+              "else 0."),
+      Permute("vtbl", "vperm", "lookup", With(kInts, kFloats), {}, "",
+              "``table`` is 2-4 vectors read as one array; lane i <- table[indices[i]], 0 when "
+              "the index is out of range.",
+              "args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, "
+              "else 0."),
+      [] {
+        DslIntrinsic d = Permute("vcompt", "vcompt", "compress", With(kInts, kFloats), {}, "",
+                                 "Active lanes packed to the bottom; the rest are zero.",
+                                 "args: x, mask: active lanes packed to the bottom, zeros above.");
+        d.mask = "packed";
+        d.lane_fn = "zeros";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Permute("vcompc", "vcompc", "compress", With(kInts, kFloats), {}, "",
+                    "Active lanes of ``x`` packed to the bottom, then ``y[0], y[1], ...``.",
+                    "args: x, y, mask: active lanes of x packed, then y from lane 0.");
+        d.mask = "packed";
+        d.lane_fn = "concat";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d = Permute("vbcast", "", "broadcast", {}, {"lanes"}, "Broadcast",
+                                 "The scalar ``x`` in every lane (native lanes of its type unless "
+                                 "``lanes`` is given).",
+                                 "");
+        d.scalar_elements = With(kInts, kFloats);
+        d.mask = "undefined";
         return d;
       }(),
       // ---- Power (a float vector or scalar and an exponent) ----

@@ -4,8 +4,8 @@
 // dsl.visnan, dsl.visinf, dsl.visfinite, dsl.vrpadd, dsl.vrpmax, dsl.vrpmin, dsl.vasrr,
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
 // dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
-// dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow). dsl.AlignVectorWidth splits a
-// multiple width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
+// dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
+// dsl.vcompc). dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
 // each native part reduced into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
@@ -143,10 +143,6 @@ TESSERA_REGISTER_OP("dsl.undef_inactive")
     .describe(
         "args: x, mask: x, whose inactive lanes the program must not read (the value itself on "
         "the host; PySim fills them with a fixed pattern).");
-TESSERA_REGISTER_OP("dsl.vperm")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vperm")
-    .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
 // ---- Combined logic (dsl.CombineInstructions) ----
 TESSERA_REGISTER_OP("dsl.vbclr")
@@ -221,14 +217,6 @@ TESSERA_REGISTER_OP("dsl.vzip_high")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vzip_high")
     .describe("args: a, b: the high halves interleaved.");
-TESSERA_REGISTER_OP("dsl.vcompt")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcompt")
-    .describe("args: x, mask: active lanes packed to the bottom, zeros above.");
-TESSERA_REGISTER_OP("dsl.vcompc")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcompc")
-    .describe("args: x, y, mask: active lanes of x packed, then y from lane 0.");
 
 // ---- Intrinsic library: memory, printing, profiling ----
 TESSERA_REGISTER_OP("dsl.vload_gather")

@@ -68,7 +68,19 @@ struct DslIntrinsic {
    *  broadcast); the result has x's type.
    *  "const_mask": (x), a compile-time bool list or mask string: a mask of its lanes.
    *  "tail_mask": (n, lanes), a count and a compile-time lane count: a mask whose lanes below n
-   *  are active (constant lanes where n is a constant, else `op`). */
+   *  are active (constant lanes where n is a constant, else `op`).
+   *  Permutations, the TIR node `plain_op` (Shuffle: constant lane indices; Broadcast) or `op`
+   *  where lanes depend on runtime values: "concat": (inps, part), 2-4 vectors or masks of one
+   *  type, all lanes or one half ("low", "high", "even", "odd") of each, in order; "split": (x),
+   *  a multiple-width vector or mask: a tuple of native parts; "zip": (x, y, part), x0 y0 x1
+   *  y1 ... (of one half with part); "reverse": (x), the lanes in reverse order; "replicate":
+   *  (x, index), lane index in every lane (a runtime index: a Broadcast); "slide": (x, y,
+   *  shift), x[shift:] then y[:shift] (an immediate shift); "rotate": (x, shift), lane i from
+   *  x[(i + shift) mod n] (a runtime shift: `op`, a two-vector lookup); "lookup": (table,
+   *  indices), 2-4 native vectors read as one array, lane i from table[indices[i]] or 0 (`op`
+   *  on each pair); "compress": (x, mask) or (x, y, mask), the active lanes of x packed to the
+   *  bottom, then zeros ("zeros") or y's lanes ("concat"); "broadcast": (x, lanes), a scalar
+   *  in every lane. */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
@@ -82,13 +94,15 @@ struct DslIntrinsic {
    *  "excluded" (the op takes the mask; inactive lanes are left out of the reduction),
    *  "undefined_masks_false" (undefined for integer vectors, false for masks), "keep"
    *  (inactive lanes keep the first operand: the accumulator, x), "select" (the mask chooses
-   *  between x and y; no mask: x), "operand" (the mask is the operand: mask_reduce). */
+   *  between x and y; no mask: x), "operand" (the mask is the operand: mask_reduce),
+   *  "packed" (the mask picks the lanes packed: compress). */
   std::string mask;
   /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
    *  that signedness); "return_idx" (reduce: the index of the extreme lane in lane 1; X3
    *  targets only, checked by dsl.VerifyTargetFeatures through the op attributes "dsl.x3_arg"
    *  and "dsl.x3_feature"); "with_round", "saturate" (shift: the flag that selects `op` over
-   *  `plain_op`); "r" (with mask=, inactive lanes from r instead of undefined). */
+   *  `plain_op`); "r" (with mask=, inactive lanes from r instead of undefined); the
+   *  permutations' "part", "index", "lanes". */
   std::vector<std::string> keywords;
   /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min" (pairwise); the
    *  math function "exp", "log", ... (math); "clz", "cls", "brevs", "popcount" (bits); "isnan",

@@ -34,7 +34,9 @@ def test_table_entries_are_registered_everywhere():
                                              "vqdot", "vdpa", "vqdpa", "vfmae", "vfmao",
                                              "abs", "rint", "fma", "clip", "vsel",
                                              "vmml", "vmma", "vall", "vany", "const_mask",
-                                             "tail_mask", "pow"])
+                                             "tail_mask", "vconcat", "vsplit", "vzip", "vrevs",
+                                             "vreplic", "vsldl", "vshfl", "vtbl", "vcompt",
+                                             "vcompc", "vbcast", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -42,7 +44,9 @@ def test_table_entries_are_registered_everywhere():
              "widen": "undefined", "dot": "excluded", "dot_acc": "excluded", "fma_half": "keep",
              "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select",
              "matrix": "all", "mask_reduce": "operand", "const_mask": "all", "tail_mask": "all",
-             "power": "all"}
+             "power": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
+             "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
+             "compress": "packed", "broadcast": "undefined"}
     effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
@@ -372,3 +376,47 @@ def test_matrix_mask_and_power_run_in_pysim_and_compiled():
     want[40:44] = f[:4] ** 2
     for got in (co, so):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_permutation_checks_come_from_the_table():
+    assert BY_NAME["vshfl"]["op"] == "dsl.vperm" and BY_NAME["vshfl"]["plain_op"] == "Shuffle"
+    assert BY_NAME["vtbl"]["op"] == "dsl.vperm" and BY_NAME["vconcat"]["op"] == ""
+    assert BY_NAME["vcompt"]["mask"] == "packed" and "bool" in BY_NAME["vzip"]["elements"]
+
+    @S.prim_func
+    def compc_mismatch(a: S.ptr("int32", "global"), b: S.ptr("uint32", "global")):
+        S.vstore(S.vcompc(S.vload(a), S.vload(b), "4T4F"), a)
+
+    assert ('S.vcompc: Argument type mismatch: "int32x8" vs. "uint32x8"'
+            in _lower_error(compc_mismatch))
+
+
+@S.prim_func
+def permutations(a: S.ptr("int32", "global"), o: S.ptr("int32", "global"), n: S.int32):
+    x, y = S.vload(a), S.vload(a + 8)
+    S.vstore(S.vzip(x, y, "low"), o)
+    S.vstore(S.vsldl(x, y, 3), o + 8)
+    S.vstore(S.vrevs(S.vshfl(x, n)), o + 16)
+    S.vstore(S.vcompc(x, y, "2T2F2T2F"), o + 24)
+    lo, hi = S.vsplit(S.vconcat((y, x)))
+    S.vstore(S.vtbl((lo, hi), S.vreplic(S.vcompt(x, "4F4T"), 1)), o + 32)
+    S.vstore(S.vbcast(a[n]), o + 40)
+
+
+def test_permutations_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = np.array([3, 9, 1, 12, 5, 15, 2, 7, 100, 101, 102, 103, 104, 105, 106, 107], np.int32)
+    o = np.zeros(48, np.int32)
+    (_, co, _), (_, so, _) = run_both(permutations, a, o, 3)
+    x, y = a[:8], a[8:]
+    want = np.concatenate([
+        np.stack([x[:4], y[:4]], 1).reshape(-1),
+        np.concatenate([x[3:], y[:3]]),
+        np.roll(x, -3)[::-1],
+        np.concatenate([x[[0, 1, 4, 5]], y[:4]]),
+        np.full(8, np.concatenate([y, x])[x[5]]),  # vcompt(x, "4F4T")[1] is x[5] = 15
+        np.full(8, a[3]),
+    ])
+    for got in (co, so):
+        assert got.tolist() == want.tolist()

@@ -7,7 +7,8 @@ the logic S.vand, S.vor, S.vxor, S.vinv; the arithmetic S.vadd, S.vsub, S.vmul, 
 the narrowing shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; the dot products
 S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs,
 S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall, S.vany,
-S.const_mask, S.tail_mask; S.pow.
+S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs,
+S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -21,6 +22,8 @@ from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _ma
 from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scalar
 from .compare import _classify, _compare, _extreme, _extreme_lane
 from .mathfuncs import _math_arg, _pow
+from .permutation import (_vbcast, _vcompc, _vcompt, _vconcat, _vreplic, _vrevs, _vshfl, _vsldl,
+                          _vsplit, _vtbl, _vzip)
 from .predicate import _const_mask, _mask_reduce, _tail_mask
 
 
@@ -266,6 +269,70 @@ def _power_form(entry, name, op, elements):
     return impl
 
 
+def _concat_form(entry, name, op, elements):
+    def impl(p, node, inps, part="all"):
+        return _vconcat(p, node, name, inps, part)
+    return impl
+
+
+def _split_form(entry, name, op, elements):
+    def impl(p, node, x):
+        return _vsplit(p, node, name, x)
+    return impl
+
+
+def _zip_form(entry, name, op, elements):
+    def impl(p, node, x, y, part="all"):
+        return _vzip(p, node, name, x, y, part)
+    return impl
+
+
+def _reverse_form(entry, name, op, elements):
+    def impl(p, node, x):
+        return _vrevs(p, node, name, x)
+    return impl
+
+
+def _replicate_form(entry, name, op, elements):
+    def impl(p, node, x, index=0):
+        return _vreplic(p, node, name, x, index)
+    return impl
+
+
+def _slide_form(entry, name, op, elements):
+    def impl(p, node, x, y, shift):
+        return _vsldl(p, node, name, x, y, shift)
+    return impl
+
+
+def _rotate_form(entry, name, op, elements):
+    def impl(p, node, x, shift):
+        return _vshfl(p, node, name, op, x, shift)
+    return impl
+
+
+def _lookup_form(entry, name, op, elements):
+    def impl(p, node, table, indices):
+        return _vtbl(p, node, name, op, table, indices)
+    return impl
+
+
+def _compress_form(entry, name, op, elements):
+    if entry["lane_fn"] == "zeros":  # S.vcompt: zeros above the packed lanes
+        def impl(p, node, x, mask):
+            return _vcompt(p, node, name, op, x, mask)
+    else:  # S.vcompc: y's lanes above them
+        def impl(p, node, x, y, mask):
+            return _vcompc(p, node, name, op, x, y, mask)
+    return impl
+
+
+def _broadcast_form(entry, name, op, elements):
+    def impl(p, node, x, mask=None, lanes=None):
+        return _vbcast(p, node, name, x, mask, lanes)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
@@ -274,7 +341,10 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "fma_half": _fma_half_form, "unary": _unary_form, "fma": _fma_form,
           "clip": _clip_form, "select": _select_form, "matrix": _matrix_form,
           "mask_reduce": _mask_reduce_form, "const_mask": _const_mask_form,
-          "tail_mask": _tail_mask_form, "power": _power_form}
+          "tail_mask": _tail_mask_form, "power": _power_form, "concat": _concat_form,
+          "split": _split_form, "zip": _zip_form, "reverse": _reverse_form,
+          "replicate": _replicate_form, "slide": _slide_form, "rotate": _rotate_form,
+          "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
@@ -282,7 +352,9 @@ _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "fa
           "arith": "undefined", "narrow": "undefined", "widen": "undefined", "dot": "excluded",
           "dot_acc": "excluded", "fma_half": "keep", "unary": "undefined", "fma": "keep",
           "clip": "keep", "select": "select", "matrix": "all", "mask_reduce": "operand",
-          "const_mask": "all", "tail_mask": "all", "power": "all"}
+          "const_mask": "all", "tail_mask": "all", "power": "all", "concat": "all",
+          "split": "all", "zip": "all", "reverse": "all", "replicate": "all", "slide": "all",
+          "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined"}
 
 
 def _define(entry):

@@ -362,7 +362,6 @@ def _undef(it, e, a):
     return np.where(m, x, fill).astype(x.dtype)
 
 
-@handler("dsl.vperm")
 def _perm(it, e, a):
     x, y = np.asarray(a[0]), np.asarray(a[1])
     n = x.size
@@ -372,14 +371,12 @@ def _perm(it, e, a):
     return table[idx].astype(x.dtype)
 
 
-@handler("dsl.vcompc")
 def _compc(it, e, a):
     x, y, m = np.asarray(a[0]), np.asarray(a[1]), np.asarray(a[2], bool)
     packed = x[m]
     return np.concatenate([packed, y[:x.size - packed.size]]).astype(x.dtype)
 
 
-@handler("dsl.vcompt")
 def _compt(it, e, a):
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
     return _compc(it, e, [x, np.zeros_like(x), m])
@@ -562,7 +559,8 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "matrix": lambda d: _matrix(d["lane_fn"] == "matmul_acc"),
           "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
           "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,
-          "power": lambda d: _pow}
+          "power": lambda d: _pow, "rotate": lambda d: _perm, "lookup": lambda d: _perm,
+          "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]]}
 _MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
                 "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
