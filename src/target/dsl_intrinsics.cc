@@ -183,6 +183,21 @@ DslIntrinsic Permute(const std::string& name, const std::string& op, const std::
   return d;
 }
 
+// The bits of an integer read as signed or unsigned (TIR's reinterpret).
+DslIntrinsic SameBits(const std::string& name, const std::string& lane_fn, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "", "same_bits", kInts, kInts, "all", {}, lane_fn, doc, "");
+  d.plain_op = "tir.reinterpret";
+  return d;
+}
+
+// A half of an 8- or 16-bit integer vector at double width (dsl.vcvt of that half).
+DslIntrinsic Extend(const std::string& name, const std::string& lane_fn, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "vcvt", "extend", {"int8", "uint8", "int16", "uint16"}, {}, "all",
+                         {}, lane_fn, doc, "");
+  d.num_inputs = 3;
+  return d;
+}
+
 CallEffect EffectOf(const DslIntrinsic& d) {
   if (d.effect == "pure") return CallEffect::kPure;
   if (d.effect == "reads_memory") return CallEffect::kReadState;
@@ -446,6 +461,38 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
         d.mask = "undefined";
         return d;
       }(),
+      // ---- Conversions (TIR Cast and reinterpret; dsl.vcvt converts selected lanes) ----
+      [] {
+        DslIntrinsic d = Entry(
+            "cast", "vcvt", "cast", With(With(kInts, kFloats), {"bool"}), {}, "all",
+            {"part", "saturate"}, "convert",
+            "Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. "
+            "A scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast; "
+            "``S.cast((lo, hi), \"int8\")`` narrows two vectors into one; a list of scalars is a "
+            "vector of them (``S.cast([0, 1, 2], \"float32\")`` is a float32x3).",
+            "args: x, first, stride: lanes first, first + stride, ... of x converted to the "
+            "call's native vector type (zero where x runs out).");
+        // Scalars convert through the TIR node Cast, never the op (no "dsl.scalar"): the form
+        // takes numbers and scalars without scalar_elements.
+        d.plain_op = "Cast";
+        d.num_inputs = 3;
+        return d;
+      }(),
+      SameBits("i", "signed", "The same bits as a signed integer of the same width and lanes."),
+      SameBits("u", "unsigned",
+               "The same bits as an unsigned integer of the same width and lanes."),
+      [] {
+        DslIntrinsic d =
+            Entry("reinterpret", "", "reinterpret", With(kInts, kFloats), With(kInts, kFloats),
+                  "all", {}, "tir.reinterpret",
+                  "Bit cast of a value, literal or pointer: the total bits must match.", "");
+        d.plain_op = "tir.reinterpret";
+        return d;
+      }(),
+      Extend("vxtl", "low",
+             "The low half of ``x`` extended to double width (sign- or zero-extended)."),
+      Extend("vxth", "high",
+             "The high half of ``x`` extended to double width (sign- or zero-extended)."),
       // ---- Power (a float vector or scalar and an exponent) ----
       Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
             "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",

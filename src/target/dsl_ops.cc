@@ -5,8 +5,9 @@
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
 // dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
 // dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
-// dsl.vcompc). dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
-// each native part reduced into lane 0 and the part results added into part 0.
+// dsl.vcompc, dsl.vcvt). dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split":
+// "parts", result part j from part j of each operand; "sum", each native part reduced into lane
+// 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
@@ -49,13 +50,6 @@ TESSERA_REGISTER_OP("dsl.set_lane")
     .describe("Vector or mask args[0] with lane args[1] replaced by args[2].");
 
 // ---- Conversions between native vectors ----
-TESSERA_REGISTER_OP("dsl.vcvt")
-    .set_num_inputs(3)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcvt")
-    .describe(
-        "args: x, first, stride: lanes first, first + stride, ... of x converted to the "
-        "call's native vector type (zero where x runs out).");
 TESSERA_REGISTER_OP("dsl.cast_no_zip")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)

@@ -80,7 +80,13 @@ struct DslIntrinsic {
    *  indices), 2-4 native vectors read as one array, lane i from table[indices[i]] or 0 (`op`
    *  on each pair); "compress": (x, mask) or (x, y, mask), the active lanes of x packed to the
    *  bottom, then zeros ("zeros") or y's lanes ("concat"); "broadcast": (x, lanes), a scalar
-   *  in every lane. */
+   *  in every lane.
+   *  Conversions: "cast": (x, dtype, part, saturate), a number, vector or tuple of vectors
+   *  converted to dtype (the TIR node `plain_op`, Cast; the lanes that part selects: `op`,
+   *  one native vector per call); "same_bits": (x), an integer read as signed ("signed") or
+   *  unsigned (`plain_op`, tir.reinterpret); "reinterpret": (x, dtype), a value, literal or
+   *  pointer as dtype of the same bits (`plain_op`); "extend": (x), the "low" or "high" half of
+   *  a native 8- or 16-bit integer vector at double width (`op`). */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */

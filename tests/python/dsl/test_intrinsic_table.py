@@ -36,7 +36,8 @@ def test_table_entries_are_registered_everywhere():
                                              "vmml", "vmma", "vall", "vany", "const_mask",
                                              "tail_mask", "vconcat", "vsplit", "vzip", "vrevs",
                                              "vreplic", "vsldl", "vshfl", "vtbl", "vcompt",
-                                             "vcompc", "vbcast", "pow"])
+                                             "vcompc", "vbcast", "cast", "i", "u",
+                                             "reinterpret", "vxtl", "vxth", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -46,7 +47,8 @@ def test_table_entries_are_registered_everywhere():
              "matrix": "all", "mask_reduce": "operand", "const_mask": "all", "tail_mask": "all",
              "power": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
              "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
-             "compress": "packed", "broadcast": "undefined"}
+             "compress": "packed", "broadcast": "undefined", "cast": "all", "same_bits": "all",
+             "reinterpret": "all", "extend": "all"}
     effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
@@ -420,3 +422,22 @@ def test_permutations_run_in_pysim_and_compiled():
     ])
     for got in (co, so):
         assert got.tolist() == want.tolist()
+
+
+def test_conversion_checks_come_from_the_table():
+    assert BY_NAME["cast"]["op"] == "dsl.vcvt" and BY_NAME["cast"]["plain_op"] == "Cast"
+    assert BY_NAME["vxtl"]["op"] == "dsl.vcvt" and BY_NAME["u"]["plain_op"] == "tir.reinterpret"
+    assert _core.Op.get("dsl.vcvt").num_inputs == 3
+
+    @S.prim_func
+    def extend_float(a: S.ptr("fp16", "global"), o: S.ptr("fp32", "global")):
+        S.vstore(S.cast(S.vxth(S.vload(a)), "float32"), o)
+
+    assert "expects an 8- or 16-bit integer vector" in _lower_error(extend_float)
+
+    @S.prim_func
+    def reinterpret_bits(a: S.ptr("int32", "global")):
+        S.vstore(S.reinterpret(S.vload(a), "int16x8"), a)
+
+    assert 'S.reinterpret: "int32x8" has 256 bits but "int16x8" has 128' in _lower_error(
+        reinterpret_bits)

@@ -8,7 +8,8 @@ the narrowing shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; t
 S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs,
 S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall, S.vany,
 S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs,
-S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast.
+S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast,
+S.i, S.u, S.reinterpret, S.vxtl, S.vxth.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -21,6 +22,7 @@ from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _ma
                     _rint, _select, _sum_lanes, _widening)
 from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scalar
 from .compare import _classify, _compare, _extreme, _extreme_lane
+from .conversion import _cast, _extend, _reinterpret, _same_bits
 from .mathfuncs import _math_arg, _pow
 from .permutation import (_vbcast, _vcompc, _vcompt, _vconcat, _vreplic, _vrevs, _vshfl, _vsldl,
                           _vsplit, _vtbl, _vzip)
@@ -333,6 +335,37 @@ def _broadcast_form(entry, name, op, elements):
     return impl
 
 
+def _cast_form(entry, name, op, elements):
+    def impl(p, node, x, dtype, part="all", saturate=None):
+        return _cast(p, node, name, op, x, dtype, part, saturate)
+    return impl
+
+
+def _same_bits_form(entry, name, op, elements):
+    signed = {"signed": True, "unsigned": False}[entry["lane_fn"]]
+    plain = entry["plain_op"]
+
+    def impl(p, node, x):
+        return _same_bits(p, node, name, plain, x, signed)
+    return impl
+
+
+def _reinterpret_form(entry, name, op, elements):
+    plain = entry["plain_op"]
+
+    def impl(p, node, x, dtype):
+        return _reinterpret(p, node, name, plain, x, dtype)
+    return impl
+
+
+def _extend_form(entry, name, op, elements):
+    part = entry["lane_fn"]  # "low", "high"
+
+    def impl(p, node, x):
+        return _extend(p, node, name, op, x, part)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
@@ -344,7 +377,9 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "tail_mask": _tail_mask_form, "power": _power_form, "concat": _concat_form,
           "split": _split_form, "zip": _zip_form, "reverse": _reverse_form,
           "replicate": _replicate_form, "slide": _slide_form, "rotate": _rotate_form,
-          "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form}
+          "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form,
+          "cast": _cast_form, "same_bits": _same_bits_form, "reinterpret": _reinterpret_form,
+          "extend": _extend_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
@@ -354,7 +389,8 @@ _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "fa
           "clip": "keep", "select": "select", "matrix": "all", "mask_reduce": "operand",
           "const_mask": "all", "tail_mask": "all", "power": "all", "concat": "all",
           "split": "all", "zip": "all", "reverse": "all", "replicate": "all", "slide": "all",
-          "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined"}
+          "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined",
+          "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all"}
 
 
 def _define(entry):

@@ -536,6 +536,19 @@ def _tail_mask(it, e, a):
     return np.arange(_lanes_of(e.dtype)) < int(a[0])
 
 
+def _vcvt(it, e, a):
+    x = np.asarray(a[0])
+    first, stride = int(a[1]), int(a[2])
+    n = _lanes_of(e.dtype)
+    src = str(e.args[0].dtype)
+    out = np.zeros(n, np_dtype(e.dtype))
+    idx = [first + k * stride for k in range(n)]
+    ok = [i for i in range(n) if idx[i] < x.size]
+    if ok:
+        out[ok] = cast(x[[idx[i] for i in ok]], src.split("x")[0] if "x" in src else src, e.dtype)
+    return out
+
+
 # The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
 # function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
@@ -560,7 +573,8 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
           "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,
           "power": lambda d: _pow, "rotate": lambda d: _perm, "lookup": lambda d: _perm,
-          "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]]}
+          "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]],
+          "cast": lambda d: _vcvt, "extend": lambda d: _vcvt}
 _MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
                 "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
@@ -591,20 +605,6 @@ def _set_lane(it, e, a):
     v = np.array(a[0], copy=True)
     v[int(a[1])] = a[2]
     return v
-
-
-@handler("dsl.vcvt")
-def _vcvt(it, e, a):
-    x = np.asarray(a[0])
-    first, stride = int(a[1]), int(a[2])
-    n = _lanes_of(e.dtype)
-    src = str(e.args[0].dtype)
-    out = np.zeros(n, np_dtype(e.dtype))
-    idx = [first + k * stride for k in range(n)]
-    ok = [i for i in range(n) if idx[i] < x.size]
-    if ok:
-        out[ok] = cast(x[[idx[i] for i in ok]], src.split("x")[0] if "x" in src else src, e.dtype)
-    return out
 
 
 @handler("dsl.vcvt_into")
