@@ -198,6 +198,19 @@ DslIntrinsic Extend(const std::string& name, const std::string& lane_fn, const s
   return d;
 }
 
+// A load or store of the elements of ints and floats through a pointer: the TIR node `node`
+// (BufferLoad, BufferStore of a ramp) or `op` (a gather or scatter by a 16-bit index vector).
+DslIntrinsic Memory(const std::string& name, const std::string& op, const std::string& form,
+                    const std::string& node, const std::string& effect, const std::string& mask,
+                    std::vector<std::string> keywords, const std::string& doc,
+                    const std::string& describe) {
+  DslIntrinsic d = Entry(name, op, form, With(kInts, kFloats), {}, mask, std::move(keywords),
+                         node.empty() ? op : node, doc, describe);
+  d.plain_op = node;
+  d.effect = effect;
+  return d;
+}
+
 CallEffect EffectOf(const DslIntrinsic& d) {
   if (d.effect == "pure") return CallEffect::kPure;
   if (d.effect == "reads_memory") return CallEffect::kReadState;
@@ -493,6 +506,26 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
              "The low half of ``x`` extended to double width (sign- or zero-extended)."),
       Extend("vxth", "high",
              "The high half of ``x`` extended to double width (sign- or zero-extended)."),
+      // ---- Vector loads and stores ----
+      Memory("vload", "", "load", "BufferLoad", "reads_memory", "zero", {"lanes", "stride"},
+             "Load a vector from ``ptr`` (native width of the pointee unless ``lanes`` is given); "
+             "``stride`` takes every stride-th element; inactive lanes are zero.",
+             ""),
+      Memory("vstore", "", "store", "BufferStore", "writes_memory", "skip", {"stride"},
+             "Store the active lanes of the vector ``value`` at ``ptr``, contiguous or strided.",
+             ""),
+      Memory("vload_gather", "vload_gather", "gather", "", "reads_memory", "zero", {},
+             "Lane i is ``ptr[indices[i]]``; inactive lanes are zero. ``indices`` is a 16-bit "
+             "vector (int16 or uint16) whose lane count is the result's (flexible and multiple "
+             "widths).",
+             "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
+             "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo "
+             "++ hi)."),
+      Memory("vstore_scatter", "vstore_scatter", "scatter", "", "writes_memory", "skip", {},
+             "``ptr[indices[i]] = value[i]`` for the active lanes; ``indices`` is a 16-bit vector "
+             "with ``value``'s lane count.",
+             "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
+             "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather."),
       // ---- Power (a float vector or scalar and an exponent) ----
       Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
             "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",

@@ -5,9 +5,9 @@
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
 // dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
 // dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
-// dsl.vcompc, dsl.vcvt). dsl.AlignVectorWidth splits a multiple width by the op's "dsl.split":
-// "parts", result part j from part j of each operand; "sum", each native part reduced into lane
-// 0 and the part results added into part 0.
+// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter). dsl.AlignVectorWidth splits a
+// multiple width by the op's "dsl.split": "parts", result part j from part j of each operand;
+// "sum", each native part reduced into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
@@ -212,20 +212,7 @@ TESSERA_REGISTER_OP("dsl.vzip_high")
     .set_attr("dsl.name", "__vzip_high")
     .describe("args: a, b: the high halves interleaved.");
 
-// ---- Intrinsic library: memory, printing, profiling ----
-TESSERA_REGISTER_OP("dsl.vload_gather")
-    .set_effect(CallEffect::kReadState)
-    .set_attr("dsl.name", "__vload_gather")
-    .describe(
-        "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
-        "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo ++ "
-        "hi).");
-TESSERA_REGISTER_OP("dsl.vstore_scatter")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vstore_scatter")
-    .describe(
-        "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
-        "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather.");
+// ---- Intrinsic library: printing, profiling ----
 TESSERA_REGISTER_OP("dsl.printf")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "printf")

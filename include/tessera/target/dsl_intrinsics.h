@@ -86,7 +86,12 @@ struct DslIntrinsic {
    *  one native vector per call); "same_bits": (x), an integer read as signed ("signed") or
    *  unsigned (`plain_op`, tir.reinterpret); "reinterpret": (x, dtype), a value, literal or
    *  pointer as dtype of the same bits (`plain_op`); "extend": (x), the "low" or "high" half of
-   *  a native 8- or 16-bit integer vector at double width (`op`). */
+   *  a native 8- or 16-bit integer vector at double width (`op`).
+   *  Memory: "load": (ptr, lanes, stride), a vector of the pointee's type read at ptr (the TIR
+   *  node `plain_op`, a BufferLoad of a ramp); "store": (value, ptr, stride), the vector
+   *  written there (BufferStore); "gather": (ptr, indices), lane i read at ptr[indices[i]], a
+   *  16-bit index vector of the result's lanes (`op`); "scatter": (value, ptr, indices), lane
+   *  i written at ptr[indices[i]] (`op`). */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
@@ -101,14 +106,15 @@ struct DslIntrinsic {
    *  "undefined_masks_false" (undefined for integer vectors, false for masks), "keep"
    *  (inactive lanes keep the first operand: the accumulator, x), "select" (the mask chooses
    *  between x and y; no mask: x), "operand" (the mask is the operand: mask_reduce),
-   *  "packed" (the mask picks the lanes packed: compress). */
+   *  "packed" (the mask picks the lanes packed: compress), "zero" (inactive lanes are zero:
+   *  load, gather), "skip" (inactive lanes are not written: store, scatter). */
   std::string mask;
   /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
    *  that signedness); "return_idx" (reduce: the index of the extreme lane in lane 1; X3
    *  targets only, checked by dsl.VerifyTargetFeatures through the op attributes "dsl.x3_arg"
    *  and "dsl.x3_feature"); "with_round", "saturate" (shift: the flag that selects `op` over
    *  `plain_op`); "r" (with mask=, inactive lanes from r instead of undefined); the
-   *  permutations' "part", "index", "lanes". */
+   *  permutations' "part", "index", "lanes"; the loads' and stores' "lanes", "stride". */
   std::vector<std::string> keywords;
   /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min" (pairwise); the
    *  math function "exp", "log", ... (math); "clz", "cls", "brevs", "popcount" (bits); "isnan",

@@ -37,7 +37,8 @@ def test_table_entries_are_registered_everywhere():
                                              "tail_mask", "vconcat", "vsplit", "vzip", "vrevs",
                                              "vreplic", "vsldl", "vshfl", "vtbl", "vcompt",
                                              "vcompc", "vbcast", "cast", "i", "u",
-                                             "reinterpret", "vxtl", "vxth", "pow"])
+                                             "reinterpret", "vxtl", "vxth", "vload", "vstore",
+                                             "vload_gather", "vstore_scatter", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -48,7 +49,8 @@ def test_table_entries_are_registered_everywhere():
              "power": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
              "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
              "compress": "packed", "broadcast": "undefined", "cast": "all", "same_bits": "all",
-             "reinterpret": "all", "extend": "all"}
+             "reinterpret": "all", "extend": "all", "load": "zero", "store": "skip",
+             "gather": "zero", "scatter": "skip"}
     effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
@@ -65,7 +67,8 @@ def test_table_entries_are_registered_everywhere():
         if d["plain_op"].startswith("tir."):
             assert d["plain_op"] in CALLS
         elif d["plain_op"]:
-            assert d["plain_op"] in BINARY or hasattr(Interpreter, "expr_" + d["plain_op"])
+            assert d["plain_op"] in BINARY or hasattr(Interpreter, "expr_" + d["plain_op"]) or \
+                hasattr(Interpreter, "stmt_" + d["plain_op"])
         if not d["op"]:
             assert d["plain_op"] and not d["c_name"]
             continue
@@ -441,3 +444,41 @@ def test_conversion_checks_come_from_the_table():
 
     assert 'S.reinterpret: "int32x8" has 256 bits but "int16x8" has 128' in _lower_error(
         reinterpret_bits)
+
+
+def test_memory_checks_and_effects_come_from_the_table():
+    assert BY_NAME["vload"]["plain_op"] == "BufferLoad" and BY_NAME["vstore"]["mask"] == "skip"
+    assert _core.Op.get("dsl.vload_gather").effect == 1  # reads memory
+    assert _core.Op.get("dsl.vstore_scatter").effect == 2  # writes memory
+
+    @S.prim_func
+    def scatter_mismatch(a: S.ptr("int32", "global"), o: S.ptr("fp32", "global")):
+        S.vstore_scatter(S.vload(a), o, S.vload(a.as_ptr("int16")))
+
+    assert ('S.vstore_scatter: Argument type mismatch: expects a vector of "float32"'
+            in _lower_error(scatter_mismatch))
+
+
+@S.prim_func
+def gather_scatter(a: S.ptr("int32", "global"), idx: S.ptr("int16", "global"),
+                   o: S.ptr("int32", "global")):
+    i = S.vload(idx, lanes=8)
+    v = S.vload_gather(a, i, mask="6T2F")
+    S.vstore(v, o, stride=2)
+    S.vstore_scatter(v, o + 1, i, mask="2F6T")
+
+
+def test_memory_ops_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = np.arange(100, 116, dtype=np.int32)
+    idx = np.array([7, 0, 3, 3, 15, 8, 1, 2], np.int16)
+    o = np.full(20, -1, np.int32)
+    (_, _, co), (_, _, so) = run_both(gather_scatter, a, idx, o)
+    v = np.where(np.arange(8) < 6, a[idx], 0)
+    want = np.full(20, -1, np.int32)
+    want[0:16:2] = v
+    for lane in range(2, 8):  # in lane order: a later lane wins on a repeated index
+        want[1 + idx[lane]] = v[lane]
+    for got in (co, so):
+        assert got.tolist() == want.tolist()

@@ -9,7 +9,8 @@ S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfma
 S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall, S.vany,
 S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs,
 S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast,
-S.i, S.u, S.reinterpret, S.vxtl, S.vxth.
+S.i, S.u, S.reinterpret, S.vxtl, S.vxth; the loads and stores S.vload, S.vstore,
+S.vload_gather, S.vstore_scatter.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -24,6 +25,7 @@ from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scal
 from .compare import _classify, _compare, _extreme, _extreme_lane
 from .conversion import _cast, _extend, _reinterpret, _same_bits
 from .mathfuncs import _math_arg, _pow
+from .memory import _vload, _vload_gather, _vstore, _vstore_scatter
 from .permutation import (_vbcast, _vcompc, _vcompt, _vconcat, _vreplic, _vrevs, _vshfl, _vsldl,
                           _vsplit, _vtbl, _vzip)
 from .predicate import _const_mask, _mask_reduce, _tail_mask
@@ -366,6 +368,30 @@ def _extend_form(entry, name, op, elements):
     return impl
 
 
+def _load_form(entry, name, op, elements):
+    def impl(p, node, ptr, mask=None, lanes=None, stride=1):
+        return _vload(p, node, name, ptr, mask, lanes, stride)
+    return impl
+
+
+def _store_form(entry, name, op, elements):
+    def impl(p, node, value, ptr, mask=None, stride=1):
+        return _vstore(p, node, name, value, ptr, mask, stride)
+    return impl
+
+
+def _gather_form(entry, name, op, elements):
+    def impl(p, node, ptr, indices, mask=None):
+        return _vload_gather(p, node, name, op, ptr, indices, mask)
+    return impl
+
+
+def _scatter_form(entry, name, op, elements):
+    def impl(p, node, value, ptr, indices, mask=None):
+        return _vstore_scatter(p, node, name, op, value, ptr, indices, mask)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
@@ -379,7 +405,8 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "replicate": _replicate_form, "slide": _slide_form, "rotate": _rotate_form,
           "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form,
           "cast": _cast_form, "same_bits": _same_bits_form, "reinterpret": _reinterpret_form,
-          "extend": _extend_form}
+          "extend": _extend_form, "load": _load_form, "store": _store_form,
+          "gather": _gather_form, "scatter": _scatter_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
@@ -390,7 +417,8 @@ _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "fa
           "const_mask": "all", "tail_mask": "all", "power": "all", "concat": "all",
           "split": "all", "zip": "all", "reverse": "all", "replicate": "all", "slide": "all",
           "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined",
-          "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all"}
+          "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all",
+          "load": "zero", "store": "skip", "gather": "zero", "scatter": "skip"}
 
 
 def _define(entry):

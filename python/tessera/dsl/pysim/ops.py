@@ -574,17 +574,12 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,
           "power": lambda d: _pow, "rotate": lambda d: _perm, "lookup": lambda d: _perm,
           "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]],
-          "cast": lambda d: _vcvt, "extend": lambda d: _vcvt}
+          "cast": lambda d: _vcvt, "extend": lambda d: _vcvt, "gather": lambda d: _gather,
+          "scatter": lambda d: _scatter}
 _MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
                 "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
 _SATURATING = {"add_saturate": np.add, "sub_saturate": np.subtract}
-# Entries without an op build TIR only (their plain_op): a TIR op of CALLS or a node of BINARY.
-for _d in _core.dsl_intrinsics():
-    if _d["op"]:
-        CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
-    if _d["to_h_op"]:
-        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
 
 
 # ---- masks, lanes, conversions --------------------------------------------------------------
@@ -647,14 +642,12 @@ def _scalar_elem(node):
     return pointer_element(node).split("x")[0] if not pointer_element(node).startswith("bool") else "bool"
 
 
-@handler("dsl.vload_gather")
 def _gather(it, e, a):
     ptr, idx, m = a[0], _i64(a[1]), np.asarray(a[2], bool)
     out = it.access_ptr(e, ptr, _scalar_elem(e.args[0]), idx, predicate=m)
     return np.where(m, out, 0).astype(np_dtype(e.dtype))
 
 
-@handler("dsl.vstore_scatter")
 def _scatter(it, e, a):
     v, ptr, idx, m = np.asarray(a[0]), a[1], _i64(a[2]), np.asarray(a[3], bool)
     for i in range(v.size):  # in lane order: a later lane wins on a repeated index
@@ -757,3 +750,12 @@ def _alloc_event(it, e, a):
 @handler("dsl.wait_event", "dsl.free_event")
 def _wait_event(it, e, a):
     return None
+
+
+# The table's ops, dispatched by form (below every handler a form names). Entries without an
+# op build TIR only (their plain_op): a TIR op of CALLS, a node of BINARY or the interpreter's.
+for _d in _core.dsl_intrinsics():
+    if _d["op"]:
+        CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
+    if _d["to_h_op"]:
+        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
