@@ -211,6 +211,17 @@ DslIntrinsic Memory(const std::string& name, const std::string& op, const std::s
   return d;
 }
 
+// A DMA transfer or event operation of a TEC: `op` with `num_inputs` arguments, effect opaque.
+DslIntrinsic Dma(const std::string& name, const std::string& op, const std::string& form,
+                 const std::string& lane_fn, int num_inputs, const std::string& doc,
+                 const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, op, form, With(kInts, kFloats), {}, "all", {}, lane_fn, doc, describe);
+  d.effect = "opaque";
+  d.num_inputs = num_inputs;
+  return d;
+}
+
 CallEffect EffectOf(const DslIntrinsic& d) {
   if (d.effect == "pure") return CallEffect::kPure;
   if (d.effect == "reads_memory") return CallEffect::kReadState;
@@ -526,6 +537,33 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
              "with ``value``'s lane count.",
              "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
              "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather."),
+      // ---- DMA and events (opaque: they move data between memories or wait) ----
+      Dma("dma_copy", "dma_copy", "dma_copy", "", 6,
+          "Copy ``times`` rows of ``width`` elements; rows start every ``src_stride`` / "
+          "``dst_stride`` elements (default ``width``).",
+          "args: dst, src, width, src_stride, times, dst_stride."),
+      Dma("async_dma_copy", "async_dma_copy", "dma_copy", "async", 7,
+          "As S.dma_copy, tied to ``event``: the data is valid after ``S.wait_events(event)``.",
+          "args: dst, src, width, src_stride, times, dst_stride, event."),
+      Dma("alloc_events", "alloc_event", "events", "alloc", 0,
+          "``count`` DMA events: one event, or a tuple of them when ``count > 1``.",
+          "A free DMA event of this TEC."),
+      Dma("wait_events", "wait_event", "events", "wait", 1,
+          "Block until every listed event is idle.", "Block until the event is idle."),
+      Dma("free_events", "free_event", "events", "free", 1, "Wait for, then release, the events.",
+          "Wait for, then release, the event."),
+      Dma("dma_memset", "dma_memset", "dma_memset", "", 3,
+          "Set ``num`` scalar elements at ``ptr`` to ``value``.", "args: ptr, value, num."),
+      Dma("dma_transpose2d", "dma_transpose2d", "dma_transpose2d", "", 6,
+          "Transpose a ``row`` x ``col`` matrix; strides default to ``col`` (source) and ``row`` "
+          "(destination).",
+          "args: dst, src, row, col, dst_stride, src_stride."),
+      Dma("dma_upsample", "dma_upsample", "dma_upsample", "", 9,
+          "Replicate a ``w`` x ``c`` (WC) plane ``h_scale`` times in H and ``w_scale`` times in W "
+          "into HWC; only between DDR and SRAM.",
+          "args: dst, src, h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride."),
+      Dma("flush_cache", "flush_cache", "flush_cache", "", 1,
+          "Write back the data cache (a no-op on tessera's host).", "Write back the data cache."),
       // ---- Power (a float vector or scalar and an exponent) ----
       Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
             "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",

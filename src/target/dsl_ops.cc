@@ -5,9 +5,11 @@
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
 // dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
 // dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
-// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter). dsl.AlignVectorWidth splits a
-// multiple width by the op's "dsl.split": "parts", result part j from part j of each operand;
-// "sum", each native part reduced into lane 0 and the part results added into part 0.
+// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter, dsl.dma_copy, dsl.async_dma_copy,
+// dsl.alloc_event, dsl.wait_event, dsl.free_event, dsl.dma_memset, dsl.dma_transpose2d,
+// dsl.dma_upsample, dsl.flush_cache). dsl.AlignVectorWidth splits a multiple width by the op's
+// "dsl.split": "parts", result part j from part j of each operand; "sum", each native part reduced
+// into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
@@ -75,59 +77,12 @@ TESSERA_REGISTER_OP("dsl.is_nullptr")
     .set_attr("dsl.name", "__is_nullptr")
     .describe("Whether a pointer is null.");
 
-// ---- DMA and events (counts in elements of the pointers' types) ----
+// ---- DMA (counts in elements of the pointers' types): the one-row form S.dma_copy picks ----
 TESSERA_REGISTER_OP("dsl.dma1d")
     .set_num_inputs(4)
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "DMA1D")
     .describe("args: ddr, sram, count, direction (1: into SRAM, 0: out of SRAM).");
-TESSERA_REGISTER_OP("dsl.dma_copy")
-    .set_num_inputs(6)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_copy")
-    .describe("args: dst, src, width, src_stride, times, dst_stride.");
-TESSERA_REGISTER_OP("dsl.async_dma_copy")
-    .set_num_inputs(7)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__async_dma_copy")
-    .describe("args: dst, src, width, src_stride, times, dst_stride, event.");
-TESSERA_REGISTER_OP("dsl.dma_memset")
-    .set_num_inputs(3)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_memset")
-    .describe("args: ptr, value, num.");
-TESSERA_REGISTER_OP("dsl.dma_transpose2d")
-    .set_num_inputs(6)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_transpose2d")
-    .describe("args: dst, src, row, col, dst_stride, src_stride.");
-TESSERA_REGISTER_OP("dsl.dma_upsample")
-    .set_num_inputs(9)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_upsample")
-    .describe(
-        "args: dst, src, h_scale, w_scale, c, w, src_c_stride, dst_c_stride, "
-        "dst_w_stride.");
-TESSERA_REGISTER_OP("dsl.alloc_event")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__alloc_event")
-    .describe("A free DMA event of this TEC.");
-TESSERA_REGISTER_OP("dsl.wait_event")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__wait_event")
-    .describe("Block until the event is idle.");
-TESSERA_REGISTER_OP("dsl.free_event")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__free_event")
-    .describe("Wait for, then release, the event.");
-TESSERA_REGISTER_OP("dsl.flush_cache")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__flush_cache")
-    .describe("Write back the data cache.");
 
 // ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
 // "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
@@ -184,8 +139,9 @@ TESSERA_REGISTER_OP("dsl.vcvtue_tw")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vcvtue_tw")
-    .describe("arg: x (16-bit floats): the even lanes rounded to nearest (ties to even) and "
-              "converted to 32-bit integers (X1/X2; dsl.CombineInstructions).");
+    .describe(
+        "arg: x (16-bit floats): the even lanes rounded to nearest (ties to even) and "
+        "converted to 32-bit integers (X1/X2; dsl.CombineInstructions).");
 TESSERA_REGISTER_OP("dsl.vcvtuo_tw")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)

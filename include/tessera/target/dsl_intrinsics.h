@@ -91,7 +91,14 @@ struct DslIntrinsic {
    *  node `plain_op`, a BufferLoad of a ramp); "store": (value, ptr, stride), the vector
    *  written there (BufferStore); "gather": (ptr, indices), lane i read at ptr[indices[i]], a
    *  16-bit index vector of the result's lanes (`op`); "scatter": (value, ptr, indices), lane
-   *  i written at ptr[indices[i]] (`op`). */
+   *  i written at ptr[indices[i]] (`op`).
+   *  DMA (effect opaque; counts and strides in elements): "dma_copy": (dst, src, width,
+   *  src_stride, times, dst_stride), rows copied between two pointers of one element type
+   *  (`op`; one plain row between DDR and SRAM: dsl.dma1d), with "async" also an event;
+   *  "dma_memset": (ptr, value, num); "dma_transpose2d": (dst, src, row, col, dst_stride,
+   *  src_stride); "dma_upsample": (dst, src, h_scale, w_scale, c, w, src_c_stride,
+   *  dst_c_stride, dst_w_stride); "events": (count) "alloc" events (let-bound calls of `op`),
+   *  or (*events) "wait" for or "free" each; "flush_cache": (invalidate). */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */

@@ -38,7 +38,10 @@ def test_table_entries_are_registered_everywhere():
                                              "vreplic", "vsldl", "vshfl", "vtbl", "vcompt",
                                              "vcompc", "vbcast", "cast", "i", "u",
                                              "reinterpret", "vxtl", "vxth", "vload", "vstore",
-                                             "vload_gather", "vstore_scatter", "pow"])
+                                             "vload_gather", "vstore_scatter", "dma_copy",
+                                             "async_dma_copy", "alloc_events", "wait_events",
+                                             "free_events", "dma_memset", "dma_transpose2d",
+                                             "dma_upsample", "flush_cache", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -50,7 +53,9 @@ def test_table_entries_are_registered_everywhere():
              "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
              "compress": "packed", "broadcast": "undefined", "cast": "all", "same_bits": "all",
              "reinterpret": "all", "extend": "all", "load": "zero", "store": "skip",
-             "gather": "zero", "scatter": "skip"}
+             "gather": "zero", "scatter": "skip", "dma_copy": "all", "events": "all",
+             "dma_memset": "all", "dma_transpose2d": "all", "dma_upsample": "all",
+             "flush_cache": "all"}
     effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
@@ -482,3 +487,13 @@ def test_memory_ops_run_in_pysim_and_compiled():
         want[1 + idx[lane]] = v[lane]
     for got in (co, so):
         assert got.tolist() == want.tolist()
+
+
+def test_dma_entries_are_opaque_ops_of_fixed_arity():
+    dma = [d for d in TABLE if d["form"] in ("dma_copy", "events", "dma_memset",
+                                              "dma_transpose2d", "dma_upsample", "flush_cache")]
+    assert len(dma) == 9 and all(d["effect"] == "opaque" for d in dma)
+    assert _core.Op.get("dsl.dma_upsample").num_inputs == 9
+    assert _core.Op.get("dsl.alloc_event").num_inputs == 0
+    # The one-row DDR <-> SRAM copy S.dma_copy picks stays a hand-registered op.
+    assert _core.Op.get("dsl.dma1d").num_inputs == 4

@@ -10,7 +10,8 @@ S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall,
 S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs,
 S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast,
 S.i, S.u, S.reinterpret, S.vxtl, S.vxth; the loads and stores S.vload, S.vstore,
-S.vload_gather, S.vstore_scatter.
+S.vload_gather, S.vstore_scatter; the DMA S.dma_copy, S.async_dma_copy, S.alloc_events,
+S.wait_events, S.free_events, S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -24,6 +25,8 @@ from .arith import (_abs, _accumulate, _arith, _clip, _dot, _fma, _fma_half, _ma
 from .bitwise import _invert, _logic, _narrow, _shift, _unary_count, _unary_scalar
 from .compare import _classify, _compare, _extreme, _extreme_lane
 from .conversion import _cast, _extend, _reinterpret, _same_bits
+from .dma import (_alloc_events, _async_dma_copy, _dma_copy, _dma_memset, _dma_transpose2d,
+                  _dma_upsample, _each_event, _flush_cache)
 from .mathfuncs import _math_arg, _pow
 from .memory import _vload, _vload_gather, _vstore, _vstore_scatter
 from .permutation import (_vbcast, _vcompc, _vcompt, _vconcat, _vreplic, _vrevs, _vshfl, _vsldl,
@@ -392,6 +395,53 @@ def _scatter_form(entry, name, op, elements):
     return impl
 
 
+def _dma_copy_form(entry, name, op, elements):
+    if entry["lane_fn"] == "async":
+        def impl(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None, event=None):
+            return _async_dma_copy(p, node, name, op, dst, src, width, src_stride, times,
+                                   dst_stride, event)
+    else:
+        def impl(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None):
+            return _dma_copy(p, node, name, op, dst, src, width, src_stride, times, dst_stride)
+    return impl
+
+
+def _events_form(entry, name, op, elements):
+    if entry["lane_fn"] == "alloc":
+        def impl(p, node, count):
+            return _alloc_events(p, node, name, op, count)
+    else:  # "wait", "free"
+        def impl(p, node, *events):
+            return _each_event(p, node, name, op, events)
+    return impl
+
+
+def _dma_memset_form(entry, name, op, elements):
+    def impl(p, node, ptr, value, num):
+        return _dma_memset(p, node, name, op, ptr, value, num)
+    return impl
+
+
+def _dma_transpose2d_form(entry, name, op, elements):
+    def impl(p, node, dst, src, row, col, dst_stride=None, src_stride=None):
+        return _dma_transpose2d(p, node, name, op, dst, src, row, col, dst_stride, src_stride)
+    return impl
+
+
+def _dma_upsample_form(entry, name, op, elements):
+    def impl(p, node, dst, src, h_scale, w_scale, c, w, src_c_stride=None, dst_c_stride=None,
+             dst_w_stride=None):
+        return _dma_upsample(p, node, name, op, dst, src, h_scale, w_scale, c, w, src_c_stride,
+                             dst_c_stride, dst_w_stride)
+    return impl
+
+
+def _flush_cache_form(entry, name, op, elements):
+    def impl(p, node, invalidate=True):
+        return _flush_cache(p, node, name, op, invalidate)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
@@ -406,7 +456,10 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form,
           "cast": _cast_form, "same_bits": _same_bits_form, "reinterpret": _reinterpret_form,
           "extend": _extend_form, "load": _load_form, "store": _store_form,
-          "gather": _gather_form, "scatter": _scatter_form}
+          "gather": _gather_form, "scatter": _scatter_form, "dma_copy": _dma_copy_form,
+          "events": _events_form, "dma_memset": _dma_memset_form,
+          "dma_transpose2d": _dma_transpose2d_form, "dma_upsample": _dma_upsample_form,
+          "flush_cache": _flush_cache_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
@@ -418,7 +471,9 @@ _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "fa
           "split": "all", "zip": "all", "reverse": "all", "replicate": "all", "slide": "all",
           "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined",
           "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all",
-          "load": "zero", "store": "skip", "gather": "zero", "scatter": "skip"}
+          "load": "zero", "store": "skip", "gather": "zero", "scatter": "skip",
+          "dma_copy": "all", "events": "all", "dma_memset": "all", "dma_transpose2d": "all",
+          "dma_upsample": "all", "flush_cache": "all"}
 
 
 def _define(entry):

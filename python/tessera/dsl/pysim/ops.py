@@ -575,7 +575,10 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "power": lambda d: _pow, "rotate": lambda d: _perm, "lookup": lambda d: _perm,
           "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]],
           "cast": lambda d: _vcvt, "extend": lambda d: _vcvt, "gather": lambda d: _gather,
-          "scatter": lambda d: _scatter}
+          "scatter": lambda d: _scatter, "dma_copy": lambda d: _dma_copy,
+          "events": lambda d: _alloc_event if d["lane_fn"] == "alloc" else _wait_event,
+          "dma_memset": lambda d: _dma_memset, "dma_transpose2d": lambda d: _dma_transpose,
+          "dma_upsample": lambda d: _dma_upsample, "flush_cache": lambda d: _noop}
 _MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
                 "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
@@ -683,7 +686,7 @@ def _printf(it, e, a):
     print("".join(parts), end="", flush=True)
 
 
-@handler("dsl.perf_tick_begin", "dsl.perf_tick_end", "dsl.flush_cache")
+@handler("dsl.perf_tick_begin", "dsl.perf_tick_end")
 def _noop(it, e, a):
     return None
 
@@ -704,14 +707,12 @@ def _dma1d(it, e, a):
         _copy(it, e, ddr, sram, e.args[0], e.args[1], int(count), 0, 1, 0)
 
 
-@handler("dsl.dma_copy", "dsl.async_dma_copy")
 def _dma_copy(it, e, a):
     dst, src, width, src_stride, times, dst_stride = a[:6]
     _copy(it, e, dst, src, e.args[0], e.args[1], int(width), int(src_stride), int(times),
           int(dst_stride))
 
 
-@handler("dsl.dma_memset")
 def _dma_memset(it, e, a):
     ptr, value, num = a
     elem = _scalar_elem(e.args[0])
@@ -719,7 +720,6 @@ def _dma_memset(it, e, a):
                   value=np.full(int(num), value, dtype=np_dtype(elem)))
 
 
-@handler("dsl.dma_transpose2d")
 def _dma_transpose(it, e, a):
     dst, src, row, col, dst_stride, src_stride = [a[0], a[1]] + [int(v) for v in a[2:]]
     elem = _scalar_elem(e.args[1])
@@ -728,7 +728,6 @@ def _dma_transpose(it, e, a):
         it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(col) * dst_stride + i, value=vals)
 
 
-@handler("dsl.dma_upsample")
 def _dma_upsample(it, e, a):
     dst, src = a[0], a[1]
     h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride = [int(v) for v in a[2:]]
@@ -741,13 +740,11 @@ def _dma_upsample(it, e, a):
                 it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(c) + base, value=vals)
 
 
-@handler("dsl.alloc_event")
 def _alloc_event(it, e, a):
     it.events = getattr(it, "events", 0) + 1
     return np.int32(it.events - 1)
 
 
-@handler("dsl.wait_event", "dsl.free_event")
 def _wait_event(it, e, a):
     return None
 
