@@ -222,6 +222,16 @@ DslIntrinsic Dma(const std::string& name, const std::string& op, const std::stri
   return d;
 }
 
+// An operation of the TEC running the kernel: dsl.<name>, printed as the C function <name>.
+DslIntrinsic Tec(const std::string& name, const std::string& lane_fn, const std::string& effect,
+                 int num_inputs, const std::string& doc, const std::string& describe) {
+  DslIntrinsic d = Entry(name, name, "tec", {}, {}, "all", {}, lane_fn, doc, describe);
+  d.c_name = name;
+  d.effect = effect;
+  d.num_inputs = num_inputs;
+  return d;
+}
+
 CallEffect EffectOf(const DslIntrinsic& d) {
   if (d.effect == "pure") return CallEffect::kPure;
   if (d.effect == "reads_memory") return CallEffect::kReadState;
@@ -564,6 +574,32 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
           "args: dst, src, h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride."),
       Dma("flush_cache", "flush_cache", "flush_cache", "", 1,
           "Write back the data cache (a no-op on tessera's host).", "Write back the data cache."),
+      // ---- TECs and profiling ----
+      Tec("get_local_id", "local_id", "reads_memory", 0, "This TEC's index, 0 to 3.",
+          "Index of the running TEC (0-3)."),
+      Tec("get_local_size", "local_size", "pure", 0, "The number of TECs of a core: 4.",
+          "Number of TECs of a core (4)."),
+      Tec("barrier", "barrier", "opaque", 0,
+          "Wait until every TEC of the core reaches the barrier; their earlier writes are then "
+          "visible to each other.",
+          "Wait for every running TEC of the core."),
+      [] {
+        DslIntrinsic d = Tec("perf_tick_begin", "begin", "opaque", -1,
+                             "Start of a profiled region: reads the clock (see Executor.profile).",
+                             "Profiling marker (a no-op on the host).");
+        d.form = "perf_tick";
+        d.c_name = "__perf_tick_begin";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Tec("perf_tick_end", "end", "opaque", -1,
+                "End of a profiled region: adds the ticks since its begin (see Executor.profile).",
+                "Profiling marker (a no-op on the host).");
+        d.form = "perf_tick";
+        d.c_name = "__perf_tick_end";
+        return d;
+      }(),
       // ---- Power (a float vector or scalar and an exponent) ----
       Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
             "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",

@@ -7,30 +7,14 @@
 // dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
 // dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter, dsl.dma_copy, dsl.async_dma_copy,
 // dsl.alloc_event, dsl.wait_event, dsl.free_event, dsl.dma_memset, dsl.dma_transpose2d,
-// dsl.dma_upsample, dsl.flush_cache). dsl.AlignVectorWidth splits a multiple width by the op's
+// dsl.dma_upsample, dsl.flush_cache, dsl.get_local_id, dsl.get_local_size, dsl.barrier,
+// dsl.perf_tick_begin, dsl.perf_tick_end). dsl.AlignVectorWidth splits a multiple width by the op's
 // "dsl.split": "parts", result part j from part j of each operand; "sum", each native part reduced
 // into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {
-
-// ---- TECs ----
-TESSERA_REGISTER_OP("dsl.get_local_id")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kReadState)
-    .set_attr("dsl.name", "get_local_id")
-    .describe("Index of the running TEC (0-3).");
-TESSERA_REGISTER_OP("dsl.get_local_size")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "get_local_size")
-    .describe("Number of TECs of a core (4).");
-TESSERA_REGISTER_OP("dsl.barrier")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "barrier")
-    .describe("Wait for every running TEC of the core.");
 
 // ---- Masks and lanes ----
 TESSERA_REGISTER_OP("dsl.mask_repack")
@@ -168,19 +152,11 @@ TESSERA_REGISTER_OP("dsl.vzip_high")
     .set_attr("dsl.name", "__vzip_high")
     .describe("args: a, b: the high halves interleaved.");
 
-// ---- Intrinsic library: printing, profiling ----
+// ---- Intrinsic library: printing ----
 TESSERA_REGISTER_OP("dsl.printf")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "printf")
     .describe("C printf; args[0] is the format.");
-TESSERA_REGISTER_OP("dsl.perf_tick_begin")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__perf_tick_begin")
-    .describe("Profiling marker (a no-op on the host).");
-TESSERA_REGISTER_OP("dsl.perf_tick_end")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__perf_tick_end")
-    .describe("Profiling marker (a no-op on the host).");
 
 }  // namespace
 }  // namespace tessera

@@ -98,7 +98,10 @@ struct DslIntrinsic {
    *  "dma_memset": (ptr, value, num); "dma_transpose2d": (dst, src, row, col, dst_stride,
    *  src_stride); "dma_upsample": (dst, src, h_scale, w_scale, c, w, src_c_stride,
    *  dst_c_stride, dst_w_stride); "events": (count) "alloc" events (let-bound calls of `op`),
-   *  or (*events) "wait" for or "free" each; "flush_cache": (invalidate). */
+   *  or (*events) "wait" for or "free" each; "flush_cache": (invalidate).
+   *  "tec": (), the running TEC's "local_id", the "local_size" of a core (int32), or a
+   *  "barrier" of the core's TECs. "perf_tick": (cid), the "begin" or "end" of a profiled
+   *  region. */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */

@@ -41,7 +41,9 @@ def test_table_entries_are_registered_everywhere():
                                              "vload_gather", "vstore_scatter", "dma_copy",
                                              "async_dma_copy", "alloc_events", "wait_events",
                                              "free_events", "dma_memset", "dma_transpose2d",
-                                             "dma_upsample", "flush_cache", "pow"])
+                                             "dma_upsample", "flush_cache", "get_local_id",
+                                             "get_local_size", "barrier", "perf_tick_begin",
+                                             "perf_tick_end", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -55,7 +57,7 @@ def test_table_entries_are_registered_everywhere():
              "reinterpret": "all", "extend": "all", "load": "zero", "store": "skip",
              "gather": "zero", "scatter": "skip", "dma_copy": "all", "events": "all",
              "dma_memset": "all", "dma_transpose2d": "all", "dma_upsample": "all",
-             "flush_cache": "all"}
+             "flush_cache": "all", "tec": "all", "perf_tick": "all"}
     effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]

@@ -11,7 +11,9 @@ S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, 
 S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast,
 S.i, S.u, S.reinterpret, S.vxtl, S.vxth; the loads and stores S.vload, S.vstore,
 S.vload_gather, S.vstore_scatter; the DMA S.dma_copy, S.async_dma_copy, S.alloc_events,
-S.wait_events, S.free_events, S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache.
+S.wait_events, S.free_events, S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache;
+the TEC intrinsics S.get_local_id, S.get_local_size, S.barrier; the profiling markers
+S.perf_tick_begin, S.perf_tick_end.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -29,6 +31,8 @@ from .dma import (_alloc_events, _async_dma_copy, _dma_copy, _dma_memset, _dma_t
                   _dma_upsample, _each_event, _flush_cache)
 from .mathfuncs import _math_arg, _pow
 from .memory import _vload, _vload_gather, _vstore, _vstore_scatter
+from .misc import _tick
+from .tec import _barrier, _tec_value
 from .permutation import (_vbcast, _vcompc, _vcompt, _vconcat, _vreplic, _vrevs, _vshfl, _vsldl,
                           _vsplit, _vtbl, _vzip)
 from .predicate import _const_mask, _mask_reduce, _tail_mask
@@ -442,6 +446,22 @@ def _flush_cache_form(entry, name, op, elements):
     return impl
 
 
+def _tec_form(entry, name, op, elements):
+    if entry["lane_fn"] == "barrier":
+        def impl(p, node):
+            return _barrier(p, node, name, op)
+    else:  # "local_id", "local_size"
+        def impl(p, node):
+            return _tec_value(p, node, name, op)
+    return impl
+
+
+def _perf_tick_form(entry, name, op, elements):
+    def impl(p, node, cid):
+        return _tick(p, node, name, op, cid)
+    return impl
+
+
 _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "classify": _classify_form, "reduce": _reduce_form, "shift": _shift_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
@@ -459,7 +479,7 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "gather": _gather_form, "scatter": _scatter_form, "dma_copy": _dma_copy_form,
           "events": _events_form, "dma_memset": _dma_memset_form,
           "dma_transpose2d": _dma_transpose2d_form, "dma_upsample": _dma_upsample_form,
-          "flush_cache": _flush_cache_form}
+          "flush_cache": _flush_cache_form, "tec": _tec_form, "perf_tick": _perf_tick_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
@@ -473,7 +493,7 @@ _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "fa
           "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all",
           "load": "zero", "store": "skip", "gather": "zero", "scatter": "skip",
           "dma_copy": "all", "events": "all", "dma_memset": "all", "dma_transpose2d": "all",
-          "dma_upsample": "all", "flush_cache": "all"}
+          "dma_upsample": "all", "flush_cache": "all", "tec": "all", "perf_tick": "all"}
 
 
 def _define(entry):

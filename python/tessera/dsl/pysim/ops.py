@@ -549,6 +549,18 @@ def _vcvt(it, e, a):
     return out
 
 
+def _barrier(it, e, a):
+    if it.barrier is None:
+        raise it.error(e, "S.barrier() under TESSERA_PYSIM_SINGLE_THREAD=1: the TECs run one after "
+                          "another, so a barrier would never be reached")
+    it.barrier.wait()
+
+
+# The tec form: the interpreter runs one thread per TEC (it.tec, it.barrier).
+_TEC = {"local_id": lambda it, e, a: np.int32(it.tec),
+        "local_size": lambda it, e, a: np.int32(4), "barrier": _barrier}
+
+
 # The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
 # function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
@@ -578,7 +590,8 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "scatter": lambda d: _scatter, "dma_copy": lambda d: _dma_copy,
           "events": lambda d: _alloc_event if d["lane_fn"] == "alloc" else _wait_event,
           "dma_memset": lambda d: _dma_memset, "dma_transpose2d": lambda d: _dma_transpose,
-          "dma_upsample": lambda d: _dma_upsample, "flush_cache": lambda d: _noop}
+          "dma_upsample": lambda d: _dma_upsample, "flush_cache": lambda d: _noop,
+          "tec": lambda d: _TEC[d["lane_fn"]], "perf_tick": lambda d: _noop}
 _MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
                 "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
@@ -686,7 +699,6 @@ def _printf(it, e, a):
     print("".join(parts), end="", flush=True)
 
 
-@handler("dsl.perf_tick_begin", "dsl.perf_tick_end")
 def _noop(it, e, a):
     return None
 
