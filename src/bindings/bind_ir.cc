@@ -750,6 +750,8 @@ void BindIR(nb::module_& m) {
       .def_static("list_names", &OpNode::ListNames)
       .def_ro("name", &OpNode::name)
       .def_ro("num_inputs", &OpNode::num_inputs)
+      .def_prop_ro("effect", [](const OpNode& o) { return static_cast<int>(o.effect); },
+                   "The CallEffect: 0 pure, 1 reads state, 2 writes state, 3 opaque.")
       .def_ro("description", &OpNode::description)
       .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
 

@@ -28,6 +28,8 @@ void BindTarget(nb::module_& m) {
           e["split"] = d.split;
           e["plain_op"] = d.plain_op;
           e["to_h_op"] = d.to_h_op;
+          e["effect"] = d.effect;
+          e["num_inputs"] = d.num_inputs;
           out.append(e);
         }
         return out;

@@ -2,6 +2,7 @@
 #include "tessera/target/dsl_intrinsics.h"
 
 #include <set>
+#include <stdexcept>
 
 #include "tessera/ir/op.h"
 
@@ -151,6 +152,92 @@ DslIntrinsic Own(const std::string& name, const std::string& form,
   d.saturate = saturate;
   d.split = split;
   return d;
+}
+
+// A 4x4 matrix product of two 16-bit float vectors into the 16 float32 a pointer addresses.
+DslIntrinsic Matrix(const std::string& name, const std::string& lane_fn, const std::string& doc,
+                    const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, name, "matrix", {"float16", "bfloat16"}, {}, "all", {}, lane_fn, doc, describe);
+  d.effect = "writes_memory";
+  return d;
+}
+
+// Whether all or any lanes of a mask are active.
+DslIntrinsic MaskReduce(const std::string& name, const std::string& lane_fn, const std::string& doc,
+                        const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, name, "mask_reduce", {"bool"}, {}, "operand", {}, lane_fn, doc, describe);
+  d.num_inputs = 1;
+  return d;
+}
+
+// A permutation of lanes: the TIR node `node` (Shuffle: constant lane indices), or `op` where
+// the lanes depend on runtime values.
+DslIntrinsic Permute(const std::string& name, const std::string& op, const std::string& form,
+                     std::vector<std::string> elements, std::vector<std::string> keywords,
+                     const std::string& node, const std::string& doc, const std::string& describe) {
+  DslIntrinsic d = Entry(name, op, form, std::move(elements), {}, "all", std::move(keywords),
+                         node.empty() ? op : node, doc, describe);
+  d.plain_op = node;
+  return d;
+}
+
+// The bits of an integer read as signed or unsigned (TIR's reinterpret).
+DslIntrinsic SameBits(const std::string& name, const std::string& lane_fn, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "", "same_bits", kInts, kInts, "all", {}, lane_fn, doc, "");
+  d.plain_op = "tir.reinterpret";
+  return d;
+}
+
+// A half of an 8- or 16-bit integer vector at double width (dsl.vcvt of that half).
+DslIntrinsic Extend(const std::string& name, const std::string& lane_fn, const std::string& doc) {
+  DslIntrinsic d = Entry(name, "vcvt", "extend", {"int8", "uint8", "int16", "uint16"}, {}, "all",
+                         {}, lane_fn, doc, "");
+  d.num_inputs = 3;
+  return d;
+}
+
+// A load or store of the elements of ints and floats through a pointer: the TIR node `node`
+// (BufferLoad, BufferStore of a ramp) or `op` (a gather or scatter by a 16-bit index vector).
+DslIntrinsic Memory(const std::string& name, const std::string& op, const std::string& form,
+                    const std::string& node, const std::string& effect, const std::string& mask,
+                    std::vector<std::string> keywords, const std::string& doc,
+                    const std::string& describe) {
+  DslIntrinsic d = Entry(name, op, form, With(kInts, kFloats), {}, mask, std::move(keywords),
+                         node.empty() ? op : node, doc, describe);
+  d.plain_op = node;
+  d.effect = effect;
+  return d;
+}
+
+// A DMA transfer or event operation of a TEC: `op` with `num_inputs` arguments, effect opaque.
+DslIntrinsic Dma(const std::string& name, const std::string& op, const std::string& form,
+                 const std::string& lane_fn, int num_inputs, const std::string& doc,
+                 const std::string& describe) {
+  DslIntrinsic d =
+      Entry(name, op, form, With(kInts, kFloats), {}, "all", {}, lane_fn, doc, describe);
+  d.effect = "opaque";
+  d.num_inputs = num_inputs;
+  return d;
+}
+
+// An operation of the TEC running the kernel: dsl.<name>, printed as the C function <name>.
+DslIntrinsic Tec(const std::string& name, const std::string& lane_fn, const std::string& effect,
+                 int num_inputs, const std::string& doc, const std::string& describe) {
+  DslIntrinsic d = Entry(name, name, "tec", {}, {}, "all", {}, lane_fn, doc, describe);
+  d.c_name = name;
+  d.effect = effect;
+  d.num_inputs = num_inputs;
+  return d;
+}
+
+CallEffect EffectOf(const DslIntrinsic& d) {
+  if (d.effect == "pure") return CallEffect::kPure;
+  if (d.effect == "reads_memory") return CallEffect::kReadState;
+  if (d.effect == "writes_memory") return CallEffect::kUpdateState;
+  if (d.effect == "opaque") return CallEffect::kOpaque;
+  throw std::logic_error("DSL intrinsic S." + d.name + ": unknown effect '" + d.effect + "'");
 }
 
 }  // namespace
@@ -324,6 +411,199 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
         d.plain_op = "Select";
         return d;
       }(),
+      // ---- Matrix products into memory ----
+      Matrix("vmml", "matmul",
+             "4x4 matrix product of ``x`` (row-major) and ``y`` (column-major) as 16 float32 at "
+             "ptr.",
+             "args: ptr, x, y: 4x4 matrix product written as 16 floats."),
+      Matrix("vmma", "matmul_acc", "As S.vmml, added to the 16 float32 at ``acc_ptr``.",
+             "args: ptr, x, y: 4x4 matrix product added to 16 floats."),
+      // ---- Masks ----
+      MaskReduce("vall", "all", "Whether every lane of the mask is active (a scalar bool).",
+                 "Whether every lane of a mask is active."),
+      MaskReduce("vany", "any", "Whether any lane of the mask is active (a scalar bool).",
+                 "Whether any lane of a mask is active."),
+      [] {
+        DslIntrinsic d =
+            Entry("const_mask", "const_mask", "const_mask", {}, {}, "all", {}, "const_mask",
+                  "A constant mask from a bool list or a mask string; its lanes are "
+                  "the list's (the string's expansion).",
+                  "A constant mask: one bool immediate per lane, lane 0 first.");
+        d.c_name = "__vmov";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Entry("tail_mask", "tail_mask", "tail_mask", {}, {}, "all", {}, "tail_mask",
+                  "Lanes below ``n`` are active; ``n`` may be a "
+                  "runtime value.",
+                  "Lanes below the (runtime) count are active.");
+        d.c_name = "__vtail_mask";
+        d.num_inputs = 1;
+        return d;
+      }(),
+      // ---- Permutations (constant ones are Shuffle nodes; runtime ones dsl.vperm) ----
+      Permute("vconcat", "", "concat", With(With(kInts, kFloats), {"bool"}), {"part"}, "Shuffle",
+              "Concatenate 2-4 vectors (or masks), or the ``part`` half of each.", ""),
+      Permute("vsplit", "", "split", With(With(kInts, kFloats), {"bool"}), {}, "Shuffle",
+              "A multiple-width vector as a tuple of native vectors. A mask splits into native "
+              "masks (8, 16 or 32 lanes): those of the data it compares (``x_i16x32 > 0``: two "
+              "of 16 lanes), else as few as possible (parts of 32 lanes, else 16, else 8).",
+              ""),
+      Permute("vzip", "", "zip", With(With(kInts, kFloats), {"bool"}), {"part"}, "Shuffle",
+              "Interleave ``x0 y0 x1 y1 ...``; with ``part`` only that half of each input.", ""),
+      Permute("vrevs", "", "reverse", With(With(kInts, kFloats), {"bool"}), {}, "Shuffle",
+              "Lane order reversed (vectors or masks).", ""),
+      Permute("vreplic", "", "replicate", With(kInts, kFloats), {"index"}, "Shuffle",
+              "Lane ``index`` of ``x`` broadcast to every lane.", ""),
+      Permute("vsldl", "", "slide", With(kInts, kFloats), {}, "Shuffle",
+              "``concat(x[shift:], y[:shift])``; ``shift`` is an immediate.", ""),
+      Permute("vshfl", "vperm", "rotate", With(kInts, kFloats), {}, "Shuffle",
+              "Rotate lanes toward lane 0: lane i <- x[(i + shift) mod n]; ``shift`` may be "
+              "runtime. A multiple-width vector rotates as one vector (with an immediate "
+              "``shift``).",
+              "args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, "
+              "else 0."),
+      Permute("vtbl", "vperm", "lookup", With(kInts, kFloats), {}, "",
+              "``table`` is 2-4 vectors read as one array; lane i <- table[indices[i]], 0 when "
+              "the index is out of range.",
+              "args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, "
+              "else 0."),
+      [] {
+        DslIntrinsic d = Permute("vcompt", "vcompt", "compress", With(kInts, kFloats), {}, "",
+                                 "Active lanes packed to the bottom; the rest are zero.",
+                                 "args: x, mask: active lanes packed to the bottom, zeros above.");
+        d.mask = "packed";
+        d.lane_fn = "zeros";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Permute("vcompc", "vcompc", "compress", With(kInts, kFloats), {}, "",
+                    "Active lanes of ``x`` packed to the bottom, then ``y[0], y[1], ...``.",
+                    "args: x, y, mask: active lanes of x packed, then y from lane 0.");
+        d.mask = "packed";
+        d.lane_fn = "concat";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d = Permute("vbcast", "", "broadcast", {}, {"lanes"}, "Broadcast",
+                                 "The scalar ``x`` in every lane (native lanes of its type unless "
+                                 "``lanes`` is given).",
+                                 "");
+        d.scalar_elements = With(kInts, kFloats);
+        d.mask = "undefined";
+        return d;
+      }(),
+      // ---- Conversions (TIR Cast and reinterpret; dsl.vcvt converts selected lanes) ----
+      [] {
+        DslIntrinsic d = Entry(
+            "cast", "vcvt", "cast", With(With(kInts, kFloats), {"bool"}), {}, "all",
+            {"part", "saturate"}, "convert",
+            "Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. "
+            "A scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast; "
+            "``S.cast((lo, hi), \"int8\")`` narrows two vectors into one; a list of scalars is a "
+            "vector of them (``S.cast([0, 1, 2], \"float32\")`` is a float32x3).",
+            "args: x, first, stride: lanes first, first + stride, ... of x converted to the "
+            "call's native vector type (zero where x runs out).");
+        // Scalars convert through the TIR node Cast, never the op (no "dsl.scalar"): the form
+        // takes numbers and scalars without scalar_elements.
+        d.plain_op = "Cast";
+        d.num_inputs = 3;
+        return d;
+      }(),
+      SameBits("i", "signed", "The same bits as a signed integer of the same width and lanes."),
+      SameBits("u", "unsigned",
+               "The same bits as an unsigned integer of the same width and lanes."),
+      [] {
+        DslIntrinsic d =
+            Entry("reinterpret", "", "reinterpret", With(kInts, kFloats), With(kInts, kFloats),
+                  "all", {}, "tir.reinterpret",
+                  "Bit cast of a value, literal or pointer: the total bits must match.", "");
+        d.plain_op = "tir.reinterpret";
+        return d;
+      }(),
+      Extend("vxtl", "low",
+             "The low half of ``x`` extended to double width (sign- or zero-extended)."),
+      Extend("vxth", "high",
+             "The high half of ``x`` extended to double width (sign- or zero-extended)."),
+      // ---- Vector loads and stores ----
+      Memory("vload", "", "load", "BufferLoad", "reads_memory", "zero", {"lanes", "stride"},
+             "Load a vector from ``ptr`` (native width of the pointee unless ``lanes`` is given); "
+             "``stride`` takes every stride-th element; inactive lanes are zero.",
+             ""),
+      Memory("vstore", "", "store", "BufferStore", "writes_memory", "skip", {"stride"},
+             "Store the active lanes of the vector ``value`` at ``ptr``, contiguous or strided.",
+             ""),
+      Memory("vload_gather", "vload_gather", "gather", "", "reads_memory", "zero", {},
+             "Lane i is ``ptr[indices[i]]``; inactive lanes are zero. ``indices`` is a 16-bit "
+             "vector (int16 or uint16) whose lane count is the result's (flexible and multiple "
+             "widths).",
+             "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
+             "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo "
+             "++ hi)."),
+      Memory("vstore_scatter", "vstore_scatter", "scatter", "", "writes_memory", "skip", {},
+             "``ptr[indices[i]] = value[i]`` for the active lanes; ``indices`` is a 16-bit vector "
+             "with ``value``'s lane count.",
+             "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
+             "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather."),
+      // ---- DMA and events (opaque: they move data between memories or wait) ----
+      Dma("dma_copy", "dma_copy", "dma_copy", "", 6,
+          "Copy ``times`` rows of ``width`` elements; rows start every ``src_stride`` / "
+          "``dst_stride`` elements (default ``width``).",
+          "args: dst, src, width, src_stride, times, dst_stride."),
+      Dma("async_dma_copy", "async_dma_copy", "dma_copy", "async", 7,
+          "As S.dma_copy, tied to ``event``: the data is valid after ``S.wait_events(event)``.",
+          "args: dst, src, width, src_stride, times, dst_stride, event."),
+      Dma("alloc_events", "alloc_event", "events", "alloc", 0,
+          "``count`` DMA events: one event, or a tuple of them when ``count > 1``.",
+          "A free DMA event of this TEC."),
+      Dma("wait_events", "wait_event", "events", "wait", 1,
+          "Block until every listed event is idle.", "Block until the event is idle."),
+      Dma("free_events", "free_event", "events", "free", 1, "Wait for, then release, the events.",
+          "Wait for, then release, the event."),
+      Dma("dma_memset", "dma_memset", "dma_memset", "", 3,
+          "Set ``num`` scalar elements at ``ptr`` to ``value``.", "args: ptr, value, num."),
+      Dma("dma_transpose2d", "dma_transpose2d", "dma_transpose2d", "", 6,
+          "Transpose a ``row`` x ``col`` matrix; strides default to ``col`` (source) and ``row`` "
+          "(destination).",
+          "args: dst, src, row, col, dst_stride, src_stride."),
+      Dma("dma_upsample", "dma_upsample", "dma_upsample", "", 9,
+          "Replicate a ``w`` x ``c`` (WC) plane ``h_scale`` times in H and ``w_scale`` times in W "
+          "into HWC; only between DDR and SRAM.",
+          "args: dst, src, h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride."),
+      Dma("flush_cache", "flush_cache", "flush_cache", "", 1,
+          "Write back the data cache (a no-op on tessera's host).", "Write back the data cache."),
+      // ---- TECs and profiling ----
+      Tec("get_local_id", "local_id", "reads_memory", 0, "This TEC's index, 0 to 3.",
+          "Index of the running TEC (0-3)."),
+      Tec("get_local_size", "local_size", "pure", 0, "The number of TECs of a core: 4.",
+          "Number of TECs of a core (4)."),
+      Tec("barrier", "barrier", "opaque", 0,
+          "Wait until every TEC of the core reaches the barrier; their earlier writes are then "
+          "visible to each other.",
+          "Wait for every running TEC of the core."),
+      [] {
+        DslIntrinsic d = Tec("perf_tick_begin", "begin", "opaque", -1,
+                             "Start of a profiled region: reads the clock (see Executor.profile).",
+                             "Profiling marker (a no-op on the host).");
+        d.form = "perf_tick";
+        d.c_name = "__perf_tick_begin";
+        return d;
+      }(),
+      [] {
+        DslIntrinsic d =
+            Tec("perf_tick_end", "end", "opaque", -1,
+                "End of a profiled region: adds the ticks since its begin (see Executor.profile).",
+                "Profiling marker (a no-op on the host).");
+        d.form = "perf_tick";
+        d.c_name = "__perf_tick_end";
+        return d;
+      }(),
+      // ---- Power (a float vector or scalar and an exponent) ----
+      Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
+            "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",
+            "args: x, y: lane-wise x^y."),
   };
   return *table;
 }
@@ -343,15 +623,18 @@ const bool kRegistered = [] {
     // An empty op: a TIR node or op (plain_op), not registered here.
     if (d.op.empty() || !done.insert(d.op).second) continue;
     OpRegEntry& reg = (*new OpRegEntry(d.op))
-                          .set_effect(CallEffect::kPure)
+                          .set_effect(EffectOf(d))
                           .set_attr("dsl.name", d.c_name)
                           .set_attr("dsl.form", d.form)
                           .describe(d.describe);
+    if (d.num_inputs >= 0) reg.set_num_inputs(d.num_inputs);
     if (!d.split.empty()) reg.set_attr("dsl.split", d.split);
     // A scalar operand: dsl.AlignVectorWidth computes the call in lane 0 of a native vector
     // (with an all-lanes mask where the op takes one).
     if (!d.scalar_elements.empty()) {
       reg.set_attr("dsl.scalar", d.mask == "false" ? "lane0_mask" : "lane0");
+      // The power form's exponent is a data operand too.
+      if (d.form == "power") reg.set_attr("dsl.scalar_operands", "2");
     }
     // return_idx=True (the reduce form's argument 2) needs an X3 target: the op attributes
     // dsl.VerifyTargetFeatures reads.

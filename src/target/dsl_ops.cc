@@ -3,41 +3,20 @@
 // (dsl.vaddh ... dsl.vminh, dsl.vexp ... dsl.vexp2, dsl.vcls, dsl.vclz, dsl.vbrevs, dsl.vpcnt,
 // dsl.visnan, dsl.visinf, dsl.visfinite, dsl.vrpadd, dsl.vrpmax, dsl.vrpmin, dsl.vasrr,
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
-// dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint). dsl.AlignVectorWidth splits a multiple
-// width by the op's "dsl.split": "parts", result part j from part j of each operand; "sum",
-// each native part reduced into lane 0 and the part results added into part 0.
+// dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
+// dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
+// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter, dsl.dma_copy, dsl.async_dma_copy,
+// dsl.alloc_event, dsl.wait_event, dsl.free_event, dsl.dma_memset, dsl.dma_transpose2d,
+// dsl.dma_upsample, dsl.flush_cache, dsl.get_local_id, dsl.get_local_size, dsl.barrier,
+// dsl.perf_tick_begin, dsl.perf_tick_end). dsl.AlignVectorWidth splits a multiple width by the op's
+// "dsl.split": "parts", result part j from part j of each operand; "sum", each native part reduced
+// into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {
 
-// ---- TECs ----
-TESSERA_REGISTER_OP("dsl.get_local_id")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kReadState)
-    .set_attr("dsl.name", "get_local_id")
-    .describe("Index of the running TEC (0-3).");
-TESSERA_REGISTER_OP("dsl.get_local_size")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "get_local_size")
-    .describe("Number of TECs of a core (4).");
-TESSERA_REGISTER_OP("dsl.barrier")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "barrier")
-    .describe("Wait for every running TEC of the core.");
-
 // ---- Masks and lanes ----
-TESSERA_REGISTER_OP("dsl.const_mask")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vmov")
-    .describe("A constant mask: one bool immediate per lane, lane 0 first.");
-TESSERA_REGISTER_OP("dsl.tail_mask")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vtail_mask")
-    .describe("Lanes below the (runtime) count are active.");
 TESSERA_REGISTER_OP("dsl.mask_repack")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vmask_repack")
@@ -55,25 +34,8 @@ TESSERA_REGISTER_OP("dsl.set_lane")
     .set_num_inputs(3)
     .set_effect(CallEffect::kPure)
     .describe("Vector or mask args[0] with lane args[1] replaced by args[2].");
-TESSERA_REGISTER_OP("dsl.vall")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vall")
-    .describe("Whether every lane of a mask is active.");
-TESSERA_REGISTER_OP("dsl.vany")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vany")
-    .describe("Whether any lane of a mask is active.");
 
 // ---- Conversions between native vectors ----
-TESSERA_REGISTER_OP("dsl.vcvt")
-    .set_num_inputs(3)
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcvt")
-    .describe(
-        "args: x, first, stride: lanes first, first + stride, ... of x converted to the "
-        "call's native vector type (zero where x runs out).");
 TESSERA_REGISTER_OP("dsl.cast_no_zip")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
@@ -99,78 +61,21 @@ TESSERA_REGISTER_OP("dsl.is_nullptr")
     .set_attr("dsl.name", "__is_nullptr")
     .describe("Whether a pointer is null.");
 
-// ---- DMA and events (counts in elements of the pointers' types) ----
+// ---- DMA (counts in elements of the pointers' types): the one-row form S.dma_copy picks ----
 TESSERA_REGISTER_OP("dsl.dma1d")
     .set_num_inputs(4)
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "DMA1D")
     .describe("args: ddr, sram, count, direction (1: into SRAM, 0: out of SRAM).");
-TESSERA_REGISTER_OP("dsl.dma_copy")
-    .set_num_inputs(6)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_copy")
-    .describe("args: dst, src, width, src_stride, times, dst_stride.");
-TESSERA_REGISTER_OP("dsl.async_dma_copy")
-    .set_num_inputs(7)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__async_dma_copy")
-    .describe("args: dst, src, width, src_stride, times, dst_stride, event.");
-TESSERA_REGISTER_OP("dsl.dma_memset")
-    .set_num_inputs(3)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_memset")
-    .describe("args: ptr, value, num.");
-TESSERA_REGISTER_OP("dsl.dma_transpose2d")
-    .set_num_inputs(6)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_transpose2d")
-    .describe("args: dst, src, row, col, dst_stride, src_stride.");
-TESSERA_REGISTER_OP("dsl.dma_upsample")
-    .set_num_inputs(9)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__dma_upsample")
-    .describe(
-        "args: dst, src, h_scale, w_scale, c, w, src_c_stride, dst_c_stride, "
-        "dst_w_stride.");
-TESSERA_REGISTER_OP("dsl.alloc_event")
-    .set_num_inputs(0)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__alloc_event")
-    .describe("A free DMA event of this TEC.");
-TESSERA_REGISTER_OP("dsl.wait_event")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__wait_event")
-    .describe("Block until the event is idle.");
-TESSERA_REGISTER_OP("dsl.free_event")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__free_event")
-    .describe("Wait for, then release, the event.");
-TESSERA_REGISTER_OP("dsl.flush_cache")
-    .set_num_inputs(1)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__flush_cache")
-    .describe("Write back the data cache.");
 
 // ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
 // "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).
-TESSERA_REGISTER_OP("dsl.vpow")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vpow")
-    .set_attr("dsl.scalar", "lane0")
-    .set_attr("dsl.scalar_operands", "2")
-    .describe("args: x, y: lane-wise x^y.");
 TESSERA_REGISTER_OP("dsl.undef_inactive")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vundef_inactive")
     .describe(
         "args: x, mask: x, whose inactive lanes the program must not read (the value itself on "
         "the host; PySim fills them with a fixed pattern).");
-TESSERA_REGISTER_OP("dsl.vperm")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vperm")
-    .describe("args: x, y, indices: lane i is x[indices[i]] below n, y[indices[i] - n] below 2n, else 0.");
 
 // ---- Combined logic (dsl.CombineInstructions) ----
 TESSERA_REGISTER_OP("dsl.vbclr")
@@ -218,8 +123,9 @@ TESSERA_REGISTER_OP("dsl.vcvtue_tw")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vcvtue_tw")
-    .describe("arg: x (16-bit floats): the even lanes rounded to nearest (ties to even) and "
-              "converted to 32-bit integers (X1/X2; dsl.CombineInstructions).");
+    .describe(
+        "arg: x (16-bit floats): the even lanes rounded to nearest (ties to even) and "
+        "converted to 32-bit integers (X1/X2; dsl.CombineInstructions).");
 TESSERA_REGISTER_OP("dsl.vcvtuo_tw")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
@@ -245,49 +151,12 @@ TESSERA_REGISTER_OP("dsl.vzip_high")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__vzip_high")
     .describe("args: a, b: the high halves interleaved.");
-TESSERA_REGISTER_OP("dsl.vcompt")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcompt")
-    .describe("args: x, mask: active lanes packed to the bottom, zeros above.");
-TESSERA_REGISTER_OP("dsl.vcompc")
-    .set_effect(CallEffect::kPure)
-    .set_attr("dsl.name", "__vcompc")
-    .describe("args: x, y, mask: active lanes of x packed, then y from lane 0.");
 
-// ---- Intrinsic library: memory, printing, profiling ----
-TESSERA_REGISTER_OP("dsl.vload_gather")
-    .set_effect(CallEffect::kReadState)
-    .set_attr("dsl.name", "__vload_gather")
-    .describe(
-        "args: ptr, indices (uint16, the result's lanes), mask: lane i is ptr[indices[i]]; "
-        "after dsl.AlignVectorWidth: ptr, lo, hi, first, mask (index i: lane first + i of lo ++ "
-        "hi).");
-TESSERA_REGISTER_OP("dsl.vstore_scatter")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vstore_scatter")
-    .describe(
-        "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
-        "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather.");
-TESSERA_REGISTER_OP("dsl.vmml")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vmml")
-    .describe("args: ptr, x, y: 4x4 matrix product written as 16 floats.");
-TESSERA_REGISTER_OP("dsl.vmma")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__vmma")
-    .describe("args: ptr, x, y: 4x4 matrix product added to 16 floats.");
+// ---- Intrinsic library: printing ----
 TESSERA_REGISTER_OP("dsl.printf")
     .set_effect(CallEffect::kOpaque)
     .set_attr("dsl.name", "printf")
     .describe("C printf; args[0] is the format.");
-TESSERA_REGISTER_OP("dsl.perf_tick_begin")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__perf_tick_begin")
-    .describe("Profiling marker (a no-op on the host).");
-TESSERA_REGISTER_OP("dsl.perf_tick_end")
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "__perf_tick_end")
-    .describe("Profiling marker (a no-op on the host).");
 
 }  // namespace
 }  // namespace tessera

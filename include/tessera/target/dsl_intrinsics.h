@@ -58,7 +58,50 @@ struct DslIntrinsic {
    *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y (TIR nodes Mul, `plain_op`).
    *  "clip": (x, min_val, max_val), a vector or scalar and two values of its type (TIR nodes
    *  Max, `plain_op`). "select": (x, y), vectors or masks of one type, the TIR node `plain_op`
-   *  choosing by the mask. */
+   *  choosing by the mask.
+   *  "matrix": (ptr, x, y), two float16x16 or bfloat16x16 vectors and a pointer to 16 float32:
+   *  the 4x4 product of x (row-major) and y (column-major) written there ("matmul") or added
+   *  to what is there ("matmul_acc"); no result.
+   *  "mask_reduce": (mask), a mask (or a compile-time bool list): a bool, whether "all" or
+   *  "any" of its lanes are active.
+   *  "power": (x, exponent), a float vector or scalar and an exponent of its type (a number is
+   *  broadcast); the result has x's type.
+   *  "const_mask": (x), a compile-time bool list or mask string: a mask of its lanes.
+   *  "tail_mask": (n, lanes), a count and a compile-time lane count: a mask whose lanes below n
+   *  are active (constant lanes where n is a constant, else `op`).
+   *  Permutations, the TIR node `plain_op` (Shuffle: constant lane indices; Broadcast) or `op`
+   *  where lanes depend on runtime values: "concat": (inps, part), 2-4 vectors or masks of one
+   *  type, all lanes or one half ("low", "high", "even", "odd") of each, in order; "split": (x),
+   *  a multiple-width vector or mask: a tuple of native parts; "zip": (x, y, part), x0 y0 x1
+   *  y1 ... (of one half with part); "reverse": (x), the lanes in reverse order; "replicate":
+   *  (x, index), lane index in every lane (a runtime index: a Broadcast); "slide": (x, y,
+   *  shift), x[shift:] then y[:shift] (an immediate shift); "rotate": (x, shift), lane i from
+   *  x[(i + shift) mod n] (a runtime shift: `op`, a two-vector lookup); "lookup": (table,
+   *  indices), 2-4 native vectors read as one array, lane i from table[indices[i]] or 0 (`op`
+   *  on each pair); "compress": (x, mask) or (x, y, mask), the active lanes of x packed to the
+   *  bottom, then zeros ("zeros") or y's lanes ("concat"); "broadcast": (x, lanes), a scalar
+   *  in every lane.
+   *  Conversions: "cast": (x, dtype, part, saturate), a number, vector or tuple of vectors
+   *  converted to dtype (the TIR node `plain_op`, Cast; the lanes that part selects: `op`,
+   *  one native vector per call); "same_bits": (x), an integer read as signed ("signed") or
+   *  unsigned (`plain_op`, tir.reinterpret); "reinterpret": (x, dtype), a value, literal or
+   *  pointer as dtype of the same bits (`plain_op`); "extend": (x), the "low" or "high" half of
+   *  a native 8- or 16-bit integer vector at double width (`op`).
+   *  Memory: "load": (ptr, lanes, stride), a vector of the pointee's type read at ptr (the TIR
+   *  node `plain_op`, a BufferLoad of a ramp); "store": (value, ptr, stride), the vector
+   *  written there (BufferStore); "gather": (ptr, indices), lane i read at ptr[indices[i]], a
+   *  16-bit index vector of the result's lanes (`op`); "scatter": (value, ptr, indices), lane
+   *  i written at ptr[indices[i]] (`op`).
+   *  DMA (effect opaque; counts and strides in elements): "dma_copy": (dst, src, width,
+   *  src_stride, times, dst_stride), rows copied between two pointers of one element type
+   *  (`op`; one plain row between DDR and SRAM: dsl.dma1d), with "async" also an event;
+   *  "dma_memset": (ptr, value, num); "dma_transpose2d": (dst, src, row, col, dst_stride,
+   *  src_stride); "dma_upsample": (dst, src, h_scale, w_scale, c, w, src_c_stride,
+   *  dst_c_stride, dst_w_stride); "events": (count) "alloc" events (let-bound calls of `op`),
+   *  or (*events) "wait" for or "free" each; "flush_cache": (invalidate).
+   *  "tec": (), the running TEC's "local_id", the "local_size" of a core (int32), or a
+   *  "barrier" of the core's TECs. "perf_tick": (cid), the "begin" or "end" of a profiled
+   *  region. */
   std::string form;
   /*! \brief Element types of a vector operand, at every width the form allows, in the order
    *  errors list. */
@@ -72,13 +115,16 @@ struct DslIntrinsic {
    *  "excluded" (the op takes the mask; inactive lanes are left out of the reduction),
    *  "undefined_masks_false" (undefined for integer vectors, false for masks), "keep"
    *  (inactive lanes keep the first operand: the accumulator, x), "select" (the mask chooses
-   *  between x and y; no mask: x). */
+   *  between x and y; no mask: x), "operand" (the mask is the operand: mask_reduce),
+   *  "packed" (the mask picks the lanes packed: compress), "zero" (inactive lanes are zero:
+   *  load, gather), "skip" (inactive lanes are not written: store, scatter). */
   std::string mask;
   /*! \brief Keyword arguments of S.<name> beyond the form's: "out_sign" (the result read with
    *  that signedness); "return_idx" (reduce: the index of the extreme lane in lane 1; X3
    *  targets only, checked by dsl.VerifyTargetFeatures through the op attributes "dsl.x3_arg"
    *  and "dsl.x3_feature"); "with_round", "saturate" (shift: the flag that selects `op` over
-   *  `plain_op`); "r" (with mask=, inactive lanes from r instead of undefined). */
+   *  `plain_op`); "r" (with mask=, inactive lanes from r instead of undefined); the
+   *  permutations' "part", "index", "lanes"; the loads' and stores' "lanes", "stride". */
   std::vector<std::string> keywords;
   /*! \brief The lane function, as PySim computes it: "add", "sub", "max", "min" (pairwise); the
    *  math function "exp", "log", ... (math); "clz", "cls", "brevs", "popcount" (bits); "isnan",
@@ -103,6 +149,11 @@ struct DslIntrinsic {
   /*! \brief narrow: the op of to_h=True (32-bit lanes to 16-bit results), registered as `op`
    *  (entries may share ops: each is registered once). */
   std::string to_h_op;
+  /*! \brief What a call does besides computing its result: "pure" (nothing), "reads_memory",
+   *  "writes_memory" (through a pointer operand), "opaque" (anything); the op's CallEffect. */
+  std::string effect = "pure";
+  /*! \brief The op's argument count (checked where a call is built); -1: any. */
+  int num_inputs = -1;
 };
 
 /*! \brief Every intrinsic declared in the table, in declaration order. */

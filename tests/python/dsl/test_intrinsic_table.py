@@ -32,13 +32,33 @@ def test_table_entries_are_registered_everywhere():
                                              "vadd", "vsub", "vmul", "vdiv", "vmod",
                                              "vnsr", "vnsrsr", "vmull", "vmulh", "vdot",
                                              "vqdot", "vdpa", "vqdpa", "vfmae", "vfmao",
-                                             "abs", "rint", "fma", "clip", "vsel"])
+                                             "abs", "rint", "fma", "clip", "vsel",
+                                             "vmml", "vmma", "vall", "vany", "const_mask",
+                                             "tail_mask", "vconcat", "vsplit", "vzip", "vrevs",
+                                             "vreplic", "vsldl", "vshfl", "vtbl", "vcompt",
+                                             "vcompc", "vbcast", "cast", "i", "u",
+                                             "reinterpret", "vxtl", "vxth", "vload", "vstore",
+                                             "vload_gather", "vstore_scatter", "dma_copy",
+                                             "async_dma_copy", "alloc_events", "wait_events",
+                                             "free_events", "dma_memset", "dma_transpose2d",
+                                             "dma_upsample", "flush_cache", "get_local_id",
+                                             "get_local_size", "barrier", "perf_tick_begin",
+                                             "perf_tick_end", "pow"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
              "invert": "undefined_masks_false", "arith": "undefined", "narrow": "undefined",
              "widen": "undefined", "dot": "excluded", "dot_acc": "excluded", "fma_half": "keep",
-             "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select"}
+             "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select",
+             "matrix": "all", "mask_reduce": "operand", "const_mask": "all", "tail_mask": "all",
+             "power": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
+             "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
+             "compress": "packed", "broadcast": "undefined", "cast": "all", "same_bits": "all",
+             "reinterpret": "all", "extend": "all", "load": "zero", "store": "skip",
+             "gather": "zero", "scatter": "skip", "dma_copy": "all", "events": "all",
+             "dma_memset": "all", "dma_transpose2d": "all", "dma_upsample": "all",
+             "flush_cache": "all", "tec": "all", "perf_tick": "all"}
+    effects = {"pure": 0, "reads_memory": 1, "writes_memory": 2, "opaque": 3}
     for d in TABLE:
         assert REGISTRY[d["name"]].__doc__ == d["doc"]
         assert d["mask"] == masks[d["form"]]
@@ -54,12 +74,15 @@ def test_table_entries_are_registered_everywhere():
         if d["plain_op"].startswith("tir."):
             assert d["plain_op"] in CALLS
         elif d["plain_op"]:
-            assert d["plain_op"] in BINARY or hasattr(Interpreter, "expr_" + d["plain_op"])
+            assert d["plain_op"] in BINARY or hasattr(Interpreter, "expr_" + d["plain_op"]) or \
+                hasattr(Interpreter, "stmt_" + d["plain_op"])
         if not d["op"]:
             assert d["plain_op"] and not d["c_name"]
             continue
         op = _core.Op.get(d["op"])
         assert op.get_attr("dsl.name") == d["c_name"]
+        # The op's effect and argument count are the entry's.
+        assert op.effect == effects[d["effect"]] and op.num_inputs == d["num_inputs"]
         assert d["op"] in CALLS
         if d["to_h_op"]:  # S.vnsr(to_h=True): a second op, as registered and dispatched
             assert d["to_h_op"] in CALLS and _core.Op.get(d["to_h_op"]).get_attr("dsl.name")
@@ -305,3 +328,174 @@ def test_compare_logic_and_arith_run_in_pysim_and_compiled():
         assert got[64:96].tolist() == want_sel.tolist()
         assert got[96:128].tolist() == want_max.tolist()
         assert got[128:].tolist() == want_xor.tolist()
+
+
+def test_matrix_mask_and_power_checks_come_from_the_table():
+    assert BY_NAME["vmml"]["effect"] == "writes_memory" and BY_NAME["vall"]["effect"] == "pure"
+    assert BY_NAME["pow"]["elements"] == ("float16", "float32", "bfloat16")
+    assert _core.Op.get("dsl.vpow").get_attr("dsl.scalar_operands") == "2"
+
+    @S.prim_func
+    def matrix_int(a: S.ptr("int16", "global"), o: S.ptr("fp32", "global")):
+        v = S.vload(a)
+        S.vmml(o, v, v)
+
+    assert ('S.vmml: Argument type mismatch: expects two float16x16 or bfloat16x16 operands, '
+            'got "int16x16" and "int16x16"') in _lower_error(matrix_int)
+
+    @S.prim_func
+    def pow_int(a: S.ptr("int32", "global")):
+        S.vstore(S.pow(S.vload(a), 2), a)
+
+    assert ('S.pow: the arg "x" has unsupported type "int32x8"; expected elements of float16, '
+            'float32, bfloat16') in _lower_error(pow_int)
+
+    @S.prim_func
+    def vall_int(a: S.ptr("int32", "global")):
+        if S.vall(3):
+            a[0] = 1
+
+    assert "expects a mask, got" in _lower_error(vall_int)
+
+
+@S.prim_func
+def matrix_mask_power(a: S.ptr("fp16", "global"), f: S.ptr("fp32", "global"),
+                      o: S.ptr("fp32", "global"), n: S.int32):
+    x = S.vload(a)
+    S.vmml(o, x, x)
+    if S.get_local_id() == 0:  # every TEC runs the kernel: accumulate once
+        S.vmma(o + 16, x, x)
+    m = S.tail_mask(n, 8)
+    if S.vany(m):
+        o[32] = 1.0
+    if S.vall(m):
+        o[33] = 1.0
+    S.vstore(S.pow(S.vload(f), 2.0), o + 40, mask=S.const_mask("4T4F"))
+
+
+def test_matrix_mask_and_power_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = (np.arange(16) % 5 - 2).astype(np.float16)
+    f = np.linspace(-2, 2, 8).astype(np.float32)
+    o = np.zeros(48, np.float32)
+    o[16:32] = 1.0
+    (_, _, co, _), (_, _, so, _) = run_both(matrix_mask_power, a, f, o, 5)
+    x = a.astype(np.float32).reshape(4, 4)
+    prod = (x @ x.T).reshape(-1)  # y is read column-major: column j is y's row j
+    want = np.zeros(48, np.float32)
+    want[:16], want[16:32], want[32] = prod, prod + 1.0, 1.0
+    want[40:44] = f[:4] ** 2
+    for got in (co, so):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_permutation_checks_come_from_the_table():
+    assert BY_NAME["vshfl"]["op"] == "dsl.vperm" and BY_NAME["vshfl"]["plain_op"] == "Shuffle"
+    assert BY_NAME["vtbl"]["op"] == "dsl.vperm" and BY_NAME["vconcat"]["op"] == ""
+    assert BY_NAME["vcompt"]["mask"] == "packed" and "bool" in BY_NAME["vzip"]["elements"]
+
+    @S.prim_func
+    def compc_mismatch(a: S.ptr("int32", "global"), b: S.ptr("uint32", "global")):
+        S.vstore(S.vcompc(S.vload(a), S.vload(b), "4T4F"), a)
+
+    assert ('S.vcompc: Argument type mismatch: "int32x8" vs. "uint32x8"'
+            in _lower_error(compc_mismatch))
+
+
+@S.prim_func
+def permutations(a: S.ptr("int32", "global"), o: S.ptr("int32", "global"), n: S.int32):
+    x, y = S.vload(a), S.vload(a + 8)
+    S.vstore(S.vzip(x, y, "low"), o)
+    S.vstore(S.vsldl(x, y, 3), o + 8)
+    S.vstore(S.vrevs(S.vshfl(x, n)), o + 16)
+    S.vstore(S.vcompc(x, y, "2T2F2T2F"), o + 24)
+    lo, hi = S.vsplit(S.vconcat((y, x)))
+    S.vstore(S.vtbl((lo, hi), S.vreplic(S.vcompt(x, "4F4T"), 1)), o + 32)
+    S.vstore(S.vbcast(a[n]), o + 40)
+
+
+def test_permutations_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = np.array([3, 9, 1, 12, 5, 15, 2, 7, 100, 101, 102, 103, 104, 105, 106, 107], np.int32)
+    o = np.zeros(48, np.int32)
+    (_, co, _), (_, so, _) = run_both(permutations, a, o, 3)
+    x, y = a[:8], a[8:]
+    want = np.concatenate([
+        np.stack([x[:4], y[:4]], 1).reshape(-1),
+        np.concatenate([x[3:], y[:3]]),
+        np.roll(x, -3)[::-1],
+        np.concatenate([x[[0, 1, 4, 5]], y[:4]]),
+        np.full(8, np.concatenate([y, x])[x[5]]),  # vcompt(x, "4F4T")[1] is x[5] = 15
+        np.full(8, a[3]),
+    ])
+    for got in (co, so):
+        assert got.tolist() == want.tolist()
+
+
+def test_conversion_checks_come_from_the_table():
+    assert BY_NAME["cast"]["op"] == "dsl.vcvt" and BY_NAME["cast"]["plain_op"] == "Cast"
+    assert BY_NAME["vxtl"]["op"] == "dsl.vcvt" and BY_NAME["u"]["plain_op"] == "tir.reinterpret"
+    assert _core.Op.get("dsl.vcvt").num_inputs == 3
+
+    @S.prim_func
+    def extend_float(a: S.ptr("fp16", "global"), o: S.ptr("fp32", "global")):
+        S.vstore(S.cast(S.vxth(S.vload(a)), "float32"), o)
+
+    assert "expects an 8- or 16-bit integer vector" in _lower_error(extend_float)
+
+    @S.prim_func
+    def reinterpret_bits(a: S.ptr("int32", "global")):
+        S.vstore(S.reinterpret(S.vload(a), "int16x8"), a)
+
+    assert 'S.reinterpret: "int32x8" has 256 bits but "int16x8" has 128' in _lower_error(
+        reinterpret_bits)
+
+
+def test_memory_checks_and_effects_come_from_the_table():
+    assert BY_NAME["vload"]["plain_op"] == "BufferLoad" and BY_NAME["vstore"]["mask"] == "skip"
+    assert _core.Op.get("dsl.vload_gather").effect == 1  # reads memory
+    assert _core.Op.get("dsl.vstore_scatter").effect == 2  # writes memory
+
+    @S.prim_func
+    def scatter_mismatch(a: S.ptr("int32", "global"), o: S.ptr("fp32", "global")):
+        S.vstore_scatter(S.vload(a), o, S.vload(a.as_ptr("int16")))
+
+    assert ('S.vstore_scatter: Argument type mismatch: expects a vector of "float32"'
+            in _lower_error(scatter_mismatch))
+
+
+@S.prim_func
+def gather_scatter(a: S.ptr("int32", "global"), idx: S.ptr("int16", "global"),
+                   o: S.ptr("int32", "global")):
+    i = S.vload(idx, lanes=8)
+    v = S.vload_gather(a, i, mask="6T2F")
+    S.vstore(v, o, stride=2)
+    S.vstore_scatter(v, o + 1, i, mask="2F6T")
+
+
+def test_memory_ops_run_in_pysim_and_compiled():
+    from _util import run_both
+
+    a = np.arange(100, 116, dtype=np.int32)
+    idx = np.array([7, 0, 3, 3, 15, 8, 1, 2], np.int16)
+    o = np.full(20, -1, np.int32)
+    (_, _, co), (_, _, so) = run_both(gather_scatter, a, idx, o)
+    v = np.where(np.arange(8) < 6, a[idx], 0)
+    want = np.full(20, -1, np.int32)
+    want[0:16:2] = v
+    for lane in range(2, 8):  # in lane order: a later lane wins on a repeated index
+        want[1 + idx[lane]] = v[lane]
+    for got in (co, so):
+        assert got.tolist() == want.tolist()
+
+
+def test_dma_entries_are_opaque_ops_of_fixed_arity():
+    dma = [d for d in TABLE if d["form"] in ("dma_copy", "events", "dma_memset",
+                                              "dma_transpose2d", "dma_upsample", "flush_cache")]
+    assert len(dma) == 9 and all(d["effect"] == "opaque" for d in dma)
+    assert _core.Op.get("dsl.dma_upsample").num_inputs == 9
+    assert _core.Op.get("dsl.alloc_event").num_inputs == 0
+    # The one-row DDR <-> SRAM copy S.dma_copy picks stays a hand-registered op.
+    assert _core.Op.get("dsl.dma1d").num_inputs == 4

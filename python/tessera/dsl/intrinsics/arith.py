@@ -1,8 +1,8 @@
-"""Arithmetic intrinsics: S.vmml, S.vmma, and the argument checks of the table's arithmetic
+"""Arithmetic intrinsics: the argument checks of the table's arithmetic
 (S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod), widening products (S.vmull, S.vmulh), dot products
 (S.vdot, S.vqdot, S.vdpa, S.vqdpa), fused multiply-adds (S.fma, S.vfmae, S.vfmao), S.abs,
-S.rint, S.clip, S.vsel, pairwise ops (S.vaddh, S.vsubh, S.vmaxh, S.vminh) and sums (S.vrpadd):
-table.py defines them."""
+S.rint, S.clip, S.vsel, pairwise ops (S.vaddh, S.vsubh, S.vmaxh, S.vminh), sums (S.vrpadd) and
+the matrix products S.vmml, S.vmma: table.py defines them."""
 
 import ast
 
@@ -11,7 +11,6 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._registry import intrinsic
 from ._util import (NUMBERS, call, check_dtype, check_multiple, check_native, flag,
                     imm, mask_expr, select, undefined_inactive, value,
                     vector)
@@ -296,27 +295,18 @@ def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
     return call(p, node, rtype, op, [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
 
 
-def _matrix(p, node, name, ptr, x, y):
+def _matrix(p, node, name, op, ptr, x, y, elements):
+    """The matrix form of the intrinsic table (table.py): S.vmml, S.vmma write (or add) the
+    float32 4x4 product of two native 16-bit float vectors through ``ptr``."""
     x, y = vector(p, node, name, x), vector(p, node, name, y, "y")
-    if x.dtype != y.dtype or x.dtype not in ("float16x16", "bfloat16x16"):
-        raise p.error(node, f'S.{name}: Argument type mismatch: expects two float16x16 or '
-                            f'bfloat16x16 operands, got "{x.dtype}" and "{y.dtype}"')
+    native = tuple(T.hw_native_vdtype(e) for e in elements)
+    if x.dtype != y.dtype or x.dtype not in native:
+        raise p.error(node, f'S.{name}: Argument type mismatch: expects two {" or ".join(native)} '
+                            f'operands, got "{x.dtype}" and "{y.dtype}"')
     target = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
     if target.element != "float32":
         raise p.error(node, f'S.{name} writes float32 results, got a pointer to "{target.element}"')
-    p.emit_call(node, f"dsl.{name}", [p.pointer_expr(node, target), x, y])
-
-
-@intrinsic
-def vmml(p, node, ptr, x, y):
-    """4x4 matrix product of ``x`` (row-major) and ``y`` (column-major) as 16 float32 at ptr."""
-    _matrix(p, node, "vmml", ptr, x, y)
-
-
-@intrinsic
-def vmma(p, node, acc_ptr, x, y):
-    """As S.vmml, added to the 16 float32 at ``acc_ptr``."""
-    _matrix(p, node, "vmma", acc_ptr, x, y)
+    p.emit_call(node, op, [p.pointer_expr(node, target), x, y])
 
 
 def _fma(p, node, name, acc, x, y, mask, elements):

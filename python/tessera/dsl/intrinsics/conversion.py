@@ -1,5 +1,5 @@
-"""Conversions: S.cast (parts, saturation, narrowing from tuples), S.i, S.u, S.reinterpret,
-S.vxtl and S.vxth.
+"""The argument checks of the table's conversions (table.py): S.cast (parts, saturation,
+narrowing from tuples), S.i, S.u, S.reinterpret, S.vxtl and S.vxth.
 
 A cast converts values: integers wrap (or clamp with ``saturate=True``), floats round to
 nearest, floats convert to int32 saturating (NaN is 0) and to narrower integers through int32.
@@ -11,7 +11,6 @@ from ... import _core
 from .. import types as T
 from .. import typing as TY
 from ..values import Pointer, is_expr
-from ._registry import intrinsic
 
 _HALVES = {"low": (0, 1), "high": (None, 1), "even": (0, 2), "odd": (1, 2)}
 _QUARTERS = {"ll": 0, "lh": 1, "hl": 2, "hh": 3}
@@ -91,7 +90,7 @@ def _concat(p, node, items):
         return _core.Shuffle(items, idx, p.span(node))
 
 
-def _part_cast(p, node, x, dst, part, saturate=None):
+def _part_cast(p, node, op, x, dst, part, saturate=None):
     """Widening cast of the selected lanes of a native vector (clamped to the range of ``dst``
     first with ``saturate=True``)."""
     src = x.dtype
@@ -119,7 +118,7 @@ def _part_cast(p, node, x, dst, part, saturate=None):
     for j in range(0, count, n):
         dtype = T.with_lanes(dst_elem, n)
         args = [x, _core.IntImm("int32", first + j * stride), _core.IntImm("int32", stride)]
-        parts.append(p.call_op(node, dtype, "dsl.vcvt", args))
+        parts.append(p.call_op(node, dtype, op, args))
     if len(parts) == 1 and count == n:
         return parts[0]
     whole = parts[0] if len(parts) == 1 else _concat(p, node, parts)
@@ -130,8 +129,7 @@ def _part_cast(p, node, x, dst, part, saturate=None):
         return _core.Shuffle([whole], idx, p.span(node))
 
 
-@intrinsic
-def cast(p, node, x, dtype, part="all", saturate=None):
+def _cast(p, node, name, op, x, dtype, part="all", saturate=None):
     """Convert ``x`` to ``dtype``: scalars, scalar to vector (broadcast), vector to vector. A
     scalar ``dtype`` takes x's lanes. ``part`` selects the lanes of a widening cast;
     ``S.cast((lo, hi), "int8")`` narrows two vectors into one; a list of scalars is a vector of
@@ -149,7 +147,7 @@ def cast(p, node, x, dtype, part="all", saturate=None):
     x = p.load(x)
     if not is_expr(x):
         if not isinstance(x, (bool, int, float, np.generic)):
-            raise p.error(node, f"S.cast of {p.describe(x)}")
+            raise p.error(node, f"S.{name} of {p.describe(x)}")
         if T.is_int(dtype) and isinstance(x, float):
             x = int(x)
         if T.is_int(dtype) and not TY.fits(int(x), dtype):
@@ -161,7 +159,7 @@ def cast(p, node, x, dtype, part="all", saturate=None):
                 x = min(max(int(x), lo), hi)
         return TY.constant(p, node, x, dtype)
     if part not in ("all", None):
-        return _part_cast(p, node, x, dtype, part, saturate)
+        return _part_cast(p, node, op, x, dtype, part, saturate)
     lanes, to_lanes = T.lanes_of(x.dtype), T.lanes_of(dtype)
     if 1 < lanes < to_lanes and T.bits_of(dtype) < T.bits_of(x.dtype):
         # Narrowing into a native vector with more lanes (i32x8 -> i8x32, three i32x8 -> i8x32):
@@ -176,30 +174,19 @@ def cast(p, node, x, dtype, part="all", saturate=None):
     return cast_value(p, node, x, dtype, saturate)
 
 
-def _same_bits(p, node, x, signed):
+def _same_bits(p, node, name, op, x, signed):
+    """S.i (``signed``), S.u: the same bits read with that signedness (``op``:
+    tir.reinterpret)."""
     x = p.load(x)
     if not is_expr(x) or not T.is_int(x.dtype):
         raise p.error(node, f"expects an integer value, got {p.describe(x)}")
     dtype = T.with_sign(x.dtype, signed)
     if dtype == x.dtype:
         return x
-    return p.call_op(node, dtype, "tir.reinterpret", [x])
+    return p.call_op(node, dtype, op, [x])
 
 
-@intrinsic(name="i")
-def signed(p, node, x):
-    """The same bits as a signed integer of the same width and lanes."""
-    return _same_bits(p, node, x, True)
-
-
-@intrinsic(name="u")
-def unsigned(p, node, x):
-    """The same bits as an unsigned integer of the same width and lanes."""
-    return _same_bits(p, node, x, False)
-
-
-@intrinsic
-def reinterpret(p, node, x, dtype):
+def _reinterpret(p, node, name, op, x, dtype):
     """Bit cast of a value, literal or pointer: the total bits must match."""
     dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
     x = p.load(x)
@@ -212,22 +199,22 @@ def reinterpret(p, node, x, dtype):
             src = np.array([x], "int32" if TY.fits(int(x), "int32") else "uint32")
         np_type = "float32" if dtype == "bfloat16" else dtype
         if T.bits_of(dtype) * T.lanes_of(dtype) != 32:
-            raise p.error(node, f'S.reinterpret: a literal has 32 bits, "{dtype}" has '
+            raise p.error(node, f'S.{name}: a literal has 32 bits, "{dtype}" has '
                                 f'{T.bits_of(dtype) * T.lanes_of(dtype)}')
         return TY.constant(p, node, src.view(np_type)[0].item(), dtype)
     total = T.bits_of(x.dtype) * T.lanes_of(x.dtype)
     if T.lanes_of(dtype) == 1 and total != T.bits_of(dtype):
         dtype = T.with_lanes(dtype, total // T.bits_of(dtype))
     if T.bits_of(dtype) * T.lanes_of(dtype) != total:
-        raise p.error(node, f'S.reinterpret: "{x.dtype}" has {total} bits but "{dtype}" has '
+        raise p.error(node, f'S.{name}: "{x.dtype}" has {total} bits but "{dtype}" has '
                             f'{T.bits_of(dtype) * T.lanes_of(dtype)}')
     if T.is_bool(x.dtype) or T.is_bool(dtype):
-        raise p.error(node, "S.reinterpret cannot convert masks")
+        raise p.error(node, f"S.{name} cannot convert masks")
     if x.dtype == dtype:
         return x
     if T.lanes_of(x.dtype) > 1 and not T.is_native(x.dtype):
         if total % 256 != 0:
-            raise p.error(node, f'S.reinterpret of "{x.dtype}": a vector that is not native must '
+            raise p.error(node, f'S.{name} of "{x.dtype}": a vector that is not native must '
                                 f'have a multiple of 256 bits')
         # A multiple-width vector: reinterpret each 256-bit part, then concatenate the parts.
         n_in, n_out = T.native_lanes(x.dtype), T.native_lanes(dtype)
@@ -235,29 +222,18 @@ def reinterpret(p, node, x, dtype):
         with p.at(node):
             parts = [_core.Shuffle([x], [_core.IntImm("int32", i) for i in range(j * n_in, (j + 1) * n_in)],
                                    p.span(node)) for j in range(total // 256)]
-            parts = [p.call_op(node, native_out, "tir.reinterpret", [v]) for v in parts]
+            parts = [p.call_op(node, native_out, op, [v]) for v in parts]
             return _core.Shuffle(parts, [_core.IntImm("int32", i) for i in range(T.lanes_of(dtype))],
                                  p.span(node))
-    return p.call_op(node, dtype, "tir.reinterpret", [x])
+    return p.call_op(node, dtype, op, [x])
 
 
-def _extend(p, node, x, part):
+def _extend(p, node, name, op, x, part):
+    """S.vxtl, S.vxth (``part``): a half of an 8- or 16-bit integer vector at double width."""
     x = p.load(x)
     if not is_expr(x) or T.lanes_of(x.dtype) == 1 or not T.is_int(x.dtype) or T.bits_of(x.dtype) > 16:
         raise p.error(node, f"expects an 8- or 16-bit integer vector, got {p.describe(x)}")
     if not T.is_native(x.dtype):
         raise p.error(node, f'"{x.dtype}": this API expects hardware native vector types')
     wide = ("int" if T.is_signed(x.dtype) else "uint") + str(2 * T.bits_of(x.dtype))
-    return _part_cast(p, node, x, wide, part)
-
-
-@intrinsic
-def vxtl(p, node, x):
-    """The low half of ``x`` extended to double width (sign- or zero-extended)."""
-    return _extend(p, node, x, "low")
-
-
-@intrinsic
-def vxth(p, node, x):
-    """The high half of ``x`` extended to double width (sign- or zero-extended)."""
-    return _extend(p, node, x, "high")
+    return _part_cast(p, node, op, x, wide, part)

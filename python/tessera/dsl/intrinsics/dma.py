@@ -1,5 +1,6 @@
-"""DMA and events: S.dma_copy, S.async_dma_copy, S.alloc_events, S.wait_events, S.free_events,
-S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache.
+"""The argument checks of the table's DMA and events (table.py): S.dma_copy, S.async_dma_copy,
+S.alloc_events, S.wait_events, S.free_events, S.dma_memset, S.dma_transpose2d, S.dma_upsample,
+S.flush_cache.
 
 Destinations come first. Counts and strides are in elements of the pointers' scalar type.
 """
@@ -7,7 +8,6 @@ Destinations come first. Counts and strides are in elements of the pointers' sca
 from ... import _core
 from .. import typing as TY
 from ..values import Event
-from ._registry import intrinsic
 
 _SRAM = ("lsram", "shared")
 
@@ -48,10 +48,8 @@ def _copy_args(p, node, dst, src, width, src_stride, times, dst_stride):
     return dst, src, args
 
 
-@intrinsic
-def dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None):
-    """Copy ``times`` rows of ``width`` elements; rows start every ``src_stride`` /
-    ``dst_stride`` elements (default ``width``)."""
+def _dma_copy(p, node, name, op, dst, src, width, src_stride=None, times=1, dst_stride=None):
+    """The dma_copy form: ``op``, or dsl.dma1d for one plain row between DDR and SRAM."""
     dst, src, args = _copy_args(p, node, dst, src, width, src_stride, times, dst_stride)
     plain = src_stride is None and dst_stride is None and isinstance(times, int) and times == 1
     if plain and (dst.scope in _SRAM) != (src.scope in _SRAM):
@@ -59,26 +57,25 @@ def dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None
         ddr, sram = (args[1], args[0]) if into_sram else (args[0], args[1])
         p.emit_call(node, "dsl.dma1d", [ddr, sram, args[2], _core.IntImm("int32", int(into_sram))])
         return
-    p.emit_call(node, "dsl.dma_copy", args)
+    p.emit_call(node, op, args)
 
 
-@intrinsic
-def async_dma_copy(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None, event=None):
-    """As S.dma_copy, tied to ``event``: the data is valid after ``S.wait_events(event)``."""
+def _async_dma_copy(p, node, name, op, dst, src, width, src_stride=None, times=1, dst_stride=None,
+                    event=None):
+    """The dma_copy form with an event: ``op`` of the copy's arguments and the event."""
     if not isinstance(event, Event):
         raise p.error(node, 'the arg "event" must be an event from S.alloc_events, '
                             f'got {p.describe(event)}')
     _, _, args = _copy_args(p, node, dst, src, width, src_stride, times, dst_stride)
-    p.emit_call(node, "dsl.async_dma_copy", args + [event.var])
+    p.emit_call(node, op, args + [event.var])
 
 
 # A TEC has 32 DMA events (tessera/dsl/dma.h keeps them as the bits of one word).
 _MAX_EVENTS = 32
 
 
-@intrinsic
-def alloc_events(p, node, count):
-    """``count`` DMA events: one event, or a tuple of them when ``count > 1``."""
+def _alloc_events(p, node, name, op, count):
+    """The events form "alloc": ``count`` let-bound calls of ``op``."""
     count = p.static_int(node, count, "count")
     if count < 1:
         raise p.error(node, f'the arg "count" must be at least 1, got {count}')
@@ -89,7 +86,7 @@ def alloc_events(p, node, count):
     for i in range(count):
         var = _core.Var(f"{p.name_hint or 'ev'}{i if count > 1 else ''}", "int32", p.span(node))
         with p.at(node):
-            p.builder.emit_let(var, p.call_op(node, "int32", "dsl.alloc_event", []), p.span(node))
+            p.builder.emit_let(var, p.call_op(node, "int32", op, []), p.span(node))
         events.append(Event(var))
     return events[0] if count == 1 else tuple(events)
 
@@ -107,52 +104,39 @@ def _events(p, node, events, what):
     return flat
 
 
-@intrinsic
-def wait_events(p, node, *events):
-    """Block until every listed event is idle."""
-    for e in _events(p, node, events, "S.wait_events"):
-        p.emit_call(node, "dsl.wait_event", [e.var])
+def _each_event(p, node, name, op, events):
+    """The events form "wait", "free": ``op`` of each listed event."""
+    for e in _events(p, node, events, f"S.{name}"):
+        p.emit_call(node, op, [e.var])
 
 
-@intrinsic
-def free_events(p, node, *events):
-    """Wait for, then release, the events."""
-    for e in _events(p, node, events, "S.free_events"):
-        p.emit_call(node, "dsl.free_event", [e.var])
-
-
-@intrinsic
-def dma_memset(p, node, ptr, value, num):
-    """Set ``num`` scalar elements at ``ptr`` to ``value``."""
+def _dma_memset(p, node, name, op, ptr, value, num):
+    """The dma_memset form."""
     ptr = p.scalar_view(node, p.pointer_of(node, ptr, "the arg \"ptr\""))
     if ptr.element == "void":
-        raise p.error(node, 'S.dma_memset of a "void" pointer; use p.as_ptr(dtype) first')
+        raise p.error(node, f'S.{name} of a "void" pointer; use p.as_ptr(dtype) first')
     if ptr.scope == "constant":
         raise p.error(node, 'DMA cannot write to scope "constant"')
     value = TY.as_type(p, node, p.load(value), ptr.element)
-    p.emit_call(node, "dsl.dma_memset", [p.pointer_expr(node, ptr), value, _count(p, node, num, "num")])
+    p.emit_call(node, op, [p.pointer_expr(node, ptr), value, _count(p, node, num, "num")])
 
 
-@intrinsic
-def dma_transpose2d(p, node, dst, src, row, col, dst_stride=None, src_stride=None):
-    """Transpose a ``row`` x ``col`` matrix; strides default to ``col`` (source) and ``row``
-    (destination)."""
+def _dma_transpose2d(p, node, name, op, dst, src, row, col, dst_stride=None, src_stride=None):
+    """The dma_transpose2d form."""
     dst, src = _pointers(p, node, dst, src)
     r, c = _count(p, node, row, "row"), _count(p, node, col, "col")
     args = [p.pointer_expr(node, dst), p.pointer_expr(node, src), r, c,
             r if dst_stride is None else _count(p, node, dst_stride, "dst_stride"),
             c if src_stride is None else _count(p, node, src_stride, "src_stride")]
-    p.emit_call(node, "dsl.dma_transpose2d", args)
+    p.emit_call(node, op, args)
 
 
-@intrinsic
-def dma_upsample(p, node, dst, src, h_scale, w_scale, c, w, src_c_stride=None, dst_c_stride=None,
-                 dst_w_stride=None):
-    """Replicate a ``w`` x ``c`` (WC) plane ``h_scale`` times in H and ``w_scale`` times in W
-    into HWC; only between DDR and SRAM."""
+def _dma_upsample(p, node, name, op, dst, src, h_scale, w_scale, c, w, src_c_stride=None,
+                  dst_c_stride=None, dst_w_stride=None):
+    """The dma_upsample form."""
     dst, src = _pointers(p, node, dst, src)
     if not ((_is_ddr(src.scope) and dst.scope in _SRAM) or (src.scope in _SRAM and _is_ddr(dst.scope))):
-        raise p.error(node, "S.dma_upsample only copies between DDR (global) and SRAM (lsram, shared), "
+        raise p.error(node, f"S.{name} only copies between DDR (global) and SRAM (lsram, shared), "
                             f'got "{src.scope}" to "{dst.scope}"')
     hs, ws = _count(p, node, h_scale, "h_scale"), _count(p, node, w_scale, "w_scale")
     cc, ww = _count(p, node, c, "c"), _count(p, node, w, "w")
@@ -162,10 +146,9 @@ def dma_upsample(p, node, dst, src, h_scale, w_scale, c, w, src_c_stride=None, d
             cc if src_c_stride is None else _count(p, node, src_c_stride, "src_c_stride"),
             cc if dst_c_stride is None else _count(p, node, dst_c_stride, "dst_c_stride"),
             default_w_stride if dst_w_stride is None else _count(p, node, dst_w_stride, "dst_w_stride")]
-    p.emit_call(node, "dsl.dma_upsample", args)
+    p.emit_call(node, op, args)
 
 
-@intrinsic
-def flush_cache(p, node, invalidate=True):
-    """Write back the data cache (a no-op on tessera's host)."""
-    p.emit_call(node, "dsl.flush_cache", [_core.IntImm("int32", int(bool(invalidate)))])
+def _flush_cache(p, node, name, op, invalidate=True):
+    """The flush_cache form."""
+    p.emit_call(node, op, [_core.IntImm("int32", int(bool(invalidate)))])

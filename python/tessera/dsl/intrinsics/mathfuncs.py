@@ -1,5 +1,5 @@
-"""Math intrinsics: S.floor and S.pow on float vectors and scalars, S.ceildiv on integer scalars,
-and the argument check of the table's math functions (S.exp, S.log, ...: table.py)."""
+"""Math intrinsics: S.floor on float vectors and scalars, S.ceildiv on integer scalars, and the
+argument checks of the table's math functions (S.exp, S.log, ..., S.pow: table.py)."""
 
 import ast
 
@@ -34,16 +34,16 @@ def floor(p, node, x):
     return p.call_op(node, x.dtype, "tir.floor", [x])
 
 
-@intrinsic
-def pow(p, node, x, exponent):  # noqa: A001  (S.pow)
-    """``x ** exponent`` lane-wise; a scalar exponent is broadcast."""
-    x = _math_arg(p, node, "pow", x)
+def _pow(p, node, name, op, x, exponent, elements, scalar_elements):
+    """The power form of the intrinsic table (table.py): S.pow, ``x ** exponent``; a number
+    exponent is broadcast."""
+    x = _math_arg(p, node, name, x, elements, scalar_elements)
     e = TY.as_type(p, node, p.load(exponent), x.dtype, "exponent") if is_expr(p.load(exponent)) \
         else TY.as_type(p, node, float(p.load(exponent)), x.dtype, "exponent") if T.lanes_of(x.dtype) == 1 \
         else _core.Broadcast(TY.constant(p, node, float(p.load(exponent)), T.element_of(x.dtype)),
                              T.lanes_of(x.dtype), p.span(node))
     # A scalar too: dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar").
-    return call(p, node, x.dtype, "dsl.vpow", [x, e])
+    return call(p, node, x.dtype, op, [x, e])
 
 
 @intrinsic

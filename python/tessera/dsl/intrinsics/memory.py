@@ -1,4 +1,5 @@
-"""Memory intrinsics: vector loads and stores, buffers and allocations."""
+"""Memory intrinsics: buffers and allocations, and the argument checks of the table's vector
+loads and stores (table.py): S.vload, S.vstore, S.vload_gather, S.vstore_scatter."""
 
 import numpy as np
 
@@ -28,14 +29,12 @@ def _lanes(p, node, lanes):
     return n
 
 
-@intrinsic
-def vload(p, node, ptr, mask=None, lanes=None, stride=1):
-    """Load a vector from ``ptr`` (native width of the pointee unless ``lanes`` is given);
-    ``stride`` takes every stride-th element; inactive lanes are zero."""
-    pointee = p.pointer_of(node, ptr, "S.vload").element
-    ptr = p.scalar_view(node, p.pointer_of(node, ptr, "S.vload"))
+def _vload(p, node, name, ptr, mask=None, lanes=None, stride=1):
+    """The load form: a BufferLoad of a ramp (inactive lanes zero)."""
+    pointee = p.pointer_of(node, ptr, f"S.{name}").element
+    ptr = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
     if ptr.element == "void":
-        raise p.error(node, 'S.vload through a "void" pointer; use p.as_ptr(dtype) first')
+        raise p.error(node, f'S.{name} through a "void" pointer; use p.as_ptr(dtype) first')
     # Without "lanes": the pointee's lanes (a virtual vector's too), native ones for scalars.
     n = (T.lanes_of(pointee) if T.lanes_of(pointee) > 1 else T.native_lanes(ptr.element)) \
         if lanes is None else _lanes(p, node, lanes)
@@ -44,19 +43,18 @@ def vload(p, node, ptr, mask=None, lanes=None, stride=1):
         return _core.BufferLoad(ptr.buffer, [_ramp(p, node, ptr, n, stride)], pred, p.span(node))
 
 
-@intrinsic
-def vstore(p, node, value, ptr, mask=None, stride=1):
-    """Store the active lanes of the vector ``value`` at ``ptr``, contiguous or strided."""
-    ptr = p.scalar_view(node, p.pointer_of(node, ptr, "S.vstore"))
+def _vstore(p, node, name, value, ptr, mask=None, stride=1):
+    """The store form: a BufferStore of the active lanes at a ramp."""
+    ptr = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
     value = p.load(value)
     if not isinstance(value, _core.PrimExpr) or T.lanes_of(value.dtype) == 1:
-        raise p.error(node, f"S.vstore expects a vector value, got {p.describe(value)}")
+        raise p.error(node, f"S.{name} expects a vector value, got {p.describe(value)}")
     if T.is_bool(value.dtype):
-        raise p.error(node, "S.vstore cannot store a mask")
+        raise p.error(node, f"S.{name} cannot store a mask")
     if ptr.element == "void":
         ptr = p.view(node, ptr, T.element_of(value.dtype))
     if ptr.scope == "constant":
-        raise p.error(node, "S.vstore cannot store through a pointer to constant memory")
+        raise p.error(node, f"S.{name} cannot store through a pointer to constant memory")
     if T.element_of(value.dtype) != ptr.element:
         raise p.error(node, f'Argument type mismatch: cannot store "{value.dtype}" through a '
                             f'pointer to "{ptr.element}"')
@@ -162,33 +160,29 @@ def _gather_args(p, node, name, ptr, indices, lanes=None):
     return ptr, idx, n
 
 
-@intrinsic
-def vload_gather(p, node, ptr, indices, mask=None):
-    """Lane i is ``ptr[indices[i]]``; inactive lanes are zero. ``indices`` is a 16-bit vector
-    (int16 or uint16) whose lane count is the result's (flexible and multiple widths)."""
+def _vload_gather(p, node, name, op, ptr, indices, mask=None):
+    """The gather form: ``op`` of the pointer, the uint16 indices and the mask."""
     from ._util import mask_expr
 
-    ptr, idx, n = _gather_args(p, node, "vload_gather", ptr, indices)
-    return p.call_op(node, T.with_lanes(ptr.element, n), "dsl.vload_gather",
+    ptr, idx, n = _gather_args(p, node, name, ptr, indices)
+    return p.call_op(node, T.with_lanes(ptr.element, n), op,
                      [p.pointer_expr(node, ptr), idx, mask_expr(p, node, mask, n)])
 
 
-@intrinsic
-def vstore_scatter(p, node, value, ptr, indices, mask=None):
-    """``ptr[indices[i]] = value[i]`` for the active lanes; ``indices`` is a 16-bit vector with
-    ``value``'s lane count."""
+def _vstore_scatter(p, node, name, op, value, ptr, indices, mask=None):
+    """The scatter form: ``op`` of the value, the pointer, the uint16 indices and the mask."""
     from ._util import mask_expr
 
-    ptr0 = p.scalar_view(node, p.pointer_of(node, ptr, "S.vstore_scatter"))
+    ptr0 = p.scalar_view(node, p.pointer_of(node, ptr, f"S.{name}"))
     value = p.load(value)
     if not isinstance(value, _core.PrimExpr) or T.lanes_of(value.dtype) == 1 or \
             T.is_bool(value.dtype) or (ptr0.element != "void" and
                                        T.element_of(value.dtype) != ptr0.element):
-        raise p.error(node, f'S.vstore_scatter: Argument type mismatch: expects a vector of '
+        raise p.error(node, f'S.{name}: Argument type mismatch: expects a vector of '
                             f'"{ptr0.element}", got {p.describe(value)}')
-    ptr, idx, n = _gather_args(p, node, "vstore_scatter", ptr, indices,
+    ptr, idx, n = _gather_args(p, node, name, ptr, indices,
                                lanes=T.lanes_of(value.dtype))
     if ptr.scope == "constant":
-        raise p.error(node, "S.vstore_scatter cannot store through a pointer to constant memory")
-    p.emit_call(node, "dsl.vstore_scatter", [value, p.pointer_expr(node, ptr), idx,
+        raise p.error(node, f"S.{name} cannot store through a pointer to constant memory")
+    p.emit_call(node, op, [value, p.pointer_expr(node, ptr), idx,
                                              mask_expr(p, node, mask, n)])

@@ -1,4 +1,5 @@
-"""Miscellaneous intrinsics: S.printf and the profiling markers S.perf_tick_begin/end."""
+"""Miscellaneous intrinsics: S.printf, S.meta_var, S.tag, the unsupported S.asm and S.aiff, and
+the check of the table's profiling markers S.perf_tick_begin/end."""
 
 import re
 
@@ -58,20 +59,10 @@ def printf(p, node, fmt, *args):
     p.emit_call(node, "dsl.printf", [_core.StringImm("".join(out_fmt))] + values)
 
 
-def _tick(p, node, name, cid):
-    p.emit_call(node, f"dsl.{name}", [p.to_index(node, cid)])
-
-
-@intrinsic
-def perf_tick_begin(p, node, cid):
-    """Start of a profiled region: reads the clock (see Executor.profile)."""
-    _tick(p, node, "perf_tick_begin", cid)
-
-
-@intrinsic
-def perf_tick_end(p, node, cid):
-    """End of a profiled region: adds the ticks since its begin (see Executor.profile)."""
-    _tick(p, node, "perf_tick_end", cid)
+def _tick(p, node, name, op, cid):
+    """The perf_tick form of the intrinsic table (table.py): S.perf_tick_begin, S.perf_tick_end,
+    a call of ``op`` with the counter index."""
+    p.emit_call(node, op, [p.to_index(node, cid)])
 
 
 @intrinsic

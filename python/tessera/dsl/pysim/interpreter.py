@@ -331,16 +331,6 @@ class Interpreter:
             return ptr.moved(index * edt.itemsize * lanes)
         if name == "tir.if_then_else":
             return self.expr(e.args[1]) if self.expr(e.args[0]) else self.expr(e.args[2])
-        if name == "dsl.get_local_id":
-            return np.int32(self.tec)
-        if name == "dsl.get_local_size":
-            return np.int32(4)
-        if name == "dsl.barrier":
-            if self.barrier is None:
-                raise self.error(e, "S.barrier() under TESSERA_PYSIM_SINGLE_THREAD=1: the TECs run "
-                                    "one after another, so a barrier would never be reached")
-            self.barrier.wait()
-            return None
         handler = ops.CALLS.get(name)
         if handler is None:
             raise self.error(e, f"PySim does not implement {name}")

@@ -235,7 +235,7 @@ for _n, _f in _MATH.items():
     CALLS[f"tir.{_n}"] = _float_fn(_f)
 
 
-@handler("tir.pow", "dsl.vpow")
+@handler("tir.pow")
 def _pow(it, e, a):
     return _out(np.power(np.asarray(a[0], np.float32), np.asarray(a[1], np.float32)), e.dtype)
 
@@ -362,7 +362,6 @@ def _undef(it, e, a):
     return np.where(m, x, fill).astype(x.dtype)
 
 
-@handler("dsl.vperm")
 def _perm(it, e, a):
     x, y = np.asarray(a[0]), np.asarray(a[1])
     n = x.size
@@ -372,14 +371,12 @@ def _perm(it, e, a):
     return table[idx].astype(x.dtype)
 
 
-@handler("dsl.vcompc")
 def _compc(it, e, a):
     x, y, m = np.asarray(a[0]), np.asarray(a[1]), np.asarray(a[2], bool)
     packed = x[m]
     return np.concatenate([packed, y[:x.size - packed.size]]).astype(x.dtype)
 
 
-@handler("dsl.vcompt")
 def _compt(it, e, a):
     x, m = np.asarray(a[0]), np.asarray(a[1], bool)
     return _compc(it, e, [x, np.zeros_like(x), m])
@@ -515,6 +512,55 @@ def _nsr(it, e, a):
     return _out(_wrap(out, rtype), rtype)
 
 
+def _matrix(accumulate):
+    """The matrix form (dsl.vmml, dsl.vmma): a 4x4 product written (added) through a pointer."""
+    def impl(it, e, a):
+        ptr = a[0]
+        x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
+        y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
+        # The compiled kernel's order: the accumulator (or 0) first, then the products by k, each
+        # product and sum rounded to float32.
+        prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4).astype(np.float32) \
+            if accumulate else np.zeros((4, 4), np.float32)
+        for k in range(4):
+            prod = prod + x[:, k:k + 1] * y[:, k][None, :]
+        it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
+    return impl
+
+
+def _const_mask(it, e, a):
+    return np.array([bool(v) for v in a], bool)
+
+
+def _tail_mask(it, e, a):
+    return np.arange(_lanes_of(e.dtype)) < int(a[0])
+
+
+def _vcvt(it, e, a):
+    x = np.asarray(a[0])
+    first, stride = int(a[1]), int(a[2])
+    n = _lanes_of(e.dtype)
+    src = str(e.args[0].dtype)
+    out = np.zeros(n, np_dtype(e.dtype))
+    idx = [first + k * stride for k in range(n)]
+    ok = [i for i in range(n) if idx[i] < x.size]
+    if ok:
+        out[ok] = cast(x[[idx[i] for i in ok]], src.split("x")[0] if "x" in src else src, e.dtype)
+    return out
+
+
+def _barrier(it, e, a):
+    if it.barrier is None:
+        raise it.error(e, "S.barrier() under TESSERA_PYSIM_SINGLE_THREAD=1: the TECs run one after "
+                          "another, so a barrier would never be reached")
+    it.barrier.wait()
+
+
+# The tec form: the interpreter runs one thread per TEC (it.tec, it.barrier).
+_TEC = {"local_id": lambda it, e, a: np.int32(it.tec),
+        "local_size": lambda it, e, a: np.int32(4), "barrier": _barrier}
+
+
 # The intrinsics of the declarative table (tessera/target/dsl_intrinsics.h), by form and lane
 # function.
 LANE_FNS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
@@ -534,28 +580,25 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "dot": lambda d: _dot(_DOT_GROUPS[d["lane_fn"]], d["saturate"]),
           "dot_acc": lambda d: _vdpa,
           "fma_half": lambda d: _fma_half(d["lane_fn"] == "fma_odd"),
-          "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]]}
+          "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]],
+          "matrix": lambda d: _matrix(d["lane_fn"] == "matmul_acc"),
+          "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
+          "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,
+          "power": lambda d: _pow, "rotate": lambda d: _perm, "lookup": lambda d: _perm,
+          "compress": lambda d: {"zeros": _compt, "concat": _compc}[d["lane_fn"]],
+          "cast": lambda d: _vcvt, "extend": lambda d: _vcvt, "gather": lambda d: _gather,
+          "scatter": lambda d: _scatter, "dma_copy": lambda d: _dma_copy,
+          "events": lambda d: _alloc_event if d["lane_fn"] == "alloc" else _wait_event,
+          "dma_memset": lambda d: _dma_memset, "dma_transpose2d": lambda d: _dma_transpose,
+          "dma_upsample": lambda d: _dma_upsample, "flush_cache": lambda d: _noop,
+          "tec": lambda d: _TEC[d["lane_fn"]], "perf_tick": lambda d: _noop}
+_MASK_REDUCE = {"all": lambda it, e, a: np.bool_(np.all(a[0])),
+                "any": lambda it, e, a: np.bool_(np.any(a[0]))}
 _DOT_GROUPS = {"dot2": 2, "dot4": 4}
 _SATURATING = {"add_saturate": np.add, "sub_saturate": np.subtract}
-# Entries without an op build TIR only (their plain_op): a TIR op of CALLS or a node of BINARY.
-for _d in _core.dsl_intrinsics():
-    if _d["op"]:
-        CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
-    if _d["to_h_op"]:
-        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
 
 
 # ---- masks, lanes, conversions --------------------------------------------------------------
-
-
-@handler("dsl.const_mask")
-def _const_mask(it, e, a):
-    return np.array([bool(v) for v in a], bool)
-
-
-@handler("dsl.tail_mask")
-def _tail_mask(it, e, a):
-    return np.arange(_lanes_of(e.dtype)) < int(a[0])
 
 
 @handler("dsl.vmake")
@@ -573,30 +616,6 @@ def _set_lane(it, e, a):
     v = np.array(a[0], copy=True)
     v[int(a[1])] = a[2]
     return v
-
-
-@handler("dsl.vall")
-def _vall(it, e, a):
-    return np.bool_(np.all(a[0]))
-
-
-@handler("dsl.vany")
-def _vany(it, e, a):
-    return np.bool_(np.any(a[0]))
-
-
-@handler("dsl.vcvt")
-def _vcvt(it, e, a):
-    x = np.asarray(a[0])
-    first, stride = int(a[1]), int(a[2])
-    n = _lanes_of(e.dtype)
-    src = str(e.args[0].dtype)
-    out = np.zeros(n, np_dtype(e.dtype))
-    idx = [first + k * stride for k in range(n)]
-    ok = [i for i in range(n) if idx[i] < x.size]
-    if ok:
-        out[ok] = cast(x[[idx[i] for i in ok]], src.split("x")[0] if "x" in src else src, e.dtype)
-    return out
 
 
 @handler("dsl.vcvt_into")
@@ -639,38 +658,17 @@ def _scalar_elem(node):
     return pointer_element(node).split("x")[0] if not pointer_element(node).startswith("bool") else "bool"
 
 
-@handler("dsl.vload_gather")
 def _gather(it, e, a):
     ptr, idx, m = a[0], _i64(a[1]), np.asarray(a[2], bool)
     out = it.access_ptr(e, ptr, _scalar_elem(e.args[0]), idx, predicate=m)
     return np.where(m, out, 0).astype(np_dtype(e.dtype))
 
 
-@handler("dsl.vstore_scatter")
 def _scatter(it, e, a):
     v, ptr, idx, m = np.asarray(a[0]), a[1], _i64(a[2]), np.asarray(a[3], bool)
     for i in range(v.size):  # in lane order: a later lane wins on a repeated index
         if m[i]:
             it.access_ptr(e, ptr, _scalar_elem(e.args[1]), [idx[i]], value=v[i:i + 1])
-
-
-def _matrix(accumulate):
-    def impl(it, e, a):
-        ptr = a[0]
-        x = np.asarray(a[1]).astype(np.float32).reshape(4, 4)
-        y = np.asarray(a[2]).astype(np.float32).reshape(4, 4)  # column-major: row j = column j
-        # The compiled kernel's order: the accumulator (or 0) first, then the products by k, each
-        # product and sum rounded to float32.
-        prod = it.access_ptr(e, ptr, "float32", np.arange(16)).reshape(4, 4).astype(np.float32) \
-            if accumulate else np.zeros((4, 4), np.float32)
-        for k in range(4):
-            prod = prod + x[:, k:k + 1] * y[:, k][None, :]
-        it.access_ptr(e, ptr, "float32", np.arange(16), value=prod.reshape(-1).astype(np.float32))
-    return impl
-
-
-CALLS["dsl.vmml"] = _matrix(False)
-CALLS["dsl.vmma"] = _matrix(True)
 
 
 _PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
@@ -701,7 +699,6 @@ def _printf(it, e, a):
     print("".join(parts), end="", flush=True)
 
 
-@handler("dsl.perf_tick_begin", "dsl.perf_tick_end", "dsl.flush_cache")
 def _noop(it, e, a):
     return None
 
@@ -722,14 +719,12 @@ def _dma1d(it, e, a):
         _copy(it, e, ddr, sram, e.args[0], e.args[1], int(count), 0, 1, 0)
 
 
-@handler("dsl.dma_copy", "dsl.async_dma_copy")
 def _dma_copy(it, e, a):
     dst, src, width, src_stride, times, dst_stride = a[:6]
     _copy(it, e, dst, src, e.args[0], e.args[1], int(width), int(src_stride), int(times),
           int(dst_stride))
 
 
-@handler("dsl.dma_memset")
 def _dma_memset(it, e, a):
     ptr, value, num = a
     elem = _scalar_elem(e.args[0])
@@ -737,7 +732,6 @@ def _dma_memset(it, e, a):
                   value=np.full(int(num), value, dtype=np_dtype(elem)))
 
 
-@handler("dsl.dma_transpose2d")
 def _dma_transpose(it, e, a):
     dst, src, row, col, dst_stride, src_stride = [a[0], a[1]] + [int(v) for v in a[2:]]
     elem = _scalar_elem(e.args[1])
@@ -746,7 +740,6 @@ def _dma_transpose(it, e, a):
         it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(col) * dst_stride + i, value=vals)
 
 
-@handler("dsl.dma_upsample")
 def _dma_upsample(it, e, a):
     dst, src = a[0], a[1]
     h_scale, w_scale, c, w, src_c_stride, dst_c_stride, dst_w_stride = [int(v) for v in a[2:]]
@@ -759,12 +752,19 @@ def _dma_upsample(it, e, a):
                 it.access_ptr(e, dst, _scalar_elem(e.args[0]), np.arange(c) + base, value=vals)
 
 
-@handler("dsl.alloc_event")
 def _alloc_event(it, e, a):
     it.events = getattr(it, "events", 0) + 1
     return np.int32(it.events - 1)
 
 
-@handler("dsl.wait_event", "dsl.free_event")
 def _wait_event(it, e, a):
     return None
+
+
+# The table's ops, dispatched by form (below every handler a form names). Entries without an
+# op build TIR only (their plain_op): a TIR op of CALLS, a node of BINARY or the interpreter's.
+for _d in _core.dsl_intrinsics():
+    if _d["op"]:
+        CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
+    if _d["to_h_op"]:
+        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
