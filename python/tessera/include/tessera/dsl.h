@@ -2,7 +2,8 @@
  * vector extensions). Generated kernels include it and run on the host CPU: address spaces are
  * plain memory, 256-bit vectors are compiler vector types, masks are 32-bit predicates, every
  * __v* intrinsic is portable C with the semantics of the language reference, and the 4 TECs of a
- * core are 4 threads. Everything here is static: each compiled kernel owns a private copy. */
+ * core are 4 threads. Everything here is private to the library of one kernel: each compiled
+ * kernel owns its copy (see "One library, two units" below). */
 #ifndef TESSERA_DSL_H_
 #define TESSERA_DSL_H_
 
@@ -29,6 +30,35 @@
 #define __TESSERA_IF_HALF(...) __VA_ARGS__
 #else
 #define __TESSERA_IF_HALF(...)
+#endif
+
+/* ---- One library, two units --------------------------------------------------------------------
+ * The launch machinery (the TEC pool, the argument checks of the packed entry point, the error
+ * text) is the same code for every kernel. A file that includes this header on its own defines it
+ * all as static, so that it compiles and links alone. tessera's build instead compiles it once
+ * per compiler and flags into an object kept in its cache (the support unit: this header and
+ * tessera/dsl/packed.h with TESSERA_DSL_SUPPORT_UNIT defined), compiles each kernel with
+ * TESSERA_DSL_SPLIT defined, where this machinery is only declared, and links the two into the
+ * kernel's library. The symbols are hidden, so that every library still has its own pool and
+ * its own error text. */
+#if defined(TESSERA_DSL_SUPPORT_UNIT) && defined(TESSERA_DSL_SPLIT)
+#error "tessera/dsl.h: define TESSERA_DSL_SUPPORT_UNIT or TESSERA_DSL_SPLIT, not both"
+#endif
+#if defined(TESSERA_DSL_SUPPORT_UNIT)
+#define __TESSERA_SHARED __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_DATA __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_INIT(...) = __VA_ARGS__
+#define __TESSERA_SHARED_BODIES 1
+#elif defined(TESSERA_DSL_SPLIT)
+#define __TESSERA_SHARED __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_DATA extern __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_INIT(...)
+#define __TESSERA_SHARED_BODIES 0
+#else
+#define __TESSERA_SHARED static
+#define __TESSERA_SHARED_DATA static
+#define __TESSERA_SHARED_INIT(...) = __VA_ARGS__
+#define __TESSERA_SHARED_BODIES 1
 #endif
 
 /* ---- Address spaces: all of them are host memory --------------------------------------------- */
