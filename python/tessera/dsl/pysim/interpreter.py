@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _core
 from . import ops
-from .memory import Pointer, PySimError, PySimIndexError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
+from .memory import Pointer, PySimError, PySimIndexError, PySimZeroDivisionError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
 
 
 class _Return(Exception):
@@ -222,7 +222,7 @@ class Interpreter:
             binary = ops.BINARY.get(type(e).__name__)
             if binary is not None:
                 return ops.binary(type(e).__name__, self.expr(e.a), self.expr(e.b), e.dtype,
-                                  lambda m: self.error(e, m))
+                                  lambda m, cls=None: self.error(e, m, cls))
             raise self.error(e, f"PySim does not support the expression {type(e).__name__}")
         return method(e)
 

@@ -454,21 +454,43 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
  * Chosen by the type of a + b, i.e. after C's usual conversions, so char and short operands
  * use the int versions; the result converts back exactly where it is stored. */
 
+/* Scalar integer / and % whose divisor is known only at run time, and the floor forms: the
+ * host's divide instruction traps on a zero divisor and on INT_MIN / -1, which would end the
+ * whole process. A zero divisor fails the call with "integer division by zero" (PySim raises
+ * there) and reads 0; the most negative value divided by -1 wraps, as DSL integers do. */
+static inline void __tessera_divided_by_zero(void);
+#define __TESSERA_INT_DIV_OPS(T, UT, name)                                              \
+  static inline T __tessera_div_##name(T a, T b) {                                     \
+    if (b == 0) return __tessera_divided_by_zero(), (T)0;                              \
+    if ((T)-1 < 0 && b == (T)-1) return (T)((UT)0 - (UT)a);                            \
+    return a / b;                                                                      \
+  }                                                                                    \
+  static inline T __tessera_mod_##name(T a, T b) {                                     \
+    if (b == 0) return __tessera_divided_by_zero(), (T)0;                              \
+    if ((T)-1 < 0 && b == (T)-1) return (T)0;                                          \
+    return a % b;                                                                      \
+  }
+__TESSERA_INT_DIV_OPS(int, uint, int)
+__TESSERA_INT_DIV_OPS(uint, uint, uint)
+__TESSERA_INT_DIV_OPS(long, ulong, long)
+__TESSERA_INT_DIV_OPS(ulong, ulong, ulong)
+#undef __TESSERA_INT_DIV_OPS
+
 #define __TESSERA_SCALAR_OPS(T, name)                                                  \
   static inline T __tessera_min_##name(T a, T b) { return a < b ? a : b; }             \
   static inline T __tessera_max_##name(T a, T b) { return a > b ? a : b; }
 #define __TESSERA_INT_FLOOR_OPS(T, name)                                               \
   static inline T __tessera_floordiv_##name(T a, T b) {                                \
-    T q = a / b;                                                                       \
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;                           \
+    T q = __tessera_div_##name(a, b);                                                  \
+    return (b != 0 && __tessera_mod_##name(a, b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; \
   }                                                                                    \
   static inline T __tessera_floormod_##name(T a, T b) {                                \
-    T r = a % b;                                                                       \
+    T r = __tessera_mod_##name(a, b);                                                  \
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;                               \
   }
 #define __TESSERA_UINT_FLOOR_OPS(T, name)                                              \
-  static inline T __tessera_floordiv_##name(T a, T b) { return a / b; }                \
-  static inline T __tessera_floormod_##name(T a, T b) { return a % b; }
+  static inline T __tessera_floordiv_##name(T a, T b) { return __tessera_div_##name(a, b); } \
+  static inline T __tessera_floormod_##name(T a, T b) { return __tessera_mod_##name(a, b); }
 #define __TESSERA_FLOAT_FLOOR_OPS(T, name)                                             \
   static inline T __tessera_floordiv_##name(T a, T b) { return (T)floor((double)a / (double)b); } \
   static inline T __tessera_floormod_##name(T a, T b) {                                \
@@ -503,6 +525,15 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #define max(a, b) __TESSERA_SCALAR_CALL(__tessera_max, a, b)
 #define __floordiv(a, b) __TESSERA_SCALAR_CALL(__tessera_floordiv, a, b)
 #define __floormod(a, b) __TESSERA_SCALAR_CALL(__tessera_floormod, a, b)
+#define __TESSERA_INT_CALL(f, a, b)                                                    \
+  ({                                                                                  \
+    __auto_type __tessera_a = (a);                                                    \
+    __auto_type __tessera_b = (b);                                                    \
+    _Generic(__tessera_a + __tessera_b, int: f##_int, uint: f##_uint, long: f##_long, \
+             ulong: f##_ulong)(__tessera_a, __tessera_b);                             \
+  })
+#define __tessera_div(a, b) __TESSERA_INT_CALL(__tessera_div, a, b)
+#define __tessera_mod(a, b) __TESSERA_INT_CALL(__tessera_mod, a, b)
 
 /* ---- The rest, by concept ------------------------------------------------------------------- */
 
@@ -511,5 +542,15 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #include "dsl/tec.h"
 #include "dsl/dma.h"
 #include "dsl/intrin.h"
+
+/* The first zero divisor of a call fails it (see __TESSERA_INT_DIV_OPS above). */
+static inline void __tessera_divided_by_zero(void) {
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+    snprintf(__tessera_call_error, sizeof __tessera_call_error,
+             "integer division by zero: a scalar /, %%, // or S.ceildiv of the kernel had a zero "
+             "divisor");
+  }
+}
 
 #endif /* TESSERA_DSL_H_ */
