@@ -127,3 +127,20 @@ def test_runtime_zero_divisor_fails_the_call_instead_of_ending_the_process():
     out = np.zeros(4, "int32")
     ex(a, 3, out)  # the library is still usable
     np.testing.assert_array_equal(out, [-2, -1, 3, 4])
+
+
+@S.prim_func
+def remainder_at_run_time(a: S.ptr("uint32", "global"), b: S.ptr("uint32", "global"),
+                          out: S.ptr("uint32", "global")):
+    out[0] = a[0] % b[0]
+    out[1] = a[1] % b[1]
+
+
+def test_runtime_remainder_by_zero_is_zero():
+    # A remainder by zero is 0, as numpy's fmod (Compass's reference) and every vector lane give.
+    a, b = np.array([7, 4000000000], "uint32"), np.array([0, 7], "uint32")
+    compiled, simulated = np.ones(2, "uint32"), np.ones(2, "uint32")
+    build(remainder_at_run_time)(a, b, compiled)
+    remainder_at_run_time(a, b, simulated)
+    np.testing.assert_array_equal(compiled, [0, 4000000000 % 7])
+    np.testing.assert_array_equal(simulated, [0, 4000000000 % 7])

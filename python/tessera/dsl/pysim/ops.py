@@ -118,7 +118,9 @@ def binary(kind, a, b, dtype, error):
         r = x * y
     elif kind in ("Div", "Mod", "FloorDiv", "FloorMod"):
         zero = y == 0
-        if lanes == 1 and zero.any():
+        # A scalar quotient by zero is an error; a remainder by zero is 0 (numpy's fmod, as
+        # Compass's references compute it), as every lane of a vector division by zero.
+        if lanes == 1 and zero.any() and kind in ("Div", "FloorDiv"):
             raise error("integer division by zero", PySimZeroDivisionError)
         safe = np.where(zero, 1, y)
         q = np.abs(x) // np.abs(safe)

@@ -456,8 +456,9 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
 
 /* Scalar integer / and % whose divisor is known only at run time, and the floor forms: the
  * host's divide instruction traps on a zero divisor and on INT_MIN / -1, which would end the
- * whole process. A zero divisor fails the call with "integer division by zero" (PySim raises
- * there) and reads 0; the most negative value divided by -1 wraps, as DSL integers do. */
+ * whole process. A quotient by zero fails the call with "integer division by zero" (PySim raises
+ * there) and reads 0; a remainder by zero is 0 (as PySim and a vector lane give); the most
+ * negative value divided by -1 wraps, as DSL integers do. */
 static inline void __tessera_divided_by_zero(void);
 #define __TESSERA_INT_DIV_OPS(T, UT, name)                                              \
   static inline T __tessera_div_##name(T a, T b) {                                     \
@@ -466,7 +467,7 @@ static inline void __tessera_divided_by_zero(void);
     return a / b;                                                                      \
   }                                                                                    \
   static inline T __tessera_mod_##name(T a, T b) {                                     \
-    if (b == 0) return __tessera_divided_by_zero(), (T)0;                              \
+    if (b == 0) return (T)0;                                                           \
     if ((T)-1 < 0 && b == (T)-1) return (T)0;                                          \
     return a % b;                                                                      \
   }
@@ -548,7 +549,7 @@ static inline void __tessera_divided_by_zero(void) {
   int expected = 0;
   if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
     snprintf(__tessera_call_error, sizeof __tessera_call_error,
-             "integer division by zero: a scalar /, %%, // or S.ceildiv of the kernel had a zero "
+             "integer division by zero: a scalar /, // or S.ceildiv of the kernel had a zero "
              "divisor");
   }
 }
