@@ -590,7 +590,21 @@ std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
     }
     return "__bfloat16_from_float(" + value + ")";
   }
-  std::string text = CodeGenC::PrintScalarBinary(op);
+  std::string text;
+  if ((op->kind == NodeKind::kDiv || op->kind == NodeKind::kMod) && t.is_integer() && !t.is_bool()) {
+    // A divisor known only at run time goes through the header's checked division: the host's
+    // divide instruction traps on zero (and on INT_MIN / -1), which would end the process.
+    // A nonzero constant (other than a wide signed -1) and get_local_size (4) are safe.
+    auto divisor = AsConstInt(op->b);
+    const auto* call = AsPtr<CallNode>(op->b);
+    bool safe = (divisor && *divisor != 0 && (*divisor != -1 || t.bits() < 32 || t.is_uint())) ||
+                (call != nullptr && call->op_name() == "dsl.get_local_size");
+    if (!safe) {
+      text = std::string(op->kind == NodeKind::kDiv ? "__tessera_div(" : "__tessera_mod(") +
+             PrintExpr(op->a) + ", " + PrintExpr(op->b) + ")";
+    }
+  }
+  if (text.empty()) text = CodeGenC::PrintScalarBinary(op);
   // C computes char and short arithmetic in int; the DSL wraps to the operand width.
   // min and max of two values of the type stay in it.
   bool min_max = op->kind == NodeKind::kMin || op->kind == NodeKind::kMax;

@@ -247,6 +247,13 @@ std::string DefaultCacheDir() {
   return (fs::temp_directory_path() / ("tessera-cache-" + std::to_string(getuid()))).string();
 }
 
+std::string DSLSupportUnit() {
+  return "/* The launch machinery of tessera's DSL kernels, linked into each kernel's library. */\n"
+         "#define TESSERA_DSL_SUPPORT_UNIT 1\n"
+         "#include <tessera/dsl.h>\n"
+         "#include <tessera/dsl/packed.h>\n";
+}
+
 std::vector<std::string> DefaultDSLCompileFlags(const std::string& include_dir) {
   // -fwrapv: DSL integers wrap; -fsigned-char: the DSL's char is int8 on every host;
   // -fno-strict-aliasing: kernels reinterpret pointers (as_ptr); hidden symbols keep kernels of
@@ -357,7 +364,8 @@ void BuildUnits(const std::string& cc, const std::vector<CompileUnit>& units,
 std::string CompileShared(const std::string& cc, const std::string& language,
                           const std::string& source, const std::vector<std::string>& flags,
                           const std::string& cache_dir, const std::string& extra_key,
-                          const std::vector<CompileUnit>* units = nullptr) {
+                          const std::vector<CompileUnit>* units = nullptr,
+                          const SharedLibraryExtras* extras = nullptr) {
   Sha256 hasher;
   hasher.UpdateField("tessera.CompileSharedLibrary.v2").UpdateField(source).UpdateField(cc);
   if (language != "C") hasher.UpdateField(language);
@@ -379,6 +387,10 @@ std::string CompileShared(const std::string& cc, const std::string& language,
         native = native || is_native(f);
       }
     }
+  }
+  if (extras != nullptr && !extras->objects.empty()) {
+    hasher.UpdateField("objects").UpdateField(std::to_string(extras->objects.size()));
+    for (const std::string& o : extras->objects) hasher.UpdateField(FileSha256(o));
   }
   hasher.UpdateField(native ? HostCpuSignature() : "").UpdateField(extra_key);
   hasher.UpdateField(TESSERA_VERSION);
@@ -421,11 +433,28 @@ std::string CompileShared(const std::string& cc, const std::string& language,
                  " units wrote no library at " + tmp_path);
     }
   } else {
-    std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    // Libraries after the source, where linkers that drop unneeded ones still see the need.
-    argv.insert(argv.end(), {"-o", tmp_path, src_path, "-lm"});
+    auto command = [&](bool accelerated) {
+      std::vector<std::string> argv = {cc, "-shared", "-fPIC"};
+      if (accelerated) {
+        argv.insert(argv.end(), extras->accelerators.begin(), extras->accelerators.end());
+      }
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), {"-o", tmp_path, src_path});
+      if (extras != nullptr) argv.insert(argv.end(), extras->objects.begin(), extras->objects.end());
+      // Libraries after the source, where linkers that drop unneeded ones still see the need.
+      argv.push_back("-lm");
+      return argv;
+    };
+    bool accelerated = extras != nullptr && !extras->accelerators.empty();
+    std::vector<std::string> argv = command(accelerated);
     ProcessResult r = RunProcess(argv, dir.string());
+    if (accelerated && (r.status != 0 || !fs::is_regular_file(tmp_path, ec))) {
+      // The accelerators must not change the result: a failure is reported as the plain
+      // compile reports it (and a broken precompiled header costs one more compile, no error).
+      fs::remove(tmp_path, ec);
+      argv = command(false);
+      r = RunProcess(argv, dir.string());
+    }
     if (r.status != 0 || !fs::is_regular_file(tmp_path, ec)) {
       fs::remove(tmp_path, ec);
       CompileFailed(language, argv, r);
@@ -460,6 +489,138 @@ std::string CompileSharedLibraryCXX(const std::string& source,
                                     const std::vector<std::string>& flags,
                                     const std::string& cache_dir, const std::string& extra_key) {
   return CompileShared(FindHostCXXCompiler(), "C++", source, flags, cache_dir, extra_key);
+}
+
+std::string CompileSharedLibrary(const std::string& source, const std::vector<std::string>& flags,
+                                 const std::string& cache_dir, const std::string& extra_key,
+                                 const SharedLibraryExtras& extras) {
+  return CompileShared(FindHostCompiler(), "C", source, flags, cache_dir, extra_key, nullptr,
+                       &extras);
+}
+
+namespace {
+
+// The key of CompileCachedObject and PrecompiledHeaderDir: `what`, `source`, the compiler and
+// its version, the flags (and the CPU when one of them is -march=native), `extra_key`, tessera's
+// version.
+std::string ArtifactKey(const std::string& what, const std::string& source, const std::string& cc,
+                        const std::vector<std::string>& flags, const std::string& extra_key) {
+  Sha256 hasher;
+  hasher.UpdateField(what).UpdateField(source).UpdateField(cc).UpdateField(CompilerVersion(cc));
+  hasher.UpdateField(std::to_string(flags.size()));
+  bool native = false;
+  for (const std::string& f : flags) {
+    hasher.UpdateField(f);
+    native = native || f == "-march=native" || f == "-mcpu=native" || f == "-mtune=native";
+  }
+  hasher.UpdateField(native ? HostCpuSignature() : "").UpdateField(extra_key);
+  hasher.UpdateField(TESSERA_VERSION);
+  return hasher.HexDigest();
+}
+
+// Whether the file at `path` has the digest its manifest `path`.sha256 records. A file found
+// intact is remembered for the process with its size and modification time, so that a large
+// file is hashed once while a replaced one is checked again.
+bool VerifiedArtifact(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> verified;  // path -> "size@mtime" when checked
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::string stamp = std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+                      std::to_string(st.st_mtim.tv_nsec);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = verified.find(path);
+    if (it != verified.end() && it->second == stamp) return true;
+  }
+  std::string manifest = ReadFileOrEmpty(path + ".sha256");
+  if (manifest.empty() || manifest != "artifact " + FileSha256(path) + "\n") return false;
+  std::lock_guard<std::mutex> lock(mu);
+  verified[path] = stamp;
+  return true;
+}
+
+// Runs `argv`, which writes `tmp_path`, then records its digest and renames it to `path`.
+// Returns the compiler's result; on failure nothing is left behind.
+ProcessResult BuildArtifact(const std::vector<std::string>& argv, const std::string& tmp_path,
+                            const std::string& path, const std::string& scratch_dir) {
+  ++g_compiler_runs;
+  ProcessResult r = RunProcess(argv, scratch_dir);
+  std::error_code ec;
+  if (r.status == 0 && !fs::is_regular_file(tmp_path, ec)) {
+    r.status = 1;
+    r.output += "\nthe compiler wrote no " + tmp_path;
+  }
+  if (r.status != 0) {
+    fs::remove(tmp_path, ec);
+    return r;
+  }
+  WriteFileAtomically(path + ".sha256", "artifact " + FileSha256(tmp_path) + "\n");
+  fs::rename(tmp_path, path, ec);
+  if (ec) {
+    fs::remove(tmp_path, ec);
+    BuildError("cannot move " + tmp_path + " into the cache at " + path + ": " + ec.message());
+  }
+  return r;
+}
+
+fs::path CacheFolder(const std::string& cache_dir) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(cache_dir, ec);
+  if (ec) dir = cache_dir;
+  MakePrivateDirectories(dir);
+  return dir;
+}
+
+}  // namespace
+
+std::string CompileCachedObject(const std::string& source, const std::vector<std::string>& flags,
+                                const std::string& cache_dir, const std::string& extra_key) {
+  std::string cc = FindHostCompiler();
+  std::string key = ArtifactKey("tessera.CompileCachedObject.v1", source, cc, flags, extra_key);
+  fs::path dir = CacheFolder(cache_dir);
+  std::string obj_path = (dir / (key + ".o")).string();
+  if (VerifiedArtifact(obj_path)) return obj_path;
+  std::string src_path = (dir / (key + ".c")).string();
+  WriteFileAtomically(src_path, source);
+  std::string tmp_path = obj_path + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
+  std::vector<std::string> argv = {cc, "-c", "-fPIC"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", tmp_path, src_path});
+  ProcessResult r = BuildArtifact(argv, tmp_path, obj_path, dir.string());
+  if (r.status != 0) CompileFailed("C", argv, r);
+  return obj_path;
+}
+
+std::string PrecompiledHeaderDir(const std::string& include_dir, const std::string& header,
+                                 const std::vector<std::string>& flags,
+                                 const std::string& cache_dir, const std::string& extra_key) {
+  const char* env = std::getenv("TESSERA_PRECOMPILED_HEADERS");
+  if (env != nullptr && std::string(env) == "0") return "";
+  std::string cc = FindHostCompiler();
+  if (CompilerVersion(cc).find("clang") != std::string::npos) return "";
+  std::string key = ArtifactKey("tessera.PrecompiledHeader.v1", header, cc, flags, extra_key);
+  static std::mutex mu;
+  static std::map<std::string, std::string> failed;  // keys whose build failed in this process
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (failed.count(key)) return "";
+  }
+  fs::path root = CacheFolder(cache_dir) / ("pch-" + key);
+  fs::path gch = root / (header + ".gch");
+  if (VerifiedArtifact(gch.string())) return root.string();
+  MakePrivateDirectories(gch.parent_path());
+  std::string tmp_path = gch.string() + ".tmp." + std::to_string(getpid()) + "." + RandomSuffix();
+  std::vector<std::string> argv = {cc, "-x", "c-header", "-fPIC"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", tmp_path, (fs::path(include_dir) / header).string()});
+  ProcessResult r = BuildArtifact(argv, tmp_path, gch.string(), root.string());
+  if (r.status != 0) {
+    std::lock_guard<std::mutex> lock(mu);
+    failed[key] = r.output;
+    return "";
+  }
+  return root.string();
 }
 
 int64_t CompilerInvocationCount() { return g_compiler_runs.load(); }

@@ -27,6 +27,7 @@ another interpreter, e.g. a venv holding numpy<2, pytest and ml_dtypes with tess
 """
 
 import argparse
+import json
 import os
 import sys
 import zlib
@@ -104,6 +105,12 @@ def main(argv=None):
     parser.add_argument("compass", help="a Compass_Apache_TVM checkout (holding compass/tests/python)")
     parser.add_argument("-k", "--filter", default="", help="only files whose name contains this")
     parser.add_argument("--sample", type=int, default=1, help="run one test in N (by a hash of its name)")
+    parser.add_argument("--skip-measured", nargs="+", default=[], metavar="JSON",
+                        help="leave out the files that these --json results of earlier runs hold "
+                             "(to go on with a run that was stopped)")
+    parser.add_argument("--shard", default="1/1", metavar="I/N",
+                        help="run the I-th of N interleaved parts of the file list (1/2 and 2/2 "
+                             "together are every file), e.g. to run N parts at once")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per file")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--json", help="write every result (each test's outcome) here")
@@ -116,6 +123,17 @@ def main(argv=None):
     files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
                    if f.startswith("test_") and f.endswith(".py") and args.filter in f
                    and not any(word in f for word in LEFT_OUT))
+    try:
+        index, count = (int(x) for x in args.shard.split("/"))
+        if not 1 <= index <= count:
+            raise ValueError
+    except ValueError:
+        parser.error(f"--shard {args.shard!r}: expected I/N with 1 <= I <= N, e.g. 1/2")
+    measured = set()
+    for path in args.skip_measured:
+        with open(path, encoding="utf-8") as f:
+            measured.update(os.path.basename(r["file"]) for r in json.load(f)["files"])
+    files = [f for f in files if os.path.basename(f) not in measured][index - 1::count]
     os.environ["PYTHONPATH"] = HERE + os.pathsep + os.environ.get("PYTHONPATH", "")
     extra = ["-p", "run_compass_tests", "--tessera-sample", str(args.sample), "-m", "not REQUIRE_RPC"]
     run_and_report(files, folder, args.python, args.timeout, extra, args.reasons, args.json,

@@ -89,7 +89,8 @@ def _first_line(text, prefer_error=False):
 
 def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_path, prefix):
     """Run each file (run_file), print a line per file and the totals, the ``n_reasons`` most
-    common failure messages, and write every result to ``json_path`` when given."""
+    common failure messages, and write every result to ``json_path`` when given (rewritten after
+    each file, so that a run stopped part way keeps the files it measured)."""
     results = []
     totals = collections.Counter()
     print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
@@ -114,6 +115,8 @@ def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_pa
                 totals["loads"] += int(r["loads"])
             for k in ("passed", "failed", "skipped", "xfailed"):
                 totals[k] += r[k]
+            if json_path:
+                _write_json(json_path, totals, results)
     ran = totals["passed"] + totals["failed"]
     env = (f" (+{totals['env_excluded']} left out: environment or Compass-internal modules)"
            if totals["env_excluded"] else "")
@@ -132,9 +135,15 @@ def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_pa
         for text, n in reasons.most_common(n_reasons):
             print(f"{n:5}  {text}")
     if json_path:
-        with open(json_path, "w", encoding="utf-8") as f:
-            json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+        _write_json(json_path, totals, results)
     return totals
+
+
+def _write_json(path, totals, results):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"totals": dict(totals), "files": results}, f, indent=1)
+    os.replace(tmp, path)
 
 
 def main(argv=None):

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -351,6 +353,167 @@ __kernel void k(__global int* out) {
   EXPECT_EQ(out[24], 15);
   EXPECT_EQ(out[25], -15);
   EXPECT_EQ(out[26], 0xF);  // lanes 0 and 1 (two predicate bits each) are active and true
+}
+
+// The build of BuildManager: the kernel compiled with -DTESSERA_DSL_SPLIT, the support unit
+// from the object cache, tessera/dsl.h from a precompiled header where the compiler has one.
+// The tests that damage nothing share one cache folder, so that the support object and the
+// precompiled header are built once for them.
+class SplitToolchain : public Toolchain {
+ protected:
+  static void SetUpTestSuite() {
+    char templ[] = "/tmp/tessera-split-test-XXXXXX";
+    if (mkdtemp(templ) != nullptr) shared_dir_ = templ;
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    if (!shared_dir_.empty()) fs::remove_all(shared_dir_, ec);
+  }
+  void UseSharedCache() {
+    ASSERT_FALSE(shared_dir_.empty());
+    std::error_code ec;
+    fs::remove_all(cache_dir_, ec);
+    cache_dir_.clear();
+    shared_ = true;
+  }
+  void TearDown() override {
+    if (!shared_) Toolchain::TearDown();
+  }
+  const std::string& Dir() const { return shared_ ? shared_dir_ : cache_dir_; }
+
+  std::string BuildSplit(const std::string& source, std::vector<std::string> accelerators = {},
+                         bool precompiled = true) {
+    std::vector<std::string> flags = DefaultDSLCompileFlags(include_dir_);
+    SharedLibraryExtras extras;
+    extras.objects = {CompileCachedObject(DSLSupportUnit(), flags, Dir())};
+    flags.push_back("-DTESSERA_DSL_SPLIT");
+    if (precompiled) {
+      std::string pch = PrecompiledHeaderDir(include_dir_, "tessera/dsl.h", flags, Dir());
+      if (!pch.empty()) accelerators.push_back("-I" + pch);
+    }
+    extras.accelerators = accelerators;
+    return CompileSharedLibrary(source, flags, Dir(), "", extras);
+  }
+
+  static std::string shared_dir_;
+  bool shared_ = false;
+};
+std::string SplitToolchain::shared_dir_;
+
+TEST_F(SplitToolchain, KernelLinkedWithTheSupportObjectRunsAndChecksItsArguments) {
+  UseSharedCache();
+  std::string source =
+      CodeGenDSL(AddOneModule(), "func") + CodeGenDSLLauncher(AddOneModule(), "func");
+  DSOModule lib(BuildSplit(source));
+  int32_t a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8), Array(b, 8)}), 0);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(b[i], i + 1) << "lane " << i;
+  // The checks and the error text live in the support object.
+  std::string message;
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8), Array(b, 4)}, &message), TESSERA_RC_VALUE_ERROR);
+  EXPECT_EQ(message, "argument 'b' of func() has 4 elements but the kernel accesses 8");
+  // Only the entry points are exported: the support symbols are hidden in each library.
+  EXPECT_EQ(lib.GetFunction("__tessera_run_tecs"), nullptr);
+  EXPECT_EQ(lib.GetFunction("__tessera_pool"), nullptr);
+  EXPECT_NE(lib.GetFunction(TESSERA_LAST_ERROR_SYMBOL), nullptr);
+  // The same build again runs no compiler: the object and the library are both cached.
+  int64_t runs = CompilerInvocationCount();
+  EXPECT_EQ(BuildSplit(source), lib.path());
+  EXPECT_EQ(CompilerInvocationCount(), runs);
+}
+
+TEST_F(SplitToolchain, EachLibraryHasItsOwnPoolAndUnloadsCleanly) {
+  // Two libraries linked with the same support object: each has its own TEC pool and shared
+  // memory, and closing one joins its workers while the other keeps running.
+  UseSharedCache();
+  const char* kernel = R"(
+__kernel void k(__global int* out) {
+  static __local int count;
+  if (get_local_id(0) == 0) count += %d;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[get_local_id(0)] = count;
+}
+)";
+  char one[512], two[512];
+  std::snprintf(one, sizeof one, kernel, 1);
+  std::snprintf(two, sizeof two, kernel, 100);
+  std::string path_one = BuildSplit(WithLauncher(one)), path_two = BuildSplit(WithLauncher(two));
+  DSOModule lib_two(path_two);
+  for (int reload = 0; reload < 3; ++reload) {
+    DSOModule lib_one(path_one);
+    int32_t out[4];
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(CallPacked(lib_one, "k", {Array(out, 4)}), 0);
+      EXPECT_EQ(out[3], i + 1);
+      EXPECT_EQ(CallPacked(lib_two, "k", {Array(out, 4)}), 0);
+      EXPECT_EQ(out[2], 100 * (5 * reload + i + 1));
+    }
+  }
+}
+
+TEST_F(SplitToolchain, CorruptCachedObjectIsRebuilt) {
+  std::vector<std::string> flags = DefaultDSLCompileFlags(include_dir_);
+  std::string obj = CompileCachedObject(DSLSupportUnit(), flags, cache_dir_);
+  int64_t runs = CompilerInvocationCount();
+  EXPECT_EQ(CompileCachedObject(DSLSupportUnit(), flags, cache_dir_), obj);
+  EXPECT_EQ(CompilerInvocationCount(), runs);
+  {
+    std::ofstream out(obj, std::ios::binary | std::ios::trunc);
+    out << "not an object";
+  }
+  EXPECT_EQ(CompileCachedObject(DSLSupportUnit(), flags, cache_dir_), obj);
+  EXPECT_EQ(CompilerInvocationCount(), runs + 1);
+  EXPECT_GT(fs::file_size(obj), 1000u);
+  // A compile error in the unit is a build error with the compiler's output.
+  try {
+    CompileCachedObject("int broken( {\n", flags, cache_dir_);
+    ADD_FAILURE() << "a syntax error compiled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBuild);
+    EXPECT_NE(std::string(e.what()).find("C compilation failed"), std::string::npos) << e.what();
+  }
+  for (const auto& entry : fs::directory_iterator(cache_dir_)) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(SplitToolchain, AcceleratorsNeverChangeTheOutcome) {
+  std::string source =
+      CodeGenDSL(AddOneModule(), "func") + CodeGenDSLLauncher(AddOneModule(), "func");
+  // An accelerator the compiler rejects costs a second compile, not an error.
+  int64_t runs = CompilerInvocationCount();
+  std::string path = BuildSplit(source, {"--tessera-no-such-flag"}, false);
+  EXPECT_EQ(CompilerInvocationCount(), runs + 2);
+  DSOModule lib(path);
+  int32_t a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
+  EXPECT_EQ(CallPacked(lib, "func", {Array(a, 8), Array(b, 8)}), 0);
+  EXPECT_EQ(b[7], 8);
+  // A damaged precompiled header is not used: the library still builds and runs.
+  std::vector<std::string> flags = DefaultDSLCompileFlags(include_dir_);
+  flags.push_back("-DTESSERA_DSL_SPLIT");
+  std::string pch = PrecompiledHeaderDir(include_dir_, "tessera/dsl.h", flags, cache_dir_);
+  if (pch.empty()) GTEST_SKIP() << "this compiler gets no precompiled header";
+  std::string gch = pch + "/tessera/dsl.h.gch";
+  ASSERT_TRUE(fs::is_regular_file(gch));
+  std::string text;
+  {
+    std::ifstream in(gch, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  {
+    std::ofstream out(gch, std::ios::binary | std::ios::trunc);
+    out << text.substr(0, text.size() / 2);
+  }
+  DSOModule again(BuildSplit(source + "\n/* another library */\n", {"-I" + pch}, false));
+  EXPECT_EQ(CallPacked(again, "func", {Array(a, 8), Array(b, 8)}), 0);
+  EXPECT_EQ(b[0], 1);
+  // The damaged header fails its digest check and is built again.
+  EXPECT_EQ(PrecompiledHeaderDir(include_dir_, "tessera/dsl.h", flags, cache_dir_), pch);
+  EXPECT_GT(fs::file_size(gch), text.size() / 2);
+  // TESSERA_PRECOMPILED_HEADERS=0 turns them off.
+  setenv("TESSERA_PRECOMPILED_HEADERS", "0", 1);
+  EXPECT_EQ(PrecompiledHeaderDir(include_dir_, "tessera/dsl.h", flags, cache_dir_), "");
+  unsetenv("TESSERA_PRECOMPILED_HEADERS");
 }
 
 TEST(Hash128, StableAndFieldSeparated) {

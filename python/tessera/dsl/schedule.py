@@ -20,7 +20,7 @@ import textwrap
 import types
 
 from .. import _core
-from ..error import TesseraValueError
+from ..error import DiagnosticError, TesseraValueError
 from ..script import tir as T
 from ..script.parser.core import function_env
 from ..script.tir.entry import parse
@@ -39,16 +39,21 @@ def uses_tensor_ir(py_func):
     if isinstance(py_func, PrimFuncObject):
         cached = getattr(py_func, "_uses_tensor_ir", None)
         if cached is None:
-            cached = py_func._uses_tensor_ir = _uses_tensor_ir(py_func.func)
+            try:
+                tree = py_func.source.as_ast()  # read and parsed once, kept for the DSL parser
+            except (DiagnosticError, SyntaxError):
+                tree = None
+            cached = py_func._uses_tensor_ir = _uses_tensor_ir(py_func.func, tree)
         return cached
     return _uses_tensor_ir(py_func)
 
 
-def _uses_tensor_ir(func):
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError):
-        return False
+def _uses_tensor_ir(func, tree=None):
+    if tree is None:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        except (OSError, TypeError, SyntaxError):
+            return False
     env = function_env(func)
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and node.attr in _TENSOR_IR_NAMES

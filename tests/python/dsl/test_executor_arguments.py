@@ -90,3 +90,57 @@ def test_bfloat16_arrays_and_scalars():
         ex(np.zeros(2, "float16"), 1.0)
     with pytest.raises(TypeError, match="argument 'x' of halves\\(\\) must be a number \\(bfloat16\\), got list"):
         ex(a, [1.0])
+
+
+
+@S.prim_func
+def divide_at_run_time(a: S.ptr("int32", "global"), n: S.i32, out: S.ptr("int32", "global")):
+    out[0] = a[0] // n
+    out[1] = a[0] % n
+    out[2] = S.ceildiv(a[1], n)
+    out[3] = a[2] / n
+
+
+def test_runtime_zero_divisor_fails_the_call_instead_of_ending_the_process():
+    # Found by trying: a scalar integer division by a zero read at run time stopped the whole
+    # Python process (SIGFPE) in the compiled kernel. Now the compiled call raises a
+    # TesseraRuntimeError and PySim a ZeroDivisionError; INT_MIN / -1 wraps in both.
+    from tessera.dsl.pysim import PySimZeroDivisionError
+    from tessera.error import TesseraRuntimeError
+
+    ex = build(divide_at_run_time)
+    int_min = np.iinfo(np.int32).min
+    cases = [(np.array([-7, 7, 13], "int32"), 3, [0, 1, 2, 3], [-2, -1, 3, 4]),  # C truncation
+             (np.array([int_min, 7, 13], "int32"), -1, [0, 1], [int_min, 0])]
+    for a, n, lanes, want in cases:
+        compiled, simulated = np.zeros(4, "int32"), np.zeros(4, "int32")
+        ex(a, n, compiled)
+        divide_at_run_time(a, n, simulated)
+        np.testing.assert_array_equal(compiled[lanes], want)
+        np.testing.assert_array_equal(simulated[lanes], want)
+    a = np.array([-7, 7, 13], "int32")
+    with pytest.raises(TesseraRuntimeError, match="integer division by zero"):
+        ex(a, 0, np.zeros(4, "int32"))
+    with pytest.raises(PySimZeroDivisionError, match="integer division by zero") as info:
+        divide_at_run_time(a, 0, np.zeros(4, "int32"))
+    assert isinstance(info.value, ZeroDivisionError)
+    out = np.zeros(4, "int32")
+    ex(a, 3, out)  # the library is still usable
+    np.testing.assert_array_equal(out, [-2, -1, 3, 4])
+
+
+@S.prim_func
+def remainder_at_run_time(a: S.ptr("uint32", "global"), b: S.ptr("uint32", "global"),
+                          out: S.ptr("uint32", "global")):
+    out[0] = a[0] % b[0]
+    out[1] = a[1] % b[1]
+
+
+def test_runtime_remainder_by_zero_is_zero():
+    # A remainder by zero is 0, as numpy's fmod (Compass's reference) and every vector lane give.
+    a, b = np.array([7, 4000000000], "uint32"), np.array([0, 7], "uint32")
+    compiled, simulated = np.ones(2, "uint32"), np.ones(2, "uint32")
+    build(remainder_at_run_time)(a, b, compiled)
+    remainder_at_run_time(a, b, simulated)
+    np.testing.assert_array_equal(compiled, [0, 4000000000 % 7])
+    np.testing.assert_array_equal(simulated, [0, 4000000000 % 7])

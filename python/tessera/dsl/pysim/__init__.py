@@ -16,7 +16,8 @@ import numpy as np
 
 from ... import _core
 from ...error import DiagnosticError
-from .interpreter import Interpreter, Region, Pointer, PySimError, PySimIndexError, np_dtype
+from .interpreter import (Interpreter, Region, Pointer, PySimError, PySimIndexError, PySimZeroDivisionError,
+                          np_dtype)
 
 NUM_TECS = 4
 
@@ -133,5 +134,5 @@ def run(pfunc, args, kwargs=None):
         r.write_back()
 
 
-__all__ = ["run", "PySimError", "PySimIndexError", "DiagnosticError", "NUM_TECS"]
+__all__ = ["run", "PySimError", "PySimIndexError", "PySimZeroDivisionError", "DiagnosticError", "NUM_TECS"]
 _ = _core

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _core
 from . import ops
-from .memory import Pointer, PySimError, PySimIndexError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
+from .memory import Pointer, PySimError, PySimIndexError, PySimZeroDivisionError, Region, np_dtype, split_type  # noqa: F401 (re-exported)
 
 
 class _Return(Exception):
@@ -234,7 +234,7 @@ class Interpreter:
         value = self.expr(e)
         for node in reversed(spine):
             value = ops.binary(type(node).__name__, value, self.expr(node.b), node.dtype,
-                               lambda m, node=node: self.error(node, m))
+                               lambda m, cls=None, node=node: self.error(node, m, cls))
         return value
 
     def expr_IntImm(self, e):

@@ -15,6 +15,11 @@ class PySimIndexError(PySimError, IndexError):
     """An access outside the memory a pointer points into, under PySim (also an IndexError)."""
 
 
+class PySimZeroDivisionError(PySimError, ZeroDivisionError):
+    """A scalar integer division or remainder by zero under PySim (also a ZeroDivisionError, as
+    Python's own integer division raises)."""
+
+
 def np_dtype(name):
     name = str(name)
     if name.startswith("bfloat16"):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import _core
-from .memory import Pointer, np_dtype, split_type
+from .memory import Pointer, PySimZeroDivisionError, np_dtype, split_type
 
 
 def _info(dtype):
@@ -118,8 +118,10 @@ def binary(kind, a, b, dtype, error):
         r = x * y
     elif kind in ("Div", "Mod", "FloorDiv", "FloorMod"):
         zero = y == 0
-        if lanes == 1 and zero.any():
-            raise error("integer division by zero")
+        # A scalar quotient by zero is an error; a remainder by zero is 0 (numpy's fmod, as
+        # Compass's references compute it), as every lane of a vector division by zero.
+        if lanes == 1 and zero.any() and kind in ("Div", "FloorDiv"):
+            raise error("integer division by zero", PySimZeroDivisionError)
         safe = np.where(zero, 1, y)
         q = np.abs(x) // np.abs(safe)
         q = np.where((x < 0) != (safe < 0), -q, q)

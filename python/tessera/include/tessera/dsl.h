@@ -2,7 +2,8 @@
  * vector extensions). Generated kernels include it and run on the host CPU: address spaces are
  * plain memory, 256-bit vectors are compiler vector types, masks are 32-bit predicates, every
  * __v* intrinsic is portable C with the semantics of the language reference, and the 4 TECs of a
- * core are 4 threads. Everything here is static: each compiled kernel owns a private copy. */
+ * core are 4 threads. Everything here is private to the library of one kernel: each compiled
+ * kernel owns its copy (see "One library, two units" below). */
 #ifndef TESSERA_DSL_H_
 #define TESSERA_DSL_H_
 
@@ -29,6 +30,35 @@
 #define __TESSERA_IF_HALF(...) __VA_ARGS__
 #else
 #define __TESSERA_IF_HALF(...)
+#endif
+
+/* ---- One library, two units --------------------------------------------------------------------
+ * The launch machinery (the TEC pool, the argument checks of the packed entry point, the error
+ * text) is the same code for every kernel. A file that includes this header on its own defines it
+ * all as static, so that it compiles and links alone. tessera's build instead compiles it once
+ * per compiler and flags into an object kept in its cache (the support unit: this header and
+ * tessera/dsl/packed.h with TESSERA_DSL_SUPPORT_UNIT defined), compiles each kernel with
+ * TESSERA_DSL_SPLIT defined, where this machinery is only declared, and links the two into the
+ * kernel's library. The symbols are hidden, so that every library still has its own pool and
+ * its own error text. */
+#if defined(TESSERA_DSL_SUPPORT_UNIT) && defined(TESSERA_DSL_SPLIT)
+#error "tessera/dsl.h: define TESSERA_DSL_SUPPORT_UNIT or TESSERA_DSL_SPLIT, not both"
+#endif
+#if defined(TESSERA_DSL_SUPPORT_UNIT)
+#define __TESSERA_SHARED __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_DATA __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_INIT(...) = __VA_ARGS__
+#define __TESSERA_SHARED_BODIES 1
+#elif defined(TESSERA_DSL_SPLIT)
+#define __TESSERA_SHARED __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_DATA extern __attribute__((visibility("hidden")))
+#define __TESSERA_SHARED_INIT(...)
+#define __TESSERA_SHARED_BODIES 0
+#else
+#define __TESSERA_SHARED static
+#define __TESSERA_SHARED_DATA static
+#define __TESSERA_SHARED_INIT(...) = __VA_ARGS__
+#define __TESSERA_SHARED_BODIES 1
 #endif
 
 /* ---- Address spaces: all of them are host memory --------------------------------------------- */
@@ -424,21 +454,44 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
  * Chosen by the type of a + b, i.e. after C's usual conversions, so char and short operands
  * use the int versions; the result converts back exactly where it is stored. */
 
+/* Scalar integer / and % whose divisor is known only at run time, and the floor forms: the
+ * host's divide instruction traps on a zero divisor and on INT_MIN / -1, which would end the
+ * whole process. A quotient by zero fails the call with "integer division by zero" (PySim raises
+ * there) and reads 0; a remainder by zero is 0 (as PySim and a vector lane give); the most
+ * negative value divided by -1 wraps, as DSL integers do. */
+static inline void __tessera_divided_by_zero(void);
+#define __TESSERA_INT_DIV_OPS(T, UT, name)                                              \
+  static inline T __tessera_div_##name(T a, T b) {                                     \
+    if (b == 0) return __tessera_divided_by_zero(), (T)0;                              \
+    if ((T)-1 < 0 && b == (T)-1) return (T)((UT)0 - (UT)a);                            \
+    return a / b;                                                                      \
+  }                                                                                    \
+  static inline T __tessera_mod_##name(T a, T b) {                                     \
+    if (b == 0) return (T)0;                                                           \
+    if ((T)-1 < 0 && b == (T)-1) return (T)0;                                          \
+    return a % b;                                                                      \
+  }
+__TESSERA_INT_DIV_OPS(int, uint, int)
+__TESSERA_INT_DIV_OPS(uint, uint, uint)
+__TESSERA_INT_DIV_OPS(long, ulong, long)
+__TESSERA_INT_DIV_OPS(ulong, ulong, ulong)
+#undef __TESSERA_INT_DIV_OPS
+
 #define __TESSERA_SCALAR_OPS(T, name)                                                  \
   static inline T __tessera_min_##name(T a, T b) { return a < b ? a : b; }             \
   static inline T __tessera_max_##name(T a, T b) { return a > b ? a : b; }
 #define __TESSERA_INT_FLOOR_OPS(T, name)                                               \
   static inline T __tessera_floordiv_##name(T a, T b) {                                \
-    T q = a / b;                                                                       \
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;                           \
+    T q = __tessera_div_##name(a, b);                                                  \
+    return (b != 0 && __tessera_mod_##name(a, b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; \
   }                                                                                    \
   static inline T __tessera_floormod_##name(T a, T b) {                                \
-    T r = a % b;                                                                       \
+    T r = __tessera_mod_##name(a, b);                                                  \
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;                               \
   }
 #define __TESSERA_UINT_FLOOR_OPS(T, name)                                              \
-  static inline T __tessera_floordiv_##name(T a, T b) { return a / b; }                \
-  static inline T __tessera_floormod_##name(T a, T b) { return a % b; }
+  static inline T __tessera_floordiv_##name(T a, T b) { return __tessera_div_##name(a, b); } \
+  static inline T __tessera_floormod_##name(T a, T b) { return __tessera_mod_##name(a, b); }
 #define __TESSERA_FLOAT_FLOOR_OPS(T, name)                                             \
   static inline T __tessera_floordiv_##name(T a, T b) { return (T)floor((double)a / (double)b); } \
   static inline T __tessera_floormod_##name(T a, T b) {                                \
@@ -473,6 +526,15 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #define max(a, b) __TESSERA_SCALAR_CALL(__tessera_max, a, b)
 #define __floordiv(a, b) __TESSERA_SCALAR_CALL(__tessera_floordiv, a, b)
 #define __floormod(a, b) __TESSERA_SCALAR_CALL(__tessera_floormod, a, b)
+#define __TESSERA_INT_CALL(f, a, b)                                                    \
+  ({                                                                                  \
+    __auto_type __tessera_a = (a);                                                    \
+    __auto_type __tessera_b = (b);                                                    \
+    _Generic(__tessera_a + __tessera_b, int: f##_int, uint: f##_uint, long: f##_long, \
+             ulong: f##_ulong)(__tessera_a, __tessera_b);                             \
+  })
+#define __tessera_div(a, b) __TESSERA_INT_CALL(__tessera_div, a, b)
+#define __tessera_mod(a, b) __TESSERA_INT_CALL(__tessera_mod, a, b)
 
 /* ---- The rest, by concept ------------------------------------------------------------------- */
 
@@ -481,5 +543,15 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #include "dsl/tec.h"
 #include "dsl/dma.h"
 #include "dsl/intrin.h"
+
+/* The first zero divisor of a call fails it (see __TESSERA_INT_DIV_OPS above). */
+static inline void __tessera_divided_by_zero(void) {
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+    snprintf(__tessera_call_error, sizeof __tessera_call_error,
+             "integer division by zero: a scalar /, // or S.ceildiv of the kernel had a zero "
+             "divisor");
+  }
+}
 
 #endif /* TESSERA_DSL_H_ */

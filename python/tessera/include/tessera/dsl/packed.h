@@ -11,14 +11,24 @@
 #include "../runtime_abi.h"
 
 /* The message of the calling thread's last failed call. */
-static __thread char __tessera_last_error[2048];
+__TESSERA_SHARED_DATA __thread char __tessera_last_error[2048];
 
+/* Sets the last error and returns `rc`: TESSERA_RC_TYPE_ERROR, TESSERA_RC_VALUE_ERROR or 1. */
+__TESSERA_SHARED int32_t __tessera_fail(int32_t rc, const char* fmt, ...);
+/* What a caller passed, in the words of Python: "int", "float", "None". */
+__TESSERA_SHARED const char* __tessera_arg_kind(int32_t code);
+/* An array's element type as numpy names it ("float32", "bool"). */
+__TESSERA_SHARED const char* __tessera_dtype_name(TesseraDLDataType t, char* buf, int len);
+/* The number of elements of `t`, and whether it is C-contiguous (size-1 dimensions may have
+ * any stride). */
+__TESSERA_SHARED int64_t __tessera_dlt_size(const TesseraDLTensor* t, int* compact);
+
+#if __TESSERA_SHARED_BODIES
 __attribute__((visibility("default"))) const char* __tessera_get_last_error(void) {
   return __tessera_last_error;
 }
 
-/* Sets the last error and returns `rc`: TESSERA_RC_TYPE_ERROR, TESSERA_RC_VALUE_ERROR or 1. */
-static int32_t __tessera_fail(int32_t rc, const char* fmt, ...) {
+__TESSERA_SHARED int32_t __tessera_fail(int32_t rc, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(__tessera_last_error, sizeof __tessera_last_error, fmt, ap);
@@ -27,8 +37,7 @@ static int32_t __tessera_fail(int32_t rc, const char* fmt, ...) {
   return rc;
 }
 
-/* What a caller passed, in the words of Python: "int", "float", "None". */
-static const char* __tessera_arg_kind(int32_t code) {
+__TESSERA_SHARED const char* __tessera_arg_kind(int32_t code) {
   switch (code) {
     case TESSERA_ARG_INT:
     case TESSERA_ARG_UINT:
@@ -47,8 +56,7 @@ static const char* __tessera_arg_kind(int32_t code) {
   }
 }
 
-/* An array's element type as numpy names it ("float32", "bool"). */
-static const char* __tessera_dtype_name(TesseraDLDataType t, char* buf, int len) {
+__TESSERA_SHARED const char* __tessera_dtype_name(TesseraDLDataType t, char* buf, int len) {
   const char* base = t.code == TESSERA_DL_INT     ? "int"
                      : t.code == TESSERA_DL_UINT  ? "uint"
                      : t.code == TESSERA_DL_FLOAT ? "float"
@@ -65,9 +73,7 @@ static const char* __tessera_dtype_name(TesseraDLDataType t, char* buf, int len)
   return buf;
 }
 
-/* The number of elements of `t`, and whether it is C-contiguous (size-1 dimensions may have
- * any stride). */
-static int64_t __tessera_dlt_size(const TesseraDLTensor* t, int* compact) {
+__TESSERA_SHARED int64_t __tessera_dlt_size(const TesseraDLTensor* t, int* compact) {
   int64_t size = 1, expect = 1;
   *compact = 1;
   for (int32_t k = t->ndim; k-- > 0;) {
@@ -81,5 +87,6 @@ static int64_t __tessera_dlt_size(const TesseraDLTensor* t, int* compact) {
                        size * (int64_t)((t->dtype.bits * t->dtype.lanes + 7) / 8));
   return size;
 }
+#endif /* __TESSERA_SHARED_BODIES */
 
 #endif /* TESSERA_DSL_PACKED_H_ */

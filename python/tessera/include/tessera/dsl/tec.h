@@ -61,8 +61,8 @@ static inline void __tessera_bump(__tessera_word* w) {
 #endif
 }
 
-/* The TEC pool of this library (each compiled kernel has its own copy of this header). */
-static struct {
+/* The TEC pool of this library (each compiled kernel's library has its own). */
+typedef struct {
   pthread_mutex_t launch_mu; /* one launch at a time: shared (__local) arrays are static */
   int started;
   pthread_t workers[TESSERA_NUM_TECS - 1];
@@ -76,11 +76,13 @@ static struct {
   pthread_mutex_t barrier_mu;
   int running; /* TECs that have not returned */
   int arrived; /* TECs waiting at the current barrier */
-} __tessera_pool = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0, 0}, {0, 0}, {0, 0}, 0, 0, NULL, NULL,
-                    PTHREAD_MUTEX_INITIALIZER, 0, 0};
+} __tessera_pool_t;
+__TESSERA_SHARED_DATA __tessera_pool_t __tessera_pool __TESSERA_SHARED_INIT(
+    {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0, 0}, {0, 0}, {0, 0}, 0, 0, NULL, NULL,
+     PTHREAD_MUTEX_INITIALIZER, 0, 0});
 
-static __thread int __tessera_tec_id;
-static __thread int __tessera_in_launch;
+__TESSERA_SHARED_DATA __thread int __tessera_tec_id;
+__TESSERA_SHARED_DATA __thread int __tessera_in_launch;
 
 static inline int get_local_id(int dim) {
   (void)dim;
@@ -123,7 +125,61 @@ static inline void __tessera_tec_retire(void) {
   pthread_mutex_unlock(&__tessera_pool.barrier_mu);
 }
 
-static inline void* __tessera_worker(void* arg) {
+/* ---- The arrays of a call ---------------------------------------------------------------------
+ * The packed entry point notes the bytes of each array argument (tessera/dsl/packed.h, on the
+ * calling thread); a launch makes them the running call's, so that a DMA (tessera/dsl/dma.h)
+ * whose pointer lies in an argument but whose extent leaves it is skipped and fails the call
+ * with an error instead of writing past the array. */
+#define TESSERA_MAX_NOTED_ARRAYS 64
+typedef struct {
+  const char* lo;
+  const char* hi;
+} __tessera_array_range_t;
+__TESSERA_SHARED_DATA __thread __tessera_array_range_t __tessera_noted[TESSERA_MAX_NOTED_ARRAYS];
+__TESSERA_SHARED_DATA __thread int __tessera_noted_count;
+__TESSERA_SHARED_DATA __tessera_array_range_t __tessera_call_arrays[TESSERA_MAX_NOTED_ARRAYS];
+__TESSERA_SHARED_DATA int __tessera_call_array_count;
+__TESSERA_SHARED_DATA atomic_int __tessera_call_failed;
+__TESSERA_SHARED_DATA char __tessera_call_error[512];
+
+static inline void __tessera_note_array(const void* data, int64_t bytes) {
+  if (__tessera_noted_count >= TESSERA_MAX_NOTED_ARRAYS || data == NULL || bytes < 0) return;
+  __tessera_noted[__tessera_noted_count].lo = (const char*)data;
+  __tessera_noted[__tessera_noted_count].hi = (const char*)data + bytes;
+  ++__tessera_noted_count;
+}
+
+/* Whether elements [first, last] (of `size` bytes) from `p` stay inside the argument array that
+ * `p` points into; a pointer into no argument (local memory) is not checked. A violation is
+ * recorded once per call (the first), for __tessera_run_tecs to report. */
+static inline int __tessera_access_in_bounds(const void* p, int64_t first, int64_t last,
+                                             size_t size, const char* op, const char* role) {
+  const char* c = (const char*)p;
+  for (int i = 0; i < __tessera_call_array_count; ++i) {
+    const __tessera_array_range_t* r = &__tessera_call_arrays[i];
+    if (c < r->lo || c >= r->hi) continue;
+    int64_t off = (int64_t)(c - r->lo), bytes = (int64_t)(r->hi - r->lo), sz = (int64_t)size;
+    if (off + first * sz >= 0 && off + (last + 1) * sz <= bytes) return 1;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+      snprintf(__tessera_call_error, sizeof __tessera_call_error,
+               "%s: the %s reaches elements [%lld, %lld] from its pointer, outside its array "
+               "(%lld elements, the pointer at element %lld); nothing was copied",
+               op, role, (long long)first, (long long)last, (long long)(bytes / sz),
+               (long long)(off / sz));
+    }
+    return 0;
+  }
+  return 1;
+}
+
+/* Runs fn(data) on every TEC and returns 0, or returns nonzero with a message in err when the
+ * TEC threads cannot be started; then no TEC has run. */
+__TESSERA_SHARED int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, int err_len);
+__TESSERA_SHARED void __tessera_set_error(char* err, int err_len, const char* fmt, ...);
+
+#if __TESSERA_SHARED_BODIES
+static void* __tessera_worker(void* arg) {
   __tessera_tec_id = (int)(intptr_t)arg;
   unsigned seen = __tessera_pool.seen_at_start;
   for (;;) {
@@ -139,7 +195,7 @@ static inline void* __tessera_worker(void* arg) {
   return NULL;
 }
 
-static inline void __tessera_set_error(char* err, int err_len, const char* fmt, ...) {
+__TESSERA_SHARED void __tessera_set_error(char* err, int err_len, const char* fmt, ...) {
   if (err == NULL || err_len <= 0) return;
   va_list ap;
   va_start(ap, fmt);
@@ -191,57 +247,7 @@ static int __tessera_pool_start(int* failed) {
   return 0;
 }
 
-/* Runs fn(data) on every TEC and returns 0, or returns nonzero with a message in err when the
- * TEC threads cannot be started; then no TEC has run. */
-/* ---- The arrays of a call ---------------------------------------------------------------------
- * The packed entry point notes the bytes of each array argument (tessera/dsl/packed.h, on the
- * calling thread); a launch makes them the running call's, so that a DMA (tessera/dsl/dma.h)
- * whose pointer lies in an argument but whose extent leaves it is skipped and fails the call
- * with an error instead of writing past the array. */
-#define TESSERA_MAX_NOTED_ARRAYS 64
-typedef struct {
-  const char* lo;
-  const char* hi;
-} __tessera_array_range_t;
-static __thread __tessera_array_range_t __tessera_noted[TESSERA_MAX_NOTED_ARRAYS];
-static __thread int __tessera_noted_count;
-static __tessera_array_range_t __tessera_call_arrays[TESSERA_MAX_NOTED_ARRAYS];
-static int __tessera_call_array_count;
-static atomic_int __tessera_call_failed;
-static char __tessera_call_error[512];
-
-static inline void __tessera_note_array(const void* data, int64_t bytes) {
-  if (__tessera_noted_count >= TESSERA_MAX_NOTED_ARRAYS || data == NULL || bytes < 0) return;
-  __tessera_noted[__tessera_noted_count].lo = (const char*)data;
-  __tessera_noted[__tessera_noted_count].hi = (const char*)data + bytes;
-  ++__tessera_noted_count;
-}
-
-/* Whether elements [first, last] (of `size` bytes) from `p` stay inside the argument array that
- * `p` points into; a pointer into no argument (local memory) is not checked. A violation is
- * recorded once per call (the first), for __tessera_run_tecs to report. */
-static inline int __tessera_access_in_bounds(const void* p, int64_t first, int64_t last,
-                                             size_t size, const char* op, const char* role) {
-  const char* c = (const char*)p;
-  for (int i = 0; i < __tessera_call_array_count; ++i) {
-    const __tessera_array_range_t* r = &__tessera_call_arrays[i];
-    if (c < r->lo || c >= r->hi) continue;
-    int64_t off = (int64_t)(c - r->lo), bytes = (int64_t)(r->hi - r->lo), sz = (int64_t)size;
-    if (off + first * sz >= 0 && off + (last + 1) * sz <= bytes) return 1;
-    int expected = 0;
-    if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
-      snprintf(__tessera_call_error, sizeof __tessera_call_error,
-               "%s: the %s reaches elements [%lld, %lld] from its pointer, outside its array "
-               "(%lld elements, the pointer at element %lld); nothing was copied",
-               op, role, (long long)first, (long long)last, (long long)(bytes / sz),
-               (long long)(off / sz));
-    }
-    return 0;
-  }
-  return 1;
-}
-
-static inline int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, int err_len) {
+__TESSERA_SHARED int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, int err_len) {
   pthread_mutex_lock(&__tessera_pool.launch_mu);
   __tessera_call_array_count = __tessera_noted_count;
   for (int i = 0; i < __tessera_noted_count; ++i) __tessera_call_arrays[i] = __tessera_noted[i];
@@ -282,5 +288,6 @@ static inline int __tessera_run_tecs(void (*fn)(void*), void* data, char* err, i
   pthread_mutex_unlock(&__tessera_pool.launch_mu);
   return failed ? 1 : 0;
 }
+#endif /* __TESSERA_SHARED_BODIES */
 
 #endif /* TESSERA_DSL_TEC_H_ */
