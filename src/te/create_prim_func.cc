@@ -572,6 +572,15 @@ class PrimFuncCreator {
       writes.push_back(BufferRegionNode::FullRegion(actual));
     }
     Stmt body = substitute.empty() ? op->body : substitute.VisitStmt(op->body);
+    // As TVM's: an extern block that is the whole function (nothing else computed, nothing
+    // allocated) is the root block, and a root block lists no regions.
+    size_t computed = 0;
+    for (const OperationNode* other : order_) computed += other->kind != OpKind::kPlaceholder;
+    bool is_root = computed == 1;
+    for (size_t i = 0; is_root && i < op->num_outputs(); ++i) {
+      is_root = listed_keys_.count({op, static_cast<int>(i)}) > 0;
+    }
+    if (is_root) reads.clear(), writes.clear();
     builder_.BeginBlock(UniqueBlockName(op->name));
     builder_.SetBlockReads(reads);
     builder_.SetBlockWrites(writes);
