@@ -491,8 +491,9 @@ class PrimFuncCreator {
       ++opened;
     }
     // A multi-output compute: one block per output ("B.v0", "B.v1", as TVM names them) in the
-    // one loop nest, each with iterators of its own.
-    size_t outputs = op->num_outputs();
+    // one loop nest, each with iterators of its own. A reduction of a tuple is one block
+    // writing every output.
+    size_t outputs = op->reduce ? 1 : op->num_outputs();
     for (size_t k = 0; k < outputs; ++k) {
       if (k > 0) {
         for (Loop& loop : loops) {
@@ -538,9 +539,9 @@ class PrimFuncCreator {
       Expr value = rewrite.VisitExpr(op->bodies[output]);
       NoteUses({value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
-    } else {
+    } else if (op->reduce->size() == 1) {
       const Reduce& reduce = op->reduce;
-      Expr init = reduce->init ? rewrite.VisitExpr(reduce->init) : reduce->combiner->identity;
+      Expr init = reduce->init ? rewrite.VisitExpr(reduce->init) : reduce->combiner->identity[0];
       builder_.BeginInit();
       builder_.Emit(BufferStoreNode::Make(out, init, indices));
       builder_.EndInit();
@@ -552,6 +553,42 @@ class PrimFuncCreator {
       }
       NoteUses({init, value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
+    } else {
+      // A reduction of a tuple, as TVM lowers it: every combined value is bound to a variable
+      // (v_<buffer>) before any is stored, since each may read all the running values.
+      const Reduce& reduce = op->reduce;
+      size_t n = reduce->size();
+      std::vector<Buffer> outs;
+      std::vector<Expr> current, sources;
+      for (size_t i = 0; i < n; ++i) {
+        outs.push_back(buffers_.at({op, static_cast<int>(i)}));
+        current.push_back(BufferLoadNode::Make(outs[i], indices));
+        sources.push_back(rewrite.VisitExpr(reduce->sources[i]));
+      }
+      builder_.BeginInit();
+      for (size_t i = 0; i < n; ++i) {
+        Expr init = reduce->inits.empty() ? reduce->combiner->identity[i]
+                                          : rewrite.VisitExpr(reduce->inits[i]);
+        NoteUses({init}, op->name);
+        builder_.Emit(BufferStoreNode::Make(outs[i], init, indices));
+      }
+      builder_.EndInit();
+      std::vector<Expr> values = reduce->combiner->Combine(current, sources);
+      Expr condition = reduce->condition ? rewrite.VisitExpr(reduce->condition) : nullptr;
+      std::vector<Var> temps;
+      for (size_t i = 0; i < n; ++i) {
+        if (condition) values[i] = SelectNode::Make(condition, values[i], current[i]);
+        NoteUses({values[i]}, op->name);
+        temps.push_back(VarNode::Make("v_" + outs[i]->name, values[i]->dtype));
+      }
+      Stmt body = nullptr;
+      std::vector<Stmt> stores;
+      for (size_t i = 0; i < n; ++i) {
+        stores.push_back(BufferStoreNode::Make(outs[i], temps[i], indices));
+      }
+      body = SeqStmtNode::Make(std::move(stores));
+      for (size_t i = n; i-- > 0;) body = LetStmtNode::Make(temps[i], values[i], body);
+      builder_.Emit(body);
     }
     builder_.EndBlock();
   }

@@ -281,9 +281,9 @@ std::shared_ptr<const ComputeOpNode> ComputeOpNode::Make(std::string name, std::
   } else {
     const Reduce& reduce = std::get<Reduce>(body);
     if (!reduce) ValueError("te.compute '" + n + "': the function returned no value");
-    checker.Check(reduce->source, reduce->axis);
+    for (const Expr& source : reduce->sources) checker.Check(source, reduce->axis);
     checker.Check(reduce->condition, reduce->axis);
-    checker.Check(reduce->init, {});
+    for (const Expr& init : reduce->inits) checker.Check(init, {});
     for (const IterVar& iv : reduce->axis) {
       for (const Expr& e : {iv->dom->min, iv->dom->extent}) {
         PostOrderVisit(e, [&](const ObjectRef& node) {
