@@ -9,6 +9,7 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_builder.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -541,12 +542,12 @@ class PrimFuncCreator {
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     } else if (op->reduce->size() == 1) {
       const Reduce& reduce = op->reduce;
-      Expr init = reduce->init ? rewrite.VisitExpr(reduce->init) : reduce->combiner->identity[0];
+      Expr init = rewrite.VisitExpr(reduce->init ? reduce->init : reduce->combiner->identity[0]);
       builder_.BeginInit();
       builder_.Emit(BufferStoreNode::Make(out, init, indices));
       builder_.EndInit();
       Expr current = BufferLoadNode::Make(out, indices);
-      Expr value = reduce->combiner->Combine(current, rewrite.VisitExpr(reduce->source));
+      Expr value = Combine(reduce->combiner, rewrite, {current}, {rewrite.VisitExpr(reduce->source)})[0];
       if (reduce->condition) {
         // Points outside the condition keep the running value: the update stays one store.
         value = SelectNode::Make(rewrite.VisitExpr(reduce->condition), value, current);
@@ -567,13 +568,13 @@ class PrimFuncCreator {
       }
       builder_.BeginInit();
       for (size_t i = 0; i < n; ++i) {
-        Expr init = reduce->inits.empty() ? reduce->combiner->identity[i]
-                                          : rewrite.VisitExpr(reduce->inits[i]);
+        Expr init = rewrite.VisitExpr(reduce->inits.empty() ? reduce->combiner->identity[i]
+                                                            : reduce->inits[i]);
         NoteUses({init}, op->name);
         builder_.Emit(BufferStoreNode::Make(outs[i], init, indices));
       }
       builder_.EndInit();
-      std::vector<Expr> values = reduce->combiner->Combine(current, sources);
+      std::vector<Expr> values = Combine(reduce->combiner, rewrite, current, sources);
       Expr condition = reduce->condition ? rewrite.VisitExpr(reduce->condition) : nullptr;
       std::vector<Var> temps;
       for (size_t i = 0; i < n; ++i) {
@@ -591,6 +592,22 @@ class PrimFuncCreator {
       builder_.Emit(body);
     }
     builder_.EndBlock();
+  }
+
+  // The combiner's results with lhs := current and rhs := sources. The combination and the
+  // identity may read tensors and use the compute's axes (TVM's "loop-aware" reducers, e.g.
+  // an identity `init[i]`): they are rewritten into block terms like the body.
+  static std::vector<Expr> Combine(const CommReducer& combiner, BodyRewriter& rewrite,
+                                   const std::vector<Expr>& current,
+                                   const std::vector<Expr>& sources) {
+    VarMap map;
+    for (size_t i = 0; i < combiner->size(); ++i) {
+      map[combiner->lhs[i].get()] = current[i];
+      map[combiner->rhs[i].get()] = sources[i];
+    }
+    std::vector<Expr> out;
+    for (const Expr& r : combiner->result) out.push_back(Substitute(rewrite.VisitExpr(r), map));
+    return out;
   }
 
   // te.extern: one opaque block holding the body, over the function's buffers.

@@ -137,3 +137,32 @@ def test_tuple_reduction_with_a_condition_and_its_errors():
         te.comm_reducer(lambda x, y: x[0] + y[0], lambda t0, t1: (0, 0))((a[0, k], a[0, k]), axis=k)
     with pytest.raises(TesseraError, match="not a tuple"):
         te.sum((a[0, k], a[0, k]), axis=k)
+
+
+def test_a_reducer_identity_may_read_a_tensor_at_the_spatial_position():
+    # TVM's "loop-aware" initial value: the reduction of row i starts from b[i].
+    a = te.placeholder((5, 4), name="a")
+    b = te.placeholder((5,), name="b")
+    ax = te.reduce_axis((0, 4), "ax")
+    s = te.compute((5,), lambda i: te.comm_reducer(lambda x, y: x + y, lambda t: b[i])(
+        a[i, ax], axis=[ax]), name="s")
+    func = te.create_prim_func([a, b, s])
+
+    @T.prim_func
+    def expected(a: T.Buffer((5, 4), "float32"), b: T.Buffer((5,), "float32"),
+                 s: T.Buffer((5,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, ax in T.grid(5, 4):
+            with T.block("s"):
+                vi, vax = T.axis.remap("SR", [i, ax])
+                with T.init():
+                    s[vi] = b[vi]
+                s[vi] = s[vi] + a[vi, vax]
+
+    tessera.ir.assert_structural_equal(func, expected)
+    assert [t.name for t in s.op.input_tensors] == ["a", "b"]
+    x = np.random.default_rng(1).random((5, 4)).astype("float32")
+    y = np.arange(5, dtype="float32")
+    out = tessera.nd.empty((5,), "float32")
+    tessera.build(func, target="c")(tessera.nd.array(x), tessera.nd.array(y), out)
+    np.testing.assert_allclose(out.numpy(), y + x.sum(1), rtol=1e-6)
