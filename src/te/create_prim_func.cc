@@ -10,6 +10,7 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_builder.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/transform/passes.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -537,7 +538,8 @@ class PrimFuncCreator {
     for (size_t d = 0; d < op->axis.size(); ++d) indices.push_back(loops[d].iter->var);
     BodyRewriter rewrite(iters, buffers_, index_dtype_);
     if (!op->reduce) {
-      Expr value = rewrite.VisitExpr(op->bodies[output]);
+      // As TVM's: the value is simplified (`y >= 1 and y - 1 < 14` is `1 <= y and y < 15`).
+      Expr value = transform::SimplifyExpr(rewrite.VisitExpr(op->bodies[output]));
       NoteUses({value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     } else if (op->reduce->size() == 1) {
@@ -547,7 +549,8 @@ class PrimFuncCreator {
       builder_.Emit(BufferStoreNode::Make(out, init, indices));
       builder_.EndInit();
       Expr current = BufferLoadNode::Make(out, indices);
-      Expr value = Combine(reduce->combiner, rewrite, {current}, {rewrite.VisitExpr(reduce->source)})[0];
+      Expr source = transform::SimplifyExpr(rewrite.VisitExpr(reduce->source));
+      Expr value = Combine(reduce->combiner, rewrite, {current}, {source})[0];
       if (reduce->condition) {
         // Points outside the condition keep the running value: the update stays one store.
         value = SelectNode::Make(rewrite.VisitExpr(reduce->condition), value, current);
@@ -564,7 +567,7 @@ class PrimFuncCreator {
       for (size_t i = 0; i < n; ++i) {
         outs.push_back(buffers_.at({op, static_cast<int>(i)}));
         current.push_back(BufferLoadNode::Make(outs[i], indices));
-        sources.push_back(rewrite.VisitExpr(reduce->sources[i]));
+        sources.push_back(transform::SimplifyExpr(rewrite.VisitExpr(reduce->sources[i])));
       }
       builder_.BeginInit();
       for (size_t i = 0; i < n; ++i) {

@@ -416,3 +416,21 @@ def test_tensor_and_operation_introspection():
     assert isinstance(red, te.Reduce) and red.dtype == "int8" and "sum(" in repr(red)
     assert str(te.var("n").dtype) == "int32" and isinstance(te.size_var("m"), tir.SizeVar)
     assert te.const(1.5, "float16").dtype == "float16"
+
+
+def test_compute_values_are_simplified_as_tvm_does():
+    # A padding condition `y >= 1 and y - 1 < 6` is stored as TVM's simplifier writes it.
+    A = te.placeholder((6,), name="A")
+    P = te.compute((8,), lambda y: tessera.tir.if_then_else(
+        tessera.tir.all(y >= 1, y - 1 < 6), A[y - 1], 0.0), name="P")
+    func = te.create_prim_func([A, P])
+
+    @T.prim_func
+    def expected(A: T.Buffer((6,), "float32"), P: T.Buffer((8,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for y in range(8):
+            with T.block("P"):
+                vy = T.axis.spatial(8, y)
+                P[vy] = T.if_then_else(1 <= vy and vy < 7, A[vy - 1], T.float32(0))
+
+    tessera.ir.assert_structural_equal(func, expected)
