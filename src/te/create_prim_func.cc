@@ -24,11 +24,31 @@ namespace {
 // `e` recomputed in the integer type `t`: constants and arithmetic are rebuilt in `t`, casts
 // between integer types dropped, anything else cast.
 Expr ToIndexType(const Expr& e, DataType t) {
-  if (e->dtype == t) return e;
+  if (e->dtype == t) {
+    // Already of the type, but maybe computed from narrower parts (`int64(i * 2 + j) % 4`):
+    // rebuild those in `t` too, as TVM's index type rewriter does.
+    bool narrower = false;
+    PostOrderVisit(e, [&](const ObjectRef& n) {
+      auto* cast = AsPtr<CastNode>(n);
+      narrower = narrower || (cast && cast->dtype == t && cast->value->dtype.is_integer());
+    });
+    if (!narrower) return e;
+    if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_integer()) {
+      return ToIndexType(cast->value, t);
+    }
+    auto* bin = AsPtr<BinaryNode>(e);
+    if (!bin || bin->is_comparison() || bin->kind == NodeKind::kAnd || bin->kind == NodeKind::kOr) {
+      return e;
+    }
+  }
   if (!e->dtype.is_integer() || !e->dtype.is_scalar()) return CastNode::Make(t, e);
   if (auto c = AsConstInt(e)) return MakeConst(t, *c);
   if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_integer()) {
     return ToIndexType(cast->value, t);
+  }
+  if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_scalar()) {
+    // A float converted to an index converts to the index type directly, as TVM's.
+    return CastNode::Make(t, cast->value, e->span);
   }
   auto* bin = AsPtr<BinaryNode>(e);
   if (bin && !bin->is_comparison() && bin->kind != NodeKind::kAnd && bin->kind != NodeKind::kOr) {
