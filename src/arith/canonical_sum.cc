@@ -236,6 +236,15 @@ Sum CanonicalSimplifier::FloorModSum(const Sum& num, int64_t c, DataType t) {
     auto c1 = AsConstInt(inner->b);
     if (c1 && *c1 > 0 && *c1 % c == 0) return FloorModSum(ToSum(inner->a), c, t);
   }
+  // As TVM's canonical form: floormod(floordiv(x, c1), c) = floordiv(floormod(x, c1*c), c1)
+  // (the bits of x between c1 and c1*c), for c1, c > 0.
+  if (auto* inner = AsPtr<FloorDivNode>(r)) {
+    auto c1 = AsConstInt(inner->b);
+    if (c1 && *c1 > 0 && c > 0 && *c1 <= (int64_t{1} << 31) && c <= (int64_t{1} << 31)) {
+      Expr low = FromSum(FloorModSum(ToSum(inner->a), *c1 * c, t), t);
+      return AtomSum(FloorDivNode::Make(low, Const(t, *c1)));
+    }
+  }
   return AtomSum(FloorModNode::Make(r, Const(t, c)));
 }
 

@@ -67,20 +67,41 @@ void BindTE(nb::module_& parent) {
              return te::CommReducerNode::Make(name, lhs, rhs, result, identity);
            }),
            "name"_a, "lhs"_a, "rhs"_a, "result"_a, "identity"_a)
+      .def_static(
+          "tuple",
+          [](const std::string& name, std::vector<Var> lhs, std::vector<Var> rhs,
+             std::vector<Expr> result, std::vector<Expr> identity) {
+            return te::CommReducerNode::Make(name, lhs, rhs, result, identity);
+          },
+          "name"_a, "lhs"_a, "rhs"_a, "result"_a, "identity"_a,
+          "A reducer of a tuple of values: one lhs, rhs, result and identity per value.")
       .def_ro("name", &te::CommReducerNode::name)
       .def_ro("lhs", &te::CommReducerNode::lhs)
       .def_ro("rhs", &te::CommReducerNode::rhs)
       .def_ro("result", &te::CommReducerNode::result)
-      .def_ro("identity", &te::CommReducerNode::identity)
-      .def("combine", &te::CommReducerNode::Combine, "a"_a, "b"_a);
+      .def_ro("identity_element", &te::CommReducerNode::identity)
+      .def_prop_ro("size", &te::CommReducerNode::size)
+      .def(
+          "combine",
+          [](const te::CommReducerNode& r, const Expr& a, const Expr& b) { return r.Combine(a, b); },
+          "a"_a, "b"_a);
   nb::class_<ReduceNode>(m, "Reduce")
       .def(nb::new_(
                [](te::CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr condition,
                   Expr init) { return ReduceNode::Make(combiner, source, axis, condition, init); }),
            "combiner"_a, "source"_a, "axis"_a, "condition"_a.none() = nb::none(),
            "init"_a.none() = nb::none())
+      .def_static(
+          "tuple",
+          [](te::CommReducer combiner, std::vector<Expr> sources, std::vector<IterVar> axis,
+             Expr condition, std::vector<Expr> inits) {
+            return ReduceNode::Make(combiner, sources, axis, condition, inits);
+          },
+          "combiner"_a, "sources"_a, "axis"_a, "condition"_a.none() = nb::none(),
+          "inits"_a = std::vector<Expr>{}, "The reduction of a tuple: one source per value.")
       .def_ro("combiner", &ReduceNode::combiner)
       .def_ro("source", &ReduceNode::source)
+      .def_ro("sources", &ReduceNode::sources)
       .def_ro("axis", &ReduceNode::axis)
       .def_ro("condition", &ReduceNode::condition)
       .def_ro("init", &ReduceNode::init)

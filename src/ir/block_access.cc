@@ -59,7 +59,18 @@ int64_t FloorDivInt(int64_t a, int64_t b) {
 struct Interval {
   Affine lo, hi;  // inclusive
   DataType dtype;
+  bool joined = false;  // lo is the min and hi the max of the data-dependent `points`
+  std::vector<Affine> points;
 };
+
+// Whether `e` is a data-dependent index: built of buffer loads and constants only, with no
+// variable whose range could order it against another index (`B[B[0]]`, not `B[i]`).
+bool IsDataDependentPoint(const Affine& a) {
+  if (!a.sym) return true;
+  bool var = false;
+  PostOrderVisit(a.sym, [&](const ObjectRef& n) { var = var || AsPtr<VarNode>(n) != nullptr; });
+  return !var;
+}
 
 class AccessCollector : public StmtExprVisitor {
  public:
@@ -89,6 +100,14 @@ class AccessCollector : public StmtExprVisitor {
           continue;
         }
         DataType t = dims[d]->dtype;
+        if (dims[d]->joined) {
+          // As TVM writes such a union: [min(a, b), max(a, b) + 1).
+          Expr lo = ToExpr(dims[d]->lo, t);
+          Affine stop = dims[d]->hi;
+          stop.c += 1;
+          region.push_back(RangeNode::Make(lo, SubNode::Make(ToExpr(stop, t), lo)));
+          continue;
+        }
         Affine size = Minus(dims[d]->hi, dims[d]->lo);
         size.c += 1;
         region.push_back(RangeNode::Make(ToExpr(dims[d]->lo, t), ToExpr(size, t)));
@@ -226,6 +245,24 @@ class AccessCollector : public StmtExprVisitor {
         continue;
       }
       if (!SameSym(old[d]->lo.sym, dims[d]->lo.sym) || !SameSym(old[d]->hi.sym, dims[d]->hi.sym)) {
+        // Two data-dependent points (`B[B[0]]` and `B[0]`) cannot be ordered: as TVM's region
+        // detection, the union is [min, max]. Anything else becomes the whole dimension.
+        Interval& a = *old[d];
+        const Interval& b = *dims[d];
+        if ((a.joined || IsPoint(a)) && IsPoint(b) && IsDataDependentPoint(a.lo) &&
+            IsDataDependentPoint(b.lo)) {
+          if (!a.joined) a.points = {a.lo};
+          bool known = false;
+          for (const Affine& p : a.points) known = known || (p.c == b.lo.c && SameSym(p.sym, b.lo.sym));
+          if (known) continue;
+          DataType t = a.dtype;
+          Expr lo = MinNode::Make(ToExpr(a.lo, t), ToExpr(b.lo, t));
+          Expr hi = MaxNode::Make(ToExpr(a.hi, t), ToExpr(b.hi, t));
+          std::vector<Affine> points = std::move(a.points);
+          points.push_back(b.lo);
+          old[d] = Interval{{lo, 0}, {hi, 0}, t, true, std::move(points)};
+          continue;
+        }
         old[d].reset();
         continue;
       }

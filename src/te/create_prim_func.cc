@@ -9,6 +9,8 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_builder.h"
+#include "tessera/ir/ir_utils.h"
+#include "tessera/transform/passes.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -22,11 +24,31 @@ namespace {
 // `e` recomputed in the integer type `t`: constants and arithmetic are rebuilt in `t`, casts
 // between integer types dropped, anything else cast.
 Expr ToIndexType(const Expr& e, DataType t) {
-  if (e->dtype == t) return e;
+  if (e->dtype == t) {
+    // Already of the type, but maybe computed from narrower parts (`int64(i * 2 + j) % 4`):
+    // rebuild those in `t` too, as TVM's index type rewriter does.
+    bool narrower = false;
+    PostOrderVisit(e, [&](const ObjectRef& n) {
+      auto* cast = AsPtr<CastNode>(n);
+      narrower = narrower || (cast && cast->dtype == t && cast->value->dtype.is_integer());
+    });
+    if (!narrower) return e;
+    if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_integer()) {
+      return ToIndexType(cast->value, t);
+    }
+    auto* bin = AsPtr<BinaryNode>(e);
+    if (!bin || bin->is_comparison() || bin->kind == NodeKind::kAnd || bin->kind == NodeKind::kOr) {
+      return e;
+    }
+  }
   if (!e->dtype.is_integer() || !e->dtype.is_scalar()) return CastNode::Make(t, e);
   if (auto c = AsConstInt(e)) return MakeConst(t, *c);
   if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_integer()) {
     return ToIndexType(cast->value, t);
+  }
+  if (auto* cast = AsPtr<CastNode>(e); cast && cast->value->dtype.is_scalar()) {
+    // A float converted to an index converts to the index type directly, as TVM's.
+    return CastNode::Make(t, cast->value, e->span);
   }
   auto* bin = AsPtr<BinaryNode>(e);
   if (bin && !bin->is_comparison() && bin->kind != NodeKind::kAnd && bin->kind != NodeKind::kOr) {
@@ -491,8 +513,9 @@ class PrimFuncCreator {
       ++opened;
     }
     // A multi-output compute: one block per output ("B.v0", "B.v1", as TVM names them) in the
-    // one loop nest, each with iterators of its own.
-    size_t outputs = op->num_outputs();
+    // one loop nest, each with iterators of its own. A reduction of a tuple is one block
+    // writing every output.
+    size_t outputs = op->reduce ? 1 : op->num_outputs();
     for (size_t k = 0; k < outputs; ++k) {
       if (k > 0) {
         for (Loop& loop : loops) {
@@ -535,25 +558,79 @@ class PrimFuncCreator {
     for (size_t d = 0; d < op->axis.size(); ++d) indices.push_back(loops[d].iter->var);
     BodyRewriter rewrite(iters, buffers_, index_dtype_);
     if (!op->reduce) {
-      Expr value = rewrite.VisitExpr(op->bodies[output]);
+      // As TVM's: the value is simplified (`y >= 1 and y - 1 < 14` is `1 <= y and y < 15`).
+      Expr value = transform::SimplifyExpr(rewrite.VisitExpr(op->bodies[output]));
       NoteUses({value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
-    } else {
+    } else if (op->reduce->size() == 1) {
       const Reduce& reduce = op->reduce;
-      Expr init = reduce->init ? rewrite.VisitExpr(reduce->init) : reduce->combiner->identity;
+      Expr init = rewrite.VisitExpr(reduce->init ? reduce->init : reduce->combiner->identity[0]);
       builder_.BeginInit();
       builder_.Emit(BufferStoreNode::Make(out, init, indices));
       builder_.EndInit();
       Expr current = BufferLoadNode::Make(out, indices);
-      Expr value = reduce->combiner->Combine(current, rewrite.VisitExpr(reduce->source));
+      Expr source = transform::SimplifyExpr(rewrite.VisitExpr(reduce->source));
+      Expr value = Combine(reduce->combiner, rewrite, {current}, {source})[0];
       if (reduce->condition) {
         // Points outside the condition keep the running value: the update stays one store.
         value = SelectNode::Make(rewrite.VisitExpr(reduce->condition), value, current);
       }
       NoteUses({init, value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
+    } else {
+      // A reduction of a tuple, as TVM lowers it: every combined value is bound to a variable
+      // (v_<buffer>) before any is stored, since each may read all the running values.
+      const Reduce& reduce = op->reduce;
+      size_t n = reduce->size();
+      std::vector<Buffer> outs;
+      std::vector<Expr> current, sources;
+      for (size_t i = 0; i < n; ++i) {
+        outs.push_back(buffers_.at({op, static_cast<int>(i)}));
+        current.push_back(BufferLoadNode::Make(outs[i], indices));
+        sources.push_back(transform::SimplifyExpr(rewrite.VisitExpr(reduce->sources[i])));
+      }
+      builder_.BeginInit();
+      for (size_t i = 0; i < n; ++i) {
+        Expr init = rewrite.VisitExpr(reduce->inits.empty() ? reduce->combiner->identity[i]
+                                                            : reduce->inits[i]);
+        NoteUses({init}, op->name);
+        builder_.Emit(BufferStoreNode::Make(outs[i], init, indices));
+      }
+      builder_.EndInit();
+      std::vector<Expr> values = Combine(reduce->combiner, rewrite, current, sources);
+      Expr condition = reduce->condition ? rewrite.VisitExpr(reduce->condition) : nullptr;
+      std::vector<Var> temps;
+      for (size_t i = 0; i < n; ++i) {
+        if (condition) values[i] = SelectNode::Make(condition, values[i], current[i]);
+        NoteUses({values[i]}, op->name);
+        temps.push_back(VarNode::Make("v_" + outs[i]->name, values[i]->dtype));
+      }
+      Stmt body = nullptr;
+      std::vector<Stmt> stores;
+      for (size_t i = 0; i < n; ++i) {
+        stores.push_back(BufferStoreNode::Make(outs[i], temps[i], indices));
+      }
+      body = SeqStmtNode::Make(std::move(stores));
+      for (size_t i = n; i-- > 0;) body = LetStmtNode::Make(temps[i], values[i], body);
+      builder_.Emit(body);
     }
     builder_.EndBlock();
+  }
+
+  // The combiner's results with lhs := current and rhs := sources. The combination and the
+  // identity may read tensors and use the compute's axes (TVM's "loop-aware" reducers, e.g.
+  // an identity `init[i]`): they are rewritten into block terms like the body.
+  static std::vector<Expr> Combine(const CommReducer& combiner, BodyRewriter& rewrite,
+                                   const std::vector<Expr>& current,
+                                   const std::vector<Expr>& sources) {
+    VarMap map;
+    for (size_t i = 0; i < combiner->size(); ++i) {
+      map[combiner->lhs[i].get()] = current[i];
+      map[combiner->rhs[i].get()] = sources[i];
+    }
+    std::vector<Expr> out;
+    for (const Expr& r : combiner->result) out.push_back(Substitute(rewrite.VisitExpr(r), map));
+    return out;
   }
 
   // te.extern: one opaque block holding the body, over the function's buffers.
@@ -572,6 +649,15 @@ class PrimFuncCreator {
       writes.push_back(BufferRegionNode::FullRegion(actual));
     }
     Stmt body = substitute.empty() ? op->body : substitute.VisitStmt(op->body);
+    // As TVM's: an extern block that is the whole function (nothing else computed, nothing
+    // allocated) is the root block, and a root block lists no regions.
+    size_t computed = 0;
+    for (const OperationNode* other : order_) computed += other->kind != OpKind::kPlaceholder;
+    bool is_root = computed == 1;
+    for (size_t i = 0; is_root && i < op->num_outputs(); ++i) {
+      is_root = listed_keys_.count({op, static_cast<int>(i)}) > 0;
+    }
+    if (is_root) reads.clear(), writes.clear();
     builder_.BeginBlock(UniqueBlockName(op->name));
     builder_.SetBlockReads(reads);
     builder_.SetBlockWrites(writes);

@@ -52,25 +52,57 @@ std::vector<const AxisVarNode*> StrayReduceAxes(const Expr& e,
 }  // namespace
 
 CommReducer CommReducerNode::Make(std::string name, Var lhs, Var rhs, Expr result, Expr identity) {
-  if (!lhs || !rhs || !result || !identity) {
-    ValueError("comm_reducer " + name + ": lhs, rhs, result and identity must all be given");
+  return Make(std::move(name), std::vector<Var>{std::move(lhs)}, std::vector<Var>{std::move(rhs)},
+              std::vector<Expr>{std::move(result)}, std::vector<Expr>{std::move(identity)});
+}
+
+CommReducer CommReducerNode::Make(std::string name, std::vector<Var> lhs, std::vector<Var> rhs,
+                                  std::vector<Expr> result, std::vector<Expr> identity) {
+  size_t n = result.size();
+  if (n == 0) ValueError("comm_reducer " + name + ": combines no value");
+  if (lhs.size() != n || rhs.size() != n || identity.size() != n) {
+    ValueError("comm_reducer " + name + ": the combination gives " + std::to_string(n) +
+               " values but there are " + std::to_string(lhs.size()) + " lhs, " +
+               std::to_string(rhs.size()) + " rhs and " + std::to_string(identity.size()) +
+               " identity values; give one of each per value");
   }
-  DataType t = result->dtype;
-  if (!t.is_scalar()) TypeError("comm_reducer " + name + ": reduces scalars, got " + t.ToString());
-  if (lhs->dtype != t || rhs->dtype != t) {
-    TypeError("comm_reducer " + name + ": the combination of two " + lhs->dtype.ToString() +
-              " values has type " + t.ToString());
-  }
-  if (identity->dtype != t) {
-    TypeError("comm_reducer " + name + ": the identity has type " + identity->dtype.ToString() +
-              " but the values are " + t.ToString());
+  for (size_t i = 0; i < n; ++i) {
+    if (!lhs[i] || !rhs[i] || !result[i] || !identity[i]) {
+      ValueError("comm_reducer " + name + ": lhs, rhs, result and identity must all be given");
+    }
+    std::string which = n == 1 ? "" : " (value " + std::to_string(i) + ")";
+    DataType t = result[i]->dtype;
+    if (!t.is_scalar()) {
+      TypeError("comm_reducer " + name + which + ": reduces scalars, got " + t.ToString());
+    }
+    if (lhs[i]->dtype != t || rhs[i]->dtype != t) {
+      TypeError("comm_reducer " + name + which + ": the combination of two " +
+                lhs[i]->dtype.ToString() + " values has type " + t.ToString());
+    }
+    if (identity[i]->dtype != t) {
+      TypeError("comm_reducer " + name + which + ": the identity has type " +
+                identity[i]->dtype.ToString() + " but the values are " + t.ToString());
+    }
   }
   return std::make_shared<CommReducerNode>(std::move(name), std::move(lhs), std::move(rhs),
                                            std::move(result), std::move(identity));
 }
 
 Expr CommReducerNode::Combine(const Expr& a, const Expr& b) const {
-  return Substitute(result, VarMap{{lhs.get(), a}, {rhs.get(), b}});
+  return Combine(std::vector<Expr>{a}, std::vector<Expr>{b}).at(0);
+}
+
+std::vector<Expr> CommReducerNode::Combine(const std::vector<Expr>& a,
+                                           const std::vector<Expr>& b) const {
+  TESSERA_ICHECK(a.size() == size() && b.size() == size()) << "Combine of the wrong arity";
+  VarMap map;
+  for (size_t i = 0; i < size(); ++i) {
+    map[lhs[i].get()] = a[i];
+    map[rhs[i].get()] = b[i];
+  }
+  std::vector<Expr> out;
+  for (const Expr& r : result) out.push_back(Substitute(r, map));
+  return out;
 }
 
 Expr MinValue(DataType t) {
@@ -123,11 +155,35 @@ CommReducer MinReducer(DataType t) {
 
 Reduce ReduceNode::Make(CommReducer combiner, Expr source, std::vector<IterVar> axis,
                         Expr condition, Expr init) {
-  if (!combiner || !source) ValueError("a reduction needs a reducer and a value to reduce");
+  std::vector<Expr> inits;
+  if (init) inits.push_back(std::move(init));
+  return Make(std::move(combiner), std::vector<Expr>{std::move(source)}, std::move(axis),
+              std::move(condition), std::move(inits));
+}
+
+Reduce ReduceNode::Make(CommReducer combiner, std::vector<Expr> sources, std::vector<IterVar> axis,
+                        Expr condition, std::vector<Expr> inits) {
+  if (!combiner || sources.empty()) ValueError("a reduction needs a reducer and a value to reduce");
   const std::string& name = combiner->name;
-  if (source->dtype != combiner->dtype()) {
-    TypeError("te." + name + ": the reducer combines " + combiner->dtype().ToString() +
-              " values but the value reduced is " + source->dtype.ToString());
+  if (sources.size() != combiner->size()) {
+    ValueError("te." + name + ": the reducer combines " + std::to_string(combiner->size()) +
+               " values but " + std::to_string(sources.size()) + " are reduced");
+  }
+  if (!inits.empty() && inits.size() != sources.size()) {
+    ValueError("te." + name + ": init= gives " + std::to_string(inits.size()) +
+               " values for a reduction of " + std::to_string(sources.size()));
+  }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (!sources[i]) ValueError("a reduction needs a reducer and a value to reduce");
+    if (sources[i]->dtype != combiner->dtype(i)) {
+      TypeError("te." + name + ": the reducer combines " + combiner->dtype(i).ToString() +
+                " values but the value reduced is " + sources[i]->dtype.ToString());
+    }
+    if (!inits.empty() && (!inits[i] || inits[i]->dtype != combiner->dtype(i))) {
+      TypeError("te." + name + ": init= has type " +
+                (inits[i] ? inits[i]->dtype.ToString() : std::string("none")) +
+                " but the values are " + combiner->dtype(i).ToString());
+    }
   }
   if (axis.empty())
     ValueError("te." + name + ": reduces over no axis; give axis=te.reduce_axis(...)");
@@ -148,31 +204,41 @@ Reduce ReduceNode::Make(CommReducer combiner, Expr source, std::vector<IterVar> 
   if (condition && condition->dtype != DataType::Bool()) {
     TypeError("te." + name + ": where= needs a bool condition, got " + condition->dtype.ToString());
   }
-  if (init && init->dtype != combiner->dtype()) {
-    TypeError("te." + name + ": init= has type " + init->dtype.ToString() + " but the values are " +
-              combiner->dtype().ToString());
-  }
-  for (const Expr* e : {&source, &condition}) {
+  std::vector<const Expr*> checked{&condition};
+  for (const Expr& s : sources) checked.push_back(&s);
+  for (const Expr* e : checked) {
     auto stray = StrayReduceAxes(*e, axis);
     if (!stray.empty()) {
       ValueError("te." + name + ": reduce axis '" + stray[0]->name +
                  "' is used but not reduced over here (axis= does not list it)");
     }
   }
-  if (!StrayReduceAxes(init, {}).empty()) {
-    ValueError("te." + name + ": init= cannot depend on a reduce axis");
+  for (const Expr& i : inits) {
+    if (!StrayReduceAxes(i, {}).empty()) {
+      ValueError("te." + name + ": init= cannot depend on a reduce axis");
+    }
   }
-  return std::make_shared<ReduceNode>(std::move(combiner), std::move(source), std::move(axis),
-                                      std::move(condition), std::move(init));
+  return std::make_shared<ReduceNode>(std::move(combiner), std::move(sources), std::move(axis),
+                                      std::move(condition), std::move(inits));
 }
 
 std::string ReduceNode::ToString() const {
   std::ostringstream os;
-  os << combiner->name << "(" << AsScript(source) << ", axis=[";
+  os << combiner->name << "(";
+  if (sources.size() == 1) {
+    os << AsScript(source);
+  } else {
+    os << "(";
+    for (size_t i = 0; i < sources.size(); ++i) os << (i ? ", " : "") << AsScript(sources[i]);
+    os << ")";
+  }
+  os << ", axis=[";
   for (size_t i = 0; i < axis.size(); ++i) os << (i ? ", " : "") << axis[i]->var->name;
   os << "]";
   if (condition) os << ", where=" << AsScript(condition);
-  if (init) os << ", init=" << AsScript(init);
+  for (size_t i = 0; i < inits.size(); ++i) {
+    os << (i ? ", " : ", init=") << AsScript(inits[i]);
+  }
   os << ")";
   return os.str();
 }

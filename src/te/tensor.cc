@@ -281,9 +281,12 @@ std::shared_ptr<const ComputeOpNode> ComputeOpNode::Make(std::string name, std::
   } else {
     const Reduce& reduce = std::get<Reduce>(body);
     if (!reduce) ValueError("te.compute '" + n + "': the function returned no value");
-    checker.Check(reduce->source, reduce->axis);
+    for (const Expr& source : reduce->sources) checker.Check(source, reduce->axis);
     checker.Check(reduce->condition, reduce->axis);
-    checker.Check(reduce->init, {});
+    for (const Expr& init : reduce->inits) checker.Check(init, {});
+    // A reducer may read tensors and use the compute's axes (an identity `init[i]`).
+    for (const Expr& r : reduce->combiner->result) checker.Check(r, reduce->axis);
+    for (const Expr& id : reduce->combiner->identity) checker.Check(id, {});
     for (const IterVar& iv : reduce->axis) {
       for (const Expr& e : {iv->dom->min, iv->dom->extent}) {
         PostOrderVisit(e, [&](const ObjectRef& node) {

@@ -153,12 +153,12 @@ TEST(TE, CreatePrimFuncMatchesTheBuilderForm) {
 }
 
 TEST(TE, ReductionIdentities) {
-  auto max_id = te::MaxReducer(kF32)->identity;
+  auto max_id = te::MaxReducer(kF32)->identity[0];
   auto* f = AsPtr<FloatImmNode>(max_id);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->value, -static_cast<double>(std::numeric_limits<float>::max()));
-  EXPECT_EQ(AsConstInt(te::MinReducer(kI32)->identity), std::numeric_limits<int32_t>::max());
-  EXPECT_EQ(AsConstInt(te::SumReducer(DataType::Int(8))->identity), 0);
+  EXPECT_EQ(AsConstInt(te::MinReducer(kI32)->identity[0]), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(AsConstInt(te::SumReducer(DataType::Int(8))->identity[0]), 0);
   EXPECT_EQ(AsConstInt(te::MinValue(DataType::UInt(8))), 0);
   EXPECT_EQ(AsConstInt(te::MaxValue(DataType::UInt(8))), 255);
 

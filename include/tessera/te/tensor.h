@@ -120,9 +120,9 @@ struct ComputeOpNode : OperationNode {
       : OperationNode(OpKind::kCompute, std::move(n), std::move(t), std::move(a)) {}
   const std::vector<Expr>& output_shape() const override { return shape; }
   DataType output_dtype() const override;
-  size_t num_outputs() const override { return reduce ? 1 : bodies.size(); }
+  size_t num_outputs() const override { return reduce ? reduce->size() : bodies.size(); }
   DataType OutputDType(size_t i) const override {
-    return reduce ? output_dtype() : bodies.at(i)->dtype;
+    return reduce ? reduce->dtype(i) : bodies.at(i)->dtype;
   }
   std::vector<Tensor> InputTensors() const override { return inputs; }
 

@@ -250,6 +250,9 @@ def _map_get(self, key, default=None):
 
 if not getattr(_core.Object.script, "_tessera_wrapped", False):
     _core.Map.get = _map_get
+    # As TVM's Array: indexable and iterable like a Python sequence.
+    _core.Array.__getitem__ = lambda self, i: self.items[i]
+    _core.Array.__iter__ = lambda self: iter(self.items)
     _core.Map.values = lambda self: [v for _, v in self.items()]
     _core.Map.__iter__ = lambda self: iter(self.keys())
     _core.IRModule.functions = property(_functions, doc=FunctionMap.__doc__)
@@ -267,7 +270,8 @@ _JSON_FORMAT = "tessera-tvmscript"
 
 
 def save_json(node):
-    """A JSON document holding ``node`` (a PrimFunc or an IRModule), for :func:`load_json`.
+    """A JSON document holding ``node`` (a PrimFunc, an IRModule, or a te Tensor or Operation
+    with the graph it depends on), for :func:`load_json`.
 
     The program is stored as its TVMScript, which parses back to a structurally equal program
     (the printer's round-trip guarantee); the document is tessera's own, not TVM's node graph.
@@ -280,15 +284,21 @@ def save_json(node):
         kind = "IRModule"
     elif isinstance(node, _core.PrimFunc):
         kind = "PrimFunc"
+    elif isinstance(node, (_core.te.Tensor, _core.te.Operation)):
+        # A te graph: its operations with their bodies as expression trees (te/serialize.py).
+        from ..te import serialize
+
+        return json.dumps(serialize.dump(node))
     else:
         from ..error import TesseraTypeError
 
-        raise TesseraTypeError(f"save_json stores a PrimFunc or an IRModule, got {type(node).__name__}")
+        raise TesseraTypeError("save_json stores a PrimFunc, an IRModule or a te Tensor or "
+                               f"Operation, got {type(node).__name__}")
     return json.dumps({"format": _JSON_FORMAT, "version": 1, "type": kind, "script": node.script()})
 
 
 def load_json(text):
-    """The PrimFunc or IRModule of a document written by :func:`save_json`."""
+    """The PrimFunc, IRModule or te graph of a document written by :func:`save_json`."""
     import json
 
     from ..error import TesseraValueError as _ValueError
@@ -298,6 +308,10 @@ def load_json(text):
         doc = json.loads(text)
     except (TypeError, ValueError) as err:
         raise _ValueError(f"load_json: not a JSON document: {err}") from None
+    if isinstance(doc, dict) and doc.get("format") == "tessera-te":
+        from ..te import serialize
+
+        return serialize.load(doc)
     if not isinstance(doc, dict) or doc.get("format") != _JSON_FORMAT or doc.get("type") not in (
             "IRModule", "PrimFunc") or not isinstance(doc.get("script"), str):
         raise _ValueError("load_json: not a document written by tessera.ir.save_json "

@@ -69,7 +69,47 @@ class CommReducer:
         identity = expr_ops.convert(self.fidentity(dtype), dtype)
         return _te.CommReducer(self.name, x, y, result, identity)
 
+    def tuple_combiner(self, dtypes):
+        """The C++ CommReducer of a tuple of values of ``dtypes`` (``fcombine`` takes and returns
+        tuples; ``fidentity`` takes one dtype per value)."""
+        xs = [_core.Var(f"x{i}", t) for i, t in enumerate(dtypes)]
+        ys = [_core.Var(f"y{i}", t) for i, t in enumerate(dtypes)]
+        results = self.fcombine(tuple(xs), tuple(ys))
+        identities = self.fidentity(*dtypes)
+        for what, values in (("fcombine", results), ("fidentity", identities)):
+            if not isinstance(values, (tuple, list)) or len(values) != len(dtypes):
+                raise TesseraTypeError(
+                    f"te.{self.name}: {what} must return {len(dtypes)} values (one per reduced "
+                    f"value), got {values!r}")
+        results = [expr_ops.convert(r, t) for r, t in zip(results, dtypes)]
+        identities = [expr_ops.convert(v, t) for v, t in zip(identities, dtypes)]
+        return _te.CommReducer.tuple(self.name, xs, ys, results, identities)
+
+    def _reduce_tuple(self, expr, axis, where, init):
+        sources = [_value(v, self.name) for v in expr]
+        if not sources:
+            raise TesseraValueError(f"te.{self.name}: reduces an empty tuple")
+        axes = _axes(axis, self.name)
+        condition = None if where is None else _value(where, self.name, "bool")
+        inits = []
+        if init is not None:
+            if not isinstance(init, (tuple, list)) or len(init) != len(sources):
+                raise TesseraTypeError(f"te.{self.name}: init= must give {len(sources)} values, "
+                                       f"one per reduced value, got {init!r}")
+            inits = [_value(v, self.name, s.dtype) for v, s in zip(init, sources)]
+        combiner = self.tuple_combiner([s.dtype for s in sources])
+        return _te.Reduce.tuple(combiner, sources, axes, condition, inits)
+
     def __call__(self, expr, axis=None, where=None, init=None, *args):
+        if isinstance(expr, (tuple, list)) and _is_axis_argument(axis):
+            # A reduction of a tuple (TVM's argmax over (index, value)): the compute has one
+            # output per value.
+            if args:
+                raise TesseraTypeError(f"te.{self.name}: too many arguments for a reduction")
+            if self._builtin is not None:
+                raise TesseraTypeError(f"te.{self.name} reduces one value, not a tuple; make a "
+                                       "te.comm_reducer of tuples")
+            return self._reduce_tuple(expr, axis, where, init)
         if _is_axis_argument(axis):
             if args:
                 raise TesseraTypeError(f"te.{self.name}: too many arguments for a reduction")

@@ -17,4 +17,4 @@ from .transform import *  # noqa: F401,F403
 from .broadcast import *  # noqa: F401,F403
 from .scan import cumprod, cumsum  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401
-from . import generic_op_impl, nn, tag, utils  # noqa: E402,F401
+from . import generic_op_impl, image, nn, tag, utils  # noqa: E402,F401

@@ -106,3 +106,32 @@ def test_loop_start_is_printed_only_when_not_zero():
     text = roundtrip(loops)
     assert "for i in T.parallel(8):" in text
     assert "for j in T.vectorized(2, 8):" in text
+
+
+def test_data_dependent_reads_join_as_min_and_max():
+    # As TVM's region detection: B[B[0]] and B[0] cannot be ordered, so the block reads
+    # B[min(B[0], 0):max(B[0], 0) + 1]; the same point read twice adds nothing.
+    @T.prim_func
+    def func(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (16, 16))
+        B = T.match_buffer(b, (4,), "int32")
+        C = T.alloc_buffer((16, 16))
+        for i, j in T.grid(16, 16):
+            with T.block():
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[B[B[0]], B[0]] + A[B[0], B[0]]
+
+    @T.prim_func
+    def expected(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (16, 16))
+        B = T.match_buffer(b, (4,), "int32")
+        C = T.alloc_buffer((16, 16))
+        for i, j in T.grid(16, 16):
+            with T.block():
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[T.min(B[B[0]], B[0]):T.max(B[B[0]], B[0]) + 1, B[0]],
+                        B[T.min(B[0], 0):T.max(B[0], 0) + 1])
+                T.writes(C[vi, vj])
+                C[vi, vj] = A[B[B[0]], B[0]] + A[B[0], B[0]]
+
+    ts.ir.assert_structural_equal(func.with_attr("global_symbol", "f"), expected.with_attr("global_symbol", "f"))

@@ -416,3 +416,53 @@ def test_tensor_and_operation_introspection():
     assert isinstance(red, te.Reduce) and red.dtype == "int8" and "sum(" in repr(red)
     assert str(te.var("n").dtype) == "int32" and isinstance(te.size_var("m"), tir.SizeVar)
     assert te.const(1.5, "float16").dtype == "float16"
+
+
+def test_compute_values_are_simplified_as_tvm_does():
+    # A padding condition `y >= 1 and y - 1 < 6` is stored as TVM's simplifier writes it.
+    A = te.placeholder((6,), name="A")
+    P = te.compute((8,), lambda y: tessera.tir.if_then_else(
+        tessera.tir.all(y >= 1, y - 1 < 6), A[y - 1], 0.0), name="P")
+    func = te.create_prim_func([A, P])
+
+    @T.prim_func
+    def expected(A: T.Buffer((6,), "float32"), P: T.Buffer((8,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for y in range(8):
+            with T.block("P"):
+                vy = T.axis.spatial(8, y)
+                P[vy] = T.if_then_else(1 <= vy and vy < 7, A[vy - 1], T.float32(0))
+
+    tessera.ir.assert_structural_equal(func, expected)
+
+
+def test_index_dtype_override_rewrites_narrow_index_arithmetic():
+    # A reshape of int64 dims to an int32 shape: with int64 indices the flat index is rebuilt in
+    # int64 and (f // 4) % 2 takes TVM's canonical form f % 8 // 4.
+    A = te.placeholder((tir.IntImm("int64", 2), tir.IntImm("int64", 4)), name="A")
+    B = tessera.topi.reshape(A, (4, 2))
+    func = te.create_prim_func([A, B], index_dtype_override="int64")
+
+    @T.prim_func
+    def expected(A: T.Buffer((T.int64(2), T.int64(4)), "float32"),
+                 T_reshape: T.Buffer((T.int64(4), T.int64(2)), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i0, i1 in T.grid(T.int64(4), T.int64(2)):
+            with T.block("T_reshape"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T_reshape[v0, v1] = A[(v0 * T.int64(2) + v1) % T.int64(8) // T.int64(4),
+                                      (v0 * T.int64(2) + v1) % T.int64(4)]
+
+    tessera.ir.assert_structural_equal(func, expected)
+    import numpy as np
+
+    x = tessera.nd.array(np.arange(8, dtype="float32").reshape(2, 4))
+    out = tessera.nd.empty((4, 2), "float32")
+    tessera.build(func, target="c")(x, out)
+    assert (out.numpy() == x.numpy().reshape(4, 2)).all()
+
+
+def test_floormod_of_floordiv_simplifies_to_tvms_canonical_form():
+    i = tir.Var("i", "int32")
+    simplified = tessera._core.simplify_expr(tir.floormod(tir.floordiv(i, 4), 2))
+    tessera.ir.assert_structural_equal(simplified, tir.floordiv(tir.floormod(i, 8), 4))

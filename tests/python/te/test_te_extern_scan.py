@@ -49,9 +49,10 @@ def test_extern_call_packed_equals_its_tvmscript():
         A = T.match_buffer(var_A, (16, 8), elem_offset=off_a)
         B = T.match_buffer(var_B, (16, 8), elem_offset=off_b)
         C = T.match_buffer(var_C, (16, 8), elem_offset=off_c)
+        # As TVM's: the lone extern block is the root block, which lists no regions.
         with T.block("C"):
-            T.reads(A[0:16, 0:8], B[0:16, 0:8])
-            T.writes(C[0:16, 0:8])
+            T.reads()
+            T.writes()
             T.call_packed("test.matmul",
                           T.tvm_stack_make_array(A.data, T.tvm_stack_make_shape(16, 8), 0, 2,
                                                  T.float32(0), off_a),
@@ -134,6 +135,25 @@ def test_extern_of_an_intermediate_tensor(packed):
     lib(tessera.nd.array(a), d)
     np.testing.assert_array_equal(d.numpy(), (a + 1)[::-1] * 3)
     assert "C" in func.script() and "T.alloc_buffer" in func.script()
+    # Among other blocks the extern block lists the regions it reads and writes.
+    block = func.body.block.body.seq[1].block
+    assert block.name_hint == "C"
+    assert [r.buffer.name for r in block.reads] == ["B"]
+    assert [r.buffer.name for r in block.writes] == ["C"]
+
+
+def test_a_program_variable_bound_to_a_name_is_the_variable_itself():
+    # As TVM's parser: `off = te.var(...)` names the variable, with no LetStmt around the body.
+    off = te.var("elem_offset")
+
+    @T.prim_func
+    def func(a: T.handle):
+        n = off
+        A = T.match_buffer(a, (8,), elem_offset=n)
+        A[0] = T.float32(1)
+
+    assert func.buffer_map[func.params[0]].elem_offset.same_as(off)
+    assert "T.let" not in func.script() and ": T.int32 =" not in func.script()
 
 
 def test_extern_calls_a_c_function_in_an_ir_builder_body():

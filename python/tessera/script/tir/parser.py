@@ -305,6 +305,11 @@ class TIRParser(ExprParsing, Parser):
         if isinstance(value, _core.PrimExpr) and id(value) in getattr(self, "_fresh", ()):
             self.vars.define(name, value)
             return
+        if isinstance(value, _core.Var) and not self._var_defined(value):
+            # As TVM: a variable made outside the program (`off = te.var("off")`) that no name
+            # holds yet is bound to the name as itself, not through a LetStmt.
+            self.vars.define(name, value)
+            return
         if type(value) in (bool, int, float):
             # As TVM: a Python number bound to a name is a LetStmt variable (T.meta_var keeps
             # it a Python value).
@@ -322,6 +327,10 @@ class TIRParser(ExprParsing, Parser):
             self.vars.define(name, var)
             return
         self.vars.define(name, value)
+
+    def _var_defined(self, var):
+        return any(isinstance(v, _core.Var) and v.same_as(var)
+                   for frame in self.vars.frames for v in frame.values())
 
     def _check_rebind(self, target):
         found, current = self.vars.lookup(target.id)
