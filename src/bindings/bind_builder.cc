@@ -25,7 +25,8 @@ void BindBuilder(nb::module_& m) {
              const Span& s) { b.EmitAllocate(v, DataType::Parse(t), ext, ann, s); },
           "buffer_var"_a, "dtype"_a, "extents"_a, "annotations"_a = AttrMap(), "span"_a = Span())
       .def("begin_for", &IRBuilder::BeginFor, "loop_var"_a, "min"_a, "extent"_a, "kind"_a,
-           "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(), "span"_a = Span())
+           "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(), "span"_a = Span(),
+           "step"_a.none() = nb::none())
       .def("end_for", &IRBuilder::EndFor)
       .def("begin_while", &IRBuilder::BeginWhile, "condition"_a, "span"_a = Span())
       .def("end_while", &IRBuilder::EndWhile)

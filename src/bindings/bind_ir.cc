@@ -589,19 +589,20 @@ void BindIR(nb::module_& m) {
       .def_ro("body", &DeclBufferNode::body);
   auto for_class = nb::class_<ForNode, StmtNode>(m, "For")
       .def(nb::new_([](Var v, Expr min, Expr ext, ForKind k, Stmt body, IterVar tb, AttrMap ann,
-                       std::optional<Span> s) {
-             return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s));
+                       Expr step, std::optional<Span> s) {
+             return ForNode::Make(v, min, ext, k, body, tb, ann, OrEmpty(s), step);
            }),
            "loop_var"_a, "min"_a, "extent"_a, "kind"_a, "body"_a,
            "thread_binding"_a.none() = nb::none(), "annotations"_a = AttrMap(),
-           "span"_a = nb::none())
+           "step"_a.none() = nb::none(), "span"_a = nb::none())
       .def_ro("loop_var", &ForNode::loop_var)
       .def_ro("min", &ForNode::min)
       .def_ro("extent", &ForNode::extent)
       .def_ro("kind", &ForNode::for_kind)
       .def_ro("body", &ForNode::body)
       .def_ro("thread_binding", &ForNode::thread_binding)
-      .def_ro("annotations", &ForNode::annotations);
+      .def_ro("annotations", &ForNode::annotations)
+      .def_ro("step", &ForNode::step);
   WithConstructorFallback(for_class, "For");
   nb::class_<WhileNode, StmtNode>(m, "While")
       .def(nb::new_([](Expr c, Stmt body, std::optional<Span> s) {

@@ -190,6 +190,7 @@ void StmtVisitor::VisitStmt_(const DeclBufferNode* op) { VisitStmt(op->body); }
 void StmtVisitor::VisitStmt_(const ForNode* op) {
   VisitExpr(op->min);
   VisitExpr(op->extent);
+  if (op->step) VisitExpr(op->step);
   VisitStmt(op->body);
 }
 void StmtVisitor::VisitStmt_(const WhileNode* op) {
@@ -274,10 +275,11 @@ Stmt StmtMutator::VisitStmt_(const DeclBufferNode* op) {
 }
 Stmt StmtMutator::VisitStmt_(const ForNode* op) {
   Expr m = VisitExpr(op->min), e = VisitExpr(op->extent);
+  Expr st = op->step ? VisitExpr(op->step) : op->step;
   Stmt b = VisitStmt(op->body);
-  if (m == op->min && e == op->extent && b == op->body) return GetRef(op);
+  if (m == op->min && e == op->extent && st == op->step && b == op->body) return GetRef(op);
   return ForNode::Make(op->loop_var, m, e, op->for_kind, b, op->thread_binding, op->annotations,
-                       op->span);
+                       op->span, st);
 }
 Stmt StmtMutator::VisitStmt_(const WhileNode* op) {
   Expr c = VisitExpr(op->condition);

@@ -172,7 +172,7 @@ void IRBuilder::EmitAllocate(Var buffer_var, DataType dtype, std::vector<Expr> e
 }
 
 void IRBuilder::BeginFor(Var loop_var, Expr min, Expr extent, ForKind kind, IterVar thread_binding,
-                         AttrMap annotations, Span span) {
+                         AttrMap annotations, Span span, Expr step) {
   if (frames_.empty()) throw InternalError("IRBuilder: loop outside a function");
   Frame f;
   f.kind = FrameKind::kFor;
@@ -183,13 +183,14 @@ void IRBuilder::BeginFor(Var loop_var, Expr min, Expr extent, ForKind kind, Iter
   f.thread_binding = std::move(thread_binding);
   f.annotations = std::move(annotations);
   f.span = std::move(span);
+  f.step = std::move(step);
   frames_.push_back(std::move(f));
 }
 
 void IRBuilder::EndFor() {
   Frame f = Pop(FrameKind::kFor, "EndFor");
   Emit(ForNode::Make(f.loop_var, f.min, f.extent, f.for_kind, Fold(f.items, f.span), f.thread_binding,
-                     f.annotations, f.span));
+                     f.annotations, f.span, f.step));
 }
 
 void IRBuilder::BeginWhile(Expr condition, Span span) {
@@ -382,8 +383,60 @@ void IRBuilder::EndInit() {
   Top(FrameKind::kBlock, "EndInit").init = Fold(f.items, f.span);
 }
 
+namespace {
+
+/*! \brief Buffers named by their data pointer alone (`A.data` passed to an extern call): an
+ *  access whose region cannot be inferred. tvm_access_ptr states its region and is not one. */
+class OpaqueDataUse : public StmtExprVisitor {
+ public:
+  explicit OpaqueDataUse(const std::unordered_map<const VarNode*, const BufferNode*>& data)
+      : data_(data) {}
+  const BufferNode* found = nullptr;
+
+  using StmtExprVisitor::VisitExpr_;
+  void VisitExpr_(const VarNode* op) override {
+    auto it = data_.find(op);
+    if (it != data_.end() && !found) found = it->second;
+  }
+  void VisitExpr_(const CallNode* op) override {
+    if (op->is_op("tir.tvm_access_ptr")) {
+      for (size_t i = 0; i < op->args.size(); ++i) {
+        if (i != 1) VisitExpr(op->args[i]);
+      }
+      return;
+    }
+    StmtExprVisitor::VisitExpr_(op);
+  }
+
+ private:
+  const std::unordered_map<const VarNode*, const BufferNode*>& data_;
+};
+
+}  // namespace
+
 Stmt IRBuilder::EndBlock() {
   Frame f = Pop(FrameKind::kBlock, "EndBlock");
+  if (!f.has_reads || !f.has_writes) {
+    // As TVM's completion: a region cannot be inferred from a buffer's bare data pointer.
+    std::unordered_map<const VarNode*, const BufferNode*> data;
+    for (const Frame& g : frames_) {
+      for (const auto& [param, buf] : g.buffer_map) data.emplace(buf->data.get(), buf.get());
+      for (const Buffer& buf : g.alloc_buffers) data.emplace(buf->data.get(), buf.get());
+    }
+    if (!data.empty()) {
+      OpaqueDataUse finder(data);
+      for (const Item& item : f.items) {
+        if (item.stmt) finder.VisitStmt(item.stmt);
+      }
+      if (f.init) finder.VisitStmt(f.init);
+      if (finder.found) {
+        TESSERA_THROW_KIND(f.span, ErrorKind::kValue)
+            << "cannot infer the regions block \"" << f.name << "\" accesses: it uses the data "
+            << "pointer of buffer " << finder.found->name
+            << " directly; state them with T.reads and T.writes";
+      }
+    }
+  }
   Stmt body = Fold(f.items, f.span);
   Block block = BlockNode::Make(f.iter_vars, f.reads, f.writes, f.name, body, f.init,
                                 f.alloc_buffers, f.match_buffers, f.annotations, f.span);

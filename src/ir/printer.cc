@@ -175,7 +175,8 @@ bool UsesAny(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
 
 // A loop that `range(n)` and `T.grid` can express.
 bool IsPlainSerial(const ForNode* op) {
-  return op->for_kind == ForKind::kSerial && op->annotations.empty() && IsConstInt(op->min, 0);
+  return op->for_kind == ForKind::kSerial && op->annotations.empty() && IsConstInt(op->min, 0) &&
+         op->HasTrivialStep();
 }
 
 class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
@@ -330,7 +331,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::string Render() {
     std::vector<std::pair<int, const std::string*>> out;
     std::vector<std::string> marked;  // text of marked lines and their underlines
-    marked.reserve(2 * lines_.size());
+    marked.reserve(3 * lines_.size());
     // Texts made here live in `marked`; a deque keeps their addresses stable.
     std::deque<std::string> made;
     auto add = [&](int indent, const std::string& text, bool whole) {
@@ -349,7 +350,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     for (const Line& line : lines_) {
       if (line.mark) {
         std::string clean = SplitUnderline(line.text, false).first;
-        marked.push_back(clean + (line.mark->empty() ? "" : "  # " + *line.mark));
+        if (IsCompoundHeader(clean) && !line.mark->empty()) {
+          // As TVM: the tag of a compound statement is a comment line of its own above it.
+          marked.push_back("# " + *line.mark);
+          out.emplace_back(line.indent, &marked.back());
+          marked.push_back(clean);
+        } else {
+          marked.push_back(clean + (line.mark->empty() ? "" : "  # " + *line.mark));
+        }
         out.emplace_back(line.indent, &marked.back());
         marked.push_back(std::string(clean.size(), '^'));
         out.emplace_back(line.indent, &marked.back());
@@ -688,7 +696,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       Emit(buffer_name + " = " + T("match_buffer") + "(" + handle + ", " + args + ")");
     }
     top_buffers_ = EmitAnchor();
-    if (IsImplicitRoot(func->body)) {
+    if (cfg_.syntax_sugar && IsImplicitRoot(func->body)) {
       // The implicit root block: its allocations are function-level T.alloc_buffer calls.
       const BlockNode* root = static_cast<const BlockRealizeNode*>(func->body.get())->block.get();
       MarkFirstLine(root, Emit("# with " + T("block") + "(\"root\"):"));
@@ -886,15 +894,20 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       head = T("grid") + "(" + Join(extents) + ")";
     } else if (IsPlainSerial(op)) {
       head = "range(" + ExprText(op->extent) + ")";
-    } else if (op->for_kind == ForKind::kSerial && op->annotations.empty()) {
-      head = "range(" + ExprText(op->min) + ", " + StopText(op->min, op->extent) + ")";
+    } else if (op->for_kind == ForKind::kSerial && op->annotations.empty() &&
+               (!op->step || AsConstInt(op->step))) {
+      // As TVM: a step is range's third argument. (range takes only a literal step: a
+      // symbolic one is printed as T.serial(..., step=v), which parses back.)
+      head = "range(" + ExprText(op->min) + ", " + StopText(op->min, op->extent) +
+             (op->step ? ", " + ExprText(op->step) : std::string()) + ")";
     } else {
       // As TVM prints it: the start only when it is not 0 (`T.thread_binding(2, thread=...)`).
       std::vector<std::string> args;
-      if (!IsConstInt(op->min, 0)) args.push_back(ExprText(op->min));
+      if (!IsConstInt(op->min, 0) || op->step) args.push_back(ExprText(op->min));
       args.push_back(StopText(op->min, op->extent));
       if (op->thread_binding) args.push_back("thread=" + Quote(op->thread_binding->thread_tag));
       if (!op->annotations.empty()) args.push_back("annotations=" + AttrDict(op->annotations));
+      if (op->step) args.push_back("step=" + ExprText(op->step));
       head = T(ForKindName(op->for_kind)) + "(" + Join(args) + ")";
     }
     std::vector<std::string> vars;

@@ -218,8 +218,22 @@ Ref<DeclBufferNode> DeclBufferNode::Make(Buffer buffer, Stmt body, Span span) {
 }
 
 Ref<ForNode> ForNode::Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
-                           IterVar thread_binding, AttrMap annotations, Span span) {
+                           IterVar thread_binding, AttrMap annotations, Span span, Expr step) {
   Need(loop_var != nullptr, span, "loop variable must not be null");
+  if (step) {
+    Need(step->dtype.is_integer() && step->dtype.is_scalar(), span,
+         "a loop step must be a scalar integer, got " + step->dtype.ToString());
+    if (step->dtype != loop_var->dtype && AsConstInt(step)) {
+      step = MakeConst(loop_var->dtype, *AsConstInt(step));
+    }
+    Need(step->dtype == loop_var->dtype, span,
+         "a loop step must have the loop variable's type " + loop_var->dtype.ToString() +
+             ", got " + step->dtype.ToString());
+    if (auto c = AsConstInt(step)) {
+      Need(*c > 0, span, "a loop step must be positive, got " + std::to_string(*c));
+      if (*c == 1) step = nullptr;
+    }
+  }
   NeedExpr(min, "loop min", span);
   NeedExpr(extent, "loop extent", span);
   NeedStmt(body, "loop body", span);
@@ -232,7 +246,7 @@ Ref<ForNode> ForNode::Make(Var loop_var, Expr min, Expr extent, ForKind kind, St
        "a thread-binding loop needs a thread IterVar (and only it)");
   return std::make_shared<ForNode>(std::move(loop_var), std::move(min), std::move(extent), kind,
                                    std::move(body), std::move(thread_binding),
-                                   std::move(annotations), std::move(span));
+                                   std::move(annotations), std::move(span), std::move(step));
 }
 
 Ref<WhileNode> WhileNode::Make(Expr condition, Stmt body, Span span) {

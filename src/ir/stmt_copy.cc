@@ -44,7 +44,7 @@ Stmt ShallowCopy(const StmtNode* s) {
     case NodeKind::kFor: {
       auto* op = static_cast<const ForNode*>(s);
       return ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, op->body,
-                           op->thread_binding, op->annotations, op->span);
+                           op->thread_binding, op->annotations, op->span, op->step);
     }
     case NodeKind::kWhile: {
       auto* op = static_cast<const WhileNode*>(s);
@@ -106,8 +106,9 @@ class StmtCopier : public StmtExprMutator {
       binding = IterVarNode::Make(binding->dom, v, binding->iter_type, binding->thread_tag,
                                   binding->span);
     }
+    Expr step = op->step ? VisitExpr(op->step) : op->step;
     return ForNode::Make(v, VisitExpr(op->min), VisitExpr(op->extent), op->for_kind,
-                         VisitStmt(op->body), binding, op->annotations, op->span);
+                         VisitStmt(op->body), binding, op->annotations, op->span, step);
   }
   Stmt VisitStmt_(const LetStmtNode* op) override {
     Expr value = VisitExpr(op->value);

@@ -568,6 +568,7 @@ class EqualChecker {
     if (!ValueField("for_kind", a->for_kind, b->for_kind,
                     [](ForKind k) { return std::string(ForKindName(k)); }) ||
         !Field("min", a->min, b->min) || !Field("extent", a->extent, b->extent) ||
+        !Field("step", a->step, b->step) ||
         !AttrMapField("annotations", a->annotations, b->annotations)) {
       return false;
     }

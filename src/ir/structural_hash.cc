@@ -306,6 +306,7 @@ class Hasher {
   uint64_t Visit(const ForNode* n) {
     uint64_t h = Combine(static_cast<uint64_t>(n->for_kind), Node(n->min));
     h = Combine(Combine(h, Node(n->extent)), Attrs(n->annotations));
+    if (n->step) h = Combine(h, Node(n->step));
     Scope scope(this);
     h = Combine(h, DefineVar(n->loop_var));
     h = Combine(h, Node(n->thread_binding));

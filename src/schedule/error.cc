@@ -17,6 +17,7 @@ std::string ScheduleError::Render(const IRModule& mod, const std::string& primit
   if (level == ErrorRenderLevel::kFast) return "ScheduleError: " + fast_;
   std::string message = detail_;
   PrinterConfig cfg;
+  cfg.syntax_sugar = false;  // as TVM: no T.grid folding, the root block spelled out
   for (size_t i = 0; i < locs_.size(); ++i) {
     std::string tag = LocationTag(locs_[i], i);
     std::string key = "{" + std::to_string(i) + "}";

@@ -5,6 +5,8 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/ir/printer.h"
+#include "tessera/support/error.h"
 
 namespace tessera {
 namespace schedule {
@@ -129,6 +131,19 @@ class SRefBuilder : public StmtVisitor {
 
 ScheduleState::ScheduleState(IRModule mod, int debug_mask, bool enable_check)
     : mod_(std::move(mod)), debug_mask_(debug_mask), enable_check_(enable_check) {
+  for (const auto& [gv, func] : mod_->functions) {
+    // The primitives rebuild loops without knowing steps: a stepped loop is refused, not lost.
+    PostOrderVisit(func->body, [&](const ObjectRef& n) {
+      if (n->kind != NodeKind::kFor) return;
+      auto* loop = static_cast<const ForNode*>(n.get());
+      if (loop->step) {
+        TESSERA_THROW_KIND(loop->span, ErrorKind::kValue)
+            << "tir.Schedule does not support loops with a step (loop "
+            << loop->loop_var->name << " of function " << gv->name_hint << " steps by "
+            << AsScript(loop->step) << "); apply tir.transform.CanonicalizeLoop() first";
+      }
+    });
+  }
   for (const auto& [gv, func] : mod_->functions) RebuildFunc(gv->name_hint, {});
 }
 

@@ -238,10 +238,14 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
     if (scope && scope->value == "warp") return "__syncwarp()";
     return "__syncthreads()";
   }
-  if (name == "tir.tvm_warp_shuffle_down" || name == "tir.tvm_warp_shuffle") {
-    // (mask, value, delta or lane, width), as CUDA's __shfl_down_sync / __shfl_sync.
-    std::string s = name == "tir.tvm_warp_shuffle" ? "__shfl_sync(" : "__shfl_down_sync(";
-    for (size_t i = 0; i < op->args.size(); ++i) {
+  if (name == "tir.tvm_warp_shuffle_down" || name == "tir.tvm_warp_shuffle" ||
+      name == "tir.tvm_warp_shuffle_up") {
+    // (mask, value, lane or delta, width, warp_size): CUDA's __shfl_sync / __shfl_down_sync /
+    // __shfl_up_sync take the first four (warp_size only bounds width, as in TVM).
+    std::string s = name == "tir.tvm_warp_shuffle"        ? "__shfl_sync("
+                    : name == "tir.tvm_warp_shuffle_down" ? "__shfl_down_sync("
+                                                          : "__shfl_up_sync(";
+    for (size_t i = 0; i < op->args.size() && i < 4; ++i) {
       s += (i ? ", " : "") + StripOuterParens(PrintExpr(op->args[i]));
     }
     return s + ")";

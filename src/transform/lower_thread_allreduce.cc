@@ -29,19 +29,19 @@ namespace tessera {
 namespace transform {
 
 TESSERA_REGISTER_OP("tir.tvm_warp_shuffle_down")
-    .set_num_inputs(4)
+    .set_num_inputs(5)
     .set_effect(CallEffect::kOpaque)
     .describe(
-        "tvm_warp_shuffle_down(mask, value, delta, width): the value of the lane `delta` "
-        "above this one within segments of `width` lanes (CUDA __shfl_down_sync); mask "
-        "(uint32) names the participating lanes.");
+        "tvm_warp_shuffle_down(mask, value, delta, width, warp_size): the value of the lane "
+        "`delta` above this one within segments of `width` lanes (CUDA __shfl_down_sync); mask "
+        "(uint32) names the participating lanes; warp_size (as TVM) bounds width.");
 TESSERA_REGISTER_OP("tir.tvm_warp_shuffle")
-    .set_num_inputs(4)
+    .set_num_inputs(5)
     .set_effect(CallEffect::kOpaque)
     .describe(
-        "tvm_warp_shuffle(mask, value, lane, width): the value of lane `lane` of this "
-        "lane's segment of `width` lanes (CUDA __shfl_sync); mask (uint32) names the "
-        "participating lanes.");
+        "tvm_warp_shuffle(mask, value, lane, width, warp_size): the value of lane `lane` of "
+        "this lane's segment of `width` lanes (CUDA __shfl_sync); mask (uint32) names the "
+        "participating lanes; warp_size (as TVM) bounds width.");
 
 namespace {
 
@@ -264,7 +264,8 @@ class AllreduceLowerer : public StmtMutator {
     auto combine = [&](Expr x, Expr y) { return ReducerCombine(*kind, x, y); };
     auto shfl = [&](const char* op, Expr mask, Expr v, int64_t lane, int64_t width) -> Expr {
       return CallNode::Make(t, OpNode::Get(op),
-                            {std::move(mask), std::move(v), I32(lane), I32(width)});
+                            {std::move(mask), std::move(v), I32(lane), I32(width),
+                             I32(kWarpSize)});
     };
     Expr first =
         IsConstInt(cond, 1)

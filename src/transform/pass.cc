@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "tessera/ir/functor.h"
+#include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -106,13 +108,39 @@ Pass CreateModulePass(std::function<IRModule(IRModule, const PassContext&)> fn, 
   return p;
 }
 
+namespace {
+
+void RefuseSteppedLoops(const PrimFunc& f, const std::string& pass) {
+  const ForNode* stepped = nullptr;
+  PostOrderVisit(f->body, [&](const ObjectRef& n) {
+    if (!stepped && n->kind == NodeKind::kFor && static_cast<const ForNode*>(n.get())->step) {
+      stepped = static_cast<const ForNode*>(n.get());
+    }
+  });
+  if (stepped) {
+    TESSERA_THROW_KIND(stepped->span, ErrorKind::kValue)
+        << pass << " does not support loops with a step (loop " << stepped->loop_var->name
+        << " steps by " << AsScript(stepped->step)
+        << "); run tir.CanonicalizeLoop first to rewrite them into unit-step loops";
+  }
+}
+
+}  // namespace
+
 Pass CreatePrimFuncPass(std::function<PrimFunc(PrimFunc, IRModule, const PassContext&)> fn,
                         int opt_level, std::string name) {
+  // Loops with a step (For.step) are rewritten into unit steps by tir.CanonicalizeLoop, the
+  // first pass of lowering; the passes that rebuild loops do not know steps and refuse them
+  // rather than drop them. Checks and attribute-only passes take them.
+  bool takes_steps = name == "tir.CanonicalizeLoop" || name == "tir.BindTarget" ||
+                     name.rfind("tir.Verify", 0) == 0;
+  std::string pass_name = name;
   return CreateModulePass(
-      [fn](IRModule mod, const PassContext& ctx) {
+      [fn, pass_name, takes_steps](IRModule mod, const PassContext& ctx) {
         std::vector<std::pair<GlobalVar, PrimFunc>> fns;
         bool changed = false;
         for (const auto& [gv, f] : mod->functions) {
+          if (!takes_steps) RefuseSteppedLoops(f, pass_name);
           PrimFunc g = fn(f, mod, ctx);
           changed = changed || g != f;
           fns.emplace_back(gv, g);

@@ -225,6 +225,19 @@ TEST(StructuralEqual, ForLoopsAreEqualUpToRenaming) {
                                   nullptr, {{"pragma_unroll", Int32(2)}});
   EXPECT_EQ(ExpectNotEqual(annotated, annotated2),
             "root.annotations[\"pragma_unroll\"]: IntImm 4 vs IntImm 2");
+
+  // The step (TVM v0.23's For.step): a constant 1 is no step; other steps differ.
+  auto stepped = [&](int64_t step) {
+    return ForNode::Make(i, Int32(0), Int32(8), ForKind::kSerial, EvaluateNode::Make(i), nullptr,
+                         {}, {}, Int32(step));
+  };
+  EXPECT_EQ(AsPtr<ForNode>(stepped(1))->step, nullptr);
+  EXPECT_TRUE(StructuralEqual(serial, stepped(1)));
+  msg = ExpectNotEqual(stepped(2), stepped(3));
+  EXPECT_NE(msg.find("root.step"), std::string::npos) << msg;
+  EXPECT_NE(ExpectNotEqual(serial, stepped(2)).find("root.step"), std::string::npos);
+  EXPECT_NE(StructuralHash(stepped(2)), StructuralHash(stepped(3)));
+  EXPECT_THROW(stepped(0), Error);
 }
 
 TEST(StructuralEqual, ReusedLoopVariableInSiblingScopes) {

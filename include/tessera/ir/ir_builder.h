@@ -43,7 +43,7 @@ class IRBuilder {
 
   // ---- nested frames ----
   void BeginFor(Var loop_var, Expr min, Expr extent, ForKind kind, IterVar thread_binding = nullptr,
-                AttrMap annotations = {}, Span span = {});
+                AttrMap annotations = {}, Span span = {}, Expr step = nullptr);
   void EndFor();
   void BeginWhile(Expr condition, Span span = {});
   void EndWhile();
@@ -105,7 +105,7 @@ class IRBuilder {
     AttrMap attrs;
     // for
     Var loop_var;
-    Expr min, extent;
+    Expr min, extent, step;
     ForKind for_kind = ForKind::kSerial;
     IterVar thread_binding;
     AttrMap annotations;

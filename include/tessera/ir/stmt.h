@@ -209,8 +209,19 @@ struct ForNode : StmtNode {
   Stmt body;
   IterVar thread_binding;  // set iff for_kind == kThreadBinding
   AttrMap annotations;
-  ~ForNode() override { ReleaseChild(min); ReleaseChild(extent); ReleaseChild(body); }
-  ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s)
+  /*! \brief The step between iterations (TVM v0.23's For.step): `loop_var` takes min,
+   *  min + step, ... below min + extent. Null for a unit step (Make stores a constant 1 as
+   *  null). Lowering starts with tir.CanonicalizeLoop, which rewrites stepped loops into unit
+   *  steps; the other passes refuse them. */
+  Expr step;
+  ~ForNode() override {
+    ReleaseChild(min);
+    ReleaseChild(extent);
+    ReleaseChild(step);
+    ReleaseChild(body);
+  }
+  bool HasTrivialStep() const { return step == nullptr; }
+  ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b, IterVar t, AttrMap a, Span s, Expr st)
       : StmtNode(kKind, std::move(s)),
         loop_var(std::move(v)),
         min(std::move(m)),
@@ -218,10 +229,11 @@ struct ForNode : StmtNode {
         for_kind(k),
         body(std::move(b)),
         thread_binding(std::move(t)),
-        annotations(std::move(a)) {}
+        annotations(std::move(a)),
+        step(std::move(st)) {}
   static Ref<ForNode> Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
                            IterVar thread_binding = nullptr, AttrMap annotations = {},
-                           Span span = {});
+                           Span span = {}, Expr step = nullptr);
 };
 using For = Ref<ForNode>;
 

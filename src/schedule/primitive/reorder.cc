@@ -2,11 +2,41 @@
 #include <algorithm>
 
 #include "../utils.h"
+#include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
 namespace schedule {
+
+namespace {
+
+/*! \brief Whether no binding of the block, as an iterator map over the loops below
+ *  `high_exclusive`, is a multiple (scale other than 1) of its iterators. */
+bool ScaleFreeBindings(const ScheduleState& state, const StmtSRefNode* block_sref,
+                       const StmtSRefNode* high_exclusive) {
+  std::vector<arith::IterDomain> iters;
+  for (const StmtSRefNode* s = block_sref->parent; s && s != high_exclusive; s = s->parent) {
+    const ForNode* loop = s->loop();
+    if (!loop) continue;
+    auto min = AsConstInt(loop->min);
+    auto extent = AsConstInt(loop->extent);
+    iters.push_back({loop->loop_var, min ? *min : 0, extent ? *extent : -1});
+    if (!min) return true;  // a symbolic start: left to the quasi-affine check
+  }
+  BlockRealize realize = GetBlockRealize(state, block_sref);
+  auto map = arith::DetectIterMap(realize->iter_values, iters);
+  if (!map) return true;  // not an iterator map: the quasi-affine check decides
+  for (const arith::IterSum& sum : *map) {
+    if (sum->args.empty()) continue;
+    int64_t smallest = sum->args.front()->scale;
+    for (const arith::IterSplit& a : sum->args) smallest = std::min(smallest, a->scale);
+    if (smallest != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
   if (loop_srefs.empty()) return;
@@ -72,6 +102,12 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
     }
     // As TVM: affine in the loops from the top of the chain down; outer loops are constants.
     if (!IsPartialAffineBinding(state, b.get(), chain.front()->parent)) {
+      Fail("A block under the loops does not have affine bindings",
+           "The block {0} under the loops does not have affine bindings", {b->stmt});
+    }
+    // As TVM's affine check (surjective iterator map): a binding that scales its iterators
+    // (`l * 16`) leaves holes in the block's domain and is not affine.
+    if (!ScaleFreeBindings(state, b.get(), chain.front()->parent)) {
       Fail("A block under the loops does not have affine bindings",
            "The block {0} under the loops does not have affine bindings", {b->stmt});
     }

@@ -386,10 +386,10 @@ def test_lower_thread_allreduce_golden_for_one_warp_segment():
                 v = T.allocate([1], "float32", "local")
                 v_1 = T.decl_buffer((1,), "float32", data=v)
                 v_1[0] = A[bx * 8 + tx]
-                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 4, 8))
-                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 2, 8))
-                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 1, 8))
-                v_1[0] = T.tvm_warp_shuffle(T.uint32(255), v_1[0], 0, 8)
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 4, 8, 32))
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 2, 8, 32))
+                v_1[0] = T.max(v_1[0], T.tvm_warp_shuffle_down(T.uint32(255), v_1[0], 1, 8, 32))
+                v_1[0] = T.tvm_warp_shuffle(T.uint32(255), v_1[0], 0, 8, 32)
                 red_1[0] = v_1[0]
 
     assert_structural_equal(_apply("LowerThreadAllreduce", before),

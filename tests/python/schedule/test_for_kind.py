@@ -111,8 +111,8 @@ def test_parallel_reduction_loop(schedule_error):
     message = schedule_error(rowsum, lambda sch: sch.parallel(sch.get_loops(sch.get_block("B"))[1]),
                              "parallel", "cannot be parallelized because it is bound to the iterator "
                              "'vk' of block tir.Block#1, which is not a spatial iterator")
-    assert "for k in range(128):  # tir.For#0" in message
-    assert 'with T.block("B"):  # tir.Block#1' in message
+    assert "# tir.For#0\n" in message and "for k in range(128):\n" in message
+    assert '# tir.Block#1\n' in message and 'with T.block("B"):\n' in message
 
 
 def test_vectorize_reduction_loop(schedule_error):

@@ -160,6 +160,26 @@ def test_reorder_block_without_affine_bindings(schedule_error):
     schedule_error(squared, apply, "reorder", "does not have affine bindings")
 
 
+def test_reorder_block_with_a_scaled_binding(schedule_error):
+    # As TVM: `l * 16` covers only every 16th index of vl's domain (not surjective), so the
+    # binding is not affine; the message marks the block on a line of its own above it.
+    @T.prim_func
+    def strided(A: T.Buffer((4, 64), "float32")):
+        for i, l in T.grid(4, 4):
+            with T.block("A"):
+                vi = T.axis.spatial(4, i)
+                vl = T.axis.spatial(64, l * 16)
+                A[vi, vl] = T.float32(0)
+
+    def apply(sch):
+        i, l = sch.get_loops(sch.get_block("A"))
+        sch.reorder(l, i)
+
+    message = schedule_error(strided, apply, "reorder", "does not have affine bindings")
+    assert ('                    # tir.Block#0\n                    with T.block("A"):\n'
+            '                    ^^^^^^^^^^^^^^^^^^\n') in message
+
+
 def test_reorder_block_with_a_split_predicate(golden):
     # A split by a non-dividing factor bounds a binding; TVM reorders such loops.
     @T.prim_func

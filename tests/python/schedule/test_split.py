@@ -186,7 +186,7 @@ def test_split_loop_not_starting_at_zero(schedule_error):
 
     message = schedule_error(shifted, apply, "split",
                              "The primitive only supports loop starting with 0")
-    assert "for i in range(2, 130):  # tir.For#0\n" in message
+    assert "# tir.For#0\n            for i in range(2, 130):\n" in message
 
 
 def test_split_annotated_loop(schedule_error):

@@ -257,3 +257,32 @@ def test_block_with_as_name():
             with T.block("root") as x:  # block-as
                 T.evaluate(0)
     check(err, "block-as", "binds no name")
+
+
+def test_block_region_from_a_bare_data_pointer():
+    # A block whose regions are to be inferred cannot pass a buffer's data pointer itself.
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def f(A: T.Buffer((16,), "float32")):
+            for i in range(16):
+                with T.block("opaque"):  # bare-data
+                    T.evaluate(T.call_extern("int32", "ext", A.data))
+    check(err, "bare-data", "data pointer of buffer A")
+
+    # With the regions stated, or through tvm_access_ptr, it is accepted.
+    @T.prim_func
+    def stated(A: T.Buffer((16,), "float32")):
+        for i in range(16):
+            with T.block("opaque"):
+                T.reads(A[0:16])
+                T.writes(A[0:16])
+                T.evaluate(T.call_extern("int32", "ext", A.data))
+
+    @T.prim_func
+    def access_ptr(A: T.Buffer((16,), "float32")):
+        for i in range(16):
+            with T.block("opaque"):
+                T.evaluate(T.call_extern("int32", "ext",
+                                         T.tvm_access_ptr(T.type_annotation("float32"), A.data,
+                                                          0, 16, 3)))
+    assert stated.body is not None and access_ptr.body is not None

@@ -105,3 +105,29 @@ def test_wrong_builtin_call_reports_the_line():
     with pytest.raises(ts.error.TesseraError) as info:
         ts.script.from_source(src)
     assert "ptx_mma" in str(info.value)
+
+
+def test_llvm_intrinsic_by_looked_up_name_round_trips():
+    @T.prim_func
+    def ctpop(A: T.Buffer((16,), "uint8"), B: T.Buffer((16,), "uint8")):
+        for i in range(16):
+            B[i] = T.call_llvm_pure_intrin(T.llvm_lookup_intrinsic_id("llvm.ctpop.i8"), A[i],
+                                           dtype="uint8")
+    text = ctpop.script()
+    assert 'T.call_llvm_pure_intrin("uint8", "llvm.ctpop.i8", A[i])' in text
+    ts.ir.assert_structural_equal(ts.script.from_source(text), ctpop)
+    with pytest.raises(Exception, match="start with 'llvm.'"):
+        T.llvm_lookup_intrinsic_id("ctpop")
+
+
+def test_warp_shuffle_takes_tvm_five_arguments():
+    @T.prim_func
+    def shfl(A: T.Buffer((32,), "float32")):
+        A[0] = T.tvm_warp_shuffle(T.tvm_warp_activemask(), A[1], 3, 32, 32)
+        A[1] = T.tvm_warp_shuffle_down(T.uint32(255), A[2], 1, 8, 32)
+    assert len(shfl.body.seq[0].value.args) == 5
+    ts.ir.assert_structural_equal(ts.script.from_source(shfl.script()), shfl)
+    with pytest.raises(Exception, match="5 arguments"):
+        @T.prim_func
+        def four(A: T.Buffer((32,), "float32")):
+            A[0] = T.tvm_warp_shuffle(T.uint32(255), A[1], 3, 32)

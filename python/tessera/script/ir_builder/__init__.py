@@ -186,7 +186,9 @@ class IRBuilder:
             if spec.thread is not None:
                 # TVM's builder leaves the binding's domain unset (the loop carries it).
                 thread = _core.IterVar(None, _core.Var("iter", dtype), _core.IterVarType.ThreadIndex, spec.thread)
-            self.builder.begin_for(var, start_e, extent, spec.kind, thread, to_attrs(spec.annotations), _core.Span())
+            step = None if spec.step is None else expr_ops.convert(spec.step, dtype)
+            self.builder.begin_for(var, start_e, extent, spec.kind, thread, to_attrs(spec.annotations), _core.Span(),
+                                   step)
             self.loops[id(var)] = _LoopVar(var, start_e, extent)
             out.append(var)
         self._frames.append(spec)

@@ -597,11 +597,13 @@ axis = _Axis()
 class LoopSpec:
     """What ``for ... in`` iterates over: one or more nested loops of one kind."""
 
-    def __init__(self, kind, ranges, thread=None, annotations=None):
+    def __init__(self, kind, ranges, thread=None, annotations=None, step=None):
         self.kind = kind
         self.ranges = ranges  # [(start, stop)]
         self.thread = thread
         self.annotations = annotations
+        # The step of a single loop (TVM v0.23's For.step): None for 1, an int or an expression.
+        self.step = None if isinstance(step, int) and not isinstance(step, bool) and step == 1 else step
 
     def __enter__(self):
         # `with T.serial(128) as i:` under an imperative IRBuilder.
@@ -617,12 +619,16 @@ def _loop(kind, name):
     def make(start, stop=None, step=None, *, annotations=None):
         if stop is None:
             start, stop = 0, start
-        if step is not None and not (isinstance(step, int) and step == 1):
-            raise TesseraValueError(f"T.{name} supports only step=1")
-        return LoopSpec(kind, [(start, stop)], annotations=annotations)
+        if isinstance(step, bool) or (step is not None and not isinstance(step, (int, _core.PrimExpr))):
+            raise TesseraTypeError(f"T.{name}: the step must be an integer or an integer expression, "
+                                   f"got {type(step).__name__}")
+        if isinstance(step, int) and step <= 0:
+            raise TesseraValueError(f"T.{name}: the step must be positive, got {step}")
+        return LoopSpec(kind, [(start, stop)], annotations=annotations, step=step)
 
     make.__name__ = name
-    make.__doc__ = f"``for i in T.{name}(start, stop):``: a loop of kind {name}."
+    make.__doc__ = (f"``for i in T.{name}(start, stop, step=None):``: a loop of kind {name} "
+                    "(i = start, start + step, ... below stop).")
     return builtin(make)
 
 

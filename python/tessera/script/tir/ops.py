@@ -106,6 +106,19 @@ def dtype_name(value):
 
 
 @builtin
+def llvm_lookup_intrinsic_id(name):
+    """``T.llvm_lookup_intrinsic_id("llvm.ctpop.i8")``: what identifies an LLVM intrinsic in
+    ``T.call_llvm_intrin``/``T.call_llvm_pure_intrin``. tessera does not link LLVM and has no
+    table of LLVM's numeric ids: an intrinsic is identified by its name, which this returns (the
+    call prints with the name, as TVM prints it)."""
+    if not isinstance(name, str):
+        raise TesseraTypeError(f"llvm_lookup_intrinsic_id takes the intrinsic's name, got {name!r}")
+    if not name.startswith("llvm."):
+        raise TesseraValueError(f"unknown LLVM intrinsic {name!r}: LLVM intrinsic names start with 'llvm.'")
+    return name
+
+
+@builtin
 def Cast(dtype, value, *, span=None):
     """``T.Cast("float32", x)``: a Cast node (kept even when the type already matches)."""
     return _core.Cast(dtype_name(dtype), convert(value), span)

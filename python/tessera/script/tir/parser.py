@@ -426,8 +426,9 @@ class TIRParser(ExprParsing, Parser):
                     if spec.thread is not None:
                         thread = _core.IterVar(_core.Range.from_min_extent(start_e, extent), _core.Var(spec.thread, dtype),
                                                _core.IterVarType.ThreadIndex, spec.thread)
+                    step = None if spec.step is None else convert(spec.step, dtype)
                     self.builder.begin_for(var, start_e, extent, spec.kind, thread,
-                                           to_attrs(spec.annotations), self.span(node))
+                                           to_attrs(spec.annotations), self.span(node), step)
                 self.loops[id(var)] = LoopVar(var, start_e, extent)
                 opened.append(var)
             at = 0
@@ -487,10 +488,18 @@ class TIRParser(ExprParsing, Parser):
                 if it.keywords or not 1 <= len(it.args) <= 3:
                     raise self.error(it, "range() takes 1 to 3 positional arguments")
                 args = [self.expr(a) for a in it.args]
-                if len(args) == 3 and not (isinstance(args[2], int) and args[2] == 1):
-                    raise self.error(it, "range() over expressions supports only step 1")
+                step = None
+                if len(args) == 3:
+                    # As TVM: range's step is a positive literal integer.
+                    step = args[2]
+                    if isinstance(step, _core.IntImm):
+                        step = step.value
+                    if not isinstance(step, int) or isinstance(step, bool):
+                        raise self.error(it.args[2], f"range() needs a literal integer step, got {step}")
+                    if step <= 0:
+                        raise self.error(it.args[2], f"range() needs a positive step, got {step}")
                 start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
-                return LoopSpec(_core.ForKind.SERIAL, [(start, stop)])
+                return LoopSpec(_core.ForKind.SERIAL, [(start, stop)], step=step)
         return self.expr(it)
 
     def unrolled_for(self, node, values):
