@@ -113,8 +113,8 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   SharedLibraryExtras extras;
   extras.objects = {CompileCachedObject(DSLSupportUnit(), flags, ctx.cache_dir, headers)};
   flags.push_back("-DTESSERA_DSL_SPLIT");
-  std::string pch = PrecompiledHeaderDir(ctx.include_dir, "tessera/dsl.h", flags, ctx.cache_dir,
-                                         headers);
+  std::string pch =
+      PrecompiledHeaderDir(ctx.include_dir, "tessera/dsl.h", flags, ctx.cache_dir, headers);
   if (!pch.empty()) extras.accelerators = {"-I" + pch};
   built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, headers, extras);
   return {mod, false, built};

@@ -10,7 +10,7 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_builder.h"
 #include "tessera/ir/ir_utils.h"
-#include "tessera/transform/passes.h"
+#include "tessera/arith/analyzer.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -559,7 +559,7 @@ class PrimFuncCreator {
     BodyRewriter rewrite(iters, buffers_, index_dtype_);
     if (!op->reduce) {
       // As TVM's: the value is simplified (`y >= 1 and y - 1 < 14` is `1 <= y and y < 15`).
-      Expr value = transform::SimplifyExpr(rewrite.VisitExpr(op->bodies[output]));
+      Expr value = arith::Analyzer().Simplify(rewrite.VisitExpr(op->bodies[output]));
       NoteUses({value}, op->name);
       builder_.Emit(BufferStoreNode::Make(out, value, indices));
     } else if (op->reduce->size() == 1) {
@@ -569,7 +569,7 @@ class PrimFuncCreator {
       builder_.Emit(BufferStoreNode::Make(out, init, indices));
       builder_.EndInit();
       Expr current = BufferLoadNode::Make(out, indices);
-      Expr source = transform::SimplifyExpr(rewrite.VisitExpr(reduce->source));
+      Expr source = arith::Analyzer().Simplify(rewrite.VisitExpr(reduce->source));
       Expr value = Combine(reduce->combiner, rewrite, {current}, {source})[0];
       if (reduce->condition) {
         // Points outside the condition keep the running value: the update stays one store.
@@ -587,7 +587,7 @@ class PrimFuncCreator {
       for (size_t i = 0; i < n; ++i) {
         outs.push_back(buffers_.at({op, static_cast<int>(i)}));
         current.push_back(BufferLoadNode::Make(outs[i], indices));
-        sources.push_back(transform::SimplifyExpr(rewrite.VisitExpr(reduce->sources[i])));
+        sources.push_back(arith::Analyzer().Simplify(rewrite.VisitExpr(reduce->sources[i])));
       }
       builder_.BeginInit();
       for (size_t i = 0; i < n; ++i) {
