@@ -6,7 +6,6 @@ the dividend's sign, ``>>`` is arithmetic for signed types, comparisons of vecto
 """
 
 import ast
-import sys
 
 import numpy as np
 
@@ -143,11 +142,7 @@ class ExpressionParser(PointerParser):
         try:
             return method(node)
         except RecursionError:
-            # Nesting deeper than Python's recursion limit: a located error (raised again, with
-            # more room, by an outer expression if this frame has none left to build it).
-            raise self.error(node, "expression nested too deeply to parse (more levels than "
-                             f"Python's recursion limit of {sys.getrecursionlimit()}); "
-                             "split it with intermediate variables") from None
+            raise self.nested_too_deeply(node) from None
 
     def expr_Constant(self, node):
         return node.value
@@ -172,14 +167,7 @@ class ExpressionParser(PointerParser):
     def expr_BinOp(self, node):
         # A left-associated chain (a + b + c + ...) is walked along its left operands without
         # recursion, so a sum of thousands of terms parses; operands still go left to right.
-        spine = []
-        while isinstance(node, ast.BinOp):
-            spine.append(node)
-            node = node.left
-        value = self.expr(node)
-        for op_node in reversed(spine):
-            value = self.binop(op_node, op_node.op, value, self.expr(op_node.right))
-        return value
+        return self.fold_left_chain(node, lambda n, left, right: self.binop(n, n.op, left, right))
 
     def binop(self, node, op, left, right):
         left, right = self.load(left), self.load(right)

@@ -5,7 +5,6 @@ operation IR (``expr_ops``), so ``i * 4 + 1`` is an expression when ``i`` is a l
 """
 
 import ast
-import sys
 import inspect
 
 from ... import _core
@@ -92,11 +91,7 @@ class ExprParsing:
         try:
             return method(node)
         except RecursionError:
-            # Nesting deeper than Python's recursion limit: a located error (raised again, with
-            # more room, by an outer expression if this frame has none left to build it).
-            raise self.error(node, "expression nested too deeply to parse (more levels than "
-                             f"Python's recursion limit of {sys.getrecursionlimit()}); "
-                             "split it with intermediate variables") from None
+            raise self.nested_too_deeply(node) from None
 
     def expr_Constant(self, node):
 
@@ -152,14 +147,7 @@ class ExprParsing:
         """An arithmetic or bitwise operator. A left-associated chain (``a + b + c + ...``) is
         walked along its left operands without recursion, so a sum of thousands of terms
         parses; the operands are still evaluated left to right."""
-        spine = []
-        while isinstance(node, ast.BinOp):
-            spine.append(node)
-            node = node.left
-        value = self.expr(node)
-        for op_node in reversed(spine):
-            value = self.binop(op_node, op_node.op, value, self.expr(op_node.right))
-        return value
+        return self.fold_left_chain(node, lambda n, left, right: self.binop(n, n.op, left, right))
 
     def binop(self, node, op, left, right):
 

@@ -10,6 +10,7 @@ import builtins
 import contextlib
 import inspect
 import linecache
+import sys
 import textwrap
 
 from .... import _core
@@ -170,6 +171,27 @@ class Parser:
     def visit_body(self, stmts):
         for stmt in stmts:
             self.visit(stmt)
+
+    # ---- expressions shared by the dialects (each supplies ``expr``) ----
+    def fold_left_chain(self, node, combine):
+        """Folds a left-associated chain of operators (``a + b + c + ...``) along its left
+        operands without recursion, so a sum of thousands of terms parses:
+        ``combine(op_node, left, right)`` per operator, operands evaluated left to right."""
+        spine = []
+        while isinstance(node, ast.BinOp):
+            spine.append(node)
+            node = node.left
+        value = self.expr(node)
+        for op_node in reversed(spine):
+            value = combine(op_node, value, self.expr(op_node.right))
+        return value
+
+    def nested_too_deeply(self, node):
+        """The error for an expression nested past Python's recursion limit; raise it (an
+        outer expression raises it again, with more room, if this frame has none left)."""
+        return self.error(node, "expression nested too deeply to parse (more levels than "
+                          f"Python's recursion limit of {sys.getrecursionlimit()}); "
+                          "split it with intermediate variables")
 
     # ---- Python evaluation ----
     def lookup_name(self, node, name):
