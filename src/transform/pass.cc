@@ -110,13 +110,26 @@ Pass CreateModulePass(std::function<IRModule(IRModule, const PassContext&)> fn, 
 
 namespace {
 
-void RefuseSteppedLoops(const PrimFunc& f, const std::string& pass) {
-  const ForNode* stepped = nullptr;
-  PostOrderVisit(f->body, [&](const ObjectRef& n) {
-    if (!stepped && n->kind == NodeKind::kFor && static_cast<const ForNode*>(n.get())->step) {
-      stepped = static_cast<const ForNode*>(n.get());
+// The first loop with a step; walks statements only (a StmtVisitor leaves expressions alone),
+// since this runs before every pass.
+class FindSteppedLoop : public StmtVisitor {
+ public:
+  using StmtVisitor::VisitStmt_;
+  const ForNode* found = nullptr;
+  void VisitStmt_(const ForNode* op) override {
+    if (found) return;
+    if (op->step) {
+      found = op;
+      return;
     }
-  });
+    StmtVisitor::VisitStmt_(op);
+  }
+};
+
+void RefuseSteppedLoops(const PrimFunc& f, const std::string& pass) {
+  FindSteppedLoop finder;
+  finder.VisitStmt(f->body);
+  const ForNode* stepped = finder.found;
   if (stepped) {
     TESSERA_THROW_KIND(stepped->span, ErrorKind::kValue)
         << pass << " does not support loops with a step (loop " << stepped->loop_var->name
