@@ -645,7 +645,23 @@ Stmt PipelineInjector::Pipeline(const ForNode* loop) {
   return out;
 }
 
+// Whether some loop carries the stage annotation (statements only: most functions have none,
+// and the pass then leaves them without rebuilding anything).
+class FindPipelinedLoop : public StmtVisitor {
+ public:
+  using StmtVisitor::VisitStmt_;
+  bool found = false;
+  void VisitStmt_(const ForNode* op) override {
+    if (found) return;
+    found = op->annotations.count(kStage) != 0;
+    if (!found) StmtVisitor::VisitStmt_(op);
+  }
+};
+
 PrimFunc InjectSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext&) {
+  FindPipelinedLoop finder;
+  finder.VisitStmt(f->body);
+  if (!finder.found) return f;
   const std::string target = f->GetStrAttr("target");
   Stmt body = PipelineInjector(target.empty() || target == "cuda").VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
