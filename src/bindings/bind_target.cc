@@ -27,7 +27,7 @@ void BindTarget(nb::module_& m) {
           e["doc"] = d.doc;
           e["split"] = d.split;
           e["plain_op"] = d.plain_op;
-          e["to_h_op"] = d.to_h_op;
+          e["variant_op"] = d.variant_op;
           e["effect"] = d.effect;
           e["num_inputs"] = d.num_inputs;
           out.append(e);

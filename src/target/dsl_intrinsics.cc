@@ -136,7 +136,9 @@ DslIntrinsic Narrow(const std::string& name, bool always, std::vector<std::strin
                          "args: x, shift, mask, saturate, with_round, out_signed: shift right "
                          "then narrow in place.");
   d.saturate = always;
-  d.to_h_op = "dsl.vnsr_h";
+  d.variant_op = "dsl.vnsr_h";
+  d.variant_c_name = "__vnsr_h";
+  d.variant_describe = d.op + " with 16-bit results (to_h).";
   return d;
 }
 
@@ -266,6 +268,13 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
       Math("rsqrt", "1 / sqrt(x).", "Lane-wise 1/sqrt(x)."),
       Math("sqrt", "Square root.", "Lane-wise square root."),
       Math("ceil", "Smallest integer value not below x.", "Lane-wise ceiling."),
+      [] {
+        // TIR's floor (tir.floor), which the table does not register.
+        DslIntrinsic d = Math("floor", "Largest integer value not above x.", "");
+        d.op = d.c_name = "";
+        d.plain_op = "tir.floor";
+        return d;
+      }(),
       Math("erf", "Error function.", "Lane-wise error function."),
       Math("exp2", "2 to the power x.", "Lane-wise 2^x."),
       // ---- Bit counts and permutations ----
@@ -548,10 +557,18 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
              "args: value, ptr, indices (uint16), mask: ptr[indices[i]] = value[i]; after "
              "dsl.AlignVectorWidth: value, ptr, lo, hi, first, mask as in dsl.vload_gather."),
       // ---- DMA and events (opaque: they move data between memories or wait) ----
-      Dma("dma_copy", "dma_copy", "dma_copy", "", 6,
-          "Copy ``times`` rows of ``width`` elements; rows start every ``src_stride`` / "
-          "``dst_stride`` elements (default ``width``).",
-          "args: dst, src, width, src_stride, times, dst_stride."),
+      [] {
+        DslIntrinsic d = Dma("dma_copy", "dma_copy", "dma_copy", "", 6,
+                             "Copy ``times`` rows of ``width`` elements; rows start every "
+                             "``src_stride`` / ``dst_stride`` elements (default ``width``).",
+                             "args: dst, src, width, src_stride, times, dst_stride.");
+        // One plain row between DDR and SRAM.
+        d.variant_op = "dsl.dma1d";
+        d.variant_c_name = "DMA1D";
+        d.variant_describe = "args: ddr, sram, count, direction (1: into SRAM, 0: out of SRAM).";
+        d.variant_num_inputs = 4;
+        return d;
+      }(),
       Dma("async_dma_copy", "async_dma_copy", "dma_copy", "async", 7,
           "As S.dma_copy, tied to ``event``: the data is valid after ``S.wait_events(event)``.",
           "args: dst, src, width, src_stride, times, dst_stride, event."),
@@ -604,6 +621,13 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
       Entry("pow", "vpow", "power", kFloats, {"float16", "float32"}, "all", {}, "pow",
             "``x ** exponent`` lane-wise; a scalar exponent is broadcast.",
             "args: x, y: lane-wise x^y."),
+      // ---- Integer scalars (TIR nodes only) ----
+      [] {
+        DslIntrinsic d = Entry("ceildiv", "", "ceildiv", {}, kInts, "all", {}, "ceildiv",
+                               "``(x + y - 1) / y`` on integer scalars (truncating).", "");
+        d.plain_op = "Div";
+        return d;
+      }(),
   };
   return *table;
 }
@@ -614,11 +638,12 @@ namespace {
 const bool kRegistered = [] {
   std::set<std::string> done;  // entries may share an op (S.vnsr, S.vnsrsr)
   for (const DslIntrinsic& d : DslIntrinsics()) {
-    if (!d.to_h_op.empty() && done.insert(d.to_h_op).second) {
-      (*new OpRegEntry(d.to_h_op))
-          .set_effect(CallEffect::kPure)
-          .set_attr("dsl.name", "__" + d.to_h_op.substr(4))
-          .describe(d.op + " with 16-bit results (to_h).");
+    if (!d.variant_op.empty() && done.insert(d.variant_op).second) {
+      OpRegEntry& variant = (*new OpRegEntry(d.variant_op))
+                                .set_effect(EffectOf(d))
+                                .set_attr("dsl.name", d.variant_c_name)
+                                .describe(d.variant_describe);
+      if (d.variant_num_inputs >= 0) variant.set_num_inputs(d.variant_num_inputs);
     }
     // An empty op: a TIR node or op (plain_op), not registered here.
     if (d.op.empty() || !done.insert(d.op).second) continue;

@@ -5,10 +5,10 @@
 // dsl.vlsls, dsl.vror, dsl.vadds, dsl.vsubs, dsl.vnsr, dsl.vnsr_h, dsl.vmull, dsl.vmulh,
 // dsl.vdot, dsl.vqdot, dsl.vdpa, dsl.vfmae, dsl.vfmao, dsl.vabs, dsl.vrint, dsl.vmml, dsl.vmma,
 // dsl.vall, dsl.vany, dsl.const_mask, dsl.tail_mask, dsl.vpow, dsl.vperm, dsl.vcompt,
-// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter, dsl.dma_copy, dsl.async_dma_copy,
-// dsl.alloc_event, dsl.wait_event, dsl.free_event, dsl.dma_memset, dsl.dma_transpose2d,
-// dsl.dma_upsample, dsl.flush_cache, dsl.get_local_id, dsl.get_local_size, dsl.barrier,
-// dsl.perf_tick_begin, dsl.perf_tick_end). dsl.AlignVectorWidth splits a multiple width by the op's
+// dsl.vcompc, dsl.vcvt, dsl.vload_gather, dsl.vstore_scatter, dsl.dma_copy, dsl.dma1d,
+// dsl.async_dma_copy, dsl.alloc_event, dsl.wait_event, dsl.free_event, dsl.dma_memset,
+// dsl.dma_transpose2d, dsl.dma_upsample, dsl.flush_cache, dsl.get_local_id, dsl.get_local_size,
+// dsl.barrier, dsl.perf_tick_begin, dsl.perf_tick_end). dsl.AlignVectorWidth splits a multiple width by the op's
 // "dsl.split": "parts", result part j from part j of each operand; "sum", each native part reduced
 // into lane 0 and the part results added into part 0.
 #include "tessera/ir/op.h"
@@ -60,13 +60,6 @@ TESSERA_REGISTER_OP("dsl.is_nullptr")
     .set_effect(CallEffect::kPure)
     .set_attr("dsl.name", "__is_nullptr")
     .describe("Whether a pointer is null.");
-
-// ---- DMA (counts in elements of the pointers' types): the one-row form S.dma_copy picks ----
-TESSERA_REGISTER_OP("dsl.dma1d")
-    .set_num_inputs(4)
-    .set_effect(CallEffect::kOpaque)
-    .set_attr("dsl.name", "DMA1D")
-    .describe("args: ddr, sram, count, direction (1: into SRAM, 0: out of SRAM).");
 
 // ---- Intrinsic library: lane-wise ops (AlignVectorWidth splits them part by part) ----
 // "dsl.scalar": a scalar call is computed in lane 0 of a native vector (dsl.AlignVectorWidth).

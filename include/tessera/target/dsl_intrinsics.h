@@ -19,7 +19,8 @@ struct DslIntrinsic {
    *  "pairwise": (x, y), two vectors of one type (a scalar operand is broadcast), of a native or
    *  multiple width; the result has that type, the pairs of x then the pairs of y
    *  (dsl.AlignVectorWidth splits a multiple width by the op's "dsl.form" attribute).
-   *  "math": (x), a float vector or scalar (a number literal is float32); the result has x's type.
+   *  "math": (x), a float vector or scalar (a number literal is float32); the result has x's type
+   *  (`op`, or the TIR op `plain_op` where `op` is empty: S.floor's tir.floor).
    *  "bits": (x), an integer vector or scalar; the result has x's type (out_sign= reinterprets it).
    *  "classify": (x), a float vector or scalar (a literal as the parser types it); the result is a
    *  mask of x's lanes (a bool for a scalar).
@@ -40,7 +41,7 @@ struct DslIntrinsic {
    *  both operands that sign); the result has that type: the TIR node `plain_op` ("Add", "Sub",
    *  "Mul", "Div", "Mod"), or `op` with saturate=True (integers only).
    *  "narrow": (x, shift), a native 16- or 32-bit integer vector and a count (as "shift"); the
-   *  lanes shifted right and narrowed to 8 bits (16 with to_h=True: `to_h_op`), each at its
+   *  lanes shifted right and narrowed to 8 bits (16 with to_h=True: `variant_op`), each at its
    *  source position (every 2nd or 4th lane of a native vector), the gaps and inactive lanes 0;
    *  signed as x unless out_sign= says.
    *  "widen": (x, y), native integer vectors of one type (out_sign= as "arith"); the products of
@@ -66,6 +67,9 @@ struct DslIntrinsic {
    *  "any" of its lanes are active.
    *  "power": (x, exponent), a float vector or scalar and an exponent of its type (a number is
    *  broadcast); the result has x's type.
+   *  "ceildiv": (x, y), two integer scalars (of `scalar_elements`, unified as the parser's
+   *  arithmetic does): ceil(x / y) as (x + y - 1) / y, the TIR nodes Add, Sub and `plain_op`
+   *  ("Div", truncating); two numbers are folded at compile time.
    *  "const_mask": (x), a compile-time bool list or mask string: a mask of its lanes.
    *  "tail_mask": (n, lanes), a count and a compile-time lane count: a mask whose lanes below n
    *  are active (constant lanes where n is a constant, else `op`).
@@ -94,9 +98,9 @@ struct DslIntrinsic {
    *  i written at ptr[indices[i]] (`op`).
    *  DMA (effect opaque; counts and strides in elements): "dma_copy": (dst, src, width,
    *  src_stride, times, dst_stride), rows copied between two pointers of one element type
-   *  (`op`; one plain row between DDR and SRAM: dsl.dma1d), with "async" also an event;
-   *  "dma_memset": (ptr, value, num); "dma_transpose2d": (dst, src, row, col, dst_stride,
-   *  src_stride); "dma_upsample": (dst, src, h_scale, w_scale, c, w, src_c_stride,
+   *  (`op`; one plain row between DDR and SRAM: `variant_op`, dsl.dma1d), with "async" also
+   *  an event; "dma_memset": (ptr, value, num); "dma_transpose2d": (dst, src, row, col,
+   *  dst_stride, src_stride); "dma_upsample": (dst, src, h_scale, w_scale, c, w, src_c_stride,
    *  dst_c_stride, dst_w_stride); "events": (count) "alloc" events (let-bound calls of `op`),
    *  or (*events) "wait" for or "free" each; "flush_cache": (invalidate).
    *  "tec": (), the running TEC's "local_id", the "local_size" of a core (int32), or a
@@ -146,9 +150,14 @@ struct DslIntrinsic {
    *  ("tir.shift_right", "tir.bitwise_and"; PySim's handler of that op) or an expression node
    *  ("Add", "EQ", "Max"; PySim's evaluation of that node). Empty: the call is always `op`. */
   std::string plain_op;
-  /*! \brief narrow: the op of to_h=True (32-bit lanes to 16-bit results), registered as `op`
-   *  (entries may share ops: each is registered once). */
-  std::string to_h_op;
+  /*! \brief An op the form calls instead of `op` in one case, which the table registers with
+   *  the entry's effect (once where entries share it): narrow's op of to_h=True (32-bit lanes to
+   *  16-bit results, dsl.vnsr_h); dma_copy's op of one plain row between DDR and SRAM
+   *  (dsl.dma1d: ddr, sram, count, direction). Empty: none. */
+  std::string variant_op;
+  std::string variant_c_name;    ///< its "dsl.name", the C function CodeGenDSL prints
+  std::string variant_describe;  ///< its description
+  int variant_num_inputs = -1;   ///< its argument count (checked where a call is built); -1: any
   /*! \brief What a call does besides computing its result: "pure" (nothing), "reads_memory",
    *  "writes_memory" (through a pointer operand), "opaque" (anything); the op's CallEffect. */
   std::string effect = "pure";

@@ -15,7 +15,7 @@ from tessera.error import DiagnosticError
 
 TABLE = _core.dsl_intrinsics()
 BY_NAME = {d["name"]: d for d in TABLE}
-MATH = ["exp", "log", "tanh", "sin", "cos", "rsqrt", "sqrt", "ceil", "erf", "exp2"]
+MATH = ["exp", "log", "tanh", "sin", "cos", "rsqrt", "sqrt", "ceil", "floor", "erf", "exp2"]
 
 
 def test_table_entries_are_registered_everywhere():
@@ -43,7 +43,7 @@ def test_table_entries_are_registered_everywhere():
                                              "free_events", "dma_memset", "dma_transpose2d",
                                              "dma_upsample", "flush_cache", "get_local_id",
                                              "get_local_size", "barrier", "perf_tick_begin",
-                                             "perf_tick_end", "pow"])
+                                             "perf_tick_end", "pow", "ceildiv"])
     masks = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
              "reduce": "excluded", "shift": "undefined", "compare": "false",
              "minmax": "undefined", "logic": "undefined_masks_false",
@@ -51,7 +51,7 @@ def test_table_entries_are_registered_everywhere():
              "widen": "undefined", "dot": "excluded", "dot_acc": "excluded", "fma_half": "keep",
              "unary": "undefined", "fma": "keep", "clip": "keep", "select": "select",
              "matrix": "all", "mask_reduce": "operand", "const_mask": "all", "tail_mask": "all",
-             "power": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
+             "power": "all", "ceildiv": "all", "concat": "all", "split": "all", "zip": "all", "reverse": "all",
              "replicate": "all", "slide": "all", "rotate": "all", "lookup": "all",
              "compress": "packed", "broadcast": "undefined", "cast": "all", "same_bits": "all",
              "reinterpret": "all", "extend": "all", "load": "zero", "store": "skip",
@@ -84,8 +84,10 @@ def test_table_entries_are_registered_everywhere():
         # The op's effect and argument count are the entry's.
         assert op.effect == effects[d["effect"]] and op.num_inputs == d["num_inputs"]
         assert d["op"] in CALLS
-        if d["to_h_op"]:  # S.vnsr(to_h=True): a second op, as registered and dispatched
-            assert d["to_h_op"] in CALLS and _core.Op.get(d["to_h_op"]).get_attr("dsl.name")
+        if d["variant_op"]:  # S.vnsr(to_h=True), S.dma_copy's one row: registered, dispatched
+            variant = _core.Op.get(d["variant_op"])
+            assert d["variant_op"] in CALLS and variant.get_attr("dsl.name")
+            assert variant.effect == op.effect
         # The width split the table names is the op's "dsl.split" (dsl.AlignVectorWidth).
         assert op.get_attr("dsl.split") == d["split"]
         # Entries with scalar operands are computed in lane 0 by dsl.AlignVectorWidth.
@@ -497,5 +499,36 @@ def test_dma_entries_are_opaque_ops_of_fixed_arity():
     assert len(dma) == 9 and all(d["effect"] == "opaque" for d in dma)
     assert _core.Op.get("dsl.dma_upsample").num_inputs == 9
     assert _core.Op.get("dsl.alloc_event").num_inputs == 0
-    # The one-row DDR <-> SRAM copy S.dma_copy picks stays a hand-registered op.
+    # The one-row DDR <-> SRAM copy S.dma_copy picks: the entry's variant op.
+    assert BY_NAME["dma_copy"]["variant_op"] == "dsl.dma1d"
     assert _core.Op.get("dsl.dma1d").num_inputs == 4
+    assert _core.Op.get("dsl.dma1d").get_attr("dsl.name") == "DMA1D"
+
+
+def test_floor_and_ceildiv_come_from_the_table():
+    # S.floor: a math entry without op, TIR's floor, dispatched by PySim from its form.
+    floor, ceildiv = BY_NAME["floor"], BY_NAME["ceildiv"]
+    assert (floor["op"], floor["plain_op"], floor["form"]) == ("", "tir.floor", "math")
+    assert "tir.floor" in CALLS
+    assert (ceildiv["op"], ceildiv["plain_op"]) == ("", "Div")
+    assert ceildiv["scalar_elements"] == ("int8", "uint8", "int16", "uint16", "int32", "uint32")
+
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global"), q: S.ptr("int32", "global"), n: S.i32):
+        a[0] = S.floor(a[0])
+        S.vstore(S.floor(S.vload(a + 8)), a + 8)
+        q[0] = S.ceildiv(n, 4)
+        q[1] = S.ceildiv(-7, 2)
+
+    a = np.array([-1.5] + [0.0] * 7 + [2.5, -0.5, 3.0, -3.25, 0.75, -7.5, 9.99, -0.01], "float32")
+    want_a, want_q = np.floor(a), [3, -3]  # (9 + 3) / 4; (-7 + 1) / 2, truncating
+    for run in (BuildManager().build(k), k):  # compiled, PySim
+        got_a, got_q = a.copy(), np.zeros(2, np.int32)
+        run(got_a, got_q, 9)
+        assert got_a.tolist() == want_a.tolist() and got_q.tolist() == want_q
+
+    @S.prim_func
+    def bad(a: S.ptr("fp32", "global")):
+        a[0] = S.ceildiv(a[0], a[1])
+
+    assert 'S.ceildiv expects integer scalars, got "float32"' in _lower_error(bad)

@@ -48,14 +48,16 @@ def _copy_args(p, node, dst, src, width, src_stride, times, dst_stride):
     return dst, src, args
 
 
-def _dma_copy(p, node, name, op, dst, src, width, src_stride=None, times=1, dst_stride=None):
-    """The dma_copy form: ``op``, or dsl.dma1d for one plain row between DDR and SRAM."""
+def _dma_copy(p, node, name, op, row_op, dst, src, width, src_stride=None, times=1,
+              dst_stride=None):
+    """The dma_copy form: ``op``, or ``row_op`` (the entry's variant op, dsl.dma1d) for one plain
+    row between DDR and SRAM."""
     dst, src, args = _copy_args(p, node, dst, src, width, src_stride, times, dst_stride)
     plain = src_stride is None and dst_stride is None and isinstance(times, int) and times == 1
     if plain and (dst.scope in _SRAM) != (src.scope in _SRAM):
         into_sram = dst.scope in _SRAM
         ddr, sram = (args[1], args[0]) if into_sram else (args[0], args[1])
-        p.emit_call(node, "dsl.dma1d", [ddr, sram, args[2], _core.IntImm("int32", int(into_sram))])
+        p.emit_call(node, row_op, [ddr, sram, args[2], _core.IntImm("int32", int(into_sram))])
         return
     p.emit_call(node, op, args)
 

@@ -1,5 +1,5 @@
-"""Math intrinsics: S.floor on float vectors and scalars, S.ceildiv on integer scalars, and the
-argument checks of the table's math functions (S.exp, S.log, ..., S.pow: table.py)."""
+"""The argument checks of the intrinsic table's math functions (S.exp, S.log, ..., S.floor,
+S.pow) and S.ceildiv on integer scalars (their entries: table.py)."""
 
 import ast
 
@@ -7,7 +7,6 @@ from ... import _core
 from .. import types as T
 from .. import typing as TY
 from ..values import is_expr
-from ._registry import intrinsic
 from ._util import FLOATS, call, check_dtype
 
 _SCALAR_FLOATS = ("float16", "float32")
@@ -26,14 +25,6 @@ def _math_arg(p, node, name, x, elements=FLOATS, scalar_elements=_SCALAR_FLOATS)
     return x
 
 
-# S.exp, S.log, ... are declared in the intrinsic table (table.py); S.floor is TIR's floor.
-@intrinsic
-def floor(p, node, x):
-    """Lane-wise Largest integer value not above x. Float vectors and float16/float32 scalars."""
-    x = _math_arg(p, node, "floor", x)
-    return p.call_op(node, x.dtype, "tir.floor", [x])
-
-
 def _pow(p, node, name, op, x, exponent, elements, scalar_elements):
     """The power form of the intrinsic table (table.py): S.pow, ``x ** exponent``; a number
     exponent is broadcast."""
@@ -46,17 +37,17 @@ def _pow(p, node, name, op, x, exponent, elements, scalar_elements):
     return call(p, node, x.dtype, op, [x, e])
 
 
-@intrinsic
-def ceildiv(p, node, x, y):
-    """``(x + y - 1) / y`` on integer scalars (truncating)."""
+def _ceildiv(p, node, name, x, y, scalar_elements):
+    """The ceildiv form of the intrinsic table (table.py): ``(x + y - 1) / y`` on integer scalars
+    (truncating); two numbers are folded."""
     x, y = p.load(x), p.load(y)
     if not is_expr(x) and not is_expr(y):
         if y == 0:
-            raise p.error(node, "S.ceildiv: division by zero")
+            raise p.error(node, f"S.{name}: division by zero")
         q = abs(x + y - 1) // abs(y)
         return q if (x + y - 1 >= 0) == (y > 0) else -q
     a, b = TY.unify(p, node, x, y)
-    if T.lanes_of(a.dtype) != 1 or not T.is_int(a.dtype):
-        raise p.error(node, f'S.ceildiv expects integer scalars, got "{a.dtype}"')
+    if T.lanes_of(a.dtype) != 1 or T.element_of(a.dtype) not in scalar_elements:
+        raise p.error(node, f'S.{name} expects integer scalars, got "{a.dtype}"')
     s = p.binop(node, ast.Sub(), p.binop(node, ast.Add(), a, b), 1)
     return p.binop(node, ast.Div(), s, b)

@@ -1,19 +1,18 @@
 """The intrinsics declared in C++'s table (tessera/target/dsl_intrinsics.h): the pairwise S.vaddh,
-S.vsubh, S.vmaxh, S.vminh; the math functions S.exp, S.log, S.tanh, S.sin, S.cos, S.rsqrt,
-S.sqrt, S.ceil, S.erf, S.exp2; the bit counts S.vcls, S.clz, S.vbrevs, S.vpcnt; the classes
-S.isnan, S.isinf, S.isfinite; the reductions S.vrpadd, S.vrpmax, S.vrpmin; the shifts S.vsr,
-S.vsl, S.vror; the comparisons S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min;
-the logic S.vand, S.vor, S.vxor, S.vinv; the arithmetic S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod;
-the narrowing shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; the dot products
-S.vdot, S.vqdot, S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs,
-S.rint, S.clip and S.vsel; the matrix products S.vmml, S.vmma; the masks S.vall, S.vany,
-S.const_mask, S.tail_mask; S.pow; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs,
-S.vreplic, S.vsldl, S.vshfl, S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast,
-S.i, S.u, S.reinterpret, S.vxtl, S.vxth; the loads and stores S.vload, S.vstore,
-S.vload_gather, S.vstore_scatter; the DMA S.dma_copy, S.async_dma_copy, S.alloc_events,
-S.wait_events, S.free_events, S.dma_memset, S.dma_transpose2d, S.dma_upsample, S.flush_cache;
-the TEC intrinsics S.get_local_id, S.get_local_size, S.barrier; the profiling markers
-S.perf_tick_begin, S.perf_tick_end.
+S.vsubh, S.vmaxh, S.vminh; the math functions S.exp, S.log, S.tanh, S.sin, S.cos, S.rsqrt, S.sqrt,
+S.ceil, S.floor, S.erf, S.exp2; the bit counts S.vcls, S.clz, S.vbrevs, S.vpcnt; the classes
+S.isnan, S.isinf, S.isfinite; the reductions S.vrpadd, S.vrpmax, S.vrpmin; the shifts S.vsr, S.vsl,
+S.vror; the comparisons S.vceq, S.vcneq, S.vcge, S.vcgt, S.vcle, S.vclt, S.max, S.min; the logic
+S.vand, S.vor, S.vxor, S.vinv; the arithmetic S.vadd, S.vsub, S.vmul, S.vdiv, S.vmod; the narrowing
+shifts S.vnsr, S.vnsrsr; the widening products S.vmull, S.vmulh; the dot products S.vdot, S.vqdot,
+S.vdpa, S.vqdpa; the fused multiply-adds S.fma, S.vfmae, S.vfmao; S.abs, S.rint, S.clip and S.vsel;
+the matrix products S.vmml, S.vmma; the masks S.vall, S.vany, S.const_mask, S.tail_mask; S.pow;
+S.ceildiv; the permutations S.vconcat, S.vsplit, S.vzip, S.vrevs, S.vreplic, S.vsldl, S.vshfl,
+S.vtbl, S.vcompt, S.vcompc, S.vbcast; the conversions S.cast, S.i, S.u, S.reinterpret, S.vxtl,
+S.vxth; the loads and stores S.vload, S.vstore, S.vload_gather, S.vstore_scatter; the DMA
+S.dma_copy, S.async_dma_copy, S.alloc_events, S.wait_events, S.free_events, S.dma_memset,
+S.dma_transpose2d, S.dma_upsample, S.flush_cache; the TEC intrinsics S.get_local_id,
+S.get_local_size, S.barrier; the profiling markers S.perf_tick_begin, S.perf_tick_end.
 Each entry's argument checks come from its form, element types, mask rule and keywords; the op
 registry and PySim's dispatch are derived from the same entry."""
 
@@ -29,7 +28,7 @@ from .compare import _classify, _compare, _extreme, _extreme_lane
 from .conversion import _cast, _extend, _reinterpret, _same_bits
 from .dma import (_alloc_events, _async_dma_copy, _dma_copy, _dma_memset, _dma_transpose2d,
                   _dma_upsample, _each_event, _flush_cache)
-from .mathfuncs import _math_arg, _pow
+from .mathfuncs import _ceildiv, _math_arg, _pow
 from .memory import _vload, _vload_gather, _vstore, _vstore_scatter
 from .misc import _tick
 from .tec import _barrier, _tec_value
@@ -49,8 +48,9 @@ def _math_form(entry, name, op, elements):
 
     def impl(p, node, x):
         x = _math_arg(p, node, name, x, elements, scalars)
-        # A scalar too: dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar").
-        return call(p, node, x.dtype, op, [x])
+        # A scalar too: dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar");
+        # an entry without op (S.floor) is the TIR op plain_op.
+        return call(p, node, x.dtype, op or entry["plain_op"], [x])
     return impl
 
 
@@ -166,7 +166,7 @@ def _arith_form(entry, name, op, elements):
 
 
 def _narrow_form(entry, name, op, elements):
-    ops = (op, entry["to_h_op"])
+    ops = (op, entry["variant_op"])  # the op of to_h=True
     if entry["saturate"]:  # S.vnsrsr: always saturating and rounding
         def impl(p, node, x, shift, mask=None, out_sign=None, to_h=False):
             return _narrow(p, node, name, ops, x, shift, mask, True, out_sign, True, to_h,
@@ -277,6 +277,14 @@ def _power_form(entry, name, op, elements):
 
     def impl(p, node, x, exponent):
         return _pow(p, node, name, op, x, exponent, elements, scalars)
+    return impl
+
+
+def _ceildiv_form(entry, name, op, elements):
+    scalars = tuple(entry["scalar_elements"])
+
+    def impl(p, node, x, y):
+        return _ceildiv(p, node, name, x, y, scalars)
     return impl
 
 
@@ -405,8 +413,11 @@ def _dma_copy_form(entry, name, op, elements):
             return _async_dma_copy(p, node, name, op, dst, src, width, src_stride, times,
                                    dst_stride, event)
     else:
+        row_op = entry["variant_op"]  # one plain row between DDR and SRAM
+
         def impl(p, node, dst, src, width, src_stride=None, times=1, dst_stride=None):
-            return _dma_copy(p, node, name, op, dst, src, width, src_stride, times, dst_stride)
+            return _dma_copy(p, node, name, op, row_op, dst, src, width, src_stride, times,
+                             dst_stride)
     return impl
 
 
@@ -467,33 +478,32 @@ _FORMS = {"pairwise": _pairwise_form, "math": _math_form, "bits": _bits_form,
           "compare": _compare_form, "minmax": _minmax_form, "logic": _logic_form,
           "invert": _invert_form, "arith": _arith_form, "narrow": _narrow_form,
           "widen": _widen_form, "dot": _dot_form, "dot_acc": _dot_acc_form,
-          "fma_half": _fma_half_form, "unary": _unary_form, "fma": _fma_form,
-          "clip": _clip_form, "select": _select_form, "matrix": _matrix_form,
-          "mask_reduce": _mask_reduce_form, "const_mask": _const_mask_form,
-          "tail_mask": _tail_mask_form, "power": _power_form, "concat": _concat_form,
-          "split": _split_form, "zip": _zip_form, "reverse": _reverse_form,
-          "replicate": _replicate_form, "slide": _slide_form, "rotate": _rotate_form,
-          "lookup": _lookup_form, "compress": _compress_form, "broadcast": _broadcast_form,
-          "cast": _cast_form, "same_bits": _same_bits_form, "reinterpret": _reinterpret_form,
-          "extend": _extend_form, "load": _load_form, "store": _store_form,
-          "gather": _gather_form, "scatter": _scatter_form, "dma_copy": _dma_copy_form,
-          "events": _events_form, "dma_memset": _dma_memset_form,
+          "fma_half": _fma_half_form, "unary": _unary_form, "fma": _fma_form, "clip": _clip_form,
+          "select": _select_form, "matrix": _matrix_form, "mask_reduce": _mask_reduce_form,
+          "const_mask": _const_mask_form, "tail_mask": _tail_mask_form, "power": _power_form,
+          "ceildiv": _ceildiv_form, "concat": _concat_form, "split": _split_form, "zip": _zip_form,
+          "reverse": _reverse_form, "replicate": _replicate_form, "slide": _slide_form,
+          "rotate": _rotate_form, "lookup": _lookup_form, "compress": _compress_form,
+          "broadcast": _broadcast_form, "cast": _cast_form, "same_bits": _same_bits_form,
+          "reinterpret": _reinterpret_form, "extend": _extend_form, "load": _load_form,
+          "store": _store_form, "gather": _gather_form, "scatter": _scatter_form,
+          "dma_copy": _dma_copy_form, "events": _events_form, "dma_memset": _dma_memset_form,
           "dma_transpose2d": _dma_transpose2d_form, "dma_upsample": _dma_upsample_form,
           "flush_cache": _flush_cache_form, "tec": _tec_form, "perf_tick": _perf_tick_form}
 # The mask rule each form implements.
 _MASKS = {"pairwise": "all", "math": "all", "bits": "undefined", "classify": "false",
           "reduce": "excluded", "shift": "undefined", "compare": "false", "minmax": "undefined",
-          "logic": "undefined_masks_false", "invert": "undefined_masks_false",
-          "arith": "undefined", "narrow": "undefined", "widen": "undefined", "dot": "excluded",
-          "dot_acc": "excluded", "fma_half": "keep", "unary": "undefined", "fma": "keep",
-          "clip": "keep", "select": "select", "matrix": "all", "mask_reduce": "operand",
-          "const_mask": "all", "tail_mask": "all", "power": "all", "concat": "all",
-          "split": "all", "zip": "all", "reverse": "all", "replicate": "all", "slide": "all",
-          "rotate": "all", "lookup": "all", "compress": "packed", "broadcast": "undefined",
-          "cast": "all", "same_bits": "all", "reinterpret": "all", "extend": "all",
-          "load": "zero", "store": "skip", "gather": "zero", "scatter": "skip",
-          "dma_copy": "all", "events": "all", "dma_memset": "all", "dma_transpose2d": "all",
-          "dma_upsample": "all", "flush_cache": "all", "tec": "all", "perf_tick": "all"}
+          "logic": "undefined_masks_false", "invert": "undefined_masks_false", "arith": "undefined",
+          "narrow": "undefined", "widen": "undefined", "dot": "excluded", "dot_acc": "excluded",
+          "fma_half": "keep", "unary": "undefined", "fma": "keep", "clip": "keep",
+          "select": "select", "matrix": "all", "mask_reduce": "operand", "const_mask": "all",
+          "tail_mask": "all", "power": "all", "ceildiv": "all", "concat": "all", "split": "all",
+          "zip": "all", "reverse": "all", "replicate": "all", "slide": "all", "rotate": "all",
+          "lookup": "all", "compress": "packed", "broadcast": "undefined", "cast": "all",
+          "same_bits": "all", "reinterpret": "all", "extend": "all", "load": "zero",
+          "store": "skip", "gather": "zero", "scatter": "skip", "dma_copy": "all", "events": "all",
+          "dma_memset": "all", "dma_transpose2d": "all", "dma_upsample": "all",
+          "flush_cache": "all", "tec": "all", "perf_tick": "all"}
 
 
 def _define(entry):

@@ -233,8 +233,11 @@ _MATH = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin, "cos": np
          "sqrt": np.sqrt, "rsqrt": _rsqrt, "floor": np.floor, "ceil": np.ceil,
          "erf": lambda x: _erf(x).astype(np.float32), "exp2": np.exp2, "fabs": np.abs,
          "nearbyint": np.rint, "rint": np.rint}
+# The TIR math ops; S.floor's tir.floor comes from its table entry (below).
+_TABLE_TIR_OPS = {d["plain_op"] for d in _core.dsl_intrinsics() if not d["op"]}
 for _n, _f in _MATH.items():
-    CALLS[f"tir.{_n}"] = _float_fn(_f)
+    if f"tir.{_n}" not in _TABLE_TIR_OPS:
+        CALLS[f"tir.{_n}"] = _float_fn(_f)
 
 
 @handler("tir.pow")
@@ -712,7 +715,6 @@ def _copy(it, e, dst, src, dnode, snode, width, src_stride, times, dst_stride):
         it.access_ptr(e, dst, _scalar_elem(dnode), np.arange(width) + t * dst_stride, value=row)
 
 
-@handler("dsl.dma1d")
 def _dma1d(it, e, a):
     ddr, sram, count, direction = a
     if int(direction) == 1:
@@ -764,9 +766,12 @@ def _wait_event(it, e, a):
 
 
 # The table's ops, dispatched by form (below every handler a form names). Entries without an
-# op build TIR only (their plain_op): a TIR op of CALLS, a node of BINARY or the interpreter's.
+# op build TIR only (their plain_op): a TIR op of CALLS, a node of BINARY or the interpreter's;
+# the TIR op of a math entry (S.floor: tir.floor) is dispatched by its form, as `op` would be.
 for _d in _core.dsl_intrinsics():
     if _d["op"]:
         CALLS[_d["op"]] = _FORMS[_d["form"]](_d)
-    if _d["to_h_op"]:
-        CALLS[_d["to_h_op"]] = CALLS[_d["op"]]
+    elif _d["form"] == "math":
+        CALLS[_d["plain_op"]] = _FORMS["math"](_d)
+    if _d["variant_op"]:  # narrow's to_h=True: the lane function of `op`; dma_copy's one row
+        CALLS[_d["variant_op"]] = {"narrow": CALLS[_d["op"]], "dma_copy": _dma1d}[_d["form"]]
