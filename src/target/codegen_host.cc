@@ -11,6 +11,7 @@
 
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
+#include "tessera/support/escape.h"
 
 namespace tessera {
 namespace codegen {
@@ -736,19 +737,6 @@ int DLTypeCode(DataType t) {
   return TESSERA_DL_INT;
 }
 
-std::string CString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
@@ -864,8 +852,8 @@ void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
     }
   }
   PrintIndent();
-  stream_ << "if (tessera_call_global(" << CString(fname->value) << ", " << p << "_args, " << p
-          << "_codes, " << n << ") != 0) {\n";
+  stream_ << "if (tessera_call_global(" << Quote(fname->value, QuoteStyle::kC) << ", " << p
+          << "_args, " << p << "_codes, " << n << ") != 0) {\n";
   int inner = BeginScope();
   PrintErrorReturn(op->span);
   EndScope(inner);
