@@ -7,8 +7,6 @@
 (32768, 262144)
 """
 
-import re
-
 from .. import _core
 from ..error import TesseraValueError
 
@@ -19,9 +17,13 @@ def _target_name(target):
     """The configuration name of a target: ``"X2_1204"``, ``"compass -mcpu=X2_1204"``, or
     ``"compass"`` alone (the default configuration, X2_1204)."""
     text = str(target).strip()
-    m = re.search(r"-mcpu=([A-Za-z0-9_]+)", text)
-    if m:
-        return m.group(1)
+    try:
+        attrs = _core.Target(text).attrs  # parsed by the C++ Target
+    except ValueError:  # not a target string: GetDSLTarget's error names the configurations
+        attrs = []
+    for key, value in attrs:
+        if key == "mcpu" and value:
+            return value
     return "X2_1204" if text == "compass" else text
 
 

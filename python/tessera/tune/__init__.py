@@ -115,6 +115,13 @@ def _target_text(target: Any) -> str:
     return " ".join(str(getattr(target, "kind", target) or "c").split())
 
 
+def _target_kind(tname: str) -> str:
+    """The kind of a target string ("llvm -mcpu=skylake" is "llvm"), as the C++ Target parses it."""
+    from .. import _core
+
+    return str(_core.Target(tname).kind)
+
+
 def _progress(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
@@ -141,7 +148,8 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     schedule's rules with their choices sampled; its first point measured is the automatic
     schedule itself); :class:`DesignSpace` is the tuner's own smaller space."""
     tname = _target_text(target)
-    if tname.split()[0] not in ("c", "llvm"):
+    kind = _target_kind(tname)
+    if kind not in ("c", "llvm"):
         raise ValueError(f"tessera.tune measures on this machine's CPU: target 'c' or 'llvm', got '{tname}'")
     if trials < 1:
         raise ValueError("trials must be at least 1")
@@ -151,7 +159,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     script = func.script()
     specs = _arg_specs(func)
     if space is None:
-        space = RuleSpace(func, tname.split()[0], parallel=parallel)
+        space = RuleSpace(func, kind, parallel=parallel)
     elif not all(callable(getattr(space, m, None)) for m in ("apply", "mutate")):
         raise TypeError(f"space must be a design space with apply() and mutate() (RuleSpace, "
                         f"DesignSpace), got {type(space).__name__}")
@@ -175,7 +183,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     def lowered_features(sch: Any, decisions: List[Any]) -> List[float]:
         from .. import driver
 
-        mod = driver.lower(sch.mod, target=tname.split()[0], stage="loop")
+        mod = driver.lower(sch.mod, target=kind, stage="loop")
         f = [f for _, f in mod.functions][0]
         return features(f, decisions)
 
@@ -199,7 +207,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
         return list(pool.values())
 
     # The automatic schedule is the first candidate: tuning never ends slower than it.
-    auto_sch, auto_dec = _default_point(space, func, tname, parallel)
+    auto_sch, auto_dec = _default_point(space, func, kind, parallel)
     if auto_sch is not None and repr(auto_dec) not in seen and (trials > 1 or not seen):
         task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
         res = runner.run([task])[0]
@@ -272,7 +280,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     return result
 
 
-def _default_point(space: Any, func: Any, tname: str, parallel: bool) -> Tuple[Any, List[Any]]:
+def _default_point(space: Any, func: Any, kind: str, parallel: bool) -> Tuple[Any, List[Any]]:
     """The automatic schedule as a point of ``space`` (its decisions), or, for a space that
     does not contain it, the automatic schedule with the decision list ["auto"]."""
     try:
@@ -281,7 +289,7 @@ def _default_point(space: Any, func: Any, tname: str, parallel: bool) -> Tuple[A
         if parallel:
             from ..autoschedule import autoschedule
 
-            return autoschedule(func, target=tname.split()[0]), ["auto"]
+            return autoschedule(func, target=kind), ["auto"]
     except Exception:  # a function the rules do not cover: nothing to seed with
         pass
     return None, []
