@@ -223,26 +223,14 @@ class VersionRewriter : public StmtExprMutator {
 /*! \brief A copy of a statement whose own definitions (serial loop variables, let variables,
  *  block iterators and allocations) are new, so that the prologue, the steady state and the
  *  epilogue each define their own. Thread-bound loops keep their (unified) variables. */
-class FreshDefs : public StmtExprMutator {
+class FreshDefs : public BufferRemapMutator<> {
  public:
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using BufferRemapMutator<>::VisitExpr_;
+  using BufferRemapMutator<>::VisitStmt_;
 
   Expr VisitExpr_(const VarNode* op) override {
     auto it = vars_.find(op);
     return it == vars_.end() ? GetRef(op) : it->second;
-  }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    std::vector<Expr> indices;
-    for (const Expr& e : op->indices) indices.push_back(VisitExpr(e));
-    return BufferLoadNode::Make(Buf(op->buffer), indices,
-                                op->predicate ? VisitExpr(op->predicate) : nullptr, op->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    std::vector<Expr> indices;
-    for (const Expr& e : op->indices) indices.push_back(VisitExpr(e));
-    return BufferStoreNode::Make(Buf(op->buffer), VisitExpr(op->value), indices,
-                                 op->predicate ? VisitExpr(op->predicate) : nullptr, op->span);
   }
   Stmt VisitStmt_(const ForNode* op) override {
     Var v = op->loop_var;
@@ -311,6 +299,8 @@ class FreshDefs : public StmtExprMutator {
     buffers_[b.get()] = n;
     return n;
   }
+  // Loads and stores of a renewed allocation read the new buffer (BufferRemapMutator).
+  Buffer RemapBuffer(const Buffer& b) override { return Buf(b); }
   std::unordered_map<const VarNode*, Expr> vars_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
 };

@@ -103,10 +103,10 @@ namespace {
 // defines its match buffers anew).
 // ---------------------------------------------------------------------------------------------
 
-class Renewer : public StmtExprMutator {
+class Renewer : public BufferRemapMutator<> {
  public:
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using BufferRemapMutator<>::VisitExpr_;
+  using BufferRemapMutator<>::VisitStmt_;
 
   Var Renew(const Var& v) {
     auto it = vars_.find(v.get());
@@ -148,18 +148,6 @@ class Renewer : public StmtExprMutator {
   Expr VisitExpr_(const LetNode* op) override {
     Var v = Renew(op->var);
     return LetNode::Make(v, VisitExpr(op->value), VisitExpr(op->body), op->span);
-  }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    std::vector<Expr> indices;
-    for (const Expr& e : op->indices) indices.push_back(VisitExpr(e));
-    return BufferLoadNode::Make(RenewBuffer(op->buffer), indices,
-                                op->predicate ? VisitExpr(op->predicate) : nullptr, op->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    std::vector<Expr> indices;
-    for (const Expr& e : op->indices) indices.push_back(VisitExpr(e));
-    return BufferStoreNode::Make(RenewBuffer(op->buffer), VisitExpr(op->value), indices,
-                                 op->predicate ? VisitExpr(op->predicate) : nullptr, op->span);
   }
   Stmt VisitStmt_(const LetStmtNode* op) override {
     Var v = Renew(op->var);
@@ -205,6 +193,10 @@ class Renewer : public StmtExprMutator {
     for (const auto& [p, b] : f->buffer_map) bmap.emplace_back(Renew(p), RenewBuffer(b));
     return PrimFuncNode::Make(params, bmap, VisitStmt(f->body), f->ret_type, f->attrs, f->span);
   }
+
+ protected:
+  // Every load and store reads its buffer anew (BufferRemapMutator).
+  Buffer RemapBuffer(const Buffer& b) override { return RenewBuffer(b); }
 
  private:
   std::unordered_map<const VarNode*, Expr> vars_;
