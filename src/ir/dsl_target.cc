@@ -38,4 +38,11 @@ const DSLTargetDesc& GetDSLTarget(const std::string& name) {
       << "unknown target \"" << name << "\"; known targets: " << supported;
 }
 
+bool IsX3Target(const std::string& name) {
+  for (const auto& t : DSLTargets()) {
+    if (t.name == name) return t.is_x3;
+  }
+  return false;
+}
+
 }  // namespace tessera

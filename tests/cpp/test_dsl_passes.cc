@@ -195,6 +195,15 @@ TEST(VerifyTargetFeatures, ReturnIdxNeedsAnX3Target) {
   }
 }
 
+TEST(DSLTargets, X3FromTheTargetTable) {
+  // The DSL passes read a function's "target" attribute through the table, not its spelling.
+  EXPECT_TRUE(IsX3Target("X3P_1304"));
+  EXPECT_TRUE(IsX3Target("X3S_1304MP4"));
+  EXPECT_FALSE(IsX3Target("X2_1204"));
+  EXPECT_FALSE(IsX3Target("X3_unknown"));
+  EXPECT_FALSE(IsX3Target("c"));
+}
+
 TEST(CodeGenDSLForms, ConversionsLanesAndDma) {
   Var a = Ptr("a", "float32"), c = Ptr("c", "int8"), s = Ptr("s", "int8", "lsram");
   Var x = VarNode::Make("x", T("float32"));

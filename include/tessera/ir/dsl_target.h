@@ -20,5 +20,8 @@ const std::vector<DSLTargetDesc>& DSLTargets();
 /*! \brief The description of `name`; unknown names throw an error listing the known ones, and
  *  X1 targets throw the "DSL does not support X1" error. */
 const DSLTargetDesc& GetDSLTarget(const std::string& name);
+/*! \brief Whether `name` (a function's "target" attribute) is a known X3 target; false for any
+ *  other name. */
+bool IsX3Target(const std::string& name);
 
 }  // namespace tessera

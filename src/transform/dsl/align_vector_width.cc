@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "tessera/ir/dsl_target.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
@@ -905,7 +906,7 @@ class VectorWidthAligner : public StmtExprMutator {
 
 PrimFunc AlignVectorWidthFunc(PrimFunc f, IRModule, const PassContext&) {
   VectorWidthAligner aligner;
-  aligner.SetX3(f->GetStrAttr("target").rfind("X3", 0) == 0);
+  aligner.SetX3(IsX3Target(f->GetStrAttr("target")));
   Stmt body = aligner.VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }

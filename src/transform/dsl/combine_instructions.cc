@@ -21,6 +21,7 @@
 #include <cmath>
 #include <optional>
 
+#include "tessera/ir/dsl_target.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/transform/dsl_passes.h"
@@ -318,7 +319,7 @@ class Combiner : public StmtExprMutator {
 };
 
 PrimFunc CombineInstructionsFunc(PrimFunc f, IRModule, const PassContext&) {
-  bool x3 = f->GetStrAttr("target").rfind("X3", 0) == 0;
+  bool x3 = IsX3Target(f->GetStrAttr("target"));
   Stmt body = Combiner(x3).VisitStmt(f->body);
   if (body == f->body) return f;
   return f->WithBody(body);
