@@ -149,6 +149,14 @@ class ScheduleDetector : public StmtVisitor {
         why = "block " + b->name_hint + " has the schedule annotation " + key;
       }
     }
+    if (!why.empty()) return;
+    if (b->iter_vars.empty() && loops_.empty() && depth_ <= 1 && !HasBlock(b->body)) {
+      // An opaque computation (a te.extern body written with tir.ir_builder: the root block or
+      // a block of the root) holds no block to schedule: its loops, parallel ones included,
+      // are the computation as written, not a schedule. On GPU targets the automatic schedule
+      // binds its parallel loops to threads (BindParallelLoops).
+      return;
+    }
     if (depth_ == 0) {
       // The root block: everything below it is checked.
       if (!b->iter_vars.empty()) why = "the root block has iterators";
@@ -182,6 +190,11 @@ class ScheduleDetector : public StmtVisitor {
   }
 
  private:
+  static bool HasBlock(const Stmt& body) {
+    bool found = false;
+    PostOrderVisit(body, [&](const ObjectRef& n) { found = found || AsPtr<BlockRealizeNode>(n); });
+    return found;
+  }
   static bool ConstEq(const Expr& a, const Expr& b) {
     auto* x = AsPtr<IntImmNode>(a);
     auto* y = AsPtr<IntImmNode>(b);

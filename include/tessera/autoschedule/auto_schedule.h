@@ -63,6 +63,14 @@ SpacePoint AutoScheduleSpace(const IRModule& mod, const TargetFacts& facts,
                              const std::vector<int64_t>& given, int64_t seed,
                              bool draw_missing = true);
 
+/*!
+ * \brief For GPU targets: the parallel loops of opaque computations (te.extern bodies, which
+ *  hold no block for the rules to bind) bound to threads. Each outermost parallel loop outside
+ *  every thread binding becomes blockIdx.x x threadIdx.x (up to 256 threads, one per iteration,
+ *  guarded when they do not divide the extent); parallel loops inside a thread become serial.
+ *  tir.AutoSchedule runs it on the functions it schedules.
+ */
+PrimFunc BindParallelLoops(const PrimFunc& func, const TargetFacts& facts);
 /*! \brief Schedule one function of a schedule in place (the function it works on). */
 void AutoScheduleFunction(schedule::Schedule& sch, const std::string& func_name,
                           const TargetFacts& facts);
