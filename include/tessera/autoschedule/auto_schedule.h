@@ -30,7 +30,10 @@ using tessera::TargetFacts;
  * primitive breaks one of these (split and fuse change the bindings, reorder their order,
  * parallel/vectorize/unroll/bind the loop kinds, compute_at and decompose_reduction put
  * several blocks under one loop, cache_read/cache_write "local"/"shared" allocate non-global
- * buffers, annotate adds annotations), so a function scheduled by hand is left alone. A
+ * buffers, annotate adds annotations), so a function scheduled by hand is left alone. The body
+ * of an opaque computation (a block without iterators and without blocks inside, the root or a
+ * block of the root outside every loop: a te.extern written with tir.ir_builder) is the
+ * computation itself, parallel loops included, and is not looked at. A
  * function attribute "tessera.auto_schedule" (bool) forces the decision
  * either way. `why` receives the reason when the answer is no.
  */
