@@ -170,6 +170,13 @@ class ScheduleDetector : public StmtVisitor {
       return;
     }
     if (!b->match_buffers.empty()) why = "block " + b->name_hint + " has match_buffers";
+    if (loops_.empty() && IsScalarBlock(op)) {
+      // A 0-d result (te.create_prim_func binds its one unit iterator to 0, without a loop).
+      ++depth_;
+      StmtVisitor::VisitStmt_(op);
+      --depth_;
+      return;
+    }
     if (loops_.size() != b->iter_vars.size()) {
       why = "the loops above block " + b->name_hint + " are not one per iterator";
       return;
@@ -190,6 +197,17 @@ class ScheduleDetector : public StmtVisitor {
   }
 
  private:
+  static bool IsScalarBlock(const BlockRealizeNode* op) {
+    const BlockNode* b = op->block.get();
+    if (b->iter_vars.empty() || op->iter_values.size() != b->iter_vars.size()) return false;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      if (!iv->dom || !IsConstInt(iv->dom->extent, 1) || !IsConstInt(op->iter_values[i], 0)) {
+        return false;
+      }
+    }
+    return true;
+  }
   static bool HasBlock(const Stmt& body) {
     bool found = false;
     PostOrderVisit(body, [&](const ObjectRef& n) { found = found || AsPtr<BlockRealizeNode>(n); });

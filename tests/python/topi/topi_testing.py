@@ -69,7 +69,7 @@ class Kernels:
             lib[name](*[np.ascontiguousarray(x) for x in inputs], *outs)
         else:
             dev = ts.device(TARGET, 0)
-            args = [ts.nd.array(np.ascontiguousarray(x), device=dev) for x in list(inputs) + outs]
+            args = [ts.nd.array(np.array(x, order="C"), device=dev) for x in list(inputs) + outs]
             lib[name](*args)
             outs = [a.numpy() for a in args[len(inputs):]]
         return outs[0] if len(outs) == 1 else outs
