@@ -17,6 +17,15 @@ class ParallelBinder : public StmtMutator {
   explicit ParallelBinder(int64_t max_threads) : max_threads_(max_threads) {}
   using StmtMutator::VisitStmt_;
 
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    // An extern that launches its own threads (tir.ir_builder's scope_attr "thread_extent").
+    const bool thread = op->attr_key == "thread_extent" || op->attr_key == "virtual_thread";
+    bound_ += thread;
+    Stmt out = StmtMutator::VisitStmt_(op);
+    bound_ -= thread;
+    return out;
+  }
+
   Stmt VisitStmt_(const ForNode* op) override {
     if (op->for_kind == ForKind::kThreadBinding) {
       ++bound_;

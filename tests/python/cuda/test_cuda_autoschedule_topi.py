@@ -114,3 +114,24 @@ def test_row_producers_in_shared_memory_and_fallbacks():
     assert trace.count("sch.bind") == 2
     scalar = te.create_prim_func([f, topi.take(f, 3)])
     assert ts.autoschedule.carries_no_schedule(scalar) == (True, "")
+
+
+@requires_cuda_build
+def test_extern_launching_its_own_threads_is_left_alone():
+    from tessera.tir import ir_builder
+
+    a = te.placeholder((64,), "float32", name="A")
+
+    def body(ins, outs):
+        ib = ir_builder.create()
+        src, out = ib.buffer_ptr(ins[0]), ib.buffer_ptr(outs[0])
+        tx = te.thread_axis("threadIdx.x")
+        ib.scope_attr(tx, "thread_extent", 64)
+        with ib.for_range(0, 2, kind="parallel") as j:  # inside a thread: serial
+            out[tx] = src[tx] * 2.0 + j
+        return ib.get()
+
+    b = te.extern([(64,)], [a], body, dtype=["float32"], name="ext")
+    text = ts.lower(te.create_prim_func([a, b]), target="cuda", stage="split", auto_schedule=True).script()
+    assert '"tessera.thread_extents": ["threadIdx.x", 64]' in text and "blockIdx" not in text
+    assert "for i in range(2):" in text and "T.parallel" not in text
