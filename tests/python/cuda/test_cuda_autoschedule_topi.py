@@ -25,22 +25,6 @@ def run_cuda(inputs, outputs, arrays):
     return [o.numpy() for o in outs]
 
 
-@requires_runtime
-def test_scans_one_thread_per_line():
-    # topi.cumsum / cumprod are te.externs whose lines run in a parallel loop: on "cuda" each
-    # line is a thread (5 lines: fewer threads than a block's; 1 line of 185; 37 lines), beside
-    # an ordinary block that the rules schedule (its own kernel). One function, one compile.
-    x = np.random.default_rng(0).integers(-9, 9, size=(5, 37)).astype("float32")
-    a = te.placeholder(x.shape, "float32", name="A")
-    outs = [topi.cumsum(a, axis=1), topi.cumsum(a, axis=None), topi.cumsum(a, axis=0, exclusive=True),
-            topi.cumprod(topi.multiply(a, 0.5), axis=0)]
-    rows, flat, cols, prod = run_cuda([a], outs, [x])
-    np.testing.assert_array_equal(rows, np.cumsum(x, axis=1))
-    np.testing.assert_array_equal(flat, np.cumsum(x))
-    np.testing.assert_array_equal(cols, np.cumsum(x, axis=0) - x)
-    np.testing.assert_allclose(prod, np.cumprod(x * 0.5, axis=0), rtol=1e-6)
-
-
 @requires_cuda_build
 def test_extern_is_scheduled_and_bound():
     # 300 lines: two blocks of 256 threads, the second guarded; the producer inlined.
@@ -66,11 +50,15 @@ def conv1d_reference(x, w, stride, pad, dilation):
 
 @requires_runtime
 def test_operators_that_needed_rules_match_numpy():
-    # One function, one compile: a padded convolution (the padding computed per output row
-    # in shared memory, ordered by a barrier: in global memory the threads raced), logical
-    # reductions and adaptive pooling (updates a cross-thread reduction does not know: a thread
-    # per result), a 0-d result, reinterpret and fast_exp (CUDA's bit cast).
+    # One function, one compile (the emulator compiles slowly): the scans, te.externs whose
+    # lines run in a parallel loop, a thread per line (5 lines: fewer threads than a block's;
+    # 1 line of 185; 37 lines), beside a block that the rules schedule; a padded convolution
+    # (the padding computed per output row in shared memory, ordered by a barrier: in global
+    # memory the threads raced); logical reductions and adaptive pooling (updates a cross-thread
+    # reduction does not know: a thread per result); a 0-d result; reinterpret and fast_exp
+    # (CUDA's bit cast).
     rng = np.random.default_rng(2)
+    s = rng.integers(-9, 9, size=(5, 37)).astype("float32")
     x, w = rng.uniform(-2, 2, (2, 3, 13)).astype("float32"), rng.uniform(-2, 2, (4, 3, 3)).astype("float32")
     flags = rng.random((4, 6)) < 0.4
     pool = rng.uniform(-2, 2, (1, 2, 7, 5)).astype("float32")
@@ -79,10 +67,18 @@ def test_operators_that_needed_rules_match_numpy():
     F = te.placeholder(flags.shape, "bool", name="F")
     P = te.placeholder(pool.shape, "float32", name="P")
     N = te.placeholder(ints.shape, "int32", name="N")
-    outs = [topi.nn.conv1d_ncw(X, W, 2, "SAME", 2), topi.any(F, axis=1), topi.all(F, axis=0),
+    S = te.placeholder(s.shape, "float32", name="S")
+    outs = [topi.cumsum(S, axis=1), topi.cumsum(S, axis=None), topi.cumsum(S, axis=0, exclusive=True),
+            topi.cumprod(topi.multiply(S, 0.5), axis=0),
+            topi.nn.conv1d_ncw(X, W, 2, "SAME", 2), topi.any(F, axis=1), topi.all(F, axis=0),
             topi.nn.adaptive_pool(P, (2, 3), "max"), topi.take(P, 9, mode="wrap"),
             topi.reinterpret(N, "float32"), topi.fast_exp(P)]
-    conv, any_, all_, pooled, taken, bits, exp = run_cuda([X, W, F, P, N], outs, [x, w, flags, pool, ints])
+    rows, flat, cols, prod, conv, any_, all_, pooled, taken, bits, exp = run_cuda(
+        [S, X, W, F, P, N], outs, [s, x, w, flags, pool, ints])
+    np.testing.assert_array_equal(rows, np.cumsum(s, axis=1))
+    np.testing.assert_array_equal(flat, np.cumsum(s))
+    np.testing.assert_array_equal(cols, np.cumsum(s, axis=0) - s)
+    np.testing.assert_allclose(prod, np.cumprod(s * 0.5, axis=0), rtol=1e-6)
     np.testing.assert_allclose(conv, conv1d_reference(x, w, 2, (2, 2), 2), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(any_, flags.any(axis=1))
     np.testing.assert_array_equal(all_, flags.all(axis=0))
