@@ -38,7 +38,10 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
 # tiles in 4 stages (75776 bytes: 2 blocks per SM by shared memory); 4 stages of 64-deep tiles
 # (143360 bytes); the A100's SM count (108); block rasterization (8 or 4 block rows per block
 # column, sharing B tiles in L2); B fragments loaded one at a time (fewer live registers).
-VARIANTS = (("fp16 var: w64x32 (old default)", "float16", "float32", "float32", {"mma_warp_n": 32}),
+# And for fp32 (the register-tiled SIMT rule: 8 x 8 per thread, 128 x 128 x 16 block tiles
+# double-buffered with cp.async by default) the same tiles with one synchronous copy per step.
+VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32", {"pipeline_stages": 1}),
+            ("fp16 var: w64x32 (old default)", "float16", "float32", "float32", {"mma_warp_n": 32}),
             ("fp16 var: no pipeline", "float16", "float32", "float32", {"pipeline_stages": 1}),
             ("fp16 var: bk32 4 stages", "float16", "float32", "float32",
              {"mma_block_k": 32, "pipeline_stages": 4}),

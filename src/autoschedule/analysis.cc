@@ -149,6 +149,14 @@ class ScheduleDetector : public StmtVisitor {
         why = "block " + b->name_hint + " has the schedule annotation " + key;
       }
     }
+    if (!why.empty()) return;
+    if (b->iter_vars.empty() && loops_.empty() && depth_ <= 1 && !HasBlock(b->body)) {
+      // An opaque computation (a te.extern body written with tir.ir_builder: the root block or
+      // a block of the root) holds no block to schedule: its loops, parallel ones included,
+      // are the computation as written, not a schedule. On GPU targets the automatic schedule
+      // binds its parallel loops to threads (BindParallelLoops).
+      return;
+    }
     if (depth_ == 0) {
       // The root block: everything below it is checked.
       if (!b->iter_vars.empty()) why = "the root block has iterators";
@@ -162,6 +170,13 @@ class ScheduleDetector : public StmtVisitor {
       return;
     }
     if (!b->match_buffers.empty()) why = "block " + b->name_hint + " has match_buffers";
+    if (loops_.empty() && IsScalarBlock(op)) {
+      // A 0-d result (te.create_prim_func binds its one unit iterator to 0, without a loop).
+      ++depth_;
+      StmtVisitor::VisitStmt_(op);
+      --depth_;
+      return;
+    }
     if (loops_.size() != b->iter_vars.size()) {
       why = "the loops above block " + b->name_hint + " are not one per iterator";
       return;
@@ -182,6 +197,22 @@ class ScheduleDetector : public StmtVisitor {
   }
 
  private:
+  static bool IsScalarBlock(const BlockRealizeNode* op) {
+    const BlockNode* b = op->block.get();
+    if (b->iter_vars.empty() || op->iter_values.size() != b->iter_vars.size()) return false;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      if (!iv->dom || !IsConstInt(iv->dom->extent, 1) || !IsConstInt(op->iter_values[i], 0)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  static bool HasBlock(const Stmt& body) {
+    bool found = false;
+    PostOrderVisit(body, [&](const ObjectRef& n) { found = found || AsPtr<BlockRealizeNode>(n); });
+    return found;
+  }
   static bool ConstEq(const Expr& a, const Expr& b) {
     auto* x = AsPtr<IntImmNode>(a);
     auto* y = AsPtr<IntImmNode>(b);

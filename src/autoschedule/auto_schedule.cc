@@ -24,7 +24,15 @@ std::vector<BlockRV> RootBlocks(Schedule& sch, const BlockRV& root) {
 /*! \brief Whether a block still has the loop nest of its own that it started with (blocks a
  *  rule created or moved under another block's loops do not). */
 bool OwnNest(Schedule& sch, const BlockInfo& info) {
-  return info.block && sch.GetLoops(info.rv).size() == info.block->iter_vars.size();
+  if (!info.block) return false;
+  const size_t loops = sch.GetLoops(info.rv).size();
+  if (loops == info.block->iter_vars.size()) return true;
+  // A 0-d result: unit iterators and no loop.
+  if (loops != 0) return false;
+  for (int64_t e : info.extents) {
+    if (e != 1) return false;
+  }
+  return true;
 }
 
 bool IsLookup(const std::string& kind) {

@@ -24,7 +24,20 @@ int64_t Product(Schedule& sch, const std::vector<LoopRV>& loops) {
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
   std::vector<LoopRV> loops = sch.GetLoops(info.rv);
-  if (loops.empty()) return;
+  if (loops.empty()) {
+    // A scalar (a 0-d result: take with a scalar index): on CUDA one thread computes it. (A
+    // block without iterators is an opaque computation: BindParallelLoops binds its loops.)
+    if (facts.IsGpu() && info.block && !info.block->iter_vars.empty()) {
+      Try(sch, [&] {
+        LoopRV unit = sch.AddUnitLoop(info.rv);
+        auto parts = sch.Split(unit, {schedule::TraceValue::None(), schedule::TraceValue::Int(1)},
+                               true, false);
+        sch.Bind(parts[0], "blockIdx.x");
+        sch.Bind(parts[1], "threadIdx.x");
+      });
+    }
+    return;
+  }
   int64_t total = Product(sch, loops);
   LoopRV fused = loops[0];
   if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;

@@ -364,8 +364,82 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   });
 }
 
+/*! \brief The register-tiled SIMT GEMM: 16 x 16 threads per block, each accumulating a
+ *  kReg x kReg tile of C in registers (a 128 x 128 block tile), the block's A and B tiles of
+ *  each reduction step (kStep deep) staged in shared memory by all its threads with vector-wide
+ *  copies; per reduction element a thread reads kReg values of each tile for kReg^2 FMAs (the
+ *  16 x 16 one-element rule reads 2 per FMA). Shapes that do not divide take TileCuda. */
+constexpr int64_t kSimtThreads = 16, kSimtReg = 8, kSimtStep = 16;
+
+bool TileCudaRegisters(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                       const TargetFacts& facts, std::vector<std::string>* taken) {
+  const int64_t block_tile = kSimtThreads * kSimtReg;
+  bool fits = m.reduce.size() == 1 && m.batch.size() <= 1 && info.output_bits == 32 &&
+              info.extents[m.i] % block_tile == 0 && info.extents[m.j] % block_tile == 0 &&
+              info.extents[m.reduce[0]] % kSimtStep == 0;
+  if (!fits) return false;
+  const BlockNode* b = info.block;
+  auto* x_load = AsPtr<BufferLoadNode>(StripCast(m.x));
+  auto* y_load = AsPtr<BufferLoadNode>(StripCast(m.y));
+  if (!x_load || !y_load || x_load->dtype.bits() != 32 || y_load->dtype.bits() != 32) return false;
+  int x_index = ReadIndex(b, x_load->buffer.get()), y_index = ReadIndex(b, y_load->buffer.get());
+  BlockRV block = info.rv;
+  return Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    auto is = sch.Split(loops[m.i],
+                        {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
+                        true, false);
+    auto js = sch.Split(loops[m.j],
+                        {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
+                        true, false);
+    auto ks =
+        sch.Split(loops[m.reduce[0]], {TraceValue::None(), TraceValue::Int(kSimtStep)}, true, false);
+    std::vector<LoopRV> order;
+    for (int k : m.batch) order.push_back(loops[k]);
+    order.insert(order.end(), {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]});
+    sch.Reorder(order);
+    for (int k : m.batch) sch.Bind(loops[k], "blockIdx.z");
+    sch.Bind(is[0], "blockIdx.y");
+    sch.Bind(js[0], "blockIdx.x");
+    sch.Bind(is[1], "threadIdx.y");
+    sch.Bind(js[1], "threadIdx.x");
+    BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
+    taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+    sch.ReverseComputeAt(write_back, js[1], true, -1);
+    for (int index : {x_index, y_index}) {
+      BlockRV cache = sch.CacheRead(block, index, "shared", {});
+      taken->push_back(AsPtr<BlockNode>(sch.Get(cache))->name_hint);
+      sch.ComputeAt(cache, ks[0], false, -1);
+      std::vector<LoopRV> cl = sch.GetLoops(cache);
+      LoopRV fused = sch.Fuse({cl[cl.size() - 2], cl.back()}, true);
+      // 128 x 16 elements by 256 threads: each copies two 4-wide vectors (16 bytes).
+      auto parts = sch.Split(fused,
+                             {TraceValue::None(), TraceValue::Int(kSimtThreads),
+                              TraceValue::Int(kSimtThreads), TraceValue::Int(4)},
+                             true, false);
+      sch.Bind(parts[1], "threadIdx.y");
+      sch.Bind(parts[2], "threadIdx.x");
+      sch.Vectorize(parts[3]);
+    }
+    sch.Unroll(ks[1]);
+    sch.Unroll(is[2]);
+    sch.Unroll(js[2]);
+    if (facts.pipeline_stages > 1) {
+      // Double buffering: the copies of step k + 1 (cp.async on sm_80 and later) are issued
+      // before the products of step k, into the other half of two versions of each tile.
+      auto I = [](int64_t v) { return TraceValue::Int(v); };
+      sch.Annotate(ks[0], "software_pipeline_stage", TraceValue::List({I(0), I(0), I(1)}));
+      sch.Annotate(ks[0], "software_pipeline_order", TraceValue::List({I(0), I(1), I(2)}));
+      sch.Annotate(ks[0], "software_pipeline_async_stages", TraceValue::List({I(0)}));
+    }
+    DeferDecomposeReduction(block, ks[0]);
+  });
+}
+
 bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
-              std::vector<std::string>* taken) {
+              const TargetFacts& facts, std::vector<std::string>* taken) {
+  if (TileCudaRegisters(sch, info, m, facts, taken)) return true;
+  taken->clear();
   constexpr int64_t kTile = 16;
   bool tiled = m.reduce.size() == 1 && m.batch.size() <= 1 && info.extents[m.i] % kTile == 0 &&
                info.extents[m.j] % kTile == 0 && info.extents[m.reduce[0]] % kTile == 0;
@@ -415,7 +489,7 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   std::vector<std::string> names;
   // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
   bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||
-                                (names.clear(), TileCuda(sch, info, *m, &names))
+                                (names.clear(), TileCuda(sch, info, *m, facts, &names))
                           : TileCpu(sch, info, *m, func, facts, &names);
   if (!ok) return false;
   taken->push_back(info.name);

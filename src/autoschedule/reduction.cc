@@ -7,6 +7,7 @@
 #include <set>
 
 #include "rules.h"
+#include "tessera/ir/reducer.h"
 
 namespace tessera {
 namespace autoschedule {
@@ -317,6 +318,36 @@ bool ScheduleTotalReduction(Schedule& sch, const BlockInfo& info, const TargetFa
   });
 }
 
+/*! \brief On CUDA, the buffer a producer computed at a row writes goes to shared memory:
+ *  the row's threads write it and then read each other's elements, so the barriers of
+ *  tir.ThreadSync("shared") must order them (in global memory nothing would, and the thread
+ *  blocks of neighbouring rows would write the same elements). Returns its bytes; throws (the
+ *  caller's Try rolls the producer back, leaving it a kernel of its own) when the row's
+ *  producers would not fit a quarter of a block's shared memory beside `used` bytes. */
+int64_t RowInShared(Schedule& sch, const BlockRV& producer, const LoopRV& row,
+                    const TargetFacts& facts, int64_t used) {
+  std::vector<LoopRV> loops = sch.GetLoops(producer);
+  const StmtNode* row_stmt = AsPtr<ForNode>(sch.Get(row));
+  int64_t elements = 1;
+  bool below = false;
+  for (const LoopRV& l : loops) {
+    if (below) {
+      int64_t e = LoopExtent(sch, l);
+      if (e < 0) throw Error("a producer of a row has a loop of unknown extent");
+      elements *= e;
+    }
+    below = below || AsPtr<ForNode>(sch.Get(l)) == row_stmt;
+  }
+  const BlockNode* b = AsPtr<BlockNode>(sch.Get(producer));
+  if (b == nullptr || b->writes.size() != 1) throw Error("a producer of a row writes no buffer");
+  const int64_t bytes = elements * std::max(1, b->writes[0]->buffer->dtype.bytes());
+  if (used + bytes > facts.shared_memory_bytes / 4) {
+    throw Error("the producers of a row do not fit in shared memory");
+  }
+  sch.SetScope(producer, 0, "shared");
+  return bytes;
+}
+
 }  // namespace
 
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
@@ -329,8 +360,18 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   std::vector<BlockRV> root_blocks = sch.GetChildBlocks(root);
   std::vector<BlockRV> producers = RowProducers(sch, anchor.rv, func, root_blocks);
   bool has_reduction = anchor.is_reduction;
-  for (const BlockRV& p : producers) has_reduction |= AnalyzeBlock(sch, p, func).is_reduction;
+  // On CUDA each reduction of the row becomes a cross-thread reduction, which knows the
+  // updates `B = B + x` (or *, min, max): another one (any/all's `B = B || x`, adaptive
+  // pooling's update under a select) is left to the rule of a lone reduction (a thread per
+  // result, the reduction serial in it).
+  bool cross_thread_ok = !anchor.is_reduction || !anchor.store || MatchReducer(anchor.store);
+  for (const BlockRV& p : producers) {
+    BlockInfo info = AnalyzeBlock(sch, p, func);
+    has_reduction |= info.is_reduction;
+    cross_thread_ok &= !info.is_reduction || !info.store || MatchReducer(info.store).has_value();
+  }
   if (!has_reduction) return false;
+  if (facts.IsGpu() && !cross_thread_ok) return false;
   if (producers.empty() && ScheduleTotalReduction(sch, anchor, facts)) {
     taken->push_back(anchor.name);
     return true;
@@ -351,10 +392,18 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   if (outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) return false;
   std::vector<BlockRV> members = {anchor.rv};
   bool calls = anchor.has_call;
+  int64_t shared_bytes = 0;
   for (const BlockRV& p : producers) {
-    if (!Try(sch, [&] { sch.ComputeAt(p, row, true, -1); })) break;
+    BlockInfo pinfo = AnalyzeBlock(sch, p, func);
+    if (facts.IsGpu() && pinfo.writes_param) break;
+    if (!Try(sch, [&] {
+          sch.ComputeAt(p, row, true, -1);
+          if (facts.IsGpu()) shared_bytes += RowInShared(sch, p, row, facts, shared_bytes);
+        })) {
+      break;
+    }
     members.push_back(p);
-    calls |= AnalyzeBlock(sch, p, func).has_call;
+    calls |= pinfo.has_call;
   }
   for (const BlockRV& m : members) taken->push_back(AnalyzeBlock(sch, m, func).name);
 

@@ -40,6 +40,17 @@ static __device__ __forceinline__ T __floormod(T a, T b) {
 
 // cp.async (sm_80 and later; a plain copy before): global -> shared copies that do not wait,
 // committed in groups and waited for by count. The CPU emulator (cuda_emu.h) defines its own.
+// TIR's reinterpret of a scalar: the bits of one type read as another of the same size.
+const char* kCUDABitCastHelper = R"(
+template <typename T, typename F>
+static __device__ __forceinline__ T __tessera_bitcast(F x) {
+  static_assert(sizeof(T) == sizeof(F), "reinterpret between types of one size");
+  T r;
+  memcpy(&r, &x, sizeof(T));
+  return r;
+}
+)";
+
 const char* kCUDAAsyncCopyHelpers = R"(#ifndef TESSERA_CUDA_EMU_H_
 template <int N>
 static __device__ __forceinline__ void __tessera_cp_async(void* smem, const void* gmem) {
@@ -110,6 +121,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
   if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
   if (uses_cp_async_) os << kCUDAAsyncCopyHelpers;
+  if (uses_bitcast_) os << kCUDABitCastHelper;
   os << "\n" << Finish();
   return os.str();
 }
@@ -273,6 +285,13 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
     if (!n || *n < 0) Unsupported("ptx_wait_group of other than a constant count", op->span);
     uses_cp_async_ = true;
     return "__tessera_cp_async_wait<" + std::to_string(*n) + ">()";
+  }
+  if (name == "tir.reinterpret" && op->dtype.is_scalar() && op->args.size() == 1 &&
+      op->args[0]->dtype.bits() == op->dtype.bits() && !op->dtype.is_narrow_float() &&
+      !op->args[0]->dtype.is_narrow_float()) {
+    uses_bitcast_ = true;
+    return "__tessera_bitcast<" + TypeName(op->dtype, op->span) + ">(" +
+           StripOuterParens(PrintExpr(op->args[0])) + ")";
   }
   if (name == "tir.assume") return "((void)0)";
   if (name == "tir.break") return "break";

@@ -20,10 +20,11 @@ const bool kAutoScheduleConfigs = [] {
 
 IRModule AutoScheduleModule(IRModule mod, const PassContext& ctx) {
   std::string target;
+  std::vector<std::string> unscheduled;
   for (const auto& [gv, func] : mod->functions) {
     if (autoschedule::CarriesNoSchedule(func)) {
-      target = func->GetStrAttr("target", "c");
-      break;
+      if (target.empty()) target = func->GetStrAttr("target", "c");
+      unscheduled.push_back(gv->name_hint);
     }
   }
   if (target.empty()) return mod;
@@ -32,7 +33,14 @@ IRModule AutoScheduleModule(IRModule mod, const PassContext& ctx) {
     int64_t v = ctx.GetRecordInt("tir.AutoSchedule", name, -1);
     if (v != -1) facts.Override(name, v);
   }
-  return autoschedule::AutoSchedule(mod, facts).mod();
+  IRModule out = autoschedule::AutoSchedule(mod, facts).mod();
+  if (!facts.IsGpu()) return out;
+  for (const std::string& name : unscheduled) {
+    PrimFunc func = out->Lookup(name);
+    PrimFunc bound = func ? autoschedule::BindParallelLoops(func, facts) : func;
+    if (func && bound != func) out = out->WithFunction(out->GetGlobalVar(name), bound);
+  }
+  return out;
 }
 
 }  // namespace

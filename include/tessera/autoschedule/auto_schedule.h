@@ -30,7 +30,10 @@ using tessera::TargetFacts;
  * primitive breaks one of these (split and fuse change the bindings, reorder their order,
  * parallel/vectorize/unroll/bind the loop kinds, compute_at and decompose_reduction put
  * several blocks under one loop, cache_read/cache_write "local"/"shared" allocate non-global
- * buffers, annotate adds annotations), so a function scheduled by hand is left alone. A
+ * buffers, annotate adds annotations), so a function scheduled by hand is left alone. The body
+ * of an opaque computation (a block without iterators and without blocks inside, the root or a
+ * block of the root outside every loop: a te.extern written with tir.ir_builder) is the
+ * computation itself, parallel loops included, and is not looked at. A
  * function attribute "tessera.auto_schedule" (bool) forces the decision
  * either way. `why` receives the reason when the answer is no.
  */
@@ -63,6 +66,14 @@ SpacePoint AutoScheduleSpace(const IRModule& mod, const TargetFacts& facts,
                              const std::vector<int64_t>& given, int64_t seed,
                              bool draw_missing = true);
 
+/*!
+ * \brief For GPU targets: the parallel loops of opaque computations (te.extern bodies, which
+ *  hold no block for the rules to bind) bound to threads. Each outermost parallel loop outside
+ *  every thread binding becomes blockIdx.x x threadIdx.x (up to 256 threads, one per iteration,
+ *  guarded when they do not divide the extent); parallel loops inside a thread become serial.
+ *  tir.AutoSchedule runs it on the functions it schedules.
+ */
+PrimFunc BindParallelLoops(const PrimFunc& func, const TargetFacts& facts);
 /*! \brief Schedule one function of a schedule in place (the function it works on). */
 void AutoScheduleFunction(schedule::Schedule& sch, const std::string& func_name,
                           const TargetFacts& facts);

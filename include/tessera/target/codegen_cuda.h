@@ -85,6 +85,7 @@ class CodeGenCUDA : public CodeGenC {
   static constexpr const char* kDynamicSharedName = "__tsr_dyn_shmem";
   bool uses_dynamic_shared_ = false;
   bool uses_cp_async_ = false;  // cp.async helpers (kCUDAAsyncCopyHelpers)
+  bool uses_bitcast_ = false;   // scalar reinterpret (kCUDABitCastHelper)
   std::unordered_map<const VarNode*, Expr> dynamic_shared_offsets_;  // byte offsets
   arith::Analyzer vector_analyzer_;
   std::set<const VarNode*> vector_accessed_;  // allocations with vector accesses

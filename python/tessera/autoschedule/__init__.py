@@ -66,7 +66,9 @@ def carries_no_schedule(func):
     own and binds its iterators to those loops one to one, in order (as ``te.create_prim_func``
     and ``T.grid`` write them), no block has a schedule annotation (``meta_schedule.*``,
     ``pragma_*``, ``tir.*``, ``tessera.*``, ...; attributes te.compute copies from ``attrs``
-    do not count) and every allocated buffer is global.
+    do not count) and every allocated buffer is global. The body of an opaque computation (a
+    ``te.extern`` written with ``tir.ir_builder``: a block without iterators or inner blocks) is
+    the computation, not a schedule; on "cuda" its parallel loops are bound to threads.
     The function attribute ``tessera.auto_schedule`` (True/False) overrides the rule.
 
     >>> ok, why = tessera.autoschedule.carries_no_schedule(func)

@@ -7,11 +7,14 @@ import tessera
 from tessera import te, topi
 from tessera.error import TesseraError
 
+from topi_testing import TARGET
+
 
 def run(out, tensor, array):
-    lib = tessera.build(te.create_prim_func([tensor, out]), target="c")
-    args = [tessera.nd.array(array)]
-    res = tessera.nd.empty(tuple(int(s) for s in out.shape), out.dtype)
+    lib = tessera.build(te.create_prim_func([tensor, out]), target=TARGET)
+    dev = tessera.device(TARGET, 0)
+    args = [tessera.nd.array(array, device=dev)]
+    res = tessera.nd.empty(tuple(int(s) for s in out.shape), out.dtype, dev)
     lib(*args, res)
     return res.numpy()
 

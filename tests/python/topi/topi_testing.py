@@ -1,9 +1,20 @@
-"""Shared builds for the operator tests: many PrimFuncs compile as one C module."""
+"""Shared builds for the operator tests: many PrimFuncs compile as one C module.
+
+``TESSERA_TOPI_TARGET=cuda`` (with ``TESSERA_CUDA_EMULATOR=1`` on a machine without a GPU) builds
+the same kernels for "cuda" instead, with no schedule, and runs them on the GPU or the emulator:
+the sweep of the operator library for the CUDA automatic schedule (slow on the emulator; CI runs
+the "c" target).
+"""
+
+import os
 
 import numpy as np
 
 import tessera as ts
 from tessera import _core, te
+
+
+TARGET = os.environ.get("TESSERA_TOPI_TARGET", "c")
 
 
 class Kernels:
@@ -35,12 +46,12 @@ class Kernels:
             else:
                 mod = mod.with_function(_core.GlobalVar(name), func)
         try:
-            self._lib = {"all": ts.build(mod, target="c")}
+            self._lib = {"all": ts.build(mod, target=TARGET)}
         except Exception:  # one bad kernel: build each alone to tell which
             self._lib = {}
             for name, (func, _) in self._funcs.items():
                 try:
-                    self._lib[name] = ts.build(func, target="c")
+                    self._lib[name] = ts.build(func, target=TARGET)
                 except Exception as e:  # noqa: BLE001
                     self._errors[name] = e
 
@@ -54,7 +65,13 @@ class Kernels:
             np.zeros([getattr(s, "value", s) for s in t.shape], dtype=_np_dtype(t.dtype))
             for t in outputs
         ]
-        lib[name](*[np.ascontiguousarray(x) for x in inputs], *outs)
+        if TARGET == "c":
+            lib[name](*[np.ascontiguousarray(x) for x in inputs], *outs)
+        else:
+            dev = ts.device(TARGET, 0)
+            args = [ts.nd.array(np.array(x, order="C"), device=dev) for x in list(inputs) + outs]
+            lib[name](*args)
+            outs = [a.numpy() for a in args[len(inputs):]]
         return outs[0] if len(outs) == 1 else outs
 
 
