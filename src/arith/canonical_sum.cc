@@ -106,6 +106,17 @@ Sum CanonicalSimplifier::MinMaxSum(const BinaryNode* op) {
   auto ca = AsConstInt(a), cb = AsConstInt(b);
   if (ca && cb) return AtomSum(Const(t, is_min ? std::min(*ca, *cb) : std::max(*ca, *cb)));
   if (StructuralEqual(a, b)) return ToSum(a);
+  // Absorption: min(max(x, y), x) = x and max(min(x, y), x) = x, in either operand order.
+  NodeKind dual = is_min ? NodeKind::kMax : NodeKind::kMin;
+  for (int side = 0; side < 2; ++side) {
+    const Expr& inner = side == 0 ? a : b;
+    const Expr& other = side == 0 ? b : a;
+    const auto* bin = dynamic_cast<const BinaryNode*>(inner.get());
+    if (bin != nullptr && bin->kind == dual &&
+        (StructuralEqual(bin->a, other) || StructuralEqual(bin->b, other))) {
+      return ToSum(other);
+    }
+  }
   Sum diff = ToSum(a);
   diff.AddSum(ToSum(b), -1);
   ConstIntBound d = ana_.GetConstIntBound(FromSum(diff, t));

@@ -51,7 +51,9 @@ StageResult DslBegin(IRModule mod, LowerContext& ctx) {
 
 StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
+  mod = run(mod, "dsl.FoldConstant");
   mod = run(mod, "tir.Simplify");
+  mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.RemoveNoOp");
   if (ctx.dsl_target) mod = run(mod, transform::VerifyLocalMemory(*ctx.dsl_target));
   return {mod, false, nullptr};
@@ -61,6 +63,7 @@ StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLegalize);
   mod = run(mod, "dsl.AlignVectorWidth");
   mod = run(mod, "tir.Simplify");
+  mod = run(mod, "dsl.TruncDivMod");
   mod = run(mod, "dsl.CombineInstructions");
   return {mod, false, nullptr};
 }

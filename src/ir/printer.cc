@@ -1257,12 +1257,43 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return CallDoc(T("Let"),
                    {ExprText(op->body), "where={" + var + ": " + ExprText(op->value) + "}"});
   }
+  // A constant mask as Compass's DSL prints it, `T.const_pred("15T1FT14F1T")`: its runs of equal
+  // lanes, lane 0 first, each with its length, except that a run of one lane after another run of
+  // one lane (or at the start) goes without a count (so "TFTF" stays as it is; the mask-string
+  // grammar reads a group without a count once, and "1FT" as F then T). Empty when an argument
+  // is not a constant.
+  static std::string ConstMaskText(const CallNode* op) {
+    std::vector<std::pair<bool, size_t>> runs;
+    for (const Expr& a : op->args) {
+      const auto* imm = AsPtr<IntImmNode>(a);
+      if (imm == nullptr) return "";
+      bool on = imm->value != 0;
+      if (runs.empty() || runs.back().first != on) {
+        runs.emplace_back(on, 1);
+      } else {
+        ++runs.back().second;
+      }
+    }
+    if (runs.empty()) return "";
+    std::string text;
+    size_t previous = 1;
+    for (const auto& [on, length] : runs) {
+      if (length != 1 || previous != 1) text += std::to_string(length);
+      text += on ? 'T' : 'F';
+      previous = length;
+    }
+    return text;
+  }
   Doc VisitExpr_(const CallNode* op) override {
     std::vector<std::string> args;
     for (const Expr& a : op->args) args.push_back(ExprText(a));
     if (auto* gv = AsPtr<GlobalVarNode>(op->op)) return CallDoc(CalleeName(gv), args);
     const auto* op_node = static_cast<const OpNode*>(op->op.get());
     const std::string& name = op_node->name;
+    if (name == "dsl.const_mask") {
+      std::string text = ConstMaskText(op);
+      if (!text.empty()) return CallDoc(T("const_pred"), {Quote(text)});
+    }
     std::string short_name = name.compare(0, 4, "tir.") == 0 ? name.substr(4) : "";
     // The T.* name and where the dtype goes, as TVM prints the builtin.
     short_name = op_node->GetStrAttr("script.name", short_name);

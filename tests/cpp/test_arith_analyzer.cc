@@ -69,6 +69,18 @@ TEST_F(ArithTest, CombinesLikeTermsAndFoldsConstants) {
   ExpectSimplify(E(x) - 3, E(x) - 3);
 }
 
+TEST_F(ArithTest, MinMaxAbsorption) {
+  // min(max(a, b), a) = a and max(min(a, b), a) = a whatever a and b are (TVM's rules; they
+  // make compute_at's bound min(max(size - 1, 0), size - 1) + 1 read `size`).
+  ExpectSimplify(min(max(E(x) - 1, 0), E(x) - 1) + 1, x);
+  ExpectSimplify(min(E(y), max(E(y), x)), y);
+  ExpectSimplify(max(min(E(x), y), x), x);
+  ExpectSimplify(max(E(x), min(E(y), x)), x);
+  // Not an absorption: kept.
+  Expr kept = ana.Simplify(min(max(E(x), y), y + 1));
+  EXPECT_NE(AsPtr<MinNode>(kept), nullptr) << AsScript(kept);
+}
+
 TEST_F(ArithTest, UnchangedExpressionIsTheSameNode) {
   Expr e = (E(x) * 16 + y).e;
   EXPECT_EQ(ana.Simplify(e), e);

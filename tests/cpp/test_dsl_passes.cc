@@ -8,6 +8,7 @@
 
 #include "tessera/ir/function.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/transform/dsl_passes.h"
@@ -371,6 +372,91 @@ TEST(SerializeTecBinding, TecLoopsBecomeSerial) {
   ASSERT_NE(inner, nullptr);
   EXPECT_EQ(inner->for_kind, ForKind::kUnrolled);
   EXPECT_THROW(transform::SerializeTecBinding()->fn(build(true), transform::PassContext()), Error);
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+Expr ConstMask(const std::vector<bool>& lanes) {
+  std::vector<Expr> args;
+  for (bool on : lanes) args.push_back(IntImmNode::Make(DataType::Bool(), on ? 1 : 0));
+  return CallNode::Make(DataType::Bool(static_cast<int>(lanes.size())),
+                        OpNode::Get("dsl.const_mask"), std::move(args));
+}
+
+std::vector<bool> Runs(const std::vector<std::pair<bool, int>>& runs) {
+  std::vector<bool> lanes;
+  for (const auto& [on, n] : runs) lanes.insert(lanes.end(), n, on);
+  return lanes;
+}
+
+TEST(Printer, ConstantMaskAsConstPred) {
+  // Runs with their lengths; a run of one lane after another such run (or first) has no count.
+  EXPECT_EQ(AsScript(ConstMask(Runs({{true, 32}}))), "T.const_pred(\"32T\")");
+  EXPECT_EQ(AsScript(ConstMask(Runs({{false, 16}, {true, 16}}))), "T.const_pred(\"16F16T\")");
+  EXPECT_EQ(AsScript(ConstMask(Runs({{true, 15}, {false, 1}, {true, 1}, {false, 14}, {true, 1}}))),
+            "T.const_pred(\"15T1FT14F1T\")");
+  EXPECT_EQ(AsScript(ConstMask({true, false, true, false, false, false, false, false})),
+            "T.const_pred(\"TFT5F\")");
+  // A lane that is not a constant: the generic call form.
+  std::vector<Expr> args = {IntImmNode::Make(DataType::Bool(), 1),
+                            VarNode::Make("p", DataType::Bool())};
+  Expr odd = CallNode::Make(DataType::Bool(2), OpNode::Get("dsl.const_mask"), args);
+  EXPECT_EQ(AsScript(odd).find("const_pred"), std::string::npos) << AsScript(odd);
+}
+
+std::string RunPass(transform::Pass (*pass)(), const IRModule& mod) {
+  return Body(CodeGenDSL(pass()->fn(mod, transform::PassContext()), "k"));
+}
+
+TEST(FoldConstant, NamesOfConstantsAreTheirValues) {
+  // n = 127; v = broadcast(3); m = const mask; out[0] = a[0] % n; out[8:16] = select(m, v, a);
+  // w = a[1] (not a constant) stays a variable.
+  Var a = Ptr("a"), out = Ptr("out");
+  Var n = VarNode::Make("n", DataType::Int(32));
+  Var v = VarNode::Make("v", T("int32x8"));
+  Var m = VarNode::Make("m", DataType::Bool(8));
+  Var w = VarNode::Make("w", DataType::Int(32));
+  IRModule mod = Kernel({a, out}, [&](const std::vector<Buffer>& buf) {
+    Expr a0 = BufferLoadNode::Make(buf[0], {I32(0)});
+    Expr av = BufferLoadNode::Make(buf[0], {Ramp(I32(0), 8)});
+    Stmt body = SeqStmtNode::Make({
+        BufferStoreNode::Make(buf[1], ModNode::Make(a0, n), {I32(0)}),
+        BufferStoreNode::Make(buf[1], SelectNode::Make(m, v, av), {Ramp(I32(8), 8)}),
+        BufferStoreNode::Make(buf[1], w, {I32(1)}),
+    });
+    body = LetStmtNode::Make(w, BufferLoadNode::Make(buf[0], {I32(1)}), body);
+    body = LetStmtNode::Make(m, ConstMask(Runs({{true, 4}, {false, 4}})), body);
+    body = LetStmtNode::Make(v, BroadcastNode::Make(I32(3), 8), body);
+    return LetStmtNode::Make(n, I32(127), body);
+  });
+  std::string code = RunPass(transform::FoldConstant, mod);
+  EXPECT_EQ(code.find("int n ="), std::string::npos) << code;
+  EXPECT_NE(code.find("(a[0] % 127)"), std::string::npos) << code;
+  EXPECT_NE(code.find("__vbcast(3)"), std::string::npos) << code;
+  EXPECT_NE(code.find("int w = a[1];"), std::string::npos) << code;
+  EXPECT_NE(code.find("out[1] = w;"), std::string::npos) << code;
+}
+
+TEST(TruncDivMod, NonNegativeNumeratorsOnly) {
+  // i in [0, 10): floormod(i, 3) and floordiv(i, 3) are C's % and /; floormod(x, 3) of a
+  // parameter x of any sign keeps the floor helper.
+  Var out = Ptr("out"), x = VarNode::Make("x", DataType::Int(32));
+  Var i = VarNode::Make("i", DataType::Int(32));
+  IRModule mod = Kernel({out, x}, [&](const std::vector<Buffer>& buf) {
+    Stmt body = SeqStmtNode::Make({
+        BufferStoreNode::Make(buf[0], AddNode::Make(FloorModNode::Make(i, I32(3)),
+                                                    FloorDivNode::Make(i, I32(3))), {i}),
+        BufferStoreNode::Make(buf[0], FloorModNode::Make(x, I32(3)), {I32(10)}),
+    });
+    return ForNode::Make(i, I32(0), I32(10), ForKind::kSerial, body);
+  });
+  std::string code = RunPass(transform::TruncDivMod, mod);
+  EXPECT_NE(code.find("out[i] = ((i % 3) + (i / 3));"), std::string::npos) << code;
+  EXPECT_EQ(code.find("(x % 3)"), std::string::npos) << code;
 }
 
 }  // namespace

@@ -11,6 +11,15 @@ namespace transform {
  *  padded with inactive lanes), and regroup masks into the parts of the data they control. */
 Pass AlignVectorWidth();
 
+/*! \brief Replace a name bound once (LetStmt) to a scalar constant, a broadcast constant or a
+ *  constant mask by its value and drop the binding (a variable used by a buffer definition keeps
+ *  it), as Compass's DSL folds such names before code generation. */
+Pass FoldConstant();
+
+/*! \brief Write a scalar integer floordiv / floormod whose numerator is provably non-negative and
+ *  whose divisor is provably positive as the truncating Div / Mod (C's `/` and `%`). */
+Pass TruncDivMod();
+
 /*! \brief Fuse DSL operations the target does in one instruction (x & ~y: vbclr, x | ~y: vbset,
  *  ~(x & y): vnand, ~(x | y): vnor, on integer vectors and masks) and reduce integer vector
  *  multiplications by 2^k to shifts and float divisions by 2^k to multiplications by 2^-k; every

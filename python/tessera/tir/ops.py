@@ -21,7 +21,7 @@ __all__ = [
     "indexdiv", "indexmod", "ceildiv", "div", "if_then_else", "min_value", "max_value",
     "infinity", "all", "any", "call_extern", "call_pure_extern", "call_intrin", "reinterpret",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right",
-    "ret", "const", "cast", "vscale", "call_llvm_intrin", "call_llvm_pure_intrin", "call_tir",
+    "ret", "const", "cast", "const_pred", "vscale", "call_llvm_intrin", "call_llvm_pure_intrin", "call_tir",
 ]
 
 _g = globals()
@@ -36,6 +36,7 @@ indexdiv, indexmod = _ops.floordiv, _ops.floormod
 if_then_else = _ops.if_then_else
 min_value, max_value, infinity = _ops.min_value, _ops.max_value, _ops.infinity
 call_intrin = _ops.call_intrin
+const_pred = _ops.const_pred
 
 
 def call_extern(dtype, func_name, *args, span=None):

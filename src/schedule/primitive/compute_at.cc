@@ -115,6 +115,25 @@ struct VarDomain {
 };
 using VarDomains = std::unordered_map<const VarNode*, VarDomain>;
 
+// Whether `e` >= 0 wherever the moved block runs: a sum of products whose factors are each
+// provably non-negative or the extent of a loop around the block (the body of a loop runs only
+// where its extent is at least 1). TVM proves such lower bounds with its symbolic-bound proof
+// (`i * ((n + 3) // 4) + j >= 0` under loops i and j of extents 4 and (n + 3) // 4) and then
+// leaves them out of the block predicate.
+bool NonNegativeInside(const Expr& e, arith::Analyzer& ana, const std::vector<Expr>& extents) {
+  if (ana.CanProveGreaterEqual(e, 0)) return true;
+  for (const Expr& x : extents) {
+    if (StructuralEqual(e, x)) return true;
+  }
+  if (const auto* add = AsPtr<AddNode>(e)) {
+    return NonNegativeInside(add->a, ana, extents) && NonNegativeInside(add->b, ana, extents);
+  }
+  if (const auto* mul = AsPtr<MulNode>(e)) {
+    return NonNegativeInside(mul->a, ana, extents) && NonNegativeInside(mul->b, ana, extents);
+  }
+  return false;
+}
+
 Expr PlusOne(const Expr& e) {
   if (auto c = AsConstInt(e)) return IntConst(e->dtype, *c + 1);
   return AddNode::Make(e, IntConst(e->dtype, 1));
@@ -399,11 +418,14 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   arith::Analyzer ana;
   // As TVM's analyzer, a loop of extent 1 above the block is its start in the new bindings.
   VarMap unit_loops;
+  std::vector<Expr> extents;  // of the loops around the moved block
   for (const auto& [var, range] : LoopDomainsBetween(scope_root.get(), loop_sref.get())) {
     ana.Bind(GetRef(var), range);
+    extents.push_back(range->extent);
     if (IsConstInt(range->extent, 1)) unit_loops[var] = range->min;
   }
   ana.Bind(loop->loop_var, RangeNode::Make(loop->min, loop->extent));
+  extents.push_back(loop->extent);
   if (IsConstInt(loop->extent, 1)) unit_loops[loop->loop_var.get()] = loop->min;
   std::vector<VarDomain> doms = SolveIterDomains(
       block_sref, reverse ? block->reads : block->writes, required, unit_loops, ana);
@@ -431,6 +453,7 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
       loops.push_back(ForNode::Make(ax, IntConst(t, 0), extent, ForKind::kSerial, Evaluate0()));
       value = IsConstInt(r->min, 0) ? Expr(ax) : Expr(AddNode::Make(r->min, ax));
       ana.Bind(ax, RangeNode::Make(IntConst(t, 0), extent));
+      extents.push_back(extent);
       // As TVM's analyzer binds a variable of one value: a unit loop is 0 in the predicate.
       if (IsConstInt(extent, 1)) unit_axes[ax.get()] = IntConst(t, 0);
     } else {
@@ -440,7 +463,10 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
     if (!info.bound.nothing) {
       if (info.bound.min) {
         Expr lower = GENode::Make(value, CastTo(t, info.bound.min));
-        if (!ana.CanProve(lower)) predicate = AndE(predicate, lower);
+        bool proven = ana.CanProve(lower) ||
+                      NonNegativeInside(ana.Simplify(SubE(value, CastTo(t, info.bound.min))), ana,
+                                        extents);
+        if (!proven) predicate = AndE(predicate, lower);
       }
       if (info.bound.max) {
         Expr upper = LTNode::Make(value, CastTo(t, PlusOne(info.bound.max)));

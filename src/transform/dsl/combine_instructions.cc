@@ -37,6 +37,17 @@ const CallNode* AsOpCall(const Expr& e, const char* name) {
   return call->op_name() == name ? call : nullptr;
 }
 
+// Whether `e` is a constant mask (dsl.const_mask) with every lane on.
+bool IsAllTrueConstMask(const Expr& e) {
+  const CallNode* mask = AsOpCall(e, "dsl.const_mask");
+  if (mask == nullptr) return false;
+  for (const Expr& lane : mask->args) {
+    const auto* imm = AsPtr<IntImmNode>(lane);
+    if (imm == nullptr || imm->value == 0) return false;
+  }
+  return true;
+}
+
 Expr Combined(const char* name, DataType t, Expr x, Expr y, const Span& span) {
   return CallNode::Make(t, OpNode::Get(name), {std::move(x), std::move(y)}, span);
 }
@@ -225,9 +236,14 @@ class Combiner : public StmtExprMutator {
   Expr VisitExpr_(const CallNode* op) override {
     Expr e = StmtExprMutator::VisitExpr_(op);
     const auto* call = AsPtr<CallNode>(e);
-    if (call == nullptr || AsPtr<OpNode>(call->op) == nullptr || !IsNativeIntVector(call->dtype)) {
-      return e;
+    if (call == nullptr || AsPtr<OpNode>(call->op) == nullptr) return e;
+    // A result whose inactive lanes are undefined under a mask with every lane on (S.abs(x,
+    // mask="32T")) is the result itself.
+    if (call->op_name() == "dsl.undef_inactive" && call->args.size() == 2 &&
+        IsAllTrueConstMask(call->args[1])) {
+      return call->args[0];
     }
+    if (!IsNativeIntVector(call->dtype)) return e;
     const std::string& name = call->op_name();
     if (name == "dsl.vcvt") {
       if (auto rounded = RoundingConversion(call, x3_)) return *rounded;

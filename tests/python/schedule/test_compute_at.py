@@ -472,3 +472,43 @@ def test_compute_at_global_cache_covers_the_grid(golden):
                         C[vi, vj] = A_global[vi, vj] * T.float32(2)
 
     golden(rows_under_threads, expected, _cache_under_tx("global"))
+
+
+@T.prim_func
+def add_symbolic(a: T.handle, c: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n,), "int32")
+    C = T.match_buffer(c, (n,), "int32")
+    for i in range(n):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = A[vi] + 1
+
+
+def test_compute_at_symbolic_split_keeps_only_the_upper_bound(golden):
+    # The cache block under a split of extent n: its index i0 * ((n + 3) // 4) + i1 is >= 0
+    # wherever it runs (i1's loop runs only when (n + 3) // 4 >= 1), so only `< n` is left, as
+    # TVM leaves it; min(max(n - 1, 0), n - 1) + 1 simplifies to n.
+    @T.prim_func
+    def expected(a: T.handle, c: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,), "int32")
+        C = T.match_buffer(c, (n,), "int32")
+        A_local = T.alloc_buffer((n,), "int32", scope="local")
+        for i_0, i_1 in T.grid(4, (n + 3) // 4):
+            with T.block("A_local"):
+                v0 = T.axis.spatial(n, i_0 * ((n + 3) // 4) + i_1)
+                T.where(i_0 * ((n + 3) // 4) + i_1 < n)
+                A_local[v0] = A[v0]
+            with T.block("C"):
+                vi = T.axis.spatial(n, i_0 * ((n + 3) // 4) + i_1)
+                T.where(i_0 * ((n + 3) // 4) + i_1 < n)
+                C[vi] = A_local[vi] + 1
+
+    def apply(sch):
+        block = sch.get_block("C")
+        cache = sch.cache_read(block, 0, "local")
+        _, inner = sch.split(sch.get_loops(block)[0], factors=[4, None])
+        sch.compute_at(cache, inner)
+
+    golden(add_symbolic, expected, apply)

@@ -92,5 +92,9 @@ def undefined_inactive(p, node, value, mask):
     fixed pattern so that a program reading them sees wrong results."""
     pred = to_mask(p, node, mask, T.lanes_of(value.dtype))
     if pred is None:
-        return value
+        if mask is None:
+            return value
+        # A mask written out with every lane on stays in the IR as written (printed as
+        # T.const_pred("32T"), as Compass shows it); dsl.CombineInstructions drops it.
+        pred = const_mask_expr(p, node, [True] * T.lanes_of(value.dtype))
     return call(p, node, value.dtype, "dsl.undef_inactive", [value, pred])

@@ -135,6 +135,10 @@ def _vreplic(p, node, name, x, index=0):
     check_multiple(p, node, name, x.dtype)
     lanes = T.lanes_of(x.dtype)
     index = p.load(index)
+    if is_expr(index) and not T.is_native(x.dtype):
+        # As Compass: only a hardware-native vector takes a lane chosen at run time.
+        raise p.error(node, f'S.{name} on "{x.dtype}" (wider than a native vector): the arg "index" '
+                            f'must be a compile-time integer, got a run-time value')
     if is_expr(index):
         return _core.Broadcast(p.call_op(node, T.element_of(x.dtype), "dsl.get_lane", [x, p.to_index(node, index)]),
                                lanes, p.span(node))

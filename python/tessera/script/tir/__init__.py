@@ -17,7 +17,7 @@ from .frames import (Assert, Buffer, LetStmt, alloc_buffer, allocate, allocate_c
 from .ops import (MATH, TYPES, Add, And, Broadcast, Cast, Div, FloorDiv, FloorMod, Let, Max, Min,
                   Mod, Mul, Not, Or, Ramp, Range, Select, Shuffle, Sub, address_of, bitwise_and,
                   bitwise_not, bitwise_or, bitwise_xor, call_extern, call_intrin,
-                  call_pure_extern, cast, ceildiv, dtype_of, floordiv, floormod, handle,
+                  call_pure_extern, cast, ceildiv, const_pred, dtype_of, floordiv, floormod, handle,
                   if_then_else, infinity, iter_var, let, llvm_lookup_intrinsic_id, max, max_value, meta_var, min,
                   min_value, reinterpret, ret, shift_left, shift_right, truncdiv, truncmod)
 

@@ -388,6 +388,29 @@ def call_intrin(dtype, op_name, *args, span=None):
 
 
 @builtin
+def const_pred(mask, *, span=None):
+    """``T.const_pred("15T1FT14F1T")`` or ``T.const_pred([True, False, ...])``: a constant bool
+    vector of the mask's lanes (the DSL's constant mask, as the printer shows it). A string is
+    read with the DSL's mask-string grammar (``tessera.dsl.masks``)."""
+    if isinstance(mask, str):
+        from ...dsl.masks import MaskStringError, parse_mask_string
+
+        try:
+            lanes = parse_mask_string(mask)
+        except MaskStringError as err:
+            raise TesseraValueError(str(err)) from None
+    elif isinstance(mask, (list, tuple)) and all(
+            isinstance(v, bool) or (isinstance(v, _core.IntImm) and v.dtype == "bool") for v in mask):
+        lanes = [bool(v.value) if isinstance(v, _core.IntImm) else v for v in mask]
+    else:
+        raise TesseraTypeError(f"T.const_pred takes a mask string or a list of bools, got {mask!r}")
+    if len(lanes) < 2:
+        raise TesseraValueError(f"T.const_pred needs at least 2 lanes, got {len(lanes)}")
+    return _core.Call(f"boolx{len(lanes)}", _core.Op.get("dsl.const_mask"),
+                      [_core.IntImm("bool", int(v)) for v in lanes], span)
+
+
+@builtin
 def address_of(load, *, span=None):
     """``T.address_of(A[i])``: the address of a buffer element (of ``A[0, ..., 0]`` for a
     buffer ``A``, as TVM)."""

@@ -1,0 +1,135 @@
+"""What a DSL kernel looks like after lowering, in the forms Compass 4.2's tests read: constant
+masks printed as ``T.const_pred("...")``, names of constants folded into their uses, remainders
+of non-negative values as C's ``%``, a loop-invariant condition tested once outside its loop.
+Each kernel also runs compiled and in PySim against numpy."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager, script as S
+from tessera.dsl.masks import parse_mask_string
+from tessera.error import DiagnosticError, TesseraValueError
+from tessera.script import tir as T
+
+from _util import build, expect_diag, rand
+
+
+def _both(func, *args):
+    """Run ``func`` compiled and in PySim on copies of ``args``; return both sets of arrays."""
+    compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    pysim = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    build(func)(*compiled)
+    func(*pysim)
+    return compiled, pysim
+
+
+@pytest.mark.parametrize("mask", ["15T1FT14F1T", "16F16T", "TF" * 16])
+def test_constant_mask_printed_as_const_pred(mask):
+    @S.prim_func
+    def k(a: S.ptr("int8x32", "global"), out: S.ptr("int8x32", "global")):
+        out[0] = S.abs(a[0], mask=mask)
+
+    text = str(BuildManager().lower(k))
+    assert f'T.const_pred("{mask}")' in text, text
+    a = rand(32, "int8", seed=5)
+    on = np.array(parse_mask_string(mask))
+    want = np.abs(a.astype(np.int16)).astype(np.int8)  # abs(-128) wraps to -128
+    for _, out in _both(k, a, np.zeros(32, "int8")):
+        np.testing.assert_array_equal(out[on], want[on])
+
+
+def test_all_true_mask_is_kept_in_the_ir_and_dropped_in_the_code():
+    @S.prim_func
+    def k(a: S.ptr("int16x16", "global"), out: S.ptr("int16x16", "global")):
+        out[0] = S.abs(a[0], mask="16T")
+
+    assert 'T.const_pred("16T")' in str(BuildManager().lower(k))
+    ex = build(k)
+    assert "__vundef_inactive" not in ex.c_code, ex.c_code
+    a = rand(16, "int16", seed=6)
+    for _, out in _both(k, a, np.zeros(16, "int16")):
+        np.testing.assert_array_equal(out, np.abs(a.astype(np.int32)).astype(np.int16))
+
+
+def test_t_const_pred_reads_mask_strings_and_bool_lists():
+    call = T.const_pred("15T1FT14F1T")
+    assert call.dtype == "boolx32" and call.op_name == "dsl.const_mask"
+    assert [bool(x.value) for x in call.args] == parse_mask_string("15T1FT14F1T")
+    assert str(T.const_pred("15T1FT14F1T")) == 'T.const_pred("15T1FT14F1T")'
+    call = T.const_pred([True, False, False, True])
+    assert call.dtype == "boolx4" and [bool(x.value) for x in call.args] == [True, False, False, True]
+    with pytest.raises(TesseraValueError, match="Invalid mask string"):
+        T.const_pred("3X")
+    with pytest.raises(TypeError, match="mask string or a list of bools"):
+        T.const_pred(5)
+
+
+def test_names_of_constants_are_folded():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), n_tec: S.i32):
+        n = 127
+        per = S.ceildiv(n, n_tec)
+        each = S.clip(n - per * a[0], 0, per)
+        out[0] = each % n
+        out[1] = a[1] // n
+        total = S.int32(0)  # reassigned: stays a variable
+        for i in range(4):
+            total += a[i]
+        out[2] = total
+
+    code = build(k).c_code
+    assert "int n =" not in code, code
+    assert "(each % 127)" in code, code   # the remainder of a value >= 0 is C's %
+    assert "int total = 0;" in code, code
+    a = np.array([3, -300, 7, 9], "int32")
+    per = -(-127 // 4)
+    each = min(max(127 - per * 3, 0), per)
+    want = [each % 127, int(np.trunc(-300 / 127)), int(a.sum())]
+    for _, out, _ in _both(k, a, np.zeros(3, "int32"), 4):
+        np.testing.assert_array_equal(out, want)
+
+
+def test_remainder_of_a_value_of_any_sign_keeps_c_semantics():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        for i in range(8):
+            out[i] = a[i] % 5 + a[i] // 5
+
+    a = np.array([-11, -5, -1, 0, 1, 4, 5, 11], "int32")
+    want = np.fmod(a, 5) + np.trunc(a / 5).astype("int32")
+    for _, out in _both(k, a, np.zeros(8, "int32")):
+        np.testing.assert_array_equal(out, want)
+
+
+def test_loop_invariant_condition_is_tested_outside_the_loop():
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global")):
+        for tx in S.tec_range(4):
+            for i in range(8):
+                if tx < 3:
+                    a[tx * 8 + i] = a[tx * 8 + i] + 2
+
+    text = str(BuildManager().lower(k))
+    assert text.index("if tx < 3:") < text.index("for i in range(8):"), text
+    a = rand(32, "float32", seed=7)
+    want = a.copy()
+    want[:24] += 2
+    for (out,) in _both(k, a):
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_vreplic_runtime_index_needs_a_native_vector():
+    @S.prim_func
+    def native(a: S.ptr("int32", "global"), idx: S.i32, out: S.ptr("int32", "global")):
+        S.vstore(S.vreplic(S.vload(a, lanes=8), idx), out)
+
+    a = rand(8, "int32", seed=8)
+    for _, _, out in _both(native, a, 5, np.zeros(8, "int32")):
+        np.testing.assert_array_equal(out, np.full(8, a[5]))
+
+    @S.prim_func
+    def wide(a: S.ptr("int32", "global"), idx: S.i32, out: S.ptr("int32", "global")):
+        S.vstore(S.vreplic(S.vload(a, lanes=16), idx), out)
+
+    err = expect_diag(wide, "S.vreplic(", 'the arg "index" must be a compile-time integer')
+    assert isinstance(err, RuntimeError) and isinstance(err, DiagnosticError)
