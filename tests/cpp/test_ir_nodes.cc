@@ -395,6 +395,24 @@ TEST(IrNodes, StatementTypeErrors) {
   ExpectError([&] { EvaluateNode::Make(nullptr); }, ErrorKind::kValue, "must not be null");
 }
 
+TEST(IrNodes, BufferRealize) {
+  Buffer a = BufferNode::Decl("A", kF32, {Int32(16), Int32(8)});
+  Stmt nop = EvaluateNode::Make(Int32(0));
+  std::vector<Range> bounds = {RangeNode::Make(Int32(0), Int32(16)),
+                               RangeNode::Make(Int32(2), Int32(4))};
+  auto realize = BufferRealizeNode::Make(a, bounds, Bool(true), nop);
+  EXPECT_EQ(realize->kind, NodeKind::kBufferRealize);
+  EXPECT_EQ(realize->buffer, a);
+  EXPECT_EQ(realize->bounds.size(), 2u);
+  EXPECT_STREQ(NodeKindName(NodeKind::kBufferRealize), "BufferRealize");
+  ExpectTypeError([&] { BufferRealizeNode::Make(a, {bounds[0]}, Bool(true), nop); },
+                  "one bound per dimension (2), got 1");
+  ExpectTypeError([&] { BufferRealizeNode::Make(a, bounds, Int32(1), nop); },
+                  "condition must be a scalar bool");
+  ExpectError([&] { BufferRealizeNode::Make(a, bounds, Bool(true), nullptr); }, ErrorKind::kValue,
+              "must not be null");
+}
+
 TEST(IrNodes, ThreadBindingLoop) {
   Var tx = VarNode::Make("threadIdx.x", kI32);
   IterVar iv = IterVarNode::Make(RangeNode::Make(Int32(0), Int32(128)), tx,
