@@ -108,7 +108,12 @@ TEST(IrNodes, Variables) {
   EXPECT_TRUE(IsInstance<VarNode>(n.get()));
   Var as_var = n;  // a SizeVar is usable wherever a Var is
   EXPECT_EQ(as_var->dtype, DataType::Int(64));
-  ExpectTypeError([] { SizeVarNode::Make("f", kF32); }, "SizeVar needs a scalar integer");
+  // As TVM's: a float SizeVar is a non-negative float (T.float32(is_size_var=True)).
+  EXPECT_EQ(SizeVarNode::Make("f", kF32)->dtype, kF32);
+  ExpectTypeError([] { SizeVarNode::Make("h", DataType::Handle()); },
+                  "SizeVar needs a scalar integer or float type");
+  ExpectTypeError([] { SizeVarNode::Make("v", DataType::Int(32, 4)); },
+                  "SizeVar needs a scalar integer or float type");
 }
 
 TEST(IrNodes, Cast) {
