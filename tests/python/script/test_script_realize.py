@@ -61,6 +61,7 @@ def test_structural_equality_and_hash_see_bounds_condition_and_body():
     assert ts.ir.structural_hash(make()) != ts.ir.structural_hash(make(extent=2))
     realize = make()
     assert isinstance(realize, tir.BufferRealize) and realize.condition.dtype == "bool"
+    assert tir.stmt.BufferRealize is tir.BufferRealize  # TVM's module name too
 
 
 def test_ir_builder_realize_with_a_condition():
