@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
-from tessera import te
+from tessera import te, tir
 from tessera.error import TesseraValueError
 from tessera.script import tir as T
 
@@ -50,6 +50,7 @@ def test_a_window_per_row_is_one_outer_block_per_row():
     x, y = _prefix_sum()
     func = te.create_prim_func([x, y])
     ts.ir.assert_structural_equal(func, prefix_sum_expected)
+    assert tir.Schedule(func, debug_mask="all") is not None  # the schedule's checks accept it
     ts.ir.assert_structural_equal(func, ts.script.from_source(func.script()))
     a = np.random.default_rng(0).standard_normal((6, 6)).astype("float32")
     want = np.array([a[i, :i + 1].sum() for i in range(6)], "float32")
@@ -73,6 +74,7 @@ def test_two_levels_of_dependence_nest_two_reduction_blocks():
     assert text.count('with T.block("y') == 3
     assert "with T.init():" not in text
     assert "y[v_i] = T.float32(0.0)" in text
+    assert tir.Schedule(func, debug_mask="all") is not None
     assert "T.axis.reduce(v_i, r1)" in text and "T.axis.reduce((v_r1, v_r1 + 1), v_r1)" in text
     ts.ir.assert_structural_equal(func, ts.script.from_source(text))
     a = np.random.default_rng(1).standard_normal((5, 5, 5)).astype("float32")
