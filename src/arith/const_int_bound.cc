@@ -68,7 +68,11 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const FloatImmNode* op) override { return B::Everything(); }
   B VisitExpr_(const StringImmNode* op) override { return B::Everything(); }
   B VisitExpr_(const VarNode* op) override { return VarBound(op); }
-  B VisitExpr_(const SizeVarNode* op) override { return Intersect(VarBound(op), B{0, kPos}); }
+  B VisitExpr_(const SizeVarNode* op) override {
+    // A float SizeVar is non-negative but not an integer: no integer bound applies.
+    if (!op->dtype.is_int_or_bool()) return B::Everything();
+    return Intersect(VarBound(op), B{0, kPos});
+  }
   B VisitExpr_(const CastNode* op) override {
     if (!op->dtype.is_int_or_bool()) return B::Everything();
     B target = B::OfType(op->dtype.element_of());

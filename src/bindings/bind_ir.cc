@@ -604,6 +604,17 @@ void BindIR(nb::module_& m) {
       .def_ro("annotations", &ForNode::annotations)
       .def_ro("step", &ForNode::step);
   WithConstructorFallback(for_class, "For");
+  auto realize_class = nb::class_<BufferRealizeNode, StmtNode>(m, "BufferRealize")
+      .def(nb::new_([](Buffer buffer, std::vector<Range> bounds, Expr condition, Stmt body,
+                       std::optional<Span> s) {
+             return BufferRealizeNode::Make(buffer, bounds, condition, body, OrEmpty(s));
+           }),
+           "buffer"_a, "bounds"_a, "condition"_a, "body"_a, "span"_a = nb::none())
+      .def_ro("buffer", &BufferRealizeNode::buffer)
+      .def_ro("bounds", &BufferRealizeNode::bounds)
+      .def_ro("condition", &BufferRealizeNode::condition)
+      .def_ro("body", &BufferRealizeNode::body);
+  WithConstructorFallback(realize_class, "BufferRealize");
   nb::class_<WhileNode, StmtNode>(m, "While")
       .def(nb::new_([](Expr c, Stmt body, std::optional<Span> s) {
              return WhileNode::Make(c, body, OrEmpty(s));

@@ -16,7 +16,9 @@
 #include <cstdio>
 
 #include "tessera/driver/tir_stages.h"
+#include "tessera/ir/functor.h"
 #include "tessera/runtime/packed_func.h"
+#include "tessera/support/error.h"
 #include "tessera/target/toolchain.h"
 #include "tessera/transform/passes.h"
 
@@ -26,7 +28,29 @@ namespace lower {
 // Above this many bytes of generated C, host code is compiled without optimisation.
 constexpr size_t kLargeHostSourceBytes = 256 * 1024;
 
+namespace {
+
+// T.realize (BufferRealize) is TVM's pre-TensorIR storage realization, which TVM v0.23 itself no
+// longer lowers: tessera parses, prints and transforms it, but no stage lowers it. Refuse it
+// here, with its source location, rather than letting a later stage see a buffer that nothing
+// allocates.
+void RefuseBufferRealize(const IRModule& mod) {
+  for (const auto& [gv, f] : mod->functions) {
+    PostOrderVisit(f->body, [&](const ObjectRef& n) {
+      if (auto* realize = AsPtr<BufferRealizeNode>(n)) {
+        TESSERA_THROW_KIND(realize->span, ErrorKind::kBuild)
+            << "function " << gv->name_hint << ": T.realize of buffer " << realize->buffer->name
+            << " cannot be lowered (BufferRealize is TVM's pre-TensorIR form and no tessera pass "
+               "lowers it); allocate the buffer with T.alloc_buffer instead";
+      }
+    });
+  }
+}
+
+}  // namespace
+
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
+  RefuseBufferRealize(mod);
   PassRunner run(ctx, Stage::kBegin);
   mod = run(mod, transform::BindTarget(ctx.target.kind()));
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).

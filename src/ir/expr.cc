@@ -65,8 +65,8 @@ Var VarNode::MakePointer(std::string name, DataType element, std::string scope, 
 }
 
 Ref<SizeVarNode> SizeVarNode::Make(std::string name, DataType dtype, Span span) {
-  if (!dtype.is_integer() || !dtype.is_scalar()) {
-    TypeError(span, "SizeVar needs a scalar integer type, got " + dtype.ToString());
+  if (!(dtype.is_integer() || dtype.is_float()) || !dtype.is_scalar()) {
+    TypeError(span, "SizeVar needs a scalar integer or float type, got " + dtype.ToString());
   }
   return std::make_shared<SizeVarNode>(std::move(name), dtype, std::move(span));
 }

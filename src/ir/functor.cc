@@ -193,6 +193,14 @@ void StmtVisitor::VisitStmt_(const ForNode* op) {
   if (op->step) VisitExpr(op->step);
   VisitStmt(op->body);
 }
+void StmtVisitor::VisitStmt_(const BufferRealizeNode* op) {
+  for (const Range& r : op->bounds) {
+    VisitExpr(r->min);
+    VisitExpr(r->extent);
+  }
+  VisitExpr(op->condition);
+  VisitStmt(op->body);
+}
 void StmtVisitor::VisitStmt_(const WhileNode* op) {
   VisitExpr(op->condition);
   VisitStmt(op->body);
@@ -280,6 +288,19 @@ Stmt StmtMutator::VisitStmt_(const ForNode* op) {
   if (m == op->min && e == op->extent && st == op->step && b == op->body) return GetRef(op);
   return ForNode::Make(op->loop_var, m, e, op->for_kind, b, op->thread_binding, op->annotations,
                        op->span, st);
+}
+Stmt StmtMutator::VisitStmt_(const BufferRealizeNode* op) {
+  bool changed = false;
+  std::vector<Range> bounds;
+  for (const Range& r : op->bounds) {
+    Expr m = VisitExpr(r->min), e = VisitExpr(r->extent);
+    changed = changed || m != r->min || e != r->extent;
+    bounds.push_back(m == r->min && e == r->extent ? r : RangeNode::Make(m, e));
+  }
+  Expr c = VisitExpr(op->condition);
+  Stmt b = VisitStmt(op->body);
+  if (!changed && c == op->condition && b == op->body) return GetRef(op);
+  return BufferRealizeNode::Make(op->buffer, std::move(bounds), c, b, op->span);
 }
 Stmt StmtMutator::VisitStmt_(const WhileNode* op) {
   Expr c = VisitExpr(op->condition);

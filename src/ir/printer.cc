@@ -149,6 +149,7 @@ std::unordered_set<const VarNode*> VarsUsedIn(const Stmt& body) {
     if (auto* load = AsPtr<BufferLoadNode>(n)) add_buffer(load->buffer);
     if (auto* store = AsPtr<BufferStoreNode>(n)) add_buffer(store->buffer);
     if (auto* decl = AsPtr<DeclBufferNode>(n)) add_buffer(decl->buffer);
+    if (auto* realize = AsPtr<BufferRealizeNode>(n)) add_buffer(realize->buffer);
     if (auto* block = AsPtr<BlockNode>(n)) {
       for (const BufferRegion& r : block->reads) add_buffer(r->buffer);
       for (const BufferRegion& r : block->writes) add_buffer(r->buffer);
@@ -769,7 +770,32 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
                 op);
   }
 
+  // `with T.realize(A[0:128, 0:128], "scope"):` for a BufferRealize under its "realize_scope"
+  // attribute (TVM's sugar for the pair); a bare BufferRealize prints without a scope. As TVM's,
+  // a condition other than true is the `condition=` keyword.
+  void PrintRealize(const BufferRealizeNode* op, const StringImmNode* scope) {
+    std::vector<std::string> parts;
+    for (const Range& r : op->bounds) {
+      parts.push_back(ExprText(r->min) + ":" + StopText(r->min, r->extent));
+    }
+    std::string args = BufferRef(op->buffer.get()) + "[" + Join(parts) + "]";
+    if (scope) args += ", " + Quote(scope->value);
+    if (!IsConstInt(op->condition, 1)) args += ", condition=" + ExprText(op->condition);
+    Emit("with " + T("realize") + "(" + args + "):");
+    PrintBody(op->body);
+  }
+
+  void VisitStmt_(const BufferRealizeNode* op) override { PrintRealize(op, nullptr); }
+
   void VisitStmt_(const AttrStmtNode* op) override {
+    if (op->attr_key == "realize_scope") {
+      auto* realize = AsPtr<BufferRealizeNode>(op->body);
+      auto* scope = AsPtr<StringImmNode>(op->value);
+      if (realize && scope && realize->buffer.get() == AsPtr<BufferNode>(op->node)) {
+        PrintRealize(realize, scope);
+        return;
+      }
+    }
     auto* iv = AsPtr<IterVarNode>(op->node);
     bool launch = iv && !iv->thread_tag.empty() &&
                   (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread");

@@ -249,6 +249,20 @@ Ref<ForNode> ForNode::Make(Var loop_var, Expr min, Expr extent, ForKind kind, St
                                    std::move(annotations), std::move(span), std::move(step));
 }
 
+Ref<BufferRealizeNode> BufferRealizeNode::Make(Buffer buffer, std::vector<Range> bounds,
+                                               Expr condition, Stmt body, Span span) {
+  Need(buffer != nullptr, span, "BufferRealize buffer must not be null");
+  Need(bounds.size() == buffer->shape.size(), span,
+       "BufferRealize of buffer '" + buffer->name + "' needs one bound per dimension (" +
+           std::to_string(buffer->shape.size()) + "), got " + std::to_string(bounds.size()));
+  for (const Range& r : bounds) Need(r && r->min && r->extent, span, "BufferRealize bound is null");
+  NeedBoolCondition(condition, span);
+  NeedStmt(body, "BufferRealize body", span);
+  return std::make_shared<BufferRealizeNode>(std::move(buffer), std::move(bounds),
+                                             std::move(condition), std::move(body),
+                                             std::move(span));
+}
+
 Ref<WhileNode> WhileNode::Make(Expr condition, Stmt body, Span span) {
   NeedBoolCondition(condition, span);
   NeedStmt(body, "while body", span);

@@ -46,6 +46,10 @@ Stmt ShallowCopy(const StmtNode* s) {
       return ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, op->body,
                            op->thread_binding, op->annotations, op->span, op->step);
     }
+    case NodeKind::kBufferRealize: {
+      auto* op = static_cast<const BufferRealizeNode*>(s);
+      return BufferRealizeNode::Make(op->buffer, op->bounds, op->condition, op->body, op->span);
+    }
     case NodeKind::kWhile: {
       auto* op = static_cast<const WhileNode*>(s);
       return WhileNode::Make(op->condition, op->body, op->span);
@@ -229,6 +233,12 @@ void SwapStmtFields(StmtNode* a, StmtNode* b) {
       swap(x->loop_var, y->loop_var), swap(x->min, y->min), swap(x->extent, y->extent);
       swap(x->for_kind, y->for_kind), swap(x->body, y->body);
       swap(x->thread_binding, y->thread_binding), swap(x->annotations, y->annotations);
+      return;
+    }
+    case NodeKind::kBufferRealize: {
+      auto *x = static_cast<BufferRealizeNode*>(a), *y = static_cast<BufferRealizeNode*>(b);
+      swap(x->buffer, y->buffer), swap(x->bounds, y->bounds);
+      swap(x->condition, y->condition), swap(x->body, y->body);
       return;
     }
     case NodeKind::kWhile: {

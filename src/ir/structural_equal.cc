@@ -577,6 +577,10 @@ class EqualChecker {
            Field("thread_binding", a->thread_binding, b->thread_binding) &&
            Field("body", a->body, b->body);
   }
+  bool Visit(const BufferRealizeNode* a, const BufferRealizeNode* b) {
+    return Field("buffer", a->buffer, b->buffer) && ListField("bounds", a->bounds, b->bounds) &&
+           Field("condition", a->condition, b->condition) && Field("body", a->body, b->body);
+  }
   bool Visit(const WhileNode* a, const WhileNode* b) {
     return Field("condition", a->condition, b->condition) && Field("body", a->body, b->body);
   }

@@ -312,6 +312,10 @@ class Hasher {
     h = Combine(h, Node(n->thread_binding));
     return Combine(h, Node(n->body));
   }
+  uint64_t Visit(const BufferRealizeNode* n) {
+    uint64_t h = Combine(Node(n->buffer), List(n->bounds));
+    return Combine(Combine(h, Node(n->condition)), Node(n->body));
+  }
   uint64_t Visit(const WhileNode* n) { return Combine(Node(n->condition), Node(n->body)); }
   uint64_t Visit(const IfThenElseNode* n) {
     return Combine(Combine(Node(n->condition), Node(n->then_case)), Node(n->else_case));

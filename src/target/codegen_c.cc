@@ -703,6 +703,11 @@ void CodeGenC::VisitStmt_(const BlockNode* op) { Unsupported("block " + op->name
 void CodeGenC::VisitStmt_(const BlockRealizeNode* op) {
   Unsupported("block " + op->block->name_hint + " (lower it first)", op->span);
 }
+void CodeGenC::VisitStmt_(const BufferRealizeNode* op) {
+  Unsupported("T.realize of buffer " + op->buffer->name +
+                  " (no tessera pass lowers BufferRealize: allocate it with T.alloc_buffer)",
+              op->span);
+}
 
 void CodeGenC::VisitStmt_(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) {

@@ -186,10 +186,48 @@ class PrimFuncCreator {
       for (int i : layout_free_params_) indices.push_back(MakeConst(DataType::Int(32), int64_t{i}));
       builder_.SetFunctionAttr("layout_free_buffers", ArrayNode::Make(std::move(indices)));
     }
-    return builder_.EndFunction();
+    PrimFunc func = builder_.EndFunction();
+    if (nested_) {
+      // The regions inferred for nested blocks have symbolic bounds built piece by piece
+      // (`v_j + v_j - v_j + 1`): simplified, as TVM's completion gives them.
+      Stmt body = RegionSimplifier().VisitStmt(func->body);
+      if (body != func->body) func = func->WithBody(body);
+    }
+    return func;
   }
 
  private:
+  class RegionSimplifier : public StmtMutator {
+   public:
+    using StmtMutator::VisitStmt_;
+    Stmt VisitStmt_(const BlockNode* op) override {
+      Stmt visited = StmtMutator::VisitStmt_(op);
+      auto* b = AsPtr<BlockNode>(visited);
+      bool changed = false;
+      auto simplify = [&](const std::vector<BufferRegion>& regions) {
+        std::vector<BufferRegion> out;
+        for (const BufferRegion& r : regions) {
+          std::vector<Range> ranges;
+          bool same = true;
+          for (const Range& range : r->region) {
+            arith::Analyzer analyzer;
+            Expr min = analyzer.Simplify(range->min), extent = analyzer.Simplify(range->extent);
+            same = same && min == range->min && extent == range->extent;
+            ranges.push_back(same ? range : RangeNode::Make(min, extent));
+          }
+          changed = changed || !same;
+          out.push_back(same ? r : BufferRegionNode::Make(r->buffer, std::move(ranges)));
+        }
+        return out;
+      };
+      std::vector<BufferRegion> reads = simplify(b->reads), writes = simplify(b->writes);
+      if (!changed) return visited;
+      return BlockNode::Make(b->iter_vars, std::move(reads), std::move(writes), b->name_hint,
+                             b->body, b->init, b->alloc_buffers, b->match_buffers, b->annotations,
+                             b->span);
+    }
+  };
+
   void Emit(const OperationNode* op) {
     switch (op->kind) {
       case OpKind::kCompute:
@@ -470,6 +508,7 @@ class PrimFuncCreator {
   void EmitCompute(const ComputeOpNode* op, const Expr& scan_row = nullptr,
                    const Range& scan_dom = nullptr, const Buffer& out_override = nullptr,
                    const std::string& block_name = "") {
+    if (!scan_row && op->reduce && EmitNestedCompute(op)) return;
     struct Loop {
       Var loop_var;  // null: bound to the scan row
       IterVar iter;
@@ -538,8 +577,9 @@ class PrimFuncCreator {
   template <class Loops>
   void EmitComputeBlock(const ComputeOpNode* op, Loops& loops,
                         std::unordered_map<const VarNode*, Var>& iters, size_t output,
-                        const std::string& block_name, const Buffer& out_override) {
-    builder_.BeginBlock(UniqueBlockName(block_name));
+                        const std::string& block_name, const Buffer& out_override,
+                        bool name_is_unique = false, bool with_init = true) {
+    builder_.BeginBlock(name_is_unique ? block_name : UniqueBlockName(block_name));
     for (const auto& loop : loops) builder_.AddBlockIter(loop.iter, loop.binding);
     if (loops.empty()) {
       // As TVM's: the block of a zero-dimensional compute has one iterator, vi in [0, 1) bound
@@ -565,9 +605,11 @@ class PrimFuncCreator {
     } else if (op->reduce->size() == 1) {
       const Reduce& reduce = op->reduce;
       Expr init = rewrite.VisitExpr(reduce->init ? reduce->init : reduce->combiner->identity[0]);
-      builder_.BeginInit();
-      builder_.Emit(BufferStoreNode::Make(out, init, indices));
-      builder_.EndInit();
+      if (with_init) {
+        builder_.BeginInit();
+        builder_.Emit(BufferStoreNode::Make(out, init, indices));
+        builder_.EndInit();
+      }
       Expr current = BufferLoadNode::Make(out, indices);
       Expr source = arith::Analyzer().Simplify(rewrite.VisitExpr(reduce->source));
       Expr value = Combine(reduce->combiner, rewrite, {current}, {source})[0];
@@ -589,14 +631,14 @@ class PrimFuncCreator {
         current.push_back(BufferLoadNode::Make(outs[i], indices));
         sources.push_back(arith::Analyzer().Simplify(rewrite.VisitExpr(reduce->sources[i])));
       }
-      builder_.BeginInit();
-      for (size_t i = 0; i < n; ++i) {
+      if (with_init) builder_.BeginInit();
+      for (size_t i = 0; i < n && with_init; ++i) {
         Expr init = rewrite.VisitExpr(reduce->inits.empty() ? reduce->combiner->identity[i]
                                                             : reduce->inits[i]);
         NoteUses({init}, op->name);
         builder_.Emit(BufferStoreNode::Make(outs[i], init, indices));
       }
-      builder_.EndInit();
+      if (with_init) builder_.EndInit();
       std::vector<Expr> values = Combine(reduce->combiner, rewrite, current, sources);
       Expr condition = reduce->condition ? rewrite.VisitExpr(reduce->condition) : nullptr;
       std::vector<Var> temps;
@@ -615,6 +657,139 @@ class PrimFuncCreator {
       builder_.Emit(body);
     }
     builder_.EndBlock();
+  }
+
+  // A reduction whose reduce axes have domains depending on other axes (a window per output
+  // point, `te.reduce_axis((0, i))`), as TVM builds it: the axes fall into levels (an axis is one
+  // level below the deepest axis its domain reads); each level opens the loops of its own axes
+  // and a block whose iterators are every axis of the levels so far, those of outer levels bound
+  // to the enclosing block's iterators with a domain of one point. A block with reduce iterators
+  // is a reduction block with an init; the innermost one computes the update. Returns false
+  // (nothing emitted) when every domain is fixed: one level, the plain block.
+  bool EmitNestedCompute(const ComputeOpNode* op) {
+    std::vector<IterVar> axes = op->axis;
+    axes.insert(axes.end(), op->reduce_axis.begin(), op->reduce_axis.end());
+    std::unordered_map<const VarNode*, size_t> position;
+    for (size_t j = 0; j < axes.size(); ++j) position[axes[j]->var.get()] = j;
+    // Axes only depend on axes before them (te.compute checks), so one forward pass finds depths.
+    std::vector<int> depth(axes.size(), 0);
+    int max_depth = 0;
+    for (size_t j = 0; j < axes.size(); ++j) {
+      for (const Expr& e : {axes[j]->dom->min, axes[j]->dom->extent}) {
+        PostOrderVisit(arith::Analyzer().Simplify(e), [&](const ObjectRef& n) {
+          auto* v = AsPtr<VarNode>(n);
+          auto it = v ? position.find(v) : position.end();
+          if (it != position.end() && it->second < j) {
+            depth[j] = std::max(depth[j], depth[it->second] + 1);
+          }
+        });
+      }
+      max_depth = std::max(max_depth, depth[j]);
+    }
+    if (max_depth == 0) return false;
+    nested_ = true;
+    // TVM's form gives each block with reduce iterators an init. It is only right for one level
+    // of windows that are never empty: an empty window never runs the leaf's init (the output
+    // stays unset), and below a second level the leaf's init runs again for every point of the
+    // level above (its rebound iterator is always at its one-point domain's min), dropping what
+    // those points summed. Otherwise the outermost block, spatial only, sets the identity once
+    // before the nested loops and the reduction blocks only update.
+    bool tvm_form = max_depth == 1;
+    if (tvm_form) {
+      arith::Analyzer analyzer;
+      for (size_t j = 0; j < axes.size(); ++j) {
+        if (depth[j] == 0) analyzer.Bind(axes[j]->var, axes[j]->dom);
+      }
+      for (size_t j = 0; j < axes.size() && tvm_form; ++j) {
+        tvm_form = depth[j] == 0 || analyzer.CanProveGreaterEqual(axes[j]->dom->extent, 1);
+      }
+    }
+
+    struct Level {
+      std::vector<IterVar> iters;
+      std::vector<Expr> bindings;
+      std::unordered_map<const VarNode*, Var> remap;  // TE axis -> this level's iterator
+      bool has_reduce = false;
+    };
+    std::string leaf_name = UniqueBlockName(op->name);
+    AttrMap attrs = BlockAttrs(op->attrs);
+    std::vector<Level> levels;
+    std::vector<int> opened(max_depth + 1, 0);  // loops each level opened
+    for (int level = 0; level <= max_depth; ++level) {
+      Level cur;
+      VarMap previous;
+      if (level > 0) {
+        for (const auto& [axis, iter] : levels.back().remap) previous[axis] = iter;
+      }
+      for (size_t j = 0; j < axes.size(); ++j) {
+        if (depth[j] > level) continue;
+        const IterVar& axis = axes[j];
+        DataType t = index_dtype_ ? *index_dtype_ : axis->var->dtype;
+        Var iter_var = VarNode::Make("v_" + axis->var->name, t);
+        Expr min, extent, binding;
+        if (depth[j] == level) {
+          min = arith::Analyzer().Simplify(Substitute(axis->dom->min, previous));
+          extent = arith::Analyzer().Simplify(Substitute(axis->dom->extent, previous));
+          if (index_dtype_ || min->dtype != t) min = ToIndexType(min, t);
+          if (index_dtype_ || extent->dtype != t) extent = ToIndexType(extent, t);
+          Var loop_var = VarNode::Make(axis->var->name, t);
+          builder_.BeginFor(loop_var, MakeConst(t, int64_t{0}), extent, ForKind::kSerial);
+          ++opened[level];
+          binding = IsConstInt(min, 0) ? Expr(loop_var) : Expr(AddNode::Make(loop_var, min));
+          NoteUses({min, extent}, op->name);
+        } else {
+          min = levels.back().remap.at(axis->var.get());
+          extent = MakeConst(t, int64_t{1});
+          binding = min;
+        }
+        IterVarType type = j < op->axis.size() ? IterVarType::kDataPar : IterVarType::kCommReduce;
+        cur.has_reduce = cur.has_reduce || type == IterVarType::kCommReduce;
+        cur.iters.push_back(IterVarNode::Make(RangeNode::Make(min, extent), iter_var, type));
+        cur.bindings.push_back(binding);
+        cur.remap[axis->var.get()] = iter_var;
+        bound_.insert(iter_var.get());
+      }
+      levels.push_back(std::move(cur));
+      if (level == max_depth) break;
+      // An enclosing block: its iterators, and the init when it already reduces.
+      const Level& outer = levels.back();
+      builder_.BeginBlock(UniqueBlockName(op->name + "_l" + std::to_string(level + 1)));
+      for (size_t k = 0; k < outer.iters.size(); ++k) {
+        builder_.AddBlockIter(outer.iters[k], outer.bindings[k]);
+      }
+      if (!attrs.empty()) builder_.SetBlockAttrs(attrs);
+      // TVM's form: an init in each reduction block; else the identity stored once, first thing
+      // in the outermost block.
+      if (tvm_form ? outer.has_reduce : level == 0) {
+        std::vector<Expr> indices;
+        for (size_t d = 0; d < op->axis.size(); ++d) indices.push_back(outer.iters[d]->var);
+        BodyRewriter rewrite(outer.remap, buffers_, index_dtype_);
+        const Reduce& reduce = op->reduce;
+        if (tvm_form) builder_.BeginInit();
+        for (size_t i = 0; i < reduce->size(); ++i) {
+          Expr init = rewrite.VisitExpr(reduce->inits.empty() ? reduce->combiner->identity[i]
+                                                              : reduce->inits[i]);
+          NoteUses({init}, op->name);
+          builder_.Emit(BufferStoreNode::Make(buffers_.at({op, static_cast<int>(i)}), init, indices));
+        }
+        if (tvm_form) builder_.EndInit();
+      }
+    }
+    struct LeafLoop {
+      IterVar iter;
+      Expr binding;
+    };
+    std::vector<LeafLoop> leaf;
+    Level& last = levels.back();
+    for (size_t k = 0; k < last.iters.size(); ++k) leaf.push_back({last.iters[k], last.bindings[k]});
+    EmitComputeBlock(op, leaf, last.remap, 0, leaf_name, Buffer(), /*name_is_unique=*/true,
+                     /*with_init=*/tvm_form);
+    // Innermost first: a level's loops, then the block of the level above that holds them.
+    for (int level = max_depth; level >= 0; --level) {
+      for (int i = 0; i < opened[level]; ++i) builder_.EndFor();
+      if (level > 0) builder_.EndBlock();
+    }
+    return true;
   }
 
   // The combiner's results with lhs := current and rhs := sources. The combination and the
@@ -766,6 +941,7 @@ class PrimFuncCreator {
   std::vector<const VarNode*> use_order_;
   std::unordered_set<const VarNode*> bound_;
   std::set<int> layout_free_params_;
+  bool nested_ = false;  // a compute was emitted as nested blocks (EmitNestedCompute)
 };
 
 }  // namespace

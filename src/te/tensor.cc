@@ -2,6 +2,7 @@
 #include "tessera/te/tensor.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
@@ -287,16 +288,23 @@ std::shared_ptr<const ComputeOpNode> ComputeOpNode::Make(std::string name, std::
     // A reducer may read tensors and use the compute's axes (an identity `init[i]`).
     for (const Expr& r : reduce->combiner->result) checker.Check(r, reduce->axis);
     for (const Expr& id : reduce->combiner->identity) checker.Check(id, {});
+    // As TVM's: the domain of a reduce axis may depend on the compute's own axes and on the
+    // reduce axes before it (a window per output point); create_prim_func then nests a block
+    // per level of that dependence. Any other axis is not in scope there.
+    std::unordered_set<const VarNode*> in_scope;
+    for (const IterVar& iv : axis) in_scope.insert(iv->var.get());
     for (const IterVar& iv : reduce->axis) {
       for (const Expr& e : {iv->dom->min, iv->dom->extent}) {
         PostOrderVisit(e, [&](const ObjectRef& node) {
           auto* v = AsPtr<VarNode>(node);
-          if (v && AsAxisVar(v)) {
+          if (v && AsAxisVar(v) && !in_scope.count(v)) {
             ValueError("te.compute '" + n + "': the domain of reduce axis '" + iv->var->name +
-                       "' depends on axis '" + v->name + "'; reduce axes need fixed domains");
+                       "' depends on axis '" + v->name +
+                       "', which is neither an axis of this compute nor a reduce axis before it");
           }
         });
       }
+      in_scope.insert(iv->var.get());
     }
     op->reduce = reduce;
     op->reduce_axis = reduce->axis;

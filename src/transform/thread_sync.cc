@@ -192,6 +192,7 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   Stmt VisitStmt_(const AssertStmtNode* op) override { return Leaf(GetRef(op)); }
   Stmt VisitStmt_(const BlockNode* op) override { return Leaf(GetRef(op)); }
   Stmt VisitStmt_(const BlockRealizeNode* op) override { return Leaf(GetRef(op)); }
+  Stmt VisitStmt_(const BufferRealizeNode* op) override { return Leaf(GetRef(op)); }
 
  private:
   bool InScope(const BufferNode* b) const {

@@ -108,7 +108,12 @@ TEST(IrNodes, Variables) {
   EXPECT_TRUE(IsInstance<VarNode>(n.get()));
   Var as_var = n;  // a SizeVar is usable wherever a Var is
   EXPECT_EQ(as_var->dtype, DataType::Int(64));
-  ExpectTypeError([] { SizeVarNode::Make("f", kF32); }, "SizeVar needs a scalar integer");
+  // As TVM's: a float SizeVar is a non-negative float (T.float32(is_size_var=True)).
+  EXPECT_EQ(SizeVarNode::Make("f", kF32)->dtype, kF32);
+  ExpectTypeError([] { SizeVarNode::Make("h", DataType::Handle()); },
+                  "SizeVar needs a scalar integer or float type");
+  ExpectTypeError([] { SizeVarNode::Make("v", DataType::Int(32, 4)); },
+                  "SizeVar needs a scalar integer or float type");
 }
 
 TEST(IrNodes, Cast) {
@@ -393,6 +398,24 @@ TEST(IrNodes, StatementTypeErrors) {
                   "condition must be a scalar bool");
   ExpectError([&] { SeqStmtNode::Make({nop, nullptr}); }, ErrorKind::kValue, "must not be null");
   ExpectError([&] { EvaluateNode::Make(nullptr); }, ErrorKind::kValue, "must not be null");
+}
+
+TEST(IrNodes, BufferRealize) {
+  Buffer a = BufferNode::Decl("A", kF32, {Int32(16), Int32(8)});
+  Stmt nop = EvaluateNode::Make(Int32(0));
+  std::vector<Range> bounds = {RangeNode::Make(Int32(0), Int32(16)),
+                               RangeNode::Make(Int32(2), Int32(4))};
+  auto realize = BufferRealizeNode::Make(a, bounds, Bool(true), nop);
+  EXPECT_EQ(realize->kind, NodeKind::kBufferRealize);
+  EXPECT_EQ(realize->buffer, a);
+  EXPECT_EQ(realize->bounds.size(), 2u);
+  EXPECT_STREQ(NodeKindName(NodeKind::kBufferRealize), "BufferRealize");
+  ExpectTypeError([&] { BufferRealizeNode::Make(a, {bounds[0]}, Bool(true), nop); },
+                  "one bound per dimension (2), got 1");
+  ExpectTypeError([&] { BufferRealizeNode::Make(a, bounds, Int32(1), nop); },
+                  "condition must be a scalar bool");
+  ExpectError([&] { BufferRealizeNode::Make(a, bounds, Bool(true), nullptr); }, ErrorKind::kValue,
+              "must not be null");
 }
 
 TEST(IrNodes, ThreadBindingLoop) {

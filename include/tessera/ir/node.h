@@ -21,7 +21,7 @@ namespace tessera {
 #define TESSERA_STMT_NODES(X)                                                                      \
   X(LetStmt)                                                                                       \
   X(AttrStmt) X(AssertStmt) X(BufferStore) X(Allocate) X(AllocateConst) X(DeclBuffer) X(For) X(While) X(IfThenElse) \
-      X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize)
+      X(SeqStmt) X(Evaluate) X(Block) X(BlockRealize) X(BufferRealize)
 
 #define TESSERA_OTHER_NODES(X)                                                             \
   X(Range)                                                                                 \

@@ -191,6 +191,29 @@ struct DeclBufferNode : StmtNode {
   static Ref<DeclBufferNode> Make(Buffer buffer, Stmt body, Span span = {});
 };
 
+/*!
+ * \brief `T.realize(A[0:128, 0:128], scope)`: TVM's pre-TensorIR realization of `buffer` over
+ *  `bounds` for `body`, where `condition` holds. Built, parsed, printed and compared; no pass
+ *  lowers it (TensorIR allocates with blocks' alloc_buffers instead).
+ */
+struct BufferRealizeNode : StmtNode {
+  TESSERA_NODE_KIND(BufferRealize)
+  Buffer buffer;
+  std::vector<Range> bounds;
+  Expr condition;
+  Stmt body;
+  ~BufferRealizeNode() override { ReleaseChild(condition); ReleaseChild(body); }
+  BufferRealizeNode(Buffer b, std::vector<Range> r, Expr c, Stmt bd, Span s)
+      : StmtNode(kKind, std::move(s)),
+        buffer(std::move(b)),
+        bounds(std::move(r)),
+        condition(std::move(c)),
+        body(std::move(bd)) {}
+  /*! \brief Checks one bound per dimension of `buffer` and a bool condition. */
+  static Ref<BufferRealizeNode> Make(Buffer buffer, std::vector<Range> bounds, Expr condition,
+                                     Stmt body, Span span = {});
+};
+
 enum class ForKind : uint8_t {
   kSerial = 0,
   kParallel = 1,

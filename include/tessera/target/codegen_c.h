@@ -168,6 +168,7 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   void VisitStmt_(const EvaluateNode* op) override;
   void VisitStmt_(const BlockNode* op) override;
   void VisitStmt_(const BlockRealizeNode* op) override;
+  void VisitStmt_(const BufferRealizeNode* op) override;
 
   /*! \brief Name of the target in error messages ("DSL", "C", "CUDA"). */
   std::string target_name_;

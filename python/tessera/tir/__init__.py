@@ -14,6 +14,7 @@ Ramp, Broadcast, Shuffle, Let, Call, BufferLoad = (
 Stmt, LetStmt, AttrStmt, AssertStmt = _core.Stmt, _core.LetStmt, _core.AttrStmt, _core.AssertStmt
 BufferStore, Allocate, DeclBuffer, For, While = (
     _core.BufferStore, _core.Allocate, _core.DeclBuffer, _core.For, _core.While)
+BufferRealize = _core.BufferRealize
 AllocateConst = _core.AllocateConst
 IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
 Buffer, PrimFunc, Range, IterVar = _core.Buffer, _core.PrimFunc, _core.Range, _core.IterVar

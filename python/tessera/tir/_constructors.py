@@ -161,6 +161,12 @@ def _for(loop_var, min, extent, kind, body, thread_binding=None, annotations=Non
                      _attrs(annotations), span)
 
 
+def _buffer_realize(buffer, bounds, condition, body, span=None):
+    """``BufferRealize(A, [Range(0, 16)], True, body)``: bounds may be (begin, end) pairs."""
+    return _core.BufferRealize(buffer, [_range(b) for b in bounds], convert(condition, "bool"),
+                               body, span)
+
+
 def _if_then_else(condition, then_case, else_case=None, span=None):
     return _core.IfThenElse(convert(condition), then_case, else_case, span)
 
@@ -242,7 +248,7 @@ _NORMALISERS = {
     "BufferStore": _buffer_store, "BufferLoad": _buffer_load, "Select": _select, "Ramp": _ramp,
     "Broadcast": _broadcast, "Let": _let, "Cast": _cast, "LetStmt": _let_stmt,
     "AttrStmt": _attr_stmt, "AssertStmt": _assert_stmt, "For": _for, "IfThenElse": _if_then_else,
-    "Allocate": _allocate, "AllocateConst": _allocate_const, "Var": _var,
+    "BufferRealize": _buffer_realize, "Allocate": _allocate, "AllocateConst": _allocate_const, "Var": _var,
     "MatchBufferRegion": _match_buffer_region, "Block": _block,
 }
 for _name in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE",

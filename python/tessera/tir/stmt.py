@@ -6,7 +6,7 @@ from .. import _core
 Stmt, LetStmt, AttrStmt, AssertStmt = _core.Stmt, _core.LetStmt, _core.AttrStmt, _core.AssertStmt
 BufferStore, Allocate, DeclBuffer, For, While = (
     _core.BufferStore, _core.Allocate, _core.DeclBuffer, _core.For, _core.While)
-AllocateConst = _core.AllocateConst
+AllocateConst, BufferRealize = _core.AllocateConst, _core.BufferRealize
 IfThenElse, SeqStmt, Evaluate = _core.IfThenElse, _core.SeqStmt, _core.Evaluate
 Block, BlockRealize = _core.Block, _core.BlockRealize
 BufferRegion, MatchBufferRegion = _core.BufferRegion, _core.MatchBufferRegion
@@ -14,7 +14,7 @@ ForKind = _core.ForKind
 
 __all__ = ["Stmt", "LetStmt", "AttrStmt", "AssertStmt", "BufferStore", "Allocate", "AllocateConst", "DeclBuffer",
            "For", "While", "IfThenElse", "SeqStmt", "Evaluate", "Block", "BlockRealize",
-           "BufferRegion", "MatchBufferRegion", "ForKind"]
+           "BufferRealize", "BufferRegion", "MatchBufferRegion", "ForKind"]
 
 
 def __getattr__(name):

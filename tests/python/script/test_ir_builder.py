@@ -165,3 +165,31 @@ def test_printed_header_names_the_dialects_of_a_function_or_module():
                                             "# from tessera.script import tir as T"]
     with pytest.raises(TesseraValueError, match="ir_prefix must be a Python identifier"):
         mod.script(ir_prefix="2I")
+
+
+def test_realize_is_a_realize_scope_attribute_over_a_buffer_realize():
+    A = tir.decl_buffer((16, 8), "float32", name="A")
+    with IRBuilder() as ib:
+        with T.realize(A[0:16, 2:6], "global"):
+            T.evaluate(0)
+    stmt = ib.get()
+    expected = tir.AttrStmt(A, "realize_scope", tir.StringImm("global"), tir.BufferRealize(
+        A, [ts.ir.Range(0, 16), ts.ir.Range.from_min_extent(2, 4)], True, tir.Evaluate(0)))
+    ts.ir.assert_structural_equal(stmt, expected)
+    assert isinstance(stmt.body, tir.BufferRealize) and stmt.body.buffer.same_as(A)
+    assert stmt.script().endswith('with T.realize(A[0:16, 2:6], "global"):\n    T.evaluate(0)')
+    other = tir.AttrStmt(A, "realize_scope", tir.StringImm("global"), tir.BufferRealize(
+        A, [ts.ir.Range(0, 16), ts.ir.Range(0, 8)], True, tir.Evaluate(0)))
+    assert not ts.ir.structural_equal(stmt, other)
+
+    # In a parsed function too, and with a condition.
+    @T.prim_func
+    def func(a: T.handle):
+        B = T.match_buffer(a, (16,))
+        with T.realize(B[0:8], "", B[0] > 0):
+            T.evaluate(0)
+
+    assert 'T.realize(B[0:8], "", condition=B[0] > T.float32(0.0))' in func.script()
+    ts.ir.assert_structural_equal(func, ts.script.from_source(func.script()))
+    with pytest.raises(Exception, match="one bound per dimension"):
+        tir.BufferRealize(A, [ts.ir.Range(0, 16)], True, tir.Evaluate(0))

@@ -12,7 +12,7 @@ from . import _state
 from .entry import check_well_formed, macro, prim_func
 from .frames import (Assert, Buffer, LetStmt, alloc_buffer, allocate, allocate_const, attr, axis, block, block_attr,
                      decl_buffer, env_thread, evaluate, func_attr, grid, init, launch_thread,
-                     match_buffer, parallel, reads, serial, thread_binding, unroll, vectorized,
+                     match_buffer, parallel, reads, realize, serial, thread_binding, unroll, vectorized,
                      where, writes)
 from .ops import (MATH, TYPES, Add, And, Broadcast, Cast, Div, FloorDiv, FloorMod, Let, Max, Min,
                   Mod, Mul, Not, Or, Ramp, Range, Select, Shuffle, Sub, address_of, bitwise_and,

@@ -499,6 +499,51 @@ def attr(node, attr_key, value):
     return AttrFrame(node, attr_key, value)
 
 
+class RealizeFrame(_BinderFrame):
+    """``with T.realize(A[0:128, 0:128], "scope"):``."""
+
+    def __init__(self, region, scope, condition):
+        self.region = region
+        self.scope = scope
+        self.condition = condition
+
+    def assign(self, parser, node, name):
+        # `T.realize(A[0:16], "")` written alone binds over the rest of the body: there must be one.
+        if getattr(parser, "stmt_is_last", False):
+            raise parser.error(node, "T.realize has no body: statements must follow it (or use "
+                                     "'with T.realize(...):')")
+        return super().assign(parser, node, name)
+
+    def make_binder(self, parser, node, name):
+        span = parser.span(node)
+        region = self.region
+        bounds = list(region.region)
+        condition = convert(True if self.condition is None else self.condition, "bool")
+        realize = [lambda body: _core.BufferRealize(region.buffer, bounds, condition, body, span)]
+        if self.scope is None:
+            return None, realize
+        scope = _core.StringImm(self.scope)
+        return None, [lambda body: _core.AttrStmt(region.buffer, "realize_scope", scope, body, span)] + realize
+
+
+@builtin
+def realize(buffer_slice, storage_scope=None, condition=True):
+    """``with T.realize(A[0:128, 0:128], "global"):``: TVM's pre-TensorIR realization of a buffer
+    region for the body (an AttrStmt "realize_scope" over a BufferRealize; without a scope, the
+    BufferRealize alone, as TVM prints one). It parses, prints, compares and goes through the
+    passes; tessera's lowering refuses it (allocate with T.alloc_buffer instead)."""
+    if storage_scope is not None and not isinstance(storage_scope, str):
+        raise TesseraTypeError(f"T.realize: the storage scope must be a string, got {storage_scope!r}")
+    if isinstance(buffer_slice, _core.Buffer):
+        raise TesseraTypeError(f"T.realize takes a region of a buffer such as {buffer_slice.name}[0:16], "
+                               f"not the whole buffer {buffer_slice.name}")
+    try:
+        region = expr_ops.to_region(buffer_slice)
+    except (TypeError, TesseraTypeError):
+        raise TesseraTypeError(f"T.realize takes a buffer region such as A[0:16, 0:16], got {buffer_slice!r}") from None
+    return RealizeFrame(region, storage_scope, condition)
+
+
 @builtin
 def env_thread(thread_tag, dtype="int32"):
     """``tx = T.env_thread("threadIdx.x")``: a thread index, launched with T.launch_thread."""

@@ -169,7 +169,10 @@ class Parser:
         return method(node)
 
     def visit_body(self, stmts):
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
+            # Whether the statement being visited ends its body (a scoped statement written
+            # alone binds over what follows it, so it needs something to follow).
+            self.stmt_is_last = k == len(stmts) - 1
             self.visit(stmt)
 
     # ---- expressions shared by the dialects (each supplies ``expr``) ----
