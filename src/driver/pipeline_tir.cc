@@ -18,6 +18,7 @@
 #include "tessera/driver/tir_stages.h"
 #include "tessera/runtime/packed_func.h"
 #include "tessera/target/toolchain.h"
+#include "tessera/transform/analysis.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -28,7 +29,11 @@ constexpr size_t kLargeHostSourceBytes = 256 * 1024;
 
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
+  transform::RefuseScalableVectors(mod, ctx.target.kind());
   mod = run(mod, transform::BindTarget(ctx.target.kind()));
+  // A provably out-of-bounds access is an error before any code runs (parsing leaves the
+  // flattened views of TVM's lowered form to this check).
+  mod = run(mod, "tir.VerifyBufferBounds");
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
   mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
                "tir.AutoSchedule");
