@@ -10,8 +10,8 @@
 #include "tessera/runtime/packed_func.h"
 #include "tessera/runtime_abi.h"
 #include "tessera/target/codegen_dsl.h"
-#include "tessera/transform/analysis.h"
 #include "tessera/target/toolchain.h"
+#include "tessera/transform/analysis.h"
 #include "tessera/transform/dsl_passes.h"
 #include "tessera/transform/passes.h"
 

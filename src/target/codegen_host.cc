@@ -455,8 +455,9 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
 // A predicated access of a (strided) Ramp of a scalar buffer: lane i reads p[i * s] where the
 // mask is set and 0 elsewhere, or writes it only where the mask is set. Other forms (a gather,
 // a bool or vector buffer) are refused.
-const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer, const std::vector<Expr>& indices,
-                                            const char* what, const Span& span, Expr* index) {
+const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer,
+                                            const std::vector<Expr>& indices, const char* what,
+                                            const Span& span, Expr* index) {
   *index = FlatIndex(buffer, indices, span);
   auto* ramp = AsPtr<RampNode>(*index);
   if (ramp == nullptr || buffer->dtype.is_vector() || buffer->dtype.is_bool()) {
