@@ -148,6 +148,9 @@ class BoundAnalyzer : public ExprFunctor<B> {
   }
   B VisitExpr_(const RampNode* op) override {
     B base = VisitExpr(op->base), stride = VisitExpr(op->stride);
+    if (op->lanes < 0) {  // vscale * k lanes: the last lane is unbounded unless the stride is 0
+      return stride.min_value == 0 && stride.max_value == 0 ? base : B{kNeg, kPos};
+    }
     B last{SatAdd(base.min_value, SatMul(stride.min_value, op->lanes - 1)),
            SatAdd(base.max_value, SatMul(stride.max_value, op->lanes - 1))};
     return Union(base, last);

@@ -62,6 +62,21 @@ struct PointerTypeAnnotation {
   std::string scope;
 };
 
+// The lanes of a Ramp/Broadcast given as an expression: a constant, or TVM's scalable
+// `T.vscale() * k` (returned as -k, the nodes' encoding).
+int LanesOf(const Expr& lanes, const Span& span) {
+  if (auto c = AsConstInt(lanes)) return static_cast<int>(*c);
+  if (auto k = MatchScalableLanes(lanes)) return -*k;
+  TESSERA_THROW_KIND(span.defined() ? span : lanes->span, ErrorKind::kType)
+      << "the lanes of a vector must be an integer constant or T.vscale() * k (k > 1)";
+}
+
+// The lanes a Ramp/Broadcast shows Python: an int, or the expression T.vscale() * k.
+nb::object LanesValue(int lanes) {
+  if (lanes < 0) return nb::cast(ScalableLanesExpr(-lanes));
+  return nb::cast(lanes);
+}
+
 }  // namespace
 
 namespace {
@@ -123,6 +138,9 @@ void BindIR(nb::module_& m) {
       .def(nb::new_([](const std::string& s) { return DataType::Parse(s); }), "name"_a)
       .def_prop_ro("bits", &DataType::bits)
       .def_prop_ro("lanes", &DataType::lanes)
+      .def_prop_ro("is_scalable_vector", &DataType::is_scalable_vector)
+      .def_prop_ro("lanes_or_vscale_factor", &DataType::lanes_or_vscale_factor)
+      .def_prop_ro("raw_lanes", &DataType::raw_lanes)
       .def_prop_ro("type_code", [](const DataType& t) { return static_cast<int>(t.code()); })
       .def("with_lanes", &DataType::with_lanes)
       .def("__str__", &DataType::ToString)
@@ -144,6 +162,8 @@ void BindIR(nb::module_& m) {
       },
       "fn"_a,
       "Register fn(name, args, kwargs) -> node or None: TVM's spellings of node constructors.");
+  m.def("scalable_lanes_factor", [](const Expr& e) { return MatchScalableLanes(e); }, "lanes"_a,
+        "k when `lanes` is the expression T.vscale() * k (the lanes of a scalable vector), else None.");
   m.def("canonical_dtype", [](const std::string& s) { return DataType::Parse(s).ToString(); },
         "name"_a, "The canonical long name of a dtype string (\"fp16x16\" -> \"float16x16\").");
 
@@ -302,17 +322,25 @@ void BindIR(nb::module_& m) {
              return RampNode::Make(b, st, lanes, OrEmpty(s));
            }),
            "base"_a, "stride"_a, "lanes"_a, "span"_a = nb::none())
+      .def(nb::new_([](Expr b, Expr st, Expr lanes, std::optional<Span> s) {
+             return RampNode::Make(b, st, LanesOf(lanes, OrEmpty(s)), OrEmpty(s));
+           }),
+           "base"_a, "stride"_a, "lanes"_a, "span"_a = nb::none())
       .def_ro("base", &RampNode::base)
       .def_ro("stride", &RampNode::stride)
-      .def_ro("lanes", &RampNode::lanes);
+      .def_prop_ro("lanes", [](const RampNode& r) { return LanesValue(r.lanes); });
   WithConstructorFallback(ramp_class, "Ramp");
   auto broadcast_class = nb::class_<BroadcastNode, ExprNode>(m, "Broadcast")
       .def(nb::new_([](Expr v, int lanes, std::optional<Span> s) {
              return BroadcastNode::Make(v, lanes, OrEmpty(s));
            }),
            "value"_a, "lanes"_a, "span"_a = nb::none())
+      .def(nb::new_([](Expr v, Expr lanes, std::optional<Span> s) {
+             return BroadcastNode::Make(v, LanesOf(lanes, OrEmpty(s)), OrEmpty(s));
+           }),
+           "value"_a, "lanes"_a, "span"_a = nb::none())
       .def_ro("value", &BroadcastNode::value)
-      .def_ro("lanes", &BroadcastNode::lanes);
+      .def_prop_ro("lanes", [](const BroadcastNode& b) { return LanesValue(b.lanes); });
   WithConstructorFallback(broadcast_class, "Broadcast");
   nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
       .def(nb::new_([](std::vector<Expr> v, std::vector<Expr> i, std::optional<Span> s) {

@@ -11,6 +11,7 @@
 #include "tessera/runtime_abi.h"
 #include "tessera/target/codegen_dsl.h"
 #include "tessera/target/toolchain.h"
+#include "tessera/transform/analysis.h"
 #include "tessera/transform/dsl_passes.h"
 #include "tessera/transform/passes.h"
 
@@ -43,6 +44,7 @@ std::string HeaderText(const std::string& include_dir) {
 
 StageResult DslBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
+  transform::RefuseScalableVectors(mod, ctx.dsl_target ? ctx.dsl_target->name : "dsl");
   mod = run(mod, transform::BindTarget(ctx.dsl_target ? ctx.dsl_target->name : "dsl"));
   if (ctx.dsl_target) mod = run(mod, transform::VerifyTargetFeatures(*ctx.dsl_target));
   mod = run(mod, "tir.VerifyBufferBounds");

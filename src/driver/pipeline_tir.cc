@@ -20,6 +20,7 @@
 #include "tessera/runtime/packed_func.h"
 #include "tessera/support/error.h"
 #include "tessera/target/toolchain.h"
+#include "tessera/transform/analysis.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -52,7 +53,11 @@ void RefuseBufferRealize(const IRModule& mod) {
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   RefuseBufferRealize(mod);
   PassRunner run(ctx, Stage::kBegin);
+  transform::RefuseScalableVectors(mod, ctx.target.kind());
   mod = run(mod, transform::BindTarget(ctx.target.kind()));
+  // A provably out-of-bounds access is an error before any code runs (parsing leaves the
+  // flattened views of TVM's lowered form to this check).
+  mod = run(mod, "tir.VerifyBufferBounds");
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
   mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
                "tir.AutoSchedule");

@@ -211,7 +211,7 @@ class AccessCollector : public StmtExprVisitor {
         // A vector access covers base .. base + (lanes - 1) * stride.
         Expr last = AddNode::Make(
             ramp->base,
-            MulNode::Make(ramp->stride, MakeConst(ramp->base->dtype, int64_t{ramp->lanes - 1})));
+            MulNode::Make(ramp->stride, RampLastLane(ramp)));
         auto lo = Bound(ramp->base), hi = Bound(last);
         if (lo && hi && IsConstInt(ramp->stride, 1)) {
           dims.push_back(Interval{lo->lo, hi->hi, ramp->base->dtype});

@@ -49,7 +49,7 @@ bool ParseNumber(const std::string& s, size_t* pos, int* out) {
   long v = 0;
   while (*pos < s.size() && std::isdigit(static_cast<unsigned char>(s[*pos]))) {
     v = v * 10 + (s[*pos] - '0');
-    if (v > 65535) return false;
+    if (v > 32767) return false;  // lanes are an int16 (negative: scalable)
     ++*pos;
   }
   *out = static_cast<int>(v);
@@ -72,7 +72,46 @@ bool ValidBits(DataType::Code code, int bits) {
   }
 }
 
+// The lanes suffix after the element name: "" (1), "x8" (8 lanes) or "xvscalex4" (vscale * 4
+// lanes, stored as -4). False when `name` from `pos` is not one of these.
+bool ParseLanes(const std::string& name, size_t pos, int* lanes) {
+  *lanes = 1;
+  if (pos == name.size()) return true;
+  if (name[pos] != 'x') return false;
+  ++pos;
+  static const std::string kVscale = "vscalex";
+  bool scalable = name.compare(pos, kVscale.size(), kVscale) == 0;
+  if (scalable) pos += kVscale.size();
+  int n = 0;
+  if (!ParseNumber(name, &pos, &n) || pos != name.size() || n < 1) return false;
+  if (scalable && n < 2) return false;  // TVM: a vscale factor is at least 2
+  *lanes = scalable ? -n : n;
+  return true;
+}
+
 }  // namespace
+
+DataType DataType::Scalable(Code code, int bits, int vscale_factor) {
+  if (vscale_factor < 2 || vscale_factor > 32767) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+        << "the vscale factor of a scalable vector must be in [2, 32767], got " << vscale_factor;
+  }
+  return DataType(code, bits, -vscale_factor);
+}
+
+void DataType::ThrowScalableLanes() {
+  TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+      << "the lane count of a scalable vector (vscale * k lanes) is not known at compile time; "
+         "this operation does not support scalable vectors";
+}
+
+int DataType::vscale_factor() const {
+  if (!is_scalable_vector()) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kType)
+        << ToString() << " is not a scalable vector and has no vscale factor";
+  }
+  return -lanes_;
+}
 
 DataType DataType::Parse(const std::string& name) {
   if (name == "handle") return Handle();
@@ -81,11 +120,8 @@ DataType DataType::Parse(const std::string& name) {
     size_t n = std::char_traits<char>::length(f.name);
     if (name.compare(0, n, f.name) != 0) continue;
     if (name.size() == n) return DataType(f.code, f.bits);
-    size_t pos = n + 1;
     int lanes = 0;
-    if (name[n] == 'x' && ParseNumber(name, &pos, &lanes) && pos == name.size() && lanes >= 1) {
-      return DataType(f.code, f.bits, lanes);
-    }
+    if (ParseLanes(name, n, &lanes)) return DataType(f.code, f.bits, lanes);
   }
   for (const Prefix& p : kPrefixes) {
     std::string pre = p.name;
@@ -96,11 +132,7 @@ DataType DataType::Parse(const std::string& name) {
       if (!ParseNumber(name, &pos, &bits)) continue;
     }
     int lanes = 1;
-    if (pos < name.size()) {
-      if (name[pos] != 'x') continue;
-      ++pos;
-      if (!ParseNumber(name, &pos, &lanes) || pos != name.size() || lanes < 1) continue;
-    }
+    if (!ParseLanes(name, pos, &lanes)) continue;
     if (!ValidBits(p.code, bits)) continue;
     return DataType(p.code, bits, lanes);
   }
@@ -135,7 +167,11 @@ std::string DataType::ToString() const {
       }
       break;
   }
-  if (lanes() > 1) s += "x" + std::to_string(lanes());
+  if (is_scalable_vector()) {
+    s += "xvscalex" + std::to_string(vscale_factor());
+  } else if (lanes_ > 1) {
+    s += "x" + std::to_string(lanes_);
+  }
   return s;
 }
 

@@ -73,7 +73,7 @@ Ref<SizeVarNode> SizeVarNode::Make(std::string name, DataType dtype, Span span) 
 
 Ref<CastNode> CastNode::Make(DataType dtype, Expr value, Span span) {
   CheckNotNull(value, "Cast value", span);
-  if (dtype.lanes() != value->dtype.lanes()) {
+  if (dtype.raw_lanes() != value->dtype.raw_lanes()) {
     TypeError(span, "Cast cannot change the lane count: " + value->dtype.ToString() + " to " +
                         dtype.ToString());
   }
@@ -94,7 +94,7 @@ Ref<BinaryOpNode<K>> BinaryOpNode<K>::Make(Expr a, Expr b, Span span) {
       TypeError(span, std::string(NodeKindName(K)) + " needs bool operands, got " + t.ToString());
     }
   } else if (K >= NodeKind::kEQ && K <= NodeKind::kGE) {
-    t = DataType::Bool(t.lanes());
+    t = DataType(DataType::kBool, 1, t.raw_lanes());  // scalable lanes stay scalable
   } else if (t.is_handle() || t.is_void() || t.is_bool()) {
     // Arithmetic needs numbers: bools combine with And/Or, pointers through address_of.
     TypeError(span, std::string(NodeKindName(K)) + " is not defined on " + t.ToString());
@@ -121,7 +121,7 @@ Ref<SelectNode> SelectNode::Make(Expr c, Expr t, Expr f, Span span) {
     TypeError(span, "Select branches differ in type: " + t->dtype.ToString() + " vs. " +
                         f->dtype.ToString());
   }
-  if (c->dtype.lanes() != 1 && c->dtype.lanes() != t->dtype.lanes()) {
+  if (!c->dtype.is_scalar() && c->dtype.raw_lanes() != t->dtype.raw_lanes()) {
     TypeError(span, "Select condition lanes do not match the values");
   }
   return std::make_shared<SelectNode>(std::move(c), std::move(t), std::move(f), std::move(span));
@@ -134,14 +134,14 @@ Ref<RampNode> RampNode::Make(Expr base, Expr stride, int lanes, Span span) {
     TypeError(span, "Ramp needs scalar integer base and stride of one type, got " +
                         base->dtype.ToString() + " and " + stride->dtype.ToString());
   }
-  if (lanes < 2) TypeError(span, "Ramp needs at least 2 lanes");
+  if (lanes > -2 && lanes < 2) TypeError(span, "Ramp needs at least 2 lanes");
   return std::make_shared<RampNode>(std::move(base), std::move(stride), lanes, std::move(span));
 }
 
 Ref<BroadcastNode> BroadcastNode::Make(Expr value, int lanes, Span span) {
   CheckNotNull(value, "Broadcast value", span);
   if (!value->dtype.is_scalar()) TypeError(span, "Broadcast needs a scalar, got " + value->dtype.ToString());
-  if (lanes < 2) TypeError(span, "Broadcast needs at least 2 lanes");
+  if (lanes > -2 && lanes < 2) TypeError(span, "Broadcast needs at least 2 lanes");
   return std::make_shared<BroadcastNode>(std::move(value), lanes, std::move(span));
 }
 
@@ -214,6 +214,68 @@ bool CallNode::is_op(const std::string& name) const {
   return o != nullptr && o->name == name;
 }
 
+DataType BufferAccessType(const Buffer& buffer, const std::vector<Expr>& indices, const Span& span) {
+  DataType index_type = DataType::Int(32);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    DataType t = indices[i]->dtype;
+    if (!t.is_integer()) TypeError(span, "buffer index must be an integer, got " + t.ToString());
+    if (t.is_vector()) {
+      if (i + 1 != indices.size()) TypeError(span, "only the last index may be a vector");
+      index_type = t;
+    }
+  }
+  DataType elem = buffer->dtype;
+  if (!index_type.is_vector()) return elem;
+  if (index_type.is_scalable_vector() && elem.is_scalable_vector()) {
+    TypeError(span, "a scalable vector index cannot load from a buffer of scalable vectors (" +
+                        elem.ToString() + ")");
+  }
+  int n = index_type.lanes_or_vscale_factor() * elem.lanes_or_vscale_factor();
+  return elem.with_lanes_or_vscale_factor(n, index_type.is_scalable_vector() ||
+                                                 elem.is_scalable_vector());
+}
+
+void CheckAccessPredicate(const Expr& predicate, DataType access, const char* what,
+                          const Span& span) {
+  DataType p = predicate->dtype;
+  if (!p.is_predicate_dtype() || p.is_scalable_vector() != access.is_scalable_vector() ||
+      p.lanes_or_vscale_factor() != access.lanes_or_vscale_factor()) {
+    TypeError(span, std::string(what) + " predicate must be " +
+                        DataType::Bool().with_lanes_or_vscale_factor(
+                                            access.lanes_or_vscale_factor(),
+                                            access.is_scalable_vector())
+                            .ToString() +
+                        ", got " + p.ToString());
+  }
+}
+
+Expr ScalableLanesExpr(int vscale_factor, Span span) {
+  Expr vscale = CallNode::Make(DataType::Int(32), OpNode::Get("tir.vscale"), {}, span);
+  return MulNode::Make(vscale, IntImmNode::Make(DataType::Int(32), vscale_factor, span), span);
+}
+
+Expr RampLastLane(const RampNode* ramp) {
+  DataType t = ramp->base->dtype;
+  if (ramp->lanes > 0) return MakeConst(t, int64_t{ramp->lanes - 1});
+  Expr lanes = ScalableLanesExpr(-ramp->lanes);
+  if (t != lanes->dtype) lanes = CastNode::Make(t, lanes);
+  return SubNode::Make(lanes, MakeConst(t, int64_t{1}));
+}
+
+std::optional<int> MatchScalableLanes(const Expr& lanes) {
+  auto* mul = AsPtr<MulNode>(lanes);
+  if (mul == nullptr) return std::nullopt;
+  auto is_vscale = [](const Expr& e) {
+    auto* call = AsPtr<CallNode>(e);
+    return call != nullptr && call->args.empty() && call->is_op("tir.vscale");
+  };
+  std::optional<int64_t> k;
+  if (is_vscale(mul->a)) k = AsConstInt(mul->b);
+  if (is_vscale(mul->b)) k = AsConstInt(mul->a);
+  if (!k || *k < 2 || *k > 32767) return std::nullopt;
+  return static_cast<int>(*k);
+}
+
 Ref<BufferLoadNode> BufferLoadNode::Make(Buffer buffer, std::vector<Expr> indices, Expr predicate,
                                          Span span) {
   if (!buffer) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "BufferLoad buffer must not be null";
@@ -221,22 +283,9 @@ Ref<BufferLoadNode> BufferLoadNode::Make(Buffer buffer, std::vector<Expr> indice
     TypeError(span, "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
                         " dimensions but is indexed with " + std::to_string(indices.size()));
   }
-  int lanes = 1;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    CheckNotNull(indices[i], "index", span);
-    if (!indices[i]->dtype.is_integer()) {
-      TypeError(span, "buffer index must be an integer, got " + indices[i]->dtype.ToString());
-    }
-    if (indices[i]->dtype.lanes() > 1) {
-      if (i + 1 != indices.size()) TypeError(span, "only the last index may be a vector");
-      lanes = indices[i]->dtype.lanes();
-    }
-  }
-  DataType t = buffer->dtype.with_lanes(buffer->dtype.lanes() * lanes);
-  if (predicate && predicate->dtype != DataType::Bool(t.lanes())) {
-    TypeError(span, "load predicate must be " + DataType::Bool(t.lanes()).ToString() + ", got " +
-                        predicate->dtype.ToString());
-  }
+  for (size_t i = 0; i < indices.size(); ++i) CheckNotNull(indices[i], "index", span);
+  DataType t = BufferAccessType(buffer, indices, span);
+  if (predicate) CheckAccessPredicate(predicate, t, "load", span);
   return std::make_shared<BufferLoadNode>(t, std::move(buffer), std::move(indices),
                                           std::move(predicate), std::move(span));
 }
@@ -251,14 +300,14 @@ Expr MakeConst(DataType t, int64_t value, Span span) {
   DataType elem = t.element_of();
   Expr scalar = elem.is_float() ? Expr(FloatImmNode::Make(elem, static_cast<double>(value), span))
                                 : Expr(IntImmNode::Make(elem, value, span));
-  return t.lanes() > 1 ? Expr(BroadcastNode::Make(scalar, t.lanes(), span)) : scalar;
+  return t.is_vector() ? Expr(BroadcastNode::Make(scalar, t.raw_lanes(), span)) : scalar;
 }
 
 Expr MakeConst(DataType t, double value, Span span) {
   DataType elem = t.element_of();
   Expr scalar = elem.is_float() ? Expr(FloatImmNode::Make(elem, value, span))
                                 : Expr(IntImmNode::Make(elem, static_cast<int64_t>(value), span));
-  return t.lanes() > 1 ? Expr(BroadcastNode::Make(scalar, t.lanes(), span)) : scalar;
+  return t.is_vector() ? Expr(BroadcastNode::Make(scalar, t.raw_lanes(), span)) : scalar;
 }
 
 std::optional<int64_t> AsConstInt(const Expr& e) {

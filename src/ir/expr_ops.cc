@@ -13,7 +13,7 @@ DataType Wider(const Expr& a, const Expr& b) {
 
 // The folded constant, when both operands are integer constants and `value` fits `t`.
 std::optional<int64_t> Fits(DataType t, std::optional<int64_t> value) {
-  if (!value || !t.is_int() || t.lanes() != 1 || t.bits() > 64) return std::nullopt;
+  if (!value || !t.is_int() || !t.is_scalar() || t.bits() > 64) return std::nullopt;
   if (t.bits() == 64) return value;
   int64_t hi = (int64_t{1} << (t.bits() - 1)) - 1, lo = -hi - 1;
   if (*value < lo || *value > hi) return std::nullopt;

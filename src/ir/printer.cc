@@ -1186,7 +1186,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     for (const Expr& index : indices) {
       auto* ramp = AsPtr<RampNode>(index);
       if (allow_slice && ramp && IsConstInt(ramp->stride, 1)) {
-        Expr lanes = IntImmNode::Make(ramp->base->dtype, ramp->lanes);
+        Expr lanes = ramp->lanes < 0 ? ScalableLanesExpr(-ramp->lanes)
+                                     : Expr(IntImmNode::Make(ramp->base->dtype, ramp->lanes));
         parts.push_back(ExprText(ramp->base) + ":" + StopText(ramp->base, lanes));
       } else {
         parts.push_back(ExprText(index));
@@ -1265,11 +1266,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     return CallDoc(T("Select"), std::vector<Expr>{op->condition, op->true_value, op->false_value});
   }
   Doc VisitExpr_(const RampNode* op) override {
-    return CallDoc(T("Ramp"),
-                   {ExprText(op->base), ExprText(op->stride), std::to_string(op->lanes)});
+    return CallDoc(T("Ramp"), {ExprText(op->base), ExprText(op->stride), LanesText(op->lanes)});
   }
   Doc VisitExpr_(const BroadcastNode* op) override {
-    return CallDoc(T("Broadcast"), {ExprText(op->value), std::to_string(op->lanes)});
+    return CallDoc(T("Broadcast"), {ExprText(op->value), LanesText(op->lanes)});
+  }
+  /*! \brief The lanes of a Ramp/Broadcast: "8", or "T.vscale() * 4" for a scalable vector. */
+  std::string LanesText(int lanes) {
+    return lanes < 0 ? ExprText(ScalableLanesExpr(-lanes)) : std::to_string(lanes);
   }
   Doc VisitExpr_(const ShuffleNode* op) override {
     std::vector<std::string> vectors, indices;

@@ -83,6 +83,16 @@ Ref<AssertStmtNode> AssertStmtNode::Make(Expr condition, Expr message, Stmt body
                                           std::move(span));
 }
 
+namespace {
+// " at 4 lanes" (" at vscale * 4 lanes") when a store writes a vector of `buffer` elements.
+std::string LanesSuffix(DataType access, DataType buffer) {
+  if (access == buffer) return "";
+  int n = access.lanes_or_vscale_factor() / buffer.lanes_or_vscale_factor();
+  return std::string(" at ") + (access.is_scalable_vector() ? "vscale * " : "") +
+         std::to_string(n) + " lanes";
+}
+}  // namespace
+
 Ref<BufferStoreNode> BufferStoreNode::Make(Buffer buffer, Expr value, std::vector<Expr> indices,
                                            Expr predicate, Span span) {
   Need(buffer != nullptr, span, "BufferStore buffer must not be null");
@@ -90,25 +100,12 @@ Ref<BufferStoreNode> BufferStoreNode::Make(Buffer buffer, Expr value, std::vecto
   Need(indices.size() == buffer->shape.size(), span,
        "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
            " dimensions but is indexed with " + std::to_string(indices.size()));
-  int lanes = 1;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    NeedExpr(indices[i], "index", span);
-    Need(indices[i]->dtype.is_integer(), span,
-         "buffer index must be an integer, got " + indices[i]->dtype.ToString());
-    if (indices[i]->dtype.lanes() > 1) {
-      Need(i + 1 == indices.size(), span, "only the last index may be a vector");
-      lanes = indices[i]->dtype.lanes();
-    }
-  }
-  DataType expect = buffer->dtype.with_lanes(buffer->dtype.lanes() * lanes);
+  for (size_t i = 0; i < indices.size(); ++i) NeedExpr(indices[i], "index", span);
+  DataType expect = BufferAccessType(buffer, indices, span);
   Need(value->dtype == expect, span,
        "cannot store " + value->dtype.ToString() + " into buffer " + buffer->name + " of " +
-           buffer->dtype.ToString() + (lanes > 1 ? " at " + std::to_string(lanes) + " lanes" : ""));
-  if (predicate) {
-    Need(predicate->dtype == DataType::Bool(expect.lanes()), span,
-         "store predicate must be " + DataType::Bool(expect.lanes()).ToString() + ", got " +
-             predicate->dtype.ToString());
-  }
+           buffer->dtype.ToString() + LanesSuffix(expect, buffer->dtype));
+  if (predicate) CheckAccessPredicate(predicate, expect, "store", span);
   return std::make_shared<BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices),
                                            std::move(predicate), std::move(span));
 }

@@ -8,6 +8,7 @@
 
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
+#include "tessera/transform/analysis.h"
 
 namespace tessera {
 namespace codegen {
@@ -212,6 +213,7 @@ std::string CodeGenC::PrintPrototype(const std::string& name, const PrimFunc& fu
 }
 
 void CodeGenC::AddFunction(const std::string& name, const PrimFunc& func) {
+  transform::RefuseScalableVectors(func, target_name_);
   stream_ << PrintSignature(name, func, /*prototype=*/false) << " {\n";
   // A buffer_map buffer with its own data variable reads through the parameter.
   for (const auto& [param, buffer] : func->buffer_map) {

@@ -416,7 +416,7 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
 // ---------------------------------------------------------------------------------------------
 
 std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
-  if (op->predicate) Unsupported("a predicated vector load from " + op->buffer->name, op->span);
+  if (op->predicate) return PrintPredicatedLoad(op);
   DataType t = op->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
@@ -453,8 +453,58 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   return Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ")";
 }
 
+// A predicated access of a (strided) Ramp of a scalar buffer: lane i reads p[i * s] where the
+// mask is set and 0 elsewhere, or writes it only where the mask is set. Other forms (a gather,
+// a bool or vector buffer) are refused.
+const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer,
+                                            const std::vector<Expr>& indices, const char* what,
+                                            const Span& span, Expr* index) {
+  *index = FlatIndex(buffer, indices, span);
+  auto* ramp = AsPtr<RampNode>(*index);
+  if (ramp == nullptr || buffer->dtype.is_vector() || buffer->dtype.is_bool()) {
+    Unsupported(std::string("a predicated vector ") + what + " of " + buffer->name +
+                    " other than a Ramp of a scalar non-bool buffer",
+                span);
+  }
+  return ramp;
+}
+
+std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
+  Expr index;
+  const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "load", op->span, &index);
+  DataType t = op->dtype;
+  std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
+  std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+  std::string name = "tessera_masked_load_" + vt.substr(8) + "_" + mt.substr(8);
+  std::ostringstream def;
+  def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s, " << mt
+      << " m) {\n  " << vt << " r;\n  for (int i = 0; i < " << t.lanes()
+      << "; ++i) r[i] = m[i] ? p[i * s] : 0;\n  return r;\n}\n";
+  std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+  return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " +
+         PrintExpr(op->predicate) + ")";
+}
+
+void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
+  Expr index;
+  const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "store", op->span, &index);
+  DataType t = op->value->dtype;
+  std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
+  std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+  std::string name = "tessera_masked_store_" + vt.substr(8) + "_" + mt.substr(8);
+  std::ostringstream def;
+  def << "static inline void " << name << "(" << st << "* p, int64_t s, " << mt << " m, " << vt
+      << " v) {\n  for (int i = 0; i < " << t.lanes()
+      << "; ++i) {\n    if (m[i]) p[i * s] = v[i];\n  }\n}\n";
+  std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+  std::string call = Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " +
+                     PrintExpr(op->predicate) + ", " + PrintExpr(op->value) + ")";
+  PrintIndent();
+  stream_ << call << ";\n";
+}
+
 void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
-  if (op->predicate) Unsupported("a predicated vector store to " + op->buffer->name, op->span);
+  if (op->predicate) return PrintPredicatedStore(op);
   DataType t = op->value->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())

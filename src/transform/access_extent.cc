@@ -104,6 +104,7 @@ class ExtentCollector : public StmtExprVisitor {
     Expr idx = SimplifyExpr(indices[0]);
     if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1);
     if (auto* ramp = AsPtr<RampNode>(idx)) {
+      if (ramp->lanes < 0) return Add(buf->data.get(), kUnknown);  // vscale * k lanes
       auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
       int last = LastActiveLane(pred, ramp->lanes);
       if (last < 0) return;

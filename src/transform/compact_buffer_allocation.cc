@@ -166,7 +166,7 @@ class RegionCollector : public StmtExprVisitor {
       if (first->dtype.is_vector()) {
         auto* ramp = AsPtr<RampNode>(first);
         auto stride = ramp ? AsConstInt(ramp->stride) : std::nullopt;
-        if (!stride || *stride < 0) {
+        if (!stride || *stride < 0 || ramp->lanes < 0) {  // lanes < 0: vscale * k lanes
           dim.whole = true;
           continue;
         }

@@ -32,7 +32,9 @@ std::string IndexText(const Expr& e) {
   if (auto* c = AsPtr<CastNode>(e)) return IndexText(c->value);
   if (auto* r = AsPtr<RampNode>(e)) {  // the lanes of a vector access
     std::string stride = IsConstInt(r->stride, 1) ? "" : ", step " + IndexText(r->stride);
-    return IndexText(r->base) + " .. +" + std::to_string(r->lanes - 1) + stride;
+    std::string last = r->lanes < 0 ? "(T.vscale() * " + std::to_string(-r->lanes) + " - 1)"
+                                     : std::to_string(r->lanes - 1);
+    return IndexText(r->base) + " .. +" + last + stride;
   }
   if (auto* l = AsPtr<BufferLoadNode>(e)) {
     std::string s = l->buffer->name + "[";
@@ -157,9 +159,7 @@ class BoundChecker : public StmtExprMutator {
       const Expr& index = indices[d];
       if (auto* ramp = AsPtr<RampNode>(index)) {
         ends.push_back(ramp->base);
-        ends.push_back(AddNode::Make(ramp->base, MulNode::Make(ramp->stride,
-                                                               MakeConst(ramp->stride->dtype,
-                                                                         int64_t(ramp->lanes - 1)))));
+        ends.push_back(AddNode::Make(ramp->base, MulNode::Make(ramp->stride, RampLastLane(ramp))));
       } else if (auto* bc = AsPtr<BroadcastNode>(index)) {
         ends.push_back(bc->value);
       } else if (index->dtype.is_scalar()) {

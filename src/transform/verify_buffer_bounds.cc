@@ -103,7 +103,8 @@ class BoundsChecker : public StmtExprVisitor {
         lo = hi = *c;
       } else if (auto* ramp = AsPtr<RampNode>(indices[d])) {
         auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
-        if (!base || !stride) continue;
+        // vscale * k lanes (lanes < 0): the extent is known only on the hardware.
+        if (!base || !stride || ramp->lanes < 0) continue;
         int64_t last = *base + (ramp->lanes - 1) * *stride;
         lo = std::min(*base, last);
         hi = std::max(*base, last);

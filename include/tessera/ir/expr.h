@@ -145,7 +145,9 @@ struct SelectNode : ExprNode {
   static Ref<SelectNode> Make(Expr condition, Expr true_value, Expr false_value, Span span = {});
 };
 
-/*! \brief The vector base, base + stride, ..., base + (lanes - 1) * stride. */
+/*! \brief The vector base, base + stride, ..., base + (lanes - 1) * stride. A negative `lanes`
+ *  -k is the scalable vector of vscale * k lanes (TVM's `T.Ramp(b, s, T.vscale() * k)`): test
+ *  dtype.is_scalable_vector() before using `lanes` as a count. */
 struct RampNode : ExprNode {
   TESSERA_NODE_KIND(Ramp)
   Expr base, stride;
@@ -159,7 +161,7 @@ struct RampNode : ExprNode {
   static Ref<RampNode> Make(Expr base, Expr stride, int lanes, Span span = {});
 };
 
-/*! \brief A scalar replicated into `lanes` lanes. */
+/*! \brief A scalar replicated into `lanes` lanes (-k: vscale * k lanes, as RampNode). */
 struct BroadcastNode : ExprNode {
   TESSERA_NODE_KIND(Broadcast)
   Expr value;
@@ -257,6 +259,21 @@ Expr MakeConst(DataType t, int64_t value, Span span = {});
 Expr MakeConst(DataType t, double value, Span span = {});
 inline Expr Int32(int64_t v) { return IntImmNode::Make(DataType::Int(32), v); }
 inline Expr Bool(bool v) { return IntImmNode::Make(DataType::Bool(), v ? 1 : 0); }
+
+/*! \brief The value type of a load of `buffer` at `indices` (the buffer element widened by the
+ *  lanes of a vector last index, scalable or not); checks the indices. */
+DataType BufferAccessType(const Buffer& buffer, const std::vector<Expr>& indices, const Span& span);
+/*! \brief Checks that a load/store `predicate` is a bool (or uint1) mask of the lanes of
+ *  `access` (`what`: "load" or "store"). */
+void CheckAccessPredicate(const Expr& predicate, DataType access, const char* what,
+                          const Span& span);
+/*! \brief The index of a Ramp's last lane in its base's dtype: lanes - 1, or
+ *  T.vscale() * k - 1 for vscale * k lanes. */
+Expr RampLastLane(const RampNode* ramp);
+/*! \brief `T.vscale() * k`: the lanes of a scalable vector of vscale * k lanes. */
+Expr ScalableLanesExpr(int vscale_factor, Span span = {});
+/*! \brief k when `lanes` is `vscale() * k` or `k * vscale()` (k an integer constant > 1). */
+std::optional<int> MatchScalableLanes(const Expr& lanes);
 
 /*! \brief The constant integer value of `e`, if it is an IntImm. */
 std::optional<int64_t> AsConstInt(const Expr& e);

@@ -67,6 +67,11 @@ class CodeGenHost : public CodeGenC {
   std::string PrintCallOp(const CallNode* op, const OpNode* callee) override;
   std::string PrintVectorLoad(const BufferLoadNode* op) override;
   void PrintVectorStore(const BufferStoreNode* op) override;
+  // Predicated (masked) vector accesses of a Ramp index.
+  const RampNode* PredicatedRamp(const BufferNode* buffer, const std::vector<Expr>& indices,
+                                 const char* what, const Span& span, Expr* index);
+  std::string PrintPredicatedLoad(const BufferLoadNode* op);
+  void PrintPredicatedStore(const BufferStoreNode* op);
   void PrintReturn(const CallNode* ret) override;
 
   using CodeGenC::VisitExpr_;

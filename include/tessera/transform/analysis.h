@@ -31,12 +31,22 @@ struct WellFormedError {
  *  a variable used outside the scope of its definition (block iterators outside their block
  *  included), and, inside a block with iterators, a loop variable of an enclosing loop used
  *  instead of the block's iterators. Variables with no definition are free (symbolic) and allowed.
+ *  Also VerifyConstantBufferBounds, except for a function in TVM's lowered form (T.allocate
+ *  storage, no blocks), whose buffers may be flattened views indexed past their declared shape
+ *  (TVM parses such IR; the build checks its bounds).
  */
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */
 std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func);
+
+/*! \brief Throws a located build error at the first scalable vector in `func` (a value of type
+ *  such as float32xvscalex4, a Ramp/Broadcast of T.vscale() * k lanes, a T.vscale() call):
+ *  `target` ("c", "cuda", ...) has no scalable vectors (Arm SVE) to lower them to. */
+void RefuseScalableVectors(const PrimFunc& func, const std::string& target);
+/*! \brief RefuseScalableVectors over every PrimFunc of `mod`. */
+void RefuseScalableVectors(const IRModule& mod, const std::string& target);
 
 }  // namespace transform
 }  // namespace tessera

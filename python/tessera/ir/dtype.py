@@ -83,7 +83,7 @@ def _name_of(value):
 class DataType(str):
     """A scalar or vector element type; a ``str`` whose value is the canonical dtype name."""
 
-    __slots__ = ("_code", "_bits", "_lanes", "_void")
+    __slots__ = ("_code", "_bits", "_lanes", "_void", "_scalable")
     _cache = {}
 
     def __new__(cls, dtype="float32"):
@@ -100,7 +100,9 @@ class DataType(str):
         self._void = code == 6
         self._code = _DL_CODE[code]
         self._bits = 0 if self._void else core.bits
-        self._lanes = core.lanes
+        # A scalable vector ("float32xvscalex4": vscale * 4 lanes) keeps its vscale factor.
+        self._scalable = core.is_scalable_vector
+        self._lanes = core.lanes_or_vscale_factor
         if cls is DataType and len(cls._cache) < 4096:
             cls._cache[key] = self
         return self
@@ -140,6 +142,21 @@ class DataType(str):
 
     @property
     def lanes(self):
+        """The lane count; a scalable vector's (vscale * k) is not a number: see vscale_factor."""
+        if self._scalable:
+            raise TypeError(f"the lane count of the scalable vector {self} (vscale * "
+                            f"{self._lanes} lanes) is not known at compile time; use vscale_factor")
+        return self._lanes
+
+    @property
+    def vscale_factor(self):
+        """k of a scalable vector's vscale * k lanes."""
+        if not self._scalable:
+            raise TypeError(f"{self} is not a scalable vector and has no vscale factor")
+        return self._lanes
+
+    def get_lanes_or_vscale_factor(self):
+        """The vscale factor of a scalable vector, the lane count of any other type."""
         return self._lanes
 
     @property
@@ -149,11 +166,11 @@ class DataType(str):
 
     @property
     def total_bits(self):
-        return self._bits * self._lanes
+        return self._bits * self.lanes
 
     @property
     def total_bytes(self):
-        return self.bytes * self._lanes
+        return self.bytes * self.lanes
 
     @property
     def itemsize(self):
@@ -180,15 +197,26 @@ class DataType(str):
             raise TypeError(f"lanes must be a positive int, got {lanes!r}")
         return DataType(base if lanes == 1 else f"{base}x{lanes}")
 
+    def with_scalable_vscale_factor(self, vscale_factor):
+        """The same element type as a scalable vector of vscale * ``vscale_factor`` lanes."""
+        if not isinstance(vscale_factor, int) or isinstance(vscale_factor, bool) or vscale_factor < 2:
+            raise TypeError(f"a vscale factor must be an int > 1, got {vscale_factor!r}")
+        return DataType(f"{self.element_of}xvscalex{vscale_factor}")
+
     def with_lanes(self, lanes):
         """The same element type with ``lanes`` lanes: ``DataType("int8").with_lanes(32)`` is int8x32."""
         return self._make(self._code, self._bits, lanes)
 
     def with_bits(self, bits):
         """The same kind of type with ``bits``-bit elements: int32x8 -> int16x8 for 16."""
+        if self._scalable:
+            return self._make(self._code, bits, 1).with_scalable_vscale_factor(self._lanes)
         return self._make(self._code, bits, self._lanes)
 
     def with_type_code(self, type_code):
+        if self._scalable:
+            elem = self._make(DataTypeCode(type_code), self._bits, 1)
+            return elem.with_scalable_vscale_factor(self._lanes)
         return self._make(DataTypeCode(type_code), self._bits, self._lanes)
 
     def with_int(self):
@@ -202,7 +230,7 @@ class DataType(str):
     @property
     def element_of(self):
         """The scalar element type (float16x16 -> float16)."""
-        return self if self._lanes == 1 else self.with_lanes(1)
+        return self if self._lanes == 1 and not self._scalable else self.with_lanes(1)
 
     # ---- predicates ----
     @property
@@ -268,7 +296,7 @@ class DataType(str):
 
     @property
     def is_scalar(self):
-        return self._lanes == 1
+        return self._lanes == 1 and not self._scalable
 
     @property
     def is_vector(self):
@@ -276,16 +304,20 @@ class DataType(str):
 
     @property
     def is_scalable(self):
-        """Whether the lanes scale with the hardware (vscale); tessera's vectors never do."""
-        return False
+        """Whether the lanes scale with the hardware (vscale * k, TVM's SVE vectors)."""
+        return self._scalable
 
     @property
     def is_scalable_vector(self):
-        return False
+        return self._scalable
+
+    @property
+    def is_scalable_or_fixed_length_vector(self):
+        return self._lanes > 1
 
     @property
     def is_fixed_length_vector(self):
-        return self._lanes > 1
+        return self._lanes > 1 and not self._scalable
 
     @property
     def is_float_vector(self):

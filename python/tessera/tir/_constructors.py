@@ -111,8 +111,7 @@ def _lanes(lanes):
     if isinstance(lanes, _core.IntImm):
         return lanes.value
     if isinstance(lanes, _core.PrimExpr):
-        raise TypeError(f"the lanes of a vector must be a constant (scalable vectors are not "
-                        f"supported), got {lanes}")
+        return lanes  # T.vscale() * k: a scalable vector (the C++ constructor checks the form)
     return int(lanes)
 
 

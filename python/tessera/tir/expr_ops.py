@@ -34,7 +34,7 @@ def is_int(dtype):
 
 @functools.lru_cache(maxsize=1024)
 def _lanes_cached(dtype):
-    return _core.DataType(dtype).lanes
+    return _core.DataType(dtype).raw_lanes
 
 
 @functools.lru_cache(maxsize=1024)
@@ -43,11 +43,12 @@ def _element_cached(dtype):
 
 
 def lanes_of(dtype):
-    """The lane count of a dtype string (1 for scalars)."""
+    """The lane count of a dtype string (1 for scalars; -k for a scalable vector of vscale * k
+    lanes, the lanes argument of Ramp/Broadcast that builds one)."""
     # Parsed once per dtype name: expression building asks this for every operand.
     if isinstance(dtype, str):
         return _lanes_cached(dtype)
-    return _core.DataType(dtype).lanes
+    return _core.DataType(dtype).raw_lanes
 
 
 def element_of(dtype):
@@ -63,7 +64,7 @@ def _const_type(dtype):
     constant of ``dtype``; the canonical name is parsed once per dtype name."""
     dtype = _core.canonical_dtype(dtype)
     lanes = lanes_of(dtype)
-    elem = element_of(dtype) if lanes > 1 else dtype
+    elem = element_of(dtype) if lanes != 1 else dtype
     if is_float(elem):
         return elem, lanes, True, None
     bits = _core.DataType(elem).bits
@@ -96,7 +97,7 @@ def const(value, dtype=None, span=None):
             if not lo <= v <= hi or not -(2**63) <= v < 2**63:
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
         c = _core.IntImm(elem, v, span)
-    return _core.Broadcast(c, lanes, span) if lanes > 1 else c
+    return _core.Broadcast(c, lanes, span) if lanes != 1 else c
 
 
 def convert(value, dtype=None, span=None):
@@ -453,6 +454,14 @@ class BufferSlice:
             extent = extent_between(start, stop, self.span)
             if isinstance(extent, _core.IntImm):
                 extent = extent.value
+            unit_step = step == 1 if isinstance(step, int) else (
+                isinstance(step, _core.IntImm) and step.value == 1)
+            if (unit_step and isinstance(extent, PrimExpr)
+                    and _core.scalable_lanes_factor(extent) is not None):
+                # `A[0 : T.vscale() * 4]`: a scalable vector of unit stride, as TVM.
+                base = _index(start, self.span)
+                out.append(_core.Ramp(base, const(1, base.dtype, self.span), extent, self.span))
+                continue
             if not isinstance(extent, int):
                 raise TesseraTypeError(f"a vector access needs a constant length, got {extent}")
             step_value = step.value if isinstance(step, _core.IntImm) else step

@@ -242,6 +242,26 @@ def test_constant_index_out_of_bounds():
     check(err, "ramp-oob", "Index 9 is out of bounds for dimension 0 of buffer A (extent 8)")
 
 
+def test_lowered_form_views_parse_as_tvm_and_the_build_checks_their_bounds():
+    # TVM's lowered form (T.allocate storage, no blocks) indexes flattened views past their
+    # declared shape (its opt_gemm_lower test); TVM parses it, and so does tessera, but building
+    # it still refuses a provably out-of-bounds access before any code runs.
+    import tessera as ts
+
+    @T.prim_func
+    def f(a: T.handle):
+        A = T.match_buffer(a, (16,), "float32")
+        tmp = T.allocate([4], "float32", "global")
+        Tmp = T.Buffer((4,), "float32", data=tmp)
+        for i in range(8):
+            Tmp[0] = T.float32(1)
+            A[i * 4 + 3] = Tmp[0]  # lowered-oob
+
+    with pytest.raises(DiagnosticError) as err:
+        ts.build(f, target="c")
+    check(err, "lowered-oob", "Index 31 is out of bounds for dimension 0 of buffer A (extent 16)")
+
+
 def test_return_of_a_statement_in_a_void_function():
     with pytest.raises(DiagnosticError) as err:
         @T.prim_func

@@ -6,6 +6,7 @@ vocabulary of those functions. See ``spec/tensorir.md`` for the language.
 """
 
 from ... import _core
+from ...error import TesseraTypeError
 from ... import ir as _ir  # noqa: F401 - installs script(...)/show() on IR objects
 from ...tir import expr_ops as _expr_ops
 from . import _state
@@ -44,6 +45,23 @@ def _vload(self, indices, dtype=None, predicate=None):
     """``A.vload([i, j], predicate=mask)``: a (masked) load; a Ramp index loads a vector."""
     indices = [_expr_ops.convert(i) if not isinstance(i, int) else _expr_ops.const(i) for i in indices]
     pred = None if predicate is None else _expr_ops.convert(predicate)
+    if dtype is not None:
+        # As TVM's Buffer.vload: `dtype` is the loaded value's type; a fixed-width vector type
+        # of a scalar last index loads the lanes from there on.
+        from ...ir.dtype import DataType
+
+        want, elem = DataType(dtype), DataType(self.dtype)
+        if (want.element_of != elem.element_of
+                or want.get_lanes_or_vscale_factor() % elem.get_lanes_or_vscale_factor() != 0):
+            raise TesseraTypeError(f"{self.name}.vload: cannot load {want} from a buffer of {elem}")
+        factor = want.get_lanes_or_vscale_factor() // elem.get_lanes_or_vscale_factor()
+        if indices and want.is_fixed_length_vector and factor > 1 and indices[-1].dtype.is_scalar:
+            base = indices[-1]
+            indices[-1] = _core.Ramp(base, _expr_ops.const(1, base.dtype), factor)
+        load = _core.BufferLoad(self, indices, pred)
+        if load.dtype != want:
+            raise TesseraTypeError(f"{self.name}.vload: the indices load {load.dtype}, not {want}")
+        return load
     return _core.BufferLoad(self, indices, pred)
 
 

@@ -80,6 +80,24 @@ _RESULT = {
     "simdgroup_multiply_accumulate": "handle",
 }
 
+# The builtins whose T.* form drops a dtype= keyword, as TVM v0.23's (its _op_wrapper): the
+# result type is the op's own, so `T.tvm_throw_last_error(dtype="int32")` is the handle call
+# that TVM builds and prints back as `T.tvm_throw_last_error()`.
+_DTYPE_DROPPED = frozenset({
+    "tvm_access_ptr", "tvm_throw_last_error", "tvm_stack_alloca", "tvm_stack_make_shape",
+    "tvm_stack_make_array", "tvm_tuple", "handle_add_byte_offset", "tvm_struct_set",
+    "tvm_thread_invariant", "tvm_load_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync",
+    "tvm_fill_fragment", "tvm_store_matrix_sync", "ptx_wait_group", "ptx_commit_group",
+    "ptx_cp_async_barrier", "ptx_init_barrier_thread_count", "ptx_arrive_barrier",
+    "ptx_arrive_barrier_expect_tx", "ptx_wait_barrier", "make_filled_simdgroup_matrix",
+    "simdgroup_load", "simdgroup_store", "simdgroup_multiply_accumulate", "create_barriers",
+    "undef", "TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace", "start_profile_intrinsic",
+    "end_profile_intrinsic", "anylist_getitem", "anylist_resetitem",
+    "anylist_setitem_call_packed", "anylist_setitem_call_cpacked", "vscale",
+    "ignore_loop_partition", "isnullptr", "lookup_param", "q_multiply_shift",
+    "q_multiply_shift_per_axis", "thread_return",
+})
+
 # T.* names that differ from the op's: T.call_packed is the tir.tvm_call_packed op.
 _PACKED = {
     "call_packed": "tvm_call_packed",
@@ -103,6 +121,8 @@ def _intrinsic(name):
 
     def fn(*args, dtype=None, span=None):
         args = list(args)
+        if name in _DTYPE_DROPPED:
+            dtype = None
         if rule == "first":
             if dtype is None:
                 if not args:

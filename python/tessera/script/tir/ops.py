@@ -429,13 +429,23 @@ def address_of(load, *, span=None):
 def Ramp(base, stride, lanes, *, span=None):
     """``T.Ramp(base, stride, lanes)``: ``[base, base + stride, ...]``."""
     base = convert(base)
-    return _core.Ramp(base, convert(stride, base.dtype), int(lanes), span)
+    return _core.Ramp(base, convert(stride, base.dtype), _vector_lanes(lanes), span)
 
 
 @builtin
 def Broadcast(value, lanes, *, span=None):
     """``T.Broadcast(v, lanes)``: ``v`` in every lane."""
-    return _core.Broadcast(convert(value), int(lanes), span)
+    return _core.Broadcast(convert(value), _vector_lanes(lanes), span)
+
+
+def _vector_lanes(lanes):
+    """The lanes of T.Ramp/T.Broadcast: an int, or the expression T.vscale() * k of a scalable
+    vector (passed on; the node constructor checks its form)."""
+    if isinstance(lanes, _core.IntImm):
+        return lanes.value
+    if isinstance(lanes, _core.PrimExpr):
+        return lanes
+    return int(lanes)
 
 
 @builtin

@@ -393,7 +393,7 @@ class TIRParser(ExprParsing, Parser):
         vspan = self.span(node.value) if hasattr(node, "value") and node.value is not None else self.span(node)
         with self.at(node):
             value = convert(value, buf.dtype, vspan)
-            if lanes > 1 and expr_ops.lanes_of(value.dtype) == 1:
+            if lanes != 1 and expr_ops.lanes_of(value.dtype) == 1:  # lanes < 0: vscale * -lanes
                 value = _core.Broadcast(value, lanes, vspan)
             if value.dtype != dtype:
                 # As TVM's parser: a value of another type with the same lanes is cast to the
