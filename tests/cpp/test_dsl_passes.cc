@@ -151,6 +151,43 @@ TEST(AlignVectorWidth, SplitsPairwiseOpsByTheirForm) {
             "+ 8), ALL_TRUE_w)), (__global int8*)(out + 8), ALL_TRUE_w);\n");
 }
 
+TEST(AlignVectorWidth, SplitsPartCastsBitCastsAndMixedSignDots) {
+  // out[0:16] = vcvt(a[0:32], 16, 1) (int8 lanes 16-31 as int32: two parts, from lanes 16 and
+  // 24); r[0:16] = reinterpret(a[0:64]) as int32x16 (one part per 256 bits); w[0:16] =
+  // vdot(a[0:32], u[0:32]) of int8 and uint8: widened products, summed in pairs by vaddh.
+  IRModule mod =
+      Kernel({Ptr("a", "int8"), Ptr("u", "uint8"), Ptr("out"), Ptr("r"), Ptr("w", "int16")},
+             [](const std::vector<Buffer>& b) {
+               Expr x = BufferLoadNode::Make(b[0], {Ramp(I32(0), 32)});
+               Expr y = BufferLoadNode::Make(b[1], {Ramp(I32(0), 32)});
+               Expr wide = BufferLoadNode::Make(b[0], {Ramp(I32(0), 64)});
+               std::vector<Expr> on(32, Bool(true));
+               Expr all = Call("boolx32", "dsl.const_mask", on);
+               return SeqStmtNode::Flatten(
+                   {BufferStoreNode::Make(b[2], Call("int32x16", "dsl.vcvt", {x, I32(16), I32(1)}),
+                                          {Ramp(I32(0), 16)}),
+                    BufferStoreNode::Make(b[3], Call("int32x16", "tir.reinterpret", {wide}),
+                                          {Ramp(I32(0), 16)}),
+                    BufferStoreNode::Make(b[4], Call("int16x16", "dsl.vdot", {x, y, all}),
+                                          {Ramp(I32(0), 16)})});
+             });
+  EXPECT_EQ(
+      Aligned(mod),
+      "  __vstore(__vcvt_int8(__vload((__global char32*)a, ALL_TRUE_b), 16, 1), (__global "
+      "int8*)out, ALL_TRUE_w);\n"
+      "  __vstore(__vcvt_int8(__vload((__global char32*)a, ALL_TRUE_b), 24, 1), (__global "
+      "int8*)(out + 8), ALL_TRUE_w);\n"
+      "  __vstore(__vreinterpret(__vload((__global char32*)a, ALL_TRUE_b), int8), (__global "
+      "int8*)r, ALL_TRUE_w);\n"
+      "  __vstore(__vreinterpret(__vload((__global char32*)(a + 32), ALL_TRUE_b), int8), "
+      "(__global int8*)(r + 8), ALL_TRUE_w);\n"
+      "  __vstore(__vaddh(__vsel((__vcvt_short16(__vload((__global char32*)a, ALL_TRUE_b), 0, "
+      "1) * __vcvt_short16(__vload((__global uchar32*)u, ALL_TRUE_b), 0, 1)), "
+      "__vbcast((short)0), ALL_TRUE_h), __vsel((__vcvt_short16(__vload((__global char32*)a, "
+      "ALL_TRUE_b), 16, 1) * __vcvt_short16(__vload((__global uchar32*)u, ALL_TRUE_b), 16, "
+      "1)), __vbcast((short)0), ALL_TRUE_h)), (__global short16*)w, ALL_TRUE_h);\n");
+}
+
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
   Var tile = Ptr("tile", "int32", "lsram"), big = Ptr("big", "float32", "shared");
   Span span("kernel.py", 12, 4);

@@ -6,7 +6,10 @@
 // controls (requested by the user of the mask), and a mask computed for one width (a comparison
 // of int32 lanes: parts of 8) is regrouped with dsl.mask_repack when data of another width uses
 // it. Variables, mutable locals, loads, stores, arithmetic, selects, casts, shuffles and the
-// lane-wise calls are split; scalars that read lanes (v[i], vall) pick the right part.
+// lane-wise calls are split, and so are conversions of selected lanes (dsl.vcvt: S.cast with
+// part=) and bit casts (tir.reinterpret) that give more lanes than a native vector, and dot
+// products of mixed signs (dsl.vdot, dsl.vqdot); scalars that read lanes (v[i], vall) pick the
+// right part.
 #include <optional>
 #include <unordered_map>
 
@@ -239,6 +242,82 @@ class VectorWidthAligner : public StmtExprMutator {
     return out;
   }
 
+  static bool MixedSigns(DataType a, DataType b) {
+    return (a.is_int() && b.is_uint()) || (a.is_uint() && b.is_int());
+  }
+
+  // dsl.vdot(s, u, mask) / dsl.vqdot of a signed s and an unsigned u of one width (S.vdot of
+  // mixed signs; no instruction takes them): both widen to the result's element width, where
+  // each product is exact; the products of the active lanes are summed in pairs by saturating
+  // pairwise additions (dsl.vaddh, twice for dsl.vqdot), which keep the order of the lanes.
+  Parts MixedDot(const CallNode* op) {
+    const Expr &s = op->args[0], &u = op->args[1];
+    DataType t = s->dtype;
+    int factor = op->is_op("dsl.vqdot") ? 4 : 2;
+    if (!s->dtype.is_int() || s->dtype.bits() != u->dtype.bits() ||
+        s->dtype.lanes() != u->dtype.lanes() || t.lanes() % NativeLanes(t) != 0 ||
+        op->dtype.bits() != factor * t.bits() || op->dtype.lanes() * factor != t.lanes()) {
+      TESSERA_THROW(op->span) << op->op_name() << " of " << s->dtype << " and " << u->dtype
+                              << " into " << op->dtype
+                              << ": a mixed-sign dot product takes a signed, then an unsigned "
+                                 "native or multiple-width vector of one width";
+    }
+    const Span& span = op->span;
+    DataType wide = DataType::Int(op->dtype.bits(), t.lanes());
+    Expr prod = MulNode::Make(CastNode::Make(wide, s, span), CastNode::Make(wide, u, span), span);
+    prod = SelectNode::Make(op->args[2], prod, MakeConst(wide, int64_t(0), span), span);
+    Parts sums = Data(prod);
+    for (int round = 0; round < factor / 2; ++round) {
+      Parts pairs;
+      for (size_t i = 0; i + 1 < sums.size(); i += 2) {
+        pairs.push_back(Op("dsl.vaddh", sums[i]->dtype, {sums[i], sums[i + 1]}, span));
+      }
+      sums = std::move(pairs);
+    }
+    return sums;
+  }
+
+  // dsl.vcvt(x, first, stride) of more lanes than a native vector (S.cast with part="low",
+  // "high", "even" or "odd" from 8 to 32 bits: 16 lanes): lane i converts lane first + i * stride
+  // of the native x, so part j is the conversion from lane first + j * n * stride.
+  Parts SelectedLanesCast(const CallNode* op, int n, int k, DataType part_type) {
+    std::optional<int64_t> first, stride;
+    if (op->args.size() == 3) {
+      first = AsConstInt(op->args[1]);
+      stride = AsConstInt(op->args[2]);
+    }
+    if (!first || !stride) {
+      TESSERA_THROW(op->span) << "dsl.vcvt into " << op->dtype
+                              << ": a conversion of more lanes than a native vector needs a "
+                                 "constant first lane and stride";
+    }
+    Expr x = VisitExpr(op->args[0]);
+    Parts out;
+    for (int j = 0; j < k; ++j) {
+      out.push_back(
+          Op("dsl.vcvt", part_type, {x, I32(*first + j * n * *stride), I32(*stride)}, op->span));
+    }
+    return out;
+  }
+
+  // A bit cast between element widths of a multiple-width vector (int8x64 as int32x16): each
+  // 256-bit part of x is one native part of the result.
+  Parts ReinterpretParts(const CallNode* op, int k, DataType part_type) {
+    const Expr& x = op->args[0];
+    if (x->dtype.is_bool() || op->dtype.is_bool() ||
+        x->dtype.bits() * x->dtype.lanes() != op->dtype.bits() * op->dtype.lanes() ||
+        x->dtype.lanes() % NativeLanes(x->dtype) != 0 ||
+        op->dtype.lanes() % NativeLanes(op->dtype) != 0) {
+      TESSERA_THROW(op->span) << "tir.reinterpret of " << x->dtype << " as " << op->dtype
+                              << ": a vector that is not native must have a multiple of 256 bits";
+    }
+    Parts src = Data(x);
+    if (k == 1 && src[0] == x) return {GetRef(op)};
+    Parts out;
+    for (const Expr& s : src) out.push_back(Op("tir.reinterpret", part_type, {s}, op->span));
+    return out;
+  }
+
   // Lanes picked from the concatenated inputs: a destination part that is a whole source part
   // is reused; any other is assembled lane by lane.
   Parts Shuffle(const ShuffleNode* op) {
@@ -305,6 +384,15 @@ class VectorWidthAligner : public StmtExprMutator {
       return SetLane(op, t.is_bool() ? Mask(op->args[0], n) : Data(op->args[0]), n);
     if (op->is_op("dsl.vload_gather")) return Gather(op, n, k, part_type);
     if (op->is_op("dsl.cast_no_zip")) return CastNoZip(op, k, part_type);
+    if (op->is_op("dsl.vcvt") && k > 1) return SelectedLanesCast(op, n, k, part_type);
+    if (op->is_op("tir.reinterpret") && op->args.size() == 1 &&
+        op->args[0]->dtype.lanes() != t.lanes()) {
+      return ReinterpretParts(op, k, part_type);
+    }
+    if ((op->is_op("dsl.vdot") || op->is_op("dsl.vqdot")) && op->args.size() == 3 &&
+        MixedSigns(op->args[0]->dtype, op->args[1]->dtype)) {
+      return MixedDot(op);
+    }
     const auto* callee = AsPtr<OpNode>(op->op);
     if (callee != nullptr && callee->GetStrAttr("dsl.form") == "pairwise") return Pairwise(op, k);
     if (callee != nullptr && callee->GetStrAttr("dsl.split") == "parts") {

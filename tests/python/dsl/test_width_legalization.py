@@ -1,7 +1,7 @@
 """Multiple-width intrinsics split by dsl.AlignVectorWidth, not by the Python front end: the
 parser emits one call of the whole width (pairwise ops by their table form, S.vdot/S.vqdot by
-their "dsl.split" attribute) and the pass gives the native parts; compiled and PySim results
-against numpy."""
+their "dsl.split" attribute, part casts, bit casts and dot products of mixed signs) and the pass
+gives the native parts; compiled and PySim results against numpy."""
 
 import numpy as np
 
@@ -93,3 +93,57 @@ def test_scalar_intrinsics_are_computed_in_lane_0_by_the_pass():
         assert got_o.tolist() == [1, 24, 0x00F0]
         assert got_a[3] == np.float16(np.tanh(np.float32(0.5)))
         assert got_f[0] == np.float32(1024 + 1.5 + 2.0)
+
+
+def test_part_casts_and_bit_casts_wider_than_native_are_one_call():
+    @S.prim_func
+    def k(a: S.ptr("int8", "global"), out: S.ptr("int32", "global"), u: S.ptr("uint32", "global"),
+          r: S.ptr("int32", "global")):
+        v = S.vload(a, lanes=32)
+        S.vstore(S.cast(v, "int32", part="high"), out)         # 16 lanes: two native parts
+        S.vstore(S.cast(v, "int32", part="odd"), out + 16)
+        S.vstore(S.cast(v, "uint32", part="low", saturate=True), u)
+        w = S.reinterpret(S.vload(a, lanes=64), "int32x16")     # two 256-bit parts
+        S.vstore(w + 1, r)
+        S.vstore(S.reinterpret(S.reinterpret(w, "int16") + S.int16(2), "int32x16"), r + 16)
+
+    parsed = BuildManager().lower(k).script()
+    assert parsed.count('"dsl.vcvt"') == 3 and parsed.count('T.reinterpret(') == 3, parsed
+    code = BuildManager().build(k).c_code
+    assert code.count("__vcvt_") == 6 and code.count("__vreinterpret(") == 6, code
+
+    a = rand(64, "int8", seed=12)
+    a[:3] = -128
+    out, u, r = np.zeros(32, "int32"), np.zeros(16, "uint32"), np.zeros(32, "int32")
+    x = a[:32].astype(np.int64)
+    w = a.view("int32")
+    want_r = np.concatenate([w + 1, (a.view("int16") + np.int16(2)).view("int32")])
+    for _, got_out, got_u, got_r in run_both(k, a, out, u, r):
+        np.testing.assert_array_equal(got_out, np.concatenate([x[16:], x[1::2]]))
+        np.testing.assert_array_equal(got_u, np.maximum(x[:16], 0))
+        np.testing.assert_array_equal(got_r, want_r)
+
+
+def test_dot_of_mixed_signs_of_multiple_width_is_one_call():
+    @S.prim_func
+    def k(a: S.ptr("int8", "global"), b: S.ptr("uint8", "global"), w: S.ptr("int16", "global"),
+          q: S.ptr("int32", "global")):
+        x = S.vload(a, lanes=64)
+        y = S.vload(b, lanes=64)
+        S.vstore(S.vdot(y, x, mask=x > S.int8(0)), w)        # unsigned first
+        S.vstore(S.vqdot(x, y), q)
+
+    parsed = BuildManager().lower(k).script()
+    assert parsed.count('"dsl.vdot"') == 1 and parsed.count('"dsl.vqdot"') == 1, parsed
+    code = BuildManager().build(k).c_code
+    assert "__vdot" not in code and "__vqdot" not in code and code.count("__vaddh(") == 2 + 6, code
+
+    a, b = rand(64, "int8", seed=13), rand(64, "uint8", seed=14)
+    a[:4], b[:4] = -128, 255
+    w, q = np.zeros(32, "int16"), np.zeros(16, "int32")
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    dot = np.clip(np.where(x > 0, x * y, 0).reshape(-1, 2).sum(1), -2**15, 2**15 - 1)
+    qdot = (x * y).reshape(-1, 4).sum(1)
+    for _, _, got_w, got_q in run_both(k, a, b, w, q):
+        np.testing.assert_array_equal(got_w, dot)
+        np.testing.assert_array_equal(got_q, qdot)

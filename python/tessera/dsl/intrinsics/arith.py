@@ -162,25 +162,6 @@ def _widening(p, node, name, op, high, x, y, mask, out_sign, r, elements):
                   TY.as_type(p, node, p.load(r), rtype))
 
 
-def _parts(p, node, x):
-    """The native parts of a native or multiple-width vector."""
-    n = T.native_lanes(T.element_of(x.dtype))
-    k = T.lanes_of(x.dtype) // n
-    if k == 1:
-        return [x]
-    with p.at(node):
-        return [_core.Shuffle([x], [imm(i) for i in range(j * n, (j + 1) * n)], p.span(node))
-                for j in range(k)]
-
-
-def _join(p, node, parts):
-    if len(parts) == 1:
-        return parts[0]
-    total = sum(T.lanes_of(v.dtype) for v in parts)
-    with p.at(node):
-        return _core.Shuffle(parts, [imm(i) for i in range(total)], p.span(node))
-
-
 def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
     if T.lanes_of(a.dtype) == 1:
@@ -191,33 +172,26 @@ def _pairwise(p, node, name, x, y, allowed=NUMBERS):
     return call(p, node, a.dtype, f"dsl.{name}", [a, b])
 
 
-def _mixed_dot(p, node, name, s, u, mask, quad):
+def _mixed_dot(p, node, name, op, s, u, mask, quad):
     """S.vdot/S.vqdot of a signed and an unsigned integer vector of one width: a signed result
-    (8 -> int16, 16 -> int32, quad 8 -> int32), as Compass gives. The operands widen exactly to
-    that width, where each product is exact; saturating pairwise sums (dsl.vaddh) of the
-    products then give the pairs (twice for quads), in the order of the lanes."""
+    (8 -> int16, 16 -> int32, quad 8 -> int32), as Compass gives. One ``op`` call with the
+    signed operand first: dsl.AlignVectorWidth lowers it to exact widened products and
+    saturating pairwise sums (dsl.vaddh), native part by native part."""
     bits, lanes = T.bits_of(s.dtype), T.lanes_of(s.dtype)
     if bits not in (8, 16) or (quad and bits != 8):
         raise p.error(node, f'S.{name}: Only supports 8-bit or 16-bit integer instruction, got '
                             f'"{s.dtype}" and "{u.dtype}"')
     check_multiple(p, node, name, s.dtype)
-    wide = f"int{32 if quad else 2 * bits}x{lanes}"
-    span = p.span(node)
-    with p.at(node):
-        prod = p.binop(node, ast.Mult(), _core.Cast(wide, s, span), _core.Cast(wide, u, span))
-        prod = _core.Select(mask_expr(p, node, mask, lanes), prod, TY.constant(p, node, 0, wide), span)
-    sums = _parts(p, node, prod)
-    for _ in range(2 if quad else 1):
-        t = sums[0].dtype
-        sums = [call(p, node, t, "dsl.vaddh", [sums[i], sums[i + 1]]) for i in range(0, len(sums), 2)]
-    return _join(p, node, sums)
+    factor = 4 if quad else 2
+    rtype = f"int{bits * factor}x{lanes // factor}"
+    return call(p, node, rtype, op, [s, u, mask_expr(p, node, mask, lanes)])
 
 
 def _dot(p, node, name, op, x, y, mask, quad, allowed):
     """The dot form of the intrinsic table (table.py): S.vdot, S.vqdot (``quad``)."""
     mixed = _mixed_sign(p, node, x, y)
     if mixed is not None and not T.is_float(mixed[0].dtype):
-        return _mixed_dot(p, node, name, *mixed, mask, quad)
+        return _mixed_dot(p, node, name, op, *mixed, mask, quad)
     xl, yl = p.load(x), p.load(y)
     if (is_expr(xl) and is_expr(yl) and T.lanes_of(xl.dtype) > 1 and T.lanes_of(yl.dtype) > 1
             and T.bits_of(xl.dtype) != T.bits_of(yl.dtype)):

@@ -113,20 +113,10 @@ def _part_cast(p, node, op, x, dst, part, saturate=None):
     _check_conversion(p, node, src, dst_elem, saturate)
     if saturate and T.is_int(src) and T.is_int(dst_elem):
         x = _clamp(p, node, x, dst_elem)  # int8 -> uint16: the negative lanes become 0
-    n = T.native_lanes(dst_elem)
-    parts = []
-    for j in range(0, count, n):
-        dtype = T.with_lanes(dst_elem, n)
-        args = [x, _core.IntImm("int32", first + j * stride), _core.IntImm("int32", stride)]
-        parts.append(p.call_op(node, dtype, op, args))
-    if len(parts) == 1 and count == n:
-        return parts[0]
-    whole = parts[0] if len(parts) == 1 else _concat(p, node, parts)
-    if T.lanes_of(whole.dtype) == count:
-        return whole
-    idx = [_core.IntImm("int32", i) for i in range(count)]
-    with p.at(node):
-        return _core.Shuffle([whole], idx, p.span(node))
+    # One conversion of the selected lanes (lane i from lane first + i * stride):
+    # dsl.AlignVectorWidth splits it into native parts when it has more lanes than one.
+    args = [x, _core.IntImm("int32", first), _core.IntImm("int32", stride)]
+    return p.call_op(node, T.with_lanes(dst_elem, count), op, args)
 
 
 def _cast(p, node, name, op, x, dtype, part="all", saturate=None):
@@ -216,15 +206,7 @@ def _reinterpret(p, node, name, op, x, dtype):
         if total % 256 != 0:
             raise p.error(node, f'S.{name} of "{x.dtype}": a vector that is not native must '
                                 f'have a multiple of 256 bits')
-        # A multiple-width vector: reinterpret each 256-bit part, then concatenate the parts.
-        n_in, n_out = T.native_lanes(x.dtype), T.native_lanes(dtype)
-        native_out = T.with_lanes(dtype, n_out)
-        with p.at(node):
-            parts = [_core.Shuffle([x], [_core.IntImm("int32", i) for i in range(j * n_in, (j + 1) * n_in)],
-                                   p.span(node)) for j in range(total // 256)]
-            parts = [p.call_op(node, native_out, op, [v]) for v in parts]
-            return _core.Shuffle(parts, [_core.IntImm("int32", i) for i in range(T.lanes_of(dtype))],
-                                 p.span(node))
+        # A multiple-width vector: dsl.AlignVectorWidth reinterprets each 256-bit part.
     return p.call_op(node, dtype, op, [x])
 
 
