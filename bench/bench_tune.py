@@ -144,6 +144,24 @@ def interleaved_cpu_seconds(mods, func, np_setup, np_stmt):
         return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
 
 
+def _failure_text(out):
+    """The error of a failed child: the exception line of its traceback (TVM prints its error
+    to stderr, and to stdout only a note on TVM_BACKTRACE), else the last lines it wrote; the
+    whole output is saved beside the benchmark (bench/tvm_error.log)."""
+    text = (out.stderr or "") + (out.stdout or "")
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("note:")]
+    log = os.path.join(HERE, "tvm_error.log")
+    try:
+        with open(log, "w") as f:
+            f.write(f"exit status {out.returncode}\n--- stderr ---\n{out.stderr}\n--- stdout ---\n{out.stdout}\n")
+    except OSError:
+        log = None
+    errors = [ln for ln in lines if not ln.startswith((" ", "\t")) and ("Error" in ln or "error:" in ln)]
+    picked = errors[-2:] if errors else lines[-3:]
+    msg = " | ".join(ln.strip() for ln in picked)[:400] or "no output"
+    return msg + (f" (full output: {log})" if log else "")
+
+
 def tvm_meta_schedule(func, trials, threads):
     """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason). TVM
     runs in $TVM_PYTHON (an interpreter with the pip package apache-tvm, kept out of tessera's
@@ -169,7 +187,14 @@ except ImportError:
     import tvm.tir.tensor_intrin  # noqa: F401
 if not hasattr(tvm, "nd"):  # TVM >= 0.24 spells blocks T.sblock
     src = src.replace("T.block(", "T.sblock(")
-mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
+import inspect
+if "s_tir" in inspect.signature(tvm.script.from_source).parameters:
+    # apache-tvm 0.26's parser makes TIRx functions (no root block, no T.sblock) unless told
+    # s_tir: meta-schedule needs the s_tir form
+    src = src.replace("@T.prim_func\n", "@T.prim_func(s_tir=True)\n")
+    mod = tvm.IRModule({{"main": tvm.script.from_source(src, s_tir=True)}})
+else:
+    mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
 try:
     target = tvm.target.Target("llvm -num-cores {threads}")
 except ValueError:  # TVM >= 0.24 takes targets as dicts
@@ -194,9 +219,7 @@ print(lib.time_evaluator("main", dev, number=3, repeat=5)(*args).median, wall)
     if out.returncode < 0 or "Segfault" in out.stderr:
         return None, f"meta-schedule crashed (exit {out.returncode}); see TVM_PYTHON's apache-tvm"
     if out.returncode != 0:
-        lines = [ln for ln in (out.stderr + out.stdout).strip().splitlines()
-                 if ln.strip() and not ln.startswith("note:")]
-        return None, "meta-schedule failed: " + (lines or ["?"])[-1][:100]
+        return None, "meta-schedule failed (exit %d): %s" % (out.returncode, _failure_text(out))
     secs, wall = out.stdout.strip().splitlines()[-1].split()
     return float(secs), float(wall)
 

@@ -129,7 +129,8 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
          database: Union[None, str, Database] = None, runner: Optional[Runner] = None,
          batch_size: Optional[int] = None, seed: int = 0, progress: bool = True,
          plot: Optional[str] = None, num_threads: Optional[int] = None,
-         parallel: bool = True, space: Optional[Any] = None) -> TuneResult:
+         parallel: bool = True, space: Optional[Any] = None, confirm: int = 4,
+         confirm_rounds: int = 5) -> TuneResult:
     """Tune one function for a host target with at most ``trials`` measurements.
 
     ``database``: a SQLite path or a :class:`Database` (default: one in memory); records of
@@ -139,7 +140,12 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     saves the best time against trials. Progress (trials, best time, ETA) shows with tqdm.
     ``space``: the design space searched, by default :class:`RuleSpace` (the automatic
     schedule's rules with their choices sampled; its first point measured is the automatic
-    schedule itself); :class:`DesignSpace` is the tuner's own smaller space."""
+    schedule itself); :class:`DesignSpace` is the tuner's own smaller space.
+    ``confirm``: at the end, the ``confirm`` fastest records and the automatic schedule are
+    measured again, ``confirm_rounds`` rounds taking them in turn, and the pick is by that
+    re-measurement (a one-shot measurement that was lucky does not win; 0: no re-measurement).
+    The re-measured times replace the records' times in the database, so ``ts.build`` with
+    the database applies the same pick."""
     tname = _target_text(target)
     if tname.split()[0] not in ("c", "llvm"):
         raise ValueError(f"tessera.tune measures on this machine's CPU: target 'c' or 'llvm', got '{tname}'")
@@ -200,6 +206,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
 
     # The automatic schedule is the first candidate: tuning never ends slower than it.
     auto_sch, auto_dec = _default_point(space, func, tname, parallel)
+    default_rec: Optional[TuningRecord] = None
     if auto_sch is not None and repr(auto_dec) not in seen and (trials > 1 or not seen):
         task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
         res = runner.run([task])[0]
@@ -207,6 +214,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
                            decisions=auto_dec, times=list(res.times), error=res.error)
         db.commit_record(rec)
         new_records.append(rec)
+        default_rec = rec
         seen[repr(auto_dec)] = rec.mean
         history.append(rec.mean if rec.ok and rec.mean is not None else float("nan"))
         if rec.ok and rec.mean is not None and auto_dec != ["auto"]:
@@ -255,12 +263,21 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
                 bar.update(len(chosen))
                 if best != float("inf"):
                     bar.set_postfix_str(f"best {best * 1e3:.3f} ms")
+        if confirm > 0:
+            if default_rec is None and auto_sch is not None:  # measured by an earlier run
+                default_rec = next((r for r in reversed(db.records(key, _record_target(tname)))
+                                    if r.ok and r.decisions == auto_dec), None)
+            _confirm_best(runner, db, key, tname, script, specs, confirm, confirm_rounds,
+                          [default_rec] if default_rec is not None and default_rec.ok else [])
     finally:
         if bar is not None:
             bar.close()
         if own_runner:
             runner.close()
 
+    if confirm > 0:  # the re-measured times
+        fresh = {r.id: r for r in db.records(key, _record_target(tname))}
+        new_records = [fresh.get(r.id, r) for r in new_records]
     top = db.best(key, _record_target(tname))
     if top is None:
         errors = [r.error for r in new_records if r.error][:3]
@@ -270,6 +287,33 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     if plot:
         result.plot(plot)
     return result
+
+
+def _confirm_best(runner: Runner, db: Database, key: str, tname: str, script: str,
+                  specs: List[Tuple[Tuple[int, ...], str]], top: int, rounds: int,
+                  extra: List[TuningRecord]) -> None:
+    """Measure the ``top`` fastest records and ``extra`` again (``rounds`` interleaved rounds)
+    and store the re-measured times; again while the fastest record is one not re-measured
+    (its time came from one measurement only), at most a few times."""
+    target = _record_target(tname)
+    confirmed: set = set()
+    todo = list(extra) + db.top_k(key, target, top)
+    for _ in range(4):
+        unique: Dict[int, TuningRecord] = {}
+        for r in todo:
+            if r.id is not None and r.id not in confirmed:
+                unique.setdefault(r.id, r)
+        if not unique:
+            return
+        recs = list(unique.values())
+        tasks = [Task(script=script, trace=r.trace, target=tname, args=specs) for r in recs]
+        for r, res in zip(recs, runner.remeasure(tasks, rounds)):
+            confirmed.add(r.id)
+            db.update_times(r, res.times if not res.error else [], res.error)
+        best = db.best(key, target)
+        if best is None or best.id in confirmed:
+            return
+        todo = db.top_k(key, target, max(1, top // 2))
 
 
 def _default_point(space: Any, func: Any, tname: str, parallel: bool) -> Tuple[Any, List[Any]]:

@@ -160,6 +160,20 @@ class Runner:
     def run(self, tasks: Sequence[Task]) -> List[Result]:
         raise NotImplementedError
 
+    def remeasure(self, tasks: Sequence[Task], rounds: int) -> List[Result]:
+        """Measure each task ``rounds`` times, in rounds that take the tasks in turn (load that
+        comes and goes hits them alike). A result's times are its rounds' medians; a task that
+        fails in any round is a failure. This default rebuilds each round through :meth:`run`."""
+        per: List[List[float]] = [[] for _ in tasks]
+        errors: List[Optional[str]] = [None] * len(tasks)
+        for _ in range(max(1, rounds)):
+            for i, res in enumerate(self.run(tasks)):
+                if res.error or not res.times:
+                    errors[i] = errors[i] or res.error or "no times"
+                else:
+                    per[i].append(_median(res.times))
+        return [Result([] if e else p, e) for p, e in zip(per, errors)]
+
     def close(self) -> None:
         pass
 
@@ -252,6 +266,26 @@ class LocalRunner(Runner):
             results.append(Result(times, error, seconds))
         return results
 
+    def remeasure(self, tasks: Sequence[Task], rounds: int) -> List[Result]:
+        """As :meth:`Runner.remeasure`, each candidate built once."""
+        for t in tasks:
+            t.number, t.repeat, t.min_repeat_ms = self.number, self.repeat, self.min_repeat_ms
+        built = [self._build_one(0, t) for t in tasks]
+        per: List[List[float]] = [[] for _ in tasks]
+        errors: List[Optional[str]] = [error if error or path is None else None
+                                       for path, error, _ in built]
+        for _ in range(max(1, rounds)):
+            for i, (task, (path, _, _)) in enumerate(zip(tasks, built)):
+                if errors[i] is not None or path is None:
+                    errors[i] = errors[i] or "build: no library"
+                    continue
+                times, error = self._measure(path, task)
+                if error or not times:
+                    errors[i] = error or "run: no times"
+                else:
+                    per[i].append(_median(times))
+        return [Result([] if e else p, e, b[2]) for p, e, b in zip(per, errors, built)]
+
     def close(self) -> None:
         for w in self._builders:
             if w is not None:
@@ -319,6 +353,12 @@ class RayRunner(Runner):
     def close(self) -> None:
         if self._owns_ray and self._ray.is_initialized():
             self._ray.shutdown()
+
+
+def _median(xs: Sequence[float]) -> float:
+    v = sorted(xs)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
 def describe_failure(exc: BaseException) -> str:
