@@ -191,7 +191,7 @@ import inspect
 if "s_tir" in inspect.signature(tvm.script.from_source).parameters:
     # apache-tvm 0.26's parser makes TIRx functions (no root block, no T.sblock) unless told
     # s_tir: meta-schedule needs the s_tir form
-    src = src.replace("@T.prim_func\n", "@T.prim_func(s_tir=True)\n")
+    src = src.replace("@T.prim_func\\n", "@T.prim_func(s_tir=True)\\n")
     mod = tvm.IRModule({{"main": tvm.script.from_source(src, s_tir=True)}})
 else:
     mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
@@ -199,11 +199,21 @@ try:
     target = tvm.target.Target("llvm -num-cores {threads}")
 except ValueError:  # TVM >= 0.24 takes targets as dicts
     target = tvm.target.Target({{"kind": "llvm", "num-cores": {threads}}})
+def _warm():
+    # Each builder and runner process of meta-schedule imports TVM's tensor intrinsics on its
+    # first job (about a minute of CPU, minutes on a loaded machine), inside the job's timeout:
+    # at load ~12 every build of matmul 128^3 timed out at 120 s and at 300 s. As the pools'
+    # initializer the import runs outside the timeout (still inside the tuning time).
+    try:
+        import tvm.s_tir.tensor_intrin  # noqa: F401
+    except ImportError:
+        import tvm.tir.tensor_intrin  # noqa: F401
 t0 = time.time()
 with __import__("tempfile").TemporaryDirectory() as wd:
     # LocalBuilder's default 30 s per build failed all 16 builds of matmul 1024^3 at load ~18
     db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16,
-                     builder=ms.builder.LocalBuilder(timeout_sec=300))
+                     builder=ms.builder.LocalBuilder(timeout_sec=300, initializer=_warm),
+                     runner=ms.runner.LocalRunner(timeout_sec=120, initializer=_warm))
     sch = ms.tir_integration.compile_tir(db, mod, target)
 wall = time.time() - t0
 lib = tvm.build(sch.mod, target=target)
