@@ -9,8 +9,14 @@ TVM's venv: apache-tvm 0.26.0 with apache-tvm-ffi 0.1.14.post1 (pip's default pa
 apache-tvm-ffi 0.1.15.post2 segfaults in tvm::ffi::ToJSONGraph, i.e. tvm.ir.save_json of any
 IRModule, which meta-schedule calls when it starts a task; apache-tvm 0.25.0.post1 does not
 load with either ffi release), plus psutil, cloudpickle, tornado and xgboost for meta-schedule.
-TVM's tuning time starts after its tensor intrinsics are imported (tvm.s_tir.tensor_intrin
-parses every target's intrinsics: minutes on a loaded machine, not part of tuning).
+TVM's tuning time starts after its tensor intrinsics are imported in the main process
+(tvm.s_tir.tensor_intrin parses every target's intrinsics: about a minute of CPU, minutes on a
+loaded machine); meta-schedule's builder and runner processes import them again as their pools'
+initializer, inside the tuning time but outside each job's timeout. apache-tvm 0.26.0 parses
+TVMScript as TIRx unless told s_tir (meta-schedule needs the s_tir form). When meta-schedule
+fails, the table's note gives the exception line and bench/tvm_error.log the whole output.
+tessera.tune re-measures its fastest candidates and the automatic schedule at the end and picks
+by the re-measurement (its tuning time includes that). On a shared machine use --timer cpu.
     ... --only matmul --threads 1 --skip-tvm --quick
 
 Prints a table and saves bench/tune.png (the best time against trials for each workload).

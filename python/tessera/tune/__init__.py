@@ -221,6 +221,10 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
             measured.append((auto_dec, rec.mean))
         trials -= 1
 
+    neighbours = getattr(space, "neighbours", None)
+    sweep: List[Tuple[Any, List[Any]]] = []
+    swept: set = set()
+    sweep_budget = trials // 2
     bar = _progress(trials, progress)
     best = min([m[1] for m in measured] + [r.mean for r in new_records if r.ok and r.mean],
                default=float("inf"))
@@ -228,17 +232,39 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     try:
         while done < trials:
             want = min(batch, trials - done)
-            pool = candidates(want * (6 if model.trained else 1))
-            if not pool:
-                break
-            feats = [lowered_features(s, d) for s, d in pool]
-            scores = model.predict(feats)
-            order = sorted(range(len(pool)), key=lambda i: -scores[i])
-            n_explore = max(1, want // 5) if model.trained else 0
-            chosen = order[:want - n_explore]
-            rest = order[want - n_explore:]
-            rng.shuffle(rest)
-            chosen += rest[:n_explore]
+            # First the neighbours of the fastest point (each choice set to each other
+            # candidate), while they take at most half the trials: a one-choice change of the
+            # automatic schedule (loop order, another register tile) is often the win, and
+            # random mutations find it only by chance.
+            if neighbours is not None and measured and sweep_budget > 0 and not sweep:
+                top_dec = min(measured, key=lambda m: m[1])[0]
+                if repr(top_dec) not in swept:
+                    swept.add(repr(top_dec))
+                    sweep.extend(p for p in neighbours(top_dec) if repr(p[1]) not in seen)
+            if sweep and sweep_budget > 0:
+                pool = []
+                while sweep and len(pool) < min(want, sweep_budget):
+                    p = sweep.pop(0)
+                    if repr(p[1]) not in seen and all(repr(p[1]) != repr(q[1]) for q in pool):
+                        pool.append(p)
+                sweep_budget -= len(pool)
+            else:
+                pool = []
+            if pool:
+                feats = [lowered_features(s, d) for s, d in pool]
+                chosen = list(range(len(pool)))
+            else:
+                pool = candidates(want * (6 if model.trained else 1))
+                if not pool:
+                    break
+                feats = [lowered_features(s, d) for s, d in pool]
+                scores = model.predict(feats)
+                order = sorted(range(len(pool)), key=lambda i: -scores[i])
+                n_explore = max(1, want // 5) if model.trained else 0
+                chosen = order[:want - n_explore]
+                rest = order[want - n_explore:]
+                rng.shuffle(rest)
+                chosen += rest[:n_explore]
             tasks = [Task(script=script, trace=_trace_text(pool[i][0]), target=tname, args=specs)
                      for i in chosen]
             results: List[Result] = runner.run(tasks)
