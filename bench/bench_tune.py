@@ -250,20 +250,30 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--timer", choices=["wall", "cpu"], default="wall",
                     help="cpu: one-thread figures in thread CPU time, tuned, automatic schedule and "
-                         "numpy interleaved in one process (for a shared machine)")
+                         "numpy interleaved in one process, and the one-thread tuning's candidates "
+                         "timed in thread CPU time (for a shared machine)")
     args = ap.parse_args()
     all_w = workloads(args.quick)
     counts = [args.threads] if args.threads else sorted({1, os.cpu_count() or 1})
-    rows, histories = [], {}
+    rows, histories, picks = [], {}, []
     load0 = os.getloadavg()[0]
     for name in [n for n in args.only.split(",") if n]:
         w = all_w[name]
         for threads in counts:
             t0 = time.perf_counter()
+            runner = None
+            if args.timer == "cpu" and threads == 1:  # candidates timed in thread CPU time too
+                runner = ts.tune.LocalRunner(num_threads=1, timer="cpu")
             result = ts.tune(w["func"], target="c", trials=args.trials, num_threads=threads,
-                             parallel=threads > 1, progress=sys.stderr.isatty(), seed=0)
+                             parallel=threads > 1, progress=sys.stderr.isatty(), seed=0,
+                             runner=runner)
+            if runner is not None:
+                runner.close()
             tune_wall = time.perf_counter() - t0
             histories[f"{name} [{threads}t]"] = result.history
+            ok = [r for r in result.records if r.ok]
+            picks.append(f"{w['label']} [{threads}t]: picked {min(ok, key=lambda r: r.mean).decisions}, "
+                         f"automatic schedule {ok[0].decisions if ok else '?'}")
             auto_mod = None
             try:
                 auto_mod = ts.autoschedule(w["func"], target="c").mod
@@ -300,6 +310,8 @@ def main():
         print(f"{r['workload']:34} {r['threads']:>3} {r['trials']:>6} {r['tuned']:8.1f} {r['numpy']:8.1f} "
               f"{r['hand']:8.1f} {r['auto']:8.1f} {r['tvm']:8.1f} {r['ratio']:11.2f} "
               f"{r['tune_wall']:7.1f} {tvm_wall}")
+    for p in picks:
+        print(p)
     notes = {r["tvm_note"] for r in rows if r["tvm_note"]}
     for n in notes:
         print(f"TVM meta-schedule: {n}")

@@ -185,6 +185,25 @@ def test_local_runner_survives_crashes_hangs_and_bad_builds():
         runner.close()
 
 
+def test_local_runner_cpu_timer_and_remeasure():
+    with pytest.raises(ValueError, match="num_threads=1"):
+        LocalRunner(timer="cpu")
+    with pytest.raises(ValueError, match="'wall' or 'cpu'"):
+        LocalRunner(timer="cycles")
+    runner = LocalRunner(n_build=1, number=2, repeat=2, min_repeat_ms=0, num_threads=1, timer="cpu")
+    try:
+        good, unbuilt = task_for(scale), task_for(scale)
+        unbuilt.trace = json.dumps({"insts": [["get_block", [["name", "nope"], ["func_name", "main"]], ["b0"]]],
+                                    "decisions": []})
+        (res,) = runner.run([good])
+        assert res.error is None and len(res.times) == 2 and all(0 < t < 0.1 for t in res.times)
+        again, failed = runner.remeasure([good, unbuilt], rounds=3)
+        assert again.error is None and len(again.times) == 3  # one median per round
+        assert failed.error.startswith("build:") and not failed.times
+    finally:
+        runner.close()
+
+
 def test_tune_finds_a_working_schedule_and_build_reproduces_it(tmp_path):
     db_path = str(tmp_path / "tune.db")
     result = ts.tune(matmul, target="c", trials=6, database=db_path, seed=2, progress=False,
