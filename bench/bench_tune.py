@@ -180,6 +180,10 @@ def tvm_meta_schedule(func, trials, threads):
         except Exception as e:
             return None, f"apache-tvm not importable ({type(e).__name__}; set TVM_PYTHON)"
         tvm_python = sys.executable
+    specs = []  # (shape, dtype) of each parameter (apache-tvm 0.26's PrimFunc has no buffer_map)
+    for p in func.params:
+        buf = next(b for v, b in func.buffer_map if v.same_as(p))
+        specs.append(([int(x.value) for x in buf.shape], str(buf.dtype)))
     code = f"""
 import time, numpy as np, tvm
 try:
@@ -236,8 +240,7 @@ wall = time.time() - t0
 lib = tvm.build(sch.mod, target=build_target)
 dev = tvm.cpu(0)
 array = tvm.nd.array if hasattr(tvm, "nd") else tvm.runtime.tensor
-args = [array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype), dev)
-        for b in (mod["main"].buffer_map[p] for p in mod["main"].params)]
+args = [array(np.random.rand(*shape).astype(dtype), dev) for shape, dtype in {specs!r}]
 print(lib.time_evaluator("main", dev, number=3, repeat=5)(*args).median, wall)
 """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
