@@ -9,8 +9,14 @@ TVM's venv: apache-tvm 0.26.0 with apache-tvm-ffi 0.1.14.post1 (pip's default pa
 apache-tvm-ffi 0.1.15.post2 segfaults in tvm::ffi::ToJSONGraph, i.e. tvm.ir.save_json of any
 IRModule, which meta-schedule calls when it starts a task; apache-tvm 0.25.0.post1 does not
 load with either ffi release), plus psutil, cloudpickle, tornado and xgboost for meta-schedule.
-TVM's tuning time starts after its tensor intrinsics are imported (tvm.s_tir.tensor_intrin
-parses every target's intrinsics: minutes on a loaded machine, not part of tuning).
+TVM's tuning time starts after its tensor intrinsics are imported in the main process
+(tvm.s_tir.tensor_intrin parses every target's intrinsics: about a minute of CPU, minutes on a
+loaded machine); meta-schedule's builder and runner processes import them again as their pools'
+initializer, inside the tuning time but outside each job's timeout. apache-tvm 0.26.0 parses
+TVMScript as TIRx unless told s_tir (meta-schedule needs the s_tir form). When meta-schedule
+fails, the table's note gives the exception line and bench/tvm_error.log the whole output.
+tessera.tune re-measures its fastest candidates and the automatic schedule at the end and picks
+by the re-measurement (its tuning time includes that). On a shared machine use --timer cpu.
     ... --only matmul --threads 1 --skip-tvm --quick
 
 Prints a table and saves bench/tune.png (the best time against trials for each workload).
@@ -144,6 +150,24 @@ def interleaved_cpu_seconds(mods, func, np_setup, np_stmt):
         return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
 
 
+def _failure_text(out):
+    """The error of a failed child: the exception line of its traceback (TVM prints its error
+    to stderr, and to stdout only a note on TVM_BACKTRACE), else the last lines it wrote; the
+    whole output is saved beside the benchmark (bench/tvm_error.log)."""
+    text = (out.stderr or "") + (out.stdout or "")
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("note:")]
+    log = os.path.join(HERE, "tvm_error.log")
+    try:
+        with open(log, "w") as f:
+            f.write(f"exit status {out.returncode}\n--- stderr ---\n{out.stderr}\n--- stdout ---\n{out.stdout}\n")
+    except OSError:
+        log = None
+    errors = [ln for ln in lines if not ln.startswith((" ", "\t")) and ("Error" in ln or "error:" in ln)]
+    picked = errors[-2:] if errors else lines[-3:]
+    msg = " | ".join(ln.strip() for ln in picked)[:400] or "no output"
+    return msg + (f" (full output: {log})" if log else "")
+
+
 def tvm_meta_schedule(func, trials, threads):
     """(seconds per run, tuning wall seconds) of TVM's meta-schedule, or (None, reason). TVM
     runs in $TVM_PYTHON (an interpreter with the pip package apache-tvm, kept out of tessera's
@@ -156,6 +180,10 @@ def tvm_meta_schedule(func, trials, threads):
         except Exception as e:
             return None, f"apache-tvm not importable ({type(e).__name__}; set TVM_PYTHON)"
         tvm_python = sys.executable
+    specs = []  # (shape, dtype) of each parameter (apache-tvm 0.26's PrimFunc has no buffer_map)
+    for p in func.params:
+        buf = next(b for v, b in func.buffer_map if v.same_as(p))
+        specs.append(([int(x.value) for x in buf.shape], str(buf.dtype)))
     code = f"""
 import time, numpy as np, tvm
 try:
@@ -169,23 +197,50 @@ except ImportError:
     import tvm.tir.tensor_intrin  # noqa: F401
 if not hasattr(tvm, "nd"):  # TVM >= 0.24 spells blocks T.sblock
     src = src.replace("T.block(", "T.sblock(")
-mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
+import inspect
+if "s_tir" in inspect.signature(tvm.script.from_source).parameters:
+    # apache-tvm 0.26's parser makes TIRx functions (no root block, no T.sblock) unless told
+    # s_tir: meta-schedule needs the s_tir form
+    src = src.replace("@T.prim_func\\n", "@T.prim_func(s_tir=True)\\n")
+    mod = tvm.IRModule({{"main": tvm.script.from_source(src, s_tir=True)}})
+else:
+    mod = tvm.IRModule({{"main": tvm.script.from_source(src)}})
 try:
     target = tvm.target.Target("llvm -num-cores {threads}")
 except ValueError:  # TVM >= 0.24 takes targets as dicts
     target = tvm.target.Target({{"kind": "llvm", "num-cores": {threads}}})
+def _warm():
+    # Each builder and runner process of meta-schedule imports TVM's tensor intrinsics on its
+    # first job (about a minute of CPU, minutes on a loaded machine), inside the job's timeout:
+    # at load ~12 every build of matmul 128^3 timed out at 120 s and at 300 s. As the pools'
+    # initializer the import runs outside the timeout (still inside the tuning time).
+    try:
+        import tvm.s_tir.tensor_intrin  # noqa: F401
+    except ImportError:
+        import tvm.tir.tensor_intrin  # noqa: F401
 t0 = time.time()
 with __import__("tempfile").TemporaryDirectory() as wd:
     # LocalBuilder's default 30 s per build failed all 16 builds of matmul 1024^3 at load ~18
     db = ms.tune_tir(mod, target, wd, max_trials_global={trials}, num_trials_per_iter=16,
-                     builder=ms.builder.LocalBuilder(timeout_sec=300))
+                     builder=ms.builder.LocalBuilder(timeout_sec=300, initializer=_warm),
+                     runner=ms.runner.LocalRunner(timeout_sec=120, initializer=_warm))
     sch = ms.tir_integration.compile_tir(db, mod, target)
+    build_target = target
+    if sch is None:
+        # apache-tvm 0.26 stores the records under the target with the host's mtriple added,
+        # so the query by the target given finds none: the fastest record, replayed
+        recs = [r for r in db.get_all_tuning_records() if r.run_secs]
+        if not recs:
+            raise RuntimeError("meta-schedule: no candidate built and ran")
+        rec = min(recs, key=lambda r: sum(float(x) for x in r.run_secs) / len(r.run_secs))
+        sch = (tvm.s_tir if hasattr(tvm, "s_tir") else tvm.tir).Schedule(rec.workload.mod)
+        rec.trace.apply_to_schedule(sch, remove_postproc=False)
+        build_target = rec.target
 wall = time.time() - t0
-lib = tvm.build(sch.mod, target=target)
+lib = tvm.build(sch.mod, target=build_target)
 dev = tvm.cpu(0)
 array = tvm.nd.array if hasattr(tvm, "nd") else tvm.runtime.tensor
-args = [array(np.random.rand(*[int(x) for x in b.shape]).astype(b.dtype), dev)
-        for b in (mod["main"].buffer_map[p] for p in mod["main"].params)]
+args = [array(np.random.rand(*shape).astype(dtype), dev) for shape, dtype in {specs!r}]
 print(lib.time_evaluator("main", dev, number=3, repeat=5)(*args).median, wall)
 """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -194,9 +249,7 @@ print(lib.time_evaluator("main", dev, number=3, repeat=5)(*args).median, wall)
     if out.returncode < 0 or "Segfault" in out.stderr:
         return None, f"meta-schedule crashed (exit {out.returncode}); see TVM_PYTHON's apache-tvm"
     if out.returncode != 0:
-        lines = [ln for ln in (out.stderr + out.stdout).strip().splitlines()
-                 if ln.strip() and not ln.startswith("note:")]
-        return None, "meta-schedule failed: " + (lines or ["?"])[-1][:100]
+        return None, "meta-schedule failed (exit %d): %s" % (out.returncode, _failure_text(out))
     secs, wall = out.stdout.strip().splitlines()[-1].split()
     return float(secs), float(wall)
 
@@ -211,20 +264,30 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--timer", choices=["wall", "cpu"], default="wall",
                     help="cpu: one-thread figures in thread CPU time, tuned, automatic schedule and "
-                         "numpy interleaved in one process (for a shared machine)")
+                         "numpy interleaved in one process, and the one-thread tuning's candidates "
+                         "timed in thread CPU time (for a shared machine)")
     args = ap.parse_args()
     all_w = workloads(args.quick)
     counts = [args.threads] if args.threads else sorted({1, os.cpu_count() or 1})
-    rows, histories = [], {}
+    rows, histories, picks = [], {}, []
     load0 = os.getloadavg()[0]
     for name in [n for n in args.only.split(",") if n]:
         w = all_w[name]
         for threads in counts:
             t0 = time.perf_counter()
+            runner = None
+            if args.timer == "cpu" and threads == 1:  # candidates timed in thread CPU time too
+                runner = ts.tune.LocalRunner(num_threads=1, timer="cpu")
             result = ts.tune(w["func"], target="c", trials=args.trials, num_threads=threads,
-                             parallel=threads > 1, progress=sys.stderr.isatty(), seed=0)
+                             parallel=threads > 1, progress=sys.stderr.isatty(), seed=0,
+                             runner=runner)
+            if runner is not None:
+                runner.close()
             tune_wall = time.perf_counter() - t0
             histories[f"{name} [{threads}t]"] = result.history
+            ok = [r for r in result.records if r.ok]
+            picks.append(f"{w['label']} [{threads}t]: picked {min(ok, key=lambda r: r.mean).decisions}, "
+                         f"automatic schedule {ok[0].decisions if ok else '?'}")
             auto_mod = None
             try:
                 auto_mod = ts.autoschedule(w["func"], target="c").mod
@@ -261,6 +324,8 @@ def main():
         print(f"{r['workload']:34} {r['threads']:>3} {r['trials']:>6} {r['tuned']:8.1f} {r['numpy']:8.1f} "
               f"{r['hand']:8.1f} {r['auto']:8.1f} {r['tvm']:8.1f} {r['ratio']:11.2f} "
               f"{r['tune_wall']:7.1f} {tvm_wall}")
+    for p in picks:
+        print(p)
     notes = {r["tvm_note"] for r in rows if r["tvm_note"]}
     for n in notes:
         print(f"TVM meta-schedule: {n}")

@@ -136,7 +136,8 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
          database: Union[None, str, Database] = None, runner: Optional[Runner] = None,
          batch_size: Optional[int] = None, seed: int = 0, progress: bool = True,
          plot: Optional[str] = None, num_threads: Optional[int] = None,
-         parallel: bool = True, space: Optional[Any] = None) -> TuneResult:
+         parallel: bool = True, space: Optional[Any] = None, confirm: int = 4,
+         confirm_rounds: int = 5) -> TuneResult:
     """Tune one function for a host target with at most ``trials`` measurements.
 
     ``database``: a SQLite path or a :class:`Database` (default: one in memory); records of
@@ -146,7 +147,12 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     saves the best time against trials. Progress (trials, best time, ETA) shows with tqdm.
     ``space``: the design space searched, by default :class:`RuleSpace` (the automatic
     schedule's rules with their choices sampled; its first point measured is the automatic
-    schedule itself); :class:`DesignSpace` is the tuner's own smaller space."""
+    schedule itself); :class:`DesignSpace` is the tuner's own smaller space.
+    ``confirm``: at the end, the ``confirm`` fastest records and the automatic schedule are
+    measured again, ``confirm_rounds`` rounds taking them in turn, and the pick is by that
+    re-measurement (a one-shot measurement that was lucky does not win; 0: no re-measurement).
+    The re-measured times replace the records' times in the database, so ``ts.build`` with
+    the database applies the same pick."""
     tname = _target_text(target)
     kind = _target_kind(tname)
     if kind not in ("c", "llvm"):
@@ -208,6 +214,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
 
     # The automatic schedule is the first candidate: tuning never ends slower than it.
     auto_sch, auto_dec = _default_point(space, func, kind, parallel)
+    default_rec: Optional[TuningRecord] = None
     if auto_sch is not None and repr(auto_dec) not in seen and (trials > 1 or not seen):
         task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)
         res = runner.run([task])[0]
@@ -215,12 +222,17 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
                            decisions=auto_dec, times=list(res.times), error=res.error)
         db.commit_record(rec)
         new_records.append(rec)
+        default_rec = rec
         seen[repr(auto_dec)] = rec.mean
         history.append(rec.mean if rec.ok and rec.mean is not None else float("nan"))
         if rec.ok and rec.mean is not None and auto_dec != ["auto"]:
             measured.append((auto_dec, rec.mean))
         trials -= 1
 
+    neighbours = getattr(space, "neighbours", None)
+    sweep: List[Tuple[Any, List[Any]]] = []
+    swept: set = set()
+    sweep_budget = trials // 2
     bar = _progress(trials, progress)
     best = min([m[1] for m in measured] + [r.mean for r in new_records if r.ok and r.mean],
                default=float("inf"))
@@ -228,17 +240,39 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     try:
         while done < trials:
             want = min(batch, trials - done)
-            pool = candidates(want * (6 if model.trained else 1))
-            if not pool:
-                break
-            feats = [lowered_features(s, d) for s, d in pool]
-            scores = model.predict(feats)
-            order = sorted(range(len(pool)), key=lambda i: -scores[i])
-            n_explore = max(1, want // 5) if model.trained else 0
-            chosen = order[:want - n_explore]
-            rest = order[want - n_explore:]
-            rng.shuffle(rest)
-            chosen += rest[:n_explore]
+            # First the neighbours of the fastest point (each choice set to each other
+            # candidate), while they take at most half the trials: a one-choice change of the
+            # automatic schedule (loop order, another register tile) is often the win, and
+            # random mutations find it only by chance.
+            if neighbours is not None and measured and sweep_budget > 0 and not sweep:
+                top_dec = min(measured, key=lambda m: m[1])[0]
+                if repr(top_dec) not in swept:
+                    swept.add(repr(top_dec))
+                    sweep.extend(p for p in neighbours(top_dec) if repr(p[1]) not in seen)
+            if sweep and sweep_budget > 0:
+                pool = []
+                while sweep and len(pool) < min(want, sweep_budget):
+                    p = sweep.pop(0)
+                    if repr(p[1]) not in seen and all(repr(p[1]) != repr(q[1]) for q in pool):
+                        pool.append(p)
+                sweep_budget -= len(pool)
+            else:
+                pool = []
+            if pool:
+                feats = [lowered_features(s, d) for s, d in pool]
+                chosen = list(range(len(pool)))
+            else:
+                pool = candidates(want * (6 if model.trained else 1))
+                if not pool:
+                    break
+                feats = [lowered_features(s, d) for s, d in pool]
+                scores = model.predict(feats)
+                order = sorted(range(len(pool)), key=lambda i: -scores[i])
+                n_explore = max(1, want // 5) if model.trained else 0
+                chosen = order[:want - n_explore]
+                rest = order[want - n_explore:]
+                rng.shuffle(rest)
+                chosen += rest[:n_explore]
             tasks = [Task(script=script, trace=_trace_text(pool[i][0]), target=tname, args=specs)
                      for i in chosen]
             results: List[Result] = runner.run(tasks)
@@ -263,12 +297,21 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
                 bar.update(len(chosen))
                 if best != float("inf"):
                     bar.set_postfix_str(f"best {best * 1e3:.3f} ms")
+        if confirm > 0:
+            if default_rec is None and auto_sch is not None:  # measured by an earlier run
+                default_rec = next((r for r in reversed(db.records(key, _record_target(tname)))
+                                    if r.ok and r.decisions == auto_dec), None)
+            _confirm_best(runner, db, key, tname, script, specs, confirm, confirm_rounds,
+                          [default_rec] if default_rec is not None and default_rec.ok else [])
     finally:
         if bar is not None:
             bar.close()
         if own_runner:
             runner.close()
 
+    if confirm > 0:  # the re-measured times
+        fresh = {r.id: r for r in db.records(key, _record_target(tname))}
+        new_records = [fresh.get(r.id, r) for r in new_records]
     top = db.best(key, _record_target(tname))
     if top is None:
         errors = [r.error for r in new_records if r.error][:3]
@@ -278,6 +321,33 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     if plot:
         result.plot(plot)
     return result
+
+
+def _confirm_best(runner: Runner, db: Database, key: str, tname: str, script: str,
+                  specs: List[Tuple[Tuple[int, ...], str]], top: int, rounds: int,
+                  extra: List[TuningRecord]) -> None:
+    """Measure the ``top`` fastest records and ``extra`` again (``rounds`` interleaved rounds)
+    and store the re-measured times; again while the fastest record is one not re-measured
+    (its time came from one measurement only), at most a few times."""
+    target = _record_target(tname)
+    confirmed: set = set()
+    todo = list(extra) + db.top_k(key, target, top)
+    for _ in range(4):
+        unique: Dict[int, TuningRecord] = {}
+        for r in todo:
+            if r.id is not None and r.id not in confirmed:
+                unique.setdefault(r.id, r)
+        if not unique:
+            return
+        recs = list(unique.values())
+        tasks = [Task(script=script, trace=r.trace, target=tname, args=specs) for r in recs]
+        for r, res in zip(recs, runner.remeasure(tasks, rounds)):
+            confirmed.add(r.id)
+            db.update_times(r, res.times if not res.error else [], res.error)
+        best = db.best(key, target)
+        if best is None or best.id in confirmed:
+            return
+        todo = db.top_k(key, target, max(1, top // 2))
 
 
 def _default_point(space: Any, func: Any, kind: str, parallel: bool) -> Tuple[Any, List[Any]]:

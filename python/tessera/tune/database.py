@@ -128,6 +128,17 @@ class Database:
             record.id = int(cur.lastrowid or 0)
         return record.id
 
+    def update_times(self, record: TuningRecord, times: Sequence[float], error: Optional[str] = None) -> None:
+        """Replace the times (and error) of a committed record, e.g. by a re-measurement; the
+        record object is updated too."""
+        if record.id is None:
+            raise ValueError("update_times: the record is not committed (it has no id)")
+        record.times, record.error = [float(t) for t in times], error
+        with self._lock:
+            self._conn.execute("UPDATE records SET times = ?, mean = ?, error = ? WHERE id = ?",
+                               (json.dumps(record.times), record.mean if record.ok else None, error,
+                                int(record.id)))
+
     def _rows(self, query: str, params: Sequence[Any]) -> List[TuningRecord]:
         with self._lock:
             rows = self._conn.execute(query, params).fetchall()

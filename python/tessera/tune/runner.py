@@ -32,6 +32,7 @@ class Task:
     repeat: int = 3
     min_repeat_ms: int = 20
     num_threads: Optional[int] = None
+    timer: str = "wall"             # "cpu": the measuring thread's CPU time (one-thread code)
 
 
 @dataclasses.dataclass
@@ -83,6 +84,20 @@ def measure_library(path: str, task: Task) -> List[float]:
 
     lib = load_module(path)
     args = _arguments(task)
+    if task.timer == "cpu":
+        # Thread CPU time, the least of `number` calls per repeat: on a shared machine the
+        # time this thread ran, not the time it waited (for code that runs on one thread).
+        fn = lib[lib.entry_name]
+        fn(*args)
+        times = []
+        for _ in range(task.repeat):
+            best = float("inf")
+            for _ in range(max(1, task.number)):
+                t0 = time.thread_time()
+                fn(*args)
+                best = min(best, time.thread_time() - t0)
+            times.append(best)
+        return times
     timer = lib.time_evaluator(lib.entry_name, cpu(0), number=task.number, repeat=task.repeat,
                                min_repeat_ms=task.min_repeat_ms)
     return list(timer(*args).results)
@@ -160,6 +175,20 @@ class Runner:
     def run(self, tasks: Sequence[Task]) -> List[Result]:
         raise NotImplementedError
 
+    def remeasure(self, tasks: Sequence[Task], rounds: int) -> List[Result]:
+        """Measure each task ``rounds`` times, in rounds that take the tasks in turn (load that
+        comes and goes hits them alike). A result's times are its rounds' medians; a task that
+        fails in any round is a failure. This default rebuilds each round through :meth:`run`."""
+        per: List[List[float]] = [[] for _ in tasks]
+        errors: List[Optional[str]] = [None] * len(tasks)
+        for _ in range(max(1, rounds)):
+            for i, res in enumerate(self.run(tasks)):
+                if res.error or not res.times:
+                    errors[i] = errors[i] or res.error or "no times"
+                else:
+                    per[i].append(_median(res.times))
+        return [Result([] if e else p, e) for p, e in zip(per, errors)]
+
     def close(self) -> None:
         pass
 
@@ -176,11 +205,17 @@ class LocalRunner(Runner):
     hangs costs its own result, not the tuning run.
 
     ``timeout`` bounds each build and each measurement (seconds); ``num_threads`` sets
-    OMP_NUM_THREADS for the measured code (None: all cores)."""
+    OMP_NUM_THREADS for the measured code (None: all cores). ``timer="cpu"`` measures the
+    measuring thread's CPU time (one-thread code on a shared machine; needs num_threads=1)."""
 
     def __init__(self, n_build: Optional[int] = None, timeout: float = 30.0, number: int = 3,
                  repeat: int = 3, min_repeat_ms: int = 20, num_threads: Optional[int] = None,
-                 pin_core: Optional[int] = None) -> None:
+                 pin_core: Optional[int] = None, timer: str = "wall") -> None:
+        if timer not in ("wall", "cpu"):
+            raise ValueError(f"LocalRunner: timer is 'wall' or 'cpu', got {timer!r}")
+        if timer == "cpu" and num_threads != 1:
+            raise ValueError("LocalRunner: timer='cpu' times one thread; give num_threads=1")
+        self.timer = timer
         self.n_build = n_build or max(1, os.cpu_count() or 1)
         self.timeout = timeout
         self.number, self.repeat, self.min_repeat_ms = number, repeat, min_repeat_ms
@@ -226,6 +261,7 @@ class LocalRunner(Runner):
     def run(self, tasks: Sequence[Task]) -> List[Result]:
         for t in tasks:
             t.number, t.repeat, t.min_repeat_ms = self.number, self.repeat, self.min_repeat_ms
+            t.timer = self.timer
         built: List[Any] = [None] * len(tasks)
         queue = list(enumerate(tasks))
         lock = threading.Lock()
@@ -251,6 +287,27 @@ class LocalRunner(Runner):
             times, error = self._measure(path, task)
             results.append(Result(times, error, seconds))
         return results
+
+    def remeasure(self, tasks: Sequence[Task], rounds: int) -> List[Result]:
+        """As :meth:`Runner.remeasure`, each candidate built once."""
+        for t in tasks:
+            t.number, t.repeat, t.min_repeat_ms = self.number, self.repeat, self.min_repeat_ms
+            t.timer = self.timer
+        built = [self._build_one(0, t) for t in tasks]
+        per: List[List[float]] = [[] for _ in tasks]
+        errors: List[Optional[str]] = [error if error or path is None else None
+                                       for path, error, _ in built]
+        for _ in range(max(1, rounds)):
+            for i, (task, (path, _, _)) in enumerate(zip(tasks, built)):
+                if errors[i] is not None or path is None:
+                    errors[i] = errors[i] or "build: no library"
+                    continue
+                times, error = self._measure(path, task)
+                if error or not times:
+                    errors[i] = error or "run: no times"
+                else:
+                    per[i].append(_median(times))
+        return [Result([] if e else p, e, b[2]) for p, e, b in zip(per, errors, built)]
 
     def close(self) -> None:
         for w in self._builders:
@@ -319,6 +376,12 @@ class RayRunner(Runner):
     def close(self) -> None:
         if self._owns_ray and self._ray.is_initialized():
             self._ray.shutdown()
+
+
+def _median(xs: Sequence[float]) -> float:
+    v = sorted(xs)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
 def describe_failure(exc: BaseException) -> str:

@@ -298,6 +298,27 @@ class RuleSpace:
     def random_decisions(self, rng: random.Random) -> List[int]:
         return self.apply(None, seed=rng.randrange(1, 2**30))[1]
 
+    def neighbours(self, decisions: Sequence[Any]) -> List[Tuple[Schedule, List[int]]]:
+        """Every point that differs from ``decisions`` in one choice (the choices after it kept
+        where they still fit), without duplicates, in the order of the choices."""
+        given = list(decisions)
+        sizes = self._sizes.get(tuple(given))
+        if sizes is None:
+            _, given = self._point(given, 1, draw_missing=False)
+            sizes = self._sizes[tuple(given)]
+        out, keys = [], {tuple(given)}
+        for k, n in enumerate(sizes):
+            for c in range(n):
+                if k >= len(given) or c == given[k]:
+                    continue
+                point = list(given)
+                point[k] = c
+                sch, dec = self._point(point, 1, draw_missing=False)
+                if tuple(dec) not in keys:
+                    keys.add(tuple(dec))
+                    out.append((sch, dec))
+        return out
+
     def mutate(self, decisions: Sequence[Any], rng: random.Random) -> Tuple[Schedule, List[int]]:
         """A neighbour: one choice with more than one candidate set to another candidate (the
         choices after it kept where they still fit)."""

@@ -126,6 +126,26 @@ def test_mutation_changes_one_choice():
     assert changed >= 6
 
 
+def test_neighbours_change_one_choice_each():
+    func = matmul_func(64, 64, 64)
+    space = RuleSpace(func, "c")
+    _, decisions = space.default()
+    sizes = space._sizes[tuple(decisions)]
+    near = space.neighbours(decisions)
+    points = [tuple(d) for _, d in near]
+    assert len(points) == len(set(points)) and tuple(decisions) not in points
+    # Every other candidate of every choice is there once (a change may reshape what follows).
+    assert len(near) <= sum(n - 1 for n in sizes) and len(near) >= sizes[0] - 1
+    for k, n in enumerate(sizes):
+        for c in range(n):
+            if c != decisions[k]:
+                assert any(len(d) > k and d[k] == c and list(d[:k]) == decisions[:k] for d in points)
+    for sch, d in near[:2]:
+        again, same = space.apply(d)
+        assert same == d and again.trace.as_json() == sch.trace.as_json()
+    run_matmul(near[-1][0].mod, 64, 64, 64)
+
+
 def test_injective_chunks_and_single_thread_space():
     space = RuleSpace(add_relu, "c")
     a = np.random.default_rng(0).standard_normal((64, 256)).astype("float32")

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import tessera as ts
 from tessera.script import tir as T
 from tessera.tune import Database, DesignSpace, LocalRunner, TuningRecord, workload_key
-from tessera.tune.runner import Task
+from tessera.tune.runner import Result, Runner, Task
 
 N = 48
 
@@ -184,6 +185,25 @@ def test_local_runner_survives_crashes_hangs_and_bad_builds():
         runner.close()
 
 
+def test_local_runner_cpu_timer_and_remeasure():
+    with pytest.raises(ValueError, match="num_threads=1"):
+        LocalRunner(timer="cpu")
+    with pytest.raises(ValueError, match="'wall' or 'cpu'"):
+        LocalRunner(timer="cycles")
+    runner = LocalRunner(n_build=1, number=2, repeat=2, min_repeat_ms=0, num_threads=1, timer="cpu")
+    try:
+        good, unbuilt = task_for(scale), task_for(scale)
+        unbuilt.trace = json.dumps({"insts": [["get_block", [["name", "nope"], ["func_name", "main"]], ["b0"]]],
+                                    "decisions": []})
+        (res,) = runner.run([good])
+        assert res.error is None and len(res.times) == 2 and all(0 < t < 0.1 for t in res.times)
+        again, failed = runner.remeasure([good, unbuilt], rounds=3)
+        assert again.error is None and len(again.times) == 3  # one median per round
+        assert failed.error.startswith("build:") and not failed.times
+    finally:
+        runner.close()
+
+
 def test_tune_finds_a_working_schedule_and_build_reproduces_it(tmp_path):
     db_path = str(tmp_path / "tune.db")
     result = ts.tune(matmul, target="c", trials=6, database=db_path, seed=2, progress=False,
@@ -208,10 +228,48 @@ def test_tune_finds_a_working_schedule_and_build_reproduces_it(tmp_path):
     assert ts.build(ts.tune.replay(matmul, first).mod).get_source() == auto
     # A second run continues from the records: it does not measure known points again.
     again = ts.tune(matmul, target="c", trials=4, database=db_path, seed=2, progress=False,
-                    runner=LocalRunner(n_build=2, number=1, repeat=1, min_repeat_ms=0))
+                    runner=LocalRunner(n_build=2, number=1, repeat=1, min_repeat_ms=0), confirm=0)
     decisions = [json.dumps(r.decisions) for r in Database(db_path).records(matmul)]
     assert len(decisions) == 10 and len(set(decisions)) == 10
     assert again.best_seconds <= result.best_seconds * 1.0000001
+
+
+class ScriptedRunner(Runner):
+    """Times made up from the trace text (no build): each candidate has a true time, and the
+    first measurement of the third candidate is lucky (a tenth of its true time)."""
+
+    def __init__(self):
+        self.calls, self.order = {}, []
+
+    def true_time(self, trace):
+        return 1e-3 * (1 + zlib.crc32(trace.encode()) % 1000 / 1000)
+
+    def run(self, tasks):
+        out = []
+        for t in tasks:
+            if t.trace not in self.calls:
+                self.order.append(t.trace)
+            self.calls[t.trace] = self.calls.get(t.trace, 0) + 1
+            lucky = self.calls[t.trace] == 1 and self.order.index(t.trace) == 2
+            out.append(Result([self.true_time(t.trace) * (0.1 if lucky else 1.0)] * 2))
+        return out
+
+
+def test_tune_picks_by_remeasurement_not_a_lucky_first_time():
+    runner = ScriptedRunner()
+    result = ts.tune(matmul, target="c", trials=8, runner=runner, progress=False, seed=4)
+    lucky = runner.order[2]
+    truth = {tr: runner.true_time(tr) for tr in runner.order}
+    assert runner.calls[lucky] > 1 and runner.calls[runner.order[0]] > 1  # the default re-measured
+    assert result.best_seconds == pytest.approx(min(truth.values()))
+    assert json.dumps(result.schedule.trace.as_json()) == min(truth, key=truth.get)
+    best = result.database.best(matmul, "c")
+    assert best.mean == pytest.approx(result.best_seconds)
+    assert [r for r in result.records if r.trace == lucky][0].mean == pytest.approx(truth[lucky])
+    # Without the re-measurement the lucky one-shot time wins.
+    plain = ts.tune(matmul, target="c", trials=8, runner=ScriptedRunner(), progress=False, seed=4,
+                    confirm=0)
+    assert plain.best_seconds == pytest.approx(truth[lucky] * 0.1)
 
 
 def test_tune_errors():
