@@ -117,7 +117,8 @@ def test_stage_lowerer_runs_to_a_stage_and_resumes(tmp_path):
         lw.run_to("loop")
     passes = [t[1] for t in lw.timings]
     assert passes == ["tir.BindTarget", "dsl.VerifyTargetFeatures", "tir.VerifyBufferBounds",
-                      "tir.Simplify", "tir.RemoveNoOp", "dsl.VerifyLocalMemory"]
+                      "dsl.FoldConstant", "tir.Simplify", "tir.HoistIfThenElse", "tir.RemoveNoOp",
+                      "dsl.VerifyLocalMemory"]
     assert all(t[2] >= 0 for t in lw.timings)
 
 
