@@ -385,18 +385,19 @@ void IRBuilder::EndInit() {
 
 namespace {
 
-/*! \brief Buffers named by their data pointer alone (`A.data` passed to an extern call): an
- *  access whose region cannot be inferred. tvm_access_ptr states its region and is not one. */
-class OpaqueDataUse : public StmtExprVisitor {
+/*! \brief Handle-typed variables a block uses outside tvm_access_ptr's region argument, in
+ *  visiting order: the candidates for a buffer named by its data pointer alone (`A.data` passed
+ *  to an extern call), an access whose region cannot be inferred. tvm_access_ptr states its
+ *  region and is not one. Collected first so that a block using no handle (the usual case)
+ *  costs one walk of the block, not a map of every buffer in scope (quadratic over a function
+ *  of thousands of blocks and parameters). */
+class HandleUses : public StmtExprVisitor {
  public:
-  explicit OpaqueDataUse(const std::unordered_map<const VarNode*, const BufferNode*>& data)
-      : data_(data) {}
-  const BufferNode* found = nullptr;
+  std::vector<const VarNode*> handles;
 
   using StmtExprVisitor::VisitExpr_;
   void VisitExpr_(const VarNode* op) override {
-    auto it = data_.find(op);
-    if (it != data_.end() && !found) found = it->second;
+    if (op->dtype.is_handle()) handles.push_back(op);
   }
   void VisitExpr_(const CallNode* op) override {
     if (op->is_op("tir.tvm_access_ptr")) {
@@ -407,9 +408,6 @@ class OpaqueDataUse : public StmtExprVisitor {
     }
     StmtExprVisitor::VisitExpr_(op);
   }
-
- private:
-  const std::unordered_map<const VarNode*, const BufferNode*>& data_;
 };
 
 }  // namespace
@@ -418,21 +416,23 @@ Stmt IRBuilder::EndBlock() {
   Frame f = Pop(FrameKind::kBlock, "EndBlock");
   if (!f.has_reads || !f.has_writes) {
     // As TVM's completion: a region cannot be inferred from a buffer's bare data pointer.
-    std::unordered_map<const VarNode*, const BufferNode*> data;
-    for (const Frame& g : frames_) {
-      for (const auto& [param, buf] : g.buffer_map) data.emplace(buf->data.get(), buf.get());
-      for (const Buffer& buf : g.alloc_buffers) data.emplace(buf->data.get(), buf.get());
+    HandleUses uses;
+    for (const Item& item : f.items) {
+      if (item.stmt) uses.VisitStmt(item.stmt);
     }
-    if (!data.empty()) {
-      OpaqueDataUse finder(data);
-      for (const Item& item : f.items) {
-        if (item.stmt) finder.VisitStmt(item.stmt);
+    if (f.init) uses.VisitStmt(f.init);
+    if (!uses.handles.empty()) {
+      std::unordered_map<const VarNode*, const BufferNode*> data;
+      for (const Frame& g : frames_) {
+        for (const auto& [param, buf] : g.buffer_map) data.emplace(buf->data.get(), buf.get());
+        for (const Buffer& buf : g.alloc_buffers) data.emplace(buf->data.get(), buf.get());
       }
-      if (f.init) finder.VisitStmt(f.init);
-      if (finder.found) {
+      for (const VarNode* v : uses.handles) {
+        auto it = data.find(v);
+        if (it == data.end()) continue;
         TESSERA_THROW_KIND(f.span, ErrorKind::kValue)
             << "cannot infer the regions block \"" << f.name << "\" accesses: it uses the data "
-            << "pointer of buffer " << finder.found->name
+            << "pointer of buffer " << it->second->name
             << " directly; state them with T.reads and T.writes";
       }
     }
