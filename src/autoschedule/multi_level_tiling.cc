@@ -364,6 +364,17 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   });
 }
 
+/*! \brief Binds a tiled matmul's grid: the batch loop to blockIdx.z, the outer row and column
+ *  tiles to blockIdx.y / x, the next level to threadIdx.y / x. */
+void BindMatmulGrid(Schedule& sch, const MatmulShape& m, const std::vector<LoopRV>& loops,
+                    const std::vector<LoopRV>& is, const std::vector<LoopRV>& js) {
+  for (int k : m.batch) sch.Bind(loops[k], "blockIdx.z");
+  sch.Bind(is[0], "blockIdx.y");
+  sch.Bind(js[0], "blockIdx.x");
+  sch.Bind(is[1], "threadIdx.y");
+  sch.Bind(js[1], "threadIdx.x");
+}
+
 /*! \brief The register-tiled SIMT GEMM: 16 x 16 threads per block, each accumulating a
  *  kReg x kReg tile of C in registers (a 128 x 128 block tile), the block's A and B tiles of
  *  each reduction step (kStep deep) staged in shared memory by all its threads with vector-wide
@@ -398,11 +409,7 @@ bool TileCudaRegisters(Schedule& sch, const BlockInfo& info, const MatmulShape& 
     for (int k : m.batch) order.push_back(loops[k]);
     order.insert(order.end(), {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]});
     sch.Reorder(order);
-    for (int k : m.batch) sch.Bind(loops[k], "blockIdx.z");
-    sch.Bind(is[0], "blockIdx.y");
-    sch.Bind(js[0], "blockIdx.x");
-    sch.Bind(is[1], "threadIdx.y");
-    sch.Bind(js[1], "threadIdx.x");
+    BindMatmulGrid(sch, m, loops, is, js);
     BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
     taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
     sch.ReverseComputeAt(write_back, js[1], true, -1);
@@ -460,11 +467,7 @@ bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
     for (int k : m.batch) order.push_back(loops[k]);
     order.insert(order.end(), {is[0], js[0], ks[0], is[1], js[1], ks[1]});
     sch.Reorder(order);
-    for (int k : m.batch) sch.Bind(loops[k], "blockIdx.z");
-    sch.Bind(is[0], "blockIdx.y");
-    sch.Bind(js[0], "blockIdx.x");
-    sch.Bind(is[1], "threadIdx.y");
-    sch.Bind(js[1], "threadIdx.x");
+    BindMatmulGrid(sch, m, loops, is, js);
     for (int index : {x_index, y_index}) {
       BlockRV cache = sch.CacheRead(block, index, "shared", {});
       taken->push_back(AsPtr<BlockNode>(sch.Get(cache))->name_hint);
