@@ -6,7 +6,7 @@ events (warm-up calls, then repeats of back-to-back calls; the best repeat count
 size prints its error and the benchmark goes on with the next.
 
     PYTHONPATH=python python bench/bench_auto_cuda.py [--sizes 1024 2048 4096] [--out DIR]
-        [--no-variants | --variant-sizes 2048 4096]
+        [--no-variants | --variant-sizes 2048 4096] [--only LABEL ...]
 
 Prints a table, saves bench/auto_cuda.png (with matplotlib) and, with --out, copies the plot and
 writes auto_cuda.json there. Prints that it skipped when there is no GPU (or under the CPU
@@ -31,13 +31,18 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
          ("fp16 in, fp32 acc, fp16 out", "float16", "float32", "float16", None),
          ("fp32", "float32", "float32", "float32", None))
 # Variants of the automatic schedule of the fp16 matmul, through the target facts it reads
-# (--no-variants skips them; --variant-sizes picks their sizes). The default: 128 x 128 x 64
-# block tiles, 4 warps of 64 x 64, a 3-stage cp.async pipeline (107520 bytes of dynamic shared
-# memory), the SM count and opt-in shared memory of the GPU. The variants: the previous default
-# (8 warps of 64 x 32) and no pipeline (synchronous copies), as baselines; 32-deep reduction
-# tiles in 4 stages (75776 bytes: 2 blocks per SM by shared memory); 4 stages of 64-deep tiles
-# (143360 bytes); the A100's SM count (108); block rasterization (8 or 4 block rows per block
-# column, sharing B tiles in L2); B fragments loaded one at a time (fewer live registers).
+# (--no-variants skips them; --variant-sizes picks their sizes; --only picks rows by label). The
+# default: 128 x 128 x 64 block tiles, 4 warps of 64 x 64, a 3-stage cp.async pipeline (107520
+# bytes of dynamic shared memory: 2 blocks per SM), the SM count and opt-in shared memory of the
+# GPU. The variants: the previous default (8 warps of 64 x 32) and no pipeline (synchronous
+# copies), as baselines; 32-deep reduction tiles in 4 stages (75776 bytes: 2 blocks per SM by
+# shared memory); 4 stages of 64-deep tiles (143360 bytes); the A100's SM count (108); block
+# rasterization (8 or 4 block rows per block column, sharing B tiles in L2); B fragments loaded
+# one at a time (fewer live registers). Larger blocks of 8 warps of 64 x 64 (one block per SM
+# by registers): 128 x 256 or 256 x 128 read a third less from L2 per mma than two blocks of
+# 128 x 128 (3 stages of 64-deep tiles: 156672 / 162816 bytes; 4 stages: 208896 bytes, which
+# the 227 KB of sm_90 hold; or 4 stages of 32-deep tiles, 108544 bytes), also with block
+# rasterization.
 # And for fp32 (the register-tiled SIMT rule: 8 x 8 per thread, 128 x 128 x 16 block tiles
 # double-buffered with cp.async by default) the same tiles with one synchronous copy per step.
 VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32", {"pipeline_stages": 1}),
@@ -53,7 +58,17 @@ VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32",
             ("fp16 var: stream B bk32 4st", "float16", "float32", "float32",
              {"mma_stream_b": 1, "mma_block_k": 32, "pipeline_stages": 4}),
             ("fp16 var: swizzle 8 bk32 4st", "float16", "float32", "float32",
-             {"mma_swizzle": 8, "mma_block_k": 32, "pipeline_stages": 4}))
+             {"mma_swizzle": 8, "mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: 128x256", "float16", "float32", "float32", {"mma_block_n": 256}),
+            ("fp16 var: 256x128", "float16", "float32", "float32", {"mma_block_m": 256}),
+            ("fp16 var: 128x256 4 stages", "float16", "float32", "float32",
+             {"mma_block_n": 256, "pipeline_stages": 4}),
+            ("fp16 var: 128x256 bk32 4st", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: 128x256 swizzle 8", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_swizzle": 8}),
+            ("fp16 var: 256x128 swizzle 4", "float16", "float32", "float32",
+             {"mma_block_m": 256, "mma_swizzle": 4}))
 VARIANT_SIZES = (2048, 4096)
 
 
@@ -170,7 +185,15 @@ def main(argv=None):
                         help="skip the fp16 variants of the schedule (other target facts)")
     parser.add_argument("--variant-sizes", type=int, nargs="+", default=list(VARIANT_SIZES),
                         help="the sizes of the variants (default: 2048 4096)")
+    parser.add_argument("--only", nargs="+", metavar="LABEL",
+                        help="run only the kinds and variants with these labels (exact, e.g. "
+                             "'fp32' 'fp16 var: 128x256')")
     args = parser.parse_args(argv)
+    if args.only:
+        known = [kind[0] for kind in KINDS + VARIANTS]
+        unknown = [label for label in args.only if label not in known]
+        if unknown:
+            parser.error(f"unknown --only label(s) {unknown}; known: {known}")
 
     import tessera as ts
     from tessera import _core
@@ -206,6 +229,9 @@ def main(argv=None):
     kinds = [(kind, args.sizes) for kind in KINDS]
     if not args.no_variants:
         kinds += [(kind, args.variant_sizes) for kind in VARIANTS]
+    if args.only:
+        kinds = [(kind, sizes) for kind, sizes in kinds if kind[0] in args.only]
+    bench_start = time.perf_counter()
     for (label, dtype, acc, out, facts), sizes in kinds:
         for n in sizes:
             try:
@@ -223,7 +249,8 @@ def main(argv=None):
                   f"{row['tessera_tflops']:8.2f} {row['cublas_ms']:9.3f} {row['cublas_tflops']:8.2f} "
                   f"{row['ratio']:6.2f} {row['max_rel_err']:8.1e}", flush=True)
     print("ratio = tessera / cuBLAS (torch) in the same run; fp16 rows compare with torch's "
-          "float16 GEMM (float32 accumulation, float16 output).")
+          f"float16 GEMM (float32 accumulation, float16 output). {len(rows)} rows in "
+          f"{time.perf_counter() - bench_start:.0f} s.")
 
     good = [r for r in rows if "error" not in r and not r["facts"]]
     labels = [f"{r['kind']} {r['n']}" for r in good]

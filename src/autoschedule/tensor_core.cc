@@ -58,8 +58,10 @@ int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
  *  mma_block_k (64) with warp tiles of mma_warp_m x mma_warp_n (64 x 64: 4 warps of 4 x 4
  *  accumulator fragments, 4 A and 4 B fragments per k step) where the shape allows; halved
  *  along the larger side while the grid would leave more than a quarter of the SMs without a
- *  block; smaller where the shape does not divide. */
-TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts) {
+ *  block; smaller where the shape does not divide. `dynamic_ok`: the fragment loads from
+ *  dynamic shared memory are registered (the tiles may exceed the static limit). */
+TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& facts,
+                          bool dynamic_ok) {
   TensorCoreTile t;
   t.bm = LargestDividingUpTo(m, std::max(16, facts.mma_block_m));
   t.bn = LargestDividingUpTo(n, std::max(16, facts.mma_block_n));
@@ -73,16 +75,18 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
       t.bn /= 2;
     }
   }
-  // The reduction step: 64 where the two tiles fit the shared memory (twice the mma work per
-  // copy and barrier of 32, which the other resident blocks' copies hide better, as nothing
-  // pipelines the copies), else 32 or 16.
+  // The reduction step: 64 where the two tiles fit the static shared memory, or where the
+  // pipeline holds at least two copies of them in the opt-in dynamic shared memory (128 x 256
+  // blocks: 52224 bytes a copy); twice the mma work per copy and barrier of 32. Else 32 or 16.
   t.bk = LargestDividingUpTo(k, std::min(32, std::max(16, facts.mma_block_k)));
-  if (facts.mma_block_k >= 64 && k % 64 == 0 &&
-      SharedBytes(t.bm, t.bn, 64) <= facts.shared_memory_bytes) {
-    t.bk = 64;
+  if (facts.mma_block_k >= 64 && k % 64 == 0) {
+    const int64_t bytes = SharedBytes(t.bm, t.bn, 64);
+    const bool pipelined = dynamic_ok && facts.pipeline_stages > 1 && k / 64 > 1 &&
+                           2 * bytes <= facts.shared_memory_optin_bytes;
+    if (bytes <= facts.shared_memory_bytes || pipelined) t.bk = 64;
   }
   // Warps: on tiles of 128 or more, bm / mma_warp_m rows and bn / mma_warp_n columns of them
-  // (2 x 4 by default); 2 on a smaller side (at least one fragment per warp).
+  // (2 x 2 by default); 2 on a smaller side (at least one fragment per warp).
   auto warps = [](int64_t tile, int warp_tile) {
     return tile >= 128 ? std::max<int64_t>(1, tile / std::max(16, warp_tile))
                        : std::min<int64_t>(2, tile / 16);
@@ -95,7 +99,8 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
   const int64_t steps = k / t.bk;
   for (int64_t s = std::min<int64_t>(facts.pipeline_stages, steps); s > 1; --s) {
     const int64_t bytes = s * SharedBytes(t.bm, t.bn, t.bk);
-    if (bytes <= facts.shared_memory_bytes || bytes <= facts.shared_memory_optin_bytes) {
+    if (bytes <= facts.shared_memory_bytes ||
+        (dynamic_ok && bytes <= facts.shared_memory_optin_bytes)) {
       t.stages = s;
       t.dynamic = bytes > facts.shared_memory_bytes;
       break;
@@ -165,16 +170,14 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
   }
   if (a_index < 0 || b_index < 0 || a_index == b_index) return false;
 
-  TensorCoreTile t = ChooseTile(m, n, k, facts);
-  if (t.dynamic && (!GetTensorIntrin(kLoadADyn, true) || !GetTensorIntrin(kLoadBDyn, true))) {
-    t.stages = 1;  // (the shared.dyn fragment loads are not registered)
-    t.dynamic = false;
-  }
+  const bool dynamic_ok = GetTensorIntrin(kLoadADyn, true) && GetTensorIntrin(kLoadBDyn, true);
+  const TensorCoreTile t = ChooseTile(m, n, k, facts, dynamic_ok);
   const int64_t fm = t.bm / t.wm / 16, fn = t.bn / t.wn / 16, threads = 32 * t.wm * t.wn;
   if (threads > facts.max_threads_per_block) return false;
-  // Shared memory: the A and B tiles with their rows padded by 8 halves.
-  if (SharedBytes(t.bm, t.bn, t.bk) > facts.shared_memory_bytes) return false;
-  if (t.dynamic && t.stages * SharedBytes(t.bm, t.bn, t.bk) > facts.shared_memory_optin_bytes) {
+  // Shared memory: the A and B tiles with their rows padded by 8 halves (static, or all the
+  // pipeline's copies in the opt-in dynamic shared memory).
+  const int64_t bytes = t.stages * SharedBytes(t.bm, t.bn, t.bk);
+  if (t.dynamic ? bytes > facts.shared_memory_optin_bytes : bytes > facts.shared_memory_bytes) {
     return false;
   }
   BlockRV block = info.rv;

@@ -58,9 +58,12 @@ def test_tensor_core_schedule():
     # A small grid halves the tile so that every SM gets blocks; a reduction of 32 steps by 32.
     small = trace_of(matmul_f16(256, 256, 32))
     assert "factors=[None, 2, 2, 16]" in small and "factors=[None, 2, 16]" in small
-    # Where the 64-deep tiles do not fit the shared memory, 32.
-    assert "factors=[None, 2, 16]" in "\n".join(ts.autoschedule(
-        matmul_f16(2048, 2048, 2048), target="cuda", facts={"shared_memory_bytes": 32768}).trace.as_python())
+    # Where the 64-deep tiles fit neither the static shared memory nor, pipelined, the opt-in
+    # dynamic shared memory, 32.
+    for facts in ({"shared_memory_bytes": 32768, "pipeline_stages": 1},
+                  {"shared_memory_bytes": 32768, "shared_memory_optin_bytes": 65536}):
+        assert "factors=[None, 2, 16]" in trace_of(matmul_f16(2048, 2048, 2048), facts)
+    assert "factors=[None, 4, 16]" in trace_of(matmul_f16(2048, 2048, 2048), {"shared_memory_bytes": 32768})
 
 
 def test_tensor_core_pipelined_schedule():
@@ -281,5 +284,66 @@ def test_default_warp_tiles_match_numpy():
     lib = build_scheduled(func, {"sm_count": 1})
     dev = ts.cuda(0)
     c = ts.nd.empty((128, 128), "float32", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)
+
+
+def test_large_block_tiles_keep_64_deep_steps():
+    # 128 x 256 blocks (8 warps of 64 x 64): one 64-deep copy of the tiles (52224 bytes) exceeds
+    # the 48 KB of static shared memory, but the pipeline's copies fit the opt-in dynamic memory,
+    # so the reduction step stays 64 (3 stages, 156672 bytes). Without a pipeline, or where two
+    # copies do not fit the opt-in memory, the step falls back to 32. (sm_count 1: the tiles
+    # of a 256^3 matmul are not halved for a small grid.)
+    func = matmul_f16(256, 256, 256)
+    wide = trace_of(func, {"mma_block_n": 256, "sm_count": 1})
+    assert "factors=[None, 2, 4, 16]" in wide and "factors=[None, 4, 4, 16]" in wide
+    assert "factors=[None, 4, 16]" in wide and 'ann_val=[0, 0, 2]' in wide
+    assert wide.count('storage_scope="shared.dyn"') == 2
+    tall = trace_of(func, {"mma_block_m": 256, "sm_count": 1})
+    assert "factors=[None, 4, 4, 16]" in tall and "factors=[None, 2, 4, 16]" in tall
+    assert "factors=[None, 4, 16]" in tall
+    for facts in ({"pipeline_stages": 1}, {"shared_memory_optin_bytes": 100000}):
+        trace = trace_of(func, {"mma_block_n": 256, "sm_count": 1, **facts})
+        assert "factors=[None, 2, 16]" in trace and "factors=[None, 4, 4, 16]" in trace
+
+
+@requires_nvrtc
+@pytest.mark.skipif(not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="an NVRTC build of a second large kernel; set TESSERA_SLOW_CUDA_TESTS=1")
+def test_large_block_tiles_ptxas(tmp_path):
+    # A 128 x 256 block on sm_90 (as for the 4096 matmul): 256 threads, 3 x 52224 bytes of
+    # dynamic shared memory, no spills.
+    sch = ts.autoschedule(matmul_f16(256, 256, 256), target="cuda", facts={"mma_block_n": 256, "sm_count": 1})
+    lib = ts.build(sch.mod, target="cuda -arch=sm_90")
+    launch = [ln for ln in lib.get_source().splitlines() if "tessera_cuda_launch(\"" in ln]
+    assert launch and "156672" in launch[0]
+    assert "__launch_bounds__(256)" in lib.get_source("cuda")
+    if PTXAS is None:
+        pytest.skip("ptxas is not installed: registers and spills not checked")
+    path = tmp_path / "k.ptx"
+    path.write_text(lib.get_source("ptx"))
+    out = subprocess.run([PTXAS, "-arch=sm_90", "-v", str(path), "-o", os.devnull],
+                         capture_output=True, text=True, check=True).stderr
+    assert "0 bytes spill stores, 0 bytes spill loads" in out, out
+    assert int(re.search(r"Used (\d+) registers", out).group(1)) * 256 <= 65536, out
+
+
+@requires_gpu
+@pytest.mark.skipif(_core.cuda_emulator_enabled() and not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="15 s on the emulator; set TESSERA_SLOW_CUDA_TESTS=1")
+@pytest.mark.parametrize("shape, facts", [((128, 256, 192), {"mma_block_n": 256}),
+                                          ((256, 128, 256), {"mma_block_m": 256})])
+def test_large_block_tiles_match_numpy(shape, facts):
+    # One block of 8 warps of 64 x 64 (sm_count 1: no halving), 64-deep k0 steps in 3 stages.
+    m, n, k = shape
+    func = matmul_f16(m, n, k)
+    facts = {"sm_count": 1, **facts}
+    assert "ann_val=[0, 0, 2]" in trace_of(func, facts)
+    rng = np.random.default_rng(4)
+    a = (rng.random((m, k)) - 0.5).astype("float16")
+    b = (rng.random((k, n)) - 0.5).astype("float16")
+    lib = build_scheduled(func, facts)
+    dev = ts.cuda(0)
+    c = ts.nd.empty((m, n), "float32", dev)
     lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
     np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)
