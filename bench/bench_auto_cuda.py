@@ -42,7 +42,8 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
 # by registers): 128 x 256 or 256 x 128 read a third less from L2 per mma than two blocks of
 # 128 x 128 (3 stages of 64-deep tiles: 156672 / 162816 bytes; 4 stages: 208896 bytes, which
 # the 227 KB of sm_90 hold; or 4 stages of 32-deep tiles, 108544 bytes), also with block
-# rasterization.
+# rasterization; the same blocks as 16 warps of 64 x 32 (128 registers: 4 warps per scheduler
+# instead of 2, at 1.5x the shared-memory reads per mma).
 # And for fp32 (the register-tiled SIMT rule: 8 x 8 per thread, 128 x 128 x 16 block tiles
 # double-buffered with cp.async by default) the same tiles with one synchronous copy per step.
 VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32", {"pipeline_stages": 1}),
@@ -68,7 +69,17 @@ VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32",
             ("fp16 var: 128x256 swizzle 8", "float16", "float32", "float32",
              {"mma_block_n": 256, "mma_swizzle": 8}),
             ("fp16 var: 256x128 swizzle 4", "float16", "float32", "float32",
-             {"mma_block_m": 256, "mma_swizzle": 4}))
+             {"mma_block_m": 256, "mma_swizzle": 4}),
+            ("fp16 var: 128x256 swizzle 4", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_swizzle": 4}),
+            ("fp16 var: 128x256 swizzle 16", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_swizzle": 16}),
+            ("fp16 var: 128x256 w64x32", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_warp_n": 32}),
+            ("fp16 var: 128x256 w64x32 sw8", "float16", "float32", "float32",
+             {"mma_block_n": 256, "mma_warp_n": 32, "mma_swizzle": 8}),
+            ("fp16 var: 256x128 w64x32 sw4", "float16", "float32", "float32",
+             {"mma_block_m": 256, "mma_warp_n": 32, "mma_swizzle": 4}))
 VARIANT_SIZES = (2048, 4096)
 
 
