@@ -141,6 +141,11 @@ def test_neighbours_change_one_choice_each():
         for c in range(n):
             if c != decisions[k]:
                 assert any(len(d) > k and d[k] == c and list(d[:k]) == decisions[:k] for d in points)
+    # the choices take turns: the first neighbours each change another choice
+    open_ = sum(1 for n in sizes if n > 1)
+    first_change = [next(k for k, c in enumerate(decisions) if k >= len(d) or d[k] != c)
+                    for _, d in near[:open_]]
+    assert first_change == [k for k, n in enumerate(sizes) if n > 1]
     for sch, d in near[:2]:
         again, same = space.apply(d)
         assert same == d and again.trace.as_json() == sch.trace.as_json()
