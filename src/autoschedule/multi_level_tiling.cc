@@ -334,7 +334,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     order.push_back(rows_outside ? js[0] : is[0]);
     if (columns_in_block) order.push_back(columns_in_block);
     // The innermost of the tile loops: the C tile is written back (and the epilogue runs) there.
-    const LoopRV tile_loop = columns_in_block ? columns_in_block : order.back();
+    const LoopRV tile_loop = order.back();
     std::vector<LoopRV> reduce;
     for (int k : m.reduce) reduce.push_back(loops[k]);
     LoopRV unrolled;
