@@ -19,6 +19,15 @@ tessera.tune re-measures its fastest candidates and the automatic schedule at th
 by the re-measurement (its tuning time includes that). On a shared machine use --timer cpu.
     ... --only matmul --threads 1 --skip-tvm --quick
 
+Final timing: with --timer cpu, one thread in thread CPU time, tessera's libraries and numpy
+interleaved in one process; otherwise (and always for several threads) wall clock, each library
+and numpy in a child process of its own, the children in turn for 5 rounds, each the least time
+of one call over all its calls (min of many for every column). numpy writes into a preallocated
+output (np.matmul(a, b, out=c)), as tessera's functions do.
+The acceptance run for issue 17 on a quiet 2-core machine (about 13 minutes, TVM included):
+    TVM_PYTHON=<venv with apache-tvm> PYTHONPATH=python .venv/bin/python bench/bench_tune.py \
+        --only matmul --trials 40 --timer cpu
+
 Prints a table and saves bench/tune.png (the best time against trials for each workload).
 """
 
@@ -60,14 +69,16 @@ def workloads(quick):
     conv, *_ = conv2d_func(*cv)
     return {
         "matmul": dict(func=ck.matmul_func(n), flops=2.0 * n ** 3, label=f"matmul {n}^3",
-                       numpy=f"a @ b with a, b of {n}x{n}",
-                       np_setup=f"a=np.random.rand({n},{n}).astype('float32'); b=np.random.rand({n},{n}).astype('float32')",
-                       np_stmt="a @ b", hand=lambda p: ck.schedule_matmul(n, parallel=p)),
+                       numpy=f"np.matmul(a, b, out=c) with a, b, c of {n}x{n}",
+                       np_setup=f"a=np.random.rand({n},{n}).astype('float32'); b=np.random.rand({n},{n}).astype('float32'); "
+                                f"c=np.empty(({n},{n}), 'float32')",
+                       np_stmt="np.matmul(a, b, out=c)", hand=lambda p: ck.schedule_matmul(n, parallel=p)),
         "batch_matmul": dict(func=ck.batch_matmul_func(b, h, m, k, nn), flops=2.0 * b * h * m * k * nn,
-                             label=f"batch_matmul {bm}", numpy="np.matmul",
+                             label=f"batch_matmul {bm}", numpy="np.matmul(a, b, out=c)",
                              np_setup=f"a=np.random.rand({b},{h},{m},{k}).astype('float32'); "
-                                      f"b=np.random.rand({b},{h},{k},{nn}).astype('float32')",
-                             np_stmt="np.matmul(a, b)",
+                                      f"b=np.random.rand({b},{h},{k},{nn}).astype('float32'); "
+                                      f"c=np.empty(({b},{h},{m},{nn}), 'float32')",
+                             np_stmt="np.matmul(a, b, out=c)",
                              hand=lambda p: ck.schedule_batch_matmul((b, h, m, k), (b, h, k, nn), parallel=p)),
         "conv2d": dict(func=conv, flops=2.0 * cv[0] * cv[4] * cv[2] * cv[3] * cv[1] * cv[5] ** 2,
                        label=f"conv2d NCHW {cv}", numpy="im2col + BLAS",
@@ -85,36 +96,54 @@ def _conv_setup(cv):
             f"    return (cols @ wt.T)\n")
 
 
-def numpy_seconds(setup, stmt, threads):
-    """numpy timed in a child whose BLAS uses ``threads`` threads (OPENBLAS_CORETYPE unset there)."""
-    code = (f"import numpy as np, timeit\n{setup}\n"
-            f"t = timeit.Timer({stmt!r}, globals=globals())\n"
-            f"n, _ = t.autorange()\nprint(min(t.repeat(5, max(1, n // 2))) / max(1, n // 2))\n")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+def _shapes(func):
+    shapes = []
+    for p in func.params:
+        buf = next(b for v, b in func.buffer_map if v.same_as(p))
+        shapes.append([int(s.value) for s in buf.shape])
+    return shapes
+
+
+# A child that times one callable: the least wall time of single calls, over at least 10 calls
+# and about half a second (the same statistic for tessera and numpy).
+_MIN_OF_CALLS = ("import time\n"
+                 "fn(); fn()\n"
+                 "best, n, end = float('inf'), 0, time.perf_counter() + 0.5\n"
+                 "while n < 10 or time.perf_counter() < end:\n"
+                 "    t0 = time.perf_counter(); fn(); best = min(best, time.perf_counter() - t0); n += 1\n"
+                 "print(best)\n")
+
+
+def alternating_wall_seconds(mods, func, np_setup, np_stmt, threads, rounds=5):
+    """Wall clock on ``threads`` threads: each library of ``mods`` and the numpy statement timed
+    in a child process of its own (tessera's OpenMP threads and OpenBLAS's threads never share
+    one), the children run in turn for ``rounds`` rounds so that load drifting over time hits
+    all alike; each entry is the least time of one call over all its rounds (min of many, the
+    same statistic for every entry). Returns the seconds of each module, then numpy's."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
-    return float(out.stdout.strip().splitlines()[-1])
-
-
-def tessera_seconds(mod, func, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    shapes = _shapes(func)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "lib.so")
-        ts.build(mod).export_library(path)
-        args = []
-        for p in func.params:
-            buf = next(b for v, b in func.buffer_map if v.same_as(p))
-            args.append([int(s.value) for s in buf.shape])
-        code = ("import numpy as np, tessera as ts\n"
-                f"lib = ts.runtime.load_module({path!r})\n"
-                f"args = [np.random.rand(*s).astype('float32') for s in {args!r}]\n"
-                "print(lib.time_evaluator(lib.entry_name, ts.cpu(0), number=3, repeat=5, min_repeat_ms=50)(*args).median)\n")
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
-        if out.returncode != 0:
-            raise RuntimeError(out.stderr)
-        return float(out.stdout.strip().splitlines()[-1])
+        codes = []
+        for k, mod in enumerate(mods):
+            path = os.path.join(tmp, f"lib{k}.so")
+            ts.build(mod).export_library(path)
+            codes.append("import numpy as np, tessera as ts\n"
+                         f"lib = ts.runtime.load_module({path!r})\n"
+                         f"args = [np.random.rand(*s).astype('float32') for s in {shapes!r}]\n"
+                         "fn = (lambda f=lib[lib.entry_name]: f(*args))\n" + _MIN_OF_CALLS)
+        codes.append(f"import numpy as np\n{np_setup}\nfn = lambda: {np_stmt}\n" + _MIN_OF_CALLS)
+        best = [float("inf")] * len(codes)
+        for _ in range(rounds):
+            for k, code in enumerate(codes):
+                out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                     text=True, timeout=600)
+                if out.returncode != 0:
+                    raise RuntimeError(out.stderr)
+                best[k] = min(best[k], float(out.stdout.strip().splitlines()[-1]))
+        return best
 
 
 def interleaved_cpu_seconds(mods, func, np_setup, np_stmt):
@@ -124,10 +153,7 @@ def interleaved_cpu_seconds(mods, func, np_setup, np_stmt):
     Returns the seconds of each module, then numpy's."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("OPENBLAS_CORETYPE", None)
-    shapes = []
-    for p in func.params:
-        buf = next(b for v, b in func.buffer_map if v.same_as(p))
-        shapes.append([int(s.value) for s in buf.shape])
+    shapes = _shapes(func)
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for k, mod in enumerate(mods):
@@ -293,19 +319,16 @@ def main():
                 auto_mod = ts.autoschedule(w["func"], target="c").mod
             except Exception:
                 auto_mod = None
+            mods = [result.mod] + ([auto_mod] if auto_mod is not None else [])
+            if w["hand"]:
+                mods.append(w["hand"](threads > 1))
             if args.timer == "cpu" and threads == 1:
-                mods = [result.mod] + ([auto_mod] if auto_mod is not None else [])
-                if w["hand"]:
-                    mods.append(w["hand"](False))
                 secs = interleaved_cpu_seconds(mods, w["func"], w["np_setup"], w["np_stmt"])
-                ours, ref = secs[0], secs[-1]
-                auto = secs[1] if auto_mod is not None else None
-                hand = secs[len(mods) - 1] if w["hand"] else None
             else:
-                ours = tessera_seconds(result.mod, w["func"], threads)
-                ref = numpy_seconds(w["np_setup"], w["np_stmt"], threads)
-                hand = tessera_seconds(w["hand"](threads > 1), w["func"], threads) if w["hand"] else None
-                auto = tessera_seconds(auto_mod, w["func"], threads) if auto_mod is not None else None
+                secs = alternating_wall_seconds(mods, w["func"], w["np_setup"], w["np_stmt"], threads)
+            ours, ref = secs[0], secs[-1]
+            auto = secs[1] if auto_mod is not None else None
+            hand = secs[len(mods) - 1] if w["hand"] else None
             tvm_s, tvm_wall = (None, "skipped") if args.skip_tvm else tvm_meta_schedule(w["func"], args.trials, threads)
             gf = lambda s: w["flops"] / s / 1e9 if isinstance(s, float) else float("nan")  # noqa: E731
             rows.append(dict(workload=w["label"], threads=threads, trials=args.trials,

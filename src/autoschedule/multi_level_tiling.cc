@@ -159,14 +159,22 @@ bool Reads2D(const BufferLoadNode* load, const VarNode* u, const VarNode* v) {
  *  `v_last` (Y: columns in panels contiguous along the reduction), else [u // w, v, u % w]
  *  (X: rows in panels contiguous along the reduction). Returns the packing block. */
 BlockRV PackPanels(Schedule& sch, const BlockRV& block, int index, DataType t, int64_t w,
-                   bool v_last) {
+                   bool v_last, std::optional<DataType> pad = std::nullopt) {
   BlockRV packed = sch.CacheRead(block, index, "global", {});
   Var u = VarNode::Make("u", t), v = VarNode::Make("v", t);
   Expr w_e = IntImmNode::Make(t, w);
   schedule::IndexMap map =
       v_last ? schedule::IndexMap{{u, v}, {FloorDivNode::Make(v, w_e), u, FloorModNode::Make(v, w_e)}}
              : schedule::IndexMap{{u, v}, {FloorDivNode::Make(u, w_e), v, FloorModNode::Make(u, w_e)}};
-  sch.TransformLayout(packed, "write", 0, map, std::nullopt);
+  // Rows that do not fill the last panel: its missing rows are zeros (never read by the
+  // partial tile, whose rows are bounded by the predicate).
+  std::optional<schedule::IndexMap> pad_value;
+  if (pad) {
+    pad_value = schedule::IndexMap{
+        {VarNode::Make("p", t), VarNode::Make("q", t), VarNode::Make("r", t)},
+        {MakeConst(*pad, 0.0)}};
+  }
+  sch.TransformLayout(packed, "write", 0, map, pad_value);
   return packed;
 }
 
@@ -228,8 +236,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   }
   // ... X packed into MR-row panels contiguous along the reduction (one stream of broadcasts
   // instead of MR rows), not by the rules' own choice ...
-  if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr &&
-      info.extents[m.i] % mr == 0) {
+  // With a partial last tile (1024 rows in tiles of 6) the last panel is padded with zeros.
+  const bool pad_x = info.extents[m.i] % mr != 0;
+  if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr) {
     pack_x = Choose(sch, {0, 1}, 0) == 1;
   }
   // ... the order of the two tile loops: columns outside by the rules' choice (Y's panel stays
@@ -250,6 +259,20 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     size_t at = preferred == factors.end() ? 0 : preferred - factors.begin();
     unroll = Choose(sch, factors, at);
   }
+  // ... and, for a 2-D product with the columns outside, the column panels each row tile
+  // passes over (1 by the rules' choice): T panels per pass keep the MR rows of X in L1 for T
+  // tiles, so X streams from the outer caches (or memory) 1 / T times as often, while the T
+  // packed panels of Y (T x K x NR elements) stay in L2; the parallel loop runs over blocks of
+  // T panels (at least one block per core).
+  int64_t col_block = 1;
+  const int64_t panels = info.extents[m.j] / nr;
+  if (!rows_outside && m.batch.empty() && panels >= 4) {
+    std::vector<int64_t> blocks{1};
+    for (int64_t t : {2, 4, 8}) {
+      if (panels % t == 0 && panels / t >= std::max<int64_t>(2, facts.cores)) blocks.push_back(t);
+    }
+    col_block = Choose(sch, blocks, 0);
+  }
   // A 2-D product with the columns outside packs each panel at its column loop (see below).
   const bool pack_at_columns = pack && !rows_outside && m.batch.empty();
   const int y_index = y_load ? ReadIndex(b, y_load->buffer.get()) : -1;
@@ -262,7 +285,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
     }
     if (pack_x) {
-      packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
+      packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false,
+                            pad_x ? std::optional<DataType>(x_load->dtype) : std::nullopt);
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
     }
     std::vector<LoopRV> loops = sch.GetLoops(block);
@@ -274,6 +298,13 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
         sch.Split(loops[m.j], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
     std::vector<LoopRV> jv =
         sch.Split(js[1], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    LoopRV columns = js[0], columns_in_block;  // blocks of col_block panels, panels in a block
+    if (col_block > 1) {
+      std::vector<LoopRV> jb =
+          sch.Split(js[0], {TraceValue::None(), TraceValue::Int(col_block)}, true, false);
+      columns = jb[0];
+      columns_in_block = jb[1];
+    }
     // The outer loops: the parallel one first, so that inside the OpenMP region the C compiler
     // knows the values of the loops outside the tile (unit batch loops become constants and the
     // tile's offsets stay constants: the tile lives in registers).
@@ -289,7 +320,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
         outer.push_back(loops[k]);
       }
     }
-    outer.push_back(rows_outside ? is[0] : js[0]);
+    outer.push_back(rows_outside ? is[0] : columns);
     bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
     int par = -1;
     for (size_t k = 0; k < outer.size() && parallel; ++k) {
@@ -300,8 +331,10 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     }
     if (par > 0) std::rotate(outer.begin(), outer.begin() + par, outer.begin() + par + 1);
     std::vector<LoopRV> order = outer;
-    const LoopRV tile_loop = rows_outside ? js[0] : is[0];
-    order.push_back(tile_loop);
+    order.push_back(rows_outside ? js[0] : is[0]);
+    if (columns_in_block) order.push_back(columns_in_block);
+    // The innermost of the tile loops: the C tile is written back (and the epilogue runs) there.
+    const LoopRV tile_loop = order.back();
     std::vector<LoopRV> reduce;
     for (int k : m.reduce) reduce.push_back(loops[k]);
     LoopRV unrolled;
@@ -335,7 +368,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       // thread CPU time, old and new in one process (GFLOP/s): matmul 512^3 73.4 -> 75.4 and
       // 70.4 -> 74.8, dense 512^3 (the transposing copy) 69.2 -> 78.4 and 58.9 -> 59.9,
       // matmul 1024^3 59.8 -> 61.7, dense 1024^3 60.1 -> 61.4.
-      sch.ComputeAt(packed, js[0], false, -1);
+      sch.ComputeAt(packed, columns, false, -1);
       if (!y_transposed) sch.Vectorize(sch.GetLoops(packed).back());
     } else if (pack && !y_transposed) {
       std::vector<LoopRV> ploops = sch.GetLoops(packed);
@@ -351,7 +384,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
           sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
       if (parallel) sch.Parallel(pjs[0]);
     }
-    if (pack_x) {
+    if (pack_x && pad_x) {
+      // The padded layout's loops are already panel, reduction, row.
+      std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
+      if (parallel) sch.Parallel(ploops[0]);
+      sch.Unroll(ploops.back());
+    } else if (pack_x) {
       // Rows read contiguously, written MR apart within a panel: panel, reduction, row.
       std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
       std::vector<LoopRV> pis =

@@ -300,19 +300,24 @@ class RuleSpace:
 
     def neighbours(self, decisions: Sequence[Any]) -> List[Tuple[Schedule, List[int]]]:
         """Every point that differs from ``decisions`` in one choice (the choices after it kept
-        where they still fit), without duplicates, in the order of the choices."""
+        where they still fit), without duplicates. The choices take turns: the first other
+        candidate of every choice, then the second of those that have one, and so on, so that
+        a tuner that measures only the first few still tries every choice (the register tile
+        alone has up to 12 candidates)."""
         given = list(decisions)
         sizes = self._sizes.get(tuple(given))
         if sizes is None:
             _, given = self._point(given, 1, draw_missing=False)
             sizes = self._sizes[tuple(given)]
+        others = [[c for c in range(n) if c != given[k]] if k < len(given) else []
+                  for k, n in enumerate(sizes)]
         out, keys = [], {tuple(given)}
-        for k, n in enumerate(sizes):
-            for c in range(n):
-                if k >= len(given) or c == given[k]:
+        for turn in range(max((len(o) for o in others), default=0)):
+            for k, cands in enumerate(others):
+                if turn >= len(cands):
                     continue
                 point = list(given)
-                point[k] = c
+                point[k] = cands[turn]
                 sch, dec = self._point(point, 1, draw_missing=False)
                 if tuple(dec) not in keys:
                     keys.add(tuple(dec))

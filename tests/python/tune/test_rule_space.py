@@ -1,6 +1,7 @@
 """tessera.tune.RuleSpace: the automatic schedule's rules as the tuner's design space."""
 
 import json
+import re
 import random
 
 import numpy as np
@@ -140,6 +141,11 @@ def test_neighbours_change_one_choice_each():
         for c in range(n):
             if c != decisions[k]:
                 assert any(len(d) > k and d[k] == c and list(d[:k]) == decisions[:k] for d in points)
+    # the choices take turns: the first neighbours each change another choice
+    open_ = sum(1 for n in sizes if n > 1)
+    first_change = [next(k for k, c in enumerate(decisions) if k >= len(d) or d[k] != c)
+                    for _, d in near[:open_]]
+    assert first_change == [k for k, n in enumerate(sizes) if n > 1]
     for sch, d in near[:2]:
         again, same = space.apply(d)
         assert same == d and again.trace.as_json() == sch.trace.as_json()
@@ -166,3 +172,61 @@ def test_out_of_range_decisions_are_drawn_again():
     sch, decisions = space.apply([10**6, -1, None], seed=5)
     assert all(0 <= d for d in decisions)
     run_matmul(sch.mod, 64, 64, 64)
+
+
+def _alloc_shapes(mod):
+    """{buffer name: shape} of the buffers the blocks of ``mod`` allocate."""
+    shapes = {}
+    for block in _blocks(mod):
+        for buf in block.alloc_buffers:
+            shapes[buf.name] = [int(s.value) for s in buf.shape]
+    return shapes
+
+
+def test_partial_row_tiles_may_pack_a_into_padded_panels():
+    """100 rows in tiles of MR rows leave a partial last tile; packing A into MR-row panels is
+    still a choice: the last panel padded with zeros (never read), the product exact."""
+    n, m, k = 100, 64, 48
+    func = matmul_func(n, m, k)
+    space = RuleSpace(func, "c")
+    _, decisions = space.default()
+    # the choices: register tile, pack B, pack A, loop order, unroll, column blocks
+    assert space._sizes[tuple(decisions)][2] == 2 and decisions[2] == 0
+    point = list(decisions)
+    point[2] = 1
+    sch, taken = space.apply(point)
+    assert taken[2] == 1
+    shape = _alloc_shapes(sch.mod)["A_global"]
+    panels, depth, mr = shape
+    assert depth == k and n % mr != 0 and panels == -(-n // mr)  # padded: ceil(n / mr) panels
+    run_matmul(sch.mod, n, m, k)
+    # without threads too (the same layout)
+    sch1, _ = RuleSpace(func, "c", parallel=False).apply(point)
+    assert _alloc_shapes(sch1.mod)["A_global"] == shape and "T.parallel" not in sch1.mod.script()
+
+
+def test_column_blocks_per_row_pass():
+    """With the columns outside, each row tile may pass over 2, 4 or 8 column panels (the
+    rules' choice: 1); B is packed per block of panels; every point computes the product."""
+    n, m, k = 96, 256, 64
+    func = matmul_func(n, m, k)
+    space = RuleSpace(func, "c")
+    _, decisions = space.default()
+    sizes = space._sizes[tuple(decisions)]
+    assert decisions[-1] == 0 and sizes[-1] >= 3  # 256 columns: 16 panels of 16 (AVX2) or 8 of 32
+    blocks = [1, 2, 4, 8]
+    for c in range(1, sizes[-1]):
+        sch, taken = space.apply(decisions[:-1] + [c])
+        assert taken == decisions[:-1] + [c]
+        script = sch.mod.script()
+        nr = _alloc_shapes(sch.mod)["B_global"][2]
+        # the parallel loop runs over blocks of panels, a block's panels inside the row tiles
+        par = [int(x) for x in re.findall(r"in T\.parallel\((\d+)\)", script)]
+        assert par == [m // nr // blocks[c]]
+        assert re.search(rf"for i_0, j_0_1 in T\.grid\(\d+, {blocks[c]}\)", script)
+    run_matmul(sch.mod, n, m, k)  # the largest block (building each point takes a second)
+    # the rows-outside order has no such choice
+    point = list(decisions)
+    point[3] = 1
+    _, rows_outside = space.apply(point)
+    assert len(rows_outside) == len(decisions) - 1
