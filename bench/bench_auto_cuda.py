@@ -31,55 +31,60 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
          ("fp16 in, fp32 acc, fp16 out", "float16", "float32", "float16", None),
          ("fp32", "float32", "float32", "float32", None))
 # Variants of the automatic schedule of the fp16 matmul, through the target facts it reads
-# (--no-variants skips them; --variant-sizes picks their sizes; --only picks rows by label). The
-# default: 128 x 128 x 64 block tiles, 4 warps of 64 x 64, a 3-stage cp.async pipeline (107520
-# bytes of dynamic shared memory: 2 blocks per SM), the SM count and opt-in shared memory of the
-# GPU. The variants: the previous default (8 warps of 64 x 32) and no pipeline (synchronous
-# copies), as baselines; 32-deep reduction tiles in 4 stages (75776 bytes: 2 blocks per SM by
-# shared memory); 4 stages of 64-deep tiles (143360 bytes); the A100's SM count (108); block
-# rasterization (8 or 4 block rows per block column, sharing B tiles in L2); B fragments loaded
-# one at a time (fewer live registers). Larger blocks of 8 warps of 64 x 64 (one block per SM
-# by registers): 128 x 256 or 256 x 128 read a third less from L2 per mma than two blocks of
-# 128 x 128 (3 stages of 64-deep tiles: 156672 / 162816 bytes; 4 stages: 208896 bytes, which
-# the 227 KB of sm_90 hold; or 4 stages of 32-deep tiles, 108544 bytes), also with block
-# rasterization; the same blocks as 16 warps of 64 x 32 (128 registers: 4 warps per scheduler
-# instead of 2, at 1.5x the shared-memory reads per mma).
+# (--no-variants skips them; --variant-sizes picks their sizes; --only picks rows by label).
+# The default: 128 x 256 x 64 block tiles of 8 warps of 64 x 64 (one block per SM by registers),
+# a 3-stage cp.async pipeline (156672 bytes of dynamic shared memory), block rasterization by 8
+# block rows (mma_swizzle), the SM count and opt-in shared memory of the GPU. Each variant
+# overrides some of these facts. The rows up to "swizzle 8 bk32 4st" vary the 128 x 128 blocks
+# of 4 warps (2 blocks per SM, no rasterization: OLD) that were the default before: 8 warps of
+# 64 x 32 (the default before that); no pipeline; 32-deep reduction tiles; 4 stages; the A100's
+# SM count (108); rasterization; B fragments loaded one at a time (fewer live registers). Then
+# 128 x 256 and 256 x 128 blocks (a third less L2 traffic per mma), with other stages,
+# reduction steps and rasterizations, or as 16 warps of 64 x 32 (128 registers: 4 warps per
+# scheduler instead of 2, at 1.5x the shared-memory reads per mma); the current default's
+# copies of a pipelined step issued before its mma (two barriers a step).
 # And for fp32 (the register-tiled SIMT rule: 8 x 8 per thread, 128 x 128 x 16 block tiles
 # double-buffered with cp.async by default) the same tiles with one synchronous copy per step.
+OLD = {"mma_block_n": 128, "mma_swizzle": 0}  # the 128 x 128 blocks of the earlier variants
 VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32", {"pipeline_stages": 1}),
-            ("fp16 var: w64x32 (old default)", "float16", "float32", "float32", {"mma_warp_n": 32}),
-            ("fp16 var: no pipeline", "float16", "float32", "float32", {"pipeline_stages": 1}),
+            ("fp16 var: w64x32 (old default)", "float16", "float32", "float32", {**OLD, "mma_warp_n": 32}),
+            ("fp16 var: no pipeline", "float16", "float32", "float32", {**OLD, "pipeline_stages": 1}),
             ("fp16 var: bk32 4 stages", "float16", "float32", "float32",
-             {"mma_block_k": 32, "pipeline_stages": 4}),
-            ("fp16 var: 4 stages", "float16", "float32", "float32", {"pipeline_stages": 4}),
-            ("fp16 var: sm108", "float16", "float32", "float32", {"sm_count": 108}),
-            ("fp16 var: swizzle 8", "float16", "float32", "float32", {"mma_swizzle": 8}),
-            ("fp16 var: swizzle 4", "float16", "float32", "float32", {"mma_swizzle": 4}),
-            ("fp16 var: stream B", "float16", "float32", "float32", {"mma_stream_b": 1}),
+             {**OLD, "mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: 4 stages", "float16", "float32", "float32", {**OLD, "pipeline_stages": 4}),
+            ("fp16 var: sm108", "float16", "float32", "float32", {**OLD, "sm_count": 108}),
+            ("fp16 var: swizzle 8", "float16", "float32", "float32", {**OLD, "mma_swizzle": 8}),
+            ("fp16 var: swizzle 4", "float16", "float32", "float32", {**OLD, "mma_swizzle": 4}),
+            ("fp16 var: stream B", "float16", "float32", "float32", {**OLD, "mma_stream_b": 1}),
             ("fp16 var: stream B bk32 4st", "float16", "float32", "float32",
-             {"mma_stream_b": 1, "mma_block_k": 32, "pipeline_stages": 4}),
+             {**OLD, "mma_stream_b": 1, "mma_block_k": 32, "pipeline_stages": 4}),
             ("fp16 var: swizzle 8 bk32 4st", "float16", "float32", "float32",
-             {"mma_swizzle": 8, "mma_block_k": 32, "pipeline_stages": 4}),
-            ("fp16 var: 128x256", "float16", "float32", "float32", {"mma_block_n": 256}),
-            ("fp16 var: 256x128", "float16", "float32", "float32", {"mma_block_m": 256}),
+             {**OLD, "mma_swizzle": 8, "mma_block_k": 32, "pipeline_stages": 4}),
+            ("fp16 var: 128x256", "float16", "float32", "float32", {"mma_block_n": 256, "mma_swizzle": 0}),
+            ("fp16 var: 256x128", "float16", "float32", "float32",
+             {"mma_block_m": 256, "mma_block_n": 128, "mma_swizzle": 0}),
             ("fp16 var: 128x256 4 stages", "float16", "float32", "float32",
-             {"mma_block_n": 256, "pipeline_stages": 4}),
+             {"mma_block_n": 256, "mma_swizzle": 0, "pipeline_stages": 4}),
             ("fp16 var: 128x256 bk32 4st", "float16", "float32", "float32",
-             {"mma_block_n": 256, "mma_block_k": 32, "pipeline_stages": 4}),
+             {"mma_block_n": 256, "mma_swizzle": 0, "mma_block_k": 32, "pipeline_stages": 4}),
             ("fp16 var: 128x256 swizzle 8", "float16", "float32", "float32",
              {"mma_block_n": 256, "mma_swizzle": 8}),
             ("fp16 var: 256x128 swizzle 4", "float16", "float32", "float32",
-             {"mma_block_m": 256, "mma_swizzle": 4}),
+             {"mma_block_m": 256, "mma_block_n": 128, "mma_swizzle": 4}),
             ("fp16 var: 128x256 swizzle 4", "float16", "float32", "float32",
              {"mma_block_n": 256, "mma_swizzle": 4}),
             ("fp16 var: 128x256 swizzle 16", "float16", "float32", "float32",
              {"mma_block_n": 256, "mma_swizzle": 16}),
             ("fp16 var: 128x256 w64x32", "float16", "float32", "float32",
-             {"mma_block_n": 256, "mma_warp_n": 32}),
+             {"mma_block_n": 256, "mma_warp_n": 32, "mma_swizzle": 0}),
             ("fp16 var: 128x256 w64x32 sw8", "float16", "float32", "float32",
              {"mma_block_n": 256, "mma_warp_n": 32, "mma_swizzle": 8}),
             ("fp16 var: 256x128 w64x32 sw4", "float16", "float32", "float32",
-             {"mma_block_m": 256, "mma_warp_n": 32, "mma_swizzle": 4}))
+             {"mma_block_m": 256, "mma_block_n": 128, "mma_warp_n": 32, "mma_swizzle": 4}),
+            ("fp16 var: 128x128 (old default)", "float16", "float32", "float32", OLD),
+            ("fp16 var: 128x256 sw8 4 stages", "float16", "float32", "float32", {"pipeline_stages": 4}),
+            ("fp16 var: copies first", "float16", "float32", "float32", {"mma_copies_first": 1}),
+            ("fp16 var: 128x256 sw8 stream B", "float16", "float32", "float32", {"mma_stream_b": 1}))
 VARIANT_SIZES = (2048, 4096)
 
 

@@ -54,8 +54,8 @@ int64_t LargestDividingUpTo(int64_t n, int64_t cap) {
   return 0;
 }
 
-/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 128) x
- *  mma_block_k (64) with warp tiles of mma_warp_m x mma_warp_n (64 x 64: 4 warps of 4 x 4
+/*! \brief The block tile for an M x N x K matmul: mma_block_m x mma_block_n (128 x 256) x
+ *  mma_block_k (64) with warp tiles of mma_warp_m x mma_warp_n (64 x 64: 8 warps of 4 x 4
  *  accumulator fragments, 4 A and 4 B fragments per k step) where the shape allows; halved
  *  along the larger side while the grid would leave more than a quarter of the SMs without a
  *  block; smaller where the shape does not divide. `dynamic_ok`: the fragment loads from
@@ -86,7 +86,7 @@ TensorCoreTile ChooseTile(int64_t m, int64_t n, int64_t k, const TargetFacts& fa
     if (bytes <= facts.shared_memory_bytes || pipelined) t.bk = 64;
   }
   // Warps: on tiles of 128 or more, bm / mma_warp_m rows and bn / mma_warp_n columns of them
-  // (2 x 2 by default); 2 on a smaller side (at least one fragment per warp).
+  // (2 x 4 by default: 128 x 256 blocks); 2 on a smaller side (at least one fragment per warp).
   auto warps = [](int64_t tile, int warp_tile) {
     return tile >= 128 ? std::max<int64_t>(1, tile / std::max(16, warp_tile))
                        : std::min<int64_t>(2, tile / 16);
@@ -243,13 +243,14 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     // The k0 loop's body is the A copy, the B copy and the k1 loop: pipelined, the copies of
     // step k0 + stages - 1 are issued asynchronously. With 2 stages the copies come first in a
     // step (they run while the mma of the previous step does); with more, after the mma (the
-    // barrier at the top of a step then also guards the version the copies overwrite).
+    // barrier at the top of a step then also guards the version the copies overwrite), unless
+    // mma_copies_first.
     if (t.stages > 1) {
       const int64_t last = t.stages - 1;
       sch.Annotate(ks[0], "software_pipeline_stage", TraceValue::List({I(0), I(0), I(last)}));
       sch.Annotate(ks[0], "software_pipeline_order",
-                   t.stages == 2 ? TraceValue::List({I(0), I(1), I(2)})
-                                 : TraceValue::List({I(1), I(2), I(0)}));
+                   t.stages == 2 || facts.mma_copies_first ? TraceValue::List({I(0), I(1), I(2)})
+                                                           : TraceValue::List({I(1), I(2), I(0)}));
       sch.Annotate(ks[0], "software_pipeline_async_stages", TraceValue::List({I(0)}));
     }
     BlockRV init = sch.DecomposeReduction(block, ks[0]);

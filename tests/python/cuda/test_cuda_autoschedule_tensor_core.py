@@ -31,8 +31,9 @@ def matmul_f16(m, n, k, out="float32"):
 
 
 # The facts of a schedule without the software pipeline (one copy of the tiles, synchronous),
-# with the warp tiles of 64 x 32 that were the default before 64 x 64 measured better.
-UNPIPELINED = {"pipeline_stages": 1, "mma_warp_n": 32}
+# with the 128 x 128 blocks of warp tiles of 64 x 32 that were the default before 64 x 64 warp
+# tiles and then 128 x 256 blocks measured better, the block rows and columns as they are.
+UNPIPELINED = {"pipeline_stages": 1, "mma_warp_n": 32, "mma_block_n": 128, "mma_swizzle": 0}
 
 
 def trace_of(func, facts=None):
@@ -50,11 +51,17 @@ def test_tensor_core_schedule():
     assert "factors=[None, 2, 4, 16]" in trace and "factors=[None, 4, 2, 16]" in trace
     assert "factors=[None, 4, 16]" in trace
     assert trace.count("sch.vectorize") == 2 and trace.count("factor=32, offset=8") == 2
-    # By default 2 x 2 warps of 64 x 64 (4 x 4 fragments), the block rows and columns as they
-    # are, each warp's A and B fragments of a k step loaded before its mma.
+    # By default 128 x 256 blocks of 2 x 4 warps of 64 x 64 (4 x 4 fragments), each warp's A
+    # and B fragments of a k step loaded before its mma; blockIdx.x walks 8 block rows of a
+    # block column (rasterization) ...
     default = trace_of(matmul_f16(2048, 2048, 2048))
-    assert default.count("factors=[None, 2, 4, 16]") == 2 and "factors=[None, 4, 16]" in default
-    assert 'thread_axis="blockIdx.x"' in default and "sch.fuse(l" not in default.split("cache_write")[0]
+    assert "factors=[None, 2, 4, 16]" in default and "factors=[None, 4, 4, 16]" in default
+    assert "factors=[None, 4, 16]" in default and "factors=[None, 8]" in default
+    assert "sch.fuse(l" in default.split("cache_write")[0]
+    # ... without mma_swizzle the block rows and columns as they are.
+    plain = trace_of(matmul_f16(2048, 2048, 2048), {"mma_swizzle": 0, "mma_block_n": 128})
+    assert plain.count("factors=[None, 2, 4, 16]") == 2 and "factors=[None, 4, 16]" in plain
+    assert 'thread_axis="blockIdx.x"' in plain and "sch.fuse(l" not in plain.split("cache_write")[0]
     # A small grid halves the tile so that every SM gets blocks; a reduction of 32 steps by 32.
     small = trace_of(matmul_f16(256, 256, 32))
     assert "factors=[None, 2, 2, 16]" in small and "factors=[None, 2, 16]" in small
@@ -69,7 +76,7 @@ def test_tensor_core_schedule():
 def test_tensor_core_pipelined_schedule():
     # By default the k0 loop is a 3-stage software pipeline: the A and B copies (stage 0,
     # asynchronous) run two k0 steps ahead of the mma (stage 2), which comes first in a step.
-    # Three copies of the 128 x 64 and 64 x 128 tiles (107520 bytes) exceed the 48 KB of static
+    # Three copies of the 128 x 64 and 64 x 256 tiles (156672 bytes) exceed the 48 KB of static
     # shared memory: they live in dynamic shared memory, loaded with the shared.dyn fragments.
     trace = trace_of(matmul_f16(2048, 2048, 2048))
     assert 'ann_key="software_pipeline_stage", ann_val=[0, 0, 2]' in trace
@@ -81,7 +88,9 @@ def test_tensor_core_pipelined_schedule():
     # Two stages: the copies first in a step; static shared memory where it fits.
     two = trace_of(matmul_f16(2048, 2048, 2048), {"pipeline_stages": 2})
     assert 'ann_val=[0, 0, 1]' in two and 'ann_val=[0, 1, 2]' in two
-    assert 'storage_scope="shared.dyn"' in two  # 2 x 35840 bytes > 48 KB
+    assert 'storage_scope="shared.dyn"' in two  # 2 x 52224 bytes > 48 KB
+    # mma_copies_first: the copies before the mma in a step, with 3 stages too.
+    assert 'ann_val=[0, 1, 2]' in trace_of(matmul_f16(2048, 2048, 2048), {"mma_copies_first": 1})
     small = trace_of(matmul_f16(32, 32, 256))  # 4 k0 steps of 64, 3 x 9728 bytes: static
     assert 'ann_val=[0, 0, 2]' in small and 'storage_scope="shared"' in small
     # No more stages than k0 steps; none with one step; none where the opt-in memory is short.
@@ -215,17 +224,17 @@ PTXAS = shutil.which("ptxas")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_pipelined_source_and_ptxas(arch, tmp_path):
     # The 2048 matmul as a GPU runs it by default: cp.async copies (16 bytes, .cg), committed
-    # and waited for by group, 3 x 35840 bytes of dynamic shared memory; ptxas (where
+    # and waited for by group, 3 x 52224 bytes of dynamic shared memory; ptxas (where
     # installed) allocates its registers without spilling.
     lib = ts.build(matmul_f16(2048, 2048, 2048), target=f"cuda -arch={arch}")
     src = lib.get_source("cuda")
     assert "__cvta_generic_to_shared" in src and "TESSERA_DYNAMIC_SHARED(" in src
     launch = [ln for ln in lib.get_source().splitlines() if "tessera_cuda_launch(\"" in ln]
-    assert launch and "107520" in launch[0]
+    assert launch and "156672" in launch[0]
     ptx = lib.get_source("ptx")
-    # A and B copies of 8 x 16 bytes per thread (128 threads: 4 warps of 64 x 64), in the two
-    # prologue steps and the steady loop.
-    assert ptx.count("cp.async.cg.shared.global") == 3 * 2 * 8
+    # A and B copies of 4 and 8 x 16 bytes per thread (256 threads: 8 warps of 64 x 64), in
+    # the two prologue steps and the steady loop.
+    assert ptx.count("cp.async.cg.shared.global") == 3 * (4 + 8)
     assert "cp.async.commit_group" in ptx and "cp.async.wait_group 1" in ptx
     assert "cp.async.wait_group 0" in ptx
     assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
@@ -237,9 +246,9 @@ def test_pipelined_source_and_ptxas(arch, tmp_path):
                          capture_output=True, text=True, check=True).stderr
     assert "0 bytes spill stores, 0 bytes spill loads" in out, out
     regs = int(re.search(r"Used (\d+) registers", out).group(1))
-    # (4 x 4 accumulators of 8 floats per thread alone take 128 registers; 222 on sm_90 with
-    # CUDA 13: 2 blocks of 128 threads per SM by registers, as by shared memory)
-    assert regs * 128 * 2 <= 65536, out
+    # (4 x 4 accumulators of 8 floats per thread alone take 128 registers; 208 on sm_90 with
+    # CUDA 13: one block of 256 threads per SM, as by shared memory)
+    assert regs * 256 <= 65536, out
 
 
 def test_cuda_facts_from_the_device_and_overrides():
@@ -252,7 +261,8 @@ def test_cuda_facts_from_the_device_and_overrides():
         assert facts["sm_count"] == 108 and facts["shared_memory_optin_bytes"] == 163 * 1024
     assert facts["sm_count"] > 0 and facts["cores"] == facts["sm_count"]
     assert facts["mma_warp_m"] == 64 and facts["mma_warp_n"] == 64 and facts["mma_block_k"] == 64
-    assert facts["mma_swizzle"] == 0 and facts["mma_stream_b"] == 0
+    assert facts["mma_block_m"] == 128 and facts["mma_block_n"] == 256
+    assert facts["mma_swizzle"] == 8 and facts["mma_stream_b"] == 0 and facts["mma_copies_first"] == 0
     over = ts.autoschedule.target_facts("cuda", {"sm_count": 7, "shared_memory_optin_bytes": 1 << 16,
                                                  "mma_swizzle": 0})
     assert over["sm_count"] == 7 and over["shared_memory_optin_bytes"] == 1 << 16
@@ -260,8 +270,9 @@ def test_cuda_facts_from_the_device_and_overrides():
         ts.autoschedule.target_facts("cuda", {"sm_count": 0})
     with pytest.raises(ValueError, match="'mma_swizzle' must be 0 or more, got -1"):
         ts.autoschedule.target_facts("cuda", {"mma_swizzle": -1})
-    # The SM count decides how far a small grid's tiles are halved: 64 blocks of 128 x 128 for
-    # 1024 x 1024 leave more than a quarter of 108 or 132 SMs idle, 128 of 64 x 128 do not
+    # The SM count decides how far a small grid's tiles are halved: 32 blocks of 128 x 256 or
+    # 64 of 128 x 128 for 1024 x 1024 leave more than a quarter of 108 or 132 SMs idle, 128
+    # of 64 x 128 do not
     # (rows: 2 warps of 2 fragments; columns: 2 warps of 4).
     for sms in (108, 132):
         trace = trace_of(matmul_f16(1024, 1024, 1024), {"sm_count": sms})
@@ -299,7 +310,7 @@ def test_large_block_tiles_keep_64_deep_steps():
     assert "factors=[None, 2, 4, 16]" in wide and "factors=[None, 4, 4, 16]" in wide
     assert "factors=[None, 4, 16]" in wide and 'ann_val=[0, 0, 2]' in wide
     assert wide.count('storage_scope="shared.dyn"') == 2
-    tall = trace_of(func, {"mma_block_m": 256, "sm_count": 1})
+    tall = trace_of(func, {"mma_block_m": 256, "mma_block_n": 128, "sm_count": 1})
     assert "factors=[None, 4, 4, 16]" in tall and "factors=[None, 2, 4, 16]" in tall
     assert "factors=[None, 4, 16]" in tall
     for facts in ({"pipeline_stages": 1}, {"shared_memory_optin_bytes": 100000}):
@@ -332,7 +343,7 @@ def test_large_block_tiles_ptxas(tmp_path):
 @pytest.mark.skipif(_core.cuda_emulator_enabled() and not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
                     reason="15 s on the emulator; set TESSERA_SLOW_CUDA_TESTS=1")
 @pytest.mark.parametrize("shape, facts", [((128, 256, 192), {"mma_block_n": 256}),
-                                          ((256, 128, 256), {"mma_block_m": 256})])
+                                          ((256, 128, 256), {"mma_block_m": 256, "mma_block_n": 128})])
 def test_large_block_tiles_match_numpy(shape, facts):
     # One block of 8 warps of 64 x 64 (sm_count 1: no halving), 64-deep k0 steps in 3 stages.
     m, n, k = shape
