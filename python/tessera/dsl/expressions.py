@@ -17,7 +17,7 @@ from .intrinsics import Intrinsic
 from .masks import mask_lanes
 from .pointers import PointerParser
 from .types import DType
-from .values import BoundMethod, BufferView, LocalVar, Pointer, PointerVar, is_expr
+from .values import UNBOUNDED, BoundMethod, BufferView, LocalVar, Pointer, PointerSlot, PointerVar, is_expr
 
 _ARITH = {ast.Add: _core.Add, ast.Sub: _core.Sub, ast.Mult: _core.Mul}
 _BITS = {ast.BitAnd: "tir.bitwise_and", ast.BitOr: "tir.bitwise_or", ast.BitXor: "tir.bitwise_xor",
@@ -65,8 +65,8 @@ class ExpressionParser(PointerParser):
             return f"a {value.dtype} variable"
         if is_expr(value):
             return f"a {value.dtype} expression"
-        if isinstance(value, (Pointer, PointerVar)):
-            elem = value.element if isinstance(value, Pointer) else value.base.element
+        if isinstance(value, (Pointer, PointerVar, PointerSlot)):
+            elem = value.base.element if isinstance(value, PointerVar) else value.element
             return f"a pointer to {elem}"
         if isinstance(value, BufferView):
             return f"a {value.dtype} buffer"
@@ -98,6 +98,16 @@ class ExpressionParser(PointerParser):
             return _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)])
         if isinstance(value, PointerVar):
             return value.base.moved(self.load(value.offset_var))
+        if isinstance(value, PointerSlot):
+            # The address it holds now, in a pointer of its own.
+            var = _core.Var.pointer(value.name, value.storage, value.scope, value.span)
+            self.builder.emit_let(var, _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)]),
+                                  value.span)
+            dtype = "int8" if value.element == "void" else value.element
+            buf = _core.Buffer(var, dtype, [_core.IntImm("int32", UNBOUNDED)], name=value.name,
+                               span=value.span)
+            self.builder.emit_decl_buffer(buf, value.span)
+            return Pointer(buf, value.element, value.scope, 0)
         return value
 
     def to_expr(self, node, value, dtype=None):
