@@ -20,6 +20,21 @@ from .expressions import ExpressionParser
 from .types import DType, PtrType
 from .values import UNBOUNDED, BufferView, LocalVar, Pointer, PointerSlot, PointerVar, is_expr
 
+# The TECs of a core on every DSL target (DSL reference §7.2; tessera/dsl/tec.h runs as many).
+TECS_PER_CORE = 4
+
+
+def _static(value):
+    """The value of a compile-time integer (a Python int or an IntImm), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, _core.IntImm):
+        return value.value
+    return None
+
+
 def _root(value, calls):
     """The name an assigned value derives from (``a`` for ``a + 2``, ``a.as_ptr("i8")`` or
     ``a``); each call of a function is a root of its own (it may return any pointer)."""
@@ -154,9 +169,8 @@ class DSLParser(ExpressionParser):
             self.ret = ret
         if self.pfunc.is_inline is not None:
             b.set_function_attr("tessera.inline", _core.IntImm("int32", 1 if self.pfunc.is_inline else 0))
-        for _arg, _name, _value, buf in bindings:
-            if buf is not None:
-                b.emit_decl_buffer(buf, span)
+        # The buffers of pointer parameters are not declared in the body (as in Compass's IR): a
+        # buffer over a parameter's data needs no declaration.
         for arg, name, value, _buf in bindings:
             # A parameter that the body reassigns is copied into mutable storage first.
             if self.mutable[name] > 0:
@@ -488,18 +502,26 @@ class DSLParser(ExpressionParser):
             start, stop = 0, start
         span = self.span(node)
         tid = _core.Var(node.target.id, "int32", self.span(node.target))
+        # The TEC index lies in [0, TECS_PER_CORE): a bound that every TEC meets is not tested
+        # (``S.tec_range(4)`` runs its body on every TEC, with no condition around it).
+        tests = []
+        if not (_static(start) is not None and _static(start) <= 0):
+            tests.append((ast.LtE(), start, tid))
+        if not (_static(stop) is not None and _static(stop) >= TECS_PER_CORE):
+            tests.append((ast.Lt(), tid, stop))
         with self.at(node):
             self.builder.emit_let(tid, self.call_op(it, "int32", "dsl.get_local_id", []), span)
-            inside = self.logical(it, ast.And(), self.compare(it, ast.LtE(), start, tid),
-                                  self.compare(it, ast.Lt(), tid, stop))
-        inside = _core.simplify_expr(inside)
-        self.builder.begin_if(inside, span)
-        self.builder.begin_then()
+            conds = [self.compare(it, op, left, right) for op, left, right in tests]
+        if conds:
+            inside = conds[0] if len(conds) == 1 else self.logical(it, ast.And(), *conds)
+            self.builder.begin_if(_core.simplify_expr(inside), span)
+            self.builder.begin_then()
         with self.vars.scope():
             self.vars.define(node.target.id, tid)
             self.visit_body(node.body)
-        self.builder.end_then()
-        self.builder.end_if()
+        if conds:
+            self.builder.end_then()
+            self.builder.end_if()
 
     def visit_While(self, node):
         if node.orelse:

@@ -6,6 +6,7 @@ Each kernel also runs compiled and in PySim against numpy."""
 import numpy as np
 import pytest
 
+from tessera import _core
 from tessera.dsl import BuildManager, script as S
 from tessera.dsl.masks import parse_mask_string
 from tessera.error import DiagnosticError, TesseraValueError
@@ -116,6 +117,35 @@ def test_loop_invariant_condition_is_tested_outside_the_loop():
     want[:24] += 2
     for (out,) in _both(k, a):
         np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_tec_range_of_every_tec_has_no_guard_and_pointers_no_declaration():
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global")):
+        for tx in S.tec_range(4):
+            for i in range(8):
+                if tx < 3:
+                    a[tx * 8 + i] = a[tx * 8 + i] + 2
+
+    # The function body: the TEC index, then the hoisted condition around the loop; the buffer
+    # of the pointer parameter is not declared (it needs no declaration).
+    func = BuildManager().lower(k)["k"]
+    assert isinstance(func.body, _core.LetStmt) and func.body.var.name == "tx"
+    assert isinstance(func.body.body, _core.IfThenElse)
+    assert isinstance(func.body.body.then_case, _core.For)
+    assert "decl_buffer" not in func.script()
+
+    @S.prim_func
+    def some(out: S.ptr("int32", "global")):
+        for t in S.tec_range(1, 3):          # TECs 1 and 2: tested
+            out[t] = t
+        for t in S.tec_range(2):             # TECs 0 and 1: only the upper bound is tested
+            out[4 + t] = t
+
+    text = BuildManager().lower(some).script()
+    assert "if 1 <= t and t < 3:" in text and "if t_1 < 2:" in text, text
+    for (out,) in _both(some, np.full(8, -1, "int32")):
+        np.testing.assert_array_equal(out, [-1, 1, 2, -1, 0, 1, -1, -1])
 
 
 def test_vreplic_runtime_index_needs_a_native_vector():
