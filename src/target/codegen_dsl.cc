@@ -672,6 +672,29 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
   return "__vbcast(" + value + ")";
 }
 
+// A Ramp used as a value (a vectorized loop's variable): the base broadcast plus the lane
+// numbers times the stride, `(__vbcast(b) + (int8){0, 1, ..., 7})` for a stride of 1.
+std::string CodeGenDSL::VisitExpr_(const RampNode* op) {
+  DataType elem = op->dtype.element_of();
+  if (!elem.is_int() && !elem.is_uint()) {
+    Unsupported("Ramp " + op->dtype.ToString() + " used as a value", op->span);
+  }
+  std::string type = TypeName(op->dtype, op->span);  // rejects non-native widths
+  auto stride = AsConstInt(op->stride);
+  std::string lanes = "(" + type + "){";
+  for (int i = 0; i < op->lanes; ++i) {
+    lanes += (i ? ", " : "") + std::to_string(stride ? *stride * i : i);
+  }
+  lanes += "}";
+  Expr base = op->base->dtype == elem ? op->base : CastNode::Make(elem, op->base, op->span);
+  std::string out = "(" + PrintExpr(BroadcastNode::Make(base, op->lanes, op->span)) + " + ";
+  if (!stride) {
+    Expr s = op->stride->dtype == elem ? op->stride : CastNode::Make(elem, op->stride, op->span);
+    out += PrintExpr(BroadcastNode::Make(s, op->lanes, op->span)) + " * ";
+  }
+  return out + lanes + ")";
+}
+
 std::string CodeGenDSL::VisitExpr_(const ShuffleNode* op) {
   // A single lane read from one data vector: `v[i]`.
   if (op->vectors.size() == 1 && op->indices.size() == 1 && !op->vectors[0]->dtype.is_bool() &&

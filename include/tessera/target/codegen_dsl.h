@@ -46,6 +46,7 @@ class CodeGenDSL : public CodeGenC {
 
   std::string VisitExpr_(const CastNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const ShuffleNode* op) override;
   std::string VisitExpr_(const CallNode* op) override;
   using CodeGenC::VisitExpr_;
