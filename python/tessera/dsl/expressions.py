@@ -459,8 +459,10 @@ class ExpressionParser(PointerParser):
             if attr == "as_ptr":
                 return BoundMethod(attr, base, lambda p, n, ptr, dtype: p.view(n, ptr, dtype))
             if attr == "is_nullptr":
-                return BoundMethod(attr, base, lambda p, n, ptr: p.call_op(
-                    n, "bool", "dsl.is_nullptr", [p.pointer_expr(n, ptr)]))
+                # A property, as in Compass (``if p.is_nullptr:``); ``p.is_nullptr()`` is read
+                # the same way (expr_Call).
+                with self.at(node):
+                    return self.call_op(node, "bool", "dsl.is_nullptr", [self.pointer_expr(node, base)])
             if attr == "dtype":
                 return DType(base.element) if base.element != "void" else "void"
             if attr == "scope":
@@ -485,6 +487,11 @@ class ExpressionParser(PointerParser):
     # ---- calls -------------------------------------------------------------------------------
 
     def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "is_nullptr" \
+                and not node.args and not node.keywords:
+            value = self.expr(node.func)
+            if is_expr(value):  # p.is_nullptr(): the property, called
+                return value
         func = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             args = []
@@ -566,7 +573,8 @@ class ExpressionParser(PointerParser):
                     raise self.error(node, f'{dtype!r}() accepts the strings "inf", "-inf" and "nan", '
                                            f'got {value!r}') from None
             if is_expr(value) and T.lanes_of(value.dtype) > 1:
-                raise self.error(node, f"{dtype!r}() of the vector {value.dtype}; use S.cast")
+                # S.int32(v) of a vector is S.cast(v, "int32"): each lane converted.
+                return cast_value(self, node, value, name)
             if not is_expr(value):
                 if T.is_int(name) and not isinstance(value, float) and not TY.fits(int(value), name):
                     raise self.error(node, f"value {value} is out of range for {name}")

@@ -469,3 +469,31 @@ def test_pysim_out_of_bounds_is_an_index_error():
 
     with pytest.raises(IndexError, match="out-of-bounds store to c"):
         k(np.zeros(8, "float32"), np.zeros(8, "float32"))
+
+
+def test_is_nullptr_is_a_property_and_a_tested_pointer_may_be_null():
+    @S.prim_func
+    def k(p: S.ptr("int32", "global"), q: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        out[0:8] = 2
+        if p.is_nullptr:                 # Compass's form: a property
+            out[0] = 1
+        else:
+            q[0] = p[0]                  # q is accessed only where p is not null
+        if q.is_nullptr():               # the call form reads the same
+            out[1] = 1
+
+    for p, q, want in ((None, 0, [1, 1]), (np.array([7], "int32"), np.zeros(1, "int32"), [2, 2])):
+        for _, oq, out in _both(k, p, q, np.zeros(8, "int32")):
+            np.testing.assert_array_equal(out[:3], want + [2])
+            if p is not None:
+                assert oq[0] == 7
+
+
+def test_scalar_type_of_a_vector_converts_each_lane():
+    @S.prim_func
+    def k(a: S.ptr("int16x16", "global"), out: S.ptr("fp32", "global")):
+        out[0:16] = S.fp32(S.i32(a[0])) * 0.5   # S.i32(v) is S.cast(v, "int32")
+
+    a = rand(16, "int16", seed=11)
+    for _, out in _both(k, a, np.zeros(16, "float32")):
+        np.testing.assert_array_equal(out, a.astype("float32") * 0.5)
