@@ -573,6 +573,14 @@ class DSLParser(ExpressionParser):
             dtype = "handle"
         else:
             dtype = self.ret.name
+            if is_expr(value) and value.dtype != dtype and T.lanes_of(dtype) == 1 \
+                    and T.lanes_of(value.dtype) == 1 and not T.is_bool(dtype) \
+                    and not T.is_bool(value.dtype):
+                # A scalar of another number type is converted to the return type, as C
+                # converts a returned value (Compass does not check it).
+                from .intrinsics.conversion import cast_value
+
+                value = cast_value(self, node.value, value, dtype)
             if is_expr(value) and value.dtype != dtype:
                 raise self.error(node, f'return type mismatch: "{dtype}" vs. "{value.dtype}"')
             value = TY.as_type(self, node.value, value, dtype)

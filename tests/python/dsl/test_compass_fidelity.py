@@ -497,3 +497,17 @@ def test_scalar_type_of_a_vector_converts_each_lane():
     a = rand(16, "int16", seed=11)
     for _, out in _both(k, a, np.zeros(16, "float32")):
         np.testing.assert_array_equal(out, a.astype("float32") * 0.5)
+
+
+def test_returned_scalar_is_converted_to_the_return_type():
+    @S.prim_func
+    def total(x: S.i8, y: S.fp16 = 2.75) -> S.i32:
+        return x + y                     # float16, converted as C converts it (truncated)
+
+    @S.prim_func
+    def k(out: S.ptr("i32", "global")):
+        out[0] = total(10)
+        out[1] = total(-10, 0.5)
+
+    for (out,) in _both(k, np.zeros(2, "int32")):
+        np.testing.assert_array_equal(out, [12, -9])
