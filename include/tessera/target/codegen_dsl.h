@@ -51,6 +51,7 @@ class CodeGenDSL : public CodeGenC {
   std::string VisitExpr_(const CallNode* op) override;
   using CodeGenC::VisitExpr_;
   void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const WhileNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   using CodeGenC::VisitStmt_;
 
