@@ -425,7 +425,7 @@ def test_vector_type_changing_reassignment():
     expect_diag(k, "v = S.vload(f)", 'Type mismatch assignment: "int32x8" vs. "float32x8"')
 
 
-def test_function_named_like_a_c_keyword():
+def test_function_named_like_a_c_keyword_or_library_function():
     from tessera.error import BuildError
 
     @S.prim_func
@@ -433,11 +433,32 @@ def test_function_named_like_a_c_keyword():
         return v * 2
 
     @S.prim_func
+    def log2(v: S.i32) -> S.i32:          # <math.h> has a log2 too
+        r = 0
+        while v > 1:
+            v = v >> 1
+            r = r + 1
+        return r
+
+    @S.prim_func
     def k(a: S.ptr("int32", "global")):
-        a[0] = double(a[1])
+        a[0] = double(a[1]) + log2(a[2])
+
+    # A sub-function's C name is prefixed by the kernel's, as Compass names them.
+    ex = build(k)
+    assert "int k_double(int v)" in ex.c_code and "k_log2(a[2])" in ex.c_code
+    for run in (ex, k):
+        a = np.array([0, 5, 64], "int32")
+        run(a)
+        assert a[0] == 16
+
+    # The kernel itself keeps its name, which must be a usable C name.
+    @S.prim_func
+    def double(a: S.ptr("int32", "global")):  # noqa: F811
+        a[0] = a[0] * 2
 
     with pytest.raises(BuildError, match="function name 'double' cannot be used on the DSL target"):
-        build(k)
+        build(double)
 
 
 @S.prim_func
