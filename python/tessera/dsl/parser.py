@@ -419,6 +419,13 @@ class DSLParser(ExpressionParser):
                     T.lanes_of(value.dtype) == T.lanes_of(dtype):
                 # An integer vector of the other sign is stored with its bits (as Compass does).
                 return self.call_op(node, dtype, "tir.reinterpret", [value])
+            if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) == 1 and not T.is_bool(dtype) \
+                    and not T.is_bool(value.dtype):
+                # A scalar of another number type is converted to the element type, as C (and
+                # Compass's buffer store) converts it: b[0] = S.rint(1.5) into float16 elements.
+                from .intrinsics.conversion import cast_value
+
+                return cast_value(self, node, value, dtype)
             raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into '
                                    f'"{dtype}" elements')
         return TY.as_type(self, node, value, dtype)

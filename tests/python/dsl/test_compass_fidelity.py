@@ -511,3 +511,24 @@ def test_returned_scalar_is_converted_to_the_return_type():
 
     for (out,) in _both(k, np.zeros(2, "int32")):
         np.testing.assert_array_equal(out, [12, -9])
+
+
+def test_stored_scalar_is_converted_to_the_element_type():
+    @S.prim_func
+    def k(h: S.ptr("fp16", "global"), i: S.ptr("int32", "global"), v: S.fp16):
+        h[0] = S.rint(1.75)              # a float32 expression into float16 elements
+        h[1] = h[2] * 2.0
+        i[0] = v + 1                     # float16 into int32 elements: truncated, as in C
+        i[1] = h[2] + i[2]
+
+    h = np.array([0, 0, 1.25], "float16")
+    i = np.array([0, 0, 5], "int32")
+    for oh, oi, _ in _both(k, h, i, np.float16(-2.5)):
+        np.testing.assert_array_equal(oh, np.array([2, 2.5, 1.25], "float16"))
+        np.testing.assert_array_equal(oi, [-1, 6, 5])
+
+    @S.prim_func
+    def vec(a: S.ptr("int16x16", "global"), b: S.ptr("int8x32", "global")):
+        b[0] = a[0]                      # vectors still need S.cast
+
+    expect_diag(vec, "b[0] = a[0]", 'cannot store "int16x16" into "int8x32" elements')
