@@ -142,8 +142,8 @@ def kern(a: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
 
 def test_subroutine_with_return_default_and_keyword():
     ex = build(kern)
-    assert "int scale(int v, int k);" in ex.c_code
-    assert "out[0] = (scale(a[0], 2) + scale(a[1], 3));" in ex.c_code
+    assert "int kern_scale(int v, int k);" in ex.c_code
+    assert "out[0] = (kern_scale(a[0], 2) + kern_scale(a[1], 3));" in ex.c_code
     assert "return (v * k);" in ex.c_code
     a = np.array([5, 7], "int32")
     out = np.zeros(1, "int32")
@@ -333,9 +333,9 @@ def test_subroutines_with_defaults_keywords_and_vector_returns():
     np.testing.assert_array_equal(out[8:], np.where(a > 0, 2 * a, 0))
     code = ex.c_code
     assert "__kernel void subroutines(" in code
-    assert "inline int clamp(int v, int lo, int hi) {" in code
-    assert "__attribute__((noinline)) int8 twice(int8 v) {" in code
-    assert "bool8 positive(int8 v);" in code
+    assert "inline int subroutines_clamp(int v, int lo, int hi) {" in code
+    assert "__attribute__((noinline)) int8 subroutines_twice(int8 v) {" in code
+    assert "bool8 subroutines_positive(int8 v);" in code
 
 
 SCALE = 3
