@@ -57,6 +57,9 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.Simplify");
   mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.RemoveNoOp");
+  // S.vectorized loops of a constant extent become vector code, as Compass lowers them (a body
+  // that cannot be vectorized keeps its loop).
+  mod = run(mod, "tir.VectorizeLoop");
   if (ctx.dsl_target) mod = run(mod, transform::VerifyLocalMemory(*ctx.dsl_target));
   return {mod, false, nullptr};
 }

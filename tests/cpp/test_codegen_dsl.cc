@@ -289,7 +289,7 @@ TEST(CodeGenDSL, LocalsAllocationsAndScalarForms) {
             "  int max_1 = max(x, min((-2147483647 - 1), 7));\n"
             "  f[0] = ((max_1 > 3) ? ((float)max_1) : fmodf(0x1.4p+1f/*2.500000e+00*/, "
             "0x1p+0f/*1.000000e+00*/));\n"
-            "  while ((x >= 1) && (!false)) {\n"
+            "  while (((x >= 1) && (!false))) {\n"
             "    x = (x - 1);\n"
             "  }\n"
             "  a[0] = (short)-3;\n"

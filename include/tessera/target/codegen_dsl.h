@@ -46,10 +46,12 @@ class CodeGenDSL : public CodeGenC {
 
   std::string VisitExpr_(const CastNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const ShuffleNode* op) override;
   std::string VisitExpr_(const CallNode* op) override;
   using CodeGenC::VisitExpr_;
   void VisitStmt_(const LetStmtNode* op) override;
+  void VisitStmt_(const WhileNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   using CodeGenC::VisitStmt_;
 

@@ -74,11 +74,12 @@ class _Flow:
 
     def __init__(self, func, callee_flow):
         self.params = list(func.params)
-        self.lets = []  # (var, value) of every let binding, to resolve lazily
+        self.lets = []  # (var, value) of every let binding and pointer store, to resolve lazily
         self.stores, self.calls, self.returns = [], [], []
         self.callee_flow = callee_flow
         post_order_visit(func.body, self._collect)
         self._alias = {}
+        self._resolve()
         self.written = set()
         for data in self.stores:
             self.written |= self.alias_of_expr(data)
@@ -92,13 +93,32 @@ class _Flow:
         if isinstance(node, _core.LetStmt):
             self.lets.append((node.var, node.value))
         elif isinstance(node, _core.BufferStore):
-            self.stores.append(node.buffer.data)
+            if str(node.buffer.dtype) == "handle":
+                # A pointer variable re-pointed in a loop or a branch: its storage may hold
+                # any address stored into it.
+                self.lets.append((node.buffer.data, node.value))
+            else:
+                self.stores.append(node.buffer.data)
         elif isinstance(node, _core.Call):
             if isinstance(node.op, _core.GlobalVar) or getattr(node.op, "name", None) in _WRITERS \
                     or getattr(node.op, "name", None) == "dsl.dma1d":
                 self.calls.append(node)
             elif getattr(node.op, "name", None) == "tir.ret" and node.args:
                 self.returns.append(node.args[0])
+
+    def _resolve(self):
+        """The parameters each bound handle may point into: the union over the values bound to
+        it, to a fixed point (a pointer variable's storage may be given an address derived from
+        its own earlier value)."""
+        changed = True
+        while changed:
+            changed = False
+            for bound, value in self.lets:
+                found = self.alias_of_expr(value)
+                current = self.alias_of_var(bound)
+                if not found <= current:
+                    current |= found
+                    changed = True
 
     def alias_of_var(self, var):
         for i, param in enumerate(self.params):
@@ -107,11 +127,7 @@ class _Flow:
         for key, value in self._alias.items():
             if key.same_as(var):
                 return value
-        self._alias[var] = set()  # a cycle cannot happen in TIR; this guards the recursion
-        for bound, value in self.lets:
-            if bound.same_as(var):
-                self._alias[var] = self.alias_of_expr(value)
-                break
+        self._alias[var] = set()
         return self._alias[var]
 
     def alias_of_expr(self, expr):

@@ -58,6 +58,10 @@ def collect_module(entry, name=None):
                     if isinstance(ann, PtrType) and ann.element == "void"]
             if void:
                 f = f.with_attr("dsl.void_pointers", _core.StringImm(",".join(void)))
+        else:
+            # A sub-function's C name is prefixed by the kernel's, as Compass names it: a
+            # helper named like a C library function (log2, abs, ...) cannot clash with it.
+            f = f.with_attr("global_symbol", _core.StringImm(f"{entry_name}_{pf.name}"))
         items.append((_core.GlobalVar(entry_name if pf is entry else pf.name), f))
     return _core.IRModule(items), entry_name
 

@@ -17,7 +17,7 @@ from .intrinsics import Intrinsic
 from .masks import mask_lanes
 from .pointers import PointerParser
 from .types import DType
-from .values import BoundMethod, BufferView, LocalVar, Pointer, PointerVar, is_expr
+from .values import UNBOUNDED, BoundMethod, BufferView, LocalVar, Pointer, PointerSlot, PointerVar, is_expr
 
 _ARITH = {ast.Add: _core.Add, ast.Sub: _core.Sub, ast.Mult: _core.Mul}
 _BITS = {ast.BitAnd: "tir.bitwise_and", ast.BitOr: "tir.bitwise_or", ast.BitXor: "tir.bitwise_xor",
@@ -65,8 +65,8 @@ class ExpressionParser(PointerParser):
             return f"a {value.dtype} variable"
         if is_expr(value):
             return f"a {value.dtype} expression"
-        if isinstance(value, (Pointer, PointerVar)):
-            elem = value.element if isinstance(value, Pointer) else value.base.element
+        if isinstance(value, (Pointer, PointerVar, PointerSlot)):
+            elem = value.base.element if isinstance(value, PointerVar) else value.element
             return f"a pointer to {elem}"
         if isinstance(value, BufferView):
             return f"a {value.dtype} buffer"
@@ -98,6 +98,16 @@ class ExpressionParser(PointerParser):
             return _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)])
         if isinstance(value, PointerVar):
             return value.base.moved(self.load(value.offset_var))
+        if isinstance(value, PointerSlot):
+            # The address it holds now, in a pointer of its own.
+            var = _core.Var.pointer(value.name, value.storage, value.scope, value.span)
+            self.builder.emit_let(var, _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)]),
+                                  value.span)
+            dtype = "int8" if value.element == "void" else value.element
+            buf = _core.Buffer(var, dtype, [_core.IntImm("int32", UNBOUNDED)], name=value.name,
+                               span=value.span)
+            self.builder.emit_decl_buffer(buf, value.span)
+            return Pointer(buf, value.element, value.scope, 0)
         return value
 
     def to_expr(self, node, value, dtype=None):
@@ -449,8 +459,10 @@ class ExpressionParser(PointerParser):
             if attr == "as_ptr":
                 return BoundMethod(attr, base, lambda p, n, ptr, dtype: p.view(n, ptr, dtype))
             if attr == "is_nullptr":
-                return BoundMethod(attr, base, lambda p, n, ptr: p.call_op(
-                    n, "bool", "dsl.is_nullptr", [p.pointer_expr(n, ptr)]))
+                # A property, as in Compass (``if p.is_nullptr:``); ``p.is_nullptr()`` is read
+                # the same way (expr_Call).
+                with self.at(node):
+                    return self.call_op(node, "bool", "dsl.is_nullptr", [self.pointer_expr(node, base)])
             if attr == "dtype":
                 return DType(base.element) if base.element != "void" else "void"
             if attr == "scope":
@@ -475,6 +487,11 @@ class ExpressionParser(PointerParser):
     # ---- calls -------------------------------------------------------------------------------
 
     def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "is_nullptr" \
+                and not node.args and not node.keywords:
+            value = self.expr(node.func)
+            if is_expr(value):  # p.is_nullptr(): the property, called
+                return value
         func = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             args = []
@@ -556,7 +573,8 @@ class ExpressionParser(PointerParser):
                     raise self.error(node, f'{dtype!r}() accepts the strings "inf", "-inf" and "nan", '
                                            f'got {value!r}') from None
             if is_expr(value) and T.lanes_of(value.dtype) > 1:
-                raise self.error(node, f"{dtype!r}() of the vector {value.dtype}; use S.cast")
+                # S.int32(v) of a vector is S.cast(v, "int32"): each lane converted.
+                return cast_value(self, node, value, name)
             if not is_expr(value):
                 if T.is_int(name) and not isinstance(value, float) and not TY.fits(int(value), name):
                     raise self.error(node, f"value {value} is out of range for {name}")

@@ -18,14 +18,59 @@ from . import types as T
 from . import typing as TY
 from .expressions import ExpressionParser
 from .types import DType, PtrType
-from .values import UNBOUNDED, BufferView, LocalVar, Pointer, PointerVar, is_expr
+from .values import UNBOUNDED, BufferView, LocalVar, Pointer, PointerSlot, PointerVar, is_expr
+
+# The TECs of a core on every DSL target (DSL reference §7.2; tessera/dsl/tec.h runs as many).
+TECS_PER_CORE = 4
+
+
+def _static(value):
+    """The value of a compile-time integer (a Python int or an IntImm), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, _core.IntImm):
+        return value.value
+    return None
+
+
+def _root(value, calls):
+    """The name an assigned value derives from (``a`` for ``a + 2``, ``a.as_ptr("i8")`` or
+    ``a``); each call of a function is a root of its own (it may return any pointer)."""
+    while True:
+        if isinstance(value, ast.Name):
+            return value.id
+        if isinstance(value, ast.BinOp):
+            value = value.left
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            value = value.func.value
+        elif isinstance(value, ast.Call):
+            return f"<call {next(calls)}>"
+        else:
+            return None
 
 
 def _assigned_names(body):
-    """How often each name is assigned in a function body (loops count twice), and the names
-    whose lanes or elements are assigned (``v[i] = x``)."""
+    """How often each name is assigned in a function body (loops count twice), the names
+    whose lanes or elements are assigned (``v[i] = x``) and the names that may be re-pointed
+    into another buffer in a loop or a branch: assigned there and derived from two or more
+    other names (``p = a + 1`` ... ``if c: p = b + 2``)."""
     counts = collections.Counter()
     subscripted = set()
+    roots = collections.defaultdict(set)
+    nested = set()
+    calls = itertools.count()
+
+    def note_roots(s, depth):
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
+                if isinstance(t, ast.Name):
+                    root = _root(s.value, calls)
+                    if root != t.id:
+                        roots[t.id].add(root)
+                    if depth:
+                        nested.add(t.id)
 
     def targets(t, weight):
         if isinstance(t, ast.Name):
@@ -36,8 +81,9 @@ def _assigned_names(body):
         elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
             subscripted.add(t.value.id)
 
-    def walk(stmts, weight):
+    def walk(stmts, weight, depth):
         for s in stmts:
+            note_roots(s, depth)
             if isinstance(s, ast.Assign):
                 for t in s.targets:
                     targets(t, weight)
@@ -46,21 +92,22 @@ def _assigned_names(body):
             elif isinstance(s, ast.AnnAssign):
                 targets(s.target, weight)
             elif isinstance(s, (ast.For, ast.While)):
-                walk(s.body, 2)
-                walk(s.orelse, 2)
+                walk(s.body, 2, depth + 1)
+                walk(s.orelse, 2, depth + 1)
             elif isinstance(s, ast.If):
-                walk(s.body, weight)
-                walk(s.orelse, weight)
+                walk(s.body, weight, depth + 1)
+                walk(s.orelse, weight, depth + 1)
             elif isinstance(s, ast.With):
-                walk(s.body, weight)
+                walk(s.body, weight, depth)
 
-    walk(body, 1)
+    walk(body, 1, 0)
+    repointed = {name for name in nested if len(roots[name]) > 1}
     # A variable whose address is taken (``x.addr``) lives in storage, like a reassigned one.
     for stmt in body:
         for n in ast.walk(stmt):
             if isinstance(n, ast.Attribute) and n.attr == "addr" and isinstance(n.value, ast.Name):
                 counts[n.value.id] += 2
-    return counts, subscripted
+    return counts, subscripted, repointed
 
 
 class DSLParser(ExpressionParser):
@@ -72,7 +119,7 @@ class DSLParser(ExpressionParser):
         self.builder = _core.IRBuilder()
         self.callees = []
         self.ret = None  # the return annotation: DType, PtrType or None
-        self.mutable, self.subscripted = _assigned_names(self.source.func_def.body)
+        self.mutable, self.subscripted, self.repointed = _assigned_names(self.source.func_def.body)
         self.name_hint = None  # the name being assigned, for allocations
         self._temps = itertools.count()
         self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
@@ -122,9 +169,8 @@ class DSLParser(ExpressionParser):
             self.ret = ret
         if self.pfunc.is_inline is not None:
             b.set_function_attr("tessera.inline", _core.IntImm("int32", 1 if self.pfunc.is_inline else 0))
-        for _arg, _name, _value, buf in bindings:
-            if buf is not None:
-                b.emit_decl_buffer(buf, span)
+        # The buffers of pointer parameters are not declared in the body (as in Compass's IR): a
+        # buffer over a parameter's data needs no declaration.
         for arg, name, value, _buf in bindings:
             # A parameter that the body reassigns is copied into mutable storage first.
             if self.mutable[name] > 0:
@@ -228,6 +274,16 @@ class DSLParser(ExpressionParser):
                 self.builder.emit(_core.BufferStore(current.buffer, value, [_core.IntImm("int32", 0)],
                                                     None, self.span(node)))
             return
+        if found and isinstance(current, PointerSlot):
+            if not isinstance(value, Pointer) or value.element != current.element \
+                    or value.scope != current.scope:
+                raise self.error(node, f"the pointer variable '{name}' must keep pointing to "
+                                       f"{current.element} in {current.scope} memory, got "
+                                       f"{self.describe(value)}")
+            with self.at(node):
+                self.builder.emit(_core.BufferStore(current.buffer, self.pointer_expr(node, value),
+                                                    [_core.IntImm("int32", 0)], None, self.span(node)))
+            return
         if found and isinstance(current, PointerVar):
             if isinstance(value, Pointer) and name in self.vars.frames[-1] and \
                     not (value.buffer.data.same_as(current.base.buffer.data)
@@ -265,6 +321,9 @@ class DSLParser(ExpressionParser):
             if not mutable:
                 self.vars.define(name, value)
                 return
+            if name in self.repointed:
+                self.vars.define(name, self.new_pointer_slot(node, name, value))
+                return
             offset = LocalVar(*self.new_local(node, f"{name}_offset", self.to_index(node, value.offset)))
             self.vars.define(name, PointerVar(value.moved(0), offset))
             return
@@ -282,6 +341,23 @@ class DSLParser(ExpressionParser):
             self.vars.define(name, var)
             if T.is_bool(value.dtype) and T.lanes_of(value.dtype) > 1:
                 self.mask_lets[id(var)] = (var, value)
+
+    def new_pointer_slot(self, node, name, value):
+        """Private storage for the address of a pointer variable, initialised with ``value``."""
+        span = self.span(node)
+        var = _core.Var.pointer(name, "handle", "private", span)
+        buf = _core.Buffer(var, "handle", [_core.IntImm("int32", 1)], name=name, span=span)
+        with self.at(node):
+            init = self.pointer_expr(node, value)
+            self.builder.emit_allocate(var, "handle", [_core.IntImm("int32", 1)],
+                                       {"tessera.local_var": _core.IntImm("int32", 1)}, span)
+            self.builder.emit_decl_buffer(buf, span)
+            self.builder.emit(_core.BufferStore(buf, init, [_core.IntImm("int32", 0)], None, span))
+        element = value.element
+        # The pointer's C type: bytes for "void", the scalars of a virtual vector type.
+        storage = "int8" if element == "void" else \
+            T.element_of(element) if T.is_virtual_vector(element) else element
+        return PointerSlot(buf, element, value.scope, storage, name, span)
 
     def new_local(self, node, name, value, span=None):
         """Mutable storage for one value, initialised: (buffer, dtype)."""
@@ -343,6 +419,13 @@ class DSLParser(ExpressionParser):
                     T.lanes_of(value.dtype) == T.lanes_of(dtype):
                 # An integer vector of the other sign is stored with its bits (as Compass does).
                 return self.call_op(node, dtype, "tir.reinterpret", [value])
+            if T.lanes_of(value.dtype) == 1 and T.lanes_of(dtype) == 1 and not T.is_bool(dtype) \
+                    and not T.is_bool(value.dtype):
+                # A scalar of another number type is converted to the element type, as C (and
+                # Compass's buffer store) converts it: b[0] = S.rint(1.5) into float16 elements.
+                from .intrinsics.conversion import cast_value
+
+                return cast_value(self, node, value, dtype)
             raise self.error(node, f'Argument type mismatch: cannot store "{value.dtype}" into '
                                    f'"{dtype}" elements')
         return TY.as_type(self, node, value, dtype)
@@ -426,18 +509,26 @@ class DSLParser(ExpressionParser):
             start, stop = 0, start
         span = self.span(node)
         tid = _core.Var(node.target.id, "int32", self.span(node.target))
+        # The TEC index lies in [0, TECS_PER_CORE): a bound that every TEC meets is not tested
+        # (``S.tec_range(4)`` runs its body on every TEC, with no condition around it).
+        tests = []
+        if not (_static(start) is not None and _static(start) <= 0):
+            tests.append((ast.LtE(), start, tid))
+        if not (_static(stop) is not None and _static(stop) >= TECS_PER_CORE):
+            tests.append((ast.Lt(), tid, stop))
         with self.at(node):
             self.builder.emit_let(tid, self.call_op(it, "int32", "dsl.get_local_id", []), span)
-            inside = self.logical(it, ast.And(), self.compare(it, ast.LtE(), start, tid),
-                                  self.compare(it, ast.Lt(), tid, stop))
-        inside = _core.simplify_expr(inside)
-        self.builder.begin_if(inside, span)
-        self.builder.begin_then()
+            conds = [self.compare(it, op, left, right) for op, left, right in tests]
+        if conds:
+            inside = conds[0] if len(conds) == 1 else self.logical(it, ast.And(), *conds)
+            self.builder.begin_if(_core.simplify_expr(inside), span)
+            self.builder.begin_then()
         with self.vars.scope():
             self.vars.define(node.target.id, tid)
             self.visit_body(node.body)
-        self.builder.end_then()
-        self.builder.end_if()
+        if conds:
+            self.builder.end_then()
+            self.builder.end_if()
 
     def visit_While(self, node):
         if node.orelse:
@@ -489,6 +580,14 @@ class DSLParser(ExpressionParser):
             dtype = "handle"
         else:
             dtype = self.ret.name
+            if is_expr(value) and value.dtype != dtype and T.lanes_of(dtype) == 1 \
+                    and T.lanes_of(value.dtype) == 1 and not T.is_bool(dtype) \
+                    and not T.is_bool(value.dtype):
+                # A scalar of another number type is converted to the return type, as C
+                # converts a returned value (Compass does not check it).
+                from .intrinsics.conversion import cast_value
+
+                value = cast_value(self, node.value, value, dtype)
             if is_expr(value) and value.dtype != dtype:
                 raise self.error(node, f'return type mismatch: "{dtype}" vs. "{value.dtype}"')
             value = TY.as_type(self, node.value, value, dtype)
@@ -591,10 +690,10 @@ class DSLParser(ExpressionParser):
             with table.scope():
                 for name, value in binding.arguments.items():
                     table.define(name, value)
-                saved = self.mutable, self.subscripted
-                self.mutable, self.subscripted = _assigned_names(fdef.body)
+                saved = self.mutable, self.subscripted, self.repointed
+                self.mutable, self.subscripted, self.repointed = _assigned_names(fdef.body)
                 try:
                     self.visit_body(fdef.body)
                 finally:
-                    self.mutable, self.subscripted = saved
+                    self.mutable, self.subscripted, self.repointed = saved
         return None

@@ -40,6 +40,21 @@ class PointerVar:
         self.offset_var = offset_var
 
 
+class PointerSlot:
+    """A pointer variable that may be re-pointed into another buffer inside a loop or a branch
+    (``p = a + 2`` ... ``if c: p = b``): private storage holding its address. Its element type
+    and memory scope stay those of its first value; each use reads the address into a new
+    pointer (``load``)."""
+
+    def __init__(self, buffer, element, scope, storage, name, span=None):
+        self.buffer = buffer  # the one-element "handle" storage
+        self.span = span
+        self.element = element
+        self.scope = scope
+        self.storage = storage  # the dtype of the buffer seen through the loaded pointer
+        self.name = name
+
+
 class BufferView:
     """A multi-dimensional row-major view of a pointer: ``S.match_buffer`` and
     ``S.alloc_buffer``. ``b[i, j]`` addresses element ``i * shape[1] + j`` of the pointer."""

@@ -129,6 +129,16 @@ class VectorWidthAligner : public StmtExprMutator {
       for (int j = 0; j < k; ++j) out.push_back(MakeBinary(bin->kind, a[j], bb[j], span));
       return out;
     }
+    if (auto* ramp = AsPtr<RampNode>(e)) {
+      // A vectorized loop's variable used as a value: part j counts on from lane j * n.
+      Expr base = VisitExpr(ramp->base), stride = VisitExpr(ramp->stride);
+      if (k == 1 && t.lanes() == n && base == ramp->base && stride == ramp->stride) return {e};
+      Parts out;
+      for (int j = 0; j < k; ++j) {
+        out.push_back(RampNode::Make(PartBase(base, stride, j * n), stride, n, span));
+      }
+      return out;
+    }
     if (auto* sel = AsPtr<SelectNode>(e)) return Select(sel, n, k);
     if (auto* cast = AsPtr<CastNode>(e)) return Cast(cast);
     if (auto* shuffle = AsPtr<ShuffleNode>(e)) return Shuffle(shuffle);

@@ -6,6 +6,7 @@ Each kernel also runs compiled and in PySim against numpy."""
 import numpy as np
 import pytest
 
+from tessera import _core
 from tessera.dsl import BuildManager, script as S
 from tessera.dsl.masks import parse_mask_string
 from tessera.error import DiagnosticError, TesseraValueError
@@ -116,6 +117,69 @@ def test_loop_invariant_condition_is_tested_outside_the_loop():
     want[:24] += 2
     for (out,) in _both(k, a):
         np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_tec_range_of_every_tec_has_no_guard_and_pointers_no_declaration():
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global")):
+        for tx in S.tec_range(4):
+            for i in range(8):
+                if tx < 3:
+                    a[tx * 8 + i] = a[tx * 8 + i] + 2
+
+    # The function body: the TEC index, then the hoisted condition around the loop; the buffer
+    # of the pointer parameter is not declared (it needs no declaration).
+    func = BuildManager().lower(k)["k"]
+    assert isinstance(func.body, _core.LetStmt) and func.body.var.name == "tx"
+    assert isinstance(func.body.body, _core.IfThenElse)
+    assert isinstance(func.body.body.then_case, _core.For)
+    assert "decl_buffer" not in func.script()
+
+    @S.prim_func
+    def some(out: S.ptr("int32", "global")):
+        for t in S.tec_range(1, 3):          # TECs 1 and 2: tested
+            out[t] = t
+        for t in S.tec_range(2):             # TECs 0 and 1: only the upper bound is tested
+            out[4 + t] = t
+
+    text = BuildManager().lower(some).script()
+    assert "if 1 <= t and t < 3:" in text and "if t_1 < 2:" in text, text
+    for (out,) in _both(some, np.full(8, -1, "int32")):
+        np.testing.assert_array_equal(out, [-1, 1, 2, -1, 0, 1, -1, -1])
+
+
+def test_vectorized_loops_of_a_constant_extent_become_vector_code():
+    @S.prim_func
+    def k(a: S.ptr("int8", "global"), b: S.ptr("fp32", "global"), c: S.ptr("int32", "global"),
+          h: S.ptr("fp16", "global"), n: S.i32):
+        for t in S.tec_range(1):
+            for i in S.vectorized(32):
+                a[i] = a[i] * 2 + 1
+            for i in S.vectorized(16):
+                c[i] = c[i] + i * n                          # the loop variable as a value
+            for i in S.vectorized(8):
+                b[i] = S.exp(b[i]) if i < 4 else b[i] * 2.0  # kept a loop
+            for i in S.vectorized(5):
+                h[i] = h[i] + h[i + 5]
+
+    text = BuildManager().lower(k).script()
+    assert "c_1[0:16] = c_1[0:16] + T.Ramp(0, 1, 16) * T.Broadcast(n, 16)" in text, text
+    assert "a_1[i_outer * 16:i_outer * 16 + 16] = " in text and "for i in range(8):" in text \
+        and "for i in range(5):" in text
+    c_code = build(k).c_code
+    assert "(__vbcast((n * 8)) + __vbcast(n) * (int8){0, 1, 2, 3, 4, 5, 6, 7})" in c_code, c_code
+    a, b = rand(32, "int8", seed=3), rand(8, "float32", low=-1, high=1, seed=4)
+    c, h = rand(16, "int32", low=-100, high=100, seed=5), rand(10, "float16", low=-4, high=4, seed=6)
+    want_a = (a * 2 + 1).astype("int8")
+    want_b = np.where(np.arange(8) < 4, np.exp(b), b * 2).astype("float32")
+    want_c = c + np.arange(16, dtype="int32") * 3
+    want_h = h.copy()
+    want_h[:5] = h[:5] + h[5:]
+    for oa, ob, oc, oh, _ in _both(k, a, b, c, h, 3):
+        np.testing.assert_array_equal(oa, want_a)
+        np.testing.assert_allclose(ob, want_b, rtol=1e-5)
+        np.testing.assert_array_equal(oc, want_c)
+        np.testing.assert_array_equal(oh, want_h)
 
 
 def test_vreplic_runtime_index_needs_a_native_vector():

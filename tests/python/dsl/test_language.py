@@ -142,8 +142,8 @@ def kern(a: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
 
 def test_subroutine_with_return_default_and_keyword():
     ex = build(kern)
-    assert "int scale(int v, int k);" in ex.c_code
-    assert "out[0] = (scale(a[0], 2) + scale(a[1], 3));" in ex.c_code
+    assert "int kern_scale(int v, int k);" in ex.c_code
+    assert "out[0] = (kern_scale(a[0], 2) + kern_scale(a[1], 3));" in ex.c_code
     assert "return (v * k);" in ex.c_code
     a = np.array([5, 7], "int32")
     out = np.zeros(1, "int32")
@@ -333,9 +333,9 @@ def test_subroutines_with_defaults_keywords_and_vector_returns():
     np.testing.assert_array_equal(out[8:], np.where(a > 0, 2 * a, 0))
     code = ex.c_code
     assert "__kernel void subroutines(" in code
-    assert "inline int clamp(int v, int lo, int hi) {" in code
-    assert "__attribute__((noinline)) int8 twice(int8 v) {" in code
-    assert "bool8 positive(int8 v);" in code
+    assert "inline int subroutines_clamp(int v, int lo, int hi) {" in code
+    assert "__attribute__((noinline)) int8 subroutines_twice(int8 v) {" in code
+    assert "bool8 subroutines_positive(int8 v);" in code
 
 
 SCALE = 3
@@ -425,7 +425,7 @@ def test_vector_type_changing_reassignment():
     expect_diag(k, "v = S.vload(f)", 'Type mismatch assignment: "int32x8" vs. "float32x8"')
 
 
-def test_function_named_like_a_c_keyword():
+def test_function_named_like_a_c_keyword_or_library_function():
     from tessera.error import BuildError
 
     @S.prim_func
@@ -433,11 +433,32 @@ def test_function_named_like_a_c_keyword():
         return v * 2
 
     @S.prim_func
+    def log2(v: S.i32) -> S.i32:          # <math.h> has a log2 too
+        r = 0
+        while v > 1:
+            v = v >> 1
+            r = r + 1
+        return r
+
+    @S.prim_func
     def k(a: S.ptr("int32", "global")):
-        a[0] = double(a[1])
+        a[0] = double(a[1]) + log2(a[2])
+
+    # A sub-function's C name is prefixed by the kernel's, as Compass names them.
+    ex = build(k)
+    assert "int k_double(int v)" in ex.c_code and "k_log2(a[2])" in ex.c_code
+    for run in (ex, k):
+        a = np.array([0, 5, 64], "int32")
+        run(a)
+        assert a[0] == 16
+
+    # The kernel itself keeps its name, which must be a usable C name.
+    @S.prim_func
+    def double(a: S.ptr("int32", "global")):  # noqa: F811
+        a[0] = a[0] * 2
 
     with pytest.raises(BuildError, match="function name 'double' cannot be used on the DSL target"):
-        build(k)
+        build(double)
 
 
 @S.prim_func

@@ -55,14 +55,14 @@ def test_example2_subroutine():
     ex = BuildManager().build(calls_subfunc)
     code = ex.c_code
     proto_kernel = "__kernel void calls_subfunc(__global int* a, __global int* b);"
-    proto_sub = "void subfunc(__global int* a, __global int* b);"
+    proto_sub = "void calls_subfunc_subfunc(__global int* a, __global int* b);"  # <kernel>_<name>
     def_kernel = "__kernel void calls_subfunc(__global int* a, __global int* b) {"
-    def_sub = "void subfunc(__global int* a, __global int* b) {"
+    def_sub = "void calls_subfunc_subfunc(__global int* a, __global int* b) {"
     for piece in (proto_kernel, proto_sub, def_kernel, def_sub):
         assert piece in code, piece
     # Prototypes of both functions come before both definitions.
     assert max(code.index(proto_kernel), code.index(proto_sub)) < min(code.index(def_kernel), code.index(def_sub))
-    assert "subfunc(a, b);" in code
+    assert "calls_subfunc_subfunc(a, b);" in code
     assert "b[0] = (a[0] + 1);" in code
     a = np.array([41, 0], "int32")
     b = np.zeros(2, "int32")

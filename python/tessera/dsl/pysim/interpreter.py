@@ -19,6 +19,13 @@ class _Return(Exception):
         self.value = value
 
 
+class _Slots:
+    """The storage of ``handle`` elements: the pointers stored there (None until stored)."""
+
+    def __init__(self, count):
+        self.items = [None] * count
+
+
 class _Frame:
     """Variables of one function call (bindings shadow by identity of the Var node)."""
 
@@ -165,6 +172,14 @@ class Interpreter:
     def stmt_Allocate(self, s):
         var = s.buffer_var
         self.keep.append(var)
+        if str(s.dtype) == "handle":
+            # Storage of pointer variables (re-pointed in a loop or a branch): the pointers.
+            count = 1
+            for e in s.extents:
+                count *= int(self.expr(e))
+            self.frame.vars[var] = _Slots(count)
+            self.stmt(s.body)
+            return
         dt = np_dtype(s.dtype)
         elem, lanes = split_type(s.dtype)
         count = 1
@@ -193,6 +208,9 @@ class Interpreter:
         self.keep.append(s.buffer)
         value = self.expr(s.value)
         index = self._flat_index(s.buffer, s.indices)
+        if str(s.buffer.dtype) == "handle":
+            self.pointer_of_var(s.buffer.data).items[int(index)] = value
+            return
         pred = None if s.predicate is None else self.expr(s.predicate)
         self.access(s, s.buffer, index, None, value=value, predicate=pred)
 
@@ -307,6 +325,8 @@ class Interpreter:
     def expr_BufferLoad(self, e):
         self.keep.append(e.buffer)
         index = self._flat_index(e.buffer, e.indices)
+        if str(e.buffer.dtype) == "handle":
+            return self.pointer_of_var(e.buffer.data).items[int(index)]
         pred = None if e.predicate is None else self.expr(e.predicate)
         out = self.access(e, e.buffer, index, e.dtype, predicate=pred)
         _, lanes = split_type(e.dtype)

@@ -1,14 +1,14 @@
 #include <tessera/dsl.h>
 
 __kernel void calls_subroutine(__global int* a, __global int* b);
-void add_one(__global int* a, __global int* b);
+void calls_subroutine_add_one(__global int* a, __global int* b);
 
 __kernel void calls_subroutine(__global int* a, __global int* b) {
-  add_one(a, b);
+  calls_subroutine_add_one(a, b);
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-void add_one(__global int* a, __global int* b) {
+void calls_subroutine_add_one(__global int* a, __global int* b) {
   b[0] = (a[0] + 1);
 }
 

@@ -6,7 +6,7 @@ __kernel void spmd_add(__global int* a, __global int* b, __global int* c, int n)
   int per_tec = (((n + get_local_size(0)) - 1) / get_local_size(0));
   int i = (get_local_id(0) * per_tec);
   int end = min((i + per_tec), n);
-  while (i < end) {
+  while ((i < end)) {
     bool8 m = __vtail_mask((end - i), 8);
     __vstore(__vadds(__vload((__global int8*)(a + i), m), __vload((__global int8*)(b + i), m)), (__global int8*)(c + i), m);
     i = (i + 8);
