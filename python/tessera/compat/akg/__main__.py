@@ -1,0 +1,106 @@
+"""Run AKG's tests on tessera with AKG's sources from a checkout.
+
+    python -m tessera.compat.akg AKG_CHECKOUT -m pytest tests/st/ops/cpu/test_pool2d.py [args]
+    python -m tessera.compat.akg AKG_CHECKOUT --cases FILE [--json OUT]
+
+``-m module`` runs a module (``-m pytest`` adds the plugin :mod:`tessera.compat.akg.plugin`).
+``--cases`` runs each case of an AKG test file on its own: AKG's test methods run their list of
+cases (``("000_case", run_function, args, levels)``) through ``TestBase.common_run`` and stop at
+the first failure; here every case runs, and each one's outcome, time and error are printed (and
+written to ``OUT`` as JSON).
+"""
+
+import importlib.util
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+
+from . import install
+
+_USAGE = ("usage: python -m tessera.compat.akg AKG_CHECKOUT -m module [args...]\n"
+          "       python -m tessera.compat.akg AKG_CHECKOUT --cases TEST_FILE [--json OUT]")
+
+
+def _error_text(err):
+    lines = traceback.format_exception_only(type(err), err)
+    text = "".join(lines).strip()
+    return text.splitlines()[0][:500] if text else type(err).__name__
+
+
+def run_cases(path):
+    """Run every case of the AKG test file ``path``: a list of dicts (class, test, case, outcome,
+    seconds, error)."""
+    path = os.path.abspath(path)
+    sys.path.insert(0, os.path.dirname(path))
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    results = []
+    for cls_name, cls in sorted(vars(module).items()):
+        if not (isinstance(cls, type) and cls.__module__ == name and cls_name.startswith("Test")):
+            continue
+        for test_name in sorted(n for n in vars(cls) if n.startswith("test")):
+            instance = cls()
+            if callable(getattr(instance, "setup", None)):
+                instance.setup()
+            original = instance.common_run
+
+            def common_run(args_list, *args, _original=original, _cls=cls_name, _test=test_name, **kwargs):
+                for arg in args_list:
+                    start = time.time()
+                    instance.case_result, instance._exception = True, None
+                    record = {"class": _cls, "test": _test, "case": str(arg[0]), "outcome": "passed", "error": ""}
+                    try:
+                        ok, _ = _original([arg], *args, **kwargs)
+                        if not ok:
+                            record.update(outcome="failed", error="the case's result differs from numpy's")
+                    except Exception as err:  # noqa: BLE001 - recorded per case
+                        record.update(outcome="failed", error=_error_text(err))
+                    record["seconds"] = round(time.time() - start, 2)
+                    results.append(record)
+                    print(f"{record['case']:12} {record['outcome']:7} {record['seconds']:7}s  {record['error'][:200]}",
+                          flush=True)
+                instance.case_result = True
+                return True, None
+
+            instance.common_run = common_run
+            try:
+                getattr(instance, test_name)()
+            finally:
+                if callable(getattr(instance, "teardown", None)):
+                    instance.teardown()
+    return results
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 2 or argv[0] in ("-h", "--help"):
+        print(_USAGE, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    install(argv[0])
+    rest = argv[1:]
+    if rest[0] == "--cases" and len(rest) >= 2:
+        json_path = rest[rest.index("--json") + 1] if "--json" in rest[2:] else None
+        results = run_cases(rest[1])
+        if json_path:
+            with open(json_path, "w", encoding="utf-8") as f:
+                json.dump(results, f, indent=1)
+        return 0 if all(r["outcome"] == "passed" for r in results) else 1
+    if rest[0] == "-m" and len(rest) >= 2:
+        module, args = rest[1], rest[2:]
+        if module == "pytest" and "tessera.compat.akg.plugin" not in args:
+            args = ["-p", "tessera.compat.akg.plugin"] + args
+        sys.argv = [module] + args
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return 0
+    print(_USAGE, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
