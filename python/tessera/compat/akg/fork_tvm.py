@@ -205,9 +205,9 @@ def _nd_module(module):
 
 def _simplify(expr, *args, **kwargs):
     """``tvm.ir_pass.Simplify(expr)``: the arithmetic simplification of an expression."""
-    from ... import arith
+    from ...topi.utils import simplify
 
-    return arith.Analyzer().simplify(expr)
+    return simplify(expr)
 
 
 def _equal(a, b, *args):
