@@ -165,6 +165,11 @@ def test_fork_names(akg):
     assert not isinstance(tvm.const(3), tvm.expr.UIntImm)  # the fork's node tessera never makes
     a = tvm.placeholder((4,), "float32", name="a")
     assert isinstance(a, tvm.tensor.Tensor)
+    # The fork's node arrays: a shape is one, a list of Python ints is not.
+    assert isinstance(a.shape, tvm.container.Array) and not isinstance([4], tvm.container.Array)
+    from tessera.tir import ir_builder
+
+    assert tvm.ir_builder is ir_builder
     assert str(tvm.ir_pass.Simplify(x * 2 - x)) == "x"
     assert tvm.context("llvm", 0) == tvm.cpu(0)
     assert topi.util.get_const_tuple(a.shape) == (4,)
@@ -176,7 +181,7 @@ def test_fork_names(akg):
         tvm._api_internal._Lower()
     from tvm.autotvm.env import AutotvmGlobalScope
 
-    with pytest.raises(NotImplementedError, match="not provided by tessera"):
+    with pytest.raises(NotImplementedError, match="autotvm.env of AKG.s TVM fork is not part of tessera"):
         AutotvmGlobalScope()
 
     @tvm.hybrid.script

@@ -152,7 +152,7 @@ class _NotAvailableLoader(importlib.abc.Loader):
     def create_module(self, spec):
         from .fork_tvm import NotProvided
 
-        module = NotProvided(spec.name, f"{self.why}: not available on tessera")
+        module = NotProvided(spec.name, self.why)
         setattr(module, _MARK, True)
         return module
 

@@ -1,13 +1,14 @@
 """Run AKG's tests on tessera with AKG's sources from a checkout.
 
     python -m tessera.compat.akg AKG_CHECKOUT -m pytest tests/st/ops/cpu/test_pool2d.py [args]
-    python -m tessera.compat.akg AKG_CHECKOUT --cases FILE [--json OUT]
+    python -m tessera.compat.akg AKG_CHECKOUT --cases FILE [--tests SUBSTRING] [--json OUT]
 
 ``-m module`` runs a module (``-m pytest`` adds the plugin :mod:`tessera.compat.akg.plugin`).
 ``--cases`` runs each case of an AKG test file on its own: AKG's test methods run their list of
 cases (``("000_case", run_function, args, levels)``) through ``TestBase.common_run`` and stop at
 the first failure; here every case runs, and each one's outcome, time and error are printed (and
-written to ``OUT`` as JSON).
+written to ``OUT`` as JSON). ``--tests cpu_level0`` runs only the test methods whose name contains
+it.
 """
 
 import importlib.util
@@ -21,7 +22,7 @@ import traceback
 from . import install
 
 _USAGE = ("usage: python -m tessera.compat.akg AKG_CHECKOUT -m module [args...]\n"
-          "       python -m tessera.compat.akg AKG_CHECKOUT --cases TEST_FILE [--json OUT]")
+          "       python -m tessera.compat.akg AKG_CHECKOUT --cases TEST_FILE [--tests SUBSTRING] [--json OUT]")
 
 
 def _error_text(err):
@@ -30,7 +31,7 @@ def _error_text(err):
     return text.splitlines()[0][:500] if text else type(err).__name__
 
 
-def run_cases(path):
+def run_cases(path, tests=""):
     """Run every case of the AKG test file ``path``: a list of dicts (class, test, case, outcome,
     seconds, error)."""
     path = os.path.abspath(path)
@@ -44,7 +45,7 @@ def run_cases(path):
     for cls_name, cls in sorted(vars(module).items()):
         if not (isinstance(cls, type) and cls.__module__ == name and cls_name.startswith("Test")):
             continue
-        for test_name in sorted(n for n in vars(cls) if n.startswith("test")):
+        for test_name in sorted(n for n in vars(cls) if n.startswith("test") and tests in n):
             instance = cls()
             if callable(getattr(instance, "setup", None)):
                 instance.setup()
@@ -86,7 +87,8 @@ def main(argv=None):
     rest = argv[1:]
     if rest[0] == "--cases" and len(rest) >= 2:
         json_path = rest[rest.index("--json") + 1] if "--json" in rest[2:] else None
-        results = run_cases(rest[1])
+        tests = rest[rest.index("--tests") + 1] if "--tests" in rest[2:] else ""
+        results = run_cases(rest[1], tests)
         if json_path:
             with open(json_path, "w", encoding="utf-8") as f:
                 json.dump(results, f, indent=1)

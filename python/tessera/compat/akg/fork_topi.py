@@ -32,7 +32,7 @@ class _Overlay(types.ModuleType):
         base = importlib.import_module(self.__base)
         if hasattr(base, attr):
             return getattr(base, attr)
-        return _unsupported.Missing(f"{self.__name__}.{attr}", f"a name of {_FORK}'s topi that tessera does not provide")
+        return _unsupported.Missing(f"{self.__name__}.{attr}", f"this name of {_FORK}'s topi")
 
 
 def pool(data, kernel, stride, padding, pool_type, ceil_mode=False, layout="NCHW", count_include_pad=True):
@@ -84,6 +84,6 @@ def make_modules(prefix):
     for name in ("cpp", "generic", "cuda", "x86", "arm_cpu", "mali", "bifrost", "opengl", "intel_graphics",
                  "rocm", "hls", "vision", "sparse", "cce"):
         full = f"{prefix}.{name}"
-        mods[full] = m = NotProvided(full, f"{full}: {_FORK}'s topi.{name} is not provided by tessera")
+        mods[full] = m = NotProvided(full, f"{_FORK}'s topi.{name}")
         setattr(top, name, m)
     return mods

@@ -59,7 +59,7 @@ class _ForkModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return Missing(f"{self.__name__}.{attr}", f"a name of {_FORK} that tessera does not provide")
+        return Missing(f"{self.__name__}.{attr}", f"this name of {_FORK}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -180,6 +180,24 @@ def _host_target(target):
         return text
     raise NotImplementedError(f"target '{text}': tessera builds for llvm/c (the host CPU) and cuda; "
                               f"{kind} (an AKG hardware target) is not available")
+
+
+# ----------------------------------------------------------------------------------------------
+# Containers: the fork hands out node arrays (a tensor's shape, an op's axes) as
+# ``tvm.container.Array``; tessera hands out Python lists of the nodes.
+
+
+class _ArrayMeta(type):
+    def __instancecheck__(cls, obj):
+        from ... import _core
+
+        return (isinstance(obj, (list, tuple)) and len(obj) > 0
+                and all(isinstance(x, (_core.Object, _te.Tensor)) for x in obj))
+
+
+class Array(list, metaclass=_ArrayMeta):
+    """``tvm.container.Array``: a list or tuple of IR nodes (``A.shape`` is one; a list of Python
+    ints is not, as in the fork, where Python numbers are not nodes)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -325,9 +343,8 @@ def _top_names():
     names.update(
         const=_tir.const, convert=_runtime.convert, select=_tir.Select, create_schedule=create_schedule,
         build=build, lower=lower, build_config=build_config, context=context, cpu=_runtime.cpu,
-        gpu=_runtime.cuda, cuda=_runtime.cuda, ndarray=None, register_func=_runtime.register_func,
+        gpu=_runtime.cuda, cuda=_runtime.cuda, register_func=_runtime.register_func,
         get_global_func=_runtime.get_global_func, TVMError=_error_class(), Schedule=Schedule)
-    names.pop("ndarray")
     return names
 
 
@@ -365,7 +382,7 @@ def make_modules(prefix):
     mods[f"{prefix}.nd"] = top.nd = _nd_module(f"{prefix}.nd")
     sub("ir_pass", "tvm.ir_pass of AKG's TVM fork", {"Simplify": _simplify, "CanonicalSimplify": _simplify,
                                                      "Equal": _equal})
-    sub("container", "tvm.container of AKG's TVM fork", {"Array": list, "Map": dict})
+    sub("container", "tvm.container of AKG's TVM fork", {"Array": Array, "Map": dict})
     sub("hybrid", "tvm.hybrid of AKG's TVM fork", {"script": _hybrid_script})
     ffi = sub("_ffi", "tvm._ffi of AKG's TVM fork", {})
     mods[f"{prefix}._ffi.function"] = ffi.function = _ForkModule(
@@ -374,22 +391,24 @@ def make_modules(prefix):
                                                          "get_global_func": _runtime.get_global_func})
     mods[f"{prefix}._ffi.node"] = ffi.node = _ForkModule(
         f"{prefix}._ffi.node", "tvm._ffi.node", {"NodeBase": NodeBase, "register_node": register_node})
+    from ...tir import ir_builder
+
+    mods[f"{prefix}.ir_builder"] = top.ir_builder = ir_builder
     for name, why in (("_api_internal", f"{_FORK}'s C++ API functions"),
                       ("make", f"{_FORK}'s node constructors (tvm.make)"),
                       ("autotvm", "AutoTVM (TVM's tuner of the fork)"),
                       ("relay", "Relay (TVM's graph IR)"),
                       ("contrib", f"{_FORK}'s contrib modules"),
-                      ("ir_builder", f"{_FORK}'s ir_builder"),
                       ("codegen", f"{_FORK}'s code generators"),
                       ("target", f"{_FORK}'s target objects"),
                       ("module", f"{_FORK}'s runtime modules"),
                       ("datatype", f"{_FORK}'s custom data types")):
         full = f"{prefix}.{name}"
-        mods[full] = m = NotProvided(full, f"{why}: not provided by tessera")
+        mods[full] = m = NotProvided(full, why)
         setattr(top, name, m)
     return mods
 
 
 def not_provided(fullname):
     """A module of the fork below the ones :func:`make_modules` makes (``tvm.autotvm.env``)."""
-    return NotProvided(fullname, f"{fullname} of {_FORK}: not provided by tessera")
+    return NotProvided(fullname, f"{fullname} of {_FORK}")

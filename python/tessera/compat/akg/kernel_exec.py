@@ -152,7 +152,9 @@ def _outputs(result):
 def op_build(op_func, input_shapes, input_types, op_attrs=None, kernel_name="", attrs=None, log_code=False,
              dump_ir=True, dump_code=True, polyhedral=True, tuning=False, ret_mode=ReturnType.MOD):
     """Build ``op_func`` applied to placeholders of ``input_shapes``/``input_types`` and
-    ``op_attrs``, for ``attrs["target"]`` (default ``cce``, AKG's, which is not available)."""
+    ``op_attrs``, for ``attrs["target"]`` (default ``cce``, AKG's, which is not available).
+    ``dump_ir``/``dump_code`` (AKG's files of its passes and code) and ``polyhedral`` (its
+    scheduler) have no effect: tessera schedules the TensorIR function itself."""
     from . import build_module
 
     attrs = {} if attrs is None else attrs
@@ -175,10 +177,8 @@ def op_build(op_func, input_shapes, input_types, op_attrs=None, kernel_name="", 
         return sch, inputs, outputs, attrs
     mod = build_module.build(sch, args, target, name=kernel_name or "default_function", attrs=attrs,
                              polyhedral=polyhedral)
-    if log_code or dump_code:
-        source = mod.get_source() if hasattr(mod, "get_source") else ""
-        if log_code:
-            logging.debug("code of %s:\n%s", kernel_name, source)
+    if log_code:
+        logging.debug("code of %s:\n%s", kernel_name, mod.get_source() if hasattr(mod, "get_source") else "")
     return mod
 
 
