@@ -32,8 +32,10 @@ def _error_text(err):
 
 
 def run_cases(path, tests=""):
-    """Run every case of the AKG test file ``path``: a list of dicts (class, test, case, outcome,
-    seconds, error)."""
+    """Run every case of the AKG test file ``path`` (of its test methods and test functions whose
+    name contains ``tests``): a list of dicts (test, case, outcome, seconds, error)."""
+    import inspect
+
     path = os.path.abspath(path)
     sys.path.insert(0, os.path.dirname(path))
     name = os.path.splitext(os.path.basename(path))[0]
@@ -41,40 +43,56 @@ def run_cases(path, tests=""):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    from tests.common.base import TestBase  # AKG's harness, from the checkout
+
     results = []
-    for cls_name, cls in sorted(vars(module).items()):
-        if not (isinstance(cls, type) and cls.__module__ == name and cls_name.startswith("Test")):
-            continue
-        for test_name in sorted(n for n in vars(cls) if n.startswith("test") and tests in n):
+    current = {"test": ""}
+    original = TestBase.common_run
+
+    def common_run(self, args_list, *args, **kwargs):
+        # Each case on its own, whatever the one before it did (AKG's stops at a failure).
+        for arg in args_list:
+            start = time.time()
+            self.case_result, self._exception = True, None
+            record = {"test": current["test"], "case": str(arg[0]), "outcome": "passed", "error": ""}
+            try:
+                ok, _ = original(self, [arg], *args, **kwargs)
+                if not ok:
+                    record.update(outcome="failed", error="the case's result differs from numpy's")
+            except Exception as err:  # noqa: BLE001 - recorded per case
+                record.update(outcome="failed", error=_error_text(err))
+            record["seconds"] = round(time.time() - start, 2)
+            results.append(record)
+            print(f"{record['case']:12} {record['outcome']:7} {record['seconds']:7}s  {record['error'][:200]}",
+                  flush=True)
+        self.case_result = True
+        return True, None
+
+    tests_to_run = []
+    for obj_name, obj in sorted(vars(module).items()):
+        if isinstance(obj, type) and obj.__module__ == name and obj_name.startswith("Test"):
+            for test_name in sorted(n for n in vars(obj) if n.startswith("test") and tests in n):
+                tests_to_run.append((f"{obj_name}.{test_name}", obj, test_name))
+        elif (inspect.isfunction(obj) and obj.__module__ == name and obj_name.startswith("test")
+              and tests in obj_name):
+            tests_to_run.append((obj_name, None, obj))
+    TestBase.common_run = common_run
+    try:
+        for label, cls, test in tests_to_run:
+            current["test"] = label
+            if cls is None:
+                test()
+                continue
             instance = cls()
             if callable(getattr(instance, "setup", None)):
                 instance.setup()
-            original = instance.common_run
-
-            def common_run(args_list, *args, _original=original, _cls=cls_name, _test=test_name, **kwargs):
-                for arg in args_list:
-                    start = time.time()
-                    instance.case_result, instance._exception = True, None
-                    record = {"class": _cls, "test": _test, "case": str(arg[0]), "outcome": "passed", "error": ""}
-                    try:
-                        ok, _ = _original([arg], *args, **kwargs)
-                        if not ok:
-                            record.update(outcome="failed", error="the case's result differs from numpy's")
-                    except Exception as err:  # noqa: BLE001 - recorded per case
-                        record.update(outcome="failed", error=_error_text(err))
-                    record["seconds"] = round(time.time() - start, 2)
-                    results.append(record)
-                    print(f"{record['case']:12} {record['outcome']:7} {record['seconds']:7}s  {record['error'][:200]}",
-                          flush=True)
-                instance.case_result = True
-                return True, None
-
-            instance.common_run = common_run
             try:
-                getattr(instance, test_name)()
+                getattr(instance, test)()
             finally:
                 if callable(getattr(instance, "teardown", None)):
                     instance.teardown()
+    finally:
+        TestBase.common_run = original
     return results
 
 
