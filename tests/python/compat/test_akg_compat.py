@@ -169,7 +169,7 @@ def test_fork_names(akg):
     assert isinstance(a.shape, tvm.container.Array) and not isinstance([4], tvm.container.Array)
     from tessera.tir import ir_builder
 
-    assert tvm.ir_builder is ir_builder
+    assert isinstance(tvm.ir_builder.create(), ir_builder.IRBuilder)
     assert str(tvm.ir_pass.Simplify(x * 2 - x)) == "x"
     assert tvm.context("llvm", 0) == tvm.cpu(0)
     assert topi.util.get_const_tuple(a.shape) == (4,)
@@ -190,6 +190,41 @@ def test_fork_names(akg):
 
     with pytest.raises(NotImplementedError, match="hybrid script"):
         hybrid_op(a)
+
+
+def test_fork_register_func_and_ir_builder(akg):
+    import tvm
+    from akg.utils import kernel_exec as utils
+
+    seen = {}
+
+    @tvm.register_func("tessera.test.akg_attrs", override=True)
+    def attrs_fn(inputs, attrs, n):
+        seen.update(attrs, n=n)
+        return inputs[0]
+
+    a = tvm.placeholder((2, 3), "float32", name="a")
+    assert attrs_fn([a], {"flag": True, "axis": [1], "name": "x"}, 5) is a
+    # The fork's FFI hands containers over with IR constants inside, numbers as they are.
+    assert seen["flag"].value == 1 and int(seen["axis"][0]) == 1 and seen["n"] == 5
+    assert tvm.get_global_func("tessera.test.akg_attrs") is attrs_fn
+    from tessera.runtime import remove_global_func
+
+    remove_global_func("tessera.test.akg_attrs")
+
+    def reverse_rows(data):
+        def body(ins, outs):
+            ib = tvm.ir_builder.create()
+            with ib.for_range_n(data.shape[:1], "r") as r:
+                with ib.for_range(0, 3) as c:
+                    ib.store(outs[0], r + [c], ib.load(ins[0], [1 - r[0], c]) * 2.0)
+            return ib.get()
+
+        return tvm.extern((2, 3), [data], body, name="rev", dtype="float32")
+
+    mod = utils.op_build_test(reverse_rows, ((2, 3),), ("float32",), attrs={"target": "llvm"}, kernel_name="rev")
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(utils.mod_launch(mod, (x, np.zeros((2, 3), "float32"))), x[::-1] * 2)
 
 
 def test_unavailable_targets(akg):

@@ -11,6 +11,7 @@ What belongs to the fork's C++ library or to hardware (the Ascend/CCE intrinsics
 that AKG's modules import, and fails when used, saying so (:class:`NotProvided`).
 """
 
+import contextlib
 import sys
 import types
 
@@ -18,6 +19,7 @@ from ... import runtime as _runtime
 from ... import te as _te
 from ... import tir as _tir
 from ...error import TesseraValueError
+from ...tir import ir_builder as _ir_builder
 from .._unsupported import Missing
 
 _FORK = "AKG's TVM fork"
@@ -285,6 +287,78 @@ def _hybrid_script(func=None, **kwargs):
     return wrap(func) if callable(func) else wrap
 
 
+def _to_node(value):
+    """A value as the fork's FFI hands it to a registered Python function inside a container:
+    numbers and strings become IR constants, lists lists of them, dicts dicts of them."""
+    if isinstance(value, bool):
+        return _tir.const(value, "bool")
+    if isinstance(value, int):
+        return _tir.const(value, "int32" if -2**31 <= value < 2**31 else "int64")
+    if isinstance(value, float):
+        return _tir.const(value, "float32")
+    if isinstance(value, str):
+        return _tir.StringImm(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_node(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_node(v) for k, v in value.items()}
+    return value
+
+
+def register_func(func_name, f=None, override=False):
+    """``@tvm.register_func("name")``: register a Python function as a global function. As in the
+    fork, the name then holds the packed function: a call goes through its argument conversion,
+    so the lists and dicts it is given arrive with IR constants inside (``attrs["flag"].value``),
+    while arguments that are numbers or strings arrive as they are."""
+    if callable(func_name) and f is None:
+        f, func_name = func_name, func_name.__name__
+
+    def register(fn):
+        def packed(*args):
+            return fn(*[_to_node(a) if isinstance(a, (list, tuple, dict)) else a for a in args])
+
+        packed.__name__ = packed.__qualname__ = getattr(fn, "__name__", "packed")
+        packed.__doc__, packed.__wrapped__ = fn.__doc__, fn
+        _runtime.register_func(func_name, packed, override=override)
+        return packed
+
+    return register if f is None else register(f)
+
+
+class IRBuilder(_ir_builder.IRBuilder):
+    """The fork's ir_builder: TVM's, plus ``for_range_n``, ``load`` and ``store``."""
+
+    def _ptr(self, buf):
+        return buf if isinstance(buf, _ir_builder.BufferVar) else self.buffer_ptr(buf)
+
+    def load(self, buf, index):
+        """``ib.load(buf, idx)``: the element of the Buffer ``buf`` at ``idx`` (a list of
+        indices, or one index, flat over a buffer of several dimensions)."""
+        return self._ptr(buf)[index]
+
+    def store(self, buf, index, value):
+        """``ib.store(buf, idx, value)``: emit the store of ``value`` into ``buf`` at ``idx``."""
+        self._ptr(buf)[index] = value
+
+    def for_range_n(self, shape, name="i"):
+        """``with ib.for_range_n(shape, "i") as idx:``: one loop per dimension of ``shape``,
+        nested; ``idx`` is the list of their variables (empty for an empty shape)."""
+
+        @contextlib.contextmanager
+        def loops():
+            with contextlib.ExitStack() as stack:
+                yield [stack.enter_context(self.for_range(0, extent, name=f"{name}_{k}"))
+                       for k, extent in enumerate(shape)]
+
+        return loops()
+
+
+def _ir_builder_module(module):
+    names = {n: getattr(_ir_builder, n) for n in dir(_ir_builder) if not n.startswith("_")}
+    names.update(IRBuilder=IRBuilder, create=IRBuilder)
+    return _ForkModule(module, "tvm.ir_builder of AKG's TVM fork (TVM's, plus IRBuilder.for_range_n)", names)
+
+
 class _BuildConfig:
     """``tvm.build_config(...)``: a context manager holding the options (tessera's build takes no
     such options; they are kept for reading)."""
@@ -343,7 +417,7 @@ def _top_names():
     names.update(
         const=_tir.const, convert=_runtime.convert, select=_tir.Select, create_schedule=create_schedule,
         build=build, lower=lower, build_config=build_config, context=context, cpu=_runtime.cpu,
-        gpu=_runtime.cuda, cuda=_runtime.cuda, register_func=_runtime.register_func,
+        gpu=_runtime.cuda, cuda=_runtime.cuda, register_func=register_func,
         get_global_func=_runtime.get_global_func, TVMError=_error_class(), Schedule=Schedule)
     return names
 
@@ -387,13 +461,11 @@ def make_modules(prefix):
     ffi = sub("_ffi", "tvm._ffi of AKG's TVM fork", {})
     mods[f"{prefix}._ffi.function"] = ffi.function = _ForkModule(
         f"{prefix}._ffi.function", "tvm._ffi.function", {"_init_api": _init_api,
-                                                         "register_func": _runtime.register_func,
+                                                         "register_func": register_func,
                                                          "get_global_func": _runtime.get_global_func})
     mods[f"{prefix}._ffi.node"] = ffi.node = _ForkModule(
         f"{prefix}._ffi.node", "tvm._ffi.node", {"NodeBase": NodeBase, "register_node": register_node})
-    from ...tir import ir_builder
-
-    mods[f"{prefix}.ir_builder"] = top.ir_builder = ir_builder
+    mods[f"{prefix}.ir_builder"] = top.ir_builder = _ir_builder_module(f"{prefix}.ir_builder")
     for name, why in (("_api_internal", f"{_FORK}'s C++ API functions"),
                       ("make", f"{_FORK}'s node constructors (tvm.make)"),
                       ("autotvm", "AutoTVM (TVM's tuner of the fork)"),
