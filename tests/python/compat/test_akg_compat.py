@@ -92,6 +92,14 @@ def packed_matmul(a, b, scale, target="llvm"):
     return out, {"target_seen": target}
 
 
+def add_in_place(ref, val):
+    """ref += val in place (an output bound to ref's buffer), and a copy of the sum."""
+    total = tvm.compute(ref.shape, lambda i: ref[i] + val[i], name="total", attrs={"create_sch_only": 1})
+    buf = tvm.decl_buffer(ref.shape, ref.dtype, name="ref_buf")
+    copy = tvm.compute(ref.shape, lambda i: total[i] * 1.0, name="copy")
+    return copy, total, {"binds": {ref: buf, total: buf}}
+
+
 def pools(data):
     """The fork's topi: pool (no dilation) and global_pool on NCHWc data with layout NCHW."""
     p = topi.nn.pool(data, kernel=[2, 2], stride=[2, 2], padding=[0, 0, 1, 1], pool_type="max",
@@ -136,6 +144,18 @@ def test_checkout_ops_build_and_run(akg):
     np.testing.assert_allclose(flat, expect.reshape(15), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="argument 2 has shape"):
         utils.mod_launch(mod, (a, b, np.zeros(14, "float32")))
+
+
+def test_in_place_update(akg):
+    from akg.ops.mine import add_in_place
+    from akg.utils import kernel_exec as utils
+
+    mod = utils.op_build_test(add_in_place, ((5,), (5,)), ("float32", "float32"), attrs={"target": "llvm"},
+                              kernel_name="inplace")
+    ref, val = np.arange(5, dtype="float32"), np.full(5, 10, "float32")
+    new_ref, copy = utils.mod_launch(mod, (ref, val, np.zeros(5, "float32")), outputs=(0, -1))
+    np.testing.assert_array_equal(new_ref, ref + val)
+    np.testing.assert_array_equal(copy, ref + val)
 
 
 def test_fork_topi_pools(akg):

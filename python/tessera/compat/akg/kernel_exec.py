@@ -5,7 +5,8 @@ input (``input_1``, ``input_2``, ...; a list of shapes makes a list of placehold
 operator with them, the ``op_attrs`` and (when it takes one) ``target=``, and builds the result
 for ``attrs["target"]``: ``llvm`` (AKG's CPU target; tessera's host C backend) or ``cuda``.
 ``mod_launch(mod, [numpy inputs..., numpy outputs...])`` runs it and returns the outputs named by
-``outputs`` (the last argument by default), as numpy arrays.
+``outputs`` (the last argument by default), as numpy arrays. An in-place update (an output bound
+to an input's buffer by ``TensorUtils.inplace_set``) lands in that input's array.
 
 AKG's Ascend path (the ``cce`` target, its simulators and profilers) is not available: building
 for it raises NotImplementedError.
@@ -129,24 +130,55 @@ def _flatten(items):
 
 def _outputs(result):
     """The output tensors of an operator's result (a tensor, or a list/tuple of tensors, nested
-    lists, attribute dicts and schedule functions as AKG's ops return them)."""
+    lists, attribute dicts and schedule functions as AKG's ops return them) and the ``binds`` of
+    its attribute dicts."""
     from ...te import Tensor
 
     if isinstance(result, dict):
         raise NotImplementedError("op_build: an operator returning a GPU schedule template (a dict) is not "
                                   "available on tessera")
     items = _flatten(result) if isinstance(result, (list, tuple)) else [result]
-    outs = []
+    outs, binds = [], {}
     for x in items:
         if isinstance(x, Tensor):
             outs.append(x)
-        elif isinstance(x, dict) or callable(x):
-            continue  # attributes for AKG's tiler, or a schedule function of AKG's own scheduler
+        elif isinstance(x, dict):
+            binds.update(x.get(BINDS) or {})  # the rest: attributes for AKG's tiler
+        elif callable(x):
+            continue  # a schedule function of AKG's own scheduler
         else:
             raise TypeError(f"op_build: the operator returned {x!r}, expected te tensors")
     if not outs:
         raise TypeError("op_build: the operator returned no tensor")
-    return outs
+    return outs, binds
+
+
+def _create_sch_only(tensor):
+    """AKG's mark of a tensor computed for its side effect only (an in-place update), not an
+    output parameter of the kernel."""
+    attrs = getattr(tensor.op, "attrs", None) or {}
+    return "create_sch_only" in attrs
+
+
+def _in_place(inputs, outputs, binds):
+    """The in-place updates of ``binds`` (AKG's ``TensorUtils.inplace_set``: an input and an
+    output bound to one buffer): (output tensor, index of its input) pairs."""
+    if not binds:
+        return []
+    from ...te import Tensor
+
+    by_buffer = {}
+    for tensor, buf in binds.items():
+        by_buffer.setdefault(id(buf), []).append(tensor)
+    pairs = []
+    for tensors in by_buffer.values():
+        ins = [i for i, a in enumerate(inputs) if any(a.same_as(t) for t in tensors)]
+        outs = [t for t in tensors if isinstance(t, Tensor) and any(t.same_as(o) for o in outputs)]
+        if len(ins) != 1 or len(outs) != 1 or not _create_sch_only(outs[0]):
+            raise NotImplementedError("op_build: buffer binds other than an in-place update of one input by one "
+                                      "output (TensorUtils.inplace_set) are not provided by tessera")
+        pairs.append((outs[0], ins[0]))
+    return pairs
 
 
 def op_build(op_func, input_shapes, input_types, op_attrs=None, kernel_name="", attrs=None, log_code=False,
@@ -169,14 +201,21 @@ def op_build(op_func, input_shapes, input_types, op_attrs=None, kernel_name="", 
         params = {}
     if "target" in params:
         kwargs["target"] = target
-    outputs = _outputs(op_func(*inputs, *(op_attrs or ()), **kwargs))
+    outputs, binds = _outputs(op_func(*inputs, *(op_attrs or ()), **kwargs))
+    binds.update(attrs.pop(BINDS, None) or {})
     args = _flatten(inputs)
-    args += [o for o in outputs if not any(o.same_as(a) for a in args)]
+    in_place = _in_place(args, outputs, binds)
+    # The kernel's parameters: the inputs, the outputs, then the in-place results (AKG writes
+    # those into their input's buffer; here a parameter of their own, copied back by mod_launch).
+    args += [o for o in outputs if not _create_sch_only(o) and not any(o.same_as(a) for a in args)]
+    visible = len(args)
+    args += [o for o, _ in in_place]
     sch = build_module.create_schedule([o.op for o in outputs])
     if attrs.get("simple_mode"):
         return sch, inputs, outputs, attrs
     mod = build_module.build(sch, args, target, name=kernel_name or "default_function", attrs=attrs,
                              polyhedral=polyhedral)
+    mod._akg_in_place = [(visible + k, i) for k, (_, i) in enumerate(in_place)]
     if log_code:
         logging.debug("code of %s:\n%s", kernel_name, mod.get_source() if hasattr(mod, "get_source") else "")
     return mod
@@ -208,6 +247,7 @@ def mod_launch(mod, args, outputs=(-1,), tuning=False, device_id=-1, expect=None
         device_id = int(os.environ.get("DEVICE_ID", 0))
     dev = cuda(device_id) if getattr(mod, "_akg_target", LLVM) == CUDA else cpu(0)
     shapes = getattr(mod, "_akg_arg_shapes", None)
+    in_place = getattr(mod, "_akg_in_place", [])
     arrays, given = [], []
     for i, a in enumerate(args):
         a = np.asarray(a)
@@ -223,7 +263,10 @@ def mod_launch(mod, args, outputs=(-1,), tuning=False, device_id=-1, expect=None
                                  f"parameter is {want} ({int(np.prod(want, dtype=np.int64))} elements)")
             a = a.reshape(want)
         arrays.append(nd.array(np.ascontiguousarray(a), device=dev))
-    mod(*arrays)
+    updates = [nd.empty(shapes[k], arrays[i].dtype, dev) for k, i in in_place]
+    mod(*arrays, *updates)
+    for (_, i), update in zip(in_place, updates):
+        arrays[i].copyfrom(update.numpy())  # the in-place result lands in its input, as in AKG
     out = [arrays[i].numpy().reshape(given[i]) for i in outputs]
     return out[0] if len(out) == 1 else tuple(out)
 
