@@ -100,6 +100,12 @@ def add_in_place(ref, val):
     return copy, total, {"binds": {ref: buf, total: buf}}
 
 
+def total(a):
+    """The sum of all elements: a zero-dimensional result."""
+    r = tvm.reduce_axis((0, a.shape[0]), name="r")
+    return tvm.compute((), lambda: tvm.sum(a[r], axis=r), name="total")
+
+
 def pools(data):
     """The fork's topi: pool (no dilation) and global_pool on NCHWc data with layout NCHW."""
     p = topi.nn.pool(data, kernel=[2, 2], stride=[2, 2], padding=[0, 0, 1, 1], pool_type="max",
@@ -144,6 +150,16 @@ def test_checkout_ops_build_and_run(akg):
     np.testing.assert_allclose(flat, expect.reshape(15), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="argument 2 has shape"):
         utils.mod_launch(mod, (a, b, np.zeros(14, "float32")))
+
+
+def test_zero_dimensional_output(akg):
+    from akg.ops.mine import total
+    from akg.utils import kernel_exec as utils
+
+    mod = utils.op_build_test(total, ((6,),), ("float32",), attrs={"target": "llvm"}, kernel_name="total")
+    x = np.arange(6, dtype="float32")
+    out = utils.mod_launch(mod, (x, np.zeros((1,), "float32")))  # AKG's harness passes shape (1,)
+    assert out.shape == (1,) and out[0] == 15.0
 
 
 def test_in_place_update(akg):

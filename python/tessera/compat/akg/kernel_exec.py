@@ -262,7 +262,7 @@ def mod_launch(mod, args, outputs=(-1,), tuning=False, device_id=-1, expect=None
                 raise ValueError(f"mod_launch: argument {i} has shape {a.shape} ({a.size} elements); the kernel's "
                                  f"parameter is {want} ({int(np.prod(want, dtype=np.int64))} elements)")
             a = a.reshape(want)
-        arrays.append(nd.array(np.ascontiguousarray(a), device=dev))
+        arrays.append(nd.array(np.asarray(a, order="C"), device=dev))  # keeps 0-d arrays 0-d
     updates = [nd.empty(shapes[k], arrays[i].dtype, dev) for k, i in in_place]
     mod(*arrays, *updates)
     for (_, i), update in zip(in_place, updates):
