@@ -101,7 +101,11 @@ def main(argv=None):
     if len(argv) < 2 or argv[0] in ("-h", "--help"):
         print(_USAGE, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
         return 0 if argv[:1] in (["-h"], ["--help"]) else 2
-    install(argv[0])
+    try:
+        install(argv[0])
+    except (ValueError, ImportError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     rest = argv[1:]
     if rest[0] == "--cases" and len(rest) >= 2:
         json_path = rest[rest.index("--json") + 1] if "--json" in rest[2:] else None
