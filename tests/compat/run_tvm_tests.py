@@ -27,14 +27,16 @@ DEFAULT_DIRS = ("tir-schedule", "tvmscript", "te")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_file(path, python, timeout, workdir, extra):
+def run_file(path, python, timeout, workdir, extra, launcher=("-m", "tessera.compat"), env_extra=None):
     xml_path = os.path.join(workdir, "result.xml")
     if os.path.exists(xml_path):
         os.unlink(xml_path)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    cmd = [python, "-m", "tessera.compat", "-m", "pytest", path, "-q", "-p", "no:cacheprovider",
+    for key, value in (env_extra or {}).items():  # PYTHONPATH: prepended
+        env[key] = value + os.pathsep + env[key] if key == "PYTHONPATH" else value
+    cmd = [python, *launcher, "-m", "pytest", path, "-q", "-p", "no:cacheprovider",
            "--rootdir", os.path.dirname(os.path.dirname(path)), "-o", "junit_family=xunit2", "--junitxml", xml_path] + extra
     start = time.time()
     try:
@@ -87,7 +89,8 @@ def _first_line(text, prefer_error=False):
     return (lines[0] if lines else "")[:300]
 
 
-def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_path, prefix):
+def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_path, prefix,
+                   launcher=("-m", "tessera.compat"), env_extra=None):
     """Run each file (run_file), print a line per file and the totals, the ``n_reasons`` most
     common failure messages, and write every result to ``json_path`` when given (rewritten after
     each file, so that a run stopped part way keeps the files it measured)."""
@@ -96,7 +99,7 @@ def run_and_report(files, root, python, timeout, pytest_args, n_reasons, json_pa
     print(f"{'file':58} {'loads':>5} {'pass':>5} {'fail':>5} {'skip':>5} {'secs':>6}")
     with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         for path in files:
-            r = run_file(path, python, timeout, workdir, pytest_args)
+            r = run_file(path, python, timeout, workdir, pytest_args, launcher, env_extra)
             results.append(r)
             rel = os.path.relpath(path, root)
             excluded = r.get("env_excluded") or ""

@@ -399,12 +399,15 @@ def gather_nd(a, indices, batch_dims=0):
 
 
 def one_hot(indices, on_value, off_value, depth, axis, dtype):
-    """``on_value`` where the new ``axis`` equals the index, ``off_value`` elsewhere.
+    """``on_value`` where the new ``axis`` equals the index, ``off_value`` elsewhere; float
+    indices are compared as floats, as in TVM.
 
     >>> y = topi.one_hot(idx, 1.0, 0.0, 10, -1, "float32")
     """
     _tensor(indices, "one_hot")
-    _index_of(indices, "one_hot")
+    float_indices = expr_ops.is_float(indices.dtype)
+    if not float_indices:
+        _index_of(indices, "one_hot")
     dtype = _core.canonical_dtype(str(dtype))
     ndim = len(indices.shape)
     axis = ndim if axis == -1 else normalize_axis(axis, ndim + 1, "topi.one_hot")
@@ -414,9 +417,12 @@ def one_hot(indices, on_value, off_value, depth, axis, dtype):
 
     def fcompute(*i):
         idx = tuple(i[:axis]) + tuple(i[axis + 1 :])
-        hit = expr_ops.compare(
-            "==", expr_ops.cast(indices[idx], "int32"), expr_ops.cast(i[axis], "int32")
-        )
+        if float_indices:  # as TVM: compared as floats (1.0 hits position 1, 1.5 none)
+            hit = expr_ops.compare("==", indices[idx], expr_ops.cast(i[axis], indices.dtype))
+        else:
+            hit = expr_ops.compare(
+                "==", expr_ops.cast(indices[idx], "int32"), expr_ops.cast(i[axis], "int32")
+            )
         return _math.select(hit, on, off)
 
     return compute(shape, fcompute, name="T_one_hot", tag=tag.INJECTIVE)

@@ -240,6 +240,14 @@ case(
     data={0: np.array([1, 4, 0, 9], "int32")},
 )
 case(
+    "one_hot_float_indices",
+    [(5,)],
+    ["float32"],
+    lambda i: topi.one_hot(i, 1.0, 0.0, 4, -1, "float32"),
+    lambda i: (i[:, None] == np.arange(4, dtype="float32")[None, :]).astype("float32"),
+    data={0: np.array([0.0, 3.0, 1.5, -1.0, 2.0], "float32")},
+)
+case(
     "strided_slice",
     [(7, 6)],
     ["float32"],
