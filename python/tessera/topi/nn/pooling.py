@@ -254,6 +254,8 @@ def _adaptive_pool(data, output_size, pool_type, layout, letters, what):
         """The first input index of output ``o`` along pooled axis ``i`` and the window's size
         (TVM's formulas: the end is ``(o + 1) * n / m`` rounded up)."""
         n, m = shape[axes[i]], out_size[i]
+        if n % m == 0:  # windows of n / m each (what TVM's simplifier makes of the formulas)
+            return o * (n // m), n // m
         start = expr_ops.floordiv(o * n, m)
         last = expr_ops.floordiv((o + 1) * n, m)
         end = _core.Select(expr_ops.floormod((o + 1) * n, m) == 0, last, last + 1)
