@@ -1,6 +1,10 @@
 // Analyzer: variable bindings and the proofs built on bounds, divisibility and simplification.
 #include "tessera/arith/analyzer.h"
+#include "tessera/arith/vscale.h"
 
+#include <cstdio>
+
+#include "tessera/ir/functor.h"
 #include "tessera/ir/stmt.h"
 
 namespace tessera {
@@ -40,12 +44,59 @@ const ModularSet* Analyzer::VarModular(const VarNode* var) const {
   return it == vars_.end() ? nullptr : &it->second.modular;
 }
 
+VScaleContext& CurrentVScaleContext() {
+  static VScaleContext context;
+  return context;
+}
+
+bool ContainsVScale(const Expr& e) {
+  bool found = false;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    auto* call = AsPtr<CallNode>(n);
+    found = found || (call && call->args.empty() && call->is_op("tir.vscale"));
+  });
+  return found;
+}
+
+namespace {
+
+/*! \brief `e` with every `T.vscale()` replaced by the constant `value`. */
+class VScaleSubstituter : public ExprMutator {
+ public:
+  explicit VScaleSubstituter(int64_t value) : value_(value) {}
+  Expr VisitExpr_(const CallNode* op) override {
+    if (op->args.empty() && op->is_op("tir.vscale")) return MakeConst(op->dtype, value_);
+    return ExprMutator::VisitExpr_(op);
+  }
+
+ private:
+  int64_t value_;
+};
+
+}  // namespace
+
 bool Analyzer::CanProve(const Expr& cond) {
   Expr s = Simplify(cond);
   if (auto c = AsConstInt(s)) return *c != 0;
   if (auto* a = AsPtr<AndNode>(s)) return CanProve(a->a) && CanProve(a->b);
   if (auto* o = AsPtr<OrNode>(s)) return CanProve(o->a) || CanProve(o->b);
-  return false;
+  if (!ContainsVScale(s)) return false;
+  // As TVM: on a target with scalable vectors, a condition on vscale holds when it holds for
+  // every value vscale can take there.
+  const VScaleContext& context = CurrentVScaleContext();
+  if (context.values.empty()) {
+    std::fprintf(stderr,
+                 "Warning: The expression contains scalable values. An attempt to prove by "
+                 "substituting with known values of vscale was not performed. This proof "
+                 "currently only supports VLA targets, but the target was %s\n",
+                 context.target.c_str());
+    return false;
+  }
+  for (int64_t value : context.values) {
+    auto c = AsConstInt(Simplify(VScaleSubstituter(value).VisitExpr(s)));
+    if (!c || *c == 0) return false;
+  }
+  return true;
 }
 
 bool Analyzer::CanProveGreaterEqual(const Expr& e, int64_t v) {

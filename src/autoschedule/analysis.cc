@@ -191,6 +191,9 @@ class ScheduleDetector : public StmtVisitor {
         return;
       }
     }
+    // A window nest (te.create_prim_func's reduce domains depending on the output point): the
+    // rules schedule its outer spatial loops and leave the nest inside as it is.
+    if (HasBlock(b->body)) return;
     ++depth_;
     StmtVisitor::VisitStmt_(op);
     --depth_;

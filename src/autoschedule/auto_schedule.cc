@@ -103,6 +103,13 @@ void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const Tar
   InlineElementwise(sch, func, facts);
 
   std::set<std::string> done;
+  // Window nests (reduce domains depending on the output point) take no other rule.
+  for (const BlockRV& rv : RootBlocks(sch, root)) {
+    BlockInfo info = AnalyzeBlock(sch, rv, func);
+    if (!IsWindowNest(info) || !OwnNest(sch, info)) continue;
+    done.insert(info.name);
+    ScheduleWindowNest(sch, info, facts);
+  }
   // Matmul-like blocks first: their epilogues join their tiles.
   for (const BlockRV& rv : RootBlocks(sch, root)) {
     BlockInfo info = AnalyzeBlock(sch, rv, func);

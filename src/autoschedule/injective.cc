@@ -96,5 +96,41 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   });
 }
 
+bool IsWindowNest(const BlockInfo& info) {
+  if (!info.block) return false;
+  bool found = false;
+  PostOrderVisit(info.block->body,
+                 [&](const ObjectRef& n) { found = found || AsPtr<BlockRealizeNode>(n); });
+  return found;
+}
+
+void ScheduleWindowNest(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  // The loops of the nest's spatial iterators, outermost first (a reduce iterator of the outer
+  // level, one point in TVM's form, keeps its loop).
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  std::vector<LoopRV> spatial;
+  for (size_t i = 0; i < loops.size() && i < info.block->iter_vars.size(); ++i) {
+    if (info.block->iter_vars[i]->iter_type != IterVarType::kDataPar) break;
+    spatial.push_back(loops[i]);
+  }
+  if (spatial.empty()) return;
+  int64_t total = Product(sch, spatial);
+  LoopRV fused = spatial[0];
+  if (spatial.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(spatial, true); })) return;
+  if (facts.IsGpu()) {
+    int64_t threads = std::min<int64_t>(256, facts.max_threads_per_block);
+    if (total > 0 && total < threads) threads = total;
+    Try(sch, [&] {
+      std::vector<LoopRV> parts = sch.Split(
+          fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(threads)}, true, false);
+      sch.Bind(parts[0], "blockIdx.x");
+      sch.Bind(parts[1], "threadIdx.x");
+    });
+  } else if (facts.cores > 1 && (total < 0 || total >= kParallelMinElements / 16)) {
+    // Each point sums a window: fewer points than elementwise work make a parallel loop worth it.
+    Try(sch, [&] { sch.Parallel(fused); });
+  }
+}
+
 }  // namespace autoschedule
 }  // namespace tessera

@@ -87,6 +87,11 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
 /*! \brief reduction.cc: a reduction on its own (no chain): parallel over its spatial loops. */
 void ScheduleLoneReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
+/*! \brief Whether `info`'s block holds blocks (a window nest of te.create_prim_func). */
+bool IsWindowNest(const BlockInfo& info);
+/*! \brief injective.cc: a window nest: the loops of its spatial iterators fused, parallel
+ *  (CPU) or bound to blocks and threads (CUDA); the nest inside runs as it is. */
+void ScheduleWindowNest(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
 
 }  // namespace autoschedule
 }  // namespace tessera

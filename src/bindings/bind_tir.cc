@@ -1,5 +1,8 @@
-// Bindings of the TensorIR nodes: buffer regions, matched buffers, blocks and their realizes.
+// Bindings of the TensorIR nodes: buffer regions, matched buffers, blocks and their realizes;
+// the arithmetic analyzer (tessera.arith.Analyzer holds one).
 #include "common.h"
+#include "tessera/arith/analyzer.h"
+#include "tessera/arith/vscale.h"
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/stmt.h"
 
@@ -78,6 +81,41 @@ void BindTIR(nb::module_& m) {
       "infer_block_access_regions",
       [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
       "The (reads, writes) regions of a block, inferred from its accesses.");
+
+  nb::class_<arith::Analyzer>(m, "Analyzer")
+      .def(nb::init<>())
+      .def("bind_range",
+           [](arith::Analyzer& a, const Var& v, const Range& r) { a.Bind(v, r); }, "var"_a,
+           "range"_a)
+      .def("bind_value",
+           [](arith::Analyzer& a, const Var& v, const Expr& e) { a.Bind(v, e); }, "var"_a,
+           "value"_a)
+      .def("unbind", &arith::Analyzer::Unbind, "var"_a)
+      .def("simplify", &arith::Analyzer::Simplify, "expr"_a)
+      .def("can_prove", &arith::Analyzer::CanProve, "cond"_a)
+      .def("can_prove_equal", &arith::Analyzer::CanProveEqual, "a"_a, "b"_a)
+      .def("const_int_bound",
+           [](arith::Analyzer& a, const Expr& e) {
+             arith::ConstIntBound b = a.GetConstIntBound(e);
+             return std::make_pair(b.min_value, b.max_value);
+           },
+           "expr"_a, "(min, max) of the values of an integer expression (+-2**63-1: unbounded).")
+      .def("modular_set",
+           [](arith::Analyzer& a, const Expr& e) {
+             arith::ModularSet m = a.GetModularSet(e);
+             return std::make_pair(m.coeff, m.base);
+           },
+           "expr"_a, "(coeff, base): every value is coeff * k + base.");
+  m.def("contains_vscale", &arith::ContainsVScale, "expr"_a,
+        "Whether the expression holds a T.vscale() call.");
+  m.def(
+      "set_vscale_context",
+      [](std::vector<int64_t> values, const std::string& target) {
+        arith::CurrentVScaleContext() = {std::move(values), target};
+      },
+      "values"_a, "target"_a,
+      "The values T.vscale() may take on the current target (empty: not a scalable-vector "
+      "target) and its name, for the analyzer's proofs.");
 }
 
 }  // namespace bindings

@@ -318,7 +318,7 @@ class AccessCollector : public StmtExprVisitor {
         return Interval{
             {nullptr, FloorDivInt(a->lo.c, *k)}, {nullptr, FloorDivInt(a->hi.c, *k)}, t};
       }
-      if (IsPoint(*a)) return Interval{{e, 0}, {e, 0}, t};
+      if (IsPoint(*a)) return PointOf(e, FloorDivNode::Make(ToExpr(a->lo, t), div->b));
       auto lo = FloorDivNode::Make(ToExpr(a->lo, t), div->b);
       auto hi = FloorDivNode::Make(ToExpr(a->hi, t), div->b);
       return Interval{{lo, 0}, {hi, 0}, t};
@@ -327,10 +327,19 @@ class AccessCollector : public StmtExprVisitor {
       auto k = AsConstInt(mod->b);
       auto a = Bound(mod->a);
       if (!k || *k <= 0 || !a) return Point(e);
-      if (IsPoint(*a)) return Interval{{e, 0}, {e, 0}, t};
+      if (IsPoint(*a)) return PointOf(e, FloorModNode::Make(ToExpr(a->lo, t), mod->b));
       return Interval{{nullptr, 0}, {nullptr, *k - 1}, t};
     }
     return Point(e);
+  }
+
+  // The single value of `e` (a division or modulo of a single value): `e` itself when it reads
+  // no relaxed or substituted variable, else `rebuilt`, the same operation on the operand's value
+  // (an inner block's iterator bound to the outer block's one: `v_i_1 * 4 // 3` is
+  // `v_i * 4 // 3` there).
+  std::optional<Interval> PointOf(const Expr& e, const Expr& rebuilt) {
+    const Expr& p = Point(e) ? e : rebuilt;
+    return Interval{{p, 0}, {p, 0}, e->dtype};
   }
 
   static bool IsPoint(const Interval& iv) {

@@ -221,7 +221,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
     } else {
       Emit(ObjectText(node));
     }
-    return Render();
+    return WithMetadata(Render());
   }
 
  private:
@@ -401,6 +401,39 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       result += (i ? "\n" : "") + text;
     }
     return result;
+  }
+
+  // ---- the metadata section (TVM's): objects printed as `metadata["<type>"][<index>]` ----
+  /*! \brief The index of `s` among the strings in the metadata; one entry per object, as TVM
+   *  (the same object printed twice is one entry, two equal strings are two). */
+  size_t MetadataIndex(const StringImmNode* s) {
+    auto it = std::find(metadata_strings_.begin(), metadata_strings_.end(), s);
+    if (it != metadata_strings_.end()) return static_cast<size_t>(it - metadata_strings_.begin());
+    metadata_strings_.push_back(s);
+    return metadata_strings_.size() - 1;
+  }
+  /*! \brief `text` with the metadata section: with `show_meta`, a first line defining
+   *  `metadata` (tessera's JSON document, read by `<package>.ir.load_json`) so that the text
+   *  parses back; else, as TVM, a closing comment saying it was left out. */
+  std::string WithMetadata(std::string text) const {
+    if (metadata_strings_.empty()) return text;
+    if (!cfg_.show_meta) {
+      return text + "\n\n# Metadata omitted. Use show_meta=True in script() method to show it.";
+    }
+    std::string json = "{\"format\": \"tessera-metadata\", \"version\": 1, \"metadata\": "
+                       "{\"tir.StringImm\": [";
+    for (size_t i = 0; i < metadata_strings_.size(); ++i) {
+      json += (i ? ", " : "") + tessera::Quote(metadata_strings_[i]->value, QuoteStyle::kJson);
+    }
+    json += "]}}";
+    // Inside the Python string, backslashes and quotes are escaped (the JSON text is kept).
+    std::string literal;
+    for (char c : json) {
+      if (c == '\\' || c == '"') literal += '\\';
+      literal += c;
+    }
+    return "metadata = " + ScriptHeaderPackage() + ".ir.load_json(\"\"\"" + literal + "\"\"\")\n" +
+           text;
   }
 
   // Opens a function or statement scope: free variables, then free buffers, are declared at
@@ -1228,7 +1261,11 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
                                        : FloatRepr(v);
     return {TypeText(op->dtype) + "(" + text + ")"};
   }
-  Doc VisitExpr_(const StringImmNode* op) override { return {Quote(op->value)}; }
+  // As TVM: a string of several lines prints as a reference into the metadata section.
+  Doc VisitExpr_(const StringImmNode* op) override {
+    if (op->value.find('\n') == std::string::npos) return {Quote(op->value)};
+    return {"metadata[\"tir.StringImm\"][" + std::to_string(MetadataIndex(op)) + "]"};
+  }
   Doc VisitExpr_(const VarNode* op) override { return {VarRef(op)}; }
   Doc VisitExpr_(const SizeVarNode* op) override { return {VarRef(op)}; }
   Doc VisitExpr_(const CastNode* op) override {
@@ -1353,6 +1390,8 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   /*! \brief Whether an expression printed alone declares what it uses (AsVerboseScript). */
   bool verbose_expr_ = false;
   std::vector<Line> lines_;
+  /*! \brief The multi-line strings printed as metadata references, by index. */
+  std::vector<const StringImmNode*> metadata_strings_;
   int indent_ = 0;
   bool tail_ = true;
   bool in_module_ = false;

@@ -198,7 +198,8 @@ std::vector<Expr> Schedule::FactorExprs(const std::vector<TraceValue>& factors, 
         exprs.push_back(f.integer == -1 ? nullptr : IntConst(t, f.integer));
         break;
       case TraceValue::kExpr:
-        exprs.push_back(CastTo(t, f.expr));
+        // As TVM: an expression factor is simplified (`4 * T.vscale()` is `T.vscale() * 4`).
+        exprs.push_back(Simplify(CastTo(t, f.expr)));
         break;
       case TraceValue::kRV: {
         auto it = expr_symbols_.find(f.rv.get());

@@ -2,6 +2,8 @@
 // and regions: region.cc).
 #include "utils.h"
 
+#include "tessera/arith/vscale.h"
+
 namespace tessera {
 namespace schedule {
 
@@ -33,15 +35,25 @@ class BindingSimplifier : public StmtMutator {
   }
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     std::vector<Expr> values;
-    for (const Expr& v : op->iter_values)
-      values.push_back(ana_->Simplify(Substitute(v, unit_vars_)));
+    for (const Expr& v : op->iter_values) {
+      Expr value = Substitute(v, unit_vars_);
+      values.push_back(Scalable(value) ? value : ana_->Simplify(value));
+    }
     Expr predicate = Substitute(op->predicate, unit_vars_);
-    if (predicate_) predicate = AndE(predicate, predicate_);
-    predicate = ana_->Simplify(predicate);
+    if (predicate_ && Scalable(predicate_)) {
+      predicate = IsConstInt(predicate, 1) ? predicate_ : AndE(predicate, predicate_);
+    } else {
+      if (predicate_) predicate = AndE(predicate, predicate_);
+      predicate = ana_->Simplify(predicate);
+    }
     return BlockRealizeNode::Make(values, predicate, op->block, op->span);
   }
 
  private:
+  // As TVM: a binding over loops of T.vscale() extents is not an affine map it can simplify,
+  // so it stays as the split wrote it (`i_0 * (T.vscale() * 4) + i_1`).
+  static bool Scalable(const Expr& e) { return arith::ContainsVScale(e); }
+
   arith::Analyzer* ana_;
   const VarMap& unit_vars_;
   Expr predicate_;

@@ -672,28 +672,36 @@ class PrimFuncCreator {
     std::unordered_map<const VarNode*, size_t> position;
     for (size_t j = 0; j < axes.size(); ++j) position[axes[j]->var.get()] = j;
     // Axes only depend on axes before them (te.compute checks), so one forward pass finds depths.
-    std::vector<int> depth(axes.size(), 0);
+    // `min_reduce_depth`: the lowest level a reduce axis may be at.
+    std::vector<int> depth;
     int max_depth = 0;
-    for (size_t j = 0; j < axes.size(); ++j) {
-      for (const Expr& e : {axes[j]->dom->min, axes[j]->dom->extent}) {
-        PostOrderVisit(arith::Analyzer().Simplify(e), [&](const ObjectRef& n) {
-          auto* v = AsPtr<VarNode>(n);
-          auto it = v ? position.find(v) : position.end();
-          if (it != position.end() && it->second < j) {
-            depth[j] = std::max(depth[j], depth[it->second] + 1);
-          }
-        });
+    auto find_depths = [&](int min_reduce_depth) {
+      depth.assign(axes.size(), 0);
+      max_depth = 0;
+      for (size_t j = 0; j < axes.size(); ++j) {
+        if (j >= op->axis.size()) depth[j] = min_reduce_depth;
+        for (const Expr& e : {axes[j]->dom->min, axes[j]->dom->extent}) {
+          PostOrderVisit(arith::Analyzer().Simplify(e), [&](const ObjectRef& n) {
+            auto* v = AsPtr<VarNode>(n);
+            auto it = v ? position.find(v) : position.end();
+            if (it != position.end() && it->second < j) {
+              depth[j] = std::max(depth[j], depth[it->second] + 1);
+            }
+          });
+        }
+        max_depth = std::max(max_depth, depth[j]);
       }
-      max_depth = std::max(max_depth, depth[j]);
-    }
+    };
+    find_depths(0);
     if (max_depth == 0) return false;
     nested_ = true;
     // TVM's form gives each block with reduce iterators an init. It is only right for one level
-    // of windows that are never empty: an empty window never runs the leaf's init (the output
-    // stays unset), and below a second level the leaf's init runs again for every point of the
-    // level above (its rebound iterator is always at its one-point domain's min), dropping what
-    // those points summed. Otherwise the outermost block, spatial only, sets the identity once
-    // before the nested loops and the reduction blocks only update.
+    // of windows that are never empty and no reduce axis of more than one point outside them:
+    // an empty window never runs the leaf's init (the output stays unset), and below an outer
+    // reduce axis the leaf's init runs again for every point of it (its rebound iterator is
+    // always at its one-point domain's min), dropping what those points summed. Otherwise the
+    // outermost block, spatial only (the reduce axes of fixed domains move one level in), sets
+    // the identity once before the nested loops and the reduction blocks only update.
     bool tvm_form = max_depth == 1;
     if (tvm_form) {
       arith::Analyzer analyzer;
@@ -701,9 +709,18 @@ class PrimFuncCreator {
         if (depth[j] == 0) analyzer.Bind(axes[j]->var, axes[j]->dom);
       }
       for (size_t j = 0; j < axes.size() && tvm_form; ++j) {
-        tvm_form = depth[j] == 0 || analyzer.CanProveGreaterEqual(axes[j]->dom->extent, 1);
+        bool reduce = j >= op->axis.size();
+        if (depth[j] == 0) {
+          // A reduce axis of the outer level rebinds to a one-point iterator of the leaf, which
+          // is always at its min: the leaf's init would run again for each of its points.
+          tvm_form = !reduce || IsConstInt(analyzer.Simplify(axes[j]->dom->extent), 1);
+        } else {
+          tvm_form = analyzer.CanProveGreaterEqual(axes[j]->dom->extent, 1) ||
+                     NonEmptyAtEveryPoint(axes[j]->dom->extent, axes, depth);
+        }
       }
     }
+    if (!tvm_form) find_depths(1);
 
     struct Level {
       std::vector<IterVar> iters;
@@ -788,6 +805,40 @@ class PrimFuncCreator {
     for (int level = max_depth; level >= 0; --level) {
       for (int i = 0; i < opened[level]; ++i) builder_.EndFor();
       if (level > 0) builder_.EndBlock();
+    }
+    return true;
+  }
+
+  // Whether the window extent `extent`, which reads only outer axes (depth 0) with constant
+  // domains, is at least 1 at each of their points, checked point by point when there are few
+  // (the bounds alone cannot show it: adaptive pooling's `ceil((o + 1) * n / m) - floor(o * n /
+  // m)` is 1 or more only because its two terms move together).
+  static bool NonEmptyAtEveryPoint(const Expr& extent, const std::vector<IterVar>& axes,
+                                   const std::vector<int>& depth) {
+    constexpr int64_t kMaxPoints = 4096;
+    std::vector<std::pair<Var, std::pair<int64_t, int64_t>>> outer;  // var, [min, min + extent)
+    int64_t points = 1;
+    for (size_t j = 0; j < axes.size(); ++j) {
+      if (!UsesVar(extent, axes[j]->var.get())) continue;
+      auto min = AsConstInt(axes[j]->dom->min);
+      auto ext = AsConstInt(axes[j]->dom->extent);
+      if (depth[j] != 0 || !min || !ext || *ext < 1 || *ext > kMaxPoints / points) return false;
+      points *= *ext;
+      outer.push_back({axes[j]->var, {*min, *min + *ext}});
+    }
+    std::vector<int64_t> at(outer.size());
+    for (size_t k = 0; k < outer.size(); ++k) at[k] = outer[k].second.first;
+    for (int64_t p = 0; p < points; ++p) {
+      VarMap values;
+      for (size_t k = 0; k < outer.size(); ++k) {
+        values[outer[k].first.get()] = MakeConst(outer[k].first->dtype, at[k]);
+      }
+      auto v = AsConstInt(arith::Analyzer().Simplify(Substitute(extent, values)));
+      if (!v || *v < 1) return false;
+      for (size_t k = 0; k < outer.size(); ++k) {  // the next point
+        if (++at[k] < outer[k].second.second) break;
+        at[k] = outer[k].second.first;
+      }
     }
     return true;
   }

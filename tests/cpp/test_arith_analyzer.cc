@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/arith/vscale.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -27,6 +28,7 @@ E operator*(E a, E b) { return Expr(MulNode::Make(a.e, b.e)); }
 E operator<(E a, E b) { return Expr(LTNode::Make(a.e, b.e)); }
 E operator<=(E a, E b) { return Expr(LENode::Make(a.e, b.e)); }
 E operator>(E a, E b) { return Expr(GTNode::Make(a.e, b.e)); }
+E operator>=(E a, E b) { return Expr(GENode::Make(a.e, b.e)); }
 E operator==(E a, E b) { return Expr(EQNode::Make(a.e, b.e)); }
 E fdiv(E a, E b) { return Expr(FloorDivNode::Make(a.e, b.e)); }
 E fmod(E a, E b) { return Expr(FloorModNode::Make(a.e, b.e)); }
@@ -208,6 +210,25 @@ TEST_F(ArithTest, FloorDivModOfRampWithinOnePeriod) {
   Expr crossing = RampNode::Make((E(x) * 4 + 2).e, Int32(1), 4);
   Expr kept = ana.Simplify(FloorDivNode::Make(crossing, c16));
   EXPECT_EQ(kept->kind, NodeKind::kFloorDiv) << AsScript(kept);
+}
+
+
+TEST_F(ArithTest, VscaleConditionsAreProvenOnlyForTheTargetsValues) {
+  E vs = Expr(ScalableLanesExpr(4));  // T.vscale() * 4
+  E covers = fdiv(100 + vs - 1, vs) * vs >= 100;
+  auto& context = arith::CurrentVScaleContext();
+  arith::VScaleContext saved = context;
+  context = {{1, 2, 4, 8, 16}, "llvm -mattr=+sve"};
+  EXPECT_TRUE(ana.CanProve(covers));
+  EXPECT_FALSE(ana.CanProve(vs >= 8));  // false at vscale 1
+  EXPECT_TRUE(arith::ContainsVScale(covers) && !arith::ContainsVScale(x + 1));
+  context = {{}, "llvm"};
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(ana.CanProve(covers));
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("Warning: The expression contains scalable values"), std::string::npos);
+  EXPECT_NE(err.find("but the target was llvm"), std::string::npos);
+  context = saved;
 }
 
 }  // namespace

@@ -273,7 +273,8 @@ std::vector<Golden> ExpressionGoldens() {
       {F(inf), "T.float32(\"inf\")"},
       {F(-inf), "T.float32(\"-inf\")"},
       {F(std::nan("")), "T.float32(\"nan\")"},
-      {Str("a\"b\\c\nd\x01"), "\"a\\\"b\\\\c\\nd\\x01\""},
+      // (A string of several lines prints as metadata: MultiLineStringsPrintAsMetadata.)
+      {Str("a\"b\\c\td\x01"), "\"a\\\"b\\\\c\\td\\x01\""},
       {a, "a"},
       {SizeVarNode::Make("s", kI32), "s"},
       {CastNode::Make(kF32, a), "T.Cast(\"float32\", a)"},
@@ -528,6 +529,41 @@ TEST(Printer, OutputIsValidPython) {
   std::string cmd = "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\" " + path;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << source;
   std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(Printer, MultiLineStringsPrintAsMetadata) {
+  // As TVM: one metadata entry per string object; equal strings of two objects are two entries.
+  Expr text = Str("a\nb");
+  Var s = V("s", DataType::Handle());
+  Stmt body = LetStmtNode::Make(
+      s, text, Seq({Eval(CallOp("tir.call_extern", kI32, {Str("puts"), text})),
+                    Eval(CallOp("tir.call_extern", kI32, {Str("puts"), Str("a\nb")}))}));
+  PrimFunc f = PrimFuncNode::Make({}, {}, body, DataType::Void(), Symbol("main"));
+  std::string printed = AsScript(f);
+  EXPECT_EQ(printed,
+            kFuncHeader +
+                "@T.prim_func\n"
+                "def main():\n"
+                "    s: T.handle = metadata[\"tir.StringImm\"][0]\n"
+                "    T.evaluate(T.call_extern(\"int32\", \"puts\", metadata[\"tir.StringImm\"][0]))\n"
+                "    T.evaluate(T.call_extern(\"int32\", \"puts\", metadata[\"tir.StringImm\"][1]))\n"
+                "\n"
+                "# Metadata omitted. Use show_meta=True in script() method to show it.");
+  PrinterConfig cfg;
+  cfg.show_meta = true;
+  std::string shown = AsScript(f, cfg);
+  EXPECT_EQ(shown.substr(0, shown.find('\n')),
+            "metadata = tessera.ir.load_json(\"\"\"{\\\"format\\\": \\\"tessera-metadata\\\", "
+            "\\\"version\\\": 1, \\\"metadata\\\": {\\\"tir.StringImm\\\": [\\\"a\\\\nb\\\", "
+            "\\\"a\\\\nb\\\"]}}\"\"\")");
+  EXPECT_EQ(shown.find("Metadata omitted"), std::string::npos);
+  EXPECT_EQ(AsScript(Str("one line")), "\"one line\"");
 }
 
 }  // namespace

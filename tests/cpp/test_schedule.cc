@@ -109,8 +109,9 @@ TEST(Schedule, FailedPrimitiveRollsBackAndRenders) {
         << msg;
     EXPECT_NE(msg.find("# tir.For#0\n"), std::string::npos) << msg;
     EXPECT_NE(msg.find("for i in range(16):\n"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("Error message: The product of the split factors (4) cannot be proven to "
-                       "cover the extent of tir.For#0 (16)"),
+    EXPECT_NE(msg.find("Error message: The product of factors is not larger than or equal to "
+                       "the extent of loop tir.For#0: the product of the split factors (4) "
+                       "cannot be proven to cover its extent (16)"),
               std::string::npos)
         << msg;
   }

@@ -16,7 +16,12 @@ struct PrinterConfig {
   std::string tir_prefix = "T";
   /*! \brief Print loop nests as `T.grid(...)` and unit-stride vector indices as `A[a:b]`. */
   bool syntax_sugar = true;
-  /*! \brief Accepted for compatibility: every node has a literal form, so there is no metadata. */
+  /*!
+   * \brief Print the metadata section. As TVM, a string of several lines prints as a reference
+   *  `metadata["tir.StringImm"][i]`; with show_meta the text starts with the line
+   *  `metadata = tessera.ir.load_json("""...""")` defining them (so that it parses back),
+   *  else it ends with a comment saying the metadata was left out.
+   */
   bool show_meta = false;
   /*! \brief Prefix each line with its 1-based number. */
   bool print_line_numbers = false;

@@ -312,6 +312,8 @@ def load_json(text):
         from ..te import serialize
 
         return serialize.load(doc)
+    if isinstance(doc, dict) and doc.get("format") == "tessera-metadata":
+        return _load_metadata(doc)
     if not isinstance(doc, dict) or doc.get("format") != _JSON_FORMAT or doc.get("type") not in (
             "IRModule", "PrimFunc") or not isinstance(doc.get("script"), str):
         raise _ValueError("load_json: not a document written by tessera.ir.save_json "
@@ -321,6 +323,20 @@ def load_json(text):
     if not isinstance(node, expected):
         raise _ValueError(f"load_json: the document says {doc['type']} but holds a {type(node).__name__}")
     return node
+
+
+def _load_metadata(doc):
+    """The metadata section the printer writes with ``show_meta=True``: the objects printed as
+    ``metadata["tir.StringImm"][i]`` (strings of several lines), by type key."""
+    from ..error import TesseraValueError as _ValueError
+
+    meta = doc.get("metadata")
+    strings = meta.get("tir.StringImm") if isinstance(meta, dict) else None
+    if not isinstance(strings, list) or not all(isinstance(v, str) for v in strings) or set(meta) != {
+            "tir.StringImm"}:
+        raise _ValueError("load_json: a malformed metadata section (expected "
+                          "{'tir.StringImm': [strings]})")
+    return {"tir.StringImm": [_core.StringImm(v) for v in strings]}
 
 
 def make_node(type_key, **fields):

@@ -32,6 +32,10 @@ def from_source(text, check_well_formed=True):
                  "__name__": "__tessera_script__"}
     # Annotations may name earlier parameters (`n: T.int32, A: T.Buffer((n,))`): the parser
     # reads them from the source, so Python must not evaluate them when defining the function.
+    # Under tessera.compat the metadata section reads `metadata = tvm.ir.load_json(...)`.
+    tvm = sys.modules.get("tvm")
+    if tvm is not None and getattr(tvm, "__tessera_compat__", False):
+        namespace["tvm"] = tvm
     code = compile(text, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     if not check_well_formed:
         namespace["T"] = _UncheckedT(tir_dialect)

@@ -80,6 +80,27 @@ _ALIASES = {"nvidia/geforce-rtx-3090": ("cuda", {"arch": "sm_86"}),
 _current = []
 
 
+def _vscale_values(target):
+    """The values ``T.vscale()`` can take on ``target``: powers of two up to 16 (2048-bit
+    vectors) on a CPU target with scalable vectors (``-mattr=+sve``/``+sve2``/``+sme`` on
+    AArch64, ``+v`` on RISC-V), else none. The analyzer proves conditions on vscale with them."""
+    if target is None or target.kind.name not in ("llvm", "c"):
+        return []
+    features = set(target.mattr)
+    triple = target.mtriple if isinstance(target.mtriple, str) else ""
+    if features & {"+sve", "+sve2", "+sme"} or (triple.startswith("riscv") and "+v" in features):
+        return [1, 2, 4, 8, 16]
+    return []
+
+
+def _set_vscale_context():
+    """Tells the C++ analyzer what vscale can be on the current target (see _vscale_values)."""
+    from .. import _core
+
+    target = _current[-1] if _current else None
+    _core.set_vscale_context(_vscale_values(target), "None" if target is None else str(target))
+
+
 def list_kinds():
     """The names of the known target kinds."""
     return sorted(_KINDS)
@@ -312,10 +333,12 @@ class Target:
 
     def __enter__(self):
         _current.append(self)
+        _set_vscale_context()
         return self
 
     def __exit__(self, *exc):
         _current.pop()
+        _set_vscale_context()
         return False
 
     @staticmethod

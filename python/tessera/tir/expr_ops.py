@@ -392,7 +392,16 @@ def _const_value(x):
 
 
 def extent_between(start, stop, span=None):
-    """``stop - start``, folded when constant or when ``stop`` is written ``start + n``."""
+    """``stop - start``, folded when constant or when ``stop`` is written ``start + n``; an
+    extent of ``T.vscale()`` is simplified, as TVM simplifies every loop extent
+    (``T.serial(4 * T.vscale())`` runs ``T.vscale() * 4`` times)."""
+    extent = _extent_between(start, stop, span)
+    if isinstance(extent, PrimExpr) and _core.contains_vscale(extent):
+        return _core.Analyzer().simplify(extent)
+    return extent
+
+
+def _extent_between(start, stop, span=None):
     lo, hi = _const_value(start), _const_value(stop)
     if lo is not None and hi is not None:
         if isinstance(stop, _core.IntImm):

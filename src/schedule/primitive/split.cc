@@ -1,5 +1,6 @@
 // split: one loop becomes nested loops whose extents are the factors.
 #include "../utils.h"
+#include "tessera/arith/vscale.h"
 #include "tessera/schedule/primitive.h"
 
 namespace tessera {
@@ -59,10 +60,11 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   if (infer >= 0) {
     extents[infer] = Simplify(FloorDivE(AddE(loop->extent, SubE(known, IntConst(t, 1))), known));
   } else if (!ana.CanProve(GENode::Make(known, CastTo(t, loop->extent)))) {
-    Fail("The product of the factors is smaller than the loop extent",
-         "The product of the split factors (" + AsScript(known) +
-             ") cannot be proven to cover the "
-             "extent of {0} (" +
+    // TVM's message first; then the product and the extent.
+    Fail("The product of factors is not larger than or equal to the extent of loop",
+         "The product of factors is not larger than or equal to the extent of loop {0}: the "
+         "product of the split factors (" +
+             AsScript(known) + ") cannot be proven to cover its extent (" +
              AsScript(loop->extent) + ")",
          {loop_sref->stmt});
   }
@@ -91,9 +93,16 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
              "Drop disable_predication=True or choose factors whose product equals the extent",
          {loop_sref->stmt});
   }
+  // As TVM, which proves the predicate from the loops' bounds: never for factors of T.vscale()
+  // (the product may cover the extent exactly for every vscale; the bound proof cannot see it).
   Expr predicate;
-  if (!disable_predication && !ana.CanProveEqual(product, CastTo(t, loop->extent))) {
-    predicate = LTNode::Make(Simplify(Substitute(value, unit_vars)), CastTo(t, loop->extent));
+  bool scalable = arith::ContainsVScale(product) || arith::ContainsVScale(loop->extent);
+  if (!disable_predication &&
+      (scalable || !ana.CanProveEqual(product, CastTo(t, loop->extent)))) {
+    // As TVM, a scalable binding stays as written (see SimplifyBindings).
+    Expr index = Substitute(value, unit_vars);
+    if (!arith::ContainsVScale(index)) index = Simplify(index);
+    predicate = LTNode::Make(index, CastTo(t, loop->extent));
   }
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), value}});
   arith::Analyzer binding_ana;

@@ -429,3 +429,22 @@ def test_product_packs_each_column_panel_inside_its_parallel_column_loop(dense):
     out = np.zeros((192, 96), "float32")
     lib(a, b, out)
     np.testing.assert_allclose(out, a @ b.T if dense else a @ b, rtol=1e-5)
+
+
+def test_window_nests_are_parallel_over_their_outputs():
+    # Adaptive pooling's reduce windows depend on the output point (a nest of blocks): the rule
+    # fuses the outer spatial loops and runs them in parallel; the nest inside stays serial.
+    x = ts.te.placeholder((1, 16, 40, 40), "float32", name="x")
+    f = ts.te.create_prim_func([x, ts.topi.nn.adaptive_pool(x, (12, 30), "max")])
+    assert ts.autoschedule.carries_no_schedule(f) == (True, "")
+    with PassContext(config={"tir.AutoSchedule": {"cores": 4}}):
+        mod = ts.lower(f, target="c", stage="begin", auto_schedule=True)
+        lib = ts.build(f, target="c")
+    assert "for i0_i1_i2_i3_fused in T.parallel(5760):" in mod.script()
+    a = np.random.default_rng(0).standard_normal((1, 16, 40, 40)).astype("float32")
+    out = ts.nd.empty((1, 16, 12, 30), "float32")
+    lib(ts.nd.array(a), out)
+    rows = [(i * 40 // 12, -(-(i + 1) * 40 // 12)) for i in range(12)]
+    cols = [(j * 40 // 30, -(-(j + 1) * 40 // 30)) for j in range(30)]
+    want = np.array([[a[0, :, r0:r1, c0:c1].max(axis=(1, 2)) for c0, c1 in cols] for r0, r1 in rows])
+    np.testing.assert_array_equal(out.numpy()[0], want.transpose(2, 0, 1))

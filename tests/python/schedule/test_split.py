@@ -241,7 +241,10 @@ def test_split_product_must_cover_the_extent(schedule_error):
         _, j = sch.get_loops(sch.get_block("B"))
         sch.split(j, factors=[4, 16])
 
-    schedule_error(elementwise, apply, "split", "cannot be proven to cover the extent of tir.For#0")
+    schedule_error(elementwise, apply, "split",
+                   "The product of factors is not larger than or equal to the extent of loop "
+                   "tir.For#0: the product of the split factors (64) cannot be proven to cover "
+                   "its extent (128)")
 
 
 def test_split_needs_two_factors(schedule_error):

@@ -149,3 +149,80 @@ def test_windows_that_may_be_empty_still_set_every_output():
     ts.build(func, target="c")(ts.nd.array(a), out)
     want = np.array([a[i, :i].sum() for i in range(5)], "float32")
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_fixed_reduce_axis_beside_a_window_moves_inside_the_outer_block():
+    # The fixed axis r0 would sit in the outer block in TVM's form, whose leaf init runs again
+    # for each of its points (summing only the last row): the identity is set once instead.
+    x = te.placeholder((4, 3, 5), "float32", name="x")
+
+    def fcompute(i):
+        r0 = te.reduce_axis((0, 3), name="r0")
+        r1 = te.reduce_axis((0, i + 2), name="r1")
+        return te.sum(x[i, r0, r1], axis=[r0, r1])
+
+    y = te.compute((4,), fcompute, name="y")
+    func = te.create_prim_func([x, y])
+
+    @T.prim_func
+    def expected(x: T.Buffer((4, 3, 5), "float32"), y: T.Buffer((4,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i in range(4):
+            with T.block("y_l1"):
+                v_i = T.axis.spatial(4, i)
+                T.reads(y[v_i], x[v_i, 0:3, 0:v_i + 2])
+                T.writes(y[v_i])
+                y[v_i] = T.float32(0)
+                for r0, r1 in T.grid(3, v_i + 2):
+                    with T.block("y"):
+                        v_i_1 = T.axis.spatial((v_i, v_i + 1), v_i)
+                        v_r0 = T.axis.reduce(3, r0)
+                        v_r1 = T.axis.reduce(v_i + 2, r1)
+                        T.reads(y[v_i_1], x[v_i_1, v_r0, v_r1])
+                        T.writes(y[v_i_1])
+                        y[v_i_1] = y[v_i_1] + x[v_i_1, v_r0, v_r1]
+
+    ts.ir.assert_structural_equal(func, expected)
+    a = np.random.default_rng(4).standard_normal((4, 3, 5)).astype("float32")
+    want = np.array([a[i, :, :i + 2].sum() for i in range(4)], "float32")
+    np.testing.assert_allclose(_run(func, [a], (4,)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_adaptive_pooling_windows_keep_tvms_form():
+    # Windows [floor(o * 7 / 3), ceil((o + 1) * 7 / 3)): never empty, which the analyzer cannot
+    # show from bounds but create_prim_func checks at each of the 3 outputs; TVM's form then.
+    x = te.placeholder((2, 7), "float32", name="x")
+    y = ts.topi.nn.adaptive_pool1d(x, [3], "avg", layout="NW")
+    func = te.create_prim_func([x, y])
+
+    @T.prim_func
+    def expected(x: T.Buffer((2, 7), "float32"), adaptive_pool_avg: T.Buffer((2, 3), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        adaptive_pool_sum = T.alloc_buffer((2, 3))
+        for n, o in T.grid(2, 3):
+            with T.block("adaptive_pool_sum_l1"):
+                v_n, v_o = T.axis.remap("SS", [n, o])
+                T.reads(x[v_n, v_o * 7 // 3:v_o * 7 // 3 + (T.Select((v_o * 7 + 1) % 3 == 0, (v_o * 7 + 1) // 3 + 2, (v_o * 7 + 1) // 3 + 3) - v_o * 7 // 3)])
+                T.writes(adaptive_pool_sum[v_n, v_o])
+                for rv0 in range(T.Select((v_o * 7 + 1) % 3 == 0, (v_o * 7 + 1) // 3 + 2, (v_o * 7 + 1) // 3 + 3) - v_o * 7 // 3):
+                    with T.block("adaptive_pool_sum"):
+                        v_n_1 = T.axis.spatial((v_n, v_n + 1), v_n)
+                        v_o_1 = T.axis.spatial((v_o, v_o + 1), v_o)
+                        v_rv0 = T.axis.reduce(T.Select((v_o * 7 + 1) % 3 == 0, (v_o * 7 + 1) // 3 + 2, (v_o * 7 + 1) // 3 + 3) - v_o * 7 // 3, rv0)
+                        T.reads(x[v_n_1, v_o_1 * 7 // 3 + v_rv0])
+                        T.writes(adaptive_pool_sum[v_n_1, v_o_1])
+                        with T.init():
+                            adaptive_pool_sum[v_n_1, v_o_1] = T.float32(0)
+                        adaptive_pool_sum[v_n_1, v_o_1] = adaptive_pool_sum[v_n_1, v_o_1] + x[v_n_1, v_o_1 * 7 // 3 + v_rv0]
+        for n, o in T.grid(2, 3):
+            with T.block("adaptive_pool_avg"):
+                v_n, v_o = T.axis.remap("SS", [n, o])
+                T.reads(adaptive_pool_sum[v_n, v_o])
+                T.writes(adaptive_pool_avg[v_n, v_o])
+                T.block_attr({"schedule_rule": "meta_schedule.adaptive_pool_avg"})
+                adaptive_pool_avg[v_n, v_o] = adaptive_pool_sum[v_n, v_o] / T.Cast("float32", T.Select((v_o * 7 + 1) % 3 == 0, (v_o * 7 + 1) // 3 + 2, (v_o * 7 + 1) // 3 + 3) - v_o * 7 // 3)
+
+    ts.ir.assert_structural_equal(func, expected)
+    a = np.random.default_rng(5).standard_normal((2, 7)).astype("float32")
+    want = np.stack([a[:, 0:3].mean(1), a[:, 2:5].mean(1), a[:, 4:7].mean(1)], axis=1)
+    np.testing.assert_allclose(_run(func, [a], (2, 3)), want, rtol=1e-5, atol=1e-6)

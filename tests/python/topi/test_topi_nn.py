@@ -345,6 +345,58 @@ for _t in ("max", "avg"):
         lambda x, t=_t: adaptive_ref(x, (3, 2), t),
     )
 
+
+
+def adaptive_ref_nd(x, out, t, axes):
+    """Adaptive pooling of ``axes`` of ``x`` to sizes ``out`` (windows floor(o*n/m) to
+    ceil((o+1)*n/m)), in float64 (avg) or the input type (max)."""
+    shape = list(x.shape)
+    for a, o in zip(axes, out):
+        shape[a] = o
+    res = np.zeros(shape, "float64" if t == "avg" else x.dtype)
+    for pos in np.ndindex(*out):
+        sl = [slice(None)] * x.ndim
+        at = [slice(None)] * x.ndim
+        for a, o, m in zip(axes, pos, out):
+            n = x.shape[a]
+            sl[a] = slice(o * n // m, -(-(o + 1) * n // m))
+            at[a] = o
+        win = x[tuple(sl)].astype("float64" if t == "avg" else x.dtype)
+        red = win.mean(axis=tuple(axes)) if t == "avg" else win.max(axis=tuple(axes))
+        res[tuple(at)] = red
+    return res.astype(x.dtype)
+
+
+for _t in ("max", "avg"):
+    case(
+        f"adaptive1d_{_t}",
+        [(2, 3, 11)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool1d(x, [4], t),
+        lambda x, t=_t: adaptive_ref_nd(x, (4,), t, (2,)),
+    )
+    case(
+        f"adaptive3d_{_t}",
+        [(1, 2, 5, 7, 3)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool3d(x, [2, 3, 2], t),
+        lambda x, t=_t: adaptive_ref_nd(x, (2, 3, 2), t, (2, 3, 4)),
+    )
+    case(
+        f"adaptive_mixed_{_t}",  # H's windows all of 2 rows, W's of 2 or 3 columns
+        [(1, 2, 6, 5)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool(x, (3, 2), t),
+        lambda x, t=_t: adaptive_ref_nd(x, (3, 2), t, (2, 3)),
+    )
+    case(
+        f"adaptive_nhwc_upsample_{_t}",  # more outputs than inputs along H: windows overlap
+        [(1, 3, 5, 2)],
+        ["float32"],
+        lambda x, t=_t: topi.nn.adaptive_pool(x, (5, 2), t, "NHWC"),
+        lambda x, t=_t: adaptive_ref_nd(x, (5, 2), t, (1, 2)),
+    )
+
 # ---- softmax, norms, activations, dense ----
 
 for _d in ("float32", "float16"):
@@ -737,5 +789,14 @@ def test_errors():
         topi.nn.rms_norm(x, te.placeholder((3,), "float32", name="w"), -1)
     with pytest.raises(TesseraValueError, match="do not divide into 4 groups"):
         topi.nn.group_norm(x, None, None, 4, 1, [2, 3])
+    with pytest.raises(TesseraValueError, match="output_size needs 3 entries"):
+        topi.nn.adaptive_pool3d(te.placeholder((1, 2, 4, 4, 4), "float32", name="a"), [2, 2], "avg")
+    with pytest.raises(TesseraValueError, match="layout 'NCHW' has no D axis"):
+        topi.nn.adaptive_pool3d(x, [2, 2, 2], "max", layout="NCHW")
+    with pytest.raises(TesseraValueError, match="splits W"):
+        topi.nn.adaptive_pool1d(te.placeholder((1, 2, 4, 4), "float32", name="a"), [2], "max",
+                                layout="NCW4w")
+    with pytest.raises(TesseraValueError, match="output sizes must be positive"):
+        topi.nn.adaptive_pool(x, (0, 2), "avg")
     with pytest.raises(TesseraValueError, match="slope needs shape"):
         topi.nn.prelu(x, te.placeholder((5,), "float32", name="s"))

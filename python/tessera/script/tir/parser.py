@@ -357,6 +357,8 @@ class TIRParser(ExprParsing, Parser):
             var = _core.Var.pointer(name, ann.pointer_element, ann.scope, span)
             value = convert(value)
         elif isinstance(ann, DType):
+            if isinstance(value, str) and ann.name == "handle":
+                value = _core.StringImm(value)  # `s: T.handle = "text"`: a string constant
             value = convert(value, ann.name, self.span(node.value))
             if value.dtype != ann.name:
                 raise self.error(node, f'type mismatch: "{name}: {ann.name}" bound to a {value.dtype} value')

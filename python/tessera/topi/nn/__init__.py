@@ -19,7 +19,7 @@ from .flatten import flatten
 from .group_norm import group_norm, instance_norm
 from .layer_norm import layer_norm
 from .pad import pad
-from .pooling import adaptive_pool, global_pool, pool2d
+from .pooling import adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool2d
 from .rms_norm import rms_norm
 from .softmax import log_softmax, softmax
 from .utils import get_pad_tuple
@@ -28,7 +28,8 @@ __all__ = [
     "batch_matmul", "batch_norm", "conv2d", "conv2d_NCHWc", "conv2d_nchw", "conv2d_nhwc",
     "group_conv2d_nchw", "group_conv2d_nhwc", "dense", "matmul", "depthwise_conv2d_nchw",
     "depthwise_conv2d_nhwc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
-    "global_pool", "pool2d", "log_softmax", "softmax", "get_pad_tuple", "conv1d", "conv1d_ncw",
+    "adaptive_pool1d", "adaptive_pool3d", "global_pool", "pool2d", "log_softmax", "softmax",
+    "get_pad_tuple", "conv1d", "conv1d_ncw",
     "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "flatten", "rms_norm",
     "conv2d_transpose_nchw", "group_conv2d_transpose_nchw", "group_norm", "instance_norm",
 ]  # fmt: skip

@@ -208,64 +208,100 @@ def global_pool(data, pool_type, layout="NCHW"):
     )
 
 
-def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
-    """Pooling to ``output_size = (oh, ow)``: output ``o`` covers the input rows
-    ``floor(o * h / oh)`` to ``ceil((o + 1) * h / oh)`` (exclusive)."""
-    what = "topi.nn.adaptive_pool"
+def _layout_axes(layout, ndim, letters, what):
+    """The positions of ``letters`` (e.g. "DHW") in ``layout``; none may be split."""
+    names = [c for c in layout if not c.isdigit()]
+    for c in letters:
+        if c.lower() in names:
+            raise TesseraValueError(f"{what}: layout '{layout}' splits {c}, which pooling does not allow")
+        if c not in names:
+            raise TesseraValueError(f"{what}: layout '{layout}' has no {c} axis")
+    if len(names) != ndim:
+        raise TesseraValueError(
+            f"{what}: layout '{layout}' has {len(names)} axes but the input has {ndim} dimensions"
+        )
+    return [names.index(c) for c in letters]
+
+
+def _adaptive_pool(data, output_size, pool_type, layout, letters, what):
+    """Adaptive pooling over the axes ``letters`` of ``layout``, as TVM's topi builds it: one
+    reduce axis per pooled dimension whose extent depends on the output position. Output ``o``
+    of an axis of ``n`` inputs pooled to ``m`` covers ``[floor(o * n / m), ceil((o + 1) * n / m))``,
+    never empty."""
     _pool_type(pool_type, what)
     shape = const_shape(data, what)
-    axes = _hw_axes(layout, len(shape), what)
-    output_size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * 2
-    if len(output_size) == 1:
-        output_size = output_size * 2
+    axes = _layout_axes(layout, len(shape), letters, what)
+    k = len(axes)
+    if isinstance(output_size, (list, tuple)):
+        output_size = list(output_size)
+    else:
+        output_size = [output_size]
+    if len(output_size) == 1 and k > 1:
+        output_size = output_size * k
+    if len(output_size) != k:
+        raise TesseraValueError(
+            f"{what}: output_size needs {k} entries (one per {'/'.join(letters)} axis), "
+            f"got {len(output_size)}"
+        )
     out_size = [shape[ax] if s is None else int(s) for s, ax in zip(output_size, axes)]
     if min(out_size) < 1:
         raise TesseraValueError(f"{what}: output sizes must be positive, got {tuple(out_size)}")
     out_shape = list(shape)
-    widest = []
     for i, ax in enumerate(axes):
         out_shape[ax] = out_size[i]
-        n, o = shape[ax], out_size[i]
-        widest.append(max(-(-(j + 1) * n // o) - j * n // o for j in range(o)))
 
-    def bounds(i, o):
+    def window(i, o):
+        """The first input index of output ``o`` along pooled axis ``i`` and the window's size
+        (TVM's formulas: the end is ``(o + 1) * n / m`` rounded up)."""
         n, m = shape[axes[i]], out_size[i]
-        return (o * n) // m, ((o + 1) * n + m - 1) // m
+        if n % m == 0:  # windows of n / m each (what TVM's simplifier makes of the formulas)
+            return o * (n // m), n // m
+        start = expr_ops.floordiv(o * n, m)
+        last = expr_ops.floordiv((o + 1) * n, m)
+        end = _core.Select(expr_ops.floormod((o + 1) * n, m) == 0, last, last + 1)
+        return start, end - start
+
+    def reduce_axes(out):
+        return [te.reduce_axis((0, window(i, out[ax])[1]), name=f"rv{i}") for i, ax in enumerate(axes)]
 
     def fcompute(*out):
-        rv = [te.reduce_axis((0, widest[i]), name=f"rv{i}") for i in range(2)]
+        rv = reduce_axes(out)
         idx = list(out)
-        cond = None
         for i, ax in enumerate(axes):
-            start, end = bounds(i, out[ax])
-            idx[ax] = start + rv[i]
-            c = start + rv[i].var < end
-            cond = c if cond is None else expr_ops.logical_and(cond, c)
-        reducer = te.max if pool_type == "max" else te.sum
-        dtype = data.dtype if pool_type == "max" else _sum_dtype(data.dtype)
-        value = expr_ops.cast(data[tuple(idx)], dtype)
-        if all(shape[ax] % out_size[i] == 0 for i, ax in enumerate(axes)):
-            return reducer(value, axis=rv)  # every window is full
-        # Narrower windows: skip the positions past their end (never loading them).
-        identity = _math.min_value(dtype) if pool_type == "max" else expr_ops.const(0, dtype)
-        return reducer(_math.if_then_else(cond, value, identity), axis=rv, where=cond)
+            idx[ax] = window(i, out[ax])[0] + rv[i]
+        if pool_type == "max":
+            return te.max(data[tuple(idx)], axis=rv)
+        # Narrow integers sum in int32 (TVM sums in the input type, which overflows).
+        return te.sum(expr_ops.cast(data[tuple(idx)], _sum_dtype(data.dtype)), axis=rv)
 
     red = te.compute(
         out_shape,
         fcompute,
         name="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
-        tag="adaptive_pool_" + pool_type,
+        tag="adaptive_pool_" + ("max" if pool_type == "max" else "sum"),
         attrs={"schedule_rule": "meta_schedule.adaptive_pool_max"} if pool_type == "max" else None,
     )
     if pool_type == "max":
         return red
 
     def favg(*out):
-        count = None
+        # As TVM: the product of the window sizes, each cast to the sum's type; a size that is
+        # the same for every window (m divides n) is a constant, 1 is left out.
+        count, same = None, 1
         for i, ax in enumerate(axes):
-            start, end = bounds(i, out[ax])
-            count = end - start if count is None else count * (end - start)
-        return _average(red[out], count, data.dtype)
+            n, m = shape[ax], out_size[i]
+            if n % m == 0:
+                same *= n // m
+                continue
+            size = expr_ops.cast(window(i, out[ax])[1], red.dtype)
+            count = size if count is None else count * size
+        if count is None or same != 1:
+            factor = expr_ops.const(same, red.dtype)
+            count = factor if count is None else count * factor
+        total = red[out]
+        if expr_ops.is_float(red.dtype):
+            return expr_ops.cast(total / count, data.dtype)
+        return expr_ops.cast(expr_ops.truncdiv(total, count), data.dtype)
 
     return te.compute(
         out_shape,
@@ -274,3 +310,20 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         tag=tag.ELEMWISE,
         attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"},
     )
+
+
+def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
+    """Max or average pooling of the H and W axes of ``layout`` to ``output_size = (oh, ow)``
+    (an entry None keeps that axis's size): output ``o`` of an axis of ``n`` inputs covers the
+    inputs ``floor(o * n / oh)`` to ``ceil((o + 1) * n / oh)`` (exclusive)."""
+    return _adaptive_pool(data, output_size, pool_type, layout, "HW", "topi.nn.adaptive_pool")
+
+
+def adaptive_pool1d(data, output_size, pool_type, layout="NCW"):
+    """:func:`adaptive_pool` over the W axis of ``layout``."""
+    return _adaptive_pool(data, output_size, pool_type, layout, "W", "topi.nn.adaptive_pool1d")
+
+
+def adaptive_pool3d(data, output_size, pool_type, layout="NCDHW"):
+    """:func:`adaptive_pool` over the D, H and W axes of ``layout``."""
+    return _adaptive_pool(data, output_size, pool_type, layout, "DHW", "topi.nn.adaptive_pool3d")
