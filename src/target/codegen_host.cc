@@ -1,6 +1,5 @@
 // CodeGenHost: host C with GCC vector extensions, OpenMP and packed entry points.
 #include "tessera/target/codegen_host.h"
-#include "tessera/target/micro_kernel.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +12,7 @@
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
+#include "tessera/target/micro_kernel.h"
 
 namespace tessera {
 namespace codegen {

@@ -34,7 +34,8 @@ std::string AsmBody(int mr, int nr) {
     if (prefetch) line("prefetcht0 " + std::to_string(512 + u * 64) + "(%[b])");
     for (int i = 0; i < mr; ++i) {
       const int t = treg + i % tregs;
-      line("vbroadcastss " + std::to_string((u * mr + i) * 4) + "(%[a]), %%ymm" + std::to_string(t));
+      line("vbroadcastss " + std::to_string((u * mr + i) * 4) + "(%[a]), %%ymm" +
+           std::to_string(t));
       for (int v = 0; v < nv; ++v) {
         line("vfmadd231ps %%ymm" + std::to_string(breg + v) + ", %%ymm" + std::to_string(t) +
              ", %%ymm" + std::to_string(i * nv + v));

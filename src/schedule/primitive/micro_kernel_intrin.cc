@@ -28,8 +28,8 @@ Params MakeParams(int mr, int nr, int64_t k, bool strided_c) {
   auto buffer = [&](const std::string& name, std::vector<Expr> shape, std::string scope,
                     std::vector<Expr> strides) {
     return BufferNode::Make(VarNode::MakePointer(name, f32, scope), f32, std::move(shape),
-                            std::move(strides), VarNode::Make(name + "_elem_offset", i32), name,
-                            64, 1);
+                            std::move(strides), VarNode::Make(name + "_elem_offset", i32), name, 64,
+                            1);
   };
   auto c = [&](int64_t v) { return IntImmNode::Make(i32, v); };
   Params p;
@@ -76,19 +76,18 @@ PrimFunc MakeDesc(int mr, int nr, int64_t k) {
     for (const Expr& e : at) r.push_back(RangeNode::Make(e, IntImmNode::Make(e->dtype, 1)));
     return BufferRegionNode::Make(b, r);
   };
-  Block update = BlockNode::Make(
-      {IterVarNode::Make(dom(mr), vi, IterVarType::kDataPar),
-       IterVarNode::Make(dom(nr), vj, IterVarType::kDataPar),
-       IterVarNode::Make(dom(k), vk, IterVarType::kCommReduce)},
-      {point(p.C, {vi, vj}), point(p.A, {vk, vi}), point(p.B, {vk, vj})}, {point(p.C, {vi, vj})},
-      "update", store);
+  Block update = BlockNode::Make({IterVarNode::Make(dom(mr), vi, IterVarType::kDataPar),
+                                  IterVarNode::Make(dom(nr), vj, IterVarType::kDataPar),
+                                  IterVarNode::Make(dom(k), vk, IterVarType::kCommReduce)},
+                                 {point(p.C, {vi, vj}), point(p.A, {vk, vi}), point(p.B, {vk, vj})},
+                                 {point(p.C, {vi, vj})}, "update", store);
   Stmt body = BlockRealizeNode::Make({li, lj, lk}, Bool(true), update);
   body = ForNode::Make(lj, IntImmNode::Make(i32, 0), IntImmNode::Make(i32, nr), ForKind::kSerial,
                        body);
   body = ForNode::Make(li, IntImmNode::Make(i32, 0), IntImmNode::Make(i32, mr), ForKind::kSerial,
                        body);
-  body = ForNode::Make(lk, IntImmNode::Make(i32, 0), IntImmNode::Make(i32, k), ForKind::kSerial,
-                       body);
+  body =
+      ForNode::Make(lk, IntImmNode::Make(i32, 0), IntImmNode::Make(i32, k), ForKind::kSerial, body);
   return MakeFunc(p, body);
 }
 
@@ -96,8 +95,9 @@ PrimFunc MakeImpl(int mr, int nr, int64_t k) {
   const DataType i32 = DataType::Int(32);
   Params p = MakeParams(mr, nr, k, true);
   auto origin = [&](const Buffer& b) {
-    return CallNode::Make(DataType::Handle(), OpNode::Get("tir.address_of"),
-                          {BufferLoadNode::Make(b, {IntImmNode::Make(i32, 0), IntImmNode::Make(i32, 0)})});
+    return CallNode::Make(
+        DataType::Handle(), OpNode::Get("tir.address_of"),
+        {BufferLoadNode::Make(b, {IntImmNode::Make(i32, 0), IntImmNode::Make(i32, 0)})});
   };
   Expr call = CallNode::Make(
       DataType::Void(), OpNode::Get("tir.call_extern"),
@@ -116,8 +116,7 @@ std::string MicroKernelIntrinName(int mr, int nr, int64_t k) {
 TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k) {
   if (mr < 1 || mr > 16 || nr < 1 || nr > 128 || k < 1 || k > (int64_t{1} << 30)) {
     throw Error("A micro-kernel intrinsic needs 1 <= MR <= 16, 1 <= NR <= 128 and K >= 1, got " +
-                    std::to_string(mr) + " x " + std::to_string(nr) + ", K = " +
-                    std::to_string(k),
+                    std::to_string(mr) + " x " + std::to_string(nr) + ", K = " + std::to_string(k),
                 Span(), ErrorKind::kValue);
   }
   return TensorIntrinNode::Make(MakeDesc(mr, nr, k), MakeImpl(mr, nr, k));
