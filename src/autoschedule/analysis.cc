@@ -25,6 +25,7 @@ int64_t LargestDivisor(int64_t n, int64_t cap) {
 
 namespace {
 thread_local std::vector<std::pair<BlockRV, LoopRV>> deferred_decompositions;
+thread_local std::vector<std::pair<LoopRV, std::string>> deferred_tensorizations;
 }  // namespace
 
 namespace {
@@ -53,6 +54,16 @@ void RunDeferredDecompositions(Schedule& sch) {
     if (!sch.IsValid(block) || !sch.IsValid(loop)) continue;
     Try(sch, [&] { sch.DecomposeReduction(block, loop); });
   }
+  std::vector<std::pair<LoopRV, std::string>> tensorize;
+  tensorize.swap(deferred_tensorizations);
+  for (const auto& [loop, intrin] : tensorize) {
+    if (!sch.IsValid(loop)) continue;
+    Try(sch, [&] { sch.Tensorize(loop, intrin, true); });
+  }
+}
+
+void DeferTensorize(const LoopRV& loop, const std::string& intrin) {
+  deferred_tensorizations.emplace_back(loop, intrin);
 }
 
 bool Try(Schedule& sch, const std::function<void()>& body) {

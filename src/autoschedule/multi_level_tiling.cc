@@ -13,6 +13,7 @@
 
 #include "rules.h"
 #include "tessera/ir/expr.h"
+#include "tessera/schedule/tensor_intrin.h"
 
 namespace tessera {
 namespace autoschedule {
@@ -186,6 +187,101 @@ int ReadIndex(const BlockNode* b, const BufferNode* buf) {
   return -1;
 }
 
+/*! \brief Whether the micro-kernel intrinsic can compute the block: C[i, j] = C[i, j] +
+ *  X[i, r] * Y[r, j] (or Y[j, r]) in float32 with one reduction and no batch, on a host of
+ *  8 float lanes, with a tile of whole vectors whose accumulators, loaded vectors and a
+ *  broadcast fit 16 registers. */
+bool MicroKernelFits(const BlockInfo& info, const MatmulShape& m, const RegisterTile& tile,
+                     int64_t lanes, const BufferLoadNode* x_load, const BufferLoadNode* y_load,
+                     const VarNode* r_var, const VarNode* i_var, const VarNode* j_var) {
+  const DataType f32 = DataType::Float(32);
+  if (lanes != 8 || tile.my != 1 || !m.batch.empty() || r_var == nullptr || !x_load || !y_load)
+    return false;
+  if (tile.nr % 8 != 0 || tile.mr * (tile.nr / 8) + tile.nr / 8 + 1 > 16) return false;
+  const BufferStoreNode* st = info.store;
+  if (st->buffer->dtype != f32 || x_load->dtype != f32 || y_load->dtype != f32) return false;
+  if (st->indices.size() != 2 || AsPtr<VarNode>(st->indices[0]) != i_var ||
+      AsPtr<VarNode>(st->indices[1]) != j_var)
+    return false;
+  // The description's order: C + X * Y.
+  auto* add = AsPtr<AddNode>(st->value);
+  auto* self = add ? AsPtr<BufferLoadNode>(add->a) : nullptr;
+  auto* mul = add ? AsPtr<MulNode>(add->b) : nullptr;
+  if (!self || self->buffer.get() != st->buffer.get() || !mul || mul->a.get() != x_load ||
+      mul->b.get() != y_load)
+    return false;
+  if (!Reads2D(self, i_var, j_var)) return false;
+  return Reads2D(x_load, i_var, r_var) &&
+         (Reads2D(y_load, r_var, j_var) || Reads2D(y_load, j_var, r_var));
+}
+
+/*! \brief The 2-D product with the micro-kernel intrinsic: rows padded to a multiple of MR,
+ *  X packed into MR-row panels and Y into NR-wide panels (both k-major), the C tile in a local
+ *  buffer; columns outside (parallel: each thread its own panels of Y, packed inside the column
+ *  loop), rows inside, the reduction and the tile tensorized. */
+bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                     const RegisterTile& tile, const PrimFunc& func, const TargetFacts& facts,
+                     bool y_transposed, int64_t flops, std::vector<std::string>* taken) {
+  const int64_t mr = tile.mr, nr = tile.nr;
+  const int64_t ei = info.extents[m.i], ek = info.extents[m.reduce[0]];
+  BlockRV block = info.rv;
+  auto* x_load = AsPtr<BufferLoadNode>(m.x);
+  auto* y_load = AsPtr<BufferLoadNode>(m.y);
+  const BufferNode* y_buf = y_load->buffer.get();
+  if (ei % mr != 0) {
+    std::vector<int64_t> padded = info.extents;
+    padded[m.i] = (ei + mr - 1) / mr * mr;
+    sch.PadEinsum(block, padded);
+  }
+  // X's read (X or its padded copy) and Y's, by position in the block's reads.
+  const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+  int x_index = -1, y_index = -1;
+  for (size_t k = 0; k < b->reads.size(); ++k) {
+    const BufferNode* buf = b->reads[k]->buffer.get();
+    if (buf == y_buf) {
+      y_index = static_cast<int>(k);
+    } else if (buf != info.store->buffer.get() && b->writes[0]->buffer.get() != buf) {
+      x_index = static_cast<int>(k);
+    }
+  }
+  if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
+  BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
+  BlockRV packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
+  // The zero rows of the padding go straight into X's panels.
+  if (ei % mr != 0) {
+    for (const BlockRV& p : sch.GetProducers(packed_x)) sch.ComputeInline(p);
+  }
+  BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
+  taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  std::vector<LoopRV> is =
+      sch.Split(loops[m.i], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
+  std::vector<LoopRV> js =
+      sch.Split(loops[m.j], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
+  const LoopRV reduce = loops[m.reduce[0]];
+  sch.Reorder({js[0], is[0], reduce, is[1], js[1]});
+  BlockRV at_tile = AttachEpilogue(sch, write_back, is[0], func, facts);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
+  const bool parallel =
+      facts.cores > 1 && flops >= (int64_t{1} << 21) && LoopExtent(sch, js[0]) > 1;
+  if (parallel) sch.Parallel(js[0]);
+  sch.ComputeAt(packed, js[0], false, -1);
+  if (!y_transposed) sch.Vectorize(sch.GetLoops(packed).back());
+  // X's panels: panel, reduction, row (rows read contiguously, written MR apart).
+  std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
+  std::vector<LoopRV> pis =
+      sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
+  sch.Reorder({pis[0], ploops[1], pis[1]});
+  if (parallel) sch.Parallel(pis[0]);
+  sch.Unroll(pis[1]);
+  DeferDecomposeReduction(block, reduce);
+  DeferTensorize(reduce,
+                 schedule::MicroKernelIntrinName(static_cast<int>(mr), static_cast<int>(nr), ek));
+  return true;
+}
+
 bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const PrimFunc& func,
              const TargetFacts& facts, std::vector<std::string>* taken) {
   const BlockNode* b = info.block;
@@ -206,9 +302,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t reduction = 1;
   for (int k : m.reduce) reduction *= info.extents[k];
   const bool partial_rows = ei2 == 1 && (!batched || reduction <= info.extents[m.j]);
-  std::vector<RegisterTile> tiles =
-      RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                    partial_rows);
+  std::vector<RegisterTile> tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
+                                                  facts.vector_registers, partial_rows);
   if (tiles.empty()) return false;
   // The choices (made before any primitive runs, see Choose): the register tile ...
   tiles.resize(std::min<size_t>(tiles.size(), 12));
@@ -272,6 +367,17 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       if (panels % t == 0 && panels / t >= std::max<int64_t>(2, facts.cores)) blocks.push_back(t);
     }
     col_block = Choose(sch, blocks, 0);
+  }
+  // ... and the micro-kernel of a float32 2-D product on a host of 8-lane (AVX2) vectors: the
+  // loops above (vector C that the C compiler schedules) or the register-tile intrinsic
+  // tessera_ukr_f32_<MR>x<NR>_k<K> (schedule/tensor_intrin.h: inline assembly that keeps the
+  // tile in registers over the whole reduction) over both operands packed, the rows padded to
+  // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
+  const bool ukr_fits = MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
+  const bool ukr = ukr_fits && Choose(sch, {0, 1}, 0) == 1;
+  if (ukr) {
+    return Try(
+        sch, [&] { TileMicroKernel(sch, info, m, tile, func, facts, y_transposed, flops, taken); });
   }
   // A 2-D product with the columns outside packs each panel at its column loop (see below).
   const bool pack_at_columns = pack && !rows_outside && m.batch.empty();
@@ -435,14 +541,14 @@ bool TileCudaRegisters(Schedule& sch, const BlockInfo& info, const MatmulShape& 
   BlockRV block = info.rv;
   return Try(sch, [&] {
     std::vector<LoopRV> loops = sch.GetLoops(block);
-    auto is = sch.Split(loops[m.i],
-                        {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
-                        true, false);
-    auto js = sch.Split(loops[m.j],
-                        {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
-                        true, false);
-    auto ks =
-        sch.Split(loops[m.reduce[0]], {TraceValue::None(), TraceValue::Int(kSimtStep)}, true, false);
+    auto is = sch.Split(
+        loops[m.i], {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
+        true, false);
+    auto js = sch.Split(
+        loops[m.j], {TraceValue::None(), TraceValue::Int(kSimtThreads), TraceValue::Int(kSimtReg)},
+        true, false);
+    auto ks = sch.Split(loops[m.reduce[0]], {TraceValue::None(), TraceValue::Int(kSimtStep)}, true,
+                        false);
     std::vector<LoopRV> order;
     for (int k : m.batch) order.push_back(loops[k]);
     order.insert(order.end(), {is[0], js[0], is[1], js[1], ks[0], ks[1], is[2], js[2]});
@@ -481,8 +587,8 @@ bool TileCudaRegisters(Schedule& sch, const BlockInfo& info, const MatmulShape& 
   });
 }
 
-bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
-              const TargetFacts& facts, std::vector<std::string>* taken) {
+bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const TargetFacts& facts,
+              std::vector<std::string>* taken) {
   if (TileCudaRegisters(sch, info, m, facts, taken)) return true;
   taken->clear();
   constexpr int64_t kTile = 16;

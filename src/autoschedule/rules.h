@@ -44,7 +44,11 @@ bool Try(Schedule& sch, const std::function<void()>& body);
 /*! \brief Decompose the reduction `block` at `loop` once every rule has run: after it the
  *  scope has two writers of the buffer, which parallel and vectorize refuse. */
 void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop);
-/*! \brief Run the deferred decompositions (those whose handles are still valid). */
+/*! \brief Tensorize `loop` with `intrin` after the deferred decompositions (a tensor
+ *  intrinsic's description has no init). */
+void DeferTensorize(const LoopRV& loop, const std::string& intrin);
+/*! \brief Run the deferred decompositions (those whose handles are still valid), then the
+ *  deferred tensorizations. */
 void RunDeferredDecompositions(Schedule& sch);
 
 /*!

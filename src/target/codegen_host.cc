@@ -12,6 +12,7 @@
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
+#include "tessera/target/micro_kernel.h"
 
 namespace tessera {
 namespace codegen {
@@ -366,6 +367,15 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
 }
 
 std::string CodeGenHost::VisitExpr_(const CallNode* op) {
+  // A register-tile micro-kernel (the tessera_ukr_f32_* tensor intrinsics): its definition
+  // once per module, before the functions.
+  if (op->is_op("tir.call_extern") && !op->args.empty()) {
+    if (auto* fname = AsPtr<StringImmNode>(op->args[0])) {
+      if (auto tile = codegen::ParseMicroKernelName(fname->value)) {
+        Helper(fname->value, codegen::MicroKernelSource(tile->first, tile->second));
+      }
+    }
+  }
   // A C library function applied to vectors: once per lane.
   if (op->dtype.is_vector() &&
       (op->is_op("tir.call_pure_extern") || op->is_op("tir.call_extern"))) {

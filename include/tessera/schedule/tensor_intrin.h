@@ -28,6 +28,17 @@ using TensorIntrin = std::shared_ptr<TensorIntrinNode>;
 void RegisterTensorIntrin(const std::string& name, TensorIntrin intrin, bool override);
 /*! \brief The intrinsic named `name`; null when missing and `allow_missing`, else ValueError. */
 TensorIntrin GetTensorIntrin(const std::string& name, bool allow_missing = false);
+/*! \brief "tessera_ukr_f32_<MR>x<NR>_k<K>": the host's register-tile micro-kernel
+ *  C[MR, NR] (local) += A[K, MR]^T B[K, NR] over an MR-row and an NR-wide panel packed k-major,
+ *  implemented by a call of the C function tessera_ukr_f32_<MR>x<NR> that the host code
+ *  generator defines (target/micro_kernel.h). GetTensorIntrin makes such an intrinsic on first
+ *  use of its name. */
+std::string MicroKernelIntrinName(int mr, int nr, int64_t k);
+/*! \brief The micro-kernel intrinsic of an MR x NR tile over K (ValueError outside
+ *  1 <= MR <= 16, 1 <= NR <= 128, K >= 1). */
+TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k);
+/*! \brief The micro-kernel intrinsic `name` names, or null when it names none. */
+TensorIntrin MicroKernelIntrinFromName(const std::string& name);
 /*! \brief The registered names, sorted. */
 std::vector<std::string> ListTensorIntrins();
 

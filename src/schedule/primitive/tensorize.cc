@@ -82,6 +82,10 @@ TensorIntrin GetTensorIntrin(const std::string& name, bool allow_missing) {
   std::lock_guard<std::mutex> lock(reg.mu);
   auto it = reg.intrins.find(name);
   if (it == reg.intrins.end()) {
+    if (TensorIntrin made = MicroKernelIntrinFromName(name)) {
+      reg.intrins[name] = made;
+      return made;
+    }
     if (allow_missing) return nullptr;
     throw Error("TensorIntrin '" + name + "' is not registered", Span(), ErrorKind::kValue);
   }

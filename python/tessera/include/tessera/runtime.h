@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "tessera/runtime_abi.h"
 
@@ -284,8 +287,20 @@ static inline void tessera_set_return_float(TesseraValue* ret, int32_t* code, do
 
 /* ---- Workspace: heap allocations freed when their variable leaves scope ---- */
 
+/* A workspace of 2 MiB or more (a matmul's packed panels) is aligned to 2 MiB and advised into
+ * transparent huge pages where the kernel offers them: the panels stream through one TLB entry
+ * per 2 MiB instead of 512 (matmul 1024^3 with packed panels on AVX2, one thread: ~5% faster). */
+#define TESSERA_HUGE_PAGE_BYTES ((size_t)2 << 20)
 static inline void* tessera_alloc_workspace(size_t bytes) {
   void* p = NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= TESSERA_HUGE_PAGE_BYTES) {
+    size_t rounded = (bytes + TESSERA_HUGE_PAGE_BYTES - 1) & ~(TESSERA_HUGE_PAGE_BYTES - 1);
+    if (posix_memalign(&p, TESSERA_HUGE_PAGE_BYTES, rounded) != 0) return NULL;
+    (void)madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
+  }
+#endif
   if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) return NULL;
   return p;
 }

@@ -11,6 +11,9 @@ on an AVX2 host ``fma_8_f32_avx2`` becomes one ``vfmadd231ps`` on a ``ymm`` regi
 
     for i, j_o, k, j_i(L):  C[i, j_o * L + j_i] += A[i, k] * B[k, j_o * L + j_i]
 
+``tessera_ukr_f32_<MR>x<NR>_k<K>`` (:func:`micro_kernel_intrin`): the register-tile
+micro-kernel of a matmul over packed panels (the automatic schedule's "intrinsic" choice).
+
 ``dot_<L>x4_*``: ``C[i] += sum_k u8(A[k]) * i8(B[i, k])`` to int32 for ``i < L``, ``k < 4``
 (the layout of TVM's ``dot_16x4_vnni``).
 
@@ -117,6 +120,20 @@ def host_fma_f32_intrin():
     return AVX512_FMA_F32_INTRIN if host_lanes32() >= 16 else AVX2_FMA_F32_INTRIN
 
 
+def micro_kernel_intrin(mr, nr, k):
+    """The name of the register-tile micro-kernel intrinsic ``tessera_ukr_f32_<MR>x<NR>_k<K>``
+    (made on first use of the name, in C++): ``C[MR, NR] += A[K, MR]^T B[K, NR]`` in float32,
+    A an MR-row panel and B an NR-wide panel packed k-major (contiguous), C the tile in
+    ``"local"`` memory (any row stride). Its implementation calls the C function
+    ``tessera_ukr_f32_<MR>x<NR>`` that the host code generator defines in the module: inline
+    AVX2/FMA assembly keeping the tile in registers over the whole reduction where the C
+    compiler targets AVX2 and FMA and MR * NR / 8 + NR / 8 + 1 <= 16, a C loop nest elsewhere.
+
+    Tensorize the reduction loop of a block ``C_local[i, j] += A_panels[i // MR, k, i % MR] *
+    B_panels[j // NR, k, j % NR]`` whose loops are ``k, i_inner(MR), j_inner(NR)``."""
+    return f"tessera_ukr_f32_{int(mr)}x{int(nr)}_k{int(k)}"
+
+
 def host_dot_intrin():
     """The u8 x i8 -> i32 dot-product intrinsic of the host's vector width."""
     return AVX512_DOT_16x4_INTRIN if host_lanes32() >= 16 else AVX2_DOT_8x4_INTRIN
@@ -124,4 +141,5 @@ def host_dot_intrin():
 
 __all__ = ["AVX2_DOT_8x4_INTRIN", "AVX2_FMA_F32_INTRIN", "AVX512_DOT_16x4_INTRIN", "AVX512_FMA_F32_INTRIN",
            "VNNI_DOT_16x4_INTRIN", "dot_product_16x4_u8i8i32_desc",
-           "dot_product_16x4_u8i8i32_vnni", "host_dot_intrin", "host_fma_f32_intrin", "host_lanes32"]
+           "dot_product_16x4_u8i8i32_vnni", "host_dot_intrin", "host_fma_f32_intrin", "host_lanes32",
+           "micro_kernel_intrin"]
