@@ -641,8 +641,8 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
     // An integer power is exact: repeated squaring, no detour through floating point.
     DataType elem = op->dtype.element_of();
     std::string scalar = "tessera_ipow_" + elem.ToString();
-    Helper(scalar, IntPowDefinition("static inline ", scalar, TypeName(elem, op->span),
-                                    elem.is_int()));
+    Helper(scalar,
+           IntPowDefinition("static inline ", scalar, TypeName(elem, op->span), elem.is_int()));
     if (op->dtype.is_scalar()) return scalar + "(" + arg(0) + ", " + arg(1) + ")";
     std::string vt = TypeName(op->dtype, op->span);
     std::string name = LaneLoopHelper(scalar + "_" + vt.substr(8), op->dtype,
