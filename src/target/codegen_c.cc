@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
@@ -84,6 +85,23 @@ std::string CodeGenC::SanitizeName(const std::string& name) {
   if (out.empty()) return "v";
   if (out[0] >= '0' && out[0] <= '9') out = "v_" + out;
   return out;
+}
+
+std::string CodeGenC::IntPowDefinition(const std::string& qualifiers, const std::string& name,
+                                       const std::string& type, bool is_signed) {
+  std::ostringstream os;
+  os << qualifiers << type << " " << name << "(" << type << " a, " << type << " b) {\n";
+  if (is_signed) {
+    os << "  if (b < 0) return (" << type << ")(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);\n";
+  }
+  // Through int64_t: a negative base sign-extends, so the low bits of the product are right.
+  os << "  uint64_t r = 1, x = (uint64_t)(int64_t)a;\n"
+     << "  for (uint64_t e = (uint64_t)b; e != 0; e >>= 1) {\n"
+     << "    if (e & 1) r *= x;\n"
+     << "    x *= x;\n"
+     << "  }\n"
+     << "  return (" << type << ")r;\n}\n";
+  return os.str();
 }
 
 std::string CodeGenC::StripOuterParens(const std::string& text) {

@@ -122,6 +122,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
   if (uses_cp_async_) os << kCUDAAsyncCopyHelpers;
   if (uses_bitcast_) os << kCUDABitCastHelper;
+  for (const auto& [name, definition] : int_pow_helpers_) os << "\n" << definition;
   os << "\n" << Finish();
   return os.str();
 }
@@ -292,6 +293,16 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
     uses_bitcast_ = true;
     return "__tessera_bitcast<" + TypeName(op->dtype, op->span) + ">(" +
            StripOuterParens(PrintExpr(op->args[0])) + ")";
+  }
+  if (name == "tir.pow" && op->dtype.is_scalar() && (op->dtype.is_int() || op->dtype.is_uint()) &&
+      !op->dtype.is_bool() && op->args.size() == 2) {
+    // An integer power is exact (CUDA's pow is not, so no detour through floating point).
+    std::string type = TypeName(op->dtype, op->span);
+    std::string helper = "__tessera_ipow_" + op->dtype.ToString();
+    int_pow_helpers_.emplace(helper, IntPowDefinition("static __device__ __forceinline__ ", helper,
+                                                      type, op->dtype.is_int()));
+    return helper + "(" + StripOuterParens(PrintExpr(op->args[0])) + ", " +
+           StripOuterParens(PrintExpr(op->args[1])) + ")";
   }
   if (name == "tir.assume") return "((void)0)";
   if (name == "tir.break") return "break";

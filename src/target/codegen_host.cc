@@ -646,6 +646,20 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
     return "tessera_set_return_int(" + arg(0) + ", " + arg(1) + ", (int64_t)" + v + ", " + code +
            ")";
   }
+  if (name == "tir.pow" && (op->dtype.is_int() || op->dtype.is_uint()) && !op->dtype.is_bool() &&
+      op->args.size() == 2) {
+    // An integer power is exact: repeated squaring, no detour through floating point.
+    DataType elem = op->dtype.element_of();
+    std::string scalar = "tessera_ipow_" + elem.ToString();
+    Helper(scalar,
+           IntPowDefinition("static inline ", scalar, TypeName(elem, op->span), elem.is_int()));
+    if (op->dtype.is_scalar()) return scalar + "(" + arg(0) + ", " + arg(1) + ")";
+    std::string vt = TypeName(op->dtype, op->span);
+    std::string name = LaneLoopHelper(scalar + "_" + vt.substr(8), op->dtype,
+                                      {op->args[0]->dtype, op->args[1]->dtype},
+                                      scalar + "(a0[i], a1[i])", op->span);
+    return name + "(" + arg(0) + ", " + arg(1) + ")";
+  }
   if (name == "tir.break") return "break";
   if (name == "tir.continue") return "continue";
   if (name == "tir.assume") return "((void)0)";

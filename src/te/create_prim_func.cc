@@ -190,7 +190,7 @@ class PrimFuncCreator {
     if (nested_) {
       // The regions inferred for nested blocks have symbolic bounds built piece by piece
       // (`v_j + v_j - v_j + 1`): simplified, as TVM's completion gives them.
-      Stmt body = RegionSimplifier().VisitStmt(func->body);
+      Stmt body = RegionSimplifier(self_initialized_).VisitStmt(func->body);
       if (body != func->body) func = func->WithBody(body);
     }
     return func;
@@ -199,11 +199,26 @@ class PrimFuncCreator {
  private:
   class RegionSimplifier : public StmtMutator {
    public:
+    explicit RegionSimplifier(const std::unordered_set<std::string>& self_initialized)
+        : self_initialized_blocks_(self_initialized) {}
     using StmtMutator::VisitStmt_;
     Stmt VisitStmt_(const BlockNode* op) override {
       Stmt visited = StmtMutator::VisitStmt_(op);
       auto* b = AsPtr<BlockNode>(visited);
       bool changed = false;
+      // A block that stores the identity into its output point before the nested reduction
+      // blocks update it reads no value of that buffer from outside: like the outer block of
+      // TVM's form, it lists no read of what it writes (so it is a complete block, which
+      // parallel loops and thread bindings above it require).
+      std::vector<BufferRegion> own_reads;
+      if (self_initialized_blocks_.count(b->name_hint)) {
+        for (const BufferRegion& r : b->reads) {
+          bool written = false;
+          for (const BufferRegion& w : b->writes) written = written || w->buffer == r->buffer;
+          if (written) changed = true;
+          else own_reads.push_back(r);
+        }
+      }
       auto simplify = [&](const std::vector<BufferRegion>& regions) {
         std::vector<BufferRegion> out;
         for (const BufferRegion& r : regions) {
@@ -220,12 +235,16 @@ class PrimFuncCreator {
         }
         return out;
       };
-      std::vector<BufferRegion> reads = simplify(b->reads), writes = simplify(b->writes);
+      std::vector<BufferRegion> reads = simplify(changed ? own_reads : b->reads);
+      std::vector<BufferRegion> writes = simplify(b->writes);
       if (!changed) return visited;
       return BlockNode::Make(b->iter_vars, std::move(reads), std::move(writes), b->name_hint,
                              b->body, b->init, b->alloc_buffers, b->match_buffers, b->annotations,
                              b->span);
     }
+
+   private:
+    const std::unordered_set<std::string>& self_initialized_blocks_;
   };
 
   void Emit(const OperationNode* op) {
@@ -770,7 +789,9 @@ class PrimFuncCreator {
       if (level == max_depth) break;
       // An enclosing block: its iterators, and the init when it already reduces.
       const Level& outer = levels.back();
-      builder_.BeginBlock(UniqueBlockName(op->name + "_l" + std::to_string(level + 1)));
+      std::string block_name = UniqueBlockName(op->name + "_l" + std::to_string(level + 1));
+      if (!tvm_form && level == 0) self_initialized_.insert(block_name);
+      builder_.BeginBlock(block_name);
       for (size_t k = 0; k < outer.iters.size(); ++k) {
         builder_.AddBlockIter(outer.iters[k], outer.bindings[k]);
       }
@@ -993,6 +1014,8 @@ class PrimFuncCreator {
   std::unordered_set<const VarNode*> bound_;
   std::set<int> layout_free_params_;
   bool nested_ = false;  // a compute was emitted as nested blocks (EmitNestedCompute)
+  // The outermost blocks of nests that store the identity themselves (not TVM's form).
+  std::unordered_set<std::string> self_initialized_;
 };
 
 }  // namespace

@@ -43,6 +43,12 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   static std::string SanitizeName(const std::string& name);
   /*! \brief `text` without one pair of parentheses that encloses all of it, if there is one. */
   static std::string StripOuterParens(const std::string& text);
+  /*! \brief The C definition of `name`, the exact integer power `a ** b` of the integer type
+   *  `type` (`is_signed`): repeated squaring in 64-bit unsigned arithmetic, so overflow wraps
+   *  modulo 2^bits like numpy; a negative exponent gives the truncated 1 / a ** -b (1 for a = 1,
+   *  +-1 for a = -1, else 0, also for a = 0). `qualifiers` precede the return type. */
+  static std::string IntPowDefinition(const std::string& qualifiers, const std::string& name,
+                                      const std::string& type, bool is_signed);
 
  protected:
   // ---- Hooks for dialects ----

@@ -86,6 +86,7 @@ class CodeGenCUDA : public CodeGenC {
   bool uses_dynamic_shared_ = false;
   bool uses_cp_async_ = false;  // cp.async helpers (kCUDAAsyncCopyHelpers)
   bool uses_bitcast_ = false;   // scalar reinterpret (kCUDABitCastHelper)
+  std::map<std::string, std::string> int_pow_helpers_;  // exact integer powers, by name
   std::unordered_map<const VarNode*, Expr> dynamic_shared_offsets_;  // byte offsets
   arith::Analyzer vector_analyzer_;
   std::set<const VarNode*> vector_accessed_;  // allocations with vector accesses

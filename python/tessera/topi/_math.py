@@ -87,12 +87,11 @@ isnan, isinf, isfinite = _classify("isnan"), _classify("isinf"), _classify("isfi
 
 
 def power(a, b):
-    """``a ** b``: ``tir.pow`` on floats; integers compute in float64 and convert back."""
+    """``a ** b`` as ``tir.pow``. On integers the code generators print an exact power by
+    repeated squaring (no floating-point ``pow``, which is not exact on CUDA): overflow wraps
+    like numpy; a negative exponent gives the truncated ``1 / a ** -b``, where numpy raises."""
     a, b = expr_ops.match_types(a, b)
-    if expr_ops.is_float(a.dtype):
-        return call("pow", [a, b])
-    wide = call("pow", [_core.Cast("float64", a), _core.Cast("float64", b)])
-    return _core.Cast(a.dtype, wide)
+    return call("pow", [a, b])
 
 
 def if_then_else(cond, t, f):

@@ -131,3 +131,15 @@ def test_extern_launching_its_own_threads_is_left_alone():
     text = ts.lower(te.create_prim_func([a, b]), target="cuda", stage="split", auto_schedule=True).script()
     assert '"tessera.thread_extents": ["threadIdx.x", 64]' in text and "blockIdx" not in text
     assert "for i in range(2):" in text and "T.parallel" not in text
+
+
+@requires_cuda_build
+def test_adaptive_pool_with_a_fixed_axis_beside_a_window_is_bound():
+    # H's windows are all 2 rows (a fixed reduce axis), W's 2 or 3 columns: the outer block
+    # stores the identity itself, lists no read of its output, and its loops bind to threads.
+    x = te.placeholder((1, 2, 6, 5), "float32", name="x0")
+    f = te.create_prim_func([x, topi.nn.adaptive_pool(x, (3, 2), "max")])
+    block = f.script().split('T.block("adaptive_pool_max_l1")')[1].split("T.writes")[0]
+    assert "T.reads(x0[" in block and "adaptive_pool_max[" not in block
+    text = ts.lower(f, target="cuda", stage="split", auto_schedule=True).script()
+    assert '"tessera.thread_extents": ["blockIdx.x", 1, "threadIdx.x", 12]' in text

@@ -132,7 +132,7 @@ def test_windows_that_may_be_empty_still_set_every_output():
         for i in range(5):
             with T.block("y_l1"):
                 v_i = T.axis.spatial(5, i)
-                T.reads(y[v_i], x[v_i, 0:v_i])
+                T.reads(x[v_i, 0:v_i])
                 T.writes(y[v_i])
                 y[v_i] = T.float32(0)
                 for r in range(v_i):
@@ -170,7 +170,7 @@ def test_a_fixed_reduce_axis_beside_a_window_moves_inside_the_outer_block():
         for i in range(4):
             with T.block("y_l1"):
                 v_i = T.axis.spatial(4, i)
-                T.reads(y[v_i], x[v_i, 0:3, 0:v_i + 2])
+                T.reads(x[v_i, 0:3, 0:v_i + 2])
                 T.writes(y[v_i])
                 y[v_i] = T.float32(0)
                 for r0, r1 in T.grid(3, v_i + 2):
