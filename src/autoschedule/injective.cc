@@ -20,6 +20,19 @@ int64_t Product(Schedule& sch, const std::vector<LoopRV>& loops) {
   return n;
 }
 
+/*! \brief Splits a fused loop of `total` points (-1: not constant) into blocks of up to 256
+ *  threads bound to blockIdx.x / threadIdx.x. */
+void BindThreads(Schedule& sch, const LoopRV& fused, int64_t total, const TargetFacts& facts) {
+  int64_t threads = std::min<int64_t>(256, facts.max_threads_per_block);
+  if (total > 0 && total < threads) threads = total;
+  Try(sch, [&] {
+    std::vector<LoopRV> parts = sch.Split(
+        fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(threads)}, true, false);
+    sch.Bind(parts[0], "blockIdx.x");
+    sch.Bind(parts[1], "threadIdx.x");
+  });
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -42,14 +55,7 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   LoopRV fused = loops[0];
   if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
   if (facts.IsGpu()) {
-    int64_t threads = std::min<int64_t>(256, facts.max_threads_per_block);
-    if (total > 0 && total < threads) threads = total;
-    Try(sch, [&] {
-      std::vector<LoopRV> parts = sch.Split(
-          fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(threads)}, true, false);
-      sch.Bind(parts[0], "blockIdx.x");
-      sch.Bind(parts[1], "threadIdx.x");
-    });
+    BindThreads(sch, fused, total, facts);
     return;
   }
   int64_t lanes = facts.VectorLanes(info.output_bits);
@@ -118,14 +124,7 @@ void ScheduleWindowNest(Schedule& sch, const BlockInfo& info, const TargetFacts&
   LoopRV fused = spatial[0];
   if (spatial.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(spatial, true); })) return;
   if (facts.IsGpu()) {
-    int64_t threads = std::min<int64_t>(256, facts.max_threads_per_block);
-    if (total > 0 && total < threads) threads = total;
-    Try(sch, [&] {
-      std::vector<LoopRV> parts = sch.Split(
-          fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(threads)}, true, false);
-      sch.Bind(parts[0], "blockIdx.x");
-      sch.Bind(parts[1], "threadIdx.x");
-    });
+    BindThreads(sch, fused, total, facts);
   } else if (facts.cores > 1 && (total < 0 || total >= kParallelMinElements / 16)) {
     // Each point sums a window: fewer points than elementwise work make a parallel loop worth it.
     Try(sch, [&] { sch.Parallel(fused); });

@@ -7,8 +7,9 @@
 //   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
 //   out of the reduction. MR and NR come from the vector width and the register count.
 //
-//   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of C, the X and Y tiles of each reduction step staged in
-//   shared memory; shapes that do not divide get one thread per element of C.
+//   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of
+//   C, the X and Y tiles of each reduction step staged in shared memory; shapes that do not divide
+//   get one thread per element of C.
 #include <algorithm>
 
 #include "rules.h"
@@ -165,15 +166,16 @@ BlockRV PackPanels(Schedule& sch, const BlockRV& block, int index, DataType t, i
   Var u = VarNode::Make("u", t), v = VarNode::Make("v", t);
   Expr w_e = IntImmNode::Make(t, w);
   schedule::IndexMap map =
-      v_last ? schedule::IndexMap{{u, v}, {FloorDivNode::Make(v, w_e), u, FloorModNode::Make(v, w_e)}}
-             : schedule::IndexMap{{u, v}, {FloorDivNode::Make(u, w_e), v, FloorModNode::Make(u, w_e)}};
+      v_last
+          ? schedule::IndexMap{{u, v}, {FloorDivNode::Make(v, w_e), u, FloorModNode::Make(v, w_e)}}
+          : schedule::IndexMap{{u, v}, {FloorDivNode::Make(u, w_e), v, FloorModNode::Make(u, w_e)}};
   // Rows that do not fill the last panel: its missing rows are zeros (never read by the
   // partial tile, whose rows are bounded by the predicate).
   std::optional<schedule::IndexMap> pad_value;
   if (pad) {
-    pad_value = schedule::IndexMap{
-        {VarNode::Make("p", t), VarNode::Make("q", t), VarNode::Make("r", t)},
-        {MakeConst(*pad, 0.0)}};
+    pad_value =
+        schedule::IndexMap{{VarNode::Make("p", t), VarNode::Make("q", t), VarNode::Make("r", t)},
+                           {MakeConst(*pad, 0.0)}};
   }
   sch.TransformLayout(packed, "write", 0, map, pad_value);
   return packed;
@@ -219,6 +221,17 @@ bool MicroKernelFits(const BlockInfo& info, const MatmulShape& m, const Register
  *  X packed into MR-row panels and Y into NR-wide panels (both k-major), the C tile in a local
  *  buffer; columns outside (parallel: each thread its own panels of Y, packed inside the column
  *  loop), rows inside, the reduction and the tile tensorized. */
+/*! \brief Loops of the copy of X into panels of MR rows: panel, reduction, row (rows read
+ *  contiguously, written MR apart within a panel); the panel loop parallel when asked. */
+void PackRowPanels(Schedule& sch, const BlockRV& packed_x, int64_t mr, bool parallel) {
+  std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
+  std::vector<LoopRV> pis =
+      sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
+  sch.Reorder({pis[0], ploops[1], pis[1]});
+  if (parallel) sch.Parallel(pis[0]);
+  sch.Unroll(pis[1]);
+}
+
 bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
                      const RegisterTile& tile, const PrimFunc& func, const TargetFacts& facts,
                      bool y_transposed, int64_t flops, std::vector<std::string>* taken) {
@@ -269,13 +282,7 @@ bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
   if (parallel) sch.Parallel(js[0]);
   sch.ComputeAt(packed, js[0], false, -1);
   if (!y_transposed) sch.Vectorize(sch.GetLoops(packed).back());
-  // X's panels: panel, reduction, row (rows read contiguously, written MR apart).
-  std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
-  std::vector<LoopRV> pis =
-      sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
-  sch.Reorder({pis[0], ploops[1], pis[1]});
-  if (parallel) sch.Parallel(pis[0]);
-  sch.Unroll(pis[1]);
+  PackRowPanels(sch, packed_x, mr, parallel);
   DeferDecomposeReduction(block, reduce);
   DeferTensorize(reduce,
                  schedule::MicroKernelIntrinName(static_cast<int>(mr), static_cast<int>(nr), ek));
@@ -496,13 +503,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       if (parallel) sch.Parallel(ploops[0]);
       sch.Unroll(ploops.back());
     } else if (pack_x) {
-      // Rows read contiguously, written MR apart within a panel: panel, reduction, row.
-      std::vector<LoopRV> ploops = sch.GetLoops(packed_x);
-      std::vector<LoopRV> pis =
-          sch.Split(ploops[0], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
-      sch.Reorder({pis[0], ploops[1], pis[1]});
-      if (parallel) sch.Parallel(pis[0]);
-      sch.Unroll(pis[1]);
+      PackRowPanels(sch, packed_x, mr, parallel);
     }
     DeferDecomposeReduction(block, reduce[0]);
   });

@@ -755,8 +755,10 @@ void CodeGenC::VisitStmt_(const ForNode* op) {
   stream_ << "}\n";
 }
 
+std::string CodeGenC::WhileCondition(const Expr& cond) { return StripOuterParens(PrintExpr(cond)); }
+
 void CodeGenC::VisitStmt_(const WhileNode* op) {
-  std::string cond = StripOuterParens(PrintExpr(op->condition));
+  std::string cond = WhileCondition(op->condition);
   PrintIndent();
   stream_ << "while (" << cond << ") {\n";
   int scope = BeginScope();

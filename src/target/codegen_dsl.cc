@@ -682,16 +682,7 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
 }
 
 // The condition keeps its own parentheses, as Compass prints it: `while ((i < 10)) {`.
-void CodeGenDSL::VisitStmt_(const WhileNode* op) {
-  std::string cond = PrintExpr(op->condition);
-  PrintIndent();
-  stream_ << "while (" << cond << ") {\n";
-  int scope = BeginScope();
-  PrintStmt(op->body);
-  EndScope(scope);
-  PrintIndent();
-  stream_ << "}\n";
-}
+std::string CodeGenDSL::WhileCondition(const Expr& cond) { return PrintExpr(cond); }
 
 // A Ramp used as a value (a vectorized loop's variable): the base broadcast plus the lane
 // numbers times the stride, `(__vbcast(b) + (int8){0, 1, ..., 7})` for a stride of 1.

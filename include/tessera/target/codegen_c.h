@@ -66,6 +66,9 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   virtual void PrintFunctionPrologue(const PrimFunc& func) {}
   /*! \brief Emitted after the body of `func`, inside its braces (the DSL entry's barrier). */
   virtual void PrintFunctionEpilogue(const PrimFunc& func) {}
+  /*! \brief The text between `while (` and `)`: the condition without its own outer
+   *  parentheses (the DSL keeps them, as Compass prints `while ((i < 10))`). */
+  virtual std::string WhileCondition(const Expr& cond);
   /*! \brief After the declaration `name` of a LetStmt's variable, before its body. */
   virtual void AfterLetBinding(const LetStmtNode* op, const std::string& name) {}
   /*! \brief The declaration of a parameter: `__global int* a`, `int n`. */

@@ -32,6 +32,7 @@ class CodeGenDSL : public CodeGenC {
   std::string FunctionPrefix(const PrimFunc& func, bool prototype) override;
   void PrintFunctionEpilogue(const PrimFunc& func) override;
   std::string AllocationPrefix(const std::string& scope) override;
+  std::string WhileCondition(const Expr& cond) override;
 
   std::string PrintIntImm(const IntImmNode* op) override;
   std::string PrintFloatImm(const FloatImmNode* op) override;
@@ -51,7 +52,6 @@ class CodeGenDSL : public CodeGenC {
   std::string VisitExpr_(const CallNode* op) override;
   using CodeGenC::VisitExpr_;
   void VisitStmt_(const LetStmtNode* op) override;
-  void VisitStmt_(const WhileNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   using CodeGenC::VisitStmt_;
 
