@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "tessera/ir/ir_utils.h"
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
@@ -273,9 +274,9 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
     }
     uses_cp_async_ = true;
     std::string t = TypeName(op->dtype, op->span);
-    return "__tessera_cp_async<" + std::to_string(*bytes) + ">((" + t + "*)" + GetVarName(dst) +
-           " + " + PrintExpr(op->args[1]) + ", (const " + t + "*)" + GetVarName(src) + " + " +
-           PrintExpr(op->args[3]) + ")";
+    return "__tessera_cp_async<" + std::to_string(*bytes) + ">(" +
+           OffsetPointerByLoop("(" + t + "*)" + GetVarName(dst), op->args[1]) + ", " +
+           OffsetPointerByLoop("(const " + t + "*)" + GetVarName(src), op->args[3]) + ")";
   }
   if (name == "tir.ptx_commit_group") {
     uses_cp_async_ = true;
@@ -318,13 +319,41 @@ void CodeGenCUDA::VisitStmt_(const ForNode* op) {
       PrintIndent();
       stream_ << "#pragma unroll\n";
     }
+    serial_loops_.push_back(op->loop_var.get());
     CodeGenC::VisitStmt_(op);
+    serial_loops_.pop_back();
     return;
   }
   if (!IsConstInt(op->min, 0))
     Unsupported("a thread-bound loop that does not start at 0", op->span);
   PrintThreadRegion(op->thread_binding->thread_tag, op->loop_var.get(), op->extent, op->body,
                     op->span);
+}
+
+namespace {
+/*! \brief The terms of a sum (nested Adds), left to right. */
+void AddTerms(const Expr& e, std::vector<Expr>* terms) {
+  if (auto* add = AsPtr<AddNode>(e)) {
+    AddTerms(add->a, terms);
+    AddTerms(add->b, terms);
+  } else {
+    terms->push_back(e);
+  }
+}
+
+Expr SumOf(const std::vector<Expr>& terms) {
+  Expr sum = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) sum = AddNode::Make(sum, terms[i]);
+  return sum;
+}
+}  // namespace
+
+std::string CodeGenCUDA::OffsetPointerByLoop(const std::string& ptr, const Expr& offset) {
+  std::vector<Expr> terms, inner, rest;
+  if (!serial_loops_.empty() && offset->dtype.is_scalar()) AddTerms(offset, &terms);
+  for (const Expr& t : terms) (UsesVar(t, serial_loops_.back()) ? inner : rest).push_back(t);
+  if (inner.empty() || rest.empty()) return ptr + " + " + PrintExpr(offset);
+  return "(" + ptr + " + " + PrintExpr(SumOf(rest)) + ") + " + PrintExpr(SumOf(inner));
 }
 
 void CodeGenCUDA::VisitStmt_(const AttrStmtNode* op) {

@@ -68,6 +68,11 @@ class CodeGenCUDA : public CodeGenC {
   /*! \brief Whether `index` is a contiguous Ramp whose start is provably a multiple of `lanes`
    *  into a suitably aligned buffer. */
   bool VectorAccessAligned(const BufferNode* buffer, const Expr& index, int lanes);
+  /*! \brief `ptr + offset` with the terms of `offset` that use the innermost serial loop's
+   *  variable added last: `((ptr + rest) + inner)`, so that the address of `ptr + rest` is
+   *  computed once outside that loop and each (unrolled) iteration adds a constant, which
+   *  nvcc folds into the memory instruction's immediate offset. */
+  std::string OffsetPointerByLoop(const std::string& ptr, const Expr& offset);
 
   bool uses_fp16_ = false, uses_bf16_ = false;
 
@@ -100,6 +105,7 @@ class CodeGenCUDA : public CodeGenC {
   std::vector<const VarNode*> statement_lets_;  // vector lets bound in it               // the
                                                 // variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
+  std::vector<const VarNode*> serial_loops_;     // the enclosing serial loops, innermost last
 };
 
 /*! \brief Helpers of the 16-bit vector words (codegen_cuda_vector.cc). */

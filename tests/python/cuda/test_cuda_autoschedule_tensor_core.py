@@ -231,6 +231,10 @@ def test_pipelined_source_and_ptxas(arch, tmp_path):
     assert "__cvta_generic_to_shared" in src and "TESSERA_DYNAMIC_SHARED(" in src
     launch = [ln for ln in lib.get_source().splitlines() if "tessera_cuda_launch(\"" in ln]
     assert launch and "156672" in launch[0]
+    # The copy loops' addresses: the part invariant in the copy loop first, then the loop's
+    # term, so that nvcc folds each unrolled copy's constant into the shared-memory address.
+    assert re.search(r"__tessera_cp_async<16>\(\(\(half\*\)A_shared_dyn \+ \(.*\)\) \+ \(ax\w* \* 2304\), "
+                     r"\(\(const half\*\)A \+ \(.*\)\) \+ \(ax\w* \* 65536\)\);", src), src
     ptx = lib.get_source("ptx")
     # A and B copies of 4 and 8 x 16 bytes per thread (256 threads: 8 warps of 64 x 64), in
     # the two prologue steps and the steady loop.
