@@ -111,7 +111,9 @@ void AutoScheduleFunction(Schedule& sch, const std::string& func_name, const Tar
     ScheduleWindowNest(sch, info, facts);
   }
   // Matmul-like blocks first: their epilogues join their tiles.
+  // (a rule may replace a later block: the tensor-core rule's fused cast inlines into it)
   for (const BlockRV& rv : RootBlocks(sch, root)) {
+    if (!sch.IsValid(rv)) continue;
     BlockInfo info = AnalyzeBlock(sch, rv, func);
     if (!info.is_reduction || done.count(info.name) || !OwnNest(sch, info)) continue;
     std::vector<std::string> taken;

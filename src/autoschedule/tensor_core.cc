@@ -32,6 +32,7 @@ constexpr char kLoadADyn[] = "wmma_load_16x16x16_f16_a_shared_dyn";
 constexpr char kLoadBDyn[] = "wmma_load_16x16x16_f16_b_shared_dyn";
 constexpr char kSync[] = "wmma_sync_16x16x16_f16f16f32";
 constexpr char kStore[] = "wmma_store_16x16x16_f32_global";
+constexpr char kStoreF16[] = "wmma_store_16x16x16_f32_f16_global";
 
 /*! \brief The tile of one thread block: BM x BN of C, BK of the reduction per shared-memory
  *  step, WM x WN warps (each a warp tile of BM/WM x BN/WN). */
@@ -126,6 +127,29 @@ const BufferLoadNode* AsLoad(const Expr& e) {
 
 bool IsVar(const Expr& e, const VarNode* v) { return AsPtr<VarNode>(e) == v; }
 
+/*! \brief Whether `consumer` is `D[i, j] = float16(C[i, j])` over the whole m x n of `c`: the
+ *  float16 output of the matmul, which the fragments' store can write itself. */
+bool IsFloat16Cast(const BlockNode* consumer, const BufferNode* c, int64_t m, int64_t n) {
+  auto* st = consumer ? AsPtr<BufferStoreNode>(consumer->body) : nullptr;
+  if (st == nullptr || consumer->iter_vars.size() != 2 || st->indices.size() != 2 ||
+      st->buffer->dtype != DataType::Float(16)) {
+    return false;
+  }
+  auto* cast = AsPtr<CastNode>(st->value);
+  auto* load = cast ? AsPtr<BufferLoadNode>(cast->value) : nullptr;
+  if (!load || load->buffer.get() != c || load->indices.size() != 2) return false;
+  for (int d = 0; d < 2; ++d) {
+    const IterVarNode* iv = consumer->iter_vars[d].get();
+    auto lo = AsConstInt(iv->dom->min), extent = AsConstInt(iv->dom->extent);
+    if (iv->iter_type != IterVarType::kDataPar || !lo || *lo != 0 || !extent ||
+        *extent != (d == 0 ? m : n) || !IsVar(st->indices[d], iv->var.get()) ||
+        !IsVar(load->indices[d], iv->var.get())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& facts,
@@ -181,6 +205,20 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     return false;
   }
   BlockRV block = info.rv;
+  // mma_fused_cast: the only consumer of a C that is not an output casts it to float16; the
+  // fragments are stored as float16 straight into its output (through a 1 KB tile of shared
+  // memory per warp, which the dynamic shared memory of the pipeline leaves room for).
+  std::optional<std::string> cast_consumer;
+  const int64_t tile_bytes = 1024 * (threads / 32);  // static shared memory of the helper
+  if (facts.mma_fused_cast && !info.writes_param && GetTensorIntrin(kStoreF16, true) &&
+      (t.dynamic ? bytes + tile_bytes <= facts.shared_memory_optin_bytes
+                 : bytes + tile_bytes <= facts.shared_memory_bytes)) {
+    std::vector<BlockRV> consumers = sch.GetConsumers(block);
+    if (consumers.size() == 1 &&
+        IsFloat16Cast(AsPtr<BlockNode>(sch.Get(consumers[0])), st->buffer.get(), m, n)) {
+      cast_consumer = AsPtr<BlockNode>(sch.Get(consumers[0]))->name_hint;
+    }
+  }
   auto name_of = [&](const BlockRV& rv) { return AsPtr<BlockNode>(sch.Get(rv))->name_hint; };
   auto I = [](int64_t v) { return TraceValue::Int(v); };
   const TraceValue none = TraceValue::None();
@@ -215,6 +253,16 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     // The accumulator fragments of a warp, stored to C after the reduction.
     BlockRV store = sch.CacheWrite(block, 0, "wmma.accumulator", {});
     taken->push_back(name_of(store));
+    // With a fused cast the copy out of the fragments disappears into the cast, which then
+    // reads the fragments (C is not written at all).
+    bool fused = false;
+    if (cast_consumer) {
+      fused = Try(sch, [&] { sch.ComputeInline(store); });
+      if (fused) {
+        store = sch.GetBlock(*cast_consumer, std::nullopt);
+        taken->push_back(*cast_consumer);
+      }
+    }
     sch.ReverseComputeAt(store, js[1], true, -1);
     // The A and B tiles of a k0 step in shared memory, copied by every thread of the block with
     // vector loads; rows padded to a stride of 8 halves more than a multiple of 32.
@@ -274,7 +322,7 @@ bool TileTensorCore(Schedule& sch, const BlockInfo& info, const TargetFacts& fac
     auto sr = sch.Split(sl[sl.size() - 2], {none, I(16)}, true, false);
     auto sc = sch.Split(sl.back(), {none, I(16)}, true, false);
     sch.Reorder({sr[0], sc[0], sr[1], sc[1]});
-    sch.Tensorize(sr[1], kStore, true);
+    sch.Tensorize(sr[1], fused ? kStoreF16 : kStore, true);
     // Every fragment index is a constant once the fragment loops and the k1 loop are unrolled
     // (the fragments stay in registers).
     for (const LoopRV& l : {ks[1], is[2], js[2], ar[0], bc[0], sr[0], sc[0], il[il.size() - 4],

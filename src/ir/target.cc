@@ -116,6 +116,7 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(mma_swizzle),
       TESSERA_FACT(mma_stream_b),
       TESSERA_FACT(mma_copies_first),
+      TESSERA_FACT(mma_fused_cast),
   };
   return fields;
 }
@@ -128,7 +129,8 @@ void TargetFacts::Override(const std::string& name, int64_t value) {
     if (name != f.name) continue;
     // (the switches of the tensor-core rule may be 0, off)
     const bool switch_fact =
-        name == "mma_swizzle" || name == "mma_stream_b" || name == "mma_copies_first";
+        name == "mma_swizzle" || name == "mma_stream_b" || name == "mma_copies_first" ||
+        name == "mma_fused_cast";
     if (value < 0 || (value == 0 && !switch_fact)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
           << "target fact '" << name << "' must be " << (switch_fact ? "0 or more" : "positive")

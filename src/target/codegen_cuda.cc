@@ -122,6 +122,7 @@ std::string CodeGenCUDA::Generate(const IRModule& mod) {
   if (uses_bf16_words_) os << kCUDABFloat16WordHelpers;
   if (uses_dynamic_shared_) os << kCUDADynamicSharedMacro;
   if (uses_cp_async_) os << kCUDAAsyncCopyHelpers;
+  if (uses_wmma_f16_store_) os << kCUDAWmmaStoreF16Helper;
   if (uses_bitcast_) os << kCUDABitCastHelper;
   for (const auto& [name, definition] : int_pow_helpers_) os << "\n" << definition;
   os << "\n" << Finish();
@@ -145,7 +146,7 @@ std::string CodeGenCUDA::TypeName(DataType t, const Span& span) {
   return CodeGenC::TypeName(t, span);
 }
 
-std::string CodeGenCUDA::FunctionPrefix(const PrimFunc& func, bool prototype) {
+int64_t CodeGenCUDA::ThreadsPerBlock() const {
   // The block size is known when every threadIdx extent is a constant.
   int64_t threads = 1;
   for (const char* tag : {"threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
@@ -155,6 +156,11 @@ std::string CodeGenCUDA::FunctionPrefix(const PrimFunc& func, bool prototype) {
     threads = n ? threads * *n : -1;
     if (threads < 0) break;
   }
+  return threads;
+}
+
+std::string CodeGenCUDA::FunctionPrefix(const PrimFunc& func, bool prototype) {
+  const int64_t threads = ThreadsPerBlock();
   std::string bounds =
       threads > 0 ? "__launch_bounds__(" + std::to_string(threads) + ") " : std::string();
   return "extern \"C\" __global__ " + bounds;

@@ -50,6 +50,9 @@ struct TargetFacts {
   /// 1: a pipelined k step issues its copies before its mma (two barriers a step: the copies
   /// overwrite the tiles the previous step read); 0: after (one barrier a step)
   int mma_copies_first = 0;
+  /// 1: the float16 cast of a matmul whose only consumer casts it (fp16 output) is done as the
+  /// accumulator fragments are stored (one kernel, float16 written once); 0: a second kernel
+  int mma_fused_cast = 0;
 
   bool IsGpu() const { return kind == "cuda"; }
   /*! \brief Lanes of a native vector of `bits`-wide elements (at least 1). */

@@ -82,6 +82,10 @@ class CodeGenCUDA : public CodeGenC {
   /*! \brief TVM's fragment builtins and tvm_access_ptr as CUDA; false for other ops. */
   bool PrintFragmentCall(const CallNode* op, const std::string& name, std::string* out);
   bool uses_wmma_ = false;
+  bool uses_wmma_f16_store_ = false;  // a float32 fragment stored as float16 (the helper)
+  /*! \brief Threads of the kernel being printed when every threadIdx extent is a constant,
+   *  else -1. */
+  int64_t ThreadsPerBlock() const;
   bool uses_fp16_words_ = false, uses_bf16_words_ = false;
 
   // ---- Dynamic shared memory (codegen_cuda_shared.cc) ----
@@ -113,6 +117,8 @@ extern const char* kCUDAHalfWordHelpers;
 extern const char* kCUDABFloat16WordHelpers;
 /*! \brief TESSERA_DYNAMIC_SHARED(name): the `extern __shared__` array of a kernel. */
 extern const char* kCUDADynamicSharedMacro;
+/*! \brief __tessera_wmma_store_f16<WARPS>(dst, fragment, ldm) (codegen_cuda_wmma.cc). */
+extern const char* kCUDAWmmaStoreF16Helper;
 
 /*! \brief The host C of a "cuda" build: CodeGenHost plus tessera.launch_kernel, which calls the
  *  launcher the runtime installs when it loads the library. */

@@ -267,6 +267,7 @@ def test_cuda_facts_from_the_device_and_overrides():
     assert facts["mma_warp_m"] == 64 and facts["mma_warp_n"] == 64 and facts["mma_block_k"] == 64
     assert facts["mma_block_m"] == 128 and facts["mma_block_n"] == 256
     assert facts["mma_swizzle"] == 8 and facts["mma_stream_b"] == 0 and facts["mma_copies_first"] == 0
+    assert facts["mma_fused_cast"] == 0
     over = ts.autoschedule.target_facts("cuda", {"sm_count": 7, "shared_memory_optin_bytes": 1 << 16,
                                                  "mma_swizzle": 0})
     assert over["sm_count"] == 7 and over["shared_memory_optin_bytes"] == 1 << 16
@@ -362,3 +363,78 @@ def test_large_block_tiles_match_numpy(shape, facts):
     c = ts.nd.empty((m, n), "float32", dev)
     lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
     np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=2e-3, atol=2e-3)
+
+
+def matmul_f16_out(m, n, k):
+    """D = float16(A @ B accumulated in float32): the cast is the only consumer of C."""
+    a = te.placeholder((m, k), "float16", name="A")
+    b = te.placeholder((k, n), "float16", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r].astype("float32") * b[r, j].astype("float32"),
+                                               axis=r), name="C")
+    d = te.compute((m, n), lambda i, j: c[i, j].astype("float16"), name="D")
+    return te.create_prim_func([a, b, d])
+
+
+FUSED = {"mma_fused_cast": 1}
+F16_STORE = 'tensor_intrin="wmma_store_16x16x16_f32_f16_global"'
+
+
+def test_fused_cast_schedule():
+    # By default the cast is a second kernel; with mma_fused_cast the fragments' store writes
+    # float16 into D (C inlined away).
+    # (256^3 with sm_count 1: the default 128 x 256 blocks of 8 warps, 3 stages of 52224 bytes)
+    func = matmul_f16_out(256, 256, 256)
+    FUSED = {"mma_fused_cast": 1, "sm_count": 1}
+    default = trace_of(func, {"sm_count": 1})
+    assert 'tensor_intrin="wmma_store_16x16x16_f32_global"' in default and "compute_inline" not in default
+    fused = trace_of(func, FUSED)
+    assert F16_STORE in fused and "sch.compute_inline(" in fused
+    assert "wmma_store_16x16x16_f32_global" not in fused
+    # C is an output itself: nothing to fuse. No room beside the pipeline's 156672 bytes for
+    # the helper's 1 KB per warp: not fused either.
+    assert F16_STORE not in trace_of(matmul_f16_both(256, 256, 256), FUSED)
+    assert 'ann_val=[0, 0, 2]' in fused and "factors=[None, 4, 4, 16]" in fused
+    assert F16_STORE not in trace_of(func, {**FUSED, "shared_memory_optin_bytes": 156672 + 4096})
+    assert F16_STORE in trace_of(func, {**FUSED, "shared_memory_optin_bytes": 156672 + 8192})
+
+
+@requires_gpu
+@pytest.mark.skipif(_core.cuda_emulator_enabled() and not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="8 s on the emulator; set TESSERA_SLOW_CUDA_TESTS=1")
+def test_fused_cast_matches_numpy():
+    # 32 x 48 x 32 (tiles of 32 x 16, 4 warps): one kernel writes the float16 result.
+    func = matmul_f16_out(32, 48, 32)
+    assert F16_STORE in trace_of(func, FUSED)
+    rng = np.random.default_rng(5)
+    a = (rng.random((32, 32)) - 0.5).astype("float16")
+    b = (rng.random((32, 48)) - 0.5).astype("float16")
+    lib = build_scheduled(func, FUSED)
+    assert lib.imported_modules[0].get_source().count("__global__") == 1
+    dev = ts.cuda(0)
+    d = ts.nd.empty((32, 48), "float16", dev)
+    lib(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), d)
+    expect = (a.astype("float32") @ b.astype("float32")).astype("float16")
+    np.testing.assert_allclose(d.numpy().astype("float32"), expect.astype("float32"), rtol=2e-3, atol=2e-3)
+
+
+@requires_nvrtc
+@pytest.mark.skipif(not os.environ.get("TESSERA_SLOW_CUDA_TESTS"),
+                    reason="NVRTC builds of a second large kernel; set TESSERA_SLOW_CUDA_TESTS=1")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_fused_cast_source_and_ptxas(arch, tmp_path):
+    # The 2048 matmul with a float16 output in one kernel: the 16 fragments of each warp stored
+    # through the helper (1 KB of static shared memory per warp beside the pipeline's dynamic
+    # 156672 bytes); ptxas allocates it without spilling.
+    lib = build_scheduled(matmul_f16_out(2048, 2048, 2048), FUSED, f"cuda -arch={arch}")
+    src = lib.get_source("cuda")
+    assert src.count("__global__") == 1 and src.count("__tessera_wmma_store_f16<8>(") == 16
+    assert "float tile[WARPS][256]" in src
+    if PTXAS is None:
+        pytest.skip("ptxas is not installed: registers and spills not checked")
+    path = tmp_path / "k.ptx"
+    path.write_text(lib.get_source("ptx"))
+    out = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o", os.devnull],
+                         capture_output=True, text=True, check=True).stderr
+    assert "0 bytes spill stores, 0 bytes spill loads" in out and "8192 bytes smem" in out, out
+    assert int(re.search(r"Used (\d+) registers", out).group(1)) * 256 <= 65536, out

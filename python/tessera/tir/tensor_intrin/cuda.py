@@ -128,18 +128,23 @@ def _sync(in_dtype, out_dtype):
     return desc, impl
 
 
-def _store(dtype, scope_to):
+def _store(dtype, scope_to, out_dtype=None):
+    """Store an accumulator fragment of ``dtype`` to ``scope_to`` memory; with ``out_dtype``
+    (float16 from a float32 fragment) each element converted (the cast of an fp16-output
+    matmul fused into the store of its tile)."""
+    out_dtype = out_dtype or dtype
+
     @T.prim_func
     def desc(a: T.handle, c: T.handle):
         A = T.match_buffer(a, (16, 16), dtype, align=64, offset_factor=16, scope="wmma.accumulator")
-        C = T.match_buffer(c, (16, 16), dtype, align=64, offset_factor=16, scope=scope_to)
+        C = T.match_buffer(c, (16, 16), out_dtype, align=64, offset_factor=16, scope=scope_to)
         with T.block("root"):
             T.reads(A[0:16, 0:16])
             T.writes(C[0:16, 0:16])
             for i, j in T.grid(16, 16):
                 with T.block("store"):
                     vi, vj = T.axis.remap("SS", [i, j])
-                    C[vi, vj] = A[vi, vj]
+                    C[vi, vj] = _cast(out_dtype, A[vi, vj])
 
     @T.prim_func
     def impl(a: T.handle, c: T.handle):
@@ -149,13 +154,13 @@ def _store(dtype, scope_to):
         d0 = T.int32()
         A = T.match_buffer(a, (16, 16), dtype, align=64, offset_factor=16, scope="wmma.accumulator",
                            strides=[d1, d0])
-        C = T.match_buffer(c, (16, 16), dtype, align=64, offset_factor=16, scope=scope_to, strides=[s1, s0])
+        C = T.match_buffer(c, (16, 16), out_dtype, align=64, offset_factor=16, scope=scope_to, strides=[s1, s0])
         with T.block("root"):
             T.reads(A[0:16, 0:16])
             T.writes(C[0:16, 0:16])
             T.evaluate(T.tvm_store_matrix_sync(
                 A.data, _M, _N, _K, _fragment_index(A, d1, 16, 16),
-                T.tvm_access_ptr(T.type_annotation(dtype), C.data, C.elem_offset, s1 * 16, 2),
+                T.tvm_access_ptr(T.type_annotation(out_dtype), C.data, C.elem_offset, s1 * 16, 2),
                 s1, "row_major", dtype="handle"))
 
     return desc, impl
@@ -170,6 +175,9 @@ WMMA_SYNC_16x16x16_f16f16f32_INTRIN = "wmma_sync_16x16x16_f16f16f32"
 WMMA_SYNC_16x16x16_f16f16f16_INTRIN = "wmma_sync_16x16x16_f16f16f16"
 WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN = "wmma_store_16x16x16_f32_global"
 WMMA_STORE_16x16x16_F32_SHARED_INTRIN = "wmma_store_16x16x16_f32_shared"
+# A float32 accumulator stored as float16 (CodeGenCUDA converts it through a per-warp tile in
+# shared memory: the element order of a wmma fragment is unspecified).
+WMMA_STORE_16x16x16_F32_F16_GLOBAL_INTRIN = "wmma_store_16x16x16_f32_f16_global"
 
 TensorIntrin.register(WMMA_LOAD_16x16x16_F16_A_INTRIN, *_load("shared", "wmma.matrix_a", "float16"), override=True)
 TensorIntrin.register(WMMA_LOAD_16x16x16_F16_B_INTRIN, *_load("shared", "wmma.matrix_b", "float16"), override=True)
@@ -180,10 +188,13 @@ TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f32_INTRIN, *_sync("float16", "fl
 TensorIntrin.register(WMMA_SYNC_16x16x16_f16f16f16_INTRIN, *_sync("float16", "float16"), override=True)
 TensorIntrin.register(WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN, *_store("float32", "global"), override=True)
 TensorIntrin.register(WMMA_STORE_16x16x16_F32_SHARED_INTRIN, *_store("float32", "shared"), override=True)
+TensorIntrin.register(WMMA_STORE_16x16x16_F32_F16_GLOBAL_INTRIN, *_store("float32", "global", "float16"),
+                      override=True)
 
 __all__ = ["WMMA_FILL_16x16x16_F32_INTRIN", "WMMA_LOAD_16x16x16_F16_A_INTRIN", "WMMA_LOAD_16x16x16_F16_B_INTRIN",
            "WMMA_LOAD_16x16x16_F16_A_DYN_INTRIN", "WMMA_LOAD_16x16x16_F16_B_DYN_INTRIN",
            "WMMA_STORE_16x16x16_F32_GLOBAL_INTRIN", "WMMA_STORE_16x16x16_F32_SHARED_INTRIN",
+           "WMMA_STORE_16x16x16_F32_F16_GLOBAL_INTRIN",
            "WMMA_SYNC_16x16x16_f16f16f16_INTRIN", "WMMA_SYNC_16x16x16_f16f16f32_INTRIN"]
 
 
