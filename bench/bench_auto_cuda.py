@@ -42,7 +42,11 @@ KINDS = (("fp16 in, fp32 acc/out", "float16", "float32", "float32", None),
 # 128 x 256 and 256 x 128 blocks (a third less L2 traffic per mma), with other stages,
 # reduction steps and rasterizations, or as 16 warps of 64 x 32 (128 registers: 4 warps per
 # scheduler instead of 2, at 1.5x the shared-memory reads per mma); the current default's
-# copies of a pipelined step issued before its mma (two barriers a step).
+# copies of a pipelined step issued before its mma (two barriers a step). Last, the float16
+# output with its cast fused into the store of the fragments (mma_fused_cast: one kernel,
+# against "fp16 in, fp32 acc, fp16 out", whose cast is a second kernel); and the default with
+# the cp.async addresses printed as one sum (the target option -loop_addresses=0: the code
+# generator before it added the copy loop's term last, 12 more integer instructions per k step).
 # And for fp32 (the register-tiled SIMT rule: 8 x 8 per thread, 128 x 128 x 16 block tiles
 # double-buffered with cp.async by default) the same tiles with one synchronous copy per step.
 OLD = {"mma_block_n": 128, "mma_swizzle": 0}  # the 128 x 128 blocks of the earlier variants
@@ -84,7 +88,10 @@ VARIANTS = (("fp32 var: SIMT no double buffer", "float32", "float32", "float32",
             ("fp16 var: 128x128 (old default)", "float16", "float32", "float32", OLD),
             ("fp16 var: 128x256 sw8 4 stages", "float16", "float32", "float32", {"pipeline_stages": 4}),
             ("fp16 var: copies first", "float16", "float32", "float32", {"mma_copies_first": 1}),
-            ("fp16 var: 128x256 sw8 stream B", "float16", "float32", "float32", {"mma_stream_b": 1}))
+            ("fp16 var: 128x256 sw8 stream B", "float16", "float32", "float32", {"mma_stream_b": 1}),
+            ("fp16 var: fp16 out fused cast", "float16", "float32", "float16", {"mma_fused_cast": 1}),
+            ("fp16 var: copy addresses as one sum", "float16", "float32", "float32",
+             {"target": "-loop_addresses=0"}))
 VARIANT_SIZES = (2048, 4096)
 
 
@@ -136,13 +143,16 @@ def run_case(ts, torch, n, dtype, acc, out, dev, facts=None):
     Without `facts`, ts.build schedules the function itself (the automatic schedule as the
     first stage); with them, the schedule of ts.autoschedule(func, "cuda", facts) is built."""
     row = {"n": n, "dtype": dtype, "acc": acc, "out": out, "facts": facts}
+    # (the key "target" of a variant's facts holds options of the build's target instead)
+    target = "cuda " + (facts or {}).get("target", "")
+    facts = {k: v for k, v in facts.items() if k != "target"} if facts else None
     func = matmul(n, dtype, acc, out)
     start = time.perf_counter()
     sch = ts.autoschedule(func, target="cuda", facts=facts)
     row["autoschedule_ms"] = (time.perf_counter() - start) * 1e3
     row["tensor_cores"] = any("tensorize" in line for line in sch.trace.as_python())
     start = time.perf_counter()
-    lib = ts.build(func if facts is None else sch.mod, target="cuda")
+    lib = ts.build(func if facts is None else sch.mod, target=target.strip())
     row["build_s"] = time.perf_counter() - start
     rng = np.random.default_rng(n)
     a_np = (rng.random((n, n), dtype=np.float32) - 0.5).astype(dtype)

@@ -28,7 +28,7 @@ std::string TargetArch(const LowerContext& ctx) {
 }
 
 StageResult CudaCodegen(IRModule mod, LowerContext& ctx) {
-  std::string cuda_source = CodeGenCUDA(mod);
+  std::string cuda_source = CodeGenCUDA(mod, ctx.target.GetAttr("loop_addresses", "1") != "0");
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cu", ++ctx.pass_counter);
   DumpText(ctx, dump_name, cuda_source);

@@ -87,7 +87,7 @@ const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
 
 }  // namespace
 
-CodeGenCUDA::CodeGenCUDA() : CodeGenC("CUDA") {
+CodeGenCUDA::CodeGenCUDA(bool loop_addresses) : CodeGenC("CUDA"), loop_addresses_(loop_addresses) {
   for (const char* n : {"min", "max", "half", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim",
                         "gridDim", "warpSize", "__floordiv", "__floormod", kDynamicSharedName}) {
     ReserveGlobalName(n);
@@ -356,7 +356,9 @@ Expr SumOf(const std::vector<Expr>& terms) {
 
 std::string CodeGenCUDA::OffsetPointerByLoop(const std::string& ptr, const Expr& offset) {
   std::vector<Expr> terms, inner, rest;
-  if (!serial_loops_.empty() && offset->dtype.is_scalar()) AddTerms(offset, &terms);
+  if (loop_addresses_ && !serial_loops_.empty() && offset->dtype.is_scalar()) {
+    AddTerms(offset, &terms);
+  }
   for (const Expr& t : terms) (UsesVar(t, serial_loops_.back()) ? inner : rest).push_back(t);
   if (inner.empty() || rest.empty()) return ptr + " + " + PrintExpr(offset);
   return "(" + ptr + " + " + PrintExpr(SumOf(rest)) + ") + " + PrintExpr(SumOf(inner));
@@ -471,7 +473,9 @@ bool IsDeviceKernel(const PrimFunc& func) {
   return func->GetStrAttr("calling_conv") == "device_kernel";
 }
 
-std::string CodeGenCUDA(const IRModule& mod) { return codegen::CodeGenCUDA().Generate(mod); }
+std::string CodeGenCUDA(const IRModule& mod, bool loop_addresses) {
+  return codegen::CodeGenCUDA(loop_addresses).Generate(mod);
+}
 
 namespace {
 

@@ -23,7 +23,7 @@ namespace codegen {
  *  and floor division, as NVRTC has no C library headers. */
 class CodeGenCUDA : public CodeGenC {
  public:
-  CodeGenCUDA();
+  explicit CodeGenCUDA(bool loop_addresses = true);
   std::string Generate(const IRModule& mod);
 
  protected:
@@ -110,6 +110,7 @@ class CodeGenCUDA : public CodeGenC {
                                                 // variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
   std::vector<const VarNode*> serial_loops_;     // the enclosing serial loops, innermost last
+  bool loop_addresses_ = true;                   // OffsetPointerByLoop splits the sum
 };
 
 /*! \brief Helpers of the 16-bit vector words (codegen_cuda_vector.cc). */
@@ -137,8 +138,11 @@ class CodeGenCUDAHost : public CodeGenHost {
 /*! \brief Whether `func` is a device kernel of a GPU build. */
 bool IsDeviceKernel(const PrimFunc& func);
 
-/*! \brief The CUDA C source of the device kernels of `mod` (other functions are skipped). */
-std::string CodeGenCUDA(const IRModule& mod);
+/*! \brief The CUDA C source of the device kernels of `mod` (other functions are skipped).
+ *  `loop_addresses`: cp.async addresses add the copy loop's term last (see
+ *  OffsetPointerByLoop); false prints them as one sum (target option -loop_addresses=0, for
+ *  comparing the two on a GPU). */
+std::string CodeGenCUDA(const IRModule& mod, bool loop_addresses = true);
 
 /*! \brief The host C of the non-kernel functions of `mod`, embedding the CUDA source and the
  *  compiled device code (`ptx`) so that the library (and an exported copy) is self-contained. */

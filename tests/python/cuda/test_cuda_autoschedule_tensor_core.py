@@ -438,3 +438,7 @@ def test_fused_cast_source_and_ptxas(arch, tmp_path):
                          capture_output=True, text=True, check=True).stderr
     assert "0 bytes spill stores, 0 bytes spill loads" in out and "8192 bytes smem" in out, out
     assert int(re.search(r"Used (\d+) registers", out).group(1)) * 256 <= 65536, out
+    # The target option -loop_addresses=0 prints a copy's address as one sum (to compare).
+    plain = ts.build(matmul_f16_out(2048, 2048, 2048), target=f"cuda -arch={arch} -loop_addresses=0")
+    copies = [ln for ln in plain.get_source("cuda").splitlines() if "__tessera_cp_async<16>(" in ln]
+    assert copies and all("__tessera_cp_async<16>((half*)" in ln for ln in copies)
