@@ -128,9 +128,8 @@ void TargetFacts::Override(const std::string& name, int64_t value) {
   for (const Field& f : Fields()) {
     if (name != f.name) continue;
     // (the switches of the tensor-core rule may be 0, off)
-    const bool switch_fact =
-        name == "mma_swizzle" || name == "mma_stream_b" || name == "mma_copies_first" ||
-        name == "mma_fused_cast";
+    const bool switch_fact = name == "mma_swizzle" || name == "mma_stream_b" ||
+                             name == "mma_copies_first" || name == "mma_fused_cast";
     if (value < 0 || (value == 0 && !switch_fact)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
           << "target fact '" << name << "' must be " << (switch_fact ? "0 or more" : "positive")
