@@ -11,9 +11,11 @@
 // into shared memory with 16-byte vector loads, rows padded by 8 halves (storage_align) against
 // bank conflicts; per k1 step each warp loads its FM A and FN B fragments from shared memory and
 // issues FM x FN mma_sync. The fill, the fragment loads, the mma and the store are tensorized
-// with the wmma intrinsics of tessera.tir.tensor_intrin.cuda (registered from Python); when
-// they are not registered, or the block does not have this form, the rule declines and the
-// SIMT tiling of multi_level_tiling.cc takes the block.
+// with the wmma intrinsics of tessera.tir.tensor_intrin.cuda (registered from Python). With
+// the target fact mma_fused_cast, a float16 cast that is the only consumer of C is inlined into
+// the store, which then writes the fragments as float16 (one kernel instead of two). When the
+// intrinsics are not registered, or the block does not have this form, the rule declines and
+// the SIMT tiling of multi_level_tiling.cc takes the block.
 #include "rules.h"
 #include "tessera/ir/expr.h"
 #include "tessera/schedule/tensor_intrin.h"
