@@ -109,8 +109,8 @@ class CodeGenCUDA : public CodeGenC {
   std::vector<const VarNode*> statement_lets_;  // vector lets bound in it               // the
                                                 // variables declared for lanes and words
   std::map<std::string, Expr> launch_extents_;  // of the kernel being printed
-  std::vector<const VarNode*> serial_loops_;     // the enclosing serial loops, innermost last
-  bool loop_addresses_ = true;                   // OffsetPointerByLoop splits the sum
+  std::vector<const VarNode*> serial_loops_;    // the enclosing serial loops, innermost last
+  bool loop_addresses_ = true;                  // OffsetPointerByLoop splits the sum
 };
 
 /*! \brief Helpers of the 16-bit vector words (codegen_cuda_vector.cc). */
