@@ -5,7 +5,9 @@
 //         j_i (NR columns = vectors, unrolled, innermost vectorized)
 //   with C accumulated in a local MR x NR tile (registers), Y packed into NR-wide panels
 //   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
-//   out of the reduction. MR and NR come from the vector width and the register count.
+//   out of the reduction. MR and NR come from the vector width and the register count. The
+//   search space also offers, for float32 2-D products on AVX2, the tile as a micro-kernel
+//   intrinsic over packed panels, whole reduction per call or k-blocked in BLIS's loop nest.
 //
 //   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of
 //   C, the X and Y tiles of each reduction step staged in shared memory; shapes that do not divide

@@ -80,8 +80,10 @@ std::string AsmBody(int mr, int nr) {
     }
     if (i + 1 < mr) line("add %[ldc], %[c]");
   }
-  os << "    : [a] \"+r\"(pa), [b] \"+r\"(pb), [c] \"+r\"(pc), [n4] \"+r\"(n4), [rest] \"+r\"(rest)\n"
-     << "    : [ldc] \"r\"(ldc_bytes)\n    : \"memory\", \"cc\"";
+  // Every register operand read-write, so that no two share a register (an input-only row
+  // stride equal to the loop count, both constants after inlining, would share one with it).
+  os << "    : [a] \"+r\"(pa), [b] \"+r\"(pb), [c] \"+r\"(pc), [n4] \"+r\"(n4), [rest] \"+r\"(rest),"
+     << " [ldc] \"+r\"(ldc_bytes)\n    :\n    : \"memory\", \"cc\"";
   for (int r = 0; r < 16; ++r) os << ", \"xmm" << r << "\"";
   os << ");\n";
   return os.str();
