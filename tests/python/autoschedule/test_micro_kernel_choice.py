@@ -5,7 +5,10 @@ intrinsic" (the same kernel accumulating into C itself over k blocks of KC, in B
 with KC, MC and NC as further choices)."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -141,3 +144,26 @@ def test_blocked_choice_replays_from_its_trace():
     again = replay(func, rec)
     ts.ir.assert_structural_equal(sch.mod, again.mod)
     assert "tessera_ukr_f32_6x16_k128_global" in str(again.trace)
+
+
+def test_padded_trace_replays_in_a_fresh_process():
+    # The tuner's workers replay traces in processes of their own: pad_einsum (the rows padded
+    # to a multiple of MR) must be a known instruction kind there, not only where it was made.
+    func = product(50, 64, 30)
+    sch = blocked_point(RuleSpace(func, "c", parallel=False), [])
+    trace = json.dumps(sch.trace.as_json())
+    assert '"PadEinsum"' in trace
+    replay = (
+        "import sys\n"
+        "from tessera import script, tir\n"
+        "from tessera.tir.schedule.trace import Trace\n"
+        "func_text, trace = sys.stdin.read().split('\\0')\n"
+        "sch = tir.Schedule(script.from_source(func_text))\n"
+        "Trace.apply_json_to_schedule(trace, sch)\n"
+        "print(sch.mod.script())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", replay], input=func.script() + "\0" + trace,
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == sch.mod.script().strip()
