@@ -5,12 +5,15 @@
 //         j_i (NR columns = vectors, unrolled, innermost vectorized)
 //   with C accumulated in a local MR x NR tile (registers), Y packed into NR-wide panels
 //   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
-//   out of the reduction. MR and NR come from the vector width and the register count.
+//   out of the reduction. MR and NR come from the vector width and the register count. The
+//   search space also offers, for float32 2-D products on AVX2, the tile as a micro-kernel
+//   intrinsic over packed panels, whole reduction per call or k-blocked in BLIS's loop nest.
 //
 //   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of
 //   C, the X and Y tiles of each reduction step staged in shared memory; shapes that do not divide
 //   get one thread per element of C.
 #include <algorithm>
+#include <cstdlib>
 
 #include "rules.h"
 #include "tessera/ir/expr.h"
@@ -289,6 +292,127 @@ bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
   return true;
 }
 
+/*! \brief The blocks of the BLIS-style loop nest around the micro-kernel: KC reduction
+ *  elements per k block, MC / MR row panels per row block, NC / NR column panels per column
+ *  block. */
+struct KernelBlocks {
+  int64_t kc = 0, mc_panels = 0, nc_panels = 0;
+};
+
+/*! \brief The divisors of `n`, ascending. */
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+/*! \brief The index of the candidate closest to `target` (the first of equals). */
+size_t Closest(const std::vector<int64_t>& cands, int64_t target) {
+  size_t best = 0;
+  for (size_t k = 1; k < cands.size(); ++k) {
+    if (std::abs(cands[k] - target) < std::abs(cands[best] - target)) best = k;
+  }
+  return best;
+}
+
+/*! \brief The k-blocked product with the micro-kernel (the loop nest of BLIS):
+ *
+ *    jc (NC columns; parallel)        C[:, jc block] = 0 (the reduction's init)
+ *      pc (KC of the reduction)       pack Y's KC x NC block into NR-wide panels
+ *        ic (MC rows)                 pack X's MC x KC block into MR-row panels
+ *          jr (NR) / ir (MR)          tessera_ukr_f32_<MR>x<NR>_k<KC>_global
+ *      (copy of the padded rows or the epilogue of the jc block)
+ *
+ *  The intrinsic accumulates into the tile of C itself (row stride of C), so each k block adds
+ *  to what the ones before left there: the panels of one k block stay in L1 (B's KC x NR) and
+ *  L2 (A's MC x KC) while C streams from the outer caches once per k block. Rows are padded to a
+ *  multiple of MR; KC divides the reduction, MC / MR the row panels and NC / NR the column
+ *  panels (the choices offer only those), so that no tile is partial. */
+bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                            const RegisterTile& tile, const PrimFunc& func,
+                            const TargetFacts& facts, bool y_transposed, int64_t flops,
+                            const KernelBlocks& kb, std::vector<std::string>* taken) {
+  const int64_t mr = tile.mr, nr = tile.nr;
+  const int64_t ei = info.extents[m.i];
+  BlockRV block = info.rv;
+  auto* x_load = AsPtr<BufferLoadNode>(m.x);
+  auto* y_load = AsPtr<BufferLoadNode>(m.y);
+  const BufferNode* y_buf = y_load->buffer.get();
+  if (ei % mr != 0) {
+    std::vector<int64_t> padded = info.extents;
+    padded[m.i] = (ei + mr - 1) / mr * mr;
+    sch.PadEinsum(block, padded);
+  }
+  const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+  int x_index = -1, y_index = -1;
+  for (size_t k = 0; k < b->reads.size(); ++k) {
+    const BufferNode* buf = b->reads[k]->buffer.get();
+    if (buf == y_buf) {
+      y_index = static_cast<int>(k);
+    } else if (buf != b->writes[0]->buffer.get()) {
+      x_index = static_cast<int>(k);
+    }
+  }
+  if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
+  BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
+  BlockRV packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
+  if (ei % mr != 0) {
+    for (const BlockRV& p : sch.GetProducers(packed_x)) sch.ComputeInline(p);
+  }
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  auto I = [](int64_t v) { return TraceValue::Int(v); };
+  std::vector<LoopRV> is =
+      sch.Split(loops[m.i], {TraceValue::None(), I(kb.mc_panels), I(mr)}, true, false);
+  std::vector<LoopRV> js =
+      sch.Split(loops[m.j], {TraceValue::None(), I(kb.nc_panels), I(nr)}, true, false);
+  std::vector<LoopRV> ks = sch.Split(loops[m.reduce[0]], {TraceValue::None(), I(kb.kc)}, true, false);
+  sch.Reorder({js[0], ks[0], is[0], js[1], is[1], ks[1], is[2], js[2]});
+  const bool parallel =
+      facts.cores > 1 && flops >= (int64_t{1} << 21) && LoopExtent(sch, js[0]) > 1;
+  if (parallel) sch.Parallel(js[0]);
+  // The padded rows' copy or the epilogue: once per column block, after its last k block.
+  BlockInfo written = AnalyzeBlock(sch, block, func);
+  if (!written.writes_param) {
+    std::vector<BlockRV> consumers = sch.GetConsumers(block);
+    if (consumers.size() == 1) {
+      BlockRV out = consumers[0];
+      if (Try(sch, [&] { sch.ReverseComputeAt(out, js[0], true, -1); })) {
+        taken->push_back(AsPtr<BlockNode>(sch.Get(out))->name_hint);
+        std::vector<LoopRV> ol = sch.GetLoops(out);
+        Try(sch, [&] { sch.Vectorize(ol.back()); });
+      }
+    }
+  }
+  // Y's KC x NC block into its panels: panel, reduction, column in the panel (vectors).
+  sch.ComputeAt(packed, ks[0], false, -1);
+  {
+    std::vector<LoopRV> pl = sch.GetLoops(packed);
+    const size_t n = pl.size();
+    if (!y_transposed) {
+      std::vector<LoopRV> pjs = sch.Split(pl[n - 1], {TraceValue::None(), I(nr)}, true, false);
+      sch.Reorder({pjs[0], pl[n - 2], pjs[1]});
+      sch.Vectorize(pjs[1]);
+    }
+  }
+  // X's MC x KC block into its panels: panel, reduction, row (unrolled).
+  sch.ComputeAt(packed_x, is[0], false, -1);
+  {
+    std::vector<LoopRV> pl = sch.GetLoops(packed_x);
+    const size_t n = pl.size();
+    std::vector<LoopRV> pis = sch.Split(pl[n - 2], {TraceValue::None(), I(mr)}, true, false);
+    sch.Reorder({pis[0], pl[n - 1], pis[1]});
+    sch.Unroll(pis[1]);
+  }
+  DeferDecomposeReduction(block, ks[0]);
+  DeferTensorize(ks[1], schedule::MicroKernelIntrinName(static_cast<int>(mr),
+                                                        static_cast<int>(nr), kb.kc, true));
+  return true;
+}
+
 bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const PrimFunc& func,
              const TargetFacts& facts, std::vector<std::string>* taken) {
   const BlockNode* b = info.block;
@@ -380,11 +504,45 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // tessera_ukr_f32_<MR>x<NR>_k<K> (schedule/tensor_intrin.h: inline assembly that keeps the
   // tile in registers over the whole reduction) over both operands packed, the rows padded to
   // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
+  // The third alternative, "blocked intrinsic": the intrinsic accumulating into C over k blocks
+  // in BLIS's loop nest (TileBlockedMicroKernel), its KC, MC and NC chosen next.
   const bool ukr_fits = MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
-  const bool ukr = ukr_fits && Choose(sch, {0, 1}, 0) == 1;
-  if (ukr) {
+  const int64_t ukr = ukr_fits ? Choose(sch, {0, 1, 2}, 0) : 0;
+  if (ukr == 1) {
     return Try(
         sch, [&] { TileMicroKernel(sch, info, m, tile, func, facts, y_transposed, flops, taken); });
+  }
+  if (ukr == 2) {
+    KernelBlocks kb;
+    // KC: divisors of the reduction from 128 to 512 and the whole reduction; 256 by choice
+    // (A's MR x KC and B's KC x NR panels of one call in L1).
+    const int64_t ek = info.extents[m.reduce[0]];
+    std::vector<int64_t> kcs;
+    for (int64_t d : Divisors(ek)) {
+      if ((d >= 128 && d <= 512) || d == ek) kcs.push_back(d);
+    }
+    kb.kc = Choose(sch, kcs, Closest(kcs, 256));
+    // MC: row blocks of whole MR-row panels (of the rows padded to a multiple of MR) from 48 to
+    // 384 rows and all rows; about 144 by choice (A's MC x KC block in L2).
+    const int64_t row_panels = (info.extents[m.i] + mr - 1) / mr;
+    std::vector<int64_t> mcs;
+    for (int64_t d : Divisors(row_panels)) {
+      if ((d * mr >= 48 && d * mr <= 384) || d == row_panels) mcs.push_back(d);
+    }
+    kb.mc_panels = Choose(sch, mcs, Closest(mcs, 144 / mr));
+    // NC: column blocks of whole NR-wide panels, at least one per core when parallel (each
+    // thread its own column blocks, packing its own B); by choice the widest.
+    const int64_t col_panels = info.extents[m.j] / nr;
+    const int64_t min_blocks = facts.cores > 1 && flops >= (int64_t{1} << 21) ? facts.cores : 1;
+    std::vector<int64_t> ncs;
+    for (int64_t d : Divisors(col_panels)) {
+      if (d * nr >= 64 && col_panels / d >= min_blocks) ncs.push_back(d);
+    }
+    if (ncs.empty()) ncs.push_back(1);
+    kb.nc_panels = Choose(sch, ncs, ncs.size() - 1);
+    return Try(sch, [&] {
+      TileBlockedMicroKernel(sch, info, m, tile, func, facts, y_transposed, flops, kb, taken);
+    });
   }
   // A 2-D product with the columns outside packs each panel at its column loop (see below).
   const bool pack_at_columns = pack && !rows_outside && m.batch.empty();

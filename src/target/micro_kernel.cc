@@ -42,8 +42,8 @@ std::string AsmBody(int mr, int nr) {
       }
     }
   };
-  os << "  float acc[" << mr * nr << "] __attribute__((aligned(32)));\n";
   os << "  const float* pa = a;\n  const float* pb = b;\n";
+  os << "  float* pc = c;\n  long ldc_bytes = (long)ldc * 4;\n";
   os << "  long n4 = kc / 4, rest = kc % 4;\n";
   os << "  __asm__ volatile(\n";
   for (int r = 0; r < acc; ++r) {
@@ -69,16 +69,23 @@ std::string AsmBody(int mr, int nr) {
   line("add $" + std::to_string(nr * 4) + ", %[b]");
   line("dec %[rest]");
   line("jnz 3b");
+  // C += the tile, row by row (vector loads and stores of any alignment, in the assembly: a
+  // C loop here is not always vectorized by the C compiler once the kernel is inlined).
   line("4:");
-  for (int r = 0; r < acc; ++r) {
-    line("vmovaps %%ymm" + std::to_string(r) + ", " + std::to_string(r * 32) + "(%[acc])");
+  for (int i = 0; i < mr; ++i) {
+    for (int v = 0; v < nv; ++v) {
+      const std::string r = std::to_string(i * nv + v);
+      line("vaddps " + std::to_string(v * 32) + "(%[c]), %%ymm" + r + ", %%ymm" + r);
+      line("vmovups %%ymm" + r + ", " + std::to_string(v * 32) + "(%[c])");
+    }
+    if (i + 1 < mr) line("add %[ldc], %[c]");
   }
-  os << "    : [a] \"+r\"(pa), [b] \"+r\"(pb), [n4] \"+r\"(n4), [rest] \"+r\"(rest)\n"
-     << "    : [acc] \"r\"(acc)\n    : \"memory\", \"cc\"";
+  // Every register operand read-write, so that no two share a register (an input-only row
+  // stride equal to the loop count, both constants after inlining, would share one with it).
+  os << "    : [a] \"+r\"(pa), [b] \"+r\"(pb), [c] \"+r\"(pc), [n4] \"+r\"(n4), [rest] \"+r\"(rest),"
+     << " [ldc] \"+r\"(ldc_bytes)\n    :\n    : \"memory\", \"cc\"";
   for (int r = 0; r < 16; ++r) os << ", \"xmm" << r << "\"";
   os << ");\n";
-  os << "  for (int i = 0; i < " << mr << "; ++i)\n    for (int j = 0; j < " << nr
-     << "; ++j) c[i * ldc + j] += acc[i * " << nr << " + j];\n";
   return os.str();
 }
 

@@ -32,11 +32,12 @@ TensorIntrin GetTensorIntrin(const std::string& name, bool allow_missing = false
  *  C[MR, NR] (local) += A[K, MR]^T B[K, NR] over an MR-row and an NR-wide panel packed k-major,
  *  implemented by a call of the C function tessera_ukr_f32_<MR>x<NR> that the host code
  *  generator defines (target/micro_kernel.h). GetTensorIntrin makes such an intrinsic on first
- *  use of its name. */
-std::string MicroKernelIntrinName(int mr, int nr, int64_t k);
+ *  use of its name. With `global_c`, "tessera_ukr_f32_<MR>x<NR>_k<K>_global": the same with C
+ *  in "global" memory (a tile of the output itself, accumulated over k blocks of K). */
+std::string MicroKernelIntrinName(int mr, int nr, int64_t k, bool global_c = false);
 /*! \brief The micro-kernel intrinsic of an MR x NR tile over K (ValueError outside
- *  1 <= MR <= 16, 1 <= NR <= 128, K >= 1). */
-TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k);
+ *  1 <= MR <= 16, 1 <= NR <= 128, K >= 1), C "local" or, with `global_c`, "global". */
+TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k, bool global_c = false);
 /*! \brief The micro-kernel intrinsic `name` names, or null when it names none. */
 TensorIntrin MicroKernelIntrinFromName(const std::string& name);
 /*! \brief The registered names, sorted. */

@@ -6,6 +6,10 @@
 //   contiguous) and C the MR x NR tile in "local" memory (any row stride);
 //   implementation: tessera_ukr_f32_<MR>x<NR>(K, &A[0, 0], &B[0, 0], &C[0, 0], row stride of C),
 //   a C function that the host code generator defines (target/micro_kernel.h).
+//
+// "tessera_ukr_f32_<MR>x<NR>_k<K>_global" is the same product with C in "global" memory: the
+// tile of the output (or of its padded copy) itself, so that the reduction may be split into
+// k blocks of K, each call accumulating into what the previous ones left there.
 #include <regex>
 
 #include "tessera/ir/expr_ops.h"
@@ -23,7 +27,7 @@ struct Params {
   Buffer A, B, C;
 };
 
-Params MakeParams(int mr, int nr, int64_t k, bool strided_c) {
+Params MakeParams(int mr, int nr, int64_t k, bool strided_c, bool global_c) {
   const DataType f32 = DataType::Float(32), i32 = DataType::Int(32);
   auto buffer = [&](const std::string& name, std::vector<Expr> shape, std::string scope,
                     std::vector<Expr> strides) {
@@ -40,7 +44,7 @@ Params MakeParams(int mr, int nr, int64_t k, bool strided_c) {
   p.B = buffer("B", {c(k), c(nr)}, "global", {});
   std::vector<Expr> strides;
   if (strided_c) strides = {VarNode::Make("ldc", i32), c(1)};
-  p.C = buffer("C", {c(mr), c(nr)}, "local", strides);
+  p.C = buffer("C", {c(mr), c(nr)}, global_c ? "global" : "local", strides);
   return p;
 }
 
@@ -60,9 +64,9 @@ PrimFunc MakeFunc(const Params& p, Stmt body) {
                             BlockRealizeNode::Make({}, Bool(true), root));
 }
 
-PrimFunc MakeDesc(int mr, int nr, int64_t k) {
+PrimFunc MakeDesc(int mr, int nr, int64_t k, bool global_c) {
   const DataType i32 = DataType::Int(32);
-  Params p = MakeParams(mr, nr, k, false);
+  Params p = MakeParams(mr, nr, k, false, global_c);
   Var lk = VarNode::Make("k", i32), li = VarNode::Make("i", i32), lj = VarNode::Make("j", i32);
   Var vi = VarNode::Make("vi", i32), vj = VarNode::Make("vj", i32), vk = VarNode::Make("vk", i32);
   auto dom = [&](int64_t e) {
@@ -91,9 +95,9 @@ PrimFunc MakeDesc(int mr, int nr, int64_t k) {
   return MakeFunc(p, body);
 }
 
-PrimFunc MakeImpl(int mr, int nr, int64_t k) {
+PrimFunc MakeImpl(int mr, int nr, int64_t k, bool global_c) {
   const DataType i32 = DataType::Int(32);
-  Params p = MakeParams(mr, nr, k, true);
+  Params p = MakeParams(mr, nr, k, true, global_c);
   auto origin = [&](const Buffer& b) {
     return CallNode::Make(
         DataType::Handle(), OpNode::Get("tir.address_of"),
@@ -108,25 +112,27 @@ PrimFunc MakeImpl(int mr, int nr, int64_t k) {
 
 }  // namespace
 
-std::string MicroKernelIntrinName(int mr, int nr, int64_t k) {
+std::string MicroKernelIntrinName(int mr, int nr, int64_t k, bool global_c) {
   return "tessera_ukr_f32_" + std::to_string(mr) + "x" + std::to_string(nr) + "_k" +
-         std::to_string(k);
+         std::to_string(k) + (global_c ? "_global" : "");
 }
 
-TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k) {
+TensorIntrin MakeMicroKernelIntrin(int mr, int nr, int64_t k, bool global_c) {
   if (mr < 1 || mr > 16 || nr < 1 || nr > 128 || k < 1 || k > (int64_t{1} << 30)) {
     throw Error("A micro-kernel intrinsic needs 1 <= MR <= 16, 1 <= NR <= 128 and K >= 1, got " +
                     std::to_string(mr) + " x " + std::to_string(nr) + ", K = " + std::to_string(k),
                 Span(), ErrorKind::kValue);
   }
-  return TensorIntrinNode::Make(MakeDesc(mr, nr, k), MakeImpl(mr, nr, k));
+  return TensorIntrinNode::Make(MakeDesc(mr, nr, k, global_c), MakeImpl(mr, nr, k, global_c));
 }
 
 TensorIntrin MicroKernelIntrinFromName(const std::string& name) {
-  static const std::regex kName("tessera_ukr_f32_([0-9]{1,2})x([0-9]{1,3})_k([0-9]{1,10})");
+  static const std::regex kName(
+      "tessera_ukr_f32_([0-9]{1,2})x([0-9]{1,3})_k([0-9]{1,10})(_global)?");
   std::smatch m;
   if (!std::regex_match(name, m, kName)) return nullptr;
-  return MakeMicroKernelIntrin(std::stoi(m[1]), std::stoi(m[2]), std::stoll(m[3]));
+  return MakeMicroKernelIntrin(std::stoi(m[1]), std::stoi(m[2]), std::stoll(m[3]),
+                               m[4].matched);
 }
 
 }  // namespace schedule

@@ -1,6 +1,14 @@
 """The automatic schedule's micro-kernel choice for float32 2-D products on hosts of 8 float
 lanes (AVX2): "loops" (the rules' default) or "intrinsic" (the register-tile tensor intrinsic
-tessera_ukr_f32_<MR>x<NR>_k<K> over packed panels, rows padded to a multiple of MR)."""
+tessera_ukr_f32_<MR>x<NR>_k<K> over packed panels, rows padded to a multiple of MR) or "blocked
+intrinsic" (the same kernel accumulating into C itself over k blocks of KC, in BLIS's loop nest
+with KC, MC and NC as further choices)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -59,3 +67,103 @@ def test_default_keeps_the_loops_and_replay_is_exact():
     again = with_intrinsic(space)
     ts.ir.assert_structural_equal(first.mod, again.mod)
     assert str(first.trace) == str(again.trace)
+
+
+# ---- the third alternative: the intrinsic accumulating into C over k blocks (BLIS's nest) ----
+
+
+def blocked_point(space, blocks):
+    """The default point with the micro-kernel choice set to "blocked intrinsic" and its KC, MC,
+    NC choices set to `blocks` (indices)."""
+    _, default = space.default()
+    sizes = space._sizes[tuple(default)]
+    at = [k for k, n in enumerate(sizes) if n == 3][-1]  # the micro-kernel choice
+    point = list(default[:at]) + [2] + list(blocks)
+    sch, taken = space.apply(point)
+    assert taken[:len(point)] == point
+    return sch
+
+
+def run(sch, args, shape):
+    lib = ts.build(sch.mod, target="c")
+    # The output starts as garbage: the nest must zero it before the first k block.
+    out = ts.nd.array(np.full(shape, np.nan, "float32"))
+    lib(*[ts.nd.array(a) for a in args], out)
+    return out.numpy()
+
+
+# Odd shapes: rows not a multiple of MR (padded), two k blocks of 171 (K = 513), two row blocks
+# and four column blocks; the dense form with a reduction not a multiple of 4.
+@pytest.mark.parametrize("M,N,K,transposed,blocks,kc", [
+    (130, 256, 513, False, [0, 0, 0], 171),
+    (37, 48, 300, True, [0], 150),
+])
+def test_blocked_choice_matches_numpy(M, N, K, transposed, blocks, kc):
+    sch = blocked_point(RuleSpace(product(M, N, K, transposed), "c", parallel=False), blocks)
+    script = sch.mod.script()
+    # k blocks of KC, each call accumulating into C itself
+    assert re.search(f'"tessera_ukr_f32_[0-9]+x[0-9]+", {kc},', script)
+    assert "C_init" in script
+    rng = np.random.default_rng(3)
+    a = rng.random((M, K), dtype="float32")
+    b = rng.random((N, K) if transposed else (K, N), dtype="float32")
+    got = run(sch, [a, b], (M, N))
+    np.testing.assert_allclose(got, a @ (b.T if transposed else b), rtol=1e-4, atol=1e-3)
+
+
+def test_blocked_choice_parallel_with_epilogue():
+    # Two column blocks, one per thread; the epilogue (bias, relu) once per column block.
+    M, N, K = 40, 128, 256
+    A = te.placeholder((M, K), "float32", name="A")
+    B = te.placeholder((K, N), "float32", name="B")
+    bias = te.placeholder((N,), "float32", name="bias")
+    k = te.reduce_axis((0, K), name="k")
+    C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    D = te.compute((M, N), lambda i, j: te.max(C[i, j] + bias[j], te.const(0.0, "float32")),
+                   name="D")
+    space = RuleSpace(te.create_prim_func([A, B, bias, D]), "c", parallel=True,
+                      facts={"cores": 2})
+    sch = blocked_point(space, [])
+    script = sch.mod.script()
+    assert "T.parallel(2)" in script and "_global" in str(sch.trace)
+    rng = np.random.default_rng(4)
+    a, b = rng.random((M, K), dtype="float32") - 0.5, rng.random((K, N), dtype="float32") - 0.5
+    c = rng.random(N, dtype="float32") - 0.5
+    got = run(sch, [a, b, c], (M, N))
+    np.testing.assert_allclose(got, np.maximum(a @ b + c, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_blocked_choice_replays_from_its_trace():
+    from tessera.tune import TuningRecord, replay
+
+    func = product(60, 64, 512)
+    space = RuleSpace(func, "c", parallel=False)
+    sch = blocked_point(space, [0])  # KC = 128
+    rec = TuningRecord(workload="w", target="c", trace=json.dumps(sch.trace.as_json()),
+                       decisions=[], times=[1.0], error=None)
+    again = replay(func, rec)
+    ts.ir.assert_structural_equal(sch.mod, again.mod)
+    assert "tessera_ukr_f32_6x16_k128_global" in str(again.trace)
+
+
+def test_padded_trace_replays_in_a_fresh_process():
+    # The tuner's workers replay traces in processes of their own: pad_einsum (the rows padded
+    # to a multiple of MR) must be a known instruction kind there, not only where it was made.
+    func = product(50, 64, 30)
+    sch = blocked_point(RuleSpace(func, "c", parallel=False), [])
+    trace = json.dumps(sch.trace.as_json())
+    assert '"PadEinsum"' in trace
+    replay = (
+        "import sys\n"
+        "from tessera import script, tir\n"
+        "from tessera.tir.schedule.trace import Trace\n"
+        "func_text, trace = sys.stdin.read().split('\\0')\n"
+        "sch = tir.Schedule(script.from_source(func_text))\n"
+        "Trace.apply_json_to_schedule(trace, sch)\n"
+        "print(sch.mod.script())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", replay], input=func.script() + "\0" + trace,
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == sch.mod.script().strip()

@@ -50,9 +50,11 @@ def run(sch, M, N, K, seed=0):
 
 
 # (M, N, K, MR, NR): the AVX2 assembly tiles (6x16, 4x24, 8x8) with a reduction not a multiple
-# of the unrolling (4), and 8x16 (18 registers: the C loop nest on any host).
+# of the unrolling (4), and 8x16 (18 registers: the C loop nest on any host); K = 256 makes the
+# unrolled loop count (64) equal to the tile's row stride in bytes (16 floats), two constants
+# that must not share a register in the assembly.
 @pytest.mark.parametrize("shape", [(12, 32, 30, 6, 16), (8, 48, 17, 4, 24), (16, 16, 8, 8, 8),
-                                   (16, 32, 5, 8, 16)])
+                                   (16, 32, 5, 8, 16), (12, 16, 256, 6, 16)])
 def test_tensorized_matmul_matches_numpy(shape):
     M, N, K, mr, nr = shape
     sch, k = packed_matmul(M, N, K, mr, nr)
@@ -76,6 +78,39 @@ def test_intrinsic_is_made_from_its_name():
     assert "T.grid(64, 6, 16)" in desc
     assert 'scope="local"' in desc
     assert "tessera_ukr_f32_6x16" in intrin.impl.script()
+
+
+def test_global_variant_accumulates_into_c_over_k_blocks():
+    # C += A B with the reduction in two k blocks of 16, each call adding into the output itself
+    # (C in global memory, row stride N), after an init that zeroes it once.
+    M, N, K, mr, nr = 12, 32, 32, 6, 16
+    intrin = tir.TensorIntrin.get(x86.micro_kernel_intrin(mr, nr, 16, global_c=True))
+    assert 'scope="local"' not in intrin.desc.script()
+
+    @T.prim_func
+    def matmul(A: T.Buffer((M, K), "float32"), B: T.Buffer((K, N), "float32"), C: T.Buffer((M, N), "float32")):
+        for i, j, k in T.grid(M, N, K):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    sch = tir.Schedule(matmul)
+    c = sch.get_block("C")
+    a_panels = sch.cache_read(c, 0, "global")
+    sch.transform_layout(a_panels, ("write", 0), lambda u, v: (u // mr, v, u % mr))
+    b_panels = sch.cache_read(c, 1, "global")
+    sch.transform_layout(b_panels, ("write", 0), lambda u, v: (v // nr, u, v % nr))
+    i, j, k = sch.get_loops(c)
+    io, ii = sch.split(i, [None, mr])
+    jo, ji = sch.split(j, [None, nr])
+    ko, ki = sch.split(k, [None, 16])
+    sch.reorder(ko, jo, io, ki, ii, ji)
+    sch.decompose_reduction(c, ko)
+    sch.tensorize(ki, x86.micro_kernel_intrin(mr, nr, 16, global_c=True))
+    assert 'T.call_extern("void", "tessera_ukr_f32_6x16", 16,' in sch.mod.script()
+    run(sch, M, N, K)
 
 
 def test_intrinsic_name_out_of_range_is_value_error():

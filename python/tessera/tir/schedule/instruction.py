@@ -225,6 +225,7 @@ def _register_all():
     r("EnterPostproc", "enter_postproc")
     r("Merge", "merge", ["*loops"])
     r("ReIndex", "reindex", ["block"], ["buffer_index", "buffer_index_type"])
+    r("PadEinsum", "pad_einsum", ["block"], ["padding"])
     r("TransformBlockLayout", "transform_block_layout", ["block"], ["index_map"])
     r("UnsafeSetDType", "unsafe_set_dtype", ["block"], ["buffer_index", "dtype"])
     r("UnsafeHideBufferAccess", "unsafe_hide_buffer_access", ["block", "buf_type", "buf_index_array"])

@@ -120,7 +120,7 @@ def host_fma_f32_intrin():
     return AVX512_FMA_F32_INTRIN if host_lanes32() >= 16 else AVX2_FMA_F32_INTRIN
 
 
-def micro_kernel_intrin(mr, nr, k):
+def micro_kernel_intrin(mr, nr, k, global_c=False):
     """The name of the register-tile micro-kernel intrinsic ``tessera_ukr_f32_<MR>x<NR>_k<K>``
     (made on first use of the name, in C++): ``C[MR, NR] += A[K, MR]^T B[K, NR]`` in float32,
     A an MR-row panel and B an NR-wide panel packed k-major (contiguous), C the tile in
@@ -130,8 +130,12 @@ def micro_kernel_intrin(mr, nr, k):
     compiler targets AVX2 and FMA and MR * NR / 8 + NR / 8 + 1 <= 16, a C loop nest elsewhere.
 
     Tensorize the reduction loop of a block ``C_local[i, j] += A_panels[i // MR, k, i % MR] *
-    B_panels[j // NR, k, j % NR]`` whose loops are ``k, i_inner(MR), j_inner(NR)``."""
-    return f"tessera_ukr_f32_{int(mr)}x{int(nr)}_k{int(k)}"
+    B_panels[j // NR, k, j % NR]`` whose loops are ``k, i_inner(MR), j_inner(NR)``.
+
+    With ``global_c``, ``tessera_ukr_f32_<MR>x<NR>_k<K>_global``: the same product with C in
+    ``"global"`` memory (a tile of the output itself, any row stride), so that a reduction
+    split into k blocks of K accumulates into the output block after block."""
+    return f"tessera_ukr_f32_{int(mr)}x{int(nr)}_k{int(k)}" + ("_global" if global_c else "")
 
 
 def host_dot_intrin():
