@@ -532,3 +532,74 @@ def test_stored_scalar_is_converted_to_the_element_type():
         b[0] = a[0]                      # vectors still need S.cast
 
     expect_diag(vec, "b[0] = a[0]", 'cannot store "int16x16" into "int8x32" elements')
+
+
+# ---- sub-functions taking and returning virtual-width vectors ----------------------------------
+
+
+@S.prim_func
+def _fwv_store6(a: S.i32x6, out: S.ptr("int32", "global")):
+    S.vstore(a * 3, out)
+
+
+@S.prim_func
+def _fwv_store20(a: S.i16x40, m: S.boolx40, out: S.ptr("int16", "global")):
+    S.vstore(a, out, mask=m)
+
+
+@S.prim_func
+def _fwv_twice(a: S.ptr("fp32", "global"), n: S.i32) -> S.fp32x20:
+    v = S.vload(a, lanes=20)
+    if n > 0:
+        return v + v
+    return v
+
+
+@S.prim_func
+def _fwv_pair(x: S.fp32x20, y: S.fp32x20) -> S.fp32x40:
+    return S.vconcat((x, y))
+
+
+def test_sub_functions_take_and_return_virtual_width_vectors():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), h: S.ptr("int16", "global"), f: S.ptr("fp32", "global"),
+          out: S.ptr("int32", "global"), hout: S.ptr("int16", "global"), fout: S.ptr("fp32", "global")):
+        _fwv_store6(S.vload(a, lanes=6), out)
+        _fwv_store20(S.vload(h, lanes=40), S.const_mask("30T10F"), hout)
+        # Results used inside expressions and as arguments of another sub-function.
+        w = _fwv_pair(_fwv_twice(f, 1), _fwv_twice(f + 20, 0)) * 0.5
+        S.vstore(w, fout)
+        S.vstore(S.abs(_fwv_twice(f + 40, 1)) + _fwv_twice(f + 40, 0), fout + 40)
+
+    a = rand(8, "int32", seed=3)
+    h = rand(40, "int16", seed=4)
+    f = rand(60, "float32", seed=5)
+    expect_f = np.concatenate([f[:20], f[20:40] * 0.5, np.abs(2 * f[40:60]) + f[40:60]])
+    for out, hout, fout in (r[3:] for r in _both(k, a, h, f, np.zeros(8, "int32"),
+                                                  np.zeros(40, "int16"), np.zeros(60, "float32"))):
+        np.testing.assert_array_equal(out[:6], a[:6] * 3)
+        np.testing.assert_array_equal(out[6:], 0)
+        np.testing.assert_array_equal(hout[:30], h[:30])
+        np.testing.assert_array_equal(hout[30:], 0)
+        np.testing.assert_allclose(fout, expect_f, rtol=1e-6)
+
+    # The C form: parameters of native parts, results through a pointer to their parts.
+    c_code = build(k).c_code
+    assert "void k__fwv_store6(int8 a_0, __global int* out)" in c_code
+    # boolx40: two 32-lane masks (regrouped into 16-lane parts where the int16 data uses them).
+    assert "void k__fwv_store20(short16 a_0, short16 a_1, short16 a_2, bool32 m_0, bool32 m_1, " in c_code
+    assert "void k__fwv_twice(__global float* a, int n, float8* ret)" in c_code
+    assert "void k__fwv_pair(float8 x_0, float8 x_1, float8 x_2, float8 y_0, float8 y_1, " \
+           "float8 y_2, float8* ret)" in c_code
+    assert "float8 _fwv_twice_ret0[3];" in c_code and "k__fwv_twice(f, 1, _fwv_twice_ret0);" in c_code
+
+
+def test_virtual_width_result_in_while_condition_is_refused():
+    @S.prim_func
+    def k(f: S.ptr("fp32", "global"), out: S.ptr("int32", "global")):
+        i = 0
+        while S.vall(_fwv_twice(f, i) > 0.0) and i < 3:
+            i += 1
+        out[0] = i
+
+    expect_diag(k, "while S.vall", "cannot be part of a while loop's condition")
