@@ -676,30 +676,68 @@ def _scatter(it, e, a):
             it.access_ptr(e, ptr, _scalar_elem(e.args[1]), [idx[i]], value=v[i:i + 1])
 
 
-_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
+_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?(?:hh|hl|h|l)*([diouxXfFeEgGcsp%])")
+
+
+def _printf_field(body, lead, width, flags):
+    """``body`` (its first ``lead`` characters a sign or prefix) padded to ``width``."""
+    pad = max(0, width - len(body))
+    if "-" in flags:
+        return body + " " * pad
+    if "0" in flags:
+        return body[:lead] + "0" * pad + body[lead:]
+    return " " * pad + body
+
+
+def _printf_conversion(flags, width, precision, conv, v):
+    """One conversion as the NPU's printf prints it (the rules of tessera/dsl/printf.h)."""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    lead = 0
+    if isinstance(v, Pointer):
+        return "%p"  # PySim has no addresses: the conversion is printed as written
+    v = v.item() if hasattr(v, "item") else v
+    if conv in "di":
+        body = ("%" + sign + "d") % int(v)
+        lead = int(v < 0 or sign != "")
+    elif conv == "u":
+        body = "%d" % (int(v) & 0xFFFFFFFF)
+    elif conv == "o":
+        body, lead = "0%o" % (int(v) & 0xFFFFFFFF), 1
+    elif conv in "xX":
+        body, lead = ("0x%" + conv) % (int(v) & 0xFFFFFFFF), 2
+    elif conv == "c":
+        body, flags = chr(int(v) & 0xFF), flags.replace("0", "")
+    elif conv in "fF":
+        digits = 6 if precision is None else precision
+        body = ("%" + sign + ".%d" % (digits + 6) + conv) % float(v)
+        if body[-1].isdigit():
+            body = body[:-6 - (digits == 0)]  # truncated toward zero, not rounded
+        lead = int(body[:1] in "-+ ")
+    else:  # e E g G
+        body = ("%" + sign + ".%d" % (6 if precision is None else precision) + conv) % float(v)
+        lead = int(body[:1] in "-+ ")
+    return _printf_field(body, lead, width, flags)
 
 
 @handler("dsl.printf")
 def _printf(it, e, a):
-    """C printf semantics in Python: length modifiers set the width of %x/%o/%u."""
+    """The NPU's printf (tessera/dsl/printf.h gives the rules; the parser normalised the
+    arguments): %o/%x/%X with their 0/0x prefix, %f truncated to its decimals. One call prints at
+    once, so the lines of different TECs do not mix."""
     values = list(a[1:])
     parts, pos, k = [], 0, 0
     fmt = a[0]
     for m in _PRINTF_SPEC.finditer(fmt):
         parts.append(fmt[pos:m.start()])
         pos = m.end()
-        flags, length, conv = m.groups()
+        flags, width, precision, conv = m.groups()
         if conv == "%":
             parts.append("%")
             continue
         v = values[k]
         k += 1
-        v = v.item() if hasattr(v, "item") else v
-        if conv in "xXou":
-            bits = {"hh": 8, "h": 16}.get(length, 32)
-            v = int(v) & ((1 << bits) - 1)
-            conv = "d" if conv == "u" else conv
-        parts.append(("%" + flags + conv) % v)
+        parts.append(_printf_conversion(flags, int(width or 0),
+                                        None if precision is None else int(precision or 0), conv, v))
     parts.append(fmt[pos:])
     print("".join(parts), end="", flush=True)
 

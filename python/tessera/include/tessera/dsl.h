@@ -543,6 +543,10 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #include "dsl/tec.h"
 #include "dsl/dma.h"
 #include "dsl/intrin.h"
+#include "dsl/printf.h"
+
+/* S.printf prints as the NPU does (tessera/dsl/printf.h). */
+#define printf __tessera_npu_printf
 
 /* The first zero divisor of a call fails it (see __TESSERA_INT_DIV_OPS above). */
 static inline void __tessera_divided_by_zero(void) {
