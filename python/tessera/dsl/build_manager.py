@@ -129,6 +129,18 @@ class BuildManager:
         return PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
                            disabled_pass=outer.disabled_pass + self.disabled_pass, config=config)
 
+    def parse(self, inp, name=None):
+        """The IRModule of an @S.prim_func and the sub-functions it calls, as parsed: no pass
+        has run (``lower`` runs them up to the "cleanup" stage; ``build`` compiles). The entry
+        function is named ``name`` (default: the function's name)."""
+        if not isinstance(inp, PrimFuncObject):
+            raise TypeError(f"BuildManager.parse expects an @S.prim_func, got {type(inp).__name__}")
+        mod, _entry = collect_module(inp, name)
+        return mod
+
+    # Compass's tests call it by its internal name.
+    _parse = parse
+
     def lower(self, inp, name=None):
         """The IRModule after the target-independent passes (up to the "cleanup" stage).
         A TensorIR or te PrimFunc (or an IRModule of one) is lowered as its host build

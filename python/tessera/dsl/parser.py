@@ -123,6 +123,7 @@ class DSLParser(ExpressionParser):
         self.name_hint = None  # the name being assigned, for allocations
         self._temps = itertools.count()
         self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
+        self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
 
     # ---- the function --------------------------------------------------------------------------
 
@@ -339,6 +340,8 @@ class DSLParser(ExpressionParser):
             self.vars.define(name, var)
             if T.is_bool(value.dtype) and T.lanes_of(value.dtype) > 1:
                 self.mask_lets[id(var)] = (var, value)
+            if isinstance(value, _core.IntImm) and not T.is_bool(value.dtype):
+                self.const_lets[id(var)] = (var, value.value)
 
     def new_pointer_slot(self, node, name, value):
         """Private storage for the address of a pointer variable, initialised with ``value``."""
