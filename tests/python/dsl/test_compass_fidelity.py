@@ -635,3 +635,70 @@ def test_parse_then_fold_constant():
 
     for out in _both(k, np.zeros(10, "int32")):
         np.testing.assert_array_equal(out[0], [0, 3, 0, 9, 0, 15, 0, 21, 0, 0])
+
+
+# ---- pointers as 32-bit addresses; PySim's out-of-bounds error --------------------------------
+
+
+def test_pointer_as_32_bit_address_and_back():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), b: S.ptr("fp32", "global"), out: S.ptr("int32", "global")):
+        if S.get_local_id() != 0:
+            return
+        addr_a = S.reinterpret(a, "uint32")
+        addr_b = S.reinterpret(b + 2, "int32")
+        p = S.reinterpret(addr_a + 5 * 4, "int32 *")          # a + 5, by byte arithmetic
+        q = S.reinterpret(addr_b - 4, "global float32 *")       # b + 1
+        r = S.reinterpret(addr_a + 8, "global int16 *")         # the low half of a[2]
+        out[0] = p[0]
+        out[1] = S.i32(q[0])
+        out[2] = r[0]
+        out[3] = S.reinterpret(p, "uint32") - addr_a            # 20 bytes apart
+
+    a = np.array([10, 11, 0x00070003, 13, 14, 15, 16, 17], "int32")
+    b = np.array([1.0, 2.0, 3.0, 4.0], "float32")
+    for out in _both(k, a, b, np.zeros(4, "int32")):
+        np.testing.assert_array_equal(out[2], [15, 2, 3, 20])
+
+
+def test_integer_that_is_no_address():
+    from tessera.dsl.pysim import PySimError
+    from tessera.error import TesseraRuntimeError
+
+    @S.prim_func
+    def k(out: S.ptr("int32", "global")):
+        p = S.reinterpret(S.u32(4096), "int32 *")
+        p[0] = 1
+
+    with pytest.raises(TesseraRuntimeError, match="no address"):
+        build(k)(np.zeros(1, "int32"))
+    with pytest.raises(PySimError, match="no pointer was turned into that address"):
+        k(np.zeros(1, "int32"))
+
+    @S.prim_func
+    def ptr_to_ptr(a: S.ptr("int32", "global")):
+        p = S.reinterpret(a, "int16 *")
+        p[0] = 1
+
+    expect_diag(ptr_to_ptr, "S.reinterpret(a", "a pointer becomes a pointer of another type with ptr.as_ptr")
+
+    @S.prim_func
+    def narrow(a: S.ptr("int16", "global")):
+        p = S.reinterpret(a[0], "int16 *")
+        p[0] = 1
+
+    expect_diag(narrow, "S.reinterpret(a[0]", "an address is a 32-bit integer")
+
+
+def test_pysim_out_of_bounds_is_index_and_assertion_error():
+    from tessera.dsl.pysim import PySimIndexError
+
+    @S.prim_func
+    def k(c: S.ptr("float32", "global")):
+        for i in range(9):
+            c[0] = i
+            c += 1
+
+    with pytest.raises(PySimIndexError, match="out-of-bounds store") as info:
+        k(np.zeros(8, "float32"))
+    assert isinstance(info.value, IndexError) and isinstance(info.value, AssertionError)

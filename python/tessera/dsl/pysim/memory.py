@@ -11,8 +11,12 @@ class PySimError(DiagnosticError):
     """A runtime error of a kernel under PySim (an out-of-bounds access, a bad barrier)."""
 
 
-class PySimIndexError(PySimError, IndexError):
-    """An access outside the memory a pointer points into, under PySim (also an IndexError)."""
+class PySimIndexError(PySimError, IndexError, AssertionError):
+    """An access outside the memory a pointer points into, under PySim. It is also an IndexError
+    and an AssertionError: Compass's PySim raises the first for an index past the end and the
+    second for an access through a pointer moved past the end (``p += 1`` in a loop), a
+    distinction that tessera's IR, where a moved pointer is an offset in the index, does not
+    keep."""
 
 
 class PySimZeroDivisionError(PySimError, ZeroDivisionError):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import _core
-from .memory import Pointer, PySimZeroDivisionError, np_dtype, split_type
+from .memory import Pointer, PySimError, PySimZeroDivisionError, np_dtype, split_type
 
 
 def _info(dtype):
@@ -163,11 +163,61 @@ def _likely(it, e, a):
     return a[0]
 
 
+_ADDRESS_BASE = 0x10000  # the first region's address; 4 KiB apart, 64-byte aligned
+
+
+def _addresses(it):
+    """The 32-bit addresses of the launch's regions that kernels turned into integers: shared by
+    the TECs of one launch (regions get one when first converted)."""
+    table = it.shared.get("<addresses>")
+    if table is None:  # dict.setdefault is atomic: every TEC gets the same table
+        table = it.shared.setdefault("<addresses>", {"lock": __import__("threading").Lock(),
+                                                     "regions": [], "next": _ADDRESS_BASE})
+    return table
+
+
+def _pointer_as_address(it, e, ptr):
+    """S.reinterpret(ptr, "uint32"): the address of ``ptr`` on a 32-bit NPU, as PySim lays out
+    the regions it converted (the compiled kernel's integers differ; pointers do not)."""
+    if ptr.region is None:
+        return 0
+    table = _addresses(it)
+    with table["lock"]:
+        for base, region in table["regions"]:
+            if region is ptr.region:
+                break
+        else:
+            base = table["next"]
+            table["regions"].append((base, ptr.region))
+            table["next"] = (base + ptr.region.data.size + 4096 + 63) // 64 * 64
+            if table["next"] >= 1 << 32:
+                raise it.error(e, "the regions turned into 32-bit addresses need more than 4 GiB",
+                               PySimError)
+    return base + ptr.offset
+
+
+def _address_as_pointer(it, e, value):
+    """S.reinterpret(addr, "type *"): the pointer at a 32-bit address that _pointer_as_address
+    gave (or one past the end of its region)."""
+    v = int(value) & 0xFFFFFFFF
+    table = _addresses(it)
+    with table["lock"]:
+        for base, region in table["regions"]:
+            if base <= v <= base + region.data.size:
+                return Pointer(region, v - base)
+    raise it.error(e, f"S.reinterpret of the integer {v:#x} as a pointer: no pointer was turned "
+                      f"into that address (S.reinterpret(ptr, \"uint32\")) in this launch",
+                   PySimError)
+
+
 @handler("tir.reinterpret")
 def _reinterpret(it, e, a):
     x = a[0]
     if isinstance(x, Pointer):
-        return x
+        return x if e.dtype == "handle" else _out(np.array([_pointer_as_address(it, e, x)])
+                                                  .astype(np_dtype(e.dtype)), e.dtype)
+    if e.dtype == "handle":
+        return _address_as_pointer(it, e, np.asarray(x).reshape(-1)[0])
     arr = np.atleast_1d(np.asarray(x)).copy()
     return _out(arr.view(np_dtype(e.dtype)), e.dtype)
 
