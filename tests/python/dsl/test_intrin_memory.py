@@ -7,7 +7,7 @@ import pytest
 
 from tessera.dsl import script as S
 
-from _util import ALL_TYPES, INT_TYPES, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
+from _util import ALL_TYPES, INT_TYPES, build, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
 
 MASK = "1T2F3T"
 
@@ -138,6 +138,21 @@ def test_printf_prints_as_the_npu(capfd):
     assert lines[3] == "0x3fa00000|0x3FC00000|0xfe|13566|254"
     assert lines[4] == ",".join(f"0x{int(v) & 0xff:x}" for v in b)
     assert lines[5] == "[    83|0x53  |0x0053|-001.234|+83| 83|lit%eral|ab   ]"
+
+
+def test_printf_pointer(capfd):
+    """%p prints the address compiled; PySim, which has no addresses, prints it as written."""
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        for t in S.tec_range(1):
+            S.printf("at %p.\n", a + 1)
+
+    a = np.zeros(8, "int32")
+    build(k)(a)
+    compiled = capfd.readouterr().out
+    assert compiled == f"at {hex(a.ctypes.data + 4)}.\n", compiled
+    k(a)
+    assert capfd.readouterr().out == "at %p.\n"
 
 
 def test_printf_misuse_of_conversions():
