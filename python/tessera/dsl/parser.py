@@ -11,6 +11,7 @@ import ast
 import collections
 import inspect
 import itertools
+import numbers
 
 from .. import _core
 from ..script.parser.core import VarTable, function_env
@@ -642,6 +643,9 @@ class DSLParser(ExpressionParser):
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
+                if not is_expr(value) and not isinstance(value, (bool, int, float, numbers.Number)):
+                    raise self.error(arg_node, f'Argument type mismatch: \'{name}\' of {callee.name}() expects '
+                                               f'a "{ann.name}" value, got {self.describe(value)}')
                 if is_expr(value) and value.dtype != ann.name:
                     # A scalar of another number type converts to the parameter's type (as
                     # Compass's sub-function calls do); vectors and bools must match.

@@ -702,3 +702,13 @@ def test_pysim_out_of_bounds_is_index_and_assertion_error():
     with pytest.raises(PySimIndexError, match="out-of-bounds store") as info:
         k(np.zeros(8, "float32"))
     assert isinstance(info.value, IndexError) and isinstance(info.value, AssertionError)
+
+
+def test_pointer_passed_for_a_scalar_parameter_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        x = S.fp16(1)
+        _scaled(x.addr)
+
+    expect_diag(k, "_scaled(x.addr)", "Argument type mismatch: 'x' of _scaled() expects a \"int32\" value, "
+                                      "got a pointer to float16")
