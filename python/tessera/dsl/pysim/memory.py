@@ -1,6 +1,8 @@
 """PySim's values and memory: Region byte arrays, Pointers into them, and the numpy types of
 DSL type names. Below the interpreter and the op handlers, which both use them."""
 
+import functools
+
 import numpy as np
 
 from ... import _core
@@ -25,7 +27,12 @@ class PySimZeroDivisionError(PySimError, ZeroDivisionError):
 
 
 def np_dtype(name):
-    name = str(name)
+    """The numpy type of the elements of a DSL type name ("int32x8" -> int32)."""
+    return _np_dtype(name if isinstance(name, str) else str(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _np_dtype(name):
     if name.startswith("bfloat16"):
         import ml_dtypes
 
@@ -38,6 +45,11 @@ def np_dtype(name):
 
 def split_type(name):
     """(element, lanes) of a type name such as "int32x8"."""
+    return _split_type(name if isinstance(name, str) else str(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _split_type(name):
     t = _core.DataType(name)
     return str(t.with_lanes(1)), t.lanes
 
