@@ -728,6 +728,14 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
     // Promoted to int by C: wrap back to the operand width.
     return "((" + TypeName(op->dtype, op->span) + ")" + CodeGenC::VisitExpr_(op) + ")";
   }
+  if (name == "tir.reinterpret" && op->args.size() == 1 && op->args[0]->dtype.is_handle()) {
+    // A pointer as its 32-bit address (S.reinterpret(ptr, "uint32"); tessera/dsl/convert.h).
+    return "((" + TypeName(op->dtype, op->span) + ")__tessera_ptr_to_u32(" +
+           PrintExpr(op->args[0]) + "))";
+  }
+  if (name == "tir.reinterpret" && op->args.size() == 1 && op->dtype.is_handle()) {
+    return "__tessera_u32_to_ptr((uint)(" + PrintExpr(op->args[0]) + "))";
+  }
   if (name == "tir.reinterpret") {
     return "__vreinterpret(" + PrintExpr(op->args[0]) + ", " + TypeName(op->dtype, op->span) + ")";
   }

@@ -72,6 +72,38 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
       "(__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
 }
 
+TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
+  // f(v: int32x12) -> int32x12 { return v + 1; }   k: out[0:12] = f(a[0:12])
+  Var v = VarNode::Make("v", T("int32x12"));
+  Stmt ret = EvaluateNode::Make(
+      Call("int32", "tir.ret", {AddNode::Make(v, BroadcastNode::Make(I32(1), 12))}));
+  AttrMap fattrs;
+  fattrs["global_symbol"] = StringImmNode::Make("k_f");
+  PrimFunc f = PrimFuncNode::Make({v}, {}, ret, T("int32x12"), fattrs);
+  IRModule mod = Kernel({Ptr("a"), Ptr("out")}, [](const std::vector<Buffer>& b) {
+    Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(0), 12)});
+    Expr call = CallNode::Make(T("int32x12"), GlobalVarNode::Make("f"), {load});
+    return BufferStoreNode::Make(b[1], call, {Ramp(I32(0), 12)});
+  });
+  mod = mod->WithFunction(GlobalVarNode::Make("f"), f);
+  IRModule out = transform::AlignVectorWidth()->fn(mod, transform::PassContext());
+  std::string code = CodeGenDSL(out, "k");
+  // The parameter in native parts, the result through a pointer to its parts.
+  EXPECT_NE(code.find("void k_f(int8 v_0, int8 v_1, int8* ret) {\n"
+                      "  ret[0] = (v_0 + __vbcast(1));\n"
+                      "  ret[1] = (v_1 + __vbcast(1));\n"
+                      "  return;\n"),
+            std::string::npos)
+      << code;
+  // The call is hoisted before the store, into a private array of the parts.
+  EXPECT_EQ(Body(code),
+            "  int8 f_ret0[2];\n"
+            "  k_f(__vload((__global int8*)a, ALL_TRUE_w), __vload((__global int8*)(a + 8), "
+            "__vmov_w(0x0000FFFF)), f_ret0);\n"
+            "  __vstore(f_ret0[0], (__global int8*)out, ALL_TRUE_w);\n"
+            "  __vstore(f_ret0[1], (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+}
+
 TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
   // v = a[0:16] (int32x16: two parts); m = h[0:16] > 0 (an int16 mask: one part of 16 lanes);
   // out[0:16] = v where m, and a narrowing cast of v to int16 into h.

@@ -46,6 +46,8 @@ MODULE_MAP = {
     "tvm.driver": "tessera.driver",
     "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",
+    # Only testing (get_imagenet_input: the input image of Compass's image-kernel tests); no Relax.
+    "tvm.compass.relax": "tessera.compat.compass_relax",
     # Only testing.te_workload (the TE programs TVM's schedule tests build); no tuner.
     "tvm.meta_schedule": "tessera.compat.meta_schedule",
 }

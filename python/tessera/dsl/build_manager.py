@@ -9,7 +9,8 @@ from . import schedule, tir_build
 from .compass_info import _target_name
 from .executor import Executor
 from .function import PrimFuncObject
-from .types import PtrType
+from . import types as T
+from .types import DType, PtrType
 
 _INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
@@ -18,6 +19,20 @@ def cache_dir():
     """Where compiled kernels are cached: $TESSERA_CACHE_DIR or ~/.cache/tessera."""
     root = os.environ.get("TESSERA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tessera")
     return os.path.join(root, "dsl")
+
+
+def _check_entry_signature(pf):
+    """The entry point's parameters come from the host: vectors of native width only (a
+    sub-function may take virtual-width ones, passed as their native parts)."""
+    params, _ret = pf.signature()
+    fdef = pf.source.func_def
+    for (name, ann, _default), arg in zip(params, fdef.args.args):
+        if isinstance(ann, DType) and not T.is_native(ann.name):
+            message = (f'parameter \'{name}\' of the entry point has the virtual vector type '
+                       f'"{ann.name}": this API expects hardware native vector types')
+            span = pf.source.span(arg)
+            raise DiagnosticError(_core.render_diagnostic(span, message), message, span.file,
+                                  span.line, span.column)
 
 
 def collect_module(entry, name=None):
@@ -40,6 +55,7 @@ def collect_module(entry, name=None):
         order.append(pf)
 
     visit(entry, None)
+    _check_entry_signature(entry)
     names = {}
     for pf in order:
         if pf.name in names and names[pf.name] is not pf:
@@ -112,6 +128,18 @@ class BuildManager:
             config["tessera.cc_options"] = self.cc_options
         return PassContext(opt_level=outer.opt_level, required_pass=outer.required_pass,
                            disabled_pass=outer.disabled_pass + self.disabled_pass, config=config)
+
+    def parse(self, inp, name=None):
+        """The IRModule of an @S.prim_func and the sub-functions it calls, as parsed: no pass
+        has run (``lower`` runs them up to the "cleanup" stage; ``build`` compiles). The entry
+        function is named ``name`` (default: the function's name)."""
+        if not isinstance(inp, PrimFuncObject):
+            raise TypeError(f"BuildManager.parse expects an @S.prim_func, got {type(inp).__name__}")
+        mod, _entry = collect_module(inp, name)
+        return mod
+
+    # Compass's tests call it by its internal name.
+    _parse = parse
 
     def lower(self, inp, name=None):
         """The IRModule after the target-independent passes (up to the "cleanup" stage).

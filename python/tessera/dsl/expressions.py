@@ -79,6 +79,10 @@ class ExpressionParser(PointerParser):
             return value.value
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             return int(value)
+        # A name bound once to an integer constant (``step = 2``) is that constant.
+        bound = getattr(self, "const_lets", {}).get(id(value))
+        if bound is not None and bound[0] is value:
+            return bound[1]
         raise self.error(node, f"{what} must be a compile-time integer, got {self.describe(value)}")
 
     def to_index(self, node, value):

@@ -11,6 +11,7 @@ import ast
 import collections
 import inspect
 import itertools
+import numbers
 
 from .. import _core
 from ..script.parser.core import VarTable, function_env
@@ -123,6 +124,7 @@ class DSLParser(ExpressionParser):
         self.name_hint = None  # the name being assigned, for allocations
         self._temps = itertools.count()
         self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
+        self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
 
     # ---- the function --------------------------------------------------------------------------
 
@@ -148,9 +150,8 @@ class DSLParser(ExpressionParser):
                 buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=aspan)
                 bindings.append((arg, name, Pointer(buf, ann.element, ann.scope), buf))
             elif isinstance(ann, DType):
-                if not T.is_native(ann.name):
-                    raise self.error(arg, f'parameter \'{name}\' has the virtual vector type "{ann.name}": '
-                                          f'this API expects hardware native vector types')
+                # A virtual-width vector (int32x16 where 8 lanes are native, int32x6) is passed
+                # as its native parts (dsl.AlignVectorWidth splits the signature).
                 var = _core.Var(name, ann.name, aspan)
                 bindings.append((arg, name, var, None))
             else:
@@ -160,9 +161,8 @@ class DSLParser(ExpressionParser):
             if isinstance(ret, PtrType):
                 b.set_return_type("handle")
             elif isinstance(ret, DType):
-                if not T.is_native(ret.name):
-                    raise self.error(fdef, f'the return type "{ret.name}" is a virtual vector type: '
-                                           f'this API expects hardware native vector types')
+                # A virtual-width vector is returned through a pointer to its native parts
+                # (dsl.AlignVectorWidth).
                 b.set_return_type(ret.name)
             else:
                 raise self.error(fdef, f"return annotation must be a type such as S.i32, got {ret!r}")
@@ -341,6 +341,8 @@ class DSLParser(ExpressionParser):
             self.vars.define(name, var)
             if T.is_bool(value.dtype) and T.lanes_of(value.dtype) > 1:
                 self.mask_lets[id(var)] = (var, value)
+            if isinstance(value, _core.IntImm) and not T.is_bool(value.dtype):
+                self.const_lets[id(var)] = (var, value.value)
 
     def new_pointer_slot(self, node, name, value):
         """Private storage for the address of a pointer variable, initialised with ``value``."""
@@ -641,6 +643,9 @@ class DSLParser(ExpressionParser):
                     raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
+                if not is_expr(value) and not isinstance(value, (bool, int, float, numbers.Number)):
+                    raise self.error(arg_node, f'Argument type mismatch: \'{name}\' of {callee.name}() expects '
+                                               f'a "{ann.name}" value, got {self.describe(value)}')
                 if is_expr(value) and value.dtype != ann.name:
                     # A scalar of another number type converts to the parameter's type (as
                     # Compass's sub-function calls do); vectors and bools must match.

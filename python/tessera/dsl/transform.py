@@ -15,4 +15,10 @@ def AlignVectorWidth():  # noqa: N802
     return Pass("dsl.AlignVectorWidth")
 
 
-__all__ = ["AlignVectorWidth", "CombineInstructions"]
+def FoldConstant():  # noqa: N802
+    """Names bound once to a constant (scalar, broadcast or constant mask) are replaced by the
+    constant, as Compass's DSL folds them before code generation."""
+    return Pass("dsl.FoldConstant")
+
+
+__all__ = ["AlignVectorWidth", "CombineInstructions", "FoldConstant"]

@@ -10,6 +10,13 @@
 // part=) and bit casts (tir.reinterpret) that give more lanes than a native vector, and dot
 // products of mixed signs (dsl.vdot, dsl.vqdot); scalars that read lanes (v[i], vall) pick the
 // right part.
+//
+// Sub-functions take and return virtual-width vectors too, as Compass's do: a parameter of such
+// a type becomes one parameter per native part (`a: int32x16` -> `a_0, a_1: int32x8`; a mask of
+// a width that is not native becomes a mask of the next native width), and a function returning
+// one gets a last parameter `ret`, a pointer to its native parts, and returns nothing. A caller
+// passes the parts, and a call that returns a virtual-width vector becomes a call statement before
+// the statement that uses it, into a private array of its parts.
 #include <optional>
 #include <unordered_map>
 
@@ -81,12 +88,118 @@ class LocalAddressFinder : public StmtExprVisitor {
   DataType t_;
 };
 
+// How a function's signature splits: per parameter, its number of native parts (1: unchanged)
+// and their lanes; whether the result returns through a `ret` pointer to `ret_parts` parts.
+struct SignaturePlan {
+  struct Param {
+    int parts = 1;
+    int lanes = 0;  // lanes of each part (split parameters only)
+    bool split = false;
+  };
+  std::vector<Param> params;
+  bool ret_split = false;
+  DataType ret_part_type;
+  int ret_parts = 1;
+};
+using SignaturePlans = std::unordered_map<std::string, SignaturePlan>;
+
+SignaturePlan PlanSignature(const PrimFunc& f) {
+  SignaturePlan plan;
+  for (const Var& p : f->params) {
+    SignaturePlan::Param pp;
+    DataType t = p->dtype;
+    if (!p->pointer && t.is_vector()) {
+      int n = t.is_bool() ? (IsMaskLanes(t.lanes()) ? t.lanes() : DefaultMaskLanes(t.lanes()))
+                          : NativeLanes(t);
+      if (t.lanes() != n) {
+        pp.split = true;
+        pp.lanes = n;
+        pp.parts = NumParts(t.lanes(), n);
+      }
+    }
+    plan.params.push_back(pp);
+  }
+  DataType r = f->ret_type;
+  if (r.is_vector()) {
+    if (r.is_bool()) {
+      if (!IsMaskLanes(r.lanes())) {
+        TESSERA_THROW(f->span) << "a function returning a " << r
+                               << " mask is not supported: a returned mask must have 8, 16 or 32 "
+                                  "lanes";
+      }
+    } else if (r.lanes() != NativeLanes(r)) {
+      plan.ret_split = true;
+      plan.ret_part_type = r.with_lanes(NativeLanes(r));
+      plan.ret_parts = NumParts(r.lanes(), NativeLanes(r));
+    }
+  }
+  return plan;
+}
+
 class VectorWidthAligner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
+  explicit VectorWidthAligner(const SignaturePlans* plans = nullptr) : plans_(plans) {}
+
   void SetX3(bool x3) { x3_ = x3; }
+
+  // The parameters of a function planned by `plan`: split ones replaced by their parts (their
+  // uses in the body read the parts), and the `ret` pointer when the result is split.
+  std::vector<Var> SplitParams(const PrimFunc& f, const SignaturePlan& plan) {
+    std::vector<Var> out;
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      const Var& p = f->params[i];
+      const SignaturePlan::Param& pp = plan.params[i];
+      if (!pp.split) {
+        out.push_back(p);
+        continue;
+      }
+      Parts parts;
+      DataType part_type = p->dtype.with_lanes(pp.lanes);
+      for (int j = 0; j < pp.parts; ++j) {
+        Var v = VarNode::Make(p->name + "_" + std::to_string(j), part_type, p->span);
+        parts.push_back(v);
+        out.push_back(v);
+      }
+      var_parts_[p.get()] = parts;
+      if (p->dtype.is_bool()) mask_lanes_[p.get()] = pp.lanes;
+    }
+    if (plan.ret_split) {
+      Var ret = VarNode::MakePointer("ret", plan.ret_part_type, "private", f->span);
+      ret_buffer_ = BufferNode::Make(ret, plan.ret_part_type, {I32(plan.ret_parts)}, {}, nullptr,
+                                     "ret", 64, 1, f->span);
+      out.push_back(ret);
+    }
+    return out;
+  }
+
+  // Calls of a sub-function that returns a virtual-width vector are hoisted before the statement
+  // holding them (see the top of this file).
+  Stmt VisitStmt(const Stmt& s) override {
+    std::vector<Hoisted> outer = std::move(hoisted_);
+    hoisted_.clear();
+    Stmt out = StmtExprMutator::VisitStmt(s);
+    if (!hoisted_.empty()) {
+      if (AsPtr<WhileNode>(s)) {
+        TESSERA_THROW(s->span) << "a call of " << hoisted_[0].callee
+                               << "(), which returns a virtual-width vector, cannot be part of a "
+                                  "while loop's condition: assign its result to a variable first";
+      }
+      std::vector<Stmt> seq;
+      for (const Hoisted& h : hoisted_) seq.push_back(h.call);
+      seq.push_back(out);
+      out = SeqStmtNode::Flatten(seq, s->span);
+      for (size_t i = hoisted_.size(); i-- > 0;) {
+        const Buffer& buf = hoisted_[i].buffer;
+        out = DeclBufferNode::Make(buf, out, s->span);
+        out = AllocateNode::Make(buf->data, buf->dtype, buf->shape, Bool(true), out, {}, s->span);
+      }
+    }
+    hoisted_ = std::move(outer);
+    return out;
+  }
 
   // ---- entry points for expressions -------------------------------------------------------
 
@@ -374,8 +487,59 @@ class VectorWidthAligner : public StmtExprMutator {
     return out;
   }
 
+  // A call of a sub-function: vector arguments are passed as the parts the callee's signature
+  // takes; a virtual-width result comes back through a private array (hoisted, see VisitStmt).
+  Parts SubCall(const CallNode* op) {
+    const auto* gv = AsPtr<GlobalVarNode>(op->op);
+    const SignaturePlan* plan = nullptr;
+    if (plans_) {
+      auto it = plans_->find(gv->name_hint);
+      if (it != plans_->end()) plan = &it->second;
+    }
+    std::vector<Expr> args;
+    bool changed = false;
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const Expr& a = op->args[i];
+      if (plan && i < plan->params.size() && plan->params[i].split) {
+        const SignaturePlan::Param& pp = plan->params[i];
+        Parts parts = a->dtype.is_bool() ? Mask(a, pp.lanes) : Data(a);
+        if (static_cast<int>(parts.size()) != pp.parts) {
+          TESSERA_THROW(a->span) << "argument " << i + 1 << " of " << gv->name_hint << "(): a "
+                                 << a->dtype << " value in " << parts.size()
+                                 << " parts where the parameter takes " << pp.parts;
+        }
+        args.insert(args.end(), parts.begin(), parts.end());
+        changed = true;
+        continue;
+      }
+      Expr v = VisitExpr(a);
+      changed = changed || v != a;
+      args.push_back(v);
+    }
+    if (!plan || !plan->ret_split) {
+      if (!changed) return {GetRef(op)};
+      return {CallNode::Make(op->dtype, op->op, std::move(args), op->span)};
+    }
+    DataType part_type = plan->ret_part_type;
+    Var tmp = VarNode::MakePointer(gv->name_hint + "_ret" + std::to_string(hoist_count_++),
+                                   part_type, "private", op->span);
+    Buffer buf = BufferNode::Make(tmp, part_type, {I32(plan->ret_parts)}, {}, nullptr, tmp->name,
+                                  64, 1, op->span);
+    args.push_back(Op("tir.address_of", DataType::Handle(),
+                      {BufferLoadNode::Make(buf, {I32(0)}, nullptr, op->span)}, op->span));
+    Stmt call = EvaluateNode::Make(
+        CallNode::Make(DataType::Void(), op->op, std::move(args), op->span), op->span);
+    hoisted_.push_back({gv->name_hint, buf, call});
+    Parts out;
+    for (int j = 0; j < plan->ret_parts; ++j) {
+      out.push_back(BufferLoadNode::Make(buf, {I32(j)}, nullptr, op->span));
+    }
+    return out;
+  }
+
   Parts CallParts(const CallNode* op, int n, int k, DataType part_type) {
     DataType t = op->dtype;
+    if (AsPtr<GlobalVarNode>(op->op)) return SubCall(op);
     if (op->is_op("dsl.vmake")) {
       if (k == 1 && t.lanes() == n) return {StmtExprMutator::VisitExpr_(op)};
       Parts out;
@@ -684,6 +848,7 @@ class VectorWidthAligner : public StmtExprMutator {
   // ---- scalars reading lanes --------------------------------------------------------------------
 
   Expr VisitExpr_(const CallNode* op) override {
+    if (AsPtr<GlobalVarNode>(op->op)) return SubCall(op)[0];
     if ((op->is_op("dsl.get_lane")) && op->args[0]->dtype.is_vector()) return GetLane(op);
     if (op->is_op("dsl.vall") || op->is_op("dsl.vany")) return AllAny(op);
     const auto* callee = AsPtr<OpNode>(op->op);
@@ -796,6 +961,19 @@ class VectorWidthAligner : public StmtExprMutator {
 
   Stmt VisitStmt_(const EvaluateNode* op) override {
     const auto* call = AsPtr<CallNode>(op->value);
+    if (ret_buffer_ && call != nullptr && call->is_op("tir.ret") && call->args.size() == 1 &&
+        call->args[0]->dtype.is_vector()) {
+      // The result's parts go to *ret; the function returns nothing.
+      Parts values = Data(call->args[0]);
+      std::vector<Stmt> seq;
+      for (size_t j = 0; j < values.size(); ++j) {
+        seq.push_back(BufferStoreNode::Make(ret_buffer_, values[j], {I32(static_cast<int>(j))},
+                                            nullptr, op->span));
+      }
+      seq.push_back(EvaluateNode::Make(
+          Op("tir.ret", DataType::Int(32), {I32(0)}, call->span), op->span));
+      return SeqStmtNode::Flatten(seq, op->span);
+    }
     if (call == nullptr || !call->is_op("dsl.vstore_scatter")) {
       return StmtExprMutator::VisitStmt_(op);
     }
@@ -995,6 +1173,16 @@ class VectorWidthAligner : public StmtExprMutator {
     return found.value_or(IsMaskLanes(lanes) ? lanes : DefaultMaskLanes(lanes));
   }
 
+  struct Hoisted {
+    std::string callee;
+    Buffer buffer;  // the private array of the result's parts
+    Stmt call;
+  };
+
+  const SignaturePlans* plans_;
+  Buffer ret_buffer_;  // *ret of a function whose virtual-width result is split
+  std::vector<Hoisted> hoisted_;
+  int hoist_count_ = 0;
   bool x3_ = false;  // the target is X3 (S.tag "no_zip" has no effect there)
   std::unordered_map<const Object*, Parts> var_parts_;
   std::unordered_map<const Object*, int> mask_lanes_;
@@ -1002,17 +1190,36 @@ class VectorWidthAligner : public StmtExprMutator {
   std::unordered_map<const Object*, int> local_mask_lanes_;
 };
 
-PrimFunc AlignVectorWidthFunc(PrimFunc f, IRModule, const PassContext&) {
-  VectorWidthAligner aligner;
+PrimFunc AlignVectorWidthFunc(const PrimFunc& f, const SignaturePlan& plan,
+                               const SignaturePlans& plans) {
+  VectorWidthAligner aligner(&plans);
   aligner.SetX3(IsX3Target(f->GetStrAttr("target")));
+  std::vector<Var> params = aligner.SplitParams(f, plan);
   Stmt body = aligner.VisitStmt(f->body);
-  return body == f->body ? f : f->WithBody(body);
+  bool signature = params != f->params;
+  if (!signature && body == f->body) return f;
+  if (!signature) return f->WithBody(body);
+  return PrimFuncNode::Make(params, f->buffer_map, body,
+                            plan.ret_split ? DataType::Void() : f->ret_type, f->attrs, f->span);
+}
+
+IRModule AlignVectorWidthModule(IRModule mod, const PassContext&) {
+  SignaturePlans plans;
+  for (const auto& [gv, f] : mod->functions) plans[gv->name_hint] = PlanSignature(f);
+  std::vector<std::pair<GlobalVar, PrimFunc>> functions;
+  bool changed = false;
+  for (const auto& [gv, f] : mod->functions) {
+    PrimFunc g = AlignVectorWidthFunc(f, plans.at(gv->name_hint), plans);
+    changed = changed || g != f;
+    functions.emplace_back(gv, g);
+  }
+  return changed ? IRModuleNode::Make(functions, mod->attrs) : mod;
 }
 
 }  // namespace
 
 Pass AlignVectorWidth() {
-  return CreatePrimFuncPass(AlignVectorWidthFunc, 0, "dsl.AlignVectorWidth");
+  return CreateModulePass(AlignVectorWidthModule, 0, "dsl.AlignVectorWidth");
 }
 TESSERA_REGISTER_PASS("dsl.AlignVectorWidth", AlignVectorWidth);
 

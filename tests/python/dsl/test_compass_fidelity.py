@@ -532,3 +532,183 @@ def test_stored_scalar_is_converted_to_the_element_type():
         b[0] = a[0]                      # vectors still need S.cast
 
     expect_diag(vec, "b[0] = a[0]", 'cannot store "int16x16" into "int8x32" elements')
+
+
+# ---- sub-functions taking and returning virtual-width vectors ----------------------------------
+
+
+@S.prim_func
+def _fwv_store6(a: S.i32x6, out: S.ptr("int32", "global")):
+    S.vstore(a * 3, out)
+
+
+@S.prim_func
+def _fwv_store20(a: S.i16x40, m: S.boolx40, out: S.ptr("int16", "global")):
+    S.vstore(a, out, mask=m)
+
+
+@S.prim_func
+def _fwv_twice(a: S.ptr("fp32", "global"), n: S.i32) -> S.fp32x20:
+    v = S.vload(a, lanes=20)
+    if n > 0:
+        return v + v
+    return v
+
+
+@S.prim_func
+def _fwv_pair(x: S.fp32x20, y: S.fp32x20) -> S.fp32x40:
+    return S.vconcat((x, y))
+
+
+def test_sub_functions_take_and_return_virtual_width_vectors():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), h: S.ptr("int16", "global"), f: S.ptr("fp32", "global"),
+          out: S.ptr("int32", "global"), hout: S.ptr("int16", "global"), fout: S.ptr("fp32", "global")):
+        _fwv_store6(S.vload(a, lanes=6), out)
+        _fwv_store20(S.vload(h, lanes=40), S.const_mask("30T10F"), hout)
+        # Results used inside expressions and as arguments of another sub-function.
+        w = _fwv_pair(_fwv_twice(f, 1), _fwv_twice(f + 20, 0)) * 0.5
+        S.vstore(w, fout)
+        S.vstore(S.abs(_fwv_twice(f + 40, 1)) + _fwv_twice(f + 40, 0), fout + 40)
+
+    a = rand(8, "int32", seed=3)
+    h = rand(40, "int16", seed=4)
+    f = rand(60, "float32", seed=5)
+    expect_f = np.concatenate([f[:20], f[20:40] * 0.5, np.abs(2 * f[40:60]) + f[40:60]])
+    for out, hout, fout in (r[3:] for r in _both(k, a, h, f, np.zeros(8, "int32"),
+                                                  np.zeros(40, "int16"), np.zeros(60, "float32"))):
+        np.testing.assert_array_equal(out[:6], a[:6] * 3)
+        np.testing.assert_array_equal(out[6:], 0)
+        np.testing.assert_array_equal(hout[:30], h[:30])
+        np.testing.assert_array_equal(hout[30:], 0)
+        np.testing.assert_allclose(fout, expect_f, rtol=1e-6)
+
+    # The C form: parameters of native parts, results through a pointer to their parts.
+    c_code = build(k).c_code
+    assert "void k__fwv_store6(int8 a_0, __global int* out)" in c_code
+    # boolx40: two 32-lane masks (regrouped into 16-lane parts where the int16 data uses them).
+    assert "void k__fwv_store20(short16 a_0, short16 a_1, short16 a_2, bool32 m_0, bool32 m_1, " in c_code
+    assert "void k__fwv_twice(__global float* a, int n, float8* ret)" in c_code
+    assert "void k__fwv_pair(float8 x_0, float8 x_1, float8 x_2, float8 y_0, float8 y_1, " \
+           "float8 y_2, float8* ret)" in c_code
+    assert "float8 _fwv_twice_ret0[3];" in c_code and "k__fwv_twice(f, 1, _fwv_twice_ret0);" in c_code
+
+
+def test_virtual_width_result_in_while_condition_is_refused():
+    @S.prim_func
+    def k(f: S.ptr("fp32", "global"), out: S.ptr("int32", "global")):
+        i = 0
+        while S.vall(_fwv_twice(f, i) > 0.0) and i < 3:
+            i += 1
+        out[0] = i
+
+    expect_diag(k, "while S.vall", "cannot be part of a while loop's condition")
+
+
+# ---- BuildManager.parse, transform.FoldConstant, range() steps bound to a name -------------------
+
+
+@S.prim_func
+def _scaled(x: S.i32) -> S.i32:
+    return x * 3
+
+
+def test_parse_then_fold_constant():
+    @S.prim_func
+    def k(buf: S.ptr("int32", "global")):
+        lo = 1
+        hi = 9
+        step = 2
+        for i in range(lo, hi, step):
+            buf[i] = _scaled(i)
+
+    from tessera.dsl import transform as dsl_transform
+
+    mod = BuildManager().parse(k, "kern")
+    assert [gv.name_hint for gv, _ in mod.functions.items()] == ["kern", "_scaled"]
+    text = str(mod)
+    assert "lo: T.int32 = 1" in text and "step: T.int32 = 2" in text  # nothing folded yet
+    folded = str(dsl_transform.FoldConstant()(mod))
+    assert "lo: T.int32" not in folded and "step: T.int32" not in folded
+    assert "i: T.int32 = i_iter * 2 + 1" in folded
+    assert BuildManager()._parse is not None  # Compass's tests call it by this name
+
+    for out in _both(k, np.zeros(10, "int32")):
+        np.testing.assert_array_equal(out[0], [0, 3, 0, 9, 0, 15, 0, 21, 0, 0])
+
+
+# ---- pointers as 32-bit addresses; PySim's out-of-bounds error --------------------------------
+
+
+def test_pointer_as_32_bit_address_and_back():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), b: S.ptr("fp32", "global"), out: S.ptr("int32", "global")):
+        if S.get_local_id() != 0:
+            return
+        addr_a = S.reinterpret(a, "uint32")
+        addr_b = S.reinterpret(b + 2, "int32")
+        p = S.reinterpret(addr_a + 5 * 4, "int32 *")          # a + 5, by byte arithmetic
+        q = S.reinterpret(addr_b - 4, "global float32 *")       # b + 1
+        r = S.reinterpret(addr_a + 8, "global int16 *")         # the low half of a[2]
+        out[0] = p[0]
+        out[1] = S.i32(q[0])
+        out[2] = r[0]
+        out[3] = S.reinterpret(p, "uint32") - addr_a            # 20 bytes apart
+
+    a = np.array([10, 11, 0x00070003, 13, 14, 15, 16, 17], "int32")
+    b = np.array([1.0, 2.0, 3.0, 4.0], "float32")
+    for out in _both(k, a, b, np.zeros(4, "int32")):
+        np.testing.assert_array_equal(out[2], [15, 2, 3, 20])
+
+
+def test_integer_that_is_no_address():
+    from tessera.dsl.pysim import PySimError
+    from tessera.error import TesseraRuntimeError
+
+    @S.prim_func
+    def k(out: S.ptr("int32", "global")):
+        p = S.reinterpret(S.u32(4096), "int32 *")
+        p[0] = 1
+
+    with pytest.raises(TesseraRuntimeError, match="no address"):
+        build(k)(np.zeros(1, "int32"))
+    with pytest.raises(PySimError, match="no pointer was turned into that address"):
+        k(np.zeros(1, "int32"))
+
+    @S.prim_func
+    def ptr_to_ptr(a: S.ptr("int32", "global")):
+        p = S.reinterpret(a, "int16 *")
+        p[0] = 1
+
+    expect_diag(ptr_to_ptr, "S.reinterpret(a", "a pointer becomes a pointer of another type with ptr.as_ptr")
+
+    @S.prim_func
+    def narrow(a: S.ptr("int16", "global")):
+        p = S.reinterpret(a[0], "int16 *")
+        p[0] = 1
+
+    expect_diag(narrow, "S.reinterpret(a[0]", "an address is a 32-bit integer")
+
+
+def test_pysim_out_of_bounds_is_index_and_assertion_error():
+    from tessera.dsl.pysim import PySimIndexError
+
+    @S.prim_func
+    def k(c: S.ptr("float32", "global")):
+        for i in range(9):
+            c[0] = i
+            c += 1
+
+    with pytest.raises(PySimIndexError, match="out-of-bounds store") as info:
+        k(np.zeros(8, "float32"))
+    assert isinstance(info.value, IndexError) and isinstance(info.value, AssertionError)
+
+
+def test_pointer_passed_for_a_scalar_parameter_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        x = S.fp16(1)
+        _scaled(x.addr)
+
+    expect_diag(k, "_scaled(x.addr)", "Argument type mismatch: 'x' of _scaled() expects a \"int32\" value, "
+                                      "got a pointer to float16")

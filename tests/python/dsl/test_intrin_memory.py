@@ -7,7 +7,7 @@ import pytest
 
 from tessera.dsl import script as S
 
-from _util import ALL_TYPES, INT_TYPES, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
+from _util import ALL_TYPES, INT_TYPES, build, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
 
 MASK = "1T2F3T"
 
@@ -98,10 +98,87 @@ def test_printf(capfd):
     f = np.arange(8, dtype="float32") / 2
     run_both(k, a, h, f)
     out = capfd.readouterr().out
-    assert out.count("value=42 ffffffff") == 2
-    line = ("v=2a,ffffffff,2,3,4,5,6,7|ffff," + ",".join(f"{i:x}" for i in range(15)) + "|" +
-            ",".join(f"{v:f}" for v in f) + "%")
+    assert out.count("value=42 0xffffffff") == 2
+    line = ("v=0x2a,0xffffffff,0x2,0x3,0x4,0x5,0x6,0x7|0xffff," +
+            ",".join(f"0x{i:x}" for i in range(15)) + "|" + ",".join(f"{v:f}" for v in f) + "%")
     assert out.count(line) == 2, out
+
+
+def _printf_lines(capfd, k, *args):
+    """The lines ``k`` prints compiled and under PySim (one TEC), checked to be the same."""
+    run_both(k, *args)
+    out = capfd.readouterr().out.splitlines()
+    half = len(out) // 2
+    assert out[:half] == out[half:], out
+    return out[:half]
+
+
+def test_printf_prints_as_the_npu(capfd):
+    """The NPU's printf: 32-bit integers; "0" and "0x" prefixes, also for 0; %x of a float is
+    its float32 bits; %f keeps its decimals truncated toward zero (numpy's float32 value, whose
+    7th decimal would round up in C)."""
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), f: S.ptr("fp32", "global"), b: S.ptr("int8", "global")):
+        for t in S.tec_range(1):
+            S.printf("%d|%i|%u|%o|%x|%X|%c\n", a[0], a[0], a[0], a[0], a[0], a[0], a[1])
+            S.printf("%o|%x|%X|%d\n", a[2], a[2], a[2], 4294967295)
+            S.printf("%f|%f|%f|%.2f|%.0f|%e|%g\n", f[0], f[1], f[2], f[3], f[3], f[1], f[1])
+            S.printf("%x|%X|%hhx|%hd|%hhu\n", f[4], S.fp16(1.5), a[3], a[3], a[3])
+            S.printf("%v32hhx\n", S.vload(b))
+            S.printf("[%6d|%-6x|%06x|%08.3f|%+d|% d|%s|%-5s]\n", a[1], a[1], a[1], f[1], a[1],
+                     a[1], "lit%eral", "ab")
+
+    a = np.array([-6, 83, 0, 0x1234fe, 0, 0, 0, 0], "int32")
+    f = np.array([1.2345678, -1.2345678, 0.0000546, 2.999, 1.25, 0, 0, 0], "float32")
+    b = np.arange(-16, 16, dtype="int8")
+    lines = _printf_lines(capfd, k, a, f, b)
+    assert lines[0] == "-6|-6|4294967290|037777777772|0xfffffffa|0xFFFFFFFA|S"
+    assert lines[1] == "00|0x0|0x0|-1"
+    assert lines[2] == (f"1.234567|-1.234567|0.000054|2.99|2|{float(f[1]):e}|{float(f[1]):g}")
+    assert lines[3] == "0x3fa00000|0x3FC00000|0xfe|13566|254"
+    assert lines[4] == ",".join(f"0x{int(v) & 0xff:x}" for v in b)
+    assert lines[5] == "[    83|0x53  |0x0053|-001.234|+83| 83|lit%eral|ab   ]"
+
+
+def test_printf_pointer(capfd):
+    """%p prints the address compiled; PySim, which has no addresses, prints it as written."""
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        for t in S.tec_range(1):
+            S.printf("at %p.\n", a + 1)
+
+    a = np.zeros(8, "int32")
+    build(k)(a)
+    compiled = capfd.readouterr().out
+    assert compiled == f"at {hex(a.ctypes.data + 4)}.\n", compiled
+    k(a)
+    assert capfd.readouterr().out == "at %p.\n"
+
+
+def test_printf_misuse_of_conversions():
+    @S.prim_func
+    def float_as_int(f: S.ptr("fp32", "global")):
+        S.printf("%d\n", f[0])
+
+    expect_diag(float_as_int, "S.printf(", "%d in '%d\\n' prints an integer, got a float32 value")
+
+    @S.prim_func
+    def int_as_float(a: S.ptr("int32", "global")):
+        S.printf("%f\n", a[0])
+
+    expect_diag(int_as_float, "S.printf(", "prints a floating-point value, got a int32 value")
+
+    @S.prim_func
+    def unknown(a: S.ptr("int32", "global")):
+        S.printf("%q %d\n", a[0])
+
+    expect_diag(unknown, "S.printf(", "unsupported conversion '%q'")
+
+    @S.prim_func
+    def not_a_string(a: S.ptr("int32", "global")):
+        S.printf("%s\n", a[0])
+
+    expect_diag(not_a_string, "S.printf(", "%s in '%s\\n' prints a literal string")
 
 
 def test_misuse():

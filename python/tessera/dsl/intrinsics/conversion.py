@@ -10,7 +10,7 @@ import numpy as np
 from ... import _core
 from .. import types as T
 from .. import typing as TY
-from ..values import Pointer, is_expr
+from ..values import UNBOUNDED, Pointer, is_expr
 
 _HALVES = {"low": (0, 1), "high": (None, 1), "even": (0, 2), "odd": (1, 2)}
 _QUARTERS = {"ll": 0, "lh": 1, "hl": 2, "hh": 3}
@@ -176,11 +176,52 @@ def _same_bits(p, node, name, op, x, signed):
     return p.call_op(node, dtype, op, [x])
 
 
-def _reinterpret(p, node, name, op, x, dtype):
-    """Bit cast of a value, literal or pointer: the total bits must match."""
-    dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
-    x = p.load(x)
+_POINTER_SCOPES = ("global", "private", "local", "lsram", "shared")
+
+
+def _integer_as_pointer(p, node, name, x, spelled):
+    """``S.reinterpret(addr, "[scope] type *")``: the pointer at the 32-bit address ``addr``
+    (one that ``S.reinterpret(ptr, "uint32")`` gave; see tessera/dsl.h)."""
+    words = spelled.replace("*", " ").split()
+    if len(words) not in (1, 2):
+        raise p.error(node, f'S.{name}: {spelled!r} is no pointer type; expected "type *" or '
+                            f'"scope type *"')
+    scope = words[0] if len(words) == 2 else "global"
+    if scope not in _POINTER_SCOPES:
+        raise p.error(node, f"S.{name}: unknown memory scope {scope!r} in {spelled!r} (expected one "
+                            f"of {', '.join(_POINTER_SCOPES)})")
+    scope = "private" if scope == "local" else scope
+    element = T.canonical(words[-1])
     if isinstance(x, Pointer):
+        raise p.error(node, f"S.{name}: a pointer becomes a pointer of another type with "
+                            f"ptr.as_ptr({element!r}), not S.{name}")
+    if not is_expr(x) or T.lanes_of(x.dtype) != 1 or not T.is_int(x.dtype) or T.bits_of(x.dtype) != 32:
+        raise p.error(node, f"S.{name}: an address is a 32-bit integer, got {p.describe(x)}")
+    span = p.span(node)
+    storage = T.element_of(element) if T.is_virtual_vector(element) else element
+    var = _core.Var.pointer(f"{p.name_hint or 'ptr'}_addr", storage, scope, span)
+    with p.at(node):
+        p.builder.emit_let(var, _core.Call("handle", _core.Op.get("tir.reinterpret"), [x], span), span)
+    buf = _core.Buffer(var, element, [_core.IntImm("int32", UNBOUNDED)], name=var.name, span=span)
+    with p.at(node):
+        p.builder.emit_decl_buffer(buf, span)
+    return Pointer(buf, element, scope)
+
+
+def _reinterpret(p, node, name, op, x, dtype):
+    """Bit cast of a value, literal or pointer: the total bits must match. A pointer reinterpreted
+    as a 32-bit integer is its address; an integer reinterpreted as ``"[scope] type *"`` is the
+    pointer at that address; a pointer reinterpreted as another type is a view of its memory
+    (as ``ptr.as_ptr``)."""
+    x = p.load(x)
+    if isinstance(dtype, str) and "*" in dtype:
+        return _integer_as_pointer(p, node, name, x, dtype)
+    dtype = dtype.name if isinstance(dtype, T.DType) else T.canonical(dtype)
+    if isinstance(x, Pointer):
+        if dtype in ("int32", "uint32"):
+            with p.at(node):
+                return _core.Call(dtype, _core.Op.get("tir.reinterpret"), [p.pointer_expr(node, x)],
+                                  p.span(node))
         return p.view(node, x, dtype)
     if not is_expr(x):
         if isinstance(x, float):

@@ -105,6 +105,19 @@ class Interpreter:
         size = edt.itemsize * blanes
         if not isinstance(ptr, Pointer) or ptr.region is None:
             raise self.error(node, f"access through the null pointer {name}")
+        if predicate is None and isinstance(index, (int, np.integer)):
+            # One element in bounds (the common scalar access): no index arrays. An access out
+            # of bounds takes the general path, which reports it.
+            data = ptr.region.data
+            o = ptr.offset + int(index) * size
+            if 0 <= o and o + size <= data.size:
+                if value is None:
+                    return data[o:o + size].view(edt).copy()
+                value = np.asarray(value).astype(edt, copy=False).reshape(-1)
+                if value.size == 1 and blanes > 1:
+                    value = np.full(blanes, value[0], dtype=edt)
+                data[o:o + size] = value.view(np.uint8)
+                return None
         idx = np.atleast_1d(np.asarray(index, dtype=np.int64))
         active = np.ones(idx.shape, bool) if predicate is None else np.atleast_1d(np.asarray(predicate, bool))
         offs = ptr.offset + idx * size

@@ -1,6 +1,8 @@
 """PySim's values and memory: Region byte arrays, Pointers into them, and the numpy types of
 DSL type names. Below the interpreter and the op handlers, which both use them."""
 
+import functools
+
 import numpy as np
 
 from ... import _core
@@ -11,8 +13,12 @@ class PySimError(DiagnosticError):
     """A runtime error of a kernel under PySim (an out-of-bounds access, a bad barrier)."""
 
 
-class PySimIndexError(PySimError, IndexError):
-    """An access outside the memory a pointer points into, under PySim (also an IndexError)."""
+class PySimIndexError(PySimError, IndexError, AssertionError):
+    """An access outside the memory a pointer points into, under PySim. It is also an IndexError
+    and an AssertionError: Compass's PySim raises the first for an index past the end and the
+    second for an access through a pointer moved past the end (``p += 1`` in a loop), a
+    distinction that tessera's IR, where a moved pointer is an offset in the index, does not
+    keep."""
 
 
 class PySimZeroDivisionError(PySimError, ZeroDivisionError):
@@ -21,7 +27,12 @@ class PySimZeroDivisionError(PySimError, ZeroDivisionError):
 
 
 def np_dtype(name):
-    name = str(name)
+    """The numpy type of the elements of a DSL type name ("int32x8" -> int32)."""
+    return _np_dtype(name if isinstance(name, str) else str(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _np_dtype(name):
     if name.startswith("bfloat16"):
         import ml_dtypes
 
@@ -34,6 +45,11 @@ def np_dtype(name):
 
 def split_type(name):
     """(element, lanes) of a type name such as "int32x8"."""
+    return _split_type(name if isinstance(name, str) else str(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _split_type(name):
     t = _core.DataType(name)
     return str(t.with_lanes(1)), t.lanes
 

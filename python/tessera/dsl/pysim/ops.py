@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import _core
-from .memory import Pointer, PySimZeroDivisionError, np_dtype, split_type
+from .memory import Pointer, PySimError, PySimZeroDivisionError, np_dtype, split_type
 
 
 def _info(dtype):
@@ -163,11 +163,61 @@ def _likely(it, e, a):
     return a[0]
 
 
+_ADDRESS_BASE = 0x10000  # the first region's address; 4 KiB apart, 64-byte aligned
+
+
+def _addresses(it):
+    """The 32-bit addresses of the launch's regions that kernels turned into integers: shared by
+    the TECs of one launch (regions get one when first converted)."""
+    table = it.shared.get("<addresses>")
+    if table is None:  # dict.setdefault is atomic: every TEC gets the same table
+        table = it.shared.setdefault("<addresses>", {"lock": __import__("threading").Lock(),
+                                                     "regions": [], "next": _ADDRESS_BASE})
+    return table
+
+
+def _pointer_as_address(it, e, ptr):
+    """S.reinterpret(ptr, "uint32"): the address of ``ptr`` on a 32-bit NPU, as PySim lays out
+    the regions it converted (the compiled kernel's integers differ; pointers do not)."""
+    if ptr.region is None:
+        return 0
+    table = _addresses(it)
+    with table["lock"]:
+        for base, region in table["regions"]:
+            if region is ptr.region:
+                break
+        else:
+            base = table["next"]
+            table["regions"].append((base, ptr.region))
+            table["next"] = (base + ptr.region.data.size + 4096 + 63) // 64 * 64
+            if table["next"] >= 1 << 32:
+                raise it.error(e, "the regions turned into 32-bit addresses need more than 4 GiB",
+                               PySimError)
+    return base + ptr.offset
+
+
+def _address_as_pointer(it, e, value):
+    """S.reinterpret(addr, "type *"): the pointer at a 32-bit address that _pointer_as_address
+    gave (or one past the end of its region)."""
+    v = int(value) & 0xFFFFFFFF
+    table = _addresses(it)
+    with table["lock"]:
+        for base, region in table["regions"]:
+            if base <= v <= base + region.data.size:
+                return Pointer(region, v - base)
+    raise it.error(e, f"S.reinterpret of the integer {v:#x} as a pointer: no pointer was turned "
+                      f"into that address (S.reinterpret(ptr, \"uint32\")) in this launch",
+                   PySimError)
+
+
 @handler("tir.reinterpret")
 def _reinterpret(it, e, a):
     x = a[0]
     if isinstance(x, Pointer):
-        return x
+        return x if e.dtype == "handle" else _out(np.array([_pointer_as_address(it, e, x)])
+                                                  .astype(np_dtype(e.dtype)), e.dtype)
+    if e.dtype == "handle":
+        return _address_as_pointer(it, e, np.asarray(x).reshape(-1)[0])
     arr = np.atleast_1d(np.asarray(x)).copy()
     return _out(arr.view(np_dtype(e.dtype)), e.dtype)
 
@@ -676,30 +726,68 @@ def _scatter(it, e, a):
             it.access_ptr(e, ptr, _scalar_elem(e.args[1]), [idx[i]], value=v[i:i + 1])
 
 
-_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|l)?([diouxXfFeEgGaAcs%])")
+_PRINTF_SPEC = __import__("re").compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?(?:hh|hl|h|l)*([diouxXfFeEgGcsp%])")
+
+
+def _printf_field(body, lead, width, flags):
+    """``body`` (its first ``lead`` characters a sign or prefix) padded to ``width``."""
+    pad = max(0, width - len(body))
+    if "-" in flags:
+        return body + " " * pad
+    if "0" in flags:
+        return body[:lead] + "0" * pad + body[lead:]
+    return " " * pad + body
+
+
+def _printf_conversion(flags, width, precision, conv, v):
+    """One conversion as the NPU's printf prints it (the rules of tessera/dsl/printf.h)."""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    lead = 0
+    if isinstance(v, Pointer):
+        return "%p"  # PySim has no addresses: the conversion is printed as written
+    v = v.item() if hasattr(v, "item") else v
+    if conv in "di":
+        body = ("%" + sign + "d") % int(v)
+        lead = int(v < 0 or sign != "")
+    elif conv == "u":
+        body = "%d" % (int(v) & 0xFFFFFFFF)
+    elif conv == "o":
+        body, lead = "0%o" % (int(v) & 0xFFFFFFFF), 1
+    elif conv in "xX":
+        body, lead = ("0x%" + conv) % (int(v) & 0xFFFFFFFF), 2
+    elif conv == "c":
+        body, flags = chr(int(v) & 0xFF), flags.replace("0", "")
+    elif conv in "fF":
+        digits = 6 if precision is None else precision
+        body = ("%" + sign + ".%d" % (digits + 6) + conv) % float(v)
+        if body[-1].isdigit():
+            body = body[:-6 - (digits == 0)]  # truncated toward zero, not rounded
+        lead = int(body[:1] in "-+ ")
+    else:  # e E g G
+        body = ("%" + sign + ".%d" % (6 if precision is None else precision) + conv) % float(v)
+        lead = int(body[:1] in "-+ ")
+    return _printf_field(body, lead, width, flags)
 
 
 @handler("dsl.printf")
 def _printf(it, e, a):
-    """C printf semantics in Python: length modifiers set the width of %x/%o/%u."""
+    """The NPU's printf (tessera/dsl/printf.h gives the rules; the parser normalised the
+    arguments): %o/%x/%X with their 0/0x prefix, %f truncated to its decimals. One call prints at
+    once, so the lines of different TECs do not mix."""
     values = list(a[1:])
     parts, pos, k = [], 0, 0
     fmt = a[0]
     for m in _PRINTF_SPEC.finditer(fmt):
         parts.append(fmt[pos:m.start()])
         pos = m.end()
-        flags, length, conv = m.groups()
+        flags, width, precision, conv = m.groups()
         if conv == "%":
             parts.append("%")
             continue
         v = values[k]
         k += 1
-        v = v.item() if hasattr(v, "item") else v
-        if conv in "xXou":
-            bits = {"hh": 8, "h": 16}.get(length, 32)
-            v = int(v) & ((1 << bits) - 1)
-            conv = "d" if conv == "u" else conv
-        parts.append(("%" + flags + conv) % v)
+        parts.append(_printf_conversion(flags, int(width or 0),
+                                        None if precision is None else int(precision or 0), conv, v))
     parts.append(fmt[pos:])
     print("".join(parts), end="", flush=True)
 

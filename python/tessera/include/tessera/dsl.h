@@ -543,6 +543,10 @@ __TESSERA_FLOAT_FLOOR_OPS(double, double)
 #include "dsl/tec.h"
 #include "dsl/dma.h"
 #include "dsl/intrin.h"
+#include "dsl/printf.h"
+
+/* S.printf prints as the NPU does (tessera/dsl/printf.h). */
+#define printf __tessera_npu_printf
 
 /* The first zero divisor of a call fails it (see __TESSERA_INT_DIV_OPS above). */
 static inline void __tessera_divided_by_zero(void) {
@@ -552,6 +556,52 @@ static inline void __tessera_divided_by_zero(void) {
              "integer division by zero: a scalar /, // or S.ceildiv of the kernel had a zero "
              "divisor");
   }
+}
+
+/* ---- Addresses as 32-bit integers ---------------------------------------------------------------
+ * S.reinterpret(ptr, "uint32") gives an address as the NPU has them, 32 bits; S.reinterpret(addr,
+ * "type *") gives the pointer back. The host's addresses have 64 bits: the integer is the low 32
+ * bits of the address, and the TEC remembers the pointers it converted (the last 16). Converting
+ * back takes the address with those low bits nearest to a remembered pointer: the original one
+ * whenever the integer arithmetic in between moved it by less than 2 GiB. An integer that no
+ * pointer of this TEC was converted to is no address: the call fails. */
+static __thread uintptr_t __tessera_addr_refs[16];
+static __thread int __tessera_addr_count;
+
+static inline uint __tessera_ptr_to_u32(const void* p) {
+  uintptr_t a = (uintptr_t)p;
+  int n = __tessera_addr_count < 16 ? __tessera_addr_count : 16;
+  int known = 0;
+  for (int i = 0; i < n; ++i) known |= __tessera_addr_refs[i] == a;
+  if (!known) __tessera_addr_refs[__tessera_addr_count++ % 16] = a;
+  if (__tessera_addr_count >= 32) __tessera_addr_count -= 16;
+  return (uint)a;
+}
+
+static inline void* __tessera_u32_to_ptr(uint v) {
+  int n = __tessera_addr_count < 16 ? __tessera_addr_count : 16;
+  uintptr_t best = 0, best_distance = UINTPTR_MAX;
+  for (int i = 0; i < n; ++i) {
+    uintptr_t r = __tessera_addr_refs[i];
+    uintptr_t c = (r & ~(uintptr_t)0xFFFFFFFFu) | v;
+    uintptr_t options[3] = {c, c - ((uintptr_t)1 << 32), c + ((uintptr_t)1 << 32)};
+    for (int k = 0; k < 3; ++k) {
+      uintptr_t d = options[k] > r ? options[k] - r : r - options[k];
+      if (d < best_distance) best = options[k], best_distance = d;
+    }
+  }
+  if (n == 0) {
+    static char nowhere[256];
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+      snprintf(__tessera_call_error, sizeof __tessera_call_error,
+               "S.reinterpret of the integer 0x%x as a pointer: no pointer of this TEC was turned "
+               "into an integer (S.reinterpret(ptr, \"uint32\")) before, so it is no address",
+               v);
+    }
+    return nowhere; /* the call fails; its accesses stay harmless until it returns */
+  }
+  return (void*)best;
 }
 
 #endif /* TESSERA_DSL_H_ */
