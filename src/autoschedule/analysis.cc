@@ -24,7 +24,12 @@ int64_t LargestDivisor(int64_t n, int64_t cap) {
 }
 
 namespace {
-thread_local std::vector<std::pair<BlockRV, LoopRV>> deferred_decompositions;
+struct DeferredDecomposition {
+  BlockRV block;
+  LoopRV loop;
+  std::function<void(Schedule&, const BlockRV&)> then;
+};
+thread_local std::vector<DeferredDecomposition> deferred_decompositions;
 thread_local std::vector<std::pair<LoopRV, std::string>> deferred_tensorizations;
 }  // namespace
 
@@ -43,16 +48,19 @@ bool IsScheduleAnnotation(const std::string& key) {
 
 }  // namespace
 
-void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop) {
-  deferred_decompositions.emplace_back(block, loop);
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop,
+                             std::function<void(Schedule&, const BlockRV&)> then) {
+  deferred_decompositions.push_back({block, loop, std::move(then)});
 }
 
 void RunDeferredDecompositions(Schedule& sch) {
-  std::vector<std::pair<BlockRV, LoopRV>> todo;
+  std::vector<DeferredDecomposition> todo;
   todo.swap(deferred_decompositions);
-  for (const auto& [block, loop] : todo) {
+  for (const auto& [block, loop, then] : todo) {
     if (!sch.IsValid(block) || !sch.IsValid(loop)) continue;
-    Try(sch, [&] { sch.DecomposeReduction(block, loop); });
+    std::optional<BlockRV> init;
+    Try(sch, [&] { init = sch.DecomposeReduction(block, loop); });
+    if (init && then) Try(sch, [&] { then(sch, *init); });
   }
   std::vector<std::pair<LoopRV, std::string>> tensorize;
   tensorize.swap(deferred_tensorizations);

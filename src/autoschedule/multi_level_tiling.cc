@@ -407,7 +407,17 @@ bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulSh
     sch.Reorder({pis[0], pl[n - 1], pis[1]});
     sch.Unroll(pis[1]);
   }
-  DeferDecomposeReduction(block, ks[0]);
+  // The zero fill of C's column block (before its first k block): rows outside, the block's
+  // NC columns of a row one vectorized loop, so that it stores whole rows of C contiguously
+  // (the decomposition leaves the loops of the nest: row block, column panel, row panel, row,
+  // column, i.e. 16 floats per row at a time down the rows).
+  DeferDecomposeReduction(block, ks[0], [](Schedule& s, const BlockRV& init) {
+    std::vector<LoopRV> il = s.GetLoops(init);
+    const size_t n = il.size();
+    if (n < 5) return;
+    s.Reorder({il[n - 3], il[n - 2], il[n - 4]});
+    s.Vectorize(s.Fuse({il[n - 4], il[n - 1]}, true));
+  });
   DeferTensorize(ks[1], schedule::MicroKernelIntrinName(static_cast<int>(mr),
                                                         static_cast<int>(nr), kb.kc, true));
   return true;

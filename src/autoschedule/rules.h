@@ -1,6 +1,7 @@
 // The rules of the automatic schedule (one file each) and the block analysis they share.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,8 +43,11 @@ int64_t LoopExtent(Schedule& sch, const LoopRV& loop);
 bool Try(Schedule& sch, const std::function<void()>& body);
 
 /*! \brief Decompose the reduction `block` at `loop` once every rule has run: after it the
- *  scope has two writers of the buffer, which parallel and vectorize refuse. */
-void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop);
+ *  scope has two writers of the buffer, which parallel and vectorize refuse. `then`, when
+ *  given, then schedules the init block that the decomposition made (in a Try of its own: on
+ *  an error only its steps are undone). */
+void DeferDecomposeReduction(const BlockRV& block, const LoopRV& loop,
+                             std::function<void(Schedule&, const BlockRV&)> then = nullptr);
 /*! \brief Tensorize `loop` with `intrin` after the deferred decompositions (a tensor
  *  intrinsic's description has no init). */
 void DeferTensorize(const LoopRV& loop, const std::string& intrin);

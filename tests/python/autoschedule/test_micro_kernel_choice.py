@@ -167,3 +167,24 @@ def test_padded_trace_replays_in_a_fresh_process():
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == sch.mod.script().strip()
+
+
+@pytest.mark.parametrize("M", [48, 50])  # 48 rows: tiles of 6 rows without padding; 50: padded
+def test_blocked_choice_zero_fill_stores_whole_rows(M):
+    # The zero fill before the first k block: the row loops outside, the NC columns of the
+    # column block one vectorized loop inside (rows of C stored contiguously), not the nest's
+    # order of 16-column panels down the rows.
+    N, K = 64, 128
+    sch = blocked_point(RuleSpace(product(M, N, K), "c", parallel=False), [])
+    init = sch.get_block("C_init")
+    loops = [sch.get(rv) for rv in sch.get_loops(init)]
+    inner = loops[-1]
+    assert "vectoriz" in str(inner.kind).lower()
+    assert int(inner.extent) == N  # one column block of all 64 columns (NC by choice the widest)
+    assert all("vectoriz" not in str(lp.kind).lower() for lp in loops[:-1])
+    body = sch.get(init)
+    written = body.writes[0].buffer.name
+    assert written == ("C" if M == 48 else "C_pad")
+    rng = np.random.default_rng(5)
+    a, b = rng.random((M, K), dtype="float32"), rng.random((K, N), dtype="float32")
+    np.testing.assert_allclose(run(sch, [a, b], (M, N)), a @ b, rtol=1e-4, atol=1e-3)
