@@ -218,7 +218,12 @@ DataType BufferAccessType(const Buffer& buffer, const std::vector<Expr>& indices
   DataType index_type = DataType::Int(32);
   for (size_t i = 0; i < indices.size(); ++i) {
     DataType t = indices[i]->dtype;
-    if (!t.is_integer()) TypeError(span, "buffer index must be an integer, got " + t.ToString());
+    // As TVM, a scalar index of another type (a float) is accepted in the IR (te's comm_reducer
+    // combiners may index with their accumulator); lowering refuses it (RefuseNonIntegerIndices).
+    if (!t.is_integer() && t.is_vector()) {
+      TypeError(span, "a vector buffer index must be an integer vector, got " + t.ToString());
+    }
+    if (t.is_handle()) TypeError(span, "buffer index must be an integer, got " + t.ToString());
     if (t.is_vector()) {
       if (i + 1 != indices.size()) TypeError(span, "only the last index may be a vector");
       index_type = t;
