@@ -1,5 +1,6 @@
 // Bindings of the IR: DataType, Span, expression and statement nodes, buffers, functions, ops.
 #include "common.h"
+#include "tessera/arith/const_fold.h"
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -49,6 +50,14 @@ void BindBinary(nb::module_& m, const char* name) {
   auto cls = nb::class_<N, BinaryNode>(m, name).def(
       nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
       "a"_a, "b"_a, "span"_a = nb::none());
+  cls.def_static(
+      "fold",
+      [](Expr a, Expr b, std::optional<Span> span) {
+        return arith::FoldBinary(K, a, b, OrEmpty(span));
+      },
+      "a"_a, "b"_a, "span"_a = nb::none(),
+      "The operation of `a` and `b` (one type) folded as TVM's expression operators fold it "
+      "(two constants, x + 0, x * 1 ...), else the node.");
   WithConstructorFallback(cls, name);
 }
 
@@ -307,6 +316,10 @@ void BindIR(nb::module_& m) {
   nb::class_<NotNode, ExprNode>(m, "Not")
       .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
            "a"_a, "span"_a = nb::none())
+      .def_static(
+          "fold",
+          [](Expr a, std::optional<Span> s) { return arith::FoldNot(a, OrEmpty(s)); }, "a"_a,
+          "span"_a = nb::none(), "`!a`: the constant when `a` is one, else the node.")
       .def_ro("a", &NotNode::a);
   auto select_class = nb::class_<SelectNode, ExprNode>(m, "Select")
       .def(nb::new_([](Expr c, Expr t, Expr f, std::optional<Span> s) {

@@ -162,6 +162,18 @@ def _match_operands(a, b, span):
     return a, b
 
 
+def _widen(dtype, value, span):
+    """``value`` converted to ``dtype`` for an operator's operands: a scalar constant becomes a
+    constant of ``dtype`` (as TVM's ``cast`` folds it), anything else a Cast."""
+    if isinstance(value, _core.IntImm) and lanes_of(dtype) == 1:
+        if is_float(dtype):
+            return _core.FloatImm(dtype, float(value.value), span)
+        return _core.IntImm(dtype, value.value, span)
+    if isinstance(value, _core.FloatImm) and is_float(dtype) and lanes_of(dtype) == 1:
+        return _core.FloatImm(dtype, value.value, span)
+    return _core.Cast(dtype, value, span)
+
+
 def _match_dtypes(a, b, span):
     la, lb = lanes_of(a.dtype), lanes_of(b.dtype)
     if la != lb and (la == 1 or lb == 1):
@@ -174,21 +186,21 @@ def _match_dtypes(a, b, span):
     ta, tb = element_of(a.dtype), element_of(b.dtype)
     if is_float(ta) != is_float(tb):
         if is_float(ta):
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         else:
-            a = _core.Cast(b.dtype, a, span)
+            a = _widen(b.dtype, a, span)
         return a, b
     if is_int(ta) and is_int(tb) and ta[0] == tb[0]:
         if _bits(ta) < _bits(tb):
-            a = _core.Cast(b.dtype, a, span)
+            a = _widen(b.dtype, a, span)
         else:
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         return a, b
     if is_float(ta) and is_float(tb) and ta.startswith("float") and tb.startswith("float"):
         if _bits(ta) < _bits(tb):
-            a = _core.Cast(b.dtype, a, span)
+            a = _widen(b.dtype, a, span)
         else:
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         return a, b
     raise TesseraTypeError(f'operand type mismatch: "{a.dtype}" vs. "{b.dtype}"')
 
@@ -206,22 +218,22 @@ def _logical(a, b, node, span):
 
 def add(a, b, span=None):
     """``a + b``."""
-    return _core.Add(*match_types(a, b, span), span)
+    return _core.Add.fold(*match_types(a, b, span), span)
 
 
 def sub(a, b, span=None):
     """``a - b``."""
-    return _core.Sub(*match_types(a, b, span), span)
+    return _core.Sub.fold(*match_types(a, b, span), span)
 
 
 def mul(a, b, span=None):
     """``a * b``."""
-    return _core.Mul(*match_types(a, b, span), span)
+    return _core.Mul.fold(*match_types(a, b, span), span)
 
 
 def div(a, b, span=None):
     """``a / b``: true division on floats, C truncating division (``Div``) on integers."""
-    return _core.Div(*match_types(a, b, span), span)
+    return _core.Div.fold(*match_types(a, b, span), span)
 
 
 def floordiv(a, b, span=None):
@@ -229,7 +241,7 @@ def floordiv(a, b, span=None):
     a, b = match_types(a, b, span)
     if is_float(a.dtype):
         return _call(a.dtype, "tir.floor", [_core.Div(a, b, span)], span)
-    return _core.FloorDiv(a, b, span)
+    return _core.FloorDiv.fold(a, b, span)
 
 
 def floormod(a, b, span=None):
@@ -237,17 +249,17 @@ def floormod(a, b, span=None):
     a, b = match_types(a, b, span)
     if is_float(a.dtype):
         return _core.Sub(a, _core.Mul(floordiv(a, b, span), b, span), span)
-    return _core.FloorMod(a, b, span)
+    return _core.FloorMod.fold(a, b, span)
 
 
 def truncdiv(a, b, span=None):
     """C division rounding toward zero (``Div``)."""
-    return _core.Div(*match_types(a, b, span), span)
+    return _core.Div.fold(*match_types(a, b, span), span)
 
 
 def truncmod(a, b, span=None):
     """C remainder with the dividend's sign (``Mod``)."""
-    return _core.Mod(*match_types(a, b, span), span)
+    return _core.Mod.fold(*match_types(a, b, span), span)
 
 
 def ceildiv(a, b, span=None):
@@ -259,12 +271,12 @@ def ceildiv(a, b, span=None):
 
 def minimum(a, b, span=None):
     """``Min(a, b)``."""
-    return _core.Min(*match_types(a, b, span), span)
+    return _core.Min.fold(*match_types(a, b, span), span)
 
 
 def maximum(a, b, span=None):
     """``Max(a, b)``."""
-    return _core.Max(*match_types(a, b, span), span)
+    return _core.Max.fold(*match_types(a, b, span), span)
 
 
 def power(a, b, span=None):
@@ -276,27 +288,31 @@ def power(a, b, span=None):
 _COMPARE = {"<": _core.LT, "<=": _core.LE, ">": _core.GT, ">=": _core.GE, "==": _core.EQ, "!=": _core.NE}
 
 
-def compare(op, a, b, span=None):
-    """A comparison node; ``op`` is one of ``< <= > >= == !=``."""
-    return _COMPARE[op](*match_types(a, b, span), span)
+def compare(op, a, b, span=None, fold=True):
+    """A comparison; ``op`` is one of ``< <= > >= == !=``. Two constants fold into a bool, as
+    TVM's expression operators fold them; ``fold=False`` always builds the node (TVMScript's
+    comparisons, as TVM's parser builds them)."""
+    node = _COMPARE[op]
+    return (node.fold if fold else node)(*match_types(a, b, span), span)
 
 
-def logical_and(a, b, span=None):
-    """``a and b`` on bool expressions."""
-    return _core.And(*_bools(a, b, span), span)
+def logical_and(a, b, span=None, fold=True):
+    """``a and b`` on bool expressions; a constant operand folds away as in TVM's
+    ``tir.all`` (``fold=False``: the node, as TVMScript's ``and``)."""
+    return (_core.And.fold if fold else _core.And)(*_bools(a, b, span), span)
 
 
-def logical_or(a, b, span=None):
-    """``a or b`` on bool expressions."""
-    return _core.Or(*_bools(a, b, span), span)
+def logical_or(a, b, span=None, fold=True):
+    """``a or b`` on bool expressions; a constant operand folds away (see :func:`logical_and`)."""
+    return (_core.Or.fold if fold else _core.Or)(*_bools(a, b, span), span)
 
 
-def logical_not(a, span=None):
-    """``not a`` on a bool expression."""
+def logical_not(a, span=None, fold=True):
+    """``not a`` on a bool expression (a constant folds unless ``fold=False``)."""
     a = convert(a, "bool", span)
     if element_of(a.dtype) != "bool":
         raise TesseraTypeError(f"'not' needs a bool, got {a.dtype}")
-    return _core.Not(a, span)
+    return (_core.Not.fold if fold else _core.Not)(a, span)
 
 
 def _bools(a, b, span):

@@ -149,9 +149,13 @@ def Select(condition, true_value, false_value, *, span=None):
 
 @builtin
 def if_then_else(condition, true_value, false_value, *, span=None):
-    """``T.if_then_else(c, a, b)``: ``c ? a : b`` evaluating only the chosen side."""
+    """``T.if_then_else(c, a, b)``: ``c ? a : b`` evaluating only the chosen side; a constant
+    condition chooses at once, as TVM's ``tir.if_then_else`` does."""
     a, b = expr_ops.match_types(true_value, false_value, span)
-    return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [convert(condition, "bool"), a, b], span)
+    condition = convert(condition, "bool")
+    if isinstance(condition, _core.IntImm):
+        return a if condition.value else b
+    return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [condition, a, b], span)
 
 
 # ---- arithmetic ----
@@ -201,14 +205,14 @@ def ceildiv(a, b, *, span=None):
 
 @builtin
 def Div(a, b, *, span=None):
-    """``T.Div(a, b)``: the Div node (truncating on integers)."""
-    return expr_ops.div(a, b, span)
+    """``T.Div(a, b)``: the Div node (truncating on integers; constants do not fold)."""
+    return _core.Div(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Mod(a, b, *, span=None):
-    """``T.Mod(a, b)``: the Mod node (C remainder)."""
-    return expr_ops.truncmod(a, b, span)
+    """``T.Mod(a, b)``: the Mod node (C remainder; constants do not fold)."""
+    return _core.Mod(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
@@ -225,50 +229,50 @@ def FloorMod(a, b, *, span=None):
 
 @builtin
 def Add(a, b, *, span=None):
-    """``T.Add(a, b)``."""
-    return expr_ops.add(a, b, span)
+    """``T.Add(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Add(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Sub(a, b, *, span=None):
-    """``T.Sub(a, b)``."""
-    return expr_ops.sub(a, b, span)
+    """``T.Sub(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Sub(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Mul(a, b, *, span=None):
-    """``T.Mul(a, b)``."""
-    return expr_ops.mul(a, b, span)
+    """``T.Mul(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Mul(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Min(a, b, *, span=None):
-    """``T.Min(a, b)``."""
-    return expr_ops.minimum(a, b, span)
+    """``T.Min(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Min(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Max(a, b, *, span=None):
-    """``T.Max(a, b)``."""
-    return expr_ops.maximum(a, b, span)
+    """``T.Max(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Max(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Not(a, *, span=None):
     """``T.Not(a)``: logical negation."""
-    return expr_ops.logical_not(a, span)
+    return expr_ops.logical_not(a, span, fold=False)  # TVM's node constructor
 
 
 @builtin
 def And(a, b, *, span=None):
     """``T.And(a, b)``: logical and."""
-    return expr_ops.logical_and(a, b, span)
+    return expr_ops.logical_and(a, b, span, fold=False)  # TVM's node constructor
 
 
 @builtin
 def Or(a, b, *, span=None):
     """``T.Or(a, b)``: logical or."""
-    return expr_ops.logical_or(a, b, span)
+    return expr_ops.logical_or(a, b, span, fold=False)  # TVM's node constructor
 
 
 @builtin
