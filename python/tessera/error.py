@@ -39,6 +39,11 @@ class TesseraValueError(TesseraError, ValueError):
     """A value was out of range or otherwise invalid."""
 
 
+class ExpressionUseError(TesseraTypeError, ValueError):
+    """An expression used where Python needs a value (``x and y``, ``if x:``, ``tir.all()`` with
+    nothing): a TypeError, and a ValueError as TVM raises it."""
+
+
 class TesseraRuntimeError(TesseraError, RuntimeError):
     """A failure while running compiled code."""
 

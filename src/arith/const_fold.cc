@@ -232,6 +232,34 @@ Expr TryConstFold(NodeKind kind, const Expr& a, const Expr& b, const Span& span)
   return FoldArith(kind, a, b, o, span);
 }
 
+Expr TryConstFoldIntrinsic(const std::string& op, const Expr& a, const Expr& b,
+                           const Span& span) {
+  if (!a || !b || a->dtype != b->dtype || !IsIndexType(a->dtype)) return nullptr;
+  const IntImmNode* pa = AsPtr<IntImmNode>(a);
+  const IntImmNode* pb = AsPtr<IntImmNode>(b);
+  DataType t = a->dtype;
+  if (op == "tir.shift_left" || op == "tir.shift_right") {
+    if (pb && (pb->value < 0 || pb->value >= t.bits())) {
+      TESSERA_THROW_KIND(span, ErrorKind::kValue)
+          << "a shift amount must be non-negative and less than " << t.bits() << " for type "
+          << t.ToString() << ", got " << pb->value;
+    }
+    if (pa && pb) {
+      int64_t v = op == "tir.shift_left"
+                      ? static_cast<int64_t>(static_cast<uint64_t>(pa->value) << pb->value)
+                      : pa->value >> pb->value;
+      return IntImmNode::Make(t, WrapTo(t, v));
+    }
+    if (pb && pb->value == 0) return a;
+    return nullptr;
+  }
+  if (!pa || !pb) return nullptr;
+  if (op == "tir.bitwise_and") return IntImmNode::Make(t, pa->value & pb->value);
+  if (op == "tir.bitwise_or") return IntImmNode::Make(t, pa->value | pb->value);
+  if (op == "tir.bitwise_xor") return IntImmNode::Make(t, pa->value ^ pb->value);
+  return nullptr;
+}
+
 Expr TryConstFoldNot(const Expr& a) {
   if (auto* p = AsPtr<IntImmNode>(a)) return IntImmNode::Make(DataType::Bool(), p->value == 0);
   return nullptr;

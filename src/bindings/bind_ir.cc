@@ -1,4 +1,6 @@
 // Bindings of the IR: DataType, Span, expression and statement nodes, buffers, functions, ops.
+#include <cstring>
+
 #include "common.h"
 #include "tessera/arith/const_fold.h"
 #include "tessera/ir/expr_ops.h"
@@ -119,7 +121,9 @@ nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwarg
   bool bound = true;
   for (nb::handle a : args) bound = bound && IsBoundValue(a);
   for (auto [key, value] : kwargs) bound = bound && IsBoundValue(value);
-  if (bound) throw nb::next_overload();  // the common case: no Python call
+  // The common case: no Python call. (PrimFunc always asks: TVM's parameter list may hold
+  // Buffers, which are nodes too.)
+  if (bound && std::strcmp(name, "PrimFunc") != 0) throw nb::next_overload();
   nb::object built = nb::handle(g_constructor_fallback)(name, args, kwargs);
   if (built.is_none()) throw nb::next_overload();
   return built;
@@ -313,6 +317,14 @@ void BindIR(nb::module_& m) {
 #define TESSERA_BIND_BINARY(name) BindBinary<NodeKind::k##name>(m, #name);
   TESSERA_BINARY_NODES(TESSERA_BIND_BINARY)
 #undef TESSERA_BIND_BINARY
+  m.def(
+      "fold_intrinsic",
+      [](const std::string& op, Expr a, Expr b, std::optional<Span> span) -> nb::object {
+        Expr r = arith::TryConstFoldIntrinsic(op, a, b, OrEmpty(span));
+        return r ? nb::cast(r) : nb::none();
+      },
+      "op"_a, "a"_a, "b"_a, "span"_a = nb::none(),
+      "The constant that TVM folds the bitwise/shift intrinsic `op` of `a` and `b` to, or None.");
   nb::class_<NotNode, ExprNode>(m, "Not")
       .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
            "a"_a, "span"_a = nb::none())

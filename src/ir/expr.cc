@@ -47,6 +47,23 @@ Ref<FloatImmNode> FloatImmNode::Make(DataType t, double value, Span span) {
   if (!t.is_scalar() || !t.is_float()) {
     TypeError(span, "FloatImm needs a scalar float type, got " + t.ToString());
   }
+  // As TVM: a finite literal beyond the largest finite value of float32, float16 or bfloat16 is
+  // refused (infinities and NaN are kept).
+  if (std::isfinite(value)) {
+    double bound = 0;
+    if (t.is_bfloat16()) {
+      bound = 3.38953139e38;  // TVM's bound (the largest bfloat16, rounded up)
+    } else if (t.is_float() && !t.is_narrow_float() && t.bits() == 32) {
+      bound = std::numeric_limits<float>::max();
+    } else if (t.is_float() && !t.is_narrow_float() && t.bits() == 16) {
+      bound = 65504.0;
+    }
+    if (bound != 0 && std::fabs(value) > bound) {
+      TESSERA_THROW_KIND(span, ErrorKind::kValue)
+          << "the literal " << value << " is beyond the range of " << t.ToString() << " (±"
+          << bound << ")";
+    }
+  }
   return std::make_shared<FloatImmNode>(t, value, std::move(span));
 }
 

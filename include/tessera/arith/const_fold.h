@@ -4,6 +4,8 @@
 // The node constructors (tessera._core.Add ...) never fold; these builders do.
 #pragma once
 
+#include <string>
+
 #include "tessera/ir/expr.h"
 
 namespace tessera {
@@ -16,6 +18,13 @@ namespace arith {
 Expr TryConstFold(NodeKind kind, const Expr& a, const Expr& b, const Span& span = {});
 /*! \brief `!a` of a constant; null otherwise. */
 Expr TryConstFoldNot(const Expr& a);
+
+/*! \brief The folded value of the integer intrinsic `op` ("tir.bitwise_and", "tir.bitwise_or",
+ *  "tir.bitwise_xor", "tir.shift_left", "tir.shift_right") of `a` and `b` (one type), as TVM
+ *  folds them on int32/int64 (two constants; a shift by constant 0 is `a`); null otherwise. A
+ *  constant shift amount outside [0, bits) is an error. */
+Expr TryConstFoldIntrinsic(const std::string& op, const Expr& a, const Expr& b,
+                           const Span& span = {});
 
 /*! \brief The operation `kind` of `a` and `b`: folded when TryConstFold folds it, else the node
  *  (which checks the operand types). */

@@ -8,14 +8,17 @@ ordinary Python helpers and closures can compute with expressions::
         return i * 16 + j          # an Add of a Mul when i, j are PrimExprs
 
 A Python number takes the other operand's dtype; ``/`` builds ``Div`` (C truncation on
-integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. ``==`` builds an ``EQ`` node; used as a
+integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. Constants fold as TVM's operators fold them
+(``const(7) // 2`` is ``3``, ``x * 1`` is ``x``; see arith/const_fold.h); the node constructors
+(``tir.Add(a, b)``) never fold. ``==`` builds an ``EQ`` node; used as a
 Python bool it tells whether both sides are the same object (so ``x in list`` still works).
 """
 
 import functools
+import math
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
+from ..error import ArgumentTypeError, ExpressionUseError, TesseraTypeError, TesseraValueError
 
 PrimExpr = _core.PrimExpr
 
@@ -75,13 +78,14 @@ def _const_type(dtype):
 
 
 def const(value, dtype=None, span=None):
-    """A constant of ``dtype``; the dtype defaults to bool, int32 or float32 after the value.
+    """A constant of ``dtype``; the dtype defaults to bool, int32 or float32 after the value
+    (int64 for an integer beyond int32, float64 for a float beyond float32's range, as TVM).
 
     >>> const(1.5).dtype
     'float32'
     """
     if dtype is None:
-        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+        dtype = _default_const_dtype(value)
     if isinstance(dtype, str):
         elem, lanes, floating, bounds = _const_type(dtype)
     else:
@@ -98,6 +102,21 @@ def const(value, dtype=None, span=None):
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
         c = _core.IntImm(elem, v, span)
     return _core.Broadcast(c, lanes, span) if lanes != 1 else c
+
+
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _default_const_dtype(value):
+    if hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", 0) == 0:
+        return str(value.dtype)  # a numpy scalar keeps its type
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int32" if -(2**31) <= value < 2**31 else "int64"
+    if isinstance(value, float) and math.isfinite(value) and abs(value) > _FLOAT32_MAX:
+        return "float64"
+    return "float32"
 
 
 def convert(value, dtype=None, span=None):
@@ -190,8 +209,15 @@ def _match_dtypes(a, b, span):
         else:
             a = _widen(b.dtype, a, span)
         return a, b
-    if is_int(ta) and is_int(tb) and ta[0] == tb[0]:
-        if _bits(ta) < _bits(tb):
+    # As TVM's BinaryOpMatchTypes: a bool meets an integer as that integer; integers of one
+    # signedness widen to the wider; signed meets unsigned as the wider, or as the unsigned
+    # type at equal width.
+    if ta == "bool" and is_int(tb):
+        return _widen(b.dtype, a, span), b
+    if is_int(ta) and tb == "bool":
+        return a, _widen(a.dtype, b, span)
+    if is_int(ta) and is_int(tb):
+        if _bits(ta) < _bits(tb) or (_bits(ta) == _bits(tb) and tb.startswith("uint")):
             a = _widen(b.dtype, a, span)
         else:
             b = _widen(a.dtype, b, span)
@@ -329,7 +355,8 @@ def _bitwise(name, logical):
             return logical(a, b, span)
         if not is_int(a.dtype):
             raise TesseraTypeError(f"bitwise operators need integers, got {a.dtype}")
-        return _call(a.dtype, name, [a, b], span)
+        folded = _core.fold_intrinsic(name, a, b, span)  # two int32/int64 constants, as TVM
+        return folded if folded is not None else _call(a.dtype, name, [a, b], span)
 
     return op
 
@@ -351,6 +378,9 @@ def bitwise_not(a, span=None):
     a = convert(a)
     if element_of(a.dtype) == "bool":
         return _core.Not(a, span)
+    if not is_int(a.dtype):
+        # A TypeError, and the RuntimeError that TVM raises.
+        raise ArgumentTypeError(f"~ (bitwise not) needs an integer or a bool, got {a.dtype}")
     return _call(a.dtype, "tir.bitwise_not", [a], span)
 
 
@@ -371,8 +401,13 @@ def cast(value, dtype, span=None):
     if not isinstance(value, PrimExpr) and not hasattr(value, "as_expr") and not isinstance(value, _core.IterVar):
         return convert(value, dtype, span)
     value = convert(value)
+    if isinstance(value, _core.StringImm):
+        raise TesseraTypeError(f"a string cannot be converted to {dtype}")
     if value.dtype == dtype:
         return value
+    if lanes_of(dtype) > 1 and lanes_of(value.dtype) == 1:
+        # As TVM's cast: a scalar converted to a vector type is the broadcast of its conversion.
+        return _core.Broadcast(cast(value, element_of(dtype), span), lanes_of(dtype), span)
     # As TVM's tir.cast: a scalar constant folds into a constant of the new type.
     if (isinstance(value, (_core.IntImm, _core.FloatImm)) and "x" not in dtype
             and (dtype == "bool" or dtype.startswith(("int", "uint", "float", "bfloat")))):
@@ -572,7 +607,7 @@ def _bool(self):
         else:
             same = a.same_as(b)
         return same if isinstance(self, _core.EQ) else not same
-    raise TesseraTypeError(
+    raise ExpressionUseError(
         f"the expression {self} has no Python truth value: use it as a condition inside the "
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
 

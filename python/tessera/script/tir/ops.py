@@ -153,6 +153,8 @@ def if_then_else(condition, true_value, false_value, *, span=None):
     condition chooses at once, as TVM's ``tir.if_then_else`` does."""
     a, b = expr_ops.match_types(true_value, false_value, span)
     condition = convert(condition, "bool")
+    if expr_ops.element_of(condition.dtype) != "bool":
+        raise TesseraTypeError(f"if_then_else needs a bool condition, got {condition.dtype}")
     if isinstance(condition, _core.IntImm):
         return a if condition.value else b
     return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [condition, a, b], span)
@@ -339,11 +341,58 @@ def call_op(name, args, dtype=None, *, span=None):
     return _core.Call(dtype, _core.Op.get(name), exprs, span)
 
 
+_ROUNDING = {"floor": math.floor, "ceil": math.ceil, "round": round, "nearbyint": round,
+             "trunc": math.trunc}
+
+
+def _fold_unary(name, x):
+    """As TVM's tir.floor/ceil/round/nearbyint/trunc/abs/likely: an integer operand of a
+    rounding function is itself, and a scalar constant folds; None when nothing folds."""
+    if name in _ROUNDING:
+        if expr_ops.is_int(x.dtype) or expr_ops.element_of(x.dtype) == "bool":
+            return x
+        if isinstance(x, _core.FloatImm) and math.isfinite(x.value):
+            return _core.FloatImm(x.dtype, float(_ROUNDING[name](x.value)))  # round: half to even
+    elif name == "abs":
+        if isinstance(x, _core.IntImm) and expr_ops.element_of(x.dtype) != "bool":
+            return _core.IntImm(x.dtype, abs(x.value))
+        if isinstance(x, _core.FloatImm):
+            return _core.FloatImm(x.dtype, abs(x.value))
+        if expr_ops.element_of(x.dtype).startswith("uint"):
+            return x
+    elif name == "likely" and isinstance(x, _core.IntImm):
+        return x
+    elif name in ("isnan", "isinf", "isfinite"):
+        # An integer is never NaN or infinite; a constant is classified at once.
+        lanes = expr_ops.lanes_of(x.dtype)
+        value = None
+        if expr_ops.is_int(x.dtype):
+            value = name == "isfinite"
+        elif isinstance(x, _core.FloatImm):
+            value = {"isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite}[name](x.value)
+        if value is not None:
+            c = _core.IntImm("bool", int(value))
+            return c if lanes == 1 else _core.Broadcast(c, lanes)
+    return None
+
+
 def _math(name, arity=1):
     op = "tir." + name
 
-    if arity == 1:
+    if arity == 1 and name in ("likely", "assume"):
+        def fn(cond=None, *, span=None):  # TVM's parameter name
+            x = convert(cond)
+            folded = _fold_unary(name, x)
+            return folded if folded is not None else call_op(op, [x], span=span)
+    elif arity == 1:
         def fn(x, *, span=None):
+            x = convert(x)
+            folded = _fold_unary(name, x)
+            if folded is not None:
+                return folded
+            if name == "isnan" and expr_ops.is_float(x.dtype) and expr_ops._bits(x.dtype) == 16:
+                # As TVM: a 16-bit float is tested as float32.
+                x = expr_ops.cast(x, x.dtype.replace("bfloat16", "float32").replace("float16", "float32"), span)
             return call_op(op, [x], span=span)
     else:
         def fn(x, y, *, span=None):
