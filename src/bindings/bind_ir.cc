@@ -741,6 +741,28 @@ void BindIR(nb::module_& m) {
            [](const PrimFuncNode& f, const std::string& k, int64_t v) {
              return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
            })
+      // TVM's func.with_attr({"k": v, ...}): several attributes at once.
+      .def("with_attr",
+           [](const PrimFuncNode& f, nb::dict attrs) {
+             auto out = std::static_pointer_cast<const PrimFuncNode>(f.shared_from_this());
+             PrimFunc result = std::const_pointer_cast<PrimFuncNode>(out);
+             for (auto [key, value] : attrs) {
+               std::string k = nb::cast<std::string>(key);
+               ObjectRef v;
+               if (nb::isinstance<nb::bool_>(value)) {
+                 v = Bool(nb::cast<bool>(value));
+               } else if (nb::isinstance<nb::int_>(value)) {
+                 int64_t i = nb::cast<int64_t>(value);
+                 v = MakeConst(DataType::Int(i == int32_t(i) ? 32 : 64), i);
+               } else if (nb::isinstance<nb::str>(value)) {
+                 v = StringImmNode::Make(nb::cast<std::string>(value));
+               } else {
+                 v = nb::cast<ObjectRef>(value);
+               }
+               result = result->WithAttr(k, v);
+             }
+             return result;
+           })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
   WithConstructorFallback(primFunc_class, "PrimFunc");
   nb::class_<IRModuleNode, Object>(m, "IRModule", nb::dynamic_attr())

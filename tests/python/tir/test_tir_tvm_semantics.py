@@ -117,3 +117,15 @@ def test_prim_func_with_buffer_parameters_and_a_stepped_loop():
     i = te.var("i")
     loop = tir.For(i, 0, 8, tir.ForKind.SERIAL, tir.Evaluate(i), step=2)
     assert loop.step.value == 2
+
+
+def test_tvm_module_level_names():
+    from tessera import runtime
+    from tessera.tir import buffer
+
+    assert _is_const(runtime.const(3), 3, "int32") and runtime.const(2**40).dtype == "int64"
+    assert buffer.Buffer is _core.Buffer
+    func = tir.PrimFunc([], tir.Evaluate(0)).with_attr({"calling_conv": 1, "tir.noalias": True,
+                                                          "global_symbol": "f"})
+    assert func.attrs["calling_conv"].value == 1 and func.attrs["tir.noalias"].value == 1
+    assert func.attrs["global_symbol"].value == "f"
