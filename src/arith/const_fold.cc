@@ -81,8 +81,8 @@ Expr Int(const Operands& o, int64_t v) {
 template <typename F>
 Expr Float(const Operands& o, F f) {
   if (o.t.bits() == 32) {
-    return FloatImmNode::Make(o.t, AsFloat32(f(static_cast<float>(o.fa->value),
-                                                static_cast<float>(o.fb->value))));
+    return FloatImmNode::Make(
+        o.t, AsFloat32(f(static_cast<float>(o.fa->value), static_cast<float>(o.fb->value))));
   }
   if (o.t.bits() == 64) return FloatImmNode::Make(o.t, f(o.fa->value, o.fb->value));
   return nullptr;
@@ -156,8 +156,8 @@ Expr FoldArith(NodeKind kind, const Expr& a, const Expr& b, const Operands& o, c
       if (pb && pb->value == 1) return a;
       if (fa && fb && fb->value != 0) {
         if (o.t.bits() == 32) {
-          return FloatImmNode::Make(
-              o.t, AsFloat32(std::floor(static_cast<float>(fa->value) / static_cast<float>(fb->value))));
+          return FloatImmNode::Make(o.t, AsFloat32(std::floor(static_cast<float>(fa->value) /
+                                                              static_cast<float>(fb->value))));
         }
         if (o.t.bits() == 64) return FloatImmNode::Make(o.t, std::floor(fa->value / fb->value));
         return nullptr;
@@ -172,8 +172,8 @@ Expr FoldArith(NodeKind kind, const Expr& a, const Expr& b, const Operands& o, c
       if (pb && pb->value == 0) DivideByZero(span);
       if (pa && pb) {
         if (pb->value == -1) return Int(o, 0);
-        return Int(o, kind == NodeKind::kMod ? pa->value % pb->value
-                                             : FloorModInt(pa->value, pb->value));
+        return Int(
+            o, kind == NodeKind::kMod ? pa->value % pb->value : FloorModInt(pa->value, pb->value));
       }
       if (pa && pa->value == 0) return a;
       if (pb && pb->value == 1) return IntImmNode::Make(o.t, 0);
@@ -182,12 +182,12 @@ Expr FoldArith(NodeKind kind, const Expr& a, const Expr& b, const Operands& o, c
     case NodeKind::kMax: {
       bool is_min = kind == NodeKind::kMin;
       if (pa && pb) {
-        return IntImmNode::Make(o.t, is_min ? std::min(pa->value, pb->value)
-                                            : std::max(pa->value, pb->value));
+        return IntImmNode::Make(
+            o.t, is_min ? std::min(pa->value, pb->value) : std::max(pa->value, pb->value));
       }
       if (fa && fb) {
-        return FloatImmNode::Make(o.t, is_min ? std::min(fa->value, fb->value)
-                                              : std::max(fa->value, fb->value));
+        return FloatImmNode::Make(
+            o.t, is_min ? std::min(fa->value, fb->value) : std::max(fa->value, fb->value));
       }
       if (a == b) return a;
       return nullptr;
@@ -198,13 +198,20 @@ Expr FoldArith(NodeKind kind, const Expr& a, const Expr& b, const Operands& o, c
   // Comparisons: two integer or two float constants.
   auto compare = [&](auto x, auto y) -> Expr {
     switch (kind) {
-      case NodeKind::kEQ: return Bool(x == y);
-      case NodeKind::kNE: return Bool(x != y);
-      case NodeKind::kLT: return Bool(x < y);
-      case NodeKind::kLE: return Bool(x <= y);
-      case NodeKind::kGT: return Bool(x > y);
-      case NodeKind::kGE: return Bool(x >= y);
-      default: return nullptr;
+      case NodeKind::kEQ:
+        return Bool(x == y);
+      case NodeKind::kNE:
+        return Bool(x != y);
+      case NodeKind::kLT:
+        return Bool(x < y);
+      case NodeKind::kLE:
+        return Bool(x <= y);
+      case NodeKind::kGT:
+        return Bool(x > y);
+      case NodeKind::kGE:
+        return Bool(x >= y);
+      default:
+        return nullptr;
     }
   };
   if (pa && pb) return compare(pa->value, pb->value);
@@ -232,8 +239,7 @@ Expr TryConstFold(NodeKind kind, const Expr& a, const Expr& b, const Span& span)
   return FoldArith(kind, a, b, o, span);
 }
 
-Expr TryConstFoldIntrinsic(const std::string& op, const Expr& a, const Expr& b,
-                           const Span& span) {
+Expr TryConstFoldIntrinsic(const std::string& op, const Expr& a, const Expr& b, const Span& span) {
   if (!a || !b || a->dtype != b->dtype || !IsIndexType(a->dtype)) return nullptr;
   const IntImmNode* pa = AsPtr<IntImmNode>(a);
   const IntImmNode* pb = AsPtr<IntImmNode>(b);

@@ -351,9 +351,9 @@ std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
   // (int8 127 + 1 is -128, as TVM's folding and LLVM's i8 arithmetic give), and a uint16
   // product is computed in unsigned 32 bits (65535 * 65535 overflows int).
   bool narrow = wrap_narrow_integers_ && t.is_integer() && t.bits() < 32;
-  if (narrow && (op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub ||
-                 op->kind == NodeKind::kMul || op->kind == NodeKind::kDiv ||
-                 op->kind == NodeKind::kFloorDiv)) {
+  if (narrow &&
+      (op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub || op->kind == NodeKind::kMul ||
+       op->kind == NodeKind::kDiv || op->kind == NodeKind::kFloorDiv)) {
     std::string type = TypeName(t, op->span);
     std::string value;
     if (op->kind == NodeKind::kFloorDiv) {

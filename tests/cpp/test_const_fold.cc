@@ -39,8 +39,9 @@ TEST(ConstFold, IntegerConstantsFoldWithTvmsWrapAround) {
   ExpectInt(FoldBinary(NodeKind::kLE, I(3), I(3)), 1, DataType::Bool());
   ExpectInt(FoldBinary(NodeKind::kMax, I(3), I(9)), 9, kI32);
   // Mod/FloorMod fold only on int32/int64 (TVM's index types).
-  EXPECT_NE(AsPtr<ModNode>(FoldBinary(NodeKind::kMod, I(7, DataType::Int(8)), I(2, DataType::Int(8)))),
-            nullptr);
+  EXPECT_NE(
+      AsPtr<ModNode>(FoldBinary(NodeKind::kMod, I(7, DataType::Int(8)), I(2, DataType::Int(8)))),
+      nullptr);
 }
 
 TEST(ConstFold, IdentitiesAndNoFoldWhereTvmDoesNot) {
