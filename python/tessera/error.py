@@ -4,6 +4,10 @@ Every user error carries the source location when one is known: ``str(err)`` ren
 ``file:line:col: error: message``, the source line and a caret under the offending text.
 """
 
+import linecache
+import os
+import sys
+
 from . import _core
 
 
@@ -33,6 +37,11 @@ class TesseraTypeError(TesseraError, TypeError):
 
 class TesseraValueError(TesseraError, ValueError):
     """A value was out of range or otherwise invalid."""
+
+
+class ExpressionUseError(TesseraTypeError, ValueError):
+    """An expression used where Python needs a value (``x and y``, ``if x:``, ``tir.all()`` with
+    nothing): a TypeError, and a ValueError as TVM raises it."""
 
 
 class TesseraRuntimeError(TesseraError, RuntimeError):
@@ -112,3 +121,51 @@ def describe_missing_attribute(base, attr, alias=None):
         what = repr(base)
         prefix = ""
     return f"{what} has no attribute '{attr}'" + did_you_mean(attr, dir(base), prefix)
+
+
+def executing_position(frame, lines):
+    """(line, column, end line, end column) of the expression ``frame`` is executing (a call
+    ``S.ptr(...)``, an attribute, a subscript): Python 3.11's column table, so that a line of
+    several expressions points at the right one. Columns are characters; None when unknown."""
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is None or frame.f_lasti < 0:
+        return None
+    try:
+        pos = list(positions())[frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    line, end_line, col, end_col = pos
+    if None in (line, end_line, col, end_col) or line < 1 or end_line < line:
+        return None
+
+    def chars(lineno, byte_col):  # the table counts UTF-8 bytes
+        if lineno > len(lines):
+            return byte_col
+        return len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    return line, chars(line, col), end_line, chars(end_line, end_col)
+
+
+def caller_span():
+    """The Span of the user's code that called into tessera (the first frame outside the
+    package), with its source registered for error rendering; the empty Span when unknown."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame = frame.f_back
+    if frame is None:
+        return _core.Span()
+    file = frame.f_code.co_filename
+    lines = linecache.getlines(file)
+    if not lines:
+        return _core.Span()
+    _core.register_source(file, "".join(lines))
+    where = executing_position(frame, lines)
+    if where is None:
+        text = lines[frame.f_lineno - 1] if frame.f_lineno <= len(lines) else ""
+        indent = len(text) - len(text.lstrip())
+        return _core.Span(file, frame.f_lineno, indent, frame.f_lineno, max(len(text.rstrip()), indent + 1))
+    line, column, end_line, end = where
+    if end_line == line:
+        end = max(end, column + 1)
+    return _core.Span(file, line, column, end_line, end)

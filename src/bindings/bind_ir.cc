@@ -1,5 +1,8 @@
 // Bindings of the IR: DataType, Span, expression and statement nodes, buffers, functions, ops.
+#include <cstring>
+
 #include "common.h"
+#include "tessera/arith/const_fold.h"
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -49,6 +52,14 @@ void BindBinary(nb::module_& m, const char* name) {
   auto cls = nb::class_<N, BinaryNode>(m, name).def(
       nb::new_([](Expr a, Expr b, std::optional<Span> span) { return N::Make(a, b, OrEmpty(span)); }),
       "a"_a, "b"_a, "span"_a = nb::none());
+  cls.def_static(
+      "fold",
+      [](Expr a, Expr b, std::optional<Span> span) {
+        return arith::FoldBinary(K, a, b, OrEmpty(span));
+      },
+      "a"_a, "b"_a, "span"_a = nb::none(),
+      "The operation of `a` and `b` (one type) folded as TVM's expression operators fold it "
+      "(two constants, x + 0, x * 1 ...), else the node.");
   WithConstructorFallback(cls, name);
 }
 
@@ -110,7 +121,9 @@ nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwarg
   bool bound = true;
   for (nb::handle a : args) bound = bound && IsBoundValue(a);
   for (auto [key, value] : kwargs) bound = bound && IsBoundValue(value);
-  if (bound) throw nb::next_overload();  // the common case: no Python call
+  // The common case: no Python call. (PrimFunc always asks: TVM's parameter list may hold
+  // Buffers, which are nodes too.)
+  if (bound && std::strcmp(name, "PrimFunc") != 0) throw nb::next_overload();
   nb::object built = nb::handle(g_constructor_fallback)(name, args, kwargs);
   if (built.is_none()) throw nb::next_overload();
   return built;
@@ -304,9 +317,21 @@ void BindIR(nb::module_& m) {
 #define TESSERA_BIND_BINARY(name) BindBinary<NodeKind::k##name>(m, #name);
   TESSERA_BINARY_NODES(TESSERA_BIND_BINARY)
 #undef TESSERA_BIND_BINARY
+  m.def(
+      "fold_intrinsic",
+      [](const std::string& op, Expr a, Expr b, std::optional<Span> span) -> nb::object {
+        Expr r = arith::TryConstFoldIntrinsic(op, a, b, OrEmpty(span));
+        return r ? nb::cast(r) : nb::none();
+      },
+      "op"_a, "a"_a, "b"_a, "span"_a = nb::none(),
+      "The constant that TVM folds the bitwise/shift intrinsic `op` of `a` and `b` to, or None.");
   nb::class_<NotNode, ExprNode>(m, "Not")
       .def(nb::new_([](Expr a, std::optional<Span> s) { return NotNode::Make(a, OrEmpty(s)); }),
            "a"_a, "span"_a = nb::none())
+      .def_static(
+          "fold",
+          [](Expr a, std::optional<Span> s) { return arith::FoldNot(a, OrEmpty(s)); }, "a"_a,
+          "span"_a = nb::none(), "`!a`: the constant when `a` is one, else the node.")
       .def_ro("a", &NotNode::a);
   auto select_class = nb::class_<SelectNode, ExprNode>(m, "Select")
       .def(nb::new_([](Expr c, Expr t, Expr f, std::optional<Span> s) {
@@ -715,6 +740,28 @@ void BindIR(nb::module_& m) {
       .def("with_attr",
            [](const PrimFuncNode& f, const std::string& k, int64_t v) {
              return f.WithAttr(k, MakeConst(DataType::Int(v == int32_t(v) ? 32 : 64), v));
+           })
+      // TVM's func.with_attr({"k": v, ...}): several attributes at once.
+      .def("with_attr",
+           [](const PrimFuncNode& f, nb::dict attrs) {
+             auto out = std::static_pointer_cast<const PrimFuncNode>(f.shared_from_this());
+             PrimFunc result = std::const_pointer_cast<PrimFuncNode>(out);
+             for (auto [key, value] : attrs) {
+               std::string k = nb::cast<std::string>(key);
+               ObjectRef v;
+               if (nb::isinstance<nb::bool_>(value)) {
+                 v = Bool(nb::cast<bool>(value));
+               } else if (nb::isinstance<nb::int_>(value)) {
+                 int64_t i = nb::cast<int64_t>(value);
+                 v = MakeConst(DataType::Int(i == int32_t(i) ? 32 : 64), i);
+               } else if (nb::isinstance<nb::str>(value)) {
+                 v = StringImmNode::Make(nb::cast<std::string>(value));
+               } else {
+                 v = nb::cast<ObjectRef>(value);
+               }
+               result = result->WithAttr(k, v);
+             }
+             return result;
            })
       .def("with_body", [](const PrimFuncNode& f, Stmt b) { return f.WithBody(b); });
   WithConstructorFallback(primFunc_class, "PrimFunc");

@@ -23,8 +23,12 @@ void BindTE(nb::module_& parent) {
       .def_ro("value_index", &TensorNode::value_index)
       .def_prop_ro("ndim", [](const TensorNode& t) { return t.shape.size(); })
       .def(
-          "load", [](const TensorNode& t, std::vector<Expr> indices) { return t(indices); },
-          "indices"_a, "A read of the tensor at `indices` (a BufferLoad).");
+          "load",
+          [](const TensorNode& t, std::vector<Expr> indices, std::optional<Span> span) {
+            return t(indices, span ? *span : Span());
+          },
+          "indices"_a, "span"_a = nb::none(),
+          "A read of the tensor at `indices` (a BufferLoad), with the source location `span`.");
 
   nb::enum_<OpKind>(m, "OpKind")
       .value("PLACEHOLDER", OpKind::kPlaceholder)

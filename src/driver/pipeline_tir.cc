@@ -48,10 +48,40 @@ void RefuseBufferRealize(const IRModule& mod) {
   }
 }
 
+// A buffer index of a type other than an integer (a float: te's comm_reducer combiners may
+// index with their accumulator) is kept in the IR, as TVM keeps it, but no element address can
+// be computed from it (TVM's code generators refuse it too). Refuse it here with its location.
+void RefuseNonIntegerIndices(const IRModule& mod) {
+  for (const auto& [gv, f] : mod->functions) {
+    auto check = [&](const Buffer& buffer, const std::vector<Expr>& indices, const Span& span,
+                     const char* what) {
+      for (size_t i = 0; i < indices.size(); ++i) {
+        DataType t = indices[i]->dtype;
+        if (t.is_integer()) continue;
+        const Span& where = span.defined() ? span : indices[i]->span;
+        TESSERA_THROW_KIND(where.defined() ? where : f->span, ErrorKind::kBuild)
+            << "function " << gv->name_hint << ": " << what << " of buffer " << buffer->name
+            << " has index " << i << " of type " << t.ToString()
+            << "; a buffer index must be an integer (an element address cannot be computed "
+               "from a "
+            << t.ToString() << " value)";
+      }
+    };
+    PostOrderVisit(f->body, [&](const ObjectRef& n) {
+      if (auto* load = AsPtr<BufferLoadNode>(n)) {
+        check(load->buffer, load->indices, load->span, "a load");
+      } else if (auto* store = AsPtr<BufferStoreNode>(n)) {
+        check(store->buffer, store->indices, store->span, "a store");
+      }
+    });
+  }
+}
+
 }  // namespace
 
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   RefuseBufferRealize(mod);
+  RefuseNonIntegerIndices(mod);
   PassRunner run(ctx, Stage::kBegin);
   transform::RefuseScalableVectors(mod, ctx.target.kind());
   mod = run(mod, transform::BindTarget(ctx.target.kind()));

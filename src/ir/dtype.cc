@@ -116,6 +116,10 @@ int DataType::vscale_factor() const {
 DataType DataType::Parse(const std::string& name) {
   if (name == "handle") return Handle();
   if (name == "void") return Void();
+  // TVM's 32-bit defaults of the bare names.
+  if (name == "int") return Int(32);
+  if (name == "uint") return UInt(32);
+  if (name == "float") return Float(32);
   for (const NarrowFloat& f : kNarrowFloats) {
     size_t n = std::char_traits<char>::length(f.name);
     if (name.compare(0, n, f.name) != 0) continue;

@@ -47,6 +47,23 @@ Ref<FloatImmNode> FloatImmNode::Make(DataType t, double value, Span span) {
   if (!t.is_scalar() || !t.is_float()) {
     TypeError(span, "FloatImm needs a scalar float type, got " + t.ToString());
   }
+  // As TVM: a finite literal beyond the largest finite value of float32, float16 or bfloat16 is
+  // refused (infinities and NaN are kept).
+  if (std::isfinite(value)) {
+    double bound = 0;
+    if (t.is_bfloat16()) {
+      bound = 3.38953139e38;  // TVM's bound (the largest bfloat16, rounded up)
+    } else if (t.is_float() && !t.is_narrow_float() && t.bits() == 32) {
+      bound = std::numeric_limits<float>::max();
+    } else if (t.is_float() && !t.is_narrow_float() && t.bits() == 16) {
+      bound = 65504.0;
+    }
+    if (bound != 0 && std::fabs(value) > bound) {
+      TESSERA_THROW_KIND(span, ErrorKind::kValue)
+          << "the literal " << value << " is beyond the range of " << t.ToString() << " (±"
+          << bound << ")";
+    }
+  }
   return std::make_shared<FloatImmNode>(t, value, std::move(span));
 }
 
@@ -218,7 +235,12 @@ DataType BufferAccessType(const Buffer& buffer, const std::vector<Expr>& indices
   DataType index_type = DataType::Int(32);
   for (size_t i = 0; i < indices.size(); ++i) {
     DataType t = indices[i]->dtype;
-    if (!t.is_integer()) TypeError(span, "buffer index must be an integer, got " + t.ToString());
+    // As TVM, a scalar index of another type (a float) is accepted in the IR (te's comm_reducer
+    // combiners may index with their accumulator); lowering refuses it (RefuseNonIntegerIndices).
+    if (!t.is_integer() && t.is_vector()) {
+      TypeError(span, "a vector buffer index must be an integer vector, got " + t.ToString());
+    }
+    if (t.is_handle()) TypeError(span, "buffer index must be an integer, got " + t.ToString());
     if (t.is_vector()) {
       if (i + 1 != indices.size()) TypeError(span, "only the last index may be a vector");
       index_type = t;

@@ -347,6 +347,24 @@ std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
                 op->span);
   }
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
+  // C computes arithmetic on types narrower than int in int: the result must wrap to the type
+  // (int8 127 + 1 is -128, as TVM's folding and LLVM's i8 arithmetic give), and a uint16
+  // product is computed in unsigned 32 bits (65535 * 65535 overflows int).
+  bool narrow = wrap_narrow_integers_ && t.is_integer() && t.bits() < 32;
+  if (narrow &&
+      (op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub || op->kind == NodeKind::kMul ||
+       op->kind == NodeKind::kDiv || op->kind == NodeKind::kFloorDiv)) {
+    std::string type = TypeName(t, op->span);
+    std::string value;
+    if (op->kind == NodeKind::kFloorDiv) {
+      value = "__floordiv(" + a + ", " + b + ")";
+    } else if (op->kind == NodeKind::kMul && t.is_uint()) {
+      value = "(uint32_t)" + a + " * (uint32_t)" + b;
+    } else {
+      value = a + " " + ScalarOperator(op->kind) + " " + b;
+    }
+    return "((" + type + ")(" + value + "))";
+  }
   switch (op->kind) {
     case NodeKind::kMin:
       return "min(" + a + ", " + b + ")";

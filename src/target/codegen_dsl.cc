@@ -144,6 +144,7 @@ const std::unordered_set<std::string>& PreludeNames() {
 }  // namespace
 
 CodeGenDSL::CodeGenDSL() : CodeGenC("DSL") {
+  wrap_narrow_integers_ = false;  // the DSL's own rule, in PrintScalarBinary
   for (const std::string& name : PreludeNames()) ReserveGlobalName(name);
 }
 

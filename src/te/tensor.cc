@@ -109,7 +109,9 @@ Expr TensorNode::operator()(std::vector<Expr> indices, Span span) const {
         << indices.size();
   }
   for (const Expr& i : indices) {
-    if (!i || !i->dtype.is_int_or_bool() || i->dtype.is_bool() || !i->dtype.is_scalar()) {
+    // A scalar float index is accepted, as TVM does (a comm_reducer combiner may index with its
+    // accumulator); ts.build refuses it with its location (RefuseNonIntegerIndices).
+    if (!i || !i->dtype.is_scalar() || i->dtype.is_handle() || i->dtype.is_bool()) {
       TESSERA_THROW_KIND(span, ErrorKind::kType)
           << "tensor " << name << " needs scalar integer indices"
           << (i ? ", got " + i->dtype.ToString() : std::string());

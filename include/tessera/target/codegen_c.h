@@ -134,6 +134,10 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   /*! \brief Whether the target's prelude has the float8 conversions (tessera/runtime.h):
    *  float8 values are then bytes, converted by tessera_narrow_{to,from}_double. */
   bool float8_storage_ = false;
+  /*! \brief Whether +, -, *, / and floordiv on integers narrower than 32 bits wrap to their type
+   *  (C computes them in int), as TVM's LLVM code and constant folding do. The DSL has its own
+   *  rule (Compass wraps 16-bit arithmetic only). */
+  bool wrap_narrow_integers_ = true;
   /*! \brief Refuses `t` (located at `span`) when it is a narrow float the target cannot hold. */
   void CheckNarrowFloat(DataType t, const Span& span, const char* what);
   /*! \brief Whether `buffer` is a mutable scalar local (a `tessera.local_var` allocation). */

@@ -11,7 +11,7 @@ import re
 import sys
 
 from .. import _core
-from ..error import TesseraError, TesseraTypeError, TesseraValueError
+from ..error import TesseraError, TesseraTypeError, TesseraValueError, executing_position
 
 SCOPES = ("global", "global.1", "global.2", "global.3", "private", "lsram", "shared", "constant")
 _VIRTUAL_RE = re.compile(r"^(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)?x(\d+)$")
@@ -175,7 +175,7 @@ def _located_at_caller(cls, message, needle="ptr("):
     lines = linecache.getlines(file)
     if lines:
         _core.register_source(file, "".join(lines))
-    where = _executing_position(frame, lines)
+    where = executing_position(frame, lines)
     if where is not None:
         line, column, end_line, end = where
     else:
@@ -190,30 +190,6 @@ def _located_at_caller(cls, message, needle="ptr("):
         end = max(end, column + 1)
     span = _core.Span(file, line, column, end_line, end)
     return cls(_core.render_diagnostic(span, message), message, file, line, column)
-
-
-def _executing_position(frame, lines):
-    """(line, column, end line, end column) of the expression the frame is executing (the call
-    ``S.ptr(...)``, the attribute ``S.name``): Python 3.11's column table, so that a line of
-    several annotations points at the one that failed. Columns are characters; None when
-    unknown."""
-    positions = getattr(frame.f_code, "co_positions", None)
-    if positions is None or frame.f_lasti < 0:
-        return None
-    try:
-        pos = list(positions())[frame.f_lasti // 2]
-    except (IndexError, ValueError):
-        return None
-    line, end_line, col, end_col = pos
-    if None in (line, end_line, col, end_col) or line < 1 or end_line < line:
-        return None
-
-    def chars(lineno, byte_col):  # the table counts UTF-8 bytes
-        if lineno > len(lines):
-            return byte_col
-        return len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-    return line, chars(line, col), end_line, chars(end_line, end_col)
 
 
 def ptr(dtype, scope="private"):

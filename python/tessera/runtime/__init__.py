@@ -39,4 +39,11 @@ Tensor = NDArray
 
 __all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
-           "remove_global_func", "list_global_func_names"]
+           "remove_global_func", "list_global_func_names", "const"]
+
+
+def const(value, dtype=None, span=None):
+    """TVM's ``tvm.runtime.const``: the constant ``tir.const(value, dtype)``."""
+    from ..tir.expr_ops import const as _const
+
+    return _const(value, None if dtype is None else str(dtype), span)

@@ -4,7 +4,7 @@ import inspect
 import types
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
+from ..error import TesseraTypeError, TesseraValueError, caller_span
 from ..tir import expr_ops
 
 _te = _core.te
@@ -223,7 +223,17 @@ def _tensor_getitem(self, key):
     if len(key) > ndim:
         raise TesseraTypeError(f"tensor {self.name} has {ndim} dimensions but is indexed "
                                f"with {len(key)} indices")
-    return self.load([expr_ops._index(k) for k in key])
+    indices = [expr_ops._index(k) for k in key]
+    if any(not _is_integer_index(i) for i in indices):
+        # As TVM, a float index is kept in the IR (a comm_reducer combiner may index with its
+        # accumulator); ts.build refuses it, pointing at this line.
+        return self.load(indices, caller_span())
+    return self.load(indices)
+
+
+def _is_integer_index(index):
+    dtype = str(index.dtype)
+    return dtype.startswith("int") or dtype.startswith("uint")
 
 
 def _tensor_call(self, *indices):

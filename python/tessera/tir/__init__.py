@@ -25,14 +25,13 @@ Op = _core.Op
 CommReducer = _core.CommReducer
 
 
-def const(value, dtype=None):
-    """A constant: ``const(1)`` is int32, ``const(1.0)`` float32, ``const(1, "int8")`` int8."""
-    if dtype is None:
-        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
-    dtype = _core.canonical_dtype(dtype)
-    if dtype.startswith(("float", "bfloat")):
-        return FloatImm(dtype, float(value))
-    return IntImm(dtype, int(value))
+def const(value, dtype=None, span=None):
+    """A constant: ``const(1)`` is int32, ``const(1.0)`` float32, ``const(1, "int8")`` int8;
+    without a dtype an integer beyond int32 is int64 and a float beyond float32 float64, as TVM
+    (one definition: :func:`tessera.tir.expr_ops.const`)."""
+    from .expr_ops import const as _const
+
+    return _const(value, None if dtype is None else str(dtype), span)
 
 
 def ProducerLoad(producer, indices, span=None):  # noqa: N802 - TVM's node name

@@ -76,6 +76,16 @@ def _prim_func(params, body, ret_type=None, buffer_map=None, attrs=None, span=No
     ret = "void" if ret_type is None else getattr(ret_type, "dtype", ret_type)
     if isinstance(buffer_map, dict):
         buffer_map = list(buffer_map.items())
+    buffer_map = list(buffer_map or [])
+    # As TVM: a Buffer among the parameters is passed as a handle bound to that buffer.
+    handles = []
+    for p in params:
+        if isinstance(p, _core.Buffer):
+            handle = _core.Var(p.name, "handle")
+            buffer_map.append((handle, p))
+            p = handle
+        handles.append(p)
+    params = handles
     return _core.PrimFunc(list(params), body, str(ret), buffer_map or [], _attrs(attrs), span)
 
 
@@ -151,13 +161,14 @@ def _assert_stmt(condition, message, body, span=None):
     return _core.AssertStmt(convert(condition), message, body, span)
 
 
-def _for(loop_var, min, extent, kind, body, thread_binding=None, annotations=None, span=None):
+def _for(loop_var, min, extent, kind, body, thread_binding=None, annotations=None, step=None,
+         span=None):
     if not isinstance(loop_var, _core.Var):
         return None
     dtype = loop_var.dtype
     return _core.For(loop_var, convert(min, dtype), convert(extent, dtype),
                      _enum(_core.ForKind, _FOR_KINDS, kind), body, thread_binding,
-                     _attrs(annotations), span)
+                     _attrs(annotations), None if step is None else convert(step, dtype), span)
 
 
 def _buffer_realize(buffer, bounds, condition, body, span=None):

@@ -6,6 +6,8 @@ from .. import _core
 from ..error import TesseraTypeError, TesseraValueError
 from . import expr_ops
 
+Buffer = _core.Buffer  # TVM's tvm.tir.buffer.Buffer
+
 
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None,
                 scope="", data_alignment=-1, offset_factor=0, buffer_type="", axis_separators=None,

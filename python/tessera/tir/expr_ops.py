@@ -8,14 +8,17 @@ ordinary Python helpers and closures can compute with expressions::
         return i * 16 + j          # an Add of a Mul when i, j are PrimExprs
 
 A Python number takes the other operand's dtype; ``/`` builds ``Div`` (C truncation on
-integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. ``==`` builds an ``EQ`` node; used as a
+integers), ``//`` ``FloorDiv`` and ``%`` ``FloorMod``. Constants fold as TVM's operators fold them
+(``const(7) // 2`` is ``3``, ``x * 1`` is ``x``; see arith/const_fold.h); the node constructors
+(``tir.Add(a, b)``) never fold. ``==`` builds an ``EQ`` node; used as a
 Python bool it tells whether both sides are the same object (so ``x in list`` still works).
 """
 
 import functools
+import math
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
+from ..error import ArgumentTypeError, ExpressionUseError, TesseraTypeError, TesseraValueError
 
 PrimExpr = _core.PrimExpr
 
@@ -75,13 +78,14 @@ def _const_type(dtype):
 
 
 def const(value, dtype=None, span=None):
-    """A constant of ``dtype``; the dtype defaults to bool, int32 or float32 after the value.
+    """A constant of ``dtype``; the dtype defaults to bool, int32 or float32 after the value
+    (int64 for an integer beyond int32, float64 for a float beyond float32's range, as TVM).
 
     >>> const(1.5).dtype
     'float32'
     """
     if dtype is None:
-        dtype = "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+        dtype = _default_const_dtype(value)
     if isinstance(dtype, str):
         elem, lanes, floating, bounds = _const_type(dtype)
     else:
@@ -98,6 +102,21 @@ def const(value, dtype=None, span=None):
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
         c = _core.IntImm(elem, v, span)
     return _core.Broadcast(c, lanes, span) if lanes != 1 else c
+
+
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _default_const_dtype(value):
+    if hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "ndim", 0) == 0:
+        return str(value.dtype)  # a numpy scalar keeps its type
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int32" if -(2**31) <= value < 2**31 else "int64"
+    if isinstance(value, float) and math.isfinite(value) and abs(value) > _FLOAT32_MAX:
+        return "float64"
+    return "float32"
 
 
 def convert(value, dtype=None, span=None):
@@ -162,6 +181,18 @@ def _match_operands(a, b, span):
     return a, b
 
 
+def _widen(dtype, value, span):
+    """``value`` converted to ``dtype`` for an operator's operands: a scalar constant becomes a
+    constant of ``dtype`` (as TVM's ``cast`` folds it), anything else a Cast."""
+    if isinstance(value, _core.IntImm) and lanes_of(dtype) == 1:
+        if is_float(dtype):
+            return _core.FloatImm(dtype, float(value.value), span)
+        return _core.IntImm(dtype, value.value, span)
+    if isinstance(value, _core.FloatImm) and is_float(dtype) and lanes_of(dtype) == 1:
+        return _core.FloatImm(dtype, value.value, span)
+    return _core.Cast(dtype, value, span)
+
+
 def _match_dtypes(a, b, span):
     la, lb = lanes_of(a.dtype), lanes_of(b.dtype)
     if la != lb and (la == 1 or lb == 1):
@@ -174,21 +205,28 @@ def _match_dtypes(a, b, span):
     ta, tb = element_of(a.dtype), element_of(b.dtype)
     if is_float(ta) != is_float(tb):
         if is_float(ta):
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         else:
-            a = _core.Cast(b.dtype, a, span)
+            a = _widen(b.dtype, a, span)
         return a, b
-    if is_int(ta) and is_int(tb) and ta[0] == tb[0]:
-        if _bits(ta) < _bits(tb):
-            a = _core.Cast(b.dtype, a, span)
+    # As TVM's BinaryOpMatchTypes: a bool meets an integer as that integer; integers of one
+    # signedness widen to the wider; signed meets unsigned as the wider, or as the unsigned
+    # type at equal width.
+    if ta == "bool" and is_int(tb):
+        return _widen(b.dtype, a, span), b
+    if is_int(ta) and tb == "bool":
+        return a, _widen(a.dtype, b, span)
+    if is_int(ta) and is_int(tb):
+        if _bits(ta) < _bits(tb) or (_bits(ta) == _bits(tb) and tb.startswith("uint")):
+            a = _widen(b.dtype, a, span)
         else:
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         return a, b
     if is_float(ta) and is_float(tb) and ta.startswith("float") and tb.startswith("float"):
         if _bits(ta) < _bits(tb):
-            a = _core.Cast(b.dtype, a, span)
+            a = _widen(b.dtype, a, span)
         else:
-            b = _core.Cast(a.dtype, b, span)
+            b = _widen(a.dtype, b, span)
         return a, b
     raise TesseraTypeError(f'operand type mismatch: "{a.dtype}" vs. "{b.dtype}"')
 
@@ -206,22 +244,22 @@ def _logical(a, b, node, span):
 
 def add(a, b, span=None):
     """``a + b``."""
-    return _core.Add(*match_types(a, b, span), span)
+    return _core.Add.fold(*match_types(a, b, span), span)
 
 
 def sub(a, b, span=None):
     """``a - b``."""
-    return _core.Sub(*match_types(a, b, span), span)
+    return _core.Sub.fold(*match_types(a, b, span), span)
 
 
 def mul(a, b, span=None):
     """``a * b``."""
-    return _core.Mul(*match_types(a, b, span), span)
+    return _core.Mul.fold(*match_types(a, b, span), span)
 
 
 def div(a, b, span=None):
     """``a / b``: true division on floats, C truncating division (``Div``) on integers."""
-    return _core.Div(*match_types(a, b, span), span)
+    return _core.Div.fold(*match_types(a, b, span), span)
 
 
 def floordiv(a, b, span=None):
@@ -229,7 +267,7 @@ def floordiv(a, b, span=None):
     a, b = match_types(a, b, span)
     if is_float(a.dtype):
         return _call(a.dtype, "tir.floor", [_core.Div(a, b, span)], span)
-    return _core.FloorDiv(a, b, span)
+    return _core.FloorDiv.fold(a, b, span)
 
 
 def floormod(a, b, span=None):
@@ -237,17 +275,17 @@ def floormod(a, b, span=None):
     a, b = match_types(a, b, span)
     if is_float(a.dtype):
         return _core.Sub(a, _core.Mul(floordiv(a, b, span), b, span), span)
-    return _core.FloorMod(a, b, span)
+    return _core.FloorMod.fold(a, b, span)
 
 
 def truncdiv(a, b, span=None):
     """C division rounding toward zero (``Div``)."""
-    return _core.Div(*match_types(a, b, span), span)
+    return _core.Div.fold(*match_types(a, b, span), span)
 
 
 def truncmod(a, b, span=None):
     """C remainder with the dividend's sign (``Mod``)."""
-    return _core.Mod(*match_types(a, b, span), span)
+    return _core.Mod.fold(*match_types(a, b, span), span)
 
 
 def ceildiv(a, b, span=None):
@@ -259,12 +297,12 @@ def ceildiv(a, b, span=None):
 
 def minimum(a, b, span=None):
     """``Min(a, b)``."""
-    return _core.Min(*match_types(a, b, span), span)
+    return _core.Min.fold(*match_types(a, b, span), span)
 
 
 def maximum(a, b, span=None):
     """``Max(a, b)``."""
-    return _core.Max(*match_types(a, b, span), span)
+    return _core.Max.fold(*match_types(a, b, span), span)
 
 
 def power(a, b, span=None):
@@ -276,27 +314,31 @@ def power(a, b, span=None):
 _COMPARE = {"<": _core.LT, "<=": _core.LE, ">": _core.GT, ">=": _core.GE, "==": _core.EQ, "!=": _core.NE}
 
 
-def compare(op, a, b, span=None):
-    """A comparison node; ``op`` is one of ``< <= > >= == !=``."""
-    return _COMPARE[op](*match_types(a, b, span), span)
+def compare(op, a, b, span=None, fold=True):
+    """A comparison; ``op`` is one of ``< <= > >= == !=``. Two constants fold into a bool, as
+    TVM's expression operators fold them; ``fold=False`` always builds the node (TVMScript's
+    comparisons, as TVM's parser builds them)."""
+    node = _COMPARE[op]
+    return (node.fold if fold else node)(*match_types(a, b, span), span)
 
 
-def logical_and(a, b, span=None):
-    """``a and b`` on bool expressions."""
-    return _core.And(*_bools(a, b, span), span)
+def logical_and(a, b, span=None, fold=True):
+    """``a and b`` on bool expressions; a constant operand folds away as in TVM's
+    ``tir.all`` (``fold=False``: the node, as TVMScript's ``and``)."""
+    return (_core.And.fold if fold else _core.And)(*_bools(a, b, span), span)
 
 
-def logical_or(a, b, span=None):
-    """``a or b`` on bool expressions."""
-    return _core.Or(*_bools(a, b, span), span)
+def logical_or(a, b, span=None, fold=True):
+    """``a or b`` on bool expressions; a constant operand folds away (see :func:`logical_and`)."""
+    return (_core.Or.fold if fold else _core.Or)(*_bools(a, b, span), span)
 
 
-def logical_not(a, span=None):
-    """``not a`` on a bool expression."""
+def logical_not(a, span=None, fold=True):
+    """``not a`` on a bool expression (a constant folds unless ``fold=False``)."""
     a = convert(a, "bool", span)
     if element_of(a.dtype) != "bool":
         raise TesseraTypeError(f"'not' needs a bool, got {a.dtype}")
-    return _core.Not(a, span)
+    return (_core.Not.fold if fold else _core.Not)(a, span)
 
 
 def _bools(a, b, span):
@@ -313,7 +355,8 @@ def _bitwise(name, logical):
             return logical(a, b, span)
         if not is_int(a.dtype):
             raise TesseraTypeError(f"bitwise operators need integers, got {a.dtype}")
-        return _call(a.dtype, name, [a, b], span)
+        folded = _core.fold_intrinsic(name, a, b, span)  # two int32/int64 constants, as TVM
+        return folded if folded is not None else _call(a.dtype, name, [a, b], span)
 
     return op
 
@@ -335,6 +378,9 @@ def bitwise_not(a, span=None):
     a = convert(a)
     if element_of(a.dtype) == "bool":
         return _core.Not(a, span)
+    if not is_int(a.dtype):
+        # A TypeError, and the RuntimeError that TVM raises.
+        raise ArgumentTypeError(f"~ (bitwise not) needs an integer or a bool, got {a.dtype}")
     return _call(a.dtype, "tir.bitwise_not", [a], span)
 
 
@@ -355,8 +401,13 @@ def cast(value, dtype, span=None):
     if not isinstance(value, PrimExpr) and not hasattr(value, "as_expr") and not isinstance(value, _core.IterVar):
         return convert(value, dtype, span)
     value = convert(value)
+    if isinstance(value, _core.StringImm):
+        raise TesseraTypeError(f"a string cannot be converted to {dtype}")
     if value.dtype == dtype:
         return value
+    if lanes_of(dtype) > 1 and lanes_of(value.dtype) == 1:
+        # As TVM's cast: a scalar converted to a vector type is the broadcast of its conversion.
+        return _core.Broadcast(cast(value, element_of(dtype), span), lanes_of(dtype), span)
     # As TVM's tir.cast: a scalar constant folds into a constant of the new type.
     if (isinstance(value, (_core.IntImm, _core.FloatImm)) and "x" not in dtype
             and (dtype == "bool" or dtype.startswith(("int", "uint", "float", "bfloat")))):
@@ -556,7 +607,7 @@ def _bool(self):
         else:
             same = a.same_as(b)
         return same if isinstance(self, _core.EQ) else not same
-    raise TesseraTypeError(
+    raise ExpressionUseError(
         f"the expression {self} has no Python truth value: use it as a condition inside the "
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
 

@@ -8,7 +8,7 @@ ops.py builds them); this module is their ``tir.*`` / ``te.*`` face, with TVM's 
 """
 
 from .. import _core
-from ..error import TesseraTypeError
+from ..error import ExpressionUseError, TesseraTypeError
 from . import expr_ops
 from ..script.tir import ops as _ops
 
@@ -100,7 +100,7 @@ def _fold(args, combine, what, span):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
     if not args:
-        raise TesseraTypeError(f"tir.{what} needs at least one condition")
+        raise ExpressionUseError(f"tir.{what} needs at least one condition")
     exprs = [expr_ops.convert(a) for a in args]
     for e in exprs:
         if not (e.dtype == "bool"):
@@ -127,3 +127,43 @@ def vscale(span=None):
     from .. import _core
 
     return _core.Call("int32", _core.Op.get("tir.vscale"), [], span)
+
+
+# TVM's tir.* intrinsic builders that the script spells the same way (T.tvm_tuple, T.ptx_mma, ...):
+# one definition, the script's (python/tessera/script/tir).
+_SCRIPT_INTRINSICS = [
+    "tvm_tuple", "tvm_struct_get", "tvm_struct_set", "address_of", "lookup_param", "isnullptr",
+    "undef", "tvm_thread_allreduce", "type_annotation", "tvm_access_ptr", "tvm_throw_last_error",
+    "tvm_load_matrix_sync", "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync",
+    "tvm_fill_fragment", "ptx_mma", "ptx_mma_sp", "mma_store", "mma_fill", "ptx_ldmatrix",
+    "ptx_cp_async", "ptx_cp_async_bulk", "ptx_commit_group", "ptx_wait_group",
+    "ptx_cp_async_barrier", "ptx_init_barrier_thread_count", "ptx_arrive_barrier",
+    "ptx_arrive_barrier_expect_tx", "ptx_wait_barrier", "create_barriers", "vectorlow",
+    "vectorhigh", "vectorcombine", "TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace",
+]
+
+
+def _script_intrinsic(name):
+    def forward(*args, **kwargs):
+        from ..script import tir as _T
+
+        return getattr(_T, name)(*args, **kwargs)
+
+    forward.__name__ = name
+    forward.__doc__ = f"TVM's ``tir.{name}``: the script's ``T.{name}``."
+    return forward
+
+
+for _name in _SCRIPT_INTRINSICS:
+    globals()[_name] = _script_intrinsic(_name)
+__all__ += _SCRIPT_INTRINSICS
+del _name
+
+
+def dp4a(vec1, vec2, acc=0):
+    """``tir.dp4a(a, b, acc)``: the int32 dot product of two int8x4 vectors plus ``acc`` (the
+    script's ``T.dp4a`` takes the result dtype first)."""
+    return call_intrin("int32", "tir.dp4a", vec1, vec2, acc)
+
+
+__all__.append("dp4a")

@@ -182,7 +182,7 @@ class ExprParsing:
             if isinstance(node.op, ast.USub):
                 return expr_ops.negate(v, span)
             if isinstance(node.op, ast.Not):
-                return expr_ops.logical_not(v, span)
+                return expr_ops.logical_not(v, span, fold=False)
             return expr_ops.bitwise_not(v, span)
 
     def expr_Compare(self, node):
@@ -199,7 +199,8 @@ class ExprParsing:
                     raise self.error(node, f"{type(err).__name__}: {err}") from None
             elif type(op) in _CMPOPS:
                 with self.at(node):
-                    cmp = expr_ops.compare(_CMPOPS[type(op)], left, right, self.span(node))
+                    # As TVM's parser: comparisons and and/or/not build nodes (no folding).
+                    cmp = expr_ops.compare(_CMPOPS[type(op)], left, right, self.span(node), fold=False)
             else:
                 raise self.error(node, f"unsupported comparison {type(op).__name__} on expressions")
             if result is None:
@@ -216,7 +217,7 @@ class ExprParsing:
             return (a and b) if isinstance(op, ast.And) else (a or b)
         with self.at(node):
             fn = expr_ops.logical_and if isinstance(op, ast.And) else expr_ops.logical_or
-            return fn(a, b, self.span(node))
+            return fn(a, b, self.span(node), fold=False)
 
     def expr_BoolOp(self, node):
 

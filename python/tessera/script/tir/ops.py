@@ -149,9 +149,15 @@ def Select(condition, true_value, false_value, *, span=None):
 
 @builtin
 def if_then_else(condition, true_value, false_value, *, span=None):
-    """``T.if_then_else(c, a, b)``: ``c ? a : b`` evaluating only the chosen side."""
+    """``T.if_then_else(c, a, b)``: ``c ? a : b`` evaluating only the chosen side; a constant
+    condition chooses at once, as TVM's ``tir.if_then_else`` does."""
     a, b = expr_ops.match_types(true_value, false_value, span)
-    return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [convert(condition, "bool"), a, b], span)
+    condition = convert(condition, "bool")
+    if expr_ops.element_of(condition.dtype) != "bool":
+        raise TesseraTypeError(f"if_then_else needs a bool condition, got {condition.dtype}")
+    if isinstance(condition, _core.IntImm):
+        return a if condition.value else b
+    return _core.Call(a.dtype, _core.Op.get("tir.if_then_else"), [condition, a, b], span)
 
 
 # ---- arithmetic ----
@@ -201,14 +207,14 @@ def ceildiv(a, b, *, span=None):
 
 @builtin
 def Div(a, b, *, span=None):
-    """``T.Div(a, b)``: the Div node (truncating on integers)."""
-    return expr_ops.div(a, b, span)
+    """``T.Div(a, b)``: the Div node (truncating on integers; constants do not fold)."""
+    return _core.Div(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Mod(a, b, *, span=None):
-    """``T.Mod(a, b)``: the Mod node (C remainder)."""
-    return expr_ops.truncmod(a, b, span)
+    """``T.Mod(a, b)``: the Mod node (C remainder; constants do not fold)."""
+    return _core.Mod(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
@@ -225,50 +231,50 @@ def FloorMod(a, b, *, span=None):
 
 @builtin
 def Add(a, b, *, span=None):
-    """``T.Add(a, b)``."""
-    return expr_ops.add(a, b, span)
+    """``T.Add(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Add(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Sub(a, b, *, span=None):
-    """``T.Sub(a, b)``."""
-    return expr_ops.sub(a, b, span)
+    """``T.Sub(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Sub(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Mul(a, b, *, span=None):
-    """``T.Mul(a, b)``."""
-    return expr_ops.mul(a, b, span)
+    """``T.Mul(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Mul(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Min(a, b, *, span=None):
-    """``T.Min(a, b)``."""
-    return expr_ops.minimum(a, b, span)
+    """``T.Min(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Min(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Max(a, b, *, span=None):
-    """``T.Max(a, b)``."""
-    return expr_ops.maximum(a, b, span)
+    """``T.Max(a, b)``: the node (TVM's node constructor: constants do not fold)."""
+    return _core.Max(*expr_ops.match_types(a, b, span), span)
 
 
 @builtin
 def Not(a, *, span=None):
     """``T.Not(a)``: logical negation."""
-    return expr_ops.logical_not(a, span)
+    return expr_ops.logical_not(a, span, fold=False)  # TVM's node constructor
 
 
 @builtin
 def And(a, b, *, span=None):
     """``T.And(a, b)``: logical and."""
-    return expr_ops.logical_and(a, b, span)
+    return expr_ops.logical_and(a, b, span, fold=False)  # TVM's node constructor
 
 
 @builtin
 def Or(a, b, *, span=None):
     """``T.Or(a, b)``: logical or."""
-    return expr_ops.logical_or(a, b, span)
+    return expr_ops.logical_or(a, b, span, fold=False)  # TVM's node constructor
 
 
 @builtin
@@ -335,11 +341,58 @@ def call_op(name, args, dtype=None, *, span=None):
     return _core.Call(dtype, _core.Op.get(name), exprs, span)
 
 
+_ROUNDING = {"floor": math.floor, "ceil": math.ceil, "round": round, "nearbyint": round,
+             "trunc": math.trunc}
+
+
+def _fold_unary(name, x):
+    """As TVM's tir.floor/ceil/round/nearbyint/trunc/abs/likely: an integer operand of a
+    rounding function is itself, and a scalar constant folds; None when nothing folds."""
+    if name in _ROUNDING:
+        if expr_ops.is_int(x.dtype) or expr_ops.element_of(x.dtype) == "bool":
+            return x
+        if isinstance(x, _core.FloatImm) and math.isfinite(x.value):
+            return _core.FloatImm(x.dtype, float(_ROUNDING[name](x.value)))  # round: half to even
+    elif name == "abs":
+        if isinstance(x, _core.IntImm) and expr_ops.element_of(x.dtype) != "bool":
+            return _core.IntImm(x.dtype, abs(x.value))
+        if isinstance(x, _core.FloatImm):
+            return _core.FloatImm(x.dtype, abs(x.value))
+        if expr_ops.element_of(x.dtype).startswith("uint"):
+            return x
+    elif name == "likely" and isinstance(x, _core.IntImm):
+        return x
+    elif name in ("isnan", "isinf", "isfinite"):
+        # An integer is never NaN or infinite; a constant is classified at once.
+        lanes = expr_ops.lanes_of(x.dtype)
+        value = None
+        if expr_ops.is_int(x.dtype):
+            value = name == "isfinite"
+        elif isinstance(x, _core.FloatImm):
+            value = {"isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite}[name](x.value)
+        if value is not None:
+            c = _core.IntImm("bool", int(value))
+            return c if lanes == 1 else _core.Broadcast(c, lanes)
+    return None
+
+
 def _math(name, arity=1):
     op = "tir." + name
 
-    if arity == 1:
+    if arity == 1 and name in ("likely", "assume"):
+        def fn(cond=None, *, span=None):  # TVM's parameter name
+            x = convert(cond)
+            folded = _fold_unary(name, x)
+            return folded if folded is not None else call_op(op, [x], span=span)
+    elif arity == 1:
         def fn(x, *, span=None):
+            x = convert(x)
+            folded = _fold_unary(name, x)
+            if folded is not None:
+                return folded
+            if name == "isnan" and expr_ops.is_float(x.dtype) and expr_ops._bits(x.dtype) == 16:
+                # As TVM: a 16-bit float is tested as float32.
+                x = expr_ops.cast(x, x.dtype.replace("bfloat16", "float32").replace("float16", "float32"), span)
             return call_op(op, [x], span=span)
     else:
         def fn(x, y, *, span=None):
