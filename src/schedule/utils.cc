@@ -27,8 +27,12 @@ void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive) {
 namespace {
 class BindingSimplifier : public StmtMutator {
  public:
-  BindingSimplifier(arith::Analyzer* ana, const VarMap& unit_vars, Expr predicate)
-      : ana_(ana), unit_vars_(unit_vars), predicate_(std::move(predicate)) {}
+  BindingSimplifier(arith::Analyzer* ana, const VarMap& unit_vars, Expr predicate,
+                    bool simplify_predicates)
+      : ana_(ana),
+        unit_vars_(unit_vars),
+        predicate_(std::move(predicate)),
+        simplify_predicates_(simplify_predicates) {}
   Stmt VisitStmt_(const ForNode* op) override {
     ana_->Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
     return StmtMutator::VisitStmt_(op);
@@ -44,7 +48,7 @@ class BindingSimplifier : public StmtMutator {
       predicate = IsConstInt(predicate, 1) ? predicate_ : AndE(predicate, predicate_);
     } else {
       if (predicate_) predicate = AndE(predicate, predicate_);
-      predicate = ana_->Simplify(predicate);
+      if (simplify_predicates_) predicate = ana_->Simplify(predicate);
     }
     return BlockRealizeNode::Make(values, predicate, op->block, op->span);
   }
@@ -57,12 +61,13 @@ class BindingSimplifier : public StmtMutator {
   arith::Analyzer* ana_;
   const VarMap& unit_vars_;
   Expr predicate_;
+  bool simplify_predicates_;
 };
 }  // namespace
 
 Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars,
-                      const Expr& extra_predicate) {
-  return BindingSimplifier(ana, unit_vars, extra_predicate).VisitStmt(s);
+                      const Expr& extra_predicate, bool simplify_predicates) {
+  return BindingSimplifier(ana, unit_vars, extra_predicate, simplify_predicates).VisitStmt(s);
 }
 
 bool UsesVars(const Expr& e, const std::unordered_set<const VarNode*>& vars) {

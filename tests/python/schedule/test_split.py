@@ -75,6 +75,23 @@ def test_split_that_does_not_divide_adds_a_predicate(golden):
     golden(ten, expected, apply_given)
 
 
+def test_split_predicate_keeps_the_loops_nesting(golden):
+    # As TVM: the binding is simplified, the predicate is the nested form the split wrote.
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+        for i_0, i_1, i_2 in T.grid(2, 3, 2):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 6 + i_1 * 2 + i_2)
+                T.where((i_0 * 3 + i_1) * 2 + i_2 < 10)
+                B[vi] = A[vi] + T.float32(1)
+
+    def apply(sch):
+        (i,) = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[2, 3, 2])
+
+    golden(ten, expected, apply)
+
+
 def test_split_without_predication(golden):
     @T.prim_func
     def expected(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
