@@ -112,7 +112,7 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   }
   // As TVM, the predicates keep the loops' Horner form ((i_0 * f1 + i_1) * f2 + i_2 < extent);
   // only the bindings are simplified. Without unit loops dropped to 0, nothing to fold there.
-  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate, !unit_vars.empty());
+  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate, !unit_vars.empty(), vars);
   for (size_t i = extents.size(); i-- > 0;) {
     body = ForNode::Make(vars[i], IntConst(t, 0), extents[i], ForKind::kSerial, body, nullptr, {},
                          loop->span);
