@@ -755,6 +755,11 @@ std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op, const std::string
       {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vlsl"}, {"tir.shift_right", "__vasr"}};
   const std::string& name = kNames.at(op->op_name());
   std::string mask = mask_arg.empty() ? AllTrue(op->dtype.lanes(), op->span) : mask_arg;
+  // A shift of every lane leaves its mask out, as Compass prints it: `__vasr(x, s)`.
+  bool shift = op->op_name() == "tir.shift_left" || op->op_name() == "tir.shift_right";
+  if (shift && mask_arg.empty() && op->args.size() == 2) {
+    return name + "(" + PrintExpr(op->args[0]) + ", " + PrintExpr(op->args[1]) + ")";
+  }
   if (op->args.size() == 1) return name + "(" + PrintExpr(op->args[0]) + ", " + mask + ")";
   return name + "(" + PrintExpr(op->args[0]) + ", " + PrintExpr(op->args[1]) + ", " + mask + ")";
 }
