@@ -31,6 +31,9 @@ struct Sum {
   struct Term {
     std::vector<int> factors;  // sorted atom ids; never empty
     int64_t coeff;
+    // The part of coeff that TVM keeps inside a product of symbolic values (x * (n * 4) is one
+    // term of scale 1 there): the term sorts by coeff / inner (SortTerms).
+    int64_t inner = 1;
   };
   std::vector<Term> terms;
   int64_t base = 0;
@@ -40,18 +43,19 @@ struct Sum {
       if (t.coeff != 0) return false;
     return true;
   }
-  void Add(const std::vector<int>& factors, int64_t coeff) {
+  void Add(const std::vector<int>& factors, int64_t coeff, int64_t inner = 1) {
     if (coeff == 0) return;
     for (Term& t : terms) {
       if (t.factors == factors) {
         t.coeff += coeff;
+        if (t.coeff % t.inner != 0) t.inner = 1;
         return;
       }
     }
-    terms.push_back({factors, coeff});
+    terms.push_back({factors, coeff, inner});
   }
   void AddSum(const Sum& o, int64_t scale) {
-    for (const Term& t : o.terms) Add(t.factors, t.coeff * scale);
+    for (const Term& t : o.terms) Add(t.factors, t.coeff * scale, t.inner);
     base += o.base * scale;
   }
   void Compact() {

@@ -90,7 +90,10 @@ Sum CanonicalSimplifier::MulSum(const MulNode* op) {
       std::vector<int> f = ta.factors;
       f.insert(f.end(), tb.factors.begin(), tb.factors.end());
       std::sort(f.begin(), f.end());
-      out.Add(f, ta.coeff * tb.coeff);
+      // As TVM, which keeps a product of two symbolic values as one term of scale 1: its
+      // constant factors sort it as 1 unless the product is multiplied by a constant later.
+      int64_t c = ta.coeff * tb.coeff;
+      out.Add(f, c, c < 0 ? -c : c);
     }
     out.Add(ta.factors, ta.coeff * b.base);
   }
@@ -283,7 +286,8 @@ bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
   return false;
 }
 
-// TVM's canonical order of the terms of a sum (stable): larger coefficient first, then for a
+// TVM's canonical order of the terms of a sum (stable): larger coefficient first (of a product
+// of symbolic values, the constant applied to the product, see Sum::Term::inner), then for a
 // division/modulo atom the larger divisor ("lower factor"), then the larger modulus ("upper
 // factor", infinite for anything but a modulo).
 void CanonicalSimplifier::SortTerms(Sum* s) {
@@ -291,7 +295,8 @@ void CanonicalSimplifier::SortTerms(Sum* s) {
     int64_t coeff, lower, upper;
   };
   auto key = [&](const Sum::Term& t) {
-    Key k{t.coeff, 1, ConstIntBound::kPosInf};
+    int64_t scale = t.inner > 1 && t.coeff % t.inner == 0 ? t.coeff / t.inner : t.coeff;
+    Key k{scale, 1, ConstIntBound::kPosInf};
     if (t.factors.size() != 1) return k;
     Expr atom = atoms_[t.factors[0]];
     if (auto* mod = AsPtr<FloorModNode>(atom)) {

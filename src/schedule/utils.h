@@ -52,10 +52,14 @@ void BindLoops(arith::Analyzer* ana, const StmtSRefNode* sref, bool inclusive);
 /*!
  * \brief Simplifies the bindings and predicates of the blocks under a statement, knowing the
  *  ranges bound in `ana` and of the loops it passes; `extra_predicate` is conjoined to the
- *  predicates of the outermost blocks; `unit_vars` are replaced first.
+ *  predicates of the outermost blocks; `unit_vars` are replaced first. With
+ *  `simplify_predicates` false the predicates stay as written (TVM's split only simplifies the
+ *  bindings). A term `v * x * c` of a binding, `v` one of `iter_vars` and `x` free of them, is
+ *  written `v * (x * c)`, TVM's form of an iterator times its scale.
  */
 Stmt SimplifyBindings(const Stmt& s, arith::Analyzer* ana, const VarMap& unit_vars = {},
-                      const Expr& extra_predicate = nullptr);
+                      const Expr& extra_predicate = nullptr, bool simplify_predicates = true,
+                      const std::vector<Var>& iter_vars = {});
 using ::tessera::Substitute;  // Expr and Stmt (ir/ir_utils.h)
 using ::tessera::UsesVar;
 bool UsesVars(const Expr& e, const std::unordered_set<const VarNode*>& vars);

@@ -517,9 +517,10 @@ std::string CodeGenDSL::MaskArg(const Expr& predicate, int lanes, const Span& sp
 }
 
 std::string CodeGenDSL::PrintIntImm(const IntImmNode* op) {
-  // 8- and 16-bit constants as Compass prints them: "(char)50" (a cast binds tighter than any
-  // operator, so no outer parentheses).
-  if (IsIntegerOfBits(op->dtype, 16) && !op->dtype.is_bool()) {
+  // 8- and 16-bit and unsigned 32-bit constants as Compass prints them: "(char)50", "(uint)2"
+  // (a cast binds tighter than any operator, so no outer parentheses).
+  bool uint32 = op->dtype.is_uint() && op->dtype.bits() == 32 && !op->dtype.is_vector();
+  if ((IsIntegerOfBits(op->dtype, 16) || uint32) && !op->dtype.is_bool()) {
     return "(" + TypeName(op->dtype, op->span) + ")" + std::to_string(op->value);
   }
   return CodeGenC::PrintIntImm(op);
@@ -631,7 +632,9 @@ std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
   return text;
 }
 
-std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) {
+std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) { return PrintVectorBinary(op, ""); }
+
+std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op, const std::string& mask) {
   const char* name = VectorIntrinsic(op->kind);
   DataType t = op->a->dtype;
   if (name == nullptr || (t.is_bool() && op->kind != NodeKind::kAnd && op->kind != NodeKind::kOr)) {
@@ -646,7 +649,7 @@ std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op) {
     return "(" + PrintExpr(op->a) + sym + PrintExpr(op->b) + ")";
   }
   return std::string(name) + "(" + PrintExpr(op->a) + ", " + PrintExpr(op->b) + ", " +
-         AllTrue(t.lanes(), op->span) + ")";
+         (mask.empty() ? AllTrue(t.lanes(), op->span) : mask) + ")";
 }
 
 std::string CodeGenDSL::PrintVectorNot(const NotNode* op) {
@@ -667,7 +670,7 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
     if (auto c = AsConstInt(op->value)) return *c ? all : none;
     return "(" + PrintExpr(op->value) + " ? " + all + " : " + none + ")";
   }
-  TypeName(op->dtype, op->span);  // rejects non-native widths
+  std::string vtype = TypeName(op->dtype, op->span);  // rejects non-native widths
   std::string value = PrintExpr(op->value);
   // __vbcast picks the vector type from the scalar's C type, so the scalar must have exactly
   // the element type; C promotes char/short arithmetic to int, hence the cast.
@@ -679,7 +682,11 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
   // Narrow integer arithmetic already prints as `((short)(...))`.
   typed = typed || value.rfind("(" + cast, 0) == 0;
   if (!typed) value = cast + value;
-  return "__vbcast(" + value + ")";
+  // The vector type is named in front, as Compass writes a broadcast (`(float8)x`, which C
+  // refuses for a scalar): `(float8)__vbcast(x)`, a cast to the type __vbcast already gives.
+  // bfloat16x16 is a struct, which C does not cast.
+  if (elem.is_bfloat16()) return "__vbcast(" + value + ")";
+  return "(" + vtype + ")__vbcast(" + value + ")";
 }
 
 // The condition keeps its own parentheses, as Compass prints it: `while ((i < 10)) {`.
@@ -751,12 +758,17 @@ std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
   return CodeGenC::VisitExpr_(op);
 }
 
-std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op) {
+std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op, const std::string& mask_arg) {
   static const std::unordered_map<std::string, std::string> kNames = {
       {"tir.bitwise_and", "__vand"}, {"tir.bitwise_or", "__vor"}, {"tir.bitwise_xor", "__vxor"},
       {"tir.bitwise_not", "__vinv"}, {"tir.shift_left", "__vlsl"}, {"tir.shift_right", "__vasr"}};
   const std::string& name = kNames.at(op->op_name());
-  std::string mask = AllTrue(op->dtype.lanes(), op->span);
+  std::string mask = mask_arg.empty() ? AllTrue(op->dtype.lanes(), op->span) : mask_arg;
+  // A shift of every lane leaves its mask out, as Compass prints it: `__vasr(x, s)`.
+  bool shift = op->op_name() == "tir.shift_left" || op->op_name() == "tir.shift_right";
+  if (shift && mask_arg.empty() && op->args.size() == 2) {
+    return name + "(" + PrintExpr(op->args[0]) + ", " + PrintExpr(op->args[1]) + ")";
+  }
   if (op->args.size() == 1) return name + "(" + PrintExpr(op->args[0]) + ", " + mask + ")";
   return name + "(" + PrintExpr(op->args[0]) + ", " + PrintExpr(op->args[1]) + ", " + mask + ")";
 }
@@ -790,6 +802,10 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     return callee->GetStrAttr("dsl.name") + "(0)";
   }
   if (name == "dsl.barrier") return "barrier(CLK_LOCAL_MEM_FENCE)";
+  if (name == "dsl.undef_inactive" && op->args.size() == 2) {
+    std::string folded = MaskedIntrinsic(op->args[0], op->args[1]);
+    if (!folded.empty()) return folded;
+  }
   if (name == "dsl.nullptr") return "NULL";
   if (name == "dsl.const_mask" || (name == "dsl.vmake" && t.is_bool())) {
     std::vector<bool> on;
@@ -842,6 +858,32 @@ std::string CodeGenDSL::PrintDslCall(const CallNode* op, const OpNode* callee) {
     return callee->GetStrAttr("dsl.name") + "_" + TypeName(t, op->span) + "(" + args_from(0) + ")";
   }
   return "";
+}
+
+// A vector operation whose C form takes a mask (`__vlsl(x, y, ALL_TRUE_w)`) under a mask that
+// leaves its other lanes undefined (dsl.undef_inactive): the mask goes into the call, as Compass
+// prints it (`__vlsl(x, y, __vmov_w(0x...))`); the lanes it leaves undefined are the same.
+// Empty when `x` prints without a mask (C operators, other calls).
+std::string CodeGenDSL::MaskedIntrinsic(const Expr& x, const Expr& mask) {
+  DataType t = x->dtype;
+  if (!t.is_vector() || t.is_bool() || mask->dtype.lanes() != t.lanes()) return "";
+  if (const auto* call = AsPtr<CallNode>(x)) {
+    const auto* callee = AsPtr<OpNode>(call->op);
+    if (callee == nullptr) return "";
+    const std::string& name = callee->name;
+    if (name.rfind("tir.bitwise_", 0) == 0 || name == "tir.shift_left" ||
+        name == "tir.shift_right") {
+      return PrintVectorBitwise(call, PrintExpr(mask));
+    }
+    return "";
+  }
+  const auto* bin = dynamic_cast<const BinaryNode*>(x.get());
+  if (bin == nullptr || bin->is_comparison() || VectorIntrinsic(bin->kind) == nullptr) return "";
+  if (bin->kind == NodeKind::kAdd || bin->kind == NodeKind::kSub || bin->kind == NodeKind::kMul ||
+      t.is_bfloat16()) {
+    return "";  // printed as C operators (bfloat16: through the header's float path)
+  }
+  return PrintVectorBinary(bin, PrintExpr(mask));
 }
 
 std::string CodeGenDSL::PrintCallOp(const CallNode* op, const OpNode* callee) {

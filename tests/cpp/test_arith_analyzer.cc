@@ -71,6 +71,14 @@ TEST_F(ArithTest, CombinesLikeTermsAndFoldsConstants) {
   ExpectSimplify(E(x) - 3, E(x) - 3);
 }
 
+TEST_F(ArithTest, ProductOfSymbolicValuesSortsByTheConstantOutsideIt) {
+  // TVM keeps i * (x * 4) as one term of scale 1, so j * 4 (scale 4) comes first; (i * x) * 4
+  // has scale 4 and keeps its place. Both print as i * x * 4.
+  ExpectSimplify(E(i) * (E(x) * 4) + E(j) * 4, E(j) * 4 + E(i) * x * 4);
+  ExpectSimplify(E(i) * x * 4 + E(j) * 4, E(i) * x * 4 + E(j) * 4);
+  ExpectSimplify(E(j) * 4 + E(i) * x * 4, E(j) * 4 + E(i) * x * 4);
+}
+
 TEST_F(ArithTest, MinMaxAbsorption) {
   // min(max(a, b), a) = a and max(min(a, b), a) = a whatever a and b are (TVM's rules; they
   // make compute_at's bound min(max(size - 1, 0), size - 1) + 1 read `size`).

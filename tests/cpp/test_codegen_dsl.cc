@@ -95,7 +95,7 @@ TEST(CodeGenDSL, VectorLoadAddStore) {
             "\n"
             "__kernel void func(__global int* a, __global int* b) {\n"
             "  int8 va = __vload((__global int8*)a, ALL_TRUE_w);\n"
-            "  int8 vb = (va + __vbcast(1));\n"
+            "  int8 vb = (va + (int8)__vbcast(1));\n"
             "  __vstore(vb, (__global int8*)b, ALL_TRUE_w);\n"
             "  barrier(CLK_LOCAL_MEM_FENCE);\n"
             "}\n");
@@ -221,7 +221,7 @@ TEST(CodeGenDSL, MasksStridesAndOffsets) {
   EXPECT_NE(
       code.find("__kernel void k(__global int* a, __lsram float* c, __local float* d, int n) {\n"
                 "  bool8 m = __vclt(__vload((__global int8*)(a + 8), ALL_TRUE_w), "
-                "__vbcast(n), ALL_TRUE_w);\n"
+                "(int8)__vbcast(n), ALL_TRUE_w);\n"
                 "  float8 vf = __vload_stride((__lsram float8*)(c + n), 2, m);\n"
                 "  __vstore(vf, (__local float8*)d, __vinv(m, ALL_TRUE_w));\n"),
       std::string::npos)
@@ -283,7 +283,7 @@ TEST(CodeGenDSL, LocalsAllocationsAndScalarForms) {
             "    x = (x + __floordiv(i, 3));\n"
             "  }\n"
             "  for (int i_1 = 0; i_1 < 4; ++i_1) {\n"
-            "    __vstore(__vbcast(((short)(n + a[i_1]))), (__lsram short16*)(tile + (i_1 * 16)), "
+            "    __vstore((short16)__vbcast(((short)(n + a[i_1]))), (__lsram short16*)(tile + (i_1 * 16)), "
             "ALL_TRUE_h);\n"
             "  }\n"
             "  int max_1 = max(x, min((-2147483647 - 1), 7));\n"

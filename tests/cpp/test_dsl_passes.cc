@@ -66,9 +66,9 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
   });
   EXPECT_EQ(
       Aligned(mod),
-      "  __vstore((__vload((__global int8*)a, ALL_TRUE_w) + __vbcast(1)), "
+      "  __vstore((__vload((__global int8*)a, ALL_TRUE_w) + (int8)__vbcast(1)), "
       "(__global int8*)out, ALL_TRUE_w);\n"
-      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)) + __vbcast(1)), "
+      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)) + (int8)__vbcast(1)), "
       "(__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
 }
 
@@ -123,13 +123,13 @@ TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
       Aligned(mod),
       "  int8 v_0 = __vload((__global int8*)a, ALL_TRUE_w);\n"
       "  int8 v_1 = __vload((__global int8*)(a + 8), ALL_TRUE_w);\n"
-      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), __vbcast((short)0), "
+      "  bool16 m = __vcgt(__vload((__global short16*)h, ALL_TRUE_h), (short16)__vbcast((short)0), "
       "ALL_TRUE_h);\n"
       "  __vstore(v_0, (__global int8*)out, __vmask_repack(8, 16, 0, (const uint32_t[]){m}, "
       "1));\n"
       "  __vstore(v_1, (__global int8*)(out + 8), __vmask_repack(8, 16, 8, (const "
       "uint32_t[]){m}, 1));\n"
-      "  __vstore(__vcvt_into_short16(__vcvt_into_short16(__vbcast((short)0), v_0, 0), v_1, "
+      "  __vstore(__vcvt_into_short16(__vcvt_into_short16((short16)__vbcast((short)0), v_0, 0), v_1, "
       "8), (__global short16*)(h + 16), ALL_TRUE_h);\n");
 }
 
@@ -215,9 +215,9 @@ TEST(AlignVectorWidth, SplitsPartCastsBitCastsAndMixedSignDots) {
       "(__global int8*)(r + 8), ALL_TRUE_w);\n"
       "  __vstore(__vaddh(__vsel((__vcvt_short16(__vload((__global char32*)a, ALL_TRUE_b), 0, "
       "1) * __vcvt_short16(__vload((__global uchar32*)u, ALL_TRUE_b), 0, 1)), "
-      "__vbcast((short)0), ALL_TRUE_h), __vsel((__vcvt_short16(__vload((__global char32*)a, "
+      "(short16)__vbcast((short)0), ALL_TRUE_h), __vsel((__vcvt_short16(__vload((__global char32*)a, "
       "ALL_TRUE_b), 16, 1) * __vcvt_short16(__vload((__global uchar32*)u, ALL_TRUE_b), 16, "
-      "1)), __vbcast((short)0), ALL_TRUE_h)), (__global short16*)w, ALL_TRUE_h);\n");
+      "1)), (short16)__vbcast((short)0), ALL_TRUE_h)), (__global short16*)w, ALL_TRUE_h);\n");
 }
 
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
@@ -370,8 +370,8 @@ TEST(CombineInstructions, LogicOfVectorsAndMasks) {
   });
   const std::string a = "__vload((__global int8*)a, ALL_TRUE_w)";
   const std::string b = "__vload((__global int8*)b, ALL_TRUE_w)";
-  const std::string p = "__vcgt(" + a + ", __vbcast(0), ALL_TRUE_w)";
-  const std::string q = "__vcgt(" + b + ", __vbcast(0), ALL_TRUE_w)";
+  const std::string p = "__vcgt(" + a + ", (int8)__vbcast(0), ALL_TRUE_w)";
+  const std::string q = "__vcgt(" + b + ", (int8)__vbcast(0), ALL_TRUE_w)";
   auto store = [](const std::string& v, const std::string& at) {
     return "  __vstore(" + v + ", (__global int8*)" + at + ", ALL_TRUE_w);\n";
   };
@@ -402,10 +402,10 @@ TEST(CombineInstructions, StrengthReductionsKeepTheBits) {
   });
   std::string code = Combined(mod);
   const std::string la = "__vload((__global int8*)a, ALL_TRUE_w)";
-  EXPECT_NE(code.find("__vstore(__vlsl(" + la + ", __vbcast(3), ALL_TRUE_w), (__global int8*)out"),
+  EXPECT_NE(code.find("__vstore(__vlsl(" + la + ", (int8)__vbcast(3)), (__global int8*)out"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("__vstore((" + la + " * __vbcast(6))"), std::string::npos)
+  EXPECT_NE(code.find("__vstore((" + la + " * (int8)__vbcast(6))"), std::string::npos)
       << code;
   EXPECT_NE(code.find("f[0] = (float)(f[1] * 0x1p+2f/*4.000000e+00*/);"), std::string::npos)
       << code;

@@ -68,7 +68,11 @@ class CodeGenDSL : public CodeGenC {
   /*! \brief A call of a "dsl.*" op whose C form is not `name(args)`; empty for the others. */
   std::string PrintDslCall(const CallNode* op, const OpNode* callee);
   /*! \brief Bitwise and shift calls ("tir.bitwise_*", "tir.shift_*") on vectors and masks. */
-  std::string PrintVectorBitwise(const CallNode* op);
+  std::string PrintVectorBitwise(const CallNode* op, const std::string& mask = "");
+  /*! \brief A vector binary operation; `mask` (a printed mask) replaces its all-lanes mask. */
+  std::string PrintVectorBinary(const BinaryNode* op, const std::string& mask);
+  /*! \brief `op(a, b, mask)` for `x` under `mask` (dsl.undef_inactive); empty if `x` takes none. */
+  std::string MaskedIntrinsic(const Expr& x, const Expr& mask);
   /*! \brief File-scope `__constant` tables of S.alloc_const, emitted before the functions. */
   void EmitConstantTables(const std::vector<std::pair<GlobalVar, PrimFunc>>& funcs);
   /*! \brief Entry first, then callees depth-first in call order; rejects recursion. */

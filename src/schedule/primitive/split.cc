@@ -101,7 +101,7 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
       (scalable || !ana.CanProveEqual(product, CastTo(t, loop->extent)))) {
     // As TVM, a scalable binding stays as written (see SimplifyBindings).
     Expr index = Substitute(value, unit_vars);
-    if (!arith::ContainsVScale(index)) index = Simplify(index);
+    if (!unit_vars.empty() && !arith::ContainsVScale(index)) index = Simplify(index);
     predicate = LTNode::Make(index, CastTo(t, loop->extent));
   }
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), value}});
@@ -110,7 +110,9 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   for (size_t i = 0; i < vars.size(); ++i) {
     binding_ana.Bind(vars[i], RangeNode::Make(IntConst(t, 0), extents[i]));
   }
-  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate);
+  // As TVM, the predicates keep the loops' Horner form ((i_0 * f1 + i_1) * f2 + i_2 < extent);
+  // only the bindings are simplified. Without unit loops dropped to 0, nothing to fold there.
+  body = SimplifyBindings(body, &binding_ana, unit_vars, predicate, !unit_vars.empty(), vars);
   for (size_t i = extents.size(); i-- > 0;) {
     body = ForNode::Make(vars[i], IntConst(t, 0), extents[i], ForKind::kSerial, body, nullptr, {},
                          loop->span);

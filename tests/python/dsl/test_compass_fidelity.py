@@ -712,3 +712,27 @@ def test_pointer_passed_for_a_scalar_parameter_is_refused():
 
     expect_diag(k, "_scaled(x.addr)", "Argument type mismatch: 'x' of _scaled() expects a \"int32\" value, "
                                       "got a pointer to float16")
+
+
+def test_dma_copy_of_consecutive_rows_between_buffers():
+    # width == src_stride == dst_stride: PySim copies all rows at once (the same elements as
+    # row by row); strided rows and a copy inside one buffer still go row by row.
+    @S.prim_func
+    def k(a: S.ptr("i16", "global"), out: S.ptr("i16", "global")):
+        S.dma_memset(out, 7, 64)
+        S.dma_copy(out, a, 5, src_stride=5, times=6, dst_stride=5)     # 30 consecutive elements
+        S.dma_copy(out + 32, a, 3, src_stride=4, times=4, dst_stride=8)  # strided rows
+        S.dma_copy(a + 40, a, 4, src_stride=4, times=2, dst_stride=4)    # one buffer
+
+    a = rand(48, "int16", seed=3)
+    expected_out = np.full(64, 7, "int16")
+    expected_out[:30] = a[:30]
+    for t in range(4):
+        expected_out[32 + 8 * t:35 + 8 * t] = a[4 * t:4 * t + 3]
+    expected_a = a.copy()
+    expected_a[40:48] = a[:8]
+    for run in (k, build(k)):
+        a_run, out = a.copy(), np.zeros(64, "int16")
+        run(a_run, out)
+        np.testing.assert_array_equal(out, expected_out)
+        np.testing.assert_array_equal(a_run, expected_a)

@@ -49,7 +49,7 @@ def test_vrpadd_of_multiple_width_is_one_call_summed_by_parts():
     assert parsed.count('"dsl.vrpadd"') == 1 and "float32x48" in parsed, parsed
     code = BuildManager().generated_source(k)
     assert code.count("__vrpadd(") == 3 and "__vset_lane" not in code, code
-    assert "((__vrpadd(" in code and code.count("__vstore(__vbcast(0x0p+0f/*0.000000e+00*/)") == 5, code
+    assert "((__vrpadd(" in code and code.count("__vstore((float8)__vbcast(0x0p+0f/*0.000000e+00*/)") == 5, code
 
     a = rand(48, "float16", seed=5, low=-4.0, high=4.0)
     out = np.full(48, 7, "float32")
@@ -78,11 +78,11 @@ def test_scalar_intrinsics_are_computed_in_lane_0_by_the_pass():
     assert 'T.call_intrin("bool", "dsl.visnan", a_1[0])' in parsed, parsed
     assert 'T.call_intrin("float32", "dsl.vpow", f_1[1], f_1[2])' in parsed, parsed
     code = BuildManager().generated_source(k)
-    for piece in ("__visnan(__vbcast(a[0]), ALL_TRUE_h)", "__vget_lane(__vclz(__vbcast(o[2])), 0)",
-                  "__vget_lane(__vtanh(__vbcast(a[4])), 0)",
-                  "__vget_lane(__vpow(__vbcast(f[1]), __vbcast(f[2])), 0)",
-                  "__vget_lane(__vabs(__vbcast(f[3]), 0), 0)",
-                  "__vget_lane(__vrint(__vbcast(f[4])), 0)"):
+    for piece in ("__visnan((half16)__vbcast(a[0]), ALL_TRUE_h)", "__vget_lane(__vclz((int8)__vbcast(o[2])), 0)",
+                  "__vget_lane(__vtanh((half16)__vbcast(a[4])), 0)",
+                  "__vget_lane(__vpow((float8)__vbcast(f[1]), (float8)__vbcast(f[2])), 0)",
+                  "__vget_lane(__vabs((float8)__vbcast(f[3]), 0), 0)",
+                  "__vget_lane(__vrint((float8)__vbcast(f[4])), 0)"):
         assert piece in code, (piece, code)
 
     a = np.array([np.nan, 0, 0, 0, 0.5], "float16")

@@ -75,6 +75,54 @@ def test_split_that_does_not_divide_adds_a_predicate(golden):
     golden(ten, expected, apply_given)
 
 
+def test_split_predicate_keeps_the_loops_nesting(golden):
+    # As TVM: the binding is simplified, the predicate is the nested form the split wrote.
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+        for i_0, i_1, i_2 in T.grid(2, 3, 2):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i_0 * 6 + i_1 * 2 + i_2)
+                T.where((i_0 * 3 + i_1) * 2 + i_2 < 10)
+                B[vi] = A[vi] + T.float32(1)
+
+    def apply(sch):
+        (i,) = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[2, 3, 2])
+
+    golden(ten, expected, apply)
+
+
+def test_split_symbolic_extent_four_factors(golden):
+    # As TVM: each loop times its scale (one expression) in the binding, the nested form in the
+    # predicate.
+    @T.prim_func
+    def before(a: T.handle, b: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,))
+        B = T.match_buffer(b, (n,))
+        for i in T.serial(n):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] + T.float32(1)
+
+    @T.prim_func
+    def expected(a: T.handle, b: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n,))
+        B = T.match_buffer(b, (n,))
+        for i_0, i_1, i_2, i_3 in T.grid(2, (n + 63) // 64, 4, 8):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i_0 * ((n + 63) // 64 * 32) + i_1 * 32 + i_2 * 8 + i_3)
+                T.where(((i_0 * ((n + 63) // 64) + i_1) * 4 + i_2) * 8 + i_3 < n)
+                B[vi] = A[vi] + T.float32(1)
+
+    def apply(sch):
+        (i,) = sch.get_loops(sch.get_block("B"))
+        sch.split(i, factors=[2, None, 4, 8])
+
+    golden(before, expected, apply)
+
+
 def test_split_without_predication(golden):
     @T.prim_func
     def expected(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):

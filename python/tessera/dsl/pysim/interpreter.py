@@ -134,9 +134,10 @@ class Interpreter:
             if active.all() and idx.shape[0] > 1 and (np.diff(offs) == size).all():
                 o = int(offs[0])
                 return data[o:o + size * idx.shape[0]].view(edt).copy()
-            for k in np.nonzero(active)[0]:
-                o = int(offs[k])
-                out[k * blanes:(k + 1) * blanes] = data[o:o + size].view(edt)
+            # The bytes of every active element at once (rows of `size` bytes from each offset).
+            on = np.nonzero(active)[0]
+            rows = data[offs[on, None] + np.arange(size)].reshape(-1).view(edt)
+            out.reshape(-1, blanes)[on] = rows.reshape(-1, blanes)
             return out
         value = np.asarray(value).astype(edt, copy=False).reshape(-1)
         if value.size == 1 and idx.shape[0] * blanes > 1:
@@ -145,7 +146,12 @@ class Interpreter:
             o = int(offs[0])
             data[o:o + size * idx.shape[0]] = value.view(np.uint8)
             return None
-        for k in np.nonzero(active)[0]:
+        on = np.nonzero(active)[0]
+        if np.unique(offs[on]).size == on.size:  # no element written twice: all at once
+            data[(offs[on, None] + np.arange(size)).reshape(-1)] = (
+                value.reshape(-1, blanes)[on].reshape(-1).view(np.uint8))
+            return None
+        for k in on:  # in order, so that the last store to an element wins
             o = int(offs[k])
             data[o:o + size] = value[k * blanes:(k + 1) * blanes].view(np.uint8)
         return None

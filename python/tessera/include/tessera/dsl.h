@@ -447,8 +447,14 @@ static inline uint32_t __vsel_mask(uint32_t x, uint32_t y, uint32_t m) {
 #define __vbset(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vbset), a, (b))
 #define __vnand(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vnand), a, (b))
 #define __vnor(a, b) __TESSERA_CALL(__TESSERA_INT_MASK(__vnor), a, (b))
-#define __vlsl(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsl), a, (s), (mask))
-#define __vasr(a, s, mask) __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsr), a, (s), (mask))
+/* The mask of a shift may be left out (every lane): __vasr(x, s) or __vasr(x, s, mask). */
+#define __TESSERA_SHIFT_ARGS(s, mask, ...) (s), (mask)
+#define __vlsl(a, ...)                               \
+  __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsl), a, \
+                 __TESSERA_SHIFT_ARGS(__VA_ARGS__, 0xFFFFFFFFu, ~))
+#define __vasr(a, ...)                               \
+  __TESSERA_CALL(__TESSERA_INTEGER_CASES(__vsr), a, \
+                 __TESSERA_SHIFT_ARGS(__VA_ARGS__, 0xFFFFFFFFu, ~))
 
 /* ---- Scalar helpers -----------------------------------------------------------------------------
  * Chosen by the type of a + b, i.e. after C's usual conversions, so char and short operands
