@@ -90,8 +90,8 @@ TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
   std::string code = CodeGenDSL(out, "k");
   // The parameter in native parts, the result through a pointer to its parts.
   EXPECT_NE(code.find("void k_f(int8 v_0, int8 v_1, int8* ret) {\n"
-                      "  ret[0] = (v_0 + __vbcast(1));\n"
-                      "  ret[1] = (v_1 + __vbcast(1));\n"
+                      "  ret[0] = (v_0 + (int8)__vbcast(1));\n"
+                      "  ret[1] = (v_1 + (int8)__vbcast(1));\n"
                       "  return;\n"),
             std::string::npos)
       << code;
