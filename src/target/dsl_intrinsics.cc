@@ -136,6 +136,7 @@ DslIntrinsic Narrow(const std::string& name, bool always, std::vector<std::strin
                          "args: x, shift, mask, saturate, with_round, out_signed: shift right "
                          "then narrow in place.");
   d.saturate = always;
+  d.split = "parts";  // a multiple width narrows native part by native part
   d.variant_op = "dsl.vnsr_h";
   d.variant_c_name = "__vnsr_h";
   d.variant_describe = d.op + " with 16-bit results (to_h).";
@@ -644,6 +645,7 @@ const bool kRegistered = [] {
                                 .set_attr("dsl.name", d.variant_c_name)
                                 .describe(d.variant_describe);
       if (d.variant_num_inputs >= 0) variant.set_num_inputs(d.variant_num_inputs);
+      if (!d.split.empty()) variant.set_attr("dsl.split", d.split);
     }
     // An empty op: a TIR node or op (plain_op), not registered here.
     if (d.op.empty() || !done.insert(d.op).second) continue;

@@ -131,6 +131,39 @@ def test_narrowing_shift(dtype, to_h):
     check_active([cs, ss], _wrap(place(np.clip(rounded, sinfo.min, sinfo.max)), stype))
 
 
+@pytest.mark.parametrize("dtype,to_h,parts", [("int16", False, 2), ("uint32", False, 3),
+                                              ("int32", True, 2), ("uint16", False, 4)])
+def test_narrowing_shift_of_a_multiple_width(dtype, to_h, parts):
+    # A vector of several native widths narrows part by part: every result keeps its source
+    # position (every 2nd or 4th lane of the narrow type) across the whole multiple width.
+    n = lanes(dtype) * parts
+    rbits = 16 if to_h else 8
+    rtype = ("int" if dtype.startswith("int") else "uint") + str(rbits)
+    rn = 256 // rbits * parts
+    mask = f"{n - 5}T3F2T"
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), c: S.ptr(dtype, "global"), out: S.ptr(rtype, "global")):
+        x = S.vload(a, lanes=n)
+        shift = S.vload(c, lanes=n)
+        S.vstore(S.vnsrsr(x, shift, to_h=to_h), out, f"{rn}T")
+        S.vstore(S.vnsr(x, shift, mask=mask, saturate=True, to_h=to_h), out + rn, f"{rn}T")
+
+    a = rand(n, dtype, seed=5)
+    shift = rand(n, dtype, seed=6, low=0, high=_bits(dtype) - 2)
+    out = np.zeros(2 * rn, rtype)
+    (_, _, c), (_, _, s) = run_both(k, a, shift, out)
+    x, sh = a.astype(np.int64), shift.astype(np.int64)
+    info = np.iinfo(rtype)
+    step = rn // n
+    m = mask_bits(mask, n)
+    rounded = np.array([_round_shift(int(v), int(t)) for v, t in zip(x, sh)])
+    first, second = np.zeros(rn, np.int64), np.zeros(rn, np.int64)
+    first[::step] = np.clip(rounded, info.min, info.max)
+    second[::step] = np.where(m, np.clip(x >> sh, info.min, info.max), 0)
+    check_active([c, s], np.concatenate([_wrap(first, rtype), _wrap(second, rtype)]))
+
+
 def test_misuse():
     @S.prim_func
     def bad_float(a: S.ptr("fp32", "global")):

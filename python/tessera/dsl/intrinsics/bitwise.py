@@ -10,7 +10,7 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._util import (call, check_dtype, check_native, false_mask, flag, imm, mask_expr,
+from ._util import (call, check_dtype, check_multiple, false_mask, flag, imm, mask_expr,
                     select, undefined_inactive, vector)
 from .arith import _masked
 
@@ -85,7 +85,7 @@ def _narrow(p, node, name, ops, x, shift, mask, saturate, out_sign, with_round, 
     (op, to_h op)."""
     x = vector(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
-    check_native(p, node, name, x.dtype)
+    check_multiple(p, node, name, x.dtype)
     to_h = flag(p, node, name, to_h, "to_h")
     bits = T.bits_of(x.dtype)
     if to_h and bits != 32:
@@ -94,7 +94,10 @@ def _narrow(p, node, name, ops, x, shift, mask, saturate, out_sign, with_round, 
         raise p.error(node, f'the arg "out_sign" must be None, "s" or "u", got {out_sign!r}')
     signed = T.is_signed(x.dtype) if out_sign is None else out_sign == "s"
     rbits = 16 if to_h else 8
-    rtype = T.with_lanes(T.with_sign(f"int{rbits}", signed), 256 // rbits)
+    # A multiple width (k native parts) narrows part by part (the op's "dsl.split" is "parts"):
+    # the result has k native parts too, each value at its source position.
+    parts = T.lanes_of(x.dtype) // T.native_lanes(T.element_of(x.dtype))
+    rtype = T.with_lanes(T.with_sign(f"int{rbits}", signed), 256 // rbits * parts)
     s = _count(p, node, name, x, shift)
     args = [x, s, mask_expr(p, node, mask, T.lanes_of(x.dtype)),
             imm(flag(p, node, name, saturate, "saturate")),
