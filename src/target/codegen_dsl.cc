@@ -776,12 +776,16 @@ std::string CodeGenDSL::PrintVectorBitwise(const CallNode* op, const std::string
 std::string CodeGenDSL::ConstMask(const std::vector<bool>& lanes, const Span& span) const {
   int n = static_cast<int>(lanes.size());
   std::string all = AllTrue(n, span);
+  // Compass's form: the bit of each active lane's lowest byte (`__vmov_w(0x11110000)` for
+  // lanes 4-7 of 8), the bit every reader of a mask tests (dsl.h's __TESSERA_LANE_ON).
   uint32_t bits = 0;
   int width = 32 / n;
+  bool every = true;
   for (int i = 0; i < n; ++i) {
-    if (lanes[i]) bits |= static_cast<uint32_t>((uint64_t(1) << width) - 1) << (i * width);
+    if (lanes[i]) bits |= uint32_t(1) << (i * width);
+    every = every && lanes[i];
   }
-  if (bits == 0xFFFFFFFFu) return all;
+  if (every) return all;
   char text[32];
   std::snprintf(text, sizeof(text), "(0x%08X)", bits);
   return "__vmov_" + all.substr(all.size() - 1) + text;

@@ -68,8 +68,8 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
       Aligned(mod),
       "  __vstore((__vload((__global int8*)a, ALL_TRUE_w) + (int8)__vbcast(1)), "
       "(__global int8*)out, ALL_TRUE_w);\n"
-      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x0000FFFF)) + (int8)__vbcast(1)), "
-      "(__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+      "  __vstore((__vload((__global int8*)(a + 8), __vmov_w(0x00001111)) + (int8)__vbcast(1)), "
+      "(__global int8*)(out + 8), __vmov_w(0x00001111));\n");
 }
 
 TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
@@ -99,9 +99,9 @@ TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
   EXPECT_EQ(Body(code),
             "  int8 f_ret0[2];\n"
             "  k_f(__vload((__global int8*)a, ALL_TRUE_w), __vload((__global int8*)(a + 8), "
-            "__vmov_w(0x0000FFFF)), f_ret0);\n"
+            "__vmov_w(0x00001111)), f_ret0);\n"
             "  __vstore(f_ret0[0], (__global int8*)out, ALL_TRUE_w);\n"
-            "  __vstore(f_ret0[1], (__global int8*)(out + 8), __vmov_w(0x0000FFFF));\n");
+            "  __vstore(f_ret0[1], (__global int8*)(out + 8), __vmov_w(0x00001111));\n");
 }
 
 TEST(AlignVectorWidth, VariablesCastsAndRegroupedMasks) {
@@ -160,11 +160,11 @@ TEST(AlignVectorWidth, TailMasksAndLanesOfVirtualVectors) {
             "  __vstore(__vload((__global int8*)(a + 8), __vtail_mask((n - 8), 8)), (__global "
             "int8*)(out + 8), ALL_TRUE_w);\n"
             "  __vstore(__vload((__global int8*)(a + 16), __vand(__vtail_mask((n - 16), 8), "
-            "__vmov_w(0x0000FFFF), ALL_TRUE_w)), (__global int8*)(out + 16), "
-            "__vmov_w(0x0000FFFF));\n"
+            "__vmov_w(0x00001111), ALL_TRUE_w)), (__global int8*)(out + 16), "
+            "__vmov_w(0x00001111));\n"
             "  out[20] = ((n < 8) ? __vget_lane(__vload((__global int8*)a, ALL_TRUE_w), n) : "
             "((n < 16) ? __vget_lane(__vload((__global int8*)(a + 8), ALL_TRUE_w), (n - 8)) : "
-            "__vget_lane(__vload((__global int8*)(a + 16), __vmov_w(0x0000FFFF)), (n - 16))));\n");
+            "__vget_lane(__vload((__global int8*)(a + 16), __vmov_w(0x00001111)), (n - 16))));\n");
 }
 
 TEST(AlignVectorWidth, SplitsPairwiseOpsByTheirForm) {
@@ -308,7 +308,7 @@ TEST(CodeGenDSLForms, ConversionsLanesAndDma) {
             "  __vstore(__vcvt_float8(__vload((__global char32*)c, ALL_TRUE_b), 8, 1), (__global "
             "float8*)(a + 8), ALL_TRUE_w);\n"
             "  __vstore(__vset_lane(__vload((__global float8*)a, ALL_TRUE_w), 2, x), (__global "
-            "float8*)(a + 16), __vmov_w(0x00000F0F));\n"
+            "float8*)(a + 16), __vmov_w(0x00000101));\n"
             "  __vstore(((float8){0x0p+0f/*0.000000e+00*/, 0x1p+0f/*1.000000e+00*/, "
             "0x1p+1f/*2.000000e+00*/, 0x1.8p+1f/*3.000000e+00*/, 0x1p+2f/*4.000000e+00*/, "
             "0x1.4p+2f/*5.000000e+00*/, 0x1.8p+2f/*6.000000e+00*/, 0x1.cp+2f/*7.000000e+00*/}), "

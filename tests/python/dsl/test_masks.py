@@ -119,8 +119,8 @@ def test_masks_compile_to_predicates():
         S.vstore(S.vload(h, mask="TF"), h + 16)
 
     code = build(k).c_code
-    assert "__vload((__global int8*)a, __vmov_w(0x00000FFF))" in code
-    assert "__vload((__global short16*)h, __vmov_h(0x00000003))" in code
+    assert "__vload((__global int8*)a, __vmov_w(0x00000111))" in code
+    assert "__vload((__global short16*)h, __vmov_h(0x00000001))" in code
 
 
 def test_masks_on_virtual_widths():

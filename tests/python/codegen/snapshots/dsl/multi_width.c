@@ -10,9 +10,9 @@ __kernel void multi_width(__global half* a, __global half* b, __global half* o, 
   __vstore(__vminh(x_0, x_1), (__global half16*)o, ALL_TRUE_h);
   __vstore(__vminh(y_0, y_1), (__global half16*)(o + 16), ALL_TRUE_h);
   __vstore(__vqdot(x_0, y_0, ALL_TRUE_h), (__global float8*)q, ALL_TRUE_w);
-  __vstore(__vqdot(x_1, y_1, __vmov_h(0x0FFFFFFF)), (__global float8*)(q + 8), ALL_TRUE_w);
+  __vstore(__vqdot(x_1, y_1, __vmov_h(0x05555555)), (__global float8*)(q + 8), ALL_TRUE_w);
   __vstore((__vrpadd(__vload((__global int8*)c, ALL_TRUE_w), ALL_TRUE_w) + __vrpadd(__vload((__global int8*)(c + 8), ALL_TRUE_w), ALL_TRUE_w)), (__global int8*)s, ALL_TRUE_w);
-  __vstore(__vbcast(0), (__global int8*)(s + 8), ALL_TRUE_w);
+  __vstore((int8)__vbcast(0), (__global int8*)(s + 8), ALL_TRUE_w);
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 

@@ -4,11 +4,11 @@ __kernel void scalar_math(__global float* a, __global half* h, __global float* o
 
 __kernel void scalar_math(__global float* a, __global half* h, __global float* o, __global int* n) {
   float8 v = __vload((__global float8*)a, ALL_TRUE_w);
-  __vstore(__vsel(__vexp(v), __vabs(v, 0), __vclt(__vbcast(0x1p+0f/*1.000000e+00*/), v, ALL_TRUE_w)), (__global float8*)o, ALL_TRUE_w);
-  o[8] = (float)(__vget_lane(__vexp(__vbcast(a[0])), 0) + __vget_lane(__vabs(__vbcast(a[1]), 0), 0));
+  __vstore(__vsel(__vexp(v), __vabs(v, 0), __vclt((float8)__vbcast(0x1p+0f/*1.000000e+00*/), v, ALL_TRUE_w)), (__global float8*)o, ALL_TRUE_w);
+  o[8] = (float)(__vget_lane(__vexp((float8)__vbcast(a[0])), 0) + __vget_lane(__vabs((float8)__vbcast(a[1]), 0), 0));
   __vstore(__vcvt_float8(__vload((__global half16*)h, ALL_TRUE_h), 0, 1), (__global float8*)(o + 16), ALL_TRUE_w);
   __vstore(__vcvt_float8(__vload((__global half16*)h, ALL_TRUE_h), 8, 1), (__global float8*)(o + 24), ALL_TRUE_w);
-  n[0] = __vget_lane(__vclz(__vbcast(n[1])), 0);
+  n[0] = __vget_lane(__vclz((int8)__vbcast(n[1])), 0);
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
