@@ -490,6 +490,28 @@ def test_vrpadd_of_multiple_width_vectors(dtype, k):
         assert (out[1:] == 0).all()
 
 
+@pytest.mark.parametrize("dtype,k", [("int8", 1), ("int16", 2), ("int32", 1), ("int32", 2)])
+def test_vrpadd_result_has_the_operand_type(dtype, k):
+    # A signed sum stays signed (Compass's S.vrpadd returns x's type): kept in a variable and
+    # added to a vector of that type, compiled as in PySim; negative lanes wrap as the type does.
+    n = 256 // (np.dtype(dtype).itemsize * 8) * k
+
+    @S.prim_func
+    def f(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr(dtype, "global")):
+        va = S.vload(a, lanes=n)
+        total = S.vrpadd(va)
+        S.vstore(S.vadd(total, S.vload(b, lanes=n)), out)
+
+    a = rand(n, dtype, seed=1)
+    b = rand(n, dtype, seed=2, low=-50, high=50)
+    want0 = np.array(a.astype(np.int64).sum() + int(b[0])).astype(dtype)
+    for run in (build(f), f):
+        out = np.zeros(n, dtype)
+        run(a, b, out)
+        assert out[0] == want0
+        np.testing.assert_array_equal(out[1:], b[1:])
+
+
 @pytest.mark.parametrize("dtype,expected", [
     ("int8", (-128, 127)), ("uint8x32", (0, 255)), ("i16", (-32768, 32767)),
     ("uint32", (0, 2**32 - 1)), ("int32x8", (-2**31, 2**31 - 1)), ("bool", (0, 1)),
