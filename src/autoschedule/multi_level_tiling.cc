@@ -235,6 +235,27 @@ void PackRowPanels(Schedule& sch, const BlockRV& packed_x, int64_t mr, bool para
   sch.Unroll(pis[1]);
 }
 
+// Rows padded to a multiple of MR (pad_einsum) where they are not one; then the positions of
+// X's read (X or its padded copy) and Y's among the block's reads.
+void PadRowsAndFindOperands(Schedule& sch, const BlockInfo& info, const MatmulShape& m, int64_t mr,
+                            const BufferNode* y_buf, int* x_index, int* y_index) {
+  const int64_t ei = info.extents[m.i];
+  if (ei % mr != 0) {
+    std::vector<int64_t> padded = info.extents;
+    padded[m.i] = (ei + mr - 1) / mr * mr;
+    sch.PadEinsum(info.rv, padded);
+  }
+  const BlockNode* b = AsPtr<BlockNode>(sch.Get(info.rv));
+  for (size_t k = 0; k < b->reads.size(); ++k) {
+    const BufferNode* buf = b->reads[k]->buffer.get();
+    if (buf == y_buf) {
+      *y_index = static_cast<int>(k);
+    } else if (buf != info.store->buffer.get() && buf != b->writes[0]->buffer.get()) {
+      *x_index = static_cast<int>(k);
+    }
+  }
+}
+
 bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
                      const RegisterTile& tile, const PrimFunc& func, const TargetFacts& facts,
                      bool y_transposed, int64_t flops, std::vector<std::string>* taken) {
@@ -244,22 +265,8 @@ bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
   auto* x_load = AsPtr<BufferLoadNode>(m.x);
   auto* y_load = AsPtr<BufferLoadNode>(m.y);
   const BufferNode* y_buf = y_load->buffer.get();
-  if (ei % mr != 0) {
-    std::vector<int64_t> padded = info.extents;
-    padded[m.i] = (ei + mr - 1) / mr * mr;
-    sch.PadEinsum(block, padded);
-  }
-  // X's read (X or its padded copy) and Y's, by position in the block's reads.
-  const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
   int x_index = -1, y_index = -1;
-  for (size_t k = 0; k < b->reads.size(); ++k) {
-    const BufferNode* buf = b->reads[k]->buffer.get();
-    if (buf == y_buf) {
-      y_index = static_cast<int>(k);
-    } else if (buf != info.store->buffer.get() && b->writes[0]->buffer.get() != buf) {
-      x_index = static_cast<int>(k);
-    }
-  }
+  PadRowsAndFindOperands(sch, info, m, mr, y_buf, &x_index, &y_index);
   if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
   BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
   taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
@@ -340,21 +347,8 @@ bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulSh
   auto* x_load = AsPtr<BufferLoadNode>(m.x);
   auto* y_load = AsPtr<BufferLoadNode>(m.y);
   const BufferNode* y_buf = y_load->buffer.get();
-  if (ei % mr != 0) {
-    std::vector<int64_t> padded = info.extents;
-    padded[m.i] = (ei + mr - 1) / mr * mr;
-    sch.PadEinsum(block, padded);
-  }
-  const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
   int x_index = -1, y_index = -1;
-  for (size_t k = 0; k < b->reads.size(); ++k) {
-    const BufferNode* buf = b->reads[k]->buffer.get();
-    if (buf == y_buf) {
-      y_index = static_cast<int>(k);
-    } else if (buf != b->writes[0]->buffer.get()) {
-      x_index = static_cast<int>(k);
-    }
-  }
+  PadRowsAndFindOperands(sch, info, m, mr, y_buf, &x_index, &y_index);
   if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
   BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
   taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
