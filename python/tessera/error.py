@@ -63,6 +63,11 @@ class BufferArgumentError(TesseraValueError, AssertionError):
     read or write, an index out of range). A ValueError, and an AssertionError as TVM raises."""
 
 
+class UnsupportedTargetError(TesseraValueError, AssertionError):
+    """A known target that the DSL does not build for (the X1 NPUs): a ValueError, and an
+    AssertionError as Compass raises it."""
+
+
 class TesseraIndexError(TesseraError, IndexError):
     """A handle or index that the object does not hold (a schedule handle of another schedule)."""
 

@@ -990,7 +990,7 @@ std::string CodeGenDSL::PrintVectorLoad(const BufferLoadNode* op) {
   Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
   const auto* ramp = AsPtr<RampNode>(index);
   if (ramp == nullptr || op->buffer->dtype.is_vector()) {
-    Unsupported("a gather load from " + op->buffer->name + " (use S.vload_gather)", op->span);
+    Unsupported("a gather load from " + op->buffer->data->name + " (use S.vload_gather)", op->span);
   }
   std::string addr = VectorAddress(op->buffer.get(), ramp->base, op->dtype, op->span);
   std::string mask = MaskArg(op->predicate, op->dtype.lanes(), op->span);
@@ -1002,7 +1002,7 @@ void CodeGenDSL::PrintVectorStore(const BufferStoreNode* op) {
   Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
   const auto* ramp = AsPtr<RampNode>(index);
   if (ramp == nullptr || op->buffer->dtype.is_vector()) {
-    Unsupported("a scatter store to " + op->buffer->name + " (use S.vstore_scatter)", op->span);
+    Unsupported("a scatter store to " + op->buffer->data->name + " (use S.vstore_scatter)", op->span);
   }
   DataType vtype = op->value->dtype;
   std::string value = PrintExpr(op->value);

@@ -3,7 +3,7 @@
 import os
 
 from .. import _core
-from ..error import DiagnosticError
+from ..error import DiagnosticError, TesseraValueError, UnsupportedTargetError
 from ..transform import PassContext
 from . import schedule, tir_build
 from .compass_info import _target_name
@@ -95,7 +95,13 @@ class BuildManager:
         not given) builds executors that run each call with every array argument copied
         between inaccessible guard pages: an access outside an array raises an error naming
         the kernel, the argument and the offset instead of corrupting memory."""
-        self.target = _core.get_dsl_target(_target_name(target))
+        name = _target_name(target)
+        try:
+            self.target = _core.get_dsl_target(name)
+        except TesseraValueError as err:
+            if name.startswith("X1") and any(t.name == name for t in _core.dsl_targets()):
+                raise UnsupportedTargetError(str(err)) from None
+            raise
         if check_bounds is None:
             check_bounds = os.environ.get("TESSERA_CHECK_BOUNDS", "") not in ("", "0")
         self.check_bounds = bool(check_bounds)

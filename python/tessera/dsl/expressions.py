@@ -108,7 +108,7 @@ class ExpressionParser(PointerParser):
             self.builder.emit_let(var, _core.BufferLoad(value.buffer, [_core.IntImm("int32", 0)]),
                                   value.span)
             dtype = "int8" if value.element == "void" else value.element
-            buf = _core.Buffer(var, dtype, [_core.IntImm("int32", UNBOUNDED)], name=value.name,
+            buf = _core.Buffer(var, dtype, [_core.IntImm("int32", UNBOUNDED)], name=f"{value.name}_buf",
                                span=value.span)
             self.builder.emit_decl_buffer(buf, value.span)
             return Pointer(buf, value.element, value.scope, 0)

@@ -147,7 +147,8 @@ class DSLParser(ExpressionParser):
                                         T.element_of(ann.element) if T.is_virtual_vector(ann.element)
                                         else ann.element, ann.scope, aspan)
                 storage = "int8" if ann.element == "void" else ann.element
-                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=aspan)
+                # The flat buffer behind a pointer is named <pointer>_buf, as Compass names it.
+                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=f"{name}_buf", span=aspan)
                 bindings.append((arg, name, Pointer(buf, ann.element, ann.scope), buf))
             elif isinstance(ann, DType):
                 # A virtual-width vector (int32x16 where 8 lanes are native, int32x6) is passed
@@ -477,10 +478,14 @@ class DSLParser(ExpressionParser):
         span = self.span(node)
         name = node.target.id
         if step == 1:
+            # A step of 1 written in range() stays on the loop, as Compass keeps it:
+            # annotations={"step": 1}. Another step iterates a counter by 1 (below), whose loop
+            # has no step to record.
+            annotations = {"step": _core.IntImm("int32", 1)} if len(args) == 3 else {}
             extent = _core.simplify_expr(_core.Sub(stop, start))
             var = _core.Var(name, "int32", self.span(node.target))
             with self.at(node):
-                self.builder.begin_for(var, start, extent, kind, None, {}, span)
+                self.builder.begin_for(var, start, extent, kind, None, annotations, span)
             loop_value = var
         else:
             # for i in range(a, b, s): iterate a counter j and bind i = a + j * s.
@@ -668,7 +673,7 @@ class DSLParser(ExpressionParser):
                                         else ret.element, ret.scope, span)
                 self.builder.emit_let(var, call, span)
                 storage = "int8" if ret.element == "void" else ret.element
-                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=var.name, span=span)
+                buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=f"{var.name}_buf", span=span)
                 self.builder.emit_decl_buffer(buf, span)
             return Pointer(buf, ret.element, ret.scope)
         ret_dtype = ret.name if isinstance(ret, DType) else "void"

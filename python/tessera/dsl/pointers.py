@@ -78,7 +78,7 @@ class PointerParser(Parser):
         var = _core.Var.pointer(name, element if element != "void" else "int8", ptr.scope, span)
         with self.at(node):
             self.builder.emit_let(var, self.pointer_expr(node, ptr), span)
-            buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=name, span=span)
+            buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=f"{name}_buf", span=span)
             self.builder.emit_decl_buffer(buf, span)
         return Pointer(buf, element, ptr.scope, 0)
 

@@ -215,7 +215,7 @@ def test_vectorized_loops():
     # The loop of a constant extent is vector code once lowered (as Compass lowers it); the
     # other one stays a loop.
     lowered = BuildManager().lower(_vec_loop).script()
-    assert "c_1[tid * 16:tid * 16 + 16] = a_1[tid * 16:tid * 16 + 16] + b_1[tid * 16:tid * 16 + 16]" \
+    assert "c_buf[tid * 16:tid * 16 + 16] = a_buf[tid * 16:tid * 16 + 16] + b_buf[tid * 16:tid * 16 + 16]" \
         in lowered, lowered
     assert "for j in range(64, 64 + T.truncmod(n, 8)):" in lowered, lowered
 

@@ -163,8 +163,8 @@ def test_vectorized_loops_of_a_constant_extent_become_vector_code():
                 h[i] = h[i] + h[i + 5]
 
     text = BuildManager().lower(k).script()
-    assert "c_1[0:16] = c_1[0:16] + T.Ramp(0, 1, 16) * T.Broadcast(n, 16)" in text, text
-    assert "a_1[i_outer * 16:i_outer * 16 + 16] = " in text and "for i in range(8):" in text \
+    assert "c_buf[0:16] = c_buf[0:16] + T.Ramp(0, 1, 16) * T.Broadcast(n, 16)" in text, text
+    assert "a_buf[i_outer * 16:i_outer * 16 + 16] = " in text and "for i in range(8):" in text \
         and "for i in range(5):" in text
     c_code = build(k).c_code
     assert "((int8)__vbcast((n * 8)) + (int8)__vbcast(n) * (int8){0, 1, 2, 3, 4, 5, 6, 7})" in c_code, c_code

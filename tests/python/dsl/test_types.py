@@ -159,7 +159,7 @@ def test_lowered_module_keeps_virtual_types_until_legalize():
         out[0:30] = a[0:30] + 1
 
     text = str(BuildManager().lower(k))
-    assert "out_1[0:30] = a_1[0:30] + T.Broadcast(1, 30)" in text
+    assert "out_buf[0:30] = a_buf[0:30] + T.Broadcast(1, 30)" in text
     code = BuildManager().build(k).c_code
     assert "int32x30" not in code and code.count("__vstore(") == 4
     assert "__vmov_w(0x00111111)" in code  # the padding lanes of the last part are masked off

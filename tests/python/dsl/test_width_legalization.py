@@ -75,8 +75,8 @@ def test_scalar_intrinsics_are_computed_in_lane_0_by_the_pass():
     # of a native vector (the op's "dsl.scalar" attribute), as the host C has no scalar forms.
     parsed = BuildManager().lower(k).script()
     assert "get_lane" not in parsed and "Broadcast" not in parsed, parsed
-    assert 'T.call_intrin("bool", "dsl.visnan", a_1[0])' in parsed, parsed
-    assert 'T.call_intrin("float32", "dsl.vpow", f_1[1], f_1[2])' in parsed, parsed
+    assert 'T.call_intrin("bool", "dsl.visnan", a_buf[0])' in parsed, parsed
+    assert 'T.call_intrin("float32", "dsl.vpow", f_buf[1], f_buf[2])' in parsed, parsed
     code = BuildManager().generated_source(k)
     for piece in ("__visnan((half16)__vbcast(a[0]), ALL_TRUE_h)", "__vget_lane(__vclz((int8)__vbcast(o[2])), 0)",
                   "__vget_lane(__vtanh((half16)__vbcast(a[4])), 0)",

@@ -202,7 +202,7 @@ def _integer_as_pointer(p, node, name, x, spelled):
     var = _core.Var.pointer(f"{p.name_hint or 'ptr'}_addr", storage, scope, span)
     with p.at(node):
         p.builder.emit_let(var, _core.Call("handle", _core.Op.get("tir.reinterpret"), [x], span), span)
-    buf = _core.Buffer(var, element, [_core.IntImm("int32", UNBOUNDED)], name=var.name, span=span)
+    buf = _core.Buffer(var, element, [_core.IntImm("int32", UNBOUNDED)], name=f"{var.name}_buf", span=span)
     with p.at(node):
         p.builder.emit_decl_buffer(buf, span)
     return Pointer(buf, element, scope)

@@ -96,7 +96,7 @@ class Interpreter:
     def access(self, node, buffer, index, lanes_dtype, value=None, predicate=None):
         """Load (value None) or store ``buffer[index]``; ``index`` is an int or an int array."""
         ptr = self.pointer_of_var(buffer.data)
-        return self.access_ptr(node, ptr, str(buffer.dtype), index, value, predicate, buffer.name)
+        return self.access_ptr(node, ptr, str(buffer.dtype), index, value, predicate, buffer.data.name)
 
     def access_ptr(self, node, ptr, dtype, index, value=None, predicate=None, name="pointer"):
         """Elements ``index`` (counted in ``dtype``) at ``ptr``: loaded, or ``value`` stored."""
