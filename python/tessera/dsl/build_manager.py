@@ -29,7 +29,7 @@ def _check_entry_signature(pf):
     for (name, ann, _default), arg in zip(params, fdef.args.args):
         if isinstance(ann, DType) and not T.is_native(ann.name):
             message = (f'parameter \'{name}\' of the entry point has the virtual vector type '
-                       f'"{ann.name}": this API expects hardware native vector types')
+                       f'"{ann.name}": it works on vectors of the native width only')
             span = pf.source.span(arg)
             raise DiagnosticError(_core.render_diagnostic(span, message), message, span.file,
                                   span.line, span.column)

@@ -2,7 +2,7 @@
 
 - A literal takes the type of the other operand; into an integer vector it is broadcast to the
   signed or unsigned type of the element width that holds it, else it is an error:
-  ``Can't broadcast "300" to any of "(int8x32, uint8x32)"``.
+  ``the literal 300 fits none of the types it could take here (int8x32, uint8x32)``.
 - A scalar variable broadcast into a vector is converted to the element type when all its values
   fit it (``uint8`` into ``uint16x16``); otherwise it is an error.
 - Vector operands of equal lanes and different widths promote the narrower to the wider type
@@ -36,7 +36,7 @@ def fits(value, dtype):
 
 
 def sign_error(p, node, a, b):
-    return p.error(node, f'The sign of operands is different: "{a}" vs. "{b}"; convert one with '
+    return p.error(node, f'the operands differ in sign: "{a}" vs. "{b}"; convert one with '
                          f'S.i/S.u, or use an intrinsic with out_sign="s" or "u"')
 
 
@@ -80,7 +80,8 @@ def literal_for(p, node, value, dtype, promote=False):
 
     def refuse():
         names = ", ".join(candidates)
-        return p.error(node, f'Can\'t broadcast "{value}" to any of "({names})"')
+        return p.error(node, f"the literal {value} fits none of the types it could take here "
+                               f"({names})")
 
     if elem == "bool":
         if isinstance(value, bool) or value in (0, 1):
@@ -117,7 +118,7 @@ def default_expr(p, node, value):
         if not fits(value, "int32"):
             if fits(value, "uint32"):
                 return constant(p, node, value, "uint32")
-            raise p.error(node, f'Can\'t broadcast "{value}" to any of "(int32, uint32)"')
+            raise p.error(node, f"the literal {value} fits neither int32 nor uint32")
         return constant(p, node, value, "int32")
     if isinstance(value, float):
         return constant(p, node, value, "float32")
@@ -290,8 +291,8 @@ def broadcast_scalar(p, node, s, vtype):
             raise sign_error(p, node, vtype, st)
         names = vtype if not T.is_int(elem) else \
             f"{vtype}, {T.with_sign(vtype, not T.is_signed(elem))}"
-        raise p.error(node, f'Can\'t broadcast "{st}" to any of "({names})": its values do not '
-                            f'all fit the vector\'s element type; convert it with S.cast')
+        raise p.error(node, f"a scalar of type {st} cannot be broadcast into ({names}): not all "
+                            f"its values fit the element type; convert it with S.cast")
     return _core.Broadcast(s, T.lanes_of(vtype), p.span(node))
 
 
@@ -307,7 +308,7 @@ def as_type(p, node, value, dtype, what="value"):
         if T.is_int(dtype) and isinstance(value, float):
             raise p.error(node, f"cannot use the float {value!r} where {dtype} is expected")
         if T.is_int(dtype) and not isinstance(value, bool) and not fits(int(value), dtype):
-            raise p.error(node, f'Can\'t broadcast "{value}" to "{dtype}": out of range')
+            raise p.error(node, f"the literal {value} is out of range for {dtype}")
         return constant(p, node, value, dtype)
     if value.dtype == dtype:
         return value

@@ -210,8 +210,8 @@ class VectorWidthAligner : public StmtExprMutator {
     Parts parts = e->dtype.is_bool() ? Mask(e, e->dtype.lanes()) : Data(e);
     if (parts.size() != 1) {
       TESSERA_THROW(e->span) << "a " << e->dtype
-                             << " vector cannot be used here: this API expects hardware native "
-                                "vector types";
+                             << " vector cannot be used here: only vectors of the native width "
+                                "can";
     }
     return parts[0];
   }
@@ -589,7 +589,7 @@ class VectorWidthAligner : public StmtExprMutator {
         p = Parts(k, single);
         if (k != 1) {
           TESSERA_THROW(op->span) << op->op_name() << " on " << t
-                                  << ": this API expects hardware native vector types";
+                                  << ": it works on vectors of the native width only";
         }
       } else {
         p = a->dtype.is_bool() ? Mask(a, n) : Data(a);

@@ -269,7 +269,7 @@ def test_conversion_errors():
         S.vstore(S.cast(S.vload(a, lanes=20), "int16", "low"), out)
 
     expect_diag(part_of_virtual, 'S.cast(S.vload(a, lanes=20), "int16", "low")',
-                "this API expects hardware native vector types")
+                "it works on vectors of the native width only")
 
     @S.prim_func
     def float_saturate(f: S.ptr("float32", "global"), out: S.ptr("int8", "global")):
@@ -298,7 +298,7 @@ def test_bfloat16_data_round_trips():
 
 
 def test_virtual_vector_cannot_be_a_parameter():
-    with pytest.raises(DiagnosticError, match="this API expects hardware native vector types"):
+    with pytest.raises(DiagnosticError, match="it works on vectors of the native width only"):
         @S.prim_func
         def k(v: S.i32x30, out: S.ptr("int32", "global")):
             out[0] = v[0]

@@ -44,7 +44,7 @@ def test_intrinsics_still_refuse_vectors_of_both_signs():
         S.vstore(S.vadd(S.vload(a), S.vload(b)), out)
 
     expect_diag(k, "S.vstore(S.vadd(S.vload(a), S.vload(b)), out)",
-                'The sign of operands is different: "int16x16" vs. "uint16x16"')
+                'the operands differ in sign: "int16x16" vs. "uint16x16"')
 
 
 @pytest.mark.parametrize("src", ["float16", "bfloat16"])

@@ -276,7 +276,7 @@ def test_misuse():
     def bad_lanes(a: S.ptr("int16", "global")):
         S.vstore(S.vmull(S.vload(a, lanes=20), S.vload(a, lanes=20)), a)
 
-    expect_diag(bad_lanes, "S.vmull(", "hardware native")
+    expect_diag(bad_lanes, "S.vmull(", "of the native width only")
 
     @S.prim_func
     def bad_sign(a: S.ptr("int16", "global"), b: S.ptr("uint16", "global")):
@@ -381,7 +381,7 @@ def test_misuse_immediates():
     def bad_imm(a: S.ptr("int8", "global")):
         S.vstore(S.vadd(S.vload(a), 300), a)
 
-    expect_diag(bad_imm, "S.vadd(", 'Can\'t broadcast "300"')
+    expect_diag(bad_imm, "S.vadd(", "the literal 300 fits none of")
 
     @S.prim_func
     def bad_out_sign(a: S.ptr("int16", "global")):
@@ -443,7 +443,7 @@ def test_dot_refuses_other_widths_as_compass():
     def wide(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
         S.vstore(S.vdot(S.vload(a), S.vload(a)), out)
 
-    expect_diag(wide, "S.vdot(", "Only supports 8-bit or 16-bit integer instruction")
+    expect_diag(wide, "S.vdot(", "takes 8-bit or 16-bit integer vectors only")
 
     @S.prim_func
     def widths(a: S.ptr("int8", "global"), b: S.ptr("int16", "global"), out: S.ptr("int16", "global")):
@@ -455,4 +455,4 @@ def test_dot_refuses_other_widths_as_compass():
     def quad(a: S.ptr("int16", "global"), out: S.ptr("int32", "global")):
         S.vstore(S.vqdot(S.vload(a), S.vload(a)), out)
 
-    expect_diag(quad, "S.vqdot(", "Only supports 8-bit integer instruction or 16-bit floating instruction")
+    expect_diag(quad, "S.vqdot(", "takes 8-bit integer or 16-bit float vectors only")

@@ -141,7 +141,7 @@ def test_misuse():
     def bad_compt(a: S.ptr("int32", "global")):
         S.vstore(S.vcompt(S.vload(a, lanes=12), "3T"), a)
 
-    expect_diag(bad_compt, "S.vcompt(", "hardware native")
+    expect_diag(bad_compt, "S.vcompt(", "of the native width only")
 
     @S.prim_func
     def bad_concat(a: S.ptr("int32", "global"), b: S.ptr("int16", "global")):
@@ -198,4 +198,4 @@ def test_vshfl_runtime_shift_needs_native_vectors():
     def kernel(a: S.ptr("int16", "global"), out: S.ptr("int16", "global"), s: S.i32):
         S.vstore(S.vshfl(S.vload(a, lanes=32), s), out)
 
-    expect_diag(kernel, "S.vshfl(", "this API expect hardware native vector types")
+    expect_diag(kernel, "S.vshfl(", "it works on vectors of the native width only")

@@ -191,7 +191,7 @@ def test_reduce_checks_come_from_the_table():
     def max_of_two_parts(a: S.ptr("int32", "global")):
         S.vstore(S.vrpmax(S.vload(a, lanes=16)), a)  # no split: native widths only
 
-    assert ('S.vrpmax on "int32x16": this API expect hardware native vector types'
+    assert ('S.vrpmax on "int32x16": it works on vectors of the native width only'
             in _lower_error(max_of_two_parts))
 
     @S.prim_func

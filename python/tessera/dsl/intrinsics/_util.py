@@ -34,7 +34,7 @@ def check_dtype(p, node, name, dtype, allowed, what="x"):
 
 def check_native(p, node, name, dtype):
     if not T.is_native(dtype):
-        raise p.error(node, f'S.{name} on "{dtype}": this API expect hardware native vector types')
+        raise p.error(node, f'S.{name} on "{dtype}": it works on vectors of the native width only')
 
 
 def check_multiple(p, node, name, dtype):

@@ -179,7 +179,7 @@ def _mixed_dot(p, node, name, op, s, u, mask, quad):
     saturating pairwise sums (dsl.vaddh), native part by native part."""
     bits, lanes = T.bits_of(s.dtype), T.lanes_of(s.dtype)
     if bits not in (8, 16) or (quad and bits != 8):
-        raise p.error(node, f'S.{name}: Only supports 8-bit or 16-bit integer instruction, got '
+        raise p.error(node, f'S.{name} takes 8-bit or 16-bit integer vectors only, got '
                             f'"{s.dtype}" and "{u.dtype}"')
     check_multiple(p, node, name, s.dtype)
     factor = 4 if quad else 2
@@ -200,9 +200,8 @@ def _dot(p, node, name, op, x, y, mask, quad, allowed):
     if T.lanes_of(a.dtype) == 1:
         raise p.error(node, f"S.{name} expects vector operands, got {a.dtype}")
     if T.element_of(a.dtype) not in allowed:
-        what = ("Only supports 8-bit integer instruction or 16-bit floating instruction" if quad
-                else "Only supports 8-bit or 16-bit integer instruction")
-        raise p.error(node, f'S.{name}: {what}; the arg "x" has the type "{a.dtype}"')
+        what = ("8-bit integer or 16-bit float vectors" if quad else "8-bit or 16-bit integer vectors")
+        raise p.error(node, f'S.{name} takes {what} only; the arg "x" has the type "{a.dtype}"')
     check_multiple(p, node, name, a.dtype)
     lanes, bits = T.lanes_of(a.dtype), T.bits_of(a.dtype)
     factor = 4 if quad else 2

@@ -96,8 +96,8 @@ def _part_cast(p, node, op, x, dst, part, saturate=None):
     src = x.dtype
     lanes = T.lanes_of(src)
     if not T.is_native(src):
-        raise p.error(node, f'S.cast with part="{part}" needs a hardware native vector, got "{src}": '
-                            f'this API expects hardware native vector types')
+        raise p.error(node, f'S.cast with part="{part}" on "{src}": it works on vectors of the '
+                            f'native width only')
     if part in _HALVES:
         first, stride = _HALVES[part]
         first = lanes // 2 if first is None else first
@@ -257,6 +257,6 @@ def _extend(p, node, name, op, x, part):
     if not is_expr(x) or T.lanes_of(x.dtype) == 1 or not T.is_int(x.dtype) or T.bits_of(x.dtype) > 16:
         raise p.error(node, f"expects an 8- or 16-bit integer vector, got {p.describe(x)}")
     if not T.is_native(x.dtype):
-        raise p.error(node, f'"{x.dtype}": this API expects hardware native vector types')
+        raise p.error(node, f'"{x.dtype}": it works on vectors of the native width only')
     wide = ("int" if T.is_signed(x.dtype) else "uint") + str(2 * T.bits_of(x.dtype))
     return _part_cast(p, node, op, x, wide, part)

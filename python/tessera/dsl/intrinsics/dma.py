@@ -24,11 +24,13 @@ def _pointers(p, node, dst, src):
     if src.element == "void" and dst.element != "void":
         src = p.view(node, src, dst.element)
     if dst.element != src.element:
-        raise p.error(node, f'The data type mismatch: "dst": "{dst.element}*" vs. "src": "{src.element}*"')
+        raise p.error(node, f"a DMA copy needs pointers to one element type; dst points to "
+                            f"{dst.element}, src to {src.element}")
     if dst.scope == "constant":
         raise p.error(node, 'DMA cannot write to scope "constant"')
     if dst.scope in _SRAM and src.scope in _SRAM:
-        raise p.error(node, f'Does not support copy data from scope "{src.scope}" to scope "{dst.scope}"')
+        raise p.error(node, f"a DMA copy cannot move data from {src.scope} to {dst.scope} "
+                            f"(both are on-chip memories)")
     return dst, src
 
 
