@@ -31,6 +31,12 @@ class DiagnosticError(TesseraError, RuntimeError):
     TVM's and Compass's parse errors are)."""
 
 
+class DiagnosticAssertionError(TesseraError, AssertionError):
+    """A kernel that a check of the whole function refuses (it returns a pointer to its own
+    storage), reported at its source location: an AssertionError, as Compass's analysis of a
+    parsed function raises it."""
+
+
 class TesseraTypeError(TesseraError, TypeError):
     """A value of the wrong type was given to an API."""
 

@@ -1,0 +1,243 @@
+"""Programs that Compass 4.2 refuses are refused here too, each with an error of our own at its
+source location; the nearest correct program of each is still accepted and computes the right
+values (compiled and PySim against numpy)."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import BuildManager, script as S
+from tessera.error import DiagnosticAssertionError, DiagnosticError
+
+from _util import expect_diag, line_of, run_both
+
+# A string defined outside a kernel is a compile-time value inside it.
+INT32X8 = "int32x8"
+
+
+# ---- a loop variable needs a name of its own ---------------------------------------------------
+
+
+def test_loop_variable_defined_before_the_loop_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        i = 0
+        for i in range(1):
+            b[i] = a[i]
+
+    err = expect_diag(k, "for i in range(1):", "the loop variable 'i' is already defined before the loop")
+    assert isinstance(err, RuntimeError)
+    assert err.column == line_and_column(k, "for i in range(1):", "i in")[1]
+
+
+def test_loop_variable_named_as_a_parameter_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), n: S.i32):
+        for n in S.tec_range(4):
+            a[n] = n
+
+    expect_diag(k, "for n in S.tec_range(4):", "the loop variable 'n' is already defined before the loop")
+
+
+def test_loop_variable_of_an_outer_loop_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        for i in range(2):
+            for i in range(3):  # noqa: B007
+                a[i] = i
+
+    expect_diag(k, "for i in range(3):", "the loop variable 'i' is already defined before the loop")
+
+
+def test_loop_variable_reused_by_sibling_loops_and_after_a_block():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        for i in range(4):
+            out[i] = a[i] + 1
+        for i in range(4, 8):
+            out[i] = a[i] * 2
+        if a[0] > 100:
+            j = 3
+            out[0] = j
+        for j in range(8, 10):
+            out[j] = a[j] - j
+
+    a = np.arange(10, dtype="int32")
+    want = np.concatenate([a[:4] + 1, a[4:8] * 2, a[8:10] - np.arange(8, 10)]).astype("int32")
+    for got in run_both(k, a, np.zeros(10, "int32")):
+        np.testing.assert_array_equal(got[1], want)
+
+
+def line_and_column(func, text, needle):
+    """(file line, column) of ``needle`` in the first source line of ``func`` holding ``text``."""
+    import inspect
+
+    line = line_of(func, text)
+    lines, start = inspect.getsourcelines(func.func)
+    return line, lines[line - start].index(needle)
+
+
+# ---- no string variables -----------------------------------------------------------------------
+
+
+def test_string_variable_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        dtype = "int32x8"
+        lsram = S.alloc_buffer(shape=(32,), dtype=dtype, scope="lsram")
+        b[0] = lsram[0]
+
+    err = expect_diag(k, 'dtype = "int32x8"', "'dtype' would be a string variable")
+    assert isinstance(err, RuntimeError)
+
+
+def test_string_in_a_tuple_assignment_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        n, scope = 4, "lsram"
+        a[0] = n
+
+    expect_diag(k, 'n, scope = 4, "lsram"', "'scope' would be a string variable")
+
+
+def test_strings_written_in_place_defined_outside_or_bound_by_meta_var():
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        dt = S.meta_var("int32x8")
+        buf = S.alloc_buffer(shape=(2,), dtype=dt, scope="lsram")
+        tmp = S.alloc_buffer(shape=(2,), dtype=INT32X8, scope="private")
+        out = S.alloc_buffer(shape=(2,), dtype="int32x8", scope="lsram")
+        buf[0] = a[0] + 1
+        tmp[0] = buf[0] * 2
+        out[0] = tmp[0] - 3
+        b[0] = out[0]
+
+    a = np.arange(8, dtype="int32")
+    for got in run_both(k, a, np.zeros(8, "int32")):
+        np.testing.assert_array_equal(got[1], (a + 1) * 2 - 3)
+
+
+# ---- returned pointers ---------------------------------------------------------------------------
+
+
+def test_returned_pointer_of_another_scope_is_refused():
+    @S.prim_func
+    def sub(a: S.ptr("i32", "global")) -> S.ptr("i32", "global"):
+        if a[0] > 0:
+            ptr = S.alloc((128,), "i32")
+            return ptr
+        return a
+
+    @S.prim_func
+    def k(a: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
+        a = sub(a)
+        out[0] = a[0]
+
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(k)
+    err = info.value
+    assert "returns a pointer to global memory, this one points to private memory" in err.message
+    assert err.line == line_of(sub, "return ptr")
+    assert "return ptr" in str(err) and "^~~" in str(err)
+
+
+def test_returned_pointer_to_the_functions_own_storage_is_refused():
+    @S.prim_func
+    def sub(a: S.ptr("i32")) -> S.ptr("i32"):
+        if a[0] > 0:
+            ptr = S.alloc((128,), "i32")
+            return ptr + 4
+        return a
+
+    @S.prim_func
+    def k(out: S.ptr("i32", "global")):
+        ptr = S.alloc((128,), "i32")
+        ptr = sub(ptr)
+        out[0] = ptr[0]
+
+    with pytest.raises(AssertionError) as info:
+        BuildManager().build(k)
+    err = info.value
+    assert isinstance(err, DiagnosticAssertionError)
+    assert "sub() returns a pointer into storage that it allocates itself" in err.message
+    assert err.line == line_of(sub, "return ptr + 4")
+    assert err.column == line_and_column(sub, "return ptr + 4", "ptr + 4")[1]
+    assert "return ptr + 4" in str(err) and "^" in str(err)
+
+
+def test_returned_view_of_the_functions_own_storage_is_refused():
+    # The pointer seen as another type at an offset that is not a whole element of it: the
+    # parser materializes a new pointer variable, still into the function's own buffer.
+    @S.prim_func
+    def sub(a: S.ptr("i8")) -> S.ptr("i32"):
+        buf = S.alloc_buffer((64,), "i8")
+        buf[0] = a[0]
+        return (buf.addr_of(0) + 3).as_ptr("i32")
+
+    @S.prim_func
+    def k(a: S.ptr("i8", "global"), out: S.ptr("i32", "global")):
+        local = S.alloc((4,), "i8")
+        local[0] = a[0]
+        p = sub(local)
+        out[0] = p[0]
+
+    with pytest.raises(DiagnosticAssertionError, match="returns a pointer into storage that it allocates"):
+        BuildManager().build(k)
+
+
+def test_returned_pointers_derived_from_parameters_are_accepted():
+    @S.prim_func
+    def second_half(a: S.ptr("i32", "global"), n: S.i32) -> S.ptr("i32", "global"):
+        return a + n // 2
+
+    @S.prim_func
+    def pick(a: S.ptr("i32", "global"), b: S.ptr("i32", "global")) -> S.ptr("i32", "global"):
+        if a[0] > b[0]:
+            return a
+        return second_half(b, 8)
+
+    @S.prim_func
+    def k(a: S.ptr("i32", "global"), b: S.ptr("i32", "global"), out: S.ptr("i32", "global")):
+        p = pick(a, b)
+        for i in range(4):
+            out[i] = p[i]
+
+    a = np.arange(8, dtype="int32")
+    b = np.arange(100, 108, dtype="int32")
+    for got in run_both(k, a, b, np.zeros(4, "int32")):
+        np.testing.assert_array_equal(got[2], b[4:8])
+
+
+# ---- pointer arguments of sub-functions keep their memory scope ----------------------------------
+
+
+def test_pointer_argument_of_another_scope_is_refused():
+    @S.prim_func
+    def sub(a: S.i32, c: S.ptr("fp16")):
+        c[0] = S.fp16(a)
+
+    @S.prim_func
+    def k(x: S.ptr("fp16", "lsram")):
+        sub(S.i32(3), x)
+
+    expect_diag(k, "sub(S.i32(3), x)", "'c' of sub() expects a pointer to private memory, got one to "
+                                       "lsram memory")
+
+
+def test_pointer_argument_of_the_same_scope_is_accepted():
+    @S.prim_func
+    def scale(c: S.ptr("fp16"), n: S.i32):
+        for i in range(n):
+            c[i] = c[i] * S.fp16(2)
+
+    @S.prim_func
+    def k(a: S.ptr("fp16", "global"), out: S.ptr("fp16", "global")):
+        tmp = S.alloc((4,), "fp16")
+        for i in range(4):
+            tmp[i] = a[i]
+        scale(tmp, 4)
+        for i in range(4):
+            out[i] = tmp[i]
+
+    a = np.array([1.5, -2, 3, 0.25], "float16")
+    for got in run_both(k, a, np.zeros(4, "float16")):
+        np.testing.assert_array_equal(got[1], a * 2)
