@@ -2,6 +2,7 @@
 source location; the nearest correct program of each is still accepted and computes the right
 values (compiled and PySim against numpy)."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -241,3 +242,55 @@ def test_pointer_argument_of_the_same_scope_is_accepted():
     a = np.array([1.5, -2, 3, 0.25], "float16")
     for got in run_both(k, a, np.zeros(4, "float16")):
         np.testing.assert_array_equal(got[1], a * 2)
+
+
+# ---- no bfloat16 scalar arithmetic ---------------------------------------------------------------
+
+
+def test_bfloat16_scalar_comparison_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("bf16", "global"), b: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+        mask_out = a[0] == b[0]
+        if mask_out:
+            out[0] = a[0]
+
+    err = expect_diag(k, "mask_out = a[0] == b[0]", 'operator == on "bfloat16" scalars')
+    assert isinstance(err, RuntimeError)
+
+
+@pytest.mark.parametrize("other", ["int16", "bf16"])
+def test_bfloat16_scalar_arithmetic_is_refused(other):
+    @S.prim_func
+    def k(a: S.ptr(other, "global"), b: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+        out[0] = a[0] * b[0]
+
+    expect_diag(k, "out[0] = a[0] * b[0]", 'operator * on "bfloat16" scalars')
+
+
+def test_bfloat16_scalar_arithmetic_in_a_python_function_is_refused():
+    add = lambda x, y: x + y  # noqa: E731
+
+    @S.prim_func
+    def k(a: S.ptr("int16", "global"), b: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+        out[0] = add(a[0], b[0])
+
+    expect_diag(k, "out[0] = add(a[0], b[0])", 'operator + on "bfloat16" scalars')
+
+
+def test_bfloat16_scalars_through_float32_and_bfloat16_vectors_are_accepted():
+    @S.prim_func
+    def k(a: S.ptr("bf16", "global"), b: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+        if S.fp32(a[0]) == S.fp32(b[0]):
+            out[16] = a[0]
+        else:
+            out[16] = S.fp32(a[1]) * S.fp32(b[1])
+        S.vstore(S.vload(a) + S.vload(b), out)
+
+    bf16 = ml_dtypes.bfloat16
+    a = np.linspace(-4, 4, 16).astype(bf16)
+    b = np.linspace(1, 3, 16).astype(bf16)
+    want = np.zeros(17, bf16)
+    want[:16] = (a.astype("float32") + b.astype("float32")).astype(bf16)
+    want[16] = (a[1].astype("float32") * b[1].astype("float32")).astype(bf16)
+    for got in run_both(k, a, b, np.zeros(17, bf16)):
+        np.testing.assert_array_equal(got[2].astype("float32"), want.astype("float32"))
