@@ -294,3 +294,41 @@ def test_bfloat16_scalars_through_float32_and_bfloat16_vectors_are_accepted():
     want[16] = (a[1].astype("float32") * b[1].astype("float32")).astype(bf16)
     for got in run_both(k, a, b, np.zeros(17, bf16)):
         np.testing.assert_array_equal(got[2].astype("float32"), want.astype("float32"))
+
+
+# ---- the X2 matrix instructions on X3 targets ----------------------------------------------------
+
+
+def _matrix_kernel(name):
+    op = getattr(S, name)
+
+    @S.prim_func
+    def k(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"), c: S.ptr("fp32x8", "global"),
+          d: S.ptr("fp32x8", "global")):
+        acc = S.vconcat((c[0], c[1]))
+        op(acc.addr, a[0], b[0])
+        lo, hi = S.vsplit(acc)
+        d[0] = lo
+        d[1] = hi
+
+    return k
+
+
+@pytest.mark.parametrize("target", ["X3P_1304", "X3S_1304MP2"])
+@pytest.mark.parametrize("name", ["vmma", "vmml"])
+def test_matrix_instructions_are_refused_on_x3_targets(name, target):
+    k = _matrix_kernel(name)
+    err = expect_diag(k, "op(acc.addr, a[0], b[0])", f"S.{name} is an X2 instruction; the target {target} "
+                                                    f"has no such instruction", target=target)
+    assert isinstance(err, RuntimeError)
+
+
+@pytest.mark.parametrize("name", ["vmma", "vmml"])
+def test_matrix_instructions_are_accepted_on_x2(name):
+    k = _matrix_kernel(name)
+    a = np.linspace(-2, 2, 16).astype("float16").reshape(4, 4)
+    b = np.linspace(3, -1, 16).astype("float16").reshape(4, 4)
+    c = np.linspace(0, 1, 16).astype("float32").reshape(4, 4)
+    want = a.astype("float32") @ b.astype("float32").T + (c if name == "vmma" else 0)
+    for got in run_both(k, a, b, c, np.zeros((4, 4), "float32")):
+        np.testing.assert_allclose(got[3], want, rtol=1e-5, atol=1e-5)
