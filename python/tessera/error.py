@@ -45,6 +45,11 @@ class TesseraValueError(TesseraError, ValueError):
     """A value was out of range or otherwise invalid."""
 
 
+class PySimArgumentError(TesseraValueError, AssertionError):
+    """PySim was called with an argument it cannot take (an array that is not C-contiguous): a
+    ValueError, and an AssertionError as Compass's PySim raises it."""
+
+
 class ExpressionUseError(TesseraTypeError, ValueError):
     """An expression used where Python needs a value (``x and y``, ``if x:``, ``tir.all()`` with
     nothing): a TypeError, and a ValueError as TVM raises it."""

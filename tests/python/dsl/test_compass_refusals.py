@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tessera.dsl import BuildManager, script as S
-from tessera.error import DiagnosticAssertionError, DiagnosticError
+from tessera.error import DiagnosticAssertionError, DiagnosticError, PySimArgumentError
 
 from _util import expect_diag, line_of, run_both
 
@@ -332,3 +332,36 @@ def test_matrix_instructions_are_accepted_on_x2(name):
     want = a.astype("float32") @ b.astype("float32").T + (c if name == "vmma" else 0)
     for got in run_both(k, a, b, c, np.zeros((4, 4), "float32")):
         np.testing.assert_allclose(got[3], want, rtol=1e-5, atol=1e-5)
+
+
+# ---- PySim takes C-contiguous arrays only --------------------------------------------------------
+
+
+@S.prim_func
+def _copy_rows(a: S.ptr("fp16", "global"), out: S.ptr("fp16", "global")):
+    for i in range(128):
+        out[i] = a[i]
+
+
+def test_pysim_refuses_an_array_that_is_not_c_contiguous():
+    view = np.transpose(np.arange(128, dtype="float16").reshape(4, 32))
+    with pytest.raises(AssertionError) as info:
+        _copy_rows(view, np.zeros(128, "float16"))
+    err = info.value
+    assert isinstance(err, PySimArgumentError) and isinstance(err, ValueError)
+    assert "argument 'a' of _copy_rows() is not a C-contiguous array" in err.message
+    assert err.file == __file__
+    assert err.line == test_pysim_refuses_an_array_that_is_not_c_contiguous.__code__.co_firstlineno + 3
+    assert "_copy_rows(view, np.zeros(128" in str(err) and "^" in str(err)
+
+
+def test_pysim_takes_the_contiguous_copy_and_the_compiled_kernel_the_view():
+    view = np.transpose(np.arange(128, dtype="float16").reshape(4, 32))
+    out = np.zeros(128, "float16")
+    _copy_rows(np.ascontiguousarray(view), out)
+    np.testing.assert_array_equal(out, view.reshape(-1))
+    # A built kernel takes the view as Compass passes it: a pointer to its first element in
+    # the array it views (tests/python/dsl/test_compass_corners.py).
+    out = np.zeros(128, "float16")
+    BuildManager().build(_copy_rows)(view, out)
+    np.testing.assert_array_equal(out, np.arange(128, dtype="float16"))
