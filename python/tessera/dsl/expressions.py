@@ -319,6 +319,7 @@ class ExpressionParser(PointerParser):
             if isinstance(op, ast.USub):
                 if T.is_bool(t):
                     raise self.error(node, f'unary - is not defined on "{t}"')
+                self.check_not_bf16_scalar(node, "-", t)
                 return _core.Sub(TY.constant(self, node, 0, t), v, span)
             if isinstance(op, ast.Not):
                 if t != "bool":

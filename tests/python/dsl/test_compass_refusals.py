@@ -277,6 +277,56 @@ def test_bfloat16_scalar_arithmetic_in_a_python_function_is_refused():
     expect_diag(k, "out[0] = add(a[0], b[0])", 'operator + on "bfloat16" scalars')
 
 
+@pytest.mark.parametrize("expr, message", [
+    ("S.max(a[0], a[1])", 'S.max of a "bfloat16" scalar'),
+    ("S.min(a[0], 1.0)", 'S.min of a "bfloat16" scalar'),
+    ("S.abs(a[0])", 'S.abs of a "bfloat16" scalar'),
+    ("S.rint(a[0])", 'S.rint of a "bfloat16" scalar'),
+    ("S.clip(a[0], a[1], a[2])", 'S.clip of a "bfloat16" scalar'),
+    ("S.bf16(S.isnan(a[0]))", 'S.isnan of a "bfloat16" scalar'),
+    ("-a[0]", 'operator - on "bfloat16" scalars'),
+])
+def test_bfloat16_scalar_intrinsics_are_refused(expr, message, tmp_path):
+    # Written to a file of its own so that each expression is the source line reported.
+    path = tmp_path / "kernel_bf16.py"
+    path.write_text(f"""from tessera.dsl import script as S
+
+
+@S.prim_func
+def k(a: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+    out[0] = {expr}
+""")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kernel_bf16", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(module.k)
+    err = info.value
+    assert message in err.message and "convert" in err.message
+    assert (err.file, err.line) == (str(path), 6)
+    assert f"out[0] = {expr}" in str(err) and "^" in str(err)
+
+
+def test_bfloat16_scalar_intrinsics_through_float32_and_on_vectors_are_accepted():
+    @S.prim_func
+    def k(a: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
+        x = S.fp32(a[0])
+        out[16] = S.max(x, S.fp32(a[1])) + S.abs(x) - S.clip(S.fp32(a[2]), -1.0, 1.0)
+        v = S.vload(a)
+        S.vstore(S.abs(S.max(v, S.bf16(0.5))), out)
+
+    bf16 = ml_dtypes.bfloat16
+    a = np.linspace(-3, 3, 16).astype(bf16)
+    f = a.astype("float32")
+    want = np.zeros(17, bf16)
+    want[:16] = np.abs(np.maximum(f, 0.5)).astype(bf16)
+    want[16] = (max(f[0], f[1]) + abs(f[0]) - np.clip(f[2], -1.0, 1.0)).astype(bf16)
+    for got in run_both(k, a, np.zeros(17, bf16)):
+        np.testing.assert_array_equal(got[1].astype("float32"), want.astype("float32"))
+
+
 def test_bfloat16_scalars_through_float32_and_bfloat16_vectors_are_accepted():
     @S.prim_func
     def k(a: S.ptr("bf16", "global"), b: S.ptr("bf16", "global"), out: S.ptr("bf16", "global")):
