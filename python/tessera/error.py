@@ -31,12 +31,23 @@ class DiagnosticError(TesseraError, RuntimeError):
     TVM's and Compass's parse errors are)."""
 
 
+class DiagnosticAssertionError(TesseraError, AssertionError):
+    """A kernel that a check of the whole function refuses (it returns a pointer to its own
+    storage), reported at its source location: an AssertionError, as Compass's analysis of a
+    parsed function raises it."""
+
+
 class TesseraTypeError(TesseraError, TypeError):
     """A value of the wrong type was given to an API."""
 
 
 class TesseraValueError(TesseraError, ValueError):
     """A value was out of range or otherwise invalid."""
+
+
+class PySimArgumentError(TesseraValueError, AssertionError):
+    """PySim was called with an argument it cannot take (an array that is not C-contiguous): a
+    ValueError, and an AssertionError as Compass's PySim raises it."""
 
 
 class ExpressionUseError(TesseraTypeError, ValueError):

@@ -670,6 +670,9 @@ const bool kRegistered = [] {
       reg.set_attr("dsl.x3_arg", "2");
       reg.set_attr("dsl.x3_feature", "S." + d.name + "(return_idx=True)");
     }
+    // The 4x4 matrix products (S.vmml, S.vmma) are X2 instructions: X3 targets have none, as
+    // Compass refuses them there. dsl.VerifyTargetFeatures reads the attribute.
+    if (d.form == "matrix") reg.set_attr("dsl.x2_feature", "S." + d.name);
   }
   return true;
 }();

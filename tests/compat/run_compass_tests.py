@@ -6,8 +6,9 @@
     python tests/compat/run_compass_tests.py /path/to/Compass_Apache_TVM -k vadd --reasons 20
 
 The files are those of ``compass/tests/python/unittest/dsl`` except the ones about AIFF, inline
-``asm`` and ``pdb`` (left out of tessera, see the README); tests marked ``REQUIRE_RPC`` (real
-hardware) are deselected. Each file runs in its own ``python -m tessera.compat -m pytest`` process
+``asm`` and ``pdb`` (left out of tessera, see the README); a test of one of those in another
+file, named after it as a word (``test_sub_func_aiff_desc_dtype``), is reported as skipped with
+the reason. Tests marked ``REQUIRE_RPC`` (real hardware) are deselected. Each file runs in its own ``python -m tessera.compat -m pytest`` process
 (``run_tvm_tests.run_file``). ``--sample N`` keeps the tests whose CRC-32 of
 ``<file name>::<test name>`` is 0 modulo N, so that the same sample is drawn on every run and on
 every machine. Nothing is written into the Compass checkout.
@@ -29,6 +30,7 @@ another interpreter, e.g. a venv holding numpy<2, pytest and ml_dtypes with tess
 import argparse
 import json
 import os
+import re
 import sys
 import zlib
 
@@ -40,6 +42,8 @@ sys.path.insert(0, HERE)
 from run_tvm_tests import run_and_report  # noqa: E402
 
 LEFT_OUT = ("aiff", "asm", "pdb")
+LEFT_OUT_WHY = {"aiff": "AIFF (the NPU's fixed-function units)", "asm": "inline assembly (S.asm)",
+                "pdb": "pdb breakpoints in kernels"}
 # Third-party libraries that some Compass test files import at the top only to compute reference
 # results or inputs (torch.nn.Upsample, a torch softmax, cv2.cvtColor); they are not dependencies
 # of tessera and are not installed in its environment. A file that cannot be imported for want of
@@ -62,8 +66,21 @@ def pytest_addoption(parser):
     parser.addoption("--tessera-sample", type=int, default=1)
 
 
+def left_out_word(test_name):
+    """The LEFT_OUT word that a test's name holds as a word of its own (``test_aiff_desc_dtype``,
+    ``test_sub_func_aiff_desc_dtype``: tests of AIFF in a file about something else), or None."""
+    words = re.split(r"[_\[\]-]+", test_name)
+    return next((w for w in LEFT_OUT if w in words), None)
+
+
 def pytest_collection_modifyitems(config, items):
-    """A pytest hook (this file is also loaded as a plugin): keeps the hash sample."""
+    """A pytest hook (this file is also loaded as a plugin): reports the tests of a left-out
+    feature as skipped, with the reason, and keeps the hash sample."""
+    for item in items:
+        word = left_out_word(getattr(item, "originalname", None) or item.name)
+        if word is not None:
+            item.add_marker(pytest.mark.skip(
+                reason=f"left out: a test of {LEFT_OUT_WHY[word]}, which tessera does not support"))
     n = config.getoption("--tessera-sample")
     if n <= 1:
         return

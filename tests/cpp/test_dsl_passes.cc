@@ -265,6 +265,30 @@ TEST(VerifyTargetFeatures, ReturnIdxNeedsAnX3Target) {
   }
 }
 
+TEST(VerifyTargetFeatures, MatrixProductsNeedAnX2Target) {
+  // S.vmma(acc, a[0:16], b[0:16]) at kernel.py:5, acc a float32 pointer.
+  Span span("kernel.py", 5, 4);
+  IRModule mod = Kernel({Ptr("a", "float16"), Ptr("b", "float16"), Ptr("acc", "float32")},
+                        [&](const std::vector<Buffer>& b) {
+                          Expr x = BufferLoadNode::Make(b[0], {Ramp(I32(0), 16)});
+                          Expr y = BufferLoadNode::Make(b[1], {Ramp(I32(0), 16)});
+                          Expr call = CallNode::Make(T("void"), OpNode::Get("dsl.vmma"),
+                                                     {b[2]->data, x, y}, span);
+                          return EvaluateNode::Make(call);
+                        });
+  EXPECT_EQ(transform::VerifyTargetFeatures(GetDSLTarget("X2_1204"))->fn(mod, {}), mod);
+  for (const char* target : {"X3P_1304", "X3S_1304MP2"}) {
+    try {
+      transform::VerifyTargetFeatures(GetDSLTarget(target))->fn(mod, {});
+      ADD_FAILURE() << "S.vmma passed on " << target;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), std::string("S.vmma is an X2 instruction; the target ") + target +
+                                 " has no such instruction");
+      EXPECT_EQ(e.span().line, 5);
+    }
+  }
+}
+
 TEST(DSLTargets, X3FromTheTargetTable) {
   // The DSL passes read a function's "target" attribute through the table, not its spelling.
   EXPECT_TRUE(IsX3Target("X3P_1304"));

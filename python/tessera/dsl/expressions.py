@@ -38,6 +38,7 @@ _PY_CMP = {ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y, ast.Gt: lam
 _OP_NAMES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
              ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
              ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@"}
+_CMP_NAMES = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
 def _is_mask(value):
@@ -201,6 +202,7 @@ class ExpressionParser(PointerParser):
             return self.logic(node, kind, left, right)
         a, b = TY.unify(self, node, left, right, promote=True)
         t = a.dtype
+        self.check_not_bf16_scalar(node, sym, t)
         span = self.span(node)
         if kind is ast.Pow:
             if not T.is_float(t):
@@ -232,6 +234,14 @@ class ExpressionParser(PointerParser):
         raise self.error(node, f'operator {sym} is not supported on kernel values; '
                                f'use S.pow for powers of floats' if kind is ast.Pow else
                                f'operator {sym} is not supported on kernel values')
+
+    def check_not_bf16_scalar(self, node, sym, dtype):
+        """Operators do not compute on bfloat16 scalars (as in Compass: the NPU has no bfloat16
+        scalar instructions, only bfloat16 vector ones)."""
+        if dtype == "bfloat16":
+            raise self.error(node, f'operator {sym} on "bfloat16" scalars: there is no bfloat16 '
+                                   f'scalar arithmetic; convert the operands to float32 first '
+                                   f'(S.fp32(x)), or compute on bfloat16 vectors')
 
     def _is_bool(self, value):
         return isinstance(value, (bool, np.bool_)) or (is_expr(value) and value.dtype == "bool")
@@ -309,6 +319,7 @@ class ExpressionParser(PointerParser):
             if isinstance(op, ast.USub):
                 if T.is_bool(t):
                     raise self.error(node, f'unary - is not defined on "{t}"')
+                self.check_not_bf16_scalar(node, "-", t)
                 return _core.Sub(TY.constant(self, node, 0, t), v, span)
             if isinstance(op, ast.Not):
                 if t != "bool":
@@ -346,6 +357,7 @@ class ExpressionParser(PointerParser):
         if isinstance(left, Pointer) or isinstance(right, Pointer):
             raise self.error(node, "a pointer compares only with another pointer; use p.is_nullptr()")
         a, b = TY.unify(self, node, left, right, arithmetic=False)
+        self.check_not_bf16_scalar(node, _CMP_NAMES[type(op)], a.dtype)
         span = self.span(node)
         with self.at(node):
             if _is_mask(a):

@@ -14,6 +14,7 @@ import itertools
 import numbers
 
 from .. import _core
+from ..error import DiagnosticAssertionError, TesseraError
 from ..script.parser.core import VarTable, function_env
 from . import types as T
 from . import typing as TY
@@ -125,6 +126,8 @@ class DSLParser(ExpressionParser):
         self._temps = itertools.count()
         self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
         self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
+        self.meta_assign = False  # whether the assignment being parsed binds S.meta_var(...)
+        self.local_storage = []  # data vars of the storage this function allocates (S.alloc, ...)
 
     # ---- the function --------------------------------------------------------------------------
 
@@ -201,6 +204,7 @@ class DSLParser(ExpressionParser):
             raise self.error(node, "chained assignment (a = b = c) is not supported")
         target = node.targets[0]
         self.name_hint = target.id if isinstance(target, ast.Name) else None
+        self.meta_assign = self.is_meta_var(node.value)
         try:
             value = self.expr(node.value)
         finally:
@@ -213,6 +217,7 @@ class DSLParser(ExpressionParser):
         if node.value is None:
             raise self.error(node, "a declaration needs a value")
         ann = self.eval_python(node.annotation)
+        self.meta_assign = self.is_meta_var(node.value)
         value = self.expr(node.value)
         if isinstance(ann, DType):
             value = self.load(value)
@@ -222,6 +227,7 @@ class DSLParser(ExpressionParser):
         self.assign(node.target, value, node)
 
     def visit_AugAssign(self, node):
+        self.meta_assign = False
         current = self.expr(node.target)
         value = self.binop(node, node.op, current, self.expr(node.value))
         self.assign(node.target, value, node)
@@ -262,10 +268,32 @@ class DSLParser(ExpressionParser):
             return self.assign_subscript(target, value, node)
         raise self.error(target, "unsupported assignment target")
 
+    def is_meta_var(self, value_node):
+        """Whether an assigned value is ``S.meta_var(...)`` (a compile-time Python value)."""
+        from .intrinsics import REGISTRY
+
+        func = value_node.func if isinstance(value_node, ast.Call) else None
+        # Only ``S.meta_var`` or ``meta_var`` is looked up (evaluating other callees here could
+        # emit IR twice).
+        if not ((isinstance(func, ast.Attribute) and func.attr == "meta_var")
+                or (isinstance(func, ast.Name) and func.id == "meta_var")):
+            return False
+        try:
+            func = self.expr(value_node.func)
+        except TesseraError:
+            return False
+        return func is REGISTRY.get("meta_var")
+
     def assign_name(self, target, value, node):
         name = target.id
         found, current = self.vars.lookup(name)
         value = self.load(value)
+        if type(value) is str and not getattr(self, "meta_assign", False):
+            # As in Compass: a kernel has no string variables. A string is written where it is
+            # used, or computed outside and bound with S.meta_var.
+            raise self.error(node, f"'{name}' would be a string variable, which a kernel cannot "
+                                   f"have; write the string where it is used, define it outside "
+                                   f"the function or bind it with S.meta_var(...)")
         if found and isinstance(current, LocalVar):
             value = self.to_expr(node, value) if is_expr(value) or T.lanes_of(current.dtype) > 1 \
                 else self.typed_literal(node, value, current.dtype)
@@ -454,6 +482,11 @@ class DSLParser(ExpressionParser):
             raise self.error(node, "for ... else is not supported")
         if not isinstance(node.target, ast.Name):
             raise self.error(node.target, "the loop variable must be a single name")
+        if self.vars.lookup(node.target.id)[0]:
+            # As in Compass: a loop may not take over a name that is visible where it starts
+            # (a parameter, or a variable of this block or an enclosing one).
+            raise self.error(node.target, f"the loop variable '{node.target.id}' is already defined "
+                                          f"before the loop; a loop variable needs a new name")
         it = node.iter
         func = self.expr(it.func) if isinstance(it, ast.Call) else None
         if func is REGISTRY.get("tec_range"):
@@ -583,6 +616,18 @@ class DSLParser(ExpressionParser):
             ptr = self.pointer_of(node.value, value, "the returned value")
             if ptr.element != self.ret.element and self.ret.element != "void":
                 raise self.error(node, f'return type mismatch: "{self.ret.element}*" vs. "{ptr.element}*"')
+            if ptr.scope != self.ret.scope:
+                raise self.error(node.value, f'return type mismatch: the function returns a pointer '
+                                             f'to {self.ret.scope} memory, this one points to '
+                                             f'{ptr.scope} memory')
+            if self.is_local_storage(ptr):
+                # Storage that this function allocates ends with the call (a stack frame in
+                # C): the caller would get a dangling pointer. Compass's analysis refuses it
+                # (an AssertionError); a returned pointer must come from a parameter.
+                raise self.error(node.value, f"{self.pfunc.name}() returns a pointer into storage "
+                                             f"that it allocates itself, which does not outlive "
+                                             f"the call; return a pointer derived from a parameter",
+                                 cls=DiagnosticAssertionError)
             value = self.pointer_expr(node.value, ptr)
             dtype = "handle"
         else:
@@ -636,6 +681,12 @@ class DSLParser(ExpressionParser):
                     value = value.pointer
                 if not isinstance(value, Pointer):
                     raise self.error(arg_node, f"argument '{name}' of {callee.name}() must be a pointer, got {self.describe(value)}")
+                if value.scope != ann.scope:
+                    # As in Compass: a pointer parameter takes pointers to its own memory scope
+                    # only (S.ptr's default scope is "private").
+                    raise self.error(arg_node, f"Argument type mismatch: '{name}' of {callee.name}() "
+                                               f"expects a pointer to {ann.scope} memory, got one "
+                                               f"to {value.scope} memory")
                 if value.element != ann.element and ann.element != "void" and not (
                         # A pointer to a virtual vector is a pointer to its scalars (as Compass
                         # lowers it): it passes where a pointer to that scalar type is expected.

@@ -30,6 +30,11 @@ class PointerParser(Parser):
             raise self.error(node, f"{what} expects a pointer, got {self.describe(value)}")
         return value
 
+    def is_local_storage(self, ptr):
+        """Whether ``ptr`` points into storage allocated by the function being parsed."""
+        data = ptr.buffer.data
+        return any(data.same_as(v) for v in getattr(self, "local_storage", ()))
+
     def pointer_expr(self, node, ptr):
         """The handle expression of a pointer (typed as its element in C)."""
         if T.is_virtual_vector(ptr.element):
@@ -80,6 +85,8 @@ class PointerParser(Parser):
             self.builder.emit_let(var, self.pointer_expr(node, ptr), span)
             buf = _core.Buffer(var, storage, [_core.IntImm("int32", UNBOUNDED)], name=f"{name}_buf", span=span)
             self.builder.emit_decl_buffer(buf, span)
+        if self.is_local_storage(ptr):
+            self.local_storage.append(var)
         return Pointer(buf, element, ptr.scope, 0)
 
     def virtual_access(self, node, ptr, index):

@@ -1,4 +1,5 @@
-// dsl.VerifyTargetFeatures: intrinsic forms only X3 targets have are errors on other targets.
+// dsl.VerifyTargetFeatures: intrinsic forms only X3 targets have are errors on other targets, and
+// those only X2 targets have (the op attribute "dsl.x2_feature") are errors on X3 targets.
 #include <string>
 
 #include "tessera/ir/functor.h"
@@ -18,6 +19,15 @@ class FeatureChecker : public StmtExprVisitor {
   // (set by the intrinsic table) uses the feature when that argument is a nonzero constant.
   void VisitExpr_(const CallNode* op) override {
     const auto* callee = AsPtr<OpNode>(op->op);
+    if (target_.is_x3) {
+      std::string feature = callee != nullptr ? callee->GetStrAttr("dsl.x2_feature") : "";
+      if (!feature.empty()) {
+        TESSERA_THROW(op->span) << feature << " is an X2 instruction; the target " << target_.name
+                                << " has no such instruction";
+      }
+      StmtExprVisitor::VisitExpr_(op);
+      return;
+    }
     std::string arg = callee != nullptr ? callee->GetStrAttr("dsl.x3_arg") : "";
     if (!arg.empty()) {
       size_t index = std::stoul(arg);
@@ -39,7 +49,6 @@ class FeatureChecker : public StmtExprVisitor {
 Pass VerifyTargetFeatures(const DSLTargetDesc& target) {
   return CreateModulePass(
       [target](IRModule mod, const PassContext&) {
-        if (target.is_x3) return mod;
         FeatureChecker checker(target);
         for (const auto& [gv, f] : mod->functions) checker.VisitStmt(f->body);
         return mod;

@@ -32,6 +32,15 @@ def check_dtype(p, node, name, dtype, allowed, what="x"):
                             f'expected elements of {", ".join(allowed)}')
 
 
+def check_not_bf16_scalar(p, node, name, dtype):
+    """No intrinsic computes on a bfloat16 scalar (as in Compass: the NPU has bfloat16 vector
+    instructions only); conversions and loads and stores take one."""
+    if dtype == "bfloat16":
+        raise p.error(node, f'S.{name} of a "bfloat16" scalar: there is no bfloat16 scalar '
+                            f'arithmetic; convert it to float32 first (S.fp32(x)), or compute on '
+                            f'bfloat16 vectors')
+
+
 def check_native(p, node, name, dtype):
     if not T.is_native(dtype):
         raise p.error(node, f'S.{name} on "{dtype}": it works on vectors of the native width only')

@@ -11,9 +11,8 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._util import (NUMBERS, call, check_dtype, check_multiple, check_native, flag,
-                    imm, mask_expr, select, undefined_inactive, value,
-                    vector)
+from ._util import (NUMBERS, call, check_dtype, check_multiple, check_native, check_not_bf16_scalar,
+                    flag, imm, mask_expr, select, undefined_inactive, value, vector)
 
 
 def _signed_operands(p, node, x, y, out_sign):
@@ -312,6 +311,7 @@ def _abs(p, node, name, op, x, mask, saturate, elements):
     """The unary form of the intrinsic table (table.py) with lane function "abs": S.abs."""
     x = value(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
+    check_not_bf16_scalar(p, node, name, x.dtype)
     saturate = flag(p, node, name, saturate, "saturate")
     if T.lanes_of(x.dtype) == 1:
         if T.is_int(x.dtype) and not T.is_signed(x.dtype):
@@ -332,6 +332,7 @@ def _rint(p, node, name, op, x, mask, elements):
     """The unary form of the intrinsic table (table.py) with lane function "rint": S.rint."""
     x = value(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
+    check_not_bf16_scalar(p, node, name, x.dtype)
     if T.lanes_of(x.dtype) == 1:  # in lane 0 of a vector: dsl.AlignVectorWidth ("dsl.scalar")
         return call(p, node, x.dtype, op, [x])
     return undefined_inactive(p, node, call(p, node, x.dtype, op, [x]), mask)
@@ -342,6 +343,7 @@ def _clip(p, node, name, x, min_val, max_val, mask, elements):
     (``min_val`` when it exceeds ``max_val``, as Compass); inactive lanes keep ``x``. Scalars too."""
     x = value(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
+    check_not_bf16_scalar(p, node, name, x.dtype)
     lo = TY.as_type(p, node, p.load(min_val), x.dtype, "min_val")
     hi = TY.as_type(p, node, p.load(max_val), x.dtype, "max_val")
     with p.at(node):

@@ -7,7 +7,8 @@ from .. import types as T
 from .. import typing as TY
 from ..masks import to_mask
 from ..values import is_expr
-from ._util import call, check_dtype, check_native, false_mask, flag, imm, mask_expr, select, vector
+from ._util import (call, check_dtype, check_native, check_not_bf16_scalar, false_mask, flag, imm,
+                    mask_expr, select, vector)
 from .arith import _masked
 
 
@@ -29,6 +30,7 @@ def _classify(p, node, name, op, x, mask, allowed):
     if not is_expr(x):
         x = p.to_expr(node, x)
     check_dtype(p, node, name, x.dtype, allowed)
+    check_not_bf16_scalar(p, node, name, x.dtype)
     lanes = T.lanes_of(x.dtype)
     if lanes == 1:  # dsl.AlignVectorWidth computes it in lane 0 of a vector ("dsl.scalar")
         return call(p, node, "bool", op, [x])
@@ -41,6 +43,7 @@ def _extreme(p, node, name, which, x, y, mask, r):
     a, b = TY.unify(p, node, p.load(x), p.load(y))
     if T.is_bool(a.dtype):
         raise p.error(node, f'S.{name} does not work on masks ("{a.dtype}")')
+    check_not_bf16_scalar(p, node, name, a.dtype)
     with p.at(node):
         result = getattr(_core, which)(a, b, p.span(node))
     if T.lanes_of(a.dtype) == 1:

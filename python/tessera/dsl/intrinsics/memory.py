@@ -90,6 +90,8 @@ def _allocate(p, node, shape, dtype, scope, annotations=None):
     with p.at(node):
         p.builder.emit_allocate(var, dtype, extent, annotations or {}, span)
         p.builder.emit_decl_buffer(buf, span)
+    if hasattr(p, "local_storage"):
+        p.local_storage.append(var)  # a returned pointer must not point here (parser.visit_Return)
     return BufferView(Pointer(buf, dtype, scope), dims)
 
 

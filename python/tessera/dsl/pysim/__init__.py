@@ -62,7 +62,7 @@ class TecBarrier:
             self.cond.notify_all()
 
 
-def _arg_value(name, ann, arg):
+def _arg_value(name, ann, arg, func_name):
     from ..types import PtrType
 
     if isinstance(ann, PtrType):
@@ -70,6 +70,18 @@ def _arg_value(name, ann, arg):
             return Pointer(None, 0)
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"argument '{name}' must be a numpy array, got {type(arg).__name__}")
+        if not arg.flags.c_contiguous:
+            # As Compass's PySim: a pointer argument is the array's memory in C order, so a view
+            # in another order (a transpose, a step) is refused rather than read differently.
+            # (A built kernel takes such a view: see executor._strided_view_window.)
+            from ...error import PySimArgumentError
+            from ..types import _located_at_caller
+
+            raise _located_at_caller(
+                PySimArgumentError, f"argument '{name}' of {func_name}() is not a C-contiguous "
+                                    f"array (a transposed or strided view); PySim reads a pointer "
+                                    f"argument's memory in C order: pass np.ascontiguousarray(...)",
+                needle=f"{func_name}(")
         return Pointer(Region.of_array(arg, name), 0)
     if isinstance(arg, np.ndarray) and arg.ndim == 0:
         arg = arg.item()
@@ -100,7 +112,7 @@ def run(pfunc, args, kwargs=None):
         names = ", ".join(p[0] for p in params)
         raise TypeError(f"{pfunc.name}() takes {len(params)} arguments ({names}) but {len(args)} "
                         f"were given")
-    values = [_arg_value(name, ann, a) for (name, ann, _), a in zip(params, args)]
+    values = [_arg_value(name, ann, a, pfunc.name) for (name, ann, _), a in zip(params, args)]
     regions = [v.region for v in values if isinstance(v, Pointer) and v.region is not None]
     single = os.environ.get("TESSERA_PYSIM_SINGLE_THREAD", "") not in ("", "0")
     shared = {}

@@ -132,10 +132,10 @@ class Parser:
         self.vars = VarTable()
 
     # ---- diagnostics ----
-    def error(self, node, message):
-        """An exception pointing at ``node``; raise it."""
+    def error(self, node, message, cls=DiagnosticError):
+        """An exception pointing at ``node`` (a ``cls``, by default a DiagnosticError); raise it."""
         span = self.source.span(node)
-        return DiagnosticError(_core.render_diagnostic(span, message), message, span.file, span.line, span.column)
+        return cls(_core.render_diagnostic(span, message), message, span.file, span.line, span.column)
 
     @contextlib.contextmanager
     def at(self, node):
