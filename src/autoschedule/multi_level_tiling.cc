@@ -517,7 +517,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
   // The third alternative, "blocked intrinsic": the intrinsic accumulating into C over k blocks
   // in BLIS's loop nest (TileBlockedMicroKernel), its KC, MC and NC chosen next.
-  const bool ukr_fits = MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
+  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") &&
+                        MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
   const int64_t ukr = ukr_fits ? Choose(sch, {0, 1, 2}, 0) : 0;
   if (ukr == 1) {
     return Try(

@@ -52,9 +52,9 @@ def kernel_point(space, tile, ukr, blocks=()):
     return sch
 
 
-def tiles_offered(func, facts):
+def tiles_offered(func, facts, target="c"):
     """(MR, NR) of every register tile with a micro-kernel choice."""
-    space = RuleSpace(func, "c", parallel=False, facts=facts)
+    space = RuleSpace(func, target, parallel=False, facts=facts)
     _, default = space.default()
     out = []
     for t in range(space._sizes[tuple(default)][0]):
@@ -151,3 +151,23 @@ def test_avx512_blocked_point_replays_in_a_fresh_process():
     a, b = rng.random((130, 256), dtype="float32"), rng.random((256, 64), dtype="float32")
     got, _ = run(sch, [a, b], (130, 64))
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.skipif(x86.host_lanes32() != 16, reason="an AVX-512 host")
+def test_mattr_without_avx512_plans_for_avx2():
+    # The compiler told not to use AVX-512F: the facts, and with them the tiles, are AVX2's.
+    from tessera.autoschedule import target_facts
+
+    facts = target_facts("c -mattr=-avx512f")
+    assert (facts["vector_bits"], facts["vector_registers"]) == (256, 16)
+    assert target_facts("c")["vector_bits"] == 512
+    tiles = tiles_offered(product(1024, 1024, 1024), {}, "c -mattr=-avx512f")
+    assert (6, 16) in tiles
+    for mr, nr in tiles:
+        assert nr % 8 == 0 and mr * (nr // 8) + nr // 8 + 1 <= 16, (mr, nr)
+
+
+def test_mattr_without_fma_offers_no_micro_kernel():
+    # No FMA (nor AVX2): the kernels' assembly could not be compiled, so no choice is offered.
+    assert tiles_offered(product(64, 64, 64), {})  # the host's own
+    assert tiles_offered(product(64, 64, 64), {}, "c -mattr=-fma") == []
