@@ -1,5 +1,5 @@
 """The automatic schedule's micro-kernel choice for float32 2-D products on hosts of 8 float
-lanes (AVX2): "loops" (the rules' default) or "intrinsic" (the register-tile tensor intrinsic
+lanes (AVX2; on an AVX-512 host the target c -mattr=-avx512f, which has their facts): "loops" (the rules' default) or "intrinsic" (the register-tile tensor intrinsic
 tessera_ukr_f32_<MR>x<NR>_k<K> over packed panels, rows padded to a multiple of MR) or "blocked
 intrinsic" (the same kernel accumulating into C itself over k blocks of KC, in BLIS's loop nest
 with KC, MC and NC as further choices)."""
