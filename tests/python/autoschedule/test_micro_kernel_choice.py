@@ -196,3 +196,15 @@ def test_blocked_choice_zero_fill_stores_whole_rows(M):
     rng = np.random.default_rng(5)
     a, b = rng.random((M, K), dtype="float32"), rng.random((K, N), dtype="float32")
     np.testing.assert_allclose(run(sch, [a, b], (M, N)), a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_blocked_choice_prefers_k_blocks_of_512():
+    # KC by the rules' choice: the candidate closest to 512 (the divisors of the reduction from
+    # 128 to 512, and the whole reduction).
+    for K, kc in [(1024, 512), (300, 300), (768, 384)]:  # 300: 150 or 300; 768: 128 .. 384, 768
+        space = RuleSpace(product(48, 64, K), "c", parallel=False)
+        _, default = space.default()
+        sizes = space._sizes[tuple(default)]
+        at = [k for k, n in enumerate(sizes) if n == 3][-1]  # the micro-kernel choice
+        sch, _ = space._point(list(default[:at]) + [2], 1, draw_missing=False)  # the rest: the rules'
+        assert f"_k{kc}_global" in str(sch.trace), K
