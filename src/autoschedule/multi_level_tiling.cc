@@ -6,8 +6,9 @@
 //   with C accumulated in a local MR x NR tile (registers), Y packed into NR-wide panels
 //   contiguous along the reduction when it does not fit the L2 cache, and the init decomposed
 //   out of the reduction. MR and NR come from the vector width and the register count. The
-//   search space also offers, for float32 2-D products on AVX2, the tile as a micro-kernel
-//   intrinsic over packed panels, whole reduction per call or k-blocked in BLIS's loop nest.
+//   search space also offers, for float32 2-D products on AVX2 and AVX-512, the tile as a
+//   micro-kernel intrinsic over packed panels, whole reduction per call or k-blocked in BLIS's
+//   loop nest.
 //
 //   CUDA: float16 matmuls on tensor cores (tensor_core.cc); otherwise 16 x 16 threads per block of
 //   C, the X and Y tiles of each reduction step staged in shared memory; shapes that do not divide
@@ -194,15 +195,20 @@ int ReadIndex(const BlockNode* b, const BufferNode* buf) {
 
 /*! \brief Whether the micro-kernel intrinsic can compute the block: C[i, j] = C[i, j] +
  *  X[i, r] * Y[r, j] (or Y[j, r]) in float32 with one reduction and no batch, on a host of
- *  8 float lanes, with a tile of whole vectors whose accumulators, loaded vectors and a
- *  broadcast fit 16 registers. */
+ *  8 float lanes (AVX2) or 16 (AVX-512), with a tile of whole vectors whose accumulators,
+ *  loaded vectors and a broadcast fit the 16 ymm or 32 zmm registers. */
 bool MicroKernelFits(const BlockInfo& info, const MatmulShape& m, const RegisterTile& tile,
                      int64_t lanes, const BufferLoadNode* x_load, const BufferLoadNode* y_load,
                      const VarNode* r_var, const VarNode* i_var, const VarNode* j_var) {
   const DataType f32 = DataType::Float(32);
-  if (lanes != 8 || tile.my != 1 || !m.batch.empty() || r_var == nullptr || !x_load || !y_load)
+  if ((lanes != 8 && lanes != 16) || tile.my != 1 || !m.batch.empty() || r_var == nullptr ||
+      !x_load || !y_load)
     return false;
-  if (tile.nr % 8 != 0 || tile.mr * (tile.nr / 8) + tile.nr / 8 + 1 > 16) return false;
+  // The register budget of the kernel's assembly (target/micro_kernel.h): 16 ymm registers on
+  // an AVX2 host, 32 zmm registers on an AVX-512 host.
+  const int64_t regs = lanes == 16 ? 32 : 16;
+  if (tile.nr % lanes != 0 || tile.mr * (tile.nr / lanes) + tile.nr / lanes + 1 > regs)
+    return false;
   const BufferStoreNode* st = info.store;
   if (st->buffer->dtype != f32 || x_load->dtype != f32 || y_load->dtype != f32) return false;
   if (st->indices.size() != 2 || AsPtr<VarNode>(st->indices[0]) != i_var ||
@@ -503,14 +509,16 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     }
     col_block = Choose(sch, blocks, 0);
   }
-  // ... and the micro-kernel of a float32 2-D product on a host of 8-lane (AVX2) vectors: the
+  // ... and the micro-kernel of a float32 2-D product on a host of 8-lane (AVX2) or 16-lane
+  // (AVX-512: tiles of up to 32 zmm registers, e.g. 14 x 32 or 6 x 64) vectors: the
   // loops above (vector C that the C compiler schedules) or the register-tile intrinsic
   // tessera_ukr_f32_<MR>x<NR>_k<K> (schedule/tensor_intrin.h: inline assembly that keeps the
   // tile in registers over the whole reduction) over both operands packed, the rows padded to
   // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
   // The third alternative, "blocked intrinsic": the intrinsic accumulating into C over k blocks
   // in BLIS's loop nest (TileBlockedMicroKernel), its KC, MC and NC chosen next.
-  const bool ukr_fits = MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
+  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") &&
+                        MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
   const int64_t ukr = ukr_fits ? Choose(sch, {0, 1, 2}, 0) : 0;
   if (ukr == 1) {
     return Try(
@@ -518,14 +526,17 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   }
   if (ukr == 2) {
     KernelBlocks kb;
-    // KC: divisors of the reduction from 128 to 512 and the whole reduction; 256 by choice
-    // (A's MR x KC and B's KC x NR panels of one call in L1).
+    // KC: divisors of the reduction from 128 to 512 and the whole reduction; 512 by choice:
+    // fewer passes of C through the caches (one per k block) outweigh B's KC x NR panel
+    // outgrowing L1. Measured on AMD EPYC Zen 4, matmul 1024^3, one thread, numpy interleaved
+    // (9 rounds, medians): KC 256 -> 512, 6x16 (AVX2 body) 101.8 -> 103.5 GFLOP/s, 4x16 (AVX2)
+    // 98.6 -> 100.7, 8x32 (AVX-512) 104.0 -> 106.5, 6x64 (AVX-512) 101.9 -> 103.4.
     const int64_t ek = info.extents[m.reduce[0]];
     std::vector<int64_t> kcs;
     for (int64_t d : Divisors(ek)) {
       if ((d >= 128 && d <= 512) || d == ek) kcs.push_back(d);
     }
-    kb.kc = Choose(sch, kcs, Closest(kcs, 256));
+    kb.kc = Choose(sch, kcs, Closest(kcs, 512));
     // MC: row blocks of whole MR-row panels (of the rows padded to a multiple of MR) from 48 to
     // 384 rows and all rows; about 144 by choice (A's MC x KC block in L2).
     const int64_t row_panels = (info.extents[m.i] + mr - 1) / mr;

@@ -213,9 +213,36 @@ static const TargetFacts& CudaFacts() {
   return facts;
 }
 
+namespace {
+
+/*! \brief The host's facts less the features that the target's -mattr options take away from
+ *  the C compiler (-mattr=-avx512f, -avx2, -fma, -avx), so that the automatic schedule plans for
+ *  the vectors and registers the compiled code has (e.g. the micro-kernels' AVX2 tiles on an
+ *  AVX-512 host told not to use AVX-512F). */
+TargetFacts HostFactsFor(const std::string& target) {
+  TargetFacts facts = HostFacts();
+  std::istringstream words(target);
+  for (std::string w; words >> w;) {
+    if (w.rfind("-mattr=", 0) != 0) continue;
+    std::istringstream features(w.substr(7));
+    for (std::string f; std::getline(features, f, ',');) {
+      if (f == "-avx512f" && facts.vector_bits > 256) {
+        facts.isa = "avx2", facts.vector_bits = 256, facts.vector_registers = 16;
+      } else if ((f == "-avx2" || f == "-fma") && facts.vector_bits >= 256) {
+        facts.isa = "avx", facts.vector_bits = 256, facts.vector_registers = 16;
+      } else if (f == "-avx" && facts.vector_bits >= 256) {
+        facts.isa = "sse2", facts.vector_bits = 128, facts.vector_registers = 16;
+      }
+    }
+  }
+  return facts;
+}
+
+}  // namespace
+
 TargetFacts FactsForTarget(const std::string& target) {
   std::string kind = target.substr(0, target.find(' '));
-  if (kind == "c" || kind == "llvm" || kind.empty()) return HostFacts();
+  if (kind == "c" || kind == "llvm" || kind.empty()) return HostFactsFor(target);
   if (kind == "cuda") return CudaFacts();
   TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
       << "the automatic schedule supports the targets 'c', 'llvm' and 'cuda', not '" << target
@@ -243,7 +270,9 @@ Target Target::Parse(const std::string& text) {
                           eq == std::string::npos ? std::string() : w.substr(eq + 1));
     t.options_ += (t.options_.empty() ? "" : " ") + w;
   }
-  if (t.IsHost() || t.IsGpu()) t.facts_ = FactsForTarget(t.kind_);
+  if (t.IsHost() || t.IsGpu()) {
+    t.facts_ = FactsForTarget(t.kind_ + (t.options_.empty() ? "" : " " + t.options_));
+  }
   return t;
 }
 

@@ -2,6 +2,7 @@
 // the typed expression builders with constant folding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "tessera/ir/expr_ops.h"
@@ -54,6 +55,22 @@ TEST(Target, HostFactsAreTheDetectedOnesAndOverridable) {
   EXPECT_EQ(HostFacts().cores, c.facts().cores);  // the detected facts are unchanged
   EXPECT_NE(ErrorOf([&] { llvm.OverrideFact("lanes", 4); }).find("unknown target fact 'lanes'"),
             std::string::npos);
+}
+
+TEST(Target, MattrTakesVectorFeaturesAwayFromTheHostFacts) {
+  // What the host has, less what -mattr takes away from the C compiler; never more.
+  const TargetFacts& host = HostFacts();
+  TargetFacts no512 = Target::Parse("c -mattr=-avx512f").facts();
+  EXPECT_EQ(no512.vector_bits, std::min(host.vector_bits, 256));
+  if (host.isa == "avx512") {
+    EXPECT_EQ(no512.isa, "avx2");
+    EXPECT_EQ(no512.vector_registers, 16);
+  }
+  TargetFacts no_fma = FactsForTarget("llvm -mcpu=native -mattr=+sse4.2,-fma");
+  if (host.vector_bits >= 256) EXPECT_EQ(no_fma.isa, "avx");
+  EXPECT_EQ(FactsForTarget("c -mattr=-avx").vector_bits, std::min(host.vector_bits, 128));
+  EXPECT_EQ(Target::Parse("c -mattr=+avx2").facts().vector_bits, host.vector_bits);
+  EXPECT_EQ(Target::Parse("c -mattr=-avx512f").facts().cores, host.cores);
 }
 
 TEST(Target, BadStringsAndKindsWithoutFactsAreErrors) {

@@ -77,7 +77,9 @@ const TargetFacts& HostFacts();
 using CudaDeviceLimitsProbe = bool (*)(int* sm_count, int64_t* shared_memory_optin_bytes);
 void SetCudaDeviceLimitsProbe(CudaDeviceLimitsProbe probe);
 
-/*! \brief The facts of a target kind: "c" and "llvm" are the host, "cuda" a GPU (sm_80 limits). */
+/*! \brief The facts of a target ("kind -options"): "c" and "llvm" are the host, less the vector
+ *  features its -mattr options take away (-avx512f: 256-bit vectors and 16 registers; -avx2 or
+ *  -fma: isa "avx"; -avx: 128-bit), "cuda" a GPU (sm_80 limits). */
 TargetFacts FactsForTarget(const std::string& target);
 
 /*!

@@ -165,7 +165,8 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
     script = func.script()
     specs = _arg_specs(func)
     if space is None:
-        space = RuleSpace(func, kind, parallel=parallel)
+        # the target's own facts: "c -mattr=-avx512f" searches the AVX2 space it compiles for
+        space = RuleSpace(func, tname, parallel=parallel)
     elif not all(callable(getattr(space, m, None)) for m in ("apply", "mutate")):
         raise TypeError(f"space must be a design space with apply() and mutate() (RuleSpace, "
                         f"DesignSpace), got {type(space).__name__}")
@@ -213,7 +214,7 @@ def tune(func_or_mod: Any, target: Any = "c", trials: int = 64,
         return list(pool.values())
 
     # The automatic schedule is the first candidate: tuning never ends slower than it.
-    auto_sch, auto_dec = _default_point(space, func, kind, parallel)
+    auto_sch, auto_dec = _default_point(space, func, tname, parallel)
     default_rec: Optional[TuningRecord] = None
     if auto_sch is not None and repr(auto_dec) not in seen and (trials > 1 or not seen):
         task = Task(script=script, trace=_trace_text(auto_sch), target=tname, args=specs)

@@ -1,5 +1,5 @@
 """The automatic schedule's micro-kernel choice for float32 2-D products on hosts of 8 float
-lanes (AVX2): "loops" (the rules' default) or "intrinsic" (the register-tile tensor intrinsic
+lanes (AVX2; on an AVX-512 host the target c -mattr=-avx512f, which has their facts): "loops" (the rules' default) or "intrinsic" (the register-tile tensor intrinsic
 tessera_ukr_f32_<MR>x<NR>_k<K> over packed panels, rows padded to a multiple of MR) or "blocked
 intrinsic" (the same kernel accumulating into C itself over k blocks of KC, in BLIS's loop nest
 with KC, MC and NC as further choices)."""
@@ -16,9 +16,17 @@ import pytest
 import tessera as ts
 from tessera import te
 from tessera.tir.tensor_intrin import x86
-from tessera.tune.space import RuleSpace
+from tessera.tune.space import RuleSpace as _RuleSpace
 
-pytestmark = pytest.mark.skipif(x86.host_lanes32() != 8, reason="the choice exists on 8-lane (AVX2) hosts")
+# The AVX2 form of the choice: on an AVX-512 host the target without AVX-512F, whose facts are
+# an AVX2 host's (8 float lanes, 16 registers), so that the tiles of 16 ymm registers are
+# offered and their kernels are compiled with the AVX2 body.
+pytestmark = pytest.mark.skipif(x86.host_lanes32() < 8, reason="the choice exists on AVX2 and AVX-512 hosts")
+TARGET = "c" if x86.host_lanes32() == 8 else "c -mattr=-avx512f"
+
+
+def RuleSpace(func, target="c", parallel=True, facts=None):
+    return _RuleSpace(func, TARGET if target == "c" else target, parallel=parallel, facts=facts)
 
 
 def product(M, N, K, transposed=False):
@@ -50,7 +58,7 @@ def test_intrinsic_choice_matches_numpy(transposed):
     script = sch.mod.script()
     assert 'T.call_extern("void", "tessera_ukr_f32_' in script
     assert "C_pad" in script  # the rows' padding
-    lib = ts.build(sch.mod, target="c")
+    lib = ts.build(sch.mod, target=TARGET)
     rng = np.random.default_rng(2)
     a = rng.random((M, K), dtype="float32")
     b = rng.random((N, K) if transposed else (K, N), dtype="float32")
@@ -85,7 +93,7 @@ def blocked_point(space, blocks):
 
 
 def run(sch, args, shape):
-    lib = ts.build(sch.mod, target="c")
+    lib = ts.build(sch.mod, target=TARGET)
     # The output starts as garbage: the nest must zero it before the first k block.
     out = ts.nd.array(np.full(shape, np.nan, "float32"))
     lib(*[ts.nd.array(a) for a in args], out)
@@ -188,3 +196,15 @@ def test_blocked_choice_zero_fill_stores_whole_rows(M):
     rng = np.random.default_rng(5)
     a, b = rng.random((M, K), dtype="float32"), rng.random((K, N), dtype="float32")
     np.testing.assert_allclose(run(sch, [a, b], (M, N)), a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_blocked_choice_prefers_k_blocks_of_512():
+    # KC by the rules' choice: the candidate closest to 512 (the divisors of the reduction from
+    # 128 to 512, and the whole reduction).
+    for K, kc in [(1024, 512), (300, 300), (768, 384)]:  # 300: 150 or 300; 768: 128 .. 384, 768
+        space = RuleSpace(product(48, 64, K), "c", parallel=False)
+        _, default = space.default()
+        sizes = space._sizes[tuple(default)]
+        at = [k for k, n in enumerate(sizes) if n == 3][-1]  # the micro-kernel choice
+        sch, _ = space._point(list(default[:at]) + [2], 1, draw_missing=False)  # the rest: the rules'
+        assert f"_k{kc}_global" in str(sch.trace), K

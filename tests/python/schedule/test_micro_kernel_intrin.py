@@ -38,8 +38,8 @@ def packed_matmul(M, N, K, mr, nr):
     return sch, k
 
 
-def run(sch, M, N, K, seed=0):
-    lib = ts.build(sch.mod, target="c")
+def run(sch, M, N, K, seed=0, target="c"):
+    lib = ts.build(sch.mod, target=target)
     rng = np.random.default_rng(seed)
     a = rng.random((M, K), dtype="float32")
     b = rng.random((K, N), dtype="float32")
@@ -68,8 +68,34 @@ def test_tensorized_matmul_matches_numpy(shape):
     source = lib.get_source()
     # One definition per module, before its use.
     assert source.count(f"static void tessera_ukr_f32_{mr}x{nr}(") == 1
-    fits = nr % 8 == 0 and mr * (nr // 8) + nr // 8 + 1 <= 16
-    assert ("vfmadd231ps" in source) == fits
+    assert ("%%ymm" in source) == avx2_fits(mr, nr)
+    assert ("%%zmm" in source) == avx512_fits(mr, nr)
+
+
+def avx2_fits(mr, nr):
+    return nr % 8 == 0 and mr * (nr // 8) + nr // 8 + 1 <= 16
+
+
+def avx512_fits(mr, nr):
+    return nr % 16 == 0 and mr * (nr // 16) + nr // 16 + 1 <= 32
+
+
+# The kernel's bodies, chosen by the C compiler's target: "c" is the host's (-march=native:
+# AVX-512 where it has it), "-mattr=-avx512f" keeps at most AVX2, "-mattr=-avx2" leaves the C
+# loop nest; every one against numpy. Tiles: one zmm vector a row (8x16: a's elements broadcast
+# in the FMA), two (14x32: 28 accumulators, broadcasts into registers), four (6x64) and three
+# (4x48); 16x16 (16 accumulators); reductions not a multiple of the unrolling (4), and K = 256.
+@pytest.mark.parametrize("attrs", ["", " -mattr=-avx512f", " -mattr=-avx2"])
+@pytest.mark.parametrize("shape", [(16, 32, 29, 8, 16), (28, 64, 31, 14, 32), (12, 128, 6, 6, 64),
+                                   (8, 96, 256, 4, 48), (32, 16, 3, 16, 16)])
+def test_kernel_bodies_match_numpy(shape, attrs):
+    M, N, K, mr, nr = shape
+    assert avx512_fits(mr, nr)
+    sch, k = packed_matmul(M, N, K, mr, nr)
+    sch.tensorize(k, x86.micro_kernel_intrin(mr, nr, K))
+    source = run(sch, M, N, K, target="c" + attrs).get_source()
+    assert "defined(__AVX512F__)" in source
+    assert "vfmadd231ps 0(%[a])%{1to16%}" in source if nr == 16 else "vbroadcastss 0(%[a]), %%zmm" in source
 
 
 def test_intrinsic_is_made_from_its_name():

@@ -272,6 +272,18 @@ def test_tune_picks_by_remeasurement_not_a_lucky_first_time():
     assert plain.best_seconds == pytest.approx(truth[lucky] * 0.1)
 
 
+def test_tune_searches_the_space_of_its_target_options():
+    # "c -mattr=-avx512f" compiles without AVX-512: the first candidate (the automatic schedule)
+    # is the point of that target's space, whatever the host.
+    from tessera.tune import RuleSpace
+
+    target = "c -mattr=-avx512f"
+    runner = ScriptedRunner()
+    ts.tune(matmul, target=target, trials=2, runner=runner, progress=False, seed=1, confirm=0)
+    sch, _ = RuleSpace(matmul, target).default()
+    assert runner.order[0] == json.dumps(sch.trace.as_json())
+
+
 def test_tune_errors():
     with pytest.raises(ValueError, match="target 'c' or 'llvm'"):
         ts.tune(matmul, target="cuda", trials=2)

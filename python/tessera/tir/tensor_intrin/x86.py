@@ -126,8 +126,10 @@ def micro_kernel_intrin(mr, nr, k, global_c=False):
     A an MR-row panel and B an NR-wide panel packed k-major (contiguous), C the tile in
     ``"local"`` memory (any row stride). Its implementation calls the C function
     ``tessera_ukr_f32_<MR>x<NR>`` that the host code generator defines in the module: inline
-    AVX2/FMA assembly keeping the tile in registers over the whole reduction where the C
-    compiler targets AVX2 and FMA and MR * NR / 8 + NR / 8 + 1 <= 16, a C loop nest elsewhere.
+    assembly keeping the tile in registers over the whole reduction, AVX-512 (zmm) where the C
+    compiler targets AVX-512F and NR % 16 == 0 and MR * NR / 16 + NR / 16 + 1 <= 32, else
+    AVX2/FMA (ymm) where it targets AVX2 and FMA and MR * NR / 8 + NR / 8 + 1 <= 16, a C loop
+    nest elsewhere.
 
     Tensorize the reduction loop of a block ``C_local[i, j] += A_panels[i // MR, k, i % MR] *
     B_panels[j // NR, k, j % NR]`` whose loops are ``k, i_inner(MR), j_inner(NR)``.
