@@ -126,7 +126,7 @@ def test_errors():
         sch.set_axis_separator("scale", ("write", 1), [1])
     with pytest.raises(ScheduleError, match="out of range"):
         sch.set_axis_separator("scale", ("write", 0), [3])
-    with pytest.raises(ScheduleError, match="increasing order"):
+    with pytest.raises(ScheduleError, match="ascending order"):
         sch.set_axis_separator("scale", ("write", 0), [2, 1])
     with pytest.raises(ValueError, match="axis_separators of buffer"):
         @T.prim_func
