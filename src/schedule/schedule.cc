@@ -113,8 +113,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
   if (func.empty()) {
     // As TVM's, a ValueError (the module has several functions and none is worked on).
     throw Error(
-        "`get_block` cannot tell which function to search: the module has several; pass "
-        "func_name, or call `work_on` first",
+        "`get_block` does not know which function to be working on: the module has several "
+        "functions; pass func_name, or call `work_on` first",
         Span(), ErrorKind::kValue);
   }
   return Run("get_block", [&] {

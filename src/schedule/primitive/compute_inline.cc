@@ -241,7 +241,8 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
   }
   std::string why = WhyNotComplete(state, block_sref.get(), scope);
   if (!why.empty()) {
-    Fail("The block is not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("reverse_compute_inline needs a complete consumer block",
+         "reverse_compute_inline needs a complete consumer block, and {0} is not one: " + why,
          {block_sref->stmt});
   }
   // Its single producer: the one leaf block of the scope writing the buffer, a complete block.

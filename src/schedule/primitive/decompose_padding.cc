@@ -111,7 +111,8 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   std::string why = WhyNotComplete(state, block_sref.get(), scope);
   if (!why.empty()) {
-    Fail("The block is not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("decompose_padding needs a complete block",
+         "decompose_padding needs a complete block, and {0} is not one: " + why,
          {block_sref->stmt});
   }
 

@@ -22,8 +22,8 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
   std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
   auto at = std::find(loops.begin(), loops.end(), loop_sref);
   if (at == loops.end()) {
-    Fail("The loop is not an ancestor of the block",
-         "decompose_reduction expects the loop {1} to be an ancestor of the block {0} in its scope",
+    Fail("decompose_reduction: the loop is not an ancestor of the block",
+         "decompose_reduction: the loop {1} is not an ancestor of block {0} in its scope",
          {block_sref->stmt, loop_sref->stmt});
   }
   size_t k = at - loops.begin();

@@ -155,12 +155,14 @@ void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
   Buffer result = reduction->writes[0]->buffer;
   std::string why = WhyNotReduction(state, reduction_sref.get(), scope);
   if (!why.empty()) {
-    Fail("Not a reduction block", "The block {0} is not a reduction block: " + why,
+    Fail("fuse_reduction_epilogue needs a reduction block",
+         "fuse_reduction_epilogue needs a reduction block, and {0} is not one: " + why,
          {reduction_sref->stmt});
   }
   why = WhyNotComplete(state, epilogue_sref.get(), scope);
   if (!why.empty()) {
-    Fail("Not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("fuse_reduction_epilogue needs a complete epilogue block",
+         "fuse_reduction_epilogue needs a complete epilogue block, and {0} is not one: " + why,
          {epilogue_sref->stmt});
   }
   CheckNotOutputBlock(state, reduction_sref);

@@ -102,7 +102,7 @@ StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block
                                const Buffer& buffer) {
   StmtSRef alloc = FindAllocatingBlock(state, block_sref.get(), buffer.get());
   if (!alloc) {
-    Fail("the buffer is not allocated by a block (it is a parameter or a match_buffer)",
+    Fail("the buffer is a function parameter or a match_buffer, not a block's allocation",
          "the buffer " + buffer->name +
              " is not allocated by any block: a function parameter or a buffer bound by "
              "match_buffer has a dtype fixed from outside");

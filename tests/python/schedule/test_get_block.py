@@ -72,7 +72,7 @@ def test_get_block_in_a_named_function():
 
     sch = tir.Schedule(Module)
     assert sch.func_working_on is None
-    with pytest.raises(ValueError, match="cannot tell which function to search"):
+    with pytest.raises(ValueError, match="does not know which function to be working on: the module has several"):
         sch.get_block("X")
     x = sch.get_block("X", func_name="g")
     sch.split(sch.get_loops(x)[0], [2, 2])

@@ -298,7 +298,7 @@ def test_decompose_reduction_loop_not_above_the_block(schedule_error):
 
     schedule_error(two,
                    lambda sch: sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "decompose_reduction", "to be an ancestor of the block")
+                   "decompose_reduction", "is not an ancestor of block tir.Block#0")
 
 
 def test_rfactor_spatial_loop(schedule_error):

@@ -79,7 +79,7 @@ def test_wrong_names():
     with pytest.raises(ValueError, match="Could not find read buffer 'X' in block 'C'") as info:
         sch.cache_read("C", "X", "shared")
     assert isinstance(info.value, TesseraError)
-    with pytest.raises(ValueError, match="Invalid buffer_index 3. Block C has only 1 read buffers."):
+    with pytest.raises(ValueError, match="buffer_index 3 is out of range: block C has 1 read buffers"):
         sch.transform_layout("C", ("read", 3), lambda i, j: (j, i))
     with pytest.raises(TypeError, match="Invalid type for argument 'buffer'"):
         sch._normalize_buffer_arg(sch.get_block("C"), 1.5)
