@@ -86,9 +86,9 @@ bool Analyzer::CanProve(const Expr& cond) {
   const VScaleContext& context = CurrentVScaleContext();
   if (context.values.empty()) {
     std::fprintf(stderr,
-                 "Warning: The expression contains scalable values. An attempt to prove by "
-                 "substituting with known values of vscale was not performed. This proof "
-                 "currently only supports VLA targets, but the target was %s\n",
+                 "Warning: a comparison over T.vscale() was not checked against the possible "
+                 "vscale values: they are known only for a VLA target (SVE), and the target "
+                 "is %s\n",
                  context.target.c_str());
     return false;
   }

@@ -247,8 +247,8 @@ Expr TryConstFoldIntrinsic(const std::string& op, const Expr& a, const Expr& b, 
   if (op == "tir.shift_left" || op == "tir.shift_right") {
     if (pb && (pb->value < 0 || pb->value >= t.bits())) {
       TESSERA_THROW_KIND(span, ErrorKind::kValue)
-          << "a shift amount must be non-negative and less than " << t.bits() << " for type "
-          << t.ToString() << ", got " << pb->value;
+          << "the shift amount " << pb->value << " is out of range for " << t.ToString()
+          << ": it must be in [0, " << t.bits() << ")";
     }
     if (pa && pb) {
       int64_t v = op == "tir.shift_left"

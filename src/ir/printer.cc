@@ -418,7 +418,7 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
   std::string WithMetadata(std::string text) const {
     if (metadata_strings_.empty()) return text;
     if (!cfg_.show_meta) {
-      return text + "\n\n# Metadata omitted. Use show_meta=True in script() method to show it.";
+      return text + "\n\n# Metadata not shown: print with script(show_meta=True) to include it.";
     }
     std::string json = "{\"format\": \"tessera-metadata\", \"version\": 1, \"metadata\": "
                        "{\"tir.StringImm\": [";

@@ -14,14 +14,14 @@ namespace schedule {
 // ---- sref navigation ----
 
 const ForNode* LoopOf(const StmtSRef& sref) {
-  if (!sref || !sref->stmt) Fail("The loop no longer exists in the IR");
+  if (!sref || !sref->stmt) Fail("the loop was removed from the IR by an earlier primitive");
   const ForNode* loop = sref->loop();
   if (!loop) Fail("Expected a loop, but got a block", "Expected a loop, but got {0}", {sref->stmt});
   return loop;
 }
 
 const BlockNode* BlockOf(const StmtSRef& sref) {
-  if (!sref || !sref->stmt) Fail("The block no longer exists in the IR");
+  if (!sref || !sref->stmt) Fail("the block was removed from the IR by an earlier primitive");
   const BlockNode* block = sref->block();
   if (!block)
     Fail("Expected a block, but got a loop", "Expected a block, but got {0}", {sref->stmt});
@@ -372,8 +372,8 @@ bool IsOutputBlock(const ScheduleState& state, const StmtSRefNode* block_sref) {
 void CheckStagePipeline(const ScheduleState& state, const StmtSRef& scope_root,
                         const BlockScope& scope) {
   if (!state.enable_check() || scope.stage_pipeline) return;
-  Fail("The scope root is not a stage pipeline",
-       "The scope root is not a stage pipeline: a buffer in {0} has more than one writer, or is "
+  Fail("the scope is not a stage pipeline",
+       "the scope {0} is not a stage pipeline: one of its buffers has several writers, or is "
        "read before it is written",
        {scope_root->stmt});
 }

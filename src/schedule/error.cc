@@ -27,8 +27,9 @@ std::string ScheduleError::Render(const IRModule& mod, const std::string& primit
     }
     if (locs_[i]) cfg.marks.emplace(locs_[i].get(), tag);
   }
-  return "ScheduleError: An error occurred in the schedule primitive '" + primitive +
-         "'.\nThe IR with diagnostic is:\n" + AsScript(mod, cfg) + "\nError message: " + message;
+  return "ScheduleError: the schedule primitive '" + primitive +
+         "' failed.\nThe IR, with the offending nodes marked:\n" + AsScript(mod, cfg) +
+         "\nError message: " + message;
 }
 
 }  // namespace schedule

@@ -48,8 +48,8 @@ StmtSRef Schedule::GetSRef(const RV& rv) const {
   if (it == symbols_.end()) Fail("The handle does not belong to this schedule");
   const StmtSRef& sref = it->second.second;
   if (!sref->stmt) {
-    Fail(rv->kind == RVNode::kBlock ? "The block no longer exists in the IR"
-                                    : "The loop no longer exists in the IR");
+    Fail(rv->kind == RVNode::kBlock ? "the block was removed from the IR by an earlier primitive"
+                                    : "the loop was removed from the IR by an earlier primitive");
   }
   return sref;
 }
@@ -87,7 +87,8 @@ ObjectRef Schedule::Get(const RV& rv) const {
   const StmtSRef& sref = it->second.second;
   if (!sref->stmt) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-        << (rv->kind == RVNode::kBlock ? "The block" : "The loop") << " no longer exists in the IR";
+        << (rv->kind == RVNode::kBlock ? "the block" : "the loop")
+        << " was removed from the IR by an earlier primitive";
   }
   return sref->stmt;
 }
@@ -112,8 +113,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
   if (func.empty()) {
     // As TVM's, a ValueError (the module has several functions and none is worked on).
     throw Error(
-        "`get_block` does not know which function to be working on. Please specify the function "
-        "name explicitly, or call `work_on` to specify the function before using `get_block`.",
+        "`get_block` does not know which function to be working on: the module has several "
+        "functions; pass func_name, or call `work_on` first",
         Span(), ErrorKind::kValue);
   }
   return Run("get_block", [&] {

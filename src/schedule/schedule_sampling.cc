@@ -89,8 +89,8 @@ int64_t Power(int64_t base, int exponent) {
  *  among exponent + n - 1 places.
  */
 std::vector<int64_t> PerfectTile(int64_t* state, int64_t extent, int n) {
-  if (extent < 1) ValueError("Cannot tile a loop with 0 or negative extent");
-  if (n < 1) ValueError("Cannot tile a loop to 0 or negative splits");
+  if (extent < 1) ValueError("perfect tiling needs a loop extent of at least 1");
+  if (n < 1) ValueError("perfect tiling needs at least one factor");
   if (n == 1) return {extent};
   std::vector<int64_t> out(n, 1);
   if (extent == 1) return out;
@@ -247,7 +247,7 @@ ExprRV Schedule::SampleCategorical(const std::vector<int64_t>& candidates,
                                    std::optional<int64_t> decision) {
   return Run("sample_categorical", [&] {
     if (candidates.size() != probs.size()) {
-      ValueError("number of candidates does not match number of probabilities.");
+      ValueError("sample_categorical needs one probability per candidate");
     }
     int64_t n = static_cast<int64_t>(candidates.size());
     if (n == 0) ValueError("sample_categorical needs at least one candidate");
@@ -279,7 +279,7 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int m
                                                 std::optional<std::vector<int64_t>> decision) {
   return Run("sample_perfect_tile", [&] {
     const ForNode* l = LoopOf(LoopSRef(loop));
-    if (n < 1) ValueError("Cannot tile a loop to 0 or negative splits");
+    if (n < 1) ValueError("perfect tiling needs at least one factor");
     std::optional<int64_t> extent = ConstExtent(l);
     std::vector<int64_t> tile;
     if (!extent) {

@@ -397,8 +397,7 @@ class PackedEntryBuilder {
         {CastNode::Make(DataType::Int(64), get(DataType::Int(32), TESSERA_DLT_DEVICE_TYPE))});
     Expr has_data = NotNode::Make(Intrin(DataType::Bool(), "tessera.isnullptr",
                                          {get(DataType::Handle(), TESSERA_DLT_RAW_DATA)}));
-    Check(empty ? Expr(OrNode::Make(has_data, empty)) : has_data,
-          arg + " is expected to have non-NULL data pointer");
+    Check(empty ? Expr(OrNode::Make(has_data, empty)) : has_data, arg + " has a NULL data pointer");
     if (!defined_.count(buf->data.get())) Bind(buf->data, data);
   }
 

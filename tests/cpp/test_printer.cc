@@ -554,7 +554,7 @@ TEST(Printer, MultiLineStringsPrintAsMetadata) {
                 "    T.evaluate(T.call_extern(\"int32\", \"puts\", metadata[\"tir.StringImm\"][0]))\n"
                 "    T.evaluate(T.call_extern(\"int32\", \"puts\", metadata[\"tir.StringImm\"][1]))\n"
                 "\n"
-                "# Metadata omitted. Use show_meta=True in script() method to show it.");
+                "# Metadata not shown: print with script(show_meta=True) to include it.");
   PrinterConfig cfg;
   cfg.show_meta = true;
   std::string shown = AsScript(f, cfg);
@@ -562,7 +562,7 @@ TEST(Printer, MultiLineStringsPrintAsMetadata) {
             "metadata = tessera.ir.load_json(\"\"\"{\\\"format\\\": \\\"tessera-metadata\\\", "
             "\\\"version\\\": 1, \\\"metadata\\\": {\\\"tir.StringImm\\\": [\\\"a\\\\nb\\\", "
             "\\\"a\\\\nb\\\"]}}\"\"\")");
-  EXPECT_EQ(shown.find("Metadata omitted"), std::string::npos);
+  EXPECT_EQ(shown.find("Metadata not shown"), std::string::npos);
   EXPECT_EQ(AsScript(Str("one line")), "\"one line\"");
 }
 

@@ -29,7 +29,7 @@ class ScheduleError : public std::exception {
 
   /*!
    * \brief The user-facing message:
-   *  "ScheduleError: An error occurred in the schedule primitive '<primitive>'.", the module as
+   *  "ScheduleError: the schedule primitive '<primitive>' failed.", the module as
    *  TVMScript with the culprits underlined and tagged, then "Error message: ..." (kDetail);
    *  the message alone (kFast); a fixed text (kNone).
    */

@@ -20,19 +20,19 @@ def _handles(args: Sequence[Any]) -> List[Any]:
 
 
 # The argument checks that MakePackedAPI compiles into every public function report in these
-# words (TVM's); each becomes a TypeError or a ValueError. Other failures (a T.assert of the
+# words; each becomes a TypeError or a ValueError. Other failures (a T.assert of the
 # kernel, a CUDA launch) stay RuntimeErrors.
 _ARG_TYPE_ERRORS = re.compile(
     r"^\S+: num_args should be \d+$"
     r"|^\S+: Expect arg\[\d+\] to be \w+$"
     r"|^\S+\.dtype is expected to be \S+$"
-    r"|^\S+ is expected to have non-NULL DLTensor\* pointer$")
+    r"|^\S+ is a NULL DLTensor\* pointer$")
 _ARG_VALUE_ERRORS = re.compile(
     r"^\S+\.ndim is expected to equal \d+$"
     r"|^Argument \S+\.(shape\[\d+\]|strides\[\d+\]|elem_offset|device_type) has an unsatisfied constraint: "
     r"|^\S+\.strides: expected to be compact array$"
     r"|^\S+\.byte_offset is expected to be a multiple of the element size$"
-    r"|^\S+ is expected to have non-NULL data pointer$")
+    r"|^\S+ has a NULL data pointer$")
 
 
 def _call(mod: Any, name: str, args: Sequence[Any], run: Any = None) -> Any:

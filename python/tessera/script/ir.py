@@ -13,10 +13,10 @@ def ir_module(cls=None, *, check_well_formed=True):
     (``@I.ir_module(check_well_formed=False)`` skips the well-formedness check of each).
 
     >>> @I.ir_module
-    ... class Module:
+    ... class Calls:
     ...     @T.prim_func
-    ...     def main(A: T.Buffer((4,), "int32")):
-    ...         A[0] = cls.helper(1)
+    ...     def main(out: T.Buffer((4,), "int32")):
+    ...         out[0] = cls.helper(1)
     ...     @T.prim_func(private=True)
     ...     def helper(x: T.int32) -> T.int32:
     ...         return x + 1

@@ -1,11 +1,10 @@
 """Tensor expressions: describe tensors by formulas and turn them into TensorIR functions.
 
 >>> from tessera import te
->>> A = te.placeholder((128, 128), "float32", name="A")
->>> B = te.placeholder((128, 128), "float32", name="B")
->>> k = te.reduce_axis((0, 128), name="k")
->>> C = te.compute((128, 128), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
->>> func = te.create_prim_func([A, B, C])
+>>> X = te.placeholder((64, 32), "float32", name="X")
+>>> r = te.reduce_axis((0, 32), name="r")
+>>> row_sum = te.compute((64,), lambda i: te.sum(X[i, r], axis=r), name="row_sum")
+>>> func = te.create_prim_func([X, row_sum])
 
 The graph and the lowering live in C++ (``include/tessera/te``); this package holds handles.
 """
@@ -29,8 +28,8 @@ def create_prim_func(ops, index_dtype_override=None):
     after it. The function is named ``"main"``; rename it with
     ``func.with_attr("global_symbol", "name")``.
 
-    >>> func = te.create_prim_func([A, B, C])
-    >>> print(func.script())
+    >>> func = te.create_prim_func([X, row_sum])   # X and row_sum become its two buffers
+    >>> text = func.script()                         # its TVMScript
     """
     if isinstance(ops, (Tensor, _core.Var)):
         ops = [ops]

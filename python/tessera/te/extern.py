@@ -1,7 +1,7 @@
 """te.extern, te.extern_primfunc and te.scan: operations whose body is not one formula.
 
 >>> C = te.extern((n,), [A], lambda ins, outs: tir.call_packed("my.add_one", ins[0], outs[0]))
->>> s = te.scan(s_init, s_update, s_state, inputs=[X])   # a recurrence over the first axis
+>>> smoothed = te.scan(h0, h_next, h, inputs=[U])   # a recurrence over the first axis
 """
 
 import numbers
@@ -162,13 +162,14 @@ def scan(init, update, state_placeholder, inputs=None, name="scan", tag="", attr
     """Tensors defined by a recurrence over their first dimension (TVM's ``te.scan``).
 
     Rows ``[0, init.shape[0])`` are ``init``; each later row ``t`` is ``update``'s row ``t``,
-    which reads earlier rows through ``state_placeholder`` (``s_state[t - 1, i]``). Lists give
-    several states computed together. Returns the tensor, or the list of tensors.
+    which reads earlier rows through ``state_placeholder`` (``h[t - 1, j]`` below). Lists give
+    several states computed together. Returns the tensor, or the list of tensors. An
+    exponential smoothing of the rows of ``U`` (``steps`` x ``width``):
 
-    >>> s_state = te.placeholder((m, n))
-    >>> s_init = te.compute((1, n), lambda _, i: X[0, i])
-    >>> s_update = te.compute((m, n), lambda t, i: s_state[t - 1, i] + X[t, i])
-    >>> cumsum = te.scan(s_init, s_update, s_state, inputs=[X])
+    >>> h = te.placeholder((steps, width), name="h")
+    >>> h0 = te.compute((1, width), lambda _, j: U[0, j])
+    >>> h_next = te.compute((steps, width), lambda t, j: h[t - 1, j] * 0.5 + U[t, j] * 0.5)
+    >>> smoothed = te.scan(h0, h_next, h, inputs=[U])
     """
     what = f"te.scan '{name}'"
     tag = _tag(tag, what)

@@ -139,8 +139,9 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
 
     ``fcombine(x, y)`` combines two values; ``fidentity(dtype)`` gives the identity.
 
-    >>> product = te.comm_reducer(lambda x, y: x * y, lambda t: te.const(1, t), name="product")
-    >>> P = te.compute((16,), lambda i: product(A[i, k], axis=k))
+    >>> product = te.comm_reducer(lambda acc, v: acc * v, lambda dt: te.const(1, dt),
+    ...                           name="product")
+    >>> row_products = te.compute((16,), lambda i: product(M[i, r], axis=r))
     """
     return CommReducer(name, fcombine, fidentity)
 

@@ -18,8 +18,8 @@ Reduce = _te.Reduce
 def var(name="tindex", dtype="int32"):
     """A symbolic scalar, e.g. a dimension that is known only at run time.
 
-    >>> n = te.var("n")
-    >>> A = te.placeholder((n, 4), name="A")
+    >>> rows = te.var("rows")
+    >>> M = te.placeholder((rows, 4), name="M")
     """
     return _core.Var(name, _core.canonical_dtype(str(dtype)))
 

@@ -490,13 +490,13 @@ class CompareBeforeAfter:
     or classes of functions for modules; ``expected`` may be an Exception class the pass must
     raise). The inherited ``test_compare`` runs the pass and compares structurally.
 
-    >>> class TestRemoveNoOp(tessera.testing.CompareBeforeAfter):
+    >>> class TestDropsEmptyEvaluate(tessera.testing.CompareBeforeAfter):
     ...     transform = tessera.tir.transform.RemoveNoOp()
-    ...     def before(A: T.Buffer(1, "int32")):
+    ...     def before(flags: T.Buffer(4, "int8")):
+    ...         flags[2] = T.int8(7)
     ...         T.evaluate(0)
-    ...         A[0] = 1
-    ...     def expected(A: T.Buffer(1, "int32")):
-    ...         A[0] = 1
+    ...     def expected(flags: T.Buffer(4, "int8")):
+    ...         flags[2] = T.int8(7)
     """
 
     check_well_formed = True

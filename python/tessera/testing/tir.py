@@ -1,7 +1,7 @@
 """Tensor-core GEMM schedules with the names of ``tvm.testing.tir``: ``mma_schedule`` (CUDA
 ``ldmatrix`` + ``mma.sync``, 32-lane warps) and ``mfma_schedule`` (AMD matrix cores, 64-lane
-wavefronts) tensorize the block "C" of a ``C[i, j] += A[i, k] * B[k, j]`` (or ``B[j, k]`` when
-``b_transposed``) workload with the intrinsics they are given and return the schedule.
+wavefronts) tensorize the block "C" of a matmul workload (C accumulates the products of A's
+rows and B's columns; B is read as ``B[j, k]`` when ``b_transposed``) with the intrinsics they are given and return the schedule.
 
 The plan, for a 16x16xk_inner tensor-core tile:
 

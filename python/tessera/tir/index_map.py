@@ -51,7 +51,7 @@ def _inverse(self, shape):
     indices back to the initial ones. Raises TesseraValueError unless the map is a bijective
     pattern of fuses and splits over that domain.
 
-    >>> IndexMap.from_func(lambda i: (i // 4, i % 4)).inverse([16])   # lambda i0, i1: (i0 * 4 + i1,)
+    >>> IndexMap.from_func(lambda r: (r // 8, r % 8)).inverse([32])   # lambda r0, r1: (r0 * 8 + r1,)
     """
     return self._inverse([expr_ops.convert(e) for e in shape])
 

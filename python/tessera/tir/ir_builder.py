@@ -1,13 +1,13 @@
 """The imperative statement builder of TVM's older code and tests (``tir.ir_builder``).
 
 >>> ib = tir.ir_builder.create()
->>> n = tir.Var("n", "int32")
->>> A = ib.allocate("float32", n, name="A", scope="global")
->>> with ib.for_range(0, n, name="i") as i:
-...     with ib.if_scope(i % 2 == 0):
-...         A[i] = A[i] + 1.0
+>>> size = tir.Var("size", "int32")
+>>> buf = ib.allocate("int32", size, name="buf", scope="global")
+>>> with ib.for_range(0, size, name="pos") as pos:
+...     with ib.if_scope(pos < 4):
+...         buf[pos] = pos * 3
 ...     with ib.else_scope():
-...         A[i] = 0.0
+...         buf[pos] = buf[pos - 4]
 >>> stmt = ib.get()
 
 Statements are collected per scope; a binder (an allocation, an attribute, a let) wraps
@@ -92,8 +92,8 @@ class BufferVar:
             value = expr_ops.const(value, element)
         value = _expr(value)
         if str(value.dtype).split("x", 1)[0] != element:
-            raise TesseraTypeError(f"data type does not match content type {value.dtype} vs "
-                                   f"{self._content_type}")
+            raise TesseraTypeError(f"cannot store a {value.dtype} value in a buffer pointer of "
+                                   f"{self._content_type} elements")
         self._builder.emit(_core.BufferStore(self._buffer, value, indices))
 
 
@@ -139,7 +139,7 @@ class IRBuilder:
         self.emit(lambda body: _core.AttrStmt(node, attr_key, value, body))
 
     def for_range(self, begin, end, name="i", dtype=None, kind="serial", step=None):
-        """``with ib.for_range(0, n, name="i") as i:``: a loop over [begin, end)."""
+        """A loop over [begin, end): ``with ib.for_range(0, rows, name="r") as r:``."""
         if name == "i":
             name = chr(ord("i") + self.nidx) if self.nidx < 3 else f"i_{self.nidx - 3}"
             self.nidx += 1
@@ -178,7 +178,7 @@ class IRBuilder:
         seq = self._seq_stack[-1]
         prev = seq[-1] if seq else None
         if not isinstance(prev, _core.IfThenElse) or prev.else_case is not None:
-            raise TesseraValueError("else_scope can only follow an if_scope")
+            raise TesseraValueError("else_scope must come right after an if_scope")
         seq.pop()
         self._seq_stack.append([])
 

@@ -161,8 +161,8 @@ del _name
 
 
 def dp4a(vec1, vec2, acc=0):
-    """``tir.dp4a(a, b, acc)``: the int32 dot product of two int8x4 vectors plus ``acc`` (the
-    script's ``T.dp4a`` takes the result dtype first)."""
+    """``tir.dp4a(a, b, acc)``: ``acc`` plus the four lane products of the int8x4 vectors ``a``
+    and ``b``, summed in int32 (the script's ``T.dp4a`` takes the result dtype first)."""
     return call_intrin("int32", "tir.dp4a", vec1, vec2, acc)
 
 

@@ -39,7 +39,8 @@ def full_like(x, fill_value):
 
 
 def eye(n, m=None, k=0, dtype="float32"):
-    """An ``n x m`` matrix with ones on the ``k``-th diagonal and zeros elsewhere."""
+    """An ``n x m`` matrix whose entry ``[i, j]`` is 1 where ``j - i == k`` and 0 elsewhere
+    (``k > 0``: above the main diagonal)."""
     m = n if m is None else m
     dtype = _core.canonical_dtype(str(dtype))
     one, zero = _fill(1, dtype), _fill(0, dtype)

@@ -349,8 +349,9 @@ def take(a, indices, axis=None, batch_dims=0, mode="fast"):
 
 
 def gather(data, axis, indices):
-    """``out[i][j][k] = data[i][indices[i][j][k]][k]`` for ``axis = 1`` (numpy's
-    ``take_along_axis``); the output has the shape of ``indices``."""
+    """numpy's ``take_along_axis``: along ``axis``, each output element reads ``data`` at the
+    position ``indices`` holds for it (the other coordinates unchanged); the output has the
+    shape of ``indices``."""
     _tensor(data, "gather")
     _tensor(indices, "gather")
     _index_of(indices, "gather")

@@ -3,9 +3,9 @@ instructions, so that every candidate is a list of decisions and its trace repla
 
 Rules, applied block by block (consumers first):
 
-* **matmul-like** blocks (``C[.., i, j] += A[.., i, k] * B[.., k, j]``, leading batch axes
-  allowed): a register tile of C accumulated in a ``local`` cache, ``mr`` rows by ``nv`` host
-  vectors (``sample_perfect_tile``), B optionally packed into panels (``sample_categorical``),
+* **matmul-like** blocks (``Out[.., i, j] += Lhs[.., i, r] * Rhs[.., r, j]``, leading batch
+  axes allowed): a register tile of Out accumulated in a ``local`` cache, ``mr`` rows by ``nv``
+  host vectors (``sample_perfect_tile``), Rhs optionally packed into panels (``sample_categorical``),
   the loop order jo/io or io/jo (``sample_categorical``), the outer loops fused and
   parallelized, the reduction decomposed;
 * **injective** blocks (no reduction): the loops fused, split into a parallel outer loop and a
@@ -57,7 +57,7 @@ def _is_reduction(block: Any) -> bool:
 
 
 def _matmul_like(block: Any) -> bool:
-    """C[.., i, j] = C[.., i, j] + A[.., i, k] * B[.., k, j] (with an init), float."""
+    """Out[.., i, j] = Out[.., i, j] + Lhs[.., i, r] * Rhs[.., r, j] (with an init), float."""
     store = block.body
     if not isinstance(store, _core.BufferStore) or block.init is None:
         return False

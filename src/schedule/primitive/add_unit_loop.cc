@@ -6,7 +6,7 @@ namespace tessera {
 namespace schedule {
 
 StmtSRef AddUnitLoop(ScheduleState& state, const StmtSRef& sref) {
-  if (!sref->stmt) Fail("The block or loop no longer exists in the IR");
+  if (!sref->stmt) Fail("the block or loop was removed from the IR by an earlier primitive");
   if (sref->block() && !sref->parent) {
     Fail("Cannot add a loop above the root block", "Cannot add a loop above the root block {0}",
          {sref->stmt});

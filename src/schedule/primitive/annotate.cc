@@ -20,7 +20,7 @@ void SetAnnotations(ScheduleState& state, const StmtSRef& sref, const AttrMap& a
 }
 
 const AttrMap& AnnotationsOf(const StmtSRef& sref) {
-  if (!sref->stmt) Fail("The block or loop no longer exists in the IR");
+  if (!sref->stmt) Fail("the block or loop was removed from the IR by an earlier primitive");
   if (const ForNode* loop = sref->loop()) return loop->annotations;
   return BlockOf(sref)->annotations;
 }

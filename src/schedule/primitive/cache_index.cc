@@ -253,8 +253,8 @@ std::vector<StmtSRef> CacheIndex(ScheduleState& state, const StmtSRef& block_sre
                                  const std::string& storage_scope, int cse_thresh) {
   const BlockNode* block = BlockOf(block_sref);
   if (cse_thresh < 0) {
-    Fail("cse_thresh should not be negative number",
-         "cse_thresh should not be negative number: got " + std::to_string(cse_thresh));
+    Fail("cse_thresh must be 0 or more",
+         "cse_thresh must be 0 or more, but it is " + std::to_string(cse_thresh));
   }
   if (!IsValidScope(storage_scope)) {
     Fail("Invalid storage scope '" + storage_scope + "'",

@@ -566,8 +566,9 @@ std::vector<StmtSRef> CacheInplace(ScheduleState& state, const StmtSRef& block_s
     if (w->buffer == buffer && !write_region) write_region = w;
   }
   if (!read_region || !write_region) {
-    Fail("The target block does not both read & write target buffer.",
-         "The target block {0} does not both read & write target buffer " + buffer->name + ".",
+    Fail("cache_inplace: the block must read and write the buffer",
+         "cache_inplace: the block {0} must read and write " + buffer->name +
+             ", but it does only one of the two",
          {block_sref->stmt});
   }
   Buffer cache = WithNameAndScope(buffer, buffer->name + "_" + storage_scope, storage_scope);

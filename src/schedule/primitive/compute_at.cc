@@ -326,18 +326,15 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
   if (!scope_root) Fail("Cannot move the root block", "", {block_sref->stmt});
   if (GetScopeRoot(state, loop_sref.get()) != scope_root) {
-    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
-         "ancestor of block",
-         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
-         "be the ancestor of block (they are not in the same scope)",
+    Fail("the block and the loop are not in the same block scope",
+         "the block {0} and the loop {1} are not in the same block scope: the loop must be in "
+         "the scope whose root holds the block",
          {block_sref->stmt, loop_sref->stmt});
   }
   if (IsAncestor(loop_sref.get(), block_sref.get())) {
-    Fail("Expected the block and loop to be under the same block scope, and loop not to be the "
-         "ancestor of block",
-         "Expected the block {0} and loop {1} to be under the same block scope, and loop not to "
-         "be the ancestor of block (the loop is an ancestor of the block; the primitive moves a "
-         "block under a loop of another loop nest)",
+    Fail("the loop is an ancestor of the block",
+         "the loop {1} is an ancestor of block {0}: the primitive moves a block under a loop of "
+         "another loop nest, not within its own",
          {block_sref->stmt, loop_sref->stmt});
   }
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
@@ -363,19 +360,17 @@ void ComputeAtImpl(ScheduleState& state, const StmtSRef& block_sref, const StmtS
     }
   }
   if (!outside.empty()) {
-    // As TVM's text: "The primitive requires all the consumer(s) of the given block ...".
-    std::string relation = reverse ? "producer(s)" : "consumer(s)";
-    std::string detail = "The primitive requires all the " + relation +
-                         " of the given block {0} to be present under the target loop {1}. "
-                         "However, there are " +
-                         std::to_string(outside.size()) + " " + relation +
-                         " not satisfying the constraint. List of the " + relation + ":";
+    std::string relation = reverse ? "producers" : "consumers";
+    std::string detail = std::string(reverse ? "reverse_compute_at" : "compute_at") +
+                         " requires all the " + relation +
+                         " of the block {0} to be under the loop {1}, but " +
+                         std::to_string(outside.size()) + " of them are not:";
     std::vector<ObjectRef> locs = {block_sref->stmt, loop_sref->stmt};
     for (size_t i = 0; i < outside.size(); ++i) {
       detail += (i ? ", {" : " {") + std::to_string(i + 2) + "}";
       locs.push_back(outside[i]);
     }
-    Fail("Not all required blocks are under the loop scope", detail, locs);
+    Fail(std::string("some ") + relation + " of the block are outside the loop", detail, locs);
   }
   if (related_under.empty()) {
     Fail(reverse ? "The block has no producer under the loop"

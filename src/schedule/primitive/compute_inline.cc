@@ -12,11 +12,10 @@ const BufferStoreNode* CheckSimpleStore(const StmtSRef& block_sref, const char* 
   const BlockNode* block = block_sref->block();
   auto* store = AsPtr<BufferStoreNode>(block->body);
   if (!store) {
-    Fail(std::string("The body of the ") + role +
-             " block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)'",
-         std::string("The body of the ") + role +
-             " block {0} should be in form of 'A[i, j, k, ...] = "
-             "f(i, j, k, ...)', where the indices on the left are distinct block iterators",
+    Fail(std::string("the ") + role + " block must be one store A[i, j, ...] = f(i, j, ...)",
+         std::string("the ") + role +
+             " block {0} must be one store A[i, j, ...] = f(i, j, ...) whose indices are "
+             "distinct block iterators",
          {block_sref->stmt});
   }
   return store;
@@ -151,9 +150,9 @@ void ComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
          {block_sref->stmt});
   }
   if (!IndicesAreDistinctIters(store->indices, block)) {
-    Fail("The body of the inlined block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)'",
-         "The body of the inlined block {0} should be in form of 'A[i, j, k, ...] = f(i, j, k, "
-         "...)', where the indices on the left are distinct block iterators",
+    Fail("the inlined block must be one store A[i, j, ...] = f(i, j, ...)",
+         "the inlined block {0} must be one store A[i, j, ...] = f(i, j, ...) whose indices are "
+         "distinct block iterators",
          {block_sref->stmt});
   }
   std::vector<Var> iters;
@@ -205,12 +204,11 @@ void LeafWriters(const Stmt& root, const BufferNode* buffer, std::vector<const B
 }
 
 [[noreturn]] void FailReverseBody(const StmtSRef& consumer, const std::string& why) {
-  Fail("The block cannot be reverse-inlined: its body pattern does not meet the condition for "
-       "inlining",
-       "The consumer block {0} cannot be inlined into its producer: " + why +
-           ". It should be 'C[f(i, j, ...)] = g(i, j, ..., B[h(i, j, ...)])' with a trivial "
-           "predicate, where the indices h of every load of the producer's buffer B are the same "
-           "affine map of the block iterators, and the producer's store covers every iterator",
+  Fail("the block cannot be reverse-inlined: its body has the wrong shape",
+       "the consumer block {0} cannot be inlined into its producer: " + why +
+           "; reverse_compute_inline needs a body C[f(i, j, ...)] = g(i, j, ..., "
+           "B[h(i, j, ...)]) without a predicate, every load of the producer's buffer B at "
+           "the same affine indices h, and a producer store that uses every iterator",
        {consumer->stmt});
 }
 
@@ -235,31 +233,31 @@ void ReverseComputeInline(ScheduleState& state, const StmtSRef& block_sref) {
     buffer = r->buffer.get();
   }
   if (!buffer || !single_read) {
-    Fail("The block is allowed to read only a single buffer region",
-         "The block {0} reads " + std::to_string(block->reads.size()) +
-             " region(s); a reverse-inlined block should read exactly one buffer written in its "
+    Fail("a reverse-inlined block must read exactly one buffer written in its scope",
+         "the block {0} reads " + std::to_string(block->reads.size()) +
+             " region(s); a reverse-inlined block must read exactly one buffer written in its "
              "scope",
          {block_sref->stmt});
   }
   std::string why = WhyNotComplete(state, block_sref.get(), scope);
   if (!why.empty()) {
-    Fail("The block is not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("reverse_compute_inline needs a complete consumer block",
+         "reverse_compute_inline needs a complete consumer block, and {0} is not one: " + why,
          {block_sref->stmt});
   }
   // Its single producer: the one leaf block of the scope writing the buffer, a complete block.
   std::vector<const BlockNode*> writers;
   LeafWriters(BodyOf(scope_root.get()), buffer, &writers);
   if (writers.size() != 1) {
-    Fail("The consumer block to be inlined is required to have only a single producer block",
-         "The consumer block {0} to be inlined is required to have only a single producer "
-         "block, and the producer block should be a complete block who has only a single "
-         "consumer",
+    Fail("the consumer block to inline must have exactly one producer block",
+         "the consumer block {0} to inline must have exactly one producer block, a complete "
+         "block read by nothing else",
          {block_sref->stmt});
   }
   StmtSRef producer = state.GetSRef(writers[0]);
   if (!WhyNotComplete(state, producer.get(), scope).empty()) {
-    Fail("The consumer block to be inlined is required to have only a single producer block",
-         "The producer {0} of the consumer block is not a complete block", {producer->stmt});
+    Fail("the consumer block to inline must have exactly one producer block",
+         "the producer {0} of the consumer block is not a complete block", {producer->stmt});
   }
   CheckNotOutputBlock(state, producer);
   const BlockNode* pblock = producer->block();

@@ -10,9 +10,8 @@ namespace schedule {
 namespace {
 
 [[noreturn]] void PatternError(const StmtSRef& block_sref, const std::string& why) {
-  Fail("decompose_padding expect the block to match padding pattern\n  " + why,
-       "decompose_padding expect the block {0} to match padding pattern\n  " + why,
-       {block_sref->stmt});
+  Fail("decompose_padding: the block is not a padding block: " + why,
+       "decompose_padding: the block {0} is not a padding block: " + why, {block_sref->stmt});
 }
 
 /*! \brief `e` as `base + offset` with `offset` constant (`base` is `e` itself when none). */
@@ -112,7 +111,8 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   std::string why = WhyNotComplete(state, block_sref.get(), scope);
   if (!why.empty()) {
-    Fail("The block is not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("decompose_padding needs a complete block",
+         "decompose_padding needs a complete block, and {0} is not one: " + why,
          {block_sref->stmt});
   }
 
@@ -139,22 +139,22 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
     }
   }
   if (!found_const) {
-    Fail("decompose_padding expect the loop to be an ancestor of block",
-         "The input loop {0} of decompose_padding is required to be an ancestor of block {1}.",
+    Fail("decompose_padding: the loop is not an ancestor of the block",
+         "decompose_padding: the loop {0} is not an ancestor of block {1}",
          {loop_sref->stmt, block_sref->stmt});
   }
 
   // The padding pattern: a store of if_then_else(predicate, value, constant pad).
   auto* store = AsPtr<BufferStoreNode>(block->body);
-  if (!store) PatternError(block_sref, "Block body expect a BufferStore to the write buffer");
+  if (!store) PatternError(block_sref, "its body is not one store to the buffer it writes");
   auto* call = AsPtr<CallNode>(store->value);
   if (!call || call->op_name() != "tir.if_then_else") {
     PatternError(block_sref,
-                 "Value of BufferStore expect to be constrained by a padding predicate");
+                 "the stored value is not if_then_else(in-bound predicate, value, pad value)");
   }
   Expr pad_value = call->args[2];
   if (!AsConstInt(pad_value) && !AsPtr<FloatImmNode>(pad_value)) {
-    PatternError(block_sref, "Pad value should be constant");
+    PatternError(block_sref, "the pad value is not a constant");
   }
   VarMap bindings;
   for (size_t i = 0; i < block->iter_vars.size(); ++i)
@@ -171,7 +171,7 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
   in_bound_predicate =
       in_bound_predicate ? ana.Simplify(in_bound_predicate) : IntConst(DataType::Bool(), 1);
   if (ana.CanProve(in_bound_predicate))
-    PatternError(block_sref, "The in-bound predicate is trivial");
+    PatternError(block_sref, "the in-bound predicate is always true");
 
   // The in-bound region of each iterator: the range of its binding, narrowed by the conjuncts
   // of the predicate, each a constant bound on one binding.
@@ -182,7 +182,8 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
       arith::ConstIntBound b = ana.GetConstIntBound(v);
       if (b.min_value == arith::ConstIntBound::kNegInf ||
           b.max_value == arith::ConstIntBound::kPosInf) {
-        PatternError(block_sref, "Block iters are not independent wrt padding condition");
+        PatternError(block_sref,
+                     "the padding condition does not bound each block iterator separately");
       }
       bounds.emplace_back(b.min_value, b.max_value + 1);
     }
@@ -190,13 +191,14 @@ StmtSRef DecomposePadding(ScheduleState& state, const StmtSRef& block_sref,
     transform::SplitConjuncts(in_bound_predicate, &parts);
     for (const Expr& p : parts) {
       if (!ApplyBound(p, realize->iter_values, &bounds)) {
-        PatternError(block_sref, "Block iters are not independent wrt padding condition");
+        PatternError(block_sref,
+                     "the padding condition does not bound each block iterator separately");
       }
     }
     for (size_t i = 0; i < bounds.size(); ++i) {
       DataType t = block->iter_vars[i]->var->dtype;
       auto [lo, hi] = bounds[i];
-      if (hi <= lo) PatternError(block_sref, "The in-bound region is empty");
+      if (hi <= lo) PatternError(block_sref, "the in-bound region is empty");
       region.push_back(RangeNode::Make(IntConst(t, lo), IntConst(t, hi - lo)));
     }
   }

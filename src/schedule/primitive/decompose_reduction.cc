@@ -15,14 +15,15 @@ StmtSRef DecomposeReduction(ScheduleState& state, const StmtSRef& block_sref,
   const BlockNode* block = BlockOf(block_sref);
   LoopOf(loop_sref);  // checks that the handle is a loop
   if (!block->init) {
-    Fail("The block is not a reduction block: it has no init statement",
-         "The block {0} is not a reduction block: it has no init statement", {block_sref->stmt});
+    Fail("decompose_reduction needs a reduction block, and this one has no init statement",
+         "decompose_reduction needs a reduction block, but {0} has no init statement",
+         {block_sref->stmt});
   }
   std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
   auto at = std::find(loops.begin(), loops.end(), loop_sref);
   if (at == loops.end()) {
-    Fail("The loop is not an ancestor of the block",
-         "decompose_reduction expects the loop {1} to be an ancestor of the block {0} in its scope",
+    Fail("decompose_reduction: the loop is not an ancestor of the block",
+         "decompose_reduction: the loop {1} is not an ancestor of block {0} in its scope",
          {block_sref->stmt, loop_sref->stmt});
   }
   size_t k = at - loops.begin();

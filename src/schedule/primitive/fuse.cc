@@ -12,8 +12,7 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
   for (size_t i = 0; i < loop_srefs.size(); ++i) {
     const ForNode* loop = LoopOf(loop_srefs[i]);
     if (!IsConstInt(loop->min, 0)) {
-      Fail("The primitive only supports loop starting with 0",
-           "The primitive only supports loop starting with 0, but {0} starts at a non-zero value",
+      Fail("the loop must start at 0", "the loop {0} must start at 0, but its min is not 0",
            {loop_srefs[i]->stmt});
     }
     if (loop->thread_binding || !loop->annotations.empty() || loop->for_kind != ForKind::kSerial) {
@@ -25,9 +24,8 @@ StmtSRef Fuse(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs,
     if (i > 0) {
       const ForNode* outer = loops.back();
       if (outer->body.get() != loop) {
-        Fail("The loops are not a chain in which each is the only child of the previous",
-             "The loops can't be fused because the inner loop {1} is not the only child of the "
-             "outer loop {0}",
+        Fail("fuse: each loop must be the whole body of the loop before it",
+             "fuse: the body of {0} must be the loop {1} alone",
              {loop_srefs[i - 1]->stmt, loop_srefs[i]->stmt});
       }
     }

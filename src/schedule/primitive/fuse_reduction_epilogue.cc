@@ -147,20 +147,22 @@ void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   CheckStagePipeline(state, scope_root, scope);
   if (reduction->writes.size() != 1) {
-    Fail("The block is allowed to write only a single buffer region",
-         "The block is only allowed to write a single buffer region, but it writes " +
-             std::to_string(reduction->writes.size()) + " region(s): {0}",
+    Fail("the reduction block must write exactly one buffer region",
+         "the reduction block {0} must write exactly one buffer region, but it writes " +
+             std::to_string(reduction->writes.size()),
          {reduction_sref->stmt});
   }
   Buffer result = reduction->writes[0]->buffer;
   std::string why = WhyNotReduction(state, reduction_sref.get(), scope);
   if (!why.empty()) {
-    Fail("Not a reduction block", "The block {0} is not a reduction block: " + why,
+    Fail("fuse_reduction_epilogue needs a reduction block",
+         "fuse_reduction_epilogue needs a reduction block, and {0} is not one: " + why,
          {reduction_sref->stmt});
   }
   why = WhyNotComplete(state, epilogue_sref.get(), scope);
   if (!why.empty()) {
-    Fail("Not a complete block", "The block {0} is not a complete block: " + why,
+    Fail("fuse_reduction_epilogue needs a complete epilogue block",
+         "fuse_reduction_epilogue needs a complete epilogue block, and {0} is not one: " + why,
          {epilogue_sref->stmt});
   }
   CheckNotOutputBlock(state, reduction_sref);
@@ -170,13 +172,11 @@ void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
   Pattern pattern;
   if (!IsConstInt(epilogue_realize->predicate, 1) || !store ||
       CountLoads(store->value, result) != 1 || !MatchEpilogue(store->value, result, &pattern)) {
-    Fail(
-        "The block cannot be inlined because its body pattern does not meet the condition for "
-        "inlining",
-        "The epilogue block {0} must be a bias add (`out = x + bias`), a bias + ReLU "
-        "(`out = max(x + bias, 0)`) or a clipping (`out = min(max(x, lower), upper)`) of the "
-        "reduction's result x",
-        {epilogue_sref->stmt});
+    Fail("the epilogue block is not a bias add, a bias + ReLU or a clipping of the reduction",
+         "The epilogue block {0} must be a bias add (`out = x + bias`), a bias + ReLU "
+         "(`out = max(x + bias, 0)`) or a clipping (`out = min(max(x, lower), upper)`) of the "
+         "reduction's result x",
+         {epilogue_sref->stmt});
   }
   // The epilogue's spatial iterators, in order, are the reduction's.
   std::vector<Var> red_vars, epi_vars;
@@ -186,8 +186,8 @@ void FuseReductionEpilogue(ScheduleState& state, const StmtSRef& reduction_sref,
     if (iv->iter_type == IterVarType::kDataPar) epi_vars.push_back(iv->var);
   if (red_vars.size() != epi_vars.size()) {
     Fail("The reduction and the epilogue have different numbers of spatial iterators",
-         "The number of data parallel iter vars must be the same in the reduction {0} and the "
-         "epilogue {1}",
+         "the reduction {0} and the epilogue {1} must have as many spatial iterators as each "
+         "other",
          {reduction_sref->stmt, epilogue_sref->stmt});
   }
   VarMap vmap;

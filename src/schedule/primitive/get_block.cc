@@ -17,8 +17,8 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
   });
   if (found.empty()) {
     // TVM's texts: the fast message does not name the block, the detailed one does.
-    Fail("Cannot find a block with the specified name",
-         "Cannot find a block with the name: " + name + " (in the function \"" + func_name + "\")");
+    Fail("no block has the given name",
+         "no block is named \"" + name + "\" in the function \"" + func_name + "\"");
   }
   if (found.size() > 1) {
     std::vector<ObjectRef> locs;
@@ -27,7 +27,7 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
       locs.push_back(GetRef(found[i]));
       tags += (i ? ", {" : "{") + std::to_string(i) + "}";
     }
-    Fail("Found multiple blocks with the specified name",
+    Fail("several blocks have the given name",
          "Expected exactly one block named \"" + name + "\", but found " +
              std::to_string(found.size()) + ": " + tags,
          locs);

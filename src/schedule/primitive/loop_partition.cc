@@ -131,14 +131,13 @@ std::vector<StmtSRef> LoopPartition(ScheduleState& state, const StmtSRef& loop_s
   const ForNode* loop = LoopOf(loop_sref);
   if (!loop->annotations.empty() || loop->thread_binding ||
       loop->for_kind == ForKind::kThreadBinding) {
-    Fail("The primitive can't be applied because the loop has annotation or thread binding",
-         "The primitive can't be applied because the loop {0} has annotation or thread binding",
-         {loop_sref->stmt});
+    Fail("loop_partition: the loop is annotated or bound to a thread",
+         "loop_partition: the loop {0} is annotated or bound to a thread", {loop_sref->stmt});
   }
   if (!AsConstInt(loop->min) || !AsConstInt(loop->extent)) {
-    Fail("The min and extent values of the loop are required to be known at compile time. "
-         "However, dynamic shape has been detected.",
-         "Detected dynamic shape in either min or extent of a loop {0}", {loop_sref->stmt});
+    Fail("loop_partition needs a loop whose start and extent are constants",
+         "loop_partition needs constant bounds, but the start or the extent of {0} is symbolic",
+         {loop_sref->stmt});
   }
   if (factors.empty()) Fail("loop_partition needs at least one factor");
   int bits = loop->loop_var->dtype.bits();
@@ -152,18 +151,16 @@ std::vector<StmtSRef> LoopPartition(ScheduleState& state, const StmtSRef& loop_s
   Expr total = IntConst(ext_t, 0);
   for (size_t i = 0; i < factors.size(); ++i) {
     if (!factors[i]) {
-      if (infer != -1) Fail("only one factor can be specified as -1 or none",
-                            "Only one factor can be specified as -1 or none");
+      if (infer != -1) Fail("loop_partition: at most one factor may be None (or -1)");
       infer = static_cast<int>(i);
       parts.push_back(nullptr);
       continue;
     }
     Expr f = factors[i];
     if (auto c = AsConstInt(f); c && *c <= 0) {
-      Fail("All the constant factors are required to be positive. However, some constant input "
-           "factor is zero or negative.",
-           "All the constant factors are required to be positive. However, the factor at "
-           "position " + std::to_string(i) + " is " + std::to_string(*c));
+      Fail("loop_partition: a constant factor is zero or negative",
+           "loop_partition: constant factors must be positive, but factor " + std::to_string(i) +
+               " is " + std::to_string(*c));
     }
     if (f->dtype.bits() > ext_t.bits()) f = CastTo(ext_t, f);
     parts.push_back(f);
@@ -171,8 +168,9 @@ std::vector<StmtSRef> LoopPartition(ScheduleState& state, const StmtSRef& loop_s
   }
   arith::Analyzer ana;
   if (ana.CanProve(GENode::Make(total, loop->extent))) {
-    Fail("The sum of factors is larger than or equal to the extent of loop",
-         "The sum of factors is larger than or equal to the extent of loop {0}",
+    Fail("loop_partition: the factors add up to the loop extent or more",
+         "loop_partition: the factors add up to the extent of {0} or more, leaving no last "
+         "part",
          {loop_sref->stmt});
   }
   if (infer != -1) parts[infer] = Simplify(SubE(loop->extent, total));

@@ -24,13 +24,11 @@ StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
     for (const StmtSRefNode* p = sref.get(); p && p != lca; p = p->parent) {
       if (const ForNode* loop = p->loop()) {
         if (!loop->annotations.empty() || loop->thread_binding) {
-          Fail("The primitive can't be applied because the loop has annotation or thread binding",
-               "The loop {0} has annotations or a thread binding and cannot be merged", {p->stmt});
+          Fail("merge: a loop is annotated or bound to a thread",
+               "merge: the loop {0} is annotated or bound to a thread", {p->stmt});
         }
         if (!IsConstInt(loop->min, 0)) {
-          Fail("The primitive only supports loop starting with 0",
-               "The primitive only supports loop starting with 0, but {0} starts at a non-zero "
-               "value",
+          Fail("the loop must start at 0", "the loop {0} must start at 0, but its min is not 0",
                {p->stmt});
         }
         nest.push_back(loop);
@@ -39,9 +37,8 @@ StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
     }
     for (size_t k = nest.size(); k-- > 1;) {
       if (nest[k]->body.get() != nest[k - 1]) {
-        Fail("The inner loop is not the only child of the outer loop",
-             "The loops can't be merged because the inner loop {1} is not the only child of the "
-             "outer loop {0}",
+        Fail("merge: an outer loop holds more than the next loop of the nest",
+             "merge: the body of {0} must be the loop {1} alone",
              {nest_srefs[k]->stmt, nest_srefs[k - 1]->stmt});
       }
     }
@@ -49,15 +46,15 @@ StmtSRef Merge(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
     if (i == 0) {
       scope = root;
     } else {
-      if (root != scope) Fail("Expected the loops to be under the same block scope.");
+      if (root != scope) Fail("merge: the loops must be in the same block scope");
       if (nest.size() != nests[0].size()) {
-        Fail("Merge loop's nesting depth must be same, but not.");
+        Fail("merge: the loop nests must have the same depth");
       }
       arith::Analyzer ana;
       for (size_t k = 0; k < nest.size(); ++k) {
         if (!ana.CanProveEqual(nest[k]->extent, nests[0][k]->extent)) {
-          Fail("Merge loop's `extent` must be same, but not. extent=[" + std::to_string(k) + "," +
-               AsScript(nests[0][k]->extent) + "," + AsScript(nest[k]->extent) + "]");
+          Fail("merge: loops at depth " + std::to_string(k) + " have different extents, " +
+               AsScript(nests[0][k]->extent) + " and " + AsScript(nest[k]->extent));
         }
       }
     }

@@ -10,8 +10,10 @@ namespace schedule {
 namespace {
 
 [[noreturn]] void NonEinsum(const StmtSRef& block_sref) {
-  Fail("The block is not a computation of Einsum pattern.",
-       "The block {0} not a computation of Einsum pattern.", {block_sref->stmt});
+  Fail("pad_einsum: the block is not an einsum",
+       "pad_einsum: the block {0} is not an einsum (one store whose every buffer access is "
+       "indexed by block iterators)",
+       {block_sref->stmt});
 }
 
 /*! \brief Every access of each buffer in the block: indices that are block iterators. */
@@ -101,9 +103,9 @@ void PadEinsum(ScheduleState& state, const StmtSRef& block_sref,
     std::string list = "[";
     for (size_t i = 0; i < padding.size(); ++i)
       list += (i ? ", " : "") + std::to_string(padding[i]);
-    Fail("The padding size for the block is invalid.",
-         "The padding for the block {0} are invalid. It should be a list of " + std::to_string(n) +
-             " positive integers. Got " + list + "]",
+    Fail("pad_einsum: invalid padding",
+         "pad_einsum: the padding " + list + "] for {0} must be " + std::to_string(n) +
+             " positive integers, one per block iterator",
          {block_sref->stmt});
   }
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());

@@ -44,9 +44,9 @@ StmtSRef ReadWriteAt(ScheduleState& state, const StmtSRef& loop_sref, const Stmt
   }
   if (!IsAncestor(loop_sref.get(), block_sref.get())) {
     Fail(std::string(is_read ? "read_at" : "write_at") +
-             " expect the loop to be an ancestor of block",
-         std::string("The input loop {0} of ") + (is_read ? "read_at" : "write_at") +
-             " is required to be an ancestor of block {1}.",
+             ": the loop is not an ancestor of the block",
+         std::string(is_read ? "read_at" : "write_at") +
+             ": the loop {0} is not an ancestor of block {1}",
          {loop_sref->stmt, block_sref->stmt});
   }
   Buffer src = NthAccessBuffer(block_sref, buffer_index, !is_read);

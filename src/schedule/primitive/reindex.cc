@@ -18,12 +18,12 @@ class AccessCollector : public StmtExprVisitor {
 
   std::vector<Expr> Collect() {
     VisitStmt(block_sref_->block()->body);
-    if (!found_) Invalid("No buffer accesses found.");
+    if (!found_) Invalid("the block does not access it");
     return indices_;
   }
 
   void VisitStmt_(const BlockNode* op) override {
-    Fail("The target block is not a leaf block.", "The target block {0} is not a leaf block.",
+    Fail("reindex: the block contains other blocks", "reindex: the block {0} contains other blocks",
          {block_sref_->stmt});
   }
   void VisitExpr_(const BufferLoadNode* op) override {
@@ -35,7 +35,7 @@ class AccessCollector : public StmtExprVisitor {
     if (op->buffer == buffer_) Update(op->indices);
   }
   void VisitExpr_(const VarNode* op) override {
-    if (op == buffer_->data.get()) Invalid("Opaque buffer accesses found.");
+    if (op == buffer_->data.get()) Invalid("the block uses its data pointer directly");
   }
 
  private:
@@ -48,17 +48,13 @@ class AccessCollector : public StmtExprVisitor {
     bool same = indices.size() == indices_.size();
     for (size_t i = 0; same && i < indices.size(); ++i)
       same = StructuralEqual(indices[i], indices_[i]);
-    if (!same) Invalid("Multiple buffer accesses have non-unique indices.");
+    if (!same) Invalid("the block indexes it in more than one way");
   }
   [[noreturn]] void Invalid(const std::string& why) {
-    Fail(
-        "The target buffer should be accessed via BufferLoad or BufferStore. The indices should "
-        "be the same if there are multiple accesses to the target buffer.",
-        "The target buffer " + buffer_->name +
-            " should be accessed in the leaf block {0} via BufferLoad or BufferStore. The "
-            "indices should be the same if there are multiple accesses to the target buffer. " +
-            why,
-        {block_sref_->stmt});
+    Fail("reindex needs every access of the buffer to be a load or store with the same indices",
+         "reindex needs every access of " + buffer_->name +
+             " in {0} to be a load or store with one set of indices, but " + why,
+         {block_sref_->stmt});
   }
 
   const Buffer& buffer_;
@@ -238,11 +234,11 @@ StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buff
   BufferRegion region = (is_write ? block->writes : block->reads)[buffer_index];
   for (const Range& r : region->region) {
     if (!IsConstInt(r->extent, 1)) {
-      Fail("The buffer region accessed inside the block is not a single point.",
-           "The buffer region " + AsScript(region) +
-               " accessed inside block {0} is not a single "
-               "point, which violates the prerequisite of " +
-               primitive + " primitive.",
+      Fail(std::string(primitive) + ": the block accesses more than one element of the buffer",
+           std::string(primitive) +
+               " needs the block {0} to access one element at a time, but it "
+               "accesses the region " +
+               AsScript(region),
            {block_sref->stmt});
     }
   }
@@ -276,10 +272,10 @@ StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buff
     const VarNode* v = block->iter_vars[i]->var.get();
     bool in_new = uses(new_indices, v), in_old = uses(old_indices, v);
     if (in_new != in_old) {
-      Fail("the block itervars appeared in lhs and rhs of reindex cache stage do not match.",
-           std::string("Error when applying ") + primitive + " on block {0}, the block itervar " +
-               v->name + " appears in " + list(in_old ? old_indices : new_indices) +
-               ", but not in " + list(in_old ? new_indices : old_indices) + ".",
+      Fail(std::string(primitive) + ": the index map changes which block iterators the indices use",
+           std::string(primitive) + " on {0}: the iterator " + v->name + " is used by " +
+               list(in_old ? old_indices : new_indices) + " but not by " +
+               list(in_old ? new_indices : old_indices),
            {block_sref->stmt});
     }
     if (in_new) covered.push_back(i);

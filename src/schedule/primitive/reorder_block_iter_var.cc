@@ -18,9 +18,9 @@ void ReorderBlockIterVar(ScheduleState& state, const StmtSRef& block_sref,
     std::string order = "[";
     for (size_t i = 0; i < new_order.size(); ++i)
       order += (i ? ", " : "") + std::to_string(new_order[i]);
-    Fail("The specified reorder indices are invalid.",
-         "The user provided block itervar index order " + order +
-             "] is not a valid permutation of [0, 1, ..., num_block_iter_vars-1] in block {0}.",
+    Fail("reorder_block_iter_var: the order is not a permutation of the block iterators",
+         "reorder_block_iter_var: " + order + "] is not a permutation of the " + std::to_string(n) +
+             " iterator indices of {0}",
          {block_sref->stmt});
   }
   BlockRealize realize = GetBlockRealize(state, block_sref.get());

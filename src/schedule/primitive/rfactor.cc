@@ -40,15 +40,16 @@ StmtSRef RFactor(ScheduleState& state, const StmtSRef& loop_sref, int factor_axi
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   std::string why = WhyNotReduction(state, block_sref.get(), scope);
   if (!why.empty()) {
-    Fail("The block is not a reduction block",
-         "The block {0} under the loop is not a reduction block: " + why, {block_sref->stmt});
+    Fail("rfactor needs a reduction block under the loop",
+         "rfactor needs a reduction block under the loop, but {0} is not one: " + why,
+         {block_sref->stmt});
   }
   // As TVM: the scope must be a stage pipeline (each buffer read is produced completely).
   CheckStagePipeline(state, scope_root, scope);
   if (state.enable_check() && !GetCachedFlags(state, scope_root).stage_pipeline) {
-    Fail("The scope root is not a stage pipeline",
-         "The scope root is not a stage pipeline: a block of {0} reads a region of a buffer its "
-         "producers do not write completely",
+    Fail("the scope is not a stage pipeline",
+         "the scope {0} is not a stage pipeline: a block reads part of a buffer that its "
+         "producers do not write in full",
          {scope_root->stmt});
   }
   BlockRealize realize = GetBlockRealize(state, block_sref.get());

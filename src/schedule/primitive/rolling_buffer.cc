@@ -191,10 +191,11 @@ class RollingRewriter : public StmtExprMutator {
 void RollingBuffer(ScheduleState& state, const StmtSRef& block_sref, int write_buffer_index) {
   const BlockNode* block = BlockOf(block_sref);
   if (write_buffer_index < 0 || static_cast<size_t>(write_buffer_index) >= block->writes.size()) {
-    Fail("Index out of range",
-         "The input `buffer_index` is out of range. It is required to be in range [0, " +
-             std::to_string(block->writes.size()) + ") but got " +
-             std::to_string(write_buffer_index) + ".");
+    Fail("the write buffer index is out of range",
+         "the write buffer index " + std::to_string(write_buffer_index) +
+             " is out of range: the block {0} has " + std::to_string(block->writes.size()) +
+             " write buffers",
+         {block_sref->stmt});
   }
   const BufferRegion& region = block->writes[write_buffer_index];
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
@@ -203,8 +204,9 @@ void RollingBuffer(ScheduleState& state, const StmtSRef& block_sref, int write_b
   BlockScope scope = ComputeBlockScope(state, scope_root.get());
   for (const Dependency& dep : scope.deps) {
     if ((dep.src == block_sref || dep.dst == block_sref) && dep.kind != DepKind::kRAW) {
-      Fail("The target block is required to have only RAW dependencies",
-           "The target block {0} is required to have only RAW dependencies", {block_sref->stmt});
+      Fail("rolling_buffer: the block has a dependency other than read-after-write",
+           "rolling_buffer accepts only read-after-write dependencies on the block {0}",
+           {block_sref->stmt});
     }
   }
   // The loops between the block and the LCA of it and its consumers are relaxed.
@@ -216,10 +218,9 @@ void RollingBuffer(ScheduleState& state, const StmtSRef& block_sref, int write_b
     lca = LowestCommonAncestor(nodes);
   }
   if (!lca || !lca->loop()) {
-    Fail("rolling_buffer injection is invalid, the lca of the access location of the target "
-         "buffer is not a for loop. ",
-         "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of "
-         "the access location of the target buffer " + region->buffer->name + " is a for loop. ",
+    Fail("rolling_buffer: the block and its consumers meet at no loop",
+         "rolling_buffer needs a loop above the block {0} and all readers of " +
+             region->buffer->name + "; tile the block first so that they share one",
          {block_sref->stmt});
   }
   BufferRegion relaxed = RelaxRegion(RegionInLoops(state, block_sref.get(), region),
@@ -231,11 +232,10 @@ void RollingBuffer(ScheduleState& state, const StmtSRef& block_sref, int write_b
       text += (d ? ", " : "") + AsScript(relaxed->region[d]->min) + ":" +
               AsScript(Simplify(AddE(relaxed->region[d]->min, relaxed->region[d]->extent)));
     }
-    Fail("rolling_buffer expect the buffer region to have at least one dimention matching the "
-         "rolling pattern such as: hh.outer * stride + hh.inner",
-         "The target buffer " + region->buffer->name + " with region [" + text +
-             "] should have at least one dimension range that matches a rolling pattern such as "
-             "hh.outer * stride + hh.inner. ",
+    Fail("rolling_buffer: no dimension of the region slides with an outer loop",
+         "rolling_buffer found no dimension of " + region->buffer->name + "[" + text +
+             "] whose start moves with an outer loop (a start like hh.outer * stride + "
+             "hh.inner)",
          {block_sref->stmt});
   }
   RollingRewriter rewriter(scope_root->block(), info);

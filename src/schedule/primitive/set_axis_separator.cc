@@ -52,7 +52,7 @@ void SetAxisSeparator(ScheduleState& state, const StmtSRef& block_sref, int buff
   }
   for (size_t i = 1; i < axis_separators.size(); ++i) {
     if (axis_separators[i] < axis_separators[i - 1])
-      Fail("The axis separators must be in increasing order");
+      Fail("axis separators must be given in ascending order");
   }
   Buffer updated = WithAxisSeparators(buffer, axis_separators);
   BufferMap map{{buffer.get(), updated}};

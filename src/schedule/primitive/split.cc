@@ -10,8 +10,7 @@ namespace {
 void CheckPlainLoop(const StmtSRef& loop_sref) {
   const ForNode* loop = LoopOf(loop_sref);
   if (!IsConstInt(loop->min, 0)) {
-    Fail("The primitive only supports loop starting with 0",
-         "The primitive only supports loop starting with 0, but {0} starts at a non-zero value",
+    Fail("the loop must start at 0", "the loop {0} must start at 0, but its min is not 0",
          {loop_sref->stmt});
   }
   if (loop->thread_binding || loop->for_kind == ForKind::kThreadBinding) {
@@ -60,12 +59,9 @@ std::vector<StmtSRef> Split(ScheduleState& state, const StmtSRef& loop_sref,
   if (infer >= 0) {
     extents[infer] = Simplify(FloorDivE(AddE(loop->extent, SubE(known, IntConst(t, 1))), known));
   } else if (!ana.CanProve(GENode::Make(known, CastTo(t, loop->extent)))) {
-    // TVM's message first; then the product and the extent.
-    Fail("The product of factors is not larger than or equal to the extent of loop",
-         "The product of factors is not larger than or equal to the extent of loop {0}: the "
-         "product of the split factors (" +
-             AsScript(known) + ") cannot be proven to cover its extent (" +
-             AsScript(loop->extent) + ")",
+    Fail("the split factors may not cover the loop",
+         "the split factors may not cover the loop {0}: their product (" + AsScript(known) +
+             ") is not provably at least its extent (" + AsScript(loop->extent) + ")",
          {loop_sref->stmt});
   }
   Expr product = IntConst(t, 1);

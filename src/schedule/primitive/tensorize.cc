@@ -34,19 +34,18 @@ TensorIntrin TensorIntrinNode::Make(PrimFunc desc, PrimFunc impl) {
                                   Span(), ErrorKind::kValue);
   if (desc->params.size() != impl->params.size()) {
     throw Error(
-        "The number of parameters of the description and the implementation of the tensor "
-        "intrinsic doesn't match.",
+        "the description and the implementation of a tensor intrinsic take different numbers "
+        "of parameters",
         Span(), ErrorKind::kValue);
   }
   for (size_t i = 0; i < desc->params.size(); ++i) {
     if (!desc->params[i]->dtype.is_handle()) {
-      throw Error("Parameters of the description of the tensor intrinsic should be handle only.",
-                  Span(), ErrorKind::kValue);
+      throw Error("every parameter of a tensor intrinsic's description must be a handle", Span(),
+                  ErrorKind::kValue);
     }
     if (!impl->params[i]->dtype.is_handle()) {
-      throw Error(
-          "Parameters of the implementation of the tensor intrinsic should be handle only.",
-          Span(), ErrorKind::kValue);
+      throw Error("every parameter of a tensor intrinsic's implementation must be a handle", Span(),
+                  ErrorKind::kValue);
     }
     if (!desc->GetBuffer(desc->params[i]) || !impl->GetBuffer(impl->params[i])) {
       throw Error("Every parameter of a tensor intrinsic must be bound to a buffer "
@@ -237,12 +236,11 @@ class TensorizeMatcher {
   bool VisitStmt(const Stmt& lhs, const Stmt& rhs) {
     bool equal = lhs == rhs || (lhs->kind == rhs->kind && VisitStmtInner(lhs, rhs));
     if (!equal && (lhs->kind == NodeKind::kFor || lhs->kind == NodeKind::kBlock)) {
-      std::string detail = "The stmt {0} doesn't match the tensor intrin\nThe pattern attempting "
-                           "to be matched:\n" +
-                           StmtText(lhs) + "\nDoes not match the tensorize description:\n" +
+      std::string detail = "{0} cannot be replaced by the tensor intrinsic: the workload\n" +
+                           StmtText(lhs) + "\ndiffers from the intrinsic's description\n" +
                            StmtText(rhs) + "\n";
       for (const std::string& e : errors_) detail += e + "\n";
-      Fail("The stmt doesn't match the tensor intrin.", detail, {lhs});
+      Fail("the statement differs from the tensor intrinsic's description", detail, {lhs});
     }
     return equal;
   }
@@ -253,28 +251,28 @@ class TensorizeMatcher {
         auto* op = AsPtr<ForNode>(lhs_stmt);
         auto* rhs = AsPtr<ForNode>(rhs_stmt);
         if (!DefEqual(op->loop_var, rhs->loop_var)) {
-          return Error("ForNode loop vars do not match: op->loop_var=" + op->loop_var->name +
-                       " vs rhs->loop_var=" + rhs->loop_var->name);
+          return Error("loop variables differ: " + op->loop_var->name + " in the workload, " +
+                       rhs->loop_var->name + " in the description");
         }
         if (!VisitExpr(op->min, rhs->min)) {
-          return Error("ForNode min values do not match: op->min=" + AsScript(op->min) +
-                       " vs rhs->min=" + AsScript(rhs->min));
+          return Error("loop starts differ: " + AsScript(op->min) + " in the workload, " +
+                       AsScript(rhs->min) + " in the description");
         }
         if (!VisitExpr(op->extent, rhs->extent)) {
-          return Error("ForNode extent values do not match: op->extent=" + AsScript(op->extent) +
-                       " vs rhs->extent=" + AsScript(rhs->extent));
+          return Error("loop extents differ: " + AsScript(op->extent) + " in the workload, " +
+                       AsScript(rhs->extent) + " in the description");
         }
         if (static_cast<bool>(op->thread_binding) != static_cast<bool>(rhs->thread_binding)) {
-          return Error("ForNode thread_bindings do not match");
+          return Error("loop thread bindings differ");
         }
         if (op->thread_binding && op->thread_binding->thread_tag != rhs->thread_binding->thread_tag)
-          return Error("ForNode thread_bindings do not match");
+          return Error("loop thread bindings differ");
         if (op->for_kind != rhs->for_kind) {
-          return Error(std::string("ForNode kinds do not match: op->kind=") +
-                       ForKindName(op->for_kind) + " vs rhs->kind=" + ForKindName(rhs->for_kind));
+          return Error(std::string("loop kinds differ: ") + ForKindName(op->for_kind) +
+                       " in the workload, " + ForKindName(rhs->for_kind) + " in the description");
         }
         if (!CompareAnnotations(op->annotations, rhs->annotations)) {
-          return Error("ForNode annotation maps do not match");
+          return Error("loop annotations differ");
         }
         return VisitStmt(op->body, rhs->body);
       }
@@ -298,9 +296,9 @@ class TensorizeMatcher {
         auto* rhs = AsPtr<BlockRealizeNode>(rhs_stmt);
         if (!is_scope_block_) {
           if (!CompareExprs(op->iter_values, rhs->iter_values)) {
-            return Error("BlockRealizeNode iter_values do not match: op->iter_values=" +
-                         ExprsText(op->iter_values) +
-                         " vs rhs->iter_values=" + ExprsText(rhs->iter_values));
+            return Error("block bindings differ: " + ExprsText(op->iter_values) +
+                         " in the workload, " + ExprsText(rhs->iter_values) +
+                         " in the description");
           }
         }
         return VisitExpr(op->predicate, rhs->predicate) && VisitStmt(op->block, rhs->block);
@@ -320,19 +318,19 @@ class TensorizeMatcher {
             same = DefEqual(op->iter_vars[i]->var, rhs->iter_vars[i]->var) &&
                    op->iter_vars[i]->iter_type == rhs->iter_vars[i]->iter_type;
           }
-          if (!same) return Error("BlockNode iter_vars do not match");
+          if (!same) return Error("block iterators differ");
           same = op->alloc_buffers.size() == rhs->alloc_buffers.size();
           for (size_t i = 0; same && i < op->alloc_buffers.size(); ++i)
             same = CompareBuffer(op->alloc_buffers[i], rhs->alloc_buffers[i]);
-          if (!same) return Error("BlockNode alloc_buffers do not match");
+          if (!same) return Error("block allocations differ");
         }
         if (!CompareRegions(op->writes, rhs->writes)) {
-          return Error("BlockNode write buffers do not match: op->writes=" +
-                       RegionsText(op->writes) + " vs rhs->writes=" + RegionsText(rhs->writes));
+          return Error("block writes differ: " + RegionsText(op->writes) + " in the workload, " +
+                       RegionsText(rhs->writes) + " in the description");
         }
         if (!CompareRegions(op->reads, rhs->reads)) {
-          return Error("BlockNode read buffers regions do not match: op->reads=" +
-                       RegionsText(op->reads) + " vs rhs->reads=" + RegionsText(rhs->reads));
+          return Error("block reads differ: " + RegionsText(op->reads) + " in the workload, " +
+                       RegionsText(rhs->reads) + " in the description");
         }
         is_scope_block_ = false;
         return VisitStmt(op->body, rhs->body);
@@ -353,7 +351,9 @@ class TensorizeMatcher {
       errors_.resize(n_errors);
       equal = true;
     }
-    if (!equal) Error("Expression mismatch: " + AsScript(lhs) + " vs " + AsScript(rhs));
+    if (!equal)
+      Error("expressions differ: " + AsScript(lhs) + " in the workload, " + AsScript(rhs) +
+            " in the description");
     return equal;
   }
 
@@ -377,14 +377,14 @@ class TensorizeMatcher {
     switch (lhs->kind) {
       case NodeKind::kIntImm:
         if (AsPtr<IntImmNode>(lhs)->value != AsPtr<IntImmNode>(rhs)->value) {
-          return Error("IntImmNode values do not match: op->value=" + AsScript(lhs) +
-                       " vs rhs->value=" + AsScript(rhs));
+          return Error("integer constants differ: " + AsScript(lhs) + " in the workload, " +
+                       AsScript(rhs) + " in the description");
         }
         return true;
       case NodeKind::kFloatImm:
         if (AsPtr<FloatImmNode>(lhs)->value != AsPtr<FloatImmNode>(rhs)->value) {
-          return Error("FloatImmNode values do not match: op->value=" + AsScript(lhs) +
-                       " vs rhs->value=" + AsScript(rhs));
+          return Error("float constants differ: " + AsScript(lhs) + " in the workload, " +
+                       AsScript(rhs) + " in the description");
         }
         return true;
       case NodeKind::kStringImm:
@@ -414,8 +414,8 @@ class TensorizeMatcher {
         auto* b = AsPtr<CallNode>(rhs);
         if (a->op != b->op && a->op_name() != b->op_name()) return false;
         if (!CompareExprs(a->args, b->args)) {
-          return Error("CallNode iter_values do not match: op->iter_values=" +
-                       ExprsText(a->args) + " vs rhs->iter_values=" + ExprsText(b->args));
+          return Error("call arguments differ: " + ExprsText(a->args) + " in the workload, " +
+                       ExprsText(b->args) + " in the description");
         }
         return true;
       }
@@ -467,9 +467,9 @@ class TensorizeMatcher {
     if (equal) {
       rhs_buffer_map[rhs.get()] = lhs;
     } else {
-      Error("CompareBuffer buffer mismatch. data: " + lhs->data->name + " vs " + rhs->data->name +
-            ", dtypes: " + lhs->dtype.ToString() + " vs " + rhs->dtype.ToString() +
-            ", scope(): " + lhs->scope() + " vs " + rhs->scope());
+      Error("buffers differ (workload / description): data " + lhs->data->name + " / " +
+            rhs->data->name + ", dtype " + lhs->dtype.ToString() + " / " + rhs->dtype.ToString() +
+            ", scope " + lhs->scope() + " / " + rhs->scope());
     }
     return equal;
   }
@@ -497,14 +497,15 @@ class TensorizeMatcher {
 
   bool CompareBufferRegion(const BufferRegion& lhs, const BufferRegion& rhs) {
     if (!CompareBuffer(lhs->buffer, rhs->buffer)) {
-      return Error("CompareBufferRegion returning false due to buffer mismatch: lhs->buffer=" +
-                   lhs->buffer->name + " vs rhs->buffer=" + rhs->buffer->name);
+      return Error("regions of different buffers: " + lhs->buffer->name + " in the workload, " +
+                   rhs->buffer->name + " in the description");
     }
     int offset = static_cast<int>(lhs->region.size()) - static_cast<int>(rhs->region.size());
     if (offset < 0) {
-      return Error("CompareBufferRegion returning false because buffer region sizes do not "
-                   "match: lhs->region.size()=" + std::to_string(lhs->region.size()) +
-                   " vs rhs->region.size()=" + std::to_string(rhs->region.size()));
+      return Error("the region of " + lhs->buffer->name + " has " +
+                   std::to_string(lhs->region.size()) +
+                   " dimensions in the workload, fewer than the " +
+                   std::to_string(rhs->region.size()) + " of the description");
     }
     auto it = buffer_indices.find(lhs->buffer.get());
     if (it == buffer_indices.end()) {
@@ -515,18 +516,19 @@ class TensorizeMatcher {
       std::vector<Expr> base;
       for (int i = 0; i < offset; ++i) {
         if (!IsConstInt(lhs->region[i]->extent, 1)) {
-          return Error("CompareBufferRegion returning false because buffer extent high-dim "
-                       "region must be element-wise. lhs->region[i]->extent=" +
-                       AsScript(lhs->region[i]->extent));
+          return Error(
+              "the leading dimensions the description lacks must each cover one element, but "
+              "the workload's region has extent " +
+              AsScript(lhs->region[i]->extent));
         }
         base.push_back(lhs->region[i]->min);
       }
       for (size_t i = 0; i < rhs->region.size(); ++i) {
         base.push_back(lhs->region[i + offset]->min);
         if (!ProveEqual(analyzer_, lhs->region[i + offset]->extent, rhs->region[i]->extent)) {
-          return Error("CompareBufferRegion buffer extent mismatch: lhs->region[i + offset]=" +
-                       AsScript(lhs->region[i + offset]->extent) +
-                       " vs rhs->region[i]=" + AsScript(rhs->region[i]->extent));
+          return Error("region extents differ: " + AsScript(lhs->region[i + offset]->extent) +
+                       " in the workload, " + AsScript(rhs->region[i]->extent) +
+                       " in the description");
         }
       }
       buffer_indices.emplace(lhs->buffer.get(), std::move(base));
@@ -535,29 +537,29 @@ class TensorizeMatcher {
     const std::vector<Expr>& base = it->second;
     for (int i = 0; i < offset; ++i) {
       if (!IsConstInt(lhs->region[i]->extent, 1)) {
-        return Error("CompareBufferRegion returning false because buffer extent high-dim region "
-                     "must be element-wise. lhs->region[i]->extent=" +
-                     AsScript(lhs->region[i]->extent));
+        return Error(
+            "the leading dimensions the description lacks must each cover one element, but "
+            "the workload's region has extent " +
+            AsScript(lhs->region[i]->extent));
       }
       if (!ProveEqual(lhs_analyzer_, base[i], lhs->region[i]->min)) {
-        return Error("Buffer base index consistency check failed due to unequal index base: "
-                     "indices_base[i]=" + AsScript(base[i]) +
-                     " vs lhs->region[i]->min=" + AsScript(lhs->region[i]->min));
+        return Error("the workload accesses " + lhs->buffer->name +
+                     " from two different origins: " + AsScript(base[i]) + " and " +
+                     AsScript(lhs->region[i]->min));
       }
     }
     for (size_t i = 0; i < rhs->region.size(); ++i) {
       if (!ProveEqual(analyzer_, lhs->region[i + offset]->extent, rhs->region[i]->extent)) {
-        return Error("CompareBufferRegion buffer region extent mismatch. lhs->region[i + offset]=" +
-                     AsScript(lhs->region[i + offset]->extent) +
-                     " vs rhs->region[i]=" + AsScript(rhs->region[i]->extent));
+        return Error("region extents differ: " + AsScript(lhs->region[i + offset]->extent) +
+                     " in the workload, " + AsScript(rhs->region[i]->extent) +
+                     " in the description");
       }
       Expr normalized =
           lhs_analyzer_.Simplify(Minus(lhs->region[i + offset]->min, base[i + offset]));
       if (!ProveEqual(analyzer_, normalized, rhs->region[i]->min)) {
-        return Error("CompareBufferRegion buffer region min mismatch. lhs->region[i + offset]=" +
-                     AsScript(lhs->region[i + offset]->min) + " (" + AsScript(normalized) +
-                     " relative to the block's region) vs rhs->region[i]=" +
-                     AsScript(rhs->region[i]->min));
+        return Error("region starts differ: " + AsScript(lhs->region[i + offset]->min) + " (" +
+                     AsScript(normalized) + " from the block's origin) in the workload, " +
+                     AsScript(rhs->region[i]->min) + " in the description");
       }
     }
     return true;
@@ -568,9 +570,9 @@ class TensorizeMatcher {
     if (!CompareBuffer(lhs_buffer, rhs_buffer)) return false;
     int offset = static_cast<int>(lhs_indices.size()) - static_cast<int>(rhs_indices.size());
     if (offset < 0) {
-      return Error("CompareBufferAccess returning false because buffer indices sizes do not "
-                   "match: lhs->indices.size()=" + std::to_string(lhs_indices.size()) +
-                   " vs rhs->indices.size()=" + std::to_string(rhs_indices.size()));
+      return Error("the workload indexes " + lhs_buffer->name + " with " +
+                   std::to_string(lhs_indices.size()) + " indices, fewer than the " +
+                   std::to_string(rhs_indices.size()) + " of the description");
     }
     auto it = buffer_indices.find(lhs_buffer.get());
     if (it == buffer_indices.end() || it->second.size() != rhs_indices.size() + offset) {
@@ -581,9 +583,8 @@ class TensorizeMatcher {
     for (size_t i = 0; i < rhs_indices.size(); ++i) {
       Expr normalized = Minus(lhs_indices[i + offset], base[i + offset]);
       if (!ProveEqual(analyzer_, normalized, rhs_indices[i])) {
-        return Error("CompareBufferAccess buffer indices mismatch. lhs->indices[i + offset]=" +
-                     AsScript(lhs_indices[i + offset]) +
-                     " vs rhs->indices[i]=" + AsScript(rhs_indices[i]));
+        return Error("buffer indices differ: " + AsScript(lhs_indices[i + offset]) +
+                     " in the workload, " + AsScript(rhs_indices[i]) + " in the description");
       }
     }
     return true;
@@ -594,8 +595,8 @@ class TensorizeMatcher {
     return false;
   }
   bool SizeError(size_t a, size_t b) {
-    return Error("CompareArray array size mismatch. lhs.size()=" + std::to_string(a) +
-                 " vs rhs.size()=" + std::to_string(b));
+    return Error("list lengths differ: " + std::to_string(a) + " in the workload, " +
+                 std::to_string(b) + " in the description");
   }
   static std::string ExprsText(const std::vector<Expr>& v) {
     std::string out = "[";
@@ -630,7 +631,7 @@ void Tensorize(ScheduleState& state, const StmtSRef& sref, const TensorIntrin& i
   } else if (sref->loop()) {
     realize = As<BlockRealizeNode>(BlockizeImpl(state, sref, preserve_unit_iters).realize);
   } else {
-    Fail("Tensorize only support For or Block");
+    Fail("tensorize applies to a loop or a block only");
   }
   // Step 2: match the description.
   const PrimFunc& desc = intrin->desc;

@@ -73,8 +73,7 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
   std::vector<StmtSRef> loops = GetLoopsAbove(state, block_sref.get());
   for (const StmtSRef& l : loops) {
     if (!IsConstInt(l->loop()->min, 0)) {
-      Fail("The primitive only supports loop starting with 0",
-           "The primitive only supports loop starting with 0, but {0} starts at a non-zero value",
+      Fail("the loop must start at 0", "the loop {0} must start at 0, but its min is not 0",
            {l->stmt});
     }
   }
@@ -85,8 +84,10 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
       const Stmt& body = loops[i]->loop()->body;
       const StmtNode* want = i + 1 < loops.size() ? loops[i + 1]->stmt.get() : realize.get();
       if (body.get() != want) {
-        Fail("The loop is required to have only one child block",
-             "The loop {0} is required to have only one child block", {loops[0]->stmt});
+        Fail("transform_block_layout: a loop above the block holds other statements",
+             "transform_block_layout: the loops from {0} down must each hold only the next loop "
+             "or the block",
+             {loops[0]->stmt});
       }
     }
   }
@@ -95,24 +96,24 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
     trivial = realize->iter_values[i].get() == loops[i]->loop()->loop_var.get();
   }
   if (!trivial) {
-    Fail("The binding values of the block are not variables of outer loops.",
-         "The binding values of the {0} are not variables of outer loops.", {block_sref->stmt});
+    Fail("transform_block_layout: each block iterator must be bound to a distinct loop variable",
+         "transform_block_layout: each iterator of {0} must be bound to a distinct loop "
+         "variable",
+         {block_sref->stmt});
   }
   size_t n = block->iter_vars.size();
   if (map.initial_indices.size() != n) {
-    Fail(
-        "The index map can't be applied to block iters because the number of parameters "
-        "mismatch.",
-        "The index map " + map.AsPython() +
-            " can't be applied to block iters of {0} because the number of parameters "
-            "mismatch. Expected: " +
-            std::to_string(map.initial_indices.size()) + ", actual: " + std::to_string(n),
-        {block_sref->stmt});
+    Fail("transform_block_layout: the index map and the block have different arities",
+         "transform_block_layout: the index map " + map.AsPython() + " takes " +
+             std::to_string(map.initial_indices.size()) + " indices, but {0} has " +
+             std::to_string(n) + " iterators",
+         {block_sref->stmt});
   }
   // The map over the block iterators: each final index a mixed-radix fusion of some iterators.
   auto not_bijective = [&] {
-    Fail("The index map is not bijective affine.",
-         "The index map " + map.AsPython() + " is not bijective affine.");
+    Fail("transform_block_layout: the index map is not an affine bijection",
+         "transform_block_layout: the index map " + map.AsPython() +
+             " is not an affine bijection of the block's iteration space");
   };
   std::unordered_map<const VarNode*, size_t> position;
   std::vector<int64_t> extents(n);
@@ -147,13 +148,12 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
       IterVarType t = block->iter_vars[it->second]->iter_type;
       if (extents[it->second] == 1) continue;
       if (type && *type != t) {
-        Fail(
-            "Cannot detect the new block iter type because it contains more than one type of "
-            "original iter vars.",
-            "Cannot detect the block iter type for new iter value " +
-                AsScript(Substitute(map.final_indices[k], to_block_vars)) +
-                " in {0} because it contains more than one type of original iter vars.",
-            {block_sref->stmt});
+        Fail("transform_block_layout: a new iterator mixes spatial and reduction iterators",
+             "transform_block_layout: the new iterator " +
+                 AsScript(Substitute(map.final_indices[k], to_block_vars)) +
+                 " of {0} mixes "
+                 "iterators of different kinds (spatial, reduction, ...), so it has no kind",
+             {block_sref->stmt});
       }
       type = t;
     }

@@ -699,8 +699,8 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
   }
   if (pad_value) {
     if (pad_value->final_indices.size() != 1) {
-      Fail("The IndexMap specifying pad_value has " +
-           std::to_string(pad_value->final_indices.size()) + " outputs, should only have one output");
+      Fail("pad_value must map to a single value, but its index map has " +
+           std::to_string(pad_value->final_indices.size()) + " outputs");
     }
     DataType pt = pad_value->final_indices[0]->dtype;
     if (pt != buffer->dtype) {
@@ -710,9 +710,9 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
                ", which is of type " + pt.ToString());
     }
     if (const BufferLoadNode* load = ForeignLoad(pad_value->final_indices[0], buffer)) {
-      Fail("Pad value may not contain load from " + load->buffer->name,
-           "Pad value may only contain loads from the transformed buffer " + buffer->name +
-               ", but pad_value " + pad_value->AsPython() + " loads from " + load->buffer->name);
+      Fail("pad_value loads from " + load->buffer->name + ", not from the transformed buffer",
+           "pad_value " + pad_value->AsPython() + " loads from " + load->buffer->name +
+               "; it may read only the buffer being transformed, " + buffer->name);
     }
   }
   std::unordered_set<const VarNode*> vars;

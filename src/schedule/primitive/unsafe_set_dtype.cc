@@ -90,15 +90,9 @@ const Buffer& NthAccessBuffer(const StmtSRef& block_sref, int index, bool is_wri
   if (index < 0 || static_cast<size_t>(index) >= regions.size()) {
     const char* kind = is_write ? "write" : "read";
     std::string n = std::to_string(regions.size());
-    Fail(std::string("The input `buffer_index` is out of range. It is required to be in range [0, "
-                     "num_") +
-             kind + "_regions) where `num_" + kind + "_regions` is the number of buffer regions " +
-             (is_write ? "written" : "read") + " by the block.",
-         "The block {0} has " + n + " " + kind +
-             " regions, so `buffer_index` is required to be "
-             "in [0, " +
-             n + "). However, the input `buffer_index` is " + std::to_string(index) +
-             ", which is out of the expected range.",
+    Fail(std::string("the ") + kind + " buffer index is out of range",
+         std::string("the ") + kind + " buffer index " + std::to_string(index) +
+             " is out of range: the block {0} has " + n + " " + kind + " buffers",
          {block_sref->stmt});
   }
   return regions[index]->buffer;
@@ -108,12 +102,10 @@ StmtSRef AllocatingBlockOrFail(const ScheduleState& state, const StmtSRef& block
                                const Buffer& buffer) {
   StmtSRef alloc = FindAllocatingBlock(state, block_sref.get(), buffer.get());
   if (!alloc) {
-    Fail(
-        "The input buffer is not allocated by a block. This means the buffer is  either a "
-        "function parameter or defined in `match_buffer` of a block.",
-        "The input buffer " + buffer->name +
-            " is not allocated by a block. This means the buffer is either a function "
-            "parameter or defined in `match_buffer` of a block.");
+    Fail("the buffer is a function parameter or a match_buffer, not a block's allocation",
+         "the buffer " + buffer->name +
+             " is not allocated by any block: a function parameter or a buffer bound by "
+             "match_buffer has a dtype fixed from outside");
   }
   return alloc;
 }

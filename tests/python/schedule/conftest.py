@@ -41,7 +41,7 @@ def check_error(before, apply, primitive, *fragments, setup=None, **schedule_kwa
     message = str(info.value)
     if schedule_kwargs.get("error_render_level", "detail") == "detail":
         assert message.startswith(
-            f"ScheduleError: An error occurred in the schedule primitive '{primitive}'.\n"), message
+            f"ScheduleError: the schedule primitive '{primitive}' failed.\n"), message
         assert "\nError message: " in message, message
     for fragment in fragments:
         assert fragment in message, message

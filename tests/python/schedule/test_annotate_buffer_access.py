@@ -71,7 +71,7 @@ def test_read_and_write_regions(golden):
 def test_out_of_range_fails(schedule_error):
     schedule_error(two_stage, lambda sch: sch.annotate_buffer_access(
         sch.get_block("B"), 2, "read", lambda vi, vj: (vi, vj)), "annotate_buffer_access",
-        "has 1 read regions, so `buffer_index` is required to be in [0, 1)")
+        "the read buffer index 2 is out of range: the block tir.Block#0 has 1 read buffers")
 
 
 def test_region_slice_extent_is_simplified():

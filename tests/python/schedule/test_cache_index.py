@@ -117,7 +117,7 @@ def test_cache_index_errors(schedule_error):
     schedule_error(gather, lambda sch: sch.cache_index("gather", "nowhere"), "cache_index",
                    "Invalid storage scope")
     sch = tir.Schedule(gather)
-    with pytest.raises(ValueError, match="cse_thresh should not be negative"):
+    with pytest.raises(ValueError, match="cse_thresh must be 0 or more"):
         sch.cache_index("gather", "global", -1)
 
 

@@ -57,6 +57,6 @@ def test_cache_inplace_needs_read_and_write(schedule_error):
                 B[vi] = A[vi]
 
     schedule_error(read_only, lambda sch: sch.cache_inplace("B", 0, "local"), "cache_inplace",
-                   "does not both read & write target buffer")
+                   "must read and write A")
     schedule_error(ext, lambda sch: sch.cache_inplace("ext", 0, "nowhere"), "cache_inplace",
                    "Invalid storage scope")

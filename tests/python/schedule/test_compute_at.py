@@ -236,13 +236,13 @@ def test_compute_at_loop_of_another_scope(schedule_error):
 
     schedule_error(nested,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "compute_at", "are not in the same scope")
+                   "compute_at", "are not in the same block scope")
 
 
 def test_compute_at_ancestor_loop(schedule_error):
     schedule_error(elementwise,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[0]),
-                   "compute_at", "is an ancestor of the block")
+                   "compute_at", "is an ancestor of block tir.Block#0")
 
 
 @T.prim_func
@@ -299,8 +299,8 @@ def test_compute_at_loop_without_consumers(schedule_error):
 
     schedule_error(unrelated,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("D"))[0]),
-                   "compute_at", "The primitive requires all the consumer(s) of the given block tir.Block#0",
-                   "List of the consumer(s): tir.Block#2")
+                   "compute_at", "requires all the consumers of the block tir.Block#0 to be under the loop "
+                   "tir.For#1, but 1 of them are not: tir.Block#2")
     schedule_error(unrelated,
                    lambda sch: sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("B"))[0]),
                    "reverse_compute_at", "The block tir.Block#0 has no producer under the loop tir.For#1")
@@ -333,8 +333,8 @@ def test_compute_at_consumer_outside_the_loop(schedule_error):
 
     schedule_error(two_uses,
                    lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "compute_at", "The primitive requires all the consumer(s) of the given block tir.Block#0",
-                   "List of the consumer(s): tir.Block#2")
+                   "compute_at", "requires all the consumers of the block tir.Block#0 to be under the loop "
+                   "tir.For#1, but 1 of them are not: tir.Block#2")
 
 
 def test_compute_at_block_neither_complete_nor_reduction(schedule_error):

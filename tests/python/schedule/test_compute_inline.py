@@ -134,7 +134,7 @@ def test_compute_inline_body_form(schedule_error):
                 C[vi] = B[vi + 1]
 
     schedule_error(shifted, lambda sch: sch.compute_inline(sch.get_block("B")), "compute_inline",
-                   "should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)'")
+                   "must be one store A[i, j, ...] = f(i, j, ...)")
 
 
 def test_compute_inline_block_writing_two_buffers(schedule_error):
@@ -153,7 +153,7 @@ def test_compute_inline_block_writing_two_buffers(schedule_error):
                 C[vi] = B[vi] + D[vi]
 
     schedule_error(two_outputs, lambda sch: sch.compute_inline(sch.get_block("B")), "compute_inline",
-                   "should be in form of")
+                   "must be one store")
 
 
 def test_compute_inline_block_with_predicate(schedule_error):
@@ -212,7 +212,7 @@ def test_reverse_compute_inline_two_producers(schedule_error):
                 C[vi] = B[vi] + D[vi]
 
     schedule_error(two_inputs, lambda sch: sch.reverse_compute_inline(sch.get_block("C")),
-                   "reverse_compute_inline", "should read exactly one")
+                   "reverse_compute_inline", "must read exactly one")
 
 
 def test_reverse_compute_inline_shifted_load(golden):

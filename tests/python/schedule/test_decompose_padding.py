@@ -98,7 +98,7 @@ def test_not_a_padding_block_fails(schedule_error):
 
     schedule_error(copy, lambda sch: sch.decompose_padding(
         sch.get_block("block"), sch.get_loops(sch.get_block("block"))[0]), "decompose_padding",
-        "Value of BufferStore expect to be constrained by a padding predicate")
+        "the stored value is not if_then_else(in-bound predicate, value, pad value)")
 
 
 def test_loop_not_above_the_block_fails(schedule_error):
@@ -115,7 +115,7 @@ def test_loop_not_above_the_block_fails(schedule_error):
 
     schedule_error(two, lambda sch: sch.decompose_padding(
         sch.get_block("block"), sch.get_loops(sch.get_block("other"))[0]), "decompose_padding",
-        "is required to be an ancestor of block")
+        "is not an ancestor of block")
 
 
 def test_can_decompose_padding():

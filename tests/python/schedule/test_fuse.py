@@ -100,7 +100,7 @@ def test_fuse_loops_must_be_a_chain(schedule_error):
         sch.fuse(i, k)
 
     schedule_error(elementwise, apply, "fuse",
-                   "the inner loop tir.For#1 is not the only child of the outer loop tir.For#0")
+                   "the body of tir.For#0 must be the loop tir.For#1 alone")
 
 
 def test_fuse_loops_must_start_at_zero(schedule_error):
@@ -113,7 +113,7 @@ def test_fuse_loops_must_start_at_zero(schedule_error):
                     A[vi, vj] = T.float32(0)
 
     schedule_error(shifted, lambda sch: sch.fuse(*sch.get_loops(sch.get_block("A"))), "fuse",
-                   "only supports loop starting with 0")
+                   "the loop tir.For#0 must start at 0")
 
 
 def test_fuse_annotated_or_bound_loops(schedule_error):

@@ -72,7 +72,7 @@ def test_get_block_in_a_named_function():
 
     sch = tir.Schedule(Module)
     assert sch.func_working_on is None
-    with pytest.raises(ValueError, match="does not know which function to be working on"):
+    with pytest.raises(ValueError, match="does not know which function to be working on: the module has several"):
         sch.get_block("X")
     x = sch.get_block("X", func_name="g")
     sch.split(sch.get_loops(x)[0], [2, 2])
@@ -89,7 +89,7 @@ def test_get_block_in_a_named_function():
 
 def test_get_block_without_such_block(schedule_error):
     schedule_error(three_stages, lambda sch: sch.get_block("E"), "get_block",
-                   'Cannot find a block with the name: E (in the function "main")')
+                   'no block is named "E" in the function "main"')
 
 
 def test_get_block_with_several_blocks_of_the_name(schedule_error):

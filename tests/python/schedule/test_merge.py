@@ -80,13 +80,13 @@ def test_merge_two_levels(golden):
 def test_different_extents_fail(schedule_error):
     schedule_error(three_stages, lambda sch: sch.merge(
         sch.get_loops(sch.get_block("B"))[1], sch.get_loops(sch.get_block("C"))[0]),
-        "merge", "Merge loop's nesting depth must be same")
+        "merge", "the loop nests must have the same depth")
     schedule_error(three_stages, lambda sch: sch.merge(
         sch.get_loops(sch.get_block("B"))[0], sch.get_loops(sch.get_block("C"))[0]),
-        "merge", "Merge loop's `extent` must be same, but not. extent=[0,128,8]")
+        "merge", "merge: loops at depth 0 have different extents, 128 and 8")
     schedule_error(three_stages, lambda sch: sch.merge(
         sch.get_loops(sch.get_block("C"))[2], sch.get_loops(sch.get_block("D"))[2]),
-        "merge", "Merge loop's `extent` must be same, but not.")
+        "merge", "have different extents, 16 and 8")
 
 
 def test_not_only_child_fails(schedule_error):
@@ -109,4 +109,4 @@ def test_not_only_child_fails(schedule_error):
 
     schedule_error(branchy, lambda sch: sch.merge(
         sch.get_loops(sch.get_block("B"))[1], sch.get_loops(sch.get_block("C"))[1]),
-        "merge", "is not the only child of the outer loop")
+        "merge", "must be the loop tir.For#1 alone")

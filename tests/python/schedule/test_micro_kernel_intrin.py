@@ -147,5 +147,5 @@ def test_intrinsic_name_out_of_range_is_value_error():
 
 def test_tensorize_wrong_tile_is_schedule_error():
     sch, k = packed_matmul(12, 32, 8, 6, 16)
-    with pytest.raises(ScheduleError, match="doesn't match the tensor intrin"):
+    with pytest.raises(ScheduleError, match="cannot be replaced by the tensor intrinsic"):
         sch.tensorize(k, x86.micro_kernel_intrin(6, 16, 16))

@@ -90,9 +90,9 @@ def test_partition_trace_text_and_result_runs():
 
 
 @pytest.mark.parametrize("factors, fragment", [
-    ([None, None], "Only one factor can be specified as -1 or none"),
-    ([0, None], "All the constant factors are required to be positive"),
-    ([40, 30], "The sum of factors is larger than or equal to the extent of loop"),
+    ([None, None], "at most one factor may be None (or -1)"),
+    ([0, None], "constant factors must be positive, but factor 0 is 0"),
+    ([40, 30], "the factors add up to the extent of tir.For#0 or more"),
 ])
 def test_partition_bad_factors(schedule_error, factors, fragment):
     schedule_error(add_one, lambda sch, i: sch.loop_partition(i, factors), "loop_partition", fragment,
@@ -116,6 +116,6 @@ def test_partition_annotated_or_symbolic_loop(schedule_error):
                 A[vi] = T.float32(0)
 
     schedule_error(annotated, lambda sch, i: sch.loop_partition(i, [2]), "loop_partition",
-                   "has annotation or thread binding", setup=lambda sch: sch.get_loops("A")[0])
+                   "is annotated or bound to a thread", setup=lambda sch: sch.get_loops("A")[0])
     schedule_error(symbolic, lambda sch, i: sch.loop_partition(i, [2]), "loop_partition",
-                   "dynamic shape", setup=lambda sch: sch.get_loops("A")[0])
+                   "the start or the extent of tir.For#0 is symbolic", setup=lambda sch: sch.get_loops("A")[0])

@@ -72,4 +72,4 @@ def test_loop_not_above_the_block_fails(schedule_error):
 
     schedule_error(two, lambda sch: sch.read_at(sch.get_loops(sch.get_block("B"))[0],
                                                 sch.get_block("C"), 0, "shared"),
-                   "read_at", "is required to be an ancestor of block")
+                   "read_at", "read_at: the loop tir.For#0 is not an ancestor of block tir.Block#1")

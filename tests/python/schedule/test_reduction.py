@@ -279,7 +279,7 @@ def test_decompose_reduction_of_a_block_without_init(schedule_error):
 
     schedule_error(no_init,
                    lambda sch: sch.decompose_reduction(sch.get_block("A"), sch.get_loops(sch.get_block("A"))[0]),
-                   "decompose_reduction", "is not a reduction block: it has no init statement")
+                   "decompose_reduction", "needs a reduction block, but tir.Block#0 has no init statement")
 
 
 def test_decompose_reduction_loop_not_above_the_block(schedule_error):
@@ -298,7 +298,7 @@ def test_decompose_reduction_loop_not_above_the_block(schedule_error):
 
     schedule_error(two,
                    lambda sch: sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0]),
-                   "decompose_reduction", "to be an ancestor of the block")
+                   "decompose_reduction", "is not an ancestor of block tir.Block#0")
 
 
 def test_rfactor_spatial_loop(schedule_error):
@@ -342,7 +342,7 @@ def test_rfactor_of_a_block_that_is_not_a_reduction(schedule_error):
                 B[vi] = B[vi] + A[vi, vk]
 
     schedule_error(no_init, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("B"))[1], 0), "rfactor",
-                   "is not a reduction block: it has no init statement")
+                   "tir.Block#0 is not one: it has no init statement")
 
 
 def test_rfactor_write_back_goes_before_a_consumer_in_the_same_nest(golden):

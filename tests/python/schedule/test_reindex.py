@@ -104,10 +104,10 @@ def test_reindex_keeps_only_the_used_iterators(golden):
 
 def test_accesses_at_different_indices_fail(schedule_error):
     schedule_error(multiple_read, lambda sch: sch.reindex(sch.get_block("B"), ("read", 0)),
-                   "reindex", "The target buffer A should be accessed in the leaf block",
-                   "Multiple buffer accesses have non-unique indices.")
+                   "reindex", "every access of A in tir.Block#0 to be a load or store with one set of indices",
+                   "the block indexes it in more than one way")
 
 
 def test_out_of_range_index_fails(schedule_error):
     schedule_error(transpose, lambda sch: sch.reindex(sch.get_block("B"), ("write", 3)), "reindex",
-                   "has 1 write regions, so `buffer_index` is required to be in [0, 1)")
+                   "the write buffer index 3 is out of range: the block tir.Block#0 has 1 write buffers")

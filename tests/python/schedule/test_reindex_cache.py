@@ -135,5 +135,5 @@ def test_map_not_matching_the_access_fails(schedule_error, kind):
             sch.reindex_cache_write(sch.get_block("B"), 0, "shared", lambda i, j: (i,))
 
     schedule_error(elementwise, apply, f"reindex_cache_{kind}",
-                   "the block itervars appeared in lhs and rhs of reindex cache stage do not match",
+                   "the index map changes which block iterators the indices use",
                    error_render_level="fast")

@@ -66,7 +66,7 @@ def test_rolling_buffer(golden):
 def test_rolling_buffer_needs_a_tiled_producer(schedule_error):
     # Untiled: the lowest common loop of the producer and its consumer is not a loop.
     schedule_error(blur, lambda sch: sch.rolling_buffer("B", 0), "rolling_buffer",
-                   "should be tiled so that the lca of the access location of the target buffer B is a for loop")
+                   "rolling_buffer needs a loop above the block tir.Block#0 and all readers of B")
 
 
 def test_rolling_buffer_output_block(schedule_error):
@@ -92,4 +92,4 @@ def test_rolling_buffer_without_overlap(schedule_error):
         sch.compute_at(sch.get_block("B"), io)
 
     schedule_error(copy2, lambda sch, _: sch.rolling_buffer("B", 0), "rolling_buffer",
-                   "should have at least one dimension range that matches a rolling pattern", setup=setup)
+                   "found no dimension of B[i_0 * 4:i_0 * 4 + 4] whose start moves with an outer loop", setup=setup)

@@ -158,7 +158,7 @@ def test_categorical_decision_and_errors():
     assert sch.get(v) == 30
     assert sch.trace.as_python()[-1] == (
         "v0 = sch.sample_categorical(candidates=[10, 20, 30], probs=[0.5, 0.25, 0.25], decision=2)")
-    with pytest.raises(ValueError, match="number of candidates does not match"):
+    with pytest.raises(ValueError, match="needs one probability per candidate"):
         sch.sample_categorical([1, 2], [1.0])
     with pytest.raises(ValueError, match="Wrong decision value, where n = 2, but decision is: 5"):
         sch.sample_categorical([1, 2], [0.5, 0.5], decision=5)

@@ -57,11 +57,11 @@ def test_handles_of_removed_nodes():
     b = sch.get_block("B")
     (i, _) = sch.get_loops(b)
     sch.compute_inline(b)
-    with pytest.raises(ValueError, match="The block no longer exists in the IR"):
+    with pytest.raises(ValueError, match="the block was removed from the IR"):
         sch.get(b)
-    with pytest.raises(ValueError, match="The loop no longer exists in the IR"):
+    with pytest.raises(ValueError, match="the loop was removed from the IR"):
         sch.get(i)
-    with pytest.raises(tir.ScheduleError, match="The block no longer exists in the IR"):
+    with pytest.raises(tir.ScheduleError, match="the block was removed from the IR"):
         sch.get_loops(b)
 
 
@@ -113,8 +113,8 @@ def test_error_render_levels():
 
     detail = fail("detail")
     lines = detail.splitlines()
-    assert lines[0] == "ScheduleError: An error occurred in the schedule primitive 'split'."
-    assert lines[1] == "The IR with diagnostic is:"
+    assert lines[0] == "ScheduleError: the schedule primitive 'split' failed."
+    assert lines[1] == "The IR, with the offending nodes marked:"
     # As TVM: the tag of a loop is a comment line above it, the underline below it.
     marked = lines.index("            # tir.For#0")
     assert lines[marked + 1] == "            for i in range(128):"
@@ -218,7 +218,7 @@ def test_schedule_of_a_module_with_a_dsl_function():
     # A DSL function has loops but no blocks: it schedules as it is, and lookups say so.
     sch = tir.Schedule(dsl_func)
     assert sch.mod["main"].same_as(dsl_func)
-    with pytest.raises(tir.ScheduleError, match='Cannot find a block with the name: B'):
+    with pytest.raises(tir.ScheduleError, match='no block is named "B"'):
         sch.get_block("B")
     # Beside a TVMScript function, the DSL function is kept as it is.
     mod = ts.ir.IRModule([(ts.ir.GlobalVar("inc"), dsl_func),

@@ -122,11 +122,11 @@ def test_script_round_trip_keeps_separators():
 
 def test_errors():
     sch = tir.Schedule(scale_then_shift)
-    with pytest.raises(TesseraValueError, match="Invalid buffer_index 1"):
+    with pytest.raises(TesseraValueError, match="buffer_index 1 is out of range"):
         sch.set_axis_separator("scale", ("write", 1), [1])
     with pytest.raises(ScheduleError, match="out of range"):
         sch.set_axis_separator("scale", ("write", 0), [3])
-    with pytest.raises(ScheduleError, match="increasing order"):
+    with pytest.raises(ScheduleError, match="ascending order"):
         sch.set_axis_separator("scale", ("write", 0), [2, 1])
     with pytest.raises(ValueError, match="axis_separators of buffer"):
         @T.prim_func
@@ -154,6 +154,6 @@ def test_buffer_index_out_of_range_is_a_value_and_assertion_error():
 
     sch = _tir.Schedule(copy)
     for bad in (("write", 1), ("read", -1)):
-        with pytest.raises(BufferArgumentError, match="Invalid buffer_index") as info:
+        with pytest.raises(BufferArgumentError, match="buffer_index .* is out of range") as info:
             sch.set_axis_separator("B", bad, [1])
         assert isinstance(info.value, ValueError) and isinstance(info.value, AssertionError)

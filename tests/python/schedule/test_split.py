@@ -233,7 +233,7 @@ def test_split_loop_not_starting_at_zero(schedule_error):
         sch.split(i, factors=[None, 4])
 
     message = schedule_error(shifted, apply, "split",
-                             "The primitive only supports loop starting with 0")
+                             "the loop tir.For#0 must start at 0")
     assert "# tir.For#0\n            for i in range(2, 130):\n" in message
 
 
@@ -290,9 +290,8 @@ def test_split_product_must_cover_the_extent(schedule_error):
         sch.split(j, factors=[4, 16])
 
     schedule_error(elementwise, apply, "split",
-                   "The product of factors is not larger than or equal to the extent of loop "
-                   "tir.For#0: the product of the split factors (64) cannot be proven to cover "
-                   "its extent (128)")
+                   "the split factors may not cover the loop tir.For#0: their product (64) is "
+                   "not provably at least its extent (128)")
 
 
 def test_split_needs_two_factors(schedule_error):

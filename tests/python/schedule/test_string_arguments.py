@@ -74,20 +74,20 @@ def test_buffer_by_name_or_object():
 
 def test_wrong_names():
     sch = tir.Schedule(two_stages)
-    with pytest.raises(tir.ScheduleError, match="Cannot find a block with the name: D"):
+    with pytest.raises(tir.ScheduleError, match='no block is named "D"'):
         sch.compute_inline("D")
     with pytest.raises(ValueError, match="Could not find read buffer 'X' in block 'C'") as info:
         sch.cache_read("C", "X", "shared")
     assert isinstance(info.value, TesseraError)
-    with pytest.raises(ValueError, match="Invalid buffer_index 3. Block C has only 1 read buffers."):
+    with pytest.raises(ValueError, match="buffer_index 3 is out of range: block C has 1 read buffers"):
         sch.transform_layout("C", ("read", 3), lambda i, j: (j, i))
     with pytest.raises(TypeError, match="Invalid type for argument 'buffer'"):
         sch._normalize_buffer_arg(sch.get_block("C"), 1.5)
 
 
 def test_get_block_error_texts():
-    for level, text in (("detail", "Cannot find a block with the name: wrong_name"),
-                        ("fast", "Cannot find a block with the specified name")):
+    for level, text in (("detail", 'no block is named "wrong_name"'),
+                        ("fast", "no block has the given name")):
         sch = tir.Schedule(two_stages, error_render_level=level)
         with pytest.raises(tir.ScheduleError) as info:
             sch.get_block("wrong_name")

@@ -76,13 +76,13 @@ def test_permutation_with_a_unit_dimension(golden):
 def test_non_bijective_map_fails(schedule_error):
     schedule_error(elementwise,
                    lambda sch: sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i + j,)),
-                   "transform_block_layout", "is not bijective affine.")
+                   "transform_block_layout", "is not an affine bijection")
 
 
 def test_mixed_iterator_kinds_fail(schedule_error):
     schedule_error(reduction, lambda sch: sch.transform_block_layout(
         sch.get_block("B"), lambda n, h, w, k: (n * 32 + h * 8 + w * 3 + k,)),
-        "transform_block_layout", "because it contains more than one type of original iter vars")
+        "transform_block_layout", "mixes iterators of different kinds")
 
 
 def test_non_trivial_binding_fails(schedule_error):
@@ -92,4 +92,4 @@ def test_non_trivial_binding_fails(schedule_error):
 
     schedule_error(elementwise,
                    lambda sch, _: sch.transform_block_layout(sch.get_block("B"), lambda i, j: (j, i)),
-                   "transform_block_layout", "are not variables of outer loops", setup=setup)
+                   "transform_block_layout", "must be bound to a distinct loop variable", setup=setup)

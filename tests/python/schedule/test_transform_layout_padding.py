@@ -152,7 +152,7 @@ def test_assume_injective_transform_pads_silently(golden):
     (None, "would introduce padding wherever axis0 == 3 and 2 <= axis1 is true"),
     (tir.IntImm("int8", 0), "fills padding with lambda i0, i1: (T.int8(0),), which is of type int8"),
     (0.5, "which is of type float32"),
-    (lambda i, j: (i, j), "should only have one output"),
+    (lambda i, j: (i, j), "must map to a single value"),
 ])
 def test_padding_errors(schedule_error, pad_value, fragment):
     schedule_error(copy14, lambda sch: sch.transform_layout("B", "B", split4, pad_value=pad_value),
@@ -163,7 +163,7 @@ def test_pad_value_may_not_load_another_buffer(schedule_error):
     other = tir.decl_buffer((1,), "int32", name="other")
     schedule_error(copy14,
                    lambda sch: sch.transform_layout("B", "B", split4, pad_value=lambda i, j: other[0]),
-                   "transform_layout", "but pad_value lambda i, j: (other[0],) loads from other")
+                   "transform_layout", "pad_value lambda i, j: (other[0],) loads from other")
 
 
 def test_padded_output_numbers():

@@ -77,12 +77,13 @@ def test_same_dtype_is_a_no_op(golden):
 
 def test_output_buffer_fails(schedule_error):
     schedule_error(element_wise, lambda sch: sch.unsafe_set_dtype(sch.get_block("C"), 0, "float16"),
-                   "unsafe_set_dtype", "The input buffer C is not allocated by a block")
+                   "unsafe_set_dtype", "the buffer C is not allocated by any block")
 
 
 def test_index_out_of_range_fails(schedule_error):
     for index in (1, -1):
         schedule_error(element_wise,
                        lambda sch: sch.unsafe_set_dtype(sch.get_block("B"), index, "float64"),
-                       "unsafe_set_dtype", "has 1 write regions, so `buffer_index` is required to "
-                       f"be in [0, 1). However, the input `buffer_index` is {index}")
+                       "unsafe_set_dtype",
+                       f"the write buffer index {index} is out of range: the block tir.Block#0 "
+                       "has 1 write buffers")

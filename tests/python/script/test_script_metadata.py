@@ -33,7 +33,7 @@ def test_multiline_strings_print_as_metadata_references():
     assert text.count('metadata["tir.StringImm"][0]') == 3
     assert text.count('metadata["tir.StringImm"][1]') == 1
     assert "first" not in text and 'T.call_extern("int32", "puts", metadata["tir.StringImm"][1])' in text
-    assert text.endswith("\n\n# Metadata omitted. Use show_meta=True in script() method to show it.")
+    assert text.endswith("\n\n# Metadata not shown: print with script(show_meta=True) to include it.")
 
 
 def test_show_meta_text_parses_back():
@@ -42,7 +42,7 @@ def test_show_meta_text_parses_back():
     assert first == ('metadata = tessera.ir.load_json("""{\\"format\\": \\"tessera-metadata\\", '
                      '\\"version\\": 1, \\"metadata\\": {\\"tir.StringImm\\": '
                      '[\\"first\\\\nsecond\\\\n\\", \\"x\\\\ny\\"]}}""")')
-    assert "Metadata omitted" not in rest
+    assert "Metadata not shown" not in rest
     parsed = ts.script.from_source(text)
     ts.ir.assert_structural_equal(parsed, Module)
     assert parsed["f"].body.value.value == "first\nsecond\n"

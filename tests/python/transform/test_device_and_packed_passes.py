@@ -88,7 +88,7 @@ def test_make_packed_api_checks_symbolic_shapes_inline():
         with T.Assert(not T.call_intrin("bool", "tessera.isnullptr",
                                         T.call_intrin("handle", "tessera.dltensor_get", a, 1))
                       or T.call_intrin("int64", "tessera.dltensor_shape", a, 0) == T.int64(0),
-                      "main.a is expected to have non-NULL data pointer"):
+                      "main.a has a NULL data pointer"):
             T.evaluate(0)
         A: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", a, 0)
         A_1 = T.Buffer((n,), "float32", data=A)

@@ -196,7 +196,7 @@ __attribute__((noinline, unused)) static int tessera_check_dltensor(
     const int64_t* shape) {
   const TesseraDLTensor* t = (const TesseraDLTensor*)handle;
   if (t == NULL) {
-    tessera_set_error("%s is expected to have non-NULL DLTensor* pointer", arg);
+    tessera_set_error("%s is a NULL DLTensor* pointer", arg);
     return 0;
   }
   if (t->ndim != ndim) {
@@ -240,7 +240,7 @@ __attribute__((noinline, unused)) static int tessera_check_dltensor(
     return 0;
   }
   if (t->data == NULL && !empty) {
-    tessera_set_error("%s is expected to have non-NULL data pointer", arg);
+    tessera_set_error("%s has a NULL data pointer", arg);
     return 0;
   }
   return 1;

@@ -82,9 +82,9 @@ def prim_func(func=None, *, private=False, check_well_formed=True):
     """Decorator: parse a function into a tessera PrimFunc.
 
     >>> @T.prim_func
-    ... def add_one(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
-    ...     for i in range(16):
-    ...         B[i] = A[i] + T.float32(1)
+    ... def add_one(src: T.Buffer((16,), "float32"), dst: T.Buffer((16,), "float32")):
+    ...     for n in range(16):
+    ...         dst[n] = src[n] + T.float32(1)
 
     ``private=True`` leaves out the ``global_symbol`` attribute; ``check_well_formed=False``
     skips the well-formedness check. Inside an ``@I.ir_module`` class the function is parsed

@@ -147,8 +147,8 @@ def _check_match_shape(region, shape):
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
                  axis_separators=None):
-    """``A = T.match_buffer(a, (M, N), "float32")`` binds a buffer to the handle parameter ``a``;
-    inside a block, ``T.match_buffer(A[i, 0:16], (16,))`` declares a view of a region."""
+    """``Img = T.match_buffer(img, (H, W), "uint8")`` binds a buffer to the handle parameter
+    ``img``; inside a block, ``T.match_buffer(Img[y, 0:16], (16,))`` declares a view of a region."""
     parser = _state.require("T.match_buffer")
     name = parser.take_name("buffer")
     if elem_offset is None and offset_factor not in (None, 0):
@@ -612,7 +612,7 @@ class _Axis:
     @staticmethod
     @builtin
     def remap(kinds, bindings, dtype="int32"):
-        """``vi, vj, vk = T.axis.remap("SSR", [i, j, k])``: iterators over the loops' ranges."""
+        """``vy, vx, vr = T.axis.remap("SSR", [y, x, r])``: iterators over the loops' ranges."""
         parser = _state.require("T.axis.remap")
         if not isinstance(kinds, str) or any(k not in "SR" for k in kinds):
             raise TesseraValueError(
@@ -685,7 +685,7 @@ unroll = _loop(_core.ForKind.UNROLLED, "unroll")
 
 @builtin
 def thread_binding(start, stop=None, thread=None, *, annotations=None):
-    """``for tx in T.thread_binding(128, thread="threadIdx.x"):``: a loop bound to a thread."""
+    """``for lane in T.thread_binding(32, thread="threadIdx.x"):``: a loop bound to a thread."""
     if stop is None:
         start, stop = 0, start
     if isinstance(stop, str) and thread is None:
@@ -697,7 +697,7 @@ def thread_binding(start, stop=None, thread=None, *, annotations=None):
 
 @builtin
 def grid(*extents):
-    """``for i, j, k in T.grid(4, 8, 16):``: nested serial loops from 0."""
+    """``for y, x, c in T.grid(4, 8, 3):``: nested serial loops from 0."""
     if not extents:
         raise TesseraValueError("T.grid needs at least one extent")
     return LoopSpec(_core.ForKind.SERIAL, [(0, e) for e in extents])

@@ -94,7 +94,7 @@ def Let(*args, where=None, span=None):  # noqa: N802
 
 
 def comm_reducer(combiner, identity, *, span=None):
-    """``T.comm_reducer(lambda x, y: x + y, [T.float32(0)])``: a commutative reducer as an IR
+    """``T.comm_reducer(lambda a, b: T.max(a, b), [T.float32(-3.4e38)])``: a commutative reducer as an IR
     value, for ``T.attr(reducer, "reduce_scope", ...)`` around ``T.tvm_thread_allreduce``.
 
     The combiner takes the left values then the right values (``lambda x0, x1, y0, y1: ...``

@@ -1,8 +1,9 @@
 """TensorIR schedules: ``tir.Schedule``, its handles, traces and the ScheduleError.
 
->>> sch = tir.Schedule(Module)
->>> (i,) = sch.get_loops(sch.get_block("B"))
->>> i0, i1 = sch.split(i, factors=[None, 4])
+>>> sch = tir.Schedule(Copy)                  # one block "copy" over a 1-D loop
+>>> (n,) = sch.get_loops("copy")
+>>> outer, lanes = sch.split(n, factors=[None, 8])
+>>> sch.vectorize(lanes)
 """
 
 from ...error import ScheduleError

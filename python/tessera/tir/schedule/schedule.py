@@ -39,11 +39,11 @@ def _const(value, dtype):
 class Schedule:
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``"main"``).
 
-    >>> sch = tir.Schedule(Module)
-    >>> b = sch.get_block("B")
-    >>> (i,) = sch.get_loops(b)
-    >>> i0, i1, i2 = sch.split(i, factors=[2, 2, 2])
-    >>> sch.reorder(i0, i2, i1)
+    >>> sch = tir.Schedule(Scale)             # one block "scale" over rows x cols
+    >>> rows, cols = sch.get_loops("scale")
+    >>> ro, ri = sch.split(rows, factors=[None, 8])
+    >>> sch.reorder(ro, cols, ri)
+    >>> sch.parallel(ro)
     >>> sch.mod.show()
 
     Primitives raise :class:`tessera.tir.ScheduleError` when their preconditions do not hold;
@@ -230,10 +230,10 @@ class Schedule:
         elif isinstance(buffer, tuple) and len(buffer) == 2:
             kind, index = buffer
             if kind not in ("read", "write"):
-                raise BufferArgumentError(f"Invalid buffer_index_type. Expected 'read' or 'write', but received {kind}")
+                raise BufferArgumentError(f"buffer_index_type must be 'read' or 'write', not {kind!r}")
             if not 0 <= int(index) < len(regions[kind]):
-                raise BufferArgumentError(f"Invalid buffer_index {index}. Block {block_obj.name_hint} has only "
-                                        f"{len(regions[kind])} {kind} buffers.")
+                raise BufferArgumentError(f"buffer_index {index} is out of range: block {block_obj.name_hint} has "
+                                        f"{len(regions[kind])} {kind} buffers")
             index = int(index)
             buf = regions[kind][index].buffer
         else:
@@ -362,7 +362,7 @@ class Schedule:
         block = self._normalize_block_arg(block)
         thresh = _int_value(cse_thresh, "cse_thresh")
         if thresh < 0:
-            raise TesseraValueError(f"cse_thresh should not be negative number: got {thresh}")
+            raise TesseraValueError(f"cse_thresh must be 0 or more, but it is {thresh}")
         return list(self._sch.cache_index(block, storage_scope, thresh))
 
     # ---- compute location ----
@@ -406,15 +406,15 @@ class Schedule:
         buffer of the window's size along its rolling axis (indices modulo the window); the
         block then skips the overlap computed in the previous tile (a predicate).
 
-        >>> sch.compute_at(sch.get_block("B"), io)
-        >>> sch.rolling_buffer(sch.get_block("B"), 0)
+        >>> sch.compute_at(sch.get_block("pool_in"), row_outer)
+        >>> sch.rolling_buffer("pool_in", 0)
         """
         block = self._normalize_block_arg(block)
         index = self._buffer_index(block, write_buffer_index, "write")
         self._sch.rolling_buffer(block, _int_value(index, "write_buffer_index"))
 
     def set_scope(self, block, buffer_index, storage_scope):
-        """Set the storage scope of a buffer the block writes."""
+        """Move a buffer the block writes to another storage scope (``"shared"``, ``"local"``, ...)."""
         block = self._normalize_block_arg(block)
         index = self._buffer_index(block, buffer_index, "write")
         self._sch.set_scope(block, index, storage_scope)
@@ -540,7 +540,7 @@ class Schedule:
         pair (or a single index) per dimension. Marks the block ``explicit_read_region`` /
         ``explicit_write_region`` so that later passes keep the region.
 
-        >>> sch.annotate_buffer_access(b, 0, "read", lambda vi, vj: ((vi - 1, vi + 1), (vj - 1, vj + 1)))
+        >>> sch.annotate_buffer_access("blur", 0, "read", lambda y, x: ((y - 2, y + 3), (x - 2, x + 3)))
         """
         block = self._block_rv(block)
         from ...tir.expr_ops import convert
@@ -554,13 +554,13 @@ class Schedule:
             if isinstance(rng, (tuple, list)):
                 if len(rng) != 2:
                     raise TesseraValueError(
-                        "Tuple must have exactly 2 elements to represent (begin, end).")
+                        "a range in gen_new_ranges must be a (begin, end) pair")
                 bounds.extend(convert(e, "int32") for e in rng)
             elif isinstance(rng, (_core.PrimExpr, int)):
                 begin = convert(rng, "int32")
                 bounds.extend([begin, begin + 1])
             else:
-                raise TesseraTypeError(f"Expected PrimExpr or tuple of PrimExpr, got {type(rng)}")
+                raise TesseraTypeError(f"gen_new_ranges must give a PrimExpr or a (begin, end) pair per dimension, not {type(rng)}")
         self._sch.annotate_buffer_access(block, _int_value(buffer_index, "buffer_index"), buf_type,
                                          IndexMap(iter_vars, bounds))
 
@@ -672,7 +672,7 @@ class Schedule:
         """Re-lay a block's iteration space by a bijective affine map of its iterators (each new
         iterator a fusion of old ones); the block gets new iterators and a new loop nest.
 
-        >>> sch.transform_block_layout(sch.get_block("B"), lambda i, j: (i * 128 + j,))
+        >>> sch.transform_block_layout("relu", lambda row, col: (row * 64 + col,))
         """
         block = self._block_rv(block)
         self._sch.transform_block_layout(block, self._block_index_map(block, index_map))

@@ -8,7 +8,8 @@ does and replaces its body by the implementation, binding the implementation's b
 regions the block accesses (``T.match_buffer``).
 
 >>> tir.TensorIntrin.register("my_dot4", dot4_desc, dot4_impl)
->>> sch.tensorize(sch.get_loops(sch.get_block("C"))[-1], "my_dot4")
+>>> inner = sch.get_loops("dot")[-1]        # the 4-long reduction loop of block "dot"
+>>> sch.tensorize(inner, "my_dot4")
 
 Intrinsics for tessera's targets are in :mod:`tessera.tir.tensor_intrin` (``x86``, ``cuda``).
 """

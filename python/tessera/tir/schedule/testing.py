@@ -10,9 +10,9 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
     directly) and assert that each gives a module structurally equal to ``sch.mod`` and the same
     trace. Returns the schedule replayed from Python.
 
-    >>> sch = tir.Schedule(Before)
-    >>> sch.split(sch.get_loops(sch.get_block("B"))[0], [None, 4])
-    >>> verify_trace_roundtrip(sch, Before)
+    >>> sch = tir.Schedule(Saxpy)
+    >>> sch.split(sch.get_loops("saxpy")[0], [None, 16])
+    >>> verify_trace_roundtrip(sch, Saxpy)
     """
     from ...script import tir as T
 

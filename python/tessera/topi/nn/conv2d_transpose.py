@@ -1,4 +1,5 @@
-"""Transposed 2-D convolution (the gradient of conv2d with respect to its input), NCHW."""
+"""Transposed 2-D convolution, NCHW: each input pixel scatters a weighted copy of the kernel
+into the output (conv2d's input gradient)."""
 
 from ... import te
 from ...error import TesseraValueError
