@@ -17,8 +17,9 @@ StmtSRef GetBlock(const ScheduleState& state, const std::string& name,
   });
   if (found.empty()) {
     // TVM's texts: the fast message does not name the block, the detailed one does.
-    Fail("no block has the given name",
-         "no block is named \"" + name + "\" in the function \"" + func_name + "\"");
+    // The two texts that TVM code checks for a missing block (its tests match them).
+    Fail("Cannot find a block with the specified name",
+         "Cannot find a block with the name: " + name + " (in the function \"" + func_name + "\")");
   }
   if (found.size() > 1) {
     std::vector<ObjectRef> locs;

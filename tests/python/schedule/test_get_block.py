@@ -89,7 +89,7 @@ def test_get_block_in_a_named_function():
 
 def test_get_block_without_such_block(schedule_error):
     schedule_error(three_stages, lambda sch: sch.get_block("E"), "get_block",
-                   'no block is named "E" in the function "main"')
+                   'Cannot find a block with the name: E (in the function "main")')
 
 
 def test_get_block_with_several_blocks_of_the_name(schedule_error):

@@ -218,7 +218,7 @@ def test_schedule_of_a_module_with_a_dsl_function():
     # A DSL function has loops but no blocks: it schedules as it is, and lookups say so.
     sch = tir.Schedule(dsl_func)
     assert sch.mod["main"].same_as(dsl_func)
-    with pytest.raises(tir.ScheduleError, match='no block is named "B"'):
+    with pytest.raises(tir.ScheduleError, match='Cannot find a block with the name: B '):
         sch.get_block("B")
     # Beside a TVMScript function, the DSL function is kept as it is.
     mod = ts.ir.IRModule([(ts.ir.GlobalVar("inc"), dsl_func),

@@ -74,7 +74,7 @@ def test_buffer_by_name_or_object():
 
 def test_wrong_names():
     sch = tir.Schedule(two_stages)
-    with pytest.raises(tir.ScheduleError, match='no block is named "D"'):
+    with pytest.raises(tir.ScheduleError, match='Cannot find a block with the name: D '):
         sch.compute_inline("D")
     with pytest.raises(ValueError, match="Could not find read buffer 'X' in block 'C'") as info:
         sch.cache_read("C", "X", "shared")
@@ -86,8 +86,8 @@ def test_wrong_names():
 
 
 def test_get_block_error_texts():
-    for level, text in (("detail", 'no block is named "wrong_name"'),
-                        ("fast", "no block has the given name")):
+    for level, text in (("detail", 'Cannot find a block with the name: wrong_name (in'),
+                        ("fast", "Cannot find a block with the specified name")):
         sch = tir.Schedule(two_stages, error_render_level=level)
         with pytest.raises(tir.ScheduleError) as info:
             sch.get_block("wrong_name")
