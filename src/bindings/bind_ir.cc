@@ -853,7 +853,9 @@ void BindIR(nb::module_& m) {
         },
         "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
   // (reason, steps) of the first mismatch, or None: TVM's AccessPath steps as ("attr", name),
-  // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b).
+  // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b); an item one
+  // side lacks as ("array_item_missing", index, side) / ("map_item_missing", key, side), side 1
+  // when the first object lacks it, 2 when the second does.
   m.def("structural_equal_mismatch",
         [](ObjectRef a, ObjectRef b, bool map_free_vars) -> nb::object {
           auto mismatch = CallWithLargeStack([&] { return FindStructuralMismatch(a, b, map_free_vars); });
@@ -865,10 +867,18 @@ void BindIR(nb::module_& m) {
                 steps.append(nb::make_tuple("attr", step.name));
                 break;
               case MismatchStep::Kind::kArrayItem:
-                steps.append(nb::make_tuple("array_item", step.index));
+                if (step.missing_side != 0) {
+                  steps.append(nb::make_tuple("array_item_missing", step.index, step.missing_side));
+                } else {
+                  steps.append(nb::make_tuple("array_item", step.index));
+                }
                 break;
               case MismatchStep::Kind::kMapItem:
-                if (step.key_a) {
+                if (step.missing_side != 0) {
+                  steps.append(nb::make_tuple("map_item_missing",
+                                              step.missing_side == 1 ? step.key_b : step.key_a,
+                                              step.missing_side));
+                } else if (step.key_a) {
                   steps.append(nb::make_tuple("map_item", step.key_a, step.key_b));
                 } else {
                   steps.append(nb::make_tuple("map_item", step.str_key));

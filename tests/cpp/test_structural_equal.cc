@@ -116,7 +116,8 @@ TEST(StructuralEqual, CallsCompareOpsByIdentityAndFunctionsByName) {
                  CallNode::Make(kI32, GlobalVarNode::Make("sub2"), {Int32(1)}));
   msg = ExpectNotEqual(CallNode::Make(kI32, GlobalVarNode::Make("g"), {Int32(1)}),
                        CallNode::Make(kI32, GlobalVarNode::Make("g"), {Int32(1), Int32(2)}));
-  EXPECT_EQ(msg, "root.args: 1 elements vs 2 elements");
+  // A difference of length is at the first item one side lacks (TVM's array_item_missing).
+  EXPECT_EQ(msg, "root.args[1]: 1 elements vs 2 elements");
 }
 
 TEST(StructuralEqual, SpansAreIgnored) {
@@ -394,7 +395,7 @@ TEST(StructuralEqual, PrimFuncParametersAreDefinitions) {
       ExpectNotEqual(PrimFuncNode::Make({I32Var("x")}, {}, EvaluateNode::Make(Int32(0))),
                      PrimFuncNode::Make({VarNode::Make("x", DataType::Int(64))}, {},
                                         EvaluateNode::Make(Int32(0))));
-  EXPECT_NE(msg.find("root.params[0].var"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("root.params[0].dtype"), std::string::npos) << msg;
 }
 
 TEST(StructuralEqual, UndeclaredBuffersPairByFieldsAtFirstUse) {
@@ -546,7 +547,7 @@ TEST(StructuralEqual, OptionalFieldsAndFailurePaths) {
   };
   EXPECT_EQ(ExpectNotEqual(body(1), body(2)), "root.seq[1].value.b: IntImm 1 vs IntImm 2");
   EXPECT_EQ(ExpectNotEqual(SeqStmtNode::Make({a, a}), SeqStmtNode::Make({a})),
-            "root.seq: 2 elements vs 1 elements");
+            "root.seq[1]: 2 elements vs 1 elements");
 }
 
 TEST(StructuralEqual, AssertStructuralEqualThrowsAValueError) {
