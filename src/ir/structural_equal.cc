@@ -334,11 +334,18 @@ class EqualChecker {
     return var_map_.count(a) != 0 || var_rmap_.count(b) != 0;
   }
 
-  // Buffer shapes may introduce symbolic sizes: a bare Var there binds unless already known.
+  // Buffer shapes may introduce symbolic sizes: a bare Var there binds unless already known,
+  // and so does an unknown Var inside a shape expression (`x` of `x * 8`), as in TVM.
   bool DefineOrUse(const Expr& a, const Expr& b) {
     auto* va = AsPtr<VarNode>(a);
     auto* vb = AsPtr<VarNode>(b);
-    if (va == nullptr || vb == nullptr || IsKnownVar(va, vb)) return Node(a, b);
+    if (va == nullptr || vb == nullptr || IsKnownVar(va, vb)) {
+      bool outer = defining_;
+      defining_ = true;
+      bool same = Node(a, b);
+      defining_ = outer;
+      return same;
+    }
     if (!SameVarType(va, vb)) return false;
     PairScoped(&var_map_, &var_rmap_, va, vb);
     return true;
@@ -369,6 +376,11 @@ class EqualChecker {
     }
     if (var_rmap_.count(b) != 0) {
       return Fail([&] { return "free Var " + a->name + " vs bound Var " + b->name; });
+    }
+    if (defining_) {  // first seen inside a buffer's shape: defined there
+      if (!SameVarType(a, b)) return false;
+      PairScoped(&var_map_, &var_rmap_, a, b);
+      return true;
     }
     if (map_free_vars_) {
       if (!SameVarType(a, b)) return false;
@@ -752,6 +764,8 @@ class EqualChecker {
   }
 
   bool map_free_vars_;
+  // Inside a defining buffer field (shape, strides, elem_offset): unknown variables bind.
+  bool defining_ = false;
   bool explain_;
   std::string failure_;
   StructuralMismatch mismatch_;

@@ -382,6 +382,21 @@ TEST(StructuralEqual, PrimFuncDifferences) {
   EXPECT_EQ(ExpectNotEqual(base, returns), "root.ret_type: dtype void vs dtype int32");
 }
 
+// A variable first seen inside a buffer_map shape expression (x of x * 8) is defined there, as a
+// bare shape variable is: two functions differing only in its name are equal.
+TEST(StructuralEqual, VariablesInsideBufferShapesAreDefinitions) {
+  auto func = [](Var x) {
+    Var handle = VarNode::Make("a", DataType::Handle());
+    Buffer a = BufferNode::Make(VarNode::MakePointer("A", kF32, "global"), kF32,
+                                {MulNode::Make(x, Int32(8))});
+    Stmt body = EvaluateNode::Make(AddNode::Make(x, Int32(1)));
+    return PrimFuncNode::Make({handle}, {{handle, a}}, body);
+  };
+  ExpectEqual(func(I32Var("x")), func(I32Var("y")));
+  // Outside a definition the variable stays free: the bodies alone differ.
+  ExpectNotEqual(func(I32Var("x"))->body, func(I32Var("y"))->body);
+}
+
 TEST(StructuralEqual, PrimFuncParametersAreDefinitions) {
   auto scale = [](Var x, Var y, bool swap) {
     Stmt body = EvaluateNode::Make(swap ? SubNode::Make(y, x) : SubNode::Make(x, y));
