@@ -72,6 +72,13 @@ class HandleType(DType):
             dtype = dtype.name
         return _state.declared(_core.Var.pointer(name, _core.canonical_dtype(dtype), scope, span))
 
+    def __getitem__(self, dtype):
+        """``T.Ptr[T.float32]`` (TVM's spelling of a pointer annotation): ``T.handle("float32")``;
+        ``T.Ptr[T.float32, "shared"]`` names the scope too."""
+        if isinstance(dtype, tuple):
+            return self(*dtype)
+        return self(dtype)
+
     def __repr__(self):
         return "T.handle"
 
