@@ -73,8 +73,8 @@ class DefRenewer : public BufferRemapMutator<> {
     std::vector<Expr> extents;
     for (const Expr& e : op->extents) extents.push_back(VisitExpr(e));
     Var v = Renew(op->buffer_var);
-    return AllocateConstNode::Make(v, op->dtype, std::move(extents), op->data,
-                                   VisitStmt(op->body), op->annotations, op->span);
+    return AllocateConstNode::Make(v, op->dtype, std::move(extents), op->data, VisitStmt(op->body),
+                                   op->annotations, op->span);
   }
   Stmt VisitStmt_(const DeclBufferNode* op) override {
     Buffer b = DefineBuffer(op->buffer);
@@ -85,8 +85,7 @@ class DefRenewer : public BufferRemapMutator<> {
     std::vector<Range> bounds;
     for (const Range& r : op->bounds) bounds.push_back(RenewRange(r));
     Expr condition = op->condition ? VisitExpr(op->condition) : op->condition;
-    return BufferRealizeNode::Make(b, std::move(bounds), condition, VisitStmt(op->body),
-                                   op->span);
+    return BufferRealizeNode::Make(b, std::move(bounds), condition, VisitStmt(op->body), op->span);
   }
   Stmt VisitStmt_(const BlockNode* op) override {
     std::vector<IterVar> iter_vars;
@@ -107,9 +106,9 @@ class DefRenewer : public BufferRemapMutator<> {
     std::vector<BufferRegion> reads, writes;
     for (const BufferRegion& r : op->reads) reads.push_back(Region(r));
     for (const BufferRegion& r : op->writes) writes.push_back(Region(r));
-    return BlockNode::Make(std::move(iter_vars), std::move(reads), std::move(writes),
-                           op->name_hint, body, init, std::move(allocs), std::move(matches),
-                           op->annotations, op->span);
+    return BlockNode::Make(std::move(iter_vars), std::move(reads), std::move(writes), op->name_hint,
+                           body, init, std::move(allocs), std::move(matches), op->annotations,
+                           op->span);
   }
 
  protected:
@@ -129,9 +128,9 @@ class DefRenewer : public BufferRemapMutator<> {
     for (const Expr& e : b->shape) shape.push_back(field(e));
     for (const Expr& e : b->strides) strides.push_back(field(e));
     Expr offset = field(b->elem_offset);
-    Buffer nb = BufferNode::Make(data ? data : b->data, b->dtype, std::move(shape),
-                                 std::move(strides), offset, b->name, b->data_alignment,
-                                 b->offset_factor, b->span);
+    Buffer nb =
+        BufferNode::Make(data ? data : b->data, b->dtype, std::move(shape), std::move(strides),
+                         offset, b->name, b->data_alignment, b->offset_factor, b->span);
     nb->axis_separators = b->axis_separators;
     buffers_[b.get()] = nb;
     return nb;

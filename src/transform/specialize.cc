@@ -81,17 +81,17 @@ class Specializer : public BufferRemapMutator<> {
       matches.push_back(same ? m : MatchBufferRegionNode::Make(matched[i], source, m->span));
     }
     if (!changed) return GetRef(op);
-    return BlockNode::Make(block->iter_vars, std::move(reads), std::move(writes),
-                           block->name_hint, block->body, block->init, std::move(allocs),
-                           std::move(matches), block->annotations, block->span);
+    return BlockNode::Make(block->iter_vars, std::move(reads), std::move(writes), block->name_hint,
+                           block->body, block->init, std::move(allocs), std::move(matches),
+                           block->annotations, block->span);
   }
 
   Stmt VisitStmt_(const DeclBufferNode* op) override {
     const Var& old_data = op->buffer->data;
     Buffer b = DefineBuffer(op->buffer);
     Stmt body = VisitStmt(op->body);
-    Stmt result = b == op->buffer && body == op->body ? GetRef(op)
-                                                      : DeclBufferNode::Make(b, body, op->span);
+    Stmt result =
+        b == op->buffer && body == op->body ? GetRef(op) : DeclBufferNode::Make(b, body, op->span);
     // A data pointer specialized to an expression (not a variable) stays the buffer's
     // variable, bound to that expression just outside.
     if (b->data == old_data) {
@@ -173,7 +173,8 @@ void BindBuffer(const PrimFunc& func, const Var& param, const Buffer& given, Var
   auto bind = [&](const char* field, const Expr& value, const Expr& old) {
     Expr old_value = old, new_value = value;
     // An absent elem_offset is 0.
-    if (!old_value) old_value = MakeConst(new_value ? new_value->dtype : DataType::Int(32), int64_t{0});
+    if (!old_value)
+      old_value = MakeConst(new_value ? new_value->dtype : DataType::Int(32), int64_t{0});
     if (!new_value) new_value = MakeConst(old_value->dtype, int64_t{0});
     if (SameExpr(new_value, old_value)) return;
     auto* var = AsPtr<VarNode>(old_value);
@@ -233,8 +234,7 @@ void BindExpr(const PrimFunc& func, const Var& param, const Expr& value, VarMap*
 
 }  // namespace
 
-PrimFunc Specialize(const PrimFunc& func,
-                    const std::vector<std::pair<Var, ObjectRef>>& param_map) {
+PrimFunc Specialize(const PrimFunc& func, const std::vector<std::pair<Var, ObjectRef>>& param_map) {
   VarMap vmap;
   for (const auto& [param, value] : param_map) {
     if (auto buffer = As<BufferNode>(value)) {
