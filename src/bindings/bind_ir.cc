@@ -12,6 +12,7 @@
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_equal_path.h"
 #include "tessera/ir/structural_hash.h"
+#include "tessera/transform/buffer_offset.h"
 
 namespace tessera {
 namespace bindings {
@@ -460,6 +461,7 @@ void BindIR(nb::module_& m) {
                        std::vector<Expr> strides, Expr elem_offset, const std::string& name,
                        int align, int offset_factor, std::optional<Span> s,
                        std::vector<int64_t> axis_separators) {
+             transform::CheckAxisSeparators(axis_separators, shape.size(), OrEmpty(s));
              Buffer b = BufferNode::Make(data, DT(t), shape, strides, elem_offset, name, align,
                                          offset_factor, OrEmpty(s));
              b->axis_separators = std::move(axis_separators);
@@ -483,6 +485,16 @@ void BindIR(nb::module_& m) {
             return BufferNode::Decl(name, DT(t), shape, scope, OrEmpty(s));
           },
           "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def(
+          "offset_of",
+          [](const BufferNode& b, std::vector<Expr> indices) {
+            return transform::BufferOffsetOf(GetRef(&b), indices);
+          },
+          "indices"_a, "The offsets of the element at `indices`, one per physical axis.")
+      .def(
+          "get_flattened_buffer",
+          [](const BufferNode& b) { return transform::FlattenedBuffer(GetRef(&b)); },
+          "The buffer with one dimension per physical axis, over the same data.")
       .def_ro("data", &BufferNode::data)
       .def_prop_ro("dtype", [](const BufferNode& b) { return PyDType(b.dtype); })
       .def_ro("shape", &BufferNode::shape)
