@@ -5,7 +5,8 @@
 """
 
 from .. import _core
-from . import _as_node, _mismatch_paths, assert_structural_equal, structural_equal, structural_hash
+
+_FROM_IR = ("assert_structural_equal", "structural_equal", "structural_hash")
 
 
 def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
@@ -13,6 +14,8 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
     None when they are structurally equal. Where one side lacks an item the other has (arrays or
     maps of different size), that side's path ends in ``array_item_missing`` /
     ``map_item_missing``."""
+    from . import _as_node, _mismatch_paths  # tessera.ir imports this module
+
     mismatch = _core.structural_equal_mismatch(_as_node(lhs), _as_node(rhs), map_free_vars)
     if mismatch is None:
         return None
@@ -20,5 +23,13 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
     return lhs_path, rhs_path
 
 
-__all__ = ["assert_structural_equal", "get_first_structural_mismatch", "structural_equal",
-           "structural_hash"]
+def __getattr__(name):
+    """``structural_equal``, ``structural_hash`` and ``assert_structural_equal`` of tessera.ir."""
+    if name in _FROM_IR:
+        import importlib
+
+        return getattr(importlib.import_module("tessera.ir"), name)
+    raise AttributeError(f"module 'tessera.ir.base' has no attribute '{name}'")
+
+
+__all__ = ["get_first_structural_mismatch", *_FROM_IR]
