@@ -27,14 +27,17 @@ class DefRenewer : public BufferRemapMutator<> {
 
   /*! \brief `b` rebuilt where it is defined: its data pointer and the variables of its shape,
    *  strides and offset not defined before are renewed here (a shape variable is defined by the
-   *  first buffer that names it). */
+   *  first buffer that names it, as StructuralEqual defines it). */
   Buffer DefineBuffer(const Buffer& b) {
     auto done = buffers_.find(b.get());
     if (done != buffers_.end()) return done->second;
     auto define = [&](const Expr& e) -> Expr {
       if (!e) return e;
-      auto* v = AsPtr<VarNode>(e);
-      if (v != nullptr && vars_.count(v) == 0) return Renew(As<VarNode>(e));
+      // A variable first named here, bare or inside an expression (m of m * 2), is defined here.
+      PostOrderVisit(e, [&](const ObjectRef& node) {
+        auto* v = AsPtr<VarNode>(node);
+        if (v != nullptr && vars_.count(v) == 0) Renew(As<VarNode>(node));
+      });
       return VisitExpr(e);
     };
     return Rebuild(b, define);

@@ -161,3 +161,22 @@ def test_renew_defs_copies_every_definition():
     assert not old_block.iter_vars[0].var.same_as(new_block.iter_vars[0].var)
     # The store writes the renewed allocation.
     assert new_block.body.buffer.same_as(new_root.alloc_buffers[0])
+
+
+def test_renew_defs_renews_a_size_first_named_inside_an_expression():
+    @T.prim_func(private=True)
+    def func(a: T.handle, b: T.handle):
+        m = T.int64()
+        A = T.match_buffer(a, (m * 2,))
+        B = T.match_buffer(b, (m, 2))
+        for i, j in T.grid(m, 2):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi * 2 + vj]
+
+    copy = tir.stmt_functor.renew_defs(func)
+    assert_structural_equal(copy, func)
+    old_m = func.buffer_map[func.params[1]].shape[0]
+    new_a, new_b = (copy.buffer_map[p] for p in copy.params)
+    # One new m, in both shapes.
+    assert new_b.shape[0].same_as(new_a.shape[0].a) and not new_b.shape[0].same_as(old_m)
