@@ -84,9 +84,10 @@ int LanesOf(const Expr& lanes, const Span& span) {
 }
 
 // The lanes a Ramp/Broadcast shows Python: an int, or the expression T.vscale() * k.
+// A Ramp's or Broadcast's lanes as TVM gives them: an int32 constant, or T.vscale() * k.
 nb::object LanesValue(int lanes) {
   if (lanes < 0) return nb::cast(ScalableLanesExpr(-lanes));
-  return nb::cast(lanes);
+  return nb::cast(Expr(IntImmNode::Make(DataType::Int(32), lanes)));
 }
 
 }  // namespace

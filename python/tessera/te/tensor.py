@@ -20,7 +20,12 @@ def var(name="tindex", dtype="int32"):
 
     >>> n = te.var("n")
     >>> A = te.placeholder((n, 4), name="A")
+
+    ``dtype`` may also be a type, ``ir.PrimType("int32")`` or ``ir.PointerType(...)`` (a pointer
+    variable), as in TVM.
     """
+    if isinstance(dtype, (_core.PointerType, _core.PrimType)):
+        return _core.Var(name, dtype)
     return _core.Var(name, _core.canonical_dtype(str(dtype)))
 
 

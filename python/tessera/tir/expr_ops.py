@@ -565,7 +565,7 @@ def to_region(value, span=None):
         ranges = []
         for index in value.indices:
             if isinstance(index, _core.Ramp) and isinstance(index.stride, _core.IntImm) and index.stride.value == 1:
-                ranges.append(_core.Range.from_min_extent(index.base, const(index.lanes, index.base.dtype), span))
+                ranges.append(_core.Range.from_min_extent(index.base, const(int(index.lanes), index.base.dtype), span))
             else:
                 ranges.append(_core.Range.from_min_extent(index, const(1, index.dtype), span))
         return _core.BufferRegion(value.buffer, ranges, span)

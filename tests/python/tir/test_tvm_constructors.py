@@ -51,6 +51,9 @@ def test_expression_nodes_from_numbers():
     x = tir.Var("x", "int32")
     assert str(tir.Let(x, 1, x + 1).value) == "1"
     assert tir.Ramp(x, 1, 4).lanes == 4 and tir.Broadcast(0.5, 8).dtype == "float32x8"
+    # Lanes are an int32 constant, whatever integer type they were given in (as TVM's).
+    for node in (tir.Ramp(x, 1, tir.IntImm("int64", 11)), tir.Broadcast(x, tir.IntImm("int64", 11))):
+        assert isinstance(node.lanes, tir.IntImm) and node.lanes.dtype == "int32" and int(node.lanes) == 11
     load = tir.BufferLoad(tir.decl_buffer((4,), "int8"), [3])
     assert load.indices[0].value == 3
     assert tir.Add(x, 2).b.value == 2
