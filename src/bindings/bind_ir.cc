@@ -248,7 +248,13 @@ void BindIR(nb::module_& m) {
              return IntImmNode::Make(DT(t), v, OrEmpty(s));
            }),
            "dtype"_a, "value"_a, "span"_a = nb::none())
-      .def_ro("value", &IntImmNode::value);
+      // A uint64 constant holds its 64-bit pattern; Python sees the unsigned value.
+      .def_prop_ro("value", [](const IntImmNode& n) -> nb::object {
+        if (n.dtype.is_uint() && n.dtype.bits() == 64 && n.value < 0) {
+          return nb::cast(static_cast<uint64_t>(n.value));
+        }
+        return nb::cast(n.value);
+      });
   nb::class_<FloatImmNode, ExprNode>(m, "FloatImm")
       .def(nb::new_([](const std::string& t, double v, std::optional<Span> s) {
              return FloatImmNode::Make(DT(t), v, OrEmpty(s));

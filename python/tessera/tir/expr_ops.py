@@ -98,8 +98,10 @@ def const(value, dtype=None, span=None):
         v = int(value)
         if bounds is not None:
             lo, hi = bounds
-            if not lo <= v <= hi or not -(2**63) <= v < 2**63:
+            if not lo <= v <= hi or not -(2**63) <= v < 2**64:
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
+            if v >= 2**63:  # uint64 above int64's range: kept as its 64-bit pattern
+                v -= 2**64
         c = _core.IntImm(elem, v, span)
     return _core.Broadcast(c, lanes, span) if lanes != 1 else c
 

@@ -140,3 +140,13 @@ def test_constant_operands_print_as_nodes_and_round_trip():
     from tessera.script import from_source
 
     ir.assert_structural_equal(from_source(text), consts)
+
+
+def test_uint64_constants_above_int64_range():
+    big = tir.const(2**64 - 1, "uint64")
+    assert isinstance(big, tir.IntImm) and big.value == 2**64 - 1 and int(big) == 2**64 - 1
+    assert tir.const(2**63, "uint64").value == 2**63 and tir.const(5, "uint64").value == 5
+    with pytest.raises(ValueError, match="does not fit in uint64"):
+        tir.const(2**64, "uint64")
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        tir.const(2**63, "int64")
