@@ -180,7 +180,10 @@ void BindTransform(nb::module_& m) {
       }
       map[v.get()] = e;
     }
-    if (IsStmtKind(node->kind)) return transform::Substitute(std::static_pointer_cast<StmtNode>(node), map);
+    // Statements: buffers defined over the substituted variables are rebuilt too, as TVM's.
+    if (IsStmtKind(node->kind)) {
+      return transform::SubstituteWithBuffers(std::static_pointer_cast<StmtNode>(node), map);
+    }
     if (IsExprKind(node->kind)) return transform::Substitute(std::static_pointer_cast<ExprNode>(node), map);
     throw nb::type_error("substitute takes a statement or an expression");
   }, "node"_a, "vmap"_a);

@@ -32,7 +32,9 @@ std::string Text(const ObjectRef& node) { return node ? AsScript(node) : std::st
 // and every access of a rebuilt buffer follows.
 class Specializer : public BufferRemapMutator<> {
  public:
-  explicit Specializer(const VarMap& vmap) : vmap_(vmap) {}
+  /*! \brief `fold`: operations whose operands change are folded (specialize) or rebuilt as
+   *  they are (substitute). */
+  Specializer(const VarMap& vmap, bool fold) : vmap_(vmap), fold_(fold) {}
   using BufferRemapMutator::VisitExpr_;
   using BufferRemapMutator::VisitStmt_;
 
@@ -45,11 +47,14 @@ class Specializer : public BufferRemapMutator<> {
 
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
-#define TESSERA_SPECIALIZE_FOLD(name) \
-  Expr VisitExpr_(const name##Node* op) override { return Fold(op); }
+#define TESSERA_SPECIALIZE_FOLD(name)                             \
+  Expr VisitExpr_(const name##Node* op) override {                \
+    return fold_ ? Fold(op) : BufferRemapMutator::VisitExpr_(op); \
+  }
   TESSERA_BINARY_NODES(TESSERA_SPECIALIZE_FOLD)
 #undef TESSERA_SPECIALIZE_FOLD
   Expr VisitExpr_(const NotNode* op) override {
+    if (!fold_) return BufferRemapMutator::VisitExpr_(op);
     Expr a = VisitExpr(op->a);
     return a == op->a ? GetRef(op) : arith::FoldNot(a, op->span);
   }
@@ -154,6 +159,7 @@ class Specializer : public BufferRemapMutator<> {
   }
 
   const VarMap& vmap_;
+  bool fold_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
 };
 
@@ -248,7 +254,7 @@ PrimFunc Specialize(const PrimFunc& func, const std::vector<std::pair<Var, Objec
     }
   }
   if (vmap.empty()) return func;
-  Specializer specializer(vmap);
+  Specializer specializer(vmap, /*fold=*/true);
   bool changed = false;
   std::vector<std::pair<Var, Buffer>> buffer_map;
   for (const auto& [param, buffer] : func->buffer_map) {
@@ -264,6 +270,11 @@ PrimFunc Specialize(const PrimFunc& func, const std::vector<std::pair<Var, Objec
   if (!changed && body == func->body) return func;
   return PrimFuncNode::Make(std::move(params), std::move(buffer_map), body, func->ret_type,
                             func->attrs, func->span);
+}
+
+Stmt SubstituteWithBuffers(const Stmt& stmt, const VarMap& vmap) {
+  if (vmap.empty()) return stmt;
+  return Specializer(vmap, /*fold=*/false).VisitStmt(stmt);
 }
 
 }  // namespace transform

@@ -2,6 +2,7 @@
 // (TVM's PrimFunc.specialize) and a copy in which every definition is new (TVM's RenewDefs).
 #pragma once
 
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,11 @@ namespace transform {
  * error when a buffer field to match is an expression other than a variable.
  */
 PrimFunc Specialize(const PrimFunc& func, const std::vector<std::pair<Var, ObjectRef>>& param_map);
+
+/*! \brief `stmt` with the variables of `vmap` replaced, in buffer definitions too: a buffer
+ *  whose shape, strides, offset or data pointer uses them is rebuilt where it is defined (or
+ *  first used) and its accesses follow (TVM's tir.stmt_functor.substitute). Nothing folds. */
+Stmt SubstituteWithBuffers(const Stmt& stmt, const std::unordered_map<const VarNode*, Expr>& vmap);
 
 /*! \brief A copy of `func` in which every definition is new: parameters, buffers (buffer_map,
  *  allocated, declared and matched ones, with their data pointers and the variables their shapes,

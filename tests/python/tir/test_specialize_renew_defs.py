@@ -180,3 +180,24 @@ def test_renew_defs_renews_a_size_first_named_inside_an_expression():
     new_a, new_b = (copy.buffer_map[p] for p in copy.params)
     # One new m, in both shapes.
     assert new_b.shape[0].same_as(new_a.shape[0].a) and not new_b.shape[0].same_as(old_m)
+
+
+def test_substitute_rebuilds_the_buffers_over_the_variable():
+    @T.prim_func(private=True)
+    def before(n: T.int32):
+        A_data = T.allocate([n], "float32")
+        A = T.decl_buffer(n, "float32", data=A_data)
+        for i in range(n + 1):
+            A[i] = T.float32(0)
+
+    @T.prim_func(private=True)
+    def expected():
+        A_data = T.allocate([16], "float32")
+        A = T.decl_buffer(16, "float32", data=A_data)
+        # substitute does not fold: 16 + 1 stays.
+        for i in range(T.Add(16, 1)):
+            A[i] = T.float32(0)
+
+    body = tir.stmt_functor.substitute(before.body, {before.params[0]: 16})
+    assert_structural_equal(tir.PrimFunc([], body).with_attr("global_symbol", "x"),
+                            expected.with_attr("global_symbol", "x"))
