@@ -43,6 +43,7 @@ MODULE_MAP = {
     "tvm.error": "tessera.error",
     "tvm.arith": "tessera.arith",
     "tvm.transform": "tessera.transform",
+    "tvm.ir.transform": "tessera.transform",  # TVM's home of PassContext, Sequential, ...
     "tvm.driver": "tessera.driver",
     "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",
@@ -60,7 +61,6 @@ FALLBACK_MAP = {
     "tvm.tir.function": "tessera.tir",
     "tvm.tir.buffer": "tessera.tir",
     "tvm.tir.op": "tessera.tir",
-    "tvm.ir.base": "tessera.ir",
     "tvm.ir.expr": "tessera.ir",
     "tvm.ir.module": "tessera.ir",
     "tvm.ir.type": "tessera.ir",

@@ -24,11 +24,13 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
 
 
 def __getattr__(name):
-    """``structural_equal``, ``structural_hash`` and ``assert_structural_equal`` of tessera.ir."""
-    if name in _FROM_IR:
-        import importlib
+    """The names of tessera.ir (``structural_equal``, ``save_json``, ...), which TVM's
+    ``tvm.ir.base`` also holds."""
+    import importlib
 
-        return getattr(importlib.import_module("tessera.ir"), name)
+    ir = importlib.import_module("tessera.ir")
+    if not name.startswith("__") and hasattr(ir, name):
+        return getattr(ir, name)
     raise AttributeError(f"module 'tessera.ir.base' has no attribute '{name}'")
 
 
