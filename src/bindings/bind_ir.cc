@@ -83,7 +83,6 @@ int LanesOf(const Expr& lanes, const Span& span) {
       << "the lanes of a vector must be an integer constant or T.vscale() * k (k > 1)";
 }
 
-// The lanes a Ramp/Broadcast shows Python: an int, or the expression T.vscale() * k.
 // A Ramp's or Broadcast's lanes as TVM gives them: an int32 constant, or T.vscale() * k.
 nb::object LanesValue(int lanes) {
   if (lanes < 0) return nb::cast(ScalableLanesExpr(-lanes));
@@ -599,6 +598,11 @@ void BindIR(nb::module_& m) {
   auto assertStmt_class = nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
       .def(nb::new_([](Expr c, Expr msg, Stmt body, std::optional<Span> s) {
              return AssertStmtNode::Make(c, msg, body, OrEmpty(s));
+           }),
+           "condition"_a, "message"_a, "body"_a, "span"_a = nb::none())
+      // AssertStmt(cond, "message", body): a Python string message is a StringImm, as in TVM.
+      .def(nb::new_([](Expr c, const std::string& msg, Stmt body, std::optional<Span> s) {
+             return AssertStmtNode::Make(c, StringImmNode::Make(msg), body, OrEmpty(s));
            }),
            "condition"_a, "message"_a, "body"_a, "span"_a = nb::none())
       .def_ro("condition", &AssertStmtNode::condition)

@@ -150,3 +150,10 @@ def test_uint64_constants_above_int64_range():
         tir.const(2**64, "uint64")
     with pytest.raises(ValueError, match="does not fit in int64"):
         tir.const(2**63, "int64")
+
+
+def test_assert_stmt_takes_a_string_message():
+    nop = tir.Evaluate(0)
+    stmt = tir.AssertStmt(tir.const(True, "bool"), "n must be positive", nop)
+    assert isinstance(stmt.message, tir.StringImm) and stmt.message.value == "n must be positive"
+    assert stmt.body.same_as(nop)
