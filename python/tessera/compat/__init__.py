@@ -61,6 +61,7 @@ FALLBACK_MAP = {
     "tvm.tir.function": "tessera.tir",
     "tvm.tir.buffer": "tessera.tir",
     "tvm.tir.op": "tessera.tir",
+    "tvm.tir.block_scope": "tessera.tir.schedule",  # BlockScope, DepKind, StmtSRef
     "tvm.ir.expr": "tessera.ir",
     "tvm.ir.module": "tessera.ir",
     "tvm.ir.type": "tessera.ir",

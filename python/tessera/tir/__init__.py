@@ -78,6 +78,10 @@ def __getattr__(name):
         import importlib
 
         return getattr(importlib.import_module(".ops", __name__), name)
+    if name == "BlockDependenceInfo":
+        import importlib
+
+        return importlib.import_module(".block_dependence_info", __name__).BlockDependenceInfo
     if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule",
                 "ScheduleState", "StmtSRef", "Instruction", "InstructionKind", "TensorIntrin"):
         import importlib
