@@ -55,6 +55,7 @@ from . import _constructors  # noqa: E402,F401 - TVM's spellings of the node con
 from . import index_map as _index_map  # noqa: E402,F401 - IndexMap.from_func
 from . import _function  # noqa: E402,F401 - PrimFunc.specialize
 from .data_layout import BijectiveLayout, Layout, bijective_layout, layout  # noqa: E402,F401
+from .stmt import stmt_list, stmt_seq  # noqa: E402,F401
 from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
                      call_packed_lowered, decl_buffer)
 

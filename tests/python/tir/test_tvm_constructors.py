@@ -157,3 +157,13 @@ def test_assert_stmt_takes_a_string_message():
     stmt = tir.AssertStmt(tir.const(True, "bool"), "n must be positive", nop)
     assert isinstance(stmt.message, tir.StringImm) and stmt.message.value == "n must be positive"
     assert stmt.body.same_as(nop)
+
+
+def test_stmt_list_and_stmt_seq_flatten_sequences():
+    a, b, c = tir.Evaluate(1), tir.Evaluate(2), tir.Evaluate(3)
+    nested = tir.SeqStmt([a, tir.SeqStmt([b, c])])
+    assert [s.same_as(t) for s, t in zip(tir.stmt_list(nested), [a, b, c])] == [True] * 3
+    assert tir.stmt_list(a)[0].same_as(a)
+    seq = tir.stmt_seq(a, nested, tir.const(4))
+    assert [int(s.value) for s in seq.seq] == [1, 1, 2, 3, 4]
+    assert tir.stmt_seq(b).same_as(b)
