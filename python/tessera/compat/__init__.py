@@ -188,7 +188,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 # TVM modules that test files import at their top for a few tests only: they import, and any use
 # names the missing feature (tessera.compat._unsupported).
-UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax"}
+UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax", "tvm.contrib": "contrib"}
 
 
 class _UnsupportedLoader(importlib.abc.Loader):
