@@ -55,13 +55,27 @@ def _as_node(value):
     return value
 
 
+def _is_tensor(value):
+    from ..runtime.ndarray import NDArray
+
+    return isinstance(value, NDArray)
+
+
 def structural_equal(a, b, map_free_vars=False):
-    """Whether two IR objects are the same program up to the names of bound variables."""
+    """Whether two IR objects are the same program up to the names of bound variables. Two
+    runtime tensors (NDArrays) are equal when their dtype, shape and contents are, as in TVM."""
+    if _is_tensor(a) or _is_tensor(b):
+        if not (_is_tensor(a) and _is_tensor(b)):
+            return False
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and a.numpy().tobytes() == b.numpy().tobytes())
     return _core.structural_equal(_as_node(a), _as_node(b), map_free_vars)
 
 
 def structural_hash(node, map_free_vars=False):
     """A hash consistent with :func:`structural_equal`."""
+    if _is_tensor(node):
+        return hash((str(node.dtype), node.shape, node.numpy().tobytes())) & (2**63 - 1)
     return _core.structural_hash(node, map_free_vars)
 
 

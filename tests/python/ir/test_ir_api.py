@@ -141,3 +141,15 @@ def test_op_registry():
     assert tir.op("tir.exp").num_inputs == 1
     with pytest.raises(AttributeError, match="unknown intrinsic 'tir.expp'; did you mean 'tir.exp"):
         tir.op("tir.expp")
+
+
+def test_tensors_compare_by_contents():
+    import numpy as np
+
+    x = np.arange(10, dtype="int64")
+    a, b = tessera.nd.array(x), tessera.nd.array(x.copy())
+    assert ir.structural_equal(a, b) and ir.structural_hash(a) == ir.structural_hash(b)
+    assert not ir.structural_equal(a, tessera.nd.array(x.reshape(2, 5)))
+    assert not ir.structural_equal(a, tessera.nd.array(x.astype("int32")))
+    assert not ir.structural_equal(a, tessera.nd.array(x + 1))
+    assert not ir.structural_equal(a, tir.const(1))
