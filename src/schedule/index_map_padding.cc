@@ -19,18 +19,68 @@ namespace tessera {
 namespace schedule {
 namespace {
 
-std::vector<int64_t> ConstShape(const char* what, const std::vector<Expr>& shape) {
+// A symbolic extent stands in as this constant for the split analysis: a multiple of every
+// small factor, so that the splits of a symbolic extent tile it as those of a constant would.
+constexpr int64_t kSymbolicStandIn = int64_t{720720} * 1024;
+
+// The constant extents of `shape`, a symbolic one replaced by kSymbolicStandIn (`symbolic`
+// records which).
+std::vector<int64_t> StandInShape(const std::vector<Expr>& shape, std::vector<bool>* symbolic) {
   std::vector<int64_t> out;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    auto extent = AsConstInt(shape[i]);
-    if (!extent || *extent < 0) {
-      TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-          << what << ": dimension " << i
-          << " of the shape is not a constant (symbolic shapes are not supported)";
-    }
-    out.push_back(*extent);
+  for (const Expr& e : shape) {
+    auto extent = AsConstInt(e);
+    symbolic->push_back(!extent);
+    out.push_back(extent ? *extent : kSymbolicStandIn);
   }
   return out;
+}
+
+// ceildiv(e, f) as TVM writes it for a symbolic e: (e - e % -f) // f.
+Expr SymbolicCeilDiv(const Expr& e, int64_t f) {
+  Expr neg = IntConst(e->dtype, -f);
+  return FloorDivNode::Make(SubNode::Make(e, FloorModNode::Make(e, neg)), IntConst(e->dtype, f));
+}
+
+// For each final index that is one split of an initial index (of a symbolic extent):
+// (index, lower factor, extent, whether it is that index's outermost split); index -1 else.
+struct SplitInfo {
+  int var = -1;
+  int64_t factor = 1, extent = 1;
+  bool outer = false;
+};
+std::vector<SplitInfo> Splits(const IndexMap& map, const std::vector<int64_t>& extents) {
+  std::vector<arith::IterDomain> iters;
+  for (size_t d = 0; d < extents.size(); ++d)
+    iters.push_back({map.initial_indices[d], 0, extents[d]});
+  auto iter_map = arith::DetectIterMap(map.final_indices, iters);
+  std::vector<SplitInfo> out(map.final_indices.size());
+  if (!iter_map) return out;
+  for (size_t k = 0; k < iter_map->size(); ++k) {
+    const arith::IterSum& sum = (*iter_map)[k];
+    if (sum->args.size() != 1 || sum->base != 0 || sum->args[0]->scale != 1) continue;
+    const arith::IterSplit& split = sum->args[0];
+    for (size_t d = 0; d < extents.size(); ++d) {
+      if (split->source->var.get() == map.initial_indices[d].get()) {
+        out[k] = {static_cast<int>(d), split->lower_factor, split->extent, false};
+      }
+    }
+  }
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k].var < 0) continue;
+    bool outer = true;
+    for (const SplitInfo& other : out) {
+      if (other.var == out[k].var && other.factor > out[k].factor) outer = false;
+    }
+    out[k].outer = outer;
+  }
+  return out;
+}
+
+bool UsesSymbolic(const Expr& e, const IndexMap& map, const std::vector<bool>& symbolic) {
+  for (size_t d = 0; d < symbolic.size(); ++d) {
+    if (symbolic[d] && UsesVar(e, map.initial_indices[d].get())) return true;
+  }
+  return false;
 }
 
 void CheckRank(const char* what, const IndexMap& map, size_t rank) {
@@ -135,8 +185,23 @@ int64_t Evaluate(const Expr& e, const std::unordered_map<const VarNode*, int64_t
 
 std::vector<Expr> MapShape(const IndexMap& map, const std::vector<Expr>& shape) {
   CheckRank("IndexMap.map_shape", map, shape.size());
-  std::vector<int64_t> extents =
-      FinalExtents("IndexMap.map_shape", map, ConstShape("IndexMap.map_shape", shape));
+  std::vector<bool> symbolic;
+  std::vector<int64_t> stand_in = StandInShape(shape, &symbolic);
+  std::vector<int64_t> extents = FinalExtents("IndexMap.map_shape", map, stand_in);
+  // A split of a symbolic extent E: the outermost one spans ceildiv(E, factor).
+  std::vector<SplitInfo> splits;
+  if (std::find(symbolic.begin(), symbolic.end(), true) != symbolic.end()) {
+    splits = Splits(map, stand_in);
+    for (size_t k = 0; k < map.final_indices.size(); ++k) {
+      if (!UsesSymbolic(map.final_indices[k], map, symbolic)) continue;
+      if (splits[k].var < 0) {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+            << "IndexMap.map_shape: over a symbolic shape, only results that split an index "
+               "(i // c, i % c) are supported; result "
+            << k << " of " << map.AsPython() << " is not one";
+      }
+    }
+  }
   // The sizes take the widest type of the given shape and the map's results.
   std::vector<Expr> out;
   for (size_t k = 0; k < extents.size(); ++k) {
@@ -144,7 +209,11 @@ std::vector<Expr> MapShape(const IndexMap& map, const std::vector<Expr>& shape) 
     for (const Expr& s : shape) {
       if (s->dtype.bits() > t.bits()) t = s->dtype;
     }
-    out.push_back(IntConst(t, extents[k]));
+    if (!splits.empty() && splits[k].var >= 0 && symbolic[splits[k].var] && splits[k].outer) {
+      out.push_back(SymbolicCeilDiv(CastTo(t, shape[splits[k].var]), splits[k].factor));
+    } else {
+      out.push_back(IntConst(t, extents[k]));
+    }
   }
   return out;
 }
@@ -153,7 +222,8 @@ std::pair<IndexMap, Expr> NonSurjectiveInverse(const IndexMap& map,
                                                const std::vector<Expr>& shape) {
   const char* what = "IndexMap.non_surjective_inverse";
   CheckRank(what, map, shape.size());
-  std::vector<int64_t> extents = ConstShape(what, shape);
+  std::vector<bool> symbolic;
+  std::vector<int64_t> extents = StandInShape(shape, &symbolic);
   size_t n = extents.size();
   // Each initial index i becomes p = i + left (left padding), so that the map reads p bare.
   std::vector<int64_t> left(n);
@@ -161,7 +231,7 @@ std::pair<IndexMap, Expr> NonSurjectiveInverse(const IndexMap& map,
   VarMap shift;
   for (size_t d = 0; d < n; ++d) {
     const Var& v = map.initial_indices[d];
-    left[d] = LeftOffset(v.get(), map.final_indices);
+    left[d] = symbolic[d] ? 0 : LeftOffset(v.get(), map.final_indices);
     padded[d] = VarNode::Make(v->name, v->dtype);
     shift[v.get()] = SubE(padded[d], IntConst(v->dtype, left[d]));
   }
@@ -208,7 +278,7 @@ std::pair<IndexMap, Expr> NonSurjectiveInverse(const IndexMap& map,
   auto either = [](const Expr& a, const Expr& b) { return a ? OrNode::Make(a, b) : b; };
   for (size_t d = 0; d < n; ++d) {
     int64_t right_start = left[d] + extents[d];
-    if (left[d] == 0 && right_start == padded_extent[d]) continue;
+    if (left[d] == 0 && right_start == padded_extent[d] && !symbolic[d]) continue;
     // The results that are single splits of p: (output variable, lower factor, extent).
     struct Part {
       Var out;
@@ -229,6 +299,28 @@ std::pair<IndexMap, Expr> NonSurjectiveInverse(const IndexMap& map,
     Expr pad;
     bool structured = outer != parts.end() && left[d] < outer->factor &&
                       right_start > padded_extent[d] - outer->factor;
+    if (symbolic[d]) {
+      // Past a symbolic extent E: where E is not a multiple of F, the last outer step (E // F)
+      // from the inner position E % F on, as TVM writes it.
+      if (outer == parts.end()) {
+        TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+            << what << ": over a symbolic shape, only maps that split an index are supported";
+      }
+      Expr inner;
+      for (const Part& part : parts) {
+        if (&part == &*outer) continue;
+        Expr term = MulE(CastTo(t, part.out), IntConst(t, part.factor));
+        inner = inner ? AddE(inner, term) : term;
+      }
+      if (!inner) inner = IntConst(t, 0);
+      Expr e = CastTo(t, shape[d]);
+      Expr f = IntConst(t, outer->factor);
+      Expr guard = NENode::Make(FloorModNode::Make(e, IntConst(t, -outer->factor)), IntConst(t, 0));
+      Expr last = AndNode::Make(EQNode::Make(CastTo(t, outer->out), FloorDivNode::Make(e, f)),
+                                GENode::Make(inner, FloorModNode::Make(e, f)));
+      predicate = either(predicate, AndNode::Make(guard, last));
+      continue;
+    }
     if (structured) {
       Expr inner;
       for (const Part& part : parts) {

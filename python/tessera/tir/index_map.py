@@ -98,7 +98,7 @@ def _map_indices(self, indices):
 
 def _map_shape(self, shape):
     """The shape the map produces from the input shape ``shape``: the extent of each final
-    index (constant shapes).
+    index (over a symbolic size n, a split's outer extent is ``(n - n % -c) // c``).
 
     >>> IndexMap.from_func(lambda i: (i // 4, i % 4)).map_shape([14])   # [4, 4]
     """

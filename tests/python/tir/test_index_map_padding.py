@@ -34,8 +34,6 @@ def test_map_shape_rounds_up_to_whole_splits():
     assert [str(e.dtype) for e in split.map_shape([tir.const(14, "int64")])] == ["int64", "int64"]
     transpose = IndexMap.from_func(lambda i, j: [j, i])
     assert [int(e) for e in transpose.map_shape([3, 5])] == [5, 3]
-    with pytest.raises(TesseraValueError, match="not a constant"):
-        split.map_shape([tir.Var("n", "int32")])
     with pytest.raises(TesseraValueError, match="takes 1 indices, the shape has 2"):
         split.map_shape([4, 4])
 
@@ -80,10 +78,29 @@ def test_non_surjective_inverse_predicate_is_structured():
     assert bijective.is_equivalent_to(IndexMap.from_func(lambda a, b, c: [a * 32 + b * 4 + c]))
 
 
+def test_symbolic_shape():
+    split = IndexMap.from_func(lambda i: [i // 4, i % 4], index_dtype="int32")
+    n = tir.Var("n", "int32")
+    # The outer size is ceildiv(n, 4), written (n - n % -4) // 4 as TVM writes it.
+    assert_structural_equal(split.map_shape([n]), [(n - n % (-4)) // 4, tir.const(4, "int32")])
+    inverse, padding = split.non_surjective_inverse([n])
+    assert inverse.is_equivalent_to(IndexMap.from_func(lambda a, b: [a * 4 + b]))
+    # For each size, the predicate holds exactly on the positions past n.
+    for size in (8, 13, 14, 15):
+        outer = (size + 3) // 4
+        for a in range(outer):
+            for b in range(4):
+                env = {n: tir.const(size, "int32"), inverse.initial_indices[0]: tir.const(a, "int32"),
+                       inverse.initial_indices[1]: tir.const(b, "int32")}
+                assert bool(_value(padding, env)) == (a * 4 + b >= size)
+    with pytest.raises(TesseraValueError, match="only results that split an index"):
+        IndexMap.from_func(lambda i: [i * 2], index_dtype="int32").map_shape([n])
+
+
 def test_non_surjective_inverse_errors():
     index_map = IndexMap.from_func(lambda i: [i // 4, i % 4], index_dtype="int32")
-    with pytest.raises(TesseraValueError, match="not a constant"):
-        index_map.non_surjective_inverse([tir.Var("n", "int32")])
+    with pytest.raises(TesseraValueError, match="takes 1 indices, the shape has 2"):
+        index_map.non_surjective_inverse([4, 4])
     # i * 2 leaves holes between the positions it reaches: not a padding; no inverse.
     with pytest.raises(TesseraValueError, match="has no inverse|pattern it can invert"):
         IndexMap.from_func(lambda i: [i * 2]).non_surjective_inverse([8])
