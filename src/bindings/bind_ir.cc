@@ -12,6 +12,7 @@
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_equal_path.h"
 #include "tessera/ir/structural_hash.h"
+#include "tessera/transform/buffer_offset.h"
 
 namespace tessera {
 namespace bindings {
@@ -82,10 +83,10 @@ int LanesOf(const Expr& lanes, const Span& span) {
       << "the lanes of a vector must be an integer constant or T.vscale() * k (k > 1)";
 }
 
-// The lanes a Ramp/Broadcast shows Python: an int, or the expression T.vscale() * k.
+// A Ramp's or Broadcast's lanes as TVM gives them: an int32 constant, or T.vscale() * k.
 nb::object LanesValue(int lanes) {
   if (lanes < 0) return nb::cast(ScalableLanesExpr(-lanes));
-  return nb::cast(lanes);
+  return nb::cast(Expr(IntImmNode::Make(DataType::Int(32), lanes)));
 }
 
 }  // namespace
@@ -246,7 +247,13 @@ void BindIR(nb::module_& m) {
              return IntImmNode::Make(DT(t), v, OrEmpty(s));
            }),
            "dtype"_a, "value"_a, "span"_a = nb::none())
-      .def_ro("value", &IntImmNode::value);
+      // A uint64 constant holds its 64-bit pattern; Python sees the unsigned value.
+      .def_prop_ro("value", [](const IntImmNode& n) -> nb::object {
+        if (n.dtype.is_uint() && n.dtype.bits() == 64 && n.value < 0) {
+          return nb::cast(static_cast<uint64_t>(n.value));
+        }
+        return nb::cast(n.value);
+      });
   nb::class_<FloatImmNode, ExprNode>(m, "FloatImm")
       .def(nb::new_([](const std::string& t, double v, std::optional<Span> s) {
              return FloatImmNode::Make(DT(t), v, OrEmpty(s));
@@ -460,6 +467,7 @@ void BindIR(nb::module_& m) {
                        std::vector<Expr> strides, Expr elem_offset, const std::string& name,
                        int align, int offset_factor, std::optional<Span> s,
                        std::vector<int64_t> axis_separators) {
+             transform::CheckAxisSeparators(axis_separators, shape.size(), OrEmpty(s));
              Buffer b = BufferNode::Make(data, DT(t), shape, strides, elem_offset, name, align,
                                          offset_factor, OrEmpty(s));
              b->axis_separators = std::move(axis_separators);
@@ -483,6 +491,16 @@ void BindIR(nb::module_& m) {
             return BufferNode::Decl(name, DT(t), shape, scope, OrEmpty(s));
           },
           "name"_a, "dtype"_a, "shape"_a, "scope"_a = "global", "span"_a = nb::none())
+      .def(
+          "offset_of",
+          [](const BufferNode& b, std::vector<Expr> indices) {
+            return transform::BufferOffsetOf(GetRef(&b), indices);
+          },
+          "indices"_a, "The offsets of the element at `indices`, one per physical axis.")
+      .def(
+          "get_flattened_buffer",
+          [](const BufferNode& b) { return transform::FlattenedBuffer(GetRef(&b)); },
+          "The buffer with one dimension per physical axis, over the same data.")
       .def_ro("data", &BufferNode::data)
       .def_prop_ro("dtype", [](const BufferNode& b) { return PyDType(b.dtype); })
       .def_ro("shape", &BufferNode::shape)
@@ -580,6 +598,11 @@ void BindIR(nb::module_& m) {
   auto assertStmt_class = nb::class_<AssertStmtNode, StmtNode>(m, "AssertStmt")
       .def(nb::new_([](Expr c, Expr msg, Stmt body, std::optional<Span> s) {
              return AssertStmtNode::Make(c, msg, body, OrEmpty(s));
+           }),
+           "condition"_a, "message"_a, "body"_a, "span"_a = nb::none())
+      // AssertStmt(cond, "message", body): a Python string message is a StringImm, as in TVM.
+      .def(nb::new_([](Expr c, const std::string& msg, Stmt body, std::optional<Span> s) {
+             return AssertStmtNode::Make(c, StringImmNode::Make(msg), body, OrEmpty(s));
            }),
            "condition"_a, "message"_a, "body"_a, "span"_a = nb::none())
       .def_ro("condition", &AssertStmtNode::condition)
@@ -853,7 +876,9 @@ void BindIR(nb::module_& m) {
         },
         "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
   // (reason, steps) of the first mismatch, or None: TVM's AccessPath steps as ("attr", name),
-  // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b).
+  // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b); an item one
+  // side lacks as ("array_item_missing", index, side) / ("map_item_missing", key, side), side 1
+  // when the first object lacks it, 2 when the second does.
   m.def("structural_equal_mismatch",
         [](ObjectRef a, ObjectRef b, bool map_free_vars) -> nb::object {
           auto mismatch = CallWithLargeStack([&] { return FindStructuralMismatch(a, b, map_free_vars); });
@@ -865,10 +890,18 @@ void BindIR(nb::module_& m) {
                 steps.append(nb::make_tuple("attr", step.name));
                 break;
               case MismatchStep::Kind::kArrayItem:
-                steps.append(nb::make_tuple("array_item", step.index));
+                if (step.missing_side != 0) {
+                  steps.append(nb::make_tuple("array_item_missing", step.index, step.missing_side));
+                } else {
+                  steps.append(nb::make_tuple("array_item", step.index));
+                }
                 break;
               case MismatchStep::Kind::kMapItem:
-                if (step.key_a) {
+                if (step.missing_side != 0) {
+                  steps.append(nb::make_tuple("map_item_missing",
+                                              step.missing_side == 1 ? step.key_b : step.key_a,
+                                              step.missing_side));
+                } else if (step.key_a) {
                   steps.append(nb::make_tuple("map_item", step.key_a, step.key_b));
                 } else {
                   steps.append(nb::make_tuple("map_item", step.str_key));

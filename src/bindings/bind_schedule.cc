@@ -120,7 +120,15 @@ void BindSchedule(nb::module_& m) {
       .def("map_indices", &IndexMap::Apply, "indices"_a)
       .def("as_python", &IndexMap::AsPython)
       .def("is_equivalent_to", &IndexMapsEquivalent, "other_map"_a)
-      .def("_inverse", &InverseIndexMap, "shape"_a);
+      .def("_inverse", &InverseIndexMap, "shape"_a)
+      .def("_map_shape", &MapShape, "shape"_a)
+      .def("_non_surjective_inverse", &NonSurjectiveInverse, "shape"_a)
+      // (offsets, output shape): where each element of a row-major array of `shape` goes.
+      .def("_map_offsets", [](const IndexMap& map, const std::vector<int64_t>& shape) {
+        std::vector<int64_t> out_shape;
+        std::vector<int64_t> offsets = MapIndexOffsets(map, shape, &out_shape);
+        return std::make_pair(std::move(offsets), std::move(out_shape));
+      }, "shape"_a);
   m.def("suggest_index_map", &SuggestIndexMap, "buffer"_a, "indices"_a, "loops"_a, "predicate"_a);
   // (mappings, [(block buffer, desc buffer)], [(desc buffer, indices)], block iters, desc
   // iters), or None.

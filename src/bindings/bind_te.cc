@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "tessera/te/create_prim_func.h"
+#include "tessera/te/data_layout.h"
 #include "tessera/te/reduce.h"
 #include "tessera/te/tensor.h"
 
@@ -17,6 +18,29 @@ DataType DT(const std::string& s) { return DataType::Parse(s); }
 void BindTE(nb::module_& parent) {
   using namespace te;
   nb::module_ m = parent.def_submodule("te", "Tensor expressions (the C++ te layer).");
+
+  // tir.Layout / tir.BijectiveLayout (tessera.tir.data_layout wraps them as TVM spells them).
+  nb::class_<Layout>(m, "Layout")
+      .def_ro("name", &Layout::name)
+      .def_ro("axes", &Layout::axes)
+      .def("index_of", &Layout::IndexOf, "axis"_a)
+      .def("factor_of", &Layout::FactorOf, "axis"_a)
+      .def("__len__", [](const Layout& l) { return l.axes.size(); })
+      .def("__repr__", [](const Layout& l) { return "Layout(" + l.name + ")"; });
+  m.def("layout", [](const std::string& name, const std::string& dtype) {
+    return Layout::Parse(name, DT(dtype));
+  }, "name"_a, "dtype"_a);
+  nb::class_<BijectiveLayout>(m, "BijectiveLayout")
+      .def_ro("src_layout", &BijectiveLayout::src)
+      .def_ro("dst_layout", &BijectiveLayout::dst)
+      .def("forward_index", &BijectiveLayout::ForwardIndex, "index"_a)
+      .def("backward_index", &BijectiveLayout::BackwardIndex, "index"_a)
+      .def("forward_shape", &BijectiveLayout::ForwardShape, "shape"_a)
+      .def("backward_shape", &BijectiveLayout::BackwardShape, "shape"_a)
+      .def("__repr__", [](const BijectiveLayout& b) {
+        return "BijectiveLayout(" + b.src.name + "->" + b.dst.name + ")";
+      });
+  m.def("bijective_layout", &BijectiveLayout::Make, "src"_a, "dst"_a);
 
   nb::class_<TensorNode, BufferNode>(m, "Tensor")
       .def_ro("op", &TensorNode::op)

@@ -6,6 +6,7 @@
 #include "tessera/target/codegen_host.h"
 #include "tessera/transform/analysis.h"
 #include "tessera/transform/passes.h"
+#include "tessera/transform/specialize.h"
 
 namespace tessera {
 namespace bindings {
@@ -179,10 +180,21 @@ void BindTransform(nb::module_& m) {
       }
       map[v.get()] = e;
     }
-    if (IsStmtKind(node->kind)) return transform::Substitute(std::static_pointer_cast<StmtNode>(node), map);
+    // Statements: buffers defined over the substituted variables are rebuilt too, as TVM's.
+    if (IsStmtKind(node->kind)) {
+      return transform::SubstituteWithBuffers(std::static_pointer_cast<StmtNode>(node), map);
+    }
     if (IsExprKind(node->kind)) return transform::Substitute(std::static_pointer_cast<ExprNode>(node), map);
     throw nb::type_error("substitute takes a statement or an expression");
   }, "node"_a, "vmap"_a);
+  // PrimFunc.specialize (tessera.tir wraps it): parameter -> Buffer or expression, in order.
+  m.def("specialize",
+        [](PrimFunc func, const std::vector<std::pair<Var, ObjectRef>>& param_map) {
+          return transform::Specialize(func, param_map);
+        },
+        "func"_a, "param_map"_a);
+  m.def("renew_defs", &transform::RenewDefs, "func"_a,
+        "A copy of func in which every variable and buffer it defines is new.");
   nb::class_<PassHandle>(m, "Pass")
       .def_prop_ro("name", [](const PassHandle& p) { return p.pass->name; })
       .def_prop_ro("opt_level", [](const PassHandle& p) { return p.pass->opt_level; })

@@ -47,6 +47,8 @@ struct PathStep {
   // A map item keyed by an object on each side (a buffer_map's parameter, a GlobalVar).
   const ObjectRef* key_a = nullptr;
   const ObjectRef* key_b = nullptr;
+  // The item is absent on one side: 1 the first, 2 the second (an array or map of other size).
+  int missing_side = 0;
 };
 
 // The shortest decimal form that reads back as `v`, so 0.1 prints as "0.1".
@@ -152,6 +154,7 @@ class EqualChecker {
         MismatchStep item;
         item.kind = MismatchStep::Kind::kArrayItem;
         item.index = p.index;
+        item.missing_side = p.missing_side;
         steps.push_back(item);
       } else if (p.key != nullptr || p.key_a != nullptr) {
         MismatchStep item;
@@ -159,6 +162,7 @@ class EqualChecker {
         if (p.key != nullptr) item.str_key = *p.key;
         if (p.key_a != nullptr) item.key_a = *p.key_a;
         if (p.key_b != nullptr) item.key_b = *p.key_b;
+        item.missing_side = p.missing_side;
         steps.push_back(item);
       }
     }
@@ -236,19 +240,21 @@ class EqualChecker {
     return Node(a, b);
   }
 
+  // Items pair by position; a difference inside the common prefix is reported before a
+  // difference of length, which is at the first item one side lacks (as TVM's path).
   template <class T>
   bool ListField(const char* name, const std::vector<Ref<T>>& a, const std::vector<Ref<T>>& b) {
-    if (a.size() != b.size()) {
-      Step step(this, name);
-      return Fail([&] {
-        return std::to_string(a.size()) + " elements vs " + std::to_string(b.size()) + " elements";
-      });
-    }
-    for (size_t i = 0; i < a.size(); ++i) {
+    size_t common = std::min(a.size(), b.size());
+    for (size_t i = 0; i < common; ++i) {
       Step step(this, name, static_cast<int64_t>(i));
       if (!Node(a[i], b[i])) return false;
     }
-    return true;
+    if (a.size() == b.size()) return true;
+    Step step(this, name, static_cast<int64_t>(common));
+    path_.back().missing_side = a.size() < b.size() ? 1 : 2;
+    return Fail([&] {
+      return std::to_string(a.size()) + " elements vs " + std::to_string(b.size()) + " elements";
+    });
   }
 
   template <class T, class ToString>
@@ -294,6 +300,8 @@ class EqualChecker {
 
   bool SameVarType(const VarNode* a, const VarNode* b) {
     if (a->kind != b->kind || a->dtype != b->dtype) {
+      std::optional<Step> dtype_step;  // the path ends at the differing field, as TVM's does
+      if (a->kind == b->kind) dtype_step.emplace(this, "dtype");
       return Fail([&] {
         return std::string(NodeKindName(a->kind)) + " " + a->name + " of dtype " +
                a->dtype.ToString() + " vs " + NodeKindName(b->kind) + " " + b->name + " of dtype " +
@@ -311,7 +319,11 @@ class EqualChecker {
 
   // A binding site: pairs `a` with `b` until the enclosing Scope ends.
   bool DefineVar(const char* name, const Var& a, const Var& b) {
+    if (name == nullptr) return DefineVarHere(a, b);
     Step step(this, name);
+    return DefineVarHere(a, b);
+  }
+  bool DefineVarHere(const Var& a, const Var& b) {
     if (!a || !b) return a == b || Fail([&] { return DescribePair(a.get(), b.get()); });
     if (!SameVarType(a.get(), b.get())) return false;
     PairScoped(&var_map_, &var_rmap_, a.get(), b.get());
@@ -322,11 +334,18 @@ class EqualChecker {
     return var_map_.count(a) != 0 || var_rmap_.count(b) != 0;
   }
 
-  // Buffer shapes may introduce symbolic sizes: a bare Var there binds unless already known.
+  // Buffer shapes may introduce symbolic sizes: a bare Var there binds unless already known,
+  // and so does an unknown Var inside a shape expression (`x` of `x * 8`), as in TVM.
   bool DefineOrUse(const Expr& a, const Expr& b) {
     auto* va = AsPtr<VarNode>(a);
     auto* vb = AsPtr<VarNode>(b);
-    if (va == nullptr || vb == nullptr || IsKnownVar(va, vb)) return Node(a, b);
+    if (va == nullptr || vb == nullptr || IsKnownVar(va, vb)) {
+      bool outer = defining_;
+      defining_ = true;
+      bool same = Node(a, b);
+      defining_ = outer;
+      return same;
+    }
     if (!SameVarType(va, vb)) return false;
     PairScoped(&var_map_, &var_rmap_, va, vb);
     return true;
@@ -357,6 +376,11 @@ class EqualChecker {
     }
     if (var_rmap_.count(b) != 0) {
       return Fail([&] { return "free Var " + a->name + " vs bound Var " + b->name; });
+    }
+    if (defining_) {  // first seen inside a buffer's shape: defined there
+      if (!SameVarType(a, b)) return false;
+      PairScoped(&var_map_, &var_rmap_, a, b);
+      return true;
     }
     if (map_free_vars_) {
       if (!SameVarType(a, b)) return false;
@@ -658,7 +682,7 @@ class EqualChecker {
     if (a->params.size() != b->params.size()) return ListField("params", a->params, b->params);
     for (size_t i = 0; i < a->params.size(); ++i) {
       Step step(this, "params", static_cast<int64_t>(i));
-      if (!DefineVar("var", a->params[i], b->params[i])) return false;
+      if (!DefineVar(nullptr, a->params[i], b->params[i])) return false;
     }
     if (a->buffer_map.size() != b->buffer_map.size()) {
       Step step(this, "buffer_map");
@@ -740,6 +764,8 @@ class EqualChecker {
   }
 
   bool map_free_vars_;
+  // Inside a defining buffer field (shape, strides, elem_offset): unknown variables bind.
+  bool defining_ = false;
   bool explain_;
   std::string failure_;
   StructuralMismatch mismatch_;

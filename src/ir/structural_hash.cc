@@ -173,7 +173,14 @@ class Hasher {
 
   uint64_t DefineOrUse(const Expr& e) {
     auto* v = AsPtr<VarNode>(e);
-    if (v == nullptr || IsKnownVar(v)) return Node(e);
+    if (v == nullptr || IsKnownVar(v)) {
+      // An unknown variable inside a shape expression is defined there (as StructuralEqual).
+      bool outer = defining_;
+      defining_ = true;
+      uint64_t h = Node(e);
+      defining_ = outer;
+      return h;
+    }
     return Combine(VarType(v), DefineScoped(&var_defs_, v));
   }
 
@@ -186,6 +193,9 @@ class Hasher {
   uint64_t UseVar(const VarNode* v) {
     auto it = var_defs_.find(v);
     if (it != var_defs_.end()) return Combine(kTagBoundVar, it->second);
+    if (defining_ && free_vars_.count(v) == 0) {
+      return Combine(kTagBoundVar, DefineScoped(&var_defs_, v));
+    }
     if (map_free_vars_) {
       auto free = free_vars_.find(v);
       uint64_t index = free != free_vars_.end() ? free->second : (free_vars_[v] = next_free_++);
@@ -392,6 +402,8 @@ class Hasher {
   }
 
   bool map_free_vars_;
+  // Inside a defining buffer field (shape, strides, elem_offset): unknown variables are defined.
+  bool defining_ = false;
   uint64_t next_definition_ = 0;
   uint64_t next_free_ = 0;
   std::vector<Undo> undo_;

@@ -166,7 +166,7 @@ class PackedEntryBuilder {
     flush();
     AttrMap attrs = func_->attrs;
     attrs["calling_conv"] = StringImmNode::Make("packed");
-    attrs["tessera.ret_type"] = StringImmNode::Make(func_->ret_type.ToString());
+    attrs["tessera.ret_type"] = StringImmNode::Make(ReturnType().ToString());
     // What the runtime needs to name parameters in its own errors: "kind:dtype:name".
     std::vector<ObjectRef> params;
     for (const Var& p : func_->params) {
@@ -185,6 +185,20 @@ class PackedEntryBuilder {
   }
 
  private:
+  // The declared return type; for a function declared void that returns a value with tir.ret
+  // (a PrimFunc built by hand, TVM's PrimFunc([...], Evaluate(ret(x)))), the returned value's.
+  DataType ReturnType() const {
+    if (!func_->ret_type.is_void()) return func_->ret_type;
+    DataType found = func_->ret_type;
+    PostOrderVisit(func_->body, [&](const ObjectRef& node) {
+      auto* call = AsPtr<CallNode>(node);
+      if (found.is_void() && call && call->is_op("tir.ret") && call->args.size() == 1) {
+        found = call->args[0]->dtype;
+      }
+    });
+    return found;
+  }
+
   struct Item {
     Var var;
     Expr value;

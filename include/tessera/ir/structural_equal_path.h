@@ -22,6 +22,9 @@ struct MismatchStep {
    *  parameter, a module's GlobalVar). */
   std::string str_key;
   ObjectRef key_a, key_b;
+  /*! \brief An item that one side lacks (an array or map of different size): 1 when the first
+   *  side lacks it, 2 when the second does (TVM's array_item_missing / map_item_missing). */
+  int missing_side = 0;
 };
 
 /*! \brief The first mismatch of a structural comparison. */

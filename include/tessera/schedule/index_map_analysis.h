@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tessera/ir/expr.h"
@@ -20,6 +21,31 @@ bool IndexMapsEquivalent(const IndexMap& a, const IndexMap& b);
 /*! \brief The inverse of `map` over the input domain [0, shape); throws a value error unless the
  *  map is a bijective fuse/split pattern over it. */
 IndexMap InverseIndexMap(const IndexMap& map, const std::vector<Expr>& shape);
+
+/*! \brief The extents of the final indices of `map` over the input domain [0, shape) (TVM's
+ *  IndexMap.map_shape): lambda i: (i // 4, i % 4) over [14] gives [4, 4]. The sizes take the
+ *  widest integer type of the shape and the results. Over a symbolic extent E, a map that splits
+ *  the index gives the outermost split ceildiv(E, factor), written (E - E % -factor) // factor. */
+std::vector<Expr> MapShape(const IndexMap& map, const std::vector<Expr>& shape);
+
+/*!
+ * \brief The inverse of `map` over [0, shape) when the map may produce indices no input reaches
+ *  (padding), and the predicate, over the inverse's inputs, that is true exactly on that padding
+ *  (TVM's IndexMap.non_surjective_inverse). An input used as `i + c` is padded by c on the left;
+ *  the padded inputs must map bijectively onto the shape MapShape gives. Over a symbolic extent
+ *  E split by factor F the padding is E % -F != 0 && o == E // F && r >= E % F.
+ *
+ *    lambda i: ((i + 1) // 4, (i + 1) % 4) over [14]
+ *    -> lambda i0, i1: (i0 * 4 + i1 - 1,), padding i0 == 0 && i1 < 1 || i0 == 3 && i1 == 3
+ */
+std::pair<IndexMap, Expr> NonSurjectiveInverse(const IndexMap& map,
+                                               const std::vector<Expr>& shape);
+
+/*! \brief For each element of a row-major array of `shape`, in order, the row-major offset of
+ *  its mapped position in an array of the shape `map` produces (stored in `out_shape`): the
+ *  permutation behind IndexMap.map_tensor. */
+std::vector<int64_t> MapIndexOffsets(const IndexMap& map, const std::vector<int64_t>& shape,
+                                     std::vector<int64_t>* out_shape);
 
 /*!
  * \brief The layout of `buffer` under which the access `buffer[indices]` inside `loops` walks

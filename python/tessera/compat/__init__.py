@@ -43,6 +43,7 @@ MODULE_MAP = {
     "tvm.error": "tessera.error",
     "tvm.arith": "tessera.arith",
     "tvm.transform": "tessera.transform",
+    "tvm.ir.transform": "tessera.transform",  # TVM's home of PassContext, Sequential, ...
     "tvm.driver": "tessera.driver",
     "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",
@@ -60,7 +61,7 @@ FALLBACK_MAP = {
     "tvm.tir.function": "tessera.tir",
     "tvm.tir.buffer": "tessera.tir",
     "tvm.tir.op": "tessera.tir",
-    "tvm.ir.base": "tessera.ir",
+    "tvm.tir.block_scope": "tessera.tir.schedule",  # BlockScope, DepKind, StmtSRef
     "tvm.ir.expr": "tessera.ir",
     "tvm.ir.module": "tessera.ir",
     "tvm.ir.type": "tessera.ir",
@@ -187,7 +188,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 # TVM modules that test files import at their top for a few tests only: they import, and any use
 # names the missing feature (tessera.compat._unsupported).
-UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax"}
+UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax", "tvm.contrib": "contrib"}
 
 
 class _UnsupportedLoader(importlib.abc.Loader):

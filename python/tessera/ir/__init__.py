@@ -55,13 +55,27 @@ def _as_node(value):
     return value
 
 
+def _is_tensor(value):
+    from ..runtime.ndarray import NDArray
+
+    return isinstance(value, NDArray)
+
+
 def structural_equal(a, b, map_free_vars=False):
-    """Whether two IR objects are the same program up to the names of bound variables."""
+    """Whether two IR objects are the same program up to the names of bound variables. Two
+    runtime tensors (NDArrays) are equal when their dtype, shape and contents are, as in TVM."""
+    if _is_tensor(a) or _is_tensor(b):
+        if not (_is_tensor(a) and _is_tensor(b)):
+            return False
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and a.numpy().tobytes() == b.numpy().tobytes())
     return _core.structural_equal(_as_node(a), _as_node(b), map_free_vars)
 
 
 def structural_hash(node, map_free_vars=False):
     """A hash consistent with :func:`structural_equal`."""
+    if _is_tensor(node):
+        return hash((str(node.dtype), node.shape, node.numpy().tobytes())) & (2**63 - 1)
     return _core.structural_hash(node, map_free_vars)
 
 
@@ -82,9 +96,8 @@ def assert_structural_equal(a, b, map_free_vars=False):
     raise TesseraValueError(message)
 
 
-def _mismatch_message(a, b, steps):
-    """TVM's message: each side's path to the first mismatch and its script with that object
-    underlined (None where a side does not print as a script)."""
+def _mismatch_paths(steps):
+    """The AccessPath of each side from the steps of ``_core.structural_equal_mismatch``."""
     from .access_path import AccessPath
 
     paths = [AccessPath.root(), AccessPath.root()]
@@ -95,9 +108,22 @@ def _mismatch_message(a, b, steps):
                 paths[side] = paths[side].attr(step[1])
             elif kind == "array_item":
                 paths[side] = paths[side].array_item(step[1])
+            elif kind == "array_item_missing":
+                lacks = step[2] == side + 1
+                paths[side] = (paths[side].array_item_missing if lacks else paths[side].array_item)(step[1])
+            elif kind == "map_item_missing":
+                lacks = step[2] == side + 1
+                paths[side] = (paths[side].map_item_missing if lacks else paths[side].map_item)(step[1])
             else:
                 key = step[1] if isinstance(step[1], str) else step[1 + side]
                 paths[side] = paths[side].map_item(key)
+    return paths
+
+
+def _mismatch_message(a, b, steps):
+    """TVM's message: each side's path to the first mismatch and its script with that object
+    underlined (None where a side does not print as a script)."""
+    paths = _mismatch_paths(steps)
     try:
         texts = [x.script(path_to_underline=[p], syntax_sugar=False) for x, p in zip((a, b), paths)]
     except (ValueError, TypeError, AttributeError):  # a path the printer cannot follow
@@ -356,3 +382,6 @@ def make_node(type_key, **fields):
         if callable(cls):
             return cls(**fields)
     raise TesseraValueError(f"make_node: tessera has no node type '{type_key}'")
+
+
+from . import base  # noqa: E402,F401  (tvm.ir.base.get_first_structural_mismatch)

@@ -6,6 +6,7 @@
 """
 
 _ROOT, _ATTR, _ARRAY, _MAP = "root", "attr", "array_item", "map_item"
+_ARRAY_MISSING, _MAP_MISSING = "array_item_missing", "map_item_missing"
 
 
 class AccessPath:
@@ -37,6 +38,16 @@ class AccessPath:
         """The value under ``key`` of the map at this path."""
         return AccessPath(self._steps + ((_MAP, key),))
 
+    def array_item_missing(self, index):
+        """Element ``index`` that the array at this path lacks (where a longer array has one)."""
+        if not isinstance(index, int):
+            raise TypeError(f"AccessPath.array_item_missing takes an int, got {index!r}")
+        return AccessPath(self._steps + ((_ARRAY_MISSING, index),))
+
+    def map_item_missing(self, key):
+        """The key ``key`` that the map at this path lacks (where the other map has it)."""
+        return AccessPath(self._steps + ((_MAP_MISSING, key),))
+
     @property
     def steps(self):
         """The steps, outermost first: ``("attr", name)``, ``("array_item", i)``, ``("map_item", key)``."""
@@ -56,6 +67,8 @@ class AccessPath:
         value = root
         for k, (kind, key) in enumerate(self._steps):
             try:
+                if kind in (_ARRAY_MISSING, _MAP_MISSING):
+                    raise KeyError(f"{key!r} is missing")
                 if kind == _ATTR:
                     value = getattr(value, key)
                 elif kind == _ARRAY:
@@ -79,8 +92,12 @@ class AccessPath:
                 text += "." + key
             elif kind == _ARRAY:
                 text += f"[{key}]"
+            elif kind == _ARRAY_MISSING:
+                text += f"[<missing item {key}>]"
+            elif kind == _MAP_MISSING:
+                text += f"[<missing key {_key_text(key)}>]"
             else:
-                text += f"[{key!r}]" if isinstance(key, (str, int)) else f"[{_key_name(key)}]"
+                text += f"[{_key_text(key)}]"
         return text
 
 
@@ -92,6 +109,15 @@ def _same(a, b):
         return type(x) is type(y) and x == y
     same_as = getattr(x, "same_as", None)
     return same_as(y) if same_as is not None else x is y
+
+
+def _key_text(key):
+    """A map key as the path prints it: a GlobalVar as ``I.GlobalVar("f")``, as TVM's does."""
+    if isinstance(key, (str, int)):
+        return repr(key)
+    if type(key).__name__ == "GlobalVar":
+        return f'I.GlobalVar("{key.name_hint}")'
+    return _key_name(key)
 
 
 def _key_name(key):

@@ -20,7 +20,12 @@ def var(name="tindex", dtype="int32"):
 
     >>> rows = te.var("rows")
     >>> M = te.placeholder((rows, 4), name="M")
+
+    ``dtype`` may also be a type, ``ir.PrimType("int32")`` or ``ir.PointerType(...)`` (a pointer
+    variable), as in TVM.
     """
+    if isinstance(dtype, (_core.PointerType, _core.PrimType)):
+        return _core.Var(name, dtype)
     return _core.Var(name, _core.canonical_dtype(str(dtype)))
 
 

@@ -58,6 +58,11 @@ def _targets(metafunc):
 
 
 def pytest_generate_tests(metafunc):
+    # Once per test: the plugin may be registered twice (``-p tessera.testing.plugin`` and a
+    # TVM conftest's ``pytest_plugins = ["tvm.testing.plugin"]``, the same module by another name).
+    if getattr(metafunc, "_tessera_parametrized", False):
+        return
+    metafunc._tessera_parametrized = True
     _correlated(metafunc)
     _targets(metafunc)
 

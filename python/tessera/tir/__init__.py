@@ -53,6 +53,9 @@ from . import expr_ops  # noqa: E402,F401
 from . import stmt_functor  # noqa: E402,F401
 from . import _constructors  # noqa: E402,F401 - TVM's spellings of the node constructors
 from . import index_map as _index_map  # noqa: E402,F401 - IndexMap.from_func
+from . import _function  # noqa: E402,F401 - PrimFunc.specialize
+from .data_layout import BijectiveLayout, Layout, bijective_layout, layout  # noqa: E402,F401
+from .stmt import stmt_list, stmt_seq  # noqa: E402,F401
 from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
                      call_packed_lowered, decl_buffer)
 
@@ -76,6 +79,10 @@ def __getattr__(name):
         import importlib
 
         return getattr(importlib.import_module(".ops", __name__), name)
+    if name == "BlockDependenceInfo":
+        import importlib
+
+        return importlib.import_module(".block_dependence_info", __name__).BlockDependenceInfo
     if name in ("Schedule", "BlockRV", "LoopRV", "ExprRV", "IndexMap", "Trace", "ScheduleError", "schedule",
                 "ScheduleState", "StmtSRef", "Instruction", "InstructionKind", "TensorIntrin"):
         import importlib

@@ -14,13 +14,12 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
                 span=None):
     """A Buffer (TVM's ``tir.decl_buffer``): ``shape`` over ``data`` (a fresh pointer when None).
 
+    ``axis_separators`` split the dimensions into physical axes (``get_flattened_buffer``);
     ``elem_offset`` may be an expression or a variable to bind at a call; with ``offset_factor``
     set and no ``elem_offset``, a fresh variable ``<name>_elem_offset`` is made, as in TVM.
 
     >>> A = tir.decl_buffer((n, 4), "float32", name="A")
     """
-    if axis_separators:
-        raise TesseraValueError("tir.decl_buffer: axis_separators are not supported")
     if buffer_type not in ("", "default"):
         raise TesseraValueError(f"tir.decl_buffer: buffer_type {buffer_type!r} is not supported")
     if isinstance(shape, (numbers.Integral, _core.PrimExpr)):
@@ -38,9 +37,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
     elif not isinstance(data, _core.Var):
         raise TesseraTypeError(f"tir.decl_buffer: data must be a pointer variable, got {data!r}")
     strides = [expr_ops.convert(s) for s in (strides or [])]
+    separators = [int(s) for s in (axis_separators or [])]
     return _core.Buffer(data, dtype, shape, strides, elem_offset, name,
                         64 if data_alignment in (-1, 0) else int(data_alignment),
-                        int(offset_factor) or 1, span)
+                        int(offset_factor) or 1, span, separators)
 
 
 def _pack_buffer(buf, span=None):
@@ -188,7 +188,10 @@ def _access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
     base = self.elem_offset if self.elem_offset is not None else expr_ops.const(0, index_dtype)
     offset = expr_ops.convert(offset) if not isinstance(offset, numbers.Integral) else expr_ops.const(int(offset), index_dtype)
     start = _fold(base, offset, 1)
-    if extent is None:
+    if extent is None and len(self.strides):
+        # A strided buffer spans stride * extent of its outermost dimension, as TVM's.
+        extent = _fold(self.strides[0] * self.shape[0], offset, -1)
+    elif extent is None:
         size = None
         for dim in self.shape:
             if size is None:
@@ -207,3 +210,22 @@ def _access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
 
 
 _core.Buffer.access_ptr = _access_ptr
+# TVM's access mask bits: Buffer.READ | Buffer.WRITE is "rw".
+_core.Buffer.READ, _core.Buffer.WRITE = _ACCESS_MASKS["r"], _ACCESS_MASKS["w"]
+
+
+def _offset_of(self, indices):
+    """The offsets of the element at ``indices`` (numbers or expressions), one per physical
+    axis, including ``elem_offset``, simplified (computed in C++).
+
+    >>> tir.decl_buffer((m, n), elem_offset=100).offset_of([2, 3])   # [n * 2 + 103]
+    """
+    dtype = self.shape[0].dtype if len(self.shape) else "int32"
+    converted = [expr_ops.const(int(i), dtype) if isinstance(i, numbers.Integral) else expr_ops.convert(i)
+                 for i in indices]
+    return self._offset_of(converted)
+
+
+if not hasattr(_core.Buffer, "_offset_of"):
+    _core.Buffer._offset_of = _core.Buffer.offset_of
+_core.Buffer.offset_of = _offset_of

@@ -98,8 +98,10 @@ def const(value, dtype=None, span=None):
         v = int(value)
         if bounds is not None:
             lo, hi = bounds
-            if not lo <= v <= hi or not -(2**63) <= v < 2**63:
+            if not lo <= v <= hi or not -(2**63) <= v < 2**64:
                 raise TesseraValueError(f"the integer {v} does not fit in {elem} (from {lo} to {hi})")
+            if v >= 2**63:  # uint64 above int64's range: kept as its 64-bit pattern
+                v -= 2**64
         c = _core.IntImm(elem, v, span)
     return _core.Broadcast(c, lanes, span) if lanes != 1 else c
 
@@ -565,7 +567,7 @@ def to_region(value, span=None):
         ranges = []
         for index in value.indices:
             if isinstance(index, _core.Ramp) and isinstance(index.stride, _core.IntImm) and index.stride.value == 1:
-                ranges.append(_core.Range.from_min_extent(index.base, const(index.lanes, index.base.dtype), span))
+                ranges.append(_core.Range.from_min_extent(index.base, const(int(index.lanes), index.base.dtype), span))
             else:
                 ranges.append(_core.Range.from_min_extent(index, const(1, index.dtype), span))
         return _core.BufferRegion(value.buffer, ranges, span)

@@ -59,6 +59,90 @@ def _inverse(self, shape):
 _core.IndexMap.inverse = _inverse
 
 
+def _shape_exprs(self, shape, what):
+    """``shape`` as expressions: numbers in the type of the map's indices."""
+    if isinstance(shape, (int, _core.PrimExpr)):
+        shape = [shape]
+    dtypes = [str(v.dtype) for v in self.initial_indices]
+    out = []
+    for k, extent in enumerate(shape):
+        if isinstance(extent, int) and not isinstance(extent, bool):
+            extent = expr_ops.const(extent, dtypes[k] if k < len(dtypes) else "int32")
+        elif not isinstance(extent, _core.PrimExpr):
+            raise TesseraTypeError(f"IndexMap.{what}: a shape holds integers or expressions, got {extent!r}")
+        out.append(extent)
+    return out
+
+
+def _map_indices(self, indices):
+    """The final indices at ``indices`` (numbers or expressions, one per initial index),
+    simplified; constants given in a wider type than the map's come back in that type.
+
+    >>> IndexMap.from_func(lambda i: (i // 4, i % 4)).map_indices([42])   # [10, 2]
+    """
+    if len(indices) != len(self.initial_indices):
+        raise TesseraValueError(f"IndexMap.map_indices: the map takes {len(self.initial_indices)} "
+                                f"indices, got {len(indices)}")
+    given = []
+    for var, index in zip(self.initial_indices, indices):
+        if isinstance(index, int) and not isinstance(index, bool):
+            index = expr_ops.const(index, str(var.dtype))
+        given.append(expr_ops.convert(index))
+    result = self._map_indices(given)
+    wide = [str(i.dtype) for i in given if str(i.dtype) == "int64"]
+    if wide:
+        result = [expr_ops.const(int(r.value), "int64") if isinstance(r, _core.IntImm) and str(r.dtype) == "int32"
+                  else r for r in result]
+    return result
+
+
+def _map_shape(self, shape):
+    """The shape the map produces from the input shape ``shape``: the extent of each final
+    index (over a symbolic size n, a split's outer extent is ``(n - n % -c) // c``).
+
+    >>> IndexMap.from_func(lambda i: (i // 4, i % 4)).map_shape([14])   # [4, 4]
+    """
+    return self._map_shape(_shape_exprs(self, shape, "map_shape"))
+
+
+def _non_surjective_inverse(self, shape):
+    """``(inverse, padding_predicate)`` over the input shape ``shape``: the inverse map of a map
+    that produces a padded shape (``map_shape``), and the condition, over the inverse's
+    inputs, that holds on the padding (the positions no input maps to). An input used as
+    ``i + c`` is padded by ``c`` on the left.
+
+    >>> inv, pad = IndexMap.from_func(lambda i: (i // 4, i % 4)).non_surjective_inverse([14])
+    >>> pad   # i0 == 3 and i1 >= 2
+    """
+    inverse, predicate = self._non_surjective_inverse(_shape_exprs(self, shape, "non_surjective_inverse"))
+    return inverse, predicate
+
+
+def _map_tensor(self, tensor):
+    """A new tensor of the shape ``map_shape`` gives, holding each element of ``tensor`` at the
+    position the map sends its index to (padding left zero): TVM's ``IndexMap.map_tensor``.
+
+    >>> IndexMap.from_func(lambda i, j: (j, i)).map_tensor(nd.array(x)).numpy()   # x.T
+    """
+    import numpy as np
+
+    from .. import nd
+
+    array = tensor.numpy() if hasattr(tensor, "numpy") else np.asarray(tensor)
+    offsets, out_shape = self._map_offsets(list(array.shape))
+    out = np.zeros(int(np.prod(out_shape)), dtype=array.dtype)
+    out[np.asarray(offsets, dtype=np.int64)] = array.reshape(-1)
+    return nd.array(out.reshape(out_shape))
+
+
+if not hasattr(_core.IndexMap, "_map_indices"):
+    _core.IndexMap._map_indices = _core.IndexMap.map_indices
+_core.IndexMap.map_indices = _map_indices
+_core.IndexMap.map_shape = _map_shape
+_core.IndexMap.non_surjective_inverse = _non_surjective_inverse
+_core.IndexMap.map_tensor = _map_tensor
+
+
 # The C++ constructor by minimum and extent (nodes only), kept before the wrapper replaces it.
 if not hasattr(_core.Range, "_from_min_extent_nodes"):
     _core.Range._from_min_extent_nodes = _core.Range.from_min_extent

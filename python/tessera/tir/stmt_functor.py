@@ -51,4 +51,12 @@ def substitute(node, vmap):
     return _core.substitute(node, pairs)
 
 
-__all__ = ["ir_transform", "post_order_visit", "pre_order_visit", "substitute"]
+def renew_defs(func):
+    """A copy of the PrimFunc ``func`` in which every definition is new: parameters, buffers
+    (with their data pointers and the size variables they define), loop, block and let
+    variables, allocations. The copy is structurally equal to ``func`` and shares none of its
+    variables or buffers, so it can be changed or inlined next to the original."""
+    return _core.renew_defs(func)
+
+
+__all__ = ["ir_transform", "post_order_visit", "pre_order_visit", "renew_defs", "substitute"]

@@ -28,6 +28,19 @@ def prim_func_pass(pass_func=None, opt_level=0, name=None):
     return _python_pass("prim_func_pass", "transform_function", pass_func, opt_level, name)
 
 
+def Apply(ftransform):  # noqa: N802 - TVM's name
+    """A pass that replaces each PrimFunc ``f`` of the module by ``ftransform(f)``.
+
+    >>> tag = ts.tir.transform.Apply(lambda f: f.with_attr("tir.noalias", True))
+    >>> mod = tag(mod)
+    """
+    if not callable(ftransform):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.transform.Apply takes a function of a PrimFunc, got {ftransform!r}")
+    return prim_func_pass(lambda func, mod, ctx: ftransform(func), opt_level=0, name="tir.Apply")
+
+
 def _factory(short):
     def make():
         return Pass("tir." + short)
@@ -50,4 +63,4 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
 for _short in _NAMES:
     globals()[_short] = _factory(_short)
 
-__all__ = ["Pass", "prim_func_pass"] + list(_NAMES)
+__all__ = ["Apply", "Pass", "prim_func_pass"] + list(_NAMES)

@@ -377,3 +377,20 @@ def test_constant_index_offsets_split_from_the_pointer():
     lib(a, b, c)
     np.testing.assert_allclose(b, a[:, 2:] - a[:, :64], rtol=1e-6)
     np.testing.assert_allclose(c, a[:, 1:65] * 2, rtol=1e-6)
+
+
+def test_function_built_without_return_type_returns_its_tir_ret_value():
+    # TVM's PrimFunc([...], Evaluate(ret(x))): no declared return type, a value returned.
+    from tessera import tir
+
+    a, b = tir.Var("a", "float32"), tir.Var("b", "float32")
+    func = tir.PrimFunc([a, b], tir.Evaluate(tir.ret(a * b + tir.const(1.0, "float32"))))
+    f = ts.build(func.with_attr("global_symbol", "mul_add"), target="c")
+    assert f(3.0, 4.0) == 13.0
+    k = tir.Var("k", "int32")
+    ib = tir.ir_builder.create()
+    with ib.if_scope(k > 0):
+        ib.emit(tir.Evaluate(tir.ret(k)))
+    ib.emit(tir.Evaluate(tir.ret(tir.const(-1, "int32"))))
+    g = ts.build(tir.PrimFunc([k], ib.get()).with_attr("global_symbol", "pos"), target="c")
+    assert (g(5), g(-2)) == (5, -1)

@@ -140,3 +140,25 @@ def test_skipped_without_rocm():
 @tessera.testing.parametrize_targets("llvm")
 def test_parametrize_targets(target):
     assert target == "llvm"
+
+
+def test_correlated_parameters_with_the_plugin_loaded_twice(tmp_path):
+    """A TVM conftest loads tvm.testing.plugin (tessera's plugin under TVM's name) while
+    ``python -m tessera.compat -m pytest`` loads it as tessera.testing.plugin: the tests are
+    still parametrized once."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["tvm.testing.plugin"]\n')
+    (tmp_path / "test_twice.py").write_text(
+        "import tvm.testing\n\n"
+        "class TestPairs:\n"
+        "    a, b = tvm.testing.parameters((1, 2), (3, 4))\n\n"
+        "    def test_pair(self, a, b):\n"
+        "        assert b == a + 1\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    proc = subprocess.run([sys.executable, "-m", "tessera.compat", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert "2 passed" in proc.stdout, proc.stdout + proc.stderr

@@ -47,3 +47,49 @@ def test_annotations_are_comments_and_underlines_are_carets():
     # A path ending at a plain field marks the last object on it (the statement's value).
     value_path = seq.array_item(2).attr("value").attr("value")
     assert func.script(path_to_underline=[value_path]) == func.script(path_to_underline=[seq.array_item(2).attr("value")])
+
+
+def test_first_structural_mismatch_paths():
+    from tessera import tir
+    from tessera.ir.base import get_first_structural_mismatch
+
+    x, y, z = tir.Var("x", "int32"), tir.Var("y", "int32"), tir.Var("z", "int32")
+    # A difference inside the common prefix is reported before the difference of length.
+    seq4 = tir.SeqStmt([tir.Evaluate(x), tir.Evaluate(x + 1), tir.Evaluate(x + 2), tir.Evaluate(x + 3)])
+    seq3 = tir.SeqStmt([tir.Evaluate(x), tir.Evaluate(x + 1), tir.Evaluate(x + 3)])
+    seq = AccessPath.root().attr("seq")
+    inside = seq.array_item(2).attr("value").attr("b").attr("value")
+    assert get_first_structural_mismatch(seq4, seq3) == (inside, inside)
+    # Equal up to the length: the side without the item ends in array_item_missing.
+    prefix = tir.SeqStmt([tir.Evaluate(x), tir.Evaluate(x + 1), tir.Evaluate(x + 2)])
+    assert get_first_structural_mismatch(seq4, prefix) == (seq.array_item(3), seq.array_item_missing(3))
+    assert get_first_structural_mismatch(prefix, seq4) == (seq.array_item_missing(3), seq.array_item(3))
+    assert repr(seq.array_item_missing(3)) == "<root>.seq[<missing item 3>]"
+
+    f2 = tir.PrimFunc([x, y], tir.Evaluate(x))
+    f3 = tir.PrimFunc([x, y, z], tir.Evaluate(x))
+    params = AccessPath.root().attr("params")
+    assert get_first_structural_mismatch(f2, f3) == (params.array_item_missing(2), params.array_item(2))
+    # A parameter of another dtype: the path ends at the Var's dtype.
+    f_float = tir.PrimFunc([x, tir.Var("y", "float32")], tir.Evaluate(x))
+    dtype = params.array_item(1).attr("dtype")
+    assert get_first_structural_mismatch(f2, f_float) == (dtype, dtype)
+    assert get_first_structural_mismatch(f2, tir.PrimFunc([x, y], tir.Evaluate(x))) is None
+
+
+def test_module_mismatch_path_names_the_global_var():
+    from tessera.script import ir as I
+
+    def module(n):
+        @I.ir_module
+        class Module:
+            @T.prim_func
+            def func(A: T.Buffer(1, "int32")):
+                for i in range(n):
+                    A[0] = A[0] + 1
+
+        return Module
+
+    ts.ir.assert_structural_equal(module(4), module(4))
+    with pytest.raises(ValueError, match=r'<root>\.functions\[I\.GlobalVar\("func"\)\]\.body\.extent\.value'):
+        ts.ir.assert_structural_equal(module(4), module(8))

@@ -135,3 +135,17 @@ def test_data_dependent_reads_join_as_min_and_max():
                 C[vi, vj] = A[B[B[0]], B[0]] + A[B[0], B[0]]
 
     ts.ir.assert_structural_equal(func.with_attr("global_symbol", "f"), expected.with_attr("global_symbol", "f"))
+
+
+def test_buffer_subscript_annotation_is_the_call():
+    from tessera.ir import assert_structural_equal
+
+    @T.prim_func(private=True)
+    def subscript(In: T.Buffer[(2,), "int32"], Out: T.Buffer[(2, 3), "float32"]):
+        Out[0, 0] = T.Cast("float32", In[1])
+
+    @T.prim_func(private=True)
+    def call(In: T.Buffer((2,), "int32"), Out: T.Buffer((2, 3), "float32")):
+        Out[0, 0] = T.Cast("float32", In[1])
+
+    assert_structural_equal(subscript, call)

@@ -138,3 +138,18 @@ def test_min_max_are_reducers_and_elementwise():
     a = np.array([3, -1, 7, 2] * 4, dtype="int32")
     b = np.array([1, 5, 7, -2] * 4, dtype="int32")
     np.testing.assert_array_equal(_run(tir.max, [a, b], "int32"), np.maximum(a, b))
+
+
+def test_clz_counts_in_int32_for_every_width():
+    for dtype in ("int8", "int32", "int64"):
+        x = tir.Var("x", dtype)
+        assert tir.clz(x).dtype == "int32"
+        A = te.placeholder((6,), dtype, name="A")
+        B = te.compute((6,), lambda i: tir.clz(A[i]), name="B")
+        f = ts.build(te.create_prim_func([A, B]), target="c")
+        bits = int(dtype[3:])
+        a = np.array([1, 2, 3, 100, 7, 2 ** (bits - 2)], dtype=dtype)
+        out = ts.nd.array(np.zeros(6, "int32"))
+        f(ts.nd.array(a), out)
+        ref = np.array([bits - int(v).bit_length() for v in a], dtype="int32")
+        np.testing.assert_equal(out.numpy(), ref)

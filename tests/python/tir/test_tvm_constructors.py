@@ -51,6 +51,9 @@ def test_expression_nodes_from_numbers():
     x = tir.Var("x", "int32")
     assert str(tir.Let(x, 1, x + 1).value) == "1"
     assert tir.Ramp(x, 1, 4).lanes == 4 and tir.Broadcast(0.5, 8).dtype == "float32x8"
+    # Lanes are an int32 constant, whatever integer type they were given in (as TVM's).
+    for node in (tir.Ramp(x, 1, tir.IntImm("int64", 11)), tir.Broadcast(x, tir.IntImm("int64", 11))):
+        assert isinstance(node.lanes, tir.IntImm) and node.lanes.dtype == "int32" and int(node.lanes) == 11
     load = tir.BufferLoad(tir.decl_buffer((4,), "int8"), [3])
     assert load.indices[0].value == 3
     assert tir.Add(x, 2).b.value == 2
@@ -137,3 +140,30 @@ def test_constant_operands_print_as_nodes_and_round_trip():
     from tessera.script import from_source
 
     ir.assert_structural_equal(from_source(text), consts)
+
+
+def test_uint64_constants_above_int64_range():
+    big = tir.const(2**64 - 1, "uint64")
+    assert isinstance(big, tir.IntImm) and big.value == 2**64 - 1 and int(big) == 2**64 - 1
+    assert tir.const(2**63, "uint64").value == 2**63 and tir.const(5, "uint64").value == 5
+    with pytest.raises(ValueError, match="does not fit in uint64"):
+        tir.const(2**64, "uint64")
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        tir.const(2**63, "int64")
+
+
+def test_assert_stmt_takes_a_string_message():
+    nop = tir.Evaluate(0)
+    stmt = tir.AssertStmt(tir.const(True, "bool"), "n must be positive", nop)
+    assert isinstance(stmt.message, tir.StringImm) and stmt.message.value == "n must be positive"
+    assert stmt.body.same_as(nop)
+
+
+def test_stmt_list_and_stmt_seq_flatten_sequences():
+    a, b, c = tir.Evaluate(1), tir.Evaluate(2), tir.Evaluate(3)
+    nested = tir.SeqStmt([a, tir.SeqStmt([b, c])])
+    assert [s.same_as(t) for s, t in zip(tir.stmt_list(nested), [a, b, c])] == [True] * 3
+    assert tir.stmt_list(a)[0].same_as(a)
+    seq = tir.stmt_seq(a, nested, tir.const(4))
+    assert [int(s.value) for s in seq.seq] == [1, 1, 2, 3, 4]
+    assert tir.stmt_seq(b).same_as(b)

@@ -287,3 +287,24 @@ def test_substitute():
     assert ts.ir.structural_equal(out, tir.Add(tir.Mul(five, two), one))
     with pytest.raises(TypeError, match="n is int32 but its value is float32"):
         stmt_functor.substitute(e, {n: T.float32(1)})
+
+
+def test_apply_maps_every_function():
+    import tessera as ts
+    from tessera.script import ir as I
+    from tessera.script import tir as T
+
+    @I.ir_module
+    class Module:
+        @T.prim_func
+        def f(A: T.Buffer((4,), "float32")):
+            A[0] = T.float32(1)
+
+        @T.prim_func
+        def g(A: T.Buffer((4,), "float32")):
+            A[1] = T.float32(2)
+
+    tagged = ts.tir.transform.Apply(lambda func: func.with_attr("tir.noalias", True))(Module)
+    assert all(bool(func.attrs["tir.noalias"]) for _, func in tagged.functions)
+    with pytest.raises(TypeError, match="function of a PrimFunc"):
+        ts.tir.transform.Apply(3)

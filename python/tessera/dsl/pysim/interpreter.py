@@ -312,12 +312,12 @@ class Interpreter:
 
     def expr_Ramp(self, e):
         base, stride = self.expr(e.base), self.expr(e.stride)
-        return (np.int64(base) + np.arange(e.lanes, dtype=np.int64) * np.int64(stride)).astype(
+        return (np.int64(base) + np.arange(int(e.lanes), dtype=np.int64) * np.int64(stride)).astype(
             np_dtype(e.dtype))
 
     def expr_Broadcast(self, e):
         v = self.expr(e.value)
-        return np.full(e.lanes, v, dtype=np_dtype(e.dtype))
+        return np.full(int(e.lanes), v, dtype=np_dtype(e.dtype))
 
     def expr_Shuffle(self, e):
         vecs = [np.atleast_1d(self.expr(v)) for v in e.vectors]

@@ -91,14 +91,27 @@ def _axis_separators(seps, ndim, name):
     return out
 
 
-@builtin
-def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
-           align=-1, offset_factor=0, buffer_type="", axis_separators=None, name=None):
+class _BufferBuiltin:
     """``T.Buffer((M, N), "float32")``: a buffer parameter annotation, or a view of existing
-    storage with ``data=ptr``."""
-    name = name or _state.take_name("buffer")
-    return _state.declared(make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                                       axis_separators=axis_separators))
+    storage with ``data=ptr``; ``T.Buffer[(M, N), "float32"]`` is TVM's older spelling."""
+
+    _tessera_builtin = True
+    __name__ = __qualname__ = "Buffer"
+
+    def __call__(self, shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
+                 align=-1, offset_factor=0, buffer_type="", axis_separators=None, name=None):
+        name = name or _state.take_name("buffer")
+        return _state.declared(make_buffer(name, shape, dtype, data, strides, elem_offset, scope, align,
+                                           offset_factor, axis_separators=axis_separators))
+
+    def __getitem__(self, key):
+        return self(*(key if isinstance(key, tuple) else (key,)))
+
+    def __repr__(self):
+        return "T.Buffer"
+
+
+Buffer = _BufferBuiltin()
 
 
 @builtin

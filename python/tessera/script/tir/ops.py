@@ -72,6 +72,13 @@ class HandleType(DType):
             dtype = dtype.name
         return _state.declared(_core.Var.pointer(name, _core.canonical_dtype(dtype), scope, span))
 
+    def __getitem__(self, dtype):
+        """``T.Ptr[T.float32]`` (TVM's spelling of a pointer annotation): ``T.handle("float32")``;
+        ``T.Ptr[T.float32, "shared"]`` names the scope too."""
+        if isinstance(dtype, tuple):
+            return self(*dtype)
+        return self(dtype)
+
     def __repr__(self):
         return "T.handle"
 
@@ -393,6 +400,9 @@ def _math(name, arity=1):
             if name == "isnan" and expr_ops.is_float(x.dtype) and expr_ops._bits(x.dtype) == 16:
                 # As TVM: a 16-bit float is tested as float32.
                 x = expr_ops.cast(x, x.dtype.replace("bfloat16", "float32").replace("float16", "float32"), span)
+            if name == "clz":  # as TVM: the count is an int32 whatever the operand's width
+                lanes = _core.DataType(str(x.dtype)).lanes
+                return call_op(op, [x], "int32" if lanes == 1 else f"int32x{lanes}", span=span)
             return call_op(op, [x], span=span)
     else:
         def fn(x, y, *, span=None):
