@@ -53,7 +53,7 @@ Stmt StmtEditor::EditBody(const StmtNode* owner, const Stmt& body) {
     if (t) items.push_back(t);
   }
   for (; k < inserts.size(); ++k) items.push_back(inserts[k].second);
-  return SeqStmtNode::Flatten(items);
+  return ReplaceUnderDecls(body, SeqStmtNode::Flatten(items));
 }
 
 Stmt StmtEditor::VisitStmt_(const ForNode* op) {
@@ -111,7 +111,7 @@ const StmtNode* LeafToRemove(const ScheduleState& state, const StmtSRef& block_s
     parent = parent->parent;
   }
   if (!parent) Fail("The block is the only statement of its function and cannot be removed");
-  const Stmt& body = BodyOf(parent);
+  const Stmt& body = UnderDecls(BodyOf(parent));
   if (auto* seq = AsPtr<SeqStmtNode>(body)) {
     for (const Stmt& s : seq->seq) {
       if (s.get() == leaf) return leaf;

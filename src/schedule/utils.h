@@ -83,7 +83,16 @@ BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* blo
 const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes);
 /*! \brief Whether `anc` is a strict ancestor of `node` in the sref tree. */
 bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node);
-/*! \brief The statements of a body: the items of a SeqStmt, else the body alone. */
+/*!
+ * \brief What `body` holds below the AllocateConst and DeclBuffer statements that open it. A
+ *  scope may open with constant data (`T.allocate_const` and its `T.decl_buffer`); as in TVM,
+ *  the primitives leave those statements where they are and work on the statements inside.
+ */
+const Stmt& UnderDecls(const Stmt& body);
+/*! \brief `body` with UnderDecls(body) replaced by `inner` (the opening statements kept). */
+Stmt ReplaceUnderDecls(const Stmt& body, const Stmt& inner);
+/*! \brief The statements of a body (under its opening AllocateConst / DeclBuffer statements):
+ *  the items of a SeqStmt, else the body alone. */
 std::vector<Stmt> BodyItems(const Stmt& body);
 /*! \brief The body of a loop or block sref. */
 const Stmt& BodyOf(const StmtSRefNode* sref);
