@@ -86,10 +86,10 @@ StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
 }
 
 void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
-                     const Buffer& alloc, const BlockReuse& extra_reuse) {
+                     const std::vector<Buffer>& allocs, const BlockReuse& extra_reuse) {
   const BlockNode* old_site = site->block();
   Block result = CopyBlock(As<BlockNode>(editor->VisitStmt(site->stmt)).get());
-  result->alloc_buffers.push_back(alloc);
+  for (const Buffer& alloc : allocs) result->alloc_buffers.push_back(alloc);
   BlockReuse reuse = editor->reuse;
   for (const auto& [old_block, new_block] : extra_reuse) reuse[old_block] = new_block;
   reuse[old_site] = result;

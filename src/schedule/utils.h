@@ -197,9 +197,13 @@ class StmtEditor : public BlockRecordingMutator {
  */
 StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
                         const BufferNode* buffer);
-/*! \brief Apply `editor` to the block `site`, add `alloc` to its allocations and replace it. */
+/*! \brief Apply `editor` to the block `site`, add `allocs` to its allocations and replace it. */
 void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
-                     const Buffer& alloc, const BlockReuse& extra_reuse = {});
+                     const std::vector<Buffer>& allocs, const BlockReuse& extra_reuse = {});
+inline void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
+                            const Buffer& alloc, const BlockReuse& extra_reuse = {}) {
+  EditAndAllocate(state, site, editor, std::vector<Buffer>{alloc}, extra_reuse);
+}
 
 /*! \brief Where a block and the loops left empty without it are removed: the statement to
  *  delete from its SeqStmt. Fails when the block is its scope's only statement. */
