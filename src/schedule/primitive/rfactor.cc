@@ -153,6 +153,12 @@ Reduction ExtractReduction(const StmtSRef& block_sref) {
   }
   std::optional<TupleReducerMatch> m = MatchTupleReducer(accs, values);
   if (!m) FailUnknownReducer(block_sref);
+  // The folded values must not read a new value bound by another LetStmt of the update.
+  std::unordered_set<const VarNode*> let_vars;
+  for (const LetStmtNode* let : lets) let_vars.insert(let->var.get());
+  for (const Expr& r : m->rhs) {
+    if (UsesVars(r, let_vars)) FailUnknownReducer(block_sref);
+  }
   for (size_t i = 0; i < n; ++i)
     CheckIdentity(block_sref, red.init_values[i], m->identity[i], m->name);
   red.rhs = m->rhs;

@@ -165,3 +165,22 @@ def test_rfactor_tuple_reducer_buffers_of_different_shapes(schedule_error):
 
     schedule_error(shapes, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("argmax"))[1], 0),
                    "rfactor", "whose shapes differ")
+
+
+def test_rfactor_tuple_reducer_folding_a_new_value_is_refused(schedule_error):
+    @T.prim_func
+    def chained(idx: T.Buffer((6, 12), "int32"), val: T.Buffer((6, 12), "float32"),
+                out_i: T.Buffer((6,), "int32"), out_v: T.Buffer((6,), "float32")):
+        for i, k in T.grid(6, 12):
+            with T.block("pair"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    out_i[vi] = 0
+                    out_v[vi] = T.float32(0)
+                new_i: T.int32 = out_i[vi] + idx[vi, vk]
+                new_v: T.float32 = out_v[vi] + T.Cast("float32", new_i)
+                out_i[vi] = new_i
+                out_v[vi] = new_v
+
+    schedule_error(chained, lambda sch: sch.rfactor(sch.get_loops(sch.get_block("pair"))[1], 0),
+                   "rfactor", "is not a known reducer")
