@@ -119,9 +119,31 @@ bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node) {
   return false;
 }
 
+const Stmt& UnderDecls(const Stmt& body) {
+  if (auto* alloc = AsPtr<AllocateConstNode>(body)) return UnderDecls(alloc->body);
+  if (auto* decl = AsPtr<DeclBufferNode>(body)) return UnderDecls(decl->body);
+  return body;
+}
+
+Stmt ReplaceUnderDecls(const Stmt& body, const Stmt& inner) {
+  if (auto* alloc = AsPtr<AllocateConstNode>(body)) {
+    Stmt new_body = ReplaceUnderDecls(alloc->body, inner);
+    if (new_body == alloc->body) return body;
+    return AllocateConstNode::Make(alloc->buffer_var, alloc->dtype, alloc->extents, alloc->data,
+                                   new_body, alloc->annotations, alloc->span);
+  }
+  if (auto* decl = AsPtr<DeclBufferNode>(body)) {
+    Stmt new_body = ReplaceUnderDecls(decl->body, inner);
+    if (new_body == decl->body) return body;
+    return DeclBufferNode::Make(decl->buffer, new_body, decl->span);
+  }
+  return inner;
+}
+
 std::vector<Stmt> BodyItems(const Stmt& body) {
-  if (auto* seq = AsPtr<SeqStmtNode>(body)) return seq->seq;
-  return {body};
+  const Stmt& under = UnderDecls(body);
+  if (auto* seq = AsPtr<SeqStmtNode>(under)) return seq->seq;
+  return {under};
 }
 
 int64_t ChildIndex(const StmtSRefNode* parent, const StmtSRefNode* node) {

@@ -53,7 +53,7 @@ Stmt StmtEditor::EditBody(const StmtNode* owner, const Stmt& body) {
     if (t) items.push_back(t);
   }
   for (; k < inserts.size(); ++k) items.push_back(inserts[k].second);
-  return SeqStmtNode::Flatten(items);
+  return ReplaceUnderDecls(body, SeqStmtNode::Flatten(items));
 }
 
 Stmt StmtEditor::VisitStmt_(const ForNode* op) {
@@ -86,10 +86,10 @@ StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
 }
 
 void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
-                     const Buffer& alloc, const BlockReuse& extra_reuse) {
+                     const std::vector<Buffer>& allocs, const BlockReuse& extra_reuse) {
   const BlockNode* old_site = site->block();
   Block result = CopyBlock(As<BlockNode>(editor->VisitStmt(site->stmt)).get());
-  result->alloc_buffers.push_back(alloc);
+  for (const Buffer& alloc : allocs) result->alloc_buffers.push_back(alloc);
   BlockReuse reuse = editor->reuse;
   for (const auto& [old_block, new_block] : extra_reuse) reuse[old_block] = new_block;
   reuse[old_site] = result;
@@ -111,7 +111,7 @@ const StmtNode* LeafToRemove(const ScheduleState& state, const StmtSRef& block_s
     parent = parent->parent;
   }
   if (!parent) Fail("The block is the only statement of its function and cannot be removed");
-  const Stmt& body = BodyOf(parent);
+  const Stmt& body = UnderDecls(BodyOf(parent));
   if (auto* seq = AsPtr<SeqStmtNode>(body)) {
     for (const Stmt& s : seq->seq) {
       if (s.get() == leaf) return leaf;

@@ -83,7 +83,16 @@ BlockRealize GetBlockRealize(const ScheduleState& state, const StmtSRefNode* blo
 const StmtSRefNode* LowestCommonAncestor(const std::vector<const StmtSRefNode*>& nodes);
 /*! \brief Whether `anc` is a strict ancestor of `node` in the sref tree. */
 bool IsAncestor(const StmtSRefNode* anc, const StmtSRefNode* node);
-/*! \brief The statements of a body: the items of a SeqStmt, else the body alone. */
+/*!
+ * \brief What `body` holds below the AllocateConst and DeclBuffer statements that open it. A
+ *  scope may open with constant data (`T.allocate_const` and its `T.decl_buffer`); as in TVM,
+ *  the primitives leave those statements where they are and work on the statements inside.
+ */
+const Stmt& UnderDecls(const Stmt& body);
+/*! \brief `body` with UnderDecls(body) replaced by `inner` (the opening statements kept). */
+Stmt ReplaceUnderDecls(const Stmt& body, const Stmt& inner);
+/*! \brief The statements of a body (under its opening AllocateConst / DeclBuffer statements):
+ *  the items of a SeqStmt, else the body alone. */
 std::vector<Stmt> BodyItems(const Stmt& body);
 /*! \brief The body of a loop or block sref. */
 const Stmt& BodyOf(const StmtSRefNode* sref);
@@ -188,9 +197,13 @@ class StmtEditor : public BlockRecordingMutator {
  */
 StmtSRef AllocationSite(const ScheduleState& state, const StmtSRefNode* sref,
                         const BufferNode* buffer);
-/*! \brief Apply `editor` to the block `site`, add `alloc` to its allocations and replace it. */
+/*! \brief Apply `editor` to the block `site`, add `allocs` to its allocations and replace it. */
 void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
-                     const Buffer& alloc, const BlockReuse& extra_reuse = {});
+                     const std::vector<Buffer>& allocs, const BlockReuse& extra_reuse = {});
+inline void EditAndAllocate(ScheduleState& state, const StmtSRef& site, StmtEditor* editor,
+                            const Buffer& alloc, const BlockReuse& extra_reuse = {}) {
+  EditAndAllocate(state, site, editor, std::vector<Buffer>{alloc}, extra_reuse);
+}
 
 /*! \brief Where a block and the loops left empty without it are removed: the statement to
  *  delete from its SeqStmt. Fails when the block is its scope's only statement. */

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/ir/stmt.h"
 
@@ -24,6 +25,27 @@ struct ReducerMatch {
 /*! \brief The reducer of `store` when it has the shape `buf[idx] = buf[idx] op rhs` (either
  *  operand order) with op one of +, *, T.min, T.max; nullopt otherwise. */
 std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store);
+
+/*!
+ * \brief A reduction of several buffers at once, `(acc_0, ..., acc_n) = combine(acc, value)`:
+ *  the known ones are a pair of sums and argmax / argmin over (index, value) pairs, with ties
+ *  kept by either comparison (`>=`, `<=`) or resolved towards the smaller index (TVM's
+ *  topi.argmax / argmin reducers).
+ */
+struct TupleReducerMatch {
+  std::string name;             ///< "sum2", "argmax", "argmin", "argmax_first" or "argmin_first"
+  std::vector<Expr> rhs;        ///< the values folded into the accumulators
+  std::vector<Expr> identity;   ///< the identity of each accumulator
+  std::vector<Expr> combiner;   ///< the result over the placeholders `lhs` and `rhs_vars`
+  std::vector<Var> lhs, rhs_vars;
+  /*! \brief combine(acc, value) for the accumulators `acc` and the folded values `value`. */
+  std::vector<Expr> Combine(const std::vector<Expr>& acc, const std::vector<Expr>& value) const;
+};
+
+/*! \brief The tuple reducer whose result is `values` when the accumulators read `accs` (one
+ *  pair: accs[i] is the load of the buffer values[i] is stored to); nullopt if none. */
+std::optional<TupleReducerMatch> MatchTupleReducer(const std::vector<Expr>& accs,
+                                                   const std::vector<Expr>& values);
 
 /*! \brief The identity of the reducer `kind` (kAdd, kMul, kMin, kMax) in type `t`. */
 Expr ReducerIdentity(NodeKind kind, DataType t);

@@ -254,7 +254,7 @@ StmtSRef BlockizeBlocks(ScheduleState& state, const std::vector<StmtSRef>& block
   std::vector<Stmt> new_items(items.begin(), items.begin() + sorted.front());
   new_items.push_back(BlockRealizeNode::Make({}, Bool(true), outer));
   new_items.insert(new_items.end(), items.begin() + sorted.back() + 1, items.end());
-  Stmt body = SeqStmtNode::Flatten(new_items);
+  Stmt body = ReplaceUnderDecls(BodyOf(parent), SeqStmtNode::Flatten(new_items));
   if (const ForNode* loop = parent->loop()) {
     state.Replace(parent, loop,
                   ForNode::Make(loop->loop_var, loop->min, loop->extent, loop->for_kind, body,

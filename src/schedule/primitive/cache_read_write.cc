@@ -404,7 +404,7 @@ class CacheRewriter : public StmtExprMutator {
     std::vector<Stmt> items = BodyItems(body);
     int64_t pos = std::min<int64_t>(info_.pos, static_cast<int64_t>(items.size()));
     items.insert(items.begin() + pos, info_.nest);
-    return SeqStmtNode::Flatten(items);
+    return ReplaceUnderDecls(body, SeqStmtNode::Flatten(items));
   }
 
   /*! \brief `index - offset` (the index itself for a zero offset). */
