@@ -696,7 +696,10 @@ class DSLParser(ExpressionParser):
                         # type is expected (as Compass's sub-function calls take it).
                         T.lanes_of(value.element) == 1 and T.lanes_of(ann.element) > 1
                         and T.element_of(ann.element) == value.element):
-                    raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
+                    # A pointer to another type passes too: Compass's sub-function calls check
+                    # the scope only, and the callee reads the same address as its parameter's
+                    # type (no conversion), as with ``p.as_ptr(...)``.
+                    value = self.view(arg_node, value, ann.element)
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
                 if not is_expr(value) and not isinstance(value, (bool, int, float, numbers.Number)):
