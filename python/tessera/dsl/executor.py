@@ -21,8 +21,9 @@ class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, entry, check_bounds=False):
+    def __init__(self, module, entry, check_bounds=False, void_params=()):
         self._module = module
+        self._void_params = frozenset(void_params)  # S.ptr("void") parameters: any dtype
         self.check_bounds = bool(check_bounds)
         self.name = entry
 
@@ -57,7 +58,8 @@ class Executor:
             dtypes = []
             for entry in _core.host_functions(self._module):
                 if entry[0] == self.name:
-                    dtypes = [p[1] if p[0] == "handle" else None for p in entry[-1]]
+                    dtypes = [p[1] if p[0] == "handle" and p[2] not in self._void_params else None
+                              for p in entry[-1]]
             self._pointer_dtypes = dtypes
         return self._pointer_dtypes
 
