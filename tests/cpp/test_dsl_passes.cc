@@ -289,6 +289,29 @@ TEST(VerifyTargetFeatures, MatrixProductsNeedAnX2Target) {
   }
 }
 
+TEST(VerifyTargetFeatures, FunctionsMarkedX2OnlyNeedAnX2Target) {
+  // The parser marks a float S.vqdpa (at kernel.py:6, built from S.vqdot and an add) on its
+  // function: the attribute "dsl.x2_feature", a StringImm spanning the use.
+  IRModule plain = Kernel({Ptr("a", "float32")}, [&](const std::vector<Buffer>& b) {
+    return BufferStoreNode::Make(b[0], FloatImmNode::Make(T("float32"), 1.0), {I32(0)});
+  });
+  const PrimFunc& f = plain->functions.front().second;
+  PrimFunc marked = f->WithAttr(
+      "dsl.x2_feature", StringImmNode::Make("S.vqdpa of float vectors", Span("kernel.py", 6, 8)));
+  IRModule mod = IRModuleNode::FromFunc(marked, "k");
+  EXPECT_EQ(transform::VerifyTargetFeatures(GetDSLTarget("X2_1204"))->fn(mod, {}), mod);
+  EXPECT_EQ(transform::VerifyTargetFeatures(GetDSLTarget("X3P_1304"))->fn(plain, {}), plain);
+  try {
+    transform::VerifyTargetFeatures(GetDSLTarget("X3P_1304"))->fn(mod, {});
+    ADD_FAILURE() << "a float S.vqdpa passed on X3P_1304";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "S.vqdpa of float vectors is an X2 instruction; the target X3P_1304 has no such "
+              "instruction");
+    EXPECT_EQ(e.span().line, 6);
+  }
+}
+
 TEST(DSLTargets, X3FromTheTargetTable) {
   // The DSL passes read a function's "target" attribute through the table, not its spelling.
   EXPECT_TRUE(IsX3Target("X3P_1304"));

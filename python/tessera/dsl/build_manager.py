@@ -193,4 +193,5 @@ class BuildManager:
             os.makedirs(self.output_dir, exist_ok=True)
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
-        return Executor(result, entry, check_bounds=self.check_bounds)
+        void = [n for n, ann, _ in inp.signature()[0] if isinstance(ann, PtrType) and ann.element == "void"]
+        return Executor(result, entry, check_bounds=self.check_bounds, void_params=void)

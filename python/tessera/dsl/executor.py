@@ -3,8 +3,11 @@
 The kernel's library exports a packed entry point (tessera's calling convention, the one
 TensorIR functions use) whose generated code checks every argument: count, kind, dtype, null
 pointers, read-only arrays the kernel writes, layout and the elements the kernel accesses. A bad
-argument raises TypeError / ValueError naming the parameter."""
+argument raises TypeError / ValueError naming the parameter. An array whose dtype differs from
+its pointer parameter's is the one exception: as in Compass, it is logged as a warning (logger
+``tessera.dsl``) and its memory is read as the parameter's type, without conversion."""
 
+import logging
 import time
 
 import numpy as np
@@ -18,8 +21,9 @@ class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, entry, check_bounds=False):
+    def __init__(self, module, entry, check_bounds=False, void_params=()):
         self._module = module
+        self._void_params = frozenset(void_params)  # S.ptr("void") parameters: any dtype
         self.check_bounds = bool(check_bounds)
         self.name = entry
 
@@ -35,6 +39,9 @@ class Executor:
     def __call__(self, *args):
         args = [_strided_view_window(a, lambda i=i: self._describe_param(i), self.check_bounds)
                 for i, a in enumerate(args)]
+        params = self._pointer_params()
+        args = [reinterpret_pointer_argument(a, params[i], lambda i=i: self._describe_param(i))
+                if i < len(params) and params[i] is not None else a for i, a in enumerate(args)]
         if self.check_bounds:
             # BuildManager(check_bounds=True): each array copied between guard pages for the
             # call, so an access outside it raises instead of corrupting memory.
@@ -44,6 +51,17 @@ class Executor:
             _call(self._module, "", args)
 
     run = __call__
+
+    def _pointer_params(self):
+        """The element type of each parameter that is a pointer (None for the others)."""
+        if getattr(self, "_pointer_dtypes", None) is None:
+            dtypes = []
+            for entry in _core.host_functions(self._module):
+                if entry[0] == self.name:
+                    dtypes = [p[1] if p[0] == "handle" and p[2] not in self._void_params else None
+                              for p in entry[-1]]
+            self._pointer_dtypes = dtypes
+        return self._pointer_dtypes
 
     def _describe_param(self, index):
         """"argument 'a' of f()" for the parameter at ``index``."""
@@ -99,6 +117,44 @@ class Executor:
 
     def __repr__(self):
         return f"<Executor {self.name} at {self.lib_path}>"
+
+
+_LOGGER = logging.getLogger("tessera.dsl")
+
+
+def _element_dtype(dtype):
+    """The numpy element type of a pointer parameter's type (``int8x32`` -> ``int8``); None
+    for ``void``."""
+    from .pysim.memory import np_dtype
+
+    name = str(dtype)
+    if name in ("", "void", "handle"):
+        return None
+    try:
+        return np_dtype(name)
+    except TypeError:
+        return None
+
+
+def reinterpret_pointer_argument(arg, param_dtype, describe):
+    """``arg`` as the kernel reads it through a pointer to ``param_dtype``. As Compass does, an
+    array of another dtype is not refused nor converted: a warning is logged and the kernel
+    sees the array's bytes as ``param_dtype`` elements (a view sharing the array's memory, so
+    what the kernel writes lands in the caller's array). Anything else returns unchanged."""
+    if not isinstance(arg, np.ndarray) or arg.dtype.hasobject:
+        return arg
+    want = _element_dtype(param_dtype)
+    if want is None or arg.dtype == want:
+        return arg
+    _LOGGER.warning("%s points to %s elements but got an array of %s; its memory is read as %s "
+                    "without conversion (pass arr.astype(%s) to convert the values)",
+                    describe(), want, arg.dtype, want, want)
+    if not arg.flags.c_contiguous:
+        return arg  # PySim refuses it; a built kernel's window is contiguous already
+    if arg.dtype.itemsize == want.itemsize and arg.ndim > 0:
+        return arg.view(want)
+    raw = arg.reshape(-1).view(np.uint8)
+    return raw[:raw.size // want.itemsize * want.itemsize].view(want)
 
 
 def _strided_view_window(arg, describe, checked=False):

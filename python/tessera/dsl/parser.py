@@ -128,6 +128,10 @@ class DSLParser(ExpressionParser):
         self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
         self.meta_assign = False  # whether the assignment being parsed binds S.meta_var(...)
         self.local_storage = []  # data vars of the storage this function allocates (S.alloc, ...)
+        # The first use of an X2-only form that is built from ops X3 targets have too (S.vqdpa
+        # of float vectors): (name, span), the function attribute "dsl.x2_feature" that
+        # dsl.VerifyTargetFeatures refuses on X3 targets.
+        self.x2_feature = None
 
     # ---- the function --------------------------------------------------------------------------
 
@@ -184,6 +188,8 @@ class DSLParser(ExpressionParser):
         self.visit_body(fdef.body)
         with self.at(fdef):
             func = b.end_function()
+        if self.x2_feature is not None:
+            func = func.with_attr("dsl.x2_feature", _core.StringImm(*self.x2_feature))
         return func, list(self.callees)
 
     # ---- statements ----------------------------------------------------------------------------
@@ -696,7 +702,10 @@ class DSLParser(ExpressionParser):
                         # type is expected (as Compass's sub-function calls take it).
                         T.lanes_of(value.element) == 1 and T.lanes_of(ann.element) > 1
                         and T.element_of(ann.element) == value.element):
-                    raise self.error(arg_node, f"Argument type mismatch: '{name}' expects a pointer to {ann.element}, got one to {value.element}")
+                    # A pointer to another type passes too: Compass's sub-function calls check
+                    # the scope only, and the callee reads the same address as its parameter's
+                    # type (no conversion), as with ``p.as_ptr(...)``.
+                    value = self.view(arg_node, value, ann.element)
                 args.append(self.pointer_expr(arg_node, value))
             elif isinstance(ann, DType):
                 if not is_expr(value) and not isinstance(value, (bool, int, float, numbers.Number)):

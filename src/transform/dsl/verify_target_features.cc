@@ -1,5 +1,8 @@
 // dsl.VerifyTargetFeatures: intrinsic forms only X3 targets have are errors on other targets, and
-// those only X2 targets have (the op attribute "dsl.x2_feature") are errors on X3 targets.
+// those only X2 targets have (the op attribute "dsl.x2_feature") are errors on X3 targets. A form
+// built from ops that X3 targets also have (S.vqdpa of float vectors: S.vqdot plus an add) is
+// marked by the parser instead, as the function attribute "dsl.x2_feature": a StringImm naming
+// the form, spanning its first use.
 #include <string>
 
 #include "tessera/ir/functor.h"
@@ -50,7 +53,17 @@ Pass VerifyTargetFeatures(const DSLTargetDesc& target) {
   return CreateModulePass(
       [target](IRModule mod, const PassContext&) {
         FeatureChecker checker(target);
-        for (const auto& [gv, f] : mod->functions) checker.VisitStmt(f->body);
+        for (const auto& [gv, f] : mod->functions) {
+          if (target.is_x3) {
+            auto it = f->attrs.find("dsl.x2_feature");
+            const auto* use = it != f->attrs.end() ? AsPtr<StringImmNode>(it->second) : nullptr;
+            if (use != nullptr) {
+              TESSERA_THROW(use->span) << use->value << " is an X2 instruction; the target "
+                                       << target.name << " has no such instruction";
+            }
+          }
+          checker.VisitStmt(f->body);
+        }
         return mod;
       },
       0, "dsl.VerifyTargetFeatures");

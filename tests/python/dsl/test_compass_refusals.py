@@ -384,6 +384,82 @@ def test_matrix_instructions_are_accepted_on_x2(name):
         np.testing.assert_allclose(got[3], want, rtol=1e-5, atol=1e-5)
 
 
+# ---- float S.vqdpa is an X2 instruction ----------------------------------------------------------
+
+
+@S.prim_func
+def _float_vqdpa(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"), c: S.ptr("fp32x8", "global"),
+                 d: S.ptr("fp32x8", "global")):
+    d[0] = S.vqdpa(c[0], a[0], b[0])
+
+
+@S.prim_func
+def _float_vqdpa_in_a_sub_function(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"),
+                                   c: S.ptr("fp32x8", "global"), d: S.ptr("fp32x8", "global")):
+    _float_vqdpa(a, b, c, d)
+
+
+@S.prim_func
+def _vqdot_then_add(a: S.ptr("fp16x16", "global"), b: S.ptr("fp16x16", "global"), c: S.ptr("fp32x8", "global"),
+                    d: S.ptr("fp32x8", "global")):
+    d[0] = c[0] + S.vqdot(a[0], b[0])
+
+
+@S.prim_func
+def _int_vqdpa(a: S.ptr("i8x32", "global"), b: S.ptr("i8x32", "global"), c: S.ptr("i32x8", "global"),
+               d: S.ptr("i32x8", "global")):
+    d[0] = S.vqdpa(c[0], a[0], b[0])
+
+
+def _float_dot_args():
+    a = np.linspace(-3, 3, 16).astype("float16")
+    b = np.linspace(2, -1, 16).astype("float16")
+    c = np.linspace(0, 7, 8).astype("float32")
+    # Each 4 products sum into an even lane of the accumulator (Compass's float S.vqdpa); the
+    # odd lanes keep the accumulator's value.
+    want = c.copy()
+    want[0::2] += (a.astype("float32") * b.astype("float32")).reshape(4, 4).sum(axis=1)
+    return (a, b, c, np.zeros(8, "float32")), want
+
+
+@pytest.mark.parametrize("target", ["X3P_1304", "X3S_1304MP2"])
+def test_float_vqdpa_is_refused_on_x3_targets(target):
+    message = f"S.vqdpa of float vectors is an X2 instruction; the target {target} has no such instruction"
+    err = expect_diag(_float_vqdpa, "d[0] = S.vqdpa(c[0], a[0], b[0])", message, target=target)
+    assert isinstance(err, RuntimeError)
+    assert err.column == _source_column(_float_vqdpa, "d[0] = S.vqdpa(", "S.vqdpa(")
+    # In a sub-function too: the error points at the use, in the sub-function.
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager(target=target).build(_float_vqdpa_in_a_sub_function)
+    assert info.value.message == message
+    assert info.value.line == line_of(_float_vqdpa, "d[0] = S.vqdpa(c[0], a[0], b[0])")
+
+
+def _source_column(func, line_text, needle):
+    import inspect
+
+    for line in inspect.getsource(func.func).splitlines():
+        if line_text in line:
+            return line.index(needle)
+    raise AssertionError(line_text)
+
+
+def test_float_vqdpa_runs_on_x2_and_its_x3_spelling_on_x3():
+    args, want = _float_dot_args()
+    for got in run_both(_float_vqdpa, *args):
+        np.testing.assert_allclose(got[3], want, rtol=1e-6)
+    # On X3, the same sums are written as S.vqdot plus an add; an integer S.vqdpa stays accepted.
+    out = args[3].copy()
+    BuildManager(target="X3P_1304").build(_vqdot_then_add)(*args[:3], out)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    a = np.arange(-16, 16, dtype="int8")
+    b = np.arange(32, dtype="int8")[::-1].copy()
+    c = np.arange(8, dtype="int32") * 100
+    out = np.zeros(8, "int32")
+    BuildManager(target="X3P_1304").build(_int_vqdpa)(a, b, c, out)
+    np.testing.assert_array_equal(out, c + (a.astype("int32") * b.astype("int32")).reshape(8, 4).sum(axis=1))
+
+
 # ---- PySim takes C-contiguous arrays only --------------------------------------------------------
 
 

@@ -162,8 +162,6 @@ def test_executor_argument_checks():
     a, b = np.zeros(8, "int32"), np.zeros(8, "int32")
     with pytest.raises(TypeError, match=r"add_one\(\) takes 2 arguments \(a, b\) but 1 were given"):
         ex(a)
-    with pytest.raises(TypeError, match="argument 'b' of add_one\\(\\) must have dtype int32, got float32"):
-        ex(a, np.zeros(8, "float32"))
     with pytest.raises(TypeError, match="argument 'a' of add_one\\(\\) must be a numpy array, got list"):
         ex([0] * 8, b)
     with pytest.raises(ValueError, match="argument 'b' of add_one\\(\\) has 4 elements but the kernel accesses 8"):

@@ -61,10 +61,15 @@ def copy_bytes(src: S.ptr("void", "global"), dst: S.ptr("int8", "global")):
     dst[0] = p[5]
 
 
-def test_void_pointers_take_any_dtype_and_count_bytes():
+def test_void_pointers_take_any_dtype_and_count_bytes(caplog):
+    import logging
+
     ex = build(copy_bytes)
     dst = np.zeros(1, "int8")
-    ex(np.arange(2, dtype="int32"), dst)  # 8 bytes: byte 5 is the second int's second byte
+    with caplog.at_level(logging.WARNING, logger="tessera.dsl"):
+        ex(np.arange(2, dtype="int32"), dst)  # 8 bytes: byte 5 is the second int's second byte
+        copy_bytes(np.arange(2, dtype="int32"), dst)
+    assert caplog.records == []  # a void pointer has no dtype to differ from
     assert dst[0] == 0
     src = np.array([0, 0x1234], "int32")
     ex(src, dst)
@@ -86,8 +91,11 @@ def test_bfloat16_arrays_and_scalars():
     a = np.zeros(2, ml_dtypes.bfloat16)
     ex(a, 3.14159)
     assert a[0] == ml_dtypes.bfloat16(3.14159)
-    with pytest.raises(TypeError, match="argument 'a' of halves\\(\\) must have dtype bfloat16, got float16"):
-        ex(np.zeros(2, "float16"), 1.0)
+    # A float16 array where the parameter points to bfloat16: warned about, and its bytes hold
+    # the bfloat16 the kernel stores (see test_array_of_another_dtype_is_read_as_the_parameters).
+    wrong = np.zeros(2, "float16")
+    ex(wrong, 2.5)
+    assert wrong.view(ml_dtypes.bfloat16)[0] == ml_dtypes.bfloat16(2.5)
     with pytest.raises(TypeError, match="argument 'x' of halves\\(\\) must be a number \\(bfloat16\\), got list"):
         ex(a, [1.0])
 
@@ -144,3 +152,54 @@ def test_runtime_remainder_by_zero_is_zero():
     remainder_at_run_time(a, b, simulated)
     np.testing.assert_array_equal(compiled, [0, 4000000000 % 7])
     np.testing.assert_array_equal(simulated, [0, 4000000000 % 7])
+
+
+@S.prim_func
+def scale_words(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), n: S.i32):
+    for i in range(n):
+        out[i] = a[i] * 2 + 1
+
+
+@pytest.mark.parametrize("mode", ["compiled", "pysim"])
+def test_array_of_another_dtype_is_read_as_the_parameters(mode, caplog):
+    # As Compass: an array whose dtype is not the pointer parameter's is not refused; a warning
+    # names the argument and the kernel reads and writes the array's bytes as the parameter's
+    # type, without converting the values.
+    import logging
+
+    run = build(scale_words) if mode == "compiled" else scale_words
+    a = np.array([1.5, -2.25, 1e-3, 7.0], "float32")
+    out = np.zeros(4, "uint32")
+    with caplog.at_level(logging.WARNING, logger="tessera.dsl"):
+        run(a, out, 4)
+    want = (a.view("int32").astype(np.int64) * 2 + 1).astype("int32")
+    np.testing.assert_array_equal(out.view("int32"), want)
+    warned = [r for r in caplog.records if r.name == "tessera.dsl" and r.levelno == logging.WARNING]
+    assert [r.getMessage().split(" points to")[0] for r in warned] == ["argument 'a' of scale_words()",
+                                                                     "argument 'out' of scale_words()"]
+    assert "int32 elements but got an array of float32" in warned[0].getMessage()
+    assert "without conversion" in warned[0].getMessage()
+
+    # Elements of another size: the bytes are still what is read (two int16 per int32 here).
+    caplog.clear()
+    halves = np.array([1, 2, 3, 4], "int16")
+    out2 = np.zeros(2, "int32")
+    with caplog.at_level(logging.WARNING, logger="tessera.dsl"):
+        run(halves, out2, 2)
+    np.testing.assert_array_equal(out2, halves.view("int32") * 2 + 1)
+    assert len(caplog.records) == 1 and "got an array of int16" in caplog.records[0].getMessage()
+
+    # The same dtype warns about nothing.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="tessera.dsl"):
+        run(np.arange(4, dtype="int32"), out2, 2)
+    assert caplog.records == []
+    np.testing.assert_array_equal(out2, [1, 3])
+
+
+def test_array_of_another_dtype_too_small_for_the_kernel_is_still_refused():
+    # The reinterpreted array is checked like any other: 3 bytes hold no int32.
+    ex = build(add_one)
+    with pytest.raises(ValueError, match="argument 'a' of add_one\\(\\) has 0 elements but the "
+                                         "kernel accesses 1"):
+        ex(np.zeros(3, "int8"), np.zeros(1, "int32"))

@@ -246,6 +246,10 @@ def _accumulate(p, node, name, op, acc, x, y, mask, quad, dot):
     if T.is_int(dot.dtype):
         # The 4-lane sums are exact (they fit the quadruple width): one saturation, of the total.
         return call(p, node, dot.dtype, "dsl.vadds", [acc, dot])
+    if quad and getattr(p, "x2_feature", False) is None:
+        # Float S.vqdpa is an X2 instruction (Compass refuses it on X3 targets); built here from
+        # ops X3 has too, so the use is marked on the function for dsl.VerifyTargetFeatures.
+        p.x2_feature = (f"S.{name} of float vectors", p.span(node))
     return p.binop(node, ast.Add(), acc, dot)
 
 

@@ -70,6 +70,11 @@ def _arg_value(name, ann, arg, func_name):
             return Pointer(None, 0)
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"argument '{name}' must be a numpy array, got {type(arg).__name__}")
+        from ..executor import reinterpret_pointer_argument
+
+        # An array of another dtype: warned about, and its bytes read as the parameter's type
+        # (PySim's regions are bytes already), as Compass does and as a built kernel does.
+        reinterpret_pointer_argument(arg, ann.element, lambda: f"argument '{name}' of {func_name}()")
         if not arg.flags.c_contiguous:
             # As Compass's PySim: a pointer argument is the array's memory in C order, so a view
             # in another order (a transpose, a step) is refused rather than read differently.
