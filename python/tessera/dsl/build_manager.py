@@ -1,6 +1,8 @@
 """BuildManager: lowers DSL kernels through the "dsl" stage pipeline and builds executors."""
 
+import contextlib
 import os
+import sys
 
 from .. import _core
 from ..error import DiagnosticError, TesseraValueError, UnsupportedTargetError
@@ -33,6 +35,28 @@ def _check_entry_signature(pf):
             span = pf.source.span(arg)
             raise DiagnosticError(_core.render_diagnostic(span, message), message, span.file,
                                   span.line, span.column)
+
+
+def report_diagnostic(err):
+    """Print a kernel error's report to stderr, once per exception, as Compass prints every
+    error report before raising it (the report stays in the exception too)."""
+    if not getattr(err, "reported", False):
+        print(str(err), file=sys.stderr, flush=True)
+        try:
+            err.reported = True
+        except AttributeError:  # an exception object that takes no attributes
+            pass
+
+
+@contextlib.contextmanager
+def _reporting_diagnostics():
+    """Errors found while lowering or building a kernel (the passes' DiagnosticErrors, such as
+    an intrinsic the target lacks) reach stderr the way the parser's do."""
+    try:
+        yield
+    except DiagnosticError as err:
+        report_diagnostic(err)
+        raise
 
 
 def collect_module(entry, name=None):
@@ -151,6 +175,10 @@ class BuildManager:
         """The IRModule after the target-independent passes (up to the "cleanup" stage).
         A TensorIR or te PrimFunc (or an IRModule of one) is lowered as its host build
         lowers it (see :mod:`tessera.dsl.tir_build`)."""
+        with _reporting_diagnostics():
+            return self._lower(inp, name)
+
+    def _lower(self, inp, name):
         if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
             inp = schedule.parse_tensor_ir(inp)
         if tir_build.is_tensor_ir(inp):
@@ -176,6 +204,10 @@ class BuildManager:
         """Compile ``inp`` for the host CPU and return an :class:`Executor` (for a TensorIR or te
         PrimFunc, scheduled or not, a :class:`~tessera.dsl.tir_build.TirExecutor` called the
         same way)."""
+        with _reporting_diagnostics():
+            return self._build(inp, name)
+
+    def _build(self, inp, name):
         if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
             inp = schedule.parse_tensor_ir(inp)
         if tir_build.is_tensor_ir(inp):

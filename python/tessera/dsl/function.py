@@ -2,7 +2,6 @@
 
 import functools
 import inspect
-import sys
 
 from ..error import DiagnosticError
 from ..script.parser.core import Source, function_env
@@ -29,15 +28,14 @@ class PrimFuncObject:
     def parse(self):
         """The function's IR (a tessera PrimFunc) and the PrimFuncObjects it calls, cached."""
         if self._parsed is None:
+            from .build_manager import report_diagnostic
             from .parser import DSLParser
 
             try:
                 self._parsed = DSLParser(self).parse()
             except DiagnosticError as err:
                 # As Compass does, the report also goes to stderr (it stays in the exception).
-                if not getattr(err, "reported", False):
-                    print(str(err), file=sys.stderr, flush=True)
-                    err.reported = True
+                report_diagnostic(err)
                 raise
         return self._parsed
 
