@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .. import _core
-from ..error import TesseraValueError
+from ..error import ArgumentCountError, TesseraValueError
 from ..runtime.module import _call
 
 
@@ -37,6 +37,7 @@ class Executor:
         return self._module.lib_path
 
     def __call__(self, *args):
+        self._check_count(args)
         args = [_strided_view_window(a, lambda i=i: self._describe_param(i), self.check_bounds)
                 for i, a in enumerate(args)]
         params = self._pointer_params()
@@ -51,6 +52,15 @@ class Executor:
             _call(self._module, "", args)
 
     run = __call__
+
+    def _check_count(self, args):
+        """The wrong number of arguments is an ArgumentCountError (a TypeError, and an
+        AssertionError as Compass raises it), found before any argument is converted."""
+        for entry in _core.host_functions(self._module):
+            if entry[0] == self.name and len(args) != len(entry[-1]):
+                names = ", ".join(p[-1] for p in entry[-1])
+                raise ArgumentCountError(f"{self.name}() takes {len(entry[-1])} arguments ({names}) "
+                                         f"but {len(args)} were given")
 
     def _pointer_params(self):
         """The element type of each parameter that is a pointer (None for the others)."""

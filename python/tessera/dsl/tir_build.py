@@ -15,7 +15,7 @@ place), one number per scalar parameter, in the order of the PrimFunc's paramete
 import numpy as np
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
+from ..error import ArgumentCountError, TesseraTypeError, TesseraValueError
 from ..transform import Pass
 
 _STAGE = "dsl.SerializeTecBinding"
@@ -89,8 +89,8 @@ class TirExecutor:
 
         if len(args) != len(self._params):
             names = ", ".join(p[0] for p in self._params)
-            raise TesseraTypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but "
-                                   f"{len(args)} were given")
+            raise ArgumentCountError(f"{self.name}() takes {len(self._params)} arguments ({names}) "
+                                     f"but {len(args)} were given")
         values = []
         for (name, kind, dtype, shape), arg in zip(self._params, args):
             if kind == "buffer":
