@@ -209,7 +209,10 @@ class BuildManager:
 
     def _build(self, inp, name):
         if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
-            inp = schedule.parse_tensor_ir(inp)
+            # Blocks lowered to loops, then the DSL's own passes and C, as Compass builds it.
+            with self._context():
+                mod, entry, shapes = tir_build.as_dsl_module(schedule.parse_tensor_ir(inp), name)
+            return self._build_dsl_module(mod, entry, inp, shapes)
         if tir_build.is_tensor_ir(inp):
             from ..driver import build
 
@@ -217,8 +220,16 @@ class BuildManager:
             with self._context():
                 rt_mod = build(mod, target="c")
             return tir_build.TirExecutor(rt_mod, func, entry)
-        lw, ctx, entry = self._lowerer(inp, name)
+        if not isinstance(inp, PrimFuncObject):
+            raise TypeError(f"BuildManager expects an @S.prim_func, a TensorIR/te PrimFunc or an "
+                            f"IRModule, got {type(inp).__name__}")
+        mod, entry = collect_module(inp, name)
+        return self._build_dsl_module(mod, entry, inp)
+
+    def _build_dsl_module(self, mod, entry, inp, buffer_shapes=()):
+        ctx = self._context()
         with ctx:
+            lw = _core.StageLowerer(mod, "dsl", self.target.name, entry, _INCLUDE_DIR, cache_dir())
             lw.run_to("end")
         result = lw.result
         if self.output_dir:
@@ -226,4 +237,5 @@ class BuildManager:
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
         void = [n for n, ann, _ in inp.signature()[0] if isinstance(ann, PtrType) and ann.element == "void"]
-        return Executor(result, entry, check_bounds=self.check_bounds, void_params=void)
+        return Executor(result, entry, check_bounds=self.check_bounds, void_params=void,
+                        buffer_shapes=buffer_shapes)

@@ -58,8 +58,8 @@ class PrimFuncObject:
 
     def __call__(self, *args, **kwargs):
         """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim). A
-        kernel written in TensorIR style (S.match_buffer, S.block) runs its host build instead
-        (see tessera.dsl.schedule)."""
+        kernel written in TensorIR style (S.match_buffer, S.block) runs its build instead (its
+        blocks lowered to loops, then the DSL pipeline; see tessera.dsl.tir_build)."""
         from . import pysim, schedule
 
         if schedule.uses_tensor_ir(self):
