@@ -178,6 +178,35 @@ def test_tensor_ir_style_kernel_built_directly_gets_dsl_c():
     assert "__kernel" not in BuildManager().build(sch.mod).c_code
 
 
+def test_tensor_ir_style_kernel_c_names_and_shifts_as_compass():
+    # Long loop names become i, j, ... (a second i prints as i_1), loops step with `+= 1`, and a
+    # floordiv by 2^k of a value of any sign is a shift; the values agree with numpy.
+    @S.prim_func
+    def k(A: S.ptr("int32", "global"), C: S.ptr("int32", "global"), n: S.i32):
+        a = S.match_buffer(A, shape=(n,))
+        c = S.match_buffer(C, shape=(n,))
+        for first_very_long_loop_name in range(n // 32):
+            with S.block("B"):
+                vi = S.axis.remap("S", [first_very_long_loop_name])
+                c[vi] = a[vi] // 8
+        for second_very_long_loop_name in range(n - n // 32):
+            with S.block("C"):
+                vi = S.axis.remap("S", [second_very_long_loop_name])
+                c[n // 32 + vi] = a[n // 32 + vi] // 4
+
+    ex = BuildManager().build(k)
+    kernel = ex.c_code.split("/* Packed")[0]
+    assert "for (int i = 0; i < (n >> 5); i += 1) {" in kernel
+    assert "for (int i_1 = 0; i_1 < (n - (n >> 5)); i_1 += 1) {" in kernel
+    assert "very_long" not in kernel and "__floordiv" not in kernel
+    n = 96
+    a = np.arange(n, dtype="int32") * 37 - 1800
+    c = np.zeros(n, "int32")
+    ex(a, c, n)
+    want = np.concatenate([a[:n // 32] // 8, a[n // 32:] // 4])
+    np.testing.assert_array_equal(c, want)
+
+
 def test_tensor_ir_style_kernel_error_found_by_a_pass_is_located(capfd):
     @S.prim_func
     def oob(A: S.ptr("int32", "global"), C: S.ptr("int32", "global")):
