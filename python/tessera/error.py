@@ -50,6 +50,16 @@ class PySimArgumentError(TesseraValueError, AssertionError):
     ValueError, and an AssertionError as Compass's PySim raises it."""
 
 
+class PointerTypeError(TesseraTypeError, AssertionError):
+    """``S.ptr`` of an element type that a DSL pointer cannot have (``"float64"``, an unknown
+    name): a TypeError, and an AssertionError as Compass's S.ptr raises it."""
+
+
+class ArgumentCountError(TesseraTypeError, AssertionError):
+    """A DSL kernel (compiled or under PySim) called with the wrong number of arguments: a
+    TypeError, and an AssertionError as Compass's executors raise it."""
+
+
 class ExpressionUseError(TesseraTypeError, ValueError):
     """An expression used where Python needs a value (``x and y``, ``if x:``, ``tir.all()`` with
     nothing): a TypeError, and a ValueError as TVM raises it."""

@@ -765,7 +765,7 @@ void CodeGenC::VisitStmt_(const ForNode* op) {
   std::string name = AllocVarName(op->loop_var.get());
   PrintIndent();
   stream_ << "for (" << type << " " << name << " = " << begin << "; " << name << " < " << end
-          << "; ++" << name << ") {\n";
+          << "; " << LoopStep(name) << ") {\n";
   int scope = BeginScope();
   PrintStmt(op->body);
   EndScope(scope);

@@ -575,5 +575,50 @@ TEST(TruncDivMod, NonNegativeNumeratorsOnly) {
   EXPECT_EQ(code.find("(x % 3)"), std::string::npos) << code;
 }
 
+TEST(TruncDivMod, SignedFloorDivByAPowerOfTwoIsAShift) {
+  // x of any sign: floordiv(x, 32) is x >> 5 (as Compass writes it); floordiv(x, 3) keeps the
+  // helper, and a non-negative numerator is still C's `/`.
+  Var out = Ptr("out"), x = VarNode::Make("x", DataType::Int(32));
+  Var i = VarNode::Make("i", DataType::Int(32));
+  IRModule mod = Kernel({out, x}, [&](const std::vector<Buffer>& buf) {
+    Stmt body = SeqStmtNode::Make({
+        BufferStoreNode::Make(buf[0], FloorDivNode::Make(x, I32(32)), {I32(0)}),
+        BufferStoreNode::Make(buf[0], FloorDivNode::Make(x, I32(3)), {I32(1)}),
+        BufferStoreNode::Make(buf[0], FloorDivNode::Make(i, I32(32)), {i}),
+    });
+    return ForNode::Make(i, I32(0), I32(10), ForKind::kSerial, body);
+  });
+  std::string code = RunPass(transform::TruncDivMod, mod);
+  EXPECT_NE(code.find("out[0] = (x >> 5);"), std::string::npos) << code;
+  EXPECT_NE(code.find("out[1] = __floordiv(x, 3);"), std::string::npos) << code;
+  EXPECT_NE(code.find("out[i] = (i / 32);"), std::string::npos) << code;
+}
+
+TEST(RenameLoopVar, LongLoopNamesBecomeLettersByDepth) {
+  // Two sibling loops and one nested loop with long names, and a short-named loop: the long
+  // ones are i (twice: the generator prints the second as i_1) and j inside; `t` stays.
+  Var out = Ptr("out"), n = VarNode::Make("n", DataType::Int(32));
+  Var a = VarNode::Make("a_very_long_loop_variable", DataType::Int(32));
+  Var b = VarNode::Make("another_very_long_loop_var", DataType::Int(32));
+  Var c = VarNode::Make("a_nested_very_long_loop_var", DataType::Int(32));
+  Var t = VarNode::Make("t", DataType::Int(32));
+  IRModule mod = Kernel({out, n}, [&](const std::vector<Buffer>& buf) {
+    Stmt inner = ForNode::Make(c, I32(0), I32(4), ForKind::kSerial,
+                               BufferStoreNode::Make(buf[0], AddNode::Make(a, c), {c}));
+    Stmt first = ForNode::Make(a, I32(0), n, ForKind::kSerial, inner);
+    Stmt second = ForNode::Make(b, I32(0), n, ForKind::kSerial,
+                                ForNode::Make(t, I32(0), I32(2), ForKind::kSerial,
+                                              BufferStoreNode::Make(buf[0], t, {b})));
+    return SeqStmtNode::Make({first, second});
+  });
+  std::string code = RunPass(transform::RenameLoopVar, mod);
+  EXPECT_NE(code.find("for (int i = 0; i < n; i += 1) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int j = 0; j < 4; j += 1) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("out[j] = (i + j);"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int i_1 = 0; i_1 < n; i_1 += 1) {"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int t = 0; t < 2; t += 1) {"), std::string::npos) << code;
+  EXPECT_EQ(code.find("very_long"), std::string::npos) << code;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -37,6 +37,8 @@ class CodeGenDSL : public CodeGenC {
   std::string PrintIntImm(const IntImmNode* op) override;
   std::string PrintFloatImm(const FloatImmNode* op) override;
   std::string PrintScalarBinary(const BinaryNode* op) override;
+  /*! \brief `i += 1`, as Compass's generated loops step. */
+  std::string LoopStep(const std::string& name) override { return name + " += 1"; }
   std::string PrintVectorBinary(const BinaryNode* op) override;
   std::string PrintVectorNot(const NotNode* op) override;
   std::string PrintVectorSelect(const SelectNode* op) override;

@@ -20,6 +20,11 @@ Pass FoldConstant();
  *  whose divisor is provably positive as the truncating Div / Mod (C's `/` and `%`). */
 Pass TruncDivMod();
 
+/*! \brief Name a loop variable of more than 20 characters i, j, k, ... by the depth of the
+ *  renamed loops around it, as Compass names such loops in its C (the code generator makes the
+ *  names unique: a second `i` prints as `i_1`). */
+Pass RenameLoopVar();
+
 /*! \brief Fuse DSL operations the target does in one instruction (x & ~y: vbclr, x | ~y: vbset,
  *  ~(x & y): vnand, ~(x | y): vnor, on integer vectors and masks) and reduce integer vector
  *  multiplications by 2^k to shifts and float divisions by 2^k to multiplications by 2^-k; every

@@ -1,6 +1,8 @@
 """BuildManager: lowers DSL kernels through the "dsl" stage pipeline and builds executors."""
 
+import contextlib
 import os
+import sys
 
 from .. import _core
 from ..error import DiagnosticError, TesseraValueError, UnsupportedTargetError
@@ -33,6 +35,28 @@ def _check_entry_signature(pf):
             span = pf.source.span(arg)
             raise DiagnosticError(_core.render_diagnostic(span, message), message, span.file,
                                   span.line, span.column)
+
+
+def report_diagnostic(err):
+    """Print a kernel error's report to stderr, once per exception, as Compass prints every
+    error report before raising it (the report stays in the exception too)."""
+    if not getattr(err, "reported", False):
+        print(str(err), file=sys.stderr, flush=True)
+        try:
+            err.reported = True
+        except AttributeError:  # an exception object that takes no attributes
+            pass
+
+
+@contextlib.contextmanager
+def _reporting_diagnostics():
+    """Errors found while lowering or building a kernel (the passes' DiagnosticErrors, such as
+    an intrinsic the target lacks) reach stderr the way the parser's do."""
+    try:
+        yield
+    except DiagnosticError as err:
+        report_diagnostic(err)
+        raise
 
 
 def collect_module(entry, name=None):
@@ -151,6 +175,10 @@ class BuildManager:
         """The IRModule after the target-independent passes (up to the "cleanup" stage).
         A TensorIR or te PrimFunc (or an IRModule of one) is lowered as its host build
         lowers it (see :mod:`tessera.dsl.tir_build`)."""
+        with _reporting_diagnostics():
+            return self._lower(inp, name)
+
+    def _lower(self, inp, name):
         if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
             inp = schedule.parse_tensor_ir(inp)
         if tir_build.is_tensor_ir(inp):
@@ -176,8 +204,15 @@ class BuildManager:
         """Compile ``inp`` for the host CPU and return an :class:`Executor` (for a TensorIR or te
         PrimFunc, scheduled or not, a :class:`~tessera.dsl.tir_build.TirExecutor` called the
         same way)."""
+        with _reporting_diagnostics():
+            return self._build(inp, name)
+
+    def _build(self, inp, name):
         if isinstance(inp, PrimFuncObject) and schedule.uses_tensor_ir(inp):
-            inp = schedule.parse_tensor_ir(inp)
+            # Blocks lowered to loops, then the DSL's own passes and C, as Compass builds it.
+            with self._context():
+                mod, entry, shapes = tir_build.as_dsl_module(schedule.parse_tensor_ir(inp), name)
+            return self._build_dsl_module(mod, entry, inp, shapes)
         if tir_build.is_tensor_ir(inp):
             from ..driver import build
 
@@ -185,8 +220,16 @@ class BuildManager:
             with self._context():
                 rt_mod = build(mod, target="c")
             return tir_build.TirExecutor(rt_mod, func, entry)
-        lw, ctx, entry = self._lowerer(inp, name)
+        if not isinstance(inp, PrimFuncObject):
+            raise TypeError(f"BuildManager expects an @S.prim_func, a TensorIR/te PrimFunc or an "
+                            f"IRModule, got {type(inp).__name__}")
+        mod, entry = collect_module(inp, name)
+        return self._build_dsl_module(mod, entry, inp)
+
+    def _build_dsl_module(self, mod, entry, inp, buffer_shapes=()):
+        ctx = self._context()
         with ctx:
+            lw = _core.StageLowerer(mod, "dsl", self.target.name, entry, _INCLUDE_DIR, cache_dir())
             lw.run_to("end")
         result = lw.result
         if self.output_dir:
@@ -194,4 +237,5 @@ class BuildManager:
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
         void = [n for n, ann, _ in inp.signature()[0] if isinstance(ann, PtrType) and ann.element == "void"]
-        return Executor(result, entry, check_bounds=self.check_bounds, void_params=void)
+        return Executor(result, entry, check_bounds=self.check_bounds, void_params=void,
+                        buffer_shapes=buffer_shapes)

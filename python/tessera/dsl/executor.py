@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .. import _core
-from ..error import TesseraValueError
+from ..error import ArgumentCountError, ArgumentValueError, TesseraValueError
 from ..runtime.module import _call
 
 
@@ -21,7 +21,11 @@ class Executor:
     """A compiled kernel. Call it with one argument per parameter: numpy arrays for pointers
     (used in place, without copies; ``None`` passes a null pointer), numbers for scalars."""
 
-    def __init__(self, module, entry, check_bounds=False, void_params=()):
+    def __init__(self, module, entry, check_bounds=False, void_params=(), buffer_shapes=()):
+        """``buffer_shapes``: (parameter index, dims) of the buffers a TensorIR-style kernel
+        matches on its pointer parameters, each dim an int or ("param", index) of the scalar
+        parameter that gives it; a smaller array is refused before the call."""
+        self._buffer_shapes = tuple(buffer_shapes)
         self._module = module
         self._void_params = frozenset(void_params)  # S.ptr("void") parameters: any dtype
         self.check_bounds = bool(check_bounds)
@@ -37,6 +41,8 @@ class Executor:
         return self._module.lib_path
 
     def __call__(self, *args):
+        self._check_count(args)
+        self._check_buffer_sizes(args)
         args = [_strided_view_window(a, lambda i=i: self._describe_param(i), self.check_bounds)
                 for i, a in enumerate(args)]
         params = self._pointer_params()
@@ -51,6 +57,34 @@ class Executor:
             _call(self._module, "", args)
 
     run = __call__
+
+    def _check_count(self, args):
+        """The wrong number of arguments is an ArgumentCountError (a TypeError, and an
+        AssertionError as Compass raises it), found before any argument is converted."""
+        for entry in _core.host_functions(self._module):
+            if entry[0] == self.name and len(args) != len(entry[-1]):
+                names = ", ".join(p[-1] for p in entry[-1])
+                raise ArgumentCountError(f"{self.name}() takes {len(entry[-1])} arguments ({names}) "
+                                         f"but {len(args)} were given")
+
+    def _check_buffer_sizes(self, args):
+        for index, dims in self._buffer_shapes:
+            arg = args[index]
+            if arg is None or not hasattr(arg, "size"):
+                continue  # not an array: the entry point's own checks report it
+            need = 1
+            for d in dims:
+                if isinstance(d, tuple):
+                    value = args[d[1]]
+                    if not isinstance(value, (int, np.integer)):
+                        need = None
+                        break
+                    d = int(value)
+                need *= max(d, 0)
+            if need is not None and arg.size < need:
+                shape = tuple(d if isinstance(d, int) else int(args[d[1]]) for d in dims)
+                raise ArgumentValueError(f"{self._describe_param(index)} has {arg.size} elements; "
+                                         f"the kernel's buffer on it has shape {shape}")
 
     def _pointer_params(self):
         """The element type of each parameter that is a pointer (None for the others)."""

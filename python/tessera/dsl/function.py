@@ -2,7 +2,6 @@
 
 import functools
 import inspect
-import sys
 
 from ..error import DiagnosticError
 from ..script.parser.core import Source, function_env
@@ -29,15 +28,14 @@ class PrimFuncObject:
     def parse(self):
         """The function's IR (a tessera PrimFunc) and the PrimFuncObjects it calls, cached."""
         if self._parsed is None:
+            from .build_manager import report_diagnostic
             from .parser import DSLParser
 
             try:
                 self._parsed = DSLParser(self).parse()
             except DiagnosticError as err:
                 # As Compass does, the report also goes to stderr (it stays in the exception).
-                if not getattr(err, "reported", False):
-                    print(str(err), file=sys.stderr, flush=True)
-                    err.reported = True
+                report_diagnostic(err)
                 raise
         return self._parsed
 
@@ -60,8 +58,8 @@ class PrimFuncObject:
 
     def __call__(self, *args, **kwargs):
         """Run the kernel under PySim on numpy arrays and scalars (see tessera.dsl.pysim). A
-        kernel written in TensorIR style (S.match_buffer, S.block) runs its host build instead
-        (see tessera.dsl.schedule)."""
+        kernel written in TensorIR style (S.match_buffer, S.block) runs its build instead (its
+        blocks lowered to loops, then the DSL pipeline; see tessera.dsl.tir_build)."""
         from . import pysim, schedule
 
         if schedule.uses_tensor_ir(self):

@@ -7,6 +7,11 @@ tessera runs DSL targets on the host CPU, so a TensorIR kernel goes through tess
 called as a DSL :class:`~tessera.dsl.Executor` is: one numpy array per buffer parameter (used in
 place), one number per scalar parameter, in the order of the PrimFunc's parameters.
 
+A TensorIR-style ``@S.prim_func`` (S.match_buffer, S.block) built directly by BuildManager takes
+another road (:func:`as_dsl_module`): its blocks are lowered to loops and it is built by the DSL
+pipeline and code generator, as Compass builds it; scheduled (``Schedule(kernel).mod``), it is a
+TensorIR module and goes through the host build above.
+
 >>> A = te.placeholder((32,), "uint8", name="A"); B = ...; C = te.compute(...)
 >>> ex = BuildManager().build(te.create_prim_func([A, B, C]), name="fadd")
 >>> ex(a, b, c)
@@ -15,7 +20,7 @@ place), one number per scalar parameter, in the order of the PrimFunc's paramete
 import numpy as np
 
 from .. import _core
-from ..error import TesseraTypeError, TesseraValueError
+from ..error import ArgumentCountError, TesseraTypeError, TesseraValueError
 from ..transform import Pass
 
 _STAGE = "dsl.SerializeTecBinding"
@@ -47,6 +52,43 @@ def as_module(inp, name=None):
 def prepare(inp, name=None):
     mod, entry, func = as_module(inp, name)
     return Pass(_STAGE)(mod), entry, func
+
+
+def as_dsl_module(func, name=None):
+    """A TensorIR-style ``@S.prim_func``'s PrimFunc (``func``, from
+    :func:`tessera.dsl.schedule.parse_tensor_ir`) in the form the DSL's own parser gives: its
+    blocks lowered to loops and its buffers flattened by the TensorIR stages "normalize" and
+    "flatten" (no automatic schedule), each matched buffer then read through its pointer
+    parameter. BuildManager builds it through the DSL pipeline and code generator, as Compass
+    builds such a kernel. Returns (IRModule, entry name, the matched shapes as
+    :class:`~tessera.dsl.Executor`'s ``buffer_shapes``)."""
+    from ..driver import lower
+
+    mod, entry, _func = prepare(func, name)
+    lowered = lower(mod, target="c", stage="flatten")
+    (_gv, flat), = [(gv, f) for gv, f in lowered.functions if isinstance(f, _core.PrimFunc)]
+    body = flat.body
+    for param, buf in reversed(list(flat.buffer_map)):
+        body = _core.LetStmt(buf.data, param, _core.DeclBuffer(buf, body))
+    dsl = _core.PrimFunc(list(flat.params), body)
+    # The matched shapes, for the Executor to refuse arrays too small for them.
+    index = {p.name: i for i, p in enumerate(func.params)}
+    shapes = []
+    for param, buf in (func.buffer_map or []):
+        dims = []
+        for d in buf.shape:
+            if hasattr(d, "value"):
+                dims.append(int(d.value))
+            elif isinstance(d, _core.Var) and d.name in index:
+                dims.append(("param", index[d.name]))
+            else:
+                dims = None  # an expression: not checked here
+                break
+        if dims is not None and param.name in index:
+            shapes.append((index[param.name], dims))
+    dsl = dsl.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
+    dsl = dsl.with_attr("global_symbol", _core.StringImm(entry))
+    return _core.IRModule([(_core.GlobalVar(entry), dsl)]), entry, shapes
 
 
 def _np_dtype(name):
@@ -89,8 +131,8 @@ class TirExecutor:
 
         if len(args) != len(self._params):
             names = ", ".join(p[0] for p in self._params)
-            raise TesseraTypeError(f"{self.name}() takes {len(self._params)} arguments ({names}) but "
-                                   f"{len(args)} were given")
+            raise ArgumentCountError(f"{self.name}() takes {len(self._params)} arguments ({names}) "
+                                     f"but {len(args)} were given")
         values = []
         for (name, kind, dtype, shape), arg in zip(self._params, args):
             if kind == "buffer":

@@ -11,7 +11,7 @@ import re
 import sys
 
 from .. import _core
-from ..error import TesseraError, TesseraTypeError, TesseraValueError, executing_position
+from ..error import PointerTypeError, TesseraError, TesseraValueError, executing_position
 
 SCOPES = ("global", "global.1", "global.2", "global.3", "private", "lsram", "shared", "constant")
 _VIRTUAL_RE = re.compile(r"^(i|u|fp|bf|int|uint|float|bfloat|bool)(8|16|32)?x(\d+)$")
@@ -147,11 +147,11 @@ class PtrType:
     def __init__(self, dtype, scope="private"):
         try:
             self.element = canonical(dtype)
-        except TesseraError as err:
-            raise _located_at_caller(TesseraTypeError, err.message) from None
+        except (TesseraError, TypeError) as err:  # an unknown name, or one the DSL lacks
+            raise _located_at_caller(PointerTypeError, getattr(err, "message", str(err))) from None
         if self.element != "void" and is_bool(self.element) and not is_native(self.element):
             raise _located_at_caller(
-                TesseraTypeError, f'a pointer cannot point to the virtual mask type "{self.element}"')
+                PointerTypeError, f'a pointer cannot point to the virtual mask type "{self.element}"')
         if scope not in SCOPES:
             raise _located_at_caller(
                 TesseraValueError, f"unknown memory scope '{scope}'; scopes are: {', '.join(SCOPES)}")

@@ -6,9 +6,13 @@
 // The simplifier writes a remainder of a non-negative value as floormod (its canonical form);
 // the DSL's C then needs the __floormod helper where the target's own `%` gives the same result,
 // and Compass's generated code shows `%`. Loop ranges and the values of let-bound variables are
-// known to the analyzer; anything it cannot prove is left as it is.
+// known to the analyzer; anything it cannot prove is left as it is, except a signed floordiv by
+// a constant 2^k, which is the arithmetic shift right by k:
+//
+//   __floordiv(n, 32)  ->  (n >> 5)
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
 #include "tessera/transform/dsl_passes.h"
 
 namespace tessera {
@@ -40,6 +44,20 @@ class TruncDivModRewriter : public StmtExprMutator {
     const auto* div = AsPtr<FloorDivNode>(e);
     if (div != nullptr && Truncates(div->a, div->b)) {
       return DivNode::Make(div->a, div->b, div->span);
+    }
+    // A signed value of unknown sign divided by 2^k rounding down is its arithmetic shift right
+    // by k (the generated C is compiled where `>>` of a negative int is arithmetic, as on the
+    // NPU); Compass's C writes `(n >> 5)` for n // 32.
+    if (div != nullptr && div->a->dtype.is_scalar() && div->a->dtype.is_int()) {
+      if (const auto* imm = AsPtr<IntImmNode>(div->b)) {
+        int64_t c = imm->value;
+        if (c >= 2 && (c & (c - 1)) == 0 && c < (int64_t(1) << (div->a->dtype.bits() - 1))) {
+          int k = 0;
+          for (int64_t v = c; v > 1; v >>= 1) ++k;
+          return CallNode::Make(div->a->dtype, OpNode::Get("tir.shift_right"),
+                                {div->a, MakeConst(div->a->dtype, int64_t(k))}, div->span);
+        }
+      }
     }
     return e;
   }

@@ -373,6 +373,33 @@ def test_matrix_instructions_are_refused_on_x3_targets(name, target):
     assert isinstance(err, RuntimeError)
 
 
+def test_a_pass_refusal_is_reported_on_stderr_once(capfd):
+    # Compass prints every error report to stderr before raising; a refusal found by a pass
+    # (here the target-feature check), not by the parser, is reported the same way, once.
+    k = _matrix_kernel("vmml")
+    message = "S.vmml is an X2 instruction; the target X3P_1304 has no such instruction"
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager(target="X3P_1304").build(k)
+    err = capfd.readouterr().err
+    assert err.count(message) == 1
+    assert str(info.value) in err  # the whole report: location, source line and caret
+    # Raised again by a later build, it is reported again (a new exception).
+    with pytest.raises(DiagnosticError):
+        BuildManager(target="X3P_1304").lower(k)
+    assert capfd.readouterr().err.count(message) == 1
+
+
+def test_a_parse_error_is_reported_on_stderr_once(capfd):
+    @S.prim_func
+    def k(a: S.ptr("int32", "global")):
+        a[0] = undefined_name  # noqa: F821
+
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(k)
+    err = capfd.readouterr().err
+    assert err.count(info.value.message) == 1 and str(info.value) in err
+
+
 @pytest.mark.parametrize("name", ["vmma", "vmml"])
 def test_matrix_instructions_are_accepted_on_x2(name):
     k = _matrix_kernel(name)

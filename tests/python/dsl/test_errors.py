@@ -293,6 +293,41 @@ def test_bad_pointer_annotation_is_located(annotation, cls, message):
     assert str(err).startswith("kernel_file.py:2:")
 
 
+@pytest.mark.parametrize("dtype", ["float64", "int7", "boolx30"])
+def test_pointer_of_an_element_type_the_dsl_lacks_is_an_assertion_error(dtype):
+    # Compass's S.ptr refuses such a type with an AssertionError; tessera's error is both that
+    # and a TypeError, located at the annotation.
+    from tessera.error import PointerTypeError
+
+    source = f"def kern(a: S.ptr('{dtype}', 'global')):\n    pass\n"
+    with pytest.raises(AssertionError) as info:
+        exec(compile(source, "kernel_file.py", "exec"), {"S": S})
+    err = info.value
+    assert isinstance(err, PointerTypeError) and isinstance(err, TypeError)
+    assert f'"{dtype}"' in err.message
+    assert (err.file, err.line) == ("kernel_file.py", 1)
+
+
+def test_wrong_argument_count_is_an_assertion_error():
+    # Compiled and under PySim: an AssertionError as in Compass, still a TypeError; the message
+    # names the parameters (a TensorIR build: see test_tir_build.py).
+    from tessera.error import ArgumentCountError
+
+    @S.prim_func
+    def k(a: S.ptr("i32x8", "global"), out: S.ptr("i32x8", "global")):
+        out[0] = a[0]
+
+    a = np.arange(8, dtype="int32")
+    for run in (BuildManager().build(k), k):
+        with pytest.raises(AssertionError) as info:
+            run(a)
+        assert isinstance(info.value, ArgumentCountError) and isinstance(info.value, TypeError)
+        assert str(info.value) == "k() takes 2 arguments (a, out) but 1 were given"
+    out = np.zeros(8, dtype="int32")
+    BuildManager().build(k)(a, out)
+    np.testing.assert_array_equal(out, a)
+
+
 def test_unknown_attribute_in_an_annotation_is_located():
     # Found by tests/fuzz: `S.ptr_(...)` in an annotation was a bare AttributeError.
     source = "def kern(\n    a: S.ptr_('int32', 'global')):\n    pass\n"

@@ -18,7 +18,7 @@ def inc(a: S.ptr("int32", "global"), b: S.ptr("int32", "global"), n: S.i32):
 
 def test_loop_matches_spec_code():
     ex = build(inc)
-    assert "for (int i = 0; i < n; ++i) {" in ex.c_code
+    assert "for (int i = 0; i < n; i += 1) {" in ex.c_code
     assert "b[i] = (a[i] + 1);" in ex.c_code
     a = np.arange(100, dtype="int32")
     b = np.zeros(100, "int32")

@@ -68,7 +68,7 @@ def test_stepped_loops_compiled_and_pysim_against_numpy():
     np.testing.assert_array_equal(compiled, want)  # elements 5, 6, 8, 9, 11 stay 0
     np.testing.assert_array_equal(pysim, want)
     # the step annotation changes nothing in C: the loop advances by 1
-    assert "for (int i = 0; i < 4; ++i)" in build(stepped).c_code
+    assert "for (int i = 0; i < 4; i += 1)" in build(stepped).c_code
 
 
 def test_fold_constant_keeps_the_step_annotation():

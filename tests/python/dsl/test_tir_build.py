@@ -93,8 +93,9 @@ def test_arguments_checked():
     A, B, C = _add_te(8, "int32")
     ex = BuildManager().build(te.create_prim_func([A, B, C]))
     a = np.ones(8, "int32")
-    with pytest.raises(TesseraTypeError, match="takes 3 arguments"):
+    with pytest.raises(TesseraTypeError, match="takes 3 arguments") as info:
         ex(a, a)
+    assert isinstance(info.value, AssertionError)  # as Compass raises it
     with pytest.raises(TesseraTypeError, match="must have dtype int32"):
         ex(a, a, np.zeros(8, "float32"))
     with pytest.raises(TesseraValueError, match="has 4 elements"):
@@ -133,13 +134,93 @@ def test_tensor_ir_style_kernel_scheduled_and_called():
     c = np.zeros(n, "int16")
     ex(a, b, c, n, 3)
     np.testing.assert_array_equal(c, expected)
-    # Unscheduled: built directly, and called as a Python function (its host build runs).
+    # Unscheduled: built directly (through the DSL pipeline, see below), and called as a
+    # Python function (which builds it).
     c = np.zeros(n, "int16")
     BuildManager().build(scaled_add)(a, b, c, n, 3)
     np.testing.assert_array_equal(c, expected)
     c = np.zeros(n, "int16")
     scaled_add(a, b, c, n, 3)
     np.testing.assert_array_equal(c, expected)
+    with pytest.raises(TesseraValueError, match=r"argument 'C' of scaled_add\(\) has 999 elements"):
+        scaled_add(a, b, c[:-1], n, 3)  # the shape (n,) with n from the scalar argument
+
+
+def test_tensor_ir_style_kernel_built_directly_gets_dsl_c():
+    # As Compass builds it: the blocks lowered to loops, then the DSL's own passes and code
+    # generator (a kernel, vector loads and stores), not the host C of a TensorIR build.
+    @S.prim_func
+    def add2d(A: S.ptr("int32", "global"), B: S.ptr("int32", "global"), C: S.ptr("int32", "global")):
+        a = S.match_buffer(A, shape=(4, 16))
+        b = S.match_buffer(B, shape=(4, 16))
+        c = S.match_buffer(C, shape=(4, 16))
+        for i in range(4):
+            for j in S.vectorized(16):
+                with S.block("C"):
+                    vi, vj = S.axis.remap("SS", [i, j])
+                    c[vi, vj] = a[vi, vj] * 2 + b[vi, 15 - vj]
+
+    ex = BuildManager().build(add2d)
+    kernel = ex.c_code.split("/* Packed")[0]
+    assert "__kernel void add2d(__global int* A, __global int* B, __global int* C)" in kernel
+    assert kernel.count("__vstore(") == 2 and "__vload_stride(" in kernel
+    a = np.arange(64, dtype="int32").reshape(4, 16)
+    b = (np.arange(64, dtype="int32") * 7 - 100).reshape(4, 16)
+    c = np.zeros((4, 16), "int32")
+    ex(a, b, c)
+    np.testing.assert_array_equal(c, a * 2 + b[:, ::-1])
+    # An array smaller than its matched buffer is refused before the call.
+    with pytest.raises(TesseraValueError, match=r"argument 'C' of add2d\(\) has 63 elements; the "
+                       r"kernel's buffer on it has shape \(4, 16\)"):
+        ex(a, b, np.zeros(63, "int32"))
+    # A scheduled one (an IRModule) still takes the TensorIR build.
+    sch = schedule.Schedule(add2d)
+    assert "__kernel" not in BuildManager().build(sch.mod).c_code
+
+
+def test_tensor_ir_style_kernel_c_names_and_shifts_as_compass():
+    # Long loop names become i, j, ... (a second i prints as i_1), loops step with `+= 1`, and a
+    # floordiv by 2^k of a value of any sign is a shift; the values agree with numpy.
+    @S.prim_func
+    def k(A: S.ptr("int32", "global"), C: S.ptr("int32", "global"), n: S.i32):
+        a = S.match_buffer(A, shape=(n,))
+        c = S.match_buffer(C, shape=(n,))
+        for first_very_long_loop_name in range(n // 32):
+            with S.block("B"):
+                vi = S.axis.remap("S", [first_very_long_loop_name])
+                c[vi] = a[vi] // 8
+        for second_very_long_loop_name in range(n - n // 32):
+            with S.block("C"):
+                vi = S.axis.remap("S", [second_very_long_loop_name])
+                c[n // 32 + vi] = a[n // 32 + vi] // 4
+
+    ex = BuildManager().build(k)
+    kernel = ex.c_code.split("/* Packed")[0]
+    assert "for (int i = 0; i < (n >> 5); i += 1) {" in kernel
+    assert "for (int i_1 = 0; i_1 < (n - (n >> 5)); i_1 += 1) {" in kernel
+    assert "very_long" not in kernel and "__floordiv" not in kernel
+    n = 96
+    a = np.arange(n, dtype="int32") * 37 - 1800
+    c = np.zeros(n, "int32")
+    ex(a, c, n)
+    want = np.concatenate([a[:n // 32] // 8, a[n // 32:] // 4])
+    np.testing.assert_array_equal(c, want)
+
+
+def test_tensor_ir_style_kernel_error_found_by_a_pass_is_located(capfd):
+    @S.prim_func
+    def oob(A: S.ptr("int32", "global"), C: S.ptr("int32", "global")):
+        a = S.match_buffer(A, shape=(4,))
+        c = S.match_buffer(C, shape=(4,))
+        for i in range(4):
+            with S.block("C"):
+                vi = S.axis.remap("S", [i])
+                c[vi] = a[vi + 4]
+
+    with pytest.raises(TesseraError) as info:
+        BuildManager().build(oob)
+    assert "out of bounds" in info.value.message and "c[vi] = a[vi + 4]" in str(info.value)
+    assert str(info.value) in capfd.readouterr().err
 
 
 def test_bind_tec_names_thread_x():

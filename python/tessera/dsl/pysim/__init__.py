@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from ... import _core
-from ...error import DiagnosticError
+from ...error import ArgumentCountError, DiagnosticError
 from .interpreter import (Interpreter, Region, Pointer, PySimError, PySimIndexError, PySimZeroDivisionError,
                           np_dtype)
 
@@ -115,8 +115,8 @@ def run(pfunc, args, kwargs=None):
     params, _ = pfunc.signature()
     if len(args) != len(params):
         names = ", ".join(p[0] for p in params)
-        raise TypeError(f"{pfunc.name}() takes {len(params)} arguments ({names}) but {len(args)} "
-                        f"were given")
+        raise ArgumentCountError(f"{pfunc.name}() takes {len(params)} arguments ({names}) but "
+                                 f"{len(args)} were given")
     values = [_arg_value(name, ann, a, pfunc.name) for (name, ann, _), a in zip(params, args)]
     regions = [v.region for v in values if isinstance(v, Pointer) and v.region is not None]
     single = os.environ.get("TESSERA_PYSIM_SINGLE_THREAD", "") not in ("", "0")
