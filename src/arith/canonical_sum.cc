@@ -283,6 +283,28 @@ bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
       return true;
     }
   }
+  // The same over a symbolic divisor: k * (x // d) * d + k * (x % d) = k * x (d an atom).
+  for (size_t i = 0; i < s->terms.size(); ++i) {
+    const auto& ti = s->terms[i];
+    if (ti.factors.size() != 2 || ti.coeff == 0) continue;
+    for (int at = 0; at < 2; ++at) {
+      auto* div = AsPtr<FloorDivNode>(atoms_[ti.factors[at]]);
+      if (!div || AsConstInt(div->b) || !StructuralEqual(atoms_[ti.factors[1 - at]], div->b))
+        continue;
+      for (size_t j = 0; j < s->terms.size(); ++j) {
+        const auto& tj = s->terms[j];
+        if (tj.factors.size() != 1 || tj.coeff != ti.coeff) continue;
+        auto* mod = AsPtr<FloorModNode>(atoms_[tj.factors[0]]);
+        if (!mod || !StructuralEqual(mod->b, div->b) || !StructuralEqual(mod->a, div->a)) continue;
+        Expr x = div->a;
+        int64_t k = ti.coeff;
+        s->terms[i].coeff = 0;
+        s->terms[j].coeff = 0;
+        s->AddSum(ToSum(x), k);
+        return true;
+      }
+    }
+  }
   return false;
 }
 
