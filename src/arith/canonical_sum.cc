@@ -191,6 +191,30 @@ Sum CanonicalSimplifier::FloorDivSum(const Sum& num, int64_t c, DataType t) {
 
 Sum CanonicalSimplifier::FloorDivRest(Sum rest, int64_t c, DataType t) {
   if (rest.is_const()) return AtomSum(Const(t, FloorDiv(rest.base, c)));
+  // floordiv(sum(k*y) + b, c) = sum((k // c)*y) + floordiv(sum((k % c)*y) + b, c); taken when
+  // the bounds put the second part within one period, so that no division is left (as TVM:
+  // (x*360 + 7) // 16 with 0 <= x < 2 is x*22).
+  {
+    Sum quot, part;
+    part.base = rest.base;
+    bool split = false;
+    for (const auto& term : rest.terms) {
+      int64_t q = FloorDiv(term.coeff, c), r = FloorMod(term.coeff, c);
+      if (q != 0) {
+        quot.Add(term.factors, q);
+        split = true;
+      }
+      if (r != 0) part.Add(term.factors, r);
+    }
+    if (split) {
+      ConstIntBound b = ana_.GetConstIntBound(FromSum(part, t));
+      if (b.min_value != ConstIntBound::kNegInf && b.max_value != ConstIntBound::kPosInf &&
+          FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c)) {
+        quot.base += FloorDiv(b.min_value, c);
+        return quot;
+      }
+    }
+  }
   // floordiv(g*y, g*c') = floordiv(y, c').
   int64_t g = Gcd(rest.base, c);
   for (const auto& term : rest.terms) g = Gcd(g, term.coeff);

@@ -130,6 +130,19 @@ TEST_F(ArithTest, RecombinesDivModBySymbolicDivisor) {
   EXPECT_FALSE(StructuralEqual(scaled, Expr(x))) << AsScript(scaled);
 }
 
+TEST_F(ArithTest, FloorDivSplitsCoefficientsWhenTheRestStaysInOnePeriod) {
+  Var c = VarNode::Make("c", DataType::Int(32));
+  ana.Bind(c, RangeNode::Make(Int32(0), Int32(2)));
+  // 360 = 22 * 16 + 8, and c * 8 + 7 lies in [7, 15].
+  ExpectSimplify(fdiv(c * 360, 16), c * 22);
+  ExpectSimplify(fdiv(c * 360 + 359, 16), c * 22 + 22);
+  // Over a wider range the rest crosses a period: the division stays.
+  Var w = VarNode::Make("w", DataType::Int(32));
+  ana.Bind(w, RangeNode::Make(Int32(0), Int32(4)));
+  Expr kept = ana.Simplify(fdiv(w * 360, 16));
+  EXPECT_NE(AsScript(kept).find("//"), std::string::npos) << AsScript(kept);
+}
+
 TEST_F(ArithTest, TruncatingDivisionOfNonNegativeValues) {
   ExpectSimplify(tdiv(E(i) + 16, 4), fdiv(i, 4) + 4);
   ExpectSimplify(tmod(E(i) * 4 + 3, 4), 3);
