@@ -191,6 +191,30 @@ Sum CanonicalSimplifier::FloorDivSum(const Sum& num, int64_t c, DataType t) {
 
 Sum CanonicalSimplifier::FloorDivRest(Sum rest, int64_t c, DataType t) {
   if (rest.is_const()) return AtomSum(Const(t, FloorDiv(rest.base, c)));
+  // floordiv(sum(k*y) + b, c) = sum((k // c)*y) + floordiv(sum((k % c)*y) + b, c); taken when
+  // the bounds put the second part within one period, so that no division is left (as TVM:
+  // (x*360 + 7) // 16 with 0 <= x < 2 is x*22).
+  {
+    Sum quot, part;
+    part.base = rest.base;
+    bool split = false;
+    for (const auto& term : rest.terms) {
+      int64_t q = FloorDiv(term.coeff, c), r = FloorMod(term.coeff, c);
+      if (q != 0) {
+        quot.Add(term.factors, q);
+        split = true;
+      }
+      if (r != 0) part.Add(term.factors, r);
+    }
+    if (split) {
+      ConstIntBound b = ana_.GetConstIntBound(FromSum(part, t));
+      if (b.min_value != ConstIntBound::kNegInf && b.max_value != ConstIntBound::kPosInf &&
+          FloorDiv(b.min_value, c) == FloorDiv(b.max_value, c)) {
+        quot.base += FloorDiv(b.min_value, c);
+        return quot;
+      }
+    }
+  }
   // floordiv(g*y, g*c') = floordiv(y, c').
   int64_t g = Gcd(rest.base, c);
   for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
@@ -281,6 +305,28 @@ bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
       s->terms[j].coeff = 0;
       s->AddSum(ToSum(x), k);
       return true;
+    }
+  }
+  // The same over a symbolic divisor: k * (x // d) * d + k * (x % d) = k * x (d an atom).
+  for (size_t i = 0; i < s->terms.size(); ++i) {
+    const auto& ti = s->terms[i];
+    if (ti.factors.size() != 2 || ti.coeff == 0) continue;
+    for (int at = 0; at < 2; ++at) {
+      auto* div = AsPtr<FloorDivNode>(atoms_[ti.factors[at]]);
+      if (!div || AsConstInt(div->b) || !StructuralEqual(atoms_[ti.factors[1 - at]], div->b))
+        continue;
+      for (size_t j = 0; j < s->terms.size(); ++j) {
+        const auto& tj = s->terms[j];
+        if (tj.factors.size() != 1 || tj.coeff != ti.coeff) continue;
+        auto* mod = AsPtr<FloorModNode>(atoms_[tj.factors[0]]);
+        if (!mod || !StructuralEqual(mod->b, div->b) || !StructuralEqual(mod->a, div->a)) continue;
+        Expr x = div->a;
+        int64_t k = ti.coeff;
+        s->terms[i].coeff = 0;
+        s->terms[j].coeff = 0;
+        s->AddSum(ToSum(x), k);
+        return true;
+      }
     }
   }
   return false;

@@ -10,7 +10,8 @@
 namespace tessera {
 namespace schedule {
 
-std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom) {
+std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom,
+                                                arith::Analyzer* facts) {
   using Bounds = std::optional<std::pair<Expr, Expr>>;
   std::function<Bounds(const Expr&)> eval = [&](const Expr& x) -> Bounds {
     if (AsConstInt(x)) return std::make_pair(x, x);
@@ -50,6 +51,20 @@ std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom
         if (a && b && StructuralEqual(a->first, a->second) &&
             StructuralEqual(b->first, b->second)) {
           return std::make_pair(MulE(a->first, b->first), MulE(a->first, b->first));
+        }
+        // A varying side times an invariant factor known (from `facts`) not to be negative,
+        // such as a shape variable: monotonic in the varying side.
+        if (a && b && facts) {
+          bool a_point = StructuralEqual(a->first, a->second);
+          bool b_point = StructuralEqual(b->first, b->second);
+          if (a_point != b_point) {
+            const auto& point = a_point ? *a : *b;
+            const auto& range = a_point ? *b : *a;
+            if (facts->CanProveGreaterEqual(point.first, 0)) {
+              return std::make_pair(MulE(range.first, point.first),
+                                    MulE(range.second, point.first));
+            }
+          }
         }
         return std::nullopt;
       }

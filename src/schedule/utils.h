@@ -233,7 +233,8 @@ bool IsValidScope(const std::string& scope);
 
 /*! \brief Inclusive bounds [min, max] of `e` when the variables of `dom` range over their
  *  domains (the others stay symbolic); nullopt when `e` is not quasi-affine. */
-std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom);
+std::optional<std::pair<Expr, Expr>> EvalBounds(const Expr& e, const DomMap& dom,
+                                                arith::Analyzer* facts = nullptr);
 /*! \brief The region of `region` with the variables of `dom` relaxed; a dimension that cannot
  *  be bounded becomes the whole dimension. */
 BufferRegion RelaxRegion(const BufferRegion& region, const DomMap& dom);

@@ -119,6 +119,30 @@ TEST_F(ArithTest, RecombinesFusedIndex) {
   ExpectSimplify((fdiv(x, 8) * 8 + fmod(x, 8)) * 2 + 1, E(x) * 2 + 1);
 }
 
+TEST_F(ArithTest, RecombinesDivModBySymbolicDivisor) {
+  // (x // y) * y + x % y is x for any divisor y, in either factor order and under a scale.
+  ExpectSimplify(y * fdiv(x, y) + fmod(x, y), x);
+  ExpectSimplify(fdiv(x, y) * y * 3 + fmod(x, y) * 3 + 1, x * 3 + 1);
+  // Another divisor, or a different scale, is left alone.
+  Expr other = ana.Simplify(y * fdiv(x, y) + fmod(x, y + 1));
+  EXPECT_FALSE(StructuralEqual(other, Expr(x))) << AsScript(other);
+  Expr scaled = ana.Simplify(y * fdiv(x, y) * 2 + fmod(x, y));
+  EXPECT_FALSE(StructuralEqual(scaled, Expr(x))) << AsScript(scaled);
+}
+
+TEST_F(ArithTest, FloorDivSplitsCoefficientsWhenTheRestStaysInOnePeriod) {
+  Var c = VarNode::Make("c", DataType::Int(32));
+  ana.Bind(c, RangeNode::Make(Int32(0), Int32(2)));
+  // 360 = 22 * 16 + 8, and c * 8 + 7 lies in [7, 15].
+  ExpectSimplify(fdiv(c * 360, 16), c * 22);
+  ExpectSimplify(fdiv(c * 360 + 359, 16), c * 22 + 22);
+  // Over a wider range the rest crosses a period: the division stays.
+  Var w = VarNode::Make("w", DataType::Int(32));
+  ana.Bind(w, RangeNode::Make(Int32(0), Int32(4)));
+  Expr kept = ana.Simplify(fdiv(w * 360, 16));
+  EXPECT_NE(AsScript(kept).find("//"), std::string::npos) << AsScript(kept);
+}
+
 TEST_F(ArithTest, TruncatingDivisionOfNonNegativeValues) {
   ExpectSimplify(tdiv(E(i) + 16, 4), fdiv(i, 4) + 4);
   ExpectSimplify(tmod(E(i) * 4 + 3, 4), 3);

@@ -33,8 +33,23 @@ void SetScope(ScheduleState& state, const StmtSRef& block_sref, int buffer_index
   }
   if (buffer->scope() == storage_scope) return;
   Buffer scoped = WithNameAndScope(buffer, buffer->name, storage_scope);
+  BufferMap bmap{{buffer.get(), scoped}};
+  // A buffer matched to a subregion of it lives in the same memory: it takes the scope too
+  // (and so does a match of that match), as in TVM.
+  for (bool grew = true; grew;) {
+    grew = false;
+    PostOrderVisit(alloc->stmt, [&](const ObjectRef& n) {
+      auto* b = AsPtr<BlockNode>(n);
+      if (!b) return;
+      for (const MatchBufferRegion& m : b->match_buffers) {
+        if (!bmap.count(m->source->buffer.get()) || bmap.count(m->buffer.get())) continue;
+        bmap[m->buffer.get()] = WithNameAndScope(m->buffer, m->buffer->name, storage_scope);
+        grew = true;
+      }
+    });
+  }
   BlockReuse reuse;
-  Stmt result = ReplaceBuffers(alloc->stmt, {{buffer.get(), scoped}}, &reuse);
+  Stmt result = ReplaceBuffers(alloc->stmt, bmap, &reuse);
   state.Replace(alloc.get(), alloc->stmt.get(), result, reuse);
 }
 

@@ -28,6 +28,31 @@ bool AsLinearTerms(const Expr& e, int64_t scale,
   return false;
 }
 
+/*! \brief `e` as a sum of distinct variables of `iters`, each times a factor free of them
+ *  (a constant or a shape variable). */
+bool AsSymbolicTerms(const Expr& e, const Expr& scale,
+                     const std::unordered_map<const VarNode*, size_t>& iters,
+                     std::vector<std::pair<const VarNode*, Expr>>* terms) {
+  auto invariant = [&](const Expr& x) {
+    return !UsesVar(x, [&](const VarNode* v) { return iters.count(v) != 0; });
+  };
+  if (auto* v = AsPtr<VarNode>(e)) {
+    if (!iters.count(v)) return false;
+    terms->emplace_back(v, scale);
+    return true;
+  }
+  if (e->kind == NodeKind::kAdd) {
+    auto* b = static_cast<const BinaryNode*>(e.get());
+    return AsSymbolicTerms(b->a, scale, iters, terms) && AsSymbolicTerms(b->b, scale, iters, terms);
+  }
+  if (e->kind == NodeKind::kMul) {
+    auto* b = static_cast<const BinaryNode*>(e.get());
+    if (invariant(b->b)) return AsSymbolicTerms(b->a, MulE(scale, b->b), iters, terms);
+    if (invariant(b->a)) return AsSymbolicTerms(b->b, MulE(scale, b->a), iters, terms);
+  }
+  return false;
+}
+
 /*! \brief Simplifies the indices and regions of a block's accesses under known iterator ranges. */
 class AccessSimplifier : public StmtExprMutator {
  public:
@@ -117,11 +142,13 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
   };
   std::unordered_map<const VarNode*, size_t> position;
   std::vector<int64_t> extents(n);
+  bool symbolic = false;
   for (size_t i = 0; i < n; ++i) {
     position[map.initial_indices[i].get()] = i;
     auto c = AsConstInt(block->iter_vars[i]->dom->extent);
-    if (!c || !IsConstInt(block->iter_vars[i]->dom->min, 0)) not_bijective();
-    extents[i] = *c;
+    if (!IsConstInt(block->iter_vars[i]->dom->min, 0)) not_bijective();
+    symbolic = symbolic || !c;
+    extents[i] = c.value_or(0);
   }
   VarMap to_block_vars;
   for (size_t i = 0; i < n; ++i)
@@ -129,7 +156,56 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
   std::vector<bool> used(n, false);
   std::vector<IterVar> new_iters;
   std::vector<Expr> inverse(n);
-  for (size_t k = 0; k < map.final_indices.size(); ++k) {
+  auto mixed_kinds = [&](size_t k) {
+    Fail("transform_block_layout: a new iterator mixes spatial and reduction iterators",
+         "transform_block_layout: the new iterator " +
+             AsScript(Substitute(map.final_indices[k], to_block_vars)) +
+             " of {0} mixes "
+             "iterators of different kinds (spatial, reduction, ...), so it has no kind",
+         {block_sref->stmt});
+  };
+  // Over symbolic extents (or with symbolic factors in the map): each final index is a sum of
+  // iterators whose factors, taken in order, are the products of the extents before them.
+  for (size_t k = 0; symbolic && k < map.final_indices.size(); ++k) {
+    arith::Analyzer proof;
+    std::vector<std::pair<const VarNode*, Expr>> terms;
+    Expr e = Simplify(map.final_indices[k]);
+    if (!IsConstInt(e, 0) && !AsSymbolicTerms(e, IntConst(e->dtype, 1), position, &terms))
+      not_bijective();
+    std::vector<std::pair<size_t, Expr>> rest;  // (iterator, factor) of extent other than 1
+    for (const auto& [v, coef] : terms) {
+      size_t i = position[v];
+      if (used[i]) not_bijective();
+      used[i] = true;
+      if (IsConstInt(block->iter_vars[i]->dom->extent, 1)) {
+        inverse[i] = IntConst(block->iter_vars[i]->var->dtype, 0);
+      } else {
+        rest.emplace_back(i, coef);
+      }
+    }
+    DataType t = terms.empty() ? DataType::Int(32) : terms.front().first->dtype;
+    Var v = NewVar("v" + std::to_string(k), t);
+    Expr stride = IntConst(t, 1);
+    std::optional<IterVarType> type;
+    while (!rest.empty()) {
+      auto it = std::find_if(rest.begin(), rest.end(), [&](const auto& term) {
+        return proof.CanProveEqual(CastTo(t, term.second), stride);
+      });
+      if (it == rest.end()) not_bijective();
+      size_t i = it->first;
+      rest.erase(it);
+      const IterVar& iv = block->iter_vars[i];
+      if (type && *type != iv->iter_type) mixed_kinds(k);
+      type = iv->iter_type;
+      Expr value = IsConstInt(stride, 1) ? Expr(v) : FloorDivE(v, stride);
+      if (!rest.empty()) value = FloorModE(value, CastTo(t, iv->dom->extent));
+      inverse[i] = CastTo(iv->var->dtype, value);
+      stride = Simplify(MulE(stride, CastTo(t, iv->dom->extent)));
+    }
+    new_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), stride), v,
+                                          type.value_or(IterVarType::kDataPar)));
+  }
+  for (size_t k = 0; !symbolic && k < map.final_indices.size(); ++k) {
     std::vector<std::pair<const VarNode*, int64_t>> terms;
     Expr e = Simplify(map.final_indices[k]);
     int64_t extent = 1;
@@ -147,14 +223,7 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
       extent *= extents[it->second];
       IterVarType t = block->iter_vars[it->second]->iter_type;
       if (extents[it->second] == 1) continue;
-      if (type && *type != t) {
-        Fail("transform_block_layout: a new iterator mixes spatial and reduction iterators",
-             "transform_block_layout: the new iterator " +
-                 AsScript(Substitute(map.final_indices[k], to_block_vars)) +
-                 " of {0} mixes "
-                 "iterators of different kinds (spatial, reduction, ...), so it has no kind",
-             {block_sref->stmt});
-      }
+      if (type && *type != t) mixed_kinds(k);
       type = t;
     }
     DataType t = terms.empty() ? DataType::Int(32) : terms.front().first->dtype;

@@ -10,8 +10,16 @@ namespace tessera {
 namespace schedule {
 namespace {
 
+// Whether `e` uses none of `vars` (a constant or an expression of other variables, such as a
+// shape variable or a function parameter).
+bool IsInvariant(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  return !UsesVar(e, [&](const VarNode* v) { return vars.count(v) != 0; });
+}
+
+// Quasi-affine in `vars`: sums, products by invariants, floordiv/floormod by positive constants
+// or by invariants.
 bool IsQuasiAffineIn(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
-  if (AsConstInt(e)) return true;
+  if (IsInvariant(e, vars)) return true;
   if (auto* v = AsPtr<VarNode>(e)) return vars.count(v) != 0;
   if (auto* b = AsPtr<BinaryNode>(e)) {
     switch (e->kind) {
@@ -19,12 +27,13 @@ bool IsQuasiAffineIn(const Expr& e, const std::unordered_set<const VarNode*>& va
       case NodeKind::kSub:
         return IsQuasiAffineIn(b->a, vars) && IsQuasiAffineIn(b->b, vars);
       case NodeKind::kMul:
-        return (AsConstInt(b->a) && IsQuasiAffineIn(b->b, vars)) ||
-               (AsConstInt(b->b) && IsQuasiAffineIn(b->a, vars));
+        return (IsInvariant(b->a, vars) && IsQuasiAffineIn(b->b, vars)) ||
+               (IsInvariant(b->b, vars) && IsQuasiAffineIn(b->a, vars));
       case NodeKind::kFloorDiv:
       case NodeKind::kFloorMod: {
         auto c = AsConstInt(b->b);
-        return c && *c > 0 && IsQuasiAffineIn(b->a, vars);
+        bool divisor_ok = c ? *c > 0 : IsInvariant(b->b, vars);
+        return divisor_ok && IsQuasiAffineIn(b->a, vars);
       }
       default:
         return false;
@@ -551,6 +560,7 @@ class LayoutRewriter : public BlockRecordingMutator {
   }
   Stmt VisitStmt_(const ForNode* op) override {
     ana_.Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
+    BindUnit(op->loop_var, op->min, op->extent);
     return BlockRecordingMutator::VisitStmt_(op);
   }
   Expr VisitExpr_(const BufferLoadNode* op) override {
@@ -567,7 +577,10 @@ class LayoutRewriter : public BlockRecordingMutator {
                                  store->span);
   }
   Stmt VisitStmt_(const BlockNode* op) override {
-    for (const IterVar& iv : op->iter_vars) ana_.Bind(iv->var, iv->dom);
+    for (const IterVar& iv : op->iter_vars) {
+      ana_.Bind(iv->var, iv->dom);
+      BindUnit(iv->var, iv->dom->min, iv->dom->extent);
+    }
     Stmt s = StmtExprMutator::VisitStmt_(op);
     Block block = CopyBlock(static_cast<const BlockNode*>(s.get()));
     bool changed = s.get() != op;
@@ -602,9 +615,36 @@ class LayoutRewriter : public BlockRecordingMutator {
   }
 
   std::vector<Expr> MapIndices(const std::vector<Expr>& indices) {
-    std::vector<Expr> out = map_.Apply(indices);
-    for (Expr& e : out) e = ana_.Simplify(e);
+    VarMap vmap;
+    for (size_t i = 0; i < map_.initial_indices.size() && i < indices.size(); ++i) {
+      vmap[map_.initial_indices[i].get()] = CastTo(map_.initial_indices[i]->dtype, indices[i]);
+    }
+    std::vector<Expr> out;
+    for (const Expr& e : map_.final_indices) out.push_back(Substitute(e, vmap));
+    // A variable of a unit range is its start (as TVM's simplification over the iterators in
+    // context), except that an index which is that variable alone stays as it is.
+    for (Expr& e : out) e = SimplifyIndex(e);
     return out;
+  }
+  Expr SimplifyIndex(const Expr& index) {
+    Expr e = ana_.Simplify(index);
+    if (unit_.empty() || AsPtr<VarNode>(e)) return e;
+    return ana_.Simplify(DropZeroTerms(Substitute(index, unit_)));
+  }
+  // Folds away the products by zero and the zero terms that the substitution leaves, so that
+  // the simplifier orders the remaining factors as they appear.
+  static Expr DropZeroTerms(const Expr& e) {
+    auto* b = AsPtr<BinaryNode>(e);
+    if (!b || (e->kind != NodeKind::kAdd && e->kind != NodeKind::kMul)) return e;
+    Expr x = DropZeroTerms(b->a), y = DropZeroTerms(b->b);
+    bool x0 = IsConstInt(x, 0), y0 = IsConstInt(y, 0);
+    if (e->kind == NodeKind::kMul) {
+      if (x0 || y0) return IntConst(e->dtype, 0);
+      return MulE(x, y);
+    }
+    if (x0) return y;
+    if (y0) return x;
+    return AddE(x, y);
   }
 
   BufferRegion MapRegion(const BufferRegion& r) {
@@ -628,7 +668,7 @@ class LayoutRewriter : public BlockRecordingMutator {
     for (size_t d = 0; d < map_.final_indices.size(); ++d) {
       Expr e = Substitute(map_.final_indices[d], vmap);
       if (point) {
-        e = ana_.Simplify(e);
+        e = SimplifyIndex(e);
         region.push_back(RangeNode::Make(e, IntConst(e->dtype, 1)));
         continue;
       }
@@ -645,9 +685,17 @@ class LayoutRewriter : public BlockRecordingMutator {
   }
 
  private:
+  void BindUnit(const Var& v, const Expr& min, const Expr& extent) {
+    if (IsConstInt(extent, 1)) {
+      unit_[v.get()] = min;
+    } else {
+      unit_.erase(v.get());
+    }
+  }
   Buffer old_, new_;
   const IndexMap& map_;
   arith::Analyzer ana_;
+  VarMap unit_;
 };
 
 // Whether the pad value loads from a buffer other than `buffer`.
@@ -728,14 +776,23 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
           "The index map is not affine",
           "The index map is not affine: the final index " + AsScript(e) +
               " is not a quasi-affine "
-              "expression (sums, products by constants, floordiv and floormod by constants) of the "
-              "buffer's indices");
+              "expression of the buffer's indices (sums, products by constants or by expressions "
+              "free of the indices, floordiv and floormod by those)");
     }
   }
-  // The shape of the image.
+  // The shape of the image. The function's buffer shapes are not negative (TVM's
+  // AddShapeVarBounds), which bounds products of an index by a shape variable.
+  std::string func_name = state.FuncNameOf(block_sref.get());
+  PrimFunc func = state.mod()->Lookup(func_name);
+  arith::Analyzer facts;
+  for (const auto& [param, buf] : func->buffer_map) {
+    for (const Expr& dim : buf->shape) {
+      if (auto* v = AsPtr<VarNode>(dim)) facts.Bind(GetRef(v), arith::ConstIntBound{0, arith::ConstIntBound::kPosInf});
+    }
+  }
   std::vector<Expr> shape;
   for (const Expr& e : map.final_indices) {
-    auto bounds = EvalBounds(e, dom);
+    auto bounds = EvalBounds(e, dom, &facts);
     arith::Analyzer ana;
     if (!bounds || !ana.CanProveEqual(bounds->first, IntConst(bounds->first->dtype, 0))) {
       Fail("The index map's image does not start at 0",
@@ -815,8 +872,6 @@ void TransformLayout(ScheduleState& state, const StmtSRef& block_sref, int buffe
       BufferNode::Make(buffer->data, buffer->dtype, shape, {}, buffer->elem_offset, buffer->name,
                        buffer->data_alignment, buffer->offset_factor, buffer->span);
   new_buffer->axis_separators = buffer->axis_separators;
-  std::string func_name = state.FuncNameOf(block_sref.get());
-  PrimFunc func = state.mod()->Lookup(func_name);
   LayoutRewriter rewriter(buffer, new_buffer, map);
   if (pad_value && padded && padded->predicate) {
     WritePlanner planner(buffer);

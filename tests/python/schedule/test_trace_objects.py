@@ -129,3 +129,18 @@ def test_instruction_prints_alone_with_placeholders():
     assert inst.kind.same_as(InstructionKind.get("GetLoops")) and inst.outputs[1].same_as(l1)
     annotate = Instruction(InstructionKind.get("Annotate"), [block, "b0"], ["l1"], [])
     assert str(annotate) == 'sch.annotate(block_or_loop=_, ann_key="l1", ann_val="b0")'
+
+
+def test_json_float32_attributes_print_as_tvm_and_dump_as_numbers():
+    """A FloatImm attribute stays a float32 constant in the JSON object (printed as TVM prints
+    its FloatImm) and is a plain number in the JSON text."""
+    from tessera import _core
+
+    v = _core.Var("v", "int32")
+    trace = Trace(insts=[Instruction(kind=InstructionKind.get("SampleCategorical"), inputs=[],
+                                     attrs=[[_core.IntImm("int32", 3)], [_core.FloatImm("float32", 0.5)]],
+                                     outputs=[v])], decisions={})
+    data = trace.as_json()
+    assert str(data) == "[[['SampleCategorical', [], [[3], [T.float32(0.5)]], ['v0']]], []]"
+    assert json.dumps(data) == '[[["SampleCategorical", [], [[3], [0.5]], ["v0"]]], []]'
+    assert data[0][0][2][1][0] == 0.5

@@ -13,6 +13,49 @@ IndexMap = _core.IndexMap
 
 _DEBUG_MASKS = {"none": 0, "all": -1}
 
+# An ExprRV takes part in expressions (`j1 * j2`, `i // j1` in an index map) as TVM's, which is
+# a Var: each handle stands for one int32 variable here, replaced by the value the schedule drew
+# when a primitive receives the expression (`Schedule._resolve_rvs`).
+_RV_VARS = {}
+
+
+def _rv_as_expr(rv):
+    var = _RV_VARS.get(rv)
+    if var is None:
+        var = _core.Var(f"rv_{len(_RV_VARS)}", "int32")
+        _RV_VARS[rv] = var
+    return var
+
+
+def _install_rv_arithmetic():
+    import operator
+
+    def forward(op):
+        return lambda self, other: op(_rv_as_expr(self), other)
+
+    def reflected(op):
+        return lambda self, other: op(other, _rv_as_expr(self))
+
+    ExprRV.as_expr = _rv_as_expr
+    for name, op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                     ("floordiv", operator.floordiv), ("mod", operator.mod),
+                     ("truediv", operator.truediv)):
+        setattr(ExprRV, f"__{name}__", forward(op))
+        setattr(ExprRV, f"__r{name}__", reflected(op))
+    ExprRV.__neg__ = lambda self: operator.neg(_rv_as_expr(self))
+
+
+_install_rv_arithmetic()
+
+
+def _forget_rv_vars():
+    _RV_VARS.clear()  # before the interpreter tears the bindings down
+
+
+import atexit  # noqa: E402
+
+atexit.register(_forget_rv_vars)
+
 
 def _as_module(mod):
     if isinstance(mod, _core.IRModule):
@@ -96,6 +139,33 @@ class Schedule:
     def copy(self):
         """An independent copy; the handles of this schedule also work in the copy."""
         return Schedule._wrap(self._sch.copy())
+
+    def _resolve_rvs(self, expr):
+        """``expr`` with the variables of ExprRVs (see ``_RV_VARS``) replaced by their values."""
+        if not _RV_VARS or not isinstance(expr, _core.PrimExpr):
+            return expr
+        from ..stmt_functor import post_order_visit, substitute
+
+        found = []
+        post_order_visit(expr, lambda node: found.append(node) if isinstance(node, _core.Var) else None)
+        vmap = {}
+        for rv, var in _RV_VARS.items():
+            if any(var.same_as(v) for v in found):
+                value = self.get(rv)
+                vmap[var] = _const(value, "int32") if isinstance(value, int) else value
+        if not vmap:
+            return expr
+        from ...arith import Analyzer
+
+        return Analyzer().simplify(substitute(expr, vmap))
+
+    def _resolve_map_rvs(self, index_map):
+        if not _RV_VARS or not isinstance(index_map, IndexMap):
+            return index_map
+        final = [self._resolve_rvs(e) for e in index_map.final_indices]
+        if all(a.same_as(b) for a, b in zip(final, index_map.final_indices)):
+            return index_map
+        return IndexMap(list(index_map.initial_indices), final)
 
     def get(self, rv):
         """The IR node behind a handle (or an sref): a Block, a For, or the int a sampling
@@ -434,7 +504,8 @@ class Schedule:
         separators = []
         if not isinstance(index_map, IndexMap):
             index_map, separators = _index_map_of(index_map, target)
-        pad_value = _pad_value_map(pad_value, index_map, target)
+        index_map = self._resolve_map_rvs(index_map)
+        pad_value = self._resolve_map_rvs(_pad_value_map(pad_value, index_map, target))
         self._sch.transform_layout(block, kind, index, index_map, pad_value,
                                    bool(assume_injective_transform))
         if separators:
@@ -675,7 +746,8 @@ class Schedule:
         >>> sch.transform_block_layout("relu", lambda row, col: (row * 64 + col,))
         """
         block = self._block_rv(block)
-        self._sch.transform_block_layout(block, self._block_index_map(block, index_map))
+        self._sch.transform_block_layout(
+            block, self._resolve_map_rvs(self._block_index_map(block, index_map)))
 
     def reindex(self, block, buffer):
         """Copy a buffer the block accesses at one index tuple to (``("read", i)``) or from

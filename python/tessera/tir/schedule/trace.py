@@ -250,6 +250,16 @@ def _name(rv, names):
     return names[key][0]
 
 
+class _Float32(float):
+    """A float32 constant of a trace's JSON: a number to ``json.dumps``, and shown as TVM shows
+    the FloatImm its JSON holds (``T.float32(1.0)``) when the JSON object is printed."""
+
+    def __repr__(self):
+        return f"T.float32({float(self)!r})"
+
+    __str__ = __repr__
+
+
 def _to_json(value, names, where):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -262,7 +272,7 @@ def _to_json(value, names, where):
     if isinstance(value, _core.IntImm):
         return bool(value.value) if value.dtype == "bool" else int(value.value)
     if isinstance(value, _core.FloatImm) and value.dtype == "float32":
-        return float(value.value)
+        return _Float32(value.value)
     if isinstance(value, dict):
         return {"dict": [[str(k), _to_json(v, names, where)] for k, v in sorted(value.items())]}
     if isinstance(value, _core.IndexMap):
