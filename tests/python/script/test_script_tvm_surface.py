@@ -337,3 +337,27 @@ def test_root_around_a_lone_block_survives_printing():
     text = f.script()
     assert 'with T.block("root"):' in text and '# with T.block("root")' not in text
     assert_structural_equal(f, ts.script.from_source(text))
+
+
+def test_range_takes_loop_annotations_as_t_serial():
+    # As TVM: `range(...)` is T.serial, annotations= included.
+    @T.prim_func
+    def with_range(A: T.Buffer((16,), "float32")):
+        for i in range(2, 16, annotations={"pragma_hint": 1, "note": "x"}):
+            A[i] = T.float32(0)
+
+    @T.prim_func
+    def with_serial(A: T.Buffer((16,), "float32")):
+        for i in T.serial(2, 16, annotations={"pragma_hint": 1, "note": "x"}):
+            A[i] = T.float32(0)
+
+    assert_structural_equal(with_range.with_attr("global_symbol", "f"), with_serial.with_attr("global_symbol", "f"))
+    assert dict(with_range.body.annotations)["note"] == "x"
+
+
+def test_range_refuses_other_keywords():
+    with pytest.raises(DiagnosticError, match="range\\(\\) takes no keyword 'thread'"):
+        @T.prim_func
+        def bad(A: T.Buffer((16,), "float32")):
+            for i in range(16, thread="x"):
+                A[i] = T.float32(0)
