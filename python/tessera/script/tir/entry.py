@@ -4,6 +4,7 @@ import copy
 import functools
 import sys
 import inspect
+import linecache
 
 from ... import _core
 from ...error import DiagnosticError, TesseraValueError
@@ -64,6 +65,28 @@ def _in_class_body(func):
     return len(parts) >= 2 and parts[-2] != "<locals>"
 
 
+def _class_is_module(class_frame):
+    """Whether the class whose body runs in ``class_frame`` is decorated as a module
+    (``@I.ir_module``, ``@tvm.script.ir_module``, ...); None where its source is unknown.
+
+    As TVM: only a module's functions are parsed with the module (where ``cls.f`` names its
+    other functions); a ``@T.prim_func`` in any other class body (a test class) is parsed at
+    once.
+    """
+    code = class_frame.f_code
+    lines = linecache.getlines(code.co_filename)
+    if not lines or code.co_firstlineno > len(lines):
+        return None
+    # A decorated class's body starts at its first decorator.
+    for line in lines[code.co_firstlineno - 1:]:
+        text = line.strip()
+        if text.startswith("class ") or text.startswith("class\t"):
+            return False
+        if text.startswith("@") and ("ir_module" in text or "rewriter" in text):
+            return True
+    return None
+
+
 def parse(func, name=None, env=None, private=False, check=True):
     """Parse a Python function written in the T dialect into a PrimFunc."""
     from ...ir.diagnostics import reporting
@@ -93,10 +116,11 @@ def prim_func(func=None, *, private=False, check_well_formed=True):
 
     # Annotations are evaluated where the function is defined, so names that only they use
     # (`T.Buffer((1,), dtype)` in a generator) are the defining scope's locals, not closure cells.
-    defining_scope = sys._getframe(1).f_locals
+    defining_frame = sys._getframe(1)
+    defining_scope = defining_frame.f_locals
 
     def wrap(f):
-        if _in_class_body(f):
+        if _in_class_body(f) and _class_is_module(defining_frame) is not False:
             return DeferredPrimFunc(f, private, check_well_formed)
         return parse(f, env=_definition_env(f, defining_scope), private=private,
                      check=check_well_formed)
