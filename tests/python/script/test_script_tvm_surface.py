@@ -431,3 +431,20 @@ def test_data_pointer_in_the_blocks_own_body_still_needs_stated_regions():
             A = T.match_buffer(a, (64,), "float32")
             with T.block("own"):
                 T.evaluate(T.call_extern("opaque", A.data, dtype="int32"))
+
+
+def test_prim_func_of_a_plain_class_that_needs_its_module_waits_for_it():
+    class Funcs:
+        @T.prim_func
+        def main(out: T.Buffer((1,), "int32")):
+            out[0] = Funcs.helper(T.int32(3))
+
+        @T.prim_func(private=True)
+        def helper(x: T.int32) -> T.int32:
+            return x + 1
+
+    assert isinstance(Funcs.helper, ts.tir.PrimFunc)
+    with pytest.raises(TesseraError):
+        Funcs.main.with_attr("global_symbol", "main")  # alone, `Funcs.helper` is not a function of its module
+    mod = I.ir_module(Funcs)
+    assert set(gv.name_hint for gv in mod.get_global_vars()) == {"main", "helper"}

@@ -7,7 +7,7 @@ import inspect
 import linecache
 
 from ... import _core
-from ...error import DiagnosticError, TesseraValueError
+from ...error import DiagnosticError, TesseraError, TesseraValueError
 from ..parser.core import Source, function_env
 from .ops import DType
 from .expr_parser import Callee
@@ -55,6 +55,13 @@ class DeferredPrimFunc:
         # As TVM: the class's own name names the module too (`mod.subroutine(...)`).
         env[self.func.__qualname__.split(".")[-2]] = env["cls"]
         return parse(self.func, name, env, self.private, self.check)
+
+    def __getattr__(self, name):
+        # Used as a PrimFunc outside a module (`Before.with_attr(...)`): parsed alone, so that
+        # the error that kept it from parsing at once is raised here.
+        if name.startswith("__") or name in ("func", "private", "check"):
+            raise AttributeError(name)
+        return getattr(parse(self.func, None, function_env(self.func), self.private, self.check), name)
 
     def __repr__(self):
         return f"<T.prim_func {self.func.__name__} (in a module)>"
@@ -120,8 +127,17 @@ def prim_func(func=None, *, private=False, check_well_formed=True):
     defining_scope = defining_frame.f_locals
 
     def wrap(f):
-        if _in_class_body(f) and _class_is_module(defining_frame) is not False:
-            return DeferredPrimFunc(f, private, check_well_formed)
+        if _in_class_body(f):
+            if _class_is_module(defining_frame) is not False:
+                return DeferredPrimFunc(f, private, check_well_formed)
+            # As TVM: a function of a class that is not a module is parsed at once. One that
+            # does not parse yet (it may be meant for `I.ir_module(cls)`, where `cls.f` names
+            # its siblings) waits for that, and says why it failed if used alone.
+            try:
+                return parse(f, env=_definition_env(f, defining_scope), private=private,
+                             check=check_well_formed)
+            except TesseraError:
+                return DeferredPrimFunc(f, private, check_well_formed)
         return parse(f, env=_definition_env(f, defining_scope), private=private,
                      check=check_well_formed)
 
@@ -199,6 +215,9 @@ def module_functions(cls, check_well_formed=True):
     ``check_well_formed=False`` skips the well-formedness check of every function."""
     deferred = [(name, value) for name, value in cls.__dict__.items() if isinstance(value, DeferredPrimFunc)]
     callees = {name: Callee(name, d.return_dtype()) for name, d in deferred}
+    for name, value in cls.__dict__.items():  # functions already parsed (a plain class's)
+        if isinstance(value, _core.PrimFunc):
+            callees[name] = Callee(name, str(value.ret_type))
     funcs = []
     for name, d in deferred:
         if not check_well_formed:
