@@ -63,4 +63,16 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
 for _short in _NAMES:
     globals()[_short] = _factory(_short)
 
+
+def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
+    """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
+    ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
+    from .. import _core
+
+    if not isinstance(storage_scope, str):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
+    return Pass._wrap(_core.thread_sync_pass(storage_scope))
+
 __all__ = ["Apply", "Pass", "prim_func_pass"] + list(_NAMES)
