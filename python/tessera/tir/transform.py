@@ -64,6 +64,18 @@ for _short in _NAMES:
     globals()[_short] = _factory(_short)
 
 
+def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
+    """Each block's allocations shrink to the region its body touches. ``is_strict`` (TVM's
+    option): the compacted shape never exceeds the original one, which is the only mode tessera
+    has; ``is_strict=False`` (growing a buffer to the region touched past its shape) is refused."""
+    if not is_strict:
+        from ..error import TesseraValueError
+
+        raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
+                                "tessera only shrinks an allocation, never grows it past its shape")
+    return Pass("tir.CompactBufferAllocation")
+
+
 def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
     ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
