@@ -203,6 +203,10 @@ void BindTransform(nb::module_& m) {
       }, "mod"_a, "Run the pass on `mod` under the current PassContext.");
   m.def("get_pass", [](const std::string& name) { return PassHandle{transform::PassRegistry::Get(name)}; },
         "name"_a, "A registered pass by name.");
+  m.def(
+      "thread_sync_pass",
+      [](const std::string& scope) { return PassHandle{transform::ThreadSync(scope)}; },
+      "storage_scope"_a, "tir.ThreadSync for the memory scope given (\"shared\", \"global\", ...).");
   m.def("create_python_pass", &MakePythonPass, "fn"_a, "opt_level"_a, "name"_a, "prim_func"_a,
         "A pass that calls fn(func, mod, ctx) -> PrimFunc per function (prim_func=True) or "
         "fn(mod, ctx) -> IRModule.");

@@ -408,6 +408,13 @@ class HandleUses : public StmtExprVisitor {
     }
     StmtExprVisitor::VisitExpr_(op);
   }
+  using StmtExprVisitor::VisitStmt_;
+  // As TVM's region detection: a nested block stands for the regions it states (given or
+  // inferred when it was built); what its own body uses is not looked at again.
+  void VisitStmt_(const BlockRealizeNode* op) override {
+    for (const Expr& value : op->iter_values) VisitExpr(value);
+    VisitExpr(op->predicate);
+  }
 };
 
 }  // namespace

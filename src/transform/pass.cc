@@ -68,7 +68,10 @@ const bool kBuiltinConfigs = [] {
                                              {"no_unroll_loop_with_extent_one", kB},
                                              {"unroll_loop_with_partition_hint_no_interval", kB}});
   RegisterConfigRecord("tir.VectorizeLoop", {{"max_vector_bits", kI}});
-  RegisterConfigRecord("tir.HoistIfThenElse", {{"support_block_scope_hosting", kB}});
+  // TVM v0.23 spells the field "support_block_scope_hoisting"; older releases (and tessera
+  // before) "support_block_scope_hosting": both are taken.
+  RegisterConfigRecord("tir.HoistIfThenElse",
+                       {{"support_block_scope_hoisting", kB}, {"support_block_scope_hosting", kB}});
   RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
                                           {"max_simplification_steps", kI}});
   RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});

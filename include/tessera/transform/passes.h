@@ -67,6 +67,10 @@ Pass StorageRewrite();
 Pass UnrollLoop();
 /*! \brief Remove user T.Assert statements when "tir.disable_assert" is set. */
 Pass SkipAssert();
+/*! \brief Drop T.evaluate(T.assume(...)) statements (then tir.RemoveNoOp). */
+Pass RemoveAssume();
+/*! \brief Drop stores of values that depend on T.undef() (then tir.RemoveNoOp). */
+Pass RemoveStoreUndef();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

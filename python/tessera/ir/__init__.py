@@ -385,3 +385,4 @@ def make_node(type_key, **fields):
 
 
 from . import base  # noqa: E402,F401  (tvm.ir.base.get_first_structural_mismatch)
+from . import module, transform  # noqa: E402,F401  (tvm.ir.module.IRModule, tvm.ir.transform.Sequential)

@@ -78,8 +78,14 @@ def _prim_func(params, body, ret_type=None, buffer_map=None, attrs=None, span=No
         buffer_map = list(buffer_map.items())
     buffer_map = list(buffer_map or [])
     # As TVM: a Buffer among the parameters is passed as a handle bound to that buffer.
+    from .ir_builder import BufferVar
+
     handles = []
     for p in params:
+        if isinstance(p, BufferVar):
+            # As TVM: ir_builder's `ib.pointer(...)` is a pointer parameter (its data variable),
+            # the body's accesses go through it; no buffer is bound to it.
+            p = p.data
         if isinstance(p, _core.Buffer):
             handle = _core.Var(p.name, "handle")
             buffer_map.append((handle, p))

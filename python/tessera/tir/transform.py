@@ -53,7 +53,7 @@ def _factory(short):
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
-          "SkipAssert", "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "SkipAssert", "RemoveAssume", "RemoveStoreUndef", "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
@@ -62,5 +62,29 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
 
 for _short in _NAMES:
     globals()[_short] = _factory(_short)
+
+
+def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
+    """Each block's allocations shrink to the region its body touches. ``is_strict`` (TVM's
+    option): the compacted shape never exceeds the original one, which is the only mode tessera
+    has; ``is_strict=False`` (growing a buffer to the region touched past its shape) is refused."""
+    if not is_strict:
+        from ..error import TesseraValueError
+
+        raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
+                                "tessera only shrinks an allocation, never grows it past its shape")
+    return Pass("tir.CompactBufferAllocation")
+
+
+def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
+    """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
+    ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
+    from .. import _core
+
+    if not isinstance(storage_scope, str):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
+    return Pass._wrap(_core.thread_sync_pass(storage_scope))
 
 __all__ = ["Apply", "Pass", "prim_func_pass"] + list(_NAMES)

@@ -106,6 +106,22 @@ def Sequential(passes=None, opt_level=0, name="sequential"):
     return Pass._wrap(_core.sequential([p._pass for p in passes], int(opt_level), str(name)))
 
 
+def PrintIR(header="", show_meta_data=False):  # noqa: N802 - TVM's name
+    """A pass that prints the module (after ``header``) and returns it unchanged; put in a
+    Sequential to see the IR between two passes.
+
+    >>> ts.transform.Sequential([tt.Simplify(), ts.transform.PrintIR("after simplify")])(mod)
+    """
+
+    def print_ir(mod, ctx):
+        if header:
+            print(header)
+        print(mod.script(show_meta=bool(show_meta_data)))
+        return mod
+
+    return module_pass(print_ir, opt_level=0, name="PrintIR")
+
+
 def _lower_passes(value):
     """Validate the value of "tir.add_lower_pass": a list of (phase, Pass) pairs."""
     if not isinstance(value, (list, tuple)):
@@ -199,7 +215,7 @@ def list_passes():
     return sorted(_core.list_passes())
 
 
-__all__ = ["PassContext", "Pass", "module_pass", "Sequential", "list_passes", "apply_pass"]
+__all__ = ["PassContext", "Pass", "PrintIR", "module_pass", "Sequential", "list_passes", "apply_pass"]
 
 
 def apply_pass(name, mod):

@@ -337,3 +337,114 @@ def test_root_around_a_lone_block_survives_printing():
     text = f.script()
     assert 'with T.block("root"):' in text and '# with T.block("root")' not in text
     assert_structural_equal(f, ts.script.from_source(text))
+
+
+def test_range_takes_loop_annotations_as_t_serial():
+    # As TVM: `range(...)` is T.serial, annotations= included.
+    @T.prim_func
+    def with_range(A: T.Buffer((16,), "float32")):
+        for i in range(2, 16, annotations={"pragma_hint": 1, "note": "x"}):
+            A[i] = T.float32(0)
+
+    @T.prim_func
+    def with_serial(A: T.Buffer((16,), "float32")):
+        for i in T.serial(2, 16, annotations={"pragma_hint": 1, "note": "x"}):
+            A[i] = T.float32(0)
+
+    assert_structural_equal(with_range.with_attr("global_symbol", "f"), with_serial.with_attr("global_symbol", "f"))
+    assert dict(with_range.body.annotations)["note"] == "x"
+
+
+def test_range_refuses_other_keywords():
+    with pytest.raises(DiagnosticError, match="range\\(\\) takes no keyword 'thread'"):
+        @T.prim_func
+        def bad(A: T.Buffer((16,), "float32")):
+            for i in range(16, thread="x"):
+                A[i] = T.float32(0)
+
+
+class _PlainHolder:
+    # As TVM: a @T.prim_func in a class that is not a module is parsed at once.
+    @T.prim_func
+    def kernel(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+
+def test_prim_func_in_a_plain_class_is_parsed_at_once():
+    func = _PlainHolder.kernel
+    assert isinstance(func, ts.tir.PrimFunc)
+    tagged = func.with_attr("global_symbol", "main")
+    mod = ts.ir.IRModule.from_expr(tagged)
+    assert_structural_equal(mod["main"], tagged)
+
+
+def test_prim_func_in_a_module_class_still_sees_the_module():
+    @I.ir_module
+    class Mod:
+        @T.prim_func
+        def main(out: T.Buffer((1,), "int32")):
+            out[0] = Mod.helper(T.int32(3))
+
+        @T.prim_func(private=True)
+        def helper(x: T.int32) -> T.int32:
+            return x + 1
+
+    assert set(gv.name_hint for gv in Mod.get_global_vars()) == {"main", "helper"}
+
+
+def test_block_regions_come_from_nested_blocks_stated_regions():
+    # As TVM's region detection: the outer block takes the inner blocks' stated regions; their
+    # bodies' use of a data pointer (an extern call) is theirs to state.
+    @T.prim_func
+    def func(a: T.handle):
+        A = T.match_buffer(a, (64,), "float32")
+        for o in range(1):
+            with T.block("outer"):
+                B = T.alloc_buffer((64,), "float32")
+                for i in range(64):
+                    with T.block("inner"):
+                        T.reads(A[i])
+                        T.writes(B[i])
+                        T.evaluate(T.call_extern("opaque", A.data, B.data, dtype="int32"))
+
+    @T.prim_func
+    def stated(a: T.handle):
+        A = T.match_buffer(a, (64,), "float32")
+        for o in range(1):
+            with T.block("outer"):
+                T.reads(A[0:64])
+                T.writes()
+                B = T.alloc_buffer((64,), "float32")
+                for i in range(64):
+                    with T.block("inner"):
+                        T.reads(A[i])
+                        T.writes(B[i])
+                        T.evaluate(T.call_extern("opaque", A.data, B.data, dtype="int32"))
+
+    assert_structural_equal(func.with_attr("global_symbol", "f"), stated.with_attr("global_symbol", "f"))
+
+
+def test_data_pointer_in_the_blocks_own_body_still_needs_stated_regions():
+    with pytest.raises(DiagnosticError, match="cannot infer the regions block \"own\""):
+        @T.prim_func
+        def func(a: T.handle):
+            A = T.match_buffer(a, (64,), "float32")
+            with T.block("own"):
+                T.evaluate(T.call_extern("opaque", A.data, dtype="int32"))
+
+
+def test_prim_func_of_a_plain_class_that_needs_its_module_waits_for_it():
+    class Funcs:
+        @T.prim_func
+        def main(out: T.Buffer((1,), "int32")):
+            out[0] = Funcs.helper(T.int32(3))
+
+        @T.prim_func(private=True)
+        def helper(x: T.int32) -> T.int32:
+            return x + 1
+
+    assert isinstance(Funcs.helper, ts.tir.PrimFunc)
+    with pytest.raises(TesseraError):
+        Funcs.main.with_attr("global_symbol", "main")  # alone, `Funcs.helper` is not a function of its module
+    mod = I.ir_module(Funcs)
+    assert set(gv.name_hint for gv in mod.get_global_vars()) == {"main", "helper"}

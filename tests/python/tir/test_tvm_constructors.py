@@ -167,3 +167,23 @@ def test_stmt_list_and_stmt_seq_flatten_sequences():
     seq = tir.stmt_seq(a, nested, tir.const(4))
     assert [int(s.value) for s in seq.seq] == [1, 1, 2, 3, 4]
     assert tir.stmt_seq(b).same_as(b)
+
+
+def test_prim_func_takes_an_ir_builder_pointer_as_its_parameter():
+    # As TVM: `ib.pointer(...)` is passed as the pointer variable itself (no buffer bound).
+    import numpy as np
+
+    import tessera as ts
+
+    ib = tir.ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    n = tir.Var("n", "int32")
+    with ib.for_range(0, n, name="i") as i:
+        A[i] = tir.Cast("float32", i) * 2.0
+    func = tir.PrimFunc([A, n], ib.get())
+    assert func.params[0].same_as(A.data)
+    assert len(func.buffer_map) == 0
+    lib = ts.build(func.with_attr("global_symbol", "main"), target="c")
+    a = np.zeros(6, "float32")
+    lib(a, 5)
+    np.testing.assert_array_equal(a, np.array([0, 2, 4, 6, 8, 0], "float32"))

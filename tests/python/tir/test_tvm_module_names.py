@@ -30,3 +30,23 @@ def test_ir_module_can_skip_the_well_formed_check():
         I.ir_module(_ill_formed())
     mod = I.ir_module(check_well_formed=False)(_ill_formed())
     assert isinstance(mod["main"].body, tir.BlockRealize)
+
+
+def test_verify_well_formed_as_tvm_names_it():
+    from tessera.error import DiagnosticError
+    from tessera.ir import IRModule
+    from tessera.tir.analysis import verify_well_formed
+
+    @T.prim_func
+    def good(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+    mod = I.ir_module(check_well_formed=False)(_ill_formed())
+    assert verify_well_formed(good) is True
+    assert verify_well_formed(IRModule.from_expr(good)) is True
+    assert verify_well_formed(mod, assert_mode=False) is False
+    assert verify_well_formed(mod["main"], assert_mode=False) is False
+    with pytest.raises(DiagnosticError, match="loop variable of an enclosing loop"):
+        verify_well_formed(mod)
+    with pytest.raises(TypeError, match="PrimFunc or an IRModule"):
+        verify_well_formed(3)

@@ -194,3 +194,29 @@ def test_storage_align_pads_the_compacted_rows(golden):
                     C[i, ko * 32 + k] = S[i, k]
 
     golden("CompactBufferAllocation", before, expected)
+
+
+def test_strict_option_as_tvm_names_it():
+    import pytest
+
+    import tessera as ts
+    from tessera.error import TesseraValueError
+    from tessera.ir import assert_structural_equal
+    from tessera.tir import transform as tt
+
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        for i in range(16):
+            with T.block("outer"):
+                vi = T.axis.spatial(16, i)
+                B = T.alloc_buffer((16,), "float32")
+                with T.block("b"):
+                    B[vi] = A[vi] * T.float32(2)
+                with T.block("c"):
+                    C[vi] = B[vi]
+
+    mod = ts.ir.IRModule.from_expr(before)
+    assert_structural_equal(tt.CompactBufferAllocation(is_strict=True)(mod), tt.CompactBufferAllocation()(mod))
+    assert "T.alloc_buffer((1,))" in tt.CompactBufferAllocation(is_strict=True)(mod).script()
+    with pytest.raises(TesseraValueError, match="is_strict=False"):
+        tt.CompactBufferAllocation(is_strict=False)

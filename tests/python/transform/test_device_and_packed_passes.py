@@ -2,6 +2,8 @@
 point that checks every argument), tir.SplitHostDevice (GPU kernels out of the host function)
 and tir.ThreadSync (barriers between shared-memory writes and reads of other threads)."""
 
+import pytest
+
 from tessera import _core
 from tessera.ir import assert_structural_equal
 from tessera.script import ir as I
@@ -192,3 +194,22 @@ def test_thread_sync_between_shared_write_and_read():
 
     after = tt.ThreadSync()(_module(before, "cuda")).lookup("main")
     assert_structural_equal(after, expected.with_attr("global_symbol", _core.StringImm("main")))
+
+
+def test_thread_sync_takes_the_storage_scope():
+    # As TVM's tir.ThreadSync(storage_scope): barriers only for memory of that scope.
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            S = T.allocate([32], "float32", "shared")
+            S_1 = T.decl_buffer((32,), "float32", data=S, scope="shared")
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                S_1[tx] = A[bx * 32 + tx]
+                B[bx * 32 + tx] = S_1[31 - tx]
+
+    mod = _module(before, "cuda")
+    assert_structural_equal(tt.ThreadSync("shared")(mod), tt.ThreadSync()(mod))
+    assert "tvm_storage_sync" in tt.ThreadSync("shared")(mod).script()
+    assert "tvm_storage_sync" not in tt.ThreadSync("warp")(mod).script()
+    with pytest.raises(TypeError, match="storage scope name"):
+        tt.ThreadSync(3)

@@ -91,3 +91,22 @@ def test_hoisted_else_builds_and_runs():
     np.testing.assert_array_equal(a, np.arange(8, dtype="float32"))
     lib(a, 1)
     np.testing.assert_array_equal(a, 2 * np.arange(8, dtype="float32"))
+
+
+def test_block_scope_option_takes_tvm_v023_spelling(golden):
+    # TVM v0.23's field is "support_block_scope_hoisting"; the older "..._hosting" stays valid.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), n: T.int32):
+        for i in range(16):
+            if n > 4:
+                A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), n: T.int32):
+        if n > 4:
+            for i in range(16):
+                A[i] = T.float32(1)
+
+    for field in ("support_block_scope_hoisting", "support_block_scope_hosting"):
+        with ts.transform.PassContext(config={"tir.HoistIfThenElse": {field: True}}):
+            golden("HoistIfThenElse", before, expected)

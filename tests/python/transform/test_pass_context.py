@@ -81,3 +81,23 @@ def test_ts_lower_is_also_the_lower_module():
     assert ts.lower is lower
     mod = ts.lower(kernel, target="llvm", stage="flatten")
     assert "T.vectorized" in mod.script()
+
+
+def test_print_ir_prints_the_module_and_returns_it(capsys):
+    import tessera as ts
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def func(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            if i < 8:
+                A[i] = T.float32(1)
+
+    mod = ts.ir.IRModule.from_expr(func)
+    seq = ts.ir.transform.Sequential([ts.transform.PrintIR("before"), ts.tir.transform.Simplify()])
+    after = seq(mod)
+    out = capsys.readouterr().out
+    assert out.startswith("before\n") and "if i < 8:" in out
+    assert ts.transform.PrintIR()(mod).same_as(mod)
+    assert ts.ir.module.IRModule is ts.ir.IRModule
+    assert "if" not in after.script()

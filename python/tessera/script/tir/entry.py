@@ -4,9 +4,10 @@ import copy
 import functools
 import sys
 import inspect
+import linecache
 
 from ... import _core
-from ...error import DiagnosticError, TesseraValueError
+from ...error import DiagnosticError, TesseraError, TesseraValueError
 from ..parser.core import Source, function_env
 from .ops import DType
 from .expr_parser import Callee
@@ -55,6 +56,13 @@ class DeferredPrimFunc:
         env[self.func.__qualname__.split(".")[-2]] = env["cls"]
         return parse(self.func, name, env, self.private, self.check)
 
+    def __getattr__(self, name):
+        # Used as a PrimFunc outside a module (`Before.with_attr(...)`): parsed alone, so that
+        # the error that kept it from parsing at once is raised here.
+        if name.startswith("__") or name in ("func", "private", "check"):
+            raise AttributeError(name)
+        return getattr(parse(self.func, None, function_env(self.func), self.private, self.check), name)
+
     def __repr__(self):
         return f"<T.prim_func {self.func.__name__} (in a module)>"
 
@@ -62,6 +70,28 @@ class DeferredPrimFunc:
 def _in_class_body(func):
     parts = func.__qualname__.split(".")
     return len(parts) >= 2 and parts[-2] != "<locals>"
+
+
+def _class_is_module(class_frame):
+    """Whether the class whose body runs in ``class_frame`` is decorated as a module
+    (``@I.ir_module``, ``@tvm.script.ir_module``, ...); None where its source is unknown.
+
+    As TVM: only a module's functions are parsed with the module (where ``cls.f`` names its
+    other functions); a ``@T.prim_func`` in any other class body (a test class) is parsed at
+    once.
+    """
+    code = class_frame.f_code
+    lines = linecache.getlines(code.co_filename)
+    if not lines or code.co_firstlineno > len(lines):
+        return None
+    # A decorated class's body starts at its first decorator.
+    for line in lines[code.co_firstlineno - 1:]:
+        text = line.strip()
+        if text.startswith("class ") or text.startswith("class\t"):
+            return False
+        if text.startswith("@") and ("ir_module" in text or "rewriter" in text):
+            return True
+    return None
 
 
 def parse(func, name=None, env=None, private=False, check=True):
@@ -93,11 +123,21 @@ def prim_func(func=None, *, private=False, check_well_formed=True):
 
     # Annotations are evaluated where the function is defined, so names that only they use
     # (`T.Buffer((1,), dtype)` in a generator) are the defining scope's locals, not closure cells.
-    defining_scope = sys._getframe(1).f_locals
+    defining_frame = sys._getframe(1)
+    defining_scope = defining_frame.f_locals
 
     def wrap(f):
         if _in_class_body(f):
-            return DeferredPrimFunc(f, private, check_well_formed)
+            if _class_is_module(defining_frame) is not False:
+                return DeferredPrimFunc(f, private, check_well_formed)
+            # As TVM: a function of a class that is not a module is parsed at once. One that
+            # does not parse yet (it may be meant for `I.ir_module(cls)`, where `cls.f` names
+            # its siblings) waits for that, and says why it failed if used alone.
+            try:
+                return parse(f, env=_definition_env(f, defining_scope), private=private,
+                             check=check_well_formed)
+            except TesseraError:
+                return DeferredPrimFunc(f, private, check_well_formed)
         return parse(f, env=_definition_env(f, defining_scope), private=private,
                      check=check_well_formed)
 
@@ -175,6 +215,9 @@ def module_functions(cls, check_well_formed=True):
     ``check_well_formed=False`` skips the well-formedness check of every function."""
     deferred = [(name, value) for name, value in cls.__dict__.items() if isinstance(value, DeferredPrimFunc)]
     callees = {name: Callee(name, d.return_dtype()) for name, d in deferred}
+    for name, value in cls.__dict__.items():  # functions already parsed (a plain class's)
+        if isinstance(value, _core.PrimFunc):
+            callees[name] = Callee(name, str(value.ret_type))
     funcs = []
     for name, d in deferred:
         if not check_well_formed:

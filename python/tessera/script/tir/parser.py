@@ -487,8 +487,19 @@ class TIRParser(ExprParsing, Parser):
         """What a ``for`` iterates over: a LoopSpec, or a Python iterable."""
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
             if self.lookup_name(it.func, "range") is builtins.range:
-                if it.keywords or not 1 <= len(it.args) <= 3:
+                # As TVM: `range` is T.serial, which also takes the loop's annotations.
+                extra = [kw for kw in it.keywords if kw.arg != "annotations"]
+                if extra:
+                    raise self.error(extra[0].value, f"range() takes no keyword {extra[0].arg!r} "
+                                     "(only annotations=)")
+                if not 1 <= len(it.args) <= 3:
                     raise self.error(it, "range() takes 1 to 3 positional arguments")
+                annotations = None
+                for kw in it.keywords:
+                    annotations = self.expr(kw.value)
+                    if annotations is not None and not isinstance(annotations, dict):
+                        raise self.error(kw.value, "range(): annotations must be a dict of str to values, "
+                                         f"got {type(annotations).__name__}")
                 args = [self.expr(a) for a in it.args]
                 step = None
                 if len(args) == 3:
@@ -501,7 +512,7 @@ class TIRParser(ExprParsing, Parser):
                     if step <= 0:
                         raise self.error(it.args[2], f"range() needs a positive step, got {step}")
                 start, stop = (0, args[0]) if len(args) == 1 else (args[0], args[1])
-                return LoopSpec(_core.ForKind.SERIAL, [(start, stop)], step=step)
+                return LoopSpec(_core.ForKind.SERIAL, [(start, stop)], annotations=annotations, step=step)
         return self.expr(it)
 
     def unrolled_for(self, node, values):
