@@ -79,7 +79,6 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
 def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
     ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
-    from .. import _core
 
     if not isinstance(storage_scope, str):
         from ..error import TesseraTypeError
