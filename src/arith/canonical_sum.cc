@@ -320,11 +320,16 @@ bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
         if (tj.factors.size() != 1 || tj.coeff != ti.coeff) continue;
         auto* mod = AsPtr<FloorModNode>(atoms_[tj.factors[0]]);
         if (!mod || !StructuralEqual(mod->b, div->b) || !StructuralEqual(mod->a, div->a)) continue;
-        Expr x = div->a;
-        int64_t k = ti.coeff;
-        s->terms[i].coeff = 0;
-        s->terms[j].coeff = 0;
-        s->AddSum(ToSum(x), k);
+        // x takes the place of the quotient's term, so that the sum keeps the order in which
+        // its terms came (x + y, not y + x, for (x // d) * d + x % d + y).
+        Sum merged;
+        merged.base = s->base;
+        for (size_t t = 0; t < s->terms.size(); ++t) {
+          if (t == i) merged.AddSum(ToSum(div->a), ti.coeff);
+          if (t == i || t == j) continue;
+          merged.Add(s->terms[t].factors, s->terms[t].coeff, s->terms[t].inner);
+        }
+        *s = std::move(merged);
         return true;
       }
     }

@@ -74,3 +74,16 @@ def test_buffer_offset_errors():
         tir.decl_buffer([1], axis_separators=[1, 2])
     with pytest.raises(TesseraValueError, match="must not decrease"):
         tir.decl_buffer([4, 4, 4], axis_separators=[2, 1])
+
+
+def test_merged_div_mod_pair_keeps_the_order_of_the_terms():
+    # (x // n) * n + x % n + y over a symbolic n merges back to x where the quotient's term stood:
+    # x + y, the form the direct offset has, not y + x.
+    m, n, s = te.size_var("m"), te.size_var("n"), te.size_var("s")
+    k0, k1 = te.size_var("k0"), te.size_var("k1")
+    buf = tir.decl_buffer((m, n), "float32")
+    x = tir.floormod(k0, tir.floordiv(k1, s))
+    y = tir.floormod(k0, k1)
+    merged = buf.offset_of([tir.floordiv(x, n), tir.floormod(x, n) + y])
+    assert_structural_equal(merged, buf.offset_of([0, x + y]))
+    assert_structural_equal(merged, [x + y])
