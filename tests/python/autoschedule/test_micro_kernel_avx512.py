@@ -5,34 +5,19 @@ is the same on any x86 host; the kernels are compiled for the host (-march=nativ
 the AVX-512 body where it has AVX-512F and the AVX2 body or the C loop nest elsewhere, all of
 which compute the same product."""
 
-import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import tessera as ts
-from tessera import te
+from micro_kernel_helpers import product, replay_in_fresh_process
 from tessera.tir.tensor_intrin import x86
 from tessera.tune.space import RuleSpace
 
 pytestmark = pytest.mark.skipif(x86.host_lanes32() < 8, reason="the choice exists on x86 hosts with AVX2")
 AVX512 = {"vector_bits": 512, "vector_registers": 32}
 AVX2 = {"vector_bits": 256, "vector_registers": 16}
-
-
-def product(M, N, K, transposed=False):
-    A = te.placeholder((M, K), "float32", name="A")
-    B = te.placeholder((N, K) if transposed else (K, N), "float32", name="B")
-    k = te.reduce_axis((0, K), name="k")
-    if transposed:
-        C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
-    else:
-        C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    return te.create_prim_func([A, B, C])
 
 
 def kernel_point(space, tile, ukr, blocks=()):
@@ -132,21 +117,8 @@ def test_avx512_blocked_point_replays_in_a_fresh_process():
             sch = cand
             break
     assert sch is not None
-    trace = json.dumps(sch.trace.as_json())
-    replay = (
-        "import sys\n"
-        "from tessera import script, tir\n"
-        "from tessera.tir.schedule.trace import Trace\n"
-        "func_text, trace = sys.stdin.read().split('\\0')\n"
-        "sch = tir.Schedule(script.from_source(func_text))\n"
-        "Trace.apply_json_to_schedule(trace, sch)\n"
-        "print(sch.mod.script())\n"
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    out = subprocess.run([sys.executable, "-c", replay], input=func.script() + "\0" + trace,
-                         capture_output=True, text=True, env=env, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == sch.mod.script().strip()
+    _, replayed = replay_in_fresh_process(func, sch)
+    assert replayed.strip() == sch.mod.script().strip()
     rng = np.random.default_rng(8)
     a, b = rng.random((130, 256), dtype="float32"), rng.random((256, 64), dtype="float32")
     got, _ = run(sch, [a, b], (130, 64))

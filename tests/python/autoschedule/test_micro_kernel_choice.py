@@ -5,16 +5,14 @@ intrinsic" (the same kernel accumulating into C itself over k blocks of KC, in B
 with KC, MC and NC as further choices)."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import tessera as ts
 from tessera import te
+from micro_kernel_helpers import product, replay_in_fresh_process
 from tessera.tir.tensor_intrin import x86
 from tessera.tune.space import RuleSpace as _RuleSpace
 
@@ -27,17 +25,6 @@ TARGET = "c" if x86.host_lanes32() == 8 else "c -mattr=-avx512f"
 
 def RuleSpace(func, target="c", parallel=True, facts=None):
     return _RuleSpace(func, TARGET if target == "c" else target, parallel=parallel, facts=facts)
-
-
-def product(M, N, K, transposed=False):
-    A = te.placeholder((M, K), "float32", name="A")
-    B = te.placeholder((N, K) if transposed else (K, N), "float32", name="B")
-    k = te.reduce_axis((0, K), name="k")
-    if transposed:
-        C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
-    else:
-        C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    return te.create_prim_func([A, B, C])
 
 
 def with_intrinsic(space):
@@ -159,22 +146,9 @@ def test_padded_trace_replays_in_a_fresh_process():
     # to a multiple of MR) must be a known instruction kind there, not only where it was made.
     func = product(50, 64, 30)
     sch = blocked_point(RuleSpace(func, "c", parallel=False), [])
-    trace = json.dumps(sch.trace.as_json())
+    trace, replayed = replay_in_fresh_process(func, sch)
     assert '"PadEinsum"' in trace
-    replay = (
-        "import sys\n"
-        "from tessera import script, tir\n"
-        "from tessera.tir.schedule.trace import Trace\n"
-        "func_text, trace = sys.stdin.read().split('\\0')\n"
-        "sch = tir.Schedule(script.from_source(func_text))\n"
-        "Trace.apply_json_to_schedule(trace, sch)\n"
-        "print(sch.mod.script())\n"
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    out = subprocess.run([sys.executable, "-c", replay], input=func.script() + "\0" + trace,
-                         capture_output=True, text=True, env=env, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == sch.mod.script().strip()
+    assert replayed.strip() == sch.mod.script().strip()
 
 
 @pytest.mark.parametrize("M", [48, 50])  # 48 rows: tiles of 6 rows without padding; 50: padded
