@@ -27,6 +27,13 @@ cmake -S . -B build-gpu -G Ninja -DPython_EXECUTABLE="$(command -v python3)" -DC
   && cmake --build build-gpu -j16 >"$OUT/build.txt" 2>&1 || { tail -40 "$OUT/build.txt"; exit 1; }
 echo "== build: $((SECONDS - start)) s"
 export PYTHONPATH=$PWD/python
+# Native frames on a crash (no gdb in the image), and what the module exports of libstdc++ (the
+# image's toolchain may link it statically; the link keeps those symbols private, see CMakeLists).
+gcc -shared -fPIC -O1 -o "$D/segv_backtrace.so" bench/gpu/segv_backtrace.c && export LD_PRELOAD="$D/segv_backtrace.so"
+echo "libstdc++ symbols exported by _core: $(nm -D --defined-only build-gpu/_core*.so | grep -c 'codecvt\|locale')"
+# Smoke test, torch imported first as the benchmark does: one fp16 matmul through NVRTC.
+timeout 60 python3 -c "import sys; sys.path.insert(0, 'bench'); import torch, tessera as ts; from bench_auto_cuda import matmul; ts.build(matmul(256, 'float16', 'float32', 'float32'), target='cuda'); print('smoke build: ok')" \
+  || { echo "smoke build failed: rc=$?"; exit 1; }
 start=$SECONDS
 for order in a b; do
   if [ $order = a ]; then only=("fp16 in, fp32 acc/out" "fp16 var: fp16 out fused cast" "fp16 in, fp32 acc, fp16 out" "fp16 var: copy addresses as one sum")
