@@ -448,3 +448,21 @@ def test_window_nests_are_parallel_over_their_outputs():
     cols = [(j * 40 // 30, -(-(j + 1) * 40 // 30)) for j in range(30)]
     want = np.array([[a[0, :, r0:r1, c0:c1].max(axis=(1, 2)) for c0, c1 in cols] for r0, r1 in rows])
     np.testing.assert_array_equal(out.numpy()[0], want.transpose(2, 0, 1))
+
+
+def test_columns_not_a_multiple_of_the_vector_take_half_width_tiles():
+    # 16-lane facts (AVX-512) and 24 output columns: no tile of whole 16-lane vectors divides
+    # them, 8-lane ones do; the conv2d is register-tiled with those (it was left as one
+    # parallel loop nest) and still matches numpy when built for this host.
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    x, w = rand(1, 4, 12, 26), rand(16, 4, 3, 3)
+    func = ops.conv2d_nchw(1, 4, 12, 26, 16)
+    sch = ts.autoschedule(func, target="c", facts=wide)
+    trace = sch.trace.as_python()
+    k = kinds(sch)
+    for step in ("cache_write", "split", "reorder", "vectorize", "unroll", "decompose_reduction"):
+        assert step in k, (step, trace)
+    splits = [line for line in trace if "sch.split(" in line]
+    assert any("factors=[None, 8]" in line for line in splits), trace
+    assert not any("factors=[None, 16]" in line for line in splits), trace
+    run_host(ts.build(sch.mod, target="c"), [x, w], conv_ref(x, w))
