@@ -466,3 +466,27 @@ def test_columns_not_a_multiple_of_the_vector_take_half_width_tiles():
     assert any("factors=[None, 8]" in line for line in splits), trace
     assert not any("factors=[None, 16]" in line for line in splits), trace
     run_host(ts.build(sch.mod, target="c"), [x, w], conv_ref(x, w))
+
+
+@pytest.mark.parametrize("which", ["sum", "argmax"])
+def test_row_partials_combine_as_a_tree(which):
+    # A row of 512 in 4 vectors of partial results (16-lane facts): the 64 partials are first
+    # combined vector by vector (a second rfactor, vectorized), then the 16 lanes; argmax's two
+    # row reductions (the max, then its first index) each get the tree.
+    from tessera import te, topi
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    a = te.placeholder((6, 512), "float32", name="a")
+    out = topi.sum(a, axis=1) if which == "sum" else topi.argmax(a, axis=1)
+    func = te.create_prim_func([a, out])
+    sch = ts.autoschedule(func, target="c", facts=wide)
+    k = kinds(sch)
+    assert k.count("rfactor") == (2 if which == "sum" else 4), sch.trace.as_python()
+    x = RNG.standard_normal((6, 512)).astype("float32")
+    x[3, 100] = x[3, 400] = x[3].max() + 1  # ties: argmax keeps the first
+    got = np.zeros(6, "float32" if which == "sum" else "int32")
+    ts.build(sch.mod, target="c")(x, got)
+    if which == "sum":
+        np.testing.assert_allclose(got, x.sum(1), rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, x.argmax(1))
