@@ -23,7 +23,8 @@ namespace {
 // and the files of tessera/dsl/, in name order.
 std::string HeaderText(const std::string& include_dir) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> files = {fs::path(include_dir) / "tessera" / "dsl.h",
+  std::vector<fs::path> files = {fs::path(include_dir) / "compass" / "dsl.h",
+                                 fs::path(include_dir) / "tessera" / "dsl.h",
                                  fs::path(include_dir) / "tessera" / "runtime_abi.h"};
   std::vector<fs::path> parts;
   std::error_code ec;
@@ -123,7 +124,7 @@ StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   extras.objects = {CompileCachedObject(DSLSupportUnit(), flags, ctx.cache_dir, headers)};
   flags.push_back("-DTESSERA_DSL_SPLIT");
   std::string pch =
-      PrecompiledHeaderDir(ctx.include_dir, "tessera/dsl.h", flags, ctx.cache_dir, headers);
+      PrecompiledHeaderDir(ctx.include_dir, "compass/dsl.h", flags, ctx.cache_dir, headers);
   if (!pch.empty()) extras.accelerators = {"-I" + pch};
   built->lib_path = CompileSharedLibrary(unit, flags, ctx.cache_dir, headers, extras);
   return {mod, false, built};

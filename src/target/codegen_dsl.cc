@@ -231,7 +231,8 @@ std::string CodeGenDSL::Generate(const IRModule& mod, const std::string& entry) 
   }
 
   stream_.str("");
-  Emit("#include <tessera/dsl.h>\n\n");
+  // Under the name Compass prints (tessera/include/compass/dsl.h includes tessera/dsl.h).
+  Emit("#include <compass/dsl.h>\n\n");
   for (const auto& [gv, f] : funcs) Emit(PrintPrototype(SymbolOf(gv, f), f) + "\n");
   EmitConstantTables(funcs);
   for (const auto& [gv, f] : funcs) {
@@ -467,6 +468,15 @@ std::string CodeGenDSL::ScopeQualifier(const std::string& scope) {
   Unsupported("memory scope \"" + scope + "\"", Span());
 }
 
+// A pointer parameter of a function whose buffers do not alias (te's functions, tir.noalias)
+// is restrict, as Compass prints it: `__global uchar* restrict A`.
+std::string CodeGenDSL::PrintParam(const Var& param) {
+  if (param->pointer && current_func_ && current_func_->GetIntAttr("tir.noalias", 0) != 0) {
+    return VarTypeName(param.get()) + " restrict " + GetVarName(param.get());
+  }
+  return CodeGenC::PrintParam(param);
+}
+
 std::string CodeGenDSL::AllocationPrefix(const std::string& scope) {
   std::string qual = ScopeQualifier(scope);
   // One shared block per core: on the host a static array, which every TEC thread sees.
@@ -619,8 +629,10 @@ std::string CodeGenDSL::PrintScalarBinary(const BinaryNode* op) {
   // C computes char and short arithmetic in int; the DSL wraps to the operand width.
   // min and max of two values of the type stay in it.
   bool min_max = op->kind == NodeKind::kMin || op->kind == NodeKind::kMax;
+  // A cast binds tighter than every binary operator: no parentheses around it, as Compass
+  // prints it ("(uchar)(A[i0] + B[i0])").
   if (IsIntegerOfBits(t, 16) && !op->is_comparison() && !min_max) {
-    return "((" + TypeName(t, op->span) + ")" + text + ")";
+    return "(" + TypeName(t, op->span) + ")" + text;
   }
   // Float arithmetic is rounded to its type at once (a C cast drops any excess precision), as
   // Compass prints it: "(half)(b[0] * c)".
@@ -679,8 +691,8 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
                IsInstance<FloatImmNode>(op->value.get()) || IsInstance<VarNode>(op->value.get()) ||
                IsInstance<BufferLoadNode>(op->value.get());
   std::string cast = "(" + TypeName(elem, op->span) + ")";
-  // Narrow integer arithmetic already prints as `((short)(...))`.
-  typed = typed || value.rfind("(" + cast, 0) == 0;
+  // Narrow integer arithmetic already prints as `(short)(...)`.
+  typed = typed || value.rfind(cast + "(", 0) == 0;
   if (!typed) value = cast + value;
   // The vector type is named in front, as Compass writes a broadcast (`(float8)x`, which C
   // refuses for a scalar): `(float8)__vbcast(x)`, a cast to the type __vbcast already gives.

@@ -89,7 +89,7 @@ std::string GenerateOrError(const IRModule& mod, const std::string& entry) {
 
 TEST(CodeGenDSL, VectorLoadAddStore) {
   EXPECT_EQ(CodeGenDSL(AddOneModule(), "func"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void func(__global int* a, __global int* b);\n"
             "\n"
@@ -114,7 +114,7 @@ TEST(CodeGenDSL, SubroutineCall) {
   // The callee is listed first in the module: the entry still comes first in the output.
   IRModule mod = IRModuleNode::Make({{gv_sub, sub}, {GlobalVarNode::Make("func"), kernel}});
   EXPECT_EQ(CodeGenDSL(mod, "func"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void func(__global int* a, __global int* b);\n"
             "void subfunc(__global int* a, __global int* b);\n"
@@ -137,7 +137,7 @@ TEST(CodeGenDSL, IfThenElse) {
                                 Store(buf[1], AddNode::Make(Load(buf[0], I32(1)), I32(8)), I32(1)));
   });
   EXPECT_EQ(CodeGenDSL(Module({{"func", f}}), "func"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void func(__global int* a, __global int* b, int n);\n"
             "\n"
@@ -163,7 +163,7 @@ IRModule IncModule() {
 
 TEST(CodeGenDSL, SerialLoop) {
   EXPECT_EQ(CodeGenDSL(IncModule(), "inc"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void inc(__global int* a, __global int* b, int n);\n"
             "\n"
@@ -189,7 +189,7 @@ TEST(CodeGenDSL, SubroutineReturningValue) {
   });
   IRModule mod = IRModuleNode::Make({{GlobalVarNode::Make("kern"), kern}, {gv_scale, scale}});
   EXPECT_EQ(CodeGenDSL(mod, "kern"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void kern(__global int* a);\n"
             "int scale(int v, int k);\n"
@@ -270,7 +270,7 @@ TEST(CodeGenDSL, LocalsAllocationsAndScalarForms) {
                                   local);
       });
   EXPECT_EQ(CodeGenDSL(Module({{"k", f}}), "k"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void k(__global short* a, __global float* f, short n);\n"
             "\n"
@@ -283,7 +283,7 @@ TEST(CodeGenDSL, LocalsAllocationsAndScalarForms) {
             "    x = (x + __floordiv(i, 3));\n"
             "  }\n"
             "  for (int i_1 = 0; i_1 < 4; i_1 += 1) {\n"
-            "    __vstore((short16)__vbcast(((short)(n + a[i_1]))), (__lsram short16*)(tile + (i_1 * 16)), "
+            "    __vstore((short16)__vbcast((short)(n + a[i_1])), (__lsram short16*)(tile + (i_1 * 16)), "
             "ALL_TRUE_h);\n"
             "  }\n"
             "  int max_1 = max(x, min((-2147483647 - 1), 7));\n"
@@ -320,7 +320,7 @@ TEST(CodeGenDSL, InlineAttributesAndPointerArguments) {
   });
   IRModule mod = IRModuleNode::Make({{gv_a, ha}, {GlobalVarNode::Make("kern"), kern}, {gv_b, hb}});
   EXPECT_EQ(CodeGenDSL(mod, "kern"),
-            "#include <tessera/dsl.h>\n"
+            "#include <compass/dsl.h>\n"
             "\n"
             "__kernel void kern(__global int* a);\n"
             "__attribute__((noinline)) void helper_b(__global int* p);\n"

@@ -32,4 +32,4 @@ def run_example(name):
 def test_example_output(name, expect):
     out = run_example(name)
     assert out.strip().splitlines()[-1] == expect
-    assert "#include <tessera/dsl.h>" in out
+    assert "#include <compass/dsl.h>" in out

@@ -29,6 +29,7 @@ class CodeGenDSL : public CodeGenC {
  protected:
   std::string TypeName(DataType t, const Span& span) override;
   std::string ScopeQualifier(const std::string& scope) override;
+  std::string PrintParam(const Var& param) override;
   std::string FunctionPrefix(const PrimFunc& func, bool prototype) override;
   void PrintFunctionEpilogue(const PrimFunc& func) override;
   std::string AllocationPrefix(const std::string& scope) override;

@@ -5,7 +5,7 @@ import os
 import sys
 
 from .. import _core
-from ..error import DiagnosticError, TesseraValueError, UnsupportedTargetError
+from ..error import DiagnosticError, TesseraError, TesseraValueError, UnsupportedTargetError
 from ..transform import PassContext
 from . import schedule, tir_build
 from .compass_info import _target_name
@@ -216,6 +216,17 @@ class BuildManager:
         if tir_build.is_tensor_ir(inp):
             from ..driver import build
 
+            # A plain te or TensorIR function gets the DSL's C, as Compass builds it; one with
+            # TEC bindings, parallel or vector loops or caches is built for the host.
+            with self._context():
+                plain = tir_build.as_plain_dsl_module(inp, name)
+            if plain is not None:
+                mod, entry, shapes = plain
+                try:
+                    return self._build_dsl_module(mod, entry, None, shapes)
+                except TesseraError:
+                    pass  # what the DSL's C cannot express (a kernel named main ...): host build
+
             mod, entry, func = tir_build.prepare(inp, name)
             with self._context():
                 rt_mod = build(mod, target="c")
@@ -236,6 +247,7 @@ class BuildManager:
             os.makedirs(self.output_dir, exist_ok=True)
             with open(os.path.join(self.output_dir, entry + ".cl"), "w") as f:
                 f.write(result.source)
-        void = [n for n, ann, _ in inp.signature()[0] if isinstance(ann, PtrType) and ann.element == "void"]
+        void = [] if inp is None else [
+            n for n, ann, _ in inp.signature()[0] if isinstance(ann, PtrType) and ann.element == "void"]
         return Executor(result, entry, check_bounds=self.check_bounds, void_params=void,
                         buffer_shapes=buffer_shapes)

@@ -91,6 +91,73 @@ def as_dsl_module(func, name=None):
     return _core.IRModule([(_core.GlobalVar(entry), dsl)]), entry, shapes
 
 
+def _plain(func):
+    """Whether the flattened ``func`` is a kernel the DSL's code generator writes as Compass
+    does (serial loops over global buffers of constant shape, scalars as parameters): no loop
+    bound to a TEC, parallel or vectorized, no cache of another scope, no shape variable that
+    is no parameter (those stay with the host build)."""
+    from ..tir.stmt_functor import post_order_visit
+
+    plain = [True]
+
+    def visit(node):
+        kind = getattr(node, "kind", None)
+        if isinstance(node, _core.For) and str(kind) not in ("ForKind.SERIAL", "0", "serial"):
+            plain[0] = False
+        elif isinstance(node, (_core.Allocate, _core.AttrStmt)):
+            plain[0] = False
+
+    post_order_visit(func.body, visit)
+    params = {p.name for p in func.params}
+    for _param, buf in (func.buffer_map or []):
+        for d in buf.shape:
+            if not hasattr(d, "value") and not (isinstance(d, _core.Var) and d.name in params):
+                return False
+    return plain[0]
+
+
+def as_plain_dsl_module(inp, name=None):
+    """A te or TensorIR PrimFunc in the form of an ``@S.prim_func``, for the DSL pipeline and
+    code generator, as Compass builds such a function: each buffer parameter becomes the
+    global pointer of its buffer (named as the buffer, ``restrict`` where the function is
+    ``tir.noalias``), blocks lowered to loops by the TensorIR stages. None when the function
+    is not plain (see :func:`_plain`); BuildManager then builds it for the host as before.
+    Returns (IRModule, entry name, matched shapes) or None."""
+    from ..driver import lower
+
+    mod, entry, func = prepare(inp, name)
+    lowered = lower(mod, target="c", stage="flatten")
+    (_gv, flat), = [(gv, f) for gv, f in lowered.functions if isinstance(f, _core.PrimFunc)]
+    if not _plain(flat):
+        return None
+    by_param = {p.name: buf for p, buf in (flat.buffer_map or [])}
+    params = [by_param[p.name].data if p.name in by_param else p for p in flat.params]
+    body = flat.body
+    for buf in reversed([by_param[p.name] for p in flat.params if p.name in by_param]):
+        body = _core.DeclBuffer(buf, body)
+    dsl = _core.PrimFunc(params, body)
+    index = {p.name: i for i, p in enumerate(func.params)}
+    shapes = []
+    for param, buf in (func.buffer_map or []):
+        dims = []
+        for d in buf.shape:
+            if hasattr(d, "value"):
+                dims.append(int(d.value))
+            elif isinstance(d, _core.Var) and d.name in index:
+                dims.append(("param", index[d.name]))
+            else:
+                dims = None
+                break
+        if dims is not None and param.name in index:
+            shapes.append((index[param.name], dims))
+    attrs = func.attrs or {}
+    if attrs.get("tir.noalias") is not None and bool(getattr(attrs["tir.noalias"], "value", 0)):
+        dsl = dsl.with_attr("tir.noalias", _core.IntImm("bool", 1))
+    dsl = dsl.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
+    dsl = dsl.with_attr("global_symbol", _core.StringImm(entry))
+    return _core.IRModule([(_core.GlobalVar(entry), dsl)]), entry, shapes
+
+
 def _np_dtype(name):
     if name == "bfloat16":
         import ml_dtypes

@@ -263,3 +263,36 @@ def test_only_kernels_with_blocks_are_tensor_ir():
     out = np.zeros(1, "int32")
     BuildManager().build(view)(a, out)
     assert out[0] == 3
+
+
+def test_plain_te_function_gets_the_dsl_kernel_c():
+    # A te function with no schedule is written as a DSL kernel, as Compass writes it: global
+    # pointer parameters named as the buffers, restrict (te functions do not alias), serial
+    # loops, narrow integer arithmetic cast back without extra parentheses; and it runs.
+    A = te.placeholder((100,), name="A", dtype="uint8")
+    B = te.placeholder((100,), name="B", dtype="uint8")
+    C = te.compute(A.shape, lambda *i: A(*i) + B(*i), name="C")
+    ex = BuildManager().build(te.create_prim_func([A, B, C]), name="fadd")
+    code = ex.c_code
+    assert code.startswith("#include <compass/dsl.h>\n")
+    head = "__kernel void fadd(__global uchar* restrict A, __global uchar* restrict B, " \
+           "__global uchar* restrict C)"
+    assert head + ";" in code and head + " {" in code
+    assert "for (int i0 = 0; i0 < 100; i0 += 1) {" in code
+    assert "C[i0] = (uchar)(A[i0] + B[i0]);" in code
+    a = np.arange(100, dtype="uint8") * 3
+    b = np.arange(100, dtype="uint8") + 200
+    c = np.zeros(100, "uint8")
+    ex(a, b, c)
+    np.testing.assert_array_equal(c, a + b)  # wraps as uint8
+
+
+def test_te_function_the_dsl_cannot_name_is_built_for_the_host():
+    # "main" is no DSL kernel name (C's main): the function is built for the host as before.
+    A, B, C = _add_te(8, "int32")
+    ex = BuildManager().build(te.create_prim_func([A, B, C]))
+    assert "__kernel" not in ex.c_code
+    a = np.arange(8, dtype="int32")
+    c = np.zeros(8, "int32")
+    ex(a, a, c)
+    np.testing.assert_array_equal(c, a * 4)

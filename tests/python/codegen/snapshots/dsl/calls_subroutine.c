@@ -1,4 +1,4 @@
-#include <tessera/dsl.h>
+#include <compass/dsl.h>
 
 __kernel void calls_subroutine(__global int* a, __global int* b);
 void calls_subroutine_add_one(__global int* a, __global int* b);

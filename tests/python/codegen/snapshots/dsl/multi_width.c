@@ -1,4 +1,4 @@
-#include <tessera/dsl.h>
+#include <compass/dsl.h>
 
 __kernel void multi_width(__global half* a, __global half* b, __global half* o, __global float* q, __global int* c, __global int* s);
 

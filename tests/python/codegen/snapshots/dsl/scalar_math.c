@@ -1,4 +1,4 @@
-#include <tessera/dsl.h>
+#include <compass/dsl.h>
 
 __kernel void scalar_math(__global float* a, __global half* h, __global float* o, __global int* n);
 

@@ -1,4 +1,4 @@
-#include <tessera/dsl.h>
+#include <compass/dsl.h>
 
 __kernel void spmd_add(__global int* a, __global int* b, __global int* c, int n);
 
