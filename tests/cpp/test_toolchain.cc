@@ -388,7 +388,7 @@ class SplitToolchain : public Toolchain {
     extras.objects = {CompileCachedObject(DSLSupportUnit(), flags, Dir())};
     flags.push_back("-DTESSERA_DSL_SPLIT");
     if (precompiled) {
-      std::string pch = PrecompiledHeaderDir(include_dir_, "tessera/dsl.h", flags, Dir());
+      std::string pch = PrecompiledHeaderDir(include_dir_, "compass/dsl.h", flags, Dir());
       if (!pch.empty()) accelerators.push_back("-I" + pch);
     }
     extras.accelerators = accelerators;
