@@ -410,6 +410,9 @@ def cast(value, dtype, span=None):
     if lanes_of(dtype) > 1 and lanes_of(value.dtype) == 1:
         # As TVM's cast: a scalar converted to a vector type is the broadcast of its conversion.
         return _core.Broadcast(cast(value, element_of(dtype), span), lanes_of(dtype), span)
+    if isinstance(value, _core.Broadcast) and lanes_of(dtype) != 1 and lanes_of(dtype) == lanes_of(value.dtype):
+        # As TVM's cast: a broadcast to the same lanes converts its scalar (which may fold).
+        return _core.Broadcast(cast(value.value, element_of(dtype), span), value.lanes, span)
     # As TVM's tir.cast: a scalar constant folds into a constant of the new type.
     if (isinstance(value, (_core.IntImm, _core.FloatImm)) and "x" not in dtype
             and (dtype == "bool" or dtype.startswith(("int", "uint", "float", "bfloat")))):
@@ -614,6 +617,12 @@ def _bool(self):
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
 
 
+def _equal(self, other, span=None):
+    """``x.equal(y)``: the expression ``x == y`` (TVM's ``PrimExpr.equal``); constants fold, and
+    so do two ``T.vscale()`` calls (to True)."""
+    return compare("==", self, other, span)
+
+
 def _astype(self, dtype, span=None):
     """``x.astype("float32")``: ``x`` converted to ``dtype``."""
     return cast(self, dtype, span)
@@ -645,6 +654,7 @@ def _install():
     P.__invert__ = lambda self: bitwise_not(self)
     P.__bool__ = _bool
     P.astype = _astype
+    P.equal = _equal
     _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
     _core.IterVar.__hash__ = lambda self: id(self)
     # As TVM: a string constant equals its Python string (annotation values read back).
