@@ -488,7 +488,7 @@ class BufferSlice:
         ranges = []
         for d, index in enumerate(self.indices):
             if isinstance(index, slice):
-                if index.step not in (None, 1):
+                if index.step is not None and index.step != 1:
                     raise TesseraTypeError("a region cannot have a step")
                 start = 0 if index.start is None else index.start
                 stop = self.buffer.shape[d] if index.stop is None else index.stop
@@ -594,6 +594,10 @@ def _binary(fn, reflected=False):
 
 def _compare_method(op):
     def method(self, other):
+        if other is None and op in ("==", "!="):
+            # As TVM: an expression is never compared with None (write `x is None`).
+            raise TesseraValueError(f"cannot compare the expression {self} {op} None; "
+                                    "use 'is None' / 'is not None' to test for a missing value")
         if not isinstance(other, (PrimExpr, bool, int, float, _core.IterVar, BufferSlice)):
             return NotImplemented
         return compare(op, self, other)

@@ -58,3 +58,20 @@ def test_broadcast_cast_to_other_lanes_is_refused():
         tir.Broadcast(1, 4).astype("float32x8")
     with pytest.raises(TesseraTypeError, match="lane count"):
         tir.Broadcast(1, 4 * tir.vscale()).astype("float32x4")
+
+
+def test_comparing_an_expression_with_none_is_refused():
+    a = tir.IntImm("int8", 1)
+    x = tir.Var("x", "int32")
+    for e in (a, x, x + 1):
+        with pytest.raises(ValueError, match="is None"):
+            e == None  # noqa: E711
+        with pytest.raises(ValueError, match="is None"):
+            e != None  # noqa: E711
+    # A string constant is a value, not an expression: it just differs from None.
+    s = tir.StringImm("abc")
+    assert s != None and not s == None  # noqa: E711
+    # Slices with no step still make regions.
+    buf = tir.decl_buffer((8, 8), "float32")
+    region = ts.tir.expr_ops.to_region(buf[0:4, 2:6])
+    assert [int(r.extent) for r in region.region] == [4, 4]
