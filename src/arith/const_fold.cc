@@ -271,8 +271,20 @@ Expr TryConstFoldNot(const Expr& a) {
   return nullptr;
 }
 
+namespace {
+bool IsVscaleCall(const Expr& e) {
+  auto* call = AsPtr<CallNode>(e);
+  return call != nullptr && call->args.empty() && call->is_op("tir.vscale");
+}
+}  // namespace
+
 Expr FoldBinary(NodeKind kind, const Expr& a, const Expr& b, const Span& span) {
   if (Expr r = TryConstFold(kind, a, b, span)) return r;
+  // vscale is one value for the whole program: `T.vscale() == T.vscale()` is true (as TVM's
+  // `equal` folds it), so lane counts such as `vscale * 4` can be matched by their factor.
+  if (kind == NodeKind::kEQ && IsVscaleCall(a) && IsVscaleCall(b)) {
+    return IntImmNode::Make(DataType::Bool(), 1, span);
+  }
   switch (kind) {
 #define TESSERA_MAKE_BINARY(name) \
   case NodeKind::k##name:         \

@@ -866,22 +866,25 @@ void BindIR(nb::module_& m) {
       .def("get_attr", &OpNode::GetStrAttr, "key"_a, "default"_a = "");
 
   m.def("structural_equal",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-          return CallWithLargeStack([&] { return StructuralEqual(a, b, map_free_vars); });
+        [](ObjectRef a, ObjectRef b, bool map_free_vars, bool bind_free_buffers) {
+          return CallWithLargeStack(
+              [&] { return StructuralEqual(a, b, map_free_vars, bind_free_buffers); });
         },
-        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false, "bind_free_buffers"_a = false);
   m.def("structural_equal_failure",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) {
-          return CallWithLargeStack([&] { return StructuralEqualFailure(a, b, map_free_vars); });
+        [](ObjectRef a, ObjectRef b, bool map_free_vars, bool bind_free_buffers) {
+          return CallWithLargeStack(
+              [&] { return StructuralEqualFailure(a, b, map_free_vars, bind_free_buffers); });
         },
-        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false, "bind_free_buffers"_a = false);
   // (reason, steps) of the first mismatch, or None: TVM's AccessPath steps as ("attr", name),
   // ("array_item", index), ("map_item", key) or ("map_item", key of a, key of b); an item one
   // side lacks as ("array_item_missing", index, side) / ("map_item_missing", key, side), side 1
   // when the first object lacks it, 2 when the second does.
   m.def("structural_equal_mismatch",
-        [](ObjectRef a, ObjectRef b, bool map_free_vars) -> nb::object {
-          auto mismatch = CallWithLargeStack([&] { return FindStructuralMismatch(a, b, map_free_vars); });
+        [](ObjectRef a, ObjectRef b, bool map_free_vars, bool bind_free_buffers) -> nb::object {
+          auto mismatch = CallWithLargeStack(
+              [&] { return FindStructuralMismatch(a, b, map_free_vars, bind_free_buffers); });
           if (!mismatch) return nb::none();
           nb::list steps;
           for (const MismatchStep& step : mismatch->steps) {
@@ -911,7 +914,7 @@ void BindIR(nb::module_& m) {
           }
           return nb::make_tuple(mismatch->reason, steps);
         },
-        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false);
+        "a"_a.none(), "b"_a.none(), "map_free_vars"_a = false, "bind_free_buffers"_a = false);
   m.def("structural_hash",
         [](ObjectRef a, bool m) { return CallWithLargeStack([&] { return StructuralHash(a, m); }); },
         "node"_a,

@@ -98,8 +98,8 @@ std::string DescribePair(const Object* a, const Object* b) {
 
 class EqualChecker {
  public:
-  EqualChecker(bool map_free_vars, bool explain)
-      : map_free_vars_(map_free_vars), explain_(explain) {}
+  EqualChecker(bool map_free_vars, bool explain, bool bind_free_buffers = false)
+      : map_free_vars_(map_free_vars), explain_(explain), bind_free_buffers_(bind_free_buffers) {}
 
   bool Run(const ObjectRef& a, const ObjectRef& b) { return Node(a, b); }
   const std::string& failure() const { return failure_; }
@@ -447,8 +447,14 @@ class EqualChecker {
         return "Buffer " + a->name + " vs Buffer " + b->name + ", which is paired with another";
       });
     }
-    // Buffers used without a declaration (e.g. over an Allocate) pair at first use.
-    if (!BufferFields(a, b, /*define=*/false)) return false;
+    // Buffers used without a declaration (e.g. over an Allocate) pair at first use. With
+    // bind_free_buffers (TVM's rule: a buffer's data and shape are definitions) the free
+    // variables of their fields pair there too, for the rest of the comparison.
+    bool map_free_vars = map_free_vars_;
+    if (bind_free_buffers_) map_free_vars_ = true;
+    bool same = BufferFields(a, b, /*define=*/false);
+    map_free_vars_ = map_free_vars;
+    if (!same) return false;
     buf_map_[a] = b;
     buf_rmap_[b] = a;
     return true;
@@ -764,6 +770,7 @@ class EqualChecker {
   }
 
   bool map_free_vars_;
+  bool bind_free_buffers_ = false;
   // Inside a defining buffer field (shape, strides, elem_offset): unknown variables bind.
   bool defining_ = false;
   bool explain_;
@@ -777,19 +784,22 @@ class EqualChecker {
 
 }  // namespace
 
-bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {
-  return EqualChecker(map_free_vars, /*explain=*/false).Run(a, b);
+bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars,
+                     bool bind_free_buffers) {
+  return EqualChecker(map_free_vars, /*explain=*/false, bind_free_buffers).Run(a, b);
 }
 
-std::string StructuralEqualFailure(const ObjectRef& a, const ObjectRef& b, bool map_free_vars) {
-  EqualChecker checker(map_free_vars, /*explain=*/true);
+std::string StructuralEqualFailure(const ObjectRef& a, const ObjectRef& b, bool map_free_vars,
+                                   bool bind_free_buffers) {
+  EqualChecker checker(map_free_vars, /*explain=*/true, bind_free_buffers);
   if (checker.Run(a, b)) return "";
   return checker.failure();
 }
 
 std::optional<StructuralMismatch> FindStructuralMismatch(const ObjectRef& a, const ObjectRef& b,
-                                                         bool map_free_vars) {
-  EqualChecker checker(map_free_vars, /*explain=*/true);
+                                                         bool map_free_vars,
+                                                         bool bind_free_buffers) {
+  EqualChecker checker(map_free_vars, /*explain=*/true, bind_free_buffers);
   if (checker.Run(a, b)) return std::nullopt;
   return checker.mismatch();
 }

@@ -7,6 +7,7 @@
 #include "tessera/arith/const_fold.h"
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/expr.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -64,6 +65,15 @@ TEST(ConstFold, IdentitiesAndNoFoldWhereTvmDoesNot) {
   EXPECT_EQ(FoldBinary(NodeKind::kAnd, I(1, DataType::Bool()), p), p);
   ExpectInt(FoldBinary(NodeKind::kOr, p, I(1, DataType::Bool())), 1, DataType::Bool());
   ExpectInt(arith::FoldNot(I(0, DataType::Bool())), 1, DataType::Bool());
+}
+
+TEST(ConstFold, TwoVscaleCallsAreEqual) {
+  auto vscale = [] { return CallNode::Make(kI32, OpNode::Get("tir.vscale"), {}); };
+  // Two separate calls: one runtime value, so == folds to true (TVM's `equal`).
+  ExpectInt(arith::FoldBinary(NodeKind::kEQ, vscale(), vscale()), 1, DataType::Bool());
+  // Only ==, and only of two vscale calls: != and vscale == 4 stay nodes.
+  EXPECT_NE(AsPtr<NENode>(arith::FoldBinary(NodeKind::kNE, vscale(), vscale())), nullptr);
+  EXPECT_NE(AsPtr<EQNode>(arith::FoldBinary(NodeKind::kEQ, vscale(), I(4))), nullptr);
 }
 
 TEST(ConstFold, AConstantZeroDivisorIsAValueError) {

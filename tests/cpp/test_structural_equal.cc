@@ -443,6 +443,26 @@ TEST(StructuralEqual, FreeBuffersCompareByFields) {
   ExpectEqual(l1, BufferLoadNode::Make(a1, {Int32(0)}));
 }
 
+TEST(StructuralEqual, BindFreeBuffersPairsThemAtFirstUse) {
+  Buffer a = BufferNode::Decl("A", kF32, {Int32(4)});
+  Buffer b = BufferNode::Decl("B", kF32, {Int32(4)});
+  Buffer c = BufferNode::Decl("C", kF32, {Int32(4)});
+  auto load = [](const Buffer& buf, int64_t i) { return BufferLoadNode::Make(buf, {Int32(i)}); };
+  // Off (the passes' comparison): different data pointers differ.
+  EXPECT_FALSE(StructuralEqual(load(a, 0), load(b, 0)));
+  EXPECT_TRUE(StructuralEqual(load(a, 0), load(b, 0), false, /*bind_free_buffers=*/true));
+  // One to one: A pairs with B, then A against C (or C against B) fails.
+  Expr ab = AddNode::Make(load(a, 0), load(a, 1));
+  EXPECT_TRUE(StructuralEqual(ab, AddNode::Make(load(b, 0), load(b, 1)), false, true));
+  EXPECT_FALSE(StructuralEqual(ab, AddNode::Make(load(b, 0), load(c, 1)), false, true));
+  EXPECT_FALSE(StructuralEqual(AddNode::Make(load(a, 0), load(c, 1)),
+                               AddNode::Make(load(b, 0), load(b, 1)), false, true));
+  // Fields still compare: another shape differs.
+  Buffer d = BufferNode::Decl("D", kF32, {Int32(8)});
+  EXPECT_NE(StructuralEqualFailure(load(a, 0), load(d, 0), false, true).find("shape"),
+            std::string::npos);
+}
+
 TEST(StructuralEqual, DeclBufferDefinesTheBuffer) {
   auto program = [](int64_t offset, int alignment) {
     Var ptr = VarNode::MakePointer("p", kF32, "global");

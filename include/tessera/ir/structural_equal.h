@@ -24,14 +24,21 @@ namespace tessera {
  * Ops by identity, floats exactly (NaN equals NaN) and IRModules by function name regardless of
  * order. Any ObjectRef converts: Expr, Stmt, PrimFunc, IRModule, ...
  */
-bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars = false);
+/*!
+ * `bind_free_buffers` (TVM's rule, used by the Python structural_equal / assert_structural_equal):
+ * a buffer used without a definition pairs at first use with its counterpart even when their
+ * data pointers (or symbolic shapes) are different free variables; those variables pair from
+ * then on. The passes leave it off: for them two free buffers over different data differ.
+ */
+bool StructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars = false,
+                     bool bind_free_buffers = false);
 
 /*!
  * \brief Why `a` and `b` are not structurally equal: the path of the first mismatch and the two
  *  values, e.g. "root.body.seq[1].value.b: IntImm 1 vs IntImm 2". Empty when they are equal.
  */
 std::string StructuralEqualFailure(const ObjectRef& a, const ObjectRef& b,
-                                   bool map_free_vars = false);
+                                   bool map_free_vars = false, bool bind_free_buffers = false);
 
 /*! \brief Throws tessera::Error (ErrorKind::kValue) with the first mismatch unless equal. */
 void AssertStructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free_vars = false);

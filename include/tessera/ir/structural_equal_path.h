@@ -37,6 +37,7 @@ struct StructuralMismatch {
 
 /*! \brief The first mismatch of StructuralEqual(a, b, map_free_vars); none when equal. */
 std::optional<StructuralMismatch> FindStructuralMismatch(const ObjectRef& a, const ObjectRef& b,
-                                                         bool map_free_vars = false);
+                                                         bool map_free_vars = false,
+                                                         bool bind_free_buffers = false);
 
 }  // namespace tessera

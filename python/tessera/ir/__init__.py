@@ -63,13 +63,15 @@ def _is_tensor(value):
 
 def structural_equal(a, b, map_free_vars=False):
     """Whether two IR objects are the same program up to the names of bound variables. Two
-    runtime tensors (NDArrays) are equal when their dtype, shape and contents are, as in TVM."""
+    runtime tensors (NDArrays) are equal when their dtype, shape and contents are, as in TVM.
+    As in TVM, a buffer used without a definition (a free buffer of a statement or expression)
+    pairs with its counterpart at first use, data pointer and symbolic shape included."""
     if _is_tensor(a) or _is_tensor(b):
         if not (_is_tensor(a) and _is_tensor(b)):
             return False
         return (a.dtype == b.dtype and a.shape == b.shape
                 and a.numpy().tobytes() == b.numpy().tobytes())
-    return _core.structural_equal(_as_node(a), _as_node(b), map_free_vars)
+    return _core.structural_equal(_as_node(a), _as_node(b), map_free_vars, bind_free_buffers=True)
 
 
 def structural_hash(node, map_free_vars=False):
@@ -85,13 +87,13 @@ def assert_structural_equal(a, b, map_free_vars=False):
     >>> assert_structural_equal(mod_after_pass, expected_mod)
     """
     a, b = _as_node(a), _as_node(b)
-    mismatch = _core.structural_equal_mismatch(a, b, map_free_vars)
+    mismatch = _core.structural_equal_mismatch(a, b, map_free_vars, bind_free_buffers=True)
     if mismatch is None:
         return
     reason, steps = mismatch
     message = _mismatch_message(a, b, steps)
     if message is None:
-        why = _core.structural_equal_failure(a, b, map_free_vars)
+        why = _core.structural_equal_failure(a, b, map_free_vars, bind_free_buffers=True)
         message = "StructuralEqual check failed: " + why + "\n--- lhs ---\n" + str(a) + "\n--- rhs ---\n" + str(b)
     raise TesseraValueError(message)
 

@@ -1,4 +1,5 @@
-"""PrimFunc methods that take Python values: ``func.specialize({param: value})``."""
+"""PrimFunc methods that take Python values: ``func.specialize({param: value})``,
+``func.with_attr("target", Target("llvm"))``."""
 
 from .. import _core
 
@@ -29,3 +30,22 @@ def specialize(self, param_map):
 
 
 _core.PrimFunc.specialize = specialize
+
+
+_core_with_attr = _core.PrimFunc.with_attr
+
+
+def with_attr(self, key, value=None):
+    """This function with attribute ``key`` set to ``value``, or with each attribute of a dict
+    set (TVM's ``PrimFunc.with_attr``). A value is a Python number, string, bool, list, dict, a
+    ``Target`` (kept as the dict of its settings, as ``T.target`` keeps it) or an IR object."""
+    from ..script.tir.frames import to_attr
+
+    if isinstance(key, dict):
+        if value is not None:
+            raise TypeError("with_attr({...}) takes the attributes as one dict and no value")
+        return _core_with_attr(self, {k: to_attr(v) for k, v in key.items()})
+    return _core_with_attr(self, key, to_attr(value))
+
+
+_core.PrimFunc.with_attr = with_attr

@@ -410,6 +410,9 @@ def cast(value, dtype, span=None):
     if lanes_of(dtype) > 1 and lanes_of(value.dtype) == 1:
         # As TVM's cast: a scalar converted to a vector type is the broadcast of its conversion.
         return _core.Broadcast(cast(value, element_of(dtype), span), lanes_of(dtype), span)
+    if isinstance(value, _core.Broadcast) and lanes_of(dtype) != 1 and lanes_of(dtype) == lanes_of(value.dtype):
+        # As TVM's cast: a broadcast to the same lanes converts its scalar (which may fold).
+        return _core.Broadcast(cast(value.value, element_of(dtype), span), value.lanes, span)
     # As TVM's tir.cast: a scalar constant folds into a constant of the new type.
     if (isinstance(value, (_core.IntImm, _core.FloatImm)) and "x" not in dtype
             and (dtype == "bool" or dtype.startswith(("int", "uint", "float", "bfloat")))):
@@ -485,7 +488,7 @@ class BufferSlice:
         ranges = []
         for d, index in enumerate(self.indices):
             if isinstance(index, slice):
-                if index.step not in (None, 1):
+                if index.step is not None and index.step != 1:
                     raise TesseraTypeError("a region cannot have a step")
                 start = 0 if index.start is None else index.start
                 stop = self.buffer.shape[d] if index.stop is None else index.stop
@@ -591,6 +594,10 @@ def _binary(fn, reflected=False):
 
 def _compare_method(op):
     def method(self, other):
+        if other is None and op in ("==", "!="):
+            # As TVM: an expression is never compared with None (write `x is None`).
+            raise TesseraValueError(f"cannot compare the expression {self} {op} None; "
+                                    "use 'is None' / 'is not None' to test for a missing value")
         if not isinstance(other, (PrimExpr, bool, int, float, _core.IterVar, BufferSlice)):
             return NotImplemented
         return compare(op, self, other)
@@ -612,6 +619,12 @@ def _bool(self):
     raise ExpressionUseError(
         f"the expression {self} has no Python truth value: use it as a condition inside the "
         "script (if/T.Select/T.if_then_else) or combine conditions with 'and'/'or' there")
+
+
+def _equal(self, other, span=None):
+    """``x.equal(y)``: the expression ``x == y`` (TVM's ``PrimExpr.equal``); constants fold, and
+    so do two ``T.vscale()`` calls (to True)."""
+    return compare("==", self, other, span)
 
 
 def _astype(self, dtype, span=None):
@@ -645,6 +658,7 @@ def _install():
     P.__invert__ = lambda self: bitwise_not(self)
     P.__bool__ = _bool
     P.astype = _astype
+    P.equal = _equal
     _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
     _core.IterVar.__hash__ = lambda self: id(self)
     # As TVM: a string constant equals its Python string (annotation values read back).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "../utils.h"
@@ -103,7 +104,11 @@ namespace {
 
 // ---------------------------------------------------------------------------------------------
 // A copy of the implementation with its own variables and buffers (each use of an intrinsic
-// defines its match buffers anew).
+// defines its match buffers anew). With an index type (int64, for a workload indexed in int64),
+// the copy's indices widen to it, as TVM's tensorize normalizes the implementation: integer
+// variables of 32 bits become int64, so do the constants of buffer shapes, indices, regions,
+// loop ranges and block bindings; an operation over an int64 and an int32 operand widens the
+// int32 one; an integer cast to 32 bits is dropped.
 // ---------------------------------------------------------------------------------------------
 
 class Renewer : public BufferRemapMutator<> {
@@ -111,16 +116,19 @@ class Renewer : public BufferRemapMutator<> {
   using BufferRemapMutator<>::VisitExpr_;
   using BufferRemapMutator<>::VisitStmt_;
 
+  explicit Renewer(std::optional<DataType> index_type = std::nullopt) : index_type_(index_type) {}
+
   Var Renew(const Var& v) {
     auto it = vars_.find(v.get());
     if (it != vars_.end()) return As<VarNode>(it->second);
+    DataType t = !v->pointer && Widens(v->dtype) ? *index_type_ : v->dtype;
     Var n;
     if (v->kind == NodeKind::kSizeVar) {
-      n = SizeVarNode::Make(v->name, v->dtype, v->span);
+      n = SizeVarNode::Make(v->name, t, v->span);
     } else if (v->pointer) {
       n = VarNode::MakePointer(v->name, v->pointer->element, v->pointer->scope, v->span);
     } else {
-      n = VarNode::Make(v->name, v->dtype, v->span);
+      n = VarNode::Make(v->name, t, v->span);
     }
     vars_[v.get()] = n;
     return n;
@@ -130,9 +138,9 @@ class Renewer : public BufferRemapMutator<> {
     auto it = buffers_.find(b.get());
     if (it != buffers_.end()) return it->second;
     std::vector<Expr> shape, strides;
-    for (const Expr& e : b->shape) shape.push_back(VisitExpr(e));
-    for (const Expr& e : b->strides) strides.push_back(VisitExpr(e));
-    Expr offset = b->elem_offset ? VisitExpr(b->elem_offset) : nullptr;
+    for (const Expr& e : b->shape) shape.push_back(Index(e));
+    for (const Expr& e : b->strides) strides.push_back(Index(e));
+    Expr offset = b->elem_offset ? Index(b->elem_offset) : nullptr;
     Buffer n = BufferNode::Make(Renew(b->data), b->dtype, shape, strides, offset, b->name,
                                 b->data_alignment, b->offset_factor, b->span);
     buffers_[b.get()] = n;
@@ -142,8 +150,29 @@ class Renewer : public BufferRemapMutator<> {
   BufferRegion RenewRegion(const BufferRegion& r) {
     std::vector<Range> region;
     for (const Range& rg : r->region)
-      region.push_back(RangeNode::Make(VisitExpr(rg->min), VisitExpr(rg->extent), rg->span));
+      region.push_back(RangeNode::Make(Index(rg->min), Index(rg->extent), rg->span));
     return BufferRegionNode::Make(RenewBuffer(r->buffer), region, r->span);
+  }
+
+  Expr VisitExpr(const Expr& e) override {
+    if (!index_type_ || !e) return BufferRemapMutator<>::VisitExpr(e);
+    if (BinaryNode::CoversKind(e->kind)) {
+      auto* bin = static_cast<const BinaryNode*>(e.get());
+      Expr a = VisitExpr(bin->a), b = VisitExpr(bin->b);
+      if (a->dtype != b->dtype && a->dtype.is_int() && b->dtype.is_int() &&
+          a->dtype.lanes() == b->dtype.lanes()) {
+        DataType wide = a->dtype.bits() > b->dtype.bits() ? a->dtype : b->dtype;
+        a = CastTo(wide, a);
+        b = CastTo(wide, b);
+      }
+      if (a == bin->a && b == bin->b) return e;
+      return MakeBinary(e->kind, a, b, e->span);
+    }
+    if (auto* cast = AsPtr<CastNode>(e); cast && Widens(cast->dtype)) {
+      Expr value = VisitExpr(cast->value);
+      return value->dtype == *index_type_ ? value : CastTo(*index_type_, value);
+    }
+    return BufferRemapMutator<>::VisitExpr(e);
   }
 
   Expr VisitExpr_(const VarNode* op) override { return Renew(GetRef(op)); }
@@ -154,7 +183,30 @@ class Renewer : public BufferRemapMutator<> {
   }
   Stmt VisitStmt_(const LetStmtNode* op) override {
     Var v = Renew(op->var);
-    return LetStmtNode::Make(v, VisitExpr(op->value), VisitStmt(op->body), op->span);
+    Expr value = VisitExpr(op->value);
+    if (value->dtype != v->dtype && Widens(value->dtype)) value = CastTo(v->dtype, value);
+    return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = BufferRemapMutator<>::VisitExpr_(op);
+    if (!index_type_) return e;
+    auto* load = AsPtr<BufferLoadNode>(e);
+    return BufferLoadNode::Make(load->buffer, Indices(load->indices), load->predicate, load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = BufferRemapMutator<>::VisitStmt_(op);
+    if (!index_type_) return s;
+    auto* store = AsPtr<BufferStoreNode>(s);
+    return BufferStoreNode::Make(store->buffer, store->value, Indices(store->indices),
+                                 store->predicate, store->span);
+  }
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    if (!index_type_) return BufferRemapMutator<>::VisitStmt_(op);
+    std::vector<Expr> values;
+    for (const Expr& v : op->iter_values) values.push_back(Index(v));
+    Stmt block = VisitStmt(op->block);
+    return BlockRealizeNode::Make(values, VisitExpr(op->predicate), As<BlockNode>(block),
+                                  op->span);
   }
   Stmt VisitStmt_(const ForNode* op) override {
     Var v = Renew(op->loop_var);
@@ -163,13 +215,13 @@ class Renewer : public BufferRemapMutator<> {
       binding = IterVarNode::Make(binding->dom, Renew(binding->var), binding->iter_type,
                                   binding->thread_tag, binding->span);
     }
-    return ForNode::Make(v, VisitExpr(op->min), VisitExpr(op->extent), op->for_kind,
+    return ForNode::Make(v, Index(op->min), Index(op->extent), op->for_kind,
                          VisitStmt(op->body), binding, op->annotations, op->span);
   }
   Stmt VisitStmt_(const BlockNode* op) override {
     std::vector<IterVar> iters;
     for (const IterVar& iv : op->iter_vars) {
-      Range dom = iv->dom ? RangeNode::Make(VisitExpr(iv->dom->min), VisitExpr(iv->dom->extent))
+      Range dom = iv->dom ? RangeNode::Make(Index(iv->dom->min), Index(iv->dom->extent))
                           : nullptr;
       iters.push_back(IterVarNode::Make(dom, Renew(iv->var), iv->iter_type, iv->thread_tag,
                                         iv->span));
@@ -202,6 +254,34 @@ class Renewer : public BufferRemapMutator<> {
   Buffer RemapBuffer(const Buffer& b) override { return RenewBuffer(b); }
 
  private:
+  // A scalar integer type of 32 bits or more that is not the index type (which it widens to).
+  bool Widens(DataType t) const {
+    return index_type_ && t.is_int() && t.lanes() == 1 && t.bits() >= 32 && t != *index_type_;
+  }
+  // An expression in an index position: visited, then widened to the index type.
+  Expr Index(const Expr& e) {
+    Expr v = VisitExpr(e);
+    return v && Widens(v->dtype) ? CastTo(*index_type_, v) : v;
+  }
+  std::vector<Expr> Indices(const std::vector<Expr>& indices) {
+    std::vector<Expr> out;
+    for (const Expr& e : indices) out.push_back(Widens(e->dtype) ? CastTo(*index_type_, e) : e);
+    return out;
+  }
+  static Expr MakeBinary(NodeKind kind, const Expr& a, const Expr& b, const Span& span) {
+    switch (kind) {
+#define TESSERA_RENEW_BINARY(name) \
+  case NodeKind::k##name:          \
+    return name##Node::Make(a, b, span);
+      TESSERA_BINARY_NODES(TESSERA_RENEW_BINARY)
+#undef TESSERA_RENEW_BINARY
+      default:
+        TESSERA_ICHECK(false) << "not a binary node";
+        return nullptr;
+    }
+  }
+
+  std::optional<DataType> index_type_;
   std::unordered_map<const VarNode*, Expr> vars_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
 };
@@ -635,7 +715,17 @@ void Tensorize(ScheduleState& state, const StmtSRef& sref, const TensorIntrin& i
   }
   // Step 2: match the description.
   const PrimFunc& desc = intrin->desc;
-  PrimFunc impl = Renewer().Run(intrin->impl);
+  // As TVM: the implementation takes the widest index type of the block's regions (int64 when
+  // the workload is indexed in int64; an int32 workload keeps the implementation as written).
+  int index_bits = 0;
+  for (const auto* regions : {&realize->block->reads, &realize->block->writes}) {
+    for (const BufferRegion& r : *regions) {
+      for (const Range& rg : r->region) index_bits = std::max(index_bits, rg->min->dtype.bits());
+    }
+  }
+  std::optional<DataType> index_type;
+  if (index_bits == 64) index_type = DataType::Int(64);
+  PrimFunc impl = Renewer(index_type).Run(intrin->impl);
   TensorizeMatcher matcher;
   matcher.Match(realize, desc->body);
   // Step 3: the match buffers binding the implementation's parameters to the workload.

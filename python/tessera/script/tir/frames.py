@@ -35,6 +35,10 @@ def to_attr(value):
         return _core.StringImm(value.name)
     if hasattr(value, "as_expr"):
         return value.as_expr()
+    from ...target import Target
+
+    if isinstance(value, Target):  # as T.target(...): the dict of its settings
+        return to_attr(value.export())
     raise TesseraTypeError(f"cannot use {value!r} as an attribute value")
 
 
