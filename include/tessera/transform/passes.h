@@ -71,6 +71,9 @@ Pass SkipAssert();
 Pass RemoveAssume();
 /*! \brief Drop stores of values that depend on T.undef() (then tir.RemoveNoOp). */
 Pass RemoveStoreUndef();
+/*! \brief Narrow every int64 index, loop variable, shape and parameter to int32 (a buffer of
+ *  int64 elements is an error). */
+Pass ForceNarrowIndexToInt32();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
