@@ -74,6 +74,9 @@ Pass RemoveStoreUndef();
 /*! \brief Narrow every int64 index, loop variable, shape and parameter to int32 (a buffer of
  *  int64 elements is an error). */
 Pass ForceNarrowIndexToInt32();
+/*! \brief Replace each call statement of a private function by the function's body (not:
+ *  recursive functions, buffer parameters, block bodies, calls across targets). */
+Pass InlinePrivateFunctions();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
