@@ -77,6 +77,9 @@ Pass ForceNarrowIndexToInt32();
 /*! \brief Replace each call statement of a private function by the function's body (not:
  *  recursive functions, buffer parameters, block bodies, calls across targets). */
 Pass InlinePrivateFunctions();
+/*! \brief Give every variable of a module one definition (functions that define a variable
+ *  again get new definitions; a thread variable is defined once per function). */
+Pass ConvertSSA();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

@@ -54,7 +54,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
-          "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
+          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
