@@ -80,6 +80,9 @@ Pass InlinePrivateFunctions();
 /*! \brief Give every variable of a module one definition (functions that define a variable
  *  again get new definitions; a thread variable is defined once per function). */
 Pass ConvertSSA();
+/*! \brief Wrap the device regions of a function whose target has a host in a "target"
+ *  attribute of the device target. */
+Pass AnnotateDeviceRegions();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
