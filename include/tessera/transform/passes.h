@@ -83,6 +83,9 @@ Pass ConvertSSA();
 /*! \brief Wrap the device regions of a function whose target has a host in a "target"
  *  attribute of the device target. */
 Pass AnnotateDeviceRegions();
+/*! \brief Host functions: make each distinct tvm_thread_context(ctx) once per function, thread
+ *  launch or parallel loop, in a variable bound before it. */
+Pass CombineContextCall();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
