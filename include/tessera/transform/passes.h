@@ -86,6 +86,10 @@ Pass AnnotateDeviceRegions();
 /*! \brief Host functions: make each distinct tvm_thread_context(ctx) once per function, thread
  *  launch or parallel loop, in a variable bound before it. */
 Pass CombineContextCall();
+/*! \brief Parallel loops become serial. */
+Pass ConvertForLoopsToSerial();
+/*! \brief Wrap a function's body in a "device_scope" attribute. */
+Pass DecorateDeviceScope();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

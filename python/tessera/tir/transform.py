@@ -55,7 +55,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
-          "AnnotateDeviceRegions", "CombineContextCall",
+          "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
+          "DecorateDeviceScope",
           "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
