@@ -90,6 +90,8 @@ Pass CombineContextCall();
 Pass ConvertForLoopsToSerial();
 /*! \brief Wrap a function's body in a "device_scope" attribute. */
 Pass DecorateDeviceScope();
+/*! \brief A Select whose values read memory or have effects becomes T.if_then_else. */
+Pass RewriteUnsafeSelect();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

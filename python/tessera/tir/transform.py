@@ -56,7 +56,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
-          "DecorateDeviceScope",
+          "DecorateDeviceScope", "RewriteUnsafeSelect",
           "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
