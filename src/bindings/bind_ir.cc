@@ -395,6 +395,12 @@ void BindIR(nb::module_& m) {
                [](const std::string& t, ObjectRef op, std::vector<Expr> args,
                   std::optional<Span> s) { return CallNode::Make(DT(t), op, args, OrEmpty(s)); }),
            "dtype"_a, "op"_a, "args"_a, "span"_a = nb::none())
+      // As TVM's tir.Call: the op may be given by its registered name ("tir.exp").
+      .def(nb::new_([](const std::string& t, const std::string& op, std::vector<Expr> args,
+                       std::optional<Span> s) {
+             return CallNode::Make(DT(t), OpNode::Get(op), args, OrEmpty(s));
+           }),
+           "dtype"_a, "op"_a, "args"_a, "span"_a = nb::none())
       .def_ro("op", &CallNode::op)
       .def_ro("args", &CallNode::args)
       .def_prop_ro("op_name", &CallNode::op_name);

@@ -48,6 +48,9 @@ constexpr CallEffect kRead = CallEffect::kReadState;
   Builtin("tvm_struct_get", 3, kRead, "tvm_struct_get(arr, index, field): a runtime struct field.")
       .set_attr("script.dtype", "last");
   Builtin("tvm_thread_invariant", 1, kPure, "A condition every thread of a block agrees on.");
+  Builtin("tvm_thread_context", 1, kOpaque,
+          "tvm_thread_context(ctx): a device context, made once per thread (see "
+          "tir.CombineContextCall).");
   Builtin("tvm_check_return", 3, kOpaque, "Check a packed call's return code.");
   Builtin("TVMBackendAllocWorkspace", 5, kOpaque, "Allocate runtime workspace memory.");
   Builtin("TVMBackendFreeWorkspace", 3, kOpaque, "Free runtime workspace memory.");

@@ -21,7 +21,8 @@ class BoundsChecker : public StmtExprVisitor {
   using StmtExprVisitor::VisitStmt_;
   std::vector<WellFormedError> errors;
 
-  explicit BoundsChecker(Span span) : span_(std::move(span)) {}
+  BoundsChecker(Span span, bool check_indices)
+      : span_(std::move(span)), check_indices_(check_indices) {}
 
   void VisitStmt(const Stmt& s) override {
     Span saved = span_;
@@ -94,7 +95,7 @@ class BoundsChecker : public StmtExprVisitor {
 
  private:
   void Check(const Buffer& buffer, const std::vector<Expr>& indices) {
-    if (indices.size() != buffer->shape.size()) return;
+    if (!check_indices_ || indices.size() != buffer->shape.size()) return;
     for (size_t d = 0; d < indices.size(); ++d) {
       auto extent = AsConstInt(buffer->shape[d]);
       if (!extent) continue;
@@ -187,6 +188,7 @@ class BoundsChecker : public StmtExprVisitor {
   }
 
   Span span_;
+  bool check_indices_;
   int guarded_ = 0;
   std::unordered_map<const VarNode*, std::pair<int64_t, int64_t>> ranges_;
 };
@@ -200,7 +202,13 @@ PrimFunc VerifyBufferBoundsFunc(PrimFunc f, IRModule, const PassContext&) {
 }  // namespace
 
 std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func) {
-  BoundsChecker checker(func->span);
+  BoundsChecker checker(func->span, true);
+  checker.VisitStmt(func->body);
+  return std::move(checker.errors);
+}
+
+std::vector<WellFormedError> VerifyConstantDivisors(const PrimFunc& func) {
+  BoundsChecker checker(func->span, false);
   checker.VisitStmt(func->body);
   return std::move(checker.errors);
 }

@@ -74,5 +74,21 @@ TEST(VerifyWellFormed, FreeVariablesAreSymbolic) {
   EXPECT_TRUE(transform::VerifyWellFormed(Func(BufferStoreNode::Make(a, n, {C(0)}), a)).empty());
 }
 
+// As TVM's parser, well-formedness does not check bounds (the build does); a constant divisor
+// of zero is still refused.
+TEST(VerifyWellFormed, BoundsAreTheBuildsCheckButZeroDivisorsAreNot) {
+  Buffer a = BufferNode::Decl("A", kI32, {C(8)});
+  PrimFunc oob = Func(BufferStoreNode::Make(a, C(1), {C(100)}), a);
+  EXPECT_TRUE(transform::VerifyWellFormed(oob).empty());
+  auto bounds = transform::VerifyConstantBufferBounds(oob);
+  ASSERT_EQ(bounds.size(), 1u);
+  EXPECT_NE(bounds[0].message.find("Index 100 is out of bounds"), std::string::npos);
+  Var n = VarNode::Make("n", kI32);
+  PrimFunc div = Func(BufferStoreNode::Make(a, FloorDivNode::Make(n, C(0)), {C(0)}), a);
+  auto errors = transform::VerifyWellFormed(div);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("by zero"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera

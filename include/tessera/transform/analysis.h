@@ -31,15 +31,18 @@ struct WellFormedError {
  *  a variable used outside the scope of its definition (block iterators outside their block
  *  included), and, inside a block with iterators, a loop variable of an enclosing loop used
  *  instead of the block's iterators. Variables with no definition are free (symbolic) and allowed.
- *  Also VerifyConstantBufferBounds, except for a function in TVM's lowered form (T.allocate
- *  storage, no blocks), whose buffers may be flattened views indexed past their declared shape
- *  (TVM parses such IR; the build checks its bounds).
+ *  Also VerifyConstantDivisors. Buffer bounds are not checked here (TVM's parser accepts a
+ *  constant index past a buffer's shape); the build checks them (tir.VerifyBufferBounds).
  */
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */
 std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func);
+
+/*! \brief Integer divisions and modulos by a constant zero, at their spans (VerifyBufferBounds
+ *  reports them too). */
+std::vector<WellFormedError> VerifyConstantDivisors(const PrimFunc& func);
 
 /*! \brief Throws a located build error at the first scalable vector in `func` (a value of type
  *  such as float32xvscalex4, a Ramp/Broadcast of T.vscale() * k lanes, a T.vscale() call):

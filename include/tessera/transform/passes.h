@@ -71,6 +71,27 @@ Pass SkipAssert();
 Pass RemoveAssume();
 /*! \brief Drop stores of values that depend on T.undef() (then tir.RemoveNoOp). */
 Pass RemoveStoreUndef();
+/*! \brief Narrow every int64 index, loop variable, shape and parameter to int32 (a buffer of
+ *  int64 elements is an error). */
+Pass ForceNarrowIndexToInt32();
+/*! \brief Replace each call statement of a private function by the function's body (not:
+ *  recursive functions, buffer parameters, block bodies, calls across targets). */
+Pass InlinePrivateFunctions();
+/*! \brief Give every variable of a module one definition (functions that define a variable
+ *  again get new definitions; a thread variable is defined once per function). */
+Pass ConvertSSA();
+/*! \brief Wrap the device regions of a function whose target has a host in a "target"
+ *  attribute of the device target. */
+Pass AnnotateDeviceRegions();
+/*! \brief Host functions: make each distinct tvm_thread_context(ctx) once per function, thread
+ *  launch or parallel loop, in a variable bound before it. */
+Pass CombineContextCall();
+/*! \brief Parallel loops become serial. */
+Pass ConvertForLoopsToSerial();
+/*! \brief Wrap a function's body in a "device_scope" attribute. */
+Pass DecorateDeviceScope();
+/*! \brief A Select whose values read memory or have effects becomes T.if_then_else. */
+Pass RewriteUnsafeSelect();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

@@ -98,6 +98,7 @@ TOP_LEVEL = {
     "DiagnosticError": ("tessera.error", "DiagnosticError"),
     "get_range": ("tessera.dsl", "get_range"),
     "register_func": ("tessera.runtime", "register_func"),
+    "register_global_func": ("tessera.runtime", "register_func"),
     "get_global_func": ("tessera.runtime", "get_global_func"),
 }
 

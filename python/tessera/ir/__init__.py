@@ -386,5 +386,43 @@ def make_node(type_key, **fields):
     raise TesseraValueError(f"make_node: tessera has no node type '{type_key}'")
 
 
+# Python-side operator attributes (TVM's OpRegistry attribute maps): (op name, key) -> (level, value).
+_OP_ATTRS = {}
+
+
+def register_op_attr(op_name, attr_key, value=None, level=10):
+    """Attach ``value`` to the operator ``op_name`` under ``attr_key``, as TVM's
+    ``tvm.ir.register_op_attr``; without ``value`` it is a decorator returning its function.
+    A higher ``level`` replaces an earlier value, a lower one is ignored, an equal one is an error.
+
+    >>> @register_op_attr("tir.my_intrin", "FLowerIntrinsic")
+    ... def lower(x):
+    ...     return x
+    >>> op_attr("tir.my_intrin", "FLowerIntrinsic") is lower
+    True
+    """
+    if not isinstance(op_name, str) or not op_name or not isinstance(attr_key, str):
+        raise TesseraValueError(f"register_op_attr: expected an operator name and an attribute key "
+                                f"(strings), got {op_name!r} and {attr_key!r}")
+
+    def register(v):
+        old = _OP_ATTRS.get((op_name, attr_key))
+        if old is not None and old[0] == level:
+            raise TesseraValueError(f"register_op_attr: attribute '{attr_key}' of operator '{op_name}' "
+                                    f"is already registered at level {level}; use a higher level to "
+                                    "replace it")
+        if old is None or level > old[0]:
+            _OP_ATTRS[(op_name, attr_key)] = (level, v)
+        return v
+
+    return register if value is None else register(value)
+
+
+def op_attr(op_name, attr_key, default=None):
+    """The value registered by ``register_op_attr(op_name, attr_key, ...)``, or ``default``."""
+    entry = _OP_ATTRS.get((op_name, attr_key))
+    return default if entry is None else entry[1]
+
+
 from . import base  # noqa: E402,F401  (tvm.ir.base.get_first_structural_mismatch)
 from . import module, transform  # noqa: E402,F401  (tvm.ir.module.IRModule, tvm.ir.transform.Sequential)

@@ -53,7 +53,11 @@ def _factory(short):
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
           "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
-          "SkipAssert", "RemoveAssume", "RemoveStoreUndef", "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
+          "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
+          "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
+          "DecorateDeviceScope", "RewriteUnsafeSelect",
+          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",

@@ -267,3 +267,27 @@ def test_printed_header_names_tvm_while_installed(installed):
     tvm.ir.assert_structural_equal(ib.get().body, f.body)
     compat.uninstall()
     assert str(f).splitlines()[0] == "# from tessera.script import tir as T"
+
+
+def test_register_global_func_is_register_func(installed):
+    # TVM v0.23 spells it tvm.register_global_func (from tvm_ffi); a packed call finds it.
+    import numpy as np
+
+    import tvm
+    from tvm import te, tir
+
+    @tvm.register_global_func("compat.test.double")
+    def double(a, b):
+        b.copyfrom(a.numpy() * 2)
+
+    try:
+        assert tvm.get_global_func("compat.test.double") is double
+        A = te.placeholder((4,), name="A")
+        B = te.extern((4,), [A], lambda ins, outs: tir.call_packed("compat.test.double", ins[0], outs[0]))
+        lib = tessera.build(te.create_prim_func([A, B]), target="c")
+        a = np.arange(4, dtype="float32")
+        b = tessera.nd.empty((4,), "float32")
+        lib(tessera.nd.array(a), b)
+        np.testing.assert_array_equal(b.numpy(), a * 2)
+    finally:
+        tessera.runtime.remove_global_func("compat.test.double")

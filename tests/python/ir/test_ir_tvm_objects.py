@@ -154,3 +154,23 @@ def test_override_renderer_sees_the_parse_error():
     with pytest.raises(DiagnosticError):  # the default again: nothing recorded
         ts.script.from_source("@T.prim_func\ndef g():\n    T.evaluate(undefined_name)\n")
     assert len(seen) == 1
+
+
+def test_register_op_attr_levels_and_decorator():
+    from tessera.ir import op_attr, register_op_attr
+
+    @register_op_attr("test.op_attr_op", "FTest")
+    def first(x):
+        return x
+
+    assert op_attr("test.op_attr_op", "FTest") is first
+    assert op_attr("test.op_attr_op", "Other", default=7) == 7
+    # A lower level is ignored, a higher one replaces, an equal one is an error.
+    register_op_attr("test.op_attr_op", "FTest", "low", level=5)
+    assert op_attr("test.op_attr_op", "FTest") is first
+    register_op_attr("test.op_attr_op", "FTest", "high", level=20)
+    assert op_attr("test.op_attr_op", "FTest") == "high"
+    with pytest.raises(TesseraValueError, match="already registered at level 20"):
+        register_op_attr("test.op_attr_op", "FTest", "again", level=20)
+    with pytest.raises(TesseraValueError, match="expected an operator name"):
+        register_op_attr("", "FTest", 1)

@@ -224,21 +224,30 @@ def test_variable_defined_twice():
     check(err, "let-twice", "Variable x is defined more than once")
 
 
-def test_constant_index_out_of_bounds():
-    # Caught before any code runs: a constant index past a constant extent would write outside
-    # the caller's array.
-    with pytest.raises(DiagnosticError) as err:
-        @T.prim_func
-        def f(A: T.Buffer((8,), "float32"), B: T.Buffer((4, 4), "float32")):
-            A[100] = T.float32(1)  # const-oob
-            B[0, 1] = A[3]
+def test_constant_index_out_of_bounds_parses_as_tvm_and_the_build_refuses_it():
+    # TVM's parser accepts a constant index past a constant extent (its tests write such IR);
+    # the build refuses it before any code runs, as it would write outside the caller's array.
+    import tessera as ts
 
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32"), B: T.Buffer((4, 4), "float32")):
+        A[100] = T.float32(1)  # const-oob
+        B[0, 1] = A[3]
+
+    assert "A[100] = T.float32(1.0)" in f.script()
+    with pytest.raises(DiagnosticError) as err:
+        ts.build(f, target="c")
     check(err, "const-oob", "Index 100 is out of bounds for dimension 0 of buffer A (extent 8)")
     with pytest.raises(DiagnosticError) as err:
-        @T.prim_func
-        def g(A: T.Buffer((8,), "float32"), B: T.Buffer((4,), "float32")):
-            B[T.Ramp(0, 1, 4)] = A[T.Ramp(6, 1, 4)]  # ramp-oob
+        ts.lower(f, target="c")
+    check(err, "const-oob", "Index 100 is out of bounds")
 
+    @T.prim_func
+    def g(A: T.Buffer((8,), "float32"), B: T.Buffer((4,), "float32")):
+        B[T.Ramp(0, 1, 4)] = A[T.Ramp(6, 1, 4)]  # ramp-oob
+
+    with pytest.raises(DiagnosticError) as err:
+        ts.build(g, target="c")
     check(err, "ramp-oob", "Index 9 is out of bounds for dimension 0 of buffer A (extent 8)")
 
 
