@@ -584,3 +584,40 @@ def test_plain_python_helper_without_dsl_annotations_and_prim_func_helper_run():
     a = np.array([10, -7], "int32")
     for _a, out in run_both(k, a, np.zeros(2, "int32")):
         np.testing.assert_array_equal(out, [13, -2])
+
+
+# ---- a sub-function that returns a value needs a return annotation -----------------------------
+
+
+def test_value_returned_without_annotation_is_reported_in_the_sub_function():
+    @S.prim_func
+    def count():
+        return 2
+
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        n = count()
+        for i in range(n):
+            b[i] = a[i]
+
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(k)
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    assert "returning a value needs a return annotation" in err.message
+    assert (err.line, err.column) == line_and_column(count, "return 2", "return")
+    assert "return 2" in str(err) and "^" in str(err)
+
+    @S.prim_func
+    def count_annotated() -> S.i32:
+        return 2
+
+    @S.prim_func
+    def ok(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        n = count_annotated()
+        for i in range(n):
+            b[i] = a[i]
+
+    a = np.arange(16, dtype="int32").reshape(2, 8)
+    for _a, b in run_both(ok, a, np.zeros((2, 8), "int32")):
+        np.testing.assert_array_equal(b, a)
