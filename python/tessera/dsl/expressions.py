@@ -16,7 +16,7 @@ from .function import MacroObject, PrimFuncObject
 from .intrinsics import Intrinsic
 from .masks import mask_lanes
 from .pointers import PointerParser
-from .types import DType
+from .types import DType, PtrType
 from .values import UNBOUNDED, BoundMethod, BufferView, LocalVar, Pointer, PointerSlot, PointerVar, is_expr
 
 _ARITH = {ast.Add: _core.Add, ast.Sub: _core.Sub, ast.Mult: _core.Mul}
@@ -537,6 +537,11 @@ class ExpressionParser(PointerParser):
         if func in (max, min):
             raise self.error(node, f"the builtin {func.__name__}() cannot be used on kernel values; "
                                    f"please use S.{func.__name__}")
+        if func is print:
+            raise self.error(node, "print() would run while the kernel is parsed, not when it runs; "
+                                   "use S.printf to print from the kernel")
+        if isinstance(node.func, ast.Name):
+            self.refuse_dsl_annotations(node, func)
         if not callable(func):
             raise self.error(node.func, f"{func!r} is not callable")
         return self.call_python(node, func, args, kwargs)
@@ -549,6 +554,22 @@ class ExpressionParser(PointerParser):
         except TypeError as err:
             raise self.error(node, f"S.{func.name}(): {err}") from None
         return func.impl(self, node, *args, **kwargs)
+
+    def refuse_dsl_annotations(self, node, func):
+        """A plain Python helper called by name is run at parse time and its annotations are never
+        applied, so one that names a DSL type (``b: S.i32``, ``-> S.ptr(...)``) is refused, as
+        Compass refuses it: it is most likely a sub-function that lacks ``@S.prim_func``."""
+        import inspect
+
+        if not inspect.isfunction(func) or func.__module__.split(".")[0] in ("tessera", "tvm"):
+            return
+        for name, ann in func.__annotations__.items():
+            if isinstance(ann, (DType, PtrType)):
+                what = "its return type" if name == "return" else f"its parameter '{name}'"
+                raise self.error(node, f"{func.__name__}() is a plain Python function, yet {what} is "
+                                       f"annotated with the DSL type {ann!r}, which would have no "
+                                       f"effect; decorate it with @S.prim_func to make it a DSL "
+                                       f"function, or drop the annotation")
 
     def call_python(self, node, func, args, kwargs):
         """A plain Python function: run now; kernel values inside it are symbolic."""

@@ -53,6 +53,21 @@ def _root(value, calls):
             return None
 
 
+_RETURN_NEEDS_ANNOTATION = "returning a value needs a return annotation (-> S.i32)"
+
+
+def _first_value_return(func_def):
+    """The first ``return <value>`` of a function, outside the functions it defines, or None."""
+    todo = list(func_def.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.Return) and node.value is not None:
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo[:0] = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+    return None
+
+
 def _assigned_names(body):
     """How often each name is assigned in a function body (loops count twice), the names
     whose lanes or elements are assigned (``v[i] = x``) and the names that may be re-pointed
@@ -610,7 +625,7 @@ class DSLParser(ExpressionParser):
         span = self.span(node)
         if self.ret is None:
             if node.value is not None:
-                raise self.error(node, "returning a value needs a return annotation (-> S.i32)")
+                raise self.error(node, _RETURN_NEEDS_ANNOTATION)
             # A bare return; in the entry it ends this TEC only.
             call = _core.Call("int32", _core.Op.get("tir.ret"), [_core.IntImm("int32", 0)], span)
             self.builder.emit(_core.Evaluate(call, span))
@@ -659,6 +674,13 @@ class DSLParser(ExpressionParser):
 
     def call_subroutine(self, node, callee):
         params, ret = callee.signature()
+        if ret is None:
+            # Callees are parsed after their callers: report a returned value without a return
+            # annotation at its cause, in the callee, before the caller uses the void result.
+            returned = _first_value_return(callee.source.func_def)
+            if returned is not None:
+                with self.with_source(callee.source, self.env):
+                    raise self.error(returned, _RETURN_NEEDS_ANNOTATION)
         names = [p[0] for p in params]
         bound = {}
         if len(node.args) > len(params):

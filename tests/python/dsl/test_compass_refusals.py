@@ -518,3 +518,106 @@ def test_pysim_takes_the_contiguous_copy_and_the_compiled_kernel_the_view():
     out = np.zeros(128, "float16")
     BuildManager().build(_copy_rows)(view, out)
     np.testing.assert_array_equal(out, np.arange(128, dtype="float16"))
+
+
+# ---- print() and plain Python helpers annotated with DSL types ---------------------------------
+
+
+def test_print_in_a_kernel_is_refused_and_s_printf_runs():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        print(a[0])
+        out[0] = a[0] + 1
+
+    err = expect_diag(k, "print(a[0])", "print() would run while the kernel is parsed")
+    assert isinstance(err, RuntimeError) and "S.printf" in err.message
+
+    @S.prim_func
+    def ok(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        S.printf("%d\n", a[0])
+        out[0] = a[0] + 1
+
+    a = np.array([41], "int32")
+    for out in run_both(ok, a, np.zeros(1, "int32")):
+        np.testing.assert_array_equal(out[1], a + 1)
+
+
+def add_annotated(x, y: S.i32):
+    return x + y
+
+
+def first_of(p) -> S.ptr("int32", "global"):
+    return p
+
+
+def add_plain(x, y):
+    return x + y
+
+
+@S.prim_func
+def add_dsl(x: S.i32, y: S.i32) -> S.i32:
+    return x + y
+
+
+def test_plain_python_helper_annotated_with_dsl_types_is_refused():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        out[0] = add_annotated(3, a[0])
+
+    err = expect_diag(k, "out[0] = add_annotated(3, a[0])",
+                      "add_annotated() is a plain Python function, yet its parameter 'y' is annotated")
+    assert isinstance(err, RuntimeError) and "@S.prim_func" in err.message
+
+    @S.prim_func
+    def k_ret(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        out[0] = first_of(a)[0]
+
+    expect_diag(k_ret, "out[0] = first_of(a)[0]", "first_of() is a plain Python function, yet its return type")
+
+
+def test_plain_python_helper_without_dsl_annotations_and_prim_func_helper_run():
+    @S.prim_func
+    def k(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+        out[0] = add_plain(3, a[0])
+        out[1] = add_dsl(a[1], 5)
+
+    a = np.array([10, -7], "int32")
+    for _a, out in run_both(k, a, np.zeros(2, "int32")):
+        np.testing.assert_array_equal(out, [13, -2])
+
+
+# ---- a sub-function that returns a value needs a return annotation -----------------------------
+
+
+def test_value_returned_without_annotation_is_reported_in_the_sub_function():
+    @S.prim_func
+    def count():
+        return 2
+
+    @S.prim_func
+    def k(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        n = count()
+        for i in range(n):
+            b[i] = a[i]
+
+    with pytest.raises(DiagnosticError) as info:
+        BuildManager().build(k)
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    assert "returning a value needs a return annotation" in err.message
+    assert (err.line, err.column) == line_and_column(count, "return 2", "return")
+    assert "return 2" in str(err) and "^" in str(err)
+
+    @S.prim_func
+    def count_annotated() -> S.i32:
+        return 2
+
+    @S.prim_func
+    def ok(a: S.ptr("int32x8", "global"), b: S.ptr("int32x8", "global")):
+        n = count_annotated()
+        for i in range(n):
+            b[i] = a[i]
+
+    a = np.arange(16, dtype="int32").reshape(2, 8)
+    for _a, b in run_both(ok, a, np.zeros((2, 8), "int32")):
+        np.testing.assert_array_equal(b, a)
