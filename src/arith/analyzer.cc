@@ -6,6 +6,7 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/stmt.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace arith {
@@ -42,6 +43,125 @@ const ConstIntBound* Analyzer::VarBound(const VarNode* var) const {
 const ModularSet* Analyzer::VarModular(const VarNode* var) const {
   auto it = vars_.find(var);
   return it == vars_.end() ? nullptr : &it->second.modular;
+}
+
+Expr NegateCondition(const Expr& e) {
+  if (auto* op = AsPtr<LTNode>(e)) return LENode::Make(op->b, op->a, op->span);
+  if (auto* op = AsPtr<LENode>(e)) return LTNode::Make(op->b, op->a, op->span);
+  if (auto* op = AsPtr<GTNode>(e)) return LENode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<GENode>(e)) return LTNode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<EQNode>(e)) return NENode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<NENode>(e)) return EQNode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<NotNode>(e)) return op->a;
+  if (auto* op = AsPtr<AndNode>(e)) {
+    return OrNode::Make(NegateCondition(op->a), NegateCondition(op->b), op->span);
+  }
+  if (auto* op = AsPtr<OrNode>(e)) {
+    return AndNode::Make(NegateCondition(op->a), NegateCondition(op->b), op->span);
+  }
+  return NotNode::Make(e, e->span);
+}
+
+namespace {
+
+/*! \brief The conjuncts of a condition: `a && b` splits, and so does `!(a || b)`. */
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* op = AsPtr<AndNode>(e)) {
+    SplitConjuncts(op->a, out);
+    SplitConjuncts(op->b, out);
+    return;
+  }
+  if (auto* op = AsPtr<NotNode>(e)) {
+    if (AsPtr<OrNode>(op->a) || AsPtr<NotNode>(op->a)) {
+      SplitConjuncts(NegateCondition(op->a), out);
+      return;
+    }
+  }
+  out->push_back(e);
+}
+
+/*! \brief Whether evaluating `e` has no effect and always gives the same value (no buffer
+ *  loads, whose value can change, and no calls other than pure math). */
+bool IsPureLiteral(const Expr& e) {
+  bool pure = true;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (AsPtr<BufferLoadNode>(n)) pure = false;
+    if (auto* call = AsPtr<CallNode>(n)) {
+      if (!call->is_op("tir.likely")) pure = false;
+    }
+  });
+  return pure;
+}
+
+}  // namespace
+
+size_t Analyzer::EnterConstraint(const Expr& cond) {
+  size_t mark = frames_.size();
+  ConstraintFrame frame{literals_.size(), {}};
+  std::vector<Expr> conjuncts;
+  SplitConjuncts(Simplify(cond), &conjuncts);
+  for (const Expr& c : conjuncts) {
+    if (!c->dtype.is_scalar() || AsConstInt(c) || !IsPureLiteral(c)) continue;
+    NarrowByLiteral(c, &frame);
+    literals_.emplace_back(c, true);
+    literals_.emplace_back(NegateCondition(c), false);
+  }
+  frames_.push_back(std::move(frame));
+  return mark;
+}
+
+void Analyzer::ExitConstraint(size_t mark) {
+  while (frames_.size() > mark) {
+    ConstraintFrame& frame = frames_.back();
+    for (auto it = frame.saved.rbegin(); it != frame.saved.rend(); ++it) {
+      if (it->second) {
+        vars_[it->first.get()] = *it->second;
+      } else {
+        vars_.erase(it->first.get());
+      }
+    }
+    literals_.resize(frame.literal_size);
+    frames_.pop_back();
+  }
+}
+
+std::optional<bool> Analyzer::MatchLiteral(const Expr& e) const {
+  for (const auto& [literal, value] : literals_) {
+    if (literal->kind == e->kind && StructuralEqual(literal, e)) return value;
+  }
+  return std::nullopt;
+}
+
+void Analyzer::NarrowByLiteral(const Expr& literal, ConstraintFrame* frame) {
+  const BinaryNode* cmp = nullptr;
+  if (AsPtr<LTNode>(literal) || AsPtr<LENode>(literal) || AsPtr<EQNode>(literal)) {
+    cmp = static_cast<const BinaryNode*>(literal.get());
+  }
+  if (!cmp) return;
+  bool var_left = AsPtr<VarNode>(cmp->a) || AsPtr<SizeVarNode>(cmp->a);
+  bool var_right = AsPtr<VarNode>(cmp->b) || AsPtr<SizeVarNode>(cmp->b);
+  auto c = AsConstInt(var_left ? cmp->b : cmp->a);
+  if (!c || var_left == var_right) return;
+  const Expr& v = var_left ? cmp->a : cmp->b;
+  if (!v->dtype.is_scalar() || !v->dtype.is_integer()) return;
+  Var var = GetRef(static_cast<const VarNode*>(v.get()));
+  ConstIntBound b = GetConstIntBound(var);
+  ModularSet m = GetModularSet(var);
+  if (literal->kind == NodeKind::kEQ) {
+    b = ConstIntBound::Single(*c);
+    m = ModularSet{0, *c};
+  } else if (var_left) {
+    int64_t hi = literal->kind == NodeKind::kLT ? *c - 1 : *c;
+    b.max_value = std::min(b.max_value, hi);
+  } else {
+    int64_t lo = literal->kind == NodeKind::kLT ? *c + 1 : *c;
+    b.min_value = std::max(b.min_value, lo);
+  }
+  auto it = vars_.find(var.get());
+  std::optional<VarInfo> old;
+  if (it != vars_.end()) old = it->second;
+  frame->saved.emplace_back(var, old);
+  vars_[var.get()] = VarInfo{var, b, m};
 }
 
 VScaleContext& CurrentVScaleContext() {

@@ -41,30 +41,32 @@ Expr CanonicalSimplifier::VisitExpr_(const MaxNode* op) { return Arith(op); }
 
 // ---- comparisons: a > b and a >= b become b < a and b <= a ----
 Expr CanonicalSimplifier::VisitExpr_(const GTNode* op) {
-  return Compare(NodeKind::kLT, VisitExpr(op->b), VisitExpr(op->a), op);
+  return Literal(Compare(NodeKind::kLT, VisitExpr(op->b), VisitExpr(op->a), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const GENode* op) {
-  return Compare(NodeKind::kLE, VisitExpr(op->b), VisitExpr(op->a), op);
+  return Literal(Compare(NodeKind::kLE, VisitExpr(op->b), VisitExpr(op->a), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const LTNode* op) {
-  return Compare(NodeKind::kLT, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kLT, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const LENode* op) {
-  return Compare(NodeKind::kLE, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kLE, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const EQNode* op) {
-  return Compare(NodeKind::kEQ, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kEQ, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const NENode* op) {
-  return Compare(NodeKind::kNE, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kNE, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) {
+Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
+
+Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
   Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 0) || IsConstInt(b, 0)) return Bool(false);
@@ -75,7 +77,9 @@ Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) {
   return AndNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) {
+Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return Literal(FoldOr(op)); }
+
+Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
   Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 1) || IsConstInt(b, 1)) return Bool(true);
@@ -86,7 +90,9 @@ Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) {
   return OrNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const NotNode* op) {
+Expr CanonicalSimplifier::VisitExpr_(const NotNode* op) { return Literal(FoldNot(op)); }
+
+Expr CanonicalSimplifier::FoldNot(const NotNode* op) {
   Expr a = VisitExpr(op->a);
   if (auto c = AsConstInt(a)) return Bool(*c == 0);
   if (auto* n = AsPtr<NotNode>(a)) return n->a;
@@ -135,6 +141,16 @@ Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
   }
   return r;
+}
+
+Expr CanonicalSimplifier::VisitExpr_(const VarNode* op) {
+  return op->dtype.is_bool() && op->dtype.is_scalar() ? Literal(GetRef(op)) : GetRef(op);
+}
+
+Expr CanonicalSimplifier::Literal(const Expr& e) {
+  if (!e->dtype.is_scalar() || AsConstInt(e)) return e;
+  if (auto known = ana_.MatchLiteral(e)) return Bool(*known);
+  return e;
 }
 
 // ---- folding for the other types ----

@@ -93,6 +93,7 @@ class CanonicalSimplifier : public ExprMutator {
   Expr VisitExpr_(const CastNode* op) override;
   Expr VisitExpr_(const LetNode* op) override;
   Expr VisitExpr_(const CallNode* op) override;
+  Expr VisitExpr_(const VarNode* op) override;
 
  private:
   // ---- canonical form (canonical_sum.cc) ----
@@ -110,6 +111,12 @@ class CanonicalSimplifier : public ExprMutator {
   void SortTerms(Sum* s);
   Expr Product(const std::vector<int>& factors, DataType t);
   Expr FromSum(Sum s, DataType t);
+
+  // ---- known literals of enclosing constraints (Analyzer::EnterConstraint) ----
+  Expr Literal(const Expr& e);
+  Expr FoldAnd(const AndNode* op);
+  Expr FoldOr(const OrNode* op);
+  Expr FoldNot(const NotNode* op);
 
   // ---- folding for the other types ----
   template <class Node>

@@ -48,8 +48,16 @@ class StmtSimplifier : public StmtExprMutator {
       if (*v) return VisitStmt(op->then_case);
       return op->else_case ? VisitStmt(op->else_case) : EvaluateNode::Make(Int32(0), op->span);
     }
-    Stmt t = VisitStmt(op->then_case);
-    Stmt e = op->else_case ? VisitStmt(op->else_case) : nullptr;
+    // As TVM: the condition is known inside the then branch, its negation inside the else.
+    Stmt t, e;
+    {
+      arith::ConstraintContext known(ana_, c);
+      t = VisitStmt(op->then_case);
+    }
+    if (op->else_case) {
+      arith::ConstraintContext known(ana_, arith::NegateCondition(c));
+      e = VisitStmt(op->else_case);
+    }
     if (c == op->condition && t == op->then_case && e == op->else_case) return GetRef(op);
     return IfThenElseNode::Make(c, t, e, op->span);
   }

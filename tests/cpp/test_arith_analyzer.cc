@@ -173,6 +173,53 @@ TEST_F(ArithTest, ComparisonsFoldOrCanonicalize) {
   ExpectSimplify(E(16) <= i, Bool(false));
 }
 
+E operator!=(E a, E b) { return Expr(NENode::Make(a.e, b.e)); }
+E operator&&(E a, E b) { return Expr(AndNode::Make(a.e, b.e)); }
+E operator||(E a, E b) { return Expr(OrNode::Make(a.e, b.e)); }
+E operator!(E a) { return Expr(NotNode::Make(a.e)); }
+
+TEST_F(ArithTest, ConstraintLiteralsAreKnownInsideTheirScope) {
+  {
+    arith::ConstraintContext known(ana, (E(x) == y) && (E(i) == 5));
+    ExpectSimplify(E(x) == y, Bool(true));
+    ExpectSimplify(E(x) != y, Bool(false));
+    ExpectSimplify(E(i) < 7, Bool(true));  // the bound of i narrowed to [5, 5]
+    // As TVM: the bound does not replace the variable by its value.
+    ExpectSimplify(E(i) * 2 + 1, E(i) * 2 + 1);
+    EXPECT_EQ(ana.GetConstIntBound(E(i) * 2 + 1), ConstIntBound::Single(11));
+    ExpectSimplify(E(x) < y, E(x) < y);  // not a literal: unknown
+  }
+  // Out of scope: nothing is known any more, and i has its loop range again.
+  ExpectSimplify(E(x) == y, E(x) == y);
+  ExpectSimplify(E(i) < 7, E(i) < 7);
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 15}));
+}
+
+TEST_F(ArithTest, NegatedDisjunctionSplitsIntoNegatedLiterals) {
+  arith::ConstraintContext known(ana, !((E(x) == 3) || (E(y) < x)));
+  ExpectSimplify(E(x) == 3, Bool(false));
+  ExpectSimplify(E(x) <= y, Bool(true));  // the negation of y < x
+  ExpectSimplify(E(y) < x, Bool(false));
+  ExpectSimplify(E(y) == 3, E(y) == 3);
+}
+
+TEST_F(ArithTest, BoolVariableConstraint) {
+  Var c = VarNode::Make("c", DataType::Bool());
+  arith::ConstraintContext known(ana, c);
+  ExpectSimplify(c, Bool(true));
+  ExpectSimplify(!E(c), Bool(false));
+}
+
+TEST_F(ArithTest, NestedConstraintsRestoreTheOuterBound) {
+  arith::ConstraintContext outer(ana, E(i) < 8);
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 7}));
+  {
+    arith::ConstraintContext inner(ana, E(3) <= i);
+    EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{3, 7}));
+  }
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 7}));
+}
+
 TEST_F(ArithTest, ConstIntBounds) {
   EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
   EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));

@@ -70,3 +70,71 @@ def test_variable_of_a_unit_loop_is_its_min(golden):
                 A[0, i] = T.float32(1)
 
     golden("Simplify", before, expected)
+
+
+def test_enclosing_condition_is_known_in_its_branches(golden):
+    # Inside `if c` the conjuncts of c are true and their negations false; inside the else,
+    # the negation of c holds (the parts of a negated `or` each hold on their own).
+    @T.prim_func
+    def before(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n and j < 5:
+                if i == n:
+                    A[i, j] = T.Select(j < 7, 1, 2)
+                if i != n:
+                    A[i, j] = 3
+            else:
+                if i == n or j == n:
+                    A[i, j] = 4
+                if i == n:
+                    A[i, j] = 5
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n and j < 5:
+                A[i, j] = 1
+                T.evaluate(0)
+            else:
+                if i == n or j == n:
+                    A[i, j] = 4
+                if i == n:
+                    A[i, j] = 5
+
+    golden("Simplify", before, expected)
+
+
+def test_negated_disjunction_known_in_else(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n or j == n:
+                A[i, j] = 0
+            else:
+                if i == n:
+                    A[i, j] = 1
+                else:
+                    A[i, j] = 2
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n or j == n:
+                A[i, j] = 0
+            else:
+                A[i, j] = 2
+
+    golden("Simplify", before, expected)
+
+
+def test_condition_on_a_buffer_value_is_not_assumed_after_a_store(unchanged):
+    # A buffer's contents may change between the test and the use: only pure conditions are
+    # known inside the branch.
+    @T.prim_func
+    def func(A: T.Buffer((1,), "int32"), n: T.int32):
+        if A[0] == n:
+            A[0] = A[0] + 1
+            if A[0] == n:
+                A[0] = 0
+
+    unchanged("Simplify", func)
