@@ -97,12 +97,13 @@ bool IsPureLiteral(const Expr& e) {
 
 size_t Analyzer::EnterConstraint(const Expr& cond) {
   size_t mark = frames_.size();
-  ConstraintFrame frame{literals_.size(), {}};
+  ConstraintFrame frame{literals_.size(), comparisons_.size(), {}};
   std::vector<Expr> conjuncts;
   SplitConjuncts(Simplify(cond), &conjuncts);
   for (const Expr& c : conjuncts) {
     if (!c->dtype.is_scalar() || AsConstInt(c) || !IsPureLiteral(c)) continue;
     NarrowByLiteral(c, &frame);
+    AddComparison(c);
     literals_.emplace_back(c, true);
     literals_.emplace_back(NegateCondition(c), false);
   }
@@ -121,6 +122,7 @@ void Analyzer::ExitConstraint(size_t mark) {
       }
     }
     literals_.resize(frame.literal_size);
+    comparisons_.resize(frame.comparison_size);
     frames_.pop_back();
   }
 }
@@ -130,6 +132,140 @@ std::optional<bool> Analyzer::MatchLiteral(const Expr& e) const {
     if (literal->kind == e->kind && StructuralEqual(literal, e)) return value;
   }
   return std::nullopt;
+}
+
+namespace {
+
+/*! \brief An integer expression as (non-constant part, constant offset); a null part is 0. */
+std::pair<Expr, int64_t> SplitOffset(const Expr& e) {
+  if (auto c = AsConstInt(e)) return {Expr(), *c};
+  if (auto* add = AsPtr<AddNode>(e)) {
+    if (auto c = AsConstInt(add->b)) return {add->a, *c};
+  }
+  if (auto* sub = AsPtr<SubNode>(e)) {
+    if (auto c = AsConstInt(sub->b)) return {sub->a, -*c};
+  }
+  return {e, 0};
+}
+
+bool SameAtom(const Expr& a, const Expr& b) {
+  if (!a || !b) return !a && !b;
+  return a.get() == b.get() || StructuralEqual(a, b);
+}
+
+constexpr int64_t kInf = ConstIntBound::kPosInf;
+
+int64_t AddBound(int64_t a, int64_t b) {
+  if (a == kInf || b == kInf) return kInf;
+  return a + b;
+}
+
+}  // namespace
+
+void Analyzer::AddComparison(const Expr& literal) {
+  NodeKind k = literal->kind;
+  if (!(k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kGT || k == NodeKind::kGE ||
+        k == NodeKind::kEQ || k == NodeKind::kNE)) {
+    return;
+  }
+  auto* cmp = static_cast<const BinaryNode*>(literal.get());
+  if (!cmp->a->dtype.is_scalar() || !cmp->a->dtype.is_integer()) return;
+  Expr lhs = cmp->a, rhs = cmp->b;
+  if (k == NodeKind::kGT || k == NodeKind::kGE) {
+    std::swap(lhs, rhs);
+    k = k == NodeKind::kGT ? NodeKind::kLT : NodeKind::kLE;
+  }
+  auto [x, cx] = SplitOffset(lhs);
+  auto [y, cy] = SplitOffset(rhs);
+  if (!x && !y) return;
+  // x + cx (op) y + cy  <=>  x - y (op) cy - cx
+  int64_t c = cy - cx;
+  if (k == NodeKind::kLT) {
+    comparisons_.push_back({x, y, c - 1, NodeKind::kLE});
+  } else {
+    comparisons_.push_back({x, y, c, k});
+  }
+}
+
+int64_t Analyzer::DifferenceUpperBound(const Expr& x, const Expr& y) const {
+  if (SameAtom(x, y)) return 0;
+  if (!transitive_) {
+    int64_t best = kInf;
+    for (const Comparison& k : comparisons_) {
+      if (k.kind == NodeKind::kNE) continue;
+      if (SameAtom(k.x, x) && SameAtom(k.y, y)) best = std::min(best, k.c);
+      if (k.kind == NodeKind::kEQ && SameAtom(k.x, y) && SameAtom(k.y, x)) {
+        best = std::min(best, -k.c);
+      }
+    }
+    return best;
+  }
+  // Shortest path from x to y over the edges u -> v of weight w for u - v <= w.
+  std::vector<Expr> atoms{x, y};
+  auto id = [&](const Expr& e) {
+    for (size_t n = 0; n < atoms.size(); ++n) {
+      if (SameAtom(atoms[n], e)) return n;
+    }
+    atoms.push_back(e);
+    return atoms.size() - 1;
+  };
+  struct Edge {
+    size_t u, v;
+    int64_t w;
+  };
+  std::vector<Edge> edges;
+  for (const Comparison& k : comparisons_) {
+    if (k.kind == NodeKind::kNE) continue;
+    size_t u = id(k.x), v = id(k.y);
+    edges.push_back({u, v, k.c});
+    if (k.kind == NodeKind::kEQ) edges.push_back({v, u, -k.c});
+  }
+  std::vector<int64_t> dist(atoms.size(), kInf);
+  dist[0] = 0;
+  for (size_t round = 0; round < atoms.size(); ++round) {
+    bool changed = false;
+    for (const Edge& e : edges) {
+      int64_t d = AddBound(dist[e.u], e.w);
+      if (d < dist[e.v]) {
+        dist[e.v] = d;
+        changed = true;
+      }
+    }
+    if (!changed) return dist[1];
+  }
+  return kInf;  // contradictory constraints (a negative cycle): claim nothing
+}
+
+ConstIntBound Analyzer::KnownDifference(const Expr& a, const Expr& b) const {
+  auto [x, ca] = SplitOffset(a);
+  auto [y, cb] = SplitOffset(b);
+  ConstIntBound r = ConstIntBound::Everything();
+  int64_t hi = DifferenceUpperBound(x, y), neg_lo = DifferenceUpperBound(y, x);
+  if (hi != kInf) r.max_value = hi + ca - cb;
+  if (neg_lo != kInf) r.min_value = -neg_lo + ca - cb;
+  return r;
+}
+
+bool Analyzer::KnownNotEqual(const Expr& a, const Expr& b) const {
+  auto [x, ca] = SplitOffset(a);
+  auto [y, cb] = SplitOffset(b);
+  // a != b  <=>  x - y != cb - ca
+  int64_t target = cb - ca;
+  for (const Comparison& k : comparisons_) {
+    if (k.kind != NodeKind::kNE) continue;
+    // x - y = (x - k.x) + (k.x - k.y) + (k.y - y), each of the outer two known exactly.
+    for (int flip = 0; flip < 2; ++flip) {
+      const Expr& p = flip ? k.y : k.x;
+      const Expr& q = flip ? k.x : k.y;
+      int64_t c = flip ? -k.c : k.c;
+      int64_t up1 = DifferenceUpperBound(x, p), lo1 = DifferenceUpperBound(p, x);
+      int64_t up2 = DifferenceUpperBound(q, y), lo2 = DifferenceUpperBound(y, q);
+      if (up1 == kInf || lo1 == kInf || up2 == kInf || lo2 == kInf) continue;
+      if (up1 != -lo1 || up2 != -lo2) continue;
+      if (up1 + c + up2 == target) return true;
+    }
+  }
+  return false;
 }
 
 void Analyzer::NarrowByLiteral(const Expr& literal, ConstraintFrame* frame) {

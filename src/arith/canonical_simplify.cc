@@ -356,6 +356,9 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
         default:
           break;
       }
+      if (ana_.HasKnownComparisons()) {
+        if (Expr known = KnownCompare(k, a, b)) return known;
+      }
       // As TVM's rewrite rules x + c1 < c2 -> x < c2 - c1 and c1 < x + c2 -> c1 - c2 < x:
       // the constant offset of a sum compared with a constant moves to the constant.
       if (x || y) {
@@ -386,6 +389,39 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
     default:
       return NENode::Make(a, b, orig->span);
   }
+}
+
+Expr CanonicalSimplifier::KnownCompare(NodeKind k, const Expr& a, const Expr& b) {
+  ConstIntBound d = ana_.KnownDifference(a, b);  // the known range of a - b
+  auto not_equal = [&] { return ana_.KnownNotEqual(a, b); };
+  // As TVM: a comparison that the known ones do not decide may still narrow to a stronger
+  // one (a <= b with a >= b known is a == b; with a != b known it is a < b).
+  auto eq = [&] { return AsConstInt(a) ? EQNode::Make(b, a) : EQNode::Make(a, b); };
+  switch (k) {
+    case NodeKind::kLT:
+      if (d.max_value < 0) return Bool(true);
+      if (d.min_value >= 0) return Bool(false);
+      break;
+    case NodeKind::kLE:
+      if (d.max_value <= 0) return Bool(true);
+      if (d.min_value > 0) return Bool(false);
+      if (d.min_value == 0) return eq();
+      if (not_equal()) return LTNode::Make(a, b);
+      break;
+    case NodeKind::kEQ:
+    case NodeKind::kNE: {
+      bool ne = k == NodeKind::kNE;
+      if (d.max_value < 0 || d.min_value > 0) return Bool(ne);
+      if (d.is_const()) return Bool(!ne);
+      if (not_equal()) return Bool(ne);
+      if (ne && d.max_value == 0) return LTNode::Make(a, b);
+      if (ne && d.min_value == 0) return LTNode::Make(b, a);
+      break;
+    }
+    default:
+      break;
+  }
+  return nullptr;
 }
 
 bool CanonicalSimplifier::Decide(NodeKind k, int sign) {

@@ -124,6 +124,8 @@ class CanonicalSimplifier : public ExprMutator {
   Expr VectorRule(NodeKind k, const Expr& a, const Expr& b, DataType t);
   Expr Compare(NodeKind k, Expr a, Expr b, const BinaryNode* orig);
   static bool Decide(NodeKind k, int sign);
+  /*! \brief a (k) b decided or narrowed by the comparisons of the enclosing constraints. */
+  Expr KnownCompare(NodeKind k, const Expr& a, const Expr& b);
 
   Analyzer& ana_;
   std::vector<Expr> atoms_;

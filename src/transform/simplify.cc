@@ -14,6 +14,8 @@ class StmtSimplifier : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
+  void SetTransitiveComparisons(bool on) { ana_.SetTransitiveComparisons(on); }
+
   Expr VisitExpr(const Expr& e) override { return ana_.Simplify(e); }
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -74,8 +76,11 @@ class StmtSimplifier : public StmtExprMutator {
   arith::Analyzer ana_;
 };
 
-PrimFunc SimplifyFunc(PrimFunc f, IRModule, const PassContext&) {
-  Stmt body = StmtSimplifier().VisitStmt(f->body);
+PrimFunc SimplifyFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  StmtSimplifier simplifier;
+  simplifier.SetTransitiveComparisons(
+      ctx.GetRecordBool("tir.Simplify", "transitively_prove_inequalities", false));
+  Stmt body = simplifier.VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 

@@ -187,7 +187,8 @@ TEST_F(ArithTest, ConstraintLiteralsAreKnownInsideTheirScope) {
     // As TVM: the bound does not replace the variable by its value.
     ExpectSimplify(E(i) * 2 + 1, E(i) * 2 + 1);
     EXPECT_EQ(ana.GetConstIntBound(E(i) * 2 + 1), ConstIntBound::Single(11));
-    ExpectSimplify(E(x) < y, E(x) < y);  // not a literal: unknown
+    ExpectSimplify(E(x) < y, Bool(false));  // x - y is known to be 0
+    ExpectSimplify(E(x) < 3, E(x) < 3);     // nothing known
   }
   // Out of scope: nothing is known any more, and i has its loop range again.
   ExpectSimplify(E(x) == y, E(x) == y);
@@ -218,6 +219,37 @@ TEST_F(ArithTest, NestedConstraintsRestoreTheOuterBound) {
     EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{3, 7}));
   }
   EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 7}));
+}
+
+TEST_F(ArithTest, KnownComparisonsDecideOffsetComparisons) {
+  Var k = VarNode::Make("k", DataType::Int(32));
+  arith::ConstraintContext known(ana, (E(x) < y) && (E(y) <= E(k) + 7));
+  ExpectSimplify(E(x) < E(y) + 1, Bool(true));
+  ExpectSimplify(E(y) <= x, Bool(false));
+  ExpectSimplify(E(x) == y, Bool(false));
+  ExpectSimplify(E(y) < E(k) + 8, Bool(true));
+  // Without transitive comparisons, x < y and y <= k + 7 say nothing about x and k.
+  ExpectSimplify(E(x) < E(k) + 7, E(x) < E(k) + 7);
+  ana.SetTransitiveComparisons(true);
+  ExpectSimplify(E(x) < E(k) + 7, Bool(true));
+  ExpectSimplify(E(x) < E(k) + 6, E(x) < E(k) + 6);
+}
+
+TEST_F(ArithTest, KnownComparisonsNarrowToTheStrongerComparison) {
+  {
+    arith::ConstraintContext known(ana, E(x) <= y);
+    ExpectSimplify(E(y) <= x, E(y) == x);  // with x <= y, y <= x only when equal
+    ExpectSimplify(E(x) != y, E(x) < y);
+  }
+  {
+    arith::ConstraintContext known(ana, E(x) != 0);
+    ExpectSimplify(E(0) <= x, E(0) < x);
+  }
+  ana.SetTransitiveComparisons(true);
+  Var k = VarNode::Make("k", DataType::Int(32));
+  arith::ConstraintContext known(ana, (E(x) == y) && (E(y) != k));
+  ExpectSimplify(E(x) != k, Bool(true));
+  ExpectSimplify(E(x) < k, E(x) < k);
 }
 
 TEST_F(ArithTest, ConstIntBounds) {

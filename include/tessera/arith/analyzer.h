@@ -97,6 +97,18 @@ class Analyzer {
   void ExitConstraint(size_t mark);
   /*! \brief true/false when `e` is a known literal or its negation. */
   std::optional<bool> MatchLiteral(const Expr& e) const;
+  /*!
+   * \brief The range of `a - b` implied by the integer comparisons among the entered
+   *  constraints (infinite ends where nothing is known). A comparison gives a difference of
+   *  its sides' non-constant parts (`i < j + 5`: i - j <= 4); with transitive comparisons on,
+   *  differences chain through other values (i - j <= 0 and j - k <= -1 give i - k <= -1).
+   */
+  ConstIntBound KnownDifference(const Expr& a, const Expr& b) const;
+  /*! \brief Whether a != b follows from the known `!=` comparisons (and equalities). */
+  bool KnownNotEqual(const Expr& a, const Expr& b) const;
+  bool HasKnownComparisons() const { return !comparisons_.empty(); }
+  /*! \brief TVM's tir.Simplify option transitively_prove_inequalities (off by default). */
+  void SetTransitiveComparisons(bool on) { transitive_ = on; }
 
   /*! \brief The bound recorded for `var`, if any. */
   const ConstIntBound* VarBound(const VarNode* var) const;
@@ -109,15 +121,28 @@ class Analyzer {
     ModularSet modular;
   };
   /*! \brief A constraint scope: where its literals start and the var facts it replaced. */
+  /*! \brief A known comparison of non-constant parts: x - y <= c (kLE), == c (kEQ) or != c
+   *  (kNE); a null x or y stands for 0. */
+  struct Comparison {
+    Expr x, y;
+    int64_t c;
+    NodeKind kind;
+  };
   struct ConstraintFrame {
     size_t literal_size;
+    size_t comparison_size;
     std::vector<std::pair<Var, std::optional<VarInfo>>> saved;
   };
   void NarrowByLiteral(const Expr& literal, ConstraintFrame* frame);
+  void AddComparison(const Expr& literal);
+  /*! \brief The least known upper bound of x - y (kPosInf when none). */
+  int64_t DifferenceUpperBound(const Expr& x, const Expr& y) const;
 
   std::unordered_map<const VarNode*, VarInfo> vars_;
   std::vector<std::pair<Expr, bool>> literals_;
   std::vector<ConstraintFrame> frames_;
+  std::vector<Comparison> comparisons_;
+  bool transitive_ = false;
 };
 
 /*! \brief EnterConstraint for the lifetime of the object. */

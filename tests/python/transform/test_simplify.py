@@ -1,5 +1,6 @@
 """tir.Simplify: canonical index arithmetic with loop ranges known to the analyzer."""
 
+import tessera as ts
 from tessera.script import tir as T
 
 
@@ -138,3 +139,48 @@ def test_condition_on_a_buffer_value_is_not_assumed_after_a_store(unchanged):
                 A[0] = 0
 
     unchanged("Simplify", func)
+
+
+
+def test_comparisons_known_from_the_condition(golden):
+    @T.prim_func
+    def before(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = i < j + 1
+            A[1] = i < k + 2
+            A[2] = j <= i
+
+    @T.prim_func
+    def direct(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = True
+            A[1] = i < k + 2
+            A[2] = False
+
+    @T.prim_func
+    def transitive(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = True
+            A[1] = True
+            A[2] = False
+
+    golden("Simplify", before, direct)
+    config = {"tir.Simplify": {"transitively_prove_inequalities": True}}
+    with ts.transform.PassContext(config=config):
+        golden("Simplify", before, transitive)
+
+
+def test_known_comparison_narrows_a_weaker_one(golden):
+    @T.prim_func
+    def before(A: T.Buffer((2,), "bool"), i: T.int32, j: T.int32):
+        if i <= j:
+            A[0] = j <= i
+            A[1] = i != j
+
+    @T.prim_func
+    def expected(A: T.Buffer((2,), "bool"), i: T.int32, j: T.int32):
+        if i <= j:
+            A[0] = j == i
+            A[1] = i < j
+
+    golden("Simplify", before, expected)
