@@ -64,6 +64,14 @@ Expr CanonicalSimplifier::VisitExpr_(const NENode* op) {
   return Literal(Compare(NodeKind::kNE, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
+// Whether the bool b is the negation of a comparison (or negation) a: `i < 3` and `3 <= i`.
+static bool Complementary(const Expr& a, const Expr& b) {
+  NodeKind k = a->kind;
+  bool comparison = k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kEQ ||
+                    k == NodeKind::kNE || k == NodeKind::kNot;
+  return comparison && StructuralEqual(NegateCondition(a), b);
+}
+
 Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
 
 Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
@@ -72,6 +80,7 @@ Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
     if (IsConstInt(a, 0) || IsConstInt(b, 0)) return Bool(false);
     if (IsConstInt(a, 1)) return b;
     if (IsConstInt(b, 1)) return a;
+    if (Complementary(a, b)) return Bool(false);  // x && !x
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return AndNode::Make(a, b, op->span);
@@ -85,6 +94,7 @@ Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
     if (IsConstInt(a, 1) || IsConstInt(b, 1)) return Bool(true);
     if (IsConstInt(a, 0)) return b;
     if (IsConstInt(b, 0)) return a;
+    if (Complementary(a, b)) return Bool(true);  // x || !x
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return OrNode::Make(a, b, op->span);

@@ -184,3 +184,40 @@ def test_known_comparison_narrows_a_weaker_one(golden):
             A[1] = i < j
 
     golden("Simplify", before, expected)
+
+
+def test_pure_integer_lets_are_inlined_and_self_stores_removed(golden):
+    # As TVM: a let of a constant, a variable or a pure integer value is inlined (here the
+    # loop extent becomes 10, so `i < 12` holds); a let of another pure value stays but is
+    # substituted into the conditions being proven; storing A[i] into A[i] does nothing.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "bool"), m: T.int32):
+        n = 10
+        k = m * 2
+        for i in range(n):
+            c = i < 3
+            if i < 12:
+                A[i] = T.Cast("float32", k)
+            if c or i >= 3:
+                B[i] = c
+            A[i] = A[i]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "bool"), m: T.int32):
+        for i in range(10):
+            c = i < 3
+            A[i] = T.Cast("float32", m * 2)
+            B[i] = c
+            T.evaluate(0)
+
+    golden("Simplify", before, expected)
+
+
+def test_let_used_by_a_buffer_definition_is_kept(unchanged):
+    @T.prim_func
+    def func(A_ptr: T.handle("float32"), A_size: T.int32):
+        size = A_size
+        A = T.decl_buffer([size], "float32", data=A_ptr)
+        A[0] = T.float32(42)
+
+    unchanged("Simplify", func)
