@@ -74,8 +74,33 @@ static bool Complementary(const Expr& a, const Expr& b) {
 
 Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
 
+// As TVM with apply_constraints_to_boolean_branches: the two sides take turns being simplified
+// under the other (for `||`, under the other's negation), until neither changes twice in a row
+// (at most four rounds).
+void CanonicalSimplifier::SimplifyUnderEachOther(Expr* a, Expr* b, bool is_or) {
+  int since_update = 0;
+  for (int round = 0; round < 4 && since_update < 2; ++round) {
+    Expr* to_update = round % 2 == 0 ? a : b;
+    const Expr& other = round % 2 == 0 ? *b : *a;
+    ConstraintContext known(ana_, is_or ? NegateCondition(other) : other);
+    Expr updated = VisitExpr(*to_update);
+    if (updated != *to_update) {
+      *to_update = updated;
+      since_update = 0;
+    } else {
+      ++since_update;
+    }
+  }
+}
+
 Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
-  Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+  Expr a = op->a, b = op->b;
+  if (ana_.ConstraintsOnBooleanBranches() && a->dtype.is_scalar()) {
+    SimplifyUnderEachOther(&a, &b, false);
+  } else {
+    a = VisitExpr(a);
+    b = VisitExpr(b);
+  }
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 0) || IsConstInt(b, 0)) return Bool(false);
     if (IsConstInt(a, 1)) return b;
@@ -89,7 +114,13 @@ Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
 Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return Literal(FoldOr(op)); }
 
 Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
-  Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+  Expr a = op->a, b = op->b;
+  if (ana_.ConstraintsOnBooleanBranches() && a->dtype.is_scalar()) {
+    SimplifyUnderEachOther(&a, &b, true);
+  } else {
+    a = VisitExpr(a);
+    b = VisitExpr(b);
+  }
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 1) || IsConstInt(b, 1)) return Bool(true);
     if (IsConstInt(a, 0)) return b;

@@ -117,6 +117,7 @@ class CanonicalSimplifier : public ExprMutator {
   Expr FoldAnd(const AndNode* op);
   Expr FoldOr(const OrNode* op);
   Expr FoldNot(const NotNode* op);
+  void SimplifyUnderEachOther(Expr* a, Expr* b, bool is_or);
 
   // ---- folding for the other types ----
   template <class Node>

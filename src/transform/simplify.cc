@@ -21,6 +21,7 @@ class StmtSimplifier : public StmtExprMutator {
   using StmtExprMutator::VisitStmt_;
 
   void SetTransitiveComparisons(bool on) { ana_.SetTransitiveComparisons(on); }
+  void SetConstraintsOnBooleanBranches(bool on) { ana_.SetConstraintsOnBooleanBranches(on); }
   void SetInlineLets(bool on) { inline_lets_ = on; }
 
   Expr VisitExpr(const Expr& e) override { return ana_.Simplify(e); }
@@ -167,6 +168,8 @@ PrimFunc SimplifyFunc(PrimFunc f, const PassContext& ctx, bool inline_lets) {
   simplifier.CollectBufferDefVars(f->body);
   simplifier.SetTransitiveComparisons(
       ctx.GetRecordBool("tir.Simplify", "transitively_prove_inequalities", false));
+  simplifier.SetConstraintsOnBooleanBranches(
+      ctx.GetRecordBool("tir.Simplify", "apply_constraints_to_boolean_branches", false));
   Stmt body = simplifier.VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }

@@ -252,6 +252,16 @@ TEST_F(ArithTest, KnownComparisonsNarrowToTheStrongerComparison) {
   ExpectSimplify(E(x) < k, E(x) < k);
 }
 
+TEST_F(ArithTest, BooleanBranchesUnderEachOther) {
+  // Off by default: each side of && and || is simplified on its own.
+  ExpectSimplify((E(x) < 5) && (E(x) < 10), (E(x) < 5) && (E(x) < 10));
+  ana.SetConstraintsOnBooleanBranches(true);
+  ExpectSimplify((E(x) < 5) && (E(x) < 10), E(x) < 5);
+  ExpectSimplify((E(x) < 10) && (E(x) < 5), E(x) < 5);
+  ExpectSimplify((E(x) < 5) || (E(x) < 10), E(x) < 10);
+  ExpectSimplify((E(x) < 5) && (E(y) < 10), (E(x) < 5) && (E(y) < 10));
+}
+
 TEST_F(ArithTest, ConstIntBounds) {
   EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
   EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));

@@ -109,6 +109,10 @@ class Analyzer {
   bool HasKnownComparisons() const { return !comparisons_.empty(); }
   /*! \brief TVM's tir.Simplify option transitively_prove_inequalities (off by default). */
   void SetTransitiveComparisons(bool on) { transitive_ = on; }
+  /*! \brief TVM's tir.Simplify option apply_constraints_to_boolean_branches: each side of
+   *  `a && b` is simplified knowing the other holds (of `a || b`, knowing the other fails). */
+  void SetConstraintsOnBooleanBranches(bool on) { boolean_branches_ = on; }
+  bool ConstraintsOnBooleanBranches() const { return boolean_branches_; }
 
   /*! \brief The bound recorded for `var`, if any. */
   const ConstIntBound* VarBound(const VarNode* var) const;
@@ -143,6 +147,7 @@ class Analyzer {
   std::vector<ConstraintFrame> frames_;
   std::vector<Comparison> comparisons_;
   bool transitive_ = false;
+  bool boolean_branches_ = false;
 };
 
 /*! \brief EnterConstraint for the lifetime of the object. */

@@ -221,3 +221,26 @@ def test_let_used_by_a_buffer_definition_is_kept(unchanged):
         A[0] = T.float32(42)
 
     unchanged("Simplify", func)
+
+
+def test_boolean_branches_under_each_other(golden):
+    @T.prim_func
+    def before(A: T.Buffer((2,), "bool"), n: T.int32, m: T.int32):
+        A[0] = n < 10 and n < 5
+        A[1] = n < m + 5 or n < m + 10
+
+    @T.prim_func
+    def expected(A: T.Buffer((2,), "bool"), n: T.int32, m: T.int32):
+        A[0] = n < 5
+        A[1] = n < m + 10
+
+    config = {
+        "tir.Simplify": {
+            "apply_constraints_to_boolean_branches": True,
+            "transitively_prove_inequalities": True,
+        }
+    }
+    with ts.transform.PassContext(config=config):
+        golden("Simplify", before, expected)
+    # Without the option, the sides are simplified on their own.
+    golden("Simplify", before, before)
