@@ -64,8 +64,14 @@ Expr NegateCondition(const Expr& e) {
 
 namespace {
 
-/*! \brief The conjuncts of a condition: `a && b` splits, and so does `!(a || b)`. */
+/*! \brief The conjuncts of a condition: `a && b` and `!(a || b)` split; likely(c) is c. */
 void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* call = AsPtr<CallNode>(e)) {
+    if (call->is_op("tir.likely") && call->args.size() == 1) {  // a hint: likely(c) is c
+      SplitConjuncts(call->args[0], out);
+      return;
+    }
+  }
   if (auto* op = AsPtr<AndNode>(e)) {
     SplitConjuncts(op->a, out);
     SplitConjuncts(op->b, out);

@@ -181,6 +181,12 @@ Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
   if (call && call->is_op("tir.if_then_else")) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
   }
+  // As TVM: likely(c) is true where c is a known literal (and so is the whole call).
+  if (call && call->is_op("tir.likely") && call->args.size() == 1) {
+    if (auto c = AsConstInt(call->args[0])) return Bool(*c != 0);
+    if (auto known = ana_.MatchLiteral(call->args[0])) return Bool(*known);
+    return Literal(r);
+  }
   return r;
 }
 

@@ -116,6 +116,28 @@ class StmtSimplifier : public StmtExprMutator {
     return AssertStmtNode::Make(c, op->message, body, op->span);
   }
 
+  // As TVM: a thread or virtual thread variable lies in [0, extent) inside its attribute.
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    auto* iv = AsPtr<IterVarNode>(op->node);
+    if (!iv || !op->value ||
+        (op->attr_key != "thread_extent" && op->attr_key != "virtual_thread")) {
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    Expr value = VisitExpr(op->value);
+    const arith::ConstIntBound* outer = ana_.VarBound(iv->var.get());
+    std::optional<arith::ConstIntBound> saved;
+    if (outer) saved = *outer;
+    ana_.Bind(iv->var, RangeNode::Make(MakeConst(value->dtype, int64_t(0)), value));
+    Stmt body = VisitStmt(op->body);
+    if (saved) {
+      ana_.Bind(iv->var, *saved);
+    } else {
+      ana_.Unbind(iv->var);
+    }
+    if (value == op->value && body == op->body) return GetRef(op);
+    return AttrStmtNode::Make(op->node, op->attr_key, value, body, op->span);
+  }
+
   // As TVM: storing a value just loaded from the same element does nothing.
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt r = StmtExprMutator::VisitStmt_(op);

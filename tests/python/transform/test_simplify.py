@@ -244,3 +244,23 @@ def test_boolean_branches_under_each_other(golden):
         golden("Simplify", before, expected)
     # Without the option, the sides are simplified on their own.
     golden("Simplify", before, before)
+
+
+def test_thread_extent_bounds_its_variable_and_likely_conditions_are_known(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.launch_thread("threadIdx.x", 8)
+        if tx < 12:
+            A[tx] = T.float32(1)
+        if T.likely(tx * 8 < n):
+            if T.likely(tx * 8 < n):
+                A[tx] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.launch_thread("threadIdx.x", 8)
+        A[tx] = T.float32(1)
+        if T.likely(tx * 8 < n):
+            A[tx] = T.float32(2)
+
+    golden("Simplify", before, expected)
