@@ -6,6 +6,7 @@
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/stmt.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace arith {
@@ -42,6 +43,267 @@ const ConstIntBound* Analyzer::VarBound(const VarNode* var) const {
 const ModularSet* Analyzer::VarModular(const VarNode* var) const {
   auto it = vars_.find(var);
   return it == vars_.end() ? nullptr : &it->second.modular;
+}
+
+Expr NegateCondition(const Expr& e) {
+  if (auto* op = AsPtr<LTNode>(e)) return LENode::Make(op->b, op->a, op->span);
+  if (auto* op = AsPtr<LENode>(e)) return LTNode::Make(op->b, op->a, op->span);
+  if (auto* op = AsPtr<GTNode>(e)) return LENode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<GENode>(e)) return LTNode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<EQNode>(e)) return NENode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<NENode>(e)) return EQNode::Make(op->a, op->b, op->span);
+  if (auto* op = AsPtr<NotNode>(e)) return op->a;
+  if (auto* op = AsPtr<AndNode>(e)) {
+    return OrNode::Make(NegateCondition(op->a), NegateCondition(op->b), op->span);
+  }
+  if (auto* op = AsPtr<OrNode>(e)) {
+    return AndNode::Make(NegateCondition(op->a), NegateCondition(op->b), op->span);
+  }
+  return NotNode::Make(e, e->span);
+}
+
+namespace {
+
+/*! \brief The conjuncts of a condition: `a && b` and `!(a || b)` split; likely(c) is c. */
+void SplitConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* call = AsPtr<CallNode>(e)) {
+    if (call->is_op("tir.likely") && call->args.size() == 1) {  // a hint: likely(c) is c
+      SplitConjuncts(call->args[0], out);
+      return;
+    }
+  }
+  if (auto* op = AsPtr<AndNode>(e)) {
+    SplitConjuncts(op->a, out);
+    SplitConjuncts(op->b, out);
+    return;
+  }
+  if (auto* op = AsPtr<NotNode>(e)) {
+    if (AsPtr<OrNode>(op->a) || AsPtr<NotNode>(op->a)) {
+      SplitConjuncts(NegateCondition(op->a), out);
+      return;
+    }
+  }
+  out->push_back(e);
+}
+
+/*! \brief Whether evaluating `e` has no effect and always gives the same value (no buffer
+ *  loads, whose value can change, and no calls other than pure math). */
+bool IsPureLiteral(const Expr& e) {
+  bool pure = true;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (AsPtr<BufferLoadNode>(n)) pure = false;
+    if (auto* call = AsPtr<CallNode>(n)) {
+      if (!call->is_op("tir.likely")) pure = false;
+    }
+  });
+  return pure;
+}
+
+}  // namespace
+
+size_t Analyzer::EnterConstraint(const Expr& cond) {
+  size_t mark = frames_.size();
+  ConstraintFrame frame{literals_.size(), comparisons_.size(), {}};
+  std::vector<Expr> conjuncts;
+  SplitConjuncts(Simplify(cond), &conjuncts);
+  for (const Expr& c : conjuncts) {
+    if (!c->dtype.is_scalar() || AsConstInt(c) || !IsPureLiteral(c)) continue;
+    NarrowByLiteral(c, &frame);
+    AddComparison(c);
+    literals_.emplace_back(c, true);
+    literals_.emplace_back(NegateCondition(c), false);
+  }
+  frames_.push_back(std::move(frame));
+  return mark;
+}
+
+void Analyzer::ExitConstraint(size_t mark) {
+  while (frames_.size() > mark) {
+    ConstraintFrame& frame = frames_.back();
+    for (auto it = frame.saved.rbegin(); it != frame.saved.rend(); ++it) {
+      if (it->second) {
+        vars_[it->first.get()] = *it->second;
+      } else {
+        vars_.erase(it->first.get());
+      }
+    }
+    literals_.resize(frame.literal_size);
+    comparisons_.resize(frame.comparison_size);
+    frames_.pop_back();
+  }
+}
+
+std::optional<bool> Analyzer::MatchLiteral(const Expr& e) const {
+  for (const auto& [literal, value] : literals_) {
+    if (literal->kind == e->kind && StructuralEqual(literal, e)) return value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/*! \brief An integer expression as (non-constant part, constant offset); a null part is 0. */
+std::pair<Expr, int64_t> SplitOffset(const Expr& e) {
+  if (auto c = AsConstInt(e)) return {Expr(), *c};
+  if (auto* add = AsPtr<AddNode>(e)) {
+    if (auto c = AsConstInt(add->b)) return {add->a, *c};
+  }
+  if (auto* sub = AsPtr<SubNode>(e)) {
+    if (auto c = AsConstInt(sub->b)) return {sub->a, -*c};
+  }
+  return {e, 0};
+}
+
+bool SameAtom(const Expr& a, const Expr& b) {
+  if (!a || !b) return !a && !b;
+  return a.get() == b.get() || StructuralEqual(a, b);
+}
+
+constexpr int64_t kInf = ConstIntBound::kPosInf;
+
+int64_t AddBound(int64_t a, int64_t b) {
+  if (a == kInf || b == kInf) return kInf;
+  return a + b;
+}
+
+}  // namespace
+
+void Analyzer::AddComparison(const Expr& literal) {
+  NodeKind k = literal->kind;
+  if (!(k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kGT || k == NodeKind::kGE ||
+        k == NodeKind::kEQ || k == NodeKind::kNE)) {
+    return;
+  }
+  auto* cmp = static_cast<const BinaryNode*>(literal.get());
+  if (!cmp->a->dtype.is_scalar() || !cmp->a->dtype.is_integer()) return;
+  Expr lhs = cmp->a, rhs = cmp->b;
+  if (k == NodeKind::kGT || k == NodeKind::kGE) {
+    std::swap(lhs, rhs);
+    k = k == NodeKind::kGT ? NodeKind::kLT : NodeKind::kLE;
+  }
+  auto [x, cx] = SplitOffset(lhs);
+  auto [y, cy] = SplitOffset(rhs);
+  if (!x && !y) return;
+  // x + cx (op) y + cy  <=>  x - y (op) cy - cx
+  int64_t c = cy - cx;
+  if (k == NodeKind::kLT) {
+    comparisons_.push_back({x, y, c - 1, NodeKind::kLE});
+  } else {
+    comparisons_.push_back({x, y, c, k});
+  }
+}
+
+int64_t Analyzer::DifferenceUpperBound(const Expr& x, const Expr& y) const {
+  if (SameAtom(x, y)) return 0;
+  if (!transitive_) {
+    int64_t best = kInf;
+    for (const Comparison& k : comparisons_) {
+      if (k.kind == NodeKind::kNE) continue;
+      if (SameAtom(k.x, x) && SameAtom(k.y, y)) best = std::min(best, k.c);
+      if (k.kind == NodeKind::kEQ && SameAtom(k.x, y) && SameAtom(k.y, x)) {
+        best = std::min(best, -k.c);
+      }
+    }
+    return best;
+  }
+  // Shortest path from x to y over the edges u -> v of weight w for u - v <= w.
+  std::vector<Expr> atoms{x, y};
+  auto id = [&](const Expr& e) {
+    for (size_t n = 0; n < atoms.size(); ++n) {
+      if (SameAtom(atoms[n], e)) return n;
+    }
+    atoms.push_back(e);
+    return atoms.size() - 1;
+  };
+  struct Edge {
+    size_t u, v;
+    int64_t w;
+  };
+  std::vector<Edge> edges;
+  for (const Comparison& k : comparisons_) {
+    if (k.kind == NodeKind::kNE) continue;
+    size_t u = id(k.x), v = id(k.y);
+    edges.push_back({u, v, k.c});
+    if (k.kind == NodeKind::kEQ) edges.push_back({v, u, -k.c});
+  }
+  std::vector<int64_t> dist(atoms.size(), kInf);
+  dist[0] = 0;
+  for (size_t round = 0; round < atoms.size(); ++round) {
+    bool changed = false;
+    for (const Edge& e : edges) {
+      int64_t d = AddBound(dist[e.u], e.w);
+      if (d < dist[e.v]) {
+        dist[e.v] = d;
+        changed = true;
+      }
+    }
+    if (!changed) return dist[1];
+  }
+  return kInf;  // contradictory constraints (a negative cycle): claim nothing
+}
+
+ConstIntBound Analyzer::KnownDifference(const Expr& a, const Expr& b) const {
+  auto [x, ca] = SplitOffset(a);
+  auto [y, cb] = SplitOffset(b);
+  ConstIntBound r = ConstIntBound::Everything();
+  int64_t hi = DifferenceUpperBound(x, y), neg_lo = DifferenceUpperBound(y, x);
+  if (hi != kInf) r.max_value = hi + ca - cb;
+  if (neg_lo != kInf) r.min_value = -neg_lo + ca - cb;
+  return r;
+}
+
+bool Analyzer::KnownNotEqual(const Expr& a, const Expr& b) const {
+  auto [x, ca] = SplitOffset(a);
+  auto [y, cb] = SplitOffset(b);
+  // a != b  <=>  x - y != cb - ca
+  int64_t target = cb - ca;
+  for (const Comparison& k : comparisons_) {
+    if (k.kind != NodeKind::kNE) continue;
+    // x - y = (x - k.x) + (k.x - k.y) + (k.y - y), each of the outer two known exactly.
+    for (int flip = 0; flip < 2; ++flip) {
+      const Expr& p = flip ? k.y : k.x;
+      const Expr& q = flip ? k.x : k.y;
+      int64_t c = flip ? -k.c : k.c;
+      int64_t up1 = DifferenceUpperBound(x, p), lo1 = DifferenceUpperBound(p, x);
+      int64_t up2 = DifferenceUpperBound(q, y), lo2 = DifferenceUpperBound(y, q);
+      if (up1 == kInf || lo1 == kInf || up2 == kInf || lo2 == kInf) continue;
+      if (up1 != -lo1 || up2 != -lo2) continue;
+      if (up1 + c + up2 == target) return true;
+    }
+  }
+  return false;
+}
+
+void Analyzer::NarrowByLiteral(const Expr& literal, ConstraintFrame* frame) {
+  const BinaryNode* cmp = nullptr;
+  if (AsPtr<LTNode>(literal) || AsPtr<LENode>(literal) || AsPtr<EQNode>(literal)) {
+    cmp = static_cast<const BinaryNode*>(literal.get());
+  }
+  if (!cmp) return;
+  bool var_left = AsPtr<VarNode>(cmp->a) || AsPtr<SizeVarNode>(cmp->a);
+  bool var_right = AsPtr<VarNode>(cmp->b) || AsPtr<SizeVarNode>(cmp->b);
+  auto c = AsConstInt(var_left ? cmp->b : cmp->a);
+  if (!c || var_left == var_right) return;
+  const Expr& v = var_left ? cmp->a : cmp->b;
+  if (!v->dtype.is_scalar() || !v->dtype.is_integer()) return;
+  Var var = GetRef(static_cast<const VarNode*>(v.get()));
+  ConstIntBound b = GetConstIntBound(var);
+  ModularSet m = GetModularSet(var);
+  if (literal->kind == NodeKind::kEQ) {
+    b = ConstIntBound::Single(*c);
+    m = ModularSet{0, *c};
+  } else if (var_left) {
+    int64_t hi = literal->kind == NodeKind::kLT ? *c - 1 : *c;
+    b.max_value = std::min(b.max_value, hi);
+  } else {
+    int64_t lo = literal->kind == NodeKind::kLT ? *c + 1 : *c;
+    b.min_value = std::max(b.min_value, lo);
+  }
+  auto it = vars_.find(var.get());
+  std::optional<VarInfo> old;
+  if (it != vars_.end()) old = it->second;
+  frame->saved.emplace_back(var, old);
+  vars_[var.get()] = VarInfo{var, b, m};
 }
 
 VScaleContext& CurrentVScaleContext() {

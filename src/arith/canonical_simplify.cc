@@ -41,52 +41,99 @@ Expr CanonicalSimplifier::VisitExpr_(const MaxNode* op) { return Arith(op); }
 
 // ---- comparisons: a > b and a >= b become b < a and b <= a ----
 Expr CanonicalSimplifier::VisitExpr_(const GTNode* op) {
-  return Compare(NodeKind::kLT, VisitExpr(op->b), VisitExpr(op->a), op);
+  return Literal(Compare(NodeKind::kLT, VisitExpr(op->b), VisitExpr(op->a), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const GENode* op) {
-  return Compare(NodeKind::kLE, VisitExpr(op->b), VisitExpr(op->a), op);
+  return Literal(Compare(NodeKind::kLE, VisitExpr(op->b), VisitExpr(op->a), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const LTNode* op) {
-  return Compare(NodeKind::kLT, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kLT, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const LENode* op) {
-  return Compare(NodeKind::kLE, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kLE, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const EQNode* op) {
-  return Compare(NodeKind::kEQ, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kEQ, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const NENode* op) {
-  return Compare(NodeKind::kNE, VisitExpr(op->a), VisitExpr(op->b), op);
+  return Literal(Compare(NodeKind::kNE, VisitExpr(op->a), VisitExpr(op->b), op));
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) {
-  Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+// Whether the bool b is the negation of a comparison (or negation) a: `i < 3` and `3 <= i`.
+static bool Complementary(const Expr& a, const Expr& b) {
+  NodeKind k = a->kind;
+  bool comparison = k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kEQ ||
+                    k == NodeKind::kNE || k == NodeKind::kNot;
+  return comparison && StructuralEqual(NegateCondition(a), b);
+}
+
+Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
+
+// As TVM with apply_constraints_to_boolean_branches: the two sides take turns being simplified
+// under the other (for `||`, under the other's negation), until neither changes twice in a row
+// (at most four rounds).
+void CanonicalSimplifier::SimplifyUnderEachOther(Expr* a, Expr* b, bool is_or) {
+  int since_update = 0;
+  for (int round = 0; round < 4 && since_update < 2; ++round) {
+    Expr* to_update = round % 2 == 0 ? a : b;
+    const Expr& other = round % 2 == 0 ? *b : *a;
+    ConstraintContext known(ana_, is_or ? NegateCondition(other) : other);
+    Expr updated = VisitExpr(*to_update);
+    if (updated != *to_update) {
+      *to_update = updated;
+      since_update = 0;
+    } else {
+      ++since_update;
+    }
+  }
+}
+
+Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
+  Expr a = op->a, b = op->b;
+  if (ana_.ConstraintsOnBooleanBranches() && a->dtype.is_scalar()) {
+    SimplifyUnderEachOther(&a, &b, false);
+  } else {
+    a = VisitExpr(a);
+    b = VisitExpr(b);
+  }
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 0) || IsConstInt(b, 0)) return Bool(false);
     if (IsConstInt(a, 1)) return b;
     if (IsConstInt(b, 1)) return a;
+    if (Complementary(a, b)) return Bool(false);  // x && !x
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return AndNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) {
-  Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return Literal(FoldOr(op)); }
+
+Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
+  Expr a = op->a, b = op->b;
+  if (ana_.ConstraintsOnBooleanBranches() && a->dtype.is_scalar()) {
+    SimplifyUnderEachOther(&a, &b, true);
+  } else {
+    a = VisitExpr(a);
+    b = VisitExpr(b);
+  }
   if (a->dtype.is_scalar()) {
     if (IsConstInt(a, 1) || IsConstInt(b, 1)) return Bool(true);
     if (IsConstInt(a, 0)) return b;
     if (IsConstInt(b, 0)) return a;
+    if (Complementary(a, b)) return Bool(true);  // x || !x
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return OrNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const NotNode* op) {
+Expr CanonicalSimplifier::VisitExpr_(const NotNode* op) { return Literal(FoldNot(op)); }
+
+Expr CanonicalSimplifier::FoldNot(const NotNode* op) {
   Expr a = VisitExpr(op->a);
   if (auto c = AsConstInt(a)) return Bool(*c == 0);
   if (auto* n = AsPtr<NotNode>(a)) return n->a;
@@ -134,7 +181,23 @@ Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
   if (call && call->is_op("tir.if_then_else")) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
   }
+  // As TVM: likely(c) is true where c is a known literal (and so is the whole call).
+  if (call && call->is_op("tir.likely") && call->args.size() == 1) {
+    if (auto c = AsConstInt(call->args[0])) return Bool(*c != 0);
+    if (auto known = ana_.MatchLiteral(call->args[0])) return Bool(*known);
+    return Literal(r);
+  }
   return r;
+}
+
+Expr CanonicalSimplifier::VisitExpr_(const VarNode* op) {
+  return op->dtype.is_bool() && op->dtype.is_scalar() ? Literal(GetRef(op)) : GetRef(op);
+}
+
+Expr CanonicalSimplifier::Literal(const Expr& e) {
+  if (!e->dtype.is_scalar() || AsConstInt(e)) return e;
+  if (auto known = ana_.MatchLiteral(e)) return Bool(*known);
+  return e;
 }
 
 // ---- folding for the other types ----
@@ -340,6 +403,9 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
         default:
           break;
       }
+      if (ana_.HasKnownComparisons()) {
+        if (Expr known = KnownCompare(k, a, b)) return known;
+      }
       // As TVM's rewrite rules x + c1 < c2 -> x < c2 - c1 and c1 < x + c2 -> c1 - c2 < x:
       // the constant offset of a sum compared with a constant moves to the constant.
       if (x || y) {
@@ -370,6 +436,39 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
     default:
       return NENode::Make(a, b, orig->span);
   }
+}
+
+Expr CanonicalSimplifier::KnownCompare(NodeKind k, const Expr& a, const Expr& b) {
+  ConstIntBound d = ana_.KnownDifference(a, b);  // the known range of a - b
+  auto not_equal = [&] { return ana_.KnownNotEqual(a, b); };
+  // As TVM: a comparison that the known ones do not decide may still narrow to a stronger
+  // one (a <= b with a >= b known is a == b; with a != b known it is a < b).
+  auto eq = [&] { return AsConstInt(a) ? EQNode::Make(b, a) : EQNode::Make(a, b); };
+  switch (k) {
+    case NodeKind::kLT:
+      if (d.max_value < 0) return Bool(true);
+      if (d.min_value >= 0) return Bool(false);
+      break;
+    case NodeKind::kLE:
+      if (d.max_value <= 0) return Bool(true);
+      if (d.min_value > 0) return Bool(false);
+      if (d.min_value == 0) return eq();
+      if (not_equal()) return LTNode::Make(a, b);
+      break;
+    case NodeKind::kEQ:
+    case NodeKind::kNE: {
+      bool ne = k == NodeKind::kNE;
+      if (d.max_value < 0 || d.min_value > 0) return Bool(ne);
+      if (d.is_const()) return Bool(!ne);
+      if (not_equal()) return Bool(ne);
+      if (ne && d.max_value == 0) return LTNode::Make(a, b);
+      if (ne && d.min_value == 0) return LTNode::Make(b, a);
+      break;
+    }
+    default:
+      break;
+  }
+  return nullptr;
 }
 
 bool CanonicalSimplifier::Decide(NodeKind k, int sign) {

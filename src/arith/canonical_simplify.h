@@ -93,6 +93,7 @@ class CanonicalSimplifier : public ExprMutator {
   Expr VisitExpr_(const CastNode* op) override;
   Expr VisitExpr_(const LetNode* op) override;
   Expr VisitExpr_(const CallNode* op) override;
+  Expr VisitExpr_(const VarNode* op) override;
 
  private:
   // ---- canonical form (canonical_sum.cc) ----
@@ -111,12 +112,21 @@ class CanonicalSimplifier : public ExprMutator {
   Expr Product(const std::vector<int>& factors, DataType t);
   Expr FromSum(Sum s, DataType t);
 
+  // ---- known literals of enclosing constraints (Analyzer::EnterConstraint) ----
+  Expr Literal(const Expr& e);
+  Expr FoldAnd(const AndNode* op);
+  Expr FoldOr(const OrNode* op);
+  Expr FoldNot(const NotNode* op);
+  void SimplifyUnderEachOther(Expr* a, Expr* b, bool is_or);
+
   // ---- folding for the other types ----
   template <class Node>
   Expr Arith(const Node* op);
   Expr VectorRule(NodeKind k, const Expr& a, const Expr& b, DataType t);
   Expr Compare(NodeKind k, Expr a, Expr b, const BinaryNode* orig);
   static bool Decide(NodeKind k, int sign);
+  /*! \brief a (k) b decided or narrowed by the comparisons of the enclosing constraints. */
+  Expr KnownCompare(NodeKind k, const Expr& a, const Expr& b);
 
   Analyzer& ana_;
   std::vector<Expr> atoms_;

@@ -55,7 +55,7 @@ StageResult DslBegin(IRModule mod, LowerContext& ctx) {
 StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kCleanup);
   mod = run(mod, "dsl.FoldConstant");
-  mod = run(mod, "tir.Simplify");
+  mod = run(mod, transform::SimplifyKeepingLets());
   mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.RemoveNoOp");
   // S.vectorized loops of a constant extent become vector code, as Compass lowers them (a body
@@ -69,7 +69,7 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
 StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLegalize);
   mod = run(mod, "dsl.AlignVectorWidth");
-  mod = run(mod, "tir.Simplify");
+  mod = run(mod, transform::SimplifyKeepingLets());
   mod = run(mod, "dsl.TruncDivMod");
   mod = run(mod, "dsl.CombineInstructions");
   return {mod, false, nullptr};

@@ -173,6 +173,95 @@ TEST_F(ArithTest, ComparisonsFoldOrCanonicalize) {
   ExpectSimplify(E(16) <= i, Bool(false));
 }
 
+E operator!=(E a, E b) { return Expr(NENode::Make(a.e, b.e)); }
+E operator&&(E a, E b) { return Expr(AndNode::Make(a.e, b.e)); }
+E operator||(E a, E b) { return Expr(OrNode::Make(a.e, b.e)); }
+E operator!(E a) { return Expr(NotNode::Make(a.e)); }
+
+TEST_F(ArithTest, ConstraintLiteralsAreKnownInsideTheirScope) {
+  {
+    arith::ConstraintContext known(ana, (E(x) == y) && (E(i) == 5));
+    ExpectSimplify(E(x) == y, Bool(true));
+    ExpectSimplify(E(x) != y, Bool(false));
+    ExpectSimplify(E(i) < 7, Bool(true));  // the bound of i narrowed to [5, 5]
+    // As TVM: the bound does not replace the variable by its value.
+    ExpectSimplify(E(i) * 2 + 1, E(i) * 2 + 1);
+    EXPECT_EQ(ana.GetConstIntBound(E(i) * 2 + 1), ConstIntBound::Single(11));
+    ExpectSimplify(E(x) < y, Bool(false));  // x - y is known to be 0
+    ExpectSimplify(E(x) < 3, E(x) < 3);     // nothing known
+  }
+  // Out of scope: nothing is known any more, and i has its loop range again.
+  ExpectSimplify(E(x) == y, E(x) == y);
+  ExpectSimplify(E(i) < 7, E(i) < 7);
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 15}));
+}
+
+TEST_F(ArithTest, NegatedDisjunctionSplitsIntoNegatedLiterals) {
+  arith::ConstraintContext known(ana, !((E(x) == 3) || (E(y) < x)));
+  ExpectSimplify(E(x) == 3, Bool(false));
+  ExpectSimplify(E(x) <= y, Bool(true));  // the negation of y < x
+  ExpectSimplify(E(y) < x, Bool(false));
+  ExpectSimplify(E(y) == 3, E(y) == 3);
+}
+
+TEST_F(ArithTest, BoolVariableConstraint) {
+  Var c = VarNode::Make("c", DataType::Bool());
+  arith::ConstraintContext known(ana, c);
+  ExpectSimplify(c, Bool(true));
+  ExpectSimplify(!E(c), Bool(false));
+}
+
+TEST_F(ArithTest, NestedConstraintsRestoreTheOuterBound) {
+  arith::ConstraintContext outer(ana, E(i) < 8);
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 7}));
+  {
+    arith::ConstraintContext inner(ana, E(3) <= i);
+    EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{3, 7}));
+  }
+  EXPECT_EQ(ana.GetConstIntBound(i), (ConstIntBound{0, 7}));
+}
+
+TEST_F(ArithTest, KnownComparisonsDecideOffsetComparisons) {
+  Var k = VarNode::Make("k", DataType::Int(32));
+  arith::ConstraintContext known(ana, (E(x) < y) && (E(y) <= E(k) + 7));
+  ExpectSimplify(E(x) < E(y) + 1, Bool(true));
+  ExpectSimplify(E(y) <= x, Bool(false));
+  ExpectSimplify(E(x) == y, Bool(false));
+  ExpectSimplify(E(y) < E(k) + 8, Bool(true));
+  // Without transitive comparisons, x < y and y <= k + 7 say nothing about x and k.
+  ExpectSimplify(E(x) < E(k) + 7, E(x) < E(k) + 7);
+  ana.SetTransitiveComparisons(true);
+  ExpectSimplify(E(x) < E(k) + 7, Bool(true));
+  ExpectSimplify(E(x) < E(k) + 6, E(x) < E(k) + 6);
+}
+
+TEST_F(ArithTest, KnownComparisonsNarrowToTheStrongerComparison) {
+  {
+    arith::ConstraintContext known(ana, E(x) <= y);
+    ExpectSimplify(E(y) <= x, E(y) == x);  // with x <= y, y <= x only when equal
+    ExpectSimplify(E(x) != y, E(x) < y);
+  }
+  {
+    arith::ConstraintContext known(ana, E(x) != 0);
+    ExpectSimplify(E(0) <= x, E(0) < x);
+  }
+  ana.SetTransitiveComparisons(true);
+  Var k = VarNode::Make("k", DataType::Int(32));
+  arith::ConstraintContext known(ana, (E(x) == y) && (E(y) != k));
+  ExpectSimplify(E(x) != k, Bool(true));
+  ExpectSimplify(E(x) < k, E(x) < k);
+}
+
+TEST_F(ArithTest, BooleanBranchesUnderEachOther) {
+  // Off by default: each side of && and || is simplified on its own.
+  ExpectSimplify((E(x) < 5) && (E(x) < 10), (E(x) < 5) && (E(x) < 10));
+  ana.SetConstraintsOnBooleanBranches(true);
+  ExpectSimplify((E(x) < 5) && (E(x) < 10), E(x) < 5);
+  ExpectSimplify((E(x) < 10) && (E(x) < 5), E(x) < 5);
+  ExpectSimplify((E(x) < 5) || (E(x) < 10), E(x) < 10);
+  ExpectSimplify((E(x) < 5) && (E(y) < 10), (E(x) < 5) && (E(y) < 10));
+}
+
 TEST_F(ArithTest, ConstIntBounds) {
   EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
   EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "tessera/ir/expr.h"
 
@@ -83,6 +85,35 @@ class Analyzer {
   /*! \brief Whether a == b always. */
   bool CanProveEqual(const Expr& a, const Expr& b);
 
+  /*!
+   * \brief Assume the bool `cond` holds until the matching ExitConstraint (the body of an
+   *  `if cond`). Each conjunct of the simplified condition becomes a known literal: an
+   *  expression that simplifies to it is true, one that simplifies to its negation is false.
+   *  A conjunct `v < c`, `v <= c`, `c < v`, `c <= v` or `v == c` (v an integer variable, c a
+   *  constant) also narrows the bound of v. Returns the mark to give ExitConstraint.
+   */
+  size_t EnterConstraint(const Expr& cond);
+  /*! \brief Forget the constraints entered since `mark` (restoring the narrowed bounds). */
+  void ExitConstraint(size_t mark);
+  /*! \brief true/false when `e` is a known literal or its negation. */
+  std::optional<bool> MatchLiteral(const Expr& e) const;
+  /*!
+   * \brief The range of `a - b` implied by the integer comparisons among the entered
+   *  constraints (infinite ends where nothing is known). A comparison gives a difference of
+   *  its sides' non-constant parts (`i < j + 5`: i - j <= 4); with transitive comparisons on,
+   *  differences chain through other values (i - j <= 0 and j - k <= -1 give i - k <= -1).
+   */
+  ConstIntBound KnownDifference(const Expr& a, const Expr& b) const;
+  /*! \brief Whether a != b follows from the known `!=` comparisons (and equalities). */
+  bool KnownNotEqual(const Expr& a, const Expr& b) const;
+  bool HasKnownComparisons() const { return !comparisons_.empty(); }
+  /*! \brief TVM's tir.Simplify option transitively_prove_inequalities (off by default). */
+  void SetTransitiveComparisons(bool on) { transitive_ = on; }
+  /*! \brief TVM's tir.Simplify option apply_constraints_to_boolean_branches: each side of
+   *  `a && b` is simplified knowing the other holds (of `a || b`, knowing the other fails). */
+  void SetConstraintsOnBooleanBranches(bool on) { boolean_branches_ = on; }
+  bool ConstraintsOnBooleanBranches() const { return boolean_branches_; }
+
   /*! \brief The bound recorded for `var`, if any. */
   const ConstIntBound* VarBound(const VarNode* var) const;
   const ModularSet* VarModular(const VarNode* var) const;
@@ -93,8 +124,49 @@ class Analyzer {
     ConstIntBound bound;
     ModularSet modular;
   };
+  /*! \brief A constraint scope: where its literals start and the var facts it replaced. */
+  /*! \brief A known comparison of non-constant parts: x - y <= c (kLE), == c (kEQ) or != c
+   *  (kNE); a null x or y stands for 0. */
+  struct Comparison {
+    Expr x, y;
+    int64_t c;
+    NodeKind kind;
+  };
+  struct ConstraintFrame {
+    size_t literal_size;
+    size_t comparison_size;
+    std::vector<std::pair<Var, std::optional<VarInfo>>> saved;
+  };
+  void NarrowByLiteral(const Expr& literal, ConstraintFrame* frame);
+  void AddComparison(const Expr& literal);
+  /*! \brief The least known upper bound of x - y (kPosInf when none). */
+  int64_t DifferenceUpperBound(const Expr& x, const Expr& y) const;
+
   std::unordered_map<const VarNode*, VarInfo> vars_;
+  std::vector<std::pair<Expr, bool>> literals_;
+  std::vector<ConstraintFrame> frames_;
+  std::vector<Comparison> comparisons_;
+  bool transitive_ = false;
+  bool boolean_branches_ = false;
 };
+
+/*! \brief EnterConstraint for the lifetime of the object. */
+class ConstraintContext {
+ public:
+  ConstraintContext(Analyzer& ana, const Expr& cond)
+      : ana_(ana), mark_(ana.EnterConstraint(cond)) {}
+  ~ConstraintContext() { ana_.ExitConstraint(mark_); }
+  ConstraintContext(const ConstraintContext&) = delete;
+  ConstraintContext& operator=(const ConstraintContext&) = delete;
+
+ private:
+  Analyzer& ana_;
+  size_t mark_;
+};
+
+/*! \brief The negation of the bool `e`, with comparisons flipped and De Morgan applied
+ *  (`!(a < b)` is `b <= a`, `!(a && b)` is `!a || !b`, `!!a` is `a`). */
+Expr NegateCondition(const Expr& e);
 
 }  // namespace arith
 }  // namespace tessera

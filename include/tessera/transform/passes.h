@@ -10,6 +10,9 @@ namespace transform {
  *  arithmetic in canonical form with the arith::Analyzer (loop ranges and let values known), and
  *  remove branches and asserts whose conditions it decides. */
 Pass Simplify();
+/*! \brief tir.Simplify without inlining let bindings: the DSL pipeline keeps the variables
+ *  its user named, as Compass's generated C does. */
+Pass SimplifyKeepingLets();
 /*! \brief Reject constant indices outside constant buffer extents (at the access's span). */
 Pass VerifyBufferBounds();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */

@@ -1,5 +1,6 @@
 """tir.Simplify: canonical index arithmetic with loop ranges known to the analyzer."""
 
+import tessera as ts
 from tessera.script import tir as T
 
 
@@ -68,5 +69,198 @@ def test_variable_of_a_unit_loop_is_its_min(golden):
         for b in T.serial(2, 3):
             for i in T.serial(64):
                 A[0, i] = T.float32(1)
+
+    golden("Simplify", before, expected)
+
+
+def test_enclosing_condition_is_known_in_its_branches(golden):
+    # Inside `if c` the conjuncts of c are true and their negations false; inside the else,
+    # the negation of c holds (the parts of a negated `or` each hold on their own).
+    @T.prim_func
+    def before(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n and j < 5:
+                if i == n:
+                    A[i, j] = T.Select(j < 7, 1, 2)
+                if i != n:
+                    A[i, j] = 3
+            else:
+                if i == n or j == n:
+                    A[i, j] = 4
+                if i == n:
+                    A[i, j] = 5
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n and j < 5:
+                A[i, j] = 1
+                T.evaluate(0)
+            else:
+                if i == n or j == n:
+                    A[i, j] = 4
+                if i == n:
+                    A[i, j] = 5
+
+    golden("Simplify", before, expected)
+
+
+def test_negated_disjunction_known_in_else(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n or j == n:
+                A[i, j] = 0
+            else:
+                if i == n:
+                    A[i, j] = 1
+                else:
+                    A[i, j] = 2
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 16), "int32"), n: T.int32):
+        for i, j in T.grid(16, 16):
+            if i == n or j == n:
+                A[i, j] = 0
+            else:
+                A[i, j] = 2
+
+    golden("Simplify", before, expected)
+
+
+def test_condition_on_a_buffer_value_is_not_assumed_after_a_store(unchanged):
+    # A buffer's contents may change between the test and the use: only pure conditions are
+    # known inside the branch.
+    @T.prim_func
+    def func(A: T.Buffer((1,), "int32"), n: T.int32):
+        if A[0] == n:
+            A[0] = A[0] + 1
+            if A[0] == n:
+                A[0] = 0
+
+    unchanged("Simplify", func)
+
+
+
+def test_comparisons_known_from_the_condition(golden):
+    @T.prim_func
+    def before(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = i < j + 1
+            A[1] = i < k + 2
+            A[2] = j <= i
+
+    @T.prim_func
+    def direct(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = True
+            A[1] = i < k + 2
+            A[2] = False
+
+    @T.prim_func
+    def transitive(A: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        if i < j and j <= k + 2:
+            A[0] = True
+            A[1] = True
+            A[2] = False
+
+    golden("Simplify", before, direct)
+    config = {"tir.Simplify": {"transitively_prove_inequalities": True}}
+    with ts.transform.PassContext(config=config):
+        golden("Simplify", before, transitive)
+
+
+def test_known_comparison_narrows_a_weaker_one(golden):
+    @T.prim_func
+    def before(A: T.Buffer((2,), "bool"), i: T.int32, j: T.int32):
+        if i <= j:
+            A[0] = j <= i
+            A[1] = i != j
+
+    @T.prim_func
+    def expected(A: T.Buffer((2,), "bool"), i: T.int32, j: T.int32):
+        if i <= j:
+            A[0] = j == i
+            A[1] = i < j
+
+    golden("Simplify", before, expected)
+
+
+def test_pure_integer_lets_are_inlined_and_self_stores_removed(golden):
+    # As TVM: a let of a constant, a variable or a pure integer value is inlined (here the
+    # loop extent becomes 10, so `i < 12` holds); a let of another pure value stays but is
+    # substituted into the conditions being proven; storing A[i] into A[i] does nothing.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "bool"), m: T.int32):
+        n = 10
+        k = m * 2
+        for i in range(n):
+            c = i < 3
+            if i < 12:
+                A[i] = T.Cast("float32", k)
+            if c or i >= 3:
+                B[i] = c
+            A[i] = A[i]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "bool"), m: T.int32):
+        for i in range(10):
+            c = i < 3
+            A[i] = T.Cast("float32", m * 2)
+            B[i] = c
+            T.evaluate(0)
+
+    golden("Simplify", before, expected)
+
+
+def test_let_used_by_a_buffer_definition_is_kept(unchanged):
+    @T.prim_func
+    def func(A_ptr: T.handle("float32"), A_size: T.int32):
+        size = A_size
+        A = T.decl_buffer([size], "float32", data=A_ptr)
+        A[0] = T.float32(42)
+
+    unchanged("Simplify", func)
+
+
+def test_boolean_branches_under_each_other(golden):
+    @T.prim_func
+    def before(A: T.Buffer((2,), "bool"), n: T.int32, m: T.int32):
+        A[0] = n < 10 and n < 5
+        A[1] = n < m + 5 or n < m + 10
+
+    @T.prim_func
+    def expected(A: T.Buffer((2,), "bool"), n: T.int32, m: T.int32):
+        A[0] = n < 5
+        A[1] = n < m + 10
+
+    config = {
+        "tir.Simplify": {
+            "apply_constraints_to_boolean_branches": True,
+            "transitively_prove_inequalities": True,
+        }
+    }
+    with ts.transform.PassContext(config=config):
+        golden("Simplify", before, expected)
+    # Without the option, the sides are simplified on their own.
+    golden("Simplify", before, before)
+
+
+def test_thread_extent_bounds_its_variable_and_likely_conditions_are_known(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.launch_thread("threadIdx.x", 8)
+        if tx < 12:
+            A[tx] = T.float32(1)
+        if T.likely(tx * 8 < n):
+            if T.likely(tx * 8 < n):
+                A[tx] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.launch_thread("threadIdx.x", 8)
+        A[tx] = T.float32(1)
+        if T.likely(tx * 8 < n):
+            A[tx] = T.float32(2)
 
     golden("Simplify", before, expected)
