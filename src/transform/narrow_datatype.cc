@@ -368,7 +368,17 @@ class WidthRewriter : public DefRenewer {
     index_ = true;
     BufferRegion out = Region(r);
     index_ = saved;
-    return out;
+    // A range keeps one type: an extent narrowed beside a wide minimum is widened back.
+    std::vector<Range> region;
+    bool widened = false;
+    for (const Range& rg : out->region) {
+      Expr min = rg->min, extent = rg->extent;
+      Widen(&min, &extent);
+      widened = widened || min != rg->min || extent != rg->extent;
+      region.push_back(RangeNode::Make(min, extent, rg->span));
+    }
+    if (!widened) return out;
+    return BufferRegionNode::Make(out->buffer, std::move(region), out->span);
   }
   Buffer IndexBuffer(const Buffer& b) {
     bool saved = index_;

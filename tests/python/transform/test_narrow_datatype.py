@@ -195,3 +195,33 @@ def test_bad_target_bits_are_refused():
         tt.NarrowDataType("32")
     with pytest.raises(TesseraError, match="between 2 and 64"):
         tt.NarrowDataType(0)
+
+
+def test_thread_bindings_and_lets():
+    # x is a let variable of unknown bound: x + v overflows for all the analyzer knows, so v keeps
+    # int64 there and everywhere; bx and tx, used only where the bound fits, narrow.
+    @T.prim_func
+    def before(A: T.Buffer((T.int64(256),), "float32"), B: T.Buffer((T.int64(256),), "float32")):
+        for bx in T.thread_binding(T.int64(2), thread="blockIdx.x"):
+            for tx in T.thread_binding(T.int64(128), thread="threadIdx.x"):
+                with T.block("b"):
+                    v = T.axis.spatial(T.int64(256), bx * T.int64(128) + tx)
+                    w = T.axis.spatial(T.int64(256), bx * T.int64(128) + tx)
+                    x = T.int64()
+                    with T.LetStmt(w * T.int64(2), var=x):
+                        A[w] = T.Cast("float32", w)
+                        B[v] = T.Cast("float32", x + v)
+
+    @T.prim_func
+    def expected(A: T.Buffer((T.int64(256),), "float32"), B: T.Buffer((T.int64(256),), "float32")):
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            for tx in T.thread_binding(128, thread="threadIdx.x"):
+                with T.block("b"):
+                    v = T.axis.spatial(T.int64(256), T.Cast("int64", bx * 128 + tx))
+                    w = T.axis.spatial(256, bx * 128 + tx)
+                    x = T.int64()
+                    with T.LetStmt(T.Cast("int64", w * 2), var=x):
+                        A[w] = T.Cast("float32", w)
+                        B[v] = T.Cast("float32", x + v)
+
+    check(before, expected)
