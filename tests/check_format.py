@@ -55,6 +55,7 @@ FORMATTED = [
     "src/transform/auto_schedule.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/lower_tvm_builtin.cc",
+    "src/transform/narrow_datatype.cc",
     "src/transform/vectorize_loop.cc",
 ]
 

@@ -207,6 +207,10 @@ void BindTransform(nb::module_& m) {
       "thread_sync_pass",
       [](const std::string& scope) { return PassHandle{transform::ThreadSync(scope)}; },
       "storage_scope"_a, "tir.ThreadSync for the memory scope given (\"shared\", \"global\", ...).");
+  m.def(
+      "narrow_datatype_pass",
+      [](int target_bits) { return PassHandle{transform::NarrowDataType(target_bits)}; },
+      "target_bits"_a, "tir.NarrowDataType narrowing index arithmetic to target_bits bits.");
   m.def("create_python_pass", &MakePythonPass, "fn"_a, "opt_level"_a, "name"_a, "prim_func"_a,
         "A pass that calls fn(func, mod, ctx) -> PrimFunc per function (prim_func=True) or "
         "fn(mod, ctx) -> IRModule.");

@@ -77,6 +77,9 @@ Pass RemoveStoreUndef();
 /*! \brief Narrow every int64 index, loop variable, shape and parameter to int32 (a buffer of
  *  int64 elements is an error). */
 Pass ForceNarrowIndexToInt32();
+/*! \brief Narrow the loop, block and thread variables of a function's body, with the constants
+ *  and casts of its indices, to `target_bits`-bit integers where their bounds provably fit. */
+Pass NarrowDataType(int target_bits);
 /*! \brief Replace each call statement of a private function by the function's body (not:
  *  recursive functions, buffer parameters, block bodies, calls across targets). */
 Pass InlinePrivateFunctions();

@@ -90,4 +90,16 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
         raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
 
-__all__ = ["Apply", "Pass", "prim_func_pass"] + list(_NAMES)
+
+def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
+    """Loop, block and thread variables of each function's body, with the constants and casts of
+    its indices, become ``target_bits``-bit integers where their bounds provably fit that width
+    (a loop of ``T.int64(16)`` iterations gets an int32 variable under ``NarrowDataType(32)``)."""
+    if isinstance(target_bits, bool) or not isinstance(target_bits, int):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.NarrowDataType takes a number of bits, got {target_bits!r}")
+    return Pass._wrap(_core.narrow_datatype_pass(target_bits))
+
+
+__all__ = ["Apply", "NarrowDataType", "Pass", "prim_func_pass"] + list(_NAMES)
