@@ -100,10 +100,23 @@ def any(data, axis=None, keepdims=False):  # noqa: A001
 def _arg(data, axis, keepdims, select_last_index, extreme, what):
     """The index of the extreme value: its row-major index over the reduced axes (int32).
 
-    Two computes: the extreme value, then the first (or last) index where it occurs.
+    Two computes: the extreme value, then the first (or last) index where it occurs. For a
+    float type, as numpy's argmax/argmin, a NaN counts as the extreme: the first pass reads a NaN
+    as the infinity of the extreme's side, and the second takes an element no worse than the
+    extreme (``not x < best``, true of a NaN), one comparison as before. A row holding that
+    infinity before its first NaN gives the infinity's index (numpy: the NaN's).
     """
     axes, shape = _layout(data, axis, keepdims, what)
-    best = _reduce(data, axis, True, extreme, what)
+    is_float = str(data.dtype).startswith(("float", "bfloat"))
+    is_max = extreme is te.max
+    value = None
+    if is_float:
+        inf = expr_ops.const(float("inf") if is_max else float("-inf"), data.dtype)
+
+        def value(x):
+            return _math.select(expr_ops.compare("!=", x, x), inf, x)
+
+    best = _reduce(data, axis, True, extreme, what, value)
     pick = te.max if select_last_index else te.min
     sizes = [data.shape[d] for d in axes]
     none = expr_ops.const(-1 if select_last_index else 2**31 - 1, "int32")
@@ -118,6 +131,9 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
         else:
             best_idx = tuple(_expand(out, axes, len(data.shape)))
         flat = expr_ops.cast(ravel_index([v.var for v in rv], sizes), "int32")
+        if is_float:
+            worse = expr_ops.compare("<" if is_max else ">", data[idx], best[best_idx])
+            return pick(_math.select(worse, none, flat), axis=rv)
         hit = expr_ops.compare("==", data[idx], best[best_idx])
         return pick(_math.select(hit, flat, none), axis=rv)
 

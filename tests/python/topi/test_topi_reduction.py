@@ -95,6 +95,35 @@ def test_argmax_ties_and_last_index():
     np.testing.assert_array_equal(k.run("minlast", a), [0, 1, 1, 0, 1, 0])
 
 
+@pytest.mark.parametrize("shape", [(4, 2048), (5, 37), (3, 64)])
+def test_argmax_argmin_float_nan_ties_as_numpy(shape):
+    # built with no schedule (the automatic one vectorizes both passes of the wider rows)
+    A = te.placeholder(shape, "float32", name="A")
+    k = Kernels()
+    k.add("max", [A], topi.argmax(A, axis=1))
+    k.add("min", [A], topi.argmin(A, axis=1))
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype("float32")
+    n = shape[1]
+    a[0, [2, n - 3]] = np.nan  # the first NaN, after a larger and a smaller value
+    a[0, 0], a[0, 1] = 50.0, -50.0
+    a[1, [1, n // 2]] = 9.0  # ties: the first index
+    a[1, [3, n - 1]] = -9.0
+    a[2, :] = 0.0
+    a[2, n - 1] = np.nan  # only the last element
+    for name, ref in (("max", np.argmax), ("min", np.argmin)):
+        got = k.run(name, a)
+        np.testing.assert_array_equal(got, ref(a, axis=1))
+        assert ((got >= 0) & (got < n)).all()
+    b = np.full(shape, np.nan, "float32")  # every element NaN: the first
+    np.testing.assert_array_equal(k.run("max", b), np.zeros(shape[0], "int32"))
+    c = np.zeros(shape, "float32")
+    c[:, n - 2] = np.inf  # an infinity is an ordinary extreme
+    c[:, n - 1] = -np.inf
+    np.testing.assert_array_equal(k.run("max", c), np.argmax(c, axis=1))
+    np.testing.assert_array_equal(k.run("min", c), np.argmin(c, axis=1))
+
+
 SCANS = [
     ("cumsum", "float32", 1, False),
     ("cumsum", "int32", 0, True),
