@@ -9,6 +9,8 @@ the current :class:`tessera.transform.PassContext`:
 ...     unrolled = tt.UnrollLoop()(flat)
 """
 
+import enum
+
 from .. import _core  # noqa: F401
 from ..transform import Pass, _python_pass
 
@@ -58,7 +60,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
           "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
-          "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
+          "HoistExpression", "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
@@ -90,4 +92,29 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
         raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
 
-__all__ = ["Apply", "Pass", "prim_func_pass"] + list(_NAMES)
+
+
+class HoistedConditionals(enum.Flag):
+    """Which conditions tir.HoistExpression moves out of loops: the bits of the
+    ``"hoisted_conditionals"`` field of the ``"tir.HoistExpression"`` config record."""
+
+    Never = 0
+    IfElseStmt = 1  # the condition of an `if` statement
+    IfElseExpr = 2  # the condition of T.if_then_else
+    BooleanExpression = 4  # each operand of `and` / `or`
+    UsingBlockVar = 8  # conditions using a thread variable, and hoisting past one
+    All = IfElseStmt | IfElseExpr | BooleanExpression | UsingBlockVar
+
+
+class HoistedLetBindings(enum.Flag):
+    """Which let bindings tir.HoistExpression moves out of loops: the bits of the
+    ``"hoisted_let_bindings"`` field of the ``"tir.HoistExpression"`` config record."""
+
+    Never = 0
+    RequiredByConditional = 1  # bindings a hoisted condition uses
+    LetStmt = 2  # `x = value` statements
+    LetExpr = 4  # T.Let expressions
+    All = RequiredByConditional | LetStmt | LetExpr
+
+
+__all__ = ["Apply", "Pass", "prim_func_pass", "HoistedConditionals", "HoistedLetBindings"] + list(_NAMES)
