@@ -117,4 +117,5 @@ class HoistedLetBindings(enum.Flag):
     All = RequiredByConditional | LetStmt | LetExpr
 
 
-__all__ = ["Apply", "Pass", "prim_func_pass", "HoistedConditionals", "HoistedLetBindings"] + list(_NAMES)
+__all__ = ["Apply", "Pass", "prim_func_pass", "HoistedConditionals",
+           "HoistedLetBindings"] + list(_NAMES)
