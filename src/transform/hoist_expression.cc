@@ -13,7 +13,8 @@
 // loop in `if cond: loop else: loop` (no else when the condition came from an `if` without
 // one) and in `let var = value`, and drops the let bindings it moved. ConvertSSA then renames
 // the duplicated definitions, and Simplify, knowing the condition in each branch, removes the
-// tests it now decides; RemoveNoOp drops the branches left empty.
+// tests it now decides; RemoveNoOp drops the branches left empty. (These three run only where
+// something was hoisted: a module with nothing to hoist comes back as it was.)
 //
 // Which kinds move is set by the "tir.HoistExpression" record, two bit sets with TVM's values:
 //   hoisted_conditionals: 1 if-statement conditions, 2 T.if_then_else conditions, 4 the
@@ -52,9 +53,9 @@ struct CondInfo {
   bool uses_block_var;
   VarSet required_lets;
   bool with_else;
-  bool Enabled(const HoistConfig& cfg) const {
-    bool lets_ok = required_lets.empty() || cfg.Let(kRequiredByCondition) || cfg.Let(kLetStmt);
-    return cfg.Cond(source) && lets_ok && (cfg.Cond(kUsingBlockVar) || !uses_block_var);
+  bool enabled = false;  // set by the second walk
+  bool FlagsAllow(const HoistConfig& cfg) const {
+    return cfg.Cond(source) && (cfg.Cond(kUsingBlockVar) || !uses_block_var);
   }
 };
 
@@ -209,7 +210,11 @@ class HoistCollector : public StmtExprVisitor {
   }
 
   void Binding(const Var& var, const Expr& value, int source) {
-    if (LoopInfo* dest = Destination(value); dest && !dest->has_sequence) {
+    // A binding outside every loop already holds wherever a condition may go: no dependency.
+    if (active_.empty()) return;
+    // A binding with side effects stays where it is (as, then, does a condition using it).
+    LoopInfo* dest = IsPure(value) ? Destination(value) : nullptr;
+    if (dest && !dest->has_sequence) {
       dest->lets.push_back({var, value, source});
     }
     VarSet loops, lets;
@@ -241,15 +246,34 @@ class Hoister : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
   Hoister(std::vector<LoopInfo> loops, const HoistConfig& cfg) : cfg_(cfg) {
-    for (LoopInfo& info : loops) {
+    // Unlike TVM, a condition moves only when every binding it needs moves with it (to a loop
+    // at or outside the condition's place): a condition is never left above the definition of
+    // a variable it uses.
+    VarSet movable;
+    for (const LoopInfo& info : loops) {
       for (const LetInfo& let : info.lets) {
+        movable.insert(let.var.get());
         if (cfg.Let(let.source)) moved_.insert(let.var.get());
       }
-      if (cfg.Let(kRequiredByCondition)) {
-        for (const CondInfo& c : info.conds) {
-          if (c.Enabled(cfg)) moved_.insert(c.required_lets.begin(), c.required_lets.end());
+    }
+    auto all_in = [](const VarSet& vars, const VarSet& set) {
+      for (const VarNode* v : vars) {
+        if (!set.count(v)) return false;
+      }
+      return true;
+    };
+    if (cfg.Let(kRequiredByCondition)) {
+      for (LoopInfo& info : loops) {
+        for (CondInfo& c : info.conds) {
+          if (c.FlagsAllow(cfg) && all_in(c.required_lets, movable)) {
+            moved_.insert(c.required_lets.begin(), c.required_lets.end());
+          }
         }
       }
+    }
+    for (LoopInfo& info : loops) {
+      for (CondInfo& c : info.conds)
+        c.enabled = c.FlagsAllow(cfg) && all_in(c.required_lets, moved_);
       const StmtNode* def = info.def;
       info_.emplace(def, std::move(info));
     }
@@ -274,7 +298,7 @@ class Hoister : public StmtExprMutator {
     if (it == info_.end()) return s;
     const LoopInfo& info = it->second;
     for (auto c = info.conds.rbegin(); c != info.conds.rend(); ++c) {
-      if (!c->Enabled(cfg_)) continue;
+      if (!c->enabled) continue;
       s = IfThenElseNode::Make(c->condition, s, c->with_else ? s : Stmt(), s->span);
     }
     for (auto l = info.lets.rbegin(); l != info.lets.rend(); ++l) {
@@ -295,11 +319,17 @@ Stmt HoistWith(const Stmt& body, const HoistConfig& cfg) {
 }
 
 // The insertion step followed by the clean-up that turns the duplicated loops into the result.
+// A module where nothing was hoisted is returned as it came (not re-simplified).
 Pass WithCleanup(std::function<PrimFunc(PrimFunc, IRModule, const PassContext&)> insert,
                  const std::string& name) {
-  return Sequential({CreatePrimFuncPass(std::move(insert), 0, name + "Insert"), ConvertSSA(),
-                     Simplify(), RemoveNoOp()},
-                    name);
+  Pass inserter = CreatePrimFuncPass(std::move(insert), 0, name + "Insert");
+  Pass cleanup = Sequential({ConvertSSA(), Simplify(), RemoveNoOp()}, name + "Cleanup");
+  return CreateModulePass(
+      [inserter, cleanup](IRModule mod, const PassContext& ctx) {
+        IRModule hoisted = inserter->fn(mod, ctx);
+        return hoisted == mod ? mod : cleanup->fn(hoisted, ctx);
+      },
+      0, name);
 }
 
 PrimFunc HoistExpressionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
@@ -313,7 +343,42 @@ PrimFunc HoistExpressionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
   return body == f->body ? f : f->WithBody(body);
 }
 
+// TVM v0.23's HoistIfThenElse: if-statement conditions only (and, with the
+// "support_block_scope_hoisting" option, those using thread variables); a function marked
+// "tir.HoistIfThenElseExprWithBlock" = 1 hoists T.if_then_else conditions instead.
+PrimFunc HoistIfThenElseFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  HoistConfig cfg;
+  cfg.let_bindings = 0;
+  if (f->GetIntAttr("tir.HoistIfThenElseExprWithBlock", 0) == 1) {
+    cfg.conditionals = kIfElseExpr | kUsingBlockVar;
+  } else {
+    const char* k = "tir.HoistIfThenElse";
+    bool block = ctx.GetRecordBool(k, "support_block_scope_hoisting", false) ||
+                 ctx.GetRecordBool(k, "support_block_scope_hosting", false);
+    cfg.conditionals = kIfElseStmt | (block ? kUsingBlockVar : 0);
+  }
+  Stmt body = HoistWith(f->body, cfg);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+// The "basic" variant: if-statement conditions, never past a thread variable.
+PrimFunc HoistIfThenElseBasicFunc(PrimFunc f, IRModule, const PassContext&) {
+  HoistConfig cfg;
+  cfg.conditionals = kIfElseStmt;
+  cfg.let_bindings = 0;
+  Stmt body = HoistWith(f->body, cfg);
+  return body == f->body ? f : f->WithBody(body);
+}
+
 }  // namespace
+
+Pass HoistIfThenElse() { return WithCleanup(HoistIfThenElseFunc, "tir.HoistIfThenElse"); }
+TESSERA_REGISTER_PASS("tir.HoistIfThenElse", HoistIfThenElse);
+
+Pass HoistIfThenElseBasic() {
+  return WithCleanup(HoistIfThenElseBasicFunc, "tir.HoistIfThenElseBasic");
+}
+TESSERA_REGISTER_PASS("tir.HoistIfThenElseBasic", HoistIfThenElseBasic);
 
 Pass HoistExpression() { return WithCleanup(HoistExpressionFunc, "tir.HoistExpression"); }
 TESSERA_REGISTER_PASS("tir.HoistExpression", HoistExpression);

@@ -59,7 +59,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch",
           "HoistExpression", "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
@@ -80,6 +80,21 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
         raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
                                 "tessera only shrinks an allocation, never grows it past its shape")
     return Pass("tir.CompactBufferAllocation")
+
+
+def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
+    """Loop-invariant `if` conditions move out of the loops (TVM v0.23's pass: HoistExpression
+    restricted to if-statement conditions). ``variant="basic"`` never hoists a condition using
+    a thread variable, nor past one; the default does where the ``"tir.HoistIfThenElse"`` record
+    sets ``support_block_scope_hoisting``."""
+    if variant is None:
+        return Pass("tir.HoistIfThenElse")
+    if variant == "basic":
+        return Pass("tir.HoistIfThenElseBasic")
+    from ..error import TesseraValueError
+
+    raise TesseraValueError(f"tir.HoistIfThenElse: unknown variant {variant!r} "
+                            "(None or \"basic\")")
 
 
 def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
@@ -117,5 +132,5 @@ class HoistedLetBindings(enum.Flag):
     All = RequiredByConditional | LetStmt | LetExpr
 
 
-__all__ = ["Apply", "Pass", "prim_func_pass", "HoistedConditionals",
+__all__ = ["Apply", "Pass", "prim_func_pass", "HoistIfThenElse", "HoistedConditionals",
            "HoistedLetBindings"] + list(_NAMES)

@@ -231,3 +231,33 @@ def test_built_program_matches_before_and_after():
         want = np.where(odd, ii * 3 + jj, b * 2 if n > 4 else b - ii * 3)
         np.testing.assert_allclose(outs[0], want, rtol=1e-6)
         np.testing.assert_allclose(outs[1], want, rtol=1e-6)
+
+
+def test_binding_outside_every_loop_stays_and_its_condition_moves(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4, 4), "float32"), n: T.int32):
+        m = n * n + 1
+        for i, j in T.grid(4, 4):
+            if 5 < m:
+                A[i, j] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4, 4), "float32"), n: T.int32):
+        if 4 < n * n:
+            for i, j in T.grid(4, 4):
+                A[i, j] = T.float32(1)
+
+    # (the integer binding is then inlined by Simplify; it was never dropped before its use)
+    hoisted(golden, before, expected)
+
+
+def test_condition_needing_an_impure_binding_stays(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            for j in range(4):
+                x = B[i]
+                if T.float32(0) < x:
+                    A[i, j] = x
+
+    hoisted(golden, before, before)
