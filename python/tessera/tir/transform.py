@@ -59,8 +59,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch",
-          "HoistExpression", "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
+          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
+          "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
@@ -97,18 +97,6 @@ def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
                             "(None or \"basic\")")
 
 
-def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
-    """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
-    ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
-
-    if not isinstance(storage_scope, str):
-        from ..error import TesseraTypeError
-
-        raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
-    return Pass._wrap(_core.thread_sync_pass(storage_scope))
-
-
-
 class HoistedConditionals(enum.Flag):
     """Which conditions tir.HoistExpression moves out of loops: the bits of the
     ``"hoisted_conditionals"`` field of the ``"tir.HoistExpression"`` config record."""
@@ -132,5 +120,15 @@ class HoistedLetBindings(enum.Flag):
     All = RequiredByConditional | LetStmt | LetExpr
 
 
-__all__ = ["Apply", "Pass", "prim_func_pass", "HoistIfThenElse", "HoistedConditionals",
-           "HoistedLetBindings"] + list(_NAMES)
+def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
+    """Barriers (T.tvm_storage_sync) between the threads' conflicting accesses to memory of
+    ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
+
+    if not isinstance(storage_scope, str):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
+    return Pass._wrap(_core.thread_sync_pass(storage_scope))
+
+__all__ = ["Apply", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "Pass",
+           "prim_func_pass"] + list(_NAMES)
