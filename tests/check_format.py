@@ -54,6 +54,7 @@ FORMATTED = [
     "src/target/codegen_host.cc",
     "src/transform/auto_schedule.cc",
     "src/transform/dsl/verify_target_features.cc",
+    "src/transform/hoist_expression.cc",
     "src/transform/lower_tvm_builtin.cc",
     "src/transform/narrow_datatype.cc",
     "src/transform/vectorize_loop.cc",

@@ -72,6 +72,8 @@ const bool kBuiltinConfigs = [] {
   // before) "support_block_scope_hosting": both are taken.
   RegisterConfigRecord("tir.HoistIfThenElse",
                        {{"support_block_scope_hoisting", kB}, {"support_block_scope_hosting", kB}});
+  RegisterConfigRecord("tir.HoistExpression",
+                       {{"hoisted_conditionals", kI}, {"hoisted_let_bindings", kI}});
   RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
                                           {"max_simplification_steps", kI}});
   RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});

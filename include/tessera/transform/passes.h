@@ -56,6 +56,11 @@ int HostVectorBits();
 Pass InjectPrefetch();
 /*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
 Pass HoistIfThenElse();
+/*! \brief TVM's "basic" variant of HoistIfThenElse: if-statement conditions only. */
+Pass HoistIfThenElseBasic();
+/*! \brief Loop-invariant conditions and let bindings move out of loops ("tir.HoistExpression"
+ * record: hoisted_conditionals, hoisted_let_bindings bit sets). */
+Pass HoistExpression();
 /*! \brief Split constant loops where an inner `if` stops being provably true (tails). */
 Pass LoopPartition();
 /*! \brief Bind subexpressions repeated within one statement to a LetStmt (unless

@@ -9,6 +9,8 @@ the current :class:`tessera.transform.PassContext`:
 ...     unrolled = tt.UnrollLoop()(flat)
 """
 
+import enum
+
 from .. import _core  # noqa: F401
 from ..transform import Pass, _python_pass
 
@@ -57,7 +59,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistIfThenElse",
+          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
@@ -78,6 +80,44 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
         raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
                                 "tessera only shrinks an allocation, never grows it past its shape")
     return Pass("tir.CompactBufferAllocation")
+
+
+def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
+    """Loop-invariant `if` conditions move out of the loops (TVM v0.23's pass: HoistExpression
+    restricted to if-statement conditions). ``variant="basic"`` never hoists a condition using
+    a thread variable, nor past one; the default does where the ``"tir.HoistIfThenElse"`` record
+    sets ``support_block_scope_hoisting``."""
+    if variant is None:
+        return Pass("tir.HoistIfThenElse")
+    if variant == "basic":
+        return Pass("tir.HoistIfThenElseBasic")
+    from ..error import TesseraValueError
+
+    raise TesseraValueError(f"tir.HoistIfThenElse: unknown variant {variant!r} "
+                            "(None or \"basic\")")
+
+
+class HoistedConditionals(enum.Flag):
+    """Which conditions tir.HoistExpression moves out of loops: the bits of the
+    ``"hoisted_conditionals"`` field of the ``"tir.HoistExpression"`` config record."""
+
+    Never = 0
+    IfElseStmt = 1  # the condition of an `if` statement
+    IfElseExpr = 2  # the condition of T.if_then_else
+    BooleanExpression = 4  # each operand of `and` / `or`
+    UsingBlockVar = 8  # conditions using a thread variable, and hoisting past one
+    All = IfElseStmt | IfElseExpr | BooleanExpression | UsingBlockVar
+
+
+class HoistedLetBindings(enum.Flag):
+    """Which let bindings tir.HoistExpression moves out of loops: the bits of the
+    ``"hoisted_let_bindings"`` field of the ``"tir.HoistExpression"`` config record."""
+
+    Never = 0
+    RequiredByConditional = 1  # bindings a hoisted condition uses
+    LetStmt = 2  # `x = value` statements
+    LetExpr = 4  # T.Let expressions
+    All = RequiredByConditional | LetStmt | LetExpr
 
 
 def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
@@ -102,4 +142,5 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "NarrowDataType", "Pass", "prim_func_pass"] + list(_NAMES)
+__all__ = ["Apply", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
+           "Pass", "prim_func_pass"] + list(_NAMES)
