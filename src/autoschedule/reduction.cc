@@ -96,6 +96,27 @@ int64_t Accumulators(int64_t n, int64_t parts, int64_t lanes, int64_t most, int6
   return 0;
 }
 
+/*! \brief rfactor of `block` at `loop`, the partial results last in the rfactor buffer
+ *  ([row, lane]: each row's lanes are contiguous vectors, not lanes a row apart). rfactor
+ *  leaves the block that combines the partial results in a loop nest of its own: it goes back
+ *  into the row loop, after the partial results of its row. The rfactor buffer then shrinks
+ *  to one row, allocated in the row loop, the C compiler keeps its vectors in registers
+ *  instead of loading and storing them at every step through a row-by-lane buffer, and the
+ *  rows take one parallel loop instead of two (a row max of 2048 x 2048 float32, AVX2, one
+ *  thread, thread CPU time in turn with numpy: 1.46 -> 1.03 ms, numpy 1.16 ms). */
+BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
+  const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+  int axis = b && !b->writes.empty() ? static_cast<int>(b->writes[0]->region.size()) : 0;
+  BlockRV rf = sch.RFactor(loop, axis);
+  std::vector<LoopRV> final_loops = sch.GetLoops(block);
+  std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
+  if (final_loops.size() >= 2 && rf_loops.size() > final_loops.size() - 2 &&
+      sch.Get(rf_loops[0]).get() != sch.Get(final_loops[0]).get()) {
+    sch.ReverseComputeAt(block, rf_loops[final_loops.size() - 2], false, -1);
+  }
+  return rf;
+}
+
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
  *  an independent chain of vector operations, so the row streams at the speed of loads. */
 void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool stream,
@@ -109,25 +130,8 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   Try(sch, [&] {
     auto parts =
         sch.Split(loops.back(), {TraceValue::None(), TraceValue::Int(acc * lanes)}, true, false);
-    // The partial results last in the rfactor buffer ([row, lane]): each row's lanes are
-    // contiguous vectors, not lanes a row apart.
-    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
-    int axis = b && !b->writes.empty() ? static_cast<int>(b->writes[0]->region.size()) : 0;
-    BlockRV rf = sch.RFactor(parts[1], axis);
-    // rfactor leaves the block that combines the partial results in a loop nest of its own:
-    // it goes back into the row loop, after the partial results of its row. The rfactor
-    // buffer then shrinks to one row, allocated in the row loop, the C compiler keeps its
-    // vectors in registers instead of loading and storing them at every step through a
-    // row-by-lane buffer, and the rows take one parallel loop instead of two (a row max of
-    // 2048 x 2048 float32, AVX2, one thread, thread CPU time in turn with numpy: 1.46 -> 1.03
-    // ms, numpy 1.16 ms).
-    std::vector<LoopRV> final_loops = sch.GetLoops(block);
+    BlockRV rf = RFactorInRow(sch, block, parts[1]);
     std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
-    if (final_loops.size() >= 2 && rf_loops.size() > final_loops.size() - 2 &&
-        sch.Get(rf_loops[0]).get() != sch.Get(final_loops[0]).get()) {
-      sch.ReverseComputeAt(block, rf_loops[final_loops.size() - 2], false, -1);
-      rf_loops = sch.GetLoops(rf);
-    }
     LoopRV lane = rf_loops.back();
     if (stream) PrefetchAhead(sch, rf_loops[rf_loops.size() - 2], acc * vector_bytes);
     if (acc > 1) {
@@ -148,19 +152,10 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   // chains of 63 per row).
   Try(sch, [&] {
     std::vector<LoopRV> loops = sch.GetLoops(block);
-    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
-    int axis = b && !b->writes.empty() ? static_cast<int>(b->writes[0]->region.size()) : 0;
     auto parts = sch.Split(loops.back(), {TraceValue::Int(acc), TraceValue::Int(lanes)}, true,
                            false);
-    BlockRV rf = sch.RFactor(parts[1], axis);
-    // As above: the combining block back into the row loop, after its row's vector.
-    std::vector<LoopRV> final_loops = sch.GetLoops(block);
+    BlockRV rf = RFactorInRow(sch, block, parts[1]);
     std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
-    if (final_loops.size() >= 2 && rf_loops.size() > final_loops.size() - 2 &&
-        sch.Get(rf_loops[0]).get() != sch.Get(final_loops[0]).get()) {
-      sch.ReverseComputeAt(block, rf_loops[final_loops.size() - 2], false, -1);
-      rf_loops = sch.GetLoops(rf);
-    }
     if (rf_loops.size() < 2) throw Error("no vector loop of partial results");
     sch.Vectorize(rf_loops.back());
     sch.Unroll(rf_loops[rf_loops.size() - 2]);

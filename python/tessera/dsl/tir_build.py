@@ -62,16 +62,29 @@ def as_dsl_module(func, name=None):
     parameter. BuildManager builds it through the DSL pipeline and code generator, as Compass
     builds such a kernel. Returns (IRModule, entry name, the matched shapes as
     :class:`~tessera.dsl.Executor`'s ``buffer_shapes``)."""
-    from ..driver import lower
-
-    mod, entry, _func = prepare(func, name)
-    lowered = lower(mod, target="c", stage="flatten")
-    (_gv, flat), = [(gv, f) for gv, f in lowered.functions if isinstance(f, _core.PrimFunc)]
+    entry, _func, flat = _flattened(func, name)
     body = flat.body
     for param, buf in reversed(list(flat.buffer_map)):
         body = _core.LetStmt(buf.data, param, _core.DeclBuffer(buf, body))
     dsl = _core.PrimFunc(list(flat.params), body)
-    # The matched shapes, for the Executor to refuse arrays too small for them.
+    return _entry_module(dsl, entry), entry, _matched_shapes(func)
+
+
+def _flattened(inp, name):
+    """(entry name, the prepared PrimFunc, its form after the TensorIR stages through
+    "flatten", no automatic schedule)."""
+    from ..driver import lower
+
+    mod, entry, func = prepare(inp, name)
+    lowered = lower(mod, target="c", stage="flatten")
+    (_gv, flat), = [(gv, f) for gv, f in lowered.functions if isinstance(f, _core.PrimFunc)]
+    return entry, func, flat
+
+
+def _matched_shapes(func):
+    """The matched buffers' shapes as :class:`~tessera.dsl.Executor`'s ``buffer_shapes``, for it
+    to refuse arrays too small for them: (parameter index, dims), a dim a constant or
+    ("param", index) of a scalar parameter; a buffer with another expression is not checked."""
     index = {p.name: i for i, p in enumerate(func.params)}
     shapes = []
     for param, buf in (func.buffer_map or []):
@@ -82,13 +95,18 @@ def as_dsl_module(func, name=None):
             elif isinstance(d, _core.Var) and d.name in index:
                 dims.append(("param", index[d.name]))
             else:
-                dims = None  # an expression: not checked here
+                dims = None
                 break
         if dims is not None and param.name in index:
             shapes.append((index[param.name], dims))
+    return shapes
+
+
+def _entry_module(dsl, entry):
+    """An IRModule of the one entry function ``dsl``, named ``entry``."""
     dsl = dsl.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
     dsl = dsl.with_attr("global_symbol", _core.StringImm(entry))
-    return _core.IRModule([(_core.GlobalVar(entry), dsl)]), entry, shapes
+    return _core.IRModule([(_core.GlobalVar(entry), dsl)])
 
 
 def _plain(func):
@@ -123,11 +141,7 @@ def as_plain_dsl_module(inp, name=None):
     ``tir.noalias``), blocks lowered to loops by the TensorIR stages. None when the function
     is not plain (see :func:`_plain`); BuildManager then builds it for the host as before.
     Returns (IRModule, entry name, matched shapes) or None."""
-    from ..driver import lower
-
-    mod, entry, func = prepare(inp, name)
-    lowered = lower(mod, target="c", stage="flatten")
-    (_gv, flat), = [(gv, f) for gv, f in lowered.functions if isinstance(f, _core.PrimFunc)]
+    entry, func, flat = _flattened(inp, name)
     if not _plain(flat):
         return None
     by_param = {p.name: buf for p, buf in (flat.buffer_map or [])}
@@ -136,26 +150,10 @@ def as_plain_dsl_module(inp, name=None):
     for buf in reversed([by_param[p.name] for p in flat.params if p.name in by_param]):
         body = _core.DeclBuffer(buf, body)
     dsl = _core.PrimFunc(params, body)
-    index = {p.name: i for i, p in enumerate(func.params)}
-    shapes = []
-    for param, buf in (func.buffer_map or []):
-        dims = []
-        for d in buf.shape:
-            if hasattr(d, "value"):
-                dims.append(int(d.value))
-            elif isinstance(d, _core.Var) and d.name in index:
-                dims.append(("param", index[d.name]))
-            else:
-                dims = None
-                break
-        if dims is not None and param.name in index:
-            shapes.append((index[param.name], dims))
     attrs = func.attrs or {}
     if attrs.get("tir.noalias") is not None and bool(getattr(attrs["tir.noalias"], "value", 0)):
         dsl = dsl.with_attr("tir.noalias", _core.IntImm("bool", 1))
-    dsl = dsl.with_attr("tessera.is_entry", _core.IntImm("int32", 1))
-    dsl = dsl.with_attr("global_symbol", _core.StringImm(entry))
-    return _core.IRModule([(_core.GlobalVar(entry), dsl)]), entry, shapes
+    return _entry_module(dsl, entry), entry, _matched_shapes(func)
 
 
 def _np_dtype(name):
