@@ -376,14 +376,16 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
           true, "parts", "``acc + S.vdot(x, y, mask)``.",
           "args: acc, x, y, mask: acc plus the pairwise dot products of x and y (signs may "
           "differ), exact, saturated once to acc's type."),
-      // acc + S.vqdot: the quadruple-width sums are exact, so an integer acc adds them with
-      // dsl.vadds (one saturation), a float acc with the TIR node Add.
-      [] {
-        DslIntrinsic d = Entry("vqdpa", "", "dot_acc", {"int8", "uint8", "float16", "bfloat16"}, {},
-                               "excluded", {}, "dot4_acc", "``acc + S.vqdot(x, y, mask)``.", "");
-        d.plain_op = "Add";
-        return d;
-      }(),
+      // An integer acc: acc + S.vqdot, the quadruple-width sums being exact, added with
+      // dsl.vadds (one saturation). A float acc (float32, float16/bfloat16 operands): the op,
+      // acc and its 4 products summed exactly (in double) and rounded to float32 once, as
+      // Compass computes it; rounding the dot product first is off by up to 1 ULP of the total.
+      Own("vqdpa", "dot_acc", {"int8", "uint8", "float16", "bfloat16"}, {}, "excluded", {},
+          "dot4_acc", false, "parts",
+          "``acc + S.vqdot(x, y, mask)``; for floats the sum of acc and the products rounded "
+          "once.",
+          "args: acc, x, y, mask: a float32 acc plus the 4-lane dot products of float16/bfloat16 "
+          "x and y in its even lanes, rounded once (odd lanes keep acc)."),
       Own("vfmae", "fma_half", {"float16", "bfloat16"}, {}, "keep", {}, "fma_even", false, "",
           "``acc[i] + x[2i] * y[2i]`` (float16/bfloat16 products into a float32 accumulator).",
           "args: acc, x, y, mask: acc + even-lane products."),

@@ -51,7 +51,8 @@ struct DslIntrinsic {
    *  of 2 ("dot2") or 4 ("dot4") adjacent products at 2 or 4 times the bits (16-bit floats:
    *  float32 sums in the even lanes); a signed and an unsigned vector give a signed result.
    *  "dot_acc": (acc, x, y), acc plus the "dot" of x and y, saturated once (vdpa: `op`; vqdpa:
-   *  S.vqdot's op, then dsl.vadds for integers or `plain_op` for floats).
+   *  S.vqdot's op, then dsl.vadds, for integers); a float32 acc (vqdpa) plus the float16 or
+   *  bfloat16 products summed exactly and rounded once (`op`).
    *  "fma_half": (acc, x, y), a float32x8 acc plus the products of the even ("fma_even") or odd
    *  ("fma_odd") lanes of two float16x16 or bfloat16x16 vectors.
    *  "unary": (x), a vector or scalar; the result has x's type ("abs": saturate= an argument of

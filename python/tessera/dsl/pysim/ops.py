@@ -515,14 +515,10 @@ def _pairwise(fn, saturate):
 def _dot(group, saturate):
     def impl(it, e, a):
         if _is_float(str(np.asarray(a[0]).dtype)) or np.asarray(a[0]).dtype.name == "bfloat16":
-            # As Compass's PySim: the products summed in float64, rounded to float32 once (the
-            # compiled bf16 form models the NPU's adder instead, see intrin.h).
-            x, y = np.asarray(a[0]).astype(np.float64), np.asarray(a[1]).astype(np.float64)
-            m = np.asarray(a[2], bool)
-            sums = np.where(m, x * y, 0.0).reshape(-1, group).sum(axis=1)
-            out = np.zeros(x.size // 2, np.float32)  # the sums in the even lanes
-            out[0::2] = sums.astype(np.float32)
-            return out
+            # As Compass's PySim: the products summed in float64, rounded to float32 once, in
+            # the even lanes (the compiled bf16 form models the NPU's adder instead, see
+            # intrin.h): float dsl.vqdpa of a zero accumulator.
+            return _float_qdpa([np.zeros(np.asarray(a[0]).size // 2, np.float32), *a])
         x, y, m = _i64(a[0]), _i64(a[1]), np.asarray(a[2], bool)
         p = np.where(m, x * y, 0).reshape(-1, group).sum(axis=1)
         return _clamp(p, e.dtype) if saturate else _out(_wrap(p, e.dtype), e.dtype)
@@ -532,8 +528,25 @@ def _dot(group, saturate):
 
 
 def _vdpa(it, e, a):
+    if _is_float(str(np.asarray(a[0]).dtype)):
+        return _float_qdpa(a)
     acc, x, y, m = _i64(a[0]), _i64(a[1]), _i64(a[2]), np.asarray(a[3], bool)
     return _clamp(acc + np.where(m, x * y, 0).reshape(-1, 2).sum(axis=1), e.dtype)
+
+
+def _float_qdpa(a):
+    """Float dsl.vqdpa, as Compass computes it: each even lane of the float32 acc plus the active
+    products of its 4 lanes, added one by one in float64 (the float16/bfloat16 products are
+    exact there) and rounded to float32 once; odd lanes keep acc."""
+    total = np.asarray(a[0]).astype(np.float64)
+    x, y = np.asarray(a[1]).astype(np.float64), np.asarray(a[2]).astype(np.float64)
+    m = np.asarray(a[3], bool)
+    prod, m = (x * y).reshape(-1, 4), m.reshape(-1, 4)
+    even = total[0::2]
+    for k in range(4):  # an inactive lane adds nothing (not even 0.0: acc -0.0 stays -0.0)
+        even = np.where(m[:, k], even + prod[:, k], even)
+    total[0::2] = even
+    return total.astype(np.float32)
 
 
 def _fma_half(odd):

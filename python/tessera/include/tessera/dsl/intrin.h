@@ -551,19 +551,32 @@ __TESSERA_WIDEN32(uint8, uint, unsigned long long)
 __TESSERA_QDOT(char32, 32, int8, int)
 __TESSERA_QDOT(uchar32, 32, uint8, uint)
 
-/* fp16/bf16 4-lane dot products into float32: the sums in even lanes, odd lanes zero. */
-#define __TESSERA_QDOT_F(V, LANE)                                                             \
-  static inline float8 __vqdot_##V(V a, V b, uint32_t m) {                                    \
-    float8 r = {0};                                                                           \
+/* fp16/bf16 4-lane dot products added to a float32 accumulator (S.vqdpa), as Compass computes
+ * them: each even lane of acc plus the active products of its 4 lanes, added one by one in
+ * double, rounded to float32 once; odd lanes keep acc. fp16 S.vqdot is the same sum from 0 (odd
+ * lanes zero). PROD(a, b, k) is the exact product of lane k as a double: fp16 products are
+ * exact in float (22 bits, well inside its range), so they are made there and widened (GCC
+ * widens _Float16 to double by a library call, many times slower); bf16 ones in double. */
+#define __TESSERA_QDPA_F(V, PROD)                                                             \
+  static inline float8 __vqdpa_##V(float8 acc, V a, V b, uint32_t m) {                        \
+    float8 r = acc;                                                                           \
     for (int i = 0; i < 4; ++i) {                                                             \
-      float s = 0.0f;                                                                         \
+      double s = (double)acc[2 * i];                                                          \
       for (int k = 4 * i; k < 4 * i + 4; ++k)                                                 \
-        if (__TESSERA_LANE_ON(m, k, 16)) s += (float)LANE(a, k) * (float)LANE(b, k);          \
-      r[2 * i] = s;                                                                           \
+        if (__TESSERA_LANE_ON(m, k, 16)) s += PROD(a, b, k);                                  \
+      r[2 * i] = (float)s;                                                                    \
     }                                                                                         \
     return r;                                                                                 \
   }
-__TESSERA_IF_HALF(__TESSERA_QDOT_F(half16, __TESSERA_PLAIN_LANE))
+#define __TESSERA_HALF_PROD(a, b, k) ((double)((float)(a)[k] * (float)(b)[k]))
+#define __TESSERA_BF16_PROD(a, b, k) \
+  ((double)__TESSERA_BF16_LANE(a, k) * (double)__TESSERA_BF16_LANE(b, k))
+__TESSERA_IF_HALF(__TESSERA_QDPA_F(half16, __TESSERA_HALF_PROD))
+__TESSERA_QDPA_F(bfloat16x16, __TESSERA_BF16_PROD)
+__TESSERA_IF_HALF(static inline float8 __vqdot_half16(half16 a, half16 b, uint32_t m) {
+  const float8 zero = {0};
+  return __vqdpa_half16(zero, a, b, m);
+})
 
 /* bf16: the adder of the NPU, as Compass's tests record it (test_vqdot_bf16_corner_case): the
  * four products (exact) are aligned to the exponent of the largest, each cut toward zero to the
@@ -764,6 +777,9 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
   char32: f##_char32, uchar32: f##_uchar32, bfloat16x16: f##_bfloat16x16 __TESSERA_IF_HALF(, half16: f##_half16)
 #define __vdot(a, b, m) __TESSERA_CALL(__TESSERA_DOT_CASES(__vdot), a, (b), (m))
 #define __vqdot(a, b, m) __TESSERA_CALL(__TESSERA_BYTE_CASES(__vqdot), a, (b), (m))
+#define __vqdpa(acc, x, y, m)                                                                 \
+  _Generic((x), bfloat16x16: __vqdpa_bfloat16x16 __TESSERA_IF_HALF(, half16: __vqdpa_half16))( \
+      (acc), (x), (y), (m))
 #define __vfmae(acc, x, y, m)                                                                 \
   _Generic((x), bfloat16x16: __vfmae_bfloat16x16 __TESSERA_IF_HALF(, half16: __vfmae_half16))( \
       (acc), (x), (y), (m))

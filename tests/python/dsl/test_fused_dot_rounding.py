@@ -1,0 +1,128 @@
+"""Float S.vqdpa and S.vqdot round once, as Compass computes them: each float32 result is the
+accumulator (0 for S.vqdot) plus the active float16/bfloat16 products of its 4 lanes, added in
+float64 lane by lane, rounded to float32 once. Rounding after each step in float32, or rounding
+the dot product before adding the accumulator, differs by an ULP or more on the inputs below.
+Compiled and PySim, every width the intrinsics accept (16 lanes and its multiples), against
+numpy."""
+
+import numpy as np
+import pytest
+
+from tessera.dsl import script as S
+
+from _util import mask_bits, np_dtype, run_both
+
+WIDTHS = [16, 32, 48, 64]
+
+
+def _mask(lanes):
+    """Per 8 lanes: a group all active, then one whose 3rd lane is off."""
+    return f"{lanes // 8}TTTTTTFT"
+
+
+def _fused(acc, x, y, mask):
+    """Compass's float vqdpa: float64 sum lane by lane from acc, one rounding; odd lanes acc."""
+    total = acc.astype(np.float64)
+    prod = x.astype(np.float64) * y.astype(np.float64)
+    for i in range(x.size):
+        if mask[i]:
+            total[(i // 4) * 2] += prod[i]
+    return total.astype(np.float32)
+
+
+def _stepwise(acc, x, y, mask):
+    """The same sums rounded to float32 after each product is added (the old compiled form)."""
+    total = acc.astype(np.float32).copy()
+    prod = x.astype(np.float32) * y.astype(np.float32)  # exact: 16-bit float operands
+    for i in range(x.size):
+        if mask[i]:
+            total[(i // 4) * 2] = np.float32(total[(i // 4) * 2] + prod[i])
+    return total
+
+
+def _dot_then_add(acc, x, y, mask):
+    """acc + the 4-lane dot product already rounded to float32 (the old S.vqdpa: acc + vqdot)."""
+    dot = _fused(np.zeros_like(acc), x, y, mask)
+    out = acc.copy()
+    out[0::2] = acc[0::2] + dot[0::2]
+    return out
+
+
+def _inputs(dtype, lanes, seed):
+    """Groups of 4 lanes whose fused sum differs from both other orders of rounding, then random
+    ones. The first 8 of each 16 lanes (two result lanes):
+    - acc -2**25 + 1.5 + 2**25: 1.5 rounded once; step by step 2 (-2**25 + 1.5 rounds to
+      -2**25 + 2); the dot product 2**25 + 1.5 rounds to 2**25, so acc + dot is 0;
+    - acc 1 + 2**25 + 1.5 (+ 2**25 in an inactive lane): 2**25 + 4 rounded once; adding 1 and
+      1.5 to 2**25 in float32 (in either order) leaves 2**25."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-8.0, 8.0, lanes)
+    y = rng.uniform(-8.0, 8.0, lanes)
+    acc = rng.uniform(-4.0, 4.0, lanes // 2)
+    for g in range(0, lanes // 16):  # the designed groups in the first half of each 16 lanes
+        b = 16 * g
+        x[b:b + 8] = [1.5, 4096, 0, 0, 4096, 1.5, 4096, 0]
+        y[b:b + 8] = [1, 8192, 0, 0, 8192, 1, 8192, 0]
+        acc[8 * g:8 * g + 4] = [-2.0**25, -7.0, 1.0, 5.0]
+    t = np_dtype(dtype)
+    return x.astype(t), y.astype(t), acc.astype(np.float32)
+
+
+def _designed_lanes(lanes, masked):
+    """The result lanes of the designed groups (the second one only under the mask)."""
+    even = np.zeros(lanes // 2, bool)
+    even[0::8] = True
+    even[2::8] = masked
+    return even
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("lanes", WIDTHS)
+def test_float_vqdpa_rounds_once(dtype, lanes):
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), acc: S.ptr("fp32", "global"),
+          out: S.ptr("fp32", "global")):
+        x = S.vload(a, lanes=lanes)
+        y = S.vload(b, lanes=lanes)
+        S.vstore(S.vqdpa(S.vload(acc, lanes=lanes // 2), x, y, _mask(lanes)), out)
+        S.vstore(S.vqdpa(S.vload(acc, lanes=lanes // 2), x, y), out + lanes // 2)
+
+    x, y, acc = _inputs(dtype, lanes, seed=lanes)
+    mask = mask_bits(_mask(lanes), lanes)
+    full = np.ones(lanes, bool)
+    want = np.concatenate([_fused(acc, x, y, mask), _fused(acc, x, y, full)])
+    # The inputs tell the orders of rounding apart: the test fails on either of the others.
+    designed = np.concatenate([_designed_lanes(lanes, True), _designed_lanes(lanes, False)])
+    for other in (_stepwise, _dot_then_add):
+        old = np.concatenate([other(acc, x, y, mask), other(acc, x, y, full)])
+        assert np.all(old[designed] != want[designed])
+    for args in run_both(k, x, y, acc, np.zeros(lanes, np.float32)):
+        np.testing.assert_array_equal(args[3], want)  # odd lanes: acc, as Compass keeps it
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("lanes", WIDTHS)
+def test_float_vqdot_rounds_once(dtype, lanes):
+    # 2**25 + 1.5 + 1.5 (acc 0): 2**25 + 4 rounded once, 2**25 step by step. The compiled
+    # bfloat16 form models the NPU's adder, which Compass's tests record apart from its PySim
+    # (test_compass_corners.py): there PySim only is checked.
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), b: S.ptr(dtype, "global"), out: S.ptr("fp32", "global")):
+        S.vstore(S.vqdot(S.vload(a, lanes=lanes), S.vload(b, lanes=lanes), _mask(lanes)), out)
+
+    x, y, _ = _inputs(dtype, lanes, seed=lanes + 1)
+    t = np_dtype(dtype)
+    for g in range(lanes // 16):
+        x[16 * g:16 * g + 4] = np.array([4096, 1.5, 1.5, 0], np.float32).astype(t)
+        y[16 * g:16 * g + 4] = np.array([8192, 1, 1, 0], np.float32).astype(t)
+    mask = mask_bits(_mask(lanes), lanes)
+    zero = np.zeros(lanes // 2, np.float32)
+    want = _fused(zero, x, y, mask)
+    even = np.arange(lanes // 2) % 2 == 0
+    designed = np.zeros(lanes // 2, bool)
+    designed[0::8] = True
+    assert np.all(_stepwise(zero, x, y, mask)[designed] != want[designed])
+    compiled, pysim = run_both(k, x, y, np.full(lanes // 2, 7.0, np.float32))
+    np.testing.assert_array_equal(pysim[2][even], want[even])
+    if dtype == "float16":
+        np.testing.assert_array_equal(compiled[2][even], want[even])
