@@ -398,15 +398,14 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
       Entry("rint", "vrint", "unary", kFloats, kFloats, "undefined", {}, "rint",
             "Round to nearest, ties to even (floats). Scalars too.",
             "args: x: round to nearest, ties to even."),
+      // acc + x * y rounded once (a fused multiply-add), as Compass computes it; a Mul and an
+      // Add round twice. (Compass's PySim sums in double and rounds that to float32: the same
+      // but where the double sum falls exactly halfway between two float32.)
+      Entry("fma", "vfma", "fma", {"float32"}, {"float32"}, "keep", {}, "fused",
+            "``acc + x * y`` on float32 (vectors or scalars), rounded once (fused "
+            "multiply-add); inactive lanes keep ``acc``.",
+            "args: acc, x, y: acc + x * y rounded to float32 once."),
       // ---- Built from TIR nodes only ----
-      [] {
-        DslIntrinsic d = Entry("fma", "", "fma", {"float32"}, {"float32"}, "keep", {}, "Add",
-                               "``acc + x * y`` on float32 (vectors or scalars); inactive lanes "
-                               "keep ``acc``.",
-                               "");
-        d.plain_op = "Add";  // of acc and the Mul of x and y
-        return d;
-      }(),
       [] {
         DslIntrinsic d =
             Entry("clip", "", "clip", With(kInts, kFloats), With(kInts, kFloats), "keep", {}, "Min",
@@ -662,8 +661,9 @@ const bool kRegistered = [] {
     // (with an all-lanes mask where the op takes one).
     if (!d.scalar_elements.empty()) {
       reg.set_attr("dsl.scalar", d.mask == "false" ? "lane0_mask" : "lane0");
-      // The power form's exponent is a data operand too.
+      // The power form's exponent is a data operand too, and so are fma's x and y.
       if (d.form == "power") reg.set_attr("dsl.scalar_operands", "2");
+      if (d.form == "fma") reg.set_attr("dsl.scalar_operands", "3");
     }
     // return_idx=True (the reduce form's argument 2) needs an X3 target: the op attributes
     // dsl.VerifyTargetFeatures reads.

@@ -57,7 +57,8 @@ struct DslIntrinsic {
    *  ("fma_odd") lanes of two float16x16 or bfloat16x16 vectors.
    *  "unary": (x), a vector or scalar; the result has x's type ("abs": saturate= an argument of
    *  the op; an integer scalar is a TIR select, a float scalar the op in lane 0; "rint").
-   *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y (TIR nodes Mul, `plain_op`).
+   *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y rounded to float32 once
+   *  (`op`, a fused multiply-add; a scalar in lane 0, its 3 operands broadcast).
    *  "clip": (x, min_val, max_val), a vector or scalar and two values of its type (TIR nodes
    *  Max, `plain_op`). "select": (x, y), vectors or masks of one type, the TIR node `plain_op`
    *  choosing by the mask.

@@ -1,9 +1,11 @@
-"""Float S.vqdpa and S.vqdot round once, as Compass computes them: each float32 result is the
-accumulator (0 for S.vqdot) plus the active float16/bfloat16 products of its 4 lanes, added in
-float64 lane by lane, rounded to float32 once. Rounding after each step in float32, or rounding
-the dot product before adding the accumulator, differs by an ULP or more on the inputs below.
-Compiled and PySim, every width the intrinsics accept (16 lanes and its multiples), against
-numpy."""
+"""Float S.vqdpa, S.vqdot and S.fma round once, as Compass computes them: each float32 result of
+S.vqdpa is the accumulator (0 for S.vqdot) plus the active float16/bfloat16 products of its 4
+lanes, added in float64 lane by lane, rounded to float32 once; S.fma is acc + x * y rounded
+once (a fused multiply-add). Rounding after each step in float32, or rounding the dot product before adding
+the accumulator, differs by an ULP or more on the inputs below. Compiled and PySim, every width
+the intrinsics accept, against numpy."""
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -126,3 +128,74 @@ def test_float_vqdot_rounds_once(dtype, lanes):
     np.testing.assert_array_equal(pysim[2][even], want[even])
     if dtype == "float16":
         np.testing.assert_array_equal(compiled[2][even], want[even])
+
+
+def _fma_inputs(lanes, seed):
+    """Random float32 lanes; every 4th computes -1 + (1 + 2**-12)**2 = 2**-11 + 2**-24, which a
+    float32 product rounds to 2**-11 before the add."""
+    rng = np.random.default_rng(seed)
+    acc, x, y = (rng.uniform(-4.0, 4.0, lanes).astype(np.float32) for _ in range(3))
+    acc[0::4], x[0::4], y[0::4] = -1.0, 1 + 2.0**-12, 1 + 2.0**-12
+    return acc, x, y
+
+
+def _round_to_float32(value):
+    """The float32 nearest to a Fraction, ties to even."""
+    guess = np.float32(float(value))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess,
+                  np.nextafter(guess, np.float32(np.inf))]
+    return min(candidates, key=lambda c: (abs(Fraction(float(c)) - value),
+                                          int(np.float32(c).view(np.uint32)) & 1))
+
+
+def _fma_reference(acc, x, y):
+    """acc + x * y computed exactly, rounded to float32 once."""
+    return np.array([_round_to_float32(Fraction(float(a)) + Fraction(float(b)) * Fraction(float(c)))
+                     for a, b, c in zip(acc, x, y)], np.float32)
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 12, 16, 24, 32])  # flexible, native, multiple
+def test_fma_rounds_once(lanes):
+    @S.prim_func
+    def k(a: S.ptr("fp32", "global"), b: S.ptr("fp32", "global"), c: S.ptr("fp32", "global"),
+          out: S.ptr("fp32", "global")):
+        acc = S.vload(c, lanes=lanes)
+        x = S.vload(a, lanes=lanes)
+        y = S.vload(b, lanes=lanes)
+        S.vstore(S.fma(acc, x, y), out)
+        S.vstore(S.fma(acc, x, y, mask=f"{lanes // 2}T"), out + lanes)
+        out[2 * lanes] = S.fma(c[0], a[0], b[0])
+        out[2 * lanes + 1] = S.fma(c[1], a[1], 2.0)
+
+    acc, x, y = _fma_inputs(lanes, seed=lanes)
+    want = _fma_reference(acc, x, y)
+    # Rounding the product first gives another result in every 4th lane.
+    stepwise = (acc + x * y).astype(np.float32)
+    assert np.all(stepwise[0::4] != want[0::4])
+    keep = np.where(np.arange(lanes) < lanes // 2, want, acc)
+    scalars = [want[0], _fma_reference(acc[1:2], x[1:2], np.float32([2.0]))[0]]
+    expect = np.concatenate([want, keep, scalars])
+    for args in run_both(k, x, y, acc, np.zeros(2 * lanes + 2, np.float32)):
+        np.testing.assert_array_equal(args[3], expect)
+
+
+def test_fma_sum_halfway_in_double_rounds_by_its_error():
+    # (1 + 2**-23) + (1 + 2**-20) * 2**-24 * (1 - 2**-20) = 1 + 3 * 2**-24 - 2**-64: in double the
+    # 2**-64 is lost and the sum lies halfway between the float32 1 + 2**-23 and 1 + 2**-22 (the
+    # even one, which a double sum rounded to float32 gives, as Compass's PySim); rounded once
+    # it is 1 + 2**-23. Lane 1: the same with the signs flipped; lane 2: no error, a tie to even.
+    acc = np.float32([1 + 2.0**-23, -(1 + 2.0**-23), 1 + 2.0**-23] + [0] * 5)
+    x = np.float32([1 + 2.0**-20, 1 + 2.0**-20, 1] + [0] * 5)
+    y = np.float32([2.0**-24 * (1 - 2.0**-20), -(2.0**-24 * (1 - 2.0**-20)), 2.0**-24] + [0] * 5)
+
+    @S.prim_func
+    def k(a: S.ptr("fp32x8", "global"), b: S.ptr("fp32x8", "global"), c: S.ptr("fp32x8", "global"),
+          out: S.ptr("fp32x8", "global")):
+        out[0] = S.fma(c[0], a[0], b[0])
+
+    want = _fma_reference(acc, x, y)
+    np.testing.assert_array_equal(want[:3], np.float32([1 + 2.0**-23, -(1 + 2.0**-23), 1 + 2.0**-22]))
+    double_then_float = (acc.astype(np.float64) + x.astype(np.float64) * y).astype(np.float32)
+    assert double_then_float[0] == np.float32(1 + 2.0**-22)
+    for args in run_both(k, x, y, acc, np.zeros(8, np.float32)):
+        np.testing.assert_array_equal(args[3], want)

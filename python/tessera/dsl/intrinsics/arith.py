@@ -288,14 +288,14 @@ def _matrix(p, node, name, op, ptr, x, y, elements):
     p.emit_call(node, op, [p.pointer_expr(node, target), x, y])
 
 
-def _fma(p, node, name, acc, x, y, mask, elements):
-    """The fma form of the intrinsic table (table.py): S.fma."""
+def _fma(p, node, name, op, acc, x, y, mask, elements):
+    """The fma form of the intrinsic table (table.py): S.fma, ``op`` computing acc + x * y in
+    double, rounded once (as Compass computes it)."""
     acc = value(p, node, name, acc, "acc")
     if T.element_of(acc.dtype) not in elements:
         raise p.error(node, f'S.{name} works on {", ".join(elements)}, got "{acc.dtype}"')
-    prod = p.binop(node, ast.Mult(), TY.as_type(p, node, p.load(x), acc.dtype, "x"),
-                   TY.as_type(p, node, p.load(y), acc.dtype, "y"))
-    result = p.binop(node, ast.Add(), acc, prod)
+    result = call(p, node, acc.dtype, op, [acc, TY.as_type(p, node, p.load(x), acc.dtype, "x"),
+                                           TY.as_type(p, node, p.load(y), acc.dtype, "y")])
     if T.lanes_of(acc.dtype) == 1:
         return result
     pred = to_mask(p, node, mask, T.lanes_of(acc.dtype))

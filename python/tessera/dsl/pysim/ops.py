@@ -549,6 +549,24 @@ def _float_qdpa(a):
     return total.astype(np.float32)
 
 
+def _fma(it, e, a):
+    """dsl.vfma: acc + x * y rounded to float32 once, as a fused multiply-add (the compiled
+    kernel's fmaf). The product of two float32 is exact in float64 and the float64 sum's error
+    exact by TwoSum; rounding the sum to float32 is then right unless it lies exactly halfway
+    between two float32 and its error is not zero: the error then picks the side."""
+    acc, x, y = (np.asarray(v).astype(np.float64) for v in a[:3])
+    prod = x * y
+    with np.errstate(all="ignore"):
+        total = acc + prod
+        back = total - acc
+        err = (acc - (total - back)) + (prod - back)
+        r = total.astype(np.float32)
+        side = np.nextafter(r, np.where(total > r, np.float32(np.inf), np.float32(-np.inf)))
+        halfway = (r.astype(np.float64) + side.astype(np.float64)) / 2 == total
+        toward = np.isfinite(total) & halfway & (err != 0) & ((err > 0) == (side > r))
+    return _out(np.where(toward, side, r).astype(np.float32), e.dtype)
+
+
 def _fma_half(odd):
     def impl(it, e, a):
         acc = np.asarray(a[0], np.float32)
@@ -649,6 +667,7 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "dot_acc": lambda d: _vdpa,
           "fma_half": lambda d: _fma_half(d["lane_fn"] == "fma_odd"),
           "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]],
+          "fma": lambda d: _fma,
           "matrix": lambda d: _matrix(d["lane_fn"] == "matmul_acc"),
           "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
           "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,

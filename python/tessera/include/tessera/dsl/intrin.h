@@ -607,6 +607,15 @@ static inline float8 __vqdot_bfloat16x16(bfloat16x16 a, bfloat16x16 b, uint32_t 
   return r;
 }
 
+/* S.fma: acc + x * y rounded to float32 once (a fused multiply-add; the FMA instruction where
+ * the host has one), as Compass computes it; a scalar S.fma is computed in lane 0. */
+static inline float8 __vfma_float8(float8 acc, float8 x, float8 y) {
+  float8 r;
+  for (int i = 0; i < 8; ++i) r[i] = __builtin_fmaf(x[i], y[i], acc[i]);
+  return r;
+}
+#define __vfma(acc, x, y) __vfma_float8((acc), (x), (y))
+
 /* fp16/bf16: acc + even (odd) lane products, acc float32. */
 #define __TESSERA_FMAEO(V, LANE)                                                              \
   static inline float8 __vfmae_##V(float8 acc, V x, V y, uint32_t m) {                        \
