@@ -1,9 +1,11 @@
-"""Float S.vqdpa, S.vqdot and S.fma round once, as Compass computes them: each float32 result of
-S.vqdpa is the accumulator (0 for S.vqdot) plus the active float16/bfloat16 products of its 4
-lanes, added in float64 lane by lane, rounded to float32 once; S.fma is acc + x * y rounded
-once (a fused multiply-add). Rounding after each step in float32, or rounding the dot product before adding
-the accumulator, differs by an ULP or more on the inputs below. Compiled and PySim, every width
-the intrinsics accept, against numpy."""
+"""Float S.vqdpa, S.vqdot and S.fma round once, and float S.vrpadd sums in the order of the
+NPU's adder tree, as Compass computes them: each float32 result of S.vqdpa is the accumulator
+(0 for S.vqdot) plus the active float16/bfloat16 products of its 4 lanes, added in float64 lane
+by lane, rounded to float32 once; S.fma is acc + x * y rounded once (a fused multiply-add);
+S.vrpadd adds a native part pairwise, as numpy's sum does. Rounding after each step in float32,
+rounding the dot product before adding the accumulator, or summing lane by lane differs by an
+ULP or more on the inputs below. Compiled and PySim, every width the intrinsics accept, against
+numpy."""
 
 from fractions import Fraction
 
@@ -199,3 +201,63 @@ def test_fma_sum_halfway_in_double_rounds_by_its_error():
     assert double_then_float[0] == np.float32(1 + 2.0**-22)
     for args in run_both(k, x, y, acc, np.zeros(8, np.float32)):
         np.testing.assert_array_equal(args[3], want)
+
+
+def _tree_inputs(dtype, lanes, seed):
+    """Random lanes; in each native part of 16-bit floats lanes 0 and 8 cancel (32768, -32768) and 1 and 9 are
+    2**-10: the NPU's tree (lanes i and i + 8 first for 16-bit floats) keeps both small ones,
+    adding lane by lane in float32 loses the first. float32 parts (8 lanes): 2**24, 1, 1, -2**24
+    sum to 1 in the tree, to 0 lane by lane."""
+    rng = np.random.default_rng(seed)
+    n = 8 if dtype == "float32" else 16
+    # The other lanes: exact in every order (even integers; sixteenths for 16-bit floats).
+    step = 2.0 if n == 8 else 1 / 16
+    x = rng.integers(-64, 64, lanes) * step
+    for j in range(0, lanes, n):
+        if n == 8:
+            x[j:j + 4] = [2.0**24, 1, 1, -2.0**24]
+        else:
+            x[j], x[j + 8], x[j + 1], x[j + 9] = 32768, -32768, 2.0**-10, 2.0**-10
+    return x.astype(np_dtype(dtype)), n
+
+
+def _compass_sum(x, mask, n):
+    """Compass's S.vrpadd: each native part summed as numpy sums float32 (pairwise), added up."""
+    total = np.float32(0)
+    for j in range(0, x.size, n):
+        part = np.where(mask[j:j + n], x[j:j + n], np.zeros(1, x.dtype))
+        total = np.float32(total + np.sum(part, dtype=np.float32))
+    return total
+
+
+def _lane_by_lane(x, mask, n):
+    """Each native part summed lane by lane in float32, the part sums added up."""
+    total = np.float32(0)
+    for j in range(0, x.size, n):
+        part = np.float32(0)
+        for v in x[j:j + n][mask[j:j + n]].astype(np.float32):
+            part = np.float32(part + v)
+        total = np.float32(total + part)
+    return total
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_float_vrpadd_sums_in_the_adder_tree_order(dtype, parts):
+    x, n = _tree_inputs(dtype, parts * (8 if dtype == "float32" else 16), seed=parts)
+    lanes = x.size
+    masked = parts == 1  # a multiple width takes no mask
+
+    @S.prim_func
+    def k(a: S.ptr(dtype, "global"), out: S.ptr("fp32", "global")):
+        v = S.vload(a, lanes=lanes)
+        out[0] = S.vrpadd(v)[0]
+        if masked:
+            out[1] = S.vrpadd(v, f"{lanes - 2}T2F")[0]
+
+    full = np.ones(lanes, bool)
+    mask = mask_bits(f"{lanes - 2}T2F", lanes)
+    want = [_compass_sum(x, full, n)] + ([_compass_sum(x, mask, n)] if masked else [])
+    assert all(w != _lane_by_lane(x, m, n) for w, m in zip(want, [full, mask]))
+    for args in run_both(k, x, np.zeros(2, np.float32)):
+        np.testing.assert_array_equal(args[1][:len(want)], np.float32(want))

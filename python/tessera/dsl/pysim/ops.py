@@ -444,11 +444,17 @@ def _rpadd(it, e, a):
     out = np.zeros(_lanes_of(e.dtype), np_dtype(e.dtype))
     part = 256 // (x.dtype.itemsize * 8)
     if _is_float(e.dtype):
+        # Each part in the order of the NPU's adder tree, as Compass gives it (its PySim:
+        # numpy's pairwise sum): inactive lanes 0; 16 lanes added in pairs i, i + 8 first; the 8
+        # values t then as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)), added to 0.
         total = None
         for j in range(0, x.size, part):
-            acc = np.float32(0)
-            for v in x[j:j + part][m[j:j + part]].astype(np.float32):
-                acc = np.float32(acc + v)
+            t = np.where(m[j:j + part], x[j:j + part].astype(np.float32), np.float32(0))
+            if t.size == 16:
+                t = t[:8] + t[8:]
+            t = t[0::2] + t[1::2]
+            t = t[0::2] + t[1::2]
+            acc = np.float32(0) + (t[0] + t[1])
             total = acc if total is None else np.float32(total + acc)
         out[0] = total
     else:

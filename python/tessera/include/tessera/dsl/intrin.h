@@ -369,9 +369,45 @@ __TESSERA_REDUCE(short16, short, 16, short16, ushort, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(ushort16, ushort, 16, ushort16, ushort, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(int8, int, 8, int8, uint, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(uint8, uint, 8, uint8, uint, __TESSERA_PLAIN_LANE)
-__TESSERA_REDUCE(float8, float, 8, float8, float, __TESSERA_PLAIN_LANE)
-__TESSERA_IF_HALF(__TESSERA_REDUCE(half16, half, 16, float8, float, __TESSERA_PLAIN_LANE))
-__TESSERA_REDUCE(bfloat16x16, bfloat16, 16, float8, float, __TESSERA_BF16_LANE)
+/* Float sums (16-bit floats into float32) in the order of the NPU's adder tree, as Compass gives
+ * them (its PySim: numpy's pairwise sum): inactive lanes are 0; 16 lanes are first added in
+ * pairs i, i + 8; the 8 values t then as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)),
+ * added to 0. */
+typedef float __tessera_floatx16 __attribute__((vector_size(64)));
+typedef uint32_t __tessera_uintx16 __attribute__((vector_size(64)));
+typedef uint32_t __tessera_uintx8 __attribute__((vector_size(32)));
+/* 0.0f + ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)). */
+static inline float __tessera_tree_sum8(float8 t) {
+  float8 p = t + __builtin_shufflevector(t, t, 1, 0, 3, 2, 5, 4, 7, 6);  /* lanes 0 2 4 6 */
+  float8 q = p + __builtin_shufflevector(p, p, 2, 3, 0, 1, 6, 7, 4, 5);  /* lanes 0 4 */
+  return 0.0f + (q[0] + q[4]);
+}
+static inline float8 __vrpadd_float8(float8 a, uint32_t m) {
+  const __tessera_uintx8 shift = {0, 4, 8, 12, 16, 20, 24, 28};
+  const __tessera_uintx8 on = -((((__tessera_uintx8){0} + m) >> shift) & 1u);
+  float8 r = {0};
+  r[0] = __tessera_tree_sum8((float8)((__tessera_uintx8)a & on));
+  return r;
+}
+/* 16-bit floats: lanes i and i + 8 first. */
+static inline float8 __tessera_rpadd16(__tessera_floatx16 f, uint32_t m) {
+  const __tessera_uintx16 shift = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+  const __tessera_uintx16 on = -((((__tessera_uintx16){0} + m) >> shift) & 1u);
+  f = (__tessera_floatx16)((__tessera_uintx16)f & on);
+  float8 t = __builtin_shufflevector(f, f, 0, 1, 2, 3, 4, 5, 6, 7) +
+             __builtin_shufflevector(f, f, 8, 9, 10, 11, 12, 13, 14, 15);
+  float8 r = {0};
+  r[0] = __tessera_tree_sum8(t);
+  return r;
+}
+__TESSERA_IF_HALF(static inline float8 __vrpadd_half16(half16 a, uint32_t m) {
+  return __tessera_rpadd16(__builtin_convertvector(a, __tessera_floatx16), m);
+})
+static inline float8 __vrpadd_bfloat16x16(bfloat16x16 a, uint32_t m) {
+  __tessera_floatx16 f;
+  for (int i = 0; i < 16; ++i) f[i] = __tessera_bf16_lane(a, i);
+  return __tessera_rpadd16(f, m);
+}
 
 #define __TESSERA_REDUCE_EXT(V, N, name, better)                                              \
   static inline V name##_##V(V a, uint32_t m, int with_index) {                               \
