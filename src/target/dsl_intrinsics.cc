@@ -376,14 +376,16 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
           true, "parts", "``acc + S.vdot(x, y, mask)``.",
           "args: acc, x, y, mask: acc plus the pairwise dot products of x and y (signs may "
           "differ), exact, saturated once to acc's type."),
-      // acc + S.vqdot: the quadruple-width sums are exact, so an integer acc adds them with
-      // dsl.vadds (one saturation), a float acc with the TIR node Add.
-      [] {
-        DslIntrinsic d = Entry("vqdpa", "", "dot_acc", {"int8", "uint8", "float16", "bfloat16"}, {},
-                               "excluded", {}, "dot4_acc", "``acc + S.vqdot(x, y, mask)``.", "");
-        d.plain_op = "Add";
-        return d;
-      }(),
+      // An integer acc: acc + S.vqdot, the quadruple-width sums being exact, added with
+      // dsl.vadds (one saturation). A float acc (float32, float16/bfloat16 operands): the op,
+      // acc and its 4 products summed exactly (in double) and rounded to float32 once, as
+      // Compass computes it; rounding the dot product first is off by up to 1 ULP of the total.
+      Own("vqdpa", "dot_acc", {"int8", "uint8", "float16", "bfloat16"}, {}, "excluded", {},
+          "dot4_acc", false, "parts",
+          "``acc + S.vqdot(x, y, mask)``; for floats the sum of acc and the products rounded "
+          "once.",
+          "args: acc, x, y, mask: a float32 acc plus the 4-lane dot products of float16/bfloat16 "
+          "x and y in its even lanes, rounded once (odd lanes keep acc)."),
       Own("vfmae", "fma_half", {"float16", "bfloat16"}, {}, "keep", {}, "fma_even", false, "",
           "``acc[i] + x[2i] * y[2i]`` (float16/bfloat16 products into a float32 accumulator).",
           "args: acc, x, y, mask: acc + even-lane products."),
@@ -396,15 +398,14 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
       Entry("rint", "vrint", "unary", kFloats, kFloats, "undefined", {}, "rint",
             "Round to nearest, ties to even (floats). Scalars too.",
             "args: x: round to nearest, ties to even."),
+      // acc + x * y rounded once (a fused multiply-add), as Compass computes it; a Mul and an
+      // Add round twice. (Compass's PySim sums in double and rounds that to float32: the same
+      // but where the double sum falls exactly halfway between two float32.)
+      Entry("fma", "vfma", "fma", {"float32"}, {"float32"}, "keep", {}, "fused",
+            "``acc + x * y`` on float32 (vectors or scalars), rounded once (fused "
+            "multiply-add); inactive lanes keep ``acc``.",
+            "args: acc, x, y: acc + x * y rounded to float32 once."),
       // ---- Built from TIR nodes only ----
-      [] {
-        DslIntrinsic d = Entry("fma", "", "fma", {"float32"}, {"float32"}, "keep", {}, "Add",
-                               "``acc + x * y`` on float32 (vectors or scalars); inactive lanes "
-                               "keep ``acc``.",
-                               "");
-        d.plain_op = "Add";  // of acc and the Mul of x and y
-        return d;
-      }(),
       [] {
         DslIntrinsic d =
             Entry("clip", "", "clip", With(kInts, kFloats), With(kInts, kFloats), "keep", {}, "Min",
@@ -660,8 +661,9 @@ const bool kRegistered = [] {
     // (with an all-lanes mask where the op takes one).
     if (!d.scalar_elements.empty()) {
       reg.set_attr("dsl.scalar", d.mask == "false" ? "lane0_mask" : "lane0");
-      // The power form's exponent is a data operand too.
+      // The power form's exponent is a data operand too, and so are fma's x and y.
       if (d.form == "power") reg.set_attr("dsl.scalar_operands", "2");
+      if (d.form == "fma") reg.set_attr("dsl.scalar_operands", "3");
     }
     // return_idx=True (the reduce form's argument 2) needs an X3 target: the op attributes
     // dsl.VerifyTargetFeatures reads.

@@ -290,7 +290,7 @@ TEST(VerifyTargetFeatures, MatrixProductsNeedAnX2Target) {
 }
 
 TEST(VerifyTargetFeatures, FunctionsMarkedX2OnlyNeedAnX2Target) {
-  // The parser marks a float S.vqdpa (at kernel.py:6, built from S.vqdot and an add) on its
+  // The parser marks a float S.vqdpa (at kernel.py:6) on its
   // function: the attribute "dsl.x2_feature", a StringImm spanning the use.
   IRModule plain = Kernel({Ptr("a", "float32")}, [&](const std::vector<Buffer>& b) {
     return BufferStoreNode::Make(b[0], FloatImmNode::Make(T("float32"), 1.0), {I32(0)});

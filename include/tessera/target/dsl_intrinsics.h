@@ -51,12 +51,14 @@ struct DslIntrinsic {
    *  of 2 ("dot2") or 4 ("dot4") adjacent products at 2 or 4 times the bits (16-bit floats:
    *  float32 sums in the even lanes); a signed and an unsigned vector give a signed result.
    *  "dot_acc": (acc, x, y), acc plus the "dot" of x and y, saturated once (vdpa: `op`; vqdpa:
-   *  S.vqdot's op, then dsl.vadds for integers or `plain_op` for floats).
+   *  S.vqdot's op, then dsl.vadds, for integers); a float32 acc (vqdpa) plus the float16 or
+   *  bfloat16 products summed exactly and rounded once (`op`).
    *  "fma_half": (acc, x, y), a float32x8 acc plus the products of the even ("fma_even") or odd
    *  ("fma_odd") lanes of two float16x16 or bfloat16x16 vectors.
    *  "unary": (x), a vector or scalar; the result has x's type ("abs": saturate= an argument of
    *  the op; an integer scalar is a TIR select, a float scalar the op in lane 0; "rint").
-   *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y (TIR nodes Mul, `plain_op`).
+   *  "fma": (acc, x, y), float32 vectors or scalars: acc + x * y rounded to float32 once
+   *  (`op`, a fused multiply-add; a scalar in lane 0, its 3 operands broadcast).
    *  "clip": (x, min_val, max_val), a vector or scalar and two values of its type (TIR nodes
    *  Max, `plain_op`). "select": (x, y), vectors or masks of one type, the TIR node `plain_op`
    *  choosing by the mask.

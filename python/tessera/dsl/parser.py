@@ -143,8 +143,8 @@ class DSLParser(ExpressionParser):
         self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
         self.meta_assign = False  # whether the assignment being parsed binds S.meta_var(...)
         self.local_storage = []  # data vars of the storage this function allocates (S.alloc, ...)
-        # The first use of an X2-only form that is built from ops X3 targets have too (S.vqdpa
-        # of float vectors): (name, span), the function attribute "dsl.x2_feature" that
+        # The first use of a form that is X2-only for some operand types (S.vqdpa of float
+        # vectors): (name, span), the function attribute "dsl.x2_feature" that
         # dsl.VerifyTargetFeatures refuses on X3 targets.
         self.x2_feature = None
 

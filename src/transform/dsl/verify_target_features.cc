@@ -1,8 +1,8 @@
 // dsl.VerifyTargetFeatures: intrinsic forms only X3 targets have are errors on other targets, and
 // those only X2 targets have (the op attribute "dsl.x2_feature") are errors on X3 targets. A form
-// built from ops that X3 targets also have (S.vqdpa of float vectors: S.vqdot plus an add) is
-// marked by the parser instead, as the function attribute "dsl.x2_feature": a StringImm naming
-// the form, spanning its first use.
+// that is X2-only for some operand types (S.vqdpa of float vectors, dsl.vqdpa) is marked by the
+// parser instead, as the function attribute "dsl.x2_feature": a StringImm naming the form,
+// spanning its first use.
 #include <string>
 
 #include "tessera/ir/functor.h"

@@ -247,10 +247,13 @@ def _accumulate(p, node, name, op, acc, x, y, mask, quad, dot):
         # The 4-lane sums are exact (they fit the quadruple width): one saturation, of the total.
         return call(p, node, dot.dtype, "dsl.vadds", [acc, dot])
     if quad and getattr(p, "x2_feature", False) is None:
-        # Float S.vqdpa is an X2 instruction (Compass refuses it on X3 targets); built here from
-        # ops X3 has too, so the use is marked on the function for dsl.VerifyTargetFeatures.
+        # Float S.vqdpa is an X2 instruction (Compass refuses it on X3 targets): the use is
+        # marked on the function for dsl.VerifyTargetFeatures.
         p.x2_feature = (f"S.{name} of float vectors", p.span(node))
-    return p.binop(node, ast.Add(), acc, dot)
+    # acc and the 4 products of each group summed exactly, rounded to float32 once (Compass's
+    # float S.vqdpa; acc + S.vqdot would round the products' sum first).
+    a, b = TY.unify(p, node, p.load(x), p.load(y), arithmetic=False)
+    return call(p, node, dot.dtype, op, [acc, a, b, mask_expr(p, node, mask, T.lanes_of(a.dtype))])
 
 
 def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
@@ -285,14 +288,14 @@ def _matrix(p, node, name, op, ptr, x, y, elements):
     p.emit_call(node, op, [p.pointer_expr(node, target), x, y])
 
 
-def _fma(p, node, name, acc, x, y, mask, elements):
-    """The fma form of the intrinsic table (table.py): S.fma."""
+def _fma(p, node, name, op, acc, x, y, mask, elements):
+    """The fma form of the intrinsic table (table.py): S.fma, ``op`` computing acc + x * y in
+    double, rounded once (as Compass computes it)."""
     acc = value(p, node, name, acc, "acc")
     if T.element_of(acc.dtype) not in elements:
         raise p.error(node, f'S.{name} works on {", ".join(elements)}, got "{acc.dtype}"')
-    prod = p.binop(node, ast.Mult(), TY.as_type(p, node, p.load(x), acc.dtype, "x"),
-                   TY.as_type(p, node, p.load(y), acc.dtype, "y"))
-    result = p.binop(node, ast.Add(), acc, prod)
+    result = call(p, node, acc.dtype, op, [acc, TY.as_type(p, node, p.load(x), acc.dtype, "x"),
+                                           TY.as_type(p, node, p.load(y), acc.dtype, "y")])
     if T.lanes_of(acc.dtype) == 1:
         return result
     pred = to_mask(p, node, mask, T.lanes_of(acc.dtype))

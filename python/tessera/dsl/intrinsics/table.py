@@ -226,7 +226,7 @@ def _unary_form(entry, name, op, elements):
 
 def _fma_form(entry, name, op, elements):
     def impl(p, node, acc, x, y, mask=None):
-        return _fma(p, node, name, acc, x, y, mask, elements)
+        return _fma(p, node, name, op, acc, x, y, mask, elements)
     return impl
 
 

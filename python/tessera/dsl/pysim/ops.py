@@ -444,11 +444,17 @@ def _rpadd(it, e, a):
     out = np.zeros(_lanes_of(e.dtype), np_dtype(e.dtype))
     part = 256 // (x.dtype.itemsize * 8)
     if _is_float(e.dtype):
+        # Each part in the order of the NPU's adder tree, as Compass gives it (its PySim:
+        # numpy's pairwise sum): inactive lanes 0; 16 lanes added in pairs i, i + 8 first; the 8
+        # values t then as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)), added to 0.
         total = None
         for j in range(0, x.size, part):
-            acc = np.float32(0)
-            for v in x[j:j + part][m[j:j + part]].astype(np.float32):
-                acc = np.float32(acc + v)
+            t = np.where(m[j:j + part], x[j:j + part].astype(np.float32), np.float32(0))
+            if t.size == 16:
+                t = t[:8] + t[8:]
+            t = t[0::2] + t[1::2]
+            t = t[0::2] + t[1::2]
+            acc = np.float32(0) + (t[0] + t[1])
             total = acc if total is None else np.float32(total + acc)
         out[0] = total
     else:
@@ -515,14 +521,10 @@ def _pairwise(fn, saturate):
 def _dot(group, saturate):
     def impl(it, e, a):
         if _is_float(str(np.asarray(a[0]).dtype)) or np.asarray(a[0]).dtype.name == "bfloat16":
-            # As Compass's PySim: the products summed in float64, rounded to float32 once (the
-            # compiled bf16 form models the NPU's adder instead, see intrin.h).
-            x, y = np.asarray(a[0]).astype(np.float64), np.asarray(a[1]).astype(np.float64)
-            m = np.asarray(a[2], bool)
-            sums = np.where(m, x * y, 0.0).reshape(-1, group).sum(axis=1)
-            out = np.zeros(x.size // 2, np.float32)  # the sums in the even lanes
-            out[0::2] = sums.astype(np.float32)
-            return out
+            # As Compass's PySim: the products summed in float64, rounded to float32 once, in
+            # the even lanes (the compiled bf16 form models the NPU's adder instead, see
+            # intrin.h): float dsl.vqdpa of a zero accumulator.
+            return _float_qdpa([np.zeros(np.asarray(a[0]).size // 2, np.float32), *a])
         x, y, m = _i64(a[0]), _i64(a[1]), np.asarray(a[2], bool)
         p = np.where(m, x * y, 0).reshape(-1, group).sum(axis=1)
         return _clamp(p, e.dtype) if saturate else _out(_wrap(p, e.dtype), e.dtype)
@@ -532,8 +534,43 @@ def _dot(group, saturate):
 
 
 def _vdpa(it, e, a):
+    if _is_float(str(np.asarray(a[0]).dtype)):
+        return _float_qdpa(a)
     acc, x, y, m = _i64(a[0]), _i64(a[1]), _i64(a[2]), np.asarray(a[3], bool)
     return _clamp(acc + np.where(m, x * y, 0).reshape(-1, 2).sum(axis=1), e.dtype)
+
+
+def _float_qdpa(a):
+    """Float dsl.vqdpa, as Compass computes it: each even lane of the float32 acc plus the active
+    products of its 4 lanes, added one by one in float64 (the float16/bfloat16 products are
+    exact there) and rounded to float32 once; odd lanes keep acc."""
+    total = np.asarray(a[0]).astype(np.float64)
+    x, y = np.asarray(a[1]).astype(np.float64), np.asarray(a[2]).astype(np.float64)
+    m = np.asarray(a[3], bool)
+    prod, m = (x * y).reshape(-1, 4), m.reshape(-1, 4)
+    even = total[0::2]
+    for k in range(4):  # an inactive lane adds nothing (not even 0.0: acc -0.0 stays -0.0)
+        even = np.where(m[:, k], even + prod[:, k], even)
+    total[0::2] = even
+    return total.astype(np.float32)
+
+
+def _fma(it, e, a):
+    """dsl.vfma: acc + x * y rounded to float32 once, as a fused multiply-add (the compiled
+    kernel's fmaf). The product of two float32 is exact in float64 and the float64 sum's error
+    exact by TwoSum; rounding the sum to float32 is then right unless it lies exactly halfway
+    between two float32 and its error is not zero: the error then picks the side."""
+    acc, x, y = (np.asarray(v).astype(np.float64) for v in a[:3])
+    prod = x * y
+    with np.errstate(all="ignore"):
+        total = acc + prod
+        back = total - acc
+        err = (acc - (total - back)) + (prod - back)
+        r = total.astype(np.float32)
+        side = np.nextafter(r, np.where(total > r, np.float32(np.inf), np.float32(-np.inf)))
+        halfway = (r.astype(np.float64) + side.astype(np.float64)) / 2 == total
+        toward = np.isfinite(total) & halfway & (err != 0) & ((err > 0) == (side > r))
+    return _out(np.where(toward, side, r).astype(np.float32), e.dtype)
 
 
 def _fma_half(odd):
@@ -636,6 +673,7 @@ _FORMS = {"pairwise": lambda d: _pairwise(LANE_FNS[d["lane_fn"]], d["saturate"])
           "dot_acc": lambda d: _vdpa,
           "fma_half": lambda d: _fma_half(d["lane_fn"] == "fma_odd"),
           "unary": lambda d: {"abs": _abs, "rint": _float_fn(np.rint)}[d["lane_fn"]],
+          "fma": lambda d: _fma,
           "matrix": lambda d: _matrix(d["lane_fn"] == "matmul_acc"),
           "mask_reduce": lambda d: _MASK_REDUCE[d["lane_fn"]],
           "const_mask": lambda d: _const_mask, "tail_mask": lambda d: _tail_mask,

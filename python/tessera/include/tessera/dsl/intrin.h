@@ -369,9 +369,45 @@ __TESSERA_REDUCE(short16, short, 16, short16, ushort, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(ushort16, ushort, 16, ushort16, ushort, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(int8, int, 8, int8, uint, __TESSERA_PLAIN_LANE)
 __TESSERA_REDUCE(uint8, uint, 8, uint8, uint, __TESSERA_PLAIN_LANE)
-__TESSERA_REDUCE(float8, float, 8, float8, float, __TESSERA_PLAIN_LANE)
-__TESSERA_IF_HALF(__TESSERA_REDUCE(half16, half, 16, float8, float, __TESSERA_PLAIN_LANE))
-__TESSERA_REDUCE(bfloat16x16, bfloat16, 16, float8, float, __TESSERA_BF16_LANE)
+/* Float sums (16-bit floats into float32) in the order of the NPU's adder tree, as Compass gives
+ * them (its PySim: numpy's pairwise sum): inactive lanes are 0; 16 lanes are first added in
+ * pairs i, i + 8; the 8 values t then as ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)),
+ * added to 0. */
+typedef float __tessera_floatx16 __attribute__((vector_size(64)));
+typedef uint32_t __tessera_uintx16 __attribute__((vector_size(64)));
+typedef uint32_t __tessera_uintx8 __attribute__((vector_size(32)));
+/* 0.0f + ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)). */
+static inline float __tessera_tree_sum8(float8 t) {
+  float8 p = t + __builtin_shufflevector(t, t, 1, 0, 3, 2, 5, 4, 7, 6);  /* lanes 0 2 4 6 */
+  float8 q = p + __builtin_shufflevector(p, p, 2, 3, 0, 1, 6, 7, 4, 5);  /* lanes 0 4 */
+  return 0.0f + (q[0] + q[4]);
+}
+static inline float8 __vrpadd_float8(float8 a, uint32_t m) {
+  const __tessera_uintx8 shift = {0, 4, 8, 12, 16, 20, 24, 28};
+  const __tessera_uintx8 on = -((((__tessera_uintx8){0} + m) >> shift) & 1u);
+  float8 r = {0};
+  r[0] = __tessera_tree_sum8((float8)((__tessera_uintx8)a & on));
+  return r;
+}
+/* 16-bit floats: lanes i and i + 8 first. */
+static inline float8 __tessera_rpadd16(__tessera_floatx16 f, uint32_t m) {
+  const __tessera_uintx16 shift = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+  const __tessera_uintx16 on = -((((__tessera_uintx16){0} + m) >> shift) & 1u);
+  f = (__tessera_floatx16)((__tessera_uintx16)f & on);
+  float8 t = __builtin_shufflevector(f, f, 0, 1, 2, 3, 4, 5, 6, 7) +
+             __builtin_shufflevector(f, f, 8, 9, 10, 11, 12, 13, 14, 15);
+  float8 r = {0};
+  r[0] = __tessera_tree_sum8(t);
+  return r;
+}
+__TESSERA_IF_HALF(static inline float8 __vrpadd_half16(half16 a, uint32_t m) {
+  return __tessera_rpadd16(__builtin_convertvector(a, __tessera_floatx16), m);
+})
+static inline float8 __vrpadd_bfloat16x16(bfloat16x16 a, uint32_t m) {
+  __tessera_floatx16 f;
+  for (int i = 0; i < 16; ++i) f[i] = __tessera_bf16_lane(a, i);
+  return __tessera_rpadd16(f, m);
+}
 
 #define __TESSERA_REDUCE_EXT(V, N, name, better)                                              \
   static inline V name##_##V(V a, uint32_t m, int with_index) {                               \
@@ -551,19 +587,32 @@ __TESSERA_WIDEN32(uint8, uint, unsigned long long)
 __TESSERA_QDOT(char32, 32, int8, int)
 __TESSERA_QDOT(uchar32, 32, uint8, uint)
 
-/* fp16/bf16 4-lane dot products into float32: the sums in even lanes, odd lanes zero. */
-#define __TESSERA_QDOT_F(V, LANE)                                                             \
-  static inline float8 __vqdot_##V(V a, V b, uint32_t m) {                                    \
-    float8 r = {0};                                                                           \
+/* fp16/bf16 4-lane dot products added to a float32 accumulator (S.vqdpa), as Compass computes
+ * them: each even lane of acc plus the active products of its 4 lanes, added one by one in
+ * double, rounded to float32 once; odd lanes keep acc. fp16 S.vqdot is the same sum from 0 (odd
+ * lanes zero). PROD(a, b, k) is the exact product of lane k as a double: fp16 products are
+ * exact in float (22 bits, well inside its range), so they are made there and widened (GCC
+ * widens _Float16 to double by a library call, many times slower); bf16 ones in double. */
+#define __TESSERA_QDPA_F(V, PROD)                                                             \
+  static inline float8 __vqdpa_##V(float8 acc, V a, V b, uint32_t m) {                        \
+    float8 r = acc;                                                                           \
     for (int i = 0; i < 4; ++i) {                                                             \
-      float s = 0.0f;                                                                         \
+      double s = (double)acc[2 * i];                                                          \
       for (int k = 4 * i; k < 4 * i + 4; ++k)                                                 \
-        if (__TESSERA_LANE_ON(m, k, 16)) s += (float)LANE(a, k) * (float)LANE(b, k);          \
-      r[2 * i] = s;                                                                           \
+        if (__TESSERA_LANE_ON(m, k, 16)) s += PROD(a, b, k);                                  \
+      r[2 * i] = (float)s;                                                                    \
     }                                                                                         \
     return r;                                                                                 \
   }
-__TESSERA_IF_HALF(__TESSERA_QDOT_F(half16, __TESSERA_PLAIN_LANE))
+#define __TESSERA_HALF_PROD(a, b, k) ((double)((float)(a)[k] * (float)(b)[k]))
+#define __TESSERA_BF16_PROD(a, b, k) \
+  ((double)__TESSERA_BF16_LANE(a, k) * (double)__TESSERA_BF16_LANE(b, k))
+__TESSERA_IF_HALF(__TESSERA_QDPA_F(half16, __TESSERA_HALF_PROD))
+__TESSERA_QDPA_F(bfloat16x16, __TESSERA_BF16_PROD)
+__TESSERA_IF_HALF(static inline float8 __vqdot_half16(half16 a, half16 b, uint32_t m) {
+  const float8 zero = {0};
+  return __vqdpa_half16(zero, a, b, m);
+})
 
 /* bf16: the adder of the NPU, as Compass's tests record it (test_vqdot_bf16_corner_case): the
  * four products (exact) are aligned to the exponent of the largest, each cut toward zero to the
@@ -593,6 +642,15 @@ static inline float8 __vqdot_bfloat16x16(bfloat16x16 a, bfloat16x16 b, uint32_t 
   }
   return r;
 }
+
+/* S.fma: acc + x * y rounded to float32 once (a fused multiply-add; the FMA instruction where
+ * the host has one), as Compass computes it; a scalar S.fma is computed in lane 0. */
+static inline float8 __vfma_float8(float8 acc, float8 x, float8 y) {
+  float8 r;
+  for (int i = 0; i < 8; ++i) r[i] = __builtin_fmaf(x[i], y[i], acc[i]);
+  return r;
+}
+#define __vfma(acc, x, y) __vfma_float8((acc), (x), (y))
 
 /* fp16/bf16: acc + even (odd) lane products, acc float32. */
 #define __TESSERA_FMAEO(V, LANE)                                                              \
@@ -764,6 +822,9 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
   char32: f##_char32, uchar32: f##_uchar32, bfloat16x16: f##_bfloat16x16 __TESSERA_IF_HALF(, half16: f##_half16)
 #define __vdot(a, b, m) __TESSERA_CALL(__TESSERA_DOT_CASES(__vdot), a, (b), (m))
 #define __vqdot(a, b, m) __TESSERA_CALL(__TESSERA_BYTE_CASES(__vqdot), a, (b), (m))
+#define __vqdpa(acc, x, y, m)                                                                 \
+  _Generic((x), bfloat16x16: __vqdpa_bfloat16x16 __TESSERA_IF_HALF(, half16: __vqdpa_half16))( \
+      (acc), (x), (y), (m))
 #define __vfmae(acc, x, y, m)                                                                 \
   _Generic((x), bfloat16x16: __vfmae_bfloat16x16 __TESSERA_IF_HALF(, half16: __vfmae_half16))( \
       (acc), (x), (y), (m))
