@@ -97,6 +97,16 @@ def any(data, axis=None, keepdims=False):  # noqa: A001
     return _reduce(data, axis, keepdims, _any, "any", _as_bool)
 
 
+# te.max / te.min whose identity is an infinity (rfactor and the automatic schedule take it as
+# they take te.max's): the first pass of a float argmax / argmin.
+_max_from_inf = te.comm_reducer(
+    expr_ops.maximum, lambda t: expr_ops.const(float("-inf"), t), name="max"
+)
+_min_from_inf = te.comm_reducer(
+    expr_ops.minimum, lambda t: expr_ops.const(float("inf"), t), name="min"
+)
+
+
 def _arg(data, axis, keepdims, select_last_index, extreme, what):
     """The index of the extreme value: its row-major index over the reduced axes (int32).
 
@@ -104,7 +114,9 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     float type, as numpy's argmax/argmin, a NaN counts as the extreme: the first pass reads a NaN
     as the infinity of the extreme's side, and the second takes an element no worse than the
     extreme (``not x < best``, true of a NaN), one comparison as before. A row holding that
-    infinity before its first NaN gives the infinity's index (numpy: the NaN's).
+    infinity before its first NaN gives the infinity's index (numpy: the NaN's). The first pass
+    of a float starts from the infinity of the other side (te.max starts from the lowest finite
+    value, which no element of a row of -inf reaches).
     """
     axes, shape = _layout(data, axis, keepdims, what)
     is_float = str(data.dtype).startswith(("float", "bfloat"))
@@ -116,6 +128,7 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
         def value(x):
             return _math.select(expr_ops.compare("!=", x, x), inf, x)
 
+        extreme = _max_from_inf if is_max else _min_from_inf
     best = _reduce(data, axis, True, extreme, what, value)
     pick = te.max if select_last_index else te.min
     sizes = [data.shape[d] for d in axes]
