@@ -59,14 +59,30 @@ def sum(data, axis=None, keepdims=False):  # noqa: A001
     return _reduce(data, axis, keepdims, te.sum, "sum")
 
 
+# te.max / te.min whose identity is an infinity (rfactor and the automatic schedule take it as
+# they take te.max's): topi.max / topi.min of floats and the first pass of
+# argmax / argmin.
+_max_from_inf = te.comm_reducer(
+    expr_ops.maximum, lambda t: expr_ops.const(float("-inf"), t), name="max"
+)
+_min_from_inf = te.comm_reducer(
+    expr_ops.minimum, lambda t: expr_ops.const(float("inf"), t), name="min"
+)
+
+
+def _is_float(data):
+    return str(data.dtype).startswith(("float", "bfloat"))
+
+
 def max(data, axis=None, keepdims=False):  # noqa: A001
-    """The maximum over ``axis``."""
-    return _reduce(data, axis, keepdims, te.max, "max")
+    """The maximum over ``axis``; of floats, from -inf (as numpy: a row of -inf gives -inf,
+    where te.max, from the lowest finite value, gives that)."""
+    return _reduce(data, axis, keepdims, _max_from_inf if _is_float(data) else te.max, "max")
 
 
 def min(data, axis=None, keepdims=False):  # noqa: A001
-    """The minimum over ``axis``."""
-    return _reduce(data, axis, keepdims, te.min, "min")
+    """The minimum over ``axis``; of floats, from +inf (as numpy)."""
+    return _reduce(data, axis, keepdims, _min_from_inf if _is_float(data) else te.min, "min")
 
 
 _prod = te.comm_reducer(lambda x, y: x * y, lambda t: expr_ops.const(1, t), name="prod")
@@ -97,16 +113,6 @@ def any(data, axis=None, keepdims=False):  # noqa: A001
     return _reduce(data, axis, keepdims, _any, "any", _as_bool)
 
 
-# te.max / te.min whose identity is an infinity (rfactor and the automatic schedule take it as
-# they take te.max's): the first pass of a float argmax / argmin.
-_max_from_inf = te.comm_reducer(
-    expr_ops.maximum, lambda t: expr_ops.const(float("-inf"), t), name="max"
-)
-_min_from_inf = te.comm_reducer(
-    expr_ops.minimum, lambda t: expr_ops.const(float("inf"), t), name="min"
-)
-
-
 def _arg(data, axis, keepdims, select_last_index, extreme, what):
     """The index of the extreme value: its row-major index over the reduced axes (int32).
 
@@ -119,7 +125,7 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     value, which no element of a row of -inf reaches).
     """
     axes, shape = _layout(data, axis, keepdims, what)
-    is_float = str(data.dtype).startswith(("float", "bfloat"))
+    is_float = _is_float(data)
     is_max = extreme is te.max
     value = None
     if is_float:

@@ -203,6 +203,30 @@ def test_argmax_argmin_extreme_values_other_layouts(dtype):
             ref = getattr(np, "arg" + op)
             np.testing.assert_array_equal(k.run("col_" + op, cols), ref(cols, axis=0))
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_max_min_of_infinities_as_numpy(dtype):
+    # te.max starts from the lowest finite value: a row of -inf gave -FLT_MAX (numpy: -inf)
+    k = Kernels()
+    shapes = [(4, 2048), (5, 37), (3, 64)]
+    for j, shape in enumerate(shapes):
+        A = te.placeholder(shape, dtype, name="A")
+        k.add(f"max{j}", [A], topi.max(A, axis=1))
+        k.add(f"min{j}", [A], topi.min(A, axis=1, keepdims=True))
+        k.add(f"colmax{j}", [A], topi.max(A, axis=0))
+        k.add(f"allmin{j}", [A], topi.min(A))
+    for j, shape in enumerate(shapes):
+        n = shape[1]
+        low = np.full(shape, -np.inf, dtype)
+        low[1, n // 2] = np.finfo(dtype).min  # the lowest finite value beats -inf
+        high = np.full(shape, np.inf, dtype)
+        high[0, 1] = np.finfo(dtype).max
+        for a in (low, high):
+            np.testing.assert_array_equal(k.run(f"max{j}", a), a.max(axis=1))
+            np.testing.assert_array_equal(k.run(f"min{j}", a), a.min(axis=1, keepdims=True))
+            np.testing.assert_array_equal(k.run(f"colmax{j}", a), a.max(axis=0))
+            np.testing.assert_array_equal(k.run(f"allmin{j}", a), a.min())
+
 SCANS = [
     ("cumsum", "float32", 1, False),
     ("cumsum", "int32", 0, True),
