@@ -3,6 +3,7 @@
 
 #include <cfloat>
 #include <climits>
+#include <cmath>
 
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/structural_equal.h"
@@ -79,7 +80,7 @@ std::string ReducerMatch::Name() const {
   }
 }
 
-std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store) {
+std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init) {
   auto* bin = AsPtr<BinaryNode>(store->value);
   if (!bin) return std::nullopt;
   NodeKind k = bin->kind;
@@ -107,6 +108,11 @@ std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store) {
     return std::nullopt;
   }
   r.identity = ReducerIdentity(k, store->value->dtype);
+  auto* inf = init ? AsPtr<FloatImmNode>(init) : nullptr;
+  if (inf && inf->dtype == store->value->dtype && std::isinf(inf->value) &&
+      (k == NodeKind::kMax ? inf->value < 0 : k == NodeKind::kMin && inf->value > 0)) {
+    r.identity = init;
+  }
   return r;
 }
 

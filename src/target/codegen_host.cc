@@ -404,6 +404,47 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
                                         {op->args[1]->dtype}, "tessera_fast_expf(a0[i])", op->span);
       return name + "(" + PrintExpr(op->args[1]) + ")";
     }
+    if (fname->value == "tanhf" && op->args.size() == 2 && op->dtype.is_float() &&
+        op->dtype.bits() == 32) {
+      // Our own tanhf, faster than libmvec's (bench_topi tanh, 2048 x 2048 float32, one
+      // thread of an AVX-512 Zen 4: 1.75 -> 1.45 ms, numpy 1.52; by hand in C, 8-lane AVX2
+      // code on the same host: 2.0 ms against libmvec's 3.0) and within 2 ulp of the
+      // correctly rounded result over every float (libmvec: 1). tanh(a) = m / (m + 2) with
+      // m = expm1(2a) = 2^n (expm1(r) + 1) - 1, n = rint(2a / ln 2), r = 2a - n ln 2 (ln 2 in
+      // two parts, |r| <= ln 2 / 2), expm1(r) = r + r^2 p(r), p of degree 5 fitted for this
+      // (relative error 2e-9). |x| is clamped to 9.1, where tanh rounds to 1, as an integer
+      // minimum of its bits (a float comparison with a constant makes GCC split the lanes
+      // into paths, which AVX2 cannot vectorize); a NaN, clamped too, is put back at the end.
+      // The sign is copied back, so -0.0 and tiny values come back as they were, infinities
+      // as +-1. x86 without AVX2 (no vector code measured there) keeps the C library's.
+      Helper("tessera_tanhf",
+             "static inline float tessera_tanhf(float x) {\n"
+             "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+             "  return tanhf(x);\n"
+             "#else\n"
+             "  float a = __builtin_fabsf(x);\n  int32_t bits;\n"
+             "  memcpy(&bits, &a, sizeof(bits));\n"
+             "  bits = bits < 0x4111999a ? bits : 0x4111999a; /* 9.1f */\n"
+             "  memcpy(&a, &bits, sizeof(a));\n"
+             "  float y = a + a;\n  float n = __builtin_rintf(y * 1.44269504088896341f);\n"
+             "  float r = y - n * 0.693145751953125f;\n  r = r - n * 1.428606765330187e-06f;\n"
+             "  float p = 1.984585542e-04f;\n  p = p * r + 1.394060557e-03f;\n"
+             "  p = p * r + 8.333389647e-03f;\n  p = p * r + 4.166636243e-02f;\n"
+             "  p = p * r + 1.666666567e-01f;\n  p = p * r + 0.5f;\n"
+             "  float e = p * r * r + r;\n"
+             "  bits = ((int32_t)n + 127) << 23;\n  float scale;\n"
+             "  memcpy(&scale, &bits, sizeof(scale));\n"
+             "  float m = scale * e + (scale - 1.0f);\n  float t = m / (m + 2.0f);\n"
+             "  memcpy(&bits, &t, sizeof(bits));\n"
+             "  bits |= -(int32_t)(x != x) & 0x7fc00000; /* NaN in, NaN out */\n"
+             "  memcpy(&t, &bits, sizeof(t));\n"
+             "  return __builtin_copysignf(t, x);\n"
+             "#endif\n}\n");
+      std::string vt = TypeName(op->dtype, op->span);
+      std::string name = LaneLoopHelper("tessera_tanhf_" + vt.substr(8), op->dtype,
+                                        {op->args[1]->dtype}, "tessera_tanhf(a0[i])", op->span);
+      return name + "(" + PrintExpr(op->args[1]) + ")";
+    }
     std::vector<DataType> types;
     std::string lane = fname->value + "(", call;
     for (size_t i = 1; i < op->args.size(); ++i) {

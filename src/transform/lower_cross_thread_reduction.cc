@@ -177,7 +177,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
     }
     auto* store = AsPtr<BufferStoreNode>(b->body);
     if (store == nullptr) Fail(b, "its body is not a single buffer store");
-    std::optional<ReducerMatch> red = MatchReducer(store);
+    auto* init_store = b->init ? AsPtr<BufferStoreNode>(b->init) : nullptr;
+    std::optional<ReducerMatch> red = MatchReducer(store, init_store ? init_store->value : Expr());
     if (!red) {
       Fail(b,
            "the update is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "

@@ -1,6 +1,8 @@
 // The reducer matcher shared by rfactor and tir.LowerCrossThreadReduction.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/reducer.h"
 #include "tessera/ir/structural_equal.h"
@@ -43,6 +45,25 @@ TEST(Reducer, MatchesTheFourReducersInEitherOperandOrder) {
   ASSERT_TRUE(prod);
   EXPECT_EQ(prod->Name(), "prod");
   EXPECT_TRUE(StructuralEqual(prod->identity, FloatImmNode::Make(kF32, 1.0)));
+}
+
+TEST(Reducer, AnInfiniteInitIsTheIdentityOfAFloatMaxOrMin) {
+  Fixture f;
+  Expr neg_inf = FloatImmNode::Make(kF32, -INFINITY), pos_inf = FloatImmNode::Make(kF32, INFINITY);
+  auto mx = MatchReducer(f.store(MaxNode::Make(f.acc(), f.x())).get(), neg_inf);
+  ASSERT_TRUE(mx);
+  EXPECT_TRUE(StructuralEqual(mx->identity, neg_inf));
+  auto mn = MatchReducer(f.store(MinNode::Make(f.x(), f.acc())).get(), pos_inf);
+  ASSERT_TRUE(mn);
+  EXPECT_TRUE(StructuralEqual(mn->identity, pos_inf));
+  // The infinity on the wrong side, another reducer, or a finite init: the usual identity.
+  auto wrong = MatchReducer(f.store(MinNode::Make(f.acc(), f.x())).get(), neg_inf);
+  EXPECT_TRUE(StructuralEqual(wrong->identity, ReducerIdentity(NodeKind::kMin, kF32)));
+  auto sum = MatchReducer(f.store(AddNode::Make(f.acc(), f.x())).get(), neg_inf);
+  EXPECT_TRUE(StructuralEqual(sum->identity, ReducerIdentity(NodeKind::kAdd, kF32)));
+  auto finite = MatchReducer(f.store(MaxNode::Make(f.acc(), f.x())).get(),
+                             FloatImmNode::Make(kF32, -1.0));
+  EXPECT_TRUE(StructuralEqual(finite->identity, ReducerIdentity(NodeKind::kMax, kF32)));
 }
 
 TEST(Reducer, RejectsOtherUpdates) {

@@ -23,8 +23,11 @@ struct ReducerMatch {
 };
 
 /*! \brief The reducer of `store` when it has the shape `buf[idx] = buf[idx] op rhs` (either
- *  operand order) with op one of +, *, T.min, T.max; nullopt otherwise. */
-std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store);
+ *  operand order) with op one of +, *, T.min, T.max; nullopt otherwise. Given the block's init
+ *  value `init`, a float T.max whose init is -inf (T.min: +inf) takes it as its identity: an
+ *  identity below (above) every value, where the lowest (highest) finite value, TVM's, is not one
+ *  for a row of infinities. */
+std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init = Expr());
 
 /*!
  * \brief A reduction of several buffers at once, `(acc_0, ..., acc_n) = combine(acc, value)`:

@@ -59,14 +59,30 @@ def sum(data, axis=None, keepdims=False):  # noqa: A001
     return _reduce(data, axis, keepdims, te.sum, "sum")
 
 
+# te.max / te.min whose identity is an infinity (rfactor and the automatic schedule take it as
+# they take te.max's): topi.max / topi.min of floats and the first pass of
+# argmax / argmin.
+_max_from_inf = te.comm_reducer(
+    expr_ops.maximum, lambda t: expr_ops.const(float("-inf"), t), name="max"
+)
+_min_from_inf = te.comm_reducer(
+    expr_ops.minimum, lambda t: expr_ops.const(float("inf"), t), name="min"
+)
+
+
+def _is_float(data):
+    return str(data.dtype).startswith(("float", "bfloat"))
+
+
 def max(data, axis=None, keepdims=False):  # noqa: A001
-    """The maximum over ``axis``."""
-    return _reduce(data, axis, keepdims, te.max, "max")
+    """The maximum over ``axis``; of floats, from -inf (as numpy: a row of -inf gives -inf,
+    where te.max, from the lowest finite value, gives that)."""
+    return _reduce(data, axis, keepdims, _max_from_inf if _is_float(data) else te.max, "max")
 
 
 def min(data, axis=None, keepdims=False):  # noqa: A001
-    """The minimum over ``axis``."""
-    return _reduce(data, axis, keepdims, te.min, "min")
+    """The minimum over ``axis``; of floats, from +inf (as numpy)."""
+    return _reduce(data, axis, keepdims, _min_from_inf if _is_float(data) else te.min, "min")
 
 
 _prod = te.comm_reducer(lambda x, y: x * y, lambda t: expr_ops.const(1, t), name="prod")
@@ -104,10 +120,14 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     float type, as numpy's argmax/argmin, a NaN counts as the extreme: the first pass reads a NaN
     as the infinity of the extreme's side, and the second takes an element no worse than the
     extreme (``not x < best``, true of a NaN), one comparison as before. A row holding that
-    infinity before its first NaN gives the infinity's index (numpy: the NaN's).
+    infinity before its first NaN gives the infinity's index (numpy: the NaN's); telling the
+    two apart in the first pass (integer keys that order NaN above +inf) cost 30% of the
+    time, measured by hand in C on AVX-512 (0.36 -> 0.47 ms for 2048 x 2048). The first pass
+    of a float starts from the infinity of the other side (te.max starts from the lowest finite
+    value, which no element of a row of -inf reaches).
     """
     axes, shape = _layout(data, axis, keepdims, what)
-    is_float = str(data.dtype).startswith(("float", "bfloat"))
+    is_float = _is_float(data)
     is_max = extreme is te.max
     value = None
     if is_float:
@@ -116,6 +136,7 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
         def value(x):
             return _math.select(expr_ops.compare("!=", x, x), inf, x)
 
+        extreme = _max_from_inf if is_max else _min_from_inf
     best = _reduce(data, axis, True, extreme, what, value)
     pick = te.max if select_last_index else te.min
     sizes = [data.shape[d] for d in axes]

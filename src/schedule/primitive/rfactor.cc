@@ -82,7 +82,8 @@ Reduction ExtractOneBuffer(const StmtSRef& block_sref) {
   red.update = update;
   auto* store = AsPtr<BufferStoreNode>(update);
   auto* init = AsPtr<BufferStoreNode>(block->init);
-  std::optional<Reducer> reducer = store ? MatchReducer(store) : std::nullopt;
+  std::optional<Reducer> reducer =
+      store ? MatchReducer(store, init ? Simplify(init->value) : Expr()) : std::nullopt;
   if (!reducer || !init || init->buffer != store->buffer) FailUnknownReducer(block_sref);
   CheckSameAccess(block_sref, init, store, true);
   CheckIdentity(block_sref, init->value, reducer->identity, reducer->Name());

@@ -469,6 +469,37 @@ def test_rfactor_needs_the_identity_as_init(schedule_error):
                    "rfactor", "stores T.float32(1.0), which is not the identity T.float32(0.0) of its sum update")
 
 
+def test_rfactor_of_a_float_max_from_minus_infinity():
+    # -inf is an identity of a float max (TVM's is the lowest finite value): the partial
+    # results start from it, so a row of only -inf gives -inf, not -FLT_MAX.
+    import numpy as np
+
+    import tessera as ts
+    from tessera import tir
+
+    @T.prim_func
+    def rowmax(A: T.Buffer((4, 32), "float32"), B: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 32):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32("-inf")
+                B[vi] = T.max(B[vi], A[vi, vk])
+
+    sch = tir.Schedule(rowmax)
+    _, k = sch.get_loops(sch.get_block("B"))
+    _, k1 = sch.split(k, factors=[None, 8])
+    sch.rfactor(k1, factor_axis=0)
+    assert sch.mod.script().count('T.float32("-inf")') == 2  # the partials' init and B's
+    a = np.random.default_rng(0).standard_normal((4, 32)).astype("float32")
+    a[1, :] = -np.inf
+    a[2, :] = np.float32(-3.0e38)
+    a[2, 5] = -np.inf
+    b = np.zeros(4, "float32")
+    ts.build(sch.mod, target="c")(a, b)
+    np.testing.assert_array_equal(b, a.max(axis=1))
+
+
 def test_rfactor_init_and_update_must_write_the_same_element(schedule_error):
     @T.prim_func
     def transposed(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):

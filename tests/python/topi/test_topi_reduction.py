@@ -124,6 +124,109 @@ def test_argmax_argmin_float_nan_ties_as_numpy(shape):
     np.testing.assert_array_equal(k.run("min", c), np.argmin(c, axis=1))
 
 
+
+def _rows_at_the_ends(shape, dtype):
+    """Rows made only of a type's extreme values, each with the reductions ("max": argmax,
+    "min": argmin) to check against numpy."""
+    n = shape[-1]
+    both = ("max", "min")
+    if not dtype.startswith("float"):
+        info = np.iinfo(dtype)
+        return [(np.full(shape, info.min, dtype), both), (np.full(shape, info.max, dtype), both)]
+    rows = [(np.full(shape, -np.inf, dtype), both), (np.full(shape, np.inf, dtype), both)]
+    # A NaN among infinities: argmax after -inf, argmin after +inf, both where the NaN comes
+    # first. (A NaN after the extreme's own infinity is the limitation in topi.argmax's
+    # docstring.)
+    mixed = np.full(shape, -np.inf, dtype)
+    mixed[..., n // 2] = np.nan
+    rows.append((mixed, ("max",)))
+    mixed = np.full(shape, np.inf, dtype)
+    mixed[..., 3] = np.nan
+    rows.append((mixed, ("min",)))
+    for inf in (-np.inf, np.inf):
+        mixed = np.full(shape, inf, dtype)
+        mixed[..., [0, n - 1]] = np.nan
+        rows.append((mixed, both))
+    # The lowest (highest) finite value beats the infinity below (above) it.
+    edge = np.full(shape, -np.inf, dtype)
+    edge[..., n - 2] = np.finfo(dtype).min
+    rows.append((edge, both))
+    edge = np.full(shape, np.inf, dtype)
+    edge[..., 1] = np.finfo(dtype).max
+    rows.append((edge, both))
+    return rows
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "int8"])
+@pytest.mark.parametrize("shape", [(4, 2048), (5, 37), (3, 64)])
+def test_argmax_argmin_rows_of_extreme_values_as_numpy(shape, dtype):
+    # A row of only -inf gave 2147483647 (te.max starts from the lowest finite value, which no
+    # element reaches); integer rows at their type's ends, for the same reason.
+    A = te.placeholder(shape, dtype, name="A")
+    k = Kernels()
+    for op in ("max", "min"):
+        k.add(op, [A], getattr(topi, "arg" + op)(A, axis=1))
+        k.add(op + "_last", [A], getattr(topi, "arg" + op)(A, axis=1, select_last_index=True))
+    n = shape[1]
+    for a, ops in _rows_at_the_ends(shape, dtype):
+        has_nan = a.dtype.kind == "f" and np.isnan(a).any()
+        for op in ops:
+            ref = getattr(np, "arg" + op)
+            np.testing.assert_array_equal(k.run(op, a), ref(a, axis=1))
+            if not has_nan:  # numpy has no last-index form; the reversed row's first index
+                last = n - 1 - ref(a[:, ::-1], axis=1)
+                np.testing.assert_array_equal(k.run(op + "_last", a), last)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_argmax_argmin_extreme_values_other_layouts(dtype):
+    # 1-D (every axis), keepdims, every axis of a 2-D tensor, and axis=0 (a column per output)
+    X = te.placeholder((300,), dtype, name="X")
+    M = te.placeholder((37, 5), dtype, name="M")
+    k = Kernels()
+    for op in ("max", "min"):
+        k.add("flat_" + op, [X], getattr(topi, "arg" + op)(X))
+        k.add("keep_" + op, [M], getattr(topi, "arg" + op)(M, axis=1, keepdims=True))
+        k.add("col_" + op, [M], getattr(topi, "arg" + op)(M, axis=0))
+        k.add("all_" + op, [M], getattr(topi, "arg" + op)(M, keepdims=True))
+    for x, ops in _rows_at_the_ends((300,), dtype):
+        for op in ops:
+            np.testing.assert_array_equal(k.run("flat_" + op, x), getattr(np, "arg" + op)(x))
+    for m, ops in _rows_at_the_ends((37, 5), dtype):
+        for op in ops:
+            ref = getattr(np, "arg" + op)
+            np.testing.assert_array_equal(k.run("keep_" + op, m), ref(m, axis=1, keepdims=True))
+            np.testing.assert_array_equal(k.run("all_" + op, m), ref(m, keepdims=True))
+    for rows, ops in _rows_at_the_ends((5, 37), dtype):
+        cols = np.ascontiguousarray(rows.T)  # the same patterns down the columns
+        for op in ops:
+            ref = getattr(np, "arg" + op)
+            np.testing.assert_array_equal(k.run("col_" + op, cols), ref(cols, axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_max_min_of_infinities_as_numpy(dtype):
+    # te.max starts from the lowest finite value: a row of -inf gave -FLT_MAX (numpy: -inf)
+    k = Kernels()
+    shapes = [(4, 2048), (5, 37), (3, 64)]
+    for j, shape in enumerate(shapes):
+        A = te.placeholder(shape, dtype, name="A")
+        k.add(f"max{j}", [A], topi.max(A, axis=1))
+        k.add(f"min{j}", [A], topi.min(A, axis=1, keepdims=True))
+        k.add(f"colmax{j}", [A], topi.max(A, axis=0))
+        k.add(f"allmin{j}", [A], topi.min(A))
+    for j, shape in enumerate(shapes):
+        n = shape[1]
+        low = np.full(shape, -np.inf, dtype)
+        low[1, n // 2] = np.finfo(dtype).min  # the lowest finite value beats -inf
+        high = np.full(shape, np.inf, dtype)
+        high[0, 1] = np.finfo(dtype).max
+        for a in (low, high):
+            np.testing.assert_array_equal(k.run(f"max{j}", a), a.max(axis=1))
+            np.testing.assert_array_equal(k.run(f"min{j}", a), a.min(axis=1, keepdims=True))
+            np.testing.assert_array_equal(k.run(f"colmax{j}", a), a.max(axis=0))
+            np.testing.assert_array_equal(k.run(f"allmin{j}", a), a.min())
+
 SCANS = [
     ("cumsum", "float32", 1, False),
     ("cumsum", "int32", 0, True),
