@@ -447,11 +447,15 @@ class Vectorizer : public StmtExprMutator {
   Expr VisitExpr_(const RampNode* op) override {
     Expr base = VisitExpr(op->base), stride = VisitExpr(op->stride);
     if (base == op->base && stride == op->stride) return GetRef(op);
-    if (base->dtype.is_scalable_vector() || stride->dtype.is_scalable_vector() ||
-        op->dtype.is_scalable_vector()) {
+    if (op->dtype.is_scalable_vector()) {
       TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
-          << "tir.VectorizeLoop: a ramp whose base or stride varies with the vectorized loop "
-             "cannot be widened into a scalable vector";
+          << "tir.VectorizeLoop: this ramp of T.vscale() lanes varies with the vectorized loop "
+             "around it; a scalable vector cannot be widened further (make the loop serial)";
+    }
+    if (base->dtype.is_scalable_vector() || stride->dtype.is_scalable_vector()) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: this ramp varies with a loop vectorized over T.vscale() lanes; "
+             "a ramp of ramps cannot be a scalable vector (make the loop serial)";
     }
     // Ramp(Ramp(b, s * n, m), s, n) is Ramp(b, s, n * m): consecutive ramps join.
     auto* inner = AsPtr<RampNode>(base);

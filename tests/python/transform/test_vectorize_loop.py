@@ -360,3 +360,28 @@ def test_vectorized_module_with_scalarized_statements_builds_and_runs(target):
         lib(a, b, n, x)
         np.testing.assert_array_equal(a, expected_a)
         np.testing.assert_allclose(b, expected_b, rtol=1e-5)
+
+
+def test_widening_scalable_vectors_is_refused_with_its_location():
+    @T.prim_func
+    def ramp_of_ramps(A: T.Buffer((64,), "float32")):
+        for j in T.vectorized(T.vscale() * 4):
+            A[j * 4:j * 4 + 4] = T.Broadcast(T.float32(1), 4)
+
+    @T.prim_func
+    def scalable_inside_fixed(A: T.Buffer((64,), "float32")):
+        for j in T.vectorized(4):
+            A[T.Ramp(j * 16, 1, T.vscale() * 4)] = T.Broadcast(T.float32(1), T.vscale() * 4)
+
+    @T.prim_func
+    def scalable_elements(A: T.Buffer((8,), "float32xvscalex4")):
+        for j in T.vectorized(4):
+            A[j] = T.Broadcast(T.float32(1), T.vscale() * 4)
+
+    with ts.target.Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve"):
+        with pytest.raises(ts.error.TesseraError, match=r"loop vectorized over T.vscale\(\) lanes.*\n.*A\[j \* 4:j \* 4 \+ 4\]"):
+            tt.VectorizeLoop()(ramp_of_ramps)
+        with pytest.raises(ts.error.TesseraError, match=r"ramp of T.vscale\(\) lanes varies with the vectorized loop"):
+            tt.VectorizeLoop()(scalable_inside_fixed)
+    with pytest.raises(ts.error.TesseraError, match=r"buffer A holds scalable vectors.*\n.*A\[j\] = "):
+        tt.VectorizeLoop()(scalable_elements)
