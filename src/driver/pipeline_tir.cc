@@ -123,6 +123,7 @@ StageResult TirLoopStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(!ctx.IsGpu(), mod, "tir.LoopPartition");
   mod = run(mod, "tir.SplitVectorizedLoops");
   mod = run(mod, "tir.VectorizeLoop");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.LegalizeVectorLanes");
   mod = run(mod, "tir.StorageRewrite");
   mod = run.If(!ctx.IsGpu(), mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.UnrollLoop");

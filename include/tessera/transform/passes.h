@@ -53,6 +53,9 @@ Pass VectorizeLoop(bool enable_vectorize = true);
 /*! \brief Before VectorizeLoop in a build: split vectorized loops at the target's vector width
  *  (serial loops over vectorized chunks); loops the host cannot vectorize become serial. */
 Pass SplitVectorizedLoops();
+/*! \brief A vector store of a number of lanes that is not a power of two (which the host's
+ *  vector types cannot hold) becomes stores of power-of-two pieces. */
+Pass LegalizeVectorLanes();
 /*! \brief The widest SIMD vector of the host CPU in bits: 512 (AVX-512), 256 (AVX2/AVX) or 128. */
 int HostVectorBits();
 /*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d

@@ -385,3 +385,44 @@ def test_widening_scalable_vectors_is_refused_with_its_location():
             tt.VectorizeLoop()(scalable_inside_fixed)
     with pytest.raises(ts.error.TesseraError, match=r"buffer A holds scalable vectors.*\n.*A\[j\] = "):
         tt.VectorizeLoop()(scalable_elements)
+
+
+def test_legalize_vector_lanes_cuts_odd_lanes_into_powers_of_two(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), x: T.float32):
+        B[T.Ramp(2, 1, 11)] = T.max(A[T.Ramp(2, 1, 11)], T.Broadcast(x, 11)) + T.sqrt(
+            A[T.Ramp(2, 1, 11)])
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), x: T.float32):
+        B[T.Ramp(2, 1, 8)] = T.max(A[T.Ramp(2, 1, 8)], T.Broadcast(x, 8)) + T.sqrt(
+            A[T.Ramp(2, 1, 8)])
+        B[T.Ramp(10, 1, 2)] = T.max(A[T.Ramp(10, 1, 2)], T.Broadcast(x, 2)) + T.sqrt(
+            A[T.Ramp(10, 1, 2)])
+        B[12] = T.max(A[12], x) + T.sqrt(A[12])
+
+    golden("LegalizeVectorLanes", before, expected)
+
+
+@pytest.mark.parametrize("target", ["c", "llvm"])
+def test_vector_of_an_odd_extent_builds_and_runs(target):
+    import numpy as np
+
+    @T.prim_func
+    def odd(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "int32")):
+        for j in T.vectorized(2, 13):
+            B[j] = T.max(A[j], T.float32(0.5)) + T.sqrt(A[j])
+            C[j] = j * 3
+
+    lib = ts.build(tt.VectorizeLoop()(odd), target=target)
+    assert "vector_size" in lib.get_source()
+    a = np.linspace(0, 1, 16).astype("float32")
+    b = np.zeros(16, "float32")
+    c = np.zeros(16, "int32")
+    lib(a, b, c)
+    expected_b = np.zeros(16, "float32")
+    expected_b[2:13] = np.maximum(a[2:13], 0.5) + np.sqrt(a[2:13])
+    expected_c = np.zeros(16, "int32")
+    expected_c[2:13] = np.arange(2, 13) * 3
+    np.testing.assert_allclose(b, expected_b, rtol=1e-6)
+    np.testing.assert_array_equal(c, expected_c)
