@@ -355,6 +355,68 @@ class PredicateBufferAccesses : public StmtExprMutator {
   int seen_ = 0, rewritten_ = 0;
 };
 
+// The accesses of the buffers over `data` inside a vectorized loop of `lanes` lanes, each lane
+// with its own part of the storage: the last dimension grows by the lanes and an access at k
+// takes k * lanes + var.
+class PerLaneAllocation : public StmtExprMutator {
+ public:
+  PerLaneAllocation(const VarNode* data, Var var, int lanes)
+      : data_(data), var_(std::move(var)), lanes_(lanes) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    if (load->buffer->data.get() != data_ || load->indices.empty()) return e;
+    return BufferLoadNode::Make(Widened(load->buffer), Indices(load->indices), load->predicate,
+                                load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    if (store->buffer->data.get() != data_ || store->indices.empty()) return s;
+    return BufferStoreNode::Make(Widened(store->buffer), store->value, Indices(store->indices),
+                                 store->predicate, store->span);
+  }
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    Stmt body = VisitStmt(op->body);
+    if (op->buffer->data.get() != data_) {
+      return body == op->body ? GetRef(op) : DeclBufferNode::Make(op->buffer, body, op->span);
+    }
+    return DeclBufferNode::Make(Widened(op->buffer), body, op->span);
+  }
+
+ private:
+  Buffer Widened(const Buffer& b) {
+    auto it = widened_.find(b.get());
+    if (it != widened_.end()) return it->second;
+    std::vector<Expr> shape = b->shape;
+    if (!shape.empty()) {
+      shape.back() = arith::FoldBinary(NodeKind::kMul, shape.back(),
+                                       MakeConst(shape.back()->dtype, int64_t{lanes_}));
+    }
+    Buffer w = BufferNode::Make(b->data, b->dtype, std::move(shape), {}, b->elem_offset, b->name,
+                                b->data_alignment, b->offset_factor, b->span);
+    widened_[b.get()] = w;
+    return w;
+  }
+  std::vector<Expr> Indices(std::vector<Expr> idx) const {
+    Expr& last = idx.back();
+    Expr v = var_;
+    if (v->dtype != last->dtype) v = CastNode::Make(last->dtype, v);
+    last = arith::FoldBinary(
+        NodeKind::kAdd,
+        arith::FoldBinary(NodeKind::kMul, last, MakeConst(last->dtype, int64_t{lanes_})), v);
+    return idx;
+  }
+
+  const VarNode* data_;
+  Var var_;
+  int lanes_;
+  std::unordered_map<const BufferNode*, Buffer> widened_;
+};
+
 class Vectorizer : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
@@ -623,9 +685,25 @@ class Vectorizer : public StmtExprMutator {
     return LetStmtNode::Make(op->var, value, body, op->span);
   }
   Stmt VisitStmt_(const AllocateNode* op) override {
-    // Each lane would need its own copy of the allocation: the statement runs lane by lane.
-    if (UsesVectorVar(GetRef(op))) need_scalarize_ = true;
-    return GetRef(op);
+    // Each lane gets its own copy of the allocation: the last extent grows by the lanes and an
+    // access at index k of the last dimension takes k * lanes + lane (TVM's rule). One that
+    // does not depend on the lanes stays as it is.
+    if (!UsesVectorVar(GetRef(op))) return GetRef(op);
+    std::vector<Expr> extents;
+    for (const Expr& e : op->extents) {
+      extents.push_back(VisitExpr(e));
+      if (extents.back()->dtype.is_vector()) need_scalarize_ = true;
+    }
+    Expr cond = op->condition ? VisitExpr(op->condition) : nullptr;
+    if (need_scalarize_ || (cond && cond->dtype.is_vector()) || lanes_ < 0 || extents.empty()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    DataType t = extents.back()->dtype;
+    extents.back() = Fold(NodeKind::kMul, extents.back(), MakeConst(t, int64_t{lanes_}));
+    Stmt body = PerLaneAllocation(op->buffer_var.get(), var_, lanes_).VisitStmt(op->body);
+    return AllocateNode::Make(op->buffer_var, op->dtype, std::move(extents), cond, VisitStmt(body),
+                              op->annotations, op->span);
   }
   Stmt VisitStmt_(const AssertStmtNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);

@@ -426,3 +426,32 @@ def test_vector_of_an_odd_extent_builds_and_runs(target):
     expected_c[2:13] = np.arange(2, 13) * 3
     np.testing.assert_allclose(b, expected_b, rtol=1e-6)
     np.testing.assert_array_equal(c, expected_c)
+
+
+def test_allocation_inside_the_loop_gets_one_part_per_lane(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            for j in T.vectorized(4):
+                tmp = T.decl_buffer((2,), "float32", scope="local")
+                tmp[0] = A[i * 4 + j]
+                tmp[1] = tmp[0] * T.float32(2)
+                B[i * 4 + j] = tmp[1] + tmp[0]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            tmp = T.decl_buffer((8,), "float32", scope="local")
+            tmp[T.Ramp(0, 1, 4)] = A[T.Ramp(i * 4, 1, 4)]
+            tmp[T.Ramp(4, 1, 4)] = tmp[T.Ramp(0, 1, 4)] * T.Broadcast(T.float32(2), 4)
+            B[T.Ramp(i * 4, 1, 4)] = tmp[T.Ramp(4, 1, 4)] + tmp[T.Ramp(0, 1, 4)]
+
+    golden("VectorizeLoop", before, expected)
+    for target in ("c", "llvm"):
+        import numpy as np
+
+        lib = ts.build(tt.VectorizeLoop()(before), target=target)
+        a = np.linspace(0, 1, 16).astype("float32")
+        b = np.zeros(16, "float32")
+        lib(a, b)
+        np.testing.assert_allclose(b, a * 3, rtol=1e-6)
