@@ -208,6 +208,11 @@ void BindTransform(nb::module_& m) {
       [](const std::string& scope) { return PassHandle{transform::ThreadSync(scope)}; },
       "storage_scope"_a, "tir.ThreadSync for the memory scope given (\"shared\", \"global\", ...).");
   m.def(
+      "vectorize_loop_pass",
+      [](bool enable) { return PassHandle{transform::VectorizeLoop(enable)}; },
+      "enable_vectorize"_a,
+      "tir.VectorizeLoop; with enable_vectorize false, vectorized loops become serial.");
+  m.def(
       "narrow_datatype_pass",
       [](int target_bits) { return PassHandle{transform::NarrowDataType(target_bits)}; },
       "target_bits"_a, "tir.NarrowDataType narrowing index arithmetic to target_bits bits.");

@@ -60,6 +60,7 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.RemoveNoOp");
   // S.vectorized loops of a constant extent become vector code, as Compass lowers them (a body
   // that cannot be vectorized keeps its loop).
+  mod = run(mod, "tir.SplitVectorizedLoops");
   mod = run(mod, "tir.VectorizeLoop");
   mod = run(mod, "dsl.RenameLoopVar");
   if (ctx.dsl_target) mod = run(mod, transform::VerifyLocalMemory(*ctx.dsl_target));

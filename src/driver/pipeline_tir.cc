@@ -121,7 +121,9 @@ StageResult TirFlattenStage(IRModule mod, LowerContext& ctx) {
 StageResult TirLoopStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLoop);
   mod = run.If(!ctx.IsGpu(), mod, "tir.LoopPartition");
+  mod = run(mod, "tir.SplitVectorizedLoops");
   mod = run(mod, "tir.VectorizeLoop");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.LegalizeVectorLanes");
   mod = run(mod, "tir.StorageRewrite");
   mod = run.If(!ctx.IsGpu(), mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.UnrollLoop");

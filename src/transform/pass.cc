@@ -48,7 +48,7 @@ const bool kBuiltinConfigs = [] {
                         "tir.disable_storage_rewrite", "tir.disable_cse_tir",
                         "tir.disable_hoist_shared_vector_loads",
                         "tir.instrument_bound_checkers", "tir.use_async_copy", "tir.ptx_ldg32",
-                        "tir.enable_debug", "tessera.dump_ir_unchanged", "tessera.time_passes",
+                        "tir.enable_debug", "tir.enable_buffer_level_predication", "tessera.dump_ir_unchanged", "tessera.time_passes",
                         "tessera.verify_each_pass", "tessera.verify_between_stages"}) {
     RegisterConfigOption(k, ConfigType::kBool);
   }

@@ -1,10 +1,22 @@
-// tir.VectorizeLoop: a T.vectorized loop becomes vector code (Ramp indices, Broadcast
-// operands); a body that cannot be vectorized keeps a serial loop.
+// tir.VectorizeLoop (TVM v0.23's rules): a T.vectorized loop becomes one vector of its extent
+// (Ramp indices, Broadcast operands); a statement that cannot be vectorized keeps a serial loop
+// over the lanes. tir.SplitVectorizedLoops, run before it in the host and DSL pipelines, splits
+// long loops at the target's vector width (and makes serial those the host cannot vectorize).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "tessera/arith/analyzer.h"
+#include "tessera/arith/const_fold.h"
+#include "tessera/arith/vscale.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/ir/target.h"
 #include "tessera/transform/passes.h"
 
@@ -24,10 +36,12 @@ namespace {
 
 struct NotVectorizable {};
 
-// Rewrites a loop body for `lanes` consecutive values of the loop variable at once.
-class Vectorizer : public StmtExprMutator {
+// The host rule of what a vectorized loop may hold (tir.SplitVectorizedLoops): a body this
+// rewrites for `lanes` consecutive values without throwing NotVectorizable gets vector code on
+// the host; any other loop runs serially there.
+class NativeVectorizer : public StmtExprMutator {
  public:
-  Vectorizer(const Var& var, Expr ramp, int lanes) : lanes_(lanes) {
+  NativeVectorizer(const Var& var, Expr ramp, int lanes) : lanes_(lanes) {
     vmap_[var.get()] = std::move(ramp);
   }
   using StmtExprMutator::VisitExpr_;
@@ -189,11 +203,682 @@ class Vectorizer : public StmtExprMutator {
   VarMap vmap_;
 };
 
-class LoopVectorizer : public StmtMutator {
+// ---------------------------------------------------------------------------------------------
+// tir.VectorizeLoop as TVM v0.23 defines it: the loop variable of a vectorized loop of constant
+// extent n (or vscale * k on a target with scalable vectors) becomes Ramp(min, 1, n), one
+// vector of the loop's extent, and every expression that uses it widens to n lanes. A statement
+// that cannot be widened (a vector condition, a call that is not lane-wise, ...) keeps a serial
+// loop of its own over the lanes (`for i_s in range(n)`), the rest of the body stays vector code.
+
+// Calls that apply lane by lane, so a vector argument gives a vector call (TVM's TVectorizable
+// ops, and the math intrinsics tessera lowers lane by lane).
+bool IsVectorizableCall(const CallNode* op) {
+  auto* callee = AsPtr<OpNode>(op->op);
+  if (!callee) return false;
+  static const std::unordered_set<std::string> kOps = {"tir.pow",
+                                                       "tir.fabs",
+                                                       "tir.floor",
+                                                       "tir.ceil",
+                                                       "tir.round",
+                                                       "tir.trunc",
+                                                       "tir.exp",
+                                                       "tir.exp2",
+                                                       "tir.exp10",
+                                                       "tir.erf",
+                                                       "tir.tanh",
+                                                       "tir.sigmoid",
+                                                       "tir.sqrt",
+                                                       "tir.rsqrt",
+                                                       "tir.log",
+                                                       "tir.log2",
+                                                       "tir.log1p",
+                                                       "tir.log10",
+                                                       "tir.tan",
+                                                       "tir.cos",
+                                                       "tir.cosh",
+                                                       "tir.sin",
+                                                       "tir.sinh",
+                                                       "tir.likely",
+                                                       "tir.bitwise_and",
+                                                       "tir.bitwise_or",
+                                                       "tir.bitwise_xor",
+                                                       "tir.bitwise_not",
+                                                       "tir.shift_left",
+                                                       "tir.shift_right",
+                                                       "tir.popcount",
+                                                       "tir.q_multiply_shift",
+                                                       "tir.q_multiply_shift_per_axis",
+                                                       "tir.call_llvm_pure_intrin"};
+  if (kOps.count(callee->name)) return true;
+  return NativeVectorizer::IsLaneWiseMath(op);
+}
+
+// Whether `target` (a "target" attribute: the dict of a Target's settings, or its string) has
+// scalable vectors: a CPU target with +sve/+sve2/+sme (AArch64) or +v (RISC-V).
+bool TargetHasScalableVectors(const ObjectRef& target) {
+  std::string kind, triple;
+  std::vector<std::string> features;
+  if (auto* map = AsPtr<MapNode>(target)) {
+    auto str = [&](const char* key) {
+      auto it = map->items.find(key);
+      auto* s = it == map->items.end() ? nullptr : AsPtr<StringImmNode>(it->second);
+      return s ? s->value : std::string();
+    };
+    kind = str("kind");
+    triple = str("mtriple");
+    auto it = map->items.find("mattr");
+    if (it != map->items.end()) {
+      if (auto* arr = AsPtr<ArrayNode>(it->second)) {
+        for (const ObjectRef& a : arr->items) {
+          if (auto* s = AsPtr<StringImmNode>(a)) features.push_back(s->value);
+        }
+      }
+    }
+  } else if (auto* s = AsPtr<StringImmNode>(target)) {
+    std::istringstream in(s->value);
+    in >> kind;
+    for (std::string word; in >> word;) {
+      if (word.rfind("-mtriple=", 0) == 0) triple = word.substr(9);
+      if (word.rfind("-mattr=", 0) == 0) {
+        std::istringstream attrs(word.substr(7));
+        for (std::string f; std::getline(attrs, f, ',');) features.push_back(f);
+      }
+    }
+  } else {
+    return false;
+  }
+  if (kind != "llvm" && kind != "c") return false;
+  for (const std::string& f : features) {
+    if (f == "+sve" || f == "+sve2" || f == "+sme") return true;
+    if (f == "+v" && triple.rfind("riscv", 0) == 0) return true;
+  }
+  return false;
+}
+
+struct VectorContext {
+  bool scalable_target = false;  // the target has scalable vectors
+  bool predicate = false;        // buffer-level predication of `if lane < limit` bodies
+};
+
+// Sets the `predicate` of the loads and stores of a vectorized `if` body whose condition is
+// Ramp(base, ...) < Broadcast(limit): each access whose first index is a Ramp from `base` reads
+// or writes only the lanes where base + lane < limit (T.get_active_lane_mask). All accesses
+// must be of that form, else the body is left as it was.
+class PredicateBufferAccesses : public StmtExprMutator {
  public:
-  // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
-  // stores or loads; 0: at most kMaxLanes lanes whatever the type.
-  LoopVectorizer(bool disabled, int vector_bits) : disabled_(disabled), vector_bits_(vector_bits) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  static Stmt Run(const Stmt& body, const Expr& condition) {
+    auto* lt = AsPtr<LTNode>(condition);
+    if (!lt) return nullptr;
+    auto* ramp = AsPtr<RampNode>(lt->a);
+    auto* limit = AsPtr<BroadcastNode>(lt->b);
+    if (!ramp || !limit) return nullptr;
+    PredicateBufferAccesses p(ramp->base, limit->value);
+    Stmt out = p.VisitStmt(body);
+    if (p.seen_ == 0 || p.seen_ != p.rewritten_) return nullptr;
+    return out;
+  }
+
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    Expr mask = Mask(load->indices);
+    if (!mask) return e;
+    return BufferLoadNode::Make(load->buffer, load->indices, mask, load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    Expr mask = Mask(store->indices);
+    if (!mask) return s;
+    return BufferStoreNode::Make(store->buffer, store->value, store->indices, mask, store->span);
+  }
+
+ private:
+  PredicateBufferAccesses(Expr base, Expr limit)
+      : base_(std::move(base)), limit_(std::move(limit)) {}
+
+  Expr Mask(const std::vector<Expr>& indices) {
+    ++seen_;
+    if (indices.empty()) return nullptr;
+    auto* ramp = AsPtr<RampNode>(indices[0]);
+    if (!ramp || !StructuralEqual(ramp->base, base_)) return nullptr;
+    ++rewritten_;
+    DataType mask_type = DataType::UInt(1).with_lanes_or_vscale_factor(
+        ramp->dtype.lanes_or_vscale_factor(), ramp->dtype.is_scalable_vector());
+    return CallNode::Make(mask_type, OpNode::Get("tir.get_active_lane_mask"), {base_, limit_});
+  }
+
+  Expr base_, limit_;
+  int seen_ = 0, rewritten_ = 0;
+};
+
+// The accesses of the buffers over `data` inside a vectorized loop of `lanes` lanes, each lane
+// with its own part of the storage: the last dimension grows by the lanes and an access at k
+// takes k * lanes + var.
+class PerLaneAllocation : public StmtExprMutator {
+ public:
+  PerLaneAllocation(const VarNode* data, Var var, int lanes)
+      : data_(data), var_(std::move(var)), lanes_(lanes) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    if (load->buffer->data.get() != data_ || load->indices.empty()) return e;
+    return BufferLoadNode::Make(Widened(load->buffer), Indices(load->indices), load->predicate,
+                                load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    if (store->buffer->data.get() != data_ || store->indices.empty()) return s;
+    return BufferStoreNode::Make(Widened(store->buffer), store->value, Indices(store->indices),
+                                 store->predicate, store->span);
+  }
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    Stmt body = VisitStmt(op->body);
+    if (op->buffer->data.get() != data_) {
+      return body == op->body ? GetRef(op) : DeclBufferNode::Make(op->buffer, body, op->span);
+    }
+    return DeclBufferNode::Make(Widened(op->buffer), body, op->span);
+  }
+
+ private:
+  Buffer Widened(const Buffer& b) {
+    auto it = widened_.find(b.get());
+    if (it != widened_.end()) return it->second;
+    std::vector<Expr> shape = b->shape;
+    if (!shape.empty()) {
+      shape.back() = arith::FoldBinary(NodeKind::kMul, shape.back(),
+                                       MakeConst(shape.back()->dtype, int64_t{lanes_}));
+    }
+    Buffer w = BufferNode::Make(b->data, b->dtype, std::move(shape), {}, b->elem_offset, b->name,
+                                b->data_alignment, b->offset_factor, b->span);
+    widened_[b.get()] = w;
+    return w;
+  }
+  std::vector<Expr> Indices(std::vector<Expr> idx) const {
+    Expr& last = idx.back();
+    Expr v = var_;
+    if (v->dtype != last->dtype) v = CastNode::Make(last->dtype, v);
+    last = arith::FoldBinary(
+        NodeKind::kAdd,
+        arith::FoldBinary(NodeKind::kMul, last, MakeConst(last->dtype, int64_t{lanes_})), v);
+    return idx;
+  }
+
+  const VarNode* data_;
+  Var var_;
+  int lanes_;
+  std::unordered_map<const BufferNode*, Buffer> widened_;
+};
+
+class Vectorizer : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  // `lanes` > 1: a fixed vector; -k: vscale * k lanes.
+  Vectorizer(const ForNode* loop, int lanes, VectorContext ctx)
+      : var_(loop->loop_var), min_(loop->min), extent_(loop->extent), lanes_(lanes), ctx_(ctx) {
+    ramp_ = RampNode::Make(min_, MakeConst(var_->dtype, int64_t{1}), lanes, loop->span);
+  }
+
+  Stmt VisitStmt(const Stmt& s) override {
+    bool outer = need_scalarize_;
+    need_scalarize_ = false;
+    Stmt out = StmtMutator::VisitStmt(s);
+    if (need_scalarize_) out = Scalarize(s);
+    need_scalarize_ = outer;
+    return out;
+  }
+
+  // ---- expressions
+  Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
+  Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
+
+  Expr VisitExpr_(const AddNode* op) override { return AddSub(op, true); }
+  Expr VisitExpr_(const SubNode* op) override { return AddSub(op, false); }
+  Expr VisitExpr_(const MulNode* op) override {
+    Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (a == op->a && b == op->b) return GetRef(op);
+    if (a->dtype.is_vector() || b->dtype.is_vector()) {
+      auto* ra = AsPtr<RampNode>(a);
+      auto* rb = AsPtr<RampNode>(b);
+      // A ramp times a positive scalar is a ramp.
+      if (ra && b->dtype.is_scalar() && Positive(b)) {
+        return RampNode::Make(Fold(NodeKind::kMul, ra->base, b),
+                              Fold(NodeKind::kMul, ra->stride, b), ra->lanes, op->span);
+      }
+      if (rb && a->dtype.is_scalar() && Positive(a)) {
+        return RampNode::Make(Fold(NodeKind::kMul, rb->base, a),
+                              Fold(NodeKind::kMul, rb->stride, a), rb->lanes, op->span);
+      }
+    }
+    Widen(&a, &b);
+    return MulNode::Make(a, b, op->span);
+  }
+#define TESSERA_VECTORIZE_BINARY(name)               \
+  Expr VisitExpr_(const name##Node* op) override {   \
+    Expr a = VisitExpr(op->a), b = VisitExpr(op->b); \
+    if (a == op->a && b == op->b) return GetRef(op); \
+    Widen(&a, &b);                                   \
+    return name##Node::Make(a, b, op->span);         \
+  }
+  TESSERA_VECTORIZE_BINARY(Div)
+  TESSERA_VECTORIZE_BINARY(Mod)
+  TESSERA_VECTORIZE_BINARY(FloorDiv)
+  TESSERA_VECTORIZE_BINARY(FloorMod)
+  TESSERA_VECTORIZE_BINARY(Min)
+  TESSERA_VECTORIZE_BINARY(Max)
+  TESSERA_VECTORIZE_BINARY(EQ)
+  TESSERA_VECTORIZE_BINARY(NE)
+  TESSERA_VECTORIZE_BINARY(LT)
+  TESSERA_VECTORIZE_BINARY(LE)
+  TESSERA_VECTORIZE_BINARY(GT)
+  TESSERA_VECTORIZE_BINARY(GE)
+  TESSERA_VECTORIZE_BINARY(And)
+  TESSERA_VECTORIZE_BINARY(Or)
+#undef TESSERA_VECTORIZE_BINARY
+
+  Expr VisitExpr_(const NotNode* op) override {
+    Expr a = VisitExpr(op->a);
+    if (a == op->a) return GetRef(op);
+    return NotNode::Make(a, op->span);
+  }
+  Expr VisitExpr_(const CastNode* op) override {
+    Expr v = VisitExpr(op->value);
+    if (v == op->value) return GetRef(op);
+    return CastNode::Make(op->dtype.with_lanes_or_vscale_factor(v->dtype.lanes_or_vscale_factor(),
+                                                                v->dtype.is_scalable_vector()),
+                          v, op->span);
+  }
+  Expr VisitExpr_(const SelectNode* op) override {
+    Expr c = VisitExpr(op->condition), t = VisitExpr(op->true_value),
+         f = VisitExpr(op->false_value);
+    if (c == op->condition && t == op->true_value && f == op->false_value) return GetRef(op);
+    int lanes = std::max({Lanes(c), Lanes(t), Lanes(f)});
+    bool scalable = Scalable(c) || Scalable(t) || Scalable(f);
+    return SelectNode::Make(BroadcastTo(c, lanes, scalable), BroadcastTo(t, lanes, scalable),
+                            BroadcastTo(f, lanes, scalable), op->span);
+  }
+  Expr VisitExpr_(const RampNode* op) override {
+    Expr base = VisitExpr(op->base), stride = VisitExpr(op->stride);
+    if (base == op->base && stride == op->stride) return GetRef(op);
+    if (op->dtype.is_scalable_vector()) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: this ramp of T.vscale() lanes varies with the vectorized loop "
+             "around it; a scalable vector cannot be widened further (make the loop serial)";
+    }
+    if (base->dtype.is_scalable_vector() || stride->dtype.is_scalable_vector()) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: this ramp varies with a loop vectorized over T.vscale() lanes; "
+             "a ramp of ramps cannot be a scalable vector (make the loop serial)";
+    }
+    // Ramp(Ramp(b, s * n, m), s, n) is Ramp(b, s, n * m): consecutive ramps join.
+    auto* inner = AsPtr<RampNode>(base);
+    if (inner && stride->dtype.is_scalar() &&
+        analyzer_.CanProveEqual(
+            inner->stride,
+            Fold(NodeKind::kMul, stride, MakeConst(stride->dtype, int64_t{op->lanes})))) {
+      return RampNode::Make(inner->base, stride, op->lanes * inner->lanes, op->span);
+    }
+    need_scalarize_ = true;
+    return GetRef(op);
+  }
+  Expr VisitExpr_(const BroadcastNode* op) override {
+    Expr v = VisitExpr(op->value);
+    if (v == op->value) return GetRef(op);
+    need_scalarize_ = true;  // a broadcast of a vector: no single vector form
+    return GetRef(op);
+  }
+  Expr VisitExpr_(const ShuffleNode* op) override {
+    if (UsesVectorVar(GetRef(op))) need_scalarize_ = true;
+    return GetRef(op);
+  }
+  Expr VisitExpr_(const LetNode* op) override {
+    Expr value = VisitExpr(op->value);
+    if (value->dtype.lanes_or_vscale_factor() != op->value->dtype.lanes_or_vscale_factor()) {
+      Var v = VarNode::Make(op->var->name, value->dtype, op->var->span);
+      vmap_[op->var.get()] = v;
+      return LetNode::Make(v, value, VisitExpr(op->body), op->span);
+    }
+    vmap_.erase(op->var.get());
+    Expr body = VisitExpr(op->body);
+    if (value == op->value && body == op->body) return GetRef(op);
+    return LetNode::Make(op->var, value, body, op->span);
+  }
+  Expr VisitExpr_(const CallNode* op) override {
+    if (op->is_op("tir.if_then_else")) return IfThenElseExpr(op);
+    if (op->is_op("tir.reinterpret")) return Reinterpret(op);
+    if (!IsVectorizableCall(op) || op->dtype.is_scalable_vector()) {
+      std::vector<Expr> args;
+      bool changed = false;
+      for (const Expr& a : op->args) {
+        args.push_back(VisitExpr(a));
+        if (args.back()->dtype.is_vector()) {
+          need_scalarize_ = true;
+          return GetRef(op);
+        }
+        changed = changed || args.back() != a;
+      }
+      if (!changed) return GetRef(op);
+      return CallNode::Make(op->dtype, op->op, std::move(args), op->span);
+    }
+    // call_llvm_pure_intrin's first argument names the intrinsic: it stays as it is.
+    size_t first = op->is_op("tir.call_llvm_pure_intrin") ? 1 : 0;
+    std::vector<Expr> args(op->args.begin(), op->args.begin() + std::min(first, op->args.size()));
+    bool changed = false, scalable = false;
+    int lanes = 1;
+    for (size_t i = first; i < op->args.size(); ++i) {
+      args.push_back(VisitExpr(op->args[i]));
+      changed = changed || args.back() != op->args[i];
+      lanes = std::max(lanes, Lanes(args.back()));
+      scalable = scalable || Scalable(args.back());
+    }
+    if (!changed) return GetRef(op);
+    for (size_t i = first; i < args.size(); ++i) args[i] = BroadcastTo(args[i], lanes, scalable);
+    return CallNode::Make(op->dtype.with_lanes_or_vscale_factor(lanes, scalable), op->op,
+                          std::move(args), op->span);
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    std::vector<Expr> idx;
+    bool changed = false;
+    for (const Expr& i : op->indices) {
+      idx.push_back(VisitExpr(i));
+      changed = changed || idx.back() != i;
+    }
+    if (!changed) return GetRef(op);
+    if (!Accessible(op->buffer, idx) || (op->predicate && UsesVectorVar(op->predicate))) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    return BufferLoadNode::Make(op->buffer, std::move(idx), op->predicate, op->span);
+  }
+
+  // ---- statements
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    std::vector<Expr> idx;
+    bool changed = false;
+    for (const Expr& i : op->indices) {
+      idx.push_back(VisitExpr(i));
+      changed = changed || idx.back() != i;
+    }
+    Expr value = VisitExpr(op->value);
+    if (!changed && value == op->value) return GetRef(op);
+    if (need_scalarize_) return GetRef(op);
+    if (op->buffer->dtype.is_scalable_vector()) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: buffer " << op->buffer->name
+          << " holds scalable vectors; a loop over its elements cannot be vectorized";
+    }
+    if (!Accessible(op->buffer, idx) || (op->predicate && UsesVectorVar(op->predicate))) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    // The lanes stored: the buffer's element lanes times the last index's, or the value's when
+    // it has more (a scalar index is then broadcast).
+    int elem_lanes = op->buffer->dtype.lanes_or_vscale_factor();
+    const Expr& last = idx.back();
+    bool scalable = Scalable(last) || Scalable(value);
+    int total = std::max(elem_lanes * Lanes(last), Lanes(value));
+    if (total % elem_lanes != 0) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    idx.back() = BroadcastTo(last, total / elem_lanes, scalable);
+    return BufferStoreNode::Make(op->buffer, BroadcastTo(value, total, scalable), std::move(idx),
+                                 op->predicate, op->span);
+  }
+  Stmt VisitStmt_(const ForNode* op) override {
+    Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
+    if (min->dtype.is_vector() || extent->dtype.is_vector()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    Stmt body = VisitStmt(op->body);
+    if (min == op->min && extent == op->extent && body == op->body) return GetRef(op);
+    return ForNode::Make(op->loop_var, min, extent, op->for_kind, body, op->thread_binding,
+                         op->annotations, op->span, op->step);
+  }
+  Stmt VisitStmt_(const IfThenElseNode* op) override {
+    Expr cond = VisitExpr(op->condition);
+    bool cond_scalarize = need_scalarize_;
+    need_scalarize_ = false;
+    Stmt then_case = VisitStmt(op->then_case);
+    Stmt else_case = op->else_case ? VisitStmt(op->else_case) : nullptr;
+    if (ctx_.predicate && cond->dtype.is_vector() && !else_case && !cond_scalarize) {
+      if (Stmt s = PredicateBufferAccesses::Run(then_case, cond)) return s;
+    }
+    if (cond_scalarize || cond->dtype.is_vector()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    if (cond == op->condition && then_case == op->then_case && else_case == op->else_case) {
+      return GetRef(op);
+    }
+    return IfThenElseNode::Make(cond, then_case, else_case, op->span);
+  }
+  Stmt VisitStmt_(const WhileNode* op) override {
+    if (UsesVectorVar(GetRef(op))) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: this while loop depends on the variable of the vectorized loop "
+             "around it, which cannot be vectorized; make that loop serial";
+    }
+    return GetRef(op);
+  }
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    Expr value = VisitExpr(op->value);
+    if (need_scalarize_) return GetRef(op);
+    if (value->dtype.lanes_or_vscale_factor() != op->value->dtype.lanes_or_vscale_factor()) {
+      Var v = VarNode::Make(op->var->name, value->dtype, op->var->span);
+      vmap_[op->var.get()] = v;
+      return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
+    }
+    vmap_.erase(op->var.get());
+    Stmt body = VisitStmt(op->body);
+    if (value == op->value && body == op->body) return GetRef(op);
+    return LetStmtNode::Make(op->var, value, body, op->span);
+  }
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    // Each lane gets its own copy of the allocation: the last extent grows by the lanes and an
+    // access at index k of the last dimension takes k * lanes + lane (TVM's rule). One that
+    // does not depend on the lanes stays as it is.
+    if (!UsesVectorVar(GetRef(op))) return GetRef(op);
+    std::vector<Expr> extents;
+    for (const Expr& e : op->extents) {
+      extents.push_back(VisitExpr(e));
+      if (extents.back()->dtype.is_vector()) need_scalarize_ = true;
+    }
+    Expr cond = op->condition ? VisitExpr(op->condition) : nullptr;
+    if (need_scalarize_ || (cond && cond->dtype.is_vector()) || lanes_ < 0 || extents.empty()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    DataType t = extents.back()->dtype;
+    extents.back() = Fold(NodeKind::kMul, extents.back(), MakeConst(t, int64_t{lanes_}));
+    Stmt body = PerLaneAllocation(op->buffer_var.get(), var_, lanes_).VisitStmt(op->body);
+    return AllocateNode::Make(op->buffer_var, op->dtype, std::move(extents), cond, VisitStmt(body),
+                              op->annotations, op->span);
+  }
+  Stmt VisitStmt_(const AssertStmtNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    if (auto* a = AsPtr<AssertStmtNode>(s); a && a->condition->dtype.is_vector()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    return s;
+  }
+
+ private:
+  Expr Lookup(const VarNode* op) {
+    if (op == var_.get()) return ramp_;
+    auto it = vmap_.find(op);
+    return it == vmap_.end() ? GetRef(op) : it->second;
+  }
+  bool UsesVectorVar(const Expr& e) const {
+    return UsesVar(e, [this](const VarNode* v) { return v == var_.get() || vmap_.count(v); });
+  }
+  bool UsesVectorVar(const Stmt& s) const {
+    return UsesVar(s, [this](const VarNode* v) { return v == var_.get() || vmap_.count(v); });
+  }
+  // Only the last index of a buffer access may be a vector.
+  static bool Accessible(const Buffer& buffer, const std::vector<Expr>& idx) {
+    if (idx.empty()) return false;
+    for (size_t i = 0; i + 1 < idx.size(); ++i) {
+      if (idx[i]->dtype.is_vector()) return false;
+    }
+    return !(buffer->dtype.is_vector() && idx.back()->dtype.is_scalable_vector());
+  }
+  static int Lanes(const Expr& e) { return e->dtype.lanes_or_vscale_factor(); }
+  static bool Scalable(const Expr& e) { return e->dtype.is_scalable_vector(); }
+  bool Positive(const Expr& e) {
+    return analyzer_.CanProve(GTNode::Make(e, MakeConst(e->dtype, int64_t{0})));
+  }
+  static Expr Fold(NodeKind kind, const Expr& a, const Expr& b) {
+    return arith::FoldBinary(kind, a, b);
+  }
+  // `e` as a vector of `lanes` lanes (vscale * lanes when `scalable`): a scalar or a broadcast
+  // is broadcast again; a vector of other lanes cannot be.
+  Expr BroadcastTo(const Expr& e, int lanes, bool scalable) {
+    if (Lanes(e) == lanes && Scalable(e) == scalable) return e;
+    int n = scalable ? -lanes : lanes;
+    if (auto* b = AsPtr<BroadcastNode>(e); b && Scalable(e) == scalable && lanes % Lanes(e) == 0) {
+      return BroadcastNode::Make(b->value, n, b->span);
+    }
+    if (!e->dtype.is_scalar()) {
+      TESSERA_THROW_KIND(e->span, ErrorKind::kValue)
+          << "tir.VectorizeLoop: cannot widen a value of type " << e->dtype.ToString() << " to "
+          << (scalable ? "vscale * " : "") << lanes << " lanes";
+    }
+    return BroadcastNode::Make(e, n, e->span);
+  }
+  void Widen(Expr* a, Expr* b) {
+    int lanes = std::max(Lanes(*a), Lanes(*b));
+    bool scalable = Scalable(*a) || Scalable(*b);
+    *a = BroadcastTo(*a, lanes, scalable);
+    *b = BroadcastTo(*b, lanes, scalable);
+  }
+  template <typename T>
+  Expr AddSub(const T* op, bool add) {
+    NodeKind kind = add ? NodeKind::kAdd : NodeKind::kSub;
+    Expr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (a == op->a && b == op->b) return GetRef(op);
+    auto* ra = AsPtr<RampNode>(a);
+    auto* rb = AsPtr<RampNode>(b);
+    // A scalar plus or minus a ramp is a ramp.
+    // One node for one operation on the same operands (a DAG, as the body was before).
+    // (The operands are kept with the result, so their addresses are never reused meanwhile.)
+    auto [memo, fresh] = ramps_.try_emplace({kind, a.get(), b.get()});
+    if (!fresh) return memo->second.result;
+    memo->second.a = a;
+    memo->second.b = b;
+    if (a->dtype.is_scalar() && rb) {
+      Expr stride =
+          add ? rb->stride
+              : Fold(NodeKind::kSub, MakeConst(rb->stride->dtype, int64_t{0}), rb->stride);
+      return memo->second.result =
+                 RampNode::Make(Fold(kind, a, rb->base), stride, rb->lanes, op->span);
+    }
+    if (b->dtype.is_scalar() && ra) {
+      return memo->second.result =
+                 RampNode::Make(Fold(kind, ra->base, b), ra->stride, ra->lanes, op->span);
+    }
+    ramps_.erase(memo);
+    Widen(&a, &b);
+    if (add) return AddNode::Make(a, b, op->span);
+    return SubNode::Make(a, b, op->span);
+  }
+  Expr IfThenElseExpr(const CallNode* op) {
+    Expr cond = VisitExpr(op->args[0]);
+    if (cond->dtype.is_vector()) {
+      need_scalarize_ = true;
+      return GetRef(op);
+    }
+    Expr t = VisitExpr(op->args[1]), f = VisitExpr(op->args[2]);
+    if (cond == op->args[0] && t == op->args[1] && f == op->args[2]) return GetRef(op);
+    int lanes = std::max(Lanes(t), Lanes(f));
+    bool scalable = Scalable(t) || Scalable(f);
+    t = BroadcastTo(t, lanes, scalable);
+    f = BroadcastTo(f, lanes, scalable);
+    return CallNode::Make(op->dtype.with_lanes_or_vscale_factor(lanes, scalable), op->op,
+                          {cond, t, f}, op->span);
+  }
+  Expr Reinterpret(const CallNode* op) {
+    Expr v = VisitExpr(op->args[0]);
+    if (v == op->args[0]) return GetRef(op);
+    DataType t = op->dtype;
+    if (Scalable(v)) {
+      t = t.with_scalable_vscale_factor(Lanes(v));
+    } else {
+      t = t.with_lanes(v->dtype.bits() * v->dtype.lanes() / t.bits());
+    }
+    return CallNode::Make(t, op->op, {v}, op->span);
+  }
+  // The statement run once per lane: `for <var>_s in range(lanes): stmt`.
+  Stmt Scalarize(const Stmt& stmt) {
+    Var idx = VarNode::Make(var_->name + "_s", var_->dtype, var_->span);
+    VarMap vmap;
+    vmap[var_.get()] = idx;
+    return ForNode::Make(idx, min_, extent_, ForKind::kSerial, Substitute(stmt, vmap), nullptr, {},
+                         stmt->span);
+  }
+
+  Var var_;
+  Expr min_, extent_, ramp_;
+  int lanes_;
+  VectorContext ctx_;
+  bool need_scalarize_ = false;
+  VarMap vmap_;  // let-bound variables rebound to vector ones
+  // The ramps built for (operation, scalar, ramp) operands, shared between their uses.
+  struct SharedRamp {
+    Expr a, b, result;
+  };
+  std::map<std::tuple<NodeKind, const Object*, const Object*>, SharedRamp> ramps_;
+  arith::Analyzer analyzer_;
+};
+
+}  // namespace
+
+namespace {
+
+// The lanes of the chunks a vectorized loop is split into: the widest power of two (at most
+// `max_lanes`) dividing the extent, 0 when none does.
+int ChooseLanes(int64_t extent, int max_lanes) {
+  for (int lanes = max_lanes; lanes >= 2; lanes /= 2) {
+    if (extent % lanes == 0) return lanes;
+  }
+  return 0;
+}
+
+// `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
+// stores or loads; 0: at most kMaxLanes lanes whatever the type.
+int MaxLanes(const Stmt& body, int vector_bits) {
+  if (vector_bits <= 0) return kMaxLanes;
+  int bits = 8;
+  PostOrderVisit(body, [&bits](const ObjectRef& n) {
+    if (auto* st = AsPtr<BufferStoreNode>(n)) bits = std::max(bits, st->buffer->dtype.bits());
+    if (auto* ld = AsPtr<BufferLoadNode>(n)) bits = std::max(bits, ld->buffer->dtype.bits());
+  });
+  return std::max(2, std::min(kMaxLanes, vector_bits / bits));
+}
+
+For Serial(const ForNode* loop) {
+  return ForNode::Make(loop->loop_var, loop->min, loop->extent, ForKind::kSerial, loop->body,
+                       nullptr, loop->annotations, loop->span);
+}
+
+// tir.SplitVectorizedLoops: prepares vectorized loops for a target's vector registers before
+// tir.VectorizeLoop. A loop whose body the host can run as vector code and whose extent is a
+// multiple of a vector width becomes a serial loop over vectorized chunks of that width
+// (`for i_outer: for i in T.vectorized(lanes)`); any other vectorized loop becomes serial.
+class VectorLoopSplitter : public StmtMutator {
+ public:
+  explicit VectorLoopSplitter(int vector_bits) : vector_bits_(vector_bits) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -201,80 +886,141 @@ class LoopVectorizer : public StmtMutator {
     auto* loop = AsPtr<ForNode>(s);
     if (loop->for_kind != ForKind::kVectorized) return s;
     auto extent = AsConstInt(loop->extent);
-    if (!disabled_ && extent && *extent > 1) {
-      if (Stmt v = Vectorize(loop, *extent)) return v;
+    if (!extent || *extent <= 1) return Serial(loop);
+    int lanes = ChooseLanes(*extent, MaxLanes(loop->body, vector_bits_));
+    const VarNode* var = loop->loop_var.get();
+    // A body that does not depend on the variable runs `extent` times: a serial loop.
+    if (lanes == 0 || !UsesVar(loop->body, [var](const VarNode* v) { return v == var; })) {
+      return Serial(loop);
     }
-    return ForNode::Make(loop->loop_var, loop->min, loop->extent, ForKind::kSerial, loop->body,
-                         nullptr, loop->annotations, loop->span);
+    DataType t = loop->loop_var->dtype;
+    try {
+      NativeVectorizer(loop->loop_var, RampNode::Make(loop->min, MakeConst(t, int64_t{1}), lanes),
+                       lanes)
+          .VisitStmt(loop->body);
+    } catch (const NotVectorizable&) {
+      return Serial(loop);
+    }
+    if (lanes == *extent) return s;
+    Var outer = VarNode::Make(loop->loop_var->name + "_outer", t, loop->loop_var->span);
+    Var inner = VarNode::Make(loop->loop_var->name, t, loop->loop_var->span);
+    VarMap vmap;
+    vmap[var] = AddNode::Make(
+        SimplifyExpr(AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes))))),
+        inner);
+    Stmt chunk =
+        ForNode::Make(inner, MakeConst(t, int64_t{0}), MakeConst(t, int64_t(lanes)),
+                      ForKind::kVectorized, Substitute(loop->body, vmap), nullptr, {}, loop->span);
+    return ForNode::Make(outer, MakeConst(t, int64_t{0}), MakeConst(t, *extent / lanes),
+                         ForKind::kSerial, chunk, nullptr, loop->annotations, loop->span);
   }
 
  private:
-  int MaxLanes(const Stmt& body) const {
-    if (vector_bits_ <= 0) return kMaxLanes;
-    int bits = 8;
-    PostOrderVisit(body, [&bits](const ObjectRef& n) {
-      if (auto* st = AsPtr<BufferStoreNode>(n)) bits = std::max(bits, st->buffer->dtype.bits());
-      if (auto* ld = AsPtr<BufferLoadNode>(n)) bits = std::max(bits, ld->buffer->dtype.bits());
-    });
-    return std::max(2, std::min(kMaxLanes, vector_bits_ / bits));
-  }
-
-  static int ChooseLanes(int64_t extent, int max_lanes) {
-    for (int lanes = max_lanes; lanes >= 2; lanes /= 2) {
-      if (extent % lanes == 0) return lanes;
-    }
-    return 0;
-  }
-
-  Stmt Vectorize(const ForNode* loop, int64_t extent) {
-    int lanes = ChooseLanes(extent, MaxLanes(loop->body));
-    if (lanes == 0) return nullptr;
-    // A body that does not depend on the variable runs `extent` times: keep the loop.
-    const VarNode* var = loop->loop_var.get();
-    if (!UsesVar(loop->body, [var](const VarNode* v) { return v == var; })) return nullptr;
-    DataType t = loop->loop_var->dtype;
-    Var outer;
-    Expr base = loop->min;
-    if (lanes < extent) {
-      outer = VarNode::Make(loop->loop_var->name + "_outer", t, loop->loop_var->span);
-      base = SimplifyExpr(
-          AddNode::Make(loop->min, MulNode::Make(outer, MakeConst(t, int64_t(lanes)))));
-    }
-    Stmt body;
-    try {
-      body =
-          Vectorizer(loop->loop_var, RampNode::Make(base, MakeConst(t, int64_t(1)), lanes), lanes)
-              .VisitStmt(loop->body);
-    } catch (const NotVectorizable&) {
-      return nullptr;
-    }
-    if (!outer) return body;
-    return ForNode::Make(outer, MakeConst(t, int64_t(0)), MakeConst(t, extent / lanes),
-                         ForKind::kSerial, body, nullptr, loop->annotations, loop->span);
-  }
-
-  bool disabled_;
   int vector_bits_;
 };
 
-PrimFunc VectorizeLoopFunc(PrimFunc f, IRModule, const PassContext& ctx) {
-  // The vector width: the "tir.VectorizeLoop" option max_vector_bits, else the host CPU's
-  // (AVX-512: 512, AVX2: 256, else 128) for functions bound to a host target, else up to
-  // kMaxLanes lanes (functions not bound to a target yet, as in unit tests).
+// Vectorizes the T.vectorized loops of a function (innermost first); `target` is the function's
+// "target" attribute (null: the current target), replaced inside a T.attr(target, "target").
+class LoopVectorizer : public StmtMutator {
+ public:
+  LoopVectorizer(bool scalable_target, std::optional<bool> predicate)
+      : scalable_(scalable_target), predicate_(predicate) {}
+  using StmtMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtMutator::VisitStmt_(op);
+    auto* loop = AsPtr<ForNode>(s);
+    if (loop->for_kind != ForKind::kVectorized) return s;
+    int lanes = 0;
+    if (auto extent = AsConstInt(loop->extent); extent && *extent > 1 && *extent <= 32767) {
+      lanes = static_cast<int>(*extent);
+    } else if (auto k = MatchScalableLanes(loop->extent); k && scalable_) {
+      lanes = -*k;
+    }
+    // Extent 1, or one known only at run time: the loop runs serially.
+    if (lanes == 0) return Serial(loop);
+    VectorContext ctx{scalable_, predicate_.value_or(scalable_)};
+    return Vectorizer(loop, lanes, ctx).VisitStmt(loop->body);
+  }
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (op->attr_key != "target") return StmtMutator::VisitStmt_(op);
+    bool outer = scalable_;
+    scalable_ = TargetHasScalableVectors(op->node);
+    Stmt s = StmtMutator::VisitStmt_(op);
+    scalable_ = outer;
+    return s;
+  }
+
+ private:
+  bool scalable_;
+  std::optional<bool> predicate_;
+};
+
+// The vector width a host build splits vectorized loops at: the "tir.VectorizeLoop" option
+// max_vector_bits, else the host CPU's (AVX-512: 512, AVX2: 256, else 128) for functions bound
+// to a host target, else 0 (at most kMaxLanes lanes).
+int SplitBits(const PrimFunc& f, const PassContext& ctx) {
   int bits = static_cast<int>(ctx.GetRecordInt("tir.VectorizeLoop", "max_vector_bits", 0));
   std::string target = f->GetStrAttr("target", "");
   if (bits <= 0 && (target == "c" || target == "llvm" || target.rfind("c ", 0) == 0 ||
                     target.rfind("llvm ", 0) == 0)) {
     bits = HostVectorBits();
   }
-  Stmt body = LoopVectorizer(ctx.GetBool("tir.disable_vectorize", false), bits).VisitStmt(f->body);
+  return bits;
+}
+
+PrimFunc SplitVectorizedLoopsFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  if (ctx.GetBool("tir.disable_vectorize", false)) return f;
+  Stmt body = VectorLoopSplitter(SplitBits(f, ctx)).VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+class VectorizeSkipper : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtMutator::VisitStmt_(op);
+    auto* loop = AsPtr<ForNode>(s);
+    return loop->for_kind == ForKind::kVectorized ? Serial(loop) : s;
+  }
+};
+
+PrimFunc VectorizeLoopFunc(PrimFunc f, const PassContext& ctx, bool enable) {
+  Stmt body = f->body;
+  if (!enable || ctx.GetBool("tir.disable_vectorize", false)) {
+    body = VectorizeSkipper().VisitStmt(body);
+    return body == f->body ? f : f->WithBody(body);
+  }
+  // tessera's option: max_vector_bits splits long loops into chunks of that width first.
+  if (ctx.GetRecordInt("tir.VectorizeLoop", "max_vector_bits", 0) > 0) {
+    body = VectorLoopSplitter(SplitBits(f, ctx)).VisitStmt(body);
+  }
+  auto it = f->attrs.find("target");
+  bool scalable = it != f->attrs.end() ? TargetHasScalableVectors(it->second)
+                                       : !arith::CurrentVScaleContext().values.empty();
+  std::optional<bool> predicate;
+  if (ctx.config.count("tir.enable_buffer_level_predication")) {
+    predicate = ctx.GetBool("tir.enable_buffer_level_predication", false);
+  }
+  body = LoopVectorizer(scalable, predicate).VisitStmt(body);
   return body == f->body ? f : f->WithBody(body);
 }
 
 }  // namespace
 
-Pass VectorizeLoop() { return CreatePrimFuncPass(VectorizeLoopFunc, 0, "tir.VectorizeLoop"); }
-TESSERA_REGISTER_PASS("tir.VectorizeLoop", VectorizeLoop);
+Pass VectorizeLoop(bool enable_vectorize) {
+  return CreatePrimFuncPass(
+      [enable_vectorize](PrimFunc f, IRModule, const PassContext& ctx) {
+        return VectorizeLoopFunc(std::move(f), ctx, enable_vectorize);
+      },
+      0, "tir.VectorizeLoop");
+}
+TESSERA_REGISTER_PASS("tir.VectorizeLoop", [] { return VectorizeLoop(true); });
+
+Pass SplitVectorizedLoops() {
+  return CreatePrimFuncPass(SplitVectorizedLoopsFunc, 0, "tir.SplitVectorizedLoops");
+}
+TESSERA_REGISTER_PASS("tir.SplitVectorizedLoops", SplitVectorizedLoops);
 
 }  // namespace transform
 }  // namespace tessera

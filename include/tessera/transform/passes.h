@@ -46,9 +46,16 @@ Pass LowerMatchBuffer();
 Pass LowerOpaqueBlock();
 /*! \brief Turn multi-dimensional buffer accesses into 1-D ones (row-major or by strides). */
 Pass FlattenBuffer();
-/*! \brief Turn T.vectorized loops into Ramp/Broadcast vector code, or serial loops when the body
- *  cannot be vectorized or "tir.disable_vectorize" is set. */
-Pass VectorizeLoop();
+/*! \brief Turn each T.vectorized loop into one vector of its extent (Ramp/Broadcast code, TVM's
+ *  rules); statements that cannot be vectorized keep a serial loop over the lanes. With
+ *  `enable_vectorize` false or "tir.disable_vectorize" set, vectorized loops become serial. */
+Pass VectorizeLoop(bool enable_vectorize = true);
+/*! \brief Before VectorizeLoop in a build: split vectorized loops at the target's vector width
+ *  (serial loops over vectorized chunks); loops the host cannot vectorize become serial. */
+Pass SplitVectorizedLoops();
+/*! \brief A vector store of a number of lanes that is not a power of two (which the host's
+ *  vector types cannot hold) becomes stores of power-of-two pieces. */
+Pass LegalizeVectorLanes();
 /*! \brief The widest SIMD vector of the host CPU in bits: 512 (AVX-512), 256 (AVX2/AVX) or 128. */
 int HostVectorBits();
 /*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d

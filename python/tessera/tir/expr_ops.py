@@ -192,6 +192,10 @@ def _widen(dtype, value, span):
         return _core.IntImm(dtype, value.value, span)
     if isinstance(value, _core.FloatImm) and is_float(dtype) and lanes_of(dtype) == 1:
         return _core.FloatImm(dtype, value.value, span)
+    if isinstance(value, _core.Broadcast) and lanes_of(dtype) == lanes_of(value.dtype):
+        # As TVM's cast: a broadcast converts its scalar (T.Broadcast(0, 4) meeting float32x4
+        # is T.Broadcast(T.float32(0), 4)).
+        return _core.Broadcast(_widen(element_of(dtype), value.value, span), value.lanes, span)
     return _core.Cast(dtype, value, span)
 
 
@@ -294,7 +298,8 @@ def ceildiv(a, b, span=None):
     """``(a + b - 1) // b``, the number of ``b``-sized tiles covering ``a``."""
     a, b = match_types(a, b, span)
     one = const(1, a.dtype, span)
-    return _core.FloorDiv(_core.Sub(_core.Add(a, b, span), one, span), b, span)
+    # Folded as TVM's operators fold (T.ceildiv(14, 4) is 4).
+    return _core.FloorDiv.fold(_core.Sub.fold(_core.Add.fold(a, b, span), one, span), b, span)
 
 
 def minimum(a, b, span=None):

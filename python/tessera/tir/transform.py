@@ -54,13 +54,14 @@ def _factory(short):
 
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
-          "FlattenBuffer", "VectorizeLoop", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
+          "FlattenBuffer", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
           "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
+          "LegalizeVectorLanes",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
@@ -131,6 +132,25 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
 
 
+def VectorizeLoop(enable_vectorize=True):  # noqa: N802 - TVM's name
+    """Each ``T.vectorized`` loop becomes one vector of its extent (Ramp indices, Broadcast
+    operands); a statement that cannot be vectorized keeps a serial loop over the lanes.
+    ``enable_vectorize=False`` (or the ``tir.disable_vectorize`` option) makes them serial loops."""
+    if not isinstance(enable_vectorize, (bool, int)):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.VectorizeLoop takes enable_vectorize=True/False, got {enable_vectorize!r}")
+    return Pass._wrap(_core.vectorize_loop_pass(bool(enable_vectorize)))
+
+
+def SplitVectorizedLoops():  # noqa: N802
+    """tessera's step before VectorizeLoop in a build: vectorized loops longer than the target's
+    vector width become serial loops over vectorized chunks of that width (the ``tir.VectorizeLoop``
+    option ``max_vector_bits``, else the host's for a host target, else 16 lanes); loops whose
+    body the host cannot run as vector code become serial."""
+    return Pass("tir.SplitVectorizedLoops")
+
+
 def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     """Loop, block and thread variables of each function's body, with the constants and casts of
     its indices, become ``target_bits``-bit integers where their bounds provably fit that width
@@ -143,4 +163,4 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
 
 
 __all__ = ["Apply", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
-           "Pass", "prim_func_pass"] + list(_NAMES)
+           "Pass", "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)

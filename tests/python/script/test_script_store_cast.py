@@ -55,3 +55,51 @@ def test_a_comparison_into_an_int_buffer():
     b = tessera.nd.empty((5,), "int8")
     lib(tessera.nd.array(np.arange(5, dtype="int32")), b)
     np.testing.assert_array_equal(b.numpy(), (np.arange(5) > 2).astype("int8"))
+
+
+def test_int_broadcast_into_a_float_buffer_converts_its_scalar():
+    # As TVM's cast of a broadcast: the constant converts, no Cast node remains.
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32")):
+        A[T.Ramp(0, 1, 4)] = T.Broadcast(1, 4)
+
+    @T.prim_func
+    def f_expected(A: T.Buffer((8,), "float32")):
+        A[T.Ramp(0, 1, 4)] = T.Broadcast(T.float32(1), 4)
+
+    tessera.ir.assert_structural_equal(f, f_expected.with_attr("global_symbol", "f"))
+    lib = tessera.build(f, target="c")
+    a = np.zeros(8, "float32")
+    lib(a)
+    np.testing.assert_array_equal(a, [1, 1, 1, 1, 0, 0, 0, 0])
+
+
+def test_int_broadcast_meeting_a_float_vector_converts_its_scalar():
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32"), n: T.int32):
+        A[T.Ramp(0, 1, 4)] = T.if_then_else(n > 0, A[T.Ramp(0, 1, 4)], T.Broadcast(0, 4))
+
+    @T.prim_func
+    def f_expected(A: T.Buffer((8,), "float32"), n: T.int32):
+        A[T.Ramp(0, 1, 4)] = T.if_then_else(n > 0, A[T.Ramp(0, 1, 4)],
+                                            T.Broadcast(T.float32(0), 4))
+
+    tessera.ir.assert_structural_equal(f, f_expected.with_attr("global_symbol", "f"))
+
+
+def test_ceildiv_of_constants_folds():
+    @T.prim_func
+    def f(A: T.Buffer((16,), "float32"), n: T.int32):
+        for i in T.serial(T.ceildiv(14, 4)):
+            A[i] = T.float32(0)
+        for j in T.serial(T.ceildiv(n, 4)):
+            A[j] = T.float32(1)
+
+    @T.prim_func
+    def f_expected(A: T.Buffer((16,), "float32"), n: T.int32):
+        for i in T.serial(4):
+            A[i] = T.float32(0)
+        for j in T.serial((n + 4 - 1) // 4):
+            A[j] = T.float32(1)
+
+    tessera.ir.assert_structural_equal(f, f_expected.with_attr("global_symbol", "f"))

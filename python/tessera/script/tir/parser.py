@@ -403,7 +403,7 @@ class TIRParser(ExprParsing, Parser):
                 if expr_ops.lanes_of(value.dtype) != expr_ops.lanes_of(dtype):
                     raise self.error(node, f'cannot store a {value.dtype} value into buffer '
                                            f'{buf.name} of {dtype}: the lanes differ')
-                value = _core.Cast(dtype, value, vspan)
+                value = expr_ops.cast(value, dtype, vspan)
             self.builder.emit(_core.BufferStore(buf, value, indices, None, self.span(node)))
 
     def visit_For(self, node):
