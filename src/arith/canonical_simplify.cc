@@ -72,7 +72,36 @@ static bool Complementary(const Expr& a, const Expr& b) {
   return comparison && StructuralEqual(NegateCondition(a), b);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
+Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return AndOfOrs(Literal(FoldAnd(op))); }
+
+Expr CanonicalSimplifier::AndOfOrs(const Expr& e) {
+  bool boolean = AsPtr<AndNode>(e) || AsPtr<OrNode>(e);
+  if (!boolean || !ana_.ConvertBooleanToAndOfOrs() || !e->dtype.is_scalar()) return e;
+  return SimplifyAsAndOfOrs(e, ana_);
+}
+
+// As TVM's rewrite rules: `x == c1` and `x != c2` (or `x == c2`) of different constants c1, c2.
+// For `&&` the result is `x == c1` (false); for `||`, `x != c2` (true for two `!=`).
+static Expr FoldConstantComparisons(const Expr& a, const Expr& b, bool is_or) {
+  auto* ba = AsPtr<BinaryNode>(a);
+  auto* bb = AsPtr<BinaryNode>(b);
+  auto eq_or_ne = [](const BinaryNode* n) {
+    return n && (n->kind == NodeKind::kEQ || n->kind == NodeKind::kNE) && AsPtr<IntImmNode>(n->b);
+  };
+  if (!eq_or_ne(ba) || !eq_or_ne(bb) || !StructuralEqual(ba->a, bb->a)) return nullptr;
+  if (AsPtr<IntImmNode>(ba->b)->value == AsPtr<IntImmNode>(bb->b)->value) return nullptr;
+  bool a_eq = ba->kind == NodeKind::kEQ, b_eq = bb->kind == NodeKind::kEQ;
+  if (!is_or) {
+    if (a_eq && b_eq) return Bool(false);
+    if (a_eq) return a;
+    if (b_eq) return b;
+    return nullptr;
+  }
+  if (!a_eq && !b_eq) return Bool(true);
+  if (!a_eq) return a;
+  if (!b_eq) return b;
+  return nullptr;
+}
 
 // As TVM with apply_constraints_to_boolean_branches: the two sides take turns being simplified
 // under the other (for `||`, under the other's negation), until neither changes twice in a row
@@ -106,12 +135,13 @@ Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
     if (IsConstInt(a, 1)) return b;
     if (IsConstInt(b, 1)) return a;
     if (Complementary(a, b)) return Bool(false);  // x && !x
+    if (Expr folded = FoldConstantComparisons(a, b, false)) return folded;
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return AndNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return Literal(FoldOr(op)); }
+Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return AndOfOrs(Literal(FoldOr(op))); }
 
 Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
   Expr a = op->a, b = op->b;
@@ -126,6 +156,7 @@ Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
     if (IsConstInt(a, 0)) return b;
     if (IsConstInt(b, 0)) return a;
     if (Complementary(a, b)) return Bool(true);  // x || !x
+    if (Expr folded = FoldConstantComparisons(a, b, true)) return folded;
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return OrNode::Make(a, b, op->span);

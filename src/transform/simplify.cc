@@ -24,6 +24,7 @@ class StmtSimplifier : public StmtExprMutator {
 
   void SetTransitiveComparisons(bool on) { ana_.SetTransitiveComparisons(on); }
   void SetConstraintsOnBooleanBranches(bool on) { ana_.SetConstraintsOnBooleanBranches(on); }
+  void SetConvertBooleanToAndOfOrs(bool on) { ana_.SetConvertBooleanToAndOfOrs(on); }
   void SetInlineLets(bool on) { inline_lets_ = on; }
   /*! \brief As TVM's propagate_knowns_to_prove_conditional / _to_simplify_expressions:
    *  values known to be in a buffer (stored, assumed, or implied by an enclosing condition)
@@ -288,6 +289,8 @@ PrimFunc SimplifyFunc(PrimFunc f, const PassContext& ctx, bool inline_lets) {
   simplifier.SetPropagateKnowns(
       ctx.GetRecordBool("tir.Simplify", "propagate_knowns_to_prove_conditional", false),
       ctx.GetRecordBool("tir.Simplify", "propagate_knowns_to_simplify_expressions", false));
+  simplifier.SetConvertBooleanToAndOfOrs(
+      ctx.GetRecordBool("tir.Simplify", "convert_boolean_to_and_of_ors", false));
   simplifier.SetConstraintsOnBooleanBranches(
       ctx.GetRecordBool("tir.Simplify", "apply_constraints_to_boolean_branches", false));
   Stmt body = simplifier.VisitStmt(f->body);

@@ -262,6 +262,36 @@ TEST_F(ArithTest, BooleanBranchesUnderEachOther) {
   ExpectSimplify((E(x) < 5) && (E(y) < 10), (E(x) < 5) && (E(y) < 10));
 }
 
+TEST_F(ArithTest, EqualitiesWithDifferentConstants) {
+  Expr eq20 = EQNode::Make(E(x), E(20)), ne30 = NENode::Make(E(x), E(30));
+  ExpectSimplify(Expr(AndNode::Make(eq20, ne30)), eq20);
+  ExpectSimplify(Expr(OrNode::Make(eq20, ne30)), ne30);
+  ExpectSimplify(Expr(AndNode::Make(eq20, EQNode::Make(E(x), E(30)))), Expr(Bool(false)));
+  ExpectSimplify(Expr(OrNode::Make(NENode::Make(E(x), E(20)), ne30)), Expr(Bool(true)));
+  // The same constant, or another expression: nothing to fold.
+  Expr other = NENode::Make(E(y), E(30));
+  ExpectSimplify(Expr(AndNode::Make(eq20, other)), Expr(AndNode::Make(eq20, other)));
+}
+
+TEST_F(ArithTest, AndOfOrs) {
+  Expr a = E(x) < 5, b = E(y) < 5, c = E(i) < 5;
+  // a || (b && c) is (a || b) && (a || c).
+  Expr form = arith::SimplifyAsAndOfOrs(OrNode::Make(a, AndNode::Make(b, c)), ana);
+  EXPECT_TRUE(StructuralEqual(form, AndNode::Make(OrNode::Make(a, b), OrNode::Make(a, c))));
+  // (a || b) && (b || a) keeps one clause.
+  form = arith::SimplifyAsAndOfOrs(AndNode::Make(OrNode::Make(a, b), OrNode::Make(b, a)), ana);
+  EXPECT_TRUE(StructuralEqual(form, OrNode::Make(a, b)));
+  // (a || x == 20) && (a || x != 30): the distinct terms join to x == 20.
+  Expr eq20 = EQNode::Make(E(x), E(20)), ne30 = NENode::Make(E(x), E(30));
+  form = arith::SimplifyAsAndOfOrs(AndNode::Make(OrNode::Make(b, eq20), OrNode::Make(b, ne30)), ana);
+  EXPECT_TRUE(StructuralEqual(form, OrNode::Make(b, eq20)));
+  // Off by default in Simplify; on, a simplified && / || takes the form.
+  Expr e = OrNode::Make(a, AndNode::Make(b, c));
+  ExpectSimplify(e, e);
+  ana.SetConvertBooleanToAndOfOrs(true);
+  ExpectSimplify(e, Expr(AndNode::Make(OrNode::Make(a, b), OrNode::Make(a, c))));
+}
+
 TEST_F(ArithTest, ConstIntBounds) {
   EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
   EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));

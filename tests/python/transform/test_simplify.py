@@ -426,3 +426,50 @@ def test_known_values_replace_loads_with_the_expression_option(golden):
     # With conditions only, stored values are not inlined into other expressions.
     with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
         golden("Simplify", before, before)
+
+
+def test_boolean_as_and_of_ors(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "bool"), B: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        B[0] = A[0] or (A[1] and A[2])
+        # (A[1] or A[0]) repeats the first clause in another order: it goes.
+        B[1] = (A[0] or A[1]) and (A[1] or (A[0] and A[2] and A[3]))
+        # Clauses that differ in one term: (k == 20 and k != 30) is k == 20.
+        B[2] = (i == 0 or j == 10 or k == 20) and (j == 10 or k != 30 or i == 0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "bool"), B: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        B[0] = (A[0] or A[1]) and (A[0] or A[2])
+        B[1] = (A[0] or A[1]) and (A[1] or A[2]) and (A[1] or A[3])
+        B[2] = j == 10 or k == 20 or i == 0
+
+    with ts.transform.PassContext(
+        config={"tir.Simplify": {"convert_boolean_to_and_of_ors": True}}
+    ):
+        golden("Simplify", before, expected)
+
+
+def test_boolean_keeps_its_form_without_the_option(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((3,), "bool"), B: T.Buffer((1,), "bool")):
+        B[0] = A[0] or (A[1] and A[2])
+
+    unchanged("Simplify", func)
+
+
+def test_equalities_with_different_constants(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "bool"), i: T.int32):
+        A[0] = i == 20 and i != 30
+        A[1] = i == 20 or i != 30
+        A[2] = i == 20 and i == 30
+        A[3] = i != 20 or i != 30
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "bool"), i: T.int32):
+        A[0] = i == 20
+        A[1] = i != 30
+        A[2] = False
+        A[3] = True
+
+    golden("Simplify", before, expected)
