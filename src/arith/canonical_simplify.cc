@@ -192,6 +192,14 @@ Expr CanonicalSimplifier::VisitExpr_(const CastNode* op) {
         return FloatImmNode::Make(op->dtype, static_cast<double>(i->value), op->span);
       }
     }
+    // A float constant with an integer value that fits (such as a folded ceil) converts exactly.
+    auto* f = AsPtr<FloatImmNode>(v);
+    if (f && op->dtype.is_integer() && std::trunc(f->value) == f->value) {
+      ConstIntBound range = ConstIntBound::OfType(op->dtype);
+      if (f->value >= double(range.min_value) && f->value <= double(range.max_value)) {
+        return IntImmNode::Make(op->dtype, static_cast<int64_t>(f->value), op->span);
+      }
+    }
   }
   if (v == op->value) return GetRef(op);
   return CastNode::Make(op->dtype, v, op->span);
@@ -207,10 +215,42 @@ Expr CanonicalSimplifier::VisitExpr_(const LetNode* op) {
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
+  // As TVM: the condition of if_then_else is known in its true value, its negation in the
+  // false value.
+  if (op->is_op("tir.if_then_else") && op->args.size() == 3 && op->args[0]->dtype.is_scalar()) {
+    Expr c = VisitExpr(op->args[0]);
+    if (auto v = AsConstInt(c)) return VisitExpr(*v ? op->args[1] : op->args[2]);
+    Expr t, f;
+    {
+      ConstraintContext known(ana_, c);
+      t = VisitExpr(op->args[1]);
+    }
+    {
+      ConstraintContext known(ana_, NegateCondition(c));
+      f = VisitExpr(op->args[2]);
+    }
+    if (c == op->args[0] && t == op->args[1] && f == op->args[2]) return GetRef(op);
+    return CallNode::Make(op->dtype, op->op, {c, t, f}, op->span);
+  }
   Expr r = ExprMutator::VisitExpr_(op);
   auto* call = AsPtr<CallNode>(r);
   if (call && call->is_op("tir.if_then_else")) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
+  }
+  // As TVM: ceil of a constant, and ceil(log2(c)) (topi's ceil_log2), fold; the result is
+  // the same whatever the target's rounding.
+  if (call && call->is_op("tir.ceil") && call->args.size() == 1 && call->dtype.is_scalar()) {
+    const Expr& arg = call->args[0];
+    if (auto* f = AsPtr<FloatImmNode>(arg)) {
+      return FloatImmNode::Make(call->dtype, std::ceil(f->value), op->span);
+    }
+    auto* log = AsPtr<CallNode>(arg);
+    auto* f = log && log->is_op("tir.log2") && log->args.size() == 1
+                  ? AsPtr<FloatImmNode>(log->args[0])
+                  : nullptr;
+    if (f && f->value > 0) {
+      return FloatImmNode::Make(call->dtype, std::ceil(std::log2(f->value)), op->span);
+    }
   }
   // As TVM: likely(c) is true where c is a known literal (and so is the whole call).
   if (call && call->is_op("tir.likely") && call->args.size() == 1) {

@@ -1,6 +1,7 @@
 // tir.Simplify: canonical simplification of every expression with loop ranges, let values and
 // enclosing conditions known to the arithmetic analyzer; constant branches, proven asserts and
 // stores of a just-loaded value are removed; pure integer lets are inlined.
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -75,6 +76,43 @@ class StmtSimplifier : public StmtExprMutator {
     if (bound) ana_.Unbind(op->var);
     if (value == op->value && body == op->body) return GetRef(op);
     return LetStmtNode::Make(op->var, value, body, op->span);
+  }
+
+  /*! \brief As TVM: the shapes of the function's buffers are not negative. A dimension of
+   *  the form `c * n + offset` (c > 0) gives n >= -offset, as TVM's hint does. */
+  void AssumeShapesNonNegative(const PrimFunc& f) {
+    for (const auto& [param, buf] : f->buffer_map) {
+      for (const Expr& dim : buf->shape) {
+        int64_t offset = 0;
+        const VarNode* var = nullptr;
+        bool ok = true;
+        std::function<void(const Expr&, int)> collect = [&](const Expr& e, int sign) {
+          if (auto* add = AsPtr<AddNode>(e)) {
+            collect(add->a, sign);
+            collect(add->b, sign);
+          } else if (auto* sub = AsPtr<SubNode>(e)) {
+            collect(sub->a, sign);
+            collect(sub->b, -sign);
+          } else if (auto* imm = AsPtr<IntImmNode>(e)) {
+            offset += sign * imm->value;
+          } else {
+            const Expr* term = &e;
+            auto* mul = AsPtr<MulNode>(e);
+            if (mul && AsPtr<IntImmNode>(mul->b) && AsPtr<IntImmNode>(mul->b)->value > 0) {
+              term = &mul->a;
+            } else if (mul && AsPtr<IntImmNode>(mul->a) && AsPtr<IntImmNode>(mul->a)->value > 0) {
+              term = &mul->b;
+            }
+            auto* v = AsPtr<VarNode>(*term);
+            ok = ok && v && !var && sign > 0 && v->dtype.is_int();
+            var = v;
+          }
+        };
+        collect(dim, 1);
+        if (!ok || !var || ana_.VarBound(var)) continue;
+        ana_.Bind(GetRef(var), arith::ConstIntBound{-offset, arith::ConstIntBound::kPosInf});
+      }
+    }
   }
 
   /*! \brief The variables that the data, shape, strides or offset of an accessed buffer use. */
@@ -251,7 +289,12 @@ class StmtSimplifier : public StmtExprMutator {
   static bool IsPure(const Expr& e) {
     bool pure = true;
     PostOrderVisit(e, [&](const ObjectRef& n) {
-      if (AsPtr<BufferLoadNode>(n) || AsPtr<CallNode>(n)) pure = false;
+      if (AsPtr<BufferLoadNode>(n)) pure = false;
+      // As TVM: a call of an op without effect (ceil, log2, shift_left, ...) is pure too.
+      if (auto* call = AsPtr<CallNode>(n)) {
+        auto* callee = AsPtr<OpNode>(call->op);
+        if (!callee || callee->effect != CallEffect::kPure) pure = false;
+      }
     });
     return pure;
   }
@@ -284,6 +327,7 @@ PrimFunc SimplifyFunc(PrimFunc f, const PassContext& ctx, bool inline_lets) {
   StmtSimplifier simplifier;
   simplifier.SetInlineLets(inline_lets);
   simplifier.CollectBufferDefVars(f->body);
+  simplifier.AssumeShapesNonNegative(f);
   simplifier.SetTransitiveComparisons(
       ctx.GetRecordBool("tir.Simplify", "transitively_prove_inequalities", false));
   simplifier.SetPropagateKnowns(

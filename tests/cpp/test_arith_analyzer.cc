@@ -4,6 +4,7 @@
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/arith/vscale.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -304,6 +305,27 @@ TEST_F(ArithTest, ConstIntBounds) {
   Var n = SizeVarNode::Make("n", DataType::Int(64));
   EXPECT_EQ(ana.GetConstIntBound(n).min_value, 0);
   EXPECT_EQ(ana.GetConstIntBound(n).max_value, ConstIntBound::kPosInf);
+}
+
+TEST_F(ArithTest, BoundsOfLeftShiftAndCeilLog2) {
+  auto shl = [](E a, E b) {
+    return Expr(CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_left"), {a, b}));
+  };
+  // i is in [0, 16).
+  EXPECT_EQ(ana.GetConstIntBound(shl(31, i)), (ConstIntBound{31, 31 << 15}));
+  EXPECT_EQ(ana.GetConstIntBound(shl(E(0) - i, 4)), ConstIntBound::OfType(DataType::Int(32)));
+  EXPECT_EQ(ana.GetConstIntBound(shl(16, E(0) - i)), ConstIntBound::OfType(DataType::Int(32)));
+  // 1 << 40 does not fit int32.
+  EXPECT_EQ(ana.GetConstIntBound(shl(1, E(i) + 25)), ConstIntBound::OfType(DataType::Int(32)));
+  auto ceil_log2 = [](E n) {
+    Expr f = CastNode::Make(DataType::Float(64), n);
+    Expr log = CallNode::Make(DataType::Float(64), OpNode::Get("tir.log2"), {f});
+    Expr ceil = CallNode::Make(DataType::Float(64), OpNode::Get("tir.ceil"), {log});
+    return Expr(CastNode::Make(DataType::Int(32), ceil));
+  };
+  EXPECT_EQ(ana.GetConstIntBound(ceil_log2(E(i) + 1025)), (ConstIntBound{11, 11}));
+  EXPECT_EQ(ana.GetConstIntBound(ceil_log2(E(i) + 1)), (ConstIntBound{0, 4}));
+  ExpectSimplify(ceil_log2(14), E(4));
 }
 
 TEST_F(ArithTest, ModularSets) {

@@ -473,3 +473,79 @@ def test_equalities_with_different_constants(golden):
         A[3] = True
 
     golden("Simplify", before, expected)
+
+
+def test_bounds_of_shifts_and_ceil_log2(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((1,), "int32")):
+        B[0] = T.Cast("int32", T.ceil(T.log2(T.Cast("float64", 14))))
+        for i in T.serial(16):
+            x = T.Cast("int32", T.ceil(T.log2(T.Cast("float64", i + 1025))))
+            if x == 11:
+                A[i] = T.float32(0)
+            if T.shift_left(1, i) >= 1:
+                A[i] = T.float32(1)
+            if T.shift_left(31, i) <= 1015808:
+                A[i] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((1,), "int32")):
+        B[0] = 4
+        for i in T.serial(16):
+            A[i] = T.float32(0)
+            A[i] = T.float32(1)
+            A[i] = T.float32(2)
+
+    golden("Simplify", before, expected)
+
+
+def test_shifts_of_negative_values_or_counts_are_not_bounded(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32")):
+        for i in T.serial(16):
+            if -64 <= T.shift_left(-i, 4):
+                A[i] = T.float32(0)
+            if T.shift_left(16, -i) <= 16:
+                A[i] = T.float32(1)
+            if T.shift_left(31, i) <= 1015807:
+                A[i] = T.float32(2)
+
+    unchanged("Simplify", func)
+
+
+def test_if_then_else_condition_known_in_its_values(golden):
+    @T.prim_func
+    def before(a: T.Buffer((2, 8), "int32"), b: T.Buffer((2, 8), "int32")):
+        for i, j in T.grid(2, 8):
+            b[i, j] = T.if_then_else(
+                i == 1 and 6 <= j, 0, T.max(0, T.if_then_else(i == 1 and 6 <= j, 0, a[i, j]))
+            )
+
+    @T.prim_func
+    def expected(a: T.Buffer((2, 8), "int32"), b: T.Buffer((2, 8), "int32")):
+        for i, j in T.grid(2, 8):
+            b[i, j] = T.if_then_else(i == 1 and 6 <= j, 0, T.max(0, a[i, j]))
+
+    golden("Simplify", before, expected)
+
+
+def test_buffer_shapes_are_not_negative(golden):
+    @T.prim_func
+    def before(a: T.handle, b: T.handle, m: T.int64):
+        n = T.int64()
+        k = T.int64()
+        A = T.match_buffer(a, (n * 32 - 1,), "float32")
+        B = T.match_buffer(b, (k - m,), "float32")
+        A[T.min(T.int64(1), n)] = T.float32(0)
+        B[T.min(T.int64(0), k)] = T.float32(0)  # k - m >= 0 says nothing of k alone
+
+    @T.prim_func
+    def expected(a: T.handle, b: T.handle, m: T.int64):
+        n = T.int64()
+        k = T.int64()
+        A = T.match_buffer(a, (n * 32 - 1,), "float32")
+        B = T.match_buffer(b, (k - m,), "float32")
+        A[T.int64(1)] = T.float32(0)
+        B[T.min(T.int64(0), k)] = T.float32(0)
+
+    golden("Simplify", before, expected)
