@@ -25,7 +25,8 @@ class AndOfOrs {
       });
       // A clause with the same terms as an earlier one, in any order, adds nothing.
       for (const auto& prev : clauses_) {
-        if (prev.size() == terms.size() && std::is_permutation(prev.begin(), prev.end(), terms.begin())) {
+        if (prev.size() == terms.size() &&
+            std::is_permutation(prev.begin(), prev.end(), terms.begin())) {
           return;
         }
       }

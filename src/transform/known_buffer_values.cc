@@ -160,7 +160,8 @@ void KnownBufferValues::Store(const BufferStoreNode* store) {
     } else if (ramp && ramp->lanes <= kMaxLanes) {
       for (int l = 0; l < ramp->lanes; ++l) {
         std::vector<Expr> idx = store->indices;
-        idx.back() = ana_->Simplify(AddE(ramp->base, MulE(ramp->stride, IntConst(ramp->stride->dtype, l))));
+        idx.back() =
+            ana_->Simplify(AddE(ramp->base, MulE(ramp->stride, IntConst(ramp->stride->dtype, l))));
         lanes.push_back(idx);
       }
     } else {
