@@ -347,15 +347,19 @@ class NoOpRemover : public StmtMutator {
       }
       if (loop && !solved.count(loop->loop_var.get())) {
         solved[loop->loop_var.get()] = a[d];
-        Expr lo = LENode::Make(loop->min, a[d]);
-        Expr hi = LTNode::Make(a[d], AddE(loop->min, loop->extent));
-        ok = ana_.CanProve(lo) && ana_.CanProve(hi);
       } else {
         ok = StructuralEqual(a[d], b[d]) || ana_.CanProveEqual(a[d], b[d]);
         for (const ForNode* f : later.loops) ok = ok && !UsesVar(b[d], f->loop_var.get());
       }
     }
     for (const ForNode* f : later.loops) ok = ok && solved.count(f->loop_var.get());
+    // The solved point lies in each loop's range (which may use outer loops' variables).
+    for (const ForNode* f : later.loops) {
+      if (!ok) break;
+      Expr point = solved[f->loop_var.get()];
+      Expr min = Substitute(f->min, solved), end = Substitute(AddE(f->min, f->extent), solved);
+      ok = ana_.CanProve(LENode::Make(min, point)) && ana_.CanProve(LTNode::Make(point, end));
+    }
     for (const Expr& g : later.guards) {
       ok = ok && ana_.CanProve(Substitute(g, solved));
     }

@@ -185,3 +185,31 @@ def test_store_of_the_value_held_goes_with_dataflow(golden):
 
     with ts.transform.PassContext(config=DATAFLOW):
         golden("RemoveNoOp", before, expected)
+
+
+def test_overwrite_inside_a_loop_range_that_depends_on_an_outer_loop(golden, unchanged):
+    @T.prim_func
+    def covered(A: T.Buffer((4, 4), "int32")):
+        for i in T.serial(2):
+            A[i + 2, 1] = 1  # rows 2 and 3 of the triangle written next
+        for i in T.serial(4):
+            for j in T.serial(i + 1):
+                A[i, j] = 2
+
+    @T.prim_func
+    def expected(A: T.Buffer((4, 4), "int32")):
+        for i in T.serial(4):
+            for j in T.serial(i + 1):
+                A[i, j] = 2
+
+    @T.prim_func
+    def not_covered(A: T.Buffer((4, 4), "int32")):
+        for i in T.serial(2):
+            A[i, 1] = 1  # A[0, 1] lies above the triangle written next
+        for i in T.serial(4):
+            for j in T.serial(i + 1):
+                A[i, j] = 2
+
+    with ts.transform.PassContext(config=DATAFLOW):
+        golden("RemoveNoOp", covered, expected)
+        unchanged("RemoveNoOp", not_covered)
