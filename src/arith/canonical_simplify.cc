@@ -72,7 +72,36 @@ static bool Complementary(const Expr& a, const Expr& b) {
   return comparison && StructuralEqual(NegateCondition(a), b);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return Literal(FoldAnd(op)); }
+Expr CanonicalSimplifier::VisitExpr_(const AndNode* op) { return AndOfOrs(Literal(FoldAnd(op))); }
+
+Expr CanonicalSimplifier::AndOfOrs(const Expr& e) {
+  bool boolean = AsPtr<AndNode>(e) || AsPtr<OrNode>(e);
+  if (!boolean || !ana_.ConvertBooleanToAndOfOrs() || !e->dtype.is_scalar()) return e;
+  return SimplifyAsAndOfOrs(e, ana_);
+}
+
+// As TVM's rewrite rules: `x == c1` and `x != c2` (or `x == c2`) of different constants c1, c2.
+// For `&&` the result is `x == c1` (false); for `||`, `x != c2` (true for two `!=`).
+static Expr FoldConstantComparisons(const Expr& a, const Expr& b, bool is_or) {
+  auto* ba = AsPtr<BinaryNode>(a);
+  auto* bb = AsPtr<BinaryNode>(b);
+  auto eq_or_ne = [](const BinaryNode* n) {
+    return n && (n->kind == NodeKind::kEQ || n->kind == NodeKind::kNE) && AsPtr<IntImmNode>(n->b);
+  };
+  if (!eq_or_ne(ba) || !eq_or_ne(bb) || !StructuralEqual(ba->a, bb->a)) return nullptr;
+  if (AsPtr<IntImmNode>(ba->b)->value == AsPtr<IntImmNode>(bb->b)->value) return nullptr;
+  bool a_eq = ba->kind == NodeKind::kEQ, b_eq = bb->kind == NodeKind::kEQ;
+  if (!is_or) {
+    if (a_eq && b_eq) return Bool(false);
+    if (a_eq) return a;
+    if (b_eq) return b;
+    return nullptr;
+  }
+  if (!a_eq && !b_eq) return Bool(true);
+  if (!a_eq) return a;
+  if (!b_eq) return b;
+  return nullptr;
+}
 
 // As TVM with apply_constraints_to_boolean_branches: the two sides take turns being simplified
 // under the other (for `||`, under the other's negation), until neither changes twice in a row
@@ -106,12 +135,13 @@ Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
     if (IsConstInt(a, 1)) return b;
     if (IsConstInt(b, 1)) return a;
     if (Complementary(a, b)) return Bool(false);  // x && !x
+    if (Expr folded = FoldConstantComparisons(a, b, false)) return folded;
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return AndNode::Make(a, b, op->span);
 }
 
-Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return Literal(FoldOr(op)); }
+Expr CanonicalSimplifier::VisitExpr_(const OrNode* op) { return AndOfOrs(Literal(FoldOr(op))); }
 
 Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
   Expr a = op->a, b = op->b;
@@ -126,6 +156,7 @@ Expr CanonicalSimplifier::FoldOr(const OrNode* op) {
     if (IsConstInt(a, 0)) return b;
     if (IsConstInt(b, 0)) return a;
     if (Complementary(a, b)) return Bool(true);  // x || !x
+    if (Expr folded = FoldConstantComparisons(a, b, true)) return folded;
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return OrNode::Make(a, b, op->span);
@@ -161,6 +192,14 @@ Expr CanonicalSimplifier::VisitExpr_(const CastNode* op) {
         return FloatImmNode::Make(op->dtype, static_cast<double>(i->value), op->span);
       }
     }
+    // A float constant with an integer value that fits (such as a folded ceil) converts exactly.
+    auto* f = AsPtr<FloatImmNode>(v);
+    if (f && op->dtype.is_integer() && std::trunc(f->value) == f->value) {
+      ConstIntBound range = ConstIntBound::OfType(op->dtype);
+      if (f->value >= double(range.min_value) && f->value <= double(range.max_value)) {
+        return IntImmNode::Make(op->dtype, static_cast<int64_t>(f->value), op->span);
+      }
+    }
   }
   if (v == op->value) return GetRef(op);
   return CastNode::Make(op->dtype, v, op->span);
@@ -176,10 +215,42 @@ Expr CanonicalSimplifier::VisitExpr_(const LetNode* op) {
 }
 
 Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
+  // As TVM: the condition of if_then_else is known in its true value, its negation in the
+  // false value.
+  if (op->is_op("tir.if_then_else") && op->args.size() == 3 && op->args[0]->dtype.is_scalar()) {
+    Expr c = VisitExpr(op->args[0]);
+    if (auto v = AsConstInt(c)) return VisitExpr(*v ? op->args[1] : op->args[2]);
+    Expr t, f;
+    {
+      ConstraintContext known(ana_, c);
+      t = VisitExpr(op->args[1]);
+    }
+    {
+      ConstraintContext known(ana_, NegateCondition(c));
+      f = VisitExpr(op->args[2]);
+    }
+    if (c == op->args[0] && t == op->args[1] && f == op->args[2]) return GetRef(op);
+    return CallNode::Make(op->dtype, op->op, {c, t, f}, op->span);
+  }
   Expr r = ExprMutator::VisitExpr_(op);
   auto* call = AsPtr<CallNode>(r);
   if (call && call->is_op("tir.if_then_else")) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
+  }
+  // As TVM: ceil of a constant, and ceil(log2(c)) (topi's ceil_log2), fold; the result is
+  // the same whatever the target's rounding.
+  if (call && call->is_op("tir.ceil") && call->args.size() == 1 && call->dtype.is_scalar()) {
+    const Expr& arg = call->args[0];
+    if (auto* f = AsPtr<FloatImmNode>(arg)) {
+      return FloatImmNode::Make(call->dtype, std::ceil(f->value), op->span);
+    }
+    auto* log = AsPtr<CallNode>(arg);
+    auto* f = log && log->is_op("tir.log2") && log->args.size() == 1
+                  ? AsPtr<FloatImmNode>(log->args[0])
+                  : nullptr;
+    if (f && f->value > 0) {
+      return FloatImmNode::Make(call->dtype, std::ceil(std::log2(f->value)), op->span);
+    }
   }
   // As TVM: likely(c) is true where c is a known literal (and so is the whole call).
   if (call && call->is_op("tir.likely") && call->args.size() == 1) {

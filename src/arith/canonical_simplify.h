@@ -96,6 +96,8 @@ class CanonicalSimplifier : public ExprMutator {
   Expr VisitExpr_(const VarNode* op) override;
 
  private:
+  /*! \brief With convert_boolean_to_and_of_ors, `e` (a simplified && or ||) as an and of ors. */
+  Expr AndOfOrs(const Expr& e);
   // ---- canonical form (canonical_sum.cc) ----
   int AtomId(const Expr& e);
   Sum AtomSum(const Expr& e);

@@ -1,5 +1,7 @@
 // Constant integer bounds: intervals propagated through arithmetic, with saturation at infinity.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
@@ -76,6 +78,7 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const CastNode* op) override {
     if (!op->dtype.is_int_or_bool()) return B::Everything();
     B target = B::OfType(op->dtype.element_of());
+    if (auto log = CeilLog2Bound(op)) return Intersect(*log, target);
     if (!op->value->dtype.is_int_or_bool()) return target;
     B v = VisitExpr(op->value);
     // A value that fits the target type is unchanged; otherwise it wraps anywhere in it.
@@ -178,11 +181,44 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const CallNode* op) override {
     if (op->is_op("tir.if_then_else")) return Union(VisitExpr(op->args[1]), VisitExpr(op->args[2]));
     if (op->is_op("tir.likely")) return VisitExpr(op->args[0]);
+    if (op->is_op("tir.shift_left") && op->args.size() == 2) return LeftShift(op);
     return TypeBound(op->dtype);
   }
   B VisitExpr_(const BufferLoadNode* op) override { return TypeBound(op->dtype); }
 
  private:
+  // As TVM: int(ceil(log2(float(n)))) (topi's ceil_log2) lies between the ceil_log2 of n's
+  // bounds (for n >= 1).
+  std::optional<B> CeilLog2Bound(const CastNode* op) {
+    auto* ceil = AsPtr<CallNode>(op->value);
+    if (!op->dtype.is_int() || !ceil || !ceil->is_op("tir.ceil") || ceil->args.size() != 1) {
+      return std::nullopt;
+    }
+    auto* log = AsPtr<CallNode>(ceil->args[0]);
+    if (!log || !log->is_op("tir.log2") || log->args.size() != 1) return std::nullopt;
+    const Expr& arg = log->args[0];
+    auto ceil_log2 = [](double v) { return static_cast<int64_t>(std::ceil(std::log2(v))); };
+    if (auto* f = AsPtr<FloatImmNode>(arg)) {
+      if (f->value < 1) return std::nullopt;
+      return B::Single(ceil_log2(f->value));
+    }
+    auto* cast = AsPtr<CastNode>(arg);
+    if (!cast || !cast->value->dtype.is_integer()) return std::nullopt;
+    B n = VisitExpr(cast->value);
+    if (n.min_value < 1 || n.max_value >= (int64_t(1) << 52)) return std::nullopt;
+    return B{ceil_log2(double(n.min_value)), ceil_log2(double(n.max_value))};
+  }
+  // As TVM: a << b of a non-negative value by a count in [0, bits) is bounded by the shifts of
+  // the bounds, when they fit the type. A negative value or count is left unbounded.
+  B LeftShift(const CallNode* op) {
+    B type = TypeBound(op->dtype);
+    if (!op->dtype.is_integer()) return type;
+    B a = VisitExpr(op->args[0]), b = VisitExpr(op->args[1]);
+    int bits = op->dtype.bits();
+    if (a.min_value < 0 || b.min_value < 0 || b.max_value >= bits || b.max_value >= 63) return type;
+    if (a.max_value > (type.max_value >> b.max_value)) return type;
+    return {a.min_value << b.min_value, a.max_value << b.max_value};
+  }
   static B TypeBound(DataType t) {
     return t.is_int_or_bool() ? B::OfType(t.element_of()) : B::Everything();
   }

@@ -4,6 +4,7 @@
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/arith/vscale.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -262,6 +263,36 @@ TEST_F(ArithTest, BooleanBranchesUnderEachOther) {
   ExpectSimplify((E(x) < 5) && (E(y) < 10), (E(x) < 5) && (E(y) < 10));
 }
 
+TEST_F(ArithTest, EqualitiesWithDifferentConstants) {
+  Expr eq20 = EQNode::Make(E(x), E(20)), ne30 = NENode::Make(E(x), E(30));
+  ExpectSimplify(Expr(AndNode::Make(eq20, ne30)), eq20);
+  ExpectSimplify(Expr(OrNode::Make(eq20, ne30)), ne30);
+  ExpectSimplify(Expr(AndNode::Make(eq20, EQNode::Make(E(x), E(30)))), Expr(Bool(false)));
+  ExpectSimplify(Expr(OrNode::Make(NENode::Make(E(x), E(20)), ne30)), Expr(Bool(true)));
+  // The same constant, or another expression: nothing to fold.
+  Expr other = NENode::Make(E(y), E(30));
+  ExpectSimplify(Expr(AndNode::Make(eq20, other)), Expr(AndNode::Make(eq20, other)));
+}
+
+TEST_F(ArithTest, AndOfOrs) {
+  Expr a = E(x) < 5, b = E(y) < 5, c = E(i) < 5;
+  // a || (b && c) is (a || b) && (a || c).
+  Expr form = arith::SimplifyAsAndOfOrs(OrNode::Make(a, AndNode::Make(b, c)), ana);
+  EXPECT_TRUE(StructuralEqual(form, AndNode::Make(OrNode::Make(a, b), OrNode::Make(a, c))));
+  // (a || b) && (b || a) keeps one clause.
+  form = arith::SimplifyAsAndOfOrs(AndNode::Make(OrNode::Make(a, b), OrNode::Make(b, a)), ana);
+  EXPECT_TRUE(StructuralEqual(form, OrNode::Make(a, b)));
+  // (a || x == 20) && (a || x != 30): the distinct terms join to x == 20.
+  Expr eq20 = EQNode::Make(E(x), E(20)), ne30 = NENode::Make(E(x), E(30));
+  form = arith::SimplifyAsAndOfOrs(AndNode::Make(OrNode::Make(b, eq20), OrNode::Make(b, ne30)), ana);
+  EXPECT_TRUE(StructuralEqual(form, OrNode::Make(b, eq20)));
+  // Off by default in Simplify; on, a simplified && / || takes the form.
+  Expr e = OrNode::Make(a, AndNode::Make(b, c));
+  ExpectSimplify(e, e);
+  ana.SetConvertBooleanToAndOfOrs(true);
+  ExpectSimplify(e, Expr(AndNode::Make(OrNode::Make(a, b), OrNode::Make(a, c))));
+}
+
 TEST_F(ArithTest, ConstIntBounds) {
   EXPECT_EQ(ana.GetConstIntBound(E(i) * 4 + 3), (ConstIntBound{3, 63}));
   EXPECT_EQ(ana.GetConstIntBound(fmod(x, 8)), (ConstIntBound{0, 7}));
@@ -274,6 +305,27 @@ TEST_F(ArithTest, ConstIntBounds) {
   Var n = SizeVarNode::Make("n", DataType::Int(64));
   EXPECT_EQ(ana.GetConstIntBound(n).min_value, 0);
   EXPECT_EQ(ana.GetConstIntBound(n).max_value, ConstIntBound::kPosInf);
+}
+
+TEST_F(ArithTest, BoundsOfLeftShiftAndCeilLog2) {
+  auto shl = [](E a, E b) {
+    return Expr(CallNode::Make(DataType::Int(32), OpNode::Get("tir.shift_left"), {a, b}));
+  };
+  // i is in [0, 16).
+  EXPECT_EQ(ana.GetConstIntBound(shl(31, i)), (ConstIntBound{31, 31 << 15}));
+  EXPECT_EQ(ana.GetConstIntBound(shl(E(0) - i, 4)), ConstIntBound::OfType(DataType::Int(32)));
+  EXPECT_EQ(ana.GetConstIntBound(shl(16, E(0) - i)), ConstIntBound::OfType(DataType::Int(32)));
+  // 1 << 40 does not fit int32.
+  EXPECT_EQ(ana.GetConstIntBound(shl(1, E(i) + 25)), ConstIntBound::OfType(DataType::Int(32)));
+  auto ceil_log2 = [](E n) {
+    Expr f = CastNode::Make(DataType::Float(64), n);
+    Expr log = CallNode::Make(DataType::Float(64), OpNode::Get("tir.log2"), {f});
+    Expr ceil = CallNode::Make(DataType::Float(64), OpNode::Get("tir.ceil"), {log});
+    return Expr(CastNode::Make(DataType::Int(32), ceil));
+  };
+  EXPECT_EQ(ana.GetConstIntBound(ceil_log2(E(i) + 1025)), (ConstIntBound{11, 11}));
+  EXPECT_EQ(ana.GetConstIntBound(ceil_log2(E(i) + 1)), (ConstIntBound{0, 4}));
+  ExpectSimplify(ceil_log2(14), E(4));
 }
 
 TEST_F(ArithTest, ModularSets) {

@@ -113,6 +113,10 @@ class Analyzer {
    *  `a && b` is simplified knowing the other holds (of `a || b`, knowing the other fails). */
   void SetConstraintsOnBooleanBranches(bool on) { boolean_branches_ = on; }
   bool ConstraintsOnBooleanBranches() const { return boolean_branches_; }
+  /*! \brief TVM's tir.Simplify option convert_boolean_to_and_of_ors: a simplified `&&`/`||`
+   *  is rewritten as an and of ors, simplified between its terms (SimplifyAsAndOfOrs). */
+  void SetConvertBooleanToAndOfOrs(bool on) { and_of_ors_ = on; }
+  bool ConvertBooleanToAndOfOrs() const { return and_of_ors_; }
 
   /*! \brief The bound recorded for `var`, if any. */
   const ConstIntBound* VarBound(const VarNode* var) const;
@@ -148,6 +152,7 @@ class Analyzer {
   std::vector<Comparison> comparisons_;
   bool transitive_ = false;
   bool boolean_branches_ = false;
+  bool and_of_ors_ = false;
 };
 
 /*! \brief EnterConstraint for the lifetime of the object. */
@@ -167,6 +172,10 @@ class ConstraintContext {
 /*! \brief The negation of the bool `e`, with comparisons flipped and De Morgan applied
  *  (`!(a < b)` is `b <= a`, `!(a && b)` is `!a || !b`, `!!a` is `a`). */
 Expr NegateCondition(const Expr& e);
+
+/*! \brief `e` (a bool) as an and of ors of its comparisons, with the terms of each or, and
+ *  the ors, simplified against each other (as TVM's SimplifyAsAndOfOrs). */
+Expr SimplifyAsAndOfOrs(const Expr& e, Analyzer& ana);
 
 }  // namespace arith
 }  // namespace tessera

@@ -264,3 +264,288 @@ def test_thread_extent_bounds_its_variable_and_likely_conditions_are_known(golde
             A[tx] = T.float32(2)
 
     golden("Simplify", before, expected)
+
+
+KNOWNS_TO_CONDITIONS = {"tir.Simplify": {"propagate_knowns_to_prove_conditional": True}}
+KNOWNS_TO_EXPRESSIONS = {"tir.Simplify": {"propagate_knowns_to_simplify_expressions": True}}
+
+
+def test_stored_and_assumed_values_decide_later_conditions(golden):
+    @T.prim_func
+    def before(A: T.Buffer((2,), "int32"), n: T.int32):
+        T.evaluate(T.assume(n == 3))
+        A[0] = 7
+        if A[0] == 7:
+            A[1] = 1
+        if n == 3:
+            A[1] = 2
+        # Only conditions use the known values: this load stays.
+        A[1] = A[0]
+
+    @T.prim_func
+    def expected(A: T.Buffer((2,), "int32"), n: T.int32):
+        T.evaluate(T.assume(n == 3))
+        A[0] = 7
+        A[1] = 1
+        A[1] = 2
+        A[1] = A[0]
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        golden("Simplify", before, expected)
+    # Without the option nothing about buffer contents is used.
+    golden("Simplify", before, before)
+
+
+def test_known_values_follow_stores_through_a_condition(golden):
+    @T.prim_func
+    def before(A: T.Buffer((1,), "int32"), n: T.int32):
+        if A[0] == n:
+            A[0] = A[0] + 1
+            if A[0] == n:
+                A[0] = 5
+            else:
+                A[0] = 10
+
+    @T.prim_func
+    def expected(A: T.Buffer((1,), "int32"), n: T.int32):
+        if A[0] == n:
+            A[0] = A[0] + 1
+            A[0] = 10
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        golden("Simplify", before, expected)
+
+
+def test_conditional_store_hides_the_value(unchanged):
+    # After `if m == 0: A[0] = A[0] + 1` the value of A[0] depends on m: nothing is known.
+    @T.prim_func
+    def func(A: T.Buffer((1,), "int32"), n: T.int32, m: T.int32):
+        if A[0] == n:
+            if m == 0:
+                A[0] = A[0] + 1
+            if A[0] == n:
+                A[0] = 5
+            else:
+                A[0] = 10
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        unchanged("Simplify", func)
+
+
+def test_loop_stores_and_assumptions_are_known_after_the_loop(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
+        for i in T.serial(16):
+            A[i] = i * 2
+        for i in T.serial(16):
+            if 12 <= i:
+                T.evaluate(T.assume(B[i] == 0))
+        for j in T.serial(16):
+            if A[j] == j * 2:
+                B[j] = B[j] + 1
+            if 12 <= j:
+                if B[j] == 0:
+                    B[j] = 7
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
+        for i in T.serial(16):
+            A[i] = i * 2
+        for i in T.serial(16):
+            if 12 <= i:
+                T.evaluate(T.assume(B[i] == 0))
+        for j in T.serial(16):
+            B[j] = B[j] + 1
+            if 12 <= j:
+                if B[j] == 0:
+                    B[j] = 7
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        golden("Simplify", before, expected)
+
+
+def test_values_changed_by_other_iterations_are_not_known(unchanged):
+    # B[0] changes from one iteration to the next; A[i + 1] was written by no iteration yet but
+    # A[i - 1] was: neither pre-loop value may be used inside the loop.
+    @T.prim_func
+    def func(A: T.Buffer((16,), "int32"), B: T.Buffer((1,), "int32")):
+        B[0] = 0
+        for i in T.serial(16):
+            A[i] = 0
+        for i in T.serial(1, 15):
+            if B[0] < 10:
+                B[0] = B[0] + 3
+            if A[i - 1] == 0:
+                A[i] = 5
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        unchanged("Simplify", func)
+
+
+def test_vector_store_values_are_known_per_element(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "int32")):
+        A[T.ramp(0, 1, 4)] = T.ramp(11, 1, 4)
+        if A[0] == 11:
+            A[0] = 42
+        if A[1] == 12:
+            A[1] = 60
+        if A[0] == 11:
+            A[2] = 0
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "int32")):
+        A[T.ramp(0, 1, 4)] = T.ramp(11, 1, 4)
+        A[0] = 42
+        A[1] = 60
+        T.evaluate(0)  # A[0] is 42 now: the last condition is false
+
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        golden("Simplify", before, expected)
+
+
+def test_known_values_replace_loads_with_the_expression_option(golden):
+    @T.prim_func
+    def before(A: T.Buffer((1,), "int32"), B: T.Buffer((1,), "int32")):
+        A[0] = 5
+        A[0] = A[0] + 7
+        B[0] = A[0] * 2
+        T.evaluate(T.call_extern("int32", "touch", A.data))
+        B[0] = A[0]
+
+    @T.prim_func
+    def expected(A: T.Buffer((1,), "int32"), B: T.Buffer((1,), "int32")):
+        A[0] = 5
+        A[0] = 12
+        B[0] = 24
+        T.evaluate(T.call_extern("int32", "touch", A.data))
+        B[0] = A[0]
+
+    with ts.transform.PassContext(config=KNOWNS_TO_EXPRESSIONS):
+        golden("Simplify", before, expected)
+    # With conditions only, stored values are not inlined into other expressions.
+    with ts.transform.PassContext(config=KNOWNS_TO_CONDITIONS):
+        golden("Simplify", before, before)
+
+
+def test_boolean_as_and_of_ors(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "bool"), B: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        B[0] = A[0] or (A[1] and A[2])
+        # (A[1] or A[0]) repeats the first clause in another order: it goes.
+        B[1] = (A[0] or A[1]) and (A[1] or (A[0] and A[2] and A[3]))
+        # Clauses that differ in one term: (k == 20 and k != 30) is k == 20.
+        B[2] = (i == 0 or j == 10 or k == 20) and (j == 10 or k != 30 or i == 0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "bool"), B: T.Buffer((3,), "bool"), i: T.int32, j: T.int32, k: T.int32):
+        B[0] = (A[0] or A[1]) and (A[0] or A[2])
+        B[1] = (A[0] or A[1]) and (A[1] or A[2]) and (A[1] or A[3])
+        B[2] = j == 10 or k == 20 or i == 0
+
+    with ts.transform.PassContext(
+        config={"tir.Simplify": {"convert_boolean_to_and_of_ors": True}}
+    ):
+        golden("Simplify", before, expected)
+
+
+def test_boolean_keeps_its_form_without_the_option(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((3,), "bool"), B: T.Buffer((1,), "bool")):
+        B[0] = A[0] or (A[1] and A[2])
+
+    unchanged("Simplify", func)
+
+
+def test_equalities_with_different_constants(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4,), "bool"), i: T.int32):
+        A[0] = i == 20 and i != 30
+        A[1] = i == 20 or i != 30
+        A[2] = i == 20 and i == 30
+        A[3] = i != 20 or i != 30
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "bool"), i: T.int32):
+        A[0] = i == 20
+        A[1] = i != 30
+        A[2] = False
+        A[3] = True
+
+    golden("Simplify", before, expected)
+
+
+def test_bounds_of_shifts_and_ceil_log2(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((1,), "int32")):
+        B[0] = T.Cast("int32", T.ceil(T.log2(T.Cast("float64", 14))))
+        for i in T.serial(16):
+            x = T.Cast("int32", T.ceil(T.log2(T.Cast("float64", i + 1025))))
+            if x == 11:
+                A[i] = T.float32(0)
+            if T.shift_left(1, i) >= 1:
+                A[i] = T.float32(1)
+            if T.shift_left(31, i) <= 1015808:
+                A[i] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((1,), "int32")):
+        B[0] = 4
+        for i in T.serial(16):
+            A[i] = T.float32(0)
+            A[i] = T.float32(1)
+            A[i] = T.float32(2)
+
+    golden("Simplify", before, expected)
+
+
+def test_shifts_of_negative_values_or_counts_are_not_bounded(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32")):
+        for i in T.serial(16):
+            if -64 <= T.shift_left(-i, 4):
+                A[i] = T.float32(0)
+            if T.shift_left(16, -i) <= 16:
+                A[i] = T.float32(1)
+            if T.shift_left(31, i) <= 1015807:
+                A[i] = T.float32(2)
+
+    unchanged("Simplify", func)
+
+
+def test_if_then_else_condition_known_in_its_values(golden):
+    @T.prim_func
+    def before(a: T.Buffer((2, 8), "int32"), b: T.Buffer((2, 8), "int32")):
+        for i, j in T.grid(2, 8):
+            b[i, j] = T.if_then_else(
+                i == 1 and 6 <= j, 0, T.max(0, T.if_then_else(i == 1 and 6 <= j, 0, a[i, j]))
+            )
+
+    @T.prim_func
+    def expected(a: T.Buffer((2, 8), "int32"), b: T.Buffer((2, 8), "int32")):
+        for i, j in T.grid(2, 8):
+            b[i, j] = T.if_then_else(i == 1 and 6 <= j, 0, T.max(0, a[i, j]))
+
+    golden("Simplify", before, expected)
+
+
+def test_buffer_shapes_are_not_negative(golden):
+    @T.prim_func
+    def before(a: T.handle, b: T.handle, m: T.int64):
+        n = T.int64()
+        k = T.int64()
+        A = T.match_buffer(a, (n * 32 - 1,), "float32")
+        B = T.match_buffer(b, (k - m,), "float32")
+        A[T.min(T.int64(1), n)] = T.float32(0)
+        B[T.min(T.int64(0), k)] = T.float32(0)  # k - m >= 0 says nothing of k alone
+
+    @T.prim_func
+    def expected(a: T.handle, b: T.handle, m: T.int64):
+        n = T.int64()
+        k = T.int64()
+        A = T.match_buffer(a, (n * 32 - 1,), "float32")
+        B = T.match_buffer(b, (k - m,), "float32")
+        A[T.int64(1)] = T.float32(0)
+        B[T.min(T.int64(0), k)] = T.float32(0)
+
+    golden("Simplify", before, expected)
