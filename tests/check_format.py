@@ -56,6 +56,7 @@ FORMATTED = [
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/lower_tvm_builtin.cc",
+    "src/transform/make_unpacked_api.cc",
     "src/transform/narrow_datatype.cc",
     "src/transform/vectorize_loop.cc",
 ]

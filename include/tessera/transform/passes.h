@@ -106,6 +106,10 @@ Pass RewriteUnsafeSelect();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
+/*! \brief Public functions whose target has a host take their buffers' data pointers, return
+ *  an int32 status and run under device_id/device_type attributes; their target becomes the
+ *  host (TVM's calling convention for code called directly, without the packed array). */
+Pass MakeUnpackedAPI();
 /*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes
  *  become private functions, so that the C compiler sees functions of bounded size. */
 Pass OutlineLargeBody();
