@@ -52,6 +52,7 @@ FORMATTED = [
     "src/target/dsl_intrinsics.cc",
     "src/target/codegen_c.cc",
     "src/target/codegen_host.cc",
+    "src/transform/annotate_irregular_loop.cc",
     "src/transform/auto_schedule.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",

@@ -110,6 +110,8 @@ Pass MakePackedAPI();
  *  an int32 status and run under device_id/device_type attributes; their target becomes the
  *  host (TVM's calling convention for code called directly, without the packed array). */
 Pass MakeUnpackedAPI();
+/*! \brief Serial loops that break or continue get {"irregular_loop_mark": 1}. */
+Pass AnnotateIrregularLoop();
 /*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes
  *  become private functions, so that the C compiler sees functions of bounded size. */
 Pass OutlineLargeBody();

@@ -59,7 +59,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "MakeUnpackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
+          "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
