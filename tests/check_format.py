@@ -54,11 +54,13 @@ FORMATTED = [
     "src/target/codegen_host.cc",
     "src/transform/annotate_irregular_loop.cc",
     "src/transform/auto_schedule.cc",
+    "src/transform/bind_target.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/lower_tvm_builtin.cc",
     "src/transform/make_unpacked_api.cc",
     "src/transform/narrow_datatype.cc",
+    "src/transform/primfunc_utils.cc",
     "src/transform/vectorize_loop.cc",
 ]
 

@@ -211,6 +211,21 @@ void BindTransform(nb::module_& m) {
       "narrow_datatype_pass",
       [](int target_bits) { return PassHandle{transform::NarrowDataType(target_bits)}; },
       "target_bits"_a, "tir.NarrowDataType narrowing index arithmetic to target_bits bits.");
+  m.def(
+      "bind_target_pass",
+      [](ObjectRef target) { return PassHandle{transform::BindTarget(std::move(target))}; },
+      "target"_a, "tir.BindTarget for a target in its attribute form (a Map).");
+  m.def(
+      "filter_pass",
+      [](nb::object fn) {
+        if (!PyCallable_Check(fn.ptr())) throw nb::type_error("tir.Filter takes a function of a PrimFunc");
+        auto holder = HoldCallable(std::move(fn));
+        return PassHandle{transform::Filter([holder](const PrimFunc& f) {
+          nb::gil_scoped_acquire gil;
+          return nb::cast<bool>(nb::bool_(holder->fn(f)));
+        })};
+      },
+      "fcond"_a, "tir.Filter keeping the functions for which fcond(func) is true.");
   m.def("create_python_pass", &MakePythonPass, "fn"_a, "opt_level"_a, "name"_a, "prim_func"_a,
         "A pass that calls fn(func, mod, ctx) -> PrimFunc per function (prim_func=True) or "
         "fn(mod, ctx) -> IRModule.");

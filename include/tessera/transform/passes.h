@@ -1,6 +1,8 @@
 // Factories of the built-in passes; each pass also registers itself under its name.
 #pragma once
 
+#include <functional>
+
 #include "tessera/transform/pass.h"
 
 namespace tessera {
@@ -112,6 +114,15 @@ Pass MakePackedAPI();
 Pass MakeUnpackedAPI();
 /*! \brief Serial loops that break or continue get {"irregular_loop_mark": 1}. */
 Pass AnnotateIrregularLoop();
+/*! \brief Functions without a "target" get one by where they run: public ones `target`,
+ *  private ones called from host code its host, from device code the target without its host
+ *  (a function called from both is copied as "<name>_host" for the host calls). `target` is
+ *  the attribute form of a target (a Map with "kind", "host", ...). */
+Pass BindTarget(ObjectRef target);
+/*! \brief The module's only function, or its only public one, gets "tir.is_entry_func". */
+Pass AnnotateEntryFunc();
+/*! \brief Keep the functions for which `cond` holds. */
+Pass Filter(std::function<bool(const PrimFunc&)> cond);
 /*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes
  *  become private functions, so that the C compiler sees functions of bounded size. */
 Pass OutlineLargeBody();

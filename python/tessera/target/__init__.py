@@ -17,6 +17,31 @@ from ..error import TesseraTypeError, TesseraValueError
 __all__ = ["Target", "TargetKind", "list_kinds"]
 
 
+def _is_attr_map(value):
+    from .. import _core
+
+    return isinstance(value, _core.Map)
+
+
+def _attr_to_python(value):
+    """A target in its attribute form (what T.func_attr stores) as plain Python values."""
+    from .. import _core
+
+    if isinstance(value, _core.Map):
+        return {k: _attr_to_python(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {k: _attr_to_python(v) for k, v in value.items()}
+    if isinstance(value, (_core.Array, list, tuple)):
+        return [_attr_to_python(v) for v in value]
+    if isinstance(value, _core.StringImm):
+        return value.value
+    if isinstance(value, _core.IntImm):
+        return bool(value.value) if value.dtype == "bool" else int(value.value)
+    if isinstance(value, _core.FloatImm):
+        return float(value.value)
+    return value
+
+
 class TargetKind:
     """The kind of a target (``Target("cuda").kind.name == "cuda"``)."""
 
@@ -188,8 +213,8 @@ class Target:
         elif isinstance(target, str):
             kind, keys, attrs = _parse_string(target)
             self._init(kind, keys, attrs, None)
-        elif isinstance(target, dict):
-            kind, keys, attrs, dict_host = _parse_dict(target)
+        elif isinstance(target, dict) or _is_attr_map(target):
+            kind, keys, attrs, dict_host = _parse_dict(_attr_to_python(target))
             self._init(kind, keys, attrs, dict_host)
         else:
             raise TesseraTypeError(f"Target takes a string, a dict or a Target, got {target!r}")
@@ -322,7 +347,7 @@ class Target:
         return f"Target({json.dumps(self.export())})" if self.host else f"Target({str(self)!r})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
+        if isinstance(other, str) or _is_attr_map(other):  # a function's "target" attribute
             other = Target(other)
         return isinstance(other, Target) and self.export() == other.export()
 

@@ -59,7 +59,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
+          "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop",
+          "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
@@ -131,6 +132,32 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
 
 
+def BindTarget(target):  # noqa: N802 - TVM's name
+    """Functions without a "target" attribute get one: public functions ``target`` (its host
+    included), private functions the host where host code calls them and the target without
+    its host where device code does (a function called from both is copied as ``<name>_host``
+    for the host). A public function whose target lacks a host gets ``target``'s host."""
+    from ..script.tir.frames import to_attr
+    from ..target import Target
+
+    if isinstance(target, (str, dict)):
+        target = Target(target)
+    if not isinstance(target, Target):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.BindTarget takes a Target, got {target!r}")
+    return Pass._wrap(_core.bind_target_pass(to_attr(target)))
+
+
+def Filter(fcond):  # noqa: N802 - TVM's name
+    """A pass keeping the functions ``f`` of the module for which ``fcond(f)`` is true."""
+    if not callable(fcond):
+        from ..error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.Filter takes a function of a PrimFunc, got {fcond!r}")
+    return Pass._wrap(_core.filter_pass(fcond))
+
+
 def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     """Loop, block and thread variables of each function's body, with the constants and casts of
     its indices, become ``target_bits``-bit integers where their bounds provably fit that width
@@ -142,5 +169,5 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
+__all__ = ["Apply", "BindTarget", "Filter", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
            "Pass", "prim_func_pass"] + list(_NAMES)
