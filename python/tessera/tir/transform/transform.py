@@ -11,8 +11,8 @@ the current :class:`tessera.transform.PassContext`:
 
 import enum
 
-from .. import _core  # noqa: F401
-from ..transform import Pass, _python_pass
+from ... import _core  # noqa: F401
+from ...transform import Pass, _python_pass
 
 
 def prim_func_pass(pass_func=None, opt_level=0, name=None):
@@ -37,7 +37,7 @@ def Apply(ftransform):  # noqa: N802 - TVM's name
     >>> mod = tag(mod)
     """
     if not callable(ftransform):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.transform.Apply takes a function of a PrimFunc, got {ftransform!r}")
     return prim_func_pass(lambda func, mod, ctx: ftransform(func), opt_level=0, name="tir.Apply")
@@ -76,7 +76,7 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
     option): the compacted shape never exceeds the original one, which is the only mode tessera
     has; ``is_strict=False`` (growing a buffer to the region touched past its shape) is refused."""
     if not is_strict:
-        from ..error import TesseraValueError
+        from ...error import TesseraValueError
 
         raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
                                 "tessera only shrinks an allocation, never grows it past its shape")
@@ -92,7 +92,7 @@ def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
         return Pass("tir.HoistIfThenElse")
     if variant == "basic":
         return Pass("tir.HoistIfThenElseBasic")
-    from ..error import TesseraValueError
+    from ...error import TesseraValueError
 
     raise TesseraValueError(f"tir.HoistIfThenElse: unknown variant {variant!r} "
                             "(None or \"basic\")")
@@ -126,7 +126,7 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
 
     if not isinstance(storage_scope, str):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
@@ -137,13 +137,13 @@ def BindTarget(target):  # noqa: N802 - TVM's name
     included), private functions the host where host code calls them and the target without
     its host where device code does (a function called from both is copied as ``<name>_host``
     for the host). A public function whose target lacks a host gets ``target``'s host."""
-    from ..script.tir.frames import to_attr
-    from ..target import Target
+    from ...script.tir.frames import to_attr
+    from ...target import Target
 
     if isinstance(target, (str, dict)):
         target = Target(target)
     if not isinstance(target, Target):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.BindTarget takes a Target, got {target!r}")
     return Pass._wrap(_core.bind_target_pass(to_attr(target)))
@@ -152,7 +152,7 @@ def BindTarget(target):  # noqa: N802 - TVM's name
 def Filter(fcond):  # noqa: N802 - TVM's name
     """A pass keeping the functions ``f`` of the module for which ``fcond(f)`` is true."""
     if not callable(fcond):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.Filter takes a function of a PrimFunc, got {fcond!r}")
     return Pass._wrap(_core.filter_pass(fcond))
@@ -163,7 +163,7 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     its indices, become ``target_bits``-bit integers where their bounds provably fit that width
     (a loop of ``T.int64(16)`` iterations gets an int32 variable under ``NarrowDataType(32)``)."""
     if isinstance(target_bits, bool) or not isinstance(target_bits, int):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.NarrowDataType takes a number of bits, got {target_bits!r}")
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
