@@ -57,6 +57,7 @@ FORMATTED = [
     "src/transform/bind_target.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
+    "src/transform/lower_device_storage_access_info.cc",
     "src/transform/lower_tvm_builtin.cc",
     "src/transform/make_unpacked_api.cc",
     "src/transform/narrow_datatype.cc",

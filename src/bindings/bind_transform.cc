@@ -346,6 +346,22 @@ void BindTransform(nb::module_& m) {
       [](ObjectRef target) { return PassHandle{transform::BindTarget(std::move(target))}; },
       "target"_a, "tir.BindTarget for a target in its attribute form (a Map).");
   m.def(
+      "lower_device_storage_access_info_pass",
+      [](nb::object fn) {
+        auto holder = HoldCallable(std::move(fn));
+        return PassHandle{transform::LowerDeviceStorageAccessInfo(
+            [holder](const std::string& scope) -> std::optional<transform::MemoryInfo> {
+              nb::gil_scoped_acquire gil;
+              nb::object r = holder->fn(scope);
+              if (r.is_none()) return std::nullopt;
+              auto [unit_bits, head] = nb::cast<std::pair<int64_t, std::optional<Expr>>>(r);
+              return transform::MemoryInfo{unit_bits, head ? *head : Expr()};
+            })};
+      },
+      "memory_info"_a,
+      "tir.LowerDeviceStorageAccessInfo; memory_info(scope) gives (unit_bits, head_address or "
+      "None), or None for a scope without memory info.");
+  m.def(
       "filter_pass",
       [](nb::object fn) {
         if (!PyCallable_Check(fn.ptr())) throw nb::type_error("tir.Filter takes a function of a PrimFunc");

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "tessera/transform/pass.h"
 
@@ -121,6 +123,17 @@ Pass AnnotateIrregularLoop();
 Pass BindTarget(ObjectRef target);
 /*! \brief The module's only function, or its only public one, gets "tir.is_entry_func". */
 Pass AnnotateEntryFunc();
+/*! \brief The facts of a special memory (TVM's MemoryInfo): its unit of addressing in bits
+ *  and the address the host sees (null: the host cannot address it). */
+struct MemoryInfo {
+  int64_t unit_bits = 8;
+  Expr head_address;
+};
+/*! \brief The memory info of a storage scope ("global.vtcm"), or nullopt when none is known. */
+using MemoryInfoLookup = std::function<std::optional<MemoryInfo>(const std::string& scope)>;
+/*! \brief Allocations in tagged storage scopes become `let data = head_address` (or vanish
+ *  when the host cannot address the memory); T.tvm_access_ptr becomes T.address_of. */
+Pass LowerDeviceStorageAccessInfo(MemoryInfoLookup lookup);
 /*! \brief Keep the functions for which `cond` holds. */
 Pass Filter(std::function<bool(const PrimFunc&)> cond);
 /*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes

@@ -14,7 +14,35 @@ import shlex
 
 from ..error import TesseraTypeError, TesseraValueError
 
-__all__ = ["Target", "TargetKind", "list_kinds"]
+__all__ = ["MemoryInfo", "Target", "TargetKind", "list_kinds"]
+
+
+class MemoryInfo:
+    """The facts of a special memory a target offers (TVM's ``target.MemoryInfo``): the unit of
+    addressing in bits, the widest vector access and the capacity in bits, and the address the
+    host sees (``head_address``, an expression; None when the host cannot address it). A target
+    registers one per storage scope as the global function ``"tvm.info.mem.<scope>"``, which
+    tir.LowerDeviceStorageAccessInfo calls."""
+
+    def __init__(self, unit_bits, max_simd_bits, max_num_bits, head_address=None):
+        from .. import _core
+
+        for name, value in (("unit_bits", unit_bits), ("max_simd_bits", max_simd_bits),
+                            ("max_num_bits", max_num_bits)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise TesseraValueError(f"MemoryInfo: {name} must be a positive number of bits, "
+                                        f"got {value!r}")
+        if head_address is not None and not isinstance(head_address, _core.PrimExpr):
+            raise TesseraTypeError(f"MemoryInfo: head_address must be an expression or None, "
+                                   f"got {head_address!r}")
+        self.unit_bits = unit_bits
+        self.max_simd_bits = max_simd_bits
+        self.max_num_bits = max_num_bits
+        self.head_address = head_address
+
+    def __repr__(self):
+        return (f"MemoryInfo(unit_bits={self.unit_bits}, max_simd_bits={self.max_simd_bits}, "
+                f"max_num_bits={self.max_num_bits}, head_address={self.head_address!r})")
 
 
 def _is_attr_map(value):

@@ -149,6 +149,31 @@ def BindTarget(target):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.bind_target_pass(to_attr(target)))
 
 
+def _memory_info(scope):
+    """(unit_bits, head_address) of the MemoryInfo registered as "tvm.info.mem.<scope>"."""
+    from ...error import TesseraTypeError
+    from ...runtime import get_global_func
+    from ...target import MemoryInfo
+
+    fn = get_global_func("tvm.info.mem." + scope, allow_missing=True)
+    if fn is None:
+        return None
+    info = fn()
+    if info is None:
+        return None
+    if not isinstance(info, MemoryInfo):
+        raise TesseraTypeError(f"the function \"tvm.info.mem.{scope}\" returned {info!r}, "
+                               "not a MemoryInfo")
+    return (info.unit_bits, info.head_address)
+
+
+def LowerDeviceStorageAccessInfo():  # noqa: N802 - TVM's name
+    """Allocations in tagged storage scopes ("global.vtcm") are bound to the head address of
+    their memory (the MemoryInfo registered as ``"tvm.info.mem.<scope>"``), or dropped where
+    the host cannot address it; ``T.tvm_access_ptr`` becomes ``T.address_of``."""
+    return Pass._wrap(_core.lower_device_storage_access_info_pass(_memory_info))
+
+
 def Filter(fcond):  # noqa: N802 - TVM's name
     """A pass keeping the functions ``f`` of the module for which ``fcond(f)`` is true."""
     if not callable(fcond):
@@ -169,5 +194,5 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "BindTarget", "Filter", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
+__all__ = ["Apply", "BindTarget", "Filter", "LowerDeviceStorageAccessInfo", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
            "Pass", "prim_func_pass"] + list(_NAMES)
