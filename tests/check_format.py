@@ -55,6 +55,7 @@ FORMATTED = [
     "src/transform/annotate_irregular_loop.cc",
     "src/transform/auto_schedule.cc",
     "src/transform/bind_target.cc",
+    "src/transform/default_gpu_schedule.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/lower_device_storage_access_info.cc",

@@ -362,6 +362,13 @@ void BindTransform(nb::module_& m) {
       "tir.LowerDeviceStorageAccessInfo; memory_info(scope) gives (unit_bits, head_address or "
       "None), or None for a scope without memory info.");
   m.def(
+      "default_gpu_schedule_pass",
+      [](std::optional<ObjectRef> target) {
+        return PassHandle{transform::DefaultGPUSchedule(target ? *target : ObjectRef())};
+      },
+      "current_target"_a.none(),
+      "tir.DefaultGPUSchedule with current_target (a target Map) for functions without one.");
+  m.def(
       "filter_pass",
       [](nb::object fn) {
         if (!PyCallable_Check(fn.ptr())) throw nb::type_error("tir.Filter takes a function of a PrimFunc");

@@ -123,6 +123,10 @@ Pass AnnotateIrregularLoop();
 Pass BindTarget(ObjectRef target);
 /*! \brief The module's only function, or its only public one, gets "tir.is_entry_func". */
 Pass AnnotateEntryFunc();
+/*! \brief Functions of a GPU target (their "target", else `current_target`, a target Map or
+ *  null) get their innermost blocks' data-parallel loops fused and bound to blockIdx.x and
+ *  threadIdx.x; every function is marked "tir.is_scheduled". */
+Pass DefaultGPUSchedule(ObjectRef current_target);
 /*! \brief The facts of a special memory (TVM's MemoryInfo): its unit of addressing in bits
  *  and the address the host sees (null: the host cannot address it). */
 struct MemoryInfo {

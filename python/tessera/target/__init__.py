@@ -127,6 +127,12 @@ _KINDS = {
     "ext_dev": TargetKind("ext_dev", ["ext_dev"], {}, _CPU_OPTIONS),
 }
 _ALIASES = {"nvidia/geforce-rtx-3090": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-3090-ti": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-3070": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-2080-ti": ("cuda", {"arch": "sm_75"}),
+            "apple/m1-gpu": ("metal", {"max_threads_per_block": 1024,
+                                       "max_shared_memory_per_block": 32768,
+                                       "thread_warp_size": 32}),
             "nvidia/nvidia-a100": ("cuda", {"arch": "sm_80"}),
             "nvidia/nvidia-h100": ("cuda", {"arch": "sm_90a"})}
 

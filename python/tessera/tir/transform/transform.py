@@ -149,6 +149,23 @@ def BindTarget(target):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.bind_target_pass(to_attr(target)))
 
 
+def DefaultGPUSchedule():  # noqa: N802 - TVM's name
+    """Each function of a GPU target (its "target" attribute, else the current target) gets
+    its innermost blocks' data-parallel loops fused, split and bound to blockIdx.x/threadIdx.x
+    (at most the target's max_num_threads threads a block); all functions are then marked
+    "tir.is_scheduled"."""
+    from ...script.tir.frames import to_attr
+    from ...target import Target
+    from ...transform import module_pass
+
+    def run(mod, ctx):
+        current = Target.current(allow_none=True)
+        target = None if current is None else to_attr(current)
+        return _core.default_gpu_schedule_pass(target)(mod)
+
+    return module_pass(run, opt_level=0, name="tir.DefaultGPUSchedule")
+
+
 def _memory_info(scope):
     """(unit_bits, head_address) of the MemoryInfo registered as "tvm.info.mem.<scope>"."""
     from ...error import TesseraTypeError
@@ -194,5 +211,5 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "BindTarget", "Filter", "LowerDeviceStorageAccessInfo", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
+__all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "LowerDeviceStorageAccessInfo", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
            "Pass", "prim_func_pass"] + list(_NAMES)
