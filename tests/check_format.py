@@ -58,6 +58,7 @@ FORMATTED = [
     "src/transform/default_gpu_schedule.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
+    "src/transform/inject_double_buffer.cc",
     "src/transform/lower_device_storage_access_info.cc",
     "src/transform/lower_tvm_builtin.cc",
     "src/transform/make_unpacked_api.cc",

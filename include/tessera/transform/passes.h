@@ -58,6 +58,9 @@ int HostVectorBits();
 /*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d
  *  iterations ahead (__builtin_prefetch). */
 Pass InjectPrefetch();
+/*! \brief Allocations marked "double_buffer_scope" inside a loop get two halves: the next
+ *  iteration fills one while the current one reads the other. */
+Pass InjectDoubleBuffer();
 /*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
 Pass HoistIfThenElse();
 /*! \brief TVM's "basic" variant of HoistIfThenElse: if-statement conditions only. */
