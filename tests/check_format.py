@@ -63,6 +63,7 @@ FORMATTED = [
     "src/transform/lower_tvm_builtin.cc",
     "src/transform/make_unpacked_api.cc",
     "src/transform/narrow_datatype.cc",
+    "src/transform/pointer_value_type_rewrite.cc",
     "src/transform/primfunc_utils.cc",
     "src/transform/vectorize_loop.cc",
 ]

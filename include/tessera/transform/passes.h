@@ -61,6 +61,8 @@ Pass InjectPrefetch();
 /*! \brief Allocations marked "double_buffer_scope" inside a loop get two halves: the next
  *  iteration fills one while the current one reads the other. */
 Pass InjectDoubleBuffer();
+/*! \brief Buffer variables accessed only as aligned N-lane vectors point to N-lane elements. */
+Pass PointerValueTypeRewrite();
 /*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
 Pass HoistIfThenElse();
 /*! \brief TVM's "basic" variant of HoistIfThenElse: if-statement conditions only. */

@@ -60,7 +60,8 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
           "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop",
-          "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "InjectDoubleBuffer", "HoistExpression",
+          "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "InjectDoubleBuffer", "PointerValueTypeRewrite",
+          "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
