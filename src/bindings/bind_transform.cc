@@ -1,4 +1,6 @@
 // Bindings of passes, PassContext and the staged lowerer.
+#include <unordered_set>
+
 #include "common.h"
 #include "tessera/driver/stage.h"
 #include "tessera/ir/functor.h"
@@ -146,9 +148,137 @@ void InitStageLowerer(lower::StageLowerer* self, IRModule mod, const Target& tar
   RunWithLargeStack([&] { new (self) lower::StageLowerer(mod, std::move(ctx)); });
 }
 
+
+// The node kind named `name` ("Add", "For"), for the cases of a Python visitor or mutator.
+NodeKind KindNamed(const std::string& name) {
+  for (int k = 0; k < static_cast<int>(NodeKind::kStmtEnd); ++k) {
+    auto kind = static_cast<NodeKind>(k);
+    if (kind != NodeKind::kExprEnd && name == NodeKindName(kind)) return kind;
+  }
+  throw nb::value_error(("no expression or statement node is named '" + name + "'").c_str());
+}
+
+// The C++ walk under tessera.tir.PyStmtExprVisitor / PyStmtExprMutator: a node of a kind the
+// Python class overrides goes to `handler(kind name, node)` (the Python method), any other
+// node to the C++ default, which visits the children through the same dispatch. The handler
+// is held only while a visit started from Python runs (no reference cycle with the object).
+template <class Base>
+class PyFunctor : public Base {
+ public:
+  std::unordered_set<int> cases;
+  nb::handle handler;
+
+  nb::object Call(const ObjectRef& node) {
+    if (!handler.is_valid()) {
+      throw nb::value_error("a Python visitor's method was called outside visit_expr/visit_stmt");
+    }
+    return handler(NodeKindName(node->kind), node);
+  }
+  bool Overridden(const ObjectRef& node) const { return cases.count(static_cast<int>(node->kind)); }
+};
+
+class PyVisitorImpl : public PyFunctor<StmtExprVisitor> {
+ public:
+  void VisitExpr(const Expr& e) override {
+    if (Overridden(e)) {
+      Call(e);
+    } else {
+      ExprFunctor<void>::VisitExpr(e);
+    }
+  }
+  void VisitStmt(const Stmt& s) override {
+    if (Overridden(s)) {
+      Call(s);
+    } else {
+      StmtFunctor<void>::VisitStmt(s);
+    }
+  }
+  void Default(const ObjectRef& node) {
+    if (IsExprKind(node->kind)) {
+      ExprFunctor<void>::VisitExpr(std::static_pointer_cast<ExprNode>(node));
+    } else {
+      StmtFunctor<void>::VisitStmt(std::static_pointer_cast<StmtNode>(node));
+    }
+  }
+};
+
+class PyMutatorImpl : public PyFunctor<StmtExprMutator> {
+ public:
+  Expr VisitExpr(const Expr& e) override {
+    if (!Overridden(e)) return ExprFunctor<Expr>::VisitExpr(e);
+    nb::object r = Call(e);
+    if (!nb::isinstance<ExprNode>(r)) {
+      throw nb::type_error((std::string("visit_") + NodeKindName(e->kind) +
+                            ": a mutator's expression case must return an expression, got " +
+                            PyTypeName(r))
+                               .c_str());
+    }
+    return nb::cast<Expr>(r);
+  }
+  Stmt VisitStmt(const Stmt& s) override {
+    if (!Overridden(s)) return StmtFunctor<Stmt>::VisitStmt(s);
+    nb::object r = Call(s);
+    if (!nb::isinstance<StmtNode>(r)) {
+      throw nb::type_error((std::string("visit_") + NodeKindName(s->kind) +
+                            ": a mutator's statement case must return a statement, got " +
+                            PyTypeName(r))
+                               .c_str());
+    }
+    return nb::cast<Stmt>(r);
+  }
+  ObjectRef Default(const ObjectRef& node) {
+    if (IsExprKind(node->kind)) {
+      return ExprFunctor<Expr>::VisitExpr(std::static_pointer_cast<ExprNode>(node));
+    }
+    return StmtFunctor<Stmt>::VisitStmt(std::static_pointer_cast<StmtNode>(node));
+  }
+};
+
+// Runs `f` with `handler` as the impl's Python dispatcher (restored afterwards: visits nest).
+template <class Impl, class F>
+auto WithHandler(Impl& impl, nb::handle handler, F f) {
+  nb::handle outer = impl.handler;
+  impl.handler = handler;
+  struct Restore {
+    Impl& impl;
+    nb::handle outer;
+    ~Restore() { impl.handler = outer; }
+  } restore{impl, outer};
+  return f();
+}
+
+template <class Impl>
+void BindPyFunctor(nb::module_& m, const char* name) {
+  nb::class_<Impl>(m, name)
+      .def(nb::init<>())
+      .def("set_cases",
+           [](Impl& impl, const std::vector<std::string>& kinds) {
+             impl.cases.clear();
+             for (const std::string& k : kinds) impl.cases.insert(static_cast<int>(KindNamed(k)));
+           }, "kinds"_a)
+      .def("visit_expr",
+           [](Impl& impl, Expr e, nb::handle handler) {
+             return WithHandler(impl, handler, [&] { return impl.VisitExpr(e); });
+           }, "expr"_a, "handler"_a)
+      .def("visit_stmt",
+           [](Impl& impl, Stmt s, nb::handle handler) {
+             return WithHandler(impl, handler, [&] { return impl.VisitStmt(s); });
+           }, "stmt"_a, "handler"_a)
+      .def("default", [](Impl& impl, ObjectRef node) { return impl.Default(node); }, "node"_a);
+}
+
 }  // namespace
 
 void BindTransform(nb::module_& m) {
+  BindPyFunctor<PyVisitorImpl>(m, "PyStmtExprVisitorImpl");
+  BindPyFunctor<PyMutatorImpl>(m, "PyStmtExprMutatorImpl");
+  m.def("functor_node_kinds", [] {
+    std::vector<std::string> names;
+    for (int k = 0; k < static_cast<int>(NodeKind::kStmtEnd); ++k) {
+      if (k != static_cast<int>(NodeKind::kExprEnd)) names.push_back(NodeKindName(static_cast<NodeKind>(k)));
+    }
+    return names;
+  }, "The names of the expression and statement node kinds a Python visitor can override.");
   m.def("ir_transform", [](ObjectRef node, nb::handle pre, nb::handle post,
                            std::vector<std::string> only_enable) -> ObjectRef {
     auto f_pre = Rewriter(pre, "preorder");
@@ -216,6 +346,44 @@ void BindTransform(nb::module_& m) {
       "narrow_datatype_pass",
       [](int target_bits) { return PassHandle{transform::NarrowDataType(target_bits)}; },
       "target_bits"_a, "tir.NarrowDataType narrowing index arithmetic to target_bits bits.");
+  m.def(
+      "bind_target_pass",
+      [](ObjectRef target) { return PassHandle{transform::BindTarget(std::move(target))}; },
+      "target"_a, "tir.BindTarget for a target in its attribute form (a Map).");
+  m.def(
+      "lower_device_storage_access_info_pass",
+      [](nb::object fn) {
+        auto holder = HoldCallable(std::move(fn));
+        return PassHandle{transform::LowerDeviceStorageAccessInfo(
+            [holder](const std::string& scope) -> std::optional<transform::MemoryInfo> {
+              nb::gil_scoped_acquire gil;
+              nb::object r = holder->fn(scope);
+              if (r.is_none()) return std::nullopt;
+              auto [unit_bits, head] = nb::cast<std::pair<int64_t, std::optional<Expr>>>(r);
+              return transform::MemoryInfo{unit_bits, head ? *head : Expr()};
+            })};
+      },
+      "memory_info"_a,
+      "tir.LowerDeviceStorageAccessInfo; memory_info(scope) gives (unit_bits, head_address or "
+      "None), or None for a scope without memory info.");
+  m.def(
+      "default_gpu_schedule_pass",
+      [](std::optional<ObjectRef> target) {
+        return PassHandle{transform::DefaultGPUSchedule(target ? *target : ObjectRef())};
+      },
+      "current_target"_a.none(),
+      "tir.DefaultGPUSchedule with current_target (a target Map) for functions without one.");
+  m.def(
+      "filter_pass",
+      [](nb::object fn) {
+        if (!PyCallable_Check(fn.ptr())) throw nb::type_error("tir.Filter takes a function of a PrimFunc");
+        auto holder = HoldCallable(std::move(fn));
+        return PassHandle{transform::Filter([holder](const PrimFunc& f) {
+          nb::gil_scoped_acquire gil;
+          return nb::cast<bool>(nb::bool_(holder->fn(f)));
+        })};
+      },
+      "fcond"_a, "tir.Filter keeping the functions for which fcond(func) is true.");
   m.def("create_python_pass", &MakePythonPass, "fn"_a, "opt_level"_a, "name"_a, "prim_func"_a,
         "A pass that calls fn(func, mod, ctx) -> PrimFunc per function (prim_func=True) or "
         "fn(mod, ctx) -> IRModule.");

@@ -46,6 +46,17 @@ class DefRenewer : public BufferRemapMutator<> {
   }
 
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
+
+  // An attribute about a variable (`T.attr(data, "double_buffer_scope", 1)`) names the renewed
+  // variable.
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    auto* v = AsPtr<VarNode>(op->node);
+    if (v == nullptr || v->kind != NodeKind::kVar) return BufferRemapMutator::VisitStmt_(op);
+    Expr node = Lookup(v);
+    if (node.get() == v) return BufferRemapMutator::VisitStmt_(op);
+    return AttrStmtNode::Make(node, op->attr_key, VisitExpr(op->value), VisitStmt(op->body),
+                              op->span);
+  }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
 
   Stmt VisitStmt_(const ForNode* op) override {

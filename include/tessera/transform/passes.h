@@ -1,6 +1,10 @@
 // Factories of the built-in passes; each pass also registers itself under its name.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "tessera/transform/pass.h"
 
 namespace tessera {
@@ -61,6 +65,11 @@ int HostVectorBits();
 /*! \brief Prefetch, at the top of loops annotated "pragma_prefetch" = d, the global reads d
  *  iterations ahead (__builtin_prefetch). */
 Pass InjectPrefetch();
+/*! \brief Allocations marked "double_buffer_scope" inside a loop get two halves: the next
+ *  iteration fills one while the current one reads the other. */
+Pass InjectDoubleBuffer();
+/*! \brief Buffer variables accessed only as aligned N-lane vectors point to N-lane elements. */
+Pass PointerValueTypeRewrite();
 /*! \brief Test loop-invariant conditions (a loop's whole body) once, outside the loop. */
 Pass HoistIfThenElse();
 /*! \brief TVM's "basic" variant of HoistIfThenElse: if-statement conditions only. */
@@ -113,6 +122,36 @@ Pass RewriteUnsafeSelect();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();
+/*! \brief Public functions whose target has a host take their buffers' data pointers, return
+ *  an int32 status and run under device_id/device_type attributes; their target becomes the
+ *  host (TVM's calling convention for code called directly, without the packed array). */
+Pass MakeUnpackedAPI();
+/*! \brief Serial loops that break or continue get {"irregular_loop_mark": 1}. */
+Pass AnnotateIrregularLoop();
+/*! \brief Functions without a "target" get one by where they run: public ones `target`,
+ *  private ones called from host code its host, from device code the target without its host
+ *  (a function called from both is copied as "<name>_host" for the host calls). `target` is
+ *  the attribute form of a target (a Map with "kind", "host", ...). */
+Pass BindTarget(ObjectRef target);
+/*! \brief The module's only function, or its only public one, gets "tir.is_entry_func". */
+Pass AnnotateEntryFunc();
+/*! \brief Functions of a GPU target (their "target", else `current_target`, a target Map or
+ *  null) get their innermost blocks' data-parallel loops fused and bound to blockIdx.x and
+ *  threadIdx.x; every function is marked "tir.is_scheduled". */
+Pass DefaultGPUSchedule(ObjectRef current_target);
+/*! \brief The facts of a special memory (TVM's MemoryInfo): its unit of addressing in bits
+ *  and the address the host sees (null: the host cannot address it). */
+struct MemoryInfo {
+  int64_t unit_bits = 8;
+  Expr head_address;
+};
+/*! \brief The memory info of a storage scope ("global.vtcm"), or nullopt when none is known. */
+using MemoryInfoLookup = std::function<std::optional<MemoryInfo>(const std::string& scope)>;
+/*! \brief Allocations in tagged storage scopes become `let data = head_address` (or vanish
+ *  when the host cannot address the memory); T.tvm_access_ptr becomes T.address_of. */
+Pass LowerDeviceStorageAccessInfo(MemoryInfoLookup lookup);
+/*! \brief Keep the functions for which `cond` holds. */
+Pass Filter(std::function<bool(const PrimFunc&)> cond);
 /*! \brief Host functions: runs of statements of a sequence longer than a budget of IR nodes
  *  become private functions, so that the C compiler sees functions of bounded size. */
 Pass OutlineLargeBody();

@@ -376,7 +376,7 @@ def make_node(type_key, **fields):
 
         return to_attrs(fields)
     namespace, _, name = type_key.rpartition(".")
-    if namespace in ("ir", "tir"):
+    if namespace in ("ir", "tir", "target"):
         import importlib
 
         module = importlib.import_module("tessera." + namespace)

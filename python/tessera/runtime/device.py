@@ -11,6 +11,10 @@ class Device:
         self.device_type = int(device_type)
         self.device_id = int(device_id)
 
+    def dlpack_device_type(self):
+        """The DLPack device type code (1 CPU, 2 CUDA), as TVM's ``Device.dlpack_device_type()``."""
+        return self.device_type
+
     @property
     def type_name(self):
         return _NAMES.get(self.device_type, str(self.device_type))

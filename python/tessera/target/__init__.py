@@ -14,7 +14,60 @@ import shlex
 
 from ..error import TesseraTypeError, TesseraValueError
 
-__all__ = ["Target", "TargetKind", "list_kinds"]
+__all__ = ["MemoryInfo", "Target", "TargetKind", "list_kinds"]
+
+
+class MemoryInfo:
+    """The facts of a special memory a target offers (TVM's ``target.MemoryInfo``): the unit of
+    addressing in bits, the widest vector access and the capacity in bits, and the address the
+    host sees (``head_address``, an expression; None when the host cannot address it). A target
+    registers one per storage scope as the global function ``"tvm.info.mem.<scope>"``, which
+    tir.LowerDeviceStorageAccessInfo calls."""
+
+    def __init__(self, unit_bits, max_simd_bits, max_num_bits, head_address=None):
+        from .. import _core
+
+        for name, value in (("unit_bits", unit_bits), ("max_simd_bits", max_simd_bits),
+                            ("max_num_bits", max_num_bits)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise TesseraValueError(f"MemoryInfo: {name} must be a positive number of bits, "
+                                        f"got {value!r}")
+        if head_address is not None and not isinstance(head_address, _core.PrimExpr):
+            raise TesseraTypeError(f"MemoryInfo: head_address must be an expression or None, "
+                                   f"got {head_address!r}")
+        self.unit_bits = unit_bits
+        self.max_simd_bits = max_simd_bits
+        self.max_num_bits = max_num_bits
+        self.head_address = head_address
+
+    def __repr__(self):
+        return (f"MemoryInfo(unit_bits={self.unit_bits}, max_simd_bits={self.max_simd_bits}, "
+                f"max_num_bits={self.max_num_bits}, head_address={self.head_address!r})")
+
+
+def _is_attr_map(value):
+    from .. import _core
+
+    return isinstance(value, _core.Map)
+
+
+def _attr_to_python(value):
+    """A target in its attribute form (what T.func_attr stores) as plain Python values."""
+    from .. import _core
+
+    if isinstance(value, _core.Map):
+        return {k: _attr_to_python(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {k: _attr_to_python(v) for k, v in value.items()}
+    if isinstance(value, (_core.Array, list, tuple)):
+        return [_attr_to_python(v) for v in value]
+    if isinstance(value, _core.StringImm):
+        return value.value
+    if isinstance(value, _core.IntImm):
+        return bool(value.value) if value.dtype == "bool" else int(value.value)
+    if isinstance(value, _core.FloatImm):
+        return float(value.value)
+    return value
 
 
 class TargetKind:
@@ -74,6 +127,12 @@ _KINDS = {
     "ext_dev": TargetKind("ext_dev", ["ext_dev"], {}, _CPU_OPTIONS),
 }
 _ALIASES = {"nvidia/geforce-rtx-3090": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-3090-ti": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-3070": ("cuda", {"arch": "sm_86"}),
+            "nvidia/geforce-rtx-2080-ti": ("cuda", {"arch": "sm_75"}),
+            "apple/m1-gpu": ("metal", {"max_threads_per_block": 1024,
+                                       "max_shared_memory_per_block": 32768,
+                                       "thread_warp_size": 32}),
             "nvidia/nvidia-a100": ("cuda", {"arch": "sm_80"}),
             "nvidia/nvidia-h100": ("cuda", {"arch": "sm_90a"})}
 
@@ -188,8 +247,8 @@ class Target:
         elif isinstance(target, str):
             kind, keys, attrs = _parse_string(target)
             self._init(kind, keys, attrs, None)
-        elif isinstance(target, dict):
-            kind, keys, attrs, dict_host = _parse_dict(target)
+        elif isinstance(target, dict) or _is_attr_map(target):
+            kind, keys, attrs, dict_host = _parse_dict(_attr_to_python(target))
             self._init(kind, keys, attrs, dict_host)
         else:
             raise TesseraTypeError(f"Target takes a string, a dict or a Target, got {target!r}")
@@ -322,7 +381,7 @@ class Target:
         return f"Target({json.dumps(self.export())})" if self.host else f"Target({str(self)!r})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
+        if isinstance(other, str) or _is_attr_map(other):  # a function's "target" attribute
             other = Target(other)
         return isinstance(other, Target) and self.export() == other.export()
 

@@ -79,6 +79,10 @@ def __getattr__(name):
         import importlib
 
         return getattr(importlib.import_module(".ops", __name__), name)
+    if name in ("PyStmtExprVisitor", "PyStmtExprMutator"):
+        import importlib
+
+        return getattr(importlib.import_module(".functor", __name__), name)
     if name == "BlockDependenceInfo":
         import importlib
 

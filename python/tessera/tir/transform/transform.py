@@ -11,8 +11,8 @@ the current :class:`tessera.transform.PassContext`:
 
 import enum
 
-from .. import _core  # noqa: F401
-from ..transform import Pass, _python_pass
+from ... import _core  # noqa: F401
+from ...transform import Pass, _python_pass
 
 
 def prim_func_pass(pass_func=None, opt_level=0, name=None):
@@ -37,7 +37,7 @@ def Apply(ftransform):  # noqa: N802 - TVM's name
     >>> mod = tag(mod)
     """
     if not callable(ftransform):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.transform.Apply takes a function of a PrimFunc, got {ftransform!r}")
     return prim_func_pass(lambda func, mod, ctx: ftransform(func), opt_level=0, name="tir.Apply")
@@ -59,7 +59,9 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
           "DecorateDeviceScope", "RewriteUnsafeSelect",
-          "MakePackedAPI", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "HoistExpression",
+          "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop",
+          "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "InjectDoubleBuffer", "PointerValueTypeRewrite",
+          "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           "LegalizeVectorLanes",
           # GPU passes of the "cuda" target
@@ -76,7 +78,7 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
     option): the compacted shape never exceeds the original one, which is the only mode tessera
     has; ``is_strict=False`` (growing a buffer to the region touched past its shape) is refused."""
     if not is_strict:
-        from ..error import TesseraValueError
+        from ...error import TesseraValueError
 
         raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
                                 "tessera only shrinks an allocation, never grows it past its shape")
@@ -92,7 +94,7 @@ def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
         return Pass("tir.HoistIfThenElse")
     if variant == "basic":
         return Pass("tir.HoistIfThenElseBasic")
-    from ..error import TesseraValueError
+    from ...error import TesseraValueError
 
     raise TesseraValueError(f"tir.HoistIfThenElse: unknown variant {variant!r} "
                             "(None or \"basic\")")
@@ -126,7 +128,7 @@ def ThreadSync(storage_scope="shared"):  # noqa: N802 - TVM's name
     ``storage_scope`` ("shared" covers "shared.dyn", the same memory)."""
 
     if not isinstance(storage_scope, str):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.ThreadSync takes a storage scope name, got {storage_scope!r}")
     return Pass._wrap(_core.thread_sync_pass(storage_scope))
@@ -137,7 +139,7 @@ def VectorizeLoop(enable_vectorize=True):  # noqa: N802 - TVM's name
     operands); a statement that cannot be vectorized keeps a serial loop over the lanes.
     ``enable_vectorize=False`` (or the ``tir.disable_vectorize`` option) makes them serial loops."""
     if not isinstance(enable_vectorize, (bool, int)):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.VectorizeLoop takes enable_vectorize=True/False, got {enable_vectorize!r}")
     return Pass._wrap(_core.vectorize_loop_pass(bool(enable_vectorize)))
@@ -151,16 +153,85 @@ def SplitVectorizedLoops():  # noqa: N802
     return Pass("tir.SplitVectorizedLoops")
 
 
+def BindTarget(target):  # noqa: N802 - TVM's name
+    """Functions without a "target" attribute get one: public functions ``target`` (its host
+    included), private functions the host where host code calls them and the target without
+    its host where device code does (a function called from both is copied as ``<name>_host``
+    for the host). A public function whose target lacks a host gets ``target``'s host."""
+    from ...script.tir.frames import to_attr
+    from ...target import Target
+
+    if isinstance(target, (str, dict)):
+        target = Target(target)
+    if not isinstance(target, Target):
+        from ...error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.BindTarget takes a Target, got {target!r}")
+    return Pass._wrap(_core.bind_target_pass(to_attr(target)))
+
+
+def DefaultGPUSchedule():  # noqa: N802 - TVM's name
+    """Each function of a GPU target (its "target" attribute, else the current target) gets
+    its innermost blocks' data-parallel loops fused, split and bound to blockIdx.x/threadIdx.x
+    (at most the target's max_num_threads threads a block); all functions are then marked
+    "tir.is_scheduled"."""
+    from ...script.tir.frames import to_attr
+    from ...target import Target
+    from ...transform import module_pass
+
+    def run(mod, ctx):
+        current = Target.current(allow_none=True)
+        target = None if current is None else to_attr(current)
+        return _core.default_gpu_schedule_pass(target)(mod)
+
+    return module_pass(run, opt_level=0, name="tir.DefaultGPUSchedule")
+
+
+def _memory_info(scope):
+    """(unit_bits, head_address) of the MemoryInfo registered as "tvm.info.mem.<scope>"."""
+    from ...error import TesseraTypeError
+    from ...runtime import get_global_func
+    from ...target import MemoryInfo
+
+    fn = get_global_func("tvm.info.mem." + scope, allow_missing=True)
+    if fn is None:
+        return None
+    info = fn()
+    if info is None:
+        return None
+    if not isinstance(info, MemoryInfo):
+        raise TesseraTypeError(f"the function \"tvm.info.mem.{scope}\" returned {info!r}, "
+                               "not a MemoryInfo")
+    return (info.unit_bits, info.head_address)
+
+
+def LowerDeviceStorageAccessInfo():  # noqa: N802 - TVM's name
+    """Allocations in tagged storage scopes ("global.vtcm") are bound to the head address of
+    their memory (the MemoryInfo registered as ``"tvm.info.mem.<scope>"``), or dropped where
+    the host cannot address it; ``T.tvm_access_ptr`` becomes ``T.address_of``."""
+    return Pass._wrap(_core.lower_device_storage_access_info_pass(_memory_info))
+
+
+def Filter(fcond):  # noqa: N802 - TVM's name
+    """A pass keeping the functions ``f`` of the module for which ``fcond(f)`` is true."""
+    if not callable(fcond):
+        from ...error import TesseraTypeError
+
+        raise TesseraTypeError(f"tir.Filter takes a function of a PrimFunc, got {fcond!r}")
+    return Pass._wrap(_core.filter_pass(fcond))
+
+
 def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     """Loop, block and thread variables of each function's body, with the constants and casts of
     its indices, become ``target_bits``-bit integers where their bounds provably fit that width
     (a loop of ``T.int64(16)`` iterations gets an int32 variable under ``NarrowDataType(32)``)."""
     if isinstance(target_bits, bool) or not isinstance(target_bits, int):
-        from ..error import TesseraTypeError
+        from ...error import TesseraTypeError
 
         raise TesseraTypeError(f"tir.NarrowDataType takes a number of bits, got {target_bits!r}")
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "HoistIfThenElse", "HoistedConditionals", "HoistedLetBindings", "NarrowDataType",
-           "Pass", "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)
+__all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "HoistIfThenElse", "HoistedConditionals",
+           "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass",
+           "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)
