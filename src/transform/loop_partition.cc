@@ -29,6 +29,8 @@ namespace tessera {
 namespace transform {
 namespace {
 
+constexpr const char* kPartitionHint = "pragma_loop_partition_hint";
+
 // Binds the loops of a statement in an analyzer while visiting it.
 class ProvenBranchRemover : public StmtExprMutator {
  public:
@@ -230,20 +232,13 @@ class LoopPartitioner : public StmtExprMutator {
     arith::Analyzer ana;
     ana.Bind(op->loop_var, RangeNode::Make(op->min, MakeConst(t, good)));
     Stmt main_body = ProvenBranchRemover(&ana).VisitStmt(op->body);
-    Stmt main = ForNode::Make(op->loop_var, op->min, MakeConst(t, good), op->for_kind, main_body,
-                              op->thread_binding, op->annotations, op->span);
+    Stmt main = Piece(op, op->loop_var, *lo, good, main_body);
     int64_t tail_n = *extent - good;
-    Stmt tail;
-    if (tail_n == 1) {
-      tail = TailCopier(op->loop_var.get(), MakeConst(t, *lo + good)).VisitStmt(op->body);
-    } else {
-      Var fresh = VarNode::Make(op->loop_var->name, t, op->loop_var->span);
-      tail = ForNode::Make(fresh, MakeConst(t, *lo + good), MakeConst(t, tail_n), op->for_kind,
-                           TailCopier(op->loop_var.get(), fresh).VisitStmt(op->body),
-                           op->thread_binding, op->annotations, op->span);
-    }
-    // The tail: the tests decided on its whole range go too (a `k == 0` init test after a
-    // one-iteration main part is false there).
+    // The tail: a fresh variable (or the constant of its one iteration), and the tests decided
+    // on its whole range go too (a `k == 0` init test after a one-iteration main part is false
+    // there).
+    Stmt tail = Piece(op, VarNode::Make(op->loop_var->name, t, op->loop_var->span), *lo + good,
+                      tail_n, op->body);
     if (auto* tail_loop = AsPtr<ForNode>(tail)) {
       arith::Analyzer tana;
       tana.Bind(tail_loop->loop_var, RangeNode::Make(tail_loop->min, tail_loop->extent));
@@ -251,15 +246,74 @@ class LoopPartitioner : public StmtExprMutator {
           ForNode::Make(tail_loop->loop_var, tail_loop->min, tail_loop->extent, tail_loop->for_kind,
                         ProvenBranchRemover(&tana).VisitStmt(tail_loop->body),
                         tail_loop->thread_binding, tail_loop->annotations, tail_loop->span);
+    } else {
+      arith::Analyzer tana;
+      tail = ProvenBranchRemover(&tana).VisitStmt(tail);
     }
-    Stmt main_done = StmtMutator::VisitStmt_(AsPtr<ForNode>(main));
+    Stmt main_done = AsPtr<ForNode>(main) ? StmtMutator::VisitStmt_(AsPtr<ForNode>(main))
+                                          : VisitStmt(main);
     return SeqStmtNode::Flatten({main_done, VisitStmt(tail)}, op->span);
+  }
+
+ private:
+  /*!
+   * \brief One part of a partitioned loop, as TVM makes it: iterations [start, start + n) of
+   *  `op` with `body`, as a loop of `var` from 0 (its uses become `var + start`), keeping the
+   *  loop's kind and annotations; a part of one iteration is the body at `start` unless the
+   *  loop carries annotations (other than the partition hint).
+   */
+  static Stmt Piece(const ForNode* op, const Var& var, int64_t start, int64_t n,
+                    const Stmt& body) {
+    DataType t = op->loop_var->dtype;
+    AttrMap annotations = op->annotations;
+    annotations.erase(kPartitionHint);
+    if (n == 1 && annotations.empty()) {
+      return TailCopier(op->loop_var.get(), MakeConst(t, start)).VisitStmt(body);
+    }
+    Stmt b = body;
+    if (start != 0 || var != op->loop_var) {
+      Expr value = start == 0 ? Expr(var) : Expr(AddNode::Make(var, MakeConst(t, start)));
+      b = TailCopier(op->loop_var.get(), value).VisitStmt(body);
+    }
+    return ForNode::Make(var, MakeConst(t, int64_t(0)), MakeConst(t, n), op->for_kind, b,
+                         op->thread_binding, op->annotations, op->span);
+  }
+};
+
+// After partitioning, as in TVM: the partition hints (loop annotations and attributes) go, and
+// so do the `likely` and `ignore_loop_partition` marks around conditions.
+class HintRemover : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* loop = AsPtr<ForNode>(s);
+    if (!loop->annotations.count(kPartitionHint)) return s;
+    AttrMap annotations = loop->annotations;
+    annotations.erase(kPartitionHint);
+    return ForNode::Make(loop->loop_var, loop->min, loop->extent, loop->for_kind, loop->body,
+                         loop->thread_binding, annotations, loop->span, loop->step);
+  }
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (op->attr_key == kPartitionHint) return VisitStmt(op->body);
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  Expr VisitExpr_(const CallNode* op) override {
+    if ((op->is_op("tir.likely") || op->is_op("tir.ignore_loop_partition")) &&
+        op->args.size() == 1) {
+      return VisitExpr(op->args[0]);
+    }
+    return StmtExprMutator::VisitExpr_(op);
   }
 };
 
 PrimFunc LoopPartitionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
-  if (!ctx.GetRecordBool("tir.LoopPartition", "partition_const_loop", true)) return f;
-  Stmt body = LoopPartitioner().VisitStmt(f->body);
+  Stmt body = f->body;
+  if (ctx.GetRecordBool("tir.LoopPartition", "partition_const_loop", true)) {
+    body = LoopPartitioner().VisitStmt(body);
+  }
+  body = HintRemover().VisitStmt(body);
   return body == f->body ? f : f->WithBody(body);
 }
 
