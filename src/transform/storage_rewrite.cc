@@ -1,8 +1,15 @@
 // tir.StorageRewrite: allocations of one scope whose lifetimes do not overlap share storage.
+// As in TVM: an allocation whose last use is the statement that first writes another can share
+// with it when that statement is an in-place elementwise operation (each element of the new
+// buffer written from the same element of the old one only), and an allocation that nothing
+// uses goes, with its declarations.
 #include <unordered_map>
+#include <unordered_set>
 
+#include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -66,7 +73,62 @@ class StorageRewriter : public StmtMutator {
     int64_t size;
     int last;
     const AllocateNode* node;
+    const AllocateNode* occupant;  // the allocation that used the slot last
   };
+
+  static bool SameExtents(const AllocateNode* a, const AllocateNode* b) {
+    if (a->extents.size() != b->extents.size()) return false;
+    for (size_t i = 0; i < a->extents.size(); ++i) {
+      if (AsConstInt(a->extents[i]) != AsConstInt(b->extents[i])) return false;
+    }
+    return true;
+  }
+
+  /*!
+   * \brief Whether `stmt` writes `dst` in place of `src`: a nest of loops of constant extents
+   *  around one store to `dst` whose indices visit each element once (a bijective affine map of
+   *  the loops), with every load of `src` in its value at the same indices of a buffer of the
+   *  same shape, no load of `dst` and no other use of either. The old element is then read
+   *  before its place is written, and never again.
+   */
+  static bool InPlace(const Stmt& stmt, const AllocateNode* src, const AllocateNode* dst) {
+    std::vector<arith::IterDomain> loops;
+    Stmt s = stmt;
+    while (auto* loop = AsPtr<ForNode>(s)) {
+      auto min = AsConstInt(loop->min), extent = AsConstInt(loop->extent);
+      if (!min || !extent || loop->for_kind == ForKind::kThreadBinding) return false;
+      loops.push_back({loop->loop_var, *min, *extent});
+      s = loop->body;
+    }
+    auto* store = AsPtr<BufferStoreNode>(s);
+    if (!store || store->predicate || store->buffer->data.get() != dst->buffer_var.get() ||
+        !store->buffer->strides.empty()) {
+      return false;
+    }
+    auto map = arith::DetectIterMap(store->indices, loops);
+    if (!map || !arith::IsBijective(*map, loops)) return false;
+    bool ok = true;
+    PostOrderVisit(store->value, [&](const ObjectRef& n) {
+      if (auto* v = AsPtr<VarNode>(n)) {
+        ok = ok && v != src->buffer_var.get() && v != dst->buffer_var.get();
+      } else if (auto* load = AsPtr<BufferLoadNode>(n)) {
+        const VarNode* data = load->buffer->data.get();
+        if (data == dst->buffer_var.get()) ok = false;
+        if (data != src->buffer_var.get()) return;
+        ok = ok && !load->predicate && load->buffer->strides.empty() &&
+             load->indices.size() == store->indices.size() &&
+             load->buffer->shape.size() == store->buffer->shape.size();
+        // (One flat index names the same element whatever the two extents.)
+        bool flat = load->indices.size() == 1;
+        for (size_t i = 0; ok && i < load->indices.size(); ++i) {
+          ok = StructuralEqual(load->indices[i], store->indices[i]) &&
+               (flat || (AsConstInt(load->buffer->shape[i]).has_value() &&
+                         AsConstInt(load->buffer->shape[i]) == AsConstInt(store->buffer->shape[i])));
+        }
+      }
+    });
+    return ok;
+  }
 
   // A run of Allocate / DeclBuffer statements ending in a sequence: the sequence's statements
   // are the time steps of the allocations' lifetimes.
@@ -85,6 +147,25 @@ class StorageRewriter : public StmtMutator {
       }
     }
     Stmt body = VisitStmt(cur);
+    // An allocation that nothing uses goes, with its declarations.
+    std::unordered_set<const VarNode*> unused;
+    for (const Stmt& st : chain) {
+      auto* a = AsPtr<AllocateNode>(st);
+      if (!a) continue;
+      const VarNode* v = a->buffer_var.get();
+      if (!UsesVar(body, [v](const VarNode* u) { return u == v; })) unused.insert(v);
+    }
+    if (!unused.empty()) {
+      std::vector<Stmt> kept;
+      for (const Stmt& st : chain) {
+        auto* a = AsPtr<AllocateNode>(st);
+        auto* d = AsPtr<DeclBufferNode>(st);
+        if (a && unused.count(a->buffer_var.get())) continue;
+        if (d && unused.count(d->buffer->data.get())) continue;
+        kept.push_back(st);
+      }
+      chain = std::move(kept);
+    }
     auto* seq = AsPtr<SeqStmtNode>(body);
     std::vector<Alloc> allocs;
     for (const Stmt& s : chain) {
@@ -125,7 +206,12 @@ class StorageRewriter : public StmtMutator {
       Slot* reuse = nullptr;
       if (a->first >= 0) {
         for (Slot& s : slots) {
-          if (s.dtype == a->node->dtype && s.scope == v->pointer->scope && s.last < a->first) {
+          if (s.dtype != a->node->dtype || s.scope != v->pointer->scope) continue;
+          // Buffers of several physical axes share only with their own shape.
+          bool flat = s.occupant->extents.size() <= 1 && a->node->extents.size() <= 1;
+          if (!flat && !SameExtents(s.occupant, a->node)) continue;
+          if (s.last < a->first ||
+              (s.last == a->first && InPlace(seq->seq[a->first], s.occupant, a->node))) {
             reuse = &s;
             break;
           }
@@ -134,9 +220,10 @@ class StorageRewriter : public StmtMutator {
       if (reuse) {
         reuse->size = std::max(reuse->size, a->size);
         reuse->last = a->last;
+        reuse->occupant = a->node;
         remap[v.get()] = reuse->var;
       } else {
-        slots.push_back({v, a->node->dtype, v->pointer->scope, a->size, a->last, a->node});
+        slots.push_back({v, a->node->dtype, v->pointer->scope, a->size, a->last, a->node, a->node});
       }
     }
     if (remap.empty()) return Rebuild(chain, body, {});

@@ -22,12 +22,13 @@ def test_dead_temporary_is_reused(golden):
         for i in T.serial(8):
             B[i] = Z_1[i]
 
+    # Y and Z are written in place of the buffer each reads (each element from the same element
+    # of the last one): all three share X's storage, as in TVM.
     @T.prim_func
     def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
         X = T.allocate([16], "float32", "global")
         X_1 = T.decl_buffer((16,), "float32", data=X)
-        Y = T.allocate([16], "float32", "global")
-        Y_1 = T.decl_buffer((16,), "float32", data=Y)
+        Y_1 = T.decl_buffer((16,), "float32", data=X)
         Z_1 = T.decl_buffer((8,), "float32", data=X)
         for i in T.serial(16):
             X_1[i] = A[i]
@@ -76,3 +77,116 @@ def test_disabled_by_config(unchanged):
 
     with ts.transform.PassContext(config={"tir.disable_storage_rewrite": True}):
         unchanged("StorageRewrite", func)
+
+
+def test_dead_temporary_storage_is_reused_later(golden):
+    # X is dead after the second loop; Y, first written two statements later, takes its storage.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        Y = T.allocate([16], "float32", "global")
+        Y_1 = T.decl_buffer((16,), "float32", data=Y)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = X_1[15 - i]
+        for i in T.serial(16):
+            Y_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = Y_1[15 - i]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        Y_1 = T.decl_buffer((16,), "float32", data=X)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = X_1[15 - i]
+        for i in T.serial(16):
+            Y_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = Y_1[15 - i]
+
+    golden("StorageRewrite", before, expected)
+
+
+def test_not_in_place_when_another_element_is_read(unchanged):
+    # Y[i] reads X[15 - i], which an earlier iteration would have overwritten.
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        Y = T.allocate([16], "float32", "global")
+        Y_1 = T.decl_buffer((16,), "float32", data=Y)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i in T.serial(16):
+            Y_1[i] = X_1[15 - i]
+        for i in T.serial(16):
+            A[i] = Y_1[i]
+
+    unchanged("StorageRewrite", func)
+
+
+def test_not_in_place_when_an_element_is_written_twice(unchanged):
+    # The store ignores j: the second j iteration would read the element the first one wrote.
+    @T.prim_func
+    def func(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        Y = T.allocate([16], "float32", "global")
+        Y_1 = T.decl_buffer((16,), "float32", data=Y)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i, j in T.grid(16, 2):
+            Y_1[i] = X_1[i] + T.float32(1)
+        for i in T.serial(16):
+            A[i] = Y_1[i]
+
+    unchanged("StorageRewrite", func)
+
+
+def test_unused_allocation_goes_with_its_declaration(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        U = T.allocate([16], "float32", "global")
+        U_1 = T.decl_buffer((16,), "float32", data=U)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = X_1[15 - i]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        X = T.allocate([16], "float32", "global")
+        X_1 = T.decl_buffer((16,), "float32", data=X)
+        for i in T.serial(16):
+            X_1[i] = A[i]
+        for i in T.serial(16):
+            A[i] = X_1[15 - i]
+
+    golden("StorageRewrite", before, expected)
+
+
+def test_buffers_of_several_axes_share_only_with_their_own_shape(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((16, 16), "float32")):
+        X = T.allocate([16, 16], "float32", "global")
+        X_1 = T.decl_buffer((16, 16), "float32", data=X, axis_separators=[1])
+        Y = T.allocate([20, 20], "float32", "global")
+        Y_1 = T.decl_buffer((20, 20), "float32", data=Y, axis_separators=[1])
+        for i, j in T.grid(16, 16):
+            X_1[i, j] = A[i, j]
+        for i, j in T.grid(16, 16):
+            A[i, j] = X_1[i, j]
+        for i, j in T.grid(16, 16):
+            Y_1[i, j] = A[i, j]
+        for i, j in T.grid(16, 16):
+            A[i, j] = Y_1[i, j]
+
+    unchanged("StorageRewrite", func)
