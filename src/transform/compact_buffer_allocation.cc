@@ -567,10 +567,12 @@ std::vector<Expr> AlignedStrides(const std::vector<Expr>& shape, const std::vect
 }
 
 /*! \brief The compacted form of `buf` from its touched region `dims` (null: not touched) and
- *  its storage alignments `aligns` (null: none); nothing when it stays as it is. */
+ *  its storage alignments `aligns` (null: none); nothing when it stays as it is. `strict`
+ *  (TVM's is_strict): a dimension only shrinks; otherwise it becomes the touched region even
+ *  when that is larger than the buffer (a padded tile written past a buffer too small). */
 std::optional<AccessShifter::Compacted> CompactedBuffer(
     const Buffer& buf, const std::vector<RegionCollector::Dim>* dims,
-    const std::vector<DimAlign>* aligns) {
+    const std::vector<DimAlign>* aligns, bool strict) {
   if (!dims) {
     if (!aligns || !buf->strides.empty()) return std::nullopt;
     std::vector<Expr> strides = AlignedStrides(buf->shape, *aligns);
@@ -590,10 +592,12 @@ std::optional<AccessShifter::Compacted> CompactedBuffer(
     // A symbolic dimension shrinks to a constant extent as well (the accesses lie in it).
     if (extent) {
       int64_t n = *extent + dim.hi_off - dim.lo_off + 1;
-      if (n > 0 && (!full || n < *full)) {
+      Expr lo = SimplifyExpr(AddNode::Make(dim.lo, MakeConst(dim.lo->dtype, dim.lo_off)));
+      bool same = full && n == *full && IsConstInt(lo, 0);
+      if (n > 0 && (!full || n < *full || (!strict && !same))) {
         smaller = true;
         shape.push_back(MakeConst(buf->shape[d]->dtype, n));
-        base.push_back(SimplifyExpr(AddNode::Make(dim.lo, MakeConst(dim.lo->dtype, dim.lo_off))));
+        base.push_back(lo);
         continue;
       }
     }
@@ -610,6 +614,7 @@ std::optional<AccessShifter::Compacted> CompactedBuffer(
 
 class BufferCompactor : public StmtMutator {
  public:
+  explicit BufferCompactor(bool strict) : strict_(strict) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -662,7 +667,7 @@ class BufferCompactor : public StmtMutator {
       auto it = dims.find(buf.get());
       auto align = aligns.find(buf.get());
       auto c = CompactedBuffer(buf, it == dims.end() ? nullptr : &it->second,
-                               align == aligns.end() ? nullptr : &align->second);
+                               align == aligns.end() ? nullptr : &align->second, strict_);
       if (c) map[buf.get()] = std::move(*c);
     }
     if (map.empty()) return s;
@@ -689,7 +694,7 @@ class BufferCompactor : public StmtMutator {
     collect.VisitStmt(a->body);
     auto it = collect.dims.find(buf.get());
     if (it == collect.dims.end()) return s;
-    auto c = CompactedBuffer(buf, &it->second, nullptr);
+    auto c = CompactedBuffer(buf, &it->second, nullptr, strict_);
     if (!c) return s;
     std::vector<Expr> extents = c->buffer->shape;
     std::unordered_map<const BufferNode*, AccessShifter::Compacted> map{{buf.get(), *c}};
@@ -745,12 +750,18 @@ class BufferCompactor : public StmtMutator {
     return units;
   }
 
+  bool strict_ = true;
   std::unordered_map<const VarNode*, std::pair<Ref<RangeNode>, std::string>> thread_loops_;
   std::unordered_map<const VarNode*, Ref<RangeNode>> unit_loops_;
 };
 
 PrimFunc CompactBufferAllocationFunc(PrimFunc f, IRModule, const PassContext&) {
-  Stmt body = BufferCompactor().VisitStmt(f->body);
+  Stmt body = BufferCompactor(true).VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
+PrimFunc CompactBufferAllocationNonStrictFunc(PrimFunc f, IRModule, const PassContext&) {
+  Stmt body = BufferCompactor(false).VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 
@@ -760,6 +771,13 @@ Pass CompactBufferAllocation() {
   return CreatePrimFuncPass(CompactBufferAllocationFunc, 0, "tir.CompactBufferAllocation");
 }
 TESSERA_REGISTER_PASS("tir.CompactBufferAllocation", CompactBufferAllocation);
+
+// TVM's CompactBufferAllocation(is_strict=False).
+Pass CompactBufferAllocationNonStrict() {
+  return CreatePrimFuncPass(CompactBufferAllocationNonStrictFunc, 0,
+                            "tir.CompactBufferAllocationNonStrict");
+}
+TESSERA_REGISTER_PASS("tir.CompactBufferAllocationNonStrict", CompactBufferAllocationNonStrict);
 
 }  // namespace transform
 }  // namespace tessera
