@@ -3,7 +3,8 @@
 // dimension per physical axis. As in TVM v0.23, DeclBuffer statements are dropped (the
 // flattened buffers are only named by their accesses), an allocation takes the flattened shape
 // of the buffer declared on it, and blocks (kept by this point when LowerOpaqueBlock has not run)
-// get flattened allocations and read/write regions.
+// get flattened allocations and read/write regions. Bool buffers are stored as int8 (each
+// access cast), as TVM does.
 #include <unordered_map>
 
 #include "tessera/ir/buffer_strides.h"
@@ -17,8 +18,10 @@ namespace tessera {
 namespace transform {
 namespace {
 
+// (A bool buffer is never left as it is: its flat view holds int8, as in TVM.)
 bool IsFlat(const BufferNode* b) {
-  return b->shape.size() == 1 && b->strides.empty() && b->axis_separators.empty();
+  return b->shape.size() == 1 && b->strides.empty() && b->axis_separators.empty() &&
+         !b->dtype.is_bool();
 }
 
 // a + b for index expressions where either may be a vector (the last index of a vector access).
@@ -47,7 +50,10 @@ class BufferFlattener : public StmtExprMutator {
     Buffer flat = Flat(load->buffer);
     std::vector<Expr> indices = FlatIndices(load->buffer, load->indices);
     if (flat == load->buffer && SameExprs(indices, load->indices)) return e;
-    return BufferLoadNode::Make(flat, indices, load->predicate, load->span);
+    Expr out = BufferLoadNode::Make(flat, indices, load->predicate, load->span);
+    // A bool element is read from its int8 backing store.
+    if (load->buffer->dtype.is_bool()) out = CastNode::Make(load->dtype, out);
+    return out;
   }
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {
@@ -57,7 +63,12 @@ class BufferFlattener : public StmtExprMutator {
     Buffer flat = Flat(store->buffer);
     std::vector<Expr> indices = FlatIndices(store->buffer, store->indices);
     if (flat == store->buffer && SameExprs(indices, store->indices)) return s;
-    return BufferStoreNode::Make(flat, store->value, indices, store->predicate, store->span);
+    Expr value = store->value;
+    // A bool element is written to its int8 backing store.
+    if (store->buffer->dtype.is_bool()) {
+      value = CastNode::Make(DataType::Int(8).with_lanes(value->dtype.lanes()), value);
+    }
+    return BufferStoreNode::Make(flat, value, indices, store->predicate, store->span);
   }
 
   // The declaration goes; its buffer is flattened where it is accessed.
@@ -83,9 +94,12 @@ class BufferFlattener : public StmtExprMutator {
     }
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* alloc = AsPtr<AllocateNode>(s);
-    if (extents == alloc->extents) return s;
-    return AllocateNode::Make(alloc->buffer_var, alloc->dtype, extents, alloc->condition,
-                              alloc->body, alloc->annotations, alloc->span);
+    // Bool storage is int8, as in TVM.
+    DataType dtype = alloc->dtype.is_bool() ? DataType::Int(8).with_lanes(alloc->dtype.lanes())
+                                            : alloc->dtype;
+    if (extents == alloc->extents && dtype == alloc->dtype) return s;
+    return AllocateNode::Make(alloc->buffer_var, dtype, extents, alloc->condition, alloc->body,
+                              alloc->annotations, alloc->span);
   }
 
   // A block left in the function: its allocations and its read/write regions are flattened
@@ -130,6 +144,7 @@ class BufferFlattener : public StmtExprMutator {
       if (flat != b) {
         for (Expr& e : flat->shape) e = SimplifyExpr(e);
       }
+      if (b->dtype.is_bool()) flat = Int8View(flat);
       flat_[b.get()] = flat;
       keep_.push_back(b);
       return flat;
@@ -144,11 +159,21 @@ class BufferFlattener : public StmtExprMutator {
     } else {
       size = MulIndex(b->shape[0], strides[0]);  // the span of the outermost dimension
     }
-    Buffer flat = BufferNode::Make(b->data, b->dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
+    DataType dtype = b->dtype.is_bool() ? DataType::Int(8).with_lanes(b->dtype.lanes()) : b->dtype;
+    Buffer flat = BufferNode::Make(b->data, dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
                                    b->name, b->data_alignment, b->offset_factor, b->span);
     flat_[b.get()] = flat;
     keep_.push_back(b);
     return flat;
+  }
+
+  // `b` over int8 elements (the backing store of a bool buffer).
+  static Buffer Int8View(const Buffer& b) {
+    Buffer out = BufferNode::Make(b->data, DataType::Int(8).with_lanes(b->dtype.lanes()), b->shape,
+                                  b->strides, b->elem_offset, b->name, b->data_alignment,
+                                  b->offset_factor, b->span);
+    out->axis_separators = b->axis_separators;
+    return out;
   }
 
   static bool SameExprs(const std::vector<Expr>& a, const std::vector<Expr>& b) {

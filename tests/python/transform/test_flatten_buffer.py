@@ -168,3 +168,47 @@ def test_buffer_already_one_per_physical_axis_is_unchanged(unchanged):
                 A[i, j] = T.float32(0)
 
     unchanged("FlattenBuffer", func)
+
+
+def test_bool_buffers_are_stored_as_int8(golden):
+    # (An allocated bool buffer becomes an int8 allocation over the same variable; the numpy
+    # test below builds one.)
+    @T.prim_func
+    def before(A: T.Buffer((2, 5), "bool"), B: T.Buffer((10,), "bool")):
+        for i in range(10):
+            B[i] = A[i // 5, i % 5]
+
+    @T.prim_func
+    def expected(A: T.Buffer((2, 5), "bool"), B: T.Buffer((10,), "bool")):
+        A_1 = T.Buffer((10,), "int8", data=A.data)
+        B_1 = T.Buffer((10,), "int8", data=B.data)
+        for i in range(10):
+            B_1[i] = T.Cast("int8", T.Cast("bool", A_1[i]))
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_bool_intermediate_builds_and_matches_numpy():
+    import numpy as np
+
+    import tessera as ts
+
+    @T.prim_func
+    def func(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "bool"), C: T.Buffer((10,), "float32")):
+        M = T.alloc_buffer((10,), "bool")
+        for i in range(10):
+            with T.block("m"):
+                vi = T.axis.remap("S", [i])
+                M[vi] = A[vi] > T.float32(0.5)
+        for i in range(10):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = M[vi]
+                C[vi] = T.Select(M[vi], A[vi], T.float32(0))
+
+    lib = ts.build(func, target="c")
+    a = np.random.default_rng(0).random(10, dtype="float32")
+    b, c = np.zeros(10, "bool"), np.zeros(10, "float32")
+    lib(a, b, c)
+    np.testing.assert_array_equal(b, a > 0.5)
+    np.testing.assert_array_equal(c, np.where(a > 0.5, a, np.float32(0)))
