@@ -44,17 +44,66 @@ def test_condition_true_everywhere_is_dropped(golden):
     golden("LoopPartition", before, expected)
 
 
-def test_suffix_conditions_and_vector_loops_stay(unchanged):
+def test_vector_loops_stay(unchanged):
     @T.prim_func
     def func(A: T.Buffer((8,), "float32")):
-        for i in range(8):
-            if i >= 5:
-                A[i] = T.float32(1)
         for i in T.vectorized(8):
             if i < 5:
                 A[i] = T.float32(2)
 
     unchanged("LoopPartition", func)
+
+
+def test_condition_false_first_splits_too(golden):
+    # As in TVM: a condition decided false on a prefix partitions the loop as one decided true
+    # does (the prefix keeps the else branch, here nothing).
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            if i >= 5:
+                A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for i in range(5):
+            T.evaluate(0)
+        for i in range(3):
+            A[i + 5] = T.float32(1)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_every_decided_condition_bounds_the_part(golden):
+    # Three mutually exclusive ranges and a single point: each part runs without tests.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32")):
+        for i in range(16):
+            if i < 4:
+                A[i] = T.float32(1)
+            if 4 <= i and i < 12:
+                A[i] = T.float32(2)
+            if i == 12:
+                A[i] = T.float32(3)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        for i in range(4):
+            A[i] = T.float32(1)
+            T.evaluate(0)
+            T.evaluate(0)
+        for i in range(8):
+            T.evaluate(0)
+            A[i + 4] = T.float32(2)
+            T.evaluate(0)
+        T.evaluate(0)
+        T.evaluate(0)
+        A[12] = T.float32(3)
+        for i in range(3):
+            T.evaluate(0)
+            T.evaluate(0)
+            T.evaluate(0)
+
+    golden("LoopPartition", before, expected)
 
 
 def test_option_off(unchanged):
@@ -261,3 +310,16 @@ def test_likely_and_ignore_marks_go_without_partitioning(golden):
                     A[i] = T.float32(2)
 
         golden("LoopPartition", before, expected)
+
+
+def test_loop_with_a_break_or_continue_is_not_split(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((1,), "int32")):
+        for i in range(5):
+            if i == 1:
+                T.continue_loop()
+            if i == 3:
+                T.break_loop()
+            A[0] = A[0] + 100
+
+    unchanged("LoopPartition", func)
