@@ -1,17 +1,28 @@
 // tir.FlattenBuffer: multi-dimensional buffers become 1-D views of the same storage; accesses
-// use row-major (or the buffer's stride) arithmetic.
+// use row-major (or the buffer's stride) arithmetic. A buffer with axis_separators keeps one
+// dimension per physical axis. As in TVM v0.23, DeclBuffer statements are dropped (the
+// flattened buffers are only named by their accesses), an allocation takes the flattened shape
+// of the buffer declared on it, and blocks (kept by this point when LowerOpaqueBlock has not run)
+// get flattened allocations and read/write regions. Bool buffers are stored as int8 (each
+// access cast), as TVM does.
 #include <unordered_map>
 
 #include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
+#include "tessera/transform/buffer_offset.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
 namespace transform {
 namespace {
 
-bool IsFlat(const BufferNode* b) { return b->shape.size() == 1 && b->strides.empty(); }
+// (A bool buffer is never left as it is: its flat view holds int8, as in TVM.)
+bool IsFlat(const BufferNode* b) {
+  return b->shape.size() == 1 && b->strides.empty() && b->axis_separators.empty() &&
+         !b->dtype.is_bool();
+}
 
 // a + b for index expressions where either may be a vector (the last index of a vector access).
 Expr AddIndex(const Expr& a, const Expr& b) {
@@ -36,37 +47,90 @@ class BufferFlattener : public StmtExprMutator {
     Expr e = StmtExprMutator::VisitExpr_(op);
     auto* load = AsPtr<BufferLoadNode>(e);
     if (IsFlat(load->buffer.get())) return e;
-    return BufferLoadNode::Make(Flat(load->buffer), {FlatIndex(load->buffer, load->indices)},
-                                load->predicate, load->span);
+    Buffer flat = Flat(load->buffer);
+    std::vector<Expr> indices = FlatIndices(load->buffer, load->indices);
+    if (flat == load->buffer && SameExprs(indices, load->indices)) return e;
+    Expr out = BufferLoadNode::Make(flat, indices, load->predicate, load->span);
+    // A bool element is read from its int8 backing store.
+    if (load->buffer->dtype.is_bool()) out = CastNode::Make(load->dtype, out);
+    return out;
   }
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* store = AsPtr<BufferStoreNode>(s);
     if (IsFlat(store->buffer.get())) return s;
-    return BufferStoreNode::Make(Flat(store->buffer), store->value,
-                                 {FlatIndex(store->buffer, store->indices)}, store->predicate,
-                                 store->span);
+    Buffer flat = Flat(store->buffer);
+    std::vector<Expr> indices = FlatIndices(store->buffer, store->indices);
+    if (flat == store->buffer && SameExprs(indices, store->indices)) return s;
+    Expr value = store->value;
+    // A bool element is written to its int8 backing store.
+    if (store->buffer->dtype.is_bool()) {
+      value = CastNode::Make(DataType::Int(8).with_lanes(value->dtype.lanes()), value);
+    }
+    return BufferStoreNode::Make(flat, value, indices, store->predicate, store->span);
   }
 
-  Stmt VisitStmt_(const DeclBufferNode* op) override {
-    Stmt body = VisitStmt(op->body);
-    Buffer buf = IsFlat(op->buffer.get()) ? op->buffer : Flat(op->buffer);
-    if (body == op->body && buf == op->buffer) return GetRef(op);
-    return DeclBufferNode::Make(buf, body, op->span);
-  }
+  // The declaration goes; its buffer is flattened where it is accessed.
+  Stmt VisitStmt_(const DeclBufferNode* op) override { return VisitStmt(op->body); }
 
   Stmt VisitStmt_(const AllocateNode* op) override {
+    // The flattened extents: those of the buffer declared on the allocation when it matches
+    // it (same data, type and shape: its strides and axis separators count), else the product.
+    std::vector<Expr> extents = op->extents;
+    if (op->extents.size() != 1) {
+      auto* decl = AsPtr<DeclBufferNode>(op->body);
+      if (decl && decl->buffer->data == op->buffer_var && decl->buffer->dtype == op->dtype &&
+          SameShape(decl->buffer->shape, op->extents)) {
+        extents = Flat(decl->buffer)->shape;
+      } else {
+        Expr size = MakeConst(DataType::Int(32), int64_t(1));
+        if (!op->extents.empty()) {
+          size = op->extents[0];
+          for (size_t i = 1; i < op->extents.size(); ++i) size = MulIndex(size, op->extents[i]);
+        }
+        extents = {SimplifyExpr(size)};
+      }
+    }
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* alloc = AsPtr<AllocateNode>(s);
-    if (alloc->extents.size() == 1) return s;
-    Expr size = MakeConst(DataType::Int(32), int64_t(1));
-    if (!alloc->extents.empty()) {
-      size = alloc->extents[0];
-      for (size_t i = 1; i < alloc->extents.size(); ++i) size = MulIndex(size, alloc->extents[i]);
+    // Bool storage is int8, as in TVM.
+    DataType dtype = alloc->dtype.is_bool() ? DataType::Int(8).with_lanes(alloc->dtype.lanes())
+                                            : alloc->dtype;
+    if (extents == alloc->extents && dtype == alloc->dtype) return s;
+    return AllocateNode::Make(alloc->buffer_var, dtype, extents, alloc->condition, alloc->body,
+                              alloc->annotations, alloc->span);
+  }
+
+  // A block left in the function: its allocations and its read/write regions are flattened
+  // (a region becomes [offset of its first element, offset of its last element]).
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* b = AsPtr<BlockNode>(s);
+    bool changed = false;
+    std::vector<Buffer> allocs;
+    for (const Buffer& buf : b->alloc_buffers) {
+      allocs.push_back(IsFlat(buf.get()) ? buf : Flat(buf));
+      changed = changed || allocs.back() != buf;
     }
-    return AllocateNode::Make(alloc->buffer_var, alloc->dtype, {SimplifyExpr(size)},
-                              alloc->condition, alloc->body, alloc->annotations, alloc->span);
+    auto regions = [&](const std::vector<BufferRegion>& in) {
+      std::vector<BufferRegion> out;
+      for (const BufferRegion& r : in) {
+        BufferRegion flat = IsFlat(r->buffer.get()) ? r : FlatRegion(r);
+        bool same = flat->buffer == r->buffer && flat->region.size() == r->region.size();
+        for (size_t i = 0; same && i < r->region.size(); ++i) {
+          same = SameExprs({flat->region[i]->min, flat->region[i]->extent},
+                           {r->region[i]->min, r->region[i]->extent});
+        }
+        out.push_back(same ? r : flat);
+        changed = changed || !same;
+      }
+      return out;
+    };
+    std::vector<BufferRegion> reads = regions(b->reads), writes = regions(b->writes);
+    if (!changed) return s;
+    return BlockNode::Make(b->iter_vars, reads, writes, b->name_hint, b->body, b->init, allocs,
+                           b->match_buffers, b->annotations, b->span);
   }
 
  private:
@@ -75,10 +139,15 @@ class BufferFlattener : public StmtExprMutator {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
     if (!b->axis_separators.empty()) {
-      // Several physical axes (TVM's axis_separators) are a layout no target here lowers.
-      TESSERA_THROW_KIND(b->span, ErrorKind::kValue)
-          << "tir.FlattenBuffer: buffer " << b->name
-          << " has axis_separators; flattening it into several physical axes is not supported";
+      // One dimension per physical axis (TVM's axis_separators).
+      Buffer flat = FlattenedBuffer(b);
+      if (flat != b) {
+        for (Expr& e : flat->shape) e = SimplifyExpr(e);
+      }
+      if (b->dtype.is_bool()) flat = Int8View(flat);
+      flat_[b.get()] = flat;
+      keep_.push_back(b);
+      return flat;
     }
     std::vector<Expr> strides = LoweringStrides(b);
     Expr size;
@@ -90,11 +159,61 @@ class BufferFlattener : public StmtExprMutator {
     } else {
       size = MulIndex(b->shape[0], strides[0]);  // the span of the outermost dimension
     }
-    Buffer flat = BufferNode::Make(b->data, b->dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
+    DataType dtype = b->dtype.is_bool() ? DataType::Int(8).with_lanes(b->dtype.lanes()) : b->dtype;
+    Buffer flat = BufferNode::Make(b->data, dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
                                    b->name, b->data_alignment, b->offset_factor, b->span);
     flat_[b.get()] = flat;
     keep_.push_back(b);
     return flat;
+  }
+
+  // `b` over int8 elements (the backing store of a bool buffer).
+  static Buffer Int8View(const Buffer& b) {
+    Buffer out = BufferNode::Make(b->data, DataType::Int(8).with_lanes(b->dtype.lanes()), b->shape,
+                                  b->strides, b->elem_offset, b->name, b->data_alignment,
+                                  b->offset_factor, b->span);
+    out->axis_separators = b->axis_separators;
+    return out;
+  }
+
+  static bool SameExprs(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i] && !StructuralEqual(a[i], b[i])) return false;
+    }
+    return true;
+  }
+
+  static bool SameShape(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      auto x = AsConstInt(a[i]), y = AsConstInt(b[i]);
+      if (x && y ? *x != *y : !StructuralEqual(a[i], b[i])) return false;
+    }
+    return true;
+  }
+
+  // The indices of `indices` in the flattened buffer: one per physical axis.
+  std::vector<Expr> FlatIndices(const Buffer& b, const std::vector<Expr>& indices) {
+    if (!b->axis_separators.empty()) return BufferOffsetOf(b, indices);
+    return {FlatIndex(b, indices)};
+  }
+
+  BufferRegion FlatRegion(const BufferRegion& r) {
+    std::vector<Expr> first, last;
+    for (const Range& range : r->region) {
+      first.push_back(range->min);
+      last.push_back(SimplifyExpr(AddNode::Make(
+          range->min, SubNode::Make(range->extent, MakeConst(range->extent->dtype, int64_t(1))))));
+    }
+    std::vector<Expr> lo = FlatIndices(r->buffer, first), hi = FlatIndices(r->buffer, last);
+    std::vector<Range> region;
+    for (size_t i = 0; i < lo.size(); ++i) {
+      Expr extent = SimplifyExpr(
+          AddNode::Make(SubNode::Make(hi[i], lo[i]), MakeConst(hi[i]->dtype, int64_t(1))));
+      region.push_back(RangeNode::Make(lo[i], extent));
+    }
+    return BufferRegionNode::Make(Flat(r->buffer), region, r->span);
   }
 
   Expr FlatIndex(const Buffer& b, const std::vector<Expr>& indices) {

@@ -10,15 +10,19 @@
 //
 // This is the shape a split with a factor that does not divide the extent leaves behind (the
 // block predicate, lowered to an `if`). For a serial, unrolled or parallel loop with constant
-// bounds, the pass looks for the longest prefix [min, min + K) of iterations on which some
-// `if` condition of the body that uses the loop variable is provable for every value of the
-// inner loops' variables (a binary search with the arith Analyzer: the condition is assumed to
-// hold on a prefix, as tails do). With 0 < K < extent, the loop becomes the main loop over the
-// prefix, where every condition provable there is replaced by its then-branch, followed by the
-// tail loop (a fresh variable; a tail of one iteration is the body with the variable replaced).
+// bounds, the pass takes the `if` conditions of the body using the loop variable that are decided
+// (provably true or provably false for every value of the inner loops' variables) at the first
+// iteration, and looks for the longest prefix [min, min + K) on which all of them stay decided
+// (a binary search with the arith Analyzer). With 0 < K < extent, the loop becomes the part over
+// the prefix, where every condition decided there is replaced by its branch, followed by the
+// tail loop (a fresh variable; a tail of one iteration is the body with the variable replaced),
+// itself partitioned the same way: so `if i < 64` / `if 64 <= i and i < 96` / `if 96 <= i`
+// over 128 iterations gives three loops without tests, and `if i == 63` a single point.
 // The pieces are partitioned again, so the inner loop of a one-iteration tail is split too.
 // Vectorized and thread-bound loops are left alone, and so are loops whose body allocates, unless
 // the allocations open the body of a serial loop and have a constant size: they move above it.
+#include <unordered_set>
+
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -28,6 +32,8 @@
 namespace tessera {
 namespace transform {
 namespace {
+
+constexpr const char* kPartitionHint = "pragma_loop_partition_hint";
 
 // Binds the loops of a statement in an analyzer while visiting it.
 class ProvenBranchRemover : public StmtExprMutator {
@@ -57,14 +63,16 @@ class ProvenBranchRemover : public StmtExprMutator {
   arith::Analyzer* ana_;
 };
 
-// Whether some `if` condition of `body` using `v` is provable with v in [lo, lo + k).
-bool ProvableOnPrefix(const ForNode* loop, int64_t lo, int64_t k) {
+// The `if` conditions of the loop's body that use its variable and are decided (provably true,
+// or provably false, for every value of the inner loops) with the variable in [lo, lo + k).
+std::unordered_set<const IfThenElseNode*> DecidedOnPrefix(const ForNode* loop, int64_t lo,
+                                                          int64_t k) {
   arith::Analyzer ana;
   const Var& v = loop->loop_var;
   ana.Bind(v, RangeNode::Make(MakeConst(v->dtype, lo), MakeConst(v->dtype, k)));
-  bool found = false;
+  std::unordered_set<const IfThenElseNode*> decided;
   std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-    if (found || !s) return;
+    if (!s) return;
     if (auto* f = AsPtr<ForNode>(s)) {
       ana.Bind(f->loop_var, RangeNode::Make(f->min, f->extent));
       walk(f->body);
@@ -73,9 +81,8 @@ bool ProvableOnPrefix(const ForNode* loop, int64_t lo, int64_t k) {
       const VarNode* vp = v.get();
       if (i->condition->dtype.is_scalar() &&
           UsesVar(i->condition, [vp](const VarNode* x) { return x == vp; }) &&
-          ana.CanProve(i->condition)) {
-        found = true;
-        return;
+          (ana.CanProve(i->condition) || ana.CanProve(NotNode::Make(i->condition)))) {
+        decided.insert(i);
       }
       walk(i->then_case);
       walk(i->else_case);
@@ -92,7 +99,7 @@ bool ProvableOnPrefix(const ForNode* loop, int64_t lo, int64_t k) {
     }
   };
   walk(loop->body);
-  return found;
+  return decided;
 }
 
 // The tail's copy of the body: the loop variable replaced (by a constant or a fresh variable),
@@ -132,6 +139,16 @@ class TailCopier : public StmtExprMutator {
 class LoopPartitioner : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitStmt_;
+
+  // A body with a break or continue is not split (a part of one iteration has no loop for it).
+  static bool HasJump(const Stmt& body) {
+    bool found = false;
+    PostOrderVisit(body, [&found](const ObjectRef& n) {
+      auto* call = AsPtr<CallNode>(n);
+      found = found || (call && (call->is_op("tir.break") || call->is_op("tir.continue")));
+    });
+    return found;
+  }
 
   // A body that allocates is not copied (the tail would define the buffer a second time).
   static bool HasAllocation(const Stmt& body) {
@@ -200,9 +217,12 @@ class LoopPartitioner : public StmtExprMutator {
     auto extent = AsConstInt(op->extent);
     bool kind_ok = op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kUnrolled ||
                    op->for_kind == ForKind::kParallel;
-    if (!kind_ok || !lo || !extent || *extent < 2 || !ProvableOnPrefix(op, *lo, 1)) {
+    if (!kind_ok || !lo || !extent || *extent < 2 || HasJump(op->body)) {
       return StmtMutator::VisitStmt_(op);
     }
+    // The conditions decided at the first iteration; those undecided there stay as they are.
+    std::unordered_set<const IfThenElseNode*> first = DecidedOnPrefix(op, *lo, 1);
+    if (first.empty()) return StmtMutator::VisitStmt_(op);
     if (HasAllocation(op->body)) {
       std::vector<Stmt> outer;
       Stmt rest = TakeLeadingAllocations(op, &outer);
@@ -211,14 +231,22 @@ class LoopPartitioner : public StmtExprMutator {
                                op->thread_binding, op->annotations, op->span);
       return Rewrap(outer, VisitStmt_(bare.get()));
     }
-    // The longest provable prefix: ProvableOnPrefix(k) holds for k = 1; find the largest k.
+    // The longest prefix on which every one of them stays decided (as TVM takes the interval
+    // where its conditions all keep one value): a binary search, k = 1 holding.
+    auto all_decided = [&](int64_t k) {
+      std::unordered_set<const IfThenElseNode*> decided = DecidedOnPrefix(op, *lo, k);
+      for (const IfThenElseNode* c : first) {
+        if (!decided.count(c)) return false;
+      }
+      return true;
+    };
     int64_t good = 1, bad = *extent + 1;
     while (bad - good > 1) {
       int64_t mid = good + (bad - good) / 2;
-      (ProvableOnPrefix(op, *lo, mid) ? good : bad) = mid;
+      (all_decided(mid) ? good : bad) = mid;
     }
     if (good >= *extent) {
-      // True on the whole loop: only drop the tests (Simplify may not see through the loops).
+      // Decided on the whole loop: only drop the tests (Simplify may not see through the loops).
       arith::Analyzer ana;
       ana.Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
       Stmt body = ProvenBranchRemover(&ana).VisitStmt(op->body);
@@ -230,20 +258,13 @@ class LoopPartitioner : public StmtExprMutator {
     arith::Analyzer ana;
     ana.Bind(op->loop_var, RangeNode::Make(op->min, MakeConst(t, good)));
     Stmt main_body = ProvenBranchRemover(&ana).VisitStmt(op->body);
-    Stmt main = ForNode::Make(op->loop_var, op->min, MakeConst(t, good), op->for_kind, main_body,
-                              op->thread_binding, op->annotations, op->span);
+    Stmt main = Piece(op, op->loop_var, *lo, good, main_body);
     int64_t tail_n = *extent - good;
-    Stmt tail;
-    if (tail_n == 1) {
-      tail = TailCopier(op->loop_var.get(), MakeConst(t, *lo + good)).VisitStmt(op->body);
-    } else {
-      Var fresh = VarNode::Make(op->loop_var->name, t, op->loop_var->span);
-      tail = ForNode::Make(fresh, MakeConst(t, *lo + good), MakeConst(t, tail_n), op->for_kind,
-                           TailCopier(op->loop_var.get(), fresh).VisitStmt(op->body),
-                           op->thread_binding, op->annotations, op->span);
-    }
-    // The tail: the tests decided on its whole range go too (a `k == 0` init test after a
-    // one-iteration main part is false there).
+    // The tail: a fresh variable (or the constant of its one iteration), and the tests decided
+    // on its whole range go too (a `k == 0` init test after a one-iteration main part is false
+    // there).
+    Stmt tail = Piece(op, VarNode::Make(op->loop_var->name, t, op->loop_var->span), *lo + good,
+                      tail_n, op->body);
     if (auto* tail_loop = AsPtr<ForNode>(tail)) {
       arith::Analyzer tana;
       tana.Bind(tail_loop->loop_var, RangeNode::Make(tail_loop->min, tail_loop->extent));
@@ -251,15 +272,74 @@ class LoopPartitioner : public StmtExprMutator {
           ForNode::Make(tail_loop->loop_var, tail_loop->min, tail_loop->extent, tail_loop->for_kind,
                         ProvenBranchRemover(&tana).VisitStmt(tail_loop->body),
                         tail_loop->thread_binding, tail_loop->annotations, tail_loop->span);
+    } else {
+      arith::Analyzer tana;
+      tail = ProvenBranchRemover(&tana).VisitStmt(tail);
     }
-    Stmt main_done = StmtMutator::VisitStmt_(AsPtr<ForNode>(main));
+    Stmt main_done = AsPtr<ForNode>(main) ? StmtMutator::VisitStmt_(AsPtr<ForNode>(main))
+                                          : VisitStmt(main);
     return SeqStmtNode::Flatten({main_done, VisitStmt(tail)}, op->span);
+  }
+
+ private:
+  /*!
+   * \brief One part of a partitioned loop, as TVM makes it: iterations [start, start + n) of
+   *  `op` with `body`, as a loop of `var` from 0 (its uses become `var + start`), keeping the
+   *  loop's kind and annotations; a part of one iteration is the body at `start` unless the
+   *  loop carries annotations (other than the partition hint).
+   */
+  static Stmt Piece(const ForNode* op, const Var& var, int64_t start, int64_t n,
+                    const Stmt& body) {
+    DataType t = op->loop_var->dtype;
+    AttrMap annotations = op->annotations;
+    annotations.erase(kPartitionHint);
+    if (n == 1 && annotations.empty()) {
+      return TailCopier(op->loop_var.get(), MakeConst(t, start)).VisitStmt(body);
+    }
+    Stmt b = body;
+    if (start != 0 || var != op->loop_var) {
+      Expr value = start == 0 ? Expr(var) : Expr(AddNode::Make(var, MakeConst(t, start)));
+      b = TailCopier(op->loop_var.get(), value).VisitStmt(body);
+    }
+    return ForNode::Make(var, MakeConst(t, int64_t(0)), MakeConst(t, n), op->for_kind, b,
+                         op->thread_binding, op->annotations, op->span);
+  }
+};
+
+// After partitioning, as in TVM: the partition hints (loop annotations and attributes) go, and
+// so do the `likely` and `ignore_loop_partition` marks around conditions.
+class HintRemover : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* loop = AsPtr<ForNode>(s);
+    if (!loop->annotations.count(kPartitionHint)) return s;
+    AttrMap annotations = loop->annotations;
+    annotations.erase(kPartitionHint);
+    return ForNode::Make(loop->loop_var, loop->min, loop->extent, loop->for_kind, loop->body,
+                         loop->thread_binding, annotations, loop->span, loop->step);
+  }
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (op->attr_key == kPartitionHint) return VisitStmt(op->body);
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  Expr VisitExpr_(const CallNode* op) override {
+    if ((op->is_op("tir.likely") || op->is_op("tir.ignore_loop_partition")) &&
+        op->args.size() == 1) {
+      return VisitExpr(op->args[0]);
+    }
+    return StmtExprMutator::VisitExpr_(op);
   }
 };
 
 PrimFunc LoopPartitionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
-  if (!ctx.GetRecordBool("tir.LoopPartition", "partition_const_loop", true)) return f;
-  Stmt body = LoopPartitioner().VisitStmt(f->body);
+  Stmt body = f->body;
+  if (ctx.GetRecordBool("tir.LoopPartition", "partition_const_loop", true)) {
+    body = LoopPartitioner().VisitStmt(body);
+  }
+  body = HintRemover().VisitStmt(body);
   return body == f->body ? f : f->WithBody(body);
 }
 

@@ -1,13 +1,29 @@
 // tir.StorageRewrite: allocations of one scope whose lifetimes do not overlap share storage.
+// As in TVM v0.23, allocations first move to the top of their attach scope (the function, or the
+// body of a parallel loop or a thread launch) out of serial loops, branches and while loops.
+// As in TVM: an allocation whose last use is the statement that first writes another can share
+// with it when that statement is an in-place elementwise operation (each element of the new
+// buffer written from the same element of the old one only), and an allocation that nothing
+// uses goes, with its declarations.
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
 namespace transform {
 namespace {
+
+/*! \brief `s` as a T, or null (AsPtr for a raw statement pointer). */
+template <class T>
+const T* NodeAs(const StmtNode* s) {
+  return IsInstance<T>(s) ? static_cast<const T*>(s) : nullptr;
+}
 
 // Points accesses to the storage of another variable of the same element type.
 class DataRemapper : public BufferRemapMutator<> {
@@ -47,146 +63,403 @@ class DataRemapper : public BufferRemapMutator<> {
   std::vector<Buffer> keep_;
 };
 
-class StorageRewriter : public StmtMutator {
- public:
-  using StmtMutator::VisitStmt_;
+bool SameExtents(const AllocateNode* a, const AllocateNode* b) {
+  if (a->extents.size() != b->extents.size()) return false;
+  for (size_t i = 0; i < a->extents.size(); ++i) {
+    if (AsConstInt(a->extents[i]) != AsConstInt(b->extents[i])) return false;
+  }
+  return true;
+}
 
-  Stmt VisitStmt_(const AllocateNode* op) override { return RewriteChain(GetRef(op)); }
+/*!
+ * \brief Whether `stmt` writes `dst` in place of `src`: a nest of loops of constant extents
+ *  around one store to `dst` whose indices visit each element once (a bijective affine map of
+ *  the loops), with every load of `src` in its value at the same indices of a buffer of the
+ *  same shape, no load of `dst` and no other use of either. The old element is then read
+ *  before its place is written, and never again.
+ */
+bool InPlace(const StmtNode* stmt, const AllocateNode* src, const AllocateNode* dst) {
+  std::vector<arith::IterDomain> loops;
+  const StmtNode* s = stmt;
+  while (auto* loop = NodeAs<ForNode>(s)) {
+    auto min = AsConstInt(loop->min), extent = AsConstInt(loop->extent);
+    if (!min || !extent || loop->for_kind == ForKind::kThreadBinding) return false;
+    loops.push_back({loop->loop_var, *min, *extent});
+    s = loop->body.get();
+  }
+  auto* store = NodeAs<BufferStoreNode>(s);
+  if (!store || store->predicate || store->buffer->data.get() != dst->buffer_var.get() ||
+      !store->buffer->strides.empty()) {
+    return false;
+  }
+  auto map = arith::DetectIterMap(store->indices, loops);
+  if (!map || !arith::IsBijective(*map, loops)) return false;
+  bool ok = true;
+  PostOrderVisit(store->value, [&](const ObjectRef& n) {
+    if (auto* v = AsPtr<VarNode>(n)) {
+      ok = ok && v != src->buffer_var.get() && v != dst->buffer_var.get();
+    } else if (auto* load = AsPtr<BufferLoadNode>(n)) {
+      const VarNode* data = load->buffer->data.get();
+      if (data == dst->buffer_var.get()) ok = false;
+      if (data != src->buffer_var.get()) return;
+      ok = ok && !load->predicate && load->buffer->strides.empty() &&
+           load->indices.size() == store->indices.size() &&
+           load->buffer->shape.size() == store->buffer->shape.size();
+      // (One flat index names the same element whatever the two extents.)
+      bool flat = load->indices.size() == 1;
+      for (size_t i = 0; ok && i < load->indices.size(); ++i) {
+        ok = StructuralEqual(load->indices[i], store->indices[i]) &&
+             (flat || (AsConstInt(load->buffer->shape[i]).has_value() &&
+                       AsConstInt(load->buffer->shape[i]) == AsConstInt(store->buffer->shape[i])));
+      }
+    }
+  });
+  return ok;
+}
+
+// Attach scopes: the function body, and the bodies of the statements whose iterations (or
+// threads) each need storage of their own: parallel and thread-bound loops, thread launches
+// (thread_extent, virtual_thread) and "pragma_scope" parallel launch points.
+bool IsAttachScope(const StmtNode* s) {
+  if (auto* loop = NodeAs<ForNode>(s)) {
+    return loop->for_kind == ForKind::kParallel || loop->for_kind == ForKind::kThreadBinding;
+  }
+  if (auto* attr = NodeAs<AttrStmtNode>(s)) {
+    return attr->attr_key == "thread_extent" || attr->attr_key == "virtual_thread" ||
+           attr->attr_key == "pragma_scope";
+  }
+  return false;
+}
+
+// Statements that open a scope of their own for lifetimes (TVM's linear access pattern).
+bool OpensScope(const StmtNode* s) {
+  return NodeAs<ForNode>(s) || NodeAs<WhileNode>(s) || NodeAs<IfThenElseNode>(s) ||
+         IsAttachScope(s);
+}
+
+/*!
+ * \brief The lifetimes of the allocations of one attach scope, as TVM measures them: every
+ *  statement gets a position in program order (a scope statement one before and one after its
+ *  body); a use of a buffer counts for the whole statement, at the level where the buffer is
+ *  allocated, that holds it (so a buffer allocated outside a loop and used in it lives across
+ *  the whole loop, one allocated inside it only within an iteration).
+ */
+class Liveness : public StmtExprVisitor {
+ public:
+  struct Life {
+    int first = -1, last = -1;
+    const StmtNode* first_stmt = nullptr;
+    const StmtNode* last_stmt = nullptr;
+  };
+  std::unordered_map<const VarNode*, Life> lives;
+
+  void Run(const Stmt& body) {
+    frames_.push_back({});
+    Walk(body);
+    frames_.pop_back();
+    for (auto& [var, uses] : uses_) {
+      Life& life = lives[var];
+      for (const StmtNode* s : uses) {
+        auto [pre, end] = range_[s];
+        if (life.first < 0 || pre < life.first) {
+          life.first = pre;
+          life.first_stmt = s;
+        }
+        if (end > life.last) {
+          life.last = end;
+          life.last_stmt = s;
+        }
+      }
+    }
+  }
+
+  using StmtExprVisitor::VisitExpr_;
+  void VisitExpr_(const VarNode* op) override { Touch(op); }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    Touch(op->buffer->data.get());
+    StmtExprVisitor::VisitExpr_(op);
+  }
 
  private:
+  struct Frame {
+    const StmtNode* top = nullptr;
+  };
+
+  void Touch(const VarNode* v) {
+    auto it = level_.find(v);
+    if (it == level_.end()) return;
+    const StmtNode* top = frames_[it->second].top;
+    if (top) uses_[v].push_back(top);
+  }
+
+  // A statement at the current level that the lifetimes count as one step (or a scope).
+  void Step(const StmtNode* s, const std::function<void()>& visit_own,
+            const std::function<void()>& visit_body) {
+    frames_.back().top = s;
+    int pre = pos_++;
+    visit_own();
+    if (visit_body) {
+      frames_.push_back({});
+      visit_body();
+      frames_.pop_back();
+    }
+    range_[s] = {pre, visit_body ? pos_++ : pre};
+  }
+
+  void Walk(const Stmt& s) {
+    if (!s) return;
+    if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+      for (const Stmt& x : seq->seq) Walk(x);
+    } else if (auto* a = AsPtr<AllocateNode>(s)) {
+      level_[a->buffer_var.get()] = frames_.size() - 1;
+      Walk(a->body);
+    } else if (auto* d = AsPtr<DeclBufferNode>(s)) {
+      Walk(d->body);
+    } else if (auto* c = AsPtr<AllocateConstNode>(s)) {
+      Walk(c->body);
+    } else if (auto* let = AsPtr<LetStmtNode>(s)) {
+      Step(let, [&] { VisitExpr(let->value); }, nullptr);
+      Walk(let->body);
+    } else if (auto* as = AsPtr<AssertStmtNode>(s)) {
+      Step(as, [&] { VisitExpr(as->condition); VisitExpr(as->message); }, nullptr);
+      Walk(as->body);
+    } else if (auto* attr = AsPtr<AttrStmtNode>(s); attr && !OpensScope(attr)) {
+      Step(attr, [&] { if (attr->value) VisitExpr(attr->value); }, nullptr);
+      Walk(attr->body);
+    } else if (auto* loop = AsPtr<ForNode>(s)) {
+      Step(loop, [&] { VisitExpr(loop->min); VisitExpr(loop->extent); },
+           [&] { Walk(loop->body); });
+    } else if (auto* w = AsPtr<WhileNode>(s)) {
+      Step(w, [&] { VisitExpr(w->condition); }, [&] { Walk(w->body); });
+    } else if (auto* i = AsPtr<IfThenElseNode>(s)) {
+      Step(i, [&] { VisitExpr(i->condition); }, [&] {
+        Walk(i->then_case);
+        Walk(i->else_case);
+      });
+    } else if (auto* attr2 = AsPtr<AttrStmtNode>(s)) {
+      Step(attr2, [&] { if (attr2->value) VisitExpr(attr2->value); }, [&] { Walk(attr2->body); });
+    } else {
+      // A leaf: a store, an evaluation, ... (a store's own buffer counts as a use).
+      Step(s.get(), [&] {
+        if (auto* store = AsPtr<BufferStoreNode>(s)) Touch(store->buffer->data.get());
+        StmtExprVisitor::VisitStmt(s);
+      }, nullptr);
+    }
+  }
+
+  std::vector<Frame> frames_;
+  int pos_ = 0;
+  std::unordered_map<const VarNode*, size_t> level_;
+  std::unordered_map<const VarNode*, std::vector<const StmtNode*>> uses_;
+  std::unordered_map<const StmtNode*, std::pair<int, int>> range_;
+};
+
+// Takes the allocations that can move to the top of one attach scope out of it, in order of
+// appearance: no annotations, no condition, extents that use no variable defined inside the
+// scope. Nested attach scopes are not entered; `nested` rewrites their bodies.
+class Hoister : public StmtMutator {
+ public:
+  /*! \brief `top`: the allocations that open the scope already (they stay where they are). */
+  Hoister(std::function<Stmt(const Stmt&)> nested, std::unordered_set<const AllocateNode*> top)
+      : nested_(std::move(nested)), top_(std::move(top)) {}
+  using StmtMutator::VisitStmt_;
+  std::vector<const AllocateNode*> hoisted;
+
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    bool ok = op->annotations.empty() && op->buffer_var->pointer &&
+              (!op->condition || IsConstInt(op->condition, 1));
+    for (const Expr& e : op->extents) {
+      ok = ok && !UsesVar(e, [this](const VarNode* v) { return defined_.count(v) != 0; });
+    }
+    if (ok) hoisted.push_back(op);
+    Stmt body = VisitStmt(op->body);
+    if (ok && !top_.count(op)) return body;
+    if (body == op->body) return GetRef(op);
+    return AllocateNode::Make(op->buffer_var, op->dtype, op->extents, op->condition, body,
+                              op->annotations, op->span);
+  }
+  Stmt VisitStmt_(const ForNode* op) override {
+    if (!IsAttachScope(op)) {
+      defined_.insert(op->loop_var.get());
+      return StmtMutator::VisitStmt_(op);
+    }
+    Stmt body = nested_(op->body);
+    if (body == op->body) return GetRef(op);
+    return ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
+                         op->thread_binding, op->annotations, op->span, op->step);
+  }
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (!IsAttachScope(op)) return StmtMutator::VisitStmt_(op);
+    Stmt body = nested_(op->body);
+    if (body == op->body) return GetRef(op);
+    return AttrStmtNode::Make(op->node, op->attr_key, op->value, body, op->span);
+  }
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    defined_.insert(op->var.get());
+    return StmtMutator::VisitStmt_(op);
+  }
+
+ private:
+  std::function<Stmt(const Stmt&)> nested_;
+  std::unordered_set<const AllocateNode*> top_;
+  std::unordered_set<const VarNode*> defined_;
+};
+
+// The allocations that stay at the top of the scope: dropped when merged into another or unused,
+// resized for the largest buffer sharing them.
+class TopAllocFixer : public StmtMutator {
+ public:
+  TopAllocFixer(const std::unordered_set<const VarNode*>& drop,
+                const std::unordered_map<const AllocateNode*, std::vector<Expr>>& extents)
+      : drop_(drop), extents_(extents) {}
+  using StmtMutator::VisitStmt_;
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    if (drop_.count(op->buffer_var.get())) return VisitStmt(op->body);
+    Stmt body = VisitStmt(op->body);
+    auto it = extents_.find(op);
+    if (it == extents_.end() && body == op->body) return GetRef(op);
+    return AllocateNode::Make(op->buffer_var, op->dtype,
+                              it == extents_.end() ? op->extents : it->second, op->condition, body,
+                              op->annotations, op->span);
+  }
+
+ private:
+  const std::unordered_set<const VarNode*>& drop_;
+  const std::unordered_map<const AllocateNode*, std::vector<Expr>>& extents_;
+};
+
+// Drops the declarations of the buffers over `vars`.
+class DeclDropper : public StmtMutator {
+ public:
+  explicit DeclDropper(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
+  using StmtMutator::VisitStmt_;
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    if (vars_.count(op->buffer->data.get())) return VisitStmt(op->body);
+    return StmtMutator::VisitStmt_(op);
+  }
+
+ private:
+  const std::unordered_set<const VarNode*>& vars_;
+};
+
+/*!
+ * \brief One attach scope: its allocations move to its top (as in TVM, so that storage is
+ *  planned once for the scope), those that nothing uses go, and those of one type and memory
+ *  scope, of constant size, whose lifetimes do not overlap share one allocation, sized for the
+ *  largest (a lifetime may end in the statement where the next begins when that statement
+ *  writes the new buffer in place of the old one).
+ */
+Stmt RewriteScope(const Stmt& body) {
+  std::unordered_set<const AllocateNode*> top;
+  for (Stmt cur = body; cur;) {
+    if (auto* a = AsPtr<AllocateNode>(cur)) {
+      top.insert(a);
+      cur = a->body;
+    } else if (auto* d = AsPtr<DeclBufferNode>(cur)) {
+      cur = d->body;
+    } else {
+      break;
+    }
+  }
+  Hoister hoister(RewriteScope, top);
+  Stmt rest = hoister.VisitStmt(body);
+  if (hoister.hoisted.empty()) return rest;
+  Liveness liveness;
+  liveness.Run(body);
   struct Alloc {
     const AllocateNode* node;
-    int64_t size;
-    int first = -1, last = -1;
+    int64_t size = 0;
+    Liveness::Life life;
   };
+  std::vector<Alloc> allocs;
+  std::unordered_set<const VarNode*> unused;
+  for (const AllocateNode* a : hoister.hoisted) {
+    const VarNode* v = a->buffer_var.get();
+    auto it = liveness.lives.find(v);
+    if (it == liveness.lives.end() && !UsesVar(rest, [v](const VarNode* u) { return u == v; })) {
+      unused.insert(v);
+      continue;
+    }
+    int64_t size = 1;
+    bool constant = it != liveness.lives.end();
+    for (const Expr& e : a->extents) {
+      auto c = AsConstInt(e);
+      constant = constant && c.has_value();
+      size *= c ? *c : 1;
+    }
+    if (constant) allocs.push_back({a, size, it->second});
+  }
+  // Greedy: in order of first use, take a slot of the same type and scope that is free.
+  std::vector<const Alloc*> order;
+  for (const Alloc& a : allocs) order.push_back(&a);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Alloc* x, const Alloc* y) { return x->life.first < y->life.first; });
   struct Slot {
     Var var;
     DataType dtype;
     std::string scope;
     int64_t size;
-    int last;
-    const AllocateNode* node;
+    Liveness::Life life;
+    const AllocateNode* occupant;
   };
-
-  // A run of Allocate / DeclBuffer statements ending in a sequence: the sequence's statements
-  // are the time steps of the allocations' lifetimes.
-  Stmt RewriteChain(const Stmt& head) {
-    std::vector<Stmt> chain;
-    Stmt cur = head;
-    while (true) {
-      if (auto* a = AsPtr<AllocateNode>(cur)) {
-        chain.push_back(cur);
-        cur = a->body;
-      } else if (auto* d = AsPtr<DeclBufferNode>(cur)) {
-        chain.push_back(cur);
-        cur = d->body;
-      } else {
+  std::vector<Slot> slots;
+  std::unordered_map<const VarNode*, Var> remap;
+  std::unordered_map<const AllocateNode*, int64_t> sizes;
+  for (const Alloc* a : order) {
+    const Var& v = a->node->buffer_var;
+    Slot* reuse = nullptr;
+    for (Slot& s : slots) {
+      if (s.dtype != a->node->dtype || s.scope != v->pointer->scope) continue;
+      // Buffers of several physical axes share only with their own shape.
+      bool flat = s.occupant->extents.size() <= 1 && a->node->extents.size() <= 1;
+      if (!flat && !SameExtents(s.occupant, a->node)) continue;
+      if (s.life.last < a->life.first ||
+          (s.life.last_stmt == a->life.first_stmt &&
+           InPlace(a->life.first_stmt, s.occupant, a->node))) {
+        reuse = &s;
         break;
       }
     }
-    Stmt body = VisitStmt(cur);
-    auto* seq = AsPtr<SeqStmtNode>(body);
-    std::vector<Alloc> allocs;
-    for (const Stmt& s : chain) {
-      auto* a = AsPtr<AllocateNode>(s);
-      if (!a) continue;
-      int64_t size = 1;
-      bool ok = a->annotations.empty() && a->buffer_var->pointer && seq != nullptr;
-      for (const Expr& e : a->extents) {
-        auto c = AsConstInt(e);
-        if (!c) ok = false;
-        size *= c ? *c : 1;
-      }
-      if (!ok) {
-        allocs.clear();
-        break;  // only plain constant-size chains are rewritten
-      }
-      allocs.push_back({a, size});
+    if (reuse) {
+      reuse->size = std::max(reuse->size, a->size);
+      reuse->life = a->life;
+      reuse->occupant = a->node;
+      remap[v.get()] = reuse->var;
+    } else {
+      slots.push_back({v, a->node->dtype, v->pointer->scope, a->size, a->life, a->node});
     }
-    if (allocs.size() < 2) return Rebuild(chain, body, {});
-
-    for (Alloc& a : allocs) {
-      const VarNode* v = a.node->buffer_var.get();
-      for (int i = 0; i < static_cast<int>(seq->seq.size()); ++i) {
-        if (!UsesVar(seq->seq[i], [v](const VarNode* u) { return u == v; })) continue;
-        if (a.first < 0) a.first = i;
-        a.last = i;
-      }
-    }
-    // Greedy: in order of first use, take a slot of the same type and scope that is free.
-    std::vector<const Alloc*> order;
-    for (const Alloc& a : allocs) order.push_back(&a);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Alloc* x, const Alloc* y) { return x->first < y->first; });
-    std::vector<Slot> slots;
-    std::unordered_map<const VarNode*, Var> remap;
-    for (const Alloc* a : order) {
-      const Var& v = a->node->buffer_var;
-      Slot* reuse = nullptr;
-      if (a->first >= 0) {
-        for (Slot& s : slots) {
-          if (s.dtype == a->node->dtype && s.scope == v->pointer->scope && s.last < a->first) {
-            reuse = &s;
-            break;
-          }
-        }
-      }
-      if (reuse) {
-        reuse->size = std::max(reuse->size, a->size);
-        reuse->last = a->last;
-        remap[v.get()] = reuse->var;
-      } else {
-        slots.push_back({v, a->node->dtype, v->pointer->scope, a->size, a->last, a->node});
-      }
-    }
-    if (remap.empty()) return Rebuild(chain, body, {});
-    // One remapper for the body and the declarations, so both name the same new buffers.
-    DataRemapper remapper(remap);
-    body = remapper.VisitStmt(body);
-    return Rebuild(chain, body, slots, &remap, &remapper);
   }
-
-  // Re-wraps `body` in the chain; with `slots`, only the slots' allocations remain, sized for
-  // their largest user, and declared buffers of merged allocations point at their slot.
-  Stmt Rebuild(const std::vector<Stmt>& chain, Stmt body, const std::vector<Slot>& slots,
-               const std::unordered_map<const VarNode*, Var>* remap = nullptr,
-               DataRemapper* remapper = nullptr) {
-    std::unordered_map<const AllocateNode*, int64_t> sizes;
-    for (const Slot& s : slots) sizes[s.node] = s.size;
-    for (size_t i = chain.size(); i-- > 0;) {
-      if (auto* a = AsPtr<AllocateNode>(chain[i])) {
-        if (remap && remap->count(a->buffer_var.get())) continue;  // merged into a slot
-        std::vector<Expr> extents = a->extents;
-        auto it = sizes.find(a);
-        if (it != sizes.end()) {
-          int64_t old = 1;
-          for (const Expr& e : a->extents) old *= *AsConstInt(e);
-          if (old != it->second) extents = {MakeConst(a->extents[0]->dtype, it->second)};
-        }
-        if (body == a->body && extents == a->extents) {
-          body = chain[i];
-          continue;
-        }
-        body = AllocateNode::Make(a->buffer_var, a->dtype, extents, a->condition, body,
-                                  a->annotations, a->span);
-      } else {
-        auto* d = AsPtr<DeclBufferNode>(chain[i]);
-        Buffer b = remapper ? remapper->Remap(d->buffer) : d->buffer;
-        if (body == d->body && b == d->buffer) {
-          body = chain[i];
-          continue;
-        }
-        body = DeclBufferNode::Make(b, body, d->span);
-      }
+  for (const Slot& s : slots) {
+    for (const Alloc& a : allocs) {
+      if (a.node->buffer_var == s.var) sizes[a.node] = s.size;
     }
-    return body;
   }
-};
+  // New extents of the slots' own allocations whose size grew.
+  std::unordered_map<const AllocateNode*, std::vector<Expr>> new_extents;
+  for (const auto& [a, size] : sizes) {
+    int64_t old = 1;
+    for (const Expr& e : a->extents) old *= *AsConstInt(e);
+    if (old != size) new_extents[a] = {MakeConst(a->extents[0]->dtype, size)};
+  }
+  std::unordered_set<const VarNode*> drop = unused;
+  for (const auto& [v, slot_var] : remap) drop.insert(v);
+  if (!unused.empty()) rest = DeclDropper(unused).VisitStmt(rest);
+  rest = TopAllocFixer(drop, new_extents).VisitStmt(rest);
+  if (!remap.empty()) rest = DataRemapper(remap).VisitStmt(rest);
+  for (size_t i = hoister.hoisted.size(); i-- > 0;) {
+    const AllocateNode* a = hoister.hoisted[i];
+    if (top.count(a) || drop.count(a->buffer_var.get())) continue;
+    auto it = new_extents.find(a);
+    rest = AllocateNode::Make(a->buffer_var, a->dtype, it == new_extents.end() ? a->extents : it->second,
+                              a->condition, rest, a->annotations, a->span);
+  }
+  return rest;
+}
 
 PrimFunc StorageRewriteFunc(PrimFunc f, IRModule, const PassContext& ctx) {
   if (ctx.GetBool("tir.disable_storage_rewrite", false)) return f;
-  Stmt body = StorageRewriter().VisitStmt(f->body);
-  return body == f->body ? f : f->WithBody(body);
+  Stmt body = RewriteScope(f->body);
+  return StructuralEqual(body, f->body) ? f : f->WithBody(body);
 }
 
 }  // namespace

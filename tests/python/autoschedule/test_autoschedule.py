@@ -184,7 +184,7 @@ def test_total_reduction_keeps_vector_accumulators_per_thread():
     assert "T.parallel(2)" in script and "T.unroll(4)" in script and "T.vectorized(4)" in script
     # each thread accumulates in a local array of its own (registers), copied out at its end
     lowered = ts.lower(sch.mod, target="c").script()
-    local = lowered.index('S_rf_local = T.decl_buffer((16,), scope="local")')
+    local = lowered.index('S_rf_local = T.allocate([16], "float32", "local")')
     assert lowered.index("T.parallel(2)") < local
     a = rand(1 << 17)
     out = np.zeros(1, "float32")
@@ -237,7 +237,7 @@ def test_row_reduction_combines_its_partial_results_in_the_row_loop():
     assert script.count("T.parallel(") == 1
     assert 'A_red_rf = T.alloc_buffer((64, 16))' in script
     lowered = ts.lower(sch.mod, target="c").script()
-    assert "(64, 16)" not in lowered and "A_red_rf = T.decl_buffer((16,))" in lowered
+    assert "(64, 16)" not in lowered and 'A_red_rf = T.allocate([16], "float32", "global")' in lowered
     a = rand(64, 256)
     out = np.zeros(64, "float32")
     ts.build(sch.mod, target="c")(a, out)

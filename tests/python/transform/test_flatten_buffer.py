@@ -1,4 +1,7 @@
-"""tir.FlattenBuffer: multi-dimensional accesses become 1-D (row-major or by strides)."""
+"""tir.FlattenBuffer: multi-dimensional accesses become 1-D (row-major or by strides).
+
+As in TVM v0.23 the DeclBuffer statements go (the flat buffers are only named by their
+accesses, so the expected functions declare them with ``T.Buffer(..., data=)``)."""
 
 from tessera.script import tir as T
 
@@ -18,7 +21,7 @@ def test_row_major_parameters_and_allocations(golden):
         A_1 = T.Buffer((128,), "float32", data=A.data)
         B_1 = T.Buffer((128,), "float32", data=B.data)
         Y = T.allocate([128], "float32", "global")
-        Y_1 = T.decl_buffer((128,), "float32", data=Y)
+        Y_1 = T.Buffer((128,), "float32", data=Y)
         for i, j in T.grid(16, 8):
             Y_1[i * 8 + j] = A_1[i * 8 + j] + T.float32(1)
         for i, j in T.grid(16, 8):
@@ -72,3 +75,140 @@ def test_flat_function_is_unchanged(unchanged):
             A[i] = T.float32(0)
 
     unchanged("FlattenBuffer", func)
+
+
+def test_allocation_takes_the_strided_shape_of_its_declared_buffer(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4, 16), "float32")):
+        B = T.allocate([4, 16], "float32", "global")
+        B_1 = T.decl_buffer((4, 16), "float32", data=B, strides=(17, 1))
+        for i, j in T.grid(4, 16):
+            B_1[i, j] = A[i, j]
+        for i, j in T.grid(4, 16):
+            A[i, j] = B_1[i, j] * T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4, 16), "float32")):
+        A_1 = T.Buffer((64,), "float32", data=A.data)
+        B = T.allocate([68], "float32", "global")
+        B_1 = T.Buffer((68,), "float32", data=B)
+        for i, j in T.grid(4, 16):
+            B_1[i * 17 + j] = A_1[i * 16 + j]
+        for i, j in T.grid(4, 16):
+            A_1[i * 16 + j] = B_1[i * 17 + j] * T.float32(2)
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_allocation_without_a_matching_declaration_takes_the_product(golden):
+    # The declared view (8 x 4) differs from the allocation's extents (4 x 8): no strides of
+    # the view apply, the allocation is the product of its own extents.
+    @T.prim_func
+    def before():
+        B = T.allocate([4, 8], "float32", "global")
+        B_1 = T.decl_buffer((8, 4), "float32", data=B)
+        for i, j in T.grid(8, 4):
+            B_1[i, j] = T.float32(0)
+
+    @T.prim_func
+    def expected():
+        B = T.allocate([32], "float32", "global")
+        B_1 = T.Buffer((32,), "float32", data=B)
+        for i, j in T.grid(8, 4):
+            B_1[i * 4 + j] = T.float32(0)
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_block_allocations_and_regions_are_flattened(golden):
+    @T.prim_func
+    def before():
+        A = T.alloc_buffer((8, 16))
+        for i, j in T.grid(4, 16):
+            with T.block("b"):
+                T.reads(A[i * 2 : i * 2 + 2, j])
+                T.writes(A[i, 0:16])
+                A[i, j] = A[i * 2, j] + A[i * 2 + 1, j]
+
+    @T.prim_func
+    def expected():
+        A = T.alloc_buffer((128,))
+        for i, j in T.grid(4, 16):
+            with T.block("b"):
+                T.reads(A[i * 32 + j : i * 32 + j + 17])
+                T.writes(A[i * 16 : i * 16 + 16])
+                A[i * 16 + j] = A[i * 32 + j] + A[i * 32 + j + 16]
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_axis_separators_keep_one_dimension_per_physical_axis(golden):
+    @T.prim_func
+    def before():
+        A = T.decl_buffer((2, 3, 4, 5), axis_separators=[2])
+        for i0, i1, i2, i3 in T.grid(2, 3, 4, 5):
+            A[i0, i1, i2, i3] = T.float32(0)
+
+    @T.prim_func
+    def expected():
+        A = T.allocate([6, 20], "float32", "global")
+        A_1 = T.Buffer((6, 20), data=A, axis_separators=[1])
+        for i0, i1, i2, i3 in T.grid(2, 3, 4, 5):
+            A_1[i0 * 3 + i1, i2 * 5 + i3] = T.float32(0)
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_buffer_already_one_per_physical_axis_is_unchanged(unchanged):
+    @T.prim_func
+    def func():
+        A = T.alloc_buffer((4, 8), axis_separators=[1])
+        for i, j in T.grid(4, 8):
+            with T.block("b"):
+                A[i, j] = T.float32(0)
+
+    unchanged("FlattenBuffer", func)
+
+
+def test_bool_buffers_are_stored_as_int8(golden):
+    # (An allocated bool buffer becomes an int8 allocation over the same variable; the numpy
+    # test below builds one.)
+    @T.prim_func
+    def before(A: T.Buffer((2, 5), "bool"), B: T.Buffer((10,), "bool")):
+        for i in range(10):
+            B[i] = A[i // 5, i % 5]
+
+    @T.prim_func
+    def expected(A: T.Buffer((2, 5), "bool"), B: T.Buffer((10,), "bool")):
+        A_1 = T.Buffer((10,), "int8", data=A.data)
+        B_1 = T.Buffer((10,), "int8", data=B.data)
+        for i in range(10):
+            B_1[i] = T.Cast("int8", T.Cast("bool", A_1[i]))
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_bool_intermediate_builds_and_matches_numpy():
+    import numpy as np
+
+    import tessera as ts
+
+    @T.prim_func
+    def func(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "bool"), C: T.Buffer((10,), "float32")):
+        M = T.alloc_buffer((10,), "bool")
+        for i in range(10):
+            with T.block("m"):
+                vi = T.axis.remap("S", [i])
+                M[vi] = A[vi] > T.float32(0.5)
+        for i in range(10):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = M[vi]
+                C[vi] = T.Select(M[vi], A[vi], T.float32(0))
+
+    lib = ts.build(func, target="c")
+    a = np.random.default_rng(0).random(10, dtype="float32")
+    b, c = np.zeros(10, "bool"), np.zeros(10, "float32")
+    lib(a, b, c)
+    np.testing.assert_array_equal(b, a > 0.5)
+    np.testing.assert_array_equal(c, np.where(a > 0.5, a, np.float32(0)))

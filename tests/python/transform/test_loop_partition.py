@@ -23,7 +23,7 @@ def test_split_tail_is_peeled(golden):
                 A[io * 4 + ii] = T.float32(1)
         for ii in range(2):
             A[ii + 8] = T.float32(1)
-        for ii in range(2, 4):
+        for ii in range(2):  # each part of a partitioned loop starts at 0, as in TVM
             T.evaluate(0)  # provably false on the tail: RemoveNoOp drops the loop later
 
     golden("LoopPartition", before, expected)
@@ -44,17 +44,66 @@ def test_condition_true_everywhere_is_dropped(golden):
     golden("LoopPartition", before, expected)
 
 
-def test_suffix_conditions_and_vector_loops_stay(unchanged):
+def test_vector_loops_stay(unchanged):
     @T.prim_func
     def func(A: T.Buffer((8,), "float32")):
-        for i in range(8):
-            if i >= 5:
-                A[i] = T.float32(1)
         for i in T.vectorized(8):
             if i < 5:
                 A[i] = T.float32(2)
 
     unchanged("LoopPartition", func)
+
+
+def test_condition_false_first_splits_too(golden):
+    # As in TVM: a condition decided false on a prefix partitions the loop as one decided true
+    # does (the prefix keeps the else branch, here nothing).
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            if i >= 5:
+                A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for i in range(5):
+            T.evaluate(0)
+        for i in range(3):
+            A[i + 5] = T.float32(1)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_every_decided_condition_bounds_the_part(golden):
+    # Three mutually exclusive ranges and a single point: each part runs without tests.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32")):
+        for i in range(16):
+            if i < 4:
+                A[i] = T.float32(1)
+            if 4 <= i and i < 12:
+                A[i] = T.float32(2)
+            if i == 12:
+                A[i] = T.float32(3)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        for i in range(4):
+            A[i] = T.float32(1)
+            T.evaluate(0)
+            T.evaluate(0)
+        for i in range(8):
+            T.evaluate(0)
+            A[i + 4] = T.float32(2)
+            T.evaluate(0)
+        T.evaluate(0)
+        T.evaluate(0)
+        A[12] = T.float32(3)
+        for i in range(3):
+            T.evaluate(0)
+            T.evaluate(0)
+            T.evaluate(0)
+
+    golden("LoopPartition", before, expected)
 
 
 def test_option_off(unchanged):
@@ -193,3 +242,84 @@ def test_register_tile_allocation_moves_out_of_a_serial_column_loop(parallel_col
     c = np.zeros((20, 16), "float32")
     lib(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+def test_parts_start_at_zero_and_partition_hints_go(golden):
+    # As TVM makes them: each part is a loop from 0 over its own iterations (the variable
+    # shifted in the body), keeping the loop's other annotations; "pragma_loop_partition_hint"
+    # is dropped everywhere once partitioning is done.
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32")):
+        for i in T.serial(16, annotations={"pragma_loop_partition_hint": 1, "key": "value"}):
+            if i < 10:
+                A[i] = T.float32(1)
+        for j in T.serial(4, annotations={"pragma_loop_partition_hint": 1}):
+            A[j] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32")):
+        for i in T.serial(10, annotations={"key": "value"}):
+            A[i] = T.float32(1)
+        for i in T.serial(6, annotations={"key": "value"}):
+            T.evaluate(0)
+        for j in range(4):
+            A[j] = T.float32(2)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_one_iteration_part_is_inlined_unless_annotated(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for i in range(4):
+            if i < 3:
+                A[i] = T.float32(1)
+        for i in T.serial(4, annotations={"key": "value"}):
+            if i < 3:
+                A[i + 4] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for i in range(3):
+            A[i] = T.float32(1)
+        T.evaluate(0)
+        for i in T.serial(3, annotations={"key": "value"}):
+            A[i + 4] = T.float32(1)
+        for i in T.serial(1, annotations={"key": "value"}):
+            T.evaluate(0)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_likely_and_ignore_marks_go_without_partitioning(golden):
+    with ts.transform.PassContext(config={"tir.LoopPartition": {"partition_const_loop": False}}):
+        @T.prim_func
+        def before(A: T.Buffer((8,), "float32")):
+            for i in range(8):
+                if T.likely(i < 4):
+                    A[i] = T.float32(1)
+                if T.ignore_loop_partition(i < 2):
+                    A[i] = T.float32(2)
+
+        @T.prim_func
+        def expected(A: T.Buffer((8,), "float32")):
+            for i in range(8):
+                if i < 4:
+                    A[i] = T.float32(1)
+                if i < 2:
+                    A[i] = T.float32(2)
+
+        golden("LoopPartition", before, expected)
+
+
+def test_loop_with_a_break_or_continue_is_not_split(unchanged):
+    @T.prim_func
+    def func(A: T.Buffer((1,), "int32")):
+        for i in range(5):
+            if i == 1:
+                T.continue_loop()
+            if i == 3:
+                T.break_loop()
+            A[0] = A[0] + 100
+
+    unchanged("LoopPartition", func)

@@ -462,12 +462,14 @@ class DeclBufferFrame(_BinderFrame):
 
 
 @builtin
-def decl_buffer(shape, dtype="float32", scope="global", data=None, strides=None, elem_offset=None,
+def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
                 align=-1, offset_factor=0, buffer_type="default", axis_separators=None):
     """``A = T.decl_buffer((16,), "float32", data=p)``: declare a buffer over ``data`` (or over
-    fresh storage) for the rest of the body; also usable as ``with T.decl_buffer(...) as A:``."""
+    fresh storage) for the rest of the body; also usable as ``with T.decl_buffer(...) as A:``.
+    The positional order is TVM's: shape, dtype, data, strides, elem_offset, scope."""
     return DeclBufferFrame(dict(shape=shape, dtype=dtype, scope=scope, data=data, strides=strides,
-                                elem_offset=elem_offset, align=align, offset_factor=offset_factor))
+                                elem_offset=elem_offset, align=align, offset_factor=offset_factor,
+                                axis_separators=axis_separators))
 
 
 class AssertFrame(_BinderFrame):

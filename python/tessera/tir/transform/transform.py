@@ -74,15 +74,10 @@ for _short in _NAMES:
 
 
 def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
-    """Each block's allocations shrink to the region its body touches. ``is_strict`` (TVM's
-    option): the compacted shape never exceeds the original one, which is the only mode tessera
-    has; ``is_strict=False`` (growing a buffer to the region touched past its shape) is refused."""
-    if not is_strict:
-        from ...error import TesseraValueError
-
-        raise TesseraValueError("tir.CompactBufferAllocation(is_strict=False) is not supported: "
-                                "tessera only shrinks an allocation, never grows it past its shape")
-    return Pass("tir.CompactBufferAllocation")
+    """Each allocation shrinks to the region its body touches. ``is_strict`` (TVM's option): the
+    compacted shape never exceeds the original one; with ``is_strict=False`` a dimension becomes
+    the touched region even where that is larger (a padded tile over a buffer too small)."""
+    return Pass("tir.CompactBufferAllocation" if is_strict else "tir.CompactBufferAllocationNonStrict")
 
 
 def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name

@@ -13,14 +13,12 @@ TESSERA_EXPORT int32_t __tessera_packed_matmul(void* args, int32_t* arg_type_ids
   float* restrict C = ((void*)((char*)TESSERA_DLT(var_C)->data + TESSERA_DLT(var_C)->byte_offset));
   for (int32_t i = 0; i < 8; ++i) {
     for (int32_t j = 0; j < 8; ++j) {
-      for (int32_t k = 0; k < 1; ++k) {
-        C[((i * 8) + j)] = 0.0f;
-        int32_t cse_v1 = ((i * 8) + j);
-        C[cse_v1] = (C[cse_v1] + (A[(i * 8)] * B[j]));
-      }
-      for (int32_t k_1 = 1; k_1 < 8; ++k_1) {
+      C[((i * 8) + j)] = 0.0f;
+      int32_t cse_v1 = ((i * 8) + j);
+      C[cse_v1] = (C[cse_v1] + (A[(i * 8)] * B[j]));
+      for (int32_t k = 0; k < 7; ++k) {
         int32_t cse_v2 = ((i * 8) + j);
-        C[cse_v2] = (C[cse_v2] + (A[((i * 8) + k_1)] * B[((k_1 * 8) + j)]));
+        C[cse_v2] = (C[cse_v2] + ((A + ((i * 8) + k))[1] * (B + ((k * 8) + j))[8]));
       }
     }
   }
