@@ -83,12 +83,10 @@ PrimFunc Unpack(const PrimFunc& f) {
   if (!IsPublic(f)) return f;  // internal functions keep their parameters
   auto t = f->attrs.find("target");
   if (t == f->attrs.end()) {
-    // The first sentence is the one TVM's tests match.
     TESSERA_THROW_KIND(f->span, ErrorKind::kValue)
-        << "MakeUnpackedAPI required the function to be annotated with tvm::attr::kTarget "
-           "(\"target\"): "
-        << f->GetStrAttr("global_symbol") << " has no \"target\" attribute; give it one "
-        << "(T.func_attr({\"target\": T.target(\"llvm\", host=\"llvm\")}))";
+        << "tir.MakeUnpackedAPI: the public function " << f->GetStrAttr("global_symbol")
+        << " has no \"target\" attribute, so it is unknown which device it runs on; give it "
+           "one (T.func_attr({\"target\": T.target(\"llvm\", host=\"llvm\")}))";
   }
   auto* target = AsPtr<MapNode>(t->second);
   if (target == nullptr) return f;
