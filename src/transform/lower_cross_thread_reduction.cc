@@ -1,13 +1,19 @@
 // tir.LowerCrossThreadReduction: a reduction block whose reduction loops are (partly) bound to
 // threadIdx.* becomes, in Apache TVM's shape,
 //   - an in-thread partial reduction over the reduction loops that are not thread-bound, into a
-//     one-element "local" buffer (only when there are such loops),
-//   - a T.tvm_thread_allreduce over the thread-bound reduction loops into a one-element "local"
-//     buffer, executed by every thread of the group (tir.LowerThreadAllreduce lowers it),
-//   - the write of the result to the block's output, under the spatial part of the block
-//     predicate (by the first thread of the group when the output is shared memory or an
-//     argument of the function, else by all: the result is the same in every thread).
-// The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
+//     one-element "local" buffer with unit stride (only when there are such loops): blocks
+//     `<name>_in_thread_init` and `<name>_in_thread`,
+//   - a block `<name>_cross_thread` holding
+//       attr(comm_reducer, "reduce_scope", reinterpret(handle, 0)) {
+//         tvm_thread_allreduce(1, source, cond, cross_thread[0], thread_var...) }
+//     executed by every thread of the group into a one-element "local" buffer
+//     (tir.LowerThreadAllreduce lowers it); without in-thread loops it keeps the block's
+//     iterators and reads, and the source is the reduced value itself,
+//   - a block `<name>_write_back` storing the result to the block's output, under the spatial
+//     part of the block predicate and, when the output is shared memory or a function argument,
+//     by the first thread of the group.
+// Beyond TVM, an init that is not the reducer's identity (or no init) is folded into the
+// write-back. The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
@@ -25,15 +31,17 @@ namespace transform {
 TESSERA_REGISTER_OP("tir.tvm_thread_allreduce")
     .set_effect(CallEffect::kOpaque)
     .describe(
-        "Reduction across the threads of a group: tvm_thread_allreduce(size, source, cond, "
-        "result_var, reducer, identity, thread_var...). size is uint32 1 (one reducer); source "
-        "is this thread's value, taken only where the bool cond holds (the identity otherwise); "
-        "result_var is the data pointer of a one-element \"local\" buffer that receives the "
-        "reduced value in every thread of the group; reducer is \"sum\", \"prod\", \"min\" or "
-        "\"max\" and identity its identity in the source's type; the thread vars are the "
-        "threadIdx-bound loop variables reduced over (the other thread indices select the group). "
-        "Every thread of the block must reach the call. The call's value (of the type of its "
-        "first argument) is unused; tir.LowerThreadAllreduce lowers it to warp shuffles.");
+        "Reduction across the threads of a group, under attr(reducer, \"reduce_scope\", 0): "
+        "tvm_thread_allreduce(size, source, cond, result, thread_var...). size is uint32 1 (one "
+        "reduced value); source is this thread's value, taken only where the bool cond holds "
+        "(the reducer's identity otherwise); result is the element [0] of a one-element "
+        "\"local\" buffer that receives the reduced value in every thread of the group; the "
+        "thread vars are the threadIdx-bound loop variables reduced over (the other thread "
+        "indices select the group). The reducer combines with +, *, min or max. Also accepted: "
+        "(size, source, cond, result_data, reducer name \"sum\"/\"prod\"/\"min\"/\"max\", "
+        "identity, thread_var...) without the attribute. Every thread of the block must reach "
+        "the call; its value (a handle) is unused; tir.LowerThreadAllreduce lowers it to warp "
+        "shuffles.");
 
 namespace {
 
@@ -45,7 +53,12 @@ Expr AndAll(const std::vector<Expr>& conds) {
   return r ? r : Expr(IntImmNode::Make(DataType::Bool(), 1));
 }
 
-BufferRegion Whole(const Buffer& b) { return BufferRegionNode::FullRegion(b); }
+// A one-element "local" scratch buffer with an explicit unit stride (TVM's form).
+Buffer Scratch(const std::string& name, DataType t, const Span& span) {
+  Expr one = IntImmNode::Make(DataType::Int(32), 1);
+  Var data = VarNode::MakePointer(name, t, "local", span);
+  return BufferNode::Make(data, t, {one}, {one}, nullptr, name, 64, 1, span);
+}
 
 class CrossThreadReductionLowerer : public StmtMutator {
  public:
@@ -252,16 +265,46 @@ class CrossThreadReductionLowerer : public StmtMutator {
     };
     Expr zero = IntImmNode::Make(DataType::Int(32), 0);
     Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
-    Buffer red_buf = BufferNode::Decl("cross_thread_" + out->name, t,
-                                      {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+    auto element = [&](const Buffer& buf) {
+      return BufferRegionNode::Make(
+          buf, {RangeNode::Make(zero, IntImmNode::Make(DataType::Int(32), 1))});
+    };
+    auto all_reads = [&](const VarMap& vmap) {
+      std::vector<BufferRegion> reads;
+      for (const BufferRegion& r : b->reads) {
+        std::vector<Range> region;
+        for (const Range& rg : r->region) {
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+        }
+        reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+      }
+      return reads;
+    };
+    Buffer red_buf = Scratch("cross_thread_" + out->name, t, b->span);
     pending_.back().push_back(red_buf);
     std::vector<Stmt> seq;
-    Expr source, cond;
+    // The reducer, as TVM annotates the allreduce: combine(x, y) from its identity.
+    Var x = VarNode::Make("x", t), y = VarNode::Make("y", t);
+    CommReducer reducer =
+        CommReducerNode::Make({x}, {y}, {ReducerCombine(red->kind, x, y)}, {red->identity}, b->span);
+    auto allreduce = [&](const Expr& source, const Expr& cond) {
+      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), source, cond,
+                             BufferLoadNode::Make(red_buf, {zero})};
+      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+      Expr handle_zero =
+          CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
+                         {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
+      Stmt call = EvaluateNode::Make(
+          CallNode::Make(DataType::Handle(), OpNode::Get("tir.tvm_thread_allreduce"), args,
+                         b->span),
+          b->span);
+      return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
+    };
     if (!serial_loops.empty()) {
-      Buffer in_buf = BufferNode::Decl("in_thread_" + out->name, t,
-                                       {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+      Buffer in_buf = Scratch("in_thread_" + out->name, t, b->span);
       pending_.back().push_back(in_buf);
-      Block init_block = BlockNode::Make({}, {}, {Whole(in_buf)}, b->name_hint + "_in_thread_init",
+      Block init_block = BlockNode::Make({}, {}, {element(in_buf)}, b->name_hint + "_in_thread_init",
                                          BufferStoreNode::Make(in_buf, red->identity, {zero}),
                                          nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
@@ -272,10 +315,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       Expr acc = BufferLoadNode::Make(in_buf, {zero});
       Stmt body = BufferStoreNode::Make(in_buf, red->Combine(acc, Substitute(red->rhs, vmap)),
                                         {zero}, nullptr, store->span);
-      std::vector<BufferRegion> reads = other_reads(vmap);
-      reads.push_back(Whole(in_buf));
-      Block blk = BlockNode::Make(ivs, reads, {Whole(in_buf)}, b->name_hint + "_in_thread", body,
-                                  nullptr, {}, {}, b->annotations, b->span);
+      Block blk = BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)},
+                                  b->name_hint + "_in_thread", body, nullptr, {}, {},
+                                  b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
       for (auto it = serial_loops.rbegin(); it != serial_loops.rend(); ++it) {
         const ForNode* f = *it;
@@ -283,41 +325,23 @@ class CrossThreadReductionLowerer : public StmtMutator {
                           f->annotations, f->span);
       }
       seq.push_back(s);
-      source = BufferLoadNode::Make(in_buf, {zero});
-      cond = true_;
-      std::vector<Expr> args{
-          IntImmNode::Make(DataType::UInt(32), 1), source,       cond, red_buf->data,
-          StringImmNode::Make(red->Name()),        red->identity};
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      Block cross =
-          BlockNode::Make({}, {Whole(in_buf)}, {Whole(red_buf)}, b->name_hint + "_cross_thread",
-                          call, nullptr, {}, {}, {}, b->span);
+      Block cross = BlockNode::Make({}, {element(in_buf)}, {element(red_buf)},
+                                    b->name_hint + "_cross_thread",
+                                    allreduce(BufferLoadNode::Make(in_buf, {zero}), true_), nullptr, {},
+                                    {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
-      // An opaque block reading the loop variables (it names the thread loops anyway).
+      // The block's own iterators and reads feed the allreduce directly; a thread outside the
+      // block predicate contributes the identity (every thread must reach the call).
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
       VarMap vmap;
-      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-        vmap[b->iter_vars[i]->var.get()] = realize->iter_values[i];
-      }
-      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1),
-                             Substitute(red->rhs, vmap),
-                             realize->predicate,
-                             red_buf->data,
-                             StringImmNode::Make(red->Name()),
-                             red->identity};
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      Block cross =
-          BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)}, b->name_hint + "_cross_thread",
-                          call, nullptr, {}, {}, {}, b->span);
-      seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
+      copy_iters(false, &ivs, &vals, &vmap);
+      Block cross = BlockNode::Make(ivs, all_reads(vmap), {element(red_buf)},
+                                    b->name_hint + "_cross_thread",
+                                    allreduce(Substitute(red->rhs, vmap), realize->predicate), nullptr,
+                                    {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
     }
     // The write-back.
     {
@@ -328,7 +352,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<Expr> idx;
       for (const Expr& i : store->indices) idx.push_back(Substitute(i, vmap));
       Expr result = BufferLoadNode::Make(red_buf, {zero});
-      std::vector<BufferRegion> reads{Whole(red_buf)};
+      std::vector<BufferRegion> reads{element(red_buf)};
       if (init == nullptr) {
         result = red->Combine(BufferLoadNode::Make(out, idx), result);
         reads.push_back(b->writes[0]);
@@ -357,13 +381,18 @@ class CrossThreadReductionLowerer : public StmtMutator {
         reads.back() = writes[0];
       }
       // Every thread of the group holds the result. Memory that the threads share (shared
-      // memory, the function's arguments) is written by the first one; other outputs (local,
-      // or intermediate buffers that may end up private to each thread) by all.
-      std::vector<Expr> conds;
+      // memory, the function's arguments) is written by the first thread of the group; other
+      // outputs (local, or intermediate buffers that later blocks of the kernel read in every
+      // thread) by all: TVM writes every non-local one by the first thread and rewrites the
+      // readers to broadcast it, which tessera does not. The spatial conjuncts of the block
+      // predicate come first (TVM's order).
+      std::vector<Expr> conds = spatial_conds;
       if (IsSharedScope(out->scope()) || params_.count(out.get())) {
-        for (const ForNode* f : thread_loops) conds.push_back(EQNode::Make(f->loop_var, f->min));
+        for (const ForNode* f : thread_loops) {
+          Expr first = IsConstInt(f->min, 0) ? IntImmNode::Make(f->loop_var->dtype, 0) : f->min;
+          conds.push_back(EQNode::Make(f->loop_var, first));
+        }
       }
-      conds.insert(conds.end(), spatial_conds.begin(), spatial_conds.end());
       Block wb = BlockNode::Make(ivs, reads, writes, b->name_hint + "_write_back",
                                  BufferStoreNode::Make(out, result, idx, nullptr, store->span),
                                  nullptr, {}, {}, {}, b->span);

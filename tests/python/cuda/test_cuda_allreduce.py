@@ -101,7 +101,7 @@ def test_small_groups_use_a_partial_mask_and_their_width():
     src = kernel_source(K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), 3, 8))
     assert shuffles(src) == [(4, 8), (2, 8), (1, 8)]
     assert "__shfl_down_sync(16777215u," in src and "__shfl_sync(16777215u, red_buf[0], 0, 8)" in src
-    assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 64)) {" in src
+    assert "if ((((blockIdx_x * 3) + threadIdx_y) < 64) && (threadIdx_x == 0)) {" in src
     # 5 rows of 8: 40 threads, the second warp has 8 lanes.
     src = kernel_source(K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), 5, 8))
     assert ("__shfl_down_sync(((((threadIdx_y * 8) + threadIdx_x) >> 5) < 1) ? 4294967295u : 255u, "
@@ -144,7 +144,7 @@ def test_1024_threads_min():
 def test_predicate_selects_the_identity_for_threads_outside_the_rows():
     src = kernel_source(K.guarded_row_sum)
     assert "red_buf[0] = ((((blockIdx_x * 3) + threadIdx_y) < 10) ? A[" in src and ": 0.0f);" in src
-    assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 10)) {" in src
+    assert "if ((((blockIdx_x * 3) + threadIdx_y) < 10) && (threadIdx_x == 0)) {" in src
 
 
 def test_softmax_reduces_max_then_sum_across_threads():

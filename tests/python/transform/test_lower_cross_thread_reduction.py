@@ -23,8 +23,8 @@ def test_in_thread_then_cross_thread_sum(golden):
 
     @T.prim_func
     def expected(A: T.Buffer((16, 256), "float32"), B: T.Buffer((16,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
-        in_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i in T.thread_binding(16, thread="blockIdx.x"):
             for k_1 in T.thread_binding(128, thread="threadIdx.x"):
                 with T.block("B_in_thread_init"):
@@ -35,14 +35,16 @@ def test_in_thread_then_cross_thread_sum(golden):
                     with T.block("B_in_thread"):
                         vi = T.axis.spatial(16, i)
                         vk = T.axis.reduce(256, k_0 * 128 + k_1)
-                        T.reads(A[vi, vk], in_thread_B[0])
+                        T.reads(B[vi], A[vi, vk])
                         T.writes(in_thread_B[0])
                         in_thread_B[0] = in_thread_B[0] + A[vi, vk]
                 with T.block("B_cross_thread"):
                     T.reads(in_thread_B[0])
                     T.writes(cross_thread_B[0])
-                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
-                                                      cross_thread_B.data, "sum", T.float32(0), k_1))
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
+                                                          cross_thread_B[0], k_1, dtype="handle"))
                 with T.block("B_write_back"):
                     vi = T.axis.spatial(16, i)
                     T.where(k_1 == 0)
@@ -68,17 +70,21 @@ def test_only_thread_bound_loop_max_with_non_identity_init(golden):
                         B[vi] = T.float32(-1e30)
                     B[vi] = T.max(B[vi], A[vi, vk])
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((8, 64), "float32"), B: T.Buffer((8,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i in T.thread_binding(8, thread="blockIdx.x"):
             for k in T.thread_binding(64, thread="threadIdx.x"):
                 with T.block("B_cross_thread"):
-                    T.reads(A[i, k])
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(B[vi], A[vi, vk])
                     T.writes(cross_thread_B[0])
-                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i, k], T.bool(True),
-                                                      cross_thread_B.data, "max",
-                                                      T.float32(-3.4028234663852886e38), k))
+                    with T.attr(T.comm_reducer(lambda x, y: T.max(x, y),
+                                               [T.float32(-3.4028234663852886e38)]),
+                                "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk], T.bool(True),
+                                                          cross_thread_B[0], k, dtype="handle"))
                 with T.block("B_write_back"):
                     vi = T.axis.spatial(8, i)
                     T.where(k == 0)
@@ -106,20 +112,26 @@ def test_predicate_guards_values_and_spatial_part_guards_write(golden):
                             B[vi] = T.float32(0)
                         B[vi] = B[vi] + A[vi, vk]
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i_0 in T.thread_binding(4, thread="blockIdx.x"):
             for i_1 in T.thread_binding(3, thread="threadIdx.y"):
                 for k in T.thread_binding(40, thread="threadIdx.x"):
                     with T.block("B_cross_thread"):
-                        T.reads(A[i_0 * 3 + i_1, k])
+                        vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                        vk = T.axis.reduce(40, k)
+                        T.reads(B[vi], A[vi, vk])
                         T.writes(cross_thread_B[0])
-                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i_0 * 3 + i_1, k], i_0 * 3 + i_1 < 10,
-                                                          cross_thread_B.data, "sum", T.float32(0), k))
+                        with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]),
+                                    "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                            T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk],
+                                                              i_0 * 3 + i_1 < 10, cross_thread_B[0],
+                                                              k, dtype="handle"))
                     with T.block("B_write_back"):
                         vi = T.axis.spatial(10, i_0 * 3 + i_1)
-                        T.where(k == 0 and i_0 * 3 + i_1 < 10)
+                        T.where(i_0 * 3 + i_1 < 10 and k == 0)
                         T.reads(cross_thread_B[0])
                         T.writes(B[vi])
                         B[vi] = cross_thread_B[0]
@@ -142,16 +154,20 @@ def test_local_output_is_written_by_every_thread_and_no_init_accumulates(golden)
                 vj = T.axis.spatial(32, j)
                 C[vj] = B[0]
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((32,), "int32"), C: T.Buffer((32,), "int32")):
         B = T.alloc_buffer((1,), "int32", scope="local")
-        cross_thread_B = T.alloc_buffer((1,), "int32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "int32", strides=(1,), scope="local")
         for k in T.thread_binding(32, thread="threadIdx.x"):
             with T.block("B_cross_thread"):
-                T.reads(A[k])
+                vk = T.axis.reduce(32, k)
+                T.reads(B[0], A[vk])
                 T.writes(cross_thread_B[0])
-                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[k], T.bool(True),
-                                                  cross_thread_B.data, "prod", 1, k))
+                with T.attr(T.comm_reducer(lambda x, y: x * y, [1]), "reduce_scope",
+                            T.reinterpret(T.uint64(0), dtype="handle")):
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vk], T.bool(True),
+                                                      cross_thread_B[0], k, dtype="handle"))
             with T.block("B_write_back"):
                 T.reads(cross_thread_B[0], B[0])
                 T.writes(B[0])
