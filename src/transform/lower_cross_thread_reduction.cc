@@ -122,6 +122,14 @@ class CrossThreadReductionLowerer : public StmtMutator {
   // Whether some reduction iterator of the block is bound to a threadIdx loop among the
   // enclosing loops (`loops_` and `chain`).
   bool IsCandidate(const BlockRealizeNode* realize, const std::vector<const ForNode*>& chain) {
+    // A block without init is a reduction only when its update is one (as TVM, which lowers
+    // only blocks with an init, leaves e.g. `B[i, j] = A[i, j] + c` over a reduction iterator
+    // alone).
+    const Block& b = realize->block;
+    if (!b->init) {
+      auto* store = AsPtr<BufferStoreNode>(b->body);
+      if (store == nullptr || !MatchReducer(store)) return false;
+    }
     auto check = [&](const ForNode* f) {
       return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get());
     };
@@ -301,7 +309,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
           b->span);
       return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
     };
-    if (!serial_loops.empty()) {
+    // A block predicate also goes through the in-thread buffer (TVM's form): the in-thread
+    // block runs under it, so that a thread outside it contributes the identity.
+    if (!serial_loops.empty() || !IsConstInt(realize->predicate, 1)) {
       Buffer in_buf = Scratch("in_thread_" + out->name, t, b->span);
       pending_.back().push_back(in_buf);
       Block init_block = BlockNode::Make({}, {}, {element(in_buf)}, b->name_hint + "_in_thread_init",
@@ -331,15 +341,15 @@ class CrossThreadReductionLowerer : public StmtMutator {
                                     {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
-      // The block's own iterators and reads feed the allreduce directly; a thread outside the
-      // block predicate contributes the identity (every thread must reach the call).
+      // No in-thread loops and no predicate: the block's own iterators and reads feed the
+      // allreduce directly.
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
       copy_iters(false, &ivs, &vals, &vmap);
       Block cross = BlockNode::Make(ivs, all_reads(vmap), {element(red_buf)},
                                     b->name_hint + "_cross_thread",
-                                    allreduce(Substitute(red->rhs, vmap), realize->predicate), nullptr,
+                                    allreduce(Substitute(red->rhs, vmap), true_), nullptr,
                                     {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
     }

@@ -96,7 +96,9 @@ def test_only_thread_bound_loop_max_with_non_identity_init(golden):
 
 
 def test_predicate_guards_values_and_spatial_part_guards_write(golden):
-    # 3 rows per block on threadIdx.y (the last block is partial), 40 columns over 32 threads.
+    # 3 rows per block on threadIdx.y (the last block is partial), 40 columns over 40 threads.
+    # The predicate guards the in-thread step (a thread outside it keeps the identity) and, its
+    # spatial part, the write-back.
     @T.prim_func
     def before(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
         for i_0 in T.thread_binding(4, thread="blockIdx.x"):
@@ -116,19 +118,29 @@ def test_predicate_guards_values_and_spatial_part_guards_write(golden):
     @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
         cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i_0 in T.thread_binding(4, thread="blockIdx.x"):
             for i_1 in T.thread_binding(3, thread="threadIdx.y"):
                 for k in T.thread_binding(40, thread="threadIdx.x"):
-                    with T.block("B_cross_thread"):
+                    with T.block("B_in_thread_init"):
+                        T.reads()
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = T.float32(0)
+                    with T.block("B_in_thread"):
                         vi = T.axis.spatial(10, i_0 * 3 + i_1)
                         vk = T.axis.reduce(40, k)
+                        T.where(i_0 * 3 + i_1 < 10)
                         T.reads(B[vi], A[vi, vk])
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = in_thread_B[0] + A[vi, vk]
+                    with T.block("B_cross_thread"):
+                        T.reads(in_thread_B[0])
                         T.writes(cross_thread_B[0])
                         with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]),
                                     "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
-                            T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk],
-                                                              i_0 * 3 + i_1 < 10, cross_thread_B[0],
-                                                              k, dtype="handle"))
+                            T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0],
+                                                              T.bool(True), cross_thread_B[0], k,
+                                                              dtype="handle"))
                     with T.block("B_write_back"):
                         vi = T.axis.spatial(10, i_0 * 3 + i_1)
                         T.where(i_0 * 3 + i_1 < 10 and k == 0)
@@ -190,6 +202,22 @@ def test_reduction_without_thread_bound_reduction_loop_is_unchanged(unchanged):
                     with T.init():
                         B[vi] = T.float32(0)
                     B[vi] = B[vi] + A[vi, vk]
+
+    unchanged("LowerCrossThreadReduction", func)
+
+
+def test_block_without_init_that_is_not_a_reduction_is_unchanged(unchanged):
+    # vj is a reduction iterator bound to threadIdx, but the update folds nothing (TVM leaves
+    # such a block alone too).
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8, 32), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for j in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SR", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] + T.float32(1)
 
     unchanged("LowerCrossThreadReduction", func)
 
