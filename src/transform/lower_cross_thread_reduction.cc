@@ -89,6 +89,34 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (realize && IsCandidate(realize, chain) && UsedByReduction(realize, op->loop_var.get())) {
       return Rewrite(chain, realize);
     }
+    // Reduction loops around a sequence whose last statement is the rest of the nest (e.g. the
+    // rfactor block, then the reduction block, under the thread loop): the other statements
+    // stay in the in-thread part, before the block's loops (TVM: the block must be the last
+    // one under its first reduction loop).
+    if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+      std::vector<const ForNode*> full = chain;
+      Stmt t = seq->seq.back();
+      while (auto* f = AsPtr<ForNode>(t)) {
+        full.push_back(f);
+        t = f->body;
+      }
+      auto* inner = AsPtr<BlockRealizeNode>(t);
+      bool outer_reduce = inner != nullptr;
+      for (const ForNode* f : chain) {
+        outer_reduce = outer_reduce && UsedByReduction(inner, f->loop_var.get());
+      }
+      bool inner_serial = true;
+      for (size_t i = chain.size(); i < full.size(); ++i) {
+        inner_serial = inner_serial && ThreadTag(full[i]).empty();
+      }
+      if (outer_reduce && inner_serial && IsCandidate(inner, full)) {
+        for (const ForNode* f : chain) loops_.push_back(f);
+        std::vector<Stmt> prefix;
+        for (size_t i = 0; i + 1 < seq->seq.size(); ++i) prefix.push_back(VisitStmt(seq->seq[i]));
+        loops_.resize(loops_.size() - chain.size());
+        return Rewrite(full, inner, prefix, chain.size());
+      }
+    }
     loops_.push_back(op);
     Stmt r = StmtMutator::VisitStmt_(op);
     loops_.pop_back();
@@ -100,8 +128,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
       TESSERA_THROW_KIND(op->block->span, ErrorKind::kBuild)
           << "LowerCrossThreadReduction: the reduction block '" << op->block->name_hint
           << "' has a reduction loop bound to threadIdx, but its reduction loops do not form a "
-             "perfect nest around it (a cross-thread reduction needs the block alone under its "
-             "reduction loops)";
+             "perfect nest around it (a cross-thread reduction needs the block last under its "
+             "reduction loops, only statements before it)";
     }
     return StmtMutator::VisitStmt_(op);
   }
@@ -148,7 +176,10 @@ class CrossThreadReductionLowerer : public StmtMutator {
         << b->name_hint << "': " << why;
   }
 
-  Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize) {
+  // `chain`: the reduction loops down to the block; `prefix`: statements that run before the
+  // last `chain.size() - split` loops, inside the first `split` ones.
+  Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize,
+               const std::vector<Stmt>& prefix = {}, size_t split = 0) {
     const Block& b = realize->block;
     auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
       return UsesVar(e, [&](const VarNode* v) {
@@ -166,7 +197,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
     }
     // The loops of the nest: all reduction loops, none used by a spatial iterator.
     std::vector<const ForNode*> thread_loops, serial_loops;
-    for (const ForNode* f : chain) {
+    size_t outer_serial = 0;  // serial loops among the first `split`
+    for (size_t pos = 0; pos < chain.size(); ++pos) {
+      const ForNode* f = chain[pos];
       if (!UsedByReduction(realize, f->loop_var.get())) {
         Fail(b, "the loop '" + f->loop_var->name +
                     "' is not a reduction loop but lies between the reduction loops; reorder "
@@ -187,6 +220,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
                     "'; only threadIdx.* can reduce across threads");
       } else {
         serial_loops.push_back(f);
+        if (pos < split) ++outer_serial;
       }
     }
     // The block: one write, a recognised reducer, an init of the same element.
@@ -329,10 +363,20 @@ class CrossThreadReductionLowerer : public StmtMutator {
                                   b->name_hint + "_in_thread", body, nullptr, {}, {},
                                   b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
-      for (auto it = serial_loops.rbegin(); it != serial_loops.rend(); ++it) {
-        const ForNode* f = *it;
+      for (size_t k = serial_loops.size(); k-- > 0;) {
+        const ForNode* f = serial_loops[k];
+        if (k + 1 == outer_serial && !prefix.empty()) {
+          std::vector<Stmt> body = prefix;
+          body.push_back(s);
+          s = SeqStmtNode::Flatten(body, realize->span);
+        }
         s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
                           f->annotations, f->span);
+      }
+      if (outer_serial == 0 && !prefix.empty()) {
+        std::vector<Stmt> body = prefix;
+        body.push_back(s);
+        s = SeqStmtNode::Flatten(body, realize->span);
       }
       seq.push_back(s);
       Block cross = BlockNode::Make({}, {element(in_buf)}, {element(red_buf)},
@@ -343,6 +387,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
     } else {
       // No in-thread loops and no predicate: the block's own iterators and reads feed the
       // allreduce directly.
+      seq.insert(seq.end(), prefix.begin(), prefix.end());
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;

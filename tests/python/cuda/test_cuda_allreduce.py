@@ -518,3 +518,33 @@ def test_kernel_written_in_tvms_lowered_form_runs():
     x = np.random.uniform(-1, 1, (16, 64)).astype("float32")
     np.testing.assert_allclose(_run(row_sum, x, (16,), "float32"), x.sum(axis=1), rtol=1e-5,
                                atol=1e-6)
+
+
+@requires_gpu
+def test_partial_sums_before_the_reduction_under_the_thread_loop_run():
+    # rfactor's shape: each thread's partial sums (B_rf), then the reduction over the threads.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def rf_sum(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + B_rf[vk, vi]
+
+    x = np.random.uniform(-1, 1, (8, 16, 4)).astype("float32")
+    np.testing.assert_allclose(_run(rf_sum, x, (8,), "float32"), x.sum(axis=(1, 2)), rtol=1e-5,
+                               atol=1e-5)

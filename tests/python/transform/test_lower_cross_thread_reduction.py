@@ -192,6 +192,76 @@ def test_local_output_is_written_by_every_thread_and_no_init_accumulates(golden)
     golden("LowerCrossThreadReduction", before, expected)
 
 
+def test_statements_before_the_block_under_its_thread_loop_stay_in_the_in_thread_part(golden):
+    # rfactor's shape: the partial sums, then the reduction block, under the thread loop.
+    @T.prim_func
+    def before(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        T.reads(A[vi, vk, vj])
+                        T.writes(B_rf[vk, vi])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        T.reads(B_rf[vk, vi])
+                        T.writes(B[vi])
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + B_rf[vk, vi]
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                with T.block("B_in_thread_init"):
+                    T.reads()
+                    T.writes(in_thread_B[0])
+                    in_thread_B[0] = T.float32(0)
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        T.reads(A[vi, vk, vj])
+                        T.writes(B_rf[vk, vi])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B_in_thread"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        T.reads(B_rf[vk, vi])
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = in_thread_B[0] + B_rf[vk, vi]
+                with T.block("B_cross_thread"):
+                    T.reads(in_thread_B[0])
+                    T.writes(cross_thread_B[0])
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
+                                                          cross_thread_B[0], ko, dtype="handle"))
+                with T.block("B_write_back"):
+                    vi = T.axis.spatial(8, i)
+                    T.where(ko == 0)
+                    T.reads(cross_thread_B[0])
+                    T.writes(B[vi])
+                    B[vi] = cross_thread_B[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
 def test_reduction_without_thread_bound_reduction_loop_is_unchanged(unchanged):
     @T.prim_func
     def func(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64,), "float32")):
@@ -288,20 +358,21 @@ def test_spatial_loop_inside_the_reduction_loops_is_rejected(apply):
         apply("LowerCrossThreadReduction", func)
 
 
-def test_block_not_alone_under_its_reduction_loops_is_rejected(apply):
+def test_block_not_last_under_its_reduction_loops_is_rejected(apply):
+    # A block after the reduction block under the thread loop: the allreduce would run before it.
     @T.prim_func
     def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
              C: T.Buffer((8, 32), "float32")):
         for i in T.thread_binding(8, thread="blockIdx.x"):
             for k in T.thread_binding(32, thread="threadIdx.x"):
-                with T.block("C"):
-                    vi, vk = T.axis.remap("SS", [i, k])
-                    C[vi, vk] = A[vi, vk]
                 with T.block("B"):
                     vi, vk = T.axis.remap("SR", [i, k])
                     with T.init():
                         B[vi] = T.float32(0)
-                    B[vi] = B[vi] + C[vi, vk]
+                    B[vi] = B[vi] + A[vi, vk]
+                with T.block("C"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    C[vi, vk] = A[vi, vk]
 
     with pytest.raises(Exception, match="the reduction block 'B' has a reduction loop bound to "
                                         "threadIdx, but its reduction loops do not form a perfect "
