@@ -127,9 +127,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (IsCandidate(op, {})) {
       TESSERA_THROW_KIND(op->block->span, ErrorKind::kBuild)
           << "LowerCrossThreadReduction: the reduction block '" << op->block->name_hint
-          << "' has a reduction loop bound to threadIdx, but its reduction loops do not form a "
-             "perfect nest around it (a cross-thread reduction needs the block last under its "
-             "reduction loops, only statements before it)";
+          << "' has a reduction loop bound to a GPU thread index, but its reduction loops do "
+             "not form a perfect nest around it (a cross-thread reduction needs the block last "
+             "under its reduction loops, only statements before it)";
     }
     return StmtMutator::VisitStmt_(op);
   }
@@ -147,7 +147,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
     return false;
   }
 
-  // Whether some reduction iterator of the block is bound to a threadIdx loop among the
+  // Whether some reduction iterator of the block is bound to a thread loop among the
   // enclosing loops (`loops_` and `chain`).
   bool IsCandidate(const BlockRealizeNode* realize, const std::vector<const ForNode*>& chain) {
     // A block without init is a reduction only when its update is one (as TVM, which lowers
@@ -158,8 +158,10 @@ class CrossThreadReductionLowerer : public StmtMutator {
       auto* store = AsPtr<BufferStoreNode>(b->body);
       if (store == nullptr || !MatchReducer(store)) return false;
     }
+    // Any thread binding counts (as TVM): a reduction loop on blockIdx alone is refused below
+    // rather than left to race.
     auto check = [&](const ForNode* f) {
-      return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get());
+      return !ThreadTag(f).empty() && UsedByReduction(realize, f->loop_var.get());
     };
     for (const ForNode* f : loops_) {
       if (check(f)) return true;
@@ -328,19 +330,18 @@ class CrossThreadReductionLowerer : public StmtMutator {
     std::vector<Stmt> seq;
     // The reducer, as TVM annotates the allreduce: combine(x, y) from its identity.
     Var x = VarNode::Make("x", t), y = VarNode::Make("y", t);
-    CommReducer reducer =
-        CommReducerNode::Make({x}, {y}, {ReducerCombine(red->kind, x, y)}, {red->identity}, b->span);
+    CommReducer reducer = CommReducerNode::Make({x}, {y}, {ReducerCombine(red->kind, x, y)},
+                                                {red->identity}, b->span);
     auto allreduce = [&](const Expr& source, const Expr& cond) {
       std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), source, cond,
                              BufferLoadNode::Make(red_buf, {zero})};
       for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Expr handle_zero =
-          CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
-                         {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
-      Stmt call = EvaluateNode::Make(
-          CallNode::Make(DataType::Handle(), OpNode::Get("tir.tvm_thread_allreduce"), args,
-                         b->span),
-          b->span);
+      Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
+                                        {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::Handle(),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
       return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
     };
     // A block predicate also goes through the in-thread buffer (TVM's form): the in-thread
@@ -348,9 +349,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (!serial_loops.empty() || !IsConstInt(realize->predicate, 1)) {
       Buffer in_buf = Scratch("in_thread_" + out->name, t, b->span);
       pending_.back().push_back(in_buf);
-      Block init_block = BlockNode::Make({}, {}, {element(in_buf)}, b->name_hint + "_in_thread_init",
-                                         BufferStoreNode::Make(in_buf, red->identity, {zero}),
-                                         nullptr, {}, {}, {}, b->span);
+      Block init_block = BlockNode::Make(
+          {}, {}, {element(in_buf)}, b->name_hint + "_in_thread_init",
+          BufferStoreNode::Make(in_buf, red->identity, {zero}), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
@@ -359,9 +360,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       Expr acc = BufferLoadNode::Make(in_buf, {zero});
       Stmt body = BufferStoreNode::Make(in_buf, red->Combine(acc, Substitute(red->rhs, vmap)),
                                         {zero}, nullptr, store->span);
-      Block blk = BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)},
-                                  b->name_hint + "_in_thread", body, nullptr, {}, {},
-                                  b->annotations, b->span);
+      Block blk =
+          BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)}, b->name_hint + "_in_thread",
+                          body, nullptr, {}, {}, b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
       for (size_t k = serial_loops.size(); k-- > 0;) {
         const ForNode* f = serial_loops[k];
@@ -379,10 +380,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
         s = SeqStmtNode::Flatten(body, realize->span);
       }
       seq.push_back(s);
-      Block cross = BlockNode::Make({}, {element(in_buf)}, {element(red_buf)},
-                                    b->name_hint + "_cross_thread",
-                                    allreduce(BufferLoadNode::Make(in_buf, {zero}), true_), nullptr, {},
-                                    {}, {}, b->span);
+      Block cross = BlockNode::Make(
+          {}, {element(in_buf)}, {element(red_buf)}, b->name_hint + "_cross_thread",
+          allreduce(BufferLoadNode::Make(in_buf, {zero}), true_), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
       // No in-thread loops and no predicate: the block's own iterators and reads feed the
@@ -392,10 +392,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<Expr> vals;
       VarMap vmap;
       copy_iters(false, &ivs, &vals, &vmap);
-      Block cross = BlockNode::Make(ivs, all_reads(vmap), {element(red_buf)},
-                                    b->name_hint + "_cross_thread",
-                                    allreduce(Substitute(red->rhs, vmap), true_), nullptr,
-                                    {}, {}, {}, b->span);
+      Block cross = BlockNode::Make(
+          ivs, all_reads(vmap), {element(red_buf)}, b->name_hint + "_cross_thread",
+          allreduce(Substitute(red->rhs, vmap), true_), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
     }
     // The write-back.

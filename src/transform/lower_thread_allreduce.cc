@@ -200,7 +200,11 @@ class AllreduceLowerer : public StmtMutator {
       Fail(call, "the result of tvm_thread_allreduce must be an element of a local buffer");
     }
     ReducerMatch m{*kind, true, Expr(), Expr()};
-    std::vector<Expr> args{a[0], a[1], a[2], dest->buffer->data, StringImmNode::Make(m.Name()),
+    std::vector<Expr> args{a[0],
+                           a[1],
+                           a[2],
+                           dest->buffer->data,
+                           StringImmNode::Make(m.Name()),
                            reducer->identity_element[0]};
     args.insert(args.end(), a.begin() + 4, a.end());
     return CallNode::Make(call->dtype, call->op, args, call->span);

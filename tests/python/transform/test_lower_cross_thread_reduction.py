@@ -375,6 +375,23 @@ def test_block_not_last_under_its_reduction_loops_is_rejected(apply):
                     C[vi, vk] = A[vi, vk]
 
     with pytest.raises(Exception, match="the reduction block 'B' has a reduction loop bound to "
-                                        "threadIdx, but its reduction loops do not form a perfect "
-                                        "nest around it"):
+                                        "a GPU thread index, but its reduction loops do not form "
+                                        "a perfect nest around it"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_reduction_loop_bound_to_blockIdx_alone_is_rejected(apply):
+    # Blocks cannot reduce across each other: refused rather than left to race on B.
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            for k in T.thread_binding(32, thread="blockIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    with pytest.raises(Exception, match=r"the reduction loop 'k' is bound to 'blockIdx.x'; only "
+                                        r"threadIdx.\* can reduce across threads"):
         apply("LowerCrossThreadReduction", func)
