@@ -14,6 +14,7 @@
 //     by the first thread of the group.
 // Beyond TVM, an init that is not the reducer's identity (or no init) is folded into the
 // write-back. The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
@@ -131,7 +132,8 @@ class CrossThreadReductionLowerer : public StmtMutator {
              "not form a perfect nest around it (a cross-thread reduction needs the block last "
              "under its reduction loops, only statements before it)";
     }
-    return StmtMutator::VisitStmt_(op);
+    Stmt s = StmtMutator::VisitStmt_(op);
+    return Broadcast(op, s);
   }
 
   std::vector<std::vector<Buffer>> pending_;
@@ -170,6 +172,60 @@ class CrossThreadReductionLowerer : public StmtMutator {
       if (check(f)) return true;
     }
     return false;
+  }
+
+  // The outermost thread-bound loop around the current statement: it names the kernel.
+  const ForNode* Kernel() const {
+    for (const ForNode* f : loops_) {
+      if (!ThreadTag(f).empty()) return f;
+    }
+    return nullptr;
+  }
+
+  // TVM's thread broadcast: a block of the same kernel that reads the result of a cross-thread
+  // reduction and writes non-local memory, outside the loop of a thread index reduced over,
+  // runs in a new loop over that index with only its first thread writing.
+  Stmt Broadcast(const BlockRealizeNode* op, Stmt s) {
+    const Block& b = op->block;
+    const ForNode* kernel = Kernel();
+    if (kernel == nullptr || reduced_.empty()) return s;
+    for (const BufferRegion& w : b->writes) {
+      if (w->buffer->scope() == "local") return s;
+    }
+    std::vector<const ForNode*> free;
+    for (const BufferRegion& r : b->reads) {
+      auto it = reduced_.find(r->buffer.get());
+      if (it == reduced_.end() || it->second.first != kernel) continue;
+      for (const ForNode* t : it->second.second) {
+        bool bound = false;
+        for (const ForNode* f : loops_) bound = bound || ThreadTag(f) == ThreadTag(t);
+        for (const ForNode* g : free) bound = bound || ThreadTag(g) == ThreadTag(t);
+        if (!bound) free.push_back(t);
+      }
+    }
+    if (free.empty()) return s;
+    auto* realize = AsPtr<BlockRealizeNode>(s);
+    Expr pred = realize->predicate;
+    std::vector<Var> vars;
+    for (const ForNode* t : free) {
+      Var v = VarNode::Make(t->loop_var->name, t->loop_var->dtype, t->span);
+      vars.push_back(v);
+      Expr first = IsConstInt(t->min, 0) ? IntImmNode::Make(v->dtype, 0) : t->min;
+      Expr eq = EQNode::Make(v, first);
+      pred = IsConstInt(pred, 1) ? eq : Expr(AndNode::Make(eq, pred));
+    }
+    s = BlockRealizeNode::Make(realize->iter_values, pred, realize->block, realize->span);
+    for (size_t i = free.size(); i-- > 0;) {
+      const ForNode* t = free[i];
+      s = ForNode::Make(
+          vars[i], t->min, t->extent, t->for_kind, s,
+          IterVarNode::Make(
+              t->thread_binding->dom,
+              VarNode::Make(t->thread_binding->var->name, t->thread_binding->var->dtype, t->span),
+              t->thread_binding->iter_type, t->thread_binding->thread_tag, t->span),
+          {}, t->span);
+    }
+    return s;
   }
 
   [[noreturn]] static void Fail(const Block& b, const std::string& why) {
@@ -452,6 +508,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
                                  nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make(vals, AndAll(conds), wb, realize->span));
     }
+    if (const ForNode* kernel = Kernel()) reduced_[out.get()] = {kernel, thread_loops};
     Stmt s = SeqStmtNode::Flatten(seq, realize->span);
     for (auto it = thread_loops.rbegin(); it != thread_loops.rend(); ++it) {
       const ForNode* f = *it;
@@ -462,6 +519,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
   }
 
   std::vector<const ForNode*> loops_;
+  // The outputs of the cross-thread reductions lowered so far: their kernel and thread loops.
+  std::unordered_map<const BufferNode*, std::pair<const ForNode*, std::vector<const ForNode*>>>
+      reduced_;
 };
 
 PrimFunc LowerCrossThreadReductionFunc(PrimFunc f, IRModule, const PassContext&) {

@@ -548,3 +548,29 @@ def test_partial_sums_before_the_reduction_under_the_thread_loop_run():
     x = np.random.uniform(-1, 1, (8, 16, 4)).astype("float32")
     np.testing.assert_allclose(_run(rf_sum, x, (8,), "float32"), x.sum(axis=(1, 2)), rtol=1e-5,
                                atol=1e-5)
+
+
+@requires_gpu
+def test_reader_outside_the_reduced_thread_loop_runs():
+    # The reader of the (local) reduced value outside the threadIdx.x loop: one thread writes.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def sum_plus_one(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        t[vi] = T.float32(0)
+                    t[vi] = t[vi] + A[vi, vk]
+            with T.block("add"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = t[vi] + T.float32(1)
+
+    x = np.random.uniform(-1, 1, (16, 64)).astype("float32")
+    np.testing.assert_allclose(_run(sum_plus_one, x, (16,), "float32"), x.sum(axis=1) + 1,
+                               rtol=1e-5, atol=1e-5)
+    src = kernel_source(sum_plus_one)
+    assert "if (threadIdx_x == 0) {" in src

@@ -395,3 +395,54 @@ def test_reduction_loop_bound_to_blockIdx_alone_is_rejected(apply):
     with pytest.raises(Exception, match=r"the reduction loop 'k' is bound to 'blockIdx.x'; only "
                                         r"threadIdx.\* can reduce across threads"):
         apply("LowerCrossThreadReduction", func)
+
+
+def test_reader_outside_the_reduced_thread_loop_is_written_by_its_first_thread(golden):
+    # "add" reads the reduced value and writes global memory outside the threadIdx.x loop: it
+    # gets a threadIdx.x loop of its own, only thread 0 writing (TVM's thread broadcast).
+    @T.prim_func
+    def before(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(t[vi])
+                    with T.init():
+                        t[vi] = T.float32(0)
+                    t[vi] = t[vi] + A[vi, vk]
+            with T.block("add"):
+                vi = T.axis.spatial(16, i)
+                T.reads(t[vi])
+                T.writes(B[vi])
+                B[vi] = t[vi] + T.float32(1)
+
+    @T.prim_func(check_well_formed=False)
+    def expected(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        cross_thread_t = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum_cross_thread"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(cross_thread_t[0])
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk], T.bool(True),
+                                                          cross_thread_t[0], k, dtype="handle"))
+                with T.block("sum_write_back"):
+                    vi = T.axis.spatial(16, i)
+                    T.reads(cross_thread_t[0])
+                    T.writes(t[vi])
+                    t[vi] = cross_thread_t[0]
+            for tx in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("add"):
+                    vi = T.axis.spatial(16, i)
+                    T.where(tx == 0)
+                    T.reads(t[vi])
+                    T.writes(B[vi])
+                    B[vi] = t[vi] + T.float32(1)
+
+    golden("LowerCrossThreadReduction", before, expected)
