@@ -1,13 +1,20 @@
 // tir.LowerCrossThreadReduction: a reduction block whose reduction loops are (partly) bound to
 // threadIdx.* becomes, in Apache TVM's shape,
 //   - an in-thread partial reduction over the reduction loops that are not thread-bound, into a
-//     one-element "local" buffer (only when there are such loops),
-//   - a T.tvm_thread_allreduce over the thread-bound reduction loops into a one-element "local"
-//     buffer, executed by every thread of the group (tir.LowerThreadAllreduce lowers it),
-//   - the write of the result to the block's output, under the spatial part of the block
-//     predicate (by the first thread of the group when the output is shared memory or an
-//     argument of the function, else by all: the result is the same in every thread).
-// The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
+//     one-element "local" buffer with unit stride (only when there are such loops): blocks
+//     `<name>_in_thread_init` and `<name>_in_thread`,
+//   - a block `<name>_cross_thread` holding
+//       attr(comm_reducer, "reduce_scope", reinterpret(handle, 0)) {
+//         tvm_thread_allreduce(1, source, cond, cross_thread[0], thread_var...) }
+//     executed by every thread of the group into a one-element "local" buffer
+//     (tir.LowerThreadAllreduce lowers it); without in-thread loops it keeps the block's
+//     iterators and reads, and the source is the reduced value itself,
+//   - a block `<name>_write_back` storing the result to the block's output, under the spatial
+//     part of the block predicate and, when the output is shared memory or a function argument,
+//     by the first thread of the group.
+// Beyond TVM, an init that is not the reducer's identity (or no init) is folded into the
+// write-back. The blocks still exist here (normalize stage, right after tir.CanonicalizeLoop).
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
@@ -25,15 +32,17 @@ namespace transform {
 TESSERA_REGISTER_OP("tir.tvm_thread_allreduce")
     .set_effect(CallEffect::kOpaque)
     .describe(
-        "Reduction across the threads of a group: tvm_thread_allreduce(size, source, cond, "
-        "result_var, reducer, identity, thread_var...). size is uint32 1 (one reducer); source "
-        "is this thread's value, taken only where the bool cond holds (the identity otherwise); "
-        "result_var is the data pointer of a one-element \"local\" buffer that receives the "
-        "reduced value in every thread of the group; reducer is \"sum\", \"prod\", \"min\" or "
-        "\"max\" and identity its identity in the source's type; the thread vars are the "
-        "threadIdx-bound loop variables reduced over (the other thread indices select the group). "
-        "Every thread of the block must reach the call. The call's value (of the type of its "
-        "first argument) is unused; tir.LowerThreadAllreduce lowers it to warp shuffles.");
+        "Reduction across the threads of a group, under attr(reducer, \"reduce_scope\", 0): "
+        "tvm_thread_allreduce(size, source, cond, result, thread_var...). size is uint32 1 (one "
+        "reduced value); source is this thread's value, taken only where the bool cond holds "
+        "(the reducer's identity otherwise); result is the element [0] of a one-element "
+        "\"local\" buffer that receives the reduced value in every thread of the group; the "
+        "thread vars are the threadIdx-bound loop variables reduced over (the other thread "
+        "indices select the group). The reducer combines with +, *, min or max. Also accepted: "
+        "(size, source, cond, result_data, reducer name \"sum\"/\"prod\"/\"min\"/\"max\", "
+        "identity, thread_var...) without the attribute. Every thread of the block must reach "
+        "the call; its value (a handle) is unused; tir.LowerThreadAllreduce lowers it to warp "
+        "shuffles.");
 
 namespace {
 
@@ -45,7 +54,12 @@ Expr AndAll(const std::vector<Expr>& conds) {
   return r ? r : Expr(IntImmNode::Make(DataType::Bool(), 1));
 }
 
-BufferRegion Whole(const Buffer& b) { return BufferRegionNode::FullRegion(b); }
+// A one-element "local" scratch buffer with an explicit unit stride (TVM's form).
+Buffer Scratch(const std::string& name, DataType t, const Span& span) {
+  Expr one = IntImmNode::Make(DataType::Int(32), 1);
+  Var data = VarNode::MakePointer(name, t, "local", span);
+  return BufferNode::Make(data, t, {one}, {one}, nullptr, name, 64, 1, span);
+}
 
 class CrossThreadReductionLowerer : public StmtMutator {
  public:
@@ -76,6 +90,34 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (realize && IsCandidate(realize, chain) && UsedByReduction(realize, op->loop_var.get())) {
       return Rewrite(chain, realize);
     }
+    // Reduction loops around a sequence whose last statement is the rest of the nest (e.g. the
+    // rfactor block, then the reduction block, under the thread loop): the other statements
+    // stay in the in-thread part, before the block's loops (TVM: the block must be the last
+    // one under its first reduction loop).
+    if (auto* seq = AsPtr<SeqStmtNode>(s)) {
+      std::vector<const ForNode*> full = chain;
+      Stmt t = seq->seq.back();
+      while (auto* f = AsPtr<ForNode>(t)) {
+        full.push_back(f);
+        t = f->body;
+      }
+      auto* inner = AsPtr<BlockRealizeNode>(t);
+      bool outer_reduce = inner != nullptr;
+      for (const ForNode* f : chain) {
+        outer_reduce = outer_reduce && UsedByReduction(inner, f->loop_var.get());
+      }
+      bool inner_serial = true;
+      for (size_t i = chain.size(); i < full.size(); ++i) {
+        inner_serial = inner_serial && ThreadTag(full[i]).empty();
+      }
+      if (outer_reduce && inner_serial && IsCandidate(inner, full)) {
+        for (const ForNode* f : chain) loops_.push_back(f);
+        std::vector<Stmt> prefix;
+        for (size_t i = 0; i + 1 < seq->seq.size(); ++i) prefix.push_back(VisitStmt(seq->seq[i]));
+        loops_.resize(loops_.size() - chain.size());
+        return Rewrite(full, inner, prefix, chain.size());
+      }
+    }
     loops_.push_back(op);
     Stmt r = StmtMutator::VisitStmt_(op);
     loops_.pop_back();
@@ -86,11 +128,12 @@ class CrossThreadReductionLowerer : public StmtMutator {
     if (IsCandidate(op, {})) {
       TESSERA_THROW_KIND(op->block->span, ErrorKind::kBuild)
           << "LowerCrossThreadReduction: the reduction block '" << op->block->name_hint
-          << "' has a reduction loop bound to threadIdx, but its reduction loops do not form a "
-             "perfect nest around it (a cross-thread reduction needs the block alone under its "
-             "reduction loops)";
+          << "' has a reduction loop bound to a GPU thread index, but its reduction loops do "
+             "not form a perfect nest around it (a cross-thread reduction needs the block last "
+             "under its reduction loops, only statements before it)";
     }
-    return StmtMutator::VisitStmt_(op);
+    Stmt s = StmtMutator::VisitStmt_(op);
+    return Broadcast(op, s);
   }
 
   std::vector<std::vector<Buffer>> pending_;
@@ -106,11 +149,21 @@ class CrossThreadReductionLowerer : public StmtMutator {
     return false;
   }
 
-  // Whether some reduction iterator of the block is bound to a threadIdx loop among the
+  // Whether some reduction iterator of the block is bound to a thread loop among the
   // enclosing loops (`loops_` and `chain`).
   bool IsCandidate(const BlockRealizeNode* realize, const std::vector<const ForNode*>& chain) {
+    // A block without init is a reduction only when its update is one (as TVM, which lowers
+    // only blocks with an init, leaves e.g. `B[i, j] = A[i, j] + c` over a reduction iterator
+    // alone).
+    const Block& b = realize->block;
+    if (!b->init) {
+      auto* store = AsPtr<BufferStoreNode>(b->body);
+      if (store == nullptr || !MatchReducer(store)) return false;
+    }
+    // Any thread binding counts (as TVM): a reduction loop on blockIdx alone is refused below
+    // rather than left to race.
     auto check = [&](const ForNode* f) {
-      return IsThreadIdx(f) && UsedByReduction(realize, f->loop_var.get());
+      return !ThreadTag(f).empty() && UsedByReduction(realize, f->loop_var.get());
     };
     for (const ForNode* f : loops_) {
       if (check(f)) return true;
@@ -121,13 +174,70 @@ class CrossThreadReductionLowerer : public StmtMutator {
     return false;
   }
 
+  // The outermost thread-bound loop around the current statement: it names the kernel.
+  const ForNode* Kernel() const {
+    for (const ForNode* f : loops_) {
+      if (!ThreadTag(f).empty()) return f;
+    }
+    return nullptr;
+  }
+
+  // TVM's thread broadcast: a block of the same kernel that reads the result of a cross-thread
+  // reduction and writes non-local memory, outside the loop of a thread index reduced over,
+  // runs in a new loop over that index with only its first thread writing.
+  Stmt Broadcast(const BlockRealizeNode* op, Stmt s) {
+    const Block& b = op->block;
+    const ForNode* kernel = Kernel();
+    if (kernel == nullptr || reduced_.empty()) return s;
+    for (const BufferRegion& w : b->writes) {
+      if (w->buffer->scope() == "local") return s;
+    }
+    std::vector<const ForNode*> free;
+    for (const BufferRegion& r : b->reads) {
+      auto it = reduced_.find(r->buffer.get());
+      if (it == reduced_.end() || it->second.first != kernel) continue;
+      for (const ForNode* t : it->second.second) {
+        bool bound = false;
+        for (const ForNode* f : loops_) bound = bound || ThreadTag(f) == ThreadTag(t);
+        for (const ForNode* g : free) bound = bound || ThreadTag(g) == ThreadTag(t);
+        if (!bound) free.push_back(t);
+      }
+    }
+    if (free.empty()) return s;
+    auto* realize = AsPtr<BlockRealizeNode>(s);
+    Expr pred = realize->predicate;
+    std::vector<Var> vars;
+    for (const ForNode* t : free) {
+      Var v = VarNode::Make(t->loop_var->name, t->loop_var->dtype, t->span);
+      vars.push_back(v);
+      Expr first = IsConstInt(t->min, 0) ? IntImmNode::Make(v->dtype, 0) : t->min;
+      Expr eq = EQNode::Make(v, first);
+      pred = IsConstInt(pred, 1) ? eq : Expr(AndNode::Make(eq, pred));
+    }
+    s = BlockRealizeNode::Make(realize->iter_values, pred, realize->block, realize->span);
+    for (size_t i = free.size(); i-- > 0;) {
+      const ForNode* t = free[i];
+      s = ForNode::Make(
+          vars[i], t->min, t->extent, t->for_kind, s,
+          IterVarNode::Make(
+              t->thread_binding->dom,
+              VarNode::Make(t->thread_binding->var->name, t->thread_binding->var->dtype, t->span),
+              t->thread_binding->iter_type, t->thread_binding->thread_tag, t->span),
+          {}, t->span);
+    }
+    return s;
+  }
+
   [[noreturn]] static void Fail(const Block& b, const std::string& why) {
     TESSERA_THROW_KIND(b->span, ErrorKind::kBuild)
         << "LowerCrossThreadReduction: cannot lower the cross-thread reduction block '"
         << b->name_hint << "': " << why;
   }
 
-  Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize) {
+  // `chain`: the reduction loops down to the block; `prefix`: statements that run before the
+  // last `chain.size() - split` loops, inside the first `split` ones.
+  Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize,
+               const std::vector<Stmt>& prefix = {}, size_t split = 0) {
     const Block& b = realize->block;
     auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
       return UsesVar(e, [&](const VarNode* v) {
@@ -145,7 +255,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
     }
     // The loops of the nest: all reduction loops, none used by a spatial iterator.
     std::vector<const ForNode*> thread_loops, serial_loops;
-    for (const ForNode* f : chain) {
+    size_t outer_serial = 0;  // serial loops among the first `split`
+    for (size_t pos = 0; pos < chain.size(); ++pos) {
+      const ForNode* f = chain[pos];
       if (!UsedByReduction(realize, f->loop_var.get())) {
         Fail(b, "the loop '" + f->loop_var->name +
                     "' is not a reduction loop but lies between the reduction loops; reorder "
@@ -166,6 +278,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
                     "'; only threadIdx.* can reduce across threads");
       } else {
         serial_loops.push_back(f);
+        if (pos < split) ++outer_serial;
       }
     }
     // The block: one write, a recognised reducer, an init of the same element.
@@ -252,18 +365,49 @@ class CrossThreadReductionLowerer : public StmtMutator {
     };
     Expr zero = IntImmNode::Make(DataType::Int(32), 0);
     Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
-    Buffer red_buf = BufferNode::Decl("cross_thread_" + out->name, t,
-                                      {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+    auto element = [&](const Buffer& buf) {
+      return BufferRegionNode::Make(
+          buf, {RangeNode::Make(zero, IntImmNode::Make(DataType::Int(32), 1))});
+    };
+    auto all_reads = [&](const VarMap& vmap) {
+      std::vector<BufferRegion> reads;
+      for (const BufferRegion& r : b->reads) {
+        std::vector<Range> region;
+        for (const Range& rg : r->region) {
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+        }
+        reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+      }
+      return reads;
+    };
+    Buffer red_buf = Scratch("cross_thread_" + out->name, t, b->span);
     pending_.back().push_back(red_buf);
     std::vector<Stmt> seq;
-    Expr source, cond;
-    if (!serial_loops.empty()) {
-      Buffer in_buf = BufferNode::Decl("in_thread_" + out->name, t,
-                                       {IntImmNode::Make(DataType::Int(32), 1)}, "local", b->span);
+    // The reducer, as TVM annotates the allreduce: combine(x, y) from its identity.
+    Var x = VarNode::Make("x", t), y = VarNode::Make("y", t);
+    CommReducer reducer = CommReducerNode::Make({x}, {y}, {ReducerCombine(red->kind, x, y)},
+                                                {red->identity}, b->span);
+    auto allreduce = [&](const Expr& source, const Expr& cond) {
+      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), source, cond,
+                             BufferLoadNode::Make(red_buf, {zero})};
+      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+      Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
+                                        {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::Handle(),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
+    };
+    // A block predicate also goes through the in-thread buffer (TVM's form): the in-thread
+    // block runs under it, so that a thread outside it contributes the identity.
+    if (!serial_loops.empty() || !IsConstInt(realize->predicate, 1)) {
+      Buffer in_buf = Scratch("in_thread_" + out->name, t, b->span);
       pending_.back().push_back(in_buf);
-      Block init_block = BlockNode::Make({}, {}, {Whole(in_buf)}, b->name_hint + "_in_thread_init",
-                                         BufferStoreNode::Make(in_buf, red->identity, {zero}),
-                                         nullptr, {}, {}, {}, b->span);
+      Block init_block = BlockNode::Make(
+          {}, {}, {element(in_buf)}, b->name_hint + "_in_thread_init",
+          BufferStoreNode::Make(in_buf, red->identity, {zero}), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
@@ -272,52 +416,42 @@ class CrossThreadReductionLowerer : public StmtMutator {
       Expr acc = BufferLoadNode::Make(in_buf, {zero});
       Stmt body = BufferStoreNode::Make(in_buf, red->Combine(acc, Substitute(red->rhs, vmap)),
                                         {zero}, nullptr, store->span);
-      std::vector<BufferRegion> reads = other_reads(vmap);
-      reads.push_back(Whole(in_buf));
-      Block blk = BlockNode::Make(ivs, reads, {Whole(in_buf)}, b->name_hint + "_in_thread", body,
-                                  nullptr, {}, {}, b->annotations, b->span);
+      Block blk =
+          BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)}, b->name_hint + "_in_thread",
+                          body, nullptr, {}, {}, b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
-      for (auto it = serial_loops.rbegin(); it != serial_loops.rend(); ++it) {
-        const ForNode* f = *it;
+      for (size_t k = serial_loops.size(); k-- > 0;) {
+        const ForNode* f = serial_loops[k];
+        if (k + 1 == outer_serial && !prefix.empty()) {
+          std::vector<Stmt> body = prefix;
+          body.push_back(s);
+          s = SeqStmtNode::Flatten(body, realize->span);
+        }
         s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
                           f->annotations, f->span);
       }
+      if (outer_serial == 0 && !prefix.empty()) {
+        std::vector<Stmt> body = prefix;
+        body.push_back(s);
+        s = SeqStmtNode::Flatten(body, realize->span);
+      }
       seq.push_back(s);
-      source = BufferLoadNode::Make(in_buf, {zero});
-      cond = true_;
-      std::vector<Expr> args{
-          IntImmNode::Make(DataType::UInt(32), 1), source,       cond, red_buf->data,
-          StringImmNode::Make(red->Name()),        red->identity};
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      Block cross =
-          BlockNode::Make({}, {Whole(in_buf)}, {Whole(red_buf)}, b->name_hint + "_cross_thread",
-                          call, nullptr, {}, {}, {}, b->span);
+      Block cross = BlockNode::Make(
+          {}, {element(in_buf)}, {element(red_buf)}, b->name_hint + "_cross_thread",
+          allreduce(BufferLoadNode::Make(in_buf, {zero}), true_), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
     } else {
-      // An opaque block reading the loop variables (it names the thread loops anyway).
+      // No in-thread loops and no predicate: the block's own iterators and reads feed the
+      // allreduce directly.
+      seq.insert(seq.end(), prefix.begin(), prefix.end());
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
       VarMap vmap;
-      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-        vmap[b->iter_vars[i]->var.get()] = realize->iter_values[i];
-      }
-      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1),
-                             Substitute(red->rhs, vmap),
-                             realize->predicate,
-                             red_buf->data,
-                             StringImmNode::Make(red->Name()),
-                             red->identity};
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::UInt(32),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      Block cross =
-          BlockNode::Make({}, other_reads(vmap), {Whole(red_buf)}, b->name_hint + "_cross_thread",
-                          call, nullptr, {}, {}, {}, b->span);
-      seq.push_back(BlockRealizeNode::Make({}, true_, cross, realize->span));
+      copy_iters(false, &ivs, &vals, &vmap);
+      Block cross = BlockNode::Make(
+          ivs, all_reads(vmap), {element(red_buf)}, b->name_hint + "_cross_thread",
+          allreduce(Substitute(red->rhs, vmap), true_), nullptr, {}, {}, {}, b->span);
+      seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
     }
     // The write-back.
     {
@@ -328,7 +462,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<Expr> idx;
       for (const Expr& i : store->indices) idx.push_back(Substitute(i, vmap));
       Expr result = BufferLoadNode::Make(red_buf, {zero});
-      std::vector<BufferRegion> reads{Whole(red_buf)};
+      std::vector<BufferRegion> reads{element(red_buf)};
       if (init == nullptr) {
         result = red->Combine(BufferLoadNode::Make(out, idx), result);
         reads.push_back(b->writes[0]);
@@ -357,18 +491,24 @@ class CrossThreadReductionLowerer : public StmtMutator {
         reads.back() = writes[0];
       }
       // Every thread of the group holds the result. Memory that the threads share (shared
-      // memory, the function's arguments) is written by the first one; other outputs (local,
-      // or intermediate buffers that may end up private to each thread) by all.
-      std::vector<Expr> conds;
+      // memory, the function's arguments) is written by the first thread of the group; other
+      // outputs (local, or intermediate buffers that later blocks of the kernel read in every
+      // thread) by all: TVM writes every non-local one by the first thread and rewrites the
+      // readers to broadcast it, which tessera does not. The spatial conjuncts of the block
+      // predicate come first (TVM's order).
+      std::vector<Expr> conds = spatial_conds;
       if (IsSharedScope(out->scope()) || params_.count(out.get())) {
-        for (const ForNode* f : thread_loops) conds.push_back(EQNode::Make(f->loop_var, f->min));
+        for (const ForNode* f : thread_loops) {
+          Expr first = IsConstInt(f->min, 0) ? IntImmNode::Make(f->loop_var->dtype, 0) : f->min;
+          conds.push_back(EQNode::Make(f->loop_var, first));
+        }
       }
-      conds.insert(conds.end(), spatial_conds.begin(), spatial_conds.end());
       Block wb = BlockNode::Make(ivs, reads, writes, b->name_hint + "_write_back",
                                  BufferStoreNode::Make(out, result, idx, nullptr, store->span),
                                  nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make(vals, AndAll(conds), wb, realize->span));
     }
+    if (const ForNode* kernel = Kernel()) reduced_[out.get()] = {kernel, thread_loops};
     Stmt s = SeqStmtNode::Flatten(seq, realize->span);
     for (auto it = thread_loops.rbegin(); it != thread_loops.rend(); ++it) {
       const ForNode* f = *it;
@@ -379,6 +519,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
   }
 
   std::vector<const ForNode*> loops_;
+  // The outputs of the cross-thread reductions lowered so far: their kernel and thread loops.
+  std::unordered_map<const BufferNode*, std::pair<const ForNode*, std::vector<const ForNode*>>>
+      reduced_;
 };
 
 PrimFunc LowerCrossThreadReductionFunc(PrimFunc f, IRModule, const PassContext&) {

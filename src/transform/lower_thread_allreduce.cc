@@ -21,6 +21,7 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/reducer.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/gpu_utils.h"
 #include "tessera/transform/passes.h"
@@ -97,6 +98,19 @@ class AllreduceLowerer : public StmtMutator {
   }
 
   Stmt VisitStmt_(const AttrStmtNode* op) override {
+    if (op->attr_key == "reduce_scope") {
+      // TVM's form: the reducer annotates the call, which names the result element:
+      //   attr(comm_reducer, "reduce_scope", 0) { tvm_thread_allreduce(n, source..., cond,
+      //   result[0]..., thread_var...) }
+      auto* ev = AsPtr<EvaluateNode>(op->body);
+      auto* call = ev ? AsPtr<CallNode>(ev->value) : nullptr;
+      auto* callee = call ? AsPtr<OpNode>(call->op) : nullptr;
+      auto* reducer = AsPtr<CommReducerNode>(op->node);
+      if (callee && callee->name == "tir.tvm_thread_allreduce" && reducer) {
+        return Lower(ToNamedForm(call, reducer).get());
+      }
+      return StmtMutator::VisitStmt_(op);
+    }
     const IterVarNode* iv = LaunchedThread(op);
     if (iv == nullptr) return StmtMutator::VisitStmt_(op);
     return InThread(iv->thread_tag, iv->var, op->value, GetRef(op),
@@ -161,6 +175,39 @@ class AllreduceLowerer : public StmtMutator {
 
   [[noreturn]] static void Fail(const CallNode* call, const std::string& why) {
     TESSERA_THROW_KIND(call->span, ErrorKind::kBuild) << "LowerThreadAllreduce: " << why;
+  }
+
+  // The call of TVM's form under its reducer, as (1, source, cond, result_var, reducer name,
+  // identity, thread_var...): one reduced value whose combiner is +, *, min or max of the
+  // reducer's two variables.
+  static Ref<CallNode> ToNamedForm(const CallNode* call, const CommReducerNode* reducer) {
+    const auto& a = call->args;
+    if (reducer->result.size() != 1 || a.size() < 5 || !IsConstInt(a[0], 1)) {
+      Fail(call, "only one reduced value per tvm_thread_allreduce is supported");
+    }
+    const Expr& combined = reducer->result[0];
+    std::optional<NodeKind> kind;
+    for (NodeKind k : {NodeKind::kAdd, NodeKind::kMul, NodeKind::kMin, NodeKind::kMax}) {
+      Expr expect = ReducerCombine(k, reducer->lhs[0], reducer->rhs[0]);
+      Expr swapped = ReducerCombine(k, reducer->rhs[0], reducer->lhs[0]);
+      if (StructuralEqual(combined, expect) || StructuralEqual(combined, swapped)) kind = k;
+    }
+    if (!kind) {
+      Fail(call, "unknown reducer of tvm_thread_allreduce (x + y, x * y, min or max expected)");
+    }
+    auto* dest = AsPtr<BufferLoadNode>(a[3]);
+    if (dest == nullptr) {
+      Fail(call, "the result of tvm_thread_allreduce must be an element of a local buffer");
+    }
+    ReducerMatch m{*kind, true, Expr(), Expr()};
+    std::vector<Expr> args{a[0],
+                           a[1],
+                           a[2],
+                           dest->buffer->data,
+                           StringImmNode::Make(m.Name()),
+                           reducer->identity_element[0]};
+    args.insert(args.end(), a.begin() + 4, a.end());
+    return CallNode::Make(call->dtype, call->op, args, call->span);
   }
 
   Stmt Lower(const CallNode* call) {

@@ -101,7 +101,7 @@ def test_small_groups_use_a_partial_mask_and_their_width():
     src = kernel_source(K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), 3, 8))
     assert shuffles(src) == [(4, 8), (2, 8), (1, 8)]
     assert "__shfl_down_sync(16777215u," in src and "__shfl_sync(16777215u, red_buf[0], 0, 8)" in src
-    assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 64)) {" in src
+    assert "if ((((blockIdx_x * 3) + threadIdx_y) < 64) && (threadIdx_x == 0)) {" in src
     # 5 rows of 8: 40 threads, the second warp has 8 lanes.
     src = kernel_source(K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), 5, 8))
     assert ("__shfl_down_sync(((((threadIdx_y * 8) + threadIdx_x) >> 5) < 1) ? 4294967295u : 255u, "
@@ -143,8 +143,9 @@ def test_1024_threads_min():
 
 def test_predicate_selects_the_identity_for_threads_outside_the_rows():
     src = kernel_source(K.guarded_row_sum)
-    assert "red_buf[0] = ((((blockIdx_x * 3) + threadIdx_y) < 10) ? A[" in src and ": 0.0f);" in src
-    assert "if ((threadIdx_x == 0) && (((blockIdx_x * 3) + threadIdx_y) < 10)) {" in src
+    # The in-thread value starts at the identity and takes A only under the predicate.
+    assert "in_thread_B[0] = 0.0f;\n  if (((blockIdx_x * 3) + threadIdx_y) < 10) {\n    in_thread_B[0] = (in_thread_B[0] + A[" in src
+    assert "if ((((blockIdx_x * 3) + threadIdx_y) < 10) && (threadIdx_x == 0)) {" in src
 
 
 def test_softmax_reduces_max_then_sum_across_threads():
@@ -439,3 +440,137 @@ def test_lower_thread_allreduce_rejects_an_unknown_reducer_and_a_non_thread_vari
     with pytest.raises(Exception, match="reduces over a variable that is not an enclosing "
                                         "threadIdx loop"):
         _apply("LowerThreadAllreduce", serial)
+
+
+def test_lower_thread_allreduce_reads_the_reducer_of_tvms_form():
+    # TVM's form (attr reduce_scope + the result element) lowers as the named form does.
+    from tessera.ir import assert_structural_equal
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def tvm_form(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(8, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                red = T.allocate([1], "float32", "local")
+                red_1 = T.decl_buffer((1,), "float32", data=red)
+                with T.attr(T.comm_reducer(lambda x, y: T.max(x, y),
+                                           [T.float32(-3.4028234663852886e38)]),
+                            "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[bx * 8 + tx], T.bool(True),
+                                                      red_1[0], tx, dtype="handle"))
+
+    @T.prim_func
+    def named_form(A: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(8, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                red = T.allocate([1], "float32", "local")
+                red_1 = T.decl_buffer((1,), "float32", data=red)
+                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[bx * 8 + tx], T.bool(True), red,
+                                                  "max", T.float32(-3.4028234663852886e38), tx))
+
+    assert_structural_equal(_apply("LowerThreadAllreduce", tvm_form),
+                            _apply("LowerThreadAllreduce", named_form))
+
+
+def test_lower_thread_allreduce_rejects_an_unknown_comm_reducer():
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def sub(A: T.Buffer((64,), "float32")):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            red = T.allocate([1], "float32", "local")
+            red_1 = T.decl_buffer((1,), "float32", data=red)
+            with T.attr(T.comm_reducer(lambda x, y: x - y, [T.float32(0)]), "reduce_scope",
+                        T.reinterpret(T.uint64(0), dtype="handle")):
+                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[tx], T.bool(True), red_1[0], tx,
+                                                  dtype="handle"))
+
+    with pytest.raises(Exception, match=r"unknown reducer of tvm_thread_allreduce \(x \+ y, x \* y, "
+                                        r"min or max expected\)"):
+        _apply("LowerThreadAllreduce", sub)
+
+
+@requires_gpu
+def test_kernel_written_in_tvms_lowered_form_runs():
+    # A row sum written as tir.LowerCrossThreadReduction leaves it (TVM's form), built whole.
+    from tessera.script import tir as T
+
+    @T.prim_func(check_well_formed=False)
+    def row_sum(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        cross = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("B_cross_thread"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(cross[0])
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]),
+                                "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk], T.bool(True),
+                                                          cross[0], k, dtype="handle"))
+                with T.block("B_write_back"):
+                    vi = T.axis.spatial(16, i)
+                    T.where(k == 0)
+                    T.reads(cross[0])
+                    T.writes(B[vi])
+                    B[vi] = cross[0]
+
+    x = np.random.uniform(-1, 1, (16, 64)).astype("float32")
+    np.testing.assert_allclose(_run(row_sum, x, (16,), "float32"), x.sum(axis=1), rtol=1e-5,
+                               atol=1e-6)
+
+
+@requires_gpu
+def test_partial_sums_before_the_reduction_under_the_thread_loop_run():
+    # rfactor's shape: each thread's partial sums (B_rf), then the reduction over the threads.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def rf_sum(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + B_rf[vk, vi]
+
+    x = np.random.uniform(-1, 1, (8, 16, 4)).astype("float32")
+    np.testing.assert_allclose(_run(rf_sum, x, (8,), "float32"), x.sum(axis=(1, 2)), rtol=1e-5,
+                               atol=1e-5)
+
+
+@requires_gpu
+def test_reader_outside_the_reduced_thread_loop_runs():
+    # The reader of the (local) reduced value outside the threadIdx.x loop: one thread writes.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def sum_plus_one(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        t[vi] = T.float32(0)
+                    t[vi] = t[vi] + A[vi, vk]
+            with T.block("add"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = t[vi] + T.float32(1)
+
+    x = np.random.uniform(-1, 1, (16, 64)).astype("float32")
+    np.testing.assert_allclose(_run(sum_plus_one, x, (16,), "float32"), x.sum(axis=1) + 1,
+                               rtol=1e-5, atol=1e-5)
+    src = kernel_source(sum_plus_one)
+    assert "if (threadIdx_x == 0) {" in src

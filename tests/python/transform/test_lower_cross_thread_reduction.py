@@ -23,8 +23,8 @@ def test_in_thread_then_cross_thread_sum(golden):
 
     @T.prim_func
     def expected(A: T.Buffer((16, 256), "float32"), B: T.Buffer((16,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
-        in_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i in T.thread_binding(16, thread="blockIdx.x"):
             for k_1 in T.thread_binding(128, thread="threadIdx.x"):
                 with T.block("B_in_thread_init"):
@@ -35,14 +35,16 @@ def test_in_thread_then_cross_thread_sum(golden):
                     with T.block("B_in_thread"):
                         vi = T.axis.spatial(16, i)
                         vk = T.axis.reduce(256, k_0 * 128 + k_1)
-                        T.reads(A[vi, vk], in_thread_B[0])
+                        T.reads(B[vi], A[vi, vk])
                         T.writes(in_thread_B[0])
                         in_thread_B[0] = in_thread_B[0] + A[vi, vk]
                 with T.block("B_cross_thread"):
                     T.reads(in_thread_B[0])
                     T.writes(cross_thread_B[0])
-                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
-                                                      cross_thread_B.data, "sum", T.float32(0), k_1))
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
+                                                          cross_thread_B[0], k_1, dtype="handle"))
                 with T.block("B_write_back"):
                     vi = T.axis.spatial(16, i)
                     T.where(k_1 == 0)
@@ -68,17 +70,21 @@ def test_only_thread_bound_loop_max_with_non_identity_init(golden):
                         B[vi] = T.float32(-1e30)
                     B[vi] = T.max(B[vi], A[vi, vk])
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((8, 64), "float32"), B: T.Buffer((8,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i in T.thread_binding(8, thread="blockIdx.x"):
             for k in T.thread_binding(64, thread="threadIdx.x"):
                 with T.block("B_cross_thread"):
-                    T.reads(A[i, k])
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(B[vi], A[vi, vk])
                     T.writes(cross_thread_B[0])
-                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i, k], T.bool(True),
-                                                      cross_thread_B.data, "max",
-                                                      T.float32(-3.4028234663852886e38), k))
+                    with T.attr(T.comm_reducer(lambda x, y: T.max(x, y),
+                                               [T.float32(-3.4028234663852886e38)]),
+                                "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk], T.bool(True),
+                                                          cross_thread_B[0], k, dtype="handle"))
                 with T.block("B_write_back"):
                     vi = T.axis.spatial(8, i)
                     T.where(k == 0)
@@ -90,7 +96,9 @@ def test_only_thread_bound_loop_max_with_non_identity_init(golden):
 
 
 def test_predicate_guards_values_and_spatial_part_guards_write(golden):
-    # 3 rows per block on threadIdx.y (the last block is partial), 40 columns over 32 threads.
+    # 3 rows per block on threadIdx.y (the last block is partial), 40 columns over 40 threads.
+    # The predicate guards the in-thread step (a thread outside it keeps the identity) and, its
+    # spatial part, the write-back.
     @T.prim_func
     def before(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
         for i_0 in T.thread_binding(4, thread="blockIdx.x"):
@@ -106,20 +114,36 @@ def test_predicate_guards_values_and_spatial_part_guards_write(golden):
                             B[vi] = T.float32(0)
                         B[vi] = B[vi] + A[vi, vk]
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((10, 40), "float32"), B: T.Buffer((10,), "float32")):
-        cross_thread_B = T.alloc_buffer((1,), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
         for i_0 in T.thread_binding(4, thread="blockIdx.x"):
             for i_1 in T.thread_binding(3, thread="threadIdx.y"):
                 for k in T.thread_binding(40, thread="threadIdx.x"):
+                    with T.block("B_in_thread_init"):
+                        T.reads()
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = T.float32(0)
+                    with T.block("B_in_thread"):
+                        vi = T.axis.spatial(10, i_0 * 3 + i_1)
+                        vk = T.axis.reduce(40, k)
+                        T.where(i_0 * 3 + i_1 < 10)
+                        T.reads(B[vi], A[vi, vk])
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = in_thread_B[0] + A[vi, vk]
                     with T.block("B_cross_thread"):
-                        T.reads(A[i_0 * 3 + i_1, k])
+                        T.reads(in_thread_B[0])
                         T.writes(cross_thread_B[0])
-                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[i_0 * 3 + i_1, k], i_0 * 3 + i_1 < 10,
-                                                          cross_thread_B.data, "sum", T.float32(0), k))
+                        with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]),
+                                    "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                            T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0],
+                                                              T.bool(True), cross_thread_B[0], k,
+                                                              dtype="handle"))
                     with T.block("B_write_back"):
                         vi = T.axis.spatial(10, i_0 * 3 + i_1)
-                        T.where(k == 0 and i_0 * 3 + i_1 < 10)
+                        T.where(i_0 * 3 + i_1 < 10 and k == 0)
                         T.reads(cross_thread_B[0])
                         T.writes(B[vi])
                         B[vi] = cross_thread_B[0]
@@ -142,16 +166,20 @@ def test_local_output_is_written_by_every_thread_and_no_init_accumulates(golden)
                 vj = T.axis.spatial(32, j)
                 C[vj] = B[0]
 
-    @T.prim_func
+    # The allreduce names the thread loop variables inside the block (TVM's form).
+    @T.prim_func(check_well_formed=False)
     def expected(A: T.Buffer((32,), "int32"), C: T.Buffer((32,), "int32")):
         B = T.alloc_buffer((1,), "int32", scope="local")
-        cross_thread_B = T.alloc_buffer((1,), "int32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "int32", strides=(1,), scope="local")
         for k in T.thread_binding(32, thread="threadIdx.x"):
             with T.block("B_cross_thread"):
-                T.reads(A[k])
+                vk = T.axis.reduce(32, k)
+                T.reads(B[0], A[vk])
                 T.writes(cross_thread_B[0])
-                T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[k], T.bool(True),
-                                                  cross_thread_B.data, "prod", 1, k))
+                with T.attr(T.comm_reducer(lambda x, y: x * y, [1]), "reduce_scope",
+                            T.reinterpret(T.uint64(0), dtype="handle")):
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vk], T.bool(True),
+                                                      cross_thread_B[0], k, dtype="handle"))
             with T.block("B_write_back"):
                 T.reads(cross_thread_B[0], B[0])
                 T.writes(B[0])
@@ -160,6 +188,76 @@ def test_local_output_is_written_by_every_thread_and_no_init_accumulates(golden)
             with T.block("C"):
                 vj = T.axis.spatial(32, j)
                 C[vj] = B[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_statements_before_the_block_under_its_thread_loop_stay_in_the_in_thread_part(golden):
+    # rfactor's shape: the partial sums, then the reduction block, under the thread loop.
+    @T.prim_func
+    def before(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        T.reads(A[vi, vk, vj])
+                        T.writes(B_rf[vk, vi])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        T.reads(B_rf[vk, vi])
+                        T.writes(B[vi])
+                        with T.init():
+                            B[vi] = T.float32(0)
+                        B[vi] = B[vi] + B_rf[vk, vi]
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 16, 4), "float32"), B: T.Buffer((8,), "float32")):
+        B_rf = T.alloc_buffer((16, 8), "float32", scope="local")
+        cross_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_thread_B = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for ko in T.thread_binding(4, thread="threadIdx.x"):
+                with T.block("B_in_thread_init"):
+                    T.reads()
+                    T.writes(in_thread_B[0])
+                    in_thread_B[0] = T.float32(0)
+                for ki, j in T.grid(4, 4):
+                    with T.block("B_rf"):
+                        vk = T.axis.spatial(16, ko * 4 + ki)
+                        vi, vj = T.axis.remap("SR", [i, j])
+                        T.reads(A[vi, vk, vj])
+                        T.writes(B_rf[vk, vi])
+                        with T.init():
+                            B_rf[vk, vi] = T.float32(0)
+                        B_rf[vk, vi] = B_rf[vk, vi] + A[vi, vk, vj]
+                for ki in range(4):
+                    with T.block("B_in_thread"):
+                        vk = T.axis.reduce(16, ko * 4 + ki)
+                        vi = T.axis.spatial(8, i)
+                        T.reads(B_rf[vk, vi])
+                        T.writes(in_thread_B[0])
+                        in_thread_B[0] = in_thread_B[0] + B_rf[vk, vi]
+                with T.block("B_cross_thread"):
+                    T.reads(in_thread_B[0])
+                    T.writes(cross_thread_B[0])
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True),
+                                                          cross_thread_B[0], ko, dtype="handle"))
+                with T.block("B_write_back"):
+                    vi = T.axis.spatial(8, i)
+                    T.where(ko == 0)
+                    T.reads(cross_thread_B[0])
+                    T.writes(B[vi])
+                    B[vi] = cross_thread_B[0]
 
     golden("LowerCrossThreadReduction", before, expected)
 
@@ -174,6 +272,22 @@ def test_reduction_without_thread_bound_reduction_loop_is_unchanged(unchanged):
                     with T.init():
                         B[vi] = T.float32(0)
                     B[vi] = B[vi] + A[vi, vk]
+
+    unchanged("LowerCrossThreadReduction", func)
+
+
+def test_block_without_init_that_is_not_a_reduction_is_unchanged(unchanged):
+    # vj is a reduction iterator bound to threadIdx, but the update folds nothing (TVM leaves
+    # such a block alone too).
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8, 32), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for j in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SR", [i, j])
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] + T.float32(1)
 
     unchanged("LowerCrossThreadReduction", func)
 
@@ -244,22 +358,91 @@ def test_spatial_loop_inside_the_reduction_loops_is_rejected(apply):
         apply("LowerCrossThreadReduction", func)
 
 
-def test_block_not_alone_under_its_reduction_loops_is_rejected(apply):
+def test_block_not_last_under_its_reduction_loops_is_rejected(apply):
+    # A block after the reduction block under the thread loop: the allreduce would run before it.
     @T.prim_func
     def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
              C: T.Buffer((8, 32), "float32")):
         for i in T.thread_binding(8, thread="blockIdx.x"):
             for k in T.thread_binding(32, thread="threadIdx.x"):
-                with T.block("C"):
-                    vi, vk = T.axis.remap("SS", [i, k])
-                    C[vi, vk] = A[vi, vk]
                 with T.block("B"):
                     vi, vk = T.axis.remap("SR", [i, k])
                     with T.init():
                         B[vi] = T.float32(0)
-                    B[vi] = B[vi] + C[vi, vk]
+                    B[vi] = B[vi] + A[vi, vk]
+                with T.block("C"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    C[vi, vk] = A[vi, vk]
 
     with pytest.raises(Exception, match="the reduction block 'B' has a reduction loop bound to "
-                                        "threadIdx, but its reduction loops do not form a perfect "
-                                        "nest around it"):
+                                        "a GPU thread index, but its reduction loops do not form "
+                                        "a perfect nest around it"):
         apply("LowerCrossThreadReduction", func)
+
+
+def test_reduction_loop_bound_to_blockIdx_alone_is_rejected(apply):
+    # Blocks cannot reduce across each other: refused rather than left to race on B.
+    @T.prim_func
+    def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            for k in T.thread_binding(32, thread="blockIdx.x"):
+                with T.block("B"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        B[vi] = T.float32(0)
+                    B[vi] = B[vi] + A[vi, vk]
+
+    with pytest.raises(Exception, match=r"the reduction loop 'k' is bound to 'blockIdx.x'; only "
+                                        r"threadIdx.\* can reduce across threads"):
+        apply("LowerCrossThreadReduction", func)
+
+
+def test_reader_outside_the_reduced_thread_loop_is_written_by_its_first_thread(golden):
+    # "add" reads the reduced value and writes global memory outside the threadIdx.x loop: it
+    # gets a threadIdx.x loop of its own, only thread 0 writing (TVM's thread broadcast).
+    @T.prim_func
+    def before(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(t[vi])
+                    with T.init():
+                        t[vi] = T.float32(0)
+                    t[vi] = t[vi] + A[vi, vk]
+            with T.block("add"):
+                vi = T.axis.spatial(16, i)
+                T.reads(t[vi])
+                T.writes(B[vi])
+                B[vi] = t[vi] + T.float32(1)
+
+    @T.prim_func(check_well_formed=False)
+    def expected(A: T.Buffer((16, 64), "float32"), B: T.Buffer((16,), "float32")):
+        t = T.alloc_buffer((16,), "float32", scope="local")
+        cross_thread_t = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(16, thread="blockIdx.x"):
+            for k in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("sum_cross_thread"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(cross_thread_t[0])
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope",
+                                T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[vi, vk], T.bool(True),
+                                                          cross_thread_t[0], k, dtype="handle"))
+                with T.block("sum_write_back"):
+                    vi = T.axis.spatial(16, i)
+                    T.reads(cross_thread_t[0])
+                    T.writes(t[vi])
+                    t[vi] = cross_thread_t[0]
+            for tx in T.thread_binding(64, thread="threadIdx.x"):
+                with T.block("add"):
+                    vi = T.axis.spatial(16, i)
+                    T.where(tx == 0)
+                    T.reads(t[vi])
+                    T.writes(B[vi])
+                    B[vi] = t[vi] + T.float32(1)
+
+    golden("LowerCrossThreadReduction", before, expected)

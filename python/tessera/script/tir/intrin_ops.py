@@ -59,6 +59,7 @@ _RESULT = {
     "tvm_mma_sync": "handle",
     "tvm_bmma_sync": "handle",
     "tvm_fill_fragment": "handle",
+    "tvm_thread_allreduce": "handle",
     "ptx_mma": "first",
     "ptx_mma_sp": "first",
     "ptx_ldmatrix": "first",
@@ -95,7 +96,7 @@ _DTYPE_DROPPED = frozenset({
     "end_profile_intrinsic", "anylist_getitem", "anylist_resetitem",
     "anylist_setitem_call_packed", "anylist_setitem_call_cpacked", "vscale",
     "ignore_loop_partition", "isnullptr", "lookup_param", "q_multiply_shift",
-    "q_multiply_shift_per_axis", "thread_return",
+    "q_multiply_shift_per_axis", "thread_return", "tvm_thread_allreduce",
 })
 
 # T.* names that differ from the op's: T.call_packed is the tir.tvm_call_packed op.
