@@ -31,6 +31,12 @@ class DiagnosticError(TesseraError, RuntimeError):
     TVM's and Compass's parse errors are)."""
 
 
+class DiagnosticValueError(DiagnosticError, ValueError):
+    """An invalid value in a program (a construct a pass cannot lower, an argument out of its
+    range), reported at its source location: a DiagnosticError, and a ValueError as TVM raises
+    it for the same input."""
+
+
 class DiagnosticAssertionError(TesseraError, AssertionError):
     """A kernel that a check of the whole function refuses (it returns a pointer to its own
     storage), reported at its source location: an AssertionError, as Compass's analysis of a
@@ -112,6 +118,7 @@ class InternalError(TesseraError):
 _core._set_exception_classes(
     {
         "diagnostic": DiagnosticError,
+        "diagnostic_value": DiagnosticValueError,
         "type": TesseraTypeError,
         "value": TesseraValueError,
         "runtime": TesseraRuntimeError,

@@ -22,7 +22,7 @@ const char* KindKey(ErrorKind k, bool has_span) {
     case ErrorKind::kType:
       return has_span ? "diagnostic" : "type";
     case ErrorKind::kValue:
-      return has_span ? "diagnostic" : "value";
+      return has_span ? "diagnostic_value" : "value";
     case ErrorKind::kRuntime:
       return "runtime";
     case ErrorKind::kAttribute:
@@ -41,6 +41,7 @@ void Translate(const std::exception_ptr& p, void*) {
   } catch (const Error& e) {
     nb::dict& classes = ExceptionClasses();
     const char* key = KindKey(e.kind(), e.span().defined());
+    if (!classes.contains(key) && e.span().defined()) key = "diagnostic";
     if (!classes.contains(key)) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
       return;

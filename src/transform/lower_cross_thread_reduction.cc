@@ -126,7 +126,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
 
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     if (IsCandidate(op, {})) {
-      TESSERA_THROW_KIND(op->block->span, ErrorKind::kBuild)
+      TESSERA_THROW_KIND(op->block->span, ErrorKind::kValue)
           << "LowerCrossThreadReduction: the reduction block '" << op->block->name_hint
           << "' has a reduction loop bound to a GPU thread index, but its reduction loops do "
              "not form a perfect nest around it (a cross-thread reduction needs the block last "
@@ -229,7 +229,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
   }
 
   [[noreturn]] static void Fail(const Block& b, const std::string& why) {
-    TESSERA_THROW_KIND(b->span, ErrorKind::kBuild)
+    TESSERA_THROW_KIND(b->span, ErrorKind::kValue)
         << "LowerCrossThreadReduction: cannot lower the cross-thread reduction block '"
         << b->name_hint << "': " << why;
   }

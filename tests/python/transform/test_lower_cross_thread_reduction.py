@@ -2,6 +2,7 @@
 in-thread partial reduction, a T.tvm_thread_allreduce and a guarded write-back."""
 
 import pytest
+from tessera.error import DiagnosticError, DiagnosticValueError
 
 from tessera.script import tir as T
 
@@ -306,8 +307,12 @@ def test_unknown_reducer_is_rejected(apply):
                     B[vi] = B[vi] - A[vi, vk]
 
     with pytest.raises(Exception, match=r"cannot lower the cross-thread reduction block 'B': the "
-                                        r"update is not a known reducer"):
+                                        r"update is not a known reducer") as info:
         apply("LowerCrossThreadReduction", func)
+    # Located at the block, and a ValueError as TVM raises it for a reduction it cannot lower.
+    assert isinstance(info.value, DiagnosticValueError)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, DiagnosticError)
+    assert info.value.line > 0 and "^" in str(info.value)
 
 
 def test_init_of_another_element_is_rejected(apply):
