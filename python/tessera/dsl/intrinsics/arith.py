@@ -258,8 +258,9 @@ def _accumulate(p, node, name, op, acc, x, y, mask, quad, dot):
 
 def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
     """The reduce form of the intrinsic table with lane function "add" (S.vrpadd): a sum into
-    lane 0; 16-bit floats sum into float32x8. ``multiple``: a multiple width (no mask) sums
-    into a result of its lanes, split by dsl.AlignVectorWidth (the op's "dsl.split")."""
+    lane 0; 16-bit floats sum into float32x8. ``multiple``: a multiple width sums into lane 0 of
+    a result of its lanes (the active lanes of every native part, the parts' sums added in
+    order), split by dsl.AlignVectorWidth (the op's "dsl.split")."""
     x = vector(p, node, name, x)
     check_dtype(p, node, name, x.dtype, elements)
     e = T.element_of(x.dtype)
@@ -268,8 +269,6 @@ def _sum_lanes(p, node, name, op, x, mask, elements, multiple):
         if not multiple:
             check_native(p, node, name, x.dtype)
         check_multiple(p, node, name, x.dtype)
-        if mask is not None:
-            raise p.error(node, f'S.{name} of the multiple-width "{x.dtype}" takes no mask')
         rtype = T.with_lanes(rtype, T.lanes_of(x.dtype))
     return call(p, node, rtype, op, [x, mask_expr(p, node, mask, T.lanes_of(x.dtype))])
 
