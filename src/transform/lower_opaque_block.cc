@@ -56,7 +56,8 @@ class OpaqueBlockLowerer : public StmtExprMutator {
         for (size_t d = 1; d < strides.size(); ++d) {
           Expr outer = strides[d - 1], inner = strides[d];
           if (!IsConstInt(inner, 1)) outer = SimplifyExpr(FloorDivNode::Make(outer, inner));
-          if (outer->dtype != buf->shape[d]->dtype) outer = CastNode::Make(buf->shape[d]->dtype, outer);
+          DataType t = buf->shape[d]->dtype;
+          if (outer->dtype != t) outer = CastNode::Make(t, outer);
           extents[d] = outer;
         }
       } else if (!strides.empty() && !buf->shape.empty()) {
@@ -90,7 +91,8 @@ class OpaqueBlockLowerer : public StmtExprMutator {
     }
     if (op->for_kind == ForKind::kThreadBinding && op->thread_binding) {
       const std::string& tag = op->thread_binding->thread_tag;
-      bool virt = tag == "vthread" || tag == "vthread.x" || tag == "vthread.y" || tag == "vthread.z";
+      bool virt =
+          tag == "vthread" || tag == "vthread.x" || tag == "vthread.y" || tag == "vthread.z";
       IterVar iv = IterVarNode::Make(RangeNode::Make(min, extent), op->loop_var,
                                      IterVarType::kThreadIndex, tag, op->thread_binding->span);
       body = AttrStmtNode::Make(iv, virt ? "virtual_thread" : "thread_extent", extent, body,
