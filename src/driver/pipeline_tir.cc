@@ -112,7 +112,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
 
 StageResult TirFlattenStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kFlatten);
-  mod = run(mod, "tir.LowerOpaqueBlock");
+  mod = run(mod, transform::LowerOpaqueBlock(/*keep_loops=*/true));
   mod = run(mod, "tir.FlattenBuffer");
   mod = run.UserPhase(1, mod);
   return {mod, false, nullptr};

@@ -972,11 +972,16 @@ class PrimFuncCreator {
   }
 
   // Remembers the free variables of `exprs` (symbolic sizes) and where they were first used.
+  // Variables that a T.Let inside the expression binds are not free.
   void NoteUses(const std::vector<Expr>& exprs, const std::string& where) {
     for (const Expr& e : exprs) {
+      std::unordered_set<const VarNode*> let_bound;
+      PostOrderVisit(e, [&](const ObjectRef& n) {
+        if (auto* let = AsPtr<LetNode>(n)) let_bound.insert(let->var.get());
+      });
       PostOrderVisit(e, [&](const ObjectRef& n) {
         auto* v = AsPtr<VarNode>(n);
-        if (v && !v->pointer && !uses_.count(v)) {
+        if (v && !v->pointer && !uses_.count(v) && !let_bound.count(v)) {
           uses_[v] = where;
           use_order_.push_back(v);
         }

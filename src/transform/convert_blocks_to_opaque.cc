@@ -2,6 +2,7 @@
 // becomes opaque (no iterators) and refers to the loop variables directly.
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -20,12 +21,25 @@ class BlockOpaquer : public StmtExprMutator {
 
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const Block& block = op->block;
+    // The predicate and the bindings are evaluated outside the block: they may not read the
+    // block's own iterators (as in TVM, where such IR is not well formed).
+    for (const IterVar& iv : block->iter_vars) {
+      const Var& var = iv->var;
+      bool used = UsesVar(op->predicate, var.get());
+      for (const Expr& v : op->iter_values) used = used || UsesVar(v, var.get());
+      if (used) {
+        TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+            << "tir.ConvertBlocksToOpaque: block " << block->name_hint << "'s iterator "
+            << var->name << " occurs in its own predicate (T.where) or iterator bindings; write "
+            << "them in terms of the loop variables outside the block";
+      }
+    }
     std::vector<Expr> values;
     for (const Expr& v : op->iter_values) values.push_back(VisitExpr(v));
+    Expr predicate = VisitExpr(op->predicate);
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       vmap_[block->iter_vars[i]->var.get()] = values[i];
     }
-    Expr predicate = VisitExpr(op->predicate);
     Stmt s = VisitStmt(block);
     auto* b = AsPtr<BlockNode>(s);
     if (block->iter_vars.empty() && s == block && predicate == op->predicate) return GetRef(op);

@@ -113,23 +113,46 @@ class MatchBufferLowerer : public StmtExprMutator {
              " but the region's extent is " + AsScript(have));
       }
     }
-    // Symbolic fields of the view (data, elem_offset, strides) take the source's values.
+    // Symbolic fields of the view (data, elem_offset, strides) take the source's values; fields
+    // given as expressions (or variables already bound) must equal them.
     std::vector<Expr> strides = SourceStrides(source);
     if (view->data != source->data) vmap_[view->data.get()] = source->data;
-    if (auto* off = AsPtr<VarNode>(view->elem_offset)) {
-      Expr offset = Cast(source->elem_offset, off->dtype);
+    // A constant elem_offset (T.match_buffer's default is 0) is not checked: tessera accepts a
+    // view at any offset there, where TVM refuses one that does not start at that constant.
+    if (view->elem_offset && !AsPtr<IntImmNode>(view->elem_offset)) {
+      DataType t = view->elem_offset->dtype;
+      Expr offset = Cast(source->elem_offset, t);
       for (size_t k = 0; k < ns; ++k) {
-        offset = AddNode::Make(
-            offset, MulNode::Make(Cast(v.mins[k], off->dtype), Cast(strides[k], off->dtype)));
+        offset = AddNode::Make(offset, MulNode::Make(Cast(v.mins[k], t), Cast(strides[k], t)));
       }
-      vmap_[off] = SimplifyExpr(offset);
+      BindField(view->elem_offset, SimplifyExpr(offset), "elem_offset", fail);
     }
     for (size_t k = 0; k < view->strides.size(); ++k) {
-      if (auto* s = AsPtr<VarNode>(view->strides[k]))
-        vmap_[s] = Cast(strides[k + v.lead], s->dtype);
+      BindField(view->strides[k], strides[k + v.lead], "strides[" + std::to_string(k) + "]",
+                fail);
     }
     views_[view.get()] = v;
     keep_.push_back(view);
+  }
+
+  /*! \brief A view field takes `value`: a variable seen first is bound to it; a variable bound
+   *  before, or an expression, must be provably equal to it. */
+  template <class Fail>
+  void BindField(const Expr& field, const Expr& value, const std::string& what, Fail& fail) {
+    if (!field->dtype.is_integer() || !value->dtype.is_integer()) {
+      fail(what + " " + AsScript(field) + " has type " + field->dtype.ToString() +
+           ", where an integer is required");
+    }
+    auto* var = AsPtr<VarNode>(field);
+    if (var && !vmap_.count(var)) {
+      vmap_[var] = Cast(value, var->dtype);
+      return;
+    }
+    Expr bound = var ? vmap_[var] : VisitExpr(field);
+    DataType t = bound->dtype.bits() >= value->dtype.bits() ? bound->dtype : value->dtype;
+    if (!ana_.CanProveEqual(Cast(bound, t), Cast(value, t))) {
+      fail(what + " is " + AsScript(bound) + " but the region gives " + AsScript(value));
+    }
   }
 
   static std::vector<Expr> SourceStrides(const Buffer& b) {

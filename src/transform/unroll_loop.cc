@@ -2,6 +2,8 @@
 // options (auto_max_step, auto_max_depth, auto_max_extent, explicit_unroll, unroll_local_access).
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/ir/printer.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -105,11 +107,17 @@ class LoopUnroller : public StmtExprMutator {
     UnrollConfig inner = cfg_;
     cfg_ = saved;
 
+    // The extent after constant folding: `for i in range(n, n + 2)` runs twice.
     auto extent = AsConstInt(op->extent);
+    if (!extent) extent = AsConstInt(SimplifyExpr(op->extent));
     bool unroll = false;
+    // Without explicit unrolling, a serial loop chosen for unrolling becomes a T.unroll loop
+    // (the code generator's pragma) and counts as unrolled for the loops around it.
+    bool mark_only = false;
     if (extent && *extent >= 0) {
       if (op->for_kind == ForKind::kUnrolled) {
         unroll = inner.explicit_unroll;
+        mark_only = !unroll;
       } else if (op->for_kind == ForKind::kSerial) {
         unroll = (*extent * std::max<int64_t>(body_steps, 1) <= inner.auto_max_step &&
                   body_depth < inner.auto_max_depth) ||
@@ -119,9 +127,18 @@ class LoopUnroller : public StmtExprMutator {
     }
     // A break or continue belongs to a loop: the unrolled copies would have none.
     if (unroll && HasLoopControl(body)) unroll = false;
+    // ... except a loop of at most one iteration under auto_max_extent 1, which is expanded.
+    bool fake_loop = extent && *extent <= inner.auto_max_extent && inner.auto_max_extent == 1;
+    if (unroll && !inner.explicit_unroll && op->for_kind == ForKind::kSerial && !fake_loop) {
+      unroll = false;
+      mark_only = true;
+    }
     Stmt result;
-    if (unroll) {
-      result = Unroll(op, body, *extent);
+    if (unroll || mark_only) {
+      result = unroll ? Unroll(op, body, *extent)
+                      : ForNode::Make(op->loop_var, op->min, op->extent, ForKind::kUnrolled, body,
+                                      op->thread_binding, op->annotations, op->span, op->step);
+      if (mark_only && op->for_kind == ForKind::kUnrolled && body == op->body) result = GetRef(op);
       steps_ = outer_steps + body_steps * *extent;
       depth_ = std::max(outer_depth, body_depth);
     } else {
@@ -133,6 +150,28 @@ class LoopUnroller : public StmtExprMutator {
                                    op->thread_binding, op->annotations, op->span);
     }
     return result;
+  }
+
+  // `T.attr(0, "pragma_auto_unroll_max_step", n)` / `"pragma_unroll_explicit"` set the option
+  // for the statement they wrap and disappear.
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    bool step = op->attr_key == "pragma_auto_unroll_max_step";
+    if (!step && op->attr_key != "pragma_unroll_explicit") return StmtExprMutator::VisitStmt_(op);
+    auto value = AsConstInt(op->value);
+    if (!value) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.UnrollLoop: " << op->attr_key << " must be a constant integer, got "
+          << AsScript(op->value);
+    }
+    UnrollConfig saved = cfg_;
+    if (step) {
+      cfg_.auto_max_step = *value;
+    } else {
+      cfg_.explicit_unroll = *value != 0;
+    }
+    Stmt body = VisitStmt(op->body);
+    cfg_ = saved;
+    return body;
   }
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {

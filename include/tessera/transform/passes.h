@@ -46,8 +46,11 @@ Pass CompactBufferAllocation();
 /*! \brief Rewrite accesses to T.match_buffer views as accesses to their source buffers, after
  *  checking that each view fits its region. */
 Pass LowerMatchBuffer();
-/*! \brief Remove blocks: allocations become Allocate + DeclBuffer, predicates become `if`. */
-Pass LowerOpaqueBlock();
+/*! \brief Remove blocks: allocations become Allocate + DeclBuffer, predicates become `if`; unit
+ *  loops disappear, thread-bound loops become launch_thread attributes and pragma annotations
+ *  attribute statements (TVM's rules). `keep_loops` (tessera's own pipeline) leaves loops as
+ *  they are. */
+Pass LowerOpaqueBlock(bool keep_loops = false);
 /*! \brief Turn multi-dimensional buffer accesses into 1-D ones (row-major or by strides). */
 Pass FlattenBuffer();
 /*! \brief Turn each T.vectorized loop into one vector of its extent (Ramp/Broadcast code, TVM's

@@ -133,6 +133,8 @@ class IRBuilder:
         """An AttrStmt over the rest of the scope (``thread_extent`` values are at least 1)."""
         if isinstance(node, str):
             node = _core.StringImm(node)
+        elif isinstance(node, BufferVar):
+            node = node.asobject()  # a pointer from ib.pointer / ib.allocate: its buffer
         value = _core.StringImm(value) if isinstance(value, str) else _expr(value)
         if attr_key == "thread_extent":
             value = expr_ops.maximum(expr_ops.const(1, value.dtype), value)

@@ -466,3 +466,27 @@ def test_floormod_of_floordiv_simplifies_to_tvms_canonical_form():
     i = tir.Var("i", "int32")
     simplified = tessera._core.simplify_expr(tir.floormod(tir.floordiv(i, 4), 2))
     tessera.ir.assert_structural_equal(simplified, tir.floordiv(tir.floormod(i, 8), 4))
+
+
+def test_let_bound_variables_are_not_parameters():
+    import numpy as np
+
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    A = te.placeholder((6,), "int32", name="A")
+    B = te.placeholder((6,), "int32", name="B")
+    C = te.compute((6,), lambda i: tir.Let(y, B[i], tir.Let(x, A[i], tir.floordiv(x, y))),
+                   name="C")
+    func = te.create_prim_func([A, B, C])
+    a = np.array([7, -7, 7, -7, 0, 5], dtype="int32")
+    b = np.array([2, 2, -2, -2, 3, 5], dtype="int32")
+    out = tessera.nd.empty((6,), "int32")
+    tessera.build(func, target="c")(tessera.nd.array(a), tessera.nd.array(b), out)
+    np.testing.assert_array_equal(out.numpy(), np.floor_divide(a, b))
+
+
+def test_variable_outside_its_let_is_still_a_missing_parameter():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    A = te.placeholder((6,), "int32", name="A")
+    C = te.compute((6,), lambda i: tir.Let(x, A[i], x) + y, name="C")
+    with pytest.raises(tessera.error.TesseraError, match="variable 'y' .* add it to the list"):
+        te.create_prim_func([A, C])

@@ -187,3 +187,14 @@ def test_prim_func_takes_an_ir_builder_pointer_as_its_parameter():
     a = np.zeros(6, "float32")
     lib(a, 5)
     np.testing.assert_array_equal(a, np.array([0, 2, 4, 6, 8, 0], "float32"))
+
+
+def test_ir_builder_scope_attr_on_a_pointer_annotates_its_buffer():
+    ib = tir.ir_builder.create()
+    data = ib.pointer("float32", name="data", scope="global")
+    ib.scope_attr(data, "storage_scope", "global")
+    data[0] = tir.const(1.0, "float32")
+    stmt = ib.get()
+    assert isinstance(stmt, tir.AttrStmt) and stmt.attr_key == "storage_scope"
+    assert stmt.node.same_as(data.asobject())
+    assert stmt.value.value == "global"

@@ -1,5 +1,8 @@
 """tir.ConvertBlocksToOpaque: block iterators are replaced by their bindings."""
 
+import pytest
+
+from tessera.error import TesseraError
 from tessera.script import tir as T
 
 
@@ -50,3 +53,16 @@ def test_predicate_and_init_are_kept(golden):
                 B[io * 4 + ii] = B[io * 4 + ii] + A[io * 4 + ii, k]
 
     golden("ConvertBlocksToOpaque", before, expected)
+
+
+def test_predicate_reading_the_blocks_own_iterator_is_rejected(apply):
+    @T.prim_func(check_well_formed=False)
+    def before(A: T.Buffer((8,), "int32")):
+        for i in T.serial(8):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                T.where(vi < 6)
+                A[vi] = 0
+
+    with pytest.raises(TesseraError, match="block b's iterator vi occurs in its own predicate"):
+        apply("ConvertBlocksToOpaque", before)

@@ -77,3 +77,59 @@ def test_view_that_does_not_fit_its_region_is_rejected(apply):
     bad = tir.PrimFunc([a], tir.BlockRealize([], True, view), buffer_map={a: A})
     with pytest.raises(TesseraError, match="shape\\[0\\] is 32 but the region's extent is 16"):
         apply("LowerMatchBuffer", bad)
+
+
+def test_symbolic_strides_take_the_source_strides(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8, 8), "float32")):
+        for i in T.serial(8):
+            with T.block("row"):
+                T.reads()
+                T.writes(A[i, 0:8])
+                s0 = T.int32()
+                s1 = T.int32()
+                Ar = T.match_buffer(A[i, 0:8], (1, 8), strides=[s0, s1], offset_factor=1)
+                for j in T.serial(8):
+                    Ar[0, j] = T.float32(0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 8), "float32")):
+        for i in T.serial(8):
+            with T.block("row"):
+                T.reads()
+                T.writes(A[i, 0:8])
+                for j in T.serial(8):
+                    A[i, j] = T.float32(0)
+
+    golden("LowerMatchBuffer", before, expected)
+
+
+def test_stride_variable_bound_to_two_values_is_rejected(apply):
+    @T.prim_func(check_well_formed=False)
+    def before(A: T.Buffer((8, 8), "float32")):
+        for i in T.serial(8):
+            with T.block("row"):
+                T.reads()
+                T.writes(A[i, 0:8])
+                s = T.int32()
+                Ar = T.match_buffer(A[i, 0:8], (1, 8), strides=[s, s], offset_factor=1)
+                for j in T.serial(8):
+                    Ar[0, j] = T.float32(0)
+
+    with pytest.raises(TesseraError, match=r"strides\[1\] is 8 but the region gives 1"):
+        apply("LowerMatchBuffer", before)
+
+
+def test_stride_that_is_not_an_integer_is_rejected(apply):
+    @T.prim_func(check_well_formed=False)
+    def before(A: T.Buffer((8, 8), "float32"), m: T.handle, n: T.handle):
+        for i in T.serial(8):
+            with T.block("row"):
+                T.reads()
+                T.writes(A[i, 0:8])
+                Ar = T.match_buffer(A[i, 0:8], (1, 8), strides=[m, n], offset_factor=1)
+                for j in T.serial(8):
+                    Ar[0, j] = T.float32(0)
+
+    with pytest.raises(TesseraError, match=r"strides\[0\] m has type handle, where an integer"):
+        apply("LowerMatchBuffer", before)

@@ -1,6 +1,9 @@
 """tir.UnrollLoop: T.unroll loops and small loops picked by the "tir.UnrollLoop" options."""
 
+import pytest
+
 import tessera as ts
+from tessera.error import TesseraError
 from tessera.script import tir as T
 
 
@@ -110,3 +113,68 @@ def test_unrolled_copies_allocate_their_own_buffers():
     b = np.zeros_like(a)
     lib(a, b)
     np.testing.assert_array_equal(b, a * 2 + 1)
+
+
+def test_symbolic_bounds_with_constant_extent_unroll(golden):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), n: T.int32):
+        for i in T.serial(n, n + 2):
+            A[i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), n: T.int32):
+        A[n] = T.float32(1)
+        A[n + 1] = T.float32(1)
+
+    with ts.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 2}}):
+        golden("UnrollLoop", before, expected)
+
+
+def test_without_explicit_unroll_chosen_loops_become_unroll_loops(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8, 2), "float32")):
+        for i in T.serial(8):
+            for j in T.serial(2):
+                A[i, j] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 2), "float32")):
+        for i in T.serial(8):
+            for j in T.unroll(2):
+                A[i, j] = T.float32(1)
+
+    config = {"tir.UnrollLoop": {"auto_max_step": 4, "explicit_unroll": False}}
+    with ts.transform.PassContext(config=config):
+        golden("UnrollLoop", before, expected)
+
+
+def test_pragma_attributes_set_the_options_and_disappear(golden):
+    @T.prim_func
+    def before(A: T.Buffer((8, 2), "float32")):
+        with T.attr(0, "pragma_auto_unroll_max_step", 4):
+            for i in T.serial(8):
+                for j in T.serial(2):
+                    A[i, j] = T.float32(1)
+        for k in T.serial(2):
+            A[0, k] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 2), "float32")):
+        for i in T.serial(8):
+            A[i, 0] = T.float32(1)
+            A[i, 1] = T.float32(1)
+        for k in T.serial(2):
+            A[0, k] = T.float32(2)
+
+    golden("UnrollLoop", before, expected)
+
+
+def test_pragma_attribute_that_is_not_a_constant_is_rejected(apply):
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32"), n: T.int32):
+        with T.attr(0, "pragma_auto_unroll_max_step", n):
+            for i in T.serial(8):
+                A[i] = T.float32(1)
+
+    with pytest.raises(TesseraError, match="pragma_auto_unroll_max_step must be a constant"):
+        apply("UnrollLoop", before)
