@@ -279,26 +279,13 @@ Ref<SeqStmtNode> SeqStmtNode::Make(std::vector<Stmt> seq, Span span) {
   return std::make_shared<SeqStmtNode>(std::move(seq), std::move(span));
 }
 
-namespace {
-/*! \brief `T.evaluate(0)`, the no-op statement: Flatten drops it (as TVM's SeqStmt::Flatten does),
- *  so flattening in steps gives the same sequence as flattening at once. */
-bool IsNoOpEvaluate(const Stmt& s) {
-  auto* e = AsPtr<EvaluateNode>(s);
-  if (e == nullptr) return false;
-  auto* imm = AsPtr<IntImmNode>(e->value);
-  return imm != nullptr && imm->value == 0;
-}
-}  // namespace
-
 Stmt SeqStmtNode::Flatten(const std::vector<Stmt>& seq, Span span) {
   std::vector<Stmt> flat;
   for (const Stmt& s : seq) {
     if (!s) continue;
     if (auto* inner = AsPtr<SeqStmtNode>(s)) {
-      for (const Stmt& t : inner->seq) {
-        if (!IsNoOpEvaluate(t)) flat.push_back(t);
-      }
-    } else if (!IsNoOpEvaluate(s)) {
+      for (const Stmt& t : inner->seq) flat.push_back(t);
+    } else {
       flat.push_back(s);
     }
   }

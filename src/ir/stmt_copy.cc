@@ -161,21 +161,6 @@ class ChildReplacer : public StmtMutator {
     found = true;
     return new_;
   }
-  // A sequence keeps a replacement that is a no-op `T.evaluate(0)` (SeqStmt::Flatten would drop
-  // it): the schedule replaces statements one for one. A replacement sequence is spliced in.
-  Stmt VisitStmt_(const SeqStmtNode* op) override {
-    std::vector<Stmt> seq;
-    for (const Stmt& s : op->seq) {
-      Stmt t = VisitStmt(s);
-      if (t != s && AsPtr<SeqStmtNode>(t)) {
-        for (const Stmt& u : AsPtr<SeqStmtNode>(t)->seq) seq.push_back(u);
-      } else {
-        seq.push_back(t);
-      }
-    }
-    if (!found) return GetRef(op);
-    return seq.size() == 1 ? seq[0] : Stmt(SeqStmtNode::Make(std::move(seq), op->span));
-  }
 
  private:
   const StmtNode* old_;

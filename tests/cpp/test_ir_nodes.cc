@@ -457,28 +457,6 @@ TEST(IrNodes, SeqStmtFlatten) {
   EXPECT_TRUE(IsConstInt(eval->value, 0));
 }
 
-TEST(IrNodes, SeqStmtFlattenDropsNoOps) {
-  Stmt s1 = EvaluateNode::Make(Int32(1)), s2 = EvaluateNode::Make(Int32(2));
-  Stmt noop = EvaluateNode::Make(Int32(0));
-  // T.evaluate(0) is dropped, nested or not, so flattening in steps equals flattening at once.
-  Stmt flat = SeqStmtNode::Flatten({s1, noop, SeqStmtNode::Make({noop, s2})});
-  auto* seq = AsPtr<SeqStmtNode>(flat);
-  ASSERT_NE(seq, nullptr);
-  ASSERT_EQ(seq->seq.size(), 2u);
-  EXPECT_EQ(seq->seq[0], s1);
-  EXPECT_EQ(seq->seq[1], s2);
-  EXPECT_EQ(SeqStmtNode::Flatten({noop, s2}), s2);
-  // Only a zero is a no-op: other constants stay.
-  Stmt one_kept = SeqStmtNode::Flatten({s1, s1});
-  ASSERT_NE(AsPtr<SeqStmtNode>(one_kept), nullptr);
-  EXPECT_EQ(AsPtr<SeqStmtNode>(one_kept)->seq.size(), 2u);
-  // Nothing but no-ops gives one no-op.
-  Stmt only_noops = SeqStmtNode::Flatten({noop, noop});
-  auto* eval = AsPtr<EvaluateNode>(only_noops);
-  ASSERT_NE(eval, nullptr);
-  EXPECT_TRUE(IsConstInt(eval->value, 0));
-}
-
 TEST(IrNodes, RangeIterVarArray) {
   Range r = RangeNode::Make(Int32(2), Int32(10));
   EXPECT_EQ(r->kind, NodeKind::kRange);

@@ -52,16 +52,6 @@ TEST(StmtCopy, WithChildReplacedRebuildsOneNode) {
   EXPECT_THROW(WithChildReplaced(nest.loop.get(), nest.tail.get(), other), InternalError);
 }
 
-TEST(StmtCopy, WithChildReplacedKeepsANoOpInItsSequence) {
-  LoopNest nest;
-  Stmt noop = EvaluateNode::Make(IntImmNode::Make(kI32, 0));
-  Stmt seq = WithChildReplaced(nest.seq.get(), nest.tail.get(), noop);
-  auto* s = AsPtr<SeqStmtNode>(seq);
-  ASSERT_NE(s, nullptr);
-  ASSERT_EQ(s->seq.size(), 2u);
-  EXPECT_EQ(s->seq[1].get(), noop.get());
-}
-
 TEST(StmtCopy, SwapKeepsIdentityWithTheOtherContent) {
   LoopNest nest;
   Stmt fresh = WithChildReplaced(nest.loop.get(), nest.seq.get(), nest.tail);

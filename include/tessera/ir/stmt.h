@@ -292,8 +292,7 @@ struct SeqStmtNode : StmtNode {
   ~SeqStmtNode() override { ReleaseChildren(seq); }
   SeqStmtNode(std::vector<Stmt> v, Span s) : StmtNode(kKind, std::move(s)), seq(std::move(v)) {}
   static Ref<SeqStmtNode> Make(std::vector<Stmt> seq, Span span = {});
-  /*! \brief Flattens nested sequences and drops `T.evaluate(0)` no-ops (as TVM does); one
-   *  statement stays itself, none gives Evaluate(0). */
+  /*! \brief Flattens nested sequences; one statement stays itself, none gives Evaluate(0). */
   static Stmt Flatten(const std::vector<Stmt>& seq, Span span = {});
 };
 
