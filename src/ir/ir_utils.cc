@@ -191,6 +191,17 @@ Buffer WithData(const Buffer& b, const Var& data) {
   return out;
 }
 
+std::string TargetKindOf(const ObjectRef& target) {
+  if (auto* s = AsPtr<StringImmNode>(target)) return s->value.substr(0, s->value.find(' '));
+  if (auto* m = AsPtr<MapNode>(target)) {
+    auto it = m->items.find("kind");
+    if (it != m->items.end()) {
+      if (auto* s = AsPtr<StringImmNode>(it->second)) return s->value;
+    }
+  }
+  return "";
+}
+
 bool IsPublic(const PrimFunc& func) { return func->attrs.count("global_symbol") != 0; }
 
 std::string SymbolName(const GlobalVar& gv, const PrimFunc& func) {

@@ -83,15 +83,7 @@ class ContextCombiner : public StmtExprMutator {
 bool IsHostFunction(const PrimFunc& f) {
   auto it = f->attrs.find("target");
   if (it == f->attrs.end()) return false;
-  std::string kind;
-  if (auto* s = AsPtr<StringImmNode>(it->second)) {
-    kind = s->value.substr(0, s->value.find(' '));
-  } else if (auto* m = AsPtr<MapNode>(it->second)) {
-    auto k = m->items.find("kind");
-    if (k != m->items.end() && AsPtr<StringImmNode>(k->second)) {
-      kind = AsPtr<StringImmNode>(k->second)->value;
-    }
-  }
+  std::string kind = TargetKindOf(it->second);
   return kind == "c" || kind == "llvm";
 }
 

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/schedule.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
@@ -23,14 +24,6 @@ namespace transform {
 namespace {
 
 constexpr int64_t kMaxThreadBlocks = 256;
-
-std::string KindOf(const ObjectRef& target) {
-  auto* m = AsPtr<MapNode>(target);
-  if (!m) return "";
-  auto it = m->items.find("kind");
-  auto* s = it == m->items.end() ? nullptr : AsPtr<StringImmNode>(it->second);
-  return s ? s->value : "";
-}
 
 bool IsGpuKind(const std::string& kind) {
   static const std::unordered_set<std::string> kGpu = {"cuda",   "nvptx",  "metal", "rocm",
@@ -104,7 +97,7 @@ IRModule DefaultGPUScheduleModule(const IRModule& mod, const ObjectRef& current_
     if (f->GetIntAttr("tir.is_scheduled", 0) != 0) continue;
     auto it = f->attrs.find("target");
     ObjectRef target = it != f->attrs.end() ? it->second : current_target;
-    if (target && !IsGpuKind(KindOf(target))) continue;
+    if (target && !IsGpuKind(TargetKindOf(target))) continue;
     if (!target) {
       TESSERA_THROW_KIND(f->span, ErrorKind::kValue)
           << "tir.DefaultGPUSchedule: function " << gv->name_hint

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tessera/ir/functor.h"
+#include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass.h"
@@ -103,15 +104,7 @@ int64_t ElementBytes(DataType t) {
 bool IsHostTarget(const PrimFunc& f) {
   auto it = f->attrs.find("target");
   if (it == f->attrs.end()) return false;
-  std::string kind;
-  if (auto* s = AsPtr<StringImmNode>(it->second)) {
-    kind = s->value.substr(0, s->value.find(' '));
-  } else if (auto* m = AsPtr<MapNode>(it->second)) {
-    auto k = m->items.find("kind");
-    if (k != m->items.end()) {
-      if (auto* ks = AsPtr<StringImmNode>(k->second)) kind = ks->value;
-    }
-  }
+  std::string kind = TargetKindOf(it->second);
   return kind == "c" || kind == "llvm";
 }
 

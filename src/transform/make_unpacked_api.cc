@@ -28,21 +28,6 @@ int DeviceTypeOf(const std::string& kind) {
   return 1;
 }
 
-std::string KindOf(const ObjectRef& target) {
-  if (auto* m = AsPtr<MapNode>(target)) {
-    auto it = m->items.find("kind");
-    if (it != m->items.end()) {
-      if (auto* s = AsPtr<StringImmNode>(it->second)) return s->value;
-    }
-    return "";
-  }
-  if (auto* s = AsPtr<StringImmNode>(target)) {
-    // "kind -option=value ..."
-    return s->value.substr(0, s->value.find(' '));
-  }
-  return "";
-}
-
 // Calls of the public functions: a DLTensor argument becomes its data pointer, the call int32.
 class PublicCallRewriter : public StmtExprMutator {
  public:
@@ -103,7 +88,8 @@ PrimFunc Unpack(const PrimFunc& f) {
                                                   {IntImmNode::Make(DataType::Int(32), 0)}))});
   if (!f->buffer_map.empty()) {
     ObjectRef node = StringImmNode::Make("default");
-    body = AttrStmtNode::Make(node, "device_type", Int32(DeviceTypeOf(KindOf(t->second))), body);
+    body =
+        AttrStmtNode::Make(node, "device_type", Int32(DeviceTypeOf(TargetKindOf(t->second))), body);
     body = AttrStmtNode::Make(node, "device_id", Int32(0), body);
   }
   AttrMap attrs = f->attrs;

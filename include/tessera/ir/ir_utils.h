@@ -90,6 +90,10 @@ class BufferRemapMutator : public Base {
 /*! \brief `b` over the data variable `data`, every other field kept. */
 Buffer WithData(const Buffer& b, const Var& data);
 
+/*! \brief The kind of a function's "target" attribute: its "kind" entry in the Map form, the first
+ *  word of the string form ("llvm -mcpu=..."), "" for anything else. */
+std::string TargetKindOf(const ObjectRef& target);
+
 /*! \brief Whether `func` is externally visible: it has a "global_symbol" attribute. */
 bool IsPublic(const PrimFunc& func);
 /*! \brief The symbol of a public function ("global_symbol"), else its name in the module. */
