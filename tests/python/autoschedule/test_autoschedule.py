@@ -517,3 +517,35 @@ def test_row_partials_combine_as_a_tree(which):
         np.testing.assert_allclose(got, x.sum(1), rtol=1e-5)
     else:
         np.testing.assert_array_equal(got, x.argmax(1))
+
+
+def test_a_reduction_along_a_spatial_iterator_of_its_row_vectorizes_that_iterator():
+    # Each lane's maximum over a block's vectors (the loads run along the lane, not the
+    # reduction): the reduction loop goes outside the lanes, which are vectorized (vertical
+    # vector maxima, no lanes combined). The sum of those maxima, over blocks x lanes, has an
+    # inner loop of one vector: the two reduction loops are fused before they are cut into
+    # vector accumulators. Nothing that reads the row's own buffer prefetches.
+    from tessera import te
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2, "l2_bytes": 4096}
+    A = te.placeholder((6, 512), "float32", name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    part = te.compute((6, 4, 16), lambda i, b, l: te.max(A[i, b * 128 + k * 16 + l], axis=k),
+                      name="part")
+    b = te.reduce_axis((0, 4), name="b")
+    lane = te.reduce_axis((0, 16), name="lane")
+    out = te.compute((6,), lambda i: te.sum(part[i, b, lane], axis=[b, lane]), name="out")
+    sch = ts.autoschedule(te.create_prim_func([A, out]), target="c", facts=wide)
+    k = kinds(sch)
+    assert "reorder" in k and "fuse" in k and k.count("rfactor") == 2, sch.trace.as_python()
+    script = sch.mod.script()
+    assert "pragma_prefetch" not in script
+    # part's update: the reduction loop, then its 16 lanes as one vector
+    update = script.index('T.block("part_update")')
+    loops = script[:update].rsplit("for ", 2)[1:]
+    assert loops[0].startswith("ax3, ax2_0 in T.grid(8, 1)") and "T.vectorized(16)" in loops[1], loops
+    x = rand(6, 512)
+    got = np.zeros(6, "float32")
+    ts.build(sch.mod, target="c")(x, got)
+    np.testing.assert_allclose(got, x.reshape(6, 4, 8, 16).max(axis=2).sum(axis=(1, 2)), rtol=1e-5)
+
