@@ -502,15 +502,17 @@ def test_row_partials_combine_as_a_tree(which):
     # row reductions (the max, then its first index) each get the tree.
     from tessera import te, topi
 
+    # (argmax: rows of 256, which it reads in two passes; longer ones it searches by blocks)
     wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
-    a = te.placeholder((6, 512), "float32", name="a")
+    n = 512 if which == "sum" else 256
+    a = te.placeholder((6, n), "float32", name="a")
     out = topi.sum(a, axis=1) if which == "sum" else topi.argmax(a, axis=1)
     func = te.create_prim_func([a, out])
     sch = ts.autoschedule(func, target="c", facts=wide)
     k = kinds(sch)
     assert k.count("rfactor") == (2 if which == "sum" else 4), sch.trace.as_python()
-    x = RNG.standard_normal((6, 512)).astype("float32")
-    x[3, 100] = x[3, 400] = x[3].max() + 1  # ties: argmax keeps the first
+    x = RNG.standard_normal((6, n)).astype("float32")
+    x[3, 100] = x[3, 200] = x[3].max() + 1  # ties: argmax keeps the first
     got = np.zeros(6, "float32" if which == "sum" else "int32")
     ts.build(sch.mod, target="c")(x, got)
     if which == "sum":
@@ -543,9 +545,30 @@ def test_a_reduction_along_a_spatial_iterator_of_its_row_vectorizes_that_iterato
     # part's update: the reduction loop, then its 16 lanes as one vector
     update = script.index('T.block("part_update")')
     loops = script[:update].rsplit("for ", 2)[1:]
-    assert loops[0].startswith("ax3, ax2_0 in T.grid(8, 1)") and "T.vectorized(16)" in loops[1], loops
+    assert loops[0].startswith("ax3, ax2_0 in T.grid(8, 1)"), loops
+    assert "T.vectorized(16)" in loops[1], loops
     x = rand(6, 512)
     got = np.zeros(6, "float32")
     ts.build(sch.mod, target="c")(x, got)
     np.testing.assert_allclose(got, x.reshape(6, 4, 8, 16).max(axis=2).sum(axis=(1, 2)), rtol=1e-5)
 
+
+def test_argmax_of_long_rows_reads_the_row_once_then_one_block():
+    from tessera import te, topi
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2, "l2_bytes": 4096}
+    A = te.placeholder((8, 1024), "float32", name="A")
+    sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
+                          facts=wide)
+    script = sch.mod.script()
+    assert script.count("T.parallel(") == 1
+    # the block maxima (vertical vectors) do not prefetch (a one-pass stream on AVX-512), nor
+    # do the reductions over them (a buffer of the row); the search of one block does
+    assert script.count("pragma_prefetch") == 1
+    assert "reorder" in kinds(sch) and "fuse" in kinds(sch)
+    x = rand(8, 1024)
+    x[2, 300] = x[2, 900] = 9.0  # ties in two blocks: the first
+    x[5, 1023] = np.nan
+    got = np.zeros(8, "int32")
+    ts.build(sch.mod, target="c")(x, got)
+    np.testing.assert_array_equal(got, x.argmax(1))
