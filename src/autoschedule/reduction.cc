@@ -122,14 +122,14 @@ BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
 
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
  *  an independent chain of vector operations, so the row streams at the speed of loads. An
- *  inner reduction loop too short for that is first fused with the reduction loops around it
- *  (argmax's search of its block maxima, over blocks x lanes). */
+ *  inner reduction loop shorter than a full set of accumulators is first fused with the
+ *  reduction loops around it (argmax's search of its block maxima, over blocks x lanes). */
 void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool stream,
                         int64_t vector_bytes) {
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
-  if (extent > 0 && extent < 2 * lanes) {
+  if (extent > 0 && extent < kRowAccumulators * lanes) {
     const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
     size_t n = b ? b->iter_vars.size() : 0;
     size_t reduce = 0;  // trailing reduction iterators (their loops are the innermost)

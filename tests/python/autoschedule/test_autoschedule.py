@@ -553,11 +553,14 @@ def test_a_reduction_along_a_spatial_iterator_of_its_row_vectorizes_that_iterato
     np.testing.assert_allclose(got, x.reshape(6, 4, 8, 16).max(axis=2).sum(axis=(1, 2)), rtol=1e-5)
 
 
-def test_argmax_of_long_rows_reads_the_row_once_then_one_block():
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_argmax_of_long_rows_reads_the_row_once_then_one_block(dtype):
+    # (float64: 8 lanes, so the search of the block maxima has an inner loop of two vectors,
+    # fused with the loop over the blocks too)
     from tessera import te, topi
 
     wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2, "l2_bytes": 4096}
-    A = te.placeholder((8, 1024), "float32", name="A")
+    A = te.placeholder((8, 1024), dtype, name="A")
     sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
                           facts=wide)
     script = sch.mod.script()
@@ -565,8 +568,8 @@ def test_argmax_of_long_rows_reads_the_row_once_then_one_block():
     # the block maxima (vertical vectors) do not prefetch (a one-pass stream on AVX-512), nor
     # do the reductions over them (a buffer of the row); the search of one block does
     assert script.count("pragma_prefetch") == 1
-    assert "reorder" in kinds(sch) and "fuse" in kinds(sch)
-    x = rand(8, 1024)
+    assert "reorder" in kinds(sch) and kinds(sch).count("fuse") == 2, sch.trace.as_python()
+    x = rand(8, 1024).astype(dtype)
     x[2, 300] = x[2, 900] = 9.0  # ties in two blocks: the first
     x[5, 1023] = np.nan
     got = np.zeros(8, "int32")
