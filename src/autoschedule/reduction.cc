@@ -138,7 +138,9 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
     }
     if (reduce > 1 && loops.size() >= reduce) {
       std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(reduce), loops.end());
-      if (Try(sch, [&] { sch.Fuse(inner, true); })) {
+      int64_t fused = 1;  // only when the fused loop then vectorizes (not a 2 x 2 pooling window)
+      for (const LoopRV& l : inner) fused *= std::max<int64_t>(0, LoopExtent(sch, l));
+      if (fused >= 2 * lanes && fused % lanes == 0 && Try(sch, [&] { sch.Fuse(inner, true); })) {
         loops = sch.GetLoops(block);
         extent = LoopExtent(sch, loops.back());
       }

@@ -575,3 +575,19 @@ def test_argmax_of_long_rows_reads_the_row_once_then_one_block(dtype):
     got = np.zeros(8, "int32")
     ts.build(sch.mod, target="c")(x, got)
     np.testing.assert_array_equal(got, x.argmax(1))
+
+
+def test_a_pooling_window_keeps_its_reduction_loops():
+    # A 2 x 2 window is too short to vectorize even fused: its two reduction loops stay as
+    # they are (fusing them left a loop of 4 with its first steps peeled off)
+    from tessera import te, topi
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    x = te.placeholder((1, 16, 112, 112), "float32", name="x")
+    pool = topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max")
+    sch = ts.autoschedule(te.create_prim_func([x, pool]), target="c", facts=wide)
+    assert kinds(sch).count("fuse") == 1, sch.trace.as_python()  # the parallel outer loops
+    a = rand(1, 16, 112, 112)
+    got = np.zeros((1, 16, 56, 56), "float32")
+    ts.build(sch.mod, target="c")(a, got)
+    np.testing.assert_array_equal(got, a.reshape(1, 16, 56, 2, 56, 2).max(axis=(3, 5)))
