@@ -4,9 +4,12 @@
 // partial results (rfactor) so that its inner loop vectorizes; on CUDA a row is a thread
 // block and each reduction a cross-thread reduction over its threads.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "rules.h"
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
 #include "tessera/ir/reducer.h"
 
 namespace tessera {
@@ -118,12 +121,31 @@ BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
 }
 
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
- *  an independent chain of vector operations, so the row streams at the speed of loads. */
+ *  an independent chain of vector operations, so the row streams at the speed of loads. An
+ *  inner reduction loop shorter than a full set of accumulators is first fused with the
+ *  reduction loops around it (argmax's search of its block maxima, over blocks x lanes). */
 void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool stream,
                         int64_t vector_bytes) {
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
+  if (extent > 0 && extent < kRowAccumulators * lanes) {
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    size_t n = b ? b->iter_vars.size() : 0;
+    size_t reduce = 0;  // trailing reduction iterators (their loops are the innermost)
+    while (reduce < n && b->iter_vars[n - 1 - reduce]->iter_type == IterVarType::kCommReduce) {
+      ++reduce;
+    }
+    if (reduce > 1 && loops.size() >= reduce) {
+      std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(reduce), loops.end());
+      int64_t fused = 1;  // only when the fused loop then vectorizes (not a 2 x 2 pooling window)
+      for (const LoopRV& l : inner) fused *= std::max<int64_t>(0, LoopExtent(sch, l));
+      if (fused >= 2 * lanes && fused % lanes == 0 && Try(sch, [&] { sch.Fuse(inner, true); })) {
+        loops = sch.GetLoops(block);
+        extent = LoopExtent(sch, loops.back());
+      }
+    }
+  }
   if (extent < 2 * lanes || extent % lanes != 0) return;
   const int64_t acc = Accumulators(extent, 1, lanes, kRowAccumulators, 2);
   bool vectorized = false;
@@ -160,6 +182,70 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
     sch.Vectorize(rf_loops.back());
     sch.Unroll(rf_loops[rf_loops.size() - 2]);
     DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
+  });
+}
+
+/*! \brief The step of `index` when the iterator `v` grows by one, if a constant. */
+std::optional<int64_t> Stride(const Expr& index, const Var& v) {
+  arith::Analyzer ana;
+  VarMap next;
+  next[v.get()] = AddE(v, IntConst(v->dtype, 1));
+  Expr diff = ana.Simplify(SubE(Substitute(index, next), index));
+  if (const auto* c = AsPtr<IntImmNode>(diff)) return c->value;
+  return std::nullopt;
+}
+
+/*! \brief A reduction in a row whose loads run along its last spatial iterator, not along its
+ *  reduction (argmax's block maxima: each lane's maximum over a block's vectors): the
+ *  reduction loops go outside that iterator, which is vectorized, so each step is a vertical
+ *  vector operation on contiguous memory and no lanes are combined. It reads the row once:
+ *  with `stream` it prefetches as a one-pass stream does (PrefetchOnePass). False when the
+ *  block is not one (or the schedule refused). */
+bool VectorizeColumnInRow(Schedule& sch, const BlockRV& block, const BlockInfo& info,
+                          const LoopRV& row, int64_t lanes, bool stream,
+                          const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || !info.is_reduction || info.loads.empty()) return false;
+  const size_t n = b->iter_vars.size();
+  size_t p = n;  // the last spatial iterator, followed only by reduction iterators
+  for (size_t k = n; k-- > 0;) {
+    if (b->iter_vars[k]->iter_type == IterVarType::kDataPar) {
+      p = k;
+      break;
+    }
+  }
+  if (p == n || p + 1 == n) return false;
+  const int64_t extent = info.extents[p];
+  if (extent < lanes || extent % lanes != 0) return false;
+  const Var& v = b->iter_vars[p]->var;
+  const Var& r = b->iter_vars[n - 1]->var;
+  for (const BufferLoadNode* load : info.loads) {
+    if (load->indices.empty()) return false;
+    const Expr& last = load->indices.back();
+    if (Stride(last, v) != std::optional<int64_t>(1)) return false;
+    std::optional<int64_t> along_reduction = Stride(last, r);
+    if (!along_reduction || *along_reduction == 1 || *along_reduction == -1) return false;
+  }
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  if (loops.size() < n) return false;
+  const size_t off = loops.size() - n;
+  if (sch.Get(loops[off + p]).get() == sch.Get(row).get()) return false;
+  if (LoopExtent(sch, loops[off + p]) != extent) return false;
+  return Try(sch, [&] {
+    std::vector<LoopRV> reduce(loops.begin() + static_cast<std::ptrdiff_t>(off + p + 1),
+                               loops.end());
+    auto parts =
+        sch.Split(loops[off + p], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    std::vector<LoopRV> order = reduce;
+    order.push_back(parts[0]);
+    order.push_back(parts[1]);
+    sch.Reorder(order);
+    if (extent / lanes > 1) sch.Unroll(parts[0]);
+    sch.Vectorize(parts[1]);
+    if (stream && PrefetchOnePass(facts)) {
+      PrefetchAhead(sch, reduce.back(), extent * info.output_bits / 8);
+    }
+    DeferDecomposeReduction(block, reduce[0]);
   });
 }
 
@@ -454,12 +540,22 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
                       (reductions > 1 || PrefetchOnePass(facts));
   // Vector exp by polynomial in the rows (as the hand schedule of bench/cpu_kernels.py).
   if (calls) Try(sch, [&] { sch.Annotate(row, "pragma_fast_math", TraceValue::Int(1)); });
+  // The buffers the row's blocks write: computed in the row, not streamed from memory.
+  std::set<const BufferNode*> in_row;
+  for (const BlockRV& m : members) {
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(m));
+    if (b == nullptr) continue;
+    for (const auto& w : b->writes) in_row.insert(w->buffer.get());
+  }
   for (const BlockRV& m : members) {
     BlockInfo info = AnalyzeBlock(sch, m, func);
     int64_t lanes = facts.VectorLanes(info.output_bits);
     if (lanes < 2) continue;
     if (info.is_reduction) {
-      VectorizeReduction(sch, m, lanes, stream, facts.vector_bits / 8);
+      if (VectorizeColumnInRow(sch, m, info, row, lanes, stream, facts)) continue;
+      bool streams = std::any_of(info.loads.begin(), info.loads.end(),
+                                 [&](const auto* l) { return !in_row.count(l->buffer.get()); });
+      VectorizeReduction(sch, m, lanes, stream && streams, facts.vector_bits / 8);
     } else {
       VectorizeInner(sch, m, lanes);
     }

@@ -502,18 +502,92 @@ def test_row_partials_combine_as_a_tree(which):
     # row reductions (the max, then its first index) each get the tree.
     from tessera import te, topi
 
+    # (argmax: rows of 256, which it reads in two passes; longer ones it searches by blocks)
     wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
-    a = te.placeholder((6, 512), "float32", name="a")
+    n = 512 if which == "sum" else 256
+    a = te.placeholder((6, n), "float32", name="a")
     out = topi.sum(a, axis=1) if which == "sum" else topi.argmax(a, axis=1)
     func = te.create_prim_func([a, out])
     sch = ts.autoschedule(func, target="c", facts=wide)
     k = kinds(sch)
     assert k.count("rfactor") == (2 if which == "sum" else 4), sch.trace.as_python()
-    x = RNG.standard_normal((6, 512)).astype("float32")
-    x[3, 100] = x[3, 400] = x[3].max() + 1  # ties: argmax keeps the first
+    x = RNG.standard_normal((6, n)).astype("float32")
+    x[3, 100] = x[3, 200] = x[3].max() + 1  # ties: argmax keeps the first
     got = np.zeros(6, "float32" if which == "sum" else "int32")
     ts.build(sch.mod, target="c")(x, got)
     if which == "sum":
         np.testing.assert_allclose(got, x.sum(1), rtol=1e-5)
     else:
         np.testing.assert_array_equal(got, x.argmax(1))
+
+
+def test_a_reduction_along_a_spatial_iterator_of_its_row_vectorizes_that_iterator():
+    # Each lane's maximum over a block's vectors (the loads run along the lane, not the
+    # reduction): the reduction loop goes outside the lanes, which are vectorized (vertical
+    # vector maxima, no lanes combined). The sum of those maxima, over blocks x lanes, has an
+    # inner loop of one vector: the two reduction loops are fused before they are cut into
+    # vector accumulators. Nothing that reads the row's own buffer prefetches.
+    from tessera import te
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2, "l2_bytes": 4096}
+    A = te.placeholder((6, 512), "float32", name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    part = te.compute((6, 4, 16), lambda i, b, l: te.max(A[i, b * 128 + k * 16 + l], axis=k),
+                      name="part")
+    b = te.reduce_axis((0, 4), name="b")
+    lane = te.reduce_axis((0, 16), name="lane")
+    out = te.compute((6,), lambda i: te.sum(part[i, b, lane], axis=[b, lane]), name="out")
+    sch = ts.autoschedule(te.create_prim_func([A, out]), target="c", facts=wide)
+    k = kinds(sch)
+    assert "reorder" in k and "fuse" in k and k.count("rfactor") == 2, sch.trace.as_python()
+    script = sch.mod.script()
+    assert "pragma_prefetch" not in script
+    # part's update: the reduction loop, then its 16 lanes as one vector
+    update = script.index('T.block("part_update")')
+    loops = script[:update].rsplit("for ", 2)[1:]
+    assert loops[0].startswith("ax3, ax2_0 in T.grid(8, 1)"), loops
+    assert "T.vectorized(16)" in loops[1], loops
+    x = rand(6, 512)
+    got = np.zeros(6, "float32")
+    ts.build(sch.mod, target="c")(x, got)
+    np.testing.assert_allclose(got, x.reshape(6, 4, 8, 16).max(axis=2).sum(axis=(1, 2)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_argmax_of_long_rows_reads_the_row_once_then_one_block(dtype):
+    # (float64: 8 lanes, so the search of the block maxima has an inner loop of two vectors,
+    # fused with the loop over the blocks too)
+    from tessera import te, topi
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2, "l2_bytes": 4096}
+    A = te.placeholder((8, 1024), dtype, name="A")
+    sch = ts.autoschedule(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c",
+                          facts=wide)
+    script = sch.mod.script()
+    assert script.count("T.parallel(") == 1
+    # the block maxima (vertical vectors) do not prefetch (a one-pass stream on AVX-512), nor
+    # do the reductions over them (a buffer of the row); the search of one block does
+    assert script.count("pragma_prefetch") == 1
+    assert "reorder" in kinds(sch) and kinds(sch).count("fuse") == 2, sch.trace.as_python()
+    x = rand(8, 1024).astype(dtype)
+    x[2, 300] = x[2, 900] = 9.0  # ties in two blocks: the first
+    x[5, 1023] = np.nan
+    got = np.zeros(8, "int32")
+    ts.build(sch.mod, target="c")(x, got)
+    np.testing.assert_array_equal(got, x.argmax(1))
+
+
+def test_a_pooling_window_keeps_its_reduction_loops():
+    # A 2 x 2 window is too short to vectorize even fused: its two reduction loops stay as
+    # they are (fusing them left a loop of 4 with its first steps peeled off)
+    from tessera import te, topi
+
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    x = te.placeholder((1, 16, 112, 112), "float32", name="x")
+    pool = topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max")
+    sch = ts.autoschedule(te.create_prim_func([x, pool]), target="c", facts=wide)
+    assert kinds(sch).count("fuse") == 1, sch.trace.as_python()  # the parallel outer loops
+    a = rand(1, 16, 112, 112)
+    got = np.zeros((1, 16, 56, 56), "float32")
+    ts.build(sch.mod, target="c")(a, got)
+    np.testing.assert_array_equal(got, a.reshape(1, 16, 56, 2, 56, 2).max(axis=(3, 5)))

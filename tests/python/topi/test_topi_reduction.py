@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tessera import te, topi
+from tessera.topi import reduction
 from tessera.error import TesseraTypeError, TesseraValueError
 
 from topi_testing import Kernels, random, tol
@@ -123,6 +124,89 @@ def test_argmax_argmin_float_nan_ties_as_numpy(shape):
     np.testing.assert_array_equal(k.run("max", c), np.argmax(c, axis=1))
     np.testing.assert_array_equal(k.run("min", c), np.argmin(c, axis=1))
 
+
+
+def _block_rows(n, dtype):
+    """Rows for argmax's search by blocks (reduction._BLOCK elements a block; the last block
+    ends at the row's end, overlapping the one before it when the block does not divide n)."""
+    block = reduction._BLOCK
+    last = (n - 1) // block * block  # where the last whole-block boundary is
+    rng = np.random.default_rng(n)
+    rows = []
+
+    def row(*at, value=50.0, base=None):
+        r = rng.standard_normal(n).astype(dtype) if base is None else base.copy()
+        for i in at:
+            r[i] = value
+        rows.append(r)
+        return r
+
+    row(n - 1)  # in the tail: the last element
+    row(last + 3 if last + 3 < n else n - 2)  # in the last block
+    row(n - block)  # where the last block starts (inside the block before it when it overlaps)
+    row(last - 1)  # the last element before the last block
+    row(5, block + 5, n - 1)  # ties across blocks: the first (select_last_index: the last)
+    row(block - 1, block)  # ties on both sides of a block boundary
+    row(n - block, n - 1)  # ties inside the overlap and at the end
+    row(0)
+    row(block + 7, value=np.nan)  # a NaN in a later block than the maximum
+    nan_then_inf = row(7, value=np.nan)
+    row(block + 9, value=np.inf, base=nan_then_inf)  # +inf in a later block than a NaN
+    row(n - 1, value=np.nan)  # only the last element
+    rows.append(np.full(n, np.nan, dtype))
+    rows.append(np.full(n, -np.inf, dtype))
+    rows.append(np.full(n, np.inf, dtype))
+    rows.append(np.zeros(n, dtype))  # every element ties
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [reduction._BLOCKS_FROM - 1, reduction._BLOCKS_FROM,
+                               reduction._BLOCKS_FROM + 1, 3 * reduction._BLOCK,
+                               5 * reduction._BLOCK - 7])
+def test_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
+    # rows at least reduction._BLOCKS_FROM long are searched by blocks (the extreme of each
+    # block, then one block for the index); just below, by two passes over the row
+    a = _block_rows(n, dtype)
+    A = te.placeholder(a.shape, dtype, name="A")
+    X = te.placeholder((3, 2) + a.shape[1:], dtype, name="X")
+    k = Kernels()
+    for op in ("max", "min"):
+        f = getattr(topi, "arg" + op)
+        k.add(op, [A], f(A, axis=1))
+        k.add(op + "_last", [A], f(A, axis=-1, select_last_index=True))
+        k.add(op + "_keep", [X], f(X, axis=2, keepdims=True))
+    by_blocks = n >= reduction._BLOCKS_FROM
+    assert ("A_blocks" in te.create_prim_func([A, topi.argmax(A, axis=1)]).script()) == by_blocks
+    for op, rows in (("max", a), ("min", -a)):
+        ref = getattr(np, "arg" + op)
+        np.testing.assert_array_equal(k.run(op, rows), ref(rows, axis=1))
+        plain = ~np.isnan(rows).any(axis=1)  # numpy has no last-index form
+        last = n - 1 - ref(rows[:, ::-1], axis=1)
+        np.testing.assert_array_equal(k.run(op + "_last", rows)[plain], last[plain])
+        x = np.ascontiguousarray(rows[-6:][::-1]).reshape(3, 2, n)  # 3-D, rows in another order
+        np.testing.assert_array_equal(k.run(op + "_keep", x), ref(x, axis=2, keepdims=True))
+
+
+@pytest.mark.parametrize("n", [reduction._BLOCKS_FROM, 2 * reduction._BLOCK + 3])
+def test_argmax_by_blocks_of_a_nan_after_an_infinity_as_the_two_pass_form(n, monkeypatch):
+    # The limitation in `_arg`'s docstring (the extreme's infinity before the first NaN gives
+    # the infinity's index; numpy gives the NaN's) is the same by blocks as by two passes,
+    # with the NaN in the infinity's block or in a later one.
+    block = reduction._BLOCK
+    a = np.zeros((4, n), "float32")
+    a[:, 2] = np.inf
+    a[[0, 1, 2, 3], [5, block + 1, n - 1, n - block]] = np.nan
+    A = te.placeholder(a.shape, "float32", name="A")
+    forms = []
+    for blocks_from in (reduction._BLOCKS_FROM, n + 1):
+        monkeypatch.setattr(reduction, "_BLOCKS_FROM", blocks_from)
+        k = Kernels()
+        k.add("max", [A], topi.argmax(A, axis=1))
+        k.add("min", [A], topi.argmin(A, axis=1))
+        forms.append((k.run("max", a), k.run("min", -a)))
+    for by_blocks, by_passes in zip(*forms):
+        np.testing.assert_array_equal(by_blocks, by_passes)
 
 
 def _rows_at_the_ends(shape, dtype):
