@@ -172,3 +172,11 @@ def test_virtual_device():
     assert (vd.dlpack_device_type(), vd.virtual_device_id, vd.memory_scope) == (2, 1, "global")
     assert vd.target.arch == "sm_80"
     assert VirtualDevice().dlpack_device_type() == -1 and VirtualDevice().target is None
+
+
+def test_save_and_load_json():
+    from tessera.ir import load_json, save_json
+
+    t = Target("cuda -arch=sm_80 -libs=cublas", host="llvm -mcpu=skylake")
+    back = load_json(save_json(t))
+    assert isinstance(back, Target) and back == t and str(back.host) == "llvm -keys=cpu -mcpu=skylake"
