@@ -13,7 +13,7 @@ import re
 import warnings
 
 from ..error import TesseraTypeError, TesseraValueError
-from . import tag
+from . import codegen, tag, x86
 from .tag import list_tags, register_tag
 from .target import NoCurrentTargetError, Target, TargetFeatures, TargetKind, _current, list_kinds
 from .virtual_device import VirtualDevice

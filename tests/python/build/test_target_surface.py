@@ -180,3 +180,11 @@ def test_save_and_load_json():
     t = Target("cuda -arch=sm_80 -libs=cublas", host="llvm -mcpu=skylake")
     back = load_json(save_json(t))
     assert isinstance(back, Target) and back == t and str(back.host) == "llvm -keys=cpu -mcpu=skylake"
+
+
+def test_x86_simd_lanes():
+    from tessera.target import x86
+
+    for cpu, lanes in (("skylake-avx512", 16), ("haswell", 8), ("nehalem", 4)):
+        with Target(f"llvm -mtriple=x86_64-linux-gnu -mcpu={cpu}"):
+            assert x86.get_simd_32bit_lanes() == lanes
