@@ -430,7 +430,7 @@ def _from_config(config):
         raise TesseraValueError("a target's 'features' come from its kind's parser; "
                                 "they cannot be given")
     if "kind" not in config:
-        raise TesseraValueError(f"a target config needs a 'kind', got the fields {sorted(config)}")
+        raise TesseraValueError(f"a target config needs a 'kind', got the fields {sorted(map(str, config))}")
     if not isinstance(config["kind"], str):
         raise TesseraValueError(f"a target's 'kind' is a string, got {config['kind']!r}")
     kind = _kind(config["kind"])

@@ -139,6 +139,8 @@ def test_config_errors():
         Target({"kind": "llvm", "libs": {"a": "b"}})
     with pytest.raises(ValueError, match="needs a 'kind'"):
         Target({"arch": "sm_80"})
+    with pytest.raises(ValueError, match=r"needs a 'kind', got the fields \['1', 'b'\]"):
+        Target({1: "a", "b": 2})
     with pytest.raises(ValueError, match="'features' come from its kind's parser"):
         Target({"kind": "llvm", "features": {}})
     with pytest.raises(ValueError, match="option 'num-cores' takes an integer"):
