@@ -298,8 +298,8 @@ _JSON_FORMAT = "tessera-tvmscript"
 
 
 def save_json(node):
-    """A JSON document holding ``node`` (a PrimFunc, an IRModule, or a te Tensor or Operation
-    with the graph it depends on), for :func:`load_json`.
+    """A JSON document holding ``node`` (a PrimFunc, an IRModule, a Target, or a te Tensor or
+    Operation with the graph it depends on), for :func:`load_json`.
 
     The program is stored as its TVMScript, which parses back to a structurally equal program
     (the printer's round-trip guarantee); the document is tessera's own, not TVM's node graph.
@@ -312,6 +312,8 @@ def save_json(node):
         kind = "IRModule"
     elif isinstance(node, _core.PrimFunc):
         kind = "PrimFunc"
+    elif type(node).__name__ == "Target" and hasattr(node, "export"):  # a tessera.target.Target
+        return json.dumps({"format": "tessera-target", "version": 1, "config": node.export()})
     elif isinstance(node, (_core.te.Tensor, _core.te.Operation)):
         # A te graph: its operations with their bodies as expression trees (te/serialize.py).
         from ..te import serialize
@@ -320,8 +322,8 @@ def save_json(node):
     else:
         from ..error import TesseraTypeError
 
-        raise TesseraTypeError("save_json stores a PrimFunc, an IRModule or a te Tensor or "
-                               f"Operation, got {type(node).__name__}")
+        raise TesseraTypeError("save_json stores a PrimFunc, an IRModule, a Target or a te Tensor "
+                               f"or Operation, got {type(node).__name__}")
     return json.dumps({"format": _JSON_FORMAT, "version": 1, "type": kind, "script": node.script()})
 
 
@@ -342,6 +344,10 @@ def load_json(text):
         return serialize.load(doc)
     if isinstance(doc, dict) and doc.get("format") == "tessera-metadata":
         return _load_metadata(doc)
+    if isinstance(doc, dict) and doc.get("format") == "tessera-target":
+        from ..target import Target
+
+        return Target(doc["config"])
     if not isinstance(doc, dict) or doc.get("format") != _JSON_FORMAT or doc.get("type") not in (
             "IRModule", "PrimFunc") or not isinstance(doc.get("script"), str):
         raise _ValueError("load_json: not a document written by tessera.ir.save_json "

@@ -6,7 +6,8 @@
 >>> ts.runtime.load_module("f.so")  # after lib.export_library("f.so")
 """
 
-from .device import Device, cpu, cuda, device
+from . import container
+from .device import Device, cpu, cuda, device, metal, opencl, rocm, vulkan
 from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray, array, empty, from_dlpack
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
@@ -38,6 +39,7 @@ tensor = array
 Tensor = NDArray
 
 __all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
+           "metal", "opencl", "rocm", "vulkan", "container",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
            "remove_global_func", "list_global_func_names", "const"]
 

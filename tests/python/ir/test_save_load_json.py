@@ -39,8 +39,8 @@ def test_round_trip(node):
     ts.ir.assert_structural_equal(again, node)
 
 
-def test_only_functions_modules_and_te_graphs_are_saved():
-    with pytest.raises(TesseraError, match="PrimFunc, an IRModule or a te Tensor or Operation"):
+def test_only_functions_modules_targets_and_te_graphs_are_saved():
+    with pytest.raises(TesseraError, match="PrimFunc, an IRModule, a Target or a te Tensor or Operation"):
         ts.ir.save_json(ts.tir.const(1))
 
 
