@@ -10,6 +10,8 @@
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/expr_ops.h"
+#include "tessera/ir/ir_utils.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace arith {
@@ -39,17 +41,60 @@ IterSum MakeSum(std::vector<IterSplit> args, int64_t base) {
 
 IterSplit CopySplit(const IterSplit& s) { return std::make_shared<IterSplitNode>(*s); }
 
+// TVM's operator folding on index expressions: x + 0, x * 1, x // 1, x % 1, constants.
+Expr Const(const Expr& like, int64_t v) { return IntConst(like->dtype, v); }
+Expr Plus(const Expr& a, const Expr& b) {
+  if (IsConstInt(a, 0)) return b;
+  if (IsConstInt(b, 0)) return a;
+  return AddE(a, b);
+}
+Expr Minus(const Expr& a, int64_t b) { return b == 0 ? a : SubE(a, Const(a, b)); }
+Expr Times(const Expr& a, int64_t b) {
+  if (b == 1) return a;
+  if (b == 0 || IsConstInt(a, 0)) return Const(a, 0);
+  return MulE(a, Const(a, b));
+}
+Expr Div(const Expr& a, int64_t b) {
+  if (b == 1 || IsConstInt(a, 0)) return a;
+  return FloorDivE(a, Const(a, b));
+}
+Expr Mod(const Expr& a, int64_t b) {
+  if (b == 1) return Const(a, 0);
+  if (IsConstInt(a, 0)) return a;
+  return FloorModE(a, Const(a, b));
+}
+
+
+// The whole base of a sum (its free terms plus its constant) as an expression.
+Expr FullBase(const IterSum& sum, DataType dtype) {
+  if (!sum->free_base) return IntConst(dtype, sum->base);
+  return sum->base == 0 ? sum->free_base : AddE(sum->free_base, IntConst(dtype, sum->base));
+}
+
+struct RewriteOptions {
+  bool free_terms = false;        // terms without iterators go to the base (TVM's behaviour)
+  bool simplify_trivial = false;  // iterators of extent 1 are constants
+  bool fold_tiles = false;        // a fuse of splits that tile one mark's low part is that part
+};
+
 class IterMapRewriter {
  public:
-  explicit IterMapRewriter(const std::vector<IterDomain>& iters) {
+  explicit IterMapRewriter(const std::vector<IterDomain>& iters, RewriteOptions options = {})
+      : options_(options) {
     for (const IterDomain& d : iters) {
       if (d.extent == 0) continue;
       auto mark = std::make_shared<IterMarkNode>();
       mark->var = d.var;
       mark->extent = d.extent;
       vars_[d.var.get()] = {mark, d.min};
+      input_marks_.push_back(mark);
     }
   }
+
+  // An index as a sum of splits, not fused.
+  IterSum RewriteFlat(const Expr& e) { return Visit(e); }
+
+  const std::vector<IterMark>& input_marks() const { return input_marks_; }
 
   // A top-level index: sums of several splits are fused into one mark.
   IterSum Rewrite(const Expr& e) {
@@ -66,9 +111,17 @@ class IterMapRewriter {
 
   IterSum Visit(const Expr& e) {
     if (auto c = AsConstInt(e)) return MakeSum({}, *c);
+    if (options_.free_terms &&
+        !UsesVar(e, [&](const VarNode* v) { return vars_.count(v) != 0; })) {
+      IterSum free = MakeSum({}, 0);
+      free->free_base = e;
+      return free;
+    }
     if (auto* v = AsPtr<VarNode>(e)) {
       auto it = vars_.find(v);
       if (it == vars_.end()) Unsupported("the variable " + v->name + " is not an iterator");
+      if (options_.simplify_trivial && it->second.mark->extent == 1)
+        return MakeSum({}, it->second.min);
       if (it->second.min != 0) Unsupported("the iterator " + v->name + " does not start at 0");
       return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)}, 0);
     }
@@ -78,6 +131,12 @@ class IterMapRewriter {
       IterSum a = Visit(mul->a), b = Visit(mul->b);
       if (!a->args.empty() && !b->args.empty()) Unsupported("a product of two iterators");
       if (a->args.empty()) std::swap(a, b);
+      if (b->free_base) {
+        if (!a->args.empty()) Unsupported("an iterator scaled by a non-constant factor");
+        IterSum free = MakeSum({}, 0);
+        free->free_base = MulE(FullBase(a, e->dtype), FullBase(b, e->dtype));
+        return free;
+      }
       return Scale(a, b->base);
     }
     if (auto* div = AsPtr<FloorDivNode>(e)) {
@@ -95,6 +154,11 @@ class IterMapRewriter {
 
   static IterSum Combine(const IterSum& a, const IterSum& b, int sign) {
     IterSum out = MakeSum({}, sign > 0 ? a->base + b->base : a->base - b->base);
+    out->free_base = a->free_base;
+    if (b->free_base) {
+      Expr term = sign > 0 ? b->free_base : Times(b->free_base, -1);
+      out->free_base = out->free_base ? AddE(out->free_base, term) : term;
+    }
     for (const IterSplit& s : a->args) out->args.push_back(CopySplit(s));
     for (const IterSplit& s : b->args) {
       int64_t scale = sign > 0 ? s->scale : -s->scale;
@@ -118,6 +182,7 @@ class IterMapRewriter {
   static IterSum Scale(const IterSum& a, int64_t c) {
     if (c == 0) return MakeSum({}, 0);
     IterSum out = MakeSum({}, a->base * c);
+    if (a->free_base) out->free_base = Times(a->free_base, c);
     for (const IterSplit& s : a->args)
       out->args.push_back(MakeSplit(s->source, s->lower_factor, s->extent, s->scale * c));
     return out;
@@ -171,6 +236,13 @@ class IterMapRewriter {
       expected = s->extent < 0 ? -1 : s->extent * s->scale;
     }
     int64_t extent = expected < 0 ? -1 : expected / base_scale;
+    if (options_.fold_tiles) {
+      if (IterSplit whole = FoldTiles(flattened, base_scale)) {
+        IterSum out = MakeSum({whole}, sum->base);
+        out->free_base = sum->free_base;
+        return out;
+      }
+    }
     std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>> key;
     for (const IterSplit& s : flattened)
       key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
@@ -184,7 +256,22 @@ class IterMapRewriter {
       mark->extent = extent;
       fused_[key] = mark;
     }
-    return MakeSum({MakeSplit(mark, 1, extent, base_scale)}, sum->base);
+    IterSum out = MakeSum({MakeSplit(mark, 1, extent, base_scale)}, sum->base);
+    out->free_base = sum->free_base;
+    return out;
+  }
+
+  // (x // 4 % 2) * 4 + x % 4, innermost first, is x % 8: one split of x (TVM's fused form).
+  static IterSplit FoldTiles(const std::vector<IterSplit>& flattened, int64_t base_scale) {
+    const IterMark& source = flattened[0]->source;
+    int64_t next = 1;
+    for (const IterSplit& s : flattened) {
+      if (s->source != source || s->lower_factor != next || s->scale != next || s->extent < 0)
+        return nullptr;
+      next *= s->extent;
+    }
+    if (source->extent < 0 || source->extent % next != 0) return nullptr;
+    return MakeSplit(source, 1, next, base_scale);
   }
 
   // `split` over [0, ceil(extent / c) * c): a split of a whole mark may be padded.
@@ -199,12 +286,14 @@ class IterMapRewriter {
     if (!mark) {
       mark = std::make_shared<IterMarkNode>(*split->source);
       mark->extent = padded;
+      mark->unpadded_extent = split->source->extent;
     }
     return MakeSplit(mark, 1, padded, split->scale);
   }
 
   IterSum FloorDivConst(const IterSum& dividend, int64_t c) {
     IterSum pre = Preprocess(dividend);
+    if (pre->free_base) Unsupported("a division of iterators plus terms free of them");
     if (pre->args.empty()) return MakeSum({}, FloorDiv(pre->base, c));
     IterSplit s = CopySplit(pre->args[0]);
     int64_t base = pre->base;
@@ -229,6 +318,7 @@ class IterMapRewriter {
 
   IterSum FloorModConst(const IterSum& dividend, int64_t c) {
     IterSum pre = Preprocess(dividend);
+    if (pre->free_base) Unsupported("a modulo of iterators plus terms free of them");
     if (pre->args.empty()) return MakeSum({}, FloorMod(pre->base, c));
     IterSplit s = CopySplit(pre->args[0]);
     int64_t base = pre->base;
@@ -250,34 +340,13 @@ class IterMapRewriter {
     return MakeSum({MakeSplit(s->source, s->lower_factor, c, scale)}, 0);
   }
 
+  RewriteOptions options_;
   std::unordered_map<const VarNode*, VarEntry> vars_;
+  std::vector<IterMark> input_marks_;
   std::map<std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>>, IterMark>
       fused_;
   std::map<std::pair<const IterMarkNode*, int64_t>, IterMark> padded_;
 };
-
-// TVM's operator folding on index expressions: x + 0, x * 1, x // 1, x % 1, constants.
-Expr Const(const Expr& like, int64_t v) { return IntConst(like->dtype, v); }
-Expr Plus(const Expr& a, const Expr& b) {
-  if (IsConstInt(a, 0)) return b;
-  if (IsConstInt(b, 0)) return a;
-  return AddE(a, b);
-}
-Expr Minus(const Expr& a, int64_t b) { return b == 0 ? a : SubE(a, Const(a, b)); }
-Expr Times(const Expr& a, int64_t b) {
-  if (b == 1) return a;
-  if (b == 0 || IsConstInt(a, 0)) return Const(a, 0);
-  return MulE(a, Const(a, b));
-}
-Expr Div(const Expr& a, int64_t b) {
-  if (b == 1 || IsConstInt(a, 0)) return a;
-  return FloorDivE(a, Const(a, b));
-}
-Expr Mod(const Expr& a, int64_t b) {
-  if (b == 1) return Const(a, 0);
-  if (IsConstInt(a, 0)) return a;
-  return FloorModE(a, Const(a, b));
-}
 
 }  // namespace
 
@@ -418,6 +487,180 @@ std::optional<std::vector<std::pair<Var, Expr>>> InverseAffineIterMap(
     }
   }
   return inverse;
+}
+
+namespace {
+
+std::string MarkName(const IterMarkNode* mark) {
+  if (mark->var) return "the iterator " + mark->var->name;
+  return "a fused iterator";
+}
+
+// TVM's surjective/bijective check of the splits taken of one mark (lower factors as a chain
+// from 1; surjective maps may skip a factor when the next one is a multiple of it).
+bool CheckSplits(const IterMarkNode* mark, const std::vector<const IterSplitNode*>& splits,
+                 IterMapLevel level, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = MarkName(mark) + ": " + why;
+    return false;
+  };
+  if (mark->extent < 0) return fail("its extent is symbolic, which the check cannot reason about");
+  std::vector<bool> used(splits.size(), false);
+  int64_t expected = 1;
+  for (size_t n = 0; n < splits.size(); ++n) {
+    size_t j = 0;
+    while (j < splits.size() && (used[j] || splits[j]->lower_factor != expected)) ++j;
+    if (j == splits.size()) {
+      if (level == IterMapLevel::kBijective) return fail("its splits overlap or leave a gap");
+      for (size_t i = 0; i < splits.size(); ++i) {
+        if (used[i]) continue;
+        if (splits[i]->lower_factor % expected != 0) return fail("its splits overlap");
+        if (j == splits.size() || splits[j]->lower_factor % splits[i]->lower_factor == 0) j = i;
+      }
+      if (j == splits.size()) return fail("its splits overlap");
+    }
+    if (splits[j]->extent < 0) return fail("a split of symbolic extent");
+    used[j] = true;
+    expected = splits[j]->lower_factor * splits[j]->extent;
+  }
+  bool padded = mark->unpadded_extent > 0;
+  bool full = expected == mark->extent;
+  bool divides = full || mark->extent % expected == 0;
+  if (level == IterMapLevel::kBijective) {
+    if (padded) return fail("a bijective map cannot pad an iterator");
+    if (!full) return fail("its splits do not cover its whole extent");
+  } else if (!padded) {
+    if (!divides) return fail("its splits do not divide its extent");
+  } else if (full) {
+    if (splits.size() != 1) return fail("several splits of a padded iterator depend on each other");
+    if (splits[0]->extent == expected && mark->unpadded_extent < expected)
+      return fail("a split as large as the padded extent does not reach every value");
+  } else if (!divides || mark->unpadded_extent < expected) {
+    return fail("its splits of the padded extent do not reach every value");
+  }
+  return true;
+}
+
+bool CheckMapping(const std::vector<IterSum>& map, const std::vector<IterMark>& inputs,
+                  IterMapLevel level, std::string* error) {
+  std::vector<const IterMarkNode*> order;
+  std::unordered_map<const IterMarkNode*, std::vector<const IterSplitNode*>> splits;
+  std::function<void(const IterSplit&)> collect = [&](const IterSplit& s) {
+    const IterMarkNode* mark = s->source.get();
+    if (!splits.count(mark)) {
+      splits[mark];
+      order.push_back(mark);
+      if (mark->sum)
+        for (const IterSplit& inner : mark->sum->args) collect(inner);
+    }
+    splits[mark].push_back(s.get());
+  };
+  for (const IterSum& sum : map)
+    for (const IterSplit& s : sum->args) collect(s);
+  for (const IterMarkNode* mark : order)
+    if (!CheckSplits(mark, splits[mark], level, error)) return false;
+  if (level == IterMapLevel::kBijective) {
+    for (const IterMark& mark : inputs) {
+      if (mark->extent != 1 && !splits.count(mark.get())) {
+        if (error) *error = MarkName(mark.get()) + " is not used, so the map is not bijective";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>& indices,
+                                                         const std::vector<IterDomain>& iters,
+                                                         IterMapLevel level, bool simplify_trivial,
+                                                         std::string* error) {
+  RewriteOptions options;
+  options.free_terms = true;
+  options.simplify_trivial = simplify_trivial;
+  options.fold_tiles = true;
+  IterMapRewriter rewriter(iters, options);
+  std::vector<IterSum> result;
+  try {
+    for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));
+  } catch (const RewriteFailure& f) {
+    if (error) *error = f.reason;
+    return std::nullopt;
+  }
+  if (level != IterMapLevel::kNoCheck &&
+      !CheckMapping(result, rewriter.input_marks(), level, error))
+    return std::nullopt;
+  return result;
+}
+
+std::optional<IterSum> NormalizeToIterSum(const Expr& index, const std::vector<IterDomain>& iters,
+                                          std::string* error) {
+  RewriteOptions options;
+  options.free_terms = true;
+  IterMapRewriter rewriter(iters, options);
+  try {
+    IterSum sum = rewriter.RewriteFlat(index);
+    std::stable_sort(sum->args.begin(), sum->args.end(),
+                     [](const IterSplit& a, const IterSplit& b) { return a->scale > b->scale; });
+    return sum;
+  } catch (const RewriteFailure& f) {
+    if (error) *error = f.reason;
+    return std::nullopt;
+  }
+}
+
+Expr IterMarkToExpr(const IterMark& mark, DataType dtype) {
+  if (mark->var) return mark->var;
+  if (mark->sum) return IterSumToExpr(mark->sum, dtype);
+  return mark->expr;
+}
+
+Expr IterSplitToExpr(const IterSplit& split, DataType dtype) {
+  const IterMark& mark = split->source;
+  Expr value = IterMarkToExpr(mark, dtype);
+  bool whole_top = mark->extent >= 0 && split->extent >= 0 &&
+                   split->lower_factor * split->extent == mark->extent;
+  if (split->lower_factor != 1) value = FloorDivE(value, IntConst(dtype, split->lower_factor));
+  if (!whole_top) value = FloorModE(value, IntConst(dtype, split->extent));
+  if (split->scale != 1) value = MulE(value, IntConst(dtype, split->scale));
+  return value;
+}
+
+Expr IterSumToExpr(const IterSum& sum, DataType dtype) {
+  if (sum->args.empty()) return FullBase(sum, dtype);
+  Expr value;
+  for (const IterSplit& s : sum->args) {
+    Expr term = IterSplitToExpr(s, dtype);
+    value = value ? AddE(value, term) : term;
+  }
+  if (sum->free_base) value = AddE(value, sum->free_base);
+  if (sum->base != 0) value = AddE(value, IntConst(dtype, sum->base));
+  return value;
+}
+
+bool IterMarkEqual(const IterMark& a, const IterMark& b) {
+  if (a == b) return true;
+  if (!a || !b || a->extent != b->extent) return false;
+  if (a->var || b->var) return a->var == b->var;
+  if (a->sum || b->sum) return a->sum && b->sum && IterSumEqual(a->sum, b->sum);
+  return a->expr && b->expr && StructuralEqual(a->expr, b->expr);
+}
+
+bool IterSplitEqual(const IterSplit& a, const IterSplit& b) {
+  if (a == b) return true;
+  return a && b && a->lower_factor == b->lower_factor && a->extent == b->extent &&
+         a->scale == b->scale && IterMarkEqual(a->source, b->source);
+}
+
+bool IterSumEqual(const IterSum& a, const IterSum& b) {
+  if (a == b) return true;
+  if (!a || !b || a->args.size() != b->args.size()) return false;
+  for (size_t i = 0; i < a->args.size(); ++i)
+    if (!IterSplitEqual(a->args[i], b->args[i])) return false;
+  DataType dtype = a->free_base ? a->free_base->dtype : b->free_base ? b->free_base->dtype
+                                                                      : DataType::Int(32);
+  return StructuralEqual(FullBase(a, dtype), FullBase(b, dtype));
 }
 
 }  // namespace arith
