@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -75,6 +76,7 @@ struct RewriteOptions {
   bool free_terms = false;        // terms without iterators go to the base (TVM's behaviour)
   bool simplify_trivial = false;  // iterators of extent 1 are constants
   bool fold_tiles = false;        // a fuse of splits that tile one mark's low part is that part
+  bool tvm_padding = false;       // TVM's padding: one padded mark per mark, left pads allowed
 };
 
 class IterMapRewriter {
@@ -95,6 +97,11 @@ class IterMapRewriter {
   IterSum RewriteFlat(const Expr& e) { return Visit(e); }
 
   const std::vector<IterMark>& input_marks() const { return input_marks_; }
+
+  // TVM's two-pass padding: the first pass records, for every mark that a division does not
+  // divide evenly, the padding every division of it needs; the second pass pads it once.
+  void set_collect_padding(bool collect) { collect_padding_ = collect; }
+  bool requires_padding() const { return requires_padding_; }
 
   // A top-level index: sums of several splits are fused into one mark.
   IterSum Rewrite(const Expr& e) {
@@ -302,6 +309,9 @@ class IterMapRewriter {
       if (s->scale % c == 0 && base == 0) {
         s->scale /= c;
         return MakeSum({s}, 0);
+      } else if (options_.tvm_padding && s->scale % c == 0 && base % c == 0) {
+        s->scale /= c;
+        return MakeSum({s}, base / c);
       } else if (c % s->scale == 0 && (base == 0 || base % s->scale == 0)) {
         base /= s->scale;
         c /= s->scale;
@@ -309,6 +319,21 @@ class IterMapRewriter {
       } else {
         Unsupported("the scale of the dividend does not divide the divisor");
       }
+    }
+    if (options_.tvm_padding) {
+      auto [padded, left] = PadDividend(s, base, c);
+      IterSplit split;
+      if (padded->extent % c == 0) {
+        split = MakeSplit(padded->source, padded->lower_factor * c, padded->extent / c, 1);
+      } else if (padded->lower_factor == 1 && padded->extent == padded->source->extent) {
+        split = MakeSplit(padded->source, c, CeilDiv(padded->extent, c), 1);
+      } else {
+        auto mark = std::make_shared<IterMarkNode>();
+        mark->sum = MakeSum({padded}, 0);
+        mark->extent = padded->extent;
+        split = MakeSplit(mark, c, CeilDiv(padded->extent, c), 1);
+      }
+      return MakeSum({split}, FloorDiv(base - left, c));
     }
     if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the divisor");
     s = Padded(s, c);
@@ -333,14 +358,72 @@ class IterMapRewriter {
         Unsupported("the scale of the dividend does not divide the modulus");
       }
     }
-    if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the modulus");
     int64_t scale = s->scale;
     s->scale = 1;
+    if (options_.tvm_padding) {
+      IterSplit padded = PadDividend(s, base, c).first;
+      return MakeSum({MakeSplit(padded->source, padded->lower_factor, c, scale)}, 0);
+    }
+    if (base % c != 0) Unsupported("the offset of the dividend is not a multiple of the modulus");
     s = Padded(s, c);
     return MakeSum({MakeSplit(s->source, s->lower_factor, c, scale)}, 0);
   }
 
+  static int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+  // (split + base) divided by c: the split over a mark padded so that c divides it, and the
+  // left pad that padding put below this split (TVM's PadDividendToDivisor).
+  std::pair<IterSplit, int64_t> PadDividend(const IterSplit& s, int64_t base, int64_t c) {
+    if (s->extent < 0 || s->source->extent < 0) {
+      if (FloorMod(base, c) != 0) Unsupported("an offset division of a symbolic extent");
+      return {s, 0};
+    }
+    int64_t left = FloorMod(base, c);
+    int64_t right = FloorMod(-(left + s->extent), c);
+    const IterMarkNode* mark = s->source.get();
+    if (collect_padding_) {
+      PadInfo& info = pad_info_[mark];
+      info.factor = std::lcm(info.factor, c * s->lower_factor);
+      if (left == 0 && right == 0) return {s, 0};
+      requires_padding_ = true;
+      info.left_pad = std::max(info.left_pad, left * s->lower_factor);
+      IterSplit out = CopySplit(s);
+      out->extent = left + s->extent + right;
+      return {out, left};
+    }
+    auto it = pad_info_.find(mark);
+    if (it == pad_info_.end()) return {s, left};
+    PadInfo& info = it->second;
+    if (info.left_pad == 0 && mark->extent % info.factor == 0) return {s, left};
+    if (info.factor % s->lower_factor != 0 || info.factor % c != 0)
+      Unsupported("the padding of an iterator does not suit all of its divisions");
+    if (!info.padded) {
+      if (info.left_pad % s->lower_factor != 0)
+        Unsupported("the left padding of an iterator does not suit one of its splits");
+      left = info.left_pad / s->lower_factor;
+      int64_t edge = mark->extent + info.left_pad;
+      auto padded = std::make_shared<IterMarkNode>();
+      padded->sum = MakeSum({MakeSplit(s->source, 1, mark->extent, 1)}, info.left_pad);
+      padded->extent = edge + FloorMod(-edge, info.factor);
+      padded->unpadded_extent = mark->extent;
+      info.padded = padded;
+    }
+    IterSplit out = CopySplit(s);
+    out->source = info.padded;
+    out->extent = info.padded->extent / s->lower_factor;
+    return {out, left};
+  }
+
+  struct PadInfo {
+    int64_t factor = 1;    // the least common multiple of the divisors (times lower factors)
+    int64_t left_pad = 0;  // the largest left pad, in units of the mark
+    IterMark padded;
+  };
+
   RewriteOptions options_;
+  bool collect_padding_ = false;
+  bool requires_padding_ = false;
+  std::unordered_map<const IterMarkNode*, PadInfo> pad_info_;
   std::unordered_map<const VarNode*, VarEntry> vars_;
   std::vector<IterMark> input_marks_;
   std::map<std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>>, IterMark>
@@ -580,10 +663,19 @@ std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>
   options.free_terms = true;
   options.simplify_trivial = simplify_trivial;
   options.fold_tiles = true;
+  options.tvm_padding = true;
   IterMapRewriter rewriter(iters, options);
   std::vector<IterSum> result;
   try {
-    for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));
+    if (level != IterMapLevel::kBijective) {
+      rewriter.set_collect_padding(true);
+      for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));
+      rewriter.set_collect_padding(false);
+    }
+    if (level == IterMapLevel::kBijective || rewriter.requires_padding()) {
+      result.clear();
+      for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));
+    }
   } catch (const RewriteFailure& f) {
     if (error) *error = f.reason;
     return std::nullopt;

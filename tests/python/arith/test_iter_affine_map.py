@@ -124,3 +124,24 @@ def test_error_paths(xyz):
     with pytest.raises(TesseraValueError, match="not supported"):
         arith.subspace_divide([x], dom((x, 4)), [x])
     assert arith.IterMapLevel.from_str("no_check") == arith.IterMapLevel.NoCheck
+
+
+def test_left_padding_is_one_padded_mark(xyz):
+    _, y, _ = xyz
+    res = arith.detect_iter_map([(y + 80) // 32], dom((y, 176)))
+    padded = arith.IterMark(
+        arith.IterSumExpr([arith.IterSplitExpr(arith.IterMark(y, 176), 1, 176, 1)], 16), 192)
+    ir.assert_structural_equal(
+        res.indices[0], arith.IterSumExpr([arith.IterSplitExpr(padded, 32, 6, 1)], 2))
+    # bijective maps take no padding
+    assert arith.detect_iter_map([(y + 80) // 32], dom((y, 176)), check_level="bijective"
+                                 ).indices == []
+
+
+def test_padding_shared_by_every_division_of_a_mark(xyz):
+    x, _, _ = xyz
+    res = arith.detect_iter_map([x // 3 % 5, x % 3], dom((x, 26)))
+    outer, inner = (s.args[0] for s in res.indices)
+    ir.assert_structural_equal(outer.source, inner.source)  # one mark, padded to 30
+    assert int(outer.source.extent) == 30
+    assert (int(outer.lower_factor), int(outer.extent)) == (3, 5)
