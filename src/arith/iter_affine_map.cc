@@ -77,6 +77,8 @@ struct RewriteOptions {
   bool simplify_trivial = false;  // iterators of extent 1 are constants
   bool fold_tiles = false;        // a fuse of splits that tile one mark's low part is that part
   bool tvm_padding = false;       // TVM's padding: one padded mark per mark, left pads allowed
+  bool tvm_fuse = false;          // TVM's fuse: its order among equal scales, splits combined
+  bool allow_overlap = false;     // a surjective fuse may overlap (x * 7 + y, y in [0, 8))
 };
 
 class IterMapRewriter {
@@ -204,6 +206,7 @@ class IterMapRewriter {
   // Fuses the splits of `sum` into one mark when their scales are a mixed radix of their
   // extents (innermost scale times the product of the inner extents).
   IterSum Fuse(const IterSum& sum) {
+    if (options_.tvm_fuse) return FuseTVM(sum);
     std::vector<bool> used(sum->args.size(), false);
     // The innermost split: the smallest scale (a non-unit extent first).
     int base_index = -1;
@@ -266,6 +269,134 @@ class IterMapRewriter {
     IterSum out = MakeSum({MakeSplit(mark, 1, extent, base_scale)}, sum->base);
     out->free_base = sum->free_base;
     return out;
+  }
+
+  // TVM's choice among splits of the smallest scale, searched from the last: a unit extent
+  // first, else the last one.
+  static int FindBase(const std::vector<IterSplit>& args, const std::vector<bool>& skip,
+                      const IterMarkNode* source, int rbegin) {
+    int base = -1;
+    for (int i = rbegin; i >= 0; --i) {
+      if (skip[i] || (source && args[i]->source.get() != source)) continue;
+      if (base < 0 || args[i]->scale < args[base]->scale ||
+          (args[i]->scale == args[base]->scale && args[i]->extent == 1 &&
+           args[base]->extent != 1))
+        base = i;
+    }
+    return base;
+  }
+
+  // The split of scale `scale`, searched from the last: a unit extent at once, else the last
+  // one, unless a unit extent may still come before `first_unit`.
+  static int FindExactScale(const std::vector<IterSplit>& args, const std::vector<bool>& skip,
+                            int64_t scale, const IterMarkNode* source, int rbegin,
+                            int first_unit) {
+    int matched = -1;
+    for (int j = rbegin; j >= 0; --j) {
+      if (skip[j] || (source && args[j]->source.get() != source)) continue;
+      if (args[j]->scale != scale) continue;
+      if (args[j]->extent == 1) return j;
+      if (matched < 0) matched = j;
+      if (j <= first_unit) return matched;
+    }
+    return matched;
+  }
+
+  static int FirstUnitExtent(const std::vector<IterSplit>& args) {
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i]->extent == 1) return static_cast<int>(i);
+    return static_cast<int>(args.size());
+  }
+
+  // Adjacent splits of one mark become one: x // 4 % 8 * 4 + x % 4 is x % 32.
+  static std::vector<IterSplit> CombineSameSource(const std::vector<IterSplit>& args) {
+    std::unordered_map<const IterMarkNode*, int> hits;
+    bool repeated = false;
+    for (const IterSplit& a : args) repeated |= ++hits[a->source.get()] > 1;
+    if (!repeated) return args;
+    std::vector<bool> visited(args.size(), false);
+    std::vector<IterSplit> reversed;
+    int first_unit = FirstUnitExtent(args);
+    for (int rend = static_cast<int>(args.size()) - 1; rend >= 0;) {
+      if (visited[rend]) {
+        --rend;
+        continue;
+      }
+      if (hits[args[rend]->source.get()] == 1) {
+        reversed.push_back(args[rend]);
+        visited[rend] = true;
+        --rend;
+        continue;
+      }
+      const IterMarkNode* source = args[rend]->source.get();
+      int index = FindBase(args, visited, source, rend);
+      visited[index] = true;
+      IterSplit rhs = CopySplit(args[index]);
+      while (true) {
+        int j = FindExactScale(args, visited, rhs->extent * rhs->scale, source, rend, first_unit);
+        if (j < 0 || args[j]->lower_factor != rhs->lower_factor * rhs->extent) break;
+        visited[j] = true;
+        rhs->extent *= args[j]->extent;
+      }
+      reversed.push_back(rhs);
+    }
+    return {reversed.rbegin(), reversed.rend()};
+  }
+
+  // TVM's fuse of a sum into one mark (TryFuseIters), without predicates.
+  IterSum FuseTVM(const IterSum& sum) {
+    auto finish = [&](std::vector<IterSplit> args) {
+      IterSum out = MakeSum(std::move(args), sum->base);
+      out->free_base = sum->free_base;
+      return out;
+    };
+    std::vector<IterSplit> args = CombineSameSource(sum->args);
+    for (const IterSplit& a : args) {
+      if (a->scale <= 0) Unsupported("a negative scale");
+      if (a->extent < 0) Unsupported("a fuse of an iterator of symbolic extent");
+    }
+    if (args.size() <= 1) return finish(args);
+    std::vector<bool> visited(args.size(), false);
+    int base = FindBase(args, visited, nullptr, static_cast<int>(args.size()) - 1);
+    int64_t base_scale = args[base]->scale;
+    int64_t expected = base_scale, tail = 0;
+    int first_unit = FirstUnitExtent(args);
+    std::vector<IterSplit> flattened;  // innermost first
+    for (size_t n = 0; n < args.size(); ++n) {
+      int64_t matched_scale = expected;
+      int pos = n == 0 ? base
+                       : FindExactScale(args, visited, expected, nullptr,
+                                        static_cast<int>(args.size()) - 1, first_unit);
+      if (pos < 0 && options_.allow_overlap && base_scale == 1) {
+        // the largest scale below the expected one: the iterators overlap
+        for (int j = static_cast<int>(args.size()) - 1; j >= 0; --j) {
+          if (visited[j] || args[j]->scale > expected) continue;
+          if (pos < 0 || args[j]->scale > matched_scale) {
+            pos = j;
+            matched_scale = args[j]->scale;
+          }
+        }
+        if (pos >= 0) tail += expected - matched_scale;
+      }
+      if (pos < 0) Unsupported("the iterators cannot be fused (their scales do not match)");
+      visited[pos] = true;
+      if (args[pos]->scale % base_scale != 0) Unsupported("the iterators cannot be fused");
+      IterSplit arg = CopySplit(args[pos]);
+      arg->scale /= base_scale;
+      flattened.push_back(arg);
+      expected = args[pos]->extent * matched_scale;
+    }
+    int64_t extent = expected / base_scale + tail;
+    std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>> key;
+    for (const IterSplit& s : flattened)
+      key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
+    IterMark& mark = fused_[key];
+    if (!mark) {
+      mark = std::make_shared<IterMarkNode>();
+      mark->sum = MakeSum({flattened.rbegin(), flattened.rend()}, 0);
+      mark->extent = extent;
+    }
+    return finish({MakeSplit(mark, 1, extent, base_scale)});
   }
 
   // (x // 4 % 2) * 4 + x % 4, innermost first, is x % 8: one split of x (TVM's fused form).
@@ -664,6 +795,8 @@ std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>
   options.simplify_trivial = simplify_trivial;
   options.fold_tiles = true;
   options.tvm_padding = true;
+  options.tvm_fuse = true;
+  options.allow_overlap = level != IterMapLevel::kBijective;
   IterMapRewriter rewriter(iters, options);
   std::vector<IterSum> result;
   try {
@@ -708,27 +841,25 @@ Expr IterMarkToExpr(const IterMark& mark, DataType dtype) {
   return mark->expr;
 }
 
+// As TVM writes them: the whole mark; its top part as a division (0 for a unit top part);
+// a middle part as floordiv(floormod(source, lower_factor * extent), lower_factor).
 Expr IterSplitToExpr(const IterSplit& split, DataType dtype) {
   const IterMark& mark = split->source;
-  Expr value = IterMarkToExpr(mark, dtype);
-  bool whole_top = mark->extent >= 0 && split->extent >= 0 &&
-                   split->lower_factor * split->extent == mark->extent;
-  if (split->lower_factor != 1) value = FloorDivE(value, IntConst(dtype, split->lower_factor));
-  if (!whole_top) value = FloorModE(value, IntConst(dtype, split->extent));
-  if (split->scale != 1) value = MulE(value, IntConst(dtype, split->scale));
-  return value;
+  Expr source = IterMarkToExpr(mark, dtype);
+  int64_t lf = split->lower_factor;
+  if (lf == 1 && split->extent == mark->extent) return Times(source, split->scale);
+  if (mark->extent >= 0 && lf * split->extent == mark->extent) {
+    if (split->extent == 1 && mark->extent != 1) return IntConst(dtype, 0);
+    return Times(Div(source, lf), split->scale);
+  }
+  return Times(Div(Mod(source, lf * split->extent), lf), split->scale);
 }
 
 Expr IterSumToExpr(const IterSum& sum, DataType dtype) {
-  if (sum->args.empty()) return FullBase(sum, dtype);
-  Expr value;
-  for (const IterSplit& s : sum->args) {
-    Expr term = IterSplitToExpr(s, dtype);
-    value = value ? AddE(value, term) : term;
-  }
-  if (sum->free_base) value = AddE(value, sum->free_base);
-  if (sum->base != 0) value = AddE(value, IntConst(dtype, sum->base));
-  return value;
+  Expr value = IntConst(dtype, 0);
+  for (const IterSplit& s : sum->args) value = Plus(value, IterSplitToExpr(s, dtype));
+  if (sum->free_base) value = Plus(value, sum->free_base);
+  return Plus(value, IntConst(dtype, sum->base));
 }
 
 bool IterMarkEqual(const IterMark& a, const IterMark& b) {

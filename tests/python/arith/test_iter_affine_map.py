@@ -40,7 +40,7 @@ def test_split_fields_and_expressions(xyz):
     ir.assert_structural_equal(outer.source, arith.IterMark(x, 24))
     ir.assert_structural_equal(arith.normalize_iter_map_to_expr(outer), tir.floordiv(x, 6))
     ir.assert_structural_equal(arith.normalize_iter_map_to_expr(middle),
-                               tir.floormod(tir.floordiv(x, 2), 3))
+                               tir.floordiv(tir.floormod(x, 6), 2))
 
 
 def test_overlapping_splits_fail_with_a_reason(xyz):
@@ -145,3 +145,23 @@ def test_padding_shared_by_every_division_of_a_mark(xyz):
     ir.assert_structural_equal(outer.source, inner.source)  # one mark, padded to 30
     assert int(outer.source.extent) == 30
     assert (int(outer.lower_factor), int(outer.extent)) == (3, 5)
+
+
+def test_surjective_fuse_may_overlap(xyz):
+    x, y, _ = xyz
+    res = arith.detect_iter_map([x * 7 + y], dom((x, 3), (y, 8)))
+    assert int(res.indices[0].args[0].extent) == 22          # 2 * 7 + 8 values
+    assert arith.detect_iter_map([x * 7 + y], dom((x, 3), (y, 8)),
+                                 check_level="bijective").indices == []
+    assert arith.detect_iter_map([x * 5 + y * 2], dom((x, 4), (y, 3))).indices == []
+    assert arith.detect_iter_map([x * 7 - y], dom((x, 3), (y, 8))).indices == []
+
+
+def test_fuse_order_of_unit_iterators(xyz):
+    x, y, z = xyz
+    out = arith.iter_map_simplify([x + y + z // 4 * 4 + z % 4], dom((x, 1), (y, 1), (z, 32)),
+                                  simplify_trivial_iterators=False)
+    ir.assert_structural_equal(out[0], z + x + y)
+    out = arith.iter_map_simplify([x // 128 + y + z], dom((x, 128), (y, 128), (z, 1)),
+                                  simplify_trivial_iterators=False)
+    ir.assert_structural_equal(out[0], y + z)
