@@ -98,6 +98,16 @@ void BindIterMap(nb::module_& m) {
   m.def("iter_map_equal", &arith::IterSumEqual);
   m.def("iter_map_equal", &arith::IterSplitEqual);
   m.def("iter_map_equal", &arith::IterMarkEqual);
+  m.def(
+      "subspace_divide",
+      [](const std::vector<IterSum>& map, const std::vector<Var>& sub_iters,
+         const std::string& dtype) -> std::optional<nb::tuple> {
+        auto division = arith::SubspaceDivide(map, sub_iters, DataType::Parse(dtype));
+        if (!division) return std::nullopt;
+        return nb::make_tuple(division->parts, division->outer_predicate,
+                              division->inner_predicate);
+      },
+      "map"_a, "sub_iters"_a, "dtype"_a);
   m.def("inverse_affine_iter_map", &arith::InverseAffineIterMap, "map"_a, "outputs"_a);
 }
 

@@ -94,6 +94,17 @@ Expr IterSumToExpr(const IterSum& sum, DataType dtype);
 Expr IterSplitToExpr(const IterSplit& split, DataType dtype);
 Expr IterMarkToExpr(const IterMark& mark, DataType dtype);
 
+/*! \brief TVM's SubspaceDivide of a map from DetectIterMapChecked: every index written as
+ *  outer * inner_extent + inner, where inner uses only `sub_iters` and outer none of them; each
+ *  part a mark over [0, extent). The predicates say which outer and inner values are in range
+ *  (constant true when all are). nullopt when an index mixes the subspaces in another way. */
+struct SubspaceDivision {
+  std::vector<std::pair<IterMark, IterMark>> parts;  // (outer, inner) per index
+  Expr outer_predicate, inner_predicate;
+};
+std::optional<SubspaceDivision> SubspaceDivide(const std::vector<IterSum>& map,
+                                               const std::vector<Var>& sub_iters, DataType dtype);
+
 /*! \brief Structural equality of iterator-map nodes: same shape, same constants, same input
  *  variables, structurally equal expressions. */
 bool IterSumEqual(const IterSum& a, const IterSum& b);

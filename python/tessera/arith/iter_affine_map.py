@@ -8,8 +8,7 @@ its inverse. The analysis is C++ (src/arith/iter_affine_map.cc); these classes h
 32
 
 What tessera does not do yet: iterator extents must be constants, predicates are not used
-(a call with a predicate other than True reports it in ``errors``), and ``subspace_divide``
-raises.
+(a call with a predicate other than True reports it in ``errors``).
 """
 
 import enum
@@ -130,6 +129,9 @@ class IterMark(IterMapExpr):
 
     @property
     def extent(self):
+        predicate = getattr(self, "_predicate", None)
+        if predicate is not None:
+            return predicate
         return _const(self._node.extent, self.dtype)
 
 
@@ -304,9 +306,31 @@ def normalize_to_iter_sum(index, input_iters):
 
 def subspace_divide(bindings, input_iters, sub_iters, predicate=True,
                     check_level=IterMapLevel.Surjective, simplify_trivial_iterators=True):
-    """TVM's division of an iterator map into an outer and an inner subspace: not in tessera
-    yet."""
-    raise TesseraValueError("subspace_divide is not supported by tessera's iter-map analysis yet")
+    """Each binding as ``outer * inner_extent + inner``, where ``inner`` uses only ``sub_iters``
+    and ``outer`` none of them: a list of ``[outer, inner]`` IterMarks, one per binding, and a
+    last pair whose extents are the predicates on the outer and inner values (true when every
+    value is in range). An empty list when the bindings cannot be divided so.
+
+    >>> subspace_divide([x * 4 + y], {x: Range(0, 8), y: Range(0, 4)}, [y])
+    """
+    bindings = _exprs(bindings)
+    res = detect_iter_map(bindings, input_iters, predicate, check_level,
+                          simplify_trivial_iterators)
+    if not res.indices:
+        return []
+    dtype = res.indices[0].dtype
+    division = _core.subspace_divide([s._node for s in res.indices], list(sub_iters), dtype)
+    if division is None:
+        return []
+    parts, outer_predicate, inner_predicate = division
+    out = [[IterMark._from_node(outer, dtype), IterMark._from_node(inner, dtype)]
+           for outer, inner in parts]
+    last = []
+    for pred in (outer_predicate, inner_predicate):
+        mark = IterMark(IterSumExpr([], 0), 0)
+        mark._predicate = pred
+        last.append(mark)
+    return out + [last]
 
 
 def inverse_affine_iter_map(iter_map, outputs):

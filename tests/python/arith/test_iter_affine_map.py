@@ -121,8 +121,6 @@ def test_error_paths(xyz):
     assert res.indices == [] and "predicate" in res.errors[0]
     with pytest.raises(TesseraTypeError, match="expected an IterMark"):
         arith.IterSplitExpr(x, 1, 4, 1)
-    with pytest.raises(TesseraValueError, match="not supported"):
-        arith.subspace_divide([x], dom((x, 4)), [x])
     assert arith.IterMapLevel.from_str("no_check") == arith.IterMapLevel.NoCheck
 
 
@@ -165,3 +163,21 @@ def test_fuse_order_of_unit_iterators(xyz):
     out = arith.iter_map_simplify([x // 128 + y + z], dom((x, 128), (y, 128), (z, 1)),
                                   simplify_trivial_iterators=False)
     ir.assert_structural_equal(out[0], y + z)
+
+
+def test_subspace_divide(xyz):
+    x, y, z = xyz
+    c = tir.SizeVar("c", "int32")
+    res = arith.subspace_divide([z * 12 + y * 3 + x + c], dom((x, 3), (y, 4), (z, 5)), [x])
+    (outer, inner), (outer_pred, inner_pred) = res
+    ir.assert_structural_equal(arith.normalize_iter_map_to_expr(outer.source), z * 4 + y)
+    ir.assert_structural_equal(arith.normalize_iter_map_to_expr(inner.source), x + c)
+    assert (int(outer.extent), int(inner.extent)) == (20, 3)
+    assert outer_pred.extent.value == 1 and inner_pred.extent.value == 1
+    # a split of x: x // 2 is outer, x % 2 fuses with the inner y
+    res = arith.subspace_divide([x // 2, x % 2 * 4 + y], dom((x, 8), (y, 4)), [y])
+    assert len(res) == 3
+    ir.assert_structural_equal(arith.normalize_iter_map_to_expr(res[0][0].source), x // 2)
+    ir.assert_structural_equal(arith.normalize_iter_map_to_expr(res[1][1].source), y)
+    # an inner iterator above an outer one cannot be divided
+    assert arith.subspace_divide([y * 3 + x], dom((x, 3), (y, 4)), [y]) == []
