@@ -11,6 +11,7 @@
 
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/expr_ops.h"
+#include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -90,9 +91,57 @@ class IterMapRewriter {
       auto mark = std::make_shared<IterMarkNode>();
       mark->var = d.var;
       mark->extent = d.extent;
+      if (options_.tvm_fuse && d.min != 0) {  // TVM: the mark of var - min, plus min
+        mark->var = nullptr;
+        mark->expr = SubE(d.var, IntConst(d.var->dtype, d.min));
+      }
       vars_[d.var.get()] = {mark, d.min};
       input_marks_.push_back(mark);
     }
+  }
+
+  // TVM's RewriteIterConstraint: `e` in [lower, upper) bounds the mark its iterators fuse into.
+  void AddConstraint(const Expr& e, std::optional<int64_t> lower, std::optional<int64_t> upper) {
+    IterSum sum = Visit(e);
+    if (sum->free_base) Unsupported("a predicate bounds iterators plus terms free of them");
+    if (lower) *lower -= sum->base;
+    if (upper) *upper -= sum->base;
+    IterSum fused = FuseTVM(MakeSum(sum->args, 0), /*allow_early_skip=*/false);
+    auto key = fused->args.size() == 1 && fused->args[0]->scale == 1
+                   ? mark_keys_.find(fused->args[0]->source.get())
+                   : mark_keys_.end();
+    if (key == mark_keys_.end()) Unsupported("a predicate bounds iterators that do not fuse");
+    FusedMark& entry = tvm_fused_.at(key->second);
+    IterMark mark = entry.mark;
+    int64_t low = entry.offset, high = low + mark->extent, delta = 0;
+    if (lower) {
+      delta = std::max(*lower, low) - low;
+      low = std::max(*lower, low);
+    }
+    if (upper) high = std::min(*upper, high);
+    if (delta != 0) mark->sum = MakeSum(mark->sum->args, mark->sum->base - delta);
+    mark->extent = high - low;
+    entry.offset = low;
+    constraints_.push_back(entry.flattened);
+  }
+
+  // TVM's CheckConstraints: two bounded groups of splits are nested or disjoint.
+  bool ConstraintsNestOrDisjoint() const {
+    for (size_t i = 0; i < constraints_.size(); ++i) {
+      for (size_t j = i + 1; j < constraints_.size(); ++j) {
+        int state = 0;  // 1: inside so far, -1: disjoint so far
+        for (const IterSplit& a : constraints_[i]) {
+          bool found = std::any_of(constraints_[j].begin(), constraints_[j].end(),
+                                   [&](const IterSplit& b) { return SameSplit(a, b); });
+          if (state == 0) {
+            state = found ? 1 : -1;
+          } else if ((state == -1 && found) || (state == 1 && !found)) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
   }
 
   // An index as a sum of splits, not fused.
@@ -108,6 +157,7 @@ class IterMapRewriter {
   // A top-level index: sums of several splits are fused into one mark.
   IterSum Rewrite(const Expr& e) {
     IterSum sum = Visit(e);
+    if (options_.tvm_fuse) return sum->args.empty() ? sum : FuseTVM(sum);
     if (sum->args.size() <= 1) return sum;
     return Fuse(sum);
   }
@@ -131,6 +181,9 @@ class IterMapRewriter {
       if (it == vars_.end()) Unsupported("the variable " + v->name + " is not an iterator");
       if (options_.simplify_trivial && it->second.mark->extent == 1)
         return MakeSum({}, it->second.min);
+      if (it->second.min != 0 && options_.tvm_fuse)
+        return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)},
+                       it->second.min);
       if (it->second.min != 0) Unsupported("the iterator " + v->name + " does not start at 0");
       return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)}, 0);
     }
@@ -343,10 +396,22 @@ class IterMapRewriter {
     return {reversed.rbegin(), reversed.rend()};
   }
 
-  // TVM's fuse of a sum into one mark (TryFuseIters), without predicates.
-  IterSum FuseTVM(const IterSum& sum) {
-    auto finish = [&](std::vector<IterSplit> args) {
-      IterSum out = MakeSum(std::move(args), sum->base);
+  using SplitKey = std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>>;
+  static SplitKey KeyOf(const std::vector<IterSplit>& splits) {
+    SplitKey key;
+    for (const IterSplit& s : splits)
+      key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
+    return key;
+  }
+  static bool SameSplit(const IterSplit& a, const IterSplit& b) {  // scales aside
+    return a->source == b->source && a->lower_factor == b->lower_factor && a->extent == b->extent;
+  }
+
+  // TVM's fuse of a sum into one mark (TryFuseIters). A group of splits that a predicate bounds
+  // (a constraint) is taken whole, as its bounded mark.
+  IterSum FuseTVM(const IterSum& sum, bool allow_early_skip = true) {
+    auto finish = [&](std::vector<IterSplit> args, int64_t extra) {
+      IterSum out = MakeSum(std::move(args), sum->base + extra);
       out->free_base = sum->free_base;
       return out;
     };
@@ -355,48 +420,80 @@ class IterMapRewriter {
       if (a->scale <= 0) Unsupported("a negative scale");
       if (a->extent < 0) Unsupported("a fuse of an iterator of symbolic extent");
     }
-    if (args.size() <= 1) return finish(args);
+    bool combined = args.size() != sum->args.size();
+    if (args.empty() || (combined && args.size() == 1 && allow_early_skip)) return finish(args, 0);
     std::vector<bool> visited(args.size(), false);
-    int base = FindBase(args, visited, nullptr, static_cast<int>(args.size()) - 1);
+    int last = static_cast<int>(args.size()) - 1;
+    int base = FindBase(args, visited, nullptr, last);
     int64_t base_scale = args[base]->scale;
-    int64_t expected = base_scale, tail = 0;
+    int64_t expected = base_scale, tail = 0, extra = 0;
     int first_unit = FirstUnitExtent(args);
-    std::vector<IterSplit> flattened;  // innermost first
-    for (size_t n = 0; n < args.size(); ++n) {
+    std::vector<IterSplit> flattened, grouped;  // innermost first
+    for (size_t n = 0; n < args.size();) {
       int64_t matched_scale = expected;
-      int pos = n == 0 ? base
-                       : FindExactScale(args, visited, expected, nullptr,
-                                        static_cast<int>(args.size()) - 1, first_unit);
+      bool exact = true;
+      int pos = n == 0 ? base : FindExactScale(args, visited, expected, nullptr, last, first_unit);
       if (pos < 0 && options_.allow_overlap && base_scale == 1) {
         // the largest scale below the expected one: the iterators overlap
-        for (int j = static_cast<int>(args.size()) - 1; j >= 0; --j) {
+        exact = false;
+        for (int j = last; j >= 0; --j) {
           if (visited[j] || args[j]->scale > expected) continue;
           if (pos < 0 || args[j]->scale > matched_scale) {
             pos = j;
             matched_scale = args[j]->scale;
           }
         }
-        if (pos >= 0) tail += expected - matched_scale;
       }
       if (pos < 0) Unsupported("the iterators cannot be fused (their scales do not match)");
+      if (!exact) tail += expected - matched_scale;
+      // the largest constraint whose innermost split this is
+      const std::vector<IterSplit>* constraint = nullptr;
+      for (const std::vector<IterSplit>& c : constraints_) {
+        if (SameSplit(args[pos], c.back()) && (!constraint || constraint->size() < c.size()))
+          constraint = &c;
+      }
+      if (constraint) {
+        for (auto it = constraint->rbegin(); it != constraint->rend(); ++it) {
+          size_t k = 0;
+          while (k < args.size() && (visited[k] || !SameSplit(args[k], *it) ||
+                                     args[k]->scale != (*it)->scale * matched_scale))
+            ++k;
+          if (k == args.size()) Unsupported("the iterators do not match a constraint on them");
+          visited[k] = true;
+          flattened.push_back(args[k]);
+        }
+        const FusedMark& group = tvm_fused_.at(KeyOf(*constraint));
+        if (matched_scale % base_scale != 0) Unsupported("the iterators cannot be fused");
+        grouped.push_back(
+            MakeSplit(group.mark, 1, group.mark->extent, matched_scale / base_scale));
+        extra += group.offset * matched_scale;
+        expected = group.mark->extent * matched_scale;
+        n += constraint->size();
+        continue;
+      }
       visited[pos] = true;
       if (args[pos]->scale % base_scale != 0) Unsupported("the iterators cannot be fused");
       IterSplit arg = CopySplit(args[pos]);
       arg->scale /= base_scale;
       flattened.push_back(arg);
+      grouped.push_back(arg);
       expected = args[pos]->extent * matched_scale;
+      ++n;
     }
-    int64_t extent = expected / base_scale + tail;
-    std::vector<std::tuple<const IterMarkNode*, int64_t, int64_t, int64_t>> key;
-    for (const IterSplit& s : flattened)
-      key.emplace_back(s->source.get(), s->lower_factor, s->extent, s->scale);
-    IterMark& mark = fused_[key];
-    if (!mark) {
-      mark = std::make_shared<IterMarkNode>();
-      mark->sum = MakeSum({flattened.rbegin(), flattened.rend()}, 0);
-      mark->extent = extent;
+    SplitKey key = KeyOf({flattened.rbegin(), flattened.rend()});
+    auto found = tvm_fused_.find(key);
+    if (found != tvm_fused_.end()) {
+      if (extra != found->second.offset * base_scale)
+        Unsupported("the iterators are bounded differently than a constraint says");
+      const IterMark& mark = found->second.mark;
+      return finish({MakeSplit(mark, 1, mark->extent, base_scale)}, extra);
     }
-    return finish({MakeSplit(mark, 1, extent, base_scale)});
+    auto mark = std::make_shared<IterMarkNode>();
+    mark->sum = MakeSum({grouped.rbegin(), grouped.rend()}, 0);
+    mark->extent = expected / base_scale + tail;
+    tvm_fused_[key] = {mark, extra, {flattened.rbegin(), flattened.rend()}};
+    mark_keys_[mark.get()] = key;
+    return finish({MakeSplit(mark, 1, mark->extent, base_scale)}, extra);
   }
 
   // (x // 4 % 2) * 4 + x % 4, innermost first, is x % 8: one split of x (TVM's fused form).
@@ -545,6 +642,15 @@ class IterMapRewriter {
     return {out, left};
   }
 
+  struct FusedMark {
+    IterMark mark;
+    int64_t offset = 0;  // the fused sum is mark + offset
+    std::vector<IterSplit> flattened;  // outermost first
+  };
+  std::map<SplitKey, FusedMark> tvm_fused_;
+  std::unordered_map<const IterMarkNode*, SplitKey> mark_keys_;
+  std::vector<std::vector<IterSplit>> constraints_;  // flattened, outermost first
+
   struct PadInfo {
     int64_t factor = 1;    // the least common multiple of the divisors (times lower factors)
     int64_t left_pad = 0;  // the largest left pad, in units of the mark
@@ -690,6 +796,7 @@ std::optional<std::vector<std::pair<Var, Expr>>> InverseAffineIterMap(
         backprop[src] = Plus(acc(src, input), input);
       } else {
         const Var& var = s->source->var;
+        if (!var) return std::nullopt;  // a mark over another expression
         auto it = std::find_if(inverse.begin(), inverse.end(),
                                [&](const auto& p) { return p.first.get() == var.get(); });
         if (it != inverse.end()) {
@@ -784,12 +891,121 @@ bool CheckMapping(const std::vector<IterSum>& map, const std::vector<IterMark>& 
   return true;
 }
 
+// A bound lower <= iter < upper that a predicate puts on a sum of iterators.
+struct IterConstraint {
+  Expr iter;
+  std::optional<int64_t> lower, upper;
+  size_t size = 0;
+};
+
+// TVM's MatchBoundConstraints: the predicate as a conjunction of constant bounds. A bound on one
+// iterator narrows its domain; a bound on a sum becomes a constraint.
+bool ParsePredicate(const Expr& predicate, std::vector<IterDomain>* iters,
+                    std::vector<IterConstraint>* constraints, std::string* error) {
+  std::vector<Expr> conjuncts, pending{predicate};
+  while (!pending.empty()) {
+    Expr e = pending.back();
+    pending.pop_back();
+    if (auto* both = AsPtr<AndNode>(e)) {
+      pending.push_back(both->b);
+      pending.push_back(both->a);
+    } else {
+      conjuncts.push_back(e);
+    }
+  }
+  auto is_iter = [&](const VarNode* v) {
+    return std::any_of(iters->begin(), iters->end(),
+                       [&](const IterDomain& d) { return d.var.get() == v; });
+  };
+  auto uses = [&](const Expr& e) { return UsesVar(e, is_iter); };
+  auto fail = [&](const std::string& why) {
+    if (error) *error = "the predicate is not a conjunction of bounds on the iterators: " + why;
+    return false;
+  };
+  for (const Expr& c : conjuncts) {
+    if (IsConstInt(c, 1)) continue;
+    Expr a, b;
+    bool greater = false, equal = false;
+    if (auto* op = AsPtr<LTNode>(c)) {
+      a = op->a, b = op->b;
+    } else if (auto* op = AsPtr<LENode>(c)) {
+      a = op->a, b = op->b, equal = true;
+    } else if (auto* op = AsPtr<GTNode>(c)) {
+      a = op->a, b = op->b, greater = true;
+    } else if (auto* op = AsPtr<GENode>(c)) {
+      a = op->a, b = op->b, greater = equal = true;
+    } else {
+      return fail("a term is not a comparison");
+    }
+    if (!uses(a) && !uses(b)) continue;  // says nothing of the iterators
+    bool bound_at_left;
+    if (AsConstInt(a) || !uses(a)) {
+      bound_at_left = true;
+    } else if (AsConstInt(b) || !uses(b)) {
+      bound_at_left = false;
+    } else {
+      // iterators on both sides: move them to the left, the rest to the right
+      bound_at_left = false;
+      Expr left = IntConst(a->dtype, 0), right = IntConst(a->dtype, 0);
+      std::function<void(const Expr&, bool)> extract = [&](const Expr& part, bool sign) {
+        if (auto* add = AsPtr<AddNode>(part)) {
+          extract(add->a, sign);
+          extract(add->b, sign);
+        } else if (auto* sub = AsPtr<SubNode>(part)) {
+          extract(sub->a, sign);
+          extract(sub->b, !sign);
+        } else if (uses(part)) {
+          left = sign ? AddE(left, part) : SubE(left, part);
+        } else {
+          right = sign ? SubE(right, part) : AddE(right, part);
+        }
+      };
+      extract(SubE(a, b), true);
+      Analyzer analyzer;
+      a = analyzer.Simplify(left);
+      b = analyzer.Simplify(right);
+    }
+    Expr bound_expr = bound_at_left ? a : b;
+    Expr iter = bound_at_left ? b : a;
+    auto bound = AsConstInt(Analyzer().Simplify(bound_expr));
+    if (!bound) return fail("a bound is not a constant");
+    std::optional<int64_t> lower, upper;
+    if (greater == bound_at_left) {  // bound > iter, bound >= iter, iter < bound, iter <= bound
+      upper = equal ? *bound + 1 : *bound;
+    } else {
+      lower = equal ? *bound : *bound + 1;
+    }
+    if (auto* var = AsPtr<VarNode>(iter)) {
+      auto it = std::find_if(iters->begin(), iters->end(),
+                             [&](const IterDomain& d) { return d.var.get() == var; });
+      if (it != iters->end()) {
+        int64_t low = it->min, high = it->min + it->extent;
+        if (lower) low = std::max(low, *lower);
+        if (upper) high = std::min(high, *upper);
+        it->min = low;
+        it->extent = high - low;
+        continue;
+      }
+    }
+    IterConstraint constraint{iter, lower, upper, 0};
+    PostOrderVisit(iter, [&](const ObjectRef&) { ++constraint.size; });
+    constraints->push_back(constraint);
+  }
+  std::stable_sort(constraints->begin(), constraints->end(),
+                   [](const IterConstraint& x, const IterConstraint& y) { return x.size < y.size; });
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>& indices,
-                                                         const std::vector<IterDomain>& iters,
+                                                         const std::vector<IterDomain>& input_iters,
                                                          IterMapLevel level, bool simplify_trivial,
-                                                         std::string* error) {
+                                                         std::string* error,
+                                                         const Expr& predicate) {
+  std::vector<IterDomain> iters = input_iters;
+  std::vector<IterConstraint> constraints;
+  if (predicate && !ParsePredicate(predicate, &iters, &constraints, error)) return std::nullopt;
   RewriteOptions options;
   options.free_terms = true;
   options.simplify_trivial = simplify_trivial;
@@ -800,6 +1016,9 @@ std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>
   IterMapRewriter rewriter(iters, options);
   std::vector<IterSum> result;
   try {
+    for (const IterConstraint& c : constraints) rewriter.AddConstraint(c.iter, c.lower, c.upper);
+    if (!rewriter.ConstraintsNestOrDisjoint())
+      Unsupported("two bounded sums of the predicate overlap without one holding the other");
     if (level != IterMapLevel::kBijective) {
       rewriter.set_collect_padding(true);
       for (const Expr& index : indices) result.push_back(rewriter.Rewrite(index));

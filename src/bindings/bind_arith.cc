@@ -69,14 +69,14 @@ void BindIterMap(nb::module_& m) {
       "detect_iter_map",
       [](const std::vector<Expr>& indices,
          const std::vector<std::tuple<Var, int64_t, int64_t>>& iters, int level,
-         bool simplify_trivial) {
+         bool simplify_trivial, std::optional<Expr> predicate) {
         std::string error;
-        auto map = arith::DetectIterMapChecked(indices, Domains(iters),
-                                               static_cast<arith::IterMapLevel>(level),
-                                               simplify_trivial, &error);
+        auto map = arith::DetectIterMapChecked(
+            indices, Domains(iters), static_cast<arith::IterMapLevel>(level), simplify_trivial,
+            &error, predicate ? *predicate : Expr());
         return std::make_pair(map, error);
       },
-      "indices"_a, "iters"_a, "level"_a, "simplify_trivial"_a,
+      "indices"_a, "iters"_a, "level"_a, "simplify_trivial"_a, "predicate"_a = nb::none(),
       "(sums or None, the reason it failed) for TVM's DetectIterMap.");
   m.def(
       "normalize_to_iter_sum",

@@ -76,12 +76,14 @@ enum class IterMapLevel { kBijective = 0, kSurjective = 1, kNoCheck = 3 };
  * \brief TVM's DetectIterMap: as DetectIterMap, and terms free of the iterators go to the base
  *  (`free_base`); iterators of extent 1 are constants when `simplify_trivial`; then the splits of
  *  every mark must not overlap (surjective: they may leave out parts of a mark; bijective: they
- *  tile every mark exactly and every non-unit iterator is used, padding refused).
+ *  tile every mark exactly and every non-unit iterator is used, padding refused). `predicate`
+ *  (null: true), a conjunction of constant bounds, narrows iterators and bounds fused sums.
  */
 std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>& indices,
                                                          const std::vector<IterDomain>& iters,
                                                          IterMapLevel level, bool simplify_trivial,
-                                                         std::string* error = nullptr);
+                                                         std::string* error = nullptr,
+                                                         const Expr& predicate = nullptr);
 
 /*! \brief `index` as a sum of splits of the iterators, not fused, scales descending (TVM's
  *  NormalizeToIterSum); nullopt, with the reason in *error, when it is not affine. */

@@ -7,8 +7,7 @@ its inverse. The analysis is C++ (src/arith/iter_affine_map.cc); these classes h
 >>> res.indices[0].args[0].extent          # one fused iterator over [0, 32)
 32
 
-What tessera does not do yet: iterator extents must be constants, predicates are not used
-(a call with a predicate other than True reports it in ``errors``).
+What tessera does not do yet: iterator extents and the bounds in predicates must be constants.
 """
 
 import enum
@@ -265,10 +264,13 @@ def detect_iter_map(indices, input_iters, predicate=True, check_level=IterMapLev
         iters = _iters(input_iters)
     except TesseraValueError as err:
         return IterMapResult([], [str(err)], _false())
-    if not _is_true(predicate):
-        return IterMapResult(
-            [], ["tessera's iter-map analysis does not use predicates yet"], _false())
-    sums, error = _core.detect_iter_map(indices, iters, int(level), simplify_trivial_iterators)
+    if _is_true(predicate):
+        predicate = None
+    elif isinstance(predicate, bool) or not isinstance(predicate, _core.PrimExpr):
+        return IterMapResult([], [f"the predicate {predicate!r} is false or not an expression"],
+                             _false())
+    sums, error = _core.detect_iter_map(indices, iters, int(level), simplify_trivial_iterators,
+                                        predicate)
     if sums is None:
         return IterMapResult([], [error], _false())
     return IterMapResult([IterSumExpr._from_node(s, str(i.dtype)) for s, i in zip(sums, indices)],
