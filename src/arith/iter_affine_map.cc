@@ -13,6 +13,7 @@
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 
 namespace tessera {
@@ -814,7 +815,8 @@ namespace {
 
 std::string MarkName(const IterMarkNode* mark) {
   if (mark->var) return "the iterator " + mark->var->name;
-  return "a fused iterator";
+  Expr value = mark->sum ? IterSumToExpr(mark->sum, DataType::Int(32)) : mark->expr;
+  return "the iterator " + AsScript(value);
 }
 
 // TVM's surjective/bijective check of the splits taken of one mark (lower factors as a chain
