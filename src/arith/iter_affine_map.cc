@@ -9,70 +9,17 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "iter_map_detail.h"
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/expr_ops.h"
-#include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
-#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace arith {
 namespace {
 
-struct RewriteFailure {
-  std::string reason;
-};
-
-[[noreturn]] void Unsupported(const std::string& reason) { throw RewriteFailure{reason}; }
-
-IterSplit MakeSplit(IterMark source, int64_t lower_factor, int64_t extent, int64_t scale) {
-  auto s = std::make_shared<IterSplitNode>();
-  s->source = std::move(source);
-  s->lower_factor = lower_factor;
-  s->extent = extent;
-  s->scale = scale;
-  return s;
-}
-
-IterSum MakeSum(std::vector<IterSplit> args, int64_t base) {
-  auto s = std::make_shared<IterSumNode>();
-  s->args = std::move(args);
-  s->base = base;
-  return s;
-}
-
-IterSplit CopySplit(const IterSplit& s) { return std::make_shared<IterSplitNode>(*s); }
-
-// TVM's operator folding on index expressions: x + 0, x * 1, x // 1, x % 1, constants.
-Expr Const(const Expr& like, int64_t v) { return IntConst(like->dtype, v); }
-Expr Plus(const Expr& a, const Expr& b) {
-  if (IsConstInt(a, 0)) return b;
-  if (IsConstInt(b, 0)) return a;
-  return AddE(a, b);
-}
-Expr Minus(const Expr& a, int64_t b) { return b == 0 ? a : SubE(a, Const(a, b)); }
-Expr Times(const Expr& a, int64_t b) {
-  if (b == 1) return a;
-  if (b == 0 || IsConstInt(a, 0)) return Const(a, 0);
-  return MulE(a, Const(a, b));
-}
-Expr Div(const Expr& a, int64_t b) {
-  if (b == 1 || IsConstInt(a, 0)) return a;
-  return FloorDivE(a, Const(a, b));
-}
-Expr Mod(const Expr& a, int64_t b) {
-  if (b == 1) return Const(a, 0);
-  if (IsConstInt(a, 0)) return a;
-  return FloorModE(a, Const(a, b));
-}
-
-
-// The whole base of a sum (its free terms plus its constant) as an expression.
-Expr FullBase(const IterSum& sum, DataType dtype) {
-  if (!sum->free_base) return IntConst(dtype, sum->base);
-  return sum->base == 0 ? sum->free_base : AddE(sum->free_base, IntConst(dtype, sum->base));
-}
+using namespace iter_map_detail;
 
 struct RewriteOptions {
   bool free_terms = false;        // terms without iterators go to the base (TVM's behaviour)
@@ -171,8 +118,7 @@ class IterMapRewriter {
 
   IterSum Visit(const Expr& e) {
     if (auto c = AsConstInt(e)) return MakeSum({}, *c);
-    if (options_.free_terms &&
-        !UsesVar(e, [&](const VarNode* v) { return vars_.count(v) != 0; })) {
+    if (options_.free_terms && !UsesVar(e, [&](const VarNode* v) { return vars_.count(v) != 0; })) {
       IterSum free = MakeSum({}, 0);
       free->free_base = e;
       return free;
@@ -183,8 +129,7 @@ class IterMapRewriter {
       if (options_.simplify_trivial && it->second.mark->extent == 1)
         return MakeSum({}, it->second.min);
       if (it->second.min != 0 && options_.tvm_fuse)
-        return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)},
-                       it->second.min);
+        return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)}, it->second.min);
       if (it->second.min != 0) Unsupported("the iterator " + v->name + " does not start at 0");
       return MakeSum({MakeSplit(it->second.mark, 1, it->second.mark->extent, 1)}, 0);
     }
@@ -333,8 +278,7 @@ class IterMapRewriter {
     for (int i = rbegin; i >= 0; --i) {
       if (skip[i] || (source && args[i]->source.get() != source)) continue;
       if (base < 0 || args[i]->scale < args[base]->scale ||
-          (args[i]->scale == args[base]->scale && args[i]->extent == 1 &&
-           args[base]->extent != 1))
+          (args[i]->scale == args[base]->scale && args[i]->extent == 1 && args[base]->extent != 1))
         base = i;
     }
     return base;
@@ -343,8 +287,7 @@ class IterMapRewriter {
   // The split of scale `scale`, searched from the last: a unit extent at once, else the last
   // one, unless a unit extent may still come before `first_unit`.
   static int FindExactScale(const std::vector<IterSplit>& args, const std::vector<bool>& skip,
-                            int64_t scale, const IterMarkNode* source, int rbegin,
-                            int first_unit) {
+                            int64_t scale, const IterMarkNode* source, int rbegin, int first_unit) {
     int matched = -1;
     for (int j = rbegin; j >= 0; --j) {
       if (skip[j] || (source && args[j]->source.get() != source)) continue;
@@ -465,8 +408,7 @@ class IterMapRewriter {
         }
         const FusedMark& group = tvm_fused_.at(KeyOf(*constraint));
         if (matched_scale % base_scale != 0) Unsupported("the iterators cannot be fused");
-        grouped.push_back(
-            MakeSplit(group.mark, 1, group.mark->extent, matched_scale / base_scale));
+        grouped.push_back(MakeSplit(group.mark, 1, group.mark->extent, matched_scale / base_scale));
         extra += group.offset * matched_scale;
         expected = group.mark->extent * matched_scale;
         n += constraint->size();
@@ -645,7 +587,7 @@ class IterMapRewriter {
 
   struct FusedMark {
     IterMark mark;
-    int64_t offset = 0;  // the fused sum is mark + offset
+    int64_t offset = 0;                // the fused sum is mark + offset
     std::vector<IterSplit> flattened;  // outermost first
   };
   std::map<SplitKey, FusedMark> tvm_fused_;
@@ -709,10 +651,9 @@ bool IsBijective(const std::vector<IterSum>& map, const std::vector<IterDomain>&
   std::unordered_set<const VarNode*> covered;
   for (const IterMarkNode* mark : order) {
     std::vector<const IterSplitNode*> splits = uses[mark];
-    std::sort(splits.begin(), splits.end(),
-              [](const IterSplitNode* a, const IterSplitNode* b) {
-                return a->lower_factor < b->lower_factor;
-              });
+    std::sort(splits.begin(), splits.end(), [](const IterSplitNode* a, const IterSplitNode* b) {
+      return a->lower_factor < b->lower_factor;
+    });
     int64_t expected = 1;
     for (const IterSplitNode* s : splits) {
       if (s->lower_factor != expected || s->extent < 0) return false;
@@ -893,111 +834,6 @@ bool CheckMapping(const std::vector<IterSum>& map, const std::vector<IterMark>& 
   return true;
 }
 
-// A bound lower <= iter < upper that a predicate puts on a sum of iterators.
-struct IterConstraint {
-  Expr iter;
-  std::optional<int64_t> lower, upper;
-  size_t size = 0;
-};
-
-// TVM's MatchBoundConstraints: the predicate as a conjunction of constant bounds. A bound on one
-// iterator narrows its domain; a bound on a sum becomes a constraint.
-bool ParsePredicate(const Expr& predicate, std::vector<IterDomain>* iters,
-                    std::vector<IterConstraint>* constraints, std::string* error) {
-  std::vector<Expr> conjuncts, pending{predicate};
-  while (!pending.empty()) {
-    Expr e = pending.back();
-    pending.pop_back();
-    if (auto* both = AsPtr<AndNode>(e)) {
-      pending.push_back(both->b);
-      pending.push_back(both->a);
-    } else {
-      conjuncts.push_back(e);
-    }
-  }
-  auto is_iter = [&](const VarNode* v) {
-    return std::any_of(iters->begin(), iters->end(),
-                       [&](const IterDomain& d) { return d.var.get() == v; });
-  };
-  auto uses = [&](const Expr& e) { return UsesVar(e, is_iter); };
-  auto fail = [&](const std::string& why) {
-    if (error) *error = "the predicate is not a conjunction of bounds on the iterators: " + why;
-    return false;
-  };
-  for (const Expr& c : conjuncts) {
-    if (IsConstInt(c, 1)) continue;
-    Expr a, b;
-    bool greater = false, equal = false;
-    if (auto* op = AsPtr<LTNode>(c)) {
-      a = op->a, b = op->b;
-    } else if (auto* op = AsPtr<LENode>(c)) {
-      a = op->a, b = op->b, equal = true;
-    } else if (auto* op = AsPtr<GTNode>(c)) {
-      a = op->a, b = op->b, greater = true;
-    } else if (auto* op = AsPtr<GENode>(c)) {
-      a = op->a, b = op->b, greater = equal = true;
-    } else {
-      return fail("a term is not a comparison");
-    }
-    if (!uses(a) && !uses(b)) continue;  // says nothing of the iterators
-    bool bound_at_left;
-    if (AsConstInt(a) || !uses(a)) {
-      bound_at_left = true;
-    } else if (AsConstInt(b) || !uses(b)) {
-      bound_at_left = false;
-    } else {
-      // iterators on both sides: move them to the left, the rest to the right
-      bound_at_left = false;
-      Expr left = IntConst(a->dtype, 0), right = IntConst(a->dtype, 0);
-      std::function<void(const Expr&, bool)> extract = [&](const Expr& part, bool sign) {
-        if (auto* add = AsPtr<AddNode>(part)) {
-          extract(add->a, sign);
-          extract(add->b, sign);
-        } else if (auto* sub = AsPtr<SubNode>(part)) {
-          extract(sub->a, sign);
-          extract(sub->b, !sign);
-        } else if (uses(part)) {
-          left = sign ? AddE(left, part) : SubE(left, part);
-        } else {
-          right = sign ? SubE(right, part) : AddE(right, part);
-        }
-      };
-      extract(SubE(a, b), true);
-      Analyzer analyzer;
-      a = analyzer.Simplify(left);
-      b = analyzer.Simplify(right);
-    }
-    Expr bound_expr = bound_at_left ? a : b;
-    Expr iter = bound_at_left ? b : a;
-    auto bound = AsConstInt(Analyzer().Simplify(bound_expr));
-    if (!bound) return fail("a bound is not a constant");
-    std::optional<int64_t> lower, upper;
-    if (greater == bound_at_left) {  // bound > iter, bound >= iter, iter < bound, iter <= bound
-      upper = equal ? *bound + 1 : *bound;
-    } else {
-      lower = equal ? *bound : *bound + 1;
-    }
-    if (auto* var = AsPtr<VarNode>(iter)) {
-      auto it = std::find_if(iters->begin(), iters->end(),
-                             [&](const IterDomain& d) { return d.var.get() == var; });
-      if (it != iters->end()) {
-        int64_t low = it->min, high = it->min + it->extent;
-        if (lower) low = std::max(low, *lower);
-        if (upper) high = std::min(high, *upper);
-        it->min = low;
-        it->extent = high - low;
-        continue;
-      }
-    }
-    IterConstraint constraint{iter, lower, upper, 0};
-    PostOrderVisit(iter, [&](const ObjectRef&) { ++constraint.size; });
-    constraints->push_back(constraint);
-  }
-  std::stable_sort(constraints->begin(), constraints->end(),
-                   [](const IterConstraint& x, const IterConstraint& y) { return x.size < y.size; });
-  return true;
-}
-
 }  // namespace
 
 std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>& indices,
@@ -1054,267 +890,6 @@ std::optional<IterSum> NormalizeToIterSum(const Expr& index, const std::vector<I
     if (error) *error = f.reason;
     return std::nullopt;
   }
-}
-
-Expr IterMarkToExpr(const IterMark& mark, DataType dtype) {
-  if (mark->var) return mark->var;
-  if (mark->sum) return IterSumToExpr(mark->sum, dtype);
-  return mark->expr;
-}
-
-// As TVM writes them: the whole mark; its top part as a division (0 for a unit top part);
-// a middle part as floordiv(floormod(source, lower_factor * extent), lower_factor).
-Expr IterSplitToExpr(const IterSplit& split, DataType dtype) {
-  const IterMark& mark = split->source;
-  Expr source = IterMarkToExpr(mark, dtype);
-  int64_t lf = split->lower_factor;
-  if (lf == 1 && split->extent == mark->extent) return Times(source, split->scale);
-  if (mark->extent >= 0 && lf * split->extent == mark->extent) {
-    if (split->extent == 1 && mark->extent != 1) return IntConst(dtype, 0);
-    return Times(Div(source, lf), split->scale);
-  }
-  return Times(Div(Mod(source, lf * split->extent), lf), split->scale);
-}
-
-Expr IterSumToExpr(const IterSum& sum, DataType dtype) {
-  Expr value = IntConst(dtype, 0);
-  for (const IterSplit& s : sum->args) value = Plus(value, IterSplitToExpr(s, dtype));
-  if (sum->free_base) value = Plus(value, sum->free_base);
-  return Plus(value, IntConst(dtype, sum->base));
-}
-
-namespace {
-
-// One side of a division: a split of a mark, or a sum (one of the two is set).
-struct DivisionPart {
-  IterSplit split;
-  IterSum sum;
-};
-
-struct Division {
-  enum Kind { kInner, kOuter, kMixed };
-  DivisionPart outer;
-  int64_t outer_extent;
-  DivisionPart inner;
-  int64_t inner_extent;
-  Kind kind;
-};
-
-DivisionPart PartOf(IterSum sum) { return {nullptr, std::move(sum)}; }
-DivisionPart PartOf(IterSplit split) { return {std::move(split), nullptr}; }
-Division InnerOnly(DivisionPart part, int64_t extent) {
-  return {PartOf(MakeSum({}, 0)), 1, std::move(part), extent, Division::kInner};
-}
-Division OuterOnly(DivisionPart part, int64_t extent) {
-  return {std::move(part), extent, PartOf(MakeSum({}, 0)), 1, Division::kOuter};
-}
-
-IterSum AsSum(const DivisionPart& part) { return part.sum ? part.sum : MakeSum({part.split}, 0); }
-
-IterMark MarkOf(IterSum sum, int64_t extent) {
-  auto mark = std::make_shared<IterMarkNode>();
-  mark->sum = std::move(sum);
-  mark->extent = extent;
-  return mark;
-}
-
-IterSplit AsSplit(const DivisionPart& part, int64_t extent) {
-  if (part.split) return part.split;
-  return MakeSplit(MarkOf(part.sum, extent), 1, extent, 1);
-}
-
-// TVM's SubspaceDivider: splits of input iterators go wholly to one side; a fused mark is
-// divided where its inner splits reach the extent of its inner part.
-class SubspaceDivider {
- public:
-  SubspaceDivider(const std::vector<IterSum>& map, const std::vector<Var>& sub_iters,
-                  DataType dtype)
-      : dtype_(dtype) {
-    for (const Var& v : sub_iters) sub_iters_.insert(v.get());
-    std::function<void(const IterSplit&)> collect = [&](const IterSplit& s) {
-      const IterMarkNode* mark = s->source.get();
-      if (!splits_.count(mark) && mark->sum)
-        for (const IterSplit& inner : mark->sum->args) collect(inner);
-      splits_[mark].push_back(s);
-    };
-    for (const IterSum& sum : map)
-      for (const IterSplit& s : sum->args) collect(s);
-  }
-
-  Division DivideSum(const IterSum& expr, int64_t mark_extent) {
-    if (expr->args.empty()) {
-      IterSum base = MakeSum({}, expr->base);
-      base->free_base = expr->free_base;
-      return {PartOf(MakeSum({}, 0)), 1, PartOf(base), 1, Division::kMixed};
-    }
-    if (expr->args.size() == 1) {
-      if (expr->args[0]->scale != 1) Unsupported("a scaled index cannot be divided");
-      Division res = DivideSplit(expr->args[0]);
-      if (expr->base != 0 || expr->free_base) {
-        IterSum inner = AsSum(res.inner);
-        IterSum with_base = MakeSum(inner->args, inner->base + expr->base);
-        with_base->free_base = inner->free_base;
-        if (expr->free_base)
-          with_base->free_base =
-              with_base->free_base ? AddE(with_base->free_base, expr->free_base) : expr->free_base;
-        res.inner = PartOf(with_base);
-      }
-      return res;
-    }
-    int64_t extent = 1;
-    std::vector<IterSplit> outer_args, inner_args;
-    bool inner = true, scale_is_one = false;
-    for (auto it = expr->args.rbegin(); it != expr->args.rend(); ++it) {
-      if ((*it)->scale == 1) scale_is_one = true;
-      Division d = DivideSplit(*it);
-      IterSplit arg;
-      if (d.kind == Division::kInner) {
-        if (!inner) Unsupported("an inner iterator above an outer one");
-        arg = AsSplit(d.inner, d.inner_extent);
-        inner_args.push_back(arg);
-      } else if (d.kind == Division::kOuter) {
-        arg = AsSplit(d.outer, d.outer_extent);
-        outer_args.push_back(arg);
-        inner = false;
-      } else {
-        Unsupported("a fused iterator mixes the subspaces");
-      }
-      extent *= arg->extent;
-    }
-    if (!scale_is_one) Unsupported("a fused sum without an innermost iterator");
-    IterMark outer_mark = MarkFromArgs(outer_args, 0);
-    IterMark inner_mark = MarkFromArgs(inner_args, expr->base);
-    if (extent != mark_extent) {
-      auto bound = [&](const IterMark& m) {
-        return LTNode::Make(IterSumToExpr(m->sum, dtype_), IntConst(dtype_, mark_extent));
-      };
-      if (inner_args.empty()) {
-        outer_predicate_ = AndE(outer_predicate_, bound(outer_mark));
-        return OuterOnly(PartOf(outer_mark->sum), mark_extent);
-      }
-      if (outer_args.empty()) {
-        inner_predicate_ = AndE(inner_predicate_, bound(inner_mark));
-        return InnerOnly(PartOf(inner_mark->sum), mark_extent);
-      }
-      Unsupported("a padded fused iterator mixes the subspaces");
-    }
-    return {PartOf(outer_mark->sum), outer_mark->extent, PartOf(inner_mark->sum),
-            inner_mark->extent, Division::kMixed};
-  }
-
-  Expr outer_predicate() const { return outer_predicate_; }
-  Expr inner_predicate() const { return inner_predicate_; }
-
- private:
-  static IterMark MarkFromArgs(const std::vector<IterSplit>& args, int64_t base) {
-    std::vector<IterSplit> scaled;
-    int64_t extent = 1;
-    for (const IterSplit& a : args) {
-      IterSplit s = CopySplit(a);
-      s->scale = extent;
-      extent *= s->extent;
-      scaled.push_back(s);
-    }
-    return MarkOf(MakeSum({scaled.rbegin(), scaled.rend()}, base), extent);
-  }
-
-  Division DivideSplit(const IterSplit& expr) {
-    auto found = divided_.find(expr.get());
-    if (found != divided_.end()) return found->second;
-    const std::vector<IterSplit>& splits = splits_.at(expr->source.get());
-    const IterMarkNode* source = expr->source.get();
-    if (source->var) {
-      bool inner = sub_iters_.count(source->var.get()) != 0;
-      for (const IterSplit& s : splits)
-        divided_.emplace(s.get(),
-                         inner ? InnerOnly(PartOf(s), s->extent) : OuterOnly(PartOf(s), s->extent));
-    } else if (source->sum) {
-      Division whole = DivideSum(source->sum, source->extent);
-      if (splits.size() == 1) return whole;
-      if (whole.outer.split || whole.inner.split) Unsupported("a split of a divided iterator");
-      IterMark outer_mark = MarkOf(whole.outer.sum, whole.outer_extent);
-      IterMark inner_mark = MarkOf(whole.inner.sum, whole.inner_extent);
-      bool boundary = whole.kind == Division::kOuter;
-      std::vector<bool> used(splits.size(), false);
-      std::vector<IterSplit> inner_iters, outer_iters;
-      int64_t expected = 1;
-      for (size_t i = 0; i < splits.size(); ++i) {
-        size_t j = 0;
-        while (j < splits.size() && (used[j] || splits[j]->lower_factor != expected)) ++j;
-        if (j == splits.size()) Unsupported("the splits of a fused iterator leave a gap");
-        used[j] = true;
-        (boundary ? outer_iters : inner_iters).push_back(splits[j]);
-        expected *= splits[j]->extent;
-        if (expected == whole.inner_extent) boundary = true;
-      }
-      if (!boundary) Unsupported("the splits of a fused iterator cross the subspaces");
-      for (const IterSplit& s : inner_iters) {
-        IterSplit moved = CopySplit(s);
-        moved->source = inner_mark;
-        divided_.emplace(s.get(), InnerOnly(PartOf(moved), s->extent));
-      }
-      for (const IterSplit& s : outer_iters) {
-        IterSplit moved = CopySplit(s);
-        moved->source = outer_mark;
-        moved->lower_factor = s->lower_factor / outer_iters[0]->lower_factor;
-        divided_.emplace(s.get(), OuterOnly(PartOf(moved), s->extent));
-      }
-    } else {
-      Unsupported("a mark over an expression cannot be divided");
-    }
-    return divided_.at(expr.get());
-  }
-
-  DataType dtype_;
-  std::unordered_set<const VarNode*> sub_iters_;
-  std::unordered_map<const IterMarkNode*, std::vector<IterSplit>> splits_;
-  std::unordered_map<const IterSplitNode*, Division> divided_;
-  Expr outer_predicate_, inner_predicate_;
-};
-
-}  // namespace
-
-std::optional<SubspaceDivision> SubspaceDivide(const std::vector<IterSum>& map,
-                                               const std::vector<Var>& sub_iters, DataType dtype) {
-  SubspaceDivider divider(map, sub_iters, dtype);
-  SubspaceDivision result;
-  try {
-    for (const IterSum& sum : map) {
-      Division d = divider.DivideSum(sum, 0);
-      result.parts.emplace_back(MarkOf(AsSum(d.outer), d.outer_extent),
-                                MarkOf(AsSum(d.inner), d.inner_extent));
-    }
-  } catch (const RewriteFailure&) {
-    return std::nullopt;
-  }
-  Expr yes = IntConst(DataType::Bool(), 1);
-  result.outer_predicate = divider.outer_predicate() ? divider.outer_predicate() : yes;
-  result.inner_predicate = divider.inner_predicate() ? divider.inner_predicate() : yes;
-  return result;
-}
-
-bool IterMarkEqual(const IterMark& a, const IterMark& b) {
-  if (a == b) return true;
-  if (!a || !b || a->extent != b->extent) return false;
-  if (a->var || b->var) return a->var == b->var;
-  if (a->sum || b->sum) return a->sum && b->sum && IterSumEqual(a->sum, b->sum);
-  return a->expr && b->expr && StructuralEqual(a->expr, b->expr);
-}
-
-bool IterSplitEqual(const IterSplit& a, const IterSplit& b) {
-  if (a == b) return true;
-  return a && b && a->lower_factor == b->lower_factor && a->extent == b->extent &&
-         a->scale == b->scale && IterMarkEqual(a->source, b->source);
-}
-
-bool IterSumEqual(const IterSum& a, const IterSum& b) {
-  if (a == b) return true;
-  if (!a || !b || a->args.size() != b->args.size()) return false;
-  for (size_t i = 0; i < a->args.size(); ++i)
-    if (!IterSplitEqual(a->args[i], b->args[i])) return false;
-  DataType dtype = a->free_base ? a->free_base->dtype : b->free_base ? b->free_base->dtype
-                                                                      : DataType::Int(32);
-  return StructuralEqual(FullBase(a, dtype), FullBase(b, dtype));
 }
 
 }  // namespace arith
