@@ -66,6 +66,12 @@ void Translate(const std::exception_ptr& p, void*) {
 }  // namespace bindings
 }  // namespace tessera
 
+namespace tessera {
+namespace bindings {
+void BindIterMap(nb::module_& m);  // bind_arith.cc
+}  // namespace bindings
+}  // namespace tessera
+
 NB_MODULE(_core, m) {
   using namespace tessera;
   using namespace tessera::bindings;
@@ -90,4 +96,5 @@ NB_MODULE(_core, m) {
   BindCUDA(m);
   BindSchedule(m);
   BindAutoSchedule(m);
+  BindIterMap(m);
 }

@@ -64,5 +64,59 @@ TEST(IterAffineMap, NotAffineOrNotBijective) {
   EXPECT_FALSE(arith::IsBijective(*padded, odd));
 }
 
+// TVM's checks: overlapping splits fail at every level but no_check; bijective maps use every
+// iterator and take no padding, surjective maps may leave out the top of a mark.
+TEST(IterAffineMap, CheckedLevels) {
+  Var x = VarNode::Make("x", DataType::Int(32)), y = VarNode::Make("y", DataType::Int(32));
+  std::vector<arith::IterDomain> iters = {{x, 0, 8}, {y, 0, 6}};
+  using arith::IterMapLevel;
+  std::string error;
+  EXPECT_FALSE(arith::DetectIterMapChecked({x, Add(x, Int32(1))}, iters, IterMapLevel::kSurjective,
+                                           true, &error));
+  EXPECT_NE(error.find("overlap"), std::string::npos);
+  EXPECT_TRUE(arith::DetectIterMapChecked({x, x}, iters, IterMapLevel::kNoCheck, true));
+  EXPECT_TRUE(arith::DetectIterMapChecked({Div(x, 4)}, iters, IterMapLevel::kSurjective, true));
+  EXPECT_FALSE(arith::DetectIterMapChecked({Div(x, 4), Mod(x, 4)}, iters, IterMapLevel::kBijective,
+                                           true, &error));
+  EXPECT_NE(error.find("y"), std::string::npos);
+  // x + 2 over a padded x: (x + 2) // 4 takes 3 values from 0 (the mark pads 2 below x)
+  auto padded = arith::DetectIterMapChecked({Div(Add(x, Int32(2)), 4)}, {{x, 0, 8}},
+                                            IterMapLevel::kSurjective, true);
+  ASSERT_TRUE(padded);
+  EXPECT_EQ((*padded)[0]->args[0]->extent, 3);
+  EXPECT_EQ((*padded)[0]->base, 0);
+}
+
+// A predicate bounds the fused mark: 6 <= x * 10 + y < 128 leaves 122 values from 6.
+TEST(IterAffineMap, PredicateBoundsTheFusedMark) {
+  Var x = VarNode::Make("x", DataType::Int(32)), y = VarNode::Make("y", DataType::Int(32));
+  Expr fused = Add(Mul(x, 10), y);
+  Expr predicate = AndNode::Make(LENode::Make(Int32(6), fused), LTNode::Make(fused, Int32(128)));
+  auto map =
+      arith::DetectIterMapChecked({fused}, {{x, 0, 13}, {y, 0, 10}},
+                                  arith::IterMapLevel::kSurjective, true, nullptr, predicate);
+  ASSERT_TRUE(map);
+  EXPECT_EQ((*map)[0]->args[0]->extent, 122);
+  EXPECT_EQ((*map)[0]->base, 6);
+}
+
+// x * 4 + y divided by the sub-iterator y: outer x, inner y, every value in range.
+TEST(IterAffineMap, SubspaceDivide) {
+  Var x = VarNode::Make("x", DataType::Int(32)), y = VarNode::Make("y", DataType::Int(32));
+  auto map = arith::DetectIterMapChecked({Add(Mul(x, 4), y)}, {{x, 0, 8}, {y, 0, 4}},
+                                         arith::IterMapLevel::kSurjective, true);
+  ASSERT_TRUE(map);
+  auto division = arith::SubspaceDivide(*map, {y}, DataType::Int(32));
+  ASSERT_TRUE(division);
+  ASSERT_EQ(division->parts.size(), 1u);
+  const auto& [outer, inner] = division->parts[0];
+  EXPECT_EQ(outer->extent, 8);
+  EXPECT_EQ(inner->extent, 4);
+  EXPECT_TRUE(StructuralEqual(arith::IterMarkToExpr(outer, DataType::Int(32)), x));
+  EXPECT_TRUE(StructuralEqual(arith::IterMarkToExpr(inner, DataType::Int(32)), y));
+  EXPECT_TRUE(IsConstInt(division->outer_predicate, 1));
+  EXPECT_FALSE(arith::SubspaceDivide(*map, {x}, DataType::Int(32)));
+}
+
 }  // namespace
 }  // namespace tessera

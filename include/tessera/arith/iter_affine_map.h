@@ -31,7 +31,9 @@ using IterSum = std::shared_ptr<IterSumNode>;
 struct IterMarkNode {
   Var var;      // the input iterator, or null
   IterSum sum;  // the fused sum (scales relative to the innermost), or null
+  Expr expr;    // any other source (marks built by hand from Python), or null
   int64_t extent = 0;  // -1: symbolic (only outermost in a fused sum, never divided evenly)
+  int64_t unpadded_extent = 0;  // > 0: this mark pads a mark of that extent up to `extent`
 };
 
 /*! \brief floormod(floordiv(source, lower_factor), extent) * scale. */
@@ -46,6 +48,7 @@ struct IterSplitNode {
 struct IterSumNode {
   std::vector<IterSplit> args;
   int64_t base = 0;
+  Expr free_base;  // terms free of the iterators, added to `base` (null: none)
 };
 
 /*! \brief One input iterator: var over [min, min + extent); extent -1 when symbolic. */
@@ -65,6 +68,50 @@ struct IterDomain {
 std::optional<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indices,
                                                   const std::vector<IterDomain>& iters,
                                                   std::string* error = nullptr);
+
+/*! \brief What DetectIterMapChecked proves of the map (TVM's IterMapLevel, same values). */
+enum class IterMapLevel { kBijective = 0, kSurjective = 1, kNoCheck = 3 };
+
+/*!
+ * \brief TVM's DetectIterMap: as DetectIterMap, and terms free of the iterators go to the base
+ *  (`free_base`); iterators of extent 1 are constants when `simplify_trivial`; then the splits of
+ *  every mark must not overlap (surjective: they may leave out parts of a mark; bijective: they
+ *  tile every mark exactly and every non-unit iterator is used, padding refused). `predicate`
+ *  (null: true), a conjunction of constant bounds, narrows iterators and bounds fused sums.
+ */
+std::optional<std::vector<IterSum>> DetectIterMapChecked(const std::vector<Expr>& indices,
+                                                         const std::vector<IterDomain>& iters,
+                                                         IterMapLevel level, bool simplify_trivial,
+                                                         std::string* error = nullptr,
+                                                         const Expr& predicate = nullptr);
+
+/*! \brief `index` as a sum of splits of the iterators, not fused, scales descending (TVM's
+ *  NormalizeToIterSum); nullopt, with the reason in *error, when it is not affine. */
+std::optional<IterSum> NormalizeToIterSum(const Expr& index, const std::vector<IterDomain>& iters,
+                                          std::string* error = nullptr);
+
+/*! \brief The expression an iterator-map node stands for, in `dtype` (TVM's
+ *  NormalizeIterMapToExpr): floordiv/floormod only where a split does not take a whole mark. */
+Expr IterSumToExpr(const IterSum& sum, DataType dtype);
+Expr IterSplitToExpr(const IterSplit& split, DataType dtype);
+Expr IterMarkToExpr(const IterMark& mark, DataType dtype);
+
+/*! \brief TVM's SubspaceDivide of a map from DetectIterMapChecked: every index written as
+ *  outer * inner_extent + inner, where inner uses only `sub_iters` and outer none of them; each
+ *  part a mark over [0, extent). The predicates say which outer and inner values are in range
+ *  (constant true when all are). nullopt when an index mixes the subspaces in another way. */
+struct SubspaceDivision {
+  std::vector<std::pair<IterMark, IterMark>> parts;  // (outer, inner) per index
+  Expr outer_predicate, inner_predicate;
+};
+std::optional<SubspaceDivision> SubspaceDivide(const std::vector<IterSum>& map,
+                                               const std::vector<Var>& sub_iters, DataType dtype);
+
+/*! \brief Structural equality of iterator-map nodes: same shape, same constants, same input
+ *  variables, structurally equal expressions. */
+bool IterSumEqual(const IterSum& a, const IterSum& b);
+bool IterSplitEqual(const IterSplit& a, const IterSplit& b);
+bool IterMarkEqual(const IterMark& a, const IterMark& b);
 
 /*! \brief Whether `map` (from DetectIterMap over `iters`) is a bijection: every index one split,
  *  the splits of every iterator tile it exactly once, every non-unit iterator used. */

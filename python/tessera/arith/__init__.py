@@ -81,3 +81,23 @@ class Analyzer:
     def modular_set(self, expr):
         """``(coeff, base)``: every value of ``expr`` is ``coeff * k + base``."""
         return ModularSet(*self._ana.modular_set(_expr(expr, "modular_set")))
+
+
+# Affine iterator maps (TVM's detect_iter_map and friends).
+from .iter_affine_map import (  # noqa: E402
+    IterMapExpr,
+    IterMapLevel,
+    IterMapResult,
+    IterMark,
+    IterSplitExpr,
+    IterSumExpr,
+    detect_iter_map,
+    inverse_affine_iter_map,
+    iter_map_simplify,
+    normalize_iter_map_to_expr,
+    normalize_to_iter_sum,
+    subspace_divide,
+)
+from . import iter_affine_map as _iter_affine_map  # noqa: E402
+
+__all__ += _iter_affine_map.__all__

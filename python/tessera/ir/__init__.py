@@ -61,11 +61,24 @@ def _is_tensor(value):
     return isinstance(value, NDArray)
 
 
+def _iter_map_equal(a, b):
+    """Iterator-map nodes (tessera.arith.IterSumExpr, ...) compare by their own equality;
+    None when neither side is one."""
+    if hasattr(a, "_iter_map_equal"):
+        return a._iter_map_equal(b)
+    if hasattr(b, "_iter_map_equal"):
+        return b._iter_map_equal(a)
+    return None
+
+
 def structural_equal(a, b, map_free_vars=False):
     """Whether two IR objects are the same program up to the names of bound variables. Two
     runtime tensors (NDArrays) are equal when their dtype, shape and contents are, as in TVM.
     As in TVM, a buffer used without a definition (a free buffer of a statement or expression)
     pairs with its counterpart at first use, data pointer and symbolic shape included."""
+    iter_equal = _iter_map_equal(a, b)
+    if iter_equal is not None:
+        return iter_equal
     if _is_tensor(a) or _is_tensor(b):
         if not (_is_tensor(a) and _is_tensor(b)):
             return False
@@ -86,6 +99,11 @@ def assert_structural_equal(a, b, map_free_vars=False):
 
     >>> assert_structural_equal(mod_after_pass, expected_mod)
     """
+    iter_equal = _iter_map_equal(a, b)
+    if iter_equal is not None:
+        if not iter_equal:
+            raise TesseraValueError(f"StructuralEqual check failed: {a!r} differs from {b!r}")
+        return
     a, b = _as_node(a), _as_node(b)
     mismatch = _core.structural_equal_mismatch(a, b, map_free_vars, bind_free_buffers=True)
     if mismatch is None:
