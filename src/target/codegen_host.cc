@@ -269,9 +269,47 @@ std::string CodeGenHost::LaneLoopHelper(const std::string& name, DataType result
 }
 
 std::string CodeGenHost::ToMask32(const std::string& value, int bits, int lanes, const Span& span) {
-  if (bits == 32) return value;
-  return "__builtin_convertvector(" + value + ", " + VectorType(DataType::Int(32, lanes), span) +
-         ")";
+  return ToMask(value, bits, 32, lanes, span);
+}
+
+std::string CodeGenHost::ToMask(const std::string& value, int from_bits, int to_bits, int lanes,
+                                const Span& span) {
+  if (from_bits == to_bits) return value;
+  return "__builtin_convertvector(" + value + ", " +
+         VectorType(DataType::Int(to_bits, lanes), span) + ")";
+}
+
+// A comparison gives lanes as wide as its operands; And, Or and Not of comparisons keep that
+// width. Printing the condition at the width the select wants means no conversion at all for a
+// select of the compared type (a float64 compare selecting float64 values was narrowed to 32-bit
+// lanes and widened back, which GCC did through the stack), and one vector conversion (a
+// narrowing or a widening instruction) otherwise.
+std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
+  int lanes = cond->dtype.lanes();
+  if (auto* bin = AsPtr<BinaryNode>(cond)) {
+    if (bin->is_comparison() && !bin->a->dtype.is_bool()) {
+      static const std::map<NodeKind, const char*> kCompare = {
+          {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
+          {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
+      std::string a = PrintExpr(bin->a), b = PrintExpr(bin->b);
+      return ToMask("(" + a + " " + kCompare.at(bin->kind) + " " + b + ")", bin->a->dtype.bits(),
+                    bits, lanes, bin->span);
+    }
+    if (bin->kind == NodeKind::kAnd || bin->kind == NodeKind::kOr) {
+      std::string a = PrintMask(bin->a, bits), b = PrintMask(bin->b, bits);
+      return "(" + a + (bin->kind == NodeKind::kAnd ? " & " : " | ") + b + ")";
+    }
+  }
+  if (auto* n = AsPtr<NotNode>(cond)) return "(~" + PrintMask(n->a, bits) + ")";
+  if (auto* cast = AsPtr<CastNode>(cond)) {
+    DataType from = cast->value->dtype;
+    if (!from.is_bool()) {
+      std::string zero = "(" + TypeName(from, cast->span) + "){0}";
+      return ToMask("(" + PrintExpr(cast->value) + " != " + zero + ")", from.bits(), bits, lanes,
+                    cast->span);
+    }
+  }
+  return ToMask(PrintExpr(cond), 32, bits, lanes, cond->span);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,11 +367,15 @@ std::string CodeGenHost::PrintVectorNot(const NotNode* op) { return "(~" + Print
 std::string CodeGenHost::PrintVectorSelect(const SelectNode* op) {
   DataType t = op->dtype;
   std::string vt = TypeName(t, op->span);
-  std::string name =
-      LaneLoopHelper("tessera_select_" + vt.substr(8), t, {DataType::Bool(t.lanes()), t, t},
-                     "(a0[i] ? a1[i] : a2[i])", op->span);
-  return name + "(" + PrintExpr(op->condition) + ", " + PrintExpr(op->true_value) + ", " +
-         PrintExpr(op->false_value) + ")";
+  // A select of 64-bit lanes takes a mask of 64-bit lanes; every other select, 32-bit lanes
+  // (the bool vector type).
+  bool wide = !t.is_bool() && t.bits() == 64;
+  DataType mask = wide ? DataType::Int(64, t.lanes()) : DataType::Bool(t.lanes());
+  std::string name = LaneLoopHelper("tessera_select_" + vt.substr(8), t, {mask, t, t},
+                                    "(a0[i] ? a1[i] : a2[i])", op->span);
+  std::string cond = wide ? PrintMask(op->condition, 64) : PrintExpr(op->condition);
+  return name + "(" + cond + ", " + PrintExpr(op->true_value) + ", " + PrintExpr(op->false_value) +
+         ")";
 }
 
 std::string CodeGenHost::PrintVectorCast(const CastNode* op) {

@@ -103,6 +103,12 @@ class CodeGenHost : public CodeGenC {
                              const Span& span);
   /*! \brief A mask of int32 lanes from a comparison result of `bits`-wide lanes. */
   std::string ToMask32(const std::string& value, int bits, int lanes, const Span& span);
+  /*! \brief A mask of `to_bits`-wide lanes from one of `from_bits`-wide lanes (a vector
+   *  conversion: -1 stays -1). */
+  std::string ToMask(const std::string& value, int from_bits, int to_bits, int lanes,
+                     const Span& span);
+  /*! \brief The vector condition `cond` printed as a mask of `bits`-wide lanes. */
+  std::string PrintMask(const Expr& cond, int bits);
   std::string Metadata(const IRModule& mod);
   /*! \brief The C argument of a packed call: sets up a DLTensor for `tvm_stack_make_array`. */
   void PrintPackedArg(const Expr& arg, const std::string& slot, const std::string& prefix);
