@@ -532,6 +532,11 @@ class BufferSlice:
                 base = _index(start, self.span)
                 out.append(_core.Ramp(base, const(1, base.dtype, self.span), extent, self.span))
                 continue
+            if isinstance(extent, PrimExpr) and not isinstance(extent, _core.IntImm):
+                # `A[i * m : (i + 1) * m]`: a length constant after simplification, as in TVM.
+                simplified = _core.Analyzer().simplify(extent)
+                if isinstance(simplified, _core.IntImm):
+                    extent = simplified.value
             if not isinstance(extent, int):
                 raise TesseraTypeError(f"a vector access needs a constant length, got {extent}")
             step_value = step.value if isinstance(step, _core.IntImm) else step
