@@ -90,4 +90,5 @@ NB_MODULE(_core, m) {
   BindCUDA(m);
   BindSchedule(m);
   BindAutoSchedule(m);
+  BindArithSolve(m);
 }

@@ -81,3 +81,24 @@ class Analyzer:
     def modular_set(self, expr):
         """``(coeff, base)``: every value of ``expr`` is ``coeff * k + base``."""
         return ModularSet(*self._ana.modular_set(_expr(expr, "modular_set")))
+
+
+# Linear analyses and integer solvers (C++ in src/arith; results held in solve.py).
+from . import _ffi_api  # noqa: E402
+from .solve import (  # noqa: E402
+    IntConstraints,
+    IntConstraintsTransform,
+    IntervalSet,
+    deduce_bound,
+    detect_clip_bound,
+    detect_common_subexpr,
+    detect_linear_equation,
+    domain_touched,
+    solve_linear_equations,
+)
+
+__all__ += [
+    "IntConstraints", "IntConstraintsTransform", "IntervalSet", "deduce_bound",
+    "detect_clip_bound", "detect_common_subexpr", "detect_linear_equation", "domain_touched",
+    "solve_linear_equations",
+]

@@ -1,0 +1,8 @@
+"""TVM's ``tvm.arith._ffi_api`` entry points that TVM's own tests call directly."""
+
+from .solve import domain_touched as _domain_touched
+
+
+def DomainTouched(stmt, buffer, consider_loads, consider_stores):  # noqa: N802 (TVM's name)
+    """The region of ``buffer`` accessed in ``stmt`` (see ``solve.domain_touched``)."""
+    return _domain_touched(stmt, buffer, consider_loads, consider_stores)
