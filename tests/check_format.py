@@ -34,6 +34,7 @@ FORMATTED = [
     "src/arith/canonical_simplify.h",
     "src/arith/canonical_sum.cc",
     "src/arith/detect_linear.cc",
+    "src/arith/int_inequality.cc",
     "src/arith/int_solver.cc",
     "src/autoschedule/analysis.cc",
     "src/autoschedule/rules.h",

@@ -54,6 +54,29 @@ void BindArithSolve(nb::module_& m) {
         return std::make_tuple(ToTuple(t.src), ToTuple(t.dst), t.src_to_dst, t.dst_to_src);
       },
       "variables"_a, "ranges"_a, "relations"_a);
+  m.def(
+      "arith_inequalities_as_conditions",
+      [](const std::vector<Var>& vars, const std::vector<std::pair<Var, Range>>& ranges,
+         const std::vector<Expr>& relations) {
+        return arith::InequalitiesAsConditions({vars, ranges, relations});
+      },
+      "variables"_a, "ranges"_a, "relations"_a);
+  m.def(
+      "arith_solve_inequalities_to_range",
+      [](const std::vector<Var>& vars, const std::vector<std::pair<Var, Range>>& ranges,
+         const std::vector<Expr>& relations) {
+        return ToTuple(arith::SolveInequalitiesToRange({vars, ranges, relations}));
+      },
+      "variables"_a, "ranges"_a, "relations"_a);
+  m.def(
+      "arith_solve_inequalities_deskew_range",
+      [](const std::vector<Var>& vars, const std::vector<std::pair<Var, Range>>& ranges,
+         const std::vector<Expr>& relations) {
+        arith::IntConstraintsTransformData t =
+            arith::SolveInequalitiesDeskewRange({vars, ranges, relations});
+        return std::make_tuple(ToTuple(t.src), ToTuple(t.dst), t.src_to_dst, t.dst_to_src);
+      },
+      "variables"_a, "ranges"_a, "relations"_a);
 }
 
 }  // namespace bindings

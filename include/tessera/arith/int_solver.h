@@ -93,5 +93,35 @@ struct IntConstraintsTransformData {
  */
 IntConstraintsTransformData SolveLinearEquations(const IntConstraintsData& system);
 
+/*! \brief The bounds of `coef * var`: each of `lower` <= it, each of `equal` == it, it <= each of
+ *  `upper`. */
+struct IntGroupBoundsData {
+  Expr coef;
+  std::vector<Expr> lower, equal, upper;
+};
+
+/*!
+ * \brief Fourier-Motzkin elimination of `system.variables` in order from the linear inequalities
+ *  (and equations) of `system.relations`: the bounds of each variable over the later ones, and
+ *  the relations left (those that are not linear in the variables; [false] when none holds).
+ */
+std::pair<std::vector<std::pair<Var, IntGroupBoundsData>>, std::vector<Expr>>
+SolveLinearInequalities(const IntConstraintsData& system);
+
+/*! \brief The bounds and relations of SolveLinearInequalities as a list of conditions. */
+std::vector<Expr> InequalitiesAsConditions(const IntConstraintsData& system);
+
+/*!
+ * \brief The ranges of the variables that the inequalities imply (each over the later
+ *  variables), and the conditions those ranges do not already guarantee.
+ */
+IntConstraintsData SolveInequalitiesToRange(const IntConstraintsData& system);
+
+/*!
+ * \brief As SolveInequalitiesToRange, with each variable shifted to start at 0
+ *  (`x = x.shifted + lower bound`); a variable with a single value is replaced by it.
+ */
+IntConstraintsTransformData SolveInequalitiesDeskewRange(const IntConstraintsData& system);
+
 }  // namespace arith
 }  // namespace tessera

@@ -95,10 +95,11 @@ from .solve import (  # noqa: E402
     detect_linear_equation,
     domain_touched,
     solve_linear_equations,
+    solve_linear_inequalities,
 )
 
 __all__ += [
     "IntConstraints", "IntConstraintsTransform", "IntervalSet", "deduce_bound",
     "detect_clip_bound", "detect_common_subexpr", "detect_linear_equation", "domain_touched",
-    "solve_linear_equations",
+    "solve_linear_equations", "solve_linear_inequalities",
 ]

@@ -15,7 +15,7 @@ from ..error import TesseraTypeError, TesseraValueError
 __all__ = [
     "IntervalSet", "IntConstraints", "IntConstraintsTransform", "deduce_bound",
     "detect_clip_bound", "detect_common_subexpr", "detect_linear_equation", "domain_touched",
-    "solve_linear_equations",
+    "solve_inequalities_as_condition", "solve_linear_equations", "solve_linear_inequalities",
 ]
 
 # The symbolic infinities of an interval's ends (TVM prints them as pos_inf / neg_inf).
@@ -194,3 +194,27 @@ def solve_linear_equations(equations, variables=None, ranges=None):
     src, dst, src_to_dst, dst_to_src = _core.arith_solve_linear_equations(
         system.variables, list(system.ranges.items()), system.relations)
     return IntConstraintsTransform(system, _from_tuple(dst), src_to_dst, dst_to_src)
+
+
+def solve_linear_inequalities(equations, variables=None, ranges=None, deskew_range=False):
+    """Solve the linear inequalities (and equations) among ``equations`` for ``variables`` by
+    Fourier-Motzkin elimination, in order.
+
+    Returns an IntConstraints whose ranges give each variable's range over the later variables
+    and whose relations are the conditions those ranges leave; with ``deskew_range=True``, an
+    IntConstraintsTransform to variables shifted to start at 0 (``x = x.shifted + lower``). No
+    solution gives the relations ``[False]``."""
+    system = _system(equations, variables, ranges, "solve_linear_inequalities")
+    args = (system.variables, list(system.ranges.items()), system.relations)
+    if deskew_range:
+        _, dst, src_to_dst, dst_to_src = _core.arith_solve_inequalities_deskew_range(*args)
+        return IntConstraintsTransform(system, _from_tuple(dst), src_to_dst, dst_to_src)
+    return _from_tuple(_core.arith_solve_inequalities_to_range(*args))
+
+
+def solve_inequalities_as_condition(variables, ranges, relations):
+    """The bounds that solve_linear_inequalities finds, as conditions: for each variable
+    ``coef * v == / >= / <= bound``, then the relations left."""
+    system = IntConstraints(variables, ranges, relations)
+    return list(_core.arith_inequalities_as_conditions(
+        system.variables, list(system.ranges.items()), system.relations))
