@@ -19,6 +19,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FORMATTED = [
+    "include/tessera/arith/int_solver.h",
     "include/tessera/autoschedule/auto_schedule.h",
     "include/tessera/driver/tir_stages.h",
     "include/tessera/ir/dsl_target.h",
@@ -28,11 +29,16 @@ FORMATTED = [
     "include/tessera/support/escape.h",
     "include/tessera/target/dsl_intrinsics.h",
     "src/arith/and_of_ors.cc",
+    "src/arith/bound_deduce.cc",
     "src/arith/canonical_simplify.cc",
     "src/arith/canonical_simplify.h",
     "src/arith/canonical_sum.cc",
+    "src/arith/detect_linear.cc",
+    "src/arith/int_inequality.cc",
+    "src/arith/int_solver.cc",
     "src/autoschedule/analysis.cc",
     "src/autoschedule/rules.h",
+    "src/bindings/bind_arith_solve.cc",
     "src/bindings/bind_autoschedule.cc",
     "src/bindings/bind_target.cc",
     "src/driver/pipeline_cuda.cc",

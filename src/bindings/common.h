@@ -56,6 +56,7 @@ void BindCUDA(nb::module_& m);
 void BindTE(nb::module_& m);
 void BindTarget(nb::module_& m);
 void BindAutoSchedule(nb::module_& m);
+void BindArithSolve(nb::module_& m);
 
 }  // namespace bindings
 }  // namespace tessera

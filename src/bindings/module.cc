@@ -97,4 +97,5 @@ NB_MODULE(_core, m) {
   BindSchedule(m);
   BindAutoSchedule(m);
   BindIterMap(m);
+  BindArithSolve(m);
 }

@@ -101,3 +101,24 @@ from .iter_affine_map import (  # noqa: E402
 from . import iter_affine_map as _iter_affine_map  # noqa: E402
 
 __all__ += _iter_affine_map.__all__
+
+# Linear analyses and integer solvers (C++ in src/arith; results held in solve.py).
+from . import _ffi_api  # noqa: E402
+from .solve import (  # noqa: E402
+    IntConstraints,
+    IntConstraintsTransform,
+    IntervalSet,
+    deduce_bound,
+    detect_clip_bound,
+    detect_common_subexpr,
+    detect_linear_equation,
+    domain_touched,
+    solve_linear_equations,
+    solve_linear_inequalities,
+)
+
+__all__ += [
+    "IntConstraints", "IntConstraintsTransform", "IntervalSet", "deduce_bound",
+    "detect_clip_bound", "detect_common_subexpr", "detect_linear_equation", "domain_touched",
+    "solve_linear_equations", "solve_linear_inequalities",
+]

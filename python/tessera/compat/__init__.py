@@ -44,6 +44,7 @@ MODULE_MAP = {
     "tvm.arith": "tessera.arith",
     "tvm.transform": "tessera.transform",
     "tvm.ir.transform": "tessera.transform",  # TVM's home of PassContext, Sequential, ...
+    "tvm.container": "tessera.ir.container",  # TVM re-exports tvm.ir.container there
     "tvm.driver": "tessera.driver",
     "tvm.base": "tessera.base",
     "tvm.compass.dsl": "tessera.dsl",

@@ -52,6 +52,8 @@ def _as_node(value):
     """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
     if isinstance(value, (list, tuple)):
         return _core.Array([_as_node(v) for v in value])
+    if hasattr(value, "_structural_node"):  # Python-held results (arith.IntConstraints)
+        return value._structural_node()
     return value
 
 
@@ -450,3 +452,4 @@ def op_attr(op_name, attr_key, default=None):
 
 from . import base  # noqa: E402,F401  (tvm.ir.base.get_first_structural_mismatch)
 from . import module, transform  # noqa: E402,F401  (tvm.ir.module.IRModule, tvm.ir.transform.Sequential)
+from . import container, expr  # noqa: E402,F401  (tvm.ir.expr.Range, tvm.container.Array)

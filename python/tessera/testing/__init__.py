@@ -565,3 +565,12 @@ __all__ = [n for n in dir() if n.startswith("requires_")] + [
     "exclude_targets", "fixture", "is_ampere_or_newer", "known_failing_targets", "main", "parameter",
     "parameters", "parametrize_targets", "skip_if_32bit", "skip_parameterizations", "strtobool",
     "uses_gpu", "xfail_parameterizations"]
+
+
+# Exhaustive checks of integer facts (arith's solvers).
+from .int_constraints import (  # noqa: E402
+    check_bool_expr_is_true,
+    check_int_constraints_trans_consistency,
+)
+
+__all__ += ["check_bool_expr_is_true", "check_int_constraints_trans_consistency"]

@@ -156,14 +156,24 @@ def match_types(a, b, span=None):
     # The common case first (an expression and a Python number): as the general path below
     # takes it, without its attribute probes.
     if type(b) in _NUMBER_TYPES and isinstance(a, PrimExpr):
-        b = convert(b, element_of(a.dtype), span)
+        b = convert(b, _number_dtype(b, a.dtype), span)
     elif type(a) in _NUMBER_TYPES and isinstance(b, PrimExpr):
-        a = convert(a, element_of(b.dtype), span)
+        a = convert(a, _number_dtype(a, b.dtype), span)
     else:
         a, b = _match_operands(a, b, span)
     if a.dtype == b.dtype:
         return a, b
     return _match_dtypes(a, b, span)
+
+
+def _number_dtype(value, other_dtype):
+    """The dtype a Python number takes against an operand of ``other_dtype``: that operand's
+    element type, except that an integer other than 0 or 1 meeting a bool is an int32 (and the
+    bool is then widened, as TVM's ``cond < 10``)."""
+    element = element_of(other_dtype)
+    if element == "bool" and type(value) is int and value not in (0, 1):
+        return "int32"
+    return element
 
 
 def _match_operands(a, b, span):
@@ -532,6 +542,11 @@ class BufferSlice:
                 base = _index(start, self.span)
                 out.append(_core.Ramp(base, const(1, base.dtype, self.span), extent, self.span))
                 continue
+            if isinstance(extent, PrimExpr) and not isinstance(extent, _core.IntImm):
+                # `A[i * m : (i + 1) * m]`: a length constant after simplification, as in TVM.
+                simplified = _core.Analyzer().simplify(extent)
+                if isinstance(simplified, _core.IntImm):
+                    extent = simplified.value
             if not isinstance(extent, int):
                 raise TesseraTypeError(f"a vector access needs a constant length, got {extent}")
             step_value = step.value if isinstance(step, _core.IntImm) else step

@@ -75,3 +75,16 @@ def test_comparing_an_expression_with_none_is_refused():
     buf = tir.decl_buffer((8, 8), "float32")
     region = ts.tir.expr_ops.to_region(buf[0:4, 2:6])
     assert [int(r.extent) for r in region.region] == [4, 4]
+
+
+def test_a_bool_meets_an_integer_number_as_int32():
+    # As TVM: a Python integer other than 0/1 against a bool is an int32 and the bool is cast
+    # (`(a <= 16) < 10`); 0 and 1 stay bool constants.
+    a = tir.Var("a", "int32")
+    e = tir.LE(a, 16) < 10
+    assert isinstance(e.a, _core.Cast) and str(e.a.dtype) == "int32"
+    assert e.b.value == 10 and str(e.b.dtype) == "int32"
+    b = tir.Var("b", "bool")
+    assert str((b == 1).b.dtype) == "bool"
+    e = 7 > b  # Python's reflection: b < 7
+    assert isinstance(e.a, _core.Cast) and str(e.a.dtype) == "int32" and e.b.value == 7
