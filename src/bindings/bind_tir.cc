@@ -91,6 +91,18 @@ void BindTIR(nb::module_& m) {
            [](arith::Analyzer& a, const Var& v, const Expr& e) { a.Bind(v, e); }, "var"_a,
            "value"_a)
       .def("unbind", &arith::Analyzer::Unbind, "var"_a)
+      .def("update_bound",
+           [](arith::Analyzer& a, const Var& v, int64_t lo, int64_t hi, bool allow_override) {
+             a.Update(v, arith::ConstIntBound{lo, hi}, allow_override);
+           },
+           "var"_a, "min_value"_a, "max_value"_a, "allow_override"_a,
+           "Record [min_value, max_value] for var (an error when it differs from the recorded "
+           "bound and allow_override is false).")
+      .def("is_bound", [](const arith::Analyzer& a, const Var& v) { return a.IsBound(v.get()); },
+           "var"_a)
+      .def("enter_constraint", &arith::Analyzer::EnterConstraint, "cond"_a,
+           "Assume cond until exit_constraint(mark); returns the mark.")
+      .def("exit_constraint", &arith::Analyzer::ExitConstraint, "mark"_a)
       .def("simplify", &arith::Analyzer::Simplify, "expr"_a)
       .def("can_prove", &arith::Analyzer::CanProve, "cond"_a)
       .def("can_prove_equal", &arith::Analyzer::CanProveEqual, "a"_a, "b"_a)

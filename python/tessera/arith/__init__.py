@@ -33,6 +33,21 @@ class ProofStrength(enum.IntEnum):
     SYMBOLIC_BOUND = 1
 
 
+class _ConstraintScope:
+    """The ``with`` block of Analyzer.constraint_scope."""
+
+    def __init__(self, ana, cond):
+        self._ana, self._cond, self._marks = ana, cond, []
+
+    def __enter__(self):
+        self._marks.append(self._ana.enter_constraint(self._cond))
+        return self
+
+    def __exit__(self, *exc):
+        self._ana.exit_constraint(self._marks.pop())
+        return False
+
+
 def _expr(value, what):
     from ..tir import expr_ops
 
@@ -49,16 +64,54 @@ class Analyzer:
     def __init__(self):
         self._ana = _core.Analyzer()
 
-    def bind(self, var, value):
-        """``var`` takes the values of a Range, or equals an expression."""
+    def bind(self, var, value, allow_override=False):
+        """``var`` takes the values of a Range, or equals an expression (a ConstIntBound: as
+        ``update``)."""
         if not isinstance(var, _core.Var):
             raise TesseraTypeError(f"Analyzer.bind: expected a Var, got {type(var).__name__}")
         if isinstance(value, _core.Range):
             self._ana.bind_range(var, value)
+        elif isinstance(value, ConstIntBound):
+            self.update(var, value, allow_override)
         else:
             self._ana.bind_value(var, _expr(value, "bind"))
 
-    update = bind
+    # --- Analyzer API and bound analyses (TVM's update / const_int_bound_is_bound /
+    # constraint_scope) ---
+
+    def update(self, var, info, override=False):
+        """Record the constant bound ``info`` (a ConstIntBound) of ``var``. A var that already
+        has a different bound is an error unless ``override``; a Range or an expression is
+        bound as ``bind`` does."""
+        if not isinstance(var, _core.Var):
+            raise TesseraTypeError(f"Analyzer.update: expected a Var, got {type(var).__name__}")
+        if isinstance(info, ConstIntBound):
+            self._ana.update_bound(var, int(info.min_value), int(info.max_value), bool(override))
+        elif isinstance(info, (_core.Range, _core.PrimExpr, int)) and not isinstance(info, bool):
+            self.bind(var, info)
+        else:
+            raise TesseraTypeError(
+                f"Analyzer.update: expected a ConstIntBound, got {type(info).__name__}")
+
+    def const_int_bound_is_bound(self, var):
+        """Whether a constant bound is recorded for ``var``."""
+        if not isinstance(var, _core.Var):
+            raise TesseraTypeError(
+                f"Analyzer.const_int_bound_is_bound: expected a Var, got {type(var).__name__}")
+        return self._ana.is_bound(var)
+
+    def constraint_scope(self, constraint):
+        """A context in which ``constraint`` (a bool expression) is assumed to hold.
+
+        >>> with ana.constraint_scope(x % 4 == 1):
+        ...     ana.modular_set(x)   # ModularSet(coeff=4, base=1)
+        """
+        cond = _expr(constraint, "constraint_scope")
+        if not cond.dtype.startswith("bool"):
+            raise TesseraTypeError(
+                f"Analyzer.constraint_scope: expected a bool condition, got a {cond.dtype} "
+                "expression")
+        return _ConstraintScope(self._ana, cond)
 
     def simplify(self, expr, steps=2):
         """The canonical simplification of ``expr`` (``steps`` is accepted for TVM)."""
