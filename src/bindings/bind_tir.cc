@@ -2,6 +2,8 @@
 // the arithmetic analyzer (tessera.arith.Analyzer holds one).
 #include "common.h"
 #include "tessera/arith/analyzer.h"
+#include "tessera/arith/int_set.h"
+#include "tessera/arith/narrow_predicate.h"
 #include "tessera/arith/vscale.h"
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/stmt.h"
@@ -100,6 +102,24 @@ void BindTIR(nb::module_& m) {
            "bound and allow_override is false).")
       .def("is_bound", [](const arith::Analyzer& a, const Var& v) { return a.IsBound(v.get()); },
            "var"_a)
+      .def("int_set",
+           [](arith::Analyzer& a, const Expr& e, const std::vector<Var>& vars,
+              const std::vector<Expr>& mins, const std::vector<Expr>& maxs) {
+             std::vector<std::pair<Var, arith::IntervalSet>> dom;
+             for (size_t n = 0; n < vars.size() && n < mins.size() && n < maxs.size(); ++n) {
+               dom.push_back({vars[n], arith::IntervalSet{mins[n], maxs[n]}});
+             }
+             arith::IntervalSet r = arith::EvalIntervalSet(e, dom, a);
+             return std::make_pair(r.min_value, r.max_value);
+           },
+           "expr"_a, "vars"_a, "mins"_a, "maxs"_a,
+           "(min, max) of expr while each var ranges over [min, max] (pos_inf/neg_inf: open).")
+      .def("vector_int_set",
+           [](arith::Analyzer& a, const Expr& e) {
+             arith::IntervalSet r = arith::VectorIntervalSet(e, a);
+             return std::make_pair(r.min_value, r.max_value);
+           },
+           "vec"_a)
       .def("enter_constraint", &arith::Analyzer::EnterConstraint, "cond"_a,
            "Assume cond until exit_constraint(mark); returns the mark.")
       .def("exit_constraint", &arith::Analyzer::ExitConstraint, "mark"_a)
@@ -118,6 +138,32 @@ void BindTIR(nb::module_& m) {
              return std::make_pair(m.coeff, m.base);
            },
            "expr"_a, "(coeff, base): every value is coeff * k + base.");
+  m.def(
+      "narrow_predicate_expression",
+      [](const Expr& cond, const std::vector<Var>& vars, const std::vector<Range>& ranges) {
+        std::vector<std::pair<Var, Range>> params;
+        for (size_t n = 0; n < vars.size() && n < ranges.size(); ++n) {
+          params.emplace_back(vars[n], ranges[n]);
+        }
+        return arith::NarrowPredicateExpression(cond, params);
+      },
+      "cond"_a, "vars"_a, "ranges"_a,
+      "A condition without the free parameters vars (in ranges) that implies cond.");
+  m.def("int_set_pos_inf", []() { return arith::PosInf(); },
+        "The end of an interval unbounded above (the same var every time).");
+  m.def("int_set_neg_inf", []() { return arith::NegInf(); },
+        "The end of an interval unbounded below (the same var every time).");
+  m.def(
+      "int_set_union_lower_bound",
+      [](const std::vector<Expr>& mins, const std::vector<Expr>& maxs) {
+        std::vector<arith::IntervalSet> sets;
+        for (size_t n = 0; n < mins.size() && n < maxs.size(); ++n) {
+          sets.push_back({mins[n], maxs[n]});
+        }
+        arith::IntervalSet r = arith::UnionLowerBound(sets);
+        return std::make_pair(r.min_value, r.max_value);
+      },
+      "mins"_a, "maxs"_a, "TVM's union_lower_bound of the intervals [mins[k], maxs[k]].");
   m.def("contains_vscale", &arith::ContainsVScale, "expr"_a,
         "Whether the expression holds a T.vscale() call.");
   m.def(

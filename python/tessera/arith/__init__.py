@@ -20,6 +20,12 @@ from ..error import TesseraTypeError
 
 __all__ = ["Analyzer", "ConstIntBound", "ModularSet", "ProofStrength"]
 
+# Interval sets and the narrowing of predicates (TVM's int_set, NarrowPredicateExpression).
+from .int_set import IntervalSet, IntSet  # noqa: E402
+from . import int_set  # noqa: E402
+
+__all__ += ["IntSet", "IntervalSet", "int_set", "narrow_predicate_expression"]
+
 ConstIntBound = namedtuple("ConstIntBound", ["min_value", "max_value"])
 ConstIntBound.POS_INF = (1 << 63) - 1
 ConstIntBound.NEG_INF = -ConstIntBound.POS_INF
@@ -100,6 +106,31 @@ class Analyzer:
                 f"Analyzer.const_int_bound_is_bound: expected a Var, got {type(var).__name__}")
         return self._ana.is_bound(var)
 
+    def int_set(self, expr, dom_map):
+        """The IntervalSet of ``expr`` while each var of ``dom_map`` ranges over its set (an
+        IntervalSet or a Range); other vars are single points."""
+        from .int_set import IntervalSet as _IntervalSet
+
+        vars_, mins, maxs = [], [], []
+        for var, dom in dict(dom_map).items():
+            if not isinstance(var, _core.Var):
+                raise TesseraTypeError(
+                    f"Analyzer.int_set: expected Var keys, got {type(var).__name__}")
+            if isinstance(dom, _core.Range):
+                lo = dom.min
+                hi = self._ana.simplify(dom.min + dom.extent - 1)
+            elif isinstance(dom, _IntervalSet):
+                lo, hi = dom.min_value, dom.max_value
+            else:
+                raise TesseraTypeError(
+                    f"Analyzer.int_set: the domain of {var} must be an IntervalSet or a Range, "
+                    f"got {type(dom).__name__}")
+            vars_.append(var)
+            mins.append(lo)
+            maxs.append(hi)
+        ends = self._ana.int_set(_expr(expr, "int_set"), vars_, mins, maxs)
+        return _IntervalSet(*ends)
+
     def constraint_scope(self, constraint):
         """A context in which ``constraint`` (a bool expression) is assumed to hold.
 
@@ -134,3 +165,23 @@ class Analyzer:
     def modular_set(self, expr):
         """``(coeff, base)``: every value of ``expr`` is ``coeff * k + base``."""
         return ModularSet(*self._ana.modular_set(_expr(expr, "modular_set")))
+
+
+def narrow_predicate_expression(expr, free_parameters):
+    """A bool condition without the vars of ``free_parameters`` (a dict var -> Range) that
+    implies ``expr`` (TVM's NarrowPredicateExpression): each var becomes the end of its range
+    that is hardest on the condition (``i > n``, n in [0, 8): ``i > 7``); a comparison over a
+    floormod, a buffer load or a division by a parameter becomes false."""
+    vars_, ranges = [], []
+    for var, rng in dict(free_parameters).items():
+        if not isinstance(var, _core.Var) or not isinstance(rng, _core.Range):
+            raise TesseraTypeError(
+                "narrow_predicate_expression: expected a dict of Var -> Range, got "
+                f"{type(var).__name__} -> {type(rng).__name__}")
+        vars_.append(var)
+        ranges.append(rng)
+    return _core.narrow_predicate_expression(_expr(expr, "narrow_predicate_expression"), vars_,
+                                             ranges)
+
+
+from . import _ffi_api  # noqa: E402,F401  (tvm.arith._ffi_api.NarrowPredicateExpression)
