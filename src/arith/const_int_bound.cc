@@ -62,13 +62,14 @@ class BoundAnalyzer : public ExprFunctor<B> {
 
   B VisitExpr(const Expr& e) override {
     B b = ExprFunctor<B>::VisitExpr(e);
-    // Values of a type never leave its range (wrap-around aside, which index math avoids). As
-    // in TVM, a size var of no known bound is [0, +inf) whatever its width.
-    bool open_size_var = e->kind == NodeKind::kSizeVar &&
-                         !let_bounds_.count(static_cast<const VarNode*>(e.get())) &&
-                         !parent_.VarBound(static_cast<const VarNode*>(e.get()));
-    if (e->dtype.is_int_or_bool() && !open_size_var) {
-      b = Intersect(b, B::OfType(e->dtype.element_of()));
+    // Values of a type never leave its range (wrap-around aside, which index math avoids):
+    // finite ends are limited to it. An infinite end stays infinite, as TVM keeps it (it comes
+    // from an unbounded var bound: `update(x, ConstIntBound(NEG_INF, 4))`, or a size var of no
+    // known bound, [0, +inf) whatever its width).
+    if (e->dtype.is_int_or_bool()) {
+      B type = B::OfType(e->dtype.element_of());
+      if (b.min_value != kNeg) b.min_value = std::max(b.min_value, type.min_value);
+      if (b.max_value != kPos) b.max_value = std::min(b.max_value, type.max_value);
     }
     // What the entered constraints say of this expression (`1 <= x % 58`).
     if (parent_.HasConstraintBounds()) b = Intersect(b, parent_.ConstraintBound(e));

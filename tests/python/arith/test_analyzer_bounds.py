@@ -136,3 +136,15 @@ def test_modular_sets_as_tvm_computes_them():
     assert tuple(ana.modular_set(tir.truncdiv(x * 4 + 2, 2))) == (1, 0)
     ana.update(x, arith.ConstIntBound(0, 100))
     assert tuple(ana.modular_set(tir.truncdiv(x * 4 + 2, 2))) == (2, 1)
+
+
+def test_infinite_ends_stay_infinite_finite_ends_keep_to_the_type():
+    ana = arith.Analyzer()
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    ana.update(x, arith.ConstIntBound(NEG_INF, 4))
+    ana.update(y, arith.ConstIntBound(-8, 2))
+    assert bounds(ana, x * y) == (NEG_INF, POS_INF)
+    assert bounds(ana, tir.min(x, y)) == (NEG_INF, 2)
+    # Unbounded int32 vars: their type range, and sums kept inside it.
+    u, v = tir.Var("u", "int32"), tir.Var("v", "int32")
+    assert bounds(ana, u + v) == (-(2**31), 2**31 - 1)
