@@ -33,7 +33,10 @@ void Analyzer::Bind(const Var& var, ConstIntBound bound) {
   vars_[var.get()] = VarInfo{var, bound, ModularSet::Everything()};
 }
 
-void Analyzer::Unbind(const Var& var) { vars_.erase(var.get()); }
+void Analyzer::Unbind(const Var& var) {
+  vars_.erase(var.get());
+  substitutions_.erase(var.get());
+}
 
 void Analyzer::Update(const Var& var, ConstIntBound bound, bool allow_override) {
   auto it = vars_.find(var.get());

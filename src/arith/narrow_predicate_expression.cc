@@ -1,9 +1,8 @@
 // NarrowPredicateExpression: a condition without its free parameters that implies the original.
-#include "tessera/arith/narrow_predicate.h"
-
 #include <vector>
 
 #include "tessera/arith/const_fold.h"
+#include "tessera/arith/narrow_predicate.h"
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
 

@@ -90,8 +90,8 @@ void BindTIR(nb::module_& m) {
            [](arith::Analyzer& a, const Var& v, const Range& r) { a.Bind(v, r); }, "var"_a,
            "range"_a)
       .def("bind_value",
-           [](arith::Analyzer& a, const Var& v, const Expr& e) { a.Bind(v, e); }, "var"_a,
-           "value"_a)
+           [](arith::Analyzer& a, const Var& v, const Expr& e) { a.BindAndSubstitute(v, e); },
+           "var"_a, "value"_a, "var equals value: simplify and can_prove replace it by value.")
       .def("unbind", &arith::Analyzer::Unbind, "var"_a)
       .def("update_bound",
            [](arith::Analyzer& a, const Var& v, int64_t lo, int64_t hi, bool allow_override) {
@@ -123,9 +123,17 @@ void BindTIR(nb::module_& m) {
       .def("enter_constraint", &arith::Analyzer::EnterConstraint, "cond"_a,
            "Assume cond until exit_constraint(mark); returns the mark.")
       .def("exit_constraint", &arith::Analyzer::ExitConstraint, "mark"_a)
-      .def("simplify", &arith::Analyzer::Simplify, "expr"_a)
-      .def("can_prove", &arith::Analyzer::CanProve, "cond"_a)
-      .def("can_prove_equal", &arith::Analyzer::CanProveEqual, "a"_a, "b"_a)
+      .def("simplify",
+           [](arith::Analyzer& a, const Expr& e) { return a.Simplify(a.SubstituteBound(e)); },
+           "expr"_a)
+      .def("can_prove",
+           [](arith::Analyzer& a, const Expr& e) { return a.CanProve(a.SubstituteBound(e)); },
+           "cond"_a)
+      .def("can_prove_equal",
+           [](arith::Analyzer& a, const Expr& x, const Expr& y) {
+             return a.CanProveEqual(a.SubstituteBound(x), a.SubstituteBound(y));
+           },
+           "a"_a, "b"_a)
       .def("const_int_bound",
            [](arith::Analyzer& a, const Expr& e) {
              arith::ConstIntBound b = a.GetConstIntBound(e);

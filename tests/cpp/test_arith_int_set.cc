@@ -41,8 +41,8 @@ TEST_F(IntSetTest, IntervalArithmetic) {
 }
 
 TEST_F(IntSetTest, UnboundedEndsAndUnions) {
-  IntervalSet open = arith::EvalIntervalSet(AddNode::Make(x, Int32(1)),
-                                            {{x, {Int32(0), arith::PosInf()}}}, ana);
+  IntervalSet open =
+      arith::EvalIntervalSet(AddNode::Make(x, Int32(1)), {{x, {Int32(0), arith::PosInf()}}}, ana);
   EXPECT_TRUE(ana.CanProveEqual(open.min_value, Int32(1)));
   EXPECT_TRUE(arith::IsPosInf(open.max_value));
   IntervalSet u = arith::UnionLowerBound({{Int32(0), Int32(3)}, {Int32(4), Int32(9)}});
@@ -59,6 +59,16 @@ TEST_F(IntSetTest, NarrowPredicate) {
   got = arith::NarrowPredicateExpression(LTNode::Make(FloorModNode::Make(x, Int32(8)), y), params);
   EXPECT_TRUE(StructuralEqual(got, Bool(false))) << AsScript(got);
   EXPECT_THROW(arith::NarrowPredicateExpression(AddNode::Make(x, y), params), Error);
+}
+
+TEST_F(IntSetTest, BindAndSubstituteReplacesTheVar) {
+  ana.BindAndSubstitute(x, AddNode::Make(y, Int32(1)));
+  Expr got = ana.Simplify(ana.SubstituteBound(SubNode::Make(x, y)));
+  EXPECT_TRUE(StructuralEqual(got, Int32(1))) << AsScript(got);
+  // Bind alone keeps the var (as passes that bind let values need).
+  Var z = VarNode::Make("z", DataType::Int(32));
+  ana.Bind(z, Expr(AddNode::Make(y, Int32(1))));
+  EXPECT_EQ(ana.SubstituteBound(z).get(), z.get());
 }
 
 }  // namespace

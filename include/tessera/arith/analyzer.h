@@ -82,6 +82,14 @@ class Analyzer {
    *  a user error (kValue).
    */
   void Update(const Var& var, ConstIntBound bound, bool allow_override);
+  /*!
+   * \brief As TVM's `Analyzer.bind(var, expr)`: Bind(var, value) and, in SubstituteBound,
+   *  `var` replaced by the simplified value (Bind alone keeps the var, as passes binding let
+   *  values need).
+   */
+  void BindAndSubstitute(const Var& var, const Expr& value);
+  /*! \brief `e` with the vars given to BindAndSubstitute replaced by their values. */
+  Expr SubstituteBound(const Expr& e) const;
   /*! \brief Whether a bound is recorded for `var` (bound, updated, or narrowed by a constraint). */
   bool IsBound(const VarNode* var) const { return vars_.count(var) != 0; }
   /*! \brief The bound the entered constraints give the expression `e` (a conjunct comparing it
@@ -174,6 +182,7 @@ class Analyzer {
   std::vector<ConstraintFrame> frames_;
   std::vector<Comparison> comparisons_;
   std::vector<std::pair<Expr, ConstIntBound>> expr_bounds_;
+  std::unordered_map<const VarNode*, std::pair<Var, Expr>> substitutions_;
   bool transitive_ = false;
   bool boolean_branches_ = false;
   bool and_of_ors_ = false;

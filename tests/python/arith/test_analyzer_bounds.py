@@ -148,3 +148,16 @@ def test_infinite_ends_stay_infinite_finite_ends_keep_to_the_type():
     # Unbounded int32 vars: their type range, and sums kept inside it.
     u, v = tir.Var("u", "int32"), tir.Var("v", "int32")
     assert bounds(ana, u + v) == (-(2**31), 2**31 - 1)
+
+
+def test_bind_to_an_expression_substitutes_it():
+    ana = arith.Analyzer()
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    ana.bind(x, y + 1)
+    assert ana.simplify(x - y).value == 1
+    assert ana.can_prove(x > y)
+    assert ana.can_prove_equal(x * 2, y * 2 + 2)
+    # A range binding keeps the var.
+    i = tir.Var("i", "int32")
+    ana.bind(i, ir.Range(0, 4))
+    ir.assert_structural_equal(ana.simplify(i + 0), i)
