@@ -422,8 +422,21 @@ class VScaleSubstituter : public ExprMutator {
 
 }  // namespace
 
+namespace {
+
+/*! \brief `a == a`, `a <= a` or `a >= a` of any type (the simplifier folds int32/int64 only). */
+bool IsReflexiveComparison(const Expr& e) {
+  if (!(AsPtr<EQNode>(e) || AsPtr<LENode>(e) || AsPtr<GENode>(e))) return false;
+  auto* cmp = static_cast<const BinaryNode*>(e.get());
+  return cmp->a.get() == cmp->b.get() || StructuralEqual(cmp->a, cmp->b);
+}
+
+}  // namespace
+
 bool Analyzer::CanProve(const Expr& cond) {
+  if (IsReflexiveComparison(cond)) return true;
   Expr s = Simplify(cond);
+  if (IsReflexiveComparison(s)) return true;
   if (auto c = AsConstInt(s)) return *c != 0;
   if (auto* a = AsPtr<AndNode>(s)) return CanProve(a->a) && CanProve(a->b);
   if (auto* o = AsPtr<OrNode>(s)) return CanProve(o->a) || CanProve(o->b);

@@ -161,3 +161,13 @@ def test_bind_to_an_expression_substitutes_it():
     i = tir.Var("i", "int32")
     ana.bind(i, ir.Range(0, 4))
     ir.assert_structural_equal(ana.simplify(i + 0), i)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "uint64", "float16", "float32"])
+def test_a_value_equals_itself_in_every_type(dtype):
+    ana = arith.Analyzer()
+    n = tir.Var("n", dtype)
+    assert ana.can_prove(n == n)
+    assert ana.can_prove(n <= n)
+    assert ana.can_prove_equal(n, n)
+    assert not ana.can_prove(n < n)
