@@ -33,7 +33,37 @@ void Analyzer::Bind(const Var& var, ConstIntBound bound) {
   vars_[var.get()] = VarInfo{var, bound, ModularSet::Everything()};
 }
 
-void Analyzer::Unbind(const Var& var) { vars_.erase(var.get()); }
+void Analyzer::Unbind(const Var& var) {
+  vars_.erase(var.get());
+  substitutions_.erase(var.get());
+}
+
+void Analyzer::Update(const Var& var, ConstIntBound bound, bool allow_override) {
+  auto it = vars_.find(var.get());
+  if (it == vars_.end()) {
+    vars_[var.get()] = VarInfo{var, bound, ModularSet::Everything()};
+    return;
+  }
+  if (!allow_override && !(it->second.bound == bound)) {
+    TESSERA_THROW_KIND(var->span, ErrorKind::kValue)
+        << "Analyzer.update: '" << var->name << "' already has the bound ["
+        << it->second.bound.min_value << ", " << it->second.bound.max_value
+        << "]; pass override=True to replace it with [" << bound.min_value << ", "
+        << bound.max_value << "]";
+  }
+  it->second.bound = bound;
+}
+
+ConstIntBound Analyzer::ConstraintBound(const Expr& e) const {
+  ConstIntBound r = ConstIntBound::Everything();
+  for (const auto& [expr, bound] : expr_bounds_) {
+    if (expr->kind == e->kind && StructuralEqual(expr, e)) {
+      r.min_value = std::max(r.min_value, bound.min_value);
+      r.max_value = std::min(r.max_value, bound.max_value);
+    }
+  }
+  return r;
+}
 
 const ConstIntBound* Analyzer::VarBound(const VarNode* var) const {
   auto it = vars_.find(var);
@@ -103,10 +133,15 @@ bool IsPureLiteral(const Expr& e) {
 
 size_t Analyzer::EnterConstraint(const Expr& cond) {
   size_t mark = frames_.size();
-  ConstraintFrame frame{literals_.size(), comparisons_.size(), {}};
+  ConstraintFrame frame{literals_.size(), comparisons_.size(), expr_bounds_.size(), {}};
   std::vector<Expr> conjuncts;
+  // Facts are read from the condition as written (as TVM reads them) and as simplified.
+  SplitConjuncts(cond, &conjuncts);
+  for (const Expr& c : conjuncts) AddConjunctFacts(c, &frame);
+  conjuncts.clear();
   SplitConjuncts(Simplify(cond), &conjuncts);
   for (const Expr& c : conjuncts) {
+    AddConjunctFacts(c, &frame);
     if (!c->dtype.is_scalar() || AsConstInt(c) || !IsPureLiteral(c)) continue;
     NarrowByLiteral(c, &frame);
     AddComparison(c);
@@ -129,6 +164,7 @@ void Analyzer::ExitConstraint(size_t mark) {
     }
     literals_.resize(frame.literal_size);
     comparisons_.resize(frame.comparison_size);
+    expr_bounds_.resize(frame.expr_bound_size);
     frames_.pop_back();
   }
 }
@@ -299,11 +335,60 @@ void Analyzer::NarrowByLiteral(const Expr& literal, ConstraintFrame* frame) {
     int64_t lo = literal->kind == NodeKind::kLT ? *c + 1 : *c;
     b.min_value = std::max(b.min_value, lo);
   }
+  SetVarInfoInFrame(var, b, m, frame);
+}
+
+void Analyzer::SetVarInfoInFrame(const Var& var, ConstIntBound bound, ModularSet modular,
+                                 ConstraintFrame* frame) {
   auto it = vars_.find(var.get());
   std::optional<VarInfo> old;
   if (it != vars_.end()) old = it->second;
   frame->saved.emplace_back(var, old);
-  vars_[var.get()] = VarInfo{var, b, m};
+  vars_[var.get()] = VarInfo{var, bound, modular};
+}
+
+void Analyzer::AddConjunctFacts(const Expr& conjunct, ConstraintFrame* frame) {
+  NodeKind k = conjunct->kind;
+  if (!(k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kGT || k == NodeKind::kGE ||
+        k == NodeKind::kEQ)) {
+    return;
+  }
+  auto* cmp = static_cast<const BinaryNode*>(conjunct.get());
+  if (!cmp->a->dtype.is_scalar() || !cmp->a->dtype.is_integer()) return;
+  auto ca = AsConstInt(cmp->a), cb = AsConstInt(cmp->b);
+  if (ca.has_value() == cb.has_value()) return;
+  // As `x (op) c`, the constant on the right.
+  const Expr& x = ca ? cmp->b : cmp->a;
+  int64_t c = ca ? *ca : *cb;
+  if (ca) {
+    if (k == NodeKind::kLT) k = NodeKind::kGT;
+    else if (k == NodeKind::kLE) k = NodeKind::kGE;
+    else if (k == NodeKind::kGT) k = NodeKind::kLT;
+    else if (k == NodeKind::kGE) k = NodeKind::kLE;
+  }
+  constexpr int64_t kPos = ConstIntBound::kPosInf, kNeg = ConstIntBound::kNegInf;
+  ConstIntBound b{kNeg, kPos};
+  switch (k) {
+    case NodeKind::kLT: b.max_value = c == kNeg ? kNeg : c - 1; break;
+    case NodeKind::kLE: b.max_value = c; break;
+    case NodeKind::kGT: b.min_value = c == kPos ? kPos : c + 1; break;
+    case NodeKind::kGE: b.min_value = c; break;
+    default: b = ConstIntBound::Single(c); break;
+  }
+  expr_bounds_.emplace_back(x, b);
+  // x % m == r (truncating or floor) of a var: the var is congruent to r modulo m.
+  if (k != NodeKind::kEQ) return;
+  const BinaryNode* mod = AsPtr<FloorModNode>(x);
+  if (!mod) mod = AsPtr<ModNode>(x);
+  if (!mod) return;
+  auto* v = AsPtr<VarNode>(mod->a);
+  auto m = AsConstInt(mod->b);
+  if (!v || !m || *m == 0) return;
+  Var var = GetRef(v);
+  int64_t modulus = *m < 0 ? -*m : *m;
+  auto meet = IntersectModular(GetModularSet(var), ModularSet{modulus, FloorMod(c, modulus)});
+  if (!meet) return;  // contradictory or untrackable: claim nothing more
+  SetVarInfoInFrame(var, GetConstIntBound(var), *meet, frame);
 }
 
 VScaleContext& CurrentVScaleContext() {
@@ -337,8 +422,21 @@ class VScaleSubstituter : public ExprMutator {
 
 }  // namespace
 
+namespace {
+
+/*! \brief `a == a`, `a <= a` or `a >= a` of any type (the simplifier folds int32/int64 only). */
+bool IsReflexiveComparison(const Expr& e) {
+  if (!(AsPtr<EQNode>(e) || AsPtr<LENode>(e) || AsPtr<GENode>(e))) return false;
+  auto* cmp = static_cast<const BinaryNode*>(e.get());
+  return cmp->a.get() == cmp->b.get() || StructuralEqual(cmp->a, cmp->b);
+}
+
+}  // namespace
+
 bool Analyzer::CanProve(const Expr& cond) {
+  if (IsReflexiveComparison(cond)) return true;
   Expr s = Simplify(cond);
+  if (IsReflexiveComparison(s)) return true;
   if (auto c = AsConstInt(s)) return *c != 0;
   if (auto* a = AsPtr<AndNode>(s)) return CanProve(a->a) && CanProve(a->b);
   if (auto* o = AsPtr<OrNode>(s)) return CanProve(o->a) || CanProve(o->b);

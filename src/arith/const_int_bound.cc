@@ -1,6 +1,7 @@
 // Constant integer bounds: intervals propagated through arithmetic, with saturation at infinity.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "tessera/arith/analyzer.h"
@@ -61,8 +62,17 @@ class BoundAnalyzer : public ExprFunctor<B> {
 
   B VisitExpr(const Expr& e) override {
     B b = ExprFunctor<B>::VisitExpr(e);
-    // Values of a type never leave its range (wrap-around aside, which index math avoids).
-    if (e->dtype.is_int_or_bool()) b = Intersect(b, B::OfType(e->dtype.element_of()));
+    // Values of a type never leave its range (wrap-around aside, which index math avoids):
+    // finite ends are limited to it. An infinite end stays infinite, as TVM keeps it (it comes
+    // from an unbounded var bound: `update(x, ConstIntBound(NEG_INF, 4))`, or a size var of no
+    // known bound, [0, +inf) whatever its width).
+    if (e->dtype.is_int_or_bool()) {
+      B type = B::OfType(e->dtype.element_of());
+      if (b.min_value != kNeg) b.min_value = std::max(b.min_value, type.min_value);
+      if (b.max_value != kPos) b.max_value = std::min(b.max_value, type.max_value);
+    }
+    // What the entered constraints say of this expression (`1 <= x % 58`).
+    if (parent_.HasConstraintBounds()) b = Intersect(b, parent_.ConstraintBound(e));
     return b;
   }
 
@@ -73,17 +83,16 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const SizeVarNode* op) override {
     // A float SizeVar is non-negative but not an integer: no integer bound applies.
     if (!op->dtype.is_int_or_bool()) return B::Everything();
+    // As TVM: with nothing known, [0, +inf) whatever the width.
+    if (!let_bounds_.count(op) && !parent_.VarBound(op)) return B{0, kPos};
     return Intersect(VarBound(op), B{0, kPos});
   }
   B VisitExpr_(const CastNode* op) override {
-    if (!op->dtype.is_int_or_bool()) return B::Everything();
-    B target = B::OfType(op->dtype.element_of());
+    // As TVM: the bound of the value (an integer value carried through a float cast keeps its
+    // bound), limited to the range of the target type.
+    B target = TypeBound(op->dtype);
     if (auto log = CeilLog2Bound(op)) return Intersect(*log, target);
-    if (!op->value->dtype.is_int_or_bool()) return target;
-    B v = VisitExpr(op->value);
-    // A value that fits the target type is unchanged; otherwise it wraps anywhere in it.
-    if (v.min_value >= target.min_value && v.max_value <= target.max_value) return v;
-    return target;
+    return Intersect(VisitExpr(op->value), target);
   }
   B VisitExpr_(const AddNode* op) override {
     B a = VisitExpr(op->a), b = VisitExpr(op->b);
@@ -104,30 +113,34 @@ class BoundAnalyzer : public ExprFunctor<B> {
   B VisitExpr_(const ModNode* op) override {
     if (!op->dtype.is_integer()) return B::Everything();
     B a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (b.min_value <= 0 && b.max_value >= 0) return B::OfType(op->dtype);
-    // |a % b| < |b|, with the sign of a.
-    int64_t m = std::max(Neg(b.min_value) == kPos ? kPos : std::abs(b.min_value),
-                         b.max_value == kPos ? kPos : std::abs(b.max_value));
-    int64_t lim = m == kPos ? kPos : m - 1;
-    B r{a.min_value >= 0 ? 0 : Neg(lim), a.max_value <= 0 ? 0 : lim};
-    if (a.min_value >= 0) r.max_value = std::min(r.max_value, a.max_value);
-    if (a.max_value <= 0) r.min_value = std::max(r.min_value, a.min_value);
-    return r;
+    if (!AssumeNonZeroDivisor(&b)) return TypeBound(op->dtype);
+    if (b.min_value <= 0) return TypeBound(op->dtype);  // modulo by a negative value: rare
+    if (auto r = ModularRemainderBound(op->a, b)) return *r;
+    int64_t cap = SatAdd(b.max_value, -1);
+    if (a.min_value >= 0) {
+      if (a.max_value < b.min_value) return a;
+      return {0, std::min(a.max_value, cap)};
+    }
+    // The truncating remainder has the sign of a.
+    return {std::max(a.min_value, Neg(cap)), std::min(std::max(a.max_value, int64_t(0)), cap)};
   }
   B VisitExpr_(const FloorModNode* op) override {
     if (!op->dtype.is_integer()) return B::Everything();
     B a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (!AssumeNonZeroDivisor(&b)) return TypeBound(op->dtype);
     if (b.min_value > 0) {
-      int64_t lim = b.max_value == kPos ? kPos : b.max_value - 1;
-      if (a.min_value >= 0) return {0, std::min(a.max_value, lim)};
-      return {0, lim};
+      if (auto r = ModularRemainderBound(op->a, b)) return *r;
+      int64_t cap = SatAdd(b.max_value, -1);
+      if (a.min_value >= 0) {
+        if (a.max_value < b.min_value) return a;
+        return {0, std::min(a.max_value, cap)};
+      }
+      return {0, cap};
     }
-    if (b.max_value < 0) {
-      int64_t lim = b.min_value == kNeg ? kNeg : b.min_value + 1;
-      if (a.max_value <= 0) return {std::max(a.min_value, lim), 0};
-      return {lim, 0};
-    }
-    return B::OfType(op->dtype);
+    // The floor remainder has the sign of b: between min(0, b_min + 1) and max(0, b_max - 1).
+    return Intersect({std::min(int64_t(0), SatAdd(b.min_value, 1)),
+                      std::max(int64_t(0), SatAdd(b.max_value, -1))},
+                     TypeBound(op->dtype));
   }
   B VisitExpr_(const MinNode* op) override {
     B a = VisitExpr(op->a), b = VisitExpr(op->b);
@@ -182,6 +195,8 @@ class BoundAnalyzer : public ExprFunctor<B> {
     if (op->is_op("tir.if_then_else")) return Union(VisitExpr(op->args[1]), VisitExpr(op->args[2]));
     if (op->is_op("tir.likely")) return VisitExpr(op->args[0]);
     if (op->is_op("tir.shift_left") && op->args.size() == 2) return LeftShift(op);
+    if (op->is_op("tir.shift_right") && op->args.size() == 2) return RightShift(op);
+    if (op->is_op("tir.bitwise_and") && op->args.size() == 2) return BitwiseAnd(op);
     return TypeBound(op->dtype);
   }
   B VisitExpr_(const BufferLoadNode* op) override { return TypeBound(op->dtype); }
@@ -228,20 +243,61 @@ class BoundAnalyzer : public ExprFunctor<B> {
     if (const B* b = parent_.VarBound(v)) return *b;
     return TypeBound(v->dtype);
   }
+  // As TVM: a divisor whose bound starts at 0 is taken to start at 1 (a valid program does not
+  // divide by zero; `x // n` with a shape n >= 0 means n >= 1). false: the divisor is 0.
+  static bool AssumeNonZeroDivisor(B* b) {
+    if (b->min_value == 0 && b->max_value == 0) return false;
+    if (b->min_value == 0) b->min_value = 1;
+    return true;
+  }
+  // As TVM: the bound of a % c (c a positive constant) when every value of a is a multiple of
+  // g = gcd(coeff, c) plus base: the remainders are base mod g, ..., c - g + base mod g.
+  std::optional<B> ModularRemainderBound(const Expr& a, B b) {
+    if (!b.is_const()) return std::nullopt;
+    int64_t c = b.min_value;
+    ModularSet m = const_cast<Analyzer&>(parent_).GetModularSet(a);
+    int64_t g = std::gcd(m.coeff, c);
+    if (m.coeff == 0 || g <= 1) return std::nullopt;
+    int64_t lo = FloorMod(m.base, c);
+    int64_t hi = c - g + lo;
+    if (hi >= c) hi -= c;
+    return B{lo, hi};
+  }
+  // As TVM: the corners of a / b; a divisor interval across 0 is split into its negative and
+  // positive parts (a part that is empty becomes the whole type, as TVM does).
   B Divide(const BinaryNode* op, bool floor) {
     if (!op->dtype.is_integer()) return B::Everything();
     B a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (b.min_value <= 0 && b.max_value >= 0) {
-      // Only the sign of the divisor is known for a divisor that may be 0 (a program error);
-      // keep the analysis useful for the common `x // n` with n >= 1 guarded elsewhere.
-      if (b.min_value == 0 && b.max_value > 0)
-        b.min_value = 1;
-      else if (b.max_value == 0 && b.min_value < 0)
-        b.max_value = -1;
-      else
-        return B::OfType(op->dtype);
+    if (!AssumeNonZeroDivisor(&b)) return TypeBound(op->dtype);
+    if (b.min_value <= 0 && b.max_value >= 0 && op->dtype.is_int()) {
+      B whole = TypeBound(op->dtype);
+      B neg = b.min_value < 0 ? B{b.min_value, -1} : whole;
+      B pos = b.max_value > 0 ? B{1, b.max_value} : whole;
+      return Union(DivideBounds(a, neg, floor), DivideBounds(a, pos, floor));
     }
     return DivideBounds(a, b, floor);
+  }
+  // As TVM: a >> b by the corners of the bounds (a count outside [0, 64) leaves it unbounded).
+  B RightShift(const CallNode* op) {
+    B type = TypeBound(op->dtype);
+    if (!op->dtype.is_integer()) return type;
+    B a = VisitExpr(op->args[0]), b = VisitExpr(op->args[1]);
+    if (b.min_value < 0 || b.max_value >= 64) return type;
+    auto shr = [](int64_t x, int64_t y) { return IsInf(x) ? x : (x >> y); };
+    int64_t c[4] = {shr(a.min_value, b.min_value), shr(a.min_value, b.max_value),
+                    shr(a.max_value, b.min_value), shr(a.max_value, b.max_value)};
+    return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+  }
+  // As TVM: a & b is in [0, the smaller maximum] when both are non-negative, and in [0, max]
+  // of a non-negative side otherwise.
+  B BitwiseAnd(const CallNode* op) {
+    B type = TypeBound(op->dtype);
+    if (!op->dtype.is_integer()) return type;
+    B a = VisitExpr(op->args[0]), b = VisitExpr(op->args[1]);
+    if (a.min_value >= 0 && b.min_value >= 0) return {0, std::min(a.max_value, b.max_value)};
+    if (b.min_value >= 0) return {0, b.max_value};
+    if (a.min_value >= 0) return {0, a.max_value};
+    return type;
   }
 
   const Analyzer& parent_;

@@ -2,6 +2,8 @@
 // the arithmetic analyzer (tessera.arith.Analyzer holds one).
 #include "common.h"
 #include "tessera/arith/analyzer.h"
+#include "tessera/arith/int_set.h"
+#include "tessera/arith/narrow_predicate.h"
 #include "tessera/arith/vscale.h"
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/stmt.h"
@@ -88,12 +90,50 @@ void BindTIR(nb::module_& m) {
            [](arith::Analyzer& a, const Var& v, const Range& r) { a.Bind(v, r); }, "var"_a,
            "range"_a)
       .def("bind_value",
-           [](arith::Analyzer& a, const Var& v, const Expr& e) { a.Bind(v, e); }, "var"_a,
-           "value"_a)
+           [](arith::Analyzer& a, const Var& v, const Expr& e) { a.BindAndSubstitute(v, e); },
+           "var"_a, "value"_a, "var equals value: simplify and can_prove replace it by value.")
       .def("unbind", &arith::Analyzer::Unbind, "var"_a)
-      .def("simplify", &arith::Analyzer::Simplify, "expr"_a)
-      .def("can_prove", &arith::Analyzer::CanProve, "cond"_a)
-      .def("can_prove_equal", &arith::Analyzer::CanProveEqual, "a"_a, "b"_a)
+      .def("update_bound",
+           [](arith::Analyzer& a, const Var& v, int64_t lo, int64_t hi, bool allow_override) {
+             a.Update(v, arith::ConstIntBound{lo, hi}, allow_override);
+           },
+           "var"_a, "min_value"_a, "max_value"_a, "allow_override"_a,
+           "Record [min_value, max_value] for var (an error when it differs from the recorded "
+           "bound and allow_override is false).")
+      .def("is_bound", [](const arith::Analyzer& a, const Var& v) { return a.IsBound(v.get()); },
+           "var"_a)
+      .def("int_set",
+           [](arith::Analyzer& a, const Expr& e, const std::vector<Var>& vars,
+              const std::vector<Expr>& mins, const std::vector<Expr>& maxs) {
+             std::vector<std::pair<Var, arith::IntervalSet>> dom;
+             for (size_t n = 0; n < vars.size() && n < mins.size() && n < maxs.size(); ++n) {
+               dom.push_back({vars[n], arith::IntervalSet{mins[n], maxs[n]}});
+             }
+             arith::IntervalSet r = arith::EvalIntervalSet(e, dom, a);
+             return std::make_pair(r.min_value, r.max_value);
+           },
+           "expr"_a, "vars"_a, "mins"_a, "maxs"_a,
+           "(min, max) of expr while each var ranges over [min, max] (pos_inf/neg_inf: open).")
+      .def("vector_int_set",
+           [](arith::Analyzer& a, const Expr& e) {
+             arith::IntervalSet r = arith::VectorIntervalSet(e, a);
+             return std::make_pair(r.min_value, r.max_value);
+           },
+           "vec"_a)
+      .def("enter_constraint", &arith::Analyzer::EnterConstraint, "cond"_a,
+           "Assume cond until exit_constraint(mark); returns the mark.")
+      .def("exit_constraint", &arith::Analyzer::ExitConstraint, "mark"_a)
+      .def("simplify",
+           [](arith::Analyzer& a, const Expr& e) { return a.Simplify(a.SubstituteBound(e)); },
+           "expr"_a)
+      .def("can_prove",
+           [](arith::Analyzer& a, const Expr& e) { return a.CanProve(a.SubstituteBound(e)); },
+           "cond"_a)
+      .def("can_prove_equal",
+           [](arith::Analyzer& a, const Expr& x, const Expr& y) {
+             return a.CanProveEqual(a.SubstituteBound(x), a.SubstituteBound(y));
+           },
+           "a"_a, "b"_a)
       .def("const_int_bound",
            [](arith::Analyzer& a, const Expr& e) {
              arith::ConstIntBound b = a.GetConstIntBound(e);
@@ -106,6 +146,32 @@ void BindTIR(nb::module_& m) {
              return std::make_pair(m.coeff, m.base);
            },
            "expr"_a, "(coeff, base): every value is coeff * k + base.");
+  m.def(
+      "narrow_predicate_expression",
+      [](const Expr& cond, const std::vector<Var>& vars, const std::vector<Range>& ranges) {
+        std::vector<std::pair<Var, Range>> params;
+        for (size_t n = 0; n < vars.size() && n < ranges.size(); ++n) {
+          params.emplace_back(vars[n], ranges[n]);
+        }
+        return arith::NarrowPredicateExpression(cond, params);
+      },
+      "cond"_a, "vars"_a, "ranges"_a,
+      "A condition without the free parameters vars (in ranges) that implies cond.");
+  m.def("int_set_pos_inf", []() { return arith::PosInf(); },
+        "The end of an interval unbounded above (the same var every time).");
+  m.def("int_set_neg_inf", []() { return arith::NegInf(); },
+        "The end of an interval unbounded below (the same var every time).");
+  m.def(
+      "int_set_union_lower_bound",
+      [](const std::vector<Expr>& mins, const std::vector<Expr>& maxs) {
+        std::vector<arith::IntervalSet> sets;
+        for (size_t n = 0; n < mins.size() && n < maxs.size(); ++n) {
+          sets.push_back({mins[n], maxs[n]});
+        }
+        arith::IntervalSet r = arith::UnionLowerBound(sets);
+        return std::make_pair(r.min_value, r.max_value);
+      },
+      "mins"_a, "maxs"_a, "TVM's union_lower_bound of the intervals [mins[k], maxs[k]].");
   m.def("contains_vscale", &arith::ContainsVScale, "expr"_a,
         "Whether the expression holds a T.vscale() call.");
   m.def(

@@ -7,6 +7,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
 
 namespace tessera {
 namespace {
@@ -331,13 +332,71 @@ TEST_F(ArithTest, BoundsOfLeftShiftAndCeilLog2) {
 TEST_F(ArithTest, ModularSets) {
   EXPECT_EQ(ana.GetModularSet(E(x) * 8 + 4), (ModularSet{8, 4}));
   EXPECT_EQ(ana.GetModularSet(E(x) * 8 + E(y) * 12 + 2), (ModularSet{4, 2}));
-  EXPECT_EQ(ana.GetModularSet(fmod(E(x) * 6 + 4, 3)), (ModularSet{0, 1}));
+  // As TVM: a remainder of a non-constant is the set of its residues modulo gcd(6, 3), even
+  // where that is one value; a constant's remainder is a constant.
+  EXPECT_EQ(ana.GetModularSet(fmod(E(x) * 6 + 4, 3)), (ModularSet{3, 1}));
+  EXPECT_EQ(ana.GetModularSet(fmod(E(x) * 0 + 7, 3)), (ModularSet{0, 1}));
   EXPECT_EQ(ana.GetModularSet(fdiv(E(x) * 8 + 4, 4)), (ModularSet{2, 1}));
   EXPECT_EQ(ana.GetModularSet(E(x) - 3), (ModularSet{1, 0}));
   Var k = VarNode::Make("k", DataType::Int(32));
   ana.Bind(k, (E(x) * 4).e);
   EXPECT_EQ(ana.GetModularSet(E(k) + 2), (ModularSet{4, 2}));
   EXPECT_TRUE(ana.CanProve(fmod(k, 2) == 0));
+}
+
+TEST_F(ArithTest, UpdateRecordsABoundAndRefusesAConflict) {
+  EXPECT_FALSE(ana.IsBound(x.get()));
+  ana.Update(x, ConstIntBound{-3, 4}, /*allow_override=*/false);
+  EXPECT_TRUE(ana.IsBound(x.get()));
+  EXPECT_EQ(ana.GetConstIntBound(E(x) * 2 + 1), (ConstIntBound{-5, 9}));
+  ana.Update(x, ConstIntBound{-3, 4}, false);  // the same bound again: no conflict
+  EXPECT_THROW(ana.Update(x, ConstIntBound{0, 1}, false), Error);
+  ana.Update(x, ConstIntBound{0, 1}, /*allow_override=*/true);
+  EXPECT_EQ(ana.GetConstIntBound(x), (ConstIntBound{0, 1}));
+}
+
+TEST_F(ArithTest, BoundsOfDivisionModuloAndBitOps) {
+  ana.Update(x, ConstIntBound{-9, 4}, false);
+  ana.Update(y, ConstIntBound{-2, 0}, false);
+  // A divisor across zero: its negative part, and the whole type for its empty positive part.
+  EXPECT_EQ(ana.GetConstIntBound(tdiv(x, y)), (ConstIntBound{-4, 9}));
+  ana.Update(y, ConstIntBound{4, 10}, true);
+  EXPECT_EQ(ana.GetConstIntBound(tmod(x, y)), (ConstIntBound{-9, 4}));
+  EXPECT_EQ(ana.GetConstIntBound(fmod(x, y)), (ConstIntBound{0, 9}));
+  ana.Update(x, ConstIntBound{3, 5}, true);
+  EXPECT_EQ(ana.GetConstIntBound(fmod(x, 10)), (ConstIntBound{3, 5}));  // below the divisor
+  // Remainders of multiples of 16 modulo 7168 stop at 7152.
+  ana.Update(x, ConstIntBound{0, 100}, true);
+  EXPECT_EQ(ana.GetConstIntBound(fmod(E(x) * 2048 + E(i) * 16, 7168)),
+            (ConstIntBound{0, 7152}));
+  ana.Update(x, ConstIntBound{-9, 11}, true);
+  ana.Update(y, ConstIntBound{2, 10}, true);
+  auto call = [](const char* op, E a, E b) {
+    return E(Expr(CallNode::Make(DataType::Int(32), OpNode::Get(op), {a.e, b.e})));
+  };
+  EXPECT_EQ(ana.GetConstIntBound(call("tir.shift_right", x, y)), (ConstIntBound{-3, 2}));
+  EXPECT_EQ(ana.GetConstIntBound(call("tir.bitwise_and", x, y)), (ConstIntBound{0, 10}));
+  // A cast keeps the bound of its value, through a float too.
+  Expr f = CastNode::Make(DataType::Float(32), tmod(x, 3).e);
+  EXPECT_EQ(ana.GetConstIntBound(CastNode::Make(DataType::Int(32), f)), (ConstIntBound{-2, 2}));
+}
+
+TEST_F(ArithTest, ConstraintsBoundExpressionsAndResidues) {
+  Expr r = fmod(x, 58);
+  {
+    arith::ConstraintContext c(ana, (E(1) <= r).e);
+    EXPECT_EQ(ana.GetConstIntBound(E(r) - 1).min_value, 0);
+  }
+  EXPECT_EQ(ana.GetConstIntBound(E(r) - 1).min_value, -1);
+  {
+    arith::ConstraintContext c1(ana, (tmod(x, 4) == 1).e);
+    arith::ConstraintContext c2(ana, (tmod(x, 3) == 1).e);
+    EXPECT_EQ(ana.GetModularSet(x), (ModularSet{12, 1}));
+  }
+  EXPECT_EQ(ana.GetModularSet(x), (ModularSet{1, 0}));
+  EXPECT_EQ(arith::IntersectModular({15, 8}, {7, 2}), (ModularSet{105, 23}));
+  EXPECT_FALSE(arith::IntersectModular({4, 1}, {2, 0}).has_value());
+  EXPECT_EQ(arith::IntersectModular({0, 9}, {4, 1}), (ModularSet{0, 9}));
 }
 
 TEST_F(ArithTest, CanProve) {

@@ -40,6 +40,10 @@ struct ModularSet {
   bool operator==(const ModularSet& o) const { return coeff == o.coeff && base == o.base; }
 };
 
+/*! \brief The intersection of two modular sets (the Chinese remainder theorem); nullopt when
+ *  they share no value or the combined modulus is too large to track. */
+std::optional<ModularSet> IntersectModular(ModularSet a, ModularSet b);
+
 /*! \brief Floor division and modulo of integers (b != 0). */
 int64_t FloorDiv(int64_t a, int64_t b);
 int64_t FloorMod(int64_t a, int64_t b);
@@ -72,6 +76,26 @@ class Analyzer {
   void Bind(const Var& var, ConstIntBound bound);
   /*! \brief Forget what is known about `var` (leaving its scope). */
   void Unbind(const Var& var);
+  /*!
+   * \brief Record `bound` for `var`, keeping what is known of its divisibility (TVM's
+   *  `Analyzer.update`). Without `allow_override`, a var that already has a different bound is
+   *  a user error (kValue).
+   */
+  void Update(const Var& var, ConstIntBound bound, bool allow_override);
+  /*!
+   * \brief As TVM's `Analyzer.bind(var, expr)`: Bind(var, value) and, in SubstituteBound,
+   *  `var` replaced by the simplified value (Bind alone keeps the var, as passes binding let
+   *  values need).
+   */
+  void BindAndSubstitute(const Var& var, const Expr& value);
+  /*! \brief `e` with the vars given to BindAndSubstitute replaced by their values. */
+  Expr SubstituteBound(const Expr& e) const;
+  /*! \brief Whether a bound is recorded for `var` (bound, updated, or narrowed by a constraint). */
+  bool IsBound(const VarNode* var) const { return vars_.count(var) != 0; }
+  /*! \brief The bound the entered constraints give the expression `e` (a conjunct comparing it
+   *  with a constant, as `1 <= x % 58`); everything when none does. */
+  ConstIntBound ConstraintBound(const Expr& e) const;
+  bool HasConstraintBounds() const { return !expr_bounds_.empty(); }
 
   ConstIntBound GetConstIntBound(const Expr& e);
   ModularSet GetModularSet(const Expr& e);
@@ -139,9 +163,16 @@ class Analyzer {
   struct ConstraintFrame {
     size_t literal_size;
     size_t comparison_size;
+    size_t expr_bound_size;
     std::vector<std::pair<Var, std::optional<VarInfo>>> saved;
   };
   void NarrowByLiteral(const Expr& literal, ConstraintFrame* frame);
+  /*! \brief From a conjunct of a constraint: the bound of an expression compared with a
+   *  constant, and the residue of a var (`x % c == r`, truncating or floor). */
+  void AddConjunctFacts(const Expr& conjunct, ConstraintFrame* frame);
+  /*! \brief Set `var`'s facts for the current constraint frame, saving the old ones. */
+  void SetVarInfoInFrame(const Var& var, ConstIntBound bound, ModularSet modular,
+                         ConstraintFrame* frame);
   void AddComparison(const Expr& literal);
   /*! \brief The least known upper bound of x - y (kPosInf when none). */
   int64_t DifferenceUpperBound(const Expr& x, const Expr& y) const;
@@ -150,6 +181,8 @@ class Analyzer {
   std::vector<std::pair<Expr, bool>> literals_;
   std::vector<ConstraintFrame> frames_;
   std::vector<Comparison> comparisons_;
+  std::vector<std::pair<Expr, ConstIntBound>> expr_bounds_;
+  std::unordered_map<const VarNode*, std::pair<Var, Expr>> substitutions_;
   bool transitive_ = false;
   bool boolean_branches_ = false;
   bool and_of_ors_ = false;

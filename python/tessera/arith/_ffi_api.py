@@ -13,3 +13,10 @@ def SolveInequalitiesAsCondition(variables, ranges, relations):  # noqa: N802 (T
     """The solved bounds of the inequalities as conditions (see
     ``solve.solve_inequalities_as_condition``)."""
     return _as_condition(variables, ranges, relations)
+
+
+def NarrowPredicateExpression(expr, free_parameters):  # noqa: N802 (TVM's name)
+    """As ``tessera.arith.narrow_predicate_expression``."""
+    from . import narrow_predicate_expression
+
+    return narrow_predicate_expression(expr, free_parameters)

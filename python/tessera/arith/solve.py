@@ -11,6 +11,7 @@ results with TVM's attribute names.
 
 from .. import _core
 from ..error import TesseraTypeError, TesseraValueError
+from . import int_set as _int_set
 
 __all__ = [
     "IntervalSet", "IntConstraints", "IntConstraintsTransform", "deduce_bound",
@@ -18,9 +19,11 @@ __all__ = [
     "solve_inequalities_as_condition", "solve_linear_equations", "solve_linear_inequalities",
 ]
 
-# The symbolic infinities of an interval's ends (TVM prints them as pos_inf / neg_inf).
-pos_inf = _core.Var("pos_inf", "handle")
-neg_inf = _core.Var("neg_inf", "handle")
+# The symbolic infinities of an interval's ends (TVM prints them as pos_inf / neg_inf); the
+# interval class is the one of int_set.py.
+pos_inf = _int_set.pos_inf()
+neg_inf = _int_set.neg_inf()
+IntervalSet = _int_set.IntervalSet
 
 
 def _expr(value, what):
@@ -41,33 +44,18 @@ def _vars(values, what):
     return values
 
 
-class IntervalSet:
-    """The integers in [min_value, max_value]; an end may be ``pos_inf`` / ``neg_inf``. The empty
-    set has min_value ``pos_inf`` and max_value ``neg_inf``."""
+def _from_ends(lo, hi, nothing=False):
+    """An IntervalSet from C++ ends (None: unbounded); ``nothing``: the empty set."""
+    if nothing:
+        return IntervalSet(pos_inf, neg_inf)
+    return IntervalSet(neg_inf if lo is None else lo, pos_inf if hi is None else hi)
 
-    def __init__(self, min_value, max_value):
-        self.min_value = min_value if _is_inf(min_value) else _expr(min_value, "IntervalSet")
-        self.max_value = max_value if _is_inf(max_value) else _expr(max_value, "IntervalSet")
 
-    @classmethod
-    def _from_ends(cls, lo, hi, nothing=False):
-        if nothing:
-            return cls(pos_inf, neg_inf)
-        return cls(neg_inf if lo is None else lo, pos_inf if hi is None else hi)
-
-    def _ends(self):
-        lo = None if _is_inf(self.min_value) else self.min_value
-        hi = None if _is_inf(self.max_value) else self.max_value
-        return lo, hi
-
-    def is_nothing(self):
-        return self.min_value.same_as(pos_inf) or self.max_value.same_as(neg_inf)
-
-    def is_everything(self):
-        return self.min_value.same_as(neg_inf) and self.max_value.same_as(pos_inf)
-
-    def __repr__(self):
-        return f"IntervalSet[{self.min_value}, {self.max_value}]"
+def _ends(s):
+    """The ends of an IntervalSet for C++ (None where unbounded)."""
+    lo = None if _is_inf(s.min_value) else s.min_value
+    hi = None if _is_inf(s.max_value) else s.max_value
+    return lo, hi
 
 
 def _is_inf(value):
@@ -85,7 +73,7 @@ def _interval_items(dom, what):
             raise TesseraTypeError(f"{what}: values must be IntervalSet, got {type(s).__name__}")
         if s.is_nothing():
             raise TesseraValueError(f"{what}: the interval of {var} is empty")
-        lo, hi = s._ends()
+        lo, hi = _ends(s)
         items.append((var, lo, hi))
     return items
 
@@ -100,7 +88,7 @@ def deduce_bound(var, cond, hint_map, relax_map):
     lo, hi, nothing = _core.arith_deduce_bound(
         var, cond, _interval_items(hint_map, "deduce_bound hint_map"),
         _interval_items(relax_map, "deduce_bound relax_map"))
-    return IntervalSet._from_ends(lo, hi, nothing)
+    return _from_ends(lo, hi, nothing)
 
 
 def detect_linear_equation(expr, var_list):

@@ -42,7 +42,10 @@ globals().update(_CTRL_NAMES)
 
 
 def _vload(self, indices, dtype=None, predicate=None):
-    """``A.vload([i, j], predicate=mask)``: a (masked) load; a Ramp index loads a vector."""
+    """``A.vload([i, j], predicate=mask)``: a (masked) load; a Ramp index loads a vector. A
+    single index may be given bare (``A.vload(0)``), as TVM takes it."""
+    if not isinstance(indices, (list, tuple)):
+        indices = [indices]
     indices = [_expr_ops.convert(i) if not isinstance(i, int) else _expr_ops.const(i) for i in indices]
     pred = None if predicate is None else _expr_ops.convert(predicate)
     if dtype is not None:
