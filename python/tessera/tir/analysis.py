@@ -40,4 +40,40 @@ def verify_well_formed(obj, assert_mode=True):
     return True
 
 
-__all__ = ["expr_deep_equal", "verify_well_formed"]
+def _buffer_var_pairs(buffer_var_map):
+    from ..error import TesseraTypeError
+
+    items = buffer_var_map.items() if hasattr(buffer_var_map, "items") else None
+    if items is None:
+        raise TesseraTypeError(
+            f"buffer_var_map must map data variables to buffers, got {type(buffer_var_map).__name__}"
+        )
+    return [(var, buf) for var, buf in items]
+
+
+def get_block_access_region(block, buffer_var_map):
+    """The regions ``block`` reads, writes and accesses opaquely, as ``[reads, writes, opaques]``,
+    among the buffers of ``buffer_var_map`` ({data var: buffer}). An opaque access is a use of a
+    buffer's data pointer other than a load or store (an extern call's argument, a read-write
+    ``access_ptr``); it covers the whole buffer (for a match_buffer, its source region).
+
+    >>> reads, writes, opaques = get_block_access_region(block, {b.data: b for b in bufs})
+    """
+    r = _core.get_block_access_region(block, _buffer_var_pairs(buffer_var_map), False)
+    return [list(r[0]), list(r[1]), list(r[2])]
+
+
+def get_block_read_write_region(block, buffer_var_map):
+    """``[reads, writes]`` of ``block``, as :func:`get_block_access_region` finds them, with each
+    opaquely accessed buffer counted as both read and written (the form TVMScript uses when it
+    fills in a block's T.reads / T.writes)."""
+    r = _core.get_block_access_region(block, _buffer_var_pairs(buffer_var_map), True)
+    return [list(r[0]), list(r[1])]
+
+
+__all__ = [
+    "expr_deep_equal",
+    "get_block_access_region",
+    "get_block_read_write_region",
+    "verify_well_formed",
+]
