@@ -443,6 +443,20 @@ void BindTransform(nb::module_& m) {
         return out;
       },
       "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
+  m.def(
+      "verify_well_formed_detailed",
+      [](IRModule mod) {
+        std::vector<std::tuple<std::string, Span, std::string>> out;
+        auto add = [&](const std::vector<transform::WellFormedError>& errors) {
+          for (const auto& e : errors) out.emplace_back(e.message, e.span, e.detail);
+        };
+        for (const auto& [gvar, func] : mod->functions) add(transform::VerifyWellFormed(func));
+        add(transform::VerifyDefinitionsPerFunction(mod));
+        return out;
+      },
+      "mod"_a,
+      "Well-formedness violations of every PrimFunc of a module, then variables that several "
+      "functions define, as (message, span, detail) triples.");
 
   nb::class_<DSLTargetDesc>(m, "DSLTarget")
       .def_ro("name", &DSLTargetDesc::name)

@@ -24,6 +24,9 @@ std::vector<bool> PointerWrites(const IRModule& mod, const std::string& entry);
 struct WellFormedError {
   std::string message;
   Span span;
+  /*! \brief For tir.analysis.verify_well_formed: the violation with the locations involved, in
+   *  the terms TVM's checker reports it (empty: `message` says it all). */
+  std::string detail = "";
 };
 
 /*!
@@ -35,6 +38,10 @@ struct WellFormedError {
  *  constant index past a buffer's shape); the build checks them (tir.VerifyBufferBounds).
  */
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
+
+/*! \brief Variables that more than one PrimFunc of `mod` defines (a parameter, let, loop,
+ *  allocation, block iterator or thread binding): each function must bind its own. */
+std::vector<WellFormedError> VerifyDefinitionsPerFunction(const IRModule& mod);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */

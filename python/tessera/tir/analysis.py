@@ -16,28 +16,31 @@ def expr_deep_equal(lhs, rhs):
 def verify_well_formed(obj, assert_mode=True):
     """Whether a PrimFunc (or every PrimFunc of an IRModule) is well formed: the checks the
     TVMScript parser makes (variables defined before use and once, blocks using their own
-    iterators, constant indices within constant shapes, ...). With ``assert_mode`` the first
-    violation raises DiagnosticError (with its source location when known) instead of
-    returning False.
+    iterators, constant divisors, ...), and, for a module, that no two functions bind the same
+    variable. With ``assert_mode`` the first violation raises DiagnosticValueError (a ValueError,
+    as TVM raises it; with the source location when known) instead of returning False.
 
     >>> verify_well_formed(mod)
     True
     """
-    from ..error import TesseraTypeError
-    from ..script.tir.entry import check_well_formed
+    from ..error import DiagnosticValueError, TesseraTypeError
 
     if isinstance(obj, _core.PrimFunc):
-        funcs = [obj]
+        mod = _core.IRModule.from_expr(obj)
     elif isinstance(obj, _core.IRModule):
-        funcs = [f for _, f in obj.functions.items() if isinstance(f, _core.PrimFunc)]
+        mod = obj
     else:
         raise TesseraTypeError(f"verify_well_formed takes a PrimFunc or an IRModule, got {type(obj).__name__}")
-    for func in funcs:
-        if assert_mode:
-            check_well_formed(func)
-        elif _core.verify_well_formed(func):
-            return False
-    return True
+    errors = _core.verify_well_formed_detailed(mod)
+    if not errors:
+        return True
+    if not assert_mode:
+        return False
+    message, span, detail = errors[0]
+    text = detail or message
+    if span is not None and span.line > 0:
+        raise DiagnosticValueError(_core.render_diagnostic(span, text), text, span.file, span.line, span.column)
+    raise DiagnosticValueError(text, text)
 
 
 def _buffer_var_pairs(buffer_var_map):
