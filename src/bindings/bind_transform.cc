@@ -443,6 +443,13 @@ void BindTransform(nb::module_& m) {
         return out;
       },
       "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
+  m.def("verify_ssa", &transform::VerifySSA, "func"_a,
+        "Whether every variable of a PrimFunc is bound once (a let may repeat with an equal "
+        "value).");
+  m.def("detect_buffer_access_lca", &transform::DetectBufferAccessLCA, "func"_a,
+        "(buffer, innermost For/Block enclosing its accesses, or None for the root) pairs.");
+  m.def("calculate_allocated_bytes", &transform::CalculateAllocatedBytes, "func"_a,
+        "(scope, peak bytes of live Allocate statements) pairs of a PrimFunc.");
   m.def(
       "verify_well_formed_detailed",
       [](IRModule mod) {

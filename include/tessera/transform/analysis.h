@@ -43,6 +43,24 @@ std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
  *  allocation, block iterator or thread binding): each function must bind its own. */
 std::vector<WellFormedError> VerifyDefinitionsPerFunction(const IRModule& mod);
 
+/*! \brief TVM's tir.analysis.verify_ssa: whether every variable of `func` is bound once (as a
+ *  parameter, let, loop, allocation, block iterator or thread), except that one let expression
+ *  may appear several times (`z + z` with `z = T.Let(...)`): a let may bind a variable again to
+ *  an equal value. */
+bool VerifySSA(const PrimFunc& func);
+
+/*! \brief TVM's tir.analysis.detect_buffer_access_lca: for each buffer `func` accesses (its
+ *  parameters' and its blocks' buffers), the innermost For or Block that encloses every access,
+ *  or null for the function's root. A reduction block's writes are lifted above its reduction
+ *  loops, a match_buffer counts as its source accessed at its block, and a buffer in global
+ *  memory is accessed no deeper than the loops or launches bound to blockIdx. */
+std::vector<std::pair<Buffer, Stmt>> DetectBufferAccessLCA(const PrimFunc& func);
+
+/*! \brief TVM's tir.analysis.calculate_allocated_bytes: per memory scope, the most bytes of
+ *  Allocate statements live at once (constant extents; a scope allocated only with symbolic
+ *  extents counts 0). */
+std::vector<std::pair<std::string, int64_t>> CalculateAllocatedBytes(const PrimFunc& func);
+
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */
 std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func);

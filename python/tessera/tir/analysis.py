@@ -74,7 +74,75 @@ def get_block_read_write_region(block, buffer_var_map):
     return [list(r[0]), list(r[1])]
 
 
+def verify_ssa(func):
+    """Whether every variable of ``func`` is bound once (parameter, let, loop, allocation, block
+    iterator); the same let expression may appear more than once.
+
+    >>> verify_ssa(tir.PrimFunc([x], tir.LetStmt(x, 1, body)))
+    False
+    """
+    from ..error import TesseraTypeError
+
+    if not isinstance(func, _core.PrimFunc):
+        raise TesseraTypeError(f"verify_ssa takes a PrimFunc, got {type(func).__name__}")
+    return bool(_core.verify_ssa(func))
+
+
+def detect_buffer_access_lca(func):
+    """{buffer: the innermost For or Block enclosing all its accesses} for the buffers ``func``
+    accesses; ``None`` when that is the function's root. A reduction block's output counts as
+    accessed above its reduction loops; a buffer in global memory no deeper than the loops bound
+    to blockIdx.
+
+    >>> detect_buffer_access_lca(func)[B]  # the For or Block
+    """
+    from ..error import TesseraTypeError
+
+    if not isinstance(func, _core.PrimFunc):
+        raise TesseraTypeError(f"detect_buffer_access_lca takes a PrimFunc, got {type(func).__name__}")
+    return dict(_core.detect_buffer_access_lca(func))
+
+
+def calculate_allocated_bytes(func_or_mod):
+    """The most bytes allocated at once (Allocate statements, so after LowerOpaqueBlock) per
+    memory scope: ``{function name: {scope: bytes}}``, a lone PrimFunc under "main".
+
+    >>> calculate_allocated_bytes(lowered)["main"]["global.vtcm"]
+    256
+    """
+    from ..error import TesseraTypeError
+
+    if isinstance(func_or_mod, _core.PrimFunc):
+        return {"main": dict(_core.calculate_allocated_bytes(func_or_mod))}
+    if isinstance(func_or_mod, _core.IRModule):
+        return {
+            gv.name_hint: dict(_core.calculate_allocated_bytes(f))
+            for gv, f in func_or_mod.functions.items()
+            if isinstance(f, _core.PrimFunc)
+        }
+    raise TesseraTypeError(
+        f"calculate_allocated_bytes takes a PrimFunc or an IRModule, got {type(func_or_mod).__name__}"
+    )
+
+
+def OOBChecker():  # noqa: N802 - TVM's name
+    """A pass that raises ScheduleError at the first access provably outside its buffer (a
+    constant index, or one of loops of constant extents that leaves the buffer on some iteration),
+    naming the buffer and dimension.
+
+    >>> OOBChecker()(IRModule.from_expr(func))
+    """
+    from ..transform import Pass
+
+    return Pass("tir.analysis.OOBChecker")
+
+
 __all__ = [
+    "OOBChecker",
+    "calculate_allocated_bytes",
+    "detect_buffer_access_lca",
+    "verify_ssa",
+
     "expr_deep_equal",
     "get_block_access_region",
     "get_block_read_write_region",
