@@ -443,6 +443,14 @@ void BindTransform(nb::module_& m) {
         return out;
       },
       "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
+  m.def(
+      "find_impurity",
+      [](PrimFunc f) -> std::optional<std::pair<std::string, Span>> {
+        auto e = transform::FindImpurity(f);
+        if (!e) return std::nullopt;
+        return std::make_pair(e->message, e->span);
+      },
+      "func"_a, "(message, span) of the first reason a PrimFunc is not pure, or None.");
   m.def("verify_ssa", &transform::VerifySSA, "func"_a,
         "Whether every variable of a PrimFunc is bound once (a let may repeat with an equal "
         "value).");

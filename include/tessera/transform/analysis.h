@@ -1,6 +1,7 @@
 // Analyses over lowered modules used by builds and runtimes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,11 @@ std::vector<std::pair<Buffer, Stmt>> DetectBufferAccessLCA(const PrimFunc& func)
  *  Allocate statements live at once (constant extents; a scope allocated only with symbolic
  *  extents counts 0). */
 std::vector<std::pair<std::string, int64_t>> CalculateAllocatedBytes(const PrimFunc& func);
+
+/*! \brief Why `func` is not pure, at the first cause (TVM's tir.analysis.is_pure_function):
+ *  a store to a buffer it did not allocate, or a call of an op that may write state or has
+ *  unknown effects (call_extern, a call of another function); none for a pure function. */
+std::optional<WellFormedError> FindImpurity(const PrimFunc& func);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */

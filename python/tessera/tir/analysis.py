@@ -125,6 +125,38 @@ def calculate_allocated_bytes(func_or_mod):
     )
 
 
+def is_pure_function(func):
+    """Whether ``func`` has no effect but its return value: it stores only to memory it allocates
+    and calls no op that writes state or has unknown effects (``T.call_extern``).
+
+    >>> is_pure_function(func)
+    True
+    """
+    return _impurity(func, "is_pure_function") is None
+
+
+def assert_pure_function(func):
+    """True for a pure function (see :func:`is_pure_function`); otherwise raises an
+    AssertionError (DiagnosticAssertionError) at the first store or call that makes it impure."""
+    from ..error import DiagnosticAssertionError
+
+    impurity = _impurity(func, "assert_pure_function")
+    if impurity is None:
+        return True
+    text, span = impurity
+    if span is not None and span.line > 0:
+        raise DiagnosticAssertionError(_core.render_diagnostic(span, text), text, span.file, span.line, span.column)
+    raise DiagnosticAssertionError(text, text)
+
+
+def _impurity(func, api):
+    from ..error import TesseraTypeError
+
+    if not isinstance(func, _core.PrimFunc):
+        raise TesseraTypeError(f"{api} takes a PrimFunc, got {type(func).__name__}")
+    return _core.find_impurity(func)
+
+
 def OOBChecker():  # noqa: N802 - TVM's name
     """A pass that raises ScheduleError at the first access provably outside its buffer (a
     constant index, or one of loops of constant extents that leaves the buffer on some iteration),
@@ -139,6 +171,8 @@ def OOBChecker():  # noqa: N802 - TVM's name
 
 __all__ = [
     "OOBChecker",
+    "assert_pure_function",
+    "is_pure_function",
     "calculate_allocated_bytes",
     "detect_buffer_access_lca",
     "verify_ssa",
