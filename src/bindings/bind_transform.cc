@@ -451,6 +451,10 @@ void BindTransform(nb::module_& m) {
         return std::make_pair(e->message, e->span);
       },
       "func"_a, "(message, span) of the first reason a PrimFunc is not pure, or None.");
+  m.def("estimate_tir_flops", nb::overload_cast<const IRModule&>(&transform::EstimateTIRFlops),
+        "mod"_a, "Arithmetic operations executed by a module's PrimFuncs.");
+  m.def("estimate_tir_flops", nb::overload_cast<const Stmt&>(&transform::EstimateTIRFlops),
+        "stmt"_a, "Arithmetic operations executed by a statement.");
   m.def("verify_ssa", &transform::VerifySSA, "func"_a,
         "Whether every variable of a PrimFunc is bound once (a let may repeat with an equal "
         "value).");

@@ -63,5 +63,15 @@ TEST(DetectBufferAccessLCA, CommonLoopOfTwoAccesses) {
   EXPECT_EQ(lca[0].second.get(), loop_i.get());
 }
 
+TEST(EstimateTIRFlops, LoopsMultiplyComparisonsAreFree) {
+  Buffer a = BufferNode::Decl("A", DataType::Float(32), {C(8)});
+  Var i = VarNode::Make("i", kI32);
+  Expr value = AddNode::Make(
+      MulNode::Make(BufferLoadNode::Make(a, {i}), FloatImmNode::Make(DataType::Float(32), 2.0)),
+      FloatImmNode::Make(DataType::Float(32), 1.0));
+  Stmt guarded = IfThenElseNode::Make(LTNode::Make(i, C(4)), BufferStoreNode::Make(a, value, {i}));
+  EXPECT_EQ(transform::EstimateTIRFlops(Loop(i, 8, guarded)), 16.0);
+}
+
 }  // namespace
 }  // namespace tessera

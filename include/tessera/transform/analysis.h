@@ -67,6 +67,14 @@ std::vector<std::pair<std::string, int64_t>> CalculateAllocatedBytes(const PrimF
  *  unknown effects (call_extern, a call of another function); none for a pure function. */
 std::optional<WellFormedError> FindImpurity(const PrimFunc& func);
 
+/*! \brief TVM's tir.analysis.estimate_tir_flops: the arithmetic operations (+ - * / % min max)
+ *  a statement executes, each loop multiplying its body by its most iterations (1 when
+ *  unbounded), the larger of two branches taken per dtype; comparisons and index arithmetic
+ *  are free. A module sums its functions, taking a function's "estimated_flops" attribute as
+ *  given. */
+double EstimateTIRFlops(const Stmt& stmt);
+double EstimateTIRFlops(const IRModule& mod);
+
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */
 std::vector<WellFormedError> VerifyConstantBufferBounds(const PrimFunc& func);

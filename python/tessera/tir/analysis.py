@@ -157,6 +157,28 @@ def _impurity(func, api):
     return _core.find_impurity(func)
 
 
+def estimate_tir_flops(stmt_or_mod):
+    """The arithmetic operations a statement, or every PrimFunc of a module, executes: loops
+    multiply their bodies by their most iterations, branches count their larger side,
+    comparisons and index arithmetic are free; a function's ``estimated_flops`` attribute is
+    taken as given.
+
+    >>> estimate_tir_flops(IRModule({"main": matmul_128}))
+    4194304.0
+    """
+    from ..error import TesseraTypeError
+
+    if isinstance(stmt_or_mod, _core.PrimFunc):
+        from ..ir import IRModule
+
+        stmt_or_mod = IRModule({"main": stmt_or_mod})
+    if not isinstance(stmt_or_mod, (_core.IRModule, _core.Stmt)):
+        raise TesseraTypeError(
+            f"estimate_tir_flops takes a statement or an IRModule, got {type(stmt_or_mod).__name__}"
+        )
+    return float(_core.estimate_tir_flops(stmt_or_mod))
+
+
 def OOBChecker():  # noqa: N802 - TVM's name
     """A pass that raises ScheduleError at the first access provably outside its buffer (a
     constant index, or one of loops of constant extents that leaves the buffer on some iteration),
@@ -175,6 +197,7 @@ __all__ = [
     "is_pure_function",
     "calculate_allocated_bytes",
     "detect_buffer_access_lca",
+    "estimate_tir_flops",
     "verify_ssa",
 
     "expr_deep_equal",

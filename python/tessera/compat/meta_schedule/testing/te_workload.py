@@ -60,4 +60,33 @@ def conv2d_nhwc(N, H, W, CI, CO, kernel_size, stride=1, padding=0, dilation=1, g
     return (inputs, weight, output)
 
 
-__all__ = ["batch_matmul_nkkm", "conv2d_nhwc", "matmul", "matmul_relu"]
+# TVM's workload names with their shapes (ResNet-18's first convolution; square GEMMs), for the
+# workloads defined here; TVM's other names (C1D, C3D, CAP, DEP, T2D, CBR, TBG, NRM, SFM) are
+# not provided yet.
+CONFIGS = {
+    "C2D": (conv2d_nhwc, [(1, 224, 224, 3, 64, 7, 2, 3), (1, 56, 56, 64, 64, 1, 1, 0)]),
+    "GMM": (batch_matmul_nkkm, [(1, 128, 128, 128), (1, 512, 32, 512), (1, 512, 512, 512)]),
+    # conv2d_nhwc with groups=4 (GRP) and dilation=2 (DIL)
+    "GRP": (conv2d_nhwc, [(1, 56, 56, 64, 128, 3, 2, 1, 1, 4)]),
+    "DIL": (conv2d_nhwc, [(1, 224, 224, 3, 64, 7, 2, 3, 2)]),
+}
+
+
+def create_te_workload(name, idx):
+    """The PrimFunc of workload ``name`` ("C2D", "GMM", "GRP", "DIL") with its ``idx``-th shape.
+
+    >>> func = create_te_workload("GMM", 0)  # a 1 x 128 x 128 x 128 batch matmul
+    """
+    from ....error import TesseraValueError
+
+    if name not in CONFIGS:
+        raise TesseraValueError(
+            f"te workload {name!r} is not available in tessera (available: {', '.join(sorted(CONFIGS))})"
+        )
+    func, shapes = CONFIGS[name]
+    if not 0 <= idx < len(shapes):
+        raise TesseraValueError(f"te workload {name!r} has shapes 0..{len(shapes) - 1}, not {idx}")
+    return te.create_prim_func(func(*shapes[idx]))
+
+
+__all__ = ["CONFIGS", "batch_matmul_nkkm", "conv2d_nhwc", "create_te_workload", "matmul", "matmul_relu"]
