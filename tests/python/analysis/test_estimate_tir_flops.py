@@ -41,7 +41,10 @@ def test_triangular_loop_counts_its_longest_trip_and_the_attribute_overrides():
 def test_te_workloads_by_tvm_name():
     # GMM 0: a 1 x 128 x 128 x 128 batch matmul, one multiply and one add per step
     assert tir.analysis.estimate_tir_flops(create_te_workload("GMM", 0)) == 2 * 128**3
-    with pytest.raises(TesseraValueError, match="'SFM' is not available"):
-        create_te_workload("SFM", 0)
+    # NRM 0: the squared norm of one 256 x 256 matrix (a multiply and an add per element; sqrt
+    # is a call of its argument)
+    assert tir.analysis.estimate_tir_flops(create_te_workload("NRM", 0)) == 2 * 256 * 256
+    with pytest.raises(TesseraValueError, match="'C1D' is not available"):
+        create_te_workload("C1D", 0)
     with pytest.raises(TesseraValueError, match="shapes 0..2, not 5"):
         create_te_workload("GMM", 5)
