@@ -83,6 +83,17 @@ void BindTIR(nb::module_& m) {
       "infer_block_access_regions",
       [](Block block) { return InferBlockAccessRegions(block.get()); }, "block"_a,
       "The (reads, writes) regions of a block, inferred from its accesses.");
+  m.def(
+      "get_block_access_region",
+      [](Block block, const std::vector<std::pair<Var, Buffer>>& buffer_var_map,
+         bool opaque_as_read_write) {
+        BufferVarMap map;
+        for (const auto& [var, buffer] : buffer_var_map) map[var.get()] = buffer;
+        BlockAccessRegions r = GetBlockAccessRegion(block.get(), map, opaque_as_read_write);
+        return std::make_tuple(r.reads, r.writes, r.opaques);
+      },
+      "block"_a, "buffer_var_map"_a, "opaque_as_read_write"_a,
+      "(reads, writes, opaques) of a block among the buffers of (data var, buffer) pairs.");
 
   nb::class_<arith::Analyzer>(m, "Analyzer")
       .def(nb::init<>())

@@ -443,6 +443,39 @@ void BindTransform(nb::module_& m) {
         return out;
       },
       "func"_a, "Well-formedness violations of a PrimFunc as (message, span) pairs.");
+  m.def(
+      "find_impurity",
+      [](PrimFunc f) -> std::optional<std::pair<std::string, Span>> {
+        auto e = transform::FindImpurity(f);
+        if (!e) return std::nullopt;
+        return std::make_pair(e->message, e->span);
+      },
+      "func"_a, "(message, span) of the first reason a PrimFunc is not pure, or None.");
+  m.def("estimate_tir_flops", nb::overload_cast<const IRModule&>(&transform::EstimateTIRFlops),
+        "mod"_a, "Arithmetic operations executed by a module's PrimFuncs.");
+  m.def("estimate_tir_flops", nb::overload_cast<const Stmt&>(&transform::EstimateTIRFlops),
+        "stmt"_a, "Arithmetic operations executed by a statement.");
+  m.def("verify_ssa", &transform::VerifySSA, "func"_a,
+        "Whether every variable of a PrimFunc is bound once (a let may repeat with an equal "
+        "value).");
+  m.def("detect_buffer_access_lca", &transform::DetectBufferAccessLCA, "func"_a,
+        "(buffer, innermost For/Block enclosing its accesses, or None for the root) pairs.");
+  m.def("calculate_allocated_bytes", &transform::CalculateAllocatedBytes, "func"_a,
+        "(scope, peak bytes of live Allocate statements) pairs of a PrimFunc.");
+  m.def(
+      "verify_well_formed_detailed",
+      [](IRModule mod) {
+        std::vector<std::tuple<std::string, Span, std::string>> out;
+        auto add = [&](const std::vector<transform::WellFormedError>& errors) {
+          for (const auto& e : errors) out.emplace_back(e.message, e.span, e.detail);
+        };
+        for (const auto& [gvar, func] : mod->functions) add(transform::VerifyWellFormed(func));
+        add(transform::VerifyDefinitionsPerFunction(mod));
+        return out;
+      },
+      "mod"_a,
+      "Well-formedness violations of every PrimFunc of a module, then variables that several "
+      "functions define, as (message, span, detail) triples.");
 
   nb::class_<DSLTargetDesc>(m, "DSLTarget")
       .def_ro("name", &DSLTargetDesc::name)

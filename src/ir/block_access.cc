@@ -72,23 +72,33 @@ bool IsDataDependentPoint(const Affine& a) {
   return !var;
 }
 
+enum Kind { kRead = 0, kWrite = 1, kOpaque = 2 };
+
 class AccessCollector : public StmtExprVisitor {
  public:
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
 
-  explicit AccessCollector(const BlockNode* block) {
+  // With `buffer_var_map` (TVM's get_block_access_region), only buffers whose data variable it
+  // holds count (allocated ones too), a use of such a variable outside an access is an opaque
+  // access of the whole buffer, and let-bound variables are replaced by their values.
+  explicit AccessCollector(const BlockNode* block,
+                           const BufferVarMap* buffer_var_map = nullptr)
+      : buffer_var_map_(buffer_var_map) {
     for (const Buffer& b : block->alloc_buffers) local_.insert(b.get());
-    for (const MatchBufferRegion& m : block->match_buffers) matched_[m->buffer.get()] = m->source;
+    for (const MatchBufferRegion& m : block->match_buffers) {
+      matched_[m->buffer.get()] = m->source;
+      matched_by_data_[m->buffer->data.get()] = m->buffer.get();
+    }
     // The buffers the block declares it accesses, by data pointer: an opaque
     // tvm_access_ptr(type, data, offset, extent, rw_mask) to one of them accesses all of it.
     for (const BufferRegion& r : block->reads) declared_[r->buffer->data.get()] = r->buffer.get();
     for (const BufferRegion& r : block->writes) declared_[r->buffer->data.get()] = r->buffer.get();
   }
 
-  std::vector<BufferRegion> Regions(bool writes) const {
-    const auto& order = writes ? write_order_ : read_order_;
-    const auto& acc = writes ? write_acc_ : read_acc_;
+  std::vector<BufferRegion> Regions(Kind kind) const {
+    const auto& order = orders_[kind];
+    const auto& acc = accs_[kind];
     std::vector<BufferRegion> out;
     for (const BufferNode* b : order) {
       const auto& dims = acc.at(b);
@@ -119,23 +129,43 @@ class AccessCollector : public StmtExprVisitor {
 
   void VisitExpr_(const BufferLoadNode* op) override {
     // As TVM's detector: the load itself, then the loads in its indices (`A[B[i]]` reads A, B).
-    Access(op->buffer.get(), op->indices, /*write=*/false);
+    Access(op->buffer.get(), op->indices, kRead);
     StmtExprVisitor::VisitExpr_(op);
   }
   void VisitStmt_(const BufferStoreNode* op) override {
     StmtExprVisitor::VisitStmt_(op);
-    Access(op->buffer.get(), op->indices, /*write=*/true);
+    Access(op->buffer.get(), op->indices, kWrite);
+  }
+  void VisitExpr_(const VarNode* op) override {
+    if (!buffer_var_map_) return;
+    if (const BufferNode* buffer = Lookup(op)) Whole(buffer, kOpaque);
+  }
+  void VisitStmt_(const LetStmtNode* op) override {
+    if (!buffer_var_map_) return StmtExprVisitor::VisitStmt_(op);
+    VisitExpr(op->value);
+    substitute_[op->var.get()] = op->value;
+    VisitStmt(op->body);
+    substitute_.erase(op->var.get());
   }
   void VisitExpr_(const CallNode* op) override {
+    bool access_ptr = op->is_op("tir.tvm_access_ptr") && op->args.size() == 5;
+    auto* data = access_ptr ? AsPtr<VarNode>(op->args[1]) : nullptr;
+    auto mask = access_ptr ? AsConstInt(op->args[4]) : std::nullopt;
+    if (buffer_var_map_) {
+      // As TVM: a read-and-write tvm_access_ptr of a known buffer is an opaque access, and its
+      // data pointer is not an opaque use of its own.
+      if (!data || !mask) return StmtExprVisitor::VisitExpr_(op);
+      const BufferNode* buffer = Lookup(data);
+      Kind kind = (*mask & 3) == 3 ? kOpaque : (*mask & 1) ? kRead : kWrite;
+      if (buffer && (*mask & 3)) Whole(buffer, kind);
+      return;
+    }
     StmtExprVisitor::VisitExpr_(op);
-    if (!op->is_op("tir.tvm_access_ptr") || op->args.size() != 5) return;
-    auto* data = AsPtr<VarNode>(op->args[1]);
-    auto mask = AsConstInt(op->args[4]);
     auto it = data ? declared_.find(data) : declared_.end();
     if (it == declared_.end() || !mask || local_.count(it->second)) return;
     const BufferNode* buffer = it->second;
-    if (*mask & 1) Record(buffer, Dims(buffer->shape.size()), /*write=*/false);
-    if (*mask & 2) Record(buffer, Dims(buffer->shape.size()), /*write=*/true);
+    if (*mask & 1) Record(buffer, Dims(buffer->shape.size()), kRead);
+    if (*mask & 2) Record(buffer, Dims(buffer->shape.size()), kWrite);
   }
   void VisitStmt_(const ForNode* op) override {
     VisitExpr(op->min);
@@ -156,8 +186,8 @@ class AccessCollector : public StmtExprVisitor {
     for (size_t i = 0; i < inner->iter_vars.size(); ++i) {
       substitute_[inner->iter_vars[i]->var.get()] = op->iter_values[i];
     }
-    for (const BufferRegion& r : inner->reads) Region(r, /*write=*/false);
-    for (const BufferRegion& r : inner->writes) Region(r, /*write=*/true);
+    for (const BufferRegion& r : inner->reads) Region(r, kRead);
+    for (const BufferRegion& r : inner->writes) Region(r, kWrite);
     for (size_t i = 0; i < inner->iter_vars.size(); ++i) {
       substitute_.erase(inner->iter_vars[i]->var.get());
     }
@@ -166,7 +196,28 @@ class AccessCollector : public StmtExprVisitor {
  private:
   using Dims = std::vector<std::optional<Interval>>;
 
-  void Region(const BufferRegion& r, bool write) {
+  // The whole of `buffer` (for a match_buffer: its source region).
+  void Whole(const BufferNode* buffer, Kind kind) {
+    auto m = matched_.find(buffer);
+    if (m != matched_.end()) return Region(m->second, kind);
+    if (Skipped(buffer)) return;
+    Record(buffer, Dims(buffer->shape.size()), kind);
+  }
+
+  // The buffer (one of the map's, or a match_buffer of the block) whose data variable is `var`.
+  const BufferNode* Lookup(const VarNode* var) const {
+    auto m = matched_by_data_.find(var);
+    if (m != matched_by_data_.end()) return m->second;
+    auto it = buffer_var_map_->find(var);
+    return it == buffer_var_map_->end() ? nullptr : it->second.get();
+  }
+
+  bool Skipped(const BufferNode* buffer) const {
+    if (buffer_var_map_) return !buffer_var_map_->count(buffer->data.get());
+    return local_.count(buffer) != 0;
+  }
+
+  void Region(const BufferRegion& r, Kind kind) {
     auto m = matched_.find(r->buffer.get());
     if (m != matched_.end() && r->region.size() <= m->second->region.size()) {
       // A region of one of the block's match_buffers (an inner block's declared access) is
@@ -179,10 +230,10 @@ class AccessCollector : public StmtExprVisitor {
         region.push_back(RangeNode::Make(AddNode::Make(s->min, r->region[k]->min),
                                          r->region[k]->extent));
       }
-      Region(BufferRegionNode::Make(source->buffer, std::move(region)), write);
+      Region(BufferRegionNode::Make(source->buffer, std::move(region)), kind);
       return;
     }
-    if (local_.count(r->buffer.get())) return;
+    if (Skipped(r->buffer.get())) return;
     Dims dims;
     for (const Range& range : r->region) {
       auto lo = Bound(range->min);
@@ -195,16 +246,16 @@ class AccessCollector : public StmtExprVisitor {
         dims.push_back(std::nullopt);
       }
     }
-    Record(r->buffer.get(), std::move(dims), write);
+    Record(r->buffer.get(), std::move(dims), kind);
   }
 
-  void Access(const BufferNode* buffer, const std::vector<Expr>& indices, bool write) {
+  void Access(const BufferNode* buffer, const std::vector<Expr>& indices, Kind kind) {
     auto m = matched_.find(buffer);
-    if (m != matched_.end()) {
-      Region(m->second, write);
+    if (m != matched_.end() && !buffer_var_map_) {
+      Region(m->second, kind);
       return;
     }
-    if (local_.count(buffer)) return;
+    if (m == matched_.end() && Skipped(buffer)) return;
     Dims dims;
     for (const Expr& index : indices) {
       if (auto* ramp = AsPtr<RampNode>(index)) {
@@ -226,12 +277,29 @@ class AccessCollector : public StmtExprVisitor {
       }
       dims.push_back(Bound(index));
     }
-    Record(buffer, std::move(dims), write);
+    if (m != matched_.end()) {
+      // As TVM: the accessed part of a match_buffer, moved into its source.
+      std::vector<Range> region;
+      for (size_t d = 0; d < dims.size() && d < buffer->shape.size(); ++d) {
+        const Expr& extent = buffer->shape[d];
+        if (!dims[d]) {
+          region.push_back(RangeNode::Make(MakeConst(extent->dtype, int64_t{0}), extent));
+          continue;
+        }
+        DataType t = dims[d]->dtype;
+        Affine size = Minus(dims[d]->hi, dims[d]->lo);
+        size.c += 1;
+        region.push_back(RangeNode::Make(ToExpr(dims[d]->lo, t), ToExpr(size, t)));
+      }
+      Region(BufferRegionNode::Make(GetRef(buffer), std::move(region)), kind);
+      return;
+    }
+    Record(buffer, std::move(dims), kind);
   }
 
-  void Record(const BufferNode* buffer, Dims dims, bool write) {
-    auto& acc = write ? write_acc_ : read_acc_;
-    auto& order = write ? write_order_ : read_order_;
+  void Record(const BufferNode* buffer, Dims dims, Kind kind) {
+    auto& acc = accs_[kind];
+    auto& order = orders_[kind];
     auto it = acc.find(buffer);
     if (it == acc.end()) {
       order.push_back(buffer);
@@ -364,10 +432,12 @@ class AccessCollector : public StmtExprVisitor {
   std::unordered_set<const BufferNode*> local_;
   std::unordered_map<const VarNode*, const BufferNode*> declared_;
   std::unordered_map<const BufferNode*, BufferRegion> matched_;
+  std::unordered_map<const VarNode*, const BufferNode*> matched_by_data_;
   std::unordered_map<const VarNode*, Range> relaxed_;
   std::unordered_map<const VarNode*, Expr> substitute_;
-  std::vector<const BufferNode*> read_order_, write_order_;
-  std::unordered_map<const BufferNode*, Dims> read_acc_, write_acc_;
+  const BufferVarMap* buffer_var_map_;
+  std::vector<const BufferNode*> orders_[3];
+  std::unordered_map<const BufferNode*, Dims> accs_[3];
 };
 
 }  // namespace
@@ -377,8 +447,8 @@ std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccess
   AccessCollector collector(block);
   if (block->init) collector.VisitStmt(block->init);
   collector.VisitStmt(block->body);
-  std::vector<BufferRegion> reads = collector.Regions(/*writes=*/false);
-  std::vector<BufferRegion> writes = collector.Regions(/*writes=*/true);
+  std::vector<BufferRegion> reads = collector.Regions(kRead);
+  std::vector<BufferRegion> writes = collector.Regions(kWrite);
   if (block->init) {
     // As in TVM: a reduction block (one with an init statement) does not list the buffers it
     // writes among its reads, although its update reads them back.
@@ -391,6 +461,44 @@ std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccess
     reads = std::move(kept);
   }
   return {std::move(reads), std::move(writes)};
+}
+
+namespace {
+
+std::vector<BufferRegion> Without(std::vector<BufferRegion> regions,
+                                  const std::unordered_set<const BufferNode*>& excluded) {
+  std::vector<BufferRegion> kept;
+  for (BufferRegion& r : regions) {
+    if (!excluded.count(r->buffer.get())) kept.push_back(std::move(r));
+  }
+  return kept;
+}
+
+}  // namespace
+
+BlockAccessRegions GetBlockAccessRegion(const BlockNode* block, const BufferVarMap& buffer_var_map,
+                                        bool opaque_as_read_write) {
+  AccessCollector collector(block, &buffer_var_map);
+  if (block->init) collector.VisitStmt(block->init);
+  collector.VisitStmt(block->body);
+  BlockAccessRegions out{collector.Regions(kRead), collector.Regions(kWrite),
+                         collector.Regions(kOpaque)};
+  std::unordered_set<const BufferNode*> excluded;
+  if (opaque_as_read_write) {
+    for (const BufferRegion& r : out.opaques) excluded.insert(r->buffer.get());
+    out.writes = Without(std::move(out.writes), excluded);
+  }
+  // A reduction block does not list what it writes among its reads.
+  if (block->init) {
+    for (const BufferRegion& w : out.writes) excluded.insert(w->buffer.get());
+  }
+  out.reads = Without(std::move(out.reads), excluded);
+  if (opaque_as_read_write) {
+    out.reads.insert(out.reads.end(), out.opaques.begin(), out.opaques.end());
+    out.writes.insert(out.writes.end(), out.opaques.begin(), out.opaques.end());
+    out.opaques.clear();
+  }
+  return out;
 }
 
 }  // namespace tessera

@@ -256,6 +256,12 @@ bool IsValidScope(const std::string& scope) {
   for (const char* s : kScopes) {
     if (scope == s) return true;
   }
+  // As TVM: a memory rank with a tag ("global.vtcm", "global.texture", "local.fragment") is that
+  // rank's memory, set apart for a target's own use.
+  for (const char* rank : {"global.", "shared.", "local.", "warp."}) {
+    size_t n = std::char_traits<char>::length(rank);
+    if (scope.size() > n && scope.compare(0, n, rank) == 0) return true;
+  }
   return false;
 }
 

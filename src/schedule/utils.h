@@ -226,7 +226,8 @@ Stmt Evaluate0();
 Var NewVar(const std::string& name, DataType t);
 /*! \brief A new buffer like `b` with another name and scope (a new data pointer). */
 Buffer WithNameAndScope(const Buffer& b, const std::string& name, const std::string& scope);
-/*! \brief Whether a storage scope name is valid ("global", "shared", "local", ...). */
+/*! \brief Whether a storage scope name is valid ("global", "shared", "local", ..., or one of
+ *  global/shared/local/warp with a tag: "global.vtcm"). */
 bool IsValidScope(const std::string& scope);
 
 // ---- intervals ----

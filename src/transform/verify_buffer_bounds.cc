@@ -21,8 +21,8 @@ class BoundsChecker : public StmtExprVisitor {
   using StmtExprVisitor::VisitStmt_;
   std::vector<WellFormedError> errors;
 
-  BoundsChecker(Span span, bool check_indices)
-      : span_(std::move(span)), check_indices_(check_indices) {}
+  BoundsChecker(Span span, bool check_indices, bool check_divisors = true)
+      : span_(std::move(span)), check_indices_(check_indices), check_divisors_(check_divisors) {}
 
   void VisitStmt(const Stmt& s) override {
     Span saved = span_;
@@ -128,7 +128,7 @@ class BoundsChecker : public StmtExprVisitor {
   template <class T>
   void Divisor(const T* op, const char* what) {
     StmtExprVisitor::VisitExpr_(op);
-    if (!op->dtype.is_int() && !op->dtype.is_uint()) return;
+    if (!check_divisors_ || (!op->dtype.is_int() && !op->dtype.is_uint())) return;
     if (auto c = AsConstInt(op->b); c && *c == 0) {
       errors.push_back({std::string("integer ") + what + " by zero", span_});
     }
@@ -188,7 +188,7 @@ class BoundsChecker : public StmtExprVisitor {
   }
 
   Span span_;
-  bool check_indices_;
+  bool check_indices_, check_divisors_;
   int guarded_ = 0;
   std::unordered_map<const VarNode*, std::pair<int64_t, int64_t>> ranges_;
 };
@@ -212,6 +212,22 @@ std::vector<WellFormedError> VerifyConstantDivisors(const PrimFunc& func) {
   checker.VisitStmt(func->body);
   return std::move(checker.errors);
 }
+
+// As TVM's tir.analysis.OOBChecker: the accesses provably outside their buffer, reported as a
+// schedule error (the kind TVM raises) at the first one, naming the buffer and dimension.
+static PrimFunc OOBCheckerFunc(PrimFunc f, IRModule, const PassContext&) {
+  BoundsChecker checker(f->span, /*check_indices=*/true, /*check_divisors=*/false);
+  checker.VisitStmt(f->body);
+  if (checker.errors.empty()) return f;
+  std::string message = "Out of bounds memory access: " + checker.errors.front().message;
+  if (checker.errors.size() > 1) {
+    message += " (and " + std::to_string(checker.errors.size() - 1) + " more)";
+  }
+  throw Error(message, checker.errors.front().span, ErrorKind::kSchedule);
+}
+
+Pass OOBChecker() { return CreatePrimFuncPass(OOBCheckerFunc, 0, "tir.analysis.OOBChecker"); }
+TESSERA_REGISTER_PASS("tir.analysis.OOBChecker", OOBChecker);
 
 Pass VerifyBufferBounds() {
   return CreatePrimFuncPass(VerifyBufferBoundsFunc, 0, "tir.VerifyBufferBounds");

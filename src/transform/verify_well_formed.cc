@@ -172,11 +172,24 @@ class Checker : public StmtExprVisitor {
     std::unordered_set<const VarNode*> outer_loops;
   };
 
-  void Error(const std::string& message) { errors.push_back({message, span_}); }
+  void Error(const std::string& message, const std::string& detail = "") {
+    errors.push_back({message, span_, detail});
+  }
 
   void Define(const VarNode* v, const Span& span) {
     if (!defined_once_.insert(v).second) {
-      Error("Variable " + v->name + " is defined more than once");
+      const Span& first = first_span_[v];
+      const Span& again = span.defined() ? span : span_;
+      std::string where = ". It was first defined at " + first.ToString() + ", and " +
+                          (in_scope_.count(v) ? "was re-defined at " : "was later re-defined at ") +
+                          again.ToString() + ".";
+      Error("Variable " + v->name + " is defined more than once",
+            std::string("TIR is ill-formed, due to ") +
+                (in_scope_.count(v) ? "multiple nested definitions of variable "
+                                    : "multiple definitions of variable ") +
+                v->name + where);
+    } else {
+      first_span_[v] = span.defined() ? span : span_;
     }
     in_scope_.insert(v);
   }
@@ -197,12 +210,15 @@ class Checker : public StmtExprVisitor {
       Error("Block iterator " + v->name + " of block \"" + d->second.block->name_hint +
             "\" is used outside its block");
     } else {
-      Error("Variable " + v->name + " is used outside the scope of its definition");
+      Error("Variable " + v->name + " is used outside the scope of its definition",
+            "Invalid use of undefined variable " + v->name + " at " + span_.ToString() +
+                ": the scope that defined it has ended, so it is no longer in-scope.");
     }
   }
 
   std::unordered_map<const VarNode*, Definition> defs_;
   std::unordered_set<const VarNode*> in_scope_, defined_once_;
+  std::unordered_map<const VarNode*, Span> first_span_;
   std::vector<OpenBlock> blocks_;
   Span span_;
 };
@@ -217,6 +233,29 @@ std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func) {
   // is refused here, as TVM's arithmetic refuses it when the expression is made.
   for (WellFormedError& e : VerifyConstantDivisors(func)) checker.errors.push_back(std::move(e));
   return std::move(checker.errors);
+}
+
+std::vector<WellFormedError> VerifyDefinitionsPerFunction(const IRModule& mod) {
+  std::vector<WellFormedError> errors;
+  std::unordered_map<const VarNode*, std::string> owner;
+  for (const auto& [gvar, func] : mod->functions) {
+    DefinitionCollector collector;
+    collector.VisitStmt(func->body);
+    std::vector<const VarNode*> defined;
+    for (const Var& p : func->params) defined.push_back(p.get());
+    for (const auto& [var, def] : collector.defs) defined.push_back(var);
+    for (const VarNode* v : defined) {
+      auto [it, fresh] = owner.emplace(v, gvar->name_hint);
+      if (fresh || it->second == gvar->name_hint) continue;
+      std::string message = "Variable " + v->name + " is defined by both function " + it->second +
+                            " and function " + gvar->name_hint;
+      errors.push_back({message, func->span,
+                        "TIR is ill-formed, due to multiple definitions of variable " + v->name +
+                            ": functions " + it->second + " and " + gvar->name_hint +
+                            " both bind it, and each function must bind its own variables."});
+    }
+  }
+  return errors;
 }
 
 }  // namespace transform

@@ -66,6 +66,38 @@ TEST(VerifyWellFormed, IteratorOutsideItsBlockAndDoubleDefinitions) {
   errors = transform::VerifyWellFormed(Func(twice, a));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].message.find("Variable j is defined more than once"), std::string::npos);
+  // Two loops one after the other: a later re-definition, not a nested one.
+  EXPECT_NE(errors[0].detail.find("multiple definitions of variable j"), std::string::npos);
+  EXPECT_NE(errors[0].detail.find("later re-defined at"), std::string::npos);
+
+  Stmt nested = Loop(j, Loop(j, EvaluateNode::Make(j)));
+  errors = transform::VerifyWellFormed(Func(nested, a));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].detail.find("multiple nested definitions of variable j"), std::string::npos);
+}
+
+TEST(VerifyWellFormed, UseAfterTheScopeEnds) {
+  Buffer a = BufferNode::Decl("A", kI32, {C(8)});
+  Var j = VarNode::Make("j", kI32);
+  Stmt after = SeqStmtNode::Make({Loop(j, EvaluateNode::Make(j)), EvaluateNode::Make(j)});
+  auto errors = transform::VerifyWellFormed(Func(after, a));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].detail.find("Invalid use of undefined variable j"), std::string::npos);
+}
+
+TEST(VerifyWellFormed, EachFunctionBindsItsOwnVariables) {
+  Buffer a = BufferNode::Decl("A", kI32, {C(8)});
+  Var j = VarNode::Make("j", kI32), k = VarNode::Make("k", kI32);
+  auto module = [&](Var second) {
+    return IRModuleNode::Make({{GlobalVarNode::Make("f"), Func(Loop(j, EvaluateNode::Make(j)), a)},
+                               {GlobalVarNode::Make("g"),
+                                Func(Loop(second, EvaluateNode::Make(second)), a)}});
+  };
+  EXPECT_TRUE(transform::VerifyDefinitionsPerFunction(module(k)).empty());
+  auto errors = transform::VerifyDefinitionsPerFunction(module(j));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("Variable j is defined by both function f and function g"),
+            std::string::npos);
 }
 
 TEST(VerifyWellFormed, FreeVariablesAreSymbolic) {

@@ -1,6 +1,7 @@
 // The buffer regions a TensorIR block reads and writes, inferred from its accesses.
 #pragma once
 
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -21,5 +22,25 @@ namespace tessera {
  */
 std::pair<std::vector<BufferRegion>, std::vector<BufferRegion>> InferBlockAccessRegions(
     const BlockNode* block);
+
+/*! \brief Buffers by their data variable: the buffers an access analysis may report. */
+using BufferVarMap = std::unordered_map<const VarNode*, Buffer>;
+
+/*! \brief What a block reads, writes and accesses opaquely (through its data pointer). */
+struct BlockAccessRegions {
+  std::vector<BufferRegion> reads, writes, opaques;
+};
+
+/*!
+ * \brief TVM's tir.analysis.get_block_access_region: the regions `block` accesses among the
+ * buffers of `buffer_var_map` (an allocated buffer counts when the map holds it; a match_buffer
+ * counts as its source). A use of a buffer's data variable other than a load or store (an
+ * extern call's argument, a read-and-write tvm_access_ptr) is an opaque access of all of it;
+ * let-bound variables in indices are replaced by their values. With `opaque_as_read_write`
+ * (get_block_read_write_region) opaque buffers are left out of the reads and writes found
+ * otherwise, and appended to both, and `opaques` is empty.
+ */
+BlockAccessRegions GetBlockAccessRegion(const BlockNode* block, const BufferVarMap& buffer_var_map,
+                                        bool opaque_as_read_write);
 
 }  // namespace tessera

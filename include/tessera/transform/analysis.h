@@ -1,6 +1,7 @@
 // Analyses over lowered modules used by builds and runtimes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ std::vector<bool> PointerWrites(const IRModule& mod, const std::string& entry);
 struct WellFormedError {
   std::string message;
   Span span;
+  /*! \brief For tir.analysis.verify_well_formed: the violation with the locations involved, in
+   *  the terms TVM's checker reports it (empty: `message` says it all). */
+  std::string detail = "";
 };
 
 /*!
@@ -35,6 +39,41 @@ struct WellFormedError {
  *  constant index past a buffer's shape); the build checks them (tir.VerifyBufferBounds).
  */
 std::vector<WellFormedError> VerifyWellFormed(const PrimFunc& func);
+
+/*! \brief Variables that more than one PrimFunc of `mod` defines (a parameter, let, loop,
+ *  allocation, block iterator or thread binding): each function must bind its own. */
+std::vector<WellFormedError> VerifyDefinitionsPerFunction(const IRModule& mod);
+
+/*! \brief TVM's tir.analysis.verify_ssa: whether every variable of `func` is bound once (as a
+ *  parameter, let, loop, allocation, block iterator or thread), except that one let expression
+ *  may appear several times (`z + z` with `z = T.Let(...)`): a let may bind a variable again to
+ *  an equal value. */
+bool VerifySSA(const PrimFunc& func);
+
+/*! \brief TVM's tir.analysis.detect_buffer_access_lca: for each buffer `func` accesses (its
+ *  parameters' and its blocks' buffers), the innermost For or Block that encloses every access,
+ *  or null for the function's root. A reduction block's writes are lifted above its reduction
+ *  loops, a match_buffer counts as its source accessed at its block, and a buffer in global
+ *  memory is accessed no deeper than the loops or launches bound to blockIdx. */
+std::vector<std::pair<Buffer, Stmt>> DetectBufferAccessLCA(const PrimFunc& func);
+
+/*! \brief TVM's tir.analysis.calculate_allocated_bytes: per memory scope, the most bytes of
+ *  Allocate statements live at once (constant extents; a scope allocated only with symbolic
+ *  extents counts 0). */
+std::vector<std::pair<std::string, int64_t>> CalculateAllocatedBytes(const PrimFunc& func);
+
+/*! \brief Why `func` is not pure, at the first cause (TVM's tir.analysis.is_pure_function):
+ *  a store to a buffer it did not allocate, or a call of an op that may write state or has
+ *  unknown effects (call_extern, a call of another function); none for a pure function. */
+std::optional<WellFormedError> FindImpurity(const PrimFunc& func);
+
+/*! \brief TVM's tir.analysis.estimate_tir_flops: the arithmetic operations (+ - * / % min max)
+ *  a statement executes, each loop multiplying its body by its most iterations (1 when
+ *  unbounded), the larger of two branches taken per dtype; comparisons and index arithmetic
+ *  are free. A module sums its functions, taking a function's "estimated_flops" attribute as
+ *  given. */
+double EstimateTIRFlops(const Stmt& stmt);
+double EstimateTIRFlops(const IRModule& mod);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */

@@ -19,6 +19,9 @@ Pass Simplify();
 Pass SimplifyKeepingLets();
 /*! \brief Reject constant indices outside constant buffer extents (at the access's span). */
 Pass VerifyBufferBounds();
+/*! \brief TVM's tir.analysis.OOBChecker: a schedule error at the first access provably outside
+ *  its buffer (a constant index, or one of loops of constant extents, on every iteration). */
+Pass OOBChecker();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
 /*! \brief Record the target name in each function's "target" attribute. */

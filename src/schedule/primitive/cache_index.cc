@@ -260,7 +260,8 @@ std::vector<StmtSRef> CacheIndex(ScheduleState& state, const StmtSRef& block_sre
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
              "': expected \"global\", \"shared\", \"shared.dyn\", "
-             "\"local\", \"warp\", \"lsram\" or \"gsram\"");
+             "\"local\", \"warp\", \"lsram\", \"gsram\", "
+             "or global/shared/local/warp with a tag (\"global.vtcm\")");
   }
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());
   if (!scope_root) Fail("The root block has no scope to cache in", "", {block_sref->stmt});

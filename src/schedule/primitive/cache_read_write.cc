@@ -64,7 +64,8 @@ void CheckIndexAndScope(const StmtSRef& block_sref, int index, size_t count, con
     Fail("Invalid storage scope '" + scope + "'",
          "Invalid storage scope '" + scope +
              "': expected \"global\", \"shared\", \"shared.dyn\", "
-             "\"local\", \"warp\", \"lsram\" or \"gsram\"");
+             "\"local\", \"warp\", \"lsram\", \"gsram\", "
+             "or global/shared/local/warp with a tag (\"global.vtcm\")");
   }
 }
 

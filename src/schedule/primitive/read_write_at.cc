@@ -40,7 +40,8 @@ StmtSRef ReadWriteAt(ScheduleState& state, const StmtSRef& loop_sref, const Stmt
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
              "': expected \"global\", \"shared\", \"shared.dyn\", \"local\", \"warp\", "
-             "\"lsram\" or \"gsram\"");
+             "\"lsram\", \"gsram\", "
+             "or global/shared/local/warp with a tag (\"global.vtcm\")");
   }
   if (!IsAncestor(loop_sref.get(), block_sref.get())) {
     Fail(std::string(is_read ? "read_at" : "write_at") +

@@ -221,7 +221,8 @@ StmtSRef ReindexCache(ScheduleState& state, const StmtSRef& block_sref, int buff
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
              "': expected \"global\", \"shared\", \"shared.dyn\", \"local\", \"warp\", "
-             "\"lsram\" or \"gsram\"");
+             "\"lsram\", \"gsram\", "
+             "or global/shared/local/warp with a tag (\"global.vtcm\")");
   }
   Buffer buffer = NthAccessBuffer(block_sref, buffer_index, is_write);
   StmtSRef scope_root = GetScopeRoot(state, block_sref.get());

@@ -20,7 +20,8 @@ void SetScope(ScheduleState& state, const StmtSRef& block_sref, int buffer_index
     Fail("Invalid storage scope '" + storage_scope + "'",
          "Invalid storage scope '" + storage_scope +
              "': expected \"global\", \"shared\", "
-             "\"shared.dyn\", \"local\", \"warp\", \"lsram\" or \"gsram\"");
+             "\"shared.dyn\", \"local\", \"warp\", \"lsram\", \"gsram\", "
+             "or global/shared/local/warp with a tag (\"global.vtcm\")");
   }
   const Buffer& buffer = block->writes[buffer_index]->buffer;
   StmtSRef alloc = FindAllocatingBlock(state, block_sref.get(), buffer.get());

@@ -158,11 +158,25 @@ def test_cache_write_index_out_of_range(schedule_error):
                    "The write buffer index 1 is out of range")
 
 
+def test_cache_read_into_a_tagged_global_scope_builds():
+    # As TVM: a rank with a tag ("global.vtcm") is a valid scope; on the CPU it is plain memory.
+    sch = tir.Schedule(elementwise)
+    block = sch.cache_read(sch.get_block("B"), 0, "global.vtcm")
+    assert sch.get(block).writes[0].buffer.scope() == "global.vtcm"
+    lib = ts.build(sch.mod, target="c")
+    a = np.random.default_rng(0).random((128, 128), dtype="float32")
+    c = np.zeros((128, 128), "float32")
+    lib(a, c)
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
+
+
 def test_cache_invalid_scope(schedule_error):
     schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 1, "texture"), "cache_read",
                    "Invalid storage scope 'texture'")
     schedule_error(matmul, lambda sch: sch.cache_write(sch.get_block("C"), 0, "l2"), "cache_write",
                    "Invalid storage scope 'l2'")
+    schedule_error(matmul, lambda sch: sch.cache_read(sch.get_block("C"), 0, "global."), "cache_read",
+                   "Invalid storage scope 'global.'")
 
 
 @T.prim_func
