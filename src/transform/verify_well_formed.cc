@@ -180,14 +180,13 @@ class Checker : public StmtExprVisitor {
     if (!defined_once_.insert(v).second) {
       const Span& first = first_span_[v];
       const Span& again = span.defined() ? span : span_;
-      std::string where = ". It was first defined at " + first.ToString() + ", and " +
-                          (in_scope_.count(v) ? "was re-defined at " : "was later re-defined at ") +
-                          again.ToString() + ".";
+      const bool nested = in_scope_.count(v) != 0;
       Error("Variable " + v->name + " is defined more than once",
-            std::string("TIR is ill-formed, due to ") +
-                (in_scope_.count(v) ? "multiple nested definitions of variable "
-                                    : "multiple definitions of variable ") +
-                v->name + where);
+            "the function is not well formed: variable " + v->name +
+                (nested ? " is bound again inside its own scope (bound first at "
+                        : " is bound in two places (bound first at ") +
+                first.ToString() + (nested ? ", bound again inside at " : ", bound again after at ") +
+                again.ToString() + ")");
     } else {
       first_span_[v] = span.defined() ? span : span_;
     }
@@ -211,8 +210,8 @@ class Checker : public StmtExprVisitor {
             "\" is used outside its block");
     } else {
       Error("Variable " + v->name + " is used outside the scope of its definition",
-            "Invalid use of undefined variable " + v->name + " at " + span_.ToString() +
-                ": the scope that defined it has ended, so it is no longer in-scope.");
+            "variable " + v->name + " is used at " + span_.ToString() +
+                " after the statement that bound it has ended: it is out of scope there");
     }
   }
 
@@ -250,9 +249,9 @@ std::vector<WellFormedError> VerifyDefinitionsPerFunction(const IRModule& mod) {
       std::string message = "Variable " + v->name + " is defined by both function " + it->second +
                             " and function " + gvar->name_hint;
       errors.push_back({message, func->span,
-                        "TIR is ill-formed, due to multiple definitions of variable " + v->name +
-                            ": functions " + it->second + " and " + gvar->name_hint +
-                            " both bind it, and each function must bind its own variables."});
+                        "the module is not well formed: variable " + v->name +
+                            " is bound by both function " + it->second + " and function " +
+                            gvar->name_hint + "; each function must bind its own variables"});
     }
   }
   return errors;

@@ -67,13 +67,13 @@ TEST(VerifyWellFormed, IteratorOutsideItsBlockAndDoubleDefinitions) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].message.find("Variable j is defined more than once"), std::string::npos);
   // Two loops one after the other: a later re-definition, not a nested one.
-  EXPECT_NE(errors[0].detail.find("multiple definitions of variable j"), std::string::npos);
-  EXPECT_NE(errors[0].detail.find("later re-defined at"), std::string::npos);
+  EXPECT_NE(errors[0].detail.find("variable j is bound in two places"), std::string::npos);
+  EXPECT_NE(errors[0].detail.find("bound again after at"), std::string::npos);
 
   Stmt nested = Loop(j, Loop(j, EvaluateNode::Make(j)));
   errors = transform::VerifyWellFormed(Func(nested, a));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].detail.find("multiple nested definitions of variable j"), std::string::npos);
+  EXPECT_NE(errors[0].detail.find("variable j is bound again inside its own scope"), std::string::npos);
 }
 
 TEST(VerifyWellFormed, UseAfterTheScopeEnds) {
@@ -82,7 +82,7 @@ TEST(VerifyWellFormed, UseAfterTheScopeEnds) {
   Stmt after = SeqStmtNode::Make({Loop(j, EvaluateNode::Make(j)), EvaluateNode::Make(j)});
   auto errors = transform::VerifyWellFormed(Func(after, a));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].detail.find("Invalid use of undefined variable j"), std::string::npos);
+  EXPECT_NE(errors[0].detail.find("variable j is used at"), std::string::npos);
 }
 
 TEST(VerifyWellFormed, EachFunctionBindsItsOwnVariables) {

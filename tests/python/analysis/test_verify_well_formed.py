@@ -21,10 +21,10 @@ def test_nested_redefinition_names_both_locations():
         tir.analysis.verify_well_formed(func)
     assert isinstance(err.value, DiagnosticValueError)
     text = str(err.value)
-    assert "multiple nested definitions of variable x" in text
+    assert "variable x is bound again inside its own scope" in text
     first = func.body.span.line
-    assert f":{first}:" in text.split("first defined at")[1].split(",")[0]
-    assert f":{first + 1}:" in text.split("was re-defined at")[1]
+    assert f":{first}:" in text.split("bound first at")[1].split(", bound again")[0]
+    assert f":{first + 1}:" in text.split("bound again inside at")[1]
 
 
 def test_sequential_redefinition_and_out_of_scope_use():
@@ -36,7 +36,7 @@ def test_sequential_redefinition_and_out_of_scope_use():
         with T.LetStmt(2, var=x):
             T.evaluate(x)
 
-    with pytest.raises(ValueError, match="multiple definitions of variable x.*later re-defined at"):
+    with pytest.raises(ValueError, match="variable x is bound in two places.*bound again after at"):
         tir.analysis.verify_well_formed(twice)
 
     @T.prim_func(check_well_formed=False)
@@ -46,7 +46,7 @@ def test_sequential_redefinition_and_out_of_scope_use():
             T.evaluate(x)
         T.evaluate(x + 1)  # use-after
 
-    with pytest.raises(ValueError, match=r"undefined variable x at .*:\d+:\d+: .*no longer in-scope") as err:
+    with pytest.raises(ValueError, match=r"variable x is used at .*:\d+:\d+ after the statement that bound it has ended") as err:
         tir.analysis.verify_well_formed(leaked)
     assert "use-after" in str(err.value)  # the rendered source line of the use
 
@@ -68,5 +68,5 @@ def test_a_variable_shared_by_two_functions_is_ill_formed():
 
     assert tir.analysis.verify_well_formed(Mod["f1"]) is True
     assert tir.analysis.verify_well_formed(Mod["f2"]) is True
-    with pytest.raises(ValueError, match="variable n: functions f1 and f2 both bind it"):
+    with pytest.raises(ValueError, match="variable n is bound by both function f1 and function f2"):
         tir.analysis.verify_well_formed(Mod)
