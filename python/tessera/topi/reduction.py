@@ -125,7 +125,7 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     time, measured by hand in C on AVX-512 (0.36 -> 0.47 ms for 2048 x 2048). The first pass
     of a float starts from the infinity of the other side (te.max starts from the lowest finite
     value, which no element of a row of -inf reaches). Float rows over the last axis of at
-    least _BLOCKS_FROM elements are searched by blocks instead (`_arg_by_blocks`), with the
+    least _blocks_from(dtype) elements are searched by blocks instead (`_arg_by_blocks`), with the
     same results.
     """
     axes, shape = _layout(data, axis, keepdims, what)
@@ -136,7 +136,7 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
         str(data.dtype) in ("float32", "float64")
         and axes == [len(data.shape) - 1]
         and n is not None
-        and n >= _BLOCKS_FROM
+        and n >= _blocks_from(data.dtype)
     ):
         return _arg_by_blocks(data, n, shape, select_last_index, is_max)
     value = None
@@ -171,12 +171,21 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     return te.compute(shape, fcompute, name=f"{data.name}_red", tag=tag.COMM_REDUCE_IDX)
 
 
-# The rows of a float argmax / argmin over the last axis at least this long are searched by
-# blocks (`_arg_by_blocks`); _BLOCK elements a block, each block's maximum kept as _LANES lane
-# maxima (one vector of float32 on AVX-512).
-_BLOCK = 256
-_LANES = 16
-_BLOCKS_FROM = 2 * _BLOCK
+# The rows of a float argmax / argmin over the last axis at least _blocks_from(dtype) long
+# are searched by blocks (`_arg_by_blocks`); _BLOCK[dtype] elements a block, each block's
+# maximum kept as _LANES[dtype] lane maxima: one vector on AVX-512 in both types. float64
+# with 16 lanes (two vectors) took 1.16-1.20 ms for 2048 x 2048, with 8 lanes 1.11-1.13
+# (AMD Zen 4, one thread, thread CPU time in turn with numpy: 0.82-0.85); blocks of 128 or
+# 64 float64 were no faster than 256 (within 1-4%); float32 blocks of 128 tie with 256, 64
+# are slower (0.52 against 0.36).
+_BLOCK = {"float32": 256, "float64": 256}
+_LANES = {"float32": 16, "float64": 8}
+_BLOCKS_FROM = 512  # and at least two blocks
+
+
+def _blocks_from(dtype):
+    two = 2 * _BLOCK[str(dtype)]
+    return two if two > _BLOCKS_FROM else _BLOCKS_FROM
 
 
 def _static(extent):
@@ -185,22 +194,22 @@ def _static(extent):
 
 
 def _arg_by_blocks(data, n, shape, select_last_index, is_max):
-    """argmax / argmin of float rows (the last axis, ``n`` >= _BLOCKS_FROM) in three steps
-    instead of two passes over the row: (1) the extreme of each block of _BLOCK elements, lane
-    by lane (_LANES partial extremes a block: vertical vector operations), a NaN read as the
-    extreme's infinity as in `_arg`; (2) the row's extreme, and the first (last) block holding
-    an element no worse than it; (3) the first (last) such element in that block. The second
-    look at the row reads one block, not the whole row (2048 x 2048 float32, AMD Zen 4
-    AVX-512, one thread, thread CPU time in turn: two passes 0.41 ms, by blocks 0.33, numpy
-    0.32-0.34). When _BLOCK does not divide n the last block is the row's last _BLOCK
-    elements, overlapping the block before it; an element of the overlap is in that block
-    too, so the first (last) block reaching the extreme holds the first (last) element no
-    worse than it, and nothing no worse before (after) it. The same indices as `_arg`'s two
-    passes.
+    """argmax / argmin of float rows (the last axis, ``n`` >= _blocks_from(dtype)) in three steps
+    instead of two passes over the row: (1) the extreme of each block of _BLOCK[dtype] elements,
+    lane by lane (_LANES[dtype] partial extremes a block: vertical vector operations), a NaN
+    read as the extreme's infinity as in `_arg`; (2) the row's extreme, and the first (last)
+    block holding an element no worse than it; (3) the first (last) such element in that block.
+    The second look at the row reads one block, not the whole row (2048 x 2048 float32, AMD Zen
+    4 AVX-512, one thread, thread CPU time in turn: two passes 0.41 ms, by blocks 0.33, numpy
+    0.32-0.34). When the block does not divide n the last block is the row's last block of
+    elements, overlapping the block before it; an element of the overlap is in that block too,
+    so the first (last) block reaching the extreme holds the first (last) element no worse than
+    it, and nothing no worse before (after) it. The same indices as `_arg`'s two passes.
     """
     lead = len(data.shape) - 1
-    blocks = (n + _BLOCK - 1) // _BLOCK
     dtype = data.dtype
+    size, width = _BLOCK[str(dtype)], _LANES[str(dtype)]
+    blocks = (n + size - 1) // size
     inf = expr_ops.const(float("inf") if is_max else float("-inf"), dtype)
     reducer = _max_from_inf if is_max else _min_from_inf
     worse = "<" if is_max else ">"
@@ -208,29 +217,29 @@ def _arg_by_blocks(data, n, shape, select_last_index, is_max):
     none = expr_ops.const(-1 if select_last_index else 2**31 - 1, "int32")
 
     def start(b):  # the first element of block b (the last block ends at the row's end)
-        return expr_ops.minimum(b * _BLOCK, n - _BLOCK)
+        return expr_ops.minimum(b * size, n - size)
 
     def value(x):
         return _math.select(expr_ops.compare("!=", x, x), inf, x)
 
     def lanes(*i):
         *row, b, lane = i
-        k = te.reduce_axis((0, _BLOCK // _LANES), name="k")
-        return reducer(value(data[(*row, start(b) + k * _LANES + lane)]), axis=k)
+        k = te.reduce_axis((0, size // width), name="k")
+        return reducer(value(data[(*row, start(b) + k * width + lane)]), axis=k)
 
     lead_shape = list(data.shape[:-1])
-    part = te.compute(lead_shape + [blocks, _LANES], lanes, name=f"{data.name}_blocks")
+    part = te.compute(lead_shape + [blocks, width], lanes, name=f"{data.name}_blocks")
 
     def extreme(*row):
         b = te.reduce_axis((0, blocks), name="b")
-        lane = te.reduce_axis((0, _LANES), name="lane")
+        lane = te.reduce_axis((0, width), name="lane")
         return reducer(part[(*row, b, lane)], axis=[b, lane])
 
     best = te.compute(lead_shape, extreme, name=f"{data.name}_extreme")
 
     def first_block(*row):
         b = te.reduce_axis((0, blocks), name="b")
-        lane = te.reduce_axis((0, _LANES), name="lane")
+        lane = te.reduce_axis((0, width), name="lane")
         bad = expr_ops.compare(worse, part[(*row, b, lane)], best[row])
         return pick(_math.select(bad, none, b), axis=[b, lane])
 
@@ -238,7 +247,7 @@ def _arg_by_blocks(data, n, shape, select_last_index, is_max):
 
     def fcompute(*out):
         row = tuple(out[:lead])
-        j = te.reduce_axis((0, _BLOCK), name="j")
+        j = te.reduce_axis((0, size), name="j")
         at = start(where[row]) + j
         bad = expr_ops.compare(worse, data[(*row, at)], best[row])
         return pick(_math.select(bad, none, expr_ops.cast(at, "int32")), axis=j)

@@ -127,9 +127,10 @@ def test_argmax_argmin_float_nan_ties_as_numpy(shape):
 
 
 def _block_rows(n, dtype):
-    """Rows for argmax's search by blocks (reduction._BLOCK elements a block; the last block
-    ends at the row's end, overlapping the one before it when the block does not divide n)."""
-    block = reduction._BLOCK
+    """Rows for argmax's search by blocks (reduction._BLOCK[dtype] elements a block; the last
+    block ends at the row's end, overlapping the one before it when the block does not divide
+    n)."""
+    block = reduction._BLOCK[dtype]
     last = (n - 1) // block * block  # where the last whole-block boundary is
     rng = np.random.default_rng(n)
     rows = []
@@ -160,13 +161,18 @@ def _block_rows(n, dtype):
     return np.stack(rows)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n", [reduction._BLOCKS_FROM - 1, reduction._BLOCKS_FROM,
-                               reduction._BLOCKS_FROM + 1, 3 * reduction._BLOCK,
-                               5 * reduction._BLOCK - 7])
+def _block_sizes(dtype):
+    """Row lengths around and above where the search by blocks starts: just below, at, just
+    above, a multiple of the block, and one that the block does not divide."""
+    start, block = reduction._blocks_from(dtype), reduction._BLOCK[dtype]
+    return [start - 1, start, start + 1, start + 2 * block, start + 3 * block - 7]
+
+
+@pytest.mark.parametrize("dtype,n", [(d, n) for d in ("float32", "float64")
+                                     for n in _block_sizes(d)])
 def test_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
-    # rows at least reduction._BLOCKS_FROM long are searched by blocks (the extreme of each
-    # block, then one block for the index); just below, by two passes over the row
+    # rows at least reduction._blocks_from(dtype) long are searched by blocks (the extreme of
+    # each block, then one block for the index); just below, by two passes over the row
     a = _block_rows(n, dtype)
     A = te.placeholder(a.shape, dtype, name="A")
     X = te.placeholder((3, 2) + a.shape[1:], dtype, name="X")
@@ -176,7 +182,7 @@ def test_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
         k.add(op, [A], f(A, axis=1))
         k.add(op + "_last", [A], f(A, axis=-1, select_last_index=True))
         k.add(op + "_keep", [X], f(X, axis=2, keepdims=True))
-    by_blocks = n >= reduction._BLOCKS_FROM
+    by_blocks = n >= reduction._blocks_from(dtype)
     assert ("A_blocks" in te.create_prim_func([A, topi.argmax(A, axis=1)]).script()) == by_blocks
     for op, rows in (("max", a), ("min", -a)):
         ref = getattr(np, "arg" + op)
@@ -188,16 +194,18 @@ def test_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
         np.testing.assert_array_equal(k.run(op + "_keep", x), ref(x, axis=2, keepdims=True))
 
 
-@pytest.mark.parametrize("n", [reduction._BLOCKS_FROM, 2 * reduction._BLOCK + 3])
-def test_argmax_by_blocks_of_a_nan_after_an_infinity_as_the_two_pass_form(n, monkeypatch):
+@pytest.mark.parametrize("dtype,n", [(d, n) for d in ("float32", "float64")
+                                     for n in (reduction._blocks_from(d),
+                                               reduction._blocks_from(d) + 3)])
+def test_argmax_by_blocks_of_a_nan_after_an_infinity_as_the_two_pass_form(dtype, n, monkeypatch):
     # The limitation in `_arg`'s docstring (the extreme's infinity before the first NaN gives
     # the infinity's index; numpy gives the NaN's) is the same by blocks as by two passes,
     # with the NaN in the infinity's block or in a later one.
-    block = reduction._BLOCK
-    a = np.zeros((4, n), "float32")
+    block = reduction._BLOCK[dtype]
+    a = np.zeros((4, n), dtype)
     a[:, 2] = np.inf
     a[[0, 1, 2, 3], [5, block + 1, n - 1, n - block]] = np.nan
-    A = te.placeholder(a.shape, "float32", name="A")
+    A = te.placeholder(a.shape, dtype, name="A")
     forms = []
     for blocks_from in (reduction._BLOCKS_FROM, n + 1):
         monkeypatch.setattr(reduction, "_BLOCKS_FROM", blocks_from)
