@@ -105,7 +105,15 @@ void BindTIR(nb::module_& m) {
              arith::ModularSet m = a.GetModularSet(e);
              return std::make_pair(m.coeff, m.base);
            },
-           "expr"_a, "(coeff, base): every value is coeff * k + base.");
+           "expr"_a, "(coeff, base): every value is coeff * k + base.")
+      // The simplifier's entry points, its extension flags and constraint scopes (arith13b).
+      .def("rewrite_simplify", &arith::Analyzer::RewriteSimplify, "expr"_a)
+      .def("canonical_simplify", &arith::Analyzer::CanonicalSimplify, "expr"_a)
+      .def_prop_rw("enabled_extensions", &arith::Analyzer::EnabledExtensions,
+                   &arith::Analyzer::SetEnabledExtensions)
+      .def("enter_constraint", &arith::Analyzer::EnterConstraint, "cond"_a,
+           "Assume cond until exit_constraint(mark) with the mark this returns.")
+      .def("exit_constraint", &arith::Analyzer::ExitConstraint, "mark"_a);
   m.def("contains_vscale", &arith::ContainsVScale, "expr"_a,
         "Whether the expression holds a T.vscale() call.");
   m.def(

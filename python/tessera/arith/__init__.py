@@ -12,13 +12,14 @@ vectors is current (``with Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")
 it for each value vscale can take there.
 """
 
+import contextlib
 import enum
 from collections import namedtuple
 
 from .. import _core
 from ..error import TesseraTypeError
 
-__all__ = ["Analyzer", "ConstIntBound", "ModularSet", "ProofStrength"]
+__all__ = ["Analyzer", "ConstIntBound", "Extension", "ModularSet", "ProofStrength"]
 
 ConstIntBound = namedtuple("ConstIntBound", ["min_value", "max_value"])
 ConstIntBound.POS_INF = (1 << 63) - 1
@@ -31,6 +32,17 @@ class ProofStrength(enum.IntEnum):
 
     DEFAULT = 0
     SYMBOLIC_BOUND = 1
+
+
+class Extension(enum.Flag):
+    """The optional rules of the rewrite simplifier (TVM's ``tvm.arith.Extension``), set with
+    ``Analyzer.enabled_extensions``; the values are those of TVM."""
+
+    NoExtensions = 0
+    TransitivelyProveInequalities = 1 << 0
+    ConvertBooleanToAndOfOrs = 1 << 1
+    ApplyConstraintsToBooleanBranches = 1 << 2
+    ComparisonOfProductAndSum = 1 << 3
 
 
 def _expr(value, what):
@@ -60,11 +72,37 @@ class Analyzer:
 
     update = bind
 
+    # ---- the simplifiers (arith13b) ----
     def simplify(self, expr, steps=2):
-        """The canonical simplification of ``expr`` (``steps`` is accepted for TVM)."""
+        """``expr`` simplified: the rewrite rules, then the canonical form (``steps`` is
+        accepted for TVM)."""
         return self._ana.simplify(_expr(expr, "simplify"))
 
-    rewrite_simplify = canonical_simplify = simplify
+    def rewrite_simplify(self, expr):
+        """``expr`` rewritten by local rules, keeping its shape (TVM's rewrite_simplify)."""
+        return self._ana.rewrite_simplify(_expr(expr, "rewrite_simplify"))
+
+    def canonical_simplify(self, expr):
+        """``expr`` with index arithmetic as a sorted sum of terms (TVM's canonical_simplify)."""
+        return self._ana.canonical_simplify(_expr(expr, "canonical_simplify"))
+
+    @property
+    def enabled_extensions(self):
+        """The optional rewrite rules that are on (an ``Extension``)."""
+        return Extension(self._ana.enabled_extensions)
+
+    @enabled_extensions.setter
+    def enabled_extensions(self, flags):
+        self._ana.enabled_extensions = Extension(flags).value
+
+    @contextlib.contextmanager
+    def constraint_scope(self, constraint):
+        """Within the ``with`` block, the bool ``constraint`` is assumed to hold."""
+        mark = self._ana.enter_constraint(_expr(constraint, "constraint_scope"))
+        try:
+            yield
+        finally:
+            self._ana.exit_constraint(mark)
 
     def can_prove(self, cond, strength=ProofStrength.DEFAULT):
         """Whether ``cond`` holds for every value of the bound variables."""
