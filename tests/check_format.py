@@ -31,6 +31,7 @@ FORMATTED = [
     "src/arith/canonical_simplify.cc",
     "src/arith/canonical_simplify.h",
     "src/arith/canonical_sum.cc",
+    "src/arith/rewrite_simplify.cc",
     "src/autoschedule/analysis.cc",
     "src/autoschedule/rules.h",
     "src/bindings/bind_autoschedule.cc",

@@ -561,8 +561,6 @@ Expr Analyzer::Simplify(const Expr& e) {
   return canonical::CanonicalSimplifier(*this).VisitExpr(e);
 }
 
-Expr Analyzer::RewriteSimplify(const Expr& e) { return Simplify(e); }
-
 Expr Analyzer::CanonicalSimplify(const Expr& e) { return Simplify(e); }
 
 }  // namespace arith

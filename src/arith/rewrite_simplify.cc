@@ -1,0 +1,558 @@
+// Analyzer::RewriteSimplify: the rule-based simplifier (TVM's rewrite_simplify), which keeps
+// the shape of an expression where Simplify would put it into canonical form. Comparisons of
+// index expressions are rewritten here by local rules (constants moved to one side, common
+// terms cancelled, multiplications and divisions by constants solved for the variable);
+// every other node, and the operands of a comparison, go through Simplify.
+#include <algorithm>
+#include <optional>
+
+#include "canonical_simplify.h"
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/structural_equal.h"
+
+namespace tessera {
+namespace arith {
+namespace {
+
+bool IsIndexType(DataType t) { return canonical::IsCanonicalType(t); }
+
+bool IsComparisonKind(NodeKind k) {
+  return k == NodeKind::kLT || k == NodeKind::kLE || k == NodeKind::kGT || k == NodeKind::kGE ||
+         k == NodeKind::kEQ || k == NodeKind::kNE;
+}
+
+bool Same(const Expr& a, const Expr& b) { return a.get() == b.get() || StructuralEqual(a, b); }
+
+/*! \brief Truncating division of constants (C's `/`), as TIR's truncdiv. */
+int64_t TruncDiv(int64_t a, int64_t b) { return a / b; }
+
+/*! \brief The bool constant `v`. */
+Expr Bool(bool v) { return IntImmNode::Make(DataType::Bool(), v ? 1 : 0); }
+
+/*! \brief The rules; `depth` bounds the re-application of rules to a rewritten result. */
+class ComparisonRewriter {
+ public:
+  explicit ComparisonRewriter(Analyzer& ana) : ana_(ana) {}
+
+  Expr Visit(const Expr& e) {
+    if (IsComparisonKind(e->kind)) {
+      auto* op = static_cast<const BinaryNode*>(e.get());
+      if (op->a->dtype.is_scalar() && IsIndexType(op->a->dtype)) {
+        Expr a = Visit(op->a), b = Visit(op->b);
+        return Compare(e->kind, a, b, 0);
+      }
+    }
+    if (auto* op = AsPtr<NotNode>(e)) {
+      if (IsComparisonKind(op->a->kind)) {
+        auto* cmp = static_cast<const BinaryNode*>(op->a.get());
+        if (cmp->a->dtype.is_scalar() && IsIndexType(cmp->a->dtype)) {
+          return RewriteNot(Visit(op->a), 0);
+        }
+      }
+    }
+    if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
+      if (auto r = Logic(Visit(op->a), Visit(op->b), true)) return *r;
+    }
+    if (auto* op = AsPtr<OrNode>(e); op && op->dtype.is_scalar()) {
+      if (auto r = Logic(Visit(op->a), Visit(op->b), false)) return *r;
+    }
+    return ana_.Simplify(e);
+  }
+
+ private:
+  /*! \brief `e` as `x` in [lo, hi] when it compares an index expression with a constant. */
+  struct Interval {
+    Expr x;
+    int64_t lo = ConstIntBound::kNegInf, hi = ConstIntBound::kPosInf;
+  };
+  static std::optional<Interval> AsInterval(const Expr& e) {
+    auto* op = AsPtr<BinaryNode>(e);
+    if (!op || !(e->kind == NodeKind::kLT || e->kind == NodeKind::kLE || e->kind == NodeKind::kEQ))
+      return std::nullopt;
+    if (!IsIndexType(op->a->dtype)) return std::nullopt;
+    Interval iv;
+    auto ca = AsConstInt(op->a), cb = AsConstInt(op->b);
+    if (cb && !ca) {
+      iv.x = op->a;
+      iv.hi = e->kind == NodeKind::kLT ? *cb - 1 : *cb;
+      if (e->kind == NodeKind::kEQ) iv.lo = *cb;
+    } else if (ca && !cb) {
+      iv.x = op->b;
+      iv.lo = e->kind == NodeKind::kLT ? *ca + 1 : *ca;
+      if (e->kind == NodeKind::kEQ) iv.hi = *ca;
+    } else {
+      return std::nullopt;
+    }
+    return iv;
+  }
+
+  /*! \brief `a && b` (`a || b` when !is_and) by the rules below, or nothing when none applies
+   *  (the caller then simplifies the original expression). */
+  std::optional<Expr> Logic(const Expr& a, const Expr& b, bool is_and) {
+    auto ca = AsConstInt(a), cb = AsConstInt(b);
+    if (ca) return is_and ? (*ca ? b : Bool(false)) : (*ca ? Bool(true) : b);
+    if (cb) return is_and ? (*cb ? a : Bool(false)) : (*cb ? Bool(true) : a);
+    if (Same(b, RewriteNot(a, kMaxDepth)) || Same(a, RewriteNot(b, kMaxDepth))) {
+      return Bool(!is_and);
+    }
+    auto ia = AsInterval(a), ib = AsInterval(b);
+    if (ia && ib && Same(ia->x, ib->x)) {
+      if (is_and && std::max(ia->lo, ib->lo) > std::min(ia->hi, ib->hi)) return Bool(false);
+      if (!is_and) {
+        const Interval& low = ia->lo == ConstIntBound::kNegInf ? *ia : *ib;
+        const Interval& high = &low == &*ia ? *ib : *ia;
+        if (low.lo == ConstIntBound::kNegInf && high.hi == ConstIntBound::kPosInf &&
+            low.hi != ConstIntBound::kPosInf && high.lo <= low.hi + 1) {
+          return Bool(true);
+        }
+      }
+    }
+    if (is_and) {
+      if (auto r = MergeDivMod(a, b)) return r;
+      if (auto r = MergeDivMod(b, a)) return r;
+      if (auto r = NarrowByFloorMod(a, b)) return r;
+      if (auto r = DivisionDefinition(a, b)) return r;
+      if (auto r = DivisionDefinition(b, a)) return r;
+      if (auto* inner = AsPtr<AndNode>(b))
+        return AndNode::Make(AndNode::Make(a, inner->a), inner->b);
+    } else if (auto* inner = AsPtr<OrNode>(b)) {
+      return OrNode::Make(OrNode::Make(a, inner->a), inner->b);
+    }
+    return std::nullopt;
+  }
+
+  /*! \brief floordiv(x, c) == k together with a comparison of floormod(x, c) with a constant:
+   *  the range of x. */
+  std::optional<Expr> MergeDivMod(const Expr& a, const Expr& b) {
+    auto* eq = AsPtr<EQNode>(a);
+    if (!eq) return std::nullopt;
+    auto* div = AsPtr<FloorDivNode>(eq->a);
+    auto k = AsConstInt(eq->b);
+    if (!div || !k) return std::nullopt;
+    auto c = AsConstInt(div->b);
+    if (!c || *c <= 0) return std::nullopt;
+    auto* cmp = AsPtr<BinaryNode>(b);
+    if (!cmp || !cmp->is_comparison()) return std::nullopt;
+    DataType t = div->a->dtype;
+    auto is_mod = [&](const Expr& e) {
+      auto* mod = AsPtr<FloorModNode>(e);
+      return mod && Same(mod->a, div->a) && IsConstInt(mod->b, *c);
+    };
+    int64_t base = *k * *c;
+    Expr x = div->a;
+    auto cm = AsConstInt(cmp->b);
+    if (is_mod(cmp->a) && cm) {
+      if (b->kind == NodeKind::kEQ) return Expr(EQNode::Make(x, Int(t, base + *cm)));
+      if (b->kind == NodeKind::kLT) {
+        return Expr(
+            AndNode::Make(LENode::Make(Int(t, base), x), LTNode::Make(x, Int(t, base + *cm))));
+      }
+      if (b->kind == NodeKind::kLE) {
+        return Expr(
+            AndNode::Make(LENode::Make(Int(t, base), x), LENode::Make(x, Int(t, base + *cm))));
+      }
+    }
+    cm = AsConstInt(cmp->a);
+    if (is_mod(cmp->b) && cm) {
+      Expr upper = LTNode::Make(x, Int(t, base + *c));
+      if (b->kind == NodeKind::kLT)
+        return Expr(AndNode::Make(LTNode::Make(Int(t, base + *cm), x), upper));
+      if (b->kind == NodeKind::kLE)
+        return Expr(AndNode::Make(LENode::Make(Int(t, base + *cm), x), upper));
+      if (b->kind == NodeKind::kEQ) return Expr(EQNode::Make(x, Int(t, base + *cm)));
+    }
+    return std::nullopt;
+  }
+
+  /*! \brief x < u && floormod(x, c) < m: the upper bound lowered to the last value whose
+   *  remainder is below m. */
+  std::optional<Expr> NarrowByFloorMod(const Expr& a, const Expr& b) {
+    auto ia = AsInterval(a);
+    if (!ia || ia->lo != ConstIntBound::kNegInf || ia->hi == ConstIntBound::kPosInf) {
+      return std::nullopt;
+    }
+    auto* lt = AsPtr<LTNode>(b);
+    if (!lt) return std::nullopt;
+    auto* mod = AsPtr<FloorModNode>(lt->a);
+    auto m = AsConstInt(lt->b);
+    if (!mod || !m || !Same(mod->a, ia->x)) return std::nullopt;
+    auto c = AsConstInt(mod->b);
+    if (!c || *c <= 0 || *m <= 0 || *m > *c) return std::nullopt;
+    int64_t last = ia->hi, r = FloorMod(last, *c);
+    if (r < *m) return std::nullopt;
+    DataType t = ia->x->dtype;
+    return Expr(AndNode::Make(LTNode::Make(ia->x, Int(t, last - (r - (*m - 1)) + 1)), b));
+  }
+
+  /*! \brief 0 <= x - y * c && x - y * c < c: y is floordiv(x, c). */
+  std::optional<Expr> DivisionDefinition(const Expr& a, const Expr& b) {
+    auto* le = AsPtr<LENode>(a);
+    auto* lt = AsPtr<LTNode>(b);
+    if (!le || !lt || !IsConstInt(le->a, 0) || !Same(le->b, lt->a)) return std::nullopt;
+    auto* sub = AsPtr<SubNode>(le->b);
+    if (!sub) return std::nullopt;
+    auto* mul = AsPtr<MulNode>(sub->b);
+    auto c = AsConstInt(lt->b);
+    if (!mul || !c || *c <= 0 || !IsConstInt(mul->b, *c)) return std::nullopt;
+    return Expr(EQNode::Make(mul->a, FloorDivNode::Make(sub->a, mul->b)));
+  }
+
+  static constexpr int kMaxDepth = 8;
+
+  Expr Int(DataType t, int64_t v) { return IntImmNode::Make(t, WrapToType(t, v)); }
+
+  /*! \brief a (k) b with a and b rewritten already. */
+  Expr Compare(NodeKind k, const Expr& a, const Expr& b, int depth) {
+    switch (k) {
+      case NodeKind::kGT:
+        return Compare(NodeKind::kLT, b, a, depth);
+      case NodeKind::kGE:
+        return Compare(NodeKind::kLE, b, a, depth);
+      case NodeKind::kLT:
+        return Lt(a, b, depth);
+      case NodeKind::kLE:
+        return Le(a, b, depth);
+      case NodeKind::kEQ:
+        return Eq(a, b, depth);
+      default:
+        return Ne(a, b, depth);
+    }
+  }
+
+  /*! \brief What the bounds (and divisibility) of a - b decide: -1 a < b, 0 a == b, 1 a > b;
+   *  `le`/`ge`/`ne` report the weaker facts. */
+  struct Order {
+    bool lt = false, gt = false, eq = false, le = false, ge = false, ne = false;
+  };
+  Order TryCompare(const Expr& a, const Expr& b) {
+    Order o;
+    Expr diff = ana_.Simplify(SubNode::Make(a, b));
+    if (auto c = AsConstInt(diff)) {
+      o.lt = *c<0, o.gt = *c> 0, o.eq = *c == 0;
+      o.le = *c <= 0, o.ge = *c >= 0, o.ne = *c != 0;
+      return o;
+    }
+    ConstIntBound bound = ana_.GetConstIntBound(diff);
+    o.lt = bound.max_value < 0;
+    o.gt = bound.min_value > 0;
+    o.le = bound.max_value <= 0;
+    o.ge = bound.min_value >= 0;
+    o.eq = o.le && o.ge;
+    ModularSet m = ana_.GetModularSet(diff);
+    o.ne = o.lt || o.gt || (m.coeff != 0 && FloorMod(m.base, m.coeff) != 0) ||
+           (m.coeff == 0 && m.base != 0);
+    ConstIntBound known = ana_.KnownDifference(a, b);
+    if (known.max_value < 0) o.lt = o.le = o.ne = true;
+    if (known.min_value > 0) o.gt = o.ge = o.ne = true;
+    if (known.max_value <= 0) o.le = true;
+    if (known.min_value >= 0) o.ge = true;
+    if (o.le && o.ge) o.eq = true;
+    if (ana_.KnownNotEqual(a, b)) o.ne = true;
+    return o;
+  }
+
+  std::optional<Expr> Known(const Expr& e) {
+    if (auto v = ana_.MatchLiteral(e)) return Bool(*v);
+    return std::nullopt;
+  }
+
+  Expr Again(const Expr& e, int depth) {
+    if (depth >= kMaxDepth) return e;
+    if (auto* op = AsPtr<NotNode>(e)) return RewriteNot(op->a, depth + 1);
+    if (IsComparisonKind(e->kind)) {
+      auto* op = static_cast<const BinaryNode*>(e.get());
+      return Compare(e->kind, op->a, op->b, depth + 1);
+    }
+    return e;
+  }
+
+  /*! \brief !a, with a rewritten already; a negated comparison is rewritten again. */
+  Expr RewriteNot(const Expr& a, int depth) {
+    if (auto c = AsConstInt(a)) return Bool(*c == 0);
+    if (auto* op = AsPtr<LTNode>(a)) {
+      if (depth >= kMaxDepth) return LENode::Make(op->b, op->a);
+      return Le(op->b, op->a, depth + 1);
+    }
+    if (auto* op = AsPtr<LENode>(a)) {
+      if (depth >= kMaxDepth) return LTNode::Make(op->b, op->a);
+      return Lt(op->b, op->a, depth + 1);
+    }
+    if (auto* op = AsPtr<EQNode>(a)) return NENode::Make(op->a, op->b);
+    if (auto* op = AsPtr<NENode>(a)) return EQNode::Make(op->a, op->b);
+    if (auto* op = AsPtr<NotNode>(a)) return op->a;
+    return ana_.Simplify(NotNode::Make(a));
+  }
+
+  Expr Le(const Expr& a, const Expr& b, int depth) {
+    if (auto ca = AsConstInt(a), cb = AsConstInt(b); ca && cb) return Bool(*ca <= *cb);
+    Expr node = LENode::Make(a, b);
+    if (auto k = Known(node)) return *k;
+    // The rules of `b < a`, negated: `x * 4 <= 2` becomes `!(0 < x)`, then `x <= 0`.
+    Expr inner = Lt(b, a, depth);
+    auto* same = AsPtr<LTNode>(inner);
+    Expr ret = same && Same(same->a, b) && Same(same->b, a) ? node : RewriteNot(inner, depth);
+    if (auto* op = AsPtr<LENode>(ret)) {
+      Order o = TryCompare(op->a, op->b);
+      if (o.le) return Bool(true);
+      if (o.gt) return Bool(false);
+      if (o.ne) return Again(LTNode::Make(op->a, op->b), depth);
+      if (o.ge) return Again(EQNode::Make(op->a, op->b), depth);
+    }
+    return ret;
+  }
+
+  Expr Eq(const Expr& a, const Expr& b, int depth) {
+    if (auto ca = AsConstInt(a), cb = AsConstInt(b); ca && cb) return Bool(*ca == *cb);
+    Expr node = EQNode::Make(a, b);
+    if (auto k = Known(node)) return *k;
+    Order o = TryCompare(a, b);
+    if (o.eq) return Bool(true);
+    if (o.ne) return Bool(false);
+    DataType t = a->dtype;
+    if (auto c2 = AsConstInt(b)) {
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        if (auto c1 = AsConstInt(sub->b)) return EQNode::Make(sub->a, Int(t, *c2 + *c1));
+        if (auto c1 = AsConstInt(sub->a)) return EQNode::Make(sub->b, Int(t, *c1 - *c2));
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto c1 = AsConstInt(add->b)) return EQNode::Make(add->a, Int(t, *c2 - *c1));
+      }
+      // The canonical form of `c1 - x` is `x * -1 + c1` (or `x * -1`).
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* mul = AsPtr<MulNode>(add->a);
+        auto c1 = AsConstInt(add->b);
+        if (mul && c1 && IsConstInt(mul->b, -1)) return EQNode::Make(mul->a, Int(t, *c1 - *c2));
+      }
+      if (auto* mul = AsPtr<MulNode>(a); mul && IsConstInt(mul->b, -1)) {
+        return EQNode::Make(mul->a, Int(t, -*c2));
+      }
+      if (auto* mul = AsPtr<MulNode>(a); mul && *c2 == 0 && !AsConstInt(mul->b)) {
+        Expr zero = Int(t, 0);
+        return OrNode::Make(Eq(mul->a, zero, depth + 1), Eq(mul->b, zero, depth + 1));
+      }
+    }
+    if (Same(a, b)) return Bool(true);
+    return node;
+  }
+
+  Expr Ne(const Expr& a, const Expr& b, int depth) {
+    if (auto ca = AsConstInt(a), cb = AsConstInt(b); ca && cb) return Bool(*ca != *cb);
+    Expr node = NENode::Make(a, b);
+    if (auto k = Known(node)) return *k;
+    Order o = TryCompare(a, b);
+    if (o.ne) return Bool(true);
+    if (o.eq) return Bool(false);
+    if (o.ge) return Again(LTNode::Make(b, a), depth);
+    if (o.le) return Again(LTNode::Make(a, b), depth);
+    return RewriteNot(Eq(a, b, depth), depth);
+  }
+
+  /*! \brief e as (rest, c) with e == rest + c: `x + c`, `x - c` and `c - x` (rest `x`, as
+   *  TVM takes it for merging constants). */
+  static std::pair<Expr, int64_t> ConstantOffset(const Expr& e) {
+    if (auto* add = AsPtr<AddNode>(e)) {
+      if (auto c = AsConstInt(add->b)) return {add->a, *c};
+    }
+    if (auto* sub = AsPtr<SubNode>(e)) {
+      if (auto c = AsConstInt(sub->b)) return {sub->a, -*c};
+      if (auto c = AsConstInt(sub->a)) return {sub->b, *c};
+    }
+    return {e, 0};
+  }
+
+  /*! \brief Matches `x * c` with a constant c (not a constant x). */
+  static bool MatchMulConst(const Expr& e, Expr* x, int64_t* c) {
+    auto* mul = AsPtr<MulNode>(e);
+    if (!mul || AsConstInt(mul->a)) return false;
+    auto v = AsConstInt(mul->b);
+    if (!v) return false;
+    *x = mul->a;
+    *c = *v;
+    return true;
+  }
+
+  Expr Lt(const Expr& a, const Expr& b, int depth) {
+    if (auto ca = AsConstInt(a), cb = AsConstInt(b); ca && cb) return Bool(*ca < *cb);
+    Expr node = LTNode::Make(a, b);
+    if (auto k = Known(node)) return *k;
+    Order o = TryCompare(a, b);
+    if (o.lt) return Bool(true);
+    if (o.ge) return Bool(false);
+    DataType t = a->dtype;
+    auto lt = [&](Expr x, Expr y) {
+      return Again(LTNode::Make(std::move(x), std::move(y)), depth);
+    };
+    auto lt_now = [](Expr x, Expr y) { return Expr(LTNode::Make(std::move(x), std::move(y))); };
+
+    // Cancel a term common to both sides.
+    auto* add_a = AsPtr<AddNode>(a);
+    auto* add_b = AsPtr<AddNode>(b);
+    if (add_a && add_b) {
+      if (Same(add_a->a, add_b->a)) return lt_now(add_a->b, add_b->b);
+      if (Same(add_a->a, add_b->b)) return lt_now(add_a->b, add_b->a);
+      if (Same(add_a->b, add_b->a)) return lt_now(add_a->a, add_b->b);
+      if (Same(add_a->b, add_b->b)) return lt_now(add_a->a, add_b->a);
+    }
+    auto* sub_a = AsPtr<SubNode>(a);
+    auto* sub_b = AsPtr<SubNode>(b);
+    if (sub_a && sub_b) {
+      if (Same(sub_a->b, sub_b->b)) return lt_now(sub_a->a, sub_b->a);
+      if (Same(sub_a->a, sub_b->a)) return lt_now(sub_b->b, sub_a->b);
+    }
+    if (add_b) {
+      if (Same(a, add_b->a)) return lt_now(Int(t, 0), add_b->b);
+      if (Same(a, add_b->b)) return lt_now(Int(t, 0), add_b->a);
+    }
+    if (sub_b && Same(a, sub_b->a)) return lt_now(sub_b->b, Int(t, 0));
+
+    // Multiplications by the same constant.
+    Expr x, y;
+    int64_t c1 = 0, c2 = 0;
+    if (MatchMulConst(a, &x, &c1) && MatchMulConst(b, &y, &c2) && c1 == c2 && c1 != 0) {
+      return c1 > 0 ? lt_now(x, y) : lt_now(y, x);
+    }
+    // x * c2 < c1 and c1 < x * c2, solved for x (truncating division of the constants).
+    if (auto cb = AsConstInt(b); cb && MatchMulConst(a, &x, &c2) && c2 != 0) {
+      c1 = *cb;
+      if (c1 > 0 && c2 > 0) return lt_now(x, Int(t, TruncDiv(c1 - 1, c2) + 1));
+      if (c1 <= 0 && c2 > 0) return lt_now(x, Int(t, TruncDiv(c1, c2)));
+      if (c1 > 0 && c2 < 0) return lt_now(Int(t, TruncDiv(c1 - 1, c2) - 1), x);
+      return lt_now(Int(t, TruncDiv(c1, c2)), x);
+    }
+    if (auto ca = AsConstInt(a); ca && MatchMulConst(b, &x, &c2) && c2 != 0) {
+      c1 = *ca;
+      if (c1 < 0 && c2 > 0) return lt_now(Int(t, TruncDiv(c1 + 1, c2) - 1), x);
+      if (c1 >= 0 && c2 > 0) return lt_now(Int(t, TruncDiv(c1, c2)), x);
+      if (c1 < 0 && c2 < 0) return lt_now(x, Int(t, TruncDiv(c1 + 1, c2) + 1));
+      return lt_now(x, Int(t, TruncDiv(c1, c2)));
+    }
+    // Divisions by a positive constant compared with a constant.
+    if (auto cb = AsConstInt(b)) {
+      if (auto* div = AsPtr<DivNode>(a)) {
+        if (auto d = AsConstInt(div->b); d && *d > 0) {
+          if (*cb > 0) return lt_now(div->a, Int(t, *d * *cb));
+          return lt_now(div->a, Int(t, *d * (*cb - 1) + 1));
+        }
+      }
+      if (auto* div = AsPtr<FloorDivNode>(a)) {
+        if (auto d = AsConstInt(div->b); d && *d > 0) return lt_now(div->a, Int(t, *d * *cb));
+      }
+    }
+    if (auto ca = AsConstInt(a)) {
+      if (auto* div = AsPtr<DivNode>(b)) {
+        if (auto d = AsConstInt(div->b); d && *d > 0) {
+          if (*ca >= 0) return lt_now(Int(t, (*ca + 1) * *d - 1), div->a);
+          return lt_now(Int(t, *ca * *d), div->a);
+        }
+      }
+      if (auto* div = AsPtr<FloorDivNode>(b)) {
+        if (auto d = AsConstInt(div->b); d && *d > 0) {
+          return lt_now(Int(t, (*ca + 1) * *d - 1), div->a);
+        }
+      }
+    }
+    if (auto r = DivTimesDivisor(a, b, t)) return *r;
+
+    // min/max against a value: split into comparisons of their operands.
+    if (auto* mn = AsPtr<MinNode>(a)) {
+      return ana_.Simplify(OrNode::Make(Lt(mn->a, b, depth + 1), Lt(mn->b, b, depth + 1)));
+    }
+    if (auto* mx = AsPtr<MaxNode>(a)) {
+      return ana_.Simplify(AndNode::Make(Lt(mx->a, b, depth + 1), Lt(mx->b, b, depth + 1)));
+    }
+    if (auto* mn = AsPtr<MinNode>(b)) {
+      return ana_.Simplify(AndNode::Make(Lt(a, mn->a, depth + 1), Lt(a, mn->b, depth + 1)));
+    }
+    if (auto* mx = AsPtr<MaxNode>(b)) {
+      return ana_.Simplify(OrNode::Make(Lt(a, mx->a, depth + 1), Lt(a, mx->b, depth + 1)));
+    }
+
+    // Constants to one side.
+    if (auto ca = AsConstInt(a)) {
+      if (auto* add = AsPtr<AddNode>(b)) {
+        if (auto c = AsConstInt(add->b)) return lt(Int(t, *ca - *c), add->a);
+      }
+      if (auto* sub = AsPtr<SubNode>(b)) {
+        if (auto c = AsConstInt(sub->a)) return lt(sub->b, Int(t, *c - *ca));
+        if (auto c = AsConstInt(sub->b)) return lt(Int(t, *ca + *c), sub->a);
+      }
+      // The canonical form of `c - x`: `x * -1 + c`.
+      if (auto* add = AsPtr<AddNode>(b)) {
+        auto* mul = AsPtr<MulNode>(add->a);
+        auto c = AsConstInt(add->b);
+        if (mul && c && IsConstInt(mul->b, -1)) return lt(mul->a, Int(t, *c - *ca));
+      }
+    }
+    if (auto cb = AsConstInt(b)) {
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto c = AsConstInt(add->b)) return lt(add->a, Int(t, *cb - *c));
+      }
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        if (auto c = AsConstInt(sub->a)) return lt(Int(t, *c - *cb), sub->b);
+        if (auto c = AsConstInt(sub->b)) return lt(sub->a, Int(t, *cb + *c));
+      }
+    }
+    if (sub_b) {
+      if (auto c = AsConstInt(sub_b->a)) return lt(AddNode::Make(a, sub_b->b), sub_b->a);
+    }
+    if (sub_a) {
+      if (auto c = AsConstInt(sub_a->a)) return lt(sub_a->a, AddNode::Make(b, sub_a->b));
+    }
+
+    // x + c1 < y + c2: the constants merged to one side (or `<=` where they differ by one).
+    auto [lhs, lhs_offset] = ConstantOffset(a);
+    auto [rhs, rhs_offset] = ConstantOffset(b);
+    bool a_neg = sub_a && AsConstInt(sub_a->a);
+    bool b_neg = sub_b && AsConstInt(sub_b->a);
+    if ((lhs_offset != 0 || rhs_offset != 0) && !a_neg && !b_neg) {
+      int64_t diff = rhs_offset - lhs_offset;
+      if (diff == 0) return lt(lhs, rhs);
+      if (diff == 1) return LENode::Make(lhs, rhs);
+      if (diff < 0 && rhs_offset != 0) return lt(AddNode::Make(lhs, Int(t, -diff)), rhs);
+      if (diff > 0 && lhs_offset != 0) return lt(lhs, AddNode::Make(rhs, Int(t, diff)));
+    }
+    return node;
+  }
+
+  /*! \brief div(x + c2, c1) * c1 < x (+ y, - y), with div floor or truncating: the part of
+   *  `x + c2` that the division drops is `mod(x + c2, c1)`. */
+  std::optional<Expr> DivTimesDivisor(const Expr& a, const Expr& b, DataType t) {
+    Expr num;
+    int64_t c1 = 0;
+    bool floor = false;
+    auto* mul = AsPtr<MulNode>(a);
+    if (!mul) return std::nullopt;
+    auto c = AsConstInt(mul->b);
+    if (!c || *c <= 0) return std::nullopt;
+    c1 = *c;
+    if (auto* fd = AsPtr<FloorDivNode>(mul->a); fd && IsConstInt(fd->b, c1)) {
+      num = fd->a, floor = true;
+    } else if (auto* td = AsPtr<DivNode>(mul->a); td && IsConstInt(td->b, c1)) {
+      num = td->a;
+    } else {
+      return std::nullopt;
+    }
+    Expr mod = floor ? Expr(FloorModNode::Make(num, mul->b)) : Expr(ModNode::Make(num, mul->b));
+    auto [x, c2] = ConstantOffset(num);
+    if (auto* sub = AsPtr<SubNode>(num); sub && AsConstInt(sub->a)) return std::nullopt;
+    Expr c2e = Int(t, c2);
+    if (Same(b, x)) return Expr(LTNode::Make(c2e, mod));
+    if (auto* add = AsPtr<AddNode>(b); add && Same(add->a, x)) {
+      return Expr(LTNode::Make(c2e, AddNode::Make(mod, add->b)));
+    }
+    if (auto* sub = AsPtr<SubNode>(b); sub && Same(sub->a, x)) {
+      if (c2 == 0) return Expr(LTNode::Make(sub->b, mod));
+      return Expr(LTNode::Make(sub->b, AddNode::Make(mod, Int(t, -c2))));
+    }
+    return std::nullopt;
+  }
+
+  Analyzer& ana_;
+};
+
+}  // namespace
+
+Expr Analyzer::RewriteSimplify(const Expr& e) { return ComparisonRewriter(*this).Visit(e); }
+
+}  // namespace arith
+}  // namespace tessera

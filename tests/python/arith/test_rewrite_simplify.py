@@ -1,0 +1,106 @@
+"""Analyzer.rewrite_simplify: TVM's rule-based simplifier. Each case checks the rewritten form
+by structural equality and then checks, by evaluating both at many points, that the rewrite
+keeps the value."""
+
+import itertools
+
+import pytest
+
+from tessera import arith, ir, tir
+
+x, y, z = (tir.Var(n, "int32") for n in "xyz")
+fld, flm, tdiv, tmod = tir.floordiv, tir.floormod, tir.truncdiv, tir.truncmod
+
+
+def _value(expr, point):
+    ana = arith.Analyzer()
+    for var, v in point.items():
+        ana.bind(var, tir.const(v, "int32"))
+    out = ana.simplify(expr)
+    assert isinstance(out, tir.IntImm), f"{expr} at {point} gave {out}"
+    return out.value
+
+
+def _check_same_values(before, after, names=(x, y, z), span=range(-13, 14, 3)):
+    for values in itertools.product(span, repeat=len(names)):
+        point = dict(zip(names, values))
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+CASES = [
+    # constants merged to one side; `<` by one more is `<=`
+    (x + 7 < y + 8, x <= y),
+    (x - 4 < y + 3, x < y + 7),
+    (x + 9 < y + 2, x + 7 < y),
+    (x + 6 < 20, x < 14),
+    (30 < x - 2, tir.LT(32, x)),
+    (4 < 10 - x, x < 6),
+    # a term common to both sides cancels
+    (z + x < y + z, x < y),
+    (x - z < y - z, x < y),
+    (y < y + z, tir.LT(0, z)),
+    # products with a constant, solved for the variable
+    (x * 5 < y * 5, x < y),
+    (x * -5 < y * -5, y < x),
+    (x * 3 <= 7, x <= 2),
+    (x * 3 >= 7, tir.LE(3, x)),
+    (x * -3 <= 7, tir.LE(-2, x)),
+    (x * -3 >= 7, x <= -3),
+    # division by a constant compared with a constant
+    (fld(x, 5) < 2, x < 10),
+    (fld(x, 5) >= -1, tir.LE(-5, x)),
+    (tdiv(x, 5) <= 0, x <= 4),
+    (tdiv(x, 5) >= 0, tir.LE(-4, x)),
+    (fld(x, 6) * 6 < x, tir.LT(0, flm(x, 6))),
+    (fld(x, 6) * 6 >= x, tir.EQ(flm(x, 6), 0)),
+    (tdiv(x, 6) * 6 >= x, tir.LE(tmod(x, 6), 0)),
+    # equalities
+    (x - 7 == 0, x == 7),
+    (x * y == 0, tir.Or(x == 0, y == 0)),
+    (x * 4 + 2 == 0, tir.const(False)),
+    (flm(x, 3) + 5 != 0, tir.const(True)),
+    # min / max against a bound
+    (tir.Min(x, 20) < 15, x < 15),
+    (tir.Max(4, x) > 9, tir.LT(9, x)),
+]
+
+
+@pytest.mark.parametrize("before,expected", CASES, ids=[str(c[0]) for c in CASES])
+def test_comparison_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after)
+
+
+LOGIC_CASES = [
+    (tir.all(x < 4, x > 3), tir.const(False)),
+    (tir.any(x < 4, x > 2), tir.const(True)),
+    (tir.all(x > 5, tir.Not(x > 5)), tir.const(False)),
+    (tir.all(fld(x, 6) == 2, flm(x, 6) == 5), x == 17),
+    (tir.all(fld(x, 6) == 2, flm(x, 6) < 4), tir.all(tir.LE(12, x), x < 16)),
+    (tir.all(fld(x, 6) == -1, tir.LT(2, flm(x, 6))), tir.all(tir.LT(-4, x), x < 0)),
+    (tir.all(x < 13, flm(x, 4) < 1), tir.all(x < 13, flm(x, 4) < 1)),
+    (tir.all(x < 16, flm(x, 4) < 2), tir.all(x < 14, flm(x, 4) < 2)),
+    (tir.all(tir.LE(0, x - y * 3), x - y * 3 < 3), y == fld(x, 3)),
+]
+
+
+@pytest.mark.parametrize("before,expected", LOGIC_CASES, ids=[str(c[0]) for c in LOGIC_CASES])
+def test_logic_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after)
+
+
+def test_constraints_decide_comparisons():
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.all(x <= 7, y <= 0)):
+        assert ir.structural_equal(ana.rewrite_simplify(x + y <= 7), tir.const(True))
+        assert ir.structural_equal(ana.rewrite_simplify(x < 8), tir.const(True))
+    assert ir.structural_equal(ana.rewrite_simplify(x < 8), x < 8)
+
+
+def test_other_expressions_are_simplified_as_before():
+    ana = arith.Analyzer()
+    expr = fld(x * 8 + 3, 4)
+    assert ir.structural_equal(ana.rewrite_simplify(expr), ana.simplify(expr))
