@@ -2,7 +2,9 @@
 // the shape of an expression where Simplify would put it into canonical form. Comparisons of
 // index expressions are rewritten here by local rules (constants moved to one side, common
 // terms cancelled, multiplications and divisions by constants solved for the variable);
-// every other node, and the operands of a comparison, go through Simplify.
+// sums and differences by rules of their own (min/max moved inside, common factors taken out,
+// div(x, c) * c against x as mod(x, c)); every other node, and the operands, go through
+// Simplify.
 #include <algorithm>
 #include <optional>
 
@@ -50,6 +52,14 @@ class ComparisonRewriter {
         }
       }
     }
+    if (e->kind == NodeKind::kAdd || e->kind == NodeKind::kSub) {
+      auto* op = static_cast<const BinaryNode*>(e.get());
+      if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
+        Expr a = Visit(op->a), b = Visit(op->b);
+        auto r = e->kind == NodeKind::kAdd ? AddRules(a, b) : SubRules(a, b);
+        if (r) return *r;
+      }
+    }
     if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
       if (auto r = Logic(Visit(op->a), Visit(op->b), true)) return *r;
     }
@@ -60,6 +70,274 @@ class ComparisonRewriter {
   }
 
  private:
+  // ---- sums and differences: each rule rewrites the node as a whole; where none applies
+  // the caller simplifies the original expression ----
+
+  /*! \brief e + c with the constant folded into a constant offset of e (`(x + 2) + -2` is x). */
+  Expr AddConst(const Expr& e, int64_t c) {
+    DataType t = e->dtype;
+    if (c == 0) return e;
+    if (auto v = AsConstInt(e)) return Int(t, *v + c);
+    if (auto* add = AsPtr<AddNode>(e)) {
+      if (auto k = AsConstInt(add->b))
+        return *k + c == 0 ? add->a : AddNode::Make(add->a, Int(t, *k + c));
+    }
+    if (auto* sub = AsPtr<SubNode>(e)) {
+      if (auto k = AsConstInt(sub->b)) {
+        return c - *k == 0 ? sub->a : AddNode::Make(sub->a, Int(t, c - *k));
+      }
+    }
+    return AddNode::Make(e, Int(t, c));
+  }
+
+  /*! \brief Whether e has a constant offset that `+ c` cancels. */
+  static bool CancelsOffset(const Expr& e, int64_t c) {
+    auto [rest, offset] = ConstantOffset(e);
+    auto* sub = AsPtr<SubNode>(e);
+    bool neg = sub && AsConstInt(sub->a);
+    return !neg && offset != 0 && offset + c == 0;
+  }
+
+  /*! \brief x - e when e is x, x + y or y + x (0, 0 - y), else nothing. */
+  std::optional<Expr> CancelFrom(const Expr& x, const Expr& e) {
+    DataType t = x->dtype;
+    if (Same(x, e)) return Int(t, 0);
+    if (auto* add = AsPtr<AddNode>(e)) {
+      if (Same(add->a, x)) return Expr(SubNode::Make(Int(t, 0), add->b));
+      if (Same(add->b, x)) return Expr(SubNode::Make(Int(t, 0), add->a));
+    }
+    return std::nullopt;
+  }
+  /*! \brief e - x when e is x, x + y or y + x (0, y), else nothing. */
+  std::optional<Expr> Minus(const Expr& e, const Expr& x) {
+    if (Same(e, x)) return Int(x->dtype, 0);
+    if (auto* add = AsPtr<AddNode>(e)) {
+      if (Same(add->a, x)) return add->b;
+      if (Same(add->b, x)) return add->a;
+    }
+    return std::nullopt;
+  }
+  Expr Diff(const Expr& x, const Expr& e) {
+    if (auto r = CancelFrom(x, e)) return *r;
+    if (IsConstInt(e, 0)) return x;
+    return SubNode::Make(x, e);
+  }
+
+  /*! \brief A product `p * q` as its two factors (a bare x is x * 1). */
+  static void Factors(const Expr& e, Expr* p, Expr* q, DataType t) {
+    if (auto* mul = AsPtr<MulNode>(e)) {
+      *p = mul->a, *q = mul->b;
+    } else {
+      *p = e, *q = IntImmNode::Make(t, 1);
+    }
+  }
+
+  /*! \brief f * p (+ or -) f * q as (p (+ or -) q) * f, for a factor f common to both terms. */
+  std::optional<Expr> CommonFactor(const Expr& a, const Expr& b, bool add) {
+    if (!AsPtr<MulNode>(a)) return std::nullopt;
+    DataType t = a->dtype;
+    Expr a1, a2, b1, b2;
+    Factors(a, &a1, &a2, t);
+    Factors(b, &b1, &b2, t);
+    Expr common, pa, pb;
+    if (!AsConstInt(a1) && Same(a1, b1)) {
+      common = a1, pa = a2, pb = b2;
+    } else if (!AsConstInt(a1) && Same(a1, b2)) {
+      common = a1, pa = a2, pb = b1;
+    } else if (!AsConstInt(a2) && Same(a2, b1)) {
+      common = a2, pa = a1, pb = b2;
+    } else if (!AsConstInt(a2) && Same(a2, b2)) {
+      common = a2, pa = a1, pb = b1;
+    } else {
+      return std::nullopt;
+    }
+    auto ca = AsConstInt(pa), cb = AsConstInt(pb);
+    if (ca && cb) return std::nullopt;  // the canonical form folds these
+    Expr sum;
+    if (cb) {
+      sum = AddNode::Make(pa, Int(t, add ? *cb : -*cb));
+    } else {
+      sum = add ? Expr(AddNode::Make(pa, pb)) : Expr(SubNode::Make(pa, pb));
+    }
+    return Expr(MulNode::Make(sum, common));
+  }
+
+  /*! \brief min(...) + b and max(...) + b by the rules of a min or max plus a value. */
+  std::optional<Expr> MinMaxPlus(const Expr& a, const Expr& b) {
+    for (bool is_min : {true, false}) {
+      const BinaryNode* mm = is_min ? static_cast<const BinaryNode*>(AsPtr<MinNode>(a))
+                                    : static_cast<const BinaryNode*>(AsPtr<MaxNode>(a));
+      if (!mm) continue;
+      auto make = [&](Expr p, Expr q) {
+        return is_min ? Expr(MinNode::Make(std::move(p), std::move(q)))
+                      : Expr(MaxNode::Make(std::move(p), std::move(q)));
+      };
+      // max(0, c - x) + x is max(x, c)
+      for (int side = 0; side < 2; ++side) {
+        const Expr& konst = side ? mm->b : mm->a;
+        const Expr& other = side ? mm->a : mm->b;
+        auto* sub = AsPtr<SubNode>(other);
+        if (IsConstInt(konst, 0) && sub && AsConstInt(sub->a) && Same(sub->b, b)) {
+          return make(b, sub->a);
+        }
+      }
+      // min(x, y - z) + z, min(x - z, y) + z
+      if (auto* sub = AsPtr<SubNode>(mm->b); sub && Same(sub->b, b) && !AsConstInt(b)) {
+        return make(AddNode::Make(mm->a, b), sub->a);
+      }
+      if (auto* sub = AsPtr<SubNode>(mm->a); sub && Same(sub->b, b) && !AsConstInt(b)) {
+        return make(sub->a, AddNode::Make(mm->b, b));
+      }
+      // min(x, y + c) + -c and the like: the constant taken into both operands
+      if (auto c = AsConstInt(b); c && (CancelsOffset(mm->a, *c) || CancelsOffset(mm->b, *c))) {
+        return make(AddConst(mm->a, *c), AddConst(mm->b, *c));
+      }
+      // max(x, y) + min(x, y) is x + y
+      const BinaryNode* other = is_min ? static_cast<const BinaryNode*>(AsPtr<MaxNode>(b))
+                                       : static_cast<const BinaryNode*>(AsPtr<MinNode>(b));
+      if (other && ((Same(mm->a, other->a) && Same(mm->b, other->b)) ||
+                    (Same(mm->a, other->b) && Same(mm->b, other->a)))) {
+        return Expr(AddNode::Make(mm->a, mm->b));
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Expr> AddRules(const Expr& a, const Expr& b) {
+    if (auto r = MinMaxPlus(a, b)) return r;
+    if (!AsPtr<MinNode>(a) && !AsPtr<MaxNode>(a)) {
+      if (auto r = MinMaxPlus(b, a)) return r;
+    }
+    if (auto r = CommonFactor(a, b, true)) return r;
+    // (c - y) + x is (x - y) + c
+    if (auto* sub = AsPtr<SubNode>(a); sub && AsConstInt(sub->a) && !AsConstInt(b)) {
+      return Expr(AddNode::Make(SubNode::Make(b, sub->b), sub->a));
+    }
+    // div(x, c) * c + mod(x, c) is x
+    if (auto* mul = AsPtr<MulNode>(a)) {
+      auto* td = AsPtr<DivNode>(mul->a);
+      auto* tm = AsPtr<ModNode>(b);
+      if (td && tm && Same(td->a, tm->a) && Same(td->b, mul->b) && Same(tm->b, mul->b))
+        return td->a;
+      auto* fd = AsPtr<FloorDivNode>(mul->a);
+      auto* fm = AsPtr<FloorModNode>(b);
+      if (fd && fm && Same(fd->a, fm->a) && Same(fd->b, mul->b) && Same(fm->b, mul->b))
+        return fd->a;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Expr> SubRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    // x - (x + y) is 0 - y
+    if (AsPtr<AddNode>(b) && !Same(a, b)) {
+      if (auto r = CancelFrom(a, b)) return r;
+    }
+    // (x + c1) - c2 is x + (c1 - c2)
+    if (auto c2 = AsConstInt(b)) {
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto c1 = AsConstInt(add->b)) return AddConst(add->a, *c1 - *c2);
+      }
+    }
+    for (bool is_min : {true, false}) {
+      auto as_mm = [&](const Expr& e) {
+        return is_min ? static_cast<const BinaryNode*>(AsPtr<MinNode>(e))
+                      : static_cast<const BinaryNode*>(AsPtr<MaxNode>(e));
+      };
+      auto make = [&](bool min, Expr p, Expr q) {
+        return min ? Expr(MinNode::Make(std::move(p), std::move(q)))
+                   : Expr(MaxNode::Make(std::move(p), std::move(q)));
+      };
+      // min(x, y) - min(x + c, y + c) and the like: a constant
+      if (auto* ma = as_mm(a)) {
+        if (auto* mb = as_mm(b)) {
+          for (bool swap : {false, true}) {
+            const Expr& p = swap ? mb->b : mb->a;
+            const Expr& q = swap ? mb->a : mb->b;
+            auto d1 = AsConstInt(ana_.Simplify(SubNode::Make(ma->a, p)));
+            auto d2 = AsConstInt(ana_.Simplify(SubNode::Make(ma->b, q)));
+            if (d1 && d2 && *d1 == *d2) return Int(t, *d1);
+          }
+        }
+        // min(x + y, z) - x is min(y, z - x); min(x, y) - x is min(0, y - x)
+        if (!AsConstInt(b)) {
+          if (auto r = Minus(ma->a, b)) return make(is_min, *r, Diff(ma->b, b));
+          if (auto r = Minus(ma->b, b)) return make(is_min, Diff(ma->a, b), *r);
+        }
+      }
+      // x - min(x + y, z) is max(0 - y, x - z)
+      if (auto* mb = as_mm(b); mb && !AsConstInt(a)) {
+        if (CancelFrom(a, mb->a) || CancelFrom(a, mb->b)) {
+          return make(!is_min, Diff(a, mb->a), Diff(a, mb->b));
+        }
+      }
+    }
+    if (auto r = CommonFactor(a, b, false)) return r;
+    // x - div(x, c) * c is mod(x, c); div(x, c) * c - x is 0 - mod(x, c)
+    auto div_times = [&](const Expr& e, const Expr& x) -> std::optional<Expr> {
+      auto* mul = AsPtr<MulNode>(e);
+      if (!mul) return std::nullopt;
+      auto c = AsConstInt(mul->b);
+      if (!c || *c == 0) return std::nullopt;
+      if (auto* td = AsPtr<DivNode>(mul->a); td && Same(td->a, x)) {
+        // truncmod(x, -c) is truncmod(x, c)
+        if (IsConstInt(td->b, *c)) return Expr(ModNode::Make(x, Int(t, *c < 0 ? -*c : *c)));
+      }
+      if (auto* fd = AsPtr<FloorDivNode>(mul->a); fd && Same(fd->a, x) && IsConstInt(fd->b, *c)) {
+        return Expr(FloorModNode::Make(x, fd->b));
+      }
+      return std::nullopt;
+    };
+    if (auto r = div_times(b, a)) return r;
+    if (auto r = div_times(a, b)) return Expr(SubNode::Make(Int(t, 0), *r));
+    if (auto r = ScaledDivRemainder(a, b, false)) return r;
+    if (auto r = ScaledDivRemainder(b, a, true)) return r;
+    return std::nullopt;
+  }
+
+  /*! \brief x * k - div(x (+ or -) r, c) * (c * k) through the remainder m = mod(x (+/-) r, c):
+   *  (m - r) * k or (m + r) * k; `reversed` gives div(...) * (c * k) - x * k. k may be 1 (a
+   *  bare x); r is a non-constant term or absent. */
+  std::optional<Expr> ScaledDivRemainder(const Expr& a, const Expr& b, bool reversed) {
+    DataType t = a->dtype;
+    Expr x = a;
+    int64_t k = 1;
+    if (auto* mul = AsPtr<MulNode>(a)) {
+      if (auto c = AsConstInt(mul->b)) x = mul->a, k = *c;
+    }
+    auto* mul = AsPtr<MulNode>(b);
+    if (!mul || k == 0) return std::nullopt;
+    auto m = AsConstInt(mul->b);
+    if (!m) return std::nullopt;
+    Expr num, divisor;
+    bool floor = false;
+    if (auto* td = AsPtr<DivNode>(mul->a)) {
+      num = td->a, divisor = td->b;
+    } else if (auto* fd = AsPtr<FloorDivNode>(mul->a)) {
+      num = fd->a, divisor = fd->b, floor = true;
+    } else {
+      return std::nullopt;
+    }
+    auto c = AsConstInt(divisor);
+    if (!c || *c <= 0 || *c * k != *m) return std::nullopt;
+    Expr mod = floor ? Expr(FloorModNode::Make(num, divisor)) : Expr(ModNode::Make(num, divisor));
+    Expr core;
+    bool plain = Same(num, x);
+    if (plain) {
+      if (k == 1) return std::nullopt;  // the unscaled forms are the rules above
+      core = mod;
+      if (reversed) return Expr(MulNode::Make(mod, Int(t, -k)));
+    } else if (auto* add = AsPtr<AddNode>(num); add && Same(add->a, x) && !AsConstInt(add->b)) {
+      core = reversed ? Expr(SubNode::Make(add->b, mod)) : Expr(SubNode::Make(mod, add->b));
+    } else if (auto* sub = AsPtr<SubNode>(num); sub && Same(sub->a, x) && !AsConstInt(sub->b)) {
+      core = reversed ? Expr(SubNode::Make(SubNode::Make(Int(t, 0), mod), sub->b))
+                      : Expr(AddNode::Make(mod, sub->b));
+    } else {
+      return std::nullopt;
+    }
+    return k == 1 ? core : Expr(MulNode::Make(core, Int(t, k)));
+  }
+
   /*! \brief `e` as `x` in [lo, hi] when it compares an index expression with a constant. */
   struct Interval {
     Expr x;

@@ -13,10 +13,7 @@ fld, flm, tdiv, tmod = tir.floordiv, tir.floormod, tir.truncdiv, tir.truncmod
 
 
 def _value(expr, point):
-    ana = arith.Analyzer()
-    for var, v in point.items():
-        ana.bind(var, tir.const(v, "int32"))
-    out = ana.simplify(expr)
+    out = arith.Analyzer().simplify(tir.stmt_functor.substitute(expr, point))
     assert isinstance(out, tir.IntImm), f"{expr} at {point} gave {out}"
     return out.value
 
@@ -90,6 +87,44 @@ def test_logic_rules(before, expected):
     after = arith.Analyzer().rewrite_simplify(before)
     assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
     _check_same_values(before, after)
+
+
+ARITH_CASES = [
+    # a min/max plus or minus a value taken inside
+    (tir.Min(x, y - z) + z, tir.Min(x + z, y)),
+    (tir.Max(x - 3, y) + 3, tir.Max(x, y + 3)),
+    (tir.Min(x + 4, y) + -4, tir.Min(x, y + -4)),
+    (tir.Max(0, 6 - x * 2) + x * 2, tir.Max(x * 2, 6)),
+    (tir.Max(y, z) + tir.Min(z, y), y + z),
+    (z * 3 + tir.Max(x, y - z * 3), tir.Max(x + z * 3, y)),
+    (tir.Max(y + x, z) - y, tir.Max(x, z - y)),
+    (tir.Min(x, y) - y, tir.Min(x - y, 0)),
+    (x - tir.Max(z, x + y), tir.Min(x - z, 0 - y)),
+    (tir.Min(x + 3, y + 3) - tir.Min(x, y), tir.const(3)),
+    # common factors
+    (y * x + x * 7, (y + 7) * x),
+    (z * x - x, (z + -1) * x),
+    (y * x - z * x, (y - z) * x),
+    # constants
+    (x + 4 - 9, x + -5),
+    (6 - y + x, x - y + 6),
+    (x - (y + x), 0 - y),
+    # division and remainder
+    (tdiv(x, 6) * 6 + tmod(x, 6), x),
+    (x - fld(x, 6) * 6, flm(x, 6)),
+    (fld(y, 4) * 4 - y, 0 - flm(y, 4)),
+    (y - tdiv(y + z, 4) * 4, tmod(y + z, 4) - z),
+    (tdiv(y - z, 4) * 4 - y, 0 - tmod(y - z, 4) - z),
+    (y * 2 - fld(y, 3) * 6, flm(y, 3) * 2),
+    (fld(y + z, 3) * 9 - y * 3, (z - flm(y + z, 3)) * 3),
+]
+
+
+@pytest.mark.parametrize("before,expected", ARITH_CASES, ids=[str(c[0]) for c in ARITH_CASES])
+def test_add_sub_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
 
 
 def test_constraints_decide_comparisons():
