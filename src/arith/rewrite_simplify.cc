@@ -3,8 +3,8 @@
 // index expressions are rewritten here by local rules (constants moved to one side, common
 // terms cancelled, multiplications and divisions by constants solved for the variable);
 // sums and differences by rules of their own (min/max moved inside, common factors taken out,
-// div(x, c) * c against x as mod(x, c)); every other node, and the operands, go through
-// Simplify.
+// div(x, c) * c against x as mod(x, c)), and min/max (absorption, common operands taken out,
+// constants solved for); every other node, and the operands, go through Simplify.
 #include <algorithm>
 #include <optional>
 
@@ -58,6 +58,12 @@ class ComparisonRewriter {
         Expr a = Visit(op->a), b = Visit(op->b);
         auto r = e->kind == NodeKind::kAdd ? AddRules(a, b) : SubRules(a, b);
         if (r) return *r;
+      }
+    }
+    if (e->kind == NodeKind::kMin || e->kind == NodeKind::kMax) {
+      auto* op = static_cast<const BinaryNode*>(e.get());
+      if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
+        if (auto r = MinMaxRules(Visit(op->a), Visit(op->b), e->kind == NodeKind::kMin)) return *r;
       }
     }
     if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
@@ -336,6 +342,153 @@ class ComparisonRewriter {
       return std::nullopt;
     }
     return k == 1 ? core : Expr(MulNode::Make(core, Int(t, k)));
+  }
+
+  // ---- min and max (each rule written for min; max is its mirror) ----
+
+  const BinaryNode* AsMM(const Expr& e, bool is_min) {
+    return is_min ? static_cast<const BinaryNode*>(AsPtr<MinNode>(e))
+                  : static_cast<const BinaryNode*>(AsPtr<MaxNode>(e));
+  }
+  static Expr MakeMM(bool is_min, Expr a, Expr b) {
+    return is_min ? Expr(MinNode::Make(std::move(a), std::move(b)))
+                  : Expr(MaxNode::Make(std::move(a), std::move(b)));
+  }
+  /*! \brief Whether e occurs in the chain min(min(min(a, b), c), d) of `chain`. */
+  bool InChain(const Expr& chain, const Expr& e, bool is_min) {
+    if (Same(chain, e)) return true;
+    auto* mm = AsMM(chain, is_min);
+    return mm && (InChain(mm->a, e, is_min) || Same(mm->b, e));
+  }
+
+  std::optional<Expr> MinMaxRules(const Expr& a, const Expr& b, bool is_min) {
+    DataType t = a->dtype;
+    auto ca = AsConstInt(a), cb = AsConstInt(b);
+    if (ca && cb) return Int(t, is_min ? std::min(*ca, *cb) : std::max(*ca, *cb));
+    // one side is known to be the smaller (the larger, for max)
+    Order o = TryCompare(a, b);
+    if (o.le) return is_min ? a : b;
+    if (o.ge) return is_min ? b : a;
+    // a value already in the chain of the other side
+    if (InChain(a, b, is_min)) return a;
+    if (InChain(b, a, is_min)) return b;
+    auto* ma = AsMM(a, is_min);
+    auto* mb = AsMM(b, is_min);
+    auto* oa = AsMM(a, !is_min);
+    auto* ob = AsMM(b, !is_min);
+    // min(max(x, y), min(x, y)) is min(x, y)
+    if (oa && mb &&
+        ((Same(oa->a, mb->a) && Same(oa->b, mb->b)) ||
+         (Same(oa->a, mb->b) && Same(oa->b, mb->a)))) {
+      return MakeMM(is_min, oa->a, oa->b);
+    }
+    // min(x, max(x, y)) is x
+    if (ob && (Same(ob->a, a) || Same(ob->b, a))) return a;
+    if (oa && (Same(oa->a, b) || Same(oa->b, b))) return b;
+    // min(min(x, y), min(x, z)) is min(min(y, z), x)
+    if (ma && mb) {
+      for (int i = 0; i < 4; ++i) {
+        const Expr& p = i & 1 ? ma->b : ma->a;
+        const Expr& q = i & 2 ? mb->b : mb->a;
+        if (Same(p, q)) {
+          return MakeMM(is_min, MakeMM(is_min, i & 1 ? ma->a : ma->b, i & 2 ? mb->a : mb->b), p);
+        }
+      }
+    }
+    // min(div(x + (c - 1), c) * c, x) is x (it rounds x up); min(x, floordiv(x, c) * c) is the
+    // rounded-down value
+    for (int side = 0; side < 2; ++side) {
+      const Expr& prod = side ? b : a;
+      const Expr& x = side ? a : b;
+      auto* mul = AsPtr<MulNode>(prod);
+      if (!mul) continue;
+      auto c = AsConstInt(mul->b);
+      if (!c || *c <= 0) continue;
+      auto* div = AsPtr<BinaryNode>(mul->a);
+      if (!div || !(div->kind == NodeKind::kDiv || div->kind == NodeKind::kFloorDiv) ||
+          !IsConstInt(div->b, *c)) {
+        continue;
+      }
+      auto [rest, offset] = ConstantOffset(div->a);
+      auto* neg = AsPtr<SubNode>(div->a);
+      if (!(neg && AsConstInt(neg->a)) && offset + 1 == *c && Same(rest, x)) {
+        return is_min ? x : prod;
+      }
+      if (div->kind == NodeKind::kFloorDiv && Same(div->a, x)) return is_min ? prod : x;
+    }
+    if (ma && ob &&
+        ((Same(ob->a, ma->a) && Same(ob->b, ma->b)) ||
+         (Same(ob->a, ma->b) && Same(ob->b, ma->a)))) {
+      return a;
+    }
+    // min(max(x, y), max(x, z)) is max(min(y, z), x)
+    if (oa && ob) {
+      for (int i = 0; i < 4; ++i) {
+        const Expr& p = i & 1 ? oa->b : oa->a;
+        const Expr& q = i & 2 ? ob->b : ob->a;
+        if (Same(p, q)) {
+          return MakeMM(!is_min, MakeMM(is_min, i & 1 ? oa->a : oa->b, i & 2 ? ob->a : ob->b), p);
+        }
+      }
+    }
+    // min(min(x, c1), c2) is min(x, min(c1, c2))
+    if (ma && cb) {
+      if (auto c1 = AsConstInt(ma->b)) {
+        return MakeMM(is_min, ma->a, Int(t, is_min ? std::min(*c1, *cb) : std::max(*c1, *cb)));
+      }
+    }
+    // min(y + x, z + x) is min(y, z) + x; min(x - y, x - z) is x - max(y, z)
+    auto* add_a = AsPtr<AddNode>(a);
+    auto* add_b = AsPtr<AddNode>(b);
+    if (add_a && add_b) {
+      for (int i = 0; i < 4; ++i) {
+        const Expr& p = i & 1 ? add_a->a : add_a->b;
+        const Expr& q = i & 2 ? add_b->a : add_b->b;
+        if (Same(p, q) && !AsConstInt(p)) {
+          return Expr(AddNode::Make(
+              MakeMM(is_min, i & 1 ? add_a->b : add_a->a, i & 2 ? add_b->b : add_b->a), p));
+        }
+      }
+    }
+    auto* sub_a = AsPtr<SubNode>(a);
+    auto* sub_b = AsPtr<SubNode>(b);
+    if (sub_a && sub_b) {
+      if (Same(sub_a->a, sub_b->a)) {
+        return Expr(SubNode::Make(sub_a->a, MakeMM(!is_min, sub_a->b, sub_b->b)));
+      }
+      if (Same(sub_a->b, sub_b->b)) {
+        return Expr(SubNode::Make(MakeMM(is_min, sub_a->a, sub_b->a), sub_a->b));
+      }
+    }
+    // min(x * c1, c2) is min(x, c2 / c1) * c1 (max for a negative c1)
+    if (cb) {
+      if (auto* mul = AsPtr<MulNode>(a)) {
+        auto c1 = AsConstInt(mul->b);
+        if (c1 && *c1 != 0 && !AsConstInt(mul->a) && *cb % *c1 == 0) {
+          bool inner_min = *c1 > 0 ? is_min : !is_min;
+          return Expr(MulNode::Make(MakeMM(inner_min, mul->a, Int(t, *cb / *c1)), mul->b));
+        }
+      }
+      // min(c1 - x, c2) is c1 - max(x, c1 - c2) (for c2 != 0)
+      if (sub_a && *cb != 0) {
+        if (auto c1 = AsConstInt(sub_a->a)) {
+          return Expr(SubNode::Make(sub_a->a, MakeMM(!is_min, sub_a->b, Int(t, *c1 - *cb))));
+        }
+      }
+    }
+    // min(div(x, c), div(y, c)) is div(min(x, y), c) (max for a negative c)
+    for (bool floor : {false, true}) {
+      const BinaryNode* da = floor ? static_cast<const BinaryNode*>(AsPtr<FloorDivNode>(a))
+                                   : static_cast<const BinaryNode*>(AsPtr<DivNode>(a));
+      const BinaryNode* db = floor ? static_cast<const BinaryNode*>(AsPtr<FloorDivNode>(b))
+                                   : static_cast<const BinaryNode*>(AsPtr<DivNode>(b));
+      if (!da || !db) continue;
+      auto c = AsConstInt(da->b);
+      if (!c || *c == 0 || !IsConstInt(db->b, *c)) continue;
+      Expr inner = MakeMM(*c > 0 ? is_min : !is_min, da->a, db->a);
+      return floor ? Expr(FloorDivNode::Make(inner, da->b)) : Expr(DivNode::Make(inner, da->b));
+    }
+    return std::nullopt;
   }
 
   /*! \brief `e` as `x` in [lo, hi] when it compares an index expression with a constant. */

@@ -127,6 +127,33 @@ def test_add_sub_rules(before, expected):
     _check_same_values(before, after, span=range(-7, 8, 2))
 
 
+MINMAX_CASES = [
+    (tir.Min(tir.Max(y, z), tir.Min(z, y)), tir.Min(y, z)),
+    (tir.Max(tir.Max(tir.Max(x, y), z), x), tir.Max(tir.Max(x, y), z)),
+    (tir.Min(z, tir.Max(z, x)), z),
+    (tir.Max(tir.Min(z, x), tir.Min(y, z)), tir.Min(tir.Max(x, y), z)),
+    (tir.Min(tir.Max(x, z), tir.Max(y, z)), tir.Max(tir.Min(x, y), z)),
+    (tir.Max(z + y, x + z), tir.Max(y, x) + z),
+    (tir.Min(z - x, z - y), z - tir.Max(x, y)),
+    (tir.Max(tir.Max(x, 3), 8), tir.Max(x, 8)),
+    (tir.Min(x * 4, 12), tir.Min(x, 3) * 4),
+    (tir.Max(x * -3, 6), tir.Min(x, -2) * -3),
+    (tir.Min(5 - x, 2), 5 - tir.Max(x, 3)),
+    (tir.Max(fld(x, 3), fld(y, 3)), fld(tir.Max(x, y), 3)),
+    (tir.Min(tdiv(x, -4), tdiv(y, -4)), tdiv(tir.Max(x, y), -4)),
+    (tir.Min(fld(x + 5, 6) * 6, x), x),
+    (tir.Max(x, fld(x, 6) * 6), x),
+    (tir.Min(x + 2, x + 5), x + 2),
+]
+
+
+@pytest.mark.parametrize("before,expected", MINMAX_CASES, ids=[str(c[0]) for c in MINMAX_CASES])
+def test_min_max_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
+
+
 def test_constraints_decide_comparisons():
     ana = arith.Analyzer()
     with ana.constraint_scope(tir.all(x <= 7, y <= 0)):
