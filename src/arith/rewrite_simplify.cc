@@ -54,6 +54,11 @@ class ComparisonRewriter {
     }
     if (e->kind == NodeKind::kAdd || e->kind == NodeKind::kSub) {
       auto* op = static_cast<const BinaryNode*>(e.get());
+      // x - x is 0 for the other integer types too
+      if (e->kind == NodeKind::kSub && op->dtype.is_scalar() && op->dtype.is_integer() &&
+          !IsIndexType(op->dtype) && Same(op->a, op->b)) {
+        return Int(op->dtype, 0);
+      }
       if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
         Expr a = Visit(op->a), b = Visit(op->b);
         auto r = e->kind == NodeKind::kAdd ? AddRules(a, b) : SubRules(a, b);

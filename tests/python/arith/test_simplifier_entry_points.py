@@ -86,3 +86,29 @@ def test_equal_op_names():
     assert ir.structural_equal(tir.expr.EqualOp(x, 1).asobject(), tir.EQ(x, tir.const(1)))
     assert ir.structural_equal(tir.expr.NotEqualOp(x, 1).asobject(), tir.NE(x, tir.const(1)))
     assert isinstance(x, ir.PrimExpr) and isinstance(x + 1, ir.PrimExpr)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "uint64", "float16", "float32"])
+def test_a_value_compared_with_itself(dtype):
+    n = tir.Var("n", dtype)
+    ana = arith.Analyzer()
+    assert ana.can_prove(n == n)
+    assert ana.can_prove_equal(n * n, n * n)
+    assert ir.structural_equal(ana.simplify(n < n), tir.const(False))
+    assert ir.structural_equal(ana.simplify(tir.NE(n + n, n + n)), tir.const(False))
+    assert ir.structural_equal(ana.simplify(n <= n), tir.const(True))
+    other = tir.Var("m", dtype)
+    assert not ana.can_prove(n == other)
+
+
+def test_calls_compared_with_themselves_stay():
+    # a call may give a different value each time it runs
+    call = tir.call_extern("float32", "rand")
+    cond = arith.Analyzer().simplify(call == call)
+    assert isinstance(cond, tir.EQ)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32"])
+def test_rewrite_cancels_a_value_minus_itself(dtype):
+    n = tir.Var("n", dtype)
+    assert ir.structural_equal(arith.Analyzer().rewrite_simplify(n - n), tir.const(0, dtype))
