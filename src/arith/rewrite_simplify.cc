@@ -6,6 +6,7 @@
 // div(x, c) * c against x as mod(x, c)), and min/max (absorption, common operands taken out,
 // constants solved for); every other node, and the operands, go through Simplify.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "canonical_simplify.h"
@@ -52,6 +53,9 @@ class ComparisonRewriter {
         }
       }
     }
+    if (auto r = ScalarFolds(e)) return *r;
+    if (auto r = SelectRules(e)) return *r;
+    if (auto r = BroadcastCompare(e)) return *r;
     if (e->kind == NodeKind::kAdd || e->kind == NodeKind::kSub) {
       auto* op = static_cast<const BinaryNode*>(e.get());
       // x - x is 0 for the other integer types too
@@ -494,6 +498,135 @@ class ComparisonRewriter {
       return floor ? Expr(FloorDivNode::Make(inner, da->b)) : Expr(DivNode::Make(inner, da->b));
     }
     return std::nullopt;
+  }
+
+  // ---- casts of constants, clz of a constant, selects and broadcasts ----
+
+  /*! \brief Whether the float v is exactly a value of the float type t. */
+  static bool Representable(double v, DataType t) {
+    if (t.bits() == 64) return true;
+    if (t.bits() == 32) return static_cast<double>(static_cast<float>(v)) == v;
+    // float16: the integers up to 2048 are exact
+    return t.bits() == 16 && !t.is_bfloat16() && v == std::floor(v) && std::fabs(v) <= 2048;
+  }
+
+  std::optional<Expr> ScalarFolds(const Expr& e) {
+    if (auto* cast = AsPtr<CastNode>(e); cast && cast->dtype.is_scalar()) {
+      Expr v = Visit(cast->value);
+      if (auto* f = AsPtr<FloatImmNode>(v)) {
+        DataType t = cast->dtype;
+        if (t.is_bool()) return Bool(f->value != 0);
+        if (t.is_float() && !t.is_narrow_float() && Representable(f->value, t)) {
+          return Expr(FloatImmNode::Make(t, f->value));
+        }
+      }
+      return std::nullopt;
+    }
+    if (auto* call = AsPtr<CallNode>(e); call && call->is_op("tir.clz") && call->args.size() == 1) {
+      Expr arg = Visit(call->args[0]);
+      auto v = AsConstInt(arg);
+      if (!v || !arg->dtype.is_integer() || !call->dtype.is_integer()) return std::nullopt;
+      int bits = arg->dtype.bits();
+      uint64_t u = static_cast<uint64_t>(*v);
+      if (bits < 64) u &= (uint64_t{1} << bits) - 1;
+      int n = bits;
+      while (u) u >>= 1, --n;
+      return Int(call->dtype, n);
+    }
+    return std::nullopt;
+  }
+
+  /*! \brief a (op) b for the operands of a select: constants folded, 0 dropped, x - c as
+   *  x + -c. */
+  Expr Fold(NodeKind k, const Expr& a, const Expr& b) {
+    auto ca = AsConstInt(a), cb = AsConstInt(b);
+    DataType t = a->dtype;
+    if (k == NodeKind::kAdd) {
+      if (ca && cb) return Int(t, *ca + *cb);
+      if (ca && *ca == 0) return b;
+      if (cb) return AddConst(a, *cb);
+      return AddNode::Make(a, b);
+    }
+    if (k == NodeKind::kSub) {
+      if (ca && cb) return Int(t, *ca - *cb);
+      if (Same(a, b)) return Int(t, 0);
+      if (cb) return AddConst(a, -*cb);
+      return SubNode::Make(a, b);
+    }
+    return k == NodeKind::kMin ? Expr(MinNode::Make(a, b)) : Expr(MaxNode::Make(a, b));
+  }
+
+  std::optional<Expr> SelectRules(const Expr& e) {
+    if (auto* sel = AsPtr<SelectNode>(e)) {
+      Expr t = Visit(sel->true_value), f = Visit(sel->false_value);
+      if (Same(t, f)) return t;
+      return std::nullopt;
+    }
+    NodeKind k = e->kind;
+    if (!(k == NodeKind::kAdd || k == NodeKind::kSub || k == NodeKind::kMin ||
+          k == NodeKind::kMax)) {
+      return std::nullopt;
+    }
+    auto* op = static_cast<const BinaryNode*>(e.get());
+    if (!op->dtype.is_scalar() || !IsIndexType(op->dtype)) return std::nullopt;
+    auto* sa = AsPtr<SelectNode>(op->a);
+    auto* sb = AsPtr<SelectNode>(op->b);
+    if (sa && sb && Same(sa->condition, sb->condition)) {
+      Expr c = Visit(sa->condition);
+      return Expr(SelectNode::Make(c, Fold(k, Visit(sa->true_value), Visit(sb->true_value)),
+                                   Fold(k, Visit(sa->false_value), Visit(sb->false_value))));
+    }
+    // select(c, y, z) - y is select(c, 0, z - y)
+    if (sa && k == NodeKind::kSub) {
+      Expr b = Visit(op->b);
+      Expr tv = Visit(sa->true_value), fv = Visit(sa->false_value);
+      if (Same(tv, b) || Same(fv, b)) {
+        return Expr(SelectNode::Make(Visit(sa->condition), Fold(k, tv, b), Fold(k, fv, b)));
+      }
+    }
+    return std::nullopt;
+  }
+
+  /*! \brief broadcast(x) (op) broadcast(y) as broadcast(x (op) y) for comparisons and &&, ||. */
+  std::optional<Expr> BroadcastCompare(const Expr& e) {
+    NodeKind k = e->kind;
+    bool logic = k == NodeKind::kAnd || k == NodeKind::kOr;
+    if (!IsComparisonKind(k) && !logic) return std::nullopt;
+    auto* op = static_cast<const BinaryNode*>(e.get());
+    if (!op->a->dtype.is_vector()) return std::nullopt;
+    Expr a = Visit(op->a), b = Visit(op->b);
+    auto* ba = AsPtr<BroadcastNode>(a);
+    auto* bb = AsPtr<BroadcastNode>(b);
+    if (!ba || !bb || ba->lanes != bb->lanes || ba->lanes <= 0) return std::nullopt;
+    Expr x = ba->value, y = bb->value;
+    Expr inner;
+    switch (k) {
+      case NodeKind::kGT:
+        inner = LTNode::Make(y, x);
+        break;
+      case NodeKind::kGE:
+        inner = LENode::Make(y, x);
+        break;
+      case NodeKind::kLT:
+        inner = LTNode::Make(x, y);
+        break;
+      case NodeKind::kLE:
+        inner = LENode::Make(x, y);
+        break;
+      case NodeKind::kEQ:
+        inner = EQNode::Make(x, y);
+        break;
+      case NodeKind::kNE:
+        inner = NENode::Make(x, y);
+        break;
+      case NodeKind::kAnd:
+        inner = AndNode::Make(x, y);
+        break;
+      default:
+        inner = OrNode::Make(x, y);
+        break;
+    }
+    return Expr(BroadcastNode::Make(inner, ba->lanes));
   }
 
   /*! \brief `e` as `x` in [lo, hi] when it compares an index expression with a constant. */

@@ -166,3 +166,51 @@ def test_other_expressions_are_simplified_as_before():
     ana = arith.Analyzer()
     expr = fld(x * 8 + 3, 4)
     assert ir.structural_equal(ana.rewrite_simplify(expr), ana.simplify(expr))
+
+
+def test_casts_of_float_constants_fold_when_exact():
+    ana = arith.Analyzer()
+    half = tir.const(5.0, "float16")
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("float32", half)),
+                               tir.const(5.0, "float32"))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("bool", tir.const(0.0, "float32"))),
+                               tir.const(False))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("bool", tir.const(2.5, "float32"))),
+                               tir.const(True))
+    # 0.1 is not a float16 value: the cast stays for the code generator to round
+    inexact = tir.Cast("float16", tir.const(0.1, "float32"))
+    assert isinstance(ana.rewrite_simplify(inexact), tir.Cast)
+
+
+@pytest.mark.parametrize("value,dtype,zeros", [(0, "int32", 32), (5, "int32", 29),
+                                               (1 << 40, "int64", 23), (-1, "int32", 0)])
+def test_clz_of_a_constant(value, dtype, zeros):
+    call = tir.call_intrin("int32", "tir.clz", tir.const(value, dtype))
+    assert ir.structural_equal(arith.Analyzer().rewrite_simplify(call), tir.const(zeros))
+
+
+SELECT_CASES = [
+    (tir.Select(x < 3, y, 0) + tir.Select(x < 3, 4, z), tir.Select(x < 3, y + 4, z)),
+    (tir.Select(x < 3, y, 2) - tir.Select(x < 3, 5, z), tir.Select(x < 3, y + -5, 2 - z)),
+    (tir.Select(x < 3, y, z) - z, tir.Select(x < 3, y - z, 0)),
+    (tir.Max(tir.Select(x < 3, y, 1), tir.Select(x < 3, 2, z)),
+     tir.Select(x < 3, tir.Max(y, 2), tir.Max(1, z))),
+    (tir.Select(x < 3, y * 2, y * 2), y * 2),
+]
+
+
+@pytest.mark.parametrize("before,expected", SELECT_CASES, ids=[str(c[0]) for c in SELECT_CASES])
+def test_select_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
+
+
+def test_broadcast_comparisons_compare_the_values():
+    ana = arith.Analyzer()
+    bx, by = tir.Broadcast(x, 4), tir.Broadcast(y, 4)
+    assert ir.structural_equal(ana.rewrite_simplify(bx >= by), tir.Broadcast(tir.LE(y, x), 4))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.NE(bx, by)), tir.Broadcast(tir.NE(x, y), 4))
+    flags = tir.Broadcast(tir.Var("b", "bool"), 4)
+    got = ana.rewrite_simplify(tir.Or(bx < by, flags))
+    assert ir.structural_equal(got, tir.Broadcast(tir.Or(x < y, flags.value), 4))
