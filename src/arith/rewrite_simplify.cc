@@ -53,6 +53,9 @@ class ComparisonRewriter {
         }
       }
     }
+    if (auto* op = AsPtr<FloorDivNode>(e); op && op->dtype.is_scalar() && IsIndexType(op->dtype)) {
+      if (auto r = FloorDivRules(Visit(op->a), Visit(op->b))) return *r;
+    }
     if (auto r = ScalarFolds(e)) return *r;
     if (auto r = SelectRules(e)) return *r;
     if (auto r = BroadcastCompare(e)) return *r;
@@ -496,6 +499,90 @@ class ComparisonRewriter {
       if (!c || *c == 0 || !IsConstInt(db->b, *c)) continue;
       Expr inner = MakeMM(*c > 0 ? is_min : !is_min, da->a, db->a);
       return floor ? Expr(FloorDivNode::Make(inner, da->b)) : Expr(DivNode::Make(inner, da->b));
+    }
+    return std::nullopt;
+  }
+
+  // ---- floordiv: identities that hold for every value of the operands ----
+
+  /*! \brief The terms of a sum, left to right (`(a + b) + c` is a, b, c). */
+  static void Terms(const Expr& e, std::vector<Expr>* out) {
+    if (auto* add = AsPtr<AddNode>(e)) {
+      Terms(add->a, out);
+      Terms(add->b, out);
+      return;
+    }
+    out->push_back(e);
+  }
+  static Expr SumOf(const std::vector<Expr>& terms, size_t skip) {
+    Expr sum;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (i == skip) continue;
+      sum = sum ? Expr(AddNode::Make(sum, terms[i])) : terms[i];
+    }
+    return sum;
+  }
+
+  std::optional<Expr> FloorDivRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    if (c && *c <= 0) return std::nullopt;
+    // x * y // y is x
+    if (auto* mul = AsPtr<MulNode>(a); mul && !c) {
+      if (Same(mul->b, b)) return mul->a;
+      if (Same(mul->a, b)) return mul->b;
+    }
+    // (x // c1 + k) // c2 is (x + c1 * k) // (c1 * c2)
+    if (c) {
+      auto [rest, k] = ConstantOffset(a);
+      auto* neg = AsPtr<SubNode>(a);
+      if (auto* inner = AsPtr<FloorDivNode>(rest); inner && !(neg && AsConstInt(neg->a))) {
+        auto c1 = AsConstInt(inner->b);
+        if (c1 && *c1 > 0) {
+          Expr num = k == 0 ? inner->a : AddConst(inner->a, *c1 * k);
+          return Expr(FloorDivNode::Make(num, Int(t, *c1 * *c)));
+        }
+      }
+      // (x - x % c) // c is x // c
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        auto* mod = AsPtr<FloorModNode>(sub->b);
+        if (mod && Same(mod->a, sub->a) && IsConstInt(mod->b, *c)) {
+          return Expr(FloorDivNode::Make(sub->a, b));
+        }
+      }
+      // min(x * (k * c), y) // c is min(x * k, y // c)
+      for (bool is_min : {true, false}) {
+        auto* mm = AsMM(a, is_min);
+        if (!mm) continue;
+        for (int side = 0; side < 2; ++side) {
+          const Expr& prod = side ? mm->b : mm->a;
+          const Expr& other = side ? mm->a : mm->b;
+          auto* mul = AsPtr<MulNode>(prod);
+          auto k = mul ? AsConstInt(mul->b) : std::nullopt;
+          if (!k || *k % *c != 0) continue;
+          Expr scaled = MulNode::Make(mul->a, Int(t, *k / *c));
+          Expr divided = FloorDivNode::Make(other, b);
+          return side ? MakeMM(is_min, divided, scaled) : MakeMM(is_min, scaled, divided);
+        }
+      }
+      return std::nullopt;
+    }
+    // (... + d + ...) // d is (...) // d + 1; (... + q * d + ...) // d is q + (...) // d
+    std::vector<Expr> terms;
+    Terms(a, &terms);
+    if (terms.size() < 2) return std::nullopt;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (Same(terms[i], b)) {
+        return Expr(AddNode::Make(FloorDivNode::Make(SumOf(terms, i), b), Int(t, 1)));
+      }
+      auto* mul = AsPtr<MulNode>(terms[i]);
+      if (!mul) continue;
+      Expr q;
+      if (Same(mul->b, b)) q = mul->a;
+      if (Same(mul->a, b)) q = mul->b;
+      if (!q) continue;
+      Expr rest = FloorDivNode::Make(SumOf(terms, i), b);
+      return i == 0 ? Expr(AddNode::Make(q, rest)) : Expr(AddNode::Make(rest, q));
     }
     return std::nullopt;
   }

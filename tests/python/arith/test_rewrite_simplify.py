@@ -214,3 +214,25 @@ def test_broadcast_comparisons_compare_the_values():
     flags = tir.Broadcast(tir.Var("b", "bool"), 4)
     got = ana.rewrite_simplify(tir.Or(bx < by, flags))
     assert ir.structural_equal(got, tir.Broadcast(tir.Or(x < y, flags.value), 4))
+
+
+FLOORDIV_CASES = [
+    (fld(y * z, z), y),
+    (fld(fld(x, 3) + 2, 5), fld(x + 6, 15)),
+    (fld(fld(x, 4) - 1, 2), fld(x + -4, 8)),
+    (fld(x - flm(x, 7), 7), fld(x, 7)),
+    (fld(tir.Min(x * 8, y), 4), tir.Min(x * 2, fld(y, 4))),
+    (fld(tir.Max(y, x * 9), 3), tir.Max(fld(y, 3), x * 3)),
+    (fld(y + z, z), fld(y, z) + 1),
+    (fld(z + x + y, z), fld(x + y, z) + 1),
+    (fld(x * z + y, z), x + fld(y, z)),
+    (fld(y + z * x, z), fld(y, z) + x),
+]
+
+
+@pytest.mark.parametrize("before,expected", FLOORDIV_CASES, ids=[str(c[0]) for c in FLOORDIV_CASES])
+def test_floordiv_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    # z is a divisor in some cases: evaluate where it is not zero
+    _check_same_values(before, after, span=[-7, -3, -1, 1, 2, 5, 7])
