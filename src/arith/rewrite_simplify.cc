@@ -56,6 +56,7 @@ class ComparisonRewriter {
     if (auto* op = AsPtr<FloorDivNode>(e); op && op->dtype.is_scalar() && IsIndexType(op->dtype)) {
       if (auto r = FloorDivRules(Visit(op->a), Visit(op->b))) return *r;
     }
+    if (auto r = VectorRules(e)) return *r;
     if (auto r = ScalarFolds(e)) return *r;
     if (auto r = SelectRules(e)) return *r;
     if (auto r = BroadcastCompare(e)) return *r;
@@ -585,6 +586,55 @@ class ComparisonRewriter {
       return i == 0 ? Expr(AddNode::Make(q, rest)) : Expr(AddNode::Make(rest, q));
     }
     return std::nullopt;
+  }
+
+  // ---- vectors: floordiv/floormod of a ramp by a broadcast constant, min/max of broadcasts ----
+
+  std::optional<Expr> VectorRules(const Expr& e) {
+    NodeKind k = e->kind;
+    if (k == NodeKind::kMin || k == NodeKind::kMax) {
+      // min(min(v, broadcast(p)), broadcast(q)) is min(v, broadcast(min(p, q)))
+      auto* op = static_cast<const BinaryNode*>(e.get());
+      if (!op->dtype.is_vector()) return std::nullopt;
+      bool is_min = k == NodeKind::kMin;
+      Expr a = Visit(op->a), b = Visit(op->b);
+      auto* inner = AsMM(a, is_min);
+      auto* q = AsPtr<BroadcastNode>(b);
+      if (!inner || !q) return std::nullopt;
+      auto* p = AsPtr<BroadcastNode>(inner->b);
+      if (!p || p->lanes != q->lanes) return std::nullopt;
+      return MakeMM(is_min, inner->a,
+                    BroadcastNode::Make(MakeMM(is_min, p->value, q->value), q->lanes));
+    }
+    if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod) return std::nullopt;
+    auto* op = static_cast<const BinaryNode*>(e.get());
+    auto* ramp = AsPtr<RampNode>(op->a);
+    auto* bc = AsPtr<BroadcastNode>(op->b);
+    if (!ramp || !bc || ramp->lanes <= 0 || bc->lanes != ramp->lanes) return std::nullopt;
+    auto c = AsConstInt(bc->value);
+    auto stride = AsConstInt(ramp->stride);
+    if (!c || *c <= 0 || !stride || !IsIndexType(ramp->base->dtype)) return std::nullopt;
+    Expr base = Visit(ramp->base);
+    DataType t = base->dtype;
+    int lanes = ramp->lanes;
+    bool div = k == NodeKind::kFloorDiv;
+    // a stride that is a multiple of c: each lane moves by whole blocks
+    if (*stride % *c == 0) {
+      if (div)
+        return Expr(
+            RampNode::Make(FloorDivNode::Make(base, bc->value), Int(t, *stride / *c), lanes));
+      return Expr(BroadcastNode::Make(FloorModNode::Make(base, bc->value), lanes));
+    }
+    // every lane in the block of the base: base % c is at most c - g + r (the base is
+    // g * k + r with g dividing c)
+    ModularSet m = ana_.GetModularSet(base);
+    if (*stride < 0 || m.coeff <= 0 || *c % m.coeff != 0) return std::nullopt;
+    int64_t last = *c - m.coeff + m.base + *stride * (lanes - 1);
+    if (last >= *c) return std::nullopt;
+    if (div)
+      return Expr(BroadcastNode::Make(ana_.Simplify(FloorDivNode::Make(base, bc->value)), lanes));
+    return Expr(
+        RampNode::Make(ana_.Simplify(FloorModNode::Make(base, bc->value)), ramp->stride, lanes));
   }
 
   // ---- casts of constants, clz of a constant, selects and broadcasts ----

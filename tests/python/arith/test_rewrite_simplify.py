@@ -236,3 +236,27 @@ def test_floordiv_rules(before, expected):
     assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
     # z is a divisor in some cases: evaluate where it is not zero
     _check_same_values(before, after, span=[-7, -3, -1, 1, 2, 5, 7])
+
+
+def test_ramp_floordiv_floormod_by_a_broadcast():
+    ana = arith.Analyzer()
+    ramp = tir.Ramp(x, 6, 4)
+    three = tir.Broadcast(tir.const(3), 4)
+    assert ir.structural_equal(ana.rewrite_simplify(fld(ramp, three)), tir.Ramp(fld(x, 3), 2, 4))
+    assert ir.structural_equal(ana.rewrite_simplify(flm(ramp, three)),
+                               tir.Broadcast(flm(x, 3), 4))
+    # all four lanes of x * 16 + 2 .. + 5 lie in one block of 8
+    inner = tir.Ramp(x * 16 + 2, 1, 4)
+    eight = tir.Broadcast(tir.const(8), 4)
+    assert ir.structural_equal(ana.rewrite_simplify(fld(inner, eight)), tir.Broadcast(x * 2, 4))
+    assert ir.structural_equal(ana.rewrite_simplify(flm(inner, eight)), tir.Ramp(2, 1, 4))
+    # lanes that cross a block boundary stay
+    crossing = fld(tir.Ramp(x * 16 + 6, 1, 4), eight)
+    assert isinstance(ana.rewrite_simplify(crossing), tir.FloorDiv)
+
+
+def test_min_of_broadcasts_merges_them():
+    v = tir.Var("v", "int32x4")
+    got = arith.Analyzer().rewrite_simplify(
+        tir.Min(tir.Min(v, tir.Broadcast(x, 4)), tir.Broadcast(y, 4)))
+    assert ir.structural_equal(got, tir.Min(v, tir.Broadcast(tir.Min(x, y), 4)))
