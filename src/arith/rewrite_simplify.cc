@@ -53,30 +53,30 @@ class ComparisonRewriter {
         }
       }
     }
-    if (auto* op = AsPtr<FloorDivNode>(e); op && op->dtype.is_scalar() && IsIndexType(op->dtype)) {
-      if (auto r = FloorDivRules(Visit(op->a), Visit(op->b))) return *r;
-    }
     if (auto r = VectorRules(e)) return *r;
     if (auto r = ScalarFolds(e)) return *r;
     if (auto r = SelectRules(e)) return *r;
     if (auto r = BroadcastCompare(e)) return *r;
-    if (e->kind == NodeKind::kAdd || e->kind == NodeKind::kSub) {
-      auto* op = static_cast<const BinaryNode*>(e.get());
-      // x - x is 0 for the other integer types too
-      if (e->kind == NodeKind::kSub && op->dtype.is_scalar() && op->dtype.is_integer() &&
-          !IsIndexType(op->dtype) && Same(op->a, op->b)) {
-        return Int(op->dtype, 0);
-      }
-      if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
-        Expr a = Visit(op->a), b = Visit(op->b);
-        auto r = e->kind == NodeKind::kAdd ? AddRules(a, b) : SubRules(a, b);
-        if (r) return *r;
-      }
+    // x - x is 0 for the other integer types too
+    if (auto* op = AsPtr<SubNode>(e); op && op->dtype.is_scalar() && op->dtype.is_integer() &&
+                                      !IsIndexType(op->dtype) && Same(op->a, op->b)) {
+      return Int(op->dtype, 0);
     }
-    if (e->kind == NodeKind::kMin || e->kind == NodeKind::kMax) {
+    NodeKind k = e->kind;
+    if (k == NodeKind::kAdd || k == NodeKind::kSub || k == NodeKind::kMul ||
+        k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod || k == NodeKind::kMin ||
+        k == NodeKind::kMax) {
       auto* op = static_cast<const BinaryNode*>(e.get());
       if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
-        if (auto r = MinMaxRules(Visit(op->a), Visit(op->b), e->kind == NodeKind::kMin)) return *r;
+        // the operands are rewritten once; each rule set sees them
+        Expr a = Visit(op->a), b = Visit(op->b);
+        if (auto r = ModTwoRules(k, a, b)) return *r;
+        std::optional<Expr> r;
+        if (k == NodeKind::kAdd) r = AddRules(a, b);
+        if (k == NodeKind::kSub) r = SubRules(a, b);
+        if (k == NodeKind::kFloorDiv) r = FloorDivRules(a, b);
+        if (k == NodeKind::kMin || k == NodeKind::kMax) r = MinMaxRules(a, b, k == NodeKind::kMin);
+        if (r) return *r;
       }
     }
     if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
@@ -585,6 +585,92 @@ class ComparisonRewriter {
       Expr rest = FloorDivNode::Make(SumOf(terms, i), b);
       return i == 0 ? Expr(AddNode::Make(q, rest)) : Expr(AddNode::Make(rest, q));
     }
+    return std::nullopt;
+  }
+
+  // ---- floor division by 2 and remainders of a value's own remainder (exact identities) ----
+
+  static bool IsFloorOp(const Expr& e, NodeKind k, const Expr& x, int64_t c) {
+    auto* op = AsPtr<BinaryNode>(e);
+    return op && e->kind == k && Same(op->a, x) && IsConstInt(op->b, c);
+  }
+  /*! \brief e is x + 1 (as `x + 1`); gives x. */
+  static std::optional<Expr> PlusOne(const Expr& e) {
+    auto* add = AsPtr<AddNode>(e);
+    if (add && IsConstInt(add->b, 1)) return add->a;
+    return std::nullopt;
+  }
+  /*! \brief Whether d is c, -c (a constant) or c * -1. */
+  static bool SameUpToSign(const Expr& d, const Expr& c) {
+    if (Same(d, c)) return true;
+    auto cd = AsConstInt(d), cc = AsConstInt(c);
+    if (cd && cc) return *cd == -*cc;
+    auto* mul = AsPtr<MulNode>(d);
+    return mul && Same(mul->a, c) && IsConstInt(mul->b, -1);
+  }
+
+  /*! \brief a (k) b, the operands rewritten already. */
+  std::optional<Expr> ModTwoRules(NodeKind k, const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    if (k == NodeKind::kMul) {
+      // min(x, y) * max(x, y) is x * y
+      auto* mn = AsPtr<MinNode>(a);
+      auto* mx = AsPtr<MaxNode>(b);
+      if (!mn || !mx) mn = AsPtr<MinNode>(b), mx = AsPtr<MaxNode>(a);
+      if (mn && mx &&
+          ((Same(mn->a, mx->a) && Same(mn->b, mx->b)) ||
+           (Same(mn->a, mx->b) && Same(mn->b, mx->a)))) {
+        return Expr(MulNode::Make(mn->a, mn->b));
+      }
+      return std::nullopt;
+    }
+    if (k == NodeKind::kMin || k == NodeKind::kMax) return std::nullopt;
+    if (k == NodeKind::kFloorMod) {
+      // (x - x % d) % c and (x + (k * x) % d) % c with k = -1 (mod c) are 0, d being c or -c
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        auto* mod = AsPtr<FloorModNode>(sub->b);
+        if (mod && Same(mod->a, sub->a) && SameUpToSign(mod->b, b)) return Int(t, 0);
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* mod = AsPtr<FloorModNode>(add->b);
+        auto* mul = mod ? AsPtr<MulNode>(mod->a) : nullptr;
+        if (mul && Same(mul->a, add->a) && SameUpToSign(mod->b, b)) {
+          auto m = AsConstInt(mul->b);
+          auto c = AsConstInt(b);
+          if (m && ((c && *c != 0 && FloorMod(*m + 1, *c) == 0) || *m == -1)) return Int(t, 0);
+        }
+      }
+      return std::nullopt;
+    }
+    if (k == NodeKind::kFloorDiv) {
+      // (x % 2 + 1) // 2 is x % 2
+      if (auto x = PlusOne(a); x && IsConstInt(b, 2)) {
+        auto* mod = AsPtr<FloorModNode>(*x);
+        if (mod && IsConstInt(mod->b, 2)) return *x;
+      }
+      return std::nullopt;
+    }
+    if (k == NodeKind::kAdd) {
+      // x % 2 + (x + 1) % 2 is 1; x // 2 + x % 2 is (x + 1) // 2
+      auto* ma = AsPtr<FloorModNode>(a);
+      auto* mb = AsPtr<FloorModNode>(b);
+      if (ma && mb && IsConstInt(ma->b, 2) && IsConstInt(mb->b, 2)) {
+        auto xa = PlusOne(ma->a), xb = PlusOne(mb->a);
+        if ((xb && Same(*xb, ma->a)) || (xa && Same(*xa, mb->a))) return Int(t, 1);
+      }
+      auto* da = AsPtr<FloorDivNode>(a);
+      if (da && IsConstInt(da->b, 2) && IsFloorOp(b, NodeKind::kFloorMod, da->a, 2)) {
+        return Expr(FloorDivNode::Make(AddNode::Make(da->a, Int(t, 1)), da->b));
+      }
+      return std::nullopt;
+    }
+    // (x + 1) // 2 - x // 2 is x % 2; (x + 1) // 2 - x % 2 is x // 2
+    auto* da = AsPtr<FloorDivNode>(a);
+    if (!da || !IsConstInt(da->b, 2)) return std::nullopt;
+    auto x = PlusOne(da->a);
+    if (!x) return std::nullopt;
+    if (IsFloorOp(b, NodeKind::kFloorDiv, *x, 2)) return Expr(FloorModNode::Make(*x, da->b));
+    if (IsFloorOp(b, NodeKind::kFloorMod, *x, 2)) return Expr(FloorDivNode::Make(*x, da->b));
     return std::nullopt;
   }
 

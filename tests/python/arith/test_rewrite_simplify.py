@@ -260,3 +260,35 @@ def test_min_of_broadcasts_merges_them():
     got = arith.Analyzer().rewrite_simplify(
         tir.Min(tir.Min(v, tir.Broadcast(x, 4)), tir.Broadcast(y, 4)))
     assert ir.structural_equal(got, tir.Min(v, tir.Broadcast(tir.Min(x, y), 4)))
+
+
+MOD_CASES = [
+    (flm(y, 2) + flm(y + 1, 2), tir.const(1)),
+    (fld(y + 1, 2) - fld(y, 2), flm(y, 2)),
+    (fld(flm(y, 2) + 1, 2), flm(y, 2)),
+    (fld(y + 1, 2) - flm(y, 2), fld(y, 2)),
+    (fld(y, 2) + flm(y, 2), fld(y + 1, 2)),
+    (flm(y - flm(y, 5), 5), tir.const(0)),
+    (flm(y - flm(y, -5), 5), tir.const(0)),
+    (flm(y + flm(y * 4, 5), 5), tir.const(0)),
+    (flm(y - flm(y, z), z), tir.const(0)),
+    (tir.Max(y, z) * tir.Min(z, y), z * y),
+]
+
+
+@pytest.mark.parametrize("before,expected", MOD_CASES, ids=[str(c[0]) for c in MOD_CASES])
+def test_remainder_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=[-7, -3, -1, 1, 2, 5, 7])
+
+
+def test_a_long_sum_is_rewritten_once_per_node():
+    # each node's operands are rewritten once, so a long chain stays linear
+    terms = [tir.Var(f"v{i}", "int32") for i in range(200)]
+    expr = terms[0]
+    for v in terms[1:]:
+        expr = expr + v * 3 - 1
+    after = arith.Analyzer().rewrite_simplify(expr)
+    point = {v: i % 7 - 3 for i, v in enumerate(terms)}
+    assert _value(after, point) == _value(expr, point)
