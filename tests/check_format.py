@@ -36,6 +36,7 @@ FORMATTED = [
     "src/arith/detect_linear.cc",
     "src/arith/int_inequality.cc",
     "src/arith/int_solver.cc",
+    "src/arith/rewrite_simplify.cc",
     "src/autoschedule/analysis.cc",
     "src/autoschedule/rules.h",
     "src/bindings/bind_arith_solve.cc",

@@ -65,6 +65,20 @@ ConstIntBound Analyzer::ConstraintBound(const Expr& e) const {
   return r;
 }
 
+void Analyzer::SetEnabledExtensions(int flags) {
+  transitive_ = (flags & kTransitivelyProveInequalities) != 0;
+  and_of_ors_ = (flags & kConvertBooleanToAndOfOrs) != 0;
+  boolean_branches_ = (flags & kApplyConstraintsToBooleanBranches) != 0;
+  product_and_sum_ = (flags & kComparisonOfProductAndSum) != 0;
+}
+
+int Analyzer::EnabledExtensions() const {
+  return (transitive_ ? kTransitivelyProveInequalities : 0) |
+         (and_of_ors_ ? kConvertBooleanToAndOfOrs : 0) |
+         (boolean_branches_ ? kApplyConstraintsToBooleanBranches : 0) |
+         (product_and_sum_ ? kComparisonOfProductAndSum : 0);
+}
+
 const ConstIntBound* Analyzer::VarBound(const VarNode* var) const {
   auto it = vars_.find(var);
   return it == vars_.end() ? nullptr : &it->second.bound;

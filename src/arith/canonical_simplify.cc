@@ -444,6 +444,14 @@ Expr CanonicalSimplifier::VectorRule(NodeKind k, const Expr& a, const Expr& b, D
 
 Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* orig) {
   DataType t = a->dtype;
+  // A value compared with itself, of any scalar type (as TVM, NaN aside; the index types
+  // decide it below): the same expression without calls (whose results may differ between
+  // evaluations) is equal to itself.
+  if (t.is_scalar() && !IsCanonicalType(t) && StructuralEqual(a, b)) {
+    bool has_call = false;
+    PostOrderVisit(a, [&](const ObjectRef& n) { has_call |= AsPtr<CallNode>(n) != nullptr; });
+    if (!has_call) return Bool(Decide(k, 0));
+  }
   if (t.is_scalar() && t.is_integer()) {
     auto x = AsConstInt(a), y = AsConstInt(b);
     if (x && y) return Bool(Decide(k, *x < *y ? -1 : (*x == *y ? 0 : 1)));
@@ -560,6 +568,8 @@ bool CanonicalSimplifier::Decide(NodeKind k, int sign) {
 Expr Analyzer::Simplify(const Expr& e) {
   return canonical::CanonicalSimplifier(*this).VisitExpr(e);
 }
+
+Expr Analyzer::CanonicalSimplify(const Expr& e) { return Simplify(e); }
 
 }  // namespace arith
 }  // namespace tessera

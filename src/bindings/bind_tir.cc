@@ -156,7 +156,12 @@ void BindTIR(nb::module_& m) {
              arith::ModularSet m = a.GetModularSet(e);
              return std::make_pair(m.coeff, m.base);
            },
-           "expr"_a, "(coeff, base): every value is coeff * k + base.");
+           "expr"_a, "(coeff, base): every value is coeff * k + base.")
+      // The simplifier's entry points, its extension flags and constraint scopes (arith13b).
+      .def("rewrite_simplify", &arith::Analyzer::RewriteSimplify, "expr"_a)
+      .def("canonical_simplify", &arith::Analyzer::CanonicalSimplify, "expr"_a)
+      .def_prop_rw("enabled_extensions", &arith::Analyzer::EnabledExtensions,
+                   &arith::Analyzer::SetEnabledExtensions);
   m.def(
       "narrow_predicate_expression",
       [](const Expr& cond, const std::vector<Var>& vars, const std::vector<Range>& ranges) {

@@ -101,6 +101,13 @@ class Analyzer {
   ModularSet GetModularSet(const Expr& e);
   /*! \brief Canonical simplification of integer expressions plus constant folding everywhere. */
   Expr Simplify(const Expr& e);
+  /*!
+   * \brief TVM's two simplifiers, which Simplify runs in turn. RewriteSimplify rewrites by
+   *  local rules and keeps the shape of the expression (`x + y - x` is `y`, but `x * 2 + y`
+   *  stays unsorted); CanonicalSimplify puts index arithmetic into a sorted sum of terms.
+   */
+  Expr RewriteSimplify(const Expr& e);
+  Expr CanonicalSimplify(const Expr& e);
   /*! \brief Whether the bool expression `cond` is true for every value of the bound variables. */
   bool CanProve(const Expr& cond);
   /*! \brief Whether e >= v (e < v) for every value of the bound variables. */
@@ -141,6 +148,18 @@ class Analyzer {
    *  is rewritten as an and of ors, simplified between its terms (SimplifyAsAndOfOrs). */
   void SetConvertBooleanToAndOfOrs(bool on) { and_of_ors_ = on; }
   bool ConvertBooleanToAndOfOrs() const { return and_of_ors_; }
+  /*! \brief The extension flags of TVM's rewrite simplifier (its `Extension` enum values):
+   *  each bit turns on one of the options above; kComparisonOfProductAndSum is kept but
+   *  changes nothing yet. */
+  enum Extension : int {
+    kNoExtensions = 0,
+    kTransitivelyProveInequalities = 1 << 0,
+    kConvertBooleanToAndOfOrs = 1 << 1,
+    kApplyConstraintsToBooleanBranches = 1 << 2,
+    kComparisonOfProductAndSum = 1 << 3,
+  };
+  void SetEnabledExtensions(int flags);
+  int EnabledExtensions() const;
 
   /*! \brief The bound recorded for `var`, if any. */
   const ConstIntBound* VarBound(const VarNode* var) const;
@@ -186,6 +205,7 @@ class Analyzer {
   bool transitive_ = false;
   bool boolean_branches_ = false;
   bool and_of_ors_ = false;
+  bool product_and_sum_ = false;
 };
 
 /*! \brief EnterConstraint for the lifetime of the object. */

@@ -12,13 +12,14 @@ vectors is current (``with Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")
 it for each value vscale can take there.
 """
 
+import contextlib
 import enum
 from collections import namedtuple
 
 from .. import _core
 from ..error import TesseraTypeError
 
-__all__ = ["Analyzer", "ConstIntBound", "ModularSet", "ProofStrength"]
+__all__ = ["Analyzer", "ConstIntBound", "Extension", "ModularSet", "ProofStrength"]
 
 # Interval sets and the narrowing of predicates (TVM's int_set, NarrowPredicateExpression).
 from .int_set import IntervalSet, IntSet  # noqa: E402
@@ -52,6 +53,17 @@ class _ConstraintScope:
     def __exit__(self, *exc):
         self._ana.exit_constraint(self._marks.pop())
         return False
+
+
+class Extension(enum.Flag):
+    """The optional rules of the rewrite simplifier (TVM's ``tvm.arith.Extension``), set with
+    ``Analyzer.enabled_extensions``; the values are those of TVM."""
+
+    NoExtensions = 0
+    TransitivelyProveInequalities = 1 << 0
+    ConvertBooleanToAndOfOrs = 1 << 1
+    ApplyConstraintsToBooleanBranches = 1 << 2
+    ComparisonOfProductAndSum = 1 << 3
 
 
 def _expr(value, what):
@@ -144,11 +156,28 @@ class Analyzer:
                 "expression")
         return _ConstraintScope(self._ana, cond)
 
+    # ---- the simplifiers (arith13b) ----
     def simplify(self, expr, steps=2):
-        """The canonical simplification of ``expr`` (``steps`` is accepted for TVM)."""
+        """``expr`` simplified: the rewrite rules, then the canonical form (``steps`` is
+        accepted for TVM)."""
         return self._ana.simplify(_expr(expr, "simplify"))
 
-    rewrite_simplify = canonical_simplify = simplify
+    def rewrite_simplify(self, expr):
+        """``expr`` rewritten by local rules, keeping its shape (TVM's rewrite_simplify)."""
+        return self._ana.rewrite_simplify(_expr(expr, "rewrite_simplify"))
+
+    def canonical_simplify(self, expr):
+        """``expr`` with index arithmetic as a sorted sum of terms (TVM's canonical_simplify)."""
+        return self._ana.canonical_simplify(_expr(expr, "canonical_simplify"))
+
+    @property
+    def enabled_extensions(self):
+        """The optional rewrite rules that are on (an ``Extension``)."""
+        return Extension(self._ana.enabled_extensions)
+
+    @enabled_extensions.setter
+    def enabled_extensions(self, flags):
+        self._ana.enabled_extensions = Extension(flags).value
 
     def can_prove(self, cond, strength=ProofStrength.DEFAULT):
         """Whether ``cond`` holds for every value of the bound variables."""

@@ -9,6 +9,7 @@ Op = _core.Op
 Span = _core.Span
 Range = _core.Range
 PrimType, PointerType = _core.PrimType, _core.PointerType
+PrimExpr = _core.PrimExpr  # the base of every TIR expression (TVM's tvm.ir.PrimExpr)
 
 
 def _type_script_method(text):

@@ -44,9 +44,22 @@ def ProducerLoad(producer, indices, span=None):  # noqa: N802 - TVM's node name
     return producer(*indices)
 
 
-def op(name):
-    """The registered intrinsic ``name`` (``op("tir.exp")``)."""
-    return Op.get(name)
+class _OpNamespace:
+    """``op("tir.exp")``: the registered intrinsic of that name. Also TVM's ``tvm.tir.op``
+    module: ``op.call_intrin``, ``op.exp``, ... are the functions of :mod:`tessera.tir.ops`."""
+
+    def __call__(self, name):
+        return Op.get(name)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        import importlib
+
+        return getattr(importlib.import_module(".ops", __package__), name)
+
+
+op = _OpNamespace()
 
 # Python operators on expressions (+, -, *, /, //, %, comparisons, ...) and Buffer indexing.
 from . import expr_ops  # noqa: E402,F401

@@ -17,7 +17,27 @@ IterVar, CommReducer = _core.IterVar, _core.CommReducer
 __all__ = ["PrimExpr", "IntImm", "FloatImm", "StringImm", "Var", "SizeVar", "Cast", "Add", "Sub",
            "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE", "LT", "LE", "GT",
            "GE", "And", "Or", "Not", "Select", "Ramp", "Broadcast", "Shuffle", "Let", "Call",
-           "BufferLoad", "IterVar", "CommReducer"]
+           "BufferLoad", "IterVar", "CommReducer", "EqualOp", "NotEqualOp"]
+
+
+class EqualOp:
+    """TVM's deferred ``a == b`` (there, ``==`` on expressions gives one, to compare by
+    reference in ``if`` tests). tessera's ``==`` builds the ``EQ`` node at once, so no value
+    is an ``EqualOp`` unless made by hand; ``asobject()`` gives the node."""
+
+    _node = _core.EQ
+
+    def __init__(self, a, b, span=None):
+        self.a, self.b = a, b
+
+    def asobject(self):
+        return self._node(self.a, self.b)
+
+
+class NotEqualOp(EqualOp):
+    """TVM's deferred ``a != b``; see ``EqualOp``."""
+
+    _node = _core.NE
 
 
 def __getattr__(name):

@@ -1,0 +1,294 @@
+"""Analyzer.rewrite_simplify: TVM's rule-based simplifier. Each case checks the rewritten form
+by structural equality and then checks, by evaluating both at many points, that the rewrite
+keeps the value."""
+
+import itertools
+
+import pytest
+
+from tessera import arith, ir, tir
+
+x, y, z = (tir.Var(n, "int32") for n in "xyz")
+fld, flm, tdiv, tmod = tir.floordiv, tir.floormod, tir.truncdiv, tir.truncmod
+
+
+def _value(expr, point):
+    out = arith.Analyzer().simplify(tir.stmt_functor.substitute(expr, point))
+    assert isinstance(out, tir.IntImm), f"{expr} at {point} gave {out}"
+    return out.value
+
+
+def _check_same_values(before, after, names=(x, y, z), span=range(-13, 14, 3)):
+    for values in itertools.product(span, repeat=len(names)):
+        point = dict(zip(names, values))
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+CASES = [
+    # constants merged to one side; `<` by one more is `<=`
+    (x + 7 < y + 8, x <= y),
+    (x - 4 < y + 3, x < y + 7),
+    (x + 9 < y + 2, x + 7 < y),
+    (x + 6 < 20, x < 14),
+    (30 < x - 2, tir.LT(32, x)),
+    (4 < 10 - x, x < 6),
+    # a term common to both sides cancels
+    (z + x < y + z, x < y),
+    (x - z < y - z, x < y),
+    (y < y + z, tir.LT(0, z)),
+    # products with a constant, solved for the variable
+    (x * 5 < y * 5, x < y),
+    (x * -5 < y * -5, y < x),
+    (x * 3 <= 7, x <= 2),
+    (x * 3 >= 7, tir.LE(3, x)),
+    (x * -3 <= 7, tir.LE(-2, x)),
+    (x * -3 >= 7, x <= -3),
+    # division by a constant compared with a constant
+    (fld(x, 5) < 2, x < 10),
+    (fld(x, 5) >= -1, tir.LE(-5, x)),
+    (tdiv(x, 5) <= 0, x <= 4),
+    (tdiv(x, 5) >= 0, tir.LE(-4, x)),
+    (fld(x, 6) * 6 < x, tir.LT(0, flm(x, 6))),
+    (fld(x, 6) * 6 >= x, tir.EQ(flm(x, 6), 0)),
+    (tdiv(x, 6) * 6 >= x, tir.LE(tmod(x, 6), 0)),
+    # equalities
+    (x - 7 == 0, x == 7),
+    (x * y == 0, tir.Or(x == 0, y == 0)),
+    (x * 4 + 2 == 0, tir.const(False)),
+    (flm(x, 3) + 5 != 0, tir.const(True)),
+    # min / max against a bound
+    (tir.Min(x, 20) < 15, x < 15),
+    (tir.Max(4, x) > 9, tir.LT(9, x)),
+]
+
+
+@pytest.mark.parametrize("before,expected", CASES, ids=[str(c[0]) for c in CASES])
+def test_comparison_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after)
+
+
+LOGIC_CASES = [
+    (tir.all(x < 4, x > 3), tir.const(False)),
+    (tir.any(x < 4, x > 2), tir.const(True)),
+    (tir.all(x > 5, tir.Not(x > 5)), tir.const(False)),
+    (tir.all(fld(x, 6) == 2, flm(x, 6) == 5), x == 17),
+    (tir.all(fld(x, 6) == 2, flm(x, 6) < 4), tir.all(tir.LE(12, x), x < 16)),
+    (tir.all(fld(x, 6) == -1, tir.LT(2, flm(x, 6))), tir.all(tir.LT(-4, x), x < 0)),
+    (tir.all(x < 13, flm(x, 4) < 1), tir.all(x < 13, flm(x, 4) < 1)),
+    (tir.all(x < 16, flm(x, 4) < 2), tir.all(x < 14, flm(x, 4) < 2)),
+    (tir.all(tir.LE(0, x - y * 3), x - y * 3 < 3), y == fld(x, 3)),
+]
+
+
+@pytest.mark.parametrize("before,expected", LOGIC_CASES, ids=[str(c[0]) for c in LOGIC_CASES])
+def test_logic_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after)
+
+
+ARITH_CASES = [
+    # a min/max plus or minus a value taken inside
+    (tir.Min(x, y - z) + z, tir.Min(x + z, y)),
+    (tir.Max(x - 3, y) + 3, tir.Max(x, y + 3)),
+    (tir.Min(x + 4, y) + -4, tir.Min(x, y + -4)),
+    (tir.Max(0, 6 - x * 2) + x * 2, tir.Max(x * 2, 6)),
+    (tir.Max(y, z) + tir.Min(z, y), y + z),
+    (z * 3 + tir.Max(x, y - z * 3), tir.Max(x + z * 3, y)),
+    (tir.Max(y + x, z) - y, tir.Max(x, z - y)),
+    (tir.Min(x, y) - y, tir.Min(x - y, 0)),
+    (x - tir.Max(z, x + y), tir.Min(x - z, 0 - y)),
+    (tir.Min(x + 3, y + 3) - tir.Min(x, y), tir.const(3)),
+    # common factors
+    (y * x + x * 7, (y + 7) * x),
+    (z * x - x, (z + -1) * x),
+    (y * x - z * x, (y - z) * x),
+    # constants
+    (x + 4 - 9, x + -5),
+    (6 - y + x, x - y + 6),
+    (x - (y + x), 0 - y),
+    # division and remainder
+    (tdiv(x, 6) * 6 + tmod(x, 6), x),
+    (x - fld(x, 6) * 6, flm(x, 6)),
+    (fld(y, 4) * 4 - y, 0 - flm(y, 4)),
+    (y - tdiv(y + z, 4) * 4, tmod(y + z, 4) - z),
+    (tdiv(y - z, 4) * 4 - y, 0 - tmod(y - z, 4) - z),
+    (y * 2 - fld(y, 3) * 6, flm(y, 3) * 2),
+    (fld(y + z, 3) * 9 - y * 3, (z - flm(y + z, 3)) * 3),
+]
+
+
+@pytest.mark.parametrize("before,expected", ARITH_CASES, ids=[str(c[0]) for c in ARITH_CASES])
+def test_add_sub_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
+
+
+MINMAX_CASES = [
+    (tir.Min(tir.Max(y, z), tir.Min(z, y)), tir.Min(y, z)),
+    (tir.Max(tir.Max(tir.Max(x, y), z), x), tir.Max(tir.Max(x, y), z)),
+    (tir.Min(z, tir.Max(z, x)), z),
+    (tir.Max(tir.Min(z, x), tir.Min(y, z)), tir.Min(tir.Max(x, y), z)),
+    (tir.Min(tir.Max(x, z), tir.Max(y, z)), tir.Max(tir.Min(x, y), z)),
+    (tir.Max(z + y, x + z), tir.Max(y, x) + z),
+    (tir.Min(z - x, z - y), z - tir.Max(x, y)),
+    (tir.Max(tir.Max(x, 3), 8), tir.Max(x, 8)),
+    (tir.Min(x * 4, 12), tir.Min(x, 3) * 4),
+    (tir.Max(x * -3, 6), tir.Min(x, -2) * -3),
+    (tir.Min(5 - x, 2), 5 - tir.Max(x, 3)),
+    (tir.Max(fld(x, 3), fld(y, 3)), fld(tir.Max(x, y), 3)),
+    (tir.Min(tdiv(x, -4), tdiv(y, -4)), tdiv(tir.Max(x, y), -4)),
+    (tir.Min(fld(x + 5, 6) * 6, x), x),
+    (tir.Max(x, fld(x, 6) * 6), x),
+    (tir.Min(x + 2, x + 5), x + 2),
+]
+
+
+@pytest.mark.parametrize("before,expected", MINMAX_CASES, ids=[str(c[0]) for c in MINMAX_CASES])
+def test_min_max_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
+
+
+def test_constraints_decide_comparisons():
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.all(x <= 7, y <= 0)):
+        assert ir.structural_equal(ana.rewrite_simplify(x + y <= 7), tir.const(True))
+        assert ir.structural_equal(ana.rewrite_simplify(x < 8), tir.const(True))
+    assert ir.structural_equal(ana.rewrite_simplify(x < 8), x < 8)
+
+
+def test_other_expressions_are_simplified_as_before():
+    ana = arith.Analyzer()
+    expr = fld(x * 8 + 3, 4)
+    assert ir.structural_equal(ana.rewrite_simplify(expr), ana.simplify(expr))
+
+
+def test_casts_of_float_constants_fold_when_exact():
+    ana = arith.Analyzer()
+    half = tir.const(5.0, "float16")
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("float32", half)),
+                               tir.const(5.0, "float32"))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("bool", tir.const(0.0, "float32"))),
+                               tir.const(False))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.Cast("bool", tir.const(2.5, "float32"))),
+                               tir.const(True))
+    # 0.1 is not a float16 value: the cast stays for the code generator to round
+    inexact = tir.Cast("float16", tir.const(0.1, "float32"))
+    assert isinstance(ana.rewrite_simplify(inexact), tir.Cast)
+
+
+@pytest.mark.parametrize("value,dtype,zeros", [(0, "int32", 32), (5, "int32", 29),
+                                               (1 << 40, "int64", 23), (-1, "int32", 0)])
+def test_clz_of_a_constant(value, dtype, zeros):
+    call = tir.call_intrin("int32", "tir.clz", tir.const(value, dtype))
+    assert ir.structural_equal(arith.Analyzer().rewrite_simplify(call), tir.const(zeros))
+
+
+SELECT_CASES = [
+    (tir.Select(x < 3, y, 0) + tir.Select(x < 3, 4, z), tir.Select(x < 3, y + 4, z)),
+    (tir.Select(x < 3, y, 2) - tir.Select(x < 3, 5, z), tir.Select(x < 3, y + -5, 2 - z)),
+    (tir.Select(x < 3, y, z) - z, tir.Select(x < 3, y - z, 0)),
+    (tir.Max(tir.Select(x < 3, y, 1), tir.Select(x < 3, 2, z)),
+     tir.Select(x < 3, tir.Max(y, 2), tir.Max(1, z))),
+    (tir.Select(x < 3, y * 2, y * 2), y * 2),
+]
+
+
+@pytest.mark.parametrize("before,expected", SELECT_CASES, ids=[str(c[0]) for c in SELECT_CASES])
+def test_select_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=range(-7, 8, 2))
+
+
+def test_broadcast_comparisons_compare_the_values():
+    ana = arith.Analyzer()
+    bx, by = tir.Broadcast(x, 4), tir.Broadcast(y, 4)
+    assert ir.structural_equal(ana.rewrite_simplify(bx >= by), tir.Broadcast(tir.LE(y, x), 4))
+    assert ir.structural_equal(ana.rewrite_simplify(tir.NE(bx, by)), tir.Broadcast(tir.NE(x, y), 4))
+    flags = tir.Broadcast(tir.Var("b", "bool"), 4)
+    got = ana.rewrite_simplify(tir.Or(bx < by, flags))
+    assert ir.structural_equal(got, tir.Broadcast(tir.Or(x < y, flags.value), 4))
+
+
+FLOORDIV_CASES = [
+    (fld(y * z, z), y),
+    (fld(fld(x, 3) + 2, 5), fld(x + 6, 15)),
+    (fld(fld(x, 4) - 1, 2), fld(x + -4, 8)),
+    (fld(x - flm(x, 7), 7), fld(x, 7)),
+    (fld(tir.Min(x * 8, y), 4), tir.Min(x * 2, fld(y, 4))),
+    (fld(tir.Max(y, x * 9), 3), tir.Max(fld(y, 3), x * 3)),
+    (fld(y + z, z), fld(y, z) + 1),
+    (fld(z + x + y, z), fld(x + y, z) + 1),
+    (fld(x * z + y, z), x + fld(y, z)),
+    (fld(y + z * x, z), fld(y, z) + x),
+]
+
+
+@pytest.mark.parametrize("before,expected", FLOORDIV_CASES, ids=[str(c[0]) for c in FLOORDIV_CASES])
+def test_floordiv_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    # z is a divisor in some cases: evaluate where it is not zero
+    _check_same_values(before, after, span=[-7, -3, -1, 1, 2, 5, 7])
+
+
+def test_ramp_floordiv_floormod_by_a_broadcast():
+    ana = arith.Analyzer()
+    ramp = tir.Ramp(x, 6, 4)
+    three = tir.Broadcast(tir.const(3), 4)
+    assert ir.structural_equal(ana.rewrite_simplify(fld(ramp, three)), tir.Ramp(fld(x, 3), 2, 4))
+    assert ir.structural_equal(ana.rewrite_simplify(flm(ramp, three)),
+                               tir.Broadcast(flm(x, 3), 4))
+    # all four lanes of x * 16 + 2 .. + 5 lie in one block of 8
+    inner = tir.Ramp(x * 16 + 2, 1, 4)
+    eight = tir.Broadcast(tir.const(8), 4)
+    assert ir.structural_equal(ana.rewrite_simplify(fld(inner, eight)), tir.Broadcast(x * 2, 4))
+    assert ir.structural_equal(ana.rewrite_simplify(flm(inner, eight)), tir.Ramp(2, 1, 4))
+    # lanes that cross a block boundary stay
+    crossing = fld(tir.Ramp(x * 16 + 6, 1, 4), eight)
+    assert isinstance(ana.rewrite_simplify(crossing), tir.FloorDiv)
+
+
+def test_min_of_broadcasts_merges_them():
+    v = tir.Var("v", "int32x4")
+    got = arith.Analyzer().rewrite_simplify(
+        tir.Min(tir.Min(v, tir.Broadcast(x, 4)), tir.Broadcast(y, 4)))
+    assert ir.structural_equal(got, tir.Min(v, tir.Broadcast(tir.Min(x, y), 4)))
+
+
+MOD_CASES = [
+    (flm(y, 2) + flm(y + 1, 2), tir.const(1)),
+    (fld(y + 1, 2) - fld(y, 2), flm(y, 2)),
+    (fld(flm(y, 2) + 1, 2), flm(y, 2)),
+    (fld(y + 1, 2) - flm(y, 2), fld(y, 2)),
+    (fld(y, 2) + flm(y, 2), fld(y + 1, 2)),
+    (flm(y - flm(y, 5), 5), tir.const(0)),
+    (flm(y - flm(y, -5), 5), tir.const(0)),
+    (flm(y + flm(y * 4, 5), 5), tir.const(0)),
+    (flm(y - flm(y, z), z), tir.const(0)),
+    (tir.Max(y, z) * tir.Min(z, y), z * y),
+]
+
+
+@pytest.mark.parametrize("before,expected", MOD_CASES, ids=[str(c[0]) for c in MOD_CASES])
+def test_remainder_rules(before, expected):
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    _check_same_values(before, after, span=[-7, -3, -1, 1, 2, 5, 7])
+
+
+def test_a_long_sum_is_rewritten_once_per_node():
+    # each node's operands are rewritten once, so a long chain stays linear
+    terms = [tir.Var(f"v{i}", "int32") for i in range(200)]
+    expr = terms[0]
+    for v in terms[1:]:
+        expr = expr + v * 3 - 1
+    after = arith.Analyzer().rewrite_simplify(expr)
+    point = {v: i % 7 - 3 for i, v in enumerate(terms)}
+    assert _value(after, point) == _value(expr, point)
