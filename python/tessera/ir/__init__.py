@@ -50,10 +50,10 @@ class TupleType:
 
 def _as_node(value):
     """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
+    if hasattr(value, "_structural_node"):  # Python-held values (arith.IntConstraints, ShapeTuple)
+        return value._structural_node()
     if isinstance(value, (list, tuple)):
         return _core.Array([_as_node(v) for v in value])
-    if hasattr(value, "_structural_node"):  # Python-held results (arith.IntConstraints)
-        return value._structural_node()
     return value
 
 
