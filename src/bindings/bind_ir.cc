@@ -907,9 +907,14 @@ void BindIR(nb::module_& m) {
                 break;
               case MismatchStep::Kind::kMapItem:
                 if (step.missing_side != 0) {
-                  steps.append(nb::make_tuple("map_item_missing",
-                                              step.missing_side == 1 ? step.key_b : step.key_a,
-                                              step.missing_side));
+                  if (step.key_a || step.key_b) {
+                    steps.append(nb::make_tuple("map_item_missing",
+                                                step.missing_side == 1 ? step.key_b : step.key_a,
+                                                step.missing_side));
+                  } else {
+                    steps.append(
+                        nb::make_tuple("map_item_missing", step.str_key, step.missing_side));
+                  }
                 } else if (step.key_a) {
                   steps.append(nb::make_tuple("map_item", step.key_a, step.key_b));
                 } else {

@@ -130,8 +130,10 @@ class EqualChecker {
   std::string PathString() const {
     std::string s = "root";
     for (const PathStep& p : path_) {
-      s += ".";
-      s += p.field;
+      if (*p.field != '\0') {  // an Array's or Map's items have no field step
+        s += ".";
+        s += p.field;
+      }
       if (p.index >= 0) s += "[" + std::to_string(p.index) + "]";
       if (p.key != nullptr) s += "[\"" + *p.key + "\"]";
       if (p.key_a != nullptr) s += "[" + KeyName(*p.key_a) + "]";
@@ -147,9 +149,11 @@ class EqualChecker {
   std::vector<MismatchStep> PathSteps() const {
     std::vector<MismatchStep> steps;
     for (const PathStep& p : path_) {
-      MismatchStep field;
-      field.name = p.field;
-      steps.push_back(field);
+      if (*p.field != '\0') {  // an Array's or Map's item is a step of its own (TVM's path)
+        MismatchStep field;
+        field.name = p.field;
+        steps.push_back(field);
+      }
       if (p.index >= 0) {
         MismatchStep item;
         item.kind = MismatchStep::Kind::kArrayItem;
@@ -185,6 +189,9 @@ class EqualChecker {
   bool FailValue(F describe) {
     if (explain_ && failure_.empty()) {
       Fail(describe);
+      // An item of an Array or Map is a plain value there (TVM keeps ints and floats unboxed in
+      // its containers): the path ends at the item.
+      if (!path_.empty() && *path_.back().field == '\0') return false;
       MismatchStep value;
       value.name = "value";
       mismatch_.steps.push_back(value);
@@ -276,22 +283,27 @@ class EqualChecker {
     return ValueField(name, a, b, [](DataType t) { return "dtype " + t.ToString(); });
   }
 
+  // Items pair by key; a key one side lacks is reported at that key, the side that lacks it
+  // marked missing (TVM's map_item_missing), after the values of the keys both have.
   bool AttrMapField(const char* name, const AttrMap& a, const AttrMap& b) {
-    auto ia = a.begin(), ib = b.begin();
-    for (; ia != a.end() && ib != b.end(); ++ia, ++ib) {
-      if (ia->first != ib->first) {
-        Step step(this, name);
-        return Fail([&] { return "key \"" + ia->first + "\" vs key \"" + ib->first + "\""; });
-      }
-      Step step(this, name, -1, &ia->first);
-      if (!Node(ia->second, ib->second)) return false;
+    for (const auto& [key, value] : a) {
+      auto it = b.find(key);
+      if (it == b.end()) continue;
+      Step step(this, name, -1, &key);
+      if (!Node(value, it->second)) return false;
     }
-    if (ia != a.end() || ib != b.end()) {
-      Step step(this, name);
-      const std::string& extra = ia != a.end() ? ia->first : ib->first;
+    auto only_in = [&](const std::string& key, int missing_side) {
+      Step step(this, name, -1, &key);
+      path_.back().missing_side = missing_side;
       return Fail([&] {
-        return "key \"" + extra + "\" only in the " + (ia != a.end() ? "first" : "second");
+        return "key \"" + key + "\" only in the " + (missing_side == 2 ? "first" : "second");
       });
+    };
+    for (const auto& entry : a) {
+      if (b.count(entry.first) == 0) return only_in(entry.first, 2);
+    }
+    for (const auto& entry : b) {
+      if (a.count(entry.first) == 0) return only_in(entry.first, 1);
     }
     return true;
   }
@@ -738,10 +750,10 @@ class EqualChecker {
     return a == b || Fail([&] { return DescribePair(a, b); });
   }
   bool Visit(const ArrayNode* a, const ArrayNode* b) {
-    return ListField("items", a->items, b->items);
+    return ListField("", a->items, b->items);
   }
   bool Visit(const MapNode* a, const MapNode* b) {
-    return AttrMapField("items", a->items, b->items);
+    return AttrMapField("", a->items, b->items);
   }
   bool Visit(const CommReducerNode* a, const CommReducerNode* b) {
     if (!ListField("identity_element", a->identity_element, b->identity_element)) return false;

@@ -341,11 +341,7 @@ std::string CodeGenC::PrintVectorCast(const CastNode* op) {
 
 std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
   DataType t = op->a->dtype;
-  if (t.is_narrow_float()) {
-    Unsupported(std::string(NodeKindName(op->kind)) + " on " + t.ToString() +
-                    " (no arithmetic on narrow floats: cast to float32 and back)",
-                op->span);
-  }
+  if (t.is_narrow_float()) return PrintNarrowFloatBinary(op);
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   // C computes arithmetic on types narrower than int in int: the result must wrap to the type
   // (int8 127 + 1 is -128, as TVM's folding and LLVM's i8 arithmetic give), and a uint16
@@ -387,6 +383,41 @@ std::string CodeGenC::PrintScalarBinary(const BinaryNode* op) {
   const char* sym = ScalarOperator(op->kind);
   TESSERA_ICHECK(sym != nullptr) << "no C operator for " << NodeKindName(op->kind);
   return "(" + a + " " + sym + " " + b + ")";
+}
+
+std::string CodeGenC::PrintNarrowFloatBinary(const BinaryNode* op) {
+  // float8 values are bytes: the operation is computed in float32 (as TVM legalizes it) and a
+  // float8 result rounded back; a comparison compares the float32 values.
+  DataType t = op->a->dtype;
+  CheckNarrowFloat(t, op->span, "arithmetic");
+  std::string code = std::to_string(int(t.code()));
+  std::string a = "((float)tessera_narrow_to_double(" + PrintExpr(op->a) + ", " + code + "))";
+  std::string b = "((float)tessera_narrow_to_double(" + PrintExpr(op->b) + ", " + code + "))";
+  std::string value;
+  switch (op->kind) {
+    case NodeKind::kMin:
+      value = "fminf(" + a + ", " + b + ")";
+      break;
+    case NodeKind::kMax:
+      value = "fmaxf(" + a + ", " + b + ")";
+      break;
+    case NodeKind::kFloorDiv:
+      value = "floorf(" + a + " / " + b + ")";
+      break;
+    case NodeKind::kFloorMod:
+      value = "(" + a + " - floorf(" + a + " / " + b + ") * " + b + ")";
+      break;
+    case NodeKind::kMod:
+      value = "fmodf(" + a + ", " + b + ")";
+      break;
+    default: {
+      const char* sym = ScalarOperator(op->kind);
+      TESSERA_ICHECK(sym != nullptr) << "no C operator for " << NodeKindName(op->kind);
+      value = "(" + a + " " + sym + " " + b + ")";
+    }
+  }
+  if (!op->dtype.is_narrow_float()) return value;
+  return "tessera_narrow_from_double((double)" + value + ", " + code + ")";
 }
 
 std::string CodeGenC::PrintVectorBinary(const BinaryNode* op) {

@@ -520,7 +520,7 @@ TEST(StructuralEqual, ArraysAndAttributeValues) {
               arr({RangeNode::Make(Int32(0), Int32(4))}));
   EXPECT_EQ(ExpectNotEqual(arr({RangeNode::Make(Int32(0), Int32(4))}),
                            arr({RangeNode::Make(Int32(0), Int32(5))})),
-            "root.items[0].extent: IntImm 4 vs IntImm 5");
+            "root[0].extent: IntImm 4 vs IntImm 5");
   ExpectEqual(arr({x, arr({x})}), arr({x, arr({x})}));
 }
 

@@ -82,6 +82,8 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   virtual std::string PrintFloatImm(const FloatImmNode* op);
   /*! \brief A scalar binary operation; vectors go to PrintVectorBinary. */
   virtual std::string PrintScalarBinary(const BinaryNode* op);
+  /*! \brief A scalar binary operation on float8 values, computed in float32. */
+  std::string PrintNarrowFloatBinary(const BinaryNode* op);
   virtual std::string PrintVectorBinary(const BinaryNode* op);
   virtual std::string PrintVectorNot(const NotNode* op);
   virtual std::string PrintVectorSelect(const SelectNode* op);

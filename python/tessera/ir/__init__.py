@@ -51,10 +51,12 @@ class TupleType:
 
 def _as_node(value):
     """Python lists and tuples of IR objects compare as IR arrays (``block.reads`` vs ``[...]``)."""
+    if hasattr(value, "_structural_node"):  # Python-held values (arith.IntConstraints, ShapeTuple)
+        return value._structural_node()
     if isinstance(value, (list, tuple)):
         return _core.Array([_as_node(v) for v in value])
-    if hasattr(value, "_structural_node"):  # Python-held results (arith.IntConstraints)
-        return value._structural_node()
+    if isinstance(value, str):  # a string (runtime.String) compares as a StringImm
+        return _core.StringImm(value)
     return value
 
 
@@ -340,16 +342,23 @@ def save_json(node):
         from ..te import serialize
 
         return json.dumps(serialize.dump(node))
+    elif isinstance(node, (_core.PrimExpr, _core.Array, _core.Map, list, tuple, dict, str, int,
+                           float)) or node is None:
+        # An expression or a container of values (te/serialize.py's value documents).
+        from ..te import serialize
+
+        return json.dumps(serialize.dump_value(node))
     else:
         from ..error import TesseraTypeError
 
-        raise TesseraTypeError("save_json stores a PrimFunc, an IRModule, a Target or a te Tensor "
-                               f"or Operation, got {type(node).__name__}")
+        raise TesseraTypeError("save_json stores a PrimFunc, an IRModule, a Target, a te Tensor "
+                               "or Operation, an expression or an Array/Map of values, got "
+                               f"{type(node).__name__}")
     return json.dumps({"format": _JSON_FORMAT, "version": 1, "type": kind, "script": node.script()})
 
 
 def load_json(text):
-    """The PrimFunc, IRModule or te graph of a document written by :func:`save_json`."""
+    """The PrimFunc, IRModule, te graph or value of a document written by :func:`save_json`."""
     import json
 
     from ..error import TesseraValueError as _ValueError
@@ -363,6 +372,10 @@ def load_json(text):
         from ..te import serialize
 
         return serialize.load(doc)
+    if isinstance(doc, dict) and doc.get("format") == "tessera-value":
+        from ..te import serialize
+
+        return serialize.load_value(doc)
     if isinstance(doc, dict) and doc.get("format") == "tessera-metadata":
         return _load_metadata(doc)
     if isinstance(doc, dict) and doc.get("format") == "tessera-target":

@@ -174,8 +174,13 @@ class DataType(str):
 
     @property
     def itemsize(self):
-        """Bytes of one value, all lanes together."""
-        return self.total_bytes
+        """Bytes of one value, all lanes packed together, rounded up to whole bytes (as TVM's:
+        four float6 lanes are 3 bytes). A scalable vector has no size known at compile time:
+        ValueError."""
+        if self._scalable:
+            raise ValueError(f"the size of the scalable vector {self} (vscale * {self._lanes} "
+                             f"lanes) is not known at compile time")
+        return (self._bits * self._lanes + 7) // 8
 
     # ---- derived types ----
     def _make(self, code, bits, lanes):

@@ -7,6 +7,7 @@
 """
 
 from . import container
+from .container import ShapeTuple, String
 from .device import Device, cpu, cuda, device, metal, opencl, rocm, vulkan
 from .module import BenchmarkResult, Module, load_module
 from .ndarray import NDArray, array, empty, from_dlpack
@@ -39,7 +40,7 @@ tensor = array
 Tensor = NDArray
 
 __all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
-           "metal", "opencl", "rocm", "vulkan", "container",
+           "metal", "opencl", "rocm", "vulkan", "container", "ShapeTuple", "String",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
            "remove_global_func", "list_global_func_names", "const"]
 

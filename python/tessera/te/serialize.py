@@ -266,3 +266,73 @@ def load(doc):
         return reader.ops[root["op"]]
     except (KeyError, TypeError, IndexError) as err:
         reader.fail(f"{type(err).__name__}: {err}")
+
+
+# ---- Values: expressions and the containers that hold them ----
+# (tessera.ir.save_json of a PrimExpr, an Array, a Map, a Python list/dict/str/number)
+
+VALUE_FORMAT = "tessera-value"
+
+
+def _encode_value(w, value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return ["Py", value]
+    if isinstance(value, (list, tuple)):
+        return ["Array", [_encode_value(w, v) for v in value]]
+    if isinstance(value, _core.Array):
+        return ["Array", [_encode_value(w, v) for v in value.items]]
+    if isinstance(value, (dict, _core.Map)):
+        items = value.items()
+        for k, _ in items:
+            if not isinstance(k, str):
+                raise TesseraTypeError(f"save_json: a map's keys must be strings, got {k!r}")
+        return ["Map", [[k, _encode_value(w, v)] for k, v in items]]
+    if isinstance(value, _core.PrimExpr):
+        return ["Expr", w.expr(value)]
+    raise TesseraTypeError(f"save_json: cannot store {type(value).__name__} {value!r} (a value is "
+                           "an expression, an Array or Map of values, a string or a number)")
+
+
+def dump_value(value):
+    """The JSON-ready document of an expression or a container of values."""
+    w = _Writer()
+    root = _encode_value(w, value)
+    return {"format": VALUE_FORMAT, "version": 1, "root": root, "vars": w.vars, "ops": w.ops}
+
+
+def load_value(doc):
+    """The value of a document made by :func:`dump_value`: variables shared within it are one
+    variable (fresh, of the same name and type)."""
+    reader = _Reader(doc)
+
+    def decode(e):
+        if not isinstance(e, list) or len(e) != 2:
+            reader.fail(f"value {e!r}")
+        kind, body = e
+        if kind == "Py":
+            return body
+        if kind == "Array":
+            return _core.Array([_as_object(decode(v)) for v in body])
+        if kind == "Map":
+            return _core.Map({str(k): _as_object(decode(v)) for k, v in body})
+        if kind == "Expr":
+            return reader.expr(body)
+        reader.fail(f"unknown value kind {kind!r}")
+
+    try:
+        for d in doc["ops"]:
+            reader.ops.append(reader.op(d))
+        return decode(doc["root"])
+    except (KeyError, TypeError, IndexError, ValueError) as err:
+        reader.fail(f"{type(err).__name__}: {err}")
+
+
+def _as_object(value):
+    # An item of an Array or Map is an IR object: Python numbers and strings as constants.
+    if isinstance(value, str):
+        return _core.StringImm(value)
+    if isinstance(value, (bool, int, float)):
+        from ..tir.expr_ops import convert
+
+        return convert(value)
+    return value

@@ -93,3 +93,23 @@ def test_module_mismatch_path_names_the_global_var():
     ts.ir.assert_structural_equal(module(4), module(4))
     with pytest.raises(ValueError, match=r'<root>\.functions\[I\.GlobalVar\("func"\)\]\.body\.extent\.value'):
         ts.ir.assert_structural_equal(module(4), module(8))
+
+
+def test_container_mismatch_paths_end_at_the_item():
+    # An Array's or Map's items are steps of their own (no `.items` field), and a number in a
+    # container is a plain value there: the path ends at the item, not at its `.value`.
+    from tessera.ir.base import get_first_structural_mismatch
+    from tessera.runtime import convert
+
+    root = AccessPath.root()
+    assert get_first_structural_mismatch(convert([1, 2, 3]), convert([1, 4, 3])) == (root.array_item(1),) * 2
+    assert get_first_structural_mismatch(convert([1, 3, 4]), convert([1, 2, 3, 4])) == (root.array_item(1),) * 2
+    assert get_first_structural_mismatch(convert([]), convert([1])) == (root.array_item_missing(0), root.array_item(0))
+    assert get_first_structural_mismatch(convert({"a": 3, "b": 4}), convert({"a": 3, "b": 5})) == (root.map_item("b"),) * 2
+    small, big = convert({"a": 3, "b": 4}), convert({"a": 3, "b": 4, "c": 5})
+    assert get_first_structural_mismatch(small, big) == (root.map_item_missing("c"), root.map_item("c"))
+    assert get_first_structural_mismatch(big, small) == (root.map_item("c"), root.map_item_missing("c"))
+    assert get_first_structural_mismatch(convert({"a": [1, 2]}), convert({"a": [1, 2]})) is None
+    nested = get_first_structural_mismatch(convert({"a": [1, 2]}), convert({"a": [1, 7]}))
+    assert nested == (root.map_item("a").array_item(1),) * 2
+    assert repr(nested[0]) == "<root>['a'][1]"

@@ -96,3 +96,15 @@ def test_datatype_accepted_where_a_string_is():
     assert v.dtype == "float32"
     assert tir.const(1.5, t).dtype == "float32"
     assert tir.Cast(DataType("int8"), v).dtype == "int8"
+
+
+@pytest.mark.parametrize("name, itemsize", [("float8_e5m2x4", 4), ("float6_e2m3fnx4", 3),
+                                            ("float4_e2m1fnx4", 2), ("float4_e2m1fn", 1),
+                                            ("boolx8", 1), ("float32x4", 16)])
+def test_itemsize_packs_sub_byte_lanes(name, itemsize):
+    assert DataType(name).itemsize == itemsize
+
+
+def test_itemsize_of_a_scalable_vector_is_an_error():
+    with pytest.raises(ValueError, match=r"int32xvscalex4 \(vscale \* 4 lanes\)"):
+        DataType("int32xvscalex4").itemsize

@@ -39,9 +39,10 @@ def test_round_trip(node):
     ts.ir.assert_structural_equal(again, node)
 
 
-def test_only_functions_modules_targets_and_te_graphs_are_saved():
-    with pytest.raises(TesseraError, match="PrimFunc, an IRModule, a Target or a te Tensor or Operation"):
-        ts.ir.save_json(ts.tir.const(1))
+def test_a_statement_alone_is_not_saved():
+    # Functions, modules, targets, te graphs and values (expressions, containers) are stored.
+    with pytest.raises(TesseraError, match="a te Tensor or Operation, an expression or an Array/Map"):
+        ts.ir.save_json(ts.tir.Evaluate(ts.tir.const(1)))
 
 
 @pytest.mark.parametrize("text", ["not json", "[]", '{"format": "other", "type": "PrimFunc", "script": ""}'])
