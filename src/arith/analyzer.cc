@@ -149,11 +149,14 @@ size_t Analyzer::EnterConstraint(const Expr& cond) {
   size_t mark = frames_.size();
   ConstraintFrame frame{literals_.size(), comparisons_.size(), expr_bounds_.size(), {}};
   std::vector<Expr> conjuncts;
-  // Facts are read from the condition as written (as TVM reads them) and as simplified.
+  // Facts are read from the condition as written (as TVM reads them) and as simplified. The
+  // simplification comes first: under the facts of the written form it would prove itself
+  // true and leave no comparison or literal to record.
+  Expr simplified = Simplify(cond);
   SplitConjuncts(cond, &conjuncts);
   for (const Expr& c : conjuncts) AddConjunctFacts(c, &frame);
   conjuncts.clear();
-  SplitConjuncts(Simplify(cond), &conjuncts);
+  SplitConjuncts(simplified, &conjuncts);
   for (const Expr& c : conjuncts) {
     AddConjunctFacts(c, &frame);
     if (!c->dtype.is_scalar() || AsConstInt(c) || !IsPureLiteral(c)) continue;

@@ -171,3 +171,20 @@ def test_a_value_equals_itself_in_every_type(dtype):
     assert ana.can_prove(n <= n)
     assert ana.can_prove_equal(n, n)
     assert not ana.can_prove(n < n)
+
+
+@pytest.mark.parametrize(
+    "prior, expr, narrowed",
+    [
+        (lambda i: i <= 0, lambda i: 0 <= i, lambda i: i == 0),
+        (lambda i: i <= 0, lambda i: i != 0, lambda i: i < 0),
+        (lambda i: i != 0, lambda i: i <= 0, lambda i: i < 0),
+    ],
+)
+def test_a_constraint_on_a_var_still_narrows_a_comparison(prior, expr, narrowed):
+    # The bound a constraint puts on a var must not make the constraint prove itself before
+    # it is recorded as a comparison: `0 <= i` under `i <= 0` is `i == 0`.
+    ana = arith.Analyzer()
+    i = tir.Var("i", "int32")
+    with ana.constraint_scope(prior(i)):
+        ir.assert_structural_equal(ana.simplify(expr(i)), narrowed(i))
