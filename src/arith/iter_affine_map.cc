@@ -361,7 +361,7 @@ class IterMapRewriter {
     };
     std::vector<IterSplit> args = CombineSameSource(sum->args);
     for (const IterSplit& a : args) {
-      if (a->scale <= 0) Unsupported("a negative scale");
+      if (a->scale == 0) Unsupported("a zero scale");
       if (a->extent < 0) Unsupported("a fuse of an iterator of symbolic extent");
     }
     bool combined = args.size() != sum->args.size();

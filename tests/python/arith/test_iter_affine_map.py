@@ -206,3 +206,17 @@ def test_predicate_bounds(xyz):
     res = arith.detect_iter_map([i * 8 + j * 2 + k], dom((i, 11), (j, 5), (k, 2)),
                                 predicate=tir.all(2 <= j * 2 + k, 0 <= i * 4 + j))
     assert res.indices == [] and res.errors
+
+
+def test_negative_scale_of_one_iterator():
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    res = arith.detect_iter_map([7 - i * 3], dom((i, 5)))
+    assert not res.errors
+    (split,) = res.indices[0].args
+    assert split.scale.value == -3 and split.source.extent.value == 5
+    assert res.indices[0].base.value == 7
+    ana = arith.Analyzer()
+    assert ana.can_prove_equal(arith.normalize_iter_map_to_expr(res.indices[0]), 7 - i * 3)
+    # as TVM, iterators of negative scales are not fused with others
+    res = arith.detect_iter_map([-i - j * 5], dom((i, 5), (j, 2)))
+    assert not res.indices and "cannot be fused" in res.errors[0]
