@@ -14,6 +14,7 @@
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/printer.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace arith {
@@ -361,7 +362,7 @@ class IterMapRewriter {
     };
     std::vector<IterSplit> args = CombineSameSource(sum->args);
     for (const IterSplit& a : args) {
-      if (a->scale <= 0) Unsupported("a negative scale");
+      if (a->scale == 0) Unsupported("a zero scale");
       if (a->extent < 0) Unsupported("a fuse of an iterator of symbolic extent");
     }
     bool combined = args.size() != sum->args.size();
@@ -471,6 +472,13 @@ class IterMapRewriter {
 
   IterSum FloorDivConst(const IterSum& dividend, int64_t c) {
     IterSum pre = Preprocess(dividend);
+    if (pre->free_base && options_.tvm_padding && pre->args.size() == 1 && c != 1) {
+      auto [split, left] = PadFreeOffset(pre, c);
+      IterSum out = MakeSum({MakeSplit(split->source, c, split->extent / c, 1)}, 0);
+      Analyzer ana;
+      out->free_base = ana.Simplify(Div(SubE(FullBase(pre, left->dtype), left), c));
+      return out;
+    }
     if (pre->free_base) Unsupported("a division of iterators plus terms free of them");
     if (pre->args.empty()) return MakeSum({}, FloorDiv(pre->base, c));
     IterSplit s = CopySplit(pre->args[0]);
@@ -514,6 +522,10 @@ class IterMapRewriter {
 
   IterSum FloorModConst(const IterSum& dividend, int64_t c) {
     IterSum pre = Preprocess(dividend);
+    if (pre->free_base && options_.tvm_padding && pre->args.size() == 1 && c != 1) {
+      IterSplit split = PadFreeOffset(pre, c).first;
+      return MakeSum({MakeSplit(split->source, 1, c, 1)}, 0);
+    }
     if (pre->free_base) Unsupported("a modulo of iterators plus terms free of them");
     if (pre->args.empty()) return MakeSum({}, FloorMod(pre->base, c));
     IterSplit s = CopySplit(pre->args[0]);
@@ -542,6 +554,50 @@ class IterMapRewriter {
 
   static int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+  // (split + offset) divided by c, where the offset has terms free of the iterators (TVM's
+  // symbolic left pad floormod(offset, c)): the split over its mark padded on the left by that
+  // expression, and the pad. Only a whole mark of unit scale, divided by one c, and only when
+  // every value the pad can take (by the offset's modular set) pads the mark to the same
+  // constant extent: (x*360 + y) // 16, y in [0, 360), pads by (x % 2) * 8 to 368.
+  std::pair<IterSplit, Expr> PadFreeOffset(const IterSum& pre, int64_t c) {
+    const IterSplit& s = pre->args[0];
+    if (s->scale != 1 || s->lower_factor != 1 || s->extent < 0 || s->extent != s->source->extent)
+      Unsupported("a division of part of an iterator plus terms free of it");
+    const IterMarkNode* key = s->source.get();
+    if (pad_info_.count(key))
+      Unsupported("an iterator divided both with and without terms free of it");
+    Expr offset = FullBase(pre, pre->free_base->dtype);
+    Analyzer ana;
+    ModularSet residues = ana.GetModularSet(offset);
+    int64_t step = residues.coeff == 0 ? c : std::gcd(residues.coeff, c);
+    int64_t extent = -1;
+    for (int64_t left = FloorMod(residues.base, step); left < c; left += step) {
+      int64_t padded = CeilDiv(left + s->extent, c) * c;
+      if (extent >= 0 && padded != extent)
+        Unsupported("terms free of an iterator pad it to an extent that is not constant");
+      extent = padded;
+    }
+    Expr left = ana.Simplify(Mod(offset, c));
+    auto it = free_pads_.find(key);
+    if (it == free_pads_.end()) {
+      auto mark = std::make_shared<IterMarkNode>();
+      mark->sum = MakeSum({MakeSplit(s->source, 1, s->extent, 1)}, 0);
+      mark->sum->free_base = left;
+      mark->extent = extent;
+      mark->unpadded_extent = s->extent;
+      it = free_pads_.emplace(key, FreePad{mark, c, left}).first;
+    } else if (it->second.divisor != c || !StructuralEqual(it->second.left, left)) {
+      Unsupported("an iterator divided with different terms free of it");
+    }
+    return {MakeSplit(it->second.padded, 1, extent, 1), left};
+  }
+  struct FreePad {
+    IterMark padded;
+    int64_t divisor;
+    Expr left;
+  };
+  std::unordered_map<const IterMarkNode*, FreePad> free_pads_;
+
   // (split + base) divided by c: the split over a mark padded so that c divides it, and the
   // left pad that padding put below this split (TVM's PadDividendToDivisor).
   std::pair<IterSplit, int64_t> PadDividend(const IterSplit& s, int64_t base, int64_t c) {
@@ -552,6 +608,8 @@ class IterMapRewriter {
     int64_t left = FloorMod(base, c);
     int64_t right = FloorMod(-(left + s->extent), c);
     const IterMarkNode* mark = s->source.get();
+    if (free_pads_.count(mark))
+      Unsupported("an iterator divided both with and without terms free of it");
     if (collect_padding_) {
       PadInfo& info = pad_info_[mark];
       info.factor = std::lcm(info.factor, c * s->lower_factor);

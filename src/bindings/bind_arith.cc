@@ -1,6 +1,7 @@
 // Bindings of the affine iterator-map analysis (tessera.arith's detect_iter_map and friends hold
 // these handles; the Python classes IterMark, IterSplitExpr and IterSumExpr wrap them).
 #include "common.h"
+#include "tessera/arith/estimate_region.h"
 #include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -20,6 +21,20 @@ std::vector<arith::IterDomain> Domains(
     const std::vector<std::tuple<Var, int64_t, int64_t>>& iters) {
   std::vector<arith::IterDomain> out;
   for (const auto& [var, min, extent] : iters) out.push_back({var, min, extent});
+  return out;
+}
+
+// Python passes a region as (min, extent) pairs.
+std::vector<arith::RegionDim> Region(const std::vector<std::pair<Expr, Expr>>& region) {
+  std::vector<arith::RegionDim> out;
+  for (const auto& [min, extent] : region) out.push_back({min, extent});
+  return out;
+}
+
+// Interval sets go back to Python as (min, max) pairs.
+std::vector<std::pair<Expr, Expr>> Ends(const std::vector<arith::IntervalSet>& sets) {
+  std::vector<std::pair<Expr, Expr>> out;
+  for (const auto& s : sets) out.push_back({s.min_value, s.max_value});
   return out;
 }
 
@@ -108,6 +123,36 @@ void BindIterMap(nb::module_& m) {
                               division->inner_predicate);
       },
       "map"_a, "sub_iters"_a, "dtype"_a);
+  m.def(
+      "estimate_region_strict_bound",
+      [](const std::vector<std::pair<Expr, Expr>>& region,
+         const std::vector<std::tuple<Var, int64_t, int64_t>>& iters,
+         std::optional<Expr> predicate) -> std::optional<std::vector<std::pair<Expr, Expr>>> {
+        arith::Analyzer ana;
+        auto sets = arith::EstimateRegionStrictBound(Region(region), Domains(iters),
+                                                     predicate ? *predicate : Expr(), ana);
+        if (!sets) return std::nullopt;
+        return Ends(*sets);
+      },
+      "region"_a, "iters"_a, "predicate"_a = nb::none(),
+      "[(min, max)] per dimension, or None (TVM's EstimateRegionStrictBound).");
+  m.def(
+      "estimate_region_upper_bound",
+      [](const std::vector<std::pair<Expr, Expr>>& region,
+         std::optional<std::vector<std::tuple<Var, int64_t, int64_t>>> iters,
+         const std::vector<std::tuple<Var, Expr, Expr>>& dom, std::optional<Expr> predicate) {
+        arith::Analyzer ana;
+        std::vector<std::pair<Var, arith::IntervalSet>> intervals;
+        for (const auto& [var, lo, hi] : dom)
+          intervals.push_back({var, arith::IntervalSet{lo, hi}});
+        std::vector<arith::IterDomain> domains;
+        if (iters) domains = Domains(*iters);
+        return Ends(arith::EstimateRegionUpperBound(Region(region), iters ? &domains : nullptr,
+                                                    intervals, predicate ? *predicate : Expr(),
+                                                    ana));
+      },
+      "region"_a, "iters"_a, "dom"_a, "predicate"_a = nb::none(),
+      "[(min, max)] per dimension (TVM's EstimateRegionUpperBound).");
   m.def("inverse_affine_iter_map", &arith::InverseAffineIterMap, "map"_a, "outputs"_a);
 }
 

@@ -2,6 +2,7 @@
 // NarrowPredicateExpression, each with a closed-form expectation.
 #include <gtest/gtest.h>
 
+#include "tessera/arith/estimate_region.h"
 #include "tessera/arith/int_set.h"
 #include "tessera/arith/narrow_predicate.h"
 #include "tessera/ir/printer.h"
@@ -69,6 +70,34 @@ TEST_F(IntSetTest, BindAndSubstituteReplacesTheVar) {
   Var z = VarNode::Make("z", DataType::Int(32));
   ana.Bind(z, Expr(AddNode::Make(y, Int32(1))));
   EXPECT_EQ(ana.SubstituteBound(z).get(), z.get());
+}
+
+TEST_F(IntSetTest, EstimateRegionBounds) {
+  std::vector<arith::IterDomain> iters{{x, 0, 3}, {y, 0, 4}};
+  // x*16 + y*4, 4 wide: stride 4 over a mark of extent 12 covers [0, 48) without gaps.
+  Expr start = AddNode::Make(MulNode::Make(x, Int32(16)), MulNode::Make(y, Int32(4)));
+  auto tiles = arith::EstimateRegionStrictBound({{start, Int32(4)}}, iters, Expr(), ana);
+  ASSERT_TRUE(tiles.has_value());
+  ExpectEnds((*tiles)[0], 0, 47);
+  // 2 wide leaves gaps: no strict bound, and the upper bound is the interval hull.
+  auto gaps = arith::EstimateRegionStrictBound({{start, Int32(2)}}, iters, Expr(), ana);
+  EXPECT_FALSE(gaps.has_value());
+  std::vector<std::pair<Var, IntervalSet>> dom{{x, {Int32(0), Int32(2)}},
+                                               {y, {Int32(0), Int32(3)}}};
+  auto hull = arith::EstimateRegionUpperBound({{start, Int32(2)}}, &iters, dom, Expr(), ana);
+  ASSERT_EQ(hull.size(), 1u);
+  ExpectEnds(hull[0], 0, 45);
+  // A negative stride: 10 - y*2, 2 wide, covers [4, 11].
+  Expr down = SubNode::Make(Int32(10), MulNode::Make(y, Int32(2)));
+  auto back = arith::EstimateRegionStrictBound({{down, Int32(2)}}, iters, Expr(), ana);
+  ASSERT_TRUE(back.has_value());
+  ExpectEnds((*back)[0], 4, 11);
+  // A predicate narrows the fused iterator: x*4 + y < 10.
+  Expr fused = AddNode::Make(MulNode::Make(x, Int32(4)), y);
+  auto narrowed = arith::EstimateRegionStrictBound({{fused, Int32(1)}}, iters,
+                                                   LTNode::Make(fused, Int32(10)), ana);
+  ASSERT_TRUE(narrowed.has_value());
+  ExpectEnds((*narrowed)[0], 0, 9);
 }
 
 }  // namespace

@@ -118,5 +118,27 @@ TEST(IterAffineMap, SubspaceDivide) {
   EXPECT_FALSE(arith::SubspaceDivide(*map, {x}, DataType::Int(32)));
 }
 
+// TVM mode: a lone iterator of negative scale is one split; y + x * 12 over 8 pads y on the left
+// by (x * 12) % 8, which is 0 or 4, both padding [0, 20) to 24.
+TEST(IterAffineMap, NegativeScaleAndFreeOffsetPad) {
+  Var x = VarNode::Make("x", DataType::Int(32)), y = VarNode::Make("y", DataType::Int(32));
+  auto down = arith::DetectIterMapChecked({SubNode::Make(Int32(7), Mul(y, 3))}, {{y, 0, 5}},
+                                          arith::IterMapLevel::kSurjective, true);
+  ASSERT_TRUE(down);
+  ASSERT_EQ((*down)[0]->args.size(), 1u);
+  EXPECT_EQ((*down)[0]->args[0]->scale, -3);
+  EXPECT_EQ((*down)[0]->base, 7);
+  Expr offset = Add(Mul(x, 12), y);
+  auto padded = arith::DetectIterMapChecked({Div(offset, 8)}, {{y, 0, 20}},
+                                            arith::IterMapLevel::kSurjective, true);
+  ASSERT_TRUE(padded);
+  EXPECT_EQ((*padded)[0]->args[0]->extent, 3);
+  EXPECT_TRUE((*padded)[0]->free_base.get());
+  std::string error;
+  EXPECT_FALSE(arith::DetectIterMapChecked({Div(offset, 8)}, {{y, 0, 21}},
+                                           arith::IterMapLevel::kSurjective, true, &error));
+  EXPECT_NE(error.find("not constant"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace tessera

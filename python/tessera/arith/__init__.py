@@ -24,8 +24,12 @@ __all__ = ["Analyzer", "ConstIntBound", "Extension", "ModularSet", "ProofStrengt
 # Interval sets and the narrowing of predicates (TVM's int_set, NarrowPredicateExpression).
 from .int_set import IntervalSet, IntSet  # noqa: E402
 from . import int_set  # noqa: E402
+from .int_set import (  # noqa: E402
+    estimate_region_lower_bound, estimate_region_strict_bound, estimate_region_upper_bound)
 
-__all__ += ["IntSet", "IntervalSet", "int_set", "narrow_predicate_expression"]
+__all__ += ["IntSet", "IntervalSet", "int_set", "narrow_predicate_expression",
+            "estimate_region_lower_bound", "estimate_region_strict_bound",
+            "estimate_region_upper_bound"]
 
 ConstIntBound = namedtuple("ConstIntBound", ["min_value", "max_value"])
 ConstIntBound.POS_INF = (1 << 63) - 1

@@ -13,7 +13,9 @@ the ends.
 from .. import _core
 from ..error import TesseraTypeError
 
-__all__ = ["IntSet", "IntervalSet", "pos_inf", "neg_inf", "union_lower_bound"]
+__all__ = ["IntSet", "IntervalSet", "pos_inf", "neg_inf", "union_lower_bound",
+           "estimate_region_lower_bound", "estimate_region_strict_bound",
+           "estimate_region_upper_bound"]
 
 
 def pos_inf():
@@ -83,3 +85,95 @@ def union_lower_bound(sets):
     ends = _core.int_set_union_lower_bound([s.min_value for s in sets],
                                            [s.max_value for s in sets])
     return IntervalSet(*ends)
+
+
+# Region bounds (TVM's EstimateRegion*Bound): the set each dimension of a region (a list of
+# Ranges, e.g. a buffer access) covers while the vars of ``var_dom`` range over their Ranges and
+# ``predicate`` holds. The analysis is C++ (src/arith/estimate_region.cc), through the
+# iterator-map detection of tessera.arith.detect_iter_map.
+
+
+def _region(region, what):
+    out = []
+    for rng in list(region):
+        if not isinstance(rng, _core.Range):
+            raise TesseraTypeError(f"{what}: the region must be a list of Ranges, got "
+                                   f"{type(rng).__name__}")
+        out.append((rng.min, rng.extent))
+    return out
+
+
+def _var_dom(var_dom, what):
+    items = list(var_dom.items()) if hasattr(var_dom, "items") else list(var_dom)
+    for var, rng in items:
+        if not isinstance(var, _core.Var):
+            raise TesseraTypeError(f"{what}: var_dom keys must be Vars, got {type(var).__name__}")
+        if not isinstance(rng, _core.Range):
+            raise TesseraTypeError(f"{what}: the domain of {var} must be a Range, got "
+                                   f"{type(rng).__name__}")
+    return items
+
+
+def _const_iters(items):
+    """[(var, min, extent)] when every domain is constant, else None."""
+    out = []
+    for var, rng in items:
+        if not (isinstance(rng.min, _core.IntImm) and isinstance(rng.extent, _core.IntImm)):
+            return None
+        out.append((var, int(rng.min.value), int(rng.extent.value)))
+    return out
+
+
+def _predicate(predicate, what):
+    if predicate is None or predicate is True:
+        return None
+    if isinstance(predicate, _core.IntImm) and predicate.dtype == "bool" and predicate.value == 1:
+        return None
+    if not isinstance(predicate, _core.PrimExpr) or predicate.dtype != "bool":
+        raise TesseraTypeError(f"{what}: the predicate must be a bool expression, got "
+                               f"{predicate!r}")
+    return predicate
+
+
+def estimate_region_strict_bound(region, var_dom, predicate=None):
+    """The exact IntervalSet of every dimension of ``region``, or None when the starts are not
+    a surjective iterator map of ``var_dom`` under ``predicate`` (or an access leaves gaps, or
+    a width or a domain is not constant).
+
+    >>> estimate_region_strict_bound([Range.from_min_extent(i * 4, 8)], {i: Range(0, 64)}, True)
+    [IntervalSet[0, 259]]
+    """
+    what = "estimate_region_strict_bound"
+    dims = _region(region, what)
+    iters = _const_iters(_var_dom(var_dom, what))
+    pred = _predicate(predicate, what)
+    if iters is None:
+        return None
+    ends = _core.estimate_region_strict_bound(dims, iters, pred)
+    return None if ends is None else [IntervalSet(lo, hi) for lo, hi in ends]
+
+
+def estimate_region_lower_bound(region, var_dom, predicate=None):
+    """A subset of what ``region`` covers, as TVM: the strict bound (None when there is none)."""
+    what = "estimate_region_lower_bound"
+    dims = _region(region, what)
+    iters = _const_iters(_var_dom(var_dom, what))
+    pred = _predicate(predicate, what)
+    if iters is None:
+        return None
+    ends = _core.estimate_region_strict_bound(dims, iters, pred)
+    return None if ends is None else [IntervalSet(lo, hi) for lo, hi in ends]
+
+
+def estimate_region_upper_bound(region, var_dom, predicate=None):
+    """A superset of what every dimension of ``region`` covers: the strict bound when there is
+    one, else each dimension alone (as an iterator map, else by interval arithmetic, which may
+    add values the region never touches). Never None."""
+    what = "estimate_region_upper_bound"
+    dims = _region(region, what)
+    items = _var_dom(var_dom, what)
+    pred = _predicate(predicate, what)
+    ana = _core.Analyzer()
+    dom = [(var, rng.min, ana.simplify(rng.min + rng.extent - 1)) for var, rng in items]
+    ends = _core.estimate_region_upper_bound(dims, _const_iters(items), dom, pred)
+    return [IntervalSet(lo, hi) for lo, hi in ends]

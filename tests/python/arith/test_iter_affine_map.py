@@ -206,3 +206,57 @@ def test_predicate_bounds(xyz):
     res = arith.detect_iter_map([i * 8 + j * 2 + k], dom((i, 11), (j, 5), (k, 2)),
                                 predicate=tir.all(2 <= j * 2 + k, 0 <= i * 4 + j))
     assert res.indices == [] and res.errors
+
+
+def test_negative_scale_of_one_iterator():
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    res = arith.detect_iter_map([7 - i * 3], dom((i, 5)))
+    assert not res.errors
+    (split,) = res.indices[0].args
+    assert split.scale.value == -3 and split.source.extent.value == 5
+    assert res.indices[0].base.value == 7
+    ana = arith.Analyzer()
+    assert ana.can_prove_equal(arith.normalize_iter_map_to_expr(res.indices[0]), 7 - i * 3)
+    # as TVM, iterators of negative scales are not fused with others
+    res = arith.detect_iter_map([-i - j * 5], dom((i, 5), (j, 2)))
+    assert not res.indices and "cannot be fused" in res.errors[0]
+
+
+def test_division_with_terms_free_of_the_iterators():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    ana = arith.Analyzer()
+    fld, flm = tir.floordiv, tir.floormod
+    # x*12 pads y on the left by 0 or 4 (its residue modulo 8); both pad [0, 20) up to 24
+    res = arith.detect_iter_map([fld(x * 12 + y, 8)], dom((y, 20)))
+    assert not res.errors
+    ((split,), base) = res.indices[0].args, res.indices[0].base
+    assert (split.extent.value, split.scale.value) == (3, 1)
+    (inner,) = split.source.source.args  # the top-level mark over the split of the padded mark
+    assert (inner.lower_factor.value, inner.extent.value) == (8, 3)
+    assert inner.source.extent.value == 24
+    assert ana.can_prove_equal(base, fld(x * 12 - flm(x * 12, 8), 8))
+    expr = arith.normalize_iter_map_to_expr(res.indices[0])
+    for xv in range(4):
+        for yv in (0, 3, 4, 11, 19):
+            value = tir.stmt_functor.substitute(expr, {x: tir.const(xv), y: tir.const(yv)})
+            assert ana.simplify(value).value == (xv * 12 + yv) // 8
+    res = arith.detect_iter_map([flm(x * 12 + y, 8)], dom((y, 20)))
+    (split,) = res.indices[0].args
+    assert (split.extent.value, split.lower_factor.value) == (8, 1)
+    assert res.indices[0].base.value == 0
+    # both together cover the padded mark, its pad included: not surjective (as with a
+    # constant pad)
+    res = arith.detect_iter_map([fld(x * 12 + y, 8), flm(x * 12 + y, 8)], dom((y, 20)))
+    assert not res.indices and "padded iterator" in res.errors[0]
+
+
+def test_division_with_free_terms_not_supported():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    fld = tir.floordiv
+    # a pad of 0 gives 24, a pad of 4 gives 32: tessera needs a constant padded extent
+    res = arith.detect_iter_map([fld(x * 12 + y, 8)], dom((y, 21)))
+    assert not res.indices and "not constant" in res.errors[0]
+    res = arith.detect_iter_map([fld(x * 12 + y, 8), fld(y, 2)], dom((y, 20)))
+    assert not res.indices and "both with and without" in res.errors[0]
+    res = arith.detect_iter_map([fld(x * 12 + fld(y, 2), 8)], dom((y, 20)))
+    assert not res.indices and "part of an iterator" in res.errors[0]
