@@ -65,7 +65,7 @@ class ComparisonRewriter {
     NodeKind k = e->kind;
     if (k == NodeKind::kAdd || k == NodeKind::kSub || k == NodeKind::kMul ||
         k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod || k == NodeKind::kMin ||
-        k == NodeKind::kMax) {
+        k == NodeKind::kMax || k == NodeKind::kDiv || k == NodeKind::kMod) {
       auto* op = static_cast<const BinaryNode*>(e.get());
       if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
         // the operands are rewritten once; each rule set sees them
@@ -75,8 +75,14 @@ class ComparisonRewriter {
         if (k == NodeKind::kAdd) r = AddRules(a, b);
         if (k == NodeKind::kSub) r = SubRules(a, b);
         if (k == NodeKind::kFloorDiv) r = FloorDivRules(a, b);
+        if (k == NodeKind::kDiv) r = TruncDivRules(a, b);
+        if (k == NodeKind::kMod) r = TruncModRules(a, b);
         if (k == NodeKind::kMin || k == NodeKind::kMax) r = MinMaxRules(a, b, k == NodeKind::kMin);
         if (r) return *r;
+        // truncated division stays truncated (Simplify would make it floordiv where it can
+        // prove the operands non-negative)
+        if (k == NodeKind::kDiv) return Same(a, op->a) && Same(b, op->b) ? e : DivNode::Make(a, b);
+        if (k == NodeKind::kMod) return Same(a, op->a) && Same(b, op->b) ? e : ModNode::Make(a, b);
       }
     }
     if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
@@ -223,6 +229,11 @@ class ComparisonRewriter {
   }
 
   std::optional<Expr> AddRules(const Expr& a, const Expr& b) {
+    // a truncated quotient or remainder plus a constant keeps its truncation (Simplify would
+    // turn it into floordiv/floormod where the operands are non-negative)
+    if ((AsPtr<DivNode>(a) || AsPtr<ModNode>(a)) && AsConstInt(b) && !IsConstInt(b, 0)) {
+      return Expr(AddNode::Make(a, b));
+    }
     if (auto r = MinMaxPlus(a, b)) return r;
     if (!AsPtr<MinNode>(a) && !AsPtr<MaxNode>(a)) {
       if (auto r = MinMaxPlus(b, a)) return r;
@@ -588,6 +599,203 @@ class ComparisonRewriter {
     return std::nullopt;
   }
 
+  // ---- truncdiv and truncmod: C division rounds toward zero, so most rules hold only where
+  // the operands are known (by their constant bounds) to be non-negative ----
+
+  bool NonNeg(const Expr& e) { return ana_.CanProveGreaterEqual(e, 0); }
+  bool NonPos(const Expr& e) { return ana_.CanProveLess(e, 1); }
+  /*! \brief e is `x * c` (either order of the factors); gives x and c. */
+  static std::optional<std::pair<Expr, int64_t>> ScaledBy(const Expr& e) {
+    auto* mul = AsPtr<MulNode>(e);
+    if (!mul) return std::nullopt;
+    if (auto c = AsConstInt(mul->b)) return std::make_pair(mul->a, *c);
+    return std::nullopt;
+  }
+
+  std::optional<Expr> TruncDivRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    auto ca = AsConstInt(a);
+    if (ca && c && *c != 0) return Int(t, TruncDiv(*ca, *c));
+    if (c && *c > 0) {
+      int64_t d = *c;
+      // (x / c1) / c2 is x / (c1 * c2)
+      if (auto* inner = AsPtr<DivNode>(a)) {
+        auto c1 = AsConstInt(inner->b);
+        if (c1 && *c1 > 0) return Expr(DivNode::Make(inner->a, Int(t, *c1 * d)));
+      }
+      // (x / c1 + k) / c2 is (x + c1 * k) / (c1 * c2) for x >= 0, k >= 0
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* inner = AsPtr<DivNode>(add->a);
+        auto k = AsConstInt(add->b);
+        auto c1 = inner ? AsConstInt(inner->b) : std::nullopt;
+        if (inner && k && c1 && *c1 > 0 && *k >= 0 && NonNeg(inner->a)) {
+          return Expr(DivNode::Make(AddNode::Make(inner->a, Int(t, *c1 * *k)), Int(t, *c1 * d)));
+        }
+      }
+      // (x * c1) / c2: whole multiples, or a smaller divisor
+      if (auto s = ScaledBy(a); s && s->second > 0) {
+        if (s->second % d == 0) return Expr(MulNode::Make(s->first, Int(t, s->second / d)));
+        if (d % s->second == 0) return Expr(DivNode::Make(s->first, Int(t, d / s->second)));
+      }
+    }
+    if (Same(a, b)) return Int(t, 1);
+    if (auto* mul = AsPtr<MulNode>(a)) {
+      if (Same(mul->a, b) && AsConstInt(mul->b)) return mul->b;
+      if (Same(mul->b, b) && AsConstInt(mul->a)) return mul->a;
+    }
+    if (c && *c > 0) {
+      int64_t d = *c;
+      // a multiple of d (with a non-negative factor) taken out of a non-negative sum
+      auto whole = [&](const Expr& e) -> std::optional<Expr> {
+        auto s = ScaledBy(e);
+        if (!s || s->second < 0 || s->second % d != 0 || !NonNeg(s->first)) return std::nullopt;
+        return Expr(MulNode::Make(s->first, Int(t, s->second / d)));
+      };
+      auto div = [&](const Expr& e) {
+        if (auto v = AsConstInt(e)) return Int(t, TruncDiv(*v, d));
+        return Expr(DivNode::Make(e, b));
+      };
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto q = whole(add->a); q && NonNeg(add->b))
+          return Expr(AddNode::Make(*q, div(add->b)));
+      }
+      for (bool is_min : {true, false}) {
+        auto* mm = AsMM(a, is_min);
+        if (!mm) continue;
+        if (auto q = whole(mm->a); q && NonNeg(mm->b)) return MakeMM(is_min, *q, div(mm->b));
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto q = whole(add->b); q && NonNeg(add->a))
+          return Expr(AddNode::Make(div(add->a), *q));
+      }
+      for (bool is_min : {true, false}) {
+        auto* mm = AsMM(a, is_min);
+        if (!mm) continue;
+        if (auto q = whole(mm->b); q && NonNeg(mm->a)) return MakeMM(is_min, div(mm->a), *q);
+      }
+      // three terms: (x * c1 +- y) +- z with the multiple first or second
+      auto three = [&](const Expr& x_c1, const Expr& rest) -> std::optional<Expr> {
+        auto q = whole(x_c1);
+        if (!q || !NonNeg(rest)) return std::nullopt;
+        return Expr(AddNode::Make(*q, div(Visit(rest))));
+      };
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto* in = AsPtr<AddNode>(add->a)) {
+          if (auto r = three(in->a, AddNode::Make(in->b, add->b))) return r;
+        }
+        if (auto* in = AsPtr<SubNode>(add->a)) {
+          if (auto r = three(in->a, SubNode::Make(add->b, in->b))) return r;
+        }
+      }
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        if (auto* in = AsPtr<AddNode>(sub->a)) {
+          if (auto r = three(in->a, SubNode::Make(in->b, sub->b))) return r;
+        }
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* in = AsPtr<AddNode>(add->a);
+        auto s = in ? ScaledBy(in->b) : std::nullopt;
+        if (in && s && s->second > 0) {
+          if (auto r = three(in->b, AddNode::Make(in->a, add->b))) return r;
+        }
+      }
+      // (x + c1) / c2 is x / c2 + c1 / c2
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto c1 = AsConstInt(add->b);
+        if (c1 && *c1 > 0 && *c1 % d == 0 && NonNeg(add->a)) {
+          return Expr(AddNode::Make(div(add->a), Int(t, *c1 / d)));
+        }
+      }
+      return std::nullopt;
+    }
+    if (c) return std::nullopt;
+    const Expr& x = b;
+    auto one_more = [&](const Expr& y) -> std::optional<Expr> {
+      if (!NonNeg(x) || !NonNeg(y)) return std::nullopt;
+      return Expr(AddNode::Make(DivNode::Make(y, x), Int(t, 1)));
+    };
+    // (x + y) / x is y / x + 1
+    if (auto* add = AsPtr<AddNode>(a)) {
+      if (Same(add->a, x)) return one_more(add->b);
+      if (Same(add->b, x)) return one_more(add->a);
+      // ((x + y) + z) / x, ((y + x) + z) / x, (y + (z + x)) / x, (y + (x + z)) / x
+      if (auto* in = AsPtr<AddNode>(add->a)) {
+        if (Same(in->a, x)) return one_more(AddNode::Make(in->b, add->b));
+        if (Same(in->b, x)) return one_more(AddNode::Make(in->a, add->b));
+      }
+      if (auto* in = AsPtr<AddNode>(add->b)) {
+        if (Same(in->b, x)) return one_more(AddNode::Make(add->a, in->a));
+        if (Same(in->a, x)) return one_more(AddNode::Make(add->a, in->b));
+      }
+    }
+    // (q * y) / y is q; (q * z + y) / z is q + y / z; (y + q * z) / z is y / z + q
+    auto factor = [&](const Expr& e) -> std::optional<Expr> {
+      auto* mul = AsPtr<MulNode>(e);
+      if (!mul) return std::nullopt;
+      if (Same(mul->b, x)) return mul->a;
+      if (Same(mul->a, x)) return mul->b;
+      return std::nullopt;
+    };
+    if (auto q = factor(a)) {
+      if (NonNeg(*q) && NonNeg(x)) return q;
+      return std::nullopt;
+    }
+    if (auto* add = AsPtr<AddNode>(a)) {
+      bool ok = NonNeg(x);
+      if (auto q = factor(add->a); q && ok && NonNeg(*q) && NonNeg(add->b)) {
+        return Expr(AddNode::Make(*q, DivNode::Make(add->b, x)));
+      }
+      if (auto q = factor(add->b); q && ok && NonNeg(*q) && NonNeg(add->a)) {
+        return Expr(AddNode::Make(DivNode::Make(add->a, x), *q));
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Expr> TruncModRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    if (!c || *c == 0) return std::nullopt;
+    if (auto ca = AsConstInt(a)) return Int(t, *ca % *c);
+    // (x * c1) % c2 is 0 when c2 divides c1
+    if (auto s = ScaledBy(a); s && s->second % *c == 0) return Int(t, 0);
+    if (*c > 0) {
+      auto mod = [&](const Expr& e) {
+        if (auto r = TruncModRules(e, b)) return *r;
+        return Expr(ModNode::Make(e, b));
+      };
+      // multiples of c dropped from a non-negative sum
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto s = ScaledBy(add->a);
+            s && s->second % *c == 0 && NonNeg(add->a) && NonNeg(add->b)) {
+          return mod(add->b);
+        }
+        auto k = AsConstInt(add->b);
+        if (k && *k >= 0 && *k % *c == 0 && NonNeg(add->a)) return mod(add->a);
+        if (auto s = ScaledBy(add->b);
+            s && s->second % *c == 0 && NonNeg(add->a) && NonNeg(add->b)) {
+          return mod(add->a);
+        }
+      }
+      // the same with the multiple subtracted: p - q * c1 with q * c1 <= 0
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        auto s = ScaledBy(sub->b);
+        if (s && s->second % *c == 0 && NonPos(sub->b) && NonNeg(sub->a)) return mod(sub->a);
+      }
+    }
+    // x % c is x % -c for truncated division
+    if (*c < 0) {
+      Expr positive = Int(t, -*c);
+      if (auto r = TruncModRules(a, positive)) return r;
+      return Expr(ModNode::Make(a, positive));
+    }
+    // a non-negative value known modulo a multiple of c
+    ModularSet m = ana_.GetModularSet(a);
+    if (m.coeff % *c == 0 && NonNeg(a)) return Int(t, m.base % *c);
+    return std::nullopt;
+  }
+
   // ---- floor division by 2 and remainders of a value's own remainder (exact identities) ----
 
   static bool IsFloorOp(const Expr& e, NodeKind k, const Expr& x, int64_t c) {
@@ -625,6 +833,7 @@ class ComparisonRewriter {
       return std::nullopt;
     }
     if (k == NodeKind::kMin || k == NodeKind::kMax) return std::nullopt;
+    if (k == NodeKind::kDiv || k == NodeKind::kMod) return std::nullopt;
     if (k == NodeKind::kFloorMod) {
       // (x - x % d) % c and (x + (k * x) % d) % c with k = -1 (mod c) are 0, d being c or -c
       if (auto* sub = AsPtr<SubNode>(a)) {

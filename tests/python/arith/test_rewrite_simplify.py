@@ -292,3 +292,73 @@ def test_a_long_sum_is_rewritten_once_per_node():
     after = arith.Analyzer().rewrite_simplify(expr)
     point = {v: i % 7 - 3 for i, v in enumerate(terms)}
     assert _value(after, point) == _value(expr, point)
+
+
+# truncdiv/truncmod: most rules need operands known non-negative (here x, y, z >= 0 unless a
+# case names its own constraint); the values are checked at points where the constraint holds
+NON_NEG = tir.all(x >= 0, y >= 0, z >= 0)
+TRUNC_CASES = [
+    (tdiv(x, x), tir.const(1), None),
+    (tdiv(tdiv(x, 3), 5), tdiv(x, 15), None),
+    (tdiv(x * 3, 9), tdiv(x, 3), None),
+    (tdiv(x * 12, 4), x * 3, None),
+    (tdiv(x * 7, x), tir.const(7), None),
+    (tdiv(tdiv(x, 4) + 2, 3), tdiv(x + 8, 12), NON_NEG),
+    (tdiv(x * 9 + y, 3), x * 3 + tdiv(y, 3), NON_NEG),
+    # (the sum comes from Simplify, which puts x * 10 first; TVM keeps y first)
+    (tdiv(y + x * 10, 5), x * 2 + tdiv(y, 5), NON_NEG),
+    (tdiv(tir.Max(x * 8, y), 4), tir.Max(x * 2, tdiv(y, 4)), NON_NEG),
+    (tdiv(tir.Min(y, x * 8), 4), tir.Min(tdiv(y, 4), x * 2), NON_NEG),
+    (tdiv(x * 9 + y + z, 3), x * 3 + tdiv(y + z, 3), NON_NEG),
+    (tdiv(x * 8 + (y + 5) - y, 4), x * 2 + 1, NON_NEG),
+    (tdiv(x + 12, 4), tdiv(x, 4) + 3, NON_NEG),
+    (tdiv(y + z, z), tdiv(y, z) + 1, NON_NEG),
+    (tdiv(z + (y + x), z), tdiv(y + x, z) + 1, NON_NEG),
+    (tdiv(z * y, z), y, NON_NEG),
+    (tdiv(y * z + x, z), y + tdiv(x, z), NON_NEG),
+    (tdiv(x, 4) + 1, tdiv(x, 4) + 1, NON_NEG),
+    (tmod(x * 12, 4), tir.const(0), None),
+    (tmod(x * 12, -3), tir.const(0), None),
+    (tmod(x * 6 + y, 3), tmod(y, 3), NON_NEG),
+    (tmod(x + 15, 5), tmod(x, 5), NON_NEG),
+    (tmod(y + x * 8, -4), tmod(y, 4), NON_NEG),
+    (tmod(x * 6 + 4 + y * 3 + 1, 3), tir.const(2), NON_NEG),
+    (tmod(y - x * 6, 3), tmod(y, 3), tir.all(x <= 0, y >= 0)),
+    (tmod(x, -5), tmod(x, 5), None),
+]
+
+
+def _points(constraint):
+    for values in itertools.product(range(-13, 14, 3), repeat=3):
+        point = dict(zip((x, y, z), values))
+        if constraint is None or _value(tir.Cast("int32", constraint), point):
+            yield point
+
+
+@pytest.mark.parametrize("before,expected,constraint", TRUNC_CASES,
+                         ids=[str(c[0]) for c in TRUNC_CASES])
+def test_truncdiv_truncmod_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for point in _points(constraint):
+        if any(_value(d, point) == 0 for d in _divisors(before)):
+            continue
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+def _divisors(expr):
+    out = []
+    tir.stmt_functor.post_order_visit(
+        expr, lambda n: out.append(n.b) if isinstance(n, (tir.Div, tir.Mod)) else None)
+    return out
+
+
+@pytest.mark.parametrize("before", [tdiv(x * 8 + y, 4), tdiv(x + y, x), tdiv(x * y, y),
+                                    tmod(x * 6 + y, 3), tmod(x + 9, 3)])
+def test_trunc_rules_need_non_negative_operands(before):
+    # without the constraint the operands may be negative, where the rules would be wrong
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert type(after) is type(before)
+
