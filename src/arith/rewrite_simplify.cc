@@ -53,6 +53,7 @@ class ComparisonRewriter {
         }
       }
     }
+    if (auto r = FloatVectorZero(e)) return *r;
     if (auto r = VectorRules(e)) return *r;
     if (auto r = ScalarFolds(e)) return *r;
     if (auto r = SelectRules(e)) return *r;
@@ -555,6 +556,27 @@ class ComparisonRewriter {
           return Expr(FloorDivNode::Make(num, Int(t, *c1 * *c)));
         }
       }
+      // (x * c1) // c2: whole multiples, or a smaller divisor
+      if (auto* mul = AsPtr<MulNode>(a)) {
+        auto c1 = AsConstInt(mul->b);
+        if (c1 && *c1 > 0 && *c1 % *c == 0) {
+          return *c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, *c1 / *c)));
+        }
+        if (c1 && *c1 > 0 && *c % *c1 == 0) {
+          return Expr(FloorDivNode::Make(mul->a, Int(t, *c / *c1)));
+        }
+      }
+      // (x * c1 + k) // c is x * (c1 / c) + k // c when c divides c1
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* mul = AsPtr<MulNode>(add->a);
+        auto c1 = mul ? AsConstInt(mul->b) : std::nullopt;
+        auto k = AsConstInt(add->b);
+        if (c1 && k && *c1 % *c == 0) {
+          Expr q = *c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, *c1 / *c)));
+          int64_t kq = FloorDiv(*k, *c);
+          return kq == 0 ? q : Expr(AddNode::Make(q, Int(t, kq)));
+        }
+      }
       // (x - x % c) // c is x // c
       if (auto* sub = AsPtr<SubNode>(a)) {
         auto* mod = AsPtr<FloorModNode>(sub->b);
@@ -650,6 +672,7 @@ class ComparisonRewriter {
       auto whole = [&](const Expr& e) -> std::optional<Expr> {
         auto s = ScaledBy(e);
         if (!s || s->second < 0 || s->second % d != 0 || !NonNeg(s->first)) return std::nullopt;
+        if (s->second == d) return s->first;
         return Expr(MulNode::Make(s->first, Int(t, s->second / d)));
       };
       auto div = [&](const Expr& e) {
@@ -657,8 +680,10 @@ class ComparisonRewriter {
         return Expr(DivNode::Make(e, b));
       };
       if (auto* add = AsPtr<AddNode>(a)) {
-        if (auto q = whole(add->a); q && NonNeg(add->b))
-          return Expr(AddNode::Make(*q, div(add->b)));
+        if (auto q = whole(add->a); q && NonNeg(add->b)) {
+          Expr rest = div(add->b);
+          return IsConstInt(rest, 0) ? *q : Expr(AddNode::Make(*q, rest));
+        }
       }
       for (bool is_min : {true, false}) {
         auto* mm = AsMM(a, is_min);
@@ -901,7 +926,9 @@ class ComparisonRewriter {
       return MakeMM(is_min, inner->a,
                     BroadcastNode::Make(MakeMM(is_min, p->value, q->value), q->lanes));
     }
-    if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod) return std::nullopt;
+    if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod && k != NodeKind::kDiv &&
+        k != NodeKind::kMod)
+      return std::nullopt;
     auto* op = static_cast<const BinaryNode*>(e.get());
     auto* ramp = AsPtr<RampNode>(op->a);
     auto* bc = AsPtr<BroadcastNode>(op->b);
@@ -912,24 +939,70 @@ class ComparisonRewriter {
     Expr base = Visit(ramp->base);
     DataType t = base->dtype;
     int lanes = ramp->lanes;
-    bool div = k == NodeKind::kFloorDiv;
-    // a stride that is a multiple of c: each lane moves by whole blocks
-    if (*stride % *c == 0) {
-      if (div)
-        return Expr(
-            RampNode::Make(FloorDivNode::Make(base, bc->value), Int(t, *stride / *c), lanes));
-      return Expr(BroadcastNode::Make(FloorModNode::Make(base, bc->value), lanes));
-    }
-    // every lane in the block of the base: base % c is at most c - g + r (the base is
-    // g * k + r with g dividing c)
+    int64_t s = *stride, d = *c;
+    bool div = k == NodeKind::kFloorDiv || k == NodeKind::kDiv;
+    auto ramp_of = [&](const Expr& b) { return Expr(RampNode::Make(b, ramp->stride, lanes)); };
+    auto bcast = [&](const Expr& v) { return Expr(BroadcastNode::Make(v, lanes)); };
     ModularSet m = ana_.GetModularSet(base);
-    if (*stride < 0 || m.coeff <= 0 || *c % m.coeff != 0) return std::nullopt;
-    int64_t last = *c - m.coeff + m.base + *stride * (lanes - 1);
-    if (last >= *c) return std::nullopt;
-    if (div)
-      return Expr(BroadcastNode::Make(ana_.Simplify(FloorDivNode::Make(base, bc->value)), lanes));
-    return Expr(
-        RampNode::Make(ana_.Simplify(FloorModNode::Make(base, bc->value)), ramp->stride, lanes));
+    if (k == NodeKind::kDiv || k == NodeKind::kMod) {
+      // truncated: only where every lane is non-negative, where it is floor division
+      if (s < 0 || !NonNeg(base)) return std::nullopt;
+      auto q = [&](const Expr& b) {
+        if (auto r = TruncDivRules(b, bc->value)) return *r;
+        return Expr(DivNode::Make(b, bc->value));
+      };
+      auto rem = [&](const Expr& b) {
+        if (auto r = TruncModRules(b, bc->value)) return *r;
+        return Expr(ModNode::Make(b, bc->value));
+      };
+      if (s % d == 0) {
+        return div ? Expr(RampNode::Make(q(base), Int(t, s / d), lanes)) : bcast(rem(base));
+      }
+      if (m.coeff <= 0 || m.coeff % d != 0) return std::nullopt;
+      bool one_block = m.base / d == (m.base + (lanes - 1) * s) / d;
+      if (div) return one_block ? std::optional<Expr>(bcast(q(base))) : std::nullopt;
+      Expr start = ramp_of(Int(t, m.base % d));
+      return one_block ? start : Expr(ModNode::Make(start, op->b));
+    }
+    // floor division
+    auto q = [&](const Expr& b) {
+      if (auto r = FloorDivRules(b, bc->value)) return *r;
+      return Expr(FloorDivNode::Make(b, bc->value));
+    };
+    auto rem = [&](const Expr& b) {
+      if (auto v = AsConstInt(b)) return Int(t, FloorMod(*v, d));
+      return Expr(FloorModNode::Make(b, bc->value));
+    };
+    // a stride that is a multiple of c: each lane moves by whole blocks
+    if (s % d == 0) {
+      return div ? Expr(RampNode::Make(q(base), Int(t, s / d), lanes)) : bcast(rem(base));
+    }
+    // the base is g * k + r (0 <= r < g)
+    if (m.coeff <= 0) return std::nullopt;
+    int64_t last = m.base + (lanes - 1) * s;
+    if (FloorDiv(m.base, d) == FloorDiv(last, d)) {
+      // every lane in the block of the base
+      if (m.coeff % d == 0) return div ? bcast(q(base)) : ramp_of(rem(Int(t, m.base)));
+      if (d % m.coeff == 0 && last < m.coeff) return div ? bcast(q(base)) : ramp_of(rem(base));
+    }
+    if (!div && m.coeff % d == 0)
+      return Expr(FloorModNode::Make(ramp_of(rem(Int(t, m.base))), op->b));
+    return std::nullopt;
+  }
+
+  // ---- float vectors: adding a broadcast 0.0 keeps the value, multiplying by one gives 0.0
+  // (as TVM does; this ignores NaN and infinities) ----
+
+  static bool IsBroadcastFloatZero(const Expr& e) {
+    auto* bc = AsPtr<BroadcastNode>(e);
+    auto* f = bc ? AsPtr<FloatImmNode>(bc->value) : nullptr;
+    return f && f->value == 0.0;
+  }
+  std::optional<Expr> FloatVectorZero(const Expr& e) {
+    if (!e->dtype.is_vector() || !e->dtype.is_float()) return std::nullopt;
+    if (auto* add = AsPtr<AddNode>(e); add && IsBroadcastFloatZero(add->b)) return Visit(add->a);
+    if (auto* mul = AsPtr<MulNode>(e); mul && IsBroadcastFloatZero(mul->a)) return mul->a;
+    return std::nullopt;
   }
 
   // ---- casts of constants, clz of a constant, selects and broadcasts ----

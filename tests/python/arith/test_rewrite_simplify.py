@@ -362,3 +362,80 @@ def test_trunc_rules_need_non_negative_operands(before):
     after = arith.Analyzer().rewrite_simplify(before)
     assert type(after) is type(before)
 
+
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_LANE_OPS = {
+    tir.Div: _trunc_div,
+    tir.Mod: lambda a, b: a - _trunc_div(a, b) * b,
+    tir.FloorDiv: lambda a, b: a // b,
+    tir.FloorMod: lambda a, b: a % b,
+}
+
+
+def _lanes(expr, point, lanes):
+    """The lane values of an int vector expression at a point (x substituted)."""
+    if isinstance(expr, tir.Broadcast):
+        return [_value(expr.value, point)] * lanes
+    if isinstance(expr, tir.Ramp):
+        base, stride = _value(expr.base, point), _value(expr.stride, point)
+        return [base + i * stride for i in range(lanes)]
+    op = _LANE_OPS[type(expr)]
+    return [op(a, b) for a, b in zip(_lanes(expr.a, point, lanes), _lanes(expr.b, point, lanes))]
+
+
+def _bc(v, lanes=4):
+    return tir.Broadcast(tir.const(v), lanes)
+
+
+VECTOR_CASES = [
+    # truncated division of a ramp whose lanes are all non-negative
+    (tdiv(tir.Ramp(x, 6, 4), _bc(3)), tir.Ramp(tdiv(x, 3), 2, 4), x >= 0),
+    (tmod(tir.Ramp(x, 6, 4), _bc(3)), tir.Broadcast(tmod(x, 3), 4), x >= 0),
+    (tdiv(tir.Ramp(x * 16 + 2, 1, 4), _bc(16)), tir.Broadcast(x, 4), x >= 0),
+    (tmod(tir.Ramp(x * 16 + 2, 1, 4), _bc(8)), tir.Ramp(2, 1, 4), x >= 0),
+    (tmod(tir.Ramp(x * 16 + 3, 5, 4), _bc(8)), tmod(tir.Ramp(3, 5, 4), _bc(8)), x >= 0),
+    # floor division: lanes known in one block, or only the base's remainder known
+    (flm(tir.Ramp(x * 16 + 1, 3, 4), _bc(8)), flm(tir.Ramp(1, 3, 4), _bc(8)), None),
+    (flm(tir.Ramp(x * 16 + 2, 1, 4), _bc(8)), tir.Ramp(2, 1, 4), None),
+    (flm(tir.Ramp(x * 8, 1, 4), _bc(32)), tir.Ramp(flm(x * 8, 32), 1, 4), None),
+    (fld(tir.Ramp(x * 8, 1, 4), _bc(32)), tir.Broadcast(fld(x, 4), 4), None),
+    (fld(tir.Ramp(x * 16 + 3, 1, 4), _bc(16)), tir.Broadcast(x, 4), None),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", VECTOR_CASES,
+                         ids=[str(c[0]) for c in VECTOR_CASES])
+def test_ramp_division_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for v in range(-13, 14):
+        point = {x: v}
+        if constraint is not None and not _value(tir.Cast("int32", constraint), point):
+            continue
+        assert _lanes(before, point, 4) == _lanes(after, point, 4), (before, after, v)
+
+
+@pytest.mark.parametrize("before", [tdiv(tir.Ramp(x, 6, 4), _bc(3)),
+                                    tmod(tir.Ramp(x, 6, 4), _bc(3))])
+def test_truncated_ramp_rules_need_non_negative_lanes(before):
+    # x = -1 gives lanes -1, 5, 11, 17: their truncated quotients are not a ramp
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert type(after) is type(before)
+
+
+def test_float_vector_plus_and_times_broadcast_zero():
+    ramp = tir.Cast("float32x4", tir.Ramp(x, 1, 4))
+    zero = tir.Broadcast(tir.const(0.0, "float32"), 4)
+    ana = arith.Analyzer()
+    assert ir.structural_equal(ana.rewrite_simplify(ramp + zero), ramp)
+    assert ir.structural_equal(ana.rewrite_simplify(zero * ramp), zero)
+    # a non-zero broadcast stays
+    one = tir.Broadcast(tir.const(1.0, "float32"), 4)
+    assert isinstance(ana.rewrite_simplify(ramp + one), tir.Add)
