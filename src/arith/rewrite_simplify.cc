@@ -12,6 +12,7 @@
 #include "canonical_simplify.h"
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
 
 namespace tessera {
 namespace arith {
@@ -929,9 +930,15 @@ class ComparisonRewriter {
     if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod && k != NodeKind::kDiv &&
         k != NodeKind::kMod)
       return std::nullopt;
+    bool div = k == NodeKind::kFloorDiv || k == NodeKind::kDiv;
     auto* op = static_cast<const BinaryNode*>(e.get());
     auto* ramp = AsPtr<RampNode>(op->a);
     auto* bc = AsPtr<BroadcastNode>(op->b);
+    if (bc && op->a->dtype.is_vector() && IsConstInt(bc->value, 0)) {
+      TESSERA_THROW_KIND(e->span, ErrorKind::kValue)
+          << "rewrite_simplify: " << (div ? "division" : "remainder")
+          << " of a vector by a broadcast of the constant zero";
+    }
     if (!ramp || !bc || ramp->lanes <= 0 || bc->lanes != ramp->lanes) return std::nullopt;
     auto c = AsConstInt(bc->value);
     auto stride = AsConstInt(ramp->stride);
@@ -940,7 +947,6 @@ class ComparisonRewriter {
     DataType t = base->dtype;
     int lanes = ramp->lanes;
     int64_t s = *stride, d = *c;
-    bool div = k == NodeKind::kFloorDiv || k == NodeKind::kDiv;
     auto ramp_of = [&](const Expr& b) { return Expr(RampNode::Make(b, ramp->stride, lanes)); };
     auto bcast = [&](const Expr& v) { return Expr(BroadcastNode::Make(v, lanes)); };
     ModularSet m = ana_.GetModularSet(base);

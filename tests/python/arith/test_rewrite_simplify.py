@@ -439,3 +439,10 @@ def test_float_vector_plus_and_times_broadcast_zero():
     # a non-zero broadcast stays
     one = tir.Broadcast(tir.const(1.0, "float32"), 4)
     assert isinstance(ana.rewrite_simplify(ramp + one), tir.Add)
+
+
+@pytest.mark.parametrize("op", [tdiv, tmod, fld, flm])
+def test_vector_division_by_broadcast_zero_raises(op):
+    from tessera.error import TesseraError
+    with pytest.raises(TesseraError, match="broadcast of the constant zero"):
+        arith.Analyzer().rewrite_simplify(op(tir.Ramp(x, 1, 4), _bc(0)))
