@@ -77,6 +77,7 @@ class ComparisonRewriter {
         if (k == NodeKind::kAdd) r = AddRules(a, b);
         if (k == NodeKind::kSub) r = SubRules(a, b);
         if (k == NodeKind::kFloorDiv) r = FloorDivRules(a, b);
+        if (k == NodeKind::kFloorMod) r = FloorModRules(a, b);
         if (k == NodeKind::kDiv) r = TruncDivRules(a, b);
         if (k == NodeKind::kMod) r = TruncModRules(a, b);
         if (k == NodeKind::kMin || k == NodeKind::kMax) r = MinMaxRules(a, b, k == NodeKind::kMin);
@@ -819,6 +820,60 @@ class ComparisonRewriter {
     // a non-negative value known modulo a multiple of c
     ModularSet m = ana_.GetModularSet(a);
     if (m.coeff % *c == 0 && NonNeg(a)) return Int(t, m.base % *c);
+    return std::nullopt;
+  }
+
+  // ---- floormod: factors reduced modulo the divisor ----
+
+  std::optional<Expr> FloorModRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    auto mod = [&](const Expr& e) { return Expr(FloorModNode::Make(e, b)); };
+    auto times = [&](const Expr& e, int64_t k) {
+      return k == 1 ? e : Expr(MulNode::Make(e, Int(t, k)));
+    };
+    if (!c) {
+      // (x * z * c1 + y) % (z * c1) is y % (z * c1) where z * c1 >= 0
+      auto* add = AsPtr<AddNode>(a);
+      auto* outer = add ? AsPtr<MulNode>(add->a) : nullptr;
+      auto* inner = outer ? AsPtr<MulNode>(outer->a) : nullptr;
+      auto* div = AsPtr<MulNode>(b);
+      if (inner && div && Same(inner->b, div->a) && Same(outer->b, div->b) && NonNeg(b)) {
+        return mod(add->b);
+      }
+      return std::nullopt;
+    }
+    if (*c <= 0) return std::nullopt;
+    int64_t d = *c;
+    // (x * c1) % c is (x * (c1 mod c)) % c
+    if (auto sc = ScaledBy(a)) {
+      int64_t m = FloorMod(sc->second, d);
+      if (m == 0) return Int(t, 0);
+      if (m != sc->second) return mod(times(sc->first, m));
+      return std::nullopt;
+    }
+    auto* add = AsPtr<AddNode>(a);
+    if (!add) return std::nullopt;
+    if (auto sc = ScaledBy(add->a)) {
+      auto [x, c1] = *sc;
+      // (x * c1 + y) % c is (x % (c / c1)) * c1 + y where 0 <= y < c1
+      if (c1 > 0 && d % c1 == 0) {
+        ConstIntBound yb = ana_.GetConstIntBound(add->b);
+        if (yb.min_value >= 0 && yb.max_value < c1) {
+          Expr block = FloorModNode::Make(x, Int(t, d / c1));
+          return Expr(AddNode::Make(times(block, c1), add->b));
+        }
+      }
+      int64_t m = FloorMod(c1, d);
+      if (m == 0) return mod(add->b);
+      if (m != c1) return mod(AddNode::Make(times(x, m), add->b));
+    }
+    if (auto sc = ScaledBy(add->b)) {
+      auto [y, c1] = *sc;
+      int64_t m = FloorMod(c1, d);
+      if (m == 0) return mod(add->a);
+      if (m != c1) return mod(AddNode::Make(add->a, times(y, m)));
+    }
     return std::nullopt;
   }
 

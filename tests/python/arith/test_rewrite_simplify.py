@@ -446,3 +446,34 @@ def test_vector_division_by_broadcast_zero_raises(op):
     from tessera.error import TesseraError
     with pytest.raises(TesseraError, match="broadcast of the constant zero"):
         arith.Analyzer().rewrite_simplify(op(tir.Ramp(x, 1, 4), _bc(0)))
+
+
+FLOORMOD_CASES = [
+    (flm(x * 12, 4), tir.const(0), None),
+    (flm(x * 4800, 3200), flm(x * 1600, 3200), None),
+    (flm(x * 100 + y, 8), flm(x * 4 + y, 8), None),
+    (flm(x * 24 + y, 6), flm(y, 6), None),
+    (flm(x * 16 + y, 48), flm(x, 3) * 16 + y, tir.all(y >= 0, y < 16)),
+    (flm(x * 16 - y, 48), flm(x * 16 - y, 48), tir.all(y >= 0, y < 16)),
+    (flm(x * z * 3 + y, z * 3), flm(y, z * 3), z * 3 >= 0),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", FLOORMOD_CASES,
+                         ids=[str(c[0]) for c in FLOORMOD_CASES])
+def test_floormod_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for point in _points(constraint):
+        if any(_value(d, point) == 0 for d in _floor_divisors(before)):
+            continue
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+def _floor_divisors(expr):
+    out = []
+    tir.stmt_functor.post_order_visit(
+        expr, lambda n: out.append(n.b) if isinstance(n, (tir.FloorDiv, tir.FloorMod)) else None)
+    return out
