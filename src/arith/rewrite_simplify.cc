@@ -568,6 +568,19 @@ class ComparisonRewriter {
           return Expr(FloorDivNode::Make(mul->a, Int(t, *c / *c1)));
         }
       }
+      // (x * c1 + rest) // c is x // (c / c1) when c1 divides c and 0 <= rest < c1
+      {
+        std::vector<Expr> terms;
+        Terms(a, &terms);
+        for (size_t i = 0; terms.size() > 1 && i < terms.size(); ++i) {
+          auto sc = ScaledBy(terms[i]);
+          if (!sc || sc->second <= 0 || *c % sc->second != 0) continue;
+          ConstIntBound rb = ana_.GetConstIntBound(SumOf(terms, i));
+          if (rb.min_value < 0 || rb.max_value >= sc->second) continue;
+          if (sc->second == *c) return sc->first;
+          return Expr(FloorDivNode::Make(sc->first, Int(t, *c / sc->second)));
+        }
+      }
       // (x * c1 + k) // c is x * (c1 / c) + k // c when c divides c1
       if (auto* add = AsPtr<AddNode>(a)) {
         auto* mul = AsPtr<MulNode>(add->a);
@@ -602,6 +615,15 @@ class ComparisonRewriter {
         }
       }
       return std::nullopt;
+    }
+    // (x * z * c1 + y) // (z * c1) is x + y // (z * c1)
+    if (auto* add = AsPtr<AddNode>(a); add && AsPtr<MulNode>(b)) {
+      auto* div = AsPtr<MulNode>(b);
+      auto* outer = AsPtr<MulNode>(add->a);
+      auto* inner = outer ? AsPtr<MulNode>(outer->a) : nullptr;
+      if (inner && Same(inner->b, div->a) && Same(outer->b, div->b) && AsConstInt(div->b)) {
+        return Expr(AddNode::Make(inner->a, FloorDivNode::Make(add->b, b)));
+      }
     }
     // (... + d + ...) // d is (...) // d + 1; (... + q * d + ...) // d is q + (...) // d
     std::vector<Expr> terms;

@@ -477,3 +477,21 @@ def _floor_divisors(expr):
     tir.stmt_functor.post_order_visit(
         expr, lambda n: out.append(n.b) if isinstance(n, (tir.FloorDiv, tir.FloorMod)) else None)
     return out
+
+
+FLOORDIV_BOUND_CASES = [
+    # the rest of the sum is known to lie in [0, c1)
+    (fld(x * 16 + y, 48), fld(x, 3), tir.all(y >= 0, y < 16)),
+    (fld(x * 64 + y * 8 + z, 192), fld(x, 3), tir.all(y >= 0, y < 8, z >= 0, z < 8)),
+    (fld(x * 16 + y, 16), x, tir.all(y >= 0, y < 16)),
+    # no bound on y: stays
+    (fld(x * 16 + y, 48), fld(x * 16 + y, 48), None),
+    # a divisor that is a product
+    (fld(x * z * 3 + y, z * 3), x + fld(y, z * 3), None),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", FLOORDIV_BOUND_CASES,
+                         ids=[str(c[0]) for c in FLOORDIV_BOUND_CASES])
+def test_floordiv_rules_with_bounds(before, expected, constraint):
+    test_floormod_rules(before, expected, constraint)
