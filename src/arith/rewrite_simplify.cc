@@ -12,6 +12,7 @@
 #include "canonical_simplify.h"
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
 
 namespace tessera {
 namespace arith {
@@ -53,6 +54,7 @@ class ComparisonRewriter {
         }
       }
     }
+    if (auto r = FloatVectorZero(e)) return *r;
     if (auto r = VectorRules(e)) return *r;
     if (auto r = ScalarFolds(e)) return *r;
     if (auto r = SelectRules(e)) return *r;
@@ -65,7 +67,7 @@ class ComparisonRewriter {
     NodeKind k = e->kind;
     if (k == NodeKind::kAdd || k == NodeKind::kSub || k == NodeKind::kMul ||
         k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod || k == NodeKind::kMin ||
-        k == NodeKind::kMax) {
+        k == NodeKind::kMax || k == NodeKind::kDiv || k == NodeKind::kMod) {
       auto* op = static_cast<const BinaryNode*>(e.get());
       if (op->dtype.is_scalar() && IsIndexType(op->dtype)) {
         // the operands are rewritten once; each rule set sees them
@@ -75,8 +77,15 @@ class ComparisonRewriter {
         if (k == NodeKind::kAdd) r = AddRules(a, b);
         if (k == NodeKind::kSub) r = SubRules(a, b);
         if (k == NodeKind::kFloorDiv) r = FloorDivRules(a, b);
+        if (k == NodeKind::kFloorMod) r = FloorModRules(a, b);
+        if (k == NodeKind::kDiv) r = TruncDivRules(a, b);
+        if (k == NodeKind::kMod) r = TruncModRules(a, b);
         if (k == NodeKind::kMin || k == NodeKind::kMax) r = MinMaxRules(a, b, k == NodeKind::kMin);
         if (r) return *r;
+        // truncated division stays truncated (Simplify would make it floordiv where it can
+        // prove the operands non-negative)
+        if (k == NodeKind::kDiv) return Same(a, op->a) && Same(b, op->b) ? e : DivNode::Make(a, b);
+        if (k == NodeKind::kMod) return Same(a, op->a) && Same(b, op->b) ? e : ModNode::Make(a, b);
       }
     }
     if (auto* op = AsPtr<AndNode>(e); op && op->dtype.is_scalar()) {
@@ -223,6 +232,11 @@ class ComparisonRewriter {
   }
 
   std::optional<Expr> AddRules(const Expr& a, const Expr& b) {
+    // a truncated quotient or remainder plus a constant keeps its truncation (Simplify would
+    // turn it into floordiv/floormod where the operands are non-negative)
+    if ((AsPtr<DivNode>(a) || AsPtr<ModNode>(a)) && AsConstInt(b) && !IsConstInt(b, 0)) {
+      return Expr(AddNode::Make(a, b));
+    }
     if (auto r = MinMaxPlus(a, b)) return r;
     if (!AsPtr<MinNode>(a) && !AsPtr<MaxNode>(a)) {
       if (auto r = MinMaxPlus(b, a)) return r;
@@ -544,6 +558,40 @@ class ComparisonRewriter {
           return Expr(FloorDivNode::Make(num, Int(t, *c1 * *c)));
         }
       }
+      // (x * c1) // c2: whole multiples, or a smaller divisor
+      if (auto* mul = AsPtr<MulNode>(a)) {
+        auto c1 = AsConstInt(mul->b);
+        if (c1 && *c1 > 0 && *c1 % *c == 0) {
+          return *c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, *c1 / *c)));
+        }
+        if (c1 && *c1 > 0 && *c % *c1 == 0) {
+          return Expr(FloorDivNode::Make(mul->a, Int(t, *c / *c1)));
+        }
+      }
+      // (x * c1 + rest) // c is x // (c / c1) when c1 divides c and 0 <= rest < c1
+      {
+        std::vector<Expr> terms;
+        Terms(a, &terms);
+        for (size_t i = 0; terms.size() > 1 && i < terms.size(); ++i) {
+          auto sc = ScaledBy(terms[i]);
+          if (!sc || sc->second <= 0 || *c % sc->second != 0) continue;
+          ConstIntBound rb = ana_.GetConstIntBound(SumOf(terms, i));
+          if (rb.min_value < 0 || rb.max_value >= sc->second) continue;
+          if (sc->second == *c) return sc->first;
+          return Expr(FloorDivNode::Make(sc->first, Int(t, *c / sc->second)));
+        }
+      }
+      // (x * c1 + k) // c is x * (c1 / c) + k // c when c divides c1
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* mul = AsPtr<MulNode>(add->a);
+        auto c1 = mul ? AsConstInt(mul->b) : std::nullopt;
+        auto k = AsConstInt(add->b);
+        if (c1 && k && *c1 % *c == 0) {
+          Expr q = *c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, *c1 / *c)));
+          int64_t kq = FloorDiv(*k, *c);
+          return kq == 0 ? q : Expr(AddNode::Make(q, Int(t, kq)));
+        }
+      }
       // (x - x % c) // c is x // c
       if (auto* sub = AsPtr<SubNode>(a)) {
         auto* mod = AsPtr<FloorModNode>(sub->b);
@@ -568,6 +616,15 @@ class ComparisonRewriter {
       }
       return std::nullopt;
     }
+    // (x * z * c1 + y) // (z * c1) is x + y // (z * c1)
+    if (auto* add = AsPtr<AddNode>(a); add && AsPtr<MulNode>(b)) {
+      auto* div = AsPtr<MulNode>(b);
+      auto* outer = AsPtr<MulNode>(add->a);
+      auto* inner = outer ? AsPtr<MulNode>(outer->a) : nullptr;
+      if (inner && Same(inner->b, div->a) && Same(outer->b, div->b) && AsConstInt(div->b)) {
+        return Expr(AddNode::Make(inner->a, FloorDivNode::Make(add->b, b)));
+      }
+    }
     // (... + d + ...) // d is (...) // d + 1; (... + q * d + ...) // d is q + (...) // d
     std::vector<Expr> terms;
     Terms(a, &terms);
@@ -584,6 +641,260 @@ class ComparisonRewriter {
       if (!q) continue;
       Expr rest = FloorDivNode::Make(SumOf(terms, i), b);
       return i == 0 ? Expr(AddNode::Make(q, rest)) : Expr(AddNode::Make(rest, q));
+    }
+    return std::nullopt;
+  }
+
+  // ---- truncdiv and truncmod: C division rounds toward zero, so most rules hold only where
+  // the operands are known (by their constant bounds) to be non-negative ----
+
+  bool NonNeg(const Expr& e) { return ana_.CanProveGreaterEqual(e, 0); }
+  bool NonPos(const Expr& e) { return ana_.CanProveLess(e, 1); }
+  /*! \brief e is `x * c` (either order of the factors); gives x and c. */
+  static std::optional<std::pair<Expr, int64_t>> ScaledBy(const Expr& e) {
+    auto* mul = AsPtr<MulNode>(e);
+    if (!mul) return std::nullopt;
+    if (auto c = AsConstInt(mul->b)) return std::make_pair(mul->a, *c);
+    return std::nullopt;
+  }
+
+  std::optional<Expr> TruncDivRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    auto ca = AsConstInt(a);
+    if (ca && c && *c != 0) return Int(t, TruncDiv(*ca, *c));
+    if (c && *c > 0) {
+      int64_t d = *c;
+      // (x / c1) / c2 is x / (c1 * c2)
+      if (auto* inner = AsPtr<DivNode>(a)) {
+        auto c1 = AsConstInt(inner->b);
+        if (c1 && *c1 > 0) return Expr(DivNode::Make(inner->a, Int(t, *c1 * d)));
+      }
+      // (x / c1 + k) / c2 is (x + c1 * k) / (c1 * c2) for x >= 0, k >= 0
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* inner = AsPtr<DivNode>(add->a);
+        auto k = AsConstInt(add->b);
+        auto c1 = inner ? AsConstInt(inner->b) : std::nullopt;
+        if (inner && k && c1 && *c1 > 0 && *k >= 0 && NonNeg(inner->a)) {
+          return Expr(DivNode::Make(AddNode::Make(inner->a, Int(t, *c1 * *k)), Int(t, *c1 * d)));
+        }
+      }
+      // (x * c1) / c2: whole multiples, or a smaller divisor
+      if (auto s = ScaledBy(a); s && s->second > 0) {
+        if (s->second % d == 0) return Expr(MulNode::Make(s->first, Int(t, s->second / d)));
+        if (d % s->second == 0) return Expr(DivNode::Make(s->first, Int(t, d / s->second)));
+      }
+    }
+    if (Same(a, b)) return Int(t, 1);
+    if (auto* mul = AsPtr<MulNode>(a)) {
+      if (Same(mul->a, b) && AsConstInt(mul->b)) return mul->b;
+      if (Same(mul->b, b) && AsConstInt(mul->a)) return mul->a;
+    }
+    if (c && *c > 0) {
+      int64_t d = *c;
+      // a multiple of d (with a non-negative factor) taken out of a non-negative sum
+      auto whole = [&](const Expr& e) -> std::optional<Expr> {
+        auto s = ScaledBy(e);
+        if (!s || s->second < 0 || s->second % d != 0 || !NonNeg(s->first)) return std::nullopt;
+        if (s->second == d) return s->first;
+        return Expr(MulNode::Make(s->first, Int(t, s->second / d)));
+      };
+      auto div = [&](const Expr& e) {
+        if (auto v = AsConstInt(e)) return Int(t, TruncDiv(*v, d));
+        return Expr(DivNode::Make(e, b));
+      };
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto q = whole(add->a); q && NonNeg(add->b)) {
+          Expr rest = div(add->b);
+          return IsConstInt(rest, 0) ? *q : Expr(AddNode::Make(*q, rest));
+        }
+      }
+      for (bool is_min : {true, false}) {
+        auto* mm = AsMM(a, is_min);
+        if (!mm) continue;
+        if (auto q = whole(mm->a); q && NonNeg(mm->b)) return MakeMM(is_min, *q, div(mm->b));
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto q = whole(add->b); q && NonNeg(add->a))
+          return Expr(AddNode::Make(div(add->a), *q));
+      }
+      for (bool is_min : {true, false}) {
+        auto* mm = AsMM(a, is_min);
+        if (!mm) continue;
+        if (auto q = whole(mm->b); q && NonNeg(mm->a)) return MakeMM(is_min, div(mm->a), *q);
+      }
+      // three terms: (x * c1 +- y) +- z with the multiple first or second
+      auto three = [&](const Expr& x_c1, const Expr& rest) -> std::optional<Expr> {
+        auto q = whole(x_c1);
+        if (!q || !NonNeg(rest)) return std::nullopt;
+        return Expr(AddNode::Make(*q, div(Visit(rest))));
+      };
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto* in = AsPtr<AddNode>(add->a)) {
+          if (auto r = three(in->a, AddNode::Make(in->b, add->b))) return r;
+        }
+        if (auto* in = AsPtr<SubNode>(add->a)) {
+          if (auto r = three(in->a, SubNode::Make(add->b, in->b))) return r;
+        }
+      }
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        if (auto* in = AsPtr<AddNode>(sub->a)) {
+          if (auto r = three(in->a, SubNode::Make(in->b, sub->b))) return r;
+        }
+      }
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto* in = AsPtr<AddNode>(add->a);
+        auto s = in ? ScaledBy(in->b) : std::nullopt;
+        if (in && s && s->second > 0) {
+          if (auto r = three(in->b, AddNode::Make(in->a, add->b))) return r;
+        }
+      }
+      // (x + c1) / c2 is x / c2 + c1 / c2
+      if (auto* add = AsPtr<AddNode>(a)) {
+        auto c1 = AsConstInt(add->b);
+        if (c1 && *c1 > 0 && *c1 % d == 0 && NonNeg(add->a)) {
+          return Expr(AddNode::Make(div(add->a), Int(t, *c1 / d)));
+        }
+      }
+      return std::nullopt;
+    }
+    if (c) return std::nullopt;
+    const Expr& x = b;
+    auto one_more = [&](const Expr& y) -> std::optional<Expr> {
+      if (!NonNeg(x) || !NonNeg(y)) return std::nullopt;
+      return Expr(AddNode::Make(DivNode::Make(y, x), Int(t, 1)));
+    };
+    // (x + y) / x is y / x + 1
+    if (auto* add = AsPtr<AddNode>(a)) {
+      if (Same(add->a, x)) return one_more(add->b);
+      if (Same(add->b, x)) return one_more(add->a);
+      // ((x + y) + z) / x, ((y + x) + z) / x, (y + (z + x)) / x, (y + (x + z)) / x
+      if (auto* in = AsPtr<AddNode>(add->a)) {
+        if (Same(in->a, x)) return one_more(AddNode::Make(in->b, add->b));
+        if (Same(in->b, x)) return one_more(AddNode::Make(in->a, add->b));
+      }
+      if (auto* in = AsPtr<AddNode>(add->b)) {
+        if (Same(in->b, x)) return one_more(AddNode::Make(add->a, in->a));
+        if (Same(in->a, x)) return one_more(AddNode::Make(add->a, in->b));
+      }
+    }
+    // (q * y) / y is q; (q * z + y) / z is q + y / z; (y + q * z) / z is y / z + q
+    auto factor = [&](const Expr& e) -> std::optional<Expr> {
+      auto* mul = AsPtr<MulNode>(e);
+      if (!mul) return std::nullopt;
+      if (Same(mul->b, x)) return mul->a;
+      if (Same(mul->a, x)) return mul->b;
+      return std::nullopt;
+    };
+    if (auto q = factor(a)) {
+      if (NonNeg(*q) && NonNeg(x)) return q;
+      return std::nullopt;
+    }
+    if (auto* add = AsPtr<AddNode>(a)) {
+      bool ok = NonNeg(x);
+      if (auto q = factor(add->a); q && ok && NonNeg(*q) && NonNeg(add->b)) {
+        return Expr(AddNode::Make(*q, DivNode::Make(add->b, x)));
+      }
+      if (auto q = factor(add->b); q && ok && NonNeg(*q) && NonNeg(add->a)) {
+        return Expr(AddNode::Make(DivNode::Make(add->a, x), *q));
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Expr> TruncModRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    if (!c || *c == 0) return std::nullopt;
+    if (auto ca = AsConstInt(a)) return Int(t, *ca % *c);
+    // (x * c1) % c2 is 0 when c2 divides c1
+    if (auto s = ScaledBy(a); s && s->second % *c == 0) return Int(t, 0);
+    if (*c > 0) {
+      auto mod = [&](const Expr& e) {
+        if (auto r = TruncModRules(e, b)) return *r;
+        return Expr(ModNode::Make(e, b));
+      };
+      // multiples of c dropped from a non-negative sum
+      if (auto* add = AsPtr<AddNode>(a)) {
+        if (auto s = ScaledBy(add->a);
+            s && s->second % *c == 0 && NonNeg(add->a) && NonNeg(add->b)) {
+          return mod(add->b);
+        }
+        auto k = AsConstInt(add->b);
+        if (k && *k >= 0 && *k % *c == 0 && NonNeg(add->a)) return mod(add->a);
+        if (auto s = ScaledBy(add->b);
+            s && s->second % *c == 0 && NonNeg(add->a) && NonNeg(add->b)) {
+          return mod(add->a);
+        }
+      }
+      // the same with the multiple subtracted: p - q * c1 with q * c1 <= 0
+      if (auto* sub = AsPtr<SubNode>(a)) {
+        auto s = ScaledBy(sub->b);
+        if (s && s->second % *c == 0 && NonPos(sub->b) && NonNeg(sub->a)) return mod(sub->a);
+      }
+    }
+    // x % c is x % -c for truncated division
+    if (*c < 0) {
+      Expr positive = Int(t, -*c);
+      if (auto r = TruncModRules(a, positive)) return r;
+      return Expr(ModNode::Make(a, positive));
+    }
+    // a non-negative value known modulo a multiple of c
+    ModularSet m = ana_.GetModularSet(a);
+    if (m.coeff % *c == 0 && NonNeg(a)) return Int(t, m.base % *c);
+    return std::nullopt;
+  }
+
+  // ---- floormod: factors reduced modulo the divisor ----
+
+  std::optional<Expr> FloorModRules(const Expr& a, const Expr& b) {
+    DataType t = a->dtype;
+    auto c = AsConstInt(b);
+    auto mod = [&](const Expr& e) { return Expr(FloorModNode::Make(e, b)); };
+    auto times = [&](const Expr& e, int64_t k) {
+      return k == 1 ? e : Expr(MulNode::Make(e, Int(t, k)));
+    };
+    if (!c) {
+      // (x * z * c1 + y) % (z * c1) is y % (z * c1) where z * c1 >= 0
+      auto* add = AsPtr<AddNode>(a);
+      auto* outer = add ? AsPtr<MulNode>(add->a) : nullptr;
+      auto* inner = outer ? AsPtr<MulNode>(outer->a) : nullptr;
+      auto* div = AsPtr<MulNode>(b);
+      if (inner && div && Same(inner->b, div->a) && Same(outer->b, div->b) && NonNeg(b)) {
+        return mod(add->b);
+      }
+      return std::nullopt;
+    }
+    if (*c <= 0) return std::nullopt;
+    int64_t d = *c;
+    // (x * c1) % c is (x * (c1 mod c)) % c
+    if (auto sc = ScaledBy(a)) {
+      int64_t m = FloorMod(sc->second, d);
+      if (m == 0) return Int(t, 0);
+      if (m != sc->second) return mod(times(sc->first, m));
+      return std::nullopt;
+    }
+    auto* add = AsPtr<AddNode>(a);
+    if (!add) return std::nullopt;
+    if (auto sc = ScaledBy(add->a)) {
+      auto [x, c1] = *sc;
+      // (x * c1 + y) % c is (x % (c / c1)) * c1 + y where 0 <= y < c1
+      if (c1 > 0 && d % c1 == 0) {
+        ConstIntBound yb = ana_.GetConstIntBound(add->b);
+        if (yb.min_value >= 0 && yb.max_value < c1) {
+          Expr block = FloorModNode::Make(x, Int(t, d / c1));
+          return Expr(AddNode::Make(times(block, c1), add->b));
+        }
+      }
+      int64_t m = FloorMod(c1, d);
+      if (m == 0) return mod(add->b);
+      if (m != c1) return mod(AddNode::Make(times(x, m), add->b));
+    }
+    if (auto sc = ScaledBy(add->b)) {
+      auto [y, c1] = *sc;
+      int64_t m = FloorMod(c1, d);
+      if (m == 0) return mod(add->a);
+      if (m != c1) return mod(AddNode::Make(add->a, times(y, m)));
     }
     return std::nullopt;
   }
@@ -625,6 +936,7 @@ class ComparisonRewriter {
       return std::nullopt;
     }
     if (k == NodeKind::kMin || k == NodeKind::kMax) return std::nullopt;
+    if (k == NodeKind::kDiv || k == NodeKind::kMod) return std::nullopt;
     if (k == NodeKind::kFloorMod) {
       // (x - x % d) % c and (x + (k * x) % d) % c with k = -1 (mod c) are 0, d being c or -c
       if (auto* sub = AsPtr<SubNode>(a)) {
@@ -692,10 +1004,18 @@ class ComparisonRewriter {
       return MakeMM(is_min, inner->a,
                     BroadcastNode::Make(MakeMM(is_min, p->value, q->value), q->lanes));
     }
-    if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod) return std::nullopt;
+    if (k != NodeKind::kFloorDiv && k != NodeKind::kFloorMod && k != NodeKind::kDiv &&
+        k != NodeKind::kMod)
+      return std::nullopt;
+    bool div = k == NodeKind::kFloorDiv || k == NodeKind::kDiv;
     auto* op = static_cast<const BinaryNode*>(e.get());
     auto* ramp = AsPtr<RampNode>(op->a);
     auto* bc = AsPtr<BroadcastNode>(op->b);
+    if (bc && op->a->dtype.is_vector() && IsConstInt(bc->value, 0)) {
+      TESSERA_THROW_KIND(e->span, ErrorKind::kValue)
+          << "rewrite_simplify: " << (div ? "division" : "remainder")
+          << " of a vector by a broadcast of the constant zero";
+    }
     if (!ramp || !bc || ramp->lanes <= 0 || bc->lanes != ramp->lanes) return std::nullopt;
     auto c = AsConstInt(bc->value);
     auto stride = AsConstInt(ramp->stride);
@@ -703,24 +1023,69 @@ class ComparisonRewriter {
     Expr base = Visit(ramp->base);
     DataType t = base->dtype;
     int lanes = ramp->lanes;
-    bool div = k == NodeKind::kFloorDiv;
-    // a stride that is a multiple of c: each lane moves by whole blocks
-    if (*stride % *c == 0) {
-      if (div)
-        return Expr(
-            RampNode::Make(FloorDivNode::Make(base, bc->value), Int(t, *stride / *c), lanes));
-      return Expr(BroadcastNode::Make(FloorModNode::Make(base, bc->value), lanes));
-    }
-    // every lane in the block of the base: base % c is at most c - g + r (the base is
-    // g * k + r with g dividing c)
+    int64_t s = *stride, d = *c;
+    auto ramp_of = [&](const Expr& b) { return Expr(RampNode::Make(b, ramp->stride, lanes)); };
+    auto bcast = [&](const Expr& v) { return Expr(BroadcastNode::Make(v, lanes)); };
     ModularSet m = ana_.GetModularSet(base);
-    if (*stride < 0 || m.coeff <= 0 || *c % m.coeff != 0) return std::nullopt;
-    int64_t last = *c - m.coeff + m.base + *stride * (lanes - 1);
-    if (last >= *c) return std::nullopt;
-    if (div)
-      return Expr(BroadcastNode::Make(ana_.Simplify(FloorDivNode::Make(base, bc->value)), lanes));
-    return Expr(
-        RampNode::Make(ana_.Simplify(FloorModNode::Make(base, bc->value)), ramp->stride, lanes));
+    if (k == NodeKind::kDiv || k == NodeKind::kMod) {
+      // truncated: only where every lane is non-negative, where it is floor division
+      if (s < 0 || !NonNeg(base)) return std::nullopt;
+      auto q = [&](const Expr& b) {
+        if (auto r = TruncDivRules(b, bc->value)) return *r;
+        return Expr(DivNode::Make(b, bc->value));
+      };
+      auto rem = [&](const Expr& b) {
+        if (auto r = TruncModRules(b, bc->value)) return *r;
+        return Expr(ModNode::Make(b, bc->value));
+      };
+      if (s % d == 0) {
+        return div ? Expr(RampNode::Make(q(base), Int(t, s / d), lanes)) : bcast(rem(base));
+      }
+      if (m.coeff <= 0 || m.coeff % d != 0) return std::nullopt;
+      bool one_block = m.base / d == (m.base + (lanes - 1) * s) / d;
+      if (div) return one_block ? std::optional<Expr>(bcast(q(base))) : std::nullopt;
+      Expr start = ramp_of(Int(t, m.base % d));
+      return one_block ? start : Expr(ModNode::Make(start, op->b));
+    }
+    // floor division
+    auto q = [&](const Expr& b) {
+      if (auto r = FloorDivRules(b, bc->value)) return *r;
+      return Expr(FloorDivNode::Make(b, bc->value));
+    };
+    auto rem = [&](const Expr& b) {
+      if (auto v = AsConstInt(b)) return Int(t, FloorMod(*v, d));
+      return Expr(FloorModNode::Make(b, bc->value));
+    };
+    // a stride that is a multiple of c: each lane moves by whole blocks
+    if (s % d == 0) {
+      return div ? Expr(RampNode::Make(q(base), Int(t, s / d), lanes)) : bcast(rem(base));
+    }
+    // the base is g * k + r (0 <= r < g)
+    if (m.coeff <= 0) return std::nullopt;
+    int64_t last = m.base + (lanes - 1) * s;
+    if (FloorDiv(m.base, d) == FloorDiv(last, d)) {
+      // every lane in the block of the base
+      if (m.coeff % d == 0) return div ? bcast(q(base)) : ramp_of(rem(Int(t, m.base)));
+      if (d % m.coeff == 0 && last < m.coeff) return div ? bcast(q(base)) : ramp_of(rem(base));
+    }
+    if (!div && m.coeff % d == 0)
+      return Expr(FloorModNode::Make(ramp_of(rem(Int(t, m.base))), op->b));
+    return std::nullopt;
+  }
+
+  // ---- float vectors: adding a broadcast 0.0 keeps the value, multiplying by one gives 0.0
+  // (as TVM does; this ignores NaN and infinities) ----
+
+  static bool IsBroadcastFloatZero(const Expr& e) {
+    auto* bc = AsPtr<BroadcastNode>(e);
+    auto* f = bc ? AsPtr<FloatImmNode>(bc->value) : nullptr;
+    return f && f->value == 0.0;
+  }
+  std::optional<Expr> FloatVectorZero(const Expr& e) {
+    if (!e->dtype.is_vector() || !e->dtype.is_float()) return std::nullopt;
+    if (auto* add = AsPtr<AddNode>(e); add && IsBroadcastFloatZero(add->b)) return Visit(add->a);
+    if (auto* mul = AsPtr<MulNode>(e); mul && IsBroadcastFloatZero(mul->a)) return mul->a;
+    return std::nullopt;
   }
 
   // ---- casts of constants, clz of a constant, selects and broadcasts ----

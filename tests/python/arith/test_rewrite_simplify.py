@@ -292,3 +292,206 @@ def test_a_long_sum_is_rewritten_once_per_node():
     after = arith.Analyzer().rewrite_simplify(expr)
     point = {v: i % 7 - 3 for i, v in enumerate(terms)}
     assert _value(after, point) == _value(expr, point)
+
+
+# truncdiv/truncmod: most rules need operands known non-negative (here x, y, z >= 0 unless a
+# case names its own constraint); the values are checked at points where the constraint holds
+NON_NEG = tir.all(x >= 0, y >= 0, z >= 0)
+TRUNC_CASES = [
+    (tdiv(x, x), tir.const(1), None),
+    (tdiv(tdiv(x, 3), 5), tdiv(x, 15), None),
+    (tdiv(x * 3, 9), tdiv(x, 3), None),
+    (tdiv(x * 12, 4), x * 3, None),
+    (tdiv(x * 7, x), tir.const(7), None),
+    (tdiv(tdiv(x, 4) + 2, 3), tdiv(x + 8, 12), NON_NEG),
+    (tdiv(x * 9 + y, 3), x * 3 + tdiv(y, 3), NON_NEG),
+    # (the sum comes from Simplify, which puts x * 10 first; TVM keeps y first)
+    (tdiv(y + x * 10, 5), x * 2 + tdiv(y, 5), NON_NEG),
+    (tdiv(tir.Max(x * 8, y), 4), tir.Max(x * 2, tdiv(y, 4)), NON_NEG),
+    (tdiv(tir.Min(y, x * 8), 4), tir.Min(tdiv(y, 4), x * 2), NON_NEG),
+    (tdiv(x * 9 + y + z, 3), x * 3 + tdiv(y + z, 3), NON_NEG),
+    (tdiv(x * 8 + (y + 5) - y, 4), x * 2 + 1, NON_NEG),
+    (tdiv(x + 12, 4), tdiv(x, 4) + 3, NON_NEG),
+    (tdiv(y + z, z), tdiv(y, z) + 1, NON_NEG),
+    (tdiv(z + (y + x), z), tdiv(y + x, z) + 1, NON_NEG),
+    (tdiv(z * y, z), y, NON_NEG),
+    (tdiv(y * z + x, z), y + tdiv(x, z), NON_NEG),
+    (tdiv(x, 4) + 1, tdiv(x, 4) + 1, NON_NEG),
+    (tmod(x * 12, 4), tir.const(0), None),
+    (tmod(x * 12, -3), tir.const(0), None),
+    (tmod(x * 6 + y, 3), tmod(y, 3), NON_NEG),
+    (tmod(x + 15, 5), tmod(x, 5), NON_NEG),
+    (tmod(y + x * 8, -4), tmod(y, 4), NON_NEG),
+    (tmod(x * 6 + 4 + y * 3 + 1, 3), tir.const(2), NON_NEG),
+    (tmod(y - x * 6, 3), tmod(y, 3), tir.all(x <= 0, y >= 0)),
+    (tmod(x, -5), tmod(x, 5), None),
+]
+
+
+def _points(constraint):
+    for values in itertools.product(range(-13, 14, 3), repeat=3):
+        point = dict(zip((x, y, z), values))
+        if constraint is None or _value(tir.Cast("int32", constraint), point):
+            yield point
+
+
+@pytest.mark.parametrize("before,expected,constraint", TRUNC_CASES,
+                         ids=[str(c[0]) for c in TRUNC_CASES])
+def test_truncdiv_truncmod_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for point in _points(constraint):
+        if any(_value(d, point) == 0 for d in _divisors(before)):
+            continue
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+def _divisors(expr):
+    out = []
+    tir.stmt_functor.post_order_visit(
+        expr, lambda n: out.append(n.b) if isinstance(n, (tir.Div, tir.Mod)) else None)
+    return out
+
+
+@pytest.mark.parametrize("before", [tdiv(x * 8 + y, 4), tdiv(x + y, x), tdiv(x * y, y),
+                                    tmod(x * 6 + y, 3), tmod(x + 9, 3)])
+def test_trunc_rules_need_non_negative_operands(before):
+    # without the constraint the operands may be negative, where the rules would be wrong
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert type(after) is type(before)
+
+
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_LANE_OPS = {
+    tir.Div: _trunc_div,
+    tir.Mod: lambda a, b: a - _trunc_div(a, b) * b,
+    tir.FloorDiv: lambda a, b: a // b,
+    tir.FloorMod: lambda a, b: a % b,
+}
+
+
+def _lanes(expr, point, lanes):
+    """The lane values of an int vector expression at a point (x substituted)."""
+    if isinstance(expr, tir.Broadcast):
+        return [_value(expr.value, point)] * lanes
+    if isinstance(expr, tir.Ramp):
+        base, stride = _value(expr.base, point), _value(expr.stride, point)
+        return [base + i * stride for i in range(lanes)]
+    op = _LANE_OPS[type(expr)]
+    return [op(a, b) for a, b in zip(_lanes(expr.a, point, lanes), _lanes(expr.b, point, lanes))]
+
+
+def _bc(v, lanes=4):
+    return tir.Broadcast(tir.const(v), lanes)
+
+
+VECTOR_CASES = [
+    # truncated division of a ramp whose lanes are all non-negative
+    (tdiv(tir.Ramp(x, 6, 4), _bc(3)), tir.Ramp(tdiv(x, 3), 2, 4), x >= 0),
+    (tmod(tir.Ramp(x, 6, 4), _bc(3)), tir.Broadcast(tmod(x, 3), 4), x >= 0),
+    (tdiv(tir.Ramp(x * 16 + 2, 1, 4), _bc(16)), tir.Broadcast(x, 4), x >= 0),
+    (tmod(tir.Ramp(x * 16 + 2, 1, 4), _bc(8)), tir.Ramp(2, 1, 4), x >= 0),
+    (tmod(tir.Ramp(x * 16 + 3, 5, 4), _bc(8)), tmod(tir.Ramp(3, 5, 4), _bc(8)), x >= 0),
+    # floor division: lanes known in one block, or only the base's remainder known
+    (flm(tir.Ramp(x * 16 + 1, 3, 4), _bc(8)), flm(tir.Ramp(1, 3, 4), _bc(8)), None),
+    (flm(tir.Ramp(x * 16 + 2, 1, 4), _bc(8)), tir.Ramp(2, 1, 4), None),
+    (flm(tir.Ramp(x * 8, 1, 4), _bc(32)), tir.Ramp(flm(x * 8, 32), 1, 4), None),
+    (fld(tir.Ramp(x * 8, 1, 4), _bc(32)), tir.Broadcast(fld(x, 4), 4), None),
+    (fld(tir.Ramp(x * 16 + 3, 1, 4), _bc(16)), tir.Broadcast(x, 4), None),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", VECTOR_CASES,
+                         ids=[str(c[0]) for c in VECTOR_CASES])
+def test_ramp_division_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for v in range(-13, 14):
+        point = {x: v}
+        if constraint is not None and not _value(tir.Cast("int32", constraint), point):
+            continue
+        assert _lanes(before, point, 4) == _lanes(after, point, 4), (before, after, v)
+
+
+@pytest.mark.parametrize("before", [tdiv(tir.Ramp(x, 6, 4), _bc(3)),
+                                    tmod(tir.Ramp(x, 6, 4), _bc(3))])
+def test_truncated_ramp_rules_need_non_negative_lanes(before):
+    # x = -1 gives lanes -1, 5, 11, 17: their truncated quotients are not a ramp
+    after = arith.Analyzer().rewrite_simplify(before)
+    assert type(after) is type(before)
+
+
+def test_float_vector_plus_and_times_broadcast_zero():
+    ramp = tir.Cast("float32x4", tir.Ramp(x, 1, 4))
+    zero = tir.Broadcast(tir.const(0.0, "float32"), 4)
+    ana = arith.Analyzer()
+    assert ir.structural_equal(ana.rewrite_simplify(ramp + zero), ramp)
+    assert ir.structural_equal(ana.rewrite_simplify(zero * ramp), zero)
+    # a non-zero broadcast stays
+    one = tir.Broadcast(tir.const(1.0, "float32"), 4)
+    assert isinstance(ana.rewrite_simplify(ramp + one), tir.Add)
+
+
+@pytest.mark.parametrize("op", [tdiv, tmod, fld, flm])
+def test_vector_division_by_broadcast_zero_raises(op):
+    from tessera.error import TesseraError
+    with pytest.raises(TesseraError, match="broadcast of the constant zero"):
+        arith.Analyzer().rewrite_simplify(op(tir.Ramp(x, 1, 4), _bc(0)))
+
+
+FLOORMOD_CASES = [
+    (flm(x * 12, 4), tir.const(0), None),
+    (flm(x * 4800, 3200), flm(x * 1600, 3200), None),
+    (flm(x * 100 + y, 8), flm(x * 4 + y, 8), None),
+    (flm(x * 24 + y, 6), flm(y, 6), None),
+    (flm(x * 16 + y, 48), flm(x, 3) * 16 + y, tir.all(y >= 0, y < 16)),
+    (flm(x * 16 - y, 48), flm(x * 16 - y, 48), tir.all(y >= 0, y < 16)),
+    (flm(x * z * 3 + y, z * 3), flm(y, z * 3), z * 3 >= 0),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", FLOORMOD_CASES,
+                         ids=[str(c[0]) for c in FLOORMOD_CASES])
+def test_floormod_rules(before, expected, constraint):
+    ana = arith.Analyzer()
+    with ana.constraint_scope(tir.const(True) if constraint is None else constraint):
+        after = ana.rewrite_simplify(before)
+    assert ir.structural_equal(after, expected), f"{before} gave {after}, not {expected}"
+    for point in _points(constraint):
+        if any(_value(d, point) == 0 for d in _floor_divisors(before)):
+            continue
+        assert _value(before, point) == _value(after, point), (before, after, point)
+
+
+def _floor_divisors(expr):
+    out = []
+    tir.stmt_functor.post_order_visit(
+        expr, lambda n: out.append(n.b) if isinstance(n, (tir.FloorDiv, tir.FloorMod)) else None)
+    return out
+
+
+FLOORDIV_BOUND_CASES = [
+    # the rest of the sum is known to lie in [0, c1)
+    (fld(x * 16 + y, 48), fld(x, 3), tir.all(y >= 0, y < 16)),
+    (fld(x * 64 + y * 8 + z, 192), fld(x, 3), tir.all(y >= 0, y < 8, z >= 0, z < 8)),
+    (fld(x * 16 + y, 16), x, tir.all(y >= 0, y < 16)),
+    # no bound on y: stays
+    (fld(x * 16 + y, 48), fld(x * 16 + y, 48), None),
+    # a divisor that is a product
+    (fld(x * z * 3 + y, z * 3), x + fld(y, z * 3), None),
+]
+
+
+@pytest.mark.parametrize("before,expected,constraint", FLOORDIV_BOUND_CASES,
+                         ids=[str(c[0]) for c in FLOORDIV_BOUND_CASES])
+def test_floordiv_rules_with_bounds(before, expected, constraint):
+    test_floormod_rules(before, expected, constraint)
