@@ -564,6 +564,10 @@ class BufferSlice:
         """The vector load this slice denotes."""
         return _core.BufferLoad(self.buffer, self.indices_as_exprs(), None, self.span)
 
+    def _structural_node(self):
+        """Structural comparisons see the region (TVM's ``A[0:16]`` is a BufferRegion)."""
+        return self.region()
+
     def __repr__(self):
         return f"BufferSlice({self.buffer.name}, {self.indices})"
 
