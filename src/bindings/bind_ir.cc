@@ -122,9 +122,10 @@ nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwarg
   bool bound = true;
   for (nb::handle a : args) bound = bound && IsBoundValue(a);
   for (auto [key, value] : kwargs) bound = bound && IsBoundValue(value);
-  // The common case: no Python call. (PrimFunc always asks: TVM's parameter list may hold
-  // Buffers, which are nodes too.)
-  if (bound && std::strcmp(name, "PrimFunc") != 0) throw nb::next_overload();
+  // The common case: no Python call. (PrimFunc and Block always ask: TVM's parameter list and
+  // a block's regions may hold Buffers, which are nodes too.)
+  bool asks = std::strcmp(name, "PrimFunc") == 0 || std::strcmp(name, "Block") == 0;
+  if (bound && !asks) throw nb::next_overload();
   nb::object built = nb::handle(g_constructor_fallback)(name, args, kwargs);
   if (built.is_none()) throw nb::next_overload();
   return built;

@@ -451,6 +451,22 @@ void BindTransform(nb::module_& m) {
         return std::make_pair(e->message, e->span);
       },
       "func"_a, "(message, span) of the first reason a PrimFunc is not pure, or None.");
+  m.def(
+      "identify_memcpy",
+      [](const Stmt& stmt) {
+        std::vector<
+            std::tuple<std::optional<BufferRegion>, std::optional<BufferRegion>, std::string>>
+            out;
+        for (auto& r : transform::IdentifyMemCpyLoops(stmt)) {
+          if (r.source) {
+            out.emplace_back(r.source, r.dest, "");
+          } else {
+            out.emplace_back(std::nullopt, std::nullopt, r.reason);
+          }
+        }
+        return out;
+      },
+      "stmt"_a, "(source region, dest region, reason) for every loop of a statement.");
   m.def("estimate_tir_flops", nb::overload_cast<const IRModule&>(&transform::EstimateTIRFlops),
         "mod"_a, "Arithmetic operations executed by a module's PrimFuncs.");
   m.def("estimate_tir_flops", nb::overload_cast<const Stmt&>(&transform::EstimateTIRFlops),

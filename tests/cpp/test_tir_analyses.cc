@@ -1,6 +1,7 @@
 // VerifySSA, CalculateAllocatedBytes and DetectBufferAccessLCA on hand-built functions.
 #include <gtest/gtest.h>
 
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/function.h"
 #include "tessera/ir/stmt.h"
@@ -12,7 +13,7 @@ namespace {
 const DataType kI32 = DataType::Int(32);
 
 Expr C(int64_t v) { return Int32(v); }
-Stmt Loop(Var v, int64_t extent, Stmt body) {
+For Loop(Var v, int64_t extent, Stmt body) {
   return ForNode::Make(v, C(0), C(extent), ForKind::kSerial, body);
 }
 
@@ -71,6 +72,36 @@ TEST(EstimateTIRFlops, LoopsMultiplyComparisonsAreFree) {
       FloatImmNode::Make(DataType::Float(32), 1.0));
   Stmt guarded = IfThenElseNode::Make(LTNode::Make(i, C(4)), BufferStoreNode::Make(a, value, {i}));
   EXPECT_EQ(transform::EstimateTIRFlops(Loop(i, 8, guarded)), 16.0);
+}
+
+TEST(IdentifyMemCpy, RowCopyRegionsAndAReorderingRefused) {
+  Buffer a = BufferNode::Decl("A", DataType::Float(32), {C(4), C(8)});
+  Buffer b = BufferNode::Decl("B", DataType::Float(32), {C(32)});
+  Var i = VarNode::Make("i", kI32), j = VarNode::Make("j", kI32);
+  // B[i * 8 + j] = A[i, j]: a copy of all of A into all of B.
+  Stmt copy = BufferStoreNode::Make(b, BufferLoadNode::Make(a, {i, j}),
+                                    {AddNode::Make(MulNode::Make(i, C(8)), j)});
+  arith::Analyzer ana;
+  auto whole = transform::IdentifyMemCpy(Loop(i, 4, Loop(j, 8, copy)), ana);
+  ASSERT_TRUE(whole.source) << whole.reason;
+  ASSERT_EQ(whole.source->region.size(), 2u);
+  EXPECT_TRUE(IsConstInt(whole.source->region[0]->extent, 4));
+  EXPECT_TRUE(IsConstInt(whole.source->region[1]->extent, 8));
+  ASSERT_EQ(whole.dest->region.size(), 1u);
+  EXPECT_TRUE(IsConstInt(whole.dest->region[0]->min, 0));
+  EXPECT_TRUE(IsConstInt(whole.dest->region[0]->extent, 32));
+  // B[j * 4 + i] = A[i, j] visits every element once but transposes them.
+  Stmt transposed = BufferStoreNode::Make(b, BufferLoadNode::Make(a, {i, j}),
+                                          {AddNode::Make(MulNode::Make(j, C(4)), i)});
+  auto refused = transform::IdentifyMemCpy(Loop(i, 4, Loop(j, 8, transposed)), ana);
+  EXPECT_FALSE(refused.source);
+  EXPECT_NE(refused.reason.find("reordered"), std::string::npos) << refused.reason;
+  // Every loop of a statement is tried: the inner loop alone copies one row.
+  auto all = transform::IdentifyMemCpyLoops(Loop(i, 4, Loop(j, 8, copy)));
+  ASSERT_EQ(all.size(), 2u);
+  ASSERT_TRUE(all[1].source) << all[1].reason;
+  EXPECT_EQ(all[1].source->region[0]->min.get(), i.get());
+  EXPECT_TRUE(IsConstInt(all[1].source->region[1]->extent, 8));
 }
 
 }  // namespace

@@ -8,6 +8,9 @@
 #include "tessera/ir/function.h"
 
 namespace tessera {
+namespace arith {
+class Analyzer;
+}  // namespace arith
 namespace transform {
 
 /*! \brief For each parameter of `entry`: the number of elements a pointer parameter is known to
@@ -74,6 +77,27 @@ std::optional<WellFormedError> FindImpurity(const PrimFunc& func);
  *  given. */
 double EstimateTIRFlops(const Stmt& stmt);
 double EstimateTIRFlops(const IRModule& mod);
+
+/*! \brief What IdentifyMemCpy found: the source and destination regions of a copy, or (both
+ *  null) the reason the loop nest is not one. */
+struct MemCpyResult {
+  BufferRegion source, dest;
+  std::string reason;
+};
+
+/*!
+ * \brief TVM's tir::IdentifyMemCpy: whether the perfect loop nest from `loop` down to its first
+ *  non-loop statement is a plain copy `B[dst(iters)] = A[src(iters)]` of one contiguous region of
+ *  A into one of B in the same element order: both flat offsets are one-to-one affine maps of
+ *  the (constant) loop iterators, each spans exactly as many elements as the loops visit, and
+ *  both split the iterators alike. The regions are over the loops of the nest; variables bound
+ *  outside it (in `ana`) stay symbolic.
+ */
+MemCpyResult IdentifyMemCpy(const For& loop, arith::Analyzer& ana);
+
+/*! \brief IdentifyMemCpy at every loop of `stmt`, in pre-order, each loop's enclosing loops
+ *  bound (TVM's tir.analysis._identify_memcpy, a testing entry). */
+std::vector<MemCpyResult> IdentifyMemCpyLoops(const Stmt& stmt);
 
 /*! \brief Accesses whose constant index (or constant Ramp lanes) lies outside a constant buffer
  *  extent, at the access's span. Pass "tir.VerifyBufferBounds" throws on the first one. */

@@ -191,6 +191,37 @@ def OOBChecker():  # noqa: N802 - TVM's name
     return Pass("tir.analysis.OOBChecker")
 
 
+def identify_memcpy(stmt):
+    """For every loop of ``stmt`` (pre-order): whether the loop nest from it down is a plain copy
+    of one contiguous buffer region into another in the same element order. Each entry is
+    ``(source_region, dest_region)`` (BufferRegions over the nest's loops; enclosing loop
+    variables stay symbolic) or, when it is not a copy, the reason as a string.
+
+    >>> identify_memcpy(func.body)   # for i in range(1024): B[i] = A[i]
+    [(A[0:1024], B[0:1024])]
+    """
+    from ..error import TesseraTypeError
+
+    if not isinstance(stmt, _core.Stmt):
+        raise TesseraTypeError(f"identify_memcpy takes a statement, got {type(stmt).__name__}")
+    return [(src, dst) if src is not None else reason
+            for src, dst, reason in _core.identify_memcpy(stmt)]
+
+
+class _FfiApi:
+    """TVM's ``tvm.tir.analysis._ffi_api`` testing entries: results as TVM's FFI returns them
+    (a copy as a list ``[source, dest]`` of BufferRegions, a reason as a StringImm)."""
+
+    @staticmethod
+    def _identify_memcpy(stmt):
+        from . import StringImm
+
+        return [StringImm(r) if isinstance(r, str) else list(r) for r in identify_memcpy(stmt)]
+
+
+_ffi_api = _FfiApi()
+
+
 __all__ = [
     "OOBChecker",
     "assert_pure_function",
@@ -198,6 +229,7 @@ __all__ = [
     "calculate_allocated_bytes",
     "detect_buffer_access_lca",
     "estimate_tir_flops",
+    "identify_memcpy",
     "verify_ssa",
 
     "expr_deep_equal",

@@ -564,8 +564,41 @@ class BufferSlice:
         """The vector load this slice denotes."""
         return _core.BufferLoad(self.buffer, self.indices_as_exprs(), None, self.span)
 
+    def _structural_node(self):
+        """Structural comparisons see the region (TVM's ``A[0:16]`` is a BufferRegion)."""
+        return self.region()
+
     def __repr__(self):
         return f"BufferSlice({self.buffer.name}, {self.indices})"
+
+
+class _SlicedRegion(_core.BufferRegion, BufferSlice):
+    """``A[a:b, i]`` written in Python (not in TVMScript): a BufferRegion, as TVM's
+    ``Buffer.__getitem__`` gives for slices without a step, that still reads as the vector load
+    of a BufferSlice where a value is expected."""
+
+    def __new__(cls, buffer, indices, span=None):
+        region = BufferSlice(buffer, indices, span).region()
+        self = _core.BufferRegion.__new__(cls, buffer, region.region, span)
+        self.indices = indices
+        return self
+
+    def __init__(self, buffer, indices, span=None):
+        pass
+
+    def _structural_node(self):
+        return self
+
+    __repr__ = BufferSlice.__repr__
+
+
+def _python_buffer_access(buffer, key):
+    """``buffer[key]`` from Python code: slices without a step give a :class:`_SlicedRegion`."""
+    access = buffer_access(buffer, key)
+    if isinstance(access, BufferSlice) and all(
+            not isinstance(k, slice) or k.step is None for k in access.indices):
+        return _SlicedRegion(access.buffer, access.indices, access.span)
+    return access
 
 
 def buffer_access(buffer, key, span=None):
@@ -679,7 +712,7 @@ def _install():
     P.__bool__ = _bool
     P.astype = _astype
     P.equal = _equal
-    _core.Buffer.__getitem__ = lambda self, key: buffer_access(self, key)
+    _core.Buffer.__getitem__ = _python_buffer_access
     _core.IterVar.__hash__ = lambda self: id(self)
     # As TVM: a string constant equals its Python string (annotation values read back).
     _core.StringImm.__eq__ = _string_eq

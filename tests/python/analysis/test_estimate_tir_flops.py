@@ -44,7 +44,32 @@ def test_te_workloads_by_tvm_name():
     # NRM 0: the squared norm of one 256 x 256 matrix (a multiply and an add per element; sqrt
     # is a call of its argument)
     assert tir.analysis.estimate_tir_flops(create_te_workload("NRM", 0)) == 2 * 256 * 256
-    with pytest.raises(TesseraValueError, match="'C1D' is not available"):
-        create_te_workload("C1D", 0)
-    with pytest.raises(TesseraValueError, match="shapes 0..2, not 5"):
+    with pytest.raises(TesseraValueError, match="'SFM' is not available"):
+        create_te_workload("SFM", 0)
+    with pytest.raises(TesseraValueError, match="shapes 0..3, not 5"):
         create_te_workload("GMM", 5)
+
+
+@pytest.mark.parametrize(
+    "name, flops",
+    [
+        # one multiply and one add per output element and reduction step: 2 * outputs * steps
+        ("C1D", 2 * (1 * 128 * 128) * (3 * 64)),  # L 256 -> 128 (stride 2), CO 128, k 3, CI 64
+        ("C3D", 2 * (1 * 8 * 112 * 112 * 64) * (7 * 7 * 7 * 3)),  # stride 2 halves D, H, W
+        ("DEP", 2 * (1 * 112 * 112 * 32) * (3 * 3)),  # one channel per output: 3 x 3 steps
+        ("CAP", 2 * (1 * 8 * 8 * 4 * 4 * 32) * (3 * 3 * 4 * 32)),  # 4 x 4 capsules, cap_k 4
+        ("T2D", 2 * (1 * 8 * 8 * 256) * (4 * 4 * 512)),  # 4x4 -> 8x8 (stride 2), every step counts
+        # the convolution (112 x 112 x 64 outputs, 7 x 7 x 3 steps), then bias, scale, offset
+        # and the ReLU's max: one operation each per output element
+        ("CBR", 2 * (112 * 112 * 64) * (7 * 7 * 3) + 4 * (112 * 112 * 64)),
+    ],
+)
+def test_convolution_workloads_count_two_operations_per_step(name, flops):
+    assert tir.analysis.estimate_tir_flops(IRModule({"main": create_te_workload(name, 0)})) == flops
+
+
+def test_depthwise_workload_refuses_a_channel_multiplier():
+    from tessera.compat.meta_schedule.testing.te_workload import depthwise_conv2d_nhwc
+
+    with pytest.raises(TesseraValueError, match="channel factor of 1"):
+        depthwise_conv2d_nhwc(1, 8, 8, 4, 3, factor=2)

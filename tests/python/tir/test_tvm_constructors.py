@@ -198,3 +198,25 @@ def test_ir_builder_scope_attr_on_a_pointer_annotates_its_buffer():
     assert isinstance(stmt, tir.AttrStmt) and stmt.attr_key == "storage_scope"
     assert stmt.node.same_as(data.asobject())
     assert stmt.value.value == "global"
+
+
+def test_slicing_a_buffer_in_python_gives_a_region_that_still_loads():
+    A = tir.decl_buffer((8, 16), "float32", name="A")
+    i = tir.Var("i", "int32")
+    row = A[i, 4:12]
+    # as TVM's Buffer.__getitem__: a BufferRegion (one row, 8 columns)
+    assert isinstance(row, tir.BufferRegion)
+    ir.assert_structural_equal(
+        row, tir.BufferRegion(A, [ir.Range.from_min_extent(i, 1), ir.Range.from_min_extent(4, 8)]))
+    # used as a value it is the vector load of the row's 8 elements
+    load = row.as_expr()
+    assert isinstance(load, tir.BufferLoad) and load.dtype == "float32x8"
+    # a slice with a step is no region: it stays a strided access
+    assert not isinstance(A[0:8:2, 0], tir.BufferRegion)
+    # a block's regions may be slices and whole buffers, without any slice too
+    block = tir.Block(iter_vars=[], reads=[A], writes=[A[0:2, 0:16]], name_hint="b",
+                      body=tir.Evaluate(0))
+    assert block.reads[0].region[1].extent.value == 16
+    assert block.writes[0].region[0].extent.value == 2
+    with pytest.raises(TypeError):
+        tir.Block(iter_vars=[], reads=[3], writes=[], name_hint="b", body=tir.Evaluate(0))
