@@ -444,10 +444,11 @@ Expr CanonicalSimplifier::VectorRule(NodeKind k, const Expr& a, const Expr& b, D
 
 Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* orig) {
   DataType t = a->dtype;
-  // A value compared with itself, of any scalar type (as TVM, NaN aside; the index types
-  // decide it below): the same expression without calls (whose results may differ between
-  // evaluations) is equal to itself.
-  if (t.is_scalar() && !IsCanonicalType(t) && StructuralEqual(a, b)) {
+  // A value compared with itself, of a scalar integer or bool type (the index types decide it
+  // below): the same expression without calls (whose results may differ between evaluations)
+  // is equal to itself. Never for floats: x != x is how a NaN is detected (topi's argmax reads
+  // NaN through it), and x == x is false for a NaN.
+  if (t.is_scalar() && !t.is_float() && !IsCanonicalType(t) && StructuralEqual(a, b)) {
     bool has_call = false;
     PostOrderVisit(a, [&](const ObjectRef& n) { has_call |= AsPtr<CallNode>(n) != nullptr; });
     if (!has_call) return Bool(Decide(k, 0));
