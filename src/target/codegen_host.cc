@@ -9,6 +9,9 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/ir_utils.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
@@ -1079,6 +1082,134 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
   PrintStmt(op->body);
 }
 
+// `for k in [0, n): X[i] = max(X[i], Y[c + k])` (or min) with X[i] independent of k and Y
+// another buffer: the fold of a reduction's lanes (the last step of an rfactor combine). As the
+// loop stands it is a chain of n dependent scalar operations; max and min take their arguments
+// in any order (NaN-free), so it becomes X[i] = max(X[i], tree over Y[c .. c + n)), a helper
+// whose halving lane loops the C compiler turns into vector operations and shuffles.
+bool CodeGenHost::PrintLaneFold(const ForNode* op, const BufferStoreNode* first) {
+  if (op->for_kind != ForKind::kSerial && op->for_kind != ForKind::kUnrolled) return false;
+  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+  if (!min || *min != 0 || !extent || *extent < 3 || *extent > 64) return false;
+  auto* store = AsPtr<BufferStoreNode>(op->body);
+  if (store == nullptr || store->predicate) return false;
+  DataType t = store->value->dtype;
+  if (!t.is_scalar() || t.is_bool() || !(t.is_float() || t.is_int() || t.is_uint())) return false;
+  bool is_max = store->value->kind == NodeKind::kMax;
+  if (!is_max && store->value->kind != NodeKind::kMin) return false;
+  auto* bin = static_cast<const BinaryNode*>(store->value.get());
+  const VarNode* k = op->loop_var.get();
+  auto is_self = [&](const Expr& e) {
+    auto* load = AsPtr<BufferLoadNode>(e);
+    if (load == nullptr || load->predicate || load->buffer.get() != store->buffer.get() ||
+        load->indices.size() != store->indices.size())
+      return false;
+    for (size_t i = 0; i < load->indices.size(); ++i) {
+      if (!StructuralEqual(load->indices[i], store->indices[i])) return false;
+      if (UsesVar(load->indices[i], k)) return false;
+    }
+    return true;
+  };
+  Expr other;
+  if (is_self(bin->a)) {
+    other = bin->b;
+  } else if (is_self(bin->b)) {
+    other = bin->a;
+  } else {
+    return false;
+  }
+  auto* src = AsPtr<BufferLoadNode>(other);
+  if (src == nullptr || src->predicate || src->dtype != t || src->buffer->dtype != t ||
+      src->buffer.get() == store->buffer.get() ||
+      src->buffer->data.get() == store->buffer->data.get())
+    return false;
+  Expr index = FlatIndex(src->buffer.get(), src->indices, src->span);
+  if (!index->dtype.is_scalar()) return false;
+  VarMap at_zero;
+  at_zero[k] = MakeConst(op->loop_var->dtype, int64_t{0});
+  arith::Analyzer ana;
+  Expr base = ana.Simplify(Substitute(index, at_zero));
+  if (UsesVar(base, k)) return false;
+  auto step = AsConstInt(ana.Simplify(SubNode::Make(index, AddNode::Make(base, op->loop_var))));
+  if (!step || *step != 0) return false;
+
+  int64_t n = *extent;
+  if (first != nullptr) {
+    // The fold's first step peeled off before the loop: X[i] = max(X[i], Y[c - 1]).
+    if (first->predicate || first->buffer.get() != store->buffer.get() ||
+        first->value->kind != store->value->kind)
+      return false;
+    auto* fbin = static_cast<const BinaryNode*>(first->value.get());
+    if (first->indices.size() != store->indices.size()) return false;
+    for (size_t i = 0; i < first->indices.size(); ++i) {
+      if (!StructuralEqual(first->indices[i], store->indices[i])) return false;
+    }
+    Expr fother;
+    if (is_self(fbin->a)) {
+      fother = fbin->b;
+    } else if (is_self(fbin->b)) {
+      fother = fbin->a;
+    } else {
+      return false;
+    }
+    auto* fsrc = AsPtr<BufferLoadNode>(fother);
+    if (fsrc == nullptr || fsrc->predicate || fsrc->buffer.get() != src->buffer.get()) return false;
+    Expr fbase = FlatIndex(fsrc->buffer.get(), fsrc->indices, fsrc->span);
+    if (!fbase->dtype.is_scalar()) return false;
+    auto gap = AsConstInt(ana.Simplify(SubNode::Make(base, fbase)));
+    if (!gap || *gap != 1) return false;
+    base = fbase;
+    n += 1;
+  }
+  // Only whole vectors (a power of two lanes, from 4 to 64): a fold of another count, read at
+  // an offset into a vector just stored, measured slower than the chain (the loads are not
+  // forwarded from the store).
+  if (n < 4 || n > 64 || (n & (n - 1)) != 0) return false;
+  std::string st = CodeGenC::TypeName(t, op->span);
+  std::string tname = (t.is_float() ? "float"
+                       : t.is_int() ? "int"
+                                    : "uint") +
+                      std::to_string(t.bits());
+  std::string name =
+      std::string("tessera_reduce_") + (is_max ? "max_" : "min_") + tname + "_" + std::to_string(n);
+  if (!helper_names_.count(name)) {
+    const char* cmp = is_max ? " > " : " < ";
+    int64_t m = 1;
+    while (m * 2 < n) m *= 2;
+    std::ostringstream def;
+    def << "static inline " << st << " " << name << "(const " << st << "* p) {\n  " << st << " a["
+        << m << "];\n  for (int i = 0; i < " << m << "; ++i) a[i] = p[i];\n  for (int i = 0; i < "
+        << n - m << "; ++i) a[i] = (a[i]" << cmp << "p[i + " << m << "] ? a[i] : p[i + " << m
+        << "]);\n";
+    for (int64_t w = m / 2; w >= 1; w /= 2) {
+      def << "  for (int i = 0; i < " << w << "; ++i) a[i] = (a[i]" << cmp << "a[i + " << w
+          << "] ? a[i] : a[i + " << w << "]);\n";
+    }
+    def << "  return a[0];\n}\n";
+    Helper(name, def.str());
+  }
+  std::string target = PrintExpr(is_self(bin->a) ? bin->a : bin->b);
+  std::string ptr = OffsetPointer(BufferPointer(src->buffer.get(), src->span), base);
+  PrintIndent();
+  stream_ << target << " = " << (is_max ? "max(" : "min(") << target << ", " << name << "(" << ptr
+          << "));\n";
+  return true;
+}
+
+void CodeGenHost::VisitStmt_(const SeqStmtNode* op) {
+  for (size_t i = 0; i < op->seq.size(); ++i) {
+    if (i + 1 < op->seq.size()) {
+      auto* first = AsPtr<BufferStoreNode>(op->seq[i]);
+      auto* loop = AsPtr<ForNode>(op->seq[i + 1]);
+      if (first && loop && PrintLaneFold(loop, first)) {
+        ++i;
+        continue;
+      }
+    }
+    PrintStmt(op->seq[i]);
+  }
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // sch.annotate(loop, "pragma_fast_math", 1): vector expf inside uses a polynomial (below).
   auto fm = op->annotations.find("pragma_fast_math");
@@ -1122,6 +1253,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     --parallel_depth_;
     return;
   }
+  if (PrintLaneFold(op, nullptr)) return;
   if (op->for_kind == ForKind::kUnrolled) {
     if (auto n = AsConstInt(op->extent)) {
       PrintIndent();

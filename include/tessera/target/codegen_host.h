@@ -87,6 +87,12 @@ class CodeGenHost : public CodeGenC {
    *  through the runtime (tessera_call_global); buffers travel as DLTensors on the stack. */
   void VisitStmt_(const EvaluateNode* op) override;
   void VisitStmt_(const ForNode* op) override;
+  /*! \brief A loop folding contiguous lanes into a scalar by max or min, printed as a tree
+   *  (tessera_reduce_max_float32_16 and the like); false (nothing printed) for any other loop.
+   *  `first`, when not null, is the statement before the loop: the fold's peeled first step. */
+  bool PrintLaneFold(const ForNode* op, const BufferStoreNode* first);
+  /*! \brief A statement list: a peeled lane fold and its loop print as one tree. */
+  void VisitStmt_(const SeqStmtNode* op) override;
   /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
   std::string AllocationPrefix(const std::string& scope) override;
   /*! \brief Print the return of a failed check (the message is set): -1 from a packed entry,
