@@ -103,7 +103,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
   mod = run(mod, "tir.CompactBufferAllocation");
-  mod = run.If(ctx.IsGpu(), mod, "tir.UnifyThreadBinding");
+  mod = run.If(ctx.IsGpu(), mod, "tir.UnifySiblingThreads");
   mod = run(mod, "tir.LowerMatchBuffer");
   mod = run(mod, "tir.InjectSoftwarePipeline");
   mod = run(mod, "tir.Simplify");

@@ -169,8 +169,12 @@ Pass LowerIntrin(const std::string& target);
 
 // ---- GPU passes (the "cuda" stages) ----
 
-/*! \brief Give all loops bound to one thread tag ("threadIdx.x") one shared variable. */
+/*! \brief TVM's tir.UnifyThreadBinding: in each kernel, one variable per thread tag, and all the
+ *  kernel's threads launched once at its outermost binding (T.launch_thread included). */
 Pass UnifyThreadBinding();
+/*! \brief The CUDA pipeline's form: loops bound to one tag share one variable and stay where
+ *  they are (no hoisting, no extent check). */
+Pass UnifySiblingThreads();
 /*! \brief Reject host code that reads or writes a buffer of a "cuda" function outside every
  *  thread-bound loop ("Did you forget to bind?"). */
 Pass VerifyMemory();
