@@ -100,7 +100,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerCrossThreadReduction");
   mod = run(mod, "tir.LowerInitBlock");
-  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
+  mod = run(mod, "tir.PlanBufferAllocationDown");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
   mod = run(mod, "tir.CompactBufferAllocation");
   mod = run.If(ctx.IsGpu(), mod, "tir.UnifySiblingThreads");

@@ -38,9 +38,13 @@ Pass CanonicalizeLoop();
 /*! \brief Turn each block's T.init() into an `if` on the reduction iterators being at their
  *  minimum, placed before the block body. */
 Pass LowerInitBlock();
-/*! \brief Move each block allocation down to the lowest loop or block enclosing its accesses,
- *  entering a loop only when its iterations touch disjoint parts of the buffer. */
+/*! \brief TVM's rules: each block allocation goes to the lowest common ancestor of its accesses
+ *  (tir.analysis.detect_buffer_access_lca); block reads/writes drop the buffers allocated inside. */
 Pass PlanAndUpdateBufferAllocationLocation();
+/*! \brief The pipeline's planner: move each block allocation down to the lowest loop or block
+ *  enclosing its accesses, entering a loop only when its iterations touch disjoint parts of the
+ *  buffer. */
+Pass PlanBufferAllocationDown();
 /*! \brief Replace block iterators by their bindings; every block becomes opaque. */
 Pass ConvertBlocksToOpaque();
 /*! \brief Shrink each block allocation to the region its body accesses (loops inside the block
