@@ -100,10 +100,10 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.CanonicalizeLoop");
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerCrossThreadReduction");
   mod = run(mod, "tir.LowerInitBlock");
-  mod = run(mod, "tir.PlanAndUpdateBufferAllocationLocation");
+  mod = run(mod, "tir.PlanBufferAllocationDown");
   mod = run(mod, "tir.ConvertBlocksToOpaque");
   mod = run(mod, "tir.CompactBufferAllocation");
-  mod = run.If(ctx.IsGpu(), mod, "tir.UnifyThreadBinding");
+  mod = run.If(ctx.IsGpu(), mod, "tir.UnifySiblingThreads");
   mod = run(mod, "tir.LowerMatchBuffer");
   mod = run(mod, "tir.InjectSoftwarePipeline");
   mod = run(mod, "tir.Simplify");

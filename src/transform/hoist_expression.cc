@@ -343,6 +343,35 @@ PrimFunc HoistExpressionFunc(PrimFunc f, IRModule, const PassContext& ctx) {
   return body == f->body ? f : f->WithBody(body);
 }
 
+// A thread launched again inside its own launch must keep its extent: the hoisting analysis
+// gives each thread variable one range (TVM's analyzer refuses the second binding too).
+class RelaunchChecker : public StmtVisitor {
+ public:
+  using StmtVisitor::VisitStmt_;
+  void VisitStmt_(const AttrStmtNode* op) override {
+    auto* iv = AsPtr<IterVarNode>(op->node);
+    if (!iv || (op->attr_key != "thread_extent" && op->attr_key != "virtual_thread")) {
+      StmtVisitor::VisitStmt_(op);
+      return;
+    }
+    auto it = extents_.find(iv->var.get());
+    auto now = AsConstInt(op->value);
+    if (it != extents_.end() && now && *now != it->second) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "tir.HoistIfThenElse: thread " << iv->var->name << " (" << iv->thread_tag
+          << ") is launched with extent " << *now << " inside its own launch with extent "
+          << it->second << "; a thread keeps one extent in its scope";
+    }
+    bool fresh = it == extents_.end() && now;
+    if (fresh) extents_[iv->var.get()] = *now;
+    StmtVisitor::VisitStmt_(op);
+    if (fresh) extents_.erase(iv->var.get());
+  }
+
+ private:
+  std::unordered_map<const VarNode*, int64_t> extents_;
+};
+
 // TVM v0.23's HoistIfThenElse: if-statement conditions only (and, with the
 // "support_block_scope_hoisting" option, those using thread variables); a function marked
 // "tir.HoistIfThenElseExprWithBlock" = 1 hoists T.if_then_else conditions instead.
@@ -357,6 +386,7 @@ PrimFunc HoistIfThenElseFunc(PrimFunc f, IRModule, const PassContext& ctx) {
                  ctx.GetRecordBool(k, "support_block_scope_hosting", false);
     cfg.conditionals = kIfElseStmt | (block ? kUsingBlockVar : 0);
   }
+  RelaunchChecker().VisitStmt(f->body);
   Stmt body = HoistWith(f->body, cfg);
   return body == f->body ? f : f->WithBody(body);
 }

@@ -1,12 +1,22 @@
-// tir.PlanAndUpdateBufferAllocationLocation: each block allocation moves down to the lowest
-// loop or block that encloses all its accesses, as long as no value crosses iterations of the
-// loops it moves into.
+// Two planners of block allocations.
+//
+// tir.PlanAndUpdateBufferAllocationLocation (TVM v0.23's rules): each buffer that a block
+// allocates (or that a match_buffer names) is allocated at the lowest common ancestor of its
+// accesses (tir.analysis.detect_buffer_access_lca), up or down: at a block it joins the block's
+// alloc_buffers, at a loop a new opaque block around the loop body holds it. Buffers go in the
+// order they are first met (parameters, then allocations and accesses in program order). Every
+// block's reads and writes then leave out the buffers it (or a block inside it) allocates.
+//
+// tir.PlanBufferAllocationDown (the tessera pipeline's planner): each block allocation moves down
+// to the lowest loop or block that encloses all its accesses, as long as no value crosses
+// iterations of the loops it moves into.
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/ir/block_access.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
+#include "tessera/transform/analysis.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -319,10 +329,127 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
   return body == f->body ? f : f->WithBody(body);
 }
 
+// ---- TVM's rules ----
+
+class AllocationOrder : public StmtExprVisitor {
+ public:
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+  std::vector<const BufferNode*> order;
+  void Add(const BufferNode* b) {
+    if (seen_.insert(b).second) order.push_back(b);
+  }
+  void VisitStmt_(const BlockNode* op) override {
+    for (const Buffer& b : op->alloc_buffers) Add(b.get());
+    for (const MatchBufferRegion& m : op->match_buffers) Add(m->source->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    Add(op->buffer.get());
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    Add(op->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+
+ private:
+  std::unordered_set<const BufferNode*> seen_;
+};
+
+class AllocationLocator : public StmtMutator {
+ public:
+  using StmtMutator::VisitStmt_;
+  std::unordered_map<const StmtNode*, std::vector<Buffer>> at;
+  std::unordered_set<const VarNode*> visible;  // data variables of buffers in scope
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    auto it = at.find(op);
+    if (it == at.end()) return StmtMutator::VisitStmt_(op);
+    for (const Buffer& b : it->second) visible.insert(b->data.get());
+    Stmt s = StmtMutator::VisitStmt_(op);
+    for (const Buffer& b : it->second) visible.erase(b->data.get());
+    auto* f = AsPtr<ForNode>(s);
+    Block holder = BlockNode::Make({}, {}, {}, "", f->body, nullptr, it->second);
+    auto [reads, writes] = InferBlockAccessRegions(holder.get());
+    holder = BlockNode::Make({}, Visible(reads), Visible(writes), "", f->body, nullptr, it->second);
+    return ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind,
+                         BlockRealizeNode::Make({}, Bool(true), holder), f->thread_binding,
+                         f->annotations, f->span, f->step);
+  }
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    std::vector<Buffer> allocs;
+    if (auto it = at.find(op); it != at.end()) allocs = it->second;
+    for (const Buffer& b : allocs) visible.insert(b->data.get());
+    for (const MatchBufferRegion& m : op->match_buffers) visible.insert(m->buffer->data.get());
+    Stmt s = StmtMutator::VisitStmt_(op);
+    for (const MatchBufferRegion& m : op->match_buffers) visible.erase(m->buffer->data.get());
+    for (const Buffer& b : allocs) visible.erase(b->data.get());
+    auto* b = AsPtr<BlockNode>(s);
+    std::vector<BufferRegion> reads = Visible(b->reads), writes = Visible(b->writes);
+    if (s.get() == op && reads.size() == b->reads.size() && writes.size() == b->writes.size() &&
+        SameBuffers(allocs, b->alloc_buffers)) {
+      return s;
+    }
+    return BlockNode::Make(b->iter_vars, reads, writes, b->name_hint, b->body, b->init, allocs,
+                           b->match_buffers, b->annotations, b->span);
+  }
+
+ private:
+  static bool SameBuffers(const std::vector<Buffer>& a, const std::vector<Buffer>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  std::vector<BufferRegion> Visible(const std::vector<BufferRegion>& regions) const {
+    std::vector<BufferRegion> out;
+    for (const BufferRegion& r : regions) {
+      if (visible.count(r->buffer->data.get())) out.push_back(r);
+    }
+    return out;
+  }
+};
+
+PrimFunc PlanAtLcaFunc(PrimFunc f, IRModule, const PassContext&) {
+  std::unordered_set<const VarNode*> managed, params;
+  PostOrderVisit(f->body, [&](const ObjectRef& n) {
+    if (auto* b = AsPtr<BlockNode>(n)) {
+      for (const Buffer& buf : b->alloc_buffers) managed.insert(buf->data.get());
+      for (const MatchBufferRegion& m : b->match_buffers) managed.insert(m->buffer->data.get());
+    }
+  });
+  AllocationLocator locate;
+  AllocationOrder order;
+  for (const auto& [param, buf] : f->buffer_map) {
+    params.insert(buf->data.get());
+    order.Add(buf.get());
+  }
+  order.VisitStmt(f->body);
+  std::unordered_map<const BufferNode*, Stmt> lca;
+  for (auto& [buf, stmt] : DetectBufferAccessLCA(f)) lca[buf.get()] = stmt;
+  for (const BufferNode* b : order.order) {
+    auto it = lca.find(b);
+    if (it == lca.end()) continue;
+    locate.visible.insert(b->data.get());
+    if (params.count(b->data.get()) || !managed.count(b->data.get())) continue;
+    if (it->second) locate.at[it->second.get()].push_back(GetRef(b));
+  }
+  Stmt body = locate.VisitStmt(f->body);
+  return body == f->body ? f : f->WithBody(body);
+}
+
 }  // namespace
 
+Pass PlanBufferAllocationDown() {
+  return CreatePrimFuncPass(PlanFunc, 0, "tir.PlanBufferAllocationDown");
+}
+TESSERA_REGISTER_PASS("tir.PlanBufferAllocationDown", PlanBufferAllocationDown);
+
 Pass PlanAndUpdateBufferAllocationLocation() {
-  return CreatePrimFuncPass(PlanFunc, 0, "tir.PlanAndUpdateBufferAllocationLocation");
+  return CreatePrimFuncPass(PlanAtLcaFunc, 0, "tir.PlanAndUpdateBufferAllocationLocation");
 }
 TESSERA_REGISTER_PASS("tir.PlanAndUpdateBufferAllocationLocation",
                       PlanAndUpdateBufferAllocationLocation);

@@ -38,9 +38,13 @@ Pass CanonicalizeLoop();
 /*! \brief Turn each block's T.init() into an `if` on the reduction iterators being at their
  *  minimum, placed before the block body. */
 Pass LowerInitBlock();
-/*! \brief Move each block allocation down to the lowest loop or block enclosing its accesses,
- *  entering a loop only when its iterations touch disjoint parts of the buffer. */
+/*! \brief TVM's rules: each block allocation goes to the lowest common ancestor of its accesses
+ *  (tir.analysis.detect_buffer_access_lca); block reads/writes drop the buffers allocated inside. */
 Pass PlanAndUpdateBufferAllocationLocation();
+/*! \brief The pipeline's planner: move each block allocation down to the lowest loop or block
+ *  enclosing its accesses, entering a loop only when its iterations touch disjoint parts of the
+ *  buffer. */
+Pass PlanBufferAllocationDown();
 /*! \brief Replace block iterators by their bindings; every block becomes opaque. */
 Pass ConvertBlocksToOpaque();
 /*! \brief Shrink each block allocation to the region its body accesses (loops inside the block
@@ -169,8 +173,12 @@ Pass LowerIntrin(const std::string& target);
 
 // ---- GPU passes (the "cuda" stages) ----
 
-/*! \brief Give all loops bound to one thread tag ("threadIdx.x") one shared variable. */
+/*! \brief TVM's tir.UnifyThreadBinding: in each kernel, one variable per thread tag, and all the
+ *  kernel's threads launched once at its outermost binding (T.launch_thread included). */
 Pass UnifyThreadBinding();
+/*! \brief The CUDA pipeline's form: loops bound to one tag share one variable and stay where
+ *  they are (no hoisting, no extent check). */
+Pass UnifySiblingThreads();
 /*! \brief Reject host code that reads or writes a buffer of a "cuda" function outside every
  *  thread-bound loop ("Did you forget to bind?"). */
 Pass VerifyMemory();

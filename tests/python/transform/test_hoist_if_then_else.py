@@ -9,6 +9,8 @@ import pytest
 import tessera as ts
 from tessera.script import tir as T
 
+from conftest import run_pass
+
 
 def test_invariant_condition_rises_through_loops(golden):
     @T.prim_func
@@ -207,3 +209,32 @@ def test_block_scope_option_takes_tvm_v023_spelling(golden):
     for field in ("support_block_scope_hoisting", "support_block_scope_hosting"):
         with ts.transform.PassContext(config={"tir.HoistIfThenElse": {field: True}}):
             golden("HoistIfThenElse", before, expected)
+
+
+def test_a_thread_relaunched_with_another_extent_is_refused():
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.env_thread("threadIdx.x")
+        with T.launch_thread(tx, 32):
+            for i in range(n):
+                with T.launch_thread(tx, 16):
+                    if tx < 3:
+                        A[tx] = T.float32(1)
+
+    with pytest.raises(ValueError, match="launched with extent 16 inside its own launch with extent 32"):
+        run_pass("HoistIfThenElse", func)
+
+
+def test_a_thread_relaunched_with_its_extent_is_accepted(golden):
+    # Without "support_block_scope_hoisting" the launch stops the condition; the repeated launch
+    # itself is fine.
+    @T.prim_func
+    def func(A: T.Buffer((64,), "float32"), n: T.int32):
+        tx = T.env_thread("threadIdx.x")
+        with T.launch_thread(tx, 32):
+            for i in range(8):
+                with T.launch_thread(tx, 32):
+                    if 4 < n:
+                        A[tx] = T.float32(1)
+
+    golden("HoistIfThenElse", func, func)
