@@ -447,24 +447,78 @@ void BindIR(nb::module_& m) {
       .def_ro("result", &CommReducerNode::result)
       .def_ro("identity_element", &CommReducerNode::identity_element)
       .def_ro("span", &CommReducerNode::span);
+  // A Map key from Python: a str (by value) or an IR object; a Python number matches a constant
+  // key of any dtype by value.
+  auto find_key = [](const MapNode& m, nb::handle key) -> const ObjectRef* {
+    if (nb::isinstance<nb::str>(key)) {
+      auto it = m.items.find(nb::cast<std::string>(key));
+      return it == m.items.end() ? nullptr : &it->second;
+    }
+    ObjectRef obj;
+    if (nb::try_cast<ObjectRef>(key, obj) && obj) {
+      const auto* kv = m.FindObject(obj);
+      return kv == nullptr ? nullptr : &kv->second;
+    }
+    if (nb::isinstance<nb::bool_>(key)) return nullptr;
+    if (nb::isinstance<nb::int_>(key) || nb::isinstance<nb::float_>(key)) {
+      const double value = nb::cast<double>(key);
+      for (const auto& kv : m.object_items) {
+        if (auto* i = AsPtr<IntImmNode>(kv.first)) {
+          if (nb::isinstance<nb::int_>(key) && i->value == nb::cast<int64_t>(key)) return &kv.second;
+        } else if (auto* f = AsPtr<FloatImmNode>(kv.first)) {
+          if (f->value == value) return &kv.second;
+        }
+      }
+    }
+    return nullptr;
+  };
+  auto py_key = [](const ObjectRef& key) { return nb::cast(key); };
   nb::class_<MapNode, Object>(m, "Map")
-      .def(nb::new_([](AttrMap items) { return MapNode::Make(std::move(items)); }), "items"_a)
+      .def(nb::new_([](nb::dict items) {
+             auto map = MapNode::Make({});
+             for (auto [k, v] : items) {
+               ObjectRef value;
+               if (!v.is_none() && !nb::try_cast<ObjectRef>(v, value)) {
+                 throw nb::type_error(("a Map value must be an IR object, got " +
+                                       std::string(nb::str(nb::type_name(v.type())).c_str()))
+                                          .c_str());
+               }
+               if (nb::isinstance<nb::str>(k)) {
+                 map->items[nb::cast<std::string>(k)] = value;
+                 continue;
+               }
+               ObjectRef key;
+               if (!nb::try_cast<ObjectRef>(k, key) || !key) {
+                 throw nb::type_error(("a Map key must be a str or an IR object, got " +
+                                       std::string(nb::str(nb::type_name(k.type())).c_str()))
+                                          .c_str());
+               }
+               map->SetObject(key, value);
+             }
+             return map;
+           }),
+           "items"_a)
       .def("items",
-           [](const MapNode& m) {
-             return std::vector<std::pair<std::string, ObjectRef>>(m.items.begin(), m.items.end());
+           [py_key](const MapNode& m) {
+             nb::list out;
+             for (const auto& kv : m.items) out.append(nb::make_tuple(kv.first, kv.second));
+             for (const auto& kv : m.object_items)
+               out.append(nb::make_tuple(py_key(kv.first), kv.second));
+             return out;
            })
-      .def("__len__", [](const MapNode& m) { return m.items.size(); })
+      .def("__len__", [](const MapNode& m) { return m.size(); })
       .def("__contains__",
-           [](const MapNode& m, const std::string& k) { return m.items.count(k) > 0; })
+           [find_key](const MapNode& m, nb::handle k) { return find_key(m, k) != nullptr; })
       .def("__getitem__",
-           [](const MapNode& m, const std::string& k) {
-             auto it = m.items.find(k);
-             if (it == m.items.end()) throw nb::key_error(k.c_str());
-             return it->second;
+           [find_key](const MapNode& m, nb::handle k) {
+             const ObjectRef* found = find_key(m, k);
+             if (found == nullptr) throw nb::key_error(nb::str(nb::repr(k)).c_str());
+             return *found;
            })
-      .def("keys", [](const MapNode& m) {
-        std::vector<std::string> keys;
-        for (const auto& kv : m.items) keys.push_back(kv.first);
+      .def("keys", [py_key](const MapNode& m) {
+        nb::list keys;
+        for (const auto& kv : m.items) keys.append(nb::str(kv.first.c_str()));
+        for (const auto& kv : m.object_items) keys.append(py_key(kv.first));
         return keys;
       });
 

@@ -585,7 +585,14 @@ class ScriptPrinter : public ExprFunctor<Doc>, public StmtFunctor<void> {
       for (const ObjectRef& item : a->items) items.push_back(AttrValue(item));
       return "[" + Join(items) + "]";
     }
-    if (auto* m = AsPtr<MapNode>(v)) return AttrDict(m->items);
+    if (auto* m = AsPtr<MapNode>(v)) {
+      if (m->object_items.empty()) return AttrDict(m->items);
+      std::vector<std::string> items;
+      for (const auto& [key, value] : m->items) items.push_back(Quote(key) + ": " + AttrValue(value));
+      for (const auto& [key, value] : m->object_items)
+        items.push_back(AttrValue(key) + ": " + AttrValue(value));
+      return "{" + Join(items) + "}";
+    }
     return ObjectText(v);
   }
 

@@ -49,6 +49,20 @@ const char* ForKindName(ForKind kind) {
   return "<invalid>";
 }
 
+bool MapNode::SameKey(const ObjectRef& a, const ObjectRef& b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  if (auto* x = AsPtr<IntImmNode>(a)) {
+    auto* y = AsPtr<IntImmNode>(b);
+    return y != nullptr && x->dtype == y->dtype && x->value == y->value;
+  }
+  if (auto* x = AsPtr<FloatImmNode>(a)) {
+    auto* y = AsPtr<FloatImmNode>(b);
+    return y != nullptr && x->dtype == y->dtype && x->value == y->value;
+  }
+  return false;
+}
+
 Ref<IterVarNode> IterVarNode::Make(Range dom, Var var, IterVarType type, std::string thread_tag,
                                    Span span) {
   if (!var) TESSERA_THROW_KIND(span, ErrorKind::kValue) << "IterVar variable must not be null";

@@ -2,7 +2,6 @@
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/structural_equal_path.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -753,7 +752,48 @@ class EqualChecker {
     return ListField("", a->items, b->items);
   }
   bool Visit(const MapNode* a, const MapNode* b) {
-    return AttrMapField("", a->items, b->items);
+    return AttrMapField("", a->items, b->items) && ObjectKeyItems(a, b);
+  }
+  // The key on b's side for object key `key` of a: the same key, or the var it was paired with.
+  const std::pair<ObjectRef, ObjectRef>* MatchKey(const MapNode* b, const ObjectRef& key) {
+    if (auto* found = b->FindObject(key)) return found;
+    auto it = var_map_.find(key.get());
+    if (it == var_map_.end()) return nullptr;
+    for (const auto& kv : b->object_items) {
+      if (kv.first.get() == it->second) return &kv;
+    }
+    return nullptr;
+  }
+  // Object-keyed items pair by key (TVM's Map of nodes); a key one side lacks is a mismatch.
+  bool ObjectKeyItems(const MapNode* a, const MapNode* b) {
+    for (const auto& [key, value] : a->object_items) {
+      const auto* other = MatchKey(b, key);
+      if (other == nullptr) {
+        Step step(this, "", &key, &key);
+        path_.back().missing_side = 2;
+        return Fail([&] { return "key " + KeyName(key) + " only in the first"; });
+      }
+      Step step(this, "", &key, &other->first);
+      if (!Node(value, other->second)) return false;
+    }
+    if (a->object_items.size() != b->object_items.size()) {
+      for (const auto& [key, value] : b->object_items) {
+        bool found = false;
+        for (const auto& kv : a->object_items) {
+          const auto* other = MatchKey(b, kv.first);
+          if (other != nullptr && other->first == key) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          Step step(this, "", &key, &key);
+          path_.back().missing_side = 1;
+          return Fail([&] { return "key " + KeyName(key) + " only in the second"; });
+        }
+      }
+    }
+    return true;
   }
   bool Visit(const CommReducerNode* a, const CommReducerNode* b) {
     if (!ListField("identity_element", a->identity_element, b->identity_element)) return false;

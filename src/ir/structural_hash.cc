@@ -384,7 +384,12 @@ class Hasher {
   }
   uint64_t Visit(const OpNode* n) { return HashString(n->name); }
   uint64_t Visit(const ArrayNode* n) { return List(n->items); }
-  uint64_t Visit(const MapNode* n) { return Attrs(n->items); }
+  uint64_t Visit(const MapNode* n) {
+    // Object-keyed items: in no order (a sum), as equal maps may have been filled in any order.
+    uint64_t sum = 0;
+    for (const auto& [key, value] : n->object_items) sum += Combine(Node(key), Node(value));
+    return Combine(Combine(Attrs(n->items), n->object_items.size()), sum);
+  }
   uint64_t Visit(const CommReducerNode* n) {
     uint64_t h = List(n->identity_element);
     Scope scope(this);

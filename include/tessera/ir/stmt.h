@@ -15,12 +15,35 @@ using Stmt = Ref<StmtNode>;
 /*! \brief Annotations and attributes: sorted by key so printing and hashing are stable. */
 using AttrMap = std::map<std::string, ObjectRef>;
 
-/*! \brief A dict attribute value with string keys (`T.block_attr({"key": {"a": 1}})`). */
+/*! \brief A dict value (`T.block_attr({"key": {"a": 1}})`, TVM's `Map`). String keys are by value
+ * in `items`; IR-object keys (`{var: 2}`) are in `object_items`, in insertion order, each key
+ * once: a node by identity, a constant number (IntImm/FloatImm) by dtype and value. */
 struct MapNode : Object {
   TESSERA_NODE_KIND(Map)
   AttrMap items;
+  std::vector<std::pair<ObjectRef, ObjectRef>> object_items;
   explicit MapNode(AttrMap m) : Object(kKind), items(std::move(m)) {}
   static Ref<MapNode> Make(AttrMap items) { return std::make_shared<MapNode>(std::move(items)); }
+  /*! \brief Whether two object keys name the same entry (identity; numbers by value). */
+  static bool SameKey(const ObjectRef& a, const ObjectRef& b);
+  /*! \brief The entry under object key `key`, or null. */
+  const std::pair<ObjectRef, ObjectRef>* FindObject(const ObjectRef& key) const {
+    for (const auto& kv : object_items) {
+      if (SameKey(kv.first, key)) return &kv;
+    }
+    return nullptr;
+  }
+  /*! \brief Sets the value under object key `key` (replacing an entry with the same key). */
+  void SetObject(const ObjectRef& key, ObjectRef value) {
+    for (auto& kv : object_items) {
+      if (SameKey(kv.first, key)) {
+        kv.second = std::move(value);
+        return;
+      }
+    }
+    object_items.emplace_back(key, std::move(value));
+  }
+  size_t size() const { return items.size() + object_items.size(); }
 };
 
 /*! \brief Base of statements. */

@@ -295,6 +295,21 @@ def _get_global_vars(self):
     return [gv for gv, _ in _module_functions.__get__(self)]
 
 
+def _array_contains(self, value):
+    # As TVM's Array: a str is found by value among the strings, an IR object by identity.
+    for item in self.items:
+        if isinstance(value, str):
+            if isinstance(item, _core.StringImm) and item.value == value:
+                return True
+        elif isinstance(value, _core.Object):
+            if item.same_as(value):
+                return True
+        elif isinstance(value, (int, float)) and isinstance(item, (_core.IntImm, _core.FloatImm)):
+            if item.value == value:
+                return True
+    return False
+
+
 def _map_get(self, key, default=None):
     return self[key] if key in self else default
 
@@ -306,6 +321,7 @@ if not getattr(_core.Object.script, "_tessera_wrapped", False):
     _core.Array.__iter__ = lambda self: iter(self.items)
     _core.Map.values = lambda self: [v for _, v in self.items()]
     _core.Map.__iter__ = lambda self: iter(self.keys())
+    _core.Array.__contains__ = _array_contains
     _core.IRModule.functions = property(_functions, doc=FunctionMap.__doc__)
     _core.Stmt.__setstate__ = _core.Stmt._setstate
     _core.IRModule.get_global_vars = _get_global_vars

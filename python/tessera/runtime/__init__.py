@@ -21,17 +21,29 @@ def convert(value):
     from .. import _core
     from ..tir.expr_ops import convert as to_expr
 
+    from ..target import Target
+
     def item(v):
         if isinstance(v, (list, tuple, dict)):
             return convert(v)
         if isinstance(v, (bool, int, float)):
             return to_expr(v)
+        if isinstance(v, str):
+            return _core.StringImm(v)
+        if isinstance(v, Target):  # as a function's "target" attribute: its settings
+            from ..script.tir.frames import to_attr
+
+            return to_attr(v)
         return v
+
+    def key(k):
+        # A Map key: a str by value, an IR object by identity, a number as a constant.
+        return str(k) if isinstance(k, str) else item(k)
 
     if isinstance(value, (list, tuple)):
         return _core.Array([item(v) for v in value])
     if isinstance(value, dict):
-        return _core.Map({item(k): item(v) for k, v in value.items()})
+        return _core.Map({key(k): item(v) for k, v in value.items()})
     return value
 
 

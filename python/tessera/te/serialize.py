@@ -282,11 +282,15 @@ def _encode_value(w, value):
     if isinstance(value, _core.Array):
         return ["Array", [_encode_value(w, v) for v in value.items]]
     if isinstance(value, (dict, _core.Map)):
-        items = value.items()
+        items = list(value.items())
+        if all(isinstance(k, str) for k, _ in items):
+            return ["Map", [[k, _encode_value(w, v)] for k, v in items]]
+        # Keys that are IR objects (variables, constants): each key a value of its own.
         for k, _ in items:
-            if not isinstance(k, str):
-                raise TesseraTypeError(f"save_json: a map's keys must be strings, got {k!r}")
-        return ["Map", [[k, _encode_value(w, v)] for k, v in items]]
+            if not isinstance(k, (str, _core.PrimExpr)):
+                raise TesseraTypeError("save_json: a map's keys must be strings or expressions, "
+                                       f"got {type(k).__name__} {k!r}")
+        return ["ObjMap", [[_encode_value(w, k), _encode_value(w, v)] for k, v in items]]
     if isinstance(value, _core.PrimExpr):
         return ["Expr", w.expr(value)]
     raise TesseraTypeError(f"save_json: cannot store {type(value).__name__} {value!r} (a value is "
@@ -315,6 +319,8 @@ def load_value(doc):
             return _core.Array([_as_object(decode(v)) for v in body])
         if kind == "Map":
             return _core.Map({str(k): _as_object(decode(v)) for k, v in body})
+        if kind == "ObjMap":
+            return _core.Map({_map_key(decode(k)): _as_object(decode(v)) for k, v in body})
         if kind == "Expr":
             return reader.expr(body)
         reader.fail(f"unknown value kind {kind!r}")
@@ -325,6 +331,11 @@ def load_value(doc):
         return decode(doc["root"])
     except (KeyError, TypeError, IndexError, ValueError) as err:
         reader.fail(f"{type(err).__name__}: {err}")
+
+
+def _map_key(key):
+    # A map key as stored: a str stays a str (keys are by value), an expression is the key.
+    return key if isinstance(key, str) else _as_object(key)
 
 
 def _as_object(value):

@@ -6,5 +6,7 @@ import types
 from ... import _core
 
 container = types.SimpleNamespace(Map=_core.Map, Array=_core.Array)
+Map = _core.Map
+Array = _core.Array
 
-__all__ = ["container"]
+__all__ = ["container", "Map", "Array"]
