@@ -229,6 +229,9 @@ def _iters(input_iters):
     for var, rng in items:
         if not isinstance(var, _core.Var):
             raise TesseraTypeError(f"input_iters: expected Var keys, got {type(var).__name__}")
+        if not isinstance(rng, _core.Range):
+            raise TesseraTypeError(
+                f"input_iters: the domain of {var.name} must be a Range, got {type(rng).__name__}")
         out.append((var, _int(rng.min, f"the min of {var.name}"),
                     _int(rng.extent, f"the extent of {var.name}")))
     return out

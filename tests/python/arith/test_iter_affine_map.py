@@ -129,6 +129,8 @@ def test_error_paths(xyz):
     assert res.indices == [] and "not a comparison" in res.errors[0]
     with pytest.raises(TesseraTypeError, match="expected an IterMark"):
         arith.IterSplitExpr(x, 1, 4, 1)
+    with pytest.raises(TesseraTypeError, match="domain of x must be a Range, got int"):
+        arith.detect_iter_map([x], {x: 4})
     assert arith.IterMapLevel.from_str("no_check") == arith.IterMapLevel.NoCheck
 
 
