@@ -45,8 +45,10 @@ def test_make_packed_api_checks_every_argument():
             T.evaluate(0)
         A_1: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", A, 0)
         A_2 = T.Buffer((4,), "float32", data=A_1)
-        for i in range(4):
-            A_2[i] = A_2[i] + T.float32(1.0)
+        # The function's own body, marked as TVM marks it.
+        with T.attr(0, "compute_scope", "main_compute_"):
+            for i in range(4):
+                A_2[i] = A_2[i] + T.float32(1.0)
         return 0
 
     after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")
@@ -96,12 +98,23 @@ def test_make_packed_api_checks_symbolic_shapes_inline():
             T.evaluate(0)
         A: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", a, 0)
         A_1 = T.Buffer((n,), "float32", data=A)
-        for i in range(n):
-            A_1[i] = A_1[i] + T.float32(1.0)
+        with T.attr(0, "compute_scope", "main_compute_"):
+            for i in range(n):
+                A_1[i] = A_1[i] + T.float32(1.0)
         return 0
 
     after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")
     assert_structural_equal(after, expected.with_attr("global_symbol", _core.StringImm("main")))
+
+
+def test_make_packed_api_entry_targets_the_host():
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32")):
+        T.func_attr({"global_symbol": "main", "target": T.target("cuda", host="c")})
+        A[0] = T.float32(0)
+
+    after = tt.MakePackedAPI()(_core.IRModule.from_func(before, "main")).lookup("main")
+    assert_structural_equal(dict(after.attrs)["target"], T.target("c"))
 
 
 def test_make_packed_api_lowers_private_functions_without_checks():
