@@ -149,10 +149,10 @@ StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(ctx.IsGpu(), mod, "tir.VerifyMemory");
   mod = run.If(ctx.IsGpu(), mod, transform::ThreadSync("shared"));
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerThreadAllreduce");
-  mod = run.If(ctx.IsGpu(), mod, "tir.SplitHostDevice");
+  mod = run.If(ctx.IsGpu(), mod, "tir.SplitThreadKernels");
   mod = run(mod, "tir.SkipAssert");
   mod = run(mod, "tir.MakePackedAPI");
-  mod = run.If(ctx.IsGpu(), mod, "tir.LowerDeviceKernelLaunch");
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerKernelLaunchCalls");
   return {mod, false, nullptr};
 }
 

@@ -1,7 +1,7 @@
 // CodeGenCUDA, allocations: 16-byte alignment for arrays with vector accesses (32 for those
 // wmma fragments load from or store to), and "shared.dyn"
 // allocations as pointers into the kernel's dynamic shared memory (`extern __shared__`), at the
-// offsets of transform::PlanDynamicShared; tir.LowerDeviceKernelLaunch passes its size. The
+// offsets of transform::PlanDynamicShared; tir.LowerKernelLaunchCalls passes its size. The
 // dynamic memory starts 128-byte aligned, so that an allocation at an offset that is a multiple
 // of 32 bytes can hold wmma fragments (which need 256-bit alignment).
 #include "tessera/target/codegen_cuda.h"

@@ -94,7 +94,8 @@ class SSARenewer : public DefRenewer {
     if (vars_.count(v) == 0) Renew(GetRef(v));  // one definition for all launches of v
     auto* iv = AsPtr<IterVarNode>(op->node);
     IterVar node =
-        IterVarNode::Make(iv->dom, As<VarNode>(Lookup(v)), iv->iter_type, iv->thread_tag, iv->span);
+        IterVarNode::Make(RenewRange(iv->dom), As<VarNode>(Lookup(v)), iv->iter_type,
+                          iv->thread_tag, iv->span);
     return AttrStmtNode::Make(node, op->attr_key, VisitExpr(op->value), VisitStmt(op->body),
                               op->span);
   }

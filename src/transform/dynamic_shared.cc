@@ -1,5 +1,5 @@
 // The layout of a kernel's dynamic shared memory (gpu_utils.h): shared by
-// tir.LowerDeviceKernelLaunch, which passes its size at launch, and CodeGenCUDA, which points
+// tir.LowerKernelLaunchCalls, which passes its size at launch, and CodeGenCUDA, which points
 // each "shared.dyn" allocation into it.
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"

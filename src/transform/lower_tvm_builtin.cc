@@ -1,22 +1,24 @@
 // tir.LowerTVMBuiltin, with the behaviour of Apache TVM's pass of that name: on host functions
-// (a "target" whose kind is "c" or "llvm") the packed-call builtins become explicit stack traffic.
+// (a "target" whose kind is "c" or "llvm", or marked "tir.is_host_func") the packed-call builtins
+// become explicit stack traffic.
 //  - tvm_call_packed / tvm_call_cpacked / tvm_call_trace_packed(name, args...) become
 //    tvm_call_*_lowered(name, stack_ffi_any, begin, end): before the statement, each argument is
 //    written into one FFI Any slot of the "tvm_ffi_any" stack (type index, zero padding, value)
 //    and the slot after the last one is set to None for the return value;
 //  - tvm_stack_make_shape(dims...) stores the dims into the int64 "shape" stack and becomes the
-//    address of the first;
+//    address of the first (read through a view of the stack that ends at it);
 //  - tvm_stack_make_array(data, shape, strides, ndim, dtype, elem_offset) fills one DLTensor of
 //    the "array" stack field by field and becomes its address;
 //  - tvm_context_id() is 0; T.attr(..., "device_id"/"device_type", ...) give the device that
-//    arrays are on and are consumed;
+//    arrays are on and are consumed (without "device_type", the function's target's device; a
+//    function with no target has none);
 //  - an allocation that the stack cannot take (not global, not of constant size, or of 1 KiB or
 //    more) is served by TVMBackendAllocWorkspace / TVMBackendFreeWorkspace, with null checks.
 // The stacks are tvm_stack_alloca LetStmts over the function body and over each parallel loop's
 // body, sized by the most any statement of that scope needs at once: the slots of a call's
 // arguments are free again after its statement, so sibling statements share them, and calls
 // nested in arguments take slots after their caller's.
-// Functions without a host target are returned unchanged, as TVM does.
+// Other functions are returned unchanged, as TVM does.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -304,9 +306,12 @@ class BuiltinLowerer : public StmtExprMutator {
       prep.push_back(BufferStoreNode::Make(now.shape, CastTo(DataType::Int(64), dims[i]),
                                            {Int32(begin + static_cast<int64_t>(i))}));
     }
-    // The address of the first dim (TVM's AddressOffset): a handle into the shape stack.
+    // The address of the first dim: a handle into the shape stack, read through a view of the
+    // stack that ends at that dim (the form TVM's pass gives).
+    Buffer view = BufferNode::Make(now.shape->data, DataType::Int(64), {Int32(begin + 1)}, {},
+                                   nullptr, now.shape->data->name);
     return CallOp(DataType::Handle(), "tir.address_of",
-                  {BufferLoadNode::Make(now.shape, {Int32(begin)})});
+                  {BufferLoadNode::Make(view, {Int32(begin)})});
   }
 
   Expr MakeArray(const CallNode* op) {
@@ -423,8 +428,16 @@ class BuiltinLowerer : public StmtExprMutator {
 };
 
 PrimFunc LowerTVMBuiltinFunc(PrimFunc f, IRModule, const PassContext&) {
-  if (!IsHostTarget(f)) return f;
-  BuiltinLowerer lowerer(MakeConst(DataType::Int(32), kDLCPU));
+  bool host_func = f->GetIntAttr("tir.is_host_func", 0) != 0;
+  if (!host_func && !IsHostTarget(f)) return f;
+  // The device of allocations outside any "device_type" attribute: the target's (none without a
+  // target, so that such an allocation needing the runtime workspace is refused).
+  Expr device;
+  if (f->attrs.count("target")) {
+    std::string kind = TargetKindOf(f->attrs.at("target"));
+    device = MakeConst(DataType::Int(32), kind == "cuda" ? 2 : kDLCPU);
+  }
+  BuiltinLowerer lowerer(device);
   Stmt body = lowerer.LowerScope(f->body);
   return body == f->body ? f : f->WithBody(body);
 }

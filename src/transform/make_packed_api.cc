@@ -1,5 +1,7 @@
 // tir.MakePackedAPI: each public function becomes a packed entry point that checks every
-// argument (tensorir.md §10) before running the body; private functions take raw pointers.
+// argument (tensorir.md §10) before running the body (marked, as in TVM, by a "compute_scope"
+// attribute named "<symbol>_compute_"); a target with a host becomes that host. Private
+// functions take raw pointers.
 #include "tessera/ir/buffer_strides.h"
 #include <algorithm>
 #include <unordered_map>
@@ -142,6 +144,9 @@ class PackedEntryBuilder {
     }
 
     Stmt body = ReturnRewriter(ret_value_, ret_code_).VisitStmt(func_->body);
+    // The function's own body, after the argument checks, is marked as TVM marks it.
+    body = AttrStmtNode::Make(I32(0), "compute_scope", StringImmNode::Make(name_ + "_compute_"),
+                              body);
     body = SeqStmtNode::Flatten(
         {body, EvaluateNode::Make(Intrin(DataType::Int(32), "tir.ret", {I32(0)}))});
     // Checks between two bindings form one flat sequence of asserts (with no-op bodies), so
@@ -166,6 +171,14 @@ class PackedEntryBuilder {
     flush();
     AttrMap attrs = func_->attrs;
     attrs["calling_conv"] = StringImmNode::Make("packed");
+    // The entry runs on the host: a target with a host becomes that host.
+    if (auto it = attrs.find("target"); it != attrs.end()) {
+      if (auto* target = AsPtr<MapNode>(it->second)) {
+        if (auto host = target->items.find("host"); host != target->items.end()) {
+          it->second = host->second;
+        }
+      }
+    }
     attrs["tessera.ret_type"] = StringImmNode::Make(ReturnType().ToString());
     // What the runtime needs to name parameters in its own errors: "kind:dtype:name".
     std::vector<ObjectRef> params;

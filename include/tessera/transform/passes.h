@@ -193,11 +193,18 @@ Pass LowerCrossThreadReduction();
  *  shared memory when a group spans several warps, or a shared-memory tree for groups that warps
  *  cannot serve), leaving the result in every thread of the group. */
 Pass LowerThreadAllreduce();
-/*! \brief Outline each outermost thread-bound loop of a "cuda" function into a device kernel
- *  called by the host function. */
+/*! \brief TVM's pass: outline each `T.attr(target, "target", 0)` region into a private kernel
+ *  function "<symbol>_kernel" for that target, called by the host function. */
 Pass SplitHostDevice();
-/*! \brief Turn host calls of device kernels into tessera.launch_kernel with launch extents. */
+/*! \brief tessera's CUDA pipeline: outline each outermost thread-bound loop of a "cuda" function
+ *  into a device kernel (calling_conv "device_kernel") called by the host function. */
+Pass SplitThreadKernels();
+/*! \brief TVM's pass: a call of a kernel on another device becomes T.call_packed with its launch
+ *  extents; a call to another code generator of the same device becomes T.call_extern. */
 Pass LowerDeviceKernelLaunch();
+/*! \brief tessera's CUDA pipeline: host calls of device kernels become tessera.launch_kernel with
+ *  launch extents. */
+Pass LowerKernelLaunchCalls();
 
 /*! \brief Simplify one expression with no variable bound (used by passes and tests). */
 Expr SimplifyExpr(const Expr& e);

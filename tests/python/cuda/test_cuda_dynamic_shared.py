@@ -1,5 +1,5 @@
 """"shared.dyn" allocations live in the kernel's dynamic shared memory (`extern __shared__`),
-packed at 16-byte aligned offsets; tir.LowerDeviceKernelLaunch passes its size at launch,
+packed at 16-byte aligned offsets; tir.LowerKernelLaunchCalls passes its size at launch,
 symbolic when the sizes are. Compile-only tests need NVRTC; runtime tests a GPU (or emulator)."""
 
 import numpy as np

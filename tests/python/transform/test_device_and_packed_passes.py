@@ -1,6 +1,7 @@
 """Golden before/after tests of the passes of the split stage: tir.MakePackedAPI (the packed entry
-point that checks every argument), tir.SplitHostDevice (GPU kernels out of the host function)
-and tir.ThreadSync (barriers between shared-memory writes and reads of other threads)."""
+point that checks every argument), tir.SplitThreadKernels (the CUDA pipeline's outlining of
+thread-bound loops into GPU kernels) and tir.ThreadSync (barriers between shared-memory writes
+and reads of other threads)."""
 
 import pytest
 
@@ -9,6 +10,7 @@ from tessera.ir import assert_structural_equal
 from tessera.script import ir as I
 from tessera.script import tir as T
 from tessera.tir import transform as tt
+from tessera.transform import Pass
 
 
 def _module(func, target):
@@ -43,8 +45,10 @@ def test_make_packed_api_checks_every_argument():
             T.evaluate(0)
         A_1: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", A, 0)
         A_2 = T.Buffer((4,), "float32", data=A_1)
-        for i in range(4):
-            A_2[i] = A_2[i] + T.float32(1.0)
+        # The function's own body, marked as TVM marks it.
+        with T.attr(0, "compute_scope", "main_compute_"):
+            for i in range(4):
+                A_2[i] = A_2[i] + T.float32(1.0)
         return 0
 
     after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")
@@ -94,12 +98,23 @@ def test_make_packed_api_checks_symbolic_shapes_inline():
             T.evaluate(0)
         A: T.handle("float32", "global") = T.call_intrin("handle", "tessera.dltensor_get", a, 0)
         A_1 = T.Buffer((n,), "float32", data=A)
-        for i in range(n):
-            A_1[i] = A_1[i] + T.float32(1.0)
+        with T.attr(0, "compute_scope", "main_compute_"):
+            for i in range(n):
+                A_1[i] = A_1[i] + T.float32(1.0)
         return 0
 
     after = tt.MakePackedAPI()(_module(before, "c")).lookup("main")
     assert_structural_equal(after, expected.with_attr("global_symbol", _core.StringImm("main")))
+
+
+def test_make_packed_api_entry_targets_the_host():
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32")):
+        T.func_attr({"global_symbol": "main", "target": T.target("cuda", host="c")})
+        A[0] = T.float32(0)
+
+    after = tt.MakePackedAPI()(_core.IRModule.from_func(before, "main")).lookup("main")
+    assert_structural_equal(dict(after.attrs)["target"], T.target("c"))
 
 
 def test_make_packed_api_lowers_private_functions_without_checks():
@@ -120,7 +135,7 @@ def test_make_packed_api_lowers_private_functions_without_checks():
     assert_structural_equal(after, expected)
 
 
-def test_split_host_device_moves_the_kernel_out():
+def test_split_thread_kernels_moves_the_kernel_out():
     @T.prim_func
     def before(A: T.Buffer((64,), "float32")):
         for bx in T.thread_binding(2, thread="blockIdx.x"):
@@ -144,7 +159,7 @@ def test_split_host_device_moves_the_kernel_out():
                 for tx in T.thread_binding(32, thread="threadIdx.x"):
                     A_1[bx * 32 + tx] = A_1[bx * 32 + tx] * T.float32(2.0)
 
-    after = tt.SplitHostDevice()(_module(before, "cuda"))
+    after = Pass("tir.SplitThreadKernels")(_module(before, "cuda"))
     assert sorted(gv.name_hint for gv, _ in after.functions) == ["main", "main_kernel"]
     assert_structural_equal(after.lookup("main_kernel"), Expected.lookup("main_kernel"))
     # The host function: the same attributes and one call of the kernel with A's data pointer.
@@ -159,14 +174,14 @@ def test_split_host_device_moves_the_kernel_out():
     assert want.body.value.op.name_hint == "main_kernel"
 
 
-def test_split_host_device_leaves_host_code():
+def test_split_thread_kernels_leaves_host_code():
     @T.prim_func
     def host(A: T.Buffer((4,), "float32")):
         for i in range(4):
             A[i] = T.float32(0)
 
     mod = _module(host, "c")
-    assert_structural_equal(tt.SplitHostDevice()(mod), mod)
+    assert_structural_equal(Pass("tir.SplitThreadKernels")(mod), mod)
 
 
 def test_thread_sync_between_shared_write_and_read():

@@ -42,7 +42,9 @@ def test_a_packed_call_of_a_dltensor_fills_the_stacks():
         stack_shape_1[0] = T.int64(16)
         # The DLTensor: data, shape, strides, ndim, dtype (code, bits, lanes), offset, device.
         T.tvm_struct_set(stack_array, 0, 1, A.data)
-        T.tvm_struct_set(stack_array, 0, 2, T.address_of(stack_shape_1[0]))
+        # The shape's address is read through a view of the stack ending at its first dim.
+        stack_shape_2 = T.Buffer((1,), "int64", data=stack_shape)
+        T.tvm_struct_set(stack_array, 0, 2, T.address_of(stack_shape_2[0]))
         T.tvm_struct_set(stack_array, 0, 3, T.reinterpret(T.uint64(0), dtype="handle"))
         T.tvm_struct_set(stack_array, 0, 4, T.uint32(1))
         T.tvm_struct_set(stack_array, 0, 5, T.uint8(2))
@@ -156,3 +158,40 @@ def test_an_array_needs_its_device():
 
     with pytest.raises(TesseraValueError, match="device_id"):
         _lower(func)
+
+
+def test_each_shape_is_addressed_through_a_view_ending_at_its_first_dim():
+    @T.prim_func
+    def before(A: T.Buffer((2, 3), "float32"), B: T.Buffer((5,), "float32")):
+        T.attr(0, "device_id", 0)
+        T.evaluate(T.tvm_call_packed("fn", A, B, dtype="int32"))
+
+    _, after = _lower(before)
+    views = []
+
+    def visit(node):
+        if isinstance(node, _core.Call) and node.op.name == "tir.address_of":
+            views.append(node.args[0])
+
+    _core.post_order_visit(after.lookup("main").body, visit)
+    # A's shape takes stack slots 0-1, B's slot 2: each address reads through a view of the
+    # shape stack whose extent ends at the slot it points to.
+    assert [int(v.indices[0]) for v in views] == [0, 2]
+    assert [int(v.buffer.shape[0]) for v in views] == [1, 3]
+    assert views[0].buffer.data.same_as(views[1].buffer.data)
+
+
+def test_host_function_without_target_has_no_device_for_workspace():
+    @T.prim_func
+    def func(A: T.Buffer((4,), "float32")):
+        T.func_attr({"tir.is_host_func": True})
+        T.attr(0, "device_id", 0)
+        big = T.allocate([1024], "float32", "global")
+        big_buf = T.decl_buffer((1024,), "float32", data=big)
+        big_buf[0] = A[0]
+        A[1] = big_buf[0]
+
+    # Marked as a host function, it is lowered; with no target (and no "device_type"
+    # attribute) the workspace allocation has no device to come from.
+    with pytest.raises(DiagnosticError, match="needs the device"):
+        _lower(func, target=None)
