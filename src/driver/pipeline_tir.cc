@@ -148,6 +148,8 @@ StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kSplit);
   mod = run.If(ctx.IsGpu(), mod, "tir.VerifyMemory");
   mod = run.If(ctx.IsGpu(), mod, transform::ThreadSync("shared"));
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerBlockAllreduce");
+  // What tessera's variant leaves (reductions of several values) gets TVM's lowering.
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerThreadAllreduce");
   mod = run.If(ctx.IsGpu(), mod, "tir.SplitHostDevice");
   mod = run(mod, "tir.SkipAssert");
