@@ -5,7 +5,8 @@
 // LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
 // LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
-// InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
+// InjectVirtualThread (G; provided as tir.InjectVirtualThread, not run here yet),
+// InjectDoubleBuffer and LowerAsyncDMA; in cleanup
 // RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
 // in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
 // AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and

@@ -194,6 +194,10 @@ Pass LowerCrossThreadReduction();
  *  cannot serve), leaving the result in every thread of the group (tessera's variant, run by the
  *  CUDA pipeline). */
 Pass LowerBlockAllreduce();
+/*! \brief TVM v0.23's tir.InjectVirtualThread: each attr "virtual_thread" ("vthread*", or
+ *  "cthread" which shares nothing) is replaced by its body repeated per virtual thread (unrolled,
+ *  or a serial loop), the allocations that depend on the thread copied once per thread. */
+Pass InjectVirtualThread();
 /*! \brief TVM v0.23's tir.LowerThreadAllreduce: under attr(reducer, "reduce_scope"), each
  *  tir.tvm_thread_allreduce becomes a warp-shuffle reduction (two rounds through a "shared"
  *  staging buffer when a group spans several warps) where the function's target (cuda, rocm,
