@@ -611,3 +611,35 @@ def test_tvm_lower_thread_allreduce_groups_run(rows_per_block, threads):
     mod = K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), rows_per_block, threads)
     np.testing.assert_allclose(_run_with_tvm_allreduce(mod, x, (64,)), x.sum(axis=1), rtol=1e-4,
                                atol=1e-5)
+
+
+@requires_gpu
+def test_argmax_across_threads_runs():
+    # A two-value reduction: tir.LowerCrossThreadReduction makes one tvm_thread_allreduce of the
+    # pair, which the pipeline lowers with TVM's tir.LowerThreadAllreduce.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def argmax(V: T.Buffer((8, 64), "float32"), I: T.Buffer((8,), "int32")):
+        M = T.alloc_buffer((8,), "float32")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k_0 in range(2):
+                for k_1 in T.thread_binding(32, thread="threadIdx.x"):
+                    with T.block("am"):
+                        vi = T.axis.spatial(8, i)
+                        vk = T.axis.reduce(64, k_0 * 32 + k_1)
+                        T.reads(V[vi, vk])
+                        T.writes(I[vi], M[vi])
+                        with T.init():
+                            I[vi] = -1
+                            M[vi] = T.float32(-3.4028234663852886e38)
+                        new_i: T.int32 = T.Select(M[vi] >= V[vi, vk], I[vi], vk)
+                        new_m: T.float32 = T.Select(M[vi] >= V[vi, vk], M[vi], V[vi, vk])
+                        I[vi] = new_i
+                        M[vi] = new_m
+
+    x = np.random.uniform(-1, 1, (8, 64)).astype("float32")
+    lib = ts.build(argmax, target="cuda")
+    out = ts.nd.empty((8,), "int32", ts.cuda(0))
+    lib(ts.nd.array(x, device=ts.cuda(0)), out)
+    np.testing.assert_array_equal(out.numpy(), x.argmax(axis=1))
