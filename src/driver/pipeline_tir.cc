@@ -5,7 +5,8 @@
 // LiftThreadBinding (G), ManifestSharedMemoryLocalStage (G),
 // LowerAutoCopy (G), InjectPermutedLayout (G), AnnotateIrregularLoop and
 // TransformMmaBufferLayout (G); in flatten BF16ComputeLegalize and NarrowDataType; in loop
-// InjectVirtualThread (G), InjectDoubleBuffer and LowerAsyncDMA; in cleanup
+// InjectVirtualThread (G; provided as tir.InjectVirtualThread, not run here yet),
+// InjectDoubleBuffer and LowerAsyncDMA; in cleanup
 // RenormalizeSplitPattern, RewriteUnsafeSelect and InjectPTXLDG32 (G);
 // in split AnnotateEntryFunc, ThreadSync("shared.dyn"/"warp"), InferFragment,
 // AnnotateDeviceRegions, MergeSharedMemoryAllocations (G) and
@@ -148,6 +149,8 @@ StageResult TirSplitStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kSplit);
   mod = run.If(ctx.IsGpu(), mod, "tir.VerifyMemory");
   mod = run.If(ctx.IsGpu(), mod, transform::ThreadSync("shared"));
+  mod = run.If(ctx.IsGpu(), mod, "tir.LowerBlockAllreduce");
+  // What tessera's variant leaves (reductions of several values) gets TVM's lowering.
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerThreadAllreduce");
   mod = run.If(ctx.IsGpu(), mod, "tir.SplitThreadKernels");
   mod = run(mod, "tir.SkipAssert");

@@ -27,6 +27,9 @@ constexpr CallEffect kRead = CallEffect::kReadState;
           "tvm_access_ptr(type_annotation, data, offset, extent, rw_mask): the address of a "
           "buffer region, with its access mode (1 read, 2 write, 3 both).");
   Builtin("tvm_throw_last_error", 0, kOpaque, "Return the last runtime error to the caller.");
+  Builtin("tvm_context_id", 0, kRead,
+          "The id of the running context (tir.InjectVirtualThread: the thread of a \"cthread\"; "
+          "0 on the host).");
   Builtin("tvm_stack_alloca", 2, kOpaque,
           "tvm_stack_alloca(kind, num): stack space for packed arguments.");
   Builtin("tvm_stack_make_shape", -1, kOpaque, "A shape array on the stack.");

@@ -255,9 +255,14 @@ std::string CodeGenCUDA::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (PrintFragmentCall(op, name, &fragment_call)) return fragment_call;
   if (name == "tir.tvm_storage_sync") {
     auto* scope = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
-    if (scope && scope->value == "warp") return "__syncwarp()";
+    if (scope && scope->value == "warp") {
+      // An optional second argument names the lanes taking part (tir.LowerThreadAllreduce).
+      if (op->args.size() == 2) return "__syncwarp(" + StripOuterParens(PrintExpr(op->args[1])) + ")";
+      return "__syncwarp()";
+    }
     return "__syncthreads()";
   }
+  if (name == "tir.tvm_warp_activemask") return "__activemask()";
   if (name == "tir.tvm_warp_shuffle_down" || name == "tir.tvm_warp_shuffle" ||
       name == "tir.tvm_warp_shuffle_up") {
     // (mask, value, lane or delta, width, warp_size): CUDA's __shfl_sync / __shfl_down_sync /

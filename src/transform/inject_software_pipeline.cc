@@ -68,13 +68,13 @@ std::vector<int64_t> IntList(const ForNode* loop, const char* key, bool* present
 Expr Minus(const Expr& a, const Expr& c) { return IsConstInt(c, 0) ? a : SubE(a, c); }
 
 // The calls with the types TVMScript gives them (T.ptx_commit_group() is void,
-// T.tvm_storage_sync("shared") a handle), so that printed output parses back equal.
+// T.tvm_storage_sync("shared") an int32, as TVM's), so that printed output parses back equal.
 Expr Call(const char* op, std::vector<Expr> args) {
   return CallNode::Make(DataType::Void(), OpNode::Get(op), std::move(args));
 }
 Stmt Eval(Expr e) { return EvaluateNode::Make(std::move(e)); }
 Stmt Barrier() {
-  return Eval(CallNode::Make(DataType::Handle(), OpNode::Get("tir.tvm_storage_sync"),
+  return Eval(CallNode::Make(DataType::Int(32), OpNode::Get("tir.tvm_storage_sync"),
                              {StringImmNode::Make("shared")}));
 }
 

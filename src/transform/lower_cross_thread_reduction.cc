@@ -281,6 +281,10 @@ class CrossThreadReductionLowerer : public StmtMutator {
         if (pos < split) ++outer_serial;
       }
     }
+    // Two writes: a tuple reducer (argmax / argmin, a pair of sums).
+    if (b->writes.size() == 2) {
+      return RewriteTuple(chain, realize, prefix, split, thread_loops, serial_loops, outer_serial);
+    }
     // The block: one write, a recognised reducer, an init of the same element.
     if (b->writes.size() != 1) {
       Fail(b, "it writes " + std::to_string(b->writes.size()) + " buffers (exactly one expected)");
@@ -510,6 +514,272 @@ class CrossThreadReductionLowerer : public StmtMutator {
     }
     if (const ForNode* kernel = Kernel()) reduced_[out.get()] = {kernel, thread_loops};
     Stmt s = SeqStmtNode::Flatten(seq, realize->span);
+    for (auto it = thread_loops.rbegin(); it != thread_loops.rend(); ++it) {
+      const ForNode* f = *it;
+      s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
+                        f->annotations, f->span);
+    }
+    return s;
+  }
+
+  // A reduction of two buffers: `x0: T = combine0; x1: T = combine1; out0[idx] = x0;
+  // out1[idx] = x1` (the stores in any order), whose combiner is one of the known tuple reducers
+  // (reducer.h) and whose init stores the reducer's identity. The blocks have the single-value
+  // shape with one scratch buffer per output (in the order of the block's writes); the in-thread
+  // block keeps the update as written, on the in-thread buffers. The write-back of non-local
+  // outputs is done by the first thread of the group (TVM's rule).
+  Stmt RewriteTuple(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize,
+                    const std::vector<Stmt>& prefix, size_t split,
+                    const std::vector<const ForNode*>& thread_loops,
+                    const std::vector<const ForNode*>& serial_loops, size_t outer_serial) {
+    const Block& b = realize->block;
+    if (!b->alloc_buffers.empty() || !b->match_buffers.empty()) {
+      Fail(b, "it allocates or matches buffers");
+    }
+    const char* shape =
+        "its update is not a known two-value reducer (`v0: T = ...; v1: T = ...; out0[i] = v0; "
+        "out1[i] = v1` as argmax, argmin or a pair of sums)";
+    std::vector<const LetStmtNode*> lets;
+    Stmt body = b->body;
+    while (auto* let = AsPtr<LetStmtNode>(body)) {
+      lets.push_back(let);
+      body = let->body;
+    }
+    auto* seq = AsPtr<SeqStmtNode>(body);
+    if (lets.size() != 2 || !seq || seq->seq.size() != 2) Fail(b, shape);
+    // Per output, in the order of the writes: its store and the value bound to it.
+    std::vector<Buffer> outs;
+    std::vector<const BufferStoreNode*> stores;
+    std::vector<Expr> accs, values;
+    for (const BufferRegion& w : b->writes) {
+      const BufferStoreNode* st = nullptr;
+      for (const Stmt& x : seq->seq) {
+        auto* cand = AsPtr<BufferStoreNode>(x);
+        if (cand && cand->buffer == w->buffer) st = cand;
+      }
+      const LetStmtNode* let = nullptr;
+      for (const LetStmtNode* l : lets) {
+        if (st && st->value.get() == l->var.get()) let = l;
+      }
+      if (st == nullptr || let == nullptr) Fail(b, shape);
+      outs.push_back(w->buffer);
+      stores.push_back(st);
+      accs.push_back(BufferLoadNode::Make(st->buffer, st->indices));
+      values.push_back(let->value);
+    }
+    for (size_t i = 0; i < stores[1]->indices.size() || i < stores[0]->indices.size(); ++i) {
+      if (stores[0]->indices.size() != stores[1]->indices.size() ||
+          !StructuralEqual(stores[0]->indices[i], stores[1]->indices[i])) {
+        Fail(b, "its two outputs are written at different indices");
+      }
+    }
+    std::optional<TupleReducerMatch> m = MatchTupleReducer(accs, values);
+    if (!m) Fail(b, shape);
+    std::unordered_set<const VarNode*> let_vars{lets[0]->var.get(), lets[1]->var.get()};
+    for (const Expr& r : m->rhs) {
+      bool bad = UsesVar(r, [&](const VarNode* v) { return let_vars.count(v) > 0; });
+      PostOrderVisit(r, [&](const ObjectRef& n) {
+        auto* load = AsPtr<BufferLoadNode>(n);
+        if (load && (load->buffer == outs[0] || load->buffer == outs[1])) bad = true;
+      });
+      if (bad) Fail(b, "a reduced value reads the outputs or the update's own values");
+    }
+    // The init: the reducer's identity into each output at the update's element.
+    auto* init_seq = b->init ? AsPtr<SeqStmtNode>(b->init) : nullptr;
+    if (init_seq == nullptr || init_seq->seq.size() != 2) {
+      Fail(b, "a two-value reduction needs an init storing the reducer's identity to both outputs");
+    }
+    for (const Stmt& x : init_seq->seq) {
+      auto* st = AsPtr<BufferStoreNode>(x);
+      size_t i = st && st->buffer == outs[0] ? 0 : st && st->buffer == outs[1] ? 1 : 2;
+      bool ok = i < 2 && st->indices.size() == stores[i]->indices.size();
+      for (size_t k = 0; ok && k < st->indices.size(); ++k) {
+        ok = StructuralEqual(st->indices[k], stores[i]->indices[k]);
+      }
+      if (!ok || !StructuralEqual(st->value, m->identity[i])) {
+        Fail(b, "its init must store the reducer's identity (" + m->name +
+                    ") to the element each output's update writes");
+      }
+    }
+    auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
+      return UsesVar(e, [&](const VarNode* v) {
+        for (const ForNode* f : loops) {
+          if (f->loop_var.get() == v) return true;
+        }
+        return false;
+      });
+    };
+    std::vector<Expr> conjuncts, spatial_conds;
+    SplitConjuncts(realize->predicate, &conjuncts);
+    for (const Expr& c : conjuncts) {
+      if (!uses_any(c, chain)) {
+        spatial_conds.push_back(c);
+      } else if (uses_any(c, loops_)) {
+        Fail(b, "its predicate mixes the reduction loops and outer loops in one condition");
+      }
+    }
+    auto copy_iters = [&](bool spatial_only, std::vector<IterVar>* ivs, std::vector<Expr>* vals,
+                          VarMap* vmap) {
+      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+        const IterVar& iv = b->iter_vars[i];
+        if (spatial_only && iv->iter_type == IterVarType::kCommReduce) continue;
+        Var v = VarNode::Make(iv->var->name, iv->var->dtype, iv->var->span);
+        (*vmap)[iv->var.get()] = v;
+        ivs->push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
+        vals->push_back(realize->iter_values[i]);
+      }
+    };
+    auto regions = [&](const std::vector<BufferRegion>& in, const VarMap& vmap) {
+      std::vector<BufferRegion> out;
+      for (const BufferRegion& r : in) {
+        std::vector<Range> region;
+        for (const Range& rg : r->region) {
+          region.push_back(
+              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+        }
+        out.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+      }
+      return out;
+    };
+    Expr zero = IntImmNode::Make(DataType::Int(32), 0);
+    Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
+    auto element = [&](const Buffer& buf) {
+      return BufferRegionNode::Make(
+          buf, {RangeNode::Make(zero, IntImmNode::Make(DataType::Int(32), 1))});
+    };
+    std::vector<Buffer> cross, in;
+    for (const Buffer& o : outs) {
+      cross.push_back(Scratch("cross_thread_" + o->name, o->dtype, b->span));
+      pending_.back().push_back(cross.back());
+    }
+    CommReducer reducer =
+        CommReducerNode::Make(m->lhs, m->rhs_vars, m->combiner, m->identity, b->span);
+    auto allreduce = [&](const std::vector<Expr>& sources) {
+      std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 2)};
+      args.insert(args.end(), sources.begin(), sources.end());
+      args.push_back(true_);
+      for (const Buffer& c : cross) args.push_back(BufferLoadNode::Make(c, {zero}));
+      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+      Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
+                                        {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
+      Stmt call =
+          EvaluateNode::Make(CallNode::Make(DataType::Handle(),
+                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
+                             b->span);
+      return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
+    };
+    std::vector<Stmt> out_seq;
+    if (!serial_loops.empty() || !IsConstInt(realize->predicate, 1)) {
+      for (const Buffer& o : outs) {
+        in.push_back(Scratch("in_thread_" + o->name, o->dtype, b->span));
+        pending_.back().push_back(in.back());
+      }
+      std::vector<Stmt> init_stores;
+      for (size_t i = 0; i < 2; ++i) {
+        init_stores.push_back(BufferStoreNode::Make(in[i], m->identity[i], {zero}));
+      }
+      Block init_block = BlockNode::Make(
+          {}, {}, {element(in[0]), element(in[1])}, b->name_hint + "_in_thread_init",
+          SeqStmtNode::Flatten(init_stores), nullptr, {}, {}, {}, b->span);
+      out_seq.push_back(BlockRealizeNode::Make({}, true_, init_block, realize->span));
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
+      VarMap vmap;
+      copy_iters(false, &ivs, &vals, &vmap);
+      // The update as written, its outputs replaced by the in-thread buffers.
+      std::unordered_map<const BufferNode*, Buffer> to_in{{outs[0].get(), in[0]},
+                                                          {outs[1].get(), in[1]}};
+      Stmt update = IRTransform(Substitute(b->body, vmap), nullptr,
+                                [&](const ObjectRef& n) {
+                                  if (auto* load = AsPtr<BufferLoadNode>(n)) {
+                                    auto it = to_in.find(load->buffer.get());
+                                    if (it != to_in.end())
+                                      return ObjectRef(BufferLoadNode::Make(it->second, {zero}));
+                                  }
+                                  if (auto* st = AsPtr<BufferStoreNode>(n)) {
+                                    auto it = to_in.find(st->buffer.get());
+                                    if (it != to_in.end()) {
+                                      return ObjectRef(BufferStoreNode::Make(
+                                          it->second, st->value, {zero}, nullptr, st->span));
+                                    }
+                                  }
+                                  return ObjectRef();
+                                },
+                                {});
+      std::vector<BufferRegion> reads;
+      for (const BufferRegion& r : regions(b->reads, vmap)) {
+        if (r->buffer != outs[0] && r->buffer != outs[1]) reads.push_back(r);
+      }
+      Block blk =
+          BlockNode::Make(ivs, reads, {element(in[0]), element(in[1])}, b->name_hint + "_in_thread",
+                          update, nullptr, {}, {}, b->annotations, b->span);
+      Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
+      for (size_t k = serial_loops.size(); k-- > 0;) {
+        const ForNode* f = serial_loops[k];
+        if (k + 1 == outer_serial && !prefix.empty()) {
+          std::vector<Stmt> body2 = prefix;
+          body2.push_back(s);
+          s = SeqStmtNode::Flatten(body2, realize->span);
+        }
+        s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
+                          f->annotations, f->span);
+      }
+      if (outer_serial == 0 && !prefix.empty()) {
+        std::vector<Stmt> body2 = prefix;
+        body2.push_back(s);
+        s = SeqStmtNode::Flatten(body2, realize->span);
+      }
+      out_seq.push_back(s);
+      Block cb = BlockNode::Make(
+          {}, {element(in[0]), element(in[1])}, {element(cross[0]), element(cross[1])},
+          b->name_hint + "_cross_thread",
+          allreduce({BufferLoadNode::Make(in[0], {zero}), BufferLoadNode::Make(in[1], {zero})}),
+          nullptr, {}, {}, {}, b->span);
+      out_seq.push_back(BlockRealizeNode::Make({}, true_, cb, realize->span));
+    } else {
+      out_seq.insert(out_seq.end(), prefix.begin(), prefix.end());
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
+      VarMap vmap;
+      copy_iters(false, &ivs, &vals, &vmap);
+      std::vector<BufferRegion> reads;
+      for (const BufferRegion& r : regions(b->reads, vmap)) {
+        if (r->buffer != outs[0] && r->buffer != outs[1]) reads.push_back(r);
+      }
+      Block cb = BlockNode::Make(
+          ivs, reads, {element(cross[0]), element(cross[1])}, b->name_hint + "_cross_thread",
+          allreduce({Substitute(m->rhs[0], vmap), Substitute(m->rhs[1], vmap)}), nullptr, {}, {},
+          {}, b->span);
+      out_seq.push_back(BlockRealizeNode::Make(vals, true_, cb, realize->span));
+    }
+    {
+      std::vector<IterVar> ivs;
+      std::vector<Expr> vals;
+      VarMap vmap;
+      copy_iters(true, &ivs, &vals, &vmap);
+      std::vector<Stmt> wb_stores;
+      for (size_t i = 0; i < 2; ++i) {
+        std::vector<Expr> idx;
+        for (const Expr& e : stores[i]->indices) idx.push_back(Substitute(e, vmap));
+        wb_stores.push_back(BufferStoreNode::Make(outs[i], BufferLoadNode::Make(cross[i], {zero}),
+                                                  idx, nullptr, stores[i]->span));
+      }
+      std::vector<Expr> conds = spatial_conds;
+      if (outs[0]->scope() != "local" || outs[1]->scope() != "local") {
+        for (const ForNode* f : thread_loops) {
+          Expr first = IsConstInt(f->min, 0) ? IntImmNode::Make(f->loop_var->dtype, 0) : f->min;
+          conds.push_back(EQNode::Make(f->loop_var, first));
+        }
+      }
+      Block wb = BlockNode::Make(ivs, {element(cross[0]), element(cross[1])},
+                                 regions(b->writes, vmap), b->name_hint + "_write_back",
+                                 SeqStmtNode::Flatten(wb_stores), nullptr, {}, {}, {}, b->span);
+      out_seq.push_back(BlockRealizeNode::Make(vals, AndAll(conds), wb, realize->span));
+    }
+    if (const ForNode* kernel = Kernel()) {
+      for (const Buffer& o : outs) reduced_[o.get()] = {kernel, thread_loops};
+    }
+    Stmt s = SeqStmtNode::Flatten(out_seq, realize->span);
     for (auto it = thread_loops.rbegin(); it != thread_loops.rend(); ++it) {
       const ForNode* f = *it;
       s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,

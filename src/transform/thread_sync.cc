@@ -12,8 +12,9 @@
 
 namespace tessera {
 TESSERA_REGISTER_OP("tir.tvm_storage_sync")
-    .set_num_inputs(1)
-    .describe("A barrier among the threads that share the memory scope given as argument.");
+    .describe(
+        "A barrier among the threads that share the memory scope given as argument; with scope "
+        "\"warp\", an optional second argument (uint32) names the lanes taking part.");
 
 namespace transform {
 namespace {

@@ -191,7 +191,18 @@ Pass ThreadSync(const std::string& scope);
 Pass LowerCrossThreadReduction();
 /*! \brief Lower each tir.tvm_thread_allreduce to warp shuffles (plus one exchange through
  *  shared memory when a group spans several warps, or a shared-memory tree for groups that warps
- *  cannot serve), leaving the result in every thread of the group. */
+ *  cannot serve), leaving the result in every thread of the group (tessera's variant, run by the
+ *  CUDA pipeline). */
+Pass LowerBlockAllreduce();
+/*! \brief TVM v0.23's tir.InjectVirtualThread: each attr "virtual_thread" ("vthread*", or
+ *  "cthread" which shares nothing) is replaced by its body repeated per virtual thread (unrolled,
+ *  or a serial loop), the allocations that depend on the thread copied once per thread. */
+Pass InjectVirtualThread();
+/*! \brief TVM v0.23's tir.LowerThreadAllreduce: under attr(reducer, "reduce_scope"), each
+ *  tir.tvm_thread_allreduce becomes a warp-shuffle reduction (two rounds through a "shared"
+ *  staging buffer when a group spans several warps) where the function's target (cuda, rocm,
+ *  metal) allows it, else a tree over a "shared" buffer; the result buffer's allocation is
+ *  replaced by the buffer holding the result. */
 Pass LowerThreadAllreduce();
 /*! \brief TVM's pass: outline each `T.attr(target, "target", 0)` region into a private kernel
  *  function "<symbol>_kernel" for that target, called by the host function. */

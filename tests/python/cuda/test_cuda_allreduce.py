@@ -1,5 +1,6 @@
 """Cross-thread reductions on CUDA: reduction loops bound to threadIdx lower to warp shuffles
-(tir.LowerCrossThreadReduction + tir.LowerThreadAllreduce). The compile-only tests check the
+(tir.LowerCrossThreadReduction + tir.LowerBlockAllreduce, tessera's variant of
+tir.LowerThreadAllreduce). The compile-only tests check the
 kernels' shape with NVRTC; the runtime tests (GPU or emulator) compare with numpy."""
 
 import re
@@ -354,17 +355,17 @@ def test_softmax_runs(scope):
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
-# ---- tir.LowerThreadAllreduce on its own ----
+# ---- tir.LowerBlockAllreduce (the pipeline's variant) on its own ----
 
 def _apply(name, func):
     from tessera import _core
-    from tessera.tir import transform as tt
+    from tessera.transform import Pass
 
     mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
-    return getattr(tt, name)()(mod).lookup("main")
+    return Pass("tir." + name)(mod).lookup("main")
 
 
-def test_lower_thread_allreduce_golden_for_one_warp_segment():
+def test_lower_block_allreduce_golden_for_one_warp_segment():
     from tessera.ir import assert_structural_equal
     from tessera.script import tir as T
 
@@ -393,11 +394,11 @@ def test_lower_thread_allreduce_golden_for_one_warp_segment():
                 v_1[0] = T.tvm_warp_shuffle(T.uint32(255), v_1[0], 0, 8, 32)
                 red_1[0] = v_1[0]
 
-    assert_structural_equal(_apply("LowerThreadAllreduce", before),
+    assert_structural_equal(_apply("LowerBlockAllreduce", before),
                             expected.with_attr("global_symbol", ts._core.StringImm("main")))
 
 
-def test_lower_thread_allreduce_under_a_thread_dependent_condition_is_rejected():
+def test_lower_block_allreduce_under_a_thread_dependent_condition_is_rejected():
     from tessera.script import tir as T
 
     @T.prim_func
@@ -412,10 +413,10 @@ def test_lower_thread_allreduce_under_a_thread_dependent_condition_is_rejected()
 
     with pytest.raises(Exception, match="tvm_thread_allreduce under a condition: every thread of "
                                         "the block must take part"):
-        _apply("LowerThreadAllreduce", func)
+        _apply("LowerBlockAllreduce", func)
 
 
-def test_lower_thread_allreduce_rejects_an_unknown_reducer_and_a_non_thread_variable():
+def test_lower_block_allreduce_rejects_an_unknown_reducer_and_a_non_thread_variable():
     from tessera.script import tir as T
 
     @T.prim_func
@@ -427,7 +428,7 @@ def test_lower_thread_allreduce_rejects_an_unknown_reducer_and_a_non_thread_vari
 
     with pytest.raises(Exception, match=r"unknown reducer of tvm_thread_allreduce \(sum, prod, min "
                                         r"or max expected\)"):
-        _apply("LowerThreadAllreduce", xor)
+        _apply("LowerBlockAllreduce", xor)
 
     @T.prim_func
     def serial(A: T.Buffer((64,), "int32")):
@@ -439,10 +440,10 @@ def test_lower_thread_allreduce_rejects_an_unknown_reducer_and_a_non_thread_vari
 
     with pytest.raises(Exception, match="reduces over a variable that is not an enclosing "
                                         "threadIdx loop"):
-        _apply("LowerThreadAllreduce", serial)
+        _apply("LowerBlockAllreduce", serial)
 
 
-def test_lower_thread_allreduce_reads_the_reducer_of_tvms_form():
+def test_lower_block_allreduce_reads_the_reducer_of_tvms_form():
     # TVM's form (attr reduce_scope + the result element) lowers as the named form does.
     from tessera.ir import assert_structural_equal
     from tessera.script import tir as T
@@ -468,11 +469,11 @@ def test_lower_thread_allreduce_reads_the_reducer_of_tvms_form():
                 T.evaluate(T.tvm_thread_allreduce(T.uint32(1), A[bx * 8 + tx], T.bool(True), red,
                                                   "max", T.float32(-3.4028234663852886e38), tx))
 
-    assert_structural_equal(_apply("LowerThreadAllreduce", tvm_form),
-                            _apply("LowerThreadAllreduce", named_form))
+    assert_structural_equal(_apply("LowerBlockAllreduce", tvm_form),
+                            _apply("LowerBlockAllreduce", named_form))
 
 
-def test_lower_thread_allreduce_rejects_an_unknown_comm_reducer():
+def test_lower_block_allreduce_rejects_an_unknown_comm_reducer():
     from tessera.script import tir as T
 
     @T.prim_func
@@ -487,7 +488,7 @@ def test_lower_thread_allreduce_rejects_an_unknown_comm_reducer():
 
     with pytest.raises(Exception, match=r"unknown reducer of tvm_thread_allreduce \(x \+ y, x \* y, "
                                         r"min or max expected\)"):
-        _apply("LowerThreadAllreduce", sub)
+        _apply("LowerBlockAllreduce", sub)
 
 
 @requires_gpu
@@ -574,3 +575,71 @@ def test_reader_outside_the_reduced_thread_loop_runs():
                                rtol=1e-5, atol=1e-5)
     src = kernel_source(sum_plus_one)
     assert "if (threadIdx_x == 0) {" in src
+
+
+# ---- TVM's tir.LowerThreadAllreduce in place of the pipeline's variant ----
+
+def _run_with_tvm_allreduce(mod, x, out_shape):
+    from tessera.tir import transform as tt
+
+    with ts.transform.PassContext(config={"tir.add_lower_pass": [(3, tt.LowerThreadAllreduce())]},
+                                  disabled_pass=["tir.LowerBlockAllreduce"]):
+        lib = ts.build(mod, target="cuda")
+    out = ts.nd.empty(out_shape, "float32", ts.cuda(0))
+    lib(ts.nd.array(x, device=ts.cuda(0)), out)
+    return out.numpy()
+
+
+@requires_gpu
+@pytest.mark.parametrize("kind,cols,threads", [
+    ("sum", 512, 128),   # 4 warps: two warp rounds through shared memory
+    ("max", 72, 24),     # one partial warp: the first shuffle's fold is guarded
+    ("min", 1024, 1024),  # 32 warps
+    ("max", 64, 16),     # a sub-warp group
+    ("sum", 300, 100)])  # 100 threads: the shared-memory tree with warp steps
+def test_tvm_lower_thread_allreduce_output_runs(kind, cols, threads):
+    x = np.random.uniform(-1, 1, (16, cols)).astype("float32")
+    got = _run_with_tvm_allreduce(K.schedule_row_reduce(K.row_reduce_func(16, cols, kind), threads),
+                                  x, (16,))
+    np.testing.assert_allclose(got, REDUCE[kind](x, axis=1), rtol=1e-4, atol=1e-5)
+
+
+@requires_gpu
+@pytest.mark.parametrize("rows_per_block,threads", [(4, 32), (3, 8), (2, 64)])
+def test_tvm_lower_thread_allreduce_groups_run(rows_per_block, threads):
+    x = np.random.uniform(-1, 1, (64, 256)).astype("float32")
+    mod = K.schedule_row_reduce_2d(K.row_reduce_func(64, 256), rows_per_block, threads)
+    np.testing.assert_allclose(_run_with_tvm_allreduce(mod, x, (64,)), x.sum(axis=1), rtol=1e-4,
+                               atol=1e-5)
+
+
+@requires_gpu
+def test_argmax_across_threads_runs():
+    # A two-value reduction: tir.LowerCrossThreadReduction makes one tvm_thread_allreduce of the
+    # pair, which the pipeline lowers with TVM's tir.LowerThreadAllreduce.
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def argmax(V: T.Buffer((8, 64), "float32"), I: T.Buffer((8,), "int32")):
+        M = T.alloc_buffer((8,), "float32")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k_0 in range(2):
+                for k_1 in T.thread_binding(32, thread="threadIdx.x"):
+                    with T.block("am"):
+                        vi = T.axis.spatial(8, i)
+                        vk = T.axis.reduce(64, k_0 * 32 + k_1)
+                        T.reads(V[vi, vk])
+                        T.writes(I[vi], M[vi])
+                        with T.init():
+                            I[vi] = -1
+                            M[vi] = T.float32(-3.4028234663852886e38)
+                        new_i: T.int32 = T.Select(M[vi] >= V[vi, vk], I[vi], vk)
+                        new_m: T.float32 = T.Select(M[vi] >= V[vi, vk], M[vi], V[vi, vk])
+                        I[vi] = new_i
+                        M[vi] = new_m
+
+    x = np.random.uniform(-1, 1, (8, 64)).astype("float32")
+    lib = ts.build(argmax, target="cuda")
+    out = ts.nd.empty((8,), "int32", ts.cuda(0))
+    lib(ts.nd.array(x, device=ts.cuda(0)), out)
+    np.testing.assert_array_equal(out.numpy(), x.argmax(axis=1))

@@ -331,7 +331,7 @@ def test_init_of_another_element_is_rejected(apply):
         apply("LowerCrossThreadReduction", func)
 
 
-def test_two_writes_are_rejected(apply):
+def test_two_writes_that_are_not_a_tuple_reducer_are_rejected(apply):
     @T.prim_func
     def func(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"),
              C: T.Buffer((8,), "float32")):
@@ -343,7 +343,7 @@ def test_two_writes_are_rejected(apply):
                     T.writes(B[vi], C[vi])
                     B[vi] = B[vi] + A[vi, vk]
 
-    with pytest.raises(Exception, match=r"it writes 2 buffers \(exactly one expected\)"):
+    with pytest.raises(Exception, match=r"its update is not a known two-value reducer"):
         apply("LowerCrossThreadReduction", func)
 
 
@@ -451,3 +451,138 @@ def test_reader_outside_the_reduced_thread_loop_is_written_by_its_first_thread(g
                     B[vi] = t[vi] + T.float32(1)
 
     golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_argmax_over_threads_reduces_both_buffers_together(golden):
+    # Two outputs (index, value): one scratch buffer per output, in the order of the writes; the
+    # in-thread block keeps the update as written; the reducer combines the pair.
+    @T.prim_func
+    def before(V: T.Buffer((8, 64), "float32"), I: T.Buffer((8,), "int32"),
+               M: T.Buffer((8,), "float32")):
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k_0 in range(4):
+                for k_1 in T.thread_binding(16, thread="threadIdx.x"):
+                    with T.block("am"):
+                        vi = T.axis.spatial(8, i)
+                        vk = T.axis.reduce(64, k_0 * 16 + k_1)
+                        T.reads(V[vi, vk])
+                        T.writes(I[vi], M[vi])
+                        with T.init():
+                            M[vi] = T.float32(-3.4028234663852886e38)
+                            I[vi] = -1
+                        new_i: T.int32 = T.Select(M[vi] >= V[vi, vk], I[vi], vk)
+                        new_m: T.float32 = T.Select(M[vi] >= V[vi, vk], M[vi], V[vi, vk])
+                        M[vi] = new_m
+                        I[vi] = new_i
+
+    @T.prim_func
+    def expected(V: T.Buffer((8, 64), "float32"), I: T.Buffer((8,), "int32"),
+                 M: T.Buffer((8,), "float32")):
+        cross_I = T.alloc_buffer((1,), "int32", strides=(1,), scope="local")
+        cross_M = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        in_I = T.alloc_buffer((1,), "int32", strides=(1,), scope="local")
+        in_M = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(8, thread="blockIdx.x"):
+            for k_1 in T.thread_binding(16, thread="threadIdx.x"):
+                with T.block("am_in_thread_init"):
+                    T.reads()
+                    T.writes(in_I[0], in_M[0])
+                    in_I[0] = -1
+                    in_M[0] = T.float32(-3.4028234663852886e38)
+                for k_0 in range(4):
+                    with T.block("am_in_thread"):
+                        vi = T.axis.spatial(8, i)
+                        vk = T.axis.reduce(64, k_0 * 16 + k_1)
+                        T.reads(V[vi, vk])
+                        T.writes(in_I[0], in_M[0])
+                        new_i: T.int32 = T.Select(in_M[0] >= V[vi, vk], in_I[0], vk)
+                        new_m: T.float32 = T.Select(in_M[0] >= V[vi, vk], in_M[0], V[vi, vk])
+                        in_M[0] = new_m
+                        in_I[0] = new_i
+                with T.block("am_cross_thread"):
+                    T.reads(in_I[0], in_M[0])
+                    T.writes(cross_I[0], cross_M[0])
+                    T.attr(T.comm_reducer(lambda a0, a1, b0, b1: (T.Select(a1 >= b1, a0, b0),
+                                                                  T.Select(a1 >= b1, a1, b1)),
+                                          [-1, T.float32(-3.4028234663852886e38)]),
+                           "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle"))
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(2), in_I[0], in_M[0], True,
+                                                      cross_I[0], cross_M[0], k_1,
+                                                      dtype="handle"))
+                with T.block("am_write_back"):
+                    vi = T.axis.spatial(8, i)
+                    T.where(k_1 == 0)
+                    T.reads(cross_I[0], cross_M[0])
+                    T.writes(I[vi], M[vi])
+                    I[vi] = cross_I[0]
+                    M[vi] = cross_M[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_pair_of_sums_without_in_thread_loops_reduces_the_values_directly(golden):
+    @T.prim_func
+    def before(A: T.Buffer((4, 32), "float32"), S: T.Buffer((4,), "float32"),
+               Q: T.Buffer((4,), "float32")):
+        for i in T.thread_binding(4, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("s"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(S[vi], Q[vi])
+                    with T.init():
+                        S[vi] = T.float32(0)
+                        Q[vi] = T.float32(0)
+                    s0: T.float32 = S[vi] + A[vi, vk]
+                    s1: T.float32 = Q[vi] + A[vi, vk] * A[vi, vk]
+                    S[vi] = s0
+                    Q[vi] = s1
+
+    @T.prim_func(check_well_formed=False)
+    def expected(A: T.Buffer((4, 32), "float32"), S: T.Buffer((4,), "float32"),
+                 Q: T.Buffer((4,), "float32")):
+        cross_S = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        cross_Q = T.alloc_buffer((1,), "float32", strides=(1,), scope="local")
+        for i in T.thread_binding(4, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("s_cross_thread"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(cross_S[0], cross_Q[0])
+                    T.attr(T.comm_reducer(lambda a0, a1, b0, b1: (a0 + b0, a1 + b1),
+                                          [T.float32(0), T.float32(0)]),
+                           "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle"))
+                    T.evaluate(T.tvm_thread_allreduce(T.uint32(2), A[vi, vk], A[vi, vk] * A[vi, vk],
+                                                      True, cross_S[0], cross_Q[0], k,
+                                                      dtype="handle"))
+                with T.block("s_write_back"):
+                    vi = T.axis.spatial(4, i)
+                    T.where(k == 0)
+                    T.reads(cross_S[0], cross_Q[0])
+                    T.writes(S[vi], Q[vi])
+                    S[vi] = cross_S[0]
+                    Q[vi] = cross_Q[0]
+
+    golden("LowerCrossThreadReduction", before, expected)
+
+
+def test_tuple_reduction_with_an_init_other_than_the_identity_is_rejected(apply):
+    @T.prim_func
+    def func(A: T.Buffer((4, 32), "float32"), S: T.Buffer((4,), "float32"),
+             Q: T.Buffer((4,), "float32")):
+        for i in T.thread_binding(4, thread="blockIdx.x"):
+            for k in T.thread_binding(32, thread="threadIdx.x"):
+                with T.block("s"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    T.reads(A[vi, vk])
+                    T.writes(S[vi], Q[vi])
+                    with T.init():
+                        S[vi] = T.float32(1)
+                        Q[vi] = T.float32(0)
+                    s0: T.float32 = S[vi] + A[vi, vk]
+                    s1: T.float32 = Q[vi] + A[vi, vk] * A[vi, vk]
+                    S[vi] = s0
+                    Q[vi] = s1
+
+    with pytest.raises(Exception, match=r"its init must store the reducer's identity \(sum2\)"):
+        apply("LowerCrossThreadReduction", func)

@@ -54,6 +54,8 @@ _RESULT = {
     "get_active_lane_mask": "first",
     "tvm_warp_shuffle_up": ("arg", 1),
     "tvm_warp_activemask": "uint32",
+    "tvm_storage_sync": "int32",
+    "tvm_context_id": "int32",
     "tvm_load_matrix_sync": "handle",
     "tvm_store_matrix_sync": "handle",
     "tvm_mma_sync": "handle",

@@ -67,6 +67,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
+          "InjectVirtualThread",
           "InjectSoftwarePipeline", "InjectPTXAsyncCopy")
 
 for _short in _NAMES:
