@@ -1,4 +1,5 @@
-// tir.InjectSoftwarePipeline: a loop annotated with `software_pipeline_stage` (one stage per
+// tir.SkewSoftwarePipeline, tessera's software pipeline (the CUDA pipeline's; TVM's rules are
+// tir.InjectSoftwarePipeline's, inject_software_pipeline.cc): a loop annotated with `software_pipeline_stage` (one stage per
 // statement of its body), optionally `software_pipeline_order` (the statements' order within a
 // pipelined step) and `software_pipeline_async_stages` (stages whose statements become
 // asynchronous copies), runs its statements skewed: at step i the statement of stage s
@@ -44,7 +45,7 @@ constexpr char kAsync[] = "software_pipeline_async_stages";
 
 [[noreturn]] void Refuse(const ForNode* loop, const std::string& why) {
   TESSERA_THROW_KIND(loop->span, ErrorKind::kValue)
-      << "tir.InjectSoftwarePipeline: cannot pipeline the loop over " << loop->loop_var->name
+      << "tir.SkewSoftwarePipeline: cannot pipeline the loop over " << loop->loop_var->name
       << ": " << why;
   std::abort();  // not reached: the line above throws
 }
@@ -648,7 +649,7 @@ class FindPipelinedLoop : public StmtVisitor {
   }
 };
 
-PrimFunc InjectSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext&) {
+PrimFunc SkewSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext&) {
   FindPipelinedLoop finder;
   finder.VisitStmt(f->body);
   if (!finder.found) return f;
@@ -659,10 +660,10 @@ PrimFunc InjectSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext&) {
 
 }  // namespace
 
-Pass InjectSoftwarePipeline() {
-  return CreatePrimFuncPass(InjectSoftwarePipelineFunc, 0, "tir.InjectSoftwarePipeline");
+Pass SkewSoftwarePipeline() {
+  return CreatePrimFuncPass(SkewSoftwarePipelineFunc, 0, "tir.SkewSoftwarePipeline");
 }
-TESSERA_REGISTER_PASS("tir.InjectSoftwarePipeline", InjectSoftwarePipeline);
+TESSERA_REGISTER_PASS("tir.SkewSoftwarePipeline", SkewSoftwarePipeline);
 
 }  // namespace transform
 }  // namespace tessera

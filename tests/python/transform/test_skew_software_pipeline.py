@@ -1,16 +1,30 @@
-"""tir.InjectSoftwarePipeline: a loop annotated with software_pipeline_stage (and _order,
-_async_stages) runs its statements skewed by stage: prologue, steady-state loop, epilogue; a
-buffer passed from one stage to a later one gets a leading dimension of versions. Asynchronous
-stages commit their copies in groups that their readers wait for, with barriers."""
+"""tir.SkewSoftwarePipeline, tessera's software pipeline (the CUDA pipeline runs it; TVM's rules
+are tir.InjectSoftwarePipeline's, test_inject_software_pipeline.py): a loop annotated with
+software_pipeline_stage (and _order, _async_stages) runs its statements skewed by stage:
+prologue, steady-state loop, epilogue; a buffer passed from one stage to a later one gets a
+leading dimension of versions. Asynchronous stages commit their copies in groups that their
+readers wait for, with barriers."""
 
 import re
 
 import pytest
 
 from tessera.script import tir as T
-from tessera.tir import transform as tt
 from tessera import _core
 from tessera.error import TesseraError
+from tessera.ir import assert_structural_equal
+from tessera.transform import Pass
+
+
+def skew(func):
+    """`func` as the "main" of a module after tir.SkewSoftwarePipeline."""
+    mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
+    return Pass("tir.SkewSoftwarePipeline")(mod)
+
+
+def golden(before, expected):
+    assert_structural_equal(skew(before).lookup("main"),
+                            expected.with_attr("global_symbol", _core.StringImm("main")))
 
 
 def copy_then_use(stage, order=None, async_stages=None, extent=4):
@@ -41,7 +55,7 @@ def copy_then_use(stage, order=None, async_stages=None, extent=4):
     return func
 
 
-def test_two_stages(golden):
+def test_two_stages():
     # The copy of iteration k runs with the use of k - 1: two versions of S, k % 2.
     @T.prim_func
     def expected(A: T.Buffer((4, 16), "float32"), C: T.Buffer((4, 16), "float32")):
@@ -68,10 +82,10 @@ def test_two_stages(golden):
                     T.writes(C[3, tx])
                     C[3, tx] = S[1, 15 - tx] * T.float32(2.0)
 
-    golden("InjectSoftwarePipeline", copy_then_use([0, 1]), expected)
+    golden(copy_then_use([0, 1]), expected)
 
 
-def test_three_stages_async(golden):
+def test_three_stages_async():
     # The copy runs two iterations ahead, asynchronously, after the use in a step: three
     # versions; each step commits its copy as one group; the use waits until at most one group
     # (the copy of the previous step) is in flight, then meets the other threads at a barrier,
@@ -124,13 +138,13 @@ def test_three_stages_async(golden):
                         T.writes(C[3, tx])
                         C[3, tx] = S[0, 15 - tx] * T.float32(2.0)
 
-    golden("InjectSoftwarePipeline", copy_then_use([0, 2], [1, 0], [0]), expected)
+    golden(copy_then_use([0, 2], [1, 0], [0]), expected)
 
 
-def test_two_stages_async_copy_first(apply):
+def test_two_stages_async_copy_first():
     # Copy first in a step: a barrier before it (the version it overwrites was read in the
     # previous step), then the commit, then the wait for all but this step's group.
-    text = apply("InjectSoftwarePipeline", copy_then_use([0, 1], [0, 1], [0])).script()
+    text = skew(copy_then_use([0, 1], [0, 1], [0])).lookup("main").script()
     body = text[text.index("for k in range(1, 4):"):]
     steps = [line.strip() for line in body.splitlines()[1:] if "T.evaluate" in line][:4]
     assert steps == ['T.evaluate(T.tvm_storage_sync("shared"))', "T.evaluate(T.ptx_commit_group())",
@@ -138,22 +152,23 @@ def test_two_stages_async_copy_first(apply):
     assert text.count("T.ptx_wait_group(0)") == 1  # the epilogue waits for the last group
 
 
-def test_async_stages_synchronous_off_cuda(apply):
+def test_async_stages_synchronous_off_cuda():
     # For a CPU target the asynchronous stages run synchronously: no scopes, groups or barriers.
     func = copy_then_use([0, 2], [1, 0], [0]).with_attr("target", _core.StringImm("c"))
-    text = apply("InjectSoftwarePipeline", func).script()
+    text = skew(func).lookup("main").script()
     assert "S = T.alloc_buffer((3, 16)" in text
     for absent in ("async_scope", "ptx_", "tvm_storage_sync", "manual_sync"):
         assert absent not in text
 
 
-def test_unannotated_loop_unchanged(unchanged):
+def test_unannotated_loop_unchanged():
     @T.prim_func
     def func(A: T.Buffer((4,), "float32")):
         for k in range(4):
             A[k] = T.float32(0)
 
-    unchanged("InjectSoftwarePipeline", func)
+    mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
+    assert Pass("tir.SkewSoftwarePipeline")(mod).same_as(mod)
 
 
 @pytest.mark.parametrize("stage, order, async_stages, extent, message", [
@@ -166,10 +181,10 @@ def test_unannotated_loop_unchanged(unchanged):
     ([0, 0], None, [0], 4, "writes 'S', which no later stage reads"),
     ([0, 1], None, [3], 4, "names stage 3, which no statement has"),
 ])
-def test_refusals(apply, stage, order, async_stages, extent, message):
+def test_refusals(stage, order, async_stages, extent, message):
     func = copy_then_use(stage, order, async_stages, extent)
     with pytest.raises(TesseraError, match="cannot pipeline the loop over k: .*" + re.escape(message)):
-        apply("InjectSoftwarePipeline", func)
+        skew(func)
 
 
 def test_refuses_buffer_shared_across_stages_not_local():
@@ -184,4 +199,4 @@ def test_refuses_buffer_shared_across_stages_not_local():
 
     mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
     with pytest.raises(TesseraError, match="statements of different stages access 'S'"):
-        tt.InjectSoftwarePipeline()(mod)
+        Pass("tir.SkewSoftwarePipeline")(mod)
