@@ -179,6 +179,60 @@ def test_fewer_iterations_than_stages():
     check(scale_rows([0, 3], [0, 1], extent=2), expected)
 
 
+def test_access_pointer_offsets_select_the_version():
+    # An opaque use of S through tvm_access_ptr: its element offset moves by the version's size.
+    @T.prim_func
+    def func(A: T.Buffer((8, 4), "float32")):
+        for i in T.serial(8, annotations={"software_pipeline_stage": [0, 1],
+                                          "software_pipeline_order": [0, 1]}):
+            with T.block("row"):
+                S = T.alloc_buffer((4,), "float32", scope="shared")
+                with T.block("load"):
+                    for j in range(4):
+                        S[j] = A[i, j]
+                with T.block("use"):
+                    T.reads(S[0:4])
+                    T.writes()
+                    T.evaluate(T.call_extern("int32", "use", T.tvm_access_ptr(
+                        T.type_annotation("float32"), S.data, 0, 4, 1)))
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 4), "float32")):
+        with T.block("root"):
+            T.reads()
+            T.writes()
+            with T.block(""):
+                T.reads(A[0:8, 0:4])
+                T.writes()
+                S = T.alloc_buffer((2, 4), scope="shared")
+                with T.block("load"):
+                    T.reads(A[0, 0:4])
+                    T.writes(S[0, 0:4])
+                    for j in range(4):
+                        S[0, j] = A[0, j]
+                with T.block(""):
+                    T.reads(A[1:8, 0:4], S[0:2, 0:4])
+                    T.writes(S[0:2, 0:4])
+                    for i in range(7):
+                        with T.block("load"):
+                            T.reads(A[i + 1, 0:4])
+                            T.writes(S[(i + 1) % 2, 0:4])
+                            for j in range(4):
+                                S[(i + 1) % 2, j] = A[i + 1, j]
+                        with T.block("use"):
+                            T.reads(S[i % 2, 0:4])
+                            T.writes()
+                            T.evaluate(T.call_extern("int32", "use", T.tvm_access_ptr(
+                                T.type_annotation("float32"), S.data, i % 2 * 4, 4, 1)))
+                with T.block("use"):
+                    T.reads(S[1, 0:4])
+                    T.writes()
+                    T.evaluate(T.call_extern("int32", "use", T.tvm_access_ptr(
+                        T.type_annotation("float32"), S.data, 4, 4, 1)))
+
+    check(func, expected)
+
+
 def allocation_shape(mod):
     shapes = []
     ts.tir.stmt_functor.post_order_visit(
@@ -246,14 +300,16 @@ def test_other_annotations_stay_on_the_loops():
         assert dict(f.annotations) == {"pragma_unroll_explicit": 0}
 
 
-@pytest.mark.parametrize("stage, order, extent", [
-    ([0, 1], [0, 1], 8), ([0, 2], [0, 1], 8), ([0, 3], [0, 1], 2), ([0, 0], [0, 1], 8),
-    ([0, 1], [1, 0], 8), ([0, 2], [1, 0], 5), ([0, 1], [0, 1], 1),
+@pytest.mark.parametrize("stage, order, async_stages, extent", [
+    ([0, 1], [0, 1], None, 8), ([0, 2], [0, 1], None, 8), ([0, 3], [0, 1], None, 2),
+    ([0, 0], [0, 1], None, 8), ([0, 1], [1, 0], None, 8), ([0, 2], [1, 0], None, 5),
+    ([0, 1], [0, 1], None, 1), ([0, 2], [1, 0], [0], 8),
 ])
-def test_pipelined_loop_computes_the_same(stage, order, extent):
+def test_pipelined_loop_computes_the_same(stage, order, async_stages, extent):
+    # Built for the CPU (where the asynchronous scopes run synchronously).
     a = np.random.default_rng(1).standard_normal((8, 4)).astype("float32")
     b = np.zeros((8, 4), dtype="float32")
-    ts.build(inject(scale_rows(stage, order, extent=extent)), target="c")(a, b)
+    ts.build(inject(scale_rows(stage, order, async_stages, extent)), target="c")(a, b)
     expected = np.zeros((8, 4), dtype="float32")
     expected[:extent] = a[:extent, ::-1] * 3
     np.testing.assert_allclose(b, expected)
