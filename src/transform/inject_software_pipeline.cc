@@ -58,27 +58,36 @@ constexpr char kDoubleBuffer[] = "double_buffer_scope";
 
 // Expression builders that fold identities as TVM's operators do (x + 0, x - 0, 1 * x), so
 // that the structure matches TVM's before simplification.
-Expr Add(const Expr& a, const Expr& b) {
+// The operands in one type: a constant takes the other operand's type (TVM's rule for integer
+// constants in binary operations), else the wider type.
+std::pair<Expr, Expr> OneType(const Expr& a, const Expr& b) {
+  if (a->dtype == b->dtype) return {a, b};
+  if (auto c = AsConstInt(b)) return {a, IntConst(a->dtype, *c)};
+  if (auto c = AsConstInt(a)) return {IntConst(b->dtype, *c), b};
+  DataType t = a->dtype.bits() >= b->dtype.bits() ? a->dtype : b->dtype;
+  return {CastTo(t, a), CastTo(t, b)};
+}
+Expr Add(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
   if (IsConstInt(b, 0)) return a;
   if (IsConstInt(a, 0)) return b;
   return AddE(a, b);
 }
-Expr Sub(const Expr& a, const Expr& b) { return IsConstInt(b, 0) ? a : SubE(a, b); }
-Expr Mul(const Expr& a, const Expr& b) {
+Expr Sub(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  return IsConstInt(b, 0) ? a : SubE(a, b);
+}
+Expr Mul(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
   if (IsConstInt(a, 1)) return b;
   if (IsConstInt(b, 1)) return a;
   return MulE(a, b);
 }
-Expr Cmp(bool less_equal, const Expr& a, const Expr& b) {
-  auto x = AsConstInt(a), y = AsConstInt(b);
-  if (x && y) return Bool(less_equal ? *x <= *y : *x < *y);
-  Expr l = a, r = b;
-  if (l->dtype != r->dtype) {
-    DataType t = l->dtype.bits() >= r->dtype.bits() ? l->dtype : r->dtype;
-    l = CastTo(t, l);
-    r = CastTo(t, r);
-  }
-  return less_equal ? Expr(LENode::Make(l, r)) : Expr(LTNode::Make(l, r));
+Expr Cmp(bool less_equal, const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return Bool(less_equal ? *ca <= *cb : *ca < *cb);
+  return less_equal ? Expr(LENode::Make(a, b)) : Expr(LTNode::Make(a, b));
 }
 Expr And(const Expr& a, const Expr& b) {
   if (auto x = AsConstInt(a)) return *x ? b : a;
@@ -561,7 +570,7 @@ class PipelineBuilder {
       if (state.predicate && !normalized.CanProve(*state.predicate)) {
         // The count holds only where the awaited statements ran.
         count = CallNode::Make(DataType::Int(32), OpNode::Get("tir.if_then_else"),
-                               {*state.predicate, count, Int32(0)});
+                               {*state.predicate, CastTo(DataType::Int(32), count), Int32(0)});
       }
       Block& b = out[state.insert_before].block;
       Stmt body = AttrStmtNode::Make(

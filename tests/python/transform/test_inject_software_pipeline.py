@@ -373,3 +373,31 @@ def test_body_must_be_a_sequence():
     with pytest.raises(ValueError,
                        match="must have a sequence of statements as its body, not a BufferStore"):
         inject(func)
+
+
+def test_int64_loop():
+    # The loop bounds, versions' indices and wait counts follow the loop variable's type.
+    @T.prim_func
+    def func(A: T.Buffer((8, 4), "float32"), B: T.Buffer((8, 4), "float32")):
+        for i in T.serial(T.int64(8), annotations={"software_pipeline_stage": [0, 2],
+                                                   "software_pipeline_order": [1, 0],
+                                                   "software_pipeline_async_stages": [0]}):
+            with T.block("row"):
+                S = T.alloc_buffer((4,), "float32", scope="shared")
+                with T.block("load"):
+                    for j in range(4):
+                        S[j] = A[i, j]
+                with T.block("store"):
+                    for j in range(4):
+                        B[i, j] = S[3 - j] * T.float32(3)
+
+    mod = inject(func)
+    loops = []
+    ts.tir.stmt_functor.post_order_visit(
+        mod["main"].body, lambda n: loops.append(n) if isinstance(n, ts.tir.For) else None)
+    assert [(str(f.min.dtype), str(f.extent.dtype)) for f in loops if f.loop_var.name == "i"] == \
+        [("int64", "int64")] * 3
+    a = np.random.default_rng(2).standard_normal((8, 4)).astype("float32")
+    b = np.zeros((8, 4), dtype="float32")
+    ts.build(mod, target="c")(a, b)
+    np.testing.assert_allclose(b, a[:, ::-1] * 3)
