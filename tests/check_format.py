@@ -67,6 +67,7 @@ FORMATTED = [
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/inject_double_buffer.cc",
+    "src/transform/inject_software_pipeline.cc",
     "src/transform/known_buffer_values.cc",
     "src/transform/known_buffer_values.h",
     "src/transform/lower_device_storage_access_info.cc",

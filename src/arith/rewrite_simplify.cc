@@ -1466,6 +1466,8 @@ class ComparisonRewriter {
     if (o.eq) return Bool(true);
     if (o.ne) return Bool(false);
     DataType t = a->dtype;
+    // As TVM: the constant goes to the right (`1 == i` is `i == 1`).
+    if (AsConstInt(a) && !AsConstInt(b)) return EQNode::Make(b, a);
     if (auto c2 = AsConstInt(b)) {
       if (auto* sub = AsPtr<SubNode>(a)) {
         if (auto c1 = AsConstInt(sub->b)) return EQNode::Make(sub->a, Int(t, *c2 + *c1));

@@ -106,7 +106,7 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   mod = run(mod, "tir.CompactBufferAllocation");
   mod = run.If(ctx.IsGpu(), mod, "tir.UnifySiblingThreads");
   mod = run(mod, "tir.LowerMatchBuffer");
-  mod = run(mod, "tir.InjectSoftwarePipeline");
+  mod = run(mod, "tir.SkewSoftwarePipeline");
   mod = run(mod, "tir.Simplify");
   return {mod, false, nullptr};
 }

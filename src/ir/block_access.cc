@@ -396,6 +396,11 @@ class AccessCollector : public StmtExprVisitor {
       auto a = Bound(mod->a);
       if (!k || *k <= 0 || !a) return Point(e);
       if (IsPoint(*a)) return PointOf(e, FloorModNode::Make(ToExpr(a->lo, t), mod->b));
+      // Constant ends with one quotient: the remainders run from one end's to the other's.
+      if (!a->lo.sym && !a->hi.sym && FloorDivInt(a->lo.c, *k) == FloorDivInt(a->hi.c, *k)) {
+        int64_t base = FloorDivInt(a->lo.c, *k) * *k;
+        return Interval{{nullptr, a->lo.c - base}, {nullptr, a->hi.c - base}, t};
+      }
       return Interval{{nullptr, 0}, {nullptr, *k - 1}, t};
     }
     return Point(e);

@@ -1,4 +1,4 @@
-// tir.InjectPTXAsyncCopy (CUDA): inside `async_scope` (tir.InjectSoftwarePipeline's
+// tir.InjectPTXAsyncCopy (CUDA): inside `async_scope` (tir.SkewSoftwarePipeline's
 // asynchronous stages), a copy from global to shared memory of 4, 8 or 16 contiguous bytes
 // (a scalar or a vector of consecutive lanes on both sides, after tir.VectorizeLoop and
 // tir.FlattenBuffer) becomes ptx_cp_async(shared data, offset, global data, offset, bytes),

@@ -1,36 +1,44 @@
-// tir.InjectSoftwarePipeline: a loop annotated with `software_pipeline_stage` (one stage per
-// statement of its body), optionally `software_pipeline_order` (the statements' order within a
-// pipelined step) and `software_pipeline_async_stages` (stages whose statements become
-// asynchronous copies), runs its statements skewed: at step i the statement of stage s
-// executes iteration i - s. The loop becomes a prologue (the first max_stage steps, unrolled),
-// a steady-state loop and an epilogue (the last max_stage steps, unrolled). A buffer allocated
-// in the loop body that one statement writes and a statement of a later stage reads gets a
-// leading dimension of versions (its stage distance + 1), indexed by the iteration modulo the
-// versions, so that the writer of iteration i + d does not overwrite what the reader of
-// iteration i still reads.
+// tir.InjectSoftwarePipeline with TVM v0.23's rules (tessera's own pipeline runs its variant,
+// tir.SkewSoftwarePipeline, skew_software_pipeline.cc).
 //
-// Asynchronous stages: their statements run under `async_scope` (tir.InjectPTXAsyncCopy turns
-// the global -> shared copies there into cp.async), each step commits their copies as one
-// group (ptx_commit_group), and a reader of what they wrote first waits until at most as many
-// groups are in flight as were committed after the one it needs (ptx_wait_group), then meets
-// the block's other threads at a barrier. A barrier also precedes the asynchronous writes of a
-// step that has none before them, so that no thread overwrites a version another still reads.
-// The versioned buffers of an asynchronous pipeline are synchronized here (tessera.manual_sync
-// tells tir.ThreadSync to leave them alone); everything else is tir.ThreadSync's.
+// A loop annotated with `software_pipeline_stage` and `software_pipeline_order` (one entry per
+// statement of its body; `software_pipeline_async_stages` optionally names asynchronous
+// stages) is rewritten so that at step k the statement of stage s runs iteration k - s:
 //
-// Runs in "normalize" after tir.LowerMatchBuffer (blocks are opaque, buffers compact), before
-// tir.LowerOpaqueBlock. What it cannot pipeline it refuses with a ValueError naming the loop.
+// - The statements are the children of the body's SeqStmt (the body may be a block whose
+//   allocations belong to the pipeline; a child block with a SeqStmt body and no predicate is
+//   opened, its allocations joining the pipeline's). Each statement becomes an opaque block
+//   (a block without predicate stays what it is) whose reads and writes are inferred.
+// - A buffer allocated by the pipeline that stage `def` first writes and stage `use` last
+//   reads keeps use - def + 1 versions in a new leading dimension, indexed by the iteration
+//   modulo the versions. Two versions are kept only when an earlier-ordered writer of an
+//   earlier stage may overlap a later reader; `double_buffer_scope` on a block forces two.
+// - The result is three loops over the steps, each in an opaque block with inferred regions:
+//   the prologue [min, min + max_stage) and the epilogue (unrolled), the steady state between
+//   them (the original loop's kind and other annotations). Each statement is guarded by a
+//   block predicate saying whether its iteration exists; statements that provably never run in
+//   a range are left out, and an empty range is a no-op block. A step count that may be
+//   smaller than the number of stages gets an extra lower bound on the epilogue.
+// - Statements of an asynchronous stage run in `async_scope` and are committed in groups
+//   (`async_commit_queue_scope`); a reader of what they wrote waits first
+//   (`async_wait_queue_scope` + `async_wait_inflight_count`: how many groups may still be in
+//   flight, 0 where that cannot be counted).
+//
+// Finally every definition is made unique again (tir.ConvertSSA): the three loops are copies.
 #include <algorithm>
-#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "tessera/arith/analyzer.h"
+#include "tessera/ir/block_access.h"
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
@@ -41,620 +49,755 @@ namespace {
 constexpr char kStage[] = "software_pipeline_stage";
 constexpr char kOrder[] = "software_pipeline_order";
 constexpr char kAsync[] = "software_pipeline_async_stages";
+constexpr char kDoubleBuffer[] = "double_buffer_scope";
 
-[[noreturn]] void Refuse(const ForNode* loop, const std::string& why) {
-  TESSERA_THROW_KIND(loop->span, ErrorKind::kValue)
-      << "tir.InjectSoftwarePipeline: cannot pipeline the loop over " << loop->loop_var->name
-      << ": " << why;
+[[noreturn]] void Fail(const Span& span, const std::string& why) {
+  TESSERA_THROW_KIND(span, ErrorKind::kValue) << "tir.InjectSoftwarePipeline: " << why;
   std::abort();  // not reached: the line above throws
 }
 
-std::vector<int64_t> IntList(const ForNode* loop, const char* key, bool* present) {
-  auto it = loop->annotations.find(key);
-  *present = it != loop->annotations.end();
+// Expression builders that fold identities as TVM's operators do (x + 0, x - 0, 1 * x), so
+// that the structure matches TVM's before simplification.
+// The operands in one type: a constant takes the other operand's type (TVM's rule for integer
+// constants in binary operations), else the wider type.
+std::pair<Expr, Expr> OneType(const Expr& a, const Expr& b) {
+  if (a->dtype == b->dtype) return {a, b};
+  if (auto c = AsConstInt(b)) return {a, IntConst(a->dtype, *c)};
+  if (auto c = AsConstInt(a)) return {IntConst(b->dtype, *c), b};
+  DataType t = a->dtype.bits() >= b->dtype.bits() ? a->dtype : b->dtype;
+  return {CastTo(t, a), CastTo(t, b)};
+}
+Expr Add(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  if (IsConstInt(b, 0)) return a;
+  if (IsConstInt(a, 0)) return b;
+  return AddE(a, b);
+}
+Expr Sub(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  return IsConstInt(b, 0) ? a : SubE(a, b);
+}
+Expr Mul(const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  if (IsConstInt(a, 1)) return b;
+  if (IsConstInt(b, 1)) return a;
+  return MulE(a, b);
+}
+Expr Cmp(bool less_equal, const Expr& x, const Expr& y) {
+  auto [a, b] = OneType(x, y);
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return Bool(less_equal ? *ca <= *cb : *ca < *cb);
+  return less_equal ? Expr(LENode::Make(a, b)) : Expr(LTNode::Make(a, b));
+}
+Expr And(const Expr& a, const Expr& b) {
+  if (auto x = AsConstInt(a)) return *x ? b : a;
+  if (auto y = AsConstInt(b)) return *y ? a : b;
+  return AndNode::Make(a, b);
+}
+
+/*! \brief `body` as an opaque block with inferred regions; a block realized without a
+ *  predicate is its own block. */
+Block MakeBlock(const Stmt& body, const BufferVarMap& buffers) {
+  if (auto* realize = AsPtr<BlockRealizeNode>(body); realize && IsConstInt(realize->predicate, 1)) {
+    return realize->block;
+  }
+  Block bare = BlockNode::Make({}, {}, {}, "", body);
+  BlockAccessRegions access = GetBlockAccessRegion(bare.get(), buffers, true);
+  return BlockNode::Make({}, access.reads, access.writes, "", body);
+}
+
+struct StmtInfo {
+  int64_t stage;
+  int64_t order;
+  bool async;
+};
+
+/*! \brief A pipelined statement rewritten for one iteration: versioned accesses (index
+ *  `floormod(loop_var - min, versions)`) and regions (all versions, or the one of the
+ *  iteration when the pipeline has two stages). */
+class VersionRewriter : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  VersionRewriter(const std::unordered_map<const BufferNode*, Buffer>& remap, const ForNode* loop,
+                  bool all_versions)
+      : remap_(remap), loop_(loop), all_versions_(all_versions) {
+    for (const auto& [old, nb] : remap_) by_data_[old->data.get()] = {old, nb};
+  }
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* b = AsPtr<BlockNode>(s);
+    bool changed = false;
+    auto regions = [&](const std::vector<BufferRegion>& rs) {
+      std::vector<BufferRegion> out;
+      for (const BufferRegion& r : rs) {
+        auto it = remap_.find(r->buffer.get());
+        if (it == remap_.end()) {
+          out.push_back(r);
+          continue;
+        }
+        changed = true;
+        const Buffer& nb = it->second;
+        Range version = all_versions_ ? RangeNode::Make(Int32(0), nb->shape[0])
+                                      : RangeNode::Make(Version(nb), Int32(1));
+        std::vector<Range> region = {version};
+        region.insert(region.end(), r->region.begin(), r->region.end());
+        out.push_back(BufferRegionNode::Make(nb, region, r->span));
+      }
+      return out;
+    };
+    auto reads = regions(b->reads);
+    auto writes = regions(b->writes);
+    if (!changed) return s;
+    return BlockNode::Make(b->iter_vars, reads, writes, b->name_hint, b->body, b->init,
+                           b->alloc_buffers, b->match_buffers, b->annotations, b->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    auto it = remap_.find(store->buffer.get());
+    if (it == remap_.end()) return s;
+    std::vector<Expr> idx = {Version(it->second)};
+    idx.insert(idx.end(), store->indices.begin(), store->indices.end());
+    return BufferStoreNode::Make(it->second, store->value, idx, store->predicate, store->span);
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    auto it = remap_.find(load->buffer.get());
+    if (it == remap_.end()) return e;
+    std::vector<Expr> idx = {Version(it->second)};
+    idx.insert(idx.end(), load->indices.begin(), load->indices.end());
+    return BufferLoadNode::Make(it->second, idx, load->predicate, load->span);
+  }
+  Expr VisitExpr_(const CallNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* call = AsPtr<CallNode>(e);
+    // Pointer arguments followed by their element offsets.
+    std::vector<size_t> pointers;
+    if (call->is_op("tir.tvm_access_ptr")) {
+      pointers = {1};
+    } else if (call->is_op("tir.ptx_mma")) {
+      pointers = {6, 8, 10};
+    } else if (call->is_op("tir.ptx_ldmatrix")) {
+      pointers = {3};
+    } else if (call->is_op("tir.tvm_load_matrix_sync") ||
+               call->is_op("tir.tvm_store_matrix_sync") || call->is_op("tir.tvm_mma_sync")) {
+      for (const Expr& arg : call->args) {
+        auto* v = AsPtr<VarNode>(arg);
+        if (v && by_data_.count(v)) {
+          Fail(call->span, "the tensor-core fragment '" + v->name +
+                               "' would need versions, which this pass does not support");
+        }
+      }
+      return e;
+    } else {
+      return e;
+    }
+    std::vector<Expr> args = call->args;
+    bool changed = false;
+    for (size_t i : pointers) {
+      if (i + 1 >= args.size()) continue;
+      auto* v = AsPtr<VarNode>(args[i]);
+      auto it = v ? by_data_.find(v) : by_data_.end();
+      if (it == by_data_.end()) continue;
+      const BufferNode* old = it->second.first;
+      const Buffer& nb = it->second.second;
+      Expr size;
+      if (nb->strides.empty()) {
+        size = Int32(1);
+        for (const Expr& d : old->shape) size = Mul(size, d);
+      } else {
+        size = nb->strides[0];
+      }
+      const std::string& scope = old->scope();
+      if (scope == "m16n8k8.matrixA" || scope == "m16n8k8.matrixB") {
+        // These fragments hold a warp's share: the version size shrinks by the warp size.
+        auto c = AsConstInt(size);
+        if (!c || *c % 32 != 0) {
+          Fail(call->span,
+               "the version size of '" + old->name + "' must be a multiple of the warp size (32)");
+        }
+        size = IntConst(size->dtype, *c / 32);
+      }
+      // TVM indexes these versions by the loop variable itself (not minus the loop's start).
+      Expr version = FloorModE(loop_->loop_var, nb->shape[0]);
+      args[i + 1] = Add(args[i + 1], Mul(version, size));
+      changed = true;
+    }
+    if (!changed) return e;
+    return CallNode::Make(call->dtype, call->op, args, call->span);
+  }
+
+ private:
+  Expr Version(const Buffer& nb) const {
+    return FloorModE(Sub(loop_->loop_var, loop_->min), nb->shape[0]);
+  }
+  const std::unordered_map<const BufferNode*, Buffer>& remap_;
+  std::unordered_map<const VarNode*, std::pair<const BufferNode*, Buffer>> by_data_;
+  const ForNode* loop_;
+  bool all_versions_;
+};
+
+/*! \brief Builds the pipelined form of one annotated loop. */
+class PipelineBuilder {
+ public:
+  PipelineBuilder(BufferVarMap buffers, const std::unordered_set<const BufferNode*>& double_buffers,
+                  std::vector<Buffer> allocs, const ForNode* loop, std::vector<Block> blocks,
+                  std::vector<StmtInfo> infos, AttrMap kept)
+      : buffers_(std::move(buffers)),
+        double_buffers_(double_buffers),
+        allocs_(std::move(allocs)),
+        loop_(loop),
+        blocks_(std::move(blocks)),
+        infos_(std::move(infos)),
+        kept_(std::move(kept)) {}
+
+  Stmt Build() {
+    const size_t n = blocks_.size();
+    for (const StmtInfo& info : infos_) max_stage_ = std::max(max_stage_, info.stage);
+    // Versions of the pipeline's buffers.
+    for (const Buffer& b : allocs_) {
+      int64_t versions = Versions(b);
+      if (versions > 1) remap_[b.get()] = WithVersions(b, versions);
+    }
+    by_order_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) by_order_[infos_[i].order] = i;
+
+    const Expr& min = loop_->min;
+    const Expr& extent = loop_->extent;
+    Stmt prologue = EmitStmt(min, Add(min, Int32(max_stage_)), true, nullptr);
+    Expr steady_start = Add(min, Int32(max_stage_));
+    Stmt body_loop = EmitStmt(steady_start, Add(min, extent), false, nullptr);
+    Expr epilogue_start = Add(min, extent);
+    Expr extra_lower_bound;
+    if (max_stage_ > 1 && !ana_.CanProveGreaterEqual(extent, max_stage_)) {
+      auto end = AsConstInt(epilogue_start);
+      auto first = AsConstInt(steady_start);
+      if (end && first) {
+        epilogue_start = IntConst(epilogue_start->dtype, std::max(*end, *first));
+      } else {
+        extra_lower_bound = steady_start;
+      }
+    }
+    Stmt epilogue =
+        EmitStmt(epilogue_start, Add(Add(min, extent), Int32(max_stage_)), true, extra_lower_bound);
+    Stmt seq = SeqStmtNode::Make({prologue, body_loop, epilogue});
+
+    std::vector<Buffer> allocs;
+    for (const Buffer& b : allocs_) {
+      auto it = remap_.find(b.get());
+      allocs.push_back(it == remap_.end() ? b : it->second);
+      buffers_.erase(b->data.get());
+    }
+    Block block = MakeBlock(seq, buffers_);
+    block = BlockNode::Make(block->iter_vars, block->reads, block->writes, block->name_hint,
+                            block->body, block->init, allocs, block->match_buffers,
+                            block->annotations, block->span);
+    return BlockRealizeNode::Make({}, Bool(true), block);
+  }
+
+ private:
+  // Where the first write / last read of each buffer happens, by stage.
+  int64_t Versions(const Buffer& buffer) {
+    int64_t def = -1, use = -1;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      const int64_t stage = infos_[i].stage;
+      for (const BufferRegion& w : blocks_[i]->writes) {
+        if (w->buffer.get() == buffer.get()) def = def == -1 ? stage : std::min(def, stage);
+      }
+      for (const BufferRegion& r : blocks_[i]->reads) {
+        if (r->buffer.get() == buffer.get()) use = std::max(use, stage);
+      }
+    }
+    if (def == -1) return 1;  // not written in the pipeline: one version suffices
+    int64_t versions = use - def + 1;
+    if (versions == 2 && !NeedsTwo(buffer)) versions = 1;
+    if (versions == 1 && double_buffers_.count(buffer.get())) versions = 2;
+    return versions;
+  }
+  // Two versions are needed only when an earlier-ordered writer of an earlier stage may touch
+  // what a later reader reads (first region of each).
+  bool NeedsTwo(const Buffer& buffer) {
+    auto first = [&](const std::vector<BufferRegion>& rs) -> const BufferRegionNode* {
+      for (const BufferRegion& r : rs) {
+        if (r->buffer.get() == buffer.get()) return r.get();
+      }
+      return nullptr;
+    };
+    for (size_t w = 0; w < blocks_.size(); ++w) {
+      const BufferRegionNode* wr = first(blocks_[w]->writes);
+      if (wr == nullptr) continue;
+      for (size_t r = 0; r < blocks_.size(); ++r) {
+        const BufferRegionNode* rr = first(blocks_[r]->reads);
+        if (rr == nullptr) continue;
+        if (infos_[w].order < infos_[r].order && infos_[w].stage < infos_[r].stage &&
+            MayOverlap(wr->region, rr->region)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  bool MayOverlap(const std::vector<Range>& a, const std::vector<Range>& b) {
+    if (a.size() != b.size()) return true;
+    for (size_t d = 0; d < a.size(); ++d) {
+      // Disjoint when one ends before the other starts.
+      Expr a_end = Add(a[d]->min, a[d]->extent), b_end = Add(b[d]->min, b[d]->extent);
+      if (ana_.CanProve(Cmp(true, a_end, b[d]->min)) ||
+          ana_.CanProve(Cmp(true, b_end, a[d]->min))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  static Buffer WithVersions(const Buffer& b, int64_t versions) {
+    std::vector<Expr> shape = {Int32(versions)};
+    shape.insert(shape.end(), b->shape.begin(), b->shape.end());
+    std::vector<Expr> strides;
+    if (!b->strides.empty()) {
+      strides = {Mul(b->strides[0], b->shape[0])};
+      strides.insert(strides.end(), b->strides.begin(), b->strides.end());
+    }
+    Buffer nb = BufferNode::Make(b->data, b->dtype, shape, strides, b->elem_offset, b->name,
+                                 b->data_alignment, b->offset_factor, b->span);
+    const_cast<BufferNode*>(nb.get())->axis_separators = b->axis_separators;
+    return nb;
+  }
+
+  // State of an asynchronous stage across the prologue, the steady state and the epilogue.
+  struct StageState {
+    std::unordered_set<const BufferNode*> dst;  // buffers it writes asynchronously
+    // The count of its groups committed so far minus one, while that can be counted exactly.
+    std::optional<Expr> head = Expr(Int32(-1));
+    bool Writes(const BufferNode* b) const { return dst.count(b) != 0; }
+  };
+  // State of an asynchronous stage within one emitted range.
+  struct LocalState {
+    int insert_before = -1;  // the statement the wait goes before (-1: no wait)
+    Expr wait_count;
+    std::unordered_set<const BufferNode*> seen;  // written by the statements met so far
+    std::optional<Expr> head;                    // the iteration the latest write serves
+    std::optional<Expr> predicate;               // the guard of its statements
+    std::vector<std::vector<size_t>> groups;     // statement indices of each commit group
+    bool consumed = false;                       // a reader has been met since the last group
+  };
+  struct Emitted {
+    int64_t stage;
+    Expr predicate;
+    Block block;
+    Expr index;  // the iteration the statement serves, counted from the loop's start
+    bool async;
+  };
+
+  // TVM's Analyzer::Simplify: the rewrite rules, then the canonical form.
+  static Expr Simplify(arith::Analyzer& ana, const Expr& e) {
+    Expr r = ana.RewriteSimplify(e);
+    return AsConstInt(r) ? r : ana.Simplify(r);
+  }
+
+  Stmt NoOp() {
+    return BlockRealizeNode::Make({}, Bool(true), MakeBlock(EvaluateNode::Make(Int32(0)), {}));
+  }
+  Stmt EmitStmt(const Expr& start, const Expr& end, bool unroll, const Expr& extra) {
+    const Var& lv = loop_->loop_var;
+    Expr extent = Sub(end, start);
+    if (auto c = AsConstInt(end), s = AsConstInt(start); c && s) {
+      extent = IntConst(extent->dtype, *c - *s);
+    }
+    if (ana_.CanProve(Cmp(true, extent, Int32(0)))) return NoOp();
+    const bool unit = ana_.CanProveEqual(extent, Int32(1));
+    Expr step;
+    Var var;
+    arith::Analyzer normalized;  // the loop variable over [min, extent)
+    if (unit) {
+      step = start;
+    } else {
+      var = VarNode::Make(lv->name, lv->dtype, lv->span);
+      step = var;
+      ana_.Bind(var, RangeNode::Make(start, Sub(end, start)));
+      normalized.Bind(var, RangeNode::Make(loop_->min, Sub(extent, loop_->min)));
+    }
+
+    std::vector<Emitted> out;
+    std::map<int64_t, LocalState> local;
+    std::unordered_map<const BufferNode*, size_t> group_of;
+    for (size_t pos = 0; pos < blocks_.size(); ++pos) {
+      const size_t i = by_order_[pos];
+      const StmtInfo& info = infos_[i];
+      Expr skewed = Sub(step, IntConst(step->dtype, info.stage));
+      if (auto c = AsConstInt(step)) skewed = IntConst(step->dtype, *c - info.stage);
+      Expr inbound = And(Simplify(ana_, Cmp(true, loop_->min, skewed)),
+                         Cmp(false, skewed, Add(loop_->min, loop_->extent)));
+      if (extra) inbound = Simplify(ana_, And(inbound, Cmp(true, extra, step)));
+      if (ana_.CanProve(NotNode::Make(inbound))) continue;
+      Stmt rewritten = VersionRewriter(remap_, loop_, max_stage_ != 1).VisitStmt(blocks_[i]);
+      Expr delta = Sub(start, loop_->min);
+      Expr index = unit ? skewed : Add(skewed, delta);
+      if (!unit) {
+        VarMap shift;
+        shift[var.get()] = Add(var, delta);
+        inbound = Substitute(inbound, shift);
+      }
+      VarMap sub;
+      sub[lv.get()] = index;
+      Block block = As<BlockNode>(Substitute(rewritten, sub));
+
+      if (info.async) {
+        LocalState& state = local[info.stage];
+        size_t group;
+        if (state.groups.empty() || state.consumed) {
+          group = state.groups.size();
+          state.groups.push_back({out.size()});
+        } else {
+          group = state.groups.size() - 1;
+          state.groups.back().push_back(out.size());
+        }
+        for (const BufferRegion& w : block->writes) {
+          stages_[info.stage].dst.insert(w->buffer.get());
+          group_of[w->buffer.get()] = group;
+        }
+        state.head = index;
+        if (!state.predicate || normalized.CanProve(*state.predicate)) {
+          state.predicate = inbound;
+        } else {
+          state.predicate = Simplify(normalized, And(*state.predicate, inbound));
+        }
+        Stmt body = AttrStmtNode::Make(Int32(0), "async_scope", Int32(1), block->body);
+        block = WithBody(block, body);
+      }
+      out.push_back({info.stage, inbound, block, index, info.async});
+      for (const BufferRegion& r : block->reads) {
+        for (const auto& [producer, st] : stages_) {
+          if (producer <= info.stage && st.Writes(r->buffer.get())) local[producer].consumed = true;
+        }
+      }
+    }
+
+    PlaceWaits(out, normalized, group_of, local);
+    std::vector<Stmt> stmts = Finish(out, local, normalized);
+    if (stmts.empty()) return NoOp();
+    Stmt result = stmts.size() == 1 ? stmts[0] : SeqStmtNode::Make(stmts);
+    if (!unit) {
+      result = ForNode::Make(var, loop_->min, extent, unroll ? ForKind::kUnrolled : loop_->for_kind,
+                             result, nullptr, kept_, loop_->span);
+    }
+    for (const auto& [stage, state] : local) {
+      StageState& global = stages_[stage];
+      if (state.predicate && normalized.CanProve(*state.predicate) && global.head) {
+        global.head = Add(*global.head, extent);
+      } else {
+        global.head.reset();
+      }
+    }
+    return BlockRealizeNode::Make({}, Bool(true), MakeBlock(result, buffers_));
+  }
+
+  static Block WithBody(const Block& b, const Stmt& body) {
+    return BlockNode::Make(b->iter_vars, b->reads, b->writes, b->name_hint, body, b->init,
+                           b->alloc_buffers, b->match_buffers, b->annotations, b->span);
+  }
+
+  // Where each asynchronous stage's readers wait, and for how many groups in flight.
+  void PlaceWaits(const std::vector<Emitted>& out, arith::Analyzer& normalized,
+                  const std::unordered_map<const BufferNode*, size_t>& group_of,
+                  std::map<int64_t, LocalState>& local) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].async) {
+        for (const BufferRegion& w : out[i].block->writes) {
+          local[out[i].stage].seen.insert(w->buffer.get());
+        }
+      }
+      int64_t producer = -1;
+      for (const BufferRegion& r : out[i].block->reads) {
+        for (const auto& [stage, st] : stages_) {
+          if (stage <= out[i].stage && st.Writes(r->buffer.get())) {
+            if (producer != -1 && producer != stage) {
+              Fail(loop_->span, "a statement reads buffers written asynchronously by two stages (" +
+                                    std::to_string(producer) + " and " + std::to_string(stage) +
+                                    "), which is not supported");
+            }
+            producer = stage;
+          }
+        }
+      }
+      if (producer == -1) continue;
+      LocalState& dep = local[producer];
+      std::vector<std::optional<Expr>> heads;
+      if (dep.groups.empty()) {
+        // No producer in this range (the epilogue): the count carried over from before.
+        heads.push_back(stages_[producer].head);
+      } else {
+        std::vector<bool> pending(dep.groups.size(), true);
+        for (const BufferRegion& r : out[i].block->reads) {
+          if (!stages_[producer].Writes(r->buffer.get())) continue;
+          size_t g = group_of.at(r->buffer.get());
+          if (!pending[g]) continue;
+          // A buffer not yet written in this step was last written one step before.
+          heads.push_back(dep.seen.count(r->buffer.get()) ? *dep.head : Sub(*dep.head, Int32(1)));
+          pending[g] = false;
+        }
+      }
+      Expr count = Int32(0);
+      for (const auto& head : heads) {
+        if (!head || !normalized.CanProve(Cmp(true, Int32(0), *head))) {
+          count = Int32(0);
+          break;
+        }
+        count = Add(count, Simplify(ana_, Sub(*head, out[i].index)));
+      }
+      if (dep.insert_before == -1) {
+        dep.insert_before = static_cast<int>(i);
+        dep.wait_count = count;
+      } else if (ana_.CanProve(Cmp(false, count, dep.wait_count))) {
+        dep.wait_count = count;
+      }
+    }
+  }
+
+  std::vector<Stmt> Finish(std::vector<Emitted> out, const std::map<int64_t, LocalState>& local,
+                           arith::Analyzer& normalized) {
+    std::vector<int64_t> group_stage(out.size(), -1);
+    for (const auto& [stage, state] : local) {
+      for (const auto& group : state.groups) {
+        for (size_t j = 0; j < group.size(); ++j) {
+          if (group[0] + j < out.size()) group_stage[group[0] + j] = stage;
+        }
+      }
+      if (state.insert_before == -1) continue;
+      Expr count = state.wait_count;
+      if (state.predicate && !normalized.CanProve(*state.predicate)) {
+        // The count holds only where the awaited statements ran.
+        count = CallNode::Make(DataType::Int(32), OpNode::Get("tir.if_then_else"),
+                               {*state.predicate, CastTo(DataType::Int(32), count), Int32(0)});
+      }
+      Block& b = out[state.insert_before].block;
+      Stmt body = AttrStmtNode::Make(
+          Int32(0), "async_wait_queue_scope", Int32(stage),
+          AttrStmtNode::Make(Int32(0), "async_wait_inflight_count", count, b->body));
+      b = WithBody(b, body);
+    }
+    std::vector<Stmt> stmts;
+    for (size_t i = 0; i < out.size();) {
+      if (group_stage[i] == -1) {
+        stmts.push_back(BlockRealizeNode::Make({}, out[i].predicate, out[i].block));
+        ++i;
+        continue;
+      }
+      const int64_t stage = group_stage[i];
+      const Expr predicate = out[i].predicate;
+      std::vector<Stmt> bodies;
+      for (; i < out.size() && group_stage[i] == stage; ++i) {
+        if (!StructuralEqual(predicate, out[i].predicate)) {
+          Fail(loop_->span, "the statements of one commit group of stage " + std::to_string(stage) +
+                                " run under different conditions");
+        }
+        bodies.push_back(out[i].block->body);
+      }
+      Stmt body = bodies.size() == 1 ? bodies[0] : SeqStmtNode::Make(bodies);
+      Stmt commit = AttrStmtNode::Make(Int32(0), "async_commit_queue_scope", Int32(stage), body);
+      stmts.push_back(BlockRealizeNode::Make({}, predicate, MakeBlock(commit, buffers_)));
+    }
+    return stmts;
+  }
+
+  arith::Analyzer ana_;
+  BufferVarMap buffers_;
+  const std::unordered_set<const BufferNode*>& double_buffers_;
+  std::vector<Buffer> allocs_;
+  const ForNode* loop_;
+  std::vector<Block> blocks_;  // in program order
+  std::vector<StmtInfo> infos_;
+  AttrMap kept_;
+  int64_t max_stage_ = -1;
+  std::unordered_map<const BufferNode*, Buffer> remap_;
+  std::vector<size_t> by_order_;
+  std::map<int64_t, StageState> stages_;
+};
+
+std::vector<int64_t> IntList(const ForNode* loop, const char* key) {
   std::vector<int64_t> out;
-  if (!*present) return out;
+  auto it = loop->annotations.find(key);
   auto* arr = AsPtr<ArrayNode>(it->second);
-  if (arr == nullptr) Refuse(loop, std::string(key) + " must be a list of integers");
+  if (arr == nullptr) Fail(loop->span, std::string(key) + " must be a list of integers");
   for (const ObjectRef& item : arr->items) {
     auto v = AsConstInt(std::dynamic_pointer_cast<ExprNode>(item));
-    if (!v || *v < 0) Refuse(loop, std::string(key) + " must be a list of non-negative integers");
+    if (!v) Fail(loop->span, std::string(key) + " must be a list of integers");
     out.push_back(*v);
   }
   return out;
 }
 
-/*! \brief a - c, or a itself when c is 0 (the golden output stays readable). */
-Expr Minus(const Expr& a, const Expr& c) { return IsConstInt(c, 0) ? a : SubE(a, c); }
-
-// The calls with the types TVMScript gives them (T.ptx_commit_group() is void,
-// T.tvm_storage_sync("shared") an int32, as TVM's), so that printed output parses back equal.
-Expr Call(const char* op, std::vector<Expr> args) {
-  return CallNode::Make(DataType::Void(), OpNode::Get(op), std::move(args));
-}
-Stmt Eval(Expr e) { return EvaluateNode::Make(std::move(e)); }
-Stmt Barrier() {
-  return Eval(CallNode::Make(DataType::Int(32), OpNode::Get("tir.tvm_storage_sync"),
-                             {StringImmNode::Make("shared")}));
-}
-
-/*! \brief The buffers (data variables) a statement reads and writes. Loads and stores are
- *  what they say; tvm_access_ptr follows its mask; any other use of a data pointer (a
- *  tensor-core call naming a fragment) counts as both. */
-struct Access {
-  std::set<const VarNode*> reads, writes;
-};
-Access Collect(const Stmt& s) {
-  Access a;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* load = AsPtr<BufferLoadNode>(n)) {
-      a.reads.insert(load->buffer->data.get());
-    } else if (auto* store = AsPtr<BufferStoreNode>(n)) {
-      a.writes.insert(store->buffer->data.get());
-    } else if (auto* call = AsPtr<CallNode>(n);
-               call && call->is_op("tir.tvm_access_ptr") && call->args.size() == 5) {
-      if (auto* data = AsPtr<VarNode>(call->args[1])) {
-        auto mask = AsConstInt(call->args[4]);
-        if (!mask || (*mask & 1)) a.reads.insert(data);
-        if (!mask || (*mask & 2)) a.writes.insert(data);
-      }
-    }
-  });
-  // Pointer variables used other than through loads, stores and tvm_access_ptr.
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    auto* call = AsPtr<CallNode>(n);
-    if (call == nullptr || call->is_op("tir.tvm_access_ptr")) return;
-    for (const Expr& arg : call->args) {
-      auto* v = AsPtr<VarNode>(arg);
-      if (v && v->pointer) {
-        a.reads.insert(v);
-        a.writes.insert(v);
-      }
-    }
-  });
-  return a;
-}
-
-/*! \brief Rewrites the accesses to versioned buffers: a leading index `version`. */
-class VersionRewriter : public StmtExprMutator {
- public:
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
-  struct Versioned {
-    Buffer buffer;      // the new buffer, [versions] + shape
-    Expr version_size;  // elements between two versions
-  };
-  VersionRewriter(const std::map<const BufferNode*, Versioned>& map,
-                  const std::map<const VarNode*, const BufferNode*>& by_data, Expr version_of_iter)
-      : map_(map), by_data_(by_data), version_(std::move(version_of_iter)) {}
-
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    auto it = map_.find(load->buffer.get());
-    if (it == map_.end()) return e;
-    std::vector<Expr> idx = {Version(it->second)};
-    idx.insert(idx.end(), load->indices.begin(), load->indices.end());
-    return BufferLoadNode::Make(it->second.buffer, idx, load->predicate, load->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* store = AsPtr<BufferStoreNode>(s);
-    auto it = map_.find(store->buffer.get());
-    if (it == map_.end()) return s;
-    std::vector<Expr> idx = {Version(it->second)};
-    idx.insert(idx.end(), store->indices.begin(), store->indices.end());
-    return BufferStoreNode::Make(it->second.buffer, store->value, idx, store->predicate,
-                                 store->span);
-  }
-  Expr VisitExpr_(const CallNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* call = AsPtr<CallNode>(e);
-    if (!call->is_op("tir.tvm_access_ptr") || call->args.size() != 5) return e;
-    auto* data = AsPtr<VarNode>(call->args[1]);
-    auto b = data ? by_data_.find(data) : by_data_.end();
-    if (b == by_data_.end()) return e;
-    const Versioned& v = map_.at(b->second);
-    std::vector<Expr> args = call->args;
-    args[2] = AddE(args[2], MulE(CastTo(args[2]->dtype, Version(v)), v.version_size));
-    return CallNode::Make(call->dtype, call->op, args, call->span);
-  }
-  Stmt VisitStmt_(const BlockNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* b = AsPtr<BlockNode>(s);
-    auto regions = [&](const std::vector<BufferRegion>& rs, bool* changed) {
-      std::vector<BufferRegion> out;
-      for (const BufferRegion& r : rs) {
-        auto it = map_.find(r->buffer.get());
-        if (it == map_.end()) {
-          out.push_back(r);
-          continue;
-        }
-        *changed = true;
-        std::vector<Range> region = {RangeNode::Make(Version(it->second), Int32(1))};
-        region.insert(region.end(), r->region.begin(), r->region.end());
-        out.push_back(BufferRegionNode::Make(it->second.buffer, region, r->span));
-      }
-      return out;
-    };
-    bool changed = false;
-    auto reads = regions(b->reads, &changed);
-    auto writes = regions(b->writes, &changed);
-    if (!changed) return s;
-    // storage_align's [write index, axis, factor, offset] of a versioned buffer: one axis on.
-    AttrMap ann = b->annotations;
-    auto al = ann.find("buffer_dim_align");
-    if (al != ann.end()) {
-      if (auto* outer = AsPtr<ArrayNode>(al->second)) {
-        std::vector<ObjectRef> items;
-        for (const ObjectRef& item : outer->items) {
-          auto* quad = AsPtr<ArrayNode>(item);
-          auto index = quad && quad->items.size() == 4
-                           ? AsConstInt(std::dynamic_pointer_cast<ExprNode>(quad->items[0]))
-                           : std::nullopt;
-          auto axis = quad && quad->items.size() == 4
-                          ? AsConstInt(std::dynamic_pointer_cast<ExprNode>(quad->items[1]))
-                          : std::nullopt;
-          if (index && axis && *index >= 0 && size_t(*index) < b->writes.size() &&
-              map_.count(b->writes[*index]->buffer.get())) {
-            std::vector<ObjectRef> q = quad->items;
-            q[1] = Int32(*axis + 1);
-            items.push_back(ArrayNode::Make(q));
-          } else {
-            items.push_back(item);
-          }
-        }
-        ann[al->first] = ArrayNode::Make(items);
-      }
-    }
-    return BlockNode::Make(b->iter_vars, reads, writes, b->name_hint, b->body, b->init,
-                           b->alloc_buffers, b->match_buffers, ann, b->span);
-  }
-
- private:
-  Expr Version(const Versioned& v) {
-    return FloorModE(version_, v.buffer->shape[0]);
-  }
-  const std::map<const BufferNode*, Versioned>& map_;
-  const std::map<const VarNode*, const BufferNode*>& by_data_;
-  Expr version_;
-};
-
-/*! \brief A copy of a statement whose own definitions (serial loop variables, let variables,
- *  block iterators and allocations) are new, so that the prologue, the steady state and the
- *  epilogue each define their own. Thread-bound loops keep their (unified) variables. */
-class FreshDefs : public BufferRemapMutator<> {
- public:
-  using BufferRemapMutator<>::VisitExpr_;
-  using BufferRemapMutator<>::VisitStmt_;
-
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = vars_.find(op);
-    return it == vars_.end() ? GetRef(op) : it->second;
-  }
-  Stmt VisitStmt_(const ForNode* op) override {
-    Var v = op->loop_var;
-    if (op->for_kind != ForKind::kThreadBinding) v = Renew(v);
-    return ForNode::Make(v, VisitExpr(op->min), VisitExpr(op->extent), op->for_kind,
-                         VisitStmt(op->body), op->thread_binding, op->annotations, op->span);
-  }
-  Stmt VisitStmt_(const LetStmtNode* op) override {
-    Expr value = VisitExpr(op->value);
-    Var v = Renew(op->var);
-    return LetStmtNode::Make(v, value, VisitStmt(op->body), op->span);
-  }
-  Stmt VisitStmt_(const BlockNode* op) override {
-    std::vector<IterVar> iters;
-    for (const IterVar& iv : op->iter_vars) {
-      Range dom = iv->dom ? RangeNode::Make(VisitExpr(iv->dom->min), VisitExpr(iv->dom->extent))
-                          : nullptr;
-      iters.push_back(IterVarNode::Make(dom, Renew(iv->var), iv->iter_type, iv->thread_tag,
-                                        iv->span));
-    }
-    std::vector<Buffer> allocs;
-    for (const Buffer& b : op->alloc_buffers) {
-      Renew(b->data);
-      allocs.push_back(Buf(b));
-    }
-    auto regions = [&](const std::vector<BufferRegion>& rs) {
-      std::vector<BufferRegion> out;
-      for (const BufferRegion& r : rs) {
-        std::vector<Range> region;
-        for (const Range& rg : r->region) {
-          region.push_back(RangeNode::Make(VisitExpr(rg->min), VisitExpr(rg->extent), rg->span));
-        }
-        out.push_back(BufferRegionNode::Make(Buf(r->buffer), region, r->span));
-      }
-      return out;
-    };
-    std::vector<MatchBufferRegion> matches;
-    for (const MatchBufferRegion& m : op->match_buffers) {
-      BufferRegion src = regions({m->source})[0];
-      matches.push_back(MatchBufferRegionNode::Make(m->buffer, src, m->span));
-    }
-    Stmt init = op->init ? VisitStmt(op->init) : nullptr;
-    return BlockNode::Make(iters, regions(op->reads), regions(op->writes), op->name_hint,
-                           VisitStmt(op->body), init, allocs, matches, op->annotations, op->span);
-  }
-
- private:
-  Var Renew(const Var& v) {
-    Var n = v->pointer ? VarNode::MakePointer(v->name, v->pointer->element, v->pointer->scope,
-                                              v->span)
-                       : VarNode::Make(v->name, v->dtype, v->span);
-    vars_[v.get()] = n;
-    return n;
-  }
-  Buffer Buf(const Buffer& b) {
-    auto it = vars_.find(b->data.get());
-    if (it == vars_.end()) return b;
-    auto done = buffers_.find(b.get());
-    if (done != buffers_.end()) return done->second;
-    std::vector<Expr> shape, strides;
-    for (const Expr& e : b->shape) shape.push_back(VisitExpr(e));
-    for (const Expr& e : b->strides) strides.push_back(VisitExpr(e));
-    Buffer n = BufferNode::Make(std::static_pointer_cast<VarNode>(it->second), b->dtype, shape,
-                                strides, b->elem_offset ? VisitExpr(b->elem_offset) : nullptr,
-                                b->name, b->data_alignment, b->offset_factor, b->span);
-    buffers_[b.get()] = n;
-    return n;
-  }
-  // Loads and stores of a renewed allocation read the new buffer (BufferRemapMutator).
-  Buffer RemapBuffer(const Buffer& b) override { return Buf(b); }
-  std::unordered_map<const VarNode*, Expr> vars_;
-  std::unordered_map<const BufferNode*, Buffer> buffers_;
-};
-
 class PipelineInjector : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
-  explicit PipelineInjector(bool async_ok) : async_ok_(async_ok) {}
+  explicit PipelineInjector(const PrimFunc& f) {
+    for (const auto& [param, buffer] : f->buffer_map) buffers_[buffer->data.get()] = buffer;
+  }
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    for (const Buffer& b : op->alloc_buffers) buffers_[b->data.get()] = b;
+    auto it = op->annotations.find(kDoubleBuffer);
+    if (it != op->annotations.end()) {
+      auto index = AsConstInt(std::dynamic_pointer_cast<ExprNode>(it->second));
+      if (!index || *index < 0 || static_cast<size_t>(*index) >= op->writes.size()) {
+        Fail(op->span, std::string(kDoubleBuffer) + " of block '" + op->name_hint +
+                           "' must index one of its " + std::to_string(op->writes.size()) +
+                           " written buffers");
+      }
+      double_buffers_.insert(op->writes[*index]->buffer.get());
+    }
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    for (const Buffer& b : op->alloc_buffers) buffers_.erase(b->data.get());
+    return s;
+  }
 
   Stmt VisitStmt_(const ForNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* loop = AsPtr<ForNode>(s);
-    if (!loop->annotations.count(kStage)) {
-      if (loop->annotations.count(kOrder) || loop->annotations.count(kAsync)) {
-        Refuse(loop, std::string(kOrder) + " or " + kAsync + " without " + kStage);
-      }
-      return s;
+    const bool has_stage = op->annotations.count(kStage) != 0;
+    const bool has_order = op->annotations.count(kOrder) != 0;
+    if (!has_stage && !has_order) return s;
+    const std::string loop = "the pipelined loop over " + op->loop_var->name;
+    if (!has_order) Fail(op->span, loop + " has " + kStage + " but no " + kOrder);
+    if (!has_stage) Fail(op->span, loop + " has " + kOrder + " but no " + kStage);
+    auto* visited = AsPtr<ForNode>(s);
+
+    // The pipeline's statements and allocations.
+    std::vector<Buffer> allocs;
+    Stmt body = visited->body;
+    std::vector<const VarNode*> scoped;
+    auto declare = [&](const Buffer& b) {
+      allocs.push_back(b);
+      buffers_[b->data.get()] = b;
+      scoped.push_back(b->data.get());
+    };
+    if (auto* realize = AsPtr<BlockRealizeNode>(body)) {
+      for (const Buffer& b : realize->block->alloc_buffers) declare(b);
+      body = realize->block->body;
     }
-    return Pipeline(loop);
+    auto* seq = AsPtr<SeqStmtNode>(body);
+    if (seq == nullptr) {
+      Fail(op->span, loop + " must have a sequence of statements as its body, not a " +
+                         NodeKindName(body->kind));
+    }
+    std::vector<Stmt> children;
+    for (const Stmt& child : seq->seq) {
+      auto* nested = AsPtr<BlockRealizeNode>(child);
+      if (nested && IsConstInt(nested->predicate, 1) && AsPtr<SeqStmtNode>(nested->block->body)) {
+        if (!nested->block->match_buffers.empty()) {
+          Fail(nested->block->span,
+               "block '" + nested->block->name_hint + "' in " + loop +
+                   " still has match_buffers (run tir.LowerMatchBuffer first)");
+        }
+        for (const Buffer& b : nested->block->alloc_buffers) declare(b);
+        for (const Stmt& c : AsPtr<SeqStmtNode>(nested->block->body)->seq) children.push_back(c);
+      } else {
+        children.push_back(child);
+      }
+    }
+    std::vector<Block> blocks;
+    for (const Stmt& c : children) {
+      Block b = MakeBlock(c, buffers_);
+      if (!b->iter_vars.empty()) {
+        Fail(b->span, "block '" + b->name_hint + "' in " + loop +
+                          " has iterators (the pipelined statements must be opaque blocks)");
+      }
+      blocks.push_back(b);
+    }
+
+    std::vector<int64_t> stages = IntList(op, kStage);
+    std::vector<int64_t> orders = IntList(op, kOrder);
+    for (const auto* list : {&stages, &orders}) {
+      if (list->size() != blocks.size()) {
+        Fail(op->span, loop + " has " + std::to_string(blocks.size()) + " statements but " +
+                           (list == &stages ? kStage : kOrder) + " has " +
+                           std::to_string(list->size()) + " entries");
+      }
+    }
+    std::set<int64_t> async_stages;
+    if (op->annotations.count(kAsync)) {
+      for (int64_t s : IntList(op, kAsync)) async_stages.insert(s);
+    }
+    AttrMap kept = op->annotations;
+    kept.erase(kStage);
+    kept.erase(kOrder);
+    kept.erase(kAsync);
+    std::vector<StmtInfo> infos;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (stages[i] < 0) Fail(op->span, loop + ": a stage cannot be negative");
+      infos.push_back({stages[i], orders[i], async_stages.count(stages[i]) != 0});
+    }
+    Validate(op, blocks, infos);
+
+    Stmt out = PipelineBuilder(buffers_, double_buffers_, allocs, op, blocks, infos, kept).Build();
+    for (const VarNode* v : scoped) buffers_.erase(v);
+    return out;
   }
 
  private:
-  Stmt Pipeline(const ForNode* loop);
-  bool async_ok_;
+  // Orders are a permutation; a statement that reads what an earlier one (in program order)
+  // writes runs in a later stage, or in the same stage later in the order.
+  void Validate(const ForNode* op, const std::vector<Block>& blocks,
+                const std::vector<StmtInfo>& infos) {
+    const std::string loop = "the pipelined loop over " + op->loop_var->name;
+    std::set<int64_t> orders;
+    for (const StmtInfo& info : infos) {
+      if (info.order < 0 || info.order >= static_cast<int64_t>(infos.size())) {
+        Fail(op->span, loop + ": order " + std::to_string(info.order) + " is not in 0.." +
+                           std::to_string(infos.size() - 1));
+      }
+      if (!orders.insert(info.order).second) {
+        Fail(op->span, loop + ": two statements have the order " + std::to_string(info.order));
+      }
+    }
+    std::unordered_map<const VarNode*, std::vector<size_t>> writers;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      for (const BufferRegion& r : blocks[i]->reads) {
+        auto it = writers.find(r->buffer->data.get());
+        if (it == writers.end()) continue;
+        for (size_t w : it->second) {
+          const std::string what = "statement " + std::to_string(i) + " reads '" + r->buffer->name +
+                                   "', which statement " + std::to_string(w) + " writes";
+          if (infos[w].stage > infos[i].stage) {
+            Fail(op->span, loop + ": " + what + " in a later stage (" +
+                               std::to_string(infos[w].stage) + " > " +
+                               std::to_string(infos[i].stage) + ")");
+          }
+          if (infos[w].stage == infos[i].stage && infos[w].order >= infos[i].order) {
+            Fail(op->span, loop + ": " + what + " in the same stage, but its order " +
+                               std::to_string(infos[i].order) + " puts it first");
+          }
+        }
+      }
+      for (const BufferRegion& w : blocks[i]->writes) writers[w->buffer->data.get()].push_back(i);
+    }
+  }
+
+  BufferVarMap buffers_;
+  std::unordered_set<const BufferNode*> double_buffers_;
 };
 
-Stmt PipelineInjector::Pipeline(const ForNode* loop) {
-  bool has_stage = false, has_order = false, has_async = false;
-  std::vector<int64_t> stage = IntList(loop, kStage, &has_stage);
-  std::vector<int64_t> order = IntList(loop, kOrder, &has_order);
-  std::vector<int64_t> async_list = IntList(loop, kAsync, &has_async);
-  const size_t n = stage.size();
-  if (n == 0) Refuse(loop, std::string(kStage) + " is empty");
-  if (!has_order) {
-    for (size_t i = 0; i < n; ++i) order.push_back(static_cast<int64_t>(i));
-  }
-  if (order.size() != n) {
-    Refuse(loop, std::string(kOrder) + " has " + std::to_string(order.size()) +
-                     " entries but " + kStage + " has " + std::to_string(n));
-  }
-  {
-    std::vector<int64_t> sorted = order;
-    std::sort(sorted.begin(), sorted.end());
-    for (size_t i = 0; i < n; ++i) {
-      if (sorted[i] != static_cast<int64_t>(i)) {
-        Refuse(loop, std::string(kOrder) + " must be a permutation of 0.." + std::to_string(n - 1));
-      }
-    }
-  }
-  if (loop->for_kind != ForKind::kSerial) Refuse(loop, "only a serial loop can be pipelined");
-  auto extent = AsConstInt(loop->extent);
-  const int64_t max_stage = *std::max_element(stage.begin(), stage.end());
-  if (!extent) Refuse(loop, "its extent must be a constant");
-  if (*extent <= max_stage) {
-    Refuse(loop, "its extent " + std::to_string(*extent) + " must exceed the largest stage " +
-                     std::to_string(max_stage));
-  }
-  std::set<int64_t> async_stages(async_list.begin(), async_list.end());
-
-  // The statements: the body's sequence, possibly inside an opaque block that allocates the
-  // buffers they pass on.
-  Stmt body = loop->body;
-  const BlockNode* holder = nullptr;
-  if (auto* br = AsPtr<BlockRealizeNode>(body)) {
-    const BlockNode* b = br->block.get();
-    if (!b->iter_vars.empty() || !IsConstInt(br->predicate, 1) || b->init ||
-        !b->match_buffers.empty()) {
-      Refuse(loop, "its body is a block with iterators, a predicate or an init (only an opaque "
-                   "block that allocates buffers can wrap the pipelined statements)");
-    }
-    holder = b;
-    body = b->body;
-  }
-  std::vector<Stmt> stmts;
-  if (auto* seq = AsPtr<SeqStmtNode>(body)) {
-    stmts = seq->seq;
-  } else {
-    stmts = {body};
-  }
-  if (stmts.size() != n) {
-    Refuse(loop, "its body has " + std::to_string(stmts.size()) + " statements but " + kStage +
-                     " has " + std::to_string(n) + " entries");
-  }
-  std::map<const VarNode*, const BufferNode*> local;  // buffers allocated in the body block
-  if (holder) {
-    for (const Buffer& b : holder->alloc_buffers) local[b->data.get()] = b.get();
-  }
-
-  // Legality, buffer by buffer.
-  std::vector<Access> acc;
-  for (const Stmt& s : stmts) acc.push_back(Collect(s));
-  std::set<const VarNode*> all;
-  for (const Access& a : acc) {
-    all.insert(a.reads.begin(), a.reads.end());
-    all.insert(a.writes.begin(), a.writes.end());
-  }
-  std::map<const BufferNode*, int64_t> versions;  // buffer -> versions
-  std::map<const BufferNode*, int64_t> producer_of;
-  auto name = [](const VarNode* v) { return "'" + v->name + "'"; };
-  auto before = [&](size_t p, size_t c) {
-    return stage[p] < stage[c] || (stage[p] == stage[c] && order[p] < order[c]);
-  };
-  for (const VarNode* v : all) {
-    std::vector<size_t> writers, users;
-    for (size_t i = 0; i < n; ++i) {
-      if (acc[i].writes.count(v)) writers.push_back(i);
-      if (acc[i].writes.count(v) || acc[i].reads.count(v)) users.push_back(i);
-    }
-    if (writers.empty() || users.size() < 2) continue;
-    bool same_stage = true;
-    for (size_t u : users) same_stage = same_stage && stage[u] == stage[users[0]];
-    if (same_stage) {
-      for (size_t i = 0; i + 1 < users.size(); ++i) {
-        if (order[users[i]] > order[users[i + 1]]) {
-          Refuse(loop, "statements " + std::to_string(users[i]) + " and " +
-                           std::to_string(users[i + 1]) + " both access " + name(v) +
-                           " and " + kOrder + " swaps them");
-        }
-      }
-      continue;
-    }
-    const size_t p = writers[0];
-    if (writers.size() > 1 || !local.count(v) || users[0] != p) {
-      Refuse(loop, "statements of different stages access " + name(v) +
-                       ", which is not a buffer allocated in the loop body that one statement "
-                       "writes and later statements only read");
-    }
-    int64_t distance = 0;
-    for (size_t c : users) {
-      if (c == p) continue;
-      if (!before(p, c)) {
-        Refuse(loop, "statement " + std::to_string(c) + " reads " + name(v) +
-                         " before statement " + std::to_string(p) + " writes it (stage/order)");
-      }
-      if (async_stages.count(stage[p]) && stage[c] == stage[p]) {
-        Refuse(loop, "statement " + std::to_string(c) + " reads " + name(v) +
-                         " in the asynchronous stage " + std::to_string(stage[p]) +
-                         " that writes it");
-      }
-      distance = std::max(distance, stage[c] - stage[p]);
-    }
-    if (distance > 0) {
-      versions[local.at(v)] = distance + 1;
-      producer_of[local.at(v)] = static_cast<int64_t>(p);
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (!async_stages.count(stage[i])) continue;
-    for (const VarNode* v : acc[i].writes) {
-      if (!local.count(v) || !versions.count(local.at(v))) {
-        Refuse(loop, "statement " + std::to_string(i) + " of the asynchronous stage " +
-                         std::to_string(stage[i]) + " writes " + name(v) +
-                         ", which no later stage reads (an asynchronous stage may only "
-                         "produce buffers for later stages)");
-      }
-    }
-  }
-  for (int64_t s : async_stages) {
-    if (std::find(stage.begin(), stage.end(), s) == stage.end()) {
-      Refuse(loop, std::string(kAsync) + " names stage " + std::to_string(s) +
-                       ", which no statement has");
-    }
-  }
-  // Asynchronous copies are CUDA's; elsewhere the stages run synchronously.
-  if (!async_ok_) async_stages.clear();
-
-  // The versioned buffers: [versions] + shape, strides extended.
-  std::map<const BufferNode*, VersionRewriter::Versioned> vmap;
-  std::map<const VarNode*, const BufferNode*> by_data;
-  for (const auto& [buf, count] : versions) {
-    DataType it = buf->shape.empty() ? DataType::Int(32) : buf->shape[0]->dtype;
-    Expr one = IntConst(it, 1);
-    for (size_t d = 0; d < buf->shape.size(); ++d) one = MulE(one, buf->shape[d]);
-    Expr size = buf->strides.empty() ? one : MulE(buf->strides[0], buf->shape[0]);
-    std::vector<Expr> shape = {IntConst(it, count)};
-    shape.insert(shape.end(), buf->shape.begin(), buf->shape.end());
-    std::vector<Expr> strides;
-    if (!buf->strides.empty()) {
-      strides = {size};
-      strides.insert(strides.end(), buf->strides.begin(), buf->strides.end());
-    }
-    Buffer nb = BufferNode::Make(buf->data, buf->dtype, shape, strides, buf->elem_offset,
-                                 buf->name, buf->data_alignment, buf->offset_factor, buf->span);
-    vmap[buf] = {nb, size};
-    by_data[buf->data.get()] = buf;
-  }
-  // The readers of asynchronously written versions: which statements wait for which.
-  std::vector<std::vector<size_t>> waits_on(n);  // statement -> async producers it reads from
-  for (const auto& [buf, p] : producer_of) {
-    if (!async_stages.count(stage[p])) continue;
-    for (size_t c = 0; c < n; ++c) {
-      if (c != static_cast<size_t>(p) && acc[c].reads.count(buf->data.get())) {
-        waits_on[c].push_back(static_cast<size_t>(p));
-      }
-    }
-  }
-  std::vector<size_t> by_order(n);
-  for (size_t i = 0; i < n; ++i) by_order[order[i]] = i;
-
-  // Statement i of iteration `iter` (an expression): versions, then the loop variable.
-  const Var& lv = loop->loop_var;
-  auto instance = [&](size_t i, const Expr& iter) {
-    Stmt s = stmts[i];
-    if (!vmap.empty()) {
-      s = VersionRewriter(vmap, by_data, Minus(iter, loop->min)).VisitStmt(s);
-    }
-    VarMap sub;
-    sub[lv.get()] = iter;
-    s = FreshDefs().VisitStmt(Substitute(s, sub));
-    if (async_stages.count(stage[i])) {
-      s = AttrStmtNode::Make(Int32(0), "async_scope", Int32(1), s);
-    }
-    return s;
-  };
-  // One step: statements whose iteration step - stage lies in [0, extent), in pipeline order;
-  // commits, waits and barriers as the simulated group queue says.
-  std::map<std::pair<int64_t, int64_t>, int64_t> group_of;  // (statement, iteration) -> group
-  int64_t groups = 0;
-  std::vector<int64_t> wait_log;  // the wait counts of the step being built
-  auto step = [&](int64_t k, const Expr& iter_base) {
-    wait_log.clear();
-    // iter_base: the expression of step k's value of the loop variable (min + k, or the
-    // steady-state loop variable).
-    std::vector<Stmt> out;
-    bool synced = false;
-    std::vector<std::pair<int64_t, int64_t>> pending;  // issued, not yet committed
-    for (size_t pos = 0; pos < n; ++pos) {
-      size_t i = by_order[pos];
-      int64_t it = k - stage[i];
-      if (it < 0 || it >= *extent) continue;
-      if (!waits_on[i].empty()) {
-        int64_t in_flight = groups;
-        for (size_t p : waits_on[i]) {
-          auto g = group_of.find({static_cast<int64_t>(p), it});
-          if (g == group_of.end()) {
-            Refuse(loop, "statement " + std::to_string(i) +
-                             " would wait for asynchronous copies not yet committed");
-          }
-          in_flight = std::min(in_flight, groups - 1 - g->second);
-        }
-        wait_log.push_back(in_flight);
-        out.push_back(Eval(Call("tir.ptx_wait_group", {Int32(in_flight)})));
-        out.push_back(Barrier());
-        synced = true;
-      }
-      const bool is_async = async_stages.count(stage[i]) > 0;
-      if (is_async && !synced) {
-        out.push_back(Barrier());
-        synced = true;
-      }
-      out.push_back(instance(i, Minus(iter_base, IntConst(lv->dtype, stage[i]))));
-      if (is_async) {
-        pending.push_back({static_cast<int64_t>(i), it});
-        // Commit after the last asynchronous statement of this step.
-        bool more = false;
-        for (size_t q = pos + 1; q < n; ++q) {
-          size_t j = by_order[q];
-          int64_t jt = k - stage[j];
-          more = more || (async_stages.count(stage[j]) && jt >= 0 && jt < *extent);
-        }
-        if (!more) {
-          for (const auto& key : pending) group_of[key] = groups;
-          pending.clear();
-          ++groups;
-          out.push_back(Eval(Call("tir.ptx_commit_group", {})));
-        }
-      }
-    }
-    return out;
-  };
-  std::vector<Stmt> result;
-  auto at = [&](int64_t k) { return AddE(loop->min, IntConst(lv->dtype, k)); };
-  for (int64_t k = 0; k < max_stage; ++k) {
-    for (Stmt& s : step(k, at(k))) result.push_back(s);
-  }
-  // The steady state: every step from max_stage to extent - 1 has the same shape; simulate
-  // them all (the group queue), emit the first as the loop body over a fresh variable.
-  Var iv = VarNode::Make(lv->name, lv->dtype);
-  std::vector<Stmt> steady;
-  std::vector<int64_t> steady_waits;
-  for (int64_t k = max_stage; k < *extent; ++k) {
-    std::vector<Stmt> s = step(k, iv);
-    if (k == max_stage) {
-      steady = s;
-      steady_waits = wait_log;
-    } else if (wait_log != steady_waits) {
-      Refuse(loop, "the asynchronous groups in flight differ between steady-state steps");
-    }
-  }
-  AttrMap ann = loop->annotations;
-  ann.erase(kStage);
-  ann.erase(kOrder);
-  ann.erase(kAsync);
-  result.push_back(ForNode::Make(iv, at(max_stage), IntConst(loop->extent->dtype, *extent - max_stage),
-                                 ForKind::kSerial, SeqStmtNode::Flatten(steady, loop->span),
-                                 nullptr, ann, loop->span));
-  for (int64_t k = *extent; k < *extent + max_stage; ++k) {
-    for (Stmt& s : step(k, at(k))) result.push_back(s);
-  }
-  Stmt out = SeqStmtNode::Flatten(result, loop->span);
-  bool any_async = false;
-  for (const auto& [buf, p] : producer_of) any_async = any_async || async_stages.count(stage[p]);
-  if (any_async) {
-    for (const auto& [buf, p] : producer_of) {
-      if (async_stages.count(stage[p])) {
-        out = AttrStmtNode::Make(buf->data, "tessera.manual_sync", Int32(1), out);
-      }
-    }
-  }
-  if (holder) {
-    // The body block's allocations move out of the loop, versioned where needed; its regions
-    // cover the whole buffers (the loop variable is gone).
-    std::vector<Buffer> allocs;
-    for (const Buffer& b : holder->alloc_buffers) {
-      auto it = vmap.find(b.get());
-      allocs.push_back(it == vmap.end() ? b : it->second.buffer);
-    }
-    auto whole = [&](const std::vector<BufferRegion>& rs) {
-      std::vector<BufferRegion> o;
-      for (const BufferRegion& r : rs) {
-        std::vector<Range> region;
-        for (const Expr& e : r->buffer->shape) region.push_back(RangeNode::Make(IntConst(e->dtype, 0), e));
-        o.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
-      }
-      return o;
-    };
-    Block nb = BlockNode::Make({}, whole(holder->reads), whole(holder->writes), holder->name_hint,
-                               out, nullptr, allocs, {}, holder->annotations, holder->span);
-    out = BlockRealizeNode::Make({}, Bool(true), nb, loop->span);
-  }
-  return out;
-}
-
-// Whether some loop carries the stage annotation (statements only: most functions have none,
-// and the pass then leaves them without rebuilding anything).
 class FindPipelinedLoop : public StmtVisitor {
  public:
   using StmtVisitor::VisitStmt_;
   bool found = false;
   void VisitStmt_(const ForNode* op) override {
-    if (found) return;
-    found = op->annotations.count(kStage) != 0;
+    found = found || op->annotations.count(kStage) || op->annotations.count(kOrder);
     if (!found) StmtVisitor::VisitStmt_(op);
   }
 };
 
-PrimFunc InjectSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext&) {
+PrimFunc InjectSoftwarePipelineFunc(PrimFunc f, IRModule, const PassContext& ctx) {
   FindPipelinedLoop finder;
   finder.VisitStmt(f->body);
   if (!finder.found) return f;
-  const std::string target = f->GetStrAttr("target");
-  Stmt body = PipelineInjector(target.empty() || target == "cuda").VisitStmt(f->body);
-  return body == f->body ? f : f->WithBody(body);
+  Stmt body = PipelineInjector(f).VisitStmt(f->body);
+  if (body == f->body) return f;
+  // The prologue, steady state and epilogue repeat the statements' definitions.
+  IRModule one = IRModuleNode::FromFunc(f->WithBody(body), "f");
+  return ConvertSSA()->fn(one, ctx)->Lookup("f");
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   Stmt VisitStmt_(const AttrStmtNode* op) override {
     bool saved = sync_ok_;
     if (LaunchedThread(op)) sync_ok_ = true;
-    // tir.InjectSoftwarePipeline synchronizes the versions of an asynchronous pipeline's
+    // tir.SkewSoftwarePipeline synchronizes the versions of an asynchronous pipeline's
     // buffers itself (tessera.manual_sync on their data pointer): their accesses inside do not
     // count here.
     auto* manual = op->attr_key == "tessera.manual_sync" ? AsPtr<VarNode>(op->node) : nullptr;
@@ -178,7 +178,7 @@ class SyncPlanner : public StmtFunctor<Stmt> {
   // Leaves: stores, evaluations, asserts, blocks.
   Stmt VisitStmt_(const BufferStoreNode* op) override { return Leaf(GetRef(op)); }
   Stmt VisitStmt_(const EvaluateNode* op) override {
-    // A barrier already there (tir.InjectSoftwarePipeline's) orders what comes before it and
+    // A barrier already there (tir.SkewSoftwarePipeline's) orders what comes before it and
     // what comes after.
     auto* call = AsPtr<CallNode>(op->value);
     auto* scope = call && call->is_op("tir.tvm_storage_sync") && call->args.size() == 1

@@ -445,6 +445,16 @@ TEST_F(ArithTest, FloorDivModOfRampWithinOnePeriod) {
 }
 
 
+TEST_F(ArithTest, EqualityPutsTheConstantOnTheRight) {
+  // 1 <= k for k in [0, 2) holds only at k == 1; the rewrite rules say it as `k == 1`.
+  Var k = VarNode::Make("k", DataType::Int(32));
+  ana.Bind(k, RangeNode::Make(Int32(0), Int32(2)));
+  Expr got = ana.RewriteSimplify(E(1) <= E(k));
+  EXPECT_TRUE(StructuralEqual(got, (E(k) == E(1)).e)) << got;
+  got = ana.RewriteSimplify(E(3) == E(x));
+  EXPECT_TRUE(StructuralEqual(got, (E(x) == E(3)).e)) << got;
+}
+
 TEST_F(ArithTest, VscaleConditionsAreProvenOnlyForTheTargetsValues) {
   E vs = Expr(ScalableLanesExpr(4));  // T.vscale() * 4
   E covers = fdiv(100 + vs - 1, vs) * vs >= 100;

@@ -306,6 +306,24 @@ TEST(BlockAccess, TiledAccessGivesAConstantExtent) {
   EXPECT_TRUE(StructuralEqual(reads[0]->region[0]->min, MulNode::Make(v, C(16))));
 }
 
+TEST(BlockAccess, ModuloOfARangeWithinOnePeriodIsThatRange) {
+  // (k + 1) % 8 for k in [0, 3) is 1..3; (k + 6) % 8 wraps around: the whole 0..7.
+  Buffer a = BufferNode::Decl("A", kF32, {C(8)});
+  Var k = VarNode::Make("k", kI32);
+  auto region_of = [&](int64_t offset) {
+    Expr index = FloorModNode::Make(AddNode::Make(k, C(offset)), C(8));
+    Stmt body = Loop(k, 3, EvaluateNode::Make(Load(a, {index})));
+    Block block = BlockNode::Make({}, {}, {}, "b", body);
+    auto access = GetBlockAccessRegion(block.get(), {{a->data.get(), a}}, true);
+    EXPECT_EQ(access.reads.size(), 1u);
+    return access.reads.at(0)->region.at(0);
+  };
+  Range inside = region_of(1);
+  EXPECT_TRUE(IsConstInt(inside->min, 1) && IsConstInt(inside->extent, 3));
+  Range wrapped = region_of(6);
+  EXPECT_TRUE(IsConstInt(wrapped->min, 0) && IsConstInt(wrapped->extent, 8));
+}
+
 }  // namespace
 }  // namespace tessera
 
