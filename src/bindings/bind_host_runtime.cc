@@ -229,6 +229,8 @@ nb::object PyArg(const TesseraValue& v, int32_t code) {
       return nb::float_(v.v_float64);
     case TESSERA_ARG_NULL:
       return nb::none();
+    case TESSERA_ARG_STR:
+      return v.v_handle ? nb::object(nb::str(static_cast<const char*>(v.v_handle))) : nb::none();
     case TESSERA_ARG_DLTENSOR: {
       auto* t = static_cast<const TesseraDLTensor*>(v.v_handle);
       nb::list shape, strides;

@@ -413,6 +413,12 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
 
 std::string CodeGenHost::VisitExpr_(const CallNode* op) {
   if (op->is_op("tir.tvm_call_trace_packed")) return PrintTracePacked(op);
+  if (op->is_op("tir.tvm_call_packed")) {
+    // As a value (te.compute(..., lambda: tir.call_packed(...))): the call runs before the
+    // statement that uses it, and a failure returns; its value is the return code, 0.
+    VisitStmt(EvaluateNode::Make(GetRef(op), op->span));
+    return "0";
+  }
   // A register-tile micro-kernel (the tessera_ukr_f32_* tensor intrinsics): its definition
   // once per module, before the functions.
   if (op->is_op("tir.call_extern") && !op->args.empty()) {
@@ -934,6 +940,16 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
     stream_ << slot << ".v_handle = &" << prefix << ";\n";
     return;
   }
+  if (auto* str = AsPtr<StringImmNode>(arg)) {
+    // A string literal: its address, under the string type code.
+    PrintIndent();
+    stream_ << slot << ".v_handle = (void*)" << Quote(str->value, QuoteStyle::kC) << ";\n";
+    std::string codes_slot = slot;
+    codes_slot.replace(codes_slot.find("_args["), 6, "_codes[");
+    PrintIndent();
+    stream_ << codes_slot << " = TESSERA_ARG_STR;\n";
+    return;
+  }
   DataType t = arg->dtype;
   if (!t.is_scalar()) Unsupported("a vector argument of T.call_packed", arg->span);
   std::string field, code;
@@ -952,7 +968,6 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
   } else {
     Unsupported("an argument of type " + t.ToString() + " in T.call_packed", arg->span);
   }
-  if (AsPtr<StringImmNode>(arg)) Unsupported("a string argument of T.call_packed", arg->span);
   PrintIndent();
   stream_ << slot << "." << field << " = " << (t.is_handle() ? "(void*)(" : "(") << PrintExpr(arg)
           << ");\n";
