@@ -153,3 +153,15 @@ def test_copies_and_their_errors():
         a.copyto("cpu")
     with pytest.raises(ValueError, match="whole array"):
         b[0] = 1
+
+
+def test_dlpack_of_a_view_is_its_window():
+    base = ts.nd.array(np.arange(12, dtype="float64"))
+    view = base._create_view([2, 2], relative_byte_offset=4 * 8)
+    shared = np.from_dlpack(view)
+    np.testing.assert_array_equal(shared, [[4, 5], [6, 7]])
+    base.copyfrom(np.zeros(12))
+    np.testing.assert_array_equal(shared, np.zeros((2, 2)))  # no copy: the same memory
+    copied = ts.nd.from_dlpack(view)
+    assert copied.byte_offset == 0
+    np.testing.assert_array_equal(copied.numpy(), np.zeros((2, 2)))
