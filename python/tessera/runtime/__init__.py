@@ -63,3 +63,45 @@ def const(value, dtype=None, span=None):
     from ..tir.expr_ops import const as _const
 
     return _const(value, None if dtype is None else str(dtype), span)
+
+
+def enabled(target):
+    """TVM's ``tvm.runtime.enabled``: whether this runtime can run code of ``target`` (a name
+    or a Target): the host targets ("llvm", "c", "cpu") always; "cuda" (or "nvptx") when the
+    CUDA driver can be used (a GPU, or the emulator); any other target never."""
+    name = str(getattr(getattr(target, "kind", None), "name", None) or target).split()[0]
+    if name in ("llvm", "c", "cpu"):
+        return True
+    if name in ("cuda", "nvptx", "gpu"):
+        return cuda(0).exist
+    return False
+
+
+def num_threads():
+    """The number of threads parallel loops run on: ``OMP_NUM_THREADS`` when set (tessera's
+    parallel loops are OpenMP loops), else the CPUs this process may use."""
+    import os
+
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def __getattr__(name):
+    # TVM's runtime names of IR types, loaded on first use (tessera.ir imports the runtime).
+    if name in ("DataType", "DataTypeCode"):
+        from .. import ir
+
+        return getattr(ir, name)
+    if name == "Object":
+        from .. import _core
+
+        return _core.Object
+    raise AttributeError(f"module 'tessera.runtime' has no attribute '{name}'")
+
+
+__all__ += ["enabled", "num_threads", "DataType", "DataTypeCode", "Object"]
