@@ -118,7 +118,7 @@ def test_numpy_dtypes_round_trip(dtype):
     np.testing.assert_array_equal(out, data)
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e3m4"])
 def test_ml_dtypes_round_trip(dtype):
     data = np.array([[0.5, -1.0, 2.0], [4.0, 0.25, -8.0]], dtype=getattr(ml_dtypes, dtype))
     a = ts.nd.array(data)
@@ -165,3 +165,8 @@ def test_dlpack_of_a_view_is_its_window():
     copied = ts.nd.from_dlpack(view)
     assert copied.byte_offset == 0
     np.testing.assert_array_equal(copied.numpy(), np.zeros((2, 2)))
+
+
+def test_unsupported_dtype_is_a_type_error():
+    with pytest.raises(TypeError, match="arrays of float4_e2m1fn are not supported"):
+        ts.nd.empty((4,), "float4_e2m1fn")
