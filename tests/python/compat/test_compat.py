@@ -316,3 +316,21 @@ def test_contrib_has_only_utils_tempdir(installed):
         cc.create_shared("a.so", ["a.o"])
     with pytest.raises(ImportError, match="tessera does not provide tvm.contrib.nvcc"):
         import tvm.contrib.nvcc  # noqa: F401
+
+
+def test_children_of_python_m_tessera_compat_import_tvm_too(tmp_path):
+    child = "import tvm, tessera; assert tvm.tir is tessera.tir; print(tvm.device('cpu').exist)"
+    script = tmp_path / "parent.py"
+    script.write_text("import subprocess, sys\n"
+                      f"print(subprocess.run([sys.executable, '-c', {child!r}], capture_output=True, "
+                      "text=True, check=True).stdout.strip())\n")
+    out = subprocess.run([sys.executable, "-m", "tessera.compat", str(script)], env=ENV, cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "True"
+    # A plain interpreter has no tvm mapping, and the stand-in refuses another name.
+    plain = subprocess.run([sys.executable, "-c", "import tvm"], env=ENV, cwd=tmp_path, capture_output=True, text=True)
+    assert plain.returncode != 0 and "No module named 'tvm'" in plain.stderr
+    other = subprocess.run([sys.executable, "-c", "import tessera.compat._child.tvm"], env=ENV, cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert "it is not imported under another name" in other.stderr
