@@ -115,6 +115,42 @@ class InternalError(TesseraError):
     """A bug in tessera: please report it with the program that triggered it."""
 
 
+# TVM's operator errors (``tvm.error.OpNotImplemented``, ...): a front end raises them for an
+# operator it cannot translate.
+class OpError(TesseraError):
+    """An operator cannot be translated."""
+
+
+class OpNotImplemented(OpError, NotImplementedError):
+    """An operator (or a form of it) is not implemented."""
+
+
+class OpAttributeRequired(OpError, AttributeError):
+    """An operator lacks an attribute it needs."""
+
+
+class OpAttributeInvalid(OpError, AttributeError):
+    """An operator's attribute has a value that is not accepted."""
+
+
+class OpAttributeUnImplemented(OpError, NotImplementedError):
+    """An operator's attribute has a value that is not implemented."""
+
+
+class _NativeLibrary:
+    """TVM's ``tvm.base._LIB``: the native library of this package (tessera's ``_core``
+    extension); ``_name`` is its path."""
+
+    def __init__(self, path):
+        self._name = path
+
+    def __repr__(self):
+        return f"<native library {self._name}>"
+
+
+_LIB = _NativeLibrary(_core.__file__)
+
+
 _core._set_exception_classes(
     {
         "diagnostic": DiagnosticError,

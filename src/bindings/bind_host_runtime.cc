@@ -229,6 +229,8 @@ nb::object PyArg(const TesseraValue& v, int32_t code) {
       return nb::float_(v.v_float64);
     case TESSERA_ARG_NULL:
       return nb::none();
+    case TESSERA_ARG_STR:
+      return v.v_handle ? nb::object(nb::str(static_cast<const char*>(v.v_handle))) : nb::none();
     case TESSERA_ARG_DLTENSOR: {
       auto* t = static_cast<const TesseraDLTensor*>(v.v_handle);
       nb::list shape, strides;
@@ -311,6 +313,14 @@ void BindHostRuntime(nb::module_& m) {
       .def_prop_ro("device_type", [](const NDArray& a) { return a.device().device_type; })
       .def_prop_ro("device_id", [](const NDArray& a) { return a.device().device_id; })
       .def_prop_ro("nbytes", &NDArray::nbytes)
+      .def_prop_ro("byte_offset", &NDArray::byte_offset)
+      .def(
+          "create_view",
+          [](const NDArray& a, std::vector<int64_t> shape, const std::string& dtype,
+             int64_t relative_byte_offset) {
+            return a.CreateView(std::move(shape), DataType::Parse(dtype), relative_byte_offset);
+          },
+          "shape"_a, "dtype"_a, "relative_byte_offset"_a = 0)
       .def_prop_ro("data_ptr",
                    [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
       .def("copy_from_ptr",
@@ -451,6 +461,20 @@ void BindHostRuntime(nb::module_& m) {
           tensors.push_back(t);
         }
         runtime::PackedResult r;
+        // The descriptors of NDArrays are their own: put back their data and byte offset after
+        // the call (a view's byte offset is not 0).
+        std::vector<std::pair<void*, uint64_t>> saved;
+        for (TesseraDLTensor* t : tensors) saved.emplace_back(t->data, t->byte_offset);
+        struct Restore {
+          std::vector<TesseraDLTensor*>& tensors;
+          std::vector<std::pair<void*, uint64_t>>& saved;
+          ~Restore() {
+            for (size_t k = 0; k < tensors.size(); ++k) {
+              tensors[k]->data = saved[k].first;
+              tensors[k]->byte_offset = saved[k].second;
+            }
+          }
+        } restore{tensors, saved};
         {
           nb::gil_scoped_release release;
           runtime::CallWithGuards(kernel, guarded, [&](const std::vector<void*>& copies) {

@@ -40,6 +40,12 @@ constexpr CallEffect kRead = CallEffect::kReadState;
       .set_attr("script.name", "call_packed");
   Builtin("tvm_call_cpacked", -1, kOpaque, "Call of a C packed function by name.")
       .set_attr("script.name", "call_cpacked");
+  Builtin("tvm_call_trace_packed", -1, kOpaque,
+          "tvm_call_trace_packed(name, args..., value): call the packed function `name` with "
+          "the arguments (tir.trace); its value is the function's return value, or `value` when "
+          "the function returns none.");
+  Builtin("tvm_call_trace_packed_lowered", -1, kOpaque,
+          "The lowered form of tvm_call_trace_packed.");
   Builtin("tvm_call_packed_lowered", -1, kOpaque, "A packed call with its arguments on the stack.")
       .set_attr("script.name", "call_packed_lowered");
   Builtin("tvm_call_cpacked_lowered", -1, kOpaque,

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "tessera/runtime/cuda/cuda_driver.h"
 #include "tessera/support/error.h"
@@ -44,6 +45,7 @@ TesseraDLDataType ToDLDataType(DataType t) {
 int64_t StorageBytes(DataType t) { return t.is_bool() ? t.lanes() : t.bytes(); }
 
 NDArray::Container::~Container() {
+  if (base) return;  // a view: the base frees the memory
   if (device.device_type == TESSERA_DEVICE_CUDA) {
     cuda::DeviceFree(device.device_id, data);
   } else {
@@ -116,6 +118,49 @@ NDArray NDArray::Empty(std::vector<int64_t> shape, DataType dtype, Device device
   t.strides = nullptr;
   t.byte_offset = 0;
   return a;
+}
+
+NDArray NDArray::CreateView(std::vector<int64_t> shape, DataType dtype,
+                             int64_t relative_byte_offset) const {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) TESSERA_THROW_KIND(Span(), ErrorKind::kValue) << "view dimensions must be >= 0";
+    count *= d;
+  }
+  if (relative_byte_offset < 0) {
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "a view cannot start before its array (relative_byte_offset " << relative_byte_offset
+        << ")";
+  }
+  int64_t view_bytes = count * StorageBytes(dtype);
+  int64_t have = nbytes();
+  if (relative_byte_offset + view_bytes > have) {
+    std::ostringstream dims;
+    for (size_t i = 0; i < shape.size(); ++i) dims << (i ? ", " : "") << shape[i];
+    TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
+        << "a view of shape [" << dims.str() << "] and dtype " << dtype << " needs "
+        << view_bytes << " bytes and would occupy bytes " << relative_byte_offset
+        << " <= i_byte < " << relative_byte_offset + view_bytes
+        << " of the array it views, but the Tensor being viewed only contains " << have
+        << " bytes";
+  }
+  NDArray v;
+  v.c_ = std::make_shared<Container>();
+  v.c_->shape = std::move(shape);
+  v.c_->dtype = dtype;
+  v.c_->device = c_->device;
+  v.c_->data = c_->data;
+  v.c_->byte_offset = c_->byte_offset + relative_byte_offset;
+  v.c_->base = c_->base ? c_->base : c_;
+  TesseraDLTensor& t = v.c_->tensor;
+  t.data = v.c_->data;
+  t.device = {v.c_->device.device_type, v.c_->device.device_id};
+  t.ndim = static_cast<int32_t>(v.c_->shape.size());
+  t.dtype = ToDLDataType(dtype);
+  t.shape = v.c_->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = static_cast<uint64_t>(v.c_->byte_offset);
+  return v;
 }
 
 }  // namespace runtime

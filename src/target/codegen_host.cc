@@ -412,6 +412,13 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
 }
 
 std::string CodeGenHost::VisitExpr_(const CallNode* op) {
+  if (op->is_op("tir.tvm_call_trace_packed")) return PrintTracePacked(op);
+  if (op->is_op("tir.tvm_call_packed")) {
+    // As a value (te.compute(..., lambda: tir.call_packed(...))): the call runs before the
+    // statement that uses it, and a failure returns; its value is the return code, 0.
+    VisitStmt(EvaluateNode::Make(GetRef(op), op->span));
+    return "0";
+  }
   // A register-tile micro-kernel (the tessera_ukr_f32_* tensor intrinsics): its definition
   // once per module, before the functions.
   if (op->is_op("tir.call_extern") && !op->args.empty()) {
@@ -933,6 +940,16 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
     stream_ << slot << ".v_handle = &" << prefix << ";\n";
     return;
   }
+  if (auto* str = AsPtr<StringImmNode>(arg)) {
+    // A string literal: its address, under the string type code.
+    PrintIndent();
+    stream_ << slot << ".v_handle = (void*)" << Quote(str->value, QuoteStyle::kC) << ";\n";
+    std::string codes_slot = slot;
+    codes_slot.replace(codes_slot.find("_args["), 6, "_codes[");
+    PrintIndent();
+    stream_ << codes_slot << " = TESSERA_ARG_STR;\n";
+    return;
+  }
   DataType t = arg->dtype;
   if (!t.is_scalar()) Unsupported("a vector argument of T.call_packed", arg->span);
   std::string field, code;
@@ -951,7 +968,6 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
   } else {
     Unsupported("an argument of type " + t.ToString() + " in T.call_packed", arg->span);
   }
-  if (AsPtr<StringImmNode>(arg)) Unsupported("a string argument of T.call_packed", arg->span);
   PrintIndent();
   stream_ << slot << "." << field << " = " << (t.is_handle() ? "(void*)(" : "(") << PrintExpr(arg)
           << ");\n";
@@ -959,6 +975,108 @@ void CodeGenHost::PrintPackedArg(const Expr& arg, const std::string& slot,
   std::string codes_slot = slot;
   codes_slot.replace(codes_slot.find("_args["), 6, "_codes[");
   stream_ << codes_slot << " = " << code << ";\n";
+}
+
+namespace {
+
+// The entry generated code reaches the runtime's global functions through (set on load); the
+// call returns the function's value and its type code in `ret` / `ret_code`.
+const char* kCallGlobalHelper =
+    "typedef int32_t (*TesseraCallGlobalFunc)(const char*, TesseraValue*, int32_t*, int32_t,\n"
+    "                                         TesseraValue*, int32_t*, char*, int32_t);\n"
+    "TESSERA_EXPORT TesseraCallGlobalFunc __tessera_call_global = NULL;\n"
+    "static int32_t tessera_call_global_ret(const char* name, TesseraValue* args, int32_t* codes,\n"
+    "                                       int32_t n, TesseraValue* ret, int32_t* ret_code) {\n"
+    "  if (__tessera_call_global == NULL) {\n"
+    "    tessera_set_error(\"packed function %s: the library was not loaded by tessera's "
+    "runtime\", name);\n    return -1;\n  }\n"
+    "  return __tessera_call_global(name, args, codes, n, ret, ret_code, tessera_last_error,\n"
+    "                               (int32_t)sizeof(tessera_last_error));\n}\n"
+    "static int32_t tessera_call_global(const char* name, TesseraValue* args, int32_t* codes,\n"
+    "                                   int32_t n) {\n"
+    "  TesseraValue ret;\n  int32_t ret_code;\n"
+    "  return tessera_call_global_ret(name, args, codes, n, &ret, &ret_code);\n}\n";
+
+}  // namespace
+
+void CodeGenHost::CallGlobalHelper() { Helper("tessera_call_global", kCallGlobalHelper); }
+
+std::string CodeGenHost::PrintTracePacked(const CallNode* op) {
+  auto* fname = op->args.empty() ? nullptr : AsPtr<StringImmNode>(op->args[0]);
+  if (fname == nullptr || op->args.size() < 2) {
+    Unsupported("tir.trace without a trace function name and a traced value", op->span);
+  }
+  if (!op->dtype.is_scalar()) Unsupported("tir.trace of a vector value", op->span);
+  if (parallel_depth_ > 0) {
+    Unsupported("tir.trace inside a parallel loop (it calls back into the runtime)", op->span);
+  }
+  CallGlobalHelper();
+  int id = packed_calls_++;
+  std::string p = "tessera_tr" + std::to_string(id);
+  size_t n = op->args.size() - 1;
+  std::string type = TypeName(op->dtype, op->span);
+  // The traced value, computed once: the call's value unless the function returns one.
+  PrintIndent();
+  stream_ << type << " " << p << " = " << PrintExpr(op->args.back()) << ";\n";
+  PrintIndent();
+  stream_ << "{\n";
+  int scope = BeginScope();
+  PrintIndent();
+  stream_ << "TesseraValue " << p << "_args[" << n << "];\n";
+  PrintIndent();
+  stream_ << "int32_t " << p << "_codes[" << n << "];\n";
+  PrintIndent();
+  stream_ << "TesseraValue " << p << "_ret;\n";
+  PrintIndent();
+  stream_ << "int32_t " << p << "_ret_code = TESSERA_ARG_NULL;\n";
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const Expr& arg = op->args[i + 1];
+    std::string slot = p + "_args[" + std::to_string(i) + "]";
+    PrintPackedArg(arg, slot, p + "_t" + std::to_string(i));
+    if (auto* inner = AsPtr<CallNode>(arg); inner && inner->is_op("tir.tvm_stack_make_array")) {
+      PrintIndent();
+      stream_ << p << "_codes[" << i << "] = TESSERA_ARG_DLTENSOR;\n";
+    }
+  }
+  // The last argument is the traced value itself (already computed above).
+  {
+    DataType t = op->dtype;
+    bool is_float = t.is_float() || t.is_bfloat16();
+    if (!is_float && !t.is_int() && !t.is_uint() && !t.is_bool()) {
+      Unsupported("tir.trace of a " + t.ToString() + " value", op->span);
+    }
+    std::string last = std::to_string(n - 1);
+    PrintIndent();
+    stream_ << p << "_args[" << last << "]." << (is_float ? "v_float64" : "v_int64") << " = " << p
+            << ";\n";
+    PrintIndent();
+    stream_ << p << "_codes[" << last << "] = "
+            << (is_float      ? "TESSERA_ARG_FLOAT"
+                : t.is_bool() ? "TESSERA_ARG_BOOL"
+                : t.is_uint() ? "TESSERA_ARG_UINT"
+                              : "TESSERA_ARG_INT")
+            << ";\n";
+  }
+  PrintIndent();
+  stream_ << "if (tessera_call_global_ret(" << Quote(fname->value, QuoteStyle::kC) << ", " << p
+          << "_args, " << p << "_codes, " << n << ", &" << p << "_ret, &" << p
+          << "_ret_code) != 0) {\n";
+  int inner = BeginScope();
+  PrintErrorReturn(op->span);
+  EndScope(inner);
+  PrintIndent();
+  stream_ << "}\n";
+  PrintIndent();
+  stream_ << "if (" << p << "_ret_code == TESSERA_ARG_FLOAT) " << p << " = (" << type << ")" << p
+          << "_ret.v_float64;\n";
+  PrintIndent();
+  stream_ << "else if (" << p << "_ret_code == TESSERA_ARG_INT || " << p
+          << "_ret_code == TESSERA_ARG_UINT || " << p << "_ret_code == TESSERA_ARG_BOOL) " << p
+          << " = (" << type << ")" << p << "_ret.v_int64;\n";
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+  return p;
 }
 
 void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
@@ -976,19 +1094,7 @@ void CodeGenHost::VisitStmt_(const EvaluateNode* op) {
   if (parallel_depth_ > 0) {
     Unsupported("T.call_packed inside a parallel loop (it calls back into the runtime)", op->span);
   }
-  Helper(
-      "tessera_call_global",
-      "typedef int32_t (*TesseraCallGlobalFunc)(const char*, TesseraValue*, int32_t*, int32_t,\n"
-      "                                         TesseraValue*, int32_t*, char*, int32_t);\n"
-      "TESSERA_EXPORT TesseraCallGlobalFunc __tessera_call_global = NULL;\n"
-      "static int32_t tessera_call_global(const char* name, TesseraValue* args, int32_t* codes,\n"
-      "                                   int32_t n) {\n"
-      "  TesseraValue ret;\n  int32_t ret_code;\n"
-      "  if (__tessera_call_global == NULL) {\n"
-      "    tessera_set_error(\"packed function %s: the library was not loaded by tessera's "
-      "runtime\", name);\n    return -1;\n  }\n"
-      "  return __tessera_call_global(name, args, codes, n, &ret, &ret_code, tessera_last_error,\n"
-      "                               (int32_t)sizeof(tessera_last_error));\n}\n");
+  CallGlobalHelper();
   int id = packed_calls_++;
   std::string p = "tessera_pk" + std::to_string(id);
   size_t n = call->args.size() - 1;

@@ -30,7 +30,15 @@ class NDArray {
   const std::vector<int64_t>& shape() const { return c_->shape; }
   DataType dtype() const { return c_->dtype; }
   Device device() const { return c_->device; }
-  void* data() const { return c_->data; }
+  /*! \brief The first byte of this array (the allocation plus the byte offset of a view). */
+  void* data() const { return static_cast<char*>(c_->data) + c_->byte_offset; }
+  /*! \brief Bytes from the start of the backing allocation to this array's first element. */
+  int64_t byte_offset() const { return c_->byte_offset; }
+  /*! \brief A view of the same memory with another shape and dtype, `relative_byte_offset`
+   *  bytes into this array; it keeps the memory alive. A view that does not fit inside this
+   *  array throws tessera::Error (kValue) with the bytes it would cover. */
+  NDArray CreateView(std::vector<int64_t> shape, DataType dtype,
+                     int64_t relative_byte_offset) const;
   int64_t size() const;
   int64_t nbytes() const { return size() * StorageBytes(c_->dtype); }
   /*! \brief Copy `nbytes` (the array's size) from host memory in, or out to host memory;
@@ -45,7 +53,9 @@ class NDArray {
     std::vector<int64_t> shape;
     DataType dtype;
     Device device;
-    void* data = nullptr;
+    void* data = nullptr;  // the allocation (a view's is its base's)
+    int64_t byte_offset = 0;
+    std::shared_ptr<Container> base;  // set for a view: the array that owns `data`
     TesseraDLTensor tensor{};
     ~Container();
   };

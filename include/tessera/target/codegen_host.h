@@ -118,6 +118,11 @@ class CodeGenHost : public CodeGenC {
   std::string Metadata(const IRModule& mod);
   /*! \brief The C argument of a packed call: sets up a DLTensor for `tvm_stack_make_array`. */
   void PrintPackedArg(const Expr& arg, const std::string& slot, const std::string& prefix);
+  // tir.trace: tvm_call_trace_packed(action, args...) calls the global function `action` with
+  // the arguments before the statement that uses it, and stands for its return value if it
+  // returned one, else for the traced (last) argument.
+  std::string PrintTracePacked(const CallNode* op);
+  void CallGlobalHelper();
   int packed_calls_ = 0;
   /*! \brief Static arrays and the call of a tessera.check_dltensor_table assertion. */
   void PrintCheckTable(const CallNode* op);

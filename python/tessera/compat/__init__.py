@@ -52,6 +52,8 @@ MODULE_MAP = {
     "tvm.compass.relax": "tessera.compat.compass_relax",
     # Only testing.te_workload (the TE programs TVM's schedule tests build); no tuner.
     "tvm.meta_schedule": "tessera.compat.meta_schedule",
+    # Only utils.tempdir; the other names of tvm.contrib fail when used.
+    "tvm.contrib": "tessera.compat.contrib",
 }
 
 # TVM modules whose contents tessera keeps in the package above them: used when tessera has no
@@ -194,7 +196,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 # TVM modules that test files import at their top for a few tests only: they import, and any use
 # names the missing feature (tessera.compat._unsupported).
-UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax", "tvm.contrib": "contrib"}
+UNSUPPORTED = {"tvm.script.relax": "relax", "tvm.script.parser.relax": "relax"}
 
 
 class _UnsupportedLoader(importlib.abc.Loader):

@@ -16,12 +16,26 @@ _USAGE = ("usage: python -m tessera.compat script.py [args...]\n"
           "Runs code written for Apache TVM v0.23 with 'import tvm' mapped onto tessera.")
 
 
+def _map_tvm_in_children():
+    """Child processes started by the code (``subprocess.run([sys.executable, "-c", "import
+    tvm; ..."])``) import ``tvm`` as tessera too: their PYTHONPATH begins with the directory of
+    the ``tvm`` stand-in (tessera/compat/_child) and the one tessera itself is in."""
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    package_root = os.path.dirname(os.path.dirname(here))
+    paths = [os.path.join(here, "_child"), package_root]
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in paths]
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths + rest)
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(_USAGE, file=sys.stderr if not argv else sys.stdout)
         return 2 if not argv else 0
     install()
+    _map_tvm_in_children()
     if argv[0] == "-m":
         if len(argv) < 2:
             print(_USAGE, file=sys.stderr)

@@ -45,5 +45,3 @@ class UnsupportedModule(types.ModuleType):
 
 
 relax = UnsupportedModule("tvm.script.relax", "Relax (TVM's graph-level IR)")
-# `from tvm.contrib import utils, clang` at the top of tir-base/test_tir_intrin.py, unused there.
-contrib = UnsupportedModule("tvm.contrib", "tvm.contrib (TVM's helpers for external compilers and libraries)")

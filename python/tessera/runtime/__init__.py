@@ -10,6 +10,7 @@ from . import container
 from .container import ShapeTuple, String
 from .device import Device, cpu, cuda, device, metal, opencl, rocm, vulkan
 from .module import BenchmarkResult, Module, load_module
+from .executable import Executable
 from .ndarray import NDArray, array, empty, from_dlpack
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 
@@ -51,7 +52,7 @@ def convert(value):
 tensor = array
 Tensor = NDArray
 
-__all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
+__all__ = ["BenchmarkResult", "Executable", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
            "metal", "opencl", "rocm", "vulkan", "container", "ShapeTuple", "String",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
            "remove_global_func", "list_global_func_names", "const"]
@@ -62,3 +63,45 @@ def const(value, dtype=None, span=None):
     from ..tir.expr_ops import const as _const
 
     return _const(value, None if dtype is None else str(dtype), span)
+
+
+def enabled(target):
+    """TVM's ``tvm.runtime.enabled``: whether this runtime can run code of ``target`` (a name
+    or a Target): the host targets ("llvm", "c", "cpu") always; "cuda" (or "nvptx") when the
+    CUDA driver can be used (a GPU, or the emulator); any other target never."""
+    name = str(getattr(getattr(target, "kind", None), "name", None) or target).split()[0]
+    if name in ("llvm", "c", "cpu"):
+        return True
+    if name in ("cuda", "nvptx", "gpu"):
+        return cuda(0).exist
+    return False
+
+
+def num_threads():
+    """The number of threads parallel loops run on: ``OMP_NUM_THREADS`` when set (tessera's
+    parallel loops are OpenMP loops), else the CPUs this process may use."""
+    import os
+
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def __getattr__(name):
+    # TVM's runtime names of IR types, loaded on first use (tessera.ir imports the runtime).
+    if name in ("DataType", "DataTypeCode"):
+        from .. import ir
+
+        return getattr(ir, name)
+    if name == "Object":
+        from .. import _core
+
+        return _core.Object
+    raise AttributeError(f"module 'tessera.runtime' has no attribute '{name}'")
+
+
+__all__ += ["enabled", "num_threads", "DataType", "DataTypeCode", "Object"]

@@ -159,8 +159,38 @@ class Module:
     >>> lib.time_evaluator("main", ts.cpu(0), number=10)(a, b, c).mean
     """
 
-    def __init__(self, mod: Any) -> None:
+    def __init__(self, mod: Any, loaded: bool = False) -> None:
         self._mod = mod
+        self._loaded = loaded
+
+    @property
+    def kind(self) -> str:
+        """TVM's module kind: the target of a build (``"llvm"``, ``"c"``, ``"cuda"``), or
+        ``"library"`` for a library loaded with ``load_module``."""
+        return "library" if self._loaded else self._mod.target
+
+    @property
+    def imports(self) -> List[DeviceModule]:
+        """The imported modules (TVM's ``Module.imports``): the device kernels of a "cuda"
+        build, else none."""
+        return self.imported_modules
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        """Whether the module has the public function ``name``."""
+        return name in self.function_names
+
+    def is_runnable(self) -> bool:
+        """True: a tessera module is compiled and linked when it is built (or loaded)."""
+        return True
+
+    def is_compilation_exportable(self) -> bool:
+        """Whether ``export_library`` can write this module: a build can, a loaded library
+        (already a file of its own) cannot, as in TVM."""
+        return not self._loaded
+
+    def is_binary_serializable(self) -> bool:
+        """False: a tessera module is a native library, not a serialized blob."""
+        return False
 
     @property
     def entry_name(self) -> str:
@@ -194,7 +224,7 @@ class Module:
     def __contains__(self, name: object) -> bool:
         return name in self.function_names
 
-    def get_function(self, name: str) -> Function:
+    def get_function(self, name: str, query_imports: bool = False) -> Function:
         """The public function ``name``; AttributeError lists the functions when there is none."""
         if name not in self.function_names:
             raise AttributeError(f"the module has no function '{name}'; functions: " + ", ".join(self.function_names))
@@ -216,8 +246,20 @@ class Module:
         known = "'c', 'asm'" + (", 'cuda', 'ptx'" if self.imported_modules else "")
         raise ValueError(f"unknown source format '{fmt}'; this module has {known}")
 
-    def export_library(self, file_name: "str | os.PathLike[str]") -> str:
-        """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``)."""
+    def export_library(self, file_name: "str | os.PathLike[str]", *, fcompile: Any = None,
+                       addons: Any = None, workspace_dir: Any = None, **kwargs: Any) -> str:
+        """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``).
+
+        TVM's keywords: ``workspace_dir`` is accepted (tessera writes no intermediate files:
+        the library was compiled and linked when the module was built); ``fcompile``,
+        ``addons`` and compiler options are refused, since tessera does not link again."""
+        if fcompile is not None or addons or kwargs:
+            given = ", ".join(k for k, v in (("fcompile", fcompile), ("addons", addons)) if v)
+            given = ", ".join(x for x in (given, ", ".join(kwargs)) if x)
+            raise TesseraValueError(
+                f"export_library: {given} not supported: tessera compiles and links the library "
+                "when it builds the module (with the target's compiler options), and exports "
+                "that library as it is")
         file_name = os.path.abspath(os.fspath(file_name))
         directory = os.path.dirname(file_name)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tessera-export-")
@@ -277,10 +319,76 @@ def _assembly(mod: Any) -> str:
     return out.stdout
 
 
+class CSourceModule:
+    """C source held as a module (TVM's ``CSourceModuleCreate``): not runnable as it is;
+    ``export_library`` compiles it into a shared library with the system C compiler
+    (``$CC``, else cc, gcc or clang)."""
+
+    def __init__(self, code: str, fmt: str = "c", func_names: Sequence[str] = ()) -> None:
+        if not isinstance(code, str):
+            raise TesseraTypeError(f"CSourceModule: the code must be a str, got {type(code).__name__}")
+        if fmt not in ("c", "cc", "cpp"):
+            raise TesseraValueError(f"CSourceModule: unknown source format '{fmt}'; use 'c', 'cc' or 'cpp'")
+        self._code = code
+        self.format = fmt
+        self.function_names = list(func_names or [])
+
+    @property
+    def kind(self) -> str:
+        return "c"
+
+    type_key = kind
+
+    @property
+    def imports(self) -> List[Any]:
+        return []
+
+    def get_source(self, fmt: str = "") -> str:
+        return self._code
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        return name in self.function_names
+
+    def is_runnable(self) -> bool:
+        return False
+
+    def is_compilation_exportable(self) -> bool:
+        return True
+
+    def is_binary_serializable(self) -> bool:
+        return True
+
+    def export_library(self, file_name: "str | os.PathLike[str]", *, fcompile: Any = None,
+                       addons: Any = None, workspace_dir: Any = None, **kwargs: Any) -> str:
+        """Compile the source into the shared library ``file_name``."""
+        import subprocess
+
+        if fcompile is not None or addons or kwargs:
+            raise TesseraValueError("export_library of a C source module takes no fcompile, "
+                                    "addons or compiler options: it compiles with the system C "
+                                    "compiler's defaults")
+        compiler = os.environ.get("CC") or next(
+            (c for c in ("cc", "gcc", "clang") if shutil.which(c)), None)
+        if compiler is None or shutil.which(compiler) is None:
+            raise TesseraRuntimeError("export_library: no C compiler found: install gcc or clang "
+                                      "or set CC")
+        file_name = os.path.abspath(os.fspath(file_name))
+        language = "c" if self.format == "c" else "c++"
+        out = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", file_name, "-x", language, "-"],
+                             input=self._code, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise TesseraRuntimeError(f"export_library: the C compiler failed (exit status "
+                                      f"{out.returncode}):\n{out.stderr}")
+        return file_name
+
+    def __repr__(self) -> str:
+        return f"<tessera.runtime.CSourceModule {self.format}, {len(self._code)} characters>"
+
+
 def load_module(path: "str | os.PathLike[str]") -> Module:
     """Load a library written by ``Module.export_library``; it is called like the original.
 
     A relative path is taken from the current directory (the dynamic loader would otherwise
     search its library path for a bare file name)."""
     path = os.path.abspath(os.fspath(path))
-    return Module(_core.load_module(path))
+    return Module(_core.load_module(path), loaded=True)

@@ -1,5 +1,7 @@
 """NDArray: a compact tensor owned by tessera (``ts.nd.array``, ``ts.nd.empty``)."""
 
+import operator
+
 import numpy as np
 
 from .. import _core
@@ -7,7 +9,19 @@ from ..error import TesseraTypeError, TesseraValueError
 from .device import Device, cpu
 
 
+def _split_lanes(name):
+    """("float32", 4) for "float32x4"; (name, 1) for a scalar dtype."""
+    name = str(name)
+    base, sep, lanes = name.rpartition("x")
+    if sep and lanes.isdigit() and base and base[-1].isdigit():
+        return base, int(lanes)
+    return name, 1
+
+
 def _np_dtype(name):
+    name = str(name)
+    if name == "bool":
+        return np.dtype("bool")
     if name == "bfloat16" or name.startswith(("float8_", "float6_", "float4_")):
         import ml_dtypes
 
@@ -47,11 +61,58 @@ class NDArray:
     def ndim(self):
         return len(self.shape)
 
+    @property
+    def strides(self):
+        """None: a tessera array is compact (row-major), as DLPack says with no strides."""
+        return None
+
+    @property
+    def byte_offset(self):
+        """Bytes from the start of the memory this array lives in to its first element (0 but
+        for a view made by ``_create_view``)."""
+        return self._handle.byte_offset
+
+    def _host_shape(self):
+        # A vector dtype ("float32x4") reads as a trailing axis of its lanes, as in TVM.
+        base, lanes = _split_lanes(self.dtype)
+        return (self.shape + (lanes,) if lanes > 1 else self.shape), base
+
     def numpy(self):
         """A numpy copy of the contents."""
-        out = np.empty(self.shape, _np_dtype(self.dtype))
+        shape, base = self._host_shape()
+        out = np.empty(shape, _np_dtype(base))
         self._handle.copy_to_ptr(out.ctypes.data, out.nbytes)
         return out
+
+    def _create_view(self, shape, dtype=None, relative_byte_offset=0):
+        """A view of this array's memory with another shape (and dtype), starting
+        ``relative_byte_offset`` bytes into this array, as TVM's ``Tensor._create_view``.
+        It shares the memory (writes through one show in the other) and keeps it alive. A view
+        that would reach past the end of this array is a ValueError giving the bytes it would
+        cover."""
+        if isinstance(shape, int):
+            shape = (shape,)
+        dims = []
+        for i, d in enumerate(shape):
+            try:
+                dims.append(int(d.value) if hasattr(d, "value") else operator.index(d))
+            except TypeError:
+                raise TesseraTypeError(f"_create_view: dimension {i} must be an integer, got "
+                                       f"{type(d).__name__} {d!r}") from None
+        dtype = self.dtype if dtype is None else _core.canonical_dtype(str(dtype))
+        try:
+            offset = operator.index(relative_byte_offset)
+        except TypeError:
+            raise TesseraTypeError("_create_view: relative_byte_offset must be an integer, got "
+                                   f"{type(relative_byte_offset).__name__}") from None
+        return NDArray(self._handle.create_view(dims, dtype, offset))
+
+    def same_as(self, other):
+        """Whether ``other`` is this very array object (TVM's ``Object.same_as``)."""
+        return other is self
+
+    def _copyto(self, target):
+        return self.copyto(target)
 
     asnumpy = numpy
 
@@ -62,10 +123,15 @@ class NDArray:
             source = source.numpy()
         elif not isinstance(source, np.ndarray) and hasattr(source, "__dlpack__"):
             source = from_dlpack(source).numpy()
-        src = np.asarray(source)
-        if src.shape != self.shape:
-            raise TesseraValueError(f"array shape mismatch: copying {src.shape} into {self.shape}")
-        src = np.ascontiguousarray(src, dtype=_np_dtype(self.dtype))
+        shape, base = self._host_shape()
+        try:
+            src = np.asarray(source)
+        except (TypeError, ValueError) as err:
+            raise TesseraTypeError(f"copyfrom expects an array-like value, got "
+                                   f"{type(source).__name__}: {err}") from None
+        if src.shape != shape:
+            raise TesseraValueError(f"array shape mismatch: copying {src.shape} into {shape}")
+        src = np.ascontiguousarray(src, dtype=_np_dtype(base))
         self._handle.copy_from_ptr(src.ctypes.data, src.nbytes)
         return self
 

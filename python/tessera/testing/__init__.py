@@ -580,3 +580,13 @@ from .int_constraints import (  # noqa: E402
 )
 
 __all__ += ["check_bool_expr_is_true", "check_int_constraints_trans_consistency"]
+
+
+# TVM's FFI test functions (tvm.testing.echo, ErrorTest, ...), also as global functions.
+from . import ffi_testing as _ffi_testing  # noqa: E402
+from .ffi_testing import echo, test_check_eq_callback, test_raise_error, test_wrap_callback  # noqa: E402
+
+ErrorTest = _ffi_testing.error_test
+_ffi_testing.register()
+
+__all__ += ["ErrorTest", "echo", "test_check_eq_callback", "test_raise_error", "test_wrap_callback"]

@@ -70,7 +70,7 @@ from . import _function  # noqa: E402,F401 - PrimFunc.specialize
 from .data_layout import BijectiveLayout, Layout, bijective_layout, layout  # noqa: E402,F401
 from .stmt import stmt_list, stmt_seq  # noqa: E402,F401
 from .buffer import (call_cpacked, call_cpacked_lowered, call_packed,  # noqa: E402,F401
-                     call_packed_lowered, decl_buffer)
+                     call_packed_lowered, decl_buffer, trace)
 
 
 _OP_NAMES = None

@@ -96,8 +96,36 @@ def call_cpacked_lowered(*args, span=None):
     return _call_packed("tir.tvm_call_cpacked_lowered", "call_cpacked_lowered", args, span)
 
 
+def _default_trace_action(*args):
+    print(list(args))
+
+
+def trace(args, trace_action="tvm.default_trace_action", span=None):
+    """TVM's ``tir.trace``: an expression that calls the global function ``trace_action`` with
+    ``args`` while the kernel runs, and is worth the last of ``args`` (the traced value), or
+    what the function returns when it returns a number. The default action,
+    ``"tvm.default_trace_action"``, prints the list of values.
+
+    >>> te.compute(x.shape, lambda i: tir.trace([i, x[i]]))
+    """
+    if not isinstance(args, list):
+        raise TesseraTypeError(f"tir.trace takes its arguments as a list, got {type(args).__name__}")
+    if not args:
+        raise TesseraValueError("tir.trace needs at least one argument (the traced value)")
+    if not isinstance(trace_action, (str, _core.StringImm)):
+        raise TesseraTypeError("tir.trace: trace_action is the name of a global function, got "
+                               f"{type(trace_action).__name__}")
+    if str(trace_action) == "tvm.default_trace_action":
+        from ..runtime.registry import get_global_func, register_func
+
+        if get_global_func("tvm.default_trace_action", allow_missing=True) is None:
+            register_func("tvm.default_trace_action", _default_trace_action, override=True)
+    call_args = [_core.StringImm(str(trace_action))] + _packed_args(args, span)
+    return _core.Call(call_args[-1].dtype, _core.Op.get("tir.tvm_call_trace_packed"), call_args, span)
+
+
 __all__ = ["decl_buffer", "call_packed", "call_cpacked", "call_packed_lowered",
-           "call_cpacked_lowered"]
+           "call_cpacked_lowered", "trace"]
 
 
 class BufferMap(list):

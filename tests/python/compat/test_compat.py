@@ -291,3 +291,46 @@ def test_register_global_func_is_register_func(installed):
         np.testing.assert_array_equal(b.numpy(), a * 2)
     finally:
         tessera.runtime.remove_global_func("compat.test.double")
+
+
+def test_contrib_has_only_utils_tempdir(installed):
+    import tvm
+    from tvm.contrib import cc, utils
+    from tvm.contrib.utils import tempdir
+
+    assert utils is tvm.contrib.utils and utils.tempdir is tempdir
+    tmp = tempdir()
+    path = tmp.relpath("lib.txt")
+    with open(path, "w") as f:
+        f.write("x")
+    assert tmp.listdir() == ["lib.txt"] and os.path.dirname(path) == tmp.path
+    directory = tmp.path
+    del tmp  # removed with its files when collected
+    assert not os.path.exists(directory)
+    with tempdir(keep_for_debug=True) as kept:
+        pass
+    assert os.path.isdir(kept.path)
+    os.rmdir(kept.path)
+    # The rest of tvm.contrib names what is missing when used.
+    with pytest.raises(NotImplementedError, match="tvm.contrib.cc.create_shared: tvm.contrib"):
+        cc.create_shared("a.so", ["a.o"])
+    with pytest.raises(ImportError, match="tessera does not provide tvm.contrib.nvcc"):
+        import tvm.contrib.nvcc  # noqa: F401
+
+
+def test_children_of_python_m_tessera_compat_import_tvm_too(tmp_path):
+    child = "import tvm, tessera; assert tvm.tir is tessera.tir; print(tvm.device('cpu').exist)"
+    script = tmp_path / "parent.py"
+    script.write_text("import subprocess, sys\n"
+                      f"print(subprocess.run([sys.executable, '-c', {child!r}], capture_output=True, "
+                      "text=True, check=True).stdout.strip())\n")
+    out = subprocess.run([sys.executable, "-m", "tessera.compat", str(script)], env=ENV, cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "True"
+    # A plain interpreter has no tvm mapping, and the stand-in refuses another name.
+    plain = subprocess.run([sys.executable, "-c", "import tvm"], env=ENV, cwd=tmp_path, capture_output=True, text=True)
+    assert plain.returncode != 0 and "No module named 'tvm'" in plain.stderr
+    other = subprocess.run([sys.executable, "-c", "import tessera.compat._child.tvm"], env=ENV, cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert "it is not imported under another name" in other.stderr

@@ -61,6 +61,9 @@ enum {
   /* A DLTensor the caller does not allow to be written (a read-only numpy array). Only entry
    * points that check writes accept it: those of DSL kernels, for pointers the kernel only reads. */
   TESSERA_ARG_DLTENSOR_READONLY = 9,
+  /* A NUL-terminated string (v_handle is its const char*), such as a file name passed to a
+   * global function by T.call_packed. */
+  TESSERA_ARG_STR = 10,
 };
 
 /* Return codes of a packed entry point besides 0 (success) and other nonzero values (a runtime

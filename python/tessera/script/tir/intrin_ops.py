@@ -28,6 +28,8 @@ _RESULT = {
     "tvm_struct_set": "int32",
     "tvm_struct_get": "last",
     "tvm_thread_invariant": ("arg", 0),
+    "tvm_call_trace_packed": ("arg", -1),  # tir.trace: the traced (last) value's dtype
+    "tvm_call_trace_packed_lowered": ("arg", -1),
     "tvm_check_return": "int32",
     "TVMBackendAllocWorkspace": "handle",
     "TVMBackendFreeWorkspace": "int32",
@@ -140,7 +142,7 @@ def _intrinsic(name):
             dtype = _dtype_arg(dtype)
         elif isinstance(rule, tuple):
             if dtype is None:
-                dtype = convert(args[rule[1]]).dtype if len(args) > rule[1] else "int32"
+                dtype = convert(args[rule[1]]).dtype if -len(args) <= rule[1] < len(args) else "int32"
             else:
                 dtype = _dtype_arg(dtype)
         else:
