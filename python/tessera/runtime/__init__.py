@@ -10,6 +10,7 @@ from . import container
 from .container import ShapeTuple, String
 from .device import Device, cpu, cuda, device, metal, opencl, rocm, vulkan
 from .module import BenchmarkResult, Module, load_module
+from .executable import Executable
 from .ndarray import NDArray, array, empty, from_dlpack
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 
@@ -51,7 +52,7 @@ def convert(value):
 tensor = array
 Tensor = NDArray
 
-__all__ = ["BenchmarkResult", "convert", "Device", "Module", "NDArray", "array", "cpu", "cuda", "device",
+__all__ = ["BenchmarkResult", "convert", "Device", "Executable", "Module", "NDArray", "array", "cpu", "cuda", "device",
            "metal", "opencl", "rocm", "vulkan", "container", "ShapeTuple", "String",
            "empty", "from_dlpack", "load_module", "tensor", "Tensor", "register_func", "get_global_func",
            "remove_global_func", "list_global_func_names", "const"]
