@@ -89,6 +89,12 @@ TESSERA_REGISTER_OP("tir.assume")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
     .describe("A condition the compiler may assume to hold.");
+TESSERA_REGISTER_OP("tir.prefetch")
+    .set_num_inputs(4)
+    .set_effect(CallEffect::kOpaque)
+    .describe(
+        "Prefetch hint: (address, rw: 0 read / 1 write, locality 0..3, cache type: 1 data / 0 "
+        "instruction); the C targets emit __builtin_prefetch for data.");
 TESSERA_REGISTER_OP("tir.break")
     .set_num_inputs(0)
     .set_effect(CallEffect::kOpaque)

@@ -411,6 +411,63 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
   return name + "(" + PrintExpr(op->value) + ")";
 }
 
+// A Shuffle (a concatenation, extraction or permutation of lanes with constant indices): a
+// helper taking the vectors (scalars count as one lane) and filling the result lane by lane.
+std::string CodeGenHost::VisitExpr_(const ShuffleNode* op) {
+  std::vector<std::pair<size_t, int>> lanes;  // the (vector, lane) of each concatenated lane
+  std::vector<DataType> types;
+  for (size_t v = 0; v < op->vectors.size(); ++v) {
+    DataType t = op->vectors[v]->dtype;
+    if (t.is_scalable_vector()) Unsupported("a Shuffle of scalable vectors", op->span);
+    types.push_back(t);
+    for (int l = 0; l < t.lanes(); ++l) lanes.emplace_back(v, l);
+  }
+  auto lane = [&](const Expr& index) {
+    const auto* k = AsPtr<IntImmNode>(index);
+    if (k == nullptr) Unsupported("a Shuffle with a non-constant index", op->span);
+    if (k->value < 0 || k->value >= static_cast<int64_t>(lanes.size())) {
+      Unsupported("a Shuffle index out of range (" + std::to_string(k->value) + " of " +
+                      std::to_string(lanes.size()) + " lanes)",
+                  op->span);
+    }
+    auto [v, l] = lanes[k->value];
+    std::string a = "a" + std::to_string(v);
+    return types[v].is_scalar() ? a : a + "[" + std::to_string(l) + "]";
+  };
+  if (op->dtype.is_scalar() && op->indices.size() != 1) {
+    Unsupported("a Shuffle of " + std::to_string(op->indices.size()) + " indices to a scalar",
+                op->span);
+  }
+  std::ostringstream sig, body;
+  std::string rt = TypeName(op->dtype, op->span);
+  for (size_t i = 0; i < types.size(); ++i) sig << "_" << types[i].ToString();
+  for (const Expr& index : op->indices) {
+    lane(index);  // checks the index
+    sig << "_" << AsPtr<IntImmNode>(index)->value;
+  }
+  std::string name = "tessera_shuffle_" + op->dtype.ToString() + sig.str();
+  if (!helper_names_.count(name)) {
+    body << "static inline " << rt << " " << name << "(";
+    for (size_t i = 0; i < types.size(); ++i) {
+      body << (i ? ", " : "") << TypeName(types[i], op->span) << " a" << i;
+    }
+    body << ") {\n  " << rt << " r;\n";
+    if (op->dtype.is_scalar()) {
+      body << "  r = " << lane(op->indices[0]) << ";\n";
+    } else {
+      for (size_t i = 0; i < op->indices.size(); ++i) {
+        body << "  r[" << i << "] = " << lane(op->indices[i]) << ";\n";
+      }
+    }
+    body << "  return r;\n}\n";
+    Helper(name, body.str());
+  }
+  std::string call = name + "(";
+  for (size_t i = 0; i < op->vectors.size(); ++i)
+    call += (i ? ", " : "") + PrintExpr(op->vectors[i]);
+  return call + ")";
+}
+
 std::string CodeGenHost::VisitExpr_(const CallNode* op) {
   // A register-tile micro-kernel (the tessera_ukr_f32_* tensor intrinsics): its definition
   // once per module, before the functions.
@@ -749,6 +806,24 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (name == "tir.break") return "break";
   if (name == "tir.continue") return "continue";
   if (name == "tir.assume") return "((void)0)";
+  if (name == "tir.prefetch") {
+    // __builtin_prefetch takes constant rw (0/1) and locality (0..3); an instruction-cache
+    // prefetch (cache type 0) has no C spelling and is dropped, as a hint may be.
+    auto constant = [&](size_t i, int64_t hi, const char* what) {
+      const auto* v = AsPtr<IntImmNode>(op->args[i]);
+      if (v == nullptr || v->value < 0 || v->value > hi) {
+        TESSERA_THROW_KIND(op->span, ErrorKind::kBuild)
+            << "tir.prefetch: the " << what << " (argument " << i
+            << ") must be an integer constant from 0 to " << hi;
+      }
+      return std::to_string(v->value);
+    };
+    std::string rw = constant(1, 1, "rw argument");
+    std::string locality = constant(2, 3, "locality");
+    std::string cache = constant(3, 1, "cache type");
+    if (cache == "0") return "((void)0)";
+    return "__builtin_prefetch((const void*)" + arg(0) + ", " + rw + ", " + locality + ")";
+  }
   if ((name == "tir.popcount" || name == "tir.clz") && op->dtype.is_scalar()) {
     int bits = op->args[0]->dtype.bits();
     std::string x = "(unsigned long long)(uint" + std::to_string(bits) + "_t)" + arg(0);

@@ -78,6 +78,7 @@ class CodeGenHost : public CodeGenC {
   using CodeGenC::VisitStmt_;
   std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const ShuffleNode* op) override;
   std::string VisitExpr_(const CallNode* op) override;
   void AfterLetBinding(const LetStmtNode* op, const std::string& name) override;
   void VisitStmt_(const LetStmtNode* op) override;
