@@ -139,3 +139,35 @@ def test_buffer_vstore_outside_a_prim_func_returns_the_store():
     b = np.zeros(8, "float32")
     lib(a, b)
     np.testing.assert_allclose(b, a + 1)
+
+
+def test_stepped_loop_builds_with_canonicalize_loop_disabled():
+    @T.prim_func
+    def stepped(A: T.Buffer((100,), "float32"), B: T.Buffer((100,), "float32")):
+        for i in T.serial(3, 100, step=7):
+            B[i] = A[i] * 2.0
+
+    a = np.random.default_rng(1).random(100).astype("float32")
+    for disabled in ([], ["tir.CanonicalizeLoop"]):
+        with ts.transform.PassContext(disabled_pass=disabled):
+            lib = tvm_compile(stepped, "llvm")
+        b = np.zeros(100, "float32")
+        lib(a, b)
+        want = np.zeros(100, "float32")
+        want[3:100:7] = a[3:100:7] * 2
+        np.testing.assert_allclose(b, want)
+
+
+def test_predicated_vector_store_and_load_on_the_c_target():
+    # TVM's C code generator refuses predicated accesses; tessera's host C writes the lanes the
+    # predicate keeps.
+    @T.prim_func
+    def masked(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        B.vstore([T.Ramp(0, 2, 4)], A.vload([T.Ramp(1, 1, 4)], predicate=T.Broadcast(T.bool(True), 4)),
+                 predicate=T.Shuffle([T.Broadcast(T.bool(True), 2), T.Broadcast(T.bool(False), 2)],
+                                     [0, 1, 2, 3]))
+
+    a = np.arange(8).astype("float32") + 1
+    b = np.zeros(8, "float32")
+    tvm_compile(masked, "c")(a, b)
+    np.testing.assert_array_equal(b, [2, 0, 3, 0, 0, 0, 0, 0])
