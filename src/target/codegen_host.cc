@@ -806,6 +806,11 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (name == "tir.break") return "break";
   if (name == "tir.continue") return "continue";
   if (name == "tir.assume") return "((void)0)";
+  if (name == "tir.tvm_static_handle") {
+    std::string slot = "tessera_static_handle_" + std::to_string(static_handles_++);
+    Helper(slot, "static void* " + slot + " = 0;\n");
+    return "((void*)&" + slot + ")";
+  }
   if (name == "tir.prefetch") {
     // __builtin_prefetch takes constant rw (0/1) and locality (0..3); an instruction-cache
     // prefetch (cache type 0) has no C spelling and is dropped, as a hint may be.
@@ -912,6 +917,35 @@ void CodeGenHost::PrintCheckTable(const CallNode* op) {
   PrintIndent();
   stream_ << "if (!tessera_check_dltensor_table(" << PrintExpr(op->args[0]) << ", " << name << ", "
           << *count << ", " << name << "_shapes, " << PrintExpr(op->args[1]) << ")) return -1;\n";
+}
+
+// T.attr(_, "coproc_uop_scope", "TVMBackendRunOnce"): a static initialisation, the body runs on
+// the first call of the function only (as TVM's runtime function of that name, the flag is set
+// before the body runs and is not guarded against concurrent first calls).
+void CodeGenHost::VisitStmt_(const AttrStmtNode* op) {
+  if (op->attr_key != "coproc_uop_scope") {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  const auto* init = AsPtr<StringImmNode>(op->value);
+  if (init == nullptr || init->value != "TVMBackendRunOnce") {
+    Unsupported(
+        "a coproc_uop_scope whose value is not \"TVMBackendRunOnce\" (the only static "
+        "initialisation the host runtime has)",
+        op->span);
+  }
+  std::string flag = "tessera_run_once_" + std::to_string(run_once_scopes_++);
+  PrintIndent();
+  stream_ << "static int " << flag << " = 0;\n";
+  PrintIndent();
+  stream_ << "if (!" << flag << ") {\n";
+  int scope = BeginScope();
+  PrintIndent();
+  stream_ << flag << " = 1;\n";
+  PrintStmt(op->body);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
 }
 
 void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {
