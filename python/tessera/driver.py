@@ -120,6 +120,30 @@ def host_compile_options(target: Any) -> List[str]:
     return flags
 
 
+# The options of a Target object that change the host code (host_compile_options reads them).
+_CODE_OPTIONS = ("mtriple", "mcpu", "mattr", "opt-level", "fast-math", "fast-math-nnan",
+                 "fast-math-ninf", "fast-math-contract")
+
+
+def _host_options_target(target: Any, parsed: Any) -> Any:
+    """What host_compile_options reads for a build target: a target string as given; a
+    tessera.target.Target (already checked against its kind's options) gives its kind with the
+    options that change the code (-mtriple, -mcpu, -mattr, -opt-level, -fast-math*), so that
+    ``Target("llvm -mcpu=...")`` builds as the string does and a cross ``-mtriple`` is refused."""
+    attrs = getattr(target, "attrs", None)
+    if not hasattr(target, "_core_target") or not isinstance(attrs, dict):
+        return parsed
+    parts = [str(parsed.kind)]
+    for key in _CODE_OPTIONS:
+        value = attrs.get(key)
+        if value is None or value is False or value == "" or value == []:
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        parts.append(f"-{key}" if value is True else f"-{key}={value}")
+    return _core.Target(" ".join(parts))
+
+
 def _tuning_database_possible() -> bool:
     """Whether a tuning database may apply: tessera.tune was imported (its ``apply`` blocks need
     it) or the PassContext names one. Keeps tessera.tune out of builds that never tune."""
@@ -208,7 +232,7 @@ def build(mod: Any, target: Any = "c", pipeline: Optional[str] = "default",
         lw = _lowerer(mod, parsed, auto_schedule=True)
         lw.run_to("end")
         return Module(lw.result)
-    flags = host_compile_options(parsed)
+    flags = host_compile_options(_host_options_target(target, parsed))
     if not flags:
         lw = _lowerer(mod, parsed, auto_schedule=True)
         lw.run_to("end")

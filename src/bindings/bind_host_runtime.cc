@@ -253,8 +253,10 @@ nb::object PyArg(const TesseraValue& v, int32_t code) {
                             t->byte_offset, t->device.device_type, t->device.device_id);
     }
     default:
-      return v.v_handle ? nb::object(nb::int_(reinterpret_cast<uintptr_t>(v.v_handle)))
-                        : nb::none();
+      // An opaque handle is a ctypes.c_void_p, as TVM passes it (NULL: None).
+      if (v.v_handle == nullptr) return nb::none();
+      return nb::module_::import_("ctypes").attr("c_void_p")(
+          nb::int_(reinterpret_cast<uintptr_t>(v.v_handle)));
   }
 }
 
@@ -282,6 +284,12 @@ void BindHostRuntime(nb::module_& m) {
                 } else if (nb::isinstance<nb::float_>(r)) {
                   ret->v_float64 = nb::cast<double>(r);
                   *ret_code = TESSERA_ARG_FLOAT;
+                } else if (nb::isinstance(r, nb::module_::import_("ctypes").attr("c_void_p"))) {
+                  nb::object value = r.attr("value");
+                  ret->v_handle = value.is_none()
+                                      ? nullptr
+                                      : reinterpret_cast<void*>(nb::cast<uintptr_t>(value));
+                  *ret_code = value.is_none() ? TESSERA_ARG_NULL : TESSERA_ARG_HANDLE;
                 } else {
                   *ret_code = TESSERA_ARG_NULL;
                 }

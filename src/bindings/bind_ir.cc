@@ -123,8 +123,10 @@ nb::object ConstructorFallback(const char* name, nb::args args, nb::kwargs kwarg
   for (nb::handle a : args) bound = bound && IsBoundValue(a);
   for (auto [key, value] : kwargs) bound = bound && IsBoundValue(value);
   // The common case: no Python call. (PrimFunc and Block always ask: TVM's parameter list and
-  // a block's regions may hold Buffers, which are nodes too.)
-  bool asks = std::strcmp(name, "PrimFunc") == 0 || std::strcmp(name, "Block") == 0;
+  // a block's regions may hold Buffers, which are nodes too; Call asks for TVM's "" (void)
+  // dtype and string arguments.)
+  bool asks = std::strcmp(name, "PrimFunc") == 0 || std::strcmp(name, "Block") == 0 ||
+              std::strcmp(name, "Call") == 0;
   if (bound && !asks) throw nb::next_overload();
   nb::object built = nb::handle(g_constructor_fallback)(name, args, kwargs);
   if (built.is_none()) throw nb::next_overload();
@@ -375,13 +377,14 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &BroadcastNode::value)
       .def_prop_ro("lanes", [](const BroadcastNode& b) { return LanesValue(b.lanes); });
   WithConstructorFallback(broadcast_class, "Broadcast");
-  nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
+  auto shuffle_class = nb::class_<ShuffleNode, ExprNode>(m, "Shuffle")
       .def(nb::new_([](std::vector<Expr> v, std::vector<Expr> i, std::optional<Span> s) {
              return ShuffleNode::Make(v, i, OrEmpty(s));
            }),
            "vectors"_a, "indices"_a, "span"_a = nb::none())
       .def_ro("vectors", &ShuffleNode::vectors)
       .def_ro("indices", &ShuffleNode::indices);
+  WithConstructorFallback(shuffle_class, "Shuffle");
   auto let_class = nb::class_<LetNode, ExprNode>(m, "Let")
       .def(nb::new_([](Var v, Expr val, Expr body, std::optional<Span> s) {
              return LetNode::Make(v, val, body, OrEmpty(s));
@@ -391,7 +394,7 @@ void BindIR(nb::module_& m) {
       .def_ro("value", &LetNode::value)
       .def_ro("body", &LetNode::body);
   WithConstructorFallback(let_class, "Let");
-  nb::class_<CallNode, ExprNode>(m, "Call")
+  auto call_class = nb::class_<CallNode, ExprNode>(m, "Call")
       .def(nb::new_(
                [](const std::string& t, ObjectRef op, std::vector<Expr> args,
                   std::optional<Span> s) { return CallNode::Make(DT(t), op, args, OrEmpty(s)); }),
@@ -405,6 +408,7 @@ void BindIR(nb::module_& m) {
       .def_ro("op", &CallNode::op)
       .def_ro("args", &CallNode::args)
       .def_prop_ro("op_name", &CallNode::op_name);
+  WithConstructorFallback(call_class, "Call");
   auto bufferLoad_class = nb::class_<BufferLoadNode, ExprNode>(m, "BufferLoad")
       .def(nb::new_([](Buffer b, std::vector<Expr> idx, Expr pred, std::optional<Span> s) {
              return BufferLoadNode::Make(b, idx, pred, OrEmpty(s));

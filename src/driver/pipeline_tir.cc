@@ -78,6 +78,18 @@ void RefuseNonIntegerIndices(const IRModule& mod) {
   }
 }
 
+
+// Whether a function of `mod` has a loop with a step (For.step).
+bool HasSteppedLoop(const IRModule& mod) {
+  bool found = false;
+  for (const auto& [gv, f] : mod->functions) {
+    PostOrderVisit(f->body, [&](const ObjectRef& n) {
+      if (auto* loop = AsPtr<ForNode>(n)) found = found || loop->step != nullptr;
+    });
+  }
+  return found;
+}
+
 }  // namespace
 
 StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
@@ -99,6 +111,12 @@ StageResult TirNormalizeStage(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kNormalize);
   mod = run.UserPhase(0, mod);
   mod = run(mod, "tir.CanonicalizeLoop");
+  // The passes below take unit-step loops only. With tir.CanonicalizeLoop disabled, TVM's code
+  // generators print a loop's step; tessera's lowering has no stepped form after this point, so
+  // a loop with a step is rewritten all the same (the code computes the same values).
+  if (HasSteppedLoop(mod)) {
+    mod = transform::PassRegistry::Get("tir.CanonicalizeLoop")->fn(mod, ctx.pass_ctx);
+  }
   mod = run.If(ctx.IsGpu(), mod, "tir.LowerCrossThreadReduction");
   mod = run(mod, "tir.LowerInitBlock");
   mod = run(mod, "tir.PlanBufferAllocationDown");

@@ -89,6 +89,18 @@ TESSERA_REGISTER_OP("tir.assume")
     .set_num_inputs(1)
     .set_effect(CallEffect::kPure)
     .describe("A condition the compiler may assume to hold.");
+TESSERA_REGISTER_OP("tir.prefetch")
+    .set_num_inputs(4)
+    .set_effect(CallEffect::kOpaque)
+    .describe(
+        "Prefetch hint: (address, rw: 0 read / 1 write, locality 0..3, cache type: 1 data / 0 "
+        "instruction); the C targets emit __builtin_prefetch for data.");
+TESSERA_REGISTER_OP("tir.tvm_static_handle")
+    .set_num_inputs(0)
+    .set_effect(CallEffect::kOpaque)
+    .describe(
+        "The address of a static pointer-sized slot, one per call site, NULL at first: a handle "
+        "that persists across calls of the function (TVM's static-initialisation handle).");
 TESSERA_REGISTER_OP("tir.break")
     .set_num_inputs(0)
     .set_effect(CallEffect::kOpaque)

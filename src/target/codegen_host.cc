@@ -411,6 +411,63 @@ std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
   return name + "(" + PrintExpr(op->value) + ")";
 }
 
+// A Shuffle (a concatenation, extraction or permutation of lanes with constant indices): a
+// helper taking the vectors (scalars count as one lane) and filling the result lane by lane.
+std::string CodeGenHost::VisitExpr_(const ShuffleNode* op) {
+  std::vector<std::pair<size_t, int>> lanes;  // the (vector, lane) of each concatenated lane
+  std::vector<DataType> types;
+  for (size_t v = 0; v < op->vectors.size(); ++v) {
+    DataType t = op->vectors[v]->dtype;
+    if (t.is_scalable_vector()) Unsupported("a Shuffle of scalable vectors", op->span);
+    types.push_back(t);
+    for (int l = 0; l < t.lanes(); ++l) lanes.emplace_back(v, l);
+  }
+  auto lane = [&](const Expr& index) {
+    const auto* k = AsPtr<IntImmNode>(index);
+    if (k == nullptr) Unsupported("a Shuffle with a non-constant index", op->span);
+    if (k->value < 0 || k->value >= static_cast<int64_t>(lanes.size())) {
+      Unsupported("a Shuffle index out of range (" + std::to_string(k->value) + " of " +
+                      std::to_string(lanes.size()) + " lanes)",
+                  op->span);
+    }
+    auto [v, l] = lanes[k->value];
+    std::string a = "a" + std::to_string(v);
+    return types[v].is_scalar() ? a : a + "[" + std::to_string(l) + "]";
+  };
+  if (op->dtype.is_scalar() && op->indices.size() != 1) {
+    Unsupported("a Shuffle of " + std::to_string(op->indices.size()) + " indices to a scalar",
+                op->span);
+  }
+  std::ostringstream sig, body;
+  std::string rt = TypeName(op->dtype, op->span);
+  for (size_t i = 0; i < types.size(); ++i) sig << "_" << types[i].ToString();
+  for (const Expr& index : op->indices) {
+    lane(index);  // checks the index
+    sig << "_" << AsPtr<IntImmNode>(index)->value;
+  }
+  std::string name = "tessera_shuffle_" + op->dtype.ToString() + sig.str();
+  if (!helper_names_.count(name)) {
+    body << "static inline " << rt << " " << name << "(";
+    for (size_t i = 0; i < types.size(); ++i) {
+      body << (i ? ", " : "") << TypeName(types[i], op->span) << " a" << i;
+    }
+    body << ") {\n  " << rt << " r;\n";
+    if (op->dtype.is_scalar()) {
+      body << "  r = " << lane(op->indices[0]) << ";\n";
+    } else {
+      for (size_t i = 0; i < op->indices.size(); ++i) {
+        body << "  r[" << i << "] = " << lane(op->indices[i]) << ";\n";
+      }
+    }
+    body << "  return r;\n}\n";
+    Helper(name, body.str());
+  }
+  std::string call = name + "(";
+  for (size_t i = 0; i < op->vectors.size(); ++i)
+    call += (i ? ", " : "") + PrintExpr(op->vectors[i]);
+  return call + ")";
+}
+
 std::string CodeGenHost::VisitExpr_(const CallNode* op) {
   if (op->is_op("tir.tvm_call_trace_packed")) return PrintTracePacked(op);
   if (op->is_op("tir.tvm_call_packed")) {
@@ -756,6 +813,29 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
   if (name == "tir.break") return "break";
   if (name == "tir.continue") return "continue";
   if (name == "tir.assume") return "((void)0)";
+  if (name == "tir.tvm_static_handle") {
+    std::string slot = "tessera_static_handle_" + std::to_string(static_handles_++);
+    Helper(slot, "static void* " + slot + " = 0;\n");
+    return "((void*)&" + slot + ")";
+  }
+  if (name == "tir.prefetch") {
+    // __builtin_prefetch takes constant rw (0/1) and locality (0..3); an instruction-cache
+    // prefetch (cache type 0) has no C spelling and is dropped, as a hint may be.
+    auto constant = [&](size_t i, int64_t hi, const char* what) {
+      const auto* v = AsPtr<IntImmNode>(op->args[i]);
+      if (v == nullptr || v->value < 0 || v->value > hi) {
+        TESSERA_THROW_KIND(op->span, ErrorKind::kBuild)
+            << "tir.prefetch: the " << what << " (argument " << i
+            << ") must be an integer constant from 0 to " << hi;
+      }
+      return std::to_string(v->value);
+    };
+    std::string rw = constant(1, 1, "rw argument");
+    std::string locality = constant(2, 3, "locality");
+    std::string cache = constant(3, 1, "cache type");
+    if (cache == "0") return "((void)0)";
+    return "__builtin_prefetch((const void*)" + arg(0) + ", " + rw + ", " + locality + ")";
+  }
   if ((name == "tir.popcount" || name == "tir.clz") && op->dtype.is_scalar()) {
     int bits = op->args[0]->dtype.bits();
     std::string x = "(unsigned long long)(uint" + std::to_string(bits) + "_t)" + arg(0);
@@ -844,6 +924,35 @@ void CodeGenHost::PrintCheckTable(const CallNode* op) {
   PrintIndent();
   stream_ << "if (!tessera_check_dltensor_table(" << PrintExpr(op->args[0]) << ", " << name << ", "
           << *count << ", " << name << "_shapes, " << PrintExpr(op->args[1]) << ")) return -1;\n";
+}
+
+// T.attr(_, "coproc_uop_scope", "TVMBackendRunOnce"): a static initialisation, the body runs on
+// the first call of the function only (as TVM's runtime function of that name, the flag is set
+// before the body runs and is not guarded against concurrent first calls).
+void CodeGenHost::VisitStmt_(const AttrStmtNode* op) {
+  if (op->attr_key != "coproc_uop_scope") {
+    CodeGenC::VisitStmt_(op);
+    return;
+  }
+  const auto* init = AsPtr<StringImmNode>(op->value);
+  if (init == nullptr || init->value != "TVMBackendRunOnce") {
+    Unsupported(
+        "a coproc_uop_scope whose value is not \"TVMBackendRunOnce\" (the only static "
+        "initialisation the host runtime has)",
+        op->span);
+  }
+  std::string flag = "tessera_run_once_" + std::to_string(run_once_scopes_++);
+  PrintIndent();
+  stream_ << "static int " << flag << " = 0;\n";
+  PrintIndent();
+  stream_ << "if (!" << flag << ") {\n";
+  int scope = BeginScope();
+  PrintIndent();
+  stream_ << flag << " = 1;\n";
+  PrintStmt(op->body);
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
 }
 
 void CodeGenHost::VisitStmt_(const AssertStmtNode* op) {

@@ -78,10 +78,12 @@ class CodeGenHost : public CodeGenC {
   using CodeGenC::VisitStmt_;
   std::string VisitExpr_(const RampNode* op) override;
   std::string VisitExpr_(const BroadcastNode* op) override;
+  std::string VisitExpr_(const ShuffleNode* op) override;
   std::string VisitExpr_(const CallNode* op) override;
   void AfterLetBinding(const LetStmtNode* op, const std::string& name) override;
   void VisitStmt_(const LetStmtNode* op) override;
   void VisitStmt_(const AssertStmtNode* op) override;
+  void VisitStmt_(const AttrStmtNode* op) override;
   void VisitStmt_(const AllocateNode* op) override;
   /*! \brief `T.evaluate(T.call_packed("name", ...))`: a call of a registered global function
    *  through the runtime (tessera_call_global); buffers travel as DLTensors on the stack. */
@@ -124,6 +126,8 @@ class CodeGenHost : public CodeGenC {
   std::string PrintTracePacked(const CallNode* op);
   void CallGlobalHelper();
   int packed_calls_ = 0;
+  int run_once_scopes_ = 0;
+  int static_handles_ = 0;   // tir.tvm_static_handle slots  // "coproc_uop_scope" bodies that run once (their static flags)
   /*! \brief Static arrays and the call of a tessera.check_dltensor_table assertion. */
   void PrintCheckTable(const CallNode* op);
   int check_tables_ = 0;

@@ -91,7 +91,7 @@ TOP_LEVEL = {
     "structural_hash": ("tessera.ir", "structural_hash"),
     "assert_structural_equal": ("tessera.ir", "assert_structural_equal"),
     "build": ("tessera.driver", "build"),
-    "compile": ("tessera.driver", "build"),
+    "compile": ("tessera.tir.build", "compile"),
     "lower": ("tessera.lower", None),
     "cpu": ("tessera.runtime", "cpu"),
     "cuda": ("tessera.runtime", "cuda"),

@@ -246,6 +246,10 @@ class Module:
         known = "'c', 'asm'" + (", 'cuda', 'ptx'" if self.imported_modules else "")
         raise ValueError(f"unknown source format '{fmt}'; this module has {known}")
 
+    def inspect_source(self, fmt: str = "") -> str:
+        """TVM v0.23's name of :meth:`get_source` (same formats)."""
+        return self.get_source(fmt)
+
     def export_library(self, file_name: "str | os.PathLike[str]", *, fcompile: Any = None,
                        addons: Any = None, workspace_dir: Any = None, **kwargs: Any) -> str:
         """Write the compiled library to ``file_name`` (load it with ``ts.runtime.load_module``).

@@ -115,3 +115,5 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'tessera.tir' has no attribute '{name}'")
 from . import ir_builder  # noqa: E402,F401 - tir.ir_builder.create()
+# TVM's tir.build(mod, target, pipeline): the function, bound over the submodule of its name.
+from .build import build  # noqa: E402,F401

@@ -255,6 +255,17 @@ def _block(iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=N
                        _attrs(annotations) if annotations else None, span)
 
 
+def _shuffle(vectors, indices, span=None):
+    return _core.Shuffle([convert(v) for v in vectors], [convert(i) for i in indices], span)
+
+
+def _call(dtype, op, args, span=None):
+    # TVM's Call takes Python numbers and strings among the arguments (tir.Call("void",
+    # "tir.prefetch", [addr, 0, 3, 1])) and a DataType or "" (void) as the dtype.
+    args = [_core.StringImm(a) if isinstance(a, str) else convert(a) for a in args]
+    return _core.Call(str(dtype) or "void", op, args, span)
+
+
 def _var(name, dtype, span=None):
     return _core.Var(name, str(dtype), span)
 
@@ -265,7 +276,7 @@ _NORMALISERS = {
     "Broadcast": _broadcast, "Let": _let, "Cast": _cast, "LetStmt": _let_stmt,
     "AttrStmt": _attr_stmt, "AssertStmt": _assert_stmt, "For": _for, "IfThenElse": _if_then_else,
     "BufferRealize": _buffer_realize, "Allocate": _allocate, "AllocateConst": _allocate_const, "Var": _var,
-    "MatchBufferRegion": _match_buffer_region, "Block": _block,
+    "MatchBufferRegion": _match_buffer_region, "Block": _block, "Shuffle": _shuffle, "Call": _call,
 }
 for _name in ("Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE",
               "LT", "LE", "GT", "GE", "And", "Or"):

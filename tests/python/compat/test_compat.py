@@ -38,7 +38,8 @@ def test_submodules_are_tesseras_modules(installed):
     # The module keeps its own identity.
     assert tessera.tir.__name__ == "tessera.tir" and tessera.tir.__spec__.name == "tessera.tir"
     assert tvm.IRModule is tessera.ir.IRModule and tvm.cpu(0) == tessera.cpu(0)
-    assert tvm.compile is tessera.driver.build and issubclass(tvm.TVMError, tessera.error.TesseraError)
+    assert tvm.compile is sys.modules["tessera.tir.build"].compile and tvm.build is tessera.driver.build
+    assert tvm.tir.build is tessera.tir.build and issubclass(tvm.TVMError, tessera.error.TesseraError)
 
 
 def test_testing_helpers_and_dsl(installed):

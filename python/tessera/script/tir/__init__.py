@@ -69,12 +69,28 @@ def _vload(self, indices, dtype=None, predicate=None):
 
 
 def _vstore(self, indices, value, predicate=None):
-    """``A.vstore([i], value, predicate=mask)``: a (masked) store, inside a prim_func."""
-    parser = _state.require("Buffer.vstore")
+    """``A.vstore([i], value, predicate=mask)``: a (masked) store. Inside a prim_func it is
+    emitted; outside (``ir_builder`` code, te.extern generators) it returns the BufferStore, as
+    TVM's ``Buffer.vstore``. A single index may be given bare; a vector value stored at a scalar
+    last index stores its lanes from there on (``B.vstore(i, A.vload(i, "float32x2"))``)."""
+    if not isinstance(indices, (list, tuple)):
+        indices = [indices]
     indices = [_expr_ops.convert(i) if not isinstance(i, int) else _expr_ops.const(i) for i in indices]
     pred = None if predicate is None else _expr_ops.convert(predicate)
     value = _expr_ops.convert(value, self.dtype)
+    from ...ir.dtype import DataType
+
+    have, elem = DataType(value.dtype), DataType(self.dtype)
+    if (indices and have.is_fixed_length_vector and indices[-1].dtype.is_scalar
+            and have.element_of == elem.element_of and have.lanes % elem.lanes == 0
+            and have.lanes // elem.lanes > 1):
+        base = indices[-1]
+        indices[-1] = _core.Ramp(base, _expr_ops.const(1, base.dtype), have.lanes // elem.lanes)
+    parser = _state.current()
+    if parser is None:
+        return _core.BufferStore(self, value, indices, pred)
     parser.builder.emit(_core.BufferStore(self, value, indices, pred, parser.current_span()))
+    return None
 
 
 _core.Buffer.vload = _vload
