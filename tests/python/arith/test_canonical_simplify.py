@@ -205,3 +205,22 @@ def test_lets_shifts_and_nested_if_then_else():
     got = ana.rewrite_simplify(nested)
     ir.assert_structural_equal(got, tir.if_then_else(tir.And(x < 9, tir.LT(2, y)), x, y))
     _check_points(nested, got, _grid((x, y)))
+
+
+def test_rewrite_rounded_up_value_and_negated_difference():
+    ana = arith.Analyzer()
+    # (x - y) * c is (y - x) * -c for a negative constant
+    before = (x - y) * -3
+    got = ana.rewrite_simplify(before)
+    ir.assert_structural_equal(got, (y - x) * 3)
+    _check_points(before, got, _grid((x, y)))
+    # min(x rounded up to a multiple of 8, max(x, 8)) is max(x, 8), but only for x >= 1
+    before = tir.Min(fld(x + 7, 8) * 8, tir.Max(x, 8))
+    assert not isinstance(ana.rewrite_simplify(before), tir.Max)
+    ana.update(x, arith.ConstIntBound(1, 100))
+    got = ana.rewrite_simplify(before)
+    ir.assert_structural_equal(got, tir.Max(x, 8))
+    _check_points(before, got, _grid((x,), range(1, 101)))
+    # at x = 0 the rounded-up value (0) is the smaller: the bound is needed
+    assert _value(before, {x: 0}) == 0
+
