@@ -224,3 +224,15 @@ def test_rewrite_rounded_up_value_and_negated_difference():
     # at x = 0 the rounded-up value (0) is the smaller: the bound is needed
     assert _value(before, {x: 0}) == 0
 
+
+def test_can_prove_equal_gives_a_constant_the_other_type():
+    n = tir.Var("n", "int64")
+    ana = arith.Analyzer()
+    # common factors of a symbolic product and its divisor: the remainder is 0
+    assert ana.can_prove_equal(flm((n + 1) * 64, (n + 1) * 32), 0)
+    assert ana.can_prove_equal(flm((n + 1) * 64, 32 * (n + 1)), 0)
+    assert not ana.can_prove_equal(flm((n + 1) * 64, (n + 1) * 48), 0)
+    assert not ana.can_prove_equal(n, 0)
+    # a constant that the other type cannot hold is never equal
+    b = tir.Var("b", "int8")
+    assert not ana.can_prove_equal(b * 0 + 1, 300)
