@@ -485,7 +485,19 @@ bool Analyzer::CanProveLess(const Expr& e, int64_t v) {
 }
 
 bool Analyzer::CanProveEqual(const Expr& a, const Expr& b) {
-  if (a->dtype != b->dtype) return false;
+  if (a->dtype != b->dtype) {
+    // As TVM's operators: an integer constant takes the other side's integer type (`n == 0`
+    // of an int64 n), when its value fits that type.
+    auto retype = [](const Expr& c, DataType t) -> Expr {
+      auto* imm = AsPtr<IntImmNode>(c);
+      if (!imm || !t.is_scalar() || !t.is_integer() || WrapToType(t, imm->value) != imm->value)
+        return nullptr;
+      return IntImmNode::Make(t, imm->value);
+    };
+    if (Expr rb = retype(b, a->dtype)) return CanProve(EQNode::Make(a, rb));
+    if (Expr ra = retype(a, b->dtype)) return CanProve(EQNode::Make(ra, b));
+    return false;
+  }
   return CanProve(EQNode::Make(a, b));
 }
 

@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include "tessera/arith/const_fold.h"
+#include "tessera/ir/ir_utils.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 
 namespace tessera {
@@ -175,7 +178,23 @@ Expr CanonicalSimplifier::FoldNot(const NotNode* op) {
 Expr CanonicalSimplifier::VisitExpr_(const SelectNode* op) {
   Expr c = VisitExpr(op->condition);
   if (auto v = AsConstInt(c)) return VisitExpr(*v ? op->true_value : op->false_value);
-  Expr t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
+  // As TVM: the value chosen when the condition holds is simplified knowing it (and the other
+  // knowing its negation); a value that is not chosen does not matter.
+  Expr t, f;
+  if (c->dtype.is_scalar()) {
+    {
+      ConstraintContext known(ana_, c);
+      t = VisitExpr(op->true_value);
+    }
+    {
+      ConstraintContext known(ana_, NegateCondition(c));
+      f = VisitExpr(op->false_value);
+    }
+  } else {
+    t = VisitExpr(op->true_value);
+    f = VisitExpr(op->false_value);
+  }
+  if (StructuralEqual(t, f)) return t;  // as TVM: select(c, y, y) is y
   if (c == op->condition && t == op->true_value && f == op->false_value) return GetRef(op);
   return SelectNode::Make(c, t, f, op->span);
 }
@@ -183,6 +202,9 @@ Expr CanonicalSimplifier::VisitExpr_(const SelectNode* op) {
 Expr CanonicalSimplifier::VisitExpr_(const CastNode* op) {
   Expr v = VisitExpr(op->value);
   if (v->dtype == op->dtype) return v;
+  if (IsCanonicalType(op->dtype) && IsCanonicalType(v->dtype) && IsArithKind(v->kind)) {
+    if (Expr pushed = PushCast(op->dtype, v)) return pushed;
+  }
   if (op->dtype.is_scalar()) {
     if (auto* i = AsPtr<IntImmNode>(v)) {
       if (op->dtype.is_int_or_bool()) {
@@ -205,8 +227,95 @@ Expr CanonicalSimplifier::VisitExpr_(const CastNode* op) {
   return CastNode::Make(op->dtype, v, op->span);
 }
 
+// As TVM's canonical form: a cast of an index sum is the sum of the cast terms,
+// cast(t, a + b) = cast(t, a) + cast(t, b), and a cast of a division or modulo by a constant
+// goes to its numerator. A widening cast always (index arithmetic is read as not overflowing,
+// as everywhere in the simplifier); a narrowing one only when the bounds put every partial
+// sum, term and numerator in the narrower type, so that no value changes.
+Expr CanonicalSimplifier::PushCast(DataType t, const Expr& v) {
+  DataType from = v->dtype;
+  bool widening = t.bits() >= from.bits();
+  ConstIntBound range = ConstIntBound::OfType(t);
+  auto fits = [&](const ConstIntBound& b) {
+    return b.min_value >= range.min_value && b.max_value <= range.max_value;
+  };
+  Sum sum = ToSum(v);
+  if (sum.terms.empty()) return Expr();
+  if (!widening) {
+    // The partial sums in the order the sum is written: positive terms, a positive base, the
+    // negative terms, a negative base.
+    Sum partial;
+    auto add_checked = [&](const Sum::Term& term) {
+      partial.Add(term.factors, term.coeff);
+      Sum one;
+      one.Add(term.factors, term.coeff);
+      return fits(SumBound(one, from)) && fits(SumBound(partial, from));
+    };
+    for (const auto& term : sum.terms)
+      if (term.coeff > 0 && !add_checked(term)) return Expr();
+    if (sum.base > 0) {
+      partial.base = sum.base;
+      if (!fits(SumBound(partial, from))) return Expr();
+    }
+    for (const auto& term : sum.terms)
+      if (term.coeff < 0 && !add_checked(term)) return Expr();
+    partial.base = sum.base;
+    if (!fits(SumBound(partial, from))) return Expr();
+  }
+  // A single atom that is not a division or modulo by a constant has nothing to push into.
+  auto div_mod_of_const = [&](const Expr& e) -> const BinaryNode* {
+    if (e->kind != NodeKind::kFloorDiv && e->kind != NodeKind::kFloorMod &&
+        e->kind != NodeKind::kDiv && e->kind != NodeKind::kMod)
+      return nullptr;
+    auto* bin = static_cast<const BinaryNode*>(e.get());
+    auto c = AsConstInt(bin->b);
+    if (!c || WrapToType(t, *c) != *c) return nullptr;
+    if (!widening && !fits(ana_.GetConstIntBound(bin->a))) return nullptr;
+    return bin;
+  };
+  auto cast_product = [&](const std::vector<int>& factors) -> Expr {
+    Expr p = Product(factors, from);
+    if (factors.size() == 1) {
+      if (auto* bin = div_mod_of_const(p)) {
+        Expr a = CastNode::Make(t, bin->a);
+        Expr c = Const(t, *AsConstInt(bin->b));
+        switch (p->kind) {
+          case NodeKind::kFloorDiv:
+            return FloorDivNode::Make(a, c);
+          case NodeKind::kFloorMod:
+            return FloorModNode::Make(a, c);
+          case NodeKind::kDiv:
+            return DivNode::Make(a, c);
+          default:
+            return ModNode::Make(a, c);
+        }
+      }
+    }
+    return CastNode::Make(t, p);
+  };
+  if (sum.base == 0 && sum.terms.size() == 1 && sum.terms[0].coeff == 1 &&
+      (sum.terms[0].factors.size() != 1 || !div_mod_of_const(atoms_[sum.terms[0].factors[0]]))) {
+    return Expr();
+  }
+  Expr e;
+  for (const auto& term : sum.terms) {
+    Expr x = cast_product(term.factors);
+    if (term.coeff != 1) x = MulNode::Make(x, Const(t, term.coeff));
+    e = e ? Expr(AddNode::Make(e, x)) : x;
+  }
+  if (sum.base != 0) e = AddNode::Make(e, Const(t, sum.base));
+  return FromSum(ToSum(e), t);
+}
+
 Expr CanonicalSimplifier::VisitExpr_(const LetNode* op) {
   Expr value = VisitExpr(op->value);
+  // As TVM: a let of a constant or a variable is inlined into its body.
+  if (value->kind == NodeKind::kIntImm || value->kind == NodeKind::kFloatImm ||
+      value->kind == NodeKind::kVar) {
+    VarMap vmap;
+    vmap[op->var.get()] = value;
+    return VisitExpr(Substitute(op->body, vmap));
+  }
   if (value->dtype.is_integer() && value->dtype.is_scalar()) ana_.Bind(op->var, value);
   Expr body = VisitExpr(op->body);
   ana_.Unbind(op->var);
@@ -229,6 +338,14 @@ Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
       ConstraintContext known(ana_, NegateCondition(c));
       f = VisitExpr(op->args[2]);
     }
+    // As TVM: if_then_else(c1, if_then_else(c2, a, b), b) is if_then_else(c1 && c2, a, b).
+    if (auto* inner = AsPtr<CallNode>(t)) {
+      if (inner->is_op("tir.if_then_else") && inner->args.size() == 3 &&
+          StructuralEqual(inner->args[2], f)) {
+        return CallNode::Make(op->dtype, op->op,
+                              {AndNode::Make(c, inner->args[0]), inner->args[1], f}, op->span);
+      }
+    }
     if (c == op->args[0] && t == op->args[1] && f == op->args[2]) return GetRef(op);
     return CallNode::Make(op->dtype, op->op, {c, t, f}, op->span);
   }
@@ -236,6 +353,24 @@ Expr CanonicalSimplifier::VisitExpr_(const CallNode* op) {
   auto* call = AsPtr<CallNode>(r);
   if (call && call->is_op("tir.if_then_else")) {
     if (auto c = AsConstInt(call->args[0])) return *c ? call->args[1] : call->args[2];
+  }
+  // Shifts and bitwise operations of two integer constants (a shift only by an amount within
+  // the type's bits; out-of-range shifts are left for the code generators to report).
+  if (call && call->args.size() == 2 && call->dtype.is_scalar() &&
+      (call->is_op("tir.shift_left") || call->is_op("tir.shift_right") ||
+       call->is_op("tir.bitwise_and") || call->is_op("tir.bitwise_or") ||
+       call->is_op("tir.bitwise_xor"))) {
+    auto* a = AsPtr<IntImmNode>(call->args[0]);
+    auto* b = AsPtr<IntImmNode>(call->args[1]);
+    bool shift = call->is_op("tir.shift_left") || call->is_op("tir.shift_right");
+    if (a && b && a->dtype == call->dtype && b->dtype == call->dtype &&
+        (!shift || (b->value >= 0 && b->value < call->dtype.bits()))) {
+      auto* name = AsPtr<OpNode>(call->op);
+      if (name) {
+        if (Expr folded = TryConstFoldIntrinsic(name->name, call->args[0], call->args[1], op->span))
+          return folded;
+      }
+    }
   }
   // As TVM: ceil of a constant, and ceil(log2(c)) (topi's ceil_log2), fold; the result is
   // the same whatever the target's rounding.
@@ -461,6 +596,12 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
       diff.AddSum(ToSum(b), -1);
       Expr d = FromSum(diff, t);
       ConstIntBound bound = ana_.GetConstIntBound(d);
+      // A difference whose terms reach beyond the type: its bound as a whole number.
+      ConstIntBound whole = SumBound(diff, t);
+      if (WrapToType(t, whole.min_value) != whole.min_value ||
+          WrapToType(t, whole.max_value) != whole.max_value) {
+        bound = whole;
+      }
       switch (k) {
         case NodeKind::kLT:
           if (bound.max_value < 0) return Bool(true);
@@ -486,6 +627,23 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
       if (ana_.HasKnownComparisons()) {
         if (Expr known = KnownCompare(k, a, b)) return known;
       }
+      if (k == NodeKind::kLT) {
+        if (Expr scaled = ScaledCompare(diff, t)) return scaled;
+      }
+      // As TVM's rewrite rules x < c1 - y -> x + y < c1 and c1 - y < x -> c1 < x + y (and the
+      // same for <=): a side that is a positive constant less one term gives the term to the
+      // other side.
+      if ((k == NodeKind::kLT || k == NodeKind::kLE) && !x && !y) {
+        for (int side = 0; side < 2; ++side) {
+          Sum s = ToSum(side == 0 ? a : b);
+          if (s.base <= 0 || s.terms.size() != 1 || s.terms[0].coeff >= 0) continue;
+          Sum other = ToSum(side == 0 ? b : a);
+          other.Add(s.terms[0].factors, -s.terms[0].coeff, s.terms[0].inner);
+          Expr moved = FromSum(other, t), constant = Const(t, s.base);
+          Expr na = side == 0 ? constant : moved, nb = side == 0 ? moved : constant;
+          return Compare(k, na, nb, orig);
+        }
+      }
       // As TVM's rewrite rules x + c1 < c2 -> x < c2 - c1 and c1 < x + c2 -> c1 - c2 < x:
       // the constant offset of a sum compared with a constant moves to the constant.
       if (x || y) {
@@ -493,10 +651,37 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
         if (sum.base != 0 && !sum.is_const()) {
           int64_t c = (x ? *x : *y) - sum.base;
           sum.base = 0;
-          Expr moved = FromSum(sum, t);
-          Expr constant = Const(t, c);
-          a = x ? constant : moved;
-          b = x ? moved : constant;
+          // As TVM: -y == c is y == -c.
+          bool eq = k == NodeKind::kEQ || k == NodeKind::kNE;
+          if (eq && sum.terms.size() == 1 && sum.terms[0].coeff == -1) {
+            sum.terms[0].coeff = 1;
+            c = -c;
+          }
+          // -y < c is -c < y (and c < -y is y < -c), as TVM's rewrite rules.
+          if (!eq && sum.terms.size() == 1 && sum.terms[0].coeff == -1 && WrapToType(t, -c) == -c) {
+            sum.terms[0].coeff = 1;
+            Expr moved = FromSum(sum, t);
+            Expr constant = Const(t, -c);
+            a = x ? moved : constant;
+            b = x ? constant : moved;
+            return Compare(k, a, b, orig);
+          }
+          // A constant outside the type: the moved sum (a value of the type) is on one side of
+          // it (TVM reads index arithmetic as not overflowing: x + INT_MIN == 0 is false).
+          if (WrapToType(t, c) != c) {
+            bool one_value = sum.terms.size() == 1 && sum.terms[0].coeff == 1 &&
+                             sum.terms[0].factors.size() == 1;
+            if (eq && one_value) {
+              bool const_above = c > 0;
+              bool const_left = x.has_value();
+              return Bool(Decide(k, const_above == const_left ? 1 : -1));
+            }
+          } else {
+            Expr moved = FromSum(sum, t);
+            Expr constant = Const(t, c);
+            a = x ? constant : moved;
+            b = x ? moved : constant;
+          }
         }
       }
     }
@@ -516,6 +701,53 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
     default:
       return NENode::Make(a, b, orig->span);
   }
+}
+
+// As TVM's canonical form of `a < b`: with a - b = d*Q + e (d > 1 the common factor of the
+// base and of the coefficients other than +-1) and 0 <= e < d, `a < b` is `Q < 0`
+// (d*Q < -e holds exactly when Q < 0). With e = floormod(z, m) and d dividing m,
+// e = d * floormod(floordiv(z, d), m/d) + (something in [0, d)), so `a < b` is
+// `Q + floormod(floordiv(z, d), m/d) < 0`.
+Expr CanonicalSimplifier::ScaledCompare(const Sum& diff, DataType t) {
+  int64_t g = diff.base;
+  bool scaled = false;
+  for (const auto& term : diff.terms) {
+    if (term.coeff > 1 || term.coeff < -1) {
+      scaled = true;
+      g = Gcd(g, term.coeff);
+    }
+  }
+  if (!scaled || g <= 1) return Expr();
+  Sum divisible, extra;
+  divisible.base = diff.base / g;  // g divides the base
+  for (const auto& term : diff.terms) {
+    if (term.coeff % g == 0) {
+      divisible.Add(term.factors, term.coeff / g, term.inner);
+    } else {
+      extra.Add(term.factors, term.coeff, term.inner);
+    }
+  }
+  Expr zero = Const(t, 0);
+  ConstIntBound b = ana_.GetConstIntBound(FromSum(extra, t));
+  if (b.min_value >= 0 && b.max_value < g) {
+    Expr lhs = FromSum(divisible, t);
+    return Compare(NodeKind::kLT, lhs, zero,
+                   static_cast<const BinaryNode*>(LTNode::Make(lhs, zero).get()));
+  }
+  if (extra.base == 0 && extra.terms.size() == 1 && extra.terms[0].coeff == 1 &&
+      extra.terms[0].factors.size() == 1) {
+    if (auto* mod = AsPtr<FloorModNode>(atoms_[extra.terms[0].factors[0]])) {
+      auto m = AsConstInt(mod->b);
+      if (m && *m > 0 && *m % g == 0) {
+        Expr part = FloorModNode::Make(FloorDivNode::Make(mod->a, Const(t, g)), Const(t, *m / g));
+        divisible.AddSum(ToSum(part), 1);
+        Expr lhs = FromSum(divisible, t);
+        return Compare(NodeKind::kLT, lhs, zero,
+                       static_cast<const BinaryNode*>(LTNode::Make(lhs, zero).get()));
+      }
+    }
+  }
+  return Expr();
 }
 
 Expr CanonicalSimplifier::KnownCompare(NodeKind k, const Expr& a, const Expr& b) {
@@ -570,7 +802,9 @@ Expr Analyzer::Simplify(const Expr& e) {
   return canonical::CanonicalSimplifier(*this).VisitExpr(e);
 }
 
-Expr Analyzer::CanonicalSimplify(const Expr& e) { return Simplify(e); }
+Expr Analyzer::CanonicalSimplify(const Expr& e) {
+  return canonical::CanonicalSimplifier(*this, /*tvm_canonical=*/true).VisitExpr(e);
+}
 
 }  // namespace arith
 }  // namespace tessera

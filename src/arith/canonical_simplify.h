@@ -68,7 +68,12 @@ struct Sum {
 /*! \brief Index arithmetic into canonical sums, constant folding and rules elsewhere. */
 class CanonicalSimplifier : public ExprMutator {
  public:
-  explicit CanonicalSimplifier(Analyzer& ana) : ana_(ana) {}
+  // `tvm_canonical`: the forms of TVM's canonical_simplify alone (Analyzer::CanonicalSimplify),
+  // where Simplify has those of TVM's full simplifier: truncating division of a non-negative
+  // numerator stays truncating, and the offset of a sum that the divisor does not divide stays
+  // in the division.
+  explicit CanonicalSimplifier(Analyzer& ana, bool tvm_canonical = false)
+      : ana_(ana), tvm_canonical_(tvm_canonical) {}
 
   Expr VisitExpr(const Expr& e) override;
   Expr VisitExpr_(const AddNode* op) override;
@@ -109,7 +114,13 @@ class CanonicalSimplifier : public ExprMutator {
   Sum FloorDivSum(const Sum& num, int64_t c, DataType t);
   Sum FloorDivRest(Sum rest, int64_t c, DataType t);
   Sum FloorModSum(const Sum& num, int64_t c, DataType t);
+  Sum TruncDivSum(const Sum& num, int64_t c, DataType t);
+  Sum TruncModSum(const Sum& num, int64_t c, DataType t);
+  bool NonNegTruncSum(const Sum& num, int64_t c, bool is_div, DataType t, Sum* out);
+  bool NegativeScaleMod(const Sum& num, int64_t c, bool floor, DataType t, Sum* out);
   bool RecombineDivMod(Sum* s);
+  bool ProdDivSum(const BinaryNode* op, DataType t, Sum* out);
+  ConstIntBound SumBound(const Sum& s, DataType t);
   void SortTerms(Sum* s);
   Expr Product(const std::vector<int>& factors, DataType t);
   Expr FromSum(Sum s, DataType t);
@@ -127,10 +138,13 @@ class CanonicalSimplifier : public ExprMutator {
   Expr VectorRule(NodeKind k, const Expr& a, const Expr& b, DataType t);
   Expr Compare(NodeKind k, Expr a, Expr b, const BinaryNode* orig);
   static bool Decide(NodeKind k, int sign);
+  Expr ScaledCompare(const Sum& diff, DataType t);
+  Expr PushCast(DataType t, const Expr& v);
   /*! \brief a (k) b decided or narrowed by the comparisons of the enclosing constraints. */
   Expr KnownCompare(NodeKind k, const Expr& a, const Expr& b);
 
   Analyzer& ana_;
+  bool tvm_canonical_;
   std::vector<Expr> atoms_;
   std::unordered_map<size_t, std::vector<int>> atom_index_;
 };

@@ -145,10 +145,22 @@ Sum CanonicalSimplifier::DivModSum(const BinaryNode* op) {
     }
     return AtomSum(Const(t, r));
   }
-  // Truncating and floor division agree on a non-negative numerator and positive divisor.
-  if (c && *c > 0 && truncating && ana_.GetConstIntBound(FromSum(num, t)).min_value < 0) c.reset();
+  // Truncating and floor division agree on a non-negative numerator and positive divisor; a
+  // numerator that may be negative has the truncating rules.
+  if (c && *c > 0 && truncating && tvm_canonical_) {
+    Sum out;
+    if (NonNegTruncSum(num, *c, is_div, t, &out)) return out;
+    return is_div ? TruncDivSum(num, *c, t) : TruncModSum(num, *c, t);
+  }
+  if (c && *c > 0 && truncating && ana_.GetConstIntBound(FromSum(num, t)).min_value < 0) {
+    return is_div ? TruncDivSum(num, *c, t) : TruncModSum(num, *c, t);
+  }
   if (!c || *c <= 0) {
     Expr a = FromSum(num, t);
+    if (!c) {
+      Sum prod;
+      if (ProdDivSum(op, t, &prod)) return prod;
+    }
     switch (op->kind) {
       case NodeKind::kFloorDiv:
         return AtomSum(FloorDivNode::Make(a, divisor, op->span));
@@ -161,6 +173,311 @@ Sum CanonicalSimplifier::DivModSum(const BinaryNode* op) {
     }
   }
   return is_div ? FloorDivSum(num, *c, t) : FloorModSum(num, *c, t);
+}
+
+// The bound of the sum's value as a whole number: each term's bound times its coefficient,
+// added without wrapping or clamping to the type (the bound of the sum as an expression clamps
+// each node: `x * -1` loses x = INT_MIN, which `INT_MIN - x` has).
+ConstIntBound CanonicalSimplifier::SumBound(const Sum& s, DataType t) {
+  constexpr int64_t kPos = ConstIntBound::kPosInf, kNeg = ConstIntBound::kNegInf;
+  __int128 lo = s.base, hi = s.base;
+  bool lo_inf = false, hi_inf = false;
+  for (const auto& term : s.terms) {
+    if (term.coeff == 0) continue;
+    ConstIntBound b = ana_.GetConstIntBound(Product(term.factors, t));
+    bool min_inf = b.min_value == kNeg, max_inf = b.max_value == kPos;
+    __int128 x = static_cast<__int128>(b.min_value) * term.coeff;
+    __int128 y = static_cast<__int128>(b.max_value) * term.coeff;
+    if (term.coeff > 0) {
+      lo_inf |= min_inf;
+      hi_inf |= max_inf;
+      lo += x;
+      hi += y;
+    } else {
+      lo_inf |= max_inf;
+      hi_inf |= min_inf;
+      lo += y;
+      hi += x;
+    }
+  }
+  auto clamp = [&](__int128 v) {
+    return v >= kPos ? kPos : (v <= kNeg ? kNeg : static_cast<int64_t>(v));
+  };
+  ConstIntBound out;
+  out.min_value = lo_inf ? kNeg : clamp(lo);
+  out.max_value = hi_inf ? kPos : clamp(hi);
+  return out;
+}
+
+static void UnpackProduct(const Expr& e, std::vector<Expr>* out) {
+  if (auto* mul = AsPtr<MulNode>(e)) {
+    UnpackProduct(mul->a, out);
+    UnpackProduct(mul->b, out);
+    return;
+  }
+  out->push_back(e);
+}
+
+static Expr MulFolded(const Expr& a, const Expr& b) {
+  if (IsConstInt(a, 1)) return b;
+  if (IsConstInt(b, 1)) return a;
+  return MulNode::Make(a, b);
+}
+
+// A symbolic divisor: the factors that the numerator's product and the divisor's product have in
+// common cancel (floor and truncating division alike are fixed by the real quotient, which a
+// common nonzero factor does not change): div(a*f, b*f) = div(a, b) and mod(a*f, b*f) =
+// mod(a, b) * f. As TVM's canonical form: x * 32 * x % (x * z) is (x * 32 % z) * x.
+bool CanonicalSimplifier::ProdDivSum(const BinaryNode* op, DataType t, Sum* out) {
+  NodeKind kind = op->kind;
+  // The factors in the order written (as TVM keeps them), each simplified.
+  auto factors = [&](const Expr& e) {
+    std::vector<Expr> raw, out;
+    UnpackProduct(e, &raw);
+    for (const Expr& f : raw) UnpackProduct(FromSum(ToSum(f), t), &out);
+    return out;
+  };
+  std::vector<Expr> lhs = factors(op->a), rhs = factors(op->b);
+  int64_t lhs_scale = 1, rhs_scale = 1;
+  std::vector<bool> used;
+  std::vector<Expr> lhs_prods;
+  for (const Expr& e : lhs) {
+    if (auto v = AsConstInt(e)) {
+      lhs_scale *= *v;
+    } else {
+      lhs_prods.push_back(e);
+    }
+  }
+  used.assign(lhs_prods.size(), false);
+  Expr new_rhs = Const(t, 1), common = Const(t, 1);
+  int eliminated = 0;
+  for (const Expr& e : rhs) {
+    if (auto v = AsConstInt(e)) {
+      rhs_scale *= *v;
+      continue;
+    }
+    bool found = false;
+    for (size_t i = 0; i < lhs_prods.size() && !found; ++i) {
+      if (!used[i] && StructuralEqual(lhs_prods[i], e)) {
+        used[i] = true;
+        found = true;
+      }
+    }
+    if (found) {
+      ++eliminated;
+      common = MulFolded(common, e);
+    } else {
+      new_rhs = MulFolded(new_rhs, e);
+    }
+  }
+  int64_t g = Gcd(lhs_scale, rhs_scale);
+  if (g == 0 || (eliminated == 0 && g == 1)) return false;
+  lhs_scale /= g;
+  rhs_scale /= g;
+  Expr new_lhs = Const(t, 1);
+  for (size_t i = 0; i < lhs_prods.size(); ++i)
+    if (!used[i]) new_lhs = MulFolded(new_lhs, lhs_prods[i]);
+  new_lhs = MulFolded(new_lhs, Const(t, lhs_scale));
+  new_rhs = MulFolded(new_rhs, Const(t, rhs_scale));
+  common = MulFolded(common, Const(t, g));
+  bool is_div = kind == NodeKind::kFloorDiv || kind == NodeKind::kDiv;
+  if (IsConstInt(new_rhs, 1)) {
+    *out = is_div ? ToSum(new_lhs) : Sum();
+    return true;
+  }
+  Expr node;
+  switch (kind) {
+    case NodeKind::kFloorDiv:
+      node = FloorDivNode::Make(new_lhs, new_rhs);
+      break;
+    case NodeKind::kDiv:
+      node = DivNode::Make(new_lhs, new_rhs);
+      break;
+    case NodeKind::kFloorMod:
+      node = FloorModNode::Make(new_lhs, new_rhs);
+      break;
+    default:
+      node = ModNode::Make(new_lhs, new_rhs);
+      break;
+  }
+  if (is_div) {
+    *out = AsConstInt(new_rhs) ? ToSum(node) : AtomSum(node);
+    return true;
+  }
+  Expr mod = AsConstInt(new_rhs) ? FromSum(ToSum(node), t) : node;
+  if (IsConstInt(mod, 0)) {
+    *out = Sum();
+  } else if (IsConstInt(common, 1)) {
+    *out = ToSum(mod);
+  } else {
+    *out = AtomSum(MulNode::Make(mod, common));
+  }
+  return true;
+}
+
+// Whether every coefficient and the base of `s` are multiples of c.
+static bool DividesAll(const Sum& s, int64_t c) {
+  if (s.base % c != 0) return false;
+  for (const auto& term : s.terms)
+    if (term.coeff % c != 0) return false;
+  return true;
+}
+
+// The common factor of the coefficients, the base and c (positive).
+static int64_t CommonFactor(const Sum& s, int64_t c) {
+  int64_t g = Gcd(s.base, c);
+  for (const auto& term : s.terms) g = Gcd(g, term.coeff);
+  return g;
+}
+
+static Sum DivideAll(const Sum& s, int64_t g) {
+  Sum out;
+  for (const auto& term : s.terms) out.Add(term.factors, term.coeff / g);
+  out.base = s.base / g;
+  return out;
+}
+
+// mod(s*y, c) = s * mod(y, c / s) for a single term of negative coefficient s dividing c (floor
+// and truncating modulo alike: both are fixed by the real quotient, which the common factor
+// does not change). TVM's canonical form of `-x % 2` is `x % -2 * -1`.
+bool CanonicalSimplifier::NegativeScaleMod(const Sum& num, int64_t c, bool floor, DataType t,
+                                           Sum* out) {
+  if (num.base != 0 || num.terms.size() != 1) return false;
+  int64_t s = num.terms[0].coeff;
+  if (s >= 0 || c % s != 0) return false;
+  Expr atom = Product(num.terms[0].factors, t);
+  Expr divisor = Const(t, c / s);
+  Expr mod = floor ? Expr(FloorModNode::Make(atom, divisor)) : Expr(ModNode::Make(atom, divisor));
+  out->terms.clear();
+  out->base = 0;
+  out->Add({AtomId(mod)}, s);
+  return true;
+}
+
+// As TVM's canonical form, truncdiv/truncmod(num, c) for c > 0 where num = D + E (D the terms
+// and offset that c divides, E the rest) with D >= 0 and E >= 0: there truncating division is
+// floor division, so div = D/c + truncdiv(E, c) and mod = truncmod(E, c), kept truncating; E
+// within [0, c) drops out of the quotient and is the remainder. A remainder of a numerator
+// known non-negative has its offset reduced modulo c when it stays non-negative:
+// (x - 5) % 3 is (x - 2) % 3 for x >= 5.
+bool CanonicalSimplifier::NonNegTruncSum(const Sum& num, int64_t c, bool is_div, DataType t,
+                                         Sum* out) {
+  if (num.is_const()) return false;
+  Sum lhs, extra;
+  (num.base % c == 0 ? lhs : extra).base = num.base;
+  for (const auto& term : num.terms) {
+    if (term.coeff % c == 0) {
+      lhs.Add(term.factors, term.coeff, term.inner);
+    } else {
+      extra.Add(term.factors, term.coeff, term.inner);
+    }
+  }
+  if (extra.terms.empty() && extra.base == 0) return false;  // exact: TruncDivSum
+  Sum work = num;
+  if (ana_.GetConstIntBound(FromSum(lhs, t)).min_value >= 0 &&
+      ana_.GetConstIntBound(FromSum(extra, t)).min_value >= 0) {
+    ConstIntBound eb = ana_.GetConstIntBound(FromSum(extra, t));
+    if (is_div) {
+      *out = DivideAll(lhs, c);
+      if (extra.is_const()) {
+        out->base += extra.base / c;
+      } else if (eb.max_value >= c) {
+        out->AddSum(TruncDivSum(extra, c, t), 1);
+      }
+      return true;
+    }
+    if (extra.is_const()) {
+      out->base = extra.base % c;
+      return true;
+    }
+    if (eb.max_value < c) {
+      *out = extra;
+      return true;
+    }
+    work = extra;
+  } else if (is_div) {
+    return false;
+  }
+  ConstIntBound b = ana_.GetConstIntBound(FromSum(work, t));
+  int64_t new_base = work.base % c;
+  if (b.min_value >= 0 && b.min_value - work.base + new_base >= 0) {
+    work.base = new_base;
+    *out = TruncModSum(work, c, t);
+    return true;
+  }
+  if (work.base != num.base || work.terms.size() != num.terms.size()) {
+    *out = TruncModSum(work, c, t);
+    return true;
+  }
+  return false;
+}
+
+// truncdiv(num, c) for c > 0 and a numerator that may be negative. Every rule keeps the value
+// for all signs: exact division, a common factor (truncdiv(g*y, g*k) = truncdiv(y, k)), a
+// numerator within (-c, c), and truncdiv(truncdiv(x, c1), c) = truncdiv(x, c1*c).
+Sum CanonicalSimplifier::TruncDivSum(const Sum& num, int64_t c, DataType t) {
+  if (c == 1) return num;
+  if (DividesAll(num, c)) return DivideAll(num, c);
+  int64_t g = CommonFactor(num, c);
+  if (g > 1) return TruncDivSum(DivideAll(num, g), c / g, t);
+  Expr r = FromSum(num, t);
+  ConstIntBound b = ana_.GetConstIntBound(r);
+  if (b.min_value > -c && b.max_value < c) return Sum();
+  if (num.base == 0 && num.terms.size() == 1 && num.terms[0].coeff == 1 &&
+      num.terms[0].factors.size() == 1) {
+    if (auto* inner = AsPtr<DivNode>(atoms_[num.terms[0].factors[0]])) {
+      auto c1 = AsConstInt(inner->b);
+      if (c1 && *c1 > 0 && *c1 <= (int64_t{1} << 31) && c <= (int64_t{1} << 31)) {
+        Sum x = ToSum(inner->a);
+        if (!tvm_canonical_ && ana_.GetConstIntBound(FromSum(x, t)).min_value >= 0)
+          return FloorDivSum(x, *c1 * c, t);
+        return TruncDivSum(x, *c1 * c, t);
+      }
+    }
+  }
+  return AtomSum(DivNode::Make(r, Const(t, c)));
+}
+
+// truncmod(num, c) for c > 0 and a numerator that may be negative (truncmod(c*Q + R, c) is not
+// truncmod(R, c) when Q and R differ in sign, so only whole multiples vanish).
+Sum CanonicalSimplifier::TruncModSum(const Sum& num, int64_t c, DataType t) {
+  if (c == 1 || DividesAll(num, c)) return Sum();
+  Sum neg;
+  if (NegativeScaleMod(num, c, /*floor=*/false, t, &neg)) return neg;
+  int64_t g = CommonFactor(num, c);
+  if (g > 1) {
+    Sum out;
+    out.AddSum(TruncModSum(DivideAll(num, g), c / g, t), g);
+    return out;
+  }
+  Expr r = FromSum(num, t);
+  ConstIntBound b = ana_.GetConstIntBound(r);
+  if (b.min_value > -c && b.max_value < c) return num;
+  if (num.base == 0 && num.terms.size() == 1 && num.terms[0].coeff == 1 &&
+      num.terms[0].factors.size() == 1) {
+    Expr atom = atoms_[num.terms[0].factors[0]];
+    // truncmod(truncmod(x, c1), c) = truncmod(x, c) when c divides c1.
+    if (auto* inner = AsPtr<ModNode>(atom)) {
+      auto c1 = AsConstInt(inner->b);
+      if (c1 && *c1 > 0 && *c1 % c == 0) {
+        Sum x = ToSum(inner->a);
+        if (!tvm_canonical_ && ana_.GetConstIntBound(FromSum(x, t)).min_value >= 0)
+          return FloorModSum(x, c, t);
+        return TruncModSum(x, c, t);
+      }
+    }
+    // truncmod(truncdiv(x, c1), c) = truncdiv(truncmod(x, c1*c), c1): both sides are odd in x
+    // and agree with the floor identity for x >= 0.
+    if (auto* inner = AsPtr<DivNode>(atom)) {
+      auto c1 = AsConstInt(inner->b);
+      if (c1 && *c1 > 0 && *c1 <= (int64_t{1} << 31) && c <= (int64_t{1} << 31)) {
+        Sum x = ToSum(inner->a);
+        Expr low = FromSum(TruncModSum(x, *c1 * c, t), t);
+        return AtomSum(DivNode::Make(low, Const(t, *c1)));
+      }
+    }
+  }
+  return AtomSum(ModNode::Make(r, Const(t, c)));
 }
 
 // floordiv(c*Q + R, c) = Q + floordiv(R, c), for c > 0.
@@ -176,10 +493,15 @@ Sum CanonicalSimplifier::FloorDivSum(const Sum& num, int64_t c, DataType t) {
       rest.Add(term.factors, term.coeff);
     }
   }
+  // TVM's canonical form keeps an offset that c does not divide with the rest of the sum.
+  if (tvm_canonical_ && num.base % c != 0 && !rest.terms.empty()) {
+    quot.base = 0;
+    rest.base = num.base;
+  }
   // floordiv(g*y + b, g*k) = floordiv(y, k) when 0 <= b < g.
   int64_t g = 0;
   for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
-  if (g > 1 && c % g == 0 && rest.base < g && !rest.terms.empty()) {
+  if (g > 1 && c % g == 0 && rest.base >= 0 && rest.base < g && !rest.terms.empty()) {
     Sum reduced;
     for (const auto& term : rest.terms) reduced.Add(term.factors, term.coeff / g);
     quot.AddSum(FloorDivSum(reduced, c / g, t), 1);
@@ -249,6 +571,8 @@ Sum CanonicalSimplifier::FloorModSum(const Sum& num, int64_t c, DataType t) {
     if (term.coeff % c != 0) rest.Add(term.factors, term.coeff);
   }
   if (rest.is_const()) return rest;
+  Sum neg;
+  if (NegativeScaleMod(rest, c, /*floor=*/true, t, &neg)) return neg;
   // floormod(g*y, g*c') = g * floormod(y, c').
   int64_t g = Gcd(rest.base, c);
   for (const auto& term : rest.terms) g = Gcd(g, term.coeff);
@@ -286,20 +610,38 @@ Sum CanonicalSimplifier::FloorModSum(const Sum& num, int64_t c, DataType t) {
   return AtomSum(FloorModNode::Make(r, Const(t, c)));
 }
 
-// floordiv(x, c) * c * k + floormod(x, c) * k = x * k: undo a split of x.
+// Whether e is mod(x, c2) of the modulo kind `mod_kind` with c dividing the constant c2; then
+// mod(e, c) = mod(x, c) (floor and truncating modulo alike).
+static bool IsModOfMultiple(const Expr& e, const Expr& x, int64_t c, NodeKind mod_kind) {
+  if (e->kind != mod_kind) return false;
+  auto* m = static_cast<const BinaryNode*>(e.get());
+  auto c2 = AsConstInt(m->b);
+  return c2 && *c2 > 0 && *c2 % c == 0 && StructuralEqual(m->a, x);
+}
+
+// div(x, c) * c * k + mod(x, c) * k = x * k: undo a split of x (floor or truncating, the two
+// of one kind). Also div(mod(y, c2), c) * c * k + mod(y, c) * k = mod(y, c2) * k when c | c2.
 bool CanonicalSimplifier::RecombineDivMod(Sum* s) {
   for (size_t i = 0; i < s->terms.size(); ++i) {
     const auto& ti = s->terms[i];
     if (ti.factors.size() != 1 || ti.coeff == 0) continue;
-    auto* div = AsPtr<FloorDivNode>(atoms_[ti.factors[0]]);
-    auto c = div ? AsConstInt(div->b) : std::nullopt;
+    const Expr& div_atom = atoms_[ti.factors[0]];
+    if (div_atom->kind != NodeKind::kFloorDiv && div_atom->kind != NodeKind::kDiv) continue;
+    NodeKind mod_kind =
+        div_atom->kind == NodeKind::kFloorDiv ? NodeKind::kFloorMod : NodeKind::kMod;
+    auto* div = static_cast<const BinaryNode*>(div_atom.get());
+    auto c = AsConstInt(div->b);
     if (!c || *c <= 0 || ti.coeff % *c != 0) continue;
     int64_t k = ti.coeff / *c;
     for (size_t j = 0; j < s->terms.size(); ++j) {
       const auto& tj = s->terms[j];
       if (tj.factors.size() != 1 || tj.coeff != k) continue;
-      auto* mod = AsPtr<FloorModNode>(atoms_[tj.factors[0]]);
-      if (!mod || !IsConstInt(mod->b, *c) || !StructuralEqual(mod->a, div->a)) continue;
+      const Expr& mod_atom = atoms_[tj.factors[0]];
+      if (mod_atom->kind != mod_kind) continue;
+      auto* mod = static_cast<const BinaryNode*>(mod_atom.get());
+      if (!IsConstInt(mod->b, *c)) continue;
+      if (!StructuralEqual(mod->a, div->a) && !IsModOfMultiple(div->a, mod->a, *c, mod_kind))
+        continue;
       Expr x = div->a;
       s->terms[i].coeff = 0;
       s->terms[j].coeff = 0;
@@ -350,12 +692,13 @@ void CanonicalSimplifier::SortTerms(Sum* s) {
     Key k{scale, 1, ConstIntBound::kPosInf};
     if (t.factors.size() != 1) return k;
     Expr atom = atoms_[t.factors[0]];
-    if (auto* mod = AsPtr<FloorModNode>(atom)) {
+    if (atom->kind == NodeKind::kFloorMod || atom->kind == NodeKind::kMod) {
+      auto* mod = static_cast<const BinaryNode*>(atom.get());
       if (auto c = AsConstInt(mod->b)) k.upper = *c;
       atom = mod->a;
     }
-    if (auto* div = AsPtr<FloorDivNode>(atom)) {
-      if (auto c = AsConstInt(div->b)) k.lower = *c;
+    if (atom->kind == NodeKind::kFloorDiv || atom->kind == NodeKind::kDiv) {
+      if (auto c = AsConstInt(static_cast<const BinaryNode*>(atom.get())->b)) k.lower = *c;
     }
     return k;
   };
@@ -400,6 +743,8 @@ Expr CanonicalSimplifier::FromSum(Sum s, DataType t) {
     result = SubNode::Make(result, e);
   }
   if (!result) return Const(t, base);
+  // The type's minimum has no negation in the type: it is added, not subtracted.
+  if (base < 0 && WrapToType(t, -base) != -base) return AddNode::Make(result, Const(t, base));
   if (base < 0) return SubNode::Make(result, Const(t, -base));
   return result;
 }

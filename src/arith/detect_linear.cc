@@ -241,7 +241,9 @@ void Conjuncts(const Expr& e, std::vector<Expr>* out) {
 std::vector<Expr> DetectClipBound(const Expr& cond, const std::vector<Var>& vars) {
   Analyzer ana;
   std::vector<Expr> conjuncts;
-  Conjuncts(ana.Simplify(cond), &conjuncts);
+  // The conjuncts as written (as TVM): simplifying first could change their coefficients
+  // (`a * 2 < 10` is `a < 5` simplified, where TVM finds no bound of coefficient 2).
+  Conjuncts(cond, &conjuncts);
   std::unordered_map<const VarNode*, Bounds> bounds;
   for (const Var& v : vars) bounds[v.get()] = Bounds();
   for (const Expr& c : conjuncts) {

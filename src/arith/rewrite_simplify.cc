@@ -76,6 +76,15 @@ class ComparisonRewriter {
         std::optional<Expr> r;
         if (k == NodeKind::kAdd) r = AddRules(a, b);
         if (k == NodeKind::kSub) r = SubRules(a, b);
+        // (x - y) * c is (y - x) * -c for a negative constant c
+        if (k == NodeKind::kMul) {
+          auto* sub = AsPtr<SubNode>(a);
+          auto c = AsConstInt(b);
+          if (sub && c && *c < 0 && WrapToType(op->dtype, -*c) == -*c && !AsConstInt(sub->a) &&
+              !AsConstInt(sub->b)) {
+            r = Expr(MulNode::Make(SubNode::Make(sub->b, sub->a), Int(op->dtype, -*c)));
+          }
+        }
         if (k == NodeKind::kFloorDiv) r = FloorDivRules(a, b);
         if (k == NodeKind::kFloorMod) r = FloorModRules(a, b);
         if (k == NodeKind::kDiv) r = TruncDivRules(a, b);
@@ -440,6 +449,14 @@ class ComparisonRewriter {
       auto* neg = AsPtr<SubNode>(div->a);
       if (!(neg && AsConstInt(neg->a)) && offset + 1 == *c && Same(rest, x)) {
         return is_min ? x : prod;
+      }
+      // min(div(y + (c - 1), c) * c, max(y, c)) is max(y, c) for y >= 1: y rounded up to a
+      // multiple of c is at least y and at least c.
+      if (auto* mx = is_min ? AsPtr<MaxNode>(x) : nullptr) {
+        if (!(neg && AsConstInt(neg->a)) && offset + 1 == *c && IsConstInt(mx->b, *c) &&
+            Same(rest, mx->a) && ana_.CanProveGreaterEqual(rest, 1)) {
+          return x;
+        }
       }
       if (div->kind == NodeKind::kFloorDiv && Same(div->a, x)) return is_min ? prod : x;
     }
