@@ -24,6 +24,8 @@ Pass VerifyBufferBounds();
 Pass OOBChecker();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
+/*! \brief Drop an `if` where running one branch in the other's place changes nothing (TVM's overcompute). */
+Pass ReduceBranchingThroughOvercompute();
 /*! \brief Record the target name in each function's "target" attribute. */
 Pass BindTarget(const std::string& target);
 /*! \brief Schedule every function that carries no schedule with the automatic schedule

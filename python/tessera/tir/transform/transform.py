@@ -54,7 +54,7 @@ def _factory(short):
 
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
-          "FlattenBuffer", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
+          "FlattenBuffer", "StorageRewrite", "UnrollLoop", "RemoveNoOp", "ReduceBranchingThroughOvercompute",
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
