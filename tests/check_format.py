@@ -77,6 +77,7 @@ FORMATTED = [
     "src/transform/primfunc_utils.cc",
     "src/transform/reduce_branching.cc",
     "src/transform/vectorize_loop.cc",
+    "tests/cpp/test_overcompute_and_special_memory.cc",
 ]
 
 
