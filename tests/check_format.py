@@ -76,7 +76,9 @@ FORMATTED = [
     "src/transform/narrow_datatype.cc",
     "src/transform/pointer_value_type_rewrite.cc",
     "src/transform/primfunc_utils.cc",
+    "src/transform/reduce_branching.cc",
     "src/transform/vectorize_loop.cc",
+    "tests/cpp/test_overcompute_and_special_memory.cc",
 ]
 
 

@@ -367,6 +367,25 @@ void BindTransform(nb::module_& m) {
       "tir.LowerDeviceStorageAccessInfo; memory_info(scope) gives (unit_bits, head_address or "
       "None), or None for a scope without memory info.");
   m.def(
+      "storage_rewrite_pass",
+      [](nb::object fn) {
+        auto holder = HoldCallable(std::move(fn));
+        return PassHandle{transform::StorageRewrite(
+            [holder](const std::string& scope) -> std::optional<transform::MemoryInfo> {
+              nb::gil_scoped_acquire gil;
+              nb::object r = holder->fn(scope);
+              if (r.is_none()) return std::nullopt;
+              auto [simd, capacity] = nb::cast<std::pair<int64_t, int64_t>>(r);
+              transform::MemoryInfo info;
+              info.max_simd_bits = simd;
+              info.max_num_bits = capacity;
+              return info;
+            })};
+      },
+      "memory_info"_a,
+      "tir.StorageRewrite; memory_info(scope) gives (max_simd_bits, max_num_bits) of a special "
+      "memory, or None for a scope without memory info.");
+  m.def(
       "default_gpu_schedule_pass",
       [](std::optional<ObjectRef> target) {
         return PassHandle{transform::DefaultGPUSchedule(target ? *target : ObjectRef())};

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tessera/arith/estimate_region.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/transform/passes.h"
@@ -177,11 +178,15 @@ class RegionCollector : public StmtExprVisitor {
     VisitExpr(op->condition);
     auto saved = loops_;
     Narrow(op->condition, true);
+    conds_.push_back(op->condition);
     VisitStmt(op->then_case);
+    conds_.pop_back();
     loops_ = saved;
     if (op->else_case) {
       Narrow(op->condition, false);
+      conds_.push_back(NotNode::Make(op->condition));
       VisitStmt(op->else_case);
+      conds_.pop_back();
       loops_ = std::move(saved);
     }
   }
@@ -193,16 +198,24 @@ class RegionCollector : public StmtExprVisitor {
     VisitExpr(op->args[0]);
     auto saved = loops_;
     Narrow(op->args[0], true);
+    conds_.push_back(op->args[0]);
     VisitExpr(op->args[1]);
+    conds_.back() = NotNode::Make(op->args[0]);
     loops_ = saved;
     Narrow(op->args[0], false);
     VisitExpr(op->args[2]);
+    conds_.pop_back();
     loops_ = std::move(saved);
   }
   void VisitStmt_(const BlockRealizeNode* op) override {
     auto saved = loops_;
-    if (op->predicate) Narrow(op->predicate, true);
+    bool pred = op->predicate && !IsConstInt(op->predicate, 1);
+    if (pred) {
+      Narrow(op->predicate, true);
+      conds_.push_back(op->predicate);
+    }
     StmtExprVisitor::VisitStmt_(op);
+    if (pred) conds_.pop_back();
     loops_ = std::move(saved);
   }
   void VisitExpr_(const VarNode* op) override {
@@ -339,6 +352,41 @@ class RegionCollector : public StmtExprVisitor {
     loops_[v] = RangeNode::Make(lo, extent);
   }
 
+  // As TVM: under the enclosing conditions (block predicates, `if`s), an index that is one
+  // fused iterator of the relaxed loops (constant ranges) may cover less than interval
+  // arithmetic says: `j * 8 + k` with `j * 8 + k < 60` over 8 x 8 iterations covers [0, 60).
+  // [lo, hi] becomes that narrower bound when both widths are constants.
+  void NarrowByConditions(const Expr& index, const Expr& extent, Expr* lo, Expr* hi) {
+    if (conds_.empty()) return;
+    auto width = AsConstInt(SimplifyExpr(SubNode::Make(*hi, Cast(*lo, (*hi)->dtype))));
+    if (!width) return;
+    std::vector<arith::IterDomain> iters;
+    std::vector<std::pair<Var, arith::IntervalSet>> dom;
+    for (const auto& [v, range] : loops_) {
+      auto lo_c = AsConstInt(range->min), n = AsConstInt(range->extent);
+      if (!lo_c || !n) {
+        if (UsesVar(index, [v = v](const VarNode* u) { return u == v; })) return;
+        continue;
+      }
+      iters.push_back({GetRef(v), *lo_c, *n});
+      dom.push_back({GetRef(v), {MakeConst(v->dtype, *lo_c), MakeConst(v->dtype, *lo_c + *n - 1)}});
+    }
+    Expr pred;
+    for (const Expr& c : conds_) {
+      Expr b = lets_.empty() ? c : Substitute(c, lets_);
+      pred = pred ? AndNode::Make(pred, b) : b;
+    }
+    arith::Analyzer ana;
+    auto sets = arith::EstimateRegionUpperBound({{index, extent}}, &iters, dom, pred, ana);
+    if (sets.size() != 1 || !sets[0].HasLowerBound() || !sets[0].HasUpperBound()) return;
+    Expr nlo = SimplifyExpr(sets[0].min_value), nhi = SimplifyExpr(sets[0].max_value);
+    if (Relaxed(nlo) || Relaxed(nhi)) return;
+    auto nwidth = AsConstInt(SimplifyExpr(SubNode::Make(nhi, Cast(nlo, nhi->dtype))));
+    if (!nwidth || *nwidth >= *width) return;
+    *lo = nlo;
+    *hi = nhi;
+  }
+
   void MarkWhole(const BufferNode* buf) {
     auto& ds = dims[buf];
     if (ds.empty()) ds.resize(buf->shape.size());
@@ -386,6 +434,10 @@ class RegionCollector : public StmtExprVisitor {
         hi = SimplifyExpr(AddNode::Make(
             hi, SubNode::Make(Cast(extents[d], hi->dtype), MakeConst(hi->dtype, int64_t(1)))));
       }
+      if (first.get() == last.get()) {
+        Expr ext = extents.empty() ? MakeConst(first->dtype, int64_t(1)) : extents[d];
+        NarrowByConditions(first, ext, &lo, &hi);
+      }
       if (!dim.lo) {
         dim.lo = lo;
         dim.hi = hi;
@@ -408,6 +460,7 @@ class RegionCollector : public StmtExprVisitor {
   std::unordered_map<const VarNode*, const BufferNode*> data_;
   VarMap lets_;
   std::unordered_map<const BufferNode*, std::vector<BufferRegion>> annotations_;
+  std::vector<Expr> conds_;  // the conditions around the current point
 };
 
 // Points accesses of the compacted buffers at their new buffer, shifted by the region base.

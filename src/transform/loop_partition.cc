@@ -65,9 +65,17 @@ class ProvenBranchRemover : public StmtExprMutator {
 
 // The `if` conditions of the loop's body that use its variable and are decided (provably true,
 // or provably false, for every value of the inner loops) with the variable in [lo, lo + k).
+using LoopRanges = std::vector<std::pair<Var, Range>>;
+
+/*! \brief An analyzer that knows the ranges of the loops around the one being partitioned. */
+void BindOuter(arith::Analyzer* ana, const LoopRanges& outer) {
+  for (const auto& [v, r] : outer) ana->Bind(v, r);
+}
+
 std::unordered_set<const IfThenElseNode*> DecidedOnPrefix(const ForNode* loop, int64_t lo,
-                                                          int64_t k) {
+                                                          int64_t k, const LoopRanges& outer) {
   arith::Analyzer ana;
+  BindOuter(&ana, outer);
   const Var& v = loop->loop_var;
   ana.Bind(v, RangeNode::Make(MakeConst(v->dtype, lo), MakeConst(v->dtype, k)));
   std::unordered_set<const IfThenElseNode*> decided;
@@ -218,15 +226,15 @@ class LoopPartitioner : public StmtExprMutator {
     bool kind_ok = op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kUnrolled ||
                    op->for_kind == ForKind::kParallel;
     if (!kind_ok || !lo || !extent || *extent < 2 || HasJump(op->body)) {
-      return StmtMutator::VisitStmt_(op);
+      return VisitInside(op);
     }
     // The conditions decided at the first iteration; those undecided there stay as they are.
-    std::unordered_set<const IfThenElseNode*> first = DecidedOnPrefix(op, *lo, 1);
-    if (first.empty()) return StmtMutator::VisitStmt_(op);
+    std::unordered_set<const IfThenElseNode*> first = DecidedOnPrefix(op, *lo, 1, outer_);
+    if (first.empty()) return VisitInside(op);
     if (HasAllocation(op->body)) {
       std::vector<Stmt> outer;
       Stmt rest = TakeLeadingAllocations(op, &outer);
-      if (outer.empty() || HasAllocation(rest)) return StmtMutator::VisitStmt_(op);
+      if (outer.empty() || HasAllocation(rest)) return VisitInside(op);
       For bare = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, rest,
                                op->thread_binding, op->annotations, op->span);
       return Rewrap(outer, VisitStmt_(bare.get()));
@@ -234,7 +242,7 @@ class LoopPartitioner : public StmtExprMutator {
     // The longest prefix on which every one of them stays decided (as TVM takes the interval
     // where its conditions all keep one value): a binary search, k = 1 holding.
     auto all_decided = [&](int64_t k) {
-      std::unordered_set<const IfThenElseNode*> decided = DecidedOnPrefix(op, *lo, k);
+      std::unordered_set<const IfThenElseNode*> decided = DecidedOnPrefix(op, *lo, k, outer_);
       for (const IfThenElseNode* c : first) {
         if (!decided.count(c)) return false;
       }
@@ -248,14 +256,16 @@ class LoopPartitioner : public StmtExprMutator {
     if (good >= *extent) {
       // Decided on the whole loop: only drop the tests (Simplify may not see through the loops).
       arith::Analyzer ana;
+      BindOuter(&ana, outer_);
       ana.Bind(op->loop_var, RangeNode::Make(op->min, op->extent));
       Stmt body = ProvenBranchRemover(&ana).VisitStmt(op->body);
       Stmt s = ForNode::Make(op->loop_var, op->min, op->extent, op->for_kind, body,
                              op->thread_binding, op->annotations, op->span);
-      return StmtMutator::VisitStmt_(AsPtr<ForNode>(s));
+      return VisitInside(AsPtr<ForNode>(s));
     }
     DataType t = op->loop_var->dtype;
     arith::Analyzer ana;
+    BindOuter(&ana, outer_);
     ana.Bind(op->loop_var, RangeNode::Make(op->min, MakeConst(t, good)));
     Stmt main_body = ProvenBranchRemover(&ana).VisitStmt(op->body);
     Stmt main = Piece(op, op->loop_var, *lo, good, main_body);
@@ -267,6 +277,7 @@ class LoopPartitioner : public StmtExprMutator {
                       tail_n, op->body);
     if (auto* tail_loop = AsPtr<ForNode>(tail)) {
       arith::Analyzer tana;
+      BindOuter(&tana, outer_);
       tana.Bind(tail_loop->loop_var, RangeNode::Make(tail_loop->min, tail_loop->extent));
       tail =
           ForNode::Make(tail_loop->loop_var, tail_loop->min, tail_loop->extent, tail_loop->for_kind,
@@ -274,14 +285,27 @@ class LoopPartitioner : public StmtExprMutator {
                         tail_loop->thread_binding, tail_loop->annotations, tail_loop->span);
     } else {
       arith::Analyzer tana;
+      BindOuter(&tana, outer_);
       tail = ProvenBranchRemover(&tana).VisitStmt(tail);
     }
-    Stmt main_done = AsPtr<ForNode>(main) ? StmtMutator::VisitStmt_(AsPtr<ForNode>(main))
-                                          : VisitStmt(main);
+    Stmt main_done =
+        AsPtr<ForNode>(main) ? VisitInside(AsPtr<ForNode>(main)) : VisitStmt(main);
     return SeqStmtNode::Flatten({main_done, VisitStmt(tail)}, op->span);
   }
 
  private:
+  // The loops around the current point with their ranges (as TVM's partition finder, which
+  // deduces bounds knowing the enclosing loops' domains: a unit loop around is its one value).
+  LoopRanges outer_;
+
+  /*! \brief The loop's body visited (partitioned inside) with the loop's range known. */
+  Stmt VisitInside(const ForNode* op) {
+    outer_.push_back({op->loop_var, RangeNode::Make(op->min, op->extent)});
+    Stmt s = StmtMutator::VisitStmt_(op);
+    outer_.pop_back();
+    return s;
+  }
+
   /*!
    * \brief One part of a partitioned loop, as TVM makes it: iterations [start, start + n) of
    *  `op` with `body`, as a loop of `var` from 0 (its uses become `var + start`), keeping the

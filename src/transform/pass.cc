@@ -76,6 +76,7 @@ const bool kBuiltinConfigs = [] {
                        {{"hoisted_conditionals", kI}, {"hoisted_let_bindings", kI}});
   RegisterConfigRecord("tir.RemoveNoOp", {{"use_dataflow_analysis", kB},
                                           {"max_simplification_steps", kI}});
+  RegisterConfigRecord("tir.ReduceBranchingThroughOvercompute", {{"use_dataflow_analysis", kB}});
   RegisterConfigRecord("tir.InjectDoubleBuffer", {{"split_loop", kI}});
   RegisterConfigRecord("tir.OutlineLargeBody", {{"max_nodes", kI}});
   RegisterConfigOption("tessera.dump_ir", ConfigType::kString);

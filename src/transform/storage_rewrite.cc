@@ -5,7 +5,15 @@
 // with it when that statement is an in-place elementwise operation (each element of the new
 // buffer written from the same element of the old one only), and an allocation that nothing
 // uses goes, with its declarations.
+// Special memories (a storage scope with a tag, "local.L0A"; not ".dyn", ".workspace" or ".vtcm")
+// follow TVM's rules for them: buffers of any type share storage when their sizes are within a
+// factor of 16 (a smaller free slot only with the same type), and every slot of the scope is then
+// laid out in one allocation, each at an offset in bits aligned to the memory's widest vector
+// access (its MemoryInfo's max_simd_bits, else 32), bounded by its capacity (max_num_bits).
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,6 +21,7 @@
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -74,9 +83,9 @@ bool SameExtents(const AllocateNode* a, const AllocateNode* b) {
 /*!
  * \brief Whether `stmt` writes `dst` in place of `src`: a nest of loops of constant extents
  *  around one store to `dst` whose indices visit each element once (a bijective affine map of
- *  the loops), with every load of `src` in its value at the same indices of a buffer of the
- *  same shape, no load of `dst` and no other use of either. The old element is then read
- *  before its place is written, and never again.
+ *  the loops; or a single store without loops), with every load of `src` in its value at the
+ *  same indices of a buffer of the same shape, no load of `dst` and no other use of either. The
+ *  old element is then read before its place is written, and never again.
  */
 bool InPlace(const StmtNode* stmt, const AllocateNode* src, const AllocateNode* dst) {
   std::vector<arith::IterDomain> loops;
@@ -92,8 +101,11 @@ bool InPlace(const StmtNode* stmt, const AllocateNode* src, const AllocateNode* 
       !store->buffer->strides.empty()) {
     return false;
   }
-  auto map = arith::DetectIterMap(store->indices, loops);
-  if (!map || !arith::IsBijective(*map, loops)) return false;
+  // A single store (no loop of its own) writes one element, the one it reads.
+  if (!loops.empty()) {
+    auto map = arith::DetectIterMap(store->indices, loops);
+    if (!map || !arith::IsBijective(*map, loops)) return false;
+  }
   bool ok = true;
   PostOrderVisit(store->value, [&](const ObjectRef& n) {
     if (auto* v = AsPtr<VarNode>(n)) {
@@ -342,6 +354,187 @@ class DeclDropper : public StmtMutator {
   const std::unordered_set<const VarNode*>& vars_;
 };
 
+// The tag of a storage scope: what follows its rank ("local.L0A" -> ".L0A"), "" for none.
+std::string ScopeTag(const std::string& scope) {
+  for (const char* rank : {"global", "shared", "local", "warp"}) {
+    std::string r(rank);
+    if (scope.compare(0, r.size(), r) == 0) return scope.substr(r.size());
+  }
+  return "";
+}
+
+// A special memory as TVM counts one: a tagged scope other than dynamic shared memory, the
+// workspace and VTCM. Only flat (one extent) allocations of a scalar type take part here.
+bool IsSpecialMemory(const AllocateNode* a) {
+  if (!a->buffer_var->pointer || a->extents.size() != 1 || !a->dtype.is_scalar()) return false;
+  std::string tag = ScopeTag(a->buffer_var->pointer->scope);
+  return !tag.empty() && tag != ".dyn" && tag != ".workspace" && tag != ".vtcm";
+}
+
+int64_t ConstBits(const AllocateNode* a) {
+  return *AsConstInt(a->extents[0]) * a->dtype.bits() * a->dtype.lanes();
+}
+
+struct SpecialAlloc {
+  const AllocateNode* node;
+  Liveness::Life life;
+};
+
+/*!
+ * \brief Plans the allocations of special memories. In order of first use, an allocation takes
+ *  the slot of a buffer it writes in place of (same type, the old one's last use), else a free
+ *  slot of its scope: the smallest at least as large (up to 16 times), of any type, else the
+ *  largest smaller one (down to a 16th) of its type, else a new slot. Then the slots of each
+ *  scope are laid end to end in the first one's allocation.
+ */
+void PlanSpecialMemory(const std::vector<SpecialAlloc>& allocs, const MemoryInfoLookup& lookup,
+                       std::unordered_map<const VarNode*, Var>* remap,
+                       std::unordered_map<const VarNode*, int64_t>* bit_offsets,
+                       std::unordered_map<const AllocateNode*, std::vector<Expr>>* new_extents) {
+  struct Slot {
+    const AllocateNode* first;
+    std::string scope;
+    int64_t nbits;
+    std::vector<const AllocateNode*> members;
+    const SpecialAlloc* occupant;
+    bool free = false;
+  };
+  std::vector<std::unique_ptr<Slot>> slots;
+  std::multimap<int64_t, Slot*> free_slots;
+  std::vector<const SpecialAlloc*> order;
+  for (const SpecialAlloc& a : allocs) order.push_back(&a);
+  std::stable_sort(order.begin(), order.end(), [](const SpecialAlloc* x, const SpecialAlloc* y) {
+    return x->life.first < y->life.first;
+  });
+  std::vector<Slot*> live;
+  for (const SpecialAlloc* a : order) {
+    const std::string& scope = a->node->buffer_var->pointer->scope;
+    int64_t nbits = ConstBits(a->node);
+    // Slots whose buffer is dead by now become free, in the order the buffers die.
+    std::stable_sort(live.begin(), live.end(), [](const Slot* x, const Slot* y) {
+      return x->occupant->life.last < y->occupant->life.last;
+    });
+    std::vector<Slot*> still;
+    for (Slot* s : live) {
+      if (s->occupant->life.last < a->life.first) {
+        free_slots.insert({s->nbits, s});
+      } else {
+        still.push_back(s);
+      }
+    }
+    live = std::move(still);
+    Slot* chosen = nullptr;
+    for (Slot* s : live) {
+      if (s->scope == scope && s->occupant->node->dtype == a->node->dtype &&
+          s->occupant->life.last_stmt == a->life.first_stmt &&
+          InPlace(a->life.first_stmt, s->occupant->node, a->node)) {
+        chosen = s;
+        break;
+      }
+    }
+    if (!chosen) {
+      auto take = [&](std::multimap<int64_t, Slot*>::iterator it) {
+        chosen = it->second;
+        free_slots.erase(it);
+        live.push_back(chosen);
+      };
+      auto mid = free_slots.lower_bound(nbits);
+      for (auto it = mid; it != free_slots.end() && it->first <= nbits * 16; ++it) {
+        if (it->second->scope == scope) {
+          take(it);
+          break;
+        }
+      }
+      if (!chosen) {
+        for (auto it = mid; it != free_slots.begin();) {
+          --it;
+          if (it->first < nbits / 16) break;
+          if (it->second->scope == scope &&
+              it->second->first->dtype.element_of() == a->node->dtype.element_of()) {
+            take(it);
+            break;
+          }
+        }
+      }
+    }
+    if (chosen) {
+      chosen->nbits = std::max(chosen->nbits, nbits);
+      chosen->occupant = a;
+      chosen->members.push_back(a->node);
+      continue;
+    }
+    slots.push_back(std::make_unique<Slot>(Slot{a->node, scope, nbits, {a->node}, a}));
+    live.push_back(slots.back().get());
+  }
+  // Each scope's slots end to end, every start aligned.
+  std::map<std::string, std::vector<Slot*>> by_scope;
+  for (const auto& s : slots) by_scope[s->scope].push_back(s.get());
+  for (auto& [scope, group] : by_scope) {
+    std::optional<MemoryInfo> info = lookup ? lookup(scope) : std::nullopt;
+    int64_t align = info && info->max_simd_bits > 0 ? info->max_simd_bits : 32;
+    auto round = [align](int64_t bits) { return (bits + align - 1) / align * align; };
+    const AllocateNode* head = group[0]->first;
+    int64_t total = 0;
+    for (Slot* s : group) {
+      int64_t offset = total;
+      total = round(total + s->nbits);
+      for (const AllocateNode* m : s->members) {
+        if (m != head) (*remap)[m->buffer_var.get()] = head->buffer_var;
+        if (offset != 0) (*bit_offsets)[m->buffer_var.get()] = offset;
+      }
+    }
+    if (group.size() == 1) total = group[0]->nbits;
+    if (info && info->max_num_bits > 0 && total > info->max_num_bits) {
+      TESSERA_THROW_KIND(head->span, ErrorKind::kValue)
+          << "tir.StorageRewrite: the buffers of the storage scope \"" << scope << "\" need "
+          << total << " bits, more than the " << info->max_num_bits
+          << " bits its memory info allows";
+    }
+    int64_t type_bits = head->dtype.bits() * head->dtype.lanes();
+    int64_t size = (total + type_bits - 1) / type_bits;
+    if (size != *AsConstInt(head->extents[0])) {
+      (*new_extents)[head] = {MakeConst(head->extents[0]->dtype, size)};
+    }
+  }
+}
+
+// Accesses of buffers laid out at an offset (in bits) inside another allocation: their (flat)
+// index moves by the offset in elements of the access's type.
+class OffsetAccesses : public StmtExprMutator {
+ public:
+  explicit OffsetAccesses(const std::unordered_map<const VarNode*, int64_t>& bits) : bits_(bits) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    auto idx = Shift(load->buffer, load->indices);
+    if (!idx) return e;
+    return BufferLoadNode::Make(load->buffer, *idx, load->predicate, load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = AsPtr<BufferStoreNode>(s);
+    auto idx = Shift(store->buffer, store->indices);
+    if (!idx) return s;
+    return BufferStoreNode::Make(store->buffer, store->value, *idx, store->predicate, store->span);
+  }
+
+ private:
+  std::optional<std::vector<Expr>> Shift(const Buffer& b, std::vector<Expr> indices) {
+    auto it = bits_.find(b->data.get());
+    if (it == bits_.end() || indices.size() != 1) return std::nullopt;
+    int64_t elem = b->dtype.bits() * b->dtype.lanes();
+    Expr& i = indices[0];
+    DataType t = i->dtype.element_of();
+    Expr k = MakeConst(t, it->second / elem);
+    if (i->dtype.is_vector()) k = BroadcastNode::Make(k, i->dtype.lanes());
+    i = SimplifyExpr(AddNode::Make(k, i));
+    return indices;
+  }
+  const std::unordered_map<const VarNode*, int64_t>& bits_;
+};
+
 /*!
  * \brief One attach scope: its allocations move to its top (as in TVM, so that storage is
  *  planned once for the scope), those that nothing uses go, and those of one type and memory
@@ -349,7 +542,7 @@ class DeclDropper : public StmtMutator {
  *  largest (a lifetime may end in the statement where the next begins when that statement
  *  writes the new buffer in place of the old one).
  */
-Stmt RewriteScope(const Stmt& body) {
+Stmt RewriteScope(const Stmt& body, const MemoryInfoLookup& lookup) {
   std::unordered_set<const AllocateNode*> top;
   for (Stmt cur = body; cur;) {
     if (auto* a = AsPtr<AllocateNode>(cur)) {
@@ -361,7 +554,7 @@ Stmt RewriteScope(const Stmt& body) {
       break;
     }
   }
-  Hoister hoister(RewriteScope, top);
+  Hoister hoister([&lookup](const Stmt& b) { return RewriteScope(b, lookup); }, top);
   Stmt rest = hoister.VisitStmt(body);
   if (hoister.hoisted.empty()) return rest;
   Liveness liveness;
@@ -391,7 +584,14 @@ Stmt RewriteScope(const Stmt& body) {
   }
   // Greedy: in order of first use, take a slot of the same type and scope that is free.
   std::vector<const Alloc*> order;
-  for (const Alloc& a : allocs) order.push_back(&a);
+  std::vector<const AllocateNode*> special;
+  for (const Alloc& a : allocs) {
+    if (IsSpecialMemory(a.node)) {
+      special.push_back(a.node);
+    } else {
+      order.push_back(&a);
+    }
+  }
   std::stable_sort(order.begin(), order.end(),
                    [](const Alloc* x, const Alloc* y) { return x->life.first < y->life.first; });
   struct Slot {
@@ -441,10 +641,19 @@ Stmt RewriteScope(const Stmt& body) {
     for (const Expr& e : a->extents) old *= *AsConstInt(e);
     if (old != size) new_extents[a] = {MakeConst(a->extents[0]->dtype, size)};
   }
+  std::unordered_map<const VarNode*, int64_t> bit_offsets;
+  if (!special.empty()) {
+    std::vector<SpecialAlloc> sa;
+    for (const Alloc& a : allocs) {
+      if (IsSpecialMemory(a.node)) sa.push_back({a.node, a.life});
+    }
+    PlanSpecialMemory(sa, lookup, &remap, &bit_offsets, &new_extents);
+  }
   std::unordered_set<const VarNode*> drop = unused;
   for (const auto& [v, slot_var] : remap) drop.insert(v);
   if (!unused.empty()) rest = DeclDropper(unused).VisitStmt(rest);
   rest = TopAllocFixer(drop, new_extents).VisitStmt(rest);
+  if (!bit_offsets.empty()) rest = OffsetAccesses(bit_offsets).VisitStmt(rest);
   if (!remap.empty()) rest = DataRemapper(remap).VisitStmt(rest);
   for (size_t i = hoister.hoisted.size(); i-- > 0;) {
     const AllocateNode* a = hoister.hoisted[i];
@@ -456,16 +665,19 @@ Stmt RewriteScope(const Stmt& body) {
   return rest;
 }
 
-PrimFunc StorageRewriteFunc(PrimFunc f, IRModule, const PassContext& ctx) {
-  if (ctx.GetBool("tir.disable_storage_rewrite", false)) return f;
-  Stmt body = RewriteScope(f->body);
-  return StructuralEqual(body, f->body) ? f : f->WithBody(body);
-}
-
 }  // namespace
 
-Pass StorageRewrite() { return CreatePrimFuncPass(StorageRewriteFunc, 0, "tir.StorageRewrite"); }
-TESSERA_REGISTER_PASS("tir.StorageRewrite", StorageRewrite);
+Pass StorageRewrite(MemoryInfoLookup lookup) {
+  return CreatePrimFuncPass(
+      [lookup](PrimFunc f, IRModule, const PassContext& ctx) {
+        if (ctx.GetBool("tir.disable_storage_rewrite", false)) return f;
+        Stmt body = RewriteScope(f->body, lookup);
+        return StructuralEqual(body, f->body) ? f : f->WithBody(body);
+      },
+      0, "tir.StorageRewrite");
+}
+Pass StorageRewrite() { return StorageRewrite(nullptr); }
+TESSERA_REGISTER_PASS("tir.StorageRewrite", static_cast<Pass (*)()>(StorageRewrite));
 
 }  // namespace transform
 }  // namespace tessera

@@ -24,6 +24,8 @@ Pass VerifyBufferBounds();
 Pass OOBChecker();
 /*! \brief Remove statements without effect (Evaluate of constants, empty loops and branches). */
 Pass RemoveNoOp();
+/*! \brief Drop an `if` where running one branch in the other's place changes nothing (TVM's overcompute). */
+Pass ReduceBranchingThroughOvercompute();
 /*! \brief Record the target name in each function's "target" attribute. */
 Pass BindTarget(const std::string& target);
 /*! \brief Schedule every function that carries no schedule with the automatic schedule
@@ -154,9 +156,13 @@ Pass DefaultGPUSchedule(ObjectRef current_target);
 struct MemoryInfo {
   int64_t unit_bits = 8;
   Expr head_address;
+  int64_t max_simd_bits = 0;  // 0: not known
+  int64_t max_num_bits = 0;   // 0: not known
 };
 /*! \brief The memory info of a storage scope ("global.vtcm"), or nullopt when none is known. */
 using MemoryInfoLookup = std::function<std::optional<MemoryInfo>(const std::string& scope)>;
+/*! \brief tir.StorageRewrite, with the memory info of special memories (alignment, capacity). */
+Pass StorageRewrite(MemoryInfoLookup lookup);
 /*! \brief Allocations in tagged storage scopes become `let data = head_address` (or vanish
  *  when the host cannot address the memory); T.tvm_access_ptr becomes T.address_of. */
 Pass LowerDeviceStorageAccessInfo(MemoryInfoLookup lookup);

@@ -1,5 +1,8 @@
 """tir.CompactBufferAllocation: block allocations shrink to the region their body touches."""
 
+import numpy as np
+
+import tessera as ts
 from tessera.script import tir as T
 
 
@@ -478,3 +481,49 @@ def test_thread_loops_around_the_allocation_relax_by_storage_scope(golden):
                         A[bx * 8 + vx * 4 + tx] = L[0]
 
     golden("CompactBufferAllocation", before, expected)
+
+
+def test_predicate_on_a_fused_index_bounds_the_region(golden):
+    # `j * 6 + k < 20` bounds the fused index: 20 rows, not the 24 the loops reach.
+    @T.prim_func
+    def before(A: T.Buffer((20,), "float32"), C: T.Buffer((20,), "float32")):
+        with T.block(""):
+            B = T.alloc_buffer((32, 2))
+            for j, k in T.grid(4, 6):
+                with T.block(""):
+                    T.where(j * 6 + k < 20)
+                    B[j * 6 + k, 1] = A[j * 6 + k] * T.float32(2)
+            for i in range(20):
+                C[i] = B[i, 1] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((20,), "float32"), C: T.Buffer((20,), "float32")):
+        with T.block(""):
+            B = T.alloc_buffer((20, 1))
+            for j, k in T.grid(4, 6):
+                with T.block(""):
+                    T.where(j * 6 + k < 20)
+                    B[j * 6 + k, 0] = A[j * 6 + k] * T.float32(2)
+            for i in range(20):
+                C[i] = B[i, 0] + T.float32(1)
+
+    golden("CompactBufferAllocation", before, expected)
+
+
+def test_predicate_bounded_region_builds_and_matches_numpy():
+    @T.prim_func
+    def func(A: T.Buffer((20,), "float32"), C: T.Buffer((20,), "float32")):
+        with T.block("root"):
+            B = T.alloc_buffer((32,))
+            for j, k in T.grid(4, 6):
+                with T.block("fill"):
+                    T.where(j * 6 + k < 20)
+                    B[j * 6 + k] = A[j * 6 + k] * T.float32(2)
+            for i in range(20):
+                with T.block("use"):
+                    C[i] = B[i] + T.float32(1)
+
+    a = np.arange(20, dtype="float32")
+    c = np.zeros(20, dtype="float32")
+    ts.build(func, target="c")(a, c)
+    np.testing.assert_allclose(c, a * 2 + 1)

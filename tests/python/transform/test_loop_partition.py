@@ -323,3 +323,41 @@ def test_loop_with_a_break_or_continue_is_not_split(unchanged):
             A[0] = A[0] + 100
 
     unchanged("LoopPartition", func)
+
+
+def test_enclosing_loop_ranges_decide_the_conditions(golden):
+    # k has one value (0): `k * 8 + i < 5` is `i < 5`, and the inner loop splits there.
+    @T.prim_func
+    def before(A: T.Buffer((8,), "float32")):
+        for k in T.serial(1, annotations={"key": "value"}):
+            for i in range(8):
+                if k * 8 + i < 5:
+                    A[i] = T.float32(1)
+                else:
+                    A[i] = T.float32(2)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8,), "float32")):
+        for k in T.serial(1, annotations={"key": "value"}):
+            for i in range(5):
+                A[i] = T.float32(1)
+            for i in range(3):
+                A[i + 5] = T.float32(2)
+
+    golden("LoopPartition", before, expected)
+
+
+def test_enclosing_loop_ranges_partition_builds_and_matches_numpy():
+    @T.prim_func
+    def func(A: T.Buffer((4, 8), "float32")):
+        for k in range(4):
+            for i in range(8):
+                if k + i < 6:
+                    A[k, i] = T.float32(1)
+                else:
+                    A[k, i] = T.float32(2)
+
+    a = np.zeros((4, 8), dtype="float32")
+    ts.build(func, target="c")(a)
+    k, i = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
+    np.testing.assert_array_equal(a, np.where(k + i < 6, 1, 2).astype("float32"))

@@ -1,5 +1,8 @@
 """tir.StorageRewrite: allocations whose lifetimes do not overlap share storage."""
 
+import numpy as np
+import pytest
+
 import tessera as ts
 from tessera.script import tir as T
 
@@ -288,3 +291,141 @@ def test_parallel_loop_keeps_its_allocations_and_loop_sized_ones_stay(golden):
                 X[j] = C_1[0]
 
     golden("StorageRewrite", before, expected)
+
+
+@pytest.fixture
+def sram():
+    """A special memory: 64-bit wide accesses, 256 bits."""
+    ts.runtime.register_func("tvm.info.mem.local.tsr_sram", lambda: ts.target.MemoryInfo(
+        unit_bits=16, max_simd_bits=64, max_num_bits=256), override=True)
+    yield
+    ts.runtime.remove_global_func("tvm.info.mem.local.tsr_sram")
+
+
+def test_special_memory_shares_storage_across_types(golden, sram):
+    @T.prim_func
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((32,), "int16")):
+        X = T.allocate([4], "float32", "local.tsr_sram")
+        X_1 = T.decl_buffer((4,), "float32", data=X, scope="local.tsr_sram")
+        Y = T.allocate([8], "int16", "local.tsr_sram")
+        Y_1 = T.decl_buffer((8,), "int16", data=Y, scope="local.tsr_sram")
+        for i in T.serial(4):
+            X_1[i] = A[i]
+        for i in T.serial(4):
+            A[i] = X_1[3 - i]
+        for i in T.serial(8):
+            Y_1[i] = B[i]
+        for i in T.serial(8):
+            B[i] = Y_1[7 - i]
+
+    @T.prim_func
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((32,), "int16")):
+        X = T.allocate([4], "float32", "local.tsr_sram")
+        X_1 = T.decl_buffer((4,), "float32", data=X, scope="local.tsr_sram")
+        Y_1 = T.decl_buffer((8,), "int16", data=X, scope="local.tsr_sram")
+        for i in T.serial(4):
+            X_1[i] = A[i]
+        for i in T.serial(4):
+            A[i] = X_1[3 - i]
+        for i in T.serial(8):
+            Y_1[i] = B[i]
+        for i in T.serial(8):
+            B[i] = Y_1[7 - i]
+
+    golden("StorageRewrite", before, expected)
+
+
+def test_special_memory_is_one_allocation_laid_out_at_aligned_offsets(golden, sram):
+    # X takes 96 bits, rounded up to the 64-bit access width: Y starts at bit 128, its element 8.
+    @T.prim_func
+    def before(A: T.Buffer((3,), "float32"), B: T.Buffer((5,), "int16")):
+        X = T.allocate([3], "float32", "local.tsr_sram")
+        X_1 = T.decl_buffer((3,), "float32", data=X, scope="local.tsr_sram")
+        Y = T.allocate([5], "int16", "local.tsr_sram")
+        Y_1 = T.decl_buffer((5,), "int16", data=Y, scope="local.tsr_sram")
+        for i in T.serial(3):
+            X_1[i] = A[i]
+        for i in T.serial(5):
+            Y_1[i] = B[i]
+        for i in T.serial(3):
+            A[i] = X_1[i] + T.float32(1)
+        for i in T.serial(5):
+            B[i] = Y_1[i] + T.int16(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((3,), "float32"), B: T.Buffer((5,), "int16")):
+        X = T.allocate([8], "float32", "local.tsr_sram")
+        X_1 = T.decl_buffer((3,), "float32", data=X, scope="local.tsr_sram")
+        Y_1 = T.decl_buffer((5,), "int16", data=X, scope="local.tsr_sram")
+        for i in T.serial(3):
+            X_1[i] = A[i]
+        for i in T.serial(5):
+            Y_1[i + 8] = B[i]
+        for i in T.serial(3):
+            A[i] = X_1[i] + T.float32(1)
+        for i in T.serial(5):
+            B[i] = Y_1[i + 8] + T.int16(1)
+
+    golden("StorageRewrite", before, expected)
+
+
+def test_special_memory_over_its_capacity_is_an_error(sram, apply):
+    @T.prim_func
+    def func(A: T.Buffer((6,), "float32")):
+        X = T.allocate([6], "float32", "local.tsr_sram")
+        X_1 = T.decl_buffer((6,), "float32", data=X, scope="local.tsr_sram")
+        Y = T.allocate([6], "float32", "local.tsr_sram")
+        Y_1 = T.decl_buffer((6,), "float32", data=Y, scope="local.tsr_sram")
+        for i in T.serial(6):
+            X_1[i] = A[i]
+        for i in T.serial(6):
+            Y_1[i] = A[i]
+        for i in T.serial(6):
+            A[i] = X_1[i] + Y_1[i]
+
+    with pytest.raises(ValueError, match=r'"local.tsr_sram" need 384 bits, more than the 256'):
+        apply("StorageRewrite", func)
+
+
+def test_single_store_in_place_shares_within_a_loop(golden):
+    # Y[j] is written from X[j] alone, X's last use: Y takes X's storage.
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32")):
+        for j in range(4):
+            X = T.allocate([4], "float32", "global")
+            X_1 = T.decl_buffer((4,), "float32", data=X)
+            Y = T.allocate([4], "float32", "global")
+            Y_1 = T.decl_buffer((4,), "float32", data=Y)
+            X_1[j] = A[j]
+            Y_1[j] = X_1[j] * T.float32(2)
+            A[j] = Y_1[j]
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "float32")):
+        X = T.allocate([4], "float32", "global")
+        for j in range(4):
+            X_1 = T.decl_buffer((4,), "float32", data=X)
+            Y_1 = T.decl_buffer((4,), "float32", data=X)
+            X_1[j] = A[j]
+            Y_1[j] = X_1[j] * T.float32(2)
+            A[j] = Y_1[j]
+
+    golden("StorageRewrite", before, expected)
+
+
+def test_single_store_in_place_builds_and_matches_numpy():
+    @T.prim_func
+    def func(A: T.Buffer((4,), "float32")):
+        for j in range(4):
+            X = T.allocate([4], "float32", "global")
+            X_1 = T.decl_buffer((4,), "float32", data=X)
+            Y = T.allocate([4], "float32", "global")
+            Y_1 = T.decl_buffer((4,), "float32", data=Y)
+            X_1[j] = A[j] + T.float32(1)
+            Y_1[j] = X_1[j] * T.float32(2)
+            A[j] = Y_1[j]
+
+    a = np.arange(4, dtype="float32")
+    expect = (a + 1) * 2
+    ts.build(func, target="c")(a)
+    np.testing.assert_allclose(a, expect)

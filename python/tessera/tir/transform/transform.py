@@ -54,7 +54,7 @@ def _factory(short):
 
 _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "CompactBufferAllocation",
           "PlanAndUpdateBufferAllocationLocation", "LowerMatchBuffer", "Simplify", "LowerOpaqueBlock",
-          "FlattenBuffer", "StorageRewrite", "UnrollLoop", "RemoveNoOp",
+          "FlattenBuffer", "UnrollLoop", "RemoveNoOp", "ReduceBranchingThroughOvercompute",
           "SkipAssert", "RemoveAssume", "RemoveStoreUndef",
           "ForceNarrowIndexToInt32", "InlinePrivateFunctions", "ConvertSSA",
           "AnnotateDeviceRegions", "CombineContextCall", "ConvertForLoopsToSerial",
@@ -201,6 +201,30 @@ def _memory_info(scope):
     return (info.unit_bits, info.head_address)
 
 
+def _memory_limits(scope):
+    """(max_simd_bits, max_num_bits) of the MemoryInfo registered as "tvm.info.mem.<scope>"."""
+    from ...error import TesseraTypeError
+    from ...runtime import get_global_func
+    from ...target import MemoryInfo
+
+    fn = get_global_func("tvm.info.mem." + scope, allow_missing=True)
+    info = None if fn is None else fn()
+    if info is None:
+        return None
+    if not isinstance(info, MemoryInfo):
+        raise TesseraTypeError(f"the function \"tvm.info.mem.{scope}\" returned {info!r}, "
+                               "not a MemoryInfo")
+    return (info.max_simd_bits, info.max_num_bits)
+
+
+def StorageRewrite():  # noqa: N802 - TVM's name
+    """Allocations whose lifetimes do not overlap share storage. In a special memory (a tagged
+    scope such as ``"local.L0A"``), buffers of any type share, and all of the scope's storage is
+    one allocation, laid out with the alignment and capacity of the MemoryInfo registered as
+    ``"tvm.info.mem.<scope>"``."""
+    return Pass._wrap(_core.storage_rewrite_pass(_memory_limits))
+
+
 def LowerDeviceStorageAccessInfo():  # noqa: N802 - TVM's name
     """Allocations in tagged storage scopes ("global.vtcm") are bound to the head address of
     their memory (the MemoryInfo registered as ``"tvm.info.mem.<scope>"``), or dropped where
@@ -229,5 +253,5 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
 
 
 __all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "HoistIfThenElse", "HoistedConditionals",
-           "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass",
+           "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass", "StorageRewrite",
            "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)
