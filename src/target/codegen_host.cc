@@ -390,7 +390,68 @@ std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
     return ToMask32("(" + v + " != " + zero + ")", from.bits(), from.lanes(), op->span);
   }
   if (from.is_bool()) v = "(-" + v + ")";  // lane masks are -1/0
+  bool half_float = from.is_float() && to.is_float() && !from.is_bfloat16() && !to.is_bfloat16() &&
+                    from.bits() + to.bits() == 48;
+  if (half_float && to.lanes() >= 8 && to.lanes() <= 64) return HalfConvert(v, from, to, op->span);
   return "__builtin_convertvector(" + v + ", " + TypeName(to, op->span) + ")";
+}
+
+// vcvtph2ps / vcvtps2ph (immediate 4: the current rounding mode, as a C conversion rounds) on
+// eight lanes at a time, the pieces taken and joined with shuffles that stay in registers; the
+// same values as __builtin_convertvector, which GCC 12 without AVX512-FP16 prints as one scalar
+// conversion per lane, with inserts and extracts around it.
+std::string CodeGenHost::HalfConvert(const std::string& value, DataType from, DataType to,
+                                     const Span& span) {
+  std::string ft = TypeName(from, span), tt = TypeName(to, span);
+  std::string name = "tessera_convert_" + ft.substr(8) + "_" + tt.substr(8);
+  if (!helper_names_.count(name)) {
+    bool widen = from.bits() == 16;
+    std::string half8 = TypeName(DataType::Int(16, 8), span);
+    std::string float8 = TypeName(DataType::Float(32, 8), span);
+    std::string to8 = TypeName(to.with_lanes(8), span);
+    auto indices = [](int begin, int count) {
+      std::string s;
+      for (int i = 0; i < count; ++i) s += ", " + std::to_string(begin + i);
+      return s;
+    };
+    int lanes = to.lanes();
+    std::ostringstream os;
+    os << "static inline " << tt << " " << name << "(" << ft << " a0) {\n"
+       << "#if defined(__F16C__)\n";
+    std::vector<std::string> parts;
+    for (int k = 0; k < lanes / 8; ++k) {
+      std::string piece =
+          lanes == 8 ? "a0" : "__builtin_shufflevector(a0, a0" + indices(8 * k, 8) + ")";
+      std::string p = "p" + std::to_string(k);
+      if (widen) {
+        os << "  " << to8 << " " << p << " = __builtin_ia32_vcvtph2ps256((" << half8 << ")" << piece
+           << ");\n";
+      } else {
+        os << "  " << to8 << " " << p << " = (" << to8 << ")__builtin_ia32_vcvtps2ph256((" << float8
+           << ")" << piece << ", 4);\n";
+      }
+      parts.push_back(p);
+    }
+    // Join neighbours until one vector of all the lanes is left.
+    for (int width = 8, level = 0; static_cast<int>(parts.size()) > 1; width *= 2, ++level) {
+      std::vector<std::string> joined;
+      std::string jt = TypeName(to.with_lanes(width * 2), span);
+      for (size_t k = 0; k + 1 < parts.size(); k += 2) {
+        std::string j = "j" + std::to_string(level) + "_" + std::to_string(k / 2);
+        os << "  " << jt << " " << j << " = __builtin_shufflevector(" << parts[k] << ", "
+           << parts[k + 1] << indices(0, width * 2) << ");\n";
+        joined.push_back(j);
+      }
+      parts = joined;
+    }
+    os << "  return " << parts[0] << ";\n"
+       << "#else\n"
+       << "  return __builtin_convertvector(a0, " << tt << ");\n"
+       << "#endif\n"
+       << "}\n";
+    Helper(name, os.str());
+  }
+  return name + "(" + value + ")";
 }
 
 std::string CodeGenHost::VisitExpr_(const RampNode* op) {
