@@ -529,3 +529,46 @@ def test_condition_lanes_may_disagree_on_stays_lane_by_lane(kind):
     out = _run(tt.SplitVectorizedLoops(), f)
     assert "T.vectorized" not in out.script()
     assert "T.if_then_else" in out.script()
+
+
+@pytest.mark.parametrize("dtype,lanes", [("int8", 64), ("uint8", 64), ("int16", 32), ("int32", 16)])
+def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes):
+    # a loop storing only into the function's own buffer (a reduction's accumulator) fills the
+    # vector (512 bits of int8: 64 lanes); one storing to an argument keeps at most 16 lanes
+    @T.prim_func
+    def before(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        acc = T.allocate([128], dtype, "local")
+        acc_1 = T.Buffer((128,), dtype, data=acc, scope="local")
+        for i in T.vectorized(128):
+            acc_1[i] = acc_1[i] + A[i]
+        for i in T.vectorized(128):
+            B[i] = acc_1[i]
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        acc = T.allocate([128], dtype, "local")
+        acc_1 = T.Buffer((128,), dtype, data=acc, scope="local")
+        for i_outer in T.serial(128 // lanes):
+            for i in T.vectorized(lanes):
+                acc_1[i_outer * lanes + i] = acc_1[i_outer * lanes + i] + A[i_outer * lanes + i]
+        for i_outer in T.serial(128 // 16):
+            for i in T.vectorized(16):
+                B[i_outer * 16 + i] = acc_1[i_outer * 16 + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
+
+
+def test_unknown_vector_width_keeps_16_lanes(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64,), "int8")):
+        for i in T.vectorized(64):
+            A[i] = T.int8(1)
+
+    @T.prim_func
+    def split(A: T.Buffer((64,), "int8")):
+        for i_outer in T.serial(4):
+            for i in T.vectorized(16):
+                A[i_outer * 16 + i] = T.int8(1)
+
+    golden("SplitVectorizedLoops", before, split)
