@@ -282,6 +282,13 @@ std::string CodeGenHost::ToMask(const std::string& value, int from_bits, int to_
          VectorType(DataType::Int(to_bits, lanes), span) + ")";
 }
 
+// float16 lanes that F16C widens eight at a time: compares, min and max go through float32,
+// exactly (no rounding: the values and the order are the same), where GCC 12 without
+// AVX512-FP16 would take the _Float16 vector apart lane by lane.
+static bool HalfThroughFloat(DataType t) {
+  return t.is_float() && !t.is_bfloat16() && t.bits() == 16 && t.lanes() >= 8 && t.lanes() <= 64;
+}
+
 // A comparison gives lanes as wide as its operands; And, Or and Not of comparisons keep that
 // width. Printing the condition at the width the select wants means no conversion at all for a
 // select of the compared type (a float64 compare selecting float64 values was narrowed to 32-bit
@@ -295,6 +302,10 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
           {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
           {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
       std::string a = PrintExpr(bin->a), b = PrintExpr(bin->b);
+      if (HalfThroughFloat(bin->a->dtype)) {
+        return ToMask(HalfCompare(a, kCompare.at(bin->kind), b, bin->a->dtype, bin->span), 32, bits,
+                      lanes, bin->span);
+      }
       return ToMask("(" + a + " " + kCompare.at(bin->kind) + " " + b + ")", bin->a->dtype.bits(),
                     bits, lanes, bin->span);
     }
@@ -319,10 +330,40 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
 // Vector expressions
 // ---------------------------------------------------------------------------------------------
 
+std::string CodeGenHost::HalfCompare(const std::string& a, const std::string& op,
+                                     const std::string& b, DataType t, const Span& span) {
+  DataType wide = DataType::Float(32, t.lanes());
+  return "(" + HalfConvert(a, t, wide, span) + " " + op + " " + HalfConvert(b, t, wide, span) + ")";
+}
+
 std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
   DataType t = op->a->dtype;
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   std::string vt = TypeName(t, op->span);
+  if (HalfThroughFloat(t) && (op->kind == NodeKind::kMin || op->kind == NodeKind::kMax)) {
+    // The float32 comparison picks the float16 bits of one side.
+    std::string name =
+        "tessera_" + std::string(op->kind == NodeKind::kMin ? "min" : "max") + "_" + vt.substr(8);
+    if (!helper_names_.count(name)) {
+      std::string bits = TypeName(DataType::Int(16, t.lanes()), op->span);
+      std::string pick =
+          HalfCompare("a0", op->kind == NodeKind::kMin ? "<" : ">", "a1", t, op->span);
+      std::ostringstream os;
+      os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
+         << "#if defined(__F16C__)\n"
+         << "  " << bits << " m = __builtin_convertvector(" << pick << ", " << bits << ");\n"
+         << "  return (" << vt << ")(((" << bits << ")a0 & m) | ((" << bits << ")a1 & ~m));\n"
+         << "#else\n"
+         << "  " << vt << " r;\n"
+         << "  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = (a0[i] "
+         << (op->kind == NodeKind::kMin ? "<" : ">") << " a1[i] ? a0[i] : a1[i]);\n"
+         << "  return r;\n"
+         << "#endif\n"
+         << "}\n";
+      Helper(name, os.str());
+    }
+    return name + "(" + a + ", " + b + ")";
+  }
   auto lanewise = [&](const std::string& fname, const std::string& expr) {
     std::string name =
         LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8), t, {t, t}, expr, op->span);
@@ -361,6 +402,7 @@ std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
       {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
   auto it = kCompare.find(op->kind);
   TESSERA_ICHECK(it != kCompare.end()) << "no vector operator for " << NodeKindName(op->kind);
+  if (HalfThroughFloat(t)) return HalfCompare(a, it->second, b, t, op->span);  // int32 lanes
   int bits = t.is_bool() ? 32 : t.bits();
   return ToMask32("(" + a + " " + it->second + " " + b + ")", bits, t.lanes(), op->span);
 }

@@ -117,3 +117,57 @@ def test_float16_to_float64_keeps_the_lane_conversion():
     b = np.empty(N, "float64")
     lib(a, b)
     _assert_same(b, a.astype("float64"))
+
+
+def _pairs(rng):
+    """float16 pairs with NaN on either side, signed zeros both ways, infinities and ties."""
+    a = (rng.standard_normal(N) * 100).astype("float16")
+    b = (rng.standard_normal(N) * 100).astype("float16")
+    special = [(np.nan, 1.0), (1.0, np.nan), (np.nan, np.nan), (0.0, -0.0), (-0.0, 0.0),
+               (np.inf, -np.inf), (-np.inf, np.inf), (65504.0, np.inf), (2.5, 2.5), (6e-8, -6e-8)]
+    for k, (x, y) in enumerate(special):
+        a[k], b[k] = x, y
+    b[-64:] = a[-64:]  # ties
+    return a, b
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_float16_min_max_compare_as_float32_and_keep_the_bits(op):
+    A = te.placeholder((N,), "float16", name="A")
+    B = te.placeholder((N,), "float16", name="B")
+    f = topi.maximum if op == "max" else topi.minimum
+    lib = ts.build(te.create_prim_func([A, B, f(A, B)]), target="c")
+    code = lib.get_source()
+    helper = re.search(rf"static inline (tessera_float16x\d+) tessera_{op}_float16x\d+\(", code)
+    assert helper, code
+    assert "tessera_convert_float16x" in code and "_float32x" in code
+    a, b = _pairs(np.random.default_rng(4))
+    c = np.empty(N, "float16")
+    lib(a, b, c)
+    with np.errstate(invalid="ignore"):
+        want = np.where(a > b, a, b) if op == "max" else np.where(a < b, a, b)  # C's a > b ? a : b
+    np.testing.assert_array_equal(c.view("u2"), want.view("u2"))
+
+
+def test_float16_comparisons_and_argmax_as_numpy():
+    A = te.placeholder((N,), "float16", name="A")
+    B = te.placeholder((N,), "float16", name="B")
+    lib = ts.build(te.create_prim_func([A, B, topi.less(A, B), topi.greater_equal(A, B)]), target="c")
+    assert "tessera_convert_float16x" in lib.get_source()
+    a, b = _pairs(np.random.default_rng(5))
+    lt, ge = np.empty(N, bool), np.empty(N, bool)
+    lib(a, b, lt, ge)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(lt, a < b)
+        np.testing.assert_array_equal(ge, a >= b)
+    X = te.placeholder((16, 1024), "float16", name="X")
+    lib = ts.build(te.create_prim_func([X, topi.argmax(X, axis=1), topi.nn.relu(X)]), target="c")
+    x = (np.random.default_rng(6).standard_normal((16, 1024)) * 10).astype("float16")
+    x[3, 100] = x[3, 900] = 1000.0  # a tie: the first
+    x[5, :] = -np.inf
+    x[7, 17] = np.nan  # numpy: the NaN's index
+    idx, relu = np.empty(16, "int32"), np.empty((16, 1024), "float16")
+    lib(x, idx, relu)
+    np.testing.assert_array_equal(idx, x.argmax(1))
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(relu.view("u2"), np.where(x > 0, x, np.float16(0)).view("u2"))
