@@ -28,12 +28,12 @@ namespace {
 
 // The most lanes of a vector; longer loops are split into chunks of the chosen width. With the
 // target's vector width known, a chunk is at most that wide and at most kMaxLanes lanes; a loop
-// that stores only into buffers of the function's own (the accumulators of a reduction) fills
-// the vector up to kLocalMaxLanes (one AVX-512 vector of int8: 64; with 16 lanes, 128 bits, the
-// int8 sums, minima and argmax of bench_topi ran at 0.45-0.9x numpy, with 64 at 0.96-1.2x);
-// loops storing to the caller's arrays keep 16 (64 lanes made the elementwise int8 and int16
-// maximum and multiply 10-40% slower: numpy's arrays start 16 bytes into a cache line, and each
-// 64-byte access then spans two). Without the width, kMaxLanes whatever the type.
+// that stores only into accumulators (buffers of the function's own, or buffers it also reads:
+// a reduction's) fills the vector up to kLocalMaxLanes (one AVX-512 vector of int8: 64; with 16
+// lanes, 128 bits, the int8 sums, minima and argmax of bench_topi ran at 0.45-0.9x numpy, with
+// 64 at 0.96-1.2x); other loops keep 16 (64 lanes made elementwise int8 maximum 10-30% slower,
+// and float16 ones of 32 lanes, 1024-bit float32 temporaries, several times slower). Without the
+// width, kMaxLanes whatever the type.
 constexpr int kMaxLanes = 16;
 constexpr int kLocalMaxLanes = 64;
 
@@ -1022,20 +1022,26 @@ int ChooseLanes(int64_t extent, int max_lanes) {
 }
 
 // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
-// stores or loads, and at most kMaxLanes lanes (kLocalMaxLanes where every store is into a
-// buffer in `local`); 0: at most kMaxLanes lanes whatever the type.
+// stores or loads, and at most kMaxLanes lanes (kLocalMaxLanes where every buffer stored is in
+// `local` or read by the loop too: an accumulator); 0: at most kMaxLanes lanes whatever the
+// type.
 int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local) {
   if (vector_bits <= 0) return kMaxLanes;
   int bits = 8;
-  bool only_local = true;
+  std::unordered_set<const VarNode*> stored, loaded;
   PostOrderVisit(body, [&](const ObjectRef& n) {
     if (auto* st = AsPtr<BufferStoreNode>(n)) {
       bits = std::max(bits, st->buffer->dtype.bits());
-      only_local = only_local && local.count(st->buffer->data.get()) != 0;
+      stored.insert(st->buffer->data.get());
     }
-    if (auto* ld = AsPtr<BufferLoadNode>(n)) bits = std::max(bits, ld->buffer->dtype.bits());
+    if (auto* ld = AsPtr<BufferLoadNode>(n)) {
+      bits = std::max(bits, ld->buffer->dtype.bits());
+      loaded.insert(ld->buffer->data.get());
+    }
   });
-  return std::max(2, std::min(only_local ? kLocalMaxLanes : kMaxLanes, vector_bits / bits));
+  bool accumulates = true;
+  for (const VarNode* v : stored) accumulates = accumulates && (local.count(v) || loaded.count(v));
+  return std::max(2, std::min(accumulates ? kLocalMaxLanes : kMaxLanes, vector_bits / bits));
 }
 
 For Serial(const ForNode* loop) {

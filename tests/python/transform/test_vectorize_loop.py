@@ -572,3 +572,25 @@ def test_unknown_vector_width_keeps_16_lanes(golden):
                 A[i_outer * 16 + i] = T.int8(1)
 
     golden("SplitVectorizedLoops", before, split)
+
+
+def test_max_vector_bits_fills_the_vector_of_an_argument_read_and_written(golden):
+    # B[i] += A[i] accumulates into an argument (a column sum): the whole vector too
+    @T.prim_func
+    def before(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i in T.vectorized(128):
+            B[i] = B[i] + A[i]
+        for i in T.vectorized(128):
+            C[i] = A[i] + B[i]
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i_outer in T.serial(2):
+            for i in T.vectorized(64):
+                B[i_outer * 64 + i] = B[i_outer * 64 + i] + A[i_outer * 64 + i]
+        for i_outer in T.serial(8):
+            for i in T.vectorized(16):
+                C[i_outer * 16 + i] = A[i_outer * 16 + i] + B[i_outer * 16 + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
