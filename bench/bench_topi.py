@@ -4,13 +4,22 @@ equivalent in the same run. Each result is checked against numpy before it is ti
 
     PYTHONPATH=python .venv/bin/python bench/bench_topi.py [--only exp,sum_rows] [--quick]
     BENCH_TIMER=cpu PYTHONPATH=python .venv/bin/python bench/bench_topi.py   # shared machine
+    ... bench/bench_topi.py --dtypes float64,int32,int8   # the same cases in other dtypes
+
+With --dtypes, each case runs in every listed dtype that the operator accepts and numpy computes
+in that same dtype (no int exp, whose numpy result is float64; no float16 row sums or products,
+which numpy accumulates in float32). Integer sums and cumulative sums
+are compared in topi's semantics, which keep the input dtype (wrapping like C): numpy is asked
+for ``dtype=`` the input's, where by default it would widen int8..int32 to int64. Integer data
+is small (|x| <= 100 for 8 bits, <= 1000 otherwise) so products and sums stay in range.
 
 With BENCH_TIMER=cpu (thread CPU time, for a loaded machine) everything runs on one thread
 (OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=1, set here; other values are refused, because the calling
 thread's CPU time does not count the work of other threads) and tessera and numpy are timed in
 turn, so that a phase of contention hits both alike.
 
-Prints a table (ratio > 1: tessera faster) and saves bench/topi.png.
+Prints a table (ratio > 1: tessera faster) and saves bench/topi.png (bench/topi_dtypes.png with
+--dtypes).
 """
 
 import argparse
@@ -60,50 +69,76 @@ def layer_norm(x, g, b, eps=1e-5):
     return (x - mu) / np.sqrt(var + eps) * g + b
 
 
-def cases(quick):
-    """(name, te inputs, te output, numpy inputs, numpy function, rtol)."""
+FLOAT = ("float16", "float32", "float64")
+INT = ("int8", "int16", "int32", "int64", "uint8")
+SIGNED = ("float16", "float32", "float64", "int8", "int16", "int32", "int64")
+NUMERIC = FLOAT + INT
+ANY = NUMERIC + ("bool",)
+# numpy sums float16 rows (pairwise) and float16 products in float32 and rounds once; topi
+# accumulates in the output's float16, so these results differ by more than rounding
+ACC16 = tuple(t for t in NUMERIC if t != "float16")
+
+
+def data(rng, shape, dtype):
+    """Random input of ``shape`` in ``dtype``: normal floats, small integers, half-true bools."""
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype in INT:
+        lo, hi = {"int8": (-100, 100), "uint8": (0, 255)}.get(dtype, (-1000, 1000))
+        return rng.integers(lo, hi + 1, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def cases(quick, dtype="float32"):
+    """(name, te inputs, te output, numpy inputs, numpy function, rtol) of the operators that
+    accept ``dtype`` and whose numpy equivalent computes in it."""
     rng = np.random.default_rng(0)
     big = (1024, 1024) if quick else (2048, 2048)
     m, k, n = (256, 256, 256) if quick else (512, 512, 512)
-    f32 = lambda *s: rng.standard_normal(s).astype("float32")  # noqa: E731
     out = []
+    # float16 rounds every step; the float32 tolerances hold for the wider types
+    scale = 10.0 if dtype == "float16" else 1.0
 
-    def add(name, shapes, make, np_fn, rtol=1e-4, data=None):
-        ph = [te.placeholder(s, "float32", name=f"in{i}") for i, s in enumerate(shapes)]
-        arrays = data or [f32(*s) for s in shapes]
+    def add(name, shapes, make, np_fn, rtol=1e-4, kinds=NUMERIC):
+        if dtype not in kinds:
+            return
+        ph = [te.placeholder(s, dtype, name=f"in{i}") for i, s in enumerate(shapes)]
+        arrays = [data(rng, s, dtype) for s in shapes]
         try:
             made = make(*ph)
         except Exception as e:  # noqa: BLE001  (reported as a failed row)
             made = e
-        out.append((name, ph, made, arrays, np_fn, rtol))
+        out.append((name, ph, made, arrays, np_fn, rtol * scale))
 
-    add("exp", [big], topi.exp, np.exp)
-    add("tanh", [big], topi.tanh, np.tanh)
-    add("sigmoid", [big], topi.sigmoid, lambda a: 1 / (1 + np.exp(-a)))
-    add("sqrt(abs)", [big], lambda a: topi.sqrt(topi.abs(a)), lambda a: np.sqrt(np.abs(a)))
+    # sums in the input's dtype (topi's semantics; numpy widens small integers by default)
+    acc = dict(dtype=dtype) if dtype in INT else {}
+    add("exp", [big], topi.exp, np.exp, kinds=FLOAT)
+    add("tanh", [big], topi.tanh, np.tanh, kinds=FLOAT)
+    add("sigmoid", [big], topi.sigmoid, lambda a: 1 / (1 + np.exp(-a)), kinds=FLOAT)
+    add("sqrt(abs)", [big], lambda a: topi.sqrt(topi.abs(a)), lambda a: np.sqrt(np.abs(a)), kinds=FLOAT)
     add("add broadcast row", [big, big[1:]], topi.add, np.add)
     add("multiply", [big, big], topi.multiply, np.multiply)
     add("maximum", [big, big], topi.maximum, np.maximum)
-    add("relu", [big], topi.nn.relu, lambda a: np.maximum(a, 0))
-    add("sum rows", [big], lambda a: topi.sum(a, axis=1), lambda a: a.sum(1), rtol=1e-3)
-    add("sum columns", [big], lambda a: topi.sum(a, axis=0), lambda a: a.sum(0), rtol=1e-3)
+    add("relu", [big], topi.nn.relu, lambda a: np.maximum(a, a.dtype.type(0)), kinds=SIGNED)
+    add("sum rows", [big], lambda a: topi.sum(a, axis=1), lambda a: a.sum(1, **acc), rtol=1e-3, kinds=ACC16)
+    add("sum columns", [big], lambda a: topi.sum(a, axis=0), lambda a: a.sum(0, **acc), rtol=1e-3)
     add("max rows", [big], lambda a: topi.max(a, axis=1), lambda a: a.max(1))
-    add("min all", [big], lambda a: topi.min(a), lambda a: np.array(a.min(), "float32"))
+    add("min all", [big], lambda a: topi.min(a), lambda a: np.array(a.min(), a.dtype))
     add("argmax rows", [big], lambda a: topi.argmax(a, axis=1), lambda a: a.argmax(1))
-    add("transpose", [big], topi.transpose, lambda a: np.ascontiguousarray(a.T))
+    add("transpose", [big], topi.transpose, lambda a: np.ascontiguousarray(a.T), kinds=ANY)
     add("concatenate", [big, big], lambda a, b: topi.concatenate([a, b], axis=1),
-        lambda a, b: np.concatenate([a, b], axis=1))
-    add("cumsum rows", [big], lambda a: topi.cumsum(a, axis=1), lambda a: np.cumsum(a, 1), rtol=1e-2)
-    add("softmax", [big], lambda a: topi.nn.softmax(a, axis=-1), softmax, rtol=1e-3)
+        lambda a, b: np.concatenate([a, b], axis=1), kinds=ANY)
+    add("cumsum rows", [big], lambda a: topi.cumsum(a, axis=1), lambda a: np.cumsum(a, 1, **acc), rtol=1e-2)
+    add("softmax", [big], lambda a: topi.nn.softmax(a, axis=-1), softmax, rtol=1e-3, kinds=FLOAT)
     add("layer_norm", [big, big[1:], big[1:]], lambda a, g, b: topi.nn.layer_norm(a, g, b, axis=[-1]),
-        layer_norm, rtol=1e-3)
-    add("matmul", [(m, k), (k, n)], topi.nn.matmul, np.matmul, rtol=1e-3)
-    add("dense", [(m, k), (n, k)], topi.nn.dense, lambda a, b: a @ b.T, rtol=1e-3)
+        layer_norm, rtol=1e-3, kinds=FLOAT)
+    add("matmul", [(m, k), (k, n)], topi.nn.matmul, np.matmul, rtol=1e-3, kinds=ACC16)
+    add("dense", [(m, k), (n, k)], topi.nn.dense, lambda a, b: a @ b.T, rtol=1e-3, kinds=ACC16)
     add("batch_matmul", [(8, 128, 64), (8, 64, 128)],
-        lambda a, b: topi.nn.batch_matmul(a, b, transpose_b=False), np.matmul, rtol=1e-3)
+        lambda a, b: topi.nn.batch_matmul(a, b, transpose_b=False), np.matmul, rtol=1e-3, kinds=ACC16)
     c = 16 if quick else 32
     add("conv2d 3x3 NCHW", [(1, c, 58, 58), (c, c, 3, 3)],
-        lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 0, 1), im2col_conv, rtol=1e-3)
+        lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 0, 1), im2col_conv, rtol=1e-3, kinds=ACC16)
     add("max_pool2d 2x2", [(1, 64, 112, 112)],
         lambda x: topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max"),
         lambda x: max_pool(x, 2))
@@ -137,23 +172,31 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="")
     ap.add_argument("--quick", action="store_true", help="smaller shapes")
+    ap.add_argument("--dtypes", default="", help=f"comma-separated, of {','.join(ANY)} (default float32)")
     args = ap.parse_args()
     only = {s.strip() for s in args.only.split(",") if s.strip()}
+    dtypes = [s.strip() for s in args.dtypes.split(",") if s.strip()] or ["float32"]
+    unknown = [d for d in dtypes if d not in ANY]
+    if unknown:
+        ap.error(f"unknown dtype {', '.join(unknown)}: choose among {', '.join(ANY)}")
+    label = (lambda name, dtype: name) if not args.dtypes else (lambda name, dtype: f"{name} {dtype}")
     load0 = os.getloadavg()[0]
     rows = []
-    head = f"{'operator (no schedule)':26} {'tessera ms':>10} {'numpy ms':>9} {'numpy/tessera':>13}"
+    head = f"{'operator (no schedule)':34} {'tessera ms':>10} {'numpy ms':>9} {'numpy/tessera':>13}"
     print(head)
     print("-" * len(head))
-    for case in cases(args.quick):
-        if only and case[0] not in only:
-            continue
-        try:
-            ours, ref = run(case)
-        except Exception as e:  # noqa: BLE001
-            print(f"{case[0]:26} failed: {type(e).__name__}: {str(e).splitlines()[0][:70]}")
-            continue
-        rows.append((case[0], ours, ref))
-        print(f"{case[0]:26} {ours * 1e3:10.3f} {ref * 1e3:9.3f} {ref / ours:13.2f}", flush=True)
+    for dtype in dtypes:
+        for case in cases(args.quick, dtype):
+            if only and case[0] not in only:
+                continue
+            name = label(case[0], dtype)
+            try:
+                ours, ref = run(case)
+            except Exception as e:  # noqa: BLE001
+                print(f"{name:34} failed: {type(e).__name__}: {str(e).splitlines()[0][:70]}")
+                continue
+            rows.append((name, ours, ref))
+            print(f"{name:34} {ours * 1e3:10.3f} {ref * 1e3:9.3f} {ref / ours:13.2f}", flush=True)
     slower = [r[0] for r in rows if r[2] / r[1] < 1.0]
     print(f"numpy faster on: {', '.join(slower) if slower else 'none'}")
     how = ("one thread each, thread CPU time, timed in turn" if cpu_timer() else
@@ -165,7 +208,8 @@ def main():
 
         bars = [{"name": r[0], "threads": 1 if cpu_timer() else os.cpu_count(), "ref": "numpy", "ratio": r[2] / r[1]}
                 for r in rows]
-        path = save_ratio_bars(bars, os.path.join(HERE, "topi.png"),
+        png = "topi_dtypes.png" if args.dtypes else "topi.png"
+        path = save_ratio_bars(bars, os.path.join(HERE, png),
                                "tessera.topi with no schedule vs numpy",
                                "numpy time / tessera time (> 1: tessera faster)", log=True)
         print(f"plot saved to {path}")

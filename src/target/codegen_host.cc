@@ -282,6 +282,13 @@ std::string CodeGenHost::ToMask(const std::string& value, int from_bits, int to_
          VectorType(DataType::Int(to_bits, lanes), span) + ")";
 }
 
+// float16 lanes that F16C widens eight at a time: compares, min and max go through float32,
+// exactly (no rounding: the values and the order are the same), where GCC 12 without
+// AVX512-FP16 would take the _Float16 vector apart lane by lane.
+static bool HalfThroughFloat(DataType t) {
+  return t.is_float() && !t.is_bfloat16() && t.bits() == 16 && t.lanes() >= 8 && t.lanes() <= 64;
+}
+
 // A comparison gives lanes as wide as its operands; And, Or and Not of comparisons keep that
 // width. Printing the condition at the width the select wants means no conversion at all for a
 // select of the compared type (a float64 compare selecting float64 values was narrowed to 32-bit
@@ -295,6 +302,10 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
           {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
           {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
       std::string a = PrintExpr(bin->a), b = PrintExpr(bin->b);
+      if (HalfThroughFloat(bin->a->dtype)) {
+        return ToMask(HalfCompare(a, kCompare.at(bin->kind), b, bin->a->dtype, bin->span), 32, bits,
+                      lanes, bin->span);
+      }
       return ToMask("(" + a + " " + kCompare.at(bin->kind) + " " + b + ")", bin->a->dtype.bits(),
                     bits, lanes, bin->span);
     }
@@ -319,10 +330,40 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
 // Vector expressions
 // ---------------------------------------------------------------------------------------------
 
+std::string CodeGenHost::HalfCompare(const std::string& a, const std::string& op,
+                                     const std::string& b, DataType t, const Span& span) {
+  DataType wide = DataType::Float(32, t.lanes());
+  return "(" + HalfConvert(a, t, wide, span) + " " + op + " " + HalfConvert(b, t, wide, span) + ")";
+}
+
 std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
   DataType t = op->a->dtype;
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   std::string vt = TypeName(t, op->span);
+  if (HalfThroughFloat(t) && (op->kind == NodeKind::kMin || op->kind == NodeKind::kMax)) {
+    // The float32 comparison picks the float16 bits of one side.
+    std::string name =
+        "tessera_" + std::string(op->kind == NodeKind::kMin ? "min" : "max") + "_" + vt.substr(8);
+    if (!helper_names_.count(name)) {
+      std::string bits = TypeName(DataType::Int(16, t.lanes()), op->span);
+      std::string pick =
+          HalfCompare("a0", op->kind == NodeKind::kMin ? "<" : ">", "a1", t, op->span);
+      std::ostringstream os;
+      os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
+         << "#if defined(__F16C__)\n"
+         << "  " << bits << " m = __builtin_convertvector(" << pick << ", " << bits << ");\n"
+         << "  return (" << vt << ")(((" << bits << ")a0 & m) | ((" << bits << ")a1 & ~m));\n"
+         << "#else\n"
+         << "  " << vt << " r;\n"
+         << "  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = (a0[i] "
+         << (op->kind == NodeKind::kMin ? "<" : ">") << " a1[i] ? a0[i] : a1[i]);\n"
+         << "  return r;\n"
+         << "#endif\n"
+         << "}\n";
+      Helper(name, os.str());
+    }
+    return name + "(" + a + ", " + b + ")";
+  }
   auto lanewise = [&](const std::string& fname, const std::string& expr) {
     std::string name =
         LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8), t, {t, t}, expr, op->span);
@@ -361,6 +402,7 @@ std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
       {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
   auto it = kCompare.find(op->kind);
   TESSERA_ICHECK(it != kCompare.end()) << "no vector operator for " << NodeKindName(op->kind);
+  if (HalfThroughFloat(t)) return HalfCompare(a, it->second, b, t, op->span);  // int32 lanes
   int bits = t.is_bool() ? 32 : t.bits();
   return ToMask32("(" + a + " " + it->second + " " + b + ")", bits, t.lanes(), op->span);
 }
@@ -390,7 +432,68 @@ std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
     return ToMask32("(" + v + " != " + zero + ")", from.bits(), from.lanes(), op->span);
   }
   if (from.is_bool()) v = "(-" + v + ")";  // lane masks are -1/0
+  bool half_float = from.is_float() && to.is_float() && !from.is_bfloat16() && !to.is_bfloat16() &&
+                    from.bits() + to.bits() == 48;
+  if (half_float && to.lanes() >= 8 && to.lanes() <= 64) return HalfConvert(v, from, to, op->span);
   return "__builtin_convertvector(" + v + ", " + TypeName(to, op->span) + ")";
+}
+
+// vcvtph2ps / vcvtps2ph (immediate 4: the current rounding mode, as a C conversion rounds) on
+// eight lanes at a time, the pieces taken and joined with shuffles that stay in registers; the
+// same values as __builtin_convertvector, which GCC 12 without AVX512-FP16 prints as one scalar
+// conversion per lane, with inserts and extracts around it.
+std::string CodeGenHost::HalfConvert(const std::string& value, DataType from, DataType to,
+                                     const Span& span) {
+  std::string ft = TypeName(from, span), tt = TypeName(to, span);
+  std::string name = "tessera_convert_" + ft.substr(8) + "_" + tt.substr(8);
+  if (!helper_names_.count(name)) {
+    bool widen = from.bits() == 16;
+    std::string half8 = TypeName(DataType::Int(16, 8), span);
+    std::string float8 = TypeName(DataType::Float(32, 8), span);
+    std::string to8 = TypeName(to.with_lanes(8), span);
+    auto indices = [](int begin, int count) {
+      std::string s;
+      for (int i = 0; i < count; ++i) s += ", " + std::to_string(begin + i);
+      return s;
+    };
+    int lanes = to.lanes();
+    std::ostringstream os;
+    os << "static inline " << tt << " " << name << "(" << ft << " a0) {\n"
+       << "#if defined(__F16C__)\n";
+    std::vector<std::string> parts;
+    for (int k = 0; k < lanes / 8; ++k) {
+      std::string piece =
+          lanes == 8 ? "a0" : "__builtin_shufflevector(a0, a0" + indices(8 * k, 8) + ")";
+      std::string p = "p" + std::to_string(k);
+      if (widen) {
+        os << "  " << to8 << " " << p << " = __builtin_ia32_vcvtph2ps256((" << half8 << ")" << piece
+           << ");\n";
+      } else {
+        os << "  " << to8 << " " << p << " = (" << to8 << ")__builtin_ia32_vcvtps2ph256((" << float8
+           << ")" << piece << ", 4);\n";
+      }
+      parts.push_back(p);
+    }
+    // Join neighbours until one vector of all the lanes is left.
+    for (int width = 8, level = 0; static_cast<int>(parts.size()) > 1; width *= 2, ++level) {
+      std::vector<std::string> joined;
+      std::string jt = TypeName(to.with_lanes(width * 2), span);
+      for (size_t k = 0; k + 1 < parts.size(); k += 2) {
+        std::string j = "j" + std::to_string(level) + "_" + std::to_string(k / 2);
+        os << "  " << jt << " " << j << " = __builtin_shufflevector(" << parts[k] << ", "
+           << parts[k + 1] << indices(0, width * 2) << ");\n";
+        joined.push_back(j);
+      }
+      parts = joined;
+    }
+    os << "  return " << parts[0] << ";\n"
+       << "#else\n"
+       << "  return __builtin_convertvector(a0, " << tt << ");\n"
+       << "#endif\n"
+       << "}\n";
+    Helper(name, os.str());
+  }
+  return name + "(" + value + ")";
 }
 
 std::string CodeGenHost::VisitExpr_(const RampNode* op) {

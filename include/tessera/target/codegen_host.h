@@ -117,6 +117,12 @@ class CodeGenHost : public CodeGenC {
                      const Span& span);
   /*! \brief The vector condition `cond` printed as a mask of `bits`-wide lanes. */
   std::string PrintMask(const Expr& cond, int bits);
+  /*! \brief A float16 <-> float32 vector conversion by eights of lanes with F16C's instructions
+   *  where the compiler targets them (GCC 12 converts a _Float16 vector lane by lane). */
+  std::string HalfConvert(const std::string& value, DataType from, DataType to, const Span& span);
+  /*! \brief `a op b` of float16 vectors `t` compared as float32 (a mask of int32 lanes). */
+  std::string HalfCompare(const std::string& a, const std::string& op, const std::string& b,
+                          DataType t, const Span& span);
   std::string Metadata(const IRModule& mod);
   /*! \brief The C argument of a packed call: sets up a DLTensor for `tvm_stack_make_array`. */
   void PrintPackedArg(const Expr& arg, const std::string& slot, const std::string& prefix);

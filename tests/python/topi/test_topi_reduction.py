@@ -194,6 +194,55 @@ def test_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
         np.testing.assert_array_equal(k.run(op + "_keep", x), ref(x, axis=2, keepdims=True))
 
 
+def _int_block_rows(n, dtype):
+    """Integer rows for the search by blocks: the extreme at block edges, in the overlapping
+    last block, ties across blocks, and rows of one value (the type's least and greatest)."""
+    info, block = np.iinfo(dtype), reduction._BLOCK[dtype]
+    last = (n - 1) // block * block
+    rng = np.random.default_rng(n)
+    rows = []
+
+    def row(*at):
+        r = rng.integers(info.min // 2, info.max // 2, n, dtype=dtype, endpoint=True)
+        r[list(at)] = info.max
+        rows.append(r)
+
+    row(n - 1)
+    row(last + 3 if last + 3 < n else n - 2)
+    row(n - block)
+    row(last - 1)
+    row(5, block + 5, n - 1)
+    row(block - 1, block)
+    row(n - block, n - 1)
+    row(0)
+    rows += [np.full(n, info.min, dtype), np.full(n, info.max, dtype), np.zeros(n, dtype)]
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("dtype,n", [(d, n) for d in ("int16", "uint32", "int64")
+                                     for n in _block_sizes(d)[::2]])
+def test_integer_argmax_argmin_of_long_rows_by_blocks_as_numpy(n, dtype):
+    # 16- to 64-bit integers are searched by blocks too (int8 keeps two passes)
+    a = _int_block_rows(n, dtype)
+    A = te.placeholder(a.shape, dtype, name="A")
+    k = Kernels()
+    for op in ("max", "min"):
+        f = getattr(topi, "arg" + op)
+        k.add(op, [A], f(A, axis=1))
+        k.add(op + "_last", [A], f(A, axis=-1, select_last_index=True))
+    by_blocks = n >= reduction._blocks_from(dtype)
+    assert ("A_blocks" in te.create_prim_func([A, topi.argmax(A, axis=1)]).script()) == by_blocks
+    for op, rows in (("max", a), ("min", np.invert(a))):  # ~x reverses the order of the type
+        ref = getattr(np, "arg" + op)
+        np.testing.assert_array_equal(k.run(op, rows), ref(rows, axis=1))
+        np.testing.assert_array_equal(k.run(op + "_last", rows), n - 1 - ref(rows[:, ::-1], axis=1))
+
+
+def test_int8_argmax_keeps_two_passes():
+    A = te.placeholder((4, 4096), "int8", name="A")
+    assert "A_blocks" not in te.create_prim_func([A, topi.argmax(A, axis=1)]).script()
+
+
 @pytest.mark.parametrize("dtype,n", [(d, n) for d in ("float32", "float64")
                                      for n in (reduction._blocks_from(d),
                                                reduction._blocks_from(d) + 3)])

@@ -1,5 +1,7 @@
 """Injective transforms against numpy: transpose, reshape, concatenate, split, take, ..."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -439,3 +441,24 @@ def test_errors():
         topi.layout_transform(A, "NC", "NH")
     with pytest.raises(TesseraTypeError, match="expects a te tensor"):
         topi.transpose([1, 2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint8", "int64", "bool"])
+@pytest.mark.parametrize("widths", [(256, 128), (128, 96, 32), (100, 28)])
+def test_concatenate_rows_with_no_schedule_copies_vectors(dtype, widths):
+    """The automatic schedule vectorizes the concatenated axis; where every piece's width is a
+    multiple of the vector, all lanes of a vector come from one input and it is copied whole
+    (one vector load chosen by the first lane's condition), else lane by lane."""
+    import tessera as ts
+
+    phs = [te.placeholder((33, w), dtype, name=f"x{j}") for j, w in enumerate(widths)]
+    out = topi.concatenate(phs, axis=1)
+    lib = ts.build(te.create_prim_func(phs + [out]), target="c")
+    arrays = [random((33, w), dtype, seed=j) for j, w in enumerate(widths)]
+    got = np.empty((33, sum(widths)), dtype)
+    lib(*arrays, got)
+    np.testing.assert_array_equal(got, np.concatenate(arrays, axis=1))
+    code = lib.get_source()
+    vector_copy = re.search(r"\? tessera_load_\w+\(", code) is not None
+    # bool data is not vectorized by the automatic schedule at this size
+    assert vector_copy == (widths != (100, 28) and dtype != "bool"), code

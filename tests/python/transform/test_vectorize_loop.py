@@ -455,3 +455,142 @@ def test_allocation_inside_the_loop_gets_one_part_per_lane(golden):
         b = np.zeros(16, "float32")
         lib(a, b)
         np.testing.assert_allclose(b, a * 3, rtol=1e-6)
+
+
+def test_condition_all_lanes_agree_on_picks_one_vector(golden):
+    # concatenate's form: i * 16 - 128 is a multiple of 16, so i * 16 + j < 128 has the same
+    # value for j in [0, 16): the condition of the first lane decides the whole vector.
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32"), C: T.Buffer((256,), "float32")):
+        for i in T.serial(16):
+            for j in T.vectorized(16):
+                C[i * 16 + j] = T.if_then_else(i * 16 + j < 128, A[i * 16 + j], B[i * 16 + j - 128])
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32"), C: T.Buffer((256,), "float32")):
+        for i in T.serial(16):
+            C[T.Ramp(i * 16, 1, 16)] = T.if_then_else(
+                i * 16 < 128, A[T.Ramp(i * 16, 1, 16)], B[T.Ramp(i * 16 - 128, 1, 16)])
+
+    golden("VectorizeLoop", before, expected)
+    golden("SplitVectorizedLoops", before, before)  # the host runs it as vectors
+
+
+def test_if_all_lanes_agree_on_keeps_vector_body(golden):
+    # Both bounds, 32 and 64, are multiples of the 8 lanes; > and >= step downwards.
+    @T.prim_func
+    def before(A: T.Buffer((64,), "int32")):
+        for i in T.serial(8):
+            for j in T.vectorized(8):
+                if i * 8 + j >= 32 and not 64 <= i * 8 + j:
+                    A[i * 8 + j] = j
+
+    @T.prim_func
+    def expected(A: T.Buffer((64,), "int32")):
+        for i in T.serial(8):
+            if 32 <= i * 8 and not 64 <= i * 8:
+                A[T.Ramp(i * 8, 1, 8)] = T.Ramp(0, 1, 8)
+
+    golden("VectorizeLoop", before, expected)
+
+
+def _lane_condition(kind):
+    if kind == "lt":  # 120 is not a multiple of 16: lanes 0..7 and 8..15 of i = 7 differ
+        @T.prim_func
+        def f(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), n: T.int32):
+            for i in T.serial(16):
+                for j in T.vectorized(16):
+                    B[i * 16 + j] = T.if_then_else(i * 16 + j < 120, A[i * 16 + j], T.float32(0))
+    elif kind == "ge":
+        @T.prim_func
+        def f(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), n: T.int32):
+            for i in T.serial(16):
+                for j in T.vectorized(16):
+                    B[i * 16 + j] = T.if_then_else(i * 16 + j >= 120, A[i * 16 + j], T.float32(0))
+    elif kind == "symbolic":  # n is not known
+        @T.prim_func
+        def f(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), n: T.int32):
+            for i in T.serial(16):
+                for j in T.vectorized(16):
+                    B[i * 16 + j] = T.if_then_else(i * 16 + j < n, A[i * 16 + j], T.float32(0))
+    else:  # j * j is not linear in j
+        @T.prim_func
+        def f(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32"), n: T.int32):
+            for i in T.serial(16):
+                for j in T.vectorized(16):
+                    B[i * 16 + j] = T.if_then_else(j * j < 64, A[i * 16 + j], T.float32(0))
+    return f
+
+
+@pytest.mark.parametrize("kind", ["lt", "ge", "symbolic", "nonlinear"])
+def test_condition_lanes_may_disagree_on_stays_lane_by_lane(kind):
+    f = _lane_condition(kind)
+    assert "T.vectorized" in f.script()
+    out = _run(tt.SplitVectorizedLoops(), f)
+    assert "T.vectorized" not in out.script()
+    assert "T.if_then_else" in out.script()
+
+
+@pytest.mark.parametrize("dtype,lanes", [("int8", 64), ("uint8", 64), ("int16", 32), ("int32", 16)])
+def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes):
+    # a loop storing only into the function's own buffer (a reduction's accumulator) fills the
+    # vector (512 bits of int8: 64 lanes); one storing to an argument keeps at most 16 lanes
+    @T.prim_func
+    def before(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        acc = T.allocate([128], dtype, "local")
+        acc_1 = T.Buffer((128,), dtype, data=acc, scope="local")
+        for i in T.vectorized(128):
+            acc_1[i] = acc_1[i] + A[i]
+        for i in T.vectorized(128):
+            B[i] = acc_1[i]
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        acc = T.allocate([128], dtype, "local")
+        acc_1 = T.Buffer((128,), dtype, data=acc, scope="local")
+        for i_outer in T.serial(128 // lanes):
+            for i in T.vectorized(lanes):
+                acc_1[i_outer * lanes + i] = acc_1[i_outer * lanes + i] + A[i_outer * lanes + i]
+        for i_outer in T.serial(128 // 16):
+            for i in T.vectorized(16):
+                B[i_outer * 16 + i] = acc_1[i_outer * 16 + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
+
+
+def test_unknown_vector_width_keeps_16_lanes(golden):
+    @T.prim_func
+    def before(A: T.Buffer((64,), "int8")):
+        for i in T.vectorized(64):
+            A[i] = T.int8(1)
+
+    @T.prim_func
+    def split(A: T.Buffer((64,), "int8")):
+        for i_outer in T.serial(4):
+            for i in T.vectorized(16):
+                A[i_outer * 16 + i] = T.int8(1)
+
+    golden("SplitVectorizedLoops", before, split)
+
+
+def test_max_vector_bits_fills_the_vector_of_an_argument_read_and_written(golden):
+    # B[i] += A[i] accumulates into an argument (a column sum): the whole vector too
+    @T.prim_func
+    def before(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i in T.vectorized(128):
+            B[i] = B[i] + A[i]
+        for i in T.vectorized(128):
+            C[i] = A[i] + B[i]
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i_outer in T.serial(2):
+            for i in T.vectorized(64):
+                B[i_outer * 64 + i] = B[i_outer * 64 + i] + A[i_outer * 64 + i]
+        for i_outer in T.serial(8):
+            for i in T.vectorized(16):
+                C[i_outer * 16 + i] = A[i_outer * 16 + i] + B[i_outer * 16 + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
