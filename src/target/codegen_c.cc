@@ -520,10 +520,18 @@ std::string CodeGenC::VisitExpr_(const CallNode* op) {
         {"tir.shift_left", "<<"},
         {"tir.shift_right", ">>"}};
     auto it = kBitwise.find(name);
+    // C promotes operands narrower than int, so `<<` and `~` of an 8- or 16-bit value keep the
+    // bits above its width: cast the result back to the value's type, which drops them.
+    bool narrow_int = (op->dtype.is_int() || op->dtype.is_uint()) && op->dtype.bits() < 32;
+    auto wrap = [&](const std::string& e) {
+      return narrow_int ? "((" + TypeName(op->dtype, op->span) + ")" + e + ")" : e;
+    };
     if (it != kBitwise.end()) {
-      return "(" + PrintExpr(op->args[0]) + " " + it->second + " " + PrintExpr(op->args[1]) + ")";
+      std::string e =
+          "(" + PrintExpr(op->args[0]) + " " + it->second + " " + PrintExpr(op->args[1]) + ")";
+      return name == "tir.shift_left" ? wrap(e) : e;
     }
-    if (name == "tir.bitwise_not") return "(~" + PrintExpr(op->args[0]) + ")";
+    if (name == "tir.bitwise_not") return wrap("(~" + PrintExpr(op->args[0]) + ")");
   }
   if (name == "tir.ret") Unsupported("tir.ret outside a statement", op->span);
   return PrintCallOp(op, callee);

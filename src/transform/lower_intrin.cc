@@ -46,6 +46,13 @@ class IntrinLowerer : public ExprMutator {
     if (!t.is_float() && name != "tir.isnan" && name != "tir.isinf" && name != "tir.isfinite") {
       return GetRef(call);
     }
+    if (name == "tir.call_llvm_pure_intrin" || name == "tir.call_llvm_intrin") {
+      // Without LLVM, an LLVM math intrinsic of floats is the TIR math op of the same meaning.
+      Expr same = FromLLVMIntrinsic(call);
+      if (same == nullptr) return GetRef(call);
+      auto* math = AsPtr<CallNode>(same);
+      return Lower(math, AsPtr<OpNode>(math->op));
+    }
     if (target_ == "cuda") {
       if (Expr e = LowerCUDA(name, t, args)) return e;
     }
@@ -65,6 +72,31 @@ class IntrinLowerer : public ExprMutator {
     std::string cname = callee->GetStrAttr("c.name");
     if (cname.empty()) return GetRef(call);
     return Math(t, cname, args);
+  }
+
+  // The TIR op call computing what the LLVM float intrinsic `call` names ("llvm.sqrt",
+  // "llvm.sqrt.f32", ...), or null for an intrinsic without one.
+  static Expr FromLLVMIntrinsic(const CallNode* call) {
+    static const std::unordered_map<std::string, std::string> kSame = {
+        {"sqrt", "tir.sqrt"},   {"exp", "tir.exp"},         {"exp2", "tir.exp2"},
+        {"log", "tir.log"},     {"log2", "tir.log2"},       {"log10", "tir.log10"},
+        {"sin", "tir.sin"},     {"cos", "tir.cos"},         {"floor", "tir.floor"},
+        {"ceil", "tir.ceil"},   {"trunc", "tir.trunc"},     {"nearbyint", "tir.nearbyint"},
+        {"rint", "tir.nearbyint"}, {"fabs", "tir.fabs"},    {"pow", "tir.pow"},
+        {"copysign", "tir.copysign"}};
+    if (call->args.empty()) return nullptr;
+    auto* id = AsPtr<StringImmNode>(call->args[0]);
+    if (id == nullptr || id->value.rfind("llvm.", 0) != 0) return nullptr;
+    std::string base = id->value.substr(5);
+    base = base.substr(0, base.find('.'));  // drop an overload suffix (".f32", ".v4f32")
+    auto it = kSame.find(base);
+    if (it == kSame.end()) return nullptr;
+    std::vector<Expr> args(call->args.begin() + 1, call->args.end());
+    auto* op = AsPtr<OpNode>(OpNode::Get(it->second));
+    if (op != nullptr && op->num_inputs >= 0 && static_cast<size_t>(op->num_inputs) != args.size()) {
+      return nullptr;
+    }
+    return CallNode::Make(call->dtype, OpNode::Get(it->second), std::move(args), call->span);
   }
 
   // CUDA's own math functions: half-precision ones (cuda_fp16.h, cuda_bf16.h) and the

@@ -131,6 +131,13 @@ Pass ConvertForLoopsToSerial();
 Pass DecorateDeviceScope();
 /*! \brief A Select whose values read memory or have effects becomes T.if_then_else. */
 Pass RewriteUnsafeSelect();
+/*! \brief bfloat16 / float8 arithmetic done in float32 (float16 with the F16 variant), and
+ *  bfloat16 / float8 memory retyped as uint16 / uint8, unless the CUDA target has the type. */
+Pass BF16ComputeLegalize();
+Pass BF16StorageLegalize();
+Pass FP8ComputeLegalize();
+Pass FP8ComputeLegalizeF16();
+Pass FP8StorageLegalize();
 /*! \brief Give each public function the packed calling convention, with the argument checks of
  *  tensorir.md §10; private functions take raw data pointers. */
 Pass MakePackedAPI();

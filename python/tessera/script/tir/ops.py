@@ -64,13 +64,18 @@ class HandleType(DType):
     def __init__(self):
         super().__init__("handle")
 
-    def __call__(self, dtype=None, scope="global", is_size_var=False, *, span=None):
+    def __call__(self, dtype=None, storage_scope="global", is_size_var=False, *, scope=None,
+                 span=None):
+        # TVM names the second argument ``storage_scope``; ``scope=`` is accepted as well.
+        if scope is not None:
+            storage_scope = scope
         name = _state.take_name("v")
         if dtype is None:
             return _state.declared(_core.Var(name, "handle", span))
         if isinstance(dtype, DType):
             dtype = dtype.name
-        return _state.declared(_core.Var.pointer(name, _core.canonical_dtype(dtype), scope, span))
+        return _state.declared(_core.Var.pointer(name, _core.canonical_dtype(dtype), storage_scope,
+                                                  span))
 
     def __getitem__(self, dtype):
         """``T.Ptr[T.float32]`` (TVM's spelling of a pointer annotation): ``T.handle("float32")``;

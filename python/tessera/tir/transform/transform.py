@@ -63,7 +63,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "InjectDoubleBuffer", "PointerValueTypeRewrite",
           "HoistExpression",
           "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
-          "LegalizeVectorLanes",
+          "LegalizeVectorLanes", "BF16ComputeLegalize", "BF16StorageLegalize", "FP8StorageLegalize",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
           "LowerDeviceKernelLaunch", "LowerCrossThreadReduction", "LowerThreadAllreduce",
@@ -79,6 +79,21 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
     compacted shape never exceeds the original one; with ``is_strict=False`` a dimension becomes
     the touched region even where that is larger (a padded tile over a buffer too small)."""
     return Pass("tir.CompactBufferAllocation" if is_strict else "tir.CompactBufferAllocationNonStrict")
+
+
+def FP8ComputeLegalize(promote_dtype="float32"):  # noqa: N802 - TVM's name
+    """float8 arithmetic done in ``promote_dtype`` ("float32" or "float16"): loads of float8
+    values are widened and stores narrowed back (round half to even), unless the function's CUDA
+    target has float8 natively (sm_89, sm_90 and later)."""
+    name = getattr(promote_dtype, "name", promote_dtype)
+    if name == "float32":
+        return Pass("tir.FP8ComputeLegalize")
+    if name == "float16":
+        return Pass("tir.FP8ComputeLegalizeF16")
+    from ...error import TesseraValueError
+
+    raise TesseraValueError(f"tir.FP8ComputeLegalize: float8 arithmetic can be promoted to "
+                            f"\"float16\" or \"float32\", not {promote_dtype!r}")
 
 
 def HoistIfThenElse(variant=None):  # noqa: N802 - TVM's name
@@ -252,6 +267,7 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "HoistIfThenElse", "HoistedConditionals",
-           "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass", "StorageRewrite",
+__all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "FP8ComputeLegalize", "HoistIfThenElse",
+           "HoistedConditionals", "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass",
+           "StorageRewrite",
            "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)
