@@ -454,8 +454,8 @@ def test_scan_carries_its_running_value_in_a_local_buffer():
     np.testing.assert_allclose(out, np.cumsum(a, axis=1), rtol=1e-5, atol=1e-5)
 
 
-# Integer scans take their steps 4 at a time (the remainder in a loop of its own); every scan
-# indexes in int64. Lengths around multiples of 4, wrapping values, both scans, exclusive too.
+# Integer scans of contiguous lines take their steps 4 at a time (the remainder in a loop of its
+# own); contiguous lines index in int64. Lengths around multiples of 4, wrapping values, both scans, exclusive too.
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float32"])
 @pytest.mark.parametrize("length", [1, 2, 4, 5, 8, 11])
 @pytest.mark.parametrize("exclusive", [False, True])
@@ -525,3 +525,21 @@ def test_float_scan_keeps_one_step_per_iteration():
     # float scans are bound by the latency of their chain of additions: no unrolling
     loops = [s.strip() for s in _scan_loops("float32", 6) if s.strip().startswith("for ")]
     assert loops == ["for line in T.parallel(2):", "for k in range(5):"]
+
+
+def test_strided_and_flattened_scans():
+    import tessera as ts
+
+    # a strided line (axis 0) keeps one step per iteration and int32 indices
+    A = te.placeholder((8, 3), "int32", name="A")
+    text = ts.lower(te.create_prim_func([A, topi.cumsum(A, axis=0)]), target="c").script()
+    assert "T.unroll" not in text and "ko in" not in text and '"int64"' not in text
+    # the flattened tensor is read in place (no reshape stage copied first)
+    B = te.placeholder((3, 5), "int32", name="B")
+    f = te.create_prim_func([B, topi.cumsum(B)])
+    text = ts.lower(f, target="c").script()
+    assert "reshape" not in text and "ko in range(3)" in text
+    b = np.arange(-7, 8, dtype="int32").reshape(3, 5)
+    out = np.empty(15, "int32")
+    ts.build(f, target="c")(b, out)
+    np.testing.assert_array_equal(out, np.cumsum(b))
