@@ -452,3 +452,94 @@ def test_scan_carries_its_running_value_in_a_local_buffer():
     out = np.zeros((4, 64), "float32")
     ts.build(f, target="c")(a, out)
     np.testing.assert_allclose(out, np.cumsum(a, axis=1), rtol=1e-5, atol=1e-5)
+
+
+# Integer scans of contiguous lines take their steps 4 at a time (the remainder in a loop of its
+# own); contiguous lines index in int64. Lengths around multiples of 4, wrapping values, both scans, exclusive too.
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float32"])
+@pytest.mark.parametrize("length", [1, 2, 4, 5, 8, 11])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_scan_steps_by_four_match_numpy(dtype, length, exclusive):
+    import tessera as ts
+
+    rng = np.random.default_rng(length)
+    for op, axis, shape in (("cumsum", 1, (3, length)), ("cumsum", 0, (length, 3)),
+                            ("cumprod", -1, (2, length)), ("cumsum", None, (2, length))):
+        A = te.placeholder(shape, dtype, name="A")
+        out_t = getattr(topi, op)(A, axis, None, exclusive)
+        lib = ts.build(te.create_prim_func([A, out_t]), target="c")
+        if dtype.startswith("float"):
+            a = rng.uniform(0.5, 1.5, shape).astype(dtype)
+        else:
+            info = np.iinfo(dtype)  # large values: the 8- and 16-bit sums wrap
+            a = rng.integers(max(info.min, -(1 << 20)), min(info.max, 1 << 20), shape,
+                             endpoint=True).astype(dtype)
+        out = np.empty([int(s) for s in out_t.shape], dtype)
+        lib(a, out)
+        src, ax = (a.reshape(-1), 0) if axis is None else (a, axis)
+        fn = np.cumsum if op == "cumsum" else np.cumprod
+        with np.errstate(over="ignore"):
+            expected = fn(src, axis=ax, dtype=dtype)
+        if exclusive:
+            identity = 0 if op == "cumsum" else 1
+            expected = np.moveaxis(expected, ax, 0)
+            expected = np.concatenate([np.full_like(expected[:1], identity), expected[:-1]])
+            expected = np.moveaxis(expected, 0, ax)
+        if dtype.startswith("float"):
+            np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+        else:
+            np.testing.assert_array_equal(out, expected)
+
+
+def _scan_loops(dtype, length):
+    import tessera as ts
+
+    A = te.placeholder((2, length), dtype, name="A")
+    text = ts.lower(te.create_prim_func([A, topi.cumsum(A, axis=1)]), target="c").script()
+    return text[text.index("for line"):].splitlines()
+
+
+def test_integer_scan_unrolls_four_steps_with_int64_indices():
+    # golden loop nest: the first element, one iteration of 4 unrolled steps, the remainder
+    line = 'T.Cast("int64", line) * T.int64(6)'
+    steps = []
+    for j in range(1, 5):
+        steps += [f"acc_1[0] = acc_1[0] + A_1[{line} + T.int64({j})]",
+                  f"T_cumsum_1[{line} + T.int64({j})] = acc_1[0]"]
+    expected = [
+        "for line in T.parallel(2):",
+        'acc = T.allocate([1], "int32", "local")',
+        'acc_1 = T.Buffer((1,), "int32", data=acc)',
+        f"acc_1[0] = A_1[{line}]",
+        f"T_cumsum_1[{line}] = acc_1[0]",
+        "for ko in range(1):",
+        *steps,
+        "for k in range(1):",
+        f"acc_1[0] = acc_1[0] + A_1[{line} + T.int64(5)]",
+        f"T_cumsum_1[{line} + T.int64(5)] = acc_1[0]",
+    ]
+    assert [s.strip() for s in _scan_loops("int32", 6)] == expected
+
+
+def test_float_scan_keeps_one_step_per_iteration():
+    # float scans are bound by the latency of their chain of additions: no unrolling
+    loops = [s.strip() for s in _scan_loops("float32", 6) if s.strip().startswith("for ")]
+    assert loops == ["for line in T.parallel(2):", "for k in range(5):"]
+
+
+def test_strided_and_flattened_scans():
+    import tessera as ts
+
+    # a strided line (axis 0) keeps one step per iteration and int32 indices
+    A = te.placeholder((8, 3), "int32", name="A")
+    text = ts.lower(te.create_prim_func([A, topi.cumsum(A, axis=0)]), target="c").script()
+    assert "T.unroll" not in text and "ko in" not in text and '"int64"' not in text
+    # the flattened tensor is read in place (no reshape stage copied first)
+    B = te.placeholder((3, 5), "int32", name="B")
+    f = te.create_prim_func([B, topi.cumsum(B)])
+    text = ts.lower(f, target="c").script()
+    assert "reshape" not in text and "ko in range(3)" in text
+    b = np.arange(-7, 8, dtype="int32").reshape(3, 5)
+    out = np.empty(15, "int32")
+    ts.build(f, target="c")(b, out)
+    np.testing.assert_array_equal(out, np.cumsum(b))
