@@ -69,6 +69,9 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
 
 StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLegalize);
+  // Where Compass's DSL build runs tir.transform.CommonSubexprElimTIR: after the loop passes,
+  // before vector widths are legalized and instructions combined.
+  mod = run(mod, "dsl.CommonSubexprElim");
   mod = run(mod, "dsl.AlignVectorWidth");
   mod = run(mod, transform::SimplifyKeepingLets());
   mod = run(mod, "dsl.TruncDivMod");
