@@ -30,7 +30,8 @@ Pass RenameLoopVar();
  *  (never a call or a buffer load; an `if` or loop shares only what two of its parts do), on
  *  scalar computations (vector operations are intrinsic calls in Compass). Compass
  *  runs that pass in its DSL build before legalizing vector widths; here it opens the legalize
- *  stage. Off with "tir.disable_cse_tir". */
+ *  stage. Off with "tir.disable_cse_tir", or when disabled_pass names it or
+ *  "tir.CommonSubexprElimTIR" (as Compass's tests disable it). */
 Pass CommonSubexprElim();
 
 /*! \brief Fuse DSL operations the target does in one instruction (x & ~y: vbclr, x | ~y: vbset,

@@ -332,7 +332,11 @@ class Eliminator : public StmtExprMutator {
 };
 
 PrimFunc CommonSubexprElimFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+  // Off as Compass turns it off: the config, or disabled_pass naming TVM's pass.
   if (ctx.GetBool("tir.disable_cse_tir", false)) return f;
+  for (const std::string& name : ctx.disabled_pass) {
+    if (name == "tir.CommonSubexprElimTIR") return f;
+  }
   Stmt body = Eliminator(f).VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
