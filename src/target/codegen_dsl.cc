@@ -701,7 +701,7 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
   // __vbcast already gives. Removing `__vbcast(` and its `)` turns one into the other; `value`
   // is a primary, postfix or cast expression (operators print in parentheses), so `(float8)x`
   // casts all of it.
-  if (opencl_splats_) return "(" + vtype + ")" + value;
+  if (opencl_splats_ && call_depth_ == 0) return "(" + vtype + ")" + value;
   return "(" + vtype + ")__vbcast(" + value + ")";
 }
 
@@ -741,6 +741,11 @@ std::string CodeGenDSL::VisitExpr_(const ShuffleNode* op) {
 }
 
 std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
+  struct DepthGuard {
+    int& depth;
+    explicit DepthGuard(int& d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } guard(call_depth_);
   const auto* callee = AsPtr<OpNode>(op->op);
   if (callee == nullptr) return CodeGenC::VisitExpr_(op);
   const std::string& name = callee->name;

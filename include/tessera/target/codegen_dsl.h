@@ -92,6 +92,11 @@ class CodeGenDSL : public CodeGenC {
   std::unordered_map<std::string, std::string> symbols_;
   /*! \brief Read only by VisitExpr_(const BroadcastNode*): how a splat is spelled. */
   bool opencl_splats_ = false;
+  /*! \brief How many calls' arguments are being printed. A splat that is an operand of an
+   *  intrinsic keeps `(vtype)__vbcast(x)` in both texts, as Compass broadcasts an intrinsic's
+   *  scalar operand through its vbcast call; only a splat outside calls (a vector constructor,
+   *  a select's value) is shown as OpenCL C's `(vtype)x`. */
+  int call_depth_ = 0;
 };
 
 }  // namespace codegen

@@ -1,7 +1,8 @@
 """A scalar broadcast to a vector: `.c_code` spells it as OpenCL C's cast `(int8)x`, as Compass
 prints it, while the compiler gets `(int8)__vbcast(x)`, which GCC's vector extension accepts.
-The two texts must differ in exactly that: removing each `__vbcast(` and its closing parenthesis
-from the compiled text gives the shown one. The kernels are built with each C compiler found
+A splat among an intrinsic's operands keeps `__vbcast` in both texts (Compass broadcasts those
+through its vbcast call). The two texts must differ in exactly that: removing each `__vbcast(`
+and its closing parenthesis from both gives the same text. The kernels are built with each C compiler found
 (gcc, clang) and their results checked against numpy."""
 
 import shutil
@@ -107,6 +108,30 @@ def test_shown_text_is_the_compiled_text_without_vbcast():
     # What the build compiled is the generated unit's kernel part.
     assert compiled.startswith(ex.compiled_source + "\n")
     assert shown_from_compiled(ex.compiled_source) == shown
+
+
+@S.prim_func
+def splat_operands(a: S.ptr("int16", "global"), out: S.ptr("int16", "global")):
+    x = S.vload(a)
+    S.vstore(S.vmul(x, 8, mask="16T"), out)  # becomes __vlsl(x, <splat of 3>)
+    S.vstore(x * 3, out + 16)
+
+
+def test_a_splat_among_an_intrinsics_operands_keeps_vbcast():
+    # Compass broadcasts an intrinsic's scalar operand through its vbcast call, and a vector
+    # constructor or an operator's operand as a Broadcast (OpenCL C's cast): both texts keep the
+    # first spelling, and the two texts still agree once both are normalized.
+    bm = BuildManager()
+    ex = bm.build(splat_operands)
+    code = ex.c_code
+    assert "__vlsl(x, (short16)__vbcast((short)3))" in code, code
+    assert "(x * (short16)(short)3)" in code, code
+    assert shown_from_compiled(ex.compiled_source) == shown_from_compiled(code)
+    a = np.arange(-16, 16, dtype="int16")
+    out = np.zeros(32, "int16")
+    ex(a, out)
+    np.testing.assert_array_equal(out[:16], (a[:16] * 8).astype("int16"))
+    np.testing.assert_array_equal(out[16:], (a[:16] * 3).astype("int16"))
 
 
 @pytest.mark.parametrize("compiler", ["gcc", "clang"])
