@@ -42,7 +42,16 @@ void BindTarget(nb::module_& m) {
       },
       "mod"_a, "entry"_a,
       "The C unit the DSL pipeline compiles for a legalized module: the kernel source "
-      "(CodeGenDSL) and its packed entry point (CodeGenDSLLauncher).");
+      "(CodeGenDSL, splats spelled `(int8)__vbcast(x)`) and its packed entry point "
+      "(CodeGenDSLLauncher).");
+  m.def(
+      "codegen_dsl_shown",
+      [](const IRModule& mod, const std::string& entry) {
+        return CodeGenDSL(mod, entry, /*opencl_splats=*/true);
+      },
+      "mod"_a, "entry"_a,
+      "The kernel source as Executor.c_code shows it: splats spelled as OpenCL C's cast "
+      "`(int8)x`.");
   nb::class_<Target>(m, "Target")
       .def(
           "__init__",

@@ -526,6 +526,10 @@ void BindTransform(nb::module_& m) {
       .def_ro("target", &runtime::ModuleNode::target)
       .def_ro("entry", &runtime::ModuleNode::entry)
       .def_ro("source", &runtime::ModuleNode::source)
+      .def_prop_ro("compiled_source",
+                   [](const runtime::ModuleNode& m) {
+                     return m.compiled_source.empty() ? m.source : m.compiled_source;
+                   })
       .def_ro("lib_path", &runtime::ModuleNode::lib_path)
       .def_ro("compile_command", &runtime::ModuleNode::compile_command)
       .def_ro("ir", &runtime::ModuleNode::ir)

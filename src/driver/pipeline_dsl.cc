@@ -69,6 +69,9 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
 
 StageResult DslLegalize(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kLegalize);
+  // Where Compass's DSL build runs tir.transform.CommonSubexprElimTIR: after the loop passes,
+  // before vector widths are legalized and instructions combined.
+  mod = run(mod, "dsl.CommonSubexprElim");
   mod = run(mod, "dsl.AlignVectorWidth");
   mod = run(mod, transform::SimplifyKeepingLets());
   mod = run(mod, "dsl.TruncDivMod");
@@ -101,19 +104,64 @@ runtime::PackedFunctionInfo EntryInfo(const IRModule& mod, const std::string& en
   return info;
 }
 
+// A DSL text with each `(vtype)__vbcast(x)` written `(vtype)x`. The compiled text and the text
+// `.c_code` shows must be equal after this (CodeGenDSL's two splat spellings; checked on every
+// build). A `__vbcast(` not right after a cast (bfloat16x16, a struct) is kept.
+std::string WithOpenCLSplats(const std::string& compiled) {
+  static const std::string kCall = "__vbcast(";
+  std::string out;
+  out.reserve(compiled.size());
+  std::vector<int> closers;  // depths whose `)` closes a removed __vbcast(
+  int depth = 0;
+  for (size_t i = 0; i < compiled.size();) {
+    if (!out.empty() && out.back() == ')' && compiled.compare(i, kCall.size(), kCall) == 0) {
+      closers.push_back(depth++);
+      i += kCall.size();
+      continue;
+    }
+    char c = compiled[i++];
+    if (c == '"' || c == '\'') {  // a literal (S.printf's format): copied whole
+      out += c;
+      while (i < compiled.size() && compiled[i] != c) {
+        if (compiled[i] == '\\' && i + 1 < compiled.size()) out += compiled[i++];
+        out += compiled[i++];
+      }
+      if (i < compiled.size()) out += compiled[i++];
+      continue;
+    }
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+      if (!closers.empty() && closers.back() == depth) {
+        closers.pop_back();
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
 StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   auto built = std::make_shared<runtime::ModuleNode>();
   built->target = "dsl";
   built->entry = ctx.entry;
   built->ir = mod;
   built->functions = {EntryInfo(mod, ctx.entry)};
-  built->source = CodeGenDSL(mod, ctx.entry);
+  // Shown (`.c_code`) with OpenCL C's splat casts, compiled with the same splats through
+  // __vbcast, which GCC takes: the same text otherwise (see CodeGenDSL).
+  built->source = CodeGenDSL(mod, ctx.entry, /*opencl_splats=*/true);
+  built->compiled_source = CodeGenDSL(mod, ctx.entry);
+  // A splat among a call's operands keeps `__vbcast` in both texts, so both are normalized.
+  TESSERA_ICHECK(WithOpenCLSplats(built->compiled_source) == WithOpenCLSplats(built->source))
+      << "the DSL source shown and the one compiled differ in more than their splats";
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
-  DumpText(ctx, dump_name, built->source);
+  DumpText(ctx, dump_name, built->compiled_source);
   std::vector<std::string> flags = DefaultDSLCompileFlags(ctx.include_dir);
   for (std::string& f : ExtraCompilerOptions(ctx)) flags.push_back(std::move(f));
-  std::string unit = built->source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
+  std::string unit = built->compiled_source + "\n" + CodeGenDSLLauncher(mod, ctx.entry);
   // The command that compiles the unit on its own (get_source("asm") runs it).
   built->compile_command = flags;
   built->compile_command.insert(built->compile_command.begin(), FindHostCompiler());

@@ -143,7 +143,7 @@ const std::unordered_set<std::string>& PreludeNames() {
 
 }  // namespace
 
-CodeGenDSL::CodeGenDSL() : CodeGenC("DSL") {
+CodeGenDSL::CodeGenDSL(bool opencl_splats) : CodeGenC("DSL"), opencl_splats_(opencl_splats) {
   wrap_narrow_integers_ = false;  // the DSL's own rule, in PrintScalarBinary
   for (const std::string& name : PreludeNames()) ReserveGlobalName(name);
 }
@@ -694,10 +694,14 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
   // Narrow integer arithmetic already prints as `(short)(...)`.
   typed = typed || value.rfind(cast + "(", 0) == 0;
   if (!typed) value = cast + value;
-  // The vector type is named in front, as Compass writes a broadcast (`(float8)x`, which C
-  // refuses for a scalar): `(float8)__vbcast(x)`, a cast to the type __vbcast already gives.
-  // bfloat16x16 is a struct, which C does not cast.
+  // bfloat16x16 is a struct, which C does not cast: `__vbcast(x)` in both spellings.
   if (elem.is_bfloat16()) return "__vbcast(" + value + ")";
+  // Shown as Compass writes a broadcast, OpenCL C's `(float8)x`. GCC refuses that cast of a
+  // scalar, so the compiled text wraps the value: `(float8)__vbcast(x)`, a cast to the type
+  // __vbcast already gives. Removing `__vbcast(` and its `)` turns one into the other; `value`
+  // is a primary, postfix or cast expression (operators print in parentheses), so `(float8)x`
+  // casts all of it.
+  if (opencl_splats_ && call_depth_ == 0) return "(" + vtype + ")" + value;
   return "(" + vtype + ")__vbcast(" + value + ")";
 }
 
@@ -737,6 +741,11 @@ std::string CodeGenDSL::VisitExpr_(const ShuffleNode* op) {
 }
 
 std::string CodeGenDSL::VisitExpr_(const CallNode* op) {
+  struct DepthGuard {
+    int& depth;
+    explicit DepthGuard(int& d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } guard(call_depth_);
   const auto* callee = AsPtr<OpNode>(op->op);
   if (callee == nullptr) return CodeGenC::VisitExpr_(op);
   const std::string& name = callee->name;
@@ -1030,8 +1039,8 @@ void CodeGenDSL::PrintVectorStore(const BufferStoreNode* op) {
 
 }  // namespace codegen
 
-std::string CodeGenDSL(const IRModule& mod, const std::string& entry) {
-  return codegen::CodeGenDSL().Generate(mod, entry);
+std::string CodeGenDSL(const IRModule& mod, const std::string& entry, bool opencl_splats) {
+  return codegen::CodeGenDSL(opencl_splats).Generate(mod, entry);
 }
 
 std::string CodeGenDSLLauncher(const IRModule& mod, const std::string& entry) {

@@ -620,5 +620,65 @@ TEST(RenameLoopVar, LongLoopNamesBecomeLettersByDepth) {
   EXPECT_EQ(code.find("very_long"), std::string::npos) << code;
 }
 
+TEST(CommonSubexprElim, SharedComputationsBecomeOneLetWhereTheirVariablesAreKnown) {
+  // out[0] = x == 0 ? x : 20; out[1] = (x == 0 ? 1 : 2) + a[0]: neither select is done twice,
+  // so their parts are looked at, and `x == 0` is computed once. a[0] + x, twice, reads memory:
+  // never bound. In the loop, i * 4 + x (three times) is bound inside the loop, where i is
+  // known. x * 3, done by the `if`'s condition and its then-branch, is bound before the `if`;
+  // x * 5, done twice by the then-branch only, is bound inside it.
+  Var a = Ptr("a"), out = Ptr("out");
+  Var x = VarNode::Make("x", DataType::Int(32)), i = VarNode::Make("i", DataType::Int(32));
+  IRModule mod = Kernel({a, out, x}, [&](const std::vector<Buffer>& buf) {
+    Expr is0 = EQNode::Make(x, I32(0));
+    Expr a0 = BufferLoadNode::Make(buf[0], {I32(0)});
+    Expr a1 = BufferLoadNode::Make(buf[0], {I32(1)});
+    auto store = [&](Expr v, Expr at) { return BufferStoreNode::Make(buf[1], std::move(v), {at}); };
+    Expr idx = AddNode::Make(MulNode::Make(i, I32(4)), x);
+    Stmt loop = ForNode::Make(i, I32(0), I32(4), ForKind::kSerial,
+                              store(AddNode::Make(idx, idx), idx));
+    Expr x3 = MulNode::Make(x, I32(3)), x5 = MulNode::Make(x, I32(5));
+    Stmt branch = IfThenElseNode::Make(
+        LTNode::Make(x3, a1),
+        SeqStmtNode::Make({store(AddNode::Make(a0, x3), I32(4)),
+                           store(AddNode::Make(a0, x5), I32(5)),
+                           store(AddNode::Make(a1, x5), I32(6))}),
+        store(I32(1), I32(7)));
+    return SeqStmtNode::Make({
+        store(SelectNode::Make(is0, x, I32(20)), I32(0)),
+        store(AddNode::Make(SelectNode::Make(is0, I32(1), I32(2)), a0), I32(1)),
+        store(AddNode::Make(a0, x), I32(2)),
+        store(AddNode::Make(a0, x), I32(3)),
+        loop,
+        branch,
+    });
+  });
+  std::string code = RunPass(transform::CommonSubexprElim, mod);
+  EXPECT_EQ(code,
+            "  bool cse_var_2 = (x == 0);\n"
+            "  int cse_var_1 = (x * 3);\n"
+            "  out[0] = (cse_var_2 ? x : 20);\n"
+            "  out[1] = ((cse_var_2 ? 1 : 2) + a[0]);\n"
+            "  out[2] = (a[0] + x);\n"
+            "  out[3] = (a[0] + x);\n"
+            "  for (int i = 0; i < 4; i += 1) {\n"
+            "    int cse_var_3 = ((i * 4) + x);\n"
+            "    out[cse_var_3] = (cse_var_3 + cse_var_3);\n"
+            "  }\n"
+            "  if (cse_var_1 < a[1]) {\n"
+            "    int cse_var_4 = (x * 5);\n"
+            "    out[4] = (a[0] + cse_var_1);\n"
+            "    out[5] = (a[0] + cse_var_4);\n"
+            "    out[6] = (a[1] + cse_var_4);\n"
+            "  } else {\n"
+            "    out[7] = 1;\n"
+            "  }\n")
+      << code;
+  // Off with tir.disable_cse_tir.
+  transform::PassContext off;
+  off.config["tir.disable_cse_tir"] = transform::ConfigValue{true};
+  IRModule same = transform::CommonSubexprElim()->fn(mod, off);
+  EXPECT_EQ(Body(CodeGenDSL(same, "k")).find("cse_var"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -34,8 +34,11 @@ struct ModuleNode {
   std::string target;     // "dsl", "c", "cuda"
   std::string entry;      // name of the entry function
   std::string source;     // generated source (OpenCL-C for the DSL, C for the host)
+  /*! \brief The text the compiler got where it differs from `source` (the DSL: splats spelled
+   *  `(int8)__vbcast(x)`, see CodeGenDSL); empty when it is `source`. */
+  std::string compiled_source;
   std::string lib_path;   // compiled shared object in the build cache
-  /*! \brief The compiler and flags that built lib_path from `source` (empty for a library
+  /*! \brief The compiler and flags that built lib_path from `compiled_source` or `source` (empty for a library
    *  loaded from a file); `get_source("asm")` reruns them with -S. */
   std::vector<std::string> compile_command;
   IRModule ir;            // the module that was compiled

@@ -25,6 +25,15 @@ Pass TruncDivMod();
  *  names unique: a second `i` prints as `i_1`). */
 Pass RenameLoopVar();
 
+/*! \brief Compute a computation done more than once in a statement and the statements under it
+ *  once, into a `cse_var_<n>` LetStmt, by the rules of TVM's tir.transform.CommonSubexprElimTIR
+ *  (never a call or a buffer load; an `if` or loop shares only what two of its parts do), on
+ *  scalar computations (vector operations are intrinsic calls in Compass). Compass
+ *  runs that pass in its DSL build before legalizing vector widths; here it opens the legalize
+ *  stage. Off with "tir.disable_cse_tir", or when disabled_pass names it or
+ *  "tir.CommonSubexprElimTIR" (as Compass's tests disable it). */
+Pass CommonSubexprElim();
+
 /*! \brief Fuse DSL operations the target does in one instruction (x & ~y: vbclr, x | ~y: vbset,
  *  ~(x & y): vnand, ~(x | y): vnor, on integer vectors and masks) and reduce integer vector
  *  multiplications by 2^k to shifts and float divisions by 2^k to multiplications by 2^-k; every

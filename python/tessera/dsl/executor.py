@@ -33,8 +33,15 @@ class Executor:
 
     @property
     def c_code(self):
-        """The generated OpenCL-C-style source."""
+        """The generated OpenCL-C-style source. A scalar broadcast to a vector is shown as
+        OpenCL C's cast `(int8)x`, as Compass prints it; see :attr:`compiled_source`."""
         return self._module.source
+
+    @property
+    def compiled_source(self):
+        """The kernel source the C compiler got: :attr:`c_code` with each splat spelled
+        `(int8)__vbcast(x)` (GCC refuses a cast from a scalar to a vector), nothing else changed."""
+        return self._module.compiled_source
 
     @property
     def lib_path(self):

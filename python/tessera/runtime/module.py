@@ -316,7 +316,8 @@ def _assembly(mod: Any) -> str:
         raise ValueError("get_source('asm') needs the build that made this module: a library "
                          "loaded from a file carries no compiler flags; build it again with ts.build")
     argv = command[:1] + ["-S", "-fPIC", "-o", "-", "-x", "c", "-"] + command[1:]
-    out = subprocess.run(argv, input=mod.source, capture_output=True, text=True)
+    # The text the compiler got (a DSL module shows its splats in OpenCL C's spelling).
+    out = subprocess.run(argv, input=mod.compiled_source, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError("the C compiler could not produce assembly (exit status "
                            f"{out.returncode}):\n{out.stderr}")

@@ -167,7 +167,7 @@ def test_vectorized_loops_of_a_constant_extent_become_vector_code():
     assert "a_buf[i_outer * 16:i_outer * 16 + 16] = " in text and "for i in range(8):" in text \
         and "for i in range(5):" in text
     c_code = build(k).c_code
-    assert "((int8)__vbcast((n * 8)) + (int8)__vbcast(n) * (int8){0, 1, 2, 3, 4, 5, 6, 7})" in c_code, c_code
+    assert "((int8)(n * 8) + (int8)n * (int8){0, 1, 2, 3, 4, 5, 6, 7})" in c_code, c_code
     a, b = rand(32, "int8", seed=3), rand(8, "float32", low=-1, high=1, seed=4)
     c, h = rand(16, "int32", low=-100, high=100, seed=5), rand(10, "float16", low=-4, high=4, seed=6)
     want_a = (a * 2 + 1).astype("int8")

@@ -476,7 +476,7 @@ def _declared_with_value(a: S.ptr("int32", "global"), v: S.ptr("int32x8", "globa
 
 def test_mutable_local_is_declared_with_its_first_value():
     code = build(_declared_with_value).c_code
-    assert "int counter = 3;" in code and "int8 lanes = (int8)__vbcast(0);" in code, code
+    assert "int counter = 3;" in code and "int8 lanes = (int8)0;" in code, code
     assert "counter = a[0];" in code and "lanes = v[0];" in code, code
     a = np.array([5, 0], "int32")
     v = np.arange(16, dtype="int32")
