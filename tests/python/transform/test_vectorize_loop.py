@@ -470,7 +470,7 @@ def test_condition_all_lanes_agree_on_picks_one_vector(golden):
     def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32"), C: T.Buffer((256,), "float32")):
         for i in T.serial(16):
             C[T.Ramp(i * 16, 1, 16)] = T.if_then_else(
-                i * 16 < 128, A[T.Ramp(i * 16, 1, 16)], B[T.Ramp(i * 16 - 128, 1, 16)])
+                i < 8, A[T.Ramp(i * 16, 1, 16)], B[T.Ramp(i * 16 - 128, 1, 16)])
 
     golden("VectorizeLoop", before, expected)
     golden("SplitVectorizedLoops", before, before)  # the host runs it as vectors
