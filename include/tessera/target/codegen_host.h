@@ -93,6 +93,9 @@ class CodeGenHost : public CodeGenC {
    *  (tessera_reduce_max_float32_16 and the like); false (nothing printed) for any other loop.
    *  `first`, when not null, is the statement before the loop: the fold's peeled first step. */
   bool PrintLaneFold(const ForNode* op, const BufferStoreNode* first);
+  /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
+   *  applicable, nothing printed). */
+  bool PrintOutlinedParallelLoop(const ForNode* op);
   /*! \brief A statement list: a peeled lane fold and its loop print as one tree. */
   void VisitStmt_(const SeqStmtNode* op) override;
   /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
@@ -142,6 +145,8 @@ class CodeGenHost : public CodeGenC {
   bool noalias_ = false;
   bool external_private_ = false;  // private functions without `static` (split units)
   int parallel_depth_ = 0;
+  /*! \brief Parallel loop bodies printed as functions in this module (for their names). */
+  int parallel_bodies_ = 0;
   int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
