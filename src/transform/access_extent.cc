@@ -1,5 +1,6 @@
 // PointerAccessExtents: how far into each pointer argument a kernel provably reaches.
 #include <map>
+#include <optional>
 
 #include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
@@ -36,6 +37,27 @@ class ExtentCollector : public StmtExprVisitor {
   }
   void VisitStmt_(const BufferStoreNode* op) override {
     Record(op->buffer, op->indices, op->predicate);
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  // A pointer variable bound to an argument's address (``vp = a.as_ptr("i32x8")``, ``(c + 7)``
+  // seen as vectors): what is accessed through it is accessed in the argument, from the
+  // variable's byte offset on.
+  void VisitStmt_(const LetStmtNode* op) override {
+    if (op->var->pointer) {
+      const Expr& value = op->value;
+      if (auto* v = AsPtr<VarNode>(value)) {
+        if (index_.count(v) || alias_.count(v)) BindAlias(op->var.get(), v, 0);
+      } else if (auto* call = AsPtr<CallNode>(value)) {
+        auto* load = call->is_op("tir.address_of") ? AsPtr<BufferLoadNode>(call->args[0]) : nullptr;
+        const VarNode* base = load ? load->buffer->data.get() : nullptr;
+        if (base && (index_.count(base) || alias_.count(base))) {
+          auto c =
+              load->indices.size() == 1 ? AsConstInt(SimplifyExpr(load->indices[0])) : std::nullopt;
+          int64_t bytes = ElementBytes(load->buffer->dtype);
+          BindAlias(op->var.get(), base, (c && *c >= 0 && bytes > 0) ? *c * bytes : kUnknown);
+        }
+      }
+    }
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitExpr_(const CallNode* op) override {
@@ -115,7 +137,44 @@ class ExtentCollector : public StmtExprVisitor {
     Add(buf->data.get(), kUnknown);
   }
 
+  static int64_t ElementBytes(DataType t) {
+    return t.is_void() ? 1 : (static_cast<int64_t>(t.bits()) * t.lanes() + 7) / 8;
+  }
+  static int64_t PointeeBytes(const VarNode* v) { return ElementBytes(v->pointer->element); }
+
+  struct Alias {
+    const Object* param;
+    int64_t byte_offset;  // kUnknown when not a constant
+    int64_t element_bytes;
+  };
+
+  // `var` points `byte_offset` bytes into what `base` (a parameter or an alias of one) points to.
+  void BindAlias(const VarNode* var, const VarNode* base, int64_t byte_offset) {
+    Alias a{base, byte_offset, PointeeBytes(var)};
+    auto it = alias_.find(base);
+    if (it != alias_.end()) {
+      a.param = it->second.param;
+      a.byte_offset = (it->second.byte_offset == kUnknown || byte_offset == kUnknown)
+                          ? kUnknown
+                          : it->second.byte_offset + byte_offset;
+    }
+    alias_[var] = a;
+  }
+
   void Add(const Object* var, int64_t extent) {
+    auto al = alias_.find(var);
+    if (al != alias_.end()) {
+      const Alias& a = al->second;
+      auto p = index_.find(a.param);
+      if (extent == kUnknown || a.byte_offset == kUnknown || a.element_bytes <= 0) {
+        return Add(a.param, extent == 0 ? 0 : kUnknown);
+      }
+      if (extent == 0) return;
+      // The extent is counted in the parameter's elements (a void pointer is an int8 one).
+      int64_t unit = ElementBytes(func_->params[p->second]->pointer->element);
+      int64_t bytes = a.byte_offset + extent * a.element_bytes;
+      return Add(a.param, (bytes + unit - 1) / unit);
+    }
     auto it = index_.find(var);
     if (it != index_.end()) extents_[it->second] = Merge(extents_[it->second], extent);
   }
@@ -125,6 +184,7 @@ class ExtentCollector : public StmtExprVisitor {
   std::map<const PrimFuncNode*, std::vector<int64_t>>* memo_;
   std::map<const Object*, size_t> index_;
   std::vector<int64_t> extents_;
+  std::map<const Object*, Alias> alias_;  // pointer variables into a parameter
 };
 
 // Which parameters a function may write through (see PointerWrites).

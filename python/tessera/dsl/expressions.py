@@ -473,7 +473,7 @@ class ExpressionParser(PointerParser):
                 return T.lanes_of(base.dtype)
         elif isinstance(base, Pointer):
             if attr == "as_ptr":
-                return BoundMethod(attr, base, lambda p, n, ptr, dtype: p.view(n, ptr, dtype))
+                return BoundMethod(attr, base, lambda p, n, ptr, dtype: p.as_ptr(n, ptr, dtype))
             if attr == "is_nullptr":
                 # A property, as in Compass (``if p.is_nullptr:``); ``p.is_nullptr()`` is read
                 # the same way (expr_Call).

@@ -138,6 +138,7 @@ class DSLParser(ExpressionParser):
         self.ret = None  # the return annotation: DType, PtrType or None
         self.mutable, self.subscripted, self.repointed = _assigned_names(self.source.func_def.body)
         self.name_hint = None  # the name being assigned, for allocations
+        self.name_hint_value = None  # the whole value assigned to name_hint (an ast node)
         self._temps = itertools.count()
         self.mask_lets = {}  # id(var) -> (var, value) of let-bound masks (S.vsplit's part size)
         self.const_lets = {}  # id(var) -> (var, int) of names bound once to an integer constant
@@ -225,11 +226,12 @@ class DSLParser(ExpressionParser):
             raise self.error(node, "chained assignment (a = b = c) is not supported")
         target = node.targets[0]
         self.name_hint = target.id if isinstance(target, ast.Name) else None
+        self.name_hint_value = node.value
         self.meta_assign = self.is_meta_var(node.value)
         try:
             value = self.expr(node.value)
         finally:
-            self.name_hint = None
+            self.name_hint = self.name_hint_value = None
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.assign_tuple(target, value, node)
         self.assign(target, value, node)

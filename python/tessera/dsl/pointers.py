@@ -64,6 +64,19 @@ class PointerParser(Parser):
                            name=ptr.buffer.name, span=self.span(node))
         return Pointer(buf, element, ptr.scope, offset)
 
+    def as_ptr(self, node, ptr, element):
+        """``p.as_ptr(element)``. Assigned as a whole to a name bound once (``vp =
+        a.as_ptr("i32x8")``), the view is a pointer variable of that name, so the C names it as
+        the kernel does (``vp[0]``, not ``((__global int8*)a)[0]``); elsewhere it is a view of
+        the same buffer."""
+        name = getattr(self, "name_hint", None)
+        if name and node is getattr(self, "name_hint_value", None) and self.mutable[name] <= 1 \
+                and not self.vars.lookup(name)[0]:
+            element = T.canonical(element)
+            if element != ptr.element:
+                return self.materialize(node, ptr, element, name)
+        return self.view(node, ptr, element)
+
     def scalar_view(self, node, ptr):
         """A pointer to vectors seen as a pointer to their scalars."""
         if ptr.element == "void" or T.lanes_of(ptr.element) == 1:

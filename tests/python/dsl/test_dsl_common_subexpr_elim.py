@@ -36,7 +36,7 @@ def test_a_shared_condition_is_computed_once():
     code = BuildManager().build(picks).c_code
     assert "bool cse_var_1 = (x == 3);" in code, code
     assert "c[0] = (cse_var_1 ? y : 7);" in code, code
-    assert "(cse_var_1 ? ((__global int8*)a)[1] : (int8)5);" in code, code
+    assert "vc[0] = (cse_var_1 ? va[0] : (int8)5);" in code, code
     # Done once, and a sum that reads memory: not bound.
     assert "c[1] = ((x < 0) ? 4 : 5);" in code, code
     assert "c[2] = (a[2] + y);" in code and "c[3] = (a[2] + y);" in code, code
