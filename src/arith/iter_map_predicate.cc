@@ -52,6 +52,10 @@ bool ParsePredicate(const Expr& predicate, std::vector<IterDomain>* iters,
       return fail("a term is not a comparison");
     }
     if (!uses(a) && !uses(b)) continue;  // says nothing of the iterators
+    // A comparison of floats (of values cast from the iterators) is no integer bound on them.
+    if (!(a->dtype.is_int() || a->dtype.is_uint()) || !(b->dtype.is_int() || b->dtype.is_uint())) {
+      return fail("a term compares values that are not integers");
+    }
     bool bound_at_left;
     if (AsConstInt(a) || !uses(a)) {
       bound_at_left = true;

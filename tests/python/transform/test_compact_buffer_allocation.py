@@ -527,3 +527,28 @@ def test_predicate_bounded_region_builds_and_matches_numpy():
     c = np.zeros(20, dtype="float32")
     ts.build(func, target="c")(a, c)
     np.testing.assert_allclose(c, a * 2 + 1)
+
+
+def test_a_float_comparison_in_an_enclosing_if_is_no_bound_on_the_loops():
+    # Found by tests/fuzz (a cache_write under `if float64(A[i]) < float64(A[i])`): the condition
+    # compares floats, so it narrows nothing, and the function builds and computes as numpy does.
+    @T.prim_func
+    def func(A: T.Buffer((6,), "int8"), C: T.Buffer((6,), "int8")):
+        C_global = T.alloc_buffer((6,), "int8")
+        for i in range(6):
+            with T.block("C"):
+                vi = T.axis.spatial(6, i)
+                if T.Cast("float64", A[vi]) < T.Cast("float64", A[vi]) + T.float64(0.5):
+                    C_global[vi] = A[vi]
+                else:
+                    C_global[vi] = T.int8(0)
+        for i in range(6):
+            with T.block("C_global"):
+                v0 = T.axis.spatial(6, i)
+                C[v0] = C_global[v0]
+
+    lib = ts.build(func, target="c")
+    a = np.array([3, -2, 0, 7, -128, 127], "int8")
+    c = np.zeros(6, "int8")
+    lib(a, c)
+    np.testing.assert_array_equal(c, a)
