@@ -78,6 +78,8 @@ FORMATTED = [
     "src/transform/primfunc_utils.cc",
     "src/transform/reduce_branching.cc",
     "src/transform/vectorize_loop.cc",
+    "src/transform/write_nest.cc",
+    "src/transform/write_nest.h",
     "tests/cpp/test_overcompute_and_special_memory.cc",
 ]
 

@@ -25,75 +25,11 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/transform/passes.h"
+#include "write_nest.h"
 
 namespace tessera {
 namespace transform {
 namespace {
-
-bool IsNoOp(const Stmt& s) {
-  auto* e = AsPtr<EvaluateNode>(s);
-  return e && (IsInstance<IntImmNode>(e->value.get()) || IsInstance<FloatImmNode>(e->value.get()));
-}
-
-Stmt NoOp(const Span& span) { return EvaluateNode::Make(Int32(0), span); }
-
-/*! \brief `for ...: [if g:] ... B[idx] = v`: one store under loops and guards. */
-struct WriteNest {
-  std::vector<const ForNode*> loops;
-  std::vector<Expr> guards;
-  const BufferStoreNode* store = nullptr;
-};
-
-std::optional<WriteNest> AsWriteNest(const Stmt& s) {
-  WriteNest w;
-  Stmt cur = s;
-  while (true) {
-    if (auto* f = AsPtr<ForNode>(cur)) {
-      if (f->for_kind == ForKind::kThreadBinding) return std::nullopt;
-      w.loops.push_back(f);
-      cur = f->body;
-    } else if (auto* i = AsPtr<IfThenElseNode>(cur)) {
-      if ((i->else_case && !IsNoOp(i->else_case)) || KnownBufferValues::ReadsBuffer(i->condition)) {
-        return std::nullopt;
-      }
-      w.guards.push_back(i->condition);
-      cur = i->then_case;
-    } else {
-      break;
-    }
-  }
-  w.store = AsPtr<BufferStoreNode>(cur);
-  if (!w.store || w.store->predicate) return std::nullopt;
-  return w;
-}
-
-/*! \brief Whether `s` reads the memory of `data`, or may (an impure call, a block, a loop
- *  without bound, the pointer passed somewhere). */
-bool MayRead(const Stmt& s, const VarNode* data) {
-  bool reads = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* l = AsPtr<BufferLoadNode>(n)) reads = reads || l->buffer->data.get() == data;
-    if (auto* c = AsPtr<CallNode>(n)) {
-      auto* op = AsPtr<OpNode>(c->op);
-      reads = reads || !op || op->effect != CallEffect::kPure;
-      for (const Expr& a : c->args) reads = reads || UsesVar(a, data);
-    }
-    if (auto* l = AsPtr<LetStmtNode>(n)) reads = reads || UsesVar(l->value, data);
-    if (AsPtr<BlockNode>(n) || AsPtr<BlockRealizeNode>(n) || AsPtr<WhileNode>(n) ||
-        AsPtr<BufferRealizeNode>(n)) {
-      reads = true;
-    }
-  });
-  return reads;
-}
-
-bool Writes(const Stmt& s, const VarNode* data) {
-  bool writes = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* st = AsPtr<BufferStoreNode>(n)) writes = writes || st->buffer->data.get() == data;
-  });
-  return writes;
-}
 
 using Point = std::vector<int64_t>;
 constexpr int64_t kMaxPoints = 4096;
@@ -372,7 +308,7 @@ class BranchReducer : public StmtMutator {
     for (size_t m = fr.index + 1; m < fr.seq->seq.size(); ++m) {
       const Stmt& later = fr.seq->seq[m];
       if (MayRead(later, data)) return false;
-      auto nest = AsWriteNest(later);
+      auto nest = AsWriteNest(later, /*noop_else_allowed=*/true);
       if (nest && nest->store->buffer->data.get() == data) {
         if (!written) written = Elements(first);
         auto covered = Elements(*nest);

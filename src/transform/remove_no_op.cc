@@ -14,98 +14,14 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/transform/passes.h"
+#include "write_nest.h"
 
 namespace tessera {
 namespace transform {
 namespace {
 
-// Whether evaluating `e` can have an effect (a call that is not pure).
-bool HasSideEffect(const Expr& e) {
-  bool effect = false;
-  PostOrderVisit(e, [&effect](const ObjectRef& n) {
-    auto* call = AsPtr<CallNode>(n);
-    if (!call) return;
-    auto* op = AsPtr<OpNode>(call->op);
-    if (!op || op->effect != CallEffect::kPure) effect = true;
-  });
-  return effect;
-}
-
-bool IsNoOp(const Stmt& s) {
-  auto* e = AsPtr<EvaluateNode>(s);
-  return e && (IsInstance<IntImmNode>(e->value.get()) || IsInstance<FloatImmNode>(e->value.get()));
-}
-
-Stmt NoOp(const Span& span) { return EvaluateNode::Make(Int32(0), span); }
-
 bool Uses(const Stmt& s, const VarNode* var) {
   return UsesVar(s, [var](const VarNode* v) { return v == var; });
-}
-
-/*! \brief A statement that only writes one buffer element per point of a loop nest:
- *  `for ...: [if g:] B[idx] = v` (no loop, no guard allowed). */
-struct WriteNest {
-  std::vector<const ForNode*> loops;
-  std::vector<Expr> guards;
-  const BufferStoreNode* store = nullptr;
-};
-
-std::optional<WriteNest> AsWriteNest(const Stmt& s) {
-  WriteNest w;
-  Stmt cur = s;
-  while (true) {
-    if (auto* f = AsPtr<ForNode>(cur)) {
-      if (f->for_kind == ForKind::kThreadBinding) return std::nullopt;
-      w.loops.push_back(f);
-      cur = f->body;
-    } else if (auto* i = AsPtr<IfThenElseNode>(cur)) {
-      if (i->else_case || HasSideEffect(i->condition) ||
-          KnownBufferValues::ReadsBuffer(i->condition)) {
-        return std::nullopt;
-      }
-      w.guards.push_back(i->condition);
-      cur = i->then_case;
-    } else {
-      break;
-    }
-  }
-  w.store = AsPtr<BufferStoreNode>(cur);
-  if (!w.store || w.store->predicate) return std::nullopt;
-  for (const Expr& i : w.store->indices) {
-    if (!i->dtype.is_scalar() || KnownBufferValues::ReadsBuffer(i)) return std::nullopt;
-  }
-  return w;
-}
-
-/*! \brief Whether `s` reads the memory of `data`, or may (a call, a block, a while loop). */
-bool MayRead(const Stmt& s, const VarNode* data) {
-  bool reads = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* l = AsPtr<BufferLoadNode>(n)) reads = reads || l->buffer->data.get() == data;
-    if (auto* c = AsPtr<CallNode>(n)) {
-      auto* op = AsPtr<OpNode>(c->op);
-      reads = reads || !op || op->effect != CallEffect::kPure;
-    }
-    if (AsPtr<BlockNode>(n) || AsPtr<BlockRealizeNode>(n) || AsPtr<WhileNode>(n) ||
-        AsPtr<BufferRealizeNode>(n)) {
-      reads = true;
-    }
-  });
-  // The buffer's pointer used other than through a load or store (passed somewhere).
-  if (!reads) {
-    reads = UsesVar(s, [data](const VarNode* v) { return v == data; }) &&
-            [&] {
-              bool other = false;
-              PostOrderVisit(s, [&](const ObjectRef& n) {
-                if (auto* c = AsPtr<CallNode>(n)) {
-                  for (const Expr& a : c->args) other = other || UsesVar(a, data);
-                }
-                if (auto* l = AsPtr<LetStmtNode>(n)) other = other || UsesVar(l->value, data);
-              });
-              return other;
-            }();
-  }
-  return reads;
 }
 
 bool LoadsFrom(const Stmt& s, const VarNode* data) {
@@ -114,14 +30,6 @@ bool LoadsFrom(const Stmt& s, const VarNode* data) {
     if (auto* l = AsPtr<BufferLoadNode>(n)) reads = reads || l->buffer->data.get() == data;
   });
   return reads;
-}
-
-bool Writes(const Stmt& s, const VarNode* data) {
-  bool writes = false;
-  PostOrderVisit(s, [&](const ObjectRef& n) {
-    if (auto* st = AsPtr<BufferStoreNode>(n)) writes = writes || st->buffer->data.get() == data;
-  });
-  return writes;
 }
 
 class NoOpRemover : public StmtMutator {
@@ -166,8 +74,8 @@ class NoOpRemover : public StmtMutator {
     if (dataflow_) known_.ExitLoop(op->loop_var, f->min, f->extent, f->body, entry);
     ana_.Unbind(op->loop_var);
     // No iteration: an extent that is 0, or provably not positive where the loop is.
-    if (IsConstInt(f->extent, 0) || IsNoOp(f->body) || ana_.CanProve(LENode::Make(
-                                                           f->extent, IntConst(f->extent->dtype, 0)))) {
+    if (IsConstInt(f->extent, 0) || IsNoOp(f->body) ||
+        ana_.CanProve(LENode::Make(f->extent, IntConst(f->extent->dtype, 0)))) {
       return NoOp(op->span);
     }
     return s;
@@ -309,13 +217,13 @@ class NoOpRemover : public StmtMutator {
    *  writes before anything reads the buffer (Evaluate(0) when nothing is left; the stored value
    *  is still evaluated when that has an effect). */
   Stmt RemoveOverwritten(const std::vector<Stmt>& seq, size_t k) {
-    auto first = AsWriteNest(seq[k]);
+    auto first = AsWriteNest(seq[k], /*noop_else_allowed=*/false);
     if (!first) return seq[k];
     const VarNode* data = first->store->buffer->data.get();
     if (LoadsFrom(seq[k], data)) return seq[k];  // e.g. A[i] = A[i] + 1 also reads
     for (size_t m = k + 1; m < seq.size(); ++m) {
       if (MayRead(seq[m], data)) return seq[k];
-      auto later = AsWriteNest(seq[m]);
+      auto later = AsWriteNest(seq[m], /*noop_else_allowed=*/false);
       if (later && later->store->buffer->data.get() == data && Covers(*first, *later)) {
         if (!HasSideEffect(first->store->value)) return NoOp(seq[k]->span);
         if (!first->loops.empty() || !first->guards.empty()) return seq[k];
