@@ -55,6 +55,26 @@ Expr AndAll(const std::vector<Expr>& conds) {
 }
 
 // A one-element "local" scratch buffer with an explicit unit stride (TVM's form).
+/*! \brief `s` under the reduction's serial loops (outermost first), with `prefix` run before it
+ *  inside the loop that has `outer_serial` serial loops around and including it, or before
+ *  everything when `outer_serial` is 0. */
+Stmt UnderSerialLoops(Stmt s, const std::vector<const ForNode*>& serial_loops, size_t outer_serial,
+                      const std::vector<Stmt>& prefix, const Span& span) {
+  auto after_prefix = [&](const Stmt& body) {
+    std::vector<Stmt> seq = prefix;
+    seq.push_back(body);
+    return SeqStmtNode::Flatten(seq, span);
+  };
+  for (size_t k = serial_loops.size(); k-- > 0;) {
+    const ForNode* f = serial_loops[k];
+    if (k + 1 == outer_serial && !prefix.empty()) s = after_prefix(s);
+    s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
+                      f->annotations, f->span);
+  }
+  if (outer_serial == 0 && !prefix.empty()) s = after_prefix(s);
+  return s;
+}
+
 Buffer Scratch(const std::string& name, DataType t, const Span& span) {
   Expr one = IntImmNode::Make(DataType::Int(32), 1);
   Var data = VarNode::MakePointer(name, t, "local", span);
@@ -424,21 +444,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
           BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)}, b->name_hint + "_in_thread",
                           body, nullptr, {}, {}, b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
-      for (size_t k = serial_loops.size(); k-- > 0;) {
-        const ForNode* f = serial_loops[k];
-        if (k + 1 == outer_serial && !prefix.empty()) {
-          std::vector<Stmt> body = prefix;
-          body.push_back(s);
-          s = SeqStmtNode::Flatten(body, realize->span);
-        }
-        s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
-                          f->annotations, f->span);
-      }
-      if (outer_serial == 0 && !prefix.empty()) {
-        std::vector<Stmt> body = prefix;
-        body.push_back(s);
-        s = SeqStmtNode::Flatten(body, realize->span);
-      }
+      s = UnderSerialLoops(s, serial_loops, outer_serial, prefix, realize->span);
       seq.push_back(s);
       Block cross = BlockNode::Make(
           {}, {element(in_buf)}, {element(red_buf)}, b->name_hint + "_cross_thread",
@@ -714,21 +720,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
           BlockNode::Make(ivs, reads, {element(in[0]), element(in[1])}, b->name_hint + "_in_thread",
                           update, nullptr, {}, {}, b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
-      for (size_t k = serial_loops.size(); k-- > 0;) {
-        const ForNode* f = serial_loops[k];
-        if (k + 1 == outer_serial && !prefix.empty()) {
-          std::vector<Stmt> body2 = prefix;
-          body2.push_back(s);
-          s = SeqStmtNode::Flatten(body2, realize->span);
-        }
-        s = ForNode::Make(f->loop_var, f->min, f->extent, f->for_kind, s, f->thread_binding,
-                          f->annotations, f->span);
-      }
-      if (outer_serial == 0 && !prefix.empty()) {
-        std::vector<Stmt> body2 = prefix;
-        body2.push_back(s);
-        s = SeqStmtNode::Flatten(body2, realize->span);
-      }
+      s = UnderSerialLoops(s, serial_loops, outer_serial, prefix, realize->span);
       out_seq.push_back(s);
       Block cb = BlockNode::Make(
           {}, {element(in[0]), element(in[1])}, {element(cross[0]), element(cross[1])},
