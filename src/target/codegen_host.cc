@@ -1569,15 +1569,7 @@ bool CodeGenHost::PrintOutlinedParallelLoop(const ForNode* op) {
   if (!capturable) return false;
 
   std::string begin = PrintExpr(op->min);
-  std::string end;
-  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
-  if (min && *min == 0) {
-    end = PrintExpr(op->extent);
-  } else if (min && extent) {
-    end = PrintExpr(MakeConst(op->loop_var->dtype, *min + *extent));
-  } else {
-    end = PrintExpr(AddNode::Make(op->min, op->extent));
-  }
+  std::string end = LoopEnd(op);
   std::string type = TypeName(op->loop_var->dtype, op->span);
   std::string name = AllocVarName(op->loop_var.get());
   std::string params = type + " " + name, args = name;
