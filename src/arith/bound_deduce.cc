@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/arith/int_set.h"
 #include "tessera/arith/int_solver.h"
 #include "tessera/ir/expr_ops.h"
 #include "tessera/ir/functor.h"
@@ -15,12 +16,6 @@ namespace arith {
 namespace {
 
 Expr Neg(const Expr& e) { return MulE(e, IntConst(e->dtype, -1)); }
-
-// An end of an interval combined from two ends; null (infinite) when either is.
-Expr Both(const Expr& a, const Expr& b, Expr (*f)(const Expr&, const Expr&)) {
-  if (!a || !b) return nullptr;
-  return f(a, b);
-}
 
 bool IsPoint(const Interval& s) { return !s.nothing && s.min && s.min == s.max; }
 
@@ -38,6 +33,34 @@ int SignOf(const Interval& s) {
   return 0;
 }
 
+// EvalInterval's ends: the operations themselves, unfolded (as the callers' results show them).
+Expr UnfoldedEnd(NodeKind kind, const Expr& a, const Expr& b) {
+  switch (kind) {
+    case NodeKind::kAdd:
+      return AddE(a, b);
+    case NodeKind::kSub:
+      return SubE(a, b);
+    case NodeKind::kMul:
+      return MulE(a, b);
+    case NodeKind::kFloorDiv:
+      return FloorDivE(a, b);
+    case NodeKind::kMin:
+      return MinNode::Make(a, b);
+    default:
+      TESSERA_ICHECK(kind == NodeKind::kMax) << "EvalInterval builds no end of this operation";
+      return MaxNode::Make(a, b);
+  }
+}
+
+// An Interval as the IntervalSet of int_set.h (a null end is an open one) and back, for the
+// interval arithmetic the two share.
+IntervalSet AsSet(const Interval& s) {
+  return {s.min ? s.min : Expr(NegInf()), s.max ? s.max : Expr(PosInf())};
+}
+Interval AsInterval(const IntervalSet& s) {
+  return {s.HasLowerBound() ? s.min_value : nullptr, s.HasUpperBound() ? s.max_value : nullptr};
+}
+
 }  // namespace
 
 Interval EvalInterval(const Expr& e, const IntervalMap& dom) {
@@ -53,13 +76,18 @@ Interval EvalInterval(const Expr& e, const IntervalMap& dom) {
     return !a->nothing && !b->nothing;
   };
   Interval a, b;
+  // A product or quotient by the point b of a known sign.
+  auto scale = [&](NodeKind kind, int sign) {
+    auto apply = [&](const Expr& end) { return UnfoldedEnd(kind, end, b.min); };
+    return AsInterval(IntervalMapEnds(AsSet(a), apply, /*decreasing=*/sign < 0));
+  };
   if (auto* op = AsPtr<AddNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
-    return {Both(a.min, b.min, AddE), Both(a.max, b.max, AddE)};
+    return AsInterval(IntervalAdd(AsSet(a), AsSet(b), UnfoldedEnd));
   }
   if (auto* op = AsPtr<SubNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
-    return {Both(a.min, b.max, SubE), Both(a.max, b.min, SubE)};
+    return AsInterval(IntervalSub(AsSet(a), AsSet(b), UnfoldedEnd));
   }
   if (auto* op = AsPtr<MulNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
@@ -68,34 +96,29 @@ Interval EvalInterval(const Expr& e, const IntervalMap& dom) {
     int sign = SignOf(b);
     if (auto c = AsConstInt(b.min)) sign = *c > 0 ? 1 : (*c < 0 ? -1 : 0);
     if (IsConstInt(b.min, 0)) return Interval::Point(IntConst(e->dtype, 0));
-    if (sign > 0) return {Both(a.min, b.min, MulE), Both(a.max, b.min, MulE)};
-    if (sign < 0) return {Both(a.max, b.min, MulE), Both(a.min, b.min, MulE)};
-    return Interval::Everything();
+    if (sign == 0) return Interval::Everything();
+    return scale(NodeKind::kMul, sign);
   }
   if (auto* op = AsPtr<FloorDivNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
     auto c = IsPoint(b) ? AsConstInt(b.min) : std::nullopt;
     if (!c || *c == 0) return Interval::Everything();
-    if (*c > 0) return {Both(a.min, b.min, FloorDivE), Both(a.max, b.min, FloorDivE)};
-    return {Both(a.max, b.min, FloorDivE), Both(a.min, b.min, FloorDivE)};
+    return scale(NodeKind::kFloorDiv, *c > 0 ? 1 : -1);
   }
   if (auto* op = AsPtr<MinNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
-    auto mk = [](const Expr& x, const Expr& y) { return Expr(MinNode::Make(x, y)); };
-    Expr hi = !a.max ? b.max : (!b.max ? a.max : mk(a.max, b.max));
-    return {a.min && b.min ? mk(a.min, b.min) : nullptr, hi};
+    return AsInterval(IntervalMin(AsSet(a), AsSet(b), UnfoldedEnd));
   }
   if (auto* op = AsPtr<MaxNode>(e)) {
     if (!binary(op, &a, &b)) return Interval::Nothing();
-    auto mk = [](const Expr& x, const Expr& y) { return Expr(MaxNode::Make(x, y)); };
-    Expr lo = !a.min ? b.min : (!b.min ? a.min : mk(a.min, b.min));
-    return {lo, a.max && b.max ? mk(a.max, b.max) : nullptr};
+    return AsInterval(IntervalMax(AsSet(a), AsSet(b), UnfoldedEnd));
   }
   if (auto* op = AsPtr<CastNode>(e)) {
     if (!op->dtype.is_int() || !op->value->dtype.is_int()) return Interval::Everything();
     a = EvalInterval(op->value, dom);
     if (a.nothing) return a;
-    return {a.min ? CastTo(op->dtype, a.min) : nullptr, a.max ? CastTo(op->dtype, a.max) : nullptr};
+    return AsInterval(
+        IntervalMapEnds(AsSet(a), [&](const Expr& end) { return CastTo(op->dtype, end); }));
   }
   return Interval::Everything();
 }

@@ -28,17 +28,17 @@ Expr Bin(NodeKind kind, const Expr& a, const Expr& b) { return FoldBinary(kind, 
 Expr Const(DataType t, int64_t v) { return MakeConst(t, v); }
 
 // min / max of interval ends, where an infinite end decides by itself.
-Expr MinEnd(const Expr& a, const Expr& b) {
+Expr MinEnd(const Expr& a, const Expr& b, EndOp end = Bin) {
   if (IsNegInf(a) || IsNegInf(b)) return NegInf();
   if (IsPosInf(a)) return b;
   if (IsPosInf(b)) return a;
-  return Bin(NodeKind::kMin, a, b);
+  return end(NodeKind::kMin, a, b);
 }
-Expr MaxEnd(const Expr& a, const Expr& b) {
+Expr MaxEnd(const Expr& a, const Expr& b, EndOp end = Bin) {
   if (IsPosInf(a) || IsPosInf(b)) return PosInf();
   if (IsNegInf(a)) return b;
   if (IsNegInf(b)) return a;
-  return Bin(NodeKind::kMax, a, b);
+  return end(NodeKind::kMax, a, b);
 }
 
 class Evaluator : public ExprFunctor<S> {
@@ -53,24 +53,17 @@ class Evaluator : public ExprFunctor<S> {
   S VisitExpr_(const CastNode* op) override {
     S v = VisitExpr(op->value);
     if (v.IsSinglePoint()) return S::SinglePoint(CastNode::Make(op->dtype, v.min_value));
-    return {v.HasLowerBound() ? Expr(CastNode::Make(op->dtype, v.min_value)) : Expr(NegInf()),
-            v.HasUpperBound() ? Expr(CastNode::Make(op->dtype, v.max_value)) : Expr(PosInf())};
+    return IntervalMapEnds(v, [&](const Expr& e) { return Expr(CastNode::Make(op->dtype, e)); });
   }
   S VisitExpr_(const AddNode* op) override {
     S a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (auto p = Points(NodeKind::kAdd, a, b)) return *p;
-    return {a.HasLowerBound() && b.HasLowerBound() ? Bin(NodeKind::kAdd, a.min_value, b.min_value)
-                                                   : Expr(NegInf()),
-            a.HasUpperBound() && b.HasUpperBound() ? Bin(NodeKind::kAdd, a.max_value, b.max_value)
-                                                   : Expr(PosInf())};
+    return IntervalAdd(a, b, Bin);
   }
   S VisitExpr_(const SubNode* op) override {
     S a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (auto p = Points(NodeKind::kSub, a, b)) return *p;
-    return {a.HasLowerBound() && b.HasUpperBound() ? Bin(NodeKind::kSub, a.min_value, b.max_value)
-                                                   : Expr(NegInf()),
-            a.HasUpperBound() && b.HasLowerBound() ? Bin(NodeKind::kSub, a.max_value, b.min_value)
-                                                   : Expr(PosInf())};
+    return IntervalSub(a, b, Bin);
   }
   S VisitExpr_(const MulNode* op) override {
     S a = VisitExpr(op->a), b = VisitExpr(op->b);
@@ -115,12 +108,12 @@ class Evaluator : public ExprFunctor<S> {
   S VisitExpr_(const MinNode* op) override {
     S a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (auto p = Points(NodeKind::kMin, a, b)) return *p;
-    return {MinEnd(a.min_value, b.min_value), MinEnd(a.max_value, b.max_value)};
+    return IntervalMin(a, b, Bin);
   }
   S VisitExpr_(const MaxNode* op) override {
     S a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (auto p = Points(NodeKind::kMax, a, b)) return *p;
-    return {MaxEnd(a.min_value, b.min_value), MaxEnd(a.max_value, b.max_value)};
+    return IntervalMax(a, b, Bin);
   }
   S VisitExpr_(const EQNode* op) override { return Logical(op, NodeKind::kEQ); }
   S VisitExpr_(const NENode* op) override { return Logical(op, NodeKind::kNE); }
@@ -181,14 +174,8 @@ class Evaluator : public ExprFunctor<S> {
   // a select on the sign otherwise (a bounded on both sides).
   S Scale(const S& a, const Expr& e, NodeKind kind) {
     auto apply = [&](const Expr& end) { return Bin(kind, end, e); };
-    if (ana_.CanProveGreaterEqual(e, 0)) {
-      return {a.HasLowerBound() ? apply(a.min_value) : Expr(NegInf()),
-              a.HasUpperBound() ? apply(a.max_value) : Expr(PosInf())};
-    }
-    if (ana_.CanProveLess(e, 0)) {
-      return {a.HasUpperBound() ? apply(a.max_value) : Expr(NegInf()),
-              a.HasLowerBound() ? apply(a.min_value) : Expr(PosInf())};
-    }
+    if (ana_.CanProveGreaterEqual(e, 0)) return IntervalMapEnds(a, apply);
+    if (ana_.CanProveLess(e, 0)) return IntervalMapEnds(a, apply, /*decreasing=*/true);
     if (a.HasLowerBound() && a.HasUpperBound()) {
       Expr sign = GENode::Make(e, MakeConst(e->dtype.element_of(), int64_t(0)));
       Expr e1 = apply(a.min_value), e2 = apply(a.max_value);
@@ -234,6 +221,28 @@ class Evaluator : public ExprFunctor<S> {
 };
 
 }  // namespace
+
+IntervalSet IntervalAdd(const IntervalSet& a, const IntervalSet& b, EndOp end) {
+  return {a.HasLowerBound() && b.HasLowerBound() ? end(NodeKind::kAdd, a.min_value, b.min_value)
+                                                 : Expr(NegInf()),
+          a.HasUpperBound() && b.HasUpperBound() ? end(NodeKind::kAdd, a.max_value, b.max_value)
+                                                 : Expr(PosInf())};
+}
+
+IntervalSet IntervalSub(const IntervalSet& a, const IntervalSet& b, EndOp end) {
+  return {a.HasLowerBound() && b.HasUpperBound() ? end(NodeKind::kSub, a.min_value, b.max_value)
+                                                 : Expr(NegInf()),
+          a.HasUpperBound() && b.HasLowerBound() ? end(NodeKind::kSub, a.max_value, b.min_value)
+                                                 : Expr(PosInf())};
+}
+
+IntervalSet IntervalMin(const IntervalSet& a, const IntervalSet& b, EndOp end) {
+  return {MinEnd(a.min_value, b.min_value, end), MinEnd(a.max_value, b.max_value, end)};
+}
+
+IntervalSet IntervalMax(const IntervalSet& a, const IntervalSet& b, EndOp end) {
+  return {MaxEnd(a.min_value, b.min_value, end), MaxEnd(a.max_value, b.max_value, end)};
+}
 
 IntervalSet EvalIntervalSet(const Expr& e, const std::vector<std::pair<Var, IntervalSet>>& dom,
                             Analyzer& ana) {

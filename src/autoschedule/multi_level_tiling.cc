@@ -241,10 +241,20 @@ void PackRowPanels(Schedule& sch, const BlockRV& packed_x, int64_t mr, bool para
   sch.Unroll(pis[1]);
 }
 
-// Rows padded to a multiple of MR (pad_einsum) where they are not one; then the positions of
-// X's read (X or its padded copy) and Y's among the block's reads.
-void PadRowsAndFindOperands(Schedule& sch, const BlockInfo& info, const MatmulShape& m, int64_t mr,
-                            const BufferNode* y_buf, int* x_index, int* y_index) {
+/*! \brief The operands of the micro-kernel packed into panels, Y's (NR wide, k-major unless
+ *  `y_transposed`) and X's (MR rows): rows first padded to a multiple of MR (pad_einsum) where
+ *  they are not one, the zero rows of the padding then going straight into X's panels. The
+ *  names of the new blocks go to `taken`. */
+struct PackedOperands {
+  BlockRV y, x;
+};
+PackedOperands PadAndPackOperands(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                                  int64_t mr, int64_t nr, bool y_transposed,
+                                  std::vector<std::string>* taken) {
+  auto* x_load = AsPtr<BufferLoadNode>(m.x);
+  auto* y_load = AsPtr<BufferLoadNode>(m.y);
+  const BufferNode* y_buf = y_load->buffer.get();
+  int x_index = -1, y_index = -1;
   const int64_t ei = info.extents[m.i];
   if (ei % mr != 0) {
     std::vector<int64_t> padded = info.extents;
@@ -255,33 +265,30 @@ void PadRowsAndFindOperands(Schedule& sch, const BlockInfo& info, const MatmulSh
   for (size_t k = 0; k < b->reads.size(); ++k) {
     const BufferNode* buf = b->reads[k]->buffer.get();
     if (buf == y_buf) {
-      *y_index = static_cast<int>(k);
+      y_index = static_cast<int>(k);
     } else if (buf != info.store->buffer.get() && buf != b->writes[0]->buffer.get()) {
-      *x_index = static_cast<int>(k);
+      x_index = static_cast<int>(k);
     }
   }
+  if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
+  BlockRV packed = PackPanels(sch, info.rv, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
+  BlockRV packed_x = PackPanels(sch, info.rv, x_index, x_load->indices[0]->dtype, mr, false);
+  taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
+  if (ei % mr != 0) {
+    for (const BlockRV& p : sch.GetProducers(packed_x)) sch.ComputeInline(p);
+  }
+  return {packed, packed_x};
 }
 
 bool TileMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
                      const RegisterTile& tile, const PrimFunc& func, const TargetFacts& facts,
                      bool y_transposed, int64_t flops, std::vector<std::string>* taken) {
   const int64_t mr = tile.mr, nr = tile.nr;
-  const int64_t ei = info.extents[m.i], ek = info.extents[m.reduce[0]];
+  const int64_t ek = info.extents[m.reduce[0]];
   BlockRV block = info.rv;
-  auto* x_load = AsPtr<BufferLoadNode>(m.x);
-  auto* y_load = AsPtr<BufferLoadNode>(m.y);
-  const BufferNode* y_buf = y_load->buffer.get();
-  int x_index = -1, y_index = -1;
-  PadRowsAndFindOperands(sch, info, m, mr, y_buf, &x_index, &y_index);
-  if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
-  BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
-  taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
-  BlockRV packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
-  taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
-  // The zero rows of the padding go straight into X's panels.
-  if (ei % mr != 0) {
-    for (const BlockRV& p : sch.GetProducers(packed_x)) sch.ComputeInline(p);
-  }
+  PackedOperands panels = PadAndPackOperands(sch, info, m, mr, nr, y_transposed, taken);
+  BlockRV packed = panels.y, packed_x = panels.x;
   BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
   taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
   std::vector<LoopRV> loops = sch.GetLoops(block);
@@ -348,21 +355,9 @@ bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulSh
                             const TargetFacts& facts, bool y_transposed, int64_t flops,
                             const KernelBlocks& kb, std::vector<std::string>* taken) {
   const int64_t mr = tile.mr, nr = tile.nr;
-  const int64_t ei = info.extents[m.i];
   BlockRV block = info.rv;
-  auto* x_load = AsPtr<BufferLoadNode>(m.x);
-  auto* y_load = AsPtr<BufferLoadNode>(m.y);
-  const BufferNode* y_buf = y_load->buffer.get();
-  int x_index = -1, y_index = -1;
-  PadRowsAndFindOperands(sch, info, m, mr, y_buf, &x_index, &y_index);
-  if (x_index < 0 || y_index < 0) throw Error("micro-kernel: operands not found", Span());
-  BlockRV packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
-  taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
-  BlockRV packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false);
-  taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
-  if (ei % mr != 0) {
-    for (const BlockRV& p : sch.GetProducers(packed_x)) sch.ComputeInline(p);
-  }
+  PackedOperands panels = PadAndPackOperands(sch, info, m, mr, nr, y_transposed, taken);
+  BlockRV packed = panels.y, packed_x = panels.x;
   std::vector<LoopRV> loops = sch.GetLoops(block);
   auto I = [](int64_t v) { return TraceValue::Int(v); };
   std::vector<LoopRV> is =

@@ -786,20 +786,19 @@ void CodeGenC::VisitStmt_(const BufferRealizeNode* op) {
               op->span);
 }
 
+std::string CodeGenC::LoopEnd(const ForNode* op) {
+  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+  if (min && *min == 0) return PrintExpr(op->extent);
+  if (min && extent) return PrintExpr(MakeConst(op->loop_var->dtype, *min + *extent));
+  return PrintExpr(AddNode::Make(op->min, op->extent));
+}
+
 void CodeGenC::VisitStmt_(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) {
     Unsupported("thread-bound loop over " + op->loop_var->name, op->span);
   }
   std::string begin = PrintExpr(op->min);
-  std::string end;
-  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
-  if (min && *min == 0) {
-    end = PrintExpr(op->extent);
-  } else if (min && extent) {
-    end = PrintExpr(MakeConst(op->loop_var->dtype, *min + *extent));
-  } else {
-    end = PrintExpr(AddNode::Make(op->min, op->extent));
-  }
+  std::string end = LoopEnd(op);
   std::string type = TypeName(op->loop_var->dtype, op->span);
   std::string name = AllocVarName(op->loop_var.get());
   PrintIndent();

@@ -1400,6 +1400,31 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
   PrintStmt(op->body);
 }
 
+namespace {
+
+// The C helper `name` returning the max (or min) of p[0 .. n) for a power of two n >= 4: the
+// upper half folded onto the lower, then halving steps down to one lane, each step a loop
+// `a[i] = (a[i] > q[i + w] ? a[i] : q[i + w])` over the w lanes left.
+std::string LaneTreeSource(const std::string& name, const std::string& ctype, int64_t n,
+                           bool is_max) {
+  const char* cmp = is_max ? " > " : " < ";
+  int64_t m = 1;
+  while (m * 2 < n) m *= 2;
+  std::ostringstream def;
+  auto step = [&](int64_t lanes, const char* from, int64_t offset) {
+    def << "  for (int i = 0; i < " << lanes << "; ++i) a[i] = (a[i]" << cmp << from << "[i + "
+        << offset << "] ? a[i] : " << from << "[i + " << offset << "]);\n";
+  };
+  def << "static inline " << ctype << " " << name << "(const " << ctype << "* p) {\n  " << ctype
+      << " a[" << m << "];\n  for (int i = 0; i < " << m << "; ++i) a[i] = p[i];\n";
+  step(n - m, "p", m);
+  for (int64_t w = m / 2; w >= 1; w /= 2) step(w, "a", w);
+  def << "  return a[0];\n}\n";
+  return def.str();
+}
+
+}  // namespace
+
 // `for k in [0, n): X[i] = max(X[i], Y[c + k])` (or min) with X[i] independent of k and Y
 // another buffer: the fold of a reduction's lanes (the last step of an rfactor combine). As the
 // loop stands it is a chain of n dependent scalar operations; max and min take their arguments
@@ -1428,15 +1453,13 @@ bool CodeGenHost::PrintLaneFold(const ForNode* op, const BufferStoreNode* first)
     }
     return true;
   };
-  Expr other;
-  if (is_self(bin->a)) {
-    other = bin->b;
-  } else if (is_self(bin->b)) {
-    other = bin->a;
-  } else {
-    return false;
-  }
-  auto* src = AsPtr<BufferLoadNode>(other);
+  // The load Y[...] of a step X = op(X, Y[...]) (X on either side); null for another form.
+  auto folded_load = [&](const BinaryNode* step) -> const BufferLoadNode* {
+    if (is_self(step->a)) return AsPtr<BufferLoadNode>(step->b);
+    if (is_self(step->b)) return AsPtr<BufferLoadNode>(step->a);
+    return nullptr;
+  };
+  auto* src = folded_load(bin);
   if (src == nullptr || src->predicate || src->dtype != t || src->buffer->dtype != t ||
       src->buffer.get() == store->buffer.get() ||
       src->buffer->data.get() == store->buffer->data.get())
@@ -1462,15 +1485,7 @@ bool CodeGenHost::PrintLaneFold(const ForNode* op, const BufferStoreNode* first)
     for (size_t i = 0; i < first->indices.size(); ++i) {
       if (!StructuralEqual(first->indices[i], store->indices[i])) return false;
     }
-    Expr fother;
-    if (is_self(fbin->a)) {
-      fother = fbin->b;
-    } else if (is_self(fbin->b)) {
-      fother = fbin->a;
-    } else {
-      return false;
-    }
-    auto* fsrc = AsPtr<BufferLoadNode>(fother);
+    auto* fsrc = folded_load(fbin);
     if (fsrc == nullptr || fsrc->predicate || fsrc->buffer.get() != src->buffer.get()) return false;
     Expr fbase = FlatIndex(fsrc->buffer.get(), fsrc->indices, fsrc->span);
     if (!fbase->dtype.is_scalar()) return false;
@@ -1490,22 +1505,7 @@ bool CodeGenHost::PrintLaneFold(const ForNode* op, const BufferStoreNode* first)
                       std::to_string(t.bits());
   std::string name =
       std::string("tessera_reduce_") + (is_max ? "max_" : "min_") + tname + "_" + std::to_string(n);
-  if (!helper_names_.count(name)) {
-    const char* cmp = is_max ? " > " : " < ";
-    int64_t m = 1;
-    while (m * 2 < n) m *= 2;
-    std::ostringstream def;
-    def << "static inline " << st << " " << name << "(const " << st << "* p) {\n  " << st << " a["
-        << m << "];\n  for (int i = 0; i < " << m << "; ++i) a[i] = p[i];\n  for (int i = 0; i < "
-        << n - m << "; ++i) a[i] = (a[i]" << cmp << "p[i + " << m << "] ? a[i] : p[i + " << m
-        << "]);\n";
-    for (int64_t w = m / 2; w >= 1; w /= 2) {
-      def << "  for (int i = 0; i < " << w << "; ++i) a[i] = (a[i]" << cmp << "a[i + " << w
-          << "] ? a[i] : a[i + " << w << "]);\n";
-    }
-    def << "  return a[0];\n}\n";
-    Helper(name, def.str());
-  }
+  if (!helper_names_.count(name)) Helper(name, LaneTreeSource(name, st, n, is_max));
   std::string target = PrintExpr(is_self(bin->a) ? bin->a : bin->b);
   std::string ptr = OffsetPointer(BufferPointer(src->buffer.get(), src->span), base);
   PrintIndent();
@@ -1569,15 +1569,7 @@ bool CodeGenHost::PrintOutlinedParallelLoop(const ForNode* op) {
   if (!capturable) return false;
 
   std::string begin = PrintExpr(op->min);
-  std::string end;
-  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
-  if (min && *min == 0) {
-    end = PrintExpr(op->extent);
-  } else if (min && extent) {
-    end = PrintExpr(MakeConst(op->loop_var->dtype, *min + *extent));
-  } else {
-    end = PrintExpr(AddNode::Make(op->min, op->extent));
-  }
+  std::string end = LoopEnd(op);
   std::string type = TypeName(op->loop_var->dtype, op->span);
   std::string name = AllocVarName(op->loop_var.get());
   std::string params = type + " " + name, args = name;

@@ -254,19 +254,69 @@ class CrossThreadReductionLowerer : public StmtMutator {
         << b->name_hint << "': " << why;
   }
 
+  /*! \brief Whether `e` uses the variable of one of `loops`. */
+  static bool UsesAnyLoop(const Expr& e, const std::vector<const ForNode*>& loops) {
+    return UsesVar(e, [&](const VarNode* v) {
+      for (const ForNode* f : loops) {
+        if (f->loop_var.get() == v) return true;
+      }
+      return false;
+    });
+  }
+
+  /*! \brief The conjuncts of the block predicate over none of the reduction loops `chain` (the
+   *  spatial ones, which also guard the write-back); one over both a reduction loop and a loop
+   *  outside the nest fails. */
+  std::vector<Expr> SpatialConditions(const BlockRealizeNode* realize,
+                                      const std::vector<const ForNode*>& chain) {
+    std::vector<Expr> conjuncts, spatial_conds;
+    SplitConjuncts(realize->predicate, &conjuncts);
+    for (const Expr& c : conjuncts) {
+      if (!UsesAnyLoop(c, chain)) {
+        spatial_conds.push_back(c);
+      } else if (UsesAnyLoop(c, loops_)) {
+        Fail(realize->block,
+             "its predicate mixes the reduction loops and outer loops in one condition");
+      }
+    }
+    return spatial_conds;
+  }
+
+  /*! \brief Fresh copies of the block's iterators (the spatial ones only with `spatial_only`)
+   *  for a new block, their bindings, and the map from the old variables to the new. */
+  static void CopyIters(const BlockRealizeNode* realize, bool spatial_only,
+                        std::vector<IterVar>* ivs, std::vector<Expr>* vals, VarMap* vmap) {
+    const Block& b = realize->block;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      if (spatial_only && iv->iter_type == IterVarType::kCommReduce) continue;
+      Var v = VarNode::Make(iv->var->name, iv->var->dtype, iv->var->span);
+      (*vmap)[iv->var.get()] = v;
+      ivs->push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
+      vals->push_back(realize->iter_values[i]);
+    }
+  }
+
+  /*! \brief The regions with the variables of `vmap` substituted in their bounds. */
+  static std::vector<BufferRegion> Substituted(const std::vector<BufferRegion>& regions,
+                                               const VarMap& vmap) {
+    std::vector<BufferRegion> out;
+    for (const BufferRegion& r : regions) {
+      std::vector<Range> region;
+      for (const Range& rg : r->region) {
+        region.push_back(
+            RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
+      }
+      out.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
+    }
+    return out;
+  }
+
   // `chain`: the reduction loops down to the block; `prefix`: statements that run before the
   // last `chain.size() - split` loops, inside the first `split` ones.
   Stmt Rewrite(const std::vector<const ForNode*>& chain, const BlockRealizeNode* realize,
                const std::vector<Stmt>& prefix = {}, size_t split = 0) {
     const Block& b = realize->block;
-    auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
-      return UsesVar(e, [&](const VarNode* v) {
-        for (const ForNode* f : loops) {
-          if (f->loop_var.get() == v) return true;
-        }
-        return false;
-      });
-    };
     for (const ForNode* f : loops_) {
       if (UsedByReduction(realize, f->loop_var.get())) {
         Fail(b, "the reduction loop '" + f->loop_var->name +
@@ -285,7 +335,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       }
       for (size_t i = 0; i < b->iter_vars.size(); ++i) {
         if (b->iter_vars[i]->iter_type == IterVarType::kCommReduce) continue;
-        if (uses_any(realize->iter_values[i], {f})) {
+        if (UsesAnyLoop(realize->iter_values[i], {f})) {
           Fail(b, "the loop '" + f->loop_var->name +
                       "' is used by both spatial and reduction iterators");
         }
@@ -352,58 +402,17 @@ class CrossThreadReductionLowerer : public StmtMutator {
     DataType t = store->value->dtype;
     // The block predicate: conjuncts over the reduction loops guard the reduced values; the
     // others (spatial) also guard the write-back.
-    std::vector<Expr> conjuncts, spatial_conds;
-    SplitConjuncts(realize->predicate, &conjuncts);
-    for (const Expr& c : conjuncts) {
-      if (!uses_any(c, chain)) {
-        spatial_conds.push_back(c);
-      } else if (uses_any(c, loops_)) {
-        Fail(b, "its predicate mixes the reduction loops and outer loops in one condition");
-      }
-    }
+    std::vector<Expr> spatial_conds = SpatialConditions(realize, chain);
 
-    // Fresh copies of the block iterators for each new block.
-    auto copy_iters = [&](bool spatial_only, std::vector<IterVar>* ivs, std::vector<Expr>* vals,
-                          VarMap* vmap) {
-      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-        const IterVar& iv = b->iter_vars[i];
-        if (spatial_only && iv->iter_type == IterVarType::kCommReduce) continue;
-        Var v = VarNode::Make(iv->var->name, iv->var->dtype, iv->var->span);
-        (*vmap)[iv->var.get()] = v;
-        ivs->push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
-        vals->push_back(realize->iter_values[i]);
-      }
-    };
-    auto other_reads = [&](const VarMap& vmap) {
-      std::vector<BufferRegion> reads;
-      for (const BufferRegion& r : b->reads) {
-        if (r->buffer == out) continue;
-        std::vector<Range> region;
-        for (const Range& rg : r->region) {
-          region.push_back(
-              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
-        }
-        reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
-      }
-      return reads;
-    };
+    std::vector<BufferRegion> other_reads;  // the reads of buffers other than the output
+    for (const BufferRegion& r : b->reads) {
+      if (r->buffer != out) other_reads.push_back(r);
+    }
     Expr zero = IntImmNode::Make(DataType::Int(32), 0);
     Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
     auto element = [&](const Buffer& buf) {
       return BufferRegionNode::Make(
           buf, {RangeNode::Make(zero, IntImmNode::Make(DataType::Int(32), 1))});
-    };
-    auto all_reads = [&](const VarMap& vmap) {
-      std::vector<BufferRegion> reads;
-      for (const BufferRegion& r : b->reads) {
-        std::vector<Range> region;
-        for (const Range& rg : r->region) {
-          region.push_back(
-              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
-        }
-        reads.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
-      }
-      return reads;
     };
     Buffer red_buf = Scratch("cross_thread_" + out->name, t, b->span);
     pending_.back().push_back(red_buf);
@@ -436,13 +445,13 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(false, &ivs, &vals, &vmap);
+      CopyIters(realize, false, &ivs, &vals, &vmap);
       Expr acc = BufferLoadNode::Make(in_buf, {zero});
       Stmt body = BufferStoreNode::Make(in_buf, red->Combine(acc, Substitute(red->rhs, vmap)),
                                         {zero}, nullptr, store->span);
-      Block blk =
-          BlockNode::Make(ivs, all_reads(vmap), {element(in_buf)}, b->name_hint + "_in_thread",
-                          body, nullptr, {}, {}, b->annotations, b->span);
+      Block blk = BlockNode::Make(ivs, Substituted(b->reads, vmap), {element(in_buf)},
+                                  b->name_hint + "_in_thread", body, nullptr, {}, {},
+                                  b->annotations, b->span);
       Stmt s = BlockRealizeNode::Make(vals, realize->predicate, blk, realize->span);
       s = UnderSerialLoops(s, serial_loops, outer_serial, prefix, realize->span);
       seq.push_back(s);
@@ -457,9 +466,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(false, &ivs, &vals, &vmap);
+      CopyIters(realize, false, &ivs, &vals, &vmap);
       Block cross = BlockNode::Make(
-          ivs, all_reads(vmap), {element(red_buf)}, b->name_hint + "_cross_thread",
+          ivs, Substituted(b->reads, vmap), {element(red_buf)}, b->name_hint + "_cross_thread",
           allreduce(Substitute(red->rhs, vmap), true_), nullptr, {}, {}, {}, b->span);
       seq.push_back(BlockRealizeNode::Make(vals, true_, cross, realize->span));
     }
@@ -468,7 +477,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(true, &ivs, &vals, &vmap);
+      CopyIters(realize, true, &ivs, &vals, &vmap);
       std::vector<Expr> idx;
       for (const Expr& i : store->indices) idx.push_back(Substitute(i, vmap));
       Expr result = BufferLoadNode::Make(red_buf, {zero});
@@ -478,7 +487,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
         reads.push_back(b->writes[0]);
       } else if (!StructuralEqual(init->value, red->identity)) {
         result = red->Combine(Substitute(init->value, vmap), result);
-        for (const BufferRegion& r : other_reads(vmap)) {
+        for (const BufferRegion& r : Substituted(other_reads, vmap)) {
           bool used = false;
           PostOrderVisit(init->value, [&](const ObjectRef& n) {
             auto* load = AsPtr<BufferLoadNode>(n);
@@ -487,15 +496,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
           if (used) reads.push_back(r);
         }
       }
-      std::vector<BufferRegion> writes;
-      for (const BufferRegion& r : b->writes) {
-        std::vector<Range> region;
-        for (const Range& rg : r->region) {
-          region.push_back(
-              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
-        }
-        writes.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
-      }
+      std::vector<BufferRegion> writes = Substituted(b->writes, vmap);
       if (init == nullptr) {
         // The old value is read through the write region.
         reads.back() = writes[0];
@@ -607,46 +608,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
                     ") to the element each output's update writes");
       }
     }
-    auto uses_any = [](const Expr& e, const std::vector<const ForNode*>& loops) {
-      return UsesVar(e, [&](const VarNode* v) {
-        for (const ForNode* f : loops) {
-          if (f->loop_var.get() == v) return true;
-        }
-        return false;
-      });
-    };
-    std::vector<Expr> conjuncts, spatial_conds;
-    SplitConjuncts(realize->predicate, &conjuncts);
-    for (const Expr& c : conjuncts) {
-      if (!uses_any(c, chain)) {
-        spatial_conds.push_back(c);
-      } else if (uses_any(c, loops_)) {
-        Fail(b, "its predicate mixes the reduction loops and outer loops in one condition");
-      }
-    }
-    auto copy_iters = [&](bool spatial_only, std::vector<IterVar>* ivs, std::vector<Expr>* vals,
-                          VarMap* vmap) {
-      for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-        const IterVar& iv = b->iter_vars[i];
-        if (spatial_only && iv->iter_type == IterVarType::kCommReduce) continue;
-        Var v = VarNode::Make(iv->var->name, iv->var->dtype, iv->var->span);
-        (*vmap)[iv->var.get()] = v;
-        ivs->push_back(IterVarNode::Make(iv->dom, v, iv->iter_type, iv->thread_tag, iv->span));
-        vals->push_back(realize->iter_values[i]);
-      }
-    };
-    auto regions = [&](const std::vector<BufferRegion>& in, const VarMap& vmap) {
-      std::vector<BufferRegion> out;
-      for (const BufferRegion& r : in) {
-        std::vector<Range> region;
-        for (const Range& rg : r->region) {
-          region.push_back(
-              RangeNode::Make(Substitute(rg->min, vmap), Substitute(rg->extent, vmap), rg->span));
-        }
-        out.push_back(BufferRegionNode::Make(r->buffer, region, r->span));
-      }
-      return out;
-    };
+    std::vector<Expr> spatial_conds = SpatialConditions(realize, chain);
     Expr zero = IntImmNode::Make(DataType::Int(32), 0);
     Expr true_ = IntImmNode::Make(DataType::Bool(), 1);
     auto element = [&](const Buffer& buf) {
@@ -691,7 +653,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(false, &ivs, &vals, &vmap);
+      CopyIters(realize, false, &ivs, &vals, &vmap);
       // The update as written, its outputs replaced by the in-thread buffers.
       std::unordered_map<const BufferNode*, Buffer> to_in{{outs[0].get(), in[0]},
                                                           {outs[1].get(), in[1]}};
@@ -713,7 +675,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
                                 },
                                 {});
       std::vector<BufferRegion> reads;
-      for (const BufferRegion& r : regions(b->reads, vmap)) {
+      for (const BufferRegion& r : Substituted(b->reads, vmap)) {
         if (r->buffer != outs[0] && r->buffer != outs[1]) reads.push_back(r);
       }
       Block blk =
@@ -733,9 +695,9 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(false, &ivs, &vals, &vmap);
+      CopyIters(realize, false, &ivs, &vals, &vmap);
       std::vector<BufferRegion> reads;
-      for (const BufferRegion& r : regions(b->reads, vmap)) {
+      for (const BufferRegion& r : Substituted(b->reads, vmap)) {
         if (r->buffer != outs[0] && r->buffer != outs[1]) reads.push_back(r);
       }
       Block cb = BlockNode::Make(
@@ -748,7 +710,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       std::vector<IterVar> ivs;
       std::vector<Expr> vals;
       VarMap vmap;
-      copy_iters(true, &ivs, &vals, &vmap);
+      CopyIters(realize, true, &ivs, &vals, &vmap);
       std::vector<Stmt> wb_stores;
       for (size_t i = 0; i < 2; ++i) {
         std::vector<Expr> idx;
@@ -764,7 +726,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
         }
       }
       Block wb = BlockNode::Make(ivs, {element(cross[0]), element(cross[1])},
-                                 regions(b->writes, vmap), b->name_hint + "_write_back",
+                                 Substituted(b->writes, vmap), b->name_hint + "_write_back",
                                  SeqStmtNode::Flatten(wb_stores), nullptr, {}, {}, {}, b->span);
       out_seq.push_back(BlockRealizeNode::Make(vals, AndAll(conds), wb, realize->span));
     }

@@ -155,6 +155,58 @@ Var RetypedPointer(const Var& v, DataType element) {
   return VarNode::MakePointer(v->name, element, scope, v->span);
 }
 
+/*! \brief The part the compute and storage passes share: a mutator that puts the retyped
+ *  pointers and buffers of its maps in place of the old ones wherever those are used (as
+ *  values, by loads, as the node of an attribute). Subclasses fill the maps and may retype a
+ *  buffer on first use (Remapped). */
+class RetypingMutator : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+ protected:
+  /*! \brief The buffer that replaces `b` (b itself when none does). */
+  virtual Buffer Remapped(const Buffer& b) {
+    auto it = buffer_remap_.find(b.get());
+    return it == buffer_remap_.end() ? b : it->second;
+  }
+
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = var_remap_.find(op);
+    return it == var_remap_.end() ? Expr(GetRef(op)) : Expr(it->second);
+  }
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = AsPtr<BufferLoadNode>(e);
+    Buffer buffer = Remapped(load->buffer);
+    if (buffer == load->buffer) return e;
+    if (load->predicate != nullptr) {
+      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
+          << "float legalization does not handle a predicated load";
+    }
+    return BufferLoadNode::Make(buffer, load->indices, nullptr, load->span);
+  }
+  /*! \brief An attribute on a remapped buffer or pointer moves to its replacement (its value
+   *  and body mutated first). */
+  Stmt VisitStmt_(const AttrStmtNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* attr = AsPtr<AttrStmtNode>(s);
+    ObjectRef node;
+    if (auto* buf = AsPtr<BufferNode>(attr->node)) {
+      auto it = buffer_remap_.find(buf);
+      if (it != buffer_remap_.end()) node = it->second;
+    } else if (auto* var = AsPtr<VarNode>(attr->node)) {
+      auto it = var_remap_.find(var);
+      if (it != var_remap_.end()) node = it->second;
+    }
+    if (node == nullptr) return s;
+    return AttrStmtNode::Make(node, attr->attr_key, attr->value, attr->body, attr->span);
+  }
+
+  std::unordered_map<const VarNode*, Var> var_remap_;
+  std::unordered_map<const BufferNode*, Buffer> buffer_remap_;
+};
+
 // ---- compute legalization ---------------------------------------------------------------------
 
 /*! \brief Finds the allocations of the narrow type to widen, and the buffers over them. Memory
@@ -218,11 +270,11 @@ class WideningPlanner : public StmtExprVisitor {
   std::unordered_set<const VarNode*> pointer_used_;
 };
 
-class ComputeWidener : public StmtExprMutator {
+class ComputeWidener : public RetypingMutator {
  public:
   ComputeWidener(TypeMatch match, DataType wide) : match_(match), wide_(wide) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using RetypingMutator::VisitExpr_;
+  using RetypingMutator::VisitStmt_;
 
   Stmt Run(const Stmt& body) {
     WideningPlanner(match_, wide_).Plan(body, &var_remap_, &buffer_remap_);
@@ -286,10 +338,6 @@ class ComputeWidener : public StmtExprMutator {
   Expr VisitExpr_(const FloatImmNode* op) override {
     if (match_(op->dtype)) return FloatImmNode::Make(wide_, op->value, op->span);
     return GetRef(op);
-  }
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = var_remap_.find(op);
-    return it == var_remap_.end() ? Expr(GetRef(op)) : Expr(it->second);
   }
   Expr VisitExpr_(const LetNode* op) override {
     Expr value = Widen(op->value);
@@ -366,19 +414,9 @@ class ComputeWidener : public StmtExprMutator {
   }
 
   Stmt VisitStmt_(const AttrStmtNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
+    Stmt s = RetypingMutator::VisitStmt_(op);
     auto* attr = AsPtr<AttrStmtNode>(s);
-    if (auto* buf = AsPtr<BufferNode>(attr->node)) {
-      auto it = buffer_remap_.find(buf);
-      if (it != buffer_remap_.end()) {
-        return AttrStmtNode::Make(it->second, attr->attr_key, attr->value, attr->body, attr->span);
-      }
-    } else if (auto* var = AsPtr<VarNode>(attr->node)) {
-      auto it = var_remap_.find(var);
-      if (it != var_remap_.end()) {
-        return AttrStmtNode::Make(it->second, attr->attr_key, attr->value, attr->body, attr->span);
-      }
-    } else if (auto* reducer = AsPtr<CommReducerNode>(attr->node)) {
+    if (auto* reducer = AsPtr<CommReducerNode>(attr->node)) {
       return AttrStmtNode::Make(WidenReducer(reducer), attr->attr_key, attr->value, attr->body,
                                 attr->span);
     }
@@ -408,17 +446,6 @@ class ComputeWidener : public StmtExprMutator {
     return AllocateNode::Make(it->second, it->second->pointer->element, alloc->extents,
                               alloc->condition, alloc->body, alloc->annotations, alloc->span);
   }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    Buffer buffer = Remapped(load->buffer);
-    if (buffer == load->buffer) return e;
-    if (load->predicate != nullptr) {
-      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
-          << "float legalization does not handle a predicated load";
-    }
-    return BufferLoadNode::Make(buffer, load->indices, nullptr, load->span);
-  }
 
  private:
   ObjectRef WidenReducer(const CommReducerNode* reducer) {
@@ -445,24 +472,17 @@ class ComputeWidener : public StmtExprMutator {
                                  std::move(identity), reducer->span);
   }
 
-  Buffer Remapped(const Buffer& b) {
-    auto it = buffer_remap_.find(b.get());
-    return it == buffer_remap_.end() ? b : it->second;
-  }
-
   TypeMatch match_;
   DataType wide_;
-  std::unordered_map<const VarNode*, Var> var_remap_;
-  std::unordered_map<const BufferNode*, Buffer> buffer_remap_;
 };
 
 // ---- storage legalization ---------------------------------------------------------------------
 
-class StorageRetyper : public StmtExprMutator {
+class StorageRetyper : public RetypingMutator {
  public:
   explicit StorageRetyper(TypeMatch match) : match_(match) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
+  using RetypingMutator::VisitExpr_;
+  using RetypingMutator::VisitStmt_;
 
   PrimFunc Run(const PrimFunc& f) {
     if (!f->buffer_map.empty()) {
@@ -479,10 +499,6 @@ class StorageRetyper : public StmtExprMutator {
   }
 
  private:
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = var_remap_.find(op);
-    return it == var_remap_.end() ? Expr(GetRef(op)) : Expr(it->second);
-  }
   Stmt VisitStmt_(const AllocateNode* op) override {
     if (!match_(op->dtype)) return StmtExprMutator::VisitStmt_(op);
     DataType storage = StorageUInt(op->dtype);
@@ -531,36 +547,9 @@ class StorageRetyper : public StmtExprMutator {
     }
     return BufferStoreNode::Make(buffer, value, std::move(indices), nullptr, op->span);
   }
-  Stmt VisitStmt_(const AttrStmtNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    auto* attr = AsPtr<AttrStmtNode>(s);
-    if (auto* buf = AsPtr<BufferNode>(attr->node)) {
-      auto it = buffer_remap_.find(buf);
-      if (it != buffer_remap_.end()) {
-        return AttrStmtNode::Make(it->second, attr->attr_key, attr->value, attr->body, attr->span);
-      }
-    } else if (auto* var = AsPtr<VarNode>(attr->node)) {
-      auto it = var_remap_.find(var);
-      if (it != var_remap_.end()) {
-        return AttrStmtNode::Make(it->second, attr->attr_key, attr->value, attr->body, attr->span);
-      }
-    }
-    return s;
-  }
   Stmt VisitStmt_(const BufferRealizeNode* op) override {
     TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
         << "the storage legalization passes run after buffers are realized; found T.realize";
-  }
-  Expr VisitExpr_(const BufferLoadNode* op) override {
-    Expr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = AsPtr<BufferLoadNode>(e);
-    Buffer buffer = Remapped(load->buffer);
-    if (buffer == load->buffer) return e;
-    if (load->predicate != nullptr) {
-      TESSERA_THROW_KIND(op->span, ErrorKind::kValue)
-          << "float legalization does not handle a predicated load";
-    }
-    return BufferLoadNode::Make(buffer, load->indices, nullptr, load->span);
   }
   Expr VisitExpr_(const CallNode* op) override {
     if (!op->is_op("tir.reinterpret")) return StmtExprMutator::VisitExpr_(op);
@@ -588,7 +577,9 @@ class StorageRetyper : public StmtExprMutator {
     return out;
   }
 
-  Buffer Remapped(const Buffer& b) {
+  /*! \brief `b` over its retyped pointer, as unsigned bits where it holds the narrow type
+   *  (made on first use and kept). */
+  Buffer Remapped(const Buffer& b) override {
     auto it = buffer_remap_.find(b.get());
     if (it != buffer_remap_.end()) return it->second;
     Buffer out = b;
@@ -606,8 +597,6 @@ class StorageRetyper : public StmtExprMutator {
   }
 
   TypeMatch match_;
-  std::unordered_map<const VarNode*, Var> var_remap_;
-  std::unordered_map<const BufferNode*, Buffer> buffer_remap_;
 };
 
 // ---- target check -----------------------------------------------------------------------------

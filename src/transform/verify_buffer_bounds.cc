@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "span_tracking.h"
 #include "tessera/ir/functor.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/analysis.h"
@@ -15,26 +16,15 @@ namespace tessera {
 namespace transform {
 namespace {
 
-class BoundsChecker : public StmtExprVisitor {
+class BoundsChecker : public SpanTrackingVisitor {
  public:
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
   std::vector<WellFormedError> errors;
 
   BoundsChecker(Span span, bool check_indices, bool check_divisors = true)
-      : span_(std::move(span)), check_indices_(check_indices), check_divisors_(check_divisors) {}
-
-  void VisitStmt(const Stmt& s) override {
-    Span saved = span_;
-    if (s->span.defined()) span_ = s->span;
-    StmtExprVisitor::VisitStmt(s);
-    span_ = saved;
-  }
-  void VisitExpr(const Expr& e) override {
-    Span saved = span_;
-    if (e->span.defined() && !IsInstance<VarNode>(e.get())) span_ = e->span;
-    StmtExprVisitor::VisitExpr(e);
-    span_ = saved;
+      : check_indices_(check_indices), check_divisors_(check_divisors) {
+    span_ = std::move(span);
   }
   void VisitExpr_(const BufferLoadNode* op) override {
     Check(op->buffer, op->indices);
@@ -187,7 +177,6 @@ class BoundsChecker : public StmtExprVisitor {
     return std::nullopt;
   }
 
-  Span span_;
   bool check_indices_, check_divisors_;
   int guarded_ = 0;
   std::unordered_map<const VarNode*, std::pair<int64_t, int64_t>> ranges_;

@@ -2,6 +2,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "span_tracking.h"
 #include "tessera/ir/functor.h"
 #include "tessera/transform/analysis.h"
 
@@ -58,7 +59,7 @@ class DefinitionCollector : public StmtExprVisitor {
   }
 };
 
-class Checker : public StmtExprVisitor {
+class Checker : public SpanTrackingVisitor {
  public:
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
@@ -72,20 +73,6 @@ class Checker : public StmtExprVisitor {
   }
 
   std::vector<WellFormedError> errors;
-
-  void VisitStmt(const Stmt& s) override {
-    Span saved = span_;
-    if (s->span.defined()) span_ = s->span;
-    StmtExprVisitor::VisitStmt(s);
-    span_ = saved;
-  }
-  void VisitExpr(const Expr& e) override {
-    Span saved = span_;
-    // A variable's span is where it is defined, not where it is used.
-    if (e->span.defined() && !IsInstance<VarNode>(e.get())) span_ = e->span;
-    StmtExprVisitor::VisitExpr(e);
-    span_ = saved;
-  }
 
   void VisitExpr_(const VarNode* op) override { Use(op); }
   void VisitExpr_(const SizeVarNode* op) override { Use(op); }
@@ -219,7 +206,6 @@ class Checker : public StmtExprVisitor {
   std::unordered_set<const VarNode*> in_scope_, defined_once_;
   std::unordered_map<const VarNode*, Span> first_span_;
   std::vector<OpenBlock> blocks_;
-  Span span_;
 };
 
 }  // namespace

@@ -2,8 +2,10 @@
 // NarrowPredicateExpression, each with a closed-form expectation.
 #include <gtest/gtest.h>
 
+#include "tessera/arith/const_fold.h"
 #include "tessera/arith/estimate_region.h"
 #include "tessera/arith/int_set.h"
+#include "tessera/arith/int_solver.h"
 #include "tessera/arith/narrow_predicate.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
@@ -51,6 +53,76 @@ TEST_F(IntSetTest, UnboundedEndsAndUnions) {
   IntervalSet gap = arith::UnionLowerBound({{Int32(0), Int32(3)}, {Int32(5), Int32(9)}});
   ExpectEnds(gap, 0, 3);
   EXPECT_TRUE(arith::UnionLowerBound({}).IsNothing());
+}
+
+// The interval arithmetic that EvalIntervalSet and EvalInterval share: the ends are built by
+// the caller's EndOp, and an open end stays open.
+Expr FoldedEnd(NodeKind kind, const Expr& a, const Expr& b) {
+  return arith::FoldBinary(kind, a, b);
+}
+
+TEST_F(IntSetTest, SharedEndArithmetic) {
+  IntervalSet a{Int32(0), Int32(10)}, b{Int32(1), Int32(11)};
+  IntervalSet up{Int32(2), arith::PosInf()}, down{arith::NegInf(), Int32(3)};
+  ExpectEnds(arith::IntervalAdd(a, b, FoldedEnd), 1, 21);
+  ExpectEnds(arith::IntervalSub(a, b, FoldedEnd), -11, 9);
+  IntervalSet s = arith::IntervalAdd(a, up, FoldedEnd);
+  EXPECT_TRUE(ana.CanProveEqual(s.min_value, Int32(2)));
+  EXPECT_TRUE(arith::IsPosInf(s.max_value));
+  s = arith::IntervalSub(a, up, FoldedEnd);  // 10 - 2 above, nothing below
+  EXPECT_TRUE(arith::IsNegInf(s.min_value));
+  EXPECT_TRUE(ana.CanProveEqual(s.max_value, Int32(8)));
+  // min: an end open above gives way to the other set's; an end open below stays open.
+  ExpectEnds(arith::IntervalMin(up, b, FoldedEnd), 1, 11);
+  s = arith::IntervalMin(down, b, FoldedEnd);
+  EXPECT_TRUE(arith::IsNegInf(s.min_value));
+  EXPECT_TRUE(ana.CanProveEqual(s.max_value, Int32(3)));
+  ExpectEnds(arith::IntervalMax(down, b, FoldedEnd), 1, 11);
+  s = arith::IntervalMax(up, b, FoldedEnd);
+  EXPECT_TRUE(ana.CanProveEqual(s.min_value, Int32(2)));
+  EXPECT_TRUE(arith::IsPosInf(s.max_value));
+  // A decreasing map swaps the ends, an open one included.
+  auto times_minus_two = [](const Expr& e) { return FoldedEnd(NodeKind::kMul, e, Int32(-2)); };
+  ExpectEnds(arith::IntervalMapEnds(a, times_minus_two, /*decreasing=*/true), -20, 0);
+  ExpectEnds(arith::IntervalMapEnds(a, times_minus_two), 0, -20);
+  s = arith::IntervalMapEnds(up, times_minus_two, /*decreasing=*/true);
+  EXPECT_TRUE(arith::IsNegInf(s.min_value));
+  EXPECT_TRUE(ana.CanProveEqual(s.max_value, Int32(-4)));
+  // The ends are what the EndOp builds: nothing is folded behind its back.
+  arith::EndOp unfolded = [](NodeKind kind, const Expr& x, const Expr& y) -> Expr {
+    return kind == NodeKind::kAdd ? Expr(AddNode::Make(x, y)) : Expr(SubNode::Make(x, y));
+  };
+  s = arith::IntervalAdd(a, b, unfolded);
+  EXPECT_TRUE(StructuralEqual(s.min_value, AddNode::Make(Int32(0), Int32(1))))
+      << AsScript(s.min_value);
+  EXPECT_TRUE(StructuralEqual(s.max_value, AddNode::Make(Int32(10), Int32(11))))
+      << AsScript(s.max_value);
+}
+
+// On the operations both follow, EvalIntervalSet and EvalInterval find the same bounds.
+TEST_F(IntSetTest, BothIntervalEvaluatorsAgree) {
+  Expr e =
+      AddNode::Make(SubNode::Make(MulNode::Make(x, Int32(-3)), FloorDivNode::Make(y, Int32(2))),
+                    MaxNode::Make(MinNode::Make(x, Int32(4)), SubNode::Make(y, x)));
+  for (bool open : {false, true}) {
+    Expr x_hi = open ? Expr(arith::PosInf()) : Int32(10);
+    std::vector<std::pair<Var, IntervalSet>> dom{{x, {Int32(0), x_hi}}, {y, {Int32(1), Int32(11)}}};
+    arith::IntervalMap map{{x.get(), {Int32(0), open ? nullptr : Int32(10)}},
+                           {y.get(), {Int32(1), Int32(11)}}};
+    IntervalSet set = arith::EvalIntervalSet(e, dom, ana);
+    arith::Interval interval = arith::EvalInterval(e, map);
+    // min: -3 * 10 - 5 + max(min(0, 4), 1 - 10) = -35 (none with x open above); max: 0 - 0 +
+    // max(min(10, 4), 11 - 0) = 11.
+    if (open) {
+      EXPECT_TRUE(arith::IsNegInf(set.min_value));
+      EXPECT_EQ(interval.min, nullptr);
+    } else {
+      EXPECT_TRUE(ana.CanProveEqual(set.min_value, interval.min)) << AsScript(interval.min);
+      EXPECT_TRUE(ana.CanProveEqual(set.min_value, Int32(-35))) << AsScript(set.min_value);
+    }
+    EXPECT_TRUE(ana.CanProveEqual(set.max_value, interval.max)) << AsScript(interval.max);
+    EXPECT_TRUE(ana.CanProveEqual(set.max_value, Int32(11))) << AsScript(set.max_value);
+  }
 }
 
 TEST_F(IntSetTest, NarrowPredicate) {

@@ -33,6 +33,38 @@ struct IntervalSet {
 };
 
 /*!
+ * \brief Interval arithmetic on the ends, shared by EvalIntervalSet and EvalInterval
+ *  (int_solver.h): they follow different expressions and build ends their own way, `end`
+ *  (`end(kind, x, y)` is the end `x kind y` of two bounded ends: FoldBinary for the first, the
+ *  unfolded operation for the second). An open end (NegInf / PosInf) makes an open end;
+ *  nothing here proves anything or folds by itself.
+ */
+using EndOp = Expr (*)(NodeKind kind, const Expr& a, const Expr& b);
+
+/*! \brief a + b: [a.min + b.min, a.max + b.max]. */
+IntervalSet IntervalAdd(const IntervalSet& a, const IntervalSet& b, EndOp end);
+/*! \brief a - b: [a.min - b.max, a.max - b.min]. */
+IntervalSet IntervalSub(const IntervalSet& a, const IntervalSet& b, EndOp end);
+/*! \brief min(a, b): an end open above gives way to the other set's end; an end open below
+ *  stays open. */
+IntervalSet IntervalMin(const IntervalSet& a, const IntervalSet& b, EndOp end);
+/*! \brief max(a, b): as IntervalMin, the other way round. */
+IntervalSet IntervalMax(const IntervalSet& a, const IntervalSet& b, EndOp end);
+
+/*! \brief The image of `a` under a monotonic `f` (a cast, a product or quotient by a number of
+ *  known sign): f of each bounded end, open ends staying open; a `decreasing` f (a negative
+ *  factor) swaps the ends, f(a.max) becoming the minimum. */
+template <typename F>
+IntervalSet IntervalMapEnds(const IntervalSet& a, F f, bool decreasing = false) {
+  if (decreasing) {
+    return {a.HasUpperBound() ? f(a.max_value) : Expr(NegInf()),
+            a.HasLowerBound() ? f(a.min_value) : Expr(PosInf())};
+  }
+  return {a.HasLowerBound() ? f(a.min_value) : Expr(NegInf()),
+          a.HasUpperBound() ? f(a.max_value) : Expr(PosInf())};
+}
+
+/*!
  * \brief The interval of the values of `e` when each var of `dom` ranges over its interval
  *  (other vars are single points), as TVM's Analyzer.int_set computes it: interval arithmetic
  *  on the ends, with proofs by `ana` (signs of divisors and factors, equal quotients of a

@@ -69,6 +69,9 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   /*! \brief The text between `while (` and `)`: the condition without its own outer
    *  parentheses (the DSL keeps them, as Compass prints `while ((i < 10))`). */
   virtual std::string WhileCondition(const Expr& cond);
+  /*! \brief The exclusive end of a loop's range as printed: its extent when it starts at 0,
+   *  min + extent folded when both are constants, `min + extent` otherwise. */
+  std::string LoopEnd(const ForNode* op);
   /*! \brief The step clause of a serial loop over `name`: `++i` (the DSL writes `i += 1`). */
   virtual std::string LoopStep(const std::string& name) { return "++" + name; }
   /*! \brief After the declaration `name` of a LetStmt's variable, before its body. */

@@ -67,6 +67,55 @@ def test_bf16_compute_widens_to_float32_and_storage_uses_uint16():
     ts.ir.assert_structural_equal(mod, bound(stored, OLD_GPU))
 
 
+def test_attributes_move_to_the_retyped_pointers_and_buffers():
+    # An attribute on a narrow allocation, its buffer or a narrow parameter names the retyped
+    # pointer or buffer afterwards (the compute pass widens tmp, the storage pass retypes Xp).
+    @T.prim_func
+    def before(Xp: T.handle("bfloat16"), Yp: T.handle("bfloat16")):
+        X = T.decl_buffer((16,), "bfloat16", data=Xp)
+        Y = T.decl_buffer((16,), "bfloat16", data=Yp)
+        tmp = T.allocate([16], "bfloat16", "local")
+        T.attr(tmp, "storage_alignment", 64)
+        tmp_buf = T.decl_buffer((16,), "bfloat16", data=tmp, scope="local")
+        T.attr(Xp, "storage_alignment", 64)
+        T.attr(tmp_buf, "storage_alignment", 64)
+        for i in range(16):
+            tmp_buf[i] = X[i] + X[i]
+            Y[i] = tmp_buf[i]
+
+    @T.prim_func
+    def computed(Xp: T.handle("bfloat16"), Yp: T.handle("bfloat16")):
+        X = T.decl_buffer((16,), "bfloat16", data=Xp)
+        Y = T.decl_buffer((16,), "bfloat16", data=Yp)
+        tmp = T.allocate([16], "float32", "local")
+        T.attr(tmp, "storage_alignment", 64)
+        tmp_buf = T.decl_buffer((16,), "float32", data=tmp, scope="local")
+        T.attr(Xp, "storage_alignment", 64)
+        T.attr(tmp_buf, "storage_alignment", 64)
+        for i in range(16):
+            tmp_buf[i] = (bf16_bits_to_f32(T.reinterpret("uint16", X[i]))
+                          + bf16_bits_to_f32(T.reinterpret("uint16", X[i])))
+            Y[i] = T.reinterpret("bfloat16", f32_to_bf16_bits(tmp_buf[i]))
+
+    @T.prim_func
+    def stored(Xp: T.handle("uint16"), Yp: T.handle("uint16")):
+        X = T.decl_buffer((16,), "uint16", data=Xp)
+        Y = T.decl_buffer((16,), "uint16", data=Yp)
+        tmp = T.allocate([16], "float32", "local")
+        T.attr(tmp, "storage_alignment", 64)
+        tmp_buf = T.decl_buffer((16,), "float32", data=tmp, scope="local")
+        T.attr(Xp, "storage_alignment", 64)
+        T.attr(tmp_buf, "storage_alignment", 64)
+        for i in range(16):
+            tmp_buf[i] = bf16_bits_to_f32(X[i]) + bf16_bits_to_f32(X[i])
+            Y[i] = f32_to_bf16_bits(tmp_buf[i])
+
+    mod = tt.BF16ComputeLegalize()(bound(before, OLD_GPU))
+    ts.ir.assert_structural_equal(mod, bound(computed, OLD_GPU))
+    mod = tt.BF16StorageLegalize()(mod)
+    ts.ir.assert_structural_equal(mod, bound(stored, OLD_GPU))
+
+
 def test_bf16_left_alone_where_the_gpu_has_it():
     @T.prim_func
     def func(Xp: T.handle("bfloat16"), Yp: T.handle("bfloat16")):
