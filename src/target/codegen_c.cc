@@ -805,6 +805,7 @@ void CodeGenC::VisitStmt_(const ForNode* op) {
   stream_ << "for (" << type << " " << name << " = " << begin << "; " << name << " < " << end
           << "; " << LoopStep(name) << ") {\n";
   int scope = BeginScope();
+  PrintLoopPrologue(op, name);
   PrintStmt(op->body);
   EndScope(scope);
   PrintIndent();

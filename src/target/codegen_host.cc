@@ -49,6 +49,29 @@ std::string OpenMPSchedule(const Expr& extent) {
   return " schedule(dynamic, " + std::to_string(chunk) + ")";
 }
 
+// The outermost parallel loop's body runs in a function of its own that GCC makes of it for
+// OpenMP, where the loop variable runs over chunks handed out at run time (schedule(dynamic)):
+// its range, known from the loop's constant bounds in the enclosing function, is lost there.
+// Under -fwrapv an int32 index of that variable might then wrap, so GCC computed every address
+// anew and sign-extended it instead of stepping a pointer (multiply of 2048 x 2048 int8 on one
+// thread, AMD Zen 4: 0.171 ms, 0.143 with the range stated, 0.151 with no OpenMP at all; numpy
+// 0.148; max_pool2d 2x2 of 64 x 112 x 112 float32 2.15 -> 0.56 ms). The statement
+// `if (i < min || i >= end) __builtin_unreachable();` at the top of the body gives the range
+// back; it is true of every iteration, so nothing else changes. Empty for bounds known only at
+// run time, and for a body that allocates local arrays (a row reduction's partial results):
+// there GCC 12 then kept more pointers live and ran short of registers (argmax of 2048 rows of
+// 2048 int16 0.198 -> 0.220 ms).
+std::string ParallelRangeAssumption(const ForNode* op, const std::string& name) {
+  auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+  if (!min || !extent || *extent <= 0) return "";
+  bool allocates = false;
+  PostOrderVisit(op->body,
+                 [&](const ObjectRef& n) { allocates |= AsPtr<AllocateNode>(n) != nullptr; });
+  if (allocates) return "";
+  return "if (" + name + " < " + std::to_string(*min) + " || " + name +
+         " >= " + std::to_string(*min + *extent) + ") __builtin_unreachable();\n";
+}
+
 }  // namespace
 
 CodeGenHost::CodeGenHost() : CodeGenC("C") {
@@ -1583,6 +1606,7 @@ bool CodeGenHost::PrintOutlinedParallelLoop(const ForNode* op) {
   int indent = indent_;
   indent_ = 0;
   int scope = BeginScope();
+  PrintLoopPrologue(op, name);
   PrintStmt(op->body);
   EndScope(scope);
   indent_ = indent;
@@ -1600,6 +1624,14 @@ bool CodeGenHost::PrintOutlinedParallelLoop(const ForNode* op) {
   PrintIndent();
   stream_ << "}\n";
   return true;
+}
+
+void CodeGenHost::PrintLoopPrologue(const ForNode* op, const std::string& name) {
+  if (op != parallel_loop_) return;
+  std::string assume = ParallelRangeAssumption(op, name);
+  if (assume.empty()) return;
+  PrintIndent();
+  stream_ << assume;
 }
 
 void CodeGenHost::VisitStmt_(const ForNode* op) {
@@ -1641,7 +1673,9 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     stream_ << "#pragma omp parallel for" << OpenMPSchedule(op->extent) << "\n";
     uses_openmp_ = true;
     ++parallel_depth_;
+    parallel_loop_ = op;
     if (!PrintOutlinedParallelLoop(op)) CodeGenC::VisitStmt_(op);
+    parallel_loop_ = nullptr;
     --parallel_depth_;
     return;
   }

@@ -74,6 +74,9 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   std::string LoopEnd(const ForNode* op);
   /*! \brief The step clause of a serial loop over `name`: `++i` (the DSL writes `i += 1`). */
   virtual std::string LoopStep(const std::string& name) { return "++" + name; }
+  /*! \brief After the opening brace of a loop over `name` (its loop variable's C name), before
+   *  its body. */
+  virtual void PrintLoopPrologue(const ForNode* op, const std::string& name) {}
   /*! \brief After the declaration `name` of a LetStmt's variable, before its body. */
   virtual void AfterLetBinding(const LetStmtNode* op, const std::string& name) {}
   /*! \brief The declaration of a parameter: `__global int* a`, `int n`. */

@@ -96,6 +96,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
+  /*! \brief The range of the variable of the outermost parallel loop, stated to the compiler
+   *  at the top of its body (see ParallelRangeAssumption in codegen_host.cc). */
+  void PrintLoopPrologue(const ForNode* op, const std::string& name) override;
   /*! \brief A statement list: a peeled lane fold and its loop print as one tree. */
   void VisitStmt_(const SeqStmtNode* op) override;
   /*! \brief Stack arrays start on a 64-byte boundary (a cache line, an AVX-512 vector). */
@@ -145,6 +148,7 @@ class CodeGenHost : public CodeGenC {
   bool noalias_ = false;
   bool external_private_ = false;  // private functions without `static` (split units)
   int parallel_depth_ = 0;
+  const ForNode* parallel_loop_ = nullptr;  // the outermost parallel loop being printed
   /*! \brief Parallel loop bodies printed as functions in this module (for their names). */
   int parallel_bodies_ = 0;
   int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"

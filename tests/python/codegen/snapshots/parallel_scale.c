@@ -10,6 +10,7 @@ TESSERA_EXPORT int32_t __tessera_packed_parallel_scale(void* args, int32_t* arg_
   float* B_1 = ((void*)((char*)TESSERA_DLT(B)->data + TESSERA_DLT(B)->byte_offset));
   #pragma omp parallel for schedule(dynamic, 1)
   for (int32_t i = 0; i < 8; ++i) {
+    if (i < 0 || i >= 8) __builtin_unreachable();
     for (int32_t j = 0; j < 32; ++j) {
       int32_t cse_v1 = ((i * 32) + j);
       B_1[cse_v1] = (A_1[cse_v1] * 0.5f);
