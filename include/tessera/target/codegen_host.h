@@ -120,8 +120,9 @@ class CodeGenHost : public CodeGenC {
                      const Span& span);
   /*! \brief The vector condition `cond` printed as a mask of `bits`-wide lanes. */
   std::string PrintMask(const Expr& cond, int bits);
-  /*! \brief A float16 <-> float32 vector conversion by eights of lanes with F16C's instructions
-   *  where the compiler targets them (GCC 12 converts a _Float16 vector lane by lane). */
+  /*! \brief A float16 <-> float32 vector conversion by sixteens of lanes with AVX-512F's
+   *  instructions, or eights with F16C's, where the compiler targets them (GCC 12 converts a
+   *  _Float16 vector lane by lane). */
   std::string HalfConvert(const std::string& value, DataType from, DataType to, const Span& span);
   /*! \brief `a op b` of float16 vectors `t` compared as float32 (a mask of int32 lanes). */
   std::string HalfCompare(const std::string& a, const std::string& op, const std::string& b,
