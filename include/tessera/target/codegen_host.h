@@ -124,6 +124,10 @@ class CodeGenHost : public CodeGenC {
    *  instructions, or eights with F16C's, where the compiler targets them (GCC 12 converts a
    *  _Float16 vector lane by lane). */
   std::string HalfConvert(const std::string& value, DataType from, DataType to, const Span& span);
+  /*! \brief expf or tanhf (`fname`) of the float32 vector `arg` of type `t` whose result is
+   *  rounded to float16: kernels accurate to that rounding (below PrintVectorCast). */
+  std::string HalfRoundedMath(const std::string& fname, const std::string& arg, DataType t,
+                              const Span& span);
   /*! \brief `a op b` of float16 vectors `t` compared as float32 (a mask of int32 lanes). */
   std::string HalfCompare(const std::string& a, const std::string& op, const std::string& b,
                           DataType t, const Span& span);
