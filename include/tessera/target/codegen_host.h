@@ -123,9 +123,14 @@ class CodeGenHost : public CodeGenC {
                      const Span& span);
   /*! \brief The vector condition `cond` printed as a mask of `bits`-wide lanes. */
   std::string PrintMask(const Expr& cond, int bits);
-  /*! \brief A float16 <-> float32 vector conversion by eights of lanes with F16C's instructions
-   *  where the compiler targets them (GCC 12 converts a _Float16 vector lane by lane). */
+  /*! \brief A float16 <-> float32 vector conversion by sixteens of lanes with AVX-512F's
+   *  instructions, or eights with F16C's, where the compiler targets them (GCC 12 converts a
+   *  _Float16 vector lane by lane). */
   std::string HalfConvert(const std::string& value, DataType from, DataType to, const Span& span);
+  /*! \brief expf or tanhf (`fname`) of the float32 vector `arg` of type `t` whose result is
+   *  rounded to float16: kernels accurate to that rounding (below PrintVectorCast). */
+  std::string HalfRoundedMath(const std::string& fname, const std::string& arg, DataType t,
+                              const Span& span);
   /*! \brief `a op b` of float16 vectors `t` compared as float32 (a mask of int32 lanes). */
   std::string HalfCompare(const std::string& a, const std::string& op, const std::string& b,
                           DataType t, const Span& span);

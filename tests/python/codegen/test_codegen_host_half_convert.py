@@ -1,6 +1,7 @@
-"""CodeGenHost: a vector conversion between float16 and float32 is printed as F16C's
-vcvtph2ps / vcvtps2ph on eight lanes at a time (tessera_convert_<from>_<to>), the pieces split
-and joined by shuffles, where GCC 12 converts a _Float16 vector one lane at a time. The results
+"""CodeGenHost: a vector conversion between float16 and float32 is printed as vcvtph2ps /
+vcvtps2ph on sixteen lanes at a time with AVX-512F, else eight with F16C
+(tessera_convert_<from>_<to>), the pieces split and joined by shuffles, where GCC 12 converts a
+_Float16 vector one lane at a time. The results
 are the C conversion's: exact widening, round-to-nearest-even narrowing, infinities on overflow,
 subnormals and NaN kept. Checked against numpy's astype."""
 
@@ -63,8 +64,9 @@ def test_half_conversion_is_vector_instructions_with_numpy_values(src, dst):
 
 @pytest.mark.parametrize("lanes", [4, 8, 16])
 def test_half_conversion_by_eights_of_lanes(lanes):
-    """Four lanes keep __builtin_convertvector; eight are one instruction; sixteen (the widest
-    float32 vector the lowering leaves on AVX-512) two pieces joined by a shuffle."""
+    """Four lanes keep __builtin_convertvector; eight are one F16C instruction; sixteen (the
+    widest float32 vector the lowering leaves on AVX-512) one AVX-512F instruction, or two F16C
+    pieces joined by a shuffle."""
     @T.prim_func
     def f(A: T.Buffer((N,), "float16"), B: T.Buffer((N,), "float32"), C: T.Buffer((N,), "float16")):
         for i in T.serial(N // lanes):
@@ -88,6 +90,9 @@ def test_half_conversion_by_eights_of_lanes(lanes):
         assert f"tessera_convert_float32x{lanes}_float16x{lanes}(" in code
     assert code.count("__builtin_ia32_vcvtph2ps256(") == pieces
     assert code.count("__builtin_ia32_vcvtps2ph256(") == pieces
+    assert code.count("__builtin_ia32_vcvtph2ps512_mask(") == lanes // 16
+    assert code.count("__builtin_ia32_vcvtps2ph512_mask(") == lanes // 16
+    # the F16C pieces split and joined; a single AVX-512F piece needs neither
     assert code.count("__builtin_shufflevector(") == (2 * (2 * pieces - 1) if pieces > 1 else 0)
     a = _data("float16", np.random.default_rng(lanes))
     b, c = np.empty(N, "float32"), np.empty(N, "float16")
