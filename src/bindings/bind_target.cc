@@ -47,11 +47,11 @@ void BindTarget(nb::module_& m) {
   m.def(
       "codegen_dsl_shown",
       [](const IRModule& mod, const std::string& entry) {
-        return CodeGenDSL(mod, entry, /*opencl_splats=*/true);
+        return CodeGenDSL(mod, entry, /*opencl_spelling=*/true);
       },
       "mod"_a, "entry"_a,
       "The kernel source as Executor.c_code shows it: splats spelled as OpenCL C's cast "
-      "`(int8)x`.");
+      "`(int8)x`, bfloat16 vector +, -, * as C operators.");
   nb::class_<Target>(m, "Target")
       .def(
           "__init__",

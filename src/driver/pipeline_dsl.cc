@@ -1,5 +1,6 @@
 // The vector DSL's stage table ("dsl"): the order of its passes, in one place.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -143,19 +144,86 @@ std::string WithOpenCLSplats(const std::string& compiled) {
   return out;
 }
 
+// The length of the string or character literal that starts at `text[i]`, quotes included.
+size_t LiteralLength(const std::string& text, size_t i) {
+  char quote = text[i];
+  size_t j = i + 1;
+  while (j < text.size() && text[j] != quote) j += text[j] == '\\' ? 2 : 1;
+  return std::min(j + 1, text.size()) - i;
+}
+
+// A DSL text with each `__vadd(x, y, ALL_TRUE_h)` (and __vsub, __vmul) written `(x + y)`: the
+// compiled and the shown spelling of an unmasked bfloat16 vector operator (see CodeGenDSL; only
+// bfloat16x16 has 16 lanes among the types whose unmasked +, -, * print as a call).
+std::string WithBfloat16Operators(const std::string& text) {
+  static const std::pair<std::string, std::string> kCalls[] = {
+      {"__vadd(", " + "}, {"__vsub(", " - "}, {"__vmul(", " * "}};
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '"' || text[i] == '\'') {
+      size_t n = LiteralLength(text, i);
+      out.append(text, i, n);
+      i += n;
+      continue;
+    }
+    bool rewritten = false;
+    for (const auto& [call, symbol] : kCalls) {
+      if ((i > 0 && is_word(text[i - 1])) || text.compare(i, call.size(), call) != 0) continue;
+      // The call's arguments, split at the commas outside parentheses and literals.
+      std::vector<std::string> args(1);
+      size_t j = i + call.size();
+      int depth = 0;
+      while (j < text.size() && !(depth == 0 && text[j] == ')')) {
+        char c = text[j];
+        if (c == '"' || c == '\'') {
+          size_t n = LiteralLength(text, j);
+          args.back().append(text, j, n);
+          j += n;
+          continue;
+        }
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth == 0 && c == ',') {
+          args.emplace_back();
+          j += text.compare(j, 2, ", ") == 0 ? 2 : 1;
+          continue;
+        }
+        args.back() += c;
+        ++j;
+      }
+      if (j < text.size() && args.size() == 3 && args[2] == "ALL_TRUE_h") {
+        out += "(" + WithBfloat16Operators(args[0]) + symbol + WithBfloat16Operators(args[1]) + ")";
+        i = j + 1;
+        rewritten = true;
+      }
+      break;
+    }
+    if (!rewritten) out += text[i++];
+  }
+  return out;
+}
+
+// What the compiled and the shown text (CodeGenDSL's two spellings) must both become.
+std::string ShownSpelling(const std::string& text) {
+  return WithOpenCLSplats(WithBfloat16Operators(text));
+}
+
 StageResult DslCodegen(IRModule mod, LowerContext& ctx) {
   auto built = std::make_shared<runtime::ModuleNode>();
   built->target = "dsl";
   built->entry = ctx.entry;
   built->ir = mod;
   built->functions = {EntryInfo(mod, ctx.entry)};
-  // Shown (`.c_code`) with OpenCL C's splat casts, compiled with the same splats through
-  // __vbcast, which GCC takes: the same text otherwise (see CodeGenDSL).
-  built->source = CodeGenDSL(mod, ctx.entry, /*opencl_splats=*/true);
+  // Shown (`.c_code`) with OpenCL C's splat casts and bfloat16 vector operators, compiled with
+  // the same splats through __vbcast and the operators as the header's calls, which GCC takes:
+  // the same text otherwise (see CodeGenDSL).
+  built->source = CodeGenDSL(mod, ctx.entry, /*opencl_spelling=*/true);
   built->compiled_source = CodeGenDSL(mod, ctx.entry);
   // A splat among a call's operands keeps `__vbcast` in both texts, so both are normalized.
-  TESSERA_ICHECK(WithOpenCLSplats(built->compiled_source) == WithOpenCLSplats(built->source))
-      << "the DSL source shown and the one compiled differ in more than their splats";
+  TESSERA_ICHECK(ShownSpelling(built->compiled_source) == ShownSpelling(built->source))
+      << "the DSL source shown and the one compiled differ in more than their splats and "
+         "bfloat16 operators";
   char dump_name[32];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.cl", ++ctx.pass_counter);
   DumpText(ctx, dump_name, built->compiled_source);

@@ -143,7 +143,7 @@ const std::unordered_set<std::string>& PreludeNames() {
 
 }  // namespace
 
-CodeGenDSL::CodeGenDSL(bool opencl_splats) : CodeGenC("DSL"), opencl_splats_(opencl_splats) {
+CodeGenDSL::CodeGenDSL(bool opencl_spelling) : CodeGenC("DSL"), opencl_spelling_(opencl_spelling) {
   wrap_narrow_integers_ = false;  // the DSL's own rule, in PrintScalarBinary
   for (const std::string& name : PreludeNames()) ReserveGlobalName(name);
 }
@@ -653,9 +653,11 @@ std::string CodeGenDSL::PrintVectorBinary(const BinaryNode* op, const std::strin
     Unsupported(std::string("vector ") + NodeKindName(op->kind) + " on " + t.ToString(), op->span);
   }
   // Unmasked +, - and * of integer and float vectors print as C operators, as Compass prints
-  // them (the vector types wrap like the header's __vadd/__vsub/__vmul under -fwrapv).
+  // them (the vector types wrap like the header's __vadd/__vsub/__vmul under -fwrapv). So do
+  // bfloat16 ones in the shown text; the compiled text keeps the header's call, as C has no
+  // operators for the bfloat16x16 struct (see the free function CodeGenDSL).
   if ((op->kind == NodeKind::kAdd || op->kind == NodeKind::kSub || op->kind == NodeKind::kMul) &&
-      !t.is_bool() && !t.is_bfloat16()) {
+      !t.is_bool() && (!t.is_bfloat16() || opencl_spelling_)) {
     const char* sym = op->kind == NodeKind::kAdd ? " + " : op->kind == NodeKind::kSub ? " - " : " * ";
     TypeName(t, op->span);  // rejects non-native widths
     return "(" + PrintExpr(op->a) + sym + PrintExpr(op->b) + ")";
@@ -701,7 +703,7 @@ std::string CodeGenDSL::VisitExpr_(const BroadcastNode* op) {
   // __vbcast already gives. Removing `__vbcast(` and its `)` turns one into the other; `value`
   // is a primary, postfix or cast expression (operators print in parentheses), so `(float8)x`
   // casts all of it.
-  if (opencl_splats_ && call_depth_ == 0) return "(" + vtype + ")" + value;
+  if (opencl_spelling_ && call_depth_ == 0) return "(" + vtype + ")" + value;
   return "(" + vtype + ")__vbcast(" + value + ")";
 }
 
@@ -1039,8 +1041,8 @@ void CodeGenDSL::PrintVectorStore(const BufferStoreNode* op) {
 
 }  // namespace codegen
 
-std::string CodeGenDSL(const IRModule& mod, const std::string& entry, bool opencl_splats) {
-  return codegen::CodeGenDSL(opencl_splats).Generate(mod, entry);
+std::string CodeGenDSL(const IRModule& mod, const std::string& entry, bool opencl_spelling) {
+  return codegen::CodeGenDSL(opencl_spelling).Generate(mod, entry);
 }
 
 std::string CodeGenDSLLauncher(const IRModule& mod, const std::string& entry) {

@@ -466,7 +466,10 @@ const std::vector<DslIntrinsic>& DslIntrinsics() {
       Permute("vrevs", "", "reverse", With(With(kInts, kFloats), {"bool"}), {}, "Shuffle",
               "Lane order reversed (vectors or masks).", ""),
       Permute("vreplic", "", "replicate", With(kInts, kFloats), {"index"}, "Shuffle",
-              "Lane ``index`` of ``x`` broadcast to every lane.", ""),
+              "Lane ``index`` of ``x`` broadcast to every lane. On a native vector ``index`` "
+              "may be a runtime value; one that is not a lane fails the kernel's call (PySim "
+              "raises).",
+              ""),
       Permute("vsldl", "", "slide", With(kInts, kFloats), {}, "Shuffle",
               "``concat(x[shift:], y[:shift])``; ``shift`` is an immediate.", ""),
       Permute("vshfl", "vperm", "rotate", With(kInts, kFloats), {}, "Shuffle",

@@ -30,6 +30,14 @@ TESSERA_REGISTER_OP("dsl.get_lane")
     .set_num_inputs(2)
     .set_effect(CallEffect::kPure)
     .describe("Lane args[1] of vector or mask args[0].");
+TESSERA_REGISTER_OP("dsl.vreplic")
+    .set_num_inputs(2)
+    .set_effect(CallEffect::kPure)
+    .set_attr("dsl.name", "__vreplic")
+    .describe(
+        "args: x (a native vector), index (int32, known only at run time): lane `index` of x in "
+        "every lane (S.vreplic; a constant index is a Shuffle). An index outside the lanes "
+        "fails the call, as PySim refuses it.");
 TESSERA_REGISTER_OP("dsl.set_lane")
     .set_num_inputs(3)
     .set_effect(CallEffect::kPure)

@@ -14,10 +14,11 @@ namespace codegen {
  *  `__v*` intrinsic calls. Expects native 256-bit vectors (after the legalize stage). */
 class CodeGenDSL : public CodeGenC {
  public:
-  /*! \brief `opencl_splats`: a scalar broadcast to a vector prints as OpenCL C's cast
-   *  `(int8)x`, as Compass shows it; otherwise as `(int8)__vbcast(x)`, which GCC compiles (see
-   *  the free function CodeGenDSL). */
-  explicit CodeGenDSL(bool opencl_splats = false);
+  /*! \brief `opencl_spelling`: the text as Compass shows it, where a scalar broadcast to a
+   *  vector prints as OpenCL C's cast `(int8)x` and an unmasked bfloat16 vector +, - or * as the
+   *  C operator; otherwise `(int8)__vbcast(x)` and `__vadd(x, y, ALL_TRUE_h)`, which GCC
+   *  compiles (see the free function CodeGenDSL). */
+  explicit CodeGenDSL(bool opencl_spelling = false);
 
   /*! \brief The whole source: the include, every prototype, then every definition. The entry
    *  is the function named `entry` (GlobalVar name or global_symbol); empty picks the one
@@ -90,8 +91,9 @@ class CodeGenDSL : public CodeGenC {
   std::unordered_map<const VarNode*, std::string> constant_tables_;
   /*! \brief GlobalVar name -> C symbol, for calls. */
   std::unordered_map<std::string, std::string> symbols_;
-  /*! \brief Read only by VisitExpr_(const BroadcastNode*): how a splat is spelled. */
-  bool opencl_splats_ = false;
+  /*! \brief Read only where a Broadcast and a vector binary operator print: how a splat and a
+   *  bfloat16 +, -, * are spelled. */
+  bool opencl_spelling_ = false;
   /*! \brief How many calls' arguments are being printed. A splat that is an operand of an
    *  intrinsic keeps `(vtype)__vbcast(x)` in both texts, as Compass broadcasts an intrinsic's
    *  scalar operand through its vbcast call; only a splat outside calls (a vector constructor,
@@ -107,14 +109,21 @@ class CodeGenDSL : public CodeGenC {
  *  Two spellings of one text. A scalar broadcast to a vector is OpenCL C's cast `(int8)x`, as
  *  Compass prints it, which GCC's vector extension refuses (clang accepts it only for
  *  ext_vector_type vectors, and tessera/dsl.h uses GCC's vector_size ones). So the compiler
- *  always gets `opencl_splats = false`, where the same splat is `(int8)__vbcast(x)` (tessera/dsl.h:
- *  every lane set to x, the meaning OpenCL gives the cast); the Executor's `.c_code` shows
- *  `opencl_splats = true`. Both come from the same generator over the same IR, and the flag is
- *  read in one place (the Broadcast printer), so the shown text is the compiled one with each
- *  `__vbcast(` and its closing parenthesis removed. The DSL pipeline checks that on every build
- *  (pipeline_dsl.cc, WithOpenCLSplats); tests/python/dsl/test_splat_spelling.py builds such
- *  kernels with each C compiler that compiles tessera/dsl.h and checks them against numpy. */
-std::string CodeGenDSL(const IRModule& mod, const std::string& entry, bool opencl_splats = false);
+ *  always gets `opencl_spelling = false`, where the same splat is `(int8)__vbcast(x)`
+ *  (tessera/dsl.h: every lane set to x, the meaning OpenCL gives the cast); the Executor's
+ *  `.c_code` shows `opencl_spelling = true`. Likewise an unmasked bfloat16 vector +, - or * is
+ *  the operator `(a + b)` in the shown text, as Compass prints it (its compiler has bfloat16
+ *  vector arithmetic), and `__vadd(a, b, ALL_TRUE_h)` in the compiled one: tessera/dsl.h's
+ *  bfloat16x16 is a struct, which C has no operators for, and its __vadd computes each lane in
+ *  float and rounds once to nearest even, the operator's meaning. Both texts come from the same
+ *  generator over the same IR, and the flag is read in two places (the Broadcast printer and the
+ *  vector binary printer), so the shown text is the compiled one with each `__vbcast(` and its
+ *  closing parenthesis removed and each `__vadd/__vsub/__vmul(x, y, ALL_TRUE_h)` written as
+ *  the operator. The DSL pipeline checks that on every build (pipeline_dsl.cc, ShownSpelling);
+ *  tests/python/dsl/test_splat_spelling.py builds splat kernels with each C compiler that
+ *  compiles tessera/dsl.h and checks them against numpy, and
+ *  tests/python/dsl/test_bf16_vector_operators.py the bfloat16 operators. */
+std::string CodeGenDSL(const IRModule& mod, const std::string& entry, bool opencl_spelling = false);
 
 /*! \brief Host-only C to append to CodeGenDSL's source: the kernel's packed entry point
  *  `__tessera_packed_<entry>` (a TesseraPackedFunc, tessera/runtime_abi.h), which checks every

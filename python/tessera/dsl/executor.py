@@ -34,13 +34,17 @@ class Executor:
     @property
     def c_code(self):
         """The generated OpenCL-C-style source. A scalar broadcast to a vector is shown as
-        OpenCL C's cast `(int8)x`, as Compass prints it; see :attr:`compiled_source`."""
+        OpenCL C's cast `(int8)x`, and an unmasked bfloat16 vector +, - or * as the operator
+        `(a + b)`, as Compass prints them; see :attr:`compiled_source`."""
         return self._module.source
 
     @property
     def compiled_source(self):
         """The kernel source the C compiler got: :attr:`c_code` with each splat spelled
-        `(int8)__vbcast(x)` (GCC refuses a cast from a scalar to a vector), nothing else changed."""
+        `(int8)__vbcast(x)` (GCC refuses a cast from a scalar to a vector) and each bfloat16
+        vector operator as tessera/dsl.h's call, `__vadd(a, b, ALL_TRUE_h)` (C has no operators
+        for its bfloat16x16 struct; the call rounds each lane once, as the operator does),
+        nothing else changed."""
         return self._module.compiled_source
 
     @property

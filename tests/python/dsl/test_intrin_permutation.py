@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 from tessera.dsl import script as S
+from tessera.dsl.pysim import PySimIndexError
+from tessera.error import TesseraRuntimeError
 
-from _util import ALL_TYPES, INT_TYPES, check_active, expect_diag, lanes, mask_bits, np_dtype, rand, run_both
+from _util import (ALL_TYPES, INT_TYPES, build, check_active, expect_diag, lanes, line_of, mask_bits, np_dtype,
+                   rand, run_both)
 
 MASK = "2T2F1T"
 
@@ -199,3 +202,77 @@ def test_vshfl_runtime_shift_needs_native_vectors():
         S.vstore(S.vshfl(S.vload(a, lanes=32), s), out)
 
     expect_diag(kernel, "S.vshfl(", "it works on vectors of the native width only")
+
+
+# ---- S.vreplic with a lane chosen at run time --------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_vreplic_runtime_index_every_lane(dtype):
+    # A native vector takes an index known only at run time; the C is Compass's
+    # `__vreplic(x, index)`, and every lane, the first and the last included, is replicated.
+    n = lanes(dtype)
+
+    @S.prim_func
+    def kernel(a: S.ptr(dtype, "global"), idx: S.i32, out: S.ptr(dtype, "global")):
+        x = S.vload(a)
+        S.vstore(S.vreplic(x, idx), out)
+        S.vstore(S.vreplic(x, idx) + x, out + n)
+
+    ex = build(kernel)
+    assert "__vreplic(x, idx)" in ex.c_code, ex.c_code
+    a = _data(dtype, n, 4)
+    for index in (0, 1, n // 2, n - 1):
+        compiled, pysim = np.zeros(2 * n, a.dtype), np.zeros(2 * n, a.dtype)
+        ex(a, index, compiled)
+        kernel(a, index, pysim)
+        with np.errstate(over="ignore"):
+            want = np.concatenate([np.full(n, a[index]), (np.full(n, a[index]) + a).astype(a.dtype)])
+        check_active([compiled, pysim], want)
+
+
+@pytest.mark.parametrize("index", [-1, 8, 100, -2**31])
+def test_vreplic_runtime_index_outside_the_lanes_fails_the_call(index):
+    # Compass's simulator refuses an index that is not a lane; tessera's compiled kernel fails
+    # the call with the same words as PySim, and reads nothing outside the vector.
+    @S.prim_func
+    def kernel(a: S.ptr("int32", "global"), idx: S.i32, out: S.ptr("int32", "global")):
+        S.vstore(S.vreplic(S.vload(a), idx), out)
+
+    ex = build(kernel)
+    a = np.arange(10, 18, dtype="int32")
+    message = f"S.vreplic: the lane index {index} is not a lane of the 8-lane vector (expected 0 to 7)"
+    with pytest.raises(TesseraRuntimeError) as info:
+        ex(a, index, np.zeros(8, "int32"))
+    assert message in str(info.value)
+    with pytest.raises(PySimIndexError) as info:
+        kernel(a, index, np.zeros(8, "int32"))
+    err = info.value
+    assert message in err.message and isinstance(err, AssertionError)
+    assert err.line == line_of(kernel, "S.vreplic(") and "^" in str(err)
+    out = np.zeros(8, "int32")
+    ex(a, 7, out)  # the library is still usable
+    np.testing.assert_array_equal(out, np.full(8, 17))
+
+
+def test_vreplic_runtime_index_of_a_uint32_variable():
+    # An unsigned index is read as a lane number; one of 2^31 or more is no lane.
+    @S.prim_func
+    def kernel(a: S.ptr("float16", "global"), idx: S.u32, out: S.ptr("float16", "global")):
+        S.vstore(S.vreplic(S.vload(a), idx), out)
+
+    a = _data("float16", 16, 5)
+    compiled, pysim = run_both(kernel, a, 15, np.zeros(16, "float16"))
+    check_active([compiled[2], pysim[2]], np.full(16, a[15]))
+    with pytest.raises(TesseraRuntimeError, match="is not a lane of the 16-lane vector"):
+        build(kernel)(a, 2**32 - 1, np.zeros(16, "float16"))
+    with pytest.raises(PySimIndexError, match="is not a lane of the 16-lane vector"):
+        kernel(a, 2**32 - 1, np.zeros(16, "float16"))
+
+
+def test_vreplic_constant_index_outside_the_lanes_is_refused_at_build():
+    @S.prim_func
+    def kernel(a: S.ptr("int8", "global"), out: S.ptr("int8", "global")):
+        S.vstore(S.vreplic(S.vload(a), 32), out)
+
+    expect_diag(kernel, "S.vreplic(", 'the arg "index" must be in [0, 32), got 32')

@@ -388,8 +388,9 @@ def test_bfloat16_scalars_compute_in_float32():
 
 @pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "float16", "float32", "bfloat16"])
 def test_unmasked_add_sub_mul_print_as_c_operators(dtype):
-    # As Compass prints them (its tests look for "a[0] + b[0]" in ex.c_code); bfloat16 keeps
-    # the header's calls. Overflowing integer lanes wrap.
+    # As Compass prints them (its tests look for "a[0] + b[0]" in ex.c_code); the compiled text
+    # of bfloat16 keeps the header's calls (test_bf16_vector_operators.py). Overflowing integer
+    # lanes wrap.
     @S.prim_func
     def kernel(a: S.ptr(hw_native_vdtype(dtype), "global"), b: S.ptr(hw_native_vdtype(dtype), "global"),
                out: S.ptr(hw_native_vdtype(dtype), "global")):
@@ -402,8 +403,10 @@ def test_unmasked_add_sub_mul_print_as_c_operators(dtype):
     if dtype in ("float16", "bfloat16"):
         a, b = rand(n, dtype, seed=4, low=-4.0, high=4.0), rand(n, dtype, seed=5, low=-4.0, high=4.0)
     ex = BuildManager().build(kernel)
-    for sym in "+-*":
-        assert (f"a[0] {sym} b[0]" in ex.c_code) == (dtype != "bfloat16"), ex.c_code
+    for sym, call in (("+", "__vadd"), ("-", "__vsub"), ("*", "__vmul")):
+        assert f"a[0] {sym} b[0]" in ex.c_code, ex.c_code
+        compiled_call = f"{call}(a[0], b[0], ALL_TRUE_h)" in ex.compiled_source
+        assert compiled_call == (dtype == "bfloat16"), ex.compiled_source
     out = np.zeros(3 * n, a.dtype)
     ex(a, b, out)
     py = np.zeros(3 * n, a.dtype)

@@ -140,8 +140,9 @@ def _vreplic(p, node, name, x, index=0):
         raise p.error(node, f'S.{name} on "{x.dtype}" (wider than a native vector): the arg "index" '
                             f'must be a compile-time integer, got a run-time value')
     if is_expr(index):
-        return _core.Broadcast(p.call_op(node, T.element_of(x.dtype), "dsl.get_lane", [x, p.to_index(node, index)]),
-                               lanes, p.span(node))
+        # One call, printed as Compass's `__vreplic(x, index)`: an index outside the lanes fails
+        # the compiled call and raises in PySim (Compass's simulator asserts it is a lane).
+        return p.call_op(node, x.dtype, "dsl.vreplic", [x, p.to_index(node, index)])
     i = p.static_int(node, index, "index")
     if not 0 <= i < lanes:
         raise p.error(node, f'S.{name}: the arg "index" must be in [0, {lanes}), got {i}')

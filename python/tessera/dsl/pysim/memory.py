@@ -14,7 +14,8 @@ class PySimError(DiagnosticError):
 
 
 class PySimIndexError(PySimError, IndexError, AssertionError):
-    """An access outside the memory a pointer points into, under PySim. It is also an IndexError
+    """An access outside the memory a pointer points into, or a lane index outside its vector
+    (S.vreplic's index known at run time), under PySim. It is also an IndexError
     and an AssertionError: Compass's PySim raises the first for an index past the end and the
     second for an access through a pointer moved past the end (``p += 1`` in a loop), a
     distinction that tessera's IR, where a moved pointer is an offset in the index, does not

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import _core
-from .memory import Pointer, PySimError, PySimZeroDivisionError, np_dtype, split_type
+from .memory import Pointer, PySimError, PySimIndexError, PySimZeroDivisionError, np_dtype, split_type
 
 
 def _info(dtype):
@@ -702,6 +702,15 @@ def _vmake(it, e, a):
 @handler("dsl.get_lane")
 def _get_lane(it, e, a):
     return np.asarray(a[0])[int(a[1])]
+
+
+@handler("dsl.vreplic")
+def _vreplic(it, e, a):
+    x, index = np.asarray(a[0]), int(a[1])
+    if not 0 <= index < x.size:
+        raise it.error(e, f"S.vreplic: the lane index {index} is not a lane of the {x.size}-lane "
+                          f"vector (expected 0 to {x.size - 1})", PySimIndexError)
+    return np.full(x.size, x[index], dtype=x.dtype)
 
 
 @handler("dsl.set_lane")

@@ -129,9 +129,29 @@ __TESSERA_INTRIN_INT(ushort16, ushort, 16, ushort16, ushort, 0, 65535)
 __TESSERA_INTRIN_INT(int8, int, 8, uint8, uint, (-2147483647ll - 1), 2147483647ll)
 __TESSERA_INTRIN_INT(uint8, uint, 8, uint8, uint, 0, 4294967295ll)
 
+/* S.vreplic's lane chosen at run time: `i` when it is a lane of an n-lane vector. Another index
+ * fails the call (the first failure of a call is the one reported), as PySim refuses it, and
+ * reads lane 0 meanwhile, so that nothing outside the vector is read. */
+static inline int __tessera_replic_lane(int i, int n) {
+  if (i >= 0 && i < n) return i;
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&__tessera_call_failed, &expected, 1)) {
+    snprintf(__tessera_call_error, sizeof __tessera_call_error,
+             "S.vreplic: the lane index %d is not a lane of the %d-lane vector (expected 0 to %d)",
+             i, n, n - 1);
+  }
+  return 0;
+}
+
 /* ---- Lane-wise ops of every type (float lanes through float) --------------------------------
  * GET/SET read and write a lane as float or element. */
 #define __TESSERA_INTRIN_ANY(V, E, N, IDX)                                                    \
+  static inline V __vreplic_##V(V x, int index) {                                             \
+    V r = x;                                                                                  \
+    int k = __tessera_replic_lane(index, N);                                                  \
+    for (int i = 0; i < N; ++i) __TESSERA_SET_##V(r, i, __TESSERA_GET_##V(x, k));             \
+    return r;                                                                                 \
+  }                                                                                           \
   static inline V __vperm_##V(V x, V y, IDX idx) {                                            \
     V r = x;                                                                                  \
     for (int i = 0; i < N; ++i) {                                                             \
@@ -804,6 +824,7 @@ __TESSERA_GATHER(bfloat16x16, bfloat16, 16)
 #define __visinf(a, m) __TESSERA_CALL(__TESSERA_FLOATS(__visinf), a, (m))
 #define __visfinite(a, m) __TESSERA_CALL(__TESSERA_FLOATS(__visfinite), a, (m))
 #define __vperm(x, y, idx) __TESSERA_CALL(__TESSERA_ALL(__vperm), x, (y), (idx))
+#define __vreplic(x, index) __TESSERA_CALL(__TESSERA_ALL(__vreplic), x, (index))
 #define __vcompt(x, m) __TESSERA_CALL(__TESSERA_ALL(__vcompt), x, (m))
 #define __vcompc(x, y, m) __TESSERA_CALL(__TESSERA_ALL(__vcompc), x, (y), (m))
 #define __vrpadd(x, m) __TESSERA_CALL(__TESSERA_ALL(__vrpadd), x, (m))
