@@ -124,14 +124,16 @@ class ExtentCollector : public StmtExprVisitor {
   void Record(const Buffer& buf, const std::vector<Expr>& indices, const Expr& pred = nullptr) {
     if (indices.size() != 1) return Add(buf->data.get(), kUnknown);
     Expr idx = SimplifyExpr(indices[0]);
-    if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1);
+    // Counted in the buffer's own elements: a vector view of a scalar pointer indexes lanes.
+    const int64_t unit = ElementBytes(buf->dtype);
+    if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1, unit);
     if (auto* ramp = AsPtr<RampNode>(idx)) {
       if (ramp->lanes < 0) return Add(buf->data.get(), kUnknown);  // vscale * k lanes
       auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
       int last = LastActiveLane(pred, ramp->lanes);
       if (last < 0) return;
       if (base && stride) {
-        return Add(buf->data.get(), std::max(*base, *base + last * *stride) + 1);
+        return Add(buf->data.get(), std::max(*base, *base + last * *stride) + 1, unit);
       }
     }
     Add(buf->data.get(), kUnknown);
@@ -161,7 +163,8 @@ class ExtentCollector : public StmtExprVisitor {
     alias_[var] = a;
   }
 
-  void Add(const Object* var, int64_t extent) {
+  // `extent` elements of `unit_bytes` bytes each; 0 means elements of the variable's pointee.
+  void Add(const Object* var, int64_t extent, int64_t unit_bytes = 0) {
     auto al = alias_.find(var);
     if (al != alias_.end()) {
       const Alias& a = al->second;
@@ -172,7 +175,7 @@ class ExtentCollector : public StmtExprVisitor {
       if (extent == 0) return;
       // The extent is counted in the parameter's elements (a void pointer is an int8 one).
       int64_t unit = ElementBytes(func_->params[p->second]->pointer->element);
-      int64_t bytes = a.byte_offset + extent * a.element_bytes;
+      int64_t bytes = a.byte_offset + extent * (unit_bytes > 0 ? unit_bytes : a.element_bytes);
       return Add(a.param, (bytes + unit - 1) / unit);
     }
     auto it = index_.find(var);

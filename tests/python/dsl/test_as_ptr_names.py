@@ -63,6 +63,30 @@ def test_accesses_through_a_named_view_count_in_the_argument_checks():
 
 
 @S.prim_func
+def copy_three_vectors(a: S.ptr("int8", "global"), c: S.ptr("int8", "global")):
+    va = a.as_ptr("int8x32")
+    vc = (c + 50).as_ptr("int8x32")
+    v = va[:3]
+    (vc + 1)[:3] = v
+
+
+def test_a_slice_of_a_named_vector_view_counts_lanes_once():
+    # va[:3] reads 3 vectors of 32 lanes (96 elements), not 3 * 32 vectors.
+    ex = BuildManager().build(copy_three_vectors)
+    a = np.arange(200, dtype="int8")
+    out = np.zeros(200, "int8")
+    ex(a, out)
+    np.testing.assert_array_equal(out[82:178], a[:96])
+    np.testing.assert_array_equal(out[:82], 0)
+    with pytest.raises(ValueError, match="argument 'a' of copy_three_vectors\\(\\) has 95 elements "
+                                         "but the kernel accesses 96"):
+        ex(np.arange(95, dtype="int8"), out)
+    with pytest.raises(ValueError, match="argument 'c' of copy_three_vectors\\(\\) has 177 elements "
+                                         "but the kernel accesses 178"):
+        ex(a, np.zeros(177, "int8"))
+
+
+@S.prim_func
 def walk(a: S.ptr("int32", "global"), c: S.ptr("int32", "global")):
     src = a.as_ptr("i32x8")
     dst = c.as_ptr("i32x8")
