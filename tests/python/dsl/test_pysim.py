@@ -2,6 +2,8 @@
 TESSERA_PYSIM_SINGLE_THREAD=1), macros included; out-of-bounds accesses are reported with the
 source line."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -47,6 +49,25 @@ def test_barrier_and_shared_memory(monkeypatch):
     with pytest.raises(PySimError, match="barrier"):
         _with_barrier(a, out)
 
+
+
+def test_tecs_arriving_together_share_one_shared_allocation(monkeypatch):
+    # Widen the window between a TEC finding no shared buffer and creating one: all four TECs
+    # must still end up with the same buffer (before, each TEC's own lock let several create it).
+    from tessera.dsl.pysim import interpreter
+
+    class SlowRegion(interpreter.Region):
+        def __init__(self, data, name):
+            if name == "<shared>":
+                time.sleep(0.05)
+            super().__init__(data, name)
+
+    monkeypatch.setattr(interpreter, "Region", SlowRegion)
+    a = np.array([1, 2, 3, 4], "int32")
+    for _ in range(3):
+        out = np.zeros(4, "int32")
+        _with_barrier(a, out)
+        assert out.tolist() == [20, 30, 40, 10]
 
 @S.macro
 def _store_twice(out, a, i):

@@ -34,6 +34,11 @@ class _Frame:
         self.buffers = {}
 
 
+# Held while a TEC looks up or creates a launch's shared allocation, so that the TECs (threads)
+# of one launch never create two buffers for one `S.alloc(..., scope="shared")`.
+_SHARED_ALLOC_LOCK = threading.Lock()
+
+
 class Interpreter:
     def __init__(self, funcs, entry, tec, barrier, shared):
         self.funcs = {}
@@ -43,7 +48,6 @@ class Interpreter:
         self.tec = tec
         self.barrier = barrier
         self.shared = shared  # shared allocations: one per launch
-        self.lock = threading.Lock()
         self.keep = []  # IR wrappers kept alive so that their identities stay stable
 
     # ---- entry ----------------------------------------------------------------------------
@@ -213,7 +217,7 @@ class Interpreter:
             region = Region(values.astype(dt).view(np.uint8).copy(), var.name)
         elif scope == "shared":
             key = (var.name, s.span.line, s.span.column)
-            with self.lock:
+            with _SHARED_ALLOC_LOCK:  # one lock for all TECs: the first to arrive allocates
                 region = self.shared.get(key)
                 if region is None:
                     region = Region(np.zeros(nbytes, np.uint8), "<shared>")
