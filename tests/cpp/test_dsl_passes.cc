@@ -220,6 +220,30 @@ TEST(AlignVectorWidth, SplitsPartCastsBitCastsAndMixedSignDots) {
       "1)), (short16)__vbcast((short)0), ALL_TRUE_h)), (__global short16*)w, ALL_TRUE_h);\n");
 }
 
+TEST(LowerActiveLaneMask, ConstantMaskOrTailMaskAsCompassWritesThem) {
+  // out[32:40] = a[32:40] on the lanes where lane < 3 (a constant tail), then where i + lane < n.
+  Var a = Ptr("a", "float32"), out = Ptr("out", "float32"), n = VarNode::Make("n", T("int32"));
+  Var i = VarNode::Make("i", T("int32"));
+  IRModule mod = Kernel({a, out, n, i}, [&](const std::vector<Buffer>& b) {
+    std::vector<Stmt> seq;
+    for (Expr base : {I32(0), Expr(i)}) {
+      Expr limit = base.get() == i.get() ? Expr(n) : I32(3);
+      Expr mask = Call("uint1x8", "tir.get_active_lane_mask", {base, limit});
+      Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(32), 8)}, mask);
+      seq.push_back(BufferStoreNode::Make(b[1], load, {Ramp(I32(32), 8)}, mask));
+    }
+    return SeqStmtNode::Make(seq);
+  });
+  IRModule out_mod = transform::LowerActiveLaneMask()->fn(mod, transform::PassContext());
+  EXPECT_EQ(Body(CodeGenDSL(out_mod, "k")),
+            "  __vstore(__vload((__global float8*)(a + 32), __vmov_w(0x00000111)), "
+            "(__global float8*)(out + 32), __vmov_w(0x00000111));\n"
+            "  __vstore(__vload((__global float8*)(a + 32), __vtail_mask((n - i), 8)), "
+            "(__global float8*)(out + 32), __vtail_mask((n - i), 8));\n");
+  // Nothing to lower: the same module.
+  EXPECT_EQ(transform::LowerActiveLaneMask()->fn(out_mod, transform::PassContext()), out_mod);
+}
+
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {
   Var tile = Ptr("tile", "int32", "lsram"), big = Ptr("big", "float32", "shared");
   Span span("kernel.py", 12, 4);
