@@ -72,6 +72,21 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
       "(__global int8*)(out + 8), __vmov_w(0x00001111));\n");
 }
 
+TEST(AlignVectorWidth, ConstantMaskOfANarrowVectorIsPaddedAsOneConstant) {
+  // out[0:8] = a[0:8] on lanes 0-2 (int8): a char32 whose upper 24 lanes are off, the mask one
+  // constant (not the __vand of the mask and the padding).
+  IRModule mod = Kernel({Ptr("a", "int8"), Ptr("out", "int8")}, [](const std::vector<Buffer>& b) {
+    std::vector<Expr> on;
+    for (int i = 0; i < 8; ++i) on.push_back(Bool(i < 3));
+    Expr mask = Call("boolx8", "dsl.const_mask", on);
+    return BufferStoreNode::Make(b[1], BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)}, mask),
+                                 {Ramp(I32(0), 8)}, mask);
+  });
+  EXPECT_EQ(Aligned(mod),
+            "  __vstore(__vload((__global char32*)a, __vmov_b(0x00000007)), (__global char32*)out, "
+            "__vmov_b(0x00000007));\n");
+}
+
 TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
   // f(v: int32x12) -> int32x12 { return v + 1; }   k: out[0:12] = f(a[0:12])
   Var v = VarNode::Make("v", T("int32x12"));

@@ -84,8 +84,13 @@ def test_tail_mask_spelled_per_element_width(dtype, lanes, n, mask):
 
 
 def test_split_narrower_than_the_vector_is_correct():
-    # int8 split by 8: vectors of 8 lanes, fewer than the 32 of a native int8 vector.
+    # int8 split by 8: vectors of 8 lanes, padded to the 32 of a native int8 vector with their
+    # upper lanes off; the tail's mask and the padding's are one constant, as Compass pads it.
     ex = _add3(21, "int8", 8)
+    kernel = ex.c_code.split("/* Packed")[0]
+    assert "(__global char32*)(B + cse_var_1), __vmov_b(0x000000FF));" in kernel
+    assert "(__global char32*)(B + 16), __vmov_b(0x0000001F));" in kernel
+    assert "__vand(" not in kernel
     _check_add3(ex, 21, "int8")
 
 
