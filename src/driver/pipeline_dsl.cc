@@ -44,6 +44,14 @@ std::string HeaderText(const std::string& include_dir) {
   return text;
 }
 
+// Whether BuildManager made the module of a te or TensorIR function (tir_build.py marks it).
+bool FromTensorIR(const IRModule& mod) {
+  for (const auto& [gv, f] : mod->functions) {
+    if (f->attrs.count("dsl.from_tensor_ir")) return true;
+  }
+  return false;
+}
+
 StageResult DslBegin(IRModule mod, LowerContext& ctx) {
   PassRunner run(ctx, Stage::kBegin);
   transform::RefuseScalableVectors(mod, ctx.dsl_target ? ctx.dsl_target->name : "dsl");
@@ -59,10 +67,16 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   mod = run(mod, transform::SimplifyKeepingLets());
   mod = run(mod, "tir.HoistIfThenElse");
   mod = run(mod, "tir.RemoveNoOp");
+  // A te or TensorIR function (not an @S.prim_func): a loop over a condition on its iterations
+  // splits into the iterations where it holds and the rest, as Compass partitions scheduled
+  // functions (a loop split by the vector width: full vectors, then the tail).
+  mod = run.If(FromTensorIR(mod), mod, "tir.LoopPartition");
   // S.vectorized loops of a constant extent become vector code, as Compass lowers them (a body
-  // that cannot be vectorized keeps its loop).
-  mod = run(mod, "tir.SplitVectorizedLoops");
-  mod = run(mod, "tir.VectorizeLoop");
+  // that cannot be vectorized keeps its loop); a body under `if lane + k < n` (a tail) becomes
+  // loads and stores masked by the lanes where it holds.
+  mod = run(mod, transform::SplitVectorizedLoops(/*native_vector_bits=*/256));
+  mod = run(mod, transform::VectorizeLoop(/*enable_vectorize=*/true, /*mask_tails=*/true));
+  mod = run(mod, "dsl.LowerActiveLaneMask");
   mod = run(mod, "dsl.RenameLoopVar");
   if (ctx.dsl_target) mod = run(mod, transform::VerifyLocalMemory(*ctx.dsl_target));
   return {mod, false, nullptr};

@@ -452,6 +452,10 @@ bool TargetHasScalableVectors(const ObjectRef& target) {
 struct VectorContext {
   bool scalable_target = false;  // the target has scalable vectors
   bool predicate = false;        // buffer-level predication of `if lane < limit` bodies
+  // The vector DSL's form of that predication: the lanes of the condition mask every contiguous
+  // access of the body, whatever its base (the tail of a loop split by the vector width,
+  // `if v < 3: B[v + 32] = A[v + 32] + 3`, is one masked load and store of 8 lanes).
+  bool mask_any_base = false;
 };
 
 // Sets the `predicate` of the loads and stores of a vectorized `if` body whose condition is
@@ -463,13 +467,20 @@ class PredicateBufferAccesses : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
-  static Stmt Run(const Stmt& body, const Expr& condition) {
+  static Stmt Run(const Stmt& body, Expr condition, bool any_base) {
+    if (auto* likely = AsPtr<CallNode>(condition);
+        any_base && likely && likely->is_op("tir.likely")) {
+      condition = likely->args[0];
+    }
     auto* lt = AsPtr<LTNode>(condition);
     if (!lt) return nullptr;
     auto* ramp = AsPtr<RampNode>(lt->a);
     auto* limit = AsPtr<BroadcastNode>(lt->b);
     if (!ramp || !limit) return nullptr;
-    PredicateBufferAccesses p(ramp->base, limit->value);
+    // The lane mask counts lanes from the base one by one.
+    if (any_base && !IsConstInt(ramp->stride, 1)) return nullptr;
+    if (any_base && !OnlyStores(body)) return nullptr;
+    PredicateBufferAccesses p(ramp->base, limit->value, any_base ? ramp->dtype.lanes() : 0);
     Stmt out = p.VisitStmt(body);
     if (p.seen_ == 0 || p.seen_ != p.rewritten_) return nullptr;
     return out;
@@ -478,27 +489,50 @@ class PredicateBufferAccesses : public StmtExprMutator {
   Expr VisitExpr_(const BufferLoadNode* op) override {
     Expr e = StmtExprMutator::VisitExpr_(op);
     auto* load = AsPtr<BufferLoadNode>(e);
-    Expr mask = Mask(load->indices);
+    Expr mask = Mask(load->indices, load->predicate);
     if (!mask) return e;
     return BufferLoadNode::Make(load->buffer, load->indices, mask, load->span);
   }
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* store = AsPtr<BufferStoreNode>(s);
-    Expr mask = Mask(store->indices);
+    Expr mask = Mask(store->indices, store->predicate);
     if (!mask) return s;
     return BufferStoreNode::Make(store->buffer, store->value, store->indices, mask, store->span);
   }
 
  private:
-  PredicateBufferAccesses(Expr base, Expr limit)
-      : base_(std::move(base)), limit_(std::move(limit)) {}
+  // `any_base_lanes` > 0: any contiguous or strided access of that many lanes takes the mask.
+  PredicateBufferAccesses(Expr base, Expr limit, int any_base_lanes)
+      : base_(std::move(base)), limit_(std::move(limit)), any_base_lanes_(any_base_lanes) {}
 
-  Expr Mask(const std::vector<Expr>& indices) {
+  // Whether `body` does nothing but compute and store (no call, loop or branch that the
+  // condition would stop running on the inactive lanes).
+  static bool OnlyStores(const Stmt& body) {
+    if (AsPtr<BufferStoreNode>(body)) return true;
+    if (auto* let = AsPtr<LetStmtNode>(body)) return OnlyStores(let->body);
+    if (auto* decl = AsPtr<DeclBufferNode>(body)) return OnlyStores(decl->body);
+    if (auto* seq = AsPtr<SeqStmtNode>(body)) {
+      return std::all_of(seq->seq.begin(), seq->seq.end(), OnlyStores);
+    }
+    return false;
+  }
+
+  Expr Mask(const std::vector<Expr>& indices, const Expr& predicate) {
     ++seen_;
     if (indices.empty()) return nullptr;
     auto* ramp = AsPtr<RampNode>(indices[0]);
-    if (!ramp || !StructuralEqual(ramp->base, base_)) return nullptr;
+    if (any_base_lanes_ > 0) {
+      // Only the last index of a flattened access is a Ramp; an access already masked keeps
+      // its mask (and the body its `if`).
+      ramp = AsPtr<RampNode>(indices.back());
+      if (predicate || !ramp || ramp->dtype.is_scalable_vector() ||
+          ramp->dtype.lanes() != any_base_lanes_) {
+        return nullptr;
+      }
+    } else if (!ramp || !StructuralEqual(ramp->base, base_)) {
+      return nullptr;
+    }
     ++rewritten_;
     DataType mask_type = DataType::UInt(1).with_lanes_or_vscale_factor(
         ramp->dtype.lanes_or_vscale_factor(), ramp->dtype.is_scalable_vector());
@@ -506,6 +540,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
   }
 
   Expr base_, limit_;
+  int any_base_lanes_ = 0;
   int seen_ = 0, rewritten_ = 0;
 };
 
@@ -809,7 +844,7 @@ class Vectorizer : public StmtExprMutator {
     Stmt then_case = VisitStmt(op->then_case);
     Stmt else_case = op->else_case ? VisitStmt(op->else_case) : nullptr;
     if (ctx_.predicate && cond->dtype.is_vector() && !else_case && !cond_scalarize) {
-      if (Stmt s = PredicateBufferAccesses::Run(then_case, cond)) return s;
+      if (Stmt s = PredicateBufferAccesses::Run(then_case, cond, ctx_.mask_any_base)) return s;
     }
     if (cond_scalarize || cond->dtype.is_vector()) {
       need_scalarize_ = true;
@@ -1044,6 +1079,18 @@ int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const V
   return std::max(2, std::min(accumulates ? kLocalMaxLanes : kMaxLanes, vector_bits / bits));
 }
 
+// The most lanes of a chunk on a target whose vectors have `native_bits` bits (the vector DSL's:
+// 256, whose dsl.AlignVectorWidth splits wider vectors): kMaxLanes, or one native vector of the
+// widest element type `body` loads or stores where that has more (32 lanes of int8).
+int NativeLanes(const Stmt& body, int native_bits) {
+  int bits = 8;
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    if (auto* st = AsPtr<BufferStoreNode>(n)) bits = std::max(bits, st->buffer->dtype.bits());
+    if (auto* ld = AsPtr<BufferLoadNode>(n)) bits = std::max(bits, ld->buffer->dtype.bits());
+  });
+  return std::max(kMaxLanes, native_bits / bits);
+}
+
 For Serial(const ForNode* loop) {
   return ForNode::Make(loop->loop_var, loop->min, loop->extent, ForKind::kSerial, loop->body,
                        nullptr, loop->annotations, loop->span);
@@ -1055,7 +1102,9 @@ For Serial(const ForNode* loop) {
 // (`for i_outer: for i in T.vectorized(lanes)`); any other vectorized loop becomes serial.
 class VectorLoopSplitter : public StmtMutator {
  public:
-  explicit VectorLoopSplitter(int vector_bits) : vector_bits_(vector_bits) {}
+  // `native_bits` > 0: the vector DSL's rules (chunks of one native vector; masked tails).
+  VectorLoopSplitter(int vector_bits, int native_bits)
+      : vector_bits_(vector_bits), native_bits_(native_bits), mask_tails_(native_bits > 0) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const AllocateNode* op) override {
@@ -1069,7 +1118,8 @@ class VectorLoopSplitter : public StmtMutator {
     if (loop->for_kind != ForKind::kVectorized) return s;
     auto extent = AsConstInt(loop->extent);
     if (!extent || *extent <= 1) return Serial(loop);
-    int lanes = ChooseLanes(*extent, MaxLanes(loop->body, vector_bits_, local_));
+    int lanes = ChooseLanes(*extent, native_bits_ > 0 ? NativeLanes(loop->body, native_bits_)
+                                                      : MaxLanes(loop->body, vector_bits_, local_));
     const VarNode* var = loop->loop_var.get();
     // A body that does not depend on the variable runs `extent` times: a serial loop.
     if (lanes == 0 || !UsesVar(loop->body, [var](const VarNode* v) { return v == var; })) {
@@ -1079,7 +1129,7 @@ class VectorLoopSplitter : public StmtMutator {
     try {
       NativeVectorizer(loop->loop_var, RampNode::Make(loop->min, MakeConst(t, int64_t{1}), lanes),
                        lanes)
-          .VisitStmt(loop->body);
+          .VisitStmt(MaskedTailBody(loop));
     } catch (const NotVectorizable&) {
       return Serial(loop);
     }
@@ -1097,8 +1147,33 @@ class VectorLoopSplitter : public StmtMutator {
                          ForKind::kSerial, chunk, nullptr, loop->annotations, loop->span);
   }
 
+  // With `mask_tails`, the body of `if var + k < limit: body` (tir.VectorizeLoop masks its
+  // accesses instead of branching), else the loop's body.
+  Stmt MaskedTailBody(const ForNode* loop) const {
+    auto* branch = AsPtr<IfThenElseNode>(loop->body);
+    if (!mask_tails_ || !branch || branch->else_case) return loop->body;
+    Expr cond = branch->condition;
+    if (auto* likely = AsPtr<CallNode>(cond); likely && likely->is_op("tir.likely")) {
+      cond = likely->args[0];
+    }
+    auto* lt = AsPtr<LTNode>(cond);
+    const VarNode* var = loop->loop_var.get();
+    auto uses = [var](const Expr& e) {
+      return UsesVar(e, [var](const VarNode* v) { return v == var; });
+    };
+    if (!lt || uses(lt->b)) return loop->body;
+    Expr a = lt->a;
+    if (auto* add = AsPtr<AddNode>(a)) {
+      if (AsPtr<VarNode>(add->a) == var && !uses(add->b)) a = add->a;
+      if (AsPtr<VarNode>(add->b) == var && !uses(add->a)) a = add->b;
+    }
+    return AsPtr<VarNode>(a) == var ? branch->then_case : loop->body;
+  }
+
  private:
   int vector_bits_;
+  int native_bits_;
+  bool mask_tails_;
   std::unordered_set<const VarNode*> local_;  // buffers allocated in the function
 };
 
@@ -1106,8 +1181,8 @@ class VectorLoopSplitter : public StmtMutator {
 // "target" attribute (null: the current target), replaced inside a T.attr(target, "target").
 class LoopVectorizer : public StmtMutator {
  public:
-  LoopVectorizer(bool scalable_target, std::optional<bool> predicate)
-      : scalable_(scalable_target), predicate_(predicate) {}
+  LoopVectorizer(bool scalable_target, std::optional<bool> predicate, bool mask_any_base)
+      : scalable_(scalable_target), predicate_(predicate), mask_any_base_(mask_any_base) {}
   using StmtMutator::VisitStmt_;
 
   Stmt VisitStmt_(const ForNode* op) override {
@@ -1122,7 +1197,7 @@ class LoopVectorizer : public StmtMutator {
     }
     // Extent 1, or one known only at run time: the loop runs serially.
     if (lanes == 0) return Serial(loop);
-    VectorContext ctx{scalable_, predicate_.value_or(scalable_)};
+    VectorContext ctx{scalable_, predicate_.value_or(scalable_) || mask_any_base_, mask_any_base_};
     return Vectorizer(loop, lanes, ctx).VisitStmt(loop->body);
   }
   Stmt VisitStmt_(const AttrStmtNode* op) override {
@@ -1137,6 +1212,7 @@ class LoopVectorizer : public StmtMutator {
  private:
   bool scalable_;
   std::optional<bool> predicate_;
+  bool mask_any_base_;
 };
 
 // The vector width a host build splits vectorized loops at: the "tir.VectorizeLoop" option
@@ -1152,9 +1228,9 @@ int SplitBits(const PrimFunc& f, const PassContext& ctx) {
   return bits;
 }
 
-PrimFunc SplitVectorizedLoopsFunc(PrimFunc f, IRModule, const PassContext& ctx) {
+PrimFunc SplitVectorizedLoopsFunc(PrimFunc f, const PassContext& ctx, int native_bits) {
   if (ctx.GetBool("tir.disable_vectorize", false)) return f;
-  Stmt body = VectorLoopSplitter(SplitBits(f, ctx)).VisitStmt(f->body);
+  Stmt body = VectorLoopSplitter(SplitBits(f, ctx), native_bits).VisitStmt(f->body);
   return body == f->body ? f : f->WithBody(body);
 }
 
@@ -1168,7 +1244,7 @@ class VectorizeSkipper : public StmtMutator {
   }
 };
 
-PrimFunc VectorizeLoopFunc(PrimFunc f, const PassContext& ctx, bool enable) {
+PrimFunc VectorizeLoopFunc(PrimFunc f, const PassContext& ctx, bool enable, bool mask_tails) {
   Stmt body = f->body;
   if (!enable || ctx.GetBool("tir.disable_vectorize", false)) {
     body = VectorizeSkipper().VisitStmt(body);
@@ -1176,7 +1252,7 @@ PrimFunc VectorizeLoopFunc(PrimFunc f, const PassContext& ctx, bool enable) {
   }
   // tessera's option: max_vector_bits splits long loops into chunks of that width first.
   if (ctx.GetRecordInt("tir.VectorizeLoop", "max_vector_bits", 0) > 0) {
-    body = VectorLoopSplitter(SplitBits(f, ctx)).VisitStmt(body);
+    body = VectorLoopSplitter(SplitBits(f, ctx), 0).VisitStmt(body);
   }
   auto it = f->attrs.find("target");
   bool scalable = it != f->attrs.end() ? TargetHasScalableVectors(it->second)
@@ -1185,25 +1261,29 @@ PrimFunc VectorizeLoopFunc(PrimFunc f, const PassContext& ctx, bool enable) {
   if (ctx.config.count("tir.enable_buffer_level_predication")) {
     predicate = ctx.GetBool("tir.enable_buffer_level_predication", false);
   }
-  body = LoopVectorizer(scalable, predicate).VisitStmt(body);
+  body = LoopVectorizer(scalable, predicate, mask_tails).VisitStmt(body);
   return body == f->body ? f : f->WithBody(body);
 }
 
 }  // namespace
 
-Pass VectorizeLoop(bool enable_vectorize) {
+Pass VectorizeLoop(bool enable_vectorize, bool mask_tails) {
   return CreatePrimFuncPass(
-      [enable_vectorize](PrimFunc f, IRModule, const PassContext& ctx) {
-        return VectorizeLoopFunc(std::move(f), ctx, enable_vectorize);
+      [enable_vectorize, mask_tails](PrimFunc f, IRModule, const PassContext& ctx) {
+        return VectorizeLoopFunc(std::move(f), ctx, enable_vectorize, mask_tails);
       },
       0, "tir.VectorizeLoop");
 }
 TESSERA_REGISTER_PASS("tir.VectorizeLoop", [] { return VectorizeLoop(true); });
 
-Pass SplitVectorizedLoops() {
-  return CreatePrimFuncPass(SplitVectorizedLoopsFunc, 0, "tir.SplitVectorizedLoops");
+Pass SplitVectorizedLoops(int native_vector_bits) {
+  return CreatePrimFuncPass(
+      [native_vector_bits](PrimFunc f, IRModule, const PassContext& ctx) {
+        return SplitVectorizedLoopsFunc(std::move(f), ctx, native_vector_bits);
+      },
+      0, "tir.SplitVectorizedLoops");
 }
-TESSERA_REGISTER_PASS("tir.SplitVectorizedLoops", SplitVectorizedLoops);
+TESSERA_REGISTER_PASS("tir.SplitVectorizedLoops", [] { return SplitVectorizedLoops(0); });
 
 }  // namespace transform
 }  // namespace tessera

@@ -72,6 +72,21 @@ TEST(AlignVectorWidth, SplitsAFlexibleWidthAndMasksThePadding) {
       "(__global int8*)(out + 8), __vmov_w(0x00001111));\n");
 }
 
+TEST(AlignVectorWidth, ConstantMaskOfANarrowVectorIsPaddedAsOneConstant) {
+  // out[0:8] = a[0:8] on lanes 0-2 (int8): a char32 whose upper 24 lanes are off, the mask one
+  // constant (not the __vand of the mask and the padding).
+  IRModule mod = Kernel({Ptr("a", "int8"), Ptr("out", "int8")}, [](const std::vector<Buffer>& b) {
+    std::vector<Expr> on;
+    for (int i = 0; i < 8; ++i) on.push_back(Bool(i < 3));
+    Expr mask = Call("boolx8", "dsl.const_mask", on);
+    return BufferStoreNode::Make(b[1], BufferLoadNode::Make(b[0], {Ramp(I32(0), 8)}, mask),
+                                 {Ramp(I32(0), 8)}, mask);
+  });
+  EXPECT_EQ(Aligned(mod),
+            "  __vstore(__vload((__global char32*)a, __vmov_b(0x00000007)), (__global char32*)out, "
+            "__vmov_b(0x00000007));\n");
+}
+
 TEST(AlignVectorWidth, SubFunctionSignaturesOfVirtualWidth) {
   // f(v: int32x12) -> int32x12 { return v + 1; }   k: out[0:12] = f(a[0:12])
   Var v = VarNode::Make("v", T("int32x12"));
@@ -218,6 +233,30 @@ TEST(AlignVectorWidth, SplitsPartCastsBitCastsAndMixedSignDots) {
       "(short16)__vbcast((short)0), ALL_TRUE_h), __vsel((__vcvt_short16(__vload((__global char32*)a, "
       "ALL_TRUE_b), 16, 1) * __vcvt_short16(__vload((__global uchar32*)u, ALL_TRUE_b), 16, "
       "1)), (short16)__vbcast((short)0), ALL_TRUE_h)), (__global short16*)w, ALL_TRUE_h);\n");
+}
+
+TEST(LowerActiveLaneMask, ConstantMaskOrTailMaskAsCompassWritesThem) {
+  // out[32:40] = a[32:40] on the lanes where lane < 3 (a constant tail), then where i + lane < n.
+  Var a = Ptr("a", "float32"), out = Ptr("out", "float32"), n = VarNode::Make("n", T("int32"));
+  Var i = VarNode::Make("i", T("int32"));
+  IRModule mod = Kernel({a, out, n, i}, [&](const std::vector<Buffer>& b) {
+    std::vector<Stmt> seq;
+    for (Expr base : {I32(0), Expr(i)}) {
+      Expr limit = base.get() == i.get() ? Expr(n) : I32(3);
+      Expr mask = Call("uint1x8", "tir.get_active_lane_mask", {base, limit});
+      Expr load = BufferLoadNode::Make(b[0], {Ramp(I32(32), 8)}, mask);
+      seq.push_back(BufferStoreNode::Make(b[1], load, {Ramp(I32(32), 8)}, mask));
+    }
+    return SeqStmtNode::Make(seq);
+  });
+  IRModule out_mod = transform::LowerActiveLaneMask()->fn(mod, transform::PassContext());
+  EXPECT_EQ(Body(CodeGenDSL(out_mod, "k")),
+            "  __vstore(__vload((__global float8*)(a + 32), __vmov_w(0x00000111)), "
+            "(__global float8*)(out + 32), __vmov_w(0x00000111));\n"
+            "  __vstore(__vload((__global float8*)(a + 32), __vtail_mask((n - i), 8)), "
+            "(__global float8*)(out + 32), __vtail_mask((n - i), 8));\n");
+  // Nothing to lower: the same module.
+  EXPECT_EQ(transform::LowerActiveLaneMask()->fn(out_mod, transform::PassContext()), out_mod);
 }
 
 TEST(VerifyLocalMemory, NamesTheAllocationThatOverflows) {

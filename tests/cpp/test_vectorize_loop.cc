@@ -8,6 +8,7 @@
 #include "tessera/ir/buffer.h"
 #include "tessera/ir/expr.h"
 #include "tessera/ir/function.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/stmt.h"
 #include "tessera/transform/pass.h"
 #include "tessera/transform/passes.h"
@@ -121,6 +122,64 @@ TEST(VectorizeLoop, DisabledVectorizationLeavesSerialLoops) {
   loop = AsPtr<ForNode>(disabled);
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->for_kind, ForKind::kSerial);
+}
+
+// for i in T.vectorized(8): if i < n: B[i + 32] = A[i + 32] (the tail of a loop split by 8),
+// with `call` a call in the body too.
+IRModule TailModule(bool call) {
+  Buffer a = BufferNode::Decl("A", kF32, {Int32(40)});
+  Buffer b = BufferNode::Decl("B", kF32, {Int32(40)});
+  Var n = VarNode::Make("n", kI32);
+  Var i = VarNode::Make("i", kI32);
+  Expr at = AddNode::Make(i, Int32(32));
+  Stmt body = BufferStoreNode::Make(b, BufferLoadNode::Make(a, {at}), {at});
+  if (call) {
+    body = SeqStmtNode::Make(
+        {body, EvaluateNode::Make(CallNode::Make(DataType::Void(), OpNode::Get("tir.call_extern"),
+                                                 {StringImmNode::Make("note")}))});
+  }
+  Stmt loop = ForNode::Make(i, Int32(0), Int32(8), ForKind::kVectorized,
+                            IfThenElseNode::Make(LTNode::Make(i, n), body));
+  AttrMap attrs;
+  attrs["global_symbol"] = StringImmNode::Make("main");
+  Stmt decls = DeclBufferNode::Make(a, DeclBufferNode::Make(b, loop));
+  return IRModuleNode::FromFunc(
+      PrimFuncNode::Make({a->data, b->data, n}, {}, decls, DataType::Void(), attrs), "main");
+}
+
+Stmt BodyAfterDecls(const IRModule& mod) {
+  Stmt body = mod->Lookup("main")->body;
+  while (auto* decl = AsPtr<DeclBufferNode>(body)) body = decl->body;
+  return body;
+}
+
+TEST(VectorizeLoop, MaskedTailsLoadAndStoreTheLanesWhereTheConditionHolds) {
+  // TVM's rule predicates only accesses from the condition's own base (i, not i + 32): the loop
+  // over the lanes stays.
+  Stmt plain = BodyAfterDecls(transform::VectorizeLoop()->fn(TailModule(false), {}));
+  ASSERT_NE(AsPtr<ForNode>(plain), nullptr);
+
+  // The DSL's: one store of 8 lanes from 32, the load and the store masked by the lanes below n.
+  Stmt masked = BodyAfterDecls(transform::VectorizeLoop(true, true)->fn(TailModule(false), {}));
+  auto* store = AsPtr<BufferStoreNode>(masked);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(StoreLanes(masked), 8);
+  auto* mask = AsPtr<CallNode>(store->predicate);
+  ASSERT_NE(mask, nullptr);
+  EXPECT_TRUE(mask->is_op("tir.get_active_lane_mask"));
+  EXPECT_EQ(AsConstInt(mask->args[0]), 0);
+  auto* limit = AsPtr<VarNode>(mask->args[1]);
+  ASSERT_NE(limit, nullptr);
+  EXPECT_EQ(limit->name, "n");
+  auto* load = AsPtr<BufferLoadNode>(store->value);
+  ASSERT_NE(load, nullptr);
+  EXPECT_NE(load->predicate, nullptr);
+
+  // A call under the condition would run on every lane: the loop over the lanes stays.
+  Stmt with_call = BodyAfterDecls(transform::VectorizeLoop(true, true)->fn(TailModule(true), {}));
+  auto* lanes = AsPtr<ForNode>(with_call);
+  ASSERT_NE(lanes, nullptr);
+  EXPECT_EQ(lanes->for_kind, ForKind::kSerial);
 }
 
 }  // namespace

@@ -16,6 +16,11 @@ Pass AlignVectorWidth();
  *  it), as Compass's DSL folds such names before code generation. */
 Pass FoldConstant();
 
+/*! \brief Replace the lane masks of a vectorized loop's tail (tir.get_active_lane_mask, put on
+ *  its loads and stores by tir.VectorizeLoop) by the DSL's masks: a constant mask where the
+ *  count of active lanes is known, else a tail mask of that count. */
+Pass LowerActiveLaneMask();
+
 /*! \brief Write a scalar integer floordiv / floormod whose numerator is provably non-negative and
  *  whose divisor is provably positive as the truncating Div / Mod (C's `/` and `%`). */
 Pass TruncDivMod();

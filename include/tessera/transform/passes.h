@@ -64,11 +64,16 @@ Pass LowerOpaqueBlock(bool keep_loops = false);
 Pass FlattenBuffer();
 /*! \brief Turn each T.vectorized loop into one vector of its extent (Ramp/Broadcast code, TVM's
  *  rules); statements that cannot be vectorized keep a serial loop over the lanes. With
- *  `enable_vectorize` false or "tir.disable_vectorize" set, vectorized loops become serial. */
-Pass VectorizeLoop(bool enable_vectorize = true);
+ *  `enable_vectorize` false or "tir.disable_vectorize" set, vectorized loops become serial.
+ *  `mask_tails` (the vector DSL's pipeline): a body under `if lane + k < limit` becomes its
+ *  loads and stores masked by the lanes where the condition holds, whatever their base. */
+Pass VectorizeLoop(bool enable_vectorize = true, bool mask_tails = false);
 /*! \brief Before VectorizeLoop in a build: split vectorized loops at the target's vector width
- *  (serial loops over vectorized chunks); loops the host cannot vectorize become serial. */
-Pass SplitVectorizedLoops();
+ *  (serial loops over vectorized chunks); loops the host cannot vectorize become serial.
+ *  `native_vector_bits` > 0 (the vector DSL's targets): chunks of one native vector of the
+ *  widest element type, and a body under `if lane + k < limit` stays vectorized (VectorizeLoop
+ *  with `mask_tails` masks its accesses). */
+Pass SplitVectorizedLoops(int native_vector_bits = 0);
 /*! \brief A vector store of a number of lanes that is not a power of two (which the host's
  *  vector types cannot hold) becomes stores of power-of-two pieces. */
 Pass LegalizeVectorLanes();

@@ -39,7 +39,10 @@ def as_module(inp, name=None):
             raise TesseraValueError(f"BuildManager builds an IRModule of one PrimFunc; this one has "
                                     f"{len(funcs)}")
         gv, func = funcs[0]
-        default = gv.name_hint
+        # The function's own symbol names the kernel, as Compass names it (Schedule(func).mod
+        # holds it as "main").
+        symbol = func.attrs.get("global_symbol") if func.attrs is not None else None
+        default = str(symbol.value) if symbol is not None else gv.name_hint
     else:
         func = inp
         symbol = func.attrs.get("global_symbol") if func.attrs is not None else None
@@ -109,18 +112,23 @@ def _entry_module(dsl, entry):
     return _core.IRModule([(_core.GlobalVar(entry), dsl)])
 
 
+# The loop kinds the DSL's pipeline builds: serial, and vectorized (a vector per iteration of
+# the loop around; a tail of fewer lanes becomes masked loads and stores).
+_PLAIN_LOOPS = ("ForKind.SERIAL", "0", "serial", "ForKind.VECTORIZED", "vectorized")
+
+
 def _plain(func):
     """Whether the flattened ``func`` is a kernel the DSL's code generator writes as Compass
-    does (serial loops over global buffers of constant shape, scalars as parameters): no loop
-    bound to a TEC, parallel or vectorized, no cache of another scope, no shape variable that
-    is no parameter (those stay with the host build)."""
+    does (serial and vectorized loops over global buffers of constant shape, scalars as
+    parameters): no loop bound to a TEC or parallel, no cache of another scope, no shape
+    variable that is no parameter (those stay with the host build)."""
     from ..tir.stmt_functor import post_order_visit
 
     plain = [True]
 
     def visit(node):
         kind = getattr(node, "kind", None)
-        if isinstance(node, _core.For) and str(kind) not in ("ForKind.SERIAL", "0", "serial"):
+        if isinstance(node, _core.For) and str(kind) not in _PLAIN_LOOPS:
             plain[0] = False
         elif isinstance(node, (_core.Allocate, _core.AttrStmt)):
             plain[0] = False
@@ -149,7 +157,8 @@ def as_plain_dsl_module(inp, name=None):
     body = flat.body
     for buf in reversed([by_param[p.name] for p in flat.params if p.name in by_param]):
         body = _core.DeclBuffer(buf, body)
-    dsl = _core.PrimFunc(params, body)
+    # Marked for the DSL pipeline's passes of scheduled functions (tir.LoopPartition).
+    dsl = _core.PrimFunc(params, body).with_attr("dsl.from_tensor_ir", _core.IntImm("int32", 1))
     attrs = func.attrs or {}
     if attrs.get("tir.noalias") is not None and bool(getattr(attrs["tir.noalias"], "value", 0)):
         dsl = dsl.with_attr("tir.noalias", _core.IntImm("bool", 1))

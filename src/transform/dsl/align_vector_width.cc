@@ -57,9 +57,30 @@ Expr PrefixMask(int lanes, int active, const Span& span) {
   return Op("dsl.const_mask", DataType::Bool(lanes), std::move(on), span);
 }
 
+// The lanes of a dsl.const_mask of constant lanes, empty for any other mask.
+std::vector<bool> ConstLanes(const Expr& mask) {
+  std::vector<bool> on;
+  auto* call = AsPtr<CallNode>(mask);
+  if (!call || !call->is_op("dsl.const_mask")) return on;
+  for (const Expr& e : call->args) {
+    auto c = AsConstInt(e);
+    if (!c) return {};
+    on.push_back(*c != 0);
+  }
+  return on;
+}
+
 Expr AndMask(const Expr& a, const Expr& b, const Span& span) {
   if (!a) return b;
   if (!b) return a;
+  // Two constant masks are one (a narrow tail padded to the native vector: Compass's single
+  // __vmov_b(0x0000003F), not __vand of two).
+  std::vector<bool> x = ConstLanes(a), y = ConstLanes(b);
+  if (!x.empty() && x.size() == y.size()) {
+    std::vector<Expr> on;
+    for (size_t i = 0; i < x.size(); ++i) on.push_back(Bool(x[i] && y[i]));
+    return Op("dsl.const_mask", a->dtype, std::move(on), span);
+  }
   return AndNode::Make(a, b, span);
 }
 
