@@ -333,7 +333,7 @@ std::string CodeGenDSL::GenerateLauncher(const IRModule& mod, const std::string&
     os << "  /* " << p->name << " */\n";
     if (p->pointer) {
       DataType elem = p->pointer->element.element_of();
-      int64_t extent = extents[i];
+      int64_t extent = extents[i];  // in scalars (a pointer to vectors: their lanes)
       os << "  if (" << c << " == TESSERA_ARG_NULL || ((" << c << " == TESSERA_ARG_INT || " << c
          << " == TESSERA_ARG_UINT) && " << a << ".v_int64 == 0)) {\n";
       if (extent > 0 && !tested.count(p)) {

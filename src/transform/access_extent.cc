@@ -65,7 +65,11 @@ class ExtentCollector : public StmtExprVisitor {
       PrimFunc callee = mod_->Lookup(gv->name_hint);
       if (callee) {
         std::vector<int64_t> inner = Of(mod_, callee, memo_);
-        for (size_t i = 0; i < op->args.size() && i < inner.size(); ++i) Forward(op->args[i], inner[i]);
+        for (size_t i = 0; i < op->args.size() && i < inner.size(); ++i) {
+          const VarNode* param = i < callee->params.size() ? callee->params[i].get() : nullptr;
+          int64_t unit = param && param->pointer ? ScalarBytes(param) : 0;
+          Forward(op->args[i], inner[i], unit);
+        }
       }
       for (const Expr& a : op->args) {
         if (!IsInstance<VarNode>(a.get())) VisitExpr(a);
@@ -86,18 +90,23 @@ class ExtentCollector : public StmtExprVisitor {
   }
 
  private:
-  // An argument reaching a callee parameter accessed `inner` elements deep.
-  void Forward(const Expr& arg, int64_t inner) {
+  // An argument reaching a callee parameter accessed `inner` elements deep, elements of
+  // `unit` bytes (the callee parameter's pointee; 0: the argument's own pointee).
+  void Forward(const Expr& arg, int64_t inner, int64_t unit) {
     if (inner == 0) return;
     if (auto* v = AsPtr<VarNode>(arg)) {
-      Add(v, inner);
+      Add(v, inner, unit);
       return;
     }
     auto* call = AsPtr<CallNode>(arg);
     if (call && call->is_op("tir.address_of")) {
       if (auto* load = AsPtr<BufferLoadNode>(call->args[0])) {
         auto c = AsConstInt(SimplifyExpr(load->indices.back()));
-        Add(load->buffer->data.get(), (c && inner != kUnknown) ? *c + inner : kUnknown);
+        if (!c || inner == kUnknown) return Add(load->buffer->data.get(), kUnknown);
+        // In bytes: the element the address names, then what the callee reaches from it.
+        int64_t from = *c * ElementBytes(load->buffer->dtype);
+        int64_t reach = inner * (unit > 0 ? unit : ElementBytes(load->buffer->dtype));
+        Add(load->buffer->data.get(), from + reach, 1);
       }
     }
   }
@@ -143,6 +152,10 @@ class ExtentCollector : public StmtExprVisitor {
     return t.is_void() ? 1 : (static_cast<int64_t>(t.bits()) * t.lanes() + 7) / 8;
   }
   static int64_t PointeeBytes(const VarNode* v) { return ElementBytes(v->pointer->element); }
+  // A parameter's extent counts scalars: the lanes of a pointer to vectors, as the array holds.
+  static int64_t ScalarBytes(const VarNode* v) {
+    return ElementBytes(v->pointer->element.element_of());
+  }
 
   struct Alias {
     const Object* param;
@@ -173,13 +186,22 @@ class ExtentCollector : public StmtExprVisitor {
         return Add(a.param, extent == 0 ? 0 : kUnknown);
       }
       if (extent == 0) return;
-      // The extent is counted in the parameter's elements (a void pointer is an int8 one).
-      int64_t unit = ElementBytes(func_->params[p->second]->pointer->element);
+      // The extent is counted in the parameter's scalars (a void pointer is an int8 one).
+      int64_t unit = ScalarBytes(func_->params[p->second].get());
       int64_t bytes = a.byte_offset + extent * (unit_bytes > 0 ? unit_bytes : a.element_bytes);
-      return Add(a.param, (bytes + unit - 1) / unit);
+      return Add(a.param, (bytes + unit - 1) / unit, unit);
     }
     auto it = index_.find(var);
-    if (it != index_.end()) extents_[it->second] = Merge(extents_[it->second], extent);
+    if (it == index_.end()) return;
+    // A parameter's extent is counted in its scalars (the lanes of a pointer to vectors);
+    // an access in other units (vectors, a scalar view of another type, a callee's) is converted.
+    auto* param = static_cast<const VarNode*>(var);
+    if (param->pointer && extent > 0) {
+      int64_t own = ScalarBytes(param);
+      int64_t unit = unit_bytes > 0 ? unit_bytes : PointeeBytes(param);
+      if (unit != own && own > 0) extent = (extent * unit + own - 1) / own;
+    }
+    extents_[it->second] = Merge(extents_[it->second], extent);
   }
 
   const IRModule& mod_;

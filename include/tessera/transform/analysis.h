@@ -13,8 +13,9 @@ class Analyzer;
 }  // namespace arith
 namespace transform {
 
-/*! \brief For each parameter of `entry`: the number of elements a pointer parameter is known to
- *  be accessed at (highest constant index + 1, through subroutine calls too), 0 when it is not
+/*! \brief For each parameter of `entry`: the number of scalar elements a pointer parameter is
+ *  known to be accessed at (highest constant index + 1, through subroutine calls too; a pointer
+ *  to vectors counts their lanes, as the array it is given holds them), 0 when it is not
  *  accessed or not a pointer, -1 when an access index is not a constant. */
 std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry);
 

@@ -203,3 +203,65 @@ def test_array_of_another_dtype_too_small_for_the_kernel_is_still_refused():
     with pytest.raises(ValueError, match="argument 'a' of add_one\\(\\) has 0 elements but the "
                                          "kernel accesses 1"):
         ex(np.zeros(3, "int8"), np.zeros(1, "int32"))
+
+
+@S.prim_func
+def two_vectors(x: S.ptr("uint8x32", "global"), out: S.ptr("uint8x32", "global")):
+    out[0] = x[0]
+    out[1] = S.vror(x[0], 1, [False] * 32)  # every lane inactive, but the store writes them all
+
+
+def test_a_pointer_to_vectors_is_checked_in_lanes():
+    # The kernel writes two uint8x32 vectors, 64 elements: a 32-element array is refused
+    # (before, the count was taken in vectors, 2 <= 32, and the write ran past the array).
+    ex = build(two_vectors)
+    with pytest.raises(ValueError, match="argument 'out' of two_vectors\\(\\) has 32 elements but "
+                                         "the kernel accesses 64"):
+        ex(np.arange(32, dtype="uint8"), np.zeros(32, "uint8"))
+    with pytest.raises(ValueError, match="argument 'x' of two_vectors\\(\\) has 31 elements but "
+                                         "the kernel accesses 32"):
+        ex(np.arange(31, dtype="uint8"), np.zeros(64, "uint8"))
+    x, out = np.arange(32, dtype="uint8"), np.zeros(64, "uint8")
+    ex(x, out)
+    np.testing.assert_array_equal(out[:32], x)
+
+
+@S.prim_func
+def fill_vectors(dst: S.ptr("int16x16", "global"), count: S.i32):
+    dst[0] = S.int16x16(7)
+    dst[2] = S.int16x16(count)
+
+
+@S.prim_func
+def fill_through_callee(a: S.ptr("int16", "global")):
+    fill_vectors((a + 4).as_ptr("int16x16"), 3)
+
+
+@S.prim_func
+def fill_scalars(dst: S.ptr("int16", "global")):
+    dst[4] = S.int16(1)
+
+
+@S.prim_func
+def fill_scalars_of_vectors(v: S.ptr("int16x16", "global")):
+    fill_scalars(v.as_ptr("int16"))
+    fill_scalars(v + 1)
+
+
+def test_extents_through_a_callee_convert_between_scalars_and_vectors():
+    # A callee that writes 3 int16x16 vectors from a + 4 reaches element 4 + 48 = 52.
+    ex = build(fill_through_callee)
+    with pytest.raises(ValueError, match="argument 'a' of fill_through_callee\\(\\) has 51 "
+                                         "elements but the kernel accesses 52"):
+        ex(np.zeros(51, "int16"))
+    a = np.zeros(52, "int16")
+    ex(a)
+    np.testing.assert_array_equal(a, [0] * 4 + [7] * 16 + [0] * 16 + [3] * 16)
+    # Scalars written through a pointer to vectors: v[4] and (v + 1)[4], element 20 of 21.
+    ex = build(fill_scalars_of_vectors)
+    with pytest.raises(ValueError, match="argument 'v' of fill_scalars_of_vectors\\(\\) has 20 "
+                                         "elements but the kernel accesses 21"):
+        ex(np.zeros(20, "int16"))
+    v = np.zeros(21, "int16")
+    ex(v)
+    np.testing.assert_array_equal(np.nonzero(v)[0], [4, 20])
