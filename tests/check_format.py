@@ -65,6 +65,7 @@ FORMATTED = [
     "src/transform/bind_target.cc",
     "src/transform/default_gpu_schedule.cc",
     "src/transform/dsl/lower_active_lane_mask.cc",
+    "src/transform/dsl/remove_unit_loops.cc",
     "src/transform/dsl/verify_target_features.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/inject_double_buffer.cc",

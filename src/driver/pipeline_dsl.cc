@@ -70,6 +70,9 @@ StageResult DslCleanup(IRModule mod, LowerContext& ctx) {
   // A te or TensorIR function (not an @S.prim_func): a loop over a condition on its iterations
   // splits into the iterations where it holds and the rest, as Compass partitions scheduled
   // functions (a loop split by the vector width: full vectors, then the tail).
+  // Its loops of one iteration go first, as Compass's build drops them with the blocks (a te
+  // split by 8 of at most 8 elements: one vector, no loop around it).
+  mod = run.If(FromTensorIR(mod), mod, "dsl.RemoveUnitLoops");
   mod = run.If(FromTensorIR(mod), mod, "tir.LoopPartition");
   // S.vectorized loops of a constant extent become vector code, as Compass lowers them (a body
   // that cannot be vectorized keeps its loop); a body under `if lane + k < n` (a tail) becomes

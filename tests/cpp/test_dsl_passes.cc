@@ -719,5 +719,30 @@ TEST(CommonSubexprElim, SharedComputationsBecomeOneLetWhereTheirVariablesAreKnow
   EXPECT_EQ(Body(CodeGenDSL(same, "k")).find("cse_var"), std::string::npos);
 }
 
+TEST(RemoveUnitLoops, ALoopOfOneIterationIsItsBodyAtTheStart) {
+  // for i in [2, 3): out[i * 8] = i  ->  out[16] = 2; a loop of two iterations stays, and so
+  // does a one-iteration loop with an annotation.
+  Var out = Ptr("out"), i = VarNode::Make("i", DataType::Int(32));
+  Var j = VarNode::Make("j", DataType::Int(32)), m = VarNode::Make("m", DataType::Int(32));
+  IRModule mod = Kernel({out}, [&](const std::vector<Buffer>& buf) {
+    AttrMap note;
+    note["pragma_keep"] = I32(1);
+    return SeqStmtNode::Make({
+        ForNode::Make(i, I32(2), I32(1), ForKind::kSerial,
+                      BufferStoreNode::Make(buf[0], i, {MulNode::Make(i, I32(8))})),
+        ForNode::Make(j, I32(0), I32(2), ForKind::kSerial,
+                      BufferStoreNode::Make(buf[0], j, {j})),
+        ForNode::Make(m, I32(0), I32(1), ForKind::kSerial, BufferStoreNode::Make(buf[0], m, {m}),
+                      nullptr, note),
+    });
+  });
+  std::string code = RunPass(transform::RemoveUnitLoops, mod);
+  EXPECT_NE(code.find("out[(2 * 8)] = 2;"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int j = 0; j < 2; j += 1)"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int m = 0; m < 1; m += 1)"), std::string::npos) << code;
+  IRModule once = transform::RemoveUnitLoops()->fn(mod, transform::PassContext());
+  EXPECT_EQ(transform::RemoveUnitLoops()->fn(once, transform::PassContext()), once);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -21,6 +21,11 @@ Pass FoldConstant();
  *  count of active lanes is known, else a tail mask of that count. */
 Pass LowerActiveLaneMask();
 
+/*! \brief Replace a loop of one iteration (constant extent 1, no annotation, unit step, not
+ *  thread-bound or parallel) by its body with the loop variable replaced by the loop's start, as
+ *  Compass's build of a scheduled function drops such loops when it lowers the blocks. */
+Pass RemoveUnitLoops();
+
 /*! \brief Write a scalar integer floordiv / floormod whose numerator is provably non-negative and
  *  whose divisor is provably positive as the truncating Div / Mod (C's `/` and `%`). */
 Pass TruncDivMod();

@@ -67,6 +67,30 @@ def test_results_for_any_length(n):
     np.testing.assert_array_equal(b, 4)
 
 
+@pytest.mark.parametrize("n, mask", [(5, "__vmov_w(0x00011111)"), (1, "__vmov_w(0x00000001)"),
+                                     (8, "ALL_TRUE_w")])
+def test_at_most_one_vector_is_no_loop(n, mask):
+    # n <= 8: the split's outer loop has one iteration; Compass's build drops such a loop (with the
+    # blocks), so the kernel is the one vector, masked where n < 8, and no loop around it.
+    ex = _add3(n, "float32", 8)
+    kernel = ex.c_code.split("/* Packed")[0].split("__kernel void add(")[2]
+    assert "for (" not in kernel and "i_0" not in kernel
+    assert kernel.count("__vstore(") == 1
+    assert f"__vstore((__vload((__global float8*)A, {mask}) + (float8)0x1.8p+1f/*3.000000e+00*/)" \
+           f", (__global float8*)B, {mask});" in kernel
+    _check_add3(ex, n, "float32")
+
+
+def test_a_loop_of_one_full_vector_before_the_tail_is_no_loop():
+    # n = 9: one full vector, then the tail of one lane, neither in a loop.
+    ex = _add3(9, "float32", 8)
+    kernel = ex.c_code.split("/* Packed")[0].split("__kernel void add(")[2]
+    assert "for (" not in kernel
+    assert "(__global float8*)B, ALL_TRUE_w);" in kernel
+    assert "(__global float8*)(B + 8), __vmov_w(0x00000001));" in kernel
+    _check_add3(ex, 9, "float32")
+
+
 @pytest.mark.parametrize("dtype, lanes, n, mask", [
     # one bit a lane for 8-bit elements, every other bit for 16-bit ones, every fourth for 32-bit
     ("int8", 32, 70, "__vmov_b(0x0000003F)"),
