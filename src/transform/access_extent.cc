@@ -1,5 +1,7 @@
 // PointerAccessExtents: how far into each pointer argument a kernel provably reaches.
+#include <limits>
 #include <map>
+#include <set>
 #include <optional>
 
 #include "tessera/ir/functor.h"
@@ -17,9 +19,11 @@ int64_t Merge(int64_t a, int64_t b) { return (a == kUnknown || b == kUnknown) ? 
 
 class ExtentCollector : public StmtExprVisitor {
  public:
+  // `loop_bounds`: also bound accesses indexed by loops (see AffineMax); only for the entry,
+  // whose body runs on every call (a callee's call may be guarded).
   ExtentCollector(const IRModule& mod, const PrimFunc& func,
-                  std::map<const PrimFuncNode*, std::vector<int64_t>>* memo)
-      : mod_(mod), func_(func), memo_(memo) {
+                  std::map<const PrimFuncNode*, std::vector<int64_t>>* memo, bool loop_bounds)
+      : mod_(mod), func_(func), memo_(memo), loop_bounds_(loop_bounds) {
     for (size_t i = 0; i < func->params.size(); ++i) index_[func->params[i].get()] = i;
     extents_.assign(func->params.size(), 0);
   }
@@ -30,6 +34,77 @@ class ExtentCollector : public StmtExprVisitor {
 
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
+
+  // Control flow, for the accesses bounded by loops: an access is counted at its maximum only
+  // where every iteration of its loops provably reaches it (no condition, no early exit).
+  void VisitStmt(const Stmt& s) override {
+    const Object* n = s.get();
+    bool plain = IsInstance<SeqStmtNode>(n) || IsInstance<EvaluateNode>(n) ||
+                 IsInstance<BufferStoreNode>(n) || IsInstance<LetStmtNode>(n) ||
+                 IsInstance<DeclBufferNode>(n) || IsInstance<AllocateNode>(n) ||
+                 IsInstance<AllocateConstNode>(n) || IsInstance<AttrStmtNode>(n) ||
+                 IsInstance<ForNode>(n);
+    if (plain) return StmtExprVisitor::VisitStmt(s);
+    if (auto* w = AsPtr<WhileNode>(s)) {
+      VisitExpr(w->condition);
+      ++guarded_;
+      VisitStmt(w->body);
+      --guarded_;
+      exited_ = true;  // it may never end
+      return;
+    }
+    if (auto* a = AsPtr<AssertStmtNode>(s)) {
+      VisitExpr(a->condition);
+      VisitExpr(a->message);
+      exited_ = true;  // a failed assertion ends the kernel
+      if (a->body) VisitStmt(a->body);
+      return;
+    }
+    if (auto* i = AsPtr<IfThenElseNode>(s)) {
+      VisitExpr(i->condition);
+      ++guarded_;
+      VisitStmt(i->then_case);
+      if (i->else_case) VisitStmt(i->else_case);
+      --guarded_;
+      return;
+    }
+    ++guarded_;  // blocks with their predicates, ...
+    StmtExprVisitor::VisitStmt(s);
+    --guarded_;
+  }
+  void VisitStmt_(const ForNode* op) override {
+    auto lo = AsConstInt(op->min), extent = AsConstInt(op->extent);
+    bool counted = lo && extent && *extent > 0 && op->HasTrivialStep() &&
+                   (op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kVectorized ||
+                    op->for_kind == ForKind::kUnrolled) &&
+                   loop_bounds_ && !Jumps(op->body);
+    VisitExpr(op->min);
+    VisitExpr(op->extent);
+    if (op->step) VisitExpr(op->step);
+    if (!counted) {
+      ++guarded_;
+      VisitStmt(op->body);
+      --guarded_;
+      return;
+    }
+    loops_[op->loop_var.get()] = {*lo, *lo + *extent - 1};
+    VisitStmt(op->body);
+    loops_.erase(op->loop_var.get());
+  }
+  void VisitStmt_(const EvaluateNode* op) override {
+    StmtExprVisitor::VisitStmt_(op);
+    if (loop_bounds_ && Jumps(op->value)) exited_ = true;
+  }
+  void VisitExpr_(const SelectNode* op) override {
+    VisitExpr(op->condition);
+    ++guarded_;
+    VisitExpr(op->true_value);
+    VisitExpr(op->false_value);
+    --guarded_;
+  }
+  // C evaluates the right operand of && and || only on the left one's value.
+  void VisitExpr_(const AndNode* op) override { ShortCircuit(op->a, op->b); }
+  void VisitExpr_(const OrNode* op) override { ShortCircuit(op->a, op->b); }
 
   void VisitExpr_(const BufferLoadNode* op) override {
     Record(op->buffer, op->indices, op->predicate);
@@ -43,6 +118,14 @@ class ExtentCollector : public StmtExprVisitor {
   // seen as vectors): what is accessed through it is accessed in the argument, from the
   // variable's byte offset on.
   void VisitStmt_(const LetStmtNode* op) override {
+    if (!op->var->pointer && op->var->dtype.is_int() && op->var->dtype.lanes() == 1) {
+      if (auto form = Linear(op->value)) {
+        lets_[op->var.get()] = *form;
+        StmtExprVisitor::VisitStmt_(op);
+        lets_.erase(op->var.get());
+        return;
+      }
+    }
     if (op->var->pointer) {
       const Expr& value = op->value;
       if (auto* v = AsPtr<VarNode>(value)) {
@@ -74,9 +157,22 @@ class ExtentCollector : public StmtExprVisitor {
       for (const Expr& a : op->args) {
         if (!IsInstance<VarNode>(a.get())) VisitExpr(a);
       }
+      if (callee && MayHang(callee)) exited_ = true;
       return;
     }
+    if (op->is_op("tir.if_then_else") && op->args.size() == 3) {
+      VisitExpr(op->args[0]);
+      ++guarded_;
+      VisitExpr(op->args[1]);
+      VisitExpr(op->args[2]);
+      --guarded_;
+      return;
+    }
+    // An address names an element without accessing it (an access through it has its own
+    // extent, as the existing rules count it).
+    if (op->is_op("tir.address_of")) ++guarded_;
     StmtExprVisitor::VisitExpr_(op);
+    if (op->is_op("tir.address_of")) --guarded_;
   }
 
   static std::vector<int64_t> Of(const IRModule& mod, const PrimFunc& f,
@@ -84,7 +180,7 @@ class ExtentCollector : public StmtExprVisitor {
     auto it = memo->find(f.get());
     if (it != memo->end()) return it->second;
     (*memo)[f.get()] = std::vector<int64_t>(f->params.size(), kUnknown);  // guards cycles
-    std::vector<int64_t> r = ExtentCollector(mod, f, memo).Run();
+    std::vector<int64_t> r = ExtentCollector(mod, f, memo, false).Run();
     (*memo)[f.get()] = r;
     return r;
   }
@@ -136,6 +232,7 @@ class ExtentCollector : public StmtExprVisitor {
     // Counted in the buffer's own elements: a vector view of a scalar pointer indexes lanes.
     const int64_t unit = ElementBytes(buf->dtype);
     if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1, unit);
+    if (auto top = AffineMax(idx, pred)) return Add(buf->data.get(), *top + 1, unit);
     if (auto* ramp = AsPtr<RampNode>(idx)) {
       if (ramp->lanes < 0) return Add(buf->data.get(), kUnknown);  // vscale * k lanes
       auto base = AsConstInt(ramp->base), stride = AsConstInt(ramp->stride);
@@ -146,6 +243,180 @@ class ExtentCollector : public StmtExprVisitor {
       }
     }
     Add(buf->data.get(), kUnknown);
+  }
+
+  // ---- accesses indexed by loops ----------------------------------------------------------
+  //
+  // An index that is an affine form of the enclosing loops' variables (each with a constant
+  // min and a positive constant extent), plus a constant, takes every combination of those
+  // values, so its maximum is reached. It counts only where the access runs on every iteration
+  // (guarded_ == 0: no if, while, select, short-circuit, address or non-constant predicate
+  // around it; exited_: no return, break, continue, assertion or possibly endless loop before
+  // it; no jump in its loops, see VisitStmt_(ForNode)). Anything else stays unknown.
+
+  struct Affine {
+    std::map<const VarNode*, int64_t> coef;
+    int64_t c = 0;
+  };
+  static constexpr int64_t kLimit = int64_t{1} << 40;  // coefficients and constants kept small
+
+  static bool Small(int64_t v) { return v > -kLimit && v < kLimit; }
+
+  std::optional<Affine> Linear(const Expr& e) const {
+    if (!e || e->dtype.lanes() != 1 || !e->dtype.is_int()) return std::nullopt;
+    if (auto c = AsConstInt(e)) {
+      if (!Small(*c)) return std::nullopt;
+      Affine a;
+      a.c = *c;
+      return a;
+    }
+    if (auto* v = AsPtr<VarNode>(e)) {
+      if (loops_.count(v)) {
+        Affine a;
+        a.coef[v] = 1;
+        return a;
+      }
+      auto it = lets_.find(v);
+      if (it != lets_.end()) return it->second;
+      return std::nullopt;
+    }
+    if (auto* cast = AsPtr<CastNode>(e)) {
+      // A widening integer cast keeps the value.
+      DataType from = cast->value->dtype;
+      if (from.is_int() && from.lanes() == 1 && from.bits() <= e->dtype.bits()) {
+        return Linear(cast->value);
+      }
+      return std::nullopt;
+    }
+    int sign = IsInstance<AddNode>(e.get()) ? 1 : IsInstance<SubNode>(e.get()) ? -1 : 0;
+    bool mul = IsInstance<MulNode>(e.get());
+    if (!sign && !mul) return std::nullopt;
+    auto* bin = static_cast<const BinaryNode*>(e.get());
+    auto a = Linear(bin->a), b = Linear(bin->b);
+    if (!a || !b) return std::nullopt;
+    if (mul) {
+      if (!b->coef.empty()) std::swap(a, b);
+      if (!b->coef.empty()) return std::nullopt;  // not affine
+      int64_t k = b->c;
+      if (!Small(k)) return std::nullopt;
+      Affine r;
+      for (auto& [v, x] : a->coef) {
+        __int128 p = static_cast<__int128>(x) * k;
+        if (p <= -kLimit || p >= kLimit) return std::nullopt;
+        if (p != 0) r.coef[v] = static_cast<int64_t>(p);
+      }
+      __int128 c = static_cast<__int128>(a->c) * k;
+      if (c <= -kLimit || c >= kLimit) return std::nullopt;
+      r.c = static_cast<int64_t>(c);
+      return r;
+    }
+    for (auto& [v, x] : b->coef) {
+      int64_t sum = a->coef[v] + sign * x;
+      if (!Small(sum)) return std::nullopt;
+      if (sum == 0) {
+        a->coef.erase(v);
+      } else {
+        a->coef[v] = sum;
+      }
+    }
+    a->c += sign * b->c;
+    return Small(a->c) ? a : std::nullopt;
+  }
+
+  // The largest value of `form` and the largest magnitude of a term sum on the way (for the
+  // overflow check of the index type).
+  std::pair<__int128, __int128> MaxOf(const Affine& form) const {
+    __int128 top = form.c, mag = form.c < 0 ? -form.c : form.c;
+    for (auto& [v, k] : form.coef) {
+      auto [lo, hi] = loops_.at(v);
+      if (!Small(lo) || !Small(hi)) return {0, static_cast<__int128>(kLimit) * kLimit};  // too far to tell
+      top += static_cast<__int128>(k) * (k > 0 ? hi : lo);
+      __int128 far = std::max(lo < 0 ? -lo : lo, hi < 0 ? -hi : hi);
+      mag += (k < 0 ? -k : k) * far;
+    }
+    return {top, mag};
+  }
+
+  // The largest index that an access `idx` (predicate `pred`) provably reaches, when it is
+  // bounded by loops as described above; nullopt otherwise.
+  std::optional<int64_t> AffineMax(const Expr& idx, const Expr& pred) const {
+    if (!loop_bounds_ || guarded_ > 0 || exited_ || loops_.empty()) return std::nullopt;
+    Expr base = idx;
+    int64_t lane_reach = 0;
+    int bits = idx->dtype.bits();
+    if (auto* ramp = AsPtr<RampNode>(idx)) {
+      auto stride = AsConstInt(ramp->stride);
+      if (ramp->lanes < 1 || !stride || !Small(*stride)) return std::nullopt;
+      if (pred && !IsConstMask(pred)) return std::nullopt;
+      int last = LastActiveLane(pred, ramp->lanes);
+      if (last < 0) return std::nullopt;
+      base = ramp->base;
+      lane_reach = std::max<int64_t>(0, last * *stride);
+      bits = ramp->base->dtype.bits();
+    } else if (pred) {
+      return std::nullopt;
+    }
+    auto form = Linear(base);
+    if (!form || form->coef.empty()) return std::nullopt;
+    auto [top, mag] = MaxOf(*form);
+    top += lane_reach;
+    mag += lane_reach;
+    int64_t type_max = bits >= 64 ? std::numeric_limits<int64_t>::max()
+                                  : (int64_t{1} << (bits - 1)) - 1;
+    if (mag > type_max || top < 0) return std::nullopt;
+    return static_cast<int64_t>(top);
+  }
+
+  // A predicate of constant lanes (and of such), as LastActiveLane reads exactly.
+  static bool IsConstMask(const Expr& pred) {
+    if (auto* call = AsPtr<CallNode>(pred)) return call->is_op("dsl.const_mask");
+    if (auto* both = AsPtr<AndNode>(pred)) return IsConstMask(both->a) && IsConstMask(both->b);
+    return false;
+  }
+
+  // Whether `node` contains a return, break or continue, or something that may not end (a
+  // while loop, an assertion, a call of a function with one): the iterations after it may not
+  // run.
+  template <typename T>
+  bool Jumps(const T& node) const {
+    bool found = false;
+    PostOrderVisit(node, [&](const ObjectRef& n) {
+      if (IsInstance<WhileNode>(n.get()) || IsInstance<AssertStmtNode>(n.get())) found = true;
+      auto* call = AsPtr<CallNode>(n);
+      if (!call || found) return;
+      found = call->is_op("tir.ret") || call->is_op("tir.break") || call->is_op("tir.continue");
+      auto* gv = AsPtr<GlobalVarNode>(call->op);
+      PrimFunc callee = gv ? mod_->Lookup(gv->name_hint) : PrimFunc();
+      found = found || (callee && MayHang(callee));
+    });
+    return found;
+  }
+
+  // Whether a call of `f` may not come back: a while loop in it or in what it calls.
+  bool MayHang(const PrimFunc& f) const {
+    std::vector<const PrimFuncNode*> todo{f.get()};
+    std::set<const PrimFuncNode*> seen;
+    bool found = false;
+    while (!todo.empty() && !found) {
+      const PrimFuncNode* g = todo.back();
+      todo.pop_back();
+      if (!seen.insert(g).second) continue;
+      PostOrderVisit(g->body, [&](const ObjectRef& n) {
+        if (IsInstance<WhileNode>(n.get()) || IsInstance<AssertStmtNode>(n.get())) found = true;
+        auto* call = AsPtr<CallNode>(n);
+        auto* gv = call ? AsPtr<GlobalVarNode>(call->op) : nullptr;
+        PrimFunc h = gv ? mod_->Lookup(gv->name_hint) : PrimFunc();
+        if (h) todo.push_back(h.get());
+      });
+    }
+    return found;
+  }
+
+  void ShortCircuit(const Expr& a, const Expr& b) {
+    VisitExpr(a);
+    ++guarded_;
+    VisitExpr(b);
+    --guarded_;
   }
 
   static int64_t ElementBytes(DataType t) {
@@ -210,6 +481,11 @@ class ExtentCollector : public StmtExprVisitor {
   std::map<const Object*, size_t> index_;
   std::vector<int64_t> extents_;
   std::map<const Object*, Alias> alias_;  // pointer variables into a parameter
+  bool loop_bounds_;
+  std::map<const VarNode*, std::pair<int64_t, int64_t>> loops_;  // counted loops: [min, max]
+  std::map<const VarNode*, Affine> lets_;  // integer variables bound to affine forms of them
+  int guarded_ = 0;                        // inside a condition (see AffineMax)
+  bool exited_ = false;                    // a possible early exit was passed
 };
 
 // Which parameters a function may write through (see PointerWrites).
@@ -286,7 +562,10 @@ std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string
   PrimFunc f = mod->Lookup(entry);
   if (!f) return {};
   std::map<const PrimFuncNode*, std::vector<int64_t>> memo;
-  return ExtentCollector::Of(mod, f, &memo);
+  // The entry again, with the accesses bounded by its loops (its callees' extents, memoized,
+  // do not count them: a call may be guarded).
+  ExtentCollector::Of(mod, f, &memo);
+  return ExtentCollector(mod, f, &memo, true).Run();
 }
 
 }  // namespace transform

@@ -265,3 +265,101 @@ def test_extents_through_a_callee_convert_between_scalars_and_vectors():
     v = np.zeros(21, "int16")
     ex(v)
     np.testing.assert_array_equal(np.nonzero(v)[0], [4, 20])
+
+
+# Accesses indexed by loops: an index that is an affine form of loops with constant bounds
+# reaches its maximum on some iteration, so that maximum is checked like a constant index.
+
+@S.prim_func
+def add_one_in_loop(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    for i in range(64):
+        out[i] = a[i] + 1
+
+
+def test_a_loop_index_is_checked_at_its_last_iteration():
+    # Before, the non-constant index left the extent unknown: an 8-element `out` was taken and
+    # the kernel wrote 56 int32 past its end.
+    ex = build(add_one_in_loop)
+    with pytest.raises(ValueError, match="argument 'out' of add_one_in_loop\\(\\) has 8 elements "
+                                         "but the kernel accesses 64"):
+        ex(np.zeros(64, "int32"), np.zeros(8, "int32"))
+    with pytest.raises(ValueError, match="argument 'a' of add_one_in_loop\\(\\) has 63 elements "
+                                         "but the kernel accesses 64"):
+        ex(np.zeros(63, "int32"), np.zeros(64, "int32"))
+    a = np.arange(64, dtype="int32") * 3 - 50
+    out = np.zeros(64, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, a + 1)
+
+
+@S.prim_func
+def transpose_8x4(a: S.ptr("int16", "global"), out: S.ptr("int16", "global")):
+    for i in range(4):
+        for j in range(8):
+            out[j * 4 + i] = a[i * 8 + j] * 2
+
+
+def test_a_nested_loop_index_is_checked_at_its_maximum():
+    ex = build(transpose_8x4)
+    with pytest.raises(ValueError, match="argument 'out' of transpose_8x4\\(\\) has 31 elements "
+                                         "but the kernel accesses 32"):
+        ex(np.zeros(32, "int16"), np.zeros(31, "int16"))
+    with pytest.raises(ValueError, match="argument 'a' of transpose_8x4\\(\\) has 16 elements "
+                                         "but the kernel accesses 32"):
+        ex(np.zeros(16, "int16"), np.zeros(32, "int16"))
+    a = np.arange(32, dtype="int16") - 7
+    out = np.zeros(32, "int16")
+    ex(a, out)
+    np.testing.assert_array_equal(out, (a.reshape(4, 8).T * 2).reshape(-1))
+
+
+@S.prim_func
+def add_vectors_in_loop(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    for i in range(3):
+        out[i * 8 + 4:i * 8 + 12] = a[i * 8:i * 8 + 8] + 1
+
+
+def test_a_vector_slice_in_a_loop_is_checked_at_its_last_lane():
+    # The slices are ramps: the last one stores lanes 20 .. 27 of `out` and loads 16 .. 23 of `a`.
+    ex = build(add_vectors_in_loop)
+    with pytest.raises(ValueError, match="argument 'out' of add_vectors_in_loop\\(\\) has 27 "
+                                         "elements but the kernel accesses 28"):
+        ex(np.zeros(24, "int32"), np.zeros(27, "int32"))
+    with pytest.raises(ValueError, match="argument 'a' of add_vectors_in_loop\\(\\) has 23 "
+                                         "elements but the kernel accesses 24"):
+        ex(np.zeros(23, "int32"), np.zeros(28, "int32"))
+    a = np.arange(24, dtype="int32") * 5
+    out = np.zeros(28, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, np.concatenate([[0] * 4, a + 1]))
+
+
+@S.prim_func
+def add_one_below(a: S.ptr("int32", "global"), out: S.ptr("int32", "global"), n: S.i32):
+    for i in range(64):
+        if i < n:
+            out[i] = a[i] + 1
+
+
+@S.prim_func
+def add_one_until_negative(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    for i in range(64):
+        if a[i] < 0:
+            return
+        out[i] = a[i] + 1
+
+
+def test_a_loop_access_that_may_not_run_is_not_checked():
+    # Under a condition, or after a possible early return, the last iteration's access may not
+    # happen: an array as long as what the call really reaches is accepted.
+    ex = build(add_one_below)
+    a = np.arange(64, dtype="int32")
+    out = np.zeros(8, "int32")
+    ex(a, out, 8)
+    np.testing.assert_array_equal(out, a[:8] + 1)
+    # The kernel stops at the first negative element (a[8]): `out` needs 8 elements only.
+    ex = build(add_one_until_negative)
+    a = np.concatenate([np.arange(8), [-1], np.arange(55)]).astype("int32")
+    out = np.zeros(8, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, a[:8] + 1)
