@@ -118,7 +118,8 @@ def test_stage_lowerer_runs_to_a_stage_and_resumes(tmp_path):
     passes = [t[1] for t in lw.timings]
     assert passes == ["tir.BindTarget", "dsl.VerifyTargetFeatures", "tir.VerifyBufferBounds",
                       "dsl.FoldConstant", "tir.Simplify", "tir.HoistIfThenElse", "tir.RemoveNoOp",
-                      "tir.SplitVectorizedLoops", "tir.VectorizeLoop", "dsl.RenameLoopVar",
+                      "tir.SplitVectorizedLoops", "tir.VectorizeLoop", "dsl.LowerActiveLaneMask",
+                      "dsl.RenameLoopVar",
                       "dsl.VerifyLocalMemory"]
     assert all(t[2] >= 0 for t in lw.timings)
 
