@@ -54,7 +54,6 @@ Expr AndAll(const std::vector<Expr>& conds) {
   return r ? r : Expr(IntImmNode::Make(DataType::Bool(), 1));
 }
 
-// A one-element "local" scratch buffer with an explicit unit stride (TVM's form).
 /*! \brief `s` under the reduction's serial loops (outermost first), with `prefix` run before it
  *  inside the loop that has `outer_serial` serial loops around and including it, or before
  *  everything when `outer_serial` is 0. */
@@ -75,6 +74,20 @@ Stmt UnderSerialLoops(Stmt s, const std::vector<const ForNode*>& serial_loops, s
   return s;
 }
 
+/*! \brief attr(reducer, "reduce_scope", reinterpret(handle, 0)) {
+ *  tvm_thread_allreduce(args..., thread_var...) }, as TVM annotates the allreduce. */
+Stmt ThreadAllreduce(const CommReducer& reducer, std::vector<Expr> args,
+                     const std::vector<const ForNode*>& thread_loops, const Span& span) {
+  for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
+  Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
+                                    {IntImmNode::Make(DataType::UInt(64), 0)}, span);
+  Stmt call = EvaluateNode::Make(
+      CallNode::Make(DataType::Handle(), OpNode::Get("tir.tvm_thread_allreduce"), args, span),
+      span);
+  return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, span);
+}
+
+// A one-element "local" scratch buffer with an explicit unit stride (TVM's form).
 Buffer Scratch(const std::string& name, DataType t, const Span& span) {
   Expr one = IntImmNode::Make(DataType::Int(32), 1);
   Var data = VarNode::MakePointer(name, t, "local", span);
@@ -424,14 +437,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
     auto allreduce = [&](const Expr& source, const Expr& cond) {
       std::vector<Expr> args{IntImmNode::Make(DataType::UInt(32), 1), source, cond,
                              BufferLoadNode::Make(red_buf, {zero})};
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
-                                        {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::Handle(),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
+      return ThreadAllreduce(reducer, std::move(args), thread_loops, b->span);
     };
     // A block predicate also goes through the in-thread buffer (TVM's form): the in-thread
     // block runs under it, so that a thread outside it contributes the identity.
@@ -627,14 +633,7 @@ class CrossThreadReductionLowerer : public StmtMutator {
       args.insert(args.end(), sources.begin(), sources.end());
       args.push_back(true_);
       for (const Buffer& c : cross) args.push_back(BufferLoadNode::Make(c, {zero}));
-      for (const ForNode* f : thread_loops) args.push_back(f->loop_var);
-      Expr handle_zero = CallNode::Make(DataType::Handle(), OpNode::Get("tir.reinterpret"),
-                                        {IntImmNode::Make(DataType::UInt(64), 0)}, b->span);
-      Stmt call =
-          EvaluateNode::Make(CallNode::Make(DataType::Handle(),
-                                            OpNode::Get("tir.tvm_thread_allreduce"), args, b->span),
-                             b->span);
-      return AttrStmtNode::Make(reducer, "reduce_scope", handle_zero, call, b->span);
+      return ThreadAllreduce(reducer, std::move(args), thread_loops, b->span);
     };
     std::vector<Stmt> out_seq;
     if (!serial_loops.empty() || !IsConstInt(realize->predicate, 1)) {
