@@ -601,10 +601,18 @@ class ComparisonRewriter {
       // (x * c1 + k) // c is x * (c1 / c) + k // c when c divides c1
       if (auto* add = AsPtr<AddNode>(a)) {
         auto* mul = AsPtr<MulNode>(add->a);
-        auto c1 = mul ? AsConstInt(mul->b) : std::nullopt;
+        // Plain integers: GCC 12 sees a maybe-uninitialized std::optional<int64_t> here.
+        bool has_c1 = false;
+        int64_t c1 = 0;
+        if (mul != nullptr) {
+          if (auto v = AsConstInt(mul->b)) {
+            has_c1 = true;
+            c1 = *v;
+          }
+        }
         auto k = AsConstInt(add->b);
-        if (c1 && k && *c1 % *c == 0) {
-          Expr q = *c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, *c1 / *c)));
+        if (has_c1 && k && c1 % *c == 0) {
+          Expr q = c1 == *c ? mul->a : Expr(MulNode::Make(mul->a, Int(t, c1 / *c)));
           int64_t kq = FloorDiv(*k, *c);
           return kq == 0 ? q : Expr(AddNode::Make(q, Int(t, kq)));
         }

@@ -200,7 +200,7 @@ std::shared_ptr<runtime::ModuleNode> CompileHostLibrary(IRModule mod, const Host
   built->source =
       src.code.substr(0, src.code.find("\nTESSERA_EXPORT const char " TESSERA_MODULE_INFO_SYMBOL));
   runtime::ParseModuleInfo(src.metadata, built.get());
-  char dump_name[32];
+  char dump_name[64];
   std::snprintf(dump_name, sizeof(dump_name), "%03d_codegen.c", ++ctx.pass_counter);
   DumpText(ctx, dump_name, src.code);
   for (size_t i = 0; i < src.units.size(); ++i) {

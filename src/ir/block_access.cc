@@ -60,7 +60,7 @@ struct Interval {
   Affine lo, hi;  // inclusive
   DataType dtype;
   bool joined = false;  // lo is the min and hi the max of the data-dependent `points`
-  std::vector<Affine> points;
+  std::vector<Affine> points{};
 };
 
 // Whether `e` is a data-dependent index: built of buffer loads and constants only, with no

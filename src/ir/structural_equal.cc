@@ -98,7 +98,7 @@ std::string DescribePair(const Object* a, const Object* b) {
 class EqualChecker {
  public:
   EqualChecker(bool map_free_vars, bool explain, bool bind_free_buffers = false)
-      : map_free_vars_(map_free_vars), explain_(explain), bind_free_buffers_(bind_free_buffers) {}
+      : map_free_vars_(map_free_vars), bind_free_buffers_(bind_free_buffers), explain_(explain) {}
 
   bool Run(const ObjectRef& a, const ObjectRef& b) { return Node(a, b); }
   const std::string& failure() const { return failure_; }

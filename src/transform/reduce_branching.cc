@@ -208,8 +208,8 @@ class BranchReducer : public StmtMutator {
   struct Frame {
     const SeqStmtNode* seq;
     size_t index;
-    std::vector<const ForNode*> loops;
-    std::vector<Expr> guards;
+    std::vector<const ForNode*> loops{};
+    std::vector<Expr> guards{};
     int opaque = 0;
   };
 

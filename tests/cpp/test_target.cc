@@ -67,7 +67,9 @@ TEST(Target, MattrTakesVectorFeaturesAwayFromTheHostFacts) {
     EXPECT_EQ(no512.vector_registers, 16);
   }
   TargetFacts no_fma = FactsForTarget("llvm -mcpu=native -mattr=+sse4.2,-fma");
-  if (host.vector_bits >= 256) EXPECT_EQ(no_fma.isa, "avx");
+  if (host.vector_bits >= 256) {
+    EXPECT_EQ(no_fma.isa, "avx");
+  }
   EXPECT_EQ(FactsForTarget("c -mattr=-avx").vector_bits, std::min(host.vector_bits, 128));
   EXPECT_EQ(Target::Parse("c -mattr=+avx2").facts().vector_bits, host.vector_bits);
   EXPECT_EQ(Target::Parse("c -mattr=-avx512f").facts().cores, host.cores);

@@ -143,7 +143,9 @@ int32_t CallPacked(const DSOModule& lib, const std::string& name, const std::vec
     auto get = reinterpret_cast<const char* (*)()>(lib.GetFunction(TESSERA_LAST_ERROR_SYMBOL));
     *message = get ? get() : "";
   }
-  if (rc == 0) EXPECT_EQ(ret_code, TESSERA_ARG_NULL);
+  if (rc == 0) {
+    EXPECT_EQ(ret_code, TESSERA_ARG_NULL);
+  }
   return rc;
 }
 

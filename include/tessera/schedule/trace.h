@@ -75,7 +75,7 @@ struct Instruction {
   /*! \brief The primitive returns a list (get_loops, split), printed as a tuple unpacking. */
   bool returns_list = false;
   /*! \brief The decision of a sampling instruction (kNone for the others): replayed as is. */
-  TraceValue decision;
+  TraceValue decision{};
   const TraceValue& Arg(const std::string& name) const;
 };
 
