@@ -27,12 +27,14 @@ build: venv
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 # The CUDA tests run a second time on the CPU emulator, so that CI (no GPU) runs every CUDA
-# runtime test.
+# runtime test; so do the operator-library tests, each operator built for "cuda" with no
+# schedule (issue 16: every operator, automatically scheduled for CUDA, against numpy).
 test: build lint
 	$(VENV_PY) -m mypy
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
 	TESSERA_CUDA_EMULATOR=1 PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/cuda
+	TESSERA_CUDA_EMULATOR=1 TESSERA_TOPI_TARGET=cuda PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python/topi
 
 # The C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), and the C++
 # tests and the Python tests of the IR, transforms, schedules and DSL against it. Python is not

@@ -1,7 +1,7 @@
 """Operators of the operator library built for "cuda" with no schedule (the automatic schedule
 binds their threads) against numpy, on a GPU or the CPU emulator (TESSERA_CUDA_EMULATOR=1).
 The whole library runs for "cuda" with
-``TESSERA_CUDA_EMULATOR=1 TESSERA_TOPI_TARGET=cuda pytest tests/python/topi`` (slow: not in CI);
+``TESSERA_CUDA_EMULATOR=1 TESSERA_TOPI_TARGET=cuda pytest tests/python/topi`` (`make test` runs it);
 here are the operators that needed a rule of their own."""
 
 import numpy as np

@@ -2,8 +2,8 @@
 
 ``TESSERA_TOPI_TARGET=cuda`` (with ``TESSERA_CUDA_EMULATOR=1`` on a machine without a GPU) builds
 the same kernels for "cuda" instead, with no schedule, and runs them on the GPU or the emulator:
-the sweep of the operator library for the CUDA automatic schedule (slow on the emulator; CI runs
-the "c" target).
+the sweep of the operator library for the CUDA automatic schedule. `make test` runs the folder
+both ways: for "c", and for "cuda" on the emulator.
 """
 
 import os
