@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <memory>
 
 #include "common.h"
 #include "tessera/runtime/cuda/cuda_driver.h"
@@ -24,13 +24,107 @@ using runtime::NDArray;
 using runtime::PackedArgs;
 using runtime::PackedFunctionInfo;
 
-// Everything a packed call's arguments point into, alive until the call returns.
-struct ArgStorage {
-  PackedArgs args;
-  std::vector<TesseraDLTensor> tensors;
+// Python types the call path recognises by their type object, set by tessera.runtime at import
+// (`_set_call_types`): numpy.ndarray, read through the buffer protocol, and tessera's NDArray
+// wrapper, whose `_handle` is passed.
+struct CallTypes {
+  PyTypeObject* numpy_array = nullptr;
+  PyTypeObject* nd_wrapper = nullptr;
+  PyObject* handle_attr = nullptr;  // "_handle", interned
+};
+CallTypes& FastTypes() {
+  static CallTypes types;
+  return types;
+}
+
+// Arguments held inline by ArgStorage (more go to the heap), and the most dimensions of a numpy
+// array read through the buffer protocol (more take the DLPack path).
+constexpr size_t kInlineArgs = 8;
+constexpr int kBufferDims = 8;
+
+// The tensor of one argument read through the buffer protocol: the view holds the array's
+// memory until the call returns; its strides, in bytes there, are in elements here.
+struct BufferSlot {
+  TesseraDLTensor tensor;
+  int64_t strides[kBufferDims];
+  Py_buffer view;
+};
+static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "the buffer's shape is passed as it is");
+
+// Everything a packed call's arguments point into, alive until the call returns. The first
+// kInlineArgs values, codes and tensors live in the object itself (no allocation per call).
+class ArgStorage {
+ public:
+  ArgStorage() = default;
+  ArgStorage(const ArgStorage&) = delete;
+  ArgStorage& operator=(const ArgStorage&) = delete;
+  ~ArgStorage() {
+    for (size_t i = 0; i < views_; ++i) PyBuffer_Release(&slot(held()[i]).view);
+  }
+
+  void Reset(size_t n) {
+    n_ = n;
+    if (n > kInlineArgs) {
+      heap_values_.resize(n);
+      heap_codes_.resize(n);
+      heap_tensors_.resize(n);
+      heap_slots_.reset(new BufferSlot[n]);
+      heap_held_.resize(n);
+    }
+  }
+  size_t size() const { return n_; }
+  TesseraValue* values() { return n_ > kInlineArgs ? heap_values_.data() : values_; }
+  int32_t* codes() { return n_ > kInlineArgs ? heap_codes_.data() : codes_; }
+  // The descriptor of argument i when it is read by nanobind or from __array_interface__.
+  TesseraDLTensor& tensor(size_t i) { return n_ > kInlineArgs ? heap_tensors_[i] : tensors_[i]; }
+  BufferSlot& slot(size_t i) { return n_ > kInlineArgs ? heap_slots_[i] : slots_[i]; }
+  size_t* held() { return n_ > kInlineArgs ? heap_held_.data() : held_; }
+  // Argument i's buffer view is filled: release it with the storage.
+  void Hold(size_t i) { held()[views_++] = i; }
+
+  void SetInt(size_t i, int64_t v) {
+    values()[i].v_int64 = v;
+    codes()[i] = TESSERA_ARG_INT;
+  }
+  void SetFloat(size_t i, double v) {
+    values()[i].v_float64 = v;
+    codes()[i] = TESSERA_ARG_FLOAT;
+  }
+  void SetNull(size_t i) {
+    values()[i].v_handle = nullptr;
+    codes()[i] = TESSERA_ARG_NULL;
+  }
+  void SetTensor(size_t i, TesseraDLTensor* t, bool readonly = false) {
+    values()[i].v_handle = t;
+    codes()[i] = readonly ? TESSERA_ARG_DLTENSOR_READONLY : TESSERA_ARG_DLTENSOR;
+  }
+  // The arguments as a PackedArgs (a copy, for the time evaluator).
+  runtime::PackedArgs Packed() {
+    runtime::PackedArgs a;
+    a.values.assign(values(), values() + n_);
+    a.codes.assign(codes(), codes() + n_);
+    return a;
+  }
+
   std::vector<nb::ndarray<>> arrays;  // their shape and stride arrays are what tensors point at
   std::vector<nb::ndarray<nb::ro>> readonly_arrays;
-  std::deque<std::vector<int64_t>> dims;  // shapes and strides of arrays read without DLPack
+  // Shapes and strides of arrays read from __array_interface__ (each inner vector's data stays
+  // where it is when the outer one grows).
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<nb::object> keep;  // converted arguments (a wrapper's handle, a 0-d array's item)
+
+ private:
+  size_t n_ = 0, views_ = 0;
+  TesseraValue values_[kInlineArgs];
+  int32_t codes_[kInlineArgs];
+  TesseraDLTensor tensors_[kInlineArgs];
+  BufferSlot slots_[kInlineArgs];
+  size_t held_[kInlineArgs];
+  std::vector<TesseraValue> heap_values_;
+  std::vector<int32_t> heap_codes_;
+  std::vector<TesseraDLTensor> heap_tensors_;
+  std::unique_ptr<BufferSlot[]> heap_slots_;
+  std::vector<size_t> heap_held_;
 };
 
 std::string ParamLabel(const PackedFunctionInfo& f, size_t i) {
@@ -60,32 +154,34 @@ bool FitsIntType(long long v, const std::string& dtype) {
   return v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1));
 }
 
-void AddNumber(ArgStorage& s, nb::handle h, const std::string& label,
-               const std::string& int_dtype = "") {
+// Argument i, a number; `int_dtype` is the dtype of an int parameter ("" for others).
+void AddNumber(ArgStorage& s, size_t i, nb::handle h, const PackedFunctionInfo& f,
+               const std::string& int_dtype) {
   if (PyBool_Check(h.ptr())) {
-    s.args.AddInt(h.ptr() == Py_True ? 1 : 0);
+    s.SetInt(i, h.ptr() == Py_True ? 1 : 0);
   } else if (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())) {
     int overflow = 0;
     nb::object index = nb::steal(PyNumber_Index(h.ptr()));
     if (!index.is_valid()) throw nb::python_error();
     long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (v == -1 && !overflow && PyErr_Occurred()) throw nb::python_error();
     if (overflow) {
-      throw nb::value_error(
-          (label + " = " + nb::cast<std::string>(nb::str(h)) + " does not fit a 64-bit integer")
-              .c_str());
-    }
-    if (!FitsIntType(v, int_dtype)) {
-      throw nb::value_error((label + " = " + std::to_string(v) + " is out of range for " +
-                             int_dtype)
+      throw nb::value_error((ParamLabel(f, i) + " = " + nb::cast<std::string>(nb::str(h)) +
+                             " does not fit a 64-bit integer")
                                 .c_str());
     }
-    s.args.AddInt(v);
+    if (!int_dtype.empty() && !FitsIntType(v, int_dtype)) {
+      throw nb::value_error((ParamLabel(f, i) + " = " + std::to_string(v) +
+                             " is out of range for " + int_dtype)
+                                .c_str());
+    }
+    s.SetInt(i, v);
   } else {
     // A float for an int parameter is passed as it is: the library reports the mismatch in
     // its own words ("Expect arg[i] to be int").
     double v = PyFloat_AsDouble(h.ptr());
     if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
-    s.args.AddFloat(v);
+    s.SetFloat(i, v);
   }
 }
 
@@ -115,14 +211,80 @@ bool ReadBFloat16Array(ArgStorage& s, nb::handle h, TesseraDLTensor* t, bool* re
   return true;
 }
 
+// The DLPack type code of a buffer's element format: the formats numpy gives its bool,
+// integer and float16/32/64 arrays in native byte order. -1 for any other (structured,
+// complex, long double, byte-swapped): such arrays take the DLPack path.
+int BufferTypeCode(const char* format, Py_ssize_t itemsize) {
+  if (format == nullptr) return -1;
+  if (*format == '@' || *format == '=' || *format == '<') {
+    // '<' is the native order only on a little-endian host.
+    if (*format == '<' && !(PY_LITTLE_ENDIAN)) return -1;
+    ++format;
+  }
+  if (format[0] == '\0' || format[1] != '\0') return -1;
+  bool int_size = itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8;
+  switch (format[0]) {
+    case 'b': case 'h': case 'i': case 'l': case 'q':
+      return int_size ? TESSERA_DL_INT : -1;
+    case 'B': case 'H': case 'I': case 'L': case 'Q':
+      return int_size ? TESSERA_DL_UINT : -1;
+    case 'e': case 'f': case 'd':
+      return itemsize == 2 || itemsize == 4 || itemsize == 8 ? TESSERA_DL_FLOAT : -1;
+    case '?':
+      return itemsize == 1 ? TESSERA_DL_BOOL : -1;
+    default:
+      return -1;
+  }
+}
+
+// Argument i, a numpy.ndarray, read through the buffer protocol into the descriptor its DLPack
+// export would give (the data pointer, shape, strides in elements, byte offset 0). Returns
+// false, having read nothing, for an array this path does not take (its dtype, more than
+// kBufferDims dimensions, a stride that is not a whole number of elements); the DLPack path
+// then reads it (and reports it) as before.
+bool AddBufferArray(ArgStorage& s, size_t i, nb::handle h, const PackedFunctionInfo& f) {
+  BufferSlot& slot = s.slot(i);
+  Py_buffer& view = slot.view;
+  if (PyObject_GetBuffer(h.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  int code = BufferTypeCode(view.format, view.itemsize);
+  bool ok = code >= 0 && view.ndim <= kBufferDims && (view.shape != nullptr || view.ndim == 0);
+  for (int k = 0; ok && k < view.ndim; ++k) {
+    ok = view.strides != nullptr && view.strides[k] % view.itemsize == 0;
+    if (ok) slot.strides[k] = view.strides[k] / view.itemsize;
+  }
+  if (!ok) {
+    PyBuffer_Release(&view);
+    return false;
+  }
+  s.Hold(i);
+  if (view.readonly && !f.dsl) {
+    throw nb::type_error(
+        (ParamLabel(f, i) + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
+  }
+  TesseraDLTensor& t = slot.tensor;
+  t.data = view.buf;
+  t.device = {TESSERA_DEVICE_CPU, 0};
+  t.ndim = view.ndim;
+  t.dtype = {static_cast<uint8_t>(code), static_cast<uint8_t>(view.itemsize * 8), 1};
+  t.shape = view.ndim == 0 ? slot.strides : reinterpret_cast<int64_t*>(view.shape);
+  t.strides = slot.strides;
+  t.byte_offset = 0;
+  s.SetTensor(i, &t, view.readonly != 0);
+  return true;
+}
+
 // An array argument. Read-only arrays are refused here, except for DSL kernels, whose entry
 // point refuses them only for the pointers it writes through.
-void AddArray(ArgStorage& s, nb::handle h, const std::string& label, bool dsl) {
+void AddArray(ArgStorage& s, size_t i, nb::handle h, const PackedFunctionInfo& f) {
   if (nb::isinstance<NDArray>(h)) {
-    s.args.AddTensor(nb::cast<const NDArray&>(h).dltensor());
+    s.SetTensor(i, nb::cast<const NDArray&>(h).dltensor());
     return;
   }
-  TesseraDLTensor t{};
+  TesseraDLTensor& t = s.tensor(i);
+  t = TesseraDLTensor{};
   bool readonly = false;
   nb::ndarray<> arr;
   nb::ndarray<nb::ro> ro;
@@ -143,63 +305,88 @@ void AddArray(ArgStorage& s, nb::handle h, const std::string& label, bool dsl) {
     readonly = true;
   } else if (!ReadBFloat16Array(s, h, &t, &readonly)) {
     std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
-    throw nb::type_error((label +
-                          (dsl ? " must be a numpy array, got "
-                               : " must be an array (ts.nd.array, numpy or another DLPack "
-                                 "array), got ") +
+    throw nb::type_error((ParamLabel(f, i) +
+                          (f.dsl ? " must be a numpy array, got "
+                                 : " must be an array (ts.nd.array, numpy or another DLPack "
+                                   "array), got ") +
                           type)
                              .c_str());
   }
-  if (readonly && !dsl) {
+  if (readonly && !f.dsl) {
     throw nb::type_error(
-        (label + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
+        (ParamLabel(f, i) + " is a read-only array; pass a writable one (e.g. a copy)").c_str());
   }
-  s.tensors.push_back(t);
-  s.args.AddTensor(nullptr);  // pointed at the stable storage below
-  if (readonly) s.args.codes.back() = TESSERA_ARG_DLTENSOR_READONLY;
+  s.SetTensor(i, &t, readonly);
+}
+
+// Argument i of a call as an owned reference (a list may change under a conversion that runs
+// Python code).
+nb::object ArgAt(nb::handle values, size_t i) {
+  PyObject* seq = values.ptr();
+  if (PyTuple_Check(seq)) return nb::borrow(PyTuple_GET_ITEM(seq, Py_ssize_t(i)));
+  if (PyList_Check(seq)) return nb::borrow(PyList_GET_ITEM(seq, Py_ssize_t(i)));
+  nb::object item = nb::steal(PySequence_GetItem(seq, Py_ssize_t(i)));
+  if (!item.is_valid()) throw nb::python_error();
+  return item;
+}
+
+const std::string& NoDType() {
+  static const std::string empty;
+  return empty;
 }
 
 // Converts Python arguments by the kinds the library's metadata gives; anything the library
 // checks itself (count, kinds, shapes) is passed on for it to report.
-void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::sequence values) {
-  size_t n = nb::len(values);
-  s.tensors.reserve(n);
+void PackArguments(ArgStorage& s, const PackedFunctionInfo& f, nb::handle values) {
+  size_t n = PyTuple_Check(values.ptr())  ? size_t(PyTuple_GET_SIZE(values.ptr()))
+             : PyList_Check(values.ptr()) ? size_t(PyList_GET_SIZE(values.ptr()))
+                                          : nb::len(values);
+  s.Reset(n);
+  const CallTypes& types = FastTypes();
   for (size_t i = 0; i < n; ++i) {
-    nb::object h = nb::borrow(values[i]);
-    std::string kind = i < f.params.size() ? f.params[i].kind : "";
-    std::string label = ParamLabel(f, i);
-    bool scalar = kind == "int" || kind == "float" || kind == "bool";
+    // A list shortened under us by an argument's conversion: the library counts what is left.
+    if (PyList_Check(values.ptr()) && i >= size_t(PyList_GET_SIZE(values.ptr()))) {
+      throw nb::index_error("list index out of range");
+    }
+    nb::object h = ArgAt(values, i);
+    // (std::string == std::string compares the sizes first; == "literal" calls strlen+memcmp.)
+    static const std::string kNone, kInt = "int", kFloat = "float", kBool = "bool";
+    const std::string& kind = i < f.params.size() ? f.params[i].kind : kNone;
+    bool scalar = kind == kInt || kind == kFloat || kind == kBool;
+    if (Py_TYPE(h.ptr()) == types.numpy_array) {
+      if (!scalar && AddBufferArray(s, i, h, f)) continue;
+    } else if (types.nd_wrapper != nullptr && PyObject_TypeCheck(h.ptr(), types.nd_wrapper)) {
+      // tessera's NDArray wrapper: its handle (what tessera.runtime passed before it came here).
+      h = nb::steal(PyObject_GetAttr(h.ptr(), types.handle_attr));
+      if (!h.is_valid()) throw nb::python_error();
+      s.keep.push_back(h);
+    }
     // A DSL kernel takes a 0-d array for a scalar, as numpy code often has one.
     if (f.dsl && scalar && nb::hasattr(h, "ndim") && nb::hasattr(h, "item") &&
         !nb::isinstance<NDArray>(h) && nb::cast<int>(h.attr("ndim")) == 0) {
       h = h.attr("item")();
+      s.keep.push_back(h);
     }
     if (h.is_none()) {
-      s.args.AddNull();
+      s.SetNull(i);
     } else if (nb::isinstance<NDArray>(h) || (!IsNumber(h) && !scalar)) {
-      AddArray(s, h, label, f.dsl);
+      AddArray(s, i, h, f);
     } else if (IsNumber(h)) {
-      AddNumber(s, h, label, kind == "int" ? f.params[i].dtype : "");
+      AddNumber(s, i, h, f, kind == kInt ? f.params[i].dtype : NoDType());
     } else {
       std::string type = nb::cast<std::string>(nb::str(h.type().attr("__name__")));
-      bool integer = f.dsl && kind != "float";
-      throw nb::type_error((label + (integer ? " must be an integer (" : " must be a number (") +
+      bool integer = f.dsl && kind != kFloat;
+      throw nb::type_error((ParamLabel(f, i) +
+                            (integer ? " must be an integer (" : " must be a number (") +
                             f.params[i].dtype + "), got " + type)
                                .c_str());
-    }
-  }
-  size_t t = 0;
-  for (size_t i = 0; i < s.args.codes.size(); ++i) {
-    bool tensor = s.args.codes[i] == TESSERA_ARG_DLTENSOR ||
-                  s.args.codes[i] == TESSERA_ARG_DLTENSOR_READONLY;
-    if (tensor && s.args.values[i].v_handle == nullptr) {
-      s.args.values[i].v_handle = &s.tensors[t++];
     }
   }
 }
 
 nb::object ReturnValue(const PackedFunctionInfo& f, const runtime::PackedResult& r) {
-  if (f.ret == "void" || r.code == TESSERA_ARG_NULL) return nb::none();
+  static const std::string kVoid = "void";
+  if (r.code == TESSERA_ARG_NULL || f.ret == kVoid) return nb::none();
   if (r.code == TESSERA_ARG_BOOL) return nb::bool_(r.value.v_int64 != 0);
   if (r.code == TESSERA_ARG_FLOAT) return nb::float_(r.value.v_float64);
   if (f.ret.rfind("uint64", 0) == 0) return nb::int_(static_cast<uint64_t>(r.value.v_int64));
@@ -418,22 +605,38 @@ void BindHostRuntime(nb::module_& m) {
     return out;
   });
   m.def(
+      "_set_call_types",
+      [](nb::handle numpy_array, nb::handle nd_wrapper) {
+        // Held for the life of the process, as the types themselves are.
+        CallTypes& t = FastTypes();
+        if (!PyType_Check(numpy_array.ptr()) || !PyType_Check(nd_wrapper.ptr())) {
+          throw nb::type_error("_set_call_types takes two types");
+        }
+        t.numpy_array = reinterpret_cast<PyTypeObject*>(numpy_array.inc_ref().ptr());
+        t.nd_wrapper = reinterpret_cast<PyTypeObject*>(nd_wrapper.inc_ref().ptr());
+        if (t.handle_attr == nullptr) t.handle_attr = PyUnicode_InternFromString("_handle");
+      },
+      "numpy_array"_a, "nd_wrapper"_a,
+      "The numpy array type (read through the buffer protocol) and tessera's NDArray wrapper "
+      "(passed as its _handle) for the argument conversion of host_call.");
+  m.def(
       "host_call",
-      [](const ModuleNode& mod, const std::string& name, nb::sequence values) {
+      [](const ModuleNode& mod, const std::string& name, nb::handle values) {
         const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
         ArgStorage s;
         PackArguments(s, f, values);
         runtime::PackedResult r;
         {
           nb::gil_scoped_release release;
-          r = runtime::CallPacked(mod, f, s.args);
+          r = runtime::CallPacked(mod, f, s.values(), s.codes(), static_cast<int32_t>(s.size()));
         }
         return ReturnValue(f, r);
       },
-      "module"_a, "name"_a, "args"_a, "Call a function of a host library (\"\" is the entry).");
+      "module"_a, "name"_a, "args"_a,
+      "Call a function of a host library (\"\" is the entry) with a tuple or list of arguments.");
   m.def(
       "host_call_checked",
-      [](const ModuleNode& mod, const std::string& name, nb::sequence values,
+      [](const ModuleNode& mod, const std::string& name, nb::handle values,
          const std::string& kernel) {
         const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
         ArgStorage s;
@@ -442,10 +645,10 @@ void BindHostRuntime(nb::module_& m) {
         // then checks the copies as it checks the arrays themselves).
         std::vector<runtime::GuardedArg> guarded;
         std::vector<TesseraDLTensor*> tensors;
-        for (size_t i = 0; i < s.args.codes.size(); ++i) {
-          int32_t code = s.args.codes[i];
+        for (size_t i = 0; i < s.size(); ++i) {
+          int32_t code = s.codes()[i];
           if (code != TESSERA_ARG_DLTENSOR && code != TESSERA_ARG_DLTENSOR_READONLY) continue;
-          auto* t = static_cast<TesseraDLTensor*>(s.args.values[i].v_handle);
+          auto* t = static_cast<TesseraDLTensor*>(s.values()[i].v_handle);
           if (t == nullptr || t->data == nullptr || t->device.device_type != TESSERA_DEVICE_CPU) {
             continue;
           }
@@ -491,7 +694,7 @@ void BindHostRuntime(nb::module_& m) {
               tensors[k]->data = copies[k];
               tensors[k]->byte_offset = 0;
             }
-            r = runtime::CallPacked(mod, f, s.args);
+            r = runtime::CallPacked(mod, f, s.values(), s.codes(), static_cast<int32_t>(s.size()));
           });
         }
         return ReturnValue(f, r);
@@ -501,7 +704,7 @@ void BindHostRuntime(nb::module_& m) {
       "outside an array is an error naming the kernel, the argument and the offset.");
   m.def(
       "host_time",
-      [](const ModuleNode& mod, const std::string& name, nb::sequence values, int number,
+      [](const ModuleNode& mod, const std::string& name, nb::handle values, int number,
          int repeat, int min_repeat_ms, int limit_zero_time_iterations, int cooldown_interval_ms,
          int repeats_to_cooldown, int64_t cache_flush_bytes) {
         const PackedFunctionInfo& f = runtime::GetFunction(mod, name);
@@ -515,8 +718,9 @@ void BindHostRuntime(nb::module_& m) {
         o.cooldown_interval_ms = cooldown_interval_ms;
         o.repeats_to_cooldown = repeats_to_cooldown;
         o.cache_flush_bytes = cache_flush_bytes;
+        runtime::PackedArgs args = s.Packed();
         nb::gil_scoped_release release;
-        return runtime::TimeEvaluate(mod, f, s.args, o);
+        return runtime::TimeEvaluate(mod, f, args, o);
       },
       "module"_a, "name"_a, "args"_a, "number"_a, "repeat"_a, "min_repeat_ms"_a,
       "limit_zero_time_iterations"_a, "cooldown_interval_ms"_a, "repeats_to_cooldown"_a,

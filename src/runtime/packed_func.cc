@@ -163,10 +163,15 @@ void PackedArgs::AddTensor(TesseraDLTensor* t) {
 
 namespace {
 
-int32_t Invoke(const PackedFunctionInfo& func, PackedArgs& args, PackedResult* result) {
+int32_t Invoke(const PackedFunctionInfo& func, TesseraValue* values, int32_t* codes, int32_t n,
+               PackedResult* result) {
   auto fn = reinterpret_cast<TesseraPackedFunc>(func.address);
-  return fn(args.values.data(), args.codes.data(), static_cast<int32_t>(args.values.size()),
-            &result->value, &result->code);
+  return fn(values, codes, n, &result->value, &result->code);
+}
+
+int32_t Invoke(const PackedFunctionInfo& func, PackedArgs& args, PackedResult* result) {
+  return Invoke(func, args.values.data(), args.codes.data(),
+                static_cast<int32_t>(args.values.size()), result);
 }
 
 void Check(const ModuleNode& mod, const PackedFunctionInfo& func, int32_t rc) {
@@ -183,12 +188,14 @@ void Check(const ModuleNode& mod, const PackedFunctionInfo& func, int32_t rc) {
 
 // A "cuda" module launches on the GPU of its first CUDA array argument; returns that GPU, or
 // -1 for host modules.
-static int SelectDevice(const ModuleNode& mod, const PackedArgs& args) {
-  if (mod.target != "cuda") return -1;
+static int SelectDevice(const ModuleNode& mod, const TesseraValue* values, const int32_t* codes,
+                        int32_t n) {
+  static const std::string kCuda = "cuda";
+  if (mod.target != kCuda) return -1;
   int device = 0;
-  for (size_t i = 0; i < args.codes.size(); ++i) {
-    if (args.codes[i] != TESSERA_ARG_DLTENSOR) continue;
-    auto* t = static_cast<const TesseraDLTensor*>(args.values[i].v_handle);
+  for (int32_t i = 0; i < n; ++i) {
+    if (codes[i] != TESSERA_ARG_DLTENSOR) continue;
+    auto* t = static_cast<const TesseraDLTensor*>(values[i].v_handle);
     if (t != nullptr && t->device.device_type == TESSERA_DEVICE_CUDA) {
       device = t->device.device_id;
       break;
@@ -198,14 +205,25 @@ static int SelectDevice(const ModuleNode& mod, const PackedArgs& args) {
   return device;
 }
 
-PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func, PackedArgs& args) {
+static int SelectDevice(const ModuleNode& mod, const PackedArgs& args) {
+  return SelectDevice(mod, args.values.data(), args.codes.data(),
+                      static_cast<int32_t>(args.codes.size()));
+}
+
+PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func,
+                        TesseraValue* values, int32_t* codes, int32_t n) {
   if (func.address == nullptr) {
     TESSERA_THROW_KIND(Span(), ErrorKind::kRuntime) << "function " << func.name << " is not loaded";
   }
   PackedResult result;
-  SelectDevice(mod, args);
-  Check(mod, func, Invoke(func, args, &result));
+  SelectDevice(mod, values, codes, n);
+  Check(mod, func, Invoke(func, values, codes, n, &result));
   return result;
+}
+
+PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func, PackedArgs& args) {
+  return CallPacked(mod, func, args.values.data(), args.codes.data(),
+                    static_cast<int32_t>(args.values.size()));
 }
 
 std::vector<double> TimeEvaluate(const ModuleNode& mod, const PackedFunctionInfo& func,

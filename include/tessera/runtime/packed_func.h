@@ -45,6 +45,10 @@ struct PackedResult {
  *  (kRuntime) with the library's message. */
 PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func, PackedArgs& args);
 
+/*! \brief CallPacked with the `n` argument values and type codes in arrays of the caller's. */
+PackedResult CallPacked(const ModuleNode& mod, const PackedFunctionInfo& func,
+                        TesseraValue* values, int32_t* codes, int32_t n);
+
 /*! \brief Options of time_evaluator (tensorir.md §9). */
 struct TimeEvaluatorOptions {
   int number = 10;
