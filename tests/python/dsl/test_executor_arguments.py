@@ -443,9 +443,13 @@ def test_a_constant_index_under_a_scalar_select_is_not_checked():
     a = np.arange(101, dtype="int32") * 2
     ex(1, a, out)
     np.testing.assert_array_equal(out, [200])
+    # PySim evaluates a scalar select as C does: only the chosen operand.
+    out = np.zeros(1, "int32")
+    far_or_seven(0, np.array([3], "int32"), out)
+    np.testing.assert_array_equal(out, [7])
     # The right operand of a scalar `and` runs only when the left one is true.
     ex = build(flag_if_far_positive)
-    for run in (ex,):
+    for run in (ex, flag_if_far_positive):
         out = np.full(1, 5, "int32")
         run(0, np.array([3], "int32"), out)
         np.testing.assert_array_equal(out, [0])
