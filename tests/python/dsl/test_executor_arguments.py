@@ -543,6 +543,9 @@ def through_view_and_callee(n: S.i32, out: S.ptr("int32", "global"), b: S.ptr("i
     v = out + 100
     if n > 0:
         v[0] = n
+    w = (out + 8).as_ptr("int32x8")
+    if n > 1:
+        w[1] = S.int32x8(n)
     set_at(b + 40, n)
 
 
@@ -551,6 +554,8 @@ def unguarded_far(n: S.i32, a: S.ptr("int32", "global"), out: S.ptr("int32", "gl
     out[100] = a[3] + 1
     v = out + 60
     v[2] = n
+    w = (a + 8).as_ptr("int32x8")
+    w[1] = S.int32x8(n)
     if n > 0:
         out[200] = n
 
@@ -563,8 +568,13 @@ def test_views_and_callees_at_constant_offsets_count_only_what_is_reached():
     ex(0, out, b)
     assert not out.any() and not b.any()
     out, b = np.zeros(101, "int32"), np.zeros(41, "int32")
-    ex(9, out, b)
+    ex(1, out, b)
     np.testing.assert_array_equal(np.nonzero(out)[0], [100])
+    np.testing.assert_array_equal(b, [0] * 40 + [1])
+    ex(9, out, b)
+    expect = np.zeros(101, "int32")
+    expect[16:24], expect[100] = 9, 9
+    np.testing.assert_array_equal(out, expect)
     np.testing.assert_array_equal(b, [0] * 40 + [9])
 
 
@@ -572,18 +582,21 @@ def test_an_unguarded_constant_index_is_still_checked():
     ex = build(unguarded_far)
     with pytest.raises(ValueError, match="argument 'out' of unguarded_far\\(\\) has 100 elements "
                                          "but the kernel accesses 101"):
-        ex(0, np.zeros(4, "int32"), np.zeros(100, "int32"))
-    with pytest.raises(ValueError, match="argument 'a' of unguarded_far\\(\\) has 3 elements but "
-                                         "the kernel accesses 4"):
-        ex(0, np.zeros(3, "int32"), np.zeros(101, "int32"))
+        ex(0, np.zeros(24, "int32"), np.zeros(100, "int32"))
+    # Through the view of vectors: lanes 16 .. 23 of `a`.
+    with pytest.raises(ValueError, match="argument 'a' of unguarded_far\\(\\) has 23 elements but "
+                                         "the kernel accesses 24"):
+        ex(0, np.zeros(23, "int32"), np.zeros(101, "int32"))
     # The guarded out[200] does not raise the extent: n = 0 with 101 elements runs.
-    a, out = np.array([5, 6, 7, 8], "int32"), np.zeros(101, "int32")
+    a, out = np.arange(24, dtype="int32") + 5, np.zeros(101, "int32")
     ex(0, a, out)
     expect = np.zeros(101, "int32")
-    expect[100], expect[62] = a[3] + 1, 0
+    expect[100], expect[62] = 9, 0
     np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(a, np.concatenate([np.arange(16) + 5, [0] * 8]))
     out = np.zeros(201, "int32")
     ex(7, a, out)
     expect = np.zeros(201, "int32")
-    expect[100], expect[62], expect[200] = a[3] + 1, 7, 7
+    expect[100], expect[62], expect[200] = 9, 7, 7
     np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(a, np.concatenate([np.arange(16) + 5, [7] * 8]))
