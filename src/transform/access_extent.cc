@@ -35,8 +35,9 @@ class ExtentCollector : public StmtExprVisitor {
   using StmtExprVisitor::VisitExpr_;
   using StmtExprVisitor::VisitStmt_;
 
-  // Control flow, for the accesses bounded by loops: an access is counted at its maximum only
-  // where every iteration of its loops provably reaches it (no condition, no early exit).
+  // Control flow. An access counts only where the call provably reaches it: a constant index
+  // outside any condition and before any return/break/continue (see Certain); an index bounded
+  // by loops where, further, every iteration of its loops reaches it (see AffineMax).
   void VisitStmt(const Stmt& s) override {
     const Object* n = s.get();
     bool plain = IsInstance<SeqStmtNode>(n) || IsInstance<EvaluateNode>(n) ||
@@ -50,13 +51,13 @@ class ExtentCollector : public StmtExprVisitor {
       ++guarded_;
       VisitStmt(w->body);
       --guarded_;
-      exited_ = true;  // it may never end
+      stuck_ = true;  // it may never end
       return;
     }
     if (auto* a = AsPtr<AssertStmtNode>(s)) {
       VisitExpr(a->condition);
       VisitExpr(a->message);
-      exited_ = true;  // a failed assertion ends the kernel
+      stuck_ = true;  // a failed assertion ends the kernel
       if (a->body) VisitStmt(a->body);
       return;
     }
@@ -78,13 +79,17 @@ class ExtentCollector : public StmtExprVisitor {
                    (op->for_kind == ForKind::kSerial || op->for_kind == ForKind::kVectorized ||
                     op->for_kind == ForKind::kUnrolled) &&
                    loop_bounds_ && !Jumps(op->body);
+    // The body runs at least once (its first iteration) when the extent is a positive constant.
+    auto step = op->step ? AsConstInt(op->step) : std::optional<int64_t>(1);
+    bool entered = extent && *extent > 0 && (op->HasTrivialStep() || (step && *step > 0));
     VisitExpr(op->min);
     VisitExpr(op->extent);
     if (op->step) VisitExpr(op->step);
     if (!counted) {
-      ++guarded_;
+      int& depth = entered ? loop_guarded_ : guarded_;
+      ++depth;
       VisitStmt(op->body);
-      --guarded_;
+      --depth;
       return;
     }
     loops_[op->loop_var.get()] = {*lo, *lo + *extent - 1};
@@ -93,16 +98,21 @@ class ExtentCollector : public StmtExprVisitor {
   }
   void VisitStmt_(const EvaluateNode* op) override {
     StmtExprVisitor::VisitStmt_(op);
-    if (loop_bounds_ && Jumps(op->value)) exited_ = true;
+    if (Jumps(op->value)) stuck_ = true;
+    if (Exits(op->value)) exited_ = true;
   }
+  // A scalar select is C's `c ? x : y`, which evaluates one of x and y; a vector one (__vsel)
+  // evaluates both, so their accesses are reached (counted for constant indices; accesses
+  // bounded by loops stay unknown there, as they always were).
   void VisitExpr_(const SelectNode* op) override {
     VisitExpr(op->condition);
-    ++guarded_;
+    int& depth = op->condition->dtype.lanes() == 1 ? guarded_ : loop_guarded_;
+    ++depth;
     VisitExpr(op->true_value);
     VisitExpr(op->false_value);
-    --guarded_;
+    --depth;
   }
-  // C evaluates the right operand of && and || only on the left one's value.
+  // C evaluates the right operand of a scalar && or || only on the left one's value.
   void VisitExpr_(const AndNode* op) override { ShortCircuit(op->a, op->b); }
   void VisitExpr_(const OrNode* op) override { ShortCircuit(op->a, op->b); }
 
@@ -138,6 +148,14 @@ class ExtentCollector : public StmtExprVisitor {
               load->indices.size() == 1 ? AsConstInt(SimplifyExpr(load->indices[0])) : std::nullopt;
           int64_t bytes = ElementBytes(load->buffer->dtype);
           BindAlias(op->var.get(), base, (c && *c >= 0 && bytes > 0) ? *c * bytes : kUnknown);
+          // A view at a constant offset (``p = a + 100``) is no access: what is reached through
+          // it counts, by the rules of its accesses. Only where the pointer escapes (used as a
+          // value, e.g. handed to an intrinsic) does the element it names count, as before.
+          if (c && *c >= 0 && !Escapes(op->var.get(), op->body)) {
+            for (const Expr& i : load->indices) VisitExpr(i);
+            VisitStmt(op->body);
+            return;
+          }
         }
       }
     }
@@ -155,24 +173,35 @@ class ExtentCollector : public StmtExprVisitor {
         }
       }
       for (const Expr& a : op->args) {
-        if (!IsInstance<VarNode>(a.get())) VisitExpr(a);
+        if (IsInstance<VarNode>(a.get())) continue;
+        // An address handed to a known callee counts by what the callee reaches from it
+        // (Forward), not by the element it names.
+        auto* addr = callee ? AsPtr<CallNode>(a) : nullptr;
+        auto* load =
+            addr && addr->is_op("tir.address_of") ? AsPtr<BufferLoadNode>(addr->args[0]) : nullptr;
+        if (load && load->indices.size() == 1 && AsConstInt(SimplifyExpr(load->indices[0]))) {
+          continue;
+        }
+        VisitExpr(a);
       }
-      if (callee && MayHang(callee)) exited_ = true;
+      if (callee && MayHang(callee)) stuck_ = true;
       return;
     }
     if (op->is_op("tir.if_then_else") && op->args.size() == 3) {
       VisitExpr(op->args[0]);
-      ++guarded_;
+      int& depth = op->args[0]->dtype.lanes() == 1 ? guarded_ : loop_guarded_;
+      ++depth;
       VisitExpr(op->args[1]);
       VisitExpr(op->args[2]);
-      --guarded_;
+      --depth;
       return;
     }
     // An address names an element without accessing it (an access through it has its own
-    // extent, as the existing rules count it).
-    if (op->is_op("tir.address_of")) ++guarded_;
+    // extent, as the existing rules count it). The element named at a constant index counts
+    // (where the address is certainly computed); one indexed by loops stays unknown.
+    if (op->is_op("tir.address_of")) ++loop_guarded_;
     StmtExprVisitor::VisitExpr_(op);
-    if (op->is_op("tir.address_of")) --guarded_;
+    if (op->is_op("tir.address_of")) --loop_guarded_;
   }
 
   static std::vector<int64_t> Of(const IRModule& mod, const PrimFunc& f,
@@ -188,10 +217,13 @@ class ExtentCollector : public StmtExprVisitor {
  private:
   // An argument reaching a callee parameter accessed `inner` elements deep, elements of
   // `unit` bytes (the callee parameter's pointee; 0: the argument's own pointee).
+  // A call that may not run (Certain) reaches nothing for sure: the callee's known extents do
+  // not count there (an unknown one stays unknown).
   void Forward(const Expr& arg, int64_t inner, int64_t unit) {
     if (inner == 0) return;
+    bool skip = inner != kUnknown && !Certain();
     if (auto* v = AsPtr<VarNode>(arg)) {
-      Add(v, inner, unit);
+      if (!skip) Add(v, inner, unit);
       return;
     }
     auto* call = AsPtr<CallNode>(arg);
@@ -199,6 +231,7 @@ class ExtentCollector : public StmtExprVisitor {
       if (auto* load = AsPtr<BufferLoadNode>(call->args[0])) {
         auto c = AsConstInt(SimplifyExpr(load->indices.back()));
         if (!c || inner == kUnknown) return Add(load->buffer->data.get(), kUnknown);
+        if (skip) return;
         // In bytes: the element the address names, then what the callee reaches from it.
         int64_t from = *c * ElementBytes(load->buffer->dtype);
         int64_t reach = inner * (unit > 0 ? unit : ElementBytes(load->buffer->dtype));
@@ -231,7 +264,14 @@ class ExtentCollector : public StmtExprVisitor {
     Expr idx = SimplifyExpr(indices[0]);
     // Counted in the buffer's own elements: a vector view of a scalar pointer indexes lanes.
     const int64_t unit = ElementBytes(buf->dtype);
-    if (auto c = AsConstInt(idx)) return Add(buf->data.get(), *c + 1, unit);
+    // A constant index (or vector of constant lanes) counts where the access certainly runs,
+    // with all of its lanes known: no mask, or a constant one. Elsewhere it reaches nothing
+    // for sure, and the checked mode (BuildManager(check_bounds=True)) catches it at run time.
+    bool certain = Certain() && (!pred || IsConstMask(pred));
+    if (auto c = AsConstInt(idx)) {
+      if (certain) Add(buf->data.get(), *c + 1, unit);
+      return;
+    }
     if (auto top = AffineMax(idx, pred)) return Add(buf->data.get(), *top + 1, unit);
     if (auto* ramp = AsPtr<RampNode>(idx)) {
       if (ramp->lanes < 0) return Add(buf->data.get(), kUnknown);  // vscale * k lanes
@@ -239,6 +279,7 @@ class ExtentCollector : public StmtExprVisitor {
       int last = LastActiveLane(pred, ramp->lanes);
       if (last < 0) return;
       if (base && stride) {
+        if (!certain) return;
         return Add(buf->data.get(), std::max(*base, *base + last * *stride) + 1, unit);
       }
     }
@@ -250,9 +291,10 @@ class ExtentCollector : public StmtExprVisitor {
   // An index that is an affine form of the enclosing loops' variables (each with a constant
   // min and a positive constant extent), plus a constant, takes every combination of those
   // values, so its maximum is reached. It counts only where the access runs on every iteration
-  // (guarded_ == 0: no if, while, select, short-circuit, address or non-constant predicate
-  // around it; exited_: no return, break, continue, assertion or possibly endless loop before
-  // it; no jump in its loops, see VisitStmt_(ForNode)). Anything else stays unknown.
+  // (guarded_ == loop_guarded_ == 0: no if, while, select, short-circuit, address, uncounted
+  // loop or non-constant predicate around it; exited_, stuck_: no return, break, continue,
+  // assertion or possibly endless loop before it; no jump in its loops, see
+  // VisitStmt_(ForNode)). Anything else stays unknown.
 
   struct Affine {
     std::map<const VarNode*, int64_t> coef;
@@ -340,7 +382,9 @@ class ExtentCollector : public StmtExprVisitor {
   // The largest index that an access `idx` (predicate `pred`) provably reaches, when it is
   // bounded by loops as described above; nullopt otherwise.
   std::optional<int64_t> AffineMax(const Expr& idx, const Expr& pred) const {
-    if (!loop_bounds_ || guarded_ > 0 || exited_ || loops_.empty()) return std::nullopt;
+    if (!loop_bounds_ || guarded_ > 0 || loop_guarded_ > 0 || exited_ || stuck_ || loops_.empty()) {
+      return std::nullopt;
+    }
     Expr base = idx;
     int64_t lane_reach = 0;
     int bits = idx->dtype.bits();
@@ -412,11 +456,61 @@ class ExtentCollector : public StmtExprVisitor {
     return found;
   }
 
+  // Whether the access being visited runs on every call that gets this far into the function:
+  // no condition around it (if, while, a loop that may run no iteration, a scalar select or
+  // if_then_else, the right operand of a scalar && or ||) and no return, break or continue
+  // passed before it. A loop that may never end or a failed assertion does not count: the
+  // call does not return normally then, so an access after it refuses no call that would have.
+  bool Certain() const { return guarded_ == 0 && !exited_; }
+
+  // Whether `node` contains a return, break or continue.
+  static bool Exits(const Expr& node) {
+    bool found = false;
+    PostOrderVisit(node, [&](const ObjectRef& n) {
+      auto* call = AsPtr<CallNode>(n);
+      if (call &&
+          (call->is_op("tir.ret") || call->is_op("tir.break") || call->is_op("tir.continue"))) {
+        found = true;
+      }
+    });
+    return found;
+  }
+
+  // Whether pointer variable `var` is used in `body` as a value other than as an argument of a
+  // known callee (which Forward follows): an intrinsic or an address computation that the
+  // analysis does not follow.
+  bool Escapes(const VarNode* var, const Stmt& body) const {
+    struct Finder : StmtExprVisitor {
+      using StmtExprVisitor::VisitExpr_;
+      const IRModule* mod;
+      const VarNode* var;
+      bool found = false;
+      void VisitExpr_(const VarNode* op) override { found = found || op == var; }
+      void VisitExpr_(const CallNode* op) override {
+        auto* gv = AsPtr<GlobalVarNode>(op->op);
+        if (gv && (*mod)->Lookup(gv->name_hint)) {
+          for (const Expr& a : op->args) {
+            if (!IsInstance<VarNode>(a.get())) VisitExpr(a);
+          }
+          return;
+        }
+        StmtExprVisitor::VisitExpr_(op);
+      }
+    } finder;
+    finder.mod = &mod_;
+    finder.var = var;
+    finder.VisitStmt(body);
+    return finder.found;
+  }
+
+  // The right operand of a scalar && or || may not run; a vector one is a lane-wise operator
+  // that evaluates both (the loop rule keeps it unknown, as before).
   void ShortCircuit(const Expr& a, const Expr& b) {
     VisitExpr(a);
-    ++guarded_;
+    int& depth = a->dtype.lanes() == 1 ? guarded_ : loop_guarded_;
+    ++depth;
     VisitExpr(b);
-    --guarded_;
+    --depth;
   }
 
   static int64_t ElementBytes(DataType t) {
@@ -484,8 +578,10 @@ class ExtentCollector : public StmtExprVisitor {
   bool loop_bounds_;
   std::map<const VarNode*, std::pair<int64_t, int64_t>> loops_;  // counted loops: [min, max]
   std::map<const VarNode*, Affine> lets_;  // integer variables bound to affine forms of them
-  int guarded_ = 0;                        // inside a condition (see AffineMax)
-  bool exited_ = false;                    // a possible early exit was passed
+  int guarded_ = 0;       // inside a condition: the access may not run (see Certain)
+  int loop_guarded_ = 0;  // where the loop rule stays off, though the access runs (AffineMax)
+  bool exited_ = false;   // a return, break or continue was passed
+  bool stuck_ = false;    // a possibly endless loop or an assertion was passed (AffineMax)
 };
 
 // Which parameters a function may write through (see PointerWrites).

@@ -16,7 +16,10 @@ namespace transform {
 /*! \brief For each parameter of `entry`: the number of scalar elements a pointer parameter is
  *  known to be accessed at (highest constant index + 1, through subroutine calls too; a pointer
  *  to vectors counts their lanes, as the array it is given holds them), 0 when it is not
- *  accessed or not a pointer, -1 when an access index is not a constant. */
+ *  accessed or not a pointer, -1 when an access index is not a constant (nor an affine form of
+ *  loops with constant bounds). Only accesses that every call reaches count: one under a
+ *  condition, a scalar select, a mask that is not constant, in a loop that may run no
+ *  iteration, or after a possible return/break, raises nothing (the checked mode catches it). */
 std::vector<int64_t> PointerAccessExtents(const IRModule& mod, const std::string& entry);
 
 /*! \brief For each parameter of `entry`: whether the kernel may write through it. A pointer is

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tessera.dsl import script as S
+from tessera.error import TesseraError
 
 from _util import build
 
@@ -363,3 +364,239 @@ def test_a_loop_access_that_may_not_run_is_not_checked():
     out = np.zeros(8, "int32")
     ex(a, out)
     np.testing.assert_array_equal(out, a[:8] + 1)
+
+
+# Constant indices count only where every call reaches them: under a condition, a scalar
+# select, a mask that is not constant, in a loop that may run no iteration or after a possible
+# early return, an access may not happen, so a shorter array is a valid argument. The checked
+# mode (BuildManager(check_bounds=True)) still catches such an access when it does run.
+
+@S.prim_func
+def set_far_if_positive(n: S.i32, out: S.ptr("int32", "global")):
+    if n > 0:
+        out[100] = 1
+
+
+def test_a_constant_index_under_a_condition_is_not_checked():
+    # Before, `out` had to hold 101 elements even for n = 0, when nothing is written.
+    ex = build(set_far_if_positive)
+    out = np.arange(10, dtype="int32")
+    ex(0, out)
+    np.testing.assert_array_equal(out, np.arange(10))
+    out = np.zeros(101, "int32")
+    ex(1, out)
+    np.testing.assert_array_equal(np.nonzero(out)[0], [100])
+    # With n > 0 and the short array the write happens: the checked mode refuses it at run time.
+    checked = build(set_far_if_positive, check_bounds=True)
+    out = np.arange(10, dtype="int32")
+    with pytest.raises(TesseraError, match=r"set_far_if_positive wrote outside its argument 'out' "
+                                           r"\(40 bytes, 10 elements\): at byte offset 400 "
+                                           r"\(element 100\), past its end"):
+        checked(1, out)
+    np.testing.assert_array_equal(out, np.arange(10))
+    checked(0, out)
+    np.testing.assert_array_equal(out, np.arange(10))
+
+
+@S.prim_func
+def one_branch_each(n: S.i32, a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    if n > 0:
+        out[20] = n
+    else:
+        a[30] = n - 1
+
+
+def test_constant_indices_on_each_branch_of_an_if_else_are_not_checked():
+    ex = build(one_branch_each)
+    a, out = np.zeros(1, "int32"), np.zeros(21, "int32")
+    ex(5, a, out)
+    np.testing.assert_array_equal(out, [0] * 20 + [5])
+    np.testing.assert_array_equal(a, [0])
+    a, out = np.zeros(31, "int32"), np.zeros(1, "int32")
+    ex(0, a, out)
+    np.testing.assert_array_equal(a, [0] * 30 + [-1])
+    np.testing.assert_array_equal(out, [0])
+
+
+@S.prim_func
+def far_or_seven(n: S.i32, a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    out[0] = a[100] if n > 0 else 7
+
+
+@S.prim_func
+def flag_if_far_positive(n: S.i32, a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    out[0] = 0
+    if n > 0 and a[100] > 0:
+        out[0] = 1
+
+
+@S.prim_func
+def pick_lanes(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    out[0:8] = a[0:8] if a[0:8] > 0 else a[8:16]
+
+
+def test_a_constant_index_under_a_scalar_select_is_not_checked():
+    ex = build(far_or_seven)
+    a, out = np.array([3], "int32"), np.zeros(1, "int32")
+    ex(0, a, out)
+    np.testing.assert_array_equal(out, [7])
+    a = np.arange(101, dtype="int32") * 2
+    ex(1, a, out)
+    np.testing.assert_array_equal(out, [200])
+    # PySim evaluates a scalar select as C does: only the chosen operand.
+    out = np.zeros(1, "int32")
+    far_or_seven(0, np.array([3], "int32"), out)
+    np.testing.assert_array_equal(out, [7])
+    # The right operand of a scalar `and` runs only when the left one is true.
+    ex = build(flag_if_far_positive)
+    for run in (ex, flag_if_far_positive):
+        out = np.full(1, 5, "int32")
+        run(0, np.array([3], "int32"), out)
+        np.testing.assert_array_equal(out, [0])
+        a = np.zeros(101, "int32")
+        a[100] = 4
+        run(1, a, out)
+        np.testing.assert_array_equal(out, [1])
+    # A vector select evaluates both of its operands: both loads run and stay checked.
+    ex = build(pick_lanes)
+    with pytest.raises(ValueError, match="argument 'a' of pick_lanes\\(\\) has 15 elements but the "
+                                         "kernel accesses 16"):
+        ex(np.zeros(15, "int32"), np.zeros(8, "int32"))
+    a, out = np.arange(16, dtype="int32") - 4, np.zeros(8, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, np.where(a[:8] > 0, a[:8], a[8:]))
+
+
+@S.prim_func
+def store_where_positive(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    S.vstore(a[0:8] * 2, out + 8, mask=a[0:8] > 0)
+
+
+@S.prim_func
+def store_first_half(a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    S.vstore(a[0:8] * 2, out + 8, mask="4T4F")
+
+
+def test_a_masked_store_at_a_constant_offset():
+    # A mask known only at run time may enable no lane: `out` is not checked.
+    ex = build(store_where_positive)
+    a, out = -np.arange(1, 9, dtype="int32"), np.arange(8, dtype="int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, np.arange(8))
+    a, out = np.array([1, -1] * 4, "int32"), np.zeros(16, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, [0] * 8 + [2, 0] * 4)
+    # A constant mask enables known lanes: those are reached and checked (8 + 4 elements).
+    ex = build(store_first_half)
+    with pytest.raises(ValueError, match="argument 'out' of store_first_half\\(\\) has 11 elements "
+                                         "but the kernel accesses 12"):
+        ex(np.ones(8, "int32"), np.zeros(11, "int32"))
+    a, out = np.arange(8, dtype="int32") + 1, np.zeros(12, "int32")
+    ex(a, out)
+    np.testing.assert_array_equal(out, [0] * 8 + [2, 4, 6, 8])
+
+
+@S.prim_func
+def first_then_maybe_far(n: S.i32, out: S.ptr("int32", "global")):
+    out[0] = n
+    if n > 0:
+        return
+    out[50] = 2
+
+
+@S.prim_func
+def fill_in_loop(n: S.i32, out: S.ptr("int32", "global")):
+    for i in range(n):
+        out[5] = i
+
+
+def test_a_constant_index_after_an_early_return_is_not_checked():
+    ex = build(first_then_maybe_far)
+    # out[0] runs on every call, before the return: it stays checked.
+    with pytest.raises(ValueError, match="argument 'out' of first_then_maybe_far\\(\\) has 0 "
+                                         "elements but the kernel accesses 1"):
+        ex(1, np.zeros(0, "int32"))
+    out = np.zeros(1, "int32")
+    ex(3, out)
+    np.testing.assert_array_equal(out, [3])
+    out = np.zeros(51, "int32")
+    ex(0, out)
+    np.testing.assert_array_equal(out, [0] * 50 + [2])
+    # A loop of n iterations may run none.
+    ex = build(fill_in_loop)
+    out = np.zeros(1, "int32")
+    ex(0, out)
+    np.testing.assert_array_equal(out, [0])
+    out = np.zeros(6, "int32")
+    ex(4, out)
+    np.testing.assert_array_equal(out, [0] * 5 + [3])
+
+
+@S.prim_func
+def set_at(p: S.ptr("int32", "global"), n: S.i32):
+    if n > 0:
+        p[0] = n
+
+
+@S.prim_func
+def through_view_and_callee(n: S.i32, out: S.ptr("int32", "global"), b: S.ptr("int32", "global")):
+    v = out + 100
+    if n > 0:
+        v[0] = n
+    w = (out + 8).as_ptr("int32x8")
+    if n > 1:
+        w[1] = S.int32x8(n)
+    set_at(b + 40, n)
+
+
+@S.prim_func
+def unguarded_far(n: S.i32, a: S.ptr("int32", "global"), out: S.ptr("int32", "global")):
+    out[100] = a[3] + 1
+    v = out + 60
+    v[2] = n
+    w = (a + 8).as_ptr("int32x8")
+    w[1] = S.int32x8(n)
+    if n > 0:
+        out[200] = n
+
+
+def test_views_and_callees_at_constant_offsets_count_only_what_is_reached():
+    # A view at a constant offset is no access, nor is an address handed to a callee that
+    # writes through it only under a condition.
+    ex = build(through_view_and_callee)
+    out, b = np.zeros(4, "int32"), np.zeros(4, "int32")
+    ex(0, out, b)
+    assert not out.any() and not b.any()
+    out, b = np.zeros(101, "int32"), np.zeros(41, "int32")
+    ex(1, out, b)
+    np.testing.assert_array_equal(np.nonzero(out)[0], [100])
+    np.testing.assert_array_equal(b, [0] * 40 + [1])
+    ex(9, out, b)
+    expect = np.zeros(101, "int32")
+    expect[16:24], expect[100] = 9, 9
+    np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(b, [0] * 40 + [9])
+
+
+def test_an_unguarded_constant_index_is_still_checked():
+    ex = build(unguarded_far)
+    with pytest.raises(ValueError, match="argument 'out' of unguarded_far\\(\\) has 100 elements "
+                                         "but the kernel accesses 101"):
+        ex(0, np.zeros(24, "int32"), np.zeros(100, "int32"))
+    # Through the view of vectors: lanes 16 .. 23 of `a`.
+    with pytest.raises(ValueError, match="argument 'a' of unguarded_far\\(\\) has 23 elements but "
+                                         "the kernel accesses 24"):
+        ex(0, np.zeros(23, "int32"), np.zeros(101, "int32"))
+    # The guarded out[200] does not raise the extent: n = 0 with 101 elements runs.
+    a, out = np.arange(24, dtype="int32") + 5, np.zeros(101, "int32")
+    ex(0, a, out)
+    expect = np.zeros(101, "int32")
+    expect[100], expect[62] = 9, 0
+    np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(a, np.concatenate([np.arange(16) + 5, [0] * 8]))
+    out = np.zeros(201, "int32")
+    ex(7, a, out)
+    expect = np.zeros(201, "int32")
+    expect[100], expect[62], expect[200] = 9, 7, 7
+    np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(a, np.concatenate([np.arange(16) + 5, [7] * 8]))

@@ -301,17 +301,27 @@ class Interpreter:
     def expr_Not(self, e):
         return np.logical_not(self.expr(e.a))
 
+    # A scalar &&, || and select evaluate as the compiled C does: the right operand of && / ||
+    # only on the left one's value, one operand of `c ? x : y` (an access in the other one does
+    # not happen). Vector ones evaluate both, lane by lane.
     def expr_And(self, e):
-        return np.logical_and(self.expr(e.a), self.expr(e.b))
+        a = self.expr(e.a)
+        if np.ndim(a) == 0 and not a:
+            return np.logical_and(a, False)
+        return np.logical_and(a, self.expr(e.b))
 
     def expr_Or(self, e):
-        return np.logical_or(self.expr(e.a), self.expr(e.b))
+        a = self.expr(e.a)
+        if np.ndim(a) == 0 and a:
+            return np.logical_or(a, True)
+        return np.logical_or(a, self.expr(e.b))
 
     def expr_Select(self, e):
         c = self.expr(e.condition)
+        if np.ndim(c) == 0:
+            v = self.expr(e.true_value if c else e.false_value)
+            return v if np.ndim(v) == 0 else np.asarray(v).astype(np_dtype(e.dtype))
         a, b = self.expr(e.true_value), self.expr(e.false_value)
-        if np.ndim(c) == 0 and np.ndim(a) == 0:
-            return a if c else b
         return np.where(c, a, b).astype(np_dtype(e.dtype))
 
     def expr_Ramp(self, e):
