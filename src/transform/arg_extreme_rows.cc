@@ -52,9 +52,12 @@ namespace {
 
 constexpr int64_t kNone = 2147483647;  // topi's "no index" (int32 max)
 
-/*! \brief A root block of the pristine form: its loops (one per iterator, in order). */
+/*! \brief A statement of the root block: a block of the pristine form and its loops (one per
+ *  iterator, in order), or another statement (`block` null), which only the checks of buffer
+ *  use see. */
 struct Nest {
   size_t position = 0;  // in the root's SeqStmt
+  Stmt stmt;
   std::vector<const ForNode*> loops;
   const BlockRealizeNode* realize = nullptr;
   const BlockNode* block = nullptr;
@@ -63,6 +66,7 @@ struct Nest {
 std::optional<Nest> AsNest(const Stmt& s, size_t position) {
   Nest nest;
   nest.position = position;
+  nest.stmt = s;
   Stmt at = s;
   while (auto* loop = AsPtr<ForNode>(at)) {
     if (loop->for_kind != ForKind::kSerial || !loop->annotations.empty() ||
@@ -191,7 +195,7 @@ bool AsFirstIndex(const Expr& e, Expr* cond, Expr* index) {
   return true;
 }
 
-bool AllBuffersUnder(const Stmt& s, const BufferNode* buffer) {
+bool Mentions(const Stmt& s, const BufferNode* buffer) {
   bool touches = false;
   PostOrderVisit(s, [&](const ObjectRef& n) {
     if (auto* l = AsPtr<BufferLoadNode>(n)) touches = touches || l->buffer.get() == buffer;
@@ -216,6 +220,7 @@ class Matcher {
 
   std::optional<Match> Try(size_t red_at) {
     const Nest& red = nests_[red_at];
+    if (!red.block) return std::nullopt;
     auto R = AsReduction(red.block);
     if (!R || R->reduce.size() != 1 || R->combiner != NodeKind::kMin ||
         !IsIntConst(R->init, kNone) || R->init->dtype != DataType::Int(32)) {
@@ -372,14 +377,16 @@ class Matcher {
     // A is read, never written; P, E and W are the chain's alone
     const std::set<size_t> chain = {*p_nest, *e_nest, *w_nest, red_at};
     for (size_t i = 0; i < nests_.size(); ++i) {
-      if (Writes(nests_[i].block, A)) return std::nullopt;
+      if (Writes(nests_[i].stmt, A)) return std::nullopt;
       if (chain.count(i)) continue;
       for (const BufferNode* own : {P, E, W}) {
-        if (AllBuffersUnder(nests_[i].realize->block, own)) return std::nullopt;
+        if (Touches(nests_[i].stmt, own)) return std::nullopt;
       }
+      // a statement of another form may reach A through an alias (match_buffer): not at all
+      if (!nests_[i].block && Touches(nests_[i].stmt, A)) return std::nullopt;
     }
-    if (Writes(nests_[red_at].block, P) || Writes(nests_[red_at].block, E) ||
-        Writes(nests_[red_at].block, W) || !IsAllocated(P) || !IsAllocated(E) || !IsAllocated(W) ||
+    if (Writes(nests_[red_at].stmt, P) || Writes(nests_[red_at].stmt, E) ||
+        Writes(nests_[red_at].stmt, W) || !IsAllocated(P) || !IsAllocated(E) || !IsAllocated(W) ||
         !IsParamOrAllocated(R->out) || P == E || E == W || P == W) {
       return std::nullopt;
     }
@@ -412,20 +419,28 @@ class Matcher {
     }
     return nullptr;
   }
-  static bool Writes(const BlockNode* b, const BufferNode* buffer) {
+  /*! \brief Whether `s` stores to `buffer` or has a block declaring it written. */
+  static bool Writes(const Stmt& s, const BufferNode* buffer) {
     bool writes = false;
-    for (const BufferRegion& r : b->writes) writes = writes || r->buffer.get() == buffer;
-    PostOrderVisit(b->body, [&](const ObjectRef& n) {
+    PostOrderVisit(s, [&](const ObjectRef& n) {
       if (auto* st = AsPtr<BufferStoreNode>(n)) writes = writes || st->buffer.get() == buffer;
+      if (auto* b = AsPtr<BlockNode>(n)) {
+        for (const BufferRegion& r : b->writes) writes = writes || r->buffer.get() == buffer;
+      }
     });
     return writes;
   }
-  /*! \brief The one nest whose block writes `b`. */
+  /*! \brief Whether `s` uses `buffer` or its data pointer at all. */
+  static bool Touches(const Stmt& s, const BufferNode* buffer) {
+    const VarNode* data = buffer->data.get();
+    return Mentions(s, buffer) || UsesVar(s, [data](const VarNode* v) { return v == data; });
+  }
+  /*! \brief The one statement that writes `b`, a block of the pristine form. */
   std::optional<size_t> Writer(const BufferNode* b) const {
     std::optional<size_t> found;
     for (size_t i = 0; i < nests_.size(); ++i) {
-      if (!Writes(nests_[i].block, b)) continue;
-      if (found) return std::nullopt;
+      if (!Writes(nests_[i].stmt, b)) continue;
+      if (found || !nests_[i].block) return std::nullopt;
       found = i;
     }
     return found;
@@ -526,7 +541,11 @@ PrimFunc RewriteFunction(const PrimFunc& func) {
   std::vector<Nest> nests;
   for (size_t i = 0; i < seq->seq.size(); ++i) {
     auto nest = AsNest(seq->seq[i], i);
-    if (!nest) return func;
+    if (!nest) {
+      nest = Nest();
+      nest->position = i;
+      nest->stmt = seq->seq[i];
+    }
     nests.push_back(*nest);
   }
   std::vector<Match> matches;

@@ -165,6 +165,34 @@ def test_names_do_not_matter_the_structure_does():
         ts.ir.assert_structural_equal(out["main"], changed)
 
 
+def test_other_statements_of_the_function():
+    # a 0-d result beside the rows (a root block without a loop, not a nest of the rows' form):
+    # the rows still take the call
+    A = te.placeholder((6, 600), "int32", name="A")
+    B = te.placeholder((5,), "float32", name="B")
+    twice = te.compute((), lambda: B[1] * 2.0, name="C")
+    f = te.create_prim_func([A, B, topi.argmax(A, axis=1), twice])
+    assert 'with T.block("C"):\n        vi = T.axis.spatial(1, 0)' in f.script()
+    lib = ts.build(f, target="c")
+    assert "tessera_argmax_row_int32((" in lib.get_source()
+    a = np.random.default_rng(3).integers(-9, 9, (6, 600)).astype("int32")
+    b = np.random.default_rng(4).standard_normal(5).astype("float32")
+    idx, c = np.empty(6, "int32"), np.empty((), "float32")
+    lib(a, b, idx, c)
+    np.testing.assert_array_equal(idx, np.argmax(a, axis=1))
+    assert c == b[1] * 2
+    # a block that writes the input before the search: left as it is
+    text = te.create_prim_func([A, topi.argmax(A, axis=1)]).script()
+    head = "    for i0, i1, i2, k in T.grid("
+    assert head in text
+    clobber = ('    with T.block("clobber"):\n        T.reads()\n        T.writes(A[0, 0])\n'
+               '        A[0, 0] = 99\n')
+    changed = ts.script.from_source(text.replace(head, clobber + head, 1))
+    out = ts.transform.Pass(PASS)(changed)
+    assert "tessera_arg" not in out.script()
+    ts.ir.assert_structural_equal(out["main"], changed)
+
+
 def test_other_rows_keep_their_search():
     # last index, other types, short rows, another axis, a computed input: no call
     def calls(A, out):
