@@ -125,6 +125,7 @@ def cases(quick, dtype="float32"):
     add("max rows", [big], lambda a: topi.max(a, axis=1), lambda a: a.max(1))
     add("min all", [big], lambda a: topi.min(a), lambda a: np.array(a.min(), a.dtype))
     add("argmax rows", [big], lambda a: topi.argmax(a, axis=1), lambda a: a.argmax(1))
+    add("argmin rows", [big], lambda a: topi.argmin(a, axis=1), lambda a: a.argmin(1))
     add("transpose", [big], topi.transpose, lambda a: np.ascontiguousarray(a.T), kinds=ANY)
     add("concatenate", [big, big], lambda a, b: topi.concatenate([a, b], axis=1),
         lambda a, b: np.concatenate([a, b], axis=1), kinds=ANY)

@@ -33,6 +33,35 @@ void BindThreads(Schedule& sch, const LoopRV& fused, int64_t total, const Target
   });
 }
 
+/*! \brief The elements a point of the block reads through a call of a C function given a
+ *  buffer's address (topi.argmax's row search: its read region is the row), at most one
+ *  region's worth; 0 when the block makes no such call. */
+int64_t ElementsReadByAddress(const BlockInfo& info) {
+  if (!info.block) return 0;
+  bool by_address = false;
+  PostOrderVisit(info.block->body, [&](const ObjectRef& n) {
+    auto* call = AsPtr<CallNode>(n);
+    if (!call || !(call->is_op("tir.call_extern") || call->is_op("tir.call_pure_extern"))) return;
+    for (const Expr& arg : call->args) {
+      auto* inner = AsPtr<CallNode>(arg);
+      by_address = by_address || (inner && inner->is_op("tir.address_of"));
+    }
+  });
+  if (!by_address) return 0;
+  int64_t most = 1;
+  for (const BufferRegion& r : info.block->reads) {
+    int64_t volume = 1;
+    for (const Range& range : r->region) {
+      auto extent = AsConstInt(range->extent);
+      volume = extent ? volume * *extent : -1;
+      if (volume < 0) break;
+    }
+    if (volume < 0) return -1;
+    most = std::max(most, volume);
+  }
+  return most;
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -56,6 +85,14 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
   if (facts.IsGpu()) {
     BindThreads(sch, fused, total, facts);
+    return;
+  }
+  // A C function a point, reading a region through its address: a loop of calls, worth
+  // threads by the elements they read; no vectors (the calls would run lane by lane).
+  if (int64_t reads = ElementsReadByAddress(info); reads != 0) {
+    if (facts.cores > 1 && (total < 0 || reads < 0 || total * reads >= kParallelMinElements)) {
+      Try(sch, [&] { sch.Parallel(fused); });
+    }
     return;
   }
   int64_t lanes = facts.VectorLanes(info.output_bits);

@@ -15,6 +15,7 @@
 #include "tessera/runtime_abi.h"
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
+#include "tessera/target/arg_extreme.h"
 #include "tessera/target/micro_kernel.h"
 
 namespace tessera {
@@ -830,6 +831,10 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
     if (auto* fname = AsPtr<StringImmNode>(op->args[0])) {
       if (auto tile = codegen::ParseMicroKernelName(fname->value)) {
         Helper(fname->value, codegen::MicroKernelSource(tile->first, tile->second));
+      }
+      // the one-pass argmax / argmin row search (tir.ArgExtremeRows)
+      if (auto row = codegen::ParseArgExtremeRowName(fname->value)) {
+        Helper(fname->value, codegen::ArgExtremeRowSource(fname->value, *row));
       }
     }
   }

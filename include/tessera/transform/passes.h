@@ -32,6 +32,12 @@ Pass BindTarget(const std::string& target);
  *  (autoschedule::AutoSchedule) for the target in its "target" attribute; the facts can be
  *  overridden with the config record "tir.AutoSchedule" ({"vector_bits": 256, "cores": 4}). */
 Pass AutoSchedule();
+/*! \brief On a host target, in the functions that carry no schedule: topi's argmax / argmin of
+ *  rows (first index, int32 / int64 / float64, the block search of at least 512 elements)
+ *  recognized by its structure and made one call a row of the code generator's one-pass search
+ *  (tessera/target/arg_extreme.h). The pipeline runs it just before tir.AutoSchedule, only when
+ *  that runs. */
+Pass ArgExtremeRows();
 
 // ---- TensorIR lowering for the host CPU (tensorir.md §7), in pipeline order ----
 

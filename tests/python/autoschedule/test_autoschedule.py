@@ -596,3 +596,31 @@ def test_a_pooling_window_keeps_its_reduction_loops():
     got = np.zeros((1, 16, 56, 56), "float32")
     ts.build(sch.mod, target="c")(a, got)
     np.testing.assert_array_equal(got, a.reshape(1, 16, 56, 2, 56, 2).max(axis=(3, 5)))
+
+
+def test_argmax_row_search_calls_run_in_parallel_without_vectors():
+    # topi.argmax of int64 rows after tir.ArgExtremeRows (as ts.build runs it before the
+    # automatic schedule): one call a row of the one-pass search, reading the row through its
+    # address; the calls are spread over threads by the elements they read (not by their
+    # number: 64 rows of 2048), and not vectorized (the calls would run lane by lane)
+    from tessera import te, topi
+
+    def rows(A):
+        func = te.create_prim_func([A, topi.argmax(A, axis=1)])
+        return ts.transform.Pass("tir.ArgExtremeRows")(func)
+
+    facts = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    A = te.placeholder((64, 2048), "int64", name="A")
+    sch = ts.autoschedule(rows(A), target="c", facts=facts)
+    steps = [k for k in kinds(sch) if not k.startswith("get_")]
+    assert steps == ["parallel"], sch.trace.as_python()
+    a = RNG.integers(-100, 100, (64, 2048))
+    a[7, [30, 900]] = 500  # ties: the first
+    idx = np.zeros(64, "int32")
+    ts.build(sch.mod, target="c")(a, idx)
+    np.testing.assert_array_equal(idx, a.argmax(1))
+    # 16 rows of 600 elements: too little work for threads
+    B = te.placeholder((16, 600), "int64", name="B")
+    assert "tessera_argmax_row_int64" in rows(B).script()
+    small = ts.autoschedule(rows(B), target="c", facts=facts)
+    assert [k for k in kinds(small) if not k.startswith("get_")] == [], small.trace.as_python()

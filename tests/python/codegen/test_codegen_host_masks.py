@@ -127,7 +127,9 @@ def test_and_or_not_of_compares_combine_at_the_selected_width():
 @pytest.mark.parametrize("n", [256, 1024])
 def test_float64_argmax_rows_search_with_64_bit_masks(n):
     A = te.placeholder((5, n), "float64", name="A")
-    lib = ts.build(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c")
+    # topi's forms (without tir.ArgExtremeRows float64 rows of 512 or more keep them on the host)
+    with ts.transform.PassContext(disabled_pass=["tir.ArgExtremeRows"]):
+        lib = ts.build(te.create_prim_func([A, topi.argmax(A, axis=1)]), target="c")
     rng = np.random.default_rng(2)
     a = rng.standard_normal((5, n))
     a[1, n // 3] = np.nan
