@@ -96,9 +96,11 @@ int64_t RowsInOneSet(int64_t stride_bytes, int64_t rows, const TargetFacts& fact
  *  r_i and of rows of the output written along w_i, the loops outside it fused and parallel:
  *  - when neither a native vector's rows of the input nor the tile's rows of the output fill
  *    more than half the ways of a set of the L1, w_i is that vector (vectorized);
- *  - else w_i is `l1_ways` rows, as many as one set holds, and scalar (measured on 2048 x 2048
- *    float32, rows 8 KB apart: 16-lane vectors 8.5 ms, 8 lanes 6.3, scalar rows of 8 2.5; on a
- *    transpose (2, 0, 1) whose output rows are 256 KB apart, vectors 7.1 ms, scalar 2.0);
+ *  - else w_i is scalar: a line of the output where that many rows of the input leave half
+ *    the ways of a set free, else `l1_ways` rows, as many as one set holds (measured on
+ *    2048 x 2048 float32, rows 8 KB apart: 16-lane vectors 8.5 ms, 8 lanes 6.3, 16 scalar rows
+ *    5.1, 8 scalar rows 2.5; on a transpose (2, 0, 1) whose output rows are 256 KB apart and
+ *    whose input rows 256 B apart, vectors 7.1 ms, 8 scalar rows 2.9, 16 scalar rows 2.0);
  *  r_i takes as many columns as make the tile, read and written, a quarter of the L1.
  *  Returns false (the schedule as it was) when the block is not one or a step fails.
  */
@@ -164,7 +166,13 @@ bool TilePermutation(Schedule& sch, const BlockInfo& info, const std::vector<Loo
   const bool vector = lanes > 1 && extent_w % lanes == 0 &&
                       RowsInOneSet(stride_w, lanes, facts) <= half_ways &&
                       RowsInOneSet(stride_r, columns(lanes), facts) <= half_ways;
-  const int64_t tile_w = vector ? lanes : std::min<int64_t>(std::max(1, facts.l1_ways), extent_w);
+  // Scalar: a line of the output a row where that many rows of the input leave half the ways
+  // of a set free, else as many rows as a set holds.
+  const int64_t out_line = kLineBytes / bytes;
+  const int64_t scalar_rows =
+      RowsInOneSet(stride_w, out_line, facts) <= half_ways ? out_line : facts.l1_ways;
+  const int64_t tile_w =
+      vector ? lanes : std::min<int64_t>(std::max<int64_t>(1, scalar_rows), extent_w);
   const int64_t tile_r = columns(tile_w);
   const bool parallel = facts.cores > 1 && total >= kParallelMinElements;
   return Try(sch, [&] {
