@@ -127,6 +127,13 @@ def cases(quick, dtype="float32"):
     add("argmax rows", [big], lambda a: topi.argmax(a, axis=1), lambda a: a.argmax(1))
     add("argmin rows", [big], lambda a: topi.argmin(a, axis=1), lambda a: a.argmin(1))
     add("transpose", [big], topi.transpose, lambda a: np.ascontiguousarray(a.T), kinds=ANY)
+    # a permutation of 3 axes (rows of the input 256 KB apart) and a layout change
+    cube = (32, 128, 128) if quick else (64, 256, 256)
+    add("transpose 3d", [cube], lambda a: topi.transpose(a, (1, 2, 0)),
+        lambda a: np.ascontiguousarray(a.transpose(1, 2, 0)), kinds=ANY)
+    nchw = (2, 64, 56, 56) if quick else (4, 64, 112, 112)
+    add("layout NCHW->NHWC", [nchw], lambda a: topi.layout_transform(a, "NCHW", "NHWC"),
+        lambda a: np.ascontiguousarray(a.transpose(0, 2, 3, 1)), kinds=ANY)
     add("concatenate", [big, big], lambda a, b: topi.concatenate([a, b], axis=1),
         lambda a, b: np.concatenate([a, b], axis=1), kinds=ANY)
     add("cumsum rows", [big], lambda a: topi.cumsum(a, axis=1), lambda a: np.cumsum(a, 1, **acc), rtol=1e-2)

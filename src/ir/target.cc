@@ -46,7 +46,11 @@ void DetectCaches(TargetFacts* f) {
     if (type == "Instruction") continue;
     int64_t size = ReadCacheSize(dir + "size");
     if (size <= 0) continue;
-    if (level == "1") f->l1_bytes = size;
+    if (level == "1") {
+      f->l1_bytes = size;
+      int64_t ways = ReadCacheSize(dir + "ways_of_associativity");
+      if (ways > 0) f->l1_ways = static_cast<int>(ways);
+    }
     if (level == "2") f->l2_bytes = size;
     if (level == "3") f->l3_bytes = size;
   }
@@ -100,6 +104,7 @@ const std::vector<Field>& Fields() {
       TESSERA_FACT(vector_registers),
       TESSERA_FACT(cores),
       TESSERA_FACT(l1_bytes),
+      TESSERA_FACT(l1_ways),
       TESSERA_FACT(l2_bytes),
       TESSERA_FACT(l3_bytes),
       TESSERA_FACT(max_threads_per_block),

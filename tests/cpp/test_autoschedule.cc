@@ -68,6 +68,7 @@ TEST(TargetFacts, HostFactsAreDetectedOnce) {
   EXPECT_TRUE(f.vector_bits == 128 || f.vector_bits == 256 || f.vector_bits == 512);
   EXPECT_GE(f.cores, 1);
   EXPECT_GT(f.l1_bytes, 0);
+  EXPECT_GE(f.l1_ways, 1);
   EXPECT_GE(f.l2_bytes, f.l1_bytes);
   EXPECT_EQ(f.VectorLanes(32), f.vector_bits / 32);
 }

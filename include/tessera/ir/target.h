@@ -21,6 +21,7 @@ struct TargetFacts {
   int vector_registers = 16;
   int cores = 1;  ///< the processors this process may run on
   int64_t l1_bytes = 32 * 1024;
+  int l1_ways = 8;  ///< the L1 data cache's associativity (lines of one set)
   int64_t l2_bytes = 256 * 1024;
   int64_t l3_bytes = 8 * 1024 * 1024;
   // CUDA

@@ -303,7 +303,8 @@ def test_dense_packs_its_transposed_operand_into_panels():
 
 def test_target_facts_are_detected_and_overridable():
     facts = ts.autoschedule.target_facts("c")
-    for key in ("vector_bits", "vector_registers", "cores", "l1_bytes", "l2_bytes", "l3_bytes"):
+    for key in ("vector_bits", "vector_registers", "cores", "l1_bytes", "l1_ways", "l2_bytes",
+                "l3_bytes"):
         assert facts[key] > 0
     assert facts["vector_bits"] in (128, 256, 512)
     assert ts.autoschedule.target_facts("c", {"vector_bits": 256, "cores": 3})["cores"] == 3

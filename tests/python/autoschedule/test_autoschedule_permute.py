@@ -1,0 +1,178 @@
+"""The injective rule's tiles for permutations (transpose, layout_transform) on the CPU: results
+equal numpy's for odd shapes and tails, the trace of the tiles, and blocks that are not
+permutations (or targets other than the CPU) keep the fused schedule."""
+
+import numpy as np
+import pytest
+import tessera as ts
+from tessera import te, topi
+
+RNG = np.random.default_rng(16)
+# A Zen 4 / Skylake-like host: 32 KB 8-way L1, AVX-512, two cores.
+HOST = {"vector_bits": 512, "cores": 2, "l1_bytes": 32768, "l1_ways": 8}
+# 4-lane vectors and a 2 KB 2-way L1 (16 sets): both kinds of tile at small shapes.
+SMALL = {"vector_bits": 128, "cores": 2, "l1_bytes": 2048, "l1_ways": 2}
+
+
+def data(shape, dtype):
+    if dtype == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if dtype.startswith(("int", "uint")):
+        return RNG.integers(0, 100, shape).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def transpose_func(shape, dtype, axes=None):
+    a = te.placeholder(shape, dtype, name="A")
+    return te.create_prim_func([a, topi.transpose(a, axes)])
+
+
+def layout_func(shape, dtype, src, dst):
+    a = te.placeholder(shape, dtype, name="A")
+    return te.create_prim_func([a, topi.layout_transform(a, src, dst)])
+
+
+def steps(sch):
+    return [line.split("sch.")[1].split("(")[0] for line in sch.trace.as_python()]
+
+
+def run(sch, a, expected):
+    out = np.zeros(expected.shape, expected.dtype)
+    ts.build(sch.mod, target="c")(a, out)
+    np.testing.assert_array_equal(out, expected)
+
+
+SHAPES = [
+    ((1, 1), None),
+    ((3, 5), None),
+    ((17, 33), None),
+    ((33, 17), None),
+    ((1000, 7), None),
+    ((7, 1000), None),
+    ((64, 48), None),
+    ((128, 192), None),
+    ((20, 17, 40), (1, 2, 0)),
+    ((40, 20, 17), (2, 0, 1)),
+    ((3, 40, 36), (0, 2, 1)),
+    ((64, 2, 96), (2, 1, 0)),
+    ((2, 3, 5, 7), (0, 2, 3, 1)),
+    ((2, 32, 5, 40), (3, 1, 0, 2)),
+    ((4, 36, 6, 20), (1, 0, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("facts", [HOST, SMALL], ids=["host", "small"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64", "bool"])
+@pytest.mark.parametrize("shape,axes", SHAPES, ids=[f"{s}-{a}" for s, a in SHAPES])
+def test_transpose_matches_numpy(shape, axes, dtype, facts):
+    sch = ts.autoschedule(transpose_func(shape, dtype, axes), target="c", facts=facts)
+    a = data(shape, dtype)
+    run(sch, a, np.ascontiguousarray(a.transpose(axes)))
+
+
+@pytest.mark.parametrize("facts", [HOST, SMALL], ids=["host", "small"])
+@pytest.mark.parametrize("src,dst,shape", [
+    ("NCHW", "NHWC", (2, 24, 9, 20)),
+    ("NHWC", "NCHW", (2, 9, 20, 24)),
+    ("NCHW", "NHWC", (1, 64, 56, 56)),
+])
+def test_layout_transform_matches_numpy(src, dst, shape, facts):
+    sch = ts.autoschedule(layout_func(shape, "float32", src, dst), target="c", facts=facts)
+    a = data(shape, "float32")
+    axes = [src.index(c) for c in dst]
+    run(sch, a, np.ascontiguousarray(a.transpose(axes)))
+
+
+def test_transpose_of_rows_a_page_apart_takes_scalar_tiles_of_l1_ways_rows():
+    # 2048 float32 rows are 8 KB apart: 16 of them (a vector) in one set of the 8-way L1 would
+    # evict each other, so the tile is 8 rows of the input by 128 columns (8 KB read and
+    # written), scalar; the rows of tiles are the parallel loop
+    sch = ts.autoschedule(transpose_func((2048, 2048), "float32"), target="c", facts=HOST)
+    assert sch.trace.as_python() == [
+        'b0 = sch.get_block(name="root", func_name="main")',
+        "b1, = sch.get_child_blocks(block_or_loop=b0)",
+        "l2, l3 = sch.get_loops(block=b1)",
+        "l4, l5 = sch.split(loop=l2, factors=[None, 128], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "l6, l7 = sch.split(loop=l3, factors=[None, 8], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "sch.reorder(l4, l6, l5, l7)",
+        "sch.parallel(loop=l4)",
+    ]
+
+
+def test_layout_transform_whose_rows_spread_over_the_sets_takes_vector_tiles():
+    # NCHW -> NHWC of 56 x 56 float32: channels 12.25 KB apart spread over the L1's sets, so
+    # w_i is a 16-lane vector of channels; the 56 columns of a row of the input fill the tile
+    # (2 * 16 * 56 * 4 bytes, a quarter of the L1 at most); batch and rows are the parallel loop
+    sch = ts.autoschedule(layout_func((1, 64, 56, 56), "float32", "NCHW", "NHWC"), target="c",
+                          facts=HOST)
+    assert sch.trace.as_python()[3:] == [
+        "l6, l7 = sch.split(loop=l5, factors=[None, 16], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "sch.reorder(l2, l3, l6, l4, l7)",
+        "sch.vectorize(loop=l7)",
+        "l8 = sch.fuse(l2, l3, preserve_unit_iters=True)",
+        "sch.parallel(loop=l8)",
+    ]
+
+
+def test_tiles_leave_a_tail_when_no_divisor_is_near():
+    # rows of the input 192 B apart spread over the sets: scalar tiles of a line of the output
+    # (16 float32) a row; its 33 rows make two tiles and a tail of one row
+    sch = ts.autoschedule(transpose_func((33, 48), "float32"), target="c", facts=HOST)
+    assert "reorder" in steps(sch) and "vectorize" not in steps(sch)
+    assert any("factors=[None, 16]" in line for line in sch.trace.as_python())
+    a = data((33, 48), "float32")
+    run(sch, a, np.ascontiguousarray(a.T))
+
+
+@pytest.mark.parametrize("make", [
+    # narrower than a cache line along the input's rows: the fused schedule's gathers are few
+    lambda: transpose_func((3, 5), "float32"),
+    lambda: transpose_func((1000, 7), "float32"),
+    # elementwise, and a load contiguous along another loop that is no stride along the last
+    # (a broadcast of a column of B): no permutation
+    lambda: _elementwise(),
+    lambda: _broadcast_column(),
+], ids=["narrow", "narrow_rows", "elementwise", "broadcast"])
+def test_other_blocks_keep_the_fused_schedule(make):
+    sch = ts.autoschedule(make(), target="c", facts=HOST)
+    assert "reorder" not in steps(sch)
+    assert "fuse" in steps(sch)
+
+
+def _elementwise():
+    a = te.placeholder((64, 64), "float32", name="A")
+    return te.create_prim_func([a, topi.exp(a)])
+
+
+def _broadcast_column():
+    a = te.placeholder((64, 64), "float32", name="A")
+    b = te.placeholder((64, 64), "float32", name="B")
+    c = te.compute((64, 64), lambda i, j: a[i, j] + b[0, i], name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def test_broadcast_column_matches_numpy():
+    func = _broadcast_column()
+    a, b = data((64, 64), "float32"), data((64, 64), "float32")
+    out = np.zeros((64, 64), "float32")
+    ts.build(func, target="c")(a, b, out)
+    np.testing.assert_array_equal(out, a + b[0][:, None])
+
+
+def test_cuda_transpose_keeps_blocks_of_threads():
+    sch = ts.autoschedule(transpose_func((2048, 2048), "float32"), target="cuda")
+    assert steps(sch)[3:] == ["fuse", "split", "bind", "bind"]
+
+
+@pytest.mark.parametrize("facts", [HOST, SMALL], ids=["host", "small"])
+def test_transpose_with_a_cast_matches_numpy(facts):
+    # int8 read, float32 written: the input's lines and the output's rows have their own widths
+    a = te.placeholder((96, 200), "int8", name="A")
+    c = te.compute((200, 96), lambda i, j: a[j, i].astype("float32") * 2.0, name="C")
+    sch = ts.autoschedule(te.create_prim_func([a, c]), target="c", facts=facts)
+    assert "reorder" in steps(sch)
+    x = data((96, 200), "int8")
+    run(sch, x, np.ascontiguousarray(x.T).astype("float32") * 2)
