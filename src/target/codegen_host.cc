@@ -73,6 +73,93 @@ std::string ParallelRangeAssumption(const ForNode* op, const std::string& name) 
          " >= " + std::to_string(*min + *extent) + ") __builtin_unreachable();\n";
 }
 
+// The scalar that every lane of the vector `e` equals, where that holds by construction: a
+// Broadcast, and the loads, casts and integer arithmetic of such (the vectorizer leaves
+// `B[broadcast(i)] * broadcast(n)` when a fused loop's lanes share their outer index); null
+// otherwise. Scalars are their own.
+Expr LaneUniform(const Expr& e) {
+  if (!e->dtype.is_vector()) return e;
+  if (e->dtype.is_scalable_vector()) return Expr();
+  if (auto* b = AsPtr<BroadcastNode>(e)) return b->value->dtype.is_scalar() ? b->value : Expr();
+  if (auto* c = AsPtr<CastNode>(e)) {
+    Expr v = LaneUniform(c->value);
+    return v ? Expr(CastNode::Make(c->dtype.element_of(), v, c->span)) : Expr();
+  }
+  if (auto* l = AsPtr<BufferLoadNode>(e)) {
+    if (l->predicate || l->buffer->dtype.is_vector()) return Expr();
+    std::vector<Expr> idx;
+    for (const Expr& i : l->indices) {
+      Expr v = LaneUniform(i);
+      if (!v) return Expr();
+      idx.push_back(v);
+    }
+    return BufferLoadNode::Make(l->buffer, std::move(idx), nullptr, l->span);
+  }
+  auto* bin = AsPtr<BinaryNode>(e);
+  if (bin == nullptr || !e->dtype.is_int()) return Expr();
+  Expr a = LaneUniform(bin->a), b = a ? LaneUniform(bin->b) : Expr();
+  if (!b) return Expr();
+  switch (bin->kind) {
+    case NodeKind::kAdd: return AddNode::Make(a, b, e->span);
+    case NodeKind::kSub: return SubNode::Make(a, b, e->span);
+    case NodeKind::kMul: return MulNode::Make(a, b, e->span);
+    case NodeKind::kFloorDiv: return FloorDivNode::Make(a, b, e->span);
+    case NodeKind::kFloorMod: return FloorModNode::Make(a, b, e->span);
+    default: return Expr();
+  }
+}
+
+// A vector index of consecutive elements written as a lane-uniform offset plus a unit Ramp
+// (`u + Ramp(b, 1)`, either order) as the one Ramp it is, `Ramp(u + b, 1)`, so that the access
+// is one vector load or store instead of a lane-by-lane gather or scatter. Other indices are
+// returned as they are.
+Expr AsUnitRamp(const Expr& index) {
+  auto* add = AsPtr<AddNode>(index);
+  if (add == nullptr || !index->dtype.is_vector() || index->dtype.is_scalable_vector()) {
+    return index;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const Expr& r = side == 0 ? add->a : add->b;
+    const Expr& u = side == 0 ? add->b : add->a;
+    auto* ramp = AsPtr<RampNode>(r);
+    if (ramp == nullptr || !IsConstInt(ramp->stride, 1) || AsPtr<RampNode>(u)) continue;
+    if (Expr scalar = LaneUniform(u)) {
+      return RampNode::Make(AddNode::Make(scalar, ramp->base, index->span), ramp->stride,
+                            ramp->lanes, index->span);
+    }
+  }
+  return index;
+}
+
+// A vector index that repeats each of `k` consecutive elements k times (`repeat` along the
+// last axis: lane i reads element i / k): `u + FloorDiv(Ramp(b, 1), Broadcast(k))`, `u`
+// lane-uniform or absent, k dividing the lanes and b. Returns the first element's index
+// (`u + b / k`) and sets `*k`; null for other indices.
+Expr RepeatedRampBase(const Expr& index, int64_t* k) {
+  if (!index->dtype.is_vector() || index->dtype.is_scalable_vector()) return Expr();
+  Expr offset, div = index;
+  if (auto* add = AsPtr<AddNode>(index)) {
+    bool left = AsPtr<FloorDivNode>(add->a) != nullptr;
+    div = left ? add->a : add->b;
+    offset = LaneUniform(left ? add->b : add->a);
+    if (!offset) return Expr();
+  }
+  auto* fd = AsPtr<FloorDivNode>(div);
+  auto* ramp = fd ? AsPtr<RampNode>(fd->a) : nullptr;
+  auto* by = fd ? AsPtr<BroadcastNode>(fd->b) : nullptr;
+  auto factor = by ? AsConstInt(by->value) : std::nullopt;
+  if (!ramp || !factor || *factor < 2 || !IsConstInt(ramp->stride, 1) ||
+      ramp->lanes % *factor != 0) {
+    return Expr();
+  }
+  arith::Analyzer ana;
+  arith::ModularSet m = ana.GetModularSet(ramp->base);
+  if (m.coeff % *factor != 0 || m.base % *factor != 0) return Expr();
+  *k = *factor;
+  Expr first = FloorDivNode::Make(ramp->base, MakeConst(ramp->base->dtype, *factor), index->span);
+  return offset ? Expr(AddNode::Make(offset, first, index->span)) : first;
+}
+
 }  // namespace
 
 CodeGenHost::CodeGenHost() : CodeGenC("C") {
@@ -912,7 +999,7 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
     Unsupported("a vector load from the vector buffer " + op->buffer->name, op->span);
-  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  Expr index = AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span));
   std::string vt = TypeName(t, op->span);
   std::string st = CodeGenC::TypeName(elem, op->span);
   std::string lane = elem.is_bool() ? "(p[%] ? -1 : 0)" : "p[%]";
@@ -930,11 +1017,44 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
           << " r;\n  memcpy(&r, p, sizeof(r));\n  return r;\n}\n";
       return Helper(name, def.str()) + "(" + base + ")";
     }
+    if (IsConstInt(ramp->stride, 2) && !elem.is_bool() && t.lanes() % 2 == 0) {
+      // Every second element (a slice with step 2): two overlapping vector loads that end at
+      // the last element read, and one permutation of their lanes, where GCC otherwise reads
+      // lane by lane through the stack. a holds p[0 .. L-1], b p[L-1 .. 2L-2]: lane k < L/2
+      // is a[2k], lane k >= L/2 is p[2k] = b[2k - L + 1], index 2k + 1 of the pair.
+      int lanes = t.lanes();
+      std::string name = "tessera_load_stride2_" + vt.substr(8);
+      def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
+          << " r;\n#if defined(__clang__) || __GNUC__ >= 12\n  " << vt << " a, b;\n"
+          << "  memcpy(&a, p, sizeof(a));\n  memcpy(&b, p + " << lanes - 1
+          << ", sizeof(b));\n  r = __builtin_shufflevector(a, b";
+      for (int k = 0; k < lanes; ++k) def << ", " << (k < lanes / 2 ? 2 * k : 2 * k + 1);
+      def << ");\n#else\n  for (int i = 0; i < " << lanes << "; ++i) r[i] = p[2 * i];\n#endif\n"
+          << "  return r;\n}\n";
+      return Helper(name, def.str()) + "(" + base + ")";
+    }
     std::string name = "tessera_load_stride_" + vt.substr(8);
     def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s) {\n  " << vt
         << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s")
         << ";\n  return r;\n}\n";
     return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ")";
+  }
+  int64_t k = 0;
+  if (Expr first = RepeatedRampBase(index, &k); first && !elem.is_bool()) {
+    // Lane i reads element i / k of a run of lanes / k: GCC loads the run and permutes it.
+    std::string name = "tessera_load_repeat" + std::to_string(k) + "_" + vt.substr(8);
+    def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
+        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = p[i / " << k
+        << "];\n  return r;\n}\n";
+    return Helper(name, def.str()) + "(" + OffsetPointer(ptr, first) + ")";
+  }
+  if (Expr at = LaneUniform(index)) {
+    // Every lane reads the same element: one load, broadcast.
+    std::string name = "tessera_load_splat_" + vt.substr(8);
+    def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
+        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("0")
+        << ";\n  return r;\n}\n";
+    return Helper(name, def.str()) + "(" + OffsetPointer(ptr, at) + ")";
   }
   std::string it = TypeName(index->dtype, op->span);
   std::string name = "tessera_gather_" + vt.substr(8) + "_" + it.substr(8);
@@ -1000,7 +1120,7 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
     Unsupported("a vector store to the vector buffer " + op->buffer->name, op->span);
-  Expr index = FlatIndex(op->buffer.get(), op->indices, op->span);
+  Expr index = AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span));
   std::string vt = TypeName(t, op->span);
   std::string st = CodeGenC::TypeName(elem, op->span);
   std::string lane = elem.is_bool() ? "(v[i] != 0)" : "v[i]";
