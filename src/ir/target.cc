@@ -61,6 +61,10 @@ void DetectVector(TargetFacts* f) {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
     f->isa = "avx512", f->vector_bits = 512, f->vector_registers = 32;
+    // Zen 4 executes a 512-bit operation as two 256-bit halves; an int32 multiply of 2048^2
+    // with 64-byte loads and stores took 1.43 ms against 1.20 with 32-byte ones (bench/
+    // RESULTS.md, session 16). GCC too prefers 256-bit vectors on znver4 and skylake-avx512.
+    f->stream_vector_bits = 256;
   } else if (__builtin_cpu_supports("avx2")) {
     f->isa = "avx2", f->vector_bits = 256, f->vector_registers = 16;
   } else if (__builtin_cpu_supports("avx")) {
@@ -101,6 +105,7 @@ struct Field {
 const std::vector<Field>& Fields() {
   static const std::vector<Field> fields = {
       TESSERA_FACT(vector_bits),
+      TESSERA_FACT(stream_vector_bits),
       TESSERA_FACT(vector_registers),
       TESSERA_FACT(cores),
       TESSERA_FACT(l1_bytes),
@@ -133,16 +138,18 @@ void TargetFacts::Override(const std::string& name, int64_t value) {
   for (const Field& f : Fields()) {
     if (name != f.name) continue;
     // (the switches of the tensor-core rule may be 0, off)
+    // (and stream_vector_bits, 0: as wide as vector_bits)
     const bool switch_fact = name == "mma_swizzle" || name == "mma_stream_b" ||
-                             name == "mma_copies_first" || name == "mma_fused_cast";
+                             name == "mma_copies_first" || name == "mma_fused_cast" ||
+                             name == "stream_vector_bits";
     if (value < 0 || (value == 0 && !switch_fact)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
           << "target fact '" << name << "' must be " << (switch_fact ? "0 or more" : "positive")
           << ", got " << value;
     }
-    if (name == "vector_bits" && (value % 32 != 0)) {
+    if ((name == "vector_bits" || name == "stream_vector_bits") && (value % 32 != 0)) {
       TESSERA_THROW_KIND(Span(), ErrorKind::kValue)
-          << "target fact 'vector_bits' must be a multiple of 32, got " << value;
+          << "target fact '" << name << "' must be a multiple of 32, got " << value;
     }
     f.set(*this, value);
     return;

@@ -75,6 +75,34 @@ TEST(Target, MattrTakesVectorFeaturesAwayFromTheHostFacts) {
   EXPECT_EQ(Target::Parse("c -mattr=-avx512f").facts().cores, host.cores);
 }
 
+TEST(Target, StreamVectorLanesCapMemoryBoundLoops) {
+  TargetFacts f;
+  f.vector_bits = 512;
+  f.stream_vector_bits = 256;
+  EXPECT_EQ(f.VectorLanes(32), 16);
+  EXPECT_EQ(f.StreamVectorLanes(32), 8);
+  EXPECT_EQ(f.StreamVectorLanes(8), 32);
+  EXPECT_EQ(f.StreamVectorLanes(64), 4);
+  f.stream_vector_bits = 0;  // no cap: the full vector
+  EXPECT_EQ(f.StreamVectorLanes(32), 16);
+  f.vector_bits = 128, f.stream_vector_bits = 256;  // never wider than the vector
+  EXPECT_EQ(f.StreamVectorLanes(32), 4);
+  // the host's: capped at 256 bits where AVX-512 is detected
+  const TargetFacts& host = HostFacts();
+  if (host.isa == "avx512") {
+    EXPECT_EQ(host.StreamVectorLanes(32), 8);
+  }
+  EXPECT_EQ(host.StreamVectorLanes(32), std::min(host.VectorLanes(32), 8));
+  Target t = Target::Parse("c");
+  t.OverrideFact("stream_vector_bits", 0);
+  EXPECT_EQ(t.facts().stream_vector_bits, 0);
+  EXPECT_NE(ErrorOf([&] { t.OverrideFact("stream_vector_bits", 100); })
+                .find("'stream_vector_bits' must be a multiple of 32, got 100"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { t.OverrideFact("stream_vector_bits", -256); }).find("must be 0 or more"),
+            std::string::npos);
+}
+
 TEST(Target, BadStringsAndKindsWithoutFactsAreErrors) {
   EXPECT_NE(ErrorOf([] { Target::Parse("   "); }).find("empty target string"), std::string::npos);
   EXPECT_NE(ErrorOf([] { Target::Parse("llvm mcpu"); }).find("must look like -key=value"),

@@ -4,6 +4,7 @@
 // from here (the stage table, the CUDA code generator's arch, the automatic schedule).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@ struct TargetFacts {
   std::string kind = "c";  ///< "c" (the host CPU) or "cuda"
   std::string isa;         ///< "avx512", "avx2", "avx", "sse2", "neon", "generic", "cuda"
   int vector_bits = 128;   ///< the native SIMD register width
+  /// the widest vector of an elementwise loop that streams memory (which ones: Streams in
+  /// autoschedule/injective.cc); 0: vector_bits. 256 on x86 hosts with AVX-512, whose 64-byte
+  /// loads and stores streamed slower than 32-byte ones on Zen 4
+  int stream_vector_bits = 0;
   int vector_registers = 16;
   int cores = 1;  ///< the processors this process may run on
   int64_t l1_bytes = 32 * 1024;
@@ -59,6 +64,15 @@ struct TargetFacts {
   /*! \brief Lanes of a native vector of `bits`-wide elements (at least 1). */
   int VectorLanes(int bits) const {
     return bits > 0 && vector_bits >= bits ? vector_bits / bits : 1;
+  }
+  /*! \brief Lanes of the vector of a memory-bound loop of `bits`-wide elements: VectorLanes,
+   *  at most stream_vector_bits wide when that is set. */
+  int StreamVectorLanes(int bits) const {
+    int lanes = VectorLanes(bits);
+    if (stream_vector_bits > 0 && bits > 0 && stream_vector_bits >= bits) {
+      lanes = std::min(lanes, stream_vector_bits / bits);
+    }
+    return lanes;
   }
   /*! \brief Set the fact `name` (e.g. "vector_bits"); throws a ValueError naming the known ones
    *  for an unknown name and for a value that is not positive. */

@@ -321,9 +321,102 @@ def test_target_facts_are_detected_and_overridable():
 
 def test_vector_width_override_changes_the_schedule():
     f = ops.elementwise_chain((1024,))
-    wide = ts.autoschedule(f, target="c", facts={"vector_bits": 512, "cores": 1}).mod.script()
+    full = {"vector_bits": 512, "stream_vector_bits": 0, "cores": 1}
+    wide = ts.autoschedule(f, target="c", facts=full).mod.script()
     narrow = ts.autoschedule(f, target="c", facts={"vector_bits": 128, "cores": 1}).mod.script()
     assert "T.vectorized(16)" in wide and "T.vectorized(4)" in narrow
+
+
+def _elementwise(dtype, fn, n=4096):
+    from tessera import te
+
+    A = te.placeholder((n,), dtype, name="A")
+    B = te.placeholder((n,), dtype, name="B")
+    return te.create_prim_func([A, B, te.compute((n,), lambda i: fn(A[i], B[i]), name="C")])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int8"])
+def test_memory_bound_elementwise_takes_stream_vectors(dtype):
+    # With AVX-512 facts capped for streaming (stream_vector_bits=256, the host default where
+    # AVX-512 is detected), a multiply streams in 32-byte vectors; without the cap, 64-byte ones.
+    f = _elementwise(dtype, lambda a, b: a * b)
+    bits = np.dtype(dtype).itemsize * 8
+    capped = ts.autoschedule(f, target="c", facts={"vector_bits": 512, "stream_vector_bits": 256,
+                                                    "cores": 1})
+    full = ts.autoschedule(f, target="c", facts={"vector_bits": 512, "stream_vector_bits": 0,
+                                                  "cores": 1})
+    def trace(lanes):
+        return ['b0 = sch.get_block(name="root", func_name="main")',
+                "b1, = sch.get_child_blocks(block_or_loop=b0)",
+                "l2, = sch.get_loops(block=b1)",
+                f"l3, l4 = sch.split(loop=l2, factors=[None, {lanes}], preserve_unit_iters=True, "
+                "disable_predication=False)",
+                "sch.vectorize(loop=l4)"]
+
+    assert capped.trace.as_python() == trace(256 // bits)
+    assert full.trace.as_python() == trace(512 // bits)
+    lo, hi = (-100, 100) if dtype == "int8" else (-1000, 1000)
+    a = RNG.integers(lo, hi, 4096).astype(dtype)
+    b = RNG.integers(lo, hi, 4096).astype(dtype)
+    for sch in (capped, full):
+        out = np.zeros(4096, dtype)
+        ts.build(sch.mod, target="c")(a, b, out)
+        np.testing.assert_array_equal(out, a * b)
+
+
+CAPPED = {"vector_bits": 512, "stream_vector_bits": 256, "cores": 1}
+
+
+@pytest.mark.parametrize("dtype, lanes", [("float32", 16), ("int32", 16), ("int8", 32)])
+def test_one_input_copies_keep_the_full_vector_unless_8_bit(dtype, lanes):
+    # relu reads one input: full vectors for 32-bit elements; 8-bit ones take 256 bits (32
+    # lanes) all the same.
+    from tessera import te, topi
+
+    A = te.placeholder((64, 128), dtype, name="A")
+    sch = ts.autoschedule(te.create_prim_func([A, topi.nn.relu(A)]), target="c", facts=CAPPED)
+    assert f"T.vectorized({lanes})" in sch.mod.script()
+    a = RNG.integers(-100, 100, (64, 128)).astype(dtype)
+    out = np.zeros((64, 128), dtype)
+    ts.build(sch.mod, target="c")(a, out)
+    np.testing.assert_array_equal(out, np.maximum(a, 0))
+
+
+def test_strided_reads_keep_the_full_vector():
+    # B read across its rows (a transpose) is no stream: 16 lanes, not 8.
+    from tessera import te
+
+    A = te.placeholder((64, 64), "float32", name="A")
+    B = te.placeholder((64, 64), "float32", name="B")
+    C = te.compute((64, 64), lambda i, j: A[i, j] + B[j, i], name="C")
+    sch = ts.autoschedule(te.create_prim_func([A, B, C]), target="c", facts=CAPPED)
+    assert "T.vectorized(16)" in sch.mod.script()
+    a, b = rand(64, 64), rand(64, 64)
+    out = np.zeros((64, 64), "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, a + b.T, rtol=1e-6)
+
+
+def test_elementwise_math_calls_keep_the_full_vector():
+    # exp's vector routine ran 15-30% slower on half-width vectors: a block that calls a math
+    # function takes vector_bits whatever stream_vector_bits says.
+    f = _elementwise("float32", lambda a, b: ops._exp(a) + b)
+    sch = ts.autoschedule(f, target="c", facts=CAPPED)
+    assert "T.vectorized(16)" in sch.mod.script()
+    a, b = rand(4096), rand(4096)
+    out = np.zeros(4096, "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, np.exp(a) + b, rtol=1e-5)
+
+
+def test_stream_vector_bits_is_a_host_fact_with_checked_overrides():
+    facts = ts.autoschedule.target_facts("c")
+    assert facts["stream_vector_bits"] == (256 if facts["vector_bits"] == 512 else 0)
+    assert ts.autoschedule.target_facts("c", {"stream_vector_bits": 0})["stream_vector_bits"] == 0
+    with pytest.raises(ValueError, match="'stream_vector_bits' must be a multiple of 32, got 100"):
+        ts.autoschedule.target_facts("c", {"stream_vector_bits": 100})
+    with pytest.raises(ValueError, match="must be 0 or more"):
+        ts.autoschedule.target_facts("c", {"stream_vector_bits": -1})
 
 
 # ---- the pass ----
