@@ -118,24 +118,30 @@ struct RegisterTile {
 
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
-                                        int regs, bool partial_rows) {
+                                        int regs, bool partial_rows, bool partial_cols = false) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
   };
   for (int64_t nv = 1; nv <= 8; ++nv) {
-    if (ej % (nv * lanes) != 0) continue;
+    // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
+    // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
+    const int64_t cols_rest = ej % (nv * lanes);
+    if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    // The share of the columns' vector lanes that compute (the partial tile's do not all).
+    const double cols_used = static_cast<double>(ej) /
+                             static_cast<double>((ej + nv * lanes - 1) / (nv * lanes) * nv * lanes);
     for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
       const int64_t rest = ei % mr;
       // A partial tile only where allowed and rows of full tiles are most of the loop (the
       // rest runs as one smaller tile).
-      if (rest != 0 && (!partial_rows || ei < 8 * mr)) continue;
+      if (rest != 0 && (!partial_rows || ei < 8 * mr || cols_rest != 0)) continue;
       for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
         if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
         // The rows in full tiles at the tile's rate, the rest at the rate of its smaller tile.
         double score = (per_load(mr, my, nv) * static_cast<double>(ei - rest) +
                         (rest ? per_load(rest, my, nv) * static_cast<double>(rest) : 0.0)) /
-                       static_cast<double>(ei);
+                       static_cast<double>(ei) * cols_used;
         scored.push_back({score, RegisterTile{mr, my, nv * lanes}});
       }
     }
@@ -449,6 +455,16 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
                           facts.vector_registers, partial_rows);
   }
+  // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
+  // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
+  // loop of its own (without it the block was left to the row-reduction rule: 0.5 GFLOP/s).
+  bool partial_cols = false;
+  if (tiles.empty()) {
+    lanes = facts.VectorLanes(info.output_bits);
+    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
+                          facts.vector_registers, partial_rows, true);
+    partial_cols = true;
+  }
   if (tiles.empty()) return false;
   // The choices (made before any primitive runs, see Choose): the register tile ...
   tiles.resize(std::min<size_t>(tiles.size(), 12));
@@ -469,7 +485,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // Y read as [j, r] (dense: X @ Y^T): unpacked, a vector of j would be a gather, so the rules
   // always pack it (the space keeps the other choice).
   const bool y_transposed = r_var && Reads2D(y_load, j_var, r_var);
-  if (r_var && (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
+  // (Panels of whole NR columns: none with a partial column tile.)
+  if (r_var && !partial_cols &&
+      (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
     int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
     bool analytical = y_transposed || (bytes > facts.l1_bytes && info.extents[m.i] >= 64);
     pack = Choose(sch, {0, 1}, analytical ? 1 : 0) == 1;
@@ -478,7 +496,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // instead of MR rows), not by the rules' own choice ...
   // With a partial last tile (1024 rows in tiles of 6) the last panel is padded with zeros.
   const bool pad_x = info.extents[m.i] % mr != 0;
-  if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr) {
+  if (r_var && my == 1 && !partial_cols && Reads2D(x_load, i_var, r_var) &&
+      info.extents[m.i] > mr) {
     pack_x = Choose(sch, {0, 1}, 0) == 1;
   }
   // ... the order of the two tile loops: columns outside by the rules' choice (Y's panel stays
@@ -506,7 +525,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // T panels (at least one block per core).
   int64_t col_block = 1;
   const int64_t panels = info.extents[m.j] / nr;
-  if (!rows_outside && m.batch.empty() && panels >= 4) {
+  if (!rows_outside && m.batch.empty() && panels >= 4 && !partial_cols) {
     std::vector<int64_t> blocks{1};
     for (int64_t t : {2, 4, 8}) {
       if (panels % t == 0 && panels / t >= std::max<int64_t>(2, facts.cores)) blocks.push_back(t);
@@ -521,7 +540,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
   // The third alternative, "blocked intrinsic": the intrinsic accumulating into C over k blocks
   // in BLIS's loop nest (TileBlockedMicroKernel), its KC, MC and NC chosen next.
-  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") &&
+  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") && !partial_cols &&
                         MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
   const int64_t ukr = ukr_fits ? Choose(sch, {0, 1, 2}, 0) : 0;
   if (ukr == 1) {

@@ -8,7 +8,7 @@ import numpy as np
 import ops
 import pytest
 import tessera as ts
-from tessera import tir
+from tessera import te, tir, topi
 from tessera.script import tir as T
 from tessera.transform import PassContext
 
@@ -85,6 +85,35 @@ def cases():
     a = rand(1 << 17)
     yield "total_sum_large", ops.total_sum(1 << 17), [a], a.sum(keepdims=True, dtype="float64")
 
+    # A convolution the conv rule reaches since session 16: 37 output columns (no vector width
+    # divides them: full vectors and a partial tile).
+    x, w = rand(2, 5, 39), rand(6, 5, 3)
+    yield "conv1d_partial_columns", topi_func(topi.nn.conv1d_ncw, x, w), [x, w], \
+        conv_general(x[:, :, None], w[:, :, None], 1, 0, 1, 1)[:, :, 0]
+
+
+def topi_func(build, *inputs):
+    phs = [te.placeholder(a.shape, "float32", name=f"x{k}") for k, a in enumerate(inputs)]
+    return te.create_prim_func(phs + [build(*phs)])
+
+
+def conv_general(x, w, stride, pad, dil, groups):
+    """NCHW convolution by its definition (float64), OIHW filter of in // groups channels."""
+    x = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    oh, ow = (h - dil * (kh - 1) - 1) // stride + 1, (wd - dil * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, f, oh, ow))
+    fg = f // groups
+    for g in range(groups):
+        for ky in range(kh):
+            for kx in range(kw):
+                patch = x[:, g * cg:(g + 1) * cg, ky * dil:ky * dil + stride * (oh - 1) + 1:stride,
+                          kx * dil:kx * dil + stride * (ow - 1) + 1:stride]
+                y[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", patch,
+                                                       w[g * fg:(g + 1) * fg, :, ky, kx])
+    return y.astype("float32")
+
 
 CASES = list(cases())
 IDS = [c[0] for c in CASES]
@@ -131,6 +160,15 @@ def test_matmul_gets_register_tile_packing_and_parallel_outer_loop():
         assert step in k, step
     script = sch.mod.script()
     assert "T.parallel" in script and "T.vectorized" in script and 'scope="local"' in script
+
+
+def test_conv1d_with_columns_no_vector_divides_gets_a_register_tile():
+    x, w = rand(2, 5, 39), rand(6, 5, 3)
+    sch = ts.autoschedule(topi_func(topi.nn.conv1d_ncw, x, w), target="c", facts=SMALL)
+    k = kinds(sch)
+    assert "cache_write" in k and "vectorize" in k and "rfactor" not in k
+    # 37 columns in tiles of whole vectors: the last tile partial, bounded by a predicate.
+    assert "T.where" in sch.mod.script() and "T.vectorized" in sch.mod.script()
 
 
 def test_epilogue_is_computed_at_the_tile():

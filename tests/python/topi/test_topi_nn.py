@@ -587,6 +587,13 @@ case(
     lambda x, w: conv1d_ref(x, w, 2, (2, 2), 2),
 )
 case(
+    "conv1d_ncw_wide",  # 131 outputs: full vectors and a partial last column tile
+    [(2, 3, 133), (4, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv1d_ncw(x, w),
+    lambda x, w: conv1d_ref(x, w, 1, (0, 0), 1),
+)
+case(
     "conv1d_nwc_group",
     [(1, 11, 4), (3, 2, 6)],
     ["float32"] * 2,
