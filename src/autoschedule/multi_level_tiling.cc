@@ -36,10 +36,32 @@ Expr StripCast(Expr e) {
 /*! \brief The iterators of a matmul-like block, by position in the block's iterator list. */
 struct MatmulShape {
   int i = -1, j = -1;
+  // Y reads i only as i // i_group (a grouped convolution's input channel `o // G * Cg + rc`;
+  // 1: Y reads i itself): X's rows reuse one Y within a group of i_group rows, so row tiles
+  // stay inside a group.
+  int64_t i_group = 0;
   int i2 = -1;  // a batch iterator Y depends on and X does not (conv: the output row)
   std::vector<int> batch, reduce;
   Expr x, y;  // the factors: x broadcast along j, y varying along j
 };
+
+/*! \brief The divisor G when `e` uses `v` only in `v // G` (one constant G > 1), else 0. */
+int64_t OnlyFloorDivided(const Expr& e, const VarNode* v) {
+  int64_t uses = 0, divided = 0, group = 0;
+  bool same = true;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (n.get() == v) ++uses;
+    if (auto* d = AsPtr<FloorDivNode>(n)) {
+      auto c = AsConstInt(d->b);
+      if (d->a.get() == v && c && *c > 1) {
+        ++divided;
+        same = same && (group == 0 || group == *c);
+        group = *c;
+      }
+    }
+  });
+  return uses > 0 && uses == divided && same ? group : 0;
+}
 
 std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   const BlockNode* b = info.block;
@@ -81,6 +103,22 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
       }
     }
   }
+  // Else a grouped i: Y reads it only as i // G, or as i itself (G = 1).
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (size_t k = 0; m.i < 0 && v && k < n; ++k) {
+      if (var_of(k) == v && static_cast<int>(k) != m.j &&
+          b->iter_vars[k]->iter_type == IterVarType::kDataPar && UsesVar(m.x, v)) {
+        int64_t g = OnlyFloorDivided(m.y, v);
+        if (g > 1 && info.extents[k] % g != 0) continue;
+        // Y reads i itself (a depthwise convolution's channel): tiles of one row, whose X
+        // values (the channel's window) are broadcast across the tile's MY x NR outputs.
+        if (g == 0) g = 1;
+        m.i = k;
+        m.i_group = g;
+      }
+    }
+  }
   if (m.i < 0) return std::nullopt;
   bool y_reduces = false;
   for (size_t k = 0; k < n; ++k) {
@@ -118,7 +156,8 @@ struct RegisterTile {
 
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
-                                        int regs, bool partial_rows, bool partial_cols = false) {
+                                        int regs, bool partial_rows, bool partial_cols = false,
+                                        int64_t row_group = 0) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
@@ -133,6 +172,8 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
                              static_cast<double>((ej + nv * lanes - 1) / (nv * lanes) * nv * lanes);
     for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
       const int64_t rest = ei % mr;
+      // Grouped rows: the tile's rows in one group.
+      if (row_group > 0 && row_group % mr != 0) continue;
       // A partial tile only where allowed and rows of full tiles are most of the loop (the
       // rest runs as one smaller tile).
       if (rest != 0 && (!partial_rows || ei < 8 * mr || cols_rest != 0)) continue;
@@ -444,16 +485,17 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t reduction = 1;
   for (int k : m.reduce) reduction *= info.extents[k];
   const bool partial_rows = ei2 == 1 && (!batched || reduction <= info.extents[m.j]);
-  std::vector<RegisterTile> tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
-                                                  facts.vector_registers, partial_rows);
+  std::vector<RegisterTile> tiles =
+      RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                    partial_rows, false, m.i_group);
   // Columns that are no multiple of the full vector take half-width vectors, which the ISA
   // also has (the 56 columns of a 3x3 conv2d on 56x56 outputs on an AVX-512 host: 16 lanes do
   // not divide them, 8 do; without this the block was left untiled, 0.6 GFLOP/s where the
   // 8-lane tiles give 100+).
   while (tiles.empty() && lanes > 4 && lanes % 2 == 0) {
     lanes /= 2;
-    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
-                          facts.vector_registers, partial_rows);
+    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                          partial_rows, false, m.i_group);
   }
   // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
   // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
@@ -461,8 +503,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   bool partial_cols = false;
   if (tiles.empty()) {
     lanes = facts.VectorLanes(info.output_bits);
-    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
-                          facts.vector_registers, partial_rows, true);
+    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                          partial_rows, true, m.i_group);
     partial_cols = true;
   }
   if (tiles.empty()) return false;
@@ -830,6 +872,8 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   std::optional<MatmulShape> m = MatchMatmul(info);
   if (!m) return false;
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
+  // (CUDA's tiles take no account of grouped rows: a grouped block keeps its CUDA schedule.)
+  if (facts.IsGpu() && m->i_group > 0) return false;
   std::vector<std::string> names;
   // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
   bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||

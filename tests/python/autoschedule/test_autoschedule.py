@@ -85,11 +85,28 @@ def cases():
     a = rand(1 << 17)
     yield "total_sum_large", ops.total_sum(1 << 17), [a], a.sum(keepdims=True, dtype="float64")
 
-    # A convolution the conv rule reaches since session 16: 37 output columns (no vector width
-    # divides them: full vectors and a partial tile).
+    # Convolutions the conv rule reaches since session 16: 37 output columns (no vector width
+    # divides them: full vectors and a partial tile), grouped output channels (row tiles inside
+    # a group), a depthwise stencil (tiles of one channel).
     x, w = rand(2, 5, 39), rand(6, 5, 3)
     yield "conv1d_partial_columns", topi_func(topi.nn.conv1d_ncw, x, w), [x, w], \
         conv_general(x[:, :, None], w[:, :, None], 1, 0, 1, 1)[:, :, 0]
+    x, w = rand(1, 12, 9, 16), rand(12, 4, 3, 3)
+    yield "group_conv2d", \
+        topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 1, 1, 1, 3), x, w), [x, w], \
+        conv_general(x, w, 1, 1, 1, 3)
+    x, w = rand(1, 6, 15, 37), rand(9, 2, 3, 3)
+    yield "group_conv2d_strided_dilated", \
+        topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 2, 2, 2, 3), x, w), [x, w], \
+        conv_general(x, w, 2, 2, 2, 3)
+    x, w = rand(1, 5, 7, 16), rand(5, 2, 3, 3)
+    yield "depthwise_conv2d", \
+        topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 1, 1, 1), x, w), [x, w], \
+        conv_general(np.repeat(x, 2, axis=1), w.reshape(10, 1, 3, 3), 1, 1, 1, 10)
+    x, w = rand(1, 3, 12, 37), rand(3, 1, 3, 3)
+    yield "depthwise_conv2d_strided_dilated", \
+        topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 2, 2, 2), x, w), [x, w], \
+        conv_general(x, w, 2, 2, 2, 3)
 
 
 def topi_func(build, *inputs):
@@ -169,6 +186,27 @@ def test_conv1d_with_columns_no_vector_divides_gets_a_register_tile():
     assert "cache_write" in k and "vectorize" in k and "rfactor" not in k
     # 37 columns in tiles of whole vectors: the last tile partial, bounded by a predicate.
     assert "T.where" in sch.mod.script() and "T.vectorized" in sch.mod.script()
+
+
+def test_grouped_conv_row_tiles_stay_inside_a_group():
+    x, w = rand(1, 12, 9, 16), rand(12, 4, 3, 3)
+    func = topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 1, 1, 1, 3), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    assert "cache_write" in kinds(sch)
+    # The output channels (4 per group) are split by a factor that divides the group.
+    text = "\n".join(sch.trace.as_python())
+    first_split = [line for line in sch.trace.as_python() if "sch.split(" in line][0]
+    factor = int(first_split.split("factors=[None, ")[1].split("]")[0])
+    assert 4 % factor == 0, text
+
+
+def test_depthwise_conv_is_tiled_one_channel_at_a_time():
+    x, w = rand(1, 5, 7, 16), rand(5, 1, 3, 3)
+    func = topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 1, 1, 1), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    lines = sch.trace.as_python()
+    assert "cache_write" in kinds(sch) and "vectorize" in kinds(sch)
+    assert "factors=[None, 1]" in [line for line in lines if "sch.split(" in line][0]
 
 
 def test_epilogue_is_computed_at_the_tile():

@@ -162,6 +162,23 @@ case(
     lambda x, w: conv_nchw(x, w, 1, 1, 1, 3),
 )
 
+# Shapes at which the automatic schedule tiles the block on the host (session 16): grouped rows
+# (row tiles inside a group), tiles of one channel for a depthwise convolution.
+case(
+    "group_conv2d_nchw_tiled",
+    [(1, 8, 9, 16), (8, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_nchw(x, w, 1, 1, 1, 4),
+    lambda x, w: conv_nchw(x, w, 1, 1, 1, 4),
+)
+case(
+    "group_conv2d_nchw_strided_dilated",
+    [(1, 6, 13, 35), (9, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_nchw(x, w, 2, 2, 2, 3),
+    lambda x, w: conv_nchw(x, w, 2, 2, 2, 3),
+)
+
 
 def _to_nchwc(x, bn):
     n, c, h, w = x.shape
@@ -214,6 +231,20 @@ case(
     ["float32"] * 2,
     lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, "SAME", (1, 2)),
     lambda x, w: _dw_ref(x, w, 2, "SAME", (1, 2)),
+)
+case(
+    "depthwise_nchw_tiled",
+    [(1, 5, 7, 16), (5, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 1, 1, 1),
+    lambda x, w: _dw_ref(x, w, 1, 1, 1),
+)
+case(
+    "depthwise_nchw_strided_dilated",
+    [(1, 3, 11, 37), (3, 1, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, 2, 2),
+    lambda x, w: _dw_ref(x, w, 2, 2, 2),
 )
 case(
     "depthwise_nhwc",
