@@ -882,6 +882,25 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   if (!ok) return false;
   taken->push_back(info.name);
   taken->insert(taken->end(), names.begin(), names.end());
+  // The re-indexing copies around the tiled block (a transposed convolution's input and
+  // kernel per output phase, the interleave of the phases), which the inline rule kept and
+  // the epilogue did not take: scalar copies, parallel (vectors of them are gathers).
+  if (!facts.IsGpu()) {
+    std::vector<BlockRV> around = sch.GetProducers(info.rv);
+    for (const std::string& name : names) {
+      BlockRV rv;
+      if (!Try(sch, [&] { rv = sch.GetBlock(name, std::nullopt); })) continue;
+      for (const BlockRV& c : sch.GetConsumers(rv)) around.push_back(c);
+    }
+    for (const BlockRV& rv : around) {
+      BlockInfo copy = AnalyzeBlock(sch, rv, func);
+      if (copy.block == nullptr || copy.is_reduction || !ReadsDivided(copy)) continue;
+      if (std::find(taken->begin(), taken->end(), copy.name) != taken->end()) continue;
+      if (sch.GetLoops(rv).size() != copy.block->iter_vars.size()) continue;
+      ScheduleCopy(sch, copy, facts);
+      taken->push_back(copy.name);
+    }
+  }
   return true;
 }
 

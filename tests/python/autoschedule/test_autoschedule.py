@@ -87,7 +87,7 @@ def cases():
 
     # Convolutions the conv rule reaches since session 16: 37 output columns (no vector width
     # divides them: full vectors and a partial tile), grouped output channels (row tiles inside
-    # a group), a depthwise stencil (tiles of one channel).
+    # a group), a depthwise stencil (tiles of one channel), a transposed convolution's phases.
     x, w = rand(2, 5, 39), rand(6, 5, 3)
     yield "conv1d_partial_columns", topi_func(topi.nn.conv1d_ncw, x, w), [x, w], \
         conv_general(x[:, :, None], w[:, :, None], 1, 0, 1, 1)[:, :, 0]
@@ -107,6 +107,10 @@ def cases():
     yield "depthwise_conv2d_strided_dilated", \
         topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 2, 2, 2), x, w), [x, w], \
         conv_general(x, w, 2, 2, 2, 3)
+    x, w = rand(1, 4, 9, 16), rand(4, 6, 4, 4)
+    yield "conv2d_transpose", \
+        topi_func(lambda a, b: topi.nn.conv2d_transpose_nchw(a, b, 2, 1, "float32", 0), x, w), \
+        [x, w], conv_transpose_general(x, w, 2, 1)
 
 
 def topi_func(build, *inputs):
@@ -130,6 +134,18 @@ def conv_general(x, w, stride, pad, dil, groups):
                 y[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", patch,
                                                        w[g * fg:(g + 1) * fg, :, ky, kx])
     return y.astype("float32")
+
+
+def conv_transpose_general(x, w, stride, pad):
+    """Each input pixel scatters the kernel times its value; the border `pad` is cropped."""
+    n, c, h, wd = x.shape
+    _, f, kh, kw = w.shape
+    full = np.zeros((n, f, (h - 1) * stride + kh, (wd - 1) * stride + kw))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum(
+                "nc,cfhw->nfhw", x[:, :, i, j], w)
+    return full[:, :, pad:full.shape[2] - pad, pad:full.shape[3] - pad].astype("float32")
 
 
 CASES = list(cases())
@@ -179,6 +195,12 @@ def test_matmul_gets_register_tile_packing_and_parallel_outer_loop():
     assert "T.parallel" in script and "T.vectorized" in script and 'scope="local"' in script
 
 
+def loops_of(sch, block):
+    """The kinds of the loops around `block`: serial, parallel, vectorized, unrolled, ..."""
+    return [str(sch.get(loop).kind).split(".")[-1].lower()
+            for loop in sch.get_loops(sch.get_block(block))]
+
+
 def test_conv1d_with_columns_no_vector_divides_gets_a_register_tile():
     x, w = rand(2, 5, 39), rand(6, 5, 3)
     sch = ts.autoschedule(topi_func(topi.nn.conv1d_ncw, x, w), target="c", facts=SMALL)
@@ -207,6 +229,20 @@ def test_depthwise_conv_is_tiled_one_channel_at_a_time():
     lines = sch.trace.as_python()
     assert "cache_write" in kinds(sch) and "vectorize" in kinds(sch)
     assert "factors=[None, 1]" in [line for line in lines if "sch.split(" in line][0]
+
+
+def test_transposed_conv_phases_are_tiled_and_their_copies_stay_scalar():
+    x, w = rand(1, 8, 12, 16), rand(8, 8, 4, 4)
+    func = topi_func(lambda a, b: topi.nn.conv2d_transpose_nchw(a, b, 2, 1, "float32", 0), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    assert "cache_write" in kinds(sch)
+    script = sch.mod.script()
+    # The per-phase copies of the input and the kernel are blocks of their own (not inlined
+    # into the reduction), as is the interleave of the phases; none of them is vectorized.
+    for block in ("data_phases", "kernel_phases", "compute"):
+        assert "vectorized" not in loops_of(sch, block), block
+    assert loops_of(sch, "conv2d_transpose_phases_local")[-1] == "vectorized"
+    assert 'T.block("kernel_phases")' in script
 
 
 def test_epilogue_is_computed_at_the_tile():

@@ -709,6 +709,27 @@ case(
     lambda x, w: conv_transpose_ref(x, w, (2, 2), (1, 1, 1, 1), (1, 0)),
 )
 case(
+    "conv2d_transpose_s3x2",  # strides that do not divide the kernel, output padding
+    [(2, 3, 4, 5), (3, 2, 5, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (3, 2), (2, 0, 1, 1), "float32", (2, 1)),
+    lambda x, w: conv_transpose_ref(x, w, (3, 2), (2, 0, 1, 1), (2, 1)),
+)
+case(
+    "conv2d_transpose_4x4_s2",
+    [(1, 4, 7, 9), (4, 5, 4, 4)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (0, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (2, 2), (1, 1, 1, 1), (0, 0)),
+)
+case(
+    "conv2d_transpose_stride_h_only",
+    [(1, 2, 5, 4), (2, 3, 3, 2)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 1), (0, 1, 1, 0), "float32", (1, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (2, 1), (0, 1, 1, 0), (1, 0)),
+)
+case(
     "conv2d_transpose_s1",
     [(2, 2, 4, 5), (2, 3, 2, 3)],
     ["float32"] * 2,
