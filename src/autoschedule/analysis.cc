@@ -74,6 +74,18 @@ void DeferTensorize(const LoopRV& loop, const std::string& intrin) {
   deferred_tensorizations.emplace_back(loop, intrin);
 }
 
+bool ReadsDivided(const BlockInfo& info) {
+  bool divided = false;
+  for (const BufferLoadNode* load : info.loads) {
+    for (const Expr& index : load->indices) {
+      PostOrderVisit(index, [&](const ObjectRef& n) {
+        divided = divided || AsPtr<FloorDivNode>(n) || AsPtr<FloorModNode>(n);
+      });
+    }
+  }
+  return divided;
+}
+
 bool Try(Schedule& sch, const std::function<void()>& body) {
   // On an Error, or an InternalError (a primitive's invariant failed on this step), the rule
   // gives up and the schedule is rolled back: the program stays valid.

@@ -14,7 +14,9 @@ BlockRV AttachEpilogue(Schedule& sch, const BlockRV& write_back, const LoopRV& t
     if (consumers.size() == 1) {
       BlockInfo epi = AnalyzeBlock(sch, consumers[0], func);
       // The copy out of the tile disappears into the epilogue, which then reads the tile.
-      if (!epi.is_reduction && epi.store != nullptr &&
+      // (Not into a re-indexing reader, an interleave reading `y // 2`: the tile's region in
+      // its terms would be the whole buffer.)
+      if (!epi.is_reduction && epi.store != nullptr && !ReadsDivided(epi) &&
           Try(sch, [&] { sch.ComputeInline(write_back); })) {
         at_tile = consumers[0];
       }

@@ -350,6 +350,24 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   });
 }
 
+void ScheduleCopy(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  if (loops.empty()) return;
+  int64_t total = Product(sch, loops);
+  if (facts.IsGpu()) {
+    LoopRV fused = loops[0];
+    if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
+    BindThreads(sch, fused, total, facts);
+    return;
+  }
+  if (facts.cores < 2 || total < kParallelMinElements) return;
+  // The outer loops fused and parallel; the two innermost stay loops of their own, whose
+  // indices the C compiler computes incrementally (fused, each element's indices would be
+  // divisions of the fused index).
+  std::vector<LoopRV> outer(loops.begin(), loops.end() - std::min<size_t>(2, loops.size() - 1));
+  Try(sch, [&] { sch.Parallel(outer.size() > 1 ? sch.Fuse(outer, true) : outer[0]); });
+}
+
 bool IsWindowNest(const BlockInfo& info) {
   if (!info.block) return false;
   bool found = false;

@@ -28,6 +28,10 @@ void InlineElementwise(Schedule& sch, const PrimFunc& func, const TargetFacts& f
       }
       // Padding read by a reduction would put a branch into its inner loop: it stays a copy.
       if (info.has_select && into_reduction) continue;
+      // So does a re-layout (a read indexed by floordiv / floormod of its iterators: a
+      // transposed convolution's kernel taps per output phase): inlined, the divisions would
+      // be computed by every read of the reduction's inner loop.
+      if (into_reduction && ReadsDivided(info)) continue;
       // An expensive value read by several consumers would be computed several times.
       if (info.has_call && consumers.size() > 1) continue;
       // Go on with the next block rather than start over: one pass per round stays linear.

@@ -36,10 +36,32 @@ Expr StripCast(Expr e) {
 /*! \brief The iterators of a matmul-like block, by position in the block's iterator list. */
 struct MatmulShape {
   int i = -1, j = -1;
+  // Y reads i only as i // i_group (a grouped convolution's input channel `o // G * Cg + rc`;
+  // 1: Y reads i itself): X's rows reuse one Y within a group of i_group rows, so row tiles
+  // stay inside a group.
+  int64_t i_group = 0;
   int i2 = -1;  // a batch iterator Y depends on and X does not (conv: the output row)
   std::vector<int> batch, reduce;
   Expr x, y;  // the factors: x broadcast along j, y varying along j
 };
+
+/*! \brief The divisor G when `e` uses `v` only in `v // G` (one constant G > 1), else 0. */
+int64_t OnlyFloorDivided(const Expr& e, const VarNode* v) {
+  int64_t uses = 0, divided = 0, group = 0;
+  bool same = true;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (n.get() == v) ++uses;
+    if (auto* d = AsPtr<FloorDivNode>(n)) {
+      auto c = AsConstInt(d->b);
+      if (d->a.get() == v && c && *c > 1) {
+        ++divided;
+        same = same && (group == 0 || group == *c);
+        group = *c;
+      }
+    }
+  });
+  return uses > 0 && uses == divided && same ? group : 0;
+}
 
 std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   const BlockNode* b = info.block;
@@ -81,6 +103,22 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
       }
     }
   }
+  // Else a grouped i: Y reads it only as i // G, or as i itself (G = 1).
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (size_t k = 0; m.i < 0 && v && k < n; ++k) {
+      if (var_of(k) == v && static_cast<int>(k) != m.j &&
+          b->iter_vars[k]->iter_type == IterVarType::kDataPar && UsesVar(m.x, v)) {
+        int64_t g = OnlyFloorDivided(m.y, v);
+        if (g > 1 && info.extents[k] % g != 0) continue;
+        // Y reads i itself (a depthwise convolution's channel): tiles of one row, whose X
+        // values (the channel's window) are broadcast across the tile's MY x NR outputs.
+        if (g == 0) g = 1;
+        m.i = k;
+        m.i_group = g;
+      }
+    }
+  }
   if (m.i < 0) return std::nullopt;
   bool y_reduces = false;
   for (size_t k = 0; k < n; ++k) {
@@ -118,24 +156,33 @@ struct RegisterTile {
 
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
-                                        int regs, bool partial_rows) {
+                                        int regs, bool partial_rows, bool partial_cols = false,
+                                        int64_t row_group = 0) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
   };
   for (int64_t nv = 1; nv <= 8; ++nv) {
-    if (ej % (nv * lanes) != 0) continue;
+    // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
+    // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
+    const int64_t cols_rest = ej % (nv * lanes);
+    if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    // The share of the columns' vector lanes that compute (the partial tile's do not all).
+    const double cols_used = static_cast<double>(ej) /
+                             static_cast<double>((ej + nv * lanes - 1) / (nv * lanes) * nv * lanes);
     for (int64_t mr = 1; mr <= std::min<int64_t>(ei, 16); ++mr) {
       const int64_t rest = ei % mr;
+      // Grouped rows: the tile's rows in one group.
+      if (row_group > 0 && row_group % mr != 0) continue;
       // A partial tile only where allowed and rows of full tiles are most of the loop (the
       // rest runs as one smaller tile).
-      if (rest != 0 && (!partial_rows || ei < 8 * mr)) continue;
+      if (rest != 0 && (!partial_rows || ei < 8 * mr || cols_rest != 0)) continue;
       for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
         if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
         // The rows in full tiles at the tile's rate, the rest at the rate of its smaller tile.
         double score = (per_load(mr, my, nv) * static_cast<double>(ei - rest) +
                         (rest ? per_load(rest, my, nv) * static_cast<double>(rest) : 0.0)) /
-                       static_cast<double>(ei);
+                       static_cast<double>(ei) * cols_used;
         scored.push_back({score, RegisterTile{mr, my, nv * lanes}});
       }
     }
@@ -438,16 +485,27 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t reduction = 1;
   for (int k : m.reduce) reduction *= info.extents[k];
   const bool partial_rows = ei2 == 1 && (!batched || reduction <= info.extents[m.j]);
-  std::vector<RegisterTile> tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
-                                                  facts.vector_registers, partial_rows);
+  std::vector<RegisterTile> tiles =
+      RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                    partial_rows, false, m.i_group);
   // Columns that are no multiple of the full vector take half-width vectors, which the ISA
   // also has (the 56 columns of a 3x3 conv2d on 56x56 outputs on an AVX-512 host: 16 lanes do
   // not divide them, 8 do; without this the block was left untiled, 0.6 GFLOP/s where the
   // 8-lane tiles give 100+).
   while (tiles.empty() && lanes > 4 && lanes % 2 == 0) {
     lanes /= 2;
-    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes,
-                          facts.vector_registers, partial_rows);
+    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                          partial_rows, false, m.i_group);
+  }
+  // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
+  // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
+  // loop of its own (without it the block was left to the row-reduction rule: 0.5 GFLOP/s).
+  bool partial_cols = false;
+  if (tiles.empty()) {
+    lanes = facts.VectorLanes(info.output_bits);
+    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
+                          partial_rows, true, m.i_group);
+    partial_cols = true;
   }
   if (tiles.empty()) return false;
   // The choices (made before any primitive runs, see Choose): the register tile ...
@@ -469,7 +527,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // Y read as [j, r] (dense: X @ Y^T): unpacked, a vector of j would be a gather, so the rules
   // always pack it (the space keeps the other choice).
   const bool y_transposed = r_var && Reads2D(y_load, j_var, r_var);
-  if (r_var && (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
+  // (Panels of whole NR columns: none with a partial column tile.)
+  if (r_var && !partial_cols &&
+      (y_transposed || (Reads2D(y_load, r_var, j_var) && info.extents[m.j] > nr))) {
     int64_t bytes = info.extents[m.reduce[0]] * info.extents[m.j] * (y_load->dtype.bits() / 8);
     bool analytical = y_transposed || (bytes > facts.l1_bytes && info.extents[m.i] >= 64);
     pack = Choose(sch, {0, 1}, analytical ? 1 : 0) == 1;
@@ -478,7 +538,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // instead of MR rows), not by the rules' own choice ...
   // With a partial last tile (1024 rows in tiles of 6) the last panel is padded with zeros.
   const bool pad_x = info.extents[m.i] % mr != 0;
-  if (r_var && my == 1 && Reads2D(x_load, i_var, r_var) && info.extents[m.i] > mr) {
+  if (r_var && my == 1 && !partial_cols && Reads2D(x_load, i_var, r_var) &&
+      info.extents[m.i] > mr) {
     pack_x = Choose(sch, {0, 1}, 0) == 1;
   }
   // ... the order of the two tile loops: columns outside by the rules' choice (Y's panel stays
@@ -506,7 +567,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // T panels (at least one block per core).
   int64_t col_block = 1;
   const int64_t panels = info.extents[m.j] / nr;
-  if (!rows_outside && m.batch.empty() && panels >= 4) {
+  if (!rows_outside && m.batch.empty() && panels >= 4 && !partial_cols) {
     std::vector<int64_t> blocks{1};
     for (int64_t t : {2, 4, 8}) {
       if (panels % t == 0 && panels / t >= std::max<int64_t>(2, facts.cores)) blocks.push_back(t);
@@ -521,7 +582,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // a multiple of MR (pad_einsum; the padded rows are neither read nor written back).
   // The third alternative, "blocked intrinsic": the intrinsic accumulating into C over k blocks
   // in BLIS's loop nest (TileBlockedMicroKernel), its KC, MC and NC chosen next.
-  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") &&
+  const bool ukr_fits = (facts.isa == "avx2" || facts.isa == "avx512") && !partial_cols &&
                         MicroKernelFits(info, m, tile, lanes, x_load, y_load, r_var, i_var, j_var);
   const int64_t ukr = ukr_fits ? Choose(sch, {0, 1, 2}, 0) : 0;
   if (ukr == 1) {
@@ -811,6 +872,8 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   std::optional<MatmulShape> m = MatchMatmul(info);
   if (!m) return false;
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
+  // (CUDA's tiles take no account of grouped rows: a grouped block keeps its CUDA schedule.)
+  if (facts.IsGpu() && m->i_group > 0) return false;
   std::vector<std::string> names;
   // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
   bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||
@@ -819,6 +882,25 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   if (!ok) return false;
   taken->push_back(info.name);
   taken->insert(taken->end(), names.begin(), names.end());
+  // The re-indexing copies around the tiled block (a transposed convolution's input and
+  // kernel per output phase, the interleave of the phases), which the inline rule kept and
+  // the epilogue did not take: scalar copies, parallel (vectors of them are gathers).
+  if (!facts.IsGpu()) {
+    std::vector<BlockRV> around = sch.GetProducers(info.rv);
+    for (const std::string& name : names) {
+      BlockRV rv;
+      if (!Try(sch, [&] { rv = sch.GetBlock(name, std::nullopt); })) continue;
+      for (const BlockRV& c : sch.GetConsumers(rv)) around.push_back(c);
+    }
+    for (const BlockRV& rv : around) {
+      BlockInfo copy = AnalyzeBlock(sch, rv, func);
+      if (copy.block == nullptr || copy.is_reduction || !ReadsDivided(copy)) continue;
+      if (std::find(taken->begin(), taken->end(), copy.name) != taken->end()) continue;
+      if (sch.GetLoops(rv).size() != copy.block->iter_vars.size()) continue;
+      ScheduleCopy(sch, copy, facts);
+      taken->push_back(copy.name);
+    }
+  }
   return true;
 }
 

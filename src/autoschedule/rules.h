@@ -36,6 +36,9 @@ struct BlockInfo {
 /*! \brief The analysis of `rv` in the current IR of `sch` (function `func`). */
 BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func);
 /*! \brief Whether `e` uses the variable `v`. */
+/*! \brief Whether a load of the block's stored value has an index with a floordiv or floormod
+ *  (a re-indexing read: a layout change, an interleave). */
+bool ReadsDivided(const BlockInfo& info);
 /*! \brief The constant extent of a loop, or -1. */
 int64_t LoopExtent(Schedule& sch, const LoopRV& loop);
 /*! \brief Run `body` on a copy of the schedule's state: on a schedule error the schedule is
@@ -93,6 +96,10 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
 /*! \brief injective.cc: a spatial block at the root: fused, parallel outside, vectors inside
  *  (CPU), or bound to blocks and threads (CUDA). */
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
+/*! \brief injective.cc: a re-indexing copy beside a tiled block (ReadsDivided): its loops fused
+ *  and parallel on the CPU, left to the C compiler's scalar code (vectors of it would be
+ *  gathers with a division per lane), bound to blocks and threads on CUDA. */
+void ScheduleCopy(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
 /*! \brief reduction.cc: a reduction on its own (no chain): parallel over its spatial loops. */
 void ScheduleLoneReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
 /*! \brief Whether `info`'s block holds blocks (a window nest of te.create_prim_func). */

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../utils.h"
+#include "tessera/arith/analyzer.h"
 #include "tessera/arith/iter_affine_map.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/schedule/primitive.h"
@@ -116,6 +117,9 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
     BlockRealize realize = GetBlockRealize(state, b.get());
     std::vector<Expr> conjuncts;
     transform::SplitConjuncts(realize->predicate, &conjuncts);
+    // Equal up to arithmetic: a split of a split leaves `(x_0 * 2 + x_1) * 16 + x_2 < 1022`
+    // beside the binding `x_0 * 32 + x_1 * 16 + x_2`.
+    arith::Analyzer ana;
     for (const Expr& c : conjuncts) {
       if (IsConstInt(c, 1)) continue;
       bool bounds_a_binding = false;
@@ -123,7 +127,8 @@ void Reorder(ScheduleState& state, const std::vector<StmtSRef>& loop_srefs) {
         auto* cmp = static_cast<const BinaryNode*>(c.get());
         if (AsConstInt(cmp->b)) {
           for (const Expr& v : realize->iter_values)
-            bounds_a_binding = bounds_a_binding || StructuralEqual(v, cmp->a);
+            bounds_a_binding = bounds_a_binding || StructuralEqual(v, cmp->a) ||
+                               (v->dtype == cmp->a->dtype && ana.CanProveEqual(v, cmp->a));
         }
       }
       if (!bounds_a_binding) {

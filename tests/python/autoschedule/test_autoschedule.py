@@ -8,7 +8,7 @@ import numpy as np
 import ops
 import pytest
 import tessera as ts
-from tessera import tir
+from tessera import te, tir, topi
 from tessera.script import tir as T
 from tessera.transform import PassContext
 
@@ -85,6 +85,68 @@ def cases():
     a = rand(1 << 17)
     yield "total_sum_large", ops.total_sum(1 << 17), [a], a.sum(keepdims=True, dtype="float64")
 
+    # Convolutions the conv rule reaches since session 16: 37 output columns (no vector width
+    # divides them: full vectors and a partial tile), grouped output channels (row tiles inside
+    # a group), a depthwise stencil (tiles of one channel), a transposed convolution's phases.
+    x, w = rand(2, 5, 39), rand(6, 5, 3)
+    yield "conv1d_partial_columns", topi_func(topi.nn.conv1d_ncw, x, w), [x, w], \
+        conv_general(x[:, :, None], w[:, :, None], 1, 0, 1, 1)[:, :, 0]
+    x, w = rand(1, 12, 9, 16), rand(12, 4, 3, 3)
+    yield "group_conv2d", \
+        topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 1, 1, 1, 3), x, w), [x, w], \
+        conv_general(x, w, 1, 1, 1, 3)
+    x, w = rand(1, 6, 15, 37), rand(9, 2, 3, 3)
+    yield "group_conv2d_strided_dilated", \
+        topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 2, 2, 2, 3), x, w), [x, w], \
+        conv_general(x, w, 2, 2, 2, 3)
+    x, w = rand(1, 5, 7, 16), rand(5, 2, 3, 3)
+    yield "depthwise_conv2d", \
+        topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 1, 1, 1), x, w), [x, w], \
+        conv_general(np.repeat(x, 2, axis=1), w.reshape(10, 1, 3, 3), 1, 1, 1, 10)
+    x, w = rand(1, 3, 12, 37), rand(3, 1, 3, 3)
+    yield "depthwise_conv2d_strided_dilated", \
+        topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 2, 2, 2), x, w), [x, w], \
+        conv_general(x, w, 2, 2, 2, 3)
+    x, w = rand(1, 4, 9, 16), rand(4, 6, 4, 4)
+    yield "conv2d_transpose", \
+        topi_func(lambda a, b: topi.nn.conv2d_transpose_nchw(a, b, 2, 1, "float32", 0), x, w), \
+        [x, w], conv_transpose_general(x, w, 2, 1)
+
+
+def topi_func(build, *inputs):
+    phs = [te.placeholder(a.shape, "float32", name=f"x{k}") for k, a in enumerate(inputs)]
+    return te.create_prim_func(phs + [build(*phs)])
+
+
+def conv_general(x, w, stride, pad, dil, groups):
+    """NCHW convolution by its definition (float64), OIHW filter of in // groups channels."""
+    x = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    oh, ow = (h - dil * (kh - 1) - 1) // stride + 1, (wd - dil * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, f, oh, ow))
+    fg = f // groups
+    for g in range(groups):
+        for ky in range(kh):
+            for kx in range(kw):
+                patch = x[:, g * cg:(g + 1) * cg, ky * dil:ky * dil + stride * (oh - 1) + 1:stride,
+                          kx * dil:kx * dil + stride * (ow - 1) + 1:stride]
+                y[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", patch,
+                                                       w[g * fg:(g + 1) * fg, :, ky, kx])
+    return y.astype("float32")
+
+
+def conv_transpose_general(x, w, stride, pad):
+    """Each input pixel scatters the kernel times its value; the border `pad` is cropped."""
+    n, c, h, wd = x.shape
+    _, f, kh, kw = w.shape
+    full = np.zeros((n, f, (h - 1) * stride + kh, (wd - 1) * stride + kw))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum(
+                "nc,cfhw->nfhw", x[:, :, i, j], w)
+    return full[:, :, pad:full.shape[2] - pad, pad:full.shape[3] - pad].astype("float32")
+
 
 CASES = list(cases())
 IDS = [c[0] for c in CASES]
@@ -131,6 +193,56 @@ def test_matmul_gets_register_tile_packing_and_parallel_outer_loop():
         assert step in k, step
     script = sch.mod.script()
     assert "T.parallel" in script and "T.vectorized" in script and 'scope="local"' in script
+
+
+def loops_of(sch, block):
+    """The kinds of the loops around `block`: serial, parallel, vectorized, unrolled, ..."""
+    return [str(sch.get(loop).kind).split(".")[-1].lower()
+            for loop in sch.get_loops(sch.get_block(block))]
+
+
+def test_conv1d_with_columns_no_vector_divides_gets_a_register_tile():
+    x, w = rand(2, 5, 39), rand(6, 5, 3)
+    sch = ts.autoschedule(topi_func(topi.nn.conv1d_ncw, x, w), target="c", facts=SMALL)
+    k = kinds(sch)
+    assert "cache_write" in k and "vectorize" in k and "rfactor" not in k
+    # 37 columns in tiles of whole vectors: the last tile partial, bounded by a predicate.
+    assert "T.where" in sch.mod.script() and "T.vectorized" in sch.mod.script()
+
+
+def test_grouped_conv_row_tiles_stay_inside_a_group():
+    x, w = rand(1, 12, 9, 16), rand(12, 4, 3, 3)
+    func = topi_func(lambda a, b: topi.nn.group_conv2d_nchw(a, b, 1, 1, 1, 3), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    assert "cache_write" in kinds(sch)
+    # The output channels (4 per group) are split by a factor that divides the group.
+    text = "\n".join(sch.trace.as_python())
+    first_split = [line for line in sch.trace.as_python() if "sch.split(" in line][0]
+    factor = int(first_split.split("factors=[None, ")[1].split("]")[0])
+    assert 4 % factor == 0, text
+
+
+def test_depthwise_conv_is_tiled_one_channel_at_a_time():
+    x, w = rand(1, 5, 7, 16), rand(5, 1, 3, 3)
+    func = topi_func(lambda a, b: topi.nn.depthwise_conv2d_nchw(a, b, 1, 1, 1), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    lines = sch.trace.as_python()
+    assert "cache_write" in kinds(sch) and "vectorize" in kinds(sch)
+    assert "factors=[None, 1]" in [line for line in lines if "sch.split(" in line][0]
+
+
+def test_transposed_conv_phases_are_tiled_and_their_copies_stay_scalar():
+    x, w = rand(1, 8, 12, 16), rand(8, 8, 4, 4)
+    func = topi_func(lambda a, b: topi.nn.conv2d_transpose_nchw(a, b, 2, 1, "float32", 0), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    assert "cache_write" in kinds(sch)
+    script = sch.mod.script()
+    # The per-phase copies of the input and the kernel are blocks of their own (not inlined
+    # into the reduction), as is the interleave of the phases; none of them is vectorized.
+    for block in ("data_phases", "kernel_phases", "compute"):
+        assert "vectorized" not in loops_of(sch, block), block
+    assert loops_of(sch, "conv2d_transpose_phases_local")[-1] == "vectorized"
+    assert 'T.block("kernel_phases")' in script
 
 
 def test_epilogue_is_computed_at_the_tile():

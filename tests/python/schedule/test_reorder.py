@@ -206,6 +206,33 @@ def test_reorder_block_with_a_split_predicate(golden):
     golden(ragged, expected, apply)
 
 
+def test_reorder_block_with_a_predicate_of_a_three_way_split(golden):
+    # A split into three by a non-dividing factor leaves the predicate as (i_0 * 2 + i_1) * 2
+    # + i_2 < 10 beside the binding i_0 * 4 + i_1 * 2 + i_2: the same bound, up to arithmetic.
+    @T.prim_func
+    def ragged(A: T.Buffer((10, 16), "float32")):
+        for i, j in T.grid(10, 16):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((10, 16), "float32")):
+        for j, i_0, i_1, i_2 in T.grid(16, 3, 2, 2):
+            with T.block("A"):
+                vi = T.axis.spatial(10, i_0 * 4 + i_1 * 2 + i_2)
+                vj = T.axis.spatial(16, j)
+                T.where((i_0 * 2 + i_1) * 2 + i_2 < 10)
+                A[vi, vj] = T.float32(0)
+
+    def apply(sch):
+        i, j = sch.get_loops(sch.get_block("A"))
+        i0, i1, i2 = sch.split(i, factors=[None, 2, 2])
+        sch.reorder(j, i0, i1, i2)
+
+    golden(ragged, expected, apply)
+
+
 def test_reorder_block_with_other_predicate(schedule_error):
     @T.prim_func
     def predicated(A: T.Buffer((16, 16), "float32")):

@@ -162,6 +162,23 @@ case(
     lambda x, w: conv_nchw(x, w, 1, 1, 1, 3),
 )
 
+# Shapes at which the automatic schedule tiles the block on the host (session 16): grouped rows
+# (row tiles inside a group), tiles of one channel for a depthwise convolution.
+case(
+    "group_conv2d_nchw_tiled",
+    [(1, 8, 9, 16), (8, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_nchw(x, w, 1, 1, 1, 4),
+    lambda x, w: conv_nchw(x, w, 1, 1, 1, 4),
+)
+case(
+    "group_conv2d_nchw_strided_dilated",
+    [(1, 6, 13, 35), (9, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.group_conv2d_nchw(x, w, 2, 2, 2, 3),
+    lambda x, w: conv_nchw(x, w, 2, 2, 2, 3),
+)
+
 
 def _to_nchwc(x, bn):
     n, c, h, w = x.shape
@@ -214,6 +231,20 @@ case(
     ["float32"] * 2,
     lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, "SAME", (1, 2)),
     lambda x, w: _dw_ref(x, w, 2, "SAME", (1, 2)),
+)
+case(
+    "depthwise_nchw_tiled",
+    [(1, 5, 7, 16), (5, 2, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 1, 1, 1),
+    lambda x, w: _dw_ref(x, w, 1, 1, 1),
+)
+case(
+    "depthwise_nchw_strided_dilated",
+    [(1, 3, 11, 37), (3, 1, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.depthwise_conv2d_nchw(x, w, 2, 2, 2),
+    lambda x, w: _dw_ref(x, w, 2, 2, 2),
 )
 case(
     "depthwise_nhwc",
@@ -587,6 +618,13 @@ case(
     lambda x, w: conv1d_ref(x, w, 2, (2, 2), 2),
 )
 case(
+    "conv1d_ncw_wide",  # 131 outputs: full vectors and a partial last column tile
+    [(2, 3, 133), (4, 3, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv1d_ncw(x, w),
+    lambda x, w: conv1d_ref(x, w, 1, (0, 0), 1),
+)
+case(
     "conv1d_nwc_group",
     [(1, 11, 4), (3, 2, 6)],
     ["float32"] * 2,
@@ -669,6 +707,27 @@ case(
     ["float32"] * 2,
     lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (1, 0)),
     lambda x, w: conv_transpose_ref(x, w, (2, 2), (1, 1, 1, 1), (1, 0)),
+)
+case(
+    "conv2d_transpose_s3x2",  # strides that do not divide the kernel, output padding
+    [(2, 3, 4, 5), (3, 2, 5, 3)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (3, 2), (2, 0, 1, 1), "float32", (2, 1)),
+    lambda x, w: conv_transpose_ref(x, w, (3, 2), (2, 0, 1, 1), (2, 1)),
+)
+case(
+    "conv2d_transpose_4x4_s2",
+    [(1, 4, 7, 9), (4, 5, 4, 4)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (0, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (2, 2), (1, 1, 1, 1), (0, 0)),
+)
+case(
+    "conv2d_transpose_stride_h_only",
+    [(1, 2, 5, 4), (2, 3, 3, 2)],
+    ["float32"] * 2,
+    lambda x, w: topi.nn.conv2d_transpose_nchw(x, w, (2, 1), (0, 1, 1, 0), "float32", (1, 0)),
+    lambda x, w: conv_transpose_ref(x, w, (2, 1), (0, 1, 1, 0), (1, 0)),
 )
 case(
     "conv2d_transpose_s1",
