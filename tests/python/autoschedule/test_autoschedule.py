@@ -717,12 +717,14 @@ def test_row_partials_combine_as_a_tree(which):
     sch = ts.autoschedule(func, target="c", facts=wide)
     k = kinds(sch)
     assert k.count("rfactor") == (2 if which == "sum" else 4), sch.trace.as_python()
-    x = RNG.standard_normal((6, n)).astype("float32")
+    # its own generator: data shared with the other tests changes when a test is added
+    x = np.random.default_rng(11).standard_normal((6, n)).astype("float32")
     x[3, 100] = x[3, 200] = x[3].max() + 1  # ties: argmax keeps the first
     got = np.zeros(6, "float32" if which == "sum" else "int32")
     ts.build(sch.mod, target="c")(x, got)
     if which == "sum":
-        np.testing.assert_allclose(got, x.sum(1), rtol=1e-5)
+        # a reordered float32 sum of 512 terms: absolute error up to a few 1e-5 near zero
+        np.testing.assert_allclose(got, x.sum(1), rtol=1e-5, atol=1e-4)
     else:
         np.testing.assert_array_equal(got, x.argmax(1))
 
