@@ -1898,12 +1898,17 @@ HostSource CodeGenHost(const IRModule& mod, size_t split_bytes) {
 std::vector<std::string> DefaultHostCompileFlags(const std::string& include_dir, bool openmp) {
   // -fwrapv: integer arithmetic wraps as the IR's does; -fno-strict-aliasing: buffers may be
   // reinterpreted; -fno-math-errno: math functions need not set errno (the IR has no errno),
-  // so sqrt and friends become instructions and their lane loops vectorize; hidden symbols
-  // keep libraries apart, and entry points export themselves.
+  // so sqrt and friends become instructions and their lane loops vectorize;
+  // -fno-trapping-math: nor do floating-point exception flags count (the IR has none either),
+  // so the lane loops of floorf, ceilf, truncf become one vector rounding instead of a scalar
+  // one per lane (bench_topi --all, 2048 x 2048 float32, AMD Zen 4 AVX-512, one thread: ceil
+  // 2.42 -> 0.72 ms, trunc 2.45 -> 0.92); hidden symbols keep libraries apart, and entry
+  // points export themselves.
   std::vector<std::string> flags = {"-std=gnu11",           "-O2",
                                     "-march=native",        "-fwrapv",
                                     "-fno-strict-aliasing", "-fno-math-errno",
-                                    "-fvisibility=hidden",  "-I" + include_dir};
+                                    "-fno-trapping-math",   "-fvisibility=hidden",
+                                    "-I" + include_dir};
   if (openmp) flags.push_back("-fopenmp");
   if (HaveLibmvec()) {
     // runtime.h declares the vector math variants; -lmvec is recorded whatever the order.
