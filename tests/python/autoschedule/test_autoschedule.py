@@ -157,6 +157,39 @@ def test_softmax_rows_are_parallel_and_reductions_vectorized():
     assert "pragma_fast_math" in sch.mod.script()
 
 
+def _group_norm(shape, groups):
+    from tessera import te, topi
+
+    X = te.placeholder(shape, "float32", name="X")
+    g = te.placeholder(shape[1:2], "float32", name="g")
+    b = te.placeholder(shape[1:2], "float32", name="b")
+    Y = topi.nn.group_norm(X, g, b, groups, 1, [2, 3])
+    return te.create_prim_func([X, g, b, Y])
+
+
+def _group_norm_ref(x, g, b, groups, eps=1e-5):
+    n, c, h, w = x.shape
+    xg = x.reshape(n, groups, -1)
+    y = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + eps)
+    return y.reshape(n, c, h, w) * g[:, None, None] + b[:, None, None]
+
+
+@pytest.mark.parametrize("groups", [2, 8])
+def test_row_chain_computes_each_statistic_once(groups):
+    # The statistics of group_norm are per (batch, group): the rows of the chain are no more
+    # than those, not the (batch, channel, row) of the output, which would compute each
+    # statistic again for every channel and row of its group.
+    shape = (2, 8, 6, 12)
+    f = _group_norm(shape, groups)
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    outer = sch.get(sch.get_loops(sch.get_block("T_norm_sum"))[0])
+    assert outer.extent.value == (2 * 8 if groups == 8 else 2)
+    x, g, b = rand(*shape), rand(8), rand(8)
+    y = np.zeros(shape, "float32")
+    ts.build(f, target="c")(x, g, b, y)
+    np.testing.assert_allclose(y, _group_norm_ref(x, g, b, groups), rtol=1e-4, atol=1e-5)
+
+
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",
