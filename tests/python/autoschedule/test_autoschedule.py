@@ -190,6 +190,26 @@ def test_row_chain_computes_each_statistic_once(groups):
     np.testing.assert_allclose(y, _group_norm_ref(x, g, b, groups), rtol=1e-4, atol=1e-5)
 
 
+def test_row_chain_vectorizes_an_image_whose_rows_are_no_whole_vectors():
+    # instance_norm over 6 x 6 images on 4-lane vectors: the image rows of 6 are fused into
+    # 36 elements, 9 vectors, instead of staying scalar.
+    from tessera import te, topi
+
+    shape = (2, 4, 6, 6)
+    X = te.placeholder(shape, "float32", name="X")
+    g = te.placeholder((4,), "float32", name="g")
+    b = te.placeholder((4,), "float32", name="b")
+    Y = topi.nn.instance_norm(X, g, b, 1, [2, 3])
+    f = te.create_prim_func([X, g, b, Y])
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    inner = sch.get(sch.get_loops(sch.get_block(Y.op.name))[-1])
+    assert inner.kind == tir.ForKind.VECTORIZED and inner.extent.value == 4
+    x, gv, bv = rand(*shape), rand(4), rand(4)
+    y = np.zeros(shape, "float32")
+    ts.build(f, target="c")(x, gv, bv, y)
+    np.testing.assert_allclose(y, _group_norm_ref(x, gv, bv, 4), rtol=1e-4, atol=1e-5)
+
+
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",
