@@ -1170,6 +1170,27 @@ std::string CodeGenHost::PrintCallOp(const CallNode* op, const OpNode* callee) {
     return "((" + t + ")(" + x + " == 0 ? " + std::to_string(bits) + " : __builtin_clzll(" + x +
            ") - " + std::to_string(64 - bits) + "))";
   }
+  if (op->dtype.is_fixed_length_vector()) {
+    // GCC's vector types take C's bitwise operators and shifts lane by lane (without
+    // promoting narrow lanes: an int8 lane shifts as an int8), and a cast between vector
+    // types of one size reinterprets the bits.
+    static const std::unordered_map<std::string, std::string> kLaneWise = {
+        {"tir.bitwise_and", "&"},
+        {"tir.bitwise_or", "|"},
+        {"tir.bitwise_xor", "^"},
+        {"tir.shift_left", "<<"},
+        {"tir.shift_right", ">>"}};
+    auto it = kLaneWise.find(name);
+    if (it != kLaneWise.end() && op->args.size() == 2) {
+      return "(" + arg(0) + " " + it->second + " " + arg(1) + ")";
+    }
+    if (name == "tir.bitwise_not" && op->args.size() == 1) return "(~" + arg(0) + ")";
+    if (name == "tir.reinterpret" && op->args.size() == 1 &&
+        op->args[0]->dtype.bits() * op->args[0]->dtype.lanes() ==
+            op->dtype.bits() * op->dtype.lanes()) {
+      return "((" + TypeName(op->dtype, op->span) + ")" + arg(0) + ")";
+    }
+  }
   if (name == "tir.reinterpret" && op->dtype.is_scalar()) {
     std::string t = TypeName(op->dtype, op->span);
     return "({ __auto_type tessera_v_ = " + arg(0) + "; " + t +

@@ -209,6 +209,20 @@ class NativeVectorizer : public StmtExprMutator {
     return !callee->GetStrAttr("c.name").empty() || n == "tir.rsqrt" || n == "tir.sigmoid" ||
            n == "tir.abs";
   }
+  // Bitwise operations and shifts of integers, and reinterpretations between types of one
+  // width: C's operators and casts apply to the host's vector types lane by lane.
+  static bool IsLaneWiseBits(const CallNode* op) {
+    if (!(op->dtype.is_int() || op->dtype.is_uint() || op->dtype.is_float())) return false;
+    if (op->is_op("tir.reinterpret")) {
+      return op->args.size() == 1 && op->args[0]->dtype.bits() == op->dtype.bits() &&
+             (op->args[0]->dtype.is_int() || op->args[0]->dtype.is_uint() ||
+              op->args[0]->dtype.is_float());
+    }
+    if (!(op->dtype.is_int() || op->dtype.is_uint())) return false;
+    return op->is_op("tir.bitwise_and") || op->is_op("tir.bitwise_or") ||
+           op->is_op("tir.bitwise_xor") || op->is_op("tir.bitwise_not") ||
+           op->is_op("tir.shift_left") || op->is_op("tir.shift_right");
+  }
 
   Expr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   Expr VisitExpr_(const SizeVarNode* op) override { return Lookup(op); }
@@ -261,7 +275,7 @@ class NativeVectorizer : public StmtExprMutator {
       if (x->dtype.is_vector()) return ClassifyLanes(op, x);
       return x == op->args[0] ? GetRef(op) : CallNode::Make(op->dtype, op->op, {x}, op->span);
     }
-    if (!IsLaneWiseMath(op)) return Invariant(GetRef(op));
+    if (!IsLaneWiseMath(op) && !IsLaneWiseBits(op)) return Invariant(GetRef(op));
     std::vector<Expr> args;
     bool changed = false, vector = false;
     for (const Expr& a : op->args) {
