@@ -931,6 +931,20 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
         << ";\n  return r;\n}\n";
     return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ")";
   }
+  if (AsPtr<BroadcastNode>(index) && !elem.is_bool()) {
+    // Every lane reads one element (batch_norm's per-channel scale, uniform over a vector of
+    // one channel): one scalar load broadcast, not a gather of the same address in each lane.
+    std::vector<Expr> scalar;
+    for (const Expr& i : op->indices) {
+      auto* b = AsPtr<BroadcastNode>(i);
+      if (!b && i->dtype.is_vector()) break;
+      scalar.push_back(b ? b->value : i);
+    }
+    if (scalar.size() == op->indices.size()) {
+      Expr load = BufferLoadNode::Make(op->buffer, std::move(scalar), nullptr, op->span);
+      return PrintExpr(BroadcastNode::Make(load, t.lanes(), op->span));
+    }
+  }
   std::string it = TypeName(index->dtype, op->span);
   std::string name = "tessera_gather_" + vt.substr(8) + "_" + it.substr(8);
   def << "static inline " << vt << " " << name << "(const " << st << "* p, " << it << " idx) {\n  "
