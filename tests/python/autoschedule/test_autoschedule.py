@@ -210,6 +210,41 @@ def test_row_chain_vectorizes_an_image_whose_rows_are_no_whole_vectors():
     np.testing.assert_allclose(y, _group_norm_ref(x, gv, bv, 4), rtol=1e-4, atol=1e-5)
 
 
+def test_injective_row_keeps_its_vectors_in_one_row():
+    # one_hot's rows of 20 on 8-lane vectors: fused, a vector would straddle two rows and read
+    # I[f // 20] lane by lane; kept apart, each row is 5 vectors of 4 along one row.
+    from tessera import te, topi
+
+    idx = te.placeholder((64,), "int32", name="I")
+    out = topi.one_hot(idx, 1.0, 0.0, 20, -1, "float32")
+    f = te.create_prim_func([idx, out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [64, 5, 4]
+    assert loops[-1].kind == tir.ForKind.VECTORIZED
+    i = RNG.integers(0, 20, 64).astype("int32")
+    y = np.zeros((64, 20), "float32")
+    ts.build(f, target="c")(i, y)
+    np.testing.assert_array_equal(y, np.eye(20, dtype="float32")[i])
+
+
+def test_injective_row_of_a_gathered_row():
+    # take's rows: A[I[i], j] with j along the vector, not A[I[f // 16], f % 16] per lane
+    from tessera import te, topi
+
+    A = te.placeholder((32, 16), "float32", name="A")
+    idx = te.placeholder((24,), "int32", name="I")
+    out = topi.take(A, idx, axis=0)
+    f = te.create_prim_func([A, idx, out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [24, 2, 8]
+    a, i = rand(32, 16), RNG.integers(0, 32, 24).astype("int32")
+    y = np.zeros((24, 16), "float32")
+    ts.build(f, target="c")(a, i, y)
+    np.testing.assert_array_equal(y, a[i])
+
+
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",
