@@ -5,6 +5,7 @@ equivalent in the same run. Each result is checked against numpy before it is ti
     PYTHONPATH=python .venv/bin/python bench/bench_topi.py [--only exp,sum_rows] [--quick]
     BENCH_TIMER=cpu PYTHONPATH=python .venv/bin/python bench/bench_topi.py   # shared machine
     ... bench/bench_topi.py --dtypes float64,int32,int8   # the same cases in other dtypes
+    ... bench/bench_topi.py --all   # every operator with a numpy equivalent (see more_cases)
 
 With --dtypes, each case runs in every listed dtype that the operator accepts and numpy computes
 in that same dtype (no int exp, whose numpy result is float64; no float16 row sums or products,

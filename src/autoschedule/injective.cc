@@ -268,6 +268,51 @@ bool Streams(const BlockInfo& info) {
   return info.output_bits == 8 || (inputs.size() >= 2 && !info.has_select);
 }
 
+/*! \brief The lanes (the native ones or half as many, dividing the innermost loop) with which
+ *  the innermost loop of `info` is better vectorized on its own than fused with the loops
+ *  around it, or 0. Fused, a vector of the flat loop reads `A[f // n, f % n]`: fine where
+ *  every load has the store's own indices, but a load indexed otherwise (one_hot's
+ *  `I[f // 1000]`, take's `A[I[f // n], f % n]`, repeat's `A[.., f % n // 2]`) then
+ *  needs the division of each lane, and lanes that straddle two rows (n no multiple of the
+ *  lanes) gather. Kept apart, the innermost loop's vector runs along one row. */
+int64_t InnerRowLanes(const BlockInfo& info, size_t loops, int64_t lanes) {
+  const BlockNode* b = info.block;
+  const BufferStoreNode* st = info.store;
+  if (!b || !st || info.is_reduction || loops < 2 || b->iter_vars.size() != loops) return 0;
+  const VarNode* inner = b->iter_vars.back()->var.get();
+  if (st->indices.empty() || AsPtr<VarNode>(st->indices.back()) != inner) return 0;
+  const int64_t n = info.extents.back();
+  if (n <= 0) return 0;
+  auto same_as_store = [&](const BufferLoadNode* load) {
+    if (load->indices.size() != st->indices.size()) return false;
+    for (size_t k = 0; k < load->indices.size(); ++k) {
+      if (load->indices[k].get() != st->indices[k].get()) return false;
+    }
+    return true;
+  };
+  bool straddles = false, irregular = false;
+  for (const BufferLoadNode* load : info.loads) {
+    straddles = straddles || (n % lanes != 0 && !same_as_store(load));
+    for (size_t k = 0; k < load->indices.size(); ++k) {
+      const Expr& index = load->indices[k];
+      const bool last = k + 1 == load->indices.size();
+      PostOrderVisit(index, [&](const ObjectRef& node) {
+        // an index read from memory, or the innermost iterator divided
+        auto* div = AsPtr<FloorDivNode>(node);
+        auto* mod = AsPtr<FloorModNode>(node);
+        irregular = irregular || AsPtr<BufferLoadNode>(node) ||
+                    (last && div && UsesVar(div->a, inner)) ||
+                    (last && mod && UsesVar(mod->a, inner));
+      });
+    }
+  }
+  if (!straddles && !irregular) return 0;
+  for (int64_t l : {lanes, lanes / 2}) {
+    if (l >= 4 && n % l == 0 && n >= 2 * l) return l;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -288,6 +333,25 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   }
   if (!facts.IsGpu() && TilePermutation(sch, info, loops, facts)) return;
   int64_t total = Product(sch, loops);
+  if (!facts.IsGpu() && total > 0) {
+    const int64_t row_lanes =
+        InnerRowLanes(info, loops.size(), facts.VectorLanes(info.output_bits));
+    const int64_t rows = total / std::max<int64_t>(1, info.extents.back());
+    if (row_lanes > 0 && rows >= 2 && Try(sch, [&] {
+          std::vector<LoopRV> outer(loops.begin(), loops.end() - 1);
+          LoopRV row = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
+          std::vector<LoopRV> parts = sch.Split(
+              loops.back(), {schedule::TraceValue::None(), schedule::TraceValue::Int(row_lanes)},
+              true, false);
+          sch.Vectorize(parts[1]);
+          if (facts.cores > 1 && total >= kParallelMinElements) sch.Parallel(row);
+          if (total * info.output_bits / 8 > facts.l3_bytes / 2) {
+            sch.Annotate(parts[0], "pragma_nontemporal", schedule::TraceValue::Int(1));
+          }
+        })) {
+      return;
+    }
+  }
   LoopRV fused = loops[0];
   if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
   if (facts.IsGpu()) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/ir/ir_utils.h"
 #include "tessera/target/codegen_c.h"
 
 namespace tessera {
@@ -108,6 +109,9 @@ class CodeGenHost : public CodeGenC {
   void PrintErrorReturn(const Span& span);
 
  private:
+  /*! \brief The values of the scalar integer LetStmts printed so far (common subexpressions):
+   *  what a vector index's divisibility is proved from. */
+  VarMap int_lets_;
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
   std::string VectorType(DataType t, const Span& span);
   /*! \brief Define a helper function once; returns its name. */

@@ -269,6 +269,94 @@ def test_softmax_rows_are_parallel_and_reductions_vectorized():
     assert "pragma_fast_math" in sch.mod.script()
 
 
+def _group_norm(shape, groups):
+    from tessera import te, topi
+
+    X = te.placeholder(shape, "float32", name="X")
+    g = te.placeholder(shape[1:2], "float32", name="g")
+    b = te.placeholder(shape[1:2], "float32", name="b")
+    Y = topi.nn.group_norm(X, g, b, groups, 1, [2, 3])
+    return te.create_prim_func([X, g, b, Y])
+
+
+def _group_norm_ref(x, g, b, groups, eps=1e-5):
+    n, c, h, w = x.shape
+    xg = x.reshape(n, groups, -1)
+    y = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + eps)
+    return y.reshape(n, c, h, w) * g[:, None, None] + b[:, None, None]
+
+
+@pytest.mark.parametrize("groups", [2, 8])
+def test_row_chain_computes_each_statistic_once(groups):
+    # The statistics of group_norm are per (batch, group): the rows of the chain are no more
+    # than those, not the (batch, channel, row) of the output, which would compute each
+    # statistic again for every channel and row of its group.
+    shape = (2, 8, 6, 12)
+    f = _group_norm(shape, groups)
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    outer = sch.get(sch.get_loops(sch.get_block("T_norm_sum"))[0])
+    assert outer.extent.value == (2 * 8 if groups == 8 else 2)
+    x, g, b = rand(*shape), rand(8), rand(8)
+    y = np.zeros(shape, "float32")
+    ts.build(f, target="c")(x, g, b, y)
+    np.testing.assert_allclose(y, _group_norm_ref(x, g, b, groups), rtol=1e-4, atol=1e-5)
+
+
+def test_row_chain_vectorizes_an_image_whose_rows_are_no_whole_vectors():
+    # instance_norm over 6 x 6 images on 4-lane vectors: the image rows of 6 are fused into
+    # 36 elements, 9 vectors, instead of staying scalar.
+    from tessera import te, topi
+
+    shape = (2, 4, 6, 6)
+    X = te.placeholder(shape, "float32", name="X")
+    g = te.placeholder((4,), "float32", name="g")
+    b = te.placeholder((4,), "float32", name="b")
+    Y = topi.nn.instance_norm(X, g, b, 1, [2, 3])
+    f = te.create_prim_func([X, g, b, Y])
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    inner = sch.get(sch.get_loops(sch.get_block(Y.op.name))[-1])
+    assert inner.kind == tir.ForKind.VECTORIZED and inner.extent.value == 4
+    x, gv, bv = rand(*shape), rand(4), rand(4)
+    y = np.zeros(shape, "float32")
+    ts.build(f, target="c")(x, gv, bv, y)
+    np.testing.assert_allclose(y, _group_norm_ref(x, gv, bv, 4), rtol=1e-4, atol=1e-5)
+
+
+def test_injective_row_keeps_its_vectors_in_one_row():
+    # one_hot's rows of 20 on 8-lane vectors: fused, a vector would straddle two rows and read
+    # I[f // 20] lane by lane; kept apart, each row is 5 vectors of 4 along one row.
+    from tessera import te, topi
+
+    idx = te.placeholder((64,), "int32", name="I")
+    out = topi.one_hot(idx, 1.0, 0.0, 20, -1, "float32")
+    f = te.create_prim_func([idx, out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [64, 5, 4]
+    assert loops[-1].kind == tir.ForKind.VECTORIZED
+    i = RNG.integers(0, 20, 64).astype("int32")
+    y = np.zeros((64, 20), "float32")
+    ts.build(f, target="c")(i, y)
+    np.testing.assert_array_equal(y, np.eye(20, dtype="float32")[i])
+
+
+def test_injective_row_of_a_gathered_row():
+    # take's rows: A[I[i], j] with j along the vector, not A[I[f // 16], f % 16] per lane
+    from tessera import te, topi
+
+    A = te.placeholder((32, 16), "float32", name="A")
+    idx = te.placeholder((24,), "int32", name="I")
+    out = topi.take(A, idx, axis=0)
+    f = te.create_prim_func([A, idx, out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [24, 2, 8]
+    a, i = rand(32, 16), RNG.integers(0, 32, 24).astype("int32")
+    y = np.zeros((24, 16), "float32")
+    ts.build(f, target="c")(a, i, y)
+    np.testing.assert_array_equal(y, a[i])
+
+
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",

@@ -75,6 +75,13 @@ TESSERA_SIMD_MATH(erf)
 TESSERA_SIMD_MATH(erfc)
 TESSERA_SIMD_MATH(cbrt)
 #undef TESSERA_SIMD_MATH
+#define TESSERA_SIMD_MATH2(name)                                              \
+  __attribute__((__simd__("notinbranch"))) extern float name##f(float, float); \
+  __attribute__((__simd__("notinbranch"))) extern double name(double, double);
+TESSERA_SIMD_MATH2(pow)
+TESSERA_SIMD_MATH2(atan2)
+TESSERA_SIMD_MATH2(hypot)
+#undef TESSERA_SIMD_MATH2
 #endif
 
 /* ---- Errors: a message per thread, read by the runtime after a call returns non-zero ---- */
