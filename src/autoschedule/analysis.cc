@@ -111,7 +111,10 @@ BlockInfo AnalyzeBlock(Schedule& sch, const BlockRV& rv, const PrimFunc& func) {
   info.is_reduction = has_reduce && b->init != nullptr;
   info.store = AsPtr<BufferStoreNode>(b->body);
   if (info.store != nullptr) {
-    info.output_bits = info.store->buffer->dtype.bits();
+    // A bool is stored in a byte: vectors of it have as many lanes as int8's (the 1-bit width
+    // gave 512 lanes on AVX-512, a loop the vectorizer left scalar: isnan, any, logical_and).
+    const DataType& out = info.store->buffer->dtype;
+    info.output_bits = out.is_bool() ? 8 : out.bits();
     const BufferStoreNode* st = info.store;
     PostOrderVisit(st->value, [&](const ObjectRef& n) {
       if (auto* load = AsPtr<BufferLoadNode>(n)) {

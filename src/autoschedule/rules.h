@@ -29,7 +29,7 @@ struct BlockInfo {
   const BufferStoreNode* store = nullptr;    ///< the body when it is one store
   std::vector<const BufferLoadNode*> loads;  ///< loads in the stored value (not the accumulator)
   std::vector<int64_t> extents;              ///< constant iterator extents (-1: not constant)
-  int output_bits = 32;                      ///< element width of the written buffer
+  int output_bits = 32;                      ///< element width of the written buffer (bool: 8)
   bool writes_param = false;                 ///< writes a buffer of the function's signature
 };
 

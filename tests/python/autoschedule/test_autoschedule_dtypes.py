@@ -82,3 +82,23 @@ def test_module_of_several_functions():
     s = np.zeros(16, "float32")
     lib["rowsum"](m, s)
     np.testing.assert_allclose(s, m.sum(1))
+
+
+
+@pytest.mark.parametrize("op", ["greater", "isnan"])
+def test_bool_results_take_byte_lanes(op):
+    # A bool is stored in a byte: on 512-bit vectors, 64 lanes (as int8), not 512 (1-bit lanes,
+    # which the vectorizer left scalar).
+    A = te.placeholder((4096,), "float32", name="A")
+    if op == "greater":
+        B, expect = te.compute((4096,), lambda i: A[i] > 0.5, name="B"), lambda a: a > 0.5
+    else:
+        B, expect = te.compute((4096,), lambda i: ts.tir.isnan(A[i]), name="B"), np.isnan
+    f = te.create_prim_func([A, B])
+    script = ts.autoschedule(f, target="c", facts={"vector_bits": 512, "cores": 1}).mod.script()
+    assert "T.vectorized(64)" in script and "T.vectorized(512)" not in script
+    a = np.random.default_rng(3).random(4096).astype("float32")
+    a[::7] = np.nan
+    out = np.zeros(4096, bool)
+    ts.build(f, target="c")(a, out)
+    np.testing.assert_array_equal(out, expect(a))
