@@ -37,6 +37,10 @@ Expr ReducerIdentity(NodeKind kind, DataType t) {
       return t.is_float() ? Expr(FloatImmNode::Make(t, 1.0)) : IntImmNode::Make(t, 1);
     case NodeKind::kMin:
       return HighestValue(t);
+    case NodeKind::kOr:
+      return IntImmNode::Make(t, 0);
+    case NodeKind::kAnd:
+      return IntImmNode::Make(t, 1);
     default:
       return LowestValue(t);
   }
@@ -50,6 +54,10 @@ Expr ReducerCombine(NodeKind kind, const Expr& a, const Expr& b) {
       return MulNode::Make(a, b);
     case NodeKind::kMin:
       return MinNode::Make(a, b);
+    case NodeKind::kOr:
+      return OrNode::Make(a, b);
+    case NodeKind::kAnd:
+      return AndNode::Make(a, b);
     default:
       return MaxNode::Make(a, b);
   }
@@ -75,18 +83,24 @@ std::string ReducerMatch::Name() const {
       return "prod";
     case NodeKind::kMin:
       return "min";
+    case NodeKind::kOr:
+      return "any";
+    case NodeKind::kAnd:
+      return "all";
     default:
       return "max";
   }
 }
 
-std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init) {
+std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init,
+                                         bool logical) {
   auto* bin = AsPtr<BinaryNode>(store->value);
   if (!bin) return std::nullopt;
   NodeKind k = bin->kind;
-  if (k != NodeKind::kAdd && k != NodeKind::kMul && k != NodeKind::kMin && k != NodeKind::kMax) {
-    return std::nullopt;
-  }
+  bool known = k == NodeKind::kAdd || k == NodeKind::kMul || k == NodeKind::kMin ||
+               k == NodeKind::kMax;
+  if (logical && (k == NodeKind::kOr || k == NodeKind::kAnd)) known = store->value->dtype.is_bool();
+  if (!known) return std::nullopt;
   auto is_acc = [&](const Expr& e) {
     auto* load = AsPtr<BufferLoadNode>(e);
     if (!load || load->buffer != store->buffer || load->indices.size() != store->indices.size())

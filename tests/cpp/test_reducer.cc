@@ -88,5 +88,30 @@ TEST(Reducer, IdentitiesAndNames) {
   EXPECT_FALSE(ReducerKindFromName("xor"));
 }
 
+TEST(Reducer, LogicalReducersOfBoolsOnlyWhenAsked) {
+  const DataType kBool = DataType::Bool();
+  Buffer B = BufferNode::Decl("B", kBool, {Int32(8)});
+  Buffer A = BufferNode::Decl("A", kBool, {Int32(8)});
+  Var i = VarNode::Make("i", kI32);
+  Expr acc = BufferLoadNode::Make(B, {i}), x = BufferLoadNode::Make(A, {i});
+  auto any_store = BufferStoreNode::Make(B, OrNode::Make(acc, x), {i});
+  auto all_store = BufferStoreNode::Make(B, AndNode::Make(x, acc), {i});
+  // The GPU lowerings ask for the arithmetic reducers only.
+  EXPECT_FALSE(MatchReducer(any_store.get()));
+  EXPECT_FALSE(MatchReducer(all_store.get()));
+  auto any = MatchReducer(any_store.get(), Expr(), true);
+  ASSERT_TRUE(any);
+  EXPECT_EQ(any->Name(), "any");
+  EXPECT_TRUE(any->load_first);
+  EXPECT_TRUE(StructuralEqual(any->identity, IntImmNode::Make(kBool, 0)));
+  EXPECT_TRUE(StructuralEqual(any->Combine(acc, x), OrNode::Make(acc, x)));
+  auto all = MatchReducer(all_store.get(), Expr(), true);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->Name(), "all");
+  EXPECT_FALSE(all->load_first);
+  EXPECT_TRUE(StructuralEqual(all->identity, IntImmNode::Make(kBool, 1)));
+  EXPECT_TRUE(StructuralEqual(all->Combine(acc, x), AndNode::Make(x, acc)));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -12,13 +12,13 @@ namespace tessera {
 
 /*! \brief A reduction update `buf[idx] = combine(buf[idx], rhs)` (or `combine(rhs, buf[idx])`). */
 struct ReducerMatch {
-  NodeKind kind;    ///< kAdd, kMul, kMin or kMax
+  NodeKind kind;    ///< kAdd, kMul, kMin or kMax (with `logical`: kOr, kAnd too)
   bool load_first;  ///< buf[idx] is the left operand
   Expr rhs;         ///< the value folded into the accumulator
   Expr identity;    ///< the reducer's identity in the store's type
   /*! \brief combine(acc, value), operands in the order of the matched update. */
   Expr Combine(const Expr& acc, const Expr& value) const;
-  /*! \brief "sum", "prod", "min" or "max". */
+  /*! \brief "sum", "prod", "min", "max" (logical: "any", "all"). */
   std::string Name() const;
 };
 
@@ -27,7 +27,11 @@ struct ReducerMatch {
  *  value `init`, a float T.max whose init is -inf (T.min: +inf) takes it as its identity: an
  *  identity below (above) every value, where the lowest (highest) finite value, TVM's, is not one
  *  for a row of infinities. */
-std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init = Expr());
+/*! With `logical`, also `buf[idx] = buf[idx] || rhs` (and &&) of bools, whose identities are
+ *  false (true): topi.any / topi.all. Only rfactor asks for them; the GPU lowerings of
+ *  cross-thread reductions keep to the four arithmetic ones. */
+std::optional<ReducerMatch> MatchReducer(const BufferStoreNode* store, const Expr& init = Expr(),
+                                         bool logical = false);
 
 /*!
  * \brief A reduction of several buffers at once, `(acc_0, ..., acc_n) = combine(acc, value)`:
@@ -50,7 +54,7 @@ struct TupleReducerMatch {
 std::optional<TupleReducerMatch> MatchTupleReducer(const std::vector<Expr>& accs,
                                                    const std::vector<Expr>& values);
 
-/*! \brief The identity of the reducer `kind` (kAdd, kMul, kMin, kMax) in type `t`. */
+/*! \brief The identity of the reducer `kind` (kAdd, kMul, kMin, kMax, kOr, kAnd) in type `t`. */
 Expr ReducerIdentity(NodeKind kind, DataType t);
 /*! \brief `a op b` for the reducer `kind`. */
 Expr ReducerCombine(NodeKind kind, const Expr& a, const Expr& b);

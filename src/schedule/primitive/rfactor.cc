@@ -35,7 +35,8 @@ struct Reduction {
 [[noreturn]] void FailUnknownReducer(const StmtSRef& block_sref) {
   Fail("The reduction update is not a known reducer",
        "The update of {0} is not a known reducer: expected `B[i] = B[i] + x` (or *, T.min, "
-       "T.max) with an init storing to the same buffer, or an argmax / argmin (or a pair of "
+       "T.max, or `or` / `and` of bools) with an init storing to the same buffer, or an argmax "
+       "/ argmin (or a pair of "
        "sums) over two buffers, each new value bound by a LetStmt and then stored",
        {block_sref->stmt});
 }
@@ -83,7 +84,7 @@ Reduction ExtractOneBuffer(const StmtSRef& block_sref) {
   auto* store = AsPtr<BufferStoreNode>(update);
   auto* init = AsPtr<BufferStoreNode>(block->init);
   std::optional<Reducer> reducer =
-      store ? MatchReducer(store, init ? Simplify(init->value) : Expr()) : std::nullopt;
+      store ? MatchReducer(store, init ? Simplify(init->value) : Expr(), true) : std::nullopt;
   if (!reducer || !init || init->buffer != store->buffer) FailUnknownReducer(block_sref);
   CheckSameAccess(block_sref, init, store, true);
   CheckIdentity(block_sref, init->value, reducer->identity, reducer->Name());

@@ -369,6 +369,47 @@ def test_column_sum_vectorizes_across_columns():
     assert "for k_1 in T.unroll(4):" in script
 
 
+@pytest.mark.parametrize("which", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_arg_extreme_over_columns_takes_two_column_reductions(which, dtype):
+    from tessera import te, topi
+
+    # argmax over axis 0: the column maxima, then the search for each column's first index of
+    # it. Both stream the rows under a chunk of vector columns (the column-sum rule), each its
+    # own parallel loop; no row chain whose "row" would be a column (each step a row apart)
+    rng = np.random.default_rng(11)  # its own: the module's RNG feeds the tests after it
+    A = te.placeholder((203, 96), dtype, name="A")
+    out = getattr(topi, which)(A, axis=0)
+    sch = ts.autoschedule(te.create_prim_func([A, out]), target="c", facts=SMALL)
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder",
+                          "vectorize", "parallel", "get_loops", "split", "reorder", "vectorize",
+                          "fuse", "parallel", "decompose_reduction", "decompose_reduction"]
+    script = sch.mod.script()
+    assert script.count("for k0, i1_1 in T.grid(203, 12):") == 1  # the extreme
+    assert script.count("for k0, i0_1 in T.grid(203, 12):") == 1  # the index
+    assert script.count("T.vectorized(4)") == 4 and "compute_at" not in kinds(sch)
+    if dtype == "float32":
+        x = rng.standard_normal((203, 96)).astype(dtype)
+        x[:, 5] = 1.0  # one value down the column: index 0
+        x[7, 9] = x[150, 9] = 50.0 if which == "argmax" else -50.0  # ties: the first
+        x[20, 11] = x[40, 11] = np.nan  # the first NaN wins, as numpy
+        x[90, 12] = np.nan  # a lone NaN
+        x[202, 95] = 99.0 if which == "argmax" else -99.0  # the last row, the last column
+    else:
+        x = rng.integers(-50, 50, (203, 96)).astype(dtype)
+        x[:, 5] = 7
+    got = np.zeros(96, "int32")
+    ts.build(sch.mod, target="c")(x, got)
+    np.testing.assert_array_equal(got, getattr(x, which)(0))
+    # odd columns (no whole vectors): still right, with whatever schedule it gets
+    B = te.placeholder((37, 13), dtype, name="B")
+    func = te.create_prim_func([B, getattr(topi, which)(B, axis=0)])
+    y = x[:37, :13].copy()
+    got = np.zeros(13, "int32")
+    ts.build(func, target="c")(y, got)
+    np.testing.assert_array_equal(got, getattr(y, which)(0))
+
+
 def test_total_reduction_keeps_vector_accumulators_per_thread():
     sch = ts.autoschedule(ops.total_sum(1 << 17), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "reorder", "fuse",

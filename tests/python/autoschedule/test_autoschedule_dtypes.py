@@ -104,3 +104,64 @@ def test_bool_results_take_byte_lanes(op):
     out = np.zeros(4096, bool)
     ts.build(f, target="c")(a, out)
     np.testing.assert_array_equal(out, expect(a))
+
+
+def _any_all_input(rng, shape, dtype):
+    if dtype == "bool":
+        return rng.random(shape) < 0.02
+    x = (rng.random(shape) < 0.02).astype(dtype) * rng.integers(1, 100, shape).astype(dtype)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool", "int8"])
+@pytest.mark.parametrize("which", ["any", "all"])
+def test_any_all_rows_and_totals_vectorize_their_logical_reduction(which, dtype):
+    from tessera import topi
+
+    # `B = B || A != 0` (and &&) is a reducer that rfactor takes: the rows and the total get
+    # vector accumulators as a sum does; a bool kept in a byte combines its masks at 8 bits
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    rng = np.random.default_rng(5)
+    shape = (67, 1024)
+    A = te.placeholder(shape, dtype, name="A")
+    red = getattr(topi, which)
+    rows = te.create_prim_func([A, red(A, axis=1)])
+    sch = ts.autoschedule(rows, target="c", facts=wide)
+    script = sch.mod.script()
+    assert "rfactor" in str(sch.trace)
+    # float32 comparisons take float32's 16 lanes; bools and int8 a byte's 64
+    assert f"T.vectorized({16 if dtype == 'float32' else 64})" in script
+    total = te.create_prim_func([A, red(A)])
+    tsch = ts.autoschedule(total, target="c", facts=wide)
+    assert "rfactor" in str(tsch.trace) and "T.vectorized(64)" in tsch.mod.script()
+    lib = ts.build(tsch.mod, target="c")
+    if dtype != "float32":
+        # the bytes' masks are not widened to 32-bit lanes and back
+        assert ", tessera_int32x64)" not in lib.get_source()
+    x = _any_all_input(rng, shape, dtype)
+    if which == "all":
+        x = ~x if dtype == "bool" else (x == 0).astype(dtype)
+    for data in (x, np.zeros_like(x), np.ones_like(x)):
+        data = data.copy()
+        got = np.zeros(67, bool)
+        ts.build(sch.mod, target="c")(data, got)
+        np.testing.assert_array_equal(got, getattr(data, which)(1))
+        one = np.zeros((), bool)
+        lib(data, one)
+        assert bool(one) == bool(getattr(data, which)())
+    # one flipped element, the last of the last row
+    flip = (np.zeros_like(x) if which == "any" else np.ones_like(x)).copy()
+    flip[-1, -1] = not flip[-1, -1] if dtype == "bool" else (0 if which == "all" else 3)
+    one = np.zeros((), bool)
+    lib(flip, one)
+    assert bool(one) == bool(getattr(flip, which)())
+    # odd shapes (tails, no whole vectors), rows, columns and totals
+    for odd in ((37, 29), (5, 1000), (1001, 3)):
+        B = te.placeholder(odd, dtype, name="B")
+        y = _any_all_input(rng, odd, dtype)
+        for axis in (0, 1, None):
+            f = te.create_prim_func([B, red(B, axis=axis)])
+            want = np.asarray(getattr(y, which)(axis))
+            got = np.zeros(want.shape, bool)
+            ts.build(f, target="c")(y, got)
+            np.testing.assert_array_equal(got, want)
