@@ -16,6 +16,7 @@
 #include "tessera/support/error.h"
 #include "tessera/support/escape.h"
 #include "tessera/target/micro_kernel.h"
+#include "tessera/target/sort_rows.h"
 
 namespace tessera {
 namespace codegen {
@@ -830,6 +831,10 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
     if (auto* fname = AsPtr<StringImmNode>(op->args[0])) {
       if (auto tile = codegen::ParseMicroKernelName(fname->value)) {
         Helper(fname->value, codegen::MicroKernelSource(tile->first, tile->second));
+      }
+      // the row sort of topi.sort / argsort / topk (tir.SortRows)
+      if (auto row = codegen::ParseSortRowName(fname->value)) {
+        Helper(fname->value, codegen::SortRowSource(fname->value, *row));
       }
     }
   }
