@@ -69,6 +69,7 @@ FORMATTED = [
     "src/transform/dsl/lower_active_lane_mask.cc",
     "src/transform/dsl/remove_unit_loops.cc",
     "src/transform/dsl/verify_target_features.cc",
+    "src/transform/sort_rows.cc",
     "src/transform/hoist_expression.cc",
     "src/transform/inject_double_buffer.cc",
     "src/transform/inject_software_pipeline.cc",

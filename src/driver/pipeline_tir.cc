@@ -101,9 +101,13 @@ StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   // A provably out-of-bounds access is an error before any code runs (parsing leaves the
   // flattened views of TVM's lowered form to this check).
   mod = run(mod, "tir.VerifyBufferBounds");
-  // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
-  mod = run.If(ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule), mod,
-               "tir.AutoSchedule");
+  // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h),
+  // their topi sorts on the host first a row sort call (only when the automatic schedule runs).
+  const bool auto_schedule = ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule);
+  mod = run.If(auto_schedule && !ctx.IsGpu() &&
+                   ctx.pass_ctx.PassEnabled("tir.AutoSchedule", transform::AutoSchedule()->opt_level),
+               mod, "tir.SortRows");
+  mod = run.If(auto_schedule, mod, "tir.AutoSchedule");
   return {mod, false, nullptr};
 }
 
