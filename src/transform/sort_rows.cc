@@ -25,8 +25,8 @@
 //
 // in one block a row, reading A[l.., 0:n] (the last element is passed only for that region) and
 // writing the outputs' rows [0, L); K goes. The results are the blocks', and numpy's where those
-// differ from numpy: a float row's NaN sort after every number (the blocks give NaN no rank of its
-// own) and -inf is a value of its own (the blocks' gather starts from the lowest finite value).
+// are undefined: a float row's NaN sort after every number (the blocks give NaN no rank of its
+// own, so ranks collide).
 //
 // In the pipeline it runs just before tir.AutoSchedule, on the functions that pass schedules (no
 // schedule of their own, a host target), and only when it runs: a function scheduled by hand
