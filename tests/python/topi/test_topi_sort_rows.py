@@ -217,3 +217,24 @@ def test_the_definition_is_emitted_once_a_module():
     assert src.count("static int32_t tessera_sort_row_asc_float32_v(") == 1
     assert src.count("static int32_t tessera_sort_row_asc_float32_i_int32(") == 1
     assert src.count("tessera_sort_row_asc_float32_v((") == 2  # the calls
+
+
+def test_without_avx512(tmp_path, monkeypatch):
+    # the network's GCC vector extensions built for a host without AVX-512
+    wrapper = tmp_path / "cc"
+    marker = tmp_path / "used"
+    wrapper.write_text(f'#!/bin/sh\ntouch {marker}\nexec gcc "$@" -mno-avx512f\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path / "cache"))
+    a = _rows(333, "float32")
+    A = te.placeholder(a.shape, "float32", name="A")
+    lib = ts.build(te.create_prim_func([A, topi.sort(A, axis=1),
+                                        topi.argsort(A, axis=1, is_ascend=0, dtype="int32")]),
+                   target="c")
+    assert "tessera_sort_row_asc_float32_v((" in lib.get_source()
+    values, indices = np.empty_like(a), np.empty(a.shape, "int32")
+    lib(a, values, indices)
+    _same(values, np.take_along_axis(a, _order(a, True), -1))
+    _same(indices, _order(a, False).astype("int32"))
+    assert marker.exists()
