@@ -102,12 +102,15 @@ StageResult TirBeginStage(IRModule mod, LowerContext& ctx) {
   // flattened views of TVM's lowered form to this check).
   mod = run(mod, "tir.VerifyBufferBounds");
   // Functions that carry no schedule get the automatic one (autoschedule/auto_schedule.h).
-  // On the host, their argmax / argmin rows first become one-pass row searches (only where the
-  // automatic schedule runs: hand schedules and CUDA keep topi's blocks).
+  // On the host, their argmax / argmin rows first become one-pass row searches, and their topi
+  // sorts a row sort call (only where the automatic schedule runs: hand schedules and CUDA keep
+  // topi's blocks).
   const bool auto_schedule = ctx.pass_ctx.GetBool("tir.auto_schedule", ctx.auto_schedule);
-  mod = run.If(auto_schedule && !ctx.IsGpu() &&
-                   ctx.pass_ctx.PassEnabled("tir.AutoSchedule", transform::AutoSchedule()->opt_level),
-               mod, "tir.ArgExtremeRows");
+  const bool host_auto =
+      auto_schedule && !ctx.IsGpu() &&
+      ctx.pass_ctx.PassEnabled("tir.AutoSchedule", transform::AutoSchedule()->opt_level);
+  mod = run.If(host_auto, mod, "tir.ArgExtremeRows");
+  mod = run.If(host_auto, mod, "tir.SortRows");
   mod = run.If(auto_schedule, mod, "tir.AutoSchedule");
   return {mod, false, nullptr};
 }

@@ -17,6 +17,7 @@
 #include "tessera/support/escape.h"
 #include "tessera/target/arg_extreme.h"
 #include "tessera/target/micro_kernel.h"
+#include "tessera/target/sort_rows.h"
 
 namespace tessera {
 namespace codegen {
@@ -933,6 +934,10 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
       // the one-pass argmax / argmin row search (tir.ArgExtremeRows)
       if (auto row = codegen::ParseArgExtremeRowName(fname->value)) {
         Helper(fname->value, codegen::ArgExtremeRowSource(fname->value, *row));
+      }
+      // the row sort of topi.sort / argsort / topk (tir.SortRows)
+      if (auto row = codegen::ParseSortRowName(fname->value)) {
+        Helper(fname->value, codegen::SortRowSource(fname->value, *row));
       }
     }
   }

@@ -43,6 +43,10 @@ Pass ArgExtremeRows();
 
 /*! \brief Make every loop start at 0 (the old minimum is added to the loop variable's uses). */
 Pass CanonicalizeLoop();
+/*! \brief On the host, topi.sort / argsort / topk's rank-and-gather blocks over the last axis
+ *  of a function that carries no schedule become one call a row of the code generator's row sort
+ *  (tessera/target/sort_rows.h); runs before tir.AutoSchedule (src/transform/sort_rows.cc). */
+Pass SortRows();
 /*! \brief Turn each block's T.init() into an `if` on the reduction iterators being at their
  *  minimum, placed before the block body. */
 Pass LowerInitBlock();

@@ -2,8 +2,10 @@
 
 Plain te computes: each element's rank (how many elements precede it in the sorted order,
 ties kept in their original order, as a stable sort) and then, for each output position, the
-element of that rank. The work is quadratic in the axis length; schedules or an extern sort can
-replace it later.
+element of that rank. The work is quadratic in the axis length: built with no schedule for the
+host, the pass tir.SortRows (src/transform/sort_rows.cc) makes a sort over the last axis one call
+a row of an O(n log n) row sort instead, with the same results (and NaN after every number, as
+numpy sorts, where the blocks give NaN no rank of its own).
 """
 
 from .. import _core, te
@@ -34,6 +36,11 @@ def _ranks(data, axis, ascending, what):
     return axis, n, te.compute(data.shape, frank, name=f"T_{what}_rank")
 
 
+_max_from_inf = te.comm_reducer(
+    expr_ops.maximum, lambda t: expr_ops.const(float("-inf"), t), name="max"
+)
+
+
 def _gather_ranked(data, axis, n, rank, length, value, dtype, name):
     """Output position ``k`` along ``axis``: ``value(i)`` of the element whose rank is ``k``."""
     shape = list(data.shape)
@@ -44,8 +51,13 @@ def _gather_ranked(data, axis, n, rank, length, value, dtype, name):
         idx = list(k)
         idx[axis] = i
         hit = expr_ops.compare("==", rank[tuple(idx)], expr_ops.cast(k[axis], "int32"))
-        lowest = _math.min_value(dtype)
-        return te.max(_math.select(hit, value(tuple(idx), i.var), lowest), axis=i)
+        if not expr_ops.is_float(dtype):
+            lowest = _math.min_value(dtype)
+            return te.max(_math.select(hit, value(tuple(idx), i.var), lowest), axis=i)
+        # floats start from -inf (te.max's identity, the lowest finite value, would replace a
+        # -inf element)
+        lowest = expr_ops.const(float("-inf"), dtype)
+        return _max_from_inf(_math.select(hit, value(tuple(idx), i.var), lowest), axis=i)
 
     return te.compute(shape, fcompute, name=name)
 

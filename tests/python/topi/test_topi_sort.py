@@ -57,3 +57,20 @@ def test_errors():
         topi.sort(_F, axis=2)
     with pytest.raises(TesseraValueError, match="valid_count"):
         topi.argsort(_F, valid_count=_I)
+
+
+_N = te.placeholder((3, 9), "float32", name="N")
+K.add("sort_inf", [_N], topi.sort(_N, axis=1))
+K.add("topk_inf_asc", [_N], topi.topk(_N, k=4, axis=1, is_ascend=True))
+
+
+def test_infinities_are_values():
+    # -inf sorts first as itself (the gather starts from -inf, not the lowest finite value)
+    a = np.array([[3, -np.inf, 1, np.inf, -np.inf, 0, -1, 2, 5],
+                  [-np.inf] * 9,
+                  [np.inf, -3.4e38, -np.inf, 7, 7, -0.0, 0.0, 1, -np.inf]], "float32")
+    np.testing.assert_array_equal(K.run("sort_inf", a), np.sort(a, axis=1))
+    values, indices = K.run("topk_inf_asc", a)
+    order = np.argsort(a, axis=1, kind="stable")[:, :4]
+    np.testing.assert_array_equal(indices, order)
+    np.testing.assert_array_equal(values, np.take_along_axis(a, order, 1))
