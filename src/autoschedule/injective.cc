@@ -1,5 +1,7 @@
 // Rule "injective": a spatial block's loops fused into one; on the CPU, chunks of it across
 // threads and native vectors inside; on CUDA, blocks of threads.
+#include <algorithm>
+
 #include "rules.h"
 
 namespace tessera {
@@ -8,6 +10,7 @@ namespace {
 
 constexpr int64_t kParallelMinElements = 16384;  // below it OpenMP's fork costs more than it saves
 constexpr int64_t kChunkElements = 4096;         // per parallel iteration: a few pages
+constexpr int64_t kBroadcastMinVectors = 4;  // inner loops of BroadcastPrefix: at least this
 
 /*! \brief Product of the loop extents, -1 when one is not constant. */
 int64_t Product(Schedule& sch, const std::vector<LoopRV>& loops) {
@@ -33,6 +36,44 @@ void BindThreads(Schedule& sch, const LoopRV& fused, int64_t total, const Target
   });
 }
 
+/*!
+ * \brief How many leading loops stay outside the fused loop on the CPU: those of the iterators
+ *  that a load broadcast along the inner loops reads (batch_norm's mean[c], var[c], gamma[c],
+ *  beta[c] of x[n, c, h, w]). With every loop fused, each vector of the fused loop took such a
+ *  value by a gather of one index computed with a division, and recomputed from it what is
+ *  constant over a channel (sqrt(var[c] + eps)); with (n, c) outside and (h, w) fused inside,
+ *  the load is a scalar broadcast that the C compiler hoists out of the vector loop, with the
+ *  arithmetic on it. 0 when no load is such, or when the inner loops would be too short or not
+ *  a whole number of vectors (then fusing everything vectorizes more).
+ */
+size_t BroadcastPrefix(Schedule& sch, const BlockInfo& info, const std::vector<LoopRV>& loops,
+                       int64_t lanes) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || loops.size() != b->iter_vars.size() || loops.size() < 2) return 0;
+  const size_t n = loops.size();
+  for (size_t k = 0; k < n; ++k) {
+    if (b->iter_vars[k]->iter_type != IterVarType::kDataPar) return 0;
+    if (LoopExtent(sch, loops[k]) != info.extents[k] || info.extents[k] < 0) return 0;
+  }
+  size_t prefix = 0;
+  for (const BufferLoadNode* load : info.loads) {
+    int last = -1;  // the innermost iterator the load uses
+    for (size_t k = 0; k < n; ++k) {
+      for (const Expr& index : load->indices) {
+        if (UsesVar(index, b->iter_vars[k]->var.get())) last = static_cast<int>(k);
+      }
+    }
+    if (last >= 0 && static_cast<size_t>(last) + 1 < n) {
+      prefix = std::max(prefix, static_cast<size_t>(last) + 1);
+    }
+  }
+  if (prefix == 0) return 0;
+  int64_t inner = 1;
+  for (size_t k = prefix; k < n; ++k) inner *= info.extents[k];
+  if (inner % lanes != 0 || inner < kBroadcastMinVectors * lanes) return 0;
+  return prefix;
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -52,6 +93,25 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
     return;
   }
   int64_t total = Product(sch, loops);
+  if (!facts.IsGpu()) {
+    const int64_t lanes = facts.VectorLanes(info.output_bits);
+    const size_t prefix = lanes > 1 ? BroadcastPrefix(sch, info, loops, lanes) : 0;
+    if (prefix > 0 && Try(sch, [&] {
+          std::vector<LoopRV> head(loops.begin(), loops.begin() + prefix);
+          std::vector<LoopRV> tail(loops.begin() + prefix, loops.end());
+          LoopRV outer = head.size() > 1 ? sch.Fuse(head, true) : head[0];
+          LoopRV inner = tail.size() > 1 ? sch.Fuse(tail, true) : tail[0];
+          std::vector<LoopRV> parts = sch.Split(
+              inner, {schedule::TraceValue::None(), schedule::TraceValue::Int(lanes)}, true, false);
+          sch.Vectorize(parts[1]);
+          if (facts.cores > 1 && total >= kParallelMinElements) sch.Parallel(outer);
+          if (total * info.output_bits / 8 > facts.l3_bytes / 2) {
+            sch.Annotate(parts[0], "pragma_nontemporal", schedule::TraceValue::Int(1));
+          }
+        })) {
+      return;
+    }
+  }
   LoopRV fused = loops[0];
   if (loops.size() > 1 && !Try(sch, [&] { fused = sch.Fuse(loops, true); })) return;
   if (facts.IsGpu()) {

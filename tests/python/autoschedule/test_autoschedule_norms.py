@@ -1,0 +1,78 @@
+"""The automatic schedule of the normalizations and padding of topi.nn (batch_norm inference,
+group_norm, instance_norm, pad): results against numpy on odd shapes, with the host's facts and
+with small vectors, and the schedule forms that make them fast pinned by their traces."""
+
+import numpy as np
+import pytest
+import tessera as ts
+from tessera import te, topi
+
+RNG = np.random.default_rng(16)
+# 4-lane vectors and two cores, whatever the host.
+SMALL = {"vector_bits": 128, "vector_registers": 16, "cores": 2, "l2_bytes": 4096}
+FACTS = [None, SMALL]
+FACT_IDS = ["host", "small"]
+
+
+def rand(*shape):
+    return RNG.random(shape, dtype="float32")
+
+
+def build_run(func, inputs, out_shape, facts):
+    mod = func if facts is None else ts.autoschedule(func, target="c", facts=facts).mod
+    out = np.zeros(out_shape, "float32")
+    ts.build(mod, target="c")(*inputs, out)
+    return out
+
+
+def trace(func, facts=SMALL):
+    return ts.autoschedule(func, target="c", facts=facts).trace.as_python()
+
+
+def batch_norm_func(shape):
+    x = te.placeholder(shape, name="X")
+    params = [te.placeholder((shape[1],), name=n) for n in ("g", "b", "m", "v")]
+    return te.create_prim_func([x, *params, topi.nn.batch_norm(x, *params)[0]])
+
+
+def batch_norm_ref(x, g, b, m, v):
+    c = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - m.reshape(c)) / np.sqrt(v.reshape(c) + 1e-5) * g.reshape(c) + b.reshape(c)
+
+
+# (2, 6, 5, 8): 40 elements per channel (10 small vectors); (1, 3, 7, 9): 63, not whole vectors;
+# (3, 5, 2): 2 per channel, too short for a loop of its own
+@pytest.mark.parametrize("facts", FACTS, ids=FACT_IDS)
+@pytest.mark.parametrize("shape", [(2, 6, 5, 8), (1, 3, 7, 9), (3, 5, 2), (2, 16, 32, 32)])
+def test_batch_norm_inference_matches_numpy(shape, facts):
+    x = rand(*shape)
+    g, b, m, v = (rand(shape[1]) for _ in range(4))
+    got = build_run(batch_norm_func(shape), [x, g, b, m, v], shape, facts)
+    np.testing.assert_allclose(got, batch_norm_ref(x, g, b, m, v), rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_keeps_channels_outside_its_vector_loop():
+    # per-channel parameters read once per channel (a scalar broadcast), not gathered per vector
+    assert trace(batch_norm_func((2, 6, 5, 8)))[2:] == [
+        "l2, l3, l4, l5 = sch.get_loops(block=b1)",
+        "l6 = sch.fuse(l2, l3, preserve_unit_iters=True)",
+        "l7 = sch.fuse(l4, l5, preserve_unit_iters=True)",
+        "l8, l9 = sch.split(loop=l7, factors=[None, 4], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "sch.vectorize(loop=l9)",
+    ]
+
+
+def test_short_or_ragged_channels_fuse_every_loop():
+    for shape in [(1, 3, 7, 9), (3, 5, 2)]:
+        steps = trace(batch_norm_func(shape))
+        assert sum("sch.fuse(" in s for s in steps) == 1, steps
+
+
+def test_a_row_broadcast_still_fuses_every_loop():
+    # b[j] uses the innermost iterator: nothing to hoist, one fused loop as before
+    a = te.placeholder((6, 40), name="A")
+    b = te.placeholder((40,), name="B")
+    c = te.compute((6, 40), lambda i, j: a[i, j] + b[j], name="C")
+    steps = trace(te.create_prim_func([a, b, c]))
+    assert sum("sch.fuse(" in s for s in steps) == 1 and "l4 = sch.fuse(l2, l3" in steps[3], steps
