@@ -478,6 +478,86 @@ int64_t RowInShared(Schedule& sch, const BlockRV& producer, const LoopRV& row,
   return bytes;
 }
 
+/*! \brief The row of a chain at the iterators that index its reductions' results. */
+struct StatisticsRow {
+  int last = -1;         ///< the anchor's innermost iterator that indexes a result (-1: none)
+  int64_t divisor = 1;   ///< it indexes the results divided by this (group_norm's c // 4)
+};
+
+/*!
+ * \brief Which of the anchor's iterators index the results of the chain's reductions, read
+ *  from the anchor's loads of `reduced`: group_norm's output x[n, c, h, w] reads its group's
+ *  statistics at [n, c // (channels of a group)], instance_norm's at [n, c]. The row is then
+ *  (n, c // group) or (n, c), and the statistics are computed once per row; a row taken at the
+ *  anchor's outer loops (n, c, h) would compute them again for every h.
+ */
+StatisticsRow RowOfStatistics(const BlockInfo& anchor, const std::set<const BufferNode*>& reduced) {
+  StatisticsRow out;
+  const BlockNode* b = anchor.block;
+  bool agree = true;
+  for (const BufferLoadNode* load : anchor.loads) {
+    if (!reduced.count(load->buffer.get())) continue;
+    for (const Expr& index : load->indices) {
+      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+        const VarNode* v = b->iter_vars[k]->var.get();
+        if (!UsesVar(index, v)) continue;
+        int64_t divisor = 0;  // 0: neither the iterator nor the iterator divided by a constant
+        if (index.get() == v) divisor = 1;
+        if (const auto* d = AsPtr<FloorDivNode>(index)) {
+          const auto* c = AsPtr<IntImmNode>(d->b);
+          if (d->a.get() == v && c && c->value > 0) divisor = c->value;
+        }
+        if (static_cast<int>(k) > out.last) {
+          out.last = static_cast<int>(k);
+          out.divisor = divisor;
+          agree = true;
+        } else if (static_cast<int>(k) == out.last && divisor != out.divisor) {
+          agree = false;
+        }
+      }
+    }
+  }
+  if (!agree || out.divisor == 0) out.divisor = 1;
+  return out;
+}
+
+/*! \brief The anchor's innermost iterator that a load broadcast along its innermost iterator
+ *  reads (group_norm's gamma[c] and statistics of x[n, c, h, w]: c); -1 when none. */
+int LastBroadcastIterator(const BlockInfo& anchor) {
+  const BlockNode* b = anchor.block;
+  const size_t n = b->iter_vars.size();
+  if (n == 0) return -1;
+  const VarNode* innermost = b->iter_vars[n - 1]->var.get();
+  int last = -1;
+  for (const BufferLoadNode* load : anchor.loads) {
+    bool inner = false;
+    for (const Expr& index : load->indices) inner = inner || UsesVar(index, innermost);
+    if (inner) continue;
+    for (size_t k = 0; k < n; ++k) {
+      for (const Expr& index : load->indices) {
+        if (UsesVar(index, b->iter_vars[k]->var.get())) last = std::max(last, static_cast<int>(k));
+      }
+    }
+  }
+  return last;
+}
+
+/*! \brief The anchor's loops inside the row that follow its last broadcast iterator
+ *  (LastBroadcastIterator) fused into one, which then vectorizes: group_norm's (h, w) of 56 x 56,
+ *  whose 56 alone is not a whole number of 16-lane vectors; the loops of the broadcast
+ *  iterators stay outside, their loads hoisted out of the vector loop. */
+void FuseInnerRun(Schedule& sch, const BlockInfo& anchor, const LoopRV& row) {
+  const size_t n = anchor.block->iter_vars.size();
+  const size_t run = n - 1 - static_cast<size_t>(LastBroadcastIterator(anchor) + 1) + 1;
+  std::vector<LoopRV> loops = sch.GetLoops(anchor.rv);
+  if (run < 2 || loops.size() < run + 1) return;
+  std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(run), loops.end());
+  for (const LoopRV& l : inner) {
+    if (sch.Get(l).get() == sch.Get(row).get()) return;
+  }
+  Try(sch, [&] { sch.Fuse(inner, true); });
+}
+
 }  // namespace
 
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
@@ -513,6 +593,36 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   std::vector<LoopRV> outer = SpatialPrefix(sch, anchor);
   if (!anchor.is_reduction && !outer.empty()) outer.pop_back();  // the row itself stays inside
   if (outer.empty()) return false;
+  // A spatial anchor whose reductions' results are indexed by fewer of its iterators than its
+  // outer loops: the row ends at the last of them (split by its divisor), the loops after it
+  // stay inside the row.
+  if (!anchor.is_reduction && anchor.block->iter_vars.size() == sch.GetLoops(anchor.rv).size()) {
+    std::set<const BufferNode*> reduced;
+    for (const BlockRV& p : producers) {
+      BlockInfo info = AnalyzeBlock(sch, p, func);
+      if (!info.is_reduction) continue;
+      for (const auto& w : info.block->writes) reduced.insert(w->buffer.get());
+    }
+    StatisticsRow stats = RowOfStatistics(anchor, reduced);
+    const size_t keep = static_cast<size_t>(stats.last + 1);
+    if (stats.last >= 0 && (keep < outer.size() || (keep == outer.size() && stats.divisor > 1))) {
+      std::vector<LoopRV> loops = sch.GetLoops(anchor.rv);
+      std::vector<LoopRV> head(loops.begin(), loops.begin() + stats.last);
+      const int64_t extent = anchor.extents[stats.last];
+      if (stats.divisor > 1 && extent > stats.divisor && extent % stats.divisor == 0 &&
+          Try(sch, [&] {
+            auto parts = sch.Split(loops[stats.last],
+                                   {TraceValue::None(), TraceValue::Int(stats.divisor)}, true,
+                                   false);
+            head.push_back(parts[0]);
+          })) {
+        outer = head;
+      } else {
+        head.push_back(loops[stats.last]);
+        outer = head;
+      }
+    }
+  }
   int64_t rows = 1, row_size = 1;
   for (const LoopRV& l : outer) rows *= std::max<int64_t>(1, LoopExtent(sch, l));
   for (int64_t e : anchor.extents) row_size *= std::max<int64_t>(1, e);
@@ -571,6 +681,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
       });
       VectorizeReduction(sch, m, lanes, stream && streams, facts.vector_bits / 8);
     } else {
+      if (&m == &members[0]) FuseInnerRun(sch, anchor, row);
       VectorizeInner(sch, m, lanes);
     }
   }

@@ -76,3 +76,79 @@ def test_a_row_broadcast_still_fuses_every_loop():
     c = te.compute((6, 40), lambda i, j: a[i, j] + b[j], name="C")
     steps = trace(te.create_prim_func([a, b, c]))
     assert sum("sch.fuse(" in s for s in steps) == 1 and "l4 = sch.fuse(l2, l3" in steps[3], steps
+
+
+def grouped_func(shape, groups, channel_axis=1):
+    x = te.placeholder(shape, name="X")
+    c = shape[channel_axis]
+    g, b = te.placeholder((c,), name="g"), te.placeholder((c,), name="b")
+    axes = [d for d in range(1, len(shape)) if d != channel_axis]
+    if groups is None:
+        y = topi.nn.instance_norm(x, g, b, channel_axis, axes)
+    else:
+        y = topi.nn.group_norm(x, g, b, groups, channel_axis, axes)
+    return te.create_prim_func([x, g, b, y])
+
+
+def grouped_ref(x, g, b, groups, channel_axis=1):
+    xc = np.moveaxis(x, channel_axis, 1).astype("float64")
+    n, c = xc.shape[:2]
+    xg = xc.reshape(n, groups, -1)
+    y = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)
+    bc = (1, c) + (1,) * (xc.ndim - 2)
+    y = y.reshape(xc.shape) * g.reshape(bc) + b.reshape(bc)
+    return np.moveaxis(y, 1, channel_axis)
+
+
+# groups of several channels and of one (instance_norm, groups None); (h, w) of whole vectors,
+# of a ragged count, of one element; a 1-d spatial axis; channels last
+GROUPED = [
+    ((2, 8, 4, 6), 2, 1),
+    ((2, 6, 5, 7), 3, 1),
+    ((3, 4, 1, 1), 2, 1),
+    ((2, 6, 5, 7), None, 1),
+    ((2, 8, 16, 16), None, 1),
+    ((3, 4, 9), None, 1),
+    ((2, 5, 6, 8), 2, 3),
+]
+
+
+@pytest.mark.parametrize("facts", FACTS, ids=FACT_IDS)
+@pytest.mark.parametrize("shape,groups,axis", GROUPED)
+def test_group_and_instance_norm_match_numpy(shape, groups, axis, facts):
+    x = rand(*shape) * 4 - 1
+    g, b = rand(shape[axis]), rand(shape[axis])
+    got = build_run(grouped_func(shape, groups, axis), [x, g, b], shape, facts)
+    want = grouped_ref(x, g, b, groups or shape[axis], axis)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_group_norm_row_is_one_group_of_one_batch_element():
+    # the row: (n, c // 4), the statistics computed once in it; (h, w) fused and vectorized
+    steps = trace(grouped_func((2, 8, 4, 6), 2))
+    assert steps[4:15] == [
+        "l8, l9, l10, l11 = sch.get_loops(block=b3)",
+        "l12, l13 = sch.split(loop=l9, factors=[None, 4], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "l14 = sch.fuse(l8, l12, preserve_unit_iters=True)",
+        "sch.compute_at(block=b6, loop=l14, preserve_unit_loops=True, index=-1)",
+        "sch.compute_at(block=b5, loop=l14, preserve_unit_loops=True, index=-1)",
+        'sch.annotate(block_or_loop=l14, ann_key="pragma_fast_math", ann_val=1)',
+        "l15, l16, l17, l18 = sch.get_loops(block=b3)",
+        "l19 = sch.fuse(l17, l18, preserve_unit_iters=True)",
+        "l20, l21, l22 = sch.get_loops(block=b3)",
+        "l23, l24 = sch.split(loop=l22, factors=[None, 4], preserve_unit_iters=True, "
+        "disable_predication=False)",
+        "sch.vectorize(loop=l24)",
+    ], steps
+    # each reduction over (channels of the group, h, w) fused into one vectorized row
+    assert "l31 = sch.fuse(l28, l29, l30, preserve_unit_iters=True)" in steps, steps
+
+
+def test_instance_norm_row_is_one_channel_of_one_batch_element():
+    steps = trace(grouped_func((2, 8, 4, 6), None))
+    assert steps[4:6] == [
+        "l8, l9, l10, l11 = sch.get_loops(block=b3)",
+        "l12 = sch.fuse(l8, l9, preserve_unit_iters=True)",
+    ], steps
+    assert "l16 = sch.fuse(l14, l15, preserve_unit_iters=True)" in steps, steps
