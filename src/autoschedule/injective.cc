@@ -1,8 +1,10 @@
 // Rule "injective": a spatial block's loops fused into one; on the CPU, chunks of it across
 // threads and native vectors inside; on CUDA, blocks of threads.
 #include <algorithm>
+#include <optional>
 
 #include "rules.h"
+#include "tessera/ir/op.h"
 
 namespace tessera {
 namespace autoschedule {
@@ -74,6 +76,117 @@ size_t BroadcastPrefix(Schedule& sch, const BlockInfo& info, const std::vector<L
   return prefix;
 }
 
+/*! \brief The interior of a padding: per iterator, the range [lo, hi) where the condition of
+ *  `if_then_else(cond, value, constant)` holds, when `cond` is a conjunction of constant bounds
+ *  on the block's iterators (topi.nn.pad's `1 <= h and h < 113 and 1 <= w and w < 113`). */
+struct PadInterior {
+  std::vector<int64_t> lo, hi;
+};
+
+/*! \brief Adds the bound `e` to `box`; false when it is not a constant bound on an iterator. */
+bool AddBound(const Expr& e, const BlockNode* b, PadInterior* box) {
+  if (const auto* a = AsPtr<AndNode>(e)) return AddBound(a->a, b, box) && AddBound(a->b, b, box);
+  const auto* bin = AsPtr<BinaryNode>(e);
+  if (bin == nullptr || !bin->is_comparison()) return false;
+  // c <= v, c < v, v >= c, v > c: a lower bound; v < c, v <= c, c > v, c >= v: an upper one
+  const bool var_left = AsPtr<VarNode>(bin->a) != nullptr;
+  const Expr& v = var_left ? bin->a : bin->b;
+  const auto* c = AsPtr<IntImmNode>(var_left ? bin->b : bin->a);
+  if (c == nullptr || AsPtr<VarNode>(v) == nullptr) return false;
+  size_t k = 0;
+  while (k < b->iter_vars.size() && b->iter_vars[k]->var.get() != v.get()) ++k;
+  if (k == b->iter_vars.size()) return false;
+  NodeKind kind = bin->kind;
+  if (!var_left) {  // c OP v as v OP' c
+    switch (kind) {
+      case NodeKind::kLE: kind = NodeKind::kGE; break;
+      case NodeKind::kLT: kind = NodeKind::kGT; break;
+      case NodeKind::kGE: kind = NodeKind::kLE; break;
+      case NodeKind::kGT: kind = NodeKind::kLT; break;
+      default: return false;
+    }
+  }
+  switch (kind) {
+    case NodeKind::kGE: box->lo[k] = std::max(box->lo[k], c->value); return true;
+    case NodeKind::kGT: box->lo[k] = std::max(box->lo[k], c->value + 1); return true;
+    case NodeKind::kLT: box->hi[k] = std::min(box->hi[k], c->value); return true;
+    case NodeKind::kLE: box->hi[k] = std::min(box->hi[k], c->value + 1); return true;
+    default: return false;
+  }
+}
+
+/*! \brief The padding's interior, when `info` is one whose loops are still its iterators'. */
+std::optional<PadInterior> PaddingOf(Schedule& sch, const BlockInfo& info,
+                                     const std::vector<LoopRV>& loops) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || info.store == nullptr || loops.size() != b->iter_vars.size()) return {};
+  const auto* call = AsPtr<CallNode>(info.store->value);
+  const OpNode* op = call ? AsPtr<OpNode>(call->op) : nullptr;
+  if (op == nullptr || op->name != "tir.if_then_else" || call->args.size() != 3) return {};
+  // the constant outside (a concatenation's two loads are not a padding)
+  if (!AsPtr<FloatImmNode>(call->args[2]) && !AsPtr<IntImmNode>(call->args[2])) return {};
+  PadInterior box;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    if (info.extents[k] <= 0 || LoopExtent(sch, loops[k]) != info.extents[k]) return {};
+    box.lo.push_back(0);
+    box.hi.push_back(info.extents[k]);
+  }
+  if (!AddBound(call->args[0], b, &box)) return {};
+  bool border = false;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    if (box.lo[k] >= box.hi[k]) return {};  // no interior: nothing to gain
+    border = border || box.lo[k] > 0 || box.hi[k] < info.extents[k];
+  }
+  if (!border) return {};
+  return box;
+}
+
+/*!
+ * \brief A padding on the CPU: the loops of the padded iterators partitioned into the border
+ *  before, the interior and the border after (schedule.LoopPartition), nested, so that the
+ *  interior is a copy without a condition whose innermost loop vectorizes, and the borders
+ *  stores of the constant. With one fused loop each vector tested the condition lane by lane
+ *  and gathered its elements at divided indices. The loops before the first padded iterator
+ *  are fused and run in parallel.
+ */
+bool SchedulePadding(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
+  std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+  std::optional<PadInterior> box = PaddingOf(sch, info, loops);
+  if (!box) return false;
+  const size_t n = loops.size();
+  size_t first = n;
+  for (size_t k = 0; k < n && first == n; ++k) {
+    if (box->lo[k] > 0 || box->hi[k] < info.extents[k]) first = k;
+  }
+  const int64_t total = Product(sch, loops);
+  const int64_t lanes = facts.VectorLanes(info.output_bits);
+  return Try(sch, [&] {
+    if (first > 0) {
+      std::vector<LoopRV> head(loops.begin(), loops.begin() + first);
+      LoopRV outer = head.size() > 1 ? sch.Fuse(head, true) : head[0];
+      if (facts.cores > 1 && total >= kParallelMinElements) sch.Parallel(outer);
+    }
+    // The block whose loops are partitioned next: the interior of the iterators before.
+    BlockRV interior = info.rv;
+    for (size_t k = first; k < n; ++k) {
+      const int64_t lo = box->lo[k], hi = box->hi[k];
+      if (lo == 0 && hi == info.extents[k]) continue;
+      std::vector<LoopRV> own = sch.GetLoops(interior);
+      LoopRV loop = own[own.size() - (n - k)];
+      std::vector<schedule::TraceValue> factors;
+      if (lo > 0) factors.push_back(schedule::TraceValue::Int(lo));
+      if (hi < info.extents[k]) factors.push_back(schedule::TraceValue::Int(hi - lo));
+      std::vector<LoopRV> parts = sch.LoopPartition(loop, factors, true);
+      std::vector<BlockRV> blocks = sch.GetChildBlocks(parts[lo > 0 ? 1 : 0]);
+      if (blocks.size() != 1) throw Error("a partition of a padding holds several blocks");
+      interior = blocks[0];
+    }
+    std::vector<LoopRV> own = sch.GetLoops(interior);
+    const int64_t inner = own.empty() ? -1 : LoopExtent(sch, own.back());
+    if (lanes > 1 && inner >= lanes && inner % lanes == 0) sch.Vectorize(own.back());
+  });
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -93,6 +206,7 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
     return;
   }
   int64_t total = Product(sch, loops);
+  if (!facts.IsGpu() && SchedulePadding(sch, info, facts)) return;
   if (!facts.IsGpu()) {
     const int64_t lanes = facts.VectorLanes(info.output_bits);
     const size_t prefix = lanes > 1 ? BroadcastPrefix(sch, info, loops, lanes) : 0;

@@ -152,3 +152,72 @@ def test_instance_norm_row_is_one_channel_of_one_batch_element():
         "l12 = sch.fuse(l8, l9, preserve_unit_iters=True)",
     ], steps
     assert "l16 = sch.fuse(l14, l15, preserve_unit_iters=True)" in steps, steps
+
+
+def pad_func(shape, before, after, value=0.0, dtype="float32"):
+    x = te.placeholder(shape, name="X", dtype=dtype)
+    return te.create_prim_func([x, topi.nn.pad(x, before, after, value)])
+
+
+# the interior's rows of whole vectors or not; padding before only, after only, on every axis
+# (none left outside to run in parallel), on a middle axis only
+PADS = [
+    ((2, 3, 8, 16), [0, 0, 1, 1], [0, 0, 1, 1]),
+    ((1, 3, 7, 9), [0, 0, 2, 1], [0, 0, 0, 3]),
+    ((5, 6), [1, 2], [3, 0]),
+    ((2, 4, 5), [0, 2, 0], [0, 1, 0]),
+    ((3, 1, 1), [0, 1, 1], [0, 1, 1]),
+]
+
+
+@pytest.mark.parametrize("facts", FACTS, ids=FACT_IDS)
+@pytest.mark.parametrize("shape,before,after", PADS)
+def test_pad_matches_numpy(shape, before, after, facts):
+    x = rand(*shape)
+    want = np.pad(x, list(zip(before, after)), constant_values=1.5)
+    got = build_run(pad_func(shape, before, after, 1.5), [x], want.shape, facts)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_pad_of_integers_matches_numpy():
+    x = RNG.integers(-100, 100, (2, 3, 4, 32)).astype("int32")
+    want = np.pad(x, ((0, 0), (0, 0), (1, 2), (3, 1)))
+    out = np.zeros(want.shape, "int32")
+    ts.build(pad_func(x.shape, [0, 0, 1, 3], [0, 0, 2, 1], 0, "int32"), target="c")(x, out)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_pad_interior_is_a_vector_copy_between_partitioned_borders():
+    steps = trace(pad_func((2, 3, 8, 16), [0, 0, 1, 1], [0, 0, 1, 1]))
+    # the loops below a partition's block are its own: (h, w) for the first, w for the second
+    assert steps[2:] == [
+        "l2, l3, l4, l5 = sch.get_loops(block=b1)",
+        "l6 = sch.fuse(l2, l3, preserve_unit_iters=True)",
+        "l7, l8, l9 = sch.get_loops(block=b1)",
+        "l10, l11, l12 = sch.loop_partition(loop=l8, factors=[1, 8], preserve_unit_iters=True)",
+        "b13, = sch.get_child_blocks(block_or_loop=l11)",
+        "l14, l15 = sch.get_loops(block=b13)",
+        "l16, l17, l18 = sch.loop_partition(loop=l15, factors=[1, 16], preserve_unit_iters=True)",
+        "b19, = sch.get_child_blocks(block_or_loop=l17)",
+        "l20, = sch.get_loops(block=b19)",
+        "sch.vectorize(loop=l20)",
+    ], steps
+    # no condition left in the interior; the borders store the constant
+    src = ts.build(pad_func((2, 3, 8, 16), [0, 0, 1, 1], [0, 0, 1, 1]), target="c").get_source()
+    assert "?" not in src[src.find("i0_i1_fused"):] and "tessera_load_float32x" in src
+
+
+@pytest.mark.parametrize(
+    "func",
+    [
+        pad_func((2, 3, 8, 16), [0, 0, 1, 1], [0, 0, 1, 1]),
+        grouped_func((2, 8, 4, 6), 2),
+        batch_norm_func((2, 6, 5, 8)),
+    ],
+    ids=["pad", "group_norm", "batch_norm"],
+)
+def test_traces_replay(func):
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    again = ts.tir.Schedule(func)
+    exec("\n".join(sch.trace.as_python()), {"sch": again})
+    assert ts.ir.structural_equal(again.mod, sch.mod)
