@@ -547,8 +547,8 @@ int LastBroadcastIterator(const BlockInfo& anchor) {
  *  whose 56 alone is not a whole number of 16-lane vectors; the loops of the broadcast
  *  iterators stay outside, their loads hoisted out of the vector loop. */
 void FuseInnerRun(Schedule& sch, const BlockInfo& anchor, const LoopRV& row) {
-  const size_t n = anchor.block->iter_vars.size();
-  const size_t run = n - 1 - static_cast<size_t>(LastBroadcastIterator(anchor) + 1) + 1;
+  const int n = static_cast<int>(anchor.block->iter_vars.size());
+  const size_t run = static_cast<size_t>(n - 1 - LastBroadcastIterator(anchor));  // iterators after it
   std::vector<LoopRV> loops = sch.GetLoops(anchor.rv);
   if (run < 2 || loops.size() < run + 1) return;
   std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(run), loops.end());
