@@ -182,8 +182,13 @@ bool SchedulePadding(Schedule& sch, const BlockInfo& info, const TargetFacts& fa
       interior = blocks[0];
     }
     std::vector<LoopRV> own = sch.GetLoops(interior);
+    // Vectors of the native width, or of the widest power of two of at least 4 lanes that
+    // divides the interior's rows (float16 rows of 112 in 16-lane vectors where the native
+    // 32 lanes do not divide them: tir.SplitVectorizedLoops cuts the loop into that width).
     const int64_t inner = own.empty() ? -1 : LoopExtent(sch, own.back());
-    if (lanes > 1 && inner >= lanes && inner % lanes == 0) sch.Vectorize(own.back());
+    int64_t width = lanes;
+    while (width >= 4 && inner % width != 0) width /= 2;
+    if (width >= 4 && inner >= width) sch.Vectorize(own.back());
   });
 }
 

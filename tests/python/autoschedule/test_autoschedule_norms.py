@@ -221,3 +221,18 @@ def test_traces_replay(func):
     again = ts.tir.Schedule(func)
     exec("\n".join(sch.trace.as_python()), {"sch": again})
     assert ts.ir.structural_equal(again.mod, sch.mod)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8"])
+def test_pad_interior_takes_narrower_vectors_where_native_ones_do_not_divide_it(dtype):
+    # 48-element rows: 512-bit vectors hold 32 float16 / 64 int8, neither divides 48; 16 does
+    func = pad_func((2, 3, 4, 48), [0, 0, 1, 1], [0, 0, 1, 1], 0, dtype)
+    sch = ts.autoschedule(func, target="c", facts={"vector_bits": 512, "cores": 2})
+    assert sch.trace.as_python()[-1] == "sch.vectorize(loop=l20)", sch.trace.as_python()
+    x = (RNG.random((2, 3, 4, 48)) * 100).astype(dtype)
+    want = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros(want.shape, dtype)
+    lib = ts.build(sch.mod, target="c")
+    lib(x, out)
+    np.testing.assert_array_equal(out, want)
+    assert f"tessera_load_{'float16' if dtype == 'float16' else 'int8'}x16" in lib.get_source()
