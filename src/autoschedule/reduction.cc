@@ -142,7 +142,11 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
-  if (extent > 0 && extent < kRowAccumulators * lanes) {
+  // Also an inner loop that is no whole number of full sets of accumulators, when the fused
+  // loops are: group_norm's float64 rows of 56 (AVX-512's 8 lanes x 4 accumulators are 32),
+  // which took one accumulator per row of 56 instead of four over the group's 56 x 56 x 8.
+  const int64_t full = kRowAccumulators * lanes;
+  if (extent > 0 && (extent < full || extent % full != 0)) {
     const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
     size_t n = b ? b->iter_vars.size() : 0;
     size_t reduce = 0;  // trailing reduction iterators (their loops are the innermost)
@@ -153,7 +157,9 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
       std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(reduce), loops.end());
       int64_t fused = 1;  // only when the fused loop then vectorizes (not a 2 x 2 pooling window)
       for (const LoopRV& l : inner) fused *= std::max<int64_t>(0, LoopExtent(sch, l));
-      if (fused >= 2 * lanes && fused % lanes == 0 && Try(sch, [&] { sch.Fuse(inner, true); })) {
+      const bool worth = extent < full ? fused >= 2 * lanes && fused % lanes == 0
+                                       : fused % full == 0 && fused / full >= 2;
+      if (worth && Try(sch, [&] { sch.Fuse(inner, true); })) {
         loops = sch.GetLoops(block);
         extent = LoopExtent(sch, loops.back());
       }

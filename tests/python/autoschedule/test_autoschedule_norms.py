@@ -236,3 +236,19 @@ def test_pad_interior_takes_narrower_vectors_where_native_ones_do_not_divide_it(
     lib(x, out)
     np.testing.assert_array_equal(out, want)
     assert f"tessera_load_{'float16' if dtype == 'float16' else 'int8'}x16" in lib.get_source()
+
+
+def test_float64_group_reductions_fuse_rows_that_are_not_whole_accumulator_sets():
+    # rows of 40 float64: 8 lanes x 4 accumulators = 32 does not divide 40; the group's
+    # 2 x 4 x 40 = 320 does: each reduction fuses its three loops (rc, h, w) into one
+    x = te.placeholder((2, 4, 4, 40), name="X", dtype="float64")
+    g, b = (te.placeholder((4,), name=n, dtype="float64") for n in "gb")
+    func = te.create_prim_func([x, g, b, topi.nn.group_norm(x, g, b, 2, 1, [2, 3])])
+    sch = ts.autoschedule(func, target="c", facts={"vector_bits": 512, "cores": 2})
+    fuses = [s for s in sch.trace.as_python() if "sch.fuse(" in s]
+    assert sum(s.count(", l") == 2 for s in fuses) == 2, fuses  # fuse(la, lb, lc, ...)
+    xs = RNG.random((2, 4, 4, 40)) * 3 - 1
+    gs, bs = RNG.random(4), RNG.random(4)
+    out = np.zeros(xs.shape)
+    ts.build(sch.mod, target="c")(xs, gs, bs, out)
+    np.testing.assert_allclose(out, grouped_ref(xs, gs, bs, 2), rtol=1e-10, atol=1e-10)
