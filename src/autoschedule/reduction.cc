@@ -602,6 +602,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   // A spatial anchor whose reductions' results are indexed by fewer of its iterators than its
   // outer loops: the row ends at the last of them (split by its divisor), the loops after it
   // stay inside the row.
+  bool nested = false;  // the row is the last of `outer`, the loops before it stay around it
   if (!anchor.is_reduction && anchor.block->iter_vars.size() == sch.GetLoops(anchor.rv).size()) {
     std::set<const BufferNode*> reduced;
     for (const BlockRV& p : producers) {
@@ -627,6 +628,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
         head.push_back(loops[stats.last]);
         outer = head;
       }
+      nested = !facts.IsGpu();
     }
   }
   int64_t rows = 1, row_size = 1;
@@ -634,8 +636,15 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   for (int64_t e : anchor.extents) row_size *= std::max<int64_t>(1, e);
   row_size /= rows;
 
-  LoopRV row = outer[0];
-  if (outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) return false;
+  // On the CPU a row of statistics is not fused with the loops around it: under a fused row the
+  // statistics and the reductions' partial results kept one slot per row in buffers at the root
+  // (their indices, divisions of the fused loop, do not compact to the row), and each
+  // accumulator step stored to memory; under the innermost loop they shrink to the row.
+  LoopRV row = nested ? outer.back() : outer[0];
+  if (!nested && outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) {
+    return false;
+  }
+  const LoopRV parallel_loop = nested ? outer[0] : row;
   std::vector<BlockRV> members = {anchor.rv};
   bool calls = anchor.has_call;
   int64_t shared_bytes = 0;
@@ -660,7 +669,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
     return true;
   }
   if (facts.cores > 1 && rows > 1 && rows * row_size >= kParallelMinElements) {
-    Try(sch, [&] { sch.Parallel(row); });
+    Try(sch, [&] { sch.Parallel(parallel_loop); });
   }
   // Rows larger in all than the L2 cache stream from farther away (4-byte elements assumed).
   int reductions = 0;

@@ -2,6 +2,8 @@
 group_norm, instance_norm, pad): results against numpy on odd shapes, with the host's facts and
 with small vectors, and the schedule forms that make them fast pinned by their traces."""
 
+import re
+
 import numpy as np
 import pytest
 import tessera as ts
@@ -124,34 +126,47 @@ def test_group_and_instance_norm_match_numpy(shape, groups, axis, facts):
 
 
 def test_group_norm_row_is_one_group_of_one_batch_element():
-    # the row: (n, c // 4), the statistics computed once in it; (h, w) fused and vectorized
+    # the row: c // 4 inside n (not fused with it, so that the statistics and the partial
+    # results shrink to the row), the statistics computed once in it; (h, w) fused and vectorized
     steps = trace(grouped_func((2, 8, 4, 6), 2))
-    assert steps[4:15] == [
+    assert steps[4:14] == [
         "l8, l9, l10, l11 = sch.get_loops(block=b3)",
         "l12, l13 = sch.split(loop=l9, factors=[None, 4], preserve_unit_iters=True, "
         "disable_predication=False)",
-        "l14 = sch.fuse(l8, l12, preserve_unit_iters=True)",
-        "sch.compute_at(block=b6, loop=l14, preserve_unit_loops=True, index=-1)",
-        "sch.compute_at(block=b5, loop=l14, preserve_unit_loops=True, index=-1)",
-        'sch.annotate(block_or_loop=l14, ann_key="pragma_fast_math", ann_val=1)',
-        "l15, l16, l17, l18 = sch.get_loops(block=b3)",
+        "sch.compute_at(block=b6, loop=l12, preserve_unit_loops=True, index=-1)",
+        "sch.compute_at(block=b5, loop=l12, preserve_unit_loops=True, index=-1)",
+        'sch.annotate(block_or_loop=l12, ann_key="pragma_fast_math", ann_val=1)',
+        "l14, l15, l16, l17, l18 = sch.get_loops(block=b3)",
         "l19 = sch.fuse(l17, l18, preserve_unit_iters=True)",
-        "l20, l21, l22 = sch.get_loops(block=b3)",
-        "l23, l24 = sch.split(loop=l22, factors=[None, 4], preserve_unit_iters=True, "
+        "l20, l21, l22, l23 = sch.get_loops(block=b3)",
+        "l24, l25 = sch.split(loop=l23, factors=[None, 4], preserve_unit_iters=True, "
         "disable_predication=False)",
-        "sch.vectorize(loop=l24)",
+        "sch.vectorize(loop=l25)",
     ], steps
     # each reduction over (channels of the group, h, w) fused into one vectorized row
-    assert "l31 = sch.fuse(l28, l29, l30, preserve_unit_iters=True)" in steps, steps
+    assert "l33 = sch.fuse(l30, l31, l32, preserve_unit_iters=True)" in steps, steps
+
+
+def test_group_norm_statistics_are_allocated_in_the_row():
+    # one row's statistics and partial results (4 accumulators x 4 lanes), not one per row
+    sch = ts.autoschedule(grouped_func((2, 8, 16, 16), 2), target="c", facts=SMALL)
+    src = ts.build(sch.mod, target="c").get_source()
+    sizes = [int(n) for n in re.findall(r"float \w+\[(\d+)\];", src)]
+    assert sizes and max(sizes) <= 16, sizes
 
 
 def test_instance_norm_row_is_one_channel_of_one_batch_element():
     steps = trace(grouped_func((2, 8, 4, 6), None))
     assert steps[4:6] == [
         "l8, l9, l10, l11 = sch.get_loops(block=b3)",
-        "l12 = sch.fuse(l8, l9, preserve_unit_iters=True)",
+        "sch.compute_at(block=b6, loop=l9, preserve_unit_loops=True, index=-1)",
     ], steps
     assert "l16 = sch.fuse(l14, l15, preserve_unit_iters=True)" in steps, steps
+
+
+def test_group_norm_rows_run_in_parallel_over_the_batch():
+    steps = trace(grouped_func((4, 8, 32, 32), 2))
+    assert "sch.parallel(loop=l8)" in steps, steps
 
 
 def pad_func(shape, before, after, value=0.0, dtype="float32"):
