@@ -39,7 +39,8 @@ constexpr int64_t kPrefetchAheadBytes = 8192;
  *  0.420 without, ms). */
 bool PrefetchOnePass(const TargetFacts& facts) { return facts.vector_bits < 512; }
 
-/*! \brief `loop` (each iteration reads `bytes` of a stream) prefetches kPrefetchAheadBytes ahead. */
+/*! \brief `loop` (each iteration reads `bytes` of a stream) prefetches kPrefetchAheadBytes ahead.
+ */
 void PrefetchAhead(Schedule& sch, const LoopRV& loop, int64_t bytes) {
   if (bytes <= 0) return;
   int64_t distance = std::max<int64_t>(1, kPrefetchAheadBytes / bytes);
@@ -160,7 +161,11 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (loops.empty()) return;
   int64_t extent = LoopExtent(sch, loops.back());
-  if (extent > 0 && extent < kRowAccumulators * lanes) {
+  // Also an inner loop that is no whole number of full sets of accumulators, when the fused
+  // loops are: group_norm's float64 rows of 56 (AVX-512's 8 lanes x 4 accumulators are 32),
+  // which took one accumulator per row of 56 instead of four over the group's 56 x 56 x 8.
+  const int64_t full = kRowAccumulators * lanes;
+  if (extent > 0 && (extent < full || extent % full != 0)) {
     const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
     size_t n = b ? b->iter_vars.size() : 0;
     size_t reduce = 0;  // trailing reduction iterators (their loops are the innermost)
@@ -171,7 +176,9 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
       std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(reduce), loops.end());
       int64_t fused = 1;  // only when the fused loop then vectorizes (not a 2 x 2 pooling window)
       for (const LoopRV& l : inner) fused *= std::max<int64_t>(0, LoopExtent(sch, l));
-      if (fused >= 2 * lanes && fused % lanes == 0 && Try(sch, [&] { sch.Fuse(inner, true); })) {
+      const bool worth = extent < full ? fused >= 2 * lanes && fused % lanes == 0
+                                       : fused % full == 0 && fused / full >= 2;
+      if (worth && Try(sch, [&] { sch.Fuse(inner, true); })) {
         loops = sch.GetLoops(block);
         extent = LoopExtent(sch, loops.back());
       }
@@ -205,8 +212,8 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   // chains of 63 per row).
   Try(sch, [&] {
     std::vector<LoopRV> loops = sch.GetLoops(block);
-    auto parts = sch.Split(loops.back(), {TraceValue::Int(acc), TraceValue::Int(lanes)}, true,
-                           false);
+    auto parts =
+        sch.Split(loops.back(), {TraceValue::Int(acc), TraceValue::Int(lanes)}, true, false);
     BlockRV rf = RFactorInRow(sch, block, parts[1]);
     std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
     if (rf_loops.size() < 2) throw Error("no vector loop of partial results");
@@ -233,8 +240,7 @@ std::optional<int64_t> Stride(const Expr& index, const Var& v) {
  *  with `stream` it prefetches as a one-pass stream does (PrefetchOnePass). False when the
  *  block is not one (or the schedule refused). */
 bool VectorizeColumnInRow(Schedule& sch, const BlockRV& block, const BlockInfo& info,
-                          const LoopRV& row, int64_t lanes, bool stream,
-                          const TargetFacts& facts) {
+                          const LoopRV& row, int64_t lanes, bool stream, const TargetFacts& facts) {
   const BlockNode* b = info.block;
   if (b == nullptr || !info.is_reduction || info.loads.empty()) return false;
   const size_t n = b->iter_vars.size();
@@ -544,6 +550,87 @@ int64_t RowInShared(Schedule& sch, const BlockRV& producer, const LoopRV& row,
   return bytes;
 }
 
+/*! \brief The row of a chain at the iterators that index its reductions' results. */
+struct StatisticsRow {
+  int last = -1;        ///< the anchor's innermost iterator that indexes a result (-1: none)
+  int64_t divisor = 1;  ///< it indexes the results divided by this (group_norm's c // 4)
+};
+
+/*!
+ * \brief Which of the anchor's iterators index the results of the chain's reductions, read
+ *  from the anchor's loads of `reduced`: group_norm's output x[n, c, h, w] reads its group's
+ *  statistics at [n, c // (channels of a group)], instance_norm's at [n, c]. The row is then
+ *  (n, c // group) or (n, c), and the statistics are computed once per row; a row taken at the
+ *  anchor's outer loops (n, c, h) would compute them again for every h.
+ */
+StatisticsRow RowOfStatistics(const BlockInfo& anchor, const std::set<const BufferNode*>& reduced) {
+  StatisticsRow out;
+  const BlockNode* b = anchor.block;
+  bool agree = true;
+  for (const BufferLoadNode* load : anchor.loads) {
+    if (!reduced.count(load->buffer.get())) continue;
+    for (const Expr& index : load->indices) {
+      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+        const VarNode* v = b->iter_vars[k]->var.get();
+        if (!UsesVar(index, v)) continue;
+        int64_t divisor = 0;  // 0: neither the iterator nor the iterator divided by a constant
+        if (index.get() == v) divisor = 1;
+        if (const auto* d = AsPtr<FloorDivNode>(index)) {
+          const auto* c = AsPtr<IntImmNode>(d->b);
+          if (d->a.get() == v && c && c->value > 0) divisor = c->value;
+        }
+        if (static_cast<int>(k) > out.last) {
+          out.last = static_cast<int>(k);
+          out.divisor = divisor;
+          agree = true;
+        } else if (static_cast<int>(k) == out.last && divisor != out.divisor) {
+          agree = false;
+        }
+      }
+    }
+  }
+  if (!agree || out.divisor == 0) out.divisor = 1;
+  return out;
+}
+
+/*! \brief The anchor's innermost iterator that a load broadcast along its innermost iterator
+ *  reads (group_norm's gamma[c] and statistics of x[n, c, h, w]: c); -1 when none. */
+int LastBroadcastIterator(const BlockInfo& anchor) {
+  const BlockNode* b = anchor.block;
+  const size_t n = b->iter_vars.size();
+  if (n == 0) return -1;
+  const VarNode* innermost = b->iter_vars[n - 1]->var.get();
+  int last = -1;
+  for (const BufferLoadNode* load : anchor.loads) {
+    bool inner = false;
+    for (const Expr& index : load->indices) inner = inner || UsesVar(index, innermost);
+    if (inner) continue;
+    for (size_t k = 0; k < n; ++k) {
+      for (const Expr& index : load->indices) {
+        if (UsesVar(index, b->iter_vars[k]->var.get())) last = std::max(last, static_cast<int>(k));
+      }
+    }
+  }
+  return last;
+}
+
+/*! \brief The anchor's loops inside the row that follow its last broadcast iterator
+ *  (LastBroadcastIterator) fused into one, which then vectorizes: group_norm's (h, w) of 56 x 56,
+ *  whose 56 alone is not a whole number of 16-lane vectors; the loops of the broadcast
+ *  iterators stay outside, their loads hoisted out of the vector loop. */
+void FuseInnerRun(Schedule& sch, const BlockInfo& anchor, const LoopRV& row) {
+  const int n = static_cast<int>(anchor.block->iter_vars.size());
+  const size_t run =
+      static_cast<size_t>(n - 1 - LastBroadcastIterator(anchor));  // iterators after it
+  std::vector<LoopRV> loops = sch.GetLoops(anchor.rv);
+  if (run < 2 || loops.size() < run + 1) return;
+  std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(run), loops.end());
+  for (const LoopRV& l : inner) {
+    if (sch.Get(l).get() == sch.Get(row).get()) return;
+  }
+  Try(sch, [&] { sch.Fuse(inner, true); });
+}
+
 }  // namespace
 
 bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& func,
@@ -585,6 +672,38 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   std::vector<LoopRV> outer = SpatialPrefix(sch, anchor);
   if (!anchor.is_reduction && !outer.empty()) outer.pop_back();  // the row itself stays inside
   if (outer.empty()) return false;
+  // A spatial anchor whose reductions' results are indexed by fewer of its iterators than its
+  // outer loops: the row ends at the last of them (split by its divisor), the loops after it
+  // stay inside the row.
+  bool nested = false;  // the row is the last of `outer`, the loops before it stay around it
+  if (!anchor.is_reduction && anchor.block->iter_vars.size() == sch.GetLoops(anchor.rv).size()) {
+    std::set<const BufferNode*> reduced;
+    for (const BlockRV& p : producers) {
+      BlockInfo info = AnalyzeBlock(sch, p, func);
+      if (!info.is_reduction) continue;
+      for (const auto& w : info.block->writes) reduced.insert(w->buffer.get());
+    }
+    StatisticsRow stats = RowOfStatistics(anchor, reduced);
+    const size_t keep = static_cast<size_t>(stats.last + 1);
+    if (stats.last >= 0 && (keep < outer.size() || (keep == outer.size() && stats.divisor > 1))) {
+      std::vector<LoopRV> loops = sch.GetLoops(anchor.rv);
+      std::vector<LoopRV> head(loops.begin(), loops.begin() + stats.last);
+      const int64_t extent = anchor.extents[stats.last];
+      if (stats.divisor > 1 && extent > stats.divisor && extent % stats.divisor == 0 &&
+          Try(sch, [&] {
+            auto parts =
+                sch.Split(loops[stats.last], {TraceValue::None(), TraceValue::Int(stats.divisor)},
+                          true, false);
+            head.push_back(parts[0]);
+          })) {
+        outer = head;
+      } else {
+        head.push_back(loops[stats.last]);
+        outer = head;
+      }
+      nested = !facts.IsGpu();
+    }
+  }
   int64_t rows = 1, row_size = 1;
   for (const LoopRV& l : outer) rows *= std::max<int64_t>(1, LoopExtent(sch, l));
   // No more rows than a reduction of the chain has results: a row computes the results it
@@ -610,8 +729,15 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
   for (int64_t e : anchor.extents) row_size *= std::max<int64_t>(1, e);
   row_size /= rows;
 
-  LoopRV row = outer[0];
-  if (outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) return false;
+  // On the CPU a row of statistics is not fused with the loops around it: under a fused row the
+  // statistics and the reductions' partial results kept one slot per row in buffers at the root
+  // (their indices, divisions of the fused loop, do not compact to the row), and each
+  // accumulator step stored to memory; under the innermost loop they shrink to the row.
+  LoopRV row = nested ? outer.back() : outer[0];
+  if (!nested && outer.size() > 1 && !Try(sch, [&] { row = sch.Fuse(outer, true); })) {
+    return false;
+  }
+  const LoopRV parallel_loop = nested ? outer[0] : row;
   std::vector<BlockRV> members = {anchor.rv};
   bool calls = anchor.has_call;
   int64_t shared_bytes = 0;
@@ -636,13 +762,13 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
     return true;
   }
   if (facts.cores > 1 && rows > 1 && rows * row_size >= kParallelMinElements) {
-    Try(sch, [&] { sch.Parallel(row); });
+    Try(sch, [&] { sch.Parallel(parallel_loop); });
   }
   // Rows larger in all than the L2 cache stream from farther away (4-byte elements assumed).
   int reductions = 0;
   for (const BlockRV& m : members) reductions += AnalyzeBlock(sch, m, func).is_reduction ? 1 : 0;
-  const bool stream = rows * row_size * 4 > facts.l2_bytes &&
-                      (reductions > 1 || PrefetchOnePass(facts));
+  const bool stream =
+      rows * row_size * 4 > facts.l2_bytes && (reductions > 1 || PrefetchOnePass(facts));
   // Vector exp by polynomial in the rows (as the hand schedule of bench/cpu_kernels.py).
   if (calls) Try(sch, [&] { sch.Annotate(row, "pragma_fast_math", TraceValue::Int(1)); });
   // The buffers the row's blocks write: computed in the row, not streamed from memory.
@@ -663,6 +789,7 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
       });
       VectorizeReduction(sch, m, lanes, stream && streams, facts.vector_bits / 8);
     } else {
+      if (&m == &members[0]) FuseInnerRun(sch, anchor, row);
       VectorizeInner(sch, m, lanes, row);
     }
   }

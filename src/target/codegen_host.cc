@@ -101,12 +101,18 @@ Expr LaneUniform(const Expr& e) {
   Expr a = LaneUniform(bin->a), b = a ? LaneUniform(bin->b) : Expr();
   if (!b) return Expr();
   switch (bin->kind) {
-    case NodeKind::kAdd: return AddNode::Make(a, b, e->span);
-    case NodeKind::kSub: return SubNode::Make(a, b, e->span);
-    case NodeKind::kMul: return MulNode::Make(a, b, e->span);
-    case NodeKind::kFloorDiv: return FloorDivNode::Make(a, b, e->span);
-    case NodeKind::kFloorMod: return FloorModNode::Make(a, b, e->span);
-    default: return Expr();
+    case NodeKind::kAdd:
+      return AddNode::Make(a, b, e->span);
+    case NodeKind::kSub:
+      return SubNode::Make(a, b, e->span);
+    case NodeKind::kMul:
+      return MulNode::Make(a, b, e->span);
+    case NodeKind::kFloorDiv:
+      return FloorDivNode::Make(a, b, e->span);
+    case NodeKind::kFloorMod:
+      return FloorModNode::Make(a, b, e->span);
+    default:
+      return Expr();
   }
 }
 

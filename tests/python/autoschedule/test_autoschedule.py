@@ -295,7 +295,9 @@ def test_row_chain_computes_each_statistic_once(groups):
     f = _group_norm(shape, groups)
     sch = ts.autoschedule(f, target="c", facts=SMALL)
     outer = sch.get(sch.get_loops(sch.get_block("T_norm_sum"))[0])
-    assert outer.extent.value == (2 * 8 if groups == 8 else 2)
+    # rows of (batch, group), or of the batch with the groups a loop inside (the CPU rule
+    # leaves the row unfused to keep the statistics in registers)
+    assert outer.extent.value in ({2, 2 * 8} if groups == 8 else {2})
     x, g, b = rand(*shape), rand(8), rand(8)
     y = np.zeros(shape, "float32")
     ts.build(f, target="c")(x, g, b, y)
