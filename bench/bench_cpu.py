@@ -55,8 +55,12 @@ def interleaved_min(fns, rounds=20):
     for fn in fns:
         fn()
     times = [float("inf")] * len(fns)
-    for _ in range(rounds):
-        for k, fn in enumerate(fns):
+    # Every other round in the reverse order: a call runs slower right after another that
+    # allocates and writes a fresh output (numpy's), by up to 10-25% on a loaded Zen 4
+    # (bench/RESULTS.md, session 16); alternating gives each function both places.
+    for r in range(rounds):
+        order = list(enumerate(fns)) if r % 2 == 0 else list(enumerate(fns))[::-1]
+        for k, fn in order:
             t0 = time.thread_time()
             fn()
             times[k] = min(times[k], time.thread_time() - t0)
