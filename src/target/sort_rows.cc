@@ -2,7 +2,6 @@
 #include "tessera/target/sort_rows.h"
 
 #include <map>
-#include <regex>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -10,14 +9,6 @@
 namespace tessera {
 namespace codegen {
 namespace {
-
-const std::map<std::string, std::string>& CTypes() {
-  static const std::map<std::string, std::string> kTypes = {
-      {"int8", "int8_t"},   {"int16", "int16_t"},   {"int32", "int32_t"},   {"int64", "int64_t"},
-      {"uint8", "uint8_t"}, {"uint16", "uint16_t"}, {"uint32", "uint32_t"}, {"uint64", "uint64_t"},
-      {"float32", "float"}, {"float64", "double"}};
-  return kTypes;
-}
 
 /*! \brief C statements setting `key` (the key type) from `x` (the row's type), ascending. */
 std::string AscendingKey(const std::string& dtype) {
@@ -69,33 +60,6 @@ std::vector<std::pair<int, int>> OddEvenMergeNetwork(int n) {
 
 }  // namespace
 
-bool SortRowDtypeSupported(const std::string& dtype) { return CTypes().count(dtype) > 0; }
-bool SortRowIndexDtypeSupported(const std::string& dtype) { return CTypes().count(dtype) > 0; }
-
-std::string SortRowName(const SortRow& row) {
-  std::string out = std::string("tessera_sort_row_") + (row.ascending ? "asc" : "desc") + "_" +
-                    row.dtype + "_" + (row.values ? "v" : "");
-  if (!row.index_dtype.empty()) out += "i_" + row.index_dtype;
-  return out;
-}
-
-std::optional<SortRow> ParseSortRowName(const std::string& name) {
-  static const std::regex kName("tessera_sort_row_(asc|desc)_([a-z]+[0-9]+)_(v|vi_|i_)([a-z0-9]*)");
-  std::smatch m;
-  if (!std::regex_match(name, m, kName)) return std::nullopt;
-  SortRow row;
-  row.ascending = m[1] == "asc";
-  row.dtype = m[2];
-  row.values = m[3] != "i_";
-  row.index_dtype = m[4];
-  if (!SortRowDtypeSupported(row.dtype)) return std::nullopt;
-  if ((m[3] == "v") != row.index_dtype.empty()) return std::nullopt;
-  if (!row.index_dtype.empty() && !SortRowIndexDtypeSupported(row.index_dtype)) {
-    return std::nullopt;
-  }
-  return row;
-}
-
 namespace {
 
 /*! \brief The function's head: its signature, the typed pointers, k clamped to n. */
@@ -108,7 +72,7 @@ std::string Head(const std::string& name, const SortRow& row, const std::string&
   os << "  (void)last;\n  const " << t << "* row = (const " << t << "*)row_;\n";
   if (row.values) os << "  " << t << "* values = (" << t << "*)values_;\n";
   if (!row.index_dtype.empty()) {
-    const std::string it = CTypes().at(row.index_dtype);
+    const std::string it = SortRowCType(row.index_dtype);
     os << "  " << it << "* indices = (" << it << "*)indices_;\n";
   }
   os << "  if (k > n) k = n;\n  if (k <= 0) return 0;\n";
@@ -187,7 +151,7 @@ std::string Outputs(const SortRow& row, const std::string& idx, const std::strin
   os << "  for (int64_t p = 0; p < k; ++p) {\n    int64_t at = " << idx << ";\n";
   if (row.values) os << "    values[p] = row[at];\n";
   if (!row.index_dtype.empty()) {
-    os << "    indices[p] = (" << CTypes().at(row.index_dtype) << ")at;\n";
+    os << "    indices[p] = (" << SortRowCType(row.index_dtype) << ")at;\n";
   }
   os << "  }\n";
   os << "  if (" << size << " > 1024) __builtin_free(a < b ? a : b);\n  return 0;\n}\n";
@@ -196,7 +160,7 @@ std::string Outputs(const SortRow& row, const std::string& idx, const std::strin
 
 /*! \brief Types of up to 32 bits: elements key << 32 | index in 64-bit words. */
 std::string NarrowSource(const std::string& name, const SortRow& row) {
-  const std::string t = CTypes().at(row.dtype);
+  const std::string t = SortRowCType(row.dtype);
   const std::string L = name + "_LESS";
   const std::string v8 = name + "_v8";
   const std::string key = NarrowKey(row.dtype, row.ascending);
@@ -244,7 +208,7 @@ std::string NarrowSource(const std::string& name, const SortRow& row) {
 
 /*! \brief 64-bit types: (key, index) pairs; runs of 16 by insertion, then merges. */
 std::string WideSource(const std::string& name, const SortRow& row) {
-  const std::string t = CTypes().at(row.dtype);
+  const std::string t = SortRowCType(row.dtype);
   const std::string e_t = name + "_pair";
   const std::string L = name + "_LESS";
   std::string key = AscendingKey(row.dtype);

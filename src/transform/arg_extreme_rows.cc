@@ -43,7 +43,6 @@
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/target/arg_extreme.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -31,8 +31,6 @@
 // In the pipeline it runs just before tir.AutoSchedule, on the functions that pass schedules (no
 // schedule of their own, a host target), and only when it runs: a function scheduled by hand
 // keeps its blocks, and so does every CUDA build.
-#include "tessera/target/sort_rows.h"
-
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +43,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/transform/passes.h"
+#include "tessera/transform/sort_row_names.h"
 
 namespace tessera {
 namespace transform {

@@ -6,27 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "tessera/transform/sort_row_names.h"
+
 namespace tessera {
 namespace codegen {
-
-/*! \brief What a row sort's function name asks for. */
-struct SortRow {
-  bool ascending = true;
-  std::string dtype;        // the row's: int8..int64, uint8..uint64, float32, float64
-  bool values = false;      // writes the sorted values
-  std::string index_dtype;  // writes the indices as this type ("" when it does not)
-};
-
-/*! \brief The types a row sort takes: the row's (SortRowDtypeSupported) and an index's. */
-bool SortRowDtypeSupported(const std::string& dtype);
-bool SortRowIndexDtypeSupported(const std::string& dtype);
-
-/*! \brief The function name of a row sort:
- *  "tessera_sort_row_{asc,desc}_<dtype>_{v,vi_<index dtype>,i_<index dtype>}". */
-std::string SortRowName(const SortRow& row);
-
-/*! \brief The row sort a function name names, or nothing. */
-std::optional<SortRow> ParseSortRowName(const std::string& name);
 
 /*! \brief The C definition of
  *    `int32_t NAME(const void* row, int64_t n, [void* values,] [void* indices,] int64_t k, T last)`
