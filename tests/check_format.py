@@ -66,6 +66,8 @@ FORMATTED = [
     "src/target/sort_rows.cc",
     "src/transform/annotate_irregular_loop.cc",
     "src/transform/arg_extreme_rows.cc",
+    "src/transform/block_nest.cc",
+    "src/transform/block_nest.h",
     "src/transform/auto_schedule.cc",
     "src/transform/bind_target.cc",
     "src/transform/default_gpu_schedule.cc",

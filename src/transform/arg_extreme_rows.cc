@@ -38,6 +38,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "block_nest.h"
 #include "tessera/arith/analyzer.h"
 #include "tessera/autoschedule/auto_schedule.h"
 #include "tessera/ir/ir_utils.h"
@@ -63,35 +64,14 @@ struct Nest {
 };
 
 std::optional<Nest> AsNest(const Stmt& s, size_t position) {
+  std::optional<BlockNest> b = AsBlockNest(s);
+  if (!b) return std::nullopt;
   Nest nest;
   nest.position = position;
   nest.stmt = s;
-  Stmt at = s;
-  while (auto* loop = AsPtr<ForNode>(at)) {
-    if (loop->for_kind != ForKind::kSerial || !loop->annotations.empty() ||
-        !loop->HasTrivialStep() || !IsConstInt(loop->min, 0)) {
-      return std::nullopt;
-    }
-    nest.loops.push_back(loop);
-    at = loop->body;
-  }
-  nest.realize = AsPtr<BlockRealizeNode>(at);
-  if (!nest.realize) return std::nullopt;
-  nest.block = nest.realize->block.get();
-  const BlockNode* b = nest.block;
-  if (b->iter_vars.size() != nest.loops.size() || !b->alloc_buffers.empty() ||
-      !b->match_buffers.empty() || !IsConstInt(nest.realize->predicate, 1)) {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < nest.loops.size(); ++i) {
-    const IterVar& iv = b->iter_vars[i];
-    if (nest.realize->iter_values[i].get() != nest.loops[i]->loop_var.get() || !iv->dom ||
-        !IsConstInt(iv->dom->min, 0) || !AsConstInt(iv->dom->extent) ||
-        !AsConstInt(nest.loops[i]->extent) ||
-        *AsConstInt(iv->dom->extent) != *AsConstInt(nest.loops[i]->extent)) {
-      return std::nullopt;
-    }
-  }
+  nest.loops = std::move(b->loops);
+  nest.realize = b->realize;
+  nest.block = b->block;
   return nest;
 }
 

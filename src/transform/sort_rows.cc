@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "block_nest.h"
 #include "tessera/autoschedule/auto_schedule.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
@@ -50,42 +51,7 @@ namespace transform {
 namespace {
 
 /*! \brief A root block of the pristine form: its loops (one per iterator, in order). */
-struct Nest {
-  std::vector<const ForNode*> loops;
-  const BlockRealizeNode* realize = nullptr;
-  const BlockNode* block = nullptr;
-};
-
-std::optional<Nest> AsNest(const Stmt& s) {
-  Nest nest;
-  Stmt at = s;
-  while (auto* loop = AsPtr<ForNode>(at)) {
-    if (loop->for_kind != ForKind::kSerial || !loop->annotations.empty() ||
-        !loop->HasTrivialStep() || !IsConstInt(loop->min, 0)) {
-      return std::nullopt;
-    }
-    nest.loops.push_back(loop);
-    at = loop->body;
-  }
-  nest.realize = AsPtr<BlockRealizeNode>(at);
-  if (!nest.realize) return std::nullopt;
-  nest.block = nest.realize->block.get();
-  const BlockNode* b = nest.block;
-  if (b->iter_vars.size() != nest.loops.size() || !b->alloc_buffers.empty() ||
-      !b->match_buffers.empty() || !IsConstInt(nest.realize->predicate, 1)) {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < nest.loops.size(); ++i) {
-    const IterVar& iv = b->iter_vars[i];
-    if (nest.realize->iter_values[i].get() != nest.loops[i]->loop_var.get() || !iv->dom ||
-        !IsConstInt(iv->dom->min, 0) || !AsConstInt(iv->dom->extent) ||
-        !AsConstInt(nest.loops[i]->extent) ||
-        *AsConstInt(iv->dom->extent) != *AsConstInt(nest.loops[i]->extent)) {
-      return std::nullopt;
-    }
-  }
-  return nest;
-}
+using Nest = BlockNest;
 
 /*! \brief A reduction block `X[s..] = C(X[s..], value)`, `X[s..] = init`, over one iterator
  *  after the spatial ones. */
@@ -410,7 +376,7 @@ PrimFunc RewriteFunction(const PrimFunc& func) {
   auto* seq = AsPtr<SeqStmtNode>(root->body);
   if (!seq || root->init || !root->match_buffers.empty()) return func;
   std::vector<std::optional<Nest>> nests;
-  for (const Stmt& s : seq->seq) nests.push_back(AsNest(s));
+  for (const Stmt& s : seq->seq) nests.push_back(AsBlockNest(s));
   std::vector<Match> matches;
   for (size_t i = 0; i < nests.size(); ++i) {
     Matcher matcher(func.get(), nests, root);
