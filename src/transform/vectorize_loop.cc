@@ -204,7 +204,10 @@ class NativeVectorizer : public StmtExprMutator {
   // Math intrinsics that tir.LowerIntrin lowers lane by lane.
   static bool IsLaneWiseMath(const CallNode* op) {
     auto* callee = AsPtr<OpNode>(op->op);
-    if (!callee || callee->effect != CallEffect::kPure || !op->dtype.is_float()) return false;
+    if (!callee || callee->effect != CallEffect::kPure) return false;
+    // An integer abs: tir.LowerIntrin makes it a select of the negation, lane by lane.
+    if (op->dtype.is_int() && op->is_op("tir.abs")) return true;
+    if (!op->dtype.is_float()) return false;
     const std::string& n = callee->name;
     return !callee->GetStrAttr("c.name").empty() || n == "tir.rsqrt" || n == "tir.sigmoid" ||
            n == "tir.abs";

@@ -98,3 +98,17 @@ def test_step_two_reads_stop_at_the_last_element_read():
         np.testing.assert_array_equal(run(lib, out, arr), arr[:, ::2])
     finally:
         assert libc.mprotect(ctypes.c_void_p(addr + PAGE), ctypes.c_size_t(PAGE), 3) == 0
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_integer_abs_vectorizes_and_wraps_at_the_minimum(dtype):
+    # tir.abs of an integer is lane-wise (tir.LowerIntrin makes it a select of the negation):
+    # the vectorized loop stays vectorized instead of falling back to a scalar loop
+    a = te.placeholder((16, 256), dtype, name="a")
+    out = topi.abs(a)
+    lib, src = build([a], out)
+    assert f"tessera_select_{dtype}x" in src
+    info = np.iinfo(dtype)
+    an = np.random.default_rng(2).integers(info.min, info.max, (16, 256), endpoint=True).astype(dtype)
+    an[0, :4] = [info.min, info.min + 1, -1, 0]  # abs of the minimum wraps to itself, as numpy
+    np.testing.assert_array_equal(run(lib, out, an), np.abs(an))
