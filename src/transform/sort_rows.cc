@@ -36,6 +36,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "block_nest.h"
@@ -387,7 +388,7 @@ PrimFunc RewriteFunction(const PrimFunc& func) {
   }
   if (matches.empty()) return func;
   std::vector<Stmt> body;
-  std::set<const BufferNode*> gone_buffers;
+  std::unordered_set<const BufferNode*> gone_buffers;
   size_t next = 0;
   for (size_t i = 0; i < seq->seq.size(); ++i) {
     if (next < matches.size() && matches[next].rank == i) {
@@ -399,27 +400,11 @@ PrimFunc RewriteFunction(const PrimFunc& func) {
     }
     body.push_back(seq->seq[i]);
   }
-  std::vector<Buffer> allocs;
-  for (const Buffer& b : root->alloc_buffers) {
-    if (!gone_buffers.count(b.get())) allocs.push_back(b);
-  }
-  Stmt new_body = body.size() == 1 ? body[0] : Stmt(SeqStmtNode::Make(body, seq->span));
-  Block new_root =
-      BlockNode::Make(root->iter_vars, root->reads, root->writes, root->name_hint, new_body,
-                      root->init, allocs, root->match_buffers, root->annotations, root->span);
-  return func->WithBody(BlockRealizeNode::Make(root_realize->iter_values, root_realize->predicate,
-                                               new_root, root_realize->span));
+  return WithRootBody(func, root_realize, body, seq->span, gone_buffers);
 }
 
 IRModule SortRowsModule(IRModule mod, const PassContext& ctx) {
-  IRModule out = mod;
-  for (const auto& [gv, func] : mod->functions) {
-    if (!autoschedule::CarriesNoSchedule(func)) continue;
-    if (FactsForTarget(func->GetStrAttr("target", "c")).IsGpu()) continue;
-    PrimFunc rewritten = RewriteFunction(func);
-    if (rewritten != func) out = out->WithFunction(gv, rewritten);
-  }
-  return out;
+  return RewriteUnscheduledHostFunctions(mod, RewriteFunction);
 }
 
 }  // namespace
