@@ -10,7 +10,7 @@ PIP_FLAGS := --disable-pip-version-check -q
 # Paths under the source tree hash relative, so that build-asan/ reuses build/'s objects.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all venv build build-asan test test-asan fuzz lint demo bench format clean typecheck wheel
+.PHONY: all sysdeps venv build build-asan test test-asan fuzz lint demo bench format clean typecheck wheel
 
 all: build
 
@@ -21,7 +21,12 @@ $(VENV)/.stamp: requirements-dev.txt
 	$(VENV_PY) -m pip install $(PIP_FLAGS) -r requirements-dev.txt
 	touch $@
 
-build: venv
+# System packages (compiler, CMake, Ninja, GoogleTest, OpenSSL, nlohmann/json): installed with
+# apt-get when missing and we may, else named in an error (tools/system-deps.sh).
+sysdeps:
+	tools/system-deps.sh
+
+build: sysdeps venv
 	test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja \
 		-DPython_EXECUTABLE=$(CURDIR)/$(VENV_PY) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD_DIR) -j$(JOBS)
@@ -30,6 +35,7 @@ build: venv
 # runtime test; so do the operator-library tests, each operator built for "cuda" with no
 # schedule (issue 16: every operator, automatically scheduled for CUDA, against numpy).
 test: build lint
+	tools/system-deps.sh --test
 	$(VENV_PY) -m mypy
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=python $(VENV_PY) -m pytest -q tests/python
@@ -53,7 +59,7 @@ ASAN_PYTESTS ?= tests/python/ir tests/python/transform tests/python/schedule
 ASAN_DSL_PYTESTS ?= tests/python/dsl/test_checked_mode.py tests/python/dsl/test_executor_arguments.py \
 	tests/python/dsl/test_pointers.py tests/python/dsl/test_tir_build.py
 
-build-asan: venv
+build-asan: sysdeps venv
 	test -f $(ASAN_DIR)/build.ninja || cmake -S . -B $(ASAN_DIR) -G Ninja \
 		-DPython_EXECUTABLE=$(CURDIR)/$(VENV_PY) -DCMAKE_BUILD_TYPE=Release -DTESSERA_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
