@@ -253,10 +253,8 @@ std::string ArgExtremeFlatSource(const std::string& name, const ArgExtremeRow& r
                                                  : row.dtype + "_t";
   const int bits = std::stoi(row.dtype.substr(row.dtype.find_first_of("0123456789")));
   const std::string lanes = std::to_string(512 / bits);
-  return KeepLines(Fill(kFlatTemplate, {{"$GT", row.is_max ? ">" : "<"},
-                                        {"$N", name},
-                                        {"$T", t},
-                                        {"$L", lanes}}),
+  return KeepLines(Fill(kFlatTemplate,
+                        {{"$GT", row.is_max ? ">" : "<"}, {"$N", name}, {"$T", t}, {"$L", lanes}}),
                    is_float);
 }
 

@@ -246,8 +246,9 @@ class Matcher {
     }
     // a 1-d tensor is the whole tensor: the flat search, which takes more types
     const size_t lead = A->shape.size() - 1;
-    if (lead == 0 ? !IsFlatType(t)
-                  : !(t == DataType::Int(32) || t == DataType::Int(64) || t == DataType::Float(64))) {
+    if (lead == 0
+            ? !IsFlatType(t)
+            : !(t == DataType::Int(32) || t == DataType::Int(64) || t == DataType::Float(64))) {
       return std::nullopt;
     }
     std::vector<int64_t> shape;
