@@ -516,6 +516,7 @@ def more_cases(add, quick, dtype, acc):
     add("argmin rows", [big], lambda a: topi.argmin(a, axis=1), lambda a: a.argmin(1))
     add("argmin columns", [big], lambda a: topi.argmin(a, axis=0), lambda a: a.argmin(0))
     add("argmax all", [big], lambda a: topi.argmax(a), lambda a: np.array(a.argmax(), "int32"))
+    add("argmin all", [big], lambda a: topi.argmin(a), lambda a: np.array(a.argmin(), "int32"))
     add("cumsum columns", [big], lambda a: topi.cumsum(a, axis=0), lambda a: np.cumsum(a, 0, **acc),
         rtol=1e-2)
     add("cumsum all", [half], lambda a: topi.cumsum(a), lambda a: np.cumsum(a, **acc), rtol=1e-2,

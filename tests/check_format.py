@@ -90,6 +90,7 @@ FORMATTED = [
     "src/transform/write_nest.cc",
     "src/transform/write_nest.h",
     "tests/cpp/test_overcompute_and_special_memory.cc",
+    "tests/cpp/test_arg_extreme.cc",
 ]
 
 

@@ -9,11 +9,20 @@
 namespace tessera {
 namespace codegen {
 
+bool IsArgExtremeFlatType(const std::string& dtype) {
+  static const std::regex kTypes("u?int(8|16|32|64)|float(32|64)");
+  return std::regex_match(dtype, kTypes);
+}
+
 std::optional<ArgExtremeRow> ParseArgExtremeRowName(const std::string& name) {
-  static const std::regex kName("tessera_arg(max|min)_row_(int32|int64|float64)");
+  static const std::regex kRow("tessera_arg(max|min)_row_(int32|int64|float64)");
+  static const std::regex kFlat("tessera_arg(max|min)_flat_([a-z0-9]+)");
   std::smatch m;
-  if (!std::regex_match(name, m, kName)) return std::nullopt;
-  return ArgExtremeRow{m[1] == "max", m[2]};
+  if (std::regex_match(name, m, kRow)) return ArgExtremeRow{m[1] == "max", m[2], false};
+  if (std::regex_match(name, m, kFlat) && IsArgExtremeFlatType(m[2])) {
+    return ArgExtremeRow{m[1] == "max", m[2], true};
+  }
+  return std::nullopt;
 }
 
 namespace {
@@ -127,9 +136,130 @@ static int32_t $N(const void* row, int64_t n, $T last) {
 }
 )";
 
+// The flat search (ArgExtremeFlatSource). $N the function, $T the element type, $L the lanes of
+// a 64-byte vector, $GT the comparison that makes an element better. Lines starting "?F" are for
+// floats only. A lane-wise `a[l] > b[l] ? a[l] : b[l]` is what GCC turns into vpmax / vmaxps
+// (whole-vector masks and blends in C would stay compares and blends: 4 KB chunks of int8 ran
+// 0.185 ms against 0.048 for 2048 x 2048).
+const char* kFlatTemplate =
+    R"(typedef $T $N_v __attribute__((vector_size($L * sizeof($T)), aligned(sizeof($T))));
+static inline $N_v $N_load(const $T* p) {
+  $N_v r;
+  memcpy(&r, p, sizeof(r));
+  return r;
+}
+static inline $N_v $N_best($N_v a, $N_v b) {
+  $N_v r;
+  for (int l = 0; l < $L; ++l) r[l] = a[l] $GT b[l] ? a[l] : b[l];
+  return r;
+}
+?Fstatic inline $N_v $N_sum($N_v a, $N_v b) {
+?F  $N_v r;
+?F  for (int l = 0; l < $L; ++l) r[l] = a[l] + b[l];
+?F  return r;
+?F}
+/* the best of p[0:m] (m >= 1); of floats *nan = whether their sum is a NaN */
+static inline $T $N_chunk(const $T* p, int64_t m, int* nan) {
+  int64_t j = 0;
+  $T best = p[0];
+?F  $T sum = 0;
+  if (m >= 4 * $L) {
+    $N_v a0 = $N_load(p), a1 = $N_load(p + $L), a2 = $N_load(p + 2 * $L);
+    $N_v a3 = $N_load(p + 3 * $L);
+?F    $N_v s0 = $N_sum(a0, a1), s1 = $N_sum(a2, a3);
+    for (j = 4 * $L; j + 4 * $L <= m; j += 4 * $L) {
+      $N_v b0 = $N_load(p + j), b1 = $N_load(p + j + $L), b2 = $N_load(p + j + 2 * $L);
+      $N_v b3 = $N_load(p + j + 3 * $L);
+      a0 = $N_best(b0, a0);
+      a1 = $N_best(b1, a1);
+      a2 = $N_best(b2, a2);
+      a3 = $N_best(b3, a3);
+?F      s0 = $N_sum(s0, $N_sum(b0, b1));
+?F      s1 = $N_sum(s1, $N_sum(b2, b3));
+    }
+    for (; j + $L <= m; j += $L) {
+      $N_v b0 = $N_load(p + j);
+      a0 = $N_best(b0, a0);
+?F      s0 = $N_sum(s0, b0);
+    }
+    a0 = $N_best($N_best(a0, a1), $N_best(a2, a3));
+?F    s0 = $N_sum(s0, s1);
+    for (int l = 0; l < $L; ++l) {
+      best = a0[l] $GT best ? a0[l] : best;
+?F      sum += s0[l];
+    }
+  }
+  for (; j < m; ++j) {
+    best = p[j] $GT best ? p[j] : best;
+?F    sum += p[j];
+  }
+?F  *nan = sum != sum;
+?I  (void)nan;
+  return best;
+}
+static int32_t $N(const void* data, int64_t n, $T last) {
+  enum { CHUNK = 16384 / sizeof($T) };
+  const $T* p = (const $T*)data;
+  (void)last;
+  $T best = p[0];
+  int64_t from = 0, k, m;
+  /* the first chunk ends at a 64-byte boundary, so that the others' vectors are aligned */
+  int64_t head = (int64_t)(((64 - ((uintptr_t)p & 63)) & 63) / sizeof($T));
+  if ((uintptr_t)p % sizeof($T) != 0 || head == 0) head = CHUNK;
+  for (k = 0; k < n; k += m) {
+    m = k == 0 ? head : CHUNK;
+    if (m > n - k) m = n - k;
+    int nan = 0;
+    $T c = $N_chunk(p + k, m, &nan);
+?F    if (nan) {
+?F      for (int64_t i = k; i < k + m; ++i) {
+?F        if (p[i] != p[i]) return (int32_t)i;
+?F      }
+?F    }
+    if (c $GT best) {
+      best = c;
+      from = k;
+    }
+  }
+  const int64_t end = n - from < CHUNK ? n : from + CHUNK;
+  for (k = from; k < end && p[k] != best; ++k) {
+  }
+  return (int32_t)k;
+}
+)";
+
+/*! \brief `text` without the lines marked "?F" (unless `is_float`) or "?I" (unless integer), the
+ * marks of the others taken off. */
+std::string KeepLines(const std::string& text, bool is_float) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  for (std::string line; std::getline(in, line);) {
+    const bool f = line.rfind("?F", 0) == 0, i = line.rfind("?I", 0) == 0;
+    if (!f && !i) {
+      out << line << "\n";
+    } else if (f == is_float) {
+      out << line.substr(2) << "\n";
+    }
+  }
+  return out.str();
+}
+
 }  // namespace
 
+std::string ArgExtremeFlatSource(const std::string& name, const ArgExtremeRow& row) {
+  const bool is_float = row.dtype.rfind("float", 0) == 0;
+  const std::string t = row.dtype == "float32"   ? "float"
+                        : row.dtype == "float64" ? "double"
+                                                 : row.dtype + "_t";
+  const int bits = std::stoi(row.dtype.substr(row.dtype.find_first_of("0123456789")));
+  const std::string lanes = std::to_string(512 / bits);
+  return KeepLines(Fill(kFlatTemplate,
+                        {{"$GT", row.is_max ? ">" : "<"}, {"$N", name}, {"$T", t}, {"$L", lanes}}),
+                   is_float);
+}
+
 std::string ArgExtremeRowSource(const std::string& name, const ArgExtremeRow& row) {
+  if (row.flat) return ArgExtremeFlatSource(name, row);
   const bool is_float = row.dtype == "float64";
   const bool wide = row.dtype != "int32";
   const std::string t = row.dtype == "int32" ? "int32_t" : is_float ? "double" : "long long";

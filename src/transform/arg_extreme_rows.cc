@@ -1,5 +1,6 @@
 // tir.ArgExtremeRows: on the host, a function that carries no schedule gets its argmax / argmin
-// rows as one call a row of the code generator's one-pass search (tessera/target/arg_extreme.h).
+// rows as one call a row of the code generator's one-pass search, and its argmax / argmin of a
+// whole tensor as one call of the flat search (tessera/target/arg_extreme.h).
 //
 // topi.argmax / argmin (first index) over the last axis of a row of int32, int64 or float64 of
 // at least 512 elements is, target-independently, four blocks (topi/reduction.py,
@@ -25,6 +26,11 @@
 // reading A[l.., 0:n] (the last element is passed only for that region), and P, E, W and their
 // blocks go. The results are the chain's, except that a float row holding the extreme's infinity
 // before its first NaN gives the NaN's index (numpy's; the chain gives the infinity's).
+//
+// A 1-d A (lead empty) is a whole tensor: R becomes a call of the flat search,
+// "tessera_arg{max,min}_flat_<dtype>" (of 8- to 64-bit integers, float32 and float64). So does
+// topi's two-pass argmax / argmin over every axis of a tensor (`_arg`; see Matcher::TryFlat):
+// the tensor read as one row, the index a flat one.
 //
 // In the pipeline it runs just before tir.AutoSchedule, on the functions that pass schedules
 // (no schedule of their own, a host target), and only when it runs: a function scheduled by
@@ -184,6 +190,15 @@ bool Mentions(const Stmt& s, const BufferNode* buffer) {
   return touches;
 }
 
+/*! \brief Whether the flat search takes `t`: 8- to 64-bit integers, float32, float64 (as
+ *  tessera/target/arg_extreme.h's IsArgExtremeFlatType). */
+bool IsFlatType(DataType t) {
+  if (t.lanes() != 1) return false;
+  if (t.is_float()) return t.bits() == 32 || t.bits() == 64;
+  return (t.is_int() || t.is_uint()) &&
+         (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64);
+}
+
 /*! \brief The chain ending in the nest `red`, rewritten; or nothing. */
 struct Match {
   size_t red = 0;
@@ -226,11 +241,14 @@ class Matcher {
     const BufferNode* A = a_load->buffer.get();
     const BufferNode* E = e_load->buffer.get();
     const DataType t = A->dtype;
-    if (!(t == DataType::Int(32) || t == DataType::Int(64) || t == DataType::Float(64))) {
+    if (A->shape.empty() || !A->strides.empty() || !A->axis_separators.empty()) {
       return std::nullopt;
     }
+    // a 1-d tensor is the whole tensor: the flat search, which takes more types
     const size_t lead = A->shape.size() - 1;
-    if (A->shape.empty() || lead == 0 || !A->strides.empty() || !A->axis_separators.empty()) {
+    if (lead == 0
+            ? !IsFlatType(t)
+            : !(t == DataType::Int(32) || t == DataType::Int(64) || t == DataType::Float(64))) {
       return std::nullopt;
     }
     std::vector<int64_t> shape;
@@ -373,7 +391,149 @@ class Matcher {
     m.red = red_at;
     m.gone = {*p_nest, *e_nest, *w_nest};
     m.gone_buffers = {P, E, W};
-    m.nest = Rewrite(red, *R, lead, ParamBuffer(A), n, is_max, a_rest[0]->dtype);
+    m.nest = Rewrite(red, *R, lead, ParamBuffer(A), n, is_max, a_rest[0]->dtype, lead == 0);
+    return m;
+  }
+
+  /*! \brief topi's two passes over a whole tensor A (every axis reduced, `_arg`), ending in
+   *  the nest `red`:
+   *
+   *    E[u..] = C(E[u..], V(A[k..]))      init: the identity of C
+   *    R[u..] = min(R[u..], select(worse(A[k..], E[0..]), 2^31-1, flat))
+   *          or min(R[u..], select(A[k..] == E[0..], flat, 2^31-1))      (integers)
+   *
+   *  u.. iterators of extent 1 (none, or A's rank with keepdims), k.. one a dimension of A in
+   *  order, flat the row-major index of k.. in A, C and V as in the row chain. R's block becomes
+   *  `R[u..] = tessera_arg{max,min}_flat_<dtype>(&A[0..], n, A[last])`, n = A's size (2 to
+   *  2^31 - 1), and E goes. The results are the chain's, but for a float tensor holding the
+   *  extreme's infinity before its first NaN (the NaN's index, numpy's). */
+  std::optional<Match> TryFlat(size_t red_at) {
+    const Nest& red = nests_[red_at];
+    if (!red.block) return std::nullopt;
+    auto R = AsReduction(red.block);
+    if (!R || R->combiner != NodeKind::kMin || !IsIntConst(R->init, kNone) ||
+        R->init->dtype != DataType::Int(32) || R->value->dtype != DataType::Int(32)) {
+      return std::nullopt;
+    }
+    for (int64_t e : R->spatial_extents) {
+      if (e != 1) return std::nullopt;
+    }
+    auto* sel = AsPtr<SelectNode>(R->value);
+    auto* cmp = sel ? AsPtr<BinaryNode>(sel->condition) : nullptr;
+    if (!cmp) return std::nullopt;
+    const bool equal = cmp->kind == NodeKind::kEQ;
+    Expr index;
+    if (equal && IsIntConst(sel->false_value, kNone)) {
+      index = sel->true_value;
+    } else if ((cmp->kind == NodeKind::kLT || cmp->kind == NodeKind::kGT) &&
+               IsIntConst(sel->true_value, kNone)) {
+      index = sel->false_value;
+    } else {
+      return std::nullopt;
+    }
+    const BufferLoadNode* a_load = nullptr;
+    const BufferLoadNode* e_load = nullptr;
+    bool a_first = false;
+    for (bool first : {true, false}) {
+      auto* x = AsPtr<BufferLoadNode>(first ? cmp->a : cmp->b);
+      auto* y = AsPtr<BufferLoadNode>(first ? cmp->b : cmp->a);
+      if (!a_load && x && y && IsParam(x->buffer.get()) && !IsParam(y->buffer.get())) {
+        a_load = x;
+        e_load = y;
+        a_first = first;
+      }
+    }
+    if (!a_load || a_load->predicate || e_load->predicate) return std::nullopt;
+    const Buffer A = ParamBuffer(a_load->buffer.get());
+    const BufferNode* E = e_load->buffer.get();
+    const DataType t = A->dtype;
+    if (!IsFlatType(t) || (equal && t.is_float()) || E->dtype != t || A->shape.empty() ||
+        !A->strides.empty() || !A->axis_separators.empty()) {
+      return std::nullopt;
+    }
+    const size_t rank = A->shape.size();
+    std::vector<int64_t> shape;
+    int64_t n = 1;
+    for (const Expr& d : A->shape) {
+      auto c = AsConstInt(d);
+      if (!c || *c < 1) return std::nullopt;
+      shape.push_back(*c);
+      n *= *c;
+      if (n > kNone) return std::nullopt;
+    }
+    // (one element would make the call's two loads one, which common-subexpression elimination
+    // would take out of address_of)
+    if (n < 2 || R->reduce.size() != rank || R->reduce_extents != shape ||
+        !IsLoadAt(LoadOf(a_load), A.get(), R->reduce, rank)) {
+      return std::nullopt;
+    }
+    for (const Expr& i : e_load->indices) {
+      if (!IsIntConst(i, 0)) return std::nullopt;
+    }
+    // flat: sum of k_i * stride_i, as int32 (or wider, cast)
+    if (auto* cast = AsPtr<CastNode>(index)) index = cast->value;
+    if (!index->dtype.is_int() || index->dtype.lanes() != 1) return std::nullopt;
+    {
+      const DataType it = index->dtype;
+      Expr want = MakeConst(it, int64_t{0});
+      for (size_t i = 0; i < rank; ++i) {
+        want = AddNode::Make(MulNode::Make(want, MakeConst(it, shape[i])),
+                             CastTo(VarOf(red.block, R->reduce[i]), it));
+      }
+      if (!ProveEqual(index, want)) return std::nullopt;
+    }
+    // E: the extreme of A, from C's identity
+    auto e_nest = Writer(E);
+    if (!e_nest || *e_nest >= red_at) return std::nullopt;
+    auto Eb = AsReduction(nests_[*e_nest].block);
+    if (!Eb || (Eb->combiner != NodeKind::kMax && Eb->combiner != NodeKind::kMin) ||
+        Eb->reduce.size() != rank || Eb->reduce_extents != shape ||
+        Eb->spatial.size() != E->shape.size()) {
+      return std::nullopt;
+    }
+    for (int64_t e : Eb->spatial_extents) {
+      if (e != 1) return std::nullopt;
+    }
+    const bool is_max = Eb->combiner == NodeKind::kMax;
+    if (!equal && is_max != ((cmp->kind == NodeKind::kLT) == a_first)) return std::nullopt;
+    if (!IsIdentity(Eb->init, t, is_max)) return std::nullopt;
+    Expr x = Eb->value;
+    if (t.is_float()) {
+      // select(x != x, inf, x): a NaN is the extreme's infinity
+      auto* s = AsPtr<SelectNode>(x);
+      auto* ne = s ? AsPtr<BinaryNode>(s->condition) : nullptr;
+      if (!s || !ne || ne->kind != NodeKind::kNE || !StructuralEqual(ne->a, ne->b) ||
+          !StructuralEqual(ne->a, s->false_value) ||
+          !IsFloatConst(s->true_value, is_max ? HUGE_VAL : -HUGE_VAL)) {
+        return std::nullopt;
+      }
+      x = s->false_value;
+    }
+    if (!IsLoadAt(x, A.get(), Eb->reduce, rank)) return std::nullopt;
+    // A is read, never written; E is the two blocks' alone
+    for (size_t i = 0; i < nests_.size(); ++i) {
+      if (Writes(nests_[i].stmt, A.get())) return std::nullopt;
+      if (i == *e_nest || i == red_at) continue;
+      if (Touches(nests_[i].stmt, E)) return std::nullopt;
+      if (!nests_[i].block && Touches(nests_[i].stmt, A.get())) return std::nullopt;
+    }
+    if (Writes(nests_[red_at].stmt, E) || !IsAllocated(E) || !IsParamOrAllocated(R->out) ||
+        R->out == E) {
+      return std::nullopt;
+    }
+    std::vector<Expr> first, last;
+    std::vector<Range> region;
+    for (size_t i = 0; i < rank; ++i) {
+      const DataType it = a_load->indices[i]->dtype;
+      first.push_back(MakeConst(it, int64_t{0}));
+      last.push_back(MakeConst(it, shape[i] - 1));
+      region.push_back(RangeNode::Make(MakeConst(it, int64_t{0}), MakeConst(it, shape[i])));
+    }
+    Match m;
+    m.red = red_at;
+    m.gone = {*e_nest};
+    m.gone_buffers = {E};
+    m.nest = CallNest(red, *R, "flat", A, is_max, n, first, last, region);
     return m;
   }
 
@@ -458,28 +618,45 @@ class Matcher {
   static bool IsIdentity(const Expr& init, DataType t, bool is_max) {
     if (init->dtype != t) return false;
     if (t.is_float()) return IsFloatConst(init, is_max ? -HUGE_VAL : HUGE_VAL);
-    const int64_t lowest = t.bits() == 32 ? INT32_MIN : INT64_MIN;
-    const int64_t highest = t.bits() == 32 ? INT32_MAX : INT64_MAX;
-    return IsIntConst(init, is_max ? lowest : highest);
+    const int bits = t.bits();
+    if (bits < 8 || bits > 64 || !(t.is_int() || t.is_uint())) return false;
+    if (t.is_uint()) {
+      // (the highest uint64, 2^64 - 1, is the constant's bits read as int64: -1)
+      const int64_t highest = bits == 64 ? -1 : (int64_t{1} << bits) - 1;
+      return IsIntConst(init, is_max ? 0 : highest);
+    }
+    const int64_t highest = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+    return IsIntConst(init, is_max ? -highest - 1 : highest);
   }
 
-  /*! \brief R's nest with one call a row, its reduction loop gone. */
+  /*! \brief R's nest with one call a row, its reduction loop gone (`flat`: A is 1-d, the flat
+   *  search's call). */
   Stmt Rewrite(const Nest& red, const Reduction& R, size_t lead, const Buffer& A, int64_t n,
-               bool is_max, DataType index_type) const {
+               bool is_max, DataType index_type, bool flat) const {
     const BlockNode* b = red.block;
-    std::vector<IterVar> iters(b->iter_vars.begin(), b->iter_vars.begin() + R.spatial.size());
     std::vector<Expr> first, last;
     std::vector<Range> row;
     for (size_t i = 0; i < lead; ++i) {
-      first.push_back(iters[i]->var);
-      last.push_back(iters[i]->var);
-      row.push_back(RangeNode::Make(iters[i]->var, MakeConst(iters[i]->var->dtype, int64_t{1})));
+      const Var& v = b->iter_vars[i]->var;
+      first.push_back(v);
+      last.push_back(v);
+      row.push_back(RangeNode::Make(v, MakeConst(v->dtype, int64_t{1})));
     }
     first.push_back(MakeConst(index_type, int64_t{0}));
     last.push_back(MakeConst(index_type, n - 1));
     row.push_back(RangeNode::Make(MakeConst(index_type, int64_t{0}), MakeConst(index_type, n)));
-    const std::string name =
-        std::string("tessera_arg") + (is_max ? "max" : "min") + "_row_" + A->dtype.ToString();
+    return CallNest(red, R, flat ? "flat" : "row", A, is_max, n, first, last, row);
+  }
+
+  /*! \brief R's nest storing "tessera_arg{max,min}_<kind>_<dtype>"(&A[first], n, A[last]) in
+   *  place of its reduction, reading `region` of A; its spatial iterators and loops kept. */
+  Stmt CallNest(const Nest& red, const Reduction& R, const std::string& kind, const Buffer& A,
+                bool is_max, int64_t n, const std::vector<Expr>& first,
+                const std::vector<Expr>& last, const std::vector<Range>& region) const {
+    const BlockNode* b = red.block;
+    std::vector<IterVar> iters(b->iter_vars.begin(), b->iter_vars.begin() + R.spatial.size());
+    const std::string name = std::string("tessera_arg") + (is_max ? "max" : "min") + "_" + kind +
+                             "_" + A->dtype.ToString();
     Expr address = CallNode::Make(DataType::Handle(), OpNode::Get("tir.address_of"),
                                   {BufferLoadNode::Make(A, first)});
     Expr call =
@@ -492,7 +669,7 @@ class Matcher {
     for (const Expr& index : store->indices) {
       out_region.push_back(RangeNode::Make(index, MakeConst(index->dtype, int64_t{1})));
     }
-    Block block = BlockNode::Make(iters, {BufferRegionNode::Make(A, row)},
+    Block block = BlockNode::Make(iters, {BufferRegionNode::Make(A, region)},
                                   {BufferRegionNode::Make(store->buffer, out_region)}, b->name_hint,
                                   body, nullptr, {}, {}, b->annotations, b->span);
     std::vector<Expr> values(red.realize->iter_values.begin(),
@@ -532,6 +709,7 @@ PrimFunc RewriteFunction(const PrimFunc& func) {
   for (size_t i = 0; i < nests.size(); ++i) {
     Matcher matcher(func.get(), nests, root);
     auto m = matcher.Try(i);
+    if (!m) m = matcher.TryFlat(i);
     if (!m) continue;
     bool overlap = taken.count(m->red);
     for (size_t g : m->gone) overlap = overlap || taken.count(g);

@@ -126,7 +126,9 @@ def _arg(data, axis, keepdims, select_last_index, extreme, what):
     of a float starts from the infinity of the other side (te.max starts from the lowest finite
     value, which no element of a row of -inf reaches). Float32/64 and 16- to 64-bit integer rows
     over the last axis of at least _blocks_from(dtype) elements are searched by blocks instead
-    (`_arg_by_blocks`), with the same results.
+    (`_arg_by_blocks`), with the same results. Built with no schedule for the host, the pass
+    tir.ArgExtremeRows makes a search over every axis (two passes, or a 1-d tensor's blocks) one
+    call of a flat one-pass search (numpy's results, its first NaN included).
     """
     axes, shape = _layout(data, axis, keepdims, what)
     is_float = _is_float(data)
