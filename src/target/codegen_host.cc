@@ -434,6 +434,15 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
       std::string a = PrintMask(bin->a, bits), b = PrintMask(bin->b, bits);
       return "(" + a + (bin->kind == NodeKind::kAnd ? " & " : " | ") + b + ")";
     }
+    // Bools equal or not (topi.logical_xor): both masks at the wanted width, compared there
+    // (two -1/0 masks compare to a -1/0 mask of their width), where the bool vector's 32-bit
+    // lanes took a byte's masks through four times as many lanes and back (logical_xor of
+    // 2048 x 2048 bools, one thread: 0.35 ms, numpy 0.17).
+    if ((bin->kind == NodeKind::kEQ || bin->kind == NodeKind::kNE) && bin->a->dtype.is_bool() &&
+        bin->b->dtype.is_bool()) {
+      std::string a = PrintMask(bin->a, bits), b = PrintMask(bin->b, bits);
+      return "(" + a + (bin->kind == NodeKind::kEQ ? " == " : " != ") + b + ")";
+    }
   }
   if (auto* n = AsPtr<NotNode>(cond)) return "(~" + PrintMask(n->a, bits) + ")";
   if (auto* cast = AsPtr<CastNode>(cond)) {
