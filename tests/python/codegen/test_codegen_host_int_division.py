@@ -93,3 +93,18 @@ def test_tails_and_the_types_left_to_the_lane_loop(dtype, shape):
         src = _check(op, a, b)
         if dtype in ("int64", "uint32"):
             assert "float64x" not in src
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "uint8"])
+def test_a_constant_divisor_keeps_the_integer_forms(dtype):
+    # The C compiler divides by a constant with multiplies and shifts: no float division.
+    A = te.placeholder((37, 64), dtype, name="A")
+    outs = [te.compute(A.shape, lambda i, j: te.floordiv(A[i, j], te.const(7, dtype)), name="Q"),
+            te.compute(A.shape, lambda i, j: te.floormod(A[i, j], te.const(16, dtype)), name="R")]
+    lib = ts.build(te.create_prim_func([A] + outs), target="c")
+    a = _extremes(dtype, np.random.default_rng(7), 37 * 64)[0].reshape(37, 64)
+    q, r = np.empty_like(a), np.empty_like(a)
+    lib(a, q, r)
+    np.testing.assert_array_equal(q, a // 7)
+    np.testing.assert_array_equal(r, a % 16)
+    assert "float" not in lib.get_source()
