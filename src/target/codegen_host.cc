@@ -587,8 +587,8 @@ std::string CodeGenHost::PrintVectorIntDivision(const BinaryNode* op, const std:
     os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
        << "  " << vt << " q = __builtin_convertvector(__builtin_convertvector(" << to_float("a0")
        << " / " << to_float("a1") << ", " << it << "), " << vt << ");\n";
-    const bool floor = is_signed && (op->kind == NodeKind::kFloorDiv ||
-                                     op->kind == NodeKind::kFloorMod);
+    const bool floor =
+        is_signed && (op->kind == NodeKind::kFloorDiv || op->kind == NodeKind::kFloorMod);
     if (op->kind == NodeKind::kDiv || (op->kind == NodeKind::kFloorDiv && !is_signed)) {
       os << "  return q;\n";
     } else {
