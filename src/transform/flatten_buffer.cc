@@ -6,6 +6,7 @@
 // get flattened allocations and read/write regions. Bool buffers are stored as int8 (each
 // access cast), as TVM does.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
@@ -64,9 +65,15 @@ class BufferFlattener : public StmtExprMutator {
     std::vector<Expr> indices = FlatIndices(store->buffer, store->indices);
     if (flat == store->buffer && SameExprs(indices, store->indices)) return s;
     Expr value = store->value;
-    // A bool element is written to its int8 backing store.
+    // A bool element is written to its int8 backing store; a bool read from another bool
+    // buffer's store (a copy: flip, take, concatenate, broadcast_to of bools) is written as
+    // the byte it is, without the conversion to bool and back that tested each byte against
+    // zero (a bool store holds 0 or 1, as numpy's does, whose copies do not test either).
     if (store->buffer->dtype.is_bool()) {
-      value = CastNode::Make(DataType::Int(8).with_lanes(value->dtype.lanes()), value);
+      Expr bytes = BoolBytes(value);
+      value = bytes != nullptr
+                  ? bytes
+                  : CastNode::Make(DataType::Int(8).with_lanes(value->dtype.lanes()), value);
     }
     return BufferStoreNode::Make(flat, value, indices, store->predicate, store->span);
   }
@@ -144,7 +151,10 @@ class BufferFlattener : public StmtExprMutator {
       if (flat != b) {
         for (Expr& e : flat->shape) e = SimplifyExpr(e);
       }
-      if (b->dtype.is_bool()) flat = Int8View(flat);
+      if (b->dtype.is_bool()) {
+        flat = Int8View(flat);
+        bool_views_.insert(flat.get());
+      }
       flat_[b.get()] = flat;
       keep_.push_back(b);
       return flat;
@@ -162,9 +172,36 @@ class BufferFlattener : public StmtExprMutator {
     DataType dtype = b->dtype.is_bool() ? DataType::Int(8).with_lanes(b->dtype.lanes()) : b->dtype;
     Buffer flat = BufferNode::Make(b->data, dtype, {SimplifyExpr(size)}, {}, b->elem_offset,
                                    b->name, b->data_alignment, b->offset_factor, b->span);
+    if (b->dtype.is_bool()) bool_views_.insert(flat.get());
     flat_[b.get()] = flat;
     keep_.push_back(b);
     return flat;
+  }
+
+  // The int8 bytes of `e`, a bool read from a bool buffer's int8 store (the conversion of its
+  // load), or a choice between such (a concatenation's if_then_else, a select); undefined for
+  // anything else (a comparison, a conversion of another type, a constant).
+  Expr BoolBytes(const Expr& e) const {
+    if (auto* cast = AsPtr<CastNode>(e)) {
+      auto* load = AsPtr<BufferLoadNode>(cast->value);
+      if (cast->dtype.is_bool() && load && bool_views_.count(load->buffer.get()) &&
+          load->dtype == DataType::Int(8).with_lanes(e->dtype.lanes())) {
+        return cast->value;
+      }
+      return Expr();
+    }
+    if (auto* call = AsPtr<CallNode>(e)) {
+      if (!call->is_op("tir.if_then_else") || call->args.size() != 3) return Expr();
+      Expr a = BoolBytes(call->args[1]), b = BoolBytes(call->args[2]);
+      if (a == nullptr || b == nullptr) return Expr();
+      return CallNode::Make(a->dtype, call->op, {call->args[0], a, b}, call->span);
+    }
+    if (auto* sel = AsPtr<SelectNode>(e)) {
+      Expr a = BoolBytes(sel->true_value), b = BoolBytes(sel->false_value);
+      if (a == nullptr || b == nullptr) return Expr();
+      return SelectNode::Make(sel->condition, a, b, sel->span);
+    }
+    return Expr();
   }
 
   // `b` over int8 elements (the backing store of a bool buffer).
@@ -246,6 +283,7 @@ class BufferFlattener : public StmtExprMutator {
 
   std::unordered_map<const BufferNode*, Buffer> flat_;
   std::vector<Buffer> keep_;  // keeps the keys of flat_ alive
+  std::unordered_set<const BufferNode*> bool_views_;  // the int8 views of bool buffers
 };
 
 PrimFunc FlattenBufferFunc(PrimFunc f, IRModule, const PassContext&) {

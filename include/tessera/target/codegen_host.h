@@ -135,6 +135,11 @@ class CodeGenHost : public CodeGenC {
    *  rounded to float16: kernels accurate to that rounding (below PrintVectorCast). */
   std::string HalfRoundedMath(const std::string& fname, const std::string& arg, DataType t,
                               const Span& span);
+  /*! \brief The division, remainder, floor division or floor remainder of the integer vectors
+   *  `a` and `b` (printed operands of `op`) through a float division where that is exact, or ""
+   *  when `op` is none of those or its lanes are not such integers. */
+  std::string PrintVectorIntDivision(const BinaryNode* op, const std::string& a,
+                                     const std::string& b);
   /*! \brief `a op b` of float16 vectors `t` compared as float32 (a mask of int32 lanes). */
   std::string HalfCompare(const std::string& a, const std::string& op, const std::string& b,
                           DataType t, const Span& span);

@@ -144,3 +144,39 @@ def test_float64_argmax_rows_search_with_64_bit_masks(n):
     assert re.search(r"tessera_select_float64x\d+\(\(\w+ != \w+\), tessera_broadcast_float64x\d+",
                      src)
     assert not re.search(r"tessera_select_float64x\d+\(__builtin_convertvector", src)
+
+
+@pytest.mark.parametrize("shape", [(2048,), (37, 53), (3, 5, 64)])
+@pytest.mark.parametrize("op,np_fn", [(topi.logical_xor, np.logical_xor),
+                                      (topi.not_equal, np.not_equal), (topi.equal, np.equal)])
+def test_bools_equal_or_not_compare_their_byte_masks(shape, op, np_fn):
+    # topi.logical_xor is `a != b` of bools: the two masks compared in bytes, the widths of the
+    # buffers (no 32-bit lanes of the bool vector type). Odd shapes take the vector tails.
+    A = te.placeholder(shape, "bool", name="A")
+    B = te.placeholder(shape, "bool", name="B")
+    lib = ts.build(te.create_prim_func([A, B, op(A, B)]), target="c")
+    rng = np.random.default_rng(3)
+    a, b = rng.random(shape) < 0.5, rng.random(shape) < 0.5
+    out = np.empty(shape, bool)
+    lib(a, b, out)
+    np.testing.assert_array_equal(out, np_fn(a, b))
+    src = lib.get_source()
+    if shape != (37, 53):  # vectorized (37 x 53 has no vector width dividing it)
+        assert re.search(r"\(tessera_load_int8x\d+\([^;]*? != \(tessera_int8x\d+\)\{0\}\) [!=]= "
+                         r"\(tessera_load_int8x\d+\(", src)
+        code = "\n".join(line for line in src.splitlines() if not line.startswith("typedef"))
+        assert "int32x" not in code
+
+
+def test_bools_equal_selecting_float64_lanes_compare_at_64_bits():
+    A = te.placeholder((256,), "bool", name="A")
+    B = te.placeholder((256,), "bool", name="B")
+    X = te.placeholder((256,), "float64", name="X")
+    D = te.compute((256,), lambda i: te.if_then_else(A[i] == B[i], X[i], -X[i]), name="D")
+    lib = ts.build(te.create_prim_func([A, B, X, D]), target="c")
+    rng = np.random.default_rng(4)
+    a, b = rng.random(256) < 0.5, rng.random(256) < 0.5
+    x = rng.standard_normal(256)
+    d = np.empty(256)
+    lib(a, b, x, d)
+    np.testing.assert_array_equal(d, np.where(a == b, x, -x))

@@ -183,7 +183,32 @@ def test_bool_buffers_are_stored_as_int8(golden):
         A_1 = T.Buffer((10,), "int8", data=A.data)
         B_1 = T.Buffer((10,), "int8", data=B.data)
         for i in range(10):
-            B_1[i] = T.Cast("int8", T.Cast("bool", A_1[i]))
+            B_1[i] = A_1[i]  # a copy of bools copies their bytes (see below)
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_a_choice_of_bools_is_a_choice_of_their_bytes_and_other_bools_convert(golden):
+    # A bool read from a bool buffer and written to one is its byte (0 or 1) as it is, also
+    # through if_then_else and Select (a concatenation); a bool computed otherwise (from int8,
+    # a comparison, a constant) is converted, so a nonzero byte becomes 1.
+    @T.prim_func
+    def before(A: T.Buffer((2, 5), "bool"), C: T.Buffer((10,), "int8"), B: T.Buffer((4, 10), "bool")):
+        for i in range(10):
+            B[0, i] = T.if_then_else(i < 5, A[0, i % 5], A[1, i % 5])
+            B[1, i] = T.Select(i < 3, A[0, i % 5], A[1, i % 5])
+            B[2, i] = T.Cast("bool", C[i])
+            B[3, i] = T.if_then_else(i < 5, A[0, i % 5], T.bool(True))
+
+    @T.prim_func
+    def expected(A: T.Buffer((2, 5), "bool"), C: T.Buffer((10,), "int8"), B: T.Buffer((4, 10), "bool")):
+        A_1 = T.Buffer((10,), "int8", data=A.data)
+        B_1 = T.Buffer((40,), "int8", data=B.data)
+        for i in range(10):
+            B_1[i] = T.if_then_else(i < 5, A_1[i % 5], A_1[i % 5 + 5])
+            B_1[i + 10] = T.Select(i < 3, A_1[i % 5], A_1[i % 5 + 5])
+            B_1[i + 20] = T.Cast("int8", T.Cast("bool", C[i]))
+            B_1[i + 30] = T.Cast("int8", T.if_then_else(i < 5, T.Cast("bool", A_1[i % 5]), T.bool(True)))
 
     golden("FlattenBuffer", before, expected)
 
