@@ -481,9 +481,9 @@ std::string CodeGenHost::PrintVectorFloorByConstant(const BinaryNode* op) {
   }
   const std::string vt = TypeName(t, op->span);
   const std::string fname = div ? "floordiv" : "floormod";
-  std::string name = LaneLoopHelper(
-      "tessera_" + fname + "_" + vt.substr(8) + "_by_" + std::to_string(v), t, {t},
-      "__" + fname + "(a0[i], (" + et + ")" + std::to_string(v) + "LL)", op->span);
+  std::string name =
+      LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8) + "_by_" + std::to_string(v), t, {t},
+                     "__" + fname + "(a0[i], (" + et + ")" + std::to_string(v) + "LL)", op->span);
   return name + "(" + a + ")";
 }
 
