@@ -114,19 +114,28 @@ def test_blocked_layout_transform_matches_numpy(src, dst, shape, dtype, facts):
     run(sch, a, blocked(a, src, dst))
 
 
-def test_nchw_to_nchw8c_takes_scalar_tiles_of_a_row_of_blocks():
+def test_nchw_to_nchw8c_takes_vector_tiles_of_a_block_of_channels():
     # 64 x 112 x 112 float32 to NCHW8c: the output is contiguous along the 8 channels of a
-    # block, the input along w, its channels 49 KB apart. Eight lanes are no native vector:
-    # each (C, h) writes a row of 112 blocks of 8 scalar channels, its 8 input rows in the L1
-    # (the tile is the whole row: no split); the loops outside fused and parallel. The fused
-    # 16-lane schedule gathered each vector with a division per lane (0.1x numpy).
+    # block, the input along w, its channels 49 KB apart (spread over the L1's sets). The
+    # native 16 lanes do not divide 8: each (C, h) writes a row of 112 blocks, a vector of 8
+    # channels each, its 8 input rows in the L1 (the tile is the whole row: no split); the
+    # loops outside fused and parallel. The fused 16-lane schedule gathered each vector with a
+    # division per lane (0.1x numpy).
     sch = ts.autoschedule(layout_func((1, 64, 112, 112), "float32", "NCHW", "NCHW8c"),
                           target="c", facts=HOST)
     assert sch.trace.as_python()[3:] == [
         "sch.reorder(l2, l3, l4, l5, l6)",
+        "sch.vectorize(loop=l6)",
         "l7 = sch.fuse(l2, l3, l4, preserve_unit_iters=True)",
         "sch.parallel(loop=l7)",
     ]
+
+
+def test_nchw_to_nchw4c_keeps_scalar_tiles():
+    # 4 channels a block: narrower than the narrowest vector of a tile (8 lanes)
+    sch = ts.autoschedule(layout_func((1, 32, 20, 112), "float32", "NCHW", "NCHW4c"),
+                          target="c", facts=HOST)
+    assert "reorder" in steps(sch) and "vectorize" not in steps(sch)
 
 
 def test_transpose_of_rows_a_page_apart_takes_scalar_tiles_of_l1_ways_rows():
