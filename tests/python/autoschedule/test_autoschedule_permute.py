@@ -131,6 +131,16 @@ def test_nchw_to_nchw8c_takes_vector_tiles_of_a_block_of_channels():
     ]
 
 
+def test_nchw_to_nchw8c_of_float16_keeps_scalar_tiles():
+    # narrower than native vectors of float16 lanes, GCC moves them lane by lane: scalar tiles
+    sch = ts.autoschedule(layout_func((1, 64, 12, 112), "float16", "NCHW", "NCHW8c"),
+                          target="c", facts=HOST)
+    assert "reorder" in steps(sch) and "vectorize" not in steps(sch)
+    sch = ts.autoschedule(layout_func((1, 64, 12, 112), "int16", "NCHW", "NCHW8c"),
+                          target="c", facts=HOST)
+    assert "vectorize" in steps(sch)
+
+
 def test_nchw_to_nchw4c_keeps_scalar_tiles():
     # 4 channels a block: narrower than the narrowest vector of a tile (8 lanes)
     sch = ts.autoschedule(layout_func((1, 32, 20, 112), "float32", "NCHW", "NCHW4c"),
