@@ -3,6 +3,7 @@
 // transpose, a layout_transform: read and written contiguously along different loops) is tiled
 // instead, so that both its reads and its writes walk cache lines.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -81,6 +82,7 @@ int IterIndex(const BlockNode* block, const Expr& e) {
 }
 
 constexpr int64_t kLineBytes = 64;  // a cache line
+constexpr int64_t kMinTileLanes = 8;  // the narrowest vector of a permutation's tile
 
 /*! \brief The constant strides (in elements) of `buffer`'s axes, empty when one is not known. */
 std::vector<int64_t> ConstStrides(const BufferNode* buffer) {
@@ -119,10 +121,48 @@ int64_t RowsInOneSet(int64_t stride_bytes, int64_t rows, const TargetFacts& fact
   return most;
 }
 
+/*! \brief Adds to `by_iter` `scale` times the coefficient of each of the block's iterators in
+ *  `e`; false when `e` is no sum of constant multiples of iterators and constants (a division,
+ *  a load, a product of iterators). */
+bool AddAffine(const BlockNode* b, const Expr& e, int64_t scale, std::vector<int64_t>* by_iter) {
+  if (AsPtr<IntImmNode>(e)) return true;
+  if (AsPtr<VarNode>(e)) {
+    const int k = IterIndex(b, e);
+    if (k < 0) return false;
+    (*by_iter)[k] += scale;
+    return true;
+  }
+  if (auto* add = AsPtr<AddNode>(e)) {
+    return AddAffine(b, add->a, scale, by_iter) && AddAffine(b, add->b, scale, by_iter);
+  }
+  if (auto* sub = AsPtr<SubNode>(e)) {
+    return AddAffine(b, sub->a, scale, by_iter) && AddAffine(b, sub->b, -scale, by_iter);
+  }
+  if (auto* mul = AsPtr<MulNode>(e)) {
+    if (auto* c = AsPtr<IntImmNode>(mul->b)) return AddAffine(b, mul->a, scale * c->value, by_iter);
+    if (auto* c = AsPtr<IntImmNode>(mul->a)) return AddAffine(b, mul->b, scale * c->value, by_iter);
+  }
+  return false;
+}
+
+/*! \brief The stride (in elements) of an access of `buffer` at `indices` along each of the
+ *  block's iterators; empty when an index is not affine in them or a stride is not known. */
+std::vector<int64_t> IterStrides(const BlockNode* b, const BufferNode* buffer,
+                                 const std::vector<Expr>& indices) {
+  const std::vector<int64_t> strides = ConstStrides(buffer);
+  if (strides.size() != indices.size()) return {};
+  std::vector<int64_t> by_iter(b->iter_vars.size(), 0);
+  for (size_t p = 0; p < indices.size(); ++p) {
+    if (!AddAffine(b, indices[p], strides[p], &by_iter)) return {};
+  }
+  return by_iter;
+}
+
 /*!
  * \brief A transpose, a permutation of axes or a layout_transform (CPU): a block whose store is
- *  contiguous along its last loop `w` and that loads a buffer (every index an iterator)
- *  contiguously along another loop `r` while striding along `w`. The plain schedule's vectors
+ *  contiguous along its last loop `w` and that loads a buffer (every index a sum of constant
+ *  multiples of iterators: NCHW to NCHW8c reads `A[n, C * 8 + c, h, w]`) contiguously along
+ *  another loop `r` while striding along `w`. The plain schedule's vectors
  *  along `w` gather one element from each of many rows and come back to a row's next element
  *  only after all of them: a large `w` or rows that share a set of the L1 make every gather
  *  miss. Its loops become [others, r_o, w_o, r_i, w_i], a tile of rows of the input read along
@@ -149,20 +189,23 @@ bool TilePermutation(Schedule& sch, const BlockInfo& info, const std::vector<Loo
   if (w != static_cast<int>(loops.size()) - 1) return false;
   int r = -1;
   const BufferLoadNode* load = nullptr;
-  std::vector<int64_t> strides;
+  std::vector<int64_t> load_strides;  // per iterator, in elements
   for (const BufferLoadNode* l : info.loads) {
     if (l->indices.size() < 2) continue;
-    bool permutation = true, strided_along_w = false;
-    for (size_t k = 0; k < l->indices.size(); ++k) {
-      const int it = IterIndex(b, l->indices[k]);
-      permutation = permutation && it >= 0;
-      strided_along_w = strided_along_w || (it == w && k + 1 < l->indices.size());
+    std::vector<int64_t> by_iter = IterStrides(b, l->buffer.get(), l->indices);
+    if (by_iter.empty() || by_iter[w] == 0 || by_iter[w] == 1 || by_iter[w] == -1) continue;
+    // contiguous along r: the iterator of stride 1, the one of the last index first
+    int contiguous = IterIndex(b, l->indices.back());
+    if (contiguous < 0 || by_iter[contiguous] != 1) {
+      contiguous = -1;
+      for (size_t k = 0; k < by_iter.size(); ++k) {
+        if (by_iter[k] == 1) contiguous = static_cast<int>(k);
+      }
     }
-    if (!permutation || !strided_along_w) continue;
-    strides = ConstStrides(l->buffer.get());
-    if (strides.empty() || strides.back() != 1) continue;
-    r = IterIndex(b, l->indices.back());
+    if (contiguous < 0 || contiguous == w) continue;
+    r = contiguous;
     load = l;
+    load_strides = std::move(by_iter);
     break;
   }
   if (load == nullptr) return false;
@@ -171,19 +214,22 @@ bool TilePermutation(Schedule& sch, const BlockInfo& info, const std::vector<Loo
   const int64_t in_bytes = std::max(1, load->buffer->dtype.bits() / 8);
   // Narrower than a line of the input, the plain schedule's gathers touch few lines.
   if (extent_r < kLineBytes / in_bytes || extent_w < 2) return false;
-  int64_t stride_w = 0;  // the load's stride along w, in bytes
-  for (size_t p = 0; p < load->indices.size(); ++p) {
-    if (IterIndex(b, load->indices[p]) == w) stride_w = strides[p] * in_bytes;
-  }
+  const int64_t stride_w = std::abs(load_strides[w]) * in_bytes;  // the load's, in bytes
   // The output's stride along r, in bytes.
-  const std::vector<int64_t> out_strides = ConstStrides(info.store->buffer.get());
-  if (out_strides.size() != info.store->indices.size()) return false;
-  int64_t stride_r = 0;
-  for (size_t p = 0; p < info.store->indices.size(); ++p) {
-    if (IterIndex(b, info.store->indices[p]) == r) stride_r = out_strides[p] * bytes;
-  }
+  const std::vector<int64_t> out_strides =
+      IterStrides(b, info.store->buffer.get(), info.store->indices);
+  if (out_strides.empty()) return false;
+  const int64_t stride_r = std::abs(out_strides[r]) * bytes;
   const int64_t total = Product(sch, loops);
-  const int64_t lanes = facts.VectorLanes(std::max(8, info.output_bits));  // bool: a byte
+  // The native lanes, or the widest power of two of at least kMinTileLanes below them that
+  // divides w: NCHW8c's 8 channels of a block in float32 (native 16) or int8 (native 64) lanes
+  // (float32 (1, 64, 112, 112): 8-lane vectors 0.125 ms, scalar tiles 0.285, numpy 0.43).
+  // 16-bit (and narrower) float lanes stay native: GCC 12 moves narrower strided vectors of
+  // float16 lane by lane (NCHW8c float16: 8 lanes 0.66 ms, scalar tiles 0.41).
+  int64_t lanes = facts.VectorLanes(std::max(8, info.output_bits));  // bool: a byte
+  auto half = [](const DataType& t) { return t.is_float() && t.bits() <= 16; };
+  const bool halves = half(load->buffer->dtype) || half(info.store->buffer->dtype);
+  while (!halves && lanes > kMinTileLanes && extent_w % lanes != 0) lanes /= 2;
   const int64_t half_ways = std::max(1, facts.l1_ways / 2);
   // The columns of a tile of `rows` rows: as many as make it, read and written, a quarter of
   // the L1 (a divisor of the extent near that leaves no tail).
@@ -487,6 +533,146 @@ bool SchedulePadding(Schedule& sch, const BlockInfo& info, const TargetFacts& fa
   });
 }
 
+/*! \brief Adds to `cuts` the points where `e`, comparisons of one iterator (`*iter`, -1 until
+ *  found) with constants joined by and/or/not, may change value (at c: it may differ at c - 1
+ *  and c); false when `e` is not one. */
+bool CollectCuts(const Expr& e, const BlockNode* b, int* iter, std::vector<int64_t>* cuts) {
+  if (auto* a = AsPtr<AndNode>(e)) {
+    return CollectCuts(a->a, b, iter, cuts) && CollectCuts(a->b, b, iter, cuts);
+  }
+  if (auto* o = AsPtr<OrNode>(e)) {
+    return CollectCuts(o->a, b, iter, cuts) && CollectCuts(o->b, b, iter, cuts);
+  }
+  if (auto* n = AsPtr<NotNode>(e)) return CollectCuts(n->a, b, iter, cuts);
+  const auto* bin = AsPtr<BinaryNode>(e);
+  if (bin == nullptr || !bin->is_comparison()) return false;
+  const bool var_left = AsPtr<VarNode>(bin->a) != nullptr;
+  const auto* c = AsPtr<IntImmNode>(var_left ? bin->b : bin->a);
+  const int k = IterIndex(b, var_left ? bin->a : bin->b);
+  if (c == nullptr || k < 0 || (*iter >= 0 && *iter != k)) return false;
+  *iter = k;
+  switch (bin->kind) {
+    case NodeKind::kEQ:
+    case NodeKind::kNE:  // v == c: true on [c, c + 1)
+      cuts->push_back(c->value);
+      cuts->push_back(c->value + 1);
+      return true;
+    case NodeKind::kLT:  // v < c, v >= c: true below c or from c; c > v, c <= v the same
+    case NodeKind::kGE:
+      cuts->push_back(var_left ? c->value : c->value + 1);
+      return true;
+    case NodeKind::kLE:  // v <= c, v > c: from c + 1; c >= v, c < v: the same as v <= c
+    case NodeKind::kGT:
+      cuts->push_back(var_left ? c->value + 1 : c->value);
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr size_t kMaxSelectParts = 16;  // parts of a loop cut by SchedulePieces, at most
+
+/*!
+ * \brief A choice among loads by an outer iterator (CPU): topi.stack's `select(s == 0, A[..],
+ *  select(s == 1, B[..], C[..]))`, a concatenation along an outer axis. Every select or
+ *  if_then_else of the stored value tests one iterator `s`, not the innermost, against
+ *  constants. The loop of `s` is cut where the tests change (schedule.LoopPartition), so that
+ *  in each part the tests are constants and the selects fold away: each part is a copy of one
+ *  input, its loops from `s` in fused into vectors; the loops outside `s` fused and parallel
+ *  (when `s` is the outermost, the parts' vector loops are). One fused loop evaluated every
+ *  select lane by lane, read every input for each element, and built the select's mask at 32
+ *  bits for narrow elements (stack int8 0.2x numpy).
+ */
+bool SchedulePieces(Schedule& sch, const BlockInfo& info, const std::vector<LoopRV>& loops,
+                    const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || info.store == nullptr || !info.has_select || info.is_reduction) return false;
+  const size_t n = loops.size();
+  if (n < 2 || b->iter_vars.size() != n) return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (b->iter_vars[k]->iter_type != IterVarType::kDataPar || info.extents[k] < 1) return false;
+    if (LoopExtent(sch, loops[k]) != info.extents[k]) return false;
+  }
+  int iter = -1;
+  std::vector<int64_t> cuts;
+  bool ok = true;
+  PostOrderVisit(info.store->value, [&](const ObjectRef& node) {
+    if (auto* sel = AsPtr<SelectNode>(node)) {
+      ok = ok && CollectCuts(sel->condition, b, &iter, &cuts);
+    } else if (auto* call = AsPtr<CallNode>(node)) {
+      const OpNode* op = AsPtr<OpNode>(call->op);
+      if (op != nullptr && op->name == "tir.if_then_else") {
+        ok = ok && call->args.size() == 3 && CollectCuts(call->args[0], b, &iter, &cuts);
+      }
+    }
+  });
+  if (!ok || iter < 0 || static_cast<size_t>(iter) + 1 >= n) return false;
+  const int64_t extent = info.extents[iter];
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<schedule::TraceValue> factors;
+  int64_t begin = 0;
+  for (int64_t c : cuts) {
+    if (c <= begin || c >= extent) continue;
+    factors.push_back(schedule::TraceValue::Int(c - begin));
+    begin = c;
+  }
+  if (factors.empty() || factors.size() + 1 > kMaxSelectParts) return false;
+  const int64_t total = Product(sch, loops);
+  const bool parallel = facts.cores > 1 && total >= kParallelMinElements;
+  // a copy of one input: 8-bit elements stream faster in narrower vectors (Streams)
+  const int64_t lanes = info.output_bits == 8 ? facts.StreamVectorLanes(info.output_bits)
+                                              : facts.VectorLanes(info.output_bits);
+  const bool nontemporal = total * info.output_bits / 8 > facts.l3_bytes / 2;
+  return Try(sch, [&] {
+    if (iter > 0) {
+      std::vector<LoopRV> head(loops.begin(), loops.begin() + iter);
+      LoopRV outer = head.size() > 1 ? sch.Fuse(head, true) : head[0];
+      if (parallel) sch.Parallel(outer);
+    }
+    std::vector<LoopRV> parts = sch.LoopPartition(loops[iter], factors, true);
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::vector<BlockRV> blocks = sch.GetChildBlocks(parts[p]);
+      if (blocks.size() != 1) throw Error("a part of a select's loop holds several blocks");
+      std::vector<LoopRV> own = sch.GetLoops(blocks[0]);
+      // the part's loop and those inside it; a part's loop that starts past 0 (fuse refuses
+      // it) stays a loop of its own outside the fused ones
+      own.erase(own.begin(), own.end() - static_cast<std::ptrdiff_t>(n - iter));
+      if (p > 0) own.erase(own.begin());
+      const int64_t points = Product(sch, own);
+      LoopRV fused = own.size() > 1 ? sch.Fuse(own, true) : own[0];
+      int64_t width = lanes;
+      while (width >= 4 && points % width != 0) width /= 2;
+      if (width < 4 || points < width) {
+        if (iter == 0 && parallel) sch.Parallel(fused);
+        continue;
+      }
+      const int64_t chunk = std::max<int64_t>(1, kChunkElements / width);
+      if (iter == 0 && parallel && points / width % chunk == 0 && points / width / chunk >= 2) {
+        std::vector<LoopRV> split = sch.Split(
+            fused,
+            {schedule::TraceValue::None(), schedule::TraceValue::Int(chunk),
+             schedule::TraceValue::Int(width)},
+            true, false);
+        sch.Parallel(split[0]);
+        sch.Vectorize(split[2]);
+        if (nontemporal) {
+          sch.Annotate(split[1], "pragma_nontemporal", schedule::TraceValue::Int(1));
+        }
+        continue;
+      }
+      std::vector<LoopRV> split = sch.Split(
+          fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(width)}, true, false);
+      sch.Vectorize(split[1]);
+      if (iter == 0 && parallel) {
+        sch.Parallel(split[0]);
+      } else if (nontemporal) {
+        sch.Annotate(split[0], "pragma_nontemporal", schedule::TraceValue::Int(1));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
@@ -508,6 +694,7 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   if (!facts.IsGpu() && TilePermutation(sch, info, loops, facts)) return;
   int64_t total = Product(sch, loops);
   if (!facts.IsGpu() && SchedulePadding(sch, info, facts)) return;
+  if (!facts.IsGpu() && SchedulePieces(sch, info, loops, facts)) return;
   if (!facts.IsGpu()) {
     const int64_t lanes = facts.VectorLanes(info.output_bits);
     const size_t prefix = lanes > 1 ? BroadcastPrefix(sch, info, loops, lanes) : 0;

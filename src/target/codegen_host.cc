@@ -466,8 +466,39 @@ std::string CodeGenHost::HalfCompare(const std::string& a, const std::string& op
   return "(" + HalfConvert(a, t, wide, span) + " " + op + " " + HalfConvert(b, t, wide, span) + ")";
 }
 
+// An integer floordiv or floormod of lanes by a positive constant (a Broadcast of one: the
+// flattened index of a reshape, take's `floormod(I, n)`): by a power of two 2^k, the shift
+// `a >> k` and the mask `a & (2^k - 1)`, exact for both signs (the shift is arithmetic on
+// signed lanes); by another constant, a lane loop with the constant written into it, which GCC
+// divides by multiplication. The lane loop of two vectors read the divisor back from the stack
+// and ran an idiv per lane (take flat float32: 16 idivs a vector). "" for other operations.
+std::string CodeGenHost::PrintVectorFloorByConstant(const BinaryNode* op) {
+  DataType t = op->a->dtype;
+  const bool div = op->kind == NodeKind::kFloorDiv;
+  if (!t.is_integer() || (!div && op->kind != NodeKind::kFloorMod)) return "";
+  auto* bc = AsPtr<BroadcastNode>(op->b);
+  auto* c = bc ? AsPtr<IntImmNode>(bc->value) : nullptr;
+  if (c == nullptr || c->value <= 0) return "";
+  const int64_t v = c->value;
+  const std::string et = CodeGenC::TypeName(t.element_of(), op->span);
+  std::string a = PrintExpr(op->a);
+  if ((v & (v - 1)) == 0) {
+    int k = 0;
+    while ((int64_t{1} << k) < v) ++k;
+    if (div) return "(" + a + " >> " + std::to_string(k) + ")";
+    return "(" + a + " & (" + et + ")" + std::to_string(v - 1) + "LL)";
+  }
+  const std::string vt = TypeName(t, op->span);
+  const std::string fname = div ? "floordiv" : "floormod";
+  std::string name =
+      LaneLoopHelper("tessera_" + fname + "_" + vt.substr(8) + "_by_" + std::to_string(v), t, {t},
+                     "__" + fname + "(a0[i], (" + et + ")" + std::to_string(v) + "LL)", op->span);
+  return name + "(" + a + ")";
+}
+
 std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
   DataType t = op->a->dtype;
+  if (std::string by = PrintVectorFloorByConstant(op); !by.empty()) return by;
   std::string a = PrintExpr(op->a), b = PrintExpr(op->b);
   std::string vt = TypeName(t, op->span);
   if (HalfThroughFloat(t) && (op->kind == NodeKind::kMin || op->kind == NodeKind::kMax)) {

@@ -1,6 +1,7 @@
 // autoschedule: target facts, the "carries no schedule" rule and the rules on a te matmul + relu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,46 @@ TEST(AutoScheduleSpace, PreferredPointIsTheAutomaticScheduleAndDecisionsReplay) 
       EXPECT_LT(drawn.decisions[k], drawn.sizes[k]);
     }
   }
+}
+
+// topi.stack of two (rows x cols) tensors: T[s, i, j] = select(s == 0, A[i, j], B[i, j]).
+PrimFunc Stack(int64_t rows, int64_t cols) {
+  te::Tensor a = te::Placeholder({C(rows), C(cols)}, kF32, "A");
+  te::Tensor b = te::Placeholder({C(rows), C(cols)}, kF32, "B");
+  te::Tensor t = te::Compute({C(2), C(rows), C(cols)}, Body([&](const std::vector<Var>& v) -> Expr {
+                               return SelectNode::Make(EQNode::Make(v[0], C(0)),
+                                                       (*a)({v[1], v[2]}), (*b)({v[1], v[2]}));
+                             }),
+                             "T");
+  return te::CreatePrimFunc({a, b, t});
+}
+
+TEST(AutoSchedule, SelectOnTheOuterIteratorPartitionsItsLoop) {
+  autoschedule::TargetFacts facts = autoschedule::HostFacts();
+  facts.Override("vector_bits", 256);
+  facts.Override("cores", 2);
+  schedule::Schedule sch = autoschedule::AutoSchedule(IRModuleNode::FromFunc(Stack(64, 40)), facts);
+  std::vector<std::string> kinds = Kinds(sch.trace());
+  EXPECT_TRUE(Has(kinds, "loop_partition"));
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "vectorize"), 2);  // each part its vectors
+}
+
+// NCHW -> NCHW8c: T[n, cb, h, w, c] = A[n, cb * 8 + c, h, w], a load affine in the iterators.
+TEST(AutoSchedule, BlockedLayoutIsTiledAsAPermutation) {
+  te::Tensor a = te::Placeholder({C(1), C(32), C(6), C(96)}, kF32, "A");
+  te::Tensor t = te::Compute(
+      {C(1), C(4), C(6), C(96), C(8)}, Body([&](const std::vector<Var>& v) -> Expr {
+        return (*a)({v[0], AddNode::Make(MulNode::Make(v[1], C(8)), v[4]), v[2], v[3]});
+      }),
+      "T");
+  autoschedule::TargetFacts facts = autoschedule::HostFacts();
+  facts.Override("vector_bits", 512);
+  facts.Override("cores", 2);
+  schedule::Schedule sch =
+      autoschedule::AutoSchedule(IRModuleNode::FromFunc(te::CreatePrimFunc({a, t})), facts);
+  std::vector<std::string> kinds = Kinds(sch.trace());
+  EXPECT_TRUE(Has(kinds, "reorder"));
+  EXPECT_TRUE(Has(kinds, "vectorize"));  // 8 channels: half a native vector of float32 lanes
 }
 
 TEST(AutoSchedule, FunctionAttributeOptsOut) {

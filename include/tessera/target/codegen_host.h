@@ -62,6 +62,8 @@ class CodeGenHost : public CodeGenC {
   std::string CalleeName(const GlobalVarNode* callee) override;
 
   std::string PrintVectorBinary(const BinaryNode* op) override;
+  /*! \brief An integer floordiv / floormod of lanes by a positive constant, or "". */
+  std::string PrintVectorFloorByConstant(const BinaryNode* op);
   std::string PrintVectorNot(const NotNode* op) override;
   std::string PrintVectorSelect(const SelectNode* op) override;
   std::string PrintVectorCast(const CastNode* op) override;

@@ -83,6 +83,71 @@ def test_layout_transform_matches_numpy(src, dst, shape, facts):
     run(sch, a, np.ascontiguousarray(a.transpose(axes)))
 
 
+def blocked(a, src, dst):
+    """numpy's layout_transform between NCHW and NCHW<k>c / NHWC."""
+    if src == "NCHW" and dst.endswith("c"):
+        k = int(dst[4:-1])
+        n, c, h, w = a.shape
+        return np.ascontiguousarray(a.reshape(n, c // k, k, h, w).transpose(0, 1, 3, 4, 2))
+    if src.endswith("c") and dst == "NCHW":
+        n, cb, h, w, k = a.shape
+        return np.ascontiguousarray(a.transpose(0, 1, 4, 2, 3).reshape(n, cb * k, h, w))
+    raise ValueError(src + dst)
+
+
+@pytest.mark.parametrize("facts", [HOST, SMALL], ids=["host", "small"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64", "bool", "float16"])
+@pytest.mark.parametrize("src,dst,shape", [
+    ("NCHW", "NCHW8c", (1, 16, 9, 70)),
+    ("NCHW", "NCHW8c", (2, 24, 5, 33)),
+    ("NCHW", "NCHW4c", (3, 12, 7, 129)),
+    ("NCHW", "NCHW16c", (1, 32, 4, 100)),
+    ("NCHW", "NCHW2c", (1, 6, 3, 3)),
+    ("NCHW8c", "NCHW", (1, 2, 9, 70, 8)),
+    ("NCHW4c", "NCHW", (2, 3, 5, 33, 4)),
+])
+def test_blocked_layout_transform_matches_numpy(src, dst, shape, dtype, facts):
+    # NCHW -> NCHW<k>c reads A[n, C * k + c, h, w]: a load affine in the iterators, tiled as a
+    # permutation when its rows are wide enough; the way back reads at divided indices
+    sch = ts.autoschedule(layout_func(shape, dtype, src, dst), target="c", facts=facts)
+    a = data(shape, dtype)
+    run(sch, a, blocked(a, src, dst))
+
+
+def test_nchw_to_nchw8c_takes_vector_tiles_of_a_block_of_channels():
+    # 64 x 112 x 112 float32 to NCHW8c: the output is contiguous along the 8 channels of a
+    # block, the input along w, its channels 49 KB apart (spread over the L1's sets). The
+    # native 16 lanes do not divide 8: each (C, h) writes a row of 112 blocks, a vector of 8
+    # channels each, its 8 input rows in the L1 (the tile is the whole row: no split); the
+    # loops outside fused and parallel. The fused 16-lane schedule gathered each vector with a
+    # division per lane (0.1x numpy).
+    sch = ts.autoschedule(layout_func((1, 64, 112, 112), "float32", "NCHW", "NCHW8c"),
+                          target="c", facts=HOST)
+    assert sch.trace.as_python()[3:] == [
+        "sch.reorder(l2, l3, l4, l5, l6)",
+        "sch.vectorize(loop=l6)",
+        "l7 = sch.fuse(l2, l3, l4, preserve_unit_iters=True)",
+        "sch.parallel(loop=l7)",
+    ]
+
+
+def test_nchw_to_nchw8c_of_float16_keeps_scalar_tiles():
+    # narrower than native vectors of float16 lanes, GCC moves them lane by lane: scalar tiles
+    sch = ts.autoschedule(layout_func((1, 64, 12, 112), "float16", "NCHW", "NCHW8c"),
+                          target="c", facts=HOST)
+    assert "reorder" in steps(sch) and "vectorize" not in steps(sch)
+    sch = ts.autoschedule(layout_func((1, 64, 12, 112), "int16", "NCHW", "NCHW8c"),
+                          target="c", facts=HOST)
+    assert "vectorize" in steps(sch)
+
+
+def test_nchw_to_nchw4c_keeps_scalar_tiles():
+    # 4 channels a block: narrower than the narrowest vector of a tile (8 lanes)
+    sch = ts.autoschedule(layout_func((1, 32, 20, 112), "float32", "NCHW", "NCHW4c"),
+                          target="c", facts=HOST)
+    assert "reorder" in steps(sch) and "vectorize" not in steps(sch)
+
+
 def test_transpose_of_rows_a_page_apart_takes_scalar_tiles_of_l1_ways_rows():
     # 2048 float32 rows are 8 KB apart: 16 of them (a vector) in one set of the 8-way L1 would
     # evict each other, so the tile is 8 rows of the input by 128 columns (8 KB read and
