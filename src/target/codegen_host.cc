@@ -18,6 +18,7 @@
 #include "tessera/target/arg_extreme.h"
 #include "tessera/target/micro_kernel.h"
 #include "tessera/target/sort_rows.h"
+#include "tessera/target/vector_math.h"
 
 namespace tessera {
 namespace codegen {
@@ -500,6 +501,14 @@ std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
     case NodeKind::kDiv:
       return "(" + a + " / " + b + ")";
     case NodeKind::kMod:
+      if (t.is_float() && (t.bits() == 32 || t.bits() == 64) && !t.is_bfloat16()) {
+        // C's fmod from a vector quotient (vector_math.h); the C library's for what it rejects.
+        std::string name = "tessera_fmod_" + vt.substr(8);
+        Helper(name,
+               VectorFmodSource(name, vt, TypeName(DataType::Int(t.bits(), t.lanes()), op->span),
+                                t.bits(), t.lanes()));
+        return name + "(" + a + ", " + b + ")";
+      }
       if (t.is_float())
         return lanewise("fmod", t.bits() == 32 ? "fmodf(a0[i], a1[i])" : "fmod(a0[i], a1[i])");
       return "(" + a + " % " + b + ")";

@@ -1,0 +1,23 @@
+// Vector math kernels of the host C code generator: C definitions of float functions over GCC
+// vector types whose lanes the C compiler evaluates together, where the C library's function
+// (scalar, or libmvec's vector variant) is slower than a few vector instructions.
+#pragma once
+
+#include <string>
+
+namespace tessera {
+namespace codegen {
+
+/*! \brief The C definition of `static inline V name(V a0, V a1)`: C's fmod of each lane pair
+ *  (fmodf for `bits` 32, fmod for 64), exactly, as numpy's np.fmod. `vector_type` and
+ *  `mask_type` name GCC vector types of `lanes` floats and of `lanes` signed integers of the same
+ *  width. Where the compiler has a fast fused multiply-add (__FP_FAST_FMA[F]): m = fma(-trunc(a0
+ *  / a1), a1, a0), the remainder exactly whenever the rounded quotient truncates to the true
+ *  one; a lane where |m| >= |a1| or m's sign differs from a0's had a quotient off by one (or an
+ *  infinity, a NaN, a zero divisor) and takes the C library's fmod; the result carries a0's
+ *  sign (fmod(-4, 2) is -0.0). Elsewhere the C library's function lane by lane. */
+std::string VectorFmodSource(const std::string& name, const std::string& vector_type,
+                             const std::string& mask_type, int bits, int lanes);
+
+}  // namespace codegen
+}  // namespace tessera
