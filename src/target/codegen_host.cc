@@ -1003,6 +1003,19 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
                                         {op->args[1]->dtype}, "tessera_tanhf(a0[i])", op->span);
       return name + "(" + PrintExpr(op->args[1]) + ")";
     }
+    if (op->args.size() == 2 && op->dtype.is_float() && op->dtype.bits() == 32 &&
+        !op->dtype.is_bfloat16() && op->args[1]->dtype == op->dtype) {
+      // atanf, acosf, acoshf: our polynomials, faster than libmvec's (vector_math.h)
+      auto kernels = VectorFloatMathKernels(fname->value);
+      if (!kernels.empty()) {
+        for (const auto& [kname, definition] : kernels) Helper(kname, definition);
+        const std::string& kname = kernels.back().first;
+        std::string vt = TypeName(op->dtype, op->span);
+        std::string name = LaneLoopHelper(kname + "_" + vt.substr(8), op->dtype, {op->dtype},
+                                          kname + "(a0[i])", op->span);
+        return name + "(" + PrintExpr(op->args[1]) + ")";
+      }
+    }
     std::vector<DataType> types;
     std::string lane = fname->value + "(", call;
     for (size_t i = 1; i < op->args.size(); ++i) {

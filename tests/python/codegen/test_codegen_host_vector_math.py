@@ -100,3 +100,67 @@ def test_fmod_odd_shapes(shape, dtype):
     out = np.empty_like(a)
     lib(a, b, out)
     np.testing.assert_array_equal(_bits(out), _bits(np.fmod(a, b)))
+
+
+def _ulp_error(got, x, np_fn):
+    """The largest error of `got` in ulps of the correctly rounded float32 result (computed in
+    float64), over the inputs whose result is finite and nonzero; NaN, infinities and zeros
+    (with their sign) must match it exactly."""
+    exact64 = np_fn(x.astype(np.float64))
+    exact = exact64.astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(exact))
+    ok = ~np.isnan(exact)
+    special = ok & (np.isinf(exact) | (exact == 0))
+    np.testing.assert_array_equal(_bits(got[special]), _bits(exact[special]))
+    ok &= ~special
+    np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(exact[ok]))
+    ulp = np.spacing(np.abs(exact[ok])).astype(np.float64)
+    return float(np.max(np.abs(got[ok].astype(np.float64) - exact64[ok]) / ulp))
+
+
+# (topi operator, numpy function, C library name, max ulp measured over every float32 input)
+_FLOAT32_KERNELS = [("atan", np.arctan, "atanf", 1.37), ("acos", np.arccos, "acosf", 1.25),
+                    ("acosh", np.arccosh, "acoshf", 2.2)]
+
+
+@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize("name,np_fn,fname,max_ulp", _FLOAT32_KERNELS)
+def test_float32_kernels_accuracy(name, np_fn, fname, max_ulp, target):
+    """A sample of every 1021st float32 bit pattern (all exponents, both signs, NaNs,
+    subnormals), the special values and the operator's usual domain."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([np.arange(0, 1 << 32, 1021, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                        _specials(np.float32), np.float32([1.0000001, 0.9999999, 4096, 4097, 0.5000001]),
+                        rng.uniform(-1.0, 1.0, 4096).astype(np.float32),
+                        rng.uniform(1.0, 1.1, 4096).astype(np.float32)])
+    x = np.concatenate([x, np.zeros(-x.size % 256, np.float32)]).reshape(-1, 256)
+    A = te.placeholder(x.shape, "float32", name="A")
+    lib = ts.build(te.create_prim_func([A, getattr(topi, name)(A)]), target=target)
+    code = lib.get_source()
+    assert f"tessera_{fname}(" in code
+    out = np.empty_like(x)
+    lib(x, out)
+    if target != "llvm":
+        max_ulp = 4.0  # x86 without AVX2: the C library's function (libmvec: within 4 ulp)
+    assert _ulp_error(out.ravel(), x.ravel(), np_fn) <= max_ulp + 0.01
+    # numpy's own float32 result within 1 + max_ulp ulps
+    want = np_fn(x)
+    fin = np.isfinite(want)
+    assert np.all(np.abs(out[fin] - want[fin]) <= (1 + max_ulp) * np.spacing(np.abs(want[fin])))
+
+
+@pytest.mark.parametrize("name,np_fn", [("atan", np.arctan), ("acos", np.arccos), ("acosh", np.arccosh)])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape", [(3, 1000), (7, 33), (1, 1)])
+def test_float32_kernels_odd_shapes(name, np_fn, dtype, shape):
+    """Tails and partial vectors; float16 computes in float32 (cast, kernel, cast back)."""
+    rng = np.random.default_rng(4)
+    lo, hi = (1.0, 20.0) if name == "acosh" else (-1.0, 1.0) if name == "acos" else (-50.0, 50.0)
+    x = rng.uniform(lo, hi, shape).astype(dtype)
+    A = te.placeholder(shape, dtype, name="A")
+    lib = ts.build(te.create_prim_func([A, getattr(topi, name)(A)]), target="llvm")
+    out = np.empty_like(x)
+    lib(x, out)
+    want = np_fn(x.astype(np.float64)).astype(dtype)
+    np.testing.assert_allclose(out.astype(np.float64), want.astype(np.float64),
+                               rtol=1e-3 if dtype == "float16" else 3e-7, atol=0)
