@@ -69,7 +69,7 @@ std::string VectorFmodSource(const std::string& name, const std::string& vector_
 //   f^3 p(f), f = m - 1, p of degree 7 (2^-27.4), k ln 2 in two parts. x < 1 and NaN give
 //   NaN, +inf gives +inf.
 // Every float32 input against the double-precision function rounded to float32: atan within
-// 1.37 ulp, acos 1.25, acosh 2.2 (tests/python/codegen/test_codegen_host_vector_math.py checks
+// 1.37 ulp, acos 1.28, acosh 2.2 (tests/python/codegen/test_codegen_host_vector_math.py checks
 // a sample and the special values). asinh through the same log1p (and a division and a square
 // root) measured no faster than numpy's (2.98 against 2.91 ms) and is left to the C library.
 const char* const k_tessera_atanf =
@@ -159,6 +159,96 @@ const char* const k_tessera_acoshf =
     "  return x == __builtin_inff() ? x : r;\n"
     "#endif\n"
     "}\n";
+
+// powf(x, y) of sixteen float32 lanes with AVX-512F (GCC's builtins; $N: name, $F: float32 x16,
+// $I: int32 x16). glibc's libmvec powf, which the lane loop of powf became, took 8.2 ms for
+// bench_topi's power (2048 x 2048, one thread of a Zen 4), numpy's (Intel SVML) 2.9; the same
+// algorithm in double precision, as glibc's scalar powf computes it, 6.5 ms (eight lanes of
+// double a vector). This one computes in float32, with the terms that need more precision
+// carried as pairs of floats:
+// - x = m 2^e, m in [3/4, 3/2) (vgetmantps, vgetexpps, e + 1 where m < 1); c = 1 / m to five
+//   fractional bits (vrcp14ps, vrndscaleps), so r = m c - 1 is exact (one fma; |r| < 0.024)
+//   and -log2(c) comes from a table of 23 entries in two vectors (one permute, vpermt2ps), as
+//   a part with 16 fractional bits (e + it is exact) and the rest.
+// - log2(1 + r) = r / ln 2 + r^2 q(r), q of degree 3 (truncation 2^-34); r / ln 2 as the
+//   rounded product and its exact error (fma). log2(x) = lh + ll by a Fast2Sum (|e + table|
+//   >= |r / ln 2| or zero).
+// - t = y log2(x) = y lh (clamped to +-200: 2^t over- or underflows beyond) + te, te = fma(y,
+//   lh, -t) + y ll; n = rint(t + te), f = (t - n) + te (t - n exact), 2^f by a polynomial of
+//   degree 7 (Taylor: 2^-27.5 on |f| <= 1/2), scaled by 2^n in one rounding (vscalefps, which
+//   gives subnormals, infinities and zeros as the exact result rounds).
+// Within 1.19 ulp of the correctly rounded result on every sample tried (the bench's data, x
+// over every exponent, subnormal x, x near 1 with |y| up to 1e5, results that overflow,
+// underflow or are subnormal; numpy's own powf differs from it by up to 1 ulp). Lanes with x
+// <= 0, x or y not finite (NaN, infinities, negative bases with integer exponents, zeros) take
+// the C library's powf, which has their special results; x = 1 gives exactly 1 (the table's
+// entry for c = 1 is 0, r = 0), y = 0 exactly 1.
+const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
+  const $F z = ($F){0};
+  const $F thi0 = {0.6076812744140625f, 0.5405731201171875f, 0.4764404296875f, 0.4150390625f, 0.35614013671875f, 0.299560546875f, 0.2451171875f, 0.1926422119140625f, 0.1420135498046875f, 0.093109130859375f, 0.045806884765625f, 0.0f, -0.0443878173828125f, -0.08746337890625f, -0.1292877197265625f, -0.169921875f};
+  const $F thi1 = {-0.2094573974609375f, -0.2479248046875f, -0.285400390625f, -0.321929931640625f, -0.3575592041015625f, -0.3923187255859375f, -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const $F tlo0 = {0x1.5db83ap-20f, -0x1.3e032ep-18f, -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f, -0x1.1c8f12p-22f, -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f, -0x1.acd89ap-19f, 0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f, -0x1.a39fbep-19f};
+  const $F tlo1 = {0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f, 0x1.e32630p-18f, 0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  /* x = m 2^k, m in [0.75, 1.5) */
+  $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);
+  $F m = __builtin_ia32_getmantps512_mask(x, 3, z, 0xffff, 4); /* [0.75, 1.5) */
+  e = e - ($F)(($I)(z - 1.0f) & (m < 1.0f));        /* e + 1 where m < 1 */
+  /* rc: 1 / m to 5 fractional bits (21/32 .. 43/32); r = m rc - 1 exactly */
+  $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58, z, 0xffff, 4);
+  $F r = m * rc - 1.0f;
+  $I j = __builtin_convertvector(rc * 32.0f, $I) - 21;
+  $F th = __builtin_shuffle(thi0, thi1, j);
+  $F tl = __builtin_shuffle(tlo0, tlo1, j);
+  /* log2(1 + r) = r c1 + r^2 q(r), c1 = 1 / ln 2 in two parts */
+  $F a = r * 1.44269502162933349609375f;
+  $F ae = __builtin_ia32_vfmaddps512_mask(r, z + 1.44269502162933349609375f, -a, 0xffff, 4);
+  $F q = r * 0.28853900817779268f - 0.36067376022224085f;
+  q = q * r + 0.48089834696298783f;
+  q = q * r - 0.72134752044448170f;
+  $F lo = (r * r) * q + (r * 1.925963033500167e-8f + (ae + tl));
+  $F h = e + th;               /* exact */
+  $F lh = h + a;               /* |h| >= |a| or h = 0 */
+  $F ll = ((h - lh) + a) + lo;
+  /* t = y log2(x) = th + tl */
+  $F t = y * lh;
+  t = __builtin_ia32_minps512_mask(t, z + 200.0f, z, 0xffff, 4);
+  t = __builtin_ia32_maxps512_mask(t, z - 200.0f, z, 0xffff, 4);
+  $F te = __builtin_ia32_vfmaddps512_mask(y, lh, -t, 0xffff, 4) + y * ll;
+  $F n = __builtin_ia32_rndscaleps_mask(t + te, 8, z, 0xffff, 4);
+  $F f = (t - n) + te;
+  f = __builtin_ia32_minps512_mask(f, z + 1.0f, z, 0xffff, 4);
+  f = __builtin_ia32_maxps512_mask(f, z - 1.0f, z, 0xffff, 4);
+  /* 2^f, |f| <= 1/2 + small */
+  $F p = f * 1.5252733804059840e-05f + 1.5403530393381608e-04f;
+  p = p * f + 1.3333558146428443e-03f;
+  p = p * f + 9.6181291076284772e-03f;
+  p = p * f + 5.5504108664821580e-02f;
+  p = p * f + 2.4022650695910071e-01f;
+  p = p * f + 6.9314718055994531e-01f;
+  p = p * f + 1.0f;
+  $F res = __builtin_ia32_scalefps512_mask(p, n, z, 0xffff, 4);
+  /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
+  unsigned bad = __builtin_ia32_cmpps512_mask(x, z, 0x1a, 0xffff, 4) |
+                 __builtin_ia32_cmpps512_mask(x, z + __builtin_inff(), 0x00, 0xffff, 4) |
+                 __builtin_ia32_cmpps512_mask(($F)(($I)y & 0x7fffffff), z + __builtin_inff(), 0x15, 0xffff, 4);
+  if (__builtin_expect(bad != 0, 0)) {
+    for (int i = 0; i < 16; ++i)
+      if (bad >> i & 1) res[i] = powf(x[i], y[i]);
+  }
+  return res;
+}
+)";
+
+std::string PowfAvx512Source(const std::string& name, const std::string& float16,
+                             const std::string& int16) {
+  std::string c = kPowfAvx512;
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"$N", name}, {"$F", float16}, {"$I", int16}}) {
+    for (size_t at = c.find(key); at != std::string::npos; at = c.find(key, at + value.size()))
+      c.replace(at, key.size(), value);
+  }
+  return c;
+}
 
 std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname) {
   if (fname == "atanf") return {{"tessera_atanf", k_tessera_atanf}};
