@@ -51,17 +51,20 @@ std::string VectorFmodSource(const std::string& name, const std::string& vector_
   return os.str();
 }
 
-// The float32 kernels of VectorFloatMathKernels. numpy's float32 atan, acos and acosh on an
-// AVX-512 host are Intel SVML's; the C library's (libmvec's vector variants) were slower
-// (bench_topi --all, 2048 x 2048, one thread of a Zen 4, thread CPU time: atan 1.74 ms, acos
-// 2.33, acosh 3.20 against numpy's 1.69, 1.67, 2.56). Each is a polynomial fitted here for this
-// use (a least-squares fit reweighted towards the minimax one), evaluated in float32 with the
-// argument reduced without branches, so that the lane loops become vector code:
+// The float32 kernels of VectorFloatMathKernels. numpy's float32 atan, acos, asin and acosh on
+// an AVX-512 host are Intel SVML's; the C library's (libmvec's vector variants) were slower or
+// level (bench_topi --all, 2048 x 2048, one thread of a Zen 4, thread CPU time: atan 1.74 ms,
+// acos 2.33, asin 1.56, acosh 3.20 against numpy's 1.69, 1.67, 1.62, 2.56). Each is a
+// polynomial fitted here for this use (a least-squares fit reweighted towards the minimax one),
+// evaluated in float32 with the argument reduced without branches, so that the lane loops become
+// vector code:
 // - atan(x): u = |x| or 1 / |x| (|x| > 1), atan(u) = u + u z p(z), z = u^2, p of degree 8
 //   (relative error 2^-28.5 on [0, 1]); pi/2 - atan(u) with pi/2 in two parts; x's sign.
 // - acos(x): asin(u) = u + u z p(z), p of degree 4 (2^-27.6 on z in [0, 1/4]); |x| <= 1/2:
 //   pi/2 - asin(x); else u = sqrt((1 - |x|) / 2), acos(|x|) = 2 asin(u), pi - 2 asin(u) for
 //   x < 0 (pi and pi/2 in two parts). NaN and |x| > 1 give NaN through the square root.
+// - asin(x): the same asin(u); |x| <= 1/2: asin(u), u = |x|; else 2 (pi/4 - asin(u)), u =
+//   sqrt((1 - |x|) / 2) (pi/4 in two parts; pi/4 - asin(u) is exact); x's sign.
 // - acosh(x) = log1p(t + sqrt(t^2 + 2t)), t = x - 1 exact, t^2 + 2t rounded once (fma);
 //   above 4096, log1p(t) + ln 2 (the rest is below 2^-25 relative). log1p(v): y = 1 + v,
 //   the rounding error c = v - (y - 1) divided by y (~ (2 - m) 2^-k, m in [sqrt(1/2),
@@ -69,9 +72,9 @@ std::string VectorFmodSource(const std::string& name, const std::string& vector_
 //   f^3 p(f), f = m - 1, p of degree 7 (2^-27.4), k ln 2 in two parts. x < 1 and NaN give
 //   NaN, +inf gives +inf.
 // Every float32 input against the double-precision function rounded to float32: atan within
-// 1.37 ulp, acos 1.28, acosh 2.2 (tests/python/codegen/test_codegen_host_vector_math.py checks
-// a sample and the special values). asinh through the same log1p (and a division and a square
-// root) measured no faster than numpy's (2.98 against 2.91 ms) and is left to the C library.
+// 1.37 ulp, acos 1.28, asin 1.86, acosh 2.21 (tests/python/codegen/test_codegen_host_vector_math.py
+// checks a sample and the special values). asinh through the same log1p (and a division and a
+// square root) measured no faster than numpy's (2.98 against 2.91 ms) and is left to the C library.
 const char* const k_tessera_atanf =
     "static inline float tessera_atanf(float x) {\n"
     "#if defined(__x86_64__) && !defined(__AVX2__)\n"
@@ -114,6 +117,26 @@ const char* const k_tessera_acosf =
     "* q;\n"
     "  return small ? (1.57079637050628662f - __builtin_copysignf(q, x)) + "
     "-4.37113900018624283e-8f : big;\n"
+    "#endif\n"
+    "}\n";
+
+const char* const k_tessera_asinf =
+    "static inline float tessera_asinf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return asinf(x);\n"
+    "#else\n"
+    "  float a = __builtin_fabsf(x);\n"
+    "  int small = a <= 0.5f;\n"
+    "  float z = small ? a * a : 0.5f - 0.5f * a;\n"
+    "  float u = small ? a : __builtin_sqrtf(z);\n"
+    "  float p = 0.04216625913977623f;\n"
+    "  p = p * z + 0.02417954057455063f;\n"
+    "  p = p * z + 0.04547037184238434f;\n"
+    "  p = p * z + 0.07495297491550446f;\n"
+    "  p = p * z + 0.16666752099990845f;\n"
+    "  float q = (u * z) * p + u; /* asin(u) */\n"
+    "  float r = small ? q : 2.0f * ((0.785398185253143311f - q) + -2.18556950009312142e-8f);\n"
+    "  return __builtin_copysignf(r, x);\n"
     "#endif\n"
     "}\n";
 
@@ -185,17 +208,32 @@ const char* const k_tessera_acoshf =
 // entry for c = 1 is 0, r = 0), y = 0 exactly 1.
 const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   const $F z = ($F){0};
-  const $F thi0 = {0.6076812744140625f, 0.5405731201171875f, 0.4764404296875f, 0.4150390625f, 0.35614013671875f, 0.299560546875f, 0.2451171875f, 0.1926422119140625f, 0.1420135498046875f, 0.093109130859375f, 0.045806884765625f, 0.0f, -0.0443878173828125f, -0.08746337890625f, -0.1292877197265625f, -0.169921875f};
-  const $F thi1 = {-0.2094573974609375f, -0.2479248046875f, -0.285400390625f, -0.321929931640625f, -0.3575592041015625f, -0.3923187255859375f, -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  const $F tlo0 = {0x1.5db83ap-20f, -0x1.3e032ep-18f, -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f, -0x1.1c8f12p-22f, -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f, -0x1.acd89ap-19f, 0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f, -0x1.a39fbep-19f};
-  const $F tlo1 = {0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f, 0x1.e32630p-18f, 0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  /* x = m 2^k, m in [0.75, 1.5) */
+  /* -log2(c), c = (21 + j) / 32: a part with 16 fractional bits and the rest */
+  const $F thi0 = {
+      0.6076812744140625f, 0.5405731201171875f, 0.4764404296875f, 0.4150390625f,
+      0.35614013671875f, 0.299560546875f, 0.2451171875f, 0.1926422119140625f, 0.1420135498046875f,
+      0.093109130859375f, 0.045806884765625f, 0.0f, -0.0443878173828125f, -0.08746337890625f,
+      -0.1292877197265625f, -0.169921875f};
+  const $F thi1 = {
+      -0.2094573974609375f, -0.2479248046875f, -0.285400390625f, -0.321929931640625f,
+      -0.3575592041015625f, -0.3923187255859375f, -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+      0.0f, 0.0f, 0.0f, 0.0f};
+  const $F tlo0 = {
+      0x1.5db83ap-20f, -0x1.3e032ep-18f, -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f,
+      -0x1.1c8f12p-22f, -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f,
+      -0x1.acd89ap-19f, 0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f,
+      -0x1.a39fbep-19f};
+  const $F tlo1 = {
+      0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f, 0x1.e32630p-18f,
+      0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  /* x = m 2^e, m in [0.75, 1.5) */
   $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);
   $F m = __builtin_ia32_getmantps512_mask(x, 3, z, 0xffff, 4); /* [0.75, 1.5) */
   e = e - ($F)(($I)(z - 1.0f) & (m < 1.0f));        /* e + 1 where m < 1 */
   /* rc: 1 / m to 5 fractional bits (21/32 .. 43/32); r = m rc - 1 exactly */
-  $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58, z, 0xffff, 4);
-  $F r = m * rc - 1.0f;
+  $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58,
+                                         z, 0xffff, 4);
+  $F r = __builtin_ia32_vfmaddps512_mask(m, rc, z - 1.0f, 0xffff, 4);
   $I j = __builtin_convertvector(rc * 32.0f, $I) - 21;
   $F th = __builtin_shuffle(thi0, thi1, j);
   $F tl = __builtin_shuffle(tlo0, tlo1, j);
@@ -209,7 +247,7 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   $F h = e + th;               /* exact */
   $F lh = h + a;               /* |h| >= |a| or h = 0 */
   $F ll = ((h - lh) + a) + lo;
-  /* t = y log2(x) = th + tl */
+  /* t + te = y log2(x) */
   $F t = y * lh;
   t = __builtin_ia32_minps512_mask(t, z + 200.0f, z, 0xffff, 4);
   t = __builtin_ia32_maxps512_mask(t, z - 200.0f, z, 0xffff, 4);
@@ -230,7 +268,8 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
   unsigned bad = __builtin_ia32_cmpps512_mask(x, z, 0x1a, 0xffff, 4) |
                  __builtin_ia32_cmpps512_mask(x, z + __builtin_inff(), 0x00, 0xffff, 4) |
-                 __builtin_ia32_cmpps512_mask(($F)(($I)y & 0x7fffffff), z + __builtin_inff(), 0x15, 0xffff, 4);
+                 __builtin_ia32_cmpps512_mask(($F)(($I)y & 0x7fffffff), z + __builtin_inff(), 0x15,
+                                              0xffff, 4);
   if (__builtin_expect(bad != 0, 0)) {
     for (int i = 0; i < 16; ++i)
       if (bad >> i & 1) res[i] = powf(x[i], y[i]);
@@ -253,6 +292,7 @@ std::string PowfAvx512Source(const std::string& name, const std::string& float16
 std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname) {
   if (fname == "atanf") return {{"tessera_atanf", k_tessera_atanf}};
   if (fname == "acosf") return {{"tessera_acosf", k_tessera_acosf}};
+  if (fname == "asinf") return {{"tessera_asinf", k_tessera_asinf}};
   if (fname == "acoshf")
     return {{"tessera_log1pf_nonneg", k_tessera_log1pf_nonneg},
             {"tessera_acoshf", k_tessera_acoshf}};

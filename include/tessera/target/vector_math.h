@@ -21,12 +21,12 @@ namespace codegen {
 std::string VectorFmodSource(const std::string& name, const std::string& vector_type,
                              const std::string& mask_type, int bits, int lanes);
 
-/*! \brief For the float32 C library functions "atanf", "acosf" and "acoshf": the C definitions of
- *  `static inline float tessera_<fname>(float)` (and of the functions it calls, in order, each
- *  as {name, definition}) whose lane loops the C compiler vectorizes: branch-free polynomials
- *  within 2.2 ulp of the correctly rounded result over every float32 input, NaN, infinities
- *  and signed zeros as the C library's. Empty for other names. On x86 without AVX2 they call
- *  the C library's function. */
+/*! \brief For the float32 C library functions "atanf", "acosf", "asinf" and "acoshf": the C
+ * definitions of `static inline float tessera_<fname>(float)` (and of the functions it calls, in
+ * order, each as {name, definition}) whose lane loops the C compiler vectorizes: branch-free
+ * polynomials within 2.2 ulp of the correctly rounded result over every float32 input, NaN,
+ * infinities and signed zeros as the C library's. Empty for other names. On x86 without AVX2 they
+ * call the C library's function. */
 std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname);
 
 /*! \brief The C definition of `static inline F name(F x, F y)`, F = `float16` (a vector type of

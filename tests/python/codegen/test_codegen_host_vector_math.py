@@ -120,7 +120,7 @@ def _ulp_error(got, x, np_fn):
 
 # (topi operator, numpy function, C library name, max ulp measured over every float32 input)
 _FLOAT32_KERNELS = [("atan", np.arctan, "atanf", 1.37), ("acos", np.arccos, "acosf", 1.28),
-                    ("acosh", np.arccosh, "acoshf", 2.2)]
+                    ("asin", np.arcsin, "asinf", 1.86), ("acosh", np.arccosh, "acoshf", 2.21)]
 
 
 @pytest.mark.parametrize("target", _TARGETS)
@@ -143,19 +143,20 @@ def test_float32_kernels_accuracy(name, np_fn, fname, max_ulp, target):
     if target != "llvm":
         max_ulp = 4.0  # x86 without AVX2: the C library's function (libmvec: within 4 ulp)
     assert _ulp_error(out.ravel(), x.ravel(), np_fn) <= max_ulp + 0.01
-    # numpy's own float32 result within 1 + max_ulp ulps
+    # numpy's own float32 result (Intel SVML's on AVX-512 hosts, itself up to ~1.5 ulp off)
     want = np_fn(x)
     fin = np.isfinite(want)
-    assert np.all(np.abs(out[fin] - want[fin]) <= (1 + max_ulp) * np.spacing(np.abs(want[fin])))
+    assert np.all(np.abs(out[fin] - want[fin]) <= (2 + max_ulp) * np.spacing(np.abs(want[fin])))
 
 
-@pytest.mark.parametrize("name,np_fn", [("atan", np.arctan), ("acos", np.arccos), ("acosh", np.arccosh)])
+@pytest.mark.parametrize("name,np_fn", [("atan", np.arctan), ("acos", np.arccos),
+                                        ("asin", np.arcsin), ("acosh", np.arccosh)])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("shape", [(3, 1000), (7, 33), (1, 1)])
 def test_float32_kernels_odd_shapes(name, np_fn, dtype, shape):
     """Tails and partial vectors; float16 computes in float32 (cast, kernel, cast back)."""
     rng = np.random.default_rng(4)
-    lo, hi = (1.0, 20.0) if name == "acosh" else (-1.0, 1.0) if name == "acos" else (-50.0, 50.0)
+    lo, hi = {"acosh": (1.0, 20.0), "acos": (-1.0, 1.0), "asin": (-1.0, 1.0)}.get(name, (-50.0, 50.0))
     x = rng.uniform(lo, hi, shape).astype(dtype)
     A = te.placeholder(shape, dtype, name="A")
     lib = ts.build(te.create_prim_func([A, getattr(topi, name)(A)]), target="llvm")
