@@ -1003,32 +1003,36 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
                                         {op->args[1]->dtype}, "tessera_tanhf(a0[i])", op->span);
       return name + "(" + PrintExpr(op->args[1]) + ")";
     }
-    if (fname->value == "powf" && op->args.size() == 3 && op->dtype.is_float() &&
-        op->dtype.bits() == 32 && !op->dtype.is_bfloat16() && op->dtype.lanes() % 16 == 0 &&
-        op->args[1]->dtype == op->dtype && op->args[2]->dtype == op->dtype) {
-      // powf by sixteen lanes with AVX-512F (vector_math.h), the lane loop of powf elsewhere.
+    if ((fname->value == "powf" || fname->value == "pow") && op->args.size() == 3 &&
+        op->dtype.is_float() && !op->dtype.is_bfloat16() &&
+        op->dtype.bits() == (fname->value == "powf" ? 32 : 64) &&
+        op->dtype.lanes() % (512 / op->dtype.bits()) == 0 && op->args[1]->dtype == op->dtype &&
+        op->args[2]->dtype == op->dtype) {
+      // powf / pow by 512-bit vectors with AVX-512F (vector_math.h), the lane loop elsewhere.
+      int bits = op->dtype.bits(), per = 512 / bits, lanes = op->dtype.lanes();
       std::string vt = TypeName(op->dtype, op->span);
-      std::string name = "tessera_powf_" + vt.substr(8);
+      std::string name = "tessera_" + fname->value + "_" + vt.substr(8);
       if (!helper_names_.count(name)) {
-        std::string f16 = TypeName(DataType::Float(32, 16), op->span);
-        std::string kernel = "tessera_powf_avx512";
+        std::string fv = TypeName(DataType::Float(bits, per), op->span);
+        std::string kernel = "tessera_" + fname->value + "_avx512";
         std::string guard =
             "#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)\n";
         Helper(kernel,
-               guard + PowfAvx512Source(kernel, f16, TypeName(DataType::Int(32, 16), op->span)) +
+               guard +
+                   PowAvx512Source(bits, kernel, fv, TypeName(DataType::Int(bits, per), op->span)) +
                    "#endif\n");
-        int lanes = op->dtype.lanes();
         std::ostringstream os;
         os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
            << "  " << vt << " r;\n"
-           << guard << "  for (int k = 0; k < " << lanes / 16 << "; ++k) {\n"
-           << "    " << f16 << " x, y, p;\n"
+           << guard << "  for (int k = 0; k < " << lanes / per << "; ++k) {\n"
+           << "    " << fv << " x, y, p;\n"
            << "    memcpy(&x, (const char*)&a0 + 64 * k, 64);\n"
            << "    memcpy(&y, (const char*)&a1 + 64 * k, 64);\n"
            << "    p = " << kernel << "(x, y);\n"
            << "    memcpy((char*)&r + 64 * k, &p, 64);\n"
            << "  }\n#else\n"
-           << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = powf(a0[i], a1[i]);\n"
+           << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << fname->value
+           << "(a0[i], a1[i]);\n"
            << "#endif\n  return r;\n}\n";
         Helper(name, os.str());
       }

@@ -29,12 +29,13 @@ std::string VectorFmodSource(const std::string& name, const std::string& vector_
  * call the C library's function. */
 std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname);
 
-/*! \brief The C definition of `static inline F name(F x, F y)`, F = `float16` (a vector type of
- *  sixteen float32 lanes; `int16` one of sixteen int32): powf of each lane pair with AVX-512F
- *  instructions (GCC's builtins: only for GCC with __AVX512F__), within 1.2 ulp of the correctly
- *  rounded result; lanes with special operands (x <= 0, NaN, infinities) call powf. */
-std::string PowfAvx512Source(const std::string& name, const std::string& float16,
-                             const std::string& int16);
+/*! \brief The C definition of `static inline F name(F x, F y)`, F = `float_type` (a vector type
+ *  of 512 bits of floats of `bits` 32 or 64; `int_type` the integers of that width): powf /
+ *  pow of each lane pair with AVX-512F instructions (GCC's builtins: only for GCC with
+ *  __AVX512F__), within about 1 ulp of the correctly rounded result; lanes with special
+ *  operands (x <= 0, NaN, infinities) call the C library's function. */
+std::string PowAvx512Source(int bits, const std::string& name, const std::string& float_type,
+                            const std::string& int_type);
 
 }  // namespace codegen
 }  // namespace tessera
