@@ -191,8 +191,9 @@ const char* const k_tessera_acoshf =
 // carried as pairs of floats:
 // - x = m 2^e, m in [3/4, 3/2) (vgetmantps, vgetexpps, e + 1 where m < 1); c = 1 / m to five
 //   fractional bits (vrcp14ps, vrndscaleps), so r = m c - 1 is exact (one fma; |r| < 0.024)
-//   and -log2(c) comes from a table of 23 entries in two vectors (one permute, vpermt2ps), as
-//   a part with 16 fractional bits (e + it is exact) and the rest.
+//   and -log2(c) comes from a table of 23 entries in two vectors, indexed by the low bits of
+//   2^23 + 32 c (one permute, vpermt2ps), as a part with 16 fractional bits (e + it is exact)
+//   and the rest.
 // - log2(1 + r) = r / ln 2 + r^2 q(r), q of degree 3 (truncation 2^-34); r / ln 2 as the
 //   rounded product and its exact error (fma). log2(x) = lh + ll by a Fast2Sum (|e + table|
 //   >= |r / ln 2| or zero).
@@ -208,24 +209,22 @@ const char* const k_tessera_acoshf =
 // entry for c = 1 is 0, r = 0), y = 0 exactly 1.
 const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   const $F z = ($F){0};
-  /* -log2(c), c = (21 + j) / 32: a part with 16 fractional bits and the rest */
-  const $F thi0 = {
-      0.6076812744140625f, 0.5405731201171875f, 0.4764404296875f, 0.4150390625f,
-      0.35614013671875f, 0.299560546875f, 0.2451171875f, 0.1926422119140625f, 0.1420135498046875f,
-      0.093109130859375f, 0.045806884765625f, 0.0f, -0.0443878173828125f, -0.08746337890625f,
-      -0.1292877197265625f, -0.169921875f};
-  const $F thi1 = {
-      -0.2094573974609375f, -0.2479248046875f, -0.285400390625f, -0.321929931640625f,
-      -0.3575592041015625f, -0.3923187255859375f, -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
-      0.0f, 0.0f, 0.0f, 0.0f};
-  const $F tlo0 = {
-      0x1.5db83ap-20f, -0x1.3e032ep-18f, -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f,
-      -0x1.1c8f12p-22f, -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f,
-      -0x1.acd89ap-19f, 0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f,
-      -0x1.a39fbep-19f};
-  const $F tlo1 = {
-      0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f, 0x1.e32630p-18f,
-      0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  /* -log2(c) at 32 c mod 32, c = 21/32 .. 43/32: a part with 16 fractional bits and the rest */
+  const $F thi0 = {0.0f, -0.0443878173828125f, -0.08746337890625f, -0.1292877197265625f,
+                   -0.169921875f, -0.2094573974609375f, -0.2479248046875f, -0.285400390625f,
+                   -0.321929931640625f, -0.3575592041015625f, -0.3923187255859375f,
+                   -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const $F thi1 = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.6076812744140625f, 0.5405731201171875f,
+                   0.4764404296875f, 0.4150390625f, 0.35614013671875f, 0.299560546875f,
+                   0.2451171875f, 0.1926422119140625f, 0.1420135498046875f, 0.093109130859375f,
+                   0.045806884765625f};
+  const $F tlo0 = {0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f, -0x1.a39fbep-19f,
+                   0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f,
+                   0x1.e32630p-18f, 0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const $F tlo1 = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.5db83ap-20f, -0x1.3e032ep-18f,
+                   -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f, -0x1.1c8f12p-22f,
+                   -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f,
+                   -0x1.acd89ap-19f};
   /* x = m 2^e, m in [0.75, 1.5) */
   $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);
   $F m = __builtin_ia32_getmantps512_mask(x, 3, z, 0xffff, 4); /* [0.75, 1.5) */
@@ -234,7 +233,7 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58,
                                          z, 0xffff, 4);
   $F r = __builtin_ia32_vfmaddps512_mask(m, rc, z - 1.0f, 0xffff, 4);
-  $I j = __builtin_convertvector(rc * 32.0f, $I) - 21;
+  $I j = ($I)(rc * 32.0f + 0x1p23f); /* 32 c in the low five bits, all vpermt2ps reads */
   $F th = __builtin_shuffle(thi0, thi1, j);
   $F tl = __builtin_shuffle(tlo0, tlo1, j);
   /* log2(1 + r) = r c1 + r^2 q(r), c1 = 1 / ln 2 in two parts */
