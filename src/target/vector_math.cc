@@ -72,7 +72,7 @@ std::string VectorFmodSource(const std::string& name, const std::string& vector_
 //   f^3 p(f), f = m - 1, p of degree 7 (2^-27.4), k ln 2 in two parts. x < 1 and NaN give
 //   NaN, +inf gives +inf.
 // Every float32 input against the double-precision function rounded to float32: atan within
-// 1.37 ulp, acos 1.28, asin 1.86, acosh 2.21 (tests/python/codegen/test_codegen_host_vector_math.py
+// 1.37 ulp, acos 1.28, asin 1.9, acosh 2.21 (tests/python/codegen/test_codegen_host_vector_math.py
 // checks a sample and the special values). asinh through the same log1p (and a division and a
 // square root) measured no faster than numpy's (2.98 against 2.91 ms) and is left to the C library.
 const char* const k_tessera_atanf =

@@ -120,7 +120,7 @@ def _ulp_error(got, x, np_fn):
 
 # (topi operator, numpy function, C library name, max ulp measured over every float32 input)
 _FLOAT32_KERNELS = [("atan", np.arctan, "atanf", 1.37), ("acos", np.arccos, "acosf", 1.28),
-                    ("asin", np.arcsin, "asinf", 1.86), ("acosh", np.arccosh, "acoshf", 2.21)]
+                    ("asin", np.arcsin, "asinf", 1.9), ("acosh", np.arccosh, "acoshf", 2.21)]
 
 
 @pytest.mark.parametrize("target", _TARGETS)
