@@ -1011,7 +1011,8 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
       // powf / pow by 512-bit vectors with AVX-512F (vector_math.h), the lane loop elsewhere.
       int bits = op->dtype.bits(), per = 512 / bits, lanes = op->dtype.lanes();
       std::string vt = TypeName(op->dtype, op->span);
-      std::string name = "tessera_" + fname->value + "_" + vt.substr(8);
+      // (not the lane loop helper's name, which a call with a scalar exponent may take)
+      std::string name = "tessera_" + fname->value + "_avx512_" + vt.substr(8);
       if (!helper_names_.count(name)) {
         std::string fv = TypeName(DataType::Float(bits, per), op->span);
         std::string kernel = "tessera_" + fname->value + "_avx512";
