@@ -18,6 +18,7 @@
 #include "tessera/target/arg_extreme.h"
 #include "tessera/target/micro_kernel.h"
 #include "tessera/target/sort_rows.h"
+#include "tessera/target/vector_math.h"
 
 namespace tessera {
 namespace codegen {
@@ -541,6 +542,14 @@ std::string CodeGenHost::PrintVectorBinary(const BinaryNode* op) {
     case NodeKind::kDiv:
       return "(" + a + " / " + b + ")";
     case NodeKind::kMod:
+      if (t.is_float() && (t.bits() == 32 || t.bits() == 64) && !t.is_bfloat16()) {
+        // C's fmod from a vector quotient (vector_math.h); the C library's for what it rejects.
+        std::string name = "tessera_fmod_" + vt.substr(8);
+        Helper(name,
+               VectorFmodSource(name, vt, TypeName(DataType::Int(t.bits(), t.lanes()), op->span),
+                                t.bits(), t.lanes()));
+        return name + "(" + a + ", " + b + ")";
+      }
       if (t.is_float())
         return lanewise("fmod", t.bits() == 32 ? "fmodf(a0[i], a1[i])" : "fmod(a0[i], a1[i])");
       return "(" + a + " % " + b + ")";
@@ -1119,6 +1128,55 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
       std::string name = LaneLoopHelper("tessera_tanhf_" + vt.substr(8), op->dtype,
                                         {op->args[1]->dtype}, "tessera_tanhf(a0[i])", op->span);
       return name + "(" + PrintExpr(op->args[1]) + ")";
+    }
+    if ((fname->value == "powf" || fname->value == "pow") && op->args.size() == 3 &&
+        op->dtype.is_float() && !op->dtype.is_bfloat16() &&
+        op->dtype.bits() == (fname->value == "powf" ? 32 : 64) &&
+        op->dtype.lanes() % (512 / op->dtype.bits()) == 0 && op->args[1]->dtype == op->dtype &&
+        op->args[2]->dtype == op->dtype) {
+      // powf / pow by 512-bit vectors with AVX-512F (vector_math.h), the lane loop elsewhere.
+      int bits = op->dtype.bits(), per = 512 / bits, lanes = op->dtype.lanes();
+      std::string vt = TypeName(op->dtype, op->span);
+      // (not the lane loop helper's name, which a call with a scalar exponent may take)
+      std::string name = "tessera_" + fname->value + "_avx512_" + vt.substr(8);
+      if (!helper_names_.count(name)) {
+        std::string fv = TypeName(DataType::Float(bits, per), op->span);
+        std::string kernel = "tessera_" + fname->value + "_avx512";
+        std::string guard =
+            "#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)\n";
+        Helper(kernel,
+               guard +
+                   PowAvx512Source(bits, kernel, fv, TypeName(DataType::Int(bits, per), op->span)) +
+                   "#endif\n");
+        std::ostringstream os;
+        os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
+           << "  " << vt << " r;\n"
+           << guard << "  for (int k = 0; k < " << lanes / per << "; ++k) {\n"
+           << "    " << fv << " x, y, p;\n"
+           << "    memcpy(&x, (const char*)&a0 + 64 * k, 64);\n"
+           << "    memcpy(&y, (const char*)&a1 + 64 * k, 64);\n"
+           << "    p = " << kernel << "(x, y);\n"
+           << "    memcpy((char*)&r + 64 * k, &p, 64);\n"
+           << "  }\n#else\n"
+           << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << fname->value
+           << "(a0[i], a1[i]);\n"
+           << "#endif\n  return r;\n}\n";
+        Helper(name, os.str());
+      }
+      return name + "(" + PrintExpr(op->args[1]) + ", " + PrintExpr(op->args[2]) + ")";
+    }
+    if (op->args.size() == 2 && op->dtype.is_float() && op->dtype.bits() == 32 &&
+        !op->dtype.is_bfloat16() && op->args[1]->dtype == op->dtype) {
+      // atanf, acosf, acoshf: our polynomials, faster than libmvec's (vector_math.h)
+      auto kernels = VectorFloatMathKernels(fname->value);
+      if (!kernels.empty()) {
+        for (const auto& [kname, definition] : kernels) Helper(kname, definition);
+        const std::string& kname = kernels.back().first;
+        std::string vt = TypeName(op->dtype, op->span);
+        std::string name = LaneLoopHelper(kname + "_" + vt.substr(8), op->dtype, {op->dtype},
+                                          kname + "(a0[i])", op->span);
+        return name + "(" + PrintExpr(op->args[1]) + ")";
+      }
     }
     std::vector<DataType> types;
     std::string lane = fname->value + "(", call;

@@ -1,0 +1,401 @@
+// Vector math kernels of the host C code generator (see tessera/target/vector_math.h).
+#include "tessera/target/vector_math.h"
+
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+namespace codegen {
+
+// Why fmod is computed from a quotient: C's fmod (glibc's, and numpy's np.fmod, which calls it)
+// is a scalar loop over the bits of the operands, about 20 ns an element on a Zen 4 (bench_topi
+// mod, 2048 x 2048 float32, one thread: 21 ms, numpy 19 ms). A vector division, a truncation and
+// one fused multiply-add give the remainder for every lane whose rounded quotient truncates to
+// the true one: then a0 - q * a1 is the remainder, which is representable, so the fma's single
+// rounding is exact. A quotient off by k != 0 leaves a0 - q * a1 outside [0, |a1|) on a0's
+// side (beyond |a1|, or of the other sign), and rounding keeps it there (0 and |a1| are
+// representable, and the value, a nonzero multiple of the operands' least unit, does not
+// round to zero); so the test below certifies every lane it keeps. Such lanes, and infinities,
+// NaNs and zero divisors (their m is a NaN or infinite), go to the C library.
+std::string VectorFmodSource(const std::string& name, const std::string& vector_type,
+                             const std::string& mask_type, int bits, int lanes) {
+  std::string f = bits == 32 ? "f" : "";
+  std::string t = bits == 32 ? "float" : "double";
+  std::string n = std::to_string(lanes);
+  std::ostringstream os;
+  os << "static inline " << vector_type << " " << name << "(" << vector_type << " a0, "
+     << vector_type << " a1) {\n"
+     << "  " << vector_type << " r;\n"
+     << "#if defined(__FP_FAST_FMA" << (bits == 32 ? "F" : "") << ")\n"
+     << "  " << mask_type << " bad;\n"
+     << "  for (int i = 0; i < " << n << "; ++i) {\n"
+     << "    " << t << " m = __builtin_fma" << f << "(-__builtin_trunc" << f
+     << "(a0[i] / a1[i]), a1[i], a0[i]);\n"
+     << "    r[i] = __builtin_copysign" << f << "(m, a0[i]);\n"
+     << "    bad[i] = !(__builtin_fabs" << f << "(m) < __builtin_fabs" << f
+     << "(a1[i])) | (m != r[i]);\n"
+     << "  }\n"
+     << "  int any = 0;\n"
+     << "  for (int i = 0; i < " << n << "; ++i) any |= bad[i] != 0;\n"
+     << "  if (__builtin_expect(any, 0)) {\n"
+     << "    for (int i = 0; i < " << n << "; ++i)\n"
+     << "      if (bad[i]) r[i] = fmod" << f << "(a0[i], a1[i]);\n"
+     << "  }\n"
+     << "#else\n"
+     << "  for (int i = 0; i < " << n << "; ++i) r[i] = fmod" << f << "(a0[i], a1[i]);\n"
+     << "#endif\n"
+     << "  return r;\n"
+     << "}\n";
+  return os.str();
+}
+
+// The float32 kernels of VectorFloatMathKernels. numpy's float32 atan, acos, asin and acosh on
+// an AVX-512 host are Intel SVML's; the C library's (libmvec's vector variants) were slower or
+// level (bench_topi --all, 2048 x 2048, one thread of a Zen 4, thread CPU time: atan 1.74 ms,
+// acos 2.33, asin 1.56, acosh 3.20 against numpy's 1.69, 1.67, 1.62, 2.56). Each is a
+// polynomial fitted here for this use (a least-squares fit reweighted towards the minimax one),
+// evaluated in float32 with the argument reduced without branches, so that the lane loops become
+// vector code:
+// - atan(x): u = |x| or 1 / |x| (|x| > 1), atan(u) = u + u z p(z), z = u^2, p of degree 8
+//   (relative error 2^-28.5 on [0, 1]); pi/2 - atan(u) with pi/2 in two parts; x's sign.
+// - acos(x): asin(u) = u + u z p(z), p of degree 4 (2^-27.6 on z in [0, 1/4]); |x| <= 1/2:
+//   pi/2 - asin(x); else u = sqrt((1 - |x|) / 2), acos(|x|) = 2 asin(u), pi - 2 asin(u) for
+//   x < 0 (pi and pi/2 in two parts). NaN and |x| > 1 give NaN through the square root.
+// - asin(x): the same asin(u); |x| <= 1/2: asin(u), u = |x|; else 2 (pi/4 - asin(u)), u =
+//   sqrt((1 - |x|) / 2) (pi/4 in two parts; pi/4 - asin(u) is exact); x's sign.
+// - acosh(x) = log1p(t + sqrt(t^2 + 2t)), t = x - 1 exact, t^2 + 2t rounded once (fma);
+//   above 4096, log1p(t) + ln 2 (the rest is below 2^-25 relative). log1p(v): y = 1 + v,
+//   the rounding error c = v - (y - 1) divided by y (~ (2 - m) 2^-k, m in [sqrt(1/2),
+//   sqrt(2)) the mantissa of y = m 2^k, enough for a correction), log(m) = f - f^2 / 2 +
+//   f^3 p(f), f = m - 1, p of degree 7 (2^-27.4), k ln 2 in two parts. x < 1 and NaN give
+//   NaN, +inf gives +inf.
+// Every float32 input against the double-precision function rounded to float32: atan within
+// 1.37 ulp, acos 1.28, asin 1.9, acosh 2.21 (tests/python/codegen/test_codegen_host_vector_math.py
+// checks a sample and the special values). asinh through the same log1p (and a division and a
+// square root) measured no faster than numpy's (2.98 against 2.91 ms) and is left to the C library.
+const char* const k_tessera_atanf =
+    "static inline float tessera_atanf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return atanf(x);\n"
+    "#else\n"
+    "  float a = __builtin_fabsf(x);\n"
+    "  float u = a > 1.0f ? 1.0f / a : a;\n"
+    "  float z = u * u;\n"
+    "  float p = -0.0017935085343196988f;\n"
+    "  p = p * z + 0.010914098471403122f;\n"
+    "  p = p * z + -0.031176898628473282f;\n"
+    "  p = p * z + 0.05795663967728615f;\n"
+    "  p = p * z + -0.08403394371271133f;\n"
+    "  p = p * z + 0.10952166467905045f;\n"
+    "  p = p * z + -0.14264237880706787f;\n"
+    "  p = p * z + 0.19998547434806824f;\n"
+    "  p = p * z + -0.33333298563957214f;\n"
+    "  float r = (u * z) * p + u;\n"
+    "  r = a > 1.0f ? (1.57079637050628662f - r) + -4.37113900018624283e-8f : r;\n"
+    "  return __builtin_copysignf(r, x);\n"
+    "#endif\n"
+    "}\n";
+
+const char* const k_tessera_acosf =
+    "static inline float tessera_acosf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return acosf(x);\n"
+    "#else\n"
+    "  float a = __builtin_fabsf(x);\n"
+    "  int small = a <= 0.5f;\n"
+    "  float z = small ? a * a : 0.5f - 0.5f * a;\n"
+    "  float u = small ? a : __builtin_sqrtf(z);\n"
+    "  float p = 0.04216625913977623f;\n"
+    "  p = p * z + 0.02417954057455063f;\n"
+    "  p = p * z + 0.04547037184238434f;\n"
+    "  p = p * z + 0.07495297491550446f;\n"
+    "  p = p * z + 0.16666752099990845f;\n"
+    "  float q = (u * z) * p + u; /* asin(u) */\n"
+    "  float big = x < 0.0f ? (3.14159274101257324f - 2.0f * q) + -8.74227800037248567e-8f : 2.0f "
+    "* q;\n"
+    "  return small ? (1.57079637050628662f - __builtin_copysignf(q, x)) + "
+    "-4.37113900018624283e-8f : big;\n"
+    "#endif\n"
+    "}\n";
+
+const char* const k_tessera_asinf =
+    "static inline float tessera_asinf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return asinf(x);\n"
+    "#else\n"
+    "  float a = __builtin_fabsf(x);\n"
+    "  int small = a <= 0.5f;\n"
+    "  float z = small ? a * a : 0.5f - 0.5f * a;\n"
+    "  float u = small ? a : __builtin_sqrtf(z);\n"
+    "  float p = 0.04216625913977623f;\n"
+    "  p = p * z + 0.02417954057455063f;\n"
+    "  p = p * z + 0.04547037184238434f;\n"
+    "  p = p * z + 0.07495297491550446f;\n"
+    "  p = p * z + 0.16666752099990845f;\n"
+    "  float q = (u * z) * p + u; /* asin(u) */\n"
+    "  float r = small ? q : 2.0f * ((0.785398185253143311f - q) + -2.18556950009312142e-8f);\n"
+    "  return __builtin_copysignf(r, x);\n"
+    "#endif\n"
+    "}\n";
+
+const char* const k_tessera_log1pf_nonneg =
+    "/* log(1 + v) for v >= 0 (v + 1 rounded, its rounding error corrected); log(m) of the\n"
+    "   mantissa in [sqrt(1/2), sqrt(2)) by a polynomial */\n"
+    "static inline float tessera_log1pf_nonneg(float v) {\n"
+    "  float y = 1.0f + v;\n"
+    "  float c = v - (y - 1.0f);\n"
+    "  int32_t iy; memcpy(&iy, &y, 4);\n"
+    "  int32_t k = (iy - 0x3f3504f3) >> 23;\n"
+    "  int32_t im = iy - (k << 23);\n"
+    "  float m; memcpy(&m, &im, 4);\n"
+    "  float f = m - 1.0f;\n"
+    "  int32_t is = (127 - (k < 126 ? k : 126)) << 23;\n"
+    "  float sc; memcpy(&sc, &is, 4);\n"
+    "  c = c * ((2.0f - m) * sc); /* c / y, 1 / y ~ (2 - m) 2^-k */\n"
+    "  float p = -0.07634343951940536f;\n"
+    "  p = p * f + 0.12761515378952026f;\n"
+    "  p = p * f + -0.13160210847854614f;\n"
+    "  p = p * f + 0.1420176774263382f;\n"
+    "  p = p * f + -0.16623355448246002f;\n"
+    "  p = p * f + 0.20001226663589478f;\n"
+    "  p = p * f + -0.250008225440979f;\n"
+    "  p = p * f + 0.3333333134651184f;\n"
+    "  float kf = (float)k;\n"
+    "  float hfsq = 0.5f * f * f;\n"
+    "  float r = (f * f) * f * p + (kf * -2.12194440e-4f + c);\n"
+    "  return (f - (hfsq - r)) + kf * 0.693359375f;\n"
+    "}\n";
+
+const char* const k_tessera_acoshf =
+    "static inline float tessera_acoshf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return acoshf(x);\n"
+    "#else\n"
+    "  float t = x - 1.0f;\n"
+    "  int big = x > 4096.0f;\n"
+    "  float v = big ? t : t + __builtin_sqrtf(__builtin_fmaf(t, t, t + t));\n"
+    "  float r = tessera_log1pf_nonneg(v);\n"
+    "  r = big ? r + 0.693147182f : r;\n"
+    "  r = x >= 1.0f ? r : __builtin_nanf(\"\");\n"
+    "  return x == __builtin_inff() ? x : r;\n"
+    "#endif\n"
+    "}\n";
+
+// powf(x, y) of sixteen float32 lanes with AVX-512F (GCC's builtins; $N: name, $F: float32 x16,
+// $I: int32 x16). glibc's libmvec powf, which the lane loop of powf became, took 8.2 ms for
+// bench_topi's power (2048 x 2048, one thread of a Zen 4), numpy's (Intel SVML) 2.9; the same
+// algorithm in double precision, as glibc's scalar powf computes it, 6.5 ms (eight lanes of
+// double a vector). This one computes in float32, with the terms that need more precision
+// carried as pairs of floats:
+// - x = m 2^e, m in [3/4, 3/2) (vgetmantps, vgetexpps, e + 1 where m < 1); c = 1 / m to five
+//   fractional bits (vrcp14ps, vrndscaleps), so r = m c - 1 is exact (one fma; |r| < 0.024)
+//   and -log2(c) comes from a table of 23 entries in two vectors, indexed by the low bits of
+//   2^23 + 32 c (one permute, vpermt2ps), as a part with 16 fractional bits (e + it is exact)
+//   and the rest.
+// - log2(1 + r) = r / ln 2 + r^2 q(r), q of degree 3 (truncation 2^-34); r / ln 2 as the
+//   rounded product and its exact error (fma). log2(x) = lh + ll by a Fast2Sum (|e + table|
+//   >= |r / ln 2| or zero).
+// - t = y log2(x) = y lh (clamped to +-200: 2^t over- or underflows beyond) + te, te = fma(y,
+//   lh, -t) + y ll; n = rint(t + te), f = (t - n) + te (t - n exact), 2^f by a polynomial of
+//   degree 7 (Taylor: 2^-27.5 on |f| <= 1/2), scaled by 2^n in one rounding (vscalefps, which
+//   gives subnormals, infinities and zeros as the exact result rounds).
+// Within 1.19 ulp of the correctly rounded result on every sample tried (the bench's data, x
+// over every exponent, subnormal x, x near 1 with |y| up to 1e5, results that overflow,
+// underflow or are subnormal; numpy's own powf differs from it by up to 1 ulp). Lanes with x
+// <= 0, x or y not finite (NaN, infinities, negative bases with integer exponents, zeros) take
+// the C library's powf, which has their special results; x = 1 gives exactly 1 (the table's
+// entry for c = 1 is 0, r = 0), y = 0 exactly 1.
+const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
+  const $F z = ($F){0};
+  /* -log2(c) at 32 c mod 32, c = 21/32 .. 43/32: a part with 16 fractional bits and the rest */
+  const $F thi0 = {0.0f, -0.0443878173828125f, -0.08746337890625f, -0.1292877197265625f,
+                   -0.169921875f, -0.2094573974609375f, -0.2479248046875f, -0.285400390625f,
+                   -0.321929931640625f, -0.3575592041015625f, -0.3923187255859375f,
+                   -0.42626953125f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const $F thi1 = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.6076812744140625f, 0.5405731201171875f,
+                   0.4764404296875f, 0.4150390625f, 0.35614013671875f, 0.299560546875f,
+                   0.2451171875f, 0.1926422119140625f, 0.1420135498046875f, 0.093109130859375f,
+                   0.045806884765625f};
+  const $F tlo0 = {0.0f, -0x1.a6eb1ep-18f, 0x1.20a6dep-21f, 0x1.3b992cp-18f, -0x1.a39fbep-19f,
+                   0x1.0e9258p-18f, -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f,
+                   0x1.e32630p-18f, 0x1.5db83ap-20f, 0x1.408c78p-18f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const $F tlo1 = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.5db83ap-20f, -0x1.3e032ep-18f,
+                   -0x1.40358ep-19f, -0x1.a39fbep-20f, 0x1.ed0cbap-19f, -0x1.1c8f12p-22f,
+                   -0x1.3ab7cep-18f, 0x1.80abfcp-19f, 0x1.6e155ap-18f, 0x1.25b3eep-22f,
+                   -0x1.acd89ap-19f};
+  /* x = m 2^e, m in [0.75, 1.5) */
+  $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);
+  $F m = __builtin_ia32_getmantps512_mask(x, 3, z, 0xffff, 4); /* [0.75, 1.5) */
+  e = e - ($F)(($I)(z - 1.0f) & (m < 1.0f));        /* e + 1 where m < 1 */
+  /* rc: 1 / m to 5 fractional bits (21/32 .. 43/32); r = m rc - 1 exactly */
+  $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58,
+                                         z, 0xffff, 4);
+  $F r = __builtin_ia32_vfmaddps512_mask(m, rc, z - 1.0f, 0xffff, 4);
+  $I j = ($I)(rc * 32.0f + 0x1p23f); /* 32 c in the low five bits, all vpermt2ps reads */
+  $F th = __builtin_shuffle(thi0, thi1, j);
+  $F tl = __builtin_shuffle(tlo0, tlo1, j);
+  /* log2(1 + r) = r c1 + r^2 q(r), c1 = 1 / ln 2 in two parts */
+  $F a = r * 1.44269502162933349609375f;
+  $F ae = __builtin_ia32_vfmaddps512_mask(r, z + 1.44269502162933349609375f, -a, 0xffff, 4);
+  $F q = r * 0.28853900817779268f - 0.36067376022224085f;
+  q = q * r + 0.48089834696298783f;
+  q = q * r - 0.72134752044448170f;
+  $F lo = (r * r) * q + (r * 1.925963033500167e-8f + (ae + tl));
+  $F h = e + th;               /* exact */
+  $F lh = h + a;               /* |h| >= |a| or h = 0 */
+  $F ll = ((h - lh) + a) + lo;
+  /* t + te = y log2(x) */
+  $F t = y * lh;
+  t = __builtin_ia32_minps512_mask(t, z + 200.0f, z, 0xffff, 4);
+  t = __builtin_ia32_maxps512_mask(t, z - 200.0f, z, 0xffff, 4);
+  $F te = __builtin_ia32_vfmaddps512_mask(y, lh, -t, 0xffff, 4) + y * ll;
+  $F n = __builtin_ia32_rndscaleps_mask(t + te, 8, z, 0xffff, 4);
+  $F f = (t - n) + te;
+  f = __builtin_ia32_minps512_mask(f, z + 1.0f, z, 0xffff, 4);
+  f = __builtin_ia32_maxps512_mask(f, z - 1.0f, z, 0xffff, 4);
+  /* 2^f, |f| <= 1/2 + small */
+  $F p = f * 1.5252733804059840e-05f + 1.5403530393381608e-04f;
+  p = p * f + 1.3333558146428443e-03f;
+  p = p * f + 9.6181291076284772e-03f;
+  p = p * f + 5.5504108664821580e-02f;
+  p = p * f + 2.4022650695910071e-01f;
+  p = p * f + 6.9314718055994531e-01f;
+  p = p * f + 1.0f;
+  $F res = __builtin_ia32_scalefps512_mask(p, n, z, 0xffff, 4);
+  /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
+  unsigned bad = __builtin_ia32_cmpps512_mask(x, z, 0x1a, 0xffff, 4) |
+                 __builtin_ia32_cmpps512_mask(x, z + __builtin_inff(), 0x00, 0xffff, 4) |
+                 __builtin_ia32_cmpps512_mask(($F)(($I)y & 0x7fffffff), z + __builtin_inff(), 0x15,
+                                              0xffff, 4);
+  if (__builtin_expect(bad != 0, 0)) {
+    for (int i = 0; i < 16; ++i)
+      if (bad >> i & 1) res[i] = powf(x[i], y[i]);
+  }
+  return res;
+}
+)";
+
+// pow(x, y) of eight float64 lanes with AVX-512F, the algorithm of the float32 kernel above in
+// double precision with one more level of pairs (numpy's float64 power on an AVX-512 host is
+// Intel SVML's, 14-16 ms for bench_topi's 2048 x 2048 power, one thread of a Zen 4; libmvec's
+// pow 17-18.6; this one 10.4-12.9): c = 1 / m to four fractional bits (11 entries, one
+// permute), r = m c - 1 exact (|r| < 0.047); -log2(c) as a part with 42 fractional bits (e + it
+// is exact) and the rest (from 50-digit decimals); log2(1 + r) = r / ln 2 + r^2 c2 + r^3 q(r),
+// q of degree 11 (truncation below 2^-64), r / ln 2 and r^2 c2 as exact pairs of doubles (fma),
+// c1 and c2 in two parts; two Fast2Sums give log2(x) = lh + ll to about 2^-64 relative, so
+// that t = y log2(x) = t + te keeps |t| * 2^-63 (t up to 1075); 2^f by Taylor's polynomial of
+// degree 13 (2^-57.7 on |f| <= 1/2), scaled by vscalefpd. Within 1 ulp of numpy's (SVML's)
+// result on the same samples as the float32 kernel, |t| up to 1000 included (0.89 ulp from the
+// exact power on samples checked in 50-digit decimals). Special operands: the C library's pow.
+const char* const kPowAvx512 = R"(static inline $F $N($F x, $F y) {
+  const $F z = ($F){0};
+  /* -log2(c), c = (11 + j) / 16: a part with 42 fractional bits and the rest */
+  const $F thi0 = {0x1.14c560fe68800p-1, 0x1.a8ff971811000p-2, 0x1.32bfee370f000p-2,
+                          0x1.8a8980abfc000p-3, 0x1.7d60496cfc000p-4, 0.0, -0x1.663f6fac90000p-4,
+                          -0x1.5c01a39fbe000p-3};
+  const $F thi1 = {-0x1.fbc16b9026000p-3, -0x1.49a784bcd2000p-2, -0x1.91bba891f1000p-2,
+                          0.0, 0.0, 0.0, 0.0, 0.0};
+  const $F tlo0 = {0x1.7c407050799bfp-44, -0x1.6879fa00b120ap-44, -0x1.979a5db68721dp-46,
+                          -0x1.66cccab240e90p-46, -0x1.2ce6312ebb81dp-46, 0.0,
+                          -0x1.3167ccc538261p-44, 0x1.2f0c0bfe9dbecp-44};
+  const $F tlo1 = {-0x1.0144751b3314fp-44, 0x1.1d406db502403p-44, -0x1.c22d2cad415aep-44,
+                          0.0, 0.0, 0.0, 0.0, 0.0};
+  /* x = m 2^e, m in [0.75, 1.5) */
+  $F e = __builtin_ia32_getexppd512_mask(x, z, 0xff, 4);
+  $F m = __builtin_ia32_getmantpd512_mask(x, 3, z, 0xff, 4);
+  e = e - ($F)(($I)(z - 1.0) & (m < 1.0)); /* e + 1 where m < 1 */
+  /* c: 1 / m to 4 fractional bits (11/16 .. 21/16); r = m c - 1 exactly */
+  $F rc = __builtin_ia32_rndscalepd_mask(__builtin_ia32_rcp14pd512_mask(m, z, 0xff), 0x48,
+                                                z, 0xff, 4);
+  $F r = __builtin_ia32_vfmaddpd512_mask(m, rc, z - 1.0, 0xff, 4);
+  $I j = __builtin_convertvector(rc * 16.0, $I) - 11;
+  $F th = __builtin_shuffle(thi0, thi1, j);
+  $F tl = __builtin_shuffle(tlo0, tlo1, j);
+  /* log2(1 + r) = r c1 + r^2 q(r), c1 = 1 / ln 2 in two parts, q of degree 12 */
+  $F a = r * 0x1.71547652b82fep+0;
+  $F ae = __builtin_ia32_vfmaddpd512_mask(r, z + 0x1.71547652b82fep+0, -a, 0xff, 4);
+  $F q = r * -0x1.a61762a7aded9p-4 + 0x1.c68f568d31760p-4;
+  q = q * r - 0x1.ec709dc3a03fdp-4;
+  q = q * r + 0x1.0c9a84994022dp-3;
+  q = q * r - 0x1.2776c50ef9bfep-3;
+  q = q * r + 0x1.484b13d7c02a9p-3;
+  q = q * r - 0x1.71547652b82fep-3;
+  q = q * r + 0x1.a61762a7aded9p-3;
+  q = q * r - 0x1.ec709dc3a03fdp-3;
+  q = q * r + 0x1.2776c50ef9bfep-2;
+  q = q * r - 0x1.71547652b82fep-2;
+  q = q * r + 0x1.ec709dc3a03fdp-2;
+  /* r^2 c2 (c2 = -1 / (2 ln 2)) as an exact pair: r^2 = r2 + r2e, c2 r2 = p + pe */
+  $F r2 = r * r;
+  $F r2e = __builtin_ia32_vfmaddpd512_mask(r, r, -r2, 0xff, 4);
+  $F p2 = r2 * -0x1.71547652b82fep-1;
+  $F p2e = __builtin_ia32_vfmaddpd512_mask(r2, z - 0x1.71547652b82fep-1, -p2, 0xff, 4);
+  $F lo = (r2 * r) * q + ((r2e * -0x1.71547652b82fep-1 + r2 * -0x1.777d0ffda0d24p-57) +
+                                 (r * 0x1.777d0ffda0d24p-56 + (ae + tl)) + p2e);
+  $F s1 = a + p2; /* |a| >= |p2| */
+  $F s1e = (a - s1) + p2;
+  $F h = e + th; /* exact */
+  $F lh = h + s1; /* |h| >= |s1| or h = 0 */
+  $F ll = ((h - lh) + s1) + (s1e + lo);
+  /* t + te = y log2(x) */
+  $F t = y * lh;
+  t = __builtin_ia32_minpd512_mask(t, z + 2000.0, z, 0xff, 4);
+  t = __builtin_ia32_maxpd512_mask(t, z - 2000.0, z, 0xff, 4);
+  $F te = __builtin_ia32_vfmaddpd512_mask(y, lh, -t, 0xff, 4) + y * ll;
+  $F n = __builtin_ia32_rndscalepd_mask(t + te, 8, z, 0xff, 4);
+  $F f = (t - n) + te;
+  f = __builtin_ia32_minpd512_mask(f, z + 1.0, z, 0xff, 4);
+  f = __builtin_ia32_maxpd512_mask(f, z - 1.0, z, 0xff, 4);
+  /* 2^f = 1 + f p(f), Taylor to degree 13 (2^-57.7 on |f| <= 1/2) */
+  $F p = f * 0x1.816193166d0f9p-40 + 0x1.c3bd650fc2986p-36;
+  p = p * f + 0x1.e8cac7351bb25p-32;
+  p = p * f + 0x1.e4cf5158b8ecap-28;
+  p = p * f + 0x1.b5253d395e7c4p-24;
+  p = p * f + 0x1.62c0223a5c824p-20;
+  p = p * f + 0x1.ffcbfc588b0c7p-17;
+  p = p * f + 0x1.430912f86c787p-13;
+  p = p * f + 0x1.5d87fe78a6731p-10;
+  p = p * f + 0x1.3b2ab6fba4e77p-7;
+  p = p * f + 0x1.c6b08d704a0c0p-5;
+  p = p * f + 0x1.ebfbdff82c58fp-3;
+  p = p * f + 0x1.62e42fefa39efp-1;
+  p = p * f + 1.0;
+  $F res = __builtin_ia32_scalefpd512_mask(p, n, z, 0xff, 4);
+  /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
+  unsigned bad = __builtin_ia32_cmppd512_mask(x, z, 0x1a, 0xff, 4) |
+                 __builtin_ia32_cmppd512_mask(x, z + __builtin_inf(), 0x00, 0xff, 4) |
+                 __builtin_ia32_cmppd512_mask(($F)(($I)y & 0x7fffffffffffffffLL),
+                                              z + __builtin_inf(), 0x15, 0xff, 4);
+  if (__builtin_expect(bad != 0, 0)) {
+    for (int i = 0; i < 8; ++i)
+      if (bad >> i & 1) res[i] = pow(x[i], y[i]);
+  }
+  return res;
+}
+)";
+
+std::string PowAvx512Source(int bits, const std::string& name, const std::string& float_type,
+                            const std::string& int_type) {
+  std::string c = bits == 32 ? kPowfAvx512 : kPowAvx512;
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"$N", name}, {"$F", float_type}, {"$I", int_type}}) {
+    for (size_t at = c.find(key); at != std::string::npos; at = c.find(key, at + value.size()))
+      c.replace(at, key.size(), value);
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname) {
+  if (fname == "atanf") return {{"tessera_atanf", k_tessera_atanf}};
+  if (fname == "acosf") return {{"tessera_acosf", k_tessera_acosf}};
+  if (fname == "asinf") return {{"tessera_asinf", k_tessera_asinf}};
+  if (fname == "acoshf")
+    return {{"tessera_log1pf_nonneg", k_tessera_log1pf_nonneg},
+            {"tessera_acoshf", k_tessera_acoshf}};
+  return {};
+}
+
+}  // namespace codegen
+}  // namespace tessera
