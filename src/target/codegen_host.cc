@@ -1154,22 +1154,42 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
     std::string base = OffsetPointer(ptr, ramp->base);
     int bytes = t.bits() * t.lanes() / 8;
     if (IsConstInt(ramp->stride, 1) && !elem.is_bool() && nontemporal_depth_ > 0 &&
-        (bytes == 16 || bytes == 32 || bytes == 64)) {
-      // A streaming store (bypassing the caches) where the vector is aligned to its size; an
-      // ordinary store otherwise. The annotated loop ends with a store fence.
+        (bytes == 4 || bytes == 8 || bytes == 16 || bytes == 32 || bytes == 64)) {
+      // A streaming store (bypassing the caches): one instruction where the vector is aligned
+      // to its size, else pieces of the widest aligned width down to a quarter of it (numpy's
+      // large arrays start 16 bytes into a 64-byte line: a 64-byte vector there streams as
+      // four 16-byte stores, which the write-combining buffers join into whole lines, as fast
+      // as aligned ones); an ordinary store where not even that is aligned. Vectors of 16 bytes
+      // and more stream from vector registers (vmovntps), of 4 and 8 bytes (a float64 compare's
+      // bool lanes) from integer ones (movnti). The annotated loop ends with a store fence.
       // Inline assembly rather than <immintrin.h>, whose parsing alone costs a small kernel's
       // build more than 100 ms.
-      static const std::map<int, std::pair<const char*, const char*>> kStream = {
-          {16, {"__AVX__", "vmovntps %1, (%0)"}},
-          {32, {"__AVX__", "vmovntps %1, (%0)"}},
-          {64, {"__AVX512F__", "vmovntps %1, (%0)"}}};
-      const auto& [macro, insn] = kStream.at(bytes);
       std::string name = "tessera_stream_" + vt.substr(8);
-      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
-          << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << bytes - 1
-          << ") == 0) {\n    __asm__ volatile(\"" << insn
-          << "\" : : \"r\"(p), \"v\"(v) : \"memory\");\n    return;\n  }\n#endif\n"
-          << "  memcpy(p, &v, sizeof(v));\n}\n";
+      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n";
+      for (int piece = bytes; piece >= std::max(4, bytes / 4); piece /= 2) {
+        const bool vector = piece >= 16;
+        const char* macro = piece == 64 ? "__AVX512F__" : vector ? "__AVX__" : "__x86_64__";
+        const std::string insn = vector ? "vmovntps" : "movnti";
+        const std::string reg = vector ? "v" : "r";
+        def << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << piece - 1 << ") == 0) {\n";
+        if (piece == bytes && vector) {
+          def << "    __asm__ volatile(\"vmovntps %1, (%0)\" : : \"r\"(p), \"v\"(v) : \"memory\");\n";
+        } else {
+          if (vector) {
+            def << "    typedef float piece_t __attribute__((vector_size(" << piece << ")));\n";
+          } else {
+            def << "    typedef uint" << piece * 8 << "_t piece_t;\n";
+          }
+          for (int k = 0; k < bytes / piece; ++k) {
+            def << "    piece_t v" << k << ";\n    memcpy(&v" << k << ", (const char*)&v + " << k * piece
+                << ", " << piece << ");\n    __asm__ volatile(\"" << insn
+                << " %1, (%0)\" : : \"r\"((char*)p + " << k * piece << "), \"" << reg << "\"(v" << k
+                << ") : \"memory\");\n";
+          }
+        }
+        def << "    return;\n  }\n#endif\n";
+      }
+      def << "  memcpy(p, &v, sizeof(v));\n}\n";
       call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
     } else if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
       std::string name = "tessera_store_" + vt.substr(8);
