@@ -646,6 +646,11 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
         fused, {schedule::TraceValue::None(), schedule::TraceValue::Int(lanes)}, true, false);
     if (parallel) sch.Parallel(parts[0]);
     sch.Vectorize(parts[1]);
+    // No chunk divides the vectors (an odd count): the loop of vectors streams, each thread
+    // fencing once at its end (CodeGenHost).
+    if (StreamsPastCaches(info, total, facts)) {
+      sch.Annotate(parts[0], "pragma_nontemporal", schedule::TraceValue::Int(1));
+    }
   });
 }
 

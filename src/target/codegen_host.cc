@@ -1155,41 +1155,26 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
     int bytes = t.bits() * t.lanes() / 8;
     if (IsConstInt(ramp->stride, 1) && !elem.is_bool() && nontemporal_depth_ > 0 &&
         (bytes == 4 || bytes == 8 || bytes == 16 || bytes == 32 || bytes == 64)) {
-      // A streaming store (bypassing the caches): one instruction where the vector is aligned
-      // to its size, else pieces of the widest aligned width down to a quarter of it (numpy's
-      // large arrays start 16 bytes into a 64-byte line: a 64-byte vector there streams as
-      // four 16-byte stores, which the write-combining buffers join into whole lines, as fast
-      // as aligned ones); an ordinary store where not even that is aligned. Vectors of 16 bytes
-      // and more stream from vector registers (vmovntps), of 4 and 8 bytes (a float64 compare's
-      // bool lanes) from integer ones (movnti). The annotated loop ends with a store fence.
-      // Inline assembly rather than <immintrin.h>, whose parsing alone costs a small kernel's
-      // build more than 100 ms.
+      // A streaming store (bypassing the caches) where the vector is aligned to its size; an
+      // ordinary store otherwise. (Numpy's large arrays start 16 bytes into a 64-byte line:
+      // there a vector of 32 or 64 bytes is stored as usual. Streamed in aligned 16-byte pieces
+      // instead, each line then written by two vectors, a float32 negative of 2048^2 on Zen 4
+      // ran 0.8-2x the time of ordinary stores, a cast 1.3x, tanh 1.2-4x, where aligned vectors
+      // streamed at 0.7-1.0x.) Vectors of 16 to 64 bytes stream from vector registers
+      // (vmovntps), of 4 and 8 bytes (a float64 compare's bool lanes) from an integer register
+      // (movnti). Inline assembly rather than <immintrin.h>, whose parsing alone costs a small
+      // kernel's build more than 100 ms.
       std::string name = "tessera_stream_" + vt.substr(8);
-      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n";
-      for (int piece = bytes; piece >= std::max(4, bytes / 4); piece /= 2) {
-        const bool vector = piece >= 16;
-        const char* macro = piece == 64 ? "__AVX512F__" : vector ? "__AVX__" : "__x86_64__";
-        const std::string insn = vector ? "vmovntps" : "movnti";
-        const std::string reg = vector ? "v" : "r";
-        def << "#if defined(" << macro << ")\n  if (((uintptr_t)p & " << piece - 1 << ") == 0) {\n";
-        if (piece == bytes && vector) {
-          def << "    __asm__ volatile(\"vmovntps %1, (%0)\" : : \"r\"(p), \"v\"(v) : \"memory\");\n";
-        } else {
-          if (vector) {
-            def << "    typedef float piece_t __attribute__((vector_size(" << piece << ")));\n";
-          } else {
-            def << "    typedef uint" << piece * 8 << "_t piece_t;\n";
-          }
-          for (int k = 0; k < bytes / piece; ++k) {
-            def << "    piece_t v" << k << ";\n    memcpy(&v" << k << ", (const char*)&v + " << k * piece
-                << ", " << piece << ");\n    __asm__ volatile(\"" << insn
-                << " %1, (%0)\" : : \"r\"((char*)p + " << k * piece << "), \"" << reg << "\"(v" << k
-                << ") : \"memory\");\n";
-          }
-        }
-        def << "    return;\n  }\n#endif\n";
+      def << "static inline void " << name << "(" << st << "* p, " << vt << " v) {\n"
+          << "#if defined(" << (bytes == 64 ? "__AVX512F__" : bytes >= 16 ? "__AVX__" : "__x86_64__")
+          << ")\n  if (((uintptr_t)p & " << bytes - 1 << ") == 0) {\n";
+      if (bytes <= 8) {
+        def << "    uint" << bytes * 8 << "_t u;\n    memcpy(&u, &v, " << bytes << ");\n"
+            << "    __asm__ volatile(\"movnti %1, (%0)\" : : \"r\"(p), \"r\"(u) : \"memory\");\n";
+      } else {
+        def << "    __asm__ volatile(\"vmovntps %1, (%0)\" : : \"r\"(p), \"v\"(v) : \"memory\");\n";
       }
-      def << "  memcpy(p, &v, sizeof(v));\n}\n";
+      def << "    return;\n  }\n#endif\n  memcpy(p, &v, sizeof(v));\n}\n";
       call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
     } else if (IsConstInt(ramp->stride, 1) && !elem.is_bool()) {
       std::string name = "tessera_store_" + vt.substr(8);
@@ -2023,7 +2008,60 @@ void CodeGenHost::PrintLoopPrologue(const ForNode* op, const std::string& name) 
   stream_ << assume;
 }
 
+namespace {
+
+bool IsNontemporal(const ForNode* loop) {
+  auto nt = loop->annotations.find("pragma_nontemporal");
+  auto* imm = nt == loop->annotations.end() ? nullptr : AsPtr<IntImmNode>(nt->second);
+  return imm != nullptr && imm->value != 0;
+}
+
+/*! \brief Whether `loop` is, or holds, a loop annotated pragma_nontemporal; `parallel` tells
+ *  whether it holds a parallel loop. */
+bool HoldsNontemporal(const ForNode* loop, bool* parallel) {
+  bool found = IsNontemporal(loop);
+  *parallel = false;
+  PostOrderVisit(loop->body, [&](const ObjectRef& n) {
+    if (auto* f = AsPtr<ForNode>(n)) {
+      found = found || IsNontemporal(f);
+      *parallel = *parallel || f->for_kind == ForKind::kParallel;
+    }
+  });
+  return found;
+}
+
+}  // namespace
+
+void CodeGenHost::PrintStoreFence() {
+  PrintIndent();
+  stream_ << Helper("tessera_store_fence",
+                    "static inline void tessera_store_fence(void) {\n"
+                    "#if defined(__x86_64__) || defined(__i386__)\n"
+                    "  __asm__ volatile(\"sfence\" : : : \"memory\");\n#endif\n}\n")
+          << "();\n";
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
+  // The fence that orders streaming stores (below) after the outermost loop that holds them,
+  // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
+  // one per chunk of 4 KB (a 4096-point chunk of a bool compare) cost 20%, per 1 KB twice the
+  // time (a float32 copy of 16 MB on Zen 4, 0.82 ms with a fence per 16 KB). The outermost
+  // parallel loop fences once per thread; a serial nest without parallel loops once after it;
+  // annotated loops elsewhere (beside a parallel loop in a serial one) after themselves.
+  if (!fence_owner_ && parallel_depth_ == 0) {
+    bool holds_parallel = false;
+    const bool streams = HoldsNontemporal(op, &holds_parallel);
+    const bool parallel = op->for_kind == ForKind::kParallel;
+    if (streams && (parallel || !holds_parallel)) {
+      fence_owner_ = true;
+      fence_in_region_ = parallel;
+      VisitStmt_(op);
+      fence_in_region_ = false;
+      fence_owner_ = false;
+      if (!parallel) PrintStoreFence();
+      return;
+    }
+  }
   // sch.annotate(loop, "pragma_fast_math", 1): vector expf inside uses a polynomial (below).
   auto fm = op->annotations.find("pragma_fast_math");
   auto* fm_imm = fm == op->annotations.end() ? nullptr : AsPtr<IntImmNode>(fm->second);
@@ -2049,23 +2087,37 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     ++nontemporal_depth_;
     VisitStmt_(inner.get());
     --nontemporal_depth_;
-    PrintIndent();
-    stream_ << Helper("tessera_store_fence",
-                      "static inline void tessera_store_fence(void) {\n"
-                      "#if defined(__x86_64__) || defined(__i386__)\n"
-                      "  __asm__ volatile(\"sfence\" : : : \"memory\");\n#endif\n}\n")
-            << "();\n";
+    if (!fence_owner_) PrintStoreFence();
     return;
   }
   if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0) {
+    // A parallel loop that fences its streaming stores: each thread fences once, after its
+    // last chunk (`omp for nowait`, then the fence, then the region's barrier).
+    const bool region = fence_in_region_;
+    fence_in_region_ = false;
     PrintIndent();
-    stream_ << "#pragma omp parallel for" << OpenMPSchedule(op->extent) << "\n";
+    if (region) {
+      stream_ << "#pragma omp parallel\n";
+      PrintIndent();
+      stream_ << "{\n";
+      indent_ += 2;
+      PrintIndent();
+      stream_ << "#pragma omp for" << OpenMPSchedule(op->extent) << " nowait\n";
+    } else {
+      stream_ << "#pragma omp parallel for" << OpenMPSchedule(op->extent) << "\n";
+    }
     uses_openmp_ = true;
     ++parallel_depth_;
     parallel_loop_ = op;
     if (!PrintOutlinedParallelLoop(op)) CodeGenC::VisitStmt_(op);
     parallel_loop_ = nullptr;
     --parallel_depth_;
+    if (region) {
+      PrintStoreFence();
+      indent_ -= 2;
+      PrintIndent();
+      stream_ << "}\n";
+    }
     return;
   }
   if (PrintLaneFold(op, nullptr)) return;
