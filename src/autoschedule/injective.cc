@@ -254,11 +254,13 @@ bool TilePermutation(Schedule& sch, const BlockInfo& info, const std::vector<Loo
  *  (`pragma_nontemporal`): an output larger than half the L3, or one written beside inputs
  *  whose bytes read and written together exceed 5/8 of it, so that neither the inputs nor
  *  the output are still cached when the next call or the next kernel comes. Measured with one
- *  thread on Zen 4 (L3 32 MB, numpy's arrays 16 bytes into a line): a float32 copy of 12 MB
- *  (24 MB touched) 0.54 -> 0.46 ms streamed, of 10 MB (20 MB) even, of 8 MB (16 MB) 0.25 ->
- *  0.30 ms (slower: both still fit); a float32 compare of 2048^2 into bool (36 MB touched)
- *  1.06 -> 0.85 ms. The bytes read: per loaded buffer, the product of the extents of the
- *  iterators its indices use (a broadcast row counts once), at most the buffer's size.
+ *  thread on Zen 4 (L3 32 MB, arrays on huge pages as numpy's, the output aligned to the
+ *  vectors): a float32 copy of 12 MB (24 MB touched) 0.54 -> 0.46 ms streamed, of 10 MB (20
+ *  MB) even, of 8 MB (16 MB) 0.25 -> 0.30 ms (slower: both still fit); a float32 compare of
+ *  2048^2 into bool (36 MB touched, 16-byte vectors of bools) 1.06 -> 0.85 ms. Vectors that
+ *  the output's alignment does not allow to stream are stored as usual (CodeGenHost). The
+ *  bytes read: per loaded buffer, the product of the extents of the iterators its indices use
+ *  (a broadcast row counts once), at most the buffer's size.
  */
 bool StreamsPastCaches(const BlockInfo& info, int64_t total, const TargetFacts& facts) {
   if (total <= 0) return false;
