@@ -276,7 +276,9 @@ bool StreamsPastCaches(const BlockInfo& info, int64_t total, const TargetFacts& 
     int64_t elements = 1;
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
       bool used = false;
-      for (const Expr& index : load->indices) used = used || UsesVar(index, b->iter_vars[k]->var.get());
+      for (const Expr& index : load->indices) {
+        used = used || UsesVar(index, b->iter_vars[k]->var.get());
+      }
       if (!used) continue;
       if (info.extents[k] < 0) return false;
       elements *= info.extents[k];

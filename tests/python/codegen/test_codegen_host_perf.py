@@ -361,6 +361,10 @@ def test_store_fence_once_after_the_outermost_loop(parallel):
     # the fence follows the outermost loop's closing brace, at its indentation
     assert lines[fences[0] - 1].strip() == "}"
     assert len(lines[fences[0]]) - len(lines[fences[0]].lstrip()) == indent
+    # two versions of the chunk loop: streaming where the output starts aligned to the
+    # vectors, ordinary stores elsewhere (no per-vector branch on a misaligned output)
+    assert re.search(r"if \(\(\(\(uintptr_t\)D\w* & 63\) == 0\)\) {", src) and "} else {" in src
+    assert "tessera_stream_float32x16(" in src and "tessera_store_float32x16(" in src
     if parallel:
         assert "#pragma omp parallel\n" in src and "nowait" in src
         assert _statement_lines(src, "#pragma omp parallel for") == []
