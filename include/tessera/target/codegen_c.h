@@ -200,6 +200,23 @@ class CodeGenC : public ExprFunctor<std::string>, public StmtFunctor<void> {
   /*! \brief The function being printed (for its return type). */
   PrimFunc current_func_;
 
+  /*! \brief The names given so far: a statement printed twice (the two versions of a loop)
+   *  takes the same names in each, SaveNames before the first and RestoreNames before the
+   *  second. */
+  struct Names {
+    std::unordered_set<std::string> used;
+    std::unordered_map<const VarNode*, std::string> vars;
+    std::unordered_set<const VarNode*> local_vars;
+    std::unordered_set<const BufferStoreNode*> initial_stores;
+  };
+  Names SaveNames() const { return {used_names_, var_names_, local_vars_, initial_stores_}; }
+  void RestoreNames(Names names) {
+    used_names_ = std::move(names.used);
+    var_names_ = std::move(names.vars);
+    local_vars_ = std::move(names.local_vars);
+    initial_stores_ = std::move(names.initial_stores);
+  }
+
  private:
   std::string PrintSignature(const std::string& name, const PrimFunc& func, bool prototype);
 

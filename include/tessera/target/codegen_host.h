@@ -168,6 +168,12 @@ class CodeGenHost : public CodeGenC {
   /*! \brief Parallel loop bodies printed as functions in this module (for their names). */
   int parallel_bodies_ = 0;
   int nontemporal_depth_ = 0;  // inside loops annotated "pragma_nontemporal"
+  /// printing the loop that fences the streaming stores inside it once (per thread, for a
+  /// parallel loop) rather than after each annotated loop
+  bool fence_owner_ = false;
+  bool fence_in_region_ = false;  // the owner is a parallel loop: its region ends with the fence
+  /*! \brief The store fence's call statement (its helper defined once). */
+  void PrintStoreFence();
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;

@@ -1,7 +1,8 @@
 """CodeGenHost features for speed: streaming stores, register tiles that survive unrolling."""
 
-import sys
 import os
+import re
+import sys
 
 import numpy as np
 import pytest
@@ -240,3 +241,171 @@ def test_vector_pow_uses_the_vector_library_and_keeps_c_semantics(dtype):
         lib(a, b, c)
         ref = np.power(a.astype("float64"), b.astype("float64"))
     np.testing.assert_allclose(c, ref, rtol=2e-6 if dtype == "float32" else 1e-14, atol=0)
+
+
+def _offset_array(n, dtype, offset_bytes):
+    """An array of n elements whose data starts `offset_bytes` past a 64-byte boundary."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(n * itemsize + 192, np.uint8)
+    off = (-raw.ctypes.data) % 64 + offset_bytes
+    return raw[off:off + n * itemsize].view(dtype)
+
+
+def _streamed(func, lanes):
+    sch = Schedule(func)
+    (i,) = sch.get_loops(sch.get_block("D"))
+    io, iv = sch.split(i, [None, lanes])
+    sch.vectorize(iv)
+    sch.annotate(io, "pragma_nontemporal", 1)
+    return ts.build(sch.mod, target="c")
+
+
+def _copy_plus_one(n, dtype):
+    @T.prim_func
+    def f(A: T.Buffer((n,), dtype), D: T.Buffer((n,), dtype)):
+        for i in range(n):
+            with T.block("D"):
+                vi = T.axis.spatial(n, i)
+                D[vi] = A[vi] + T.cast(1, dtype)
+
+    return f
+
+
+def _less(n, dtype):
+    @T.prim_func
+    def f(A: T.Buffer((n,), dtype), B: T.Buffer((n,), dtype), D: T.Buffer((n,), "bool")):
+        for i in range(n):
+            with T.block("D"):
+                vi = T.axis.spatial(n, i)
+                D[vi] = A[vi] < B[vi]
+
+    return f
+
+
+X86 = ts._core.host_vector_bits() >= 256  # an x86 host with AVX (the streaming instructions)
+
+
+@pytest.mark.parametrize("dtype,lanes", [("float32", 16), ("float32", 8), ("float32", 4),
+                                         ("float64", 8), ("int32", 2), ("int8", 64),
+                                         ("int16", 16)])
+def test_streaming_store_at_every_alignment(dtype, lanes):
+    # A vector streams where it is aligned to its size and is stored as usual elsewhere: the
+    # result is the same at every offset of the output.
+    n = 64 * lanes
+    lib = _streamed(_copy_plus_one(n, dtype), lanes)
+    src = lib.get_source()
+    # the vectors as stored (tir.SplitVectorizedLoops may cut a wide loop of narrow lanes)
+    widths = {int(w) for w in re.findall(rf"tessera_stream_{dtype}x(\d+)\(", src)}
+    assert len(widths) == 1, src
+    bytes_ = np.dtype(dtype).itemsize * widths.pop()
+    if X86:
+        assert ("vmovntps" if bytes_ >= 16 else "movnti") in src
+    # streamed where the vector is aligned to its size, stored as usual elsewhere
+    assert f"& {bytes_ - 1}) == 0" in src
+    rng = np.random.default_rng(3)
+    a = (rng.integers(-50, 50, n)).astype(dtype)
+    itemsize = np.dtype(dtype).itemsize
+    for offset in range(0, 64 + itemsize, itemsize):
+        d = _offset_array(n, dtype, offset)
+        d[:] = 0
+        lib(a, d)
+        np.testing.assert_array_equal(d, a + np.asarray(1, dtype), err_msg=f"offset {offset}")
+
+
+@pytest.mark.parametrize("dtype,lanes", [("float64", 8), ("float64", 4), ("float32", 16),
+                                         ("int32", 8), ("float32", 32)])
+def test_streaming_bool_compare_at_every_offset(dtype, lanes):
+    # A compare's bool lanes (a byte each): 4 and 8 of them stream through movnti, 16 and 32
+    # through vector registers, at every offset of the output.
+    n = 32 * lanes + lanes
+    lib = _streamed(_less(n, dtype), lanes)
+    assert "tessera_stream_int8x" in lib.get_source()
+    rng = np.random.default_rng(4)
+    a, b = (rng.integers(0, 4, n).astype(dtype) for _ in range(2))
+    for offset in range(0, 65):
+        d = _offset_array(n, "bool", offset)
+        d[:] = True
+        lib(a, b, d)
+        np.testing.assert_array_equal(d, a < b, err_msg=f"offset {offset}")
+
+
+def _chunked_copy(n, parallel):
+    """D = A + 1 in chunks of 64 vectors of 16, the chunk loop streaming."""
+    sch = Schedule(_copy_plus_one(n, "float32"))
+    (i,) = sch.get_loops(sch.get_block("D"))
+    io, ii, iv = sch.split(i, [None, 64, 16])
+    if parallel:
+        sch.parallel(io)
+    sch.vectorize(iv)
+    sch.annotate(ii, "pragma_nontemporal", 1)
+    return ts.build(sch.mod, target="c")
+
+
+def _statement_lines(src, text):
+    return [k for k, line in enumerate(src.splitlines()) if line.strip() == text]
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_store_fence_once_after_the_outermost_loop(parallel):
+    # The fence drains the write-combining buffers: once per thread after the parallel loop
+    # (its own region: omp for nowait, the fence, the barrier), once after a serial nest,
+    # never per chunk.
+    n = 16 * 64 * 37
+    lib = _chunked_copy(n, parallel)
+    src = lib.get_source()
+    lines = src.splitlines()
+    fences = _statement_lines(src, "tessera_store_fence();")
+    assert len(fences) == 1, src
+    outer = next(k for k, line in enumerate(lines) if "i_0 = 0; i_0 <" in line)
+    indent = len(lines[outer]) - len(lines[outer].lstrip())
+    # the fence follows the outermost loop's closing brace, at its indentation
+    assert lines[fences[0] - 1].strip() == "}"
+    assert len(lines[fences[0]]) - len(lines[fences[0]].lstrip()) == indent
+    # two versions of the chunk loop: streaming where the output starts aligned to the
+    # vectors, ordinary stores elsewhere (no per-vector branch on a misaligned output)
+    assert re.search(r"if \(\(\(\(uintptr_t\)D\w* & 63\) == 0\)\) {", src) and "} else {" in src
+    assert "tessera_stream_float32x16(" in src and "tessera_store_float32x16(" in src
+    if parallel:
+        assert "#pragma omp parallel\n" in src and "nowait" in src
+        assert _statement_lines(src, "#pragma omp parallel for") == []
+    else:
+        assert "#pragma omp" not in src
+    a = np.arange(n, dtype="float32")
+    for offset in (0, 16, 4):
+        d = _offset_array(n, "float32", offset)
+        lib(a, d)
+        np.testing.assert_array_equal(d, a + 1)
+
+
+def test_store_fence_of_a_stream_beside_a_parallel_loop():
+    # A serial loop holding a parallel loop and a streaming loop: the streaming loop fences
+    # after itself (the serial loop cannot fence the parallel loop's threads).
+    n = 16 * 64
+
+    @T.prim_func
+    def f(A: T.Buffer((4, n), "float32"), D: T.Buffer((4, n), "float32"),
+          E: T.Buffer((4, n), "float32")):
+        for r in range(4):
+            for i in T.parallel(n):
+                with T.block("D"):
+                    vr, vi = T.axis.remap("SS", [r, i])
+                    D[vr, vi] = A[vr, vi] + T.float32(1)
+            for j in T.serial(n // 16, annotations={"pragma_nontemporal": 1}):
+                for v in T.vectorized(16):
+                    with T.block("E"):
+                        vr = T.axis.spatial(4, r)
+                        vj = T.axis.spatial(n, j * 16 + v)
+                        E[vr, vj] = A[vr, vj] * T.float32(2)
+
+    with ts.transform.PassContext(disabled_pass=["tir.AutoSchedule"]):
+        lib = ts.build(f, target="c")
+    src = lib.get_source()
+    assert "tessera_stream_float32x16(" in src
+    assert "#pragma omp parallel for" in src and "nowait" not in src
+    fences = _statement_lines(src, "tessera_store_fence();")
+    assert len(fences) == 1
+    a = np.arange(4 * n, dtype="float32").reshape(4, n)
+    d, e = np.zeros_like(a), _offset_array(4 * n, "float32", 16).reshape(4, n)
+    lib(a, d, e)
+    np.testing.assert_array_equal(d, a + 1)
+    np.testing.assert_array_equal(e, a * 2)
