@@ -437,6 +437,15 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
     }
   }
   if (auto* n = AsPtr<NotNode>(cond)) return "(~" + PrintMask(n->a, bits) + ")";
+  if (auto* bc = AsPtr<BroadcastNode>(cond); bc && bc->value->dtype.is_scalar()) {
+    // One condition for every lane (stack's `i0 == 0`): its mask broadcast at the width wanted,
+    // not a broadcast of 32-bit lanes converted.
+    DataType mt = DataType::Int(bits, lanes);
+    std::string name = LaneLoopHelper("tessera_broadcast_" + TypeName(mt, cond->span).substr(8),
+                                      mt, {mt.element_of()}, "a0", cond->span);
+    return name + "(-(" + CodeGenC::TypeName(mt.element_of(), cond->span) + ")(" +
+           PrintExpr(bc->value) + " != 0))";
+  }
   if (auto* cast = AsPtr<CastNode>(cond)) {
     DataType from = cast->value->dtype;
     if (!from.is_bool()) {

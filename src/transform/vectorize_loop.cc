@@ -1115,20 +1115,30 @@ int ChooseLanes(int64_t extent, int max_lanes) {
 int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local) {
   if (vector_bits <= 0) return kMaxLanes;
   int bits = 8;
+  bool bools = false;
   std::unordered_set<const VarNode*> stored, loaded;
   PostOrderVisit(body, [&](const ObjectRef& n) {
     if (auto* st = AsPtr<BufferStoreNode>(n)) {
       bits = std::max(bits, st->buffer->dtype.bits());
+      bools = bools || st->buffer->dtype.is_bool();
       stored.insert(st->buffer->data.get());
     }
     if (auto* ld = AsPtr<BufferLoadNode>(n)) {
       bits = std::max(bits, ld->buffer->dtype.bits());
+      bools = bools || ld->buffer->dtype.is_bool();
       loaded.insert(ld->buffer->data.get());
+    }
+    if (auto* cast = AsPtr<CastNode>(n)) {  // a bool stored in a byte, read or written
+      bools = bools || cast->dtype.is_bool() || cast->value->dtype.is_bool();
     }
   });
   bool accumulates = true;
   for (const VarNode* v : stored) accumulates = accumulates && (local.count(v) || loaded.count(v));
-  int most = accumulates ? kLocalMaxLanes : std::max(kMaxLanes, kMinChunkBits / bits);
+  // Bools (stored in bytes: read and written through casts) are computed as 32-bit lane
+  // masks: 32 of them took 1024-bit vectors (logical_xor, concatenate and stack of bools ran
+  // 7-10x slower than with 16).
+  int most = accumulates ? kLocalMaxLanes
+                         : std::max(kMaxLanes, bools ? 0 : kMinChunkBits / bits);
   return std::max(2, std::min(most, vector_bits / bits));
 }
 

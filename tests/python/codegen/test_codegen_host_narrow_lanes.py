@@ -224,3 +224,34 @@ def test_topi_eye_matches_numpy(dtype, shape, k):
     out = np.empty(shape, dtype)
     lib(out)
     np.testing.assert_array_equal(out, np.eye(n, m, k, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float16", "float64"])
+def test_a_uniform_condition_is_broadcast_at_the_selected_width(dtype):
+    # stack's `i0 == 0`: one scalar condition for the whole vector, broadcast as a mask of the
+    # selected lanes' width (not 32-bit lanes converted)
+    rows, cols = 6, 48
+
+    @T.prim_func
+    def f(A: T.Buffer((cols,), dtype), B: T.Buffer((cols,), dtype), D: T.Buffer((rows, cols), dtype)):
+        for i, j in T.grid(rows, cols):
+            with T.block("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = T.Select(vi % 3 == 1, A[vj], B[vj])
+
+    sch = Schedule(f)
+    _, j = sch.get_loops(sch.get_block("D"))
+    _, jv = sch.split(j, [None, 16])
+    sch.vectorize(jv)
+    lib = ts.build(sch.mod, target="c")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(cols).astype(dtype) if dtype.startswith("float") else _ints(dtype, rng, cols)
+    b = rng.standard_normal(cols).astype(dtype) if dtype.startswith("float") else _ints(dtype, rng, cols)
+    d = np.empty((rows, cols), dtype)
+    lib(a, b, d)
+    np.testing.assert_array_equal(d, np.where((np.arange(rows) % 3 == 1)[:, None], a, b))
+    src = lib.get_source()
+    bits = np.dtype(dtype).itemsize * 8
+    assert re.search(r"tessera_select_%sx(8|16)\(tessera_broadcast_int%dx(8|16)\(-\(int%d_t\)\("
+                     % (dtype, bits, bits), src), src
+    assert "broadcast_mask" not in src

@@ -619,3 +619,22 @@ def test_a_loop_of_bytes_takes_256_bits(golden, dtype, bits, lanes):
 
     with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": bits}}):
         golden("SplitVectorizedLoops", before, split)
+
+
+def test_a_loop_of_bytes_computing_bools_keeps_16_lanes(golden):
+    # bools (bytes read and written through casts) are 32-bit lane masks in the host's vectors:
+    # 32 of them would be 1024 bits
+    @T.prim_func
+    def before(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i in T.vectorized(128):
+            C[i] = T.Cast("int8", T.Cast("bool", A[i]) != T.Cast("bool", B[i]))
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i_outer in T.serial(8):
+            for i in T.vectorized(16):
+                C[i_outer * 16 + i] = T.Cast(
+                    "int8", T.Cast("bool", A[i_outer * 16 + i]) != T.Cast("bool", B[i_outer * 16 + i]))
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
