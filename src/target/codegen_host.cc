@@ -441,8 +441,8 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
     // One condition for every lane (stack's `i0 == 0`): its mask broadcast at the width wanted,
     // not a broadcast of 32-bit lanes converted.
     DataType mt = DataType::Int(bits, lanes);
-    std::string name = LaneLoopHelper("tessera_broadcast_" + TypeName(mt, cond->span).substr(8),
-                                      mt, {mt.element_of()}, "a0", cond->span);
+    std::string name = LaneLoopHelper("tessera_broadcast_" + TypeName(mt, cond->span).substr(8), mt,
+                                      {mt.element_of()}, "a0", cond->span);
     return name + "(-(" + CodeGenC::TypeName(mt.element_of(), cond->span) + ")(" +
            PrintExpr(bc->value) + " != 0))";
   }
@@ -466,9 +466,8 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
 // has them.
 std::string CodeGenHost::RampCompareMask(const BinaryNode* cmp, int bits) {
   static const std::map<NodeKind, std::pair<const char*, const char*>> kOps = {
-      {NodeKind::kEQ, {"eq", "=="}}, {NodeKind::kNE, {"ne", "!="}},
-      {NodeKind::kLT, {"lt", "<"}},  {NodeKind::kLE, {"le", "<="}},
-      {NodeKind::kGT, {"gt", ">"}},  {NodeKind::kGE, {"ge", ">="}}};
+      {NodeKind::kEQ, {"eq", "=="}}, {NodeKind::kNE, {"ne", "!="}}, {NodeKind::kLT, {"lt", "<"}},
+      {NodeKind::kLE, {"le", "<="}}, {NodeKind::kGT, {"gt", ">"}},  {NodeKind::kGE, {"ge", ">="}}};
   static const std::map<NodeKind, NodeKind> kSwapped = {
       {NodeKind::kEQ, NodeKind::kEQ}, {NodeKind::kNE, NodeKind::kNE},
       {NodeKind::kLT, NodeKind::kGT}, {NodeKind::kLE, NodeKind::kGE},
@@ -492,8 +491,8 @@ std::string CodeGenHost::RampCompareMask(const BinaryNode* cmp, int bits) {
   std::string et = CodeGenC::TypeName(elem, cmp->span);
   std::string ut = "u" + et;
   std::string mt = TypeName(DataType::Int(bits, lanes), cmp->span);
-  std::string name = "tessera_ramp_" + std::string(op_name) + "_" + elem.ToString() + "_" +
-                     mt.substr(8);
+  std::string name =
+      "tessera_ramp_" + std::string(op_name) + "_" + elem.ToString() + "_" + mt.substr(8);
   if (!helper_names_.count(name)) {
     std::string max = elem.bits() == 32 ? "INT32_MAX" : "INT64_MAX";
     std::string last = std::to_string(lanes - 1);
@@ -503,8 +502,8 @@ std::string CodeGenHost::RampCompareMask(const BinaryNode* cmp, int bits) {
     os << "static inline " << mt << " " << name << "(" << et << " b, " << et << " c) {\n"
        << "  " << mt << " r;\n"
        << "  if (b > " << max << " - " << last << ") {\n"
-       << "    for (int i = 0; i < " << lanes << "; ++i) r[i] = (" << et << ")((" << ut
-       << ")b + (" << ut << ")i) " << op << " c ? -1 : 0;\n"
+       << "    for (int i = 0; i < " << lanes << "; ++i) r[i] = (" << et << ")((" << ut << ")b + ("
+       << ut << ")i) " << op << " c ? -1 : 0;\n"
        << "    return r;\n"
        << "  }\n"
        << "  " << et << " d;\n"

@@ -1137,8 +1137,7 @@ int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const V
   // Bools (stored in bytes: read and written through casts) are computed as 32-bit lane
   // masks: 32 of them took 1024-bit vectors (logical_xor, concatenate and stack of bools ran
   // 7-10x slower than with 16).
-  int most = accumulates ? kLocalMaxLanes
-                         : std::max(kMaxLanes, bools ? 0 : kMinChunkBits / bits);
+  int most = accumulates ? kLocalMaxLanes : std::max(kMaxLanes, bools ? 0 : kMinChunkBits / bits);
   return std::max(2, std::min(most, vector_bits / bits));
 }
 
