@@ -361,6 +361,25 @@ bool Streams(const BlockInfo& info) {
   return info.output_bits == 8 || (inputs.size() >= 2 && !info.has_select);
 }
 
+/*! \brief Whether `value` reads an iterator of `block` other than in the indices of a load. */
+bool UsesIteratorsOutsideLoads(const Expr& value, const BlockNode* block) {
+  class Finder : public ExprVisitor {
+   public:
+    explicit Finder(const BlockNode* block) : block_(block) {}
+    bool found = false;
+    using ExprVisitor::VisitExpr_;
+    void VisitExpr_(const BufferLoadNode* op) override {}
+    void VisitExpr_(const VarNode* op) override {
+      for (const IterVar& iv : block_->iter_vars) found = found || iv->var.get() == op;
+    }
+
+   private:
+    const BlockNode* block_;
+  } finder(block);
+  finder.VisitExpr(value);
+  return finder.found;
+}
+
 /*! \brief The lanes (the native ones or half as many, dividing the innermost loop) with which
  *  the innermost loop of `info` is better vectorized on its own than fused with the loops
  *  around it, or 0. Fused, a vector of the flat loop reads `A[f // n, f % n]`: fine where
@@ -399,7 +418,10 @@ int64_t InnerRowLanes(const BlockInfo& info, size_t loops, int64_t lanes) {
       });
     }
   }
-  if (!straddles && !irregular) return 0;
+  // A value computed from the iterators themselves, not only through the indices of its loads
+  // (eye's `j - i == k`): fused, each vector recomputed the row and the column from the flat
+  // index by a division and a remainder.
+  if (!straddles && !irregular && !UsesIteratorsOutsideLoads(st->value, b)) return 0;
   for (int64_t l : {lanes, lanes / 2}) {
     if (l >= 4 && n % l == 0 && n >= 2 * l) return l;
   }

@@ -423,6 +423,7 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
       static const std::map<NodeKind, const char*> kCompare = {
           {NodeKind::kEQ, "=="}, {NodeKind::kNE, "!="}, {NodeKind::kLT, "<"},
           {NodeKind::kLE, "<="}, {NodeKind::kGT, ">"},  {NodeKind::kGE, ">="}};
+      if (std::string m = RampCompareMask(bin, bits); !m.empty()) return m;
       std::string a = PrintExpr(bin->a), b = PrintExpr(bin->b);
       if (HalfThroughFloat(bin->a->dtype)) {
         return ToMask(HalfCompare(a, kCompare.at(bin->kind), b, bin->a->dtype, bin->span), 32, bits,
@@ -446,6 +447,15 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
     }
   }
   if (auto* n = AsPtr<NotNode>(cond)) return "(~" + PrintMask(n->a, bits) + ")";
+  if (auto* bc = AsPtr<BroadcastNode>(cond); bc && bc->value->dtype.is_scalar()) {
+    // One condition for every lane (stack's `i0 == 0`): its mask broadcast at the width wanted,
+    // not a broadcast of 32-bit lanes converted.
+    DataType mt = DataType::Int(bits, lanes);
+    std::string name = LaneLoopHelper("tessera_broadcast_" + TypeName(mt, cond->span).substr(8), mt,
+                                      {mt.element_of()}, "a0", cond->span);
+    return name + "(-(" + CodeGenC::TypeName(mt.element_of(), cond->span) + ")(" +
+           PrintExpr(bc->value) + " != 0))";
+  }
   if (auto* cast = AsPtr<CastNode>(cond)) {
     DataType from = cast->value->dtype;
     if (!from.is_bool()) {
@@ -455,6 +465,66 @@ std::string CodeGenHost::PrintMask(const Expr& cond, int bits) {
     }
   }
   return ToMask(PrintExpr(cond), 32, bits, lanes, cond->span);
+}
+
+// `Ramp(b, 1, L) op Broadcast(c)` (or the other way round): lane i holds b + i, so it compares
+// lane positions, `i op d` with d = c - b limited to [-1, L] (nothing changes for positions 0
+// .. L-1), a compare of a constant vector 0, 1, .., L-1 at the mask's width with one broadcast
+// scalar. eye's `j - i == k` selecting int8 lanes built the int32 ramp (32 lanes: 1024 bits)
+// and narrowed the comparison (bench_topi eye int8 0.07x numpy). Lanes whose b + i would wrap
+// (b within L of the type's maximum) are compared one by one, as the IR's wrapping arithmetic
+// has them.
+std::string CodeGenHost::RampCompareMask(const BinaryNode* cmp, int bits) {
+  static const std::map<NodeKind, std::pair<const char*, const char*>> kOps = {
+      {NodeKind::kEQ, {"eq", "=="}}, {NodeKind::kNE, {"ne", "!="}}, {NodeKind::kLT, {"lt", "<"}},
+      {NodeKind::kLE, {"le", "<="}}, {NodeKind::kGT, {"gt", ">"}},  {NodeKind::kGE, {"ge", ">="}}};
+  static const std::map<NodeKind, NodeKind> kSwapped = {
+      {NodeKind::kEQ, NodeKind::kEQ}, {NodeKind::kNE, NodeKind::kNE},
+      {NodeKind::kLT, NodeKind::kGT}, {NodeKind::kLE, NodeKind::kGE},
+      {NodeKind::kGT, NodeKind::kLT}, {NodeKind::kGE, NodeKind::kLE}};
+  auto* ramp = AsPtr<RampNode>(cmp->a);
+  auto* value = AsPtr<BroadcastNode>(cmp->b);
+  NodeKind kind = cmp->kind;
+  if (ramp == nullptr || value == nullptr) {
+    ramp = AsPtr<RampNode>(cmp->b);
+    value = AsPtr<BroadcastNode>(cmp->a);
+    kind = kSwapped.at(cmp->kind);
+  }
+  if (ramp == nullptr || value == nullptr || !IsConstInt(ramp->stride, 1)) return "";
+  DataType elem = ramp->dtype.element_of();
+  int lanes = ramp->lanes;
+  if (!elem.is_int() || (elem.bits() != 32 && elem.bits() != 64) || lanes < 2 ||
+      lanes > (1 << (bits - 2)) || value->value->dtype != elem) {
+    return "";
+  }
+  auto [op_name, op] = kOps.at(kind);
+  std::string et = CodeGenC::TypeName(elem, cmp->span);
+  std::string ut = "u" + et;
+  std::string mt = TypeName(DataType::Int(bits, lanes), cmp->span);
+  std::string name =
+      "tessera_ramp_" + std::string(op_name) + "_" + elem.ToString() + "_" + mt.substr(8);
+  if (!helper_names_.count(name)) {
+    std::string max = elem.bits() == 32 ? "INT32_MAX" : "INT64_MAX";
+    std::string last = std::to_string(lanes - 1);
+    std::ostringstream iota;
+    for (int i = 0; i < lanes; ++i) iota << (i ? ", " : "") << i;
+    std::ostringstream os;
+    os << "static inline " << mt << " " << name << "(" << et << " b, " << et << " c) {\n"
+       << "  " << mt << " r;\n"
+       << "  if (b > " << max << " - " << last << ") {\n"
+       << "    for (int i = 0; i < " << lanes << "; ++i) r[i] = (" << et << ")((" << ut << ")b + ("
+       << ut << ")i) " << op << " c ? -1 : 0;\n"
+       << "    return r;\n"
+       << "  }\n"
+       << "  " << et << " d;\n"
+       << "  if (__builtin_sub_overflow(c, b, &d)) d = c < b ? -1 : " << lanes << ";\n"
+       << "  d = d < -1 ? -1 : d > " << lanes << " ? " << lanes << " : d;\n"
+       << "  return (" << mt << "){" << iota.str() << "} " << op << " (" << mt << "){0} + ("
+       << CodeGenC::TypeName(DataType::Int(bits), cmp->span) << ")d;\n"
+       << "}\n";
+    Helper(name, os.str());
+  }
+  return name + "(" + PrintExpr(ramp->base) + ", " + PrintExpr(value->value) + ")";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,13 +722,24 @@ std::string CodeGenHost::PrintVectorNot(const NotNode* op) { return "(~" + Print
 std::string CodeGenHost::PrintVectorSelect(const SelectNode* op) {
   DataType t = op->dtype;
   std::string vt = TypeName(t, op->span);
-  // A select of 64-bit lanes takes a mask of 64-bit lanes; every other select, 32-bit lanes
-  // (the bool vector type).
-  bool wide = !t.is_bool() && t.bits() == 64;
-  DataType mask = wide ? DataType::Int(64, t.lanes()) : DataType::Bool(t.lanes());
-  std::string name = LaneLoopHelper("tessera_select_" + vt.substr(8), t, {mask, t, t},
-                                    "(a0[i] ? a1[i] : a2[i])", op->span);
-  std::string cond = wide ? PrintMask(op->condition, 64) : PrintExpr(op->condition);
+  // A select takes a mask of lanes as wide as the selected ones (a select of bools, 32-bit
+  // lanes: the bool vector type), so that its lane loop is one masked move or blend. A mask of
+  // another width made GCC take it apart: int8 lanes under an int32 mask were four 128-bit
+  // compares into mask registers, shifted and joined, per 16 lanes (topi.abs and topi.sign of
+  // int8 ran at a tenth of numpy's speed).
+  int bits = t.is_bool() ? 32 : t.bits();
+  DataType mask = DataType::Int(bits, t.lanes());
+  std::string name = "tessera_select_" + vt.substr(8);
+  if (t.is_float() && bits == 16 && !helper_names_.count(name)) {
+    // float16 and bfloat16 lanes are picked by their bits (GCC 12 without AVX512-FP16 took the
+    // lane loop apart lane by lane under a mask of their width).
+    std::string mt = TypeName(mask, op->span);
+    Helper(name, "static inline " + vt + " " + name + "(" + mt + " a0, " + vt + " a1, " + vt +
+                     " a2) {\n  return (" + vt + ")(((" + mt + ")a1 & a0) | ((" + mt +
+                     ")a2 & ~a0));\n}\n");
+  }
+  name = LaneLoopHelper(name, t, {mask, t, t}, "(a0[i] ? a1[i] : a2[i])", op->span);
+  std::string cond = PrintMask(op->condition, bits);
   return name + "(" + cond + ", " + PrintExpr(op->true_value) + ", " + PrintExpr(op->false_value) +
          ")";
 }
@@ -886,6 +967,14 @@ std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
   bool half_float = from.is_float() && to.is_float() && !from.is_bfloat16() && !to.is_bfloat16() &&
                     from.bits() + to.bits() == 48;
   if (half_float && to.lanes() >= 8 && to.lanes() <= 64) return HalfConvert(v, from, to, op->span);
+  if (!from.is_bool() && !to.is_bool() && !from.is_bfloat16() && !to.is_bfloat16()) {
+    bool int_from = from.is_int() || from.is_uint(), int_to = to.is_int() || to.is_uint();
+    if ((int_from && int_to && from.bits() != to.bits()) ||
+        (int_from && to.is_float() && from.bits() < 32 && to.bits() >= 32) ||
+        (int_to && from.is_float() && to.bits() < 32 && from.bits() >= 32)) {
+      return IntWidthConvert(v, from, to, op->span);
+    }
+  }
   return "__builtin_convertvector(" + v + ", " + TypeName(to, op->span) + ")";
 }
 
@@ -961,6 +1050,39 @@ std::string CodeGenHost::HalfConvert(const std::string& value, DataType from, Da
        << "  return __builtin_convertvector(a0, " << tt << ");\n"
        << "#endif\n"
        << "}\n";
+    Helper(name, os.str());
+  }
+  return name + "(" + value + ")";
+}
+
+// GCC 12 has no single pattern for most of these conversions (no vector conversion between a
+// byte or a halfword and a float; integer widths four or eight times apart) and lowers them lane
+// by lane; where the operand is a vector just loaded, it then loads the lanes one by one into
+// general registers and converts or inserts each (bench_topi cast to float32 of int8 and uint8,
+// 16 lanes, ran at 0.35x numpy). With the operand held in a vector register (an empty asm, see
+// TESSERA_KEEP_IN_REGISTER in runtime.h) the same lowering is matched back to one instruction
+// (vpmovsxbd, vpmovzxbd, vpmovdb, vpmovqb). Integers of 8 or 16 bits and floats convert through
+// int32 lanes, whose conversions to and from float32 and float64 are instructions (vcvtdq2ps,
+// vcvttps2dq, vcvtdq2pd, vcvttpd2dq), with the same values: every such integer is an int32, and
+// a float in the narrow type's range converts to the same int32. Operands wider than one
+// AVX-512 register (the asm would need a register that size) are converted as they are.
+std::string CodeGenHost::IntWidthConvert(const std::string& value, DataType from, DataType to,
+                                         const Span& span) {
+  std::string ft = TypeName(from, span), tt = TypeName(to, span);
+  std::string name = "tessera_convert_" + ft.substr(8) + "_" + tt.substr(8);
+  if (!helper_names_.count(name)) {
+    bool through32 = from.is_float() || to.is_float();
+    int bytes = from.bytes();
+    std::ostringstream os;
+    os << "static inline " << tt << " " << name << "(" << ft << " a0) {\n";
+    if (bytes >= 8 && bytes <= 64) {
+      os << "  TESSERA_KEEP_IN_REGISTER" << (bytes <= 16 ? 128 : bytes * 8) << "(a0);\n";
+    }
+    std::string v = "a0";
+    if (through32) {
+      v = "__builtin_convertvector(a0, " + TypeName(DataType::Int(32, from.lanes()), span) + ")";
+    }
+    os << "  return __builtin_convertvector(" << v << ", " << tt << ");\n}\n";
     Helper(name, os.str());
   }
   return name + "(" + value + ")";

@@ -33,10 +33,14 @@ namespace {
 // a reduction's) fills the vector up to kLocalMaxLanes (one AVX-512 vector of int8: 64; with 16
 // lanes, 128 bits, the int8 sums, minima and argmax of bench_topi ran at 0.45-0.9x numpy, with
 // 64 at 0.96-1.2x); other loops keep 16 (64 lanes made elementwise int8 maximum 10-30% slower,
-// and float16 ones of 32 lanes, 1024-bit float32 temporaries, several times slower). Without the
-// width, kMaxLanes whatever the type.
+// and float16 ones of 32 lanes, 1024-bit float32 temporaries, several times slower), or as many
+// as fill kMinChunkBits where that is more: a loop of bytes only takes 32 lanes, one 256-bit
+// vector (with 16, 128 bits, an int8 sign or abs, a compare and a blend per 16 bytes, ran at
+// 0.6-0.7x numpy, with 32 at 1.1x, as fast as with 64). Without the width, kMaxLanes whatever
+// the type.
 constexpr int kMaxLanes = 16;
 constexpr int kLocalMaxLanes = 64;
+constexpr int kMinChunkBits = 256;
 
 }  // namespace
 
@@ -1105,26 +1109,36 @@ int ChooseLanes(int64_t extent, int max_lanes) {
 }
 
 // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
-// stores or loads, and at most kMaxLanes lanes (kLocalMaxLanes where every buffer stored is in
-// `local` or read by the loop too: an accumulator); 0: at most kMaxLanes lanes whatever the
-// type.
+// stores or loads, and at most kMaxLanes lanes or kMinChunkBits of that type, whichever is more
+// (kLocalMaxLanes where every buffer stored is in `local` or read by the loop too: an
+// accumulator); 0: at most kMaxLanes lanes whatever the type.
 int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local) {
   if (vector_bits <= 0) return kMaxLanes;
   int bits = 8;
+  bool bools = false;
   std::unordered_set<const VarNode*> stored, loaded;
   PostOrderVisit(body, [&](const ObjectRef& n) {
     if (auto* st = AsPtr<BufferStoreNode>(n)) {
       bits = std::max(bits, st->buffer->dtype.bits());
+      bools = bools || st->buffer->dtype.is_bool();
       stored.insert(st->buffer->data.get());
     }
     if (auto* ld = AsPtr<BufferLoadNode>(n)) {
       bits = std::max(bits, ld->buffer->dtype.bits());
+      bools = bools || ld->buffer->dtype.is_bool();
       loaded.insert(ld->buffer->data.get());
+    }
+    if (auto* cast = AsPtr<CastNode>(n)) {  // a bool stored in a byte, read or written
+      bools = bools || cast->dtype.is_bool() || cast->value->dtype.is_bool();
     }
   });
   bool accumulates = true;
   for (const VarNode* v : stored) accumulates = accumulates && (local.count(v) || loaded.count(v));
-  return std::max(2, std::min(accumulates ? kLocalMaxLanes : kMaxLanes, vector_bits / bits));
+  // Bools (stored in bytes: read and written through casts) are computed as 32-bit lane
+  // masks: 32 of them took 1024-bit vectors (logical_xor, concatenate and stack of bools ran
+  // 7-10x slower than with 16).
+  int most = accumulates ? kLocalMaxLanes : std::max(kMaxLanes, bools ? 0 : kMinChunkBits / bits);
+  return std::max(2, std::min(most, vector_bits / bits));
 }
 
 // The most lanes of a chunk on a target whose vectors have `native_bits` bits (the vector DSL's:

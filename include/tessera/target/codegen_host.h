@@ -129,10 +129,19 @@ class CodeGenHost : public CodeGenC {
                      const Span& span);
   /*! \brief The vector condition `cond` printed as a mask of `bits`-wide lanes. */
   std::string PrintMask(const Expr& cond, int bits);
+  /*! \brief A comparison of a unit-stride Ramp of signed integers with a lane-uniform value
+   *  (a Broadcast), either way round, as a mask of `bits`-wide lanes comparing lane positions
+   *  (see its definition); empty where `cmp` is no such comparison. */
+  std::string RampCompareMask(const BinaryNode* cmp, int bits);
   /*! \brief A float16 <-> float32 vector conversion by sixteens of lanes with AVX-512F's
    *  instructions, or eights with F16C's, where the compiler targets them (GCC 12 converts a
    *  _Float16 vector lane by lane). */
   std::string HalfConvert(const std::string& value, DataType from, DataType to, const Span& span);
+  /*! \brief A vector conversion that changes the width of integer lanes (int8 -> int32, int64 ->
+   *  int8), or between integers of 8 or 16 bits and float32/float64 (through int32 lanes), in
+   *  a helper that keeps its operand in a register (see its definition). */
+  std::string IntWidthConvert(const std::string& value, DataType from, DataType to,
+                              const Span& span);
   /*! \brief expf or tanhf (`fname`) of the float32 vector `arg` of type `t` whose result is
    *  rounded to float16: kernels accurate to that rounding (below PrintVectorCast). */
   std::string HalfRoundedMath(const std::string& fname, const std::string& arg, DataType t,

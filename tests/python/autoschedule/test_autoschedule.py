@@ -359,6 +359,39 @@ def test_injective_row_of_a_gathered_row():
     np.testing.assert_array_equal(y, a[i])
 
 
+@pytest.mark.parametrize("dtype,lanes", [("int8", 32), ("float32", 8), ("float64", 4)])
+def test_injective_row_of_a_value_computed_from_the_iterators(dtype, lanes):
+    # eye's j - i == k: kept apart, each vector of a row compares j - i of one row; fused, each
+    # vector recomputed i and j from the flat index (a division and a remainder)
+    from tessera import te, topi
+
+    out = topi.eye(24, 4 * lanes, 3, dtype=dtype)
+    f = te.create_prim_func([out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [24, 4, lanes]
+    assert loops[-1].kind == tir.ForKind.VECTORIZED
+    y = np.empty((24, 4 * lanes), dtype)
+    ts.build(f, target="c")(y)
+    np.testing.assert_array_equal(y, np.eye(24, 4 * lanes, 3, dtype=dtype))
+
+
+def test_injective_values_read_through_their_loads_stay_fused():
+    # relu reads its iterators only through A[i, j]: the loops stay fused
+    from tessera import te, topi
+
+    A = te.placeholder((24, 64), "int8", name="A")
+    out = topi.nn.relu(A)
+    f = te.create_prim_func([A, out])
+    sch = ts.autoschedule(f, target="c", facts={"vector_bits": 256, "cores": 2})
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block(out.op.name))]
+    assert [l.extent.value for l in loops] == [24 * 64 // 32, 32]
+    a = RNG.integers(-100, 100, (24, 64)).astype("int8")
+    y = np.empty((24, 64), "int8")
+    ts.build(f, target="c")(a, y)
+    np.testing.assert_array_equal(y, np.maximum(a, 0))
+
+
 def test_column_sum_vectorizes_across_columns():
     sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",

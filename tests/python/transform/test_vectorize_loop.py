@@ -531,10 +531,12 @@ def test_condition_lanes_may_disagree_on_stays_lane_by_lane(kind):
     assert "T.if_then_else" in out.script()
 
 
-@pytest.mark.parametrize("dtype,lanes", [("int8", 64), ("uint8", 64), ("int16", 32), ("int32", 16)])
-def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes):
+@pytest.mark.parametrize("dtype,lanes,copy_lanes",
+                         [("int8", 64, 32), ("uint8", 64, 32), ("int16", 32, 16), ("int32", 16, 16)])
+def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes, copy_lanes):
     # a loop storing only into the function's own buffer (a reduction's accumulator) fills the
-    # vector (512 bits of int8: 64 lanes); one storing to an argument keeps at most 16 lanes
+    # vector (512 bits of int8: 64 lanes); one storing to an argument keeps at most 16 lanes, or
+    # 256 bits where that is more (32 lanes of bytes)
     @T.prim_func
     def before(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
         acc = T.allocate([128], dtype, "local")
@@ -551,9 +553,9 @@ def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes
         for i_outer in T.serial(128 // lanes):
             for i in T.vectorized(lanes):
                 acc_1[i_outer * lanes + i] = acc_1[i_outer * lanes + i] + A[i_outer * lanes + i]
-        for i_outer in T.serial(128 // 16):
-            for i in T.vectorized(16):
-                B[i_outer * 16 + i] = acc_1[i_outer * 16 + i]
+        for i_outer in T.serial(128 // copy_lanes):
+            for i in T.vectorized(copy_lanes):
+                B[i_outer * copy_lanes + i] = acc_1[i_outer * copy_lanes + i]
 
     with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
         golden("SplitVectorizedLoops", before, split)
@@ -575,7 +577,8 @@ def test_unknown_vector_width_keeps_16_lanes(golden):
 
 
 def test_max_vector_bits_fills_the_vector_of_an_argument_read_and_written(golden):
-    # B[i] += A[i] accumulates into an argument (a column sum): the whole vector too
+    # B[i] += A[i] accumulates into an argument (a column sum): the whole vector too; C, an
+    # argument only written, 256 bits of bytes
     @T.prim_func
     def before(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
         for i in T.vectorized(128):
@@ -588,9 +591,50 @@ def test_max_vector_bits_fills_the_vector_of_an_argument_read_and_written(golden
         for i_outer in T.serial(2):
             for i in T.vectorized(64):
                 B[i_outer * 64 + i] = B[i_outer * 64 + i] + A[i_outer * 64 + i]
+        for i_outer in T.serial(4):
+            for i in T.vectorized(32):
+                C[i_outer * 32 + i] = A[i_outer * 32 + i] + B[i_outer * 32 + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
+
+
+@pytest.mark.parametrize("dtype,bits,lanes", [
+    ("int8", 512, 32), ("uint8", 256, 32), ("int8", 128, 16),  # at most the vector
+    ("int16", 512, 16), ("float16", 512, 16), ("float32", 512, 16), ("float64", 512, 8),
+])
+def test_a_loop_of_bytes_takes_256_bits(golden, dtype, bits, lanes):
+    # a loop storing to an argument takes at most 16 lanes or 256 bits, whichever is more (and
+    # at most the vector): 32 lanes of bytes, 16 of anything wider
+    @T.prim_func
+    def before(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        for i in T.vectorized(128):
+            B[i] = A[i] + A[i]
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
+        for i_outer in T.serial(128 // lanes):
+            for i in T.vectorized(lanes):
+                B[i_outer * lanes + i] = A[i_outer * lanes + i] + A[i_outer * lanes + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": bits}}):
+        golden("SplitVectorizedLoops", before, split)
+
+
+def test_a_loop_of_bytes_computing_bools_keeps_16_lanes(golden):
+    # bools (bytes read and written through casts) are 32-bit lane masks in the host's vectors:
+    # 32 of them would be 1024 bits
+    @T.prim_func
+    def before(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
+        for i in T.vectorized(128):
+            C[i] = T.Cast("int8", T.Cast("bool", A[i]) != T.Cast("bool", B[i]))
+
+    @T.prim_func
+    def split(A: T.Buffer((128,), "int8"), B: T.Buffer((128,), "int8"), C: T.Buffer((128,), "int8")):
         for i_outer in T.serial(8):
             for i in T.vectorized(16):
-                C[i_outer * 16 + i] = A[i_outer * 16 + i] + B[i_outer * 16 + i]
+                C[i_outer * 16 + i] = T.Cast(
+                    "int8", T.Cast("bool", A[i_outer * 16 + i]) != T.Cast("bool", B[i_outer * 16 + i]))
 
     with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
         golden("SplitVectorizedLoops", before, split)
