@@ -169,7 +169,10 @@ def test_other_sorts_keep_their_blocks():
     assert calls(A, topi.sort(A, axis=1))
     assert not calls(A, topi.sort(A, axis=0))  # not the last axis
     H = te.placeholder((4, 10), "float16", name="H")
-    assert not calls(H, topi.sort(H, axis=1))  # a type the row sort does not take
+    assert calls(H, topi.sort(H, axis=1))
+    G = te.placeholder((4, 10), "bfloat16", name="G")  # a type the row sort does not take
+    g = te.create_prim_func([G, topi.sort(G, axis=1)])
+    ts.ir.assert_structural_equal(ts.transform.Pass(PASS)(g)["main"], g)
     B = te.placeholder((4, 10), "int32", name="B")
     e = topi.sort(te.compute(B.shape, lambda i, j: B[i, j] * 3, name="E"), axis=1)
     f = te.create_prim_func([B, e])
