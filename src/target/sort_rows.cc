@@ -585,8 +585,9 @@ std::string NetworkSource(const std::string& name, const SortRow& row,
   const std::string t = SortRowCType(row.dtype);
   const std::string ku = UType(kb.bits);
   const bool indices = !row.index_dtype.empty();
-  // keys less the row's smallest (not for 8 bits: their words are of 16 bits at least)
-  const bool offset = !kb.is_float && kb.bits >= 16;
+  // keys less the row's smallest, where that can make the words narrower (not for keys of 8
+  // bits: the words have 16 at least; nor for the values alone of 16 bits)
+  const bool offset = !kb.is_float && kb.bits >= 16 && (indices || kb.bits > 16);
   const std::string mn = "tessera_sn" + std::to_string(kb.bits) + "_min";
   const std::string mx = "tessera_sn" + std::to_string(kb.bits) + "_max";
   const int klanes = 512 / kb.bits;
