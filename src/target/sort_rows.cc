@@ -220,7 +220,8 @@ std::string Outputs(const SortRow& row, const std::string& idx, const std::strin
 }
 
 /*! \brief Types of up to 32 bits: elements key << 32 | index in 64-bit words. */
-std::string NarrowSource(const std::string& name, const SortRow& row, const std::string& select) {
+std::string NarrowSource(const std::string& name, const SortRow& row,
+                         const std::string& select = "k * 8 < n") {
   const std::string t = SortRowCType(row.dtype);
   const std::string L = name + "_LESS";
   const std::string v8 = name + "_v8";
@@ -742,13 +743,18 @@ std::string NetworkSource(const std::string& name, const SortRow& row,
 std::string SortRowSource(const std::string& name, const SortRow& row) {
   const KeyBits kb = KeyBitsOf(row.dtype);
   const bool indices = !row.index_dtype.empty();
-  // k * 8 < n, and words past 64 bits (64-bit keys with indices): (key, index) pairs by merges
-  // for 64-bit keys, 32-bit keys with indices in 64-bit words for the others
+  // 64-bit keys with indices: (key, index) pairs by merges
+  if (kb.bits == 64 && indices) return WideSource(name, row);
+  // the network with AVX-512 (GCC takes 64-byte vectors of another target's lane by lane, and
+  // takes minutes to build them), else the merge sort; its k * 8 < n and words past 64 bits
+  // (64-bit keys with indices) for the network too
   const std::string fallback = name + "_fallback";
-  std::string out = kb.bits == 64 ? WideSource(fallback, row, indices ? "k * 8 < n" : "1")
-                                  : NarrowSource(fallback, row, "1");
+  std::string out = kb.bits == 64 ? WideSource(fallback, row) : NarrowSource(fallback, row);
+  out += "#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)\n";
   for (int wb : WordsOf(row)) out += NetworkCore(wb);
-  return out + NetworkSource(name, row, fallback);
+  out += NetworkSource(name, row, fallback);
+  out += "#else\n#define " + name + " " + fallback + "\n#endif\n";
+  return out;
 }
 
 }  // namespace codegen

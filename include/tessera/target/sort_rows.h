@@ -27,14 +27,16 @@ namespace codegen {
  *  row's keys of 16 bits and more less its smallest, so that a row of keys within 2^16 of each
  * other sorts as 16-bit words, whatever the type; a float row's NaN and -0.0 are put back from the
  * row afterwards, in the row's order), else key << b | index (b: the bits of n - 1), which makes
- *  the words distinct and the order stable. The words, in 64-byte vectors (GCC vector
- *  extensions; AVX-512 minimum and maximum where the target has them), are sorted in blocks
+ *  the words distinct and the order stable. With AVX-512 (F, BW, DQ): the words, in 64-byte
+ *  vectors (GCC vector extensions, AVX-512 minimum and maximum), are sorted in blocks
  *  of up to 16 vectors in registers - Batcher's odd-even merge network across the vectors,
  *  then bitonic merges with lane permutes, then a transpose - and the blocks merged a vector
  *  at a time (bitonic merges of two vectors). The keys and the outputs are converted a vector
- *  at a time. 64-bit keys with indices whose words would pass 64 bits: (key, index) pairs,
- *  runs of 16 by insertion, then branch-free merges. Scratch on the stack up to 8 KiB,
- *  malloc'ed beyond. */
+ *  at a time. Without AVX-512, and for 64-bit keys with indices whose words would pass 64
+ *  bits: a merge sort - types of up to 32 bits as words key << 32 | index, 16-input networks
+ *  across 8-lane vectors then branch-free merges; 64-bit types as (key, index) pairs, runs of
+ *  16 by insertion, then the same merges. Scratch on the stack up to 8 KiB (the network) or 1024
+ *  elements (the merge sort), malloc'ed beyond. */
 std::string SortRowSource(const std::string& name, const SortRow& row);
 
 }  // namespace codegen
