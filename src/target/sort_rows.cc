@@ -742,9 +742,6 @@ std::string NetworkSource(const std::string& name, const SortRow& row,
 
 std::string SortRowSource(const std::string& name, const SortRow& row) {
   const KeyBits kb = KeyBitsOf(row.dtype);
-  const bool indices = !row.index_dtype.empty();
-  // 64-bit keys with indices: (key, index) pairs by merges
-  if (kb.bits == 64 && indices) return WideSource(name, row);
   // the network with AVX-512 (GCC takes 64-byte vectors of another target's lane by lane, and
   // takes minutes to build them), else the merge sort; its k * 8 < n and words past 64 bits
   // (64-bit keys with indices) for the network too
