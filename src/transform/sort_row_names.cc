@@ -10,9 +10,10 @@ namespace {
 
 const std::map<std::string, std::string>& CTypes() {
   static const std::map<std::string, std::string> kTypes = {
-      {"int8", "int8_t"},   {"int16", "int16_t"},   {"int32", "int32_t"},   {"int64", "int64_t"},
-      {"uint8", "uint8_t"}, {"uint16", "uint16_t"}, {"uint32", "uint32_t"}, {"uint64", "uint64_t"},
-      {"float32", "float"}, {"float64", "double"}};
+      {"int8", "int8_t"},     {"int16", "int16_t"},   {"int32", "int32_t"},
+      {"int64", "int64_t"},   {"uint8", "uint8_t"},   {"uint16", "uint16_t"},
+      {"uint32", "uint32_t"}, {"uint64", "uint64_t"}, {"float16", "_Float16"},
+      {"float32", "float"},   {"float64", "double"}};
   return kTypes;
 }
 

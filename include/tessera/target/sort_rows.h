@@ -20,16 +20,23 @@ namespace codegen {
  *  row[n - 1], unused: the call passes it so that its block's read region is the whole row.
  *  Each element becomes an unsigned key whose order is the wanted one (the sign bit flipped for
  *  signed integers; for floats, the bits with the sign flipped or all bits inverted, +0.0 for
- *  -0.0, the highest key for NaN; inverted again for descending), held with its index, so that
- *  plain comparisons give the stable order. k * 8 < n: one pass keeping the k best in a sorted
- *  buffer (an element no better than the k-th is skipped with one comparison). Else a merge
- *  sort. Types of up to 32 bits: 64-bit words key << 32 | index computed by a loop that
- *  vectorizes, the row padded to a multiple of 128 with the highest word; each 128 as 16 vectors
- *  of 8 words, Batcher's odd-even merge network of 16 across the vectors (lane-wise minimum and
- *  maximum, GCC vector extensions) sorting the 8 columns, stored transposed as runs of 16; then
- *  branch-free merges, runs of the same length merged from both ends at once (two independent
- *  chains). 64-bit types: (key, index) pairs, runs of 16 by insertion, then the same merges.
- *  Scratch on the stack up to 1024 elements, malloc'ed beyond. */
+ *  -0.0, the highest key for NaN; inverted again for descending). k * 8 < n: one pass keeping
+ *  the k best in a sorted buffer (an element no better than the k-th is skipped with one
+ *  comparison). Else a sorting network on words of 16, 32 or 64 bits, the narrowest that holds
+ *  one element, chosen at run time: the key alone when only the values are wanted (an integer
+ *  row's keys of 16 bits and more less its smallest, so that a row of keys within 2^16 of each
+ * other sorts as 16-bit words, whatever the type; a float row's NaN and -0.0 are put back from the
+ * row afterwards, in the row's order), else key << b | index (b: the bits of n - 1), which makes
+ *  the words distinct and the order stable. With AVX-512 (F, BW, DQ): the words, in 64-byte
+ *  vectors (GCC vector extensions, AVX-512 minimum and maximum), are sorted in blocks
+ *  of up to 16 vectors in registers - Batcher's odd-even merge network across the vectors,
+ *  then bitonic merges with lane permutes, then a transpose - and the blocks merged a vector
+ *  at a time (bitonic merges of two vectors). The keys and the outputs are converted a vector
+ *  at a time. Without AVX-512, and for 64-bit keys with indices whose words would pass 64
+ *  bits: a merge sort - types of up to 32 bits as words key << 32 | index, 16-input networks
+ *  across 8-lane vectors then branch-free merges; 64-bit types as (key, index) pairs, runs of
+ *  16 by insertion, then the same merges. Scratch on the stack up to 8 KiB (the network) or 1024
+ *  elements (the merge sort), malloc'ed beyond. */
 std::string SortRowSource(const std::string& name, const SortRow& row);
 
 }  // namespace codegen

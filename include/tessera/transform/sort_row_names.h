@@ -11,7 +11,7 @@ namespace codegen {
 /*! \brief What a row sort's function name asks for. */
 struct SortRow {
   bool ascending = true;
-  std::string dtype;        // the row's: int8..int64, uint8..uint64, float32, float64
+  std::string dtype;        // the row's: int8..int64, uint8..uint64, float16, float32, float64
   bool values = false;      // writes the sorted values
   std::string index_dtype;  // writes the indices as this type ("" when it does not)
 };

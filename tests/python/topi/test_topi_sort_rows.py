@@ -17,8 +17,8 @@ from tessera.script import tir as T
 
 PASS = "tir.SortRows"
 pytestmark = pytest.mark.skipif(TARGET != "c", reason="the row sort is the host's")
-DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
-          "float64")
+DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+          "float32", "float64")
 
 
 def _order(a, ascending):
@@ -60,19 +60,100 @@ def _source(func, target="c", **ctx):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_sort_argsort_rows_as_numpy(dtype):
-    for n in (2, 3, 16, 17, 31, 33, 128, 300):
+    k = Kernels()
+    lengths = (2, 3, 16, 17, 31, 33, 128, 300)
+    for n in lengths:
+        A = te.placeholder((6, n), dtype, name="A")
+        k.add(f"asc{n}", [A], topi.sort(A, axis=1))
+        k.add(f"desc{n}", [A], topi.sort(A, axis=-1, is_ascend=False))
+        k.add(f"arg{n}", [A], topi.argsort(A, axis=1, dtype="int32"))
+        k.add(f"arg_desc{n}", [A], topi.argsort(A, axis=1, is_ascend=0))  # float32 indices
+    for n in lengths:
         a = _rows(n, dtype)
-        A = te.placeholder(a.shape, dtype, name="A")
-        k = Kernels()
-        k.add("asc", [A], topi.sort(A, axis=1))
-        k.add("desc", [A], topi.sort(A, axis=-1, is_ascend=False))
-        k.add("arg", [A], topi.argsort(A, axis=1, dtype="int32"))
-        k.add("arg_desc", [A], topi.argsort(A, axis=1, is_ascend=0))  # float32 indices
         for name, ascending in (("asc", True), ("desc", False)):
-            _same(k.run(name, a), np.take_along_axis(a, _order(a, ascending), -1))
-        _same(k.run("arg", a), _order(a, True).astype("int32"))
-        _same(k.run("arg_desc", a), _order(a, False).astype("float32"))
-        assert k._lib["all"].get_source().count("tessera_sort_row_") >= 8, n
+            _same(k.run(f"{name}{n}", a), np.take_along_axis(a, _order(a, ascending), -1))
+        _same(k.run(f"arg{n}", a), _order(a, True).astype("int32"))
+        _same(k.run(f"arg_desc{n}", a), _order(a, False).astype("float32"))
+    assert k._lib["all"].get_source().count("tessera_sort_row_") >= 8 * len(lengths)
+
+
+def _ranged_rows(n, dtype, seed=0):
+    """Rows of n: keys in a narrow range (the network's narrow words) and over the whole type."""
+    rng = np.random.default_rng(seed + n)
+    if dtype.startswith("float"):
+        rows = [rng.integers(-300, 300, n), rng.standard_normal(n) * 1e3,
+                rng.standard_normal(n)]
+        return np.stack(rows).astype(dtype)
+    info = np.iinfo(dtype)
+    return np.stack([rng.integers(0, 3, n).astype(dtype),
+                     (rng.integers(-100, 100, n) + (info.max // 2)).astype(dtype),
+                     rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)])
+
+
+@pytest.mark.parametrize("dtype", ("int8", "uint8", "int16", "int32", "uint32", "int64",
+                                   "uint64", "float16", "float32", "float64"))
+def test_long_rows_as_numpy(dtype):
+    # past one block of the network (512, 256, 128 elements of 16-, 32-, 64-bit words), runs
+    # merged a vector at a time, past the 8 KiB on the stack; narrow and whole-range keys
+    lengths = (700, 2100, 5000)
+    k = Kernels()
+    for n in lengths:
+        A = te.placeholder((3, n), dtype, name="A")
+        k.add(f"asc{n}", [A], topi.sort(A, axis=1))
+        k.add(f"desc{n}", [A], topi.sort(A, axis=1, is_ascend=False))
+        k.add(f"arg{n}", [A], topi.argsort(A, axis=1, dtype="int32"))
+        k.add(f"arg_desc{n}", [A], topi.argsort(A, axis=1, is_ascend=False, dtype="int64"))
+    for n in lengths:
+        a = _ranged_rows(n, dtype)
+        _same(k.run(f"asc{n}", a), np.take_along_axis(a, _order(a, True), -1))
+        _same(k.run(f"desc{n}", a), np.take_along_axis(a, _order(a, False), -1))
+        _same(k.run(f"arg{n}", a), _order(a, True).astype("int32"))
+        _same(k.run(f"arg_desc{n}", a), _order(a, False))
+
+
+@pytest.mark.parametrize("dtype,lengths", (("int8", (255, 256)), ("uint8", (255, 256)),
+                                           ("int16", (65535, 65536)), ("float16", (65536,))))
+def test_argsort_where_the_index_takes_another_word(dtype, lengths):
+    # key << bits(n - 1) | index: 8-bit keys in 16-bit words up to n = 256, 16-bit keys in
+    # 32-bit words up to 65536; past that the next word
+    k = Kernels()
+    for n in lengths:
+        A = te.placeholder((2, n), dtype, name="A")
+        k.add(f"arg{n}", [A], topi.argsort(A, axis=1, dtype="int32"))
+        k.add(f"both{n}", [A], topi.topk(A, n, axis=1, ret_type="both", is_ascend=True,
+                                         dtype="int32"))
+    for n in lengths:
+        a = _ranged_rows(n, dtype)[1:]
+        _same(k.run(f"arg{n}", a), _order(a, True).astype("int32"))
+        values, indices = k.run(f"both{n}", a)
+        _same(indices, _order(a, True).astype("int32"))
+        _same(values, np.take_along_axis(a, _order(a, True), -1))
+
+
+@pytest.mark.parametrize("dtype,bits", (("float16", "uint16"), ("float32", "uint32"),
+                                        ("float64", "uint64")))
+def test_sorted_values_keep_each_nan_and_zero(dtype, bits):
+    # the values sort its bare keys; NaN of either sign and any payload, and the zeros, come back
+    # from the row in its order
+    rng = np.random.default_rng(3)
+    n = 300
+    a = rng.standard_normal((4, n)).astype(dtype)
+    nbits = np.dtype(bits).itemsize * 8
+    sign = np.array(1 << (nbits - 1), dtype=bits)
+    nans = (np.full(8, np.nan, dtype).view(bits) | np.arange(1, 9).astype(bits)).view(dtype)
+    for r in range(4):
+        at = rng.choice(n, 40, replace=False)
+        a[r, at[:8]] = nans
+        a[r, at[8:12]] = (nans[:4].view(bits) | sign).view(dtype)  # negative NaN
+        a[r, at[12:26]] = 0.0
+        a[r, at[26:40]] = -0.0
+    A = te.placeholder(a.shape, dtype, name="A")
+    k = Kernels()
+    k.add("asc", [A], topi.sort(A, axis=1))
+    k.add("desc", [A], topi.sort(A, axis=1, is_ascend=False))
+    for name, ascending in (("asc", True), ("desc", False)):
+        want = np.take_along_axis(a, _order(a, ascending), -1)
+        np.testing.assert_array_equal(k.run(name, a).view(bits), want.view(bits))
 
 
 @pytest.mark.parametrize("dtype", ("int32", "float32", "float64", "uint64"))
@@ -169,7 +250,10 @@ def test_other_sorts_keep_their_blocks():
     assert calls(A, topi.sort(A, axis=1))
     assert not calls(A, topi.sort(A, axis=0))  # not the last axis
     H = te.placeholder((4, 10), "float16", name="H")
-    assert not calls(H, topi.sort(H, axis=1))  # a type the row sort does not take
+    assert calls(H, topi.sort(H, axis=1))
+    G = te.placeholder((4, 10), "bfloat16", name="G")  # a type the row sort does not take
+    g = te.create_prim_func([G, topi.sort(G, axis=1)])
+    ts.ir.assert_structural_equal(ts.transform.Pass(PASS)(g)["main"], g)
     B = te.placeholder((4, 10), "int32", name="B")
     e = topi.sort(te.compute(B.shape, lambda i, j: B[i, j] * 3, name="E"), axis=1)
     f = te.create_prim_func([B, e])
