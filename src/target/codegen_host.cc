@@ -855,9 +855,31 @@ std::string CodeGenHost::VisitExpr_(const RampNode* op) {
   return name + "(" + PrintExpr(op->base) + ", " + PrintExpr(op->stride) + ")";
 }
 
+// A vector of one value written as an initializer of its lanes: GCC makes one broadcast
+// instruction of it, where the lane loop of LaneLoopHelper also stored the vector to the stack
+// in every iteration of a loop that broadcasts a loaded value (broadcast_to a column of int8:
+// two stores a vector instead of one).
+// `first`, when given, is a statement that defines a0 from the parameter.
+static std::string SplatDefinition(const std::string& name, const std::string& vt, int lanes,
+                                   const std::string& param, const std::string& first = "") {
+  std::ostringstream def;
+  def << "static inline " << vt << " " << name << "(" << param << ") {\n";
+  if (!first.empty()) def << "  " << first << "\n";
+  def << "  return (" << vt << "){";
+  for (int i = 0; i < lanes; ++i) def << (i ? ", " : "") << "a0";
+  def << "};\n}\n";
+  return def.str();
+}
+
 std::string CodeGenHost::VisitExpr_(const BroadcastNode* op) {
   DataType t = op->dtype;
   std::string vt = TypeName(t, op->span);
+  if (!t.is_bool() && !t.is_scalable_vector()) {
+    std::string name = "tessera_broadcast_" + vt.substr(8);
+    std::string et = TypeName(t.element_of(), op->span);
+    return Helper(name, SplatDefinition(name, vt, t.lanes(), et + " a0")) + "(" +
+           PrintExpr(op->value) + ")";
+  }
   std::string lane = t.is_bool() ? "(a0 ? -1 : 0)" : "a0";
   std::string name =
       LaneLoopHelper("tessera_broadcast_" + std::string(t.is_bool() ? "mask" : "") + vt.substr(8),
@@ -1073,9 +1095,13 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (Expr at = LaneUniform(index)) {
     // Every lane reads the same element: one load, broadcast.
     std::string name = "tessera_load_splat_" + vt.substr(8);
-    def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
-        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("0")
-        << ";\n  return r;\n}\n";
+    if (elem.is_bool()) {
+      def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
+          << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("0")
+          << ";\n  return r;\n}\n";
+    } else {
+      def << SplatDefinition(name, vt, t.lanes(), "const " + st + "* p", st + " a0 = p[0];");
+    }
     return Helper(name, def.str()) + "(" + OffsetPointer(ptr, at) + ")";
   }
   std::string it = TypeName(index->dtype, op->span);

@@ -1108,8 +1108,86 @@ int ChooseLanes(int64_t extent, int max_lanes) {
 // stores or loads, and at most kMaxLanes lanes (kLocalMaxLanes where every buffer stored is in
 // `local` or read by the loop too: an accumulator); 0: at most kMaxLanes lanes whatever the
 // type.
-int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local) {
+// Whether `index` is `var` plus terms without it (unit stride) or has no `var` at all.
+bool UnitOrUniform(const Expr& index, const Var& var) {
+  if (!UsesVar(index, var.get())) return true;
+  return !UsesVar(SimplifyExpr(SubNode::Make(index, var)), var.get());
+}
+
+// Whether a value stored by a copy loop only moves data of `bits`-wide elements: loads at
+// unit-stride or lane-uniform indices, constants, variables other than `var`, casts between
+// types of one width, bitwise operations (their lanes need no wider temporaries).
+bool MovesData(const Expr& e, const Var& var, int bits) {
+  if (AsPtr<IntImmNode>(e) || AsPtr<FloatImmNode>(e)) return true;
+  if (auto* v = AsPtr<VarNode>(e)) return v != var.get();
+  if (auto* ld = AsPtr<BufferLoadNode>(e)) {
+    if (ld->predicate || ld->buffer->dtype.bits() != bits || ld->buffer->dtype.is_bool() ||
+        ld->buffer->dtype.is_vector()) {
+      return false;
+    }
+    for (size_t k = 0; k < ld->indices.size(); ++k) {
+      const bool last = k + 1 == ld->indices.size();
+      if (last ? !UnitOrUniform(ld->indices[k], var) : UsesVar(ld->indices[k], var.get())) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (auto* c = AsPtr<CastNode>(e)) {
+    return c->dtype.bits() == bits && c->value->dtype.bits() == bits && !c->dtype.is_bool() &&
+           MovesData(c->value, var, bits);
+  }
+  if (auto* b = AsPtr<BroadcastNode>(e)) return MovesData(b->value, var, bits);
+  if (auto* call = AsPtr<CallNode>(e)) {
+    if (!NativeVectorizer::IsLaneWiseBits(call) || call->dtype.bits() != bits) return false;
+    for (const Expr& a : call->args) {
+      if (!MovesData(a, var, bits)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// Whether the body of the loop over `var` copies data (stores of MovesData values at unit
+// stride into buffers of one element width, `*bits`): such a loop takes the target's whole
+// vector width, whatever the element type. Its vectors are loads and stores only, which the
+// C compiler moves one register at a time; the 16-lane cap of other loops would cut an int8
+// copy into 16-byte steps (bench_topi --all, 2048^2 int8, one thread: copies at 0.5-0.7x
+// numpy's memcpy-like loops).
+bool CopiesData(const Stmt& body, const Var& var, int* bits) {
+  std::vector<const BufferStoreNode*> stores;
+  bool other = false;
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    if (auto* st = AsPtr<BufferStoreNode>(n)) {
+      stores.push_back(st);
+    } else if (IsStmtKind(n->kind) && !AsPtr<SeqStmtNode>(n)) {
+      other = true;  // a loop, a branch, a let, an allocation: not a plain copy
+    }
+  });
+  if (other || stores.empty()) return false;
+  *bits = stores[0]->buffer->dtype.bits();
+  for (const BufferStoreNode* st : stores) {
+    DataType t = st->buffer->dtype;
+    if (st->predicate || t.bits() != *bits || t.is_bool() || t.is_vector() ||
+        st->indices.empty()) {
+      return false;
+    }
+    for (size_t k = 0; k + 1 < st->indices.size(); ++k) {
+      if (UsesVar(st->indices[k], var.get())) return false;
+    }
+    const Expr& last = st->indices.back();
+    if (!UsesVar(last, var.get()) || !UnitOrUniform(last, var)) return false;
+    if (!MovesData(st->value, var, *bits)) return false;
+  }
+  return true;
+}
+
+int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local,
+             const Var& var) {
   if (vector_bits <= 0) return kMaxLanes;
+  if (int bits = 0; CopiesData(body, var, &bits) && bits > 0 && bits <= vector_bits) {
+    return std::max(kMaxLanes, vector_bits / bits);
+  }
   int bits = 8;
   std::unordered_set<const VarNode*> stored, loaded;
   PostOrderVisit(body, [&](const ObjectRef& n) {
@@ -1167,7 +1245,8 @@ class VectorLoopSplitter : public StmtMutator {
     auto extent = AsConstInt(loop->extent);
     if (!extent || *extent <= 1) return Serial(loop);
     int lanes = ChooseLanes(*extent, native_bits_ > 0 ? NativeLanes(loop->body, native_bits_)
-                                                      : MaxLanes(loop->body, vector_bits_, local_));
+                                                      : MaxLanes(loop->body, vector_bits_, local_,
+                                                                 loop->loop_var));
     const VarNode* var = loop->loop_var.get();
     // A body that does not depend on the variable runs `extent` times: a serial loop.
     if (lanes == 0 || !UsesVar(loop->body, [var](const VarNode* v) { return v == var; })) {
