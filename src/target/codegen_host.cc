@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/runtime_abi.h"
@@ -2029,6 +2030,59 @@ void CodeGenHost::PrintLoopPrologue(const ForNode* op, const std::string& name) 
   stream_ << assume;
 }
 
+// A fill: `for v in [min, min + n): B[Ramp(b + v * L, 1, L)] = Broadcast(x, L)`, x and b free
+// of v, n >= 4 vectors of 16, 32 or 64 bytes. The vectors stored are all the same, so the
+// helper stores the first and the last unaligned and those between at addresses aligned to the
+// vector: a store-only loop into an array 16 bytes off a 32-byte boundary (numpy's usual
+// offset) straddled a cache line every other vector (2048 x 2048 int8, AMD Zen 4: 0.053 ms
+// unaligned, 0.042 aligned, as fast as memset).
+bool CodeGenHost::PrintFillLoop(const ForNode* op) {
+  if (op->for_kind != ForKind::kSerial || !op->annotations.empty() || nontemporal_depth_ > 0) {
+    return false;
+  }
+  auto n = AsConstInt(op->extent);
+  auto* st = AsPtr<BufferStoreNode>(op->body);
+  if (!n || *n < 4 || st == nullptr || st->predicate) return false;
+  auto* value = AsPtr<BroadcastNode>(st->value);
+  DataType t = st->value->dtype, elem = st->buffer->dtype;
+  if (!value || t.is_scalable_vector() || elem.is_bool() || elem.is_vector() ||
+      elem.bits() % 8 != 0) {
+    return false;
+  }
+  const VarNode* var = op->loop_var.get();
+  if (UsesVar(value->value, var)) return false;
+  const int64_t lanes = t.lanes(), bytes = lanes * elem.bits() / 8;
+  if (bytes != 16 && bytes != 32 && bytes != 64) return false;
+  Expr index = AsUnitRamp(FlatIndex(st->buffer.get(), st->indices, st->span));
+  auto* ramp = AsPtr<RampNode>(index);
+  if (ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes) return false;
+  // the vectors follow one another: b + v * L
+  arith::Analyzer ana;
+  Expr step = MulNode::Make(op->loop_var, MakeConst(op->loop_var->dtype, lanes), op->span);
+  Expr rest = ana.Simplify(SubNode::Make(ramp->base, CastTo(ramp->base->dtype, step), op->span));
+  if (UsesVar(rest, var)) return false;
+  VarMap first;
+  first[var] = op->min;
+  Expr base = ana.Simplify(Substitute(ramp->base, first));
+  std::string vt = TypeName(t, op->span);
+  std::string et = CodeGenC::TypeName(elem, op->span);
+  std::string name = "tessera_fill_" + vt.substr(8);
+  std::ostringstream def;
+  def << "static inline void " << name << "(" << et << "* p, " << vt << " v, int64_t n) {\n"
+      << "  " << et << "* end = p + n * " << lanes << ";\n"
+      << "  memcpy(p, &v, sizeof(v));\n"
+      << "  " << et << "* a = (" << et << "*)(((uintptr_t)p + " << bytes << ") & ~(uintptr_t)"
+      << bytes - 1 << ");\n"
+      << "  for (; a + " << lanes << " <= end; a += " << lanes
+      << ") memcpy(__builtin_assume_aligned(a, " << bytes << "), &v, sizeof(v));\n"
+      << "  memcpy(end - " << lanes << ", &v, sizeof(v));\n}\n";
+  std::string ptr = OffsetPointer(BufferPointer(st->buffer.get(), st->span), base);
+  PrintIndent();
+  stream_ << Helper(name, def.str()) << "(" << ptr << ", " << PrintExpr(st->value) << ", "
+          << *n << ");\n";
+  return true;
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // sch.annotate(loop, "pragma_fast_math", 1): vector expf inside uses a polynomial (below).
   auto fm = op->annotations.find("pragma_fast_math");
@@ -2075,6 +2129,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     return;
   }
   if (PrintLaneFold(op, nullptr)) return;
+  if (PrintFillLoop(op)) return;
   if (op->for_kind == ForKind::kUnrolled) {
     if (auto n = AsConstInt(op->extent)) {
       PrintIndent();
