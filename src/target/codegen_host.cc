@@ -2031,7 +2031,7 @@ void CodeGenHost::PrintLoopPrologue(const ForNode* op, const std::string& name) 
 }
 
 // A fill: `for v in [min, min + n): B[Ramp(b + v * L, 1, L)] = Broadcast(x, L)`, x and b free
-// of v, n >= 4 vectors of 16, 32 or 64 bytes. The vectors stored are all the same, so the
+// of v, n >= 16 vectors of 16, 32 or 64 bytes. The vectors stored are all the same, so the
 // helper stores the first and the last unaligned and those between at addresses aligned to the
 // vector: a store-only loop into an array 16 bytes off a 32-byte boundary (numpy's usual
 // offset) straddled a cache line every other vector (2048 x 2048 int8, AMD Zen 4: 0.053 ms
@@ -2042,7 +2042,7 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   }
   auto n = AsConstInt(op->extent);
   auto* st = AsPtr<BufferStoreNode>(op->body);
-  if (!n || *n < 4 || st == nullptr || st->predicate) return false;
+  if (!n || *n < 16 || st == nullptr || st->predicate) return false;
   auto* value = AsPtr<BroadcastNode>(st->value);
   DataType t = st->value->dtype, elem = st->buffer->dtype;
   if (!value || t.is_scalable_vector() || elem.is_bool() || elem.is_vector() ||
