@@ -2078,8 +2078,8 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
       << "  memcpy(end - " << lanes << ", &v, sizeof(v));\n}\n";
   std::string ptr = OffsetPointer(BufferPointer(st->buffer.get(), st->span), base);
   PrintIndent();
-  stream_ << Helper(name, def.str()) << "(" << ptr << ", " << PrintExpr(st->value) << ", "
-          << *n << ");\n";
+  stream_ << Helper(name, def.str()) << "(" << ptr << ", " << PrintExpr(st->value) << ", " << *n
+          << ");\n";
   return true;
 }
 

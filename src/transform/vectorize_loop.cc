@@ -1193,8 +1193,7 @@ bool CopiesData(const ForNode* loop, int* bits) {
   *bits = stores[0]->buffer->dtype.bits();
   for (const BufferStoreNode* st : stores) {
     DataType t = st->buffer->dtype;
-    if (st->predicate || t.bits() != *bits || t.is_bool() || t.is_vector() ||
-        st->indices.empty()) {
+    if (st->predicate || t.bits() != *bits || t.is_bool() || t.is_vector() || st->indices.empty()) {
       return false;
     }
     for (size_t k = 0; k + 1 < st->indices.size(); ++k) {
@@ -1211,7 +1210,8 @@ bool CopiesData(const ForNode* loop, int* bits) {
 // stores or loads, and at most kMaxLanes lanes (kLocalMaxLanes where every buffer stored is in
 // `local` or read by the loop too: an accumulator; the whole width where the loop copies data,
 // CopiesData); 0: at most kMaxLanes lanes whatever the type.
-int MaxLanes(const ForNode* loop, int vector_bits, const std::unordered_set<const VarNode*>& local) {
+int MaxLanes(const ForNode* loop, int vector_bits,
+             const std::unordered_set<const VarNode*>& local) {
   if (vector_bits <= 0) return kMaxLanes;
   const Stmt& body = loop->body;
   if (int bits = 0; CopiesData(loop, &bits) && bits > 0 && bits <= vector_bits) {
