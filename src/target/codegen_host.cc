@@ -1086,11 +1086,24 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   }
   int64_t k = 0;
   if (Expr first = RepeatedRampBase(index, int_lets_, &k); first && !elem.is_bool()) {
-    // Lane i reads element i / k of a run of lanes / k: GCC loads the run and permutes it.
+    // Lane i reads element i / k of a run of lanes / k: the run loaded as one vector of its
+    // own and its lanes repeated by one permutation (GCC read the lane loop element by element
+    // through the stack: repeat 2 columns of 1024 x 1024 int8, 1.2 ms against numpy's 1.15).
     std::string name = "tessera_load_repeat" + std::to_string(k) + "_" + vt.substr(8);
+    const int lanes = t.lanes();
+    const int run = lanes / static_cast<int>(k);
     def << "static inline " << vt << " " << name << "(const " << st << "* p) {\n  " << vt
-        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = p[i / " << k
-        << "];\n  return r;\n}\n";
+        << " r;\n";
+    if (run >= 2 && !t.is_scalable_vector()) {
+      std::string ht = TypeName(t.with_lanes(run), op->span);
+      def << "#if defined(__clang__) || __GNUC__ >= 12\n  " << ht
+          << " h;\n  memcpy(&h, p, sizeof(h));\n  r = __builtin_shufflevector(h, h";
+      for (int i = 0; i < lanes; ++i) def << ", " << i / k;
+      def << ");\n#else\n";
+    }
+    def << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = p[i / " << k << "];\n";
+    if (run >= 2 && !t.is_scalable_vector()) def << "#endif\n";
+    def << "  return r;\n}\n";
     return Helper(name, def.str()) + "(" + OffsetPointer(ptr, first) + ")";
   }
   if (Expr at = LaneUniform(index)) {

@@ -99,3 +99,18 @@ def test_broadcast_is_an_initializer():
     out = np.zeros((8, 4096), "int8")
     lib(c, out)
     np.testing.assert_array_equal(out, np.broadcast_to(c, (8, 4096)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float16", "float32"])
+@pytest.mark.parametrize("k", [2, 4])
+def test_repeated_lanes_are_one_permutation(dtype, k):
+    # repeat along the row: each vector is a run of the row loaded as one smaller vector and
+    # its lanes repeated by __builtin_shufflevector, not a lane loop
+    A = te.placeholder((6, 64), dtype, name="A")
+    lib = ts.build(te.create_prim_func([A, topi.repeat(A, k, 1)]), target="c")
+    src = lib.get_source()
+    assert f"tessera_load_repeat{k}_" in src and "__builtin_shufflevector(h, h, 0," in src
+    a = np.arange(6 * 64).astype(dtype).reshape(6, 64)
+    out = np.zeros((6, 64 * k), dtype)
+    lib(a, out)
+    np.testing.assert_array_equal(out, np.repeat(a, k, 1))

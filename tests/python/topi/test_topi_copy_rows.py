@@ -53,9 +53,12 @@ def test_flip_rows_and_columns(dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
-def test_repeat_rows(dtype, shape):
+def test_repeat_rows_and_columns(dtype, shape):
     for k in (2, 3):
         _check(lambda a: topi.repeat(a, k, 0), lambda a: np.repeat(a, k, 0), [shape], dtype)
+    # columns: each vector a permutation of a run of the row (k dividing the lanes) or lanes
+    for k in (2, 4, 3):
+        _check(lambda a: topi.repeat(a, k, 1), lambda a: np.repeat(a, k, 1), [shape], dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
