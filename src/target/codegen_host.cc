@@ -2056,6 +2056,9 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   auto n = AsConstInt(op->extent);
   auto* st = AsPtr<BufferStoreNode>(op->body);
   if (!n || *n < 16 || st == nullptr || st->predicate) return false;
+  // an array of the caller's (a DLTensor's data); the function's own buffers (an accumulator's
+  // initial values) are allocated aligned
+  if (!restrict_vars_.count(st->buffer->data.get())) return false;
   auto* value = AsPtr<BroadcastNode>(st->value);
   DataType t = st->value->dtype, elem = st->buffer->dtype;
   if (!value || t.is_scalable_vector() || elem.is_bool() || elem.is_vector() ||

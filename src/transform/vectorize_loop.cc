@@ -1148,7 +1148,11 @@ bool MovesData(const Expr& e, const CopyLoop& loop, int bits) {
   }
   if (auto* b = AsPtr<BroadcastNode>(e)) return MovesData(b->value, loop, bits);
   if (auto* call = AsPtr<CallNode>(e)) {
-    if (!NativeVectorizer::IsLaneWiseBits(call) || call->dtype.bits() != bits) return false;
+    // (not the shifts: GCC has no 8-bit vector shift and widens their lanes)
+    if (!NativeVectorizer::IsLaneWiseBits(call) || call->dtype.bits() != bits ||
+        call->is_op("tir.shift_left") || call->is_op("tir.shift_right")) {
+      return false;
+    }
     for (const Expr& a : call->args) {
       if (!MovesData(a, loop, bits)) return false;
     }
