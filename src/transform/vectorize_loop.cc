@@ -1219,7 +1219,7 @@ int MaxLanes(const ForNode* loop, int vector_bits,
   if (vector_bits <= 0) return kMaxLanes;
   const Stmt& body = loop->body;
   if (int bits = 0; CopiesData(loop, &bits) && bits > 0 && bits <= vector_bits) {
-    return std::max(kMaxLanes, vector_bits / bits);
+    return std::max(2, vector_bits / bits);
   }
   int bits = 8;
   std::unordered_set<const VarNode*> stored, loaded;
