@@ -8,7 +8,9 @@
 #include <set>
 
 #include "rules.h"
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 
 namespace tessera {
 namespace autoschedule {
@@ -380,6 +382,68 @@ bool UsesIteratorsOutsideLoads(const Expr& value, const BlockNode* block) {
   return finder.found;
 }
 
+/*! \brief Whether `e` only moves data of `bits`-wide elements: loads, constants, casts between
+ *  types of that width, bitwise operations (a copy, a fill, bitwise_not). */
+bool MovesData(const Expr& e, int bits) {
+  if (AsPtr<IntImmNode>(e) || AsPtr<FloatImmNode>(e)) return true;
+  if (auto* load = AsPtr<BufferLoadNode>(e)) {
+    return load->buffer->dtype.bits() == bits && !load->buffer->dtype.is_bool();
+  }
+  if (auto* cast = AsPtr<CastNode>(e)) {
+    return cast->dtype.bits() == bits && !cast->dtype.is_bool() && MovesData(cast->value, bits);
+  }
+  if (auto* call = AsPtr<CallNode>(e)) {
+    if (!(call->is_op("tir.bitwise_not") || call->is_op("tir.bitwise_and") ||
+          call->is_op("tir.bitwise_or") || call->is_op("tir.bitwise_xor"))) {
+      return false;
+    }
+    for (const Expr& a : call->args) {
+      if (!MovesData(a, bits)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/*! \brief Whether the block copies data (MovesData) from a load re-indexed along the outer
+ *  iterators whose innermost index still walks the store's row: flip's `A[n - 1 - i, j]`,
+ *  repeat's `A[i // 2, j]`, split's `A[i, j + 1024]`, broadcast_to's `A[j]`. Fused with the
+ *  loops around it, each vector's address needs a division of the fused index (and the C
+ *  compiler cuts such a vector into 16-byte pieces); row by row, the row is one contiguous
+ *  copy. */
+bool CopiesReindexedRows(const BlockInfo& info) {
+  const BufferStoreNode* st = info.store;
+  if (!st || st->indices.empty() || st->buffer->dtype.is_bool()) return false;
+  const int bits = st->buffer->dtype.bits();
+  if (!MovesData(st->value, bits)) return false;
+  const VarNode* inner = info.block->iter_vars.back()->var.get();
+  arith::Analyzer ana;
+  bool reindexed = false;
+  bool ok = true;
+  PostOrderVisit(st->value, [&](const ObjectRef& n) {
+    auto* load = AsPtr<BufferLoadNode>(n);
+    if (load == nullptr || load->indices.empty()) return;
+    // the store's indices into a buffer of the store's shape (split's first part reads
+    // A[i, j] of a wider A: fused, its rows too are divisions)
+    bool same = load->indices.size() == st->indices.size() &&
+                load->buffer->shape.size() == st->buffer->shape.size();
+    for (size_t k = 0; same && k < load->indices.size(); ++k) {
+      same = load->indices[k].get() == st->indices[k].get() &&
+             StructuralEqual(load->buffer->shape[k], st->buffer->shape[k]);
+    }
+    if (same) return;
+    reindexed = true;
+    for (size_t k = 0; k + 1 < load->indices.size(); ++k) {
+      ok = ok && !UsesVar(load->indices[k], inner);
+    }
+    // the innermost index: the store's plus an offset, or none of the innermost iterator
+    const Expr& last = load->indices.back();
+    ok = ok && (!UsesVar(last, inner) ||
+                !UsesVar(ana.Simplify(SubNode::Make(last, st->indices.back())), inner));
+  });
+  return reindexed && ok;
+}
+
 /*! \brief The lanes (the native ones or half as many, dividing the innermost loop) with which
  *  the innermost loop of `info` is better vectorized on its own than fused with the loops
  *  around it, or 0. Fused, a vector of the flat loop reads `A[f // n, f % n]`: fine where
@@ -420,8 +484,11 @@ int64_t InnerRowLanes(const BlockInfo& info, size_t loops, int64_t lanes) {
   }
   // A value computed from the iterators themselves, not only through the indices of its loads
   // (eye's `j - i == k`): fused, each vector recomputed the row and the column from the flat
-  // index by a division and a remainder.
-  if (!straddles && !irregular && !UsesIteratorsOutsideLoads(st->value, b)) return 0;
+  // index by a division and a remainder. A copy of re-indexed rows likewise (CopiesReindexedRows).
+  if (!straddles && !irregular && !UsesIteratorsOutsideLoads(st->value, b) &&
+      !CopiesReindexedRows(info)) {
+    return 0;
+  }
   for (int64_t l : {lanes, lanes / 2}) {
     if (l >= 4 && n % l == 0 && n >= 2 * l) return l;
   }

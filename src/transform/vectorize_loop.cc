@@ -32,12 +32,13 @@ namespace {
 // that stores only into accumulators (buffers of the function's own, or buffers it also reads:
 // a reduction's) fills the vector up to kLocalMaxLanes (one AVX-512 vector of int8: 64; with 16
 // lanes, 128 bits, the int8 sums, minima and argmax of bench_topi ran at 0.45-0.9x numpy, with
-// 64 at 0.96-1.2x); other loops keep 16 (64 lanes made elementwise int8 maximum 10-30% slower,
-// and float16 ones of 32 lanes, 1024-bit float32 temporaries, several times slower), or as many
-// as fill kMinChunkBits where that is more: a loop of bytes only takes 32 lanes, one 256-bit
-// vector (with 16, 128 bits, an int8 sign or abs, a compare and a blend per 16 bytes, ran at
-// 0.6-0.7x numpy, with 32 at 1.1x, as fast as with 64). Without the width, kMaxLanes whatever
-// the type.
+// 64 at 0.96-1.2x), and so does a loop that only copies data (CopiesData: int8 copies in
+// 16-byte steps ran at 0.5-0.7x numpy); other loops keep 16 (64 lanes made elementwise int8
+// maximum 10-30% slower, and float16 ones of 32 lanes, 1024-bit float32 temporaries, several
+// times slower), or as many as fill kMinChunkBits where that is more: a loop of bytes only
+// takes 32 lanes, one 256-bit vector (with 16, 128 bits, an int8 sign or abs, a compare and a
+// blend per 16 bytes, ran at 0.6-0.7x numpy, with 32 at 1.1x, as fast as with 64). Without the
+// width, kMaxLanes whatever the type.
 constexpr int kMaxLanes = 16;
 constexpr int kLocalMaxLanes = 64;
 constexpr int kMinChunkBits = 256;
@@ -1108,12 +1109,123 @@ int ChooseLanes(int64_t extent, int max_lanes) {
   return 0;
 }
 
+// The loop a copy is checked over: its variable from `first`, `extent` values.
+struct CopyLoop {
+  arith::Analyzer* ana;
+  Var var;
+  Expr first;
+  int64_t extent;
+};
+
+// Whether `index` is `var` plus terms without it (unit stride) or has no `var` at all, over the
+// loop's values (tile's `floormod(o * 64 + v, 1024)` for v in [0, 64): LaneDivMod).
+bool UnitOrUniform(const Expr& index, const CopyLoop& loop) {
+  const Var& var = loop.var;
+  if (!UsesVar(index, var.get())) return true;
+  Expr linear = lanes::LaneDivMod(loop.ana, var, loop.first, loop.extent).VisitExpr(index);
+  return !UsesVar(loop.ana->Simplify(SubNode::Make(linear, var)), var.get());
+}
+
+// Whether a value stored by a copy loop only moves data of `bits`-wide elements: loads at
+// unit-stride or lane-uniform indices, constants, variables other than `var`, casts between
+// types of one width, bitwise operations (their lanes need no wider temporaries).
+bool MovesData(const Expr& e, const CopyLoop& loop, int bits) {
+  const Var& var = loop.var;
+  if (AsPtr<IntImmNode>(e) || AsPtr<FloatImmNode>(e)) return true;
+  if (auto* v = AsPtr<VarNode>(e)) return v != var.get();
+  if (auto* ld = AsPtr<BufferLoadNode>(e)) {
+    if (ld->predicate || ld->buffer->dtype.bits() != bits || ld->buffer->dtype.is_bool() ||
+        ld->buffer->dtype.is_vector()) {
+      return false;
+    }
+    for (size_t k = 0; k < ld->indices.size(); ++k) {
+      const bool last = k + 1 == ld->indices.size();
+      if (last ? !UnitOrUniform(ld->indices[k], loop) : UsesVar(ld->indices[k], var.get())) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (auto* c = AsPtr<CastNode>(e)) {
+    return c->dtype.bits() == bits && c->value->dtype.bits() == bits && !c->dtype.is_bool() &&
+           MovesData(c->value, loop, bits);
+  }
+  if (auto* b = AsPtr<BroadcastNode>(e)) return MovesData(b->value, loop, bits);
+  if (auto* call = AsPtr<CallNode>(e)) {
+    // (not the shifts: GCC has no 8-bit vector shift and widens their lanes)
+    if (!NativeVectorizer::IsLaneWiseBits(call) || call->dtype.bits() != bits ||
+        call->is_op("tir.shift_left") || call->is_op("tir.shift_right")) {
+      return false;
+    }
+    for (const Expr& a : call->args) {
+      if (!MovesData(a, loop, bits)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// Whether the body of the loop over `var` copies data (stores of MovesData values at unit
+// stride into buffers of one element width, `*bits`): such a loop takes the target's whole
+// vector width, whatever the element type. Its vectors are loads and stores only, which the
+// C compiler moves one register at a time; the 16-lane cap of other loops would cut an int8
+// copy into 16-byte steps (bench_topi --all, 2048^2 int8, one thread: copies at 0.5-0.7x
+// numpy's memcpy-like loops).
+bool CopiesData(const ForNode* loop, int* bits) {
+  const Stmt& body = loop->body;
+  const Var& var = loop->loop_var;
+  auto extent = AsConstInt(loop->extent);
+  if (!extent || *extent < 1) return false;
+  arith::Analyzer ana;
+  ana.Bind(var, RangeNode::Make(loop->min, loop->extent));
+  const CopyLoop scope{&ana, var, loop->min, *extent};
+  std::vector<const BufferStoreNode*> stores;
+  bool other = false;
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    if (auto* st = AsPtr<BufferStoreNode>(n)) {
+      stores.push_back(st);
+    } else if (IsStmtKind(n->kind) && !AsPtr<SeqStmtNode>(n)) {
+      other = true;  // a loop, a branch, a let, an allocation: not a plain copy
+    }
+  });
+  if (other || stores.empty()) return false;
+  // a buffer both read and written (an in-place shift) keeps the narrower vectors
+  bool reads_stored = false;
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    auto* ld = AsPtr<BufferLoadNode>(n);
+    for (const BufferStoreNode* st : stores) {
+      reads_stored = reads_stored || (ld && ld->buffer->data.get() == st->buffer->data.get());
+    }
+  });
+  if (reads_stored) return false;
+  *bits = stores[0]->buffer->dtype.bits();
+  for (const BufferStoreNode* st : stores) {
+    DataType t = st->buffer->dtype;
+    if (st->predicate || t.bits() != *bits || t.is_bool() || t.is_vector() || st->indices.empty()) {
+      return false;
+    }
+    for (size_t k = 0; k + 1 < st->indices.size(); ++k) {
+      if (UsesVar(st->indices[k], var.get())) return false;
+    }
+    const Expr& last = st->indices.back();
+    if (!UsesVar(last, var.get()) || !UnitOrUniform(last, scope)) return false;
+    if (!MovesData(st->value, scope, *bits)) return false;
+  }
+  return true;
+}
+
 // `vector_bits` > 0: a chunk is at most that many bits of the widest element type the loop
 // stores or loads, and at most kMaxLanes lanes or kMinChunkBits of that type, whichever is more
 // (kLocalMaxLanes where every buffer stored is in `local` or read by the loop too: an
-// accumulator); 0: at most kMaxLanes lanes whatever the type.
-int MaxLanes(const Stmt& body, int vector_bits, const std::unordered_set<const VarNode*>& local) {
+// accumulator; the whole width where the loop copies data, CopiesData); 0: at most kMaxLanes
+// lanes whatever the type.
+int MaxLanes(const ForNode* loop, int vector_bits,
+             const std::unordered_set<const VarNode*>& local) {
   if (vector_bits <= 0) return kMaxLanes;
+  const Stmt& body = loop->body;
+  if (int bits = 0; CopiesData(loop, &bits) && bits > 0 && bits <= vector_bits) {
+    return std::max(2, vector_bits / bits);
+  }
   int bits = 8;
   bool bools = false;
   std::unordered_set<const VarNode*> stored, loaded;
@@ -1181,7 +1293,7 @@ class VectorLoopSplitter : public StmtMutator {
     auto extent = AsConstInt(loop->extent);
     if (!extent || *extent <= 1) return Serial(loop);
     int lanes = ChooseLanes(*extent, native_bits_ > 0 ? NativeLanes(loop->body, native_bits_)
-                                                      : MaxLanes(loop->body, vector_bits_, local_));
+                                                      : MaxLanes(loop, vector_bits_, local_));
     const VarNode* var = loop->loop_var.get();
     // A body that does not depend on the variable runs `extent` times: a serial loop.
     if (lanes == 0 || !UsesVar(loop->body, [var](const VarNode* v) { return v == var; })) {

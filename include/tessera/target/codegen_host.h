@@ -96,6 +96,9 @@ class CodeGenHost : public CodeGenC {
    *  (tessera_reduce_max_float32_16 and the like); false (nothing printed) for any other loop.
    *  `first`, when not null, is the statement before the loop: the fold's peeled first step. */
   bool PrintLaneFold(const ForNode* op, const BufferStoreNode* first);
+  /*! \brief A serial loop that stores one broadcast value into consecutive vectors (a fill) as
+   *  a call of a helper whose stores are aligned; false (nothing printed) for other loops. */
+  bool PrintFillLoop(const ForNode* op);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);

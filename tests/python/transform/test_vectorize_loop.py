@@ -531,12 +531,11 @@ def test_condition_lanes_may_disagree_on_stays_lane_by_lane(kind):
     assert "T.if_then_else" in out.script()
 
 
-@pytest.mark.parametrize("dtype,lanes,copy_lanes",
-                         [("int8", 64, 32), ("uint8", 64, 32), ("int16", 32, 16), ("int32", 16, 16)])
-def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes, copy_lanes):
+@pytest.mark.parametrize("dtype,lanes", [("int8", 64), ("uint8", 64), ("int16", 32), ("int32", 16)])
+def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes):
     # a loop storing only into the function's own buffer (a reduction's accumulator) fills the
-    # vector (512 bits of int8: 64 lanes); one storing to an argument keeps at most 16 lanes, or
-    # 256 bits where that is more (32 lanes of bytes)
+    # vector (512 bits of int8: 64 lanes); so does one that only copies data into an argument
+    # (test_copy_fills_the_vector_arithmetic_keeps_16_lanes)
     @T.prim_func
     def before(A: T.Buffer((128,), dtype), B: T.Buffer((128,), dtype)):
         acc = T.allocate([128], dtype, "local")
@@ -553,9 +552,40 @@ def test_max_vector_bits_fills_the_vector_of_an_accumulator(golden, dtype, lanes
         for i_outer in T.serial(128 // lanes):
             for i in T.vectorized(lanes):
                 acc_1[i_outer * lanes + i] = acc_1[i_outer * lanes + i] + A[i_outer * lanes + i]
-        for i_outer in T.serial(128 // copy_lanes):
-            for i in T.vectorized(copy_lanes):
-                B[i_outer * copy_lanes + i] = acc_1[i_outer * copy_lanes + i]
+        for i_outer in T.serial(128 // lanes):
+            for i in T.vectorized(lanes):
+                B[i_outer * lanes + i] = acc_1[i_outer * lanes + i]
+
+    with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
+        golden("SplitVectorizedLoops", before, split)
+
+
+@pytest.mark.parametrize("dtype,lanes,arith", [("int8", 64, 32), ("int16", 32, 16),
+                                               ("float16", 32, 16), ("float32", 16, 16)])
+def test_copy_fills_the_vector_arithmetic_keeps_16_lanes(golden, dtype, lanes, arith):
+    # a loop that only moves data into an argument (a copy at a unit stride, here of a flipped
+    # row) takes the whole width; arithmetic on the same loads keeps 16 lanes, or 256 bits where
+    # that is more (32 lanes of bytes)
+    @T.prim_func
+    def before(A: T.Buffer((4, 128), dtype), B: T.Buffer((4, 128), dtype),
+               C: T.Buffer((4, 128), dtype)):
+        for r in range(4):
+            for i in T.vectorized(128):
+                B[r, i] = A[3 - r, i]
+            for i in T.vectorized(128):
+                C[r, i] = A[r, i] + A[3 - r, i]
+
+    @T.prim_func
+    def split(A: T.Buffer((4, 128), dtype), B: T.Buffer((4, 128), dtype),
+              C: T.Buffer((4, 128), dtype)):
+        for r in range(4):
+            for i_outer in T.serial(128 // lanes):
+                for i in T.vectorized(lanes):
+                    B[r, i_outer * lanes + i] = A[3 - r, i_outer * lanes + i]
+            for i_outer in T.serial(128 // arith):
+                for i in T.vectorized(arith):
+                    C[r, i_outer * arith + i] = (A[r, i_outer * arith + i]
+                                                 + A[3 - r, i_outer * arith + i])
 
     with ts.transform.PassContext(config={"tir.VectorizeLoop": {"max_vector_bits": 512}}):
         golden("SplitVectorizedLoops", before, split)
