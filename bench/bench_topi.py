@@ -410,7 +410,8 @@ def more_cases(add, quick, dtype, acc):
     add("trunc_divide", [big, big], topi.trunc_divide, lambda a, b: np.trunc(a / b),
         gen=[None, divisor], kinds=("float32", "float64"))
     add("log_add_exp", [big, big], topi.log_add_exp, np.logaddexp, kinds=FLOAT)
-    lo, hi = (-0.5, 0.5) if dtype in FLOAT else (-50, 50)
+    # the bounds fit the dtype: uint8 clips at [0, 50] (-50 is no uint8, and topi refuses it)
+    lo, hi = (-0.5, 0.5) if dtype in FLOAT else ((0, 50) if dtype == "uint8" else (-50, 50))
     add("clip", [big], lambda a: topi.clip(a, lo, hi), lambda a: np.clip(a, lo, hi), kinds=NUMERIC)
     add("where", [big, big, big], topi.where, np.where, kinds=NUMERIC, in_dtypes=["bool", None, None])
     for name, np_fn in [("greater", np.greater), ("less", np.less), ("equal", np.equal),
