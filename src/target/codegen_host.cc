@@ -1344,6 +1344,34 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
 // Vector memory access
 // ---------------------------------------------------------------------------------------------
 
+// float16 lanes read or written one at a time (a strided access, a gather, a scatter) move as
+// their int16 bits: GCC 12 without AVX512-FP16 assembled a vector of _Float16 lanes in
+// general-purpose registers and the stack (a 64-bit store per four lanes, then one vector load:
+// a store-forwarding stall per vector), where it inserts int16 lanes into a vector register
+// (vpinsrw). layout_transform NCHW -> NHWC of 4 x 64 x 112 x 112, one thread of a Zen 4: float16
+// 1.8-2.2 ms against int16's 0.8-1.4 ms with the same loop.
+static bool IsHalfBits(DataType elem) {
+  return elem.is_float() && !elem.is_bfloat16() && elem.bits() == 16 && !elem.is_vector();
+}
+
+// The body of a float16 lane loop reading p[<at>] (i the lane) into `r` through int16 bits.
+std::string CodeGenHost::HalfLanesIn(DataType t, const std::string& at, const Span& span) {
+  std::string it = TypeName(DataType::Int(16, t.lanes()), span);
+  std::ostringstream os;
+  os << "  const int16_t* q = (const int16_t*)p;\n  " << it << " w;\n  for (int i = 0; i < "
+     << t.lanes() << "; ++i) w[i] = q[" << at << "];\n  memcpy(&r, &w, sizeof(r));\n";
+  return os.str();
+}
+
+// The body of a float16 lane loop writing the lanes of `v` to p[<at>] through int16 bits.
+std::string CodeGenHost::HalfLanesOut(DataType t, const std::string& at, const Span& span) {
+  std::string it = TypeName(DataType::Int(16, t.lanes()), span);
+  std::ostringstream os;
+  os << "  int16_t* q = (int16_t*)p;\n  " << it << " w;\n  memcpy(&w, &v, sizeof(w));\n"
+     << "  for (int i = 0; i < " << t.lanes() << "; ++i) q[" << at << "] = w[i];\n";
+  return os.str();
+}
+
 std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (op->predicate) return PrintPredicatedLoad(op);
   DataType t = op->dtype;
@@ -1386,8 +1414,13 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
     }
     std::string name = "tessera_load_stride_" + vt.substr(8);
     def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t s) {\n  " << vt
-        << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s")
-        << ";\n  return r;\n}\n";
+        << " r;\n";
+    if (IsHalfBits(elem)) {
+      def << HalfLanesIn(t, "i * s", op->span);
+    } else {
+      def << "  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("i * s") << ";\n";
+    }
+    def << "  return r;\n}\n";
     return Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ")";
   }
   int64_t k = 0;
@@ -1427,8 +1460,13 @@ std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   std::string it = TypeName(index->dtype, op->span);
   std::string name = "tessera_gather_" + vt.substr(8) + "_" + it.substr(8);
   def << "static inline " << vt << " " << name << "(const " << st << "* p, " << it << " idx) {\n  "
-      << vt << " r;\n  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("idx[i]")
-      << ";\n  return r;\n}\n";
+      << vt << " r;\n";
+  if (IsHalfBits(elem)) {
+    def << HalfLanesIn(t, "idx[i]", op->span);
+  } else {
+    def << "  for (int i = 0; i < " << t.lanes() << "; ++i) r[i] = " << lane_at("idx[i]") << ";\n";
+  }
+  def << "  return r;\n}\n";
   return Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ")";
 }
 
@@ -1534,9 +1572,13 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
       call = Helper(name, def.str()) + "(" + base + ", " + value + ")";
     } else {
       std::string name = "tessera_store_stride_" + vt.substr(8);
-      def << "static inline void " << name << "(" << st << "* p, int64_t s, " << vt
-          << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[i * s] = " << lane
-          << ";\n}\n";
+      def << "static inline void " << name << "(" << st << "* p, int64_t s, " << vt << " v) {\n";
+      if (IsHalfBits(elem)) {
+        def << HalfLanesOut(t, "i * s", op->span);
+      } else {
+        def << "  for (int i = 0; i < " << t.lanes() << "; ++i) p[i * s] = " << lane << ";\n";
+      }
+      def << "}\n";
       call = Helper(name, def.str()) + "(" + base + ", " + PrintExpr(ramp->stride) + ", " + value +
              ")";
     }
@@ -1544,8 +1586,13 @@ void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
     std::string it = TypeName(index->dtype, op->span);
     std::string name = "tessera_scatter_" + vt.substr(8) + "_" + it.substr(8);
     def << "static inline void " << name << "(" << st << "* p, " << it << " idx, " << vt
-        << " v) {\n  for (int i = 0; i < " << t.lanes() << "; ++i) p[idx[i]] = " << lane
-        << ";\n}\n";
+        << " v) {\n";
+    if (IsHalfBits(elem)) {
+      def << HalfLanesOut(t, "idx[i]", op->span);
+    } else {
+      def << "  for (int i = 0; i < " << t.lanes() << "; ++i) p[idx[i]] = " << lane << ";\n";
+    }
+    def << "}\n";
     call = Helper(name, def.str()) + "(" + ptr + ", " + PrintExpr(index) + ", " + value + ")";
   }
   PrintIndent();

@@ -70,6 +70,9 @@ class CodeGenHost : public CodeGenC {
   std::string PrintCallOp(const CallNode* op, const OpNode* callee) override;
   std::string PrintVectorLoad(const BufferLoadNode* op) override;
   void PrintVectorStore(const BufferStoreNode* op) override;
+  // Lane loops of float16 moved as int16 bits (strided accesses, gathers, scatters).
+  std::string HalfLanesIn(DataType t, const std::string& at, const Span& span);
+  std::string HalfLanesOut(DataType t, const std::string& at, const Span& span);
   // Predicated (masked) vector accesses of a Ramp index.
   const RampNode* PredicatedRamp(const BufferNode* buffer, const std::vector<Expr>& indices,
                                  const char* what, const Span& span, Expr* index);
