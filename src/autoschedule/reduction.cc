@@ -365,7 +365,10 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
   if (inner < 0 || b->iter_vars[inner]->iter_type != IterVarType::kDataPar) return false;
   std::vector<LoopRV> loops = sch.GetLoops(info.rv);
   if (loops.size() != b->iter_vars.size()) return false;
-  int64_t lanes = facts.VectorLanes(info.output_bits);
+  // A bool result over wider values (topi.all / topi.any over the rows of int64) takes the
+  // lanes of the widest value it loads, as rows do (LaneBits): a byte's 64 lanes made the C
+  // vectorizer split each 64-column step into eight 8-lane loops, one per unrolled row.
+  int64_t lanes = facts.VectorLanes(LaneBits(info));
   int64_t extent = info.extents[inner];
   if (lanes < 2 || extent < lanes || extent % lanes != 0) return false;
   // A chunk of columns per outer iteration: its partial sums stay in L1 while the reduction

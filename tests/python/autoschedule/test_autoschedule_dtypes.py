@@ -165,3 +165,40 @@ def test_any_all_rows_and_totals_vectorize_their_logical_reduction(which, dtype)
             got = np.zeros(want.shape, bool)
             ts.build(f, target="c")(y, got)
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float64", "int64", "float32", "int32", "int16", "uint8", "int8", "bool"])
+@pytest.mark.parametrize("which", ["any", "all"])
+def test_any_all_columns_take_the_lanes_of_the_values_they_load(which, dtype):
+    from tessera import topi
+
+    # A bool result over the rows (axis 0) streams the rows under vector columns; its lanes are
+    # those of the widest value it loads (8 for 64-bit values on AVX-512, not a byte's 64,
+    # which the C vectorizer split into eight 8-lane loops per unrolled row).
+    wide = {"vector_bits": 512, "vector_registers": 32, "cores": 2}
+    rng = np.random.default_rng(17)
+    red = getattr(topi, which)
+    bits = 8 if dtype == "bool" else np.dtype(dtype).itemsize * 8
+    A = te.placeholder((203, 1024), dtype, name="A")
+    sch = ts.autoschedule(te.create_prim_func([A, red(A, axis=0)]), target="c", facts=wide)
+    assert f"T.vectorized({512 // bits})" in sch.mod.script()
+    # multiples of the vector, a chunk's tail, no whole vector; rows odd and not
+    for shape in ((203, 1024), (64, 2048), (37, 40), (9, 72), (1001, 3), (5, 1000)):
+        B = te.placeholder(shape, dtype, name="B")
+        lib = ts.build(te.create_prim_func([B, red(B, axis=0)]), target="c")
+        x = _any_all_input(rng, shape, dtype)
+        if which == "all":
+            x = ~x if dtype == "bool" else (x == 0).astype(dtype)
+        base = np.zeros(shape, dtype) if which == "any" else np.ones(shape, dtype)
+        flipped = base.copy()
+        # one flipped element in two columns of three, in a row that moves with the column
+        # (every row position of the unrolled rows and the row tail, every lane)
+        cols = np.arange(shape[1])
+        cols = cols[cols % 3 != 0]
+        flipped[(cols * 7) % shape[0], cols] = (not base.flat[0]) if dtype == "bool" else (
+            0 if which == "all" else 3)
+        for data in (x, base, flipped, flipped[:, ::-1].copy()):
+            got = np.zeros(shape[1], bool)
+            lib(np.ascontiguousarray(data), got)
+            np.testing.assert_array_equal(got, getattr(data, which)(0), err_msg=f"{shape}")
