@@ -157,3 +157,20 @@ def test_patched_fill_follows_the_condition_not_the_row():
         lib(b, d)
         want = np.where(cols == (b + rows + 2**31) % 2**32 - 2**31, 7, -1).astype("int16")
         np.testing.assert_array_equal(d, want, err_msg=str(b))
+
+
+@pytest.mark.parametrize("depth", [1000, 2048])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16"])
+def test_one_hot_rows_are_patched_fills(depth, dtype):
+    # one_hot's `select(indices[i] == j, on, off)`: the patched column is loaded per row; indices
+    # outside [0, depth) patch nothing
+    idx = te.placeholder((64,), "int32", name="idx")
+    lib = ts.build(te.create_prim_func([idx, topi.one_hot(idx, 3, 2, depth, -1, dtype)]),
+                   target="c")
+    if depth % 1024 == 0:  # (rows with a tail may be cut otherwise)
+        assert "tessera_fill_k" in lib.get_source()
+    ind = np.array([0, depth - 1, depth, -1, 5, -(2**31), 2**31 - 1, 999] * 8, "int32")
+    out = np.zeros((64, depth), dtype)
+    lib(ind, out)
+    want = np.where(ind[:, None] == np.arange(depth)[None, :], 3, 2).astype(dtype)
+    np.testing.assert_array_equal(out, want)
