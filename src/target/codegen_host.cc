@@ -2397,7 +2397,9 @@ void CodeGenHost::PrintStoreFence() {
 // helper stores the first and the last unaligned and those between at addresses aligned to the
 // vector: a store-only loop into an array 16 bytes off a 32-byte boundary (numpy's usual
 // offset) straddled a cache line every other vector (2048 x 2048 int8, AMD Zen 4: 0.053 ms
-// unaligned, 0.042 aligned, as fast as memset).
+// unaligned, 0.042 aligned, as fast as memset). A perfect nest of serial loops whose stores
+// follow one another counts as one loop; a stored `Select(Ramp(c0, 1) == c, a, x)` (eye,
+// one_hot) is a fill of x and one element a (2048 x 2048 int8 eye: 0.126 -> 0.047 ms).
 bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   // The nest of serial loops down to the store: their vectors, innermost first, follow one
   // another when the index is first + sum((v_k - min_k) * L * (extents inside k)).
