@@ -8,6 +8,7 @@ import pytest
 
 import tessera as ts
 from tessera import te, topi
+from tessera.script import tir as T
 from tessera.tir import Schedule
 
 VECTOR_BITS = ts.autoschedule.target_facts("c")["vector_bits"]
@@ -116,3 +117,62 @@ def test_repeated_lanes_are_one_permutation(dtype, k):
     out = np.zeros((6, 64 * k), dtype)
     lib(a, out)
     np.testing.assert_array_equal(out, np.repeat(a, k, 1))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "float16", "float32", "int32",
+                                   "float64", "int64"])
+@pytest.mark.parametrize("shape,k", [((40, 2048), 0), ((40, 2048), 2047), ((40, 2048), -3),
+                                     ((40, 2048), 2048), ((40, 2048), -40), ((2100, 1024), 7),
+                                     ((33, 2061), 5), ((33, 2061), 2050)])
+def test_eye_rows_are_fills_with_one_patched_element(dtype, shape, k):
+    # a row of `select(j - i == k, 1, 0)`: a fill of 0 and one store of 1 (where the diagonal
+    # crosses the row), not a compare per vector
+    n, m = shape
+    lib = ts.build(te.create_prim_func([topi.eye(n, m, k, dtype=dtype)]), target="c")
+    src = lib.get_source()
+    if m % 1024 == 0 and -n < k < m:  # (no diagonal: the select is folded to 0)
+        assert "tessera_fill_" in src and "tessera_fill_k" in src, src
+    out = np.full(shape, 9, dtype)
+    lib(out)
+    np.testing.assert_array_equal(out, np.eye(n, m, k, dtype=dtype))
+
+
+def test_patched_fill_follows_the_condition_not_the_row():
+    # `select(j == b + i, 7, -1)` on each row: the patched column comes from an argument, also
+    # outside the row (no patch), negative, at its ends, or where the lanes' int32 wraps
+    n, m = 6, 4096
+
+    @T.prim_func
+    def f(b: T.int32, D: T.Buffer((n, m), "int16")):
+        T.func_attr({"tir.noalias": True})  # the fill is for the caller's restrict arrays
+        for i, j in T.grid(n, m):
+            with T.block("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = T.Select(vj == b + vi, T.int16(7), T.int16(-1))
+
+    lib = ts.build(f, target="c")
+    assert "tessera_fill_k" in lib.get_source(), lib.get_source()
+    rows = np.arange(n, dtype="int64")[:, None]
+    cols = np.arange(m, dtype="int64")[None, :]
+    for b in [0, 5, m - 1, m - 3, m, -1, -3, -(2**31), 2**31 - 1, 2**31 - 3]:
+        d = np.zeros((n, m), "int16")
+        lib(b, d)
+        want = np.where(cols == (b + rows + 2**31) % 2**32 - 2**31, 7, -1).astype("int16")
+        np.testing.assert_array_equal(d, want, err_msg=str(b))
+
+
+@pytest.mark.parametrize("depth", [1000, 2048])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16"])
+def test_one_hot_rows_are_patched_fills(depth, dtype):
+    # one_hot's `select(indices[i] == j, on, off)`: the patched column is loaded per row; indices
+    # outside [0, depth) patch nothing
+    idx = te.placeholder((64,), "int32", name="idx")
+    lib = ts.build(te.create_prim_func([idx, topi.one_hot(idx, 3, 2, depth, -1, dtype)]),
+                   target="c")
+    if depth % 1024 == 0:  # (rows with a tail may be cut otherwise)
+        assert "tessera_fill_k" in lib.get_source()
+    ind = np.array([0, depth - 1, depth, -1, 5, -(2**31), 2**31 - 1, 999] * 8, "int32")
+    out = np.zeros((64, depth), dtype)
+    lib(ind, out)
+    want = np.where(ind[:, None] == np.arange(depth)[None, :], 3, 2).astype(dtype)
+    np.testing.assert_array_equal(out, want)
