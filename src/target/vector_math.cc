@@ -98,13 +98,10 @@ const char* const k_tessera_atanf =
     "#endif\n"
     "}\n";
 
-const char* const k_tessera_acosf =
-    "static inline float tessera_acosf(float x) {\n"
-    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
-    "  return acosf(x);\n"
-    "#else\n"
-    "  float a = __builtin_fabsf(x);\n"
-    "  int small = a <= 0.5f;\n"
+// asin(u) of the reduced argument shared by tessera_asinf and tessera_acosf: |x| = a itself
+// where a <= 0.5 (small), else u = sqrt((1 - a) / 2), with asin(a) = pi/2 - 2 asin(u).
+const char* const k_tessera_asinf_reduced =
+    "static inline float tessera_asinf_reduced(float a, int small) {\n"
     "  float z = small ? a * a : 0.5f - 0.5f * a;\n"
     "  float u = small ? a : __builtin_sqrtf(z);\n"
     "  float p = 0.04216625913977623f;\n"
@@ -112,7 +109,17 @@ const char* const k_tessera_acosf =
     "  p = p * z + 0.04547037184238434f;\n"
     "  p = p * z + 0.07495297491550446f;\n"
     "  p = p * z + 0.16666752099990845f;\n"
-    "  float q = (u * z) * p + u; /* asin(u) */\n"
+    "  return (u * z) * p + u;\n"
+    "}\n";
+
+const char* const k_tessera_acosf =
+    "static inline float tessera_acosf(float x) {\n"
+    "#if defined(__x86_64__) && !defined(__AVX2__)\n"
+    "  return acosf(x);\n"
+    "#else\n"
+    "  float a = __builtin_fabsf(x);\n"
+    "  int small = a <= 0.5f;\n"
+    "  float q = tessera_asinf_reduced(a, small);\n"
     "  float big = x < 0.0f ? (3.14159274101257324f - 2.0f * q) + -8.74227800037248567e-8f : 2.0f "
     "* q;\n"
     "  return small ? (1.57079637050628662f - __builtin_copysignf(q, x)) + "
@@ -127,14 +134,7 @@ const char* const k_tessera_asinf =
     "#else\n"
     "  float a = __builtin_fabsf(x);\n"
     "  int small = a <= 0.5f;\n"
-    "  float z = small ? a * a : 0.5f - 0.5f * a;\n"
-    "  float u = small ? a : __builtin_sqrtf(z);\n"
-    "  float p = 0.04216625913977623f;\n"
-    "  p = p * z + 0.02417954057455063f;\n"
-    "  p = p * z + 0.04547037184238434f;\n"
-    "  p = p * z + 0.07495297491550446f;\n"
-    "  p = p * z + 0.16666752099990845f;\n"
-    "  float q = (u * z) * p + u; /* asin(u) */\n"
+    "  float q = tessera_asinf_reduced(a, small);\n"
     "  float r = small ? q : 2.0f * ((0.785398185253143311f - q) + -2.18556950009312142e-8f);\n"
     "  return __builtin_copysignf(r, x);\n"
     "#endif\n"
@@ -389,8 +389,10 @@ std::string PowAvx512Source(int bits, const std::string& name, const std::string
 
 std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const std::string& fname) {
   if (fname == "atanf") return {{"tessera_atanf", k_tessera_atanf}};
-  if (fname == "acosf") return {{"tessera_acosf", k_tessera_acosf}};
-  if (fname == "asinf") return {{"tessera_asinf", k_tessera_asinf}};
+  if (fname == "acosf")
+    return {{"tessera_asinf_reduced", k_tessera_asinf_reduced}, {"tessera_acosf", k_tessera_acosf}};
+  if (fname == "asinf")
+    return {{"tessera_asinf_reduced", k_tessera_asinf_reduced}, {"tessera_asinf", k_tessera_asinf}};
   if (fname == "acoshf")
     return {{"tessera_log1pf_nonneg", k_tessera_log1pf_nonneg},
             {"tessera_acoshf", k_tessera_acoshf}};

@@ -153,6 +153,20 @@ bool IsFloatConst(const Expr& e, double v) {
   return f && f->value == v;
 }
 
+/*! \brief topi's float extremes read `select(x != x, inf, x)` (a NaN is the extreme's infinity,
+ *  -inf for a minimum): sets `*x` to x and returns true, or returns false for any other form. */
+bool UnwrapNanAsInfinity(Expr* x, bool is_max) {
+  auto* s = AsPtr<SelectNode>(*x);
+  auto* ne = s ? AsPtr<BinaryNode>(s->condition) : nullptr;
+  if (!s || !ne || ne->kind != NodeKind::kNE || !StructuralEqual(ne->a, ne->b) ||
+      !StructuralEqual(ne->a, s->false_value) ||
+      !IsFloatConst(s->true_value, is_max ? HUGE_VAL : -HUGE_VAL)) {
+    return false;
+  }
+  *x = s->false_value;
+  return true;
+}
+
 bool IsIntConst(const Expr& e, int64_t v) {
   auto c = AsConstInt(e);
   return c && *c == v;
@@ -345,17 +359,7 @@ class Matcher {
       }
     }
     Expr x = Pb->value;
-    if (t.is_float()) {
-      // select(x != x, inf, x): a NaN is the extreme's infinity
-      auto* s = AsPtr<SelectNode>(x);
-      auto* ne = s ? AsPtr<BinaryNode>(s->condition) : nullptr;
-      if (!s || !ne || ne->kind != NodeKind::kNE || !StructuralEqual(ne->a, ne->b) ||
-          !StructuralEqual(ne->a, s->false_value) ||
-          !IsFloatConst(s->true_value, is_max ? HUGE_VAL : -HUGE_VAL)) {
-        return std::nullopt;
-      }
-      x = s->false_value;
-    }
+    if (t.is_float() && !UnwrapNanAsInfinity(&x, is_max)) return std::nullopt;
     std::vector<Expr> x_rest;
     if (!IsLoadAt(x, A, Pb->spatial, lead, &x_rest) || x_rest.size() != 1) return std::nullopt;
     {
@@ -498,17 +502,7 @@ class Matcher {
     if (!equal && is_max != ((cmp->kind == NodeKind::kLT) == a_first)) return std::nullopt;
     if (!IsIdentity(Eb->init, t, is_max)) return std::nullopt;
     Expr x = Eb->value;
-    if (t.is_float()) {
-      // select(x != x, inf, x): a NaN is the extreme's infinity
-      auto* s = AsPtr<SelectNode>(x);
-      auto* ne = s ? AsPtr<BinaryNode>(s->condition) : nullptr;
-      if (!s || !ne || ne->kind != NodeKind::kNE || !StructuralEqual(ne->a, ne->b) ||
-          !StructuralEqual(ne->a, s->false_value) ||
-          !IsFloatConst(s->true_value, is_max ? HUGE_VAL : -HUGE_VAL)) {
-        return std::nullopt;
-      }
-      x = s->false_value;
-    }
+    if (t.is_float() && !UnwrapNanAsInfinity(&x, is_max)) return std::nullopt;
     if (!IsLoadAt(x, A.get(), Eb->reduce, rank)) return std::nullopt;
     // A is read, never written; E is the two blocks' alone
     for (size_t i = 0; i < nests_.size(); ++i) {
