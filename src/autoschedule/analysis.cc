@@ -109,10 +109,10 @@ const std::unordered_set<const BufferNode*>& ParamBuffers(const PrimFunc& func) 
 
 namespace {
 
-/*! \brief Whether `call` is a bitwise operation or a shift of integers: one instruction a
- *  vector, as cheap as an add (C's operators on the host's vector types), not a math call.
+/*! \brief Whether `call` is a bitwise operation or a shift of integers: C's operators on the
+ *  host's vector types (an instruction a vector, a few for 8-bit shifts), not a math call.
  *  Counted as calls, bitwise_and/or/xor of uint8 and int8 took the full 512-bit width meant
- *  for exp and the like instead of a stream's 256 bits (Streams: 0.171 -> 0.158 ms for
+ *  for exp and the like instead of a stream's 256 bits (Streams: 0.154 -> 0.147 ms for
  *  bitwise_or uint8 2048^2, bench/RESULTS.md session 18). */
 bool IsIntegerBits(const CallNode* call) {
   if (!(call->dtype.is_int() || call->dtype.is_uint())) return false;

@@ -705,7 +705,7 @@ def _bits_operands(name, dtype, shape):
 def test_bitwise_operations_and_shifts_stream_like_arithmetic(name, dtype):
     # Integer bitwise operations and shifts are single vector instructions, no math calls: two
     # inputs into one output stream in vectors of stream_vector_bits (32 lanes of uint8, where
-    # they took 64 as exp does: bitwise_or uint8 2048^2 0.171 -> 0.158 ms).
+    # they took 64 as exp does: bitwise_or uint8 2048^2 0.154 -> 0.147 ms).
     from tessera import te, topi
 
     A = te.placeholder((64, 128), dtype, name="A")
