@@ -499,12 +499,76 @@ std::string HalfLogAvx512Source(double base) {
   return os.str();
 }
 
+// 2^(j / 16), j = 0 .. 15, as a vector initializer.
+std::string Exp2Sixteenths() {
+  std::vector<double> t(16);
+  for (int j = 0; j < 16; ++j) t[j] = std::exp2(j / 16.0);
+  return FloatVector(t, 0);
+}
+
+// exp2(x) in 12 vector instructions: n = x rounded to a multiple of 1/16 (vrndscaleps), r = x -
+// n (exact, |r| <= 1/32), 2^x = 2^floor(n) 2^(n - floor(n)) 2^r: the middle factor from a
+// 16-entry table (vpermps, indexed by the low bits of 16 n + 1.5 2^23), 2^r = 1 + r q(r), q of
+// degree 2 (least squares, relative error 2.3e-9), and 2^floor(n) by vscalefps (one rounding,
+// to infinity, zero or a subnormal as the exact result). exp2(+inf) = +inf and exp2(-inf) = +0
+// by vfixupimmps (r is a NaN there); a NaN stays NaN. Over every float16 input: misrounds the
+// one input numpy misrounds.
+std::string HalfExp2Avx512Source() {
+  return "static inline $F $N($F x) {\n"
+         "  const $F z = ($F){0};\n"
+         "  const $F t = " +
+         Exp2Sixteenths() +
+         ";\n"
+         "  $F n = __builtin_ia32_rndscaleps_mask(x, 0x48, z, 0xffff, 4); /* 1/16 */\n"
+         "  $F r = x - n;\n"
+         "  $F s = __builtin_shuffle(t, ($I)(n * 16.0f + 0x1.8p23f));\n"
+         "  $F q = r * 0x1.c6afdep-5f + 0x1.ebff92p-3f;\n"
+         "  q = q * r + 0x1.62e43p-1f;\n"
+         "  $F p = __builtin_ia32_vfmaddps512_mask(s, q * r, s, 0xffff, 4);\n"
+         "  $F res = __builtin_ia32_scalefps512_mask(p, n, z, 0xffff, 4);\n"
+         "  /* -inf: +0, +inf: +inf, others as computed */\n"
+         "  return __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x00580000, 0, 0xffff, "
+         "4);\n"
+         "}\n";
+}
+
+// cosh(x) in 20 vector instructions: a = min(|x|, 12) (cosh(12) rounds to infinity in float16; a
+// NaN stays), h = e^a / 2 as exp2 above with a = n ln 2 + r (n a multiple of 1/16, ln 2 in two
+// parts, |r| <= ln 2 / 32, e^r = 1 + r q(r), q of degree 2, relative error 2.4e-9), and cosh(x)
+// = h + 1 / (4 h), 1 / h by vrcp14ps and one Newton step (relative error below 2^-27). Over every
+// float16 input: misrounds 2 (+-1/32, whose cosh lies 4e-8 above a float16 halfway point;
+// numpy none).
+std::string HalfCoshAvx512Source() {
+  return "static inline $F $N($F x) {\n"
+         "  const $F z = ($F){0};\n"
+         "  const $F t = " +
+         Exp2Sixteenths() +
+         ";\n"
+         "  $F a = __builtin_ia32_minps512_mask(z + 12.0f, ($F)(($I)x & 0x7fffffff), z, 0xffff, "
+         "4);\n"
+         "  $F n = __builtin_ia32_rndscaleps_mask(a * 1.44269504088896341f, 0x48, z, 0xffff, 4);\n"
+         "  $F r = __builtin_ia32_vfmaddps512_mask(-n, z + 0x1.62e4p-1f, a, 0xffff, 4);\n"
+         "  r = __builtin_ia32_vfmaddps512_mask(-n, z + 0x1.7f7d1cp-20f, r, 0xffff, 4);\n"
+         "  $F s = __builtin_shuffle(t, ($I)(n * 16.0f + 0x1.8p23f));\n"
+         "  $F q = r * 0x1.5554d0p-3f + 0x1.0001f6p-1f;\n"
+         "  q = q * r + 1.0f;\n"
+         "  $F p = __builtin_ia32_vfmaddps512_mask(s, q * r, s, 0xffff, 4);\n"
+         "  $F h = __builtin_ia32_scalefps512_mask(p, n - 1.0f, z, 0xffff, 4); /* e^a / 2 */\n"
+         "  $F v = __builtin_ia32_rcp14ps512_mask(h, z, 0xffff);\n"
+         "  v = __builtin_ia32_vfmaddps512_mask(\n"
+         "      v, __builtin_ia32_vfmaddps512_mask(-h, v, z + 1.0f, 0xffff, 4), v, 0xffff, 4);\n"
+         "  return __builtin_ia32_vfmaddps512_mask(v, z + 0.25f, h, 0xffff, 4);\n"
+         "}\n";
+}
+
 }  // namespace
 
 std::string HalfPrecisionAvx512Source(const std::string& fname) {
   if (fname == "logf") return HalfLogAvx512Source(std::exp(1.0));
   if (fname == "log2f") return HalfLogAvx512Source(2.0);
   if (fname == "log10f") return HalfLogAvx512Source(10.0);
+  if (fname == "exp2f") return HalfExp2Avx512Source();
+  if (fname == "coshf") return HalfCoshAvx512Source();
   return "";
 }
 

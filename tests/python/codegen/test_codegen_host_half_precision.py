@@ -1,4 +1,4 @@
-"""CodeGenHost: float16 log, log2, log10 (float32 math whose result is rounded to float16 right
+"""CodeGenHost: float16 log, log2, log10, exp2, cosh (float32 math whose result is rounded to float16 right
 away) take AVX-512 kernels sized for float16's precision (vector_math.h,
 HalfPrecisionAvx512Source), the lane loops of the C library elsewhere. Every float16 input is
 checked against numpy's float16 result and the correctly rounded one: NaN where numpy has NaN,
@@ -23,8 +23,11 @@ _TARGETS = [
     pytest.param("llvm -mcpu=x86-64-v2", id="lane-loops",
                  marks=pytest.mark.skipif(not _X86, reason="needs an x86-64 host")),
 ]
-_NP = {"log": np.log, "log2": np.log2, "log10": np.log10}
-_TE = {"log": T.log, "log2": T.log2, "log10": T.log10}
+_NP = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cosh": np.cosh}
+_TE = {"log": T.log, "log2": T.log2, "log10": T.log10, "exp2": T.exp2, "cosh": T.cosh}
+# where each function's float16 results are interesting (finite, neither 0 nor 1 throughout)
+_RANGE = {"log": (0.0, 30.0), "log2": (0.0, 30.0), "log10": (0.0, 30.0), "exp2": (-26.0, 17.0),
+          "cosh": (-12.5, 12.5)}
 _NAMES = list(_NP)
 _EVERY = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
 
@@ -71,7 +74,7 @@ def test_every_float16_input(name, target):
     misrounded = _check(out.ravel(), fn(_EVERY), fn(_EVERY.astype(np.float64)).astype(np.float16))
     if target == "llvm":
         # only next to halfway cases, about as often as numpy (log 2 against numpy's 1, log2
-        # none, log10 the same 4 as numpy)
+        # none, log10 the same 4 as numpy, exp2 the 1 of numpy, cosh 2 against none)
         assert misrounded <= _misrounded_by_numpy(name) + 2
     else:
         # the C library's float32 function rounded twice (glibc's logf: 4)
@@ -83,8 +86,8 @@ def test_every_float16_input(name, target):
 def test_odd_shapes_and_tails(name, shape):
     """Rows that are no whole number of vectors: the vector body and its scalar tail agree."""
     rng = np.random.default_rng(sum(shape))
-    a = rng.uniform(0.0, 30.0, shape).astype("float16")
-    a.flat[: min(a.size, 6)] = [0.0, 1.0, np.inf, 6e-8, 65504.0, 0.999][: min(a.size, 6)]
+    a = rng.uniform(*_RANGE[name], shape).astype("float16")
+    a.flat[: min(a.size, 6)] = [0.0, 1.0, np.inf, 6e-8, -65504.0, 0.999][: min(a.size, 6)]
     A = te.placeholder(shape, "float16", name="A")
     lib = ts.build(te.create_prim_func([A, getattr(topi, name)(A)]))
     out = np.empty_like(a)
@@ -124,10 +127,13 @@ def test_float32_arguments(name):
                         1.17549435e-38, 1.1754942e-38, 3.4028235e38, 2.0 ** 127, 0.5, 2.0,
                         np.nextafter(np.float32(1), np.float32(0)),
                         np.nextafter(np.float32(1), np.float32(2)), 0.75, 1.5, 1.4999999,
-                        0.74999994, 1.9999999], dtype=np.float32)
+                        0.74999994, 1.9999999, 15.999999, 16.0, -24.0, -25.0, -25.000002,
+                        -14.0, -14.000001, 11.77, 11.78, -11.78, 1e9, -1e9, 4194303.5],
+                       dtype=np.float32)
     near_one = (1.0 + rng.uniform(-0.1, 0.1, 2048)).astype(np.float32)
     bits = rng.integers(0, 0x7f800000, 4096, dtype=np.int64).astype(np.uint32).view(np.float32)
-    a = np.concatenate([special, near_one, bits, -bits[:64]])
+    inside = rng.uniform(*_RANGE[name], 4096).astype(np.float32)
+    a = np.concatenate([special, near_one, bits, -bits[:64], inside, -inside[:64]])
     a = np.concatenate([a, np.ones(-a.size % 64, np.float32)])
     lib = ts.build(_rounded(name, 16, a.size), target="c")
     assert f"tessera_{name}f_to_half_avx512(" in lib.get_source()
@@ -160,7 +166,8 @@ def test_any_width(name, lanes):
 
 
 def test_float32_results_keep_the_float32_routines():
-    """Only a result rounded to float16 takes these kernels: float32 log keeps logf."""
+    """Only a result rounded to float16 takes these kernels: float32 log, ... keep the float32
+    routines."""
     A = te.placeholder((64, 256), "float32", name="A")
     for name in _NAMES:
         code = ts.build(te.create_prim_func([A, getattr(topi, name)(A)]), target="c").get_source()
