@@ -891,6 +891,11 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   kernel(k16, avx512.c_str(), "defined(__AVX512F__)" + gcc, 16);
   if (has_avx2) kernel(k8, is_exp ? kExpToHalfAvx2 : kTanhToHalfAvx2, "defined(__AVX2__)" + gcc, 8);
   if (fname == "tanhf") Helper("tessera_tanhf", kTanhfSource);
+  // elsewhere the lane loop of the float32 function: ours where we have one (vector_math.h)
+  std::string lane_fn = fname == "tanhf" ? "tessera_tanhf" : fname;
+  auto lane_kernels = codegen::VectorFloatMathKernels(fname);
+  for (const auto& [kname, definition] : lane_kernels) Helper(kname, definition);
+  if (!lane_kernels.empty()) lane_fn = lane_kernels.back().first;
   int lanes = t.lanes();
   auto indices = [](int begin, int count) {
     std::string s;
@@ -932,7 +937,7 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   os << "#else\n"
      << "  " << ft << " r;\n"
      << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = "
-     << (fname == "tanhf" ? "tessera_tanhf" : fname) << "(x[i]);\n"
+     << lane_fn << "(x[i]);\n"
      << "  return r;\n"
      << "#endif\n"
      << "}\n";

@@ -445,7 +445,16 @@ std::string FloatVector(const std::vector<double>& v, size_t begin) {
   return s + "}";
 }
 
-std::string HalfLogAvx512Source(double base) {
+// The tables and the body of log_b(w) (above) of a float32 vector `w` > 0, finite, into `res`:
+// `decls` the constant tables, `body` the statements, which may add a float32 vector `corr`
+// times about 1 / w to the logarithm (log1p's correction; `corr` empty: none). With `corr` the
+// small terms are summed first and the rounding error of log_b(2) in float32 is added back (3
+// more instructions; log alone goes without: its results misround one input more than numpy's).
+struct HalfLogParts {
+  std::string decls, body;
+};
+
+HalfLogParts HalfLogAvx512(double base, const std::string& w, const std::string& corr) {
   const double k = 1.0 / std::log(base);  // log_b(y) = k ln(y)
   const double l = std::log(2.0) * k;      // log_b(2)
   const float lf = static_cast<float>(l);
@@ -475,28 +484,108 @@ std::string HalfLogAvx512Source(double base) {
   }
   // P(r) ~ ln(1 + r) / r on [-1/64, 1/32] (least squares, relative), times k
   const double p[4] = {1.0, -0.5000013011690673, 0.33337000841009595, -0.24393394141677704};
+  HalfLogParts parts;
+  parts.decls = "  const $F lc0 = " + FloatVector(c, 0) + ";\n" +
+                "  const $F lc1 = " + FloatVector(c, 16) + ";\n" +
+                "  const $F lt0 = " + FloatVector(t, 0) + ";\n" +
+                "  const $F lt1 = " + FloatVector(t, 16) + ";\n";
   std::ostringstream os;
-  os << "static inline $F $N($F x) {\n"
-     << "  const $F z = ($F){0};\n"
-     << "  const $F c0 = " << FloatVector(c, 0) << ";\n"
-     << "  const $F c1 = " << FloatVector(c, 16) << ";\n"
-     << "  const $F t0 = " << FloatVector(t, 0) << ";\n"
-     << "  const $F t1 = " << FloatVector(t, 16) << ";\n"
-     << "  $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);\n"
-     << "  $F m = __builtin_ia32_getmantps512_mask(x, 0, z, 0xffff, 4); /* [1, 2) */\n"
-     << "  $I j = ($I)m >> 18;\n"
-     << "  $F c = __builtin_shuffle(c0, c1, j);\n"
-     << "  $F t = __builtin_shuffle(t0, t1, j);\n"
-     << "  $F r = __builtin_ia32_vfmaddps512_mask(m, c, z - 1.0f, 0xffff, 4);\n"
-     << "  $F p = r * " << HexFloat(p[3] * k) << " + " << HexFloat(p[2] * k) << ";\n"
-     << "  p = p * r + " << HexFloat(p[1] * k) << ";\n"
-     << "  p = p * r + " << HexFloat(p[0] * k) << ";\n"
-     << "  $F h = __builtin_ia32_vfmaddps512_mask(e, z + " << HexFloat(l) << ", t, 0xffff, 4);\n"
-     << "  $F res = __builtin_ia32_vfmaddps512_mask(r, p, h, 0xffff, 4);\n"
-     << "  /* QNaN, SNaN: QNaN; 0: -inf; 1: +0; -inf, x < 0: NaN; +inf: +inf; x > 0: res */\n"
-     << "  return __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x03538422, 0, 0xffff, 4);\n"
-     << "}\n";
-  return os.str();
+  os << "  $F le = __builtin_ia32_getexpps512_mask(" << w << ", z, 0xffff, 4);\n"
+     << "  $F lm = __builtin_ia32_getmantps512_mask(" << w << ", 0, z, 0xffff, 4); /* [1, 2) */\n"
+     << "  $I lj = ($I)lm >> 18;\n"
+     << "  $F lc = __builtin_shuffle(lc0, lc1, lj);\n"
+     << "  $F lt = __builtin_shuffle(lt0, lt1, lj);\n"
+     << "  $F lr = __builtin_ia32_vfmaddps512_mask(lm, lc, z - 1.0f, 0xffff, 4);\n"
+     << "  $F lp = lr * " << HexFloat(p[3] * k) << " + " << HexFloat(p[2] * k) << ";\n"
+     << "  lp = lp * lr + " << HexFloat(p[1] * k) << ";\n"
+     << "  lp = lp * lr + " << HexFloat(p[0] * k) << ";\n"
+     << "  $F lh = __builtin_ia32_vfmaddps512_mask(le, z + " << HexFloat(l)
+     << ", lt, 0xffff, 4);\n";
+  if (corr.empty()) {
+    os << "  $F res = __builtin_ia32_vfmaddps512_mask(lr, lp, lh, 0xffff, 4);\n";
+  } else {
+    // log1p: the small terms first, added to e log_b(2) + t in one rounding: r P(r), corr / w,
+    // and the rounding error of log_b(2) in float32 times e + 1 where m >= 3/2 (where t has it
+    // subtracted), else e: that is, times g + 1, g the exponent of 2 w / 3.
+    os << "  $F lg = __builtin_ia32_getexpps512_mask(" << w << " * 0x1.555556p-1f, z, 0xffff, 4);\n"
+       << "  $F ls = __builtin_ia32_vfmaddps512_mask(" << corr
+       << ", __builtin_ia32_rcp14ps512_mask(" << w << ", z, 0xffff), z + " << HexFloat(delta)
+       << ", 0xffff, 4);\n"
+       << "  ls = __builtin_ia32_vfmaddps512_mask(lg, z + " << HexFloat(delta)
+       << ", ls, 0xffff, 4);\n"
+       << "  $F res = lh + __builtin_ia32_vfmaddps512_mask(lr, lp, ls, 0xffff, 4);\n";
+  }
+  parts.body = os.str();
+  return parts;
+}
+
+std::string HalfLogAvx512Source(double base) {
+  HalfLogParts log = HalfLogAvx512(base, "x", "");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls + log.body +
+         "  /* QNaN, SNaN: QNaN; 0: -inf; 1: +0; -inf, x < 0: NaN; +inf: +inf; x > 0: res */\n"
+         "  return __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x03538422, 0, 0xffff, "
+         "4);\n}\n";
+}
+
+// acosh(x) = log1p(u), u = (x - 1) + sqrt((x - 1)(x + 1)) (x - 1 exact for x < 2^24, and the
+// product exact for float16 x), in 29 vector instructions: log(w) of w = 1 + u as above, plus
+// corr / w, corr = u - (w - 1) the rounding error of w (1 / w by vrcp14ps: the correction is
+// below 2^-24 w), so that x next to 1 keeps its relative accuracy (acosh(1 + 2^-10) = 0.044);
+// log(2)'s rounding error in float32 is added back too (HalfLogAvx512 with `corr`).
+// x = 1: +0, x < 1, -inf or NaN: NaN, +inf: +inf (vfixupimmps; x in (0, 1) is a NaN by the
+// square root). x > 2^60, where (x - 1)(x + 1) could overflow (none is a float16 value), takes
+// the C library's acoshf. Over every float16 input: misrounds the one input numpy misrounds.
+std::string HalfAcoshAvx512Source() {
+  HalfLogParts log = HalfLogAvx512(std::exp(1.0), "w", "corr");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls +
+         "  $F t = x - 1.0f;\n"
+         "  $F u = t + __builtin_ia32_sqrtps512_mask(t * (x + 1.0f), z, 0xffff, 4);\n"
+         "  $F w = u + 1.0f;\n"
+         "  $F corr = u - (w - 1.0f); /* 1 + u = w + corr */\n" +
+         log.body +
+         "  /* QNaN, SNaN: QNaN; 0, -inf, x < 0: NaN; 1: +0; +inf: +inf; x > 0: res */\n"
+         "  res = __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x03538322, 0, 0xffff, "
+         "4);\n"
+         "  unsigned huge = __builtin_ia32_cmpps512_mask(x, z + 0x1p60f, 0x1e, 0xffff, 4);\n"
+         "  if (__builtin_expect(huge != 0, 0)) {\n"
+         "    for (int i = 0; i < 16; ++i)\n"
+         "      if (huge >> i & 1) res[i] = acoshf(x[i]);\n"
+         "  }\n"
+         "  return res;\n}\n";
+}
+
+// asinh(x) = sign(x) log(a + s), a = |x|, s = sqrt(a^2 + 1) (one fma, one square root), in 38
+// vector instructions: log(w) + corr / w as in acosh above, with w + corr = s + a exactly (a
+// Fast2Sum) for a >= 1/2, and = 1 + u for a < 1/2, u = a + a^2 / (1 + s) (s - 1 without
+// cancellation; u ~ a for small a). asinh(+-0) = +-0, asinh(+-inf) = +-inf (vfixupimmps), a NaN
+// stays NaN; a > 2^60, where a^2 could overflow (none is a float16 value), takes the C
+// library's asinhf. Over every float16 input: misrounds 6 (numpy 4), each within 9e-9 (one at
+// 6e-8) of a float16 halfway point.
+std::string HalfAsinhAvx512Source() {
+  HalfLogParts log = HalfLogAvx512(std::exp(1.0), "w", "corr");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls +
+         "  $I sign = ($I)x & (int32_t)0x80000000;\n"
+         "  $F a = ($F)(($I)x ^ sign);\n"
+         "  $F s = __builtin_ia32_sqrtps512_mask(\n"
+         "      __builtin_ia32_vfmaddps512_mask(a, a, z + 1.0f, 0xffff, 4), z, 0xffff, 4);\n"
+         "  $F u = a + (a * a) / (1.0f + s);\n"
+         "  /* w + corr = 1 + u (a < 1/2, u < 1) or s + a, exactly (Fast2Sum) */\n"
+         "  unsigned small = __builtin_ia32_cmpps512_mask(a, z + 0.5f, 0x11, 0xffff, 4);\n"
+         "  $F big = __builtin_ia32_blendmps_512_mask(s, z + 1.0f, small);\n"
+         "  $F add = __builtin_ia32_blendmps_512_mask(a, u, small);\n"
+         "  $F w = big + add;\n"
+         "  $F corr = (big - w) + add;\n" +
+         log.body +
+         "  res = ($F)(($I)res | sign);\n"
+         "  /* +inf: +inf, -inf: -inf, others as computed */\n"
+         "  res = __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x00540000, 0, 0xffff, "
+         "4);\n"
+         "  unsigned huge = __builtin_ia32_cmpps512_mask(a, z + 0x1p60f, 0x1e, 0xffff, 4);\n"
+         "  if (__builtin_expect(huge != 0, 0)) {\n"
+         "    for (int i = 0; i < 16; ++i)\n"
+         "      if (huge >> i & 1) res[i] = asinhf(x[i]);\n"
+         "  }\n"
+         "  return res;\n}\n";
 }
 
 // 2^(j / 16), j = 0 .. 15, as a vector initializer.
@@ -569,6 +658,8 @@ std::string HalfPrecisionAvx512Source(const std::string& fname) {
   if (fname == "log10f") return HalfLogAvx512Source(10.0);
   if (fname == "exp2f") return HalfExp2Avx512Source();
   if (fname == "coshf") return HalfCoshAvx512Source();
+  if (fname == "acoshf") return HalfAcoshAvx512Source();
+  if (fname == "asinhf") return HalfAsinhAvx512Source();
   return "";
 }
 
