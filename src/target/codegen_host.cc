@@ -936,8 +936,7 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   }
   os << "#else\n"
      << "  " << ft << " r;\n"
-     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = "
-     << lane_fn << "(x[i]);\n"
+     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << lane_fn << "(x[i]);\n"
      << "  return r;\n"
      << "#endif\n"
      << "}\n";

@@ -401,7 +401,6 @@ std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const st
   return {};
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // float32 math rounded to float16 at once (topi's float16 log, log2, log10: cast to float32, the
 // float32 function, cast back). A float16 result keeps 11 bits, so these kernels need a relative
@@ -456,7 +455,7 @@ struct HalfLogParts {
 
 HalfLogParts HalfLogAvx512(double base, const std::string& w, const std::string& corr) {
   const double k = 1.0 / std::log(base);  // log_b(y) = k ln(y)
-  const double l = std::log(2.0) * k;      // log_b(2)
+  const double l = std::log(2.0) * k;     // log_b(2)
   const float lf = static_cast<float>(l);
   const double delta = l - lf;  // the rounding error of log_b(2) in float32
   std::vector<double> c(32), t(32);
