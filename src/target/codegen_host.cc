@@ -867,6 +867,8 @@ const char* const kTanhToHalfAvx2 = R"(static inline $F $N($F x) {
 std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::string& arg,
                                          DataType t, const Span& span) {
   bool is_exp = fname == "expf";
+  // logf, log2f, log10f, ...: an AVX-512 kernel (vector_math.h) and no AVX2 one
+  bool has_avx2 = fname == "expf" || fname == "tanhf";
   std::string ft = TypeName(t, span);
   std::string name = "tessera_" + fname + "_to_half_" + ft.substr(8);
   if (helper_names_.count(name)) return name + "(" + arg + ")";
@@ -884,9 +886,16 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   std::string gcc = " && defined(__GNUC__) && !defined(__clang__)";
   std::string k16 = "tessera_" + fname + "_to_half_avx512";
   std::string k8 = "tessera_" + fname + "_to_half_avx2";
-  kernel(k16, is_exp ? kExpToHalfAvx512 : kTanhToHalfAvx512, "defined(__AVX512F__)" + gcc, 16);
-  kernel(k8, is_exp ? kExpToHalfAvx2 : kTanhToHalfAvx2, "defined(__AVX2__)" + gcc, 8);
-  if (!is_exp) Helper("tessera_tanhf", kTanhfSource);
+  std::string avx512 = has_avx2 ? (is_exp ? kExpToHalfAvx512 : kTanhToHalfAvx512)
+                                : codegen::HalfPrecisionAvx512Source(fname);
+  kernel(k16, avx512.c_str(), "defined(__AVX512F__)" + gcc, 16);
+  if (has_avx2) kernel(k8, is_exp ? kExpToHalfAvx2 : kTanhToHalfAvx2, "defined(__AVX2__)" + gcc, 8);
+  if (fname == "tanhf") Helper("tessera_tanhf", kTanhfSource);
+  // elsewhere the lane loop of the float32 function: ours where we have one (vector_math.h)
+  std::string lane_fn = fname == "tanhf" ? "tessera_tanhf" : fname;
+  auto lane_kernels = codegen::VectorFloatMathKernels(fname);
+  for (const auto& [kname, definition] : lane_kernels) Helper(kname, definition);
+  if (!lane_kernels.empty()) lane_fn = lane_kernels.back().first;
   int lanes = t.lanes();
   auto indices = [](int begin, int count) {
     std::string s;
@@ -920,15 +929,14 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   std::ostringstream os;
   os << "static inline " << ft << " " << name << "(" << ft << " x) {\n";
   if (lanes % 16 == 0) {
-    os << "#if defined(__AVX512F__)" << gcc << "\n" << pieces(16, k16) << "#elif";
+    os << "#if defined(__AVX512F__)" << gcc << "\n" << pieces(16, k16);
+    if (has_avx2) os << "#elif defined(__AVX2__)" << gcc << "\n" << pieces(8, k8);
   } else {
-    os << "#if";
+    os << "#if defined(__AVX2__)" << gcc << "\n" << pieces(8, k8);
   }
-  os << " defined(__AVX2__)" << gcc << "\n"
-     << pieces(8, k8) << "#else\n"
+  os << "#else\n"
      << "  " << ft << " r;\n"
-     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << (is_exp ? "expf" : "tessera_tanhf")
-     << "(x[i]);\n"
+     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << lane_fn << "(x[i]);\n"
      << "  return r;\n"
      << "#endif\n"
      << "}\n";
@@ -943,10 +951,13 @@ std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
   auto* fname = call != nullptr && call->is_op("tir.call_pure_extern") && call->args.size() == 2
                     ? AsPtr<StringImmNode>(call->args[0])
                     : nullptr;
-  if (fname != nullptr && (fname->value == "expf" || fname->value == "tanhf") && to.is_float() &&
-      to.bits() == 16 && !to.is_bfloat16() && to.lanes() >= 8 && to.lanes() <= 64 &&
-      to.lanes() % 8 == 0 && from == DataType::Float(32, to.lanes()) &&
-      call->args[1]->dtype == from) {
+  // float16(logf(x)), log2f, log10f: AVX-512 kernels of sixteen lanes (vector_math.h).
+  bool exp_tanh = fname != nullptr && (fname->value == "expf" || fname->value == "tanhf");
+  bool avx512_only =
+      fname != nullptr && !exp_tanh && !codegen::HalfPrecisionAvx512Source(fname->value).empty();
+  if ((exp_tanh || avx512_only) && to.is_float() && to.bits() == 16 && !to.is_bfloat16() &&
+      to.lanes() >= 8 && to.lanes() <= 64 && to.lanes() % (avx512_only ? 16 : 8) == 0 &&
+      from == DataType::Float(32, to.lanes()) && call->args[1]->dtype == from) {
     return HalfConvert(HalfRoundedMath(fname->value, PrintExpr(call->args[1]), from, op->span),
                        from, to, op->span);
   }
