@@ -219,8 +219,8 @@ const char* const k_tessera_acoshf =
 // with the lane loop of the C library written inline (it indexes x, y and the result), stored
 // the three vectors to the stack on the hot path. bench_topi's power (2048 x 2048 float32, one
 // thread of a Zen 4): 3.2-3.3 -> 2.66 ms (numpy 2.86-2.93).
-const char* const kPowfAvx512 = R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res,
-                                                                 unsigned bad) {
+const char* const kPowfAvx512 =
+    R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res, unsigned bad) {
   for (int i = 0; i < 16; ++i)
     if (bad >> i & 1) res[i] = powf(x[i], y[i]);
   return res;
@@ -309,8 +309,8 @@ static inline __attribute__((always_inline)) $F $N($F x, $F y) {
 // degree 13 (2^-57.7 on |f| <= 1/2), scaled by vscalefpd. Within 1 ulp of numpy's (SVML's)
 // result on the same samples as the float32 kernel, |t| up to 1000 included (0.89 ulp from the
 // exact power on samples checked in 50-digit decimals). Special operands: the C library's pow.
-const char* const kPowAvx512 = R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res,
-                                                                 unsigned bad) {
+const char* const kPowAvx512 =
+    R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res, unsigned bad) {
   for (int i = 0; i < 8; ++i)
     if (bad >> i & 1) res[i] = pow(x[i], y[i]);
   return res;
