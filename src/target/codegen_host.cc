@@ -1304,8 +1304,11 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
                guard +
                    PowAvx512Source(bits, kernel, fv, TypeName(DataType::Int(bits, per), op->span)) +
                    "#endif\n");
+        // always inline, as the kernel: out of line, each vector paid a call and reloaded the
+        // kernel's constants (vector_math.cc, kPowfAvx512)
         std::ostringstream os;
-        os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
+        os << "static inline __attribute__((always_inline)) " << vt << " " << name << "(" << vt
+           << " a0, " << vt << " a1) {\n"
            << "  " << vt << " r;\n"
            << guard << "  for (int k = 0; k < " << lanes / per << "; ++k) {\n"
            << "    " << fv << " x, y, p;\n"
