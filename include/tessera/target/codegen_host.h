@@ -102,6 +102,11 @@ class CodeGenHost : public CodeGenC {
   /*! \brief A serial loop that stores one broadcast value into consecutive vectors (a fill) as
    *  a call of a helper whose stores are aligned; false (nothing printed) for other loops. */
   bool PrintFillLoop(const ForNode* op);
+  /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
+   *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
+   *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
+   *  and after; false (nothing printed) for other loops. */
+  bool PrintAlignedStoreLoop(const ForNode* op);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
