@@ -2756,6 +2756,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   }
   // The value at a flat element offset `at` from the first element.
   Var at = VarNode::Make("tessera_vec_k", bt, op->span);
+  made_vars_.push_back(at);
   FlatLoadRewriter rewrite(nest, step, at, st->buffer->data.get(), static_cast<int>(lanes));
   Expr flat_value = rewrite.VisitExpr(value);
   if (!rewrite.ok) return false;
@@ -2781,6 +2782,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
     const int64_t chunks = (outer_extent + chunk - 1) / chunk;
     const int64_t chunk_elems = chunk * per_outer * lanes;
     chunk_var = VarNode::Make("tessera_vec_chunk", bt, op->span);
+    made_vars_.push_back(chunk_var);
     std::string c = AllocVarName(chunk_var.get());
     PrintIndent();
     stream_ << "#pragma omp parallel for" << (chunks > 1 ? " schedule(dynamic, 1)" : "") << "\n";
@@ -2805,6 +2807,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   int scope = BeginScope();
   Var first_var = VarNode::Make("tessera_vec_first", bt, op->span);
   Var end_var = VarNode::Make("tessera_vec_end", bt, op->span);
+  made_vars_.push_back(first_var);
+  made_vars_.push_back(end_var);
   if (!IsConstInt(first, 0)) {
     std::string name = AllocVarName(first_var.get());
     PrintIndent();
@@ -2821,6 +2825,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   // the elements before the first aligned vector (none where the array is not aligned to its
   // elements: then every store is unaligned, as before)
   Var skip_var = VarNode::Make("tessera_vec_skip", bt, op->span);
+  made_vars_.push_back(skip_var);
   std::string skip = AllocVarName(skip_var.get());
   PrintIndent();
   stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)("

@@ -125,6 +125,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The values of the scalar integer LetStmts printed so far (common subexpressions):
    *  what a vector index's divisibility is proved from. */
   VarMap int_lets_;
+  /*! \brief Variables made while printing (PrintAlignedStoreLoop's), alive while their names
+   *  are (names are keyed by the variable's address). */
+  std::vector<Var> made_vars_;
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
   std::string VectorType(DataType t, const Span& span);
   /*! \brief Define a helper function once; returns its name. */
