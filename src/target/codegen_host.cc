@@ -2637,6 +2637,7 @@ class FlatLoadRewriter : public ExprMutator {
       : nest_(nest), step_(step), at_(at), stored_(stored), lanes_(lanes) {}
   using ExprMutator::VisitExpr_;
   bool ok = true;
+  int moved = 0;  // loads that follow the store
 
   Expr VisitExpr_(const BufferLoadNode* op) override {
     if (op->buffer->data.get() == stored_) ok = false;
@@ -2653,6 +2654,7 @@ class FlatLoadRewriter : public ExprMutator {
       ok = false;
       return GetRef(op);
     }
+    ++moved;
     Expr index = RampNode::Make(IsConstInt(base, 0) ? at_ : AddNode::Make(base, at_, op->span),
                                 MakeConst(base->dtype, int64_t{1}),
                                 lanes_, op->span);
@@ -2759,7 +2761,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   made_vars_.push_back(at);
   FlatLoadRewriter rewrite(nest, step, at, st->buffer->data.get(), static_cast<int>(lanes));
   Expr flat_value = rewrite.VisitExpr(value);
-  if (!rewrite.ok) return false;
+  // (a value that reads nothing along the nest is a fill: PrintFillLoop's)
+  if (!rewrite.ok || rewrite.moved == 0) return false;
   auto store_at = [&](const Expr& k) {
     VarMap m{{at.get(), k}};
     Expr index = RampNode::Make(IsConstInt(base, 0) ? k : AddNode::Make(base, k, op->span),
