@@ -2643,8 +2643,8 @@ class FlatLoadRewriter : public ExprMutator {
     if (op->buffer->data.get() == stored_) ok = false;
     if (!UsesNest(GetRef(op))) return GetRef(op);
     auto* ramp = op->indices.size() == 1 ? AsPtr<RampNode>(AsUnitRamp(op->indices[0])) : nullptr;
-    if (op->predicate || ramp == nullptr || !IsConstInt(ramp->stride, 1) ||
-        ramp->lanes != lanes_ || op->buffer->dtype.is_bool() || op->buffer->dtype.is_vector() ||
+    if (op->predicate || ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes_ ||
+        op->buffer->dtype.is_bool() || op->buffer->dtype.is_vector() ||
         ramp->base->dtype != step_->dtype) {
       ok = false;
       return GetRef(op);
@@ -2656,8 +2656,7 @@ class FlatLoadRewriter : public ExprMutator {
     }
     ++moved;
     Expr index = RampNode::Make(IsConstInt(base, 0) ? at_ : AddNode::Make(base, at_, op->span),
-                                MakeConst(base->dtype, int64_t{1}),
-                                lanes_, op->span);
+                                MakeConst(base->dtype, int64_t{1}), lanes_, op->span);
     return BufferLoadNode::Make(op->buffer, {index}, nullptr, op->span);
   }
   Expr VisitExpr_(const VarNode* op) override {
@@ -2766,15 +2765,13 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   auto store_at = [&](const Expr& k) {
     VarMap m{{at.get(), k}};
     Expr index = RampNode::Make(IsConstInt(base, 0) ? k : AddNode::Make(base, k, op->span),
-                                MakeConst(bt, int64_t{1}),
-                                static_cast<int>(lanes), op->span);
-    return BufferStoreNode::Make(st->buffer, Substitute(flat_value, m), {index}, nullptr,
-                                 st->span);
+                                MakeConst(bt, int64_t{1}), static_cast<int>(lanes), op->span);
+    return BufferStoreNode::Make(st->buffer, Substitute(flat_value, m), {index}, nullptr, st->span);
   };
-  std::string ptr = OffsetPointer(
-      BufferPointer(st->buffer.get(), st->span),
-      ana.Simplify(SubNode::Make(FlatIndex(st->buffer.get(), {ramp->base}, st->span), step,
-                                 op->span)));
+  std::string ptr =
+      OffsetPointer(BufferPointer(st->buffer.get(), st->span),
+                    ana.Simplify(SubNode::Make(FlatIndex(st->buffer.get(), {ramp->base}, st->span),
+                                               step, op->span)));
   std::string type = TypeName(bt, op->span);
   // The range of elements [first, end) of one flat loop: the whole nest, or in a parallel loop
   // one chunk of its iterations (OpenMP's schedule(dynamic, chunk) over chunk numbers instead).
@@ -2795,8 +2792,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
             << ") {\n";
     BeginScope();
     PrintIndent();
-    stream_ << "if (" << c << " < 0 || " << c << " >= " << chunks
-            << ") __builtin_unreachable();\n";
+    stream_ << "if (" << c << " < 0 || " << c << " >= " << chunks << ") __builtin_unreachable();\n";
     first = MulNode::Make(chunk_var, MakeConst(bt, chunk_elems), op->span);
     if (count % chunk_elems == 0) {
       end = AddNode::Make(first, MakeConst(bt, chunk_elems), op->span);
@@ -2831,8 +2827,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   made_vars_.push_back(skip_var);
   std::string skip = AllocVarName(skip_var.get());
   PrintIndent();
-  stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)("
-          << at_first << ")) & " << bytes - 1 << ") / " << esize << ");\n";
+  stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)(" << at_first
+          << ")) & " << bytes - 1 << ") / " << esize << ");\n";
   if (esize > 1) {
     PrintIndent();
     stream_ << "if (((uintptr_t)(" << at_first << ") & " << esize - 1 << ") != 0) " << skip
