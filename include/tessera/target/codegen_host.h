@@ -102,6 +102,11 @@ class CodeGenHost : public CodeGenC {
   /*! \brief A serial loop that stores one broadcast value into consecutive vectors (a fill) as
    *  a call of a helper whose stores are aligned; false (nothing printed) for other loops. */
   bool PrintFillLoop(const ForNode* op);
+  /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
+   *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
+   *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
+   *  and after; false (nothing printed) for other loops. */
+  bool PrintAlignedStoreLoop(const ForNode* op);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
@@ -120,6 +125,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The values of the scalar integer LetStmts printed so far (common subexpressions):
    *  what a vector index's divisibility is proved from. */
   VarMap int_lets_;
+  /*! \brief Variables made while printing (PrintAlignedStoreLoop's), alive while their names
+   *  are (names are keyed by the variable's address). */
+  std::vector<Var> made_vars_;
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
   std::string VectorType(DataType t, const Span& span);
   /*! \brief Define a helper function once; returns its name. */
