@@ -2597,6 +2597,108 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   return true;
 }
 
+// A copy: `for v in [min, min + n): B[Ramp(b + v * L, 1, L)] = A[Ramp(a + v * L, 1, L)]` (a
+// perfect nest of serial loops whose vectors follow one another, as for the fill above; lets
+// between them substituted), A and B different buffers, B a caller's array, a and b free of
+// the nest, n >= 16 vectors of 16, 32 or 64 bytes. The helper copies the bytes with the first
+// and the last vector unaligned and those between stored at aligned addresses (they overlap:
+// the bytes rewritten are the same). numpy's arrays start 16 bytes into a cache line, so
+// every other 32-byte vector, every 64-byte one, stored there straddles two lines
+// (take / repeat / broadcast_to rows, stack, 2048 x 2048 int32, Zen 4, one thread, in hand C:
+// broadcast_to 0.37 -> 0.27 ms, repeat rows 0.20 -> 0.17, take rows 0.71-0.97 -> 0.64-0.93).
+bool CodeGenHost::PrintCopyLoop(const ForNode* op) {
+  std::vector<const ForNode*> nest;
+  VarMap lets;
+  Stmt body = GetRef(op);
+  while (true) {
+    if (auto* f = AsPtr<ForNode>(body)) {
+      if (f->for_kind != ForKind::kSerial || !f->annotations.empty() || !AsConstInt(f->extent)) {
+        return false;
+      }
+      nest.push_back(f);
+      body = f->body;
+    } else if (auto* let = AsPtr<LetStmtNode>(body)) {
+      lets[let->var.get()] = Substitute(let->value, lets);
+      body = let->body;
+    } else {
+      break;
+    }
+  }
+  // streaming stores keep their own loop (they need aligned vectors anyway)
+  if (nontemporal_depth_ > 0) return false;
+  auto* st = AsPtr<BufferStoreNode>(body);
+  if (st == nullptr || st->predicate) return false;
+  auto* ld = AsPtr<BufferLoadNode>(st->value);
+  if (ld == nullptr || ld->predicate) return false;
+  const BufferNode* dst = st->buffer.get();
+  const BufferNode* src = ld->buffer.get();
+  if (!restrict_vars_.count(dst->data.get()) || src->data.get() == dst->data.get()) return false;
+  DataType t = st->value->dtype, elem = dst->dtype;
+  if (!t.is_vector() || t.is_scalable_vector() || elem.is_vector() || elem.bits() % 8 != 0 ||
+      src->dtype != elem || t.element_of() != elem) {
+    return false;
+  }
+  int64_t n = 1;
+  for (const ForNode* f : nest) n *= *AsConstInt(f->extent);
+  const int64_t lanes = t.lanes(), bytes = lanes * elem.bits() / 8;
+  if (n < 16 || (bytes != 16 && bytes != 32 && bytes != 64)) return false;
+  auto uses_nest = [&](const Expr& e) {
+    for (const ForNode* f : nest) {
+      if (UsesVar(e, f->loop_var.get())) return true;
+    }
+    return false;
+  };
+  // Both indices: a unit ramp of `lanes` whose base is first + sum((v_k - min_k) * stride_k).
+  arith::Analyzer ana;
+  auto first_of = [&](const BufferNode* buf, const std::vector<Expr>& indices,
+                      const Span& span) -> Expr {
+    std::vector<Expr> flat_in;
+    for (const Expr& e : indices) flat_in.push_back(lets.empty() ? e : Substitute(e, lets));
+    Expr index = AsUnitRamp(FlatIndex(buf, flat_in, span));
+    auto* ramp = AsPtr<RampNode>(index);
+    if (ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes) return Expr();
+    DataType bt = ramp->base->dtype;
+    Expr step = MakeConst(bt, int64_t{0});
+    int64_t stride = lanes;
+    for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
+      const ForNode* f = *it;
+      Expr off = CastTo(bt, SubNode::Make(f->loop_var, f->min, f->span));
+      step = AddNode::Make(step, MulNode::Make(off, MakeConst(bt, stride), f->span), f->span);
+      stride *= *AsConstInt(f->extent);
+    }
+    Expr base = ana.Simplify(SubNode::Make(ramp->base, step, span));
+    return uses_nest(base) ? Expr() : base;
+  };
+  Expr dst_first = first_of(dst, st->indices, st->span);
+  Expr src_first = first_of(src, ld->indices, ld->span);
+  if (!dst_first || !src_first) return false;
+  const std::string vt = "tessera_bytes" + std::to_string(bytes);
+  const std::string name = "tessera_copy_aligned" + std::to_string(bytes);
+  std::ostringstream def;
+  def << "typedef unsigned char " << vt << " __attribute__((vector_size(" << bytes << ")));\n"
+      << "static inline void " << name
+      << "(void* restrict dst, const void* restrict src, int64_t n) {\n"
+      << "  unsigned char* p = (unsigned char*)dst;\n"
+      << "  const unsigned char* q = (const unsigned char*)src;\n"
+      << "  " << vt << " v;\n"
+      << "  memcpy(&v, q, " << bytes << ");\n"
+      << "  memcpy(p, &v, " << bytes << ");\n"
+      << "  int64_t i = " << bytes << " - (int64_t)((uintptr_t)p & " << bytes - 1 << ");\n"
+      << "  for (; i + " << bytes << " <= n; i += " << bytes << ") {\n"
+      << "    memcpy(&v, q + i, " << bytes << ");\n"
+      << "    memcpy(__builtin_assume_aligned(p + i, " << bytes << "), &v, " << bytes << ");\n"
+      << "  }\n"
+      << "  if (i < n) {\n"
+      << "    memcpy(&v, q + n - " << bytes << ", " << bytes << ");\n"
+      << "    memcpy(p + n - " << bytes << ", &v, " << bytes << ");\n"
+      << "  }\n}\n";
+  std::string copy = Helper(name, def.str());
+  PrintIndent();
+  stream_ << copy << "(" << OffsetPointer(BufferPointer(dst, st->span), dst_first) << ", "
+          << OffsetPointer(BufferPointer(src, ld->span), src_first) << ", " << n * bytes << ");\n";
+  return true;
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // The fence that orders streaming stores (below) after the outermost loop that holds them,
   // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
@@ -2720,6 +2822,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
   }
   if (PrintLaneFold(op, nullptr)) return;
   if (PrintFillLoop(op)) return;
+  if (PrintCopyLoop(op)) return;
   if (op->for_kind == ForKind::kUnrolled) {
     if (auto n = AsConstInt(op->extent)) {
       PrintIndent();

@@ -102,6 +102,10 @@ class CodeGenHost : public CodeGenC {
   /*! \brief A serial loop that stores one broadcast value into consecutive vectors (a fill) as
    *  a call of a helper whose stores are aligned; false (nothing printed) for other loops. */
   bool PrintFillLoop(const ForNode* op);
+  /*! \brief A nest of serial loops that copies consecutive vectors of one buffer into
+   *  consecutive vectors of a caller's array as a call of a helper whose stores are aligned;
+   *  false (nothing printed) for other loops. */
+  bool PrintCopyLoop(const ForNode* op);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
