@@ -2616,30 +2616,34 @@ namespace {
 // Whether `e` is a lane-wise value cheap enough next to its loads and stores that computing
 // one or two of its vectors twice costs nothing measurable: loads, constants, casts, + - *,
 // min / max, compares, selects, bitwise operations. (Divisions and math functions are left
-// out: a loop of a row of 16 vectors would compute an eighth more of them.)
-bool CheapLaneValue(const Expr& e) {
-  bool cheap = true;
-  PostOrderVisit(e, [&cheap](const ObjectRef& n) {
-    switch (n->kind) {
-      case NodeKind::kDiv:
-      case NodeKind::kMod:
-      case NodeKind::kFloorDiv:
-      case NodeKind::kFloorMod:
-      case NodeKind::kLet:
-      case NodeKind::kShuffle:
-        cheap = false;
-        break;
-      default:
-        break;
-    }
-    if (auto* call = AsPtr<CallNode>(n)) {
-      cheap = cheap && (call->is_op("tir.bitwise_and") || call->is_op("tir.bitwise_or") ||
-                        call->is_op("tir.bitwise_xor") || call->is_op("tir.bitwise_not") ||
-                        call->is_op("tir.reinterpret"));
-    }
-  });
-  return cheap;
-}
+// out: a loop of a row of 16 vectors would compute an eighth more of them.) The addresses of
+// the loads are not looked at: FlatLoadRewriter accepts only loads that follow the store, whose
+// start past the nest's offset is free of the nest (a row of repeat, `i0 // 3`, computed once).
+class CheapLaneValue : public ExprVisitor {
+ public:
+  static bool Check(const Expr& e) {
+    CheapLaneValue v;
+    v.VisitExpr(e);
+    return v.cheap_;
+  }
+  using ExprVisitor::VisitExpr_;
+  void VisitExpr_(const BufferLoadNode* op) override {}
+  void VisitExpr_(const DivNode* op) override { cheap_ = false; }
+  void VisitExpr_(const ModNode* op) override { cheap_ = false; }
+  void VisitExpr_(const FloorDivNode* op) override { cheap_ = false; }
+  void VisitExpr_(const FloorModNode* op) override { cheap_ = false; }
+  void VisitExpr_(const LetNode* op) override { cheap_ = false; }
+  void VisitExpr_(const ShuffleNode* op) override { cheap_ = false; }
+  void VisitExpr_(const CallNode* op) override {
+    cheap_ = cheap_ && (op->is_op("tir.bitwise_and") || op->is_op("tir.bitwise_or") ||
+                        op->is_op("tir.bitwise_xor") || op->is_op("tir.bitwise_not") ||
+                        op->is_op("tir.reinterpret"));
+    ExprVisitor::VisitExpr_(op);
+  }
+
+ private:
+  bool cheap_ = true;
+};
 
 // The loads of a stored value moved from the nest's position to a flat element offset `at`:
 // a vector load at unit stride whose first element is `base + step` (base free of the nest)
@@ -2747,7 +2751,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   const int64_t per_outer = n / outer_extent;
   if ((parallel ? per_outer : n) < 16) return false;
   Expr value = lets.empty() ? st->value : Substitute(st->value, lets);
-  if (!CheapLaneValue(value)) return false;
+  if (!CheapLaneValue::Check(value)) return false;
   Expr raw = AsUnitRamp(lets.empty() ? st->indices[0] : Substitute(st->indices[0], lets));
   auto* ramp = AsPtr<RampNode>(raw);
   if (ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes) return false;

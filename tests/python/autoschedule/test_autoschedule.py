@@ -393,7 +393,9 @@ def test_injective_values_read_through_their_loads_stay_fused():
 
 
 def test_column_sum_vectorizes_across_columns():
-    sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=SMALL)
+    # (an L1 of 1 KB: a row of partial sums, 1 KB, is over half of it, so the columns, not the
+    # rows, are cut across the cores; see the test below)
+    sch = ts.autoschedule(ops.column_sum(512, 256), target="c", facts=dict(SMALL, l1_bytes=1024))
     assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "split",
                           "reorder", "vectorize", "unroll", "parallel", "decompose_reduction"]
     # The rows stream under a chunk of columns: reduction loop outside the column chunk, four
@@ -402,6 +404,24 @@ def test_column_sum_vectorizes_across_columns():
     script = sch.mod.script()
     assert "for k_0, j_1 in T.grid(128, 32):" in script
     assert "for k_1 in T.unroll(4):" in script
+
+
+def test_column_sum_cuts_its_rows_across_the_cores():
+    # A row of partial sums (1 KB) within half the L1: each core sums whole rows of its half
+    # into a local row (rfactor), four rows at a time, and the two rows are summed at the end.
+    f = ops.column_sum(512, 256)
+    sch = ts.autoschedule(f, target="c", facts=SMALL)
+    assert kinds(sch) == ["get_block", "get_child_blocks", "get_loops", "split", "rfactor",
+                          "get_loops", "split", "split", "reorder", "vectorize", "unroll",
+                          "parallel", "cache_write", "reverse_compute_at", "get_loops", "split",
+                          "reorder", "vectorize", "decompose_reduction", "decompose_reduction"]
+    script = sch.mod.script()
+    assert "for k_0 in T.parallel(2):" in script
+    assert "for k_1_1 in T.unroll(4):" in script
+    a = RNG.standard_normal((512, 256)).astype("float32")
+    y = np.empty(256, "float32")
+    ts.build(sch.mod, target="c")(a, y)
+    np.testing.assert_allclose(y, a.sum(0), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("which", ["argmax", "argmin"])
