@@ -386,12 +386,12 @@ bool UsesIteratorsOutsideLoads(const Expr& value, const BlockNode* block) {
 }
 
 /*! \brief Whether `e` only moves data of `bits`-wide elements: loads, constants, casts between
- *  types of that width, bitwise operations (a copy, a fill, bitwise_not). */
+ *  types of that width, bitwise operations (a copy, a fill, bitwise_not). A bool (`bits` 1)
+ *  read from a bool buffer into a bool buffer counts: tir.FlattenBuffer writes it as its byte
+ *  (flip, repeat, split, broadcast_to of bools are byte copies, as of int8). */
 bool MovesData(const Expr& e, int bits) {
   if (AsPtr<IntImmNode>(e) || AsPtr<FloatImmNode>(e)) return true;
-  if (auto* load = AsPtr<BufferLoadNode>(e)) {
-    return load->buffer->dtype.bits() == bits && !load->buffer->dtype.is_bool();
-  }
+  if (auto* load = AsPtr<BufferLoadNode>(e)) return load->buffer->dtype.bits() == bits;
   if (auto* cast = AsPtr<CastNode>(e)) {
     return cast->dtype.bits() == bits && !cast->dtype.is_bool() && MovesData(cast->value, bits);
   }
@@ -416,8 +416,8 @@ bool MovesData(const Expr& e, int bits) {
  *  copy. */
 bool CopiesReindexedRows(const BlockInfo& info) {
   const BufferStoreNode* st = info.store;
-  if (!st || st->indices.empty() || st->buffer->dtype.is_bool()) return false;
-  const int bits = st->buffer->dtype.bits();
+  if (!st || st->indices.empty()) return false;
+  const int bits = st->buffer->dtype.bits();  // bool: 1, its loads bool too (MovesData)
   if (!MovesData(st->value, bits)) return false;
   const VarNode* inner = info.block->iter_vars.back()->var.get();
   arith::Analyzer ana;
