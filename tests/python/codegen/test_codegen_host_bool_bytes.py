@@ -125,9 +125,9 @@ def test_logic_of_bools_matches_numpy(name, shape):
     assert got.view(np.uint8).max() <= 1
     if shape == (2048,):
         src = lib.get_source()
-        # bytes combined bitwise, at least 256-bit vectors; no test of a byte against zero and
-        # no 32-bit mask lanes
-        assert re.search(r"tessera_store_int8x(32|64)\(", src), src
+        # bytes combined bitwise in byte vectors; no test of a byte against zero and no 32-bit
+        # mask lanes
+        assert re.search(r"tessera_store_int8x\d+\(", src), src
         assert "!= (tessera_int8x" not in src and "== (tessera_int8x" not in src
         code = "\n".join(ln for ln in src.splitlines() if not ln.startswith("typedef"))
         assert "int32x" not in code
@@ -150,3 +150,27 @@ def test_logic_of_bools_broadcast_and_mixed_with_a_compare(shape):
     for g, w in zip(got, [a | r, a & (x > 0), r ^ a]):
         np.testing.assert_array_equal(g, w)
         assert g.view(np.uint8).max() <= 1
+
+
+@pytest.mark.parametrize("dtype,op,np_fn", [("bool", topi.logical_and, np.logical_and),
+                                            ("bool", topi.logical_xor, np.logical_xor),
+                                            ("int8", topi.add, np.add),
+                                            ("uint8", topi.maximum, np.maximum),
+                                            ("int8", topi.less, np.less)])
+def test_streams_combining_bytes_take_16_byte_vectors(dtype, op, np_fn):
+    # two byte inputs into bytes: 16-byte vectors (the automatic schedule's CombinesByteStreams);
+    # one byte input (logical_not, a copy) keeps the wider vectors
+    shape = (64, 1024)
+    A = te.placeholder(shape, dtype, name="A")
+    B = te.placeholder(shape, dtype, name="B")
+    lib, outs = _build([A, B], op(A, B))
+    rng = np.random.default_rng(5)
+    a, b = _data(rng, shape, dtype), _data(rng, shape, dtype)
+    (got,) = _run(lib, outs, a, b)
+    np.testing.assert_array_equal(got, np_fn(a, b))
+    src = lib.get_source()
+    assert re.search(r"tessera_store_int8x16\(", src) or re.search(r"tessera_store_uint8x16\(", src)
+    assert not re.search(r"tessera_store_u?int8x(32|64)\(", src)
+    lib, outs = _build([A], topi.logical_not(A) if dtype == "bool" else topi.negative(A))
+    if VECTOR_BITS >= 256:
+        assert re.search(r"tessera_store_u?int8x(32|64)\(", lib.get_source())
