@@ -174,3 +174,17 @@ def test_streams_combining_bytes_take_16_byte_vectors(dtype, op, np_fn):
     lib, outs = _build([A], topi.logical_not(A) if dtype == "bool" else topi.negative(A))
     if VECTOR_BITS >= 256:
         assert re.search(r"tessera_store_u?int8x(32|64)\(", lib.get_source())
+
+
+def test_a_row_broadcast_is_no_stream_of_its_own():
+    # add broadcast row reads one stream and one row (in the L1): the wider vectors of a
+    # stream of one input, not CombinesByteStreams' 16 bytes
+    A = te.placeholder((64, 1024), "int8", name="A")
+    R = te.placeholder((1024,), "int8", name="R")
+    lib, outs = _build([A, R], topi.add(A, R))
+    rng = np.random.default_rng(9)
+    a, r = _data(rng, (64, 1024), "int8"), _data(rng, (1024,), "int8")
+    (got,) = _run(lib, outs, a, r)
+    np.testing.assert_array_equal(got, a + r)
+    if VECTOR_BITS >= 256:
+        assert re.search(r"tessera_store_int8x(32|64)\(", lib.get_source())
