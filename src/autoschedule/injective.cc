@@ -367,8 +367,8 @@ bool Streams(const BlockInfo& info) {
   return info.output_bits == 8 || (inputs.size() >= 2 && !info.has_select);
 }
 
-/*! \brief Whether a stream (Streams) combines two or more byte buffers (8-bit or bool
- *  elements) into bytes: logical_and/or/xor of bools, add, maximum, less of int8. Such a loop
+/*! \brief Whether a stream (Streams) combines two byte buffers (8-bit or bool elements)
+ *  into bytes: logical_and/or/xor of bools, add, maximum, less of int8. Such a loop
  *  ran fastest in 16-byte vectors on Zen 4 (AVX-512), in the schedule's own loop nest (4096
  *  elements a parallel iteration; 2048^2, 12 MB in the L3, one thread, interleaved in one
  *  process): logical_xor of bools 0.152-0.155 ms in 16-byte vectors, 0.162-0.165 in 32,
@@ -393,7 +393,9 @@ bool CombinesByteStreams(const BlockInfo& info) {
     }
     if (streams) inputs.insert(load->buffer.get());
   }
-  return inputs.size() >= 2;
+  // (two: three byte streams, elemwise_sum of three int8, measured even in one process and
+  // 10-20% slower in 16-byte vectors in bench_topi's runs: left at 32)
+  return inputs.size() == 2;
 }
 
 /*! \brief Whether `value` reads an iterator of `block` other than in the indices of a load. */
