@@ -188,3 +188,17 @@ def test_a_row_broadcast_is_no_stream_of_its_own():
     np.testing.assert_array_equal(got, a + r)
     if VECTOR_BITS >= 256:
         assert re.search(r"tessera_store_int8x(32|64)\(", lib.get_source())
+
+
+def test_three_byte_streams_keep_the_stream_width():
+    # CombinesByteStreams takes two streams; a sum of three int8 inputs keeps 256-bit vectors
+    shape = (64, 1024)
+    P = [te.placeholder(shape, "int8", name=f"A{k}") for k in range(3)]
+    S = te.compute(shape, lambda i, j: P[0][i, j] + P[1][i, j] + P[2][i, j], name="S")
+    lib, outs = _build(P, S)
+    rng = np.random.default_rng(13)
+    arrays = [_data(rng, shape, "int8") for _ in range(3)]
+    (got,) = _run(lib, outs, *arrays)
+    np.testing.assert_array_equal(got, arrays[0] + arrays[1] + arrays[2])
+    if VECTOR_BITS >= 256:
+        assert re.search(r"tessera_store_int8x(32|64)\(", lib.get_source())
