@@ -19,6 +19,7 @@ namespace {
 constexpr int64_t kParallelMinElements = 16384;  // below it OpenMP's fork costs more than it saves
 constexpr int64_t kChunkElements = 4096;         // per parallel iteration: a few pages
 constexpr int64_t kBroadcastMinVectors = 4;      // inner loops of BroadcastPrefix: at least this
+constexpr int64_t kByteStreamBits = 128;         // CombinesByteStreams: 16-byte vectors
 
 /*! \brief Product of the loop extents, -1 when one is not constant. */
 int64_t Product(Schedule& sch, const std::vector<LoopRV>& loops) {
@@ -366,6 +367,37 @@ bool Streams(const BlockInfo& info) {
   return info.output_bits == 8 || (inputs.size() >= 2 && !info.has_select);
 }
 
+/*! \brief Whether a stream (Streams) combines two byte buffers (8-bit or bool elements)
+ *  into bytes: logical_and/or/xor of bools, add, maximum, less of int8. Such a loop
+ *  ran fastest in 16-byte vectors on Zen 4 (AVX-512), in the schedule's own loop nest (4096
+ *  elements a parallel iteration; 2048^2, 12 MB in the L3, one thread, interleaved in one
+ *  process): logical_xor of bools 0.152-0.155 ms in 16-byte vectors, 0.162-0.165 in 32,
+ *  0.170-0.176 in 64; add int8 0.150-0.155 / 0.157-0.161 / 0.156-0.160 (hand C of `c = a ^ b`:
+ *  0.152 / 0.176 / 0.184, the arrays 16 bytes into a line as numpy's or aligned alike). A copy
+ *  or a loop of one input is fastest at the whole width (hand C copy 0.108 / 0.105 / 0.091). */
+bool CombinesByteStreams(const BlockInfo& info) {
+  if (info.output_bits != 8 || !info.block || info.block->iter_vars.empty()) return false;
+  const std::vector<IterVar>& iters = info.block->iter_vars;
+  std::set<const BufferNode*> inputs;
+  for (const BufferLoadNode* load : info.loads) {
+    const DataType t = load->buffer->dtype;
+    if (!t.is_bool() && t.bits() != 8) return false;
+    // a stream walks memory along the outer iterators too; a row broadcast along them (add
+    // broadcast row's B[j]) stays in the L1 and is no stream (32-byte vectors measured better:
+    // add broadcast row int8 0.100 ms against 0.150 in 16-byte ones)
+    bool streams = iters.size() == 1;
+    for (size_t k = 0; k + 1 < iters.size() && !streams; ++k) {
+      for (const Expr& index : load->indices) {
+        streams = streams || UsesVar(index, iters[k]->var.get());
+      }
+    }
+    if (streams) inputs.insert(load->buffer.get());
+  }
+  // (two: three byte streams, elemwise_sum of three int8, measured even in one process and
+  // 10-20% slower in 16-byte vectors in bench_topi's runs: left at 32)
+  return inputs.size() == 2;
+}
+
 /*! \brief Whether `value` reads an iterator of `block` other than in the indices of a load. */
 bool UsesIteratorsOutsideLoads(const Expr& value, const BlockNode* block) {
   class Finder : public ExprVisitor {
@@ -386,12 +418,12 @@ bool UsesIteratorsOutsideLoads(const Expr& value, const BlockNode* block) {
 }
 
 /*! \brief Whether `e` only moves data of `bits`-wide elements: loads, constants, casts between
- *  types of that width, bitwise operations (a copy, a fill, bitwise_not). */
+ *  types of that width, bitwise operations (a copy, a fill, bitwise_not). A bool (`bits` 1)
+ *  read from a bool buffer into a bool buffer counts: tir.FlattenBuffer writes it as its byte
+ *  (flip, repeat, split, broadcast_to of bools are byte copies, as of int8). */
 bool MovesData(const Expr& e, int bits) {
   if (AsPtr<IntImmNode>(e) || AsPtr<FloatImmNode>(e)) return true;
-  if (auto* load = AsPtr<BufferLoadNode>(e)) {
-    return load->buffer->dtype.bits() == bits && !load->buffer->dtype.is_bool();
-  }
+  if (auto* load = AsPtr<BufferLoadNode>(e)) return load->buffer->dtype.bits() == bits;
   if (auto* cast = AsPtr<CastNode>(e)) {
     return cast->dtype.bits() == bits && !cast->dtype.is_bool() && MovesData(cast->value, bits);
   }
@@ -416,8 +448,8 @@ bool MovesData(const Expr& e, int bits) {
  *  copy. */
 bool CopiesReindexedRows(const BlockInfo& info) {
   const BufferStoreNode* st = info.store;
-  if (!st || st->indices.empty() || st->buffer->dtype.is_bool()) return false;
-  const int bits = st->buffer->dtype.bits();
+  if (!st || st->indices.empty()) return false;
+  const int bits = st->buffer->dtype.bits();  // bool: 1, its loads bool too (MovesData)
   if (!MovesData(st->value, bits)) return false;
   const VarNode* inner = info.block->iter_vars.back()->var.get();
   arith::Analyzer ana;
@@ -889,6 +921,10 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
   // slower at half of it), and so do strided reads.
   int64_t lanes = Streams(info) ? facts.StreamVectorLanes(info.output_bits)
                                 : facts.VectorLanes(info.output_bits);
+  // (where the host's streams are narrower than its vectors, stream_vector_bits: measured there)
+  if (facts.stream_vector_bits > 0 && Streams(info) && CombinesByteStreams(info)) {
+    lanes = std::min<int64_t>(lanes, kByteStreamBits / 8);
+  }
   bool vectorize = total > 0 && lanes > 1 && total % lanes == 0;
   bool parallel = facts.cores > 1 && (total < 0 || total >= kParallelMinElements);
   if (!vectorize) {

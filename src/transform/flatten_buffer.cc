@@ -10,6 +10,7 @@
 
 #include "tessera/ir/buffer_strides.h"
 #include "tessera/ir/functor.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/buffer_offset.h"
@@ -179,9 +180,42 @@ class BufferFlattener : public StmtExprMutator {
   }
 
   // The int8 bytes of `e`, a bool read from a bool buffer's int8 store (the conversion of its
-  // load), or a choice between such (a concatenation's if_then_else, a select); undefined for
-  // anything else (a comparison, a conversion of another type, a constant).
+  // load), a choice between such (a concatenation's if_then_else, a select), or logic on such
+  // and on bool constants: and, or, not, bools equal or not (logical_xor), bitwise and, or, xor
+  // of bools. As bytes holding 0 or 1 these are the bitwise and, or, xor with 1, xor and xor
+  // with 1 of the bytes, which stay 0 or 1 (numpy's logical ops on bools: no test of each byte
+  // against zero, and byte vectors as wide as a copy's). Undefined for anything else (a
+  // comparison of other types, a conversion of another type).
   Expr BoolBytes(const Expr& e) const {
+    const DataType bytes = DataType::Int(8).with_lanes(e->dtype.lanes());
+    auto bitwise = [&](const char* op, const Expr& a, const Expr& b) -> Expr {
+      if (a == nullptr || b == nullptr) return Expr();
+      return CallNode::Make(bytes, OpNode::Get(op), {a, b}, e->span);
+    };
+    auto one = [&]() -> Expr {
+      Expr c = MakeConst(DataType::Int(8), int64_t{1});
+      return bytes.lanes() > 1 ? Expr(BroadcastNode::Make(c, bytes.lanes())) : c;
+    };
+    if (!e->dtype.is_bool()) return Expr();
+    if (auto* imm = AsPtr<IntImmNode>(e)) {
+      return MakeConst(DataType::Int(8), int64_t{imm->value != 0 ? 1 : 0});
+    }
+    if (auto* op = AsPtr<AndNode>(e)) {
+      return bitwise("tir.bitwise_and", BoolBytes(op->a), BoolBytes(op->b));
+    }
+    if (auto* op = AsPtr<OrNode>(e)) {
+      return bitwise("tir.bitwise_or", BoolBytes(op->a), BoolBytes(op->b));
+    }
+    if (auto* op = AsPtr<NotNode>(e)) return bitwise("tir.bitwise_xor", BoolBytes(op->a), one());
+    if (auto* op = AsPtr<NENode>(e)) {
+      if (!op->a->dtype.is_bool()) return Expr();
+      return bitwise("tir.bitwise_xor", BoolBytes(op->a), BoolBytes(op->b));
+    }
+    if (auto* op = AsPtr<EQNode>(e)) {
+      if (!op->a->dtype.is_bool()) return Expr();
+      Expr x = bitwise("tir.bitwise_xor", BoolBytes(op->a), BoolBytes(op->b));
+      return bitwise("tir.bitwise_xor", x, one());
+    }
     if (auto* cast = AsPtr<CastNode>(e)) {
       auto* load = AsPtr<BufferLoadNode>(cast->value);
       if (cast->dtype.is_bool() && load && bool_views_.count(load->buffer.get()) &&
@@ -191,6 +225,11 @@ class BufferFlattener : public StmtExprMutator {
       return Expr();
     }
     if (auto* call = AsPtr<CallNode>(e)) {
+      for (const char* op : {"tir.bitwise_and", "tir.bitwise_or", "tir.bitwise_xor"}) {
+        if (call->is_op(op) && call->args.size() == 2) {
+          return bitwise(op, BoolBytes(call->args[0]), BoolBytes(call->args[1]));
+        }
+      }
       if (!call->is_op("tir.if_then_else") || call->args.size() != 3) return Expr();
       Expr a = BoolBytes(call->args[1]), b = BoolBytes(call->args[2]);
       if (a == nullptr || b == nullptr) return Expr();

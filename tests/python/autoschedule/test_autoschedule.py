@@ -649,7 +649,8 @@ def test_memory_bound_elementwise_takes_stream_vectors(dtype):
                 "disable_predication=False)",
                 "sch.vectorize(loop=l4)"]
 
-    assert capped.trace.as_python() == trace(256 // bits)
+    # (two int8 inputs into int8: 16-byte vectors, CombinesByteStreams)
+    assert capped.trace.as_python() == trace(128 // bits if dtype == "int8" else 256 // bits)
     assert full.trace.as_python() == trace(512 // bits)
     lo, hi = (-100, 100) if dtype == "int8" else (-1000, 1000)
     a = RNG.integers(lo, hi, 4096).astype(dtype)
@@ -731,7 +732,10 @@ def test_bitwise_operations_and_shifts_stream_like_arithmetic(name, dtype):
     A = te.placeholder((64, 128), dtype, name="A")
     B = te.placeholder((64, 128), dtype, name="B")
     f = te.create_prim_func([A, B, getattr(topi, name)(A, B)])
-    lanes = 256 // (np.dtype(dtype).itemsize * 8)
+    # (two 8-bit inputs into 8 bits: 16-byte vectors, CombinesByteStreams: bitwise_or uint8
+    # 2048^2 in the schedule's nest 0.153 ms against 0.160 in 32 lanes, session 18 topi18a)
+    bits = np.dtype(dtype).itemsize * 8
+    lanes = 16 if bits == 8 else 256 // bits
     sch = ts.autoschedule(f, target="c", facts=CAPPED)
     assert f"T.vectorized({lanes})" in sch.mod.script()
     a, b = _bits_operands(name, dtype, (64, 128))

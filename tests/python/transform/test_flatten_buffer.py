@@ -190,8 +190,9 @@ def test_bool_buffers_are_stored_as_int8(golden):
 
 def test_a_choice_of_bools_is_a_choice_of_their_bytes_and_other_bools_convert(golden):
     # A bool read from a bool buffer and written to one is its byte (0 or 1) as it is, also
-    # through if_then_else and Select (a concatenation); a bool computed otherwise (from int8,
-    # a comparison, a constant) is converted, so a nonzero byte becomes 1.
+    # through if_then_else and Select (a concatenation), and so is a bool constant (its byte);
+    # a bool computed otherwise (from int8, a comparison) is converted, so a nonzero byte
+    # becomes 1.
     @T.prim_func
     def before(A: T.Buffer((2, 5), "bool"), C: T.Buffer((10,), "int8"), B: T.Buffer((4, 10), "bool")):
         for i in range(10):
@@ -208,7 +209,40 @@ def test_a_choice_of_bools_is_a_choice_of_their_bytes_and_other_bools_convert(go
             B_1[i] = T.if_then_else(i < 5, A_1[i % 5], A_1[i % 5 + 5])
             B_1[i + 10] = T.Select(i < 3, A_1[i % 5], A_1[i % 5 + 5])
             B_1[i + 20] = T.Cast("int8", T.Cast("bool", C[i]))
-            B_1[i + 30] = T.Cast("int8", T.if_then_else(i < 5, T.Cast("bool", A_1[i % 5]), T.bool(True)))
+            B_1[i + 30] = T.if_then_else(i < 5, A_1[i % 5], T.int8(1))
+
+    golden("FlattenBuffer", before, expected)
+
+
+def test_logic_of_bools_is_bitwise_logic_of_their_bytes(golden):
+    # and, or, not, bools equal or not and the bitwise and/or/xor of bools read from bool
+    # buffers are computed on their bytes (0 or 1): &, |, ^ 1, ^, ^ ^ 1, which stay 0 or 1; a
+    # bool from anything else inside (a comparison of int8) keeps the conversion of the whole.
+    @T.prim_func
+    def before(A: T.Buffer((10,), "bool"), C: T.Buffer((10,), "int8"), B: T.Buffer((8, 10), "bool")):
+        for i in range(10):
+            B[0, i] = A[i] and A[9 - i]
+            B[1, i] = A[i] or A[9 - i]
+            B[2, i] = not A[i]
+            B[3, i] = A[i] != A[9 - i]
+            B[4, i] = A[i] == A[9 - i]
+            B[5, i] = T.bitwise_xor(A[i], T.bitwise_and(A[9 - i], T.bool(True)))
+            B[6, i] = T.bitwise_or(A[i], A[9 - i])
+            B[7, i] = A[i] and C[i] > T.int8(0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((10,), "bool"), C: T.Buffer((10,), "int8"), B: T.Buffer((8, 10), "bool")):
+        A_1 = T.Buffer((10,), "int8", data=A.data)
+        B_1 = T.Buffer((80,), "int8", data=B.data)
+        for i in range(10):
+            B_1[i] = T.bitwise_and(A_1[i], A_1[9 - i])
+            B_1[i + 10] = T.bitwise_or(A_1[i], A_1[9 - i])
+            B_1[i + 20] = T.bitwise_xor(A_1[i], T.int8(1))
+            B_1[i + 30] = T.bitwise_xor(A_1[i], A_1[9 - i])
+            B_1[i + 40] = T.bitwise_xor(T.bitwise_xor(A_1[i], A_1[9 - i]), T.int8(1))
+            B_1[i + 50] = T.bitwise_xor(A_1[i], T.bitwise_and(A_1[9 - i], T.int8(1)))
+            B_1[i + 60] = T.bitwise_or(A_1[i], A_1[9 - i])
+            B_1[i + 70] = T.Cast("int8", T.Cast("bool", A_1[i]) and C[i] > T.int8(0))
 
     golden("FlattenBuffer", before, expected)
 
