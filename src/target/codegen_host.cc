@@ -2318,6 +2318,12 @@ void CodeGenHost::VisitStmt_(const SeqStmtNode* op) {
         ++i;
         continue;
       }
+      // a fill and its tail (rows of no whole number of vectors) as one fill
+      auto* fill = AsPtr<ForNode>(op->seq[i]);
+      if (fill && loop && PrintFillLoop(fill, loop)) {
+        ++i;
+        continue;
+      }
     }
     PrintStmt(op->seq[i]);
   }
@@ -2447,7 +2453,7 @@ void CodeGenHost::PrintStoreFence() {
 // unaligned, 0.042 aligned, as fast as memset). A perfect nest of serial loops whose stores
 // follow one another counts as one loop; a stored `Select(Ramp(c0, 1) == c, a, x)` (eye,
 // one_hot) is a fill of x and one element a (2048 x 2048 int8 eye: 0.126 -> 0.047 ms).
-bool CodeGenHost::PrintFillLoop(const ForNode* op) {
+bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
   // The nest of serial loops down to the store: their vectors, innermost first, follow one
   // another when the index is first + sum((v_k - min_k) * L * (extents inside k)).
   // Lets between them (common subexpressions of the index) are substituted into the store.
@@ -2557,12 +2563,85 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
     for (const ForNode* f : nest) first[f->loop_var.get()] = f->min;
     patch_first = ana.Simplify(Substitute(b, first));
   }
+  // The tail (the split's remainder after tir.LoopPartition, rows of no whole number of
+  // vectors): `for v in [0, E): if v < r: B[base + n * L + v] = x'` with x' the fill's scalar
+  // or, for a patched fill, `Select(s(v) == o, a', x)` (s = s0 + v on either side). The
+  // helper fills the n * L + r elements (its last vector ends at the last element, overlapping
+  // the one before), and the tail's patch is one more element. (The tail may hold more than
+  // one vector: tir.SplitVectorizedLoops cuts the row's 64 int8 lanes into vectors of 32.)
+  int64_t tail_r = 0;
+  Expr tail_at, tail_value;
+  if (tail != nullptr) {
+    auto text = AsConstInt(tail->extent);
+    auto tmin = AsConstInt(tail->min);
+    if (tail->for_kind != ForKind::kSerial || !tail->annotations.empty() || !text || !tmin ||
+        *tmin != 0) {
+      return false;
+    }
+    const VarNode* v = tail->loop_var.get();
+    VarMap tail_lets;
+    Stmt tb = tail->body;
+    while (auto* let = AsPtr<LetStmtNode>(tb)) {
+      tail_lets[let->var.get()] = Substitute(let->value, tail_lets);
+      tb = let->body;
+    }
+    tail_r = *text;
+    if (auto* cond = AsPtr<IfThenElseNode>(tb)) {
+      auto* lt = AsPtr<LTNode>(Substitute(cond->condition, tail_lets));
+      if (cond->else_case || !lt || lt->a.get() != v) return false;
+      auto r = AsConstInt(lt->b);
+      if (!r) return false;
+      tail_r = std::min(*r, *text);
+      tb = cond->then_case;
+    }
+    auto* ts = AsPtr<BufferStoreNode>(tb);
+    if (ts == nullptr || ts->predicate || ts->buffer.get() != st->buffer.get() ||
+        !ts->value->dtype.is_scalar() || tail_r <= 0) {
+      return false;
+    }
+    Expr tidx = Substitute(FlatIndex(ts->buffer.get(), ts->indices, ts->span), tail_lets);
+    if (!tidx->dtype.is_scalar()) return false;
+    Expr expect = AddNode::Make(
+        CastTo(tidx->dtype, AddNode::Make(base, MakeConst(bt, n * lanes), op->span)),
+        tail->loop_var, op->span);
+    auto gap = AsConstInt(ana.Simplify(SubNode::Make(tidx, expect, op->span)));
+    if (!gap || *gap != 0) return false;
+    Expr tv = Substitute(ts->value, tail_lets);
+    auto same = [&](const Expr& a, const Expr& b) {
+      if (a->dtype != b->dtype) return false;
+      auto d = AsConstInt(ana.Simplify(SubNode::Make(a, b, op->span)));
+      return StructuralEqual(a, b) || (d && *d == 0 && a->dtype.is_int());
+    };
+    if (!patch_ramp) {
+      if (!same(tv, value->value)) return false;
+    } else {
+      auto* sel = AsPtr<SelectNode>(tv);
+      auto* eq = sel ? AsPtr<EQNode>(sel->condition) : nullptr;
+      if (!eq || !same(sel->false_value, value->value) || UsesVar(sel->true_value, v) ||
+          sel->true_value->dtype != patch_value->value->dtype) {
+        return false;
+      }
+      Expr s_side = eq->a, o_side = eq->b;
+      if (!UsesVar(s_side, v)) std::swap(s_side, o_side);
+      if (!UsesVar(s_side, v) || UsesVar(o_side, v) || !s_side->dtype.is_int()) return false;
+      VarMap zero;
+      zero[v] = MakeConst(tail->loop_var->dtype, int64_t{0});
+      Expr s0 = ana.Simplify(Substitute(s_side, zero));
+      auto unit = AsConstInt(ana.Simplify(SubNode::Make(
+          SubNode::Make(s_side, s0, op->span), CastTo(s_side->dtype, tail->loop_var), op->span)));
+      if (!unit || *unit != 0) return false;
+      tail_at = SubNode::Make(CastTo(DataType::Int(64), o_side), CastTo(DataType::Int(64), s0),
+                              op->span);
+      tail_value = sel->true_value;
+    }
+  }
+  const int64_t count = n * lanes + tail_r;
   std::string vt = TypeName(t, op->span);
   std::string et = CodeGenC::TypeName(elem, op->span);
   std::string name = "tessera_fill_" + vt.substr(8);
   std::ostringstream def;
   def << "static inline void " << name << "(" << et << "* p, " << vt << " v, int64_t n) {\n"
-      << "  " << et << "* end = p + n * " << lanes << ";\n"
+      << "  " << et << "* end = p + n;\n"
       << "  memcpy(p, &v, sizeof(v));\n"
       << "  " << et << "* a = (" << et << "*)(((uintptr_t)p + " << bytes << ") & ~(uintptr_t)"
       << bytes - 1 << ");\n"
@@ -2573,7 +2652,7 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   std::string fill = Helper(name, def.str());
   if (!patch_ramp) {
     PrintIndent();
-    stream_ << fill << "(" << ptr << ", " << PrintExpr(st->value) << ", " << n << ");\n";
+    stream_ << fill << "(" << ptr << ", " << PrintExpr(st->value) << ", " << count << ");\n";
     return true;
   }
   // The patched element's offset from the first, in 64 bits (the lanes compared, c0' + k for k
@@ -2584,13 +2663,20 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op) {
   PrintIndent();
   stream_ << et << "* tessera_fill_p = " << ptr << ";\n";
   PrintIndent();
-  stream_ << fill << "(tessera_fill_p, " << PrintExpr(fill_value) << ", " << n << ");\n";
+  stream_ << fill << "(tessera_fill_p, " << PrintExpr(fill_value) << ", " << count << ");\n";
   PrintIndent();
   stream_ << "int64_t tessera_fill_k = (int64_t)(" << PrintExpr(patch_at) << ") - (int64_t)("
           << PrintExpr(patch_first) << ");\n";
   PrintIndent();
   stream_ << "if (tessera_fill_k >= 0 && tessera_fill_k < " << n * lanes
           << ") tessera_fill_p[tessera_fill_k] = " << PrintExpr(patch_value->value) << ";\n";
+  if (tail_value) {
+    PrintIndent();
+    stream_ << "int64_t tessera_fill_t = " << PrintExpr(tail_at) << ";\n";
+    PrintIndent();
+    stream_ << "if (tessera_fill_t >= 0 && tessera_fill_t < " << tail_r << ") tessera_fill_p["
+            << n * lanes << " + tessera_fill_t] = " << PrintExpr(tail_value) << ";\n";
+  }
   indent_ -= 2;
   PrintIndent();
   stream_ << "}\n";
