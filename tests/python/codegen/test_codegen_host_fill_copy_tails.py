@@ -86,7 +86,8 @@ def test_flatten_is_a_copy_with_aligned_stores(dtype, shape):
     src = lib.get_source()
     rows, cols = shape[0], int(np.prod(shape[1:]))
     rng = np.random.default_rng(0)
-    for a_off, out_off in [(0, 0), (16, 0), (0, 16), (48, 16), (16, 48), (32, 0), (4, 8)]:
+    for a_off, out_off in [(0, 0), (16, 0), (0, 16), (48, 16), (16, 48), (32, 0), (4, 8),
+                           (0, 1), (3, 0)]:
         a = _at_offset(shape, dtype, a_off)
         if dtype == "bool":
             a[...] = rng.integers(0, 2, shape).astype(bool)
@@ -122,7 +123,8 @@ def test_copy_of_rows_with_a_tail(dtype, cols):
 @pytest.mark.parametrize("shape", [(1001, 1001), (2048, 2048), (3, 4099)])
 def test_full_fills_every_element(dtype, shape):
     lib = ts.build(te.create_prim_func([topi.full(shape, dtype, 3)]), target="c")
-    for offset in (0, 16, 40):
+    # (offset 1: an array not aligned to its element, as numpy allows)
+    for offset in (0, 16, 40, 1):
         out = _at_offset(shape, dtype, offset)
         out[...] = 0
         lib(out)
