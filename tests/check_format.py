@@ -93,6 +93,7 @@ FORMATTED = [
     "src/transform/write_nest.h",
     "tests/cpp/test_overcompute_and_special_memory.cc",
     "tests/cpp/test_arg_extreme.cc",
+    "tests/cpp/test_half_math.cc",
 ]
 
 

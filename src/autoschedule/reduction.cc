@@ -353,6 +353,67 @@ void BindInnerToThreads(Schedule& sch, const BlockRV& block, int64_t threads) {
  *  so that each step reads contiguous memory; its outer part runs across the cores. */
 constexpr int64_t kColumnRowUnroll = 4;
 
+/*! \brief A reduction over the rows of a matrix (`C[j] = reduce_k A[k, j]`) whose row of
+ *  partial results fits half the L1, on several cores: the rows are cut into one block a core
+ *  (rfactor), each core reducing whole rows of its block into a row of its own (a local array:
+ *  the C compiler keeps each vector of it in a register over the unrolled rows), and those
+ *  rows are reduced at the end. Cutting the columns into one chunk a core instead made each
+ *  core read half of every row, a jump of a row's other half after each: on one thread (or
+ *  where the cores outrun the memory) the hardware prefetcher then restarts at every row
+ *  (2048 x 2048, Zen 4, one thread: all over int64 rows 1.73 -> 1.43 ms, max of int32 0.287
+ *  -> 0.268, sum of float32 0.28 -> 0.26). False (nothing changed) where it does not apply. */
+bool ScheduleColumnReductionAcrossRows(Schedule& sch, const BlockInfo& info,
+                                       const TargetFacts& facts, int64_t lanes, int64_t rows) {
+  const BlockNode* b = info.block;
+  const int64_t threads = facts.cores;
+  if (b->iter_vars.size() != 2 || b->iter_vars[0]->iter_type != IterVarType::kDataPar ||
+      b->iter_vars[1]->iter_type != IterVarType::kCommReduce || threads < 2) {
+    return false;
+  }
+  const int64_t columns = info.extents[0], height = info.extents[1];
+  const int64_t row_bytes = columns * std::max(1, info.output_bits / 8);
+  if (columns % lanes != 0 || row_bytes > facts.l1_bytes / 2 || height % threads != 0 ||
+      height / threads < 8 * kColumnRowUnroll) {
+    return false;
+  }
+  if (rows > 1 && (height / threads) % rows != 0) rows = 1;
+  return Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(info.rv);
+    if (loops.size() != 2) throw Error("a column reduction of other loops");
+    auto cut = sch.Split(loops[1], {TraceValue::Int(threads), TraceValue::None()}, true, false);
+    BlockRV rf = sch.RFactor(cut[0], 0);
+    // the partial results: loops (column, core, row of the core's block)
+    std::vector<LoopRV> rl = sch.GetLoops(rf);
+    if (rl.size() != 3) throw Error("no loops of partial results");
+    auto col = sch.Split(rl[0], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    std::vector<LoopRV> order{rl[1]};
+    LoopRV unrolled, steps = rl[2];
+    if (rows > 1) {
+      auto rs = sch.Split(rl[2], {TraceValue::None(), TraceValue::Int(rows)}, true, false);
+      steps = rs[0];
+      unrolled = rs[1];
+    }
+    order.push_back(steps);
+    order.push_back(col[0]);
+    if (unrolled) order.push_back(unrolled);
+    order.push_back(col[1]);
+    sch.Reorder(order);
+    sch.Vectorize(col[1]);
+    if (unrolled) sch.Unroll(unrolled);
+    sch.Parallel(rl[1]);
+    BlockRV local = sch.CacheWrite(rf, 0, "local", {});
+    sch.ReverseComputeAt(local, rl[1], false, -1);
+    DeferDecomposeReduction(rf, steps);
+    // the cores' rows reduced: each vector of results over the cores
+    std::vector<LoopRV> fl = sch.GetLoops(info.rv);
+    if (fl.size() != 2) throw Error("no loops of the final reduction");
+    auto fc = sch.Split(fl[0], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    sch.Reorder({fc[0], fl[1], fc[1]});
+    sch.Vectorize(fc[1]);
+    DeferDecomposeReduction(info.rv, fl[1]);
+  });
+}
+
 bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetFacts& facts) {
   const BlockNode* b = info.block;
   if (facts.IsGpu() || !info.is_reduction || info.loads.empty()) return false;
@@ -392,6 +453,7 @@ bool ScheduleColumnReduction(Schedule& sch, const BlockInfo& info, const TargetF
     rows = Choose(sch, factors, factors.size() > 1 ? 1 : 0);
     break;
   }
+  if (parallel && ScheduleColumnReductionAcrossRows(sch, info, facts, lanes, rows)) return true;
   return Try(sch, [&] {
     auto parts = sch.Split(loops[inner],
                            {TraceValue::None(), TraceValue::Int(chunk), TraceValue::Int(lanes)},

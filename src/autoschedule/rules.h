@@ -25,6 +25,7 @@ struct BlockInfo {
   std::string name;
   bool is_reduction = false;  ///< has a reduction iterator and an init
   bool has_call = false;      ///< calls an intrinsic (exp, sqrt, ...) other than select/min/max
+                              ///< and integer bitwise operations and shifts
   bool has_select = false;    ///< if_then_else / select (padding, masks)
   const BufferStoreNode* store = nullptr;    ///< the body when it is one store
   std::vector<const BufferLoadNode*> loads;  ///< loads in the stored value (not the accumulator)

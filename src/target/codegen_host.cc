@@ -867,6 +867,8 @@ const char* const kTanhToHalfAvx2 = R"(static inline $F $N($F x) {
 std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::string& arg,
                                          DataType t, const Span& span) {
   bool is_exp = fname == "expf";
+  // logf, log2f, log10f, ...: an AVX-512 kernel (vector_math.h) and no AVX2 one
+  bool has_avx2 = fname == "expf" || fname == "tanhf";
   std::string ft = TypeName(t, span);
   std::string name = "tessera_" + fname + "_to_half_" + ft.substr(8);
   if (helper_names_.count(name)) return name + "(" + arg + ")";
@@ -884,9 +886,16 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   std::string gcc = " && defined(__GNUC__) && !defined(__clang__)";
   std::string k16 = "tessera_" + fname + "_to_half_avx512";
   std::string k8 = "tessera_" + fname + "_to_half_avx2";
-  kernel(k16, is_exp ? kExpToHalfAvx512 : kTanhToHalfAvx512, "defined(__AVX512F__)" + gcc, 16);
-  kernel(k8, is_exp ? kExpToHalfAvx2 : kTanhToHalfAvx2, "defined(__AVX2__)" + gcc, 8);
-  if (!is_exp) Helper("tessera_tanhf", kTanhfSource);
+  std::string avx512 = has_avx2 ? (is_exp ? kExpToHalfAvx512 : kTanhToHalfAvx512)
+                                : codegen::HalfPrecisionAvx512Source(fname);
+  kernel(k16, avx512.c_str(), "defined(__AVX512F__)" + gcc, 16);
+  if (has_avx2) kernel(k8, is_exp ? kExpToHalfAvx2 : kTanhToHalfAvx2, "defined(__AVX2__)" + gcc, 8);
+  if (fname == "tanhf") Helper("tessera_tanhf", kTanhfSource);
+  // elsewhere the lane loop of the float32 function: ours where we have one (vector_math.h)
+  std::string lane_fn = fname == "tanhf" ? "tessera_tanhf" : fname;
+  auto lane_kernels = codegen::VectorFloatMathKernels(fname);
+  for (const auto& [kname, definition] : lane_kernels) Helper(kname, definition);
+  if (!lane_kernels.empty()) lane_fn = lane_kernels.back().first;
   int lanes = t.lanes();
   auto indices = [](int begin, int count) {
     std::string s;
@@ -920,15 +929,14 @@ std::string CodeGenHost::HalfRoundedMath(const std::string& fname, const std::st
   std::ostringstream os;
   os << "static inline " << ft << " " << name << "(" << ft << " x) {\n";
   if (lanes % 16 == 0) {
-    os << "#if defined(__AVX512F__)" << gcc << "\n" << pieces(16, k16) << "#elif";
+    os << "#if defined(__AVX512F__)" << gcc << "\n" << pieces(16, k16);
+    if (has_avx2) os << "#elif defined(__AVX2__)" << gcc << "\n" << pieces(8, k8);
   } else {
-    os << "#if";
+    os << "#if defined(__AVX2__)" << gcc << "\n" << pieces(8, k8);
   }
-  os << " defined(__AVX2__)" << gcc << "\n"
-     << pieces(8, k8) << "#else\n"
+  os << "#else\n"
      << "  " << ft << " r;\n"
-     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << (is_exp ? "expf" : "tessera_tanhf")
-     << "(x[i]);\n"
+     << "  for (int i = 0; i < " << lanes << "; ++i) r[i] = " << lane_fn << "(x[i]);\n"
      << "  return r;\n"
      << "#endif\n"
      << "}\n";
@@ -943,10 +951,13 @@ std::string CodeGenHost::PrintVectorCast(const CastNode* op) {
   auto* fname = call != nullptr && call->is_op("tir.call_pure_extern") && call->args.size() == 2
                     ? AsPtr<StringImmNode>(call->args[0])
                     : nullptr;
-  if (fname != nullptr && (fname->value == "expf" || fname->value == "tanhf") && to.is_float() &&
-      to.bits() == 16 && !to.is_bfloat16() && to.lanes() >= 8 && to.lanes() <= 64 &&
-      to.lanes() % 8 == 0 && from == DataType::Float(32, to.lanes()) &&
-      call->args[1]->dtype == from) {
+  // float16(logf(x)), log2f, log10f: AVX-512 kernels of sixteen lanes (vector_math.h).
+  bool exp_tanh = fname != nullptr && (fname->value == "expf" || fname->value == "tanhf");
+  bool avx512_only =
+      fname != nullptr && !exp_tanh && !codegen::HalfPrecisionAvx512Source(fname->value).empty();
+  if ((exp_tanh || avx512_only) && to.is_float() && to.bits() == 16 && !to.is_bfloat16() &&
+      to.lanes() >= 8 && to.lanes() <= 64 && to.lanes() % (avx512_only ? 16 : 8) == 0 &&
+      from == DataType::Float(32, to.lanes()) && call->args[1]->dtype == from) {
     return HalfConvert(HalfRoundedMath(fname->value, PrintExpr(call->args[1]), from, op->span),
                        from, to, op->span);
   }
@@ -1293,8 +1304,11 @@ std::string CodeGenHost::VisitExpr_(const CallNode* op) {
                guard +
                    PowAvx512Source(bits, kernel, fv, TypeName(DataType::Int(bits, per), op->span)) +
                    "#endif\n");
+        // always inline, as the kernel: out of line, each vector paid a call and reloaded the
+        // kernel's constants (vector_math.cc, kPowfAvx512)
         std::ostringstream os;
-        os << "static inline " << vt << " " << name << "(" << vt << " a0, " << vt << " a1) {\n"
+        os << "static inline __attribute__((always_inline)) " << vt << " " << name << "(" << vt
+           << " a0, " << vt << " a1) {\n"
            << "  " << vt << " r;\n"
            << guard << "  for (int k = 0; k < " << lanes / per << "; ++k) {\n"
            << "    " << fv << " x, y, p;\n"
@@ -2531,8 +2545,10 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
   // fill of x and one element a.
   auto* value = AsPtr<BroadcastNode>(st->value);
   // A copy: the value is a load of consecutive vectors of another buffer, the same type.
+  // (Copies are PrintAlignedStoreLoop's, the more general flat loop of aligned stores; the
+  // copy helper below stays for a tail after them, which that loop does not take.)
   auto* src = AsPtr<BufferLoadNode>(st->value);
-  if (src && (src->predicate || src->dtype != t || src->buffer->dtype != elem ||
+  if (src && (tail == nullptr || src->predicate || src->dtype != t || src->buffer->dtype != elem ||
               src->buffer->data.get() == st->buffer->data.get())) {
     return false;
   }
@@ -2798,6 +2814,282 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
   return true;
 }
 
+namespace {
+
+// Whether `e` is a lane-wise value cheap enough next to its loads and stores that computing
+// one or two of its vectors twice costs nothing measurable: loads, constants, casts, + - *,
+// min / max, compares, selects, bitwise operations. (Divisions and math functions are left
+// out: a loop of a row of 16 vectors would compute an eighth more of them.) The addresses of
+// the loads are not looked at: FlatLoadRewriter accepts only loads that follow the store, whose
+// start past the nest's offset is free of the nest (a row of repeat, `i0 // 3`, computed once).
+class CheapLaneValue : public ExprVisitor {
+ public:
+  static bool Check(const Expr& e) {
+    CheapLaneValue v;
+    v.VisitExpr(e);
+    return v.cheap_;
+  }
+  using ExprVisitor::VisitExpr_;
+  void VisitExpr_(const BufferLoadNode* op) override {}
+  void VisitExpr_(const DivNode* op) override { cheap_ = false; }
+  void VisitExpr_(const ModNode* op) override { cheap_ = false; }
+  void VisitExpr_(const FloorDivNode* op) override { cheap_ = false; }
+  void VisitExpr_(const FloorModNode* op) override { cheap_ = false; }
+  void VisitExpr_(const LetNode* op) override { cheap_ = false; }
+  void VisitExpr_(const ShuffleNode* op) override { cheap_ = false; }
+  void VisitExpr_(const CallNode* op) override {
+    cheap_ = cheap_ && (op->is_op("tir.bitwise_and") || op->is_op("tir.bitwise_or") ||
+                        op->is_op("tir.bitwise_xor") || op->is_op("tir.bitwise_not") ||
+                        op->is_op("tir.reinterpret"));
+    ExprVisitor::VisitExpr_(op);
+  }
+
+ private:
+  bool cheap_ = true;
+};
+
+// The loads of a stored value moved from the nest's position to a flat element offset `at`:
+// a vector load at unit stride whose first element is `base + step` (base free of the nest)
+// reads `base + at` instead. `ok` is cleared by any other use of the nest's variables.
+class FlatLoadRewriter : public ExprMutator {
+ public:
+  FlatLoadRewriter(const std::vector<const ForNode*>& nest, const Expr& step, const Expr& at,
+                   const VarNode* stored, int lanes)
+      : nest_(nest), step_(step), at_(at), stored_(stored), lanes_(lanes) {}
+  using ExprMutator::VisitExpr_;
+  bool ok = true;
+  int moved = 0;  // loads that follow the store
+
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    if (op->buffer->data.get() == stored_) ok = false;
+    if (!UsesNest(GetRef(op))) return GetRef(op);
+    auto* ramp = op->indices.size() == 1 ? AsPtr<RampNode>(AsUnitRamp(op->indices[0])) : nullptr;
+    if (op->predicate || ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes_ ||
+        op->buffer->dtype.is_bool() || op->buffer->dtype.is_vector() ||
+        ramp->base->dtype != step_->dtype) {
+      ok = false;
+      return GetRef(op);
+    }
+    Expr base = ana_.Simplify(SubNode::Make(ramp->base, step_, op->span));
+    if (UsesNest(base)) {
+      ok = false;
+      return GetRef(op);
+    }
+    ++moved;
+    Expr index = RampNode::Make(IsConstInt(base, 0) ? at_ : AddNode::Make(base, at_, op->span),
+                                MakeConst(base->dtype, int64_t{1}), lanes_, op->span);
+    return BufferLoadNode::Make(op->buffer, {index}, nullptr, op->span);
+  }
+  Expr VisitExpr_(const VarNode* op) override {
+    for (const ForNode* f : nest_) ok = ok && f->loop_var.get() != op;
+    return GetRef(op);
+  }
+
+ private:
+  bool UsesNest(const Expr& e) const {
+    for (const ForNode* f : nest_) {
+      if (UsesVar(e, f->loop_var.get())) return true;
+    }
+    return false;
+  }
+  const std::vector<const ForNode*>& nest_;
+  Expr step_, at_;
+  const VarNode* stored_;
+  int lanes_;
+  arith::Analyzer ana_;
+};
+
+}  // namespace
+
+// A nest of serial loops whose one store writes consecutive vectors of a caller's array (the
+// innermost loop's vectors follow one another, then the next loop's: first + sum((v_k - min_k)
+// * L * (extents inside k))), each vector a cheap lane-wise value (CheapLaneValue) of loads that
+// follow the store the same way (a copy, reshape, slice of rows, negation, bitwise not, cast):
+// one flat loop over the elements whose stores start at the first address aligned to the
+// vector, one unaligned vector before it and one ending at the last element (each computed
+// from the loads at its own position: stored twice, the same values). numpy's arrays start
+// 16 bytes into a 64-byte line, so every 64-byte vector stored there straddled two lines:
+// 2048 x 2048 uint8 copies, one thread, Zen 4, 0.104-0.108 ms unaligned, 0.089 aligned, as
+// fast as glibc's memcpy, which aligns its stores the same way.
+bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
+  // The outermost loop may be the function's parallel loop (then its chunks of iterations,
+  // as OpenMP would hand them out, are the flat ranges; see below).
+  const bool parallel = op->for_kind == ForKind::kParallel;
+  if (parallel && (parallel_depth_ > 0 || fence_in_region_ || !AsConstInt(op->min))) return false;
+  std::vector<const ForNode*> nest;
+  VarMap lets;
+  Stmt body = GetRef(op);
+  while (true) {
+    if (auto* f = AsPtr<ForNode>(body)) {
+      const bool outer = f == op && parallel;
+      if ((f->for_kind != ForKind::kSerial && !outer) || !f->annotations.empty() ||
+          !AsConstInt(f->extent)) {
+        return false;
+      }
+      nest.push_back(f);
+      body = f->body;
+    } else if (auto* let = AsPtr<LetStmtNode>(body)) {
+      lets[let->var.get()] = Substitute(let->value, lets);
+      body = let->body;
+    } else {
+      break;
+    }
+  }
+  if (nontemporal_depth_ > 0) return false;
+  auto* st = AsPtr<BufferStoreNode>(body);
+  if (st == nullptr || st->predicate || st->indices.size() != 1) return false;
+  if (!restrict_vars_.count(st->buffer->data.get())) return false;
+  DataType t = st->value->dtype, elem = st->buffer->dtype;
+  if (!t.is_vector() || t.is_scalable_vector() || elem.is_bool() || elem.is_vector() ||
+      elem.bits() % 8 != 0 || t.bits() != elem.bits()) {
+    return false;
+  }
+  const int64_t lanes = t.lanes(), esize = elem.bits() / 8, bytes = lanes * esize;
+  if (bytes != 16 && bytes != 32 && bytes != 64) return false;
+  int64_t n = 1;
+  for (const ForNode* f : nest) n *= *AsConstInt(f->extent);
+  // At least 16 vectors in each flat range: the two extra ones then cost at most an eighth
+  // more stores.
+  const int64_t outer_extent = *AsConstInt(op->extent);
+  const int64_t per_outer = n / outer_extent;
+  if ((parallel ? per_outer : n) < 16) return false;
+  Expr value = lets.empty() ? st->value : Substitute(st->value, lets);
+  if (!CheapLaneValue::Check(value)) return false;
+  Expr raw = AsUnitRamp(lets.empty() ? st->indices[0] : Substitute(st->indices[0], lets));
+  auto* ramp = AsPtr<RampNode>(raw);
+  if (ramp == nullptr || !IsConstInt(ramp->stride, 1) || ramp->lanes != lanes) return false;
+  DataType bt = ramp->base->dtype;
+  if (!bt.is_int() || (bt.bits() != 32 && bt.bits() != 64)) return false;
+  // the vectors follow one another: first + step, step = sum((v_k - min_k) * stride_k)
+  arith::Analyzer ana;
+  Expr step = MakeConst(bt, int64_t{0});
+  int64_t stride = lanes;
+  for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
+    const ForNode* f = *it;
+    Expr off = CastTo(bt, SubNode::Make(f->loop_var, f->min, f->span));
+    step = AddNode::Make(step, MulNode::Make(off, MakeConst(bt, stride), f->span), f->span);
+    stride *= *AsConstInt(f->extent);
+  }
+  const int64_t count = n * lanes;  // elements stored
+  if (bt.bits() == 32 && count > (int64_t{1} << 30)) return false;
+  Expr base = ana.Simplify(SubNode::Make(ramp->base, step, op->span));
+  for (const ForNode* f : nest) {
+    if (UsesVar(base, f->loop_var.get())) return false;
+  }
+  // The value at a flat element offset `at` from the first element.
+  Var at = VarNode::Make("tessera_vec_k", bt, op->span);
+  made_vars_.push_back(at);
+  FlatLoadRewriter rewrite(nest, step, at, st->buffer->data.get(), static_cast<int>(lanes));
+  Expr flat_value = rewrite.VisitExpr(value);
+  // (a value that reads nothing along the nest is a fill: PrintFillLoop's)
+  if (!rewrite.ok || rewrite.moved == 0) return false;
+  auto store_at = [&](const Expr& k) {
+    VarMap m{{at.get(), k}};
+    Expr index = RampNode::Make(IsConstInt(base, 0) ? k : AddNode::Make(base, k, op->span),
+                                MakeConst(bt, int64_t{1}), static_cast<int>(lanes), op->span);
+    return BufferStoreNode::Make(st->buffer, Substitute(flat_value, m), {index}, nullptr, st->span);
+  };
+  std::string ptr =
+      OffsetPointer(BufferPointer(st->buffer.get(), st->span),
+                    ana.Simplify(SubNode::Make(FlatIndex(st->buffer.get(), {ramp->base}, st->span),
+                                               step, op->span)));
+  std::string type = TypeName(bt, op->span);
+  // The range of elements [first, end) of one flat loop: the whole nest, or in a parallel loop
+  // one chunk of its iterations (OpenMP's schedule(dynamic, chunk) over chunk numbers instead).
+  Expr first = MakeConst(bt, int64_t{0}), end = MakeConst(bt, count);
+  Var chunk_var;
+  if (parallel) {
+    const int64_t chunk = (outer_extent + kParallelChunks - 1) / kParallelChunks;
+    const int64_t chunks = (outer_extent + chunk - 1) / chunk;
+    const int64_t chunk_elems = chunk * per_outer * lanes;
+    chunk_var = VarNode::Make("tessera_vec_chunk", bt, op->span);
+    made_vars_.push_back(chunk_var);
+    std::string c = AllocVarName(chunk_var.get());
+    PrintIndent();
+    stream_ << "#pragma omp parallel for" << (chunks > 1 ? " schedule(dynamic, 1)" : "") << "\n";
+    uses_openmp_ = true;
+    PrintIndent();
+    stream_ << "for (" << type << " " << c << " = 0; " << c << " < " << chunks << "; ++" << c
+            << ") {\n";
+    BeginScope();
+    PrintIndent();
+    stream_ << "if (" << c << " < 0 || " << c << " >= " << chunks << ") __builtin_unreachable();\n";
+    first = MulNode::Make(chunk_var, MakeConst(bt, chunk_elems), op->span);
+    if (count % chunk_elems == 0) {
+      end = AddNode::Make(first, MakeConst(bt, chunk_elems), op->span);
+    } else {
+      end = MinNode::Make(AddNode::Make(first, MakeConst(bt, chunk_elems), op->span),
+                          MakeConst(bt, count), op->span);
+    }
+  }
+  PrintIndent();
+  stream_ << "{\n";
+  int scope = BeginScope();
+  Var first_var = VarNode::Make("tessera_vec_first", bt, op->span);
+  Var end_var = VarNode::Make("tessera_vec_end", bt, op->span);
+  made_vars_.push_back(first_var);
+  made_vars_.push_back(end_var);
+  if (!IsConstInt(first, 0)) {
+    std::string name = AllocVarName(first_var.get());
+    PrintIndent();
+    stream_ << type << " " << name << " = " << PrintExpr(first) << ";\n";
+    first = first_var;
+  }
+  if (!AsConstInt(end)) {
+    std::string name = AllocVarName(end_var.get());
+    PrintIndent();
+    stream_ << type << " " << name << " = " << PrintExpr(end) << ";\n";
+    end = end_var;
+  }
+  std::string at_first = IsConstInt(first, 0) ? ptr : OffsetPointer(ptr, first);
+  // the elements before the first aligned vector (none where the array is not aligned to its
+  // elements: then every store is unaligned, as before)
+  Var skip_var = VarNode::Make("tessera_vec_skip", bt, op->span);
+  made_vars_.push_back(skip_var);
+  std::string skip = AllocVarName(skip_var.get());
+  PrintIndent();
+  stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)(" << at_first
+          << ")) & " << bytes - 1 << ") / " << esize << ");\n";
+  if (esize > 1) {
+    PrintIndent();
+    stream_ << "if (((uintptr_t)(" << at_first << ") & " << esize - 1 << ") != 0) " << skip
+            << " = 0;\n";
+  }
+  PrintIndent();
+  stream_ << "if (" << skip << " != 0) {\n";
+  int inner = BeginScope();
+  PrintStmt(store_at(first));
+  EndScope(inner);
+  PrintIndent();
+  stream_ << "}\n";
+  std::string k = AllocVarName(at.get());
+  std::string last = PrintExpr(ana.Simplify(SubNode::Make(end, MakeConst(bt, lanes), op->span)));
+  PrintIndent();
+  stream_ << "for (" << type << " " << k << " = " << PrintExpr(AddNode::Make(first, skip_var))
+          << "; " << k << " <= " << last << "; " << k << " += " << lanes << ") {\n";
+  inner = BeginScope();
+  PrintStmt(store_at(at));
+  EndScope(inner);
+  PrintIndent();
+  stream_ << "}\n";
+  PrintIndent();
+  stream_ << "if (" << skip << " != 0) {\n";
+  inner = BeginScope();
+  PrintStmt(store_at(ana.Simplify(SubNode::Make(end, MakeConst(bt, lanes), op->span))));
+  EndScope(inner);
+  PrintIndent();
+  stream_ << "}\n";
+  EndScope(scope);
+  PrintIndent();
+  stream_ << "}\n";
+  if (parallel) {
+    EndScope(indent_);
+    PrintIndent();
+    stream_ << "}\n";
+  }
+  return true;
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // The fence that orders streaming stores (below) after the outermost loop that holds them,
   // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
@@ -2889,6 +3181,9 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
     if (!fence_owner_) PrintStoreFence();
     return;
   }
+  if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0 && PrintAlignedStoreLoop(op)) {
+    return;
+  }
   if (op->for_kind == ForKind::kParallel && parallel_depth_ == 0) {
     // A parallel loop that fences its streaming stores: each thread fences once, after its
     // last chunk (`omp for nowait`, then the fence, then the region's barrier).
@@ -2921,6 +3216,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
   }
   if (PrintLaneFold(op, nullptr)) return;
   if (PrintFillLoop(op)) return;
+  if (PrintAlignedStoreLoop(op)) return;
   if (op->for_kind == ForKind::kUnrolled) {
     if (auto n = AsConstInt(op->extent)) {
       PrintIndent();

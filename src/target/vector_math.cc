@@ -1,6 +1,8 @@
 // Vector math kernels of the host C code generator (see tessera/target/vector_math.h).
 #include "tessera/target/vector_math.h"
 
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -199,15 +201,33 @@ const char* const k_tessera_acoshf =
 //   >= |r / ln 2| or zero).
 // - t = y log2(x) = y lh (clamped to +-200: 2^t over- or underflows beyond) + te, te = fma(y,
 //   lh, -t) + y ll; n = rint(t + te), f = (t - n) + te (t - n exact), 2^f by a polynomial of
-//   degree 7 (Taylor: 2^-27.5 on |f| <= 1/2), scaled by 2^n in one rounding (vscalefps, which
-//   gives subnormals, infinities and zeros as the exact result rounds).
+//   degree 6 (relative error 2^-28.3 on |f| <= 1/2 with its float32 coefficients: each fitted
+//   towards the minimax one with those before it rounded; Taylor's of degree 7 with rounded
+//   coefficients was 2^-26.8 and one fma more), scaled by 2^n in one rounding (vscalefps,
+//   which gives subnormals, infinities and zeros as the exact result rounds).
+// - e + 1 where m < 1 by a masked add; the special operands by two vfpclassps (AVX512DQ; three
+//   compares and an and without): two vector operations fewer, as the polynomial's one fma.
+//   The kernel is bound by its vector operations (about 45 a vector, two 512-bit ones a cycle
+//   on a Zen 4): 2.66 -> 2.39-2.43 ms on bench_topi's power below.
 // Within 1.19 ulp of the correctly rounded result on every sample tried (the bench's data, x
 // over every exponent, subnormal x, x near 1 with |y| up to 1e5, results that overflow,
 // underflow or are subnormal; numpy's own powf differs from it by up to 1 ulp). Lanes with x
 // <= 0, x or y not finite (NaN, infinities, negative bases with integer exponents, zeros) take
 // the C library's powf, which has their special results; x = 1 gives exactly 1 (the table's
 // entry for c = 1 is 0, r = 0), y = 0 exactly 1.
-const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
+// The kernel is always inlined into its loop and those lanes are recomputed in a separate
+// function that is never inlined ($N_lanes, cold). GCC -O2 kept the kernel out of line (too
+// big): a call per vector, which realigned the stack, loaded the fifteen constants again and,
+// with the lane loop of the C library written inline (it indexes x, y and the result), stored
+// the three vectors to the stack on the hot path. bench_topi's power (2048 x 2048 float32, one
+// thread of a Zen 4): 3.2-3.3 -> 2.66 ms (numpy 2.86-2.93).
+const char* const kPowfAvx512 =
+    R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res, unsigned bad) {
+  for (int i = 0; i < 16; ++i)
+    if (bad >> i & 1) res[i] = powf(x[i], y[i]);
+  return res;
+}
+static inline __attribute__((always_inline)) $F $N($F x, $F y) {
   const $F z = ($F){0};
   /* -log2(c) at 32 c mod 32, c = 21/32 .. 43/32: a part with 16 fractional bits and the rest */
   const $F thi0 = {0.0f, -0.0443878173828125f, -0.08746337890625f, -0.1292877197265625f,
@@ -228,7 +248,8 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   /* x = m 2^e, m in [0.75, 1.5) */
   $F e = __builtin_ia32_getexpps512_mask(x, z, 0xffff, 4);
   $F m = __builtin_ia32_getmantps512_mask(x, 3, z, 0xffff, 4); /* [0.75, 1.5) */
-  e = e - ($F)(($I)(z - 1.0f) & (m < 1.0f));        /* e + 1 where m < 1 */
+  e = __builtin_ia32_addps512_mask(e, z + 1.0f, e, __builtin_ia32_cmpps512_mask(m, z + 1.0f, 0x11, 0xffff, 4),
+                                  4); /* e + 1 where m < 1 */
   /* rc: 1 / m to 5 fractional bits (21/32 .. 43/32); r = m rc - 1 exactly */
   $F rc = __builtin_ia32_rndscaleps_mask(__builtin_ia32_rcp14ps512_mask(m, z, 0xffff), 0x58,
                                          z, 0xffff, 4);
@@ -255,24 +276,25 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
   $F f = (t - n) + te;
   f = __builtin_ia32_minps512_mask(f, z + 1.0f, z, 0xffff, 4);
   f = __builtin_ia32_maxps512_mask(f, z - 1.0f, z, 0xffff, 4);
-  /* 2^f, |f| <= 1/2 + small */
-  $F p = f * 1.5252733804059840e-05f + 1.5403530393381608e-04f;
-  p = p * f + 1.3333558146428443e-03f;
-  p = p * f + 9.6181291076284772e-03f;
-  p = p * f + 5.5504108664821580e-02f;
-  p = p * f + 2.4022650695910071e-01f;
-  p = p * f + 6.9314718055994531e-01f;
+  /* 2^f, |f| <= 1/2 + small: degree 6, float32 coefficients fitted one by one (2^-28.3) */
+  $F p = f * 0x1.416cb6p-13f + 0x1.5f099cp-10f;
+  p = p * f + 0x1.3b2de0p-7f;
+  p = p * f + 0x1.c6af7ap-5f;
+  p = p * f + 0x1.ebfbdcp-3f;
+  p = p * f + 0x1.62e430p-1f;
   p = p * f + 1.0f;
   $F res = __builtin_ia32_scalefps512_mask(p, n, z, 0xffff, 4);
   /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
+#if defined(__AVX512DQ__)
+  unsigned bad = __builtin_ia32_fpclassps512_mask(x, 0xdf, 0xffff) | /* NaN, zero, infinite, negative */
+                 __builtin_ia32_fpclassps512_mask(y, 0x99, 0xffff);   /* NaN, infinite */
+#else
   unsigned bad = __builtin_ia32_cmpps512_mask(x, z, 0x1a, 0xffff, 4) |
                  __builtin_ia32_cmpps512_mask(x, z + __builtin_inff(), 0x00, 0xffff, 4) |
                  __builtin_ia32_cmpps512_mask(($F)(($I)y & 0x7fffffff), z + __builtin_inff(), 0x15,
                                               0xffff, 4);
-  if (__builtin_expect(bad != 0, 0)) {
-    for (int i = 0; i < 16; ++i)
-      if (bad >> i & 1) res[i] = powf(x[i], y[i]);
-  }
+#endif
+  if (__builtin_expect(bad != 0, 0)) res = $N_lanes(x, y, res, bad);
   return res;
 }
 )";
@@ -289,7 +311,13 @@ const char* const kPowfAvx512 = R"(static inline $F $N($F x, $F y) {
 // degree 13 (2^-57.7 on |f| <= 1/2), scaled by vscalefpd. Within 1 ulp of numpy's (SVML's)
 // result on the same samples as the float32 kernel, |t| up to 1000 included (0.89 ulp from the
 // exact power on samples checked in 50-digit decimals). Special operands: the C library's pow.
-const char* const kPowAvx512 = R"(static inline $F $N($F x, $F y) {
+const char* const kPowAvx512 =
+    R"(static __attribute__((noinline, cold)) $F $N_lanes($F x, $F y, $F res, unsigned bad) {
+  for (int i = 0; i < 8; ++i)
+    if (bad >> i & 1) res[i] = pow(x[i], y[i]);
+  return res;
+}
+static inline __attribute__((always_inline)) $F $N($F x, $F y) {
   const $F z = ($F){0};
   /* -log2(c), c = (11 + j) / 16: a part with 42 fractional bits and the rest */
   const $F thi0 = {0x1.14c560fe68800p-1, 0x1.a8ff971811000p-2, 0x1.32bfee370f000p-2,
@@ -305,7 +333,8 @@ const char* const kPowAvx512 = R"(static inline $F $N($F x, $F y) {
   /* x = m 2^e, m in [0.75, 1.5) */
   $F e = __builtin_ia32_getexppd512_mask(x, z, 0xff, 4);
   $F m = __builtin_ia32_getmantpd512_mask(x, 3, z, 0xff, 4);
-  e = e - ($F)(($I)(z - 1.0) & (m < 1.0)); /* e + 1 where m < 1 */
+  e = __builtin_ia32_addpd512_mask(e, z + 1.0, e, __builtin_ia32_cmppd512_mask(m, z + 1.0, 0x11, 0xff, 4),
+                                  4); /* e + 1 where m < 1 */
   /* c: 1 / m to 4 fractional bits (11/16 .. 21/16); r = m c - 1 exactly */
   $F rc = __builtin_ia32_rndscalepd_mask(__builtin_ia32_rcp14pd512_mask(m, z, 0xff), 0x48,
                                                 z, 0xff, 4);
@@ -364,14 +393,16 @@ const char* const kPowAvx512 = R"(static inline $F $N($F x, $F y) {
   p = p * f + 1.0;
   $F res = __builtin_ia32_scalefpd512_mask(p, n, z, 0xff, 4);
   /* x <= 0, NaN or infinite, y NaN or infinite: the C library */
+#if defined(__AVX512DQ__)
+  unsigned bad = __builtin_ia32_fpclasspd512_mask(x, 0xdf, 0xff) | /* NaN, zero, infinite, negative */
+                 __builtin_ia32_fpclasspd512_mask(y, 0x99, 0xff);   /* NaN, infinite */
+#else
   unsigned bad = __builtin_ia32_cmppd512_mask(x, z, 0x1a, 0xff, 4) |
                  __builtin_ia32_cmppd512_mask(x, z + __builtin_inf(), 0x00, 0xff, 4) |
                  __builtin_ia32_cmppd512_mask(($F)(($I)y & 0x7fffffffffffffffLL),
                                               z + __builtin_inf(), 0x15, 0xff, 4);
-  if (__builtin_expect(bad != 0, 0)) {
-    for (int i = 0; i < 8; ++i)
-      if (bad >> i & 1) res[i] = pow(x[i], y[i]);
-  }
+#endif
+  if (__builtin_expect(bad != 0, 0)) res = $N_lanes(x, y, res, bad);
   return res;
 }
 )";
@@ -397,6 +428,267 @@ std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const st
     return {{"tessera_log1pf_nonneg", k_tessera_log1pf_nonneg},
             {"tessera_acoshf", k_tessera_acoshf}};
   return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// float32 math rounded to float16 at once (topi's float16 log, log2, log10: cast to float32, the
+// float32 function, cast back). A float16 result keeps 11 bits, so these kernels need a relative
+// error of a few 1e-8 (that of a float32 routine, so that a result misrounds only next to a
+// float16 halfway case), not a float32 routine's special-case branches; they are branch-free
+// AVX-512F code on sixteen lanes (GCC's builtins; $N: name, $F: float32 x16, $I: int32 x16).
+// numpy's float16 log on an AVX-512 host is Intel SVML's float32 routine between 16-lane
+// conversions, faster than its own float32 loop and than glibc's libmvec logf, which the lane
+// loop of logf became (bench_topi log float16, 2048 x 2048, one thread of a Zen 4: tessera 1.26
+// ms, numpy 0.98).
+//
+// log_b(x), b = e, 2, 10, in 15 vector instructions:
+// - x = m 2^e, m in [1, 2) (vgetmantps, vgetexpps, both exact, subnormals included); j = the
+//   top five bits of m's fraction (its bits shifted right by 18: vpermt2ps reads the low five
+//   bits of an index).
+// - c_j ~ 1 / m (the middle of m's interval), and t_j = -log_b(c_j) from two 32-entry tables
+//   (one vpermt2ps each); r = m c_j - 1 (one fma; |r| < 1/32, with c_j of 16 bits its rounding is
+//   below 2^-38), log_b(x) = e log_b(2) + t_j + r P(r): P(r) ~ log_b(1 + r) / r of degree 3
+//   (least squares on [-1/64, 1/32], relative error 9e-9); two fmas.
+// - c_0 = 1, t_0 = 0 (m in [1, 1 + 1/32)) and c_31 = 1/2, t_31 = log_b(2) (m in [2 - 1/32, 2)):
+//   for x near 1 (e = 0, or e = -1 and m near 2), e log_b(2) + t_j is exactly 0 and the result is
+//   r P(r), accurate relative to itself. Where e = -1 and m >= 3/2 (x in [3/4, 1)) e log_b(2) + t_j
+//   cancels to |log_b(x)| >= 0.01: there c_j is picked among the 16-bit floats next to 1 / m (Gal's
+//   accurate tables) so that t_j, rounded to float32, is within 2e-10 of -log_b(c_j) minus the
+//   rounding error of log_b(2) in float32, which e = -1 then cancels.
+// - Special inputs by one vfixupimmps: log_b(+-0) = -inf, log_b(x < 0) and log_b(-inf) = NaN,
+//   log_b(+inf) = +inf, log_b(1) = +0, NaN stays NaN.
+// Over every float16 input the results are within one ulp of numpy's and of the correctly rounded
+// ones: log misrounds 2 inputs (numpy 1), log2 none (numpy none), log10 the same 4 as numpy.
+namespace {
+
+std::string HexFloat(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%af", static_cast<double>(static_cast<float>(v)));
+  return buf;
+}
+
+std::string FloatVector(const std::vector<double>& v, size_t begin) {
+  std::string s = "{";
+  for (size_t i = begin; i < begin + 16; ++i) s += (i > begin ? ", " : "") + HexFloat(v[i]);
+  return s + "}";
+}
+
+// The tables and the body of log_b(w) (above) of a float32 vector `w` > 0, finite, into `res`:
+// `decls` the constant tables, `body` the statements, which may add a float32 vector `corr`
+// times about 1 / w to the logarithm (log1p's correction; `corr` empty: none). With `corr` the
+// small terms are summed first and the rounding error of log_b(2) in float32 is added back (3
+// more instructions; log alone goes without: its results misround one input more than numpy's).
+struct HalfLogParts {
+  std::string decls, body;
+};
+
+HalfLogParts HalfLogAvx512(double base, const std::string& w, const std::string& corr) {
+  const double k = 1.0 / std::log(base);  // log_b(y) = k ln(y)
+  const double l = std::log(2.0) * k;     // log_b(2)
+  const float lf = static_cast<float>(l);
+  const double delta = l - lf;  // the rounding error of log_b(2) in float32
+  std::vector<double> c(32), t(32);
+  for (int j = 0; j < 32; ++j) {
+    if (j == 0 || j == 31) {
+      c[j] = j == 0 ? 1.0 : 0.5;
+      t[j] = j == 0 ? 0.0 : lf;
+      continue;
+    }
+    // m in [1 + j/32, 1 + (j+1)/32): c near 1 / (its middle), with 16 significant bits
+    double target = 1.0 / (1.0 + (j + 0.5) / 32.0);
+    double step = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(target))) - 15);
+    double n0 = std::round(target / step), best_err = 1.0;
+    for (int d = 0; d < 4096 && best_err > 2e-10; ++d) {
+      for (double n : {n0 + d, n0 - d}) {
+        double v = -std::log(n * step) * k - (j >= 16 ? delta : 0.0);
+        double err = std::fabs(static_cast<double>(static_cast<float>(v)) - v);
+        if (err < best_err) {
+          best_err = err;
+          c[j] = n * step;
+          t[j] = v;
+        }
+      }
+    }
+  }
+  // P(r) ~ ln(1 + r) / r on [-1/64, 1/32] (least squares, relative), times k
+  const double p[4] = {1.0, -0.5000013011690673, 0.33337000841009595, -0.24393394141677704};
+  HalfLogParts parts;
+  parts.decls = "  const $F lc0 = " + FloatVector(c, 0) + ";\n" +
+                "  const $F lc1 = " + FloatVector(c, 16) + ";\n" +
+                "  const $F lt0 = " + FloatVector(t, 0) + ";\n" +
+                "  const $F lt1 = " + FloatVector(t, 16) + ";\n";
+  std::ostringstream os;
+  os << "  $F le = __builtin_ia32_getexpps512_mask(" << w << ", z, 0xffff, 4);\n"
+     << "  $F lm = __builtin_ia32_getmantps512_mask(" << w << ", 0, z, 0xffff, 4); /* [1, 2) */\n"
+     << "  $I lj = ($I)lm >> 18;\n"
+     << "  $F lc = __builtin_shuffle(lc0, lc1, lj);\n"
+     << "  $F lt = __builtin_shuffle(lt0, lt1, lj);\n"
+     << "  $F lr = __builtin_ia32_vfmaddps512_mask(lm, lc, z - 1.0f, 0xffff, 4);\n"
+     << "  $F lp = lr * " << HexFloat(p[3] * k) << " + " << HexFloat(p[2] * k) << ";\n"
+     << "  lp = lp * lr + " << HexFloat(p[1] * k) << ";\n"
+     << "  lp = lp * lr + " << HexFloat(p[0] * k) << ";\n"
+     << "  $F lh = __builtin_ia32_vfmaddps512_mask(le, z + " << HexFloat(l)
+     << ", lt, 0xffff, 4);\n";
+  if (corr.empty()) {
+    os << "  $F res = __builtin_ia32_vfmaddps512_mask(lr, lp, lh, 0xffff, 4);\n";
+  } else {
+    // log1p: the small terms first, added to e log_b(2) + t in one rounding: r P(r), corr / w,
+    // and the rounding error of log_b(2) in float32 times e + 1 where m >= 3/2 (where t has it
+    // subtracted), else e: that is, times g + 1, g the exponent of 2 w / 3.
+    os << "  $F lg = __builtin_ia32_getexpps512_mask(" << w << " * 0x1.555556p-1f, z, 0xffff, 4);\n"
+       << "  $F ls = __builtin_ia32_vfmaddps512_mask(" << corr
+       << ", __builtin_ia32_rcp14ps512_mask(" << w << ", z, 0xffff), z + " << HexFloat(delta)
+       << ", 0xffff, 4);\n"
+       << "  ls = __builtin_ia32_vfmaddps512_mask(lg, z + " << HexFloat(delta)
+       << ", ls, 0xffff, 4);\n"
+       << "  $F res = lh + __builtin_ia32_vfmaddps512_mask(lr, lp, ls, 0xffff, 4);\n";
+  }
+  parts.body = os.str();
+  return parts;
+}
+
+std::string HalfLogAvx512Source(double base) {
+  HalfLogParts log = HalfLogAvx512(base, "x", "");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls + log.body +
+         "  /* QNaN, SNaN: QNaN; 0: -inf; 1: +0; -inf, x < 0: NaN; +inf: +inf; x > 0: res */\n"
+         "  return __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x03538422, 0, 0xffff, "
+         "4);\n}\n";
+}
+
+// acosh(x) = log1p(u), u = (x - 1) + sqrt((x - 1)(x + 1)) (x - 1 exact for x < 2^24, and the
+// product exact for float16 x), in 29 vector instructions: log(w) of w = 1 + u as above, plus
+// corr / w, corr = u - (w - 1) the rounding error of w (1 / w by vrcp14ps: the correction is
+// below 2^-24 w), so that x next to 1 keeps its relative accuracy (acosh(1 + 2^-10) = 0.044);
+// log(2)'s rounding error in float32 is added back too (HalfLogAvx512 with `corr`).
+// x = 1: +0, x < 1, -inf or NaN: NaN, +inf: +inf (vfixupimmps; x in (0, 1) is a NaN by the
+// square root). x > 2^60, where (x - 1)(x + 1) could overflow (none is a float16 value), takes
+// the C library's acoshf. Over every float16 input: misrounds the one input numpy misrounds.
+std::string HalfAcoshAvx512Source() {
+  HalfLogParts log = HalfLogAvx512(std::exp(1.0), "w", "corr");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls +
+         "  $F t = x - 1.0f;\n"
+         "  $F u = t + __builtin_ia32_sqrtps512_mask(t * (x + 1.0f), z, 0xffff, 4);\n"
+         "  $F w = u + 1.0f;\n"
+         "  $F corr = u - (w - 1.0f); /* 1 + u = w + corr */\n" +
+         log.body +
+         "  /* QNaN, SNaN: QNaN; 0, -inf, x < 0: NaN; 1: +0; +inf: +inf; x > 0: res */\n"
+         "  res = __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x03538322, 0, 0xffff, "
+         "4);\n"
+         "  unsigned huge = __builtin_ia32_cmpps512_mask(x, z + 0x1p60f, 0x1e, 0xffff, 4);\n"
+         "  if (__builtin_expect(huge != 0, 0)) {\n"
+         "    for (int i = 0; i < 16; ++i)\n"
+         "      if (huge >> i & 1) res[i] = acoshf(x[i]);\n"
+         "  }\n"
+         "  return res;\n}\n";
+}
+
+// asinh(x) = sign(x) log(a + s), a = |x|, s = sqrt(a^2 + 1) (one fma, one square root), in 38
+// vector instructions: log(w) + corr / w as in acosh above, with w + corr = s + a exactly (a
+// Fast2Sum) for a >= 1/2, and = 1 + u for a < 1/2, u = a + a^2 / (1 + s) (s - 1 without
+// cancellation; u ~ a for small a). asinh(+-0) = +-0, asinh(+-inf) = +-inf (vfixupimmps), a NaN
+// stays NaN; a > 2^60, where a^2 could overflow (none is a float16 value), takes the C
+// library's asinhf. Over every float16 input: misrounds 6 (numpy 4), each within 9e-9 (one at
+// 6e-8) of a float16 halfway point.
+std::string HalfAsinhAvx512Source() {
+  HalfLogParts log = HalfLogAvx512(std::exp(1.0), "w", "corr");
+  return "static inline $F $N($F x) {\n  const $F z = ($F){0};\n" + log.decls +
+         "  $I sign = ($I)x & (int32_t)0x80000000;\n"
+         "  $F a = ($F)(($I)x ^ sign);\n"
+         "  $F s = __builtin_ia32_sqrtps512_mask(\n"
+         "      __builtin_ia32_vfmaddps512_mask(a, a, z + 1.0f, 0xffff, 4), z, 0xffff, 4);\n"
+         "  $F u = a + (a * a) / (1.0f + s);\n"
+         "  /* w + corr = 1 + u (a < 1/2, u < 1) or s + a, exactly (Fast2Sum) */\n"
+         "  unsigned small = __builtin_ia32_cmpps512_mask(a, z + 0.5f, 0x11, 0xffff, 4);\n"
+         "  $F big = __builtin_ia32_blendmps_512_mask(s, z + 1.0f, small);\n"
+         "  $F add = __builtin_ia32_blendmps_512_mask(a, u, small);\n"
+         "  $F w = big + add;\n"
+         "  $F corr = (big - w) + add;\n" +
+         log.body +
+         "  res = ($F)(($I)res | sign);\n"
+         "  /* +inf: +inf, -inf: -inf, others as computed */\n"
+         "  res = __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x00540000, 0, 0xffff, "
+         "4);\n"
+         "  unsigned huge = __builtin_ia32_cmpps512_mask(a, z + 0x1p60f, 0x1e, 0xffff, 4);\n"
+         "  if (__builtin_expect(huge != 0, 0)) {\n"
+         "    for (int i = 0; i < 16; ++i)\n"
+         "      if (huge >> i & 1) res[i] = asinhf(x[i]);\n"
+         "  }\n"
+         "  return res;\n}\n";
+}
+
+// 2^(j / 16), j = 0 .. 15, as a vector initializer.
+std::string Exp2Sixteenths() {
+  std::vector<double> t(16);
+  for (int j = 0; j < 16; ++j) t[j] = std::exp2(j / 16.0);
+  return FloatVector(t, 0);
+}
+
+// exp2(x) in 12 vector instructions: n = x rounded to a multiple of 1/16 (vrndscaleps), r = x -
+// n (exact, |r| <= 1/32), 2^x = 2^floor(n) 2^(n - floor(n)) 2^r: the middle factor from a
+// 16-entry table (vpermps, indexed by the low bits of 16 n + 1.5 2^23), 2^r = 1 + r q(r), q of
+// degree 2 (least squares, relative error 2.3e-9), and 2^floor(n) by vscalefps (one rounding,
+// to infinity, zero or a subnormal as the exact result). exp2(+inf) = +inf and exp2(-inf) = +0
+// by vfixupimmps (r is a NaN there); a NaN stays NaN. Over every float16 input: misrounds the
+// one input numpy misrounds.
+std::string HalfExp2Avx512Source() {
+  return "static inline $F $N($F x) {\n"
+         "  const $F z = ($F){0};\n"
+         "  const $F t = " +
+         Exp2Sixteenths() +
+         ";\n"
+         "  $F n = __builtin_ia32_rndscaleps_mask(x, 0x48, z, 0xffff, 4); /* 1/16 */\n"
+         "  $F r = x - n;\n"
+         "  $F s = __builtin_shuffle(t, ($I)(n * 16.0f + 0x1.8p23f));\n"
+         "  $F q = r * 0x1.c6afdep-5f + 0x1.ebff92p-3f;\n"
+         "  q = q * r + 0x1.62e43p-1f;\n"
+         "  $F p = __builtin_ia32_vfmaddps512_mask(s, q * r, s, 0xffff, 4);\n"
+         "  $F res = __builtin_ia32_scalefps512_mask(p, n, z, 0xffff, 4);\n"
+         "  /* -inf: +0, +inf: +inf, others as computed */\n"
+         "  return __builtin_ia32_fixupimmps512_mask(res, x, ($I){0} + 0x00580000, 0, 0xffff, "
+         "4);\n"
+         "}\n";
+}
+
+// cosh(x) in 20 vector instructions: a = min(|x|, 12) (cosh(12) rounds to infinity in float16; a
+// NaN stays), h = e^a / 2 as exp2 above with a = n ln 2 + r (n a multiple of 1/16, ln 2 in two
+// parts, |r| <= ln 2 / 32, e^r = 1 + r q(r), q of degree 2, relative error 2.4e-9), and cosh(x)
+// = h + 1 / (4 h), 1 / h by vrcp14ps and one Newton step (relative error below 2^-27). Over every
+// float16 input: misrounds 2 (+-1/32, whose cosh lies 4e-8 above a float16 halfway point;
+// numpy none).
+std::string HalfCoshAvx512Source() {
+  return "static inline $F $N($F x) {\n"
+         "  const $F z = ($F){0};\n"
+         "  const $F t = " +
+         Exp2Sixteenths() +
+         ";\n"
+         "  $F a = __builtin_ia32_minps512_mask(z + 12.0f, ($F)(($I)x & 0x7fffffff), z, 0xffff, "
+         "4);\n"
+         "  $F n = __builtin_ia32_rndscaleps_mask(a * 1.44269504088896341f, 0x48, z, 0xffff, 4);\n"
+         "  $F r = __builtin_ia32_vfmaddps512_mask(-n, z + 0x1.62e4p-1f, a, 0xffff, 4);\n"
+         "  r = __builtin_ia32_vfmaddps512_mask(-n, z + 0x1.7f7d1cp-20f, r, 0xffff, 4);\n"
+         "  $F s = __builtin_shuffle(t, ($I)(n * 16.0f + 0x1.8p23f));\n"
+         "  $F q = r * 0x1.5554d0p-3f + 0x1.0001f6p-1f;\n"
+         "  q = q * r + 1.0f;\n"
+         "  $F p = __builtin_ia32_vfmaddps512_mask(s, q * r, s, 0xffff, 4);\n"
+         "  $F h = __builtin_ia32_scalefps512_mask(p, n - 1.0f, z, 0xffff, 4); /* e^a / 2 */\n"
+         "  $F v = __builtin_ia32_rcp14ps512_mask(h, z, 0xffff);\n"
+         "  v = __builtin_ia32_vfmaddps512_mask(\n"
+         "      v, __builtin_ia32_vfmaddps512_mask(-h, v, z + 1.0f, 0xffff, 4), v, 0xffff, 4);\n"
+         "  return __builtin_ia32_vfmaddps512_mask(v, z + 0.25f, h, 0xffff, 4);\n"
+         "}\n";
+}
+
+}  // namespace
+
+std::string HalfPrecisionAvx512Source(const std::string& fname) {
+  if (fname == "logf") return HalfLogAvx512Source(std::exp(1.0));
+  if (fname == "log2f") return HalfLogAvx512Source(2.0);
+  if (fname == "log10f") return HalfLogAvx512Source(10.0);
+  if (fname == "exp2f") return HalfExp2Avx512Source();
+  if (fname == "coshf") return HalfCoshAvx512Source();
+  if (fname == "acoshf") return HalfAcoshAvx512Source();
+  if (fname == "asinhf") return HalfAsinhAvx512Source();
+  return "";
 }
 
 }  // namespace codegen

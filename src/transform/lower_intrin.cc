@@ -38,6 +38,15 @@ class IntrinLowerer : public ExprMutator {
     const auto& args = call->args;
     if (name == "tir.abs") {
       Expr x = args[0];
+      if (t.is_float() && t.bits() == 16 && target_ != "cuda") {
+        // |x| of 16-bit floats clears the sign bit of int16 lanes: through float32 it took two
+        // conversions (and quieted a signalling NaN, which numpy's float16 abs keeps).
+        DataType bits = DataType::Int(16, t.lanes());
+        Expr b = CallNode::Make(bits, OpNode::Get("tir.reinterpret"), {x});
+        b = CallNode::Make(bits, OpNode::Get("tir.bitwise_and"),
+                           {b, MakeConst(bits, int64_t(0x7fff))});
+        return CallNode::Make(t, OpNode::Get("tir.reinterpret"), {b});
+      }
       if (t.is_float()) return Math(t, "fabs", {x});
       if (t.is_uint()) return x;
       return SelectNode::Make(LTNode::Make(x, MakeConst(t, int64_t(0))),

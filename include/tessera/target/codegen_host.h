@@ -104,6 +104,11 @@ class CodeGenHost : public CodeGenC {
    *  `tail`, when not null, is the loop after it: the fill's scalar remainder (the last
    *  elements of a row of no whole number of vectors), printed with it or not at all. */
   bool PrintFillLoop(const ForNode* op, const ForNode* tail = nullptr);
+  /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
+   *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
+   *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
+   *  and after; false (nothing printed) for other loops. */
+  bool PrintAlignedStoreLoop(const ForNode* op);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
@@ -122,6 +127,9 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The values of the scalar integer LetStmts printed so far (common subexpressions):
    *  what a vector index's divisibility is proved from. */
   VarMap int_lets_;
+  /*! \brief Variables made while printing (PrintAlignedStoreLoop's), alive while their names
+   *  are (names are keyed by the variable's address). */
+  std::vector<Var> made_vars_;
   /*! \brief The vector typedef name for `t` (bool vectors are int32 lane masks). */
   std::string VectorType(DataType t, const Span& span);
   /*! \brief Define a helper function once; returns its name. */

@@ -37,5 +37,14 @@ std::vector<std::pair<std::string, std::string>> VectorFloatMathKernels(const st
 std::string PowAvx512Source(int bits, const std::string& name, const std::string& float_type,
                             const std::string& int_type);
 
+/*! \brief For a float32 C library function whose result is rounded to float16 right away
+ *  ("logf", "log2f", "log10f", "exp2f", "coshf", "acoshf", "asinhf"): the C definition of
+ *  `static inline $F $N($F x)` over sixteen float32 lanes with AVX-512F (GCC's builtins: only
+ *  for GCC with __AVX512F__; $N the name, $F and $I GCC vector types of sixteen float32 and
+ *  int32 lanes, to be substituted), accurate enough that the float16 rounding of its result is
+ *  within one ulp of the correctly rounded one and misrounds only next to halfway cases, with
+ *  NaN, infinities and zeros as the C library's. Empty for other names. */
+std::string HalfPrecisionAvx512Source(const std::string& fname);
+
 }  // namespace codegen
 }  // namespace tessera

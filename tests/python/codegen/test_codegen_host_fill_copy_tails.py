@@ -98,7 +98,8 @@ def test_flatten_is_a_copy_with_aligned_stores(dtype, shape):
         lib(a, out)
         np.testing.assert_array_equal(out, a.reshape(rows, -1), err_msg=f"{a_off} {out_off}")
     if dtype != "bool" and shape == (8, 64, 28, 56):
-        assert "tessera_copy_" in src, src
+        # the copy helper, or the parallel nest's flat aligned loop (PrintAlignedStoreLoop)
+        assert "tessera_copy_" in src or "tessera_vec_skip" in src, src
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "int16", "float64"])
@@ -109,7 +110,7 @@ def test_copy_of_rows_with_a_tail(dtype, cols):
     A = te.placeholder((9, cols), dtype, name="A")
     lib = ts.build(te.create_prim_func([A, topi.flip(A, 0)]), target="c")
     src = lib.get_source()
-    assert "tessera_copy_" in src, src
+    assert "tessera_copy_" in src or "tessera_vec_skip" in src, src
     for a_off, out_off in [(0, 0), (16, 0), (0, 48), (8, 24)]:
         a = _at_offset((9, cols), dtype, a_off)
         a[...] = np.arange(9 * cols).reshape(9, cols).astype(dtype)

@@ -44,10 +44,12 @@ def test_the_parallel_loop_states_its_range():
     a = te.placeholder((2048, 2048), "int8", name="a")
     b = te.placeholder((2048, 2048), "int8", name="b")
     src = ts.build(te.create_prim_func([a, b, topi.multiply(a, b)]), target="c").get_source()
+    # (an elementwise loop into a caller's array runs over its chunks of the parallel loop,
+    # 64 of them, as flat ranges whose stores are aligned: test_codegen_host_aligned_stores.py)
     assert _loop_lines(src) == [
-        "#pragma omp parallel for schedule(dynamic, 16)",
-        "for (int32_t i0_i1_fused_0 = 0; i0_i1_fused_0 < 1024; ++i0_i1_fused_0) {",
-        "if (i0_i1_fused_0 < 0 || i0_i1_fused_0 >= 1024) __builtin_unreachable();",
+        "#pragma omp parallel for schedule(dynamic, 1)",
+        "for (int32_t tessera_vec_chunk = 0; tessera_vec_chunk < 64; ++tessera_vec_chunk) {",
+        "if (tessera_vec_chunk < 0 || tessera_vec_chunk >= 64) __builtin_unreachable();",
     ]
     assert src.count("__builtin_unreachable") == 1
 
