@@ -100,8 +100,10 @@ class CodeGenHost : public CodeGenC {
    *  `first`, when not null, is the statement before the loop: the fold's peeled first step. */
   bool PrintLaneFold(const ForNode* op, const BufferStoreNode* first);
   /*! \brief A serial loop that stores one broadcast value into consecutive vectors (a fill) as
-   *  a call of a helper whose stores are aligned; false (nothing printed) for other loops. */
-  bool PrintFillLoop(const ForNode* op);
+   *  a call of a helper whose stores are aligned; false (nothing printed) for other loops.
+   *  `tail`, when not null, is the loop after it: the fill's scalar remainder (the last
+   *  elements of a row of no whole number of vectors), printed with it or not at all. */
+  bool PrintFillLoop(const ForNode* op, const ForNode* tail = nullptr);
   /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
    *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
    *  one flat loop whose stores are aligned to the vector, with one unaligned vector before

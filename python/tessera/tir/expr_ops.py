@@ -416,7 +416,12 @@ def cast(value, dtype, span=None):
     """``value`` converted to ``dtype`` (a Cast node unless it already has that type)."""
     dtype = _core.canonical_dtype(str(dtype))
     if not isinstance(value, PrimExpr) and not hasattr(value, "as_expr") and not isinstance(value, _core.IterVar):
-        return convert(value, dtype, span)
+        converted = convert(value, dtype, span)
+        if converted.dtype == dtype:
+            return converted
+        # convert keeps a float beside an integer type (2.5 + i) and a bool beside a number;
+        # a cast converts them (folded below: cast(1.0, "int8") is int8 1, as tir.const)
+        value = converted
     value = convert(value)
     if isinstance(value, _core.StringImm):
         raise TesseraTypeError(f"a string cannot be converted to {dtype}")

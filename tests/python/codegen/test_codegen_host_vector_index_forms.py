@@ -41,7 +41,8 @@ def test_take_rows_loads_each_row_as_vectors(dtype):
     out = topi.take(a, i, axis=0)
     lib, src = build([a, i], out)
     assert "tessera_gather_" not in src
-    assert f"tessera_load_{dtype}x" in src
+    # (a row of 16 or more vectors: one call of the copy helper)
+    assert f"tessera_load_{dtype}x" in src or f"tessera_copy_{dtype}x" in src
     an, idx = data((64, 256), dtype), np.random.default_rng(1).integers(0, 64, 64).astype("int32")
     np.testing.assert_array_equal(run(lib, out, an, idx), np.take(an, idx, axis=0))
 

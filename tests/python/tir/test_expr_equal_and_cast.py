@@ -88,3 +88,21 @@ def test_a_bool_meets_an_integer_number_as_int32():
     assert str((b == 1).b.dtype) == "bool"
     e = 7 > b  # Python's reflection: b < 7
     assert isinstance(e.a, _core.Cast) and str(e.a.dtype) == "int32" and e.b.value == 7
+
+
+@pytest.mark.parametrize(
+    "value,dtype,want",
+    [(1.0, "int8", 1), (2.5, "int32", 2), (-3.0, "int64", -3), (True, "int8", 1),
+     (1.0, "bool", True), (1, "float32", 1.0), (1.5, "float16", 1.5), (0.0, "uint8", 0)],
+)
+def test_cast_of_a_python_number_takes_the_dtype(value, dtype, want):
+    # as tir.const: a float cast to an integer type is that integer constant (one_hot's
+    # on/off values 1.0 and 0.0 for an int8 result), a bool cast to a number likewise
+    c = tir.expr_ops.cast(value, dtype)
+    assert c.dtype == dtype
+    assert c.value == want
+
+
+def test_cast_of_a_python_number_out_of_range_keeps_a_cast():
+    c = tir.expr_ops.cast(300.0, "int8")
+    assert c.dtype == "int8" and isinstance(c, _core.Cast)
