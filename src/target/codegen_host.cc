@@ -2481,6 +2481,31 @@ std::string BytePieces(const std::string& count, const std::string& dst, const s
   return os.str();
 }
 
+// The perfect nest of loops from `op` down to the first statement that is neither a loop nor a
+// let (returned in `body`); the lets' values, substituted into one another, in `lets`. False
+// when a loop is not serial (the outermost may be parallel where `parallel_outer`), carries
+// annotations or has no constant extent.
+bool CollectSerialNest(const ForNode* op, bool parallel_outer, std::vector<const ForNode*>* nest,
+                       VarMap* lets, Stmt* body) {
+  *body = GetRef(op);
+  while (true) {
+    if (auto* f = AsPtr<ForNode>(*body)) {
+      const bool outer = f == op && parallel_outer;
+      if ((f->for_kind != ForKind::kSerial && !outer) || !f->annotations.empty() ||
+          !AsConstInt(f->extent)) {
+        return false;
+      }
+      nest->push_back(f);
+      *body = f->body;
+    } else if (auto* let = AsPtr<LetStmtNode>(*body)) {
+      (*lets)[let->var.get()] = Substitute(let->value, *lets);
+      *body = let->body;
+    } else {
+      return true;
+    }
+  }
+}
+
 }  // namespace
 
 // A fill: `for v in [min, min + n): B[Ramp(b + v * L, 1, L)] = Broadcast(x, L)`, x and b free
@@ -2497,21 +2522,8 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
   // Lets between them (common subexpressions of the index) are substituted into the store.
   std::vector<const ForNode*> nest;
   VarMap lets;
-  Stmt body = GetRef(op);
-  while (true) {
-    if (auto* f = AsPtr<ForNode>(body)) {
-      if (f->for_kind != ForKind::kSerial || !f->annotations.empty() || !AsConstInt(f->extent)) {
-        return false;
-      }
-      nest.push_back(f);
-      body = f->body;
-    } else if (auto* let = AsPtr<LetStmtNode>(body)) {
-      lets[let->var.get()] = Substitute(let->value, lets);
-      body = let->body;
-    } else {
-      break;
-    }
-  }
+  Stmt body;
+  if (!CollectSerialNest(op, false, &nest, &lets, &body)) return false;
   if (nontemporal_depth_ > 0) return false;
   auto* st0 = AsPtr<BufferStoreNode>(body);
   if (st0 == nullptr || st0->predicate) return false;
@@ -2918,23 +2930,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   if (parallel && (parallel_depth_ > 0 || fence_in_region_ || !AsConstInt(op->min))) return false;
   std::vector<const ForNode*> nest;
   VarMap lets;
-  Stmt body = GetRef(op);
-  while (true) {
-    if (auto* f = AsPtr<ForNode>(body)) {
-      const bool outer = f == op && parallel;
-      if ((f->for_kind != ForKind::kSerial && !outer) || !f->annotations.empty() ||
-          !AsConstInt(f->extent)) {
-        return false;
-      }
-      nest.push_back(f);
-      body = f->body;
-    } else if (auto* let = AsPtr<LetStmtNode>(body)) {
-      lets[let->var.get()] = Substitute(let->value, lets);
-      body = let->body;
-    } else {
-      break;
-    }
-  }
+  Stmt body;
+  if (!CollectSerialNest(op, parallel, &nest, &lets, &body)) return false;
   if (nontemporal_depth_ > 0) return false;
   auto* st = AsPtr<BufferStoreNode>(body);
   if (st == nullptr || st->predicate || st->indices.size() != 1) return false;
