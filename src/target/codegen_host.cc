@@ -2506,6 +2506,21 @@ bool CollectSerialNest(const ForNode* op, bool parallel_outer, std::vector<const
   }
 }
 
+// The element offset of a nest's current vector from its first, in type `bt`, for vectors of
+// `lanes` that follow one another: sum((v_k - min_k) * stride_k), the innermost loop's stride
+// `lanes`, each outer one the product of the extents inside it (constant: CollectSerialNest).
+Expr NestVectorStep(const std::vector<const ForNode*>& nest, DataType bt, int64_t lanes) {
+  Expr step = MakeConst(bt, int64_t{0});
+  int64_t stride = lanes;
+  for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
+    const ForNode* f = *it;
+    Expr off = CastTo(bt, SubNode::Make(f->loop_var, f->min, f->span));
+    step = AddNode::Make(step, MulNode::Make(off, MakeConst(bt, stride), f->span), f->span);
+    stride *= *AsConstInt(f->extent);
+  }
+  return step;
+}
+
 }  // namespace
 
 // A fill: `for v in [min, min + n): B[Ramp(b + v * L, 1, L)] = Broadcast(x, L)`, x and b free
@@ -2598,14 +2613,7 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
   // the vectors follow one another: first + sum((v_k - min_k) * stride_k)
   arith::Analyzer ana;
   DataType bt = ramp->base->dtype;
-  Expr step = MakeConst(bt, int64_t{0});
-  int64_t stride = lanes;
-  for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
-    const ForNode* f = *it;
-    Expr off = CastTo(bt, SubNode::Make(f->loop_var, f->min, f->span));
-    step = AddNode::Make(step, MulNode::Make(off, MakeConst(bt, stride), f->span), f->span);
-    stride *= *AsConstInt(f->extent);
-  }
+  Expr step = NestVectorStep(nest, bt, lanes);
   Expr base = ana.Simplify(SubNode::Make(ramp->base, step, op->span));
   if (uses_nest(base)) return false;
   // the copy's source vectors follow one another the same way
@@ -2959,14 +2967,7 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   if (!bt.is_int() || (bt.bits() != 32 && bt.bits() != 64)) return false;
   // the vectors follow one another: first + step, step = sum((v_k - min_k) * stride_k)
   arith::Analyzer ana;
-  Expr step = MakeConst(bt, int64_t{0});
-  int64_t stride = lanes;
-  for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
-    const ForNode* f = *it;
-    Expr off = CastTo(bt, SubNode::Make(f->loop_var, f->min, f->span));
-    step = AddNode::Make(step, MulNode::Make(off, MakeConst(bt, stride), f->span), f->span);
-    stride *= *AsConstInt(f->extent);
-  }
+  Expr step = NestVectorStep(nest, bt, lanes);
   const int64_t count = n * lanes;  // elements stored
   if (bt.bits() == 32 && count > (int64_t{1} << 30)) return false;
   Expr base = ana.Simplify(SubNode::Make(ramp->base, step, op->span));
