@@ -184,9 +184,11 @@ def numpy_depthwise_nchwc(p):
     m = occ * ocb // (icc * icb)
 
     def prepare(arrays):
-        w = arrays[1]  # [occ, 1, kh, kw, 1, ocb] -> per tap [1, occ, 1, 1, ocb]
-        taps = [np.ascontiguousarray(w[:, 0, ky, kx, 0, :].reshape(1, occ, 1, 1, ocb))
-                for ky in range(kh) for kx in range(kw)]
+        w = arrays[1]  # [occ, 1, kh, kw, 1, ocb] -> per tap [1, occ, 1, ow, ocb] (repeated
+        # along the output row, so that numpy's inner loop runs over whole rows, not 8 values)
+        taps = [np.ascontiguousarray(np.broadcast_to(
+            w[:, 0, ky, kx, 0, :].reshape(1, occ, 1, 1, ocb), (1, occ, 1, ow, ocb)))
+            for ky in range(kh) for kx in range(kw)]
         out = np.empty((n, occ, oh, ow, ocb), "float32")
         tmp = np.empty_like(out)
         return taps, out, tmp
