@@ -882,7 +882,8 @@ bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const 
  *  vectors fit the registers beside the tile, else a divisor; MY the largest divisor of i2's
  *  extent whose accumulators, Y's vectors and one X vector fit the vector registers (at most 16).
  *  Vectors narrower than the target's widest where they divide j (8 channels of a block on a
- *  16-lane AVX-512 host). Returns false (nothing scheduled) when j is not a multiple of 4 lanes.
+ *  16-lane AVX-512 host). Returns false (nothing scheduled) when j is not a multiple of 4 lanes,
+ *  a load reads j other than contiguously, or there is no i2 (no reuse to tile for).
  */
 bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
                             const TargetFacts& facts, std::vector<std::string>* taken) {
@@ -951,6 +952,9 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
       if (UsesVar(mul->a, v) != UsesVar(mul->b, v)) i2 = k;
     }
   }
+  // Without one there is no reuse for the tile (a column sum of products A[i, j] * B[i, j]):
+  // the reduction rules keep the block.
+  if (i2 < 0) return false;
   std::vector<int> outer, reduce;
   for (size_t k = 0; k < n; ++k) {
     if (static_cast<int>(k) == j || static_cast<int>(k) == i2) continue;
@@ -974,7 +978,7 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
   while (nv > 1 && (nv > std::max(1, regs / 4) || (ej / lanes) % nv != 0)) --nv;
   const int64_t nr = nv * lanes;
   // MY: the tile's positions of i2.
-  const int64_t ei2 = i2 >= 0 ? info.extents[i2] : 1;
+  const int64_t ei2 = info.extents[i2];
   int64_t my = 1;
   for (int64_t c = std::min<int64_t>(ei2, 16); c >= 1; --c) {
     if (ei2 % c == 0 && c * nv + nv + 1 <= regs) {
@@ -996,13 +1000,10 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
         sch.Split(js[1], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
     std::vector<LoopRV> order;
     for (int k : outer) order.push_back(loops[k]);
-    LoopRV rows;
-    if (i2 >= 0) {
-      std::vector<LoopRV> i2s =
-          sch.Split(loops[i2], {TraceValue::None(), TraceValue::Int(my)}, true, false);
-      order.push_back(i2s[0]);
-      rows = i2s[1];
-    }
+    std::vector<LoopRV> i2s =
+        sch.Split(loops[i2], {TraceValue::None(), TraceValue::Int(my)}, true, false);
+    order.push_back(i2s[0]);
+    const LoopRV rows = i2s[1];
     order.push_back(js[0]);
     const bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
     int par = -1;
@@ -1015,7 +1016,7 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
     if (par > 0) std::rotate(order.begin(), order.begin() + par, order.begin() + par + 1);
     const LoopRV tile_loop = order.back();
     for (int k : reduce) order.push_back(loops[k]);
-    if (rows) order.push_back(rows);
+    order.push_back(rows);
     order.push_back(jv[0]);
     order.push_back(jv[1]);
     sch.Reorder(order);
@@ -1023,7 +1024,7 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
     names.push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
     sch.Vectorize(jv[1]);
     sch.Unroll(jv[0]);
-    if (rows) sch.Unroll(rows);
+    sch.Unroll(rows);
     // A short innermost reduction loop (a filter row of 3) unrolled whole.
     if (info.extents[reduce.back()] <= 2 * kReductionUnroll) sch.Unroll(loops[reduce.back()]);
     if (par >= 0) sch.Parallel(order[0]);

@@ -162,6 +162,20 @@ def test_rows_sum_of_squares_keeps_the_row_schedule():
     np.testing.assert_allclose(out, ((a - m[:, None]) ** 2).sum(1), rtol=1e-4)
 
 
+def test_column_sum_of_products_keeps_the_reduction_schedule():
+    # sum over rows of A[i, j] * B[i, j]: both factors read j contiguously, but no spatial
+    # iterator is read by one factor only (no reuse to tile for): the reduction rules keep it.
+    A = te.placeholder((40, 72), "float32", name="A")
+    B = te.placeholder((40, 72), "float32", name="B")
+    sch = ts.autoschedule(te.create_prim_func([A, B, topi.sum(A * B, axis=0)]), target="c",
+                          facts=HOST)
+    assert "cache_write" not in steps(sch)
+    a, b = data((40, 72), "float32"), data((40, 72), "float32")
+    out = np.zeros(72, "float32")
+    ts.build(sch.mod, target="c")(a, b, out)
+    np.testing.assert_allclose(out, (a * b).sum(0), rtol=1e-4, atol=1e-5)
+
+
 def test_matmul_like_blocks_keep_the_matmul_tiles():
     # depthwise NCHW: the filter is broadcast along the output column (the matmul rule's case)
     X = te.placeholder((1, 8, 10, 34), "float32", name="X")
