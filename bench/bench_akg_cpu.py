@@ -10,9 +10,11 @@ timed beside two same-run references:
   tiles the input (else one maximum/add per tap), a layout transform as a reshape, one
   transpose copy into the output and a reshape;
 * Apache TVM's default scheduling (no schedule: ``create_prim_func`` and ``compile`` for
-  ``llvm -mcpu=native``) of the same operator from tvm.topi, when TVM is importable here or in
-  the Python named by $TESSERA_TVM_PYTHON (default /work/benchvenv/bin/python); else the TVM
-  column gives the reason.
+  ``llvm -mcpu=native``) of the same operator from tvm.topi (the depthwise NCHWc sum written
+  out in TVM's te: tvm.topi's generic depthwise_conv2d_NCHWc has no default compute), when
+  TVM is importable here or in the Python named by $TESSERA_TVM_PYTHON (default
+  /work/benchvenv/bin/python); else the TVM column gives the reason. TVM's results are
+  checked against numpy too.
 
     PYTHONPATH=python .venv/bin/python bench/bench_akg_cpu.py            # table + bench/akg_cpu.png
     BENCH_TIMER=cpu PYTHONPATH=python .venv/bin/python bench/bench_akg_cpu.py   # shared machine
