@@ -17,7 +17,9 @@
 #include <cstdlib>
 
 #include "rules.h"
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/expr.h"
+#include "tessera/ir/expr_ops.h"
 #include "tessera/schedule/tensor_intrin.h"
 
 namespace tessera {
@@ -865,12 +867,184 @@ bool TileCuda(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const 
   });
 }
 
+/*!
+ * \brief "Channel-wise product": a reduction C[..., j] += X * Y whose two factors both vary
+ *  along C's innermost iterator j (a depthwise convolution in a blocked NCHWc or an NHWC
+ *  layout: the input and the filter both read the output's channel), which MatchMatmul does not
+ *  take (no factor is broadcast along j). Tiled like the matmul's register tile without rows:
+ *
+ *    outer spatial... (the first of more than one iteration parallel), i2_o | reductions |
+ *    i2_i (MY positions, unrolled), j (vectors, unrolled, innermost vectorized)
+ *
+ *  with C accumulated in a local MY x J tile. i2 is C's innermost spatial iterator (besides j)
+ *  that X reads and Y does not (the output column of a convolution): Y's vectors of a reduction
+ *  step (a filter tap) are loaded once for the MY positions. J is the whole of j when its
+ *  vectors fit the registers beside the tile, else a divisor; MY the largest divisor of i2's
+ *  extent whose accumulators, Y's vectors and one X vector fit the vector registers (at most 16).
+ *  Vectors narrower than the target's widest where they divide j (8 channels of a block on a
+ *  16-lane AVX-512 host). Returns false (nothing scheduled) when j is not a multiple of 4 lanes,
+ *  a load reads j other than contiguously, or there is no i2 (no reuse to tile for).
+ */
+bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
+                            const TargetFacts& facts, std::vector<std::string>* taken) {
+  const BlockNode* b = info.block;
+  const BufferStoreNode* st = info.store;
+  if (facts.IsGpu() || !info.is_reduction || st == nullptr || st->indices.empty()) return false;
+  auto* add = AsPtr<AddNode>(st->value);
+  if (add == nullptr) return false;
+  auto is_self = [&](const Expr& e) {
+    auto* l = AsPtr<BufferLoadNode>(e);
+    return l && l->buffer.get() == st->buffer.get();
+  };
+  Expr product = is_self(add->a) ? add->b : is_self(add->b) ? add->a : Expr();
+  auto* mul = product ? AsPtr<MulNode>(StripCast(product)) : nullptr;
+  if (mul == nullptr) return false;
+  for (int64_t e : info.extents) {
+    if (e <= 0) return false;
+  }
+  const size_t n = b->iter_vars.size();
+  auto var_of = [&](size_t k) { return b->iter_vars[k]->var.get(); };
+  int j = -1;
+  auto* last = AsPtr<VarNode>(st->indices.back());
+  for (size_t k = 0; k < n; ++k) {
+    if (last && var_of(k) == last && b->iter_vars[k]->iter_type == IterVarType::kDataPar) j = k;
+  }
+  if (j < 0 || !UsesVar(mul->a, var_of(j)) || !UsesVar(mul->b, var_of(j))) return false;
+  // Every load of the product reads j contiguously: in one index only (simplified with the
+  // iterators' ranges: an NCHWc input's `ob // 8 + occ` is `occ`), at a step of one, with only
+  // dimensions of one element after it (an NHWC filter's [kh, kw, c, 0]). (Not a row's sum of
+  // squares (A[i, k] - m[i]) * (A[i, k] - m[i]) over rows i: vectors of i would be gathers;
+  // nor a channel multiplier's `c // 2`.)
+  arith::Analyzer ana;
+  for (size_t k = 0; k < n; ++k) {
+    if (b->iter_vars[k]->dom) ana.Bind(b->iter_vars[k]->var, b->iter_vars[k]->dom);
+  }
+  const Var& jv = b->iter_vars[j]->var;
+  bool contiguous = true;
+  PostOrderVisit(product, [&](const ObjectRef& node) {
+    auto* load = AsPtr<BufferLoadNode>(node);
+    if (load == nullptr || !contiguous) return;
+    int at = -1;
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      Expr index = ana.Simplify(load->indices[d]);
+      if (!UsesVar(index, jv.get())) continue;
+      VarMap next;
+      next[jv.get()] = AddE(jv, IntConst(jv->dtype, 1));
+      auto* step = AsPtr<IntImmNode>(ana.Simplify(SubE(Substitute(index, next), index)));
+      contiguous = contiguous && at < 0 && step != nullptr && step->value == 1;
+      at = static_cast<int>(d);
+    }
+    for (size_t d = at + 1; at >= 0 && d < load->buffer->shape.size(); ++d) {
+      auto extent = AsConstInt(load->buffer->shape[d]);
+      contiguous = contiguous && extent && *extent == 1;
+    }
+  });
+  if (!contiguous) return false;
+  // i2: the innermost spatial iterator of C's indices that one factor (X, the input) reads and
+  // the other (Y, the filter) does not.
+  int i2 = -1;
+  for (const Expr& index : st->indices) {
+    auto* v = AsPtr<VarNode>(index);
+    for (size_t k = 0; v && k < n; ++k) {
+      if (var_of(k) != v || static_cast<int>(k) == j ||
+          b->iter_vars[k]->iter_type != IterVarType::kDataPar || info.extents[k] < 2)
+        continue;
+      if (UsesVar(mul->a, v) != UsesVar(mul->b, v)) i2 = k;
+    }
+  }
+  // Without one there is no reuse for the tile (a column sum of products A[i, j] * B[i, j]):
+  // the reduction rules keep the block.
+  if (i2 < 0) return false;
+  std::vector<int> outer, reduce;
+  for (size_t k = 0; k < n; ++k) {
+    if (static_cast<int>(k) == j || static_cast<int>(k) == i2) continue;
+    if (b->iter_vars[k]->iter_type == IterVarType::kCommReduce) {
+      reduce.push_back(k);
+    } else if (b->iter_vars[k]->iter_type == IterVarType::kDataPar) {
+      outer.push_back(k);
+    } else {
+      return false;
+    }
+  }
+  if (reduce.empty()) return false;
+  // Vectors of j: the widest that divides it, down to 4 lanes.
+  const int64_t ej = info.extents[j];
+  int64_t lanes = facts.VectorLanes(info.output_bits);
+  while (lanes > 4 && ej % lanes != 0) lanes /= 2;
+  if (lanes < 4 || ej % lanes != 0) return false;
+  const int regs = facts.vector_registers;
+  // J: whole vectors of j, at most a quarter of the registers.
+  int64_t nv = ej / lanes;
+  while (nv > 1 && (nv > std::max(1, regs / 4) || (ej / lanes) % nv != 0)) --nv;
+  const int64_t nr = nv * lanes;
+  // MY: the tile's positions of i2.
+  const int64_t ei2 = info.extents[i2];
+  int64_t my = 1;
+  for (int64_t c = std::min<int64_t>(ei2, 16); c >= 1; --c) {
+    if (ei2 % c == 0 && c * nv + nv + 1 <= regs) {
+      my = c;
+      break;
+    }
+  }
+  int64_t flops = 2;
+  for (int64_t e : info.extents) flops *= e;
+  BlockRV block = info.rv;
+  std::vector<std::string> names;
+  bool ok = Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
+    names.push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+    std::vector<LoopRV> js =
+        sch.Split(loops[j], {TraceValue::None(), TraceValue::Int(nr)}, true, false);
+    std::vector<LoopRV> jv =
+        sch.Split(js[1], {TraceValue::None(), TraceValue::Int(lanes)}, true, false);
+    std::vector<LoopRV> order;
+    for (int k : outer) order.push_back(loops[k]);
+    std::vector<LoopRV> i2s =
+        sch.Split(loops[i2], {TraceValue::None(), TraceValue::Int(my)}, true, false);
+    order.push_back(i2s[0]);
+    const LoopRV rows = i2s[1];
+    order.push_back(js[0]);
+    const bool parallel = facts.cores > 1 && flops >= (int64_t{1} << 21);
+    int par = -1;
+    for (size_t k = 0; k < order.size() && parallel; ++k) {
+      if (LoopExtent(sch, order[k]) > 1) {
+        par = static_cast<int>(k);
+        break;
+      }
+    }
+    if (par > 0) std::rotate(order.begin(), order.begin() + par, order.begin() + par + 1);
+    const LoopRV tile_loop = order.back();
+    for (int k : reduce) order.push_back(loops[k]);
+    order.push_back(rows);
+    order.push_back(jv[0]);
+    order.push_back(jv[1]);
+    sch.Reorder(order);
+    BlockRV at_tile = AttachEpilogue(sch, write_back, tile_loop, func, facts);
+    names.push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
+    sch.Vectorize(jv[1]);
+    sch.Unroll(jv[0]);
+    sch.Unroll(rows);
+    // A short innermost reduction loop (a filter row of 3) unrolled whole.
+    if (info.extents[reduce.back()] <= 2 * kReductionUnroll) sch.Unroll(loops[reduce.back()]);
+    if (par >= 0) sch.Parallel(order[0]);
+    DeferDecomposeReduction(block, loops[reduce[0]]);
+  });
+  if (!ok) return false;
+  taken->push_back(info.name);
+  taken->insert(taken->end(), names.begin(), names.end());
+  return true;
+}
+
 }  // namespace
 
 bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
                     const TargetFacts& facts, std::vector<std::string>* taken) {
   std::optional<MatmulShape> m = MatchMatmul(info);
-  if (!m) return false;
+  if (!m) {
+    if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
+    return TileChannelwiseProduct(sch, info, func, facts, taken);
+  }
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
   // (CUDA's tiles take no account of grouped rows: a grouped block keeps its CUDA schedule.)
   if (facts.IsGpu() && m->i_group > 0) return false;

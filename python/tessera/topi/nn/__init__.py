@@ -13,7 +13,11 @@ from .conv2d import (
 )
 from .conv2d_transpose import conv2d_transpose_nchw, group_conv2d_transpose_nchw
 from .dense import dense, matmul
-from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
+from .depthwise_conv2d import (
+    depthwise_conv2d_NCHWc,
+    depthwise_conv2d_nchw,
+    depthwise_conv2d_nhwc,
+)
 from .elemwise import leaky_relu, prelu, relu
 from .flatten import flatten
 from .group_norm import group_norm, instance_norm
@@ -27,7 +31,7 @@ from .utils import get_pad_tuple
 __all__ = [
     "batch_matmul", "batch_norm", "conv2d", "conv2d_NCHWc", "conv2d_nchw", "conv2d_nhwc",
     "group_conv2d_nchw", "group_conv2d_nhwc", "dense", "matmul", "depthwise_conv2d_nchw",
-    "depthwise_conv2d_nhwc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
+    "depthwise_conv2d_nhwc", "depthwise_conv2d_NCHWc", "leaky_relu", "prelu", "relu", "layer_norm", "pad", "adaptive_pool",
     "adaptive_pool1d", "adaptive_pool3d", "global_pool", "pool2d", "log_softmax", "softmax",
     "get_pad_tuple", "conv1d", "conv1d_ncw",
     "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc", "flatten", "rms_norm",
