@@ -101,7 +101,7 @@ def bench_gemm(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     n = 512 if quick else 1024
     rng = np.random.default_rng(0)
@@ -113,7 +113,10 @@ def bench_gemm(threads, quick):
     np.testing.assert_allclose(c, a @ b, rtol=1e-3)
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
-    if cpu_timer():  # interleaved with the reference, thread CPU time
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, th, ref = interleaved_wall_min([lambda: auto(a, b, c), lambda: hand(a, b, c),
+                                           lambda: np.matmul(a, b, out=c)])
+    elif cpu_timer():  # interleaved with the reference, thread CPU time
         t, ref = interleaved_min([lambda: auto(a, b, c), lambda: np.matmul(a, b, out=c)])
 
     def tvm_mm(tir, te):
@@ -138,7 +141,7 @@ def bench_batch_matmul(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     sa, sb = (32, 12, 128, 128), (32, 12, 128, 64)
     rng = np.random.default_rng(0)
@@ -150,7 +153,10 @@ def bench_batch_matmul(threads, quick):
     np.testing.assert_allclose(c, a @ b, rtol=1e-3)
     th = tessera_time(hand, (a, b, c))
     ref = best(lambda: np.matmul(a, b, out=c))
-    if cpu_timer():  # interleaved with the reference, thread CPU time
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, th, ref = interleaved_wall_min([lambda: auto(a, b, c), lambda: hand(a, b, c),
+                                           lambda: np.matmul(a, b, out=c)])
+    elif cpu_timer():  # interleaved with the reference, thread CPU time
         t, ref = interleaved_min([lambda: auto(a, b, c), lambda: np.matmul(a, b, out=c)])
 
     def tvm_bmm(tir, te):
@@ -176,7 +182,7 @@ def bench_conv2d(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     rng = np.random.default_rng(0)
     x = rng.random((1, 64, 58, 58), dtype="float32")
@@ -201,6 +207,9 @@ def bench_conv2d(threads, quick):
     hand = ts.build(K.schedule_conv2d_nchwc((1, 4, 58, 58, 16, 4, 16), parallel=threads > 1),
                     target="c")
     th = tessera_time(hand, (xc, wc, yc))
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, th, ref = interleaved_wall_min([lambda: auto(x, w, y), lambda: hand(xc, wc, yc),
+                                           numpy_conv])
 
     def tvm_conv(tir, te):
         X = te.placeholder((1, 64, 58, 58), name="X")
@@ -225,7 +234,7 @@ def bench_softmax(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
     rng = np.random.default_rng(0)
@@ -242,7 +251,9 @@ def bench_softmax(threads, quick):
     hand = ts.build(K.schedule_softmax(rows_, cols, parallel=threads > 1), target="c")
     th = tessera_time(hand, (x, y))
     ref = best(numpy_softmax)
-    if cpu_timer():  # interleaved with the reference, thread CPU time
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, th, ref = interleaved_wall_min([lambda: auto(x, y), lambda: hand(x, y), numpy_softmax])
+    elif cpu_timer():  # interleaved with the reference, thread CPU time
         t, ref = interleaved_min([lambda: auto(x, y), numpy_softmax])
 
     def tvm_softmax(tir, te):
@@ -268,7 +279,7 @@ def bench_column_sum(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 4096)
     x = np.random.default_rng(0).random((rows_, cols), dtype="float32")
@@ -277,7 +288,9 @@ def bench_column_sum(threads, quick):
     t = tessera_time(auto, (x, y))
     np.testing.assert_allclose(y, x.sum(0), rtol=1e-4)
     ref = best(lambda: x.sum(axis=0, out=y))
-    if cpu_timer():  # interleaved with the reference, thread CPU time
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, ref = interleaved_wall_min([lambda: auto(x, y), lambda: x.sum(axis=0, out=y)])
+    elif cpu_timer():  # interleaved with the reference, thread CPU time
         t, ref = interleaved_min([lambda: auto(x, y), lambda: x.sum(axis=0, out=y)])
     ms = lambda s: s * 1e3 if s else None  # noqa: E731
     rows = []
@@ -290,7 +303,7 @@ def bench_layer_norm(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import best, cpu_timer, interleaved_min, tessera_time
+    from bench_cpu import best, cpu_timer, interleaved_min, interleaved_wall_min, tessera_time
 
     rows_, cols = (1024, 1024) if quick else (4096, 1024)
     rng = np.random.default_rng(0)
@@ -306,7 +319,9 @@ def bench_layer_norm(threads, quick):
     t = tessera_time(auto, (x, g, b, y))
     np.testing.assert_allclose(y, numpy_ln(), rtol=1e-3, atol=1e-4)
     ref = best(numpy_ln)
-    if cpu_timer():  # interleaved with the reference, thread CPU time
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, ref = interleaved_wall_min([lambda: auto(x, g, b, y), numpy_ln])
+    elif cpu_timer():  # interleaved with the reference, thread CPU time
         t, ref = interleaved_min([lambda: auto(x, g, b, y), numpy_ln])
 
     def tvm_ln(tir, te):
@@ -337,7 +352,7 @@ def bench_elementwise(threads, quick):
     import numpy as np
     import ops
     import tessera as ts
-    from bench_cpu import aligned, best, tessera_time
+    from bench_cpu import aligned, best, interleaved_wall_min, tessera_time
 
     n = (1 << 22) if quick else (1 << 24)
     rng = np.random.default_rng(0)
@@ -356,6 +371,9 @@ def bench_elementwise(threads, quick):
         np.multiply(d, 0.5, out=d)
 
     ref = best(numpy_chain, repeat=7)
+    if threads > 1:  # wall clock, interleaved rounds (see interleaved_wall_min)
+        t, ref, copy = interleaved_wall_min([lambda: auto(a, b, c, d), numpy_chain,
+                                             lambda: np.copyto(dst, src)])
 
     def tvm_chain(tir, te):
         A, B, C = (te.placeholder((n,), name=nm) for nm in "ABC")
@@ -440,6 +458,9 @@ def print_table(rows, load):
     wait = os.environ.get("OMP_WAIT_POLICY", "tessera's bounded spin")
     if os.environ.get("BENCH_TIMER") == "cpu":
         print("timer: thread CPU time (time.thread_time), best of 15+ repeats, one thread")
+    if any(r["threads"] > 1 for r in rows):
+        print("more than one thread: wall clock, tessera, the hand schedule and the reference "
+              "timed in turn over 15 rounds of 3 calls (bench_cpu.interleaved_wall_min)")
     print(f"load average before / after: {load[0]} / {load[1]}; cpus: {os.cpu_count()}; "
           f"OpenMP wait policy: {wait}")
     _, why = tvm_or_reason()

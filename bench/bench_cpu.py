@@ -67,6 +67,30 @@ def interleaved_min(fns, rounds=20):
     return times
 
 
+def interleaved_wall_min(fns, rounds=15, calls=3, pause=0.12):
+    """Wall-clock seconds per call of multi-thread functions, the least over ``rounds`` rounds in
+    which each function runs ``calls`` times in turn: every function is sampled across the whole
+    run, so a phase in which another process holds a core hits each alike (the best of one
+    function's burst of 15 calls, then the next function's, compared two different moments of
+    a shared machine: the automatic conv2d read 43-218 GFLOP/s and the hand schedule 36-131 in
+    four runs at load 3). Each round starts after ``pause`` seconds, so that the idle threads of
+    an earlier numpy BLAS call have stopped spinning (OpenBLAS's spin for ~0.1 s; a 2-thread
+    convolution right after a BLAS call read a median of 10 ms against 2.8); put the functions
+    that call BLAS last. The first call of a burst wakes the OpenMP threads: the least of the
+    burst is a warm call."""
+    for fn in fns:
+        fn()
+    times = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        time.sleep(pause)
+        for k, fn in enumerate(fns):
+            for _ in range(calls):
+                t0 = time.perf_counter()
+                fn()
+                times[k] = min(times[k], time.perf_counter() - t0)
+    return times
+
+
 def tessera_time(lib, args, repeat=5, number=3):
     import tessera as ts
 

@@ -3088,7 +3088,49 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op) {
   return true;
 }
 
+// A scalar int32 / int64 floordiv or floormod whose dividend the enclosing loops' ranges prove
+// non-negative and whose divisor is a positive constant other than a power of two: C's `/` or
+// `%` rounds the same way.
+// The runtime's floor helpers test the signs of the dividend and the remainder; where GCC does
+// not know the sign (the parallel body of an OpenMP loop that allocates a tile: its range
+// assumption is left out, see ParallelRangeAssumption) they stayed as compares and conditional
+// moves inside the loops that use them (a convolution's tile loop fused from rows and columns
+// of tiles: every load's address recomputed, 28 x 28 outputs 55.7 -> 47 GFLOP/s on Zen 4).
+std::string CodeGenHost::PrintScalarBinary(const BinaryNode* op) {
+  const bool floor = op->kind == NodeKind::kFloorDiv || op->kind == NodeKind::kFloorMod;
+  DataType t = op->a->dtype;
+  if (floor && t.is_scalar() && t.is_int() && t.bits() >= 32 && op->b->dtype == t) {
+    auto divisor = AsConstInt(op->b);
+    // (by 2^k the helpers are what GCC makes a shift and a mask of, for either sign: C's `/`
+    // and `%` of a value whose sign GCC does not know cost a sign correction more; a row
+    // broadcast's `i % 256` measured 0.86-0.92 -> 1.16-1.22 ms)
+    const bool power_of_two = divisor && (*divisor & (*divisor - 1)) == 0;
+    if (divisor && *divisor > 0 && !power_of_two && loop_bounds_.CanProveGreaterEqual(op->a, 0)) {
+      const char* sign = op->kind == NodeKind::kFloorDiv ? " / " : " % ";
+      return "(" + PrintExpr(op->a) + sign + PrintExpr(op->b) + ")";
+    }
+  }
+  return CodeGenC::PrintScalarBinary(op);
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
+  // The loop's range, while its body is printed (PrintScalarBinary).
+  struct BoundScope {
+    arith::Analyzer* ana = nullptr;
+    Var var;
+    ~BoundScope() {
+      if (ana) ana->Unbind(var);
+    }
+  } bound;
+  if (op->loop_var->dtype.is_scalar() && op->loop_var->dtype.is_int() &&
+      !loop_bounds_.IsBound(op->loop_var.get())) {
+    auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
+    if (min && extent && *extent > 0) {
+      loop_bounds_.Bind(op->loop_var, arith::ConstIntBound{*min, *min + *extent - 1});
+      bound.ana = &loop_bounds_;
+      bound.var = op->loop_var;
+    }
+  }
   // The fence that orders streaming stores (below) after the outermost loop that holds them,
   // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
   // one per chunk of 4 KB (a 4096-point chunk of a bool compare) cost 20%, per 1 KB twice the

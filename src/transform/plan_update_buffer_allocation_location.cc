@@ -10,6 +10,9 @@
 // tir.PlanBufferAllocationDown (the tessera pipeline's planner): each block allocation moves down
 // to the lowest loop or block that encloses all its accesses, as long as no value crosses
 // iterations of the loops it moves into.
+#include <limits>
+#include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -159,36 +162,27 @@ std::pair<Expr, Expr> Bounds(const Expr& e,
   return {nullptr, nullptr};
 }
 
-// Whether the accesses of one iteration of `loop` touch a part of the buffer that no other
-// iteration touches, so the buffer may live inside the loop body.
-bool IterationsAreDisjoint(const ForNode* loop,
-                           const std::vector<AccessPathCollector::Access>& accesses,
-                           const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops) {
-  // A loop of one iteration has nothing to keep apart (a unit batch loop outside a register
-  // tile whose write-back iterates its own unit loop instead).
-  if (auto* extent = AsPtr<IntImmNode>(loop->extent); extent && extent->value == 1) return true;
-  size_t ndim = accesses.front().indices.size();
+using RelaxMap = std::unordered_map<const VarNode*, Ref<RangeNode>>;
+
+// Whether, in some dimension whose indices do not read `avoid`, the accesses of one value of `v`
+// touch a part of the buffer that the next value's do not ([lo(v), hi(v)] ends before
+// [lo(v + 1), hi(v + 1)] starts, or the other way round), so no two values of `v` overlap.
+// `relaxed[a]` are the loops relaxed in access a.
+bool SeparatesValues(const Var& v, const std::vector<std::vector<Expr>>& indices,
+                     const std::vector<RelaxMap>& relaxed,
+                     const std::unordered_set<const VarNode*>& avoid) {
+  size_t ndim = indices.front().size();
   for (size_t d = 0; d < ndim; ++d) {
     Expr lo, hi;
     bool ok = true;
-    for (const auto& a : accesses) {
-      // Relax the loops below `loop` on this access's path.
-      std::unordered_map<const VarNode*, Ref<RangeNode>> relaxed;
-      bool below = false;
-      for (const StmtNode* n : a.path) {
-        if (n == loop) {
-          below = true;
-          continue;
-        }
-        if (auto* f = AsFor(n); f && below)
-          relaxed[f->loop_var.get()] = loops.at(f->loop_var.get());
-      }
-      Expr index = a.indices[d];
-      if (index->dtype.is_vector()) {
+    for (size_t a = 0; a < indices.size(); ++a) {
+      Expr index = indices[a][d];
+      if (index->dtype.is_vector() ||
+          UsesVar(index, [&](const VarNode* u) { return avoid.count(u) != 0; })) {
         ok = false;
         break;
       }
-      auto [l, h] = Bounds(index, relaxed);
+      auto [l, h] = Bounds(index, relaxed[a]);
       if (!l) {
         ok = false;
         break;
@@ -211,8 +205,7 @@ bool IterationsAreDisjoint(const ForNode* loop,
       if (*dh > 0) hi = h;
     }
     if (!ok || !lo) continue;
-    // Iteration v touches [lo(v), hi(v)]; the next one starts after it ends.
-    const Var& v = loop->loop_var;
+    // Value v touches [lo(v), hi(v)]; the next one starts after it ends.
     VarMap next{{v.get(), AddNode::Make(v, MakeConst(v->dtype, int64_t(1)))}};
     Expr next_lo = Substitute(lo, next);
     auto gap = AsConstInt(SimplifyExpr(SubNode::Make(next_lo, Cast(hi, next_lo->dtype))));
@@ -222,6 +215,110 @@ bool IterationsAreDisjoint(const ForNode* loop,
     if (back && *back > 0) return true;
   }
   return false;
+}
+
+// A loop fused from several reads its variable v only as digits of mixed radix: v % c (the
+// innermost loop), v // c % d or v % (c d) // c (a middle one), v // c (the outermost). Each
+// such form is replaced by a variable of its own, keyed by the interval [lo, hi) of place values
+// it covers (v % c: [1, c); v // c % d: [c, c d); v // c: [c, infinity)).
+class FusedDigits : public ExprMutator {
+ public:
+  static constexpr int64_t kTop = std::numeric_limits<int64_t>::max();
+  explicit FusedDigits(const VarNode* v) : v_(v) {}
+  using ExprMutator::VisitExpr_;
+  std::map<std::pair<int64_t, int64_t>, Var> digits;
+
+  Expr VisitExpr_(const FloorDivNode* op) override {
+    auto c = AsConstInt(op->b);
+    if (AsPtr<VarNode>(op->a) == v_ && c && *c > 1) return Digit(*c, kTop, op->a->dtype);
+    // v % m // c with c dividing m: the same digit as v // c % (m / c).
+    auto* mod = AsPtr<FloorModNode>(op->a);
+    auto m = mod ? AsConstInt(mod->b) : std::nullopt;
+    if (mod && AsPtr<VarNode>(mod->a) == v_ && c && *c > 1 && m && *m > *c && *m % *c == 0) {
+      return Digit(*c, *m, op->a->dtype);
+    }
+    return ExprMutator::VisitExpr_(op);
+  }
+  Expr VisitExpr_(const FloorModNode* op) override {
+    auto d = AsConstInt(op->b);
+    if (d && *d > 1) {
+      if (AsPtr<VarNode>(op->a) == v_) return Digit(1, *d, op->a->dtype);
+      auto* div = AsPtr<FloorDivNode>(op->a);
+      auto c = div ? AsConstInt(div->b) : std::nullopt;
+      if (div && AsPtr<VarNode>(div->a) == v_ && c && *c > 1 &&
+          *c <= std::numeric_limits<int64_t>::max() / *d) {
+        return Digit(*c, *c * *d, op->a->dtype);
+      }
+    }
+    return ExprMutator::VisitExpr_(op);
+  }
+
+  /*! \brief Whether the digits' intervals tile [1, infinity): then v and the digits determine
+   *  each other. */
+  bool Complete() const {
+    int64_t at = 1;
+    for (const auto& [range, var] : digits) {
+      if (range.first != at) return false;
+      at = range.second;
+    }
+    return at == kTop && digits.size() > 1;
+  }
+
+ private:
+  Expr Digit(int64_t lo, int64_t hi, DataType t) {
+    auto [it, fresh] = digits.emplace(std::make_pair(lo, hi), Var());
+    if (fresh) it->second = VarNode::Make("digit" + std::to_string(digits.size()), t);
+    return it->second;
+  }
+  const VarNode* v_;
+};
+
+// Whether the accesses of one iteration of `loop` touch a part of the buffer that no other
+// iteration touches, so the buffer may live inside the loop body.
+bool IterationsAreDisjoint(const ForNode* loop,
+                           const std::vector<AccessPathCollector::Access>& accesses,
+                           const RelaxMap& loops) {
+  // A loop of one iteration has nothing to keep apart (a unit batch loop outside a register
+  // tile whose write-back iterates its own unit loop instead).
+  if (auto* extent = AsPtr<IntImmNode>(loop->extent); extent && extent->value == 1) return true;
+  std::vector<std::vector<Expr>> indices;
+  std::vector<RelaxMap> relaxed;
+  for (const auto& a : accesses) {
+    // Relax the loops below `loop` on this access's path.
+    RelaxMap below_loop;
+    bool below = false;
+    for (const StmtNode* n : a.path) {
+      if (n == loop) {
+        below = true;
+        continue;
+      }
+      if (auto* f = AsFor(n); f && below)
+        below_loop[f->loop_var.get()] = loops.at(f->loop_var.get());
+    }
+    indices.push_back(a.indices);
+    relaxed.push_back(std::move(below_loop));
+  }
+  if (SeparatesValues(loop->loop_var, indices, relaxed, {})) return true;
+  // A loop fused from several (a parallel loop over tiles of rows and columns): two iterations
+  // differ in at least one digit, so the buffer's parts are apart if, for every digit, one
+  // dimension that reads no other digit keeps that digit's values apart.
+  FusedDigits fused(loop->loop_var.get());
+  std::vector<std::vector<Expr>> split(indices.size());
+  for (size_t a = 0; a < indices.size(); ++a) {
+    for (const Expr& i : indices[a]) {
+      split[a].push_back(fused.VisitExpr(i));
+      if (UsesVar(split[a].back(), loop->loop_var.get())) return false;
+    }
+  }
+  if (!fused.Complete()) return false;
+  for (const auto& [range, digit] : fused.digits) {
+    std::unordered_set<const VarNode*> others;
+    for (const auto& [r, other] : fused.digits) {
+      if (other.get() != digit.get()) others.insert(other.get());
+    }
+    if (!SeparatesValues(digit, split, relaxed, others)) return false;
+  }
+  return true;
 }
 
 class AllocationMover : public StmtMutator {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/arith/analyzer.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/target/codegen_c.h"
 
@@ -61,6 +62,9 @@ class CodeGenHost : public CodeGenC {
   std::string FunctionPrefix(const PrimFunc& func, bool prototype) override;
   std::string CalleeName(const GlobalVarNode* callee) override;
 
+  /*! \brief A scalar int32 / int64 floordiv or floormod of a value that the enclosing loops'
+   *  ranges prove non-negative by a positive constant (not a power of two) is C's `/` or `%`. */
+  std::string PrintScalarBinary(const BinaryNode* op) override;
   std::string PrintVectorBinary(const BinaryNode* op) override;
   /*! \brief An integer floordiv / floormod of lanes by a positive constant, or "". */
   std::string PrintVectorFloorByConstant(const BinaryNode* op);
@@ -127,6 +131,8 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The values of the scalar integer LetStmts printed so far (common subexpressions):
    *  what a vector index's divisibility is proved from. */
   VarMap int_lets_;
+  /*! \brief The ranges of the loops (constant bounds) around the statement being printed. */
+  arith::Analyzer loop_bounds_;
   /*! \brief Variables made while printing (PrintAlignedStoreLoop's), alive while their names
    *  are (names are keyed by the variable's address). */
   std::vector<Var> made_vars_;
