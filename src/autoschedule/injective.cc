@@ -9,6 +9,8 @@
 
 #include "rules.h"
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
+#include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -159,6 +161,132 @@ std::vector<int64_t> IterStrides(const BlockNode* b, const BufferNode* buffer,
     if (!AddAffine(b, indices[p], strides[p], &by_iter)) return {};
   }
   return by_iter;
+}
+
+/*! \brief The iterators of `b` that the loads `indices` divide: floordiv(e, c) or floormod(e,
+ *  c) with e = v or v * m + (the rest), c > 1 a constant multiple of m, as (position, c / m).
+ *  (Only a guide to the loop order: any split and reorder of a spatial block is legal.) */
+std::set<std::pair<int, int64_t>> DividedIterators(const BlockNode* b,
+                                                   const std::vector<Expr>& indices) {
+  std::set<std::pair<int, int64_t>> found;
+  auto visit = [&](const ObjectRef& node) {
+    const Expr* a = nullptr;
+    const Expr* c = nullptr;
+    if (auto* d = AsPtr<FloorDivNode>(node)) {
+      a = &d->a;
+      c = &d->b;
+    } else if (auto* m = AsPtr<FloorModNode>(node)) {
+      a = &m->a;
+      c = &m->b;
+    }
+    if (a == nullptr) return;
+    const auto* k = AsPtr<IntImmNode>(*c);
+    if (k == nullptr || k->value < 2) return;
+    Expr head = *a;
+    if (auto* add = AsPtr<AddNode>(head)) head = add->a;
+    int64_t m = 1;
+    if (auto* mul = AsPtr<MulNode>(head)) {
+      const auto* f = AsPtr<IntImmNode>(mul->b);
+      if (f == nullptr || f->value < 1) return;
+      m = f->value;
+      head = mul->a;
+    }
+    const int at = IterIndex(b, head);
+    if (at < 0 || k->value % m != 0 || k->value / m < 2) return;
+    found.insert({at, k->value / m});
+  };
+  for (const Expr& e : indices) PostOrderVisit(e, visit);
+  return found;
+}
+
+/*! \brief The step of `index` when the iterator `v` grows by one, if a constant. */
+std::optional<int64_t> StepAlong(const Expr& index, const Var& v) {
+  arith::Analyzer ana;
+  VarMap next;
+  next[v.get()] = AddE(v, IntConst(v->dtype, 1));
+  Expr diff = ana.Simplify(SubE(Substitute(index, next), index));
+  if (const auto* c = AsPtr<IntImmNode>(diff)) return c->value;
+  return std::nullopt;
+}
+
+/*!
+ * \brief A layout change out of a blocked layout (CPU): NCHW8c to NCHW reads
+ *  `A[n, c // 8, h, w, c % 8]`, NCHW8c to NCHW4c `A[n, c // 2, h, w, c % 2 * 4 + b]`. Fused
+ *  and vectorized along the output's rows, each row read its elements of a block a block
+ *  apart (stride 8 along w, a gather per vector), and the next channel of the same block came
+ *  back to those lines only a whole image later, from the L2. The divided iterator's loop is
+ *  split by the divisor (the block, a sub-axis) and the sub-axis goes just outside the
+ *  output's innermost loop: the block's lines of the input are read once from memory for the
+ *  sub-axis's rows of the output, which are written in runs. The loops outside are fused and
+ *  parallel; the innermost is vectorized where every load runs along it at unit stride
+ *  (NCHW4c's 4 channels), else left to the C compiler (NCHW's w, a stride of 8). False (the
+ *  schedule as it was) when the block is not one.
+ */
+bool TileBlockedRead(Schedule& sch, const BlockInfo& info, const std::vector<LoopRV>& loops,
+                     const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || info.store == nullptr || info.store->indices.empty() || info.has_call ||
+      info.has_select || info.loads.size() != 1) {
+    return false;
+  }
+  const size_t n = b->iter_vars.size();
+  if (loops.size() != n || n < 3) return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (b->iter_vars[k]->iter_type != IterVarType::kDataPar || info.extents[k] < 1) return false;
+  }
+  const int w = IterIndex(b, info.store->indices.back());
+  if (w != static_cast<int>(n) - 1) return false;
+  const BufferLoadNode* load = info.loads[0];
+  if (load->indices.empty()) return false;
+  // one iterator divided by one constant (not OIHW8i8o to OHWI, which divides two)
+  const std::set<std::pair<int, int64_t>> divided = DividedIterators(b, load->indices);
+  if (divided.size() != 1) return false;
+  const int k = divided.begin()->first;
+  const int64_t c = divided.begin()->second;
+  if (k == w || info.extents[k] % c != 0 || info.extents[k] == c) return false;
+  // The output's rows of the sub-axis are each at least a line long (else the plain schedule's
+  // vectors are as good).
+  const int64_t bytes = std::max(1, info.output_bits / 8);
+  if (info.extents[w] * bytes < kLineBytes / 4) return false;
+  bool unit = true;
+  for (const Expr& index : load->indices) {
+    std::optional<int64_t> step = StepAlong(index, b->iter_vars[w]->var);
+    if (&index == &load->indices.back()) {
+      unit = unit && step == std::optional<int64_t>(1);
+    } else {
+      unit = unit && step == std::optional<int64_t>(0);
+    }
+  }
+  const int64_t lanes = facts.VectorLanes(info.output_bits);
+  int64_t vec = 0;
+  if (unit) {
+    for (int64_t l = lanes; l >= 2 && l * info.output_bits >= 128; l /= 2) {
+      if (info.extents[w] % l == 0) {
+        vec = l;
+        break;
+      }
+    }
+  }
+  int64_t total = 1;
+  for (int64_t e : info.extents) total *= e;
+  const bool parallel = facts.cores > 1 && total >= kParallelMinElements;
+  return Try(sch, [&] {
+    auto parts = sch.Split(loops[k], {schedule::TraceValue::None(), schedule::TraceValue::Int(c)},
+                           true, false);
+    std::vector<LoopRV> outer;
+    for (size_t q = 0; q + 1 < n; ++q) outer.push_back(static_cast<int>(q) == k ? parts[0] : loops[q]);
+    std::vector<LoopRV> order = outer;
+    order.push_back(parts[1]);
+    order.push_back(loops[w]);
+    sch.Reorder(order);
+    LoopRV fused = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
+    if (vec > 0) {
+      auto v = sch.Split(loops[w], {schedule::TraceValue::None(), schedule::TraceValue::Int(vec)},
+                         true, false);
+      sch.Vectorize(v[1]);
+    }
+    if (parallel) sch.Parallel(fused);
+  });
 }
 
 /*!
@@ -867,6 +995,7 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
     return;
   }
   if (!facts.IsGpu() && TilePermutation(sch, info, loops, facts)) return;
+  if (!facts.IsGpu() && TileBlockedRead(sch, info, loops, facts)) return;
   int64_t total = Product(sch, loops);
   if (!facts.IsGpu() && SchedulePadding(sch, info, facts)) return;
   if (!facts.IsGpu() && SchedulePieces(sch, info, loops, facts)) return;
