@@ -354,7 +354,7 @@ bool VectorizeColumnInRow(Schedule& sch, const BlockRV& block, const BlockInfo& 
     sch.Reorder(order);
     if (extent / lanes > 1) {
       sch.Unroll(parts[0]);
-    } else if (LoopExtent(sch, reduce.back()) <= kWindowUnroll) {
+    } else if (reduce.size() > 1 && LoopExtent(sch, reduce.back()) <= kWindowUnroll) {
       sch.Unroll(reduce.back());  // a pool's window row: its vectors in one straight run
     }
     sch.Vectorize(parts[1]);
