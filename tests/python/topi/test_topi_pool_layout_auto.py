@@ -202,17 +202,31 @@ def test_layout_transform_matches_numpy(shape, src, dst, dtype):
     np.testing.assert_array_equal(out, np_layout(a, src, dst))
 
 
-def test_a_blocked_read_runs_the_sub_axis_outside_the_output_rows():
-    # NCHW8c to NCHW: the channel loop is split by the block (8) and its sub-axis sits just
-    # outside the output's rows of w, the loops outside it fused and parallel.
+def test_a_blocked_layout_tiles_the_block_and_vectorizes_the_inputs_contiguous_loop():
+    # NCHW8c to NCHW: the channel loop is split by the block (8); its sub-axis (the input's
+    # contiguous one) goes innermost, in vectors, inside the output's row of w; the loops
+    # outside the tile are fused and parallel.
     x = te.placeholder((4, 32, 56, 56, 8), "float32", name="x")
     y = topi.layout_transform(x, "NCHW8c", "NCHW")
     sch = ts.autoschedule(te.create_prim_func([x, y]), target="c")
     trace = "\n".join(sch.trace.as_python())
-    assert "factors=[None, 8]" in trace and "reorder" in trace, trace
-    assert "T.grid(8, 56)" in sch.mod.script() or "range(8)" in sch.mod.script()
-    # NCHW8c to NCHW4c: the input channel c * 4 + b divided by 8, the same split (by 2)
+    assert "factors=[None, 8]" in trace and "reorder" in trace and "vectorize" in trace, trace
+    # NCHW8c to NCHW4c: the input channel c * 4 + b divided by 8, split by 2; the 4 channels of
+    # the output's block one vector
     x = te.placeholder((1, 4, 5, 7, 8), "float32", name="x")
     y = topi.layout_transform(x, "NCHW8c", "NCHW4c")
     trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
-    assert "factors=[None, 2]" in trace and "reorder" in trace, trace
+    assert "factors=[None, 2]" in trace and "vectorize" in trace, trace
+    # OHWI to OIHW8i4o (no division, a run of 8 input channels): the 8 channels innermost
+    x = te.placeholder((128, 7, 7, 32), "float32", name="x")
+    y = topi.layout_transform(x, "OHWI", "OIHW8i4o")
+    trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
+    assert "reorder" in trace and "vectorize" in trace, trace
+
+
+def test_a_reshape_keeps_the_copy_rules():
+    # read and written in the same order: not a blocked layout change
+    x = te.placeholder((64, 48), "float32", name="x")
+    y = topi.reshape(x, (32, 96))
+    trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
+    assert "reorder" not in trace, trace
