@@ -9,6 +9,8 @@
 
 #include "rules.h"
 #include "tessera/arith/analyzer.h"
+#include "tessera/ir/expr_ops.h"
+#include "tessera/ir/functor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 
@@ -159,6 +161,168 @@ std::vector<int64_t> IterStrides(const BlockNode* b, const BufferNode* buffer,
     if (!AddAffine(b, indices[p], strides[p], &by_iter)) return {};
   }
   return by_iter;
+}
+
+/*! \brief The iterators of `b` that the loads `indices` divide: floordiv(e, c) or floormod(e,
+ *  c) with e = v or v * m + (the rest), c > 1 a constant multiple of m, as (position, c / m).
+ *  (Only a guide to the loop order: any split and reorder of a spatial block is legal.) */
+std::set<std::pair<int, int64_t>> DividedIterators(const BlockNode* b,
+                                                   const std::vector<Expr>& indices) {
+  std::set<std::pair<int, int64_t>> found;
+  auto visit = [&](const ObjectRef& node) {
+    const Expr* a = nullptr;
+    const Expr* c = nullptr;
+    if (auto* d = AsPtr<FloorDivNode>(node)) {
+      a = &d->a;
+      c = &d->b;
+    } else if (auto* m = AsPtr<FloorModNode>(node)) {
+      a = &m->a;
+      c = &m->b;
+    }
+    if (a == nullptr) return;
+    const auto* k = AsPtr<IntImmNode>(*c);
+    if (k == nullptr || k->value < 2) return;
+    Expr head = *a;
+    if (auto* add = AsPtr<AddNode>(head)) head = add->a;
+    int64_t m = 1;
+    if (auto* mul = AsPtr<MulNode>(head)) {
+      const auto* f = AsPtr<IntImmNode>(mul->b);
+      if (f == nullptr || f->value < 1) return;
+      m = f->value;
+      head = mul->a;
+    }
+    const int at = IterIndex(b, head);
+    if (at < 0 || k->value % m != 0 || k->value / m < 2) return;
+    found.insert({at, k->value / m});
+  };
+  for (const Expr& e : indices) PostOrderVisit(e, visit);
+  return found;
+}
+
+/*!
+ * \brief A layout change between blocked layouts (CPU), which TilePermutation leaves: the
+ *  input's contiguous axis is a sub-axis of a block (NCHW8c to NCHW reads `A[n, c // 8, h, w,
+ *  c % 8]`, NCHW8c to NCHW4c `A[n, c // 2, h, w, (c * 4 + b) % 8]`, OIHW8i8o to OHWI `A[o // 8,
+ *  i // 8, h, w, i % 8, o % 8]`) or a run shorter than a line (OHWI to OIHW8i4o reads `A[o * 4
+ *  + b, h, w, i * 8 + a]`). Fused and vectorized along the output, each vector gathered its
+ *  elements a block apart and the next sub-axis came back to those lines only much later.
+ *  Each divided iterator's loop is split by its divisor; the loops of the input's last index
+ *  and the output's last loop make a tile (a few lines of each side, in the L1), inside the
+ *  other loops (fused, parallel), in the output's order but for the loop along which the
+ *  input is contiguous, which goes innermost and is vectorized when it fills 16 bytes (the
+ *  output then written lane by lane into lines that the tile fills). Measured on AKG's cases,
+ *  float32, one thread: NCHW8c to NCHW (4, 32, 56, 56, 8) 3.2 ms -> 1.9 (numpy 2.1),
+ *  NCHW8c to NCHW4c (8, 32, 56, 56, 8) 10.5 -> 3.7 (numpy 7.4), OHWI to OIHW8i4o (128, 7, 7,
+ *  32) 0.22 -> 0.06 (numpy 0.20), OIHW8i8o to OHWI (16, 4, 7, 7, 8, 8) 0.13 -> 0.06 (numpy
+ *  0.12). False (the schedule as it was) when the block is not one: a reshape, whose tile is
+ *  read and written in the same order, keeps the copy rules.
+ */
+bool TileBlockedLayout(Schedule& sch, const BlockInfo& info, const std::vector<LoopRV>& loops,
+                       const TargetFacts& facts) {
+  const BlockNode* b = info.block;
+  if (b == nullptr || info.store == nullptr || info.store->indices.empty() || info.has_call ||
+      info.has_select || info.loads.size() != 1) {
+    return false;
+  }
+  const size_t n = b->iter_vars.size();
+  if (loops.size() != n || n < 2) return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (b->iter_vars[k]->iter_type != IterVarType::kDataPar || info.extents[k] < 1) return false;
+  }
+  const int w = IterIndex(b, info.store->indices.back());
+  if (w != static_cast<int>(n) - 1) return false;
+  const BufferLoadNode* load = info.loads[0];
+  if (load->indices.empty() || load->buffer.get() == info.store->buffer.get()) return false;
+  const std::vector<int64_t> out_strides =
+      IterStrides(b, info.store->buffer.get(), info.store->indices);
+  if (out_strides.empty()) return false;
+  // divisor of each iterator (1: not divided)
+  std::vector<int64_t> divisor(n, 1);
+  for (const auto& [k, c] : DividedIterators(b, load->indices)) {
+    if (divisor[k] != 1 || info.extents[k] % c != 0 || info.extents[k] == c) return false;
+    divisor[k] = c;
+  }
+  // The input's last index: (a sum of iterators times constants), or that sum % c.
+  Expr last = load->indices.back();
+  if (auto* m = AsPtr<FloorModNode>(last)) last = m->a;
+  std::vector<int64_t> coef(n, 0);
+  if (!AddAffine(b, last, 1, &coef)) return false;
+  int contiguous = -1;
+  for (size_t k = 0; k < n; ++k) {
+    if (coef[k] == 1) contiguous = static_cast<int>(k);
+  }
+  // (the output's rows of blocks read block by block, NCHW8c to NHWC: the row's vectors)
+  if (contiguous < 0 || (contiguous == w && divisor[w] != 1)) return false;
+  // The tile: per iterator in it, the part of its loop (the inner one where divided, both for
+  // the output's last iterator).
+  std::vector<bool> in_tile(n, false);
+  for (size_t k = 0; k < n; ++k) in_tile[k] = coef[k] != 0 || static_cast<int>(k) == w;
+  int64_t tile = 1;
+  bool same_order = true;  // every tile loop strides alike in the input and the output
+  for (size_t k = 0; k < n; ++k) {
+    if (!in_tile[k]) continue;
+    const bool whole = static_cast<int>(k) == w || divisor[k] == 1;
+    tile *= whole ? info.extents[k] : divisor[k];
+    if (static_cast<int>(k) == w && divisor[k] != 1) same_order = false;
+    same_order = same_order && out_strides[k] == coef[k];
+  }
+  if (same_order || tile < 2) return false;
+  const int64_t bytes = std::max(1, info.output_bits / 8);
+  const int64_t in_bytes = std::max(1, load->buffer->dtype.bits() / 8);
+  if (tile * (bytes + in_bytes) > facts.l1_bytes / 4) return false;
+  const int64_t vec_extent =
+      divisor[contiguous] != 1 ? divisor[contiguous] : info.extents[contiguous];
+  const int64_t native = facts.VectorLanes(std::max(8, info.output_bits));
+  int64_t lanes = 0;
+  for (int64_t l = native; l >= 2 && l * info.output_bits >= 128; l /= 2) {
+    if (vec_extent % l == 0) {
+      lanes = l;
+      break;
+    }
+  }
+  // Scalar tiles (OHWI to OIHW's 7 input channels) keep the plain schedule's vectors.
+  if (lanes == 0) return false;
+  int64_t total = 1;
+  for (int64_t e : info.extents) total *= e;
+  const bool parallel = facts.cores > 1 && total >= kParallelMinElements;
+  return Try(sch, [&] {
+    std::vector<LoopRV> outer, inner;
+    LoopRV contiguous_loop;
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<LoopRV> parts{loops[k]};
+      if (divisor[k] != 1) {
+        parts = sch.Split(loops[k], {schedule::TraceValue::None(),
+                                     schedule::TraceValue::Int(divisor[k])}, true, false);
+      }
+      const bool whole = static_cast<int>(k) == w;
+      for (size_t q = 0; q < parts.size(); ++q) {
+        const bool tiled = in_tile[k] && (whole || q + 1 == parts.size());
+        if (!tiled) {
+          outer.push_back(parts[q]);
+        } else if (static_cast<int>(k) == contiguous && q + 1 == parts.size()) {
+          contiguous_loop = parts[q];
+        } else {
+          inner.push_back(parts[q]);
+        }
+      }
+    }
+    if (outer.empty()) throw Error("a tile without loops around it");
+    std::vector<LoopRV> order = outer;
+    order.insert(order.end(), inner.begin(), inner.end());
+    order.push_back(contiguous_loop);
+    sch.Reorder(order);
+    LoopRV fused = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
+    {
+      LoopRV v = contiguous_loop;
+      if (vec_extent > lanes) {
+        v = sch.Split(contiguous_loop,
+                      {schedule::TraceValue::None(), schedule::TraceValue::Int(lanes)}, true,
+                      false)[1];
+      }
+      sch.Vectorize(v);
+    }
+    if (parallel) sch.Parallel(fused);
+  });
 }
 
 /*!
@@ -867,6 +1031,7 @@ void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& 
     return;
   }
   if (!facts.IsGpu() && TilePermutation(sch, info, loops, facts)) return;
+  if (!facts.IsGpu() && TileBlockedLayout(sch, info, loops, facts)) return;
   int64_t total = Product(sch, loops);
   if (!facts.IsGpu() && SchedulePadding(sch, info, facts)) return;
   if (!facts.IsGpu() && SchedulePieces(sch, info, loops, facts)) return;
