@@ -175,3 +175,28 @@ def test_the_region_stays_for_several_threads():
     # the serial branch: one flat range over all 2048 x 2048 elements, no chunk variable
     assert "tessera_vec_chunk" not in src[k:]
     assert "4194304" in src[k:]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cols", [1001, 333, 2047])
+def test_copies_with_a_tail_take_the_same_flat_loop(dtype, cols):
+    # rows of no whole number of vectors: the vector nest and its scalar tail are one flat
+    # loop (its last vector ending at the row's last element), no helper of their own
+    rows = 37
+    rng = np.random.default_rng(cols)
+    A = te.placeholder((rows, cols), dtype, name="A")
+    lib = ts.build(te.create_prim_func([A, topi.flip(A, 0)]), target="c")
+    src = lib.get_source()
+    assert "tessera_copy_" not in src
+    if cols >= 1001:
+        assert "tessera_vec_skip" in src, src
+    x0 = _data(rng, (rows, cols), dtype)
+    for in_off in _offsets(dtype):
+        x = _at((rows, cols), dtype, in_off)
+        x[...] = x0
+        for out_off in _offsets(dtype):
+            got = _at((rows, cols), dtype, out_off)
+            got[...] = 0
+            lib(x, got)
+            np.testing.assert_array_equal(got, x0[::-1],
+                                          err_msg=f"input {in_off}, output {out_off}")
