@@ -2962,8 +2962,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail) 
       Expr i = Substitute(idx, tail_lets);
       if (!i->dtype.is_scalar() || !i->dtype.is_int()) return false;
       Expr expect = AddNode::Make(
-          CastTo(i->dtype, AddNode::Make(first_elem, MakeConst(first_elem->dtype, count),
-                                         op->span)),
+          CastTo(i->dtype,
+                 AddNode::Make(first_elem, MakeConst(first_elem->dtype, count), op->span)),
           CastTo(i->dtype, tail->loop_var), op->span);
       auto gap = AsConstInt(ana.Simplify(SubNode::Make(i, expect, op->span)));
       return gap && *gap == 0;
@@ -2993,8 +2993,9 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail) 
   // 0.097 ms in 64-byte vectors, 0.088 in pairs of 32, glibc's memcpy 0.102 (float16
   // expand_dims, 8 MB: 0.227-0.310 / 0.218-0.238 / 0.225-0.247); inputs alike, as fast.
   auto* flat_load = AsPtr<BufferLoadNode>(flat_value);
-  const bool pair = flat_load != nullptr && flat_load->dtype == t && flat_load->indices.size() == 1 &&
-                    AsPtr<RampNode>(flat_load->indices[0]) != nullptr && (bytes == 32 || bytes == 64);
+  const bool pair =
+      flat_load != nullptr && flat_load->dtype == t && flat_load->indices.size() == 1 &&
+      AsPtr<RampNode>(flat_load->indices[0]) != nullptr && (bytes == 32 || bytes == 64);
   const int64_t half = bytes == 64 ? lanes / 2 : lanes;
   auto half_store_at = [&](const Expr& k) {
     auto* r = AsPtr<RampNode>(flat_load->indices[0]);
@@ -3038,8 +3039,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail) 
     made_vars_.push_back(skip_var);
     std::string skip = AllocVarName(skip_var.get());
     PrintIndent();
-    stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)(" << at_first
-            << ")) & " << (pair ? 63 : bytes - 1) << ") / " << esize << ");\n";
+    stream_ << type << " " << skip << " = (" << type << ")((((uintptr_t)0 - (uintptr_t)("
+            << at_first << ")) & " << (pair ? 63 : bytes - 1) << ") / " << esize << ");\n";
     if (esize > 1) {
       PrintIndent();
       stream_ << "if (((uintptr_t)(" << at_first << ") & " << esize - 1 << ") != 0) " << skip
