@@ -111,8 +111,11 @@ class CodeGenHost : public CodeGenC {
   /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
    *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
    *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
-   *  and after; false (nothing printed) for other loops. */
-  bool PrintAlignedStoreLoop(const ForNode* op);
+   *  and after; false (nothing printed) for other loops. `tail`, when not null, is the loop
+   *  after a copy's serial nest: its scalar remainder (the last elements of a row of no whole
+   *  number of vectors), copied with it (the last vector ending at the last element) or the
+   *  pair not printed. */
+  bool PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail = nullptr);
   /*! \brief Print a parallel loop whose body is a restrict-parameter function (false: not
    *  applicable, nothing printed). */
   bool PrintOutlinedParallelLoop(const ForNode* op);
