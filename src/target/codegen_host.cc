@@ -3113,7 +3113,11 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail) 
     // the vector ending at the last element: where the stores were shifted, or a copy's tail
     // (the elements past the whole vectors) is left
     PrintIndent();
-    stream_ << "if (" << (tail_r != 0 ? "1" : skip + " != 0") << ") {\n";
+    if (tail_r != 0) {
+      stream_ << "{\n";  // a copy's tail: always stored
+    } else {
+      stream_ << "if (" << skip << " != 0) {\n";
+    }
     inner = BeginScope();
     PrintStmt(store_at(ana.Simplify(SubNode::Make(end, MakeConst(bt, lanes), op->span))));
     EndScope(inner);
