@@ -161,14 +161,39 @@ std::pair<Expr, Expr> Bounds(const Expr& e,
 
 // Whether the accesses of one iteration of `loop` touch a part of the buffer that no other
 // iteration touches, so the buffer may live inside the loop body.
+/*! \brief The row-major offset of `indices` into a buffer of constant `shape` (null when the
+ *  shape is not constant), simplified: a fused loop's `f // 64` and `f % 64` indices of two
+ *  dimensions become `f` again. */
+Expr LinearOffset(const std::vector<Expr>& indices, const std::vector<Expr>& shape) {
+  if (indices.size() != shape.size() || indices.size() < 2) return Expr();
+  Expr offset;
+  int64_t stride = 1;
+  for (size_t d = indices.size(); d-- > 0;) {
+    const Expr& i = indices[d];
+    if (i->dtype.is_vector()) return Expr();
+    Expr term = stride == 1 ? i : Expr(MulNode::Make(i, MakeConst(i->dtype, stride)));
+    offset = offset ? Expr(AddNode::Make(term, Cast(offset, term->dtype))) : term;
+    auto extent = AsConstInt(shape[d]);
+    if (!extent) return Expr();
+    stride *= *extent;
+  }
+  return SimplifyExpr(offset);
+}
+
 bool IterationsAreDisjoint(const ForNode* loop,
                            const std::vector<AccessPathCollector::Access>& accesses,
-                           const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops) {
+                           const std::unordered_map<const VarNode*, Ref<RangeNode>>& loops,
+                           const std::vector<Expr>& shape) {
   // A loop of one iteration has nothing to keep apart (a unit batch loop outside a register
   // tile whose write-back iterates its own unit loop instead).
   if (auto* extent = AsPtr<IntImmNode>(loop->extent); extent && extent->value == 1) return true;
   size_t ndim = accesses.front().indices.size();
-  for (size_t d = 0; d < ndim; ++d) {
+  // Each dimension, then the row-major offset: a loop fused from two that index two dimensions
+  // (`f // 64`, `f % 64`) keeps its iterations apart in the offset only (adaptive_pool1d's
+  // window sums computed at the average's fused row loop: the buffers of partial sums).
+  std::vector<Expr> offsets;
+  for (const auto& a : accesses) offsets.push_back(LinearOffset(a.indices, shape));
+  for (size_t d = 0; d <= ndim; ++d) {
     Expr lo, hi;
     bool ok = true;
     for (const auto& a : accesses) {
@@ -183,8 +208,8 @@ bool IterationsAreDisjoint(const ForNode* loop,
         if (auto* f = AsFor(n); f && below)
           relaxed[f->loop_var.get()] = loops.at(f->loop_var.get());
       }
-      Expr index = a.indices[d];
-      if (index->dtype.is_vector()) {
+      Expr index = d < ndim ? a.indices[d] : offsets[&a - accesses.data()];
+      if (!index || index->dtype.is_vector()) {
         ok = false;
         break;
       }
@@ -315,7 +340,7 @@ PrimFunc PlanFunc(PrimFunc f, IRModule, const PassContext&) {
     for (size_t k = start.size(); k < lca.size(); ++k) {
       if (auto* loop = AsFor(lca[k])) {
         if (!private_per_iteration(loop) &&
-            !IterationsAreDisjoint(loop, acc->second, collect.loops))
+            !IterationsAreDisjoint(loop, acc->second, collect.loops, buf->shape))
           break;
       }
       target = lca[k];
