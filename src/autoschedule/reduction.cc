@@ -145,9 +145,22 @@ BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
   BlockRV rf = sch.RFactor(loop, axis);
   std::vector<LoopRV> final_loops = sch.GetLoops(block);
   std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
-  if (final_loops.size() >= 2 && rf_loops.size() > final_loops.size() - 2 &&
-      sch.Get(rf_loops[0]).get() != sch.Get(final_loops[0]).get()) {
-    sch.ReverseComputeAt(block, rf_loops[final_loops.size() - 2], false, -1);
+  if (final_loops.size() < 2 || rf_loops.size() <= final_loops.size() - 2) return rf;
+  const size_t last = final_loops.size() - 2;  // the combining block's last spatial loop
+  size_t shared = 0;  // the loops both nests are in
+  while (shared <= last && sch.Get(rf_loops[shared]).get() == sch.Get(final_loops[shared]).get()) {
+    ++shared;
+  }
+  // Also when the two nests share the outer loops only (a reduction computed at its consumer's
+  // row: adaptive_pool1d's window sums of 64 at the average's row of 64 outputs): the outputs
+  // of the row that are not shared loops of more than one iteration would keep a buffer of
+  // partial results per output of the row, written out to memory before any is combined
+  // (adaptive_pool1d avg of 8 x 64 x 4096 float32 to 64, AVX-512, one thread: the buffers
+  // of all rows, 6 MB, were allocated whole).
+  int64_t unshared = 1;
+  for (size_t k = shared; k <= last; ++k) unshared *= std::max<int64_t>(0, LoopExtent(sch, rf_loops[k]));
+  if (shared == 0 || (shared <= last && unshared > 1)) {
+    sch.ReverseComputeAt(block, rf_loops[last], false, -1);
   }
   return rf;
 }
