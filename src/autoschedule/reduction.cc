@@ -165,6 +165,8 @@ BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
   return rf;
 }
 
+void CombineAccumulators(Schedule& sch, const BlockRV& block, int64_t acc, int64_t lanes);
+
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
  *  an independent chain of vector operations, so the row streams at the speed of loads. An
  *  inner reduction loop shorter than a full set of accumulators is first fused with the
@@ -217,7 +219,38 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
     DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
     vectorized = true;
   });
-  if (!vectorized || acc < 2) return;
+  if (!vectorized) return;
+  if (acc >= 2) CombineAccumulators(sch, block, acc, lanes);
+  // A short row (fewer vector steps than half the lanes: adaptive_pool1d's float16 windows of
+  // 64, two steps of 32 lanes): the chain of lanes - 1 scalar steps that combines the lanes
+  // outweighs the row's vector work, so the vector is first folded in halves (vector steps of
+  // half-width vectors), down to 16-byte vectors of at least 4 lanes (a chain of 3 for
+  // float32, 7 for float16, 15 for int8: narrower int8 folds measured slower, adaptive_pool max
+  // 7x7 int8, AVX-512, one thread: 0.43 ms folded to 16 lanes, 0.47 folded to 4).
+  const int64_t steps = extent / (acc * lanes);
+  if (steps * 2 >= lanes) return;
+  const int64_t lane_bits = vector_bytes * 8 / lanes;
+  for (int64_t width = lanes; width > 4 && width % 2 == 0 && width / 2 * lane_bits >= 128;
+       width /= 2) {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    if (loops.empty() || LoopExtent(sch, loops.back()) != width) return;
+    const bool folded = Try(sch, [&] {
+      auto parts = sch.Split(loops.back(), {TraceValue::Int(2), TraceValue::Int(width / 2)}, true,
+                             false);
+      BlockRV rf = RFactorInRow(sch, block, parts[1]);
+      std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
+      if (rf_loops.size() < 2) throw Error("no vector loop of partial results");
+      sch.Vectorize(rf_loops.back());
+      sch.Unroll(rf_loops[rf_loops.size() - 2]);
+      DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
+    });
+    if (!folded) return;
+  }
+}
+
+/*! \brief The acc x lanes partial results of a row combined into one vector (see
+ *  VectorizeReduction). */
+void CombineAccumulators(Schedule& sch, const BlockRV& block, int64_t acc, int64_t lanes) {
   // The row's acc x lanes partial results are combined as a tree: first the acc vectors into
   // one, lane by lane (vector operations, a second rfactor), then that vector's lanes, a chain
   // of lanes - 1 scalar steps instead of acc * lanes - 1. The chain was as long as the row's

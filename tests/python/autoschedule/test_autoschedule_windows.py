@@ -128,3 +128,29 @@ def test_window_sums_at_a_fused_row_keep_per_window_partial_sums():
     src = ts.build(func, target="c").get_source()
     assert "adaptive_pool_sum_rf" in src
     assert "TESSERA_WORKSPACE adaptive_pool_sum_rf" not in src
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int32", "float64"])
+@pytest.mark.parametrize("kind", ["sum", "max", "min"])
+@pytest.mark.parametrize("width", [64, 96, 256])
+def test_short_rows_fold_their_lanes_in_halves(width, kind, dtype):
+    # Rows of a few vectors: the partial results' vector is folded in halves (more rfactor
+    # steps) before its last lanes are combined; every result equals numpy's.
+    rows = 37
+    x = data((rows, width), dtype)
+    got, func = run(x, lambda a: getattr(topi, kind)(a, axis=1))
+    if kind == "sum":
+        acc = "float64" if dtype.startswith("float") else "int64"
+        want = x.astype(acc).sum(1)
+        if dtype.startswith("int"):
+            want = want.astype(dtype)
+    else:
+        want = getattr(x, kind)(1)
+    if dtype == "float16" and kind == "sum":
+        np.testing.assert_allclose(got.astype("float64"), want, rtol=2e-2, atol=0.5)
+    else:
+        check(got, np.asarray(want).astype(got.dtype))
+    if dtype == "float32":
+        lines = ts.autoschedule(func, target="c", facts={"vector_bits": 512}).trace.as_python()
+        # 16 lanes folded to 8, then 4 (16-byte vectors): at least two rfactors past the first
+        assert sum("rfactor" in line for line in lines) >= 3, "\n".join(lines)
