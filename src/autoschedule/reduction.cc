@@ -227,8 +227,15 @@ void VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
   // half-width vectors), down to 16-byte vectors of at least 4 lanes (a chain of 3 for
   // float32, 7 for float16, 15 for int8: narrower int8 folds measured slower, adaptive_pool max
   // 7x7 int8, AVX-512, one thread: 0.43 ms folded to 16 lanes, 0.47 folded to 4).
+  // Max and min are left to the code generator, which prints their last lanes as a tree
+  // (tessera_reduce_max_*): the fold is for sums, products and logic, whose chain it keeps.
   const int64_t steps = extent / (acc * lanes);
   if (steps * 2 >= lanes) return;
+  {
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    auto* st = b ? AsPtr<BufferStoreNode>(b->body) : nullptr;
+    if (!st || AsPtr<MaxNode>(st->value) || AsPtr<MinNode>(st->value)) return;
+  }
   const int64_t lane_bits = vector_bytes * 8 / lanes;
   for (int64_t width = lanes; width > 4 && width % 2 == 0 && width / 2 * lane_bits >= 128;
        width /= 2) {

@@ -152,5 +152,10 @@ def test_short_rows_fold_their_lanes_in_halves(width, kind, dtype):
         check(got, np.asarray(want).astype(got.dtype))
     if dtype == "float32":
         lines = ts.autoschedule(func, target="c", facts={"vector_bits": 512}).trace.as_python()
-        # 16 lanes folded to 8, then 4 (16-byte vectors): at least two rfactors past the first
-        assert sum("rfactor" in line for line in lines) >= 3, "\n".join(lines)
+        folds = sum("rfactor" in line for line in lines)
+        if kind == "sum":
+            # 16 lanes folded to 8, then 4 (16-byte vectors): two rfactors past the first
+            assert folds >= 3, "\n".join(lines)
+        else:
+            # max and min: the code generator prints the last lanes as a tree
+            assert folds <= 2, "\n".join(lines)
