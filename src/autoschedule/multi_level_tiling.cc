@@ -51,6 +51,10 @@ struct MatmulShape {
   // 1: Y reads i itself): X's rows reuse one Y within a group of i_group rows, so row tiles
   // stay inside a group.
   int64_t i_group = 0;
+  // X reads j only as j // j_group (a grouped convolution with the channels innermost, NHWC or
+  // NWC: the input channel `o // G * Cg + rc`; 0: X does not read j): X is the same across a
+  // group of j_group columns, so column tiles stay inside a group.
+  int64_t j_group = 0;
   int i2 = -1;  // a batch iterator Y depends on and X does not (conv: the output row)
   std::vector<int> batch, reduce;
   Expr x, y;  // the factors: x broadcast along j, y varying along j
@@ -100,7 +104,16 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   }
   if (m.j < 0) return std::nullopt;
   bool a_j = UsesVar(mul->a, var_of(m.j)), b_j = UsesVar(mul->b, var_of(m.j));
-  if (a_j == b_j) return std::nullopt;
+  if (!a_j && !b_j) return std::nullopt;
+  if (a_j && b_j) {
+    // Both read j: a grouped j when one factor reads it only as j // G, whole groups of j.
+    const int64_t ga = OnlyFloorDivided(mul->a, var_of(m.j));
+    const int64_t gb = OnlyFloorDivided(mul->b, var_of(m.j));
+    if ((ga > 1) == (gb > 1)) return std::nullopt;
+    m.j_group = ga > 1 ? ga : gb;
+    if (info.extents[m.j] % m.j_group != 0) return std::nullopt;
+    a_j = gb > 1;  // the factor that reads j itself is Y
+  }
   m.x = a_j ? mul->b : mul->a;
   m.y = a_j ? mul->a : mul->b;
   // i: the spatial iterator of C that X depends on and Y does not, innermost in C's indices.
@@ -114,6 +127,8 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
       }
     }
   }
+  // (A grouped j takes a plain i only: the tile is grouped along one axis.)
+  if (m.i < 0 && m.j_group > 0) return std::nullopt;
   // Else a grouped i: Y reads it only as i // G, or as i itself (G = 1).
   for (const Expr& index : st->indices) {
     auto* v = AsPtr<VarNode>(index);
@@ -168,7 +183,7 @@ struct RegisterTile {
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
                                         int regs, bool partial_rows, bool partial_cols = false,
-                                        int64_t row_group = 0) {
+                                        int64_t row_group = 0, int64_t col_group = 0) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
@@ -178,6 +193,8 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
     // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
     const int64_t cols_rest = ej % (nv * lanes);
     if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    // Grouped columns: the tile's columns in one group.
+    if (col_group > 0 && col_group % (nv * lanes) != 0) continue;
     // The share of the columns' vector lanes that compute (the partial tile's do not all).
     const double cols_used = static_cast<double>(ej) /
                              static_cast<double>((ej + nv * lanes - 1) / (nv * lanes) * nv * lanes);
@@ -498,7 +515,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   const bool partial_rows = ei2 == 1 && (!batched || reduction <= info.extents[m.j]);
   std::vector<RegisterTile> tiles =
       RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                    partial_rows, false, m.i_group);
+                    partial_rows, false, m.i_group, m.j_group);
   // Columns that are no multiple of the full vector take half-width vectors, which the ISA
   // also has (the 56 columns of a 3x3 conv2d on 56x56 outputs on an AVX-512 host: 16 lanes do
   // not divide them, 8 do; without this the block was left untiled, 0.6 GFLOP/s where the
@@ -506,7 +523,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   while (tiles.empty() && lanes > 4 && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, false, m.i_group);
+                          partial_rows, false, m.i_group, m.j_group);
   }
   // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
   // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
@@ -515,7 +532,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   if (tiles.empty()) {
     lanes = facts.VectorLanes(info.output_bits);
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, true, m.i_group);
+                          partial_rows, true, m.i_group, m.j_group);
     partial_cols = true;
   }
   if (tiles.empty()) return false;
@@ -1072,7 +1089,7 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   }
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
   // (CUDA's tiles take no account of grouped rows: a grouped block keeps its CUDA schedule.)
-  if (facts.IsGpu() && m->i_group > 0) return false;
+  if (facts.IsGpu() && (m->i_group > 0 || m->j_group > 0)) return false;
   std::vector<std::string> names;
   // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
   bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||

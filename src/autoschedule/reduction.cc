@@ -150,12 +150,27 @@ BlockRV RFactorInRow(Schedule& sch, const BlockRV& block, const LoopRV& loop) {
   BlockRV rf = sch.RFactor(loop, axis);
   std::vector<LoopRV> final_loops = sch.GetLoops(block);
   std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
-  if (final_loops.size() >= 2 && rf_loops.size() > final_loops.size() - 2 &&
-      sch.Get(rf_loops[0]).get() != sch.Get(final_loops[0]).get()) {
-    sch.ReverseComputeAt(block, rf_loops[final_loops.size() - 2], false, -1);
+  if (final_loops.size() < 2 || rf_loops.size() <= final_loops.size() - 2) return rf;
+  const size_t last = final_loops.size() - 2;  // the combining block's last spatial loop
+  size_t shared = 0;  // the loops both nests are in
+  while (shared <= last && sch.Get(rf_loops[shared]).get() == sch.Get(final_loops[shared]).get()) {
+    ++shared;
+  }
+  // Also when the two nests share the outer loops only (a reduction computed at its consumer's
+  // row: adaptive_pool1d's window sums of 64 at the average's row of 64 outputs): the outputs
+  // of the row that are not shared loops of more than one iteration would keep a buffer of
+  // partial results per output of the row, written out to memory before any is combined
+  // (adaptive_pool1d avg of 8 x 64 x 4096 float32 to 64, AVX-512, one thread: the buffers
+  // of all rows, 6 MB, were allocated whole).
+  int64_t unshared = 1;
+  for (size_t k = shared; k <= last; ++k) unshared *= std::max<int64_t>(0, LoopExtent(sch, rf_loops[k]));
+  if (shared == 0 || (shared <= last && unshared > 1)) {
+    sch.ReverseComputeAt(block, rf_loops[last], false, -1);
   }
   return rf;
 }
+
+void CombineAccumulators(Schedule& sch, const BlockRV& block, int64_t acc, int64_t lanes);
 
 /*! \brief A row reduction's inner loop as a few vectors of partial results (rfactor): each is
  *  an independent chain of vector operations, so the row streams at the speed of loads. An
@@ -209,7 +224,46 @@ bool VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
     DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
     vectorized = true;
   });
-  if (!vectorized || acc < 2) return vectorized;
+  if (!vectorized) return false;
+  if (acc >= 2) CombineAccumulators(sch, block, acc, lanes);
+  // A short row (fewer vector steps than half the lanes: adaptive_pool1d's float16 windows of
+  // 64, two steps of 32 lanes): the chain of lanes - 1 scalar steps that combines the lanes
+  // outweighs the row's vector work, so the vector is first folded in halves (vector steps of
+  // half-width vectors), down to 16-byte vectors of at least 4 lanes (a chain of 3 for
+  // float32, 7 for float16, 15 for int8: narrower int8 folds measured slower, adaptive_pool max
+  // 7x7 int8, AVX-512, one thread: 0.43 ms folded to 16 lanes, 0.47 folded to 4).
+  // Max and min are left to the code generator, which prints their last lanes as a tree
+  // (tessera_reduce_max_*): the fold is for sums, products and logic, whose chain it keeps.
+  const int64_t steps = extent / (acc * lanes);
+  if (steps * 2 >= lanes) return true;
+  {
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    auto* st = b ? AsPtr<BufferStoreNode>(b->body) : nullptr;
+    if (!st || AsPtr<MaxNode>(st->value) || AsPtr<MinNode>(st->value)) return true;
+  }
+  const int64_t lane_bits = vector_bytes * 8 / lanes;
+  for (int64_t width = lanes; width > 4 && width % 2 == 0 && width / 2 * lane_bits >= 128;
+       width /= 2) {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    if (loops.empty() || LoopExtent(sch, loops.back()) != width) return true;
+    const bool folded = Try(sch, [&] {
+      auto parts = sch.Split(loops.back(), {TraceValue::Int(2), TraceValue::Int(width / 2)}, true,
+                             false);
+      BlockRV rf = RFactorInRow(sch, block, parts[1]);
+      std::vector<LoopRV> rf_loops = sch.GetLoops(rf);
+      if (rf_loops.size() < 2) throw Error("no vector loop of partial results");
+      sch.Vectorize(rf_loops.back());
+      sch.Unroll(rf_loops[rf_loops.size() - 2]);
+      DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
+    });
+    if (!folded) return true;
+  }
+  return true;
+}
+
+/*! \brief The acc x lanes partial results of a row combined into one vector (see
+ *  VectorizeReduction). */
+void CombineAccumulators(Schedule& sch, const BlockRV& block, int64_t acc, int64_t lanes) {
   // The row's acc x lanes partial results are combined as a tree: first the acc vectors into
   // one, lane by lane (vector operations, a second rfactor), then that vector's lanes, a chain
   // of lanes - 1 scalar steps instead of acc * lanes - 1. The chain was as long as the row's
@@ -226,7 +280,6 @@ bool VectorizeReduction(Schedule& sch, const BlockRV& block, int64_t lanes, bool
     sch.Unroll(rf_loops[rf_loops.size() - 2]);
     DeferDecomposeReduction(rf, rf_loops[rf_loops.size() - 2]);
   });
-  return true;
 }
 
 /*! \brief A reduction left scalar (a window too short or too strided for vectors: a 3 x 3

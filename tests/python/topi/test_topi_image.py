@@ -63,3 +63,26 @@ def test_linear_nhwc_and_errors():
         topi.image.resize2d(A, (0.0,) * 4, (6, 8), layout="NHWC", method="cubic")
     with pytest.raises(TesseraError, match="coordinate_transformation_mode 'x'"):
         topi.image.resize2d(A, (0.0,) * 4, (6, 8), coordinate_transformation_mode="x")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "float32"])
+@pytest.mark.parametrize("shape,size", [((1, 3, 56, 56), (112, 112)), ((2, 2, 7, 24), (13, 48)),
+                                        ((1, 2, 5, 40), (9, 80))])
+def test_nearest_2x_rows_of_bytes(shape, size, dtype):
+    # Output rows of 48, 80 and 112 bytes (multiples of 16, not of 32): resized along the row
+    # in 16-byte vectors, each equal to numpy's two gathers.
+    rng = np.random.default_rng(3)
+    a = rng.integers(-100, 101, shape).astype(dtype) if dtype != "uint8" else \
+        rng.integers(0, 256, shape).astype(dtype)
+    x = te.placeholder(shape, dtype, name="x")
+    y = topi.image.resize2d(x, None, size, method="nearest_neighbor",
+                            coordinate_transformation_mode="asymmetric")
+    got = run(y, x, a)
+    h, w = shape[2:]
+    want = a[:, :, np.arange(size[0]) * h // size[0]][..., np.arange(size[1]) * w // size[1]]
+    np.testing.assert_array_equal(got, want)
+    if dtype in ("int8", "uint8") and TARGET == "c":
+        func = te.create_prim_func([x, y])
+        lines = tessera.autoschedule(func, target="c", facts={"vector_bits": 512}).trace.as_python()
+        # the row stays a loop of its own, vectorized by 16 (its outer loops fused)
+        assert any("factors=[None, 16]" in line for line in lines), "\n".join(lines)

@@ -166,3 +166,58 @@ def test_unit_loop_between_does_not_keep_the_tile_out(golden):
                             C[vb, vi] = Y[vb, vi]
 
     golden("PlanAndUpdateBufferAllocationLocation", before, expected)
+
+
+def _plan_down(func):
+    from tessera import _core
+    from tessera.transform import apply_pass
+
+    mod = _core.IRModule.from_func(func.with_attr("global_symbol", _core.StringImm("main")), "main")
+    return apply_pass("tir.PlanBufferAllocationDown", mod).lookup("main").script()
+
+
+def test_plan_down_enters_a_fused_loop_that_indexes_two_dimensions():
+    # tir.PlanBufferAllocationDown: the fused loop f indexes the temporary's first two
+    # dimensions as f // 4 and f % 4; neither keeps the iterations apart alone, the row-major
+    # offset (f * 8 + j) does, so the temporary lives in the loop body.
+    @T.prim_func
+    def func(A: T.Buffer((3, 4, 8), "float32"), C: T.Buffer((3, 4, 8), "float32")):
+        Y = T.alloc_buffer((3, 4, 8))
+        for f in T.serial(12):
+            for j in T.serial(8):
+                with T.block("Y"):
+                    v0 = T.axis.spatial(3, f // 4)
+                    v1 = T.axis.spatial(4, f % 4)
+                    vj = T.axis.spatial(8, j)
+                    Y[v0, v1, vj] = A[v0, v1, vj] + T.float32(1)
+            for j in T.serial(8):
+                with T.block("C"):
+                    v0 = T.axis.spatial(3, f // 4)
+                    v1 = T.axis.spatial(4, f % 4)
+                    vj = T.axis.spatial(8, j)
+                    C[v0, v1, vj] = Y[v0, v1, vj] * T.float32(2)
+
+    text = _plan_down(func)
+    assert text.index("for f in") < text.index("T.alloc_buffer"), text
+
+
+def test_plan_down_keeps_a_buffer_whose_offsets_overlap_across_the_fused_loop():
+    # Each iteration of f writes Y[f // 4, 0:8] and reads Y[f // 4, 0:8]: iterations of one row
+    # share it, in the offset too (f // 4 * 8 + j), so it stays outside the loop.
+    @T.prim_func
+    def func(A: T.Buffer((3, 8), "float32"), C: T.Buffer((12, 8), "float32")):
+        Y = T.alloc_buffer((3, 8))
+        for f in T.serial(12):
+            for j in T.serial(8):
+                with T.block("Y"):
+                    v0 = T.axis.spatial(3, f // 4)
+                    vj = T.axis.spatial(8, j)
+                    Y[v0, vj] = A[v0, vj] + T.float32(1)
+            for j in T.serial(8):
+                with T.block("C"):
+                    vf = T.axis.spatial(12, f)
+                    vj = T.axis.spatial(8, j)
+                    C[vf, vj] = Y[vf // 4, vj] * T.float32(2)
+
+    text = _plan_down(func)
+    assert text.index("T.alloc_buffer") < text.index("for f in"), text
