@@ -29,6 +29,8 @@ namespace {
 using schedule::TraceValue;
 
 constexpr int64_t kReductionUnroll = 4;
+// Products of at most this many rows (all batches) with a transposed Y: row dot products (TileCpu).
+constexpr int64_t kFewRows = 8;
 
 /*! \brief Whether `extent` iterations dealt to `cores` threads in whole iterations keep at
  *  least 95% of the cores' turns busy (7 on 2 cores: 7 of 8, no; 14 on 2: yes; 98 on 4: 98 of
@@ -501,6 +503,20 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t ei2 = m.i2 >= 0 ? info.extents[m.i2] : 1;
   bool batched = false;
   for (int k : m.batch) batched = batched || (k != m.i2 && info.extents[k] > 1);
+  // A product of few rows with Y read as [j, r] (dense at batch 1..8: X @ Y^T) is left to the
+  // row-reduction rule (a dot product per output, vectors along the contiguous reduction of
+  // both operands): the rules below would pack Y into panels, a copy of all of Y per call that
+  // so few rows do not pay back. Measured on AMD Zen 4 (AVX-512), one thread, thread CPU time,
+  // numpy in the same rounds, dense [M, 768] x [1000, 768]^T, tiled+packed -> row dot products:
+  // M = 1 0.518 -> 0.050 ms, 2 0.53 -> 0.11, 4 0.55 -> 0.16, 8 0.61 -> 0.43; M = 16 (768 ->
+  // 3072) equal.
+  {
+    auto* y_read = AsPtr<BufferLoadNode>(StripCast(m.y));
+    const VarNode* r = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
+    int64_t rows = info.extents[m.i] * ei2;
+    for (int k : m.batch) rows *= k != m.i2 ? info.extents[k] : 1;
+    if (r && rows <= kFewRows && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r)) return false;
+  }
   // Partial row tiles (a 6 x 16 tile of 12 accumulators for 128 rows: 21 tiles and one of 2
   // rows, which tir.LoopPartition gives a loop of its own, without tests, also when the rows are
   // outside the columns). For a batched product only where the reduction is no longer than a row
