@@ -192,9 +192,9 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
   };
   for (int64_t nv = 1; nv <= 8; ++nv) {
     // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
-    // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
+    // tir.LoopPartition) after at least one full tile; the rows then divide.
     const int64_t cols_rest = ej % (nv * lanes);
-    if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    if (cols_rest != 0 && (!partial_cols || ej < nv * lanes)) continue;
     // Grouped columns: the tile's columns in one group.
     if (col_group > 0 && col_group % (nv * lanes) != 0) continue;
     // The share of the columns' vector lanes that compute (the partial tile's do not all).
@@ -213,6 +213,19 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
         double score = (per_load(mr, my, nv) * static_cast<double>(ei - rest) +
                         (rest ? per_load(rest, my, nv) * static_cast<double>(rest) : 0.0)) /
                        static_cast<double>(ei) * cols_used;
+        // A partial column tile: the full tiles' columns at the tile's rate, the rest at the
+        // rate of the vectors the partitioned tail keeps (its vectors past the last column
+        // are dropped), times the share of those vectors' lanes that compute. (Scored as a
+        // whole tile, 129 columns took a 1 x 16 tile, one accumulator: the 1 x 128 tile with
+        // a one-column tail runs matmul 127x255x129 at 0.30 -> 0.175 ms on Zen 4.)
+        if (cols_rest != 0) {
+          const int64_t rest_nv = (cols_rest + lanes - 1) / lanes;
+          const double lane_use =
+              static_cast<double>(ej) / static_cast<double>((ej + lanes - 1) / lanes * lanes);
+          score = (per_load(mr, my, nv) * static_cast<double>(ej - cols_rest) +
+                   per_load(mr, my, rest_nv) * static_cast<double>(cols_rest)) /
+                  static_cast<double>(ej) * lane_use;
+        }
         scored.push_back({score, RegisterTile{mr, my, nv * lanes}});
       }
     }
@@ -590,7 +603,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // in cache while the rows pass), rows outside for a batched product (X's MR rows stay in L1
   // while the columns of a batch's small Y pass: batch_matmul of 128x128x64, 64^3 and 256^3
   // measured 23-36% faster on AVX2, one thread) ...
-  const bool rows_outside = Choose(sch, {0, 1}, batched && !pack ? 1 : 0) == 1;
+  // With a partial column tile, rows outside too by the rules' choice: the parallel loop keeps
+  // the C tile's allocation, so tir.LoopPartition leaves it whole, and a partial tile of the
+  // outer columns kept its predicate in every tile, scalar code (matmul 127x255x129, columns
+  // outside: 2.6 ms; rows outside, the column tail a loop of its own: 0.30 ms, Zen 4).
+  const bool rows_outside =
+      Choose(sch, {0, 1}, (batched && !pack) || partial_cols ? 1 : 0) == 1;
   // ... and the unrolling of the innermost reduction loop (4 by the rules' choice: fewer loop
   // branches and address updates; a short loop such as a 3x3 window unrolled whole).
   const int64_t inner_extent = info.extents[m.reduce.back()];
