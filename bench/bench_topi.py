@@ -605,6 +605,12 @@ def more_cases(add, quick, dtype, acc):
         lambda a: np.ascontiguousarray(a.reshape(1, 8, 8, spatial, spatial).transpose(0, 1, 3, 4, 2)),
         kinds=ANY)
     add("matmul (topi)", [(512, 512), (512, 512)], topi.matmul, np.matmul, rtol=1e-3, kinds=ACC16)
+    # network shapes off the tiles' grid (session 19, s19g): a classifier's dense at batch 1
+    # (a dot product per output; packing W cost 12x), columns no vector divides
+    add("dense batch 1 768->1000", [(1, 768), (1000, 768)], topi.nn.dense, lambda a, b: a @ b.T,
+        rtol=1e-3, kinds=ACC16)
+    add("matmul 127x255x129", [(127, 255), (255, 129)], topi.nn.matmul, np.matmul, rtol=1e-3,
+        kinds=ACC16)
     # reductions
     add("sum all", [big], lambda a: topi.sum(a), lambda a: np.array(a.sum(**acc), a.dtype), rtol=1e-3,
         kinds=ACC16)

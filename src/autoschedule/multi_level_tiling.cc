@@ -29,6 +29,8 @@ namespace {
 using schedule::TraceValue;
 
 constexpr int64_t kReductionUnroll = 4;
+// Products of at most this many rows (all batches) with a transposed Y: row dot products (TileCpu).
+constexpr int64_t kFewRows = 8;
 
 /*! \brief Whether `extent` iterations dealt to `cores` threads in whole iterations keep at
  *  least 95% of the cores' turns busy (7 on 2 cores: 7 of 8, no; 14 on 2: yes; 98 on 4: 98 of
@@ -190,9 +192,9 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
   };
   for (int64_t nv = 1; nv <= 8; ++nv) {
     // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
-    // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
+    // tir.LoopPartition) after at least one full tile; the rows then divide.
     const int64_t cols_rest = ej % (nv * lanes);
-    if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    if (cols_rest != 0 && (!partial_cols || ej < nv * lanes)) continue;
     // Grouped columns: the tile's columns in one group.
     if (col_group > 0 && col_group % (nv * lanes) != 0) continue;
     // The share of the columns' vector lanes that compute (the partial tile's do not all).
@@ -211,6 +213,19 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
         double score = (per_load(mr, my, nv) * static_cast<double>(ei - rest) +
                         (rest ? per_load(rest, my, nv) * static_cast<double>(rest) : 0.0)) /
                        static_cast<double>(ei) * cols_used;
+        // A partial column tile: the full tiles' columns at the tile's rate, the rest at the
+        // rate of the vectors the partitioned tail keeps (its vectors past the last column
+        // are dropped), times the share of those vectors' lanes that compute. (Scored as a
+        // whole tile, 129 columns took a 1 x 16 tile, one accumulator: the 1 x 128 tile with
+        // a one-column tail runs matmul 127x255x129 at 0.30 -> 0.175 ms on Zen 4.)
+        if (cols_rest != 0) {
+          const int64_t rest_nv = (cols_rest + lanes - 1) / lanes;
+          const double lane_use =
+              static_cast<double>(ej) / static_cast<double>((ej + lanes - 1) / lanes * lanes);
+          score = (per_load(mr, my, nv) * static_cast<double>(ej - cols_rest) +
+                   per_load(mr, my, rest_nv) * static_cast<double>(cols_rest)) /
+                  static_cast<double>(ej) * lane_use;
+        }
         scored.push_back({score, RegisterTile{mr, my, nv * lanes}});
       }
     }
@@ -501,6 +516,20 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   int64_t ei2 = m.i2 >= 0 ? info.extents[m.i2] : 1;
   bool batched = false;
   for (int k : m.batch) batched = batched || (k != m.i2 && info.extents[k] > 1);
+  // A product of few rows with Y read as [j, r] (dense at batch 1..8: X @ Y^T) is left to the
+  // row-reduction rule (a dot product per output, vectors along the contiguous reduction of
+  // both operands): the rules below would pack Y into panels, a copy of all of Y per call that
+  // so few rows do not pay back. Measured on AMD Zen 4 (AVX-512), one thread, thread CPU time,
+  // numpy in the same rounds, dense [M, 768] x [1000, 768]^T, tiled+packed -> row dot products:
+  // M = 1 0.518 -> 0.050 ms, 2 0.53 -> 0.11, 4 0.55 -> 0.16, 8 0.61 -> 0.43; M = 16 (768 ->
+  // 3072) equal.
+  {
+    auto* y_read = AsPtr<BufferLoadNode>(StripCast(m.y));
+    const VarNode* r = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
+    int64_t rows = info.extents[m.i] * ei2;
+    for (int k : m.batch) rows *= k != m.i2 ? info.extents[k] : 1;
+    if (r && rows <= kFewRows && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r)) return false;
+  }
   // Partial row tiles (a 6 x 16 tile of 12 accumulators for 128 rows: 21 tiles and one of 2
   // rows, which tir.LoopPartition gives a loop of its own, without tests, also when the rows are
   // outside the columns). For a batched product only where the reduction is no longer than a row
@@ -574,7 +603,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // in cache while the rows pass), rows outside for a batched product (X's MR rows stay in L1
   // while the columns of a batch's small Y pass: batch_matmul of 128x128x64, 64^3 and 256^3
   // measured 23-36% faster on AVX2, one thread) ...
-  const bool rows_outside = Choose(sch, {0, 1}, batched && !pack ? 1 : 0) == 1;
+  // With a partial column tile, rows outside too by the rules' choice: the parallel loop keeps
+  // the C tile's allocation, so tir.LoopPartition leaves it whole, and a partial tile of the
+  // outer columns kept its predicate in every tile, scalar code (matmul 127x255x129, columns
+  // outside: 2.6 ms; rows outside, the column tail a loop of its own: 0.30 ms, Zen 4).
+  const bool rows_outside =
+      Choose(sch, {0, 1}, (batched && !pack) || partial_cols ? 1 : 0) == 1;
   // ... and the unrolling of the innermost reduction loop (4 by the rules' choice: fewer loop
   // branches and address updates; a short loop such as a 3x3 window unrolled whole).
   const int64_t inner_extent = info.extents[m.reduce.back()];
