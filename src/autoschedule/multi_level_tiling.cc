@@ -192,7 +192,10 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
     // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
     // tir.LoopPartition) where full tiles are most of the columns; the rows then divide.
     const int64_t cols_rest = ej % (nv * lanes);
-    if (cols_rest != 0 && (!partial_cols || ej < 8 * nv * lanes)) continue;
+    // (Or one tile of all the columns, its last vector predicated, where they are fewer than
+    // the tile's and more than its other vectors: a 3x3 conv2d's 14 or 7 output columns.)
+    const bool one_tile = ej < nv * lanes && ej > (nv - 1) * lanes;
+    if (cols_rest != 0 && (!partial_cols || (ej < 8 * nv * lanes && !one_tile))) continue;
     // Grouped columns: the tile's columns in one group.
     if (col_group > 0 && col_group % (nv * lanes) != 0) continue;
     // The share of the columns' vector lanes that compute (the partial tile's do not all).
@@ -531,6 +534,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   bool partial_cols = false;
   if (tiles.empty()) {
     lanes = facts.VectorLanes(info.output_bits);
+    // Columns fewer than a vector (the 7 of a conv2d on 7x7 outputs): the narrowest vector of
+    // at least 4 lanes that holds them, so that most of its lanes compute.
+    while (lanes > 4 && lanes % 2 == 0 && info.extents[m.j] <= lanes / 2) lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
                           partial_rows, true, m.i_group, m.j_group);
     partial_cols = true;
@@ -671,6 +677,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     std::vector<LoopRV> loops = sch.GetLoops(block);
     BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
     taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+    // One tile of fewer columns than its vectors (below): the rows of the local tile padded to
+    // whole vectors, which then load and store unmasked.
+    const size_t out_dims = info.store->indices.size();
+    if (info.extents[m.j] < nr && out_dims >= 2) {
+      sch.StorageAlign(block, 0, static_cast<int>(out_dims) - 2, static_cast<int>(nr), 0);
+    }
     std::vector<LoopRV> is =
         sch.Split(loops[m.i], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
     std::vector<LoopRV> js =
@@ -748,6 +760,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     BlockRV at_tile = AttachEpilogue(sch, write_back, tile_loop, func, facts);
     taken->push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
     sch.Vectorize(jv[1]);
+    // One tile of fewer columns than its vectors: the last vector's lanes masked
+    // (tir.VectorizeLoop), not a scalar loop.
+    if (info.extents[m.j] < nr) sch.Annotate(jv[1], "tessera.mask_tail", TraceValue::Int(1));
     sch.Unroll(jv[0]);
     sch.Unroll(is[1]);
     if (rows) sch.Unroll(rows);

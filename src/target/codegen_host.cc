@@ -1500,10 +1500,65 @@ const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer,
   return ramp;
 }
 
+// The active lanes of tir.get_active_lane_mask(base, limit) on a contiguous access: the first
+// `limit - base` lanes (a tile's last vector of columns, tir.VectorizeLoop's masked tails). With
+// AVX-512 (VL for 8 lanes) a float32 access is one masked load or store (k-register mask); else
+// a loop over the lanes.
+namespace {
+const CallNode* FirstLanesMask(const Expr& predicate, const RampNode* ramp) {
+  auto* call = AsPtr<CallNode>(predicate);
+  if (call == nullptr || !call->is_op("tir.get_active_lane_mask") || call->args.size() != 2 ||
+      !IsConstInt(ramp->stride, 1))
+    return nullptr;
+  return call;
+}
+
+std::string FirstLanesHelper(const std::string& name, const std::string& vt, const std::string& st,
+                             DataType t, bool store) {
+  const int lanes = t.lanes();
+  const bool f32 = t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  const std::string w = lanes == 16 ? "512" : "256";
+  const std::string mask_t = lanes == 16 ? "__mmask16" : "__mmask8";
+  std::ostringstream def;
+  if (f32) def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
+  if (store) {
+    def << "static inline void " << name << "(" << st << "* p, int64_t n, " << vt << " v) {\n";
+  } else {
+    def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t n) {\n";
+  }
+  if (f32) {
+    def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n  " << mask_t << " m = (" << mask_t
+        << ")(n <= 0 ? 0 : n >= " << lanes << " ? ~0u : (1u << n) - 1u);\n";
+    if (store) {
+      def << "  _mm" << w << "_mask_storeu_ps(p, m, (__m" << w << ")v);\n";
+    } else {
+      def << "  return (" << vt << ")_mm" << w << "_maskz_loadu_ps(m, p);\n";
+    }
+    def << "#else\n";
+  }
+  if (store) {
+    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) p[i] = v[i];\n  }\n";
+  } else {
+    def << "  " << vt << " r = {0};\n  for (int i = 0; i < " << lanes
+        << "; ++i) {\n    if (i < n) r[i] = p[i];\n  }\n  return r;\n";
+  }
+  if (f32) def << "#endif\n";
+  def << "}\n";
+  return def.str();
+}
+}  // namespace
+
 std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
   Expr index;
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "load", op->span, &index);
   DataType t = op->dtype;
+  if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+    std::string name = "tessera_first_lanes_load_" + vt.substr(8);
+    std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+    return Helper(name, FirstLanesHelper(name, vt, st, t, false)) + "(" + base + ", (int64_t)(" +
+           PrintExpr(mask->args[1]) + ") - (int64_t)(" + PrintExpr(mask->args[0]) + "))";
+  }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
   std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
   std::string name = "tessera_masked_load_" + vt.substr(8) + "_" + mt.substr(8);
@@ -1520,6 +1575,17 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
   Expr index;
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "store", op->span, &index);
   DataType t = op->value->dtype;
+  if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+    std::string name = "tessera_first_lanes_store_" + vt.substr(8);
+    std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+    std::string value = PrintExpr(op->value);
+    PrintIndent();
+    stream_ << Helper(name, FirstLanesHelper(name, vt, st, t, true)) << "(" << base
+            << ", (int64_t)(" << PrintExpr(mask->args[1]) << ") - (int64_t)("
+            << PrintExpr(mask->args[0]) << "), " << value << ");\n";
+    return;
+  }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
   std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
   std::string name = "tessera_masked_store_" + vt.substr(8) + "_" + mt.substr(8);
