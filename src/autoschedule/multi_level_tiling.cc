@@ -523,7 +523,14 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // also has (the 56 columns of a 3x3 conv2d on 56x56 outputs on an AVX-512 host: 16 lanes do
   // not divide them, 8 do; without this the block was left untiled, 0.6 GFLOP/s where the
   // 8-lane tiles give 100+).
-  while (tiles.empty() && lanes > 4 && lanes % 2 == 0) {
+  // (Not below 8 lanes where the columns fit one tile of at most 8 vectors of 8 lanes: the
+  // one masked tile below computes them in fewer, wider vectors; a 3x3 conv2d on 28x28 outputs,
+  // 128 channels, one thread, AVX-512: 4-lane tiles 57 GFLOP/s, two 16-lane vectors 71.)
+  // (Where masked vectors are one instruction: float32 on AVX-512, see the host code
+  // generator's first-lanes loads and stores.)
+  const bool one_tile = facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32) &&
+                        info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  while (tiles.empty() && lanes > (one_tile ? 8 : 4) && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
                           partial_rows, false, m.i_group, m.j_group);
@@ -535,8 +542,11 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   if (tiles.empty()) {
     lanes = facts.VectorLanes(info.output_bits);
     // Columns fewer than a vector (the 7 of a conv2d on 7x7 outputs): the narrowest vector of
-    // at least 4 lanes that holds them, so that most of its lanes compute.
+    // at least 4 lanes that holds them, so that most of its lanes compute; masked tiles of
+    // 16-lane vectors take 8 (measured on Zen 4, one thread, 3x3 conv2d, 16 accumulators
+    // either way: 28x28 outputs 71 -> 80 GFLOP/s, 14x14 70 -> 81).
     while (lanes > 4 && lanes % 2 == 0 && info.extents[m.j] <= lanes / 2) lanes /= 2;
+    if (lanes > 8 && one_tile) lanes = 8;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
                           partial_rows, true, m.i_group, m.j_group);
     partial_cols = true;

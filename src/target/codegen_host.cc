@@ -1507,24 +1507,28 @@ const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer,
 namespace {
 const CallNode* FirstLanesMask(const Expr& predicate, const RampNode* ramp) {
   auto* call = AsPtr<CallNode>(predicate);
-  if (call == nullptr || !call->is_op("tir.get_active_lane_mask") || call->args.size() != 2 ||
-      !IsConstInt(ramp->stride, 1))
+  (void)ramp;
+  if (call == nullptr || !call->is_op("tir.get_active_lane_mask") || call->args.size() != 2)
     return nullptr;
   return call;
 }
 
 std::string FirstLanesHelper(const std::string& name, const std::string& vt, const std::string& st,
-                             DataType t, bool store) {
+                             DataType t, bool store, bool unit_stride) {
   const int lanes = t.lanes();
-  const bool f32 = t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  const bool f32 = unit_stride && t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  const std::string at = unit_stride ? "p[i]" : "p[i * s]";
+  const std::string stride = unit_stride ? "" : ", int64_t s";
   const std::string w = lanes == 16 ? "512" : "256";
   const std::string mask_t = lanes == 16 ? "__mmask16" : "__mmask8";
   std::ostringstream def;
   if (f32) def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
   if (store) {
-    def << "static inline void " << name << "(" << st << "* p, int64_t n, " << vt << " v) {\n";
+    def << "static inline void " << name << "(" << st << "* p" << stride << ", int64_t n, " << vt
+        << " v) {\n";
   } else {
-    def << "static inline " << vt << " " << name << "(const " << st << "* p, int64_t n) {\n";
+    def << "static inline " << vt << " " << name << "(const " << st << "* p" << stride
+        << ", int64_t n) {\n";
   }
   if (f32) {
     def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n  " << mask_t << " m = (" << mask_t
@@ -1537,10 +1541,10 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
     def << "#else\n";
   }
   if (store) {
-    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) p[i] = v[i];\n  }\n";
+    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) " << at << " = v[i];\n  }\n";
   } else {
     def << "  " << vt << " r = {0};\n  for (int i = 0; i < " << lanes
-        << "; ++i) {\n    if (i < n) r[i] = p[i];\n  }\n  return r;\n";
+        << "; ++i) {\n    if (i < n) r[i] = " << at << ";\n  }\n  return r;\n";
   }
   if (f32) def << "#endif\n";
   def << "}\n";
@@ -1554,9 +1558,12 @@ std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
   DataType t = op->dtype;
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
-    std::string name = "tessera_first_lanes_load_" + vt.substr(8);
+    const bool unit = IsConstInt(ramp->stride, 1);
+    std::string name = std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "load_" +
+                       vt.substr(8);
     std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
-    return Helper(name, FirstLanesHelper(name, vt, st, t, false)) + "(" + base + ", (int64_t)(" +
+    if (!unit) base += ", " + PrintExpr(ramp->stride);
+    return Helper(name, FirstLanesHelper(name, vt, st, t, false, unit)) + "(" + base + ", (int64_t)(" +
            PrintExpr(mask->args[1]) + ") - (int64_t)(" + PrintExpr(mask->args[0]) + "))";
   }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
@@ -1577,11 +1584,14 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
   DataType t = op->value->dtype;
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
-    std::string name = "tessera_first_lanes_store_" + vt.substr(8);
+    const bool unit = IsConstInt(ramp->stride, 1);
+    std::string name = std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "store_" +
+                       vt.substr(8);
     std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+    if (!unit) base += ", " + PrintExpr(ramp->stride);
     std::string value = PrintExpr(op->value);
     PrintIndent();
-    stream_ << Helper(name, FirstLanesHelper(name, vt, st, t, true)) << "(" << base
+    stream_ << Helper(name, FirstLanesHelper(name, vt, st, t, true, unit)) << "(" << base
             << ", (int64_t)(" << PrintExpr(mask->args[1]) << ") - (int64_t)("
             << PrintExpr(mask->args[0]) << "), " << value << ");\n";
     return;
