@@ -1516,7 +1516,9 @@ const CallNode* FirstLanesMask(const Expr& predicate, const RampNode* ramp) {
 std::string FirstLanesHelper(const std::string& name, const std::string& vt, const std::string& st,
                              DataType t, bool store, bool unit_stride) {
   const int lanes = t.lanes();
-  const bool f32 = unit_stride && t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  // (A strided float32 load: one masked gather.)
+  const bool f32 = (unit_stride || !store) && t.is_float() && t.bits() == 32 &&
+                   (lanes == 8 || lanes == 16);
   const std::string at = unit_stride ? "p[i]" : "p[i * s]";
   const std::string stride = unit_stride ? "" : ", int64_t s";
   const std::string w = lanes == 16 ? "512" : "256";
@@ -1535,8 +1537,20 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
         << ")(n <= 0 ? 0 : n >= " << lanes << " ? ~0u : (1u << n) - 1u);\n";
     if (store) {
       def << "  _mm" << w << "_mask_storeu_ps(p, m, (__m" << w << ")v);\n";
-    } else {
+    } else if (unit_stride) {
       def << "  return (" << vt << ")_mm" << w << "_maskz_loadu_ps(m, p);\n";
+    } else {
+      const std::string iv = lanes == 16 ? "__m512i" : "__m256i";
+      const std::string ip = lanes == 16 ? "_mm512" : "_mm256";
+      def << "  " << iv << " idx = " << ip << "_mullo_epi32(" << ip << "_setr_epi32(";
+      for (int i = 0; i < lanes; ++i) def << (i ? ", " : "") << i;
+      def << "), " << ip << "_set1_epi32((int)s));\n";
+      if (lanes == 16) {
+        def << "  return (" << vt << ")_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);\n";
+      } else {
+        def << "  return (" << vt
+            << ")_mm256_mmask_i32gather_ps(_mm256_setzero_ps(), m, idx, p, 4);\n";
+      }
     }
     def << "#else\n";
   }
