@@ -1517,14 +1517,15 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
                              DataType t, bool store, bool unit_stride) {
   const int lanes = t.lanes();
   // (A strided float32 load: one masked gather.)
-  const bool f32 = (unit_stride || !store) && t.is_float() && t.bits() == 32 &&
-                   (lanes == 8 || lanes == 16);
+  const bool f32 =
+      (unit_stride || !store) && t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
   const std::string at = unit_stride ? "p[i]" : "p[i * s]";
   const std::string stride = unit_stride ? "" : ", int64_t s";
   const std::string w = lanes == 16 ? "512" : "256";
   const std::string mask_t = lanes == 16 ? "__mmask16" : "__mmask8";
   std::ostringstream def;
-  if (f32) def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
+  if (f32)
+    def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
   if (store) {
     def << "static inline void " << name << "(" << st << "* p" << stride << ", int64_t n, " << vt
         << " v) {\n";
@@ -1546,7 +1547,8 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
       for (int i = 0; i < lanes; ++i) def << (i ? ", " : "") << i;
       def << "), " << ip << "_set1_epi32((int)s));\n";
       if (lanes == 16) {
-        def << "  return (" << vt << ")_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);\n";
+        def << "  return (" << vt
+            << ")_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);\n";
       } else {
         def << "  return (" << vt
             << ")_mm256_mmask_i32gather_ps(_mm256_setzero_ps(), m, idx, p, 4);\n";
@@ -1555,7 +1557,8 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
     def << "#else\n";
   }
   if (store) {
-    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) " << at << " = v[i];\n  }\n";
+    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) " << at
+        << " = v[i];\n  }\n";
   } else {
     def << "  " << vt << " r = {0};\n  for (int i = 0; i < " << lanes
         << "; ++i) {\n    if (i < n) r[i] = " << at << ";\n  }\n  return r;\n";
@@ -1573,12 +1576,13 @@ std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
     const bool unit = IsConstInt(ramp->stride, 1);
-    std::string name = std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "load_" +
-                       vt.substr(8);
+    std::string name =
+        std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "load_" + vt.substr(8);
     std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
     if (!unit) base += ", " + PrintExpr(ramp->stride);
-    return Helper(name, FirstLanesHelper(name, vt, st, t, false, unit)) + "(" + base + ", (int64_t)(" +
-           PrintExpr(mask->args[1]) + ") - (int64_t)(" + PrintExpr(mask->args[0]) + "))";
+    return Helper(name, FirstLanesHelper(name, vt, st, t, false, unit)) + "(" + base +
+           ", (int64_t)(" + PrintExpr(mask->args[1]) + ") - (int64_t)(" + PrintExpr(mask->args[0]) +
+           "))";
   }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
   std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
@@ -1599,8 +1603,8 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
     const bool unit = IsConstInt(ramp->stride, 1);
-    std::string name = std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "store_" +
-                       vt.substr(8);
+    std::string name =
+        std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "store_" + vt.substr(8);
     std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
     if (!unit) base += ", " + PrintExpr(ramp->stride);
     std::string value = PrintExpr(op->value);
