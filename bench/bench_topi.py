@@ -54,6 +54,16 @@ def im2col_conv(x, w):
     return (cols @ w.reshape(f, -1).T).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
 
 
+def im2col_conv_strided(x, w, s):
+    """im2col + one BLAS product, the windows taken every ``s`` outputs."""
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    oh, ow = (h - kh) // s + 1, (wd - kw) // s + 1
+    cols = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::s, ::s]
+    cols = cols.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
+    return (cols @ w.reshape(f, -1).T).reshape(n, oh, ow, f).transpose(0, 3, 1, 2)
+
+
 def max_pool(x, k):
     n, c, h, w = x.shape
     return x.reshape(n, c, h // k, k, w // k, k).max(axis=(3, 5))
@@ -689,6 +699,15 @@ def more_cases(add, quick, dtype, acc):
     conv = ("float32", "float64")
     add("conv1d 3 NCW", [(8, 64, 1024), (64, 64, 3)], lambda x, w: nn.conv1d(x, w),
         conv1d_ncw, rtol=1e-3, kinds=conv)
+    # NCHW at a network's later stages: output rows of 28, 14 and 7 columns; 1x1 and stride 2.
+    for cc, hw, k, s in ((128, 30, 3, 1), (256, 16, 3, 1), (512, 9, 3, 1), (256, 14, 1, 1),
+                         (256, 16, 3, 2)):
+        oc = 2 * cc if s == 2 else cc
+        oh = (hw - k) // s + 1
+        add(f"conv2d {k}x{k} NCHW {cc}->{oc} {oh}x{oh}" + (f" s{s}" if s > 1 else ""),
+            [(1, cc // 4 if quick else cc, hw, hw), (oc // 4 if quick else oc, cc // 4 if quick else cc, k, k)],
+            lambda x, w, s=s: nn.conv2d_nchw(x, w, s, 0, 1),
+            lambda x, w, s=s: im2col_conv_strided(x, w, s), rtol=1e-3, kinds=conv)
     add("conv2d 3x3 NHWC", [(1, 58, 58, c), (3, 3, c, c)],
         lambda x, w: nn.conv2d_nhwc(x, w, 1, 0, 1, out_dtype=dtype), conv2d_nhwc, rtol=1e-3, kinds=conv)
     add("depthwise_conv2d 3x3", [(1, 64, spatial + 2, spatial + 2), (64, 1, 3, 3)],

@@ -194,7 +194,17 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
     // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
     // tir.LoopPartition) after at least one full tile; the rows then divide.
     const int64_t cols_rest = ej % (nv * lanes);
-    if (cols_rest != 0 && (!partial_cols || ej < nv * lanes)) continue;
+    // (Or one tile of all the columns, its last vector predicated, where they are fewer than
+    // the tile's and more than its other vectors: a 3x3 conv2d's 14 or 7 output columns.)
+    // Where all the columns fit one tile of at most 8 vectors, that masked tile is the only
+    // partial one: a full tile and a partitioned rest measured far slower there (conv2d 3x3
+    // NCHW 128->128 28x28, AVX-512 float32, one thread: 24 + 4 columns 13.7 GFLOP/s, one
+    // masked tile of 28 81.4).
+    const bool one_tile = ej < nv * lanes && ej > (nv - 1) * lanes;
+    const bool fits_one_tile = ej < 8 * lanes;
+    if (cols_rest != 0 &&
+        (!partial_cols || (fits_one_tile ? !one_tile : ej < nv * lanes)))
+      continue;
     // Grouped columns: the tile's columns in one group.
     if (col_group > 0 && col_group % (nv * lanes) != 0) continue;
     // The share of the columns' vector lanes that compute (the partial tile's do not all).
@@ -549,7 +559,14 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // also has (the 56 columns of a 3x3 conv2d on 56x56 outputs on an AVX-512 host: 16 lanes do
   // not divide them, 8 do; without this the block was left untiled, 0.6 GFLOP/s where the
   // 8-lane tiles give 100+).
-  while (tiles.empty() && lanes > 4 && lanes % 2 == 0) {
+  // (Not below 8 lanes where the columns fit one tile of at most 8 vectors of 8 lanes: the
+  // one masked tile below computes them in fewer, wider vectors; a 3x3 conv2d on 28x28 outputs,
+  // 128 channels, one thread, AVX-512: 4-lane tiles 57 GFLOP/s, two 16-lane vectors 71.)
+  // (Where masked vectors are one instruction: float32 on AVX-512, see the host code
+  // generator's first-lanes loads and stores.)
+  const bool one_tile = facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32) &&
+                        info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  while (tiles.empty() && lanes > (one_tile ? 8 : 4) && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
                           partial_rows, false, m.i_group, m.j_group);
@@ -560,6 +577,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   bool partial_cols = false;
   if (tiles.empty()) {
     lanes = facts.VectorLanes(info.output_bits);
+    // Columns fewer than a vector (the 7 of a conv2d on 7x7 outputs): the narrowest vector of
+    // at least 4 lanes that holds them, so that most of its lanes compute; masked tiles of
+    // 16-lane vectors take 8 (measured on Zen 4, one thread, 3x3 conv2d, 16 accumulators
+    // either way: 28x28 outputs 71 -> 80 GFLOP/s, 14x14 70 -> 81).
+    while (lanes > 4 && lanes % 2 == 0 && info.extents[m.j] <= lanes / 2) lanes /= 2;
+    if (lanes > 8 && one_tile) lanes = 8;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
                           partial_rows, true, m.i_group, m.j_group);
     partial_cols = true;
@@ -607,8 +630,10 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // the C tile's allocation, so tir.LoopPartition leaves it whole, and a partial tile of the
   // outer columns kept its predicate in every tile, scalar code (matmul 127x255x129, columns
   // outside: 2.6 ms; rows outside, the column tail a loop of its own: 0.30 ms, Zen 4).
-  const bool rows_outside =
-      Choose(sch, {0, 1}, (batched && !pack) || partial_cols ? 1 : 0) == 1;
+  // (Not for one masked tile of all the columns, which has no tail to partition: conv2d 3x3
+  // NCHW 256->256 14x14 with its rows outside 52.5 GFLOP/s, columns outside 83, one thread.)
+  const bool tail_tile = partial_cols && info.extents[m.j] > nr;
+  const bool rows_outside = Choose(sch, {0, 1}, (batched && !pack) || tail_tile ? 1 : 0) == 1;
   // ... and the unrolling of the innermost reduction loop (4 by the rules' choice: fewer loop
   // branches and address updates; a short loop such as a 3x3 window unrolled whole).
   const int64_t inner_extent = info.extents[m.reduce.back()];
@@ -705,6 +730,12 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     std::vector<LoopRV> loops = sch.GetLoops(block);
     BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
     taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
+    // One tile of fewer columns than its vectors (below): the rows of the local tile padded to
+    // whole vectors, which then load and store unmasked.
+    const size_t out_dims = info.store->indices.size();
+    if (info.extents[m.j] < nr && out_dims >= 2) {
+      sch.StorageAlign(block, 0, static_cast<int>(out_dims) - 2, static_cast<int>(nr), 0);
+    }
     std::vector<LoopRV> is =
         sch.Split(loops[m.i], {TraceValue::None(), TraceValue::Int(mr)}, true, false);
     std::vector<LoopRV> js =
@@ -782,6 +813,9 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     BlockRV at_tile = AttachEpilogue(sch, write_back, tile_loop, func, facts);
     taken->push_back(AsPtr<BlockNode>(sch.Get(at_tile))->name_hint);
     sch.Vectorize(jv[1]);
+    // One tile of fewer columns than its vectors: the last vector's lanes masked
+    // (tir.VectorizeLoop), not a scalar loop.
+    if (info.extents[m.j] < nr) sch.Annotate(jv[1], "tessera.mask_tail", TraceValue::Int(1));
     sch.Unroll(jv[0]);
     sch.Unroll(is[1]);
     if (rows) sch.Unroll(rows);

@@ -1500,10 +1500,90 @@ const RampNode* CodeGenHost::PredicatedRamp(const BufferNode* buffer,
   return ramp;
 }
 
+// The active lanes of tir.get_active_lane_mask(base, limit) on a contiguous access: the first
+// `limit - base` lanes (a tile's last vector of columns, tir.VectorizeLoop's masked tails). With
+// AVX-512 (VL for 8 lanes) a float32 access is one masked load or store (k-register mask); else
+// a loop over the lanes.
+namespace {
+const CallNode* FirstLanesMask(const Expr& predicate, const RampNode* ramp) {
+  auto* call = AsPtr<CallNode>(predicate);
+  (void)ramp;
+  if (call == nullptr || !call->is_op("tir.get_active_lane_mask") || call->args.size() != 2)
+    return nullptr;
+  return call;
+}
+
+std::string FirstLanesHelper(const std::string& name, const std::string& vt, const std::string& st,
+                             DataType t, bool store, bool unit_stride) {
+  const int lanes = t.lanes();
+  // (A strided float32 load: one masked gather.)
+  const bool f32 =
+      (unit_stride || !store) && t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  const std::string at = unit_stride ? "p[i]" : "p[i * s]";
+  const std::string stride = unit_stride ? "" : ", int64_t s";
+  const std::string w = lanes == 16 ? "512" : "256";
+  const std::string mask_t = lanes == 16 ? "__mmask16" : "__mmask8";
+  std::ostringstream def;
+  if (f32)
+    def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
+  if (store) {
+    def << "static inline void " << name << "(" << st << "* p" << stride << ", int64_t n, " << vt
+        << " v) {\n";
+  } else {
+    def << "static inline " << vt << " " << name << "(const " << st << "* p" << stride
+        << ", int64_t n) {\n";
+  }
+  if (f32) {
+    def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n  " << mask_t << " m = (" << mask_t
+        << ")(n <= 0 ? 0 : n >= " << lanes << " ? ~0u : (1u << n) - 1u);\n";
+    if (store) {
+      def << "  _mm" << w << "_mask_storeu_ps(p, m, (__m" << w << ")v);\n";
+    } else if (unit_stride) {
+      def << "  return (" << vt << ")_mm" << w << "_maskz_loadu_ps(m, p);\n";
+    } else {
+      const std::string iv = lanes == 16 ? "__m512i" : "__m256i";
+      const std::string ip = lanes == 16 ? "_mm512" : "_mm256";
+      def << "  " << iv << " idx = " << ip << "_mullo_epi32(" << ip << "_setr_epi32(";
+      for (int i = 0; i < lanes; ++i) def << (i ? ", " : "") << i;
+      def << "), " << ip << "_set1_epi32((int)s));\n";
+      if (lanes == 16) {
+        def << "  return (" << vt
+            << ")_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);\n";
+      } else {
+        def << "  return (" << vt
+            << ")_mm256_mmask_i32gather_ps(_mm256_setzero_ps(), m, idx, p, 4);\n";
+      }
+    }
+    def << "#else\n";
+  }
+  if (store) {
+    def << "  for (int i = 0; i < " << lanes << "; ++i) {\n    if (i < n) " << at
+        << " = v[i];\n  }\n";
+  } else {
+    def << "  " << vt << " r = {0};\n  for (int i = 0; i < " << lanes
+        << "; ++i) {\n    if (i < n) r[i] = " << at << ";\n  }\n  return r;\n";
+  }
+  if (f32) def << "#endif\n";
+  def << "}\n";
+  return def.str();
+}
+}  // namespace
+
 std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
   Expr index;
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "load", op->span, &index);
   DataType t = op->dtype;
+  if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+    const bool unit = IsConstInt(ramp->stride, 1);
+    std::string name =
+        std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "load_" + vt.substr(8);
+    std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+    if (!unit) base += ", " + PrintExpr(ramp->stride);
+    return Helper(name, FirstLanesHelper(name, vt, st, t, false, unit)) + "(" + base +
+           ", (int64_t)(" + PrintExpr(mask->args[1]) + ") - (int64_t)(" + PrintExpr(mask->args[0]) +
+           "))";
+  }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
   std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
   std::string name = "tessera_masked_load_" + vt.substr(8) + "_" + mt.substr(8);
@@ -1520,6 +1600,20 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
   Expr index;
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "store", op->span, &index);
   DataType t = op->value->dtype;
+  if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
+    const bool unit = IsConstInt(ramp->stride, 1);
+    std::string name =
+        std::string("tessera_first_lanes_") + (unit ? "" : "strided_") + "store_" + vt.substr(8);
+    std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+    if (!unit) base += ", " + PrintExpr(ramp->stride);
+    std::string value = PrintExpr(op->value);
+    PrintIndent();
+    stream_ << Helper(name, FirstLanesHelper(name, vt, st, t, true, unit)) << "(" << base
+            << ", (int64_t)(" << PrintExpr(mask->args[1]) << ") - (int64_t)("
+            << PrintExpr(mask->args[0]) << "), " << value << ");\n";
+    return;
+  }
   std::string vt = TypeName(t, op->span), mt = TypeName(op->predicate->dtype, op->span);
   std::string st = CodeGenC::TypeName(op->buffer->dtype, op->span);
   std::string name = "tessera_masked_store_" + vt.substr(8) + "_" + mt.substr(8);

@@ -111,6 +111,11 @@ class Numbering : public ExprVisitor {
     if (!ni.pure || IsTrivial(e) || e->dtype.is_handle()) return false;
     // Ramps and Broadcasts stay in place (a contiguous vector access is recognized by its Ramp
     // index); their scalar operands may be bound.
+    // So do lane masks (an access's predicate, which the code generator reads as the count of
+    // active lanes).
+    if (auto* call = AsPtr<CallNode>(e); call && call->is_op("tir.get_active_lane_mask")) {
+      return false;
+    }
     return !AsPtr<RampNode>(e) && !AsPtr<BroadcastNode>(e);
   }
 

@@ -503,6 +503,10 @@ struct VectorContext {
   // access of the body, whatever its base (the tail of a loop split by the vector width,
   // `if v < 3: B[v + 32] = A[v + 32] + 3`, is one masked load and store of 8 lanes).
   bool mask_any_base = false;
+  // A loop annotated "tessera.mask_tail" (a scheduled tile whose last vector is predicated by
+  // the split of its columns, so that its first lane is always active): the masked body may
+  // also read scalars (a broadcast factor), read once whatever the lanes.
+  bool scalar_loads = false;
 };
 
 // Sets the `predicate` of the loads and stores of a vectorized `if` body whose condition is
@@ -514,7 +518,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
-  static Stmt Run(const Stmt& body, Expr condition, bool any_base) {
+  static Stmt Run(const Stmt& body, Expr condition, bool any_base, bool scalar_loads = false) {
     if (auto* likely = AsPtr<CallNode>(condition);
         any_base && likely && likely->is_op("tir.likely")) {
       condition = likely->args[0];
@@ -528,6 +532,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
     if (any_base && !IsConstInt(ramp->stride, 1)) return nullptr;
     if (any_base && !OnlyStores(body)) return nullptr;
     PredicateBufferAccesses p(ramp->base, limit->value, any_base ? ramp->dtype.lanes() : 0);
+    p.scalar_loads_ = scalar_loads;
     Stmt out = p.VisitStmt(body);
     if (p.seen_ == 0 || p.seen_ != p.rewritten_) return nullptr;
     return out;
@@ -536,6 +541,8 @@ class PredicateBufferAccesses : public StmtExprMutator {
   Expr VisitExpr_(const BufferLoadNode* op) override {
     Expr e = StmtExprMutator::VisitExpr_(op);
     auto* load = AsPtr<BufferLoadNode>(e);
+    if (scalar_loads_ && !load->dtype.is_vector() && !load->predicate) return e;
+    if (PaddedTile(load->buffer)) return e;
     Expr mask = Mask(load->indices, load->predicate);
     if (!mask) return e;
     return BufferLoadNode::Make(load->buffer, load->indices, mask, load->span);
@@ -543,6 +550,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* store = AsPtr<BufferStoreNode>(s);
+    if (PaddedTile(store->buffer)) return s;
     Expr mask = Mask(store->indices, store->predicate);
     if (!mask) return s;
     return BufferStoreNode::Make(store->buffer, store->value, store->indices, mask, store->span);
@@ -552,6 +560,13 @@ class PredicateBufferAccesses : public StmtExprMutator {
   // `any_base_lanes` > 0: any contiguous or strided access of that many lanes takes the mask.
   PredicateBufferAccesses(Expr base, Expr limit, int any_base_lanes)
       : base_(std::move(base)), limit_(std::move(limit)), any_base_lanes_(any_base_lanes) {}
+
+  // Under "tessera.mask_tail", the register tile's local buffer: the rule pads its rows to whole
+  // vectors (storage_align), so its accesses stay unmasked (the C compiler keeps the tile in
+  // registers; the padding lanes are computed and never written back).
+  bool PaddedTile(const Buffer& buffer) const {
+    return scalar_loads_ && buffer->scope() == "local";
+  }
 
   // Whether `body` does nothing but compute and store (no call, loop or branch that the
   // condition would stop running on the inactive lanes).
@@ -588,6 +603,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
 
   Expr base_, limit_;
   int any_base_lanes_ = 0;
+  bool scalar_loads_ = false;
   int seen_ = 0, rewritten_ = 0;
 };
 
@@ -897,7 +913,10 @@ class Vectorizer : public StmtExprMutator {
     Stmt then_case = VisitStmt(op->then_case);
     Stmt else_case = op->else_case ? VisitStmt(op->else_case) : nullptr;
     if (ctx_.predicate && cond->dtype.is_vector() && !else_case && !cond_scalarize) {
-      if (Stmt s = PredicateBufferAccesses::Run(then_case, cond, ctx_.mask_any_base)) return s;
+      if (Stmt s = PredicateBufferAccesses::Run(then_case, cond, ctx_.mask_any_base,
+                                                ctx_.scalar_loads)) {
+        return s;
+      }
     }
     if (cond_scalarize || cond->dtype.is_vector()) {
       need_scalarize_ = true;
@@ -1325,7 +1344,8 @@ class VectorLoopSplitter : public StmtMutator {
   // accesses instead of branching), else the loop's body.
   Stmt MaskedTailBody(const ForNode* loop) const {
     auto* branch = AsPtr<IfThenElseNode>(loop->body);
-    if (!mask_tails_ || !branch || branch->else_case) return loop->body;
+    const bool mask = mask_tails_ || loop->annotations.count("tessera.mask_tail");
+    if (!mask || !branch || branch->else_case) return loop->body;
     Expr cond = branch->condition;
     if (auto* likely = AsPtr<CallNode>(cond); likely && likely->is_op("tir.likely")) {
       cond = likely->args[0];
@@ -1372,6 +1392,9 @@ class LoopVectorizer : public StmtMutator {
     // Extent 1, or one known only at run time: the loop runs serially.
     if (lanes == 0) return Serial(loop);
     VectorContext ctx{scalable_, predicate_.value_or(scalable_) || mask_any_base_, mask_any_base_};
+    if (loop->annotations.count("tessera.mask_tail")) {
+      ctx.predicate = ctx.mask_any_base = ctx.scalar_loads = true;
+    }
     return Vectorizer(loop, lanes, ctx).VisitStmt(loop->body);
   }
   Stmt VisitStmt_(const AttrStmtNode* op) override {

@@ -78,7 +78,12 @@ def _run_conv(shape, dtype, cores):
 def test_seven_rows_of_tiles_on_two_cores_fuse_with_the_columns(dtype):
     # 28 x 28 outputs: rows of 4 (7 tiles) and columns of tiles fused, 49 iterations
     sch, src = _run_conv((1, 16, 30, 30, 16), dtype, cores=2)
-    assert _parallel(sch) == 3, sch.trace  # the tile rows, the unit batch loop, the tile columns
+    if "tessera.mask_tail" in str(sch.trace):
+        # (float32 on AVX-512: the 28 columns are one masked tile of 8-lane vectors, its rows
+        # one output row each: 28 rows of tiles, balanced on 2 cores, the row loop alone)
+        assert _parallel(sch) == 0, sch.trace
+    else:
+        assert _parallel(sch) == 3, sch.trace  # the tile rows, the unit batch loop, the tile columns
     assert "#pragma omp parallel for" in src
     # the register tile stays an array of each iteration (no workspace of the whole output)
     assert "tessera_alloc_workspace" not in src, src
@@ -102,7 +107,9 @@ def test_a_batch_of_two(cores):
     # the batch loop alone on 2 cores; with the rows and channels of tiles on 4 and 8 (three
     # digits of the fused loop: batch, tile row, tile channel)
     sch, src = _run_conv((2, 16, 30, 30, 16), "float32", cores=cores)
-    assert _parallel(sch) == (0 if cores == 2 else 3), sch.trace
+    # (one masked tile of the 28 columns, see above: the batch and the 28 rows of tiles)
+    fused = 2 if "tessera.mask_tail" in str(sch.trace) else 3
+    assert _parallel(sch) == (0 if cores == 2 else fused), sch.trace
     assert "tessera_alloc_workspace" not in src, src
 
 
