@@ -65,11 +65,13 @@ std::string OpenMPSchedule(const Expr& extent) {
 // run time, and for a body whose local arrays (a row reduction's partial results) take more than
 // kRangeHintLocalBytes or have extents known only at run time: with several such arrays (argmax's
 // blocks and partial extremes, about 1 KB) GCC 12 then kept more pointers live and ran short of
-// registers (argmax of 2048 rows of 2048 int16 0.198 -> 0.220 ms). A few small partial results
-// (a pool's window sums along its output columns, 40 bytes) lose nothing by it, and without it
-// GCC recomputed each input address from the divided loop variable at every window step (AKG's
-// avg pool 3x3/3 of (1, 256, 31, 31), one thread, Zen 4: 0.151 -> 0.075 ms).
-constexpr int64_t kRangeHintLocalBytes = 256;
+// registers (argmax of 2048 rows of 2048 int16 0.198 -> 0.220 ms; smaller: conv2d 3x3 NCHW int8's
+// 128 bytes 1.30-1.38 -> 1.42-1.44 ms, all rows float32's 80 bytes 0.24-0.27 -> 0.26-0.30). At
+// most a line of them (a pool's window sums along its output columns, 40 bytes; a local result,
+// 4) lose nothing by it, and without it GCC recomputed each input address from the divided loop
+// variable at every window step (AKG's avg pool 3x3/3 of (1, 256, 31, 31) float32, one thread,
+// Zen 4: 0.151 -> 0.075 ms).
+constexpr int64_t kRangeHintLocalBytes = 64;
 
 std::string ParallelRangeAssumption(const ForNode* op, const std::string& name) {
   auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
