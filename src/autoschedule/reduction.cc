@@ -369,8 +369,17 @@ void SerialWindow(Schedule& sch, const BlockRV& block, const LoopRV& row,
   // OpenMP body loses the buffers' restrict, and the C compiler kept a store of the output at
   // every window step (3 x 3 max pool of stride 3 over (1, 256, 31, 31) float32, one thread:
   // 0.073 ms -> 0.038, TVM's default 0.036; 7 x 7 global max pool of (4, 1024, 7, 7): 0.060 ->
-  // 0.044).
-  if (loops.size() > reduce) {
+  // 0.044). Only for a pool's window: a short one (at most kWindowMax points) over one input
+  // (a depthwise convolution's windows, which read weights too, and long rows keep theirs).
+  int64_t window = 1;
+  for (size_t k = loops.size() - reduce; k < loops.size(); ++k) {
+    window *= std::max<int64_t>(0, LoopExtent(sch, loops[k]));
+  }
+  const bool one_input =
+      !loads.empty() && std::all_of(loads.begin(), loads.end(), [&](const BufferLoadNode* l) {
+        return l->buffer.get() == loads[0]->buffer.get();
+      });
+  if (loops.size() > reduce && window >= 1 && window <= kWindowMax && one_input) {
     const LoopRV at = loops[loops.size() - reduce - 1];
     Try(sch, [&] {
       BlockRV local = sch.CacheWrite(block, 0, "local", {});
