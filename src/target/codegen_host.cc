@@ -62,16 +62,33 @@ std::string OpenMPSchedule(const Expr& extent) {
 // 0.148; max_pool2d 2x2 of 64 x 112 x 112 float32 2.15 -> 0.56 ms). The statement
 // `if (i < min || i >= end) __builtin_unreachable();` at the top of the body gives the range
 // back; it is true of every iteration, so nothing else changes. Empty for bounds known only at
-// run time, and for a body that allocates local arrays (a row reduction's partial results):
-// there GCC 12 then kept more pointers live and ran short of registers (argmax of 2048 rows of
-// 2048 int16 0.198 -> 0.220 ms).
+// run time, and for a body whose local arrays (a row reduction's partial results) take more than
+// kRangeHintLocalBytes or have extents known only at run time: with several such arrays (argmax's
+// blocks and partial extremes, about 1 KB) GCC 12 then kept more pointers live and ran short of
+// registers (argmax of 2048 rows of 2048 int16 0.198 -> 0.220 ms; smaller: conv2d 3x3 NCHW int8's
+// 128 bytes 1.30-1.38 -> 1.42-1.44 ms, all rows float32's 80 bytes 0.24-0.27 -> 0.26-0.30). At
+// most a line of them (a pool's window sums along its output columns, 40 bytes; a local result,
+// 4) lose nothing by it, and without it GCC recomputed each input address from the divided loop
+// variable at every window step (AKG's avg pool 3x3/3 of (1, 256, 31, 31) float32, one thread,
+// Zen 4: 0.151 -> 0.075 ms).
+constexpr int64_t kRangeHintLocalBytes = 64;
+
 std::string ParallelRangeAssumption(const ForNode* op, const std::string& name) {
   auto min = AsConstInt(op->min), extent = AsConstInt(op->extent);
   if (!min || !extent || *extent <= 0) return "";
-  bool allocates = false;
-  PostOrderVisit(op->body,
-                 [&](const ObjectRef& n) { allocates |= AsPtr<AllocateNode>(n) != nullptr; });
-  if (allocates) return "";
+  int64_t local_bytes = 0;
+  PostOrderVisit(op->body, [&](const ObjectRef& n) {
+    auto* a = AsPtr<AllocateNode>(n);
+    if (a == nullptr) return;
+    int64_t count = 1;
+    for (const Expr& e : a->extents) {
+      auto c = AsConstInt(e);
+      count = c && count <= kRangeHintLocalBytes ? count * std::max<int64_t>(*c, 0)
+                                                 : kRangeHintLocalBytes + 1;
+    }
+    local_bytes += std::min(count, kRangeHintLocalBytes + 1) * a->dtype.bytes();
+  });
+  if (local_bytes > kRangeHintLocalBytes) return "";
   return "if (" + name + " < " + std::to_string(*min) + " || " + name +
          " >= " + std::to_string(*min + *extent) + ") __builtin_unreachable();\n";
 }

@@ -1,8 +1,9 @@
 """CodeGenHost: the body of the outermost parallel loop starts by stating its variable's range
 (`if (i < min || i >= end) __builtin_unreachable();`), which GCC loses when it moves the body into
 an OpenMP function, so that an int32 index of the variable is stepped as a pointer instead of
-recomputed and sign-extended for every vector. Bodies that allocate local arrays are left as they
-were. Results are checked against numpy, with sizes that leave tails."""
+recomputed and sign-extended for every vector. Bodies that allocate more than 64 bytes of local
+arrays are left as they were; smaller ones (a pool's window sums, a local result) state it too.
+Results are checked against numpy, with sizes that leave tails."""
 
 import numpy as np
 import pytest
@@ -112,6 +113,30 @@ def test_a_body_with_local_arrays_is_left_as_it_was(dtype):
     out = np.empty(5, "int32")
     lib(x, out)
     np.testing.assert_array_equal(out, x.argmax(1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_a_body_with_a_few_bytes_of_local_arrays_states_the_range(dtype):
+    # an NCHW 3 x 3 average pool of stride 3: each row's 9 window sums (and the local of one
+    # sum) are a local array of a few bytes; without the range the input addresses were
+    # recomputed from the divided loop variable at every window step
+    a = te.placeholder((2, 131, 31, 29), dtype, name="a")
+    y = topi.nn.pool2d(a, (3, 3), (3, 3), (1, 1), (0, 0, 0, 0), "avg")
+    lib = ts.build(te.create_prim_func([a, y]), target="c")
+    src = lib.get_source()
+    assert "#pragma omp parallel for" in src and "__builtin_unreachable" in src, src
+    assert "aligned(64)" in src, src  # the body does allocate
+    rng = np.random.default_rng(8)
+    x = (rng.integers(-100, 101, (2, 131, 31, 29)) if dtype == "int8"
+         else rng.standard_normal((2, 131, 31, 29))).astype(dtype)
+    out = np.empty((2, 131, 10, 9), dtype)
+    lib(x, out)
+    wide = x[:, :, :30, :27].astype(np.float64).reshape(2, 131, 10, 3, 9, 3).sum(axis=(3, 5)) / 9
+    if dtype == "int8":
+        np.testing.assert_array_equal(out, np.trunc(wide).astype(dtype))
+    else:
+        tol = 1e-2 if dtype == "float16" else 1e-5
+        np.testing.assert_allclose(out.astype(np.float64), wide, rtol=tol, atol=tol)
 
 
 def test_an_extent_known_only_at_run_time_states_nothing():

@@ -230,3 +230,78 @@ def test_a_reshape_keeps_the_copy_rules():
     y = topi.reshape(x, (32, 96))
     trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
     assert "reorder" not in trace, trace
+
+
+# NCHW pools whose output columns take no vectors (a stride of 3 or more, or widths that the
+# loads do not step 1 or 2 along): each column's window is unrolled whole (up to 16 points) and
+# accumulated in a local of its own, the column loop outside it; enough rows that the column
+# stays in the row (KeepWindowColumn). Odd sizes, padding, ceil_mode, every dtype the path takes.
+SCALAR_WINDOWS = [
+    # shape, kernel, stride, padding, ceil_mode
+    ((1, 37, 31, 31), 3, 3, (0, 0, 0, 0), False),
+    ((2, 13, 23, 29), 3, 3, (1, 0, 1, 2), False),
+    ((1, 19, 25, 17), 3, 3, (0, 0, 0, 0), True),
+    ((3, 7, 22, 26), 4, 4, (0, 1, 2, 0), False),
+    ((1, 11, 19, 21), 2, 3, (0, 0, 0, 0), True),
+    ((2, 9, 27, 35), 5, 3, (2, 2, 2, 2), False),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("case", SCALAR_WINDOWS,
+                         ids=lambda c: "x".join(map(str, c[0])) + f"k{c[1]}s{c[2]}p{sum(c[3])}"
+                         + ("ceil" if c[4] else ""))
+def test_pool2d_scalar_column_windows_match_numpy(case, kind, dtype):
+    shape, k, s, pad, ceil = case
+    _, lib, out = build(shape, dtype,
+                        lambda x: topi.nn.pool2d(x, (k, k), (s, s), (1, 1), pad, kind, ceil_mode=ceil))
+    a = data(shape, dtype, seed=sum(shape))
+    lib(a, out)
+    check(out, ref_pool(a, k, s, pad, kind, ceil), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int16", "uint8"])
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pool2d_scalar_column_windows_other_dtypes(kind, dtype):
+    shape, k, s, pad = (2, 9, 20, 23), 3, 3, (1, 1, 0, 0)
+    _, lib, out = build(shape, dtype,
+                        lambda x: topi.nn.pool2d(x, (k, k), (s, s), (1, 1), pad, kind))
+    rng = np.random.default_rng(7)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        a = rng.integers(max(info.min, -1000), min(info.max, 1000) + 1, shape).astype(dtype)
+    else:
+        a = rng.standard_normal(shape).astype(dtype)
+    lib(a, out)
+    want = ref_pool(a, k, s, pad, kind, False)
+    if dtype.startswith(("int", "uint")):
+        np.testing.assert_array_equal(out, want)
+    else:
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_scalar_column_keeps_its_window_inside_unrolled_with_a_local_result():
+    # AKG's 3 x 3 pools of stride 3: the output columns step 3 elements of the input, no
+    # vectors; the column loop stays outside the window, the 9 points are unrolled, the result
+    # is accumulated in a local (cache_write) and the parallel loop states its range although
+    # its body allocates that local.
+    for kind in ("max", "avg"):
+        x = te.placeholder((1, 256, 31, 31), "float32", name="x")
+        y = topi.nn.pool2d(x, (3, 3), (3, 3), (1, 1), (0, 0, 0, 0), kind)
+        func = te.create_prim_func([x, y])
+        trace = "\n".join(ts.autoschedule(func, target="c").trace.as_python())
+        assert trace.count("sch.unroll(") == 2, trace
+        assert "cache_write" in trace and "reverse_compute_at" in trace, trace
+        assert "vectorize" not in trace and "reorder" not in trace, trace
+        src = ts.build(func, target="c").get_source()
+        assert "__builtin_unreachable" in src and "_local[1]" in src, src
+
+
+def test_a_stride_two_column_still_takes_vectors():
+    # a 2 x 2 pool of stride 2: the loads step 2 along the columns, which stay vectors inside
+    # the window's loops (no local result)
+    x = te.placeholder((1, 64, 32, 32), "float32", name="x")
+    y = topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max")
+    trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
+    assert "vectorize" in trace and "cache_write" not in trace, trace
