@@ -189,6 +189,34 @@ Expr RepeatedRampBase(const Expr& index, const VarMap& lets, int64_t* k) {
   return offset ? Expr(AddNode::Make(offset, first, index->span)) : first;
 }
 
+/*! \brief The store of a nest's scalar tail loop `for v in [0, extent)`: its body's lets
+ *  (their values, substituted, in `lets`), then either the store or `if v < r:` (no else) over
+ *  more lets and the store. `count` is the number of elements stored, min(r, extent). Null
+ *  when the body has another form. */
+const BufferStoreNode* MatchTailStore(const ForNode* tail, int64_t extent, VarMap* lets,
+                                      int64_t* count) {
+  const VarNode* v = tail->loop_var.get();
+  auto skip_lets = [&](Stmt s) {
+    while (auto* let = AsPtr<LetStmtNode>(s)) {
+      (*lets)[let->var.get()] = Substitute(let->value, *lets);
+      s = let->body;
+    }
+    return s;
+  };
+  Stmt tb = skip_lets(tail->body);
+  *count = extent;
+  if (auto* cond = AsPtr<IfThenElseNode>(tb)) {
+    Expr bound = Substitute(cond->condition, *lets);  // (held: lt points into it)
+    auto* lt = AsPtr<LTNode>(bound);
+    if (cond->else_case || !lt || lt->a.get() != v) return nullptr;
+    auto r = AsConstInt(lt->b);
+    if (!r) return nullptr;
+    *count = std::min(*r, extent);
+    tb = skip_lets(cond->then_case);
+  }
+  return AsPtr<BufferStoreNode>(tb);
+}
+
 }  // namespace
 
 CodeGenHost::CodeGenHost() : CodeGenC("C") {
@@ -2753,26 +2781,7 @@ bool CodeGenHost::PrintFillLoop(const ForNode* op, const ForNode* tail) {
     }
     const VarNode* v = tail->loop_var.get();
     VarMap tail_lets;
-    Stmt tb = tail->body;
-    while (auto* let = AsPtr<LetStmtNode>(tb)) {
-      tail_lets[let->var.get()] = Substitute(let->value, tail_lets);
-      tb = let->body;
-    }
-    tail_r = *text;
-    if (auto* cond = AsPtr<IfThenElseNode>(tb)) {
-      Expr bound = Substitute(cond->condition, tail_lets);  // (held: lt points into it)
-      auto* lt = AsPtr<LTNode>(bound);
-      if (cond->else_case || !lt || lt->a.get() != v) return false;
-      auto r = AsConstInt(lt->b);
-      if (!r) return false;
-      tail_r = std::min(*r, *text);
-      tb = cond->then_case;
-      while (auto* let = AsPtr<LetStmtNode>(tb)) {
-        tail_lets[let->var.get()] = Substitute(let->value, tail_lets);
-        tb = let->body;
-      }
-    }
-    auto* ts = AsPtr<BufferStoreNode>(tb);
+    const BufferStoreNode* ts = MatchTailStore(tail, *text, &tail_lets, &tail_r);
     if (ts == nullptr || ts->predicate || ts->buffer.get() != st->buffer.get() ||
         !ts->value->dtype.is_scalar() || tail_r <= 0) {
       return false;
@@ -3036,28 +3045,8 @@ bool CodeGenHost::PrintAlignedStoreLoop(const ForNode* op, const ForNode* tail) 
         !tail->annotations.empty() || !text || !tmin || *tmin != 0) {
       return false;
     }
-    const VarNode* v = tail->loop_var.get();
     VarMap tail_lets;
-    Stmt tb = tail->body;
-    while (auto* let = AsPtr<LetStmtNode>(tb)) {
-      tail_lets[let->var.get()] = Substitute(let->value, tail_lets);
-      tb = let->body;
-    }
-    tail_r = *text;
-    if (auto* cond = AsPtr<IfThenElseNode>(tb)) {
-      Expr bound = Substitute(cond->condition, tail_lets);  // (held: lt points into it)
-      auto* lt = AsPtr<LTNode>(bound);
-      if (cond->else_case || !lt || lt->a.get() != v) return false;
-      auto r = AsConstInt(lt->b);
-      if (!r) return false;
-      tail_r = std::min(*r, *text);
-      tb = cond->then_case;
-      while (auto* let = AsPtr<LetStmtNode>(tb)) {
-        tail_lets[let->var.get()] = Substitute(let->value, tail_lets);
-        tb = let->body;
-      }
-    }
-    auto* ts = AsPtr<BufferStoreNode>(tb);
+    const BufferStoreNode* ts = MatchTailStore(tail, *text, &tail_lets, &tail_r);
     if (ts == nullptr || ts->predicate || ts->buffer.get() != st->buffer.get() ||
         ts->indices.size() != 1 || !ts->value->dtype.is_scalar() || tail_r <= 0) {
       return false;
