@@ -1,0 +1,100 @@
+"""Products of odd and prime sizes with no schedule (session 20, s20d): register tiles partial in
+rows and in columns at once (127 prime rows and 129 columns: tir.LoopPartition splits the
+parallel row loop and the column loop inside on their own terms of the tiles' tests), and
+full-width vectors with one masked tile where only narrow vectors divide the columns (100 =
+25 x 4). Every result matches numpy: prime and odd sizes, float32 / float64 / int32 / int8,
+host vectors and 4-lane vectors."""
+
+import numpy as np
+import pytest
+import tessera as ts
+from tessera import te, topi
+
+RNG = np.random.default_rng(20)
+SMALL = {"vector_bits": 128, "vector_registers": 16, "cores": 2, "l2_bytes": 4096}
+DTYPES = ["float32", "float64", "int32", "int8"]
+SHAPES = [(127, 255, 129), (100, 100, 100), (131, 67, 97), (37, 11, 53), (17, 5, 131),
+          (61, 29, 7)]
+
+
+def data(shape, dtype):
+    if dtype.startswith("int"):
+        return RNG.integers(-9, 10, shape).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def reference(a, b, dtype):
+    if dtype.startswith("int"):
+        return (a.astype("int64") @ b.astype("int64")).astype(dtype)  # wraps like C
+    return (a.astype("float64") @ b.astype("float64")).astype(dtype)
+
+
+def check(got, want):
+    if got.dtype.kind == "i":
+        np.testing.assert_array_equal(got, want)
+    else:
+        tol = 1e-4 if got.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 10)
+
+
+def matmul_func(m, k, n, dtype):
+    a = te.placeholder((m, k), dtype, name="a")
+    b = te.placeholder((k, n), dtype, name="b")
+    return te.create_prim_func([a, b, topi.nn.matmul(a, b)])
+
+
+def run(func, arrays, shape, dtype, facts=None):
+    mod = func if facts is None else ts.autoschedule(func, target="c", facts=facts).mod
+    lib = ts.build(mod, target="c")
+    out = np.empty(shape, dtype)
+    lib(*arrays, out)
+    return out, lib
+
+
+def split_factors(trace):
+    return [int(line.split("factors=[None, ")[1].split("]")[0])
+            for line in trace if "sch.split" in line and "factors=[None, " in line]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_odd_matmul_matches_numpy(m, k, n, dtype):
+    a, b = data((m, k), dtype), data((k, n), dtype)
+    got, _ = run(matmul_func(m, k, n, dtype), [a, b], (m, n), dtype)
+    check(got, reference(a, b, dtype))
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_odd_matmul_small_vectors_match_numpy(m, k, n, dtype):
+    a, b = data((m, k), dtype), data((k, n), dtype)
+    got, _ = run(matmul_func(m, k, n, dtype), [a, b], (m, n), dtype, SMALL)
+    check(got, reference(a, b, dtype))
+
+
+@pytest.mark.parametrize("facts", [None, SMALL], ids=["host", "small"])
+def test_prime_rows_with_partial_columns_take_several_rows_per_tile(facts):
+    """127 rows (prime) and 129 columns: the register tile takes several rows (a partial last
+    row tile) beside its partial column tile, instead of one row per tile."""
+    func = matmul_func(127, 255, 129, "float32")
+    trace = ts.autoschedule(func, target="c", facts=facts).trace.as_python()
+    rows = split_factors(trace)[0]
+    assert rows > 1 and 127 % rows != 0
+
+
+def test_partial_rows_and_columns_leave_no_test_in_the_full_tiles():
+    """The generated C of 127 x 255 x 129: the parallel loop of full row tiles runs without a
+    test of its rows (the last row tile is a part of its own, with its own register tile)."""
+    func = matmul_func(127, 255, 129, "float32")
+    text = ts.lower(func, target="c", stage="loop", auto_schedule=True).script()
+    lines = text.splitlines()
+    at = next(k for k, line in enumerate(lines) if "T.parallel(" in line)
+    row_var = lines[at].split("for ")[1].split(" in ")[0]
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    body = []
+    for line in lines[at + 1:]:
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    tests = [line for line in body if line.strip().startswith("if ")]
+    assert not any(row_var in line for line in tests)
