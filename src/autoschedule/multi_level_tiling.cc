@@ -185,7 +185,8 @@ struct RegisterTile {
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
                                         int regs, bool partial_rows, bool partial_cols = false,
-                                        int64_t row_group = 0, int64_t col_group = 0) {
+                                        int64_t row_group = 0, int64_t col_group = 0,
+                                        double* best = nullptr) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
@@ -248,6 +249,7 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
                    [](const auto& a, const auto& b) { return a.first > b.first + 1e-9; });
   std::vector<RegisterTile> out;
   for (const auto& [score, tile] : scored) out.push_back(tile);
+  if (best != nullptr) *best = scored.empty() ? 0.0 : scored.front().first;
   return out;
 }
 
@@ -567,28 +569,66 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // 128 channels, one thread, AVX-512: 4-lane tiles 57 GFLOP/s, two 16-lane vectors 71.)
   // (Where masked vectors are one instruction: float32 on AVX-512, see the host code
   // generator's first-lanes loads and stores.)
-  const bool one_tile = facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32) &&
-                        info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  const bool one_tile_masks =
+      facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32);
+  const bool one_tile = one_tile_masks && info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  const int64_t full_lanes = lanes;
+  // (Y read as [j, r], dense's X @ Y^T, is packed into panels of whole columns, which a partial
+  // column tile has none of: its columns keep vectors that divide them.)
+  const bool reads_y_transposed =
+      m.reduce.size() == 1 &&
+      Reads2D(AsPtr<BufferLoadNode>(StripCast(m.y)), b->iter_vars[m.j]->var.get(),
+              b->iter_vars[m.reduce[0]]->var.get());
+  double narrow_score = 0.0;
   while (tiles.empty() && lanes > (one_tile ? 8 : 4) && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, false, m.i_group, m.j_group);
+                          partial_rows, false, m.i_group, m.j_group, &narrow_score);
   }
   // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
   // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
   // loop of its own (without it the block was left to the row-reduction rule: 0.5 GFLOP/s).
-  bool partial_cols = false;
-  if (tiles.empty()) {
-    lanes = facts.VectorLanes(info.output_bits);
+  auto partial_tiles = [&](int64_t* tile_lanes, double* score) {
+    int64_t l = full_lanes;
     // Columns fewer than a vector (the 7 of a conv2d on 7x7 outputs): the narrowest vector of
     // at least 4 lanes that holds them, so that most of its lanes compute; masked tiles of
     // 16-lane vectors take 8 (measured on Zen 4, one thread, 3x3 conv2d, 16 accumulators
     // either way: 28x28 outputs 71 -> 80 GFLOP/s, 14x14 70 -> 81).
-    while (lanes > 4 && lanes % 2 == 0 && info.extents[m.j] <= lanes / 2) lanes /= 2;
-    if (lanes > 8 && one_tile) lanes = 8;
-    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, true, m.i_group, m.j_group);
+    while (l > 4 && l % 2 == 0 && info.extents[m.j] <= l / 2) l /= 2;
+    if (l > 8 && one_tile) l = 8;
+    *tile_lanes = l;
+    return RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], l, facts.vector_registers,
+                         partial_rows, true, m.i_group, m.j_group, score);
+  };
+  bool partial_cols = false;
+  if (tiles.empty()) {
+    double score = 0.0;
+    tiles = partial_tiles(&lanes, &score);
     partial_cols = true;
+  } else if (lanes < full_lanes && m.i2 < 0 && !reads_y_transposed) {
+    // A plain product (no second reused iterator, as a convolution's output rows) whose columns
+    // only narrower vectors divide (matmul 100 x 100 x 100 on AVX-512: 100 = 25 x 4): full-width
+    // vectors with a partial column tile where their FMAs per load, times the lanes each FMA
+    // computes, are more (100 columns: a 5 x 20 tile of 4-lane vectors scores 2.5 x 4, a 3 x 112
+    // tile of 16-lane vectors, its last masked, 2.1 x 100 / 112 x 16; 0.038 -> 0.027 ms, Zen 4,
+    // one thread).
+    // Only where the partial tile's vectors compute: one tile of all the columns, its last
+    // vector masked (float32 on AVX-512), or where the narrower vectors are below 128 bits
+    // (int8's 4 lanes: 32 bits; int8 matmul 100^3 0.470 -> 0.034 ms); a partial tile after full
+    // ones has a scalar tail loop (float64 and int32 matmul 100^3: 8-lane tiles and a 4-column
+    // tail 0.069 / 0.081 ms, 4-lane tiles 0.038 / 0.052).
+    double score = 0.0;
+    int64_t wide = full_lanes;
+    std::vector<RegisterTile> wide_tiles = partial_tiles(&wide, &score);
+    const bool masked_one = one_tile_masks && !wide_tiles.empty() &&
+                            info.extents[m.j] < wide_tiles[0].nr;
+    const bool narrow_small = lanes * info.output_bits < 128;
+    if (!wide_tiles.empty() && (masked_one || narrow_small) &&
+        score * static_cast<double>(wide) > narrow_score * static_cast<double>(lanes)) {
+      tiles = wide_tiles;
+      lanes = wide;
+      partial_cols = true;
+    }
   }
   if (tiles.empty()) return false;
   // The choices (made before any primitive runs, see Choose): the register tile ...

@@ -98,3 +98,34 @@ def test_partial_rows_and_columns_leave_no_test_in_the_full_tiles():
         body.append(line)
     tests = [line for line in body if line.strip().startswith("if ")]
     assert not any(row_var in line for line in tests)
+
+
+def host_vector_bits():
+    return ts.autoschedule.target_facts("c")["vector_bits"]
+
+
+@pytest.mark.skipif(host_vector_bits() != 512, reason="AVX-512 host only")
+def test_hundred_columns_take_full_width_vectors_float32():
+    """100 columns (25 x 4, no multiple of 8 or 16): one tile of 16-lane vectors over all the
+    columns, the last vector masked, instead of 4-lane vectors."""
+    trace = ts.autoschedule(matmul_func(100, 100, 100, "float32"), target="c").trace.as_python()
+    factors = split_factors(trace)
+    assert factors[2] == 16 and factors[1] >= 100
+    assert any("tessera.mask_tail" in line for line in trace)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_hundred_columns_keep_narrow_vectors_without_masks(dtype):
+    """float64 and int32 have no masked tile: 100 columns keep the vectors that divide them
+    (a full-width tile after full ones would leave a scalar column tail)."""
+    trace = ts.autoschedule(matmul_func(100, 100, 100, dtype), target="c").trace.as_python()
+    factors = split_factors(trace)
+    assert 100 % factors[1] == 0
+
+
+def test_hundred_columns_int8_take_vectors_of_at_least_128_bits():
+    """int8 columns of 100: 4-lane (32-bit) vectors are replaced by full-width ones with a
+    partial column tile."""
+    trace = ts.autoschedule(matmul_func(100, 100, 100, "int8"), target="c").trace.as_python()
+    lanes = split_factors(trace)[2]
+    assert lanes * 8 >= 128
