@@ -31,6 +31,8 @@ using schedule::TraceValue;
 constexpr int64_t kReductionUnroll = 4;
 // Products of at most this many rows (all batches) with a transposed Y: row dot products (TileCpu).
 constexpr int64_t kFewRows = 8;
+// 2-D products of 2 to this many rows with a transposed Y: blocks of row dot products (TileCpu).
+constexpr int64_t kDotRows = 16;
 
 /*! \brief Whether `extent` iterations dealt to `cores` threads in whole iterations keep at
  *  least 95% of the cores' turns busy (7 on 2 cores: 7 of 8, no; 14 on 2: yes; 98 on 4: 98 of
@@ -523,6 +525,64 @@ bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulSh
   return true;
 }
 
+/*! \brief A 2-D product of few rows with Y read as [j, r] (dense: X @ Y^T) as blocks of row dot
+ *  products:
+ *
+ *    j_o (J outputs; parallel) | i_o (I rows) | r_o | i_i, j_i (unrolled), r_i (lanes, vectors)
+ *    then per output its vector of partial sums added lane by lane
+ *
+ *  C[i, j] = sum_r X[i, r] * Y[j, r], both operands contiguous along r: each step loads I
+ *  vectors of X and J of Y for I x J vector FMAs into I x J accumulators (rfactor), no copy of Y
+ *  (the tiled rule packs all of Y into panels, a transposing copy that few rows do not pay
+ *  back), Y's J rows reused by the I rows while they stay in L1, and the I x J chains of lane
+ *  additions that end the outputs independent of each other. I = 2 for an even number of rows,
+ *  else 1; J = 8 (16 accumulators; 4 or 2 where 8 does not divide the columns). Returns false
+ *  (nothing scheduled) where the reduction is no multiple of the vector. */
+bool TileRowDotProducts(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                        const TargetFacts& facts, int64_t lanes, std::vector<std::string>* taken) {
+  const int64_t ei = info.extents[m.i], ej = info.extents[m.j], ek = info.extents[m.reduce[0]];
+  if (ek % lanes != 0 || ek < 2 * lanes) return false;
+  // Not where each output's chain of lanes - 1 additions outweighs its vector steps (int8's 64
+  // lanes over a reduction of 768: 12 steps, 63 additions; dense 2 x 768 -> 1000 int8 0.045 ->
+  // 0.079 ms; the row-reduction rule folds its vectors first).
+  if (ek / lanes < lanes - 1) return false;
+  const int64_t rows = ei % 2 == 0 ? 2 : 1;
+  int64_t outputs = 1;
+  for (int64_t jj : {8, 4, 2}) {
+    if (ej % jj == 0 && rows * jj * 2 <= facts.vector_registers) {
+      outputs = jj;
+      break;
+    }
+  }
+  BlockRV block = info.rv;
+  return Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    if (loops.size() != 3) throw Error("row dot products: not a 2-D product", Span());
+    auto I = [](int64_t v) { return TraceValue::Int(v); };
+    std::vector<LoopRV> is = sch.Split(loops[m.i], {TraceValue::None(), I(rows)}, true, false);
+    std::vector<LoopRV> js = sch.Split(loops[m.j], {TraceValue::None(), I(outputs)}, true, false);
+    std::vector<LoopRV> ks =
+        sch.Split(loops[m.reduce[0]], {TraceValue::None(), I(lanes)}, true, false);
+    sch.Reorder({js[0], is[0], ks[0], is[1], js[1], ks[1]});
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    BlockRV rf = sch.RFactor(ks[1], static_cast<int>(b->writes[0]->region.size()));
+    taken->push_back(AsPtr<BlockNode>(sch.Get(rf))->name_hint);
+    std::vector<LoopRV> rl = sch.GetLoops(rf);  // j_o, i_o, r_o, i_i, j_i, r_i
+    if (rl.size() != 6) throw Error("row dot products: unexpected loops", Span());
+    sch.Unroll(rl[3]);
+    sch.Unroll(rl[4]);
+    sch.Vectorize(rl[5]);
+    // The lanes of the I x J outputs' vectors added at the row block, the outputs innermost (the
+    // chains of lane additions interleaved).
+    sch.ReverseComputeAt(block, rl[1], false, -1);
+    const int64_t flops = 2 * ei * ej * ek;
+    if (facts.cores > 1 && flops >= (int64_t{1} << 21) && LoopExtent(sch, rl[0]) > 1) {
+      sch.Parallel(rl[0]);
+    }
+    DeferDecomposeReduction(rf, rl[2]);
+  });
+}
+
 bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const PrimFunc& func,
              const TargetFacts& facts, std::vector<std::string>* taken) {
   const BlockNode* b = info.block;
@@ -538,12 +598,22 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // numpy in the same rounds, dense [M, 768] x [1000, 768]^T, tiled+packed -> row dot products:
   // M = 1 0.518 -> 0.050 ms, 2 0.53 -> 0.11, 4 0.55 -> 0.16, 8 0.61 -> 0.43; M = 16 (768 ->
   // 3072) equal.
+  // A 2-D product of 2 to kDotRows rows that writes its output itself (no epilogue to attach)
+  // takes blocks of row dot products here instead (TileRowDotProducts; same conditions, float32,
+  // one dot product per output -> 2 x 8 blocks: M = 2 0.110 -> 0.057 ms, 3 0.141 -> 0.104, 8
+  // 0.372 -> 0.194; M = 16, 768 -> 3072, packed tiles 3.00 -> 1.47 ms, numpy 2.1; float64 M = 16
+  // 4.81 -> 2.74, numpy 2.89).
   {
     auto* y_read = AsPtr<BufferLoadNode>(StripCast(m.y));
     const VarNode* r = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
     int64_t rows = info.extents[m.i] * ei2;
     for (int k : m.batch) rows *= k != m.i2 ? info.extents[k] : 1;
-    if (r && rows <= kFewRows && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r)) return false;
+    const bool transposed = r && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r);
+    if (transposed && rows >= 2 && rows <= kDotRows && m.batch.empty() && ei2 == 1 &&
+        info.writes_param) {
+      if (TileRowDotProducts(sch, info, m, facts, lanes, taken)) return true;
+    }
+    if (transposed && rows <= kFewRows) return false;
   }
   // Partial row tiles (a 6 x 16 tile of 12 accumulators for 128 rows: 21 tiles and one of 2
   // rows, which tir.LoopPartition gives a loop of its own, without tests, also when the rows are

@@ -129,3 +129,36 @@ def test_hundred_columns_int8_take_vectors_of_at_least_128_bits():
     trace = ts.autoschedule(matmul_func(100, 100, 100, "int8"), target="c").trace.as_python()
     lanes = split_factors(trace)[2]
     assert lanes * 8 >= 128
+
+
+def dense_func(m, k, n, dtype):
+    x = te.placeholder((m, k), dtype, name="x")
+    w = te.placeholder((n, k), dtype, name="w")
+    return te.create_prim_func([x, w, topi.nn.dense(x, w)])
+
+
+@pytest.mark.parametrize("m,k,n", [(16, 768, 3072), (2, 768, 1000), (3, 256, 97), (5, 64, 33),
+                                   (7, 131, 40), (16, 128, 8), (11, 192, 6), (13, 512, 1)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dense_few_rows_match_numpy(m, k, n, dtype):
+    x, w = data((m, k), dtype), data((n, k), dtype)
+    got, _ = run(dense_func(m, k, n, dtype), [x, w], (m, n), dtype)
+    check(got, reference(x, w.T, dtype))
+
+
+@pytest.mark.parametrize("m,k,n", [(16, 768, 96), (3, 64, 97), (12, 40, 30)])
+def test_dense_few_rows_small_vectors_match_numpy(m, k, n):
+    x, w = data((m, k), "float32"), data((n, k), "float32")
+    got, _ = run(dense_func(m, k, n, "float32"), [x, w], (m, n), "float32", SMALL)
+    check(got, reference(x, w.T, "float32"))
+
+
+@pytest.mark.parametrize("m", [2, 9, 16])
+def test_dense_few_rows_take_blocks_of_dot_products_without_packing(m):
+    """2 to 16 rows: blocks of row dot products (rfactor along the reduction), no panels of W
+    (a transposing copy of all of W per call)."""
+    trace = ts.autoschedule(dense_func(m, 768, 3072, "float32"), target="c").trace.as_python()
+    assert any("sch.rfactor" in line for line in trace)
+    assert not any("transform_layout" in line for line in trace)
+    # the rows in blocks of 2 (1 for an odd number) and the outputs in blocks of 8
+    assert split_factors(trace)[:2] == [2 if m % 2 == 0 else 1, 8]
