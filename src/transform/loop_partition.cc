@@ -258,6 +258,22 @@ class LoopPartitioner : public StmtExprMutator {
     return body;
   }
 
+  /*! \brief Whether every buffer the body declares is over an allocation of the body itself (so
+   *  that DefRenewer, renewing the definitions of a copy of it, names no variable defined
+   *  outside: it renews the data of every declared buffer). */
+  static bool DeclaresOnlyOwnAllocations(const Stmt& body) {
+    std::unordered_set<const VarNode*> allocated;
+    PostOrderVisit(body, [&](const ObjectRef& n) {
+      if (auto* a = AsPtr<AllocateNode>(n)) allocated.insert(a->buffer_var.get());
+      if (auto* a = AsPtr<AllocateConstNode>(n)) allocated.insert(a->buffer_var.get());
+    });
+    bool own = true;
+    PostOrderVisit(body, [&](const ObjectRef& n) {
+      if (auto* d = AsPtr<DeclBufferNode>(n)) own = own && allocated.count(d->buffer->data.get());
+    });
+    return own;
+  }
+
   /*! \brief `inner` under the allocations and declarations of `outer` (their bodies replaced). */
   static Stmt Rewrap(const std::vector<Stmt>& outer, Stmt inner) {
     for (size_t k = outer.size(); k-- > 0;) {
@@ -285,7 +301,8 @@ class LoopPartitioner : public StmtExprMutator {
     // A parallel loop whose body allocates (each thread its own register tile) is partitioned
     // with the definitions of the tail renewed (the allocations stay in each part).
     bool renew_tail = false;
-    if (HasAllocation(op->body) && op->for_kind == ForKind::kParallel) {
+    if (HasAllocation(op->body) && op->for_kind == ForKind::kParallel &&
+        DeclaresOnlyOwnAllocations(op->body)) {
       renew_tail = true;
     } else if (HasAllocation(op->body)) {
       std::vector<Stmt> outer;
