@@ -31,6 +31,8 @@ using schedule::TraceValue;
 constexpr int64_t kReductionUnroll = 4;
 // Products of at most this many rows (all batches) with a transposed Y: row dot products (TileCpu).
 constexpr int64_t kFewRows = 8;
+// 2-D products of 2 to this many rows with a transposed Y: blocks of row dot products (TileCpu).
+constexpr int64_t kDotRows = 16;
 
 /*! \brief Whether `extent` iterations dealt to `cores` threads in whole iterations keep at
  *  least 95% of the cores' turns busy (7 on 2 cores: 7 of 8, no; 14 on 2: yes; 98 on 4: 98 of
@@ -185,14 +187,15 @@ struct RegisterTile {
 /*! \brief The register tiles that fit, best first: the first is the analytical choice. */
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
                                         int regs, bool partial_rows, bool partial_cols = false,
-                                        int64_t row_group = 0, int64_t col_group = 0) {
+                                        int64_t row_group = 0, int64_t col_group = 0,
+                                        double* best = nullptr) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
   };
   for (int64_t nv = 1; nv <= 8; ++nv) {
     // With `partial_cols`, a last column tile of fewer than NR columns (a loop of its own after
-    // tir.LoopPartition) after at least one full tile; the rows then divide.
+    // tir.LoopPartition) after at least one full tile.
     const int64_t cols_rest = ej % (nv * lanes);
     // (Or one tile of all the columns, its last vector predicated, where they are fewer than
     // the tile's and more than its other vectors: a 3x3 conv2d's 14 or 7 output columns.)
@@ -215,8 +218,11 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
       // Grouped rows: the tile's rows in one group.
       if (row_group > 0 && row_group % mr != 0) continue;
       // A partial tile only where allowed and rows of full tiles are most of the loop (the
-      // rest runs as one smaller tile).
-      if (rest != 0 && (!partial_rows || ei < 8 * mr || cols_rest != 0)) continue;
+      // rest runs as one smaller tile); also with a partial column tile, tir.LoopPartition
+      // splitting the row loop (parallel, each thread its tile) and the column loop inside on
+      // their own terms of the tiles' tests (matmul 127 x 255 x 129 on Zen 4, one thread: 127
+      // prime rows in 1-row tiles 0.175 ms, 5 x 80 tiles and their tails 0.088).
+      if (rest != 0 && (!partial_rows || ei < 8 * mr)) continue;
       for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
         if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
         // The rows in full tiles at the tile's rate, the rest at the rate of its smaller tile.
@@ -245,6 +251,7 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
                    [](const auto& a, const auto& b) { return a.first > b.first + 1e-9; });
   std::vector<RegisterTile> out;
   for (const auto& [score, tile] : scored) out.push_back(tile);
+  if (best != nullptr) *best = scored.empty() ? 0.0 : scored.front().first;
   return out;
 }
 
@@ -518,6 +525,64 @@ bool TileBlockedMicroKernel(Schedule& sch, const BlockInfo& info, const MatmulSh
   return true;
 }
 
+/*! \brief A 2-D product of few rows with Y read as [j, r] (dense: X @ Y^T) as blocks of row dot
+ *  products:
+ *
+ *    j_o (J outputs; parallel) | i_o (I rows) | r_o | i_i, j_i (unrolled), r_i (lanes, vectors)
+ *    then per output its vector of partial sums added lane by lane
+ *
+ *  C[i, j] = sum_r X[i, r] * Y[j, r], both operands contiguous along r: each step loads I
+ *  vectors of X and J of Y for I x J vector FMAs into I x J accumulators (rfactor), no copy of Y
+ *  (the tiled rule packs all of Y into panels, a transposing copy that few rows do not pay
+ *  back), Y's J rows reused by the I rows while they stay in L1, and the I x J chains of lane
+ *  additions that end the outputs independent of each other. I = 2 for an even number of rows,
+ *  else 1; J = 8 (16 accumulators; 4 or 2 where 8 does not divide the columns). Returns false
+ *  (nothing scheduled) where the reduction is no multiple of the vector. */
+bool TileRowDotProducts(Schedule& sch, const BlockInfo& info, const MatmulShape& m,
+                        const TargetFacts& facts, int64_t lanes, std::vector<std::string>* taken) {
+  const int64_t ei = info.extents[m.i], ej = info.extents[m.j], ek = info.extents[m.reduce[0]];
+  if (ek % lanes != 0 || ek < 2 * lanes) return false;
+  // Not where each output's chain of lanes - 1 additions outweighs its vector steps (int8's 64
+  // lanes over a reduction of 768: 12 steps, 63 additions; dense 2 x 768 -> 1000 int8 0.045 ->
+  // 0.079 ms; the row-reduction rule folds its vectors first).
+  if (ek / lanes < lanes - 1) return false;
+  const int64_t rows = ei % 2 == 0 ? 2 : 1;
+  int64_t outputs = 1;
+  for (int64_t jj : {8, 4, 2}) {
+    if (ej % jj == 0 && rows * jj * 2 <= facts.vector_registers) {
+      outputs = jj;
+      break;
+    }
+  }
+  BlockRV block = info.rv;
+  return Try(sch, [&] {
+    std::vector<LoopRV> loops = sch.GetLoops(block);
+    if (loops.size() != 3) throw Error("row dot products: not a 2-D product", Span());
+    auto I = [](int64_t v) { return TraceValue::Int(v); };
+    std::vector<LoopRV> is = sch.Split(loops[m.i], {TraceValue::None(), I(rows)}, true, false);
+    std::vector<LoopRV> js = sch.Split(loops[m.j], {TraceValue::None(), I(outputs)}, true, false);
+    std::vector<LoopRV> ks =
+        sch.Split(loops[m.reduce[0]], {TraceValue::None(), I(lanes)}, true, false);
+    sch.Reorder({js[0], is[0], ks[0], is[1], js[1], ks[1]});
+    const BlockNode* b = AsPtr<BlockNode>(sch.Get(block));
+    BlockRV rf = sch.RFactor(ks[1], static_cast<int>(b->writes[0]->region.size()));
+    taken->push_back(AsPtr<BlockNode>(sch.Get(rf))->name_hint);
+    std::vector<LoopRV> rl = sch.GetLoops(rf);  // j_o, i_o, r_o, i_i, j_i, r_i
+    if (rl.size() != 6) throw Error("row dot products: unexpected loops", Span());
+    sch.Unroll(rl[3]);
+    sch.Unroll(rl[4]);
+    sch.Vectorize(rl[5]);
+    // The lanes of the I x J outputs' vectors added at the row block, the outputs innermost (the
+    // chains of lane additions interleaved).
+    sch.ReverseComputeAt(block, rl[1], false, -1);
+    const int64_t flops = 2 * ei * ej * ek;
+    if (facts.cores > 1 && flops >= (int64_t{1} << 21) && LoopExtent(sch, rl[0]) > 1) {
+      sch.Parallel(rl[0]);
+    }
+    DeferDecomposeReduction(rf, rl[2]);
+  });
+}
+
 bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const PrimFunc& func,
              const TargetFacts& facts, std::vector<std::string>* taken) {
   const BlockNode* b = info.block;
@@ -533,12 +598,22 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // numpy in the same rounds, dense [M, 768] x [1000, 768]^T, tiled+packed -> row dot products:
   // M = 1 0.518 -> 0.050 ms, 2 0.53 -> 0.11, 4 0.55 -> 0.16, 8 0.61 -> 0.43; M = 16 (768 ->
   // 3072) equal.
+  // A 2-D product of 2 to kDotRows rows that writes its output itself (no epilogue to attach)
+  // takes blocks of row dot products here instead (TileRowDotProducts; same conditions, float32,
+  // one dot product per output -> 2 x 8 blocks: M = 2 0.110 -> 0.057 ms, 3 0.141 -> 0.104, 8
+  // 0.372 -> 0.194; M = 16, 768 -> 3072, packed tiles 3.00 -> 1.47 ms, numpy 2.1; float64 M = 16
+  // 4.81 -> 2.74, numpy 2.89).
   {
     auto* y_read = AsPtr<BufferLoadNode>(StripCast(m.y));
     const VarNode* r = m.reduce.size() == 1 ? b->iter_vars[m.reduce[0]]->var.get() : nullptr;
     int64_t rows = info.extents[m.i] * ei2;
     for (int k : m.batch) rows *= k != m.i2 ? info.extents[k] : 1;
-    if (r && rows <= kFewRows && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r)) return false;
+    const bool transposed = r && Reads2D(y_read, b->iter_vars[m.j]->var.get(), r);
+    if (transposed && rows >= 2 && rows <= kDotRows && m.batch.empty() && ei2 == 1 &&
+        info.writes_param) {
+      if (TileRowDotProducts(sch, info, m, facts, lanes, taken)) return true;
+    }
+    if (transposed && rows <= kFewRows) return false;
   }
   // Partial row tiles (a 6 x 16 tile of 12 accumulators for 128 rows: 21 tiles and one of 2
   // rows, which tir.LoopPartition gives a loop of its own, without tests, also when the rows are
@@ -564,28 +639,66 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // 128 channels, one thread, AVX-512: 4-lane tiles 57 GFLOP/s, two 16-lane vectors 71.)
   // (Where masked vectors are one instruction: float32 on AVX-512, see the host code
   // generator's first-lanes loads and stores.)
-  const bool one_tile = facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32) &&
-                        info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  const bool one_tile_masks =
+      facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32);
+  const bool one_tile = one_tile_masks && info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  const int64_t full_lanes = lanes;
+  // (Y read as [j, r], dense's X @ Y^T, is packed into panels of whole columns, which a partial
+  // column tile has none of: its columns keep vectors that divide them.)
+  const bool reads_y_transposed =
+      m.reduce.size() == 1 &&
+      Reads2D(AsPtr<BufferLoadNode>(StripCast(m.y)), b->iter_vars[m.j]->var.get(),
+              b->iter_vars[m.reduce[0]]->var.get());
+  double narrow_score = 0.0;
   while (tiles.empty() && lanes > (one_tile ? 8 : 4) && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, false, m.i_group, m.j_group);
+                          partial_rows, false, m.i_group, m.j_group, &narrow_score);
   }
   // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
   // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
   // loop of its own (without it the block was left to the row-reduction rule: 0.5 GFLOP/s).
-  bool partial_cols = false;
-  if (tiles.empty()) {
-    lanes = facts.VectorLanes(info.output_bits);
+  auto partial_tiles = [&](int64_t* tile_lanes, double* score) {
+    int64_t l = full_lanes;
     // Columns fewer than a vector (the 7 of a conv2d on 7x7 outputs): the narrowest vector of
     // at least 4 lanes that holds them, so that most of its lanes compute; masked tiles of
     // 16-lane vectors take 8 (measured on Zen 4, one thread, 3x3 conv2d, 16 accumulators
     // either way: 28x28 outputs 71 -> 80 GFLOP/s, 14x14 70 -> 81).
-    while (lanes > 4 && lanes % 2 == 0 && info.extents[m.j] <= lanes / 2) lanes /= 2;
-    if (lanes > 8 && one_tile) lanes = 8;
-    tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, true, m.i_group, m.j_group);
+    while (l > 4 && l % 2 == 0 && info.extents[m.j] <= l / 2) l /= 2;
+    if (l > 8 && one_tile) l = 8;
+    *tile_lanes = l;
+    return RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], l, facts.vector_registers,
+                         partial_rows, true, m.i_group, m.j_group, score);
+  };
+  bool partial_cols = false;
+  if (tiles.empty()) {
+    double score = 0.0;
+    tiles = partial_tiles(&lanes, &score);
     partial_cols = true;
+  } else if (lanes < full_lanes && m.i2 < 0 && !reads_y_transposed) {
+    // A plain product (no second reused iterator, as a convolution's output rows) whose columns
+    // only narrower vectors divide (matmul 100 x 100 x 100 on AVX-512: 100 = 25 x 4): full-width
+    // vectors with a partial column tile where their FMAs per load, times the lanes each FMA
+    // computes, are more (100 columns: a 5 x 20 tile of 4-lane vectors scores 2.5 x 4, a 3 x 112
+    // tile of 16-lane vectors, its last masked, 2.1 x 100 / 112 x 16; 0.038 -> 0.027 ms, Zen 4,
+    // one thread).
+    // Only where the partial tile's vectors compute: one tile of all the columns, its last
+    // vector masked (float32 on AVX-512), or where the narrower vectors are below 128 bits
+    // (int8's 4 lanes: 32 bits; int8 matmul 100^3 0.470 -> 0.034 ms); a partial tile after full
+    // ones has a scalar tail loop (float64 and int32 matmul 100^3: 8-lane tiles and a 4-column
+    // tail 0.069 / 0.081 ms, 4-lane tiles 0.038 / 0.052).
+    double score = 0.0;
+    int64_t wide = full_lanes;
+    std::vector<RegisterTile> wide_tiles = partial_tiles(&wide, &score);
+    const bool masked_one = one_tile_masks && !wide_tiles.empty() &&
+                            info.extents[m.j] < wide_tiles[0].nr;
+    const bool narrow_small = lanes * info.output_bits < 128;
+    if (!wide_tiles.empty() && (masked_one || narrow_small) &&
+        score * static_cast<double>(wide) > narrow_score * static_cast<double>(lanes)) {
+      tiles = wide_tiles;
+      lanes = wide;
+      partial_cols = true;
+    }
   }
   if (tiles.empty()) return false;
   // The choices (made before any primitive runs, see Choose): the register tile ...

@@ -20,9 +20,15 @@
 // over 128 iterations gives three loops without tests, and `if i == 63` a single point.
 // The pieces are partitioned again, so the inner loop of a one-iteration tail is split too.
 // Vectorized and thread-bound loops are left alone, and so are loops whose body allocates, unless
-// the allocations open the body of a serial loop and have a constant size: they move above it.
+// the allocations open the body of a serial loop and have a constant size: they move above it;
+// or the loop is parallel (each thread its own register tile): the tail's copy of the body then
+// defines its own buffers (DefRenewer), after the parallel loop of the full tiles.
+// The terms of a conjunction are decided one by one: the tests of a tile partial in rows and in
+// columns (`i < M and j < N`) partition the row loop on `i < M`, the column loop inside on
+// `j < N` (matmul 127 x 255 x 129, AVX-512, one thread: 0.175 -> 0.088 ms with 5-row tiles).
 #include <unordered_set>
 
+#include "def_renewer.h"
 #include "tessera/arith/analyzer.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
@@ -34,6 +40,16 @@ namespace transform {
 namespace {
 
 constexpr const char* kPartitionHint = "pragma_loop_partition_hint";
+
+/*! \brief The terms of a conjunction `a && b && ...` (the condition itself when it is none). */
+void Conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* a = AsPtr<AndNode>(e)) {
+    Conjuncts(a->a, out);
+    Conjuncts(a->b, out);
+  } else {
+    out->push_back(e);
+  }
+}
 
 // Binds the loops of a statement in an analyzer while visiting it.
 class ProvenBranchRemover : public StmtExprMutator {
@@ -56,6 +72,27 @@ class ProvenBranchRemover : public StmtExprMutator {
       return op->else_case ? VisitStmt(op->else_case)
                            : EvaluateNode::Make(MakeConst(DataType::Int(32), int64_t(0)));
     }
+    // A conjunction (a partial row tile's test and a partial column tile's, `i < M && j < N`):
+    // the terms proven true go, the others stay; one proven false decides the whole.
+    std::vector<Expr> terms;
+    if (op->condition->dtype.is_scalar()) Conjuncts(op->condition, &terms);
+    if (terms.size() > 1) {
+      std::vector<Expr> kept;
+      for (const Expr& t : terms) {
+        if (ana_->CanProve(NotNode::Make(t))) {
+          return op->else_case ? VisitStmt(op->else_case)
+                               : EvaluateNode::Make(MakeConst(DataType::Int(32), int64_t(0)));
+        }
+        if (!ana_->CanProve(t)) kept.push_back(t);
+      }
+      if (kept.size() < terms.size()) {
+        Expr cond = kept[0];
+        for (size_t k = 1; k < kept.size(); ++k) cond = AndNode::Make(cond, kept[k], op->span);
+        Stmt then_case = VisitStmt(op->then_case);
+        Stmt else_case = op->else_case ? VisitStmt(op->else_case) : op->else_case;
+        return IfThenElseNode::Make(cond, then_case, else_case, op->span);
+      }
+    }
     return StmtMutator::VisitStmt_(op);
   }
 
@@ -64,7 +101,8 @@ class ProvenBranchRemover : public StmtExprMutator {
 };
 
 // The `if` conditions of the loop's body that use its variable and are decided (provably true,
-// or provably false, for every value of the inner loops) with the variable in [lo, lo + k).
+// or provably false, for every value of the inner loops) with the variable in [lo, lo + k); of
+// an undecided conjunction, its terms that are.
 using LoopRanges = std::vector<std::pair<Var, Range>>;
 
 /*! \brief An analyzer that knows the ranges of the loops around the one being partitioned. */
@@ -72,13 +110,13 @@ void BindOuter(arith::Analyzer* ana, const LoopRanges& outer) {
   for (const auto& [v, r] : outer) ana->Bind(v, r);
 }
 
-std::unordered_set<const IfThenElseNode*> DecidedOnPrefix(const ForNode* loop, int64_t lo,
-                                                          int64_t k, const LoopRanges& outer) {
+std::unordered_set<const Object*> DecidedOnPrefix(const ForNode* loop, int64_t lo, int64_t k,
+                                                  const LoopRanges& outer) {
   arith::Analyzer ana;
   BindOuter(&ana, outer);
   const Var& v = loop->loop_var;
   ana.Bind(v, RangeNode::Make(MakeConst(v->dtype, lo), MakeConst(v->dtype, k)));
-  std::unordered_set<const IfThenElseNode*> decided;
+  std::unordered_set<const Object*> decided;
   std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
     if (!s) return;
     if (auto* f = AsPtr<ForNode>(s)) {
@@ -87,10 +125,23 @@ std::unordered_set<const IfThenElseNode*> DecidedOnPrefix(const ForNode* loop, i
       ana.Unbind(f->loop_var);
     } else if (auto* i = AsPtr<IfThenElseNode>(s)) {
       const VarNode* vp = v.get();
-      if (i->condition->dtype.is_scalar() &&
-          UsesVar(i->condition, [vp](const VarNode* x) { return x == vp; }) &&
-          (ana.CanProve(i->condition) || ana.CanProve(NotNode::Make(i->condition)))) {
-        decided.insert(i);
+      auto uses = [vp](const Expr& e) {
+        return UsesVar(e, [vp](const VarNode* x) { return x == vp; });
+      };
+      if (i->condition->dtype.is_scalar() && uses(i->condition)) {
+        if (ana.CanProve(i->condition) || ana.CanProve(NotNode::Make(i->condition))) {
+          decided.insert(i);
+        } else {
+          // The terms of a conjunction decided on their own (ProvenBranchRemover drops them).
+          std::vector<Expr> terms;
+          Conjuncts(i->condition, &terms);
+          for (size_t t = 0; terms.size() > 1 && t < terms.size(); ++t) {
+            if (uses(terms[t]) &&
+                (ana.CanProve(terms[t]) || ana.CanProve(NotNode::Make(terms[t])))) {
+              decided.insert(terms[t].get());
+            }
+          }
+        }
       }
       walk(i->then_case);
       walk(i->else_case);
@@ -207,6 +258,22 @@ class LoopPartitioner : public StmtExprMutator {
     return body;
   }
 
+  /*! \brief Whether every buffer the body declares is over an allocation of the body itself (so
+   *  that DefRenewer, renewing the definitions of a copy of it, names no variable defined
+   *  outside: it renews the data of every declared buffer). */
+  static bool DeclaresOnlyOwnAllocations(const Stmt& body) {
+    std::unordered_set<const VarNode*> allocated;
+    PostOrderVisit(body, [&](const ObjectRef& n) {
+      if (auto* a = AsPtr<AllocateNode>(n)) allocated.insert(a->buffer_var.get());
+      if (auto* a = AsPtr<AllocateConstNode>(n)) allocated.insert(a->buffer_var.get());
+    });
+    bool own = true;
+    PostOrderVisit(body, [&](const ObjectRef& n) {
+      if (auto* d = AsPtr<DeclBufferNode>(n)) own = own && allocated.count(d->buffer->data.get());
+    });
+    return own;
+  }
+
   /*! \brief `inner` under the allocations and declarations of `outer` (their bodies replaced). */
   static Stmt Rewrap(const std::vector<Stmt>& outer, Stmt inner) {
     for (size_t k = outer.size(); k-- > 0;) {
@@ -229,9 +296,15 @@ class LoopPartitioner : public StmtExprMutator {
       return VisitInside(op);
     }
     // The conditions decided at the first iteration; those undecided there stay as they are.
-    std::unordered_set<const IfThenElseNode*> first = DecidedOnPrefix(op, *lo, 1, outer_);
+    std::unordered_set<const Object*> first = DecidedOnPrefix(op, *lo, 1, outer_);
     if (first.empty()) return VisitInside(op);
-    if (HasAllocation(op->body)) {
+    // A parallel loop whose body allocates (each thread its own register tile) is partitioned
+    // with the definitions of the tail renewed (the allocations stay in each part).
+    bool renew_tail = false;
+    if (HasAllocation(op->body) && op->for_kind == ForKind::kParallel &&
+        DeclaresOnlyOwnAllocations(op->body)) {
+      renew_tail = true;
+    } else if (HasAllocation(op->body)) {
       std::vector<Stmt> outer;
       Stmt rest = TakeLeadingAllocations(op, &outer);
       if (outer.empty() || HasAllocation(rest)) return VisitInside(op);
@@ -242,8 +315,8 @@ class LoopPartitioner : public StmtExprMutator {
     // The longest prefix on which every one of them stays decided (as TVM takes the interval
     // where its conditions all keep one value): a binary search, k = 1 holding.
     auto all_decided = [&](int64_t k) {
-      std::unordered_set<const IfThenElseNode*> decided = DecidedOnPrefix(op, *lo, k, outer_);
-      for (const IfThenElseNode* c : first) {
+      std::unordered_set<const Object*> decided = DecidedOnPrefix(op, *lo, k, outer_);
+      for (const Object* c : first) {
         if (!decided.count(c)) return false;
       }
       return true;
@@ -275,6 +348,7 @@ class LoopPartitioner : public StmtExprMutator {
     // there).
     Stmt tail = Piece(op, VarNode::Make(op->loop_var->name, t, op->loop_var->span), *lo + good,
                       tail_n, op->body);
+    if (renew_tail) tail = DefRenewer().VisitStmt(tail);
     if (auto* tail_loop = AsPtr<ForNode>(tail)) {
       arith::Analyzer tana;
       BindOuter(&tana, outer_);

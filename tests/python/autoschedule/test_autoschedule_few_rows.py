@@ -1,8 +1,8 @@
 """Products of few rows with a transposed Y (dense at batch 1..8: ``X @ W^T``): the tiling rule
 leaves them to the row-reduction rule (a dot product per output along the contiguous reduction
 of both operands) instead of packing all of W into panels on every call, which so few rows do
-not pay back. Every result matches numpy (odd sizes, bias, every dtype dense takes); from 9 rows
-on, the tiling rule (with its packed panels) takes the block as before."""
+not pay back. Every result matches numpy (odd sizes, bias, every dtype dense takes); from 17 rows
+on (9 with an epilogue), the tiling rule (with its packed panels) takes the block as before."""
 
 import numpy as np
 import pytest
@@ -102,7 +102,10 @@ def test_batch_matmul_few_rows_transposed():
     assert not packs(func)
 
 
-@pytest.mark.parametrize("m,packed", [(1, False), (8, False), (9, True), (64, True)])
-def test_dense_packs_only_from_nine_rows(m, packed):
+@pytest.mark.parametrize("m,packed", [(1, False), (8, False), (9, False), (16, False), (17, True),
+                                      (64, True)])
+def test_dense_packs_only_from_seventeen_rows(m, packed):
+    # 2 to 16 rows: blocks of row dot products (session 20); 1 to 8 with an epilogue: the
+    # row-reduction rule; from 17 rows on the tiling rule with its packed panels.
     func, _, _ = dense_func(m, 256, 128, "float32")
     assert packs(func) == packed

@@ -361,3 +361,79 @@ def test_enclosing_loop_ranges_partition_builds_and_matches_numpy():
     ts.build(func, target="c")(a)
     k, i = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
     np.testing.assert_array_equal(a, np.where(k + i < 6, 1, 2).astype("float32"))
+
+
+def test_conjunction_terms_are_decided_one_by_one(golden):
+    # A partial row tile's test beside a partial column tile's (`i < M and j < N`): the row loop
+    # splits where its own term stops being provable; the column term stays in the main part.
+    @T.prim_func
+    def before(A: T.Buffer((10, 7), "float32")):
+        for io in range(3):
+            for j in range(8):
+                if io * 4 < 10 - 3 and j < 7:
+                    A[io, j] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((10, 7), "float32")):
+        for io in range(2):
+            for j in range(7):
+                A[io, j] = T.float32(1)
+            T.evaluate(0)
+        for j in range(8):
+            T.evaluate(0)
+
+    golden("LoopPartition", before, expected)
+
+
+def _tile_rows_outside_parallel(m, n, k, mr, nr):
+    """An mr x nr register tile, the rows outside (parallel) and the columns inside, both
+    partial (m % mr and n % nr not 0): the tile is allocated in the body of the parallel loop."""
+
+    @T.prim_func
+    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
+           C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.block("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    sch = Schedule(mm)
+    block = sch.get_block("C")
+    i, j, r = sch.get_loops(block)
+    wb = sch.cache_write(block, 0, "local")
+    io, ii = sch.split(i, [None, mr])
+    jo, ji = sch.split(j, [None, nr])
+    sch.reorder(io, jo, r, ii, ji)
+    sch.reverse_compute_at(wb, jo)
+    sch.unroll(ii)
+    sch.parallel(io)
+    sch.decompose_reduction(block, r)
+    return sch.mod
+
+
+@pytest.mark.parametrize("m,n,k,mr,nr", [(20, 16, 8, 6, 8), (127, 129, 5, 5, 16), (7, 9, 3, 3, 4)])
+def test_parallel_row_loop_with_a_register_tile_splits_with_its_own_tail_tile(m, n, k, mr, nr):
+    # Each iteration (thread) of the parallel row loop allocates its own tile: the loop splits
+    # into the full row tiles (parallel, no row test left) and the tail, whose tile is a new
+    # allocation (renewed definitions), so that no full tile tests its rows.
+    mod = _tile_rows_outside_parallel(m, n, k, mr, nr)
+    text = ts.lower(mod, target="c", stage="loop").script()
+    assert f"T.parallel({m // mr})" in text
+    assert len(_allocations(text)) == 2  # the parallel loop's tile and the tail's
+    lines = text.splitlines()
+    at = next(k for k, line in enumerate(lines) if "T.parallel(" in line)
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    body = []
+    for line in lines[at + 1:]:
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    assert not any(line.strip().startswith("if ") for line in body)
+    lib = ts.build(mod, target="c")
+    rng = np.random.default_rng(0)
+    a, b = rng.random((m, k), dtype="float32"), rng.random((k, n), dtype="float32")
+    c = np.zeros((m, n), "float32")
+    lib(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
