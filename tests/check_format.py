@@ -94,6 +94,12 @@ FORMATTED = [
     "tests/cpp/test_overcompute_and_special_memory.cc",
     "tests/cpp/test_arg_extreme.cc",
     "tests/cpp/test_half_math.cc",
+    "src/transform/cse_engine.h",
+    "src/transform/cse_engine.cc",
+    "src/transform/common_subexpr_elim.cc",
+    "src/transform/statement_cse.cc",
+    "src/transform/dsl/common_subexpr_elim.cc",
+    "tests/cpp/test_common_subexpr_elim_tir.cc",
 ]
 
 

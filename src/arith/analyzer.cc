@@ -90,6 +90,8 @@ const ModularSet* Analyzer::VarModular(const VarNode* var) const {
 }
 
 Expr NegateCondition(const Expr& e) {
+  // An integer `if` condition (TVM's IfThenElse takes one): false when zero.
+  if (!e->dtype.is_bool()) return EQNode::Make(e, MakeConst(e->dtype, int64_t(0)), e->span);
   if (auto* op = AsPtr<LTNode>(e)) return LENode::Make(op->b, op->a, op->span);
   if (auto* op = AsPtr<LENode>(e)) return LTNode::Make(op->b, op->a, op->span);
   if (auto* op = AsPtr<GTNode>(e)) return LENode::Make(op->a, op->b, op->span);

@@ -338,6 +338,13 @@ void BindTransform(nb::module_& m) {
       [](const std::string& scope) { return PassHandle{transform::ThreadSync(scope)}; },
       "storage_scope"_a, "tir.ThreadSync for the memory scope given (\"shared\", \"global\", ...).");
   m.def(
+      "common_subexpr_elim_tir_pass",
+      [](bool enable, bool identify) {
+        return PassHandle{transform::CommonSubexprElimTIR(enable, identify)};
+      },
+      "enable_cse_tir"_a, "identify_equiv_terms"_a,
+      "tir.CommonSubexprElimTIR with TVM's options.");
+  m.def(
       "vectorize_loop_pass",
       [](bool enable) { return PassHandle{transform::VectorizeLoop(enable)}; },
       "enable_vectorize"_a,

@@ -13,7 +13,8 @@
 // BF16StorageLegalize; in finalize LowerBuiltin (the host code generator prints the packed-call
 // builtins itself), LowerWarpMemory (G), LowerDeviceStorageAccessInfo and CombineContextCall.
 // User passes of "tir.add_lower_pass" run at the four phase points (run.UserPhase). LoopPartition, HoistIfThenElse,
-// InjectPrefetch and CommonSubexprElimTIR are validated on the host path only so far.
+// InjectPrefetch and StatementCSE (the host build's CommonSubexprElimTIR, see statement_cse.cc) are
+// validated on the host path only so far.
 #include <cstdio>
 
 #include "tessera/driver/tir_stages.h"
@@ -166,7 +167,7 @@ StageResult TirCleanupStage(IRModule mod, LowerContext& ctx) {
   mod = run.If(ctx.IsGpu(), mod, "tir.InjectPTXAsyncCopy");
   mod = run.UserPhase(3, mod);
   mod = run(mod, "tir.InstrumentBoundCheckers");  // only with tir.instrument_bound_checkers
-  mod = run.If(!ctx.IsGpu(), mod, "tir.CommonSubexprElimTIR");
+  mod = run.If(!ctx.IsGpu(), mod, "tir.StatementCSE");  // see statement_cse.cc
   mod = run.If(!ctx.IsGpu(), mod, "tir.HoistSharedVectorLoads");
   return {mod, false, nullptr};
 }

@@ -31,6 +31,16 @@ void NeedBoolCondition(const Expr& c, const Span& span) {
   Need(c->dtype == DataType::Bool(), span, "condition must be a scalar bool, got " + c->dtype.ToString());
 }
 
+// The condition of an `if` or a `while`: TVM's IfThenElse and While take any scalar (an integer
+// is true when nonzero, as in C). A float or a vector condition is refused here: nothing
+// downstream gives it a meaning.
+void NeedScalarCondition(const Expr& c, const char* what, const Span& span) {
+  NeedExpr(c, "condition", span);
+  const DataType t = c->dtype;
+  Need(t.is_scalar() && (t.is_bool() || t.is_int() || t.is_uint()), span,
+       std::string(what) + " condition must be a scalar bool or integer, got " + t.ToString());
+}
+
 }  // namespace
 
 const char* ForKindName(ForKind kind) {
@@ -275,14 +285,14 @@ Ref<BufferRealizeNode> BufferRealizeNode::Make(Buffer buffer, std::vector<Range>
 }
 
 Ref<WhileNode> WhileNode::Make(Expr condition, Stmt body, Span span) {
-  NeedBoolCondition(condition, span);
+  NeedScalarCondition(condition, "while", span);
   NeedStmt(body, "while body", span);
   return std::make_shared<WhileNode>(std::move(condition), std::move(body), std::move(span));
 }
 
 Ref<IfThenElseNode> IfThenElseNode::Make(Expr condition, Stmt then_case, Stmt else_case,
                                          Span span) {
-  NeedBoolCondition(condition, span);
+  NeedScalarCondition(condition, "if", span);
   NeedStmt(then_case, "then branch", span);
   return std::make_shared<IfThenElseNode>(std::move(condition), std::move(then_case),
                                           std::move(else_case), std::move(span));

@@ -14,6 +14,12 @@ namespace tessera {
 namespace transform {
 namespace {
 
+// An `if` condition as a bool (TVM's IfThenElse takes an integer too: true when nonzero).
+Expr AsBoolCondition(const Expr& c) {
+  if (c->dtype.is_bool()) return c;
+  return NENode::Make(c, MakeConst(c->dtype, int64_t(0)), c->span);
+}
+
 Expr Cast(const Expr& e, DataType t) { return e->dtype == t ? e : Expr(CastNode::Make(t, e)); }
 
 // [lo, hi] of an index over the loops inside the allocating block, as expressions in the
@@ -178,13 +184,13 @@ class RegionCollector : public StmtExprVisitor {
     VisitExpr(op->condition);
     auto saved = loops_;
     Narrow(op->condition, true);
-    conds_.push_back(op->condition);
+    conds_.push_back(AsBoolCondition(op->condition));
     VisitStmt(op->then_case);
     conds_.pop_back();
     loops_ = saved;
     if (op->else_case) {
       Narrow(op->condition, false);
-      conds_.push_back(NotNode::Make(op->condition));
+      conds_.push_back(NotNode::Make(AsBoolCondition(op->condition)));
       VisitStmt(op->else_case);
       conds_.pop_back();
       loops_ = std::move(saved);

@@ -39,6 +39,12 @@ namespace tessera {
 namespace transform {
 namespace {
 
+// An `if` condition as a bool (TVM's IfThenElse takes an integer too: true when nonzero).
+Expr AsBoolCondition(const Expr& c) {
+  if (c->dtype.is_bool()) return c;
+  return NENode::Make(c, MakeConst(c->dtype, int64_t(0)), c->span);
+}
+
 constexpr const char* kPartitionHint = "pragma_loop_partition_hint";
 
 /*! \brief The terms of a conjunction `a && b && ...` (the condition itself when it is none). */
@@ -68,7 +74,8 @@ class ProvenBranchRemover : public StmtExprMutator {
     if (op->condition->dtype.is_scalar() && ana_->CanProve(op->condition)) {
       return VisitStmt(op->then_case);
     }
-    if (op->condition->dtype.is_scalar() && ana_->CanProve(NotNode::Make(op->condition))) {
+    if (op->condition->dtype.is_scalar() &&
+        ana_->CanProve(NotNode::Make(AsBoolCondition(op->condition)))) {
       return op->else_case ? VisitStmt(op->else_case)
                            : EvaluateNode::Make(MakeConst(DataType::Int(32), int64_t(0)));
     }

@@ -394,8 +394,13 @@ TEST(IrNodes, StatementTypeErrors) {
       "loop variable must be a scalar integer");
   ExpectTypeError([&] { ForNode::Make(i, Int32(0), Int32(4), ForKind::kThreadBinding, nop); },
                   "thread IterVar");
-  ExpectTypeError([&] { IfThenElseNode::Make(i, nop); }, "condition must be a scalar bool");
-  ExpectTypeError([&] { WhileNode::Make(Int32(1), nop); }, "condition must be a scalar bool");
+  // An integer condition is TVM's too (true when nonzero); a float or vector one is refused.
+  EXPECT_EQ(IfThenElseNode::Make(i, nop)->condition->dtype, kI32);
+  EXPECT_EQ(WhileNode::Make(Int32(1), nop)->condition->dtype, kI32);
+  ExpectTypeError([&] { IfThenElseNode::Make(FloatImmNode::Make(kF32, 1), nop); },
+                  "if condition must be a scalar bool or integer, got float32");
+  ExpectTypeError([&] { WhileNode::Make(BroadcastNode::Make(Bool(true), 4), nop); },
+                  "while condition must be a scalar bool or integer, got boolx4");
   ExpectTypeError([&] { AssertStmtNode::Make(i, StringImmNode::Make("m"), nop); },
                   "condition must be a scalar bool");
   ExpectError([&] { SeqStmtNode::Make({nop, nullptr}); }, ErrorKind::kValue, "must not be null");

@@ -106,9 +106,16 @@ Pass HoistIfThenElseBasic();
 Pass HoistExpression();
 /*! \brief Split constant loops where an inner `if` stops being provably true (tails). */
 Pass LoopPartition();
-/*! \brief Bind subexpressions repeated within one statement to a LetStmt (unless
- *  "tir.disable_cse_tir"). */
-Pass CommonSubexprElimTIR();
+/*! \brief TVM's common subexpression elimination: a computation done more than once by a
+ *  statement and those under it is bound once to a `cse_v<n>` LetStmt, placed as deep as covers
+ *  its uses (an `if`'s branch or loop body when only it repeats the computation); calls and buffer
+ *  loads are never bound. identify_equiv_terms: equivalent terms are one computation. Nothing
+ *  when enable_cse_tir is false. */
+Pass CommonSubexprElimTIR(bool enable_cse_tir = true, bool identify_equiv_terms = false);
+/*! \brief The host build's elimination: subexpressions (buffer loads included) repeated within
+ *  one statement bound just before it (off with "tir.disable_cse_tir", or when disabled_pass
+ *  names it or "tir.CommonSubexprElimTIR"). */
+Pass StatementCSE();
 /*! \brief A vector load read by several stores of a straight-line run, loaded once (host). */
 Pass HoistSharedVectorLoads();
 /*! \brief Share storage between allocations whose lifetimes do not overlap (unless

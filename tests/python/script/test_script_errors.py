@@ -166,14 +166,28 @@ def test_block_statements_outside_a_block():
     check(err, "reads-outside", "T.reads must be written directly inside a T.block")
 
 
-def test_condition_must_be_bool():
+def test_condition_must_be_bool_or_integer():
+    # TVM's `if` takes an integer (true when nonzero), not a float; an assert needs a bool.
+    @T.prim_func
+    def ok(A: T.Buffer((8,), "int32")):
+        for i in range(8):
+            if i:
+                A[i] = 0
+    assert "if i:" in str(ok)
     with pytest.raises(DiagnosticError) as err:
         @T.prim_func
-        def f(A: T.Buffer((8,), "int32")):
+        def f(A: T.Buffer((8,), "float32")):
             for i in range(8):
-                if i:  # int-condition
+                if A[i]:  # float-condition
                     A[i] = 0
-    check(err, "int-condition", "bool")
+    check(err, "float-condition", "bool or integer")
+    with pytest.raises(DiagnosticError) as err:
+        @T.prim_func
+        def g(A: T.Buffer((8,), "int32")):
+            for i in range(8):
+                assert i, "i"  # int-assert
+                A[i] = 0
+    check(err, "int-assert", "a bool expression")
 
 
 def test_loop_variable_used_inside_a_block():

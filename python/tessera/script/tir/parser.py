@@ -7,6 +7,7 @@ that act on the parser found through ``_state``. Everything that is not a script
 
 import ast
 import builtins
+import re
 
 from ... import _core
 from ...error import TesseraValueError
@@ -531,7 +532,7 @@ class TIRParser(ExprParsing, Parser):
         """``while cond:`` on a bool expression."""
         if node.orelse:
             raise self.error(node, "while ... else is not supported")
-        cond = self.condition(node.test)
+        cond = self.condition(node.test, integer_ok=True)
         self.builder.begin_while(cond, self.span(node))
         with self.vars.scope():
             self.visit_body(node.body)
@@ -555,7 +556,7 @@ class TIRParser(ExprParsing, Parser):
             with self.vars.scope():
                 self.visit_body(node.body if cond else node.orelse)
             return
-        cond = self.condition(node.test, cond)
+        cond = self.condition(node.test, cond, integer_ok=True)
         b = self.builder
         b.begin_if(cond, self.span(node))
         b.begin_then()
@@ -569,17 +570,22 @@ class TIRParser(ExprParsing, Parser):
             b.end_else()
         b.end_if()
 
-    def condition(self, node, value=None):
+    def condition(self, node, value=None, integer_ok=False):
 
-        """A bool expression for ``if``/``while``/``assert``, or a diagnostic."""
+        """A bool expression for ``if``/``while``/``assert``, or a diagnostic. ``integer_ok``
+        (``if``/``while``): a scalar integer is accepted too (true when nonzero), as TVM's
+        IfThenElse and While take it; an assert needs a bool, as TVM's AssertStmt does."""
         value = self.expr(node) if value is None else value
         if isinstance(value, bool):
             value = expr_ops.const(value)
         if not is_ir(value):
             raise self.error(node, f"a condition must be a bool expression, got {self.describe(value)}")
         value = convert(value)
+        if integer_ok and re.fullmatch(r"u?int\d+", str(value.dtype)):
+            return value
         if value.dtype != "bool":
-            raise self.error(node, f"a condition must be a bool expression, got a {value.dtype} expression")
+            what = "a bool or integer" if integer_ok else "a bool"
+            raise self.error(node, f"a condition must be {what} expression, got a {value.dtype} expression")
         return value
 
     def visit_With(self, node):

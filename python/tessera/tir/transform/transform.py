@@ -62,7 +62,7 @@ _NAMES = ("CanonicalizeLoop", "LowerInitBlock", "ConvertBlocksToOpaque", "Compac
           "MakePackedAPI", "MakeUnpackedAPI", "AnnotateIrregularLoop",
           "AnnotateEntryFunc", "LowerTVMBuiltin", "LowerIntrin", "InjectPrefetch", "InjectDoubleBuffer", "PointerValueTypeRewrite",
           "HoistExpression",
-          "LoopPartition", "CommonSubexprElimTIR", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
+          "LoopPartition", "StatementCSE", "HoistSharedVectorLoads", "InstrumentBoundCheckers",
           "LegalizeVectorLanes", "BF16ComputeLegalize", "BF16StorageLegalize", "FP8StorageLegalize",
           # GPU passes of the "cuda" target
           "UnifyThreadBinding", "VerifyMemory", "ThreadSync", "SplitHostDevice",
@@ -79,6 +79,17 @@ def CompactBufferAllocation(is_strict=True):  # noqa: N802 - TVM's name
     compacted shape never exceeds the original one; with ``is_strict=False`` a dimension becomes
     the touched region even where that is larger (a padded tile over a buffer too small)."""
     return Pass("tir.CompactBufferAllocation" if is_strict else "tir.CompactBufferAllocationNonStrict")
+
+
+def CommonSubexprElimTIR(enable_cse_tir=True, identify_equiv_terms=False):  # noqa: N802 - TVM's name
+    """TVM's common subexpression elimination: a computation done more than once by a statement
+    and the statements under it is bound once to a ``cse_v<n>`` variable, as deep as covers its
+    uses (an ``if`` branch or loop body that alone repeats it); calls and buffer loads are never
+    bound. ``identify_equiv_terms``: equivalent terms (``(y + z) * x`` and ``x * y + x * z``) are
+    one computation. ``enable_cse_tir=False``: the pass changes nothing. (The build runs
+    ``tir.StatementCSE`` on the host, which also binds loads within one statement.)"""
+    return Pass._wrap(_core.common_subexpr_elim_tir_pass(bool(enable_cse_tir),
+                                                         bool(identify_equiv_terms)))
 
 
 def FP8ComputeLegalize(promote_dtype="float32"):  # noqa: N802 - TVM's name
@@ -267,7 +278,7 @@ def NarrowDataType(target_bits):  # noqa: N802 - TVM's name
     return Pass._wrap(_core.narrow_datatype_pass(target_bits))
 
 
-__all__ = ["Apply", "BindTarget", "DefaultGPUSchedule", "Filter", "FP8ComputeLegalize", "HoistIfThenElse",
+__all__ = ["Apply", "BindTarget", "CommonSubexprElimTIR", "DefaultGPUSchedule", "Filter", "FP8ComputeLegalize", "HoistIfThenElse",
            "HoistedConditionals", "HoistedLetBindings", "LowerDeviceStorageAccessInfo", "NarrowDataType", "Pass",
            "StorageRewrite",
            "SplitVectorizedLoops", "VectorizeLoop", "prim_func_pass"] + list(_NAMES)
