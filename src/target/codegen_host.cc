@@ -1614,11 +1614,58 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
 }
 }  // namespace
 
+// A masked vector access of a stack array (a reduction's vector of partial results, whose
+// last partial vector of a row is added under a mask of its first lanes) whose whole vector lies
+// in the array: read and written whole, the inactive lanes keeping their old values (a blend),
+// so that the C compiler keeps the array in a register. A masked store to it and the whole
+// vector loads after it missed store-to-load forwarding at every row (a global max pool of
+// (4, 1024, 7, 7) float32, rows of 3 vectors and 1 element, AVX-512, one thread: 0.046 ms
+// masked, 0.015 whole).
+std::string CodeGenHost::WholeVectorOfStackArray(const BufferNode* buffer, const RampNode* ramp,
+                                                 DataType t, bool store) {
+  auto it = stack_arrays_.find(buffer->data.get());
+  if (it == stack_arrays_.end() || it->second.first != buffer->dtype || buffer->dtype.is_vector() ||
+      t.element_of() != buffer->dtype || !IsConstInt(ramp->stride, 1)) {
+    return "";
+  }
+  auto base = AsConstInt(ramp->base);
+  if (!base || *base < 0 || *base + t.lanes() > it->second.second) return "";
+  const std::string vt = TypeName(t, ramp->span);
+  const std::string st = CodeGenC::TypeName(buffer->dtype, ramp->span);
+  const std::string name =
+      std::string("tessera_first_lanes_whole_") + (store ? "store_" : "load_") + vt.substr(8);
+  // The lanes chosen by a mask of integers as wide as them (a compare of their indices with
+  // n): one compare and one blend, where a loop over the lanes stayed a loop.
+  const DataType mask_t = DataType::Int(t.bits(), t.lanes());
+  const std::string mt = TypeName(mask_t, ramp->span);
+  std::ostringstream iota;
+  for (int i = 0; i < t.lanes(); ++i) iota << (i ? ", " : "") << i;
+  std::ostringstream def;
+  def << "static inline " << (store ? "void " : vt + " ") << name << "(" << (store ? "" : "const ")
+      << st << "* p, int64_t n" << (store ? ", " + vt + " v" : "") << ") {\n  " << vt
+      << " r;\n  memcpy(&r, p, sizeof(r));\n  " << mt << " m = (" << mt << "){" << iota.str()
+      << "} < (" << mt << "){0} + (" << CodeGenC::TypeName(mask_t.element_of(), ramp->span)
+      << ")(n < 0 ? 0 : n > " << t.lanes() << " ? " << t.lanes() << " : n);\n";
+  if (store) {
+    def << "  r = (" << vt << ")(((" << mt << ")v & m) | ((" << mt << ")r & ~m));\n"
+        << "  memcpy(p, &r, sizeof(r));\n}\n";
+  } else {
+    def << "  return (" << vt << ")((" << mt << ")r & m);\n}\n";
+  }
+  return Helper(name, def.str());
+}
+
 std::string CodeGenHost::PrintPredicatedLoad(const BufferLoadNode* op) {
   Expr index;
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "load", op->span, &index);
   DataType t = op->dtype;
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    if (std::string whole = WholeVectorOfStackArray(op->buffer.get(), ramp, t, false);
+        !whole.empty()) {
+      return whole + "(" + OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base) +
+             ", (int64_t)(" + PrintExpr(mask->args[1]) + ") - (int64_t)(" +
+             PrintExpr(mask->args[0]) + "))";
+    }
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
     const bool unit = IsConstInt(ramp->stride, 1);
     std::string name =
@@ -1646,6 +1693,16 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
   const RampNode* ramp = PredicatedRamp(op->buffer.get(), op->indices, "store", op->span, &index);
   DataType t = op->value->dtype;
   if (const CallNode* mask = FirstLanesMask(op->predicate, ramp)) {
+    if (std::string whole = WholeVectorOfStackArray(op->buffer.get(), ramp, t, true);
+        !whole.empty()) {
+      std::string base = OffsetPointer(BufferPointer(op->buffer.get(), op->span), ramp->base);
+      std::string n = "(int64_t)(" + PrintExpr(mask->args[1]) + ") - (int64_t)(" +
+                      PrintExpr(mask->args[0]) + ")";
+      std::string value = PrintExpr(op->value);
+      PrintIndent();
+      stream_ << whole << "(" << base << ", " << n << ", " << value << ");\n";
+      return;
+    }
     std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(op->buffer->dtype, op->span);
     const bool unit = IsConstInt(ramp->stride, 1);
     std::string name =
@@ -2321,7 +2378,9 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
     if (c) count *= *c;
   }
   if (constant && count * op->dtype.bytes() <= 4096) {
+    stack_arrays_[op->buffer_var.get()] = {op->dtype, count};
     CodeGenC::VisitStmt_(op);
+    stack_arrays_.erase(op->buffer_var.get());
     return;
   }
   std::string size = "(size_t)1";

@@ -211,6 +211,13 @@ class CodeGenHost : public CodeGenC {
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
+  /*! \brief The arrays on the stack being printed: their element type and count. */
+  std::map<const VarNode*, std::pair<DataType, int64_t>> stack_arrays_;
+  /*! \brief A first-lanes access of a stack array whose whole vector lies in it: the name of a
+   *  helper that reads or writes the whole vector (the inactive lanes' old values) instead of
+   *  masking the memory access; "" otherwise. */
+  std::string WholeVectorOfStackArray(const BufferNode* buffer, const RampNode* ramp, DataType t,
+                                      bool store);
   std::map<std::string, std::string> symbols_;  // GlobalVar name -> C name
   std::vector<std::string> typedefs_;
   std::set<std::string> typedef_names_;
