@@ -318,7 +318,7 @@ void SerialWindow(Schedule& sch, const BlockRV& block, const LoopRV& row,
   }
   std::vector<LoopRV> loops = sch.GetLoops(block);
   if (reduce == 0 || loops.size() < reduce) return;
-  const LoopRV first = loops[loops.size() - reduce];
+  LoopRV first = loops[loops.size() - reduce];
   const int64_t inner = LoopExtent(sch, loops.back());
   // A column of results inside the row (KeepWindowColumn: an NCHW pool's output columns) that
   // takes vectors: the window's loops go outside it, each step a vector of the row's results.
@@ -361,6 +361,27 @@ void SerialWindow(Schedule& sch, const BlockRV& block, const LoopRV& row,
           DeferDecomposeReduction(block, first);
         })) {
       return;
+    }
+    // A scalar column whose results one spatial consumer reads in a loop of the row as long
+    // (an average pool's division): the window goes into the consumer's loop, each result
+    // divided as soon as it is summed, instead of a row of sums in a buffer read back by a loop
+    // of its own (3 x 3 avg pool of stride 3 over (1, 256, 31, 31) float32, one thread: 0.048
+    // ms -> 0.039, TVM's default 0.032).
+    std::vector<BlockRV> consumers = sch.GetConsumers(block);
+    if (consumers.size() == 1 && iv->iter_type == IterVarType::kDataPar) {
+      std::vector<LoopRV> cl = sch.GetLoops(consumers[0]);
+      size_t k = 0;
+      while (k < cl.size() && sch.Get(cl[k]).get() != sch.Get(row).get()) ++k;
+      const BlockNode* c = AsPtr<BlockNode>(sch.Get(consumers[0]));
+      const bool spatial =
+          c != nullptr && c->init == nullptr &&
+          std::all_of(c->iter_vars.begin(), c->iter_vars.end(),
+                      [](const IterVar& v) { return v->iter_type == IterVarType::kDataPar; });
+      if (spatial && k + 2 == cl.size() && LoopExtent(sch, cl[k + 1]) == extent &&
+          Try(sch, [&] { sch.ComputeAt(block, cl[k + 1], true, -1); })) {
+        loops = sch.GetLoops(block);
+        first = loops[loops.size() - reduce];
+      }
     }
   }
   Try(sch, [&] {

@@ -108,6 +108,10 @@ class CodeGenHost : public CodeGenC {
    *  `tail`, when not null, is the loop after it: the fill's scalar remainder (the last
    *  elements of a row of no whole number of vectors), printed with it or not at all. */
   bool PrintFillLoop(const ForNode* op, const ForNode* tail = nullptr);
+  /*! \brief A loop of S vector stores of stride S at consecutive offsets (a blocked layout's
+   *  inner block written transposed): one interleave of the S vectors in registers and
+   *  contiguous stores. False (nothing printed) for another loop. */
+  bool PrintInterleavedStores(const ForNode* op);
   /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
    *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
    *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
