@@ -114,3 +114,110 @@ def test_narrower_hosts_take_the_same_path(bits):
     out = np.empty((3, 11, 1, 1), "float32")
     lib(a, out)
     check(out, a.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype("float32"), "float32")
+
+
+def ref_avg_pool(a, k, s):
+    """avg pool2d of NCHW, no padding, floor mode, the sum in float64 / int64."""
+    n, c, h, w = a.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    wide = a.astype(np.float64 if a.dtype.kind == "f" else np.int64)
+    acc = np.zeros((n, c, oh, ow), wide.dtype)
+    for i in range(k):
+        for j in range(k):
+            acc += wide[:, :, i:i + s * (oh - 1) + 1:s, j:j + s * (ow - 1) + 1:s]
+    if a.dtype.kind == "f":
+        return (acc / (k * k)).astype(a.dtype)
+    return np.trunc(acc / (k * k)).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8", "int32", "int16",
+                                   "uint8"])
+@pytest.mark.parametrize("shape,k,s", [((1, 256, 31, 31), 3, 3), ((2, 7, 13, 11), 3, 3),
+                                       ((1, 5, 17, 19), 4, 4), ((3, 3, 11, 23), 3, 4)],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_avg_pool_with_a_scalar_column_divides_each_window_in_place(shape, k, s, dtype):
+    x = te.placeholder(shape, dtype, name="x")
+    y = topi.nn.pool2d(x, (k, k), (s, s), (1, 1), (0, 0, 0, 0), "avg")
+    func = te.create_prim_func([x, y])
+    lib = ts.build(func, target="c")
+    a = data(shape, dtype)
+    out = np.empty([int(getattr(d, "value", d)) for d in y.shape], dtype)
+    lib(a, out)
+    check(out, ref_avg_pool(a, k, s), dtype)
+
+
+def test_avg_pool_window_goes_into_the_division_loop():
+    # A 3 x 3 window of stride 3 over NCHW: its column takes no vectors, so the window is
+    # computed in the division's loop (a second compute_at), no row of sums in a buffer.
+    x = te.placeholder((1, 256, 31, 31), "float32", name="x")
+    y = topi.nn.pool2d(x, (3, 3), (3, 3), (1, 1), (0, 0, 0, 0), "avg")
+    trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
+    assert trace.count("compute_at(") - trace.count("reverse_compute_at(") == 2, trace
+    assert "get_consumers" in trace, trace
+    # a stride-2 window keeps its vector column (the division a loop of its own)
+    x = te.placeholder((1, 256, 32, 32), "float32", name="x")
+    y = topi.nn.pool2d(x, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "avg")
+    trace = "\n".join(ts.autoschedule(te.create_prim_func([x, y]), target="c").trace.as_python())
+    assert "get_consumers" not in trace and "vectorize" in trace, trace
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int8", "float16", "uint8"])
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("case", [((1, 3, 31, 31, 8), 3, 3, (0, 0, 0, 0), True),
+                                  ((2, 2, 13, 11, 16), 3, 2, (1, 1, 1, 1), False),
+                                  ((1, 5, 9, 10, 4), 2, 2, (0, 1, 1, 0), True)],
+                         ids=lambda c: "x".join(map(str, c[0])) + f"k{c[1]}s{c[2]}")
+def test_nchwc_pool_with_padding_inlined_matches_numpy(case, kind, dtype):
+    shape, k, s, pad, ceil = case
+    block = shape[-1]
+    x = te.placeholder(shape, dtype, name="x")
+    y = topi.nn.pool2d(x, (k, k), (s, s), (1, 1), pad, kind, ceil_mode=ceil,
+                       layout=f"NCHW{block}c")
+    lib = ts.build(te.create_prim_func([x, y]), target="c")
+    a = data(shape, dtype)
+    out = np.empty([int(getattr(d, "value", d)) for d in y.shape], dtype)
+    lib(a, out)
+    # numpy: NCHWc as NCHW with the block folded into the channels
+    n, cc, h, w, b = shape
+    nchw = a.transpose(0, 1, 4, 2, 3).reshape(n, cc * b, h, w)
+    head, tail = pad[:2], pad[2:]
+    outs, widths = [], []
+    for i, size in enumerate((h, w)):
+        o = (size + head[i] + tail[i] + (s - 1 if ceil else 0) - k) // s + 1
+        if ceil and (o - 1) * s >= size + head[i]:
+            o -= 1
+        outs.append(o)
+        widths.append((head[i], max(0, (o - 1) * s + k - size - head[i])))
+    wide = nchw.astype(np.float64 if nchw.dtype.kind == "f" else np.int64)
+    low = np.finfo(np.float64).min if kind == "max" and nchw.dtype.kind == "f" else (
+        np.iinfo(np.int64).min if kind == "max" else 0)
+    p = np.pad(wide, [(0, 0), (0, 0), widths[0], widths[1]], constant_values=low)
+    acc = None
+    for i in range(k):
+        for j in range(k):
+            v = p[:, :, i:i + s * (outs[0] - 1) + 1:s, j:j + s * (outs[1] - 1) + 1:s]
+            acc = v.copy() if acc is None else (np.maximum(acc, v) if kind == "max" else acc + v)
+    if kind == "avg":  # count_include_pad=True: the window's points inside the padded input
+        count = np.ones(outs, np.int64)
+        for i, size in enumerate((h, w)):
+            start = np.arange(outs[i]) * s - head[i]
+            end = np.minimum(start + k - 1, size + tail[i] - 1)
+            cnt = end - start + 1
+            count = count * (cnt[:, None] if i == 0 else cnt[None, :])
+        acc = acc / count if nchw.dtype.kind == "f" else np.trunc(acc / count)
+    want = acc.astype(dtype).reshape(n, cc, b, outs[0], outs[1]).transpose(0, 1, 3, 4, 2)
+    check(out, want, dtype)
+
+
+def test_nchwc_pool_padding_is_inlined_nchw_padding_is_not():
+    # NCHW8c: the padding's test does not depend on the channel of a block, one select of a
+    # whole vector per window point; NCHW's test depends on the column (the vector's lanes).
+    x = te.placeholder((1, 16, 31, 31, 8), "float32", name="x")
+    y = topi.nn.pool2d(x, (3, 3), (3, 3), (1, 1), (0, 0, 0, 0), "max", ceil_mode=True,
+                       layout="NCHW8c")
+    sch = ts.autoschedule(te.create_prim_func([x, y]), target="c")
+    assert "compute_inline" in "\n".join(sch.trace.as_python())
+    x = te.placeholder((1, 16, 32, 32), "float32", name="x")
+    y = topi.nn.pool2d(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")
+    sch = ts.autoschedule(te.create_prim_func([x, y]), target="c")
+    assert "compute_inline" not in "\n".join(sch.trace.as_python())
