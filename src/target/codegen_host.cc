@@ -1624,13 +1624,16 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
 // masked, 0.015 whole).
 std::string CodeGenHost::WholeVectorOfStackArray(const BufferNode* buffer, const RampNode* ramp,
                                                  DataType t, bool store) {
+  // (Only an array of this thread: one declared outside the parallel loop being printed is
+  // shared, and its inactive lanes may be another thread's.)
   auto it = stack_arrays_.find(buffer->data.get());
-  if (it == stack_arrays_.end() || it->second.first != buffer->dtype || buffer->dtype.is_vector() ||
-      t.element_of() != buffer->dtype || !IsConstInt(ramp->stride, 1)) {
+  if (it == stack_arrays_.end() || it->second.dtype != buffer->dtype || buffer->dtype.is_vector() ||
+      it->second.parallel_depth != parallel_depth_ || t.element_of() != buffer->dtype ||
+      !IsConstInt(ramp->stride, 1)) {
     return "";
   }
   auto base = AsConstInt(ramp->base);
-  if (!base || *base < 0 || *base + t.lanes() > it->second.second) return "";
+  if (!base || *base < 0 || *base + t.lanes() > it->second.count) return "";
   const std::string vt = TypeName(t, ramp->span);
   const std::string st = CodeGenC::TypeName(buffer->dtype, ramp->span);
   const std::string name =
@@ -2379,7 +2382,7 @@ void CodeGenHost::VisitStmt_(const AllocateNode* op) {
     if (c) count *= *c;
   }
   if (constant && count * op->dtype.bytes() <= 4096) {
-    stack_arrays_[op->buffer_var.get()] = {op->dtype, count};
+    stack_arrays_[op->buffer_var.get()] = {op->dtype, count, parallel_depth_};
     CodeGenC::VisitStmt_(op);
     stack_arrays_.erase(op->buffer_var.get());
     return;

@@ -215,8 +215,14 @@ class CodeGenHost : public CodeGenC {
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
-  /*! \brief The arrays on the stack being printed: their element type and count. */
-  std::map<const VarNode*, std::pair<DataType, int64_t>> stack_arrays_;
+  /*! \brief The arrays on the stack being printed: their element type, count and the
+   *  parallel depth they are declared at (one declared outside a parallel loop is shared). */
+  struct StackArray {
+    DataType dtype;
+    int64_t count = 0;
+    int parallel_depth = 0;
+  };
+  std::map<const VarNode*, StackArray> stack_arrays_;
   /*! \brief A first-lanes access of a stack array whose whole vector lies in it: the name of a
    *  helper that reads or writes the whole vector (the inactive lanes' old values) instead of
    *  masking the memory access; "" otherwise. */
