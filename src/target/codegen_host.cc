@@ -3420,7 +3420,8 @@ bool CodeGenHost::PrintInterleavedStores(const ForNode* op) {
   at_zero[k] = MakeConst(op->loop_var->dtype, int64_t{0});
   Expr base = ana.Simplify(Substitute(ramp->base, at_zero));
   if (UsesVar(base, k)) return false;
-  auto step = AsConstInt(ana.Simplify(SubNode::Make(ramp->base, AddNode::Make(base, op->loop_var))));
+  auto step =
+      AsConstInt(ana.Simplify(SubNode::Make(ramp->base, AddNode::Make(base, op->loop_var))));
   if (!step || *step != 0) return false;
   // The values may not read the stored buffer (each store then sees the earlier ones), nor
   // call anything.
