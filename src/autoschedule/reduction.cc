@@ -505,6 +505,16 @@ bool VectorizeColumnInRow(Schedule& sch, const BlockRV& block, const BlockInfo& 
       sch.Unroll(parts[0]);
     } else if (reduce.size() > 1 && LoopExtent(sch, reduce.back()) <= kWindowUnroll) {
       sch.Unroll(reduce.back());  // a pool's window row: its vectors in one straight run
+      // and the window's other loops while it stays within kWindowUnrollPoints (3 x 3 max
+      // pool of stride 3, NCHW8c ceil_mode, (1, 16, 31, 31, 8) float32, one thread: 0.0126
+      // ms -> 0.0107)
+      int64_t points = LoopExtent(sch, reduce.back());
+      for (size_t k = reduce.size() - 1; k-- > 0;) {
+        const int64_t e = LoopExtent(sch, reduce[k]);
+        if (e < 1 || points * e > kWindowUnrollPoints) break;
+        points *= e;
+        sch.Unroll(reduce[k]);
+      }
     }
     sch.Vectorize(parts[1]);
     if (stream && PrefetchOnePass(facts)) {
