@@ -108,6 +108,10 @@ class CodeGenHost : public CodeGenC {
    *  `tail`, when not null, is the loop after it: the fill's scalar remainder (the last
    *  elements of a row of no whole number of vectors), printed with it or not at all. */
   bool PrintFillLoop(const ForNode* op, const ForNode* tail = nullptr);
+  /*! \brief A loop of S vector stores of stride S at consecutive offsets (a blocked layout's
+   *  inner block written transposed): one interleave of the S vectors in registers and
+   *  contiguous stores. False (nothing printed) for another loop. */
+  bool PrintInterleavedStores(const ForNode* op);
   /*! \brief A nest of serial loops storing consecutive vectors of a caller's array, each a
    *  lane-wise value of loads that follow the store (a copy, a cast, a negation): printed as
    *  one flat loop whose stores are aligned to the vector, with one unaligned vector before
@@ -211,6 +215,19 @@ class CodeGenHost : public CodeGenC {
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
+  /*! \brief The arrays on the stack being printed: their element type, count and the
+   *  parallel depth they are declared at (one declared outside a parallel loop is shared). */
+  struct StackArray {
+    DataType dtype;
+    int64_t count = 0;
+    int parallel_depth = 0;
+  };
+  std::map<const VarNode*, StackArray> stack_arrays_;
+  /*! \brief A first-lanes access of a stack array whose whole vector lies in it: the name of a
+   *  helper that reads or writes the whole vector (the inactive lanes' old values) instead of
+   *  masking the memory access; "" otherwise. */
+  std::string WholeVectorOfStackArray(const BufferNode* buffer, const RampNode* ramp, DataType t,
+                                      bool store);
   std::map<std::string, std::string> symbols_;  // GlobalVar name -> C name
   std::vector<std::string> typedefs_;
   std::set<std::string> typedef_names_;
