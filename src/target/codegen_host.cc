@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -1433,6 +1434,14 @@ std::string CodeGenHost::HalfLanesOut(DataType t, const std::string& at, const S
 
 std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (op->predicate) return PrintPredicatedLoad(op);
+  if (!promoted_.empty()) {
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
+    if (base) {
+      auto it = promoted_.find({op->buffer->data.get(), *base});
+      if (it != promoted_.end()) return it->second;
+    }
+  }
   DataType t = op->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
@@ -1680,6 +1689,17 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
 
 void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   if (op->predicate) return PrintPredicatedStore(op);
+  if (!promoted_.empty()) {
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
+    auto it = base ? promoted_.find({op->buffer->data.get(), *base}) : promoted_.end();
+    if (it != promoted_.end()) {
+      std::string value = PrintExpr(op->value);
+      PrintIndent();
+      stream_ << it->second << " = " << value << ";\n";
+      return;
+    }
+  }
   DataType t = op->value->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
@@ -2312,6 +2332,7 @@ void CodeGenHost::PrintErrorReturn(const Span& span) {
 }
 
 void CodeGenHost::VisitStmt_(const AllocateNode* op) {
+  allocated_.insert(op->buffer_var.get());
   if (op->annotations.count("tessera.local_var")) {
     CodeGenC::VisitStmt_(op);
     return;
@@ -3319,6 +3340,105 @@ std::string CodeGenHost::PrintScalarBinary(const BinaryNode* op) {
   return CodeGenC::PrintScalarBinary(op);
 }
 
+bool CodeGenHost::PrintWithPromotedTile(const ForNode* op) {
+  if (op->for_kind != ForKind::kSerial || allocated_.empty()) return false;
+  // The accesses in the loop of each buffer allocated outside it: whole vectors of one type at
+  // constant offsets that do not overlap, at least one stored; no other use of the buffer.
+  struct Use {
+    DataType t;
+    const BufferNode* buffer = nullptr;
+    std::set<int64_t> offsets;
+    bool ok = true, stored = false;
+  };
+  std::map<const VarNode*, Use> uses;
+  std::set<const VarNode*> inner;
+  auto access = [&](const BufferNode* buf, const std::vector<Expr>& indices, DataType t,
+                    const Expr& predicate, bool store, const Span& span) {
+    const VarNode* v = buf->data.get();
+    if (!allocated_.count(v)) return;
+    auto held = promoted_.lower_bound({v, std::numeric_limits<int64_t>::min()});
+    if (held != promoted_.end() && held->first.first == v) return;  // held by an outer loop
+    Use& u = uses[v];
+    if (!u.buffer) {
+      u.buffer = buf;
+      u.t = t;
+    }
+    u.stored = u.stored || store;
+    if (predicate || !t.is_vector() || t != u.t || buf->dtype.is_vector() || buf->dtype.is_bool() ||
+        u.buffer->dtype != buf->dtype) {
+      u.ok = false;
+      return;
+    }
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(buf, indices, span)));
+    auto base = ramp && IsConstInt(ramp->stride, 1) ? AsConstInt(ramp->base) : std::nullopt;
+    if (!base) {
+      u.ok = false;
+      return;
+    }
+    u.offsets.insert(*base);
+  };
+  PostOrderVisit(op->body, [&](const ObjectRef& n) {
+    if (auto* a = AsPtr<AllocateNode>(n)) inner.insert(a->buffer_var.get());
+    if (auto* l = AsPtr<BufferLoadNode>(n)) {
+      access(l->buffer.get(), l->indices, l->dtype, l->predicate, false, l->span);
+    } else if (auto* st = AsPtr<BufferStoreNode>(n)) {
+      access(st->buffer.get(), st->indices, st->value->dtype, st->predicate, true, st->span);
+    } else if (auto* v = AsPtr<VarNode>(n)) {
+      if (allocated_.count(v)) uses[v].ok = false;  // the pointer itself (a call's argument)
+    }
+  });
+  std::vector<const VarNode*> chosen;
+  for (auto& [v, u] : uses) {
+    if (!u.ok || !u.stored || !u.buffer || inner.count(v) || u.offsets.empty()) continue;
+    bool apart = true;
+    int64_t last = 0;
+    bool first = true;
+    for (int64_t o : u.offsets) {
+      apart = apart && o >= 0 && (first || o - last >= u.t.lanes());
+      last = o;
+      first = false;
+    }
+    // At most a register file of vectors (32 on AVX-512): a larger tile stays in memory.
+    if (apart && u.offsets.size() <= 32) chosen.push_back(v);
+  }
+  if (chosen.empty()) return false;
+  std::vector<std::tuple<const BufferNode*, int64_t, std::string, DataType>> vars;
+  for (const VarNode* v : chosen) {
+    const Use& u = uses[v];
+    for (int64_t o : u.offsets) {
+      std::string name = "tessera_acc" + std::to_string(promoted_vars_++);
+      vars.emplace_back(u.buffer, o, name, u.t);
+    }
+  }
+  // Before the loop: each vector loaded into its variable; after it: stored back.
+  auto pointer = [&](const BufferNode* buf, int64_t o) {
+    return OffsetPointer(BufferPointer(buf, op->span), IntConst(DataType::Int(32), o));
+  };
+  for (const auto& [buf, o, name, t] : vars) {
+    const std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(buf->dtype, op->span);
+    const std::string load = "tessera_load_" + vt.substr(8);
+    std::ostringstream def;
+    def << "static inline " << vt << " " << load << "(const " << st << "* p) {\n  " << vt
+        << " r;\n  memcpy(&r, p, sizeof(r));\n  return r;\n}\n";
+    PrintIndent();
+    stream_ << vt << " " << name << " = " << Helper(load, def.str()) << "(" << pointer(buf, o)
+            << ");\n";
+  }
+  for (const auto& [buf, o, name, t] : vars) promoted_[{buf->data.get(), o}] = name;
+  VisitStmt_(op);
+  for (const auto& [buf, o, name, t] : vars) promoted_.erase({buf->data.get(), o});
+  for (const auto& [buf, o, name, t] : vars) {
+    const std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(buf->dtype, op->span);
+    const std::string store = "tessera_store_" + vt.substr(8);
+    std::ostringstream def;
+    def << "static inline void " << store << "(" << st << "* p, " << vt
+        << " v) {\n  memcpy(p, &v, sizeof(v));\n}\n";
+    PrintIndent();
+    stream_ << Helper(store, def.str()) << "(" << pointer(buf, o) << ", " << name << ");\n";
+  }
+  return true;
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // The loop's range, while its body is printed (PrintScalarBinary).
   struct BoundScope {
@@ -3337,6 +3457,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
       bound.var = op->loop_var;
     }
   }
+  if (PrintWithPromotedTile(op)) return;
   // The fence that orders streaming stores (below) after the outermost loop that holds them,
   // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
   // one per chunk of 4 KB (a 4096-point chunk of a bool compare) cost 20%, per 1 KB twice the
