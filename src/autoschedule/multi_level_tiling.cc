@@ -29,9 +29,6 @@ namespace {
 using schedule::TraceValue;
 
 constexpr int64_t kReductionUnroll = 4;
-// The taps of a window (two short innermost reduction loops) unrolled into one body: 3x3 (a
-// 5x5 conv2d NCHW 64->64 at 28x28 ran 93 -> 71 GFLOP/s with its 25 taps unrolled, Zen 4).
-constexpr int64_t kWindowTaps = 9;
 // Products of at most this many rows (all batches) with a transposed Y: row dot products (TileCpu).
 constexpr int64_t kFewRows = 8;
 
@@ -835,16 +832,6 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     sch.Unroll(is[1]);
     if (rows) sch.Unroll(rows);
     if (unrolled) sch.Unroll(unrolled);
-    // In one tile of all the columns (narrow rows, its last vector masked), a short innermost
-    // reduction unrolled whole inside another short one (a 3x3 filter's rows and columns):
-    // both unrolled, the window's taps one body. With the filter row a loop the C compiler
-    // stored the register tile to the stack at each of its iterations (conv2d 3x3 NCHW at
-    // 14x14 / 28x28 / 7x7, Zen 4, one thread: 82-84 -> 88-91 GFLOP/s, RESULTS.md session 20,
-    // s20b). (Not for rows of several tiles: 56x56 measured 1% slower unrolled.)
-    if (unroll == 0 && info.extents[m.j] < nr && m.reduce.size() >= 2 &&
-        inner_extent * info.extents[m.reduce[m.reduce.size() - 2]] <= kWindowTaps) {
-      sch.Unroll(reduce[reduce.size() - 2]);
-    }
     if (par >= 0) {
       std::vector<LoopRV> head(order.begin(), order.begin() + fused);
       sch.Parallel(head.size() > 1 ? sch.Fuse(head, true) : head[0]);
