@@ -1,7 +1,8 @@
 """Strided convolutions with no schedule: the input, read every s-th element along the output's
 vector axis, goes through a copy in s phases of its innermost axis ([..., w] -> [..., w % s,
 w // s], zero padded where s does not divide w), so that the tile's vectors are contiguous loads
-instead of gathers. And narrow-row 3x3 tiles unroll the filter's rows with its columns."""
+instead of gathers. float64 narrow-row tiles load and store their masked vectors with one
+instruction."""
 
 import re
 
@@ -180,36 +181,6 @@ def test_float_pad_value_prints_as_a_number():
     replay = tir.Schedule(func)
     exec("\n".join(sch.trace.as_python()), {"sch": replay})
     assert ts.ir.structural_equal(replay.mod, sch.mod)
-
-
-def loops_unrolled(trace, block="b1"):
-    names = [t for t in trace.split("\n") if f"get_loops(block={block})" in t][0]
-    loops = [n.strip() for n in names.split("=")[0].split(",") if n.strip()]
-    return [lv for lv in loops if f"sch.unroll(loop={lv})" in trace]
-
-
-@pytest.mark.parametrize("hw,unrolled", [(9, True), (16, True), (30, True), (58, False)])
-def test_narrow_rows_unroll_the_window_rows(hw, unrolled):
-    """Narrow output rows (one masked tile: 7, 14, 28 columns) unroll the 3x3 window's rows with
-    its columns; rows of several tiles (56 columns) keep the filter-row loop."""
-    func, out = conv_func(8, 16, hw, hw, 3, 1)
-    trace = trace_of(func)
-    got = loops_unrolled(trace)
-    # Loops of the conv block: b, o, y, x, rc, ry, rx.
-    names = [t for t in trace.split("\n") if "get_loops(block=b1)" in t][0]
-    ry, rx = [n.strip() for n in names.split("=")[0].split(",")][5:7]
-    assert rx in got
-    assert (ry in got) == unrolled
-    x, w = inputs(8, 16, hw, hw, 3, "float32")
-    check(ts.build(func, target="c"), x, w, 1, out, "float32")
-
-
-def test_five_by_five_keeps_the_filter_row_loop():
-    func, _ = conv_func(8, 16, 18, 18, 5, 1)
-    trace = trace_of(func)
-    names = [t for t in trace.split("\n") if "get_loops(block=b1)" in t][0]
-    ry = [n.strip() for n in names.split("=")[0].split(",")][5]
-    assert f"sch.unroll(loop={ry})" not in trace
 
 
 @pytest.mark.parametrize("hw", [9, 16])
