@@ -708,6 +708,13 @@ def more_cases(add, quick, dtype, acc):
             [(1, cc // 4 if quick else cc, hw, hw), (oc // 4 if quick else oc, cc // 4 if quick else cc, k, k)],
             lambda x, w, s=s: nn.conv2d_nchw(x, w, s, 0, 1),
             lambda x, w, s=s: im2col_conv_strided(x, w, s), rtol=1e-3, kinds=conv)
+    # Stride 2 at 14x14 and 28x28 outputs (the input read through a copy in phases).
+    for cc, hw in ((128, 29), (64, 57)):
+        oc, oh = 2 * cc, (hw - 3) // 2 + 1
+        q = 4 if quick else 1
+        add(f"conv2d 3x3 NCHW {cc}->{oc} {oh}x{oh} s2", [(1, cc // q, hw, hw), (oc // q, cc // q, 3, 3)],
+            lambda x, w: nn.conv2d_nchw(x, w, 2, 0, 1),
+            lambda x, w: im2col_conv_strided(x, w, 2), rtol=1e-3, kinds=conv)
     add("conv2d 3x3 NHWC", [(1, 58, 58, c), (3, 3, c, c)],
         lambda x, w: nn.conv2d_nhwc(x, w, 1, 0, 1, out_dtype=dtype), conv2d_nhwc, rtol=1e-3, kinds=conv)
     add("depthwise_conv2d 3x3", [(1, 64, spatial + 2, spatial + 2), (64, 1, 3, 3)],

@@ -41,6 +41,7 @@ FORMATTED = [
     "src/arith/int_solver.cc",
     "src/arith/rewrite_simplify.cc",
     "src/autoschedule/analysis.cc",
+    "src/autoschedule/phase_layout.cc",
     "src/autoschedule/rules.h",
     "src/bindings/bind_arith_solve.cc",
     "src/bindings/bind_autoschedule.cc",

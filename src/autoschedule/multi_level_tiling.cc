@@ -828,9 +828,11 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   const bool pack_at_columns = pack && !rows_outside && m.batch.empty();
   const int y_index = y_load ? ReadIndex(b, y_load->buffer.get()) : -1;
   const int x_index = x_load ? ReadIndex(b, x_load->buffer.get()) : -1;
+  const int64_t y_stride =
+      pack || y_index < 0 ? 0 : InnermostStride(b, y_load, b->iter_vars[m.j]->var);
   BlockRV block = info.rv;
   return Try(sch, [&] {
-    BlockRV packed, packed_x;
+    BlockRV packed, packed_x, phases;
     if (pack) {
       packed = PackPanels(sch, block, y_index, y_load->indices[0]->dtype, nr, !y_transposed);
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed))->name_hint);
@@ -839,6 +841,16 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       packed_x = PackPanels(sch, block, x_index, x_load->indices[0]->dtype, mr, false,
                             pad_x ? std::optional<DataType>(x_load->dtype) : std::nullopt);
       taken->push_back(AsPtr<BlockNode>(sch.Get(packed_x))->name_hint);
+    }
+    // Y read every s-th element along the columns (a convolution of stride s): its vectors
+    // would be gathers, so Y is read through a copy in s phases of its innermost axis, whose
+    // columns are contiguous (phase_layout.cc). Measured on Zen 4, one thread, conv2d 3x3
+    // NCHW stride 2, 8-lane masked tiles: see bench/RESULTS.md, session 20, s20b.
+    if (y_stride > 1) {
+      if (std::optional<BlockRV> copy = ReadInPhases(sch, block, y_index, y_load, y_stride)) {
+        phases = *copy;
+        taken->push_back(AsPtr<BlockNode>(sch.Get(*copy))->name_hint);
+      }
     }
     std::vector<LoopRV> loops = sch.GetLoops(block);
     BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
@@ -968,6 +980,8 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     } else if (pack_x) {
       PackRowPanels(sch, packed_x, mr, parallel);
     }
+    // The copy into phases: parallel where large, scalar (its reads are strided).
+    if (phases) ScheduleCopy(sch, AnalyzeBlock(sch, phases, func), facts);
     DeferDecomposeReduction(block, reduce[0]);
   });
 }

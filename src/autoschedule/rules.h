@@ -97,6 +97,16 @@ bool ScheduleRowChain(Schedule& sch, const BlockInfo& anchor, const PrimFunc& fu
 /*! \brief injective.cc: a spatial block at the root: fused, parallel outside, vectors inside
  *  (CPU), or bound to blocks and threads (CUDA). */
 void ScheduleInjective(Schedule& sch, const BlockInfo& info, const TargetFacts& facts);
+/*! \brief phase_layout.cc: the constant step s > 1 along the block iterator `j` of `load`'s
+ *  innermost index, when no other index reads `j` (a strided convolution's input x * s + rx);
+ *  else 0. */
+int64_t InnermostStride(const BlockNode* block, const BufferLoadNode* load, const Var& j);
+/*! \brief phase_layout.cc: the block's read `read_index` (of `load`'s buffer) through a copy in
+ *  `stride` phases of its innermost axis ([..., w] -> [..., w % s, w // s], zero padded), its
+ *  producers inlined into the copy; the copy block, or nothing (schedule unchanged) where a
+ *  primitive refuses. */
+std::optional<BlockRV> ReadInPhases(Schedule& sch, const BlockRV& block, int read_index,
+                                    const BufferLoadNode* load, int64_t stride);
 /*! \brief injective.cc: a re-indexing copy beside a tiled block (ReadsDivided): its loops fused
  *  and parallel on the CPU, left to the C compiler's scalar code (vectors of it would be
  *  gathers with a division per lane), bound to blocks and threads on CUDA. */

@@ -97,6 +97,14 @@ class PythonPrinter {
       std::string text = key == "gen_new_ranges" && value.kind == TraceValue::kIndexMap
                              ? Ranges(*value.index_map)
                              : Value(value);
+      // A constant float pad value as a plain number (transform_layout gives it the buffer's
+      // dtype), so that the printed trace replays without TVMScript's `T` in scope.
+      if (key == "pad_value" && value.kind == TraceValue::kIndexMap &&
+          value.index_map->final_indices.size() == 1) {
+        if (auto* f = AsPtr<FloatImmNode>(value.index_map->final_indices[0])) {
+          text = FloatText(f->value);
+        }
+      }
       bool varargs = ((inst.kind == "fuse" || inst.kind == "merge") && key == "loops") ||
                      (inst.kind == "reorder" && key == "ordered_loops");
       if (varargs || (key == "buffer" && value.kind == TraceValue::kList)) {

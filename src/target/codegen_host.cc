@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -1434,6 +1435,14 @@ std::string CodeGenHost::HalfLanesOut(DataType t, const std::string& at, const S
 
 std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (op->predicate) return PrintPredicatedLoad(op);
+  if (!promoted_.empty()) {
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
+    if (base) {
+      auto it = promoted_.find({op->buffer->data.get(), *base});
+      if (it != promoted_.end()) return it->second;
+    }
+  }
   DataType t = op->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
@@ -1565,12 +1574,17 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
   // (A strided float32 load: one masked gather.)
   const bool f32 =
       (unit_stride || !store) && t.is_float() && t.bits() == 32 && (lanes == 8 || lanes == 16);
+  // float64 vectors of 4 or 8 lanes, contiguous: one masked load or store too (the masked
+  // register tile of a float64 conv2d on 7x7 / 14x14 outputs, whose lane loops took it to
+  // 0.1-0.3x numpy on Zen 4).
+  const bool f64 = unit_stride && t.is_float() && t.bits() == 64 && (lanes == 4 || lanes == 8);
   const std::string at = unit_stride ? "p[i]" : "p[i * s]";
   const std::string stride = unit_stride ? "" : ", int64_t s";
-  const std::string w = lanes == 16 ? "512" : "256";
+  const std::string w = t.bits() * lanes == 512 ? "512" : "256";
   const std::string mask_t = lanes == 16 ? "__mmask16" : "__mmask8";
+  const std::string ps = f64 ? "pd" : "ps", reg = f64 ? "d" : "";
   std::ostringstream def;
-  if (f32)
+  if (f32 || f64)
     def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n#include <immintrin.h>\n#endif\n";
   if (store) {
     def << "static inline void " << name << "(" << st << "* p" << stride << ", int64_t n, " << vt
@@ -1579,13 +1593,13 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
     def << "static inline " << vt << " " << name << "(const " << st << "* p" << stride
         << ", int64_t n) {\n";
   }
-  if (f32) {
+  if (f32 || f64) {
     def << "#if defined(__AVX512F__) && defined(__AVX512VL__)\n  " << mask_t << " m = (" << mask_t
         << ")(n <= 0 ? 0 : n >= " << lanes << " ? ~0u : (1u << n) - 1u);\n";
     if (store) {
-      def << "  _mm" << w << "_mask_storeu_ps(p, m, (__m" << w << ")v);\n";
+      def << "  _mm" << w << "_mask_storeu_" << ps << "(p, m, (__m" << w << reg << ")v);\n";
     } else if (unit_stride) {
-      def << "  return (" << vt << ")_mm" << w << "_maskz_loadu_ps(m, p);\n";
+      def << "  return (" << vt << ")_mm" << w << "_maskz_loadu_" << ps << "(m, p);\n";
     } else {
       const std::string iv = lanes == 16 ? "__m512i" : "__m256i";
       const std::string ip = lanes == 16 ? "_mm512" : "_mm256";
@@ -1609,7 +1623,7 @@ std::string FirstLanesHelper(const std::string& name, const std::string& vt, con
     def << "  " << vt << " r = {0};\n  for (int i = 0; i < " << lanes
         << "; ++i) {\n    if (i < n) r[i] = " << at << ";\n  }\n  return r;\n";
   }
-  if (f32) def << "#endif\n";
+  if (f32 || f64) def << "#endif\n";
   def << "}\n";
   return def.str();
 }
@@ -1736,6 +1750,17 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
 
 void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   if (op->predicate) return PrintPredicatedStore(op);
+  if (!promoted_.empty()) {
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
+    auto it = base ? promoted_.find({op->buffer->data.get(), *base}) : promoted_.end();
+    if (it != promoted_.end()) {
+      std::string value = PrintExpr(op->value);
+      PrintIndent();
+      stream_ << it->second << " = " << value << ";\n";
+      return;
+    }
+  }
   DataType t = op->value->dtype;
   DataType elem = op->buffer->dtype;
   if (elem.is_vector())
@@ -2368,6 +2393,7 @@ void CodeGenHost::PrintErrorReturn(const Span& span) {
 }
 
 void CodeGenHost::VisitStmt_(const AllocateNode* op) {
+  allocated_.insert(op->buffer_var.get());
   if (op->annotations.count("tessera.local_var")) {
     CodeGenC::VisitStmt_(op);
     return;
@@ -3496,6 +3522,115 @@ bool CodeGenHost::PrintInterleavedStores(const ForNode* op) {
   return true;
 }
 
+// (GCC kept such a tile's vectors in registers but also stored them to the local array at each
+// iteration of the loop: conv2d 3x3 NCHW 256->256 at 14x14 outputs, Zen 4, one thread, 88 ->
+// 99 GFLOP/s held in variables; bench/RESULTS.md, session 20, s20b.)
+bool CodeGenHost::PrintWithPromotedTile(const ForNode* op) {
+  if (op->for_kind != ForKind::kSerial || allocated_.empty()) return false;
+  // The accesses in the loop of each buffer allocated outside it: whole vectors of one type at
+  // constant offsets that do not overlap, at least one stored; no other use of the buffer.
+  struct Use {
+    DataType t;
+    const BufferNode* buffer = nullptr;
+    std::set<int64_t> offsets;
+    bool ok = true, stored = false;
+  };
+  std::map<const VarNode*, Use> uses;
+  std::set<const VarNode*> inner;
+  auto access = [&](const BufferNode* buf, const std::vector<Expr>& indices, DataType t,
+                    const Expr& predicate, bool store, const Span& span) {
+    const VarNode* v = buf->data.get();
+    if (!allocated_.count(v)) return;
+    auto held = promoted_.lower_bound({v, std::numeric_limits<int64_t>::min()});
+    if (held != promoted_.end() && held->first.first == v) return;  // held by an outer loop
+    Use& u = uses[v];
+    if (!u.buffer) {
+      u.buffer = buf;
+      u.t = t;
+    }
+    u.stored = u.stored || store;
+    if (predicate || !t.is_vector() || t != u.t || buf->dtype.is_vector() || buf->dtype.is_bool() ||
+        u.buffer->dtype != buf->dtype) {
+      u.ok = false;
+      return;
+    }
+    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(buf, indices, span)));
+    auto base = ramp && IsConstInt(ramp->stride, 1) ? AsConstInt(ramp->base) : std::nullopt;
+    if (!base) {
+      u.ok = false;
+      return;
+    }
+    u.offsets.insert(*base);
+  };
+  bool outlined = false;  // a parallel loop inside: its body is printed as another function
+  PostOrderVisit(op->body, [&](const ObjectRef& n) {
+    if (auto* a = AsPtr<AllocateNode>(n)) inner.insert(a->buffer_var.get());
+    if (auto* f = AsPtr<ForNode>(n)) outlined = outlined || f->for_kind == ForKind::kParallel;
+    if (auto* l = AsPtr<BufferLoadNode>(n)) {
+      access(l->buffer.get(), l->indices, l->dtype, l->predicate, false, l->span);
+    } else if (auto* st = AsPtr<BufferStoreNode>(n)) {
+      access(st->buffer.get(), st->indices, st->value->dtype, st->predicate, true, st->span);
+    } else if (auto* v = AsPtr<VarNode>(n)) {
+      if (allocated_.count(v)) uses[v].ok = false;  // the pointer itself (a call's argument)
+    }
+  });
+  if (outlined) return false;
+  std::vector<const VarNode*> chosen;
+  size_t held = 0;
+  for (auto& [v, u] : uses) {
+    if (!u.ok || !u.stored || !u.buffer || inner.count(v) || u.offsets.empty()) continue;
+    bool apart = true;
+    int64_t last = 0;
+    bool first = true;
+    for (int64_t o : u.offsets) {
+      apart = apart && o >= 0 && (first || o - last >= u.t.lanes());
+      last = o;
+      first = false;
+    }
+    // At most a register file of vectors (32 on AVX-512) in all: larger tiles stay in memory.
+    if (apart && held + u.offsets.size() <= 32) {
+      chosen.push_back(v);
+      held += u.offsets.size();
+    }
+  }
+  if (chosen.empty()) return false;
+  std::vector<std::tuple<const BufferNode*, int64_t, std::string, DataType>> vars;
+  for (const VarNode* v : chosen) {
+    const Use& u = uses[v];
+    for (int64_t o : u.offsets) {
+      std::string name = "tessera_acc" + std::to_string(promoted_vars_++);
+      vars.emplace_back(u.buffer, o, name, u.t);
+    }
+  }
+  // Before the loop: each vector loaded into its variable; after it: stored back.
+  auto pointer = [&](const BufferNode* buf, int64_t o) {
+    return OffsetPointer(BufferPointer(buf, op->span), IntConst(DataType::Int(32), o));
+  };
+  for (const auto& [buf, o, name, t] : vars) {
+    const std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(buf->dtype, op->span);
+    const std::string load = "tessera_load_" + vt.substr(8);
+    std::ostringstream def;
+    def << "static inline " << vt << " " << load << "(const " << st << "* p) {\n  " << vt
+        << " r;\n  memcpy(&r, p, sizeof(r));\n  return r;\n}\n";
+    PrintIndent();
+    stream_ << vt << " " << name << " = " << Helper(load, def.str()) << "(" << pointer(buf, o)
+            << ");\n";
+  }
+  for (const auto& [buf, o, name, t] : vars) promoted_[{buf->data.get(), o}] = name;
+  VisitStmt_(op);
+  for (const auto& [buf, o, name, t] : vars) promoted_.erase({buf->data.get(), o});
+  for (const auto& [buf, o, name, t] : vars) {
+    const std::string vt = TypeName(t, op->span), st = CodeGenC::TypeName(buf->dtype, op->span);
+    const std::string store = "tessera_store_" + vt.substr(8);
+    std::ostringstream def;
+    def << "static inline void " << store << "(" << st << "* p, " << vt
+        << " v) {\n  memcpy(p, &v, sizeof(v));\n}\n";
+    PrintIndent();
+    stream_ << Helper(store, def.str()) << "(" << pointer(buf, o) << ", " << name << ");\n";
+  }
+  return true;
+}
+
 void CodeGenHost::VisitStmt_(const ForNode* op) {
   // The loop's range, while its body is printed (PrintScalarBinary).
   struct BoundScope {
@@ -3514,6 +3649,7 @@ void CodeGenHost::VisitStmt_(const ForNode* op) {
       bound.var = op->loop_var;
     }
   }
+  if (PrintWithPromotedTile(op)) return;
   // The fence that orders streaming stores (below) after the outermost loop that holds them,
   // not after each annotated loop: a fence waits for the write-combining buffers to drain, and
   // one per chunk of 4 KB (a 4096-point chunk of a bool compare) cost 20%, per 1 KB twice the

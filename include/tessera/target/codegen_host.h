@@ -213,6 +213,15 @@ class CodeGenHost : public CodeGenC {
   /*! \brief The store fence's call statement (its helper defined once). */
   void PrintStoreFence();
   int fast_math_depth_ = 0;    // inside loops annotated "pragma_fast_math"
+  /*! \brief A register tile in a local buffer, accessed in a loop only as whole vectors at
+   *  constant offsets (a tiled product's accumulators over its reduction loop): the loop printed
+   *  with each vector in a C variable, loaded before it and stored after it. False where the
+   *  loop has no such buffer (nothing printed). */
+  bool PrintWithPromotedTile(const ForNode* op);
+  std::set<const VarNode*> allocated_;  // buffers of Allocate statements printed so far
+  /// (buffer, constant element offset) -> the C variable holding that vector of the tile
+  std::map<std::pair<const VarNode*, int64_t>, std::string> promoted_;
+  int promoted_vars_ = 0;
   bool uses_openmp_ = false;
   std::set<const VarNode*> restrict_vars_;
   /*! \brief The arrays on the stack being printed: their element type, count and the
