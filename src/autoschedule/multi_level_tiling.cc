@@ -850,8 +850,10 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       // unrolled whole, both loops: the loop around 2 taps costs as much as the taps (conv2d
       // NCHW 2x2 256->128 14x14, tile 4 x 2 x 14: 65.7 -> 90.9 GFLOP/s, Zen 4, one thread).
       // Not a 3x3 window (9 taps), which the rules leave as it was.
-      if (reduce.size() >= 2 &&
-          inner_extent * info.extents[m.reduce[m.reduce.size() - 2]] <= 2 * kReductionUnroll) {
+      const int64_t next_extent =
+          reduce.size() >= 2 ? info.extents[m.reduce[m.reduce.size() - 2]] : 0;
+      if (inner_extent > 1 && next_extent > 1 &&
+          inner_extent * next_extent <= 2 * kReductionUnroll) {
         unrolled_outer = reduce[reduce.size() - 2];
       }
     } else if (unroll > 1) {
