@@ -1,8 +1,9 @@
 """The automatic schedule of a transposed convolution's stride phases (topi numbers them by
 kernel residue, each phase a convolution of ceil(k / s) x ceil(k / s) taps):
 
-- the phase loops go inside the register tile's loops, right outside the reduction (the
-  phases of one tile read the same cache lines of the kernel), the parallel loop kept whole;
+- where the kernel outgrows the L2 cache, the phase loops go inside the register tile's loops,
+  right outside the reduction (the phases of one tile read the same cache lines of the
+  kernel), the parallel loop kept whole; a kernel that fits keeps them outside;
 - a window of at most 8 taps is unrolled whole (both tap loops), a 3x3 window as before;
 - the masked register tile's init stores whole vectors (its rows are padded), no scalar loop;
 - the host C reads an element at a constant offset buried in a sum as `(p + x)[c]`.
@@ -17,6 +18,8 @@ import tessera as ts
 from tessera import te, tir, topi
 
 HOST2 = {"cores": 2}
+# an L2 cache smaller than the test kernels: the phases go inside the tile loops
+HOST2_L2 = {"cores": 2, "l2_bytes": 4096}
 SMALL = {"vector_bits": 128, "vector_registers": 16, "cores": 2, "l2_bytes": 4096}
 
 
@@ -62,7 +65,7 @@ SHAPES = [(16, 12, 14, 4, 2, 1), (9, 20, 7, 4, 2, 1), (24, 8, 10, 3, 2, 1), (8, 
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[str(s) for s in SHAPES])
-@pytest.mark.parametrize("facts", [HOST2, SMALL], ids=["host", "small"])
+@pytest.mark.parametrize("facts", [HOST2_L2, SMALL], ids=["host", "small"])
 def test_phase_loops_inside_the_tile_loops(shape, facts):
     ci, co, hw, k, s, p = shape
     func, out_shape = transpose_func(ci, co, hw, k, s, p)
@@ -74,9 +77,17 @@ def test_phase_loops_inside_the_tile_loops(shape, facts):
     run(sch.mod, out_shape, ci, co, hw, k, s, p)
 
 
+def test_phase_loops_outside_where_the_kernel_fits_l2():
+    func, out_shape = transpose_func(16, 12, 14, 4, 2, 1)  # a 12 KB kernel, L2 of 1 MB
+    sch = ts.autoschedule(func, target="c", facts={"cores": 2, "l2_bytes": 1 << 20})
+    names = loop_names(sch, "conv2d_transpose_phases_update")
+    assert names.index("rx") < names.index("c_0"), names
+    run(sch.mod, out_shape, 16, 12, 14, 4, 2, 1)
+
+
 def test_parallel_loop_of_enough_row_tiles_is_not_fused():
     func, out_shape = transpose_func(32, 16, 14, 4, 2, 1)
-    sch = ts.autoschedule(func, target="c", facts=HOST2)
+    sch = ts.autoschedule(func, target="c", facts=HOST2_L2)
     lines = sch.trace.as_python()
     # 7 row tiles on 2 cores: the parallel loop alone (no fused index in the phases' addresses)
     par = [line for line in lines if "sch.parallel(" in line][0].split("loop=")[1].rstrip(")")
