@@ -725,6 +725,14 @@ def more_cases(add, quick, dtype, acc):
     add("conv2d_transpose 4x4 s2", [(1, 32, 28, 28), (32, 32, 4, 4)],
         lambda x, w: nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), dtype, (0, 0)),
         lambda x, w: conv_transpose(x, w, 2, 1), rtol=1e-3, kinds=conv)
+    # A decoder's upsampling stages (kernel 2 MB / 512 KB / 128 KB at float32), and a 3x3
+    # kernel at stride 2 (phases of 2x2 taps, a quarter of them zero).
+    for ci, co, hw, k in ((256, 128, 14, 4), (128, 64, 28, 4), (64, 32, 56, 4), (64, 64, 28, 3)):
+        ci, co = (ci // 4, co // 4) if quick else (ci, co)
+        oh = (hw - 1) * 2 - 2 + k
+        add(f"conv2d_transpose {k}x{k} s2 {ci}->{co} {hw}->{oh}", [(1, ci, hw, hw), (ci, co, k, k)],
+            lambda x, w: nn.conv2d_transpose_nchw(x, w, (2, 2), (1, 1), dtype, (0, 0)),
+            lambda x, w: conv_transpose(x, w, 2, 1), rtol=1e-3, kinds=conv)
     # the layouts and groupings the rows above leave out
     add("conv1d 3 NWC", [(8, 1024, 64), (3, 64, 64)], lambda x, w: nn.conv1d_nwc(x, w),
         conv1d_nwc, rtol=1e-3, kinds=conv)

@@ -580,22 +580,56 @@ Expr CodeGenC::FlatIndex(const BufferNode* buffer, const std::vector<Expr>& indi
 }
 
 namespace {
-/*! \brief For a scalar int32 `index` x + c (c a nonzero constant): x and c. */
+/*! \brief The constant term of a sum of int32 terms: `index` without it in *rest (null when
+ *  the index is that constant), the constant in *c. Added or subtracted terms at any depth of
+ *  a chain of + and - count (((x + 15) - r) - 4 * q: x - r - 4 * q and 15), the simplifier's
+ *  order putting the constant inside the chain; the other terms keep their order. */
+void ConstantTerm(const Expr& index, Expr* rest, int64_t* c) {
+  if (const IntImmNode* k = AsPtr<IntImmNode>(index)) {
+    *rest = Expr();
+    *c = k->value;
+    return;
+  }
+  const AddNode* add = AsPtr<AddNode>(index);
+  const SubNode* sub = AsPtr<SubNode>(index);
+  if (add == nullptr && sub == nullptr) {
+    *rest = index;
+    *c = 0;
+    return;
+  }
+  const Expr& a = add ? add->a : sub->a;
+  const Expr& b = add ? add->b : sub->b;
+  Expr ra, rb;
+  int64_t ca = 0, cb = 0;
+  ConstantTerm(a, &ra, &ca);
+  ConstantTerm(b, &rb, &cb);
+  if ((ca == 0 && cb == 0) || (!ra && sub != nullptr)) {
+    *rest = index;  // nothing to take out (or only the constant minus a term: left whole)
+    *c = 0;
+    return;
+  }
+  *c = add ? ca + cb : ca - cb;
+  if (!ra) {
+    *rest = rb;
+  } else if (!rb) {
+    *rest = ra;
+  } else {
+    *rest = add ? Expr(AddNode::Make(ra, rb)) : Expr(SubNode::Make(ra, rb));
+  }
+}
+
+/*! \brief For a scalar int32 `index` x + c (c a nonzero constant term of a chain of + and -):
+ *  x and c. */
 bool SplitConstantOffset(const Expr& index, Expr* x, int64_t* c) {
   if (index->dtype != DataType::Int(32)) return false;
-  const AddNode* add = AsPtr<AddNode>(index);
-  if (add == nullptr) return false;
-  if (const IntImmNode* k = AsPtr<IntImmNode>(add->b); k && k->value != 0) {
-    *x = add->a;
-    *c = k->value;
-    return true;
-  }
-  if (const IntImmNode* k = AsPtr<IntImmNode>(add->a); k && k->value != 0) {
-    *x = add->b;
-    *c = k->value;
-    return true;
-  }
-  return false;
+  if (AsPtr<AddNode>(index) == nullptr && AsPtr<SubNode>(index) == nullptr) return false;
+  Expr rest;
+  int64_t k = 0;
+  ConstantTerm(index, &rest, &k);
+  if (!rest || k == 0 || k < INT32_MIN || k > INT32_MAX) return false;
+  *x = rest;
+  *c = k;
+  return true;
 }
 }  // namespace
 

@@ -534,6 +534,9 @@ class PredicateBufferAccesses : public StmtExprMutator {
     PredicateBufferAccesses p(ramp->base, limit->value, any_base ? ramp->dtype.lanes() : 0);
     p.scalar_loads_ = scalar_loads;
     Stmt out = p.VisitStmt(body);
+    // A body that reads and writes the padded register tile only (the tile's init: zeros
+    // stored into a row's last vector) runs unmasked: its inactive lanes write the padding.
+    if (p.seen_ == 0 && p.padded_ > 0 && OnlyStores(body)) return out;
     if (p.seen_ == 0 || p.seen_ != p.rewritten_) return nullptr;
     return out;
   }
@@ -542,7 +545,10 @@ class PredicateBufferAccesses : public StmtExprMutator {
     Expr e = StmtExprMutator::VisitExpr_(op);
     auto* load = AsPtr<BufferLoadNode>(e);
     if (scalar_loads_ && !load->dtype.is_vector() && !load->predicate) return e;
-    if (PaddedTile(load->buffer)) return e;
+    if (PaddedTile(load->buffer)) {
+      ++padded_;
+      return e;
+    }
     Expr mask = Mask(load->indices, load->predicate);
     if (!mask) return e;
     return BufferLoadNode::Make(load->buffer, load->indices, mask, load->span);
@@ -550,7 +556,10 @@ class PredicateBufferAccesses : public StmtExprMutator {
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* store = AsPtr<BufferStoreNode>(s);
-    if (PaddedTile(store->buffer)) return s;
+    if (PaddedTile(store->buffer)) {
+      ++padded_;
+      return s;
+    }
     Expr mask = Mask(store->indices, store->predicate);
     if (!mask) return s;
     return BufferStoreNode::Make(store->buffer, store->value, store->indices, mask, store->span);
@@ -604,7 +613,7 @@ class PredicateBufferAccesses : public StmtExprMutator {
   Expr base_, limit_;
   int any_base_lanes_ = 0;
   bool scalar_loads_ = false;
-  int seen_ = 0, rewritten_ = 0;
+  int seen_ = 0, rewritten_ = 0, padded_ = 0;
 };
 
 // The accesses of the buffers over `data` inside a vectorized loop of `lanes` lanes, each lane

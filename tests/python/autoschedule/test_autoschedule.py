@@ -237,12 +237,25 @@ def test_transposed_conv_phases_are_tiled_and_their_copies_stay_scalar():
     sch = ts.autoschedule(func, target="c", facts=SMALL)
     assert "cache_write" in kinds(sch)
     script = sch.mod.script()
-    # The per-phase copies of the input and the kernel are blocks of their own (not inlined
-    # into the reduction), as is the interleave of the phases; none of them is vectorized.
-    for block in ("data_phases", "kernel_phases", "compute"):
+    # The per-phase copy of the input is a block of its own (not inlined into the reduction),
+    # as is the interleave of the phases; neither is vectorized. The stride divides the kernel:
+    # each phase's taps are an affine view of the kernel, read in place (no copy).
+    for block in ("data_phases", "compute"):
         assert "vectorized" not in loops_of(sch, block), block
     assert loops_of(sch, "conv2d_transpose_phases_local")[-1] == "vectorized"
-    assert 'T.block("kernel_phases")' in script
+    assert 'T.block("kernel_phases")' not in script
+
+
+def test_transposed_conv_kernel_phases_copied_where_the_stride_leaves_zero_taps():
+    # 3x3 taps at stride 2: each phase sums 2 x 2 taps, some beyond the kernel (zeros), so the
+    # kernel is copied per phase (a plain copy: the taps are affine, no division), beside the
+    # tiled phases.
+    x, w = rand(1, 8, 9, 11), rand(8, 6, 3, 3)
+    func = topi_func(lambda a, b: topi.nn.conv2d_transpose_nchw(a, b, 2, 1, "float32", 0), x, w)
+    sch = ts.autoschedule(func, target="c", facts=SMALL)
+    assert 'T.block("kernel_phases")' in sch.mod.script()
+    assert loops_of(sch, "conv2d_transpose_phases_local")[-1] == "vectorized"
+    run_host(ts.build(sch.mod, target="c"), [x, w], conv_transpose_general(x, w, 2, 1))
 
 
 def test_epilogue_is_computed_at_the_tile():

@@ -56,15 +56,18 @@ def group_conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype, output
             (n, ocg * groups, oh, ow), fcompute, name="compute", tag="conv2d_transpose_nchw"
         )
     # Strided: the dilated input is zero except at every s-th row and column, so each output
-    # phase (y % sh, x % sw) sums only the kernel taps that meet input pixels, ceil(k / s) of
-    # them per axis: output row y = sh * q + p reads input row q + off(p) + t and kernel row
-    # kh - 1 - ((before - p) mod sh + sh * t), t < ceil(kh / sh), off(p) = ceil((p - before) /
-    # sh). The input and the kernel are first copied per phase (zeros outside the input and
-    # for taps beyond the kernel), so that the phases are plain convolutions, interleaved last.
+    # phase sums only the kernel taps that meet input pixels, ceil(k / s) of them per axis. The
+    # phases are numbered by their kernel residue r (the taps k - 1 - r - s * t, t <
+    # ceil(k / s)): phase r holds output rows y = s * q + p(r), p(r) = (before - r) mod s, which
+    # read input row q + off(r) + t, off(r) = ceil((p(r) - before) / s). Numbered so, a phase's
+    # kernel taps are an affine view of the kernel (no division): where s divides k the kernel
+    # is read in place (the automatic schedule inlines the view), else copied with zeros for
+    # the taps beyond it. The input is copied per phase (zeros outside it), so that each phase
+    # is a plain convolution; the phases are interleaved last.
     hp, wp = _Phases(kh, sh, before[2], oh), _Phases(kw, sw, before[3], ow)
 
-    def fdata(b, py, px, ch, u, v):
-        row, col = u + hp.offset(py), v + wp.offset(px)
+    def fdata(b, ry, rx, ch, u, v):
+        row, col = u + hp.offset(ry), v + wp.offset(rx)
         inside = expr_ops.logical_and(
             expr_ops.logical_and(expr_ops.compare(">=", row, 0), expr_ops.compare("<", row, h)),
             expr_ops.logical_and(expr_ops.compare(">=", col, 0), expr_ops.compare("<", col, w)),
@@ -78,8 +81,8 @@ def group_conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype, output
         tag="injective",
     )
 
-    def fkernel(ch, co, py, px, th, tw):
-        row, col = hp.tap(py, th), wp.tap(px, tw)
+    def fkernel(ch, co, ry, rx, th, tw):
+        row, col = hp.tap(ry, th), wp.tap(rx, tw)
         value = kernel[ch, co, row, col]
         if hp.taps * sh == kh and wp.taps * sw == kw:
             return value
@@ -92,13 +95,13 @@ def group_conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype, output
         (ic, ocg, sh, sw, hp.taps, wp.taps), fkernel, name="kernel_phases", tag="injective"
     )
 
-    def fphase(b, c, py, px, qy, qx):
+    def fphase(b, c, ry, rx, qy, qx):
         dc = te.reduce_axis((0, icg), name="dc")
         th = te.reduce_axis((0, hp.taps), name="th")
         tw = te.reduce_axis((0, wp.taps), name="tw")
         ch, co = channels(c, dc)
-        v = data_phases[b, py, px, ch, qy + th, qx + tw]
-        k = kernel_phases[ch, co, py, px, th, tw]
+        v = data_phases[b, ry, rx, ch, qy + th, qx + tw]
+        k = kernel_phases[ch, co, ry, rx, th, tw]
         return te.sum(expr_ops.cast(v, dtype) * expr_ops.cast(k, dtype), axis=[dc, th, tw])
 
     phases = te.compute(
@@ -109,30 +112,33 @@ def group_conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype, output
     )
     return te.compute(
         (n, ocg * groups, oh, ow),
-        lambda b, c, y, x: phases[b, c, y % sh, x % sw, y // sh, x // sw],
+        lambda b, c, y, x: phases[b, c, hp.residue(y), wp.residue(x), y // sh, x // sw],
         name="compute",
         tag="conv2d_transpose_nchw",
     )
 
 
 class _Phases:
-    """One axis of a strided transposed convolution split into its ``s`` phases: output
-    ``s * q + p`` (``q < rows``) sums input ``q + offset(p) + t`` times kernel tap ``tap(p, t)``
-    for ``t < taps`` (a tap below 0 lies beyond the kernel: zero)."""
+    """One axis of a strided transposed convolution split into its ``s`` phases, numbered by
+    kernel residue ``r``: output ``s * q + p(r)`` (``q < rows``), ``p(r) = (before - r) mod s``,
+    sums input ``q + offset(r) + t`` times kernel tap ``tap(r, t) = k - 1 - r - s * t`` for
+    ``t < taps`` (a tap below 0 lies beyond the kernel: zero)."""
 
     def __init__(self, k, s, before, out):
         self.s, self.before, self.k = s, before, k
         self.taps = -(-k // s)
         self.rows = -(-out // s)
 
-    def offset(self, p):
-        # ceil((p - before) / s), the numerator kept non-negative for the division
-        shift = -(-self.before // self.s) * self.s
-        return (p + self.s - 1 - self.before + shift) // self.s - shift // self.s
+    def offset(self, r):
+        # ceil((p(r) - before) / s) = -(before // s) + (1 if r > before % s else 0)
+        return (r + self.s - 1 - self.before % self.s) // self.s - self.before // self.s
 
-    def tap(self, p, t):
-        # kernel index k - 1 - dh, dh = (before - p) mod s + s * t
-        return self.k - 1 - (self.before + self.s - p) % self.s - t * self.s
+    def tap(self, r, t):
+        return self.k - 1 - r - t * self.s
+
+    def residue(self, y):
+        # the phase of output index y: r = (before - y) mod s
+        return (self.before + self.s - y % self.s) % self.s
 
 
 def conv2d_transpose_nchw(Input, Filter, strides, padding, out_dtype, output_padding):
