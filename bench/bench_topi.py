@@ -715,6 +715,19 @@ def more_cases(add, quick, dtype, acc):
         add(f"conv2d 3x3 NCHW {cc}->{oc} {oh}x{oh} s2", [(1, cc // q, hw, hw), (oc // q, cc // q, 3, 3)],
             lambda x, w: nn.conv2d_nchw(x, w, 2, 0, 1),
             lambda x, w: im2col_conv_strided(x, w, 2), rtol=1e-3, kinds=conv)
+    # 1x1 at a network's later stages (the output's H * W one column axis of the product):
+    # 1024 -> 256 at 14x14, stride 2 from 14x14, 7x7; NHWC (H * W rows).
+    for cc, oc, hw, s in ((1024, 256, 14, 1), (256, 512, 14, 2), (512, 2048, 7, 1)):
+        oh = (hw - 1) // s + 1
+        q = 4 if quick else 1
+        add(f"conv2d 1x1 NCHW {cc}->{oc} {oh}x{oh}" + (f" s{s}" if s > 1 else ""),
+            [(1, cc // q, hw, hw), (oc // q, cc // q, 1, 1)],
+            lambda x, w, s=s: nn.conv2d_nchw(x, w, s, 0, 1),
+            lambda x, w, s=s: im2col_conv_strided(x, w, s), rtol=1e-3, kinds=conv)
+    add("conv2d 1x1 NHWC 1024->256 14x14", [(1, 14, 14, 1024 // (4 if quick else 1)),
+                                            (1, 1, 1024 // (4 if quick else 1), 256)],
+        lambda x, w: nn.conv2d_nhwc(x, w, 1, 0, 1, out_dtype=dtype), conv2d_nhwc, rtol=1e-3,
+        kinds=conv)
     add("conv2d 3x3 NHWC", [(1, 58, 58, c), (3, 3, c, c)],
         lambda x, w: nn.conv2d_nhwc(x, w, 1, 0, 1, out_dtype=dtype), conv2d_nhwc, rtol=1e-3, kinds=conv)
     add("depthwise_conv2d 3x3", [(1, 64, spatial + 2, spatial + 2), (64, 1, 3, 3)],

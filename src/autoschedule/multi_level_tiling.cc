@@ -83,6 +83,62 @@ int64_t OnlyFloorDivided(const Expr& e, const VarNode* v) {
   return uses > 0 && uses == divided && same ? group : 0;
 }
 
+/*! \brief The iterator each index of a store reads, or null: `v` itself, or, for a pair of
+ *  indices `v // E, v % E` over a last dimension of E (two output axes fused into one iterator
+ *  by FuseContiguousAxes), `v` at the second of the two and null at the first. */
+std::vector<const VarNode*> IndexVars(const BufferStoreNode* st) {
+  const size_t n = st->indices.size();
+  std::vector<const VarNode*> out(n, nullptr);
+  for (size_t k = 0; k < n; ++k) {
+    if (auto* v = AsPtr<VarNode>(st->indices[k])) {
+      out[k] = v;
+      continue;
+    }
+    auto* d = AsPtr<FloorDivNode>(st->indices[k]);
+    auto* m = k + 1 < n ? AsPtr<FloorModNode>(st->indices[k + 1]) : nullptr;
+    if (d == nullptr || m == nullptr) continue;
+    auto* v = AsPtr<VarNode>(d->a);
+    auto cd = AsConstInt(d->b), cm = AsConstInt(m->b), dim = AsConstInt(st->buffer->shape[k + 1]);
+    if (v && m->a.get() == v && cd && cm && dim && *cd == *cm && *dim == *cd) {
+      out[k + 1] = v;
+      ++k;
+    }
+  }
+  return out;
+}
+
+/*! \brief The local register tile of the block's output: its cache. Where two of the
+ *  output's axes are fused into one iterator (IndexVars), a cache indexed by that iterator
+ *  (reindex_cache_write): a tile of the fused axis is then one interval of the cache, which
+ *  the write-back copies out as one loop (a cache of the output's own shape would cover
+ *  whole rows of the two axes). `dims` receives the cache's dimensions. */
+BlockRV CacheWriteLocal(Schedule& sch, const BlockInfo& info, size_t* dims) {
+  const BufferStoreNode* st = info.store;
+  const std::vector<const VarNode*> vars = IndexVars(st);
+  *dims = st->indices.size();
+  bool pair = false, plain = true;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    if (vars[k] == nullptr) {
+      pair = pair || (k + 1 < vars.size() && vars[k + 1] && !AsPtr<VarNode>(st->indices[k + 1]));
+      plain = plain && (k + 1 < vars.size() && vars[k + 1] && !AsPtr<VarNode>(st->indices[k + 1]));
+    }
+  }
+  if (!pair || !plain) return sch.CacheWrite(info.rv, 0, "local", {});
+  const BlockNode* b = info.block;
+  std::vector<Var> from;
+  for (const IterVar& iv : b->iter_vars)
+    from.push_back(VarNode::Make(iv->var->name, iv->var->dtype));
+  std::vector<Expr> to;
+  for (const VarNode* v : vars) {
+    if (v == nullptr) continue;
+    for (size_t q = 0; q < b->iter_vars.size(); ++q) {
+      if (b->iter_vars[q]->var.get() == v) to.push_back(from[q]);
+    }
+  }
+  *dims = to.size();
+  return sch.ReindexCacheWrite(info.rv, 0, "local", schedule::IndexMap{from, to});
+}
+
 std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   const BlockNode* b = info.block;
   const BufferStoreNode* st = info.store;
@@ -103,7 +159,8 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
     if (e <= 0) return std::nullopt;
   }
   auto var_of = [&](int k) { return b->iter_vars[k]->var.get(); };
-  auto* last = AsPtr<VarNode>(st->indices.back());
+  const std::vector<const VarNode*> index_vars = IndexVars(st);
+  const VarNode* last = index_vars.back();
   for (size_t k = 0; k < n; ++k) {
     if (last && var_of(k) == last && b->iter_vars[k]->iter_type == IterVarType::kDataPar) m.j = k;
   }
@@ -122,8 +179,7 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   m.x = a_j ? mul->b : mul->a;
   m.y = a_j ? mul->a : mul->b;
   // i: the spatial iterator of C that X depends on and Y does not, innermost in C's indices.
-  for (const Expr& index : st->indices) {
-    auto* v = AsPtr<VarNode>(index);
+  for (const VarNode* v : index_vars) {
     for (size_t k = 0; v && k < n; ++k) {
       if (var_of(k) == v && static_cast<int>(k) != m.j &&
           b->iter_vars[k]->iter_type == IterVarType::kDataPar && UsesVar(m.x, v) &&
@@ -135,8 +191,7 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   // (A grouped j takes a plain i only: the tile is grouped along one axis.)
   if (m.i < 0 && m.j_group > 0) return std::nullopt;
   // Else a grouped i: Y reads it only as i // G, or as i itself (G = 1).
-  for (const Expr& index : st->indices) {
-    auto* v = AsPtr<VarNode>(index);
+  for (const VarNode* v : index_vars) {
     for (size_t k = 0; m.i < 0 && v && k < n; ++k) {
       if (var_of(k) == v && static_cast<int>(k) != m.j &&
           b->iter_vars[k]->iter_type == IterVarType::kDataPar && UsesVar(m.x, v)) {
@@ -166,8 +221,7 @@ std::optional<MatmulShape> MatchMatmul(const BlockInfo& info) {
   if (m.reduce.empty() || !y_reduces) return std::nullopt;
   // i2: X (broadcast) is reused across it too, so the register tile may take a few of it
   // (conv2d NCHW: rows of the output share the weights).
-  for (const Expr& index : st->indices) {
-    auto* v = AsPtr<VarNode>(index);
+  for (const VarNode* v : index_vars) {
     for (int k : m.batch) {
       if (v && var_of(k) == v && UsesVar(m.y, v) && !UsesVar(m.x, v)) m.i2 = k;
     }
@@ -207,7 +261,7 @@ struct RegisterTile {
 std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int64_t lanes,
                                         int regs, bool partial_rows, bool partial_cols = false,
                                         int64_t row_group = 0, int64_t col_group = 0,
-                                        double* best = nullptr) {
+                                        bool masked_rows = false, double* best = nullptr) {
   std::vector<std::pair<double, RegisterTile>> scored;
   auto per_load = [](int64_t mr, int64_t my, int64_t nv) {
     return static_cast<double>(mr * my * nv) / static_cast<double>(my * nv + mr);
@@ -241,7 +295,13 @@ std::vector<RegisterTile> RegisterTiles(int64_t ei, int64_t ei2, int64_t ej, int
       // splitting the row loop (parallel, each thread its tile) and the column loop inside on
       // their own terms of the tiles' tests (matmul 127 x 255 x 129 on Zen 4, one thread: 127
       // prime rows in 1-row tiles 0.175 ms, 5 x 80 tiles and their tails 0.088).
-      if (rest != 0 && (!partial_rows || ei < 8 * mr)) continue;
+      // (The one masked tile of all the columns takes partial rows only with `masked_rows`,
+      // where masked vectors are one instruction: 1x1 conv2d NCHW 7x7 512 -> 2048, 8-lane tiles
+      // of 2 rows (dividing 2048) -> 3 rows, one thread, AVX-512: 41 -> 62 GFLOP/s; int8 matmul
+      // 127x255x129's masked tile, its lanes a loop each, 0.106 -> 0.62 ms with 9 rows instead
+      // of 1.)
+      const bool masked_tile = cols_rest != 0 && fits_one_tile && one_tile;
+      if (rest != 0 && (!partial_rows || ei < 8 * mr || (masked_tile && !masked_rows))) continue;
       for (int64_t my = 1; my <= std::min<int64_t>(ei2, 8); ++my) {
         if (ei2 % my != 0 || mr * my * nv + my * nv + 1 > regs) continue;
         // The rows in full tiles at the tile's rate, the rest at the rate of its smaller tile.
@@ -658,10 +718,17 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
   // 128 channels, one thread, AVX-512: 4-lane tiles 57 GFLOP/s, two 16-lane vectors 71.)
   // (Where masked vectors are one instruction: float32 on AVX-512, see the host code
   // generator's first-lanes loads and stores.)
-  const bool one_tile_masks =
+  const bool one_tile_isa =
       facts.isa == "avx512" && info.store->buffer->dtype == DataType::Float(32);
-  const bool one_tile = one_tile_masks && info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  const bool one_tile = one_tile_isa && info.extents[m.j] < 8 * std::min<int64_t>(lanes, 8);
+  // (Nor below 8 lanes where the columns hold 8 full vectors or more: those take full vectors
+  // and a partial last tile below, most of the columns at the full width; a 1x1 conv2d NCHW's
+  // 196 columns of 14x14 outputs, 256 -> 1024 channels, one thread, AVX-512: 4-lane tiles of
+  // 3 x 28 57.6 GFLOP/s, 16-lane tiles and a tail of 4 columns 90+.)
   const int64_t full_lanes = lanes;
+  // (Where the partial tile's last vector is masked, one_tile_isa: a scalar tail loop was
+  // slower than the narrow vectors, 36.6 against 57.6 GFLOP/s there.)
+  const bool wide_cols = one_tile_isa && info.extents[m.j] >= 8 * full_lanes;
   // (Y read as [j, r], dense's X @ Y^T, is packed into panels of whole columns, which a partial
   // column tile has none of: its columns keep vectors that divide them.)
   const bool reads_y_transposed =
@@ -669,10 +736,10 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       Reads2D(AsPtr<BufferLoadNode>(StripCast(m.y)), b->iter_vars[m.j]->var.get(),
               b->iter_vars[m.reduce[0]]->var.get());
   double narrow_score = 0.0;
-  while (tiles.empty() && lanes > (one_tile ? 8 : 4) && lanes % 2 == 0) {
+  while (tiles.empty() && lanes > (one_tile || wide_cols ? 8 : 4) && lanes % 2 == 0) {
     lanes /= 2;
     tiles = RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], lanes, facts.vector_registers,
-                          partial_rows, false, m.i_group, m.j_group, &narrow_score);
+                          partial_rows, false, m.i_group, m.j_group, false, &narrow_score);
   }
   // Columns that no vector width divides (the 1022 outputs of a conv1d of width 3 over 1024):
   // full vectors and a partial last tile of columns, whose predicate tir.LoopPartition gives a
@@ -684,10 +751,14 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     // 16-lane vectors take 8 (measured on Zen 4, one thread, 3x3 conv2d, 16 accumulators
     // either way: 28x28 outputs 71 -> 80 GFLOP/s, 14x14 70 -> 81).
     while (l > 4 && l % 2 == 0 && info.extents[m.j] <= l / 2) l /= 2;
-    if (l > 8 && one_tile) l = 8;
+    // (Only for tiles that also take rows of i2, as those convolutions' do: a tile of rows of i
+    // alone holds few of them beside 7 vectors of 8 lanes, 3 x 56 against 6 x 64 for a 1x1
+    // conv2d NCHW's 49 fused columns of 7x7 outputs, 512 -> 2048 channels, one thread,
+    // AVX-512: 62 -> 102 GFLOP/s.)
+    if (l > 8 && one_tile && ei2 > 1) l = 8;
     *tile_lanes = l;
     return RegisterTiles(info.extents[m.i], ei2, info.extents[m.j], l, facts.vector_registers,
-                         partial_rows, true, m.i_group, m.j_group, score);
+                         partial_rows, true, m.i_group, m.j_group, one_tile_isa, score);
   };
   bool partial_cols = false;
   if (tiles.empty()) {
@@ -709,7 +780,7 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     double score = 0.0;
     int64_t wide = full_lanes;
     std::vector<RegisterTile> wide_tiles = partial_tiles(&wide, &score);
-    const bool masked_one = one_tile_masks && !wide_tiles.empty() &&
+    const bool masked_one = one_tile_isa && !wide_tiles.empty() &&
                             info.extents[m.j] < wide_tiles[0].nr;
     const bool narrow_small = lanes * info.output_bits < 128;
     if (!wide_tiles.empty() && (masked_one || narrow_small) &&
@@ -872,11 +943,11 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
       }
     }
     std::vector<LoopRV> loops = sch.GetLoops(block);
-    BlockRV write_back = sch.CacheWrite(block, 0, "local", {});
+    size_t out_dims = 0;
+    BlockRV write_back = CacheWriteLocal(sch, info, &out_dims);
     taken->push_back(AsPtr<BlockNode>(sch.Get(write_back))->name_hint);
     // One tile of fewer columns than its vectors (below): the rows of the local tile padded to
     // whole vectors, which then load and store unmasked.
-    const size_t out_dims = info.store->indices.size();
     if (info.extents[m.j] < nr && out_dims >= 2) {
       sch.StorageAlign(block, 0, static_cast<int>(out_dims) - 2, static_cast<int>(nr), 0);
     }
@@ -1009,7 +1080,15 @@ bool TileCpu(Schedule& sch, const BlockInfo& info, const MatmulShape& m, const P
     sch.Vectorize(jv[1]);
     // One tile of fewer columns than its vectors: the last vector's lanes masked
     // (tir.VectorizeLoop), not a scalar loop.
-    if (info.extents[m.j] < nr) sch.Annotate(jv[1], "tessera.mask_tail", TraceValue::Int(1));
+    // Also the partial last tile of full vectors and a tail (after tir.LoopPartition a loop of
+    // its own) where masked vectors are one instruction (float32 on AVX-512, see `one_tile`):
+    // its last vector masked instead of a scalar loop with a branch per column (a 1x1 conv2d
+    // NCHW of 196 columns as 12 vectors and 4 columns: the 4 columns' scalar loop took a third
+    // of the time). Not a tail of one column: one scalar FMA a step either way, and the scalar
+    // accumulator stays in a register where the masked vector's goes through the local tile
+    // (matmul 127x255x129 float32: 0.175 -> 0.188 ms masked).
+    if (info.extents[m.j] < nr || (tail_tile && one_tile_isa && info.extents[m.j] % nr > 1))
+      sch.Annotate(jv[1], "tessera.mask_tail", TraceValue::Int(1));
     sch.Unroll(jv[0]);
     sch.Unroll(is[1]);
     if (rows) sch.Unroll(rows);
@@ -1343,6 +1422,175 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
   return true;
 }
 
+/*! \brief Whether `index` is `v + e` (or `v`) with `e` using neither `v` nor `w`; `e` goes to
+ *  `offset`. */
+bool IsVarPlus(const Expr& index, const VarNode* v, const VarNode* w) {
+  if (index.get() == v) return true;
+  auto* add = AsPtr<AddNode>(index);
+  if (add == nullptr) return false;
+  const Expr& other = add->a.get() == v ? add->b : add->b.get() == v ? add->a : Expr();
+  return other && !UsesVar(other, v) && !UsesVar(other, w);
+}
+
+/*! \brief Whether the access `indices` of `buffer` reads the iterators `a` and `b` (extent
+ *  `eb`) as one affine axis `a * eb + b`: it uses neither, or `a + e1, b + e2` at two adjacent
+ *  indices over a dimension of `eb` (so that (a + e1) * eb + b + e2 is a * eb + b plus an
+ *  offset) and neither elsewhere; for the store (`exact`), `a, b` themselves. */
+bool ReadsAsOneAxis(const Buffer& buffer, const std::vector<Expr>& indices, const VarNode* a,
+                    const VarNode* b, int64_t eb, bool exact) {
+  int at = -1;
+  for (size_t k = 0; k + 1 < indices.size(); ++k) {
+    if (exact ? indices[k].get() == a && indices[k + 1].get() == b
+              : IsVarPlus(indices[k], a, b) && IsVarPlus(indices[k + 1], b, a)) {
+      at = static_cast<int>(k);
+      break;
+    }
+  }
+  for (size_t k = 0; k < indices.size(); ++k) {
+    if (at >= 0 && (static_cast<int>(k) == at || static_cast<int>(k) == at + 1)) continue;
+    if (UsesVar(indices[k], a) || UsesVar(indices[k], b)) return false;
+  }
+  if (at < 0) return !exact;
+  auto dim = AsConstInt(buffer->shape[at + 1]);
+  return dim && *dim == eb;
+}
+
+/*! \brief Whether `index` is `c * v + e` (c > 1 a constant) with `e` using neither `v` nor
+ *  `w`: a strided read of `v`. */
+bool IsStridedVar(const Expr& index, const VarNode* v, const VarNode* w) {
+  Expr e = index, rest;
+  if (auto* add = AsPtr<AddNode>(index)) {
+    const bool left = UsesVar(add->a, v);
+    e = left ? add->a : add->b;
+    rest = left ? add->b : add->a;
+    if (UsesVar(rest, v) || UsesVar(rest, w)) return false;
+  }
+  auto* mul = AsPtr<MulNode>(e);
+  if (mul == nullptr) return false;
+  auto c = AsConstInt(mul->b);
+  return mul->a.get() == v && c && *c > 1;
+}
+
+/*! \brief For a load reading `a` and `b` with strides (a 1x1 convolution of stride 2: X[n, c,
+ *  2 * y + ry, 2 * x + rx], ry and rx of extent 1): the map of the block iterators to a packed
+ *  copy of what it reads, `a` and `b` in place of the indices that read them (X[n, c, y, x, ry,
+ *  rx]), whose two axes are then one; empty where the load is not of that form or the copy
+ *  would take iterators other than a and b of extent > 1. */
+std::vector<Expr> PackedReadIndices(const BlockInfo& info, const BufferLoadNode* load,
+                                    const Var& va, const Var& vb) {
+  const VarNode* a = va.get();
+  const VarNode* b = vb.get();
+  const std::vector<Expr>& idx = load->indices;
+  const BlockNode* blk = info.block;
+  int at = -1;
+  for (size_t k = 0; k + 1 < idx.size(); ++k) {
+    if (IsStridedVar(idx[k], a, b) && IsStridedVar(idx[k + 1], b, a)) at = static_cast<int>(k);
+  }
+  if (at < 0) return {};
+  std::vector<Expr> out;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (static_cast<int>(k) == at) {
+      out.push_back(va);
+    } else if (static_cast<int>(k) == at + 1) {
+      out.push_back(vb);
+    } else if (UsesVar(idx[k], a) || UsesVar(idx[k], b)) {
+      return {};
+    } else {
+      out.push_back(idx[k]);
+    }
+  }
+  // The other iterators the strided indices use (the kernel's window), after: of extent 1.
+  for (size_t q = 0; q < blk->iter_vars.size(); ++q) {
+    const VarNode* v = blk->iter_vars[q]->var.get();
+    if (v == a || v == b || !(UsesVar(idx[at], v) || UsesVar(idx[at + 1], v))) continue;
+    if (info.extents[q] != 1) return {};
+    out.push_back(blk->iter_vars[q]->var);
+  }
+  return out;
+}
+
+/*! \brief Two output axes that every access reads as one contiguous axis fused into one
+ *  iterator (transform_block_layout), before the tiles are chosen: a 1x1 stride-1 convolution's
+ *  output rows and columns, which its input and output both hold as one H * W axis (NCHW: the
+ *  product's columns, W @ X[c, H * W]; NHWC: its rows, X[H * W, c] @ W), so that the tiles
+ *  span whole rows of the product instead of an output row of 14 or 7. The innermost such
+ *  pair of adjacent data-parallel iterators of extents > 1, the inner one the product's rows
+ *  or columns (m), is fused, where the fused block is
+ *  still matmul-like; returns its analysis, or nothing (the block unchanged). */
+std::optional<BlockInfo> FuseContiguousAxes(Schedule& sch, const BlockInfo& info,
+                                            const MatmulShape& m, const PrimFunc& func) {
+  const BlockNode* blk = info.block;
+  const BufferStoreNode* st = info.store;
+  if (st == nullptr || info.has_select) return std::nullopt;
+  const size_t n = blk->iter_vars.size();
+  for (size_t k = n - 1; k-- > 0;) {
+    const IterVar& ia = blk->iter_vars[k];
+    const IterVar& ib = blk->iter_vars[k + 1];
+    if (ia->iter_type != IterVarType::kDataPar || ib->iter_type != IterVarType::kDataPar ||
+        info.extents[k] <= 1 || info.extents[k + 1] <= 1)
+      continue;
+    // The inner axis of the pair is the product's rows or columns (not two batch axes: a
+    // transposed convolution's output phases).
+    if (static_cast<int>(k + 1) != m.i && static_cast<int>(k + 1) != m.j) continue;
+    const VarNode* a = ia->var.get();
+    const VarNode* b = ib->var.get();
+    const int64_t eb = info.extents[k + 1];
+    if (!ReadsAsOneAxis(st->buffer, st->indices, a, b, eb, true)) continue;
+    bool all = true;
+    // Loads reading the two axes with strides: packed first (reindex_cache_read), each into a
+    // copy whose two axes are one (the copy: a gather of the output's size, once per call).
+    std::vector<std::pair<int, std::vector<Expr>>> packs;
+    PostOrderVisit(st->value, [&](const ObjectRef& node) {
+      auto* load = AsPtr<BufferLoadNode>(node);
+      if (load == nullptr || !all) return;
+      const bool self = load->buffer.get() == st->buffer.get();
+      if (ReadsAsOneAxis(load->buffer, load->indices, a, b, eb, self)) return;
+      std::vector<Expr> packed =
+          self ? std::vector<Expr>{} : PackedReadIndices(info, load, ia->var, ib->var);
+      const int index = ReadIndex(blk, load->buffer.get());
+      int reads = 0;
+      for (const BufferLoadNode* l : info.loads) reads += l->buffer.get() == load->buffer.get();
+      if (packed.empty() || index < 0 || reads != 1) {
+        all = false;
+        return;
+      }
+      packs.emplace_back(index, std::move(packed));
+    });
+    if (!all) continue;
+    std::vector<Var> from;
+    std::vector<Expr> to;
+    for (size_t q = 0; q < n; ++q) {
+      const Var& v = blk->iter_vars[q]->var;
+      from.push_back(VarNode::Make(v->name, v->dtype));
+    }
+    for (size_t q = 0; q < n; ++q) {
+      if (q == k + 1) continue;
+      if (q != k) {
+        to.push_back(from[q]);
+        continue;
+      }
+      Expr width = IntImmNode::Make(from[k]->dtype, eb);
+      to.push_back(AddNode::Make(MulNode::Make(from[k], width), from[k + 1]));
+    }
+    std::optional<BlockInfo> fused;
+    Try(sch, [&] {
+      for (const auto& [index, packed] : packs) {
+        VarMap rename;
+        for (size_t q = 0; q < n; ++q) rename[blk->iter_vars[q]->var.get()] = from[q];
+        std::vector<Expr> mapped;
+        for (const Expr& e : packed) mapped.push_back(Substitute(e, rename));
+        sch.ReindexCacheRead(info.rv, index, "global", schedule::IndexMap{from, mapped});
+      }
+      sch.TransformBlockLayout(info.rv, schedule::IndexMap{from, to});
+      BlockInfo after = AnalyzeBlock(sch, info.rv, func);
+      if (!MatchMatmul(after)) throw Error("the fused block is not matmul-like", Span());
+      fused = after;
+    });
+    return fused;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
@@ -1355,11 +1603,16 @@ bool TileMatmulLike(Schedule& sch, const BlockInfo& info, const PrimFunc& func,
   if (sch.GetLoops(info.rv).size() != info.block->iter_vars.size()) return false;
   // (CUDA's tiles take no account of grouped rows: a grouped block keeps its CUDA schedule.)
   if (facts.IsGpu() && (m->i_group > 0 || m->j_group > 0)) return false;
+  // (On the host: CUDA's thread grid takes each output axis on its own.)
+  std::optional<BlockInfo> fused =
+      facts.IsGpu() ? std::nullopt : FuseContiguousAxes(sch, info, *m, func);
+  const BlockInfo& block = fused ? *fused : info;
+  if (fused) m = MatchMatmul(block);
   std::vector<std::string> names;
   // On CUDA, tensor cores first (tensor_core.cc), else the SIMT tiling.
   bool ok = facts.IsGpu() ? TileTensorCore(sch, info, facts, &names) ||
                                 (names.clear(), TileCuda(sch, info, *m, facts, &names))
-                          : TileCpu(sch, info, *m, func, facts, &names);
+                          : TileCpu(sch, block, *m, func, facts, &names);
   if (!ok) return false;
   taken->push_back(info.name);
   taken->insert(taken->end(), names.begin(), names.end());

@@ -924,6 +924,14 @@ class Vectorizer : public StmtExprMutator {
     if (ctx_.predicate && cond->dtype.is_vector() && !else_case && !cond_scalarize) {
       if (Stmt s = PredicateBufferAccesses::Run(then_case, cond, ctx_.mask_any_base,
                                                 ctx_.scalar_loads)) {
+        // A "tessera.mask_tail" tile: the masked body under the scalar condition of its first
+        // lane, so that the vectors of a partial tile with no active lane (a tile's vectors
+        // past the columns, unrolled) simplify away instead of running fully masked.
+        if (ctx_.scalar_loads) {
+          VarMap first;
+          first[var_.get()] = min_;
+          return IfThenElseNode::Make(Substitute(op->condition, first), s, nullptr, op->span);
+        }
         return s;
       }
     }

@@ -214,18 +214,25 @@ void TransformBlockLayout(ScheduleState& state, const StmtSRef& block_sref, cons
     }
     std::sort(terms.begin(), terms.end(),
               [](const auto& a, const auto& b) { return a.second < b.second; });
-    // Type of the new iterator: that of the iterators it fuses.
-    std::optional<IterVarType> type;
+    // Type of the new iterator: that of the iterators it fuses (those of extent 1 only: theirs
+    // where they agree, so that a unit reduction iterator mapped alone stays a reduction).
+    std::optional<IterVarType> type, unit_type;
+    bool units_agree = true;
     for (const auto& [v, coef] : terms) {
       auto it = position.find(v);
       if (it == position.end() || used[it->second] || coef != extent) not_bijective();
       used[it->second] = true;
       extent *= extents[it->second];
       IterVarType t = block->iter_vars[it->second]->iter_type;
-      if (extents[it->second] == 1) continue;
+      if (extents[it->second] == 1) {
+        units_agree = units_agree && (!unit_type || *unit_type == t);
+        unit_type = t;
+        continue;
+      }
       if (type && *type != t) mixed_kinds(k);
       type = t;
     }
+    if (!type && unit_type && units_agree) type = unit_type;
     DataType t = terms.empty() ? DataType::Int(32) : terms.front().first->dtype;
     Var v = NewVar("v" + std::to_string(k), t);
     new_iters.push_back(IterVarNode::Make(RangeNode::Make(IntConst(t, 0), IntConst(t, extent)), v,

@@ -93,3 +93,25 @@ def test_non_trivial_binding_fails(schedule_error):
     schedule_error(elementwise,
                    lambda sch, _: sch.transform_block_layout(sch.get_block("B"), lambda i, j: (j, i)),
                    "transform_block_layout", "must be bound to a distinct loop variable", setup=setup)
+
+
+@T.prim_func
+def unit_reduction(A: T.Buffer((4, 8, 3), "float32"), B: T.Buffer((4, 8), "float32")):
+    for h, w, k, u in T.grid(4, 8, 3, 1):
+        with T.block("B"):
+            vh, vw, vk, vu = T.axis.remap("SSRR", [h, w, k, u])
+            with T.init():
+                B[vh, vw] = T.float32(0)
+            B[vh, vw] = B[vh, vw] + A[vh, vw + vu, vk]
+
+
+def test_unit_reduction_iterator_keeps_its_kind():
+    """A reduction iterator of extent 1 mapped on its own stays a reduction (it was made
+    spatial: a 1x1 convolution's window iterators)."""
+    from tessera import tir
+
+    sch = tir.Schedule(unit_reduction)
+    block = sch.get_block("B")
+    sch.transform_block_layout(block, lambda h, w, k, u: (h * 8 + w, k, u))
+    script = sch.mod.script()
+    assert 'T.axis.remap("SRR"' in script
