@@ -658,16 +658,19 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
           int64_t v = 0;
           if (c1 && *c1 > 0 && !__builtin_mul_overflow(*c1, *cb, &v) && WrapToType(t, v) == v) {
             Expr lhs = div_a->a, rhs = Const(t, v);
-            return Compare(k, lhs, rhs, static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
+            return Compare(k, lhs, rhs,
+                           static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
           }
         }
         if (div_b && ca) {
           auto c2 = AsConstInt(div_b->b);
           int64_t v = 0;
-          if (c2 && *c2 > 0 && !__builtin_mul_overflow(*ca + 1, *c2, &v) && WrapToType(t, v - 1) == v - 1) {
+          if (c2 && *c2 > 0 && !__builtin_mul_overflow(*ca + 1, *c2, &v) &&
+              WrapToType(t, v - 1) == v - 1) {
             v -= 1;
             Expr lhs = Const(t, v), rhs = div_b->a;
-            return Compare(k, lhs, rhs, static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
+            return Compare(k, lhs, rhs,
+                           static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
           }
         }
       }
