@@ -21,6 +21,7 @@ void Analyzer::Bind(const Var& var, const Ref<RangeNode>& range) {
   ModularSet m = ModularSet::Everything();
   if (IsConstInt(range->extent, 1)) m = GetModularSet(range->min);
   vars_[var.get()] = VarInfo{var, b, m};
+  BindComparisons(var, range);
 }
 
 void Analyzer::Bind(const Var& var, const Expr& value) {
@@ -35,6 +36,7 @@ void Analyzer::Bind(const Var& var, ConstIntBound bound) {
 
 void Analyzer::Unbind(const Var& var) {
   vars_.erase(var.get());
+  bound_comparisons_.erase(var.get());
   substitutions_.erase(var.get());
 }
 
@@ -248,17 +250,44 @@ void Analyzer::AddComparison(const Expr& literal) {
   }
 }
 
+void Analyzer::BindComparisons(const Var& var, const Ref<RangeNode>& range) {
+  bound_comparisons_.erase(var.get());
+  if (!var->dtype.is_scalar() || !var->dtype.is_integer()) return;
+  // Constant ends are already the variable's constant bound.
+  if (AsConstInt(range->min) && AsConstInt(range->extent)) return;
+  std::vector<Comparison> list;
+  auto add = [&](const Expr& lhs, const Expr& rhs, int64_t slack) {
+    // lhs - rhs <= slack, constants moved to the bound as AddComparison does.
+    auto [x, cx] = SplitOffset(lhs);
+    auto [y, cy] = SplitOffset(rhs);
+    if (!x && !y) return;
+    list.push_back({x, y, slack + cy - cx, NodeKind::kLE});
+  };
+  add(range->min, var, 0);  // min <= var
+  if (IsConstInt(range->extent, 1)) {
+    add(var, range->min, 0);  // var == min
+  } else {
+    // var < min + extent; a constant min joins the bound.
+    if (auto c = AsConstInt(range->min)) {
+      add(var, range->extent, *c - 1);
+    } else {
+      add(var, AddNode::Make(range->min, range->extent), -1);
+    }
+  }
+  bound_comparisons_[var.get()] = std::move(list);
+}
+
 int64_t Analyzer::DifferenceUpperBound(const Expr& x, const Expr& y) const {
   if (SameAtom(x, y)) return 0;
   if (!transitive_) {
     int64_t best = kInf;
-    for (const Comparison& k : comparisons_) {
-      if (k.kind == NodeKind::kNE) continue;
+    ForEachComparison([&](const Comparison& k) {
+      if (k.kind == NodeKind::kNE) return;
       if (SameAtom(k.x, x) && SameAtom(k.y, y)) best = std::min(best, k.c);
       if (k.kind == NodeKind::kEQ && SameAtom(k.x, y) && SameAtom(k.y, x)) {
         best = std::min(best, -k.c);
       }
-    }
+    });
     return best;
   }
   // Shortest path from x to y over the edges u -> v of weight w for u - v <= w.
@@ -275,12 +304,12 @@ int64_t Analyzer::DifferenceUpperBound(const Expr& x, const Expr& y) const {
     int64_t w;
   };
   std::vector<Edge> edges;
-  for (const Comparison& k : comparisons_) {
-    if (k.kind == NodeKind::kNE) continue;
+  ForEachComparison([&](const Comparison& k) {
+    if (k.kind == NodeKind::kNE) return;
     size_t u = id(k.x), v = id(k.y);
     edges.push_back({u, v, k.c});
     if (k.kind == NodeKind::kEQ) edges.push_back({v, u, -k.c});
-  }
+  });
   std::vector<int64_t> dist(atoms.size(), kInf);
   dist[0] = 0;
   for (size_t round = 0; round < atoms.size(); ++round) {

@@ -139,6 +139,29 @@ Expr CanonicalSimplifier::FoldAnd(const AndNode* op) {
     if (IsConstInt(b, 1)) return a;
     if (Complementary(a, b)) return Bool(false);  // x && !x
     if (Expr folded = FoldConstantComparisons(a, b, false)) return folded;
+    // As TVM's rewrite rule for `x < c1 && floormod(x, c2) < c3`: the last period below c1
+    // only counts up to its residue c3, so c1 narrows to where that residue is reached.
+    auto* lt = AsPtr<LTNode>(a);
+    auto* mod_lt = AsPtr<LTNode>(b);
+    auto* mod = mod_lt ? AsPtr<FloorModNode>(mod_lt->a) : nullptr;
+    if (lt && mod && lt->a->dtype.is_integer() && StructuralEqual(lt->a, mod->a)) {
+      auto c1 = AsConstInt(lt->b), c2 = AsConstInt(mod->b), c3 = AsConstInt(mod_lt->b);
+      if (c1 && c2 && c3 && *c2 > 0 && *c3 >= 0 && *c3 <= *c2) {
+        int64_t r = FloorMod(*c1, *c2);
+        std::optional<int64_t> bound;
+        if (r == 0) {
+          bound = *c1 - *c2 + *c3;
+        } else if (r > *c3) {
+          bound = *c1 - r + *c3;
+        }
+        if (bound && *bound != *c1) {
+          Expr narrowed = VisitExpr(LTNode::Make(lt->a, Const(lt->a->dtype, *bound)));
+          if (IsConstInt(narrowed, 0)) return Bool(false);
+          if (IsConstInt(narrowed, 1)) return b;
+          return AndNode::Make(narrowed, b, op->span);
+        }
+      }
+    }
   }
   if (a == op->a && b == op->b) return GetRef(op);
   return AndNode::Make(a, b, op->span);
@@ -624,6 +647,33 @@ Expr CanonicalSimplifier::Compare(NodeKind k, Expr a, Expr b, const BinaryNode* 
         default:
           break;
       }
+      // As TVM's rewrite rules floordiv(x, c1) < c2 -> x < c1 * c2 and
+      // c1 < floordiv(x, c2) -> (c1 + 1) * c2 - 1 < x (positive divisors).
+      if (k == NodeKind::kLT) {
+        auto* div_a = AsPtr<FloorDivNode>(a);
+        auto* div_b = AsPtr<FloorDivNode>(b);
+        auto ca = AsConstInt(a), cb = AsConstInt(b);
+        if (div_a && cb) {
+          auto c1 = AsConstInt(div_a->b);
+          int64_t v = 0;
+          if (c1 && *c1 > 0 && !__builtin_mul_overflow(*c1, *cb, &v) && WrapToType(t, v) == v) {
+            Expr lhs = div_a->a, rhs = Const(t, v);
+            return Compare(k, lhs, rhs,
+                           static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
+          }
+        }
+        if (div_b && ca) {
+          auto c2 = AsConstInt(div_b->b);
+          int64_t v = 0;
+          if (c2 && *c2 > 0 && !__builtin_mul_overflow(*ca + 1, *c2, &v) &&
+              WrapToType(t, v - 1) == v - 1) {
+            v -= 1;
+            Expr lhs = Const(t, v), rhs = div_b->a;
+            return Compare(k, lhs, rhs,
+                           static_cast<const BinaryNode*>(LTNode::Make(lhs, rhs).get()));
+          }
+        }
+      }
       if (ana_.HasKnownComparisons()) {
         if (Expr known = KnownCompare(k, a, b)) return known;
       }
@@ -752,6 +802,16 @@ Expr CanonicalSimplifier::ScaledCompare(const Sum& diff, DataType t) {
 
 Expr CanonicalSimplifier::KnownCompare(NodeKind k, const Expr& a, const Expr& b) {
   ConstIntBound d = ana_.KnownDifference(a, b);  // the known range of a - b
+  // `x - y < c` (the form a scaled comparison leaves): the known range of x - y, less c.
+  if (d.min_value == ConstIntBound::kNegInf && d.max_value == ConstIntBound::kPosInf) {
+    auto* sub = AsPtr<SubNode>(a);
+    auto c = AsConstInt(b);
+    if (sub && c) {
+      ConstIntBound xy = ana_.KnownDifference(sub->a, sub->b);
+      if (xy.min_value != ConstIntBound::kNegInf) d.min_value = xy.min_value - *c;
+      if (xy.max_value != ConstIntBound::kPosInf) d.max_value = xy.max_value - *c;
+    }
+  }
   auto not_equal = [&] { return ana_.KnownNotEqual(a, b); };
   // As TVM: a comparison that the known ones do not decide may still narrow to a stronger
   // one (a <= b with a >= b known is a == b; with a != b known it is a < b).

@@ -1,6 +1,7 @@
 // Trace printing: index maps and instructions as the Python lines of a schedule (TVM's form).
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 #include "tessera/ir/printer.h"
@@ -25,15 +26,13 @@ namespace {
 
 std::string Quote(const std::string& s) { return tessera::Quote(s, QuoteStyle::kJson); }
 
+// A float argument as TVM's Python form writes it: C++ stream output at 17 significant
+// digits, so 1.0 reads "1" and 0.2 reads "0.20000000000000001".
 std::string FloatText(double v) {
-  char buf[64];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
-  return s;
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
 }
 
 // ---- Python ----

@@ -137,7 +137,9 @@ class Analyzer {
   ConstIntBound KnownDifference(const Expr& a, const Expr& b) const;
   /*! \brief Whether a != b follows from the known `!=` comparisons (and equalities). */
   bool KnownNotEqual(const Expr& a, const Expr& b) const;
-  bool HasKnownComparisons() const { return !comparisons_.empty(); }
+  bool HasKnownComparisons() const {
+    return !comparisons_.empty() || !bound_comparisons_.empty();
+  }
   /*! \brief TVM's tir.Simplify option transitively_prove_inequalities (off by default). */
   void SetTransitiveComparisons(bool on) { transitive_ = on; }
   /*! \brief TVM's tir.Simplify option apply_constraints_to_boolean_branches: each side of
@@ -200,6 +202,18 @@ class Analyzer {
   std::vector<std::pair<Expr, bool>> literals_;
   std::vector<ConstraintFrame> frames_;
   std::vector<Comparison> comparisons_;
+  /*! \brief As TVM's transitive comparisons: a variable bound to a range with a symbolic
+   *  end is known to be >= its min and < its min + extent (k in [0, n): k < n). */
+  std::unordered_map<const VarNode*, std::vector<Comparison>> bound_comparisons_;
+  void BindComparisons(const Var& var, const Ref<RangeNode>& range);
+  /*! \brief Calls f on every known comparison: the entered ones and the bound ones. */
+  template <typename F>
+  void ForEachComparison(F&& f) const {
+    for (const Comparison& k : comparisons_) f(k);
+    for (const auto& [var, list] : bound_comparisons_) {
+      for (const Comparison& k : list) f(k);
+    }
+  }
   std::vector<std::pair<Expr, ConstIntBound>> expr_bounds_;
   std::unordered_map<const VarNode*, std::pair<Var, Expr>> substitutions_;
   bool transitive_ = false;

@@ -188,3 +188,32 @@ def test_a_constraint_on_a_var_still_narrows_a_comparison(prior, expr, narrowed)
     i = tir.Var("i", "int32")
     with ana.constraint_scope(prior(i)):
         ir.assert_structural_equal(ana.simplify(expr(i)), narrowed(i))
+
+
+def test_symbolic_range_binding_is_a_known_comparison():
+    # A variable bound to [0, n) is below n: k < n and, once a scaled comparison has reduced
+    # `k * 16 + a < n * 16` (a in [0, 16)) to `k - n < 0`, that too.
+    ana = arith.Analyzer()
+    n, k, a = tir.Var("n", "int64"), tir.Var("k", "int64"), tir.Var("a", "int64")
+    ana.bind(k, ir.Range.from_min_extent(tir.const(0, "int64"), n))
+    ana.bind(a, ir.Range.from_min_extent(tir.const(0, "int64"), tir.const(16, "int64")))
+    assert ana.can_prove(k < n)
+    assert ana.can_prove(k - n < 0)
+    assert ana.can_prove(k * 16 + a < n * 16)
+    assert not ana.can_prove(k * 16 + a < n * 8)
+    assert not ana.can_prove(k < n - 1)
+    # Symbolic min and extent: m <= j < m + n, j - m in [0, n).
+    m, j = tir.Var("m", "int32"), tir.Var("j", "int32")
+    ana.bind(j, ir.Range.from_min_extent(m, tir.Var("w", "int32")))
+    assert ana.can_prove(m <= j)
+    assert not ana.can_prove(m < j)
+
+
+def test_rebinding_forgets_the_comparison():
+    ana = arith.Analyzer()
+    n, k = tir.Var("n", "int32"), tir.Var("k", "int32")
+    ana.bind(k, ir.Range.from_min_extent(0, n))
+    assert ana.can_prove(k < n)
+    ana.bind(k, ir.Range.from_min_extent(0, n + 4), allow_override=True)
+    assert not ana.can_prove(k < n)
+    assert ana.can_prove(k < n + 4)

@@ -236,3 +236,22 @@ def test_can_prove_equal_gives_a_constant_the_other_type():
     # a constant that the other type cannot hold is never equal
     b = tir.Var("b", "int8")
     assert not ana.can_prove_equal(b * 0 + 1, 300)
+
+
+@pytest.mark.parametrize("before, expected", [
+    # floordiv(x, c1) < c2 -> x < c1 * c2; c1 < floordiv(x, c2) -> (c1 + 1) * c2 - 1 < x
+    (fld(x, 128) < 127, x < 16256),
+    (fld(x, 8) < -2, x < -16),
+    (tir.LT(tir.const(3, "int32"), fld(x, 4)), tir.LT(tir.const(15, "int32"), x)),
+    # x < c1 && floormod(x, c2) < c3: the last period below c1 stops at residue c3
+    (tir.all(x < 16256, flm(x, 128) < 127), tir.all(x < 16255, flm(x, 128) < 127)),
+    (tir.all(x < 100, flm(x, 16) < 2), tir.all(x < 98, flm(x, 16) < 2)),
+    (tir.all(fld(x, 128) < 127, flm(x, 128) < 127), tir.all(x < 16255, flm(x, 128) < 127)),
+    # a residue of c1 not above c3 leaves the bound
+    (tir.all(x < 100, flm(x, 16) < 5), tir.all(x < 100, flm(x, 16) < 5)),
+])
+def test_floordiv_comparisons_and_last_period(before, expected):
+    out = arith.Analyzer().simplify(before)
+    ir.assert_structural_equal(out, expected)
+    for v in list(range(-40, 40)) + list(range(16200, 16300)) + [95, 96, 97, 98, 99, 100]:
+        assert _value(before, {x: tir.const(v, "int32")}) == _value(out, {x: tir.const(v, "int32")})

@@ -512,3 +512,42 @@ def test_compute_at_symbolic_split_keeps_only_the_upper_bound(golden):
         sch.compute_at(cache, inner)
 
     golden(add_symbolic, expected, apply)
+
+
+def test_compute_at_under_a_symbolic_loop_needs_no_predicate(golden):
+    # The loop k_0 runs over [0, n): the copy's bound k_0 * 16 + ax0 < n * 16 is proven from
+    # the loop's range, so no predicate is left.
+    @T.prim_func
+    def before(x: T.handle, y: T.handle, n: T.int64):
+        X = T.match_buffer(x, (T.int64(4), n * T.int64(16)))
+        Y = T.match_buffer(y, (T.int64(4), n * T.int64(16)))
+        B = T.alloc_buffer((T.int64(4), n * T.int64(16)))
+        for i, k in T.grid(T.int64(4), n * T.int64(16)):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                B[vi, vk] = X[vi, vk] + T.float32(1)
+        for i, k_0, k_1 in T.grid(T.int64(4), n, T.int64(16)):
+            with T.block("Y"):
+                vi = T.axis.spatial(T.int64(4), i)
+                vk = T.axis.spatial(n * T.int64(16), k_0 * T.int64(16) + k_1)
+                Y[vi, vk] = B[vi, vk] * T.float32(2)
+
+    @T.prim_func
+    def expected(x: T.handle, y: T.handle, n: T.int64):
+        X = T.match_buffer(x, (T.int64(4), n * T.int64(16)))
+        Y = T.match_buffer(y, (T.int64(4), n * T.int64(16)))
+        B = T.alloc_buffer((T.int64(4), n * T.int64(16)))
+        for i, k_0 in T.grid(T.int64(4), n):
+            for ax0 in range(T.int64(16)):
+                with T.block("B"):
+                    vi = T.axis.spatial(T.int64(4), i)
+                    vk = T.axis.spatial(n * T.int64(16), k_0 * T.int64(16) + ax0)
+                    B[vi, vk] = X[vi, vk] + T.float32(1)
+            for k_1 in range(T.int64(16)):
+                with T.block("Y"):
+                    vi = T.axis.spatial(T.int64(4), i)
+                    vk = T.axis.spatial(n * T.int64(16), k_0 * T.int64(16) + k_1)
+                    Y[vi, vk] = B[vi, vk] * T.float32(2)
+
+    golden(before, expected,
+           lambda sch: sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("Y"))[1]))

@@ -92,6 +92,38 @@ def test_reverse_inline_overcomputing_producer_gets_a_predicate(golden):
     golden(before, expected, lambda sch: sch.reverse_compute_inline(sch.get_block("C")))
 
 
+def test_reverse_inline_fused_overcomputing_producer_narrows_the_predicate(golden):
+    # The producer walks a fused 16x16 loop, the consumer 13x15 of it: the predicate
+    # `f // 16 < 13 and f % 16 < 15` becomes `f < 207 and f % 16 < 15` (row 12 ends at 15).
+    @T.prim_func
+    def before(A: T.Buffer((16, 16), "float32"), C: T.Buffer((13, 15), "float32")):
+        B = T.alloc_buffer((16, 16))
+        for f in T.serial(256):
+            with T.block("B"):
+                vi = T.axis.spatial(16, f // 16)
+                vj = T.axis.spatial(16, f % 16)
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for i, j in T.grid(13, 15):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj] - T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((16, 16), "float32"), C: T.Buffer((13, 15), "float32")):
+        for f in T.serial(256):
+            with T.block("B"):
+                vi = T.axis.spatial(16, f // 16)
+                vj = T.axis.spatial(16, f % 16)
+                T.where(f < 207 and f % 16 < 15)
+                C[vi, vj] = A[vi, vj] * T.float32(2) - T.float32(1)
+
+    sch = golden(before, expected, lambda sch: sch.reverse_compute_inline(sch.get_block("C")))
+    a = np.random.rand(16, 16).astype("float32")
+    c = ts.nd.array(np.zeros((13, 15), "float32"))
+    ts.build(sch.mod["main"], target="c")(ts.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a[:13, :15] * 2 - 1, rtol=1e-6)
+
+
 def test_reverse_inline_into_a_reduction_producer(golden):
     @T.prim_func
     def before(A: T.Buffer((8, 8), "float32"), C: T.Buffer((1, 8, 8), "float32")):

@@ -167,6 +167,21 @@ def test_categorical_decision_and_errors():
         tir.Schedule(elementwise, seed=-5)
 
 
+def test_categorical_probs_print_at_17_digits():
+    # Float arguments print as a C++ stream at 17 significant digits: whole numbers lose
+    # their ".0" and 0.2 shows its binary rounding.
+    sch = tir.Schedule(elementwise)
+    sch.sample_categorical([4, 8], [1.0, 0.0], decision=0)
+    sch.sample_categorical([1, 2, 3], [0.2, 0.3, 0.5], decision=1)
+    lines = sch.trace.as_python()
+    assert lines[-2] == "v0 = sch.sample_categorical(candidates=[4, 8], probs=[1, 0], decision=0)"
+    assert lines[-1] == ("v1 = sch.sample_categorical(candidates=[1, 2, 3], probs=["
+                         "0.20000000000000001, 0.29999999999999999, 0.5], decision=1)")
+    # The printed trace still replays to the same schedule.
+    replayed = verify_trace_roundtrip(sch, elementwise)
+    assert replayed.trace.as_python() == lines
+
+
 def test_copy_keeps_values_and_forks_the_seed():
     sch = tir.Schedule(elementwise, seed=42)
     rvs = [(rv, sch.get(rv)) for rv in (sch.sample_categorical([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.4])
