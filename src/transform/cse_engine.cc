@@ -123,40 +123,11 @@ class Engine {
     auto it = facts_.find(e.get());
     if (it != facts_.end()) return it->second;
     std::vector<Expr> kids = Children(e);
-    std::vector<int64_t> key;
-    key.reserve(4 + kids.size());
-    key.push_back(static_cast<int64_t>(e->kind));
-    key.push_back((static_cast<int64_t>(e->dtype.code()) << 40) |
-                  (static_cast<int64_t>(e->dtype.bits()) << 24) | e->dtype.raw_lanes());
+    std::vector<int64_t> key = values_.OwnFields(e, kids.size());
     Facts f;
     f.node = e;
-    auto address = [](const void* p) {
-      return static_cast<int64_t>(reinterpret_cast<intptr_t>(p));
-    };
-    if (auto* imm = AsPtr<IntImmNode>(e)) {
-      key.push_back(imm->value);
-    } else if (auto* fl = AsPtr<FloatImmNode>(e)) {
-      int64_t bits;
-      static_assert(sizeof(bits) == sizeof(fl->value));
-      std::memcpy(&bits, &fl->value, sizeof(bits));
-      key.push_back(bits);
-    } else if (auto* str = AsPtr<StringImmNode>(e)) {
-      key.push_back(strings_.emplace(str->value, strings_.size()).first->second);
-    } else if (AsPtr<VarNode>(e) || AsPtr<SizeVarNode>(e)) {
-      key.push_back(address(e.get()));
-    } else if (AsPtr<LetNode>(e)) {
-      f.has_let = true;
-    } else if (auto* call = AsPtr<CallNode>(e)) {
-      key.push_back(address(call->op.get()));
-      f.forbidden = true;
-    } else if (auto* load = AsPtr<BufferLoadNode>(e)) {
-      key.push_back(address(load->buffer.get()));
-      key.push_back(load->predicate ? 1 : 0);
-      f.forbidden = true;
-    } else if (auto* shuffle = AsPtr<ShuffleNode>(e)) {
-      key.push_back(static_cast<int64_t>(shuffle->vectors.size()));
-    }
-    key.push_back(-1);  // the node's own fields end here
+    f.has_let = AsPtr<LetNode>(e) != nullptr;
+    f.forbidden = AsPtr<CallNode>(e) != nullptr || AsPtr<BufferLoadNode>(e) != nullptr;
     for (const Expr& kid : kids) {
       const Facts& k = Of(kid);
       key.push_back(k.number);
@@ -164,8 +135,7 @@ class Engine {
       f.forbidden = f.forbidden || k.forbidden;
       f.has_let = f.has_let || k.has_let;
     }
-    f.number =
-        numbers_.emplace(std::move(key), static_cast<int64_t>(numbers_.size())).first->second;
+    f.number = values_.Number(std::move(key));
     return facts_.emplace(e.get(), std::move(f)).first->second;
   }
 
@@ -270,19 +240,9 @@ class Engine {
     return CommutativeOrder().VisitExpr(analyzer.Simplify(e));
   }
 
-  struct KeyHash {
-    size_t operator()(const std::vector<int64_t>& k) const {
-      size_t h = k.size();
-      for (int64_t x : k)
-        h ^= std::hash<int64_t>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-      return h;
-    }
-  };
-
   CSEOptions options_;
   std::unordered_map<const Object*, Facts> facts_;
-  std::unordered_map<std::vector<int64_t>, int64_t, KeyHash> numbers_;
-  std::unordered_map<std::string, int64_t> strings_;
+  ValueNumbers values_;
   std::unordered_map<int64_t, int64_t> normal_;
   std::unordered_map<const Object*, std::pair<Stmt, Table>> tables_;
 };
@@ -552,6 +512,44 @@ class Eliminator : public StmtExprMutator {
 };
 
 }  // namespace
+
+std::vector<int64_t> ValueNumbers::OwnFields(const Expr& e, size_t children) {
+  std::vector<int64_t> key;
+  key.reserve(5 + children);
+  key.push_back(static_cast<int64_t>(e->kind));
+  key.push_back((static_cast<int64_t>(e->dtype.code()) << 40) |
+                (static_cast<int64_t>(e->dtype.bits()) << 24) | e->dtype.raw_lanes());
+  auto address = [](const void* p) { return static_cast<int64_t>(reinterpret_cast<intptr_t>(p)); };
+  if (auto* imm = AsPtr<IntImmNode>(e)) {
+    key.push_back(imm->value);
+  } else if (auto* fl = AsPtr<FloatImmNode>(e)) {
+    int64_t bits;
+    static_assert(sizeof(bits) == sizeof(fl->value));
+    std::memcpy(&bits, &fl->value, sizeof(bits));
+    key.push_back(bits);
+  } else if (auto* str = AsPtr<StringImmNode>(e)) {
+    key.push_back(strings_.emplace(str->value, strings_.size()).first->second);
+  } else if (AsPtr<VarNode>(e)) {  // SizeVar included
+    key.push_back(address(e.get()));
+  } else if (auto* let = AsPtr<LetNode>(e)) {
+    key.push_back(address(let->var.get()));
+  } else if (auto* call = AsPtr<CallNode>(e)) {
+    key.push_back(address(call->op.get()));
+  } else if (auto* load = AsPtr<BufferLoadNode>(e)) {
+    key.push_back(address(load->buffer.get()));
+    key.push_back(load->predicate ? 1 : 0);
+  } else if (auto* shuffle = AsPtr<ShuffleNode>(e)) {
+    key.push_back(static_cast<int64_t>(shuffle->vectors.size()));
+  }
+  key.push_back(-1);  // the node's own fields end here
+  return key;
+}
+
+size_t ValueNumbers::KeyHash::operator()(const std::vector<int64_t>& k) const {
+  size_t h = k.size();
+  for (int64_t x : k) h ^= std::hash<int64_t>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
 
 Stmt EliminateCommonSubexpr(const PrimFunc& f, const CSEOptions& options) {
   return Eliminator(f, options).VisitStmt(f->body);

@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cse_engine.h"
 #include "tessera/ir/functor.h"
 #include "tessera/ir/ir_utils.h"
 #include "tessera/ir/op.h"
@@ -131,63 +132,25 @@ class Numbering : public ExprVisitor {
   }
 
   NodeInfo Number(const Expr& e, const std::vector<NodeInfo>& kids) {
-    std::vector<int64_t> key;
-    key.reserve(4 + kids.size());
-    key.push_back(static_cast<int64_t>(e->kind));
-    key.push_back((static_cast<int64_t>(e->dtype.code()) << 40) |
-                  (static_cast<int64_t>(e->dtype.bits()) << 24) | e->dtype.lanes());
+    std::vector<int64_t> key = values_.OwnFields(e, kids.size());
     NodeInfo ni;
-    auto address = [](const void* p) {
-      return static_cast<int64_t>(reinterpret_cast<intptr_t>(p));
-    };
-    if (auto* imm = AsPtr<IntImmNode>(e)) {
-      key.push_back(imm->value);
-    } else if (auto* f = AsPtr<FloatImmNode>(e)) {
-      int64_t bits;
-      static_assert(sizeof(bits) == sizeof(f->value));
-      std::memcpy(&bits, &f->value, sizeof(bits));
-      key.push_back(bits);
-    } else if (auto* str = AsPtr<StringImmNode>(e)) {
-      key.push_back(strings_.emplace(str->value, strings_.size()).first->second);
-    } else if (AsPtr<VarNode>(e)) {
-      key.push_back(address(e.get()));
-      if (bound_.count(e.get())) ni.pure = false;
-    } else if (auto* let = AsPtr<LetNode>(e)) {
-      key.push_back(address(let->var.get()));
-    } else if (auto* call = AsPtr<CallNode>(e)) {
-      key.push_back(address(call->op.get()));
+    if (AsPtr<VarNode>(e) && bound_.count(e.get())) ni.pure = false;
+    if (auto* call = AsPtr<CallNode>(e)) {
       auto* op = AsPtr<OpNode>(call->op);
       if (!op || op->effect != CallEffect::kPure || op->name == "tir.address_of") ni.pure = false;
-    } else if (auto* load = AsPtr<BufferLoadNode>(e)) {
-      key.push_back(address(load->buffer.get()));
-      key.push_back(load->predicate ? 1 : 0);
-    } else if (auto* shuffle = AsPtr<ShuffleNode>(e)) {
-      key.push_back(static_cast<int64_t>(shuffle->vectors.size()));
     }
-    key.push_back(-1);  // the node's own fields end here
     for (const NodeInfo& kid : kids) {
       key.push_back(kid.number);
       ni.size += kid.size;
       ni.pure = ni.pure && kid.pure;
     }
-    ni.number =
-        numbers_.emplace(std::move(key), static_cast<int64_t>(numbers_.size())).first->second;
+    ni.number = values_.Number(std::move(key));
     return ni;
   }
 
-  struct KeyHash {
-    size_t operator()(const std::vector<int64_t>& k) const {
-      size_t h = k.size();
-      for (int64_t x : k)
-        h ^= std::hash<int64_t>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-      return h;
-    }
-  };
-
   std::vector<std::vector<NodeInfo>> frames_;
   std::unordered_map<const Object*, NodeInfo> info_;
-  std::unordered_map<std::vector<int64_t>, int64_t, KeyHash> numbers_;
-  std::unordered_map<std::string, int64_t> strings_;
+  ValueNumbers values_;
   std::unordered_set<const Object*> bound_;
   std::unordered_map<int64_t, size_t> index_;
   std::vector<Candidate> candidates_;
