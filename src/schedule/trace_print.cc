@@ -1,4 +1,5 @@
 // Trace printing: index maps and instructions as the Python lines of a schedule (TVM's form).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -33,6 +34,15 @@ std::string FloatText(double v) {
   os.precision(17);
   os << v;
   return os.str();
+}
+
+// A float that Python reads back as a float: FloatText with ".0" where it would read as an
+// integer ("0" -> "0.0"), float('inf') / float('nan') for the others.
+std::string FloatLiteral(double v) {
+  std::string text = FloatText(v);
+  if (!std::isfinite(v)) return "float('" + text + "')";
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
 }
 
 // ---- Python ----
@@ -101,7 +111,7 @@ class PythonPrinter {
       if (key == "pad_value" && value.kind == TraceValue::kIndexMap &&
           value.index_map->final_indices.size() == 1) {
         if (auto* f = AsPtr<FloatImmNode>(value.index_map->final_indices[0])) {
-          text = FloatText(f->value);
+          text = FloatLiteral(f->value);
         }
       }
       bool varargs = ((inst.kind == "fuse" || inst.kind == "merge") && key == "loops") ||

@@ -169,15 +169,19 @@ def test_phase_trace_replays(wd):
     check(ts.build(replay.mod, target="c"), x, w, 2, out, "float32")
 
 
-def test_float_pad_value_prints_as_a_number():
+@pytest.mark.parametrize("pad, text", [(0.5, "0.5"), (0.0, "0.0"), (2.0, "2.0"),
+                                       (float("-inf"), "float('-inf')")])
+def test_float_pad_value_prints_as_a_number(pad, text):
+    """A whole float pad value keeps its ".0" (read back as an int, transform_layout would
+    refuse it for a float buffer); an infinite one reads back through float()."""
     A = te.placeholder((2, 7), name="A")
     B = te.compute((2, 7), lambda i, j: A[i, j] + 1.0, name="B")
     func = te.create_prim_func([A, B])
     sch = tir.Schedule(func)
     sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i, j: (i, j // 4, j % 4),
-                         pad_value=0.5)
+                         pad_value=pad)
     line = [t for t in sch.trace.as_python() if "transform_layout" in t][0]
-    assert "pad_value=0.5," in line
+    assert f"pad_value={text}," in line
     replay = tir.Schedule(func)
     exec("\n".join(sch.trace.as_python()), {"sch": replay})
     assert ts.ir.structural_equal(replay.mod, sch.mod)
