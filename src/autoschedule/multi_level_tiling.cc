@@ -1316,7 +1316,8 @@ bool TileChannelwiseProduct(Schedule& sch, const BlockInfo& info, const PrimFunc
       if (!UsesVar(index, jv.get())) continue;
       VarMap next;
       next[jv.get()] = AddE(jv, IntConst(jv->dtype, 1));
-      auto* step = AsPtr<IntImmNode>(ana.Simplify(SubE(Substitute(index, next), index)));
+      const Expr diff = ana.Simplify(SubE(Substitute(index, next), index));  // kept alive
+      auto* step = AsPtr<IntImmNode>(diff);
       contiguous = contiguous && at < 0 && step != nullptr && step->value == 1;
       at = static_cast<int>(d);
     }

@@ -30,7 +30,8 @@ int64_t InnermostStride(const BlockNode* block, const BufferLoadNode* load, cons
   if (!UsesVar(index, j)) return 0;
   VarMap next;
   next[j] = AddE(jv, IntConst(jv->dtype, 1));
-  auto* step = AsPtr<IntImmNode>(ana.Simplify(SubE(Substitute(index, next), index)));
+  const Expr diff = ana.Simplify(SubE(Substitute(index, next), index));  // kept alive
+  auto* step = AsPtr<IntImmNode>(diff);
   if (step == nullptr || step->value < 2) return 0;
   // Phases of a constant-extent axis only.
   if (!AsConstInt(load->buffer->shape[last])) return 0;

@@ -1436,7 +1436,8 @@ std::string CodeGenHost::HalfLanesOut(DataType t, const std::string& at, const S
 std::string CodeGenHost::PrintVectorLoad(const BufferLoadNode* op) {
   if (op->predicate) return PrintPredicatedLoad(op);
   if (!promoted_.empty()) {
-    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    const Expr index = AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span));
+    auto* ramp = AsPtr<RampNode>(index);
     auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
     if (base) {
       auto it = promoted_.find({op->buffer->data.get(), *base});
@@ -1751,7 +1752,8 @@ void CodeGenHost::PrintPredicatedStore(const BufferStoreNode* op) {
 void CodeGenHost::PrintVectorStore(const BufferStoreNode* op) {
   if (op->predicate) return PrintPredicatedStore(op);
   if (!promoted_.empty()) {
-    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span)));
+    const Expr index = AsUnitRamp(FlatIndex(op->buffer.get(), op->indices, op->span));
+    auto* ramp = AsPtr<RampNode>(index);
     auto base = ramp ? AsConstInt(ramp->base) : std::nullopt;
     auto it = base ? promoted_.find({op->buffer->data.get(), *base}) : promoted_.end();
     if (it != promoted_.end()) {
@@ -3554,7 +3556,8 @@ bool CodeGenHost::PrintWithPromotedTile(const ForNode* op) {
       u.ok = false;
       return;
     }
-    auto* ramp = AsPtr<RampNode>(AsUnitRamp(FlatIndex(buf, indices, span)));
+    const Expr index = AsUnitRamp(FlatIndex(buf, indices, span));
+    auto* ramp = AsPtr<RampNode>(index);
     auto base = ramp && IsConstInt(ramp->stride, 1) ? AsConstInt(ramp->base) : std::nullopt;
     if (!base) {
       u.ok = false;
