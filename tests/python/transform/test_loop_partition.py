@@ -8,6 +8,22 @@ from tessera.script import tir as T
 from tessera.tir import Schedule
 
 
+def _matmul(m, n, k):
+    """C = A @ B of float32 (m, k) x (k, n), one block "C" with its init."""
+
+    @T.prim_func
+    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
+           C: T.Buffer((m, n), "float32")):
+        for i, j, r in T.grid(m, n, k):
+            with T.block("C"):
+                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
+
+    return mm
+
+
 def test_split_tail_is_peeled(golden):
     @T.prim_func
     def before(A: T.Buffer((10,), "float32")):
@@ -148,17 +164,7 @@ def test_register_tile_allocation_moves_above_a_partitioned_row_loop():
     # that the loop splits into 3 full tiles without tests and a tail of 2 rows.
     m, n, k = 20, 16, 8
 
-    @T.prim_func
-    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
-           C: T.Buffer((m, n), "float32")):
-        for i, j, r in T.grid(m, n, k):
-            with T.block("C"):
-                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
-
-    sch = Schedule(mm)
+    sch = Schedule(_matmul(m, n, k))
     block = sch.get_block("C")
     i, j, r = sch.get_loops(block)
     wb = sch.cache_write(block, 0, "local")
@@ -189,17 +195,7 @@ def _tile_rows_outside_columns(parallel_columns):
     product's order): the tile is allocated in the body of the column loop."""
     m, n, k = 20, 16, 8
 
-    @T.prim_func
-    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
-           C: T.Buffer((m, n), "float32")):
-        for i, j, r in T.grid(m, n, k):
-            with T.block("C"):
-                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
-
-    sch = Schedule(mm)
+    sch = Schedule(_matmul(m, n, k))
     block = sch.get_block("C")
     i, j, r = sch.get_loops(block)
     wb = sch.cache_write(block, 0, "local")
@@ -389,17 +385,7 @@ def _tile_rows_outside_parallel(m, n, k, mr, nr):
     """An mr x nr register tile, the rows outside (parallel) and the columns inside, both
     partial (m % mr and n % nr not 0): the tile is allocated in the body of the parallel loop."""
 
-    @T.prim_func
-    def mm(A: T.Buffer((m, k), "float32"), B: T.Buffer((k, n), "float32"),
-           C: T.Buffer((m, n), "float32")):
-        for i, j, r in T.grid(m, n, k):
-            with T.block("C"):
-                vi, vj, vr = T.axis.remap("SSR", [i, j, r])
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vr] * B[vr, vj]
-
-    sch = Schedule(mm)
+    sch = Schedule(_matmul(m, n, k))
     block = sch.get_block("C")
     i, j, r = sch.get_loops(block)
     wb = sch.cache_write(block, 0, "local")
